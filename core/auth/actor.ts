@@ -1,0 +1,94 @@
+/**
+ * Who is calling, passed explicitly to every core operation. Storage keys are
+ * always built from `actor.organizationId`, so an operation can only ever reach
+ * the caller's own organization.
+ */
+export interface Actor {
+  organizationId: string;
+  kind: "user" | "apiKey" | "source";
+  /** The user (JWT `sub`), for user actors. */
+  userId?: string;
+  /** The API key id, for API key actors. */
+  apiKeyId?: string;
+  /** The lead source, for source-key actors. */
+  sourceId?: string;
+  role?: Role;
+  /** Permissions granted to the credential (roles expand to these). */
+  permissions: ReadonlySet<Permission>;
+  displayName: string;
+  email?: string;
+}
+
+export const roles = ["owner", "admin", "member"] as const;
+export type Role = (typeof roles)[number];
+
+/** Every permission an operation can require; API keys carry a subset as scopes. */
+export const permissions = [
+  "automations:read",
+  "automations:write",
+  "leads:read",
+  "leads:write",
+  "sources:read",
+  "sources:write",
+  "messages:read",
+  "messages:send",
+  "messages:overrideQuietHours",
+  "phoneNumbers:read",
+  "phoneNumbers:write",
+  "calls:read",
+  "calls:place",
+  "events:read",
+  "suppressions:read",
+  "suppressions:write",
+  "billing:read",
+  "billing:write",
+  "analytics:read",
+  "agent:use",
+] as const;
+export type Permission = (typeof permissions)[number];
+
+const memberPermissions: Permission[] = [
+  "automations:read",
+  "leads:read",
+  "leads:write",
+  "sources:read",
+  "messages:read",
+  "messages:send",
+  "phoneNumbers:read",
+  "calls:read",
+  "calls:place",
+  "events:read",
+  "suppressions:read",
+  "suppressions:write",
+  "billing:read",
+  "analytics:read",
+  "agent:use",
+];
+
+/** owner: everything; admin: everything but money; member: day-to-day lead work (docs/decisions.md). */
+export const rolePermissions: Record<Role, ReadonlySet<Permission>> = {
+  owner: new Set(permissions),
+  admin: new Set(permissions.filter((permission) => permission !== "billing:write")),
+  member: new Set(memberPermissions),
+};
+
+/** Source keys may only post leads into their own source. */
+export const sourcePermissions: ReadonlySet<Permission> = new Set<Permission>(["leads:write"]);
+
+/** A stable id for "who did it" on stored records: the user, else the API key. */
+export function actorId(actor: Actor): string {
+  if (actor.userId) return actor.userId;
+  if (actor.apiKeyId) return `apikey:${actor.apiKeyId}`;
+  return `source:${actor.sourceId ?? "unknown"}`;
+}
+
+/** Actor used by the service itself (queue consumers, schedules, system automations). */
+export function systemActor(organizationId: string): Actor {
+  return {
+    organizationId,
+    kind: "apiKey",
+    apiKeyId: "system",
+    permissions: new Set(permissions),
+    displayName: "System",
+  };
+}

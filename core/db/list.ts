@@ -1,0 +1,284 @@
+import { QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import { db, tableName } from "#core/db/client";
+import { ValidationError } from "#core/errors";
+import type { FieldError } from "#core/shared/validation";
+import {
+  effectivePageSize,
+  readContinuationToken,
+  signContinuationToken,
+  type Page,
+  type PagingQuery,
+} from "#core/shared/paging";
+
+type FieldValue = string | number | boolean | null | undefined;
+
+/** How one field of a listed resource may be used in a paging query. */
+export interface ListField<TItem> {
+  get: (item: TItem) => FieldValue;
+  kind: "string" | "number" | "date" | "boolean" | "decimal";
+  filter?: boolean;
+  sort?: boolean;
+  range?: boolean;
+  search?: boolean;
+}
+
+/** A query DynamoDB can answer page by page, without reading the rest of the list. */
+export interface IndexedPlan {
+  input: Omit<QueryCommandInput, "TableName" | "ExclusiveStartKey" | "Limit">;
+  /** The key attributes of an item in that index (the cursor). */
+  keyOf: (item: Record<string, unknown>) => Record<string, unknown>;
+}
+
+/**
+ * Declares a listable resource once: which fields filter, sort, range and
+ * search, how to load candidates, and (optionally) when a query can be paged
+ * straight from an index.
+ */
+export interface ListResource<TItem> {
+  name: string;
+  fields: Record<string, ListField<TItem>>;
+  defaultOrder: { field: string; direction: "asc" | "desc" }[];
+  idOf: (item: TItem) => string;
+  /** Maps a stored item to the response shape. */
+  fromItem: (item: Record<string, unknown>) => TItem;
+  /** The DynamoDB query that yields every candidate of the organization (in-memory path). */
+  candidates: (organizationId: string, context: unknown) => Omit<QueryCommandInput, "TableName" | "ExclusiveStartKey">;
+  /** Returns a plan when the query needs no in-memory filtering or sorting (index path). */
+  indexed?: (organizationId: string, query: NormalizedQuery, context: unknown) => IndexedPlan | undefined;
+}
+
+export interface NormalizedQuery {
+  order: { field: string; direction: "asc" | "desc" }[];
+  filters: { field: string; value: unknown }[];
+  ranges: NonNullable<PagingQuery["rangeFilters"]>;
+  search?: string;
+  searchFields: string[];
+}
+
+/**
+ * The one list implementation behind every `…/all/my` route. Either pages an
+ * index directly (cursor = DynamoDB key) or loads the organization's candidates,
+ * filters, searches and sorts them in memory (cursor = sort values of the last
+ * item plus its id, so paging an unchanged list yields each item exactly once).
+ */
+export async function listPage<TItem>(
+  resource: ListResource<TItem>,
+  organizationId: string,
+  query: PagingQuery,
+  context: unknown = {},
+): Promise<Page<TItem>> {
+  const normalized = normalize(resource, query);
+  const pageSize = effectivePageSize(query);
+  const binding = { resource: resource.name, organizationId, shape: { ...normalized, context } };
+  const cursor = query.continuationToken ? readContinuationToken(binding, query.continuationToken) : undefined;
+
+  const plan = resource.indexed?.(organizationId, normalized, context);
+  if (plan) {
+    const startKey = cursor && typeof cursor === "object" ? (cursor as Record<string, unknown>) : undefined;
+    const { items, lastKey } = await queryPage(plan, pageSize, startKey);
+    return {
+      items: items.map(resource.fromItem),
+      pageSize,
+      totalCount: query.includeCount ? await countAll(plan.input) : null,
+      continuationToken: lastKey ? signContinuationToken(binding, lastKey) : null,
+    };
+  }
+
+  const all = (await queryAll(resource.candidates(organizationId, context))).map(resource.fromItem);
+  const matched = all.filter((item) => matches(resource, normalized, item));
+  const compare = comparator(resource, normalized.order);
+  matched.sort(compare);
+  const after = Array.isArray(cursor) ? (cursor as FieldValue[]) : undefined;
+  const start = after ? matched.findIndex((item) => compareToCursor(resource, normalized.order, item, after) > 0) : 0;
+  const from = start === -1 ? matched.length : start;
+  const items = matched.slice(from, from + pageSize);
+  const last = items.at(-1);
+  const hasMore = from + pageSize < matched.length;
+  return {
+    items,
+    pageSize,
+    totalCount: query.includeCount ? matched.length : null,
+    continuationToken: hasMore && last ? signContinuationToken(binding, cursorOf(resource, normalized.order, last)) : null,
+  };
+}
+
+function normalize<TItem>(resource: ListResource<TItem>, query: PagingQuery): NormalizedQuery {
+  const errors: FieldError[] = [];
+  const check = (pointer: string, field: string, ability: "filter" | "sort" | "range" | "search") => {
+    const spec = resource.fields[field];
+    if (!spec?.[ability]) {
+      const allowed = Object.entries(resource.fields).filter(([, s]) => s[ability]).map(([name]) => name);
+      errors.push({ pointer, detail: `'${field}' cannot be used to ${ability} ${resource.name}; use one of: ${allowed.join(", ") || "none"}.` });
+    }
+  };
+  const order = query.orderBy?.length
+    ? query.orderBy.map((entry, index) => {
+        check(`/orderBy/${index}/field`, entry.field, "sort");
+        return { field: entry.field, direction: entry.direction };
+      })
+    : resource.defaultOrder;
+  const filters = (query.filters ?? []).map((filter, index) => {
+    check(`/filters/${index}/field`, filter.field, "filter");
+    return { field: filter.field, value: filter.value };
+  });
+  const ranges = (query.rangeFilters ?? []).map((range, index) => {
+    check(`/rangeFilters/${index}/field`, range.field, "range");
+    const spec = resource.fields[range.field];
+    for (const bound of ["greaterThan", "greaterThanOrEqual", "lessThan", "lessThanOrEqual"] as const) {
+      const value = range[bound];
+      if (value !== undefined && spec && !isComparable(spec.kind, value)) {
+        errors.push({ pointer: `/rangeFilters/${index}/${bound}`, detail: `Expected a ${spec.kind} value.` });
+      }
+    }
+    return range;
+  });
+  const searchable = Object.entries(resource.fields).filter(([, spec]) => spec.search).map(([name]) => name);
+  const searchFields = query.searchFields?.length
+    ? query.searchFields.map((field, index) => {
+        check(`/searchFields/${index}`, field, "search");
+        return field;
+      })
+    : searchable;
+  if (errors.length) throw new ValidationError("The paging query uses fields this list does not support.", errors);
+  return { order, filters, ranges, search: query.search || undefined, searchFields };
+}
+
+function isComparable(kind: ListField<unknown>["kind"], value: unknown): boolean {
+  if (kind === "date") return typeof value === "string" && !Number.isNaN(Date.parse(value));
+  if (kind === "number") return typeof value === "number" || (typeof value === "string" && value.trim() !== "" && !Number.isNaN(Number(value)));
+  if (kind === "decimal") return /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/.test(String(value));
+  return true;
+}
+
+function matches<TItem>(resource: ListResource<TItem>, query: NormalizedQuery, item: TItem): boolean {
+  for (const filter of query.filters) {
+    const spec = resource.fields[filter.field]!;
+    const actual = spec.get(item);
+    const wanted = Array.isArray(filter.value) ? filter.value : [filter.value];
+    if (!wanted.some((value) => equalValues(spec.kind, actual, value))) return false;
+  }
+  for (const range of query.ranges) {
+    const spec = resource.fields[range.field]!;
+    const actual = spec.get(item);
+    if (actual === null || actual === undefined) return false;
+    const cmp = (bound: unknown) => compareValues(spec.kind, actual, bound as FieldValue);
+    if (range.greaterThan !== undefined && !(cmp(range.greaterThan) > 0)) return false;
+    if (range.greaterThanOrEqual !== undefined && !(cmp(range.greaterThanOrEqual) >= 0)) return false;
+    if (range.lessThan !== undefined && !(cmp(range.lessThan) < 0)) return false;
+    if (range.lessThanOrEqual !== undefined && !(cmp(range.lessThanOrEqual) <= 0)) return false;
+  }
+  if (query.search) {
+    const needle = query.search.toLowerCase();
+    return query.searchFields.some((field) => String(resource.fields[field]!.get(item) ?? "").toLowerCase().includes(needle));
+  }
+  return true;
+}
+
+function equalValues(kind: ListField<unknown>["kind"], actual: FieldValue, wanted: unknown): boolean {
+  if (wanted === null) return actual === null || actual === undefined;
+  if (actual === null || actual === undefined) return false;
+  if (kind === "string") return String(actual).toLowerCase() === String(wanted).toLowerCase();
+  return compareValues(kind, actual, wanted as FieldValue) === 0;
+}
+
+/** Total order on field values; missing values sort first. */
+export function compareValues(kind: ListField<unknown>["kind"], a: FieldValue, b: FieldValue): number {
+  const aMissing = a === null || a === undefined;
+  const bMissing = b === null || b === undefined;
+  if (aMissing || bMissing) return aMissing === bMissing ? 0 : aMissing ? -1 : 1;
+  switch (kind) {
+    case "number":
+      return Math.sign(Number(a) - Number(b));
+    case "decimal":
+      return compareDecimalStrings(String(a), String(b));
+    case "date":
+      return Math.sign(Date.parse(String(a)) - Date.parse(String(b)));
+    case "boolean":
+      return Number(a) - Number(b);
+    default:
+      return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+  }
+}
+
+/** Exact comparison of decimal strings (no binary floating point). */
+function compareDecimalStrings(a: string, b: string): number {
+  const scale = Math.max(fractionLength(a), fractionLength(b));
+  const diff = scaled(a, scale) - scaled(b, scale);
+  return diff === 0n ? 0 : diff < 0n ? -1 : 1;
+}
+const fractionLength = (value: string) => value.split(".")[1]?.length ?? 0;
+function scaled(value: string, scale: number): bigint {
+  const negative = value.startsWith("-");
+  const [whole = "0", fraction = ""] = value.replace("-", "").split(".");
+  const magnitude = BigInt(whole + fraction.padEnd(scale, "0"));
+  return negative ? -magnitude : magnitude;
+}
+
+function comparator<TItem>(resource: ListResource<TItem>, order: NormalizedQuery["order"]) {
+  return (a: TItem, b: TItem) => {
+    for (const { field, direction } of order) {
+      const spec = resource.fields[field]!;
+      const result = compareValues(spec.kind, spec.get(a), spec.get(b));
+      if (result !== 0) return direction === "asc" ? result : -result;
+    }
+    // The id breaks ties so the order (and therefore the cursor) is total.
+    const tie = resource.idOf(a) < resource.idOf(b) ? -1 : resource.idOf(a) > resource.idOf(b) ? 1 : 0;
+    return order[0]?.direction === "desc" ? -tie : tie;
+  };
+}
+
+function cursorOf<TItem>(resource: ListResource<TItem>, order: NormalizedQuery["order"], item: TItem): FieldValue[] {
+  return [...order.map(({ field }) => resource.fields[field]!.get(item) ?? null), resource.idOf(item)];
+}
+
+function compareToCursor<TItem>(resource: ListResource<TItem>, order: NormalizedQuery["order"], item: TItem, cursor: FieldValue[]): number {
+  for (const [index, { field, direction }] of order.entries()) {
+    const spec = resource.fields[field]!;
+    const result = compareValues(spec.kind, spec.get(item), cursor[index]);
+    if (result !== 0) return direction === "asc" ? result : -result;
+  }
+  const id = resource.idOf(item);
+  const cursorId = String(cursor[order.length]);
+  const tie = id < cursorId ? -1 : id > cursorId ? 1 : 0;
+  return order[0]?.direction === "desc" ? -tie : tie;
+}
+
+async function queryAll(input: Omit<QueryCommandInput, "TableName" | "ExclusiveStartKey">): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: startKey }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+/** Reads one page plus one item, so the last page carries no token. */
+async function queryPage(plan: IndexedPlan, pageSize: number, startKey: Record<string, unknown> | undefined) {
+  const items: Record<string, unknown>[] = [];
+  let next = startKey;
+  do {
+    const page = await db().send(
+      new QueryCommand({ ...plan.input, TableName: tableName(), ExclusiveStartKey: next, Limit: pageSize + 1 - items.length }),
+    );
+    items.push(...(page.Items ?? []));
+    next = page.LastEvaluatedKey;
+  } while (next && items.length <= pageSize);
+  if (items.length > pageSize) {
+    const pageItems = items.slice(0, pageSize);
+    return { items: pageItems, lastKey: plan.keyOf(pageItems.at(-1)!) };
+  }
+  return { items, lastKey: undefined };
+}
+
+async function countAll(input: IndexedPlan["input"]): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(new QueryCommand({ ...input, TableName: tableName(), Select: "COUNT", ExclusiveStartKey: startKey }));
+    count += page.Count ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}

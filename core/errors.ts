@@ -1,0 +1,76 @@
+import type { FieldError } from "#core/shared/validation";
+
+/**
+ * Base of every error meant for the caller. Core knows no HTTP: the edge maps
+ * each stable `code` to a problem type and status (core/http/problem.ts).
+ * Anything thrown that is not a DomainError is a bug and reaches clients as a
+ * generic 500.
+ */
+export abstract class DomainError extends Error {
+  abstract readonly code: string;
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Input that fails validation; `errors` name each offending field by JSON Pointer. */
+export class ValidationError extends DomainError {
+  readonly code = "validation_failed";
+  constructor(
+    message: string,
+    readonly errors: FieldError[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** Credentials missing (`reason` absent) or present but invalid. */
+export class UnauthorizedError extends DomainError {
+  readonly code = "unauthorized";
+  constructor(
+    message: string,
+    readonly reason: "missing" | "invalid" = "invalid",
+  ) {
+    super(message);
+  }
+}
+
+/** A valid credential without the permission the operation needs. */
+export class ForbiddenError extends DomainError {
+  readonly code = "forbidden";
+}
+
+/** The resource does not exist in the caller's organization (other tenants' ids included). */
+export class NotFoundError extends DomainError {
+  readonly code = "not_found";
+  constructor(resource: string, id: string) {
+    super(`${resource} ${id} was not found.`);
+  }
+}
+
+/** The request conflicts with the resource's current state (stale version, in-flight idempotent request). */
+export class ConflictError extends DomainError {
+  readonly code = "conflict";
+}
+
+/** Well-formed request that cannot be processed as sent (idempotency key reused with another payload). */
+export class UnprocessableError extends DomainError {
+  readonly code = "unprocessable";
+}
+
+/** The wallet cannot pay for the operation. */
+export class PaymentRequiredError extends DomainError {
+  readonly code = "payment_required";
+}
+
+/** A rate-limit partition is exhausted for the current window. */
+export class RateLimitedError extends DomainError {
+  readonly code = "rate_limited";
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,229 @@
+import middy, { type MiddlewareObj, type Request } from "@middy/core";
+import httpJsonBodyParser from "@middy/http-json-body-parser";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import * as v from "valibot";
+import type { Actor } from "#core/auth/actor";
+import { ForbiddenError, RateLimitedError, ValidationError } from "#core/errors";
+import { resolveCredentials, type Credentials } from "#core/http/credentials";
+import type { AnySchema, AuthMode, Operation } from "#core/http/operation";
+import { PayloadTooLargeError, toProblem, UnsupportedMediaTypeError } from "#core/http/problem";
+import { HttpResponse } from "#core/http/response";
+import { consumeRateLimit, describePartition, rateLimitPolicy, type RateLimitDecision } from "#core/rate-limit/index";
+import { toFieldErrors } from "#core/shared/validation";
+
+/** JSON bodies above this size are refused with 413 before parsing. */
+export const maxBodyBytes = 1024 * 1024;
+
+type Output<T> = T extends AnySchema ? v.InferOutput<T> : undefined;
+
+/** What an endpoint implementation receives: validated input and the caller. */
+export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
+  actor: TAuth extends "public" ? undefined : Actor;
+  body: Output<TBody>;
+  query: Output<TQuery>;
+  params: Output<TParams>;
+  headers: Record<string, string | undefined>;
+  /** Caller address as API Gateway saw it. */
+  sourceIp: string;
+  requestId: string;
+  event: APIGatewayProxyEventV2;
+}
+
+type Event = APIGatewayProxyEventV2;
+type Result = APIGatewayProxyStructuredResultV2;
+type AnyOperation = Operation<AuthMode, AnySchema | undefined, AnySchema | undefined, AnySchema | undefined>;
+
+/** Per-invocation state the middlewares hand to each other and to the implementation. */
+interface ChainState {
+  credentials?: Credentials;
+  rateLimit?: RateLimitDecision;
+  body?: unknown;
+  query?: unknown;
+  params?: unknown;
+}
+const chainState = new WeakMap<Event, ChainState>();
+const stateOf = (request: { event: Event }): ChainState => {
+  let state = chainState.get(request.event);
+  if (!state) chainState.set(request.event, (state = {}));
+  return state;
+};
+
+type ChainMiddleware = MiddlewareObj<Event, Result, Error, Context>;
+
+/**
+ * Builds the Lambda handler of one operation: the single Middy chain every
+ * endpoint shares (authenticate → rate limit → authorize → parse and validate →
+ * implementation), with every error answered as application/problem+json.
+ */
+export function endpoint<
+  TAuth extends AuthMode,
+  TBody extends AnySchema | undefined,
+  TQuery extends AnySchema | undefined,
+  TParams extends AnySchema | undefined,
+>(
+  operation: Operation<TAuth, TBody, TQuery, TParams>,
+  implementation: (input: EndpointInput<TAuth, TBody, TQuery, TParams>) => Promise<unknown>,
+) {
+  const generic = operation as unknown as AnyOperation;
+  return middy<Event, Result, Error, Context>()
+    .use(problemResponses())
+    .use(rateLimitHeaders())
+    .use(authentication(generic))
+    .use(authorization(generic))
+    .use(requestValidation(generic))
+    .handler(async (event) => {
+      const state = stateOf({ event });
+      const input = {
+        actor: state.credentials?.actor,
+        body: state.body,
+        query: state.query,
+        params: state.params,
+        headers: event.headers ?? {},
+        sourceIp: event.requestContext.http.sourceIp,
+        requestId: event.requestContext.requestId,
+        event,
+      } as EndpointInput<TAuth, TBody, TQuery, TParams>;
+      return toResult(generic, await implementation(input));
+    });
+}
+
+function toResult(operation: AnyOperation, outcome: unknown): Result {
+  if (outcome instanceof HttpResponse) {
+    const isText = typeof outcome.body === "string";
+    return {
+      statusCode: outcome.status,
+      headers: isText || outcome.body === undefined ? outcome.headers : { "content-type": "application/json", ...outcome.headers },
+      body: outcome.body === undefined ? "" : isText ? (outcome.body as string) : JSON.stringify(outcome.body),
+    };
+  }
+  if (operation.success.status === 204) return { statusCode: 204, headers: {}, body: "" };
+  return {
+    statusCode: operation.success.status,
+    headers: { "content-type": operation.success.contentType ?? "application/json" },
+    body: JSON.stringify(outcome),
+  };
+}
+
+/** Outermost: any error becomes a problem response; unexpected ones are logged with a correlation id. */
+function problemResponses(): ChainMiddleware {
+  return {
+    name: "problemResponses",
+    onError: async (request) => {
+      const correlationId = request.event.requestContext?.requestId ?? request.context?.awsRequestId ?? "unknown";
+      const { problem, headers } = toProblem(request.error, request.event.rawPath ?? "/", correlationId);
+      if (problem.status >= 500) {
+        const error = request.error as Error;
+        console.error(JSON.stringify({ level: "error", correlationId, message: error?.message, stack: error?.stack }));
+      }
+      request.response = {
+        statusCode: problem.status,
+        headers: { "content-type": "application/problem+json", ...headers },
+        body: JSON.stringify(problem),
+      };
+      addRateLimitHeaders(request);
+    },
+  };
+}
+
+/** `RateLimit-Policy` / `RateLimit` (IETF httpapi draft) on every answer that counted against a partition. */
+function rateLimitHeaders(): ChainMiddleware {
+  return { name: "rateLimitHeaders", after: async (request) => addRateLimitHeaders(request) };
+}
+
+function addRateLimitHeaders(request: Request<Event, Result, Error, Context>): void {
+  const decision = stateOf(request).rateLimit;
+  if (!decision || !request.response) return;
+  const policy = decision.partition.kind;
+  request.response.headers = {
+    ...request.response.headers,
+    "ratelimit-policy": `"${policy}";q=${decision.limit};w=${rateLimitPolicy.windowSeconds}`,
+    ratelimit: `"${policy}";r=${decision.remaining};t=${decision.resetSeconds}`,
+  };
+}
+
+/**
+ * Resolves the credential, counts the request against its partition (spec 8:
+ * invalid or missing credentials count against the IP address), then refuses
+ * what is over the limit (429) or not authenticated (401).
+ */
+function authentication(operation: AnyOperation): ChainMiddleware {
+  return {
+    name: "authentication",
+    before: async (request) => {
+      const state = stateOf(request);
+      const credentials = await resolveCredentials(operation.auth, request.event);
+      state.credentials = credentials;
+      const decision = await consumeRateLimit(credentials.partition);
+      state.rateLimit = decision;
+      if (!decision.allowed) {
+        throw new RateLimitedError(
+          `The ${describePartition(decision.partition)} rate limit of ${decision.limit} requests per ${rateLimitPolicy.windowSeconds} seconds is exceeded.`,
+          decision.resetSeconds,
+        );
+      }
+      if (credentials.error) throw credentials.error;
+    },
+  };
+}
+
+/** A valid credential without the operation's permission is a 403. */
+function authorization(operation: AnyOperation): ChainMiddleware {
+  return {
+    name: "authorization",
+    before: async (request) => {
+      if (operation.auth === "public") return;
+      const actor = stateOf(request).credentials?.actor;
+      if (!actor) throw new ForbiddenError("The credential is not associated with an organization.");
+      if (operation.permission && !actor.permissions.has(operation.permission)) {
+        throw new ForbiddenError(`This operation needs the '${operation.permission}' permission.`);
+      }
+    },
+  };
+}
+
+const jsonMediaType = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
+const jsonBodyParser = httpJsonBodyParser();
+
+/** Parses the JSON body (size and media type first) and validates body, query and path with the operation's schemas. */
+function requestValidation(operation: AnyOperation): ChainMiddleware {
+  return {
+    name: "requestValidation",
+    before: async (request) => {
+      const state = stateOf(request);
+      const event = request.event;
+      if (operation.body) state.body = await parseBody(operation, request);
+      if (operation.query) state.query = validate(operation.query, event.queryStringParameters ?? {}, "/query");
+      if (operation.params) state.params = validate(operation.params, event.pathParameters ?? {}, "/path");
+    },
+  };
+}
+
+async function parseBody(operation: AnyOperation, request: Request<Event, Result, Error, Context>): Promise<unknown> {
+  const event = request.event;
+  const raw = event.body;
+  const required = operation.bodyRequired ?? true;
+  if (raw === undefined || raw === null || raw === "") {
+    if (required) throw new ValidationError("A JSON request body is required.", [{ pointer: "", detail: "The body is missing." }]);
+    return validate(operation.body!, undefined, "");
+  }
+  const size = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw);
+  if (size > maxBodyBytes) throw new PayloadTooLargeError(`The request body exceeds ${maxBodyBytes} bytes.`);
+  const contentType = event.headers?.["content-type"] ?? "";
+  if (!jsonMediaType.test(contentType)) {
+    throw new UnsupportedMediaTypeError("The request body must be application/json (or application/*+json).");
+  }
+  try {
+    await jsonBodyParser.before!(request as never);
+  } catch {
+    throw new ValidationError("The request body is not valid JSON.", [{ pointer: "", detail: "Malformed JSON." }]);
+  }
+  return validate(operation.body!, event.body as unknown, "");
+}
+
+/** Runs a schema; failures become a 400 listing every offending field by JSON Pointer. */
+export function validate<TSchema extends AnySchema>(schema: TSchema, value: unknown, pointerPrefix: string): v.InferOutput<TSchema> {
+  const result = v.safeParse(schema, value);
+  if (result.success) return result.output;
+  const errors = toFieldErrors(result.issues).map((error) => ({ ...error, pointer: `${pointerPrefix}${error.pointer}` }));
+  throw new ValidationError("The request is not valid; see errors for each field.", errors);
+}

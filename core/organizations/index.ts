@@ -1,0 +1,131 @@
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { db, tableName } from "#core/db/client";
+import { entities, keys } from "#core/db/keys";
+import { permissions, type Permission } from "#core/auth/actor";
+import { newId, nowIso } from "#core/shared/ids";
+import { hashSecret, randomSecret } from "#core/shared/secrets";
+
+export interface Organization {
+  id: string;
+  name: string;
+  /** IANA zone used for schedules and as the last fallback for quiet hours. */
+  timeZone: string;
+  createdAt: string;
+}
+
+export interface ApiKeyRecord {
+  keyId: string;
+  organizationId: string;
+  name: string;
+  scopes: Permission[];
+  createdAt: string;
+  revokedAt?: string;
+}
+
+const apiKeyPattern = /^sk_([0-9A-HJKMNP-TV-Z]{26})_([A-Za-z0-9_-]{32,})$/;
+
+/** Organizations (tenants) and their API keys. Operator-facing: no actor. */
+export const Organizations = {
+  /** Creates an organization with a first API key holding every scope. */
+  async create(input: { name: string; timeZone?: string }): Promise<{ organization: Organization; apiKey: string }> {
+    const organization: Organization = {
+      id: newId(),
+      name: input.name,
+      timeZone: input.timeZone ?? "America/New_York",
+      createdAt: nowIso(),
+    };
+    const { apiKey, record } = newApiKey(organization.id, "Default key", [...permissions]);
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...keys.organization(organization.id),
+                ...keys.organizationIndex(organization.createdAt, organization.id),
+                entity: entities.organization,
+                ...organization,
+              },
+              ConditionExpression: "attribute_not_exists(pk)",
+            },
+          },
+          { Put: { TableName: tableName(), Item: apiKeyItem(record, apiKey) } },
+        ],
+      }),
+    );
+    return { organization, apiKey };
+  },
+
+  async fromId(organizationId: string): Promise<Organization | undefined> {
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.organization(organizationId) }));
+    return Item ? toOrganization(Item) : undefined;
+  },
+
+  /** Every organization, oldest first (operator CLI). */
+  async list(): Promise<Organization[]> {
+    const organizations: Organization[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await db().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: "gsi1",
+          KeyConditionExpression: "gsi1pk = :pk",
+          ExpressionAttributeValues: { ":pk": keys.organizationIndex("", "").gsi1pk },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      organizations.push(...(page.Items ?? []).map(toOrganization));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return organizations;
+  },
+
+  /** Issues another `sk_` key; the plain key is returned once and stored only hashed. */
+  async issueApiKey(
+    organizationId: string,
+    input: { name: string; scopes?: Permission[] },
+  ): Promise<{ apiKey: string; record: ApiKeyRecord }> {
+    const { apiKey, record } = newApiKey(organizationId, input.name, input.scopes ?? [...permissions]);
+    await db().send(new PutCommand({ TableName: tableName(), Item: apiKeyItem(record, apiKey) }));
+    return { apiKey, record };
+  },
+
+  /** Resolves an `sk_` key in one read; undefined when unknown, malformed or revoked. */
+  async resolveApiKey(apiKey: string): Promise<ApiKeyRecord | undefined> {
+    const match = apiKeyPattern.exec(apiKey);
+    if (!match) return undefined;
+    const organizationId = match[1]!;
+    const { Item } = await db().send(
+      new GetCommand({ TableName: tableName(), Key: keys.apiKey(organizationId, hashSecret(apiKey)) }),
+    );
+    if (!Item || Item.revokedAt) return undefined;
+    return {
+      keyId: Item.keyId,
+      organizationId: Item.organizationId,
+      name: Item.name,
+      scopes: Item.scopes,
+      createdAt: Item.createdAt,
+    };
+  },
+};
+
+function newApiKey(organizationId: string, name: string, scopes: Permission[]) {
+  const apiKey = `sk_${organizationId}_${randomSecret()}`;
+  const record: ApiKeyRecord = { keyId: newId(), organizationId, name, scopes, createdAt: nowIso() };
+  return { apiKey, record };
+}
+
+function apiKeyItem(record: ApiKeyRecord, apiKey: string) {
+  return { ...keys.apiKey(record.organizationId, hashSecret(apiKey)), entity: entities.apiKey, ...record };
+}
+
+function toOrganization(item: Record<string, unknown>): Organization {
+  return {
+    id: item.id as string,
+    name: item.name as string,
+    timeZone: item.timeZone as string,
+    createdAt: item.createdAt as string,
+  };
+}

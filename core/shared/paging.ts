@@ -1,0 +1,116 @@
+import { createHash, createHmac } from "node:crypto";
+import * as v from "valibot";
+import { config } from "#core/config";
+import { ValidationError } from "#core/errors";
+import { safeEqual } from "#core/shared/secrets";
+
+/** Default and maximum effective page size (spec 2.7 lets the server choose; docs/decisions.md). */
+export const defaultPageSize = 50;
+export const maxPageSize = 200;
+
+const scalar = v.union([v.string(), v.number(), v.boolean()]);
+const boundValue = v.union([v.string(), v.number()]);
+const direction = v.pipe(v.string(), v.toLowerCase(), v.picklist(["asc", "desc"], "direction must be 'asc' or 'desc'."));
+
+/** The paging query (spec 2.7, RequestDataOptions): the body of every list operation. */
+export const PagingQuerySchema = v.strictObject({
+  pageSize: v.nullish(v.pipe(v.number(), v.integer(), v.minValue(1, "pageSize must be at least 1."))),
+  continuationToken: v.nullish(v.pipe(v.string(), v.maxLength(4096))),
+  orderBy: v.nullish(
+    v.pipe(
+      v.array(v.strictObject({ field: v.string(), direction: v.optional(direction, "asc") })),
+      v.maxLength(5),
+    ),
+  ),
+  includeCount: v.nullish(v.boolean()),
+  search: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(200))),
+  searchFields: v.nullish(v.pipe(v.array(v.string()), v.maxLength(20))),
+  filters: v.nullish(
+    v.pipe(
+      v.array(v.strictObject({ field: v.string(), value: v.union([scalar, v.null(), v.array(scalar)]) })),
+      v.maxLength(20),
+    ),
+  ),
+  rangeFilters: v.nullish(
+    v.pipe(
+      v.array(
+        v.strictObject({
+          field: v.string(),
+          greaterThan: v.optional(boundValue),
+          greaterThanOrEqual: v.optional(boundValue),
+          lessThan: v.optional(boundValue),
+          lessThanOrEqual: v.optional(boundValue),
+        }),
+      ),
+      v.maxLength(20),
+    ),
+  ),
+});
+export type PagingQuery = v.InferOutput<typeof PagingQuerySchema>;
+
+/** The paged result every list answers with. */
+export interface Page<TItem> {
+  items: TItem[];
+  pageSize: number;
+  totalCount: number | null;
+  continuationToken: string | null;
+}
+
+/** Documentation schema of a paged result of `item`. */
+export function pageSchema<TItem extends v.GenericSchema>(item: TItem) {
+  return v.object({
+    items: v.array(item),
+    pageSize: v.number(),
+    totalCount: v.nullable(v.number()),
+    continuationToken: v.nullable(v.string()),
+  });
+}
+
+export function effectivePageSize(query: PagingQuery): number {
+  return Math.min(query.pageSize ?? defaultPageSize, maxPageSize);
+}
+
+/**
+ * Continuation tokens are `payload.signature` (base64url JSON, HMAC-SHA256 with
+ * the stage's token-signing key). The payload binds the resource, the
+ * organization and a hash of the query's filters, search and sort, so a forged,
+ * truncated, foreign or mismatched token is refused rather than read.
+ */
+export interface TokenBinding {
+  resource: string;
+  organizationId: string;
+  /** Everything that shapes the result set besides the cursor. */
+  shape: unknown;
+}
+
+export function signContinuationToken(binding: TokenBinding, cursor: unknown): string {
+  const payload = Buffer.from(JSON.stringify({ b: bindingHash(binding), c: cursor })).toString("base64url");
+  return `${payload}.${sign(payload)}`;
+}
+
+export function readContinuationToken(binding: TokenBinding, token: string): unknown {
+  const invalid = (detail: string) =>
+    new ValidationError("The continuation token is not valid for this query.", [{ pointer: "/continuationToken", detail }]);
+  const [payload, signature, extra] = token.split(".");
+  if (!payload || !signature || extra !== undefined || !safeEqual(signature, sign(payload))) {
+    throw invalid("The token was modified or was not issued by this service.");
+  }
+  let decoded: { b?: unknown; c?: unknown };
+  try {
+    decoded = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+  } catch {
+    throw invalid("The token cannot be read.");
+  }
+  if (decoded.b !== bindingHash(binding)) {
+    throw invalid("The token belongs to a different query; send the same filters, search and sort as the first page.");
+  }
+  return decoded.c;
+}
+
+function bindingHash(binding: TokenBinding): string {
+  return createHash("sha256").update(JSON.stringify(binding)).digest("base64url").slice(0, 22);
+}
+
+function sign(payload: string): string {
+  return createHmac("sha256", config.tokenSigningKey).update(payload).digest("base64url");
+}
