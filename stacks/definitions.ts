@@ -71,12 +71,21 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 /** API Gateway's catch-all route: answers unknown paths (404) and wrong methods (405) as problems. */
 export const fallbackRoute = { routeKey: "$default", handler: "functions/contract/fallback.handler" } as const;
 
-export interface RouteDefinition {
+/** What every deployed function declares: its handler and the queues it sends to. */
+export interface HandlerDefinition {
+  /** `<file without .ts>.<export>`, relative to the project root. */
+  handler: string;
+  /**
+   * Queues this function sends messages to. In AWS it gets `sqs:SendMessage` and
+   * the queue URL variable only for these (least privilege); omit when it sends none.
+   */
+  sendsTo?: readonly QueueName[];
+}
+
+export interface RouteDefinition extends HandlerDefinition {
   method: HttpMethod;
   /** API Gateway path syntax: `/automations/{id}`. */
   path: string;
-  /** `<file without .ts>.<export>`, relative to the project root. */
-  handler: string;
 }
 
 /**
@@ -92,19 +101,18 @@ export const routes: RouteDefinition[] = [
   { method: "POST", path: "/automations/all/my", handler: "functions/automations/list.handler" },
 ];
 
-export interface ConsumerDefinition {
+export interface ConsumerDefinition extends HandlerDefinition {
   queue: QueueName;
-  handler: string;
 }
 
 /** Queue subscribers; each answers with `batchItemFailures` (partial batch responses). */
 export const consumers: ConsumerDefinition[] = [];
 
-export interface ScheduleDefinition {
+export interface ScheduleDefinition extends HandlerDefinition {
+  /** camelCase; the deployed EventBridge rule is named after it. */
   name: string;
   /** EventBridge cron: minutes hours day-of-month month day-of-week year. */
   cron: string;
-  handler: string;
 }
 
 /** Timed work, fired by EventBridge in AWS and by the local scheduler on a laptop. */
@@ -121,4 +129,7 @@ export const environmentNames = {
   dynamodbEndpoint: "DYNAMODB_ENDPOINT",
   sqsEndpoint: "SQS_ENDPOINT",
   publicBaseUrl: "PUBLIC_BASE_URL",
+  /** Twilio REST credentials (SST secrets in AWS); unset means no Twilio account is configured. */
+  twilioAccountSid: "TWILIO_ACCOUNT_SID",
+  twilioAuthToken: "TWILIO_AUTH_TOKEN",
 } as const;
