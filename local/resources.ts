@@ -1,0 +1,121 @@
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+  type AttributeDefinition,
+  type GlobalSecondaryIndex,
+} from "@aws-sdk/client-dynamodb";
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { environmentNames, queues, table, type QueueName } from "#stacks/definitions";
+
+/** Fixed credentials for the emulators; neither checks them. */
+export const localCredentials = { accessKeyId: "local", secretAccessKey: "local" };
+export const localRegion = process.env.AWS_REGION ?? "us-east-1";
+
+export interface LocalQueue {
+  url: string;
+  arn: string;
+  deadLetterUrl: string;
+}
+
+export interface LocalResources {
+  /** Environment every function reads (TABLE_NAME, queue URLs, emulator endpoints). */
+  env: Record<string, string>;
+  queues: Record<QueueName, LocalQueue>;
+}
+
+export function localDynamoDbClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region: localRegion, credentials: localCredentials });
+}
+
+export function localSqsClient(endpoint: string): SQSClient {
+  return new SQSClient({ endpoint, region: localRegion, credentials: localCredentials });
+}
+
+/**
+ * Creates the table and every queue (with its DLQ and redrive policy) from
+ * `stacks/definitions.ts`, the manifest the SST stacks deploy. Safe to call
+ * again: existing resources are kept.
+ */
+export async function createLocalResources(endpoints: { dynamodb: string; sqs: string }): Promise<LocalResources> {
+  const dynamodb = localDynamoDbClient(endpoints.dynamodb);
+  const sqsClient = localSqsClient(endpoints.sqs);
+  try {
+    await createTable(dynamodb);
+    const created = {} as Record<QueueName, LocalQueue>;
+    for (const name of Object.keys(queues) as QueueName[]) created[name] = await createQueue(sqsClient, name);
+    const env: Record<string, string> = {
+      [environmentNames.tableName]: table.name,
+      [environmentNames.dynamodbEndpoint]: endpoints.dynamodb,
+      [environmentNames.sqsEndpoint]: endpoints.sqs,
+    };
+    for (const [name, queue] of Object.entries(created)) env[queues[name as QueueName].urlEnv] = queue.url;
+    return { env, queues: created };
+  } finally {
+    dynamodb.destroy();
+    sqsClient.destroy();
+  }
+}
+
+async function createTable(client: DynamoDBClient): Promise<void> {
+  const indexes = Object.entries(table.globalIndexes);
+  const keyNames = [table.partitionKey, table.sortKey, ...indexes.flatMap(([, index]) => [index.partitionKey, index.sortKey])];
+  const attributes: AttributeDefinition[] = keyNames.map((name) => ({ AttributeName: name, AttributeType: "S" }));
+  const globalIndexes: GlobalSecondaryIndex[] = indexes.map(([name, index]) => ({
+    IndexName: name,
+    KeySchema: [
+      { AttributeName: index.partitionKey, KeyType: "HASH" },
+      { AttributeName: index.sortKey, KeyType: "RANGE" },
+    ],
+    Projection: { ProjectionType: "ALL" },
+  }));
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: table.name,
+        BillingMode: "PAY_PER_REQUEST",
+        AttributeDefinitions: attributes,
+        KeySchema: [
+          { AttributeName: table.partitionKey, KeyType: "HASH" },
+          { AttributeName: table.sortKey, KeyType: "RANGE" },
+        ],
+        GlobalSecondaryIndexes: globalIndexes,
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+    return;
+  }
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: table.name,
+      TimeToLiveSpecification: { AttributeName: table.ttlAttribute, Enabled: true },
+    }),
+  );
+}
+
+async function createQueue(client: SQSClient, name: QueueName): Promise<LocalQueue> {
+  const definition = queues[name];
+  const deadLetterUrl = await createQueueUrl(client, `${name}-dlq`, { MessageRetentionPeriod: String(14 * 24 * 3600) });
+  const deadLetterArn = await queueArn(client, deadLetterUrl);
+  const url = await createQueueUrl(client, name, {
+    VisibilityTimeout: String(definition.visibilityTimeoutSeconds),
+    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: deadLetterArn, maxReceiveCount: definition.maxReceiveCount }),
+  });
+  return { url, arn: await queueArn(client, url), deadLetterUrl };
+}
+
+/** Creates (or finds) a queue with the given attributes and returns its URL. */
+export async function createQueueUrl(client: SQSClient, name: string, attributes: Record<string, string>): Promise<string> {
+  const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
+  if (!QueueUrl) throw new Error(`CreateQueue ${name} returned no URL`);
+  return QueueUrl;
+}
+
+export async function queueArn(client: SQSClient, url: string): Promise<string> {
+  const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["QueueArn"] }));
+  const arn = Attributes?.QueueArn;
+  if (!arn) throw new Error(`Queue ${url} has no ARN`);
+  return arn;
+}
