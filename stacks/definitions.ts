@@ -99,6 +99,7 @@ export const routes: RouteDefinition[] = [
   { method: "PUT", path: "/automations/{id}", handler: "functions/automations/update.handler" },
   { method: "GET", path: "/automations/{id}", handler: "functions/automations/get.handler" },
   { method: "POST", path: "/automations/all/my", handler: "functions/automations/list.handler" },
+  { method: "DELETE", path: "/automations/{id}", handler: "functions/automations/delete.handler" },
 ];
 
 export interface ConsumerDefinition extends HandlerDefinition {

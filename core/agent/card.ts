@@ -1,0 +1,76 @@
+import { config } from "#core/config";
+
+/** The skills the `/a2a` endpoint serves; each acts only within the caller's organization and permissions. */
+export const agentSkills = [
+  {
+    id: "summarize-performance",
+    name: "Summarize performance",
+    description: "Summarizes lead volume, speed to lead, messaging and call usage for a recent period (analytics).",
+    tags: ["analytics", "speed-to-lead"],
+    examples: ["How fast did we respond to leads in the last 7 days?"],
+  },
+  {
+    id: "find-leads",
+    name: "Find leads",
+    description: "Searches the organization's leads by name, e-mail or phone, with filters such as source or status.",
+    tags: ["leads", "search"],
+    examples: ["Find leads from source Acme created this week", "Find the lead with phone +15551234567"],
+  },
+  {
+    id: "lead-timeline",
+    name: "Get a lead's timeline",
+    description: "Lists the events of one lead: intake, messages, calls and automation steps, newest first.",
+    tags: ["leads", "events"],
+    examples: ["Show the timeline of lead 01JABCDEF..."],
+  },
+  {
+    id: "send-message",
+    name: "Send a message to a lead",
+    description: "Sends an SMS to a lead through the messaging pipeline, with opt-out, quiet-hours and billing checks.",
+    tags: ["messaging", "sms"],
+    examples: ["Text lead 01JABCDEF...: 'Thanks for reaching out, when is a good time to call?'"],
+  },
+  {
+    id: "automation-health",
+    name: "List automations and their health",
+    description: "Lists the organization's automations with their last run status and failures.",
+    tags: ["automations"],
+    examples: ["Which automations are failing?"],
+  },
+] as const;
+
+/**
+ * The public A2A agent card. It carries the A2A 0.3 fields (`url`,
+ * `protocolVersion`, `preferredTransport`) and the 1.0 `supportedInterfaces`,
+ * so clients of either protocol version can discover the JSON-RPC endpoint.
+ */
+export function agentCard() {
+  const baseUrl = config.publicBaseUrl.replace(/\/$/, "");
+  const url = `${baseUrl}/a2a`;
+  return {
+    protocolVersion: "0.3.0",
+    name: "Lead Management and Messaging Agent",
+    description:
+      "Works with a business's sales leads: summarizes response performance, finds leads, reads a lead's timeline, texts a lead and reports automation health. Acts only within the caller's organization.",
+    url,
+    preferredTransport: "JSONRPC",
+    additionalInterfaces: [{ url, transport: "JSONRPC" }],
+    supportedInterfaces: [{ url, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+    provider: { organization: "Lead Management and Messaging API", url: baseUrl },
+    version: "1.0.0",
+    documentationUrl: `${baseUrl}/openapi.json`,
+    capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false },
+    securitySchemes: {
+      bearer: {
+        type: "http",
+        scheme: "bearer",
+        bearerFormat: "JWT or sk_ API key",
+        description: "A user access token (JWT) or an organization API key beginning sk_.",
+      },
+    },
+    security: [{ bearer: [] }],
+    defaultInputModes: ["text/plain", "application/json"],
+    defaultOutputModes: ["text/plain", "application/json"],
+    skills: agentSkills.map((skill) => ({ ...skill, tags: [...skill.tags], examples: [...skill.examples] })),
+  };
+}

@@ -1,0 +1,194 @@
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import * as v from "valibot";
+import { actorId, type Actor } from "#core/auth/actor";
+import {
+  AutomationRequestSchema,
+  validateAutomationGraph,
+  type AutomationRequest,
+} from "#core/automations/definition";
+import { db, tableName } from "#core/db/client";
+import { entities, keys } from "#core/db/keys";
+import { listPage, type ListResource } from "#core/db/list";
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
+import { Organizations } from "#core/organizations/index";
+import { newId, nowIso } from "#core/shared/ids";
+import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+
+export { AutomationRequestSchema };
+
+const summary = v.object({ id: v.string(), name: v.string() });
+
+/** The automation as every read and write answers it (spec 2.2). */
+export const AutomationSchema = v.object({
+  id: v.string(),
+  name: v.string(),
+  description: v.nullable(v.string()),
+  enabled: v.boolean(),
+  organizationId: v.string(),
+  createdByUserId: v.string(),
+  scope: v.string(),
+  visibility: v.string(),
+  managementLevel: v.string(),
+  isSystemManaged: v.boolean(),
+  triggers: v.array(v.record(v.string(), v.unknown())),
+  conditionGroups: v.array(v.record(v.string(), v.unknown())),
+  actions: v.array(v.record(v.string(), v.unknown())),
+  connections: v.array(v.record(v.string(), v.unknown())),
+  lastRunAt: v.nullable(v.string()),
+  lastRunStatus: v.nullable(v.string()),
+  version: v.number(),
+  user: summary,
+  organization: summary,
+  createdAt: v.string(),
+  modifiedAt: v.nullable(v.string()),
+});
+export type Automation = v.InferOutput<typeof AutomationSchema>;
+
+export const ListAutomationsSchema = PagingQuerySchema;
+
+const listResource: ListResource<Automation> = {
+  name: "automations",
+  fields: {
+    name: { get: (a) => a.name, kind: "string", filter: true, sort: true, search: true },
+    description: { get: (a) => a.description, kind: "string", search: true },
+    enabled: { get: (a) => a.enabled, kind: "boolean", filter: true },
+    scope: { get: (a) => a.scope, kind: "string", filter: true },
+    visibility: { get: (a) => a.visibility, kind: "string", filter: true },
+    isSystemManaged: { get: (a) => a.isSystemManaged, kind: "boolean", filter: true },
+    lastRunStatus: { get: (a) => a.lastRunStatus, kind: "string", filter: true },
+    lastRunAt: { get: (a) => a.lastRunAt, kind: "date", sort: true, range: true },
+    createdAt: { get: (a) => a.createdAt, kind: "date", sort: true, range: true },
+    modifiedAt: { get: (a) => a.modifiedAt, kind: "date", sort: true, range: true },
+  },
+  defaultOrder: [{ field: "createdAt", direction: "desc" }],
+  idOf: (a) => a.id,
+  fromItem: toAutomation,
+  candidates: (organizationId) => {
+    const { pk, skPrefix } = keys.automationPrefix(organizationId);
+    return {
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
+    };
+  },
+};
+
+/** Automations of the caller's organization: definitions, versions and their last run. */
+export const Automations = {
+  async create(actor: Actor, input: AutomationRequest): Promise<Automation> {
+    assertValidGraph(input);
+    const organization = await Organizations.fromId(actor.organizationId);
+    const now = nowIso();
+    const automation: Automation = {
+      ...definitionFields(input),
+      id: newId(),
+      organizationId: actor.organizationId,
+      createdByUserId: actorId(actor),
+      managementLevel: "Organization",
+      isSystemManaged: false,
+      lastRunAt: null,
+      lastRunStatus: null,
+      version: 1,
+      user: { id: actorId(actor), name: actor.displayName },
+      organization: { id: actor.organizationId, name: organization?.name ?? actor.organizationId },
+      createdAt: now,
+      modifiedAt: null,
+    };
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.automation(actor.organizationId, automation.id), entity: entities.automation, ...automation },
+        ConditionExpression: "attribute_not_exists(pk)",
+      }),
+    );
+    return automation;
+  },
+
+  async fromId(actor: Actor, automationId: string): Promise<Automation> {
+    const { Item } = await db().send(
+      new GetCommand({ TableName: tableName(), Key: keys.automation(actor.organizationId, automationId) }),
+    );
+    if (!Item) throw new NotFoundError("Automation", automationId);
+    return toAutomation(Item);
+  },
+
+  /**
+   * Replaces the definition. A `version` in the body must match the stored one
+   * (optimistic concurrency, else 409); every successful update increments it.
+   */
+  async update(actor: Actor, automationId: string, input: AutomationRequest): Promise<Automation> {
+    assertValidGraph(input);
+    const current = await Automations.fromId(actor, automationId);
+    if (input.version !== undefined && input.version !== current.version) {
+      throw new ConflictError(
+        `The automation is at version ${current.version}, not ${input.version}; read it again and reapply your change.`,
+      );
+    }
+    const next = definitionFields(input);
+    if (current.isSystemManaged) assertOnlyEnabledChanged(current, next);
+    const updated: Automation = {
+      ...current,
+      ...(current.isSystemManaged ? { enabled: next.enabled } : next),
+      version: current.version + 1,
+      modifiedAt: nowIso(),
+    };
+    try {
+      await db().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: { ...keys.automation(actor.organizationId, automationId), entity: entities.automation, ...updated },
+          ConditionExpression: "attribute_exists(pk) AND version = :version",
+          ExpressionAttributeValues: { ":version": current.version },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new ConflictError("The automation was changed by another request; read it again and reapply your change.");
+      }
+      throw error;
+    }
+    return updated;
+  },
+
+  async remove(actor: Actor, automationId: string): Promise<void> {
+    const current = await Automations.fromId(actor, automationId);
+    if (current.isSystemManaged) throw new ForbiddenError("System-managed automations cannot be deleted; disable them instead.");
+    await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.automation(actor.organizationId, automationId) }));
+  },
+
+  async list(actor: Actor, query: PagingQuery): Promise<Page<Automation>> {
+    return listPage(listResource, actor.organizationId, query);
+  },
+};
+
+function definitionFields(input: AutomationRequest) {
+  return {
+    name: input.name,
+    description: input.description ?? null,
+    enabled: input.enabled,
+    scope: input.scope,
+    visibility: input.visibility,
+    triggers: input.triggers,
+    conditionGroups: input.conditionGroups,
+    actions: input.actions,
+    connections: input.connections,
+  };
+}
+
+function assertValidGraph(input: AutomationRequest): void {
+  const errors = validateAutomationGraph(input);
+  if (errors.length > 0) throw new ValidationError("The automation's workflow graph is not valid.", errors);
+}
+
+function assertOnlyEnabledChanged(current: Automation, next: ReturnType<typeof definitionFields>): void {
+  const { enabled: _ignored, ...rest } = next;
+  const changed = Object.entries(rest).some(
+    ([field, value]) => JSON.stringify(value) !== JSON.stringify(current[field as keyof Automation]),
+  );
+  if (changed) throw new ForbiddenError("System-managed automations can only be enabled or disabled.");
+}
+
+function toAutomation(item: Record<string, unknown>): Automation {
+  const { pk: _pk, sk: _sk, entity: _entity, ...automation } = item;
+  return automation as Automation;
+}

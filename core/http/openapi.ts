@@ -1,0 +1,123 @@
+import { STATUS_CODES } from "node:http";
+import { toJsonSchema } from "@valibot/to-json-schema";
+import type { AnySchema, Operation } from "#core/http/operation";
+import { allOperations } from "#core/http/operations/index";
+import { rateLimitPolicy } from "#core/rate-limit/index";
+
+type JsonObject = Record<string, unknown>;
+
+/** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of a valibot schema. */
+function jsonSchema(schema: AnySchema, typeMode: "input" | "output"): JsonObject {
+  const { $schema: _dialect, ...rest } = toJsonSchema(schema, { target: "draft-2020-12", typeMode, errorMode: "ignore" }) as JsonObject;
+  return rest;
+}
+
+const problemSchema = {
+  type: "object",
+  required: ["type", "title", "status", "detail", "instance"],
+  properties: {
+    type: { type: "string", examples: ["about:blank"] },
+    title: { type: "string", examples: ["Not Found"] },
+    status: { type: "integer" },
+    detail: { type: "string" },
+    instance: { type: "string", description: "The request path." },
+    errors: {
+      type: "array",
+      description: "400 only: each offending field, by JSON Pointer (body fields as `/field`, query parameters as `/query/Name`, path parameters as `/path/name`).",
+      items: { type: "object", required: ["pointer", "detail"], properties: { pointer: { type: "string" }, detail: { type: "string" } } },
+    },
+    correlationId: { type: "string", description: "500 only: quote it when reporting the failure." },
+  },
+};
+
+const rateLimitHeaders = {
+  "RateLimit-Policy": { description: "IETF draft: `\"<partition>\";q=300;w=60`.", schema: { type: "string" } },
+  RateLimit: { description: "IETF draft: `\"<partition>\";r=<remaining>;t=<seconds to reset>`.", schema: { type: "string" } },
+};
+
+function problemResponse(status: number): JsonObject {
+  const headers: JsonObject = { ...rateLimitHeaders };
+  if (status === 401) headers["WWW-Authenticate"] = { description: 'Bearer challenge, e.g. `Bearer realm="lead-messaging-api", error="invalid_token"`.', schema: { type: "string" } };
+  if (status === 429) headers["Retry-After"] = { description: "Whole seconds until the window frees (≥ 0).", schema: { type: "integer", minimum: 0 } };
+  if (status === 405) headers.Allow = { description: "Methods the path accepts.", schema: { type: "string" } };
+  return {
+    description: STATUS_CODES[status] ?? "Error",
+    headers,
+    content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+  };
+}
+
+function parameters(schema: AnySchema | undefined, location: "query" | "path"): JsonObject[] {
+  if (!schema) return [];
+  const converted = jsonSchema(schema, "input") as { properties?: Record<string, JsonObject>; required?: string[] };
+  return Object.entries(converted.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: location,
+    required: location === "path" || (converted.required ?? []).includes(name),
+    schema: property,
+    ...(typeof property.description === "string" ? { description: property.description } : {}),
+  }));
+}
+
+function operationObject(operation: Operation): JsonObject {
+  const responses: JsonObject = {};
+  const success = operation.success;
+  const contentType = success.contentType ?? "application/json";
+  const body = success.jsonSchema ?? (success.schema ? jsonSchema(success.schema, "output") : undefined);
+  responses[String(success.status)] = {
+    description: success.description,
+    headers: rateLimitHeaders,
+    ...(body || success.contentType ? { content: { [contentType]: { schema: body ?? { type: "string" } } } } : {}),
+  };
+  for (const status of [...new Set([...operation.problems, 500])].sort()) responses[String(status)] = problemResponse(status);
+  return {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    ...(operation.description ? { description: operation.description } : {}),
+    tags: [operation.tag],
+    security: operation.auth === "public" ? [] : operation.auth === "bearer" ? [{ bearer: [] }] : [{ bearer: [] }, { sourceKey: [], sourceId: [] }],
+    ...(operation.permission ? { "x-required-permission": operation.permission } : {}),
+    parameters: [...parameters(operation.params, "path"), ...parameters(operation.query, "query")],
+    ...(operation.body
+      ? {
+          requestBody: {
+            required: operation.bodyRequired ?? true,
+            content: {
+              "application/json": {
+                schema: jsonSchema(operation.body, "input"),
+                ...(operation.example !== undefined ? { example: operation.example } : {}),
+              },
+            },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+/** The OpenAPI 3.1 contract, generated from the operations' valibot schemas. */
+export function openApiDocument(serverUrl: string): JsonObject {
+  const paths: Record<string, JsonObject> = {};
+  for (const operation of allOperations) {
+    paths[operation.path] = { ...paths[operation.path], [operation.method.toLowerCase()]: operationObject(operation) };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Lead Management and Messaging API",
+      version: "v1",
+      description: `Capture leads, follow up by SMS/MMS and calls, automate follow-up and read response analytics. Every error is application/problem+json. Rate limit: ${rateLimitPolicy.limit} requests per ${rateLimitPolicy.windowSeconds} s per partition.`,
+    },
+    servers: [{ url: serverUrl }],
+    tags: [...new Set(allOperations.map((operation) => operation.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: { Problem: problemSchema },
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "A user access token (JWT) or an organization API key beginning `sk_`." },
+        sourceId: { type: "apiKey", in: "query", name: "sourceId", description: "Lead source id (intake routes only); also accepted as the `X-Source-Id` header." },
+        sourceKey: { type: "apiKey", in: "query", name: "apiKey", description: "Lead source key (intake routes only); also accepted as the `X-Source-Key` header." },
+      },
+    },
+  };
+}

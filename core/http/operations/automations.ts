@@ -1,0 +1,77 @@
+import * as v from "valibot";
+import { AutomationRequestSchema, AutomationSchema, ListAutomationsSchema } from "#core/automations/index";
+import { speedToLeadExample } from "#core/automations/definition";
+import { defineOperation } from "#core/http/operation";
+import { pageSchema } from "#core/shared/paging";
+
+const AutomationIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
+
+export const createAutomation = defineOperation({
+  operationId: "createAutomation",
+  method: "POST",
+  path: "/automations",
+  summary: "Create an automation in the current organization",
+  tag: "Automations",
+  auth: "bearer",
+  permission: "automations:write",
+  body: AutomationRequestSchema,
+  success: { status: 201, description: "The stored automation", schema: AutomationSchema },
+  problems: [400, 401, 403, 413, 415, 429],
+  example: speedToLeadExample,
+});
+
+export const updateAutomation = defineOperation({
+  operationId: "updateAutomation",
+  method: "PUT",
+  path: "/automations/{id}",
+  summary: "Replace an automation's definition (optimistic concurrency on version)",
+  description: "Send the `version` you read: a stale one is answered 409. A successful update increments `version`.",
+  tag: "Automations",
+  auth: "bearer",
+  permission: "automations:write",
+  params: AutomationIdParams,
+  body: AutomationRequestSchema,
+  success: { status: 200, description: "The updated automation", schema: AutomationSchema },
+  problems: [400, 401, 403, 404, 409, 413, 415, 429],
+  example: { ...speedToLeadExample, version: 1 },
+});
+
+export const getAutomation = defineOperation({
+  operationId: "getAutomation",
+  method: "GET",
+  path: "/automations/{id}",
+  summary: "Read one automation of the current organization",
+  tag: "Automations",
+  auth: "bearer",
+  permission: "automations:read",
+  params: AutomationIdParams,
+  success: { status: 200, description: "The automation", schema: AutomationSchema },
+  problems: [401, 403, 404, 429],
+});
+
+export const listAutomations = defineOperation({
+  operationId: "listAutomations",
+  method: "POST",
+  path: "/automations/all/my",
+  summary: "List the current organization's automations (paging query in the body)",
+  tag: "Automations",
+  auth: "bearer",
+  permission: "automations:read",
+  body: ListAutomationsSchema,
+  success: { status: 200, description: "A page of automations", schema: pageSchema(AutomationSchema) },
+  problems: [400, 401, 403, 413, 415, 429],
+  example: { pageSize: 20, orderBy: [{ field: "name", direction: "asc" }], filters: [{ field: "enabled", value: true }] },
+});
+
+export const deleteAutomation = defineOperation({
+  operationId: "deleteAutomation",
+  method: "DELETE",
+  path: "/automations/{id}",
+  summary: "Delete an automation of the current organization",
+  tag: "Automations",
+  auth: "bearer",
+  permission: "automations:write",
+  params: AutomationIdParams,
+  success: { status: 204, description: "Deleted; no content" },
+  problems: [401, 403, 404, 429],
+});

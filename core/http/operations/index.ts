@@ -1,0 +1,8 @@
+import type { Operation } from "#core/http/operation";
+import * as automations from "#core/http/operations/automations";
+import * as platform from "#core/http/operations/platform";
+
+/** Every operation the API serves; the OpenAPI document and the route-table test read this list. */
+export const allOperations: Operation[] = [platform, automations].flatMap(
+  (module) => Object.values(module) as Operation[],
+);

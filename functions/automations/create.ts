@@ -1,0 +1,5 @@
+import { Automations } from "#core/automations/index";
+import { endpoint } from "#core/http/endpoint";
+import { createAutomation } from "#core/http/operations/automations";
+
+export const handler = endpoint(createAutomation, ({ actor, body }) => Automations.create(actor, body));

@@ -1,0 +1,5 @@
+import { Automations } from "#core/automations/index";
+import { endpoint } from "#core/http/endpoint";
+import { deleteAutomation } from "#core/http/operations/automations";
+
+export const handler = endpoint(deleteAutomation, ({ actor, params }) => Automations.remove(actor, params.id));

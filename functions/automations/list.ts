@@ -1,0 +1,5 @@
+import { Automations } from "#core/automations/index";
+import { endpoint } from "#core/http/endpoint";
+import { listAutomations } from "#core/http/operations/automations";
+
+export const handler = endpoint(listAutomations, ({ actor, body }) => Automations.list(actor, body));
