@@ -1,0 +1,36 @@
+/// <reference path="./.sst/platform/config.d.ts" />
+
+/** Stages whose data must survive `sst remove` and accidental deletes. */
+const productionStages = ["prod", "production"];
+
+export default $config({
+  app(input) {
+    const production = productionStages.includes(input?.stage ?? "");
+    return {
+      name: "lead-messaging-api",
+      home: "aws",
+      removal: production ? "retain" : "remove",
+      protect: production,
+      // Pinned to the version the SST platform ships with, so `sst install` resolves no "latest".
+      providers: { aws: { version: "6.66.2" } },
+    };
+  },
+  async run() {
+    const { table } = await import("./stacks/table.ts");
+    const { queues } = await import("./stacks/queues.ts");
+    const { api } = await import("./stacks/api.ts");
+    await import("./stacks/consumers.ts");
+    await import("./stacks/schedules.ts");
+
+    return {
+      apiUrl: api.url,
+      tableName: table.name,
+      ...Object.fromEntries(
+        Object.entries(queues).flatMap(([name, { queue, dlq }]) => [
+          [`${name}QueueUrl`, queue.url],
+          [`${name}DlqUrl`, dlq.url],
+        ]),
+      ),
+    };
+  },
+});

@@ -1,0 +1,42 @@
+import { environmentNames, queues as queueDefinitions, type HandlerDefinition } from "./definitions.ts";
+import { queues } from "./queues.ts";
+import { jwksUrl, jwtIssuer, tokenSigningKey, twilioAccountSid, twilioAuthToken } from "./secrets.ts";
+import { table, tableData } from "./table.ts";
+
+/**
+ * What one manifest entry needs beyond the shared defaults: its handler, and
+ * send access plus the URL variable for exactly the queues it declares.
+ */
+export function handlerArgs(definition: HandlerDefinition): sst.aws.FunctionArgs {
+  const sendsTo = definition.sendsTo ?? [];
+  return {
+    handler: definition.handler,
+    link: sendsTo.map((name) => queues[name].send),
+    environment: Object.fromEntries(sendsTo.map((name) => [queueDefinitions[name].urlEnv, queues[name].queue.url])),
+  };
+}
+
+/**
+ * Fills the defaults every function shares (the API's route transform, queue
+ * consumers and schedules all go through here): Node 22 on arm64, the table,
+ * the secrets and the public URL. Runtime and architecture are fixed; other
+ * values already set on `args` win (environment and links are merged).
+ */
+export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.Input<string>): sst.aws.FunctionArgs {
+  const shared = {
+    [environmentNames.tableName]: table.name,
+    [environmentNames.jwtIssuer]: jwtIssuer.value,
+    [environmentNames.jwksUrl]: jwksUrl.value,
+    [environmentNames.tokenSigningKey]: tokenSigningKey.value,
+    [environmentNames.twilioAccountSid]: twilioAccountSid.value,
+    [environmentNames.twilioAuthToken]: twilioAuthToken.value,
+    [environmentNames.publicBaseUrl]: publicBaseUrl,
+  };
+  args.runtime = "nodejs22.x";
+  args.architecture = "arm64";
+  args.memory ??= "1024 MB";
+  args.timeout ??= "20 seconds";
+  args.environment = $output([shared, args.environment ?? {}]).apply(([common, own]) => ({ ...common, ...own }));
+  args.link = $output(args.link ?? []).apply((own) => [tableData, ...own]);
+  return args;
+}
