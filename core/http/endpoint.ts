@@ -10,6 +10,7 @@ import { PayloadTooLargeError, toProblem, UnsupportedMediaTypeError } from "#cor
 import { HttpResponse } from "#core/http/response";
 import { consumeRateLimit, describePartition, rateLimitPolicy, type RateLimitDecision } from "#core/rate-limit/index";
 import { toFieldErrors } from "#core/shared/validation";
+import { fingerprint, Idempotency } from "#core/idempotency/index";
 
 /** JSON bodies above this size are refused with 413 before parsing. */
 export const maxBodyBytes = 1024 * 1024;
@@ -40,6 +41,8 @@ interface ChainState {
   body?: unknown;
   query?: unknown;
   params?: unknown;
+  /** Set when this request claimed an Idempotency-Key. */
+  idempotency?: { organizationId: string; scope: string; key: string };
 }
 const chainState = new WeakMap<Event, ChainState>();
 const stateOf = (request: { event: Event }): ChainState => {
@@ -71,6 +74,7 @@ export function endpoint<
     .use(authentication(generic))
     .use(authorization(generic))
     .use(requestValidation(generic))
+    .use(idempotentReplay(generic))
     .handler(async (event) => {
       const state = stateOf({ event });
       const input = {
@@ -218,6 +222,50 @@ async function parseBody(operation: AnyOperation, request: Request<Event, Result
     throw new ValidationError("The request body is not valid JSON.", [{ pointer: "", detail: "Malformed JSON." }]);
   }
   return validate(operation.body!, event.body as unknown, "");
+}
+
+/**
+ * Honours `Idempotency-Key` on operations that declare `idempotent`: the first
+ * request claims the key, a repeat gets the stored answer (see core/idempotency).
+ * Only successful answers are stored; a failed request frees its key.
+ */
+function idempotentReplay(operation: AnyOperation): ChainMiddleware {
+  if (!operation.idempotent) return { name: "idempotentReplay" };
+  const release = async (request: Request<Event, Result, Error, Context>) => {
+    const claim = stateOf(request).idempotency;
+    if (claim) await Idempotency.release(claim.organizationId, claim.scope, claim.key);
+  };
+  return {
+    name: "idempotentReplay",
+    before: async (request) => {
+      const state = stateOf(request);
+      const key = request.event.headers?.["idempotency-key"];
+      const organizationId = state.credentials?.actor?.organizationId;
+      if (!key || !organizationId) return;
+      const payload = fingerprint({ query: request.event.rawQueryString ?? "", body: request.event.body ?? "" });
+      const claim = await Idempotency.claim(organizationId, operation.operationId, key, payload);
+      if (claim.kind === "claimed") {
+        state.idempotency = { organizationId, scope: operation.operationId, key };
+        return;
+      }
+      const { status, headers, body } = claim.response;
+      request.response = { statusCode: status, headers: { ...headers, "idempotent-replayed": "true" }, body };
+      addRateLimitHeaders(request);
+      return request.response;
+    },
+    after: async (request) => {
+      const claim = stateOf(request).idempotency;
+      const response = request.response;
+      if (!claim || !response) return;
+      const status = response.statusCode ?? 200;
+      if (status >= 300) return release(request);
+      const headers = Object.fromEntries(
+        Object.entries(response.headers ?? {}).filter(([name]) => !name.startsWith("ratelimit")).map(([name, value]) => [name, String(value)]),
+      );
+      await Idempotency.complete(claim.organizationId, claim.scope, claim.key, { status, headers, body: String(response.body ?? "") });
+    },
+    onError: async (request) => release(request),
+  };
 }
 
 /** Runs a schema; failures become a 400 listing every offending field by JSON Pointer. */

@@ -59,6 +59,15 @@ function parameters(schema: AnySchema | undefined, location: "query" | "path"): 
   }));
 }
 
+const idempotencyKeyParameter = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Makes a retry safe for 24 h: the same key and payload answer the original response again (header `Idempotent-Replayed: true`), the same key with another payload is a 422, and a repeat while the first is in flight is a 409.",
+  schema: { type: "string", maxLength: 255 },
+};
+
 function operationObject(operation: Operation): JsonObject {
   const responses: JsonObject = {};
   const success = operation.success;
@@ -77,7 +86,11 @@ function operationObject(operation: Operation): JsonObject {
     tags: [operation.tag],
     security: operation.auth === "public" ? [] : operation.auth === "bearer" ? [{ bearer: [] }] : [{ bearer: [] }, { sourceKey: [], sourceId: [] }],
     ...(operation.permission ? { "x-required-permission": operation.permission } : {}),
-    parameters: [...parameters(operation.params, "path"), ...parameters(operation.query, "query")],
+    parameters: [
+      ...parameters(operation.params, "path"),
+      ...parameters(operation.query, "query"),
+      ...(operation.idempotent ? [idempotencyKeyParameter] : []),
+    ],
     ...(operation.body
       ? {
           requestBody: {

@@ -52,6 +52,8 @@ export interface Operation<
     jsonSchema?: Record<string, unknown>;
   };
   problems: ProblemStatus[];
+  /** Honours the `Idempotency-Key` header (replays the stored answer for 24 h). */
+  idempotent?: boolean;
   /** Example request body for the contract. */
   example?: unknown;
 }

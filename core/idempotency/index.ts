@@ -1,0 +1,87 @@
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { createHash } from "node:crypto";
+import { db, tableName } from "#core/db/client";
+import { entities, keys } from "#core/db/keys";
+import { ConflictError, UnprocessableError, ValidationError } from "#core/errors";
+
+/** How long a key is remembered. */
+export const idempotencyTtlSeconds = 24 * 60 * 60;
+
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type IdempotencyClaim = { kind: "claimed" } | { kind: "replay"; response: StoredResponse };
+
+/** Fingerprint of what the client sent: same key with another fingerprint is a 422. */
+export function fingerprint(parts: unknown): string {
+  return createHash("sha256").update(JSON.stringify(parts)).digest("base64url");
+}
+
+export function assertValidKey(idempotencyKey: string): void {
+  if (!/^[\x21-\x7e]{1,255}$/.test(idempotencyKey)) {
+    throw new ValidationError("The Idempotency-Key header is not valid.", [
+      { pointer: "/header/Idempotency-Key", detail: "Use 1 to 255 visible ASCII characters, e.g. a UUID." },
+    ]);
+  }
+}
+
+/**
+ * Idempotent requests (IETF draft "The Idempotency-Key HTTP Header Field"):
+ * the first request with a key claims it with a conditional write; a repeat
+ * with the same payload gets the stored response, a repeat while the first is
+ * in flight a 409, and the same key with another payload a 422.
+ */
+export const Idempotency = {
+  async claim(organizationId: string, scope: string, idempotencyKey: string, payloadHash: string): Promise<IdempotencyClaim> {
+    assertValidKey(idempotencyKey);
+    const key = keys.idempotency(organizationId, scope, idempotencyKey);
+    try {
+      await db().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...key,
+            entity: entities.idempotency,
+            state: "InFlight",
+            payloadHash,
+            expiresAt: Math.floor(Date.now() / 1000) + idempotencyTtlSeconds,
+          },
+          // An expired record (not yet removed by TTL) may be claimed again.
+          ConditionExpression: "attribute_not_exists(pk) OR expiresAt < :now",
+          ExpressionAttributeValues: { ":now": Math.floor(Date.now() / 1000) },
+        }),
+      );
+      return { kind: "claimed" };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+    if (!Item) throw new ConflictError("A request with this Idempotency-Key is being processed; retry shortly.");
+    if (Item.payloadHash !== payloadHash) {
+      throw new UnprocessableError("This Idempotency-Key was already used with a different request payload.");
+    }
+    if (Item.state !== "Completed") throw new ConflictError("A request with this Idempotency-Key is still being processed; retry shortly.");
+    return { kind: "replay", response: Item.response as StoredResponse };
+  },
+
+  async complete(organizationId: string, scope: string, idempotencyKey: string, response: StoredResponse): Promise<void> {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.idempotency(organizationId, scope, idempotencyKey),
+        UpdateExpression: "SET #state = :completed, #response = :response",
+        ExpressionAttributeNames: { "#state": "state", "#response": "response" },
+        ExpressionAttributeValues: { ":completed": "Completed", ":response": response },
+      }),
+    );
+  },
+
+  /** Frees the key after a failed request, so the client can retry with it. */
+  async release(organizationId: string, scope: string, idempotencyKey: string): Promise<void> {
+    await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.idempotency(organizationId, scope, idempotencyKey) }));
+  },
+};

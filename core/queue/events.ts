@@ -1,0 +1,95 @@
+import { SendMessageBatchCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
+import * as v from "valibot";
+import { config } from "#core/config";
+import { sqs } from "#core/queue/client";
+import { newId, nowIso } from "#core/shared/ids";
+import type { QueueName } from "#stacks/definitions";
+
+/**
+ * Messages between domains travel as one envelope: a past-tense `type`, the
+ * organization, a unique `id` consumers use for idempotency, and `data`.
+ * Each domain declares its own types by augmenting `QueueMessages`:
+ *
+ *   declare module "#core/queue/events" { interface QueueMessages { "lead.received": { leadId: string } } }
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface QueueMessages {}
+
+export type QueueMessageType = keyof QueueMessages & string;
+
+export interface Envelope<TType extends QueueMessageType = QueueMessageType> {
+  id: string;
+  type: TType;
+  organizationId: string;
+  occurredAt: string;
+  data: QueueMessages[TType];
+}
+
+/** Shape check of an envelope read from a queue (the data is checked by the consumer's own schema). */
+export const EnvelopeSchema = v.object({
+  id: v.string(),
+  type: v.string(),
+  organizationId: v.string(),
+  occurredAt: v.string(),
+  data: v.unknown(),
+});
+
+/** SQS accepts at most 15 minutes of delay; later work goes through the due index. */
+export const maxDelaySeconds = 900;
+
+export interface PublishOptions {
+  delaySeconds?: number;
+  /** Reuse an id to make a re-publish recognisable to the consumer (idempotency). */
+  id?: string;
+}
+
+export function envelope<TType extends QueueMessageType>(
+  type: TType,
+  organizationId: string,
+  data: QueueMessages[TType],
+  id: string = newId(),
+): Envelope<TType> {
+  return { id, type, organizationId, occurredAt: nowIso(), data };
+}
+
+/** Sends one message; resolves once SQS has stored it. */
+export async function publish<TType extends QueueMessageType>(
+  queue: QueueName,
+  type: TType,
+  organizationId: string,
+  data: QueueMessages[TType],
+  options: PublishOptions = {},
+): Promise<Envelope<TType>> {
+  const message = envelope(type, organizationId, data, options.id);
+  await sqs().send(
+    new SendMessageCommand({
+      QueueUrl: config.queueUrl(queue),
+      MessageBody: JSON.stringify(message),
+      DelaySeconds: clampDelay(options.delaySeconds),
+    }),
+  );
+  return message;
+}
+
+/** Sends many messages, ten per SQS call; throws if any entry was not stored. */
+export async function publishAll(queue: QueueName, messages: { envelope: Envelope; delaySeconds?: number }[]): Promise<void> {
+  for (let start = 0; start < messages.length; start += 10) {
+    const chunk = messages.slice(start, start + 10);
+    const result = await sqs().send(
+      new SendMessageBatchCommand({
+        QueueUrl: config.queueUrl(queue),
+        Entries: chunk.map((entry, index) => ({
+          Id: String(index),
+          MessageBody: JSON.stringify(entry.envelope),
+          DelaySeconds: clampDelay(entry.delaySeconds),
+        })),
+      }),
+    );
+    if (result.Failed?.length) throw new Error(`SQS refused ${result.Failed.length} message(s): ${result.Failed[0]?.Message}`);
+  }
+}
+
+function clampDelay(delaySeconds: number | undefined): number | undefined {
+  if (delaySeconds === undefined) return undefined;
+  return Math.max(0, Math.min(maxDelaySeconds, Math.ceil(delaySeconds)));
+}
