@@ -52,6 +52,7 @@ const typeNames: Record<string, string> = {
   number: "a number",
   boolean: "true or false",
   array: "an array",
+  Array: "an array",
   object: "an object",
   Object: "an object",
   integer: "an integer",

@@ -37,7 +37,7 @@ export const ResourceIdListSchema = v.pipe(v.array(ResourceIdSchema), v.minLengt
 export const HttpUrlSchema = v.pipe(
   v.string(),
   v.url("Must be an absolute http or https URL."),
-  v.check((url) => /^https?:$/.test(new URL(url).protocol), "Must be an http or https URL."),
+  v.check((url) => !URL.canParse(url) || /^https?:$/.test(new URL(url).protocol), "Must be an http or https URL."),
 );
 
 export const E164Schema = v.pipe(

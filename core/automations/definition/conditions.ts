@@ -27,7 +27,10 @@ const OrderedValueSchema = v.union(
     v.number(),
     v.pipe(
       v.string(),
-      v.check((value) => isoDatePattern.test(value) && !Number.isNaN(Date.parse(value))),
+      v.check(
+        (value) => isoDatePattern.test(value) && !Number.isNaN(Date.parse(value)),
+        "Must be a number or an ISO 8601 date or date-time.",
+      ),
     ),
   ],
   "Must be a number or an ISO 8601 date or date-time.",
