@@ -30,6 +30,11 @@ export const config = {
   get sqsEndpoint(): string | undefined {
     return optional(environmentNames.sqsEndpoint);
   },
+  /** Requests per partition per 60 s window (spec: 300). */
+  get rateLimitRequests(): number {
+    const value = Number(optional(environmentNames.rateLimitRequests) ?? 300);
+    return Number.isInteger(value) && value > 0 ? value : 300;
+  },
   /** Where clients reach the API; used in the agent card and webhook URLs. */
   get publicBaseUrl(): string {
     return optional(environmentNames.publicBaseUrl) ?? "http://127.0.0.1:3000";

@@ -130,6 +130,8 @@ export const environmentNames = {
   dynamodbEndpoint: "DYNAMODB_ENDPOINT",
   sqsEndpoint: "SQS_ENDPOINT",
   publicBaseUrl: "PUBLIC_BASE_URL",
+  /** Requests per rate-limit partition per 60 s; unset means the spec's 300. */
+  rateLimitRequests: "RATE_LIMIT_REQUESTS",
   /** Twilio REST credentials (SST secrets in AWS); unset means no Twilio account is configured. */
   twilioAccountSid: "TWILIO_ACCOUNT_SID",
   twilioAuthToken: "TWILIO_AUTH_TOKEN",

@@ -1,10 +1,19 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { config } from "#core/config";
 import { db, tableName } from "#core/db/client";
 import { entities, keys, type RateLimitPartition } from "#core/db/keys";
 
-/** Spec section 8: 300 requests per 60 s for each partition. */
-export const rateLimitPolicy = { limit: 300, windowSeconds: 60 } as const;
+/**
+ * Spec section 8: 300 requests per 60 s for each partition. `RATE_LIMIT_REQUESTS`
+ * raises it for a stage whose operator arranged higher throughput (and for benchmarks).
+ */
+export const rateLimitPolicy = {
+  get limit(): number {
+    return config.rateLimitRequests;
+  },
+  windowSeconds: 60,
+};
 
 export interface RateLimitDecision {
   allowed: boolean;
