@@ -62,6 +62,9 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   if (!options.inMemory) await mkdir(storage[1]!, { recursive: true });
   const java = [
     "java",
+    // C1-only JIT and the serial collector halve the JVM's start on a busy 2-core machine.
+    "-XX:TieredStopAtLevel=1",
+    "-XX:+UseSerialGC",
     `-Djava.library.path=${join(emulatorDir, "DynamoDBLocal_lib")}`,
     "-jar",
     join(emulatorDir, "DynamoDBLocal.jar"),
@@ -85,7 +88,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   process.once("exit", killOnExit);
 
   const endpoint = `http://127.0.0.1:${port}`;
-  const ready = waitFor(async () => (await fetch(endpoint, { method: "POST" })).status > 0, 30_000, "DynamoDB Local");
+  const ready = waitFor(async () => (await fetch(endpoint, { method: "POST" })).status > 0, 60_000, "DynamoDB Local");
   const died = exited.then(() => {
     throw new Error(`DynamoDB Local exited: ${stderr.join("").trim() || "no output (is Java 17+ on the PATH?)"}`);
   });

@@ -1,0 +1,76 @@
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Context } from "aws-lambda";
+import { projectRoot } from "#local/paths";
+import { localRegion } from "#local/resources";
+
+/** A Lambda handler as our functions export it (async, no callback). */
+export type LambdaHandler<TEvent = unknown, TResult = unknown> = (event: TEvent, context: Context) => Promise<TResult> | TResult;
+
+const loaded = new Map<string, Promise<LambdaHandler>>();
+
+/**
+ * Imports the module named by a handler spec (`functions/automations/create.handler`,
+ * as in definitions.ts and SST) on first use and caches it. A failed import is not
+ * cached, so a file added while the stack runs is picked up by the next call.
+ */
+export function loadHandler(spec: string): Promise<LambdaHandler> {
+  let handler = loaded.get(spec);
+  if (!handler) {
+    handler = importHandler(spec);
+    loaded.set(spec, handler);
+    handler.catch(() => loaded.delete(spec));
+  }
+  return handler;
+}
+
+async function importHandler(spec: string): Promise<LambdaHandler> {
+  const dot = spec.lastIndexOf(".");
+  const file = `${spec.slice(0, dot)}.ts`;
+  const exportName = spec.slice(dot + 1);
+  const module = (await import(pathToFileURL(join(projectRoot, file)).href)) as Record<string, unknown>;
+  const handler = module[exportName];
+  if (typeof handler !== "function") throw new Error(`${file} has no exported function "${exportName}"`);
+  return handler as LambdaHandler;
+}
+
+/** Lambda's function name for a handler spec: `functions/automations/create.handler` → `automations-create`. */
+export function functionName(spec: string): string {
+  return spec.slice(0, spec.lastIndexOf(".")).replace(/^functions\//, "").replaceAll("/", "-");
+}
+
+/** A Lambda-like invocation context with a running deadline. */
+export function lambdaContext(name: string, timeoutMs: number): Context {
+  const deadline = Date.now() + timeoutMs;
+  const unsupported = () => {
+    throw new Error("Callback-style completion is not supported; return a promise");
+  };
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: name,
+    functionVersion: "$LATEST",
+    invokedFunctionArn: `arn:aws:lambda:${localRegion}:000000000000:function:${name}`,
+    memoryLimitInMB: "1024",
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: `local/${randomUUID()}`,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: unsupported,
+    fail: unsupported,
+    succeed: unsupported,
+  };
+}
+
+/** Runs `work`, rejecting with a timeout error once `timeoutMs` passes (as Lambda would end it). */
+export async function withTimeout<T>(work: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,136 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fallbackRoute, routes as definedRoutes, type RouteDefinition } from "#stacks/definitions";
+import {
+  fromApiGatewayResult,
+  gatewayError,
+  maxPayloadBytes,
+  routeMatcher,
+  newRequestId,
+  toApiGatewayEvent,
+  type OutgoingResponse,
+} from "#local/apigateway";
+import { functionName, lambdaContext, loadHandler, withTimeout } from "#local/handlers";
+
+/** API Gateway's maximum integration timeout. */
+const integrationTimeoutMs = 30_000;
+
+export interface HttpServerOptions {
+  /** 0 picks a free port. */
+  port?: number;
+  host?: string;
+  routes?: readonly RouteDefinition[];
+  fallback?: { routeKey: string; handler: string };
+  /** Served at `GET /.well-known/jwks.json` (local only: the key set user tokens are signed with). */
+  jwks?: unknown;
+  log?: (line: string) => void;
+}
+
+export interface LocalHttpServer {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Serves the API on node:http the way API Gateway HTTP API fronts the Lambdas:
+ * each request becomes a payload v2.0 event for the handler module of its route
+ * (or `$default`), and the handler's result becomes the response.
+ */
+export async function startHttpServer(options: HttpServerOptions = {}): Promise<LocalHttpServer> {
+  const match = routeMatcher(options.routes ?? definedRoutes);
+  const fallback = options.fallback ?? fallbackRoute;
+  const log = options.log ?? (() => undefined);
+
+  const server = createServer((request, response) => {
+    const started = Date.now();
+    const requestId = newRequestId();
+    void serve(request, requestId)
+      .catch((error: unknown) => {
+        log(`local gateway error: ${error instanceof Error ? error.stack : String(error)}`);
+        return gatewayError(500, "Internal Server Error");
+      })
+      .then((result) => {
+        send(response, { ...result, headers: { ...result.headers, "apigw-requestid": requestId } });
+        log(`${request.method} ${request.url} → ${result.statusCode} (${Date.now() - started} ms)`);
+      });
+  });
+
+  async function serve(request: IncomingMessage, requestId: string): Promise<OutgoingResponse> {
+    const body = await readBody(request);
+    if (!body) return gatewayError(413, "Request Entity Too Large");
+    const method = request.method ?? "GET";
+    const url = request.url ?? "/";
+    if (options.jwks !== undefined && method === "GET" && url.split("?")[0] === "/.well-known/jwks.json") {
+      return { statusCode: 200, headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify(options.jwks)) };
+    }
+    const matched = match(method, url.split("?")[0]!);
+    const routeKey = matched ? `${matched.route.method} ${matched.route.path}` : fallback.routeKey;
+    const spec = matched ? matched.route.handler : fallback.handler;
+    const event = toApiGatewayEvent(
+      {
+        method,
+        url,
+        rawHeaders: request.rawHeaders,
+        body,
+        sourceIp: (request.socket.remoteAddress ?? "127.0.0.1").replace(/^::ffff:/, ""),
+        protocol: `HTTP/${request.httpVersion}`,
+      },
+      routeKey,
+      matched?.pathParameters,
+      requestId,
+    );
+    let handler;
+    try {
+      handler = await loadHandler(spec);
+    } catch (error) {
+      log(`cannot load ${spec} for ${routeKey}: ${error instanceof Error ? error.message : String(error)}`);
+      return gatewayError(500, "Internal Server Error");
+    }
+    const context = lambdaContext(functionName(spec), integrationTimeoutMs);
+    try {
+      const result = await withTimeout(Promise.resolve(handler(event, context)), integrationTimeoutMs, spec);
+      return fromApiGatewayResult(result);
+    } catch (error) {
+      log(`${spec} failed (${context.awsRequestId}): ${error instanceof Error ? error.stack : String(error)}`);
+      return /timed out/.test(String(error)) ? gatewayError(503, "Service Unavailable") : gatewayError(500, "Internal Server Error");
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 3000, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://${address.address}:${address.port}`,
+    port: address.port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Reads the whole body; undefined when it exceeds API Gateway's payload limit (the rest is drained). */
+function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = Number(request.headers["content-length"] ?? 0) > maxPayloadBytes ? Infinity : 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxPayloadBytes) chunks.push(chunk);
+    });
+    request.on("end", () => resolve(size > maxPayloadBytes ? undefined : Buffer.concat(chunks)));
+    request.on("error", reject);
+  });
+}
+
+function send(response: ServerResponse, result: OutgoingResponse): void {
+  if (response.headersSent) return;
+  for (const [name, value] of Object.entries(result.headers)) response.setHeader(name, value);
+  if (result.statusCode === 413) response.setHeader("connection", "close");
+  response.statusCode = result.statusCode;
+  response.end(result.body);
+}

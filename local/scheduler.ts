@@ -1,0 +1,84 @@
+import { randomUUID } from "node:crypto";
+import { Cron } from "croner";
+import type { EventBridgeEvent } from "aws-lambda";
+import type { ScheduleDefinition } from "#stacks/definitions";
+import { functionName, lambdaContext, loadHandler, withTimeout } from "#local/handlers";
+import { localRegion } from "#local/resources";
+
+export type ScheduledEvent = EventBridgeEvent<"Scheduled Event", Record<string, never>>;
+
+/**
+ * Translates an EventBridge cron (`min hour day-of-month month day-of-week year`,
+ * optionally wrapped in `cron(...)`) to a croner pattern. The fields keep their
+ * meaning once a seconds field is added, because croner's Quartz mode
+ * (`alternativeWeekdays`) numbers weekdays 1 = Sunday like EventBridge does.
+ */
+export function toCronerPattern(expression: string): string {
+  const body = expression.trim().replace(/^cron\((.*)\)$/s, "$1").trim();
+  const fields = body.split(/\s+/);
+  if (fields.length !== 6) throw new Error(`EventBridge cron needs 6 fields (min hour dom month dow year): "${expression}"`);
+  if (fields[2] !== "?" && fields[4] !== "?") throw new Error(`EventBridge cron needs "?" in day-of-month or day-of-week: "${expression}"`);
+  return `0 ${fields.join(" ")}`;
+}
+
+/** croner settings that give EventBridge semantics: UTC, 1 = Sunday, `0/15` steps, a year field. */
+export const eventBridgeCronOptions = {
+  timezone: "UTC",
+  alternativeWeekdays: true,
+  sloppyRanges: true,
+  mode: "7-part",
+} as const;
+
+/** Schedules a croner job for an EventBridge cron; a run still going is not overlapped. */
+export function eventBridgeCron(expression: string, run: () => Promise<void> | void): Cron {
+  return new Cron(toCronerPattern(expression), { ...eventBridgeCronOptions, protect: true, unref: true }, run);
+}
+
+/** The event EventBridge sends a rule's target. */
+export function scheduledEvent(ruleName: string, at = new Date()): ScheduledEvent {
+  return {
+    version: "0",
+    id: randomUUID(),
+    "detail-type": "Scheduled Event",
+    source: "aws.events",
+    account: "000000000000",
+    time: at.toISOString().replace(/\.\d{3}Z$/, "Z"),
+    region: localRegion,
+    resources: [`arn:aws:events:${localRegion}:000000000000:rule/${ruleName}`],
+    detail: {},
+  };
+}
+
+export interface Scheduler {
+  stop(): Promise<void>;
+}
+
+/** Fires each schedule's handler on its cron until stopped; a run still going when stopped is awaited. */
+export function startScheduler(schedules: readonly ScheduleDefinition[], log: (line: string) => void = () => undefined): Scheduler {
+  const running = new Set<Promise<void>>();
+  const jobs = schedules.map((schedule) =>
+    eventBridgeCron(schedule.cron, () => {
+      const run = fire(schedule, log);
+      running.add(run);
+      return run.finally(() => running.delete(run));
+    }),
+  );
+  return {
+    async stop() {
+      for (const job of jobs) job.stop();
+      await Promise.allSettled([...running]);
+    },
+  };
+}
+
+async function fire(schedule: ScheduleDefinition, log: (line: string) => void): Promise<void> {
+  const name = functionName(schedule.handler);
+  const timeoutMs = 60_000;
+  try {
+    const handler = await loadHandler(schedule.handler);
+    await withTimeout(Promise.resolve(handler(scheduledEvent(schedule.name), lambdaContext(name, timeoutMs))), timeoutMs, name);
+    log(`schedule ${schedule.name} ran ${schedule.handler}`);
+  } catch (error) {
+    log(`schedule ${schedule.name} failed: ${error instanceof Error ? error.stack : String(error)}`);
+  }
+}

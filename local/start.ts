@@ -1,0 +1,167 @@
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { consumers, environmentNames, queues, schedules } from "#stacks/definitions";
+import { startDynamoDbLocal } from "#local/dynamodb-local";
+import { functionName, loadHandler } from "#local/handlers";
+import { startHttpServer } from "#local/http-server";
+import { ensureDevelopmentCredentials } from "#local/provision";
+import { startQueuePoller, type QueuePoller } from "#local/queue-poller";
+import { createLocalResources, localSqsClient, type LocalQueue } from "#local/resources";
+import { startScheduler } from "#local/scheduler";
+import { loadOrCreateSecrets, secretsEnv, type LocalSecrets } from "#local/secrets";
+import { startSqsEmulator } from "#local/sqs-emulator";
+import { defaultStateDir, removeStackState, stackStatePath, writeJson, type StackState } from "#local/state";
+import type { QueueName } from "#stacks/definitions";
+
+export interface LocalStackOptions {
+  /** HTTP port; 0 picks a free one. Default 3000. */
+  port?: number;
+  host?: string;
+  /** DynamoDB Local without files (tests); otherwise data is kept in `<stateDir>/dynamodb`. */
+  inMemory?: boolean;
+  /** Secrets, data, credentials and stack.json. Default `.local/` in the repository. */
+  stateDir?: string;
+  /** Provision the development organization and write credentials.json. Default: when not in memory. */
+  provision?: boolean;
+  /** Pollers per queue consumer. Default 2. */
+  pollersPerQueue?: number;
+  dynamodbPort?: number;
+  sqsPort?: number;
+  log?: (line: string) => void;
+}
+
+export interface LocalStack {
+  baseUrl: string;
+  /** Everything the functions read from their environment; also applied to this process. */
+  env: Record<string, string>;
+  secrets: LocalSecrets;
+  queues: Record<QueueName, LocalQueue>;
+  /** Set when `provision` wrote `.local/credentials.json`. */
+  credentialsFile?: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs the service on this machine: DynamoDB Local, the SQS emulator, the table
+ * and queues from stacks/definitions.ts, the HTTP API, queue consumers and
+ * schedules, all invoking the same handler modules Lambda runs. The functions
+ * run in this process, so its environment is set to the stack's.
+ */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const log = options.log ?? (() => undefined);
+  const stateDir = options.stateDir ?? defaultStateDir;
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  const stoppers: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const stopOne of stoppers.splice(0).reverse()) {
+      await stopOne().catch((error: unknown) => log(`shutdown: ${error instanceof Error ? error.message : String(error)}`));
+    }
+  };
+
+  try {
+    const [secrets, dynamodb, sqsEmulator] = await Promise.all([
+      loadOrCreateSecrets(stateDir),
+      startDynamoDbLocal({ inMemory: options.inMemory, dbPath: join(stateDir, "dynamodb"), port: options.dynamodbPort }).then((started) => {
+        stoppers.push(started.stop);
+        return started;
+      }),
+      startSqsEmulator({ port: options.sqsPort }).then((started) => {
+        stoppers.push(started.stop);
+        return started;
+      }),
+    ]);
+    const resources = await createLocalResources({ dynamodb: dynamodb.endpoint, sqs: sqsEmulator.endpoint });
+    Object.assign(process.env, resources.env, secretsEnv(secrets));
+
+    const server = await startHttpServer({ port: options.port ?? 3000, host: options.host, jwks: secrets.jwks, log });
+    stoppers.push(server.stop);
+    const env = { ...resources.env, ...secretsEnv(secrets), [environmentNames.publicBaseUrl]: server.url };
+    Object.assign(process.env, env);
+
+    const sqsClient = localSqsClient(sqsEmulator.endpoint);
+    stoppers.push(async () => sqsClient.destroy());
+    const pollers: QueuePoller[] = consumers.flatMap((consumer) =>
+      Array.from({ length: options.pollersPerQueue ?? 2 }, () =>
+        startQueuePoller({
+          client: sqsClient,
+          queueUrl: resources.queues[consumer.queue].url,
+          queueArn: resources.queues[consumer.queue].arn,
+          batchSize: queues[consumer.queue].batchSize,
+          timeoutSeconds: queues[consumer.queue].consumerTimeoutSeconds,
+          functionName: functionName(consumer.handler),
+          handler: async (event, context) => (await loadHandler(consumer.handler))(event, context) as never,
+          log,
+        }),
+      ),
+    );
+    stoppers.push(async () => void (await Promise.all(pollers.map((poller) => poller.stop()))));
+    const scheduler = startScheduler(schedules, log);
+    stoppers.push(scheduler.stop);
+
+    let credentialsFile: string | undefined;
+    if (options.provision ?? !options.inMemory) {
+      credentialsFile = (await ensureDevelopmentCredentials(stateDir, server.url, secrets)).file;
+    }
+    const state: StackState = { baseUrl: server.url, env, pid: process.pid, startedAt: new Date().toISOString() };
+    await writeJson(stackStatePath(stateDir), state);
+    stoppers.unshift(() => removeStackState(stateDir));
+
+    return { baseUrl: server.url, env, secrets, queues: resources.queues, credentialsFile, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { port: { type: "string" }, host: { type: "string" } } });
+  const port = Number(values.port ?? process.env.PORT ?? 3000);
+  const numeric = (value: string | undefined) => (value ? Number(value) : undefined);
+  const started = Date.now();
+  const stack = await startLocalStack({
+    port,
+    host: values.host ?? process.env.HOST,
+    dynamodbPort: numeric(process.env.DYNAMODB_LOCAL_PORT),
+    sqsPort: numeric(process.env.SQS_LOCAL_PORT),
+    log: (line) => console.log(`[local] ${line}`),
+  });
+  const env = stack.env;
+  console.log(
+    [
+      ``,
+      `Local stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      `  API          ${stack.baseUrl}`,
+      `  DynamoDB     ${env[environmentNames.dynamodbEndpoint]} (table ${env[environmentNames.tableName]}, data in .local/dynamodb)`,
+      `  SQS          ${env[environmentNames.sqsEndpoint]} (fauxqs; queues are recreated on every start)`,
+      `  consumers    ${consumers.length}, schedules ${schedules.length}`,
+      `  credentials  ${stack.credentialsFile}`,
+      `Press Ctrl-C to stop.`,
+      ``,
+    ].join("\n"),
+  );
+  let stoppingSince: number | undefined;
+  const shutdown = (signal: string) => {
+    // A terminal's Ctrl-C reaches us twice (directly and relayed by tsx): only a later, second press forces.
+    if (stoppingSince !== undefined) {
+      if (Date.now() - stoppingSince < 1_000) return;
+      console.log("Forced exit.");
+      process.exit(1);
+    }
+    stoppingSince = Date.now();
+    console.log(`\n${signal}: stopping the local stack…`);
+    void stack.stop().then(() => {
+      console.log("Stopped.");
+      process.exit(0);
+    });
+  };
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.stack : error);
+    process.exit(1);
+  });
+}
