@@ -1,0 +1,155 @@
+import type { CallStatus, MessageStatus } from "#core/messaging/status";
+
+/**
+ * The carrier provider port: what messaging and calls need from a carrier,
+ * independent of which one. Adapters: the local carrier simulator and Twilio
+ * (core/providers/twilio). Numbers are E.164 throughout.
+ */
+
+export type ProviderName = "twilio" | "simulator";
+
+export type OutboundMedia = { url: string; contentType?: string };
+
+export type SendMessageInput = {
+  from: string;
+  to: string;
+  body?: string;
+  media?: readonly OutboundMedia[];
+  /**
+   * Stable for one message across redeliveries (our message id). Twilio has no
+   * idempotency header for Messages, so at-most-once sending is enforced on our
+   * side: a conditional claim of the message (Queued → Sending) in storage
+   * before the call; the key is passed to providers that support one.
+   */
+  idempotencyKey: string;
+  statusCallbackUrl?: string;
+};
+
+export type SendMessageResult = {
+  providerMessageId: string;
+  status: MessageStatus;
+  /** Segments as counted by the provider, when it says. */
+  segments?: number;
+};
+
+export type PlaceCallInput = {
+  from: string;
+  to: string;
+  idempotencyKey: string;
+  statusCallbackUrl?: string;
+  /** URL the provider fetches call instructions from when the call connects. */
+  answerUrl?: string;
+  /** Inline call instructions (TwiML for Twilio), used when no answerUrl is given. */
+  instructions?: string;
+  record?: boolean;
+  /** Seconds to let the call ring before giving up (no-answer). */
+  ringTimeoutSeconds?: number;
+};
+
+export type PlaceCallResult = { providerCallId: string; status: CallStatus };
+
+/**
+ * transient: retry later with backoff (rate limits, carrier queue overflow,
+ * provider 5xx, network errors). permanent: never retry (invalid or
+ * non-mobile number, unsupported region, bad configuration). optedOut: the
+ * recipient unsubscribed at the carrier; add the number to the suppression list.
+ */
+export type ProviderErrorKind = "transient" | "permanent" | "optedOut";
+
+/** A provider refused or could not take a send or call. */
+export class ProviderError extends Error {
+  constructor(
+    readonly kind: ProviderErrorKind,
+    /** Provider error code ("21610") or our own for transport failures ("network_error", "timeout"). */
+    readonly code: string,
+    message: string,
+    readonly details: {
+      httpStatus?: number;
+      retryAfterSeconds?: number;
+      /**
+       * The request may have reached the provider (timeout, connection lost
+       * after sending): a blind retry could send twice. Reconcile before retrying.
+       */
+      ambiguous?: boolean;
+    } = {},
+  ) {
+    super(message);
+    this.name = "ProviderError";
+  }
+}
+
+/** A webhook request as received, before any parsing. */
+export type WebhookRequest = {
+  /** The full public URL the provider called, query string included, exactly as configured at the provider. */
+  url: string;
+  /** Header names in any case. */
+  headers: Readonly<Record<string, string | undefined>>;
+  /** The raw body (form-encoded for Twilio; JSON when the provider says so). */
+  body: string;
+};
+
+export type MessageStatusEvent = {
+  type: "message.status";
+  providerMessageId: string;
+  status: MessageStatus;
+  /** The provider's own status word ("undelivered"), kept for the record. */
+  providerStatus: string;
+  errorCode?: string;
+  from?: string;
+  to?: string;
+  /** Stable id of this callback: the same delivery retried by the provider has the same key. */
+  dedupKey: string;
+};
+
+export type CallStatusEvent = {
+  type: "call.status";
+  providerCallId: string;
+  status: CallStatus;
+  providerStatus: string;
+  direction: "inbound" | "outbound";
+  from: string;
+  to: string;
+  durationSeconds?: number;
+  recordingUrl?: string;
+  errorCode?: string;
+  /** When the provider says the change happened (ISO UTC). */
+  occurredAt?: string;
+  dedupKey: string;
+};
+
+export type InboundMessage = {
+  type: "message.inbound";
+  providerMessageId: string;
+  from: string;
+  to: string;
+  body: string;
+  media: { url: string; contentType: string }[];
+  segments?: number;
+  dedupKey: string;
+};
+
+/** Status callbacks: message receipts, call progress, and inbound calls (which start Ringing). */
+export type ProviderEvent = MessageStatusEvent | CallStatusEvent;
+
+export interface ProviderPort {
+  readonly name: ProviderName;
+  /** Hands a message to the carrier; throws ProviderError when it is refused. */
+  sendMessage(input: SendMessageInput): Promise<SendMessageResult>;
+  /** Starts an outbound call; throws ProviderError when it is refused. */
+  placeCall(input: PlaceCallInput): Promise<PlaceCallResult>;
+  /** Normalised events of a status-callback request ([] for callbacks we do not track). */
+  parseStatusCallback(request: WebhookRequest): ProviderEvent[];
+  /** The inbound message of an incoming-message webhook. */
+  parseInboundMessage(request: WebhookRequest): InboundMessage;
+  /** True only for a request signed by the provider for exactly this URL and body. */
+  verifyWebhookSignature(request: WebhookRequest): boolean;
+}
+
+/** Reads a header whatever the case of its name. */
+export function headerValue(headers: WebhookRequest["headers"], name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === wanted && value !== undefined) return value;
+  }
+  return undefined;
+}

@@ -1,0 +1,211 @@
+import { ProviderError, headerValue, type CallStatusEvent, type InboundMessage, type MessageStatusEvent, type PlaceCallInput, type PlaceCallResult, type ProviderEvent, type ProviderPort, type SendMessageInput, type SendMessageResult, type WebhookRequest } from "#core/providers/port";
+import { twilioError } from "./errors.ts";
+import { verifyTwilioSignature } from "./signature.ts";
+import { callStatusFromTwilio, messageStatusFromTwilio } from "./statuses.ts";
+
+/**
+ * Twilio adapter of the provider port: the 2010-04-01 REST API over `fetch`
+ * (form-encoded requests, HTTP basic auth with the account SID and auth token)
+ * and the form-encoded webhooks Twilio sends, signed with X-Twilio-Signature.
+ *
+ * Twilio offers no idempotency key on Messages or Calls: a repeated POST sends
+ * again. At-most-once is the caller's job: claim the message (Queued → Sending,
+ * conditional write) before calling `sendMessage`, and treat an `ambiguous`
+ * ProviderError (timeout, connection lost) as "may have been sent".
+ */
+
+export type TwilioConfig = {
+  accountSid: string;
+  authToken: string;
+  /** Injected in tests to replay recorded exchanges; the global fetch otherwise. */
+  fetch?: typeof fetch;
+  baseUrl?: string;
+  timeoutMs?: number;
+};
+
+/** Call progress events requested from Twilio for outbound calls. */
+export const CALL_STATUS_CALLBACK_EVENTS = ["initiated", "ringing", "answered", "completed"] as const;
+
+type Form = [string, string][];
+
+export function createTwilioProvider(config: TwilioConfig): ProviderPort {
+  const baseUrl = config.baseUrl ?? "https://api.twilio.com";
+  const doFetch = config.fetch ?? fetch;
+  const authorization = `Basic ${Buffer.from(`${config.accountSid}:${config.authToken}`).toString("base64")}`;
+
+  async function post(resource: "Messages" | "Calls", form: Form): Promise<Record<string, unknown>> {
+    const url = `${baseUrl}/2010-04-01/Accounts/${encodeURIComponent(config.accountSid)}/${resource}.json`;
+    let response: Response;
+    try {
+      response = await doFetch(url, {
+        method: "POST",
+        headers: {
+          authorization,
+          "content-type": "application/x-www-form-urlencoded",
+          accept: "application/json",
+        },
+        body: new URLSearchParams(form).toString(),
+        signal: AbortSignal.timeout(config.timeoutMs ?? 10_000),
+      });
+    } catch (error) {
+      const timedOut = error instanceof DOMException && error.name === "TimeoutError";
+      throw new ProviderError(
+        "transient",
+        timedOut ? "timeout" : "network_error",
+        `Twilio ${resource} request failed: ${(error as Error).message}`,
+        { ambiguous: true },
+      );
+    }
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = text === "" ? {} : JSON.parse(text);
+    } catch {
+      body = {};
+    }
+    if (!response.ok) {
+      throw twilioError({ httpStatus: response.status, body, retryAfter: response.headers.get("retry-after") });
+    }
+    return body as Record<string, unknown>;
+  }
+
+  return {
+    name: "twilio",
+
+    async sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
+      const form: Form = [
+        ["To", input.to],
+        ["From", input.from],
+      ];
+      if (input.body !== undefined && input.body !== "") form.push(["Body", input.body]);
+      for (const media of input.media ?? []) form.push(["MediaUrl", media.url]);
+      if (input.statusCallbackUrl) form.push(["StatusCallback", input.statusCallbackUrl]);
+      const created = await post("Messages", form);
+      const segments = Number.parseInt(String(created["num_segments"] ?? ""), 10);
+      return {
+        providerMessageId: String(created["sid"]),
+        status: messageStatusFromTwilio(String(created["status"] ?? "")) ?? "Queued",
+        ...(Number.isFinite(segments) && segments > 0 ? { segments } : {}),
+      };
+    },
+
+    async placeCall(input: PlaceCallInput): Promise<PlaceCallResult> {
+      const form: Form = [
+        ["To", input.to],
+        ["From", input.from],
+      ];
+      if (input.answerUrl) form.push(["Url", input.answerUrl]);
+      else form.push(["Twiml", input.instructions ?? "<Response><Hangup/></Response>"]);
+      if (input.statusCallbackUrl) {
+        form.push(["StatusCallback", input.statusCallbackUrl], ["StatusCallbackMethod", "POST"]);
+        for (const event of CALL_STATUS_CALLBACK_EVENTS) form.push(["StatusCallbackEvent", event]);
+      }
+      if (input.record) form.push(["Record", "true"]);
+      if (input.ringTimeoutSeconds !== undefined) form.push(["Timeout", String(input.ringTimeoutSeconds)]);
+      const created = await post("Calls", form);
+      return {
+        providerCallId: String(created["sid"]),
+        status: callStatusFromTwilio(String(created["status"] ?? "")) ?? "Queued",
+      };
+    },
+
+    parseStatusCallback(request: WebhookRequest): ProviderEvent[] {
+      const params = new URLSearchParams(request.body);
+      const event = params.has("CallSid") ? callEvent(params) : messageEvent(params);
+      return event === undefined ? [] : [event];
+    },
+
+    parseInboundMessage(request: WebhookRequest): InboundMessage {
+      return inboundMessage(new URLSearchParams(request.body));
+    },
+
+    verifyWebhookSignature(request: WebhookRequest): boolean {
+      return verifyTwilioSignature({
+        authToken: config.authToken,
+        url: request.url,
+        body: request.body,
+        signature: headerValue(request.headers, "x-twilio-signature"),
+        contentType: headerValue(request.headers, "content-type"),
+      });
+    },
+  };
+}
+
+function optional(params: URLSearchParams, name: string): string | undefined {
+  const value = params.get(name);
+  return value === null || value === "" ? undefined : value;
+}
+
+function required(params: URLSearchParams, name: string): string {
+  const value = optional(params, name);
+  if (value === undefined) throw new ProviderError("permanent", "malformed_webhook", `Twilio webhook without ${name}`);
+  return value;
+}
+
+function messageEvent(params: URLSearchParams): MessageStatusEvent | undefined {
+  const providerStatus = optional(params, "MessageStatus") ?? optional(params, "SmsStatus");
+  const status = providerStatus === undefined ? undefined : messageStatusFromTwilio(providerStatus);
+  if (providerStatus === undefined || status === undefined) return undefined;
+  const providerMessageId = optional(params, "MessageSid") ?? required(params, "SmsSid");
+  const errorCode = optional(params, "ErrorCode");
+  const from = optional(params, "From");
+  const to = optional(params, "To");
+  return {
+    type: "message.status",
+    providerMessageId,
+    status,
+    providerStatus,
+    ...(errorCode !== undefined ? { errorCode } : {}),
+    ...(from !== undefined ? { from } : {}),
+    ...(to !== undefined ? { to } : {}),
+    dedupKey: `${providerMessageId}:${providerStatus}`,
+  };
+}
+
+function callEvent(params: URLSearchParams): CallStatusEvent | undefined {
+  const providerStatus = required(params, "CallStatus");
+  const status = callStatusFromTwilio(providerStatus);
+  if (status === undefined) return undefined;
+  const providerCallId = required(params, "CallSid");
+  const duration = Number.parseInt(optional(params, "CallDuration") ?? "", 10);
+  const timestamp = optional(params, "Timestamp");
+  const occurredAt = timestamp === undefined ? undefined : new Date(timestamp);
+  const recordingUrl = optional(params, "RecordingUrl");
+  const errorCode = optional(params, "ErrorCode");
+  const sequence = optional(params, "SequenceNumber");
+  return {
+    type: "call.status",
+    providerCallId,
+    status,
+    providerStatus,
+    direction: (optional(params, "Direction") ?? "inbound").startsWith("outbound") ? "outbound" : "inbound",
+    from: required(params, "From"),
+    to: required(params, "To"),
+    ...(Number.isFinite(duration) ? { durationSeconds: duration } : {}),
+    ...(recordingUrl !== undefined ? { recordingUrl } : {}),
+    ...(errorCode !== undefined ? { errorCode } : {}),
+    ...(occurredAt !== undefined && !Number.isNaN(occurredAt.getTime()) ? { occurredAt: occurredAt.toISOString() } : {}),
+    dedupKey: `${providerCallId}:${providerStatus}${sequence === undefined ? "" : `:${sequence}`}`,
+  };
+}
+
+function inboundMessage(params: URLSearchParams): InboundMessage {
+  const providerMessageId = optional(params, "MessageSid") ?? required(params, "SmsSid");
+  const count = Number.parseInt(optional(params, "NumMedia") ?? "0", 10);
+  const media: InboundMessage["media"] = [];
+  for (let index = 0; index < (Number.isFinite(count) ? count : 0); index++) {
+    const url = optional(params, `MediaUrl${index}`);
+    if (url !== undefined) media.push({ url, contentType: optional(params, `MediaContentType${index}`) ?? "application/octet-stream" });
+  }
+  const segments = Number.parseInt(optional(params, "NumSegments") ?? "", 10);
+  return {
+    type: "message.inbound",
+    providerMessageId,
+    from: required(params, "From"),
+    to: required(params, "To"),
+    body: params.get("Body") ?? "",
+    media,
+    ...(Number.isFinite(segments) ? { segments } : {}),
+    dedupKey: `${providerMessageId}:received`,
+  };
+}

@@ -1,0 +1,45 @@
+import type { CallStatus, MessageStatus } from "#core/messaging/status";
+
+/**
+ * Twilio status words → our statuses. `read` (channels with read receipts)
+ * implies delivered; `partially_delivered` counts as delivered (the recipient
+ * got content; the provider status is kept on the event).
+ */
+const MESSAGE_STATUS: Readonly<Record<string, MessageStatus>> = {
+  accepted: "Queued",
+  scheduled: "Scheduled",
+  queued: "Queued",
+  sending: "Sending",
+  sent: "Sent",
+  delivered: "Delivered",
+  read: "Delivered",
+  partially_delivered: "Delivered",
+  undelivered: "Undelivered",
+  failed: "Failed",
+  canceled: "Canceled",
+  receiving: "Received",
+  received: "Received",
+};
+
+const CALL_STATUS: Readonly<Record<string, CallStatus>> = {
+  queued: "Queued",
+  initiated: "Queued",
+  ringing: "Ringing",
+  "in-progress": "InProgress",
+  answered: "InProgress",
+  completed: "Completed",
+  busy: "Busy",
+  "no-answer": "NoAnswer",
+  failed: "Failed",
+  canceled: "Canceled",
+};
+
+/** Our message status for a Twilio MessageStatus, or undefined for one we do not know. */
+export function messageStatusFromTwilio(status: string): MessageStatus | undefined {
+  return MESSAGE_STATUS[status.toLowerCase()];
+}
+
+/** Our call status for a Twilio CallStatus, or undefined for one we do not know. */
+export function callStatusFromTwilio(status: string): CallStatus | undefined {
+  return CALL_STATUS[status.toLowerCase()];
+}

@@ -1,0 +1,308 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { ProviderError, type WebhookRequest } from "#core/providers/port";
+import { createTwilioProvider } from "#core/providers/twilio/adapter";
+import { TWILIO_ERROR_KINDS, classifyTwilioError } from "#core/providers/twilio/errors";
+import { callStatusFromTwilio, messageStatusFromTwilio } from "#core/providers/twilio/statuses";
+
+type Exchange = {
+  request: { method: string; url: string; headers: Record<string, string>; form: [string, string][] };
+  response: { status: number; headers: Record<string, string>; body?: unknown; text?: string };
+};
+
+const fixture = <T>(name: string): T =>
+  JSON.parse(readFileSync(new URL(`../fixtures/twilio/${name}`, import.meta.url), "utf8")) as T;
+const account = fixture<{ accountSid: string; authToken: string }>("account.json");
+
+/** A fetch that replays one recorded exchange and records what it was asked. */
+function replay(name: string) {
+  const exchange = fixture<Exchange>(name);
+  const calls: { url: string; init: RequestInit }[] = [];
+  const fetch = async (url: string | URL | Request, init?: RequestInit) => {
+    calls.push({ url: String(url), init: init ?? {} });
+    const { response } = exchange;
+    const body = response.text ?? JSON.stringify(response.body);
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
+  const provider = createTwilioProvider({ ...account, fetch: fetch as typeof globalThis.fetch });
+  const sentRequest = () => {
+    const call = calls[0];
+    if (call === undefined) throw new Error("no request was made");
+    const headers = new Headers(call.init.headers);
+    return {
+      method: call.init.method,
+      url: call.url,
+      authorization: headers.get("authorization"),
+      contentType: headers.get("content-type"),
+      form: [...new URLSearchParams(String(call.init.body))],
+    };
+  };
+  return { provider, exchange, calls, sentRequest };
+}
+
+const sms = {
+  from: "+12025550142",
+  body: "Hi Dana, thanks for your request. Reply STOP to opt out.",
+  idempotencyKey: "01JXMSG0000000000000000001",
+  statusCallbackUrl: "https://api.example.com/webhooks/twilio/messages/status",
+};
+
+async function providerErrorOf(promise: Promise<unknown>): Promise<ProviderError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ProviderError) return error;
+    throw error;
+  }
+  throw new Error("expected a ProviderError");
+}
+
+describe("Twilio Messages API", () => {
+  it("posts the form Twilio expects and returns the message sid and status", async () => {
+    const { provider, exchange, sentRequest } = replay("messages-create-queued.json");
+    const result = await provider.sendMessage({ ...sms, to: "+13125550187" });
+    expect(sentRequest()).toEqual({
+      method: exchange.request.method,
+      url: exchange.request.url,
+      authorization: exchange.request.headers["authorization"],
+      contentType: exchange.request.headers["content-type"],
+      form: exchange.request.form,
+    });
+    expect(result).toEqual({ providerMessageId: "SM5f1c0e9a2b7d4c38a6e1f0b9d2c7a4e1", status: "Queued", segments: 1 });
+  });
+
+  it("sends media as MediaUrl and omits an empty body", async () => {
+    const { provider, exchange, sentRequest } = replay("messages-create-mms-queued.json");
+    const result = await provider.sendMessage({
+      ...sms,
+      to: "+13125550187",
+      body: "",
+      media: [{ url: "https://cdn.example.com/media/brochure.jpg", contentType: "image/jpeg" }],
+    });
+    expect(sentRequest().form).toEqual(exchange.request.form);
+    expect(result.providerMessageId).toBe("MM8a2d4f6c1e3b5a7092c4e6f8a1b3d5c7");
+  });
+
+  it.each([
+    ["messages-create-21610-unsubscribed.json", "+13125550111", "optedOut", "21610", 400, undefined],
+    ["messages-create-21211-invalid-to.json", "+13125550112", "permanent", "21211", 400, undefined],
+    ["messages-create-20429-too-many-requests.json", "+13125550187", "transient", "20429", 429, 2],
+    ["messages-create-503-unavailable.json", "+13125550187", "transient", "http_503", 503, undefined],
+  ] as const)("%s → %s %s", async (name, to, kind, code, httpStatus, retryAfterSeconds) => {
+    const { provider } = replay(name);
+    const error = await providerErrorOf(provider.sendMessage({ ...sms, to }));
+    expect(error).toMatchObject({ kind, code, details: { httpStatus } });
+    expect(error.details.retryAfterSeconds).toBe(retryAfterSeconds);
+    expect(error.details.ambiguous).toBeUndefined();
+  });
+
+  it("reports a network failure as transient and ambiguous", async () => {
+    const provider = createTwilioProvider({
+      ...account,
+      fetch: (async () => {
+        throw new TypeError("fetch failed");
+      }) as typeof fetch,
+    });
+    const error = await providerErrorOf(provider.sendMessage({ ...sms, to: "+13125550187" }));
+    expect(error).toMatchObject({ kind: "transient", code: "network_error", details: { ambiguous: true } });
+  });
+
+  it("reports a timeout as transient and ambiguous", async () => {
+    const provider = createTwilioProvider({
+      ...account,
+      timeoutMs: 20,
+      fetch: ((_url: string, init?: RequestInit) =>
+        new Promise((_resolve, reject) => {
+          init?.signal?.addEventListener("abort", () => reject(init.signal?.reason));
+        })) as typeof fetch,
+    });
+    const error = await providerErrorOf(provider.sendMessage({ ...sms, to: "+13125550187" }));
+    expect(error).toMatchObject({ kind: "transient", code: "timeout", details: { ambiguous: true } });
+  });
+});
+
+describe("Twilio Calls API", () => {
+  it("posts the call with answer URL and every progress callback event", async () => {
+    const { provider, exchange, sentRequest } = replay("calls-create-queued.json");
+    const result = await provider.placeCall({
+      from: "+12025550142",
+      to: "+13125550187",
+      idempotencyKey: "01JXCALL000000000000000001",
+      answerUrl: "https://api.example.com/webhooks/twilio/calls/answer",
+      statusCallbackUrl: "https://api.example.com/webhooks/twilio/calls/status",
+      ringTimeoutSeconds: 25,
+    });
+    expect(sentRequest()).toMatchObject({ url: exchange.request.url, form: exchange.request.form });
+    expect(result).toEqual({ providerCallId: "CA7e2b9d4f1a6c3e8b0d5f2a7c4e9b1d36", status: "Queued" });
+  });
+
+  it("sends inline TwiML when there is no answer URL", async () => {
+    const { provider, sentRequest } = replay("calls-create-queued.json");
+    await provider.placeCall({ from: "+12025550142", to: "+13125550187", idempotencyKey: "k", instructions: "<Response><Say>Hi</Say></Response>", record: true });
+    expect(sentRequest().form).toEqual([
+      ["To", "+13125550187"],
+      ["From", "+12025550142"],
+      ["Twiml", "<Response><Say>Hi</Say></Response>"],
+      ["Record", "true"],
+    ]);
+  });
+
+  it("maps a geo-permission refusal to a permanent error", async () => {
+    const { provider } = replay("calls-create-21215-geo-permission.json");
+    const error = await providerErrorOf(
+      provider.placeCall({ from: "+12025550142", to: "+13125550187", idempotencyKey: "k", answerUrl: "https://api.example.com/webhooks/twilio/calls/answer" }),
+    );
+    expect(error).toMatchObject({ kind: "permanent", code: "21215" });
+  });
+});
+
+describe("Twilio webhooks", () => {
+  const provider = createTwilioProvider(account);
+  const webhook = (name: string) => fixture<WebhookRequest>(name);
+
+  it.each([
+    "webhook-message-sent.json",
+    "webhook-message-delivered.json",
+    "webhook-message-undelivered-30003.json",
+    "webhook-inbound-stop.json",
+    "webhook-inbound-mms.json",
+    "webhook-call-ringing.json",
+    "webhook-call-completed.json",
+    "webhook-call-no-answer.json",
+    "webhook-inbound-call.json",
+  ])("%s carries a valid signature", (name) => {
+    expect(provider.verifyWebhookSignature(webhook(name))).toBe(true);
+  });
+
+  it("rejects a signed webhook whose body was altered or whose signature is missing", () => {
+    const delivered = webhook("webhook-message-delivered.json");
+    expect(provider.verifyWebhookSignature({ ...delivered, body: delivered.body.replace("delivered", "failed") })).toBe(false);
+    expect(provider.verifyWebhookSignature({ ...delivered, headers: { "content-type": "application/x-www-form-urlencoded" } })).toBe(false);
+    expect(provider.verifyWebhookSignature({ ...delivered, headers: { "X-Twilio-Signature": delivered.headers["x-twilio-signature"] } })).toBe(true);
+  });
+
+  it.each([
+    ["webhook-message-sent.json", { status: "Sent", providerStatus: "sent" }],
+    ["webhook-message-delivered.json", { status: "Delivered", providerStatus: "delivered" }],
+    ["webhook-message-undelivered-30003.json", { status: "Undelivered", providerStatus: "undelivered", errorCode: "30003" }],
+  ])("%s is a message status event", (name, expected) => {
+    expect(provider.parseStatusCallback(webhook(name))).toEqual([
+      {
+        type: "message.status",
+        providerMessageId: "SM5f1c0e9a2b7d4c38a6e1f0b9d2c7a4e1",
+        from: "+12025550142",
+        to: "+13125550187",
+        dedupKey: `SM5f1c0e9a2b7d4c38a6e1f0b9d2c7a4e1:${expected.providerStatus}`,
+        ...expected,
+      },
+    ]);
+  });
+
+  it("parses a completed call with duration, recording and time", () => {
+    expect(provider.parseStatusCallback(webhook("webhook-call-completed.json"))).toEqual([
+      {
+        type: "call.status",
+        providerCallId: "CA7e2b9d4f1a6c3e8b0d5f2a7c4e9b1d36",
+        status: "Completed",
+        providerStatus: "completed",
+        direction: "outbound",
+        from: "+12025550142",
+        to: "+13125550187",
+        durationSeconds: 75,
+        recordingUrl:
+          "https://api.twilio.com/2010-04-01/Accounts/AC3f9c2a8e41b7d05c6e9a1f4b2d8c7e60/Recordings/RE6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e",
+        occurredAt: "2025-06-10T16:06:42.000Z",
+        dedupKey: "CA7e2b9d4f1a6c3e8b0d5f2a7c4e9b1d36:completed:3",
+      },
+    ]);
+  });
+
+  it("parses ringing, no-answer and an incoming call", () => {
+    expect(provider.parseStatusCallback(webhook("webhook-call-ringing.json"))).toMatchObject([{ status: "Ringing", direction: "outbound" }]);
+    expect(provider.parseStatusCallback(webhook("webhook-call-no-answer.json"))).toMatchObject([{ status: "NoAnswer", durationSeconds: 0 }]);
+    expect(provider.parseStatusCallback(webhook("webhook-inbound-call.json"))).toMatchObject([
+      { status: "Ringing", direction: "inbound", from: "+13125550187", to: "+12025550142" },
+    ]);
+  });
+
+  it("parses an inbound STOP and an inbound MMS", () => {
+    expect(provider.parseInboundMessage(webhook("webhook-inbound-stop.json"))).toEqual({
+      type: "message.inbound",
+      providerMessageId: "SM0d9c8b7a6f5e4d3c2b1a0f9e8d7c6b5a",
+      from: "+13125550187",
+      to: "+12025550142",
+      body: "Stop",
+      media: [],
+      segments: 1,
+      dedupKey: "SM0d9c8b7a6f5e4d3c2b1a0f9e8d7c6b5a:received",
+    });
+    expect(provider.parseInboundMessage(webhook("webhook-inbound-mms.json"))).toMatchObject({
+      body: "Here's the house 🏠 & garage",
+      media: [{ contentType: "image/jpeg", url: expect.stringContaining("/Media/ME4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c") }],
+    });
+  });
+
+  it("ignores callbacks with a status it does not track and refuses malformed ones", () => {
+    expect(provider.parseStatusCallback({ url: "https://x", headers: {}, body: "MessageSid=SM1&MessageStatus=mystery" })).toEqual([]);
+    expect(() => provider.parseInboundMessage({ url: "https://x", headers: {}, body: "Body=hi" })).toThrow(ProviderError);
+  });
+});
+
+describe("Twilio code tables", () => {
+  it.each([
+    ["21610", 400, "optedOut"],
+    ["21211", 400, "permanent"],
+    ["21614", 400, "permanent"],
+    ["30003", 400, "permanent"],
+    ["20429", 429, "transient"],
+    ["30001", 400, "transient"],
+    ["99999", 400, "permanent"],
+    ["99999", 429, "transient"],
+    ["99999", 502, "transient"],
+    [undefined, 500, "transient"],
+    [undefined, 404, "permanent"],
+  ] as const)("error %s (HTTP %s) is %s", (code, httpStatus, kind) => {
+    expect(classifyTwilioError(code, httpStatus)).toBe(kind);
+  });
+
+  it("documents a meaning for every listed code", () => {
+    for (const entry of Object.values(TWILIO_ERROR_KINDS)) expect(entry.meaning.length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ["accepted", "Queued"],
+    ["scheduled", "Scheduled"],
+    ["queued", "Queued"],
+    ["sending", "Sending"],
+    ["sent", "Sent"],
+    ["delivered", "Delivered"],
+    ["read", "Delivered"],
+    ["undelivered", "Undelivered"],
+    ["failed", "Failed"],
+    ["canceled", "Canceled"],
+    ["received", "Received"],
+    ["DELIVERED", "Delivered"],
+  ])("MessageStatus %s is %s", (providerStatus, status) => {
+    expect(messageStatusFromTwilio(providerStatus)).toBe(status);
+  });
+
+  it.each([
+    ["queued", "Queued"],
+    ["initiated", "Queued"],
+    ["ringing", "Ringing"],
+    ["in-progress", "InProgress"],
+    ["answered", "InProgress"],
+    ["completed", "Completed"],
+    ["busy", "Busy"],
+    ["no-answer", "NoAnswer"],
+    ["failed", "Failed"],
+    ["canceled", "Canceled"],
+  ])("CallStatus %s is %s", (providerStatus, status) => {
+    expect(callStatusFromTwilio(providerStatus)).toBe(status);
+  });
+
+  it("knows nothing of unknown words", () => {
+    expect(messageStatusFromTwilio("mystery")).toBeUndefined();
+    expect(callStatusFromTwilio("mystery")).toBeUndefined();
+  });
+});
