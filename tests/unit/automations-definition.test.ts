@@ -173,6 +173,12 @@ describe("node types", () => {
     expectSingleError(withAction({ type: "Stop", colour: "red" }), "/actions/0/colour", /Unknown field/);
   });
 
+  it("lets settings be omitted only when the type has no required setting", () => {
+    expect(valid(withAction({ type: "Stop" })).actions[0]!.settings).toEqual({});
+    expect(valid(withAction({ type: "PlaceCall" })).actions[0]!.settings).toEqual({ timeoutSeconds: 30 });
+    expectSingleError(withAction({ type: "SendSms" }), "/actions/0/settings", '"settings" is required.');
+  });
+
   it("requires a node id of safe characters", () => {
     expectSingleError(withAction({ type: "Stop", id: "a b" }), "/actions/0/id", /letters, digits/);
   });

@@ -5,10 +5,9 @@ import {
   E164Schema,
   exactlyOne,
   HttpUrlSchema,
-  NodeIdSchema,
+  nodeSchema,
   problemCheck,
   ResourceIdSchema,
-  settingsMember,
   settingsSchema,
   templateSchema,
   text,
@@ -109,13 +108,7 @@ function action<const TType extends ActionType, TSettings extends v.GenericSchem
   type: TType,
   settings: TSettings,
 ) {
-  return v.strictObject({
-    id: NodeIdSchema,
-    type: v.literal(type),
-    order: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
-    isEnabled: v.optional(v.boolean(), true),
-    settings: settingsMember(settings),
-  });
+  return nodeSchema(type, { order: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))) }, settings);
 }
 
 /** An action node: one step of the workflow. `type` selects the settings schema. */

@@ -82,9 +82,28 @@ export function settingsSchema<const TEntries extends v.ObjectEntries>(descripti
   return v.pipe(v.strictObject(entries), v.description(description));
 }
 
-/** The node's `settings` member: optional, defaulting to `{}` (still validated, so required settings are reported). */
-export function settingsMember<TSchema extends v.GenericSchema<Record<string, unknown>>>(schema: TSchema) {
-  return v.optional(schema, () => ({}) as v.InferInput<TSchema>);
+/**
+ * A trigger, condition or action node of one `type`: `id`, `type`, the kind's own `entries`, `isEnabled` (default
+ * true) and `settings`, which may be omitted (defaulting to `{}`) only when the type has no required setting.
+ */
+export function nodeSchema<
+  const TType extends string,
+  const TEntries extends v.ObjectEntries,
+  TSettings extends v.GenericSchema<Record<string, unknown>>,
+>(type: TType, entries: TEntries, settings: TSettings) {
+  return v.strictObject({
+    id: NodeIdSchema,
+    type: v.literal(type),
+    ...entries,
+    isEnabled: v.optional(v.boolean(), true),
+    settings: settingsMember(settings),
+  });
+}
+
+function settingsMember<TSettings extends v.GenericSchema<Record<string, unknown>>>(settings: TSettings) {
+  const optional = v.optional(settings, () => ({}) as v.InferInput<TSettings>);
+  // Typed as optional either way; at run time a type with required settings needs the member.
+  return v.safeParse(settings, {}).success ? optional : (settings as unknown as typeof optional);
 }
 
 /** Words of a PascalCase type for default display names: `LeadCreated` → `Lead created`. */

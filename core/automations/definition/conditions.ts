@@ -5,7 +5,7 @@ import {
   NodeIdSchema,
   problemCheck,
   ScalarSchema,
-  settingsMember,
+  nodeSchema,
   settingsSchema,
 } from "./common.ts";
 import { minutesOfDay } from "./time.ts";
@@ -98,13 +98,7 @@ function condition<
   const TOperators extends readonly [ConditionOperator, ...ConditionOperator[]],
   TSettings extends v.GenericSchema<Record<string, unknown>>,
 >(type: TType, operators: TOperators, settings: TSettings) {
-  return v.strictObject({
-    id: NodeIdSchema,
-    type: v.literal(type),
-    operator: v.picklist(operators),
-    isEnabled: v.optional(v.boolean(), true),
-    settings: settingsMember(settings),
-  });
+  return nodeSchema(type, { operator: v.picklist(operators) }, settings);
 }
 
 /** Operators each condition type accepts (documented in docs/automations.md). */

@@ -2,10 +2,9 @@ import * as v from "valibot";
 import {
   exactlyOne,
   humanize,
-  NodeIdSchema,
+  nodeSchema,
   problemCheck,
   ResourceIdListSchema,
-  settingsMember,
   settingsSchema,
   text,
 } from "./common.ts";
@@ -54,13 +53,7 @@ function trigger<const TType extends TriggerType, TSettings extends v.GenericSch
   type: TType,
   settings: TSettings,
 ) {
-  return v.strictObject({
-    id: NodeIdSchema,
-    type: v.literal(type),
-    displayName: v.optional(text(255), humanize(type)),
-    isEnabled: v.optional(v.boolean(), true),
-    settings: settingsMember(settings),
-  });
+  return nodeSchema(type, { displayName: v.optional(text(255), humanize(type)) }, settings);
 }
 
 /** A trigger node: what starts a run. `type` selects the settings schema. */
