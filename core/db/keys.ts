@@ -29,6 +29,56 @@ export const keys = {
   }),
   automationPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "AUTOMATION#" }),
 
+  /** Lead sources; a source key `lk_<org>_<secret>` resolves in one GetItem on its hash. */
+  source: (organizationId: string, sourceId: string): Key => ({ pk: org(organizationId), sk: `SOURCE#${sourceId}` }),
+  sourcePrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "SOURCE#" }),
+  sourceKey: (organizationId: string, keyHash: string): Key => ({ pk: org(organizationId), sk: `SOURCEKEY#${keyHash}` }),
+
+  /** Leads: the sort key is the ULID, so the partition read backwards is newest first. */
+  lead: (organizationId: string, leadId: string): Key => ({ pk: org(organizationId), sk: `LEAD#${leadId}` }),
+  leadPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "LEAD#" }),
+  /** gsi1: one source's leads, newest first. */
+  leadsBySource: (organizationId: string, sourceId: string, leadId = "") => ({
+    gsi1pk: `${org(organizationId)}#SOURCE#${sourceId}#LEADS`,
+    gsi1sk: `LEAD#${leadId}`,
+  }),
+  /** gsi2: the leads of one E.164 phone number (inbound messages and calls find their lead). */
+  leadsByPhone: (organizationId: string, e164: string, leadId = "") => ({
+    gsi2pk: `${org(organizationId)}#LEADPHONE#${e164}`,
+    gsi2sk: `LEAD#${leadId}`,
+  }),
+  /**
+   * gsi3 (sparse): leads still Pending, for the sweep that republishes a lead whose
+   * queue message was lost. Not tenant data: an operator index across organizations,
+   * sharded so no partition is hot; the attributes are removed once the lead is settled.
+   */
+  pendingLead: (shard: number, createdAt: string, organizationId: string, leadId: string) => ({
+    gsi3pk: `PENDINGLEADS#${shard}`,
+    gsi3sk: `${createdAt}#${organizationId}#${leadId}`,
+  }),
+  /** Dedupe claims on a normalised natural key (conditional writes make them race-free). */
+  leadClaim: (organizationId: string, claim: LeadClaim): Key => ({
+    pk: org(organizationId),
+    sk:
+      claim.kind === "phone" || claim.kind === "email"
+        ? `LEADKEY#${claim.kind.toUpperCase()}#${claim.value}`
+        : `LEADKEY#SOURCE#${claim.sourceId}#${claim.kind === "sellerLeadId" ? "SELLER" : "EXTERNAL"}#${claim.value}`,
+  }),
+
+  /** Suppressed (opted-out) phone numbers; owned by messaging, read by lead processing. */
+  suppression: (organizationId: string, e164: string): Key => ({ pk: org(organizationId), sk: `SUPPRESSION#${e164}` }),
+
+  /**
+   * Event records (spec 2.5). The item lives under the organization, newest first by
+   * its ULID; gsi1 lists one lead's events in order.
+   */
+  event: (organizationId: string, eventId: string): Key => ({ pk: org(organizationId), sk: `EVENT#${eventId}` }),
+  eventPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "EVENT#" }),
+  eventsByLead: (organizationId: string, leadId: string, eventId = "") => ({
+    gsi1pk: `${org(organizationId)}#LEAD#${leadId}#EVENTS`,
+    gsi1sk: `EVENT#${eventId}`,
+  }),
+
   /** Fixed 60 s windows; the item expires by TTL soon after its window. */
   rateLimitWindow: (partition: RateLimitPartition, windowStart: number): Key =>
     partition.kind === "ip" || partition.kind === "user"
@@ -49,6 +99,11 @@ export type RateLimitPartition =
   | { kind: "user"; id: string }
   | { kind: "ip"; id: string };
 
+/** A normalised key two leads can share: phone/email within the organization, seller ids per source. */
+export type LeadClaim =
+  | { kind: "phone" | "email"; value: string }
+  | { kind: "sellerLeadId" | "externalId"; sourceId: string; value: string };
+
 /** The entity names stored in the `entity` attribute of every item. */
 export const entities = {
   organization: "Organization",
@@ -56,4 +111,10 @@ export const entities = {
   automation: "Automation",
   rateLimitWindow: "RateLimitWindow",
   idempotency: "IdempotencyRecord",
+  source: "Source",
+  sourceKey: "SourceKey",
+  lead: "Lead",
+  leadClaim: "LeadClaim",
+  suppression: "Suppression",
+  event: "Event",
 } as const;
