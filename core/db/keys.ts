@@ -60,9 +60,9 @@ export const keys = {
   leadClaim: (organizationId: string, claim: LeadClaim): Key => ({
     pk: org(organizationId),
     sk:
-      claim.kind === "phone" || claim.kind === "email"
-        ? `LEADKEY#${claim.kind.toUpperCase()}#${claim.value}`
-        : `LEADKEY#SOURCE#${claim.sourceId}#${claim.kind === "sellerLeadId" ? "SELLER" : "EXTERNAL"}#${claim.value}`,
+      "sourceId" in claim
+        ? `LEADKEY#SOURCE#${claim.sourceId}#${claim.kind === "sellerLeadId" ? "SELLER" : "EXTERNAL"}#${claim.value}`
+        : `LEADKEY#${claim.kind.toUpperCase()}#${claim.value}`,
   }),
 
   /** Suppressed (opted-out) phone numbers; owned by messaging, read by lead processing. */
