@@ -68,14 +68,14 @@ export function endpoint<
   implementation: (input: EndpointInput<TAuth, TBody, TQuery, TParams>) => Promise<unknown>,
 ) {
   const generic = operation as unknown as AnyOperation;
-  return middy<Event, Result, Error, Context>()
+  const chain = middy<Event, Result, Error, Context>()
     .use(problemResponses())
     .use(rateLimitHeaders())
     .use(authentication(generic))
     .use(authorization(generic))
-    .use(requestValidation(generic))
-    .use(idempotentReplay(generic))
-    .handler(async (event) => {
+    .use(requestValidation(generic));
+  if (generic.idempotent) chain.use(idempotentReplay());
+  return chain.handler(async (event) => {
       const state = stateOf({ event });
       const input = {
         actor: state.credentials?.actor,
@@ -229,8 +229,7 @@ async function parseBody(operation: AnyOperation, request: Request<Event, Result
  * request claims the key, a repeat gets the stored answer (see core/idempotency).
  * Only successful answers are stored; a failed request frees its key.
  */
-function idempotentReplay(operation: AnyOperation): ChainMiddleware {
-  if (!operation.idempotent) return { name: "idempotentReplay" };
+function idempotentReplay(): ChainMiddleware {
   const release = async (request: Request<Event, Result, Error, Context>) => {
     const claim = stateOf(request).idempotency;
     if (claim) await Idempotency.release(claim.organizationId, claim.scope, claim.key);
@@ -243,9 +242,10 @@ function idempotentReplay(operation: AnyOperation): ChainMiddleware {
       const organizationId = state.credentials?.actor?.organizationId;
       if (!key || !organizationId) return;
       const payload = fingerprint({ query: request.event.rawQueryString ?? "", body: request.event.body ?? "" });
-      const claim = await Idempotency.claim(organizationId, operation.operationId, key, payload);
+      const scope = request.event.routeKey;
+      const claim = await Idempotency.claim(organizationId, scope, key, payload);
       if (claim.kind === "claimed") {
-        state.idempotency = { organizationId, scope: operation.operationId, key };
+        state.idempotency = { organizationId, scope, key };
         return;
       }
       const { status, headers, body } = claim.response;

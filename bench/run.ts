@@ -1,0 +1,43 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { foundationBench } from "#bench/foundation";
+import { Organizations } from "#core/organizations/index";
+import { startLocalStack, type LocalStack } from "#local/start";
+
+/** What every benchmark module receives: the running local stack and a fresh organization. */
+export interface BenchContext {
+  stack: LocalStack;
+  baseUrl: string;
+  organizationId: string;
+  apiKey: string;
+}
+
+const benches: Record<string, (context: BenchContext) => Promise<void>> = {
+  foundation: foundationBench,
+};
+
+/**
+ * `npm run bench [-- name ...]`: starts the local stack in memory (the same
+ * handlers, DynamoDB Local and SQS emulator as `npm start`) and runs each
+ * benchmark against it. The rate limit is raised for the run (operators can do
+ * the same per stage) so the figures measure the service, not the limiter.
+ */
+async function main(): Promise<void> {
+  const selected = process.argv.slice(2).filter((name) => !name.startsWith("-"));
+  process.env.RATE_LIMIT_REQUESTS = String(1_000_000_000);
+  const stateDir = await mkdtemp(join(tmpdir(), "bench-"));
+  const stack = await startLocalStack({ inMemory: true, port: 0, stateDir, provision: false });
+  try {
+    for (const [name, bench] of Object.entries(benches)) {
+      if (selected.length && !selected.includes(name)) continue;
+      const { organization, apiKey } = await Organizations.create({ name: `Bench ${name}` });
+      await bench({ stack, baseUrl: stack.baseUrl, organizationId: organization.id, apiKey });
+    }
+  } finally {
+    await stack.stop();
+    await rm(stateDir, { recursive: true, force: true });
+  }
+}
+
+await main();
