@@ -62,7 +62,7 @@ const typeNames: Record<string, string> = {
 /** Valibot's default messages ("Invalid type: Expected string but received 5") rephrased as sentences; custom messages pass through. */
 function describeIssue(issue: v.BaseIssue<unknown>): string {
   if (!issue.message.startsWith("Invalid ")) return issue.message;
-  const received = issue.received;
+  const received = typeNames[issue.received] ?? issue.received;
   const lastKey = issue.path?.at(-1)?.key;
   switch (issue.type) {
     case "object":
