@@ -23,6 +23,11 @@ export interface HttpServerOptions {
   fallback?: { routeKey: string; handler: string };
   /** Served at `GET /.well-known/jwks.json` (local only: the key set user tokens are signed with). */
   jwks?: unknown;
+  /**
+   * Tests only: take the client address from `X-Forwarded-For`, so tests can act
+   * as distinct clients of the per-IP rate limit. API Gateway never does this.
+   */
+  trustForwardedFor?: boolean;
   log?: (line: string) => void;
 }
 
@@ -73,7 +78,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
         url,
         rawHeaders: request.rawHeaders,
         body,
-        sourceIp: (request.socket.remoteAddress ?? "127.0.0.1").replace(/^::ffff:/, ""),
+        sourceIp: sourceIp(request),
         protocol: `HTTP/${request.httpVersion}`,
       },
       routeKey,
@@ -95,6 +100,12 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       log(`${spec} failed (${context.awsRequestId}): ${error instanceof Error ? error.stack : String(error)}`);
       return /timed out/.test(String(error)) ? gatewayError(503, "Service Unavailable") : gatewayError(500, "Internal Server Error");
     }
+  }
+
+  function sourceIp(request: IncomingMessage): string {
+    const forwarded = options.trustForwardedFor ? request.headers["x-forwarded-for"] : undefined;
+    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
+    return first || (request.socket.remoteAddress ?? "127.0.0.1").replace(/^::ffff:/, "");
   }
 
   await new Promise<void>((resolve, reject) => {

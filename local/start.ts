@@ -26,6 +26,8 @@ export interface LocalStackOptions {
   provision?: boolean;
   /** Pollers per queue consumer. Default 2. */
   pollersPerQueue?: number;
+  /** Tests only: see HttpServerOptions.trustForwardedFor. */
+  trustForwardedFor?: boolean;
   dynamodbPort?: number;
   sqsPort?: number;
   log?: (line: string) => void;
@@ -74,7 +76,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const resources = await createLocalResources({ dynamodb: dynamodb.endpoint, sqs: sqsEmulator.endpoint });
     Object.assign(process.env, resources.env, secretsEnv(secrets));
 
-    const server = await startHttpServer({ port: options.port ?? 3000, host: options.host, jwks: secrets.jwks, log });
+    const server = await startHttpServer({ port: options.port ?? 3000, host: options.host, jwks: secrets.jwks, trustForwardedFor: options.trustForwardedFor, log });
     stoppers.push(server.stop);
     const env = { ...resources.env, ...secretsEnv(secrets), [environmentNames.publicBaseUrl]: server.url };
     Object.assign(process.env, env);

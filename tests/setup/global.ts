@@ -1,0 +1,45 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { JWK } from "jose";
+import type { TestProject } from "vitest/node";
+import { startLocalStack } from "#local/start";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The local HTTP server every tests/http test talks to. */
+    baseUrl: string;
+    /** TABLE_NAME, queue URLs, emulator endpoints and auth settings of the test stack. */
+    stackEnv: Record<string, string>;
+    /** The test stack's user-token signing key. */
+    signing: { privateJwk: JWK; issuer: string };
+  }
+}
+
+/**
+ * Starts the whole local stack once per test run: DynamoDB Local in memory, the
+ * SQS emulator, the HTTP server with every route, queue pollers and schedules.
+ * Secrets live in a temporary folder, never in the developer's `.local/`.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const stateDir = await mkdtemp(join(tmpdir(), "lead-api-tests-"));
+  const stack = await startLocalStack({
+    inMemory: true,
+    port: 0,
+    stateDir,
+    provision: false,
+    trustForwardedFor: true,
+    log: (line) => {
+      if (!/ → \d{3} \(/.test(line)) console.error(`[local stack] ${line}`);
+    },
+  });
+  project.provide("baseUrl", stack.baseUrl);
+  project.provide("stackEnv", stack.env);
+  project.provide("signing", { privateJwk: stack.secrets.privateJwk, issuer: stack.secrets.issuer });
+  // Workers are forked after this point and inherit the environment too.
+  Object.assign(process.env, stack.env);
+  return async () => {
+    await stack.stop();
+    await rm(stateDir, { recursive: true, force: true });
+  };
+}

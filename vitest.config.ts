@@ -1,0 +1,16 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    environment: "node",
+    include: ["tests/**/*.test.ts"],
+    // Starts DynamoDB Local, the SQS emulator and the local HTTP server once per run.
+    globalSetup: ["tests/setup/global.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    teardownTimeout: 30_000,
+    // Two cores: the JVM and the local server already run beside the workers.
+    pool: "forks",
+    maxWorkers: 2,
+  },
+});
