@@ -1,4 +1,17 @@
-import { ProviderError, headerValue, type CallStatusEvent, type InboundMessage, type MessageStatusEvent, type PlaceCallInput, type PlaceCallResult, type ProviderEvent, type ProviderPort, type SendMessageInput, type SendMessageResult, type WebhookRequest } from "#core/providers/port";
+import {
+  ProviderError,
+  headerValue,
+  type CallStatusEvent,
+  type InboundMessage,
+  type MessageStatusEvent,
+  type PlaceCallInput,
+  type PlaceCallResult,
+  type ProviderEvent,
+  type ProviderPort,
+  type SendMessageInput,
+  type SendMessageResult,
+  type WebhookRequest,
+} from "#core/providers/port";
 import { twilioError } from "./errors.ts";
 import { verifyTwilioSignature } from "./signature.ts";
 import { callStatusFromTwilio, messageStatusFromTwilio } from "./statuses.ts";
