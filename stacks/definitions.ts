@@ -100,6 +100,11 @@ export const routes: RouteDefinition[] = [
   { method: "GET", path: "/automations/{id}", handler: "functions/automations/get.handler" },
   { method: "POST", path: "/automations/all/my", handler: "functions/automations/list.handler" },
   { method: "DELETE", path: "/automations/{id}", handler: "functions/automations/delete.handler" },
+  { method: "POST", path: "/sources", handler: "functions/sources/create.handler" },
+  { method: "GET", path: "/sources/{id}", handler: "functions/sources/get.handler" },
+  { method: "POST", path: "/sources/all/my", handler: "functions/sources/list.handler" },
+  { method: "PUT", path: "/sources/{id}", handler: "functions/sources/update.handler" },
+  { method: "POST", path: "/sources/{id}/keys", handler: "functions/sources/rotate-key.handler" },
 ];
 
 export interface ConsumerDefinition extends HandlerDefinition {

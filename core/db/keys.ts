@@ -29,10 +29,12 @@ export const keys = {
   }),
   automationPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "AUTOMATION#" }),
 
-  /** Lead sources; a source key `lk_<org>_<secret>` resolves in one GetItem on its hash. */
+  /**
+   * Lead sources. The item holds the hash of the source key (`lk_<org>_<secret>`), so
+   * `sourceId` + key resolve in one GetItem and a rotation replaces the hash atomically.
+   */
   source: (organizationId: string, sourceId: string): Key => ({ pk: org(organizationId), sk: `SOURCE#${sourceId}` }),
   sourcePrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "SOURCE#" }),
-  sourceKey: (organizationId: string, keyHash: string): Key => ({ pk: org(organizationId), sk: `SOURCEKEY#${keyHash}` }),
 
   /** Leads: the sort key is the ULID, so the partition read backwards is newest first. */
   lead: (organizationId: string, leadId: string): Key => ({ pk: org(organizationId), sk: `LEAD#${leadId}` }),
@@ -79,6 +81,10 @@ export const keys = {
     gsi1sk: `EVENT#${eventId}`,
   }),
 
+  /** A2A tasks of the `/a2a` agent, kept for a while (TTL) so `tasks/get` can read them back. */
+  a2aTask: (organizationId: string, taskId: string): Key => ({ pk: org(organizationId), sk: `A2ATASK#${taskId}` }),
+  a2aTaskPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "A2ATASK#" }),
+
   /** Fixed 60 s windows; the item expires by TTL soon after its window. */
   rateLimitWindow: (partition: RateLimitPartition, windowStart: number): Key =>
     partition.kind === "ip" || partition.kind === "user"
@@ -112,9 +118,9 @@ export const entities = {
   rateLimitWindow: "RateLimitWindow",
   idempotency: "IdempotencyRecord",
   source: "Source",
-  sourceKey: "SourceKey",
   lead: "Lead",
   leadClaim: "LeadClaim",
   suppression: "Suppression",
   event: "Event",
+  a2aTask: "A2ATask",
 } as const;

@@ -1,9 +1,14 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import type { Actor } from "#core/auth/actor";
+import { sourcePermissions, type Actor } from "#core/auth/actor";
 import { resolveBearer } from "#core/auth/authenticate";
 import type { RateLimitPartition } from "#core/db/keys";
-import type { UnauthorizedError } from "#core/errors";
+import { UnauthorizedError } from "#core/errors";
 import type { AuthMode } from "#core/http/operation";
+import { Sources } from "#core/sources/index";
+
+/** Headers that carry a source key on the intake routes (the query parameters `sourceId` / `apiKey` work too). */
+export const sourceIdHeader = "x-source-id";
+export const sourceKeyHeader = "x-source-key";
 
 /** The outcome of reading a request's credential: who it is (if anyone) and which rate-limit partition it counts against. */
 export interface Credentials {
@@ -22,10 +27,51 @@ export interface Credentials {
 export async function resolveCredentials(auth: AuthMode, event: APIGatewayProxyEventV2): Promise<Credentials> {
   const ipPartition: RateLimitPartition = { kind: "ip", id: event.requestContext.http.sourceIp };
   if (auth === "public") return { partition: ipPartition };
+  if (auth === "bearerOrSource" && hasSourceCredentials(event)) return resolveSource(event, ipPartition);
 
   const bearer = await resolveBearer(event.headers?.authorization);
   if (bearer.ok) return { actor: bearer.actor, partition: { kind: "business", organizationId: bearer.actor.organizationId } };
   // Authenticated, but no organization to act in: counts as the user, then fails authorization (403).
   if (bearer.userWithoutOrganization) return { partition: { kind: "user", id: bearer.userWithoutOrganization } };
   return { partition: ipPartition, error: bearer.error };
+}
+
+function sourceCredentials(event: APIGatewayProxyEventV2): { sourceId?: string; apiKey?: string } {
+  const query = event.queryStringParameters ?? {};
+  const headers = event.headers ?? {};
+  return { sourceId: query.sourceId ?? headers[sourceIdHeader], apiKey: query.apiKey ?? headers[sourceKeyHeader] };
+}
+
+function hasSourceCredentials(event: APIGatewayProxyEventV2): boolean {
+  const { sourceId, apiKey } = sourceCredentials(event);
+  return sourceId !== undefined || apiKey !== undefined;
+}
+
+/**
+ * A source key (intake routes): a valid key of an enabled source, used from an
+ * allowed address, acts as that source and counts against the organization's
+ * business-intake partition; anything else is a 401 on the caller's IP (spec 8).
+ */
+async function resolveSource(event: APIGatewayProxyEventV2, ipPartition: RateLimitPartition): Promise<Credentials> {
+  const { sourceId, apiKey } = sourceCredentials(event);
+  if (!sourceId || !apiKey) {
+    return { partition: ipPartition, error: new UnauthorizedError("A source key needs both sourceId and apiKey (or X-Source-Id and X-Source-Key).", "missing") };
+  }
+  const resolved = await Sources.resolveKey(sourceId, apiKey, event.requestContext.http.sourceIp);
+  if (!resolved.ok) {
+    const message = {
+      unknown: "The source id and key do not match an existing source.",
+      disabled: "The source is disabled.",
+      ipNotAllowed: "The source does not accept leads from this address.",
+    }[resolved.reason];
+    return { partition: ipPartition, error: new UnauthorizedError(message, "invalid") };
+  }
+  const actor: Actor = {
+    organizationId: resolved.organizationId,
+    kind: "source",
+    sourceId: resolved.source.id,
+    permissions: sourcePermissions,
+    displayName: resolved.source.name,
+  };
+  return { actor, partition: { kind: "intake", organizationId: resolved.organizationId } };
 }

@@ -1,0 +1,79 @@
+import * as v from "valibot";
+import { defineOperation } from "#core/http/operation";
+import { ListSourcesSchema, SourceRequestSchema, SourceSchema, SourceWithKeySchema } from "#core/sources/index";
+import { pageSchema } from "#core/shared/paging";
+
+const SourceIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
+
+const sourceExample = { name: "Acme Leads", enabled: true, defaultPrice: "12.50", vertical: "Insurance", product: "Auto", duplicateWindowHours: 24 };
+
+export const createSource = defineOperation({
+  operationId: "createSource",
+  method: "POST",
+  path: "/sources",
+  summary: "Create a lead source and its intake key",
+  description: "The answer carries `apiKey` once; only its hash is stored. Give the seller `sourceId` and `apiKey`.",
+  tag: "Sources",
+  auth: "bearer",
+  permission: "sources:write",
+  body: SourceRequestSchema,
+  success: { status: 201, description: "The source and its key (shown only now)", schema: SourceWithKeySchema },
+  problems: [400, 401, 403, 413, 415, 429],
+  example: sourceExample,
+});
+
+export const getSource = defineOperation({
+  operationId: "getSource",
+  method: "GET",
+  path: "/sources/{id}",
+  summary: "Read one lead source of the current organization",
+  tag: "Sources",
+  auth: "bearer",
+  permission: "sources:read",
+  params: SourceIdParams,
+  success: { status: 200, description: "The source (never its key)", schema: SourceSchema },
+  problems: [401, 403, 404, 429],
+});
+
+export const listSources = defineOperation({
+  operationId: "listSources",
+  method: "POST",
+  path: "/sources/all/my",
+  summary: "List the current organization's lead sources (paging query in the body)",
+  tag: "Sources",
+  auth: "bearer",
+  permission: "sources:read",
+  body: ListSourcesSchema,
+  success: { status: 200, description: "A page of sources", schema: pageSchema(SourceSchema) },
+  problems: [400, 401, 403, 413, 415, 429],
+  example: { pageSize: 20, filters: [{ field: "enabled", value: true }] },
+});
+
+export const updateSource = defineOperation({
+  operationId: "updateSource",
+  method: "PUT",
+  path: "/sources/{id}",
+  summary: "Replace a lead source's settings (name, enabled, default price, vertical/product, allowed IPs, duplicate window)",
+  description: "A disabled source's key is refused with 401 at once. The key itself is unchanged; rotate it with POST /sources/{id}/keys.",
+  tag: "Sources",
+  auth: "bearer",
+  permission: "sources:write",
+  params: SourceIdParams,
+  body: SourceRequestSchema,
+  success: { status: 200, description: "The updated source", schema: SourceSchema },
+  problems: [400, 401, 403, 404, 413, 415, 429],
+  example: { ...sourceExample, enabled: false },
+});
+
+export const rotateSourceKey = defineOperation({
+  operationId: "rotateSourceKey",
+  method: "POST",
+  path: "/sources/{id}/keys",
+  summary: "Issue a new key for a source; the previous key stops working immediately",
+  tag: "Sources",
+  auth: "bearer",
+  permission: "sources:write",
+  params: SourceIdParams,
+  success: { status: 201, description: "The new key (shown only now)", schema: SourceWithKeySchema },
+  problems: [401, 403, 404, 429],
+});

@@ -1,0 +1,272 @@
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { BlockList, isIP } from "node:net";
+import * as v from "valibot";
+import type { Actor } from "#core/auth/actor";
+import { db, tableName } from "#core/db/client";
+import { entities, keys } from "#core/db/keys";
+import { listPage, type ListResource } from "#core/db/list";
+import { NotFoundError, ValidationError } from "#core/errors";
+import { decimalString, normalize as normalizeDecimal } from "#core/shared/money";
+import { newId, nowIso } from "#core/shared/ids";
+import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { hashSecret, randomSecret, safeEqual } from "#core/shared/secrets";
+import { toFieldErrors } from "#core/shared/validation";
+
+/** Default phone/email duplicate window of a source's leads, in hours (docs/decisions.md). */
+export const defaultDuplicateWindowHours = 24;
+/** Longest window a source may ask for; also how long a dedupe claim is kept. */
+export const maxDuplicateWindowHours = 24 * 90;
+
+const ipOrCidr = v.pipe(
+  v.string(),
+  v.trim(),
+  v.check((value) => parseIpRange(value) !== undefined, "Must be an IPv4/IPv6 address or CIDR range such as 203.0.113.0/24."),
+);
+
+const sourceFields = {
+  name: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(255)),
+  enabled: v.optional(v.boolean(), true),
+  defaultPrice: v.nullish(decimalString),
+  vertical: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(100))),
+  product: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(100))),
+  allowedIps: v.nullish(v.pipe(v.array(ipOrCidr), v.maxLength(50))),
+  duplicateWindowHours: v.optional(
+    v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(maxDuplicateWindowHours)),
+    defaultDuplicateWindowHours,
+  ),
+};
+
+/** Body of `POST /sources` and `PUT /sources/{id}` (PUT replaces every writable field). */
+export const SourceRequestSchema = v.strictObject(sourceFields);
+export type SourceRequest = v.InferInput<typeof SourceRequestSchema>;
+
+/** A lead source as every read answers it; the key itself is never stored, only its hash. */
+export const SourceSchema = v.object({
+  id: v.string(),
+  name: v.string(),
+  enabled: v.boolean(),
+  defaultPrice: v.nullable(v.string()),
+  vertical: v.nullable(v.string()),
+  product: v.nullable(v.string()),
+  allowedIps: v.nullable(v.array(v.string())),
+  duplicateWindowHours: v.number(),
+  /** The key's first characters, to tell keys apart ("lk_01J…_Ab3d…"). */
+  keyPreview: v.string(),
+  keyRotatedAt: v.nullable(v.string()),
+  createdAt: v.string(),
+  modifiedAt: v.nullable(v.string()),
+});
+export type Source = v.InferOutput<typeof SourceSchema>;
+
+/** Answer of create and rotate: the plain key, shown only this once. */
+export const SourceWithKeySchema = v.object({ source: SourceSchema, sourceId: v.string(), apiKey: v.string() });
+export type SourceWithKey = v.InferOutput<typeof SourceWithKeySchema>;
+
+export const ListSourcesSchema = PagingQuerySchema;
+
+const sourceKeyPattern = /^lk_([0-9A-HJKMNP-TV-Z]{26})_([A-Za-z0-9_-]{32,})$/;
+
+const listResource: ListResource<Source> = {
+  name: "sources",
+  fields: {
+    name: { get: (s) => s.name, kind: "string", filter: true, sort: true, search: true },
+    enabled: { get: (s) => s.enabled, kind: "boolean", filter: true },
+    vertical: { get: (s) => s.vertical, kind: "string", filter: true, search: true },
+    product: { get: (s) => s.product, kind: "string", filter: true, search: true },
+    createdAt: { get: (s) => s.createdAt, kind: "date", sort: true, range: true },
+    modifiedAt: { get: (s) => s.modifiedAt, kind: "date", sort: true, range: true },
+  },
+  defaultOrder: [{ field: "createdAt", direction: "desc" }],
+  idOf: (s) => s.id,
+  fromItem: toSource,
+  candidates: (organizationId) => {
+    const { pk, skPrefix } = keys.sourcePrefix(organizationId);
+    return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
+  },
+};
+
+/** Why a source credential was refused (all answered 401 on the IP partition). */
+export type SourceKeyRefusal = "unknown" | "disabled" | "ipNotAllowed";
+
+/** Lead sources of an organization and their intake keys. */
+export const Sources = {
+  /** Creates a source with a fresh key; the plain key is returned once. */
+  async create(actor: Actor, input: SourceRequest): Promise<SourceWithKey> {
+    const request = parseRequest(input);
+    const now = nowIso();
+    const apiKey = newSourceKey(actor.organizationId);
+    const source: Source = {
+      id: newId(),
+      ...writable(request),
+      keyPreview: preview(apiKey),
+      keyRotatedAt: null,
+      createdAt: now,
+      modifiedAt: null,
+    };
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.source(actor.organizationId, source.id), entity: entities.source, ...source, keyHash: hashSecret(apiKey) },
+        ConditionExpression: "attribute_not_exists(pk)",
+      }),
+    );
+    return { source, sourceId: source.id, apiKey };
+  },
+
+  async fromId(actor: Actor, sourceId: string): Promise<Source> {
+    const item = await readSource(actor.organizationId, sourceId);
+    if (!item) throw new NotFoundError("Source", sourceId);
+    return toSource(item);
+  },
+
+  async list(actor: Actor, query: PagingQuery): Promise<Page<Source>> {
+    return listPage(listResource, actor.organizationId, query);
+  },
+
+  /** Replaces the writable fields; the key is unchanged. */
+  async update(actor: Actor, sourceId: string, input: SourceRequest): Promise<Source> {
+    const fields = writable(parseRequest(input));
+    const modifiedAt = nowIso();
+    const names = Object.keys(fields);
+    try {
+      const { Attributes } = await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.source(actor.organizationId, sourceId),
+          UpdateExpression: `SET ${[...names, "modifiedAt"].map((name) => `#${name} = :${name}`).join(", ")}`,
+          ConditionExpression: "attribute_exists(pk)",
+          ExpressionAttributeNames: Object.fromEntries([...names, "modifiedAt"].map((name) => [`#${name}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(
+            [...Object.entries(fields), ["modifiedAt", modifiedAt]].map(([name, value]) => [`:${name}`, value]),
+          ),
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return toSource(Attributes!);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new NotFoundError("Source", sourceId);
+      throw error;
+    }
+  },
+
+  /** Issues a new key: it works at once and the previous one stops (one atomic write). */
+  async rotateKey(actor: Actor, sourceId: string): Promise<SourceWithKey> {
+    const apiKey = newSourceKey(actor.organizationId);
+    const now = nowIso();
+    try {
+      const { Attributes } = await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.source(actor.organizationId, sourceId),
+          UpdateExpression: "SET keyHash = :hash, keyPreview = :preview, keyRotatedAt = :now, modifiedAt = :now",
+          ConditionExpression: "attribute_exists(pk)",
+          ExpressionAttributeValues: { ":hash": hashSecret(apiKey), ":preview": preview(apiKey), ":now": now },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return { source: toSource(Attributes!), sourceId, apiKey };
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new NotFoundError("Source", sourceId);
+      throw error;
+    }
+  },
+
+  /**
+   * Resolves `sourceId` + source key in one GetItem (the organization is part of
+   * the key). A key of another source, a disabled source or a caller outside the
+   * source's allowed IPs is refused.
+   */
+  async resolveKey(
+    sourceId: string,
+    apiKey: string,
+    callerIp: string,
+  ): Promise<{ ok: true; organizationId: string; source: Source } | { ok: false; reason: SourceKeyRefusal }> {
+    const match = sourceKeyPattern.exec(apiKey);
+    if (!match || sourceId.length === 0 || sourceId.length > 64) return { ok: false, reason: "unknown" };
+    const organizationId = match[1]!;
+    const item = await readSource(organizationId, sourceId);
+    if (!item || typeof item.keyHash !== "string" || !safeEqual(item.keyHash, hashSecret(apiKey))) return { ok: false, reason: "unknown" };
+    const source = toSource(item);
+    if (!source.enabled) return { ok: false, reason: "disabled" };
+    if (source.allowedIps?.length && !ipAllowed(source.allowedIps, callerIp)) return { ok: false, reason: "ipNotAllowed" };
+    return { ok: true, organizationId, source };
+  },
+
+  /** The source as stored, for lead processing (no actor: the organization comes from the lead). */
+  async settings(organizationId: string, sourceId: string): Promise<Source | undefined> {
+    const item = await readSource(organizationId, sourceId);
+    return item ? toSource(item) : undefined;
+  },
+};
+
+function parseRequest(input: SourceRequest) {
+  const result = v.safeParse(SourceRequestSchema, input);
+  if (!result.success) throw new ValidationError("The source is not valid; see errors for each field.", toFieldErrors(result.issues));
+  return result.output;
+}
+
+async function readSource(organizationId: string, sourceId: string) {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.source(organizationId, sourceId) }));
+  return Item;
+}
+
+function writable(request: v.InferOutput<typeof SourceRequestSchema>) {
+  return {
+    name: request.name,
+    enabled: request.enabled,
+    defaultPrice: request.defaultPrice ? normalizeDecimal(request.defaultPrice) : null,
+    vertical: request.vertical || null,
+    product: request.product || null,
+    allowedIps: request.allowedIps?.length ? request.allowedIps : null,
+    duplicateWindowHours: request.duplicateWindowHours,
+  };
+}
+
+function newSourceKey(organizationId: string): string {
+  return `lk_${organizationId}_${randomSecret()}`;
+}
+
+function preview(apiKey: string): string {
+  return `${apiKey.slice(0, 33)}${apiKey.slice(33, 37)}…`;
+}
+
+function toSource(item: Record<string, unknown>): Source {
+  return {
+    id: item.id as string,
+    name: item.name as string,
+    enabled: item.enabled as boolean,
+    defaultPrice: (item.defaultPrice as string | null) ?? null,
+    vertical: (item.vertical as string | null) ?? null,
+    product: (item.product as string | null) ?? null,
+    allowedIps: (item.allowedIps as string[] | null) ?? null,
+    duplicateWindowHours: (item.duplicateWindowHours as number | undefined) ?? defaultDuplicateWindowHours,
+    keyPreview: item.keyPreview as string,
+    keyRotatedAt: (item.keyRotatedAt as string | null) ?? null,
+    createdAt: item.createdAt as string,
+    modifiedAt: (item.modifiedAt as string | null) ?? null,
+  };
+}
+
+/** `203.0.113.7`, `203.0.113.0/24`, `2001:db8::/32` → address, prefix length and family. */
+export function parseIpRange(value: string): { address: string; prefix: number; family: "ipv4" | "ipv6" } | undefined {
+  const [address = "", prefixText, extra] = value.split("/");
+  const version = isIP(address);
+  if (version === 0 || extra !== undefined) return undefined;
+  const max = version === 4 ? 32 : 128;
+  const prefix = prefixText === undefined ? max : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : Number.NaN;
+  if (!(prefix >= 0 && prefix <= max)) return undefined;
+  return { address, prefix, family: version === 4 ? "ipv4" : "ipv6" };
+}
+
+/** Whether `ip` falls within any of the allowed addresses or ranges. */
+export function ipAllowed(allowed: readonly string[], ip: string): boolean {
+  const family = isIP(ip);
+  if (family === 0) return false;
+  const list = new BlockList();
+  for (const entry of allowed) {
+    const range = parseIpRange(entry);
+    if (range) list.addSubnet(range.address, range.prefix, range.family);
+  }
+  return list.check(ip, family === 4 ? "ipv4" : "ipv6");
+}

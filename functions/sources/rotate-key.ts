@@ -1,0 +1,5 @@
+import { endpoint } from "#core/http/endpoint";
+import { rotateSourceKey } from "#core/http/operations/sources";
+import { Sources } from "#core/sources/index";
+
+export const handler = endpoint(rotateSourceKey, ({ actor, params }) => Sources.rotateKey(actor, params.id));
