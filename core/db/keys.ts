@@ -85,6 +85,45 @@ export const keys = {
   a2aTask: (organizationId: string, taskId: string): Key => ({ pk: org(organizationId), sk: `A2ATASK#${taskId}` }),
   a2aTaskPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "A2ATASK#" }),
 
+  /** Phone numbers the organization owns at the provider. */
+  phoneNumber: (organizationId: string, phoneNumberId: string): Key => ({ pk: org(organizationId), sk: `PHONENUMBER#${phoneNumberId}` }),
+  phoneNumberPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "PHONENUMBER#" }),
+  /**
+   * Number → organization route (not tenant data): provider webhooks name only our
+   * number (To of an inbound message, From of a status callback), so this is the one
+   * lookup that cannot start from an organization. One item per E.164 number, claimed
+   * with a conditional put, so a number belongs to at most one organization.
+   */
+  numberRoute: (e164: string): Key => ({ pk: `NUMBER#${e164}`, sk: "ROUTE" }),
+
+  /** Conversations: one per contact phone; the pointer item makes "conversation of this phone" race-free. */
+  conversation: (organizationId: string, conversationId: string): Key => ({ pk: org(organizationId), sk: `CONVERSATION#${conversationId}` }),
+  conversationPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "CONVERSATION#" }),
+  conversationByPhone: (organizationId: string, e164: string): Key => ({ pk: org(organizationId), sk: `CONVERSATIONPHONE#${e164}` }),
+
+  /** Messages (outbound and inbound); gsi1 lists one conversation's messages in order. */
+  message: (organizationId: string, messageId: string): Key => ({ pk: org(organizationId), sk: `MESSAGE#${messageId}` }),
+  messagesByConversation: (organizationId: string, conversationId: string, messageId = "") => ({
+    gsi1pk: `${org(organizationId)}#CONVERSATION#${conversationId}#MESSAGES`,
+    gsi1sk: `MESSAGE#${messageId}`,
+  }),
+  /** Provider message id → our message (status callbacks, inbound dedupe); a conditional put claims it. */
+  providerMessage: (organizationId: string, provider: string, providerMessageId: string): Key => ({
+    pk: org(organizationId),
+    sk: `PROVIDERMESSAGE#${provider}#${providerMessageId}`,
+  }),
+  /**
+   * gsi3 (sparse): messages waiting for a time (far-future scheduled sends, receipt
+   * timeouts). Not tenant data: the sweeper's operator index across organizations,
+   * sharded by message id; the attributes are removed once the wait is over.
+   */
+  dueMessage: (shard: number, dueAt: string, organizationId: string, messageId: string) => ({
+    gsi3pk: `DUEMESSAGES#${shard}`,
+    gsi3sk: `${dueAt}#${organizationId}#${messageId}`,
+  }),
+  /** Messaging settings of an organization (quiet hours, help and confirmation texts). */
+  messagingSettings: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#MESSAGING" }),
+
   /** Fixed 60 s windows; the item expires by TTL soon after its window. */
   rateLimitWindow: (partition: RateLimitPartition, windowStart: number): Key =>
     partition.kind === "ip" || partition.kind === "user"
@@ -122,5 +161,12 @@ export const entities = {
   leadClaim: "LeadClaim",
   suppression: "Suppression",
   event: "Event",
+  phoneNumber: "PhoneNumber",
+  numberRoute: "NumberRoute",
+  conversation: "Conversation",
+  conversationByPhone: "ConversationByPhone",
+  message: "Message",
+  providerMessage: "ProviderMessage",
+  messagingSettings: "MessagingSettings",
   a2aTask: "A2ATask",
 } as const;
