@@ -3,8 +3,11 @@ import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
 import { actorId, type Actor } from "#core/auth/actor";
 import {
+  ActionSchema,
   AutomationRequestSchema,
-  validateAutomationGraph,
+  ConditionGroupSchema,
+  ConnectionSchema,
+  TriggerSchema,
   type AutomationRequest,
 } from "#core/automations/definition";
 import { db, tableName } from "#core/db/client";
@@ -31,10 +34,10 @@ export const AutomationSchema = v.object({
   visibility: v.string(),
   managementLevel: v.string(),
   isSystemManaged: v.boolean(),
-  triggers: v.array(v.record(v.string(), v.unknown())),
-  conditionGroups: v.array(v.record(v.string(), v.unknown())),
-  actions: v.array(v.record(v.string(), v.unknown())),
-  connections: v.array(v.record(v.string(), v.unknown())),
+  triggers: v.array(TriggerSchema),
+  conditionGroups: v.array(ConditionGroupSchema),
+  actions: v.array(ActionSchema),
+  connections: v.array(ConnectionSchema),
   lastRunAt: v.nullable(v.string()),
   lastRunStatus: v.nullable(v.string()),
   version: v.number(),
@@ -44,6 +47,12 @@ export const AutomationSchema = v.object({
   modifiedAt: v.nullable(v.string()),
 });
 export type Automation = v.InferOutput<typeof AutomationSchema>;
+
+/**
+ * Webhook signing secrets are write-only: responses show this marker instead,
+ * and a PUT that sends the marker back keeps the stored secret.
+ */
+export const redactedSecret = "__redacted_secret__";
 
 export const ListAutomationsSchema = PagingQuerySchema;
 
@@ -76,7 +85,6 @@ const listResource: ListResource<Automation> = {
 /** Automations of the caller's organization: definitions, versions and their last run. */
 export const Automations = {
   async create(actor: Actor, input: AutomationRequest): Promise<Automation> {
-    assertValidGraph(input);
     const organization = await Organizations.fromId(actor.organizationId);
     const now = nowIso();
     const automation: Automation = {
@@ -101,15 +109,11 @@ export const Automations = {
         ConditionExpression: "attribute_not_exists(pk)",
       }),
     );
-    return automation;
+    return redactSecrets(automation);
   },
 
   async fromId(actor: Actor, automationId: string): Promise<Automation> {
-    const { Item } = await db().send(
-      new GetCommand({ TableName: tableName(), Key: keys.automation(actor.organizationId, automationId) }),
-    );
-    if (!Item) throw new NotFoundError("Automation", automationId);
-    return toAutomation(Item);
+    return redactSecrets(await storedAutomation(actor, automationId));
   },
 
   /**
@@ -117,14 +121,13 @@ export const Automations = {
    * (optimistic concurrency, else 409); every successful update increments it.
    */
   async update(actor: Actor, automationId: string, input: AutomationRequest): Promise<Automation> {
-    assertValidGraph(input);
-    const current = await Automations.fromId(actor, automationId);
+    const current = await storedAutomation(actor, automationId);
     if (input.version !== undefined && input.version !== current.version) {
       throw new ConflictError(
         `The automation is at version ${current.version}, not ${input.version}; read it again and reapply your change.`,
       );
     }
-    const next = definitionFields(input);
+    const next = { ...definitionFields(input), actions: keepStoredSecrets(input.actions, current.actions) };
     if (current.isSystemManaged) assertOnlyEnabledChanged(current, next);
     const updated: Automation = {
       ...current,
@@ -147,7 +150,7 @@ export const Automations = {
       }
       throw error;
     }
-    return updated;
+    return redactSecrets(updated);
   },
 
   async remove(actor: Actor, automationId: string): Promise<void> {
@@ -157,7 +160,8 @@ export const Automations = {
   },
 
   async list(actor: Actor, query: PagingQuery): Promise<Page<Automation>> {
-    return listPage(listResource, actor.organizationId, query);
+    const page = await listPage(listResource, actor.organizationId, query);
+    return { ...page, items: page.items.map(redactSecrets) };
   },
 };
 
@@ -175,9 +179,40 @@ function definitionFields(input: AutomationRequest) {
   };
 }
 
-function assertValidGraph(input: AutomationRequest): void {
-  const errors = validateAutomationGraph(input);
-  if (errors.length > 0) throw new ValidationError("The automation's workflow graph is not valid.", errors);
+async function storedAutomation(actor: Actor, automationId: string): Promise<Automation> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.automation(actor.organizationId, automationId) }),
+  );
+  if (!Item) throw new NotFoundError("Automation", automationId);
+  return toAutomation(Item);
+}
+
+type Action = Automation["actions"][number];
+const secretOf = (action: Action): string | undefined =>
+  "secret" in action.settings ? (action.settings.secret as string | undefined) : undefined;
+
+function redactSecrets(automation: Automation): Automation {
+  if (!automation.actions.some(secretOf)) return automation;
+  return {
+    ...automation,
+    actions: automation.actions.map((action) =>
+      secretOf(action) ? ({ ...action, settings: { ...action.settings, secret: redactedSecret } } as Action) : action,
+    ),
+  };
+}
+
+function keepStoredSecrets<TAction extends Action>(actions: TAction[], stored: Action[]): TAction[] {
+  return actions.map((action) => {
+    if (secretOf(action) !== redactedSecret) return action;
+    const previous = stored.find((candidate) => candidate.id === action.id);
+    const secret = previous ? secretOf(previous) : undefined;
+    if (!secret) {
+      throw new ValidationError("A redacted secret can only be sent back for an action that has one.", [
+        { pointer: `/actions/${actions.indexOf(action)}/settings/secret`, detail: "Send the new secret, or omit it." },
+      ]);
+    }
+    return { ...action, settings: { ...action.settings, secret } } as TAction;
+  });
 }
 
 function assertOnlyEnabledChanged(current: Automation, next: ReturnType<typeof definitionFields>): void {
