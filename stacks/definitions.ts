@@ -140,4 +140,14 @@ export const environmentNames = {
   /** Twilio REST credentials (SST secrets in AWS); unset means no Twilio account is configured. */
   twilioAccountSid: "TWILIO_ACCOUNT_SID",
   twilioAuthToken: "TWILIO_AUTH_TOKEN",
+  /** Carrier provider: `simulator` (default; local stack and tests) or `twilio`. */
+  provider: "PROVIDER",
+  /** Multiplies the local carrier simulator's callback delays (tests shorten them). */
+  simulatorDelayScale: "SIMULATOR_DELAY_SCALE",
+  /** Retry policy of transient provider errors; unset means core/messaging/status.ts defaults. */
+  messageMaxRetries: "MESSAGE_MAX_RETRIES",
+  messageRetryBaseMs: "MESSAGE_RETRY_BASE_MS",
+  messageRetryMaxDelayMs: "MESSAGE_RETRY_MAX_DELAY_MS",
+  /** Wait for a final delivery receipt before a message becomes Unknown; unset means 72 h. */
+  messageReceiptTimeoutMs: "MESSAGE_RECEIPT_TIMEOUT_MS",
 } as const;
