@@ -124,6 +124,28 @@ export const keys = {
   /** Messaging settings of an organization (quiet hours, help and confirmation texts). */
   messagingSettings: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#MESSAGING" }),
 
+  /** Billing (prepaid wallet): the wallet, its price list, ledger entries (newest first by ULID) and open reservations. */
+  wallet: (organizationId: string): Key => ({ pk: org(organizationId), sk: "WALLET" }),
+  priceList: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#PRICES" }),
+  ledgerEntry: (organizationId: string, entryId: string): Key => ({ pk: org(organizationId), sk: `LEDGER#${entryId}` }),
+  ledgerPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "LEDGER#" }),
+  /** One per message or call whose estimated cost is held; keyed by that message or call id. */
+  reservation: (organizationId: string, reservationId: string): Key => ({ pk: org(organizationId), sk: `RESERVATION#${reservationId}` }),
+
+  /** Calls (outbound and inbound). */
+  call: (organizationId: string, callId: string): Key => ({ pk: org(organizationId), sk: `CALL#${callId}` }),
+  /**
+   * A copy of a call under each of its two numbers (endpoint 14: calls from or to a
+   * number), written in the same transaction as the call, newest first by call id.
+   */
+  callByPhone: (organizationId: string, e164: string, callId: string): Key => ({ pk: org(organizationId), sk: `CALLPHONE#${e164}#${callId}` }),
+  callByPhonePrefix: (organizationId: string, e164: string) => ({ pk: org(organizationId), skPrefix: `CALLPHONE#${e164}#` }),
+  /** Provider call id → our call (status callbacks); a conditional put claims it (inbound calls are created once). */
+  providerCall: (organizationId: string, provider: string, providerCallId: string): Key => ({
+    pk: org(organizationId),
+    sk: `PROVIDERCALL#${provider}#${providerCallId}`,
+  }),
+
   /** Fixed 60 s windows; the item expires by TTL soon after its window. */
   rateLimitWindow: (partition: RateLimitPartition, windowStart: number): Key =>
     partition.kind === "ip" || partition.kind === "user"
@@ -169,4 +191,11 @@ export const entities = {
   providerMessage: "ProviderMessage",
   messagingSettings: "MessagingSettings",
   a2aTask: "A2ATask",
+  wallet: "Wallet",
+  priceList: "PriceList",
+  ledgerEntry: "LedgerEntry",
+  reservation: "Reservation",
+  call: "Call",
+  callByPhone: "CallByPhone",
+  providerCall: "ProviderCall",
 } as const;
