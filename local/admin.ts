@@ -3,7 +3,7 @@ import { roles, type Role } from "#core/auth/actor";
 import { signUserToken } from "#core/auth/local-tokens";
 import { Organizations } from "#core/organizations/index";
 import { environmentNames, table } from "#stacks/definitions";
-import { createSource } from "#local/provision";
+import { createSource, developerTokenLifetime } from "#local/provision";
 import { loadOrCreateSecrets } from "#local/secrets";
 import { defaultStateDir, readStackState } from "#local/state";
 
@@ -81,7 +81,7 @@ async function run(command: string | undefined): Promise<unknown> {
         ...(values.email ? { email: values.email } : {}),
       };
       const secrets = await loadOrCreateSecrets(defaultStateDir);
-      const token = await signUserToken(claims, { privateJwk: secrets.privateJwk, issuer: secrets.issuer, expiresIn: "30d" });
+      const token = await signUserToken(claims, { privateJwk: secrets.privateJwk, issuer: secrets.issuer, expiresIn: developerTokenLifetime });
       return { token, ...claims };
     }
     case "create-source": {
@@ -89,9 +89,7 @@ async function run(command: string | undefined): Promise<unknown> {
       const name = required("name");
       await useTarget();
       if (!(await Organizations.fromId(organizationId))) throw new UsageError(`No organization ${organizationId}`);
-      const source = await createSource(organizationId, name);
-      if (!source) throw new UsageError("Sources are not available in this build yet (core/sources)");
-      return { organizationId, ...source };
+      return { organizationId, ...(await createSource(organizationId, name)) };
     }
     case "list-orgs":
       await useTarget();

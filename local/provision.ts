@@ -1,9 +1,7 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { rolePermissions, type Actor, type Role } from "#core/auth/actor";
 import { signUserToken } from "#core/auth/local-tokens";
 import { Organizations } from "#core/organizations/index";
-import { projectRoot } from "#local/paths";
+import { Sources } from "#core/sources/index";
 import type { LocalSecrets } from "#local/secrets";
 import { credentialsPath, readJson, writeJson, type LocalCredentials } from "#local/state";
 
@@ -11,7 +9,7 @@ import { credentialsPath, readJson, writeJson, type LocalCredentials } from "#lo
 const developer = { userId: "local-developer", name: "Local Developer", email: "developer@example.com" } as const;
 
 /** Local development tokens outlive a working day; deployed stages never sign tokens. */
-const developerTokenLifetime = "30d";
+export const developerTokenLifetime = "30d";
 
 /** The owner acting for operator commands (creating sources) in an organization. */
 export function operatorActor(organizationId: string, role: Role = "owner"): Actor {
@@ -26,19 +24,10 @@ export function operatorActor(organizationId: string, role: Role = "owner"): Act
   };
 }
 
-interface SourcesModule {
-  Sources: {
-    create(actor: Actor, input: { name: string }): Promise<{ source: { id: string }; apiKey: string }>;
-  };
-}
-
-/** Creates a lead source, or returns undefined while `core/sources` does not exist yet. */
-export async function createSource(organizationId: string, name: string): Promise<{ sourceId: string; apiKey: string } | undefined> {
-  if (!existsSync(join(projectRoot, "core", "sources", "index.ts"))) return undefined;
-  const specifier = "#core/sources/index";
-  const { Sources } = (await import(specifier)) as SourcesModule;
-  const { source, apiKey } = await Sources.create(operatorActor(organizationId), { name });
-  return { sourceId: source.id, apiKey };
+/** Creates an enabled lead source with a fresh intake key (returned once). */
+export async function createSource(organizationId: string, name: string): Promise<{ sourceId: string; apiKey: string }> {
+  const { sourceId, apiKey } = await Sources.create(operatorActor(organizationId), { name });
+  return { sourceId, apiKey };
 }
 
 /** A long-lived owner token for the local developer of an organization. */
@@ -63,7 +52,7 @@ export async function ensureDevelopmentCredentials(stateDir: string, baseUrl: st
     credentials = { ...existing, baseUrl, userToken: await developerToken(existing.organizationId, secrets) };
     if (credentials.sourceId === null) {
       const source = await createSource(existing.organizationId, "Local development source");
-      credentials = { ...credentials, sourceId: source?.sourceId ?? null, sourceApiKey: source?.apiKey ?? null };
+      credentials = { ...credentials, sourceId: source.sourceId, sourceApiKey: source.apiKey };
     }
   } else {
     const { organization, apiKey } = await Organizations.create({ name: "Local development" });
@@ -73,8 +62,8 @@ export async function ensureDevelopmentCredentials(stateDir: string, baseUrl: st
       organizationId: organization.id,
       apiKey,
       userToken: await developerToken(organization.id, secrets),
-      sourceId: source?.sourceId ?? null,
-      sourceApiKey: source?.apiKey ?? null,
+      sourceId: source.sourceId,
+      sourceApiKey: source.apiKey,
     };
     created = true;
   }
