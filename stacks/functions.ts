@@ -16,6 +16,9 @@ export function handlerArgs(definition: HandlerDefinition): sst.aws.FunctionArgs
   };
 }
 
+/** Operator settings read from the deploying shell (`RATE_LIMIT_REQUESTS=500 npx sst deploy`); unset ones keep the code's default. */
+const deployTimeSettings = [environmentNames.rateLimitRequests].filter((name) => process.env[name]);
+
 /**
  * Fills the defaults every function shares (the API's route transform, queue
  * consumers and schedules all go through here): Node 22 on arm64, the table,
@@ -31,6 +34,7 @@ export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.In
     [environmentNames.twilioAccountSid]: twilioAccountSid.value,
     [environmentNames.twilioAuthToken]: twilioAuthToken.value,
     [environmentNames.publicBaseUrl]: publicBaseUrl,
+    ...Object.fromEntries(deployTimeSettings.map((name) => [name, process.env[name] ?? ""])),
   };
   args.runtime = "nodejs22.x";
   args.architecture = "arm64";

@@ -1,13 +1,15 @@
-import { schedules } from "./definitions.ts";
+import { schedules, type ScheduleDefinition } from "./definitions.ts";
 import { api } from "./api.ts";
 import { handlerArgs, withDefaults } from "./functions.ts";
 import { resourceName } from "./names.ts";
 
-/** EventBridge rules firing the manifest's timed work (cron expressions are evaluated in UTC). */
-export const crons = schedules.map(
-  (schedule) =>
-    new sst.aws.Cron(`${resourceName(schedule.name)}Cron`, {
-      schedule: `cron(${schedule.cron})`,
-      function: withDefaults({ ...handlerArgs(schedule), timeout: "60 seconds" }, api.url),
-    }),
-);
+/** An EventBridge rule firing one manifest schedule (cron expressions are evaluated in UTC). */
+export function schedule(definition: ScheduleDefinition) {
+  return new sst.aws.Cron(`${resourceName(definition.name)}Cron`, {
+    schedule: `cron(${definition.cron})`,
+    function: withDefaults({ ...handlerArgs(definition), timeout: "60 seconds" }, api.url),
+  });
+}
+
+/** One cron per schedule of the manifest. */
+export const crons = schedules.map(schedule);

@@ -1,0 +1,165 @@
+import { existsSync } from "node:fs";
+import { beforeAll, describe, expect, it } from "vitest";
+import { consumers, fallbackRoute, queues, routes, schedules, table } from "#stacks/definitions";
+
+/**
+ * Runs the SST stacks against a recording stand-in for SST's globals (no AWS,
+ * no Pulumi engine) to check what they would deploy is what the manifest says.
+ * `tsc -p stacks/tsconfig.json` checks the same files against SST's real types.
+ */
+
+interface Recorded {
+  kind: string;
+  name: string;
+  args: any;
+  calls: { method: string; args: any[] }[];
+}
+
+const recorded: Recorded[] = [];
+const of = (kind: string) => recorded.filter((item) => item.kind === kind);
+
+function component(kind: string, extra: (name: string, args: any, self: Recorded) => object = () => ({})) {
+  return class {
+    constructor(name: string, args: any = {}) {
+      const self: Recorded = { kind, name, args, calls: [] };
+      recorded.push(self);
+      Object.assign(this, { name: `${name}-name`, arn: `arn:${name}`, url: `https://${name}` }, extra(name, args, self));
+    }
+  };
+}
+
+function installSstStandIn() {
+  const resolvedOutput = (value: unknown) => ({ apply: (fn: (v: any) => unknown) => fn(value) });
+  Object.assign(globalThis, {
+    $app: { name: "lead-messaging-api", stage: "test", removal: "remove" },
+    $interpolate: (strings: TemplateStringsArray, ...values: unknown[]) =>
+      strings.reduce((text, part, i) => text + part + (i < values.length ? String(values[i]) : ""), ""),
+    $output: resolvedOutput,
+    sst: {
+      Secret: component("Secret", (name) => ({ value: `secret:${name}` })),
+      Linkable: component("Linkable"),
+      aws: {
+        permission: (input: unknown) => input,
+        Dynamo: component("Dynamo"),
+        Queue: component("Queue", (_name, _args, self) => ({
+          subscribe: (fn: any, args: any) => self.calls.push({ method: "subscribe", args: [fn, args] }),
+        })),
+        ApiGatewayV2: component("ApiGatewayV2", (_name, args, self) => ({
+          // Like SST: every route's handler args go through transform.route.handler.
+          route: (key: string, handler: any) => {
+            args.transform?.route?.handler?.(handler);
+            self.calls.push({ method: "route", args: [key, handler] });
+          },
+        })),
+        Cron: component("Cron"),
+      },
+    },
+  });
+}
+
+/** A variable path, so the project's tsc (which has no SST globals) does not follow into stacks/. */
+const load = (module: string) => import(/* @vite-ignore */ `../../stacks/${module}`);
+
+let stacks: Record<"functions" | "consumers" | "schedules", any>;
+
+beforeAll(async () => {
+  installSstStandIn();
+  for (const module of ["secrets.ts", "table.ts", "queues.ts", "api.ts"]) await load(module);
+  stacks = {
+    consumers: await load("consumers.ts"),
+    schedules: await load("schedules.ts"),
+    functions: await load("functions.ts"),
+  };
+});
+
+/** Functions handed to SST so far: route handlers, queue subscribers, cron targets. */
+const deployedFunctions = () => [
+  ...apiRoutes().map((call) => call.args[1]),
+  ...of("Queue").flatMap((queue) => queue.calls.map((call) => call.args[0])),
+  ...of("Cron").map((cron) => cron.args.function),
+];
+
+const apiRoutes = () => of("ApiGatewayV2")[0]!.calls.filter((call) => call.method === "route");
+const handlerFile = (handler: string) => `${handler.slice(0, handler.lastIndexOf("."))}.ts`;
+
+describe("deployed resources follow stacks/definitions.ts", () => {
+  it("routes every manifest route, and $default, to its own handler once", () => {
+    const keys = apiRoutes().map((call) => call.args[0]);
+    expect(keys).toEqual([...routes.map((route) => `${route.method} ${route.path}`), "$default"]);
+    expect(apiRoutes().map((call) => call.args[1].handler)).toEqual([
+      ...routes.map((route) => route.handler),
+      fallbackRoute.handler,
+    ]);
+  });
+
+  it("points every route, consumer and schedule at a handler file that exists", () => {
+    const handlers = [...routes, fallbackRoute, ...consumers, ...schedules].map((entry) => entry.handler);
+    expect(handlers.filter((handler) => !existsSync(handlerFile(handler)))).toEqual([]);
+  });
+
+  it("runs every function on Node 22, arm64, with the table and the secrets", () => {
+    stacks.consumers.subscribe({ queue: "automationRuns", handler: "functions/automations/run.handler" });
+    stacks.schedules.schedule({ name: "sweepDue", cron: "* * * * ? *", handler: "functions/x/sweep.handler" });
+    const functions = deployedFunctions();
+    expect(functions.length).toBe(routes.length + 1 + consumers.length + schedules.length + 2);
+    for (const fn of functions) {
+      expect(fn).toMatchObject({ runtime: "nodejs22.x", architecture: "arm64" });
+      expect(fn.environment).toMatchObject({
+        TABLE_NAME: `${table.name}-name`,
+        JWT_ISSUER: "secret:JwtIssuer",
+        JWKS_URL: "secret:JwksUrl",
+        TOKEN_SIGNING_KEY: "secret:TokenSigningKey",
+        PUBLIC_BASE_URL: "https://Api",
+      });
+      expect(fn.environment).not.toHaveProperty("JWKS_JSON");
+      expect(fn.environment).not.toHaveProperty("DYNAMODB_ENDPOINT");
+      expect(fn.link[0].name).toBe(`${table.name}Data-name`);
+    }
+  });
+
+  it("grants the table's item operations only, not dynamodb:*", () => {
+    const access = of("Linkable").find((link) => link.name === `${table.name}Data`)!;
+    const actions: string[] = access.args.include[0].actions;
+    expect(actions).toContain("dynamodb:Query");
+    expect(actions.every((action) => action.startsWith("dynamodb:") && !action.includes("*"))).toBe(true);
+    expect(actions).not.toContain("dynamodb:Scan");
+  });
+
+  it("creates the single table with the manifest's keys, indexes and TTL", () => {
+    const [dynamo] = of("Dynamo");
+    expect(dynamo!.args.primaryIndex).toEqual({ hashKey: "pk", rangeKey: "sk" });
+    expect(Object.keys(dynamo!.args.globalIndexes)).toEqual(Object.keys(table.globalIndexes));
+    expect(dynamo!.args.ttl).toBe(table.ttlAttribute);
+  });
+
+  it("gives every queue a dead-letter queue after maxReceiveCount receives", () => {
+    for (const [name, definition] of Object.entries(queues)) {
+      const id = name.charAt(0).toUpperCase() + name.slice(1);
+      const main = of("Queue").find((queue) => queue.name === `${id}Queue`)!;
+      expect(main.args.dlq).toEqual({ queue: `arn:${id}Dlq`, retry: definition.maxReceiveCount });
+      expect(main.args.visibilityTimeout).toBe(`${definition.visibilityTimeoutSeconds} seconds`);
+    }
+  });
+
+  it("subscribes a consumer with partial batch responses, its queue's batch size and timeout", () => {
+    stacks.consumers.subscribe({ queue: "leadIntake", handler: "functions/leads/process.handler", sendsTo: ["automationRuns"] });
+    const [fn, args] = of("Queue").find((queue) => queue.name === "LeadIntakeQueue")!.calls.at(-1)!.args;
+    expect(args).toEqual({ batch: { size: queues.leadIntake.batchSize, partialResponses: true } });
+    expect(fn.timeout).toBe(`${queues.leadIntake.consumerTimeoutSeconds} seconds`);
+    expect(fn.link.map((link: any) => link.name)).toEqual([`${table.name}Data-name`, "AutomationRunsSend-name"]);
+  });
+
+  it("schedules timed work as an EventBridge cron named after the manifest entry", () => {
+    const cron = stacks.schedules.schedule({ name: "dueMessages", cron: "0/5 * * * ? *", handler: "functions/m/due.handler" });
+    expect(cron.name).toBe("DueMessagesCron-name");
+    expect(of("Cron").at(-1)!.args.schedule).toBe("cron(0/5 * * * ? *)");
+  });
+
+  it("lets a function send only to the queues it declares", () => {
+    const args = stacks.functions.handlerArgs({ handler: "functions/x.handler", sendsTo: ["outboundMessages"] });
+    expect(args.link.map((link: any) => link.name)).toEqual(["OutboundMessagesSend-name"]);
+    expect(Object.keys(args.environment)).toEqual([queues.outboundMessages.urlEnv]);
+    const send = of("Linkable").find((link) => link.name === "OutboundMessagesSend")!;
+    expect(send.args.include[0]).toEqual({ actions: ["sqs:SendMessage"], resources: ["arn:OutboundMessagesQueue"] });
+  });
+});
