@@ -163,7 +163,8 @@ async function main(): Promise<void> {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main().catch((error: unknown) => {
-    console.error(error instanceof Error ? error.stack : error);
+    const inUse = (error as NodeJS.ErrnoException).code === "EADDRINUSE";
+    console.error(inUse ? `${(error as Error).message}: is another \`npm start\` running? Pick another port with PORT=3001 npm start` : error);
     process.exit(1);
   });
 }
