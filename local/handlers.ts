@@ -62,11 +62,14 @@ export function lambdaContext(name: string, timeoutMs: number): Context {
   };
 }
 
-/** Runs `work`, rejecting with a timeout error once `timeoutMs` passes (as Lambda would end it). */
+/** An invocation that ran past its timeout (Lambda ends it; API Gateway answers 503). */
+export class InvocationTimeout extends Error {}
+
+/** Runs `work`, rejecting with InvocationTimeout once `timeoutMs` passes. */
 export async function withTimeout<T>(work: Promise<T>, timeoutMs: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(() => reject(new InvocationTimeout(`${what} timed out after ${timeoutMs} ms`)), timeoutMs);
   });
   try {
     return await Promise.race([work, timeout]);

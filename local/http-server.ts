@@ -10,7 +10,7 @@ import {
   toApiGatewayEvent,
   type OutgoingResponse,
 } from "#local/apigateway";
-import { functionName, lambdaContext, loadHandler, withTimeout } from "#local/handlers";
+import { functionName, InvocationTimeout, lambdaContext, loadHandler, withTimeout } from "#local/handlers";
 
 /** API Gateway's maximum integration timeout. */
 const integrationTimeoutMs = 30_000;
@@ -66,10 +66,11 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     if (!body) return gatewayError(413, "Request Entity Too Large");
     const method = request.method ?? "GET";
     const url = request.url ?? "/";
-    if (options.jwks !== undefined && method === "GET" && url.split("?")[0] === "/.well-known/jwks.json") {
+    const path = url.split("?", 1)[0] ?? url;
+    if (options.jwks !== undefined && method === "GET" && path === "/.well-known/jwks.json") {
       return { statusCode: 200, headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify(options.jwks)) };
     }
-    const matched = match(method, url.split("?")[0]!);
+    const matched = match(method, path);
     const routeKey = matched ? `${matched.route.method} ${matched.route.path}` : fallback.routeKey;
     const spec = matched ? matched.route.handler : fallback.handler;
     const event = toApiGatewayEvent(
@@ -98,7 +99,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       return fromApiGatewayResult(result);
     } catch (error) {
       log(`${spec} failed (${context.awsRequestId}): ${error instanceof Error ? error.stack : String(error)}`);
-      return /timed out/.test(String(error)) ? gatewayError(503, "Service Unavailable") : gatewayError(500, "Internal Server Error");
+      return error instanceof InvocationTimeout ? gatewayError(503, "Service Unavailable") : gatewayError(500, "Internal Server Error");
     }
   }
 
