@@ -157,6 +157,8 @@ async function main(): Promise<void> {
       process.exit(0);
     });
   };
+  // In Lambda a stray rejection ends one invocation; here it must not end the whole stack.
+  process.on("unhandledRejection", (reason) => console.error("[local] unhandled rejection:", reason));
   process.on("SIGINT", () => shutdown("SIGINT"));
   process.on("SIGTERM", () => shutdown("SIGTERM"));
 }
