@@ -1,43 +1,58 @@
 import { config } from "#core/config";
 
-/** The skills the `/a2a` endpoint serves; each acts only within the caller's organization and permissions. */
+/**
+ * The skills the `/a2a` endpoint serves; each acts only within the caller's
+ * organization and permissions. `core/agent/skills` implements exactly these ids
+ * (a `Record<AgentSkillId, …>`), so the card and the endpoint cannot drift apart.
+ * `input` documents the structured form: a data part `{ "skill": id, "input": {...} }`.
+ */
 export const agentSkills = [
   {
     id: "summarize-performance",
     name: "Summarize performance",
-    description: "Summarizes lead volume, speed to lead, messaging and call usage for a recent period (analytics).",
+    description:
+      "Summarizes lead volume, speed to lead, messaging and call usage for a recent period (analytics). Input: { days?: 1-365 (default 30) }.",
     tags: ["analytics", "speed-to-lead"],
-    examples: ["How fast did we respond to leads in the last 7 days?"],
+    examples: ["How fast did we respond to leads in the last 7 days?", '{"skill":"summarize-performance","input":{"days":7}}'],
   },
   {
     id: "find-leads",
     name: "Find leads",
-    description: "Searches the organization's leads by name, e-mail or phone, with filters such as source or status.",
+    description:
+      "Searches the organization's leads by name, e-mail or phone, with filters such as source or status. Input: { search?: string, filters?: [{ field, value }], pageSize?: 1-50, continuationToken? }.",
     tags: ["leads", "search"],
-    examples: ["Find leads from source Acme created this week", "Find the lead with phone +15551234567"],
+    examples: ["Find leads named Jane", '{"skill":"find-leads","input":{"search":"+15551234567"}}'],
   },
   {
     id: "lead-timeline",
     name: "Get a lead's timeline",
-    description: "Lists the events of one lead: intake, messages, calls and automation steps, newest first.",
+    description:
+      "Lists the events of one lead: intake, messages, calls and automation steps, newest first. Input: { leadId: string, pageSize?: 1-50 }.",
     tags: ["leads", "events"],
-    examples: ["Show the timeline of lead 01JABCDEF..."],
+    examples: ["Show the timeline of lead 01JABCDEFGHJKMNPQRSTVWXYZ0", '{"skill":"lead-timeline","input":{"leadId":"01JABCDEFGHJKMNPQRSTVWXYZ0"}}'],
   },
   {
     id: "send-message",
     name: "Send a message to a lead",
-    description: "Sends an SMS to a lead through the messaging pipeline, with opt-out, quiet-hours and billing checks.",
+    description:
+      "Sends an SMS to a lead through the messaging pipeline, with opt-out, quiet-hours and billing checks. Input: { leadId: string, body: string }.",
     tags: ["messaging", "sms"],
-    examples: ["Text lead 01JABCDEF...: 'Thanks for reaching out, when is a good time to call?'"],
+    examples: [
+      'Text lead 01JABCDEFGHJKMNPQRSTVWXYZ0: "Thanks for reaching out, when is a good time to call?"',
+      '{"skill":"send-message","input":{"leadId":"01JABCDEFGHJKMNPQRSTVWXYZ0","body":"Hi!"}}',
+    ],
   },
   {
     id: "automation-health",
     name: "List automations and their health",
-    description: "Lists the organization's automations with their last run status and failures.",
+    description:
+      "Lists the organization's automations with their last run status and failures. Input: { onlyFailing?: boolean }.",
     tags: ["automations"],
-    examples: ["Which automations are failing?"],
+    examples: ["Which automations are failing?", '{"skill":"automation-health","input":{"onlyFailing":true}}'],
   },
 ] as const;
+
+export type AgentSkillId = (typeof agentSkills)[number]["id"];
 
 /**
  * The public A2A agent card. It carries the A2A 0.3 fields (`url`,
@@ -51,11 +66,14 @@ export function agentCard() {
     protocolVersion: "0.3.0",
     name: "Lead Management and Messaging Agent",
     description:
-      "Works with a business's sales leads: summarizes response performance, finds leads, reads a lead's timeline, texts a lead and reports automation health. Acts only within the caller's organization.",
+      "Works with a business's sales leads: summarizes response performance, finds leads, reads a lead's timeline, texts a lead and reports automation health. Acts only within the caller's organization and permissions. Pick a skill with a data part { skill, input } (or message metadata { skill, input }); plain text is matched by keywords. Answers carry a text part for people and a data part with the structured result.",
     url,
     preferredTransport: "JSONRPC",
     additionalInterfaces: [{ url, transport: "JSONRPC" }],
-    supportedInterfaces: [{ url, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+    supportedInterfaces: [
+      { url, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+      { url, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+    ],
     provider: { organization: "Lead Management and Messaging API", url: baseUrl },
     version: "1.0.0",
     documentationUrl: `${baseUrl}/openapi.json`,
@@ -71,6 +89,12 @@ export function agentCard() {
     security: [{ bearer: [] }],
     defaultInputModes: ["text/plain", "application/json"],
     defaultOutputModes: ["text/plain", "application/json"],
-    skills: agentSkills.map((skill) => ({ ...skill, tags: [...skill.tags], examples: [...skill.examples] })),
+    skills: agentSkills.map((skill) => ({
+      ...skill,
+      tags: [...skill.tags],
+      examples: [...skill.examples],
+      inputModes: ["text/plain", "application/json"],
+      outputModes: ["text/plain", "application/json"],
+    })),
   };
 }

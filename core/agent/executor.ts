@@ -1,0 +1,146 @@
+import { randomUUID } from "node:crypto";
+import { Role, TaskState, type Artifact, type Message, type Part, type Task } from "@a2a-js/sdk";
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
+import * as v from "valibot";
+import { actorOf } from "#core/agent/caller";
+import { agentSkills, type AgentSkillId } from "#core/agent/card";
+import { selectSkill } from "#core/agent/select";
+import { SkillNotAvailableError, skills, type SkillResult } from "#core/agent/skills/index";
+import type { Actor } from "#core/auth/actor";
+import { DomainError, ValidationError } from "#core/errors";
+import { nowIso } from "#core/shared/ids";
+import { toFieldErrors } from "#core/shared/validation";
+
+/** How a skill run ended: completed with a result, or rejected/failed with an error for the data part. */
+type Outcome =
+  | { state: TaskState.TASK_STATE_COMPLETED; result: SkillResult }
+  | { state: TaskState.TASK_STATE_REJECTED | TaskState.TASK_STATE_FAILED; text: string; error: Record<string, unknown> };
+
+/**
+ * Runs one skill per message, synchronously, for the Actor the HTTP chain
+ * authenticated. Every skill message becomes a task that ends in one event:
+ * completed (artifact with a text and a data part), rejected (missing
+ * permission, invalid input, skill not available yet) or failed (the domain
+ * refused, or an unexpected error). A message naming no known skill is
+ * answered with a plain message listing the skills (no task).
+ */
+export class LeadAgentExecutor implements AgentExecutor {
+  async execute(context: RequestContext, eventBus: ExecutionEventBus): Promise<void> {
+    const actor = actorOf(context.context);
+    const selection = selectSkill(context.userMessage, context.request.metadata);
+    if (selection.kind === "unknown") {
+      eventBus.publish(AgentEvent.message(unknownSkillMessage(context, selection.requested)));
+      return;
+    }
+    const outcome = await runSkill(actor, selection.skillId, selection.input);
+    eventBus.publish(AgentEvent.task(toTask(context, selection.skillId, outcome)));
+  }
+
+  /** Skills finish within the request, so there is never a running task to stop; a late cancel just records it. */
+  async cancelTask(taskId: string, eventBus: ExecutionEventBus): Promise<void> {
+    eventBus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId: "",
+        status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: nowIso() },
+        metadata: undefined,
+      }),
+    );
+  }
+}
+
+async function runSkill(actor: Actor, skillId: AgentSkillId, rawInput: unknown): Promise<Outcome> {
+  const skill = skills[skillId];
+  const missing = skill.permissions.filter((permission) => !actor.permissions.has(permission));
+  if (missing.length > 0) {
+    return rejected(`This credential cannot use ${skillId}: it needs the ${missing.map((p) => `'${p}'`).join(" and ")} permission.`, {
+      code: "forbidden",
+      missingPermissions: missing,
+    });
+  }
+  const parsed = v.safeParse(skill.input, rawInput ?? {});
+  if (!parsed.success) {
+    const errors = toFieldErrors(parsed.issues);
+    return rejected(`I could not run ${skillId}: ${errors.map((e) => e.detail).join(" ")}`, { code: "validation_failed", errors });
+  }
+  try {
+    return { state: TaskState.TASK_STATE_COMPLETED, result: await skill.run(actor, parsed.output) };
+  } catch (error) {
+    if (error instanceof SkillNotAvailableError) return rejected(error.message, { code: error.code });
+    if (error instanceof DomainError) {
+      const errors = error instanceof ValidationError ? { errors: error.errors } : {};
+      return { state: TaskState.TASK_STATE_FAILED, text: error.message, error: { code: error.code, ...errors } };
+    }
+    const correlationId = randomUUID();
+    const failure = error as Error;
+    console.error(JSON.stringify({ level: "error", correlationId, skillId, message: failure?.message, stack: failure?.stack }));
+    return {
+      state: TaskState.TASK_STATE_FAILED,
+      text: `The ${skillId} skill failed unexpectedly. Quote correlation id ${correlationId} when reporting this.`,
+      error: { code: "internal_error", correlationId },
+    };
+  }
+}
+
+function rejected(text: string, error: Record<string, unknown>): Outcome {
+  return { state: TaskState.TASK_STATE_REJECTED, text, error };
+}
+
+function toTask(context: RequestContext, skillId: AgentSkillId, outcome: Outcome): Task {
+  const completed = outcome.state === TaskState.TASK_STATE_COMPLETED;
+  const text = completed ? outcome.result.text : outcome.text;
+  const statusParts = completed ? [textPart(text)] : [textPart(text), dataPart({ skill: skillId, error: outcome.error })];
+  const artifacts: Artifact[] = completed
+    ? [
+        {
+          artifactId: randomUUID(),
+          name: skillId,
+          description: agentSkills.find((skill) => skill.id === skillId)?.name ?? skillId,
+          parts: [textPart(text), dataPart(outcome.result.data)],
+          metadata: undefined,
+          extensions: [],
+        },
+      ]
+    : [];
+  return {
+    id: context.taskId,
+    contextId: context.contextId,
+    status: { state: outcome.state, message: agentMessage(context, statusParts), timestamp: nowIso() },
+    artifacts,
+    history: [...(context.task?.history ?? []), context.userMessage],
+    metadata: { skill: skillId },
+  };
+}
+
+function unknownSkillMessage(context: RequestContext, requested: string | undefined): Message {
+  const list = agentSkills.map((skill) => `${skill.id} (${skill.name})`).join(", ");
+  const text = requested
+    ? `I have no skill called "${requested}". Available skills: ${list}.`
+    : `I could not tell which skill you want. Available skills: ${list}. Name one in a data part { "skill": id, "input": {...} } or ask in words, for example "${agentSkills[0].examples[0]}".`;
+  const data = {
+    error: { code: "unknown_skill", ...(requested ? { requested } : {}) },
+    availableSkills: agentSkills.map((skill) => ({ id: skill.id, name: skill.name, description: skill.description })),
+  };
+  return { ...agentMessage(context, [textPart(text), dataPart(data)]), taskId: "" };
+}
+
+function agentMessage(context: RequestContext, parts: Part[]): Message {
+  return {
+    messageId: randomUUID(),
+    contextId: context.contextId,
+    taskId: context.taskId,
+    role: Role.ROLE_AGENT,
+    parts,
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+}
+
+function textPart(text: string): Part {
+  return { content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" };
+}
+
+function dataPart(data: Record<string, unknown>): Part {
+  return { content: { $case: "data", value: data }, metadata: undefined, filename: "", mediaType: "application/json" };
+}

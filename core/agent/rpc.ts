@@ -1,0 +1,131 @@
+import { AgentCard, Extensions } from "@a2a-js/sdk";
+import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
+import { A2A_ERROR_CODE } from "@a2a-js/sdk/errors";
+import {
+  DefaultExecutionEventBusManager,
+  DefaultRequestHandler,
+  JsonRpcTransportHandler,
+  ServerCallContext,
+  STATE_HEADERS_KEY,
+} from "@a2a-js/sdk/server";
+import { actorOf, ActorUser } from "#core/agent/caller";
+import { agentCard } from "#core/agent/card";
+import { LeadAgentExecutor } from "#core/agent/executor";
+import { DynamoTaskStore } from "#core/agent/task-store";
+import type { Actor } from "#core/auth/actor";
+
+/** A JSON-RPC 2.0 response object (always answered with HTTP 200). */
+export interface JsonRpcResponse {
+  jsonrpc: "2.0";
+  id: string | number | null;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+/** The raw HTTP request as the edge received it: `/a2a` parses the body itself so bad JSON is a -32700, not a 400. */
+export interface RpcRequest {
+  body: string | undefined;
+  isBase64Encoded?: boolean;
+  headers: Record<string, string | undefined>;
+}
+
+/** JSON-RPC bodies above this size are refused (-32600) before parsing. */
+export const maxRpcBytes = 1024 * 1024;
+
+/** A2A 0.3 method names (served by the SDK's v0.3 compat handler). */
+const legacyMethods = new Set([
+  "message/send",
+  "tasks/get",
+  "tasks/cancel",
+  "tasks/pushNotificationConfig/set",
+  "tasks/pushNotificationConfig/get",
+  "tasks/pushNotificationConfig/list",
+  "tasks/pushNotificationConfig/delete",
+  "agent/getAuthenticatedExtendedCard",
+]);
+/** A2A 1.0 method names (the SDK's native handler). */
+const v1Methods = new Set([
+  "SendMessage",
+  "GetTask",
+  "ListTasks",
+  "CancelTask",
+  "CreateTaskPushNotificationConfig",
+  "GetTaskPushNotificationConfig",
+  "ListTaskPushNotificationConfigs",
+  "DeleteTaskPushNotificationConfig",
+  "GetExtendedAgentCard",
+]);
+/** Server-sent-event methods: a Lambda behind API Gateway HTTP API buffers its response, so they are refused. */
+const streamingMethods = new Set(["message/stream", "tasks/resubscribe", "SendStreamingMessage", "SubscribeToTask"]);
+const methodsWithoutParams = new Set(["agent/getAuthenticatedExtendedCard", "GetExtendedAgentCard"]);
+const supportedVersions = new Set(["0.3", "1.0"]);
+
+let transports: { v1: JsonRpcTransportHandler; legacy: LegacyJsonRpcTransportHandler } | undefined;
+
+/** Built once per container: the SDK handler is stateless per request (the caller travels in the call context). */
+function sdkTransports() {
+  if (!transports) {
+    const requestHandler = new DefaultRequestHandler(
+      AgentCard.fromJSON(agentCard()),
+      new DynamoTaskStore(),
+      new LeadAgentExecutor(),
+      new DefaultExecutionEventBusManager((context) => actorOf(context).organizationId),
+    );
+    transports = { v1: new JsonRpcTransportHandler(requestHandler), legacy: new LegacyJsonRpcTransportHandler(requestHandler) };
+  }
+  return transports;
+}
+
+const failure = (id: JsonRpcResponse["id"], code: number, message: string): JsonRpcResponse => ({ jsonrpc: "2.0", id, error: { code, message } });
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+const isValidId = (id: unknown): id is string | number | null =>
+  typeof id === "string" || id === null || (typeof id === "number" && Number.isInteger(id));
+
+/**
+ * Answers one A2A JSON-RPC request for an authenticated Actor. Transport
+ * errors are JSON-RPC errors (-32700 parse, -32600 invalid request, -32601
+ * method not found, -32602 invalid params); both the A2A 1.0 method names and
+ * the 0.3 ones are served, chosen by the method name.
+ */
+export async function handleRpc(actor: Actor, request: RpcRequest): Promise<JsonRpcResponse> {
+  const raw = request.isBase64Encoded && request.body ? Buffer.from(request.body, "base64").toString("utf8") : (request.body ?? "");
+  if (Buffer.byteLength(raw) > maxRpcBytes) return failure(null, A2A_ERROR_CODE.INVALID_REQUEST, `The request exceeds ${maxRpcBytes} bytes.`);
+  let message: unknown;
+  try {
+    message = JSON.parse(raw);
+  } catch {
+    return failure(null, A2A_ERROR_CODE.PARSE_ERROR, "Parse error: the body is not valid JSON.");
+  }
+  if (Array.isArray(message)) return failure(null, A2A_ERROR_CODE.INVALID_REQUEST, "Batch requests are not supported; send one request per call.");
+  if (!isObject(message)) return failure(null, A2A_ERROR_CODE.INVALID_REQUEST, "The request must be a JSON-RPC 2.0 request object.");
+  const id = isValidId(message.id) ? message.id : null;
+  if (message.jsonrpc !== "2.0" || !("id" in message ? isValidId(message.id) : true)) {
+    return failure(id, A2A_ERROR_CODE.INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0" and "id" a string, an integer or null.');
+  }
+  const method = message.method;
+  if (typeof method !== "string" || method === "") return failure(id, A2A_ERROR_CODE.INVALID_REQUEST, 'Invalid request: "method" must be a non-empty string.');
+  if (streamingMethods.has(method)) {
+    return failure(id, A2A_ERROR_CODE.UNSUPPORTED_OPERATION, `${method} is not supported: this agent does not stream; use message/send or SendMessage.`);
+  }
+  const legacy = legacyMethods.has(method);
+  if (!legacy && !v1Methods.has(method)) return failure(id, A2A_ERROR_CODE.METHOD_NOT_FOUND, `Method not found: ${method}.`);
+  if (!methodsWithoutParams.has(method) && !isObject(message.params)) {
+    return failure(id, A2A_ERROR_CODE.INVALID_PARAMS, 'Invalid params: "params" must be an object.');
+  }
+  const requestedVersion = request.headers["a2a-version"];
+  if (requestedVersion !== undefined && !supportedVersions.has(requestedVersion)) {
+    return failure(id, A2A_ERROR_CODE.VERSION_NOT_SUPPORTED, `A2A version ${requestedVersion} is not supported; use 1.0 or 0.3.`);
+  }
+
+  const context = new ServerCallContext({
+    user: new ActorUser(actor),
+    requestedVersion: legacy ? "0.3" : "1.0",
+    requestedExtensions: Extensions.parseServiceParameter(request.headers["a2a-extensions"] ?? request.headers["x-a2a-extensions"]),
+    state: new Map<string, unknown>([[STATE_HEADERS_KEY, request.headers]]),
+  });
+  const { v1, legacy: legacyTransport } = sdkTransports();
+  const answer = await (legacy ? legacyTransport : v1).handle(message, context);
+  if (Symbol.asyncIterator in answer) throw new Error(`Unexpected stream for ${method}`);
+  return { ...answer, jsonrpc: "2.0" } as JsonRpcResponse;
+}

@@ -1,0 +1,36 @@
+import { defineOperation } from "#core/http/operation";
+
+/**
+ * `POST /a2a` declares no body schema on purpose: the shared chain would answer
+ * malformed JSON with a 400 problem, while JSON-RPC wants a -32700 parse error.
+ * The agent reads the raw body itself (core/agent/rpc.ts); credentials, rate
+ * limit and the `agent:use` permission still go through the chain (401/403/429 problems).
+ */
+export const agentRpc = defineOperation({
+  operationId: "agentRpc",
+  method: "POST",
+  path: "/a2a",
+  summary: "A2A agent endpoint (JSON-RPC 2.0)",
+  description:
+    "A2A JSON-RPC: `message/send`, `tasks/get`, `tasks/cancel` (A2A 0.3) and `SendMessage`, `GetTask`, `ListTasks`, `CancelTask` (A2A 1.0). " +
+    "Every JSON-RPC answer, errors included (-32700, -32600, -32601, -32602, -32001 task not found, -32002 not cancelable, -32004 unsupported), is HTTP 200. " +
+    "Streaming methods are not supported. Skills need the permission of their underlying operation besides `agent:use`. See the agent card.",
+  tag: "Agent",
+  auth: "bearer",
+  permission: "agent:use",
+  success: { status: 200, description: "A JSON-RPC 2.0 response object", jsonSchema: { type: "object", required: ["jsonrpc", "id"] } },
+  problems: [401, 403, 429],
+  example: {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "message/send",
+    params: {
+      message: {
+        kind: "message",
+        role: "user",
+        messageId: "6f1c2a9e-0000-4000-8000-000000000001",
+        parts: [{ kind: "data", data: { skill: "automation-health", input: { onlyFailing: true } } }],
+      },
+    },
+  },
+});
