@@ -105,6 +105,11 @@ export const routes: RouteDefinition[] = [
   { method: "POST", path: "/sources/all/my", handler: "functions/sources/list.handler" },
   { method: "PUT", path: "/sources/{id}", handler: "functions/sources/update.handler" },
   { method: "POST", path: "/sources/{id}/keys", handler: "functions/sources/rotate-key.handler" },
+  { method: "GET", path: "/leads/intake", handler: "functions/leads/intake-query.handler", sendsTo: ["leadIntake"] },
+  { method: "POST", path: "/leads/intake", handler: "functions/leads/intake.handler", sendsTo: ["leadIntake"] },
+  { method: "POST", path: "/leads", handler: "functions/leads/create.handler", sendsTo: ["leadIntake"] },
+  { method: "GET", path: "/leads/{id}", handler: "functions/leads/get.handler" },
+  { method: "POST", path: "/leads/all/my", handler: "functions/leads/list.handler" },
 ];
 
 export interface ConsumerDefinition extends HandlerDefinition {
@@ -112,7 +117,9 @@ export interface ConsumerDefinition extends HandlerDefinition {
 }
 
 /** Queue subscribers; each answers with `batchItemFailures` (partial batch responses). */
-export const consumers: ConsumerDefinition[] = [];
+export const consumers: ConsumerDefinition[] = [
+  { queue: "leadIntake", handler: "functions/consumers/lead-intake.handler", sendsTo: ["automationRuns"] },
+];
 
 export interface ScheduleDefinition extends HandlerDefinition {
   /** camelCase; the deployed EventBridge rule is named after it. */
@@ -122,7 +129,10 @@ export interface ScheduleDefinition extends HandlerDefinition {
 }
 
 /** Timed work, fired by EventBridge in AWS and by the local scheduler on a laptop. */
-export const schedules: ScheduleDefinition[] = [];
+export const schedules: ScheduleDefinition[] = [
+  /** Republishes leads left Pending by a lost queue message (core/leads/processing). */
+  { name: "leadIntakeSweep", cron: "* * * * ? *", handler: "functions/schedules/lead-intake-sweep.handler", sendsTo: ["leadIntake"] },
+];
 
 /** Names of the settings every function reads from its environment. */
 export const environmentNames = {

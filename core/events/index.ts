@@ -22,7 +22,15 @@ export const EventRecordSchema = v.object({
   relatedEntityType: text,
   relatedEntityId: text,
   media: v.nullable(
-    v.array(v.object({ url: v.string(), contentType: v.string(), size: v.number(), sha256: v.string(), fileName: v.string() })),
+    v.array(
+      v.object({
+        url: v.string(),
+        contentType: v.string(),
+        size: v.optional(v.number()),
+        sha256: v.optional(v.string()),
+        fileName: v.optional(v.string()),
+      }),
+    ),
   ),
   direction: text,
   status: text,

@@ -1,0 +1,99 @@
+import { defineOperation } from "#core/http/operation";
+import {
+  IntakeBodySchema,
+  IntakeQuerySchema,
+  LeadIdParams,
+  LeadSchema,
+  LeadWriteSchema,
+  ListLeadsSchema,
+  SourceCredentialQuerySchema,
+} from "#core/leads/index";
+import { pageSchema } from "#core/shared/paging";
+
+const outcome =
+  "Answers 201 once the lead is durably stored, with `processingStatus: \"Pending\"`; processing (dedupe, suppression, consent, automations) runs after the answer and `GET /leads/{id}` shows `Processed`, `Duplicate`, `Rejected` (with `processingReason`) or `Failed`. " +
+  "A repeat of a `SellerLeadId`/`ExternalId` already received from the same source answers 200 with the original lead.";
+
+const sourceKey = "Source key: query `sourceId` + `apiKey`, or headers `X-Source-Id` + `X-Source-Key`.";
+
+export const intakeLeadByQuery = defineOperation({
+  operationId: "intakeLeadByQuery",
+  method: "GET",
+  path: "/leads/intake",
+  summary: "Lead intake with flat query parameters (source key in the query)",
+  description: `${outcome} ${sourceKey} Aliases: DateOfBirth/BirthDate, Zip/PostalCode, SellerLeadId/SellerLeadIdentifier. SourceMetadata as JSON or bracketed keys (SourceMetadata[campaign]=spring).`,
+  tag: "Leads",
+  auth: "bearerOrSource",
+  permission: "leads:write",
+  query: IntakeQuerySchema,
+  idempotent: true,
+  success: { status: 201, description: "The stored lead (processing pending)", schema: LeadSchema },
+  problems: [400, 401, 403, 409, 422, 429],
+});
+
+export const intakeLead = defineOperation({
+  operationId: "intakeLead",
+  method: "POST",
+  path: "/leads/intake",
+  summary: "Lead intake with the flat fields as a JSON body",
+  description: `${outcome} ${sourceKey}`,
+  tag: "Leads",
+  auth: "bearerOrSource",
+  permission: "leads:write",
+  query: SourceCredentialQuerySchema,
+  body: IntakeBodySchema,
+  idempotent: true,
+  success: { status: 201, description: "The stored lead (processing pending)", schema: LeadSchema },
+  problems: [400, 401, 403, 409, 413, 415, 422, 429],
+  example: { FirstName: "Ada", LastName: "Lovelace", Phone: "(201) 555-0123", Email: "ada@example.com", Zip: "07030", Price: "12.50", SellerLeadId: "A-1001", SourceMetadata: { campaign: "spring" } },
+});
+
+export const createLead = defineOperation({
+  operationId: "createLead",
+  method: "POST",
+  path: "/leads",
+  summary: "Create a lead from its own shape (contact, customer, metadata)",
+  description: `${outcome} Bearer callers may name one of their sources in \`sourceId\`; a source key posts into its own source. ${sourceKey}`,
+  tag: "Leads",
+  auth: "bearerOrSource",
+  permission: "leads:write",
+  query: SourceCredentialQuerySchema,
+  body: LeadWriteSchema,
+  idempotent: true,
+  success: { status: 201, description: "The stored lead (processing pending)", schema: LeadSchema },
+  problems: [400, 401, 403, 409, 413, 415, 422, 429],
+  example: {
+    contact: { firstName: "Ada", lastName: "Lovelace", email: "ada@example.com", phone: { number: "+12015550123", type: "Mobile" } },
+    customer: { birthDate: "1990-12-10" },
+    metadata: { utmSource: "google", price: "12.50", vertical: "Insurance" },
+  },
+});
+
+export const getLead = defineOperation({
+  operationId: "getLead",
+  method: "GET",
+  path: "/leads/{id}",
+  summary: "Read one lead of the current organization, with its processing outcome",
+  tag: "Leads",
+  auth: "bearer",
+  permission: "leads:read",
+  params: LeadIdParams,
+  success: { status: 200, description: "The lead", schema: LeadSchema },
+  problems: [401, 403, 404, 429],
+});
+
+export const listLeads = defineOperation({
+  operationId: "listLeads",
+  method: "POST",
+  path: "/leads/all/my",
+  summary: "List the current organization's leads (paging query in the body)",
+  description:
+    "Filters: sourceId, processingStatus, vertical, product, complianceStatus, metadata.utmSource, metadata.utmCampaign, metadata.subId, email, phone. Search: name, email, phone. Sort: createdAt, modifiedAt, price, name. Ranges: createdAt, modifiedAt, price. Newest first (optionally of one source) is read page by page from an index; other queries read the organization's leads.",
+  tag: "Leads",
+  auth: "bearer",
+  permission: "leads:read",
+  body: ListLeadsSchema,
+  success: { status: 200, description: "A page of leads", schema: pageSchema(LeadSchema) },
+  problems: [400, 401, 403, 413, 415, 429],
+  example: { pageSize: 25, filters: [{ field: "processingStatus", value: "Processed" }], orderBy: [{ field: "createdAt", direction: "desc" }] },
+});

@@ -1,0 +1,46 @@
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { db, tableName } from "#core/db/client";
+import { keys } from "#core/db/keys";
+
+/** A change of a lead's SMS consent, from an inbound keyword (spec 2.4 consent fields). */
+export type ConsentChange =
+  | { kind: "OptOut"; at: string; phoneNumber: string }
+  | { kind: "OptIn"; at: string; phoneNumber: string }
+  | { kind: "Help"; at: string };
+
+/**
+ * Updates a lead's consent fields (metadata.smsOptedOut, smsOptOutAt,
+ * smsConsentStatus, smsOptInAt, smsHelpRequestedAt, smsConsentPhoneNumber) in
+ * place, without touching the rest of the lead. Used by messaging when a
+ * contact texts STOP, START or HELP. A lead that no longer exists is ignored.
+ */
+export async function recordLeadConsent(organizationId: string, leadId: string, change: ConsentChange): Promise<void> {
+  const fields: Record<string, unknown> =
+    change.kind === "OptOut"
+      ? { smsOptedOut: true, smsOptOutAt: change.at, smsConsentStatus: "OptedOut", smsConsentPhoneNumber: change.phoneNumber }
+      : change.kind === "OptIn"
+        ? { smsOptedOut: false, smsOptInAt: change.at, smsConsentStatus: "OptedIn", smsConsentPhoneNumber: change.phoneNumber }
+        : { smsHelpRequestedAt: change.at };
+  const names: Record<string, string> = { "#metadata": "metadata", "#modifiedAt": "modifiedAt" };
+  const values: Record<string, unknown> = { ":map": "M", ":modifiedAt": change.at };
+  const sets = Object.entries(fields).map(([field, value]) => {
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+    return `#metadata.#${field} = :${field}`;
+  });
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.lead(organizationId, leadId),
+        UpdateExpression: `SET ${sets.join(", ")}, #modifiedAt = :modifiedAt`,
+        ConditionExpression: "attribute_exists(pk) AND attribute_type(#metadata, :map)",
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}

@@ -1,0 +1,295 @@
+import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import { GetCommand, PutCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { createHash } from "node:crypto";
+import { decodeTime } from "ulid";
+import type { Actor } from "#core/auth/actor";
+import { db, tableName } from "#core/db/client";
+import { entities, keys, type LeadClaim } from "#core/db/keys";
+import { listPage, type ListResource } from "#core/db/list";
+import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
+import type { Lead, LeadWrite } from "#core/leads/schemas";
+import { publish } from "#core/queue/events";
+import { newId } from "#core/shared/ids";
+import type { Page, PagingQuery } from "#core/shared/paging";
+import { parsePhone } from "#core/shared/phone";
+import { Sources } from "#core/sources/index";
+
+export * from "#core/leads/schemas";
+
+declare module "#core/queue/events" {
+  interface QueueMessages {
+    /** A lead was stored (Pending); the intake consumer processes it. */
+    "lead.received": { leadId: string };
+    /** A lead was processed; the automation engine starts its LeadCreated triggers. */
+    "lead.created": { leadId: string; sourceId: string | null; complianceStatus: string | null };
+  }
+}
+
+/** Shards of the pending-lead sweep index (gsi3). */
+export const pendingShards = 8;
+
+export function pendingShard(leadId: string): number {
+  return createHash("sha256").update(leadId).digest()[0]! % pendingShards;
+}
+
+const listResource: ListResource<Lead> = {
+  name: "leads",
+  fields: {
+    sourceId: { get: (l) => l.sourceId, kind: "string", filter: true },
+    processingStatus: { get: (l) => l.processingStatus, kind: "string", filter: true },
+    vertical: { get: (l) => l.metadata.vertical, kind: "string", filter: true },
+    product: { get: (l) => l.metadata.product, kind: "string", filter: true },
+    complianceStatus: { get: (l) => l.metadata.complianceStatus, kind: "string", filter: true },
+    "metadata.utmSource": { get: (l) => l.metadata.utmSource, kind: "string", filter: true },
+    "metadata.utmCampaign": { get: (l) => l.metadata.utmCampaign, kind: "string", filter: true },
+    "metadata.subId": { get: (l) => l.metadata.subId, kind: "string", filter: true },
+    name: { get: (l) => [l.contact.firstName, l.contact.lastName].filter(Boolean).join(" "), kind: "string", search: true, sort: true },
+    email: { get: (l) => l.contact.email, kind: "string", filter: true, search: true },
+    phone: { get: (l) => l.contact.phone?.number, kind: "string", filter: true, search: true },
+    createdAt: { get: (l) => l.createdAt, kind: "date", sort: true, range: true },
+    modifiedAt: { get: (l) => l.modifiedAt, kind: "date", sort: true, range: true },
+    price: { get: (l) => l.metadata.price, kind: "decimal", sort: true, range: true },
+  },
+  defaultOrder: [{ field: "createdAt", direction: "desc" }],
+  idOf: (l) => l.id,
+  fromItem: toLead,
+  candidates: (organizationId) => {
+    const { pk, skPrefix } = keys.leadPrefix(organizationId);
+    return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
+  },
+  /**
+   * The common listings read only their page: newest (or oldest) first, of the
+   * whole organization from the table, or of one source from gsi1. Lead ids are
+   * ULIDs of `createdAt`, so key order is createdAt order with the id as tie-break.
+   */
+  indexed: (organizationId, query) => {
+    const [order, ...moreOrder] = query.order;
+    if (!order || order.field !== "createdAt" || moreOrder.length || query.search || query.ranges.length) return undefined;
+    const forward = order.direction === "asc";
+    if (query.filters.length === 0) {
+      const { pk, skPrefix } = keys.leadPrefix(organizationId);
+      return {
+        input: {
+          KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+          ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
+          ScanIndexForward: forward,
+        },
+        keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
+      };
+    }
+    const [filter, ...moreFilters] = query.filters;
+    if (!filter || moreFilters.length || filter.field !== "sourceId" || typeof filter.value !== "string") return undefined;
+    const { gsi1pk, gsi1sk } = keys.leadsBySource(organizationId, filter.value);
+    return {
+      input: {
+        IndexName: "gsi1",
+        KeyConditionExpression: "gsi1pk = :pk AND begins_with(gsi1sk, :prefix)",
+        ExpressionAttributeValues: { ":pk": gsi1pk, ":prefix": gsi1sk },
+        ScanIndexForward: forward,
+      },
+      keyOf: (item) => ({ pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk }),
+    };
+  },
+};
+
+/** How a lead arrived: the intake routes, or `POST /leads`. */
+export interface IntakeContext {
+  channel: "Intake" | "Api";
+}
+
+export interface IntakeResult {
+  lead: Lead;
+  /** False when a seller's retry (same SellerLeadId/ExternalId from the same source) matched an earlier lead. */
+  created: boolean;
+}
+
+/** Leads of an organization: intake, reads and listing. Processing lives in core/leads/processing. */
+export const Leads = {
+  /**
+   * Stores a lead as Pending and queues it for processing. The answer means the
+   * lead is durably stored: the write happens first; if the queue message then
+   * fails, the pending-lead sweep sends it again. A repeat of a seller id
+   * (SellerLeadId or ExternalId) from the same source returns the first lead;
+   * the claim is a conditional write in the same transaction, so two concurrent
+   * posts cannot both create one.
+   */
+  async intake(actor: Actor, input: LeadWrite, _context: IntakeContext): Promise<IntakeResult> {
+    const sourceId = await sourceOf(actor, input.sourceId);
+    const source = sourceId ? await Sources.settings(actor.organizationId, sourceId) : undefined;
+    if (sourceId && !source) {
+      throw new ValidationError("The lead names an unknown source.", [{ pointer: "/sourceId", detail: `No source ${sourceId} in this organization.` }]);
+    }
+    const lead = newLead(actor, input, source);
+    const claims = sellerClaims(sourceId, lead);
+    const item = leadItem(actor.organizationId, lead);
+    try {
+      if (claims.length === 0) {
+        await db().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: "attribute_not_exists(pk)" }));
+      } else {
+        await db().send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: tableName(), Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
+              ...claims.map((claim) => ({
+                Put: {
+                  TableName: tableName(),
+                  Item: { ...keys.leadClaim(actor.organizationId, claim), entity: entities.leadClaim, leadId: lead.id, claimedAt: lead.createdAt },
+                  ConditionExpression: "attribute_not_exists(pk)",
+                },
+              })),
+            ],
+          }),
+        );
+      }
+    } catch (error) {
+      const original = await originalOfRetry(actor.organizationId, claims, error);
+      if (original) return { lead: original, created: false };
+      throw error;
+    }
+    await publish("leadIntake", "lead.received", actor.organizationId, { leadId: lead.id }).catch((error: unknown) => {
+      // The lead is stored and indexed as pending: the sweep republishes it.
+      console.error(JSON.stringify({ level: "warn", message: "lead.received not published; the sweep will retry", leadId: lead.id, error: String(error) }));
+    });
+    return { lead, created: true };
+  },
+
+  async fromId(actor: Actor, leadId: string): Promise<Lead> {
+    const lead = await Leads.find(actor.organizationId, leadId);
+    if (!lead) throw new NotFoundError("Lead", leadId);
+    return lead;
+  },
+
+  /** A lead of the organization, read consistently; undefined when absent. */
+  async find(organizationId: string, leadId: string): Promise<Lead | undefined> {
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.lead(organizationId, leadId), ConsistentRead: true }));
+    return Item ? toLead(Item) : undefined;
+  },
+
+  async list(actor: Actor, query: PagingQuery): Promise<Page<Lead>> {
+    return listPage(listResource, actor.organizationId, query);
+  },
+};
+
+/** A source key posts into its own source only; Bearer callers may name one of their sources. */
+async function sourceOf(actor: Actor, requested: string | undefined): Promise<string | undefined> {
+  if (actor.kind !== "source") return requested;
+  if (requested && requested !== actor.sourceId) throw new ForbiddenError("A source key may only post leads into its own source.");
+  return actor.sourceId;
+}
+
+function newLead(actor: Actor, input: LeadWrite, source: Awaited<ReturnType<typeof Sources.settings>>): Lead {
+  const id = newId();
+  const createdAt = new Date(decodeTime(id)).toISOString();
+  const { contact = {}, customer = {}, metadata = {} } = input;
+  const phone = contact.phone?.number ? parsePhone(contact.phone.number) : undefined;
+  const address = contact.streetAddress;
+  return {
+    id,
+    createdAt,
+    modifiedAt: null,
+    sourceId: source?.id ?? null,
+    processingStatus: "Pending",
+    processingReason: null,
+    duplicateOfLeadId: null,
+    processedAt: null,
+    metadata: {
+      certifiedFormUrl: metadata.certifiedFormUrl ?? null,
+      utmSource: metadata.utmSource ?? null,
+      utmMedium: metadata.utmMedium ?? null,
+      utmCampaign: metadata.utmCampaign ?? null,
+      utmTerm: metadata.utmTerm ?? null,
+      utmContent: metadata.utmContent ?? null,
+      referrer: metadata.referrer ?? null,
+      landingPage: metadata.landingPage ?? null,
+      subId: metadata.subId ?? null,
+      pubId: metadata.pubId ?? null,
+      ipAddress: metadata.ipAddress ?? null,
+      userAgent: metadata.userAgent ?? null,
+      externalId: metadata.externalId ?? null,
+      sellerLeadId: metadata.sellerLeadId ?? null,
+      createdAt,
+      price: metadata.price ?? source?.defaultPrice ?? null,
+      directPostPrice: metadata.directPostPrice ?? null,
+      product: metadata.product ?? source?.product ?? null,
+      vertical: metadata.vertical ?? source?.vertical ?? null,
+      complianceStatus: null,
+      complianceBlockedReason: null,
+      sourceMetadata: metadata.sourceMetadata ?? null,
+      assignedPhoneNumberId: null,
+      smsConsentStatus: null,
+      smsOptedOut: false,
+      smsOptOutAt: null,
+      smsOptInAt: null,
+      smsHelpRequestedAt: null,
+      smsConsentPhoneNumber: null,
+      userId: actor.userId ?? null,
+      businessId: actor.organizationId,
+    },
+    contact: {
+      firstName: contact.firstName ?? null,
+      lastName: contact.lastName ?? null,
+      streetAddress: address
+        ? { line1: address.line1 ?? null, line2: address.line2 ?? null, city: address.city ?? null, state: address.state ?? null, postalCode: address.postalCode ?? null }
+        : null,
+      phone: phone ? { number: phone.e164, type: contact.phone?.type ?? null, countryCode: phone.country ?? null } : null,
+      email: contact.email ?? null,
+    },
+    customer: {
+      gender: customer.gender?.value ? { value: customer.gender.value } : null,
+      height: customer.height ?? null,
+      weight: customer.weight ?? null,
+      income: customer.income ?? null,
+      monthsAtResidence: customer.monthsAtResidence ?? null,
+      creditScore: customer.creditScore ?? null,
+      numberOfDependents: customer.numberOfDependents ?? null,
+      birthDate: customer.birthDate ?? null,
+      maritalStatus: customer.maritalStatus?.value ? { value: customer.maritalStatus.value } : null,
+      isHomeowner: customer.isHomeowner ?? null,
+      hasBankruptcy: customer.hasBankruptcy ?? null,
+      hasMedicalCondition: customer.hasMedicalCondition ?? null,
+      employmentType: customer.employmentType?.value ? { value: customer.employmentType.value } : null,
+    },
+  };
+}
+
+function sellerClaims(sourceId: string | undefined, lead: Lead): LeadClaim[] {
+  if (!sourceId) return [];
+  const claims: LeadClaim[] = [];
+  if (lead.metadata.sellerLeadId) claims.push({ kind: "sellerLeadId", sourceId, value: lead.metadata.sellerLeadId });
+  if (lead.metadata.externalId) claims.push({ kind: "externalId", sourceId, value: lead.metadata.externalId });
+  return claims;
+}
+
+/** When the transaction failed on a seller-id claim, the lead that holds it (the seller's first post). */
+async function originalOfRetry(organizationId: string, claims: LeadClaim[], error: unknown): Promise<Lead | undefined> {
+  if (!(error instanceof TransactionCanceledException)) return undefined;
+  const reasons = error.CancellationReasons ?? [];
+  for (const [index, claim] of claims.entries()) {
+    if (reasons[index + 1]?.Code !== "ConditionalCheckFailed") continue;
+    const { Item } = await db().send(
+      new GetCommand({ TableName: tableName(), Key: keys.leadClaim(organizationId, claim), ConsistentRead: true }),
+    );
+    const original = Item ? await Leads.find(organizationId, Item.leadId as string) : undefined;
+    if (original) return original;
+  }
+  return undefined;
+}
+
+/** The stored item: the lead plus its index keys (by source, by phone, pending sweep). */
+export function leadItem(organizationId: string, lead: Lead): Record<string, unknown> {
+  return {
+    ...keys.lead(organizationId, lead.id),
+    ...(lead.sourceId ? keys.leadsBySource(organizationId, lead.sourceId, lead.id) : {}),
+    ...(lead.contact.phone ? keys.leadsByPhone(organizationId, lead.contact.phone.number, lead.id) : {}),
+    ...(lead.processingStatus === "Pending" ? keys.pendingLead(pendingShard(lead.id), lead.createdAt, organizationId, lead.id) : {}),
+    entity: entities.lead,
+    organizationId,
+    ...lead,
+  };
+}
+
+const leadFields = ["id", "createdAt", "modifiedAt", "sourceId", "processingStatus", "processingReason", "duplicateOfLeadId", "processedAt", "metadata", "contact", "customer"] as const;
+
+export function toLead(item: Record<string, unknown>): Lead {
+  return Object.fromEntries(leadFields.map((field) => [field, item[field] ?? null])) as unknown as Lead;
+}

@@ -1,0 +1,345 @@
+import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import { ChangeMessageVisibilityCommand, GetQueueUrlCommand } from "@aws-sdk/client-sqs";
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { SQSRecord } from "aws-lambda";
+import * as v from "valibot";
+import { db, tableName } from "#core/db/client";
+import { entities, keys, type LeadClaim } from "#core/db/keys";
+import { eventItem, type EventRecordInput } from "#core/events/index";
+import { Leads, LeadSchema, pendingShards, type Lead, type ProcessingStatus } from "#core/leads/index";
+import { EnvelopeSchema, publish } from "#core/queue/events";
+import { sqs } from "#core/queue/client";
+import { receiveCount } from "#core/queue/subscribe";
+import { nowIso } from "#core/shared/ids";
+import { defaultDuplicateWindowHours, maxDuplicateWindowHours, Sources } from "#core/sources/index";
+import { queues } from "#stacks/definitions";
+
+/** A pending lead older than this is republished by the sweep (its message was lost or is stuck). */
+export const sweepAfterMs = 2 * 60 * 1000;
+
+/** Processing outcome written in one step with its event record. */
+interface Outcome {
+  status: Exclude<ProcessingStatus, "Pending">;
+  reason: string | null;
+  duplicateOfLeadId?: string;
+  compliance?: { status: "Allowed" | "Blocked"; blockedReason: string | null };
+  consent?: { status: string; optedOut: boolean; optOutAt: string | null; optInAt: string | null; phoneNumber: string | null };
+}
+
+/**
+ * Asynchronous lead processing, driven by `lead.received` on the intake queue.
+ * Every step is idempotent, because SQS delivers at least once: dedupe claims
+ * accept their own lead again, the outcome is written only while the lead is
+ * still Pending (with its event record, in one transaction), and the automation
+ * trigger carries a stable id and is marked as sent on the lead.
+ */
+export const LeadProcessing = {
+  async process(organizationId: string, leadId: string): Promise<void> {
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.lead(organizationId, leadId), ConsistentRead: true }));
+    if (!Item) throw new Error(`Lead ${leadId} of ${organizationId} does not exist.`);
+    const parsed = v.safeParse(LeadSchema, Item);
+    if (!parsed.success) throw new Error(`Lead ${leadId} is not readable: ${parsed.issues[0]?.message}`);
+    const lead = parsed.output;
+    if (lead.processingStatus !== "Pending") {
+      if (lead.processingStatus === "Processed" && !Item.triggerPublishedAt) await publishTrigger(organizationId, lead);
+      return;
+    }
+    const outcome = await decide(organizationId, lead);
+    const settled = await settle(organizationId, lead, outcome);
+    if (settled && outcome.status === "Processed") await publishTrigger(organizationId, { ...lead, metadata: { ...lead.metadata, complianceStatus: outcome.compliance?.status ?? null } });
+  },
+
+  /**
+   * Called for every failed attempt: the next attempt is delayed with a short
+   * exponential backoff, and the last attempt before the DLQ marks the lead
+   * Failed so it does not stay Pending forever.
+   */
+  async onFailure(record: SQSRecord, error: unknown): Promise<void> {
+    const attempt = receiveCount(record);
+    const envelope = v.safeParse(EnvelopeSchema, safeJson(record.body));
+    const leadId = envelope.success ? (envelope.output.data as { leadId?: unknown })?.leadId : undefined;
+    const last = attempt >= queues.leadIntake.maxReceiveCount;
+    if (last && envelope.success && typeof leadId === "string") {
+      await markFailed(envelope.output.organizationId, leadId, error).catch(() => undefined);
+    }
+    // After the last attempt the message is released at once, so SQS moves it to the DLQ.
+    await delayRetry(record, last ? 0 : Math.min(2 ** (attempt - 1), queues.leadIntake.visibilityTimeoutSeconds));
+  },
+
+  /** Republishes leads that stayed Pending longer than `sweepAfterMs` (lost or failed publishes). */
+  async sweep(now = Date.now()): Promise<number> {
+    const cutoff = new Date(now - sweepAfterMs).toISOString();
+    let republished = 0;
+    for (let shard = 0; shard < pendingShards; shard++) {
+      const { gsi3pk } = keys.pendingLead(shard, "", "", "");
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db().send(
+          new QueryCommand({
+            TableName: tableName(),
+            IndexName: "gsi3",
+            KeyConditionExpression: "gsi3pk = :pk AND gsi3sk < :cutoff",
+            ExpressionAttributeValues: { ":pk": gsi3pk, ":cutoff": cutoff },
+            ExclusiveStartKey: startKey,
+            Limit: 100,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          await publish("leadIntake", "lead.received", item.organizationId as string, { leadId: item.id as string });
+          republished++;
+        }
+        startKey = page.LastEvaluatedKey;
+      } while (startKey && republished < 1000);
+    }
+    return republished;
+  },
+};
+
+async function decide(organizationId: string, lead: Lead): Promise<Outcome> {
+  const phone = lead.contact.phone?.number ?? null;
+  const email = lead.contact.email;
+  if (!phone && !email) return { status: "Rejected", reason: "NoContactChannel" };
+
+  const source = lead.sourceId ? await Sources.settings(organizationId, lead.sourceId) : undefined;
+  const windowHours = source?.duplicateWindowHours ?? defaultDuplicateWindowHours;
+  if (windowHours > 0) {
+    const claims: LeadClaim[] = [];
+    if (phone) claims.push({ kind: "phone", value: phone });
+    if (email) claims.push({ kind: "email", value: email });
+    const holder = await claimContact(organizationId, lead, claims, windowHours);
+    if (holder) return { status: "Duplicate", reason: "DuplicateContact", duplicateOfLeadId: holder };
+  }
+
+  const suppression = phone
+    ? (await db().send(new GetCommand({ TableName: tableName(), Key: keys.suppression(organizationId, phone) }))).Item
+    : undefined;
+  if (suppression) {
+    return {
+      status: "Processed",
+      reason: null,
+      compliance: { status: "Blocked", blockedReason: `Suppressed${suppression.reason ? `:${suppression.reason}` : ""}` },
+      consent: { status: "OptedOut", optedOut: true, optOutAt: (suppression.createdAt as string) ?? null, optInAt: null, phoneNumber: phone },
+    };
+  }
+  // A certified consent form (e.g. TrustedForm/Jornaya URL) from the seller is the opt-in record.
+  const granted = Boolean(lead.metadata.certifiedFormUrl && phone);
+  return {
+    status: "Processed",
+    reason: null,
+    compliance: { status: "Allowed", blockedReason: null },
+    consent: {
+      status: phone ? (granted ? "OptedIn" : "Unknown") : "NoPhone",
+      optedOut: false,
+      optOutAt: null,
+      optInAt: granted ? lead.createdAt : null,
+      phoneNumber: phone,
+    },
+  };
+}
+
+/**
+ * Claims the lead's phone and email in one transaction. A claim is ours when it
+ * is free, already ours (redelivery), or older than the window; otherwise the
+ * lead holding it is returned and this lead is its duplicate. Conditional
+ * writes, not read-then-write, so two simultaneous posts yield one original.
+ */
+async function claimContact(organizationId: string, lead: Lead, claims: LeadClaim[], windowHours: number): Promise<string | undefined> {
+  const now = Date.now();
+  const cutoff = new Date(now - windowHours * 3_600_000).toISOString();
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: claims.map((claim) => ({
+          Put: {
+            TableName: tableName(),
+            Item: {
+              ...keys.leadClaim(organizationId, claim),
+              entity: entities.leadClaim,
+              leadId: lead.id,
+              claimedAt: lead.createdAt,
+              expiresAt: Math.ceil((Date.parse(lead.createdAt) + maxDuplicateWindowHours * 3_600_000) / 1000),
+            },
+            ConditionExpression: "attribute_not_exists(pk) OR leadId = :self OR claimedAt < :cutoff",
+            ExpressionAttributeValues: { ":self": lead.id, ":cutoff": cutoff },
+          },
+        })),
+      }),
+    );
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    const reasons = error.CancellationReasons ?? [];
+    for (const [index, claim] of claims.entries()) {
+      if (reasons[index]?.Code !== "ConditionalCheckFailed") continue;
+      const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.leadClaim(organizationId, claim), ConsistentRead: true }));
+      if (Item && Item.leadId !== lead.id) return Item.leadId as string;
+    }
+    // A conflicting transaction on the same claims (not a held claim): let SQS retry.
+    throw error;
+  }
+}
+
+const eventTypes: Record<Outcome["status"], string> = {
+  Processed: "LeadCreated",
+  Duplicate: "LeadDuplicate",
+  Rejected: "LeadRejected",
+  Failed: "LeadProcessingFailed",
+};
+
+function leadEvent(lead: Lead, outcome: Outcome, at: string): EventRecordInput {
+  const who = [lead.contact.firstName, lead.contact.lastName].filter(Boolean).join(" ") || lead.contact.phone?.number || lead.contact.email || lead.id;
+  const descriptions: Record<Outcome["status"], string> = {
+    Processed: `Lead ${who} received${outcome.compliance?.status === "Blocked" ? " (contact suppressed: messaging blocked)" : ""}.`,
+    Duplicate: `Lead ${who} is a duplicate of lead ${outcome.duplicateOfLeadId}.`,
+    Rejected: `Lead ${who} rejected: ${outcome.reason}.`,
+    Failed: `Lead ${who} could not be processed.`,
+  };
+  return {
+    eventType: eventTypes[outcome.status],
+    eventCategory: "Lead",
+    timelineCategory: "Lead",
+    timelineType: "Lead",
+    description: descriptions[outcome.status],
+    summary: outcome.status,
+    leadId: lead.id,
+    relatedEntityType: "Lead",
+    relatedEntityId: outcome.duplicateOfLeadId ?? lead.id,
+    status: outcome.status,
+    ...(outcome.reason ? { statusReason: outcome.reason } : {}),
+    trafficType: "RealLead",
+    ...(lead.sourceId ? { sourceId: lead.sourceId } : {}),
+    ...(lead.contact.phone ? { toPhoneNumber: lead.contact.phone.number } : {}),
+    ...(outcome.compliance?.status === "Blocked" ? { complianceAction: "Blocked", blockedAt: at } : {}),
+    ...(outcome.status === "Failed" ? { failedAt: at } : {}),
+    createdAt: at,
+    createdBy: lead.metadata.userId ?? (lead.sourceId ? `source:${lead.sourceId}` : "system"),
+    ...(lead.metadata.userId ? { actorUserId: lead.metadata.userId } : {}),
+    actorDisplayName: "Lead intake",
+  };
+}
+
+/** Writes the outcome while the lead is still Pending, with its event record; false if another attempt settled it first. */
+async function settle(organizationId: string, lead: Lead, outcome: Outcome): Promise<boolean> {
+  const at = nowIso();
+  const values: Record<string, unknown> = {
+    ":status": outcome.status,
+    ":reason": outcome.reason,
+    ":duplicateOf": outcome.duplicateOfLeadId ?? null,
+    ":at": at,
+    ":pending": "Pending",
+  };
+  const sets = ["processingStatus = :status", "processingReason = :reason", "duplicateOfLeadId = :duplicateOf", "processedAt = :at", "modifiedAt = :at"];
+  if (outcome.compliance) {
+    Object.assign(values, { ":compliance": outcome.compliance.status, ":blockedReason": outcome.compliance.blockedReason });
+    sets.push("#metadata.complianceStatus = :compliance", "#metadata.complianceBlockedReason = :blockedReason");
+  }
+  if (outcome.consent) {
+    const consent = outcome.consent;
+    Object.assign(values, {
+      ":consent": consent.status,
+      ":optedOut": consent.optedOut,
+      ":optOutAt": consent.optOutAt,
+      ":optInAt": consent.optInAt,
+      ":consentPhone": consent.phoneNumber,
+    });
+    sets.push(
+      "#metadata.smsConsentStatus = :consent",
+      "#metadata.smsOptedOut = :optedOut",
+      "#metadata.smsOptOutAt = :optOutAt",
+      "#metadata.smsOptInAt = :optInAt",
+      "#metadata.smsConsentPhoneNumber = :consentPhone",
+    );
+  }
+  const { item } = eventItem(organizationId, leadEvent(lead, outcome, at));
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.lead(organizationId, lead.id),
+              UpdateExpression: `SET ${sets.join(", ")} REMOVE gsi3pk, gsi3sk`,
+              ConditionExpression: "processingStatus = :pending",
+              ...(outcome.compliance || outcome.consent ? { ExpressionAttributeNames: { "#metadata": "metadata" } } : {}),
+              ExpressionAttributeValues: values,
+            },
+          },
+          { Put: { TableName: tableName(), Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === "ConditionalCheckFailed") return false;
+    throw error;
+  }
+}
+
+/** The LeadCreated trigger for automations; its id is stable, so a repeat is recognisable downstream. */
+async function publishTrigger(organizationId: string, lead: Lead): Promise<void> {
+  await publish(
+    "automationRuns",
+    "lead.created",
+    organizationId,
+    { leadId: lead.id, sourceId: lead.sourceId, complianceStatus: lead.metadata.complianceStatus },
+    { id: `lead.created:${lead.id}` },
+  );
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.lead(organizationId, lead.id),
+      UpdateExpression: "SET triggerPublishedAt = :at",
+      ExpressionAttributeValues: { ":at": nowIso() },
+    }),
+  );
+}
+
+async function markFailed(organizationId: string, leadId: string, error: unknown): Promise<void> {
+  const lead = await Leads.find(organizationId, leadId).catch(() => undefined);
+  const reason = "ProcessingError";
+  if (lead && v.is(LeadSchema, lead)) {
+    await settle(organizationId, lead, { status: "Failed", reason });
+    return;
+  }
+  // The stored lead cannot even be read: mark it without an event.
+  await db()
+    .send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.lead(organizationId, leadId),
+        UpdateExpression: "SET processingStatus = :failed, processingReason = :reason, processedAt = :at, modifiedAt = :at REMOVE gsi3pk, gsi3sk",
+        ConditionExpression: "attribute_exists(pk) AND processingStatus = :pending",
+        ExpressionAttributeValues: { ":failed": "Failed", ":reason": reason, ":at": nowIso(), ":pending": "Pending" },
+      }),
+    )
+    .catch(() => undefined);
+  console.error(JSON.stringify({ level: "error", message: "lead processing failed for good", leadId, error: String(error) }));
+}
+
+const queueUrls = new Map<string, Promise<string>>();
+
+/** Shortens the message's invisibility so the next attempt comes after `seconds` (SQS keeps counting receives). */
+async function delayRetry(record: SQSRecord, seconds: number): Promise<void> {
+  const [, , , , account, name] = record.eventSourceARN.split(":");
+  if (!name) return;
+  let url = queueUrls.get(record.eventSourceARN);
+  if (!url) {
+    url = sqs()
+      .send(new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account }))
+      .then((result) => result.QueueUrl ?? Promise.reject(new Error("no queue URL")));
+    queueUrls.set(record.eventSourceARN, url);
+    url.catch(() => queueUrls.delete(record.eventSourceARN));
+  }
+  await sqs()
+    .send(new ChangeMessageVisibilityCommand({ QueueUrl: await url, ReceiptHandle: record.receiptHandle, VisibilityTimeout: seconds }))
+    .catch(() => undefined);
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

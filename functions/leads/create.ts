@@ -1,0 +1,9 @@
+import { endpoint } from "#core/http/endpoint";
+import { createLead } from "#core/http/operations/leads";
+import { HttpResponse } from "#core/http/response";
+import { Leads } from "#core/leads/index";
+
+export const handler = endpoint(createLead, async ({ actor, body }) => {
+  const { lead, created } = await Leads.intake(actor, body, { channel: "Api" });
+  return created ? lead : new HttpResponse(200, lead);
+});

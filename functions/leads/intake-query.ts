@@ -1,0 +1,9 @@
+import { endpoint } from "#core/http/endpoint";
+import { intakeLeadByQuery } from "#core/http/operations/leads";
+import { HttpResponse } from "#core/http/response";
+import { Leads } from "#core/leads/index";
+
+export const handler = endpoint(intakeLeadByQuery, async ({ actor, query }) => {
+  const { lead, created } = await Leads.intake(actor, query, { channel: "Intake" });
+  return created ? lead : new HttpResponse(200, lead);
+});

@@ -1,0 +1,9 @@
+import { endpoint } from "#core/http/endpoint";
+import { intakeLead } from "#core/http/operations/leads";
+import { HttpResponse } from "#core/http/response";
+import { Leads } from "#core/leads/index";
+
+export const handler = endpoint(intakeLead, async ({ actor, body }) => {
+  const { lead, created } = await Leads.intake(actor, body, { channel: "Intake" });
+  return created ? lead : new HttpResponse(200, lead);
+});
