@@ -1,0 +1,37 @@
+import { DEFAULT_RETRY_POLICY, RECEIPT_TIMEOUT_MS, type RetryPolicy } from "#core/messaging/status";
+import { environmentNames } from "#stacks/definitions";
+
+/**
+ * Messaging settings read from the environment (lazily, so the local runner and
+ * tests can set them first). Defaults are the production values; tests shorten
+ * the waits so retries and the simulator finish in seconds.
+ */
+export const messagingConfig = {
+  /** `simulator` (default: local stack and tests) or `twilio`. */
+  get provider(): "simulator" | "twilio" {
+    return process.env[environmentNames.provider] === "twilio" ? "twilio" : "simulator";
+  },
+  get retryPolicy(): RetryPolicy {
+    return {
+      maxRetries: integer(environmentNames.messageMaxRetries) ?? DEFAULT_RETRY_POLICY.maxRetries,
+      baseDelayMs: integer(environmentNames.messageRetryBaseMs) ?? DEFAULT_RETRY_POLICY.baseDelayMs,
+      maxDelayMs: integer(environmentNames.messageRetryMaxDelayMs) ?? DEFAULT_RETRY_POLICY.maxDelayMs,
+    };
+  },
+  /** How long a Sending/Sent message waits for a final receipt before it becomes Unknown. */
+  get receiptTimeoutMs(): number {
+    return integer(environmentNames.messageReceiptTimeoutMs) ?? RECEIPT_TIMEOUT_MS;
+  },
+  /** Multiplies the simulator's callback delays (tests: 0.2; 1 = the documented delays). */
+  get simulatorDelayScale(): number {
+    const value = Number(process.env[environmentNames.simulatorDelayScale] ?? "1");
+    return Number.isFinite(value) && value >= 0 ? value : 1;
+  },
+};
+
+function integer(name: string): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const value = Number(raw);
+  return Number.isInteger(value) && value >= 0 ? value : undefined;
+}

@@ -1,0 +1,247 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import * as v from "valibot";
+import type { Actor } from "#core/auth/actor";
+import { db, tableName } from "#core/db/client";
+import { entities, keys } from "#core/db/keys";
+import { listPage, type ListResource } from "#core/db/list";
+import { NotFoundError } from "#core/errors";
+import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import { MessagingEvents } from "#core/messaging/timeline";
+import { newId, nowIso } from "#core/shared/ids";
+import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+
+export const ConversationSchema = v.object({
+  id: v.string(),
+  /** The contact's number (E.164). */
+  contactPhoneNumber: v.string(),
+  leadId: v.nullable(v.string()),
+  /** The sticky sender: the number last used in this conversation. */
+  phoneNumberId: v.nullable(v.string()),
+  phoneNumber: v.nullable(v.string()),
+  unread: v.boolean(),
+  unreadCount: v.number(),
+  lastMessageAt: v.nullable(v.string()),
+  lastMessagePreview: v.nullable(v.string()),
+  lastDirection: v.nullable(v.string()),
+  createdAt: v.string(),
+  modifiedAt: v.nullable(v.string()),
+});
+export type Conversation = v.InferOutput<typeof ConversationSchema>;
+
+export const ListConversationsSchema = PagingQuerySchema;
+
+/** Body of `PUT /conversations/{id}/sender`. */
+export const ReassignSenderSchema = v.strictObject({ phoneNumberId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
+
+const listResource: ListResource<Conversation> = {
+  name: "conversations",
+  fields: {
+    unread: { get: (c) => c.unread, kind: "boolean", filter: true },
+    leadId: { get: (c) => c.leadId, kind: "string", filter: true },
+    contactPhoneNumber: { get: (c) => c.contactPhoneNumber, kind: "string", filter: true, search: true },
+    phoneNumberId: { get: (c) => c.phoneNumberId, kind: "string", filter: true },
+    lastMessagePreview: { get: (c) => c.lastMessagePreview, kind: "string", search: true },
+    lastMessageAt: { get: (c) => c.lastMessageAt, kind: "date", sort: true, range: true },
+    createdAt: { get: (c) => c.createdAt, kind: "date", sort: true, range: true },
+  },
+  defaultOrder: [{ field: "lastMessageAt", direction: "desc" }],
+  idOf: (c) => c.id,
+  fromItem: toConversation,
+  candidates: (organizationId) => {
+    const { pk, skPrefix } = keys.conversationPrefix(organizationId);
+    return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
+  },
+};
+
+/** Conversations: one per contact phone number within the organization. */
+export const Conversations = {
+  /** The conversation of a contact number, created on first use (race-free through its phone pointer). */
+  async ensure(organizationId: string, contactPhoneNumber: string, leadId: string | undefined): Promise<Conversation> {
+    const existing = await Conversations.byPhone(organizationId, contactPhoneNumber);
+    if (existing) {
+      if (leadId && !existing.leadId) await setLead(organizationId, existing.id, leadId);
+      return existing.leadId || !leadId ? existing : { ...existing, leadId };
+    }
+    const conversation: Conversation = {
+      id: newId(),
+      contactPhoneNumber,
+      leadId: leadId ?? null,
+      phoneNumberId: null,
+      phoneNumber: null,
+      unread: false,
+      unreadCount: 0,
+      lastMessageAt: null,
+      lastMessagePreview: null,
+      lastDirection: null,
+      createdAt: nowIso(),
+      modifiedAt: null,
+    };
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: tableName(),
+                Item: { ...keys.conversationByPhone(organizationId, contactPhoneNumber), entity: entities.conversationByPhone, conversationId: conversation.id },
+                ConditionExpression: "attribute_not_exists(pk)",
+              },
+            },
+            {
+              Put: {
+                TableName: tableName(),
+                Item: { ...keys.conversation(organizationId, conversation.id), entity: entities.conversation, ...conversation },
+              },
+            },
+          ],
+        }),
+      );
+      return conversation;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const winner = await Conversations.byPhone(organizationId, contactPhoneNumber);
+      if (!winner) throw error;
+      return winner;
+    }
+  },
+
+  async byPhone(organizationId: string, contactPhoneNumber: string): Promise<Conversation | undefined> {
+    const { Item } = await db().send(
+      new GetCommand({ TableName: tableName(), Key: keys.conversationByPhone(organizationId, contactPhoneNumber), ConsistentRead: true }),
+    );
+    return Item ? Conversations.find(organizationId, Item.conversationId as string) : undefined;
+  },
+
+  async find(organizationId: string, conversationId: string): Promise<Conversation | undefined> {
+    const { Item } = await db().send(
+      new GetCommand({ TableName: tableName(), Key: keys.conversation(organizationId, conversationId), ConsistentRead: true }),
+    );
+    return Item ? toConversation(Item) : undefined;
+  },
+
+  async fromId(actor: Actor, conversationId: string): Promise<Conversation> {
+    const conversation = await Conversations.find(actor.organizationId, conversationId);
+    if (!conversation) throw new NotFoundError("Conversation", conversationId);
+    return conversation;
+  },
+
+  async list(actor: Actor, query: PagingQuery): Promise<Page<Conversation>> {
+    return listPage(listResource, actor.organizationId, query);
+  },
+
+  /** `POST /conversations/{id}/read`: clears the unread flag and count. */
+  async markRead(actor: Actor, conversationId: string): Promise<Conversation> {
+    return update(actor.organizationId, conversationId, "SET unread = :false, unreadCount = :zero, modifiedAt = :now", {
+      ":false": false,
+      ":zero": 0,
+      ":now": nowIso(),
+    });
+  },
+
+  /** `PUT /conversations/{id}/sender`: the caller picks the sticky number; recorded as an event. */
+  async reassignSender(actor: Actor, conversationId: string, phoneNumberId: string): Promise<Conversation> {
+    const current = await Conversations.fromId(actor, conversationId);
+    const number = await PhoneNumbers.fromId(actor, phoneNumberId);
+    const updated = await Conversations.setSender(actor.organizationId, conversationId, number);
+    await MessagingEvents.record(actor.organizationId, {
+      eventType: "ConversationSenderReassigned",
+      eventCategory: "Conversation",
+      description: `Sender of the conversation with ${current.contactPhoneNumber} reassigned from ${current.phoneNumber ?? "none"} to ${number.phoneNumber}.`,
+      conversationId,
+      ...(current.leadId ? { leadId: current.leadId } : {}),
+      relatedEntityType: "Conversation",
+      relatedEntityId: conversationId,
+      fromPhoneNumberId: number.id,
+      fromPhoneNumber: number.phoneNumber,
+      toPhoneNumber: current.contactPhoneNumber,
+      wasManuallyOverridden: true,
+      actor,
+    });
+    return updated;
+  },
+
+  /** Makes a number the conversation's sticky sender. */
+  async setSender(organizationId: string, conversationId: string, number: { id: string; phoneNumber: string }): Promise<Conversation> {
+    return update(organizationId, conversationId, "SET phoneNumberId = :id, phoneNumber = :number, modifiedAt = :now", {
+      ":id": number.id,
+      ":number": number.phoneNumber,
+      ":now": nowIso(),
+    });
+  },
+
+  /** Records a message in the conversation's summary; `unread` marks it unread (ordinary inbound messages). */
+  async noteMessage(
+    organizationId: string,
+    conversationId: string,
+    message: { direction: "Inbound" | "Outbound"; body: string; at: string; unread?: boolean },
+  ): Promise<void> {
+    const inbound = message.unread === true;
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.conversation(organizationId, conversationId),
+        UpdateExpression:
+          "SET lastMessageAt = :at, lastMessagePreview = :preview, lastDirection = :direction, modifiedAt = :at" +
+          (inbound ? ", unread = :true ADD unreadCount :one" : ""),
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: {
+          ":at": message.at,
+          ":preview": message.body.slice(0, 160),
+          ":direction": message.direction,
+          ...(inbound ? { ":true": true, ":one": 1 } : {}),
+        },
+      }),
+    );
+  },
+};
+
+async function setLead(organizationId: string, conversationId: string, leadId: string): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.conversation(organizationId, conversationId),
+      UpdateExpression: "SET leadId = :lead",
+      ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(leadId) OR leadId = :null)",
+      ExpressionAttributeValues: { ":lead": leadId, ":null": null },
+    }),
+  ).catch((error: unknown) => {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  });
+}
+
+async function update(organizationId: string, conversationId: string, expression: string, values: Record<string, unknown>): Promise<Conversation> {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.conversation(organizationId, conversationId),
+        UpdateExpression: expression,
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: values,
+        ReturnValues: "ALL_NEW",
+      }),
+    );
+    return toConversation(Attributes!);
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) throw new NotFoundError("Conversation", conversationId);
+    throw error;
+  }
+}
+
+function toConversation(item: Record<string, unknown>): Conversation {
+  return {
+    id: item.id as string,
+    contactPhoneNumber: item.contactPhoneNumber as string,
+    leadId: (item.leadId as string | null) ?? null,
+    phoneNumberId: (item.phoneNumberId as string | null) ?? null,
+    phoneNumber: (item.phoneNumber as string | null) ?? null,
+    unread: Boolean(item.unread),
+    unreadCount: Number(item.unreadCount ?? 0),
+    lastMessageAt: (item.lastMessageAt as string | null) ?? null,
+    lastMessagePreview: (item.lastMessagePreview as string | null) ?? null,
+    lastDirection: (item.lastDirection as string | null) ?? null,
+    createdAt: item.createdAt as string,
+    modifiedAt: (item.modifiedAt as string | null) ?? null,
+  };
+}

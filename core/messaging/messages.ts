@@ -1,0 +1,241 @@
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import "#core/messaging/queue";
+import { actorId, type Actor } from "#core/auth/actor";
+import { db, tableName } from "#core/db/client";
+import { entities, keys } from "#core/db/keys";
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
+import { assertCanSend } from "#core/messaging/billing-seam";
+import { Contacts } from "#core/messaging/contacts";
+import { Conversations } from "#core/messaging/conversations";
+import type { Message, SendMessageRequest } from "#core/messaging/model";
+import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import { countSegments } from "#core/messaging/segments";
+import { messageLifecycle, type MessageStatus } from "#core/messaging/status";
+import { changeMessage, dueAttributes, readMessage } from "#core/messaging/store";
+import { MessagingEvents, type MessagingEventType } from "#core/messaging/timeline";
+import { publish } from "#core/queue/events";
+import { newId, nowIso } from "#core/shared/ids";
+
+/** A Pending or Queued message the queue should have picked up is looked at again after this long. */
+export const DISPATCH_GRACE_MS = 5 * 60_000;
+
+/** The event type recorded when a message enters a status. */
+export const eventTypeOfStatus: Record<MessageStatus, MessagingEventType> = {
+  Pending: "MessageAccepted",
+  Scheduled: "MessageScheduled",
+  Queued: "MessageQueued",
+  Sending: "MessageSending",
+  Sent: "MessageSent",
+  Unknown: "MessageUnknown",
+  Delivered: "MessageDelivered",
+  Undelivered: "MessageUndelivered",
+  Failed: "MessageFailed",
+  Blocked: "MessageBlocked",
+  Canceled: "MessageCanceled",
+  Received: "MessageReceived",
+};
+
+/** Outbound and inbound SMS/MMS of the organization. */
+export const Messages = {
+  /**
+   * `POST /messages`: validates the recipient and sender, stores the message
+   * `Pending` and hands it to the outbound queue. Sender choice, compliance,
+   * quiet hours, billing and the provider call happen in the consumer.
+   */
+  async send(actor: Actor, input: SendMessageRequest): Promise<Message> {
+    const organizationId = actor.organizationId;
+    if (input.overrideQuietHours && !actor.permissions.has("messages:overrideQuietHours")) {
+      throw new ForbiddenError("Overriding quiet hours needs the 'messages:overrideQuietHours' permission.");
+    }
+    if (input.scheduledFor !== undefined && Date.parse(input.scheduledFor) <= Date.now()) {
+      throw new ValidationError("scheduledFor must be in the future.", [{ pointer: "/scheduledFor", detail: "Must be a future date-time; omit it to send now." }]);
+    }
+    const { to, leadId } = await recipient(organizationId, input);
+    const sender = input.fromPhoneNumberId ? await PhoneNumbers.find(organizationId, input.fromPhoneNumberId) : undefined;
+    if (input.fromPhoneNumberId && !sender) {
+      throw new ValidationError("The sender number does not exist in this organization.", [
+        { pointer: "/fromPhoneNumberId", detail: `Phone number ${input.fromPhoneNumberId} was not found.` },
+      ]);
+    }
+    await assertCanSend(organizationId);
+    const conversation = await Conversations.ensure(organizationId, to, leadId);
+    const body = input.body ?? "";
+    const media = input.media ?? [];
+    const message = newMessage({
+      conversationId: conversation.id,
+      leadId: leadId ?? conversation.leadId ?? null,
+      direction: "Outbound",
+      status: "Pending",
+      body,
+      media,
+      fromPhoneNumberId: sender?.id ?? null,
+      fromPhoneNumber: sender?.phoneNumber ?? null,
+      toPhoneNumber: to,
+      selectionReason: sender ? "ManualOverride" : null,
+      wasManuallyOverridden: Boolean(sender),
+      quietHoursOverridden: input.overrideQuietHours,
+      scheduledFor: input.scheduledFor ? new Date(input.scheduledFor).toISOString() : null,
+      scheduledReason: input.scheduledFor ? "RequestedByCaller" : null,
+      campaignId: input.campaignId ?? null,
+      createdBy: actorId(actor),
+      actorUserId: actor.userId ?? null,
+      actorDisplayName: actor.displayName,
+      actorEmail: actor.email ?? null,
+    });
+    await enqueue(organizationId, message, actor);
+    return message;
+  },
+
+  async fromId(actor: Actor, messageId: string): Promise<Message> {
+    const message = await readMessage(actor.organizationId, messageId);
+    if (!message) throw new NotFoundError("Message", messageId);
+    return message;
+  },
+
+  /** `POST /messages/{id}/cancel`: only before the message is handed to the provider (Pending, Scheduled, Queued). */
+  async cancel(actor: Actor, messageId: string, reason: string | undefined): Promise<Message> {
+    const current = await Messages.fromId(actor, messageId);
+    const from = messageLifecycle.acceptedFrom("Canceled");
+    const now = nowIso();
+    const canceled = await changeMessage(actor.organizationId, messageId, {
+      from,
+      set: { status: "Canceled", canceledAt: now, cancelReason: reason ?? "CanceledByUser", statusReason: "Canceled by the caller." },
+      due: null,
+    });
+    if (!canceled) {
+      throw new ConflictError(`The message is ${current.status === "Canceled" ? "already canceled" : `${current.status}`} and can no longer be canceled.`);
+    }
+    await recordMessageEvent(actor.organizationId, canceled, "MessageCanceled", actor);
+    return canceled;
+  },
+};
+
+/** A message with every optional field empty; segments and channel follow from body and media. */
+export function newMessage(
+  fields: Pick<Message, "conversationId" | "direction" | "status" | "body" | "media" | "toPhoneNumber" | "createdBy"> & Partial<Message>,
+): Message {
+  const segments = countSegments(fields.body);
+  return {
+    id: newId(),
+    leadId: null,
+    channel: fields.media.length ? "Mms" : "Sms",
+    statusReason: null,
+    segments: Math.max(1, segments.segments),
+    encoding: segments.encoding,
+    fromPhoneNumberId: null,
+    fromPhoneNumber: null,
+    selectionReason: null,
+    wasManuallyOverridden: false,
+    quietHoursOverridden: false,
+    scheduledFor: null,
+    scheduledReason: null,
+    complianceAction: null,
+    billingStatus: null,
+    billableAmount: null,
+    errorCode: null,
+    retryCount: 0,
+    nextRetryAt: null,
+    provider: null,
+    providerMessageId: null,
+    providerStatus: null,
+    cancelReason: null,
+    campaignId: null,
+    purpose: null,
+    queuedAt: null,
+    sendingStartedAt: null,
+    sentAt: null,
+    deliveredAt: null,
+    undeliverableAt: null,
+    failedAt: null,
+    blockedAt: null,
+    canceledAt: null,
+    receivedAt: null,
+    createdAt: nowIso(),
+    modifiedAt: null,
+    actorUserId: null,
+    actorDisplayName: null,
+    actorEmail: null,
+    ...fields,
+  };
+}
+
+/** Stores an outbound message Pending and hands it to the outbound queue (the API and system replies). */
+export async function enqueue(organizationId: string, message: Message, actor?: Actor): Promise<void> {
+  await storeNew(organizationId, message, { at: new Date(Date.now() + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" });
+  await recordMessageEvent(organizationId, message, "MessageAccepted", actor);
+  await Conversations.noteMessage(organizationId, message.conversationId, { direction: "Outbound", body: message.body, at: message.createdAt });
+  await publish("outboundMessages", "message.send", organizationId, { messageId: message.id });
+}
+
+async function recipient(organizationId: string, input: SendMessageRequest): Promise<{ to: string; leadId: string | undefined }> {
+  if (input.leadId) {
+    const contact = await Contacts.ofLead(organizationId, input.leadId);
+    if (!contact) throw new ValidationError("The lead does not exist in this organization.", [{ pointer: "/leadId", detail: `Lead ${input.leadId} was not found.` }]);
+    if (!contact.phone) throw new ValidationError("The lead has no valid phone number.", [{ pointer: "/leadId", detail: "The lead has no phone number to text." }]);
+    return { to: contact.phone, leadId: contact.leadId };
+  }
+  const to = input.to!;
+  return { to, leadId: await Contacts.leadIdByPhone(organizationId, to) };
+}
+
+/** Stores a new message with its conversation index and due entry. */
+export async function storeNew(organizationId: string, message: Message, due: { at: string; kind: "Dispatch" | "Release" } | null): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.message(organizationId, message.id),
+        ...keys.messagesByConversation(organizationId, message.conversationId, message.id),
+        ...(due ? dueAttributes(organizationId, message.id, due) : {}),
+        entity: entities.message,
+        organizationId,
+        ...message,
+      },
+      ConditionExpression: "attribute_not_exists(pk)",
+    }),
+  );
+}
+
+/** Records the event of a message's change, with every message field the event record carries (spec 2.5). */
+export async function recordMessageEvent(
+  organizationId: string,
+  message: Message,
+  eventType: MessagingEventType,
+  actor?: Actor,
+  description?: string,
+): Promise<void> {
+  await MessagingEvents.record(organizationId, {
+    eventType,
+    eventCategory: "Sms",
+    description: description ?? describe(message, eventType),
+    summary: message.body.slice(0, 160),
+    conversationId: message.conversationId,
+    ...(message.leadId ? { leadId: message.leadId } : {}),
+    relatedEntityType: "Message",
+    relatedEntityId: message.id,
+    media: message.media,
+    direction: message.direction,
+    status: message.status,
+    trafficType: "RealLead",
+    ...pick(message, [
+      "statusReason", "selectionReason", "fromPhoneNumberId", "fromPhoneNumber", "toPhoneNumber", "campaignId",
+      "complianceAction", "billingStatus", "errorCode", "billableAmount", "queuedAt", "sendingStartedAt", "sentAt",
+      "deliveredAt", "receivedAt", "failedAt", "undeliverableAt", "blockedAt", "nextRetryAt", "scheduledFor",
+      "canceledAt", "scheduledReason", "cancelReason",
+    ]),
+    ...(message.direction === "Outbound" && message.fromPhoneNumberId ? { outboundPhoneNumberId: message.fromPhoneNumberId } : {}),
+    wasManuallyOverridden: message.wasManuallyOverridden,
+    retryCount: message.retryCount,
+    actor,
+  });
+}
+
+function pick(message: Message, fields: (keyof Message)[]): Record<string, unknown> {
+  return Object.fromEntries(fields.filter((field) => message[field] !== null && message[field] !== undefined).map((field) => [field, message[field]]));
+}
+
+function describe(message: Message, eventType: MessagingEventType): string {
+  const to = message.direction === "Inbound" ? `from ${message.fromPhoneNumber}` : `to ${message.toPhoneNumber}`;
+  const reason = message.statusReason ? `: ${message.statusReason}` : "";
+  return `${message.channel === "Mms" ? "MMS" : "SMS"} ${to} ${eventType.replace(/^Message/, "").toLowerCase()}${reason}`;
+}

@@ -1,0 +1,101 @@
+import * as v from "valibot";
+import { PhoneNumberInput } from "#core/messaging/phone-numbers";
+import { MESSAGE_STATUSES } from "#core/messaging/status";
+
+/** An MMS attachment (spec 2.5 media). */
+export const MediaSchema = v.strictObject({
+  url: v.pipe(v.string(), v.url("Must be an absolute URL."), v.regex(/^https?:\/\//i, "Must be an http(s) URL."), v.maxLength(2048)),
+  contentType: v.pipe(v.string(), v.regex(/^[\w.+-]+\/[\w.+-]+$/, "Must be a media type such as image/jpeg.")),
+  size: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(5 * 1024 * 1024, "MMS media is limited to 5 MB."))),
+  sha256: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/i, "Must be a hex SHA-256 digest."))),
+  fileName: v.optional(v.pipe(v.string(), v.maxLength(255))),
+});
+export type Media = v.InferOutput<typeof MediaSchema>;
+
+const iso = v.pipe(v.string(), v.isoTimestamp("Must be an ISO 8601 date-time with a time zone, e.g. 2030-01-01T15:00:00Z."));
+
+/** Body of `POST /messages`: SMS (body) or MMS (media), to a lead or a number. */
+export const SendMessageSchema = v.pipe(
+  v.strictObject({
+    leadId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
+    to: v.optional(PhoneNumberInput),
+    body: v.optional(v.pipe(v.string(), v.maxLength(1600, "An SMS body is limited to 1600 characters."))),
+    media: v.optional(v.pipe(v.array(MediaSchema), v.maxLength(10, "At most 10 media items."))),
+    fromPhoneNumberId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
+    scheduledFor: v.optional(iso),
+    /** Send even inside quiet hours (needs messages:overrideQuietHours). */
+    overrideQuietHours: v.optional(v.boolean(), false),
+    campaignId: v.optional(v.pipe(v.string(), v.maxLength(64))),
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const input = dataset.value;
+    if ((input.leadId === undefined) === (input.to === undefined)) {
+      addIssue({ message: "Send to exactly one of leadId or to.", path: [{ type: "object", origin: "value", input, key: "to", value: input.to }] });
+    }
+    if (!input.body?.trim() && !input.media?.length) {
+      addIssue({ message: "A message needs a body, media, or both.", path: [{ type: "object", origin: "value", input, key: "body", value: input.body }] });
+    }
+  }),
+);
+export type SendMessageRequest = v.InferOutput<typeof SendMessageSchema>;
+
+/** Body of `POST /messages/{id}/cancel` (optional). */
+export const CancelMessageSchema = v.optional(v.strictObject({ reason: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(500))) }), {});
+
+const nullableString = v.nullish(v.string());
+
+export const messagePurposes = ["OptOutConfirmation", "OptInConfirmation", "HelpReply"] as const;
+export type MessagePurpose = (typeof messagePurposes)[number];
+
+/** A message as `GET /messages/{id}` answers it; field names follow the event record (spec 2.5). */
+export const MessageSchema = v.object({
+  id: v.string(),
+  conversationId: v.string(),
+  leadId: nullableString,
+  direction: v.picklist(["Outbound", "Inbound"]),
+  channel: v.picklist(["Sms", "Mms"]),
+  status: v.picklist(MESSAGE_STATUSES),
+  statusReason: nullableString,
+  body: v.string(),
+  media: v.array(MediaSchema),
+  segments: v.number(),
+  encoding: v.string(),
+  fromPhoneNumberId: nullableString,
+  fromPhoneNumber: nullableString,
+  toPhoneNumber: v.string(),
+  selectionReason: nullableString,
+  wasManuallyOverridden: v.boolean(),
+  quietHoursOverridden: v.boolean(),
+  scheduledFor: nullableString,
+  scheduledReason: nullableString,
+  complianceAction: nullableString,
+  billingStatus: nullableString,
+  billableAmount: v.nullish(v.number()),
+  errorCode: nullableString,
+  retryCount: v.number(),
+  nextRetryAt: nullableString,
+  provider: nullableString,
+  providerMessageId: nullableString,
+  providerStatus: nullableString,
+  cancelReason: nullableString,
+  campaignId: nullableString,
+  /** Compliance replies (opt-out/opt-in confirmations, help text) are sent even to an opted-out number. */
+  purpose: v.nullish(v.picklist(messagePurposes)),
+  queuedAt: nullableString,
+  sendingStartedAt: nullableString,
+  sentAt: nullableString,
+  deliveredAt: nullableString,
+  undeliverableAt: nullableString,
+  failedAt: nullableString,
+  blockedAt: nullableString,
+  canceledAt: nullableString,
+  receivedAt: nullableString,
+  createdAt: v.string(),
+  modifiedAt: nullableString,
+  createdBy: v.string(),
+  actorUserId: nullableString,
+  actorDisplayName: nullableString,
+  actorEmail: nullableString,
+});
+export type Message = v.InferOutput<typeof MessageSchema>;

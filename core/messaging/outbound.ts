@@ -1,0 +1,314 @@
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import "#core/messaging/queue";
+import { db, tableName } from "#core/db/client";
+import { entities, keys } from "#core/db/keys";
+import { reserveForMessage, settleMessage } from "#core/messaging/billing-seam";
+import { messagingConfig } from "#core/messaging/config";
+import { Contacts } from "#core/messaging/contacts";
+import { Conversations } from "#core/messaging/conversations";
+import { DISPATCH_GRACE_MS, recordMessageEvent } from "#core/messaging/messages";
+import type { Message } from "#core/messaging/model";
+import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
+import { checkQuietHours } from "#core/messaging/quiet-hours";
+import { MessagingSettingsStore } from "#core/messaging/settings";
+import { MESSAGE_STATUSES, messageLifecycle, planRetry, type MessageStatus } from "#core/messaging/status";
+import { changeMessage, readMessage } from "#core/messaging/store";
+import { Suppressions } from "#core/messaging/suppressions";
+import { MessagingEvents } from "#core/messaging/timeline";
+import { Organizations } from "#core/organizations/index";
+import { outboundProvider, statusCallbackUrl } from "#core/providers/index";
+import { ProviderError } from "#core/providers/port";
+import { maxDelaySeconds, publish } from "#core/queue/events";
+import { nowIso } from "#core/shared/ids";
+import { parsePhone, recipientTimeZone } from "#core/shared/phone";
+
+/**
+ * The outbound pipeline, run by the outbound queue's consumer for one message
+ * id. Every step reads the stored message and moves it with a conditional
+ * write, so a redelivered or duplicated queue message does no harm:
+ *
+ *   Pending/Scheduled → (quiet hours, scheduledFor) → Scheduled, or Queued
+ *   Queued → compliance (Blocked) → sender → billing seam (Blocked) → claim Sending → provider
+ *   provider error → transient: Queued with retryCount/nextRetryAt, or Failed after the last retry;
+ *                    permanent: Failed; opted out: Failed + suppression.
+ *
+ * The claim (Queued → Sending, conditional on the retry count) is what makes a
+ * send reach the provider at most once; the message id is also the provider's
+ * idempotency key.
+ */
+export const Outbound = {
+  async process(organizationId: string, messageId: string): Promise<void> {
+    const message = await readMessage(organizationId, messageId);
+    if (!message || message.direction !== "Outbound" || messageLifecycle.isFinal(message.status)) return;
+    if (message.status === "Pending" || message.status === "Scheduled") return plan(organizationId, message);
+    if (message.status === "Queued") return dispatch(organizationId, message);
+    // Sending, Sent, Unknown: waiting for the provider's receipts.
+  },
+};
+
+const SLACK_MS = 1_000;
+
+/** Decides when a Pending or Scheduled message may go: its scheduledFor, moved out of quiet hours unless overridden. */
+async function plan(organizationId: string, message: Message): Promise<void> {
+  const now = Date.now();
+  let at = Math.max(now, message.scheduledFor ? Date.parse(message.scheduledFor) : now);
+  let scheduledReason = message.scheduledReason;
+  if (!message.quietHoursOverridden && !message.purpose) {
+    const decision = await quietHours(organizationId, message, at);
+    if (!decision.allowed) {
+      at = Date.parse(decision.nextAllowedAt);
+      scheduledReason = decision.scheduledReason;
+    }
+  }
+  if (at > now + SLACK_MS) {
+    const scheduledFor = new Date(at).toISOString();
+    const near = at - now <= maxDelaySeconds * 1000;
+    const scheduled = await changeMessage(organizationId, message.id, {
+      from: ["Pending", "Scheduled"],
+      set: { status: "Scheduled", scheduledFor, scheduledReason },
+      due: near ? { at: new Date(at + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" } : { at: scheduledFor, kind: "Release" },
+    });
+    if (!scheduled) return;
+    if (message.status !== "Scheduled" || message.scheduledFor !== scheduledFor) {
+      await recordMessageEvent(organizationId, scheduled, "MessageScheduled");
+    }
+    if (near) await publish("outboundMessages", "message.send", organizationId, { messageId: message.id }, { delaySeconds: (at - now) / 1000 });
+    return;
+  }
+  const queued = await changeMessage(organizationId, message.id, {
+    from: ["Pending", "Scheduled"],
+    set: { status: "Queued", queuedAt: nowIso() },
+    due: { at: new Date(now + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
+  });
+  if (!queued) return;
+  await recordMessageEvent(organizationId, queued, "MessageQueued");
+  await dispatch(organizationId, queued);
+}
+
+async function quietHours(organizationId: string, message: Message, at: number) {
+  const [settings, organization, contact] = await Promise.all([
+    MessagingSettingsStore.read(organizationId),
+    Organizations.fromId(organizationId),
+    message.leadId ? Contacts.ofLead(organizationId, message.leadId) : undefined,
+  ]);
+  const { timeZone } = recipientTimeZone({
+    phone: message.toPhoneNumber,
+    state: contact?.state,
+    organizationTimeZone: organization?.timeZone ?? "America/New_York",
+  });
+  return checkQuietHours({ at: new Date(at), timeZone, window: settings.quietHours });
+}
+
+/** Sends a Queued message: compliance, sender, billing, claim, provider. */
+async function dispatch(organizationId: string, message: Message): Promise<void> {
+  const now = Date.now();
+  if (message.nextRetryAt && Date.parse(message.nextRetryAt) > now + SLACK_MS) {
+    await publish("outboundMessages", "message.send", organizationId, { messageId: message.id }, {
+      delaySeconds: (Date.parse(message.nextRetryAt) - now) / 1000,
+    });
+    return;
+  }
+  if (!message.purpose) {
+    const refusal = await complianceRefusal(organizationId, message);
+    if (refusal) return block(organizationId, message, refusal);
+  }
+  const selection = await selectSender(organizationId, message);
+  if (!selection) return fail(organizationId, message, ["Queued"], "NoSenderNumber", "The organization has no phone number that can send this message.");
+  const billing = await reserveForMessage(message);
+  if (!billing.allowed) {
+    return block(organizationId, message, { complianceAction: "BillingBlocked", statusReason: billing.reason, billingStatus: billing.billingStatus });
+  }
+  const provider = outboundProvider();
+  const claimedAt = nowIso();
+  const claimed = await changeMessage(organizationId, message.id, {
+    from: ["Queued"],
+    condition: "retryCount = :retryCount",
+    values: { ":retryCount": message.retryCount },
+    set: {
+      status: "Sending",
+      sendingStartedAt: claimedAt,
+      fromPhoneNumberId: selection.number.id,
+      fromPhoneNumber: selection.number.phoneNumber,
+      selectionReason: selection.reason,
+      provider: provider.name,
+      billingStatus: billing.billingStatus,
+      billableAmount: billing.billableAmount,
+    },
+    due: { at: new Date(Date.parse(claimedAt) + messagingConfig.receiptTimeoutMs).toISOString(), kind: "ReceiptTimeout" },
+  });
+  if (!claimed) return;
+  await afterClaim(organizationId, claimed, selection);
+  try {
+    const result = await provider.sendMessage({
+      from: selection.number.phoneNumber,
+      to: claimed.toPhoneNumber,
+      ...(claimed.body ? { body: claimed.body } : {}),
+      media: claimed.media.map((item) => ({ url: item.url, contentType: item.contentType })),
+      idempotencyKey: claimed.id,
+      statusCallbackUrl: statusCallbackUrl(provider.name, claimed.id),
+    });
+    await changeMessage(organizationId, claimed.id, { from: MESSAGE_STATUSES, set: { providerMessageId: result.providerMessageId } });
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.providerMessage(organizationId, provider.name, result.providerMessageId), entity: entities.providerMessage, messageId: claimed.id },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    await providerRefused(organizationId, claimed, error);
+  }
+}
+
+async function afterClaim(organizationId: string, message: Message, selection: SenderSelection): Promise<void> {
+  await Promise.all([
+    recordMessageEvent(organizationId, message, "MessageSending"),
+    Conversations.setSender(organizationId, message.conversationId, selection.number),
+    PhoneNumbers.touch(organizationId, selection.number.id, message.sendingStartedAt ?? nowIso()),
+    selection.movedFrom
+      ? MessagingEvents.record(organizationId, {
+          eventType: "ConversationSenderMoved",
+          eventCategory: "Conversation",
+          description: `The conversation's number ${selection.movedFrom.phoneNumber ?? selection.movedFrom.id} was deleted; it moved to ${selection.number.phoneNumber} (${selection.reason}).`,
+          conversationId: message.conversationId,
+          ...(message.leadId ? { leadId: message.leadId } : {}),
+          relatedEntityType: "Conversation",
+          relatedEntityId: message.conversationId,
+          fromPhoneNumberId: selection.number.id,
+          fromPhoneNumber: selection.number.phoneNumber,
+          toPhoneNumber: message.toPhoneNumber,
+          selectionReason: selection.reason,
+          statusReason: `PreviousNumberDeleted:${selection.movedFrom.id}`,
+        })
+      : Promise.resolve(),
+  ]);
+}
+
+async function providerRefused(organizationId: string, message: Message, error: ProviderError): Promise<void> {
+  if (error.kind === "transient" && error.details.ambiguous) {
+    // The request may have reached the provider: never resend; the receipt timeout settles it (Unknown).
+    await changeMessage(organizationId, message.id, { from: ["Sending"], set: { statusReason: `Provider outcome unknown: ${error.message}`, errorCode: error.code } });
+    return;
+  }
+  if (error.kind === "transient") {
+    const retry = planRetry({
+      retryCount: message.retryCount,
+      now: new Date(),
+      policy: messagingConfig.retryPolicy,
+      ...(error.details.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.details.retryAfterSeconds } : {}),
+    });
+    if (!retry.retry) {
+      return fail(organizationId, message, ["Sending"], error.code, `Gave up after ${message.retryCount} retries: ${error.message}`);
+    }
+    const requeued = await changeMessage(organizationId, message.id, {
+      from: ["Sending"],
+      set: { status: "Queued", retryCount: retry.retryCount, nextRetryAt: retry.nextRetryAt, errorCode: error.code, statusReason: `Transient provider error: ${error.message}` },
+      due: { at: new Date(Date.parse(retry.nextRetryAt) + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
+    });
+    if (!requeued) return;
+    await recordMessageEvent(organizationId, requeued, "MessageRetryScheduled");
+    await publish("outboundMessages", "message.send", organizationId, { messageId: message.id }, { delaySeconds: retry.delayMs / 1000 });
+    return;
+  }
+  if (error.kind === "optedOut") {
+    await Suppressions.add(organizationId, { phoneNumber: message.toPhoneNumber, reason: "ProviderOptOut", ...(message.leadId ? { leadId: message.leadId } : {}) });
+    await publish("automationRuns", "lead.optedOut", organizationId, { leadId: message.leadId ?? null, phoneNumber: message.toPhoneNumber, keyword: null, at: nowIso() });
+    return fail(organizationId, message, ["Sending"], error.code, `The recipient has opted out at the carrier: ${error.message}`, "ProviderOptOut");
+  }
+  return fail(organizationId, message, ["Sending"], error.code, `The provider refused the message: ${error.message}`);
+}
+
+type Refusal = { complianceAction: string; statusReason: string; billingStatus?: string };
+
+async function complianceRefusal(organizationId: string, message: Message): Promise<Refusal | undefined> {
+  const [contact, suppression] = await Promise.all([
+    message.leadId ? Contacts.ofLead(organizationId, message.leadId) : undefined,
+    Suppressions.find(organizationId, message.toPhoneNumber),
+  ]);
+  if (contact?.smsOptedOut) return { complianceAction: "OptedOut", statusReason: "The lead has opted out of SMS." };
+  if (suppression) return { complianceAction: "Suppressed", statusReason: `The number is on the suppression list (${suppression.reason}).` };
+  return undefined;
+}
+
+async function block(organizationId: string, message: Message, refusal: Refusal): Promise<void> {
+  const blocked = await changeMessage(organizationId, message.id, {
+    from: ["Queued"],
+    set: { status: "Blocked", blockedAt: nowIso(), ...refusal },
+    due: null,
+  });
+  if (!blocked) return;
+  await recordMessageEvent(organizationId, blocked, "MessageBlocked");
+  await settleMessage(organizationId, blocked);
+}
+
+/** Ends a message Failed (from the given statuses) and tells automations. */
+export async function fail(
+  organizationId: string,
+  message: Message,
+  from: MessageStatus[],
+  errorCode: string,
+  statusReason: string,
+  complianceAction?: string,
+): Promise<void> {
+  const failed = await changeMessage(organizationId, message.id, {
+    from,
+    set: { status: "Failed", failedAt: nowIso(), errorCode, statusReason, ...(complianceAction ? { complianceAction } : {}) },
+    due: null,
+  });
+  if (!failed) return;
+  await finished(organizationId, failed, "MessageFailed");
+}
+
+/** Event, billing settlement and the automation trigger of a message that reached a final status. */
+export async function finished(organizationId: string, message: Message, eventType: "MessageFailed" | "MessageUndelivered" | "MessageDelivered" | "MessageUnknown"): Promise<void> {
+  await recordMessageEvent(organizationId, message, eventType);
+  await settleMessage(organizationId, message);
+  if (message.status === "Failed" || message.status === "Undelivered") {
+    await publish("automationRuns", "message.failed", organizationId, {
+      messageId: message.id,
+      conversationId: message.conversationId,
+      leadId: message.leadId ?? null,
+      status: message.status,
+      errorCode: message.errorCode ?? null,
+    });
+  }
+}
+
+type SelectionReason = "ManualOverride" | "StickyConversation" | "AreaCodeMatch" | "LeastRecentlyUsed";
+type SenderSelection = { number: PhoneNumber; reason: SelectionReason; movedFrom?: { id: string; phoneNumber: string | null } };
+
+/**
+ * Sender rule: the caller's override; else the conversation's sticky number;
+ * else (no sticky number, or it was deleted) a number with the recipient's area
+ * code, else any; ties go to the least recently used. Only numbers with the
+ * needed capability (sms, or mms for media) are candidates.
+ */
+async function selectSender(organizationId: string, message: Message): Promise<SenderSelection | undefined> {
+  const capability = message.channel === "Mms" ? "mms" : "sms";
+  const [numbers, conversation] = await Promise.all([
+    PhoneNumbers.all(organizationId),
+    Conversations.find(organizationId, message.conversationId),
+  ]);
+  const candidates = numbers.filter((number) => number.capabilities.includes(capability));
+  const byId = (id: string | null | undefined) => candidates.find((number) => number.id === id);
+  if (message.wasManuallyOverridden) {
+    const chosen = byId(message.fromPhoneNumberId);
+    if (chosen) return { number: chosen, reason: "ManualOverride" };
+  }
+  let movedFrom: SenderSelection["movedFrom"];
+  if (conversation?.phoneNumberId) {
+    const sticky = byId(conversation.phoneNumberId);
+    if (sticky) return { number: sticky, reason: "StickyConversation" };
+    if (!numbers.some((number) => number.id === conversation.phoneNumberId)) {
+      movedFrom = { id: conversation.phoneNumberId, phoneNumber: conversation.phoneNumber };
+    }
+  }
+  if (candidates.length === 0) return undefined;
+  const areaCode = parsePhone(message.toPhoneNumber)?.areaCode;
+  const local = candidates.filter((number) => areaCode !== undefined && number.areaCode === areaCode);
+  const pool = local.length ? local : candidates;
+  const leastRecent = [...pool].sort(
+    (a, b) => (a.lastUsedAt ?? "").localeCompare(b.lastUsedAt ?? "") || a.createdAt.localeCompare(b.createdAt),
+  )[0]!;
+  return { number: leastRecent, reason: local.length ? "AreaCodeMatch" : "LeastRecentlyUsed", ...(movedFrom ? { movedFrom } : {}) };
+}

@@ -1,0 +1,251 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import * as v from "valibot";
+import type { Actor } from "#core/auth/actor";
+import { db, tableName } from "#core/db/client";
+import { entities, keys } from "#core/db/keys";
+import { listPage, type ListResource } from "#core/db/list";
+import { ConflictError, NotFoundError } from "#core/errors";
+import { MessagingEvents } from "#core/messaging/timeline";
+import { newId, nowIso } from "#core/shared/ids";
+import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { parsePhone } from "#core/shared/phone";
+
+/** A valid phone number in any common form, normalised to E.164. */
+export const PhoneNumberInput = v.pipe(
+  v.string(),
+  v.trim(),
+  v.minLength(1, "A phone number is required."),
+  v.check((value) => parsePhone(value) !== undefined, "Must be a valid phone number (E.164, e.g. +12125550100)."),
+  v.transform((value) => parsePhone(value)!.e164),
+);
+
+export const capabilities = ["sms", "mms", "voice"] as const;
+export type Capability = (typeof capabilities)[number];
+
+/** Body of `POST /phone-numbers`. */
+export const PhoneNumberRequestSchema = v.strictObject({
+  phoneNumber: PhoneNumberInput,
+  friendlyName: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(255))),
+  capabilities: v.optional(
+    v.pipe(v.array(v.picklist(capabilities, "Each capability must be one of: sms, mms, voice.")), v.minLength(1), v.maxLength(3)),
+    ["sms", "mms", "voice"],
+  ),
+});
+export type PhoneNumberRequest = v.InferOutput<typeof PhoneNumberRequestSchema>;
+
+export const PhoneNumberSchema = v.object({
+  id: v.string(),
+  phoneNumber: v.string(),
+  friendlyName: v.nullable(v.string()),
+  capabilities: v.array(v.string()),
+  areaCode: v.nullable(v.string()),
+  lastUsedAt: v.nullable(v.string()),
+  createdAt: v.string(),
+  modifiedAt: v.nullable(v.string()),
+});
+export type PhoneNumber = v.InferOutput<typeof PhoneNumberSchema>;
+
+export const ListPhoneNumbersSchema = PagingQuerySchema;
+
+const listResource: ListResource<PhoneNumber> = {
+  name: "phoneNumbers",
+  fields: {
+    phoneNumber: { get: (n) => n.phoneNumber, kind: "string", filter: true, sort: true, search: true },
+    friendlyName: { get: (n) => n.friendlyName, kind: "string", filter: true, sort: true, search: true },
+    areaCode: { get: (n) => n.areaCode, kind: "string", filter: true },
+    lastUsedAt: { get: (n) => n.lastUsedAt, kind: "date", sort: true, range: true },
+    createdAt: { get: (n) => n.createdAt, kind: "date", sort: true, range: true },
+  },
+  defaultOrder: [{ field: "createdAt", direction: "desc" }],
+  idOf: (n) => n.id,
+  fromItem: toPhoneNumber,
+  candidates: (organizationId) => {
+    const { pk, skPrefix } = keys.phoneNumberPrefix(organizationId);
+    return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
+  },
+};
+
+/** The organization and number a provider webhook's number routes to. */
+export interface NumberRoute {
+  organizationId: string;
+  phoneNumberId: string;
+  phoneNumber: string;
+  /** Set once the number was deleted: late status callbacks still resolve, inbound messages are dropped. */
+  releasedAt?: string;
+}
+
+/** Phone numbers the organization owns at the provider, used as senders. */
+export const PhoneNumbers = {
+  /** Adds a number; a number already routed to an organization (this or another) is a 409. */
+  async create(actor: Actor, input: PhoneNumberRequest): Promise<PhoneNumber> {
+    const now = nowIso();
+    const number: PhoneNumber = {
+      id: newId(),
+      phoneNumber: input.phoneNumber,
+      friendlyName: input.friendlyName ?? null,
+      capabilities: [...new Set(input.capabilities)],
+      areaCode: parsePhone(input.phoneNumber)?.areaCode ?? null,
+      lastUsedAt: null,
+      createdAt: now,
+      modifiedAt: null,
+    };
+    const route: NumberRoute = { organizationId: actor.organizationId, phoneNumberId: number.id, phoneNumber: number.phoneNumber };
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: tableName(),
+                Item: { ...keys.phoneNumber(actor.organizationId, number.id), entity: entities.phoneNumber, ...number },
+                ConditionExpression: "attribute_not_exists(pk)",
+              },
+            },
+            {
+              Put: {
+                TableName: tableName(),
+                Item: { ...keys.numberRoute(number.phoneNumber), entity: entities.numberRoute, ...route },
+                ConditionExpression: "attribute_not_exists(pk) OR attribute_exists(releasedAt)",
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (error instanceof TransactionCanceledException) {
+        throw new ConflictError(`${number.phoneNumber} is already registered to an organization.`);
+      }
+      throw error;
+    }
+    await MessagingEvents.record(actor.organizationId, {
+      eventType: "PhoneNumberAdded",
+      eventCategory: "PhoneNumber",
+      description: `Phone number ${number.phoneNumber} added.`,
+      relatedEntityType: "PhoneNumber",
+      relatedEntityId: number.id,
+      fromPhoneNumberId: number.id,
+      fromPhoneNumber: number.phoneNumber,
+      actor,
+    });
+    return number;
+  },
+
+  async fromId(actor: Actor, phoneNumberId: string): Promise<PhoneNumber> {
+    const number = await PhoneNumbers.find(actor.organizationId, phoneNumberId);
+    if (!number) throw new NotFoundError("Phone number", phoneNumberId);
+    return number;
+  },
+
+  /** The number if it exists (and was not deleted) in the organization. */
+  async find(organizationId: string, phoneNumberId: string): Promise<PhoneNumber | undefined> {
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.phoneNumber(organizationId, phoneNumberId) }));
+    return Item ? toPhoneNumber(Item) : undefined;
+  },
+
+  async list(actor: Actor, query: PagingQuery): Promise<Page<PhoneNumber>> {
+    return listPage(listResource, actor.organizationId, query);
+  },
+
+  /** Every active number of the organization (sender selection; organizations own few numbers). */
+  async all(organizationId: string): Promise<PhoneNumber[]> {
+    const { pk, skPrefix } = keys.phoneNumberPrefix(organizationId);
+    const items: PhoneNumber[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await db().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+          ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      items.push(...(page.Items ?? []).map(toPhoneNumber));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return items;
+  },
+
+  /**
+   * Deletes a number (endpoint 12). It is no longer chosen as a sender; its route
+   * is kept, marked released, so late delivery receipts still find the organization.
+   */
+  async remove(actor: Actor, phoneNumberId: string): Promise<void> {
+    const number = await PhoneNumbers.fromId(actor, phoneNumberId);
+    const now = nowIso();
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: tableName(),
+                Key: keys.phoneNumber(actor.organizationId, phoneNumberId),
+                ConditionExpression: "attribute_exists(pk)",
+              },
+            },
+            {
+              Update: {
+                TableName: tableName(),
+                Key: keys.numberRoute(number.phoneNumber),
+                UpdateExpression: "SET releasedAt = :now",
+                ConditionExpression: "organizationId = :org AND phoneNumberId = :id",
+                ExpressionAttributeValues: { ":now": now, ":org": actor.organizationId, ":id": phoneNumberId },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (error instanceof TransactionCanceledException) throw new NotFoundError("Phone number", phoneNumberId);
+      throw error;
+    }
+    await MessagingEvents.record(actor.organizationId, {
+      eventType: "PhoneNumberDeleted",
+      eventCategory: "PhoneNumber",
+      description: `Phone number ${number.phoneNumber} deleted; conversations sticky to it move to another number on their next message.`,
+      relatedEntityType: "PhoneNumber",
+      relatedEntityId: number.id,
+      fromPhoneNumberId: number.id,
+      fromPhoneNumber: number.phoneNumber,
+      actor,
+    });
+  },
+
+  /** The organization a provider webhook's number belongs to (the one lookup not starting from an organization). */
+  async route(e164: string): Promise<NumberRoute | undefined> {
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.numberRoute(e164) }));
+    return Item ? (Item as unknown as NumberRoute) : undefined;
+  },
+
+  /** Records that a number just sent (least-recently-used selection); best effort. */
+  async touch(organizationId: string, phoneNumberId: string, at: string): Promise<void> {
+    await db()
+      .send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.phoneNumber(organizationId, phoneNumberId),
+          UpdateExpression: "SET lastUsedAt = :at",
+          ConditionExpression: "attribute_exists(pk)",
+          ExpressionAttributeValues: { ":at": at },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      });
+  },
+};
+
+function toPhoneNumber(item: Record<string, unknown>): PhoneNumber {
+  return {
+    id: item.id as string,
+    phoneNumber: item.phoneNumber as string,
+    friendlyName: (item.friendlyName as string | null) ?? null,
+    capabilities: (item.capabilities as string[]) ?? [],
+    areaCode: (item.areaCode as string | null) ?? null,
+    lastUsedAt: (item.lastUsedAt as string | null) ?? null,
+    createdAt: item.createdAt as string,
+    modifiedAt: (item.modifiedAt as string | null) ?? null,
+  };
+}

@@ -1,0 +1,105 @@
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { db, tableName } from "#core/db/client";
+import { keys } from "#core/db/keys";
+import type { MessageStatus } from "#core/messaging/status";
+import type { Message } from "#core/messaging/model";
+
+/**
+ * Storage of messages: every change is one conditional UpdateItem that names
+ * the statuses it may start from, so concurrent consumers, webhooks and the
+ * sweeper can never move a message backwards or out of a final status.
+ *
+ * Each waiting message carries exactly one entry in the due index (gsi3), saying
+ * when it must be looked at again and why; a final message carries none.
+ */
+
+/** Why the sweeper looks at a message: release a scheduled send, re-dispatch a stuck one, or expire a receipt wait. */
+export type DueKind = "Release" | "Dispatch" | "ReceiptTimeout";
+export type Due = { at: string; kind: DueKind } | null;
+
+const SHARDS = 4;
+export const dueShards = Array.from({ length: SHARDS }, (_, shard) => shard);
+
+function shardOf(messageId: string): number {
+  let hash = 0;
+  for (const character of messageId) hash = (hash * 31 + character.charCodeAt(0)) >>> 0;
+  return hash % SHARDS;
+}
+
+/** The gsi3 attributes of a message's due entry. */
+export function dueAttributes(organizationId: string, messageId: string, due: NonNullable<Due>) {
+  return { ...keys.dueMessage(shardOf(messageId), due.at, organizationId, messageId), dueKind: due.kind };
+}
+
+export async function readMessage(organizationId: string, messageId: string): Promise<Message | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.message(organizationId, messageId), ConsistentRead: true }),
+  );
+  return Item ? toMessage(Item) : undefined;
+}
+
+export interface MessageChange {
+  /** The statuses the message may be in for the change to apply. */
+  from: readonly MessageStatus[];
+  set: Partial<Record<keyof Message, unknown>>;
+  remove?: (keyof Message)[];
+  /** The due entry after the change (undefined: leave it as it is). */
+  due?: Due;
+  /** Extra condition, e.g. `retryCount = :rc` (values in `values`). */
+  condition?: string;
+  values?: Record<string, unknown>;
+}
+
+/** Applies a change if the message is still in one of `from`; undefined when it was not. */
+export async function changeMessage(organizationId: string, messageId: string, change: MessageChange): Promise<Message | undefined> {
+  const names: Record<string, string> = { "#status": "status" };
+  const values: Record<string, unknown> = { ...change.values };
+  const sets: string[] = [];
+  const removes: string[] = (change.remove ?? []).map((field) => {
+    names[`#${field}`] = field;
+    return `#${field}`;
+  });
+  const set = { ...change.set, modifiedAt: new Date().toISOString() } as Record<string, unknown>;
+  if (change.due) Object.assign(set, dueAttributes(organizationId, messageId, change.due));
+  if (change.due === null) {
+    for (const field of ["gsi3pk", "gsi3sk", "dueKind"]) {
+      names[`#${field}`] = field;
+      removes.push(`#${field}`);
+    }
+  }
+  for (const [field, value] of Object.entries(set)) {
+    if (value === undefined) continue;
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+    sets.push(`#${field} = :${field}`);
+  }
+  const fromValues = change.from.map((status, index) => {
+    values[`:from${index}`] = status;
+    return `:from${index}`;
+  });
+  const condition = `attribute_exists(pk) AND #status IN (${fromValues.join(", ")})${change.condition ? ` AND ${change.condition}` : ""}`;
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.message(organizationId, messageId),
+        UpdateExpression: `SET ${sets.join(", ")}${removes.length ? ` REMOVE ${removes.join(", ")}` : ""}`,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: "ALL_NEW",
+      }),
+    );
+    return toMessage(Attributes!);
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
+
+const internal = new Set(["pk", "sk", "entity", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk", "dueKind", "organizationId"]);
+
+export function toMessage(item: Record<string, unknown>): Message {
+  return Object.fromEntries(Object.entries(item).filter(([key]) => !internal.has(key))) as unknown as Message;
+}

@@ -1,0 +1,166 @@
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import * as v from "valibot";
+import { actorId, type Actor } from "#core/auth/actor";
+import { db, tableName } from "#core/db/client";
+import { entities, keys } from "#core/db/keys";
+import { listPage, type ListResource } from "#core/db/list";
+import { NotFoundError, ValidationError } from "#core/errors";
+import { PhoneNumberInput } from "#core/messaging/phone-numbers";
+import { MessagingEvents } from "#core/messaging/timeline";
+import { nowIso } from "#core/shared/ids";
+import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { decodePhoneInput, parsePhone } from "#core/shared/phone";
+
+/** Why a number is on the list. */
+export const suppressionReasons = ["Manual", "OptOutKeyword", "ProviderOptOut"] as const;
+export type SuppressionReason = (typeof suppressionReasons)[number];
+
+/** Body of `POST /suppressions`. */
+export const SuppressionRequestSchema = v.strictObject({
+  phoneNumber: PhoneNumberInput,
+  note: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(500))),
+});
+export type SuppressionRequest = v.InferOutput<typeof SuppressionRequestSchema>;
+
+export const SuppressionSchema = v.object({
+  phoneNumber: v.string(),
+  reason: v.picklist(suppressionReasons),
+  note: v.nullable(v.string()),
+  leadId: v.nullable(v.string()),
+  createdBy: v.string(),
+  createdAt: v.string(),
+});
+export type Suppression = v.InferOutput<typeof SuppressionSchema>;
+
+export const ListSuppressionsSchema = PagingQuerySchema;
+
+const listResource: ListResource<Suppression> = {
+  name: "suppressions",
+  fields: {
+    phoneNumber: { get: (s) => s.phoneNumber, kind: "string", filter: true, sort: true, search: true },
+    reason: { get: (s) => s.reason, kind: "string", filter: true },
+    leadId: { get: (s) => s.leadId, kind: "string", filter: true },
+    note: { get: (s) => s.note, kind: "string", search: true },
+    createdAt: { get: (s) => s.createdAt, kind: "date", sort: true, range: true },
+  },
+  defaultOrder: [{ field: "createdAt", direction: "desc" }],
+  idOf: (s) => s.phoneNumber,
+  fromItem: toSuppression,
+  candidates: (organizationId) => ({
+    KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+    ExpressionAttributeValues: { ":pk": keys.suppression(organizationId, "").pk, ":prefix": keys.suppression(organizationId, "").sk },
+  }),
+};
+
+/** The organization's suppression list: numbers never sent to (compliance). */
+export const Suppressions = {
+  /** Adds a number (idempotent: an existing entry is kept as it was and returned). */
+  async add(
+    organizationId: string,
+    input: { phoneNumber: string; reason: SuppressionReason; note?: string; leadId?: string; actor?: Actor },
+  ): Promise<{ suppression: Suppression; created: boolean }> {
+    const suppression: Suppression = {
+      phoneNumber: input.phoneNumber,
+      reason: input.reason,
+      note: input.note ?? null,
+      leadId: input.leadId ?? null,
+      createdBy: input.actor ? actorId(input.actor) : "system",
+      createdAt: nowIso(),
+    };
+    try {
+      await db().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: { ...keys.suppression(organizationId, input.phoneNumber), entity: entities.suppression, ...suppression },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      return { suppression: (await Suppressions.find(organizationId, input.phoneNumber)) ?? suppression, created: false };
+    }
+    await MessagingEvents.record(organizationId, {
+      eventType: "SuppressionAdded",
+      eventCategory: "Compliance",
+      description: `${input.phoneNumber} added to the suppression list (${input.reason}).`,
+      complianceAction: "Suppressed",
+      toPhoneNumber: input.phoneNumber,
+      ...(input.leadId ? { leadId: input.leadId } : {}),
+      relatedEntityType: "Suppression",
+      relatedEntityId: input.phoneNumber,
+      actor: input.actor,
+    });
+    return { suppression, created: true };
+  },
+
+  /** `POST /suppressions`: a manual entry by the caller. */
+  async create(actor: Actor, input: SuppressionRequest): Promise<Suppression> {
+    const { suppression } = await Suppressions.add(actor.organizationId, { ...input, reason: "Manual", actor });
+    return suppression;
+  },
+
+  async find(organizationId: string, e164: string): Promise<Suppression | undefined> {
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.suppression(organizationId, e164) }));
+    return Item ? toSuppression(Item) : undefined;
+  },
+
+  /** Removes a number; false when it was not listed. */
+  async delete(organizationId: string, e164: string, actor?: Actor, why = "removed from the suppression list"): Promise<boolean> {
+    try {
+      await db().send(
+        new DeleteCommand({
+          TableName: tableName(),
+          Key: keys.suppression(organizationId, e164),
+          ConditionExpression: "attribute_exists(pk)",
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+    await MessagingEvents.record(organizationId, {
+      eventType: "SuppressionRemoved",
+      eventCategory: "Compliance",
+      description: `${e164} ${why}.`,
+      complianceAction: "Unsuppressed",
+      toPhoneNumber: e164,
+      relatedEntityType: "Suppression",
+      relatedEntityId: e164,
+      actor,
+    });
+    return true;
+  },
+
+  /** `DELETE /suppressions/{phone}`: the path number is URL-decoded and normalised; unknown → 404. */
+  async remove(actor: Actor, rawPhone: string): Promise<void> {
+    const e164 = normalizePathPhone(rawPhone);
+    if (!(await Suppressions.delete(actor.organizationId, e164, actor))) throw new NotFoundError("Suppression", e164);
+  },
+
+  async list(actor: Actor, query: PagingQuery): Promise<Page<Suppression>> {
+    return listPage(listResource, actor.organizationId, query);
+  },
+};
+
+/** A phone number from a path segment (`%2B1…`, `+1…`, ` 1…`); malformed → 400 at /path/phone. */
+export function normalizePathPhone(raw: string): string {
+  const parsed = parsePhone(decodePhoneInput(raw));
+  if (!parsed) {
+    throw new ValidationError("The phone number in the path is not valid.", [
+      { pointer: "/path/phone", detail: "Must be a valid phone number (E.164, e.g. +12125550100; URL-encode the +)." },
+    ]);
+  }
+  return parsed.e164;
+}
+
+function toSuppression(item: Record<string, unknown>): Suppression {
+  return {
+    phoneNumber: item.phoneNumber as string,
+    reason: item.reason as SuppressionReason,
+    note: (item.note as string | null) ?? null,
+    leadId: (item.leadId as string | null) ?? null,
+    createdBy: (item.createdBy as string) ?? "system",
+    createdAt: item.createdAt as string,
+  };
+}

@@ -1,0 +1,101 @@
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import "#core/messaging/queue";
+import { db, tableName } from "#core/db/client";
+import { messagingConfig } from "#core/messaging/config";
+import { DISPATCH_GRACE_MS, recordMessageEvent } from "#core/messaging/messages";
+import { finished } from "#core/messaging/outbound";
+import { changeMessage, dueShards, type DueKind } from "#core/messaging/store";
+import { maxDelaySeconds, publish } from "#core/queue/events";
+
+export interface SweepResult {
+  released: number;
+  dispatched: number;
+  expired: number;
+}
+
+/** Items due this far ahead are handed to SQS with a delay, so a scheduled send leaves on time, not at the next minute. */
+const LOOKAHEAD_MS = (maxDelaySeconds - 60) * 1000;
+
+/**
+ * The due-work sweep (EventBridge, every minute): reads the due index (gsi3)
+ * up to a lookahead and
+ * - Release: a far-future scheduled send; queued now when due, or handed to SQS with the remaining delay;
+ * - Dispatch: a Pending/Queued message whose queue message is overdue; published again (the consumer is idempotent);
+ * - ReceiptTimeout: handed to the provider but no final receipt in time: `Unknown`.
+ * Each item is claimed by a conditional write on its due key, so overlapping sweeps act once.
+ * `organizationId` restricts the sweep to one organization (tests that move the clock).
+ */
+export async function sweepDueMessages(options: { now?: Date; organizationId?: string } = {}): Promise<SweepResult> {
+  const now = (options.now ?? new Date()).getTime();
+  const result: SweepResult = { released: 0, dispatched: 0, expired: 0 };
+  const upper = `${new Date(now + LOOKAHEAD_MS).toISOString()}#~`;
+  for (const shard of dueShards) {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await db().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: "gsi3",
+          KeyConditionExpression: "gsi3pk = :pk AND gsi3sk <= :upper",
+          ExpressionAttributeValues: { ":pk": `DUEMESSAGES#${shard}`, ":upper": upper },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const [dueAt = "", organizationId = "", messageId = ""] = String(item.gsi3sk).split("#");
+        if (options.organizationId && organizationId !== options.organizationId) continue;
+        await handle({ dueAt: Date.parse(dueAt), organizationId, messageId, kind: item.dueKind as DueKind, seen: String(item.gsi3sk) }, now, result);
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+  }
+  return result;
+}
+
+type DueItem = { dueAt: number; organizationId: string; messageId: string; kind: DueKind; seen: string };
+
+async function handle(item: DueItem, now: number, result: SweepResult): Promise<void> {
+  const { organizationId, messageId } = item;
+  const claim = { condition: "gsi3sk = :seen", values: { ":seen": item.seen } };
+  const send = (delayMs = 0) => publish("outboundMessages", "message.send", organizationId, { messageId }, { delaySeconds: Math.max(0, delayMs) / 1000 });
+  const later = (at: number) => ({ at: new Date(at + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" as const });
+
+  if (item.kind === "ReceiptTimeout") {
+    if (item.dueAt > now) return;
+    const hours = Math.round(messagingConfig.receiptTimeoutMs / 3_600_000);
+    const unknown = await changeMessage(organizationId, messageId, {
+      from: ["Sending", "Sent"],
+      ...claim,
+      set: { status: "Unknown", statusReason: `No final delivery receipt within ${hours} hours.` },
+      due: null,
+    });
+    if (unknown) {
+      result.expired++;
+      await finished(organizationId, unknown, "MessageUnknown");
+    }
+    return;
+  }
+  if (item.kind === "Release" && item.dueAt <= now) {
+    const queued = await changeMessage(organizationId, messageId, {
+      from: ["Scheduled"],
+      ...claim,
+      set: { status: "Queued", queuedAt: new Date(now).toISOString() },
+      due: later(now),
+    });
+    if (!queued) return;
+    result.released++;
+    await recordMessageEvent(organizationId, queued, "MessageQueued");
+    return void (await send());
+  }
+  if (item.kind === "Release") {
+    const moved = await changeMessage(organizationId, messageId, { from: ["Scheduled"], ...claim, set: {}, due: later(item.dueAt) });
+    if (!moved) return;
+    result.released++;
+    return void (await send(item.dueAt - now));
+  }
+  if (item.dueAt > now) return;
+  const redo = await changeMessage(organizationId, messageId, { from: ["Pending", "Scheduled", "Queued"], ...claim, set: {}, due: later(now) });
+  if (!redo) return;
+  result.dispatched++;
+  await send();
+}

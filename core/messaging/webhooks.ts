@@ -1,0 +1,238 @@
+import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import { GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import "#core/messaging/queue";
+import { db, tableName } from "#core/db/client";
+import { entities, keys } from "#core/db/keys";
+import { ForbiddenError, NotFoundError } from "#core/errors";
+import { Contacts } from "#core/messaging/contacts";
+import { Conversations } from "#core/messaging/conversations";
+import { classifyInbound } from "#core/messaging/keywords";
+import { enqueue, newMessage, recordMessageEvent } from "#core/messaging/messages";
+import type { Message, MessagePurpose } from "#core/messaging/model";
+import { finished } from "#core/messaging/outbound";
+import { PhoneNumbers, type NumberRoute } from "#core/messaging/phone-numbers";
+import { MessagingSettingsStore } from "#core/messaging/settings";
+import { messageLifecycle } from "#core/messaging/status";
+import { changeMessage, readMessage } from "#core/messaging/store";
+import { Suppressions } from "#core/messaging/suppressions";
+import { MessagingEvents } from "#core/messaging/timeline";
+import { providerByName } from "#core/providers/index";
+import type { InboundMessage, MessageStatusEvent, ProviderPort, WebhookRequest } from "#core/providers/port";
+import { publish } from "#core/queue/events";
+import { nowIso } from "#core/shared/ids";
+import { toE164 } from "#core/shared/phone";
+
+/**
+ * Provider webhooks. Each request is verified against the provider's signature
+ * first (unsigned or wrong: 403), then its organization is found from our own
+ * number in it (the number route). Both are idempotent: a status callback only
+ * applies when the ranked lifecycle accepts it (a late `sent` never overwrites
+ * `delivered`), and an inbound message is claimed by its provider id.
+ */
+export const Webhooks = {
+  async messageStatus(providerName: string, request: WebhookRequest): Promise<void> {
+    const provider = verified(providerName, request);
+    const messageId = new URL(request.url).searchParams.get("messageId") ?? undefined;
+    for (const event of provider.parseStatusCallback(request)) {
+      if (event.type !== "message.status") continue;
+      await applyStatus(provider, event, messageId);
+    }
+  },
+
+  async inboundMessage(providerName: string, request: WebhookRequest): Promise<void> {
+    const provider = verified(providerName, request);
+    await receive(provider, provider.parseInboundMessage(request));
+  },
+};
+
+function verified(providerName: string, request: WebhookRequest): ProviderPort {
+  const provider = providerByName(providerName);
+  if (!provider) throw new NotFoundError("Provider", providerName);
+  if (!provider.verifyWebhookSignature(request)) throw new ForbiddenError("The webhook signature is missing or does not match.");
+  return provider;
+}
+
+async function routeOf(raw: string | undefined): Promise<NumberRoute | undefined> {
+  const e164 = raw ? toE164(raw) : undefined;
+  return e164 ? PhoneNumbers.route(e164) : undefined;
+}
+
+async function applyStatus(provider: ProviderPort, event: MessageStatusEvent, messageId: string | undefined): Promise<void> {
+  const route = await routeOf(event.from);
+  if (!route) return;
+  const organizationId = route.organizationId;
+  const id = messageId ?? (await messageIdOfProvider(organizationId, provider.name, event.providerMessageId));
+  const message = id ? await readMessage(organizationId, id) : undefined;
+  if (!message || message.direction !== "Outbound") return;
+  if (message.providerMessageId && message.providerMessageId !== event.providerMessageId) return;
+  const next = event.status;
+  // Only receipts of a message already handed to the provider count; never earlier states.
+  const from = messageLifecycle.acceptedFrom(next).filter((status) => status === "Sending" || status === "Sent" || status === "Unknown");
+  if (from.length === 0) return;
+  const timestampField = messageLifecycle.timestampField(next);
+  const final = messageLifecycle.isFinal(next);
+  const changed = await changeMessage(organizationId, message.id, {
+    from,
+    set: {
+      status: next,
+      providerStatus: event.providerStatus,
+      ...(timestampField ? { [timestampField]: nowIso() } : {}),
+      ...(event.errorCode ? { errorCode: event.errorCode, statusReason: `Provider reported ${event.providerStatus} (${event.errorCode}).` } : {}),
+    },
+    ...(final ? { due: null } : {}),
+  });
+  if (!changed) return;
+  if (final && (next === "Delivered" || next === "Undelivered" || next === "Failed")) {
+    await finished(organizationId, changed, next === "Delivered" ? "MessageDelivered" : next === "Undelivered" ? "MessageUndelivered" : "MessageFailed");
+  } else {
+    await recordMessageEvent(organizationId, changed, next === "Sent" ? "MessageSent" : "MessageUnknown");
+  }
+}
+
+async function messageIdOfProvider(organizationId: string, provider: string, providerMessageId: string): Promise<string | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.providerMessage(organizationId, provider, providerMessageId) }));
+  return Item?.messageId as string | undefined;
+}
+
+/** Stores an inbound message once (claimed by provider id), then handles compliance keywords or the trigger. */
+async function receive(provider: ProviderPort, inbound: InboundMessage): Promise<void> {
+  const route = await routeOf(inbound.to);
+  const from = toE164(inbound.from);
+  if (!route || route.releasedAt || !from) return;
+  const organizationId = route.organizationId;
+  const leadId = await Contacts.leadIdByPhone(organizationId, from);
+  const conversation = await Conversations.ensure(organizationId, from, leadId);
+  const now = nowIso();
+  const message = newMessage({
+    conversationId: conversation.id,
+    leadId: leadId ?? conversation.leadId ?? null,
+    direction: "Inbound",
+    status: "Received",
+    body: inbound.body,
+    media: inbound.media.map((item) => ({ url: item.url, contentType: item.contentType })),
+    fromPhoneNumber: from,
+    toPhoneNumber: route.phoneNumber,
+    fromPhoneNumberId: route.phoneNumberId,
+    provider: provider.name,
+    providerMessageId: inbound.providerMessageId,
+    receivedAt: now,
+    createdBy: "contact",
+  });
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.providerMessage(organizationId, provider.name, inbound.providerMessageId), entity: entities.providerMessage, messageId: message.id },
+              ConditionExpression: "attribute_not_exists(pk)",
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...keys.message(organizationId, message.id),
+                ...keys.messagesByConversation(organizationId, message.conversationId, message.id),
+                entity: entities.message,
+                organizationId,
+                ...message,
+              },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) return; // a redelivered webhook: already stored
+    throw error;
+  }
+  const keyword = classifyInbound(inbound.body);
+  const ordinary = keyword.kind === "Message";
+  await Conversations.noteMessage(organizationId, conversation.id, { direction: "Inbound", body: message.body, at: now, unread: ordinary });
+  if (!conversation.phoneNumberId) await Conversations.setSender(organizationId, conversation.id, { id: route.phoneNumberId, phoneNumber: route.phoneNumber });
+  await recordMessageEvent(organizationId, message, "MessageReceived");
+  const contact = { organizationId, message, route, leadId: message.leadId ?? null };
+  if (keyword.kind === "OptOut") return optOut(contact, keyword.keyword!);
+  if (keyword.kind === "OptIn") return optIn(contact, keyword.keyword!);
+  if (keyword.kind === "Help") return help(contact);
+  await publish("automationRuns", "message.received", organizationId, {
+    messageId: message.id,
+    conversationId: message.conversationId,
+    leadId: message.leadId ?? null,
+    from,
+    to: route.phoneNumber,
+    body: message.body,
+  });
+}
+
+type InboundContact = { organizationId: string; message: Message; route: NumberRoute; leadId: string | null };
+
+async function optOut(contact: InboundContact, keyword: string): Promise<void> {
+  const { organizationId, message, leadId } = contact;
+  const at = message.receivedAt ?? nowIso();
+  if (leadId) await Contacts.recordConsent(organizationId, leadId, { kind: "OptOut", at, phoneNumber: message.fromPhoneNumber! });
+  const { created } = await Suppressions.add(organizationId, { phoneNumber: message.fromPhoneNumber!, reason: "OptOutKeyword", ...(leadId ? { leadId } : {}) });
+  await consentEvent(contact, "ContactOptedOut", `Opted out by replying ${keyword}.`, "OptedOut");
+  await publish("automationRuns", "lead.optedOut", organizationId, { leadId, phoneNumber: message.fromPhoneNumber!, keyword, at });
+  // One confirmation: only when this STOP is what put the number on the list.
+  if (created) await reply(contact, "OptOutConfirmation", (await MessagingSettingsStore.read(organizationId)).optOutConfirmationText);
+}
+
+async function optIn(contact: InboundContact, keyword: string): Promise<void> {
+  const { organizationId, message, leadId } = contact;
+  if (leadId) await Contacts.recordConsent(organizationId, leadId, { kind: "OptIn", at: message.receivedAt ?? nowIso(), phoneNumber: message.fromPhoneNumber! });
+  await Suppressions.delete(organizationId, message.fromPhoneNumber!, undefined, `removed from the suppression list: the contact replied ${keyword}`);
+  await consentEvent(contact, "ContactOptedIn", `Opted in by replying ${keyword}.`, "OptedIn");
+  await reply(contact, "OptInConfirmation", (await MessagingSettingsStore.read(organizationId)).optInConfirmationText);
+}
+
+async function help(contact: InboundContact): Promise<void> {
+  const { organizationId, message, leadId } = contact;
+  if (leadId) await Contacts.recordConsent(organizationId, leadId, { kind: "Help", at: message.receivedAt ?? nowIso() });
+  await consentEvent(contact, "ContactHelpRequested", "Asked for help (HELP/INFO).", "HelpRequested");
+  await reply(contact, "HelpReply", (await MessagingSettingsStore.read(organizationId)).helpText);
+}
+
+async function consentEvent(contact: InboundContact, eventType: "ContactOptedOut" | "ContactOptedIn" | "ContactHelpRequested", description: string, complianceAction: string) {
+  await MessagingEvents.record(contact.organizationId, {
+    eventType,
+    eventCategory: "Compliance",
+    description,
+    complianceAction,
+    conversationId: contact.message.conversationId,
+    ...(contact.leadId ? { leadId: contact.leadId } : {}),
+    relatedEntityType: "Message",
+    relatedEntityId: contact.message.id,
+    direction: "Inbound",
+    fromPhoneNumber: contact.message.fromPhoneNumber!,
+    toPhoneNumber: contact.route.phoneNumber,
+    receivedAt: contact.message.receivedAt!,
+  });
+}
+
+/** A compliance reply from the number the contact texted; sent even to an opted-out number, outside quiet hours. */
+async function reply(contact: InboundContact, purpose: MessagePurpose, body: string): Promise<void> {
+  const { organizationId, message, route } = contact;
+  await enqueue(
+    organizationId,
+    newMessage({
+      conversationId: message.conversationId,
+      leadId: contact.leadId,
+      direction: "Outbound",
+      status: "Pending",
+      body,
+      media: [],
+      toPhoneNumber: message.fromPhoneNumber!,
+      fromPhoneNumberId: route.phoneNumberId,
+      fromPhoneNumber: route.phoneNumber,
+      wasManuallyOverridden: true,
+      selectionReason: "ManualOverride",
+      purpose,
+      createdBy: "system",
+      actorDisplayName: "System",
+    }),
+  );
+}
+

@@ -1,0 +1,45 @@
+import { config } from "#core/config";
+import { messagingConfig } from "#core/messaging/config";
+import { ProviderError, type ProviderName, type ProviderPort } from "#core/providers/port";
+import { createSimulatorProvider, simulatorAuthToken } from "#core/providers/simulator/adapter";
+import { createTwilioProvider } from "#core/providers/twilio/adapter";
+import { environmentNames } from "#stacks/definitions";
+
+/**
+ * Picks the carrier adapter. Sends use the configured one (`PROVIDER`,
+ * simulator by default); webhooks name theirs in the path and are only
+ * accepted for a provider that is configured (Twilio needs its auth token).
+ */
+const cache = new Map<string, ProviderPort>();
+
+export function outboundProvider(): ProviderPort {
+  const provider = providerByName(messagingConfig.provider);
+  if (!provider) throw new ProviderError("permanent", "provider_not_configured", "Twilio credentials are not configured.");
+  return provider;
+}
+
+/** The adapter for a webhook path segment, or undefined when that provider is not in use here. */
+export function providerByName(name: string): ProviderPort | undefined {
+  if (name !== "simulator" && name !== "twilio") return undefined;
+  const sid = process.env[environmentNames.twilioAccountSid];
+  const token = process.env[environmentNames.twilioAuthToken];
+  const key = name === "twilio" ? `twilio:${sid}:${token}` : `simulator:${config.tokenSigningKey}:${messagingConfig.simulatorDelayScale}`;
+  let provider = cache.get(key);
+  if (!provider) {
+    provider = create(name as ProviderName, sid, token);
+    if (!provider) return undefined;
+    cache.set(key, provider);
+  }
+  return provider;
+}
+
+function create(name: ProviderName, sid: string | undefined, token: string | undefined): ProviderPort | undefined {
+  if (name === "twilio") return sid && token ? createTwilioProvider({ accountSid: sid, authToken: token }) : undefined;
+  if (messagingConfig.provider !== "simulator") return undefined;
+  return createSimulatorProvider({ authToken: simulatorAuthToken(config.tokenSigningKey), delayScale: messagingConfig.simulatorDelayScale });
+}
+
+/** Where the provider posts a message's status callbacks (our message id rides in the query, covered by the signature). */
+export function statusCallbackUrl(provider: ProviderName, messageId: string): string {
+  return `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/messages/status?messageId=${encodeURIComponent(messageId)}`;
+}

@@ -1,0 +1,177 @@
+import { createHmac, randomBytes } from "node:crypto";
+import type { CallStatus, MessageStatus } from "#core/messaging/status";
+import { ProviderError, type PlaceCallInput, type PlaceCallResult, type ProviderPort, type SendMessageInput, type SendMessageResult } from "#core/providers/port";
+import { callScenario, messageScenario, sendAttemptError, type SimulatedCallback } from "#core/providers/simulator/numbers";
+import { createTwilioProvider } from "#core/providers/twilio/adapter";
+import { twilioSignature } from "#core/providers/twilio/signature";
+
+/**
+ * The local carrier simulator: accepts sends and calls like a carrier, then
+ * posts status callbacks to the webhook route a real provider uses, form-encoded
+ * and signed exactly as Twilio signs them (X-Twilio-Signature, HMAC-SHA1 with
+ * the simulator's auth token). The destination number picks the outcome
+ * (core/providers/simulator/numbers.ts, docs/provider-simulator.md).
+ *
+ * State (attempts per idempotency key, accepted sends) lives in this process:
+ * the local stack runs every function in one process. It is not for AWS.
+ */
+
+export interface SimulatorOptions {
+  authToken: string;
+  /** Multiplies the documented callback delays (tests shorten them). */
+  delayScale?: number;
+  fetch?: typeof fetch;
+}
+
+const TWILIO_MESSAGE_WORD: Partial<Record<MessageStatus, string>> = {
+  Queued: "queued",
+  Sending: "sending",
+  Sent: "sent",
+  Delivered: "delivered",
+  Undelivered: "undelivered",
+  Failed: "failed",
+};
+const TWILIO_CALL_WORD: Record<CallStatus, string> = {
+  Queued: "queued",
+  Ringing: "ringing",
+  InProgress: "in-progress",
+  Completed: "completed",
+  Busy: "busy",
+  NoAnswer: "no-answer",
+  Failed: "failed",
+  Canceled: "canceled",
+};
+
+const attempts = new Map<string, number>();
+const accepted = new Map<string, SendMessageResult>();
+const acceptedCalls = new Map<string, PlaceCallResult>();
+
+/** The simulator's account id, as it appears in its callbacks. */
+export const SIMULATOR_ACCOUNT_SID = "ACsimulator000000000000000000000000";
+
+export function createSimulatorProvider(options: SimulatorOptions): ProviderPort {
+  const webhooks = createTwilioProvider({ accountSid: SIMULATOR_ACCOUNT_SID, authToken: options.authToken });
+  const scale = options.delayScale ?? 1;
+  const post = (url: string, params: [string, string][]) => signedPost(options.authToken, url, params, options.fetch ?? fetch);
+
+  function emit<S extends string>(url: string | undefined, callbacks: SimulatedCallback<S>[], twice: boolean, params: (callback: SimulatedCallback<S>) => [string, string][]) {
+    if (!url) return;
+    for (const callback of callbacks) {
+      const fire = () => void post(url, params(callback)).catch(() => undefined);
+      setTimeout(fire, callback.afterMs * scale);
+      if (twice) setTimeout(fire, callback.afterMs * scale + 5);
+    }
+  }
+
+  return {
+    name: "simulator",
+
+    async sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
+      const previous = accepted.get(input.idempotencyKey);
+      if (previous) return previous;
+      const attempt = (attempts.get(input.idempotencyKey) ?? 0) + 1;
+      attempts.set(input.idempotencyKey, attempt);
+      const scenario = messageScenario(input.to);
+      const error = sendAttemptError(scenario, attempt);
+      if (error) throw new ProviderError(error.kind, error.code, error.message, { httpStatus: error.kind === "transient" ? 429 : 400 });
+      const result: SendMessageResult = { providerMessageId: `SM${randomBytes(16).toString("hex")}`, status: "Queued" };
+      accepted.set(input.idempotencyKey, result);
+      emit(input.statusCallbackUrl, scenario.callbacks, scenario.duplicateCallbacks === true, (callback) => [
+        ["AccountSid", SIMULATOR_ACCOUNT_SID],
+        ["MessageSid", result.providerMessageId],
+        ["SmsSid", result.providerMessageId],
+        ["MessageStatus", TWILIO_MESSAGE_WORD[callback.status] ?? "sent"],
+        ["From", input.from],
+        ["To", input.to],
+        ...(callback.errorCode ? ([["ErrorCode", callback.errorCode]] as [string, string][]) : []),
+      ]);
+      return result;
+    },
+
+    async placeCall(input: PlaceCallInput): Promise<PlaceCallResult> {
+      const previous = acceptedCalls.get(input.idempotencyKey);
+      if (previous) return previous;
+      const attempt = (attempts.get(input.idempotencyKey) ?? 0) + 1;
+      attempts.set(input.idempotencyKey, attempt);
+      const scenario = callScenario(input.to);
+      const error = sendAttemptError(scenario, attempt);
+      if (error) throw new ProviderError(error.kind, error.code, error.message, { httpStatus: 400 });
+      const result: PlaceCallResult = { providerCallId: `CA${randomBytes(16).toString("hex")}`, status: "Queued" };
+      acceptedCalls.set(input.idempotencyKey, result);
+      emit(input.statusCallbackUrl, scenario.callbacks, false, (callback) => [
+        ["AccountSid", SIMULATOR_ACCOUNT_SID],
+        ["CallSid", result.providerCallId],
+        ["CallStatus", TWILIO_CALL_WORD[callback.status]],
+        ["Direction", "outbound-api"],
+        ["From", input.from],
+        ["To", input.to],
+        ["Timestamp", new Date().toUTCString()],
+        ...(callback.status === "Completed" ? ([["CallDuration", String(scenario.durationSeconds)]] as [string, string][]) : []),
+        ...(callback.status === "Completed" && scenario.recording
+          ? ([["RecordingUrl", `https://simulator.invalid/recordings/${result.providerCallId}`]] as [string, string][])
+          : []),
+        ...(callback.errorCode ? ([["ErrorCode", callback.errorCode]] as [string, string][]) : []),
+      ]);
+      return result;
+    },
+
+    parseStatusCallback: (request) => webhooks.parseStatusCallback(request),
+    parseInboundMessage: (request) => webhooks.parseInboundMessage(request),
+    verifyWebhookSignature: (request) => webhooks.verifyWebhookSignature(request),
+  };
+}
+
+/** Posts a form signed like Twilio; retries twice on a network error or 5xx (providers retry too). */
+export async function signedPost(authToken: string, url: string, params: [string, string][], doFetch: typeof fetch = fetch): Promise<Response> {
+  const signature = twilioSignature(authToken, url, params);
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const response = await doFetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },
+        body: new URLSearchParams(params).toString(),
+      });
+      if (response.status < 500) return response;
+      lastError = new Error(`HTTP ${response.status}`);
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200 * (attempt + 1)));
+  }
+  throw lastError;
+}
+
+/** The simulator's webhook token, derived from the stage's token-signing key (so nothing extra to configure). */
+export function simulatorAuthToken(tokenSigningKey: string): string {
+  return createHmac("sha256", tokenSigningKey).update("carrier-simulator-webhooks").digest("base64url");
+}
+
+/** Simulates a text from a contact to one of our numbers: posts the provider's inbound webhook, signed. */
+export async function simulateInboundMessage(input: {
+  baseUrl: string;
+  authToken: string;
+  from: string;
+  to: string;
+  body: string;
+  media?: { url: string; contentType: string }[];
+  providerMessageId?: string;
+}): Promise<{ status: number; providerMessageId: string }> {
+  const providerMessageId = input.providerMessageId ?? `SM${randomBytes(16).toString("hex")}`;
+  const media = input.media ?? [];
+  const params: [string, string][] = [
+    ["AccountSid", SIMULATOR_ACCOUNT_SID],
+    ["MessageSid", providerMessageId],
+    ["SmsSid", providerMessageId],
+    ["From", input.from],
+    ["To", input.to],
+    ["Body", input.body],
+    ["NumMedia", String(media.length)],
+    ...media.flatMap((item, index): [string, string][] => [
+      [`MediaUrl${index}`, item.url],
+      [`MediaContentType${index}`, item.contentType],
+    ]),
+  ];
+  const response = await signedPost(input.authToken, `${input.baseUrl.replace(/\/$/, "")}/webhooks/simulator/messages/inbound`, params);
+  return { status: response.status, providerMessageId };
+}
