@@ -110,6 +110,10 @@ export const routes: RouteDefinition[] = [
   { method: "POST", path: "/leads", handler: "functions/leads/create.handler", sendsTo: ["leadIntake"] },
   { method: "GET", path: "/leads/{id}", handler: "functions/leads/get.handler" },
   { method: "POST", path: "/leads/all/my", handler: "functions/leads/list.handler" },
+  { method: "GET", path: "/billing/wallet", handler: "functions/billing/get-wallet.handler" },
+  { method: "PUT", path: "/billing/wallet", handler: "functions/billing/update-wallet.handler" },
+  { method: "POST", path: "/billing/wallet/top-ups", handler: "functions/billing/top-up.handler" },
+  { method: "POST", path: "/billing/ledger/all/my", handler: "functions/billing/ledger.handler" },
 ];
 
 export interface ConsumerDefinition extends HandlerDefinition {
@@ -160,4 +164,6 @@ export const environmentNames = {
   messageRetryMaxDelayMs: "MESSAGE_RETRY_MAX_DELAY_MS",
   /** Wait for a final delivery receipt before a message becomes Unknown; unset means 72 h. */
   messageReceiptTimeoutMs: "MESSAGE_RECEIPT_TIMEOUT_MS",
+  /** Credit a new organization's wallet opens with (decimal); unset means core/billing/prices.ts DEFAULT_TRIAL_CREDIT. */
+  billingTrialCredit: "BILLING_TRIAL_CREDIT",
 } as const;
