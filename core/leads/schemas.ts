@@ -149,31 +149,36 @@ function flatSchema<TExtra extends v.ObjectEntries>(extra: TExtra) {
         if (known.has(key) || bracketKey.test(key)) continue;
         addIssue({ message: `Unknown parameter ${JSON.stringify(key)}; parameter names are case-sensitive (e.g. FirstName, Phone).`, path: toIssuePath(record, [key]) });
       }
+      const invalid = new Set((dataset.issues ?? []).map((issue) => issue.path?.[0]?.key));
       for (const [first, second] of aliases) {
+        if (invalid.has(first) || invalid.has(second)) continue;
         if (record[first] !== undefined && record[second] !== undefined && record[first] !== record[second]) {
           addIssue({ message: `${second} is an alias of ${first}; send one, or the same value in both.`, path: toIssuePath(record, [second]) });
         }
       }
-      const { errors } = f.checkSourceMetadata(mergedSourceMetadata(record));
-      for (const error of errors) {
-        addIssue({ message: error.detail, path: toIssuePath(record, ["SourceMetadata", ...error.pointer.split("/").slice(1)]) });
+      const merged = { SourceMetadata: mergedSourceMetadata(record) };
+      for (const error of f.checkSourceMetadata(merged.SourceMetadata).errors) {
+        addIssue({ message: error.detail, path: toIssuePath(merged, ["SourceMetadata", ...error.pointer.split("/").slice(1)]) });
       }
     }),
     v.transform((output) => flatToLead(output as FlatOutput & Record<string, unknown>)),
   );
 }
 
+/** `SourceMetadata` (object or JSON text) merged with the bracketed `SourceMetadata[key]` parameters. */
 function mergedSourceMetadata(record: Record<string, unknown>): unknown {
   const brackets = Object.entries(record).filter(([key]) => bracketKey.test(key));
-  if (brackets.length === 0) return record.SourceMetadata;
-  let base: unknown = record.SourceMetadata ?? {};
-  if (typeof base === "string") {
+  let base: unknown = record.SourceMetadata;
+  if (typeof base === "string" && base.trim() !== "") {
     try {
-      base = base.trim() === "" ? {} : JSON.parse(base);
+      base = JSON.parse(base);
     } catch {
       return base;
     }
   }
+  if (brackets.length === 0) return base;
+  base ??= {};
+  if (typeof base === "string") base = {};
   if (base === null || typeof base !== "object" || Array.isArray(base)) return base;
   return { ...(base as object), ...Object.fromEntries(brackets.map(([key, value]) => [bracketKey.exec(key)![1], value])) };
 }
