@@ -57,7 +57,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       })
       .then((result) => {
         send(response, { ...result, headers: { ...result.headers, "apigw-requestid": requestId } });
-        log(`${request.method} ${request.url} → ${result.statusCode} (${Date.now() - started} ms)`);
+        log(`${request.method} ${redactSecrets(request.url ?? "/")} → ${result.statusCode} (${Date.now() - started} ms)`);
       });
   });
 
@@ -137,6 +137,11 @@ function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
     request.on("end", () => resolve(size > maxPayloadBytes ? undefined : Buffer.concat(chunks)));
     request.on("error", reject);
   });
+}
+
+/** Keeps source keys (`?apiKey=…`) out of the request log. */
+function redactSecrets(url: string): string {
+  return url.replace(/([?&]apiKey=)[^&]*/gi, "$1…");
 }
 
 function send(response: ServerResponse, result: OutgoingResponse): void {

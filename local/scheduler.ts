@@ -77,7 +77,6 @@ async function fire(schedule: ScheduleDefinition, log: (line: string) => void): 
   try {
     const handler = await loadHandler(schedule.handler);
     await withTimeout(Promise.resolve(handler(scheduledEvent(schedule.name), lambdaContext(name, timeoutMs))), timeoutMs, name);
-    log(`schedule ${schedule.name} ran ${schedule.handler}`);
   } catch (error) {
     log(`schedule ${schedule.name} failed: ${error instanceof Error ? error.stack : String(error)}`);
   }
