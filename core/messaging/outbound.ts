@@ -114,7 +114,7 @@ async function dispatch(organizationId: string, message: Message): Promise<void>
   }
   const selection = await selectSender(organizationId, message);
   if (!selection) return fail(organizationId, message, ["Queued"], "NoSenderNumber", "The organization has no phone number that can send this message.");
-  const billing = await reserveForMessage(message);
+  const billing = await reserveForMessage(organizationId, message);
   if (!billing.allowed) {
     return block(organizationId, message, { complianceAction: "BillingBlocked", statusReason: billing.reason, billingStatus: billing.billingStatus });
   }
@@ -261,8 +261,9 @@ export async function fail(
 
 /** Event, billing settlement and the automation trigger of a message that reached a final status. */
 export async function finished(organizationId: string, message: Message, eventType: "MessageFailed" | "MessageUndelivered" | "MessageDelivered" | "MessageUnknown"): Promise<void> {
-  await recordMessageEvent(organizationId, message, eventType);
-  await settleMessage(organizationId, message);
+  const billed = await settleMessage(organizationId, message);
+  const settled = billed ? { ...message, billingStatus: billed.billingStatus, billableAmount: Number(billed.billableAmount) } : message;
+  await recordMessageEvent(organizationId, settled, eventType);
   if (message.status === "Failed" || message.status === "Undelivered") {
     await publish("automationRuns", "message.failed", organizationId, {
       messageId: message.id,
