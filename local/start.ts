@@ -144,7 +144,7 @@ async function main(): Promise<void> {
   );
   let stoppingSince: number | undefined;
   const shutdown = (signal: string) => {
-    // A terminal's Ctrl-C reaches us twice (directly and relayed by tsx): only a later, second press forces.
+    // A terminal's Ctrl-C can reach us twice (directly and relayed by npm): only a later, second press forces.
     if (stoppingSince !== undefined) {
       if (Date.now() - stoppingSince < 1_000) return;
       console.log("Forced exit.");
