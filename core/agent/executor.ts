@@ -67,9 +67,9 @@ async function runSkill(actor: Actor, skillId: AgentSkillId, rawInput: unknown):
     return { state: TaskState.TASK_STATE_COMPLETED, result: await skill.run(actor, parsed.output) };
   } catch (error) {
     if (error instanceof SkillNotAvailableError) return rejected(error.message, { code: error.code });
+    if (error instanceof ValidationError) return rejected(error.message, { code: error.code, errors: error.errors });
     if (error instanceof DomainError) {
-      const errors = error instanceof ValidationError ? { errors: error.errors } : {};
-      return { state: TaskState.TASK_STATE_FAILED, text: error.message, error: { code: error.code, ...errors } };
+      return { state: TaskState.TASK_STATE_FAILED, text: error.message, error: { code: error.code } };
     }
     const correlationId = randomUUID();
     const failure = error as Error;

@@ -2,7 +2,8 @@ import type { AgentSkillId } from "#core/agent/card";
 import { automationHealth } from "#core/agent/skills/automation-health";
 import type { Skill } from "#core/agent/skills/skill";
 import { summarizePerformance } from "#core/agent/skills/summarize-performance";
-import { findLeads, leadTimeline, sendMessage } from "#core/agent/skills/unavailable";
+import { findLeads } from "#core/agent/skills/find-leads";
+import { leadTimeline, sendMessage } from "#core/agent/skills/unavailable";
 
 export { SkillNotAvailableError, type Skill, type SkillResult } from "#core/agent/skills/skill";
 

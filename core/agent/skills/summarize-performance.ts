@@ -1,16 +1,17 @@
 import * as v from "valibot";
 import { allAutomations, automationCounts } from "#core/agent/skills/automation-health";
 import { defineSkill } from "#core/agent/skills/skill";
+import { Leads } from "#core/leads/index";
 
 const dayMs = 24 * 60 * 60 * 1000;
 
 /** Figures of spec 2.3 this summary cannot report until the analytics module exists. */
-const notYetAvailable = ["leads", "responseMetrics", "communicationUsage", "leadSources", "usageSpend"] as const;
+const notYetAvailable = ["leadsComparison", "responseMetrics", "communicationUsage", "leadSources", "usageSpend"] as const;
 
 /**
  * Performance summary. Until `core/analytics` lands (Analytics.summary), it
- * reports honestly what the stored data supports today, the automations'
- * health, and names the figures that are not available yet.
+ * reports honestly what the stored data supports today (leads received in the
+ * period, the automations' health) and names the figures that are not available yet.
  */
 export const summarizePerformance = defineSkill({
   permissions: ["analytics:read"],
@@ -29,16 +30,26 @@ export const summarizePerformance = defineSkill({
   async run(actor, input) {
     const endAt = new Date();
     const startAt = new Date(endAt.getTime() - input.days * dayMs);
-    const { automations } = await allAutomations(actor);
+    const [{ automations }, leadPage] = await Promise.all([
+      allAutomations(actor),
+      Leads.list(actor, {
+        pageSize: 1,
+        includeCount: true,
+        rangeFilters: [{ field: "createdAt", greaterThanOrEqual: startAt.toISOString(), lessThan: endAt.toISOString() }],
+      }),
+    ]);
     const automationHealth = automationCounts(automations);
+    const leads = leadPage.totalCount ?? 0;
     return {
       text:
-        `Lead, response-time, messaging and call analytics are not available yet, so I cannot summarize the last ${input.days} days. ` +
-        `What I can report: ${automationHealth.automationCount} automations, ${automationHealth.enabledCount} enabled, ${automationHealth.failingCount} failing.`,
+        `In the last ${input.days} day${input.days === 1 ? "" : "s"}: ${leads} new lead${leads === 1 ? "" : "s"}. ` +
+        `Automations: ${automationHealth.automationCount}, ${automationHealth.enabledCount} enabled, ${automationHealth.failingCount} failing. ` +
+        "Response times, messaging, calls and spend are not available yet.",
       data: {
         range: { startAt: startAt.toISOString(), endAt: endAt.toISOString() },
         days: input.days,
         complete: false,
+        leads,
         notYetAvailable: [...notYetAvailable],
         automationHealth,
       },

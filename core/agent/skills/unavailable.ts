@@ -5,33 +5,10 @@ const leadId = v.pipe(v.string(), v.trim(), v.minLength(1, "leadId is required."
 const pageSize = v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50)), 20);
 
 /*
- * Skills whose domain modules (core/leads, core/events, core/messaging's send
+ * Skills whose domain modules (core/events listing, core/messaging's send
  * pipeline) are being built by other engineers. Their input contracts are final
  * and validated; `run` says plainly that the skill is not available yet.
  */
-
-export const findLeads = defineSkill({
-  permissions: ["leads:read"],
-  input: v.strictObject({
-    search: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(200))),
-    filters: v.optional(
-      v.pipe(v.array(v.strictObject({ field: v.string(), value: v.union([v.string(), v.number(), v.boolean(), v.null()]) })), v.maxLength(20)),
-    ),
-    pageSize,
-    continuationToken: v.optional(v.pipe(v.string(), v.maxLength(4096))),
-  }),
-  fromText(text) {
-    const search =
-      quotedIn(text) ??
-      /[\w.+-]+@[\w-]+\.[\w.-]+/.exec(text)?.[0] ??
-      /\+?\d[\d\s().-]{6,}\d/.exec(text)?.[0]?.replace(/[\s().-]/g, "") ??
-      /\b(?:named|called)\s+([\p{L}'-]+(?:\s+[\p{L}'-]+)?)/iu.exec(text)?.[1];
-    return search ? { search } : {};
-  },
-  async run() {
-    throw new SkillNotAvailableError("Finding leads is not available yet: the leads module is still being built.");
-  },
-});
 
 export const leadTimeline = defineSkill({
   permissions: ["leads:read", "events:read"],

@@ -1,0 +1,353 @@
+import { randomUUID } from "node:crypto";
+import { Role, TaskState, type Message, type Part, type Task } from "@a2a-js/sdk";
+import { Client, ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
+import { LegacyJsonRpcTransport } from "@a2a-js/sdk/compat/v0_3/client";
+import { TaskNotCancelableError, TaskNotFoundError } from "@a2a-js/sdk/errors";
+import { describe, expect, it } from "vitest";
+import { speedToLeadExample } from "#core/automations/definition";
+import { Organizations } from "#core/organizations/index";
+import { baseUrl, newOrganization, request, type TestOrganization } from "#tests/helpers/stack";
+
+const bearerFetch =
+  (token: string): typeof fetch =>
+  (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set("authorization", `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+
+/** An A2A 1.0 client, built the way an agent would: discover the card, then pick its JSON-RPC interface. */
+function agentClient(token: string): Promise<Client> {
+  return new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl: bearerFetch(token) })] }).createFromUrl(baseUrl());
+}
+
+/** An A2A 0.3 client (`message/send`, `tasks/get`, `tasks/cancel`) against the same endpoint. */
+async function legacyClient(token: string): Promise<Client> {
+  const card = await (await agentClient(token)).getAgentCard();
+  return new Client(new LegacyJsonRpcTransport({ endpoint: `${baseUrl()}/a2a`, fetchImpl: bearerFetch(token) }), card);
+}
+
+const textPart = (value: string): Part => ({ content: { $case: "text", value }, mediaType: "text/plain", filename: "", metadata: undefined });
+const dataPart = (value: Record<string, unknown>): Part => ({
+  content: { $case: "data", value },
+  mediaType: "application/json",
+  filename: "",
+  metadata: undefined,
+});
+
+function send(client: Client, parts: Part[], options: { metadata?: Record<string, unknown>; taskId?: string } = {}) {
+  const message: Message = {
+    messageId: randomUUID(),
+    contextId: "",
+    taskId: options.taskId ?? "",
+    role: Role.ROLE_USER,
+    parts,
+    metadata: options.metadata,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+  return client.sendMessage({ tenant: "", message, configuration: undefined, metadata: undefined });
+}
+
+const skill = (id: string, input: Record<string, unknown> = {}) => [dataPart({ skill: id, input })];
+
+function asTask(result: Message | Task): Task {
+  if ("messageId" in result) throw new Error(`Expected a task, got a message: ${JSON.stringify(result)}`);
+  return result;
+}
+
+/** The text and data of a completed task's result artifact. */
+function resultOf(task: Task) {
+  expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  return partsOf(task.artifacts[0]?.parts ?? []);
+}
+
+/** The text and data of a rejected or failed task's status message. */
+function statusOf(task: Task) {
+  return partsOf(task.status?.message?.parts ?? []);
+}
+
+function partsOf(parts: Part[]) {
+  const text = parts.flatMap((part) => (part.content?.$case === "text" ? [part.content.value] : [])).join("\n");
+  const data = parts.find((part) => part.content?.$case === "data")?.content?.value as Record<string, any>;
+  return { text, data };
+}
+
+const createLead = (org: TestOrganization, contact: Record<string, unknown>) => org.request("POST", "/leads", { body: { contact } });
+
+const createAutomation = (org: TestOrganization, overrides: Record<string, unknown> = {}) =>
+  org.request("POST", "/automations", { body: { ...speedToLeadExample, ...overrides } });
+
+/** An A2A 0.3 wire message asking (by keyword) for the automations' health. */
+const message = { kind: "message", role: "user", messageId: "m-1", parts: [{ kind: "text", text: "automations" }] };
+
+const rpc = (body: unknown, token: string | null, headers: Record<string, string> = {}) =>
+  request("POST", "/a2a", { body: typeof body === "string" ? body : JSON.stringify(body), token, headers: { "content-type": "application/json", ...headers } });
+
+describe("A2A agent: discovery and skills", () => {
+  it("is discovered through its agent card by the SDK client, which lists every skill /a2a serves", async () => {
+    const org = await newOrganization();
+    const client = await agentClient(org.apiKey);
+    const card = await client.getAgentCard();
+    expect(card.supportedInterfaces.map((i) => i.protocolVersion).sort()).toEqual(["0.3", "1.0"]);
+    expect(card.supportedInterfaces[0]!.url).toBe(`${baseUrl()}/a2a`);
+    expect(card.skills.map((s) => s.id).sort()).toEqual(
+      ["automation-health", "find-leads", "lead-timeline", "send-message", "summarize-performance"].sort(),
+    );
+    expect(card.capabilities?.streaming).toBe(false);
+  });
+
+  it("automation-health lists the organization's automations with their health, for a structured request", async () => {
+    const org = await newOrganization();
+    const enabled = await createAutomation(org);
+    const disabled = await createAutomation(org, { name: "Paused follow-up", enabled: false });
+    const other = await newOrganization();
+    await createAutomation(other, { name: "Someone else's" });
+
+    const task = asTask(await send(await agentClient(org.ownerToken), skill("automation-health")));
+    const { text, data } = resultOf(task);
+    expect(text).toContain("2 automations, 1 enabled");
+    expect(data).toMatchObject({ automationCount: 2, enabledCount: 1, failingCount: 0, truncated: false });
+    expect(data.automations).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: enabled.body.id, name: "Speed to lead", health: "NeverRun", lastRunStatus: null }),
+        expect.objectContaining({ id: disabled.body.id, name: "Paused follow-up", health: "Disabled" }),
+      ]),
+    );
+    expect(data.automations).toHaveLength(2);
+    expect(task.metadata).toMatchObject({ skill: "automation-health" });
+  });
+
+  it("picks a skill from plain text by keywords, and from message metadata", async () => {
+    const org = await newOrganization();
+    await createAutomation(org);
+    const client = await agentClient(org.memberToken);
+
+    const failing = resultOf(asTask(await send(client, [textPart("Which automations are failing?")])));
+    expect(failing.data).toMatchObject({ automationCount: 1, automations: [] });
+    expect(failing.text).toContain("None is failing");
+
+    const viaMetadata = asTask(await send(client, [textPart("please")], { metadata: { skill: "automation-health", input: {} } }));
+    expect(resultOf(viaMetadata).data.automations).toHaveLength(1);
+  });
+
+  it("summarize-performance counts the period's leads and automations, and names what is not available yet", async () => {
+    const org = await newOrganization();
+    await createAutomation(org);
+    await createLead(org, { firstName: "Ada", lastName: "Lovelace" });
+    await createLead(org, { firstName: "Grace", lastName: "Hopper" });
+    await createLead(await newOrganization(), { firstName: "Other", lastName: "Tenant" });
+    const task = asTask(await send(await agentClient(org.apiKey), [textPart("How fast did we respond to leads in the last 7 days?")]));
+    const { text, data } = resultOf(task);
+    expect(data).toMatchObject({ days: 7, complete: false, leads: 2, automationHealth: { automationCount: 1, enabledCount: 1, failingCount: 0 } });
+    expect(data.notYetAvailable).toContain("responseMetrics");
+    expect(Date.parse(data.range.endAt) - Date.parse(data.range.startAt)).toBe(7 * 24 * 3600 * 1000);
+    expect(text).toContain("2 new leads");
+    expect(text).toMatch(/not available yet/);
+  });
+
+  it("find-leads searches the organization's leads, from structured input or words", async () => {
+    const org = await newOrganization();
+    const ada = await createLead(org, { firstName: "Ada", lastName: "Lovelace", email: "ada@example.com" });
+    await createLead(org, { firstName: "Grace", lastName: "Hopper" });
+    await createLead(await newOrganization(), { firstName: "Ada", lastName: "Elsewhere" });
+    const client = await agentClient(org.memberToken);
+
+    const structured = resultOf(asTask(await send(client, skill("find-leads", { search: "lovelace" }))));
+    expect(structured.data.totalCount).toBe(1);
+    expect(structured.data.leads).toEqual([expect.objectContaining({ id: ada.body.id, firstName: "Ada", email: "ada@example.com" })]);
+    expect(structured.text).toContain(ada.body.id);
+
+    const worded = resultOf(asTask(await send(client, [textPart("Find leads named Ada")])));
+    expect(worded.data.leads.map((lead: { id: string }) => lead.id)).toEqual([ada.body.id]);
+
+    const all = resultOf(asTask(await send(client, skill("find-leads", { pageSize: 1 }))));
+    expect(all.data).toMatchObject({ totalCount: 2, continuationToken: expect.any(String) });
+    expect(all.data.leads).toHaveLength(1);
+  });
+
+  it("find-leads rejects a filter the lead list does not support", async () => {
+    const org = await newOrganization();
+    const task = asTask(await send(await agentClient(org.apiKey), skill("find-leads", { filters: [{ field: "shoeSize", value: 42 }] })));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+    expect(statusOf(task).data.error).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/filters/0/field" }] });
+  });
+
+  it("rejects skill input that fails validation, naming the field", async () => {
+    const org = await newOrganization();
+    const task = asTask(await send(await agentClient(org.apiKey), skill("summarize-performance", { days: 0 })));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+    const { text, data } = statusOf(task);
+    expect(data.error).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/days" }] });
+    expect(text).toContain("days must be 1-365");
+  });
+
+  it("answers a message naming no known skill with the list of skills, without creating a task", async () => {
+    const org = await newOrganization();
+    const client = await agentClient(org.apiKey);
+    for (const parts of [skill("order-pizza"), [textPart("hello there")]]) {
+      const result = await send(client, parts);
+      expect("messageId" in result).toBe(true);
+      const { text, data } = partsOf((result as Message).parts);
+      expect(text).toContain("automation-health");
+      expect(data.error.code).toBe("unknown_skill");
+      expect(data.availableSkills.map((s: { id: string }) => s.id)).toContain("find-leads");
+    }
+  });
+
+  it("refuses a skill whose underlying permission the credential lacks", async () => {
+    const org = await newOrganization();
+    const { apiKey } = await Organizations.issueApiKey(org.organizationId, { name: "agent only", scopes: ["agent:use"] });
+    const client = await agentClient(apiKey);
+    const leadId = "01JABCDEFGHJKMNPQRSTVWXYZ0";
+    const task = asTask(await send(client, skill("send-message", { leadId, body: "Hi" })));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+    expect(statusOf(task).data.error).toEqual({ code: "forbidden", missingPermissions: ["messages:send"] });
+    const automations = asTask(await send(client, skill("automation-health")));
+    expect(statusOf(automations).data.error).toEqual({ code: "forbidden", missingPermissions: ["automations:read"] });
+  });
+});
+
+describe("A2A agent: tasks", () => {
+  it("reads a task back with tasks/get (1.0 GetTask) and hides it from other organizations", async () => {
+    const org = await newOrganization();
+    const client = await agentClient(org.apiKey);
+    const task = asTask(await send(client, skill("automation-health")));
+    const read = await client.getTask({ tenant: "", id: task.id });
+    expect(read.id).toBe(task.id);
+    expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(resultOf(read).data.automationCount).toBe(0);
+
+    const stranger = await agentClient((await newOrganization()).apiKey);
+    await expect(stranger.getTask({ tenant: "", id: task.id })).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(stranger.cancelTask({ tenant: "", id: task.id, metadata: undefined })).rejects.toBeInstanceOf(TaskNotFoundError);
+    // Another credential of the same organization sees it.
+    expect((await (await agentClient(org.memberToken)).getTask({ tenant: "", id: task.id })).id).toBe(task.id);
+  });
+
+  it("refuses to cancel a task that already finished (not cancelable)", async () => {
+    const org = await newOrganization();
+    const client = await agentClient(org.apiKey);
+    const task = asTask(await send(client, skill("automation-health")));
+    await expect(client.cancelTask({ tenant: "", id: task.id, metadata: undefined })).rejects.toBeInstanceOf(TaskNotCancelableError);
+  });
+
+  it("refuses a follow-up message on a finished task, and on another organization's task", async () => {
+    const org = await newOrganization();
+    const client = await agentClient(org.apiKey);
+    const task = asTask(await send(client, skill("automation-health")));
+    await expect(send(client, skill("automation-health"), { taskId: task.id })).rejects.toThrow(/terminal state/);
+    const stranger = await agentClient((await newOrganization()).apiKey);
+    await expect(send(stranger, skill("automation-health"), { taskId: task.id })).rejects.toBeInstanceOf(TaskNotFoundError);
+  });
+
+  it("speaks A2A 0.3: message/send, tasks/get and tasks/cancel with the 0.3 client", async () => {
+    const org = await newOrganization();
+    await createAutomation(org);
+    const client = await legacyClient(org.apiKey);
+    const task = asTask(await send(client, skill("automation-health")));
+    expect(resultOf(task).data.automationCount).toBe(1);
+    expect((await client.getTask({ tenant: "", id: task.id })).id).toBe(task.id);
+    await expect(client.cancelTask({ tenant: "", id: task.id, metadata: undefined })).rejects.toBeInstanceOf(TaskNotCancelableError);
+    await expect(client.getTask({ tenant: "", id: randomUUID() })).rejects.toBeInstanceOf(TaskNotFoundError);
+  });
+
+  it("lists the organization's tasks with 1.0 ListTasks", async () => {
+    const org = await newOrganization();
+    const client = await agentClient(org.apiKey);
+    const first = asTask(await send(client, skill("automation-health")));
+    const second = asTask(await send(client, skill("summarize-performance")));
+    await send(await agentClient((await newOrganization()).apiKey), skill("automation-health"));
+    const listed = await client.listTasks({
+      tenant: "",
+      contextId: "",
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: 1,
+      pageToken: "",
+      statusTimestampAfter: undefined,
+    });
+    expect(listed.totalSize).toBe(2);
+    expect(listed.tasks).toHaveLength(1);
+    const next = await client.listTasks({ tenant: "", contextId: "", status: 0, pageSize: 1, pageToken: listed.nextPageToken, statusTimestampAfter: undefined });
+    expect([listed.tasks[0]!.id, next.tasks[0]!.id].sort()).toEqual([first.id, second.id].sort());
+    expect(next.nextPageToken).toBe("");
+  });
+});
+
+describe("A2A agent: JSON-RPC errors", () => {
+
+  it("answers malformed JSON with a -32700 parse error (HTTP 200, id null)", async () => {
+    const org = await newOrganization();
+    const response = await rpc('{"jsonrpc": "2.0", "method": ', org.apiKey);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.any(String) } });
+  });
+
+  it("answers an invalid request object with -32600", async () => {
+    const org = await newOrganization();
+    for (const body of [{ jsonrpc: "1.0", id: 1, method: "message/send", params: {} }, { jsonrpc: "2.0", id: 2 }, [], "42", { jsonrpc: "2.0", id: 1.5, method: "tasks/get" }]) {
+      const response = await rpc(body, org.apiKey);
+      expect(response.status).toBe(200);
+      expect(response.body.error.code).toBe(-32600);
+    }
+    expect((await rpc({ jsonrpc: "2.0", id: 2 }, org.apiKey)).body.id).toBe(2);
+  });
+
+  it("answers an unknown method with -32601, echoing the id", async () => {
+    const org = await newOrganization();
+    const response = await rpc({ jsonrpc: "2.0", id: "abc", method: "tasks/explode", params: {} }, org.apiKey);
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ jsonrpc: "2.0", id: "abc", error: { code: -32601 } });
+  });
+
+  it("answers invalid params with -32602", async () => {
+    const org = await newOrganization();
+    for (const body of [
+      { jsonrpc: "2.0", id: 3, method: "message/send", params: [message] },
+      { jsonrpc: "2.0", id: 4, method: "message/send", params: {} },
+      { jsonrpc: "2.0", id: 5, method: "SendMessage" },
+      { jsonrpc: "2.0", id: 6, method: "tasks/get", params: { id: "" } },
+    ]) {
+      const response = await rpc(body, org.apiKey);
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ id: body.id, error: { code: -32602 } });
+    }
+  });
+
+  it("answers a task id that does not exist with -32001, and streaming with -32004 (unsupported)", async () => {
+    const org = await newOrganization();
+    const missing = await rpc({ jsonrpc: "2.0", id: 7, method: "tasks/get", params: { id: randomUUID() } }, org.apiKey);
+    expect(missing.body).toMatchObject({ id: 7, error: { code: -32001 } });
+    const stream = await rpc({ jsonrpc: "2.0", id: 8, method: "message/stream", params: { message } }, org.apiKey);
+    expect(stream.body).toMatchObject({ id: 8, error: { code: -32004 } });
+  });
+
+  it("serves a raw 0.3 message/send with text and data parts in the result", async () => {
+    const org = await newOrganization();
+    const response = await rpc({ jsonrpc: "2.0", id: 9, method: "message/send", params: { message } }, org.apiKey);
+    expect(response.status).toBe(200);
+    expect(response.body.result).toMatchObject({ kind: "task", status: { state: "completed" } });
+    const kinds = response.body.result.artifacts[0].parts.map((part: { kind: string }) => part.kind);
+    expect(kinds).toEqual(["text", "data"]);
+  });
+});
+
+describe("A2A agent: authentication", () => {
+  it("answers a missing or invalid credential with a 401 problem and a Bearer challenge, before reading the body", async () => {
+    const missing = await rpc("not json", null);
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    expect(missing.headers.get("www-authenticate")).toMatch(/^Bearer realm=/);
+    const invalid = await rpc({ jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: "x" } }, "sk_not_a_key");
+    expect(invalid.status).toBe(401);
+    expect(invalid.headers.get("www-authenticate")).toMatch(/^Bearer .*error="invalid_token"/);
+  });
+
+  it("answers a valid credential without agent:use with a 403 problem", async () => {
+    const org = await newOrganization();
+    const { apiKey } = await Organizations.issueApiKey(org.organizationId, { name: "reader", scopes: ["automations:read"] });
+    const response = await rpc({ jsonrpc: "2.0", id: 1, method: "message/send", params: { message } }, apiKey);
+    expect(response.status).toBe(403);
+    expect(response.body).toMatchObject({ status: 403, title: "Forbidden" });
+  });
+});
