@@ -115,6 +115,35 @@ export const routes: RouteDefinition[] = [
   { method: "PUT", path: "/billing/wallet", handler: "functions/billing/update-wallet.handler" },
   { method: "POST", path: "/billing/wallet/top-ups", handler: "functions/billing/top-up.handler" },
   { method: "POST", path: "/billing/ledger/all/my", handler: "functions/billing/ledger.handler" },
+  { method: "POST", path: "/phone-numbers", handler: "functions/phone-numbers/create.handler" },
+  { method: "GET", path: "/phone-numbers/{id}", handler: "functions/phone-numbers/get.handler" },
+  { method: "POST", path: "/phone-numbers/all/my", handler: "functions/phone-numbers/list.handler" },
+  { method: "DELETE", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/delete.handler" },
+  { method: "POST", path: "/conversations/all/my", handler: "functions/conversations/list.handler" },
+  { method: "GET", path: "/conversations/{id}", handler: "functions/conversations/get.handler" },
+  { method: "POST", path: "/conversations/{id}/read", handler: "functions/conversations/read.handler" },
+  { method: "PUT", path: "/conversations/{id}/sender", handler: "functions/conversations/reassign-sender.handler" },
+  { method: "POST", path: "/messages", handler: "functions/messages/send.handler", sendsTo: ["outboundMessages"] },
+  { method: "GET", path: "/messages/{id}", handler: "functions/messages/get.handler" },
+  { method: "POST", path: "/messages/{id}/cancel", handler: "functions/messages/cancel.handler" },
+  { method: "GET", path: "/messaging/settings", handler: "functions/messaging/get-settings.handler" },
+  { method: "PUT", path: "/messaging/settings", handler: "functions/messaging/update-settings.handler" },
+  { method: "POST", path: "/suppressions", handler: "functions/suppressions/create.handler" },
+  { method: "DELETE", path: "/suppressions/{phone}", handler: "functions/suppressions/delete.handler" },
+  { method: "POST", path: "/suppressions/all/my", handler: "functions/suppressions/list.handler" },
+  { method: "POST", path: "/events/all/my", handler: "functions/events/list.handler" },
+  {
+    method: "POST",
+    path: "/webhooks/{provider}/messages/status",
+    handler: "functions/webhooks/message-status.handler",
+    sendsTo: ["automationRuns"],
+  },
+  {
+    method: "POST",
+    path: "/webhooks/{provider}/messages/inbound",
+    handler: "functions/webhooks/inbound-message.handler",
+    sendsTo: ["outboundMessages", "automationRuns"],
+  },
 ];
 
 export interface ConsumerDefinition extends HandlerDefinition {
@@ -123,6 +152,7 @@ export interface ConsumerDefinition extends HandlerDefinition {
 
 /** Queue subscribers; each answers with `batchItemFailures` (partial batch responses). */
 export const consumers: ConsumerDefinition[] = [
+  { queue: "outboundMessages", handler: "functions/consumers/outbound-messages.handler", sendsTo: ["outboundMessages", "automationRuns"] },
   { queue: "leadIntake", handler: "functions/consumers/lead-intake.handler", sendsTo: ["automationRuns"] },
 ];
 
@@ -135,6 +165,12 @@ export interface ScheduleDefinition extends HandlerDefinition {
 
 /** Timed work, fired by EventBridge in AWS and by the local scheduler on a laptop. */
 export const schedules: ScheduleDefinition[] = [
+  {
+    name: "sweepDueMessages",
+    cron: "* * * * ? *",
+    handler: "functions/schedules/sweep-due-messages.handler",
+    sendsTo: ["outboundMessages", "automationRuns"],
+  },
   /** Republishes leads left Pending by a lost queue message (core/leads/processing). */
   { name: "leadIntakeSweep", cron: "* * * * ? *", handler: "functions/schedules/lead-intake-sweep.handler", sendsTo: ["leadIntake"] },
 ];

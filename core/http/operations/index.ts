@@ -1,12 +1,18 @@
 import type { Operation } from "#core/http/operation";
 import * as a2a from "#core/http/operations/a2a";
 import * as automations from "#core/http/operations/automations";
+import * as conversations from "#core/http/operations/conversations";
+import * as events from "#core/http/operations/events";
 import * as billing from "#core/http/operations/billing";
 import * as leads from "#core/http/operations/leads";
+import * as messages from "#core/http/operations/messages";
+import * as phoneNumbers from "#core/http/operations/phone-numbers";
 import * as platform from "#core/http/operations/platform";
 import * as sources from "#core/http/operations/sources";
+import * as suppressions from "#core/http/operations/suppressions";
+import * as webhooks from "#core/http/operations/webhooks";
 
 /** Every operation the API serves; the OpenAPI document and the route-table test read this list. */
-export const allOperations: Operation[] = [platform, a2a, automations, sources, leads, billing].flatMap(
+export const allOperations: Operation[] = [platform, a2a, automations, sources, leads, billing, phoneNumbers, conversations, messages, suppressions, events, webhooks].flatMap(
   (module) => Object.values(module) as Operation[],
 );

@@ -1,0 +1,118 @@
+import * as v from "valibot";
+import { ulid } from "ulid";
+import type { Actor } from "#core/auth/actor";
+import { keys } from "#core/db/keys";
+import { listPage, type ListResource } from "#core/db/list";
+import { ValidationError } from "#core/errors";
+import { toEventRecord, type EventRecord } from "#core/events/index";
+import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+
+const iso = v.pipe(v.string(), v.isoTimestamp("Must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z."));
+const id = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
+
+/**
+ * Query parameters of `POST /events/all/my` (endpoint 13): `eventCategory`,
+ * `startAt` (inclusive) and `endAt` (exclusive) on the event's `createdAt`,
+ * plus `leadId`, `conversationId` and `eventType`. All optional.
+ */
+export const ListEventsQuerySchema = v.object({
+  eventCategory: v.optional(v.pipe(v.string(), v.maxLength(64))),
+  eventType: v.optional(v.pipe(v.string(), v.maxLength(64))),
+  startAt: v.optional(iso),
+  endAt: v.optional(iso),
+  leadId: v.optional(id),
+  conversationId: v.optional(id),
+});
+export type ListEventsQuery = v.InferOutput<typeof ListEventsQuerySchema>;
+
+export const ListEventsSchema = PagingQuerySchema;
+
+const filterable = ["eventCategory", "eventType", "leadId", "conversationId"] as const;
+
+const listResource: ListResource<EventRecord> = {
+  name: "events",
+  fields: {
+    eventType: { get: (e) => e.eventType, kind: "string", filter: true, search: true },
+    eventCategory: { get: (e) => e.eventCategory, kind: "string", filter: true },
+    timelineCategory: { get: (e) => e.timelineCategory, kind: "string", filter: true },
+    status: { get: (e) => e.status, kind: "string", filter: true },
+    direction: { get: (e) => e.direction, kind: "string", filter: true },
+    leadId: { get: (e) => e.leadId, kind: "string", filter: true },
+    conversationId: { get: (e) => e.conversationId, kind: "string", filter: true },
+    relatedEntityId: { get: (e) => e.relatedEntityId, kind: "string", filter: true },
+    description: { get: (e) => e.description, kind: "string", search: true },
+    summary: { get: (e) => e.summary, kind: "string", search: true },
+    createdAt: { get: (e) => e.createdAt, kind: "date", sort: true, range: true },
+  },
+  defaultOrder: [{ field: "createdAt", direction: "desc" }],
+  idOf: (e) => e.id,
+  fromItem: toEventRecord,
+  candidates: (organizationId, context) => plan(organizationId, context as ListEventsQuery).input,
+  indexed: (organizationId, query, context) => {
+    const plain =
+      query.filters.length === 0 &&
+      query.ranges.length === 0 &&
+      !query.search &&
+      query.order.length === 1 &&
+      query.order[0]!.field === "createdAt" &&
+      query.order[0]!.direction === "desc";
+    return plain ? plan(organizationId, context as ListEventsQuery) : undefined;
+  },
+};
+
+/**
+ * The organization's events newest first. Event ids are ULIDs of `createdAt`, so
+ * the time window is a sort-key range (`EVENT#<ulid(startAt)>` ≤ sk < `EVENT#<ulid(endAt)>`);
+ * one lead's events come from gsi1; the other narrowings are filter expressions
+ * on that range. A plain query (no body filters, default order) reads only its page.
+ */
+function plan(organizationId: string, query: ListEventsQuery) {
+  const lower = query.startAt ? `EVENT#${ulidFloor(query.startAt)}` : "EVENT#";
+  const upper = query.endAt ? `EVENT#${ulidFloor(query.endAt)}` : "EVENT#~";
+  const byLead = query.leadId ? keys.eventsByLead(organizationId, query.leadId) : undefined;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ":lower": lower, ":upper": upper };
+  const filters: string[] = [];
+  for (const field of filterable) {
+    const value = query[field];
+    if (value === undefined || (field === "leadId" && byLead)) continue;
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+    filters.push(`#${field} = :${field}`);
+  }
+  // The upper bound is exclusive: the smallest id of the endAt millisecond is already outside.
+  filters.push(byLead ? "gsi1sk < :upper" : "sk < :upper");
+  const input = byLead
+    ? {
+        IndexName: "gsi1",
+        KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :lower AND :upper",
+        ExpressionAttributeValues: { ...values, ":pk": byLead.gsi1pk },
+      }
+    : {
+        KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
+        ExpressionAttributeValues: { ...values, ":pk": keys.eventPrefix(organizationId).pk },
+      };
+  return {
+    input: {
+      ...input,
+      FilterExpression: filters.join(" AND "),
+      ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+      ScanIndexForward: false,
+    },
+    keyOf: (item: Record<string, unknown>) =>
+      byLead ? { pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk } : { pk: item.pk, sk: item.sk },
+  };
+}
+
+/** The smallest ULID of an instant (its time part followed by zeros). */
+function ulidFloor(at: string): string {
+  return `${ulid(Date.parse(at)).slice(0, 10)}0000000000000000`;
+}
+
+/** `POST /events/all/my`: the events of the caller's organization (every member sees all of them). */
+export async function listEvents(actor: Actor, query: ListEventsQuery, paging: PagingQuery): Promise<Page<EventRecord>> {
+  if (query.startAt && query.endAt && Date.parse(query.startAt) >= Date.parse(query.endAt)) {
+    throw new ValidationError("endAt must be after startAt.", [{ pointer: "/query/endAt", detail: "endAt (exclusive) must be later than startAt (inclusive)." }]);
+  }
+  return listPage(listResource, actor.organizationId, paging, query);
+}

@@ -1,0 +1,81 @@
+import * as v from "valibot";
+import { defineOperation } from "#core/http/operation";
+import { CancelMessageSchema, MessageSchema, SendMessageSchema } from "#core/messaging/model";
+import { MessagingSettingsResponseSchema, MessagingSettingsSchema } from "#core/messaging/settings";
+
+const MessageIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
+
+export const sendMessage = defineOperation({
+  operationId: "sendMessage",
+  method: "POST",
+  path: "/messages",
+  summary: "Send an SMS, or an MMS with media, to a lead or a number",
+  description:
+    "Answers 202 with the message `Pending`; read its delivery status later from `GET /messages/{id}` or the events. " +
+    "Optional: `fromPhoneNumberId` (manual sender, `wasManuallyOverridden`), `scheduledFor` (any future time), " +
+    "`overrideQuietHours` (needs messages:overrideQuietHours). Honours `Idempotency-Key`.",
+  tag: "Messages",
+  auth: "bearer",
+  permission: "messages:send",
+  body: SendMessageSchema,
+  idempotent: true,
+  success: { status: 202, description: "Accepted; the message with status Pending", schema: MessageSchema },
+  problems: [400, 401, 402, 403, 409, 413, 415, 429],
+  example: { leadId: "01JABCDEFGHJKMNPQRSTVWXYZ0", body: "Hi Dana, thanks for your request! Reply STOP to opt out." },
+});
+
+export const getMessage = defineOperation({
+  operationId: "getMessage",
+  method: "GET",
+  path: "/messages/{id}",
+  summary: "Read one message and its delivery status",
+  tag: "Messages",
+  auth: "bearer",
+  permission: "messages:read",
+  params: MessageIdParams,
+  success: { status: 200, description: "The message", schema: MessageSchema },
+  problems: [401, 403, 404, 429],
+});
+
+export const cancelMessage = defineOperation({
+  operationId: "cancelMessage",
+  method: "POST",
+  path: "/messages/{id}/cancel",
+  summary: "Cancel a scheduled or queued message (409 once it was handed to the provider)",
+  tag: "Messages",
+  auth: "bearer",
+  permission: "messages:send",
+  params: MessageIdParams,
+  body: CancelMessageSchema,
+  bodyRequired: false,
+  success: { status: 200, description: "The canceled message", schema: MessageSchema },
+  problems: [400, 401, 403, 404, 409, 413, 415, 429],
+  example: { reason: "Lead booked a call" },
+});
+
+export const getMessagingSettings = defineOperation({
+  operationId: "getMessagingSettings",
+  method: "GET",
+  path: "/messaging/settings",
+  summary: "The organization's messaging settings: quiet hours, help and confirmation texts",
+  tag: "Messages",
+  auth: "bearer",
+  permission: "messages:read",
+  success: { status: 200, description: "The settings (defaults where never set)", schema: MessagingSettingsResponseSchema },
+  problems: [401, 403, 429],
+});
+
+export const updateMessagingSettings = defineOperation({
+  operationId: "updateMessagingSettings",
+  method: "PUT",
+  path: "/messaging/settings",
+  summary: "Replace the organization's messaging settings",
+  description: "`quietHours` is the local-time sending window of the recipient (default 08:00-21:00; start inclusive, end exclusive).",
+  tag: "Messages",
+  auth: "bearer",
+  permission: "phoneNumbers:write",
+  body: MessagingSettingsSchema,
+  success: { status: 200, description: "The settings", schema: MessagingSettingsResponseSchema },
+  problems: [400, 401, 403, 413, 415, 429],
+  example: { quietHours: { start: "09:00", end: "20:00" }, helpText: "Acme: call 212-555-0100 for help. Reply STOP to opt out." },
+});

@@ -1,0 +1,47 @@
+import * as v from "valibot";
+import { defineOperation } from "#core/http/operation";
+import { ListSuppressionsSchema, SuppressionRequestSchema, SuppressionSchema } from "#core/messaging/suppressions";
+import { pageSchema } from "#core/shared/paging";
+
+export const createSuppression = defineOperation({
+  operationId: "createSuppression",
+  method: "POST",
+  path: "/suppressions",
+  summary: "Add a number to the organization's suppression list (never texted again)",
+  description: "Idempotent: adding a listed number answers the existing entry.",
+  tag: "Suppressions",
+  auth: "bearer",
+  permission: "suppressions:write",
+  body: SuppressionRequestSchema,
+  success: { status: 201, description: "The entry", schema: SuppressionSchema },
+  problems: [400, 401, 403, 413, 415, 429],
+  example: { phoneNumber: "+12125550123", note: "Asked by phone not to be texted" },
+});
+
+export const deleteSuppression = defineOperation({
+  operationId: "deleteSuppression",
+  method: "DELETE",
+  path: "/suppressions/{phone}",
+  summary: "Remove a number from the suppression list",
+  description: "`{phone}` is E.164 with the `+` URL-encoded (`%2B12125550123`); a malformed number is a 400, an unlisted one a 404.",
+  tag: "Suppressions",
+  auth: "bearer",
+  permission: "suppressions:write",
+  params: v.object({ phone: v.pipe(v.string(), v.minLength(1), v.maxLength(40)) }),
+  success: { status: 204, description: "Removed; no content" },
+  problems: [400, 401, 403, 404, 429],
+});
+
+export const listSuppressions = defineOperation({
+  operationId: "listSuppressions",
+  method: "POST",
+  path: "/suppressions/all/my",
+  summary: "List the organization's suppression list (paging query in the body)",
+  tag: "Suppressions",
+  auth: "bearer",
+  permission: "suppressions:read",
+  body: ListSuppressionsSchema,
+  success: { status: 200, description: "A page of entries", schema: pageSchema(SuppressionSchema) },
+  problems: [400, 401, 403, 413, 415, 429],
+  example: {},
+});

@@ -1,0 +1,23 @@
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { config } from "#core/config";
+import { HttpResponse } from "#core/http/response";
+import type { WebhookRequest } from "#core/providers/port";
+
+/**
+ * A provider webhook as the provider sent it: the public URL it called (query
+ * included, as signed), the headers and the raw body (base64 undone).
+ */
+export function webhookRequest(event: APIGatewayProxyEventV2): WebhookRequest {
+  const query = event.rawQueryString ? `?${event.rawQueryString}` : "";
+  const raw = event.body ?? "";
+  return {
+    url: `${config.publicBaseUrl.replace(/\/$/, "")}${event.rawPath}${query}`,
+    headers: event.headers ?? {},
+    body: event.isBase64Encoded ? Buffer.from(raw, "base64").toString("utf8") : raw,
+  };
+}
+
+/** What providers expect back: an empty TwiML document (replies are sent through the API, not inline). */
+export function emptyTwiml(): HttpResponse {
+  return HttpResponse.text(200, '<?xml version="1.0" encoding="UTF-8"?><Response></Response>', "text/xml");
+}

@@ -1,0 +1,8 @@
+import { Outbound } from "#core/messaging/outbound";
+import "#core/messaging/queue";
+import { subscribe } from "#core/queue/subscribe";
+
+/** Outbound queue: moves each message forward (schedule, block, send, retry); idempotent per message. */
+export const handler = subscribe({
+  "message.send": (message) => Outbound.process(message.organizationId, message.data.messageId),
+});
