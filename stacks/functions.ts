@@ -16,8 +16,29 @@ export function handlerArgs(definition: HandlerDefinition): sst.aws.FunctionArgs
   };
 }
 
-/** Operator settings read from the deploying shell (`RATE_LIMIT_REQUESTS=500 npx sst deploy`); unset ones keep the code's default. */
-const deployTimeSettings = [environmentNames.rateLimitRequests].filter((name) => process.env[name]);
+/** Variables the stacks set themselves, or that only make sense on a laptop: never taken from the deploying shell. */
+const notOperatorSettings = new Set<string>([
+  environmentNames.tableName,
+  environmentNames.jwtIssuer,
+  environmentNames.jwksUrl,
+  environmentNames.jwksJson,
+  environmentNames.tokenSigningKey,
+  environmentNames.dynamodbEndpoint,
+  environmentNames.sqsEndpoint,
+  environmentNames.publicBaseUrl,
+  environmentNames.twilioAccountSid,
+  environmentNames.twilioAuthToken,
+]);
+
+/**
+ * Every other manifest setting that is set in the deploying shell
+ * (`RATE_LIMIT_REQUESTS=600 npx sst deploy`); unset ones keep the code's default.
+ */
+const operatorSettings = Object.fromEntries(
+  Object.values(environmentNames)
+    .filter((name) => !notOperatorSettings.has(name) && process.env[name])
+    .map((name) => [name, process.env[name] ?? ""]),
+);
 
 /**
  * Fills the defaults every function shares (the API's route transform, queue
@@ -34,7 +55,9 @@ export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.In
     [environmentNames.twilioAccountSid]: twilioAccountSid.value,
     [environmentNames.twilioAuthToken]: twilioAuthToken.value,
     [environmentNames.publicBaseUrl]: publicBaseUrl,
-    ...Object.fromEntries(deployTimeSettings.map((name) => [name, process.env[name] ?? ""])),
+    // A stage with Twilio credentials sends through Twilio; without them, the carrier simulator.
+    [environmentNames.provider]: $output(twilioAccountSid.value).apply((sid) => (sid ? "twilio" : "simulator")),
+    ...operatorSettings,
   };
   args.runtime = "nodejs22.x";
   args.architecture = "arm64";

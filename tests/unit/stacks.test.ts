@@ -36,7 +36,10 @@ function installSstStandIn() {
       strings.reduce((text, part, i) => text + part + (i < values.length ? String(values[i]) : ""), ""),
     $output: resolvedOutput,
     sst: {
-      Secret: component("Secret", (name) => ({ value: `secret:${name}` })),
+      // A secret nobody set has its placeholder's value (the Twilio ones: empty).
+      Secret: component("Secret", (name, placeholder) => ({
+        value: typeof placeholder === "string" ? placeholder : `secret:${name}`,
+      })),
       Linkable: component("Linkable"),
       aws: {
         permission: (input: unknown) => input,
@@ -62,14 +65,23 @@ const load = (module: string) => import(/* @vite-ignore */ `../../stacks/${modul
 
 let stacks: Record<"functions" | "consumers" | "schedules", any>;
 
+/** The deploying shell: one operator setting, and a managed variable that must not leak in. */
+const shell = { RATE_LIMIT_REQUESTS: "600", TABLE_NAME: "from-the-shell" };
+
 beforeAll(async () => {
   installSstStandIn();
+  const saved = Object.fromEntries(Object.keys(shell).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, shell);
   for (const module of ["secrets.ts", "table.ts", "queues.ts", "api.ts"]) await load(module);
   stacks = {
     consumers: await load("consumers.ts"),
     schedules: await load("schedules.ts"),
     functions: await load("functions.ts"),
   };
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
 });
 
 /** Functions handed to SST so far: route handlers, queue subscribers, cron targets. */
@@ -97,7 +109,7 @@ describe("deployed resources follow stacks/definitions.ts", () => {
     expect(handlers.filter((handler) => !existsSync(handlerFile(handler)))).toEqual([]);
   });
 
-  it("runs every function on Node 22, arm64, with the table and the secrets", () => {
+  it("runs every function on Node 22, arm64, with the table, the secrets and the operator's settings", () => {
     stacks.consumers.subscribe({ queue: "automationRuns", handler: "functions/automations/run.handler" });
     stacks.schedules.schedule({ name: "sweepDue", cron: "* * * * ? *", handler: "functions/x/sweep.handler" });
     const functions = deployedFunctions();
@@ -111,6 +123,8 @@ describe("deployed resources follow stacks/definitions.ts", () => {
         TOKEN_SIGNING_KEY: "secret:TokenSigningKey",
         PUBLIC_BASE_URL: "https://Api",
       });
+      expect(fn.environment.PROVIDER).toBe("simulator");
+      expect(fn.environment.RATE_LIMIT_REQUESTS).toBe(shell.RATE_LIMIT_REQUESTS);
       expect(fn.environment).not.toHaveProperty("JWKS_JSON");
       expect(fn.environment).not.toHaveProperty("DYNAMODB_ENDPOINT");
       expect(fn.link[0].name).toBe(`${table.name}Data-name`);
