@@ -68,7 +68,7 @@ const listResource: ListResource<EventRecord> = {
  */
 function plan(organizationId: string, query: ListEventsQuery) {
   const lower = query.startAt ? `EVENT#${ulidFloor(query.startAt)}` : "EVENT#";
-  const upper = query.endAt ? `EVENT#${ulidFloor(query.endAt)}` : "EVENT#~";
+  const upper = query.endAt ? `EVENT#${ulidCeiling(Date.parse(query.endAt) - 1)}` : "EVENT#~";
   const byLead = query.leadId ? keys.eventsByLead(organizationId, query.leadId) : undefined;
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ":lower": lower, ":upper": upper };
@@ -80,8 +80,6 @@ function plan(organizationId: string, query: ListEventsQuery) {
     values[`:${field}`] = value;
     filters.push(`#${field} = :${field}`);
   }
-  // The upper bound is exclusive: the smallest id of the endAt millisecond is already outside.
-  filters.push(byLead ? "gsi1sk < :upper" : "sk < :upper");
   const input = byLead
     ? {
         IndexName: "gsi1",
@@ -95,7 +93,7 @@ function plan(organizationId: string, query: ListEventsQuery) {
   return {
     input: {
       ...input,
-      FilterExpression: filters.join(" AND "),
+      ...(filters.length ? { FilterExpression: filters.join(" AND ") } : {}),
       ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
       ScanIndexForward: false,
     },
@@ -107,6 +105,11 @@ function plan(organizationId: string, query: ListEventsQuery) {
 /** The smallest ULID of an instant (its time part followed by zeros). */
 function ulidFloor(at: string): string {
   return `${ulid(Date.parse(at)).slice(0, 10)}0000000000000000`;
+}
+
+/** The largest ULID of a millisecond: with it as the inclusive bound, `endAt` itself stays outside. */
+function ulidCeiling(epochMs: number): string {
+  return `${ulid(epochMs).slice(0, 10)}ZZZZZZZZZZZZZZZZ`;
 }
 
 /** `POST /events/all/my`: the events of the caller's organization (every member sees all of them). */

@@ -23,6 +23,11 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const stateDir = await mkdtemp(join(tmpdir(), "lead-api-tests-"));
+  // Messaging: short waits so retries and simulated receipts finish in seconds (production defaults: core/messaging).
+  process.env.SIMULATOR_DELAY_SCALE ??= "0.5";
+  process.env.MESSAGE_RETRY_BASE_MS ??= "200";
+  process.env.MESSAGE_RETRY_MAX_DELAY_MS ??= "1000";
+  process.env.MESSAGE_MAX_RETRIES ??= "2";
   const stack = await startLocalStack({
     inMemory: true,
     port: 0,

@@ -1,0 +1,86 @@
+import { inject } from "vitest";
+import { simulateInboundMessage, simulatorAuthToken } from "#core/providers/simulator/adapter";
+import { parsePhone } from "#core/shared/phone";
+import { baseUrl, type TestOrganization } from "#tests/helpers/stack";
+
+/** A random valid number in an area code (never a simulator magic number). */
+export function randomNumber(areaCode = "212"): string {
+  for (;;) {
+    const exchange = 200 + Math.floor(Math.random() * 700);
+    if (exchange === 555) continue;
+    const candidate = `+1${areaCode}${exchange}${String(Math.floor(Math.random() * 10_000)).padStart(4, "0")}`;
+    if (parsePhone(candidate)) return candidate;
+  }
+}
+
+/** A simulator magic destination (+1 NPA 555 01XX): the two digits pick the outcome (docs/provider-simulator.md). */
+export const magic = (scenario: string, areaCode = "212") => `+1${areaCode}55501${scenario}`;
+
+export async function addNumber(org: TestOrganization, areaCode = "212", capabilities = ["sms", "mms", "voice"]) {
+  const response = await org.request("POST", "/phone-numbers", { body: { phoneNumber: randomNumber(areaCode), friendlyName: `Line ${areaCode}`, capabilities } });
+  if (response.status !== 201) throw new Error(`phone number not created: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body as { id: string; phoneNumber: string };
+}
+
+export async function createLead(org: TestOrganization, phone: string, state?: string) {
+  const response = await org.request("POST", "/leads", {
+    body: { contact: { firstName: "Dana", phone: { number: phone }, ...(state ? { streetAddress: { state } } : {}) } },
+  });
+  if (response.status >= 300) throw new Error(`lead not created: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body as { id: string };
+}
+
+export async function send(org: TestOrganization, body: Record<string, unknown>, token?: string) {
+  return org.request("POST", "/messages", { body, ...(token ? { token } : {}) });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls a message until `done` holds (default: a final status), failing after `timeoutMs`. */
+export async function waitForMessage(
+  org: TestOrganization,
+  messageId: string,
+  done: (message: any) => boolean = (message) => ["Delivered", "Undelivered", "Failed", "Blocked", "Canceled"].includes(message.status),
+  timeoutMs = 15_000,
+): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  let last: any;
+  while (Date.now() < deadline) {
+    const response = await org.request("GET", `/messages/${messageId}`);
+    last = response.body;
+    if (response.status === 200 && done(last)) return last;
+    await sleep(100);
+  }
+  throw new Error(`message ${messageId} did not reach the expected state; last: ${JSON.stringify(last)}`);
+}
+
+/** The organization's events (all pages), optionally narrowed by query parameters. */
+export async function events(org: TestOrganization, query: Record<string, string> = {}): Promise<any[]> {
+  const items: any[] = [];
+  let continuationToken: string | null = null;
+  const search = new URLSearchParams(query).toString();
+  do {
+    const response: { status: number; body: any } = await org.request("POST", `/events/all/my${search ? `?${search}` : ""}`, {
+      body: continuationToken ? { continuationToken, pageSize: 200 } : { pageSize: 200 },
+    });
+    if (response.status !== 200) throw new Error(`events: ${response.status} ${JSON.stringify(response.body)}`);
+    items.push(...response.body.items);
+    continuationToken = response.body.continuationToken;
+  } while (continuationToken);
+  return items;
+}
+
+/** A contact texts one of our numbers, through the simulator's signed inbound webhook. */
+export function textFrom(from: string, to: string, body: string, providerMessageId?: string) {
+  const stackEnv = inject("stackEnv");
+  return simulateInboundMessage({
+    baseUrl: baseUrl(),
+    authToken: simulatorAuthToken(stackEnv.TOKEN_SIGNING_KEY!),
+    from,
+    to,
+    body,
+    ...(providerMessageId ? { providerMessageId } : {}),
+  });
+}
+
+export { sleep };
