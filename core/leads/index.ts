@@ -113,7 +113,7 @@ export const Leads = {
    * the claim is a conditional write in the same transaction, so two concurrent
    * posts cannot both create one.
    */
-  async intake(actor: Actor, input: LeadWrite, _context: IntakeContext): Promise<IntakeResult> {
+  async intake(actor: Actor, input: Partial<LeadWrite>, _context: IntakeContext): Promise<IntakeResult> {
     const sourceId = await sourceOf(actor, input.sourceId);
     const source = sourceId ? await Sources.settings(actor.organizationId, sourceId) : undefined;
     if (sourceId && !source) {
@@ -177,7 +177,7 @@ async function sourceOf(actor: Actor, requested: string | undefined): Promise<st
   return actor.sourceId;
 }
 
-function newLead(actor: Actor, input: LeadWrite, source: Awaited<ReturnType<typeof Sources.settings>>): Lead {
+function newLead(actor: Actor, input: Partial<LeadWrite>, source: Awaited<ReturnType<typeof Sources.settings>>): Lead {
   const id = newId();
   const createdAt = new Date(decodeTime(id)).toISOString();
   const { contact = {}, customer = {}, metadata = {} } = input;
