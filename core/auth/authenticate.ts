@@ -36,7 +36,7 @@ export async function resolveBearer(authorization: string | undefined): Promise<
   const token = match[1]!;
 
   if (token.startsWith("sk_")) {
-    const record = await Organizations.resolveApiKey(token);
+    const record = await cachedApiKey(token);
     if (!record) return failure("The API key is not valid.", "invalid");
     return {
       ok: true,
@@ -76,6 +76,27 @@ export async function resolveBearer(authorization: string | undefined): Promise<
       email: stringClaim(claims, "email"),
     },
   };
+}
+
+/**
+ * Resolved API keys are kept in the warm Lambda instance for a short time, so
+ * a busy integration costs one read per minute instead of one per request.
+ * Only hits are cached (a new key works at once); a revoked key keeps working
+ * on an instance that already cached it for at most `apiKeyCacheMs`.
+ */
+const apiKeyCacheMs = 60_000;
+const apiKeyCache = new Map<string, { record: Awaited<ReturnType<typeof Organizations.resolveApiKey>>; expiresAt: number }>();
+
+async function cachedApiKey(token: string) {
+  const now = Date.now();
+  const cached = apiKeyCache.get(token);
+  if (cached && cached.expiresAt > now) return cached.record;
+  const record = await Organizations.resolveApiKey(token);
+  if (record) {
+    if (apiKeyCache.size >= 1000) apiKeyCache.delete(apiKeyCache.keys().next().value!);
+    apiKeyCache.set(token, { record, expiresAt: now + apiKeyCacheMs });
+  }
+  return record;
 }
 
 function stringClaim(claims: Record<string, unknown>, name: string): string | undefined {
