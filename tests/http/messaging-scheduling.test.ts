@@ -1,0 +1,122 @@
+import { describe, expect, it } from "vitest";
+import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
+import { sweepDueMessages } from "#core/messaging/sweeper";
+import { addNumber, events, magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
+import { newOrganization } from "#tests/helpers/stack";
+
+/** The next instant at least `minAheadMs` away when the wall clock in `timeZone` reads hour:00. */
+function nextLocal(hour: number, timeZone: string, minAheadMs = 20 * 60_000): Date {
+  const now = Date.now();
+  for (let day = 0; day < 3; day++) {
+    const wall = wallTimeAt(now + day * 86_400_000, timeZone);
+    const at = instantOfWallTime({ ...wall, hour, minute: 0, second: 0 }, timeZone);
+    if (at >= now + minAheadMs) return new Date(at);
+  }
+  throw new Error("unreachable");
+}
+
+describe("quiet hours", () => {
+  it("moves a send that would arrive at 23:00 for a New York number to 08:00 local, saying why", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const lateEvening = nextLocal(23, "America/New_York");
+    const accepted = await send(org, { to: randomNumber("212"), body: "late", scheduledFor: lateEvening.toISOString() });
+    expect(accepted.status).toBe(202);
+    const scheduled = await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
+    const local = wallTimeAt(Date.parse(scheduled.scheduledFor), "America/New_York");
+    expect([local.hour, local.minute]).toEqual([8, 0]);
+    expect(Date.parse(scheduled.scheduledFor)).toBeGreaterThan(lateEvening.getTime());
+    expect(scheduled.scheduledReason).toMatch(/Quiet hours: 23:00 in America\/New_York/);
+    const [event] = await events(org, { eventType: "MessageScheduled" });
+    expect(event).toMatchObject({ scheduledFor: scheduled.scheduledFor, scheduledReason: scheduled.scheduledReason });
+  });
+
+  it("uses the organization's window in the recipient's area-code zone (Los Angeles)", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    await org.request("PUT", "/messaging/settings", { body: { quietHours: { start: "10:00", end: "18:00" } } });
+    const nineAm = nextLocal(9, "America/Los_Angeles");
+    const accepted = await send(org, { to: randomNumber("415"), body: "early", scheduledFor: nineAm.toISOString() });
+    const scheduled = await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
+    expect(Date.parse(scheduled.scheduledFor) - nineAm.getTime()).toBe(60 * 60_000);
+  });
+
+  it("keeps the caller's time when quiet hours are overridden with permission; 403 without it", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const lateEvening = nextLocal(23, "America/New_York");
+    const body = { to: randomNumber("212"), body: "urgent", scheduledFor: lateEvening.toISOString(), overrideQuietHours: true };
+    const denied = await send(org, body, org.memberToken);
+    expect(denied.status).toBe(403);
+    const accepted = await send(org, body);
+    const scheduled = await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
+    expect(scheduled).toMatchObject({ scheduledFor: lateEvening.toISOString(), quietHoursOverridden: true, scheduledReason: "RequestedByCaller" });
+  });
+});
+
+describe("scheduled sends", () => {
+  it("keeps a far-future send in the due index until the sweeper releases it, then delivers it", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const noon = nextLocal(12, "America/New_York", 2 * 60 * 60_000);
+    const accepted = await send(org, { to: randomNumber("212"), body: "later", scheduledFor: noon.toISOString() });
+    const scheduled = await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
+    expect(scheduled.scheduledFor).toBe(noon.toISOString());
+
+    // Before it is due the sweep leaves it alone; at its time it is queued and sent.
+    expect(await sweepDueMessages({ now: new Date(noon.getTime() - 60 * 60_000), organizationId: org.organizationId })).toMatchObject({ released: 0 });
+    expect(await sweepDueMessages({ now: new Date(noon.getTime() + 1_000), organizationId: org.organizationId })).toMatchObject({ released: 1 });
+    const delivered = await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered");
+    expect(delivered.queuedAt).toBeTruthy();
+    expect(await sweepDueMessages({ now: new Date(noon.getTime() + 2_000), organizationId: org.organizationId })).toMatchObject({ released: 0 });
+  });
+
+  it("sends a near-future send (under 15 minutes) through the queue's delay", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const soon = new Date(Date.now() + 3_000);
+    const accepted = await send(org, { to: randomNumber("212"), body: "soon", scheduledFor: soon.toISOString(), overrideQuietHours: true });
+    const delivered = await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered", 20_000);
+    expect(Date.parse(delivered.queuedAt)).toBeGreaterThanOrEqual(soon.getTime() - 1_000);
+  });
+
+  it("cancels a scheduled message (canceledAt, cancelReason); 409 once it was sent", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const accepted = await send(org, { to: randomNumber("212"), body: "maybe", scheduledFor: nextLocal(12, "America/New_York", 2 * 3_600_000).toISOString() });
+    await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
+    const canceled = await org.request("POST", `/messages/${accepted.body.id}/cancel`, { body: { reason: "Lead called us" } });
+    expect(canceled.status).toBe(200);
+    expect(canceled.body).toMatchObject({ status: "Canceled", cancelReason: "Lead called us" });
+    expect(canceled.body.canceledAt).toBeTruthy();
+    expect(await sweepDueMessages({ now: new Date(Date.now() + 3 * 86_400_000), organizationId: org.organizationId })).toMatchObject({ released: 0 });
+    expect((await org.request("POST", `/messages/${accepted.body.id}/cancel`)).status).toBe(409);
+
+    const sent = await waitForMessage(org, (await send(org, { to: randomNumber("212"), body: "now" })).body.id);
+    expect((await org.request("POST", `/messages/${sent.id}/cancel`)).status).toBe(409);
+    expect((await org.request("POST", "/messages/01JNOTAMESSAGE0000000000000/cancel")).status).toBe(404);
+    expect(await events(org, { eventType: "MessageCanceled" })).toHaveLength(1);
+  });
+
+  it("turns a message with no final receipt into Unknown after the receipt timeout", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const accepted = await send(org, { to: magic("08"), body: "no receipt" });
+    const sent = await waitForMessage(org, accepted.body.id, (message) => message.status === "Sent");
+    expect(await sweepDueMessages({ now: new Date(Date.now() + 71 * 3_600_000), organizationId: org.organizationId })).toMatchObject({ expired: 0 });
+    expect(await sweepDueMessages({ now: new Date(Date.now() + 73 * 3_600_000), organizationId: org.organizationId })).toMatchObject({ expired: 1 });
+    const unknown = await waitForMessage(org, sent.id, () => true);
+    expect(unknown.status).toBe("Unknown");
+    expect(unknown.statusReason).toMatch(/No final delivery receipt within 72 hours/);
+  });
+
+  it("refuses a scheduledFor in the past or not a date-time with 400 and a field pointer", async () => {
+    const org = await newOrganization();
+    const past = await send(org, { to: randomNumber(), body: "x", scheduledFor: "2020-01-01T00:00:00Z" });
+    expect(past.status).toBe(400);
+    expect(past.body.errors[0].pointer).toBe("/scheduledFor");
+    const garbage = await send(org, { to: randomNumber(), body: "x", scheduledFor: "tomorrow" });
+    expect(garbage.status).toBe(400);
+    expect(garbage.body.errors[0].pointer).toBe("/scheduledFor");
+  });
+});
