@@ -5,7 +5,7 @@ import * as v from "valibot";
 import { actorOf } from "#core/agent/caller";
 import { agentSkills, type AgentSkillId } from "#core/agent/card";
 import { selectSkill } from "#core/agent/select";
-import { SkillNotAvailableError, skills, type SkillResult } from "#core/agent/skills/index";
+import { skills, type SkillResult } from "#core/agent/skills/index";
 import type { Actor } from "#core/auth/actor";
 import { DomainError, ValidationError } from "#core/errors";
 import { nowIso } from "#core/shared/ids";
@@ -20,8 +20,8 @@ type Outcome =
  * Runs one skill per message, synchronously, for the Actor the HTTP chain
  * authenticated. Every skill message becomes a task that ends in one event:
  * completed (artifact with a text and a data part), rejected (missing
- * permission, invalid input, skill not available yet) or failed (the domain
- * refused, or an unexpected error). A message naming no known skill is
+ * permission, invalid input) or failed (the domain refused, e.g. an unknown
+ * lead or an empty wallet, or an unexpected error). A message naming no known skill is
  * answered with a plain message listing the skills (no task).
  */
 export class LeadAgentExecutor implements AgentExecutor {
@@ -66,7 +66,6 @@ async function runSkill(actor: Actor, skillId: AgentSkillId, rawInput: unknown):
   try {
     return { state: TaskState.TASK_STATE_COMPLETED, result: await skill.run(actor, parsed.output) };
   } catch (error) {
-    if (error instanceof SkillNotAvailableError) return rejected(error.message, { code: error.code });
     if (error instanceof ValidationError) return rejected(error.message, { code: error.code, errors: error.errors });
     if (error instanceof DomainError) {
       return { state: TaskState.TASK_STATE_FAILED, text: error.message, error: { code: error.code } };

@@ -6,6 +6,7 @@ import { TaskNotCancelableError, TaskNotFoundError } from "@a2a-js/sdk/errors";
 import { describe, expect, it } from "vitest";
 import { speedToLeadExample } from "#core/automations/definition";
 import { Organizations } from "#core/organizations/index";
+import { addNumber, createLead as createLeadWithPhone, randomNumber, waitForMessage } from "#tests/helpers/messaging";
 import { baseUrl, newOrganization, request, type TestOrganization } from "#tests/helpers/stack";
 
 const bearerFetch =
@@ -171,6 +172,52 @@ describe("A2A agent: discovery and skills", () => {
     const task = asTask(await send(await agentClient(org.apiKey), skill("find-leads", { filters: [{ field: "shoeSize", value: 42 }] })));
     expect(task.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
     expect(statusOf(task).data.error).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/filters/0/field" }] });
+  });
+
+  it("send-message texts a lead through the messaging pipeline, and lead-timeline shows the message's events", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const lead = await createLeadWithPhone(org, randomNumber("212"));
+    const client = await agentClient(org.memberToken);
+
+    const task = asTask(await send(client, [textPart(`Text lead ${lead.id}: "Thanks for reaching out, when is a good time to call?"`)]));
+    const sent = resultOf(task);
+    expect(sent.data.message).toMatchObject({ leadId: lead.id, direction: "Outbound", status: "Pending", body: "Thanks for reaching out, when is a good time to call?" });
+    expect(sent.text).toContain(sent.data.message.id);
+    const delivered = await waitForMessage(org, sent.data.message.id, (message) => message.status === "Delivered");
+    expect(delivered.leadId).toBe(lead.id);
+
+    // The delivery event may land just after the status: ask again until the timeline has it.
+    const typesOf = (events: { relatedEntityId?: string; eventType: string }[]) =>
+      events.filter((event) => event.relatedEntityId === delivered.id).map((event) => event.eventType);
+    let timeline = resultOf(asTask(await send(client, skill("lead-timeline", { leadId: lead.id }))));
+    for (let attempt = 0; attempt < 50 && !typesOf(timeline.data.events).includes("MessageDelivered"); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      timeline = resultOf(asTask(await send(client, skill("lead-timeline", { leadId: lead.id }))));
+    }
+    expect(timeline.data.lead).toMatchObject({ id: lead.id, firstName: "Dana" });
+    expect(typesOf(timeline.data.events)).toEqual(expect.arrayContaining(["MessageAccepted", "MessageDelivered"]));
+    expect(timeline.text).toContain("MessageDelivered");
+    const createdAts = timeline.data.events.map((event: { createdAt: string }) => event.createdAt);
+    expect(createdAts).toEqual([...createdAts].sort().reverse());
+  });
+
+  it("lead-timeline and send-message fail for a lead of another organization, and send-message needs a body", async () => {
+    const org = await newOrganization();
+    const other = await newOrganization();
+    const foreign = await createLeadWithPhone(other, randomNumber("212"));
+    const client = await agentClient(org.apiKey);
+
+    const timeline = asTask(await send(client, [textPart(`Show the timeline of lead ${foreign.id}`)]));
+    expect(timeline.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect(statusOf(timeline).data.error).toEqual({ code: "not_found" });
+
+    const message = asTask(await send(client, skill("send-message", { leadId: foreign.id, body: "Hi" })));
+    expect(message.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+    expect(statusOf(message).data.error).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/leadId" }] });
+
+    const noBody = asTask(await send(client, skill("send-message", { leadId: foreign.id })));
+    expect(statusOf(noBody).data.error).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/body" }] });
   });
 
   it("rejects skill input that fails validation, naming the field", async () => {

@@ -1,28 +1,7 @@
 import * as v from "valibot";
+import { describeLead, leadSummary } from "#core/agent/skills/lead-summary";
 import { defineSkill, quotedIn } from "#core/agent/skills/skill";
 import { Leads } from "#core/leads/index";
-import type { Lead } from "#core/leads/schemas";
-
-/** The fields an agent needs to pick a lead; the full lead is `GET /leads/{id}`. */
-function summary(lead: Lead) {
-  return {
-    id: lead.id,
-    createdAt: lead.createdAt,
-    firstName: lead.contact.firstName,
-    lastName: lead.contact.lastName,
-    email: lead.contact.email,
-    phone: lead.contact.phone?.number ?? null,
-    sourceId: lead.sourceId,
-    processingStatus: lead.processingStatus,
-    vertical: lead.metadata.vertical,
-    product: lead.metadata.product,
-    smsOptedOut: lead.metadata.smsOptedOut,
-  };
-}
-
-const describe = (lead: ReturnType<typeof summary>) =>
-  [[lead.firstName, lead.lastName].filter(Boolean).join(" ") || "(no name)", lead.phone ?? lead.email].filter(Boolean).join(", ") +
-  ` [${lead.id}]`;
 
 /** Searches the organization's leads through `Leads.list` (name, e-mail, phone; filters as `POST /leads/all/my`). */
 export const findLeads = defineSkill({
@@ -45,12 +24,12 @@ export const findLeads = defineSkill({
   },
   async run(actor, input) {
     const page = await Leads.list(actor, { ...input, includeCount: true });
-    const leads = page.items.map(summary);
+    const leads = page.items.map(leadSummary);
     const matching = input.search ? ` matching "${input.search}"` : "";
     const text =
       leads.length === 0
         ? `No leads${matching}.`
-        : `${page.totalCount ?? leads.length} lead${page.totalCount === 1 ? "" : "s"}${matching}, newest first: ${leads.map(describe).join("; ")}.` +
+        : `${page.totalCount ?? leads.length} lead${page.totalCount === 1 ? "" : "s"}${matching}, newest first: ${leads.map(describeLead).join("; ")}.` +
           (page.continuationToken ? " More are available with the continuationToken." : "");
     return { text, data: { totalCount: page.totalCount, continuationToken: page.continuationToken, leads } };
   },

@@ -3,9 +3,10 @@ import { automationHealth } from "#core/agent/skills/automation-health";
 import type { Skill } from "#core/agent/skills/skill";
 import { summarizePerformance } from "#core/agent/skills/summarize-performance";
 import { findLeads } from "#core/agent/skills/find-leads";
-import { leadTimeline, sendMessage } from "#core/agent/skills/unavailable";
+import { leadTimeline } from "#core/agent/skills/lead-timeline";
+import { sendMessage } from "#core/agent/skills/send-message";
 
-export { SkillNotAvailableError, type Skill, type SkillResult } from "#core/agent/skills/skill";
+export type { Skill, SkillResult } from "#core/agent/skills/skill";
 
 /** Every skill on the agent card, by id: the Record type makes a missing or extra skill a type error. */
 export const skills: Record<AgentSkillId, Skill> = {

@@ -1,6 +1,5 @@
 import * as v from "valibot";
 import type { Actor, Permission } from "#core/auth/actor";
-import { DomainError } from "#core/errors";
 import type { AnySchema } from "#core/http/operation";
 
 /** What a skill answers: a sentence or two for people and the structured result for agents. */
@@ -25,11 +24,6 @@ export interface Skill<TSchema extends AnySchema = AnySchema> {
 /** Declares a skill with its input type inferred from the schema. */
 export function defineSkill<TSchema extends AnySchema>(skill: Skill<TSchema>): Skill<TSchema> {
   return skill;
-}
-
-/** The skill exists on the card but the module it needs is not built yet. */
-export class SkillNotAvailableError extends DomainError {
-  readonly code = "not_available";
 }
 
 /** A ULID anywhere in the text (lead ids are ULIDs). */
