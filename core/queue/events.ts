@@ -64,7 +64,7 @@ export async function publish<TType extends QueueMessageType>(
   await sqs().send(
     new SendMessageCommand({
       QueueUrl: config.queueUrl(queue),
-      MessageBody: JSON.stringify(message),
+      MessageBody: messageBody(message),
       DelaySeconds: clampDelay(options.delaySeconds),
     }),
   );
@@ -80,13 +80,25 @@ export async function publishAll(queue: QueueName, messages: { envelope: Envelop
         QueueUrl: config.queueUrl(queue),
         Entries: chunk.map((entry, index) => ({
           Id: String(index),
-          MessageBody: JSON.stringify(entry.envelope),
+          MessageBody: messageBody(entry.envelope),
           DelaySeconds: clampDelay(entry.delaySeconds),
         })),
       }),
     );
     if (result.Failed?.length) throw new Error(`SQS refused ${result.Failed.length} message(s): ${result.Failed[0]?.Message}`);
   }
+}
+
+/**
+ * The JSON of an envelope with characters outside the Basic Multilingual Plane
+ * (emoji in a lead's name or an SMS body) written as \u escapes: the same JSON
+ * value, in the character range every SQS implementation accepts (the local
+ * emulator refuses astral characters in message bodies).
+ */
+function messageBody(envelope: Envelope): string {
+  return JSON.stringify(envelope).replace(/[\u{10000}-\u{10FFFF}]/gu, (character) =>
+    Array.from({ length: character.length }, (_, index) => `\\u${character.charCodeAt(index).toString(16).padStart(4, "0")}`).join(""),
+  );
 }
 
 function clampDelay(delaySeconds: number | undefined): number | undefined {
