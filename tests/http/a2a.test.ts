@@ -390,6 +390,23 @@ describe("A2A agent: authentication", () => {
     expect(invalid.headers.get("www-authenticate")).toMatch(/^Bearer .*error="invalid_token"/);
   });
 
+  it("counts against the organization's business partition and answers 429 problems over the limit", { timeout: 120_000 }, async () => {
+    const org = await newOrganization();
+    // Fixed 60 s windows: start the burst early in a window so it is not split over two.
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 45_000) await new Promise((resolve) => setTimeout(resolve, left + 250));
+    const responses = await Promise.all(Array.from({ length: 310 }, () => rpc("{", org.apiKey)));
+    const answered = responses.filter((response) => response.status === 200);
+    expect(answered).toHaveLength(300);
+    expect(answered[0]!.body.error.code).toBe(-32700);
+    expect(answered[0]!.headers.get("ratelimit")).toMatch(/^"business";r=\d+;t=\d+$/);
+    const limited = responses.filter((response) => response.status === 429);
+    expect(limited).toHaveLength(10);
+    expect(limited[0]!.headers.get("content-type")).toBe("application/problem+json");
+    expect(limited[0]!.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(limited[0]!.body).toMatchObject({ status: 429, title: "Too Many Requests" });
+  });
+
   it("answers a valid credential without agent:use with a 403 problem", async () => {
     const org = await newOrganization();
     const { apiKey } = await Organizations.issueApiKey(org.organizationId, { name: "reader", scopes: ["automations:read"] });
