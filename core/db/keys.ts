@@ -146,6 +146,17 @@ export const keys = {
     sk: `PROVIDERCALL#${provider}#${providerCallId}`,
   }),
 
+  /**
+   * Analytics (core/analytics): per-hour (`H`, bucket `2026-01-05T14`) and per-day
+   * (`D`, bucket `2026-01-05`) counters, UTC; one item per lead counted (its
+   * creation source and first response, sorted by lead id = creation time); one
+   * item per conversation with unread messages; first-time milestones.
+   */
+  analyticsRollup: (organizationId: string, level: "H" | "D", bucket: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#${level}#${bucket}` }),
+  analyticsLead: (organizationId: string, leadId: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#LEAD#${leadId}` }),
+  analyticsUnread: (organizationId: string, conversationId: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#UNREAD#${conversationId}` }),
+  analyticsMilestones: (organizationId: string): Key => ({ pk: org(organizationId), sk: "ANALYTICS#MILESTONES" }),
+
   /** Fixed 60 s windows; the item expires by TTL soon after its window. */
   rateLimitWindow: (partition: RateLimitPartition, windowStart: number): Key =>
     partition.kind === "ip" || partition.kind === "user"
@@ -198,4 +209,8 @@ export const entities = {
   call: "Call",
   callByPhone: "CallByPhone",
   providerCall: "ProviderCall",
+  analyticsRollup: "AnalyticsRollup",
+  analyticsLead: "AnalyticsLead",
+  analyticsUnread: "AnalyticsUnread",
+  analyticsMilestones: "AnalyticsMilestones",
 } as const;

@@ -1,0 +1,154 @@
+import * as v from "valibot";
+import { ValidationError } from "#core/errors";
+
+/**
+ * The reporting window of `GET /analytics/my` and its export, and how it is cut
+ * into trend buckets. Pure functions: unit-tested without storage.
+ */
+
+const hourMs = 60 * 60 * 1000;
+const dayMs = 24 * hourMs;
+export const maxDays = 365;
+const maxSpanMs = maxDays * dayMs;
+
+const isoDateTime = v.pipe(
+  v.string(),
+  v.isoTimestamp("Must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z."),
+  v.check((value) => !Number.isNaN(Date.parse(value)), "Must be a real date-time."),
+);
+
+/** API Gateway hands query parameters over as strings, so `days` is parsed here. */
+const daysParameter = v.pipe(
+  v.string(),
+  v.regex(/^\d{1,3}$/, `days must be a whole number from 1 to ${maxDays}.`),
+  v.transform(Number),
+  v.minValue(1, `days must be a whole number from 1 to ${maxDays}.`),
+  v.maxValue(maxDays, `days must be a whole number from 1 to ${maxDays}.`),
+);
+
+/**
+ * Query of endpoints 3 and 4: `startAt` (inclusive), `endAt` (exclusive, default
+ * now), `days` (1-365, default 30, counted back from `endAt`, only without `startAt`).
+ */
+export const AnalyticsQuerySchema = v.object({
+  startAt: v.optional(isoDateTime),
+  endAt: v.optional(isoDateTime),
+  days: v.optional(daysParameter),
+});
+export type AnalyticsQuery = v.InferOutput<typeof AnalyticsQuerySchema>;
+
+export type Granularity = "Hour" | "Day" | "Week";
+
+export interface TimeRange {
+  /** Epoch ms, inclusive. */
+  start: number;
+  /** Epoch ms, exclusive. */
+  end: number;
+}
+
+export interface Bucket extends TimeRange {
+  label: string;
+}
+
+/**
+ * The window a query asks for. `startAt` with `days` is ambiguous, a start at or
+ * after the end is empty, and a window longer than 365 days is refused: each is a
+ * 400 naming the offending parameter.
+ */
+export function resolveRange(query: AnalyticsQuery, now: number = Date.now()): TimeRange {
+  if (query.startAt !== undefined && query.days !== undefined) {
+    throw new ValidationError("Send either startAt or days, not both.", [
+      { pointer: "/query/days", detail: "days counts back from endAt and cannot be combined with startAt." },
+    ]);
+  }
+  const end = query.endAt !== undefined ? Date.parse(query.endAt) : now;
+  const start = query.startAt !== undefined ? Date.parse(query.startAt) : end - (query.days ?? 30) * dayMs;
+  if (start >= end) {
+    throw new ValidationError("startAt must be before endAt.", [{ pointer: "/query/startAt", detail: "startAt must be earlier than endAt." }]);
+  }
+  if (end - start > maxSpanMs) {
+    throw new ValidationError(`The range may cover at most ${maxDays} days.`, [
+      { pointer: "/query/startAt", detail: `startAt must be at most ${maxDays} days before endAt.` },
+    ]);
+  }
+  return { start, end };
+}
+
+/** The period of the same length just before the range (for comparisons). */
+export function previousRange(range: TimeRange): TimeRange {
+  return { start: range.start - (range.end - range.start), end: range.start };
+}
+
+/** Hours for ranges of 2 days or less, weeks beyond 90 days, days in between. */
+export function granularityOf(range: TimeRange): Granularity {
+  const span = range.end - range.start;
+  if (span <= 2 * dayMs) return "Hour";
+  if (span > 90 * dayMs) return "Week";
+  return "Day";
+}
+
+export const floorHour = (t: number) => Math.floor(t / hourMs) * hourMs;
+export const floorDay = (t: number) => Math.floor(t / dayMs) * dayMs;
+/** Monday 00:00 UTC of the ISO week of `t` (1970-01-01 was a Thursday). */
+export const floorWeek = (t: number) => floorDay(t) - (((new Date(floorDay(t)).getUTCDay() + 6) % 7) * dayMs);
+
+const stepOf: Record<Granularity, { floor: (t: number) => number; next: (t: number) => number }> = {
+  Hour: { floor: floorHour, next: (t) => t + hourMs },
+  Day: { floor: floorDay, next: (t) => t + dayMs },
+  Week: { floor: floorWeek, next: (t) => t + 7 * dayMs },
+};
+
+/**
+ * Trend buckets: UTC calendar hours, days or ISO weeks (Monday first), the first
+ * and last clipped to the range, so the buckets tile the range exactly.
+ */
+export function bucketsOf(range: TimeRange, granularity: Granularity = granularityOf(range)): Bucket[] {
+  const { floor, next } = stepOf[granularity];
+  const buckets: Bucket[] = [];
+  for (let at = floor(range.start); at < range.end; at = next(at)) {
+    buckets.push({ start: Math.max(at, range.start), end: Math.min(next(at), range.end), label: labelOf(at, granularity) });
+  }
+  return buckets;
+}
+
+function labelOf(at: number, granularity: Granularity): string {
+  const iso = new Date(at).toISOString();
+  if (granularity === "Hour") return `${iso.slice(0, 10)} ${iso.slice(11, 13)}:00`;
+  if (granularity === "Day") return iso.slice(0, 10);
+  return `Week of ${iso.slice(0, 10)}`;
+}
+
+/** A piece of a range and where its figures come from. */
+export type Piece =
+  | { kind: "day" | "hour"; start: number; end: number; bucket: string }
+  | { kind: "exact"; start: number; end: number };
+
+/** Rollup bucket names: `2026-01-05` (day) and `2026-01-05T14` (hour), UTC. */
+export const dayBucket = (t: number) => new Date(t).toISOString().slice(0, 10);
+export const hourBucket = (t: number) => new Date(t).toISOString().slice(0, 13);
+
+/**
+ * Cuts a range into the fewest rollup reads: whole UTC days from day rollups,
+ * whole hours from hour rollups, and the sub-hour edges (at most two, each under
+ * an hour) computed exactly from the records themselves. Without `useDays`
+ * (hourly trends) whole days are read as their hours.
+ */
+export function piecesOf(range: TimeRange, useDays = true): Piece[] {
+  const pieces: Piece[] = [];
+  let at = range.start;
+  const firstHour = Math.min(range.end, floorHour(at) === at ? at : floorHour(at) + hourMs);
+  if (firstHour > at) pieces.push({ kind: "exact", start: at, end: firstHour });
+  at = firstHour;
+  const lastHour = floorHour(range.end);
+  while (at < lastHour) {
+    if (useDays && floorDay(at) === at && at + dayMs <= lastHour) {
+      pieces.push({ kind: "day", start: at, end: at + dayMs, bucket: dayBucket(at) });
+      at += dayMs;
+    } else {
+      pieces.push({ kind: "hour", start: at, end: at + hourMs, bucket: hourBucket(at) });
+      at += hourMs;
+    }
+  }
+  if (range.end > at) pieces.push({ kind: "exact", start: at, end: range.end });
+  return pieces;
+}

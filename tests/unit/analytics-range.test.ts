@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { effectOf, responseCounters } from "#core/analytics/counters";
+import { medianOf } from "#core/analytics/read";
+import { bucketsOf, granularityOf, piecesOf, previousRange, resolveRange } from "#core/analytics/range";
+import { compare } from "#core/analytics/report";
+import { ValidationError } from "#core/errors";
+import { toEventRecord } from "#core/events/index";
+
+const at = (iso: string) => Date.parse(iso);
+const hour = 3600_000;
+const day = 24 * hour;
+
+describe("analytics range", () => {
+  it("defaults to the 30 days before now, endAt exclusive", () => {
+    const now = at("2026-03-10T12:34:56.789Z");
+    expect(resolveRange({}, now)).toEqual({ start: now - 30 * day, end: now });
+    expect(resolveRange({ days: 7, endAt: "2026-03-01T00:00:00Z" }, now)).toEqual({ start: at("2026-02-22T00:00:00Z"), end: at("2026-03-01T00:00:00Z") });
+  });
+
+  it("refuses startAt with days, a start at or after the end, and windows over 365 days", () => {
+    const now = at("2026-03-10T00:00:00Z");
+    expect(() => resolveRange({ startAt: "2026-03-01T00:00:00Z", days: 3 }, now)).toThrow(ValidationError);
+    expect(() => resolveRange({ startAt: "2026-03-10T00:00:00Z" }, now)).toThrow(ValidationError);
+    expect(() => resolveRange({ startAt: "2026-03-02T00:00:00Z", endAt: "2026-03-01T00:00:00Z" }, now)).toThrow(ValidationError);
+    expect(() => resolveRange({ startAt: "2025-03-09T23:59:59Z" }, now)).toThrow(ValidationError);
+    expect(resolveRange({ startAt: "2025-03-10T00:00:00Z" }, now)).toEqual({ start: at("2025-03-10T00:00:00Z"), end: now });
+  });
+
+  it("compares with the period of the same length just before", () => {
+    expect(previousRange({ start: 100, end: 160 })).toEqual({ start: 40, end: 100 });
+    expect(compare(3, 0)).toEqual({ current: 3, previous: 0, changePercent: null, direction: "up" });
+    expect(compare(1, 4)).toEqual({ current: 1, previous: 4, changePercent: -75, direction: "down" });
+    expect(compare(2, 2)).toEqual({ current: 2, previous: 2, changePercent: 0, direction: "flat" });
+  });
+
+  it("uses hours up to 2 days, weeks beyond 90 days, days in between", () => {
+    const end = at("2026-03-10T00:00:00Z");
+    expect(granularityOf({ start: end - 2 * day, end })).toBe("Hour");
+    expect(granularityOf({ start: end - 2 * day - 1, end })).toBe("Day");
+    expect(granularityOf({ start: end - 90 * day, end })).toBe("Day");
+    expect(granularityOf({ start: end - 90 * day - 1, end })).toBe("Week");
+  });
+
+  it("tiles the range with calendar buckets clipped at both ends, labelled", () => {
+    const range = { start: at("2026-03-01T10:30:00Z"), end: at("2026-03-04T06:00:00Z") };
+    const buckets = bucketsOf(range);
+    expect(buckets.map((bucket) => bucket.label)).toEqual(["2026-03-01", "2026-03-02", "2026-03-03", "2026-03-04"]);
+    expect(buckets[0]).toMatchObject({ start: range.start, end: at("2026-03-02T00:00:00Z") });
+    expect(buckets.at(-1)).toMatchObject({ start: at("2026-03-04T00:00:00Z"), end: range.end });
+    const weeks = bucketsOf({ start: at("2026-01-01T00:00:00Z"), end: at("2026-04-15T00:00:00Z") });
+    expect(weeks[0]).toMatchObject({ label: "Week of 2025-12-29", start: at("2026-01-01T00:00:00Z"), end: at("2026-01-05T00:00:00Z") });
+    expect(bucketsOf({ start: at("2026-03-01T10:15:00Z"), end: at("2026-03-01T12:00:00Z") }).map((bucket) => bucket.label)).toEqual([
+      "2026-03-01 10:00",
+      "2026-03-01 11:00",
+    ]);
+  });
+
+  it("reads whole days and hours from rollups and only the sub-hour edges exactly", () => {
+    const pieces = piecesOf({ start: at("2026-03-01T22:30:00Z"), end: at("2026-03-04T01:15:00Z") });
+    expect(pieces.map((piece) => [piece.kind, "bucket" in piece ? piece.bucket : new Date(piece.start).toISOString()])).toEqual([
+      ["exact", "2026-03-01T22:30:00.000Z"],
+      ["hour", "2026-03-01T23"],
+      ["day", "2026-03-02"],
+      ["day", "2026-03-03"],
+      ["hour", "2026-03-04T00"],
+      ["exact", "2026-03-04T01:00:00.000Z"],
+    ]);
+    expect(piecesOf({ start: at("2026-03-01T10:10:00Z"), end: at("2026-03-01T10:20:00Z") })).toEqual([
+      { kind: "exact", start: at("2026-03-01T10:10:00Z"), end: at("2026-03-01T10:20:00Z") },
+    ]);
+    expect(piecesOf({ start: at("2026-03-01T00:00:00Z"), end: at("2026-03-02T00:00:00Z") }, false)).toHaveLength(24);
+  });
+});
+
+describe("analytics counters", () => {
+  const event = (fields: Record<string, unknown>) => toEventRecord({ id: "01J", createdAt: "2026-03-01T10:00:00.000Z", eventCategory: "Sms", ...fields });
+
+  it("counts an outbound sent message and makes it a response candidate for its lead", () => {
+    const effect = effectOf(event({ eventType: "MessageSent", direction: "Outbound", leadId: "L1" }));
+    expect(effect.counters).toEqual({ smsSent: 1 });
+    expect(effect.response).toEqual({ leadId: "L1", at: at("2026-03-01T10:00:00.000Z") });
+  });
+
+  it("counts spend only on final events that were charged, in exact 1/10 000 units", () => {
+    expect(effectOf(event({ eventType: "MessageDelivered", direction: "Outbound", billingStatus: "Charged", billableAmount: 0.0079 })).counters).toEqual({ smsDelivered: 1, spend: 79 });
+    expect(effectOf(event({ eventType: "MessageSent", direction: "Outbound", billingStatus: "Reserved", billableAmount: 0.0079 })).counters).toEqual({ smsSent: 1 });
+  });
+
+  it("puts a response in the five-minute and threshold counters by its whole seconds", () => {
+    expect(responseCounters("S1", 300)).toMatchObject({ responded: 1, rSec: 300, r5: 1, rThr: 1, "h#5": 1, "hs#S1#5": 1 });
+    expect(responseCounters(null, 3601)).toEqual({ responded: 1, rSec: 3601, "h#60": 1, "srcResp#none": 1, "hs#none#60": 1 });
+  });
+
+  it("takes the exact median of a minute histogram (the mean of the middle two for an even count)", () => {
+    expect(medianOf({ "h#1": 2, "h#4": 1 }, "h#")).toBe(1);
+    expect(medianOf({ "h#1": 1, "h#4": 1 }, "h#")).toBe(2.5);
+    expect(medianOf({ "hs#A#3": 1 }, "h#")).toBeNull();
+  });
+});
