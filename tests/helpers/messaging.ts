@@ -70,6 +70,16 @@ export async function events(org: TestOrganization, query: Record<string, string
   return items;
 }
 
+/** Polls the events until `done` holds for them (an event is recorded just after the change it records). */
+export async function eventsWhen(org: TestOrganization, query: Record<string, string>, done: (items: any[]) => boolean, timeoutMs = 10_000): Promise<any[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const items = await events(org, query);
+    if (done(items) || Date.now() > deadline) return items;
+    await sleep(100);
+  }
+}
+
 /** A contact texts one of our numbers, through the simulator's signed inbound webhook. */
 export function textFrom(from: string, to: string, body: string, providerMessageId?: string) {
   const stackEnv = inject("stackEnv");

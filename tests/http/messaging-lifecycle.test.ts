@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addNumber, createLead, events, magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
+import { addNumber, createLead, eventsWhen, magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
 
 describe("POST /messages: delivery lifecycle through the carrier simulator", () => {
@@ -21,7 +21,7 @@ describe("POST /messages: delivery lifecycle through the carrier simulator", () 
     });
     for (const field of ["queuedAt", "sendingStartedAt", "sentAt", "deliveredAt"]) expect(delivered[field], field).toMatch(/Z$/);
     expect(delivered.providerMessageId).toMatch(/^SM/);
-    const timeline = await events(org, { eventCategory: "Sms" });
+    const timeline = await eventsWhen(org, { eventCategory: "Sms" }, (items) => items.some((event) => event.eventType === "MessageDelivered"));
     const types = timeline.filter((event) => event.relatedEntityId === delivered.id).map((event) => event.eventType);
     expect(new Set(types)).toEqual(new Set(["MessageAccepted", "MessageQueued", "MessageSending", "MessageSent", "MessageDelivered"]));
   });
@@ -36,7 +36,7 @@ describe("POST /messages: delivery lifecycle through the carrier simulator", () 
     const delivered = await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered");
     expect(delivered.media).toEqual(media);
     expect(delivered.selectionReason).toBe("LeastRecentlyUsed");
-    const [deliveredEvent] = await events(org, { eventType: "MessageDelivered" });
+    const [deliveredEvent] = await eventsWhen(org, { eventType: "MessageDelivered" }, (items) => items.length > 0);
     expect(deliveredEvent.media).toEqual(media);
   });
 

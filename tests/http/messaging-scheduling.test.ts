@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
 import { sweepDueMessages } from "#core/messaging/sweeper";
-import { addNumber, events, magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
+import { addNumber, events, eventsWhen, magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
 
 /** The next instant at least `minAheadMs` away when the wall clock in `timeZone` reads hour:00. */
@@ -27,7 +27,7 @@ describe("quiet hours", () => {
     expect([local.hour, local.minute]).toEqual([8, 0]);
     expect(Date.parse(scheduled.scheduledFor)).toBeGreaterThan(lateEvening.getTime());
     expect(scheduled.scheduledReason).toMatch(/Quiet hours: 23:00 in America\/New_York/);
-    const [event] = await events(org, { eventType: "MessageScheduled" });
+    const [event] = await eventsWhen(org, { eventType: "MessageScheduled" }, (items) => items.length > 0);
     expect(event).toMatchObject({ scheduledFor: scheduled.scheduledFor, scheduledReason: scheduled.scheduledReason });
   });
 
