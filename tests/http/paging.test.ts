@@ -25,7 +25,11 @@ async function pageThrough(organization: TestOrganization, query: Record<string,
   let token: string | null = null;
   let pages = 0;
   do {
-    const response = await organization.request("POST", "/automations/all/my", { body: { ...query, continuationToken: token } });
+    const response: { status: number; body: { items: any[]; continuationToken: string | null } } = await organization.request(
+      "POST",
+      "/automations/all/my",
+      { body: { ...query, continuationToken: token } },
+    );
     expect(response.status).toBe(200);
     seen.push(...response.body.items);
     token = response.body.continuationToken;
