@@ -62,6 +62,14 @@ export const queues = {
     batchSize: 10,
     consumerTimeoutSeconds: 60,
   },
+  /** Calls accepted by POST /calls, placed with the provider by their consumer. */
+  outboundCalls: {
+    urlEnv: "OUTBOUND_CALLS_QUEUE_URL",
+    visibilityTimeoutSeconds: 60,
+    maxReceiveCount: 5,
+    batchSize: 10,
+    consumerTimeoutSeconds: 30,
+  },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueName = keyof typeof queues;
@@ -144,6 +152,11 @@ export const routes: RouteDefinition[] = [
     handler: "functions/webhooks/inbound-message.handler",
     sendsTo: ["outboundMessages", "automationRuns"],
   },
+  { method: "POST", path: "/calls", handler: "functions/calls/place.handler", sendsTo: ["outboundCalls"] },
+  { method: "GET", path: "/calls/{id}", handler: "functions/calls/get.handler" },
+  { method: "POST", path: "/events/calls/phone/{phoneNumber}", handler: "functions/events/calls-by-phone.handler" },
+  { method: "POST", path: "/webhooks/{provider}/calls/status", handler: "functions/webhooks/call-status.handler", sendsTo: ["automationRuns"] },
+  { method: "POST", path: "/webhooks/{provider}/calls/inbound", handler: "functions/webhooks/inbound-call.handler", sendsTo: ["automationRuns"] },
 ];
 
 export interface ConsumerDefinition extends HandlerDefinition {
@@ -154,6 +167,7 @@ export interface ConsumerDefinition extends HandlerDefinition {
 export const consumers: ConsumerDefinition[] = [
   { queue: "outboundMessages", handler: "functions/consumers/outbound-messages.handler", sendsTo: ["outboundMessages", "automationRuns"] },
   { queue: "leadIntake", handler: "functions/consumers/lead-intake.handler", sendsTo: ["automationRuns"] },
+  { queue: "outboundCalls", handler: "functions/consumers/outbound-calls.handler", sendsTo: ["automationRuns"] },
 ];
 
 export interface ScheduleDefinition extends HandlerDefinition {

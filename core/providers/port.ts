@@ -44,6 +44,8 @@ export type PlaceCallInput = {
   record?: boolean;
   /** Seconds to let the call ring before giving up (no-answer). */
   ringTimeoutSeconds?: number;
+  /** Longest the call may last once answered; the provider hangs up there (the billing reservation covers exactly this). */
+  timeLimitSeconds?: number;
 };
 
 export type PlaceCallResult = { providerCallId: string; status: CallStatus };

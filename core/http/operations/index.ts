@@ -4,6 +4,8 @@ import * as automations from "#core/http/operations/automations";
 import * as conversations from "#core/http/operations/conversations";
 import * as events from "#core/http/operations/events";
 import * as billing from "#core/http/operations/billing";
+import * as callWebhooks from "#core/http/operations/call-webhooks";
+import * as calls from "#core/http/operations/calls";
 import * as leads from "#core/http/operations/leads";
 import * as messages from "#core/http/operations/messages";
 import * as phoneNumbers from "#core/http/operations/phone-numbers";
@@ -13,6 +15,6 @@ import * as suppressions from "#core/http/operations/suppressions";
 import * as webhooks from "#core/http/operations/webhooks";
 
 /** Every operation the API serves; the OpenAPI document and the route-table test read this list. */
-export const allOperations: Operation[] = [platform, a2a, automations, sources, leads, billing, phoneNumbers, conversations, messages, suppressions, events, webhooks].flatMap(
+export const allOperations: Operation[] = [platform, a2a, automations, sources, leads, billing, calls, phoneNumbers, conversations, messages, suppressions, events, webhooks, callWebhooks].flatMap(
   (module) => Object.values(module) as Operation[],
 );

@@ -115,6 +115,7 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
       }
       if (input.record) form.push(["Record", "true"]);
       if (input.ringTimeoutSeconds !== undefined) form.push(["Timeout", String(input.ringTimeoutSeconds)]);
+      if (input.timeLimitSeconds !== undefined) form.push(["TimeLimit", String(input.timeLimitSeconds)]);
       const created = await post("Calls", form);
       return {
         providerCallId: String(created["sid"]),

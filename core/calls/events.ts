@@ -1,0 +1,56 @@
+import { actorId, type Actor } from "#core/auth/actor";
+import type { Call } from "#core/calls/model";
+import { recordEvent } from "#core/events/index";
+
+/** Event types calls add to the timeline (endpoint 13); endpoint 14 lists the calls themselves. */
+export type CallEventType =
+  | "CallQueued"
+  | "CallReceived"
+  | "CallRinging"
+  | "CallAnswered"
+  | "CallCompleted"
+  | "CallBusy"
+  | "CallNoAnswer"
+  | "CallFailed"
+  | "CallCanceled"
+  | "CallMissed";
+
+/** Records the event record (spec 2.5) of a call's change, with its billing fields. */
+export async function recordCallEvent(organizationId: string, call: Call, eventType: CallEventType, actor?: Actor): Promise<void> {
+  const counterpart = call.direction === "Outbound" ? `to ${call.toPhoneNumber}` : `from ${call.fromPhoneNumber}`;
+  const what = eventType === "CallMissed" ? "missed" : eventType.replace(/^Call/, "").toLowerCase();
+  await recordEvent(organizationId, {
+    eventType,
+    eventCategory: "Call",
+    timelineCategory: "Call",
+    timelineType: "Call",
+    description: `${call.direction} call ${counterpart} ${what}${call.statusReason ? `: ${call.statusReason}` : ""}`,
+    relatedEntityType: "Call",
+    relatedEntityId: call.id,
+    direction: call.direction,
+    status: call.status,
+    fromPhoneNumber: call.fromPhoneNumber,
+    toPhoneNumber: call.toPhoneNumber,
+    trafficType: "RealLead",
+    ...present({
+      conversationId: call.conversationId,
+      leadId: call.leadId,
+      statusReason: call.statusReason,
+      fromPhoneNumberId: call.fromPhoneNumberId,
+      outboundPhoneNumberId: call.direction === "Outbound" ? call.fromPhoneNumberId : null,
+      selectionReason: call.selectionReason,
+      billingStatus: call.billingStatus,
+      billableAmount: call.billableAmount,
+      errorCode: call.errorCode,
+      queuedAt: call.queuedAt,
+    }),
+    createdBy: actor ? actorId(actor) : "system",
+    actorDisplayName: actor?.displayName ?? "System",
+    ...(actor?.userId ? { actorUserId: actor.userId } : {}),
+    ...(actor?.email ? { actorEmail: actor.email } : {}),
+  });
+}
+
+function present<T extends Record<string, unknown>>(fields: T): Partial<{ [K in keyof T]: NonNullable<T[K]> }> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null && value !== undefined)) as never;
+}

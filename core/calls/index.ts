@@ -1,0 +1,473 @@
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { actorId, type Actor } from "#core/auth/actor";
+import { Billing, callCost, callReservation, type TransactItem } from "#core/billing/index";
+import { recordCallEvent, type CallEventType } from "#core/calls/events";
+import { CallSchema, ListCallEventsSchema, PlaceCallSchema, type Call, type PlaceCallRequest } from "#core/calls/model";
+import "#core/calls/queue";
+import { selectCaller } from "#core/calls/sender";
+import { callWrites, readCall, toCall, updateCall } from "#core/calls/store";
+import { config } from "#core/config";
+import { db, tableName } from "#core/db/client";
+import { entities, keys } from "#core/db/keys";
+import { listPage, type ListResource } from "#core/db/list";
+import { ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from "#core/errors";
+import { Contacts } from "#core/messaging/contacts";
+import { Conversations } from "#core/messaging/conversations";
+import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import { callLifecycle, isMissedCall, type CallStatus } from "#core/messaging/status";
+import { Suppressions } from "#core/messaging/suppressions";
+import { Organizations } from "#core/organizations/index";
+import { outboundProvider, providerByName } from "#core/providers/index";
+import { ProviderError, type CallStatusEvent, type ProviderName, type ProviderPort, type WebhookRequest } from "#core/providers/port";
+import { publish } from "#core/queue/events";
+import { newId, nowIso } from "#core/shared/ids";
+import type { Page, PagingQuery } from "#core/shared/paging";
+import { decodePhoneInput, parsePhone, toE164 } from "#core/shared/phone";
+
+export { CallSchema, ListCallEventsSchema, PlaceCallSchema, type Call };
+
+/** Seconds an outbound call rings before the provider gives up (no-answer). */
+export const RING_TIMEOUT_SECONDS = 30;
+
+const STATUS_REASONS: Partial<Record<CallStatus, string>> = {
+  Busy: "The line was busy.",
+  NoAnswer: "Nobody answered.",
+  Failed: "The call could not be connected.",
+  Canceled: "The call was canceled before it was answered.",
+};
+
+const EVENT_TYPES: Record<CallStatus, CallEventType> = {
+  Queued: "CallQueued",
+  Ringing: "CallRinging",
+  InProgress: "CallAnswered",
+  Completed: "CallCompleted",
+  Busy: "CallBusy",
+  NoAnswer: "CallNoAnswer",
+  Failed: "CallFailed",
+  Canceled: "CallCanceled",
+};
+
+const listResource: ListResource<Call> = {
+  name: "callEvents",
+  fields: {
+    direction: { get: (c) => c.direction, kind: "string", filter: true },
+    status: { get: (c) => c.status, kind: "string", filter: true },
+    billingStatus: { get: (c) => c.billingStatus, kind: "string", filter: true },
+    missed: { get: (c) => c.missed, kind: "boolean", filter: true },
+    leadId: { get: (c) => c.leadId, kind: "string", filter: true },
+    conversationId: { get: (c) => c.conversationId, kind: "string", filter: true },
+    userId: { get: (c) => c.userId, kind: "string", filter: true },
+    fromPhoneNumber: { get: (c) => c.fromPhoneNumber, kind: "string", filter: true, search: true },
+    toPhoneNumber: { get: (c) => c.toPhoneNumber, kind: "string", filter: true, search: true },
+    duration: { get: (c) => c.duration, kind: "number", sort: true, range: true },
+    createdAt: { get: (c) => c.createdAt, kind: "date", sort: true, range: true },
+    answeredAt: { get: (c) => c.answeredAt, kind: "date", sort: true, range: true },
+    endedAt: { get: (c) => c.endedAt, kind: "date", sort: true, range: true },
+  },
+  defaultOrder: [{ field: "createdAt", direction: "desc" }],
+  idOf: (c) => c.id,
+  fromItem: toCall,
+  candidates: (organizationId, context) => {
+    const { pk, skPrefix } = keys.callByPhonePrefix(organizationId, (context as { e164: string }).e164);
+    return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
+  },
+  indexed: (organizationId, query, context) => {
+    const newestFirst = query.order.length === 1 && query.order[0]?.field === "createdAt" && query.order[0].direction === "desc";
+    if (!newestFirst || query.filters.length || query.ranges.length || query.search) return undefined;
+    const { pk, skPrefix } = keys.callByPhonePrefix(organizationId, (context as { e164: string }).e164);
+    return {
+      input: { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix }, ScanIndexForward: false },
+      keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
+    };
+  },
+};
+
+/** Outbound and inbound calls: placing, provider progress, billing by the minute, missed calls. */
+export const Calls = {
+  /**
+   * `POST /calls`: checks the recipient (suppressed: 422), picks the calling
+   * number, and stores the call Queued together with the reservation of its
+   * longest allowed cost (402 when the wallet cannot cover it), then queues the
+   * placement. The provider is called by the outbound-calls consumer.
+   */
+  async place(actor: Actor, input: PlaceCallRequest): Promise<Call> {
+    const organizationId = actor.organizationId;
+    const { to, leadId } = await recipient(organizationId, input);
+    const suppression = await Suppressions.find(organizationId, to);
+    if (suppression) throw new UnprocessableError(`${to} is on the suppression list (${suppression.reason}); it cannot be called.`);
+    const [numbers, conversation, prices, organization] = await Promise.all([
+      PhoneNumbers.all(organizationId),
+      Conversations.ensure(organizationId, to, leadId),
+      Billing.prices(organizationId),
+      Organizations.fromId(organizationId),
+    ]);
+    if (input.fromPhoneNumberId && !numbers.some((number) => number.id === input.fromPhoneNumberId && number.capabilities.includes("voice"))) {
+      throw new ValidationError("The calling number does not exist in this organization or cannot make calls.", [
+        { pointer: "/fromPhoneNumberId", detail: `Phone number ${input.fromPhoneNumberId} is not a voice-capable number of this organization.` },
+      ]);
+    }
+    const selection = selectCaller({ numbers, to, overrideId: input.fromPhoneNumberId, stickyId: conversation.phoneNumberId });
+    if (!selection) throw new UnprocessableError("The organization has no phone number with the voice capability to call from.");
+    const now = nowIso();
+    const call: Call = {
+      ...emptyCall(organizationId, organization?.name ?? null, "Outbound", selection.number.phoneNumber, to),
+      leadId: leadId ?? conversation.leadId ?? null,
+      userId: actor.userId ?? null,
+      user: actor.displayName,
+      conversationId: conversation.id,
+      fromPhoneNumberId: selection.number.id,
+      billingPhoneNumberId: selection.number.id,
+      callerId: selection.number.phoneNumber,
+      selectionReason: selection.reason,
+      record: input.record,
+      metadata: input.metadata,
+      billingStatus: "Reserved",
+      queuedAt: now,
+      createdAt: now,
+      createdBy: actorId(actor),
+    };
+    await Billing.reserve({
+      organizationId,
+      reservationId: call.id,
+      amount: callReservation(prices),
+      relatedEntityType: "Call",
+      items: callWrites(organizationId, call, undefined),
+    });
+    await recordCallEvent(organizationId, call, "CallQueued", actor);
+    await publish("outboundCalls", "call.place", organizationId, { callId: call.id });
+    return call;
+  },
+
+  async fromId(actor: Actor, callId: string): Promise<Call> {
+    const call = await readCall(actor.organizationId, callId);
+    if (!call) throw new NotFoundError("Call", callId);
+    return toCall(call);
+  },
+
+  /** Endpoint 14: calls from or to a number, newest first; the path number in any form, URL-encoded `+` included. */
+  async listByPhone(actor: Actor, rawPhone: string, query: PagingQuery): Promise<Page<Call>> {
+    const e164 = normalizePathPhoneNumber(rawPhone);
+    return listPage(listResource, actor.organizationId, query, { e164 });
+  },
+
+  /**
+   * The outbound-calls consumer: claims the Queued call (at most one placement,
+   * even when the queue redelivers) and asks the provider to place it. A refused
+   * placement ends the call Failed and releases its reservation; calls are not
+   * retried later (a person is waiting to talk now).
+   */
+  async dispatch(organizationId: string, callId: string): Promise<void> {
+    const claimed = await updateCall(organizationId, callId, async (current) =>
+      current.status === "Queued" && !current.placementStartedAt && !current.providerId
+        ? { call: toCall(current), extra: { placementStartedAt: nowIso() } }
+        : undefined,
+    );
+    if (!claimed) return;
+    const call = claimed.after;
+    const provider = outboundProvider();
+    const prices = await Billing.prices(organizationId);
+    try {
+      const result = await provider.placeCall({
+        from: call.fromPhoneNumber,
+        to: call.toPhoneNumber,
+        idempotencyKey: call.id,
+        statusCallbackUrl: callStatusCallbackUrl(provider.name, call.id),
+        record: call.record,
+        ringTimeoutSeconds: RING_TIMEOUT_SECONDS,
+        timeLimitSeconds: prices.maxCallMinutes * 60,
+      });
+      await claimProviderCall(organizationId, provider.name, result.providerCallId, call.id);
+      await updateCall(organizationId, callId, async (current) =>
+        current.providerId ? undefined : { call: { ...toCall(current), providerId: result.providerCallId, provider: provider.name, modifiedAt: nowIso() } },
+      );
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      if (error.details.ambiguous) {
+        // The provider may have placed it: its callbacks will tell; never place twice.
+        await updateCall(organizationId, callId, async (current) => ({ call: { ...toCall(current), statusReason: `Provider outcome unknown: ${error.message}` } }));
+        return;
+      }
+      await applyStatus(organizationId, callId, provider.name, {
+        status: "Failed",
+        providerStatus: "refused",
+        errorCode: error.code,
+        statusReason: `The provider refused the call: ${error.message}`,
+      });
+    }
+  },
+
+  /** `POST /webhooks/{provider}/calls/status`: call progress (ringing, answered, ended) for outbound and inbound calls. */
+  async statusCallback(providerName: string, request: WebhookRequest): Promise<void> {
+    const provider = verified(providerName, request);
+    const callId = new URL(request.url).searchParams.get("callId") ?? undefined;
+    for (const event of provider.parseStatusCallback(request)) {
+      if (event.type === "call.status") await applyProviderEvent(provider, event, callId);
+    }
+  },
+
+  /**
+   * `POST /webhooks/{provider}/calls/inbound`: a contact calls one of our numbers.
+   * The call is recorded (Ringing); an inbound call that ends without being
+   * answered is a missed call. Answers the call instructions (TwiML).
+   */
+  async inbound(providerName: string, request: WebhookRequest): Promise<string> {
+    const provider = verified(providerName, request);
+    let known = false;
+    for (const event of provider.parseStatusCallback(request)) {
+      if (event.type === "call.status") known = (await applyProviderEvent(provider, event, undefined)) || known;
+    }
+    return known
+      ? '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Thank you for calling. Please hold while we connect you.</Say><Pause length="20"/></Response>'
+      : '<?xml version="1.0" encoding="UTF-8"?><Response><Reject reason="rejected"/></Response>';
+  },
+};
+
+function verified(providerName: string, request: WebhookRequest): ProviderPort {
+  const provider = providerByName(providerName);
+  if (!provider) throw new NotFoundError("Provider", providerName);
+  if (!provider.verifyWebhookSignature(request)) throw new ForbiddenError("The webhook signature is missing or does not match.");
+  return provider;
+}
+
+/** Where the provider posts an outbound call's progress (our call id rides in the query, covered by the signature). */
+export function callStatusCallbackUrl(provider: ProviderName, callId: string): string {
+  return `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/calls/status?callId=${encodeURIComponent(callId)}`;
+}
+
+/** A phone number from a path segment (`%2B1…`, `+1…`, ` 1…`); malformed → 400 at /path/phoneNumber. */
+export function normalizePathPhoneNumber(raw: string): string {
+  const parsed = parsePhone(decodePhoneInput(raw));
+  if (!parsed) {
+    throw new ValidationError("The phone number in the path is not valid.", [
+      { pointer: "/path/phoneNumber", detail: "Must be a valid phone number (E.164, e.g. +12125550100; URL-encode the +)." },
+    ]);
+  }
+  return parsed.e164;
+}
+
+async function recipient(organizationId: string, input: PlaceCallRequest): Promise<{ to: string; leadId: string | undefined }> {
+  if (input.leadId) {
+    const contact = await Contacts.ofLead(organizationId, input.leadId);
+    if (!contact) throw new ValidationError("The lead does not exist in this organization.", [{ pointer: "/leadId", detail: `Lead ${input.leadId} was not found.` }]);
+    if (!contact.phone) throw new ValidationError("The lead has no valid phone number.", [{ pointer: "/leadId", detail: "The lead has no phone number to call." }]);
+    return { to: contact.phone, leadId: contact.leadId };
+  }
+  return { to: input.to!, leadId: await Contacts.leadIdByPhone(organizationId, input.to!) };
+}
+
+function emptyCall(organizationId: string, business: string | null, direction: Call["direction"], from: string, to: string): Call {
+  return {
+    id: newId(),
+    providerId: null,
+    provider: null,
+    leadId: null,
+    businessId: organizationId,
+    userId: null,
+    conversationId: null,
+    fromPhoneNumberId: null,
+    billingPhoneNumberId: null,
+    fromPhoneNumber: from,
+    toPhoneNumber: to,
+    callerId: from,
+    direction,
+    status: "Queued",
+    statusReason: null,
+    providerStatus: null,
+    errorCode: null,
+    billingStatus: null,
+    recordingUrl: null,
+    record: false,
+    missed: false,
+    selectionReason: null,
+    user: null,
+    business,
+    createdAt: nowIso(),
+    queuedAt: null,
+    ringingAt: null,
+    answeredAt: null,
+    endedAt: null,
+    modifiedAt: null,
+    duration: null,
+    billableSeconds: null,
+    billableAmount: null,
+    metadata: {},
+    createdBy: "system",
+  };
+}
+
+/** Claims provider call id → call id; false when it already points at a call. */
+async function claimProviderCall(organizationId: string, provider: string, providerCallId: string, callId: string): Promise<boolean> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.providerCall(organizationId, provider, providerCallId), entity: entities.providerCall, callId },
+        ConditionExpression: "attribute_not_exists(pk)",
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+async function callIdOfProvider(organizationId: string, provider: string, providerCallId: string): Promise<string | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.providerCall(organizationId, provider, providerCallId), ConsistentRead: true }),
+  );
+  return Item?.callId as string | undefined;
+}
+
+/** Applies one provider callback; answers whether it belongs to a call of ours. */
+async function applyProviderEvent(provider: ProviderPort, event: CallStatusEvent, callIdHint: string | undefined): Promise<boolean> {
+  const ours = toE164(event.direction === "outbound" ? event.from : event.to);
+  const route = ours ? await PhoneNumbers.route(ours) : undefined;
+  if (!route) return false;
+  const organizationId = route.organizationId;
+  let callId = callIdHint ?? (await callIdOfProvider(organizationId, provider.name, event.providerCallId));
+  if (!callId && event.direction === "inbound") {
+    if (route.releasedAt) return false;
+    callId = await createInbound(organizationId, provider.name, event, route.phoneNumberId);
+  }
+  if (!callId) return false;
+  await applyStatus(organizationId, callId, provider.name, {
+    status: event.status,
+    providerStatus: event.providerStatus,
+    providerCallId: event.providerCallId,
+    ...(event.durationSeconds !== undefined ? { durationSeconds: event.durationSeconds } : {}),
+    ...(event.recordingUrl ? { recordingUrl: event.recordingUrl } : {}),
+    ...(event.errorCode ? { errorCode: event.errorCode } : {}),
+  });
+  return true;
+}
+
+/** Records a new inbound call once per provider call id (the pointer claim decides the winner). */
+async function createInbound(organizationId: string, provider: string, event: CallStatusEvent, phoneNumberId: string): Promise<string> {
+  const from = toE164(event.from) ?? event.from;
+  const to = toE164(event.to) ?? event.to;
+  const [organization, conversation] = await Promise.all([
+    Organizations.fromId(organizationId),
+    Conversations.ensure(organizationId, from, await Contacts.leadIdByPhone(organizationId, from)),
+  ]);
+  const call: Call = {
+    ...emptyCall(organizationId, organization?.name ?? null, "Inbound", from, to),
+    providerId: event.providerCallId,
+    provider,
+    leadId: conversation.leadId,
+    conversationId: conversation.id,
+    billingPhoneNumberId: phoneNumberId,
+    callerId: from,
+    billingStatus: "NotBillable",
+  };
+  const pointer: TransactItem = {
+    Put: {
+      TableName: tableName(),
+      Item: { ...keys.providerCall(organizationId, provider, event.providerCallId), entity: entities.providerCall, callId: call.id },
+      ConditionExpression: "attribute_not_exists(pk)",
+    },
+  };
+  try {
+    await Billing.commit([pointer, ...callWrites(organizationId, call, undefined)]);
+    await recordCallEvent(organizationId, call, "CallReceived");
+    return call.id;
+  } catch (error) {
+    const existing = await callIdOfProvider(organizationId, provider, event.providerCallId);
+    if (existing) return existing;
+    throw error;
+  }
+}
+
+interface StatusChange {
+  status: CallStatus;
+  providerStatus: string;
+  providerCallId?: string;
+  durationSeconds?: number;
+  recordingUrl?: string;
+  errorCode?: string;
+  statusReason?: string;
+}
+
+/**
+ * Moves a call forward under the ranked lifecycle (a late `ringing` never
+ * undoes `completed`; a final status stays final). On a final status the call
+ * is billed in the same transaction: a completed outbound call is charged for
+ * its billable seconds (capped at its reservation), any other outcome
+ * releases the reservation; inbound calls are not billed.
+ */
+async function applyStatus(organizationId: string, callId: string, provider: string, change: StatusChange): Promise<void> {
+  const result = await updateCall(organizationId, callId, async (current) => {
+    const transition = callLifecycle.applyTransition(current.status, change.status);
+    const call = toCall(current);
+    if (!transition.accepted) {
+      return change.recordingUrl && !current.recordingUrl ? { call: { ...call, recordingUrl: change.recordingUrl, modifiedAt: nowIso() } } : undefined;
+    }
+    const at = nowIso();
+    const next: Call = {
+      ...call,
+      status: change.status,
+      providerStatus: change.providerStatus,
+      providerId: call.providerId ?? change.providerCallId ?? null,
+      provider: call.provider ?? provider,
+      modifiedAt: nowIso(),
+      ...(change.recordingUrl ? { recordingUrl: change.recordingUrl } : {}),
+      ...(change.errorCode ? { errorCode: change.errorCode } : {}),
+    };
+    if (change.status === "Ringing") next.ringingAt = at;
+    if (change.status === "InProgress") next.answeredAt = at;
+    if (!callLifecycle.isFinal(change.status)) return { call: next };
+    next.endedAt = at;
+    const answered = change.status === "Completed";
+    const duration = answered ? (change.durationSeconds ?? secondsBetween(next.answeredAt, at)) : 0;
+    if (answered && !next.answeredAt) next.answeredAt = new Date(Date.parse(at) - duration * 1000).toISOString();
+    next.duration = duration;
+    next.statusReason = change.statusReason ?? (answered ? null : `${STATUS_REASONS[change.status] ?? ""}${change.errorCode ? ` (${change.errorCode})` : ""}`.trim());
+    next.missed = isMissedCall(next.direction === "Inbound" ? "inbound" : "outbound", change.status);
+    const billing = await bill(organizationId, next);
+    return { call: { ...next, ...billing.fields }, items: billing.items };
+  });
+  if (!result) return;
+  const { before, after } = result;
+  if (before.status === after.status) return;
+  await recordCallEvent(organizationId, after, EVENT_TYPES[after.status]);
+  if (after.missed && !before.missed) {
+    await recordCallEvent(organizationId, after, "CallMissed");
+    await publish("automationRuns", "call.missed", organizationId, {
+      callId: after.id,
+      leadId: after.leadId,
+      conversationId: after.conversationId,
+      from: after.fromPhoneNumber,
+      to: after.toPhoneNumber,
+      at: after.endedAt ?? nowIso(),
+    });
+  }
+}
+
+async function bill(organizationId: string, call: Call): Promise<{ fields: Partial<Call>; items: TransactItem[] }> {
+  if (call.direction === "Inbound") return { fields: { billableSeconds: 0, billableAmount: 0, billingStatus: "NotBillable" }, items: [] };
+  const prices = await Billing.prices(organizationId);
+  const cost = callCost(prices, call.duration ?? 0);
+  const { items, outcome } =
+    call.status === "Completed" && cost.billableSeconds > 0
+      ? await Billing.settlement({
+          organizationId,
+          reservationId: call.id,
+          relatedEntityId: call.id,
+          amount: cost.amount,
+          reason: "CallMinutes",
+          description: `Call to ${call.toPhoneNumber}, ${call.duration} s talk, ${cost.billableSeconds} s billed`,
+          quantity: cost.billableSeconds,
+          createdBy: call.createdBy,
+        })
+      : await Billing.releaseItems(organizationId, call.id);
+  return {
+    fields: { billableSeconds: call.status === "Completed" ? cost.billableSeconds : 0, billableAmount: Number(outcome.billableAmount), billingStatus: outcome.billingStatus },
+    items,
+  };
+}
+
+function secondsBetween(from: string | null, to: string): number {
+  if (!from) return 0;
+  return Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000));
+}

@@ -1,0 +1,94 @@
+import * as v from "valibot";
+import { PhoneNumberInput } from "#core/messaging/phone-numbers";
+import { CALL_STATUSES } from "#core/messaging/status";
+import { PagingQuerySchema } from "#core/shared/paging";
+
+const metadataValue = v.union([v.string(), v.number(), v.boolean(), v.null()], "Metadata values must be strings, numbers, booleans or null.");
+
+/** Body of `POST /calls`: a call to a lead or a number, from an organization number. */
+export const PlaceCallSchema = v.pipe(
+  v.strictObject({
+    leadId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
+    to: v.optional(PhoneNumberInput),
+    /** Manual choice of the calling number (must have the voice capability). */
+    fromPhoneNumberId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
+    /** Ask the provider to record the call. */
+    record: v.optional(v.boolean(), false),
+    metadata: v.optional(
+      v.pipe(
+        v.record(v.pipe(v.string(), v.maxLength(64)), metadataValue),
+        v.check((value) => Object.keys(value).length <= 20, "At most 20 metadata keys."),
+      ),
+      {},
+    ),
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const input = dataset.value;
+    if ((input.leadId === undefined) === (input.to === undefined)) {
+      addIssue({ message: "Call exactly one of leadId or to.", path: [{ type: "object", origin: "value", input, key: "to", value: input.to }] });
+    }
+  }),
+);
+export type PlaceCallRequest = v.InferOutput<typeof PlaceCallSchema>;
+
+const text = v.nullable(v.string());
+const count = v.nullable(v.number());
+
+export const callDirections = ["Outbound", "Inbound"] as const;
+
+/**
+ * A call, as `GET /calls/{id}` answers it and as endpoint 14 lists it (spec 2.6
+ * call event: every 2.6 field, plus the status and its timestamps).
+ */
+export const CallSchema = v.object({
+  id: v.string(),
+  /** The provider's call id (Twilio CallSid). */
+  providerId: text,
+  provider: text,
+  leadId: text,
+  /** The organization. */
+  businessId: v.string(),
+  /** The user who placed it (outbound calls by a user). */
+  userId: text,
+  conversationId: text,
+  /** Our number the call went out from (outbound). */
+  fromPhoneNumberId: text,
+  /** Our number the call is billed to (the caller for outbound, the called number for inbound). */
+  billingPhoneNumberId: text,
+  fromPhoneNumber: v.string(),
+  toPhoneNumber: v.string(),
+  /** The number shown to the called party. */
+  callerId: text,
+  direction: v.picklist(callDirections),
+  status: v.picklist(CALL_STATUSES),
+  statusReason: text,
+  providerStatus: text,
+  errorCode: text,
+  billingStatus: text,
+  recordingUrl: text,
+  record: v.boolean(),
+  /** An inbound call that ended without being answered. */
+  missed: v.boolean(),
+  selectionReason: text,
+  /** Display name of the user who placed it. */
+  user: text,
+  /** Name of the organization. */
+  business: text,
+  createdAt: v.string(),
+  queuedAt: text,
+  ringingAt: text,
+  answeredAt: text,
+  endedAt: text,
+  modifiedAt: text,
+  /** Talk time in seconds (answered to ended). */
+  duration: count,
+  /** Seconds billed after rounding (docs/decisions.md). */
+  billableSeconds: count,
+  billableAmount: count,
+  metadata: v.record(v.string(), v.unknown()),
+  createdBy: v.string(),
+});
+export type Call = v.InferOutput<typeof CallSchema>;
+
+export const ListCallEventsSchema = PagingQuerySchema;

@@ -1,0 +1,51 @@
+import * as v from "valibot";
+import { CallSchema, ListCallEventsSchema, PlaceCallSchema } from "#core/calls/index";
+import { defineOperation } from "#core/http/operation";
+import { pageSchema } from "#core/shared/paging";
+
+export const placeCall = defineOperation({
+  operationId: "placeCall",
+  method: "POST",
+  path: "/calls",
+  summary: "Place an outbound call to a lead or a number",
+  description:
+    "Answers 202 with the call (`status` Queued); its progress (Ringing, InProgress with `answeredAt`, Completed with `endedAt`, `duration`, `billableSeconds`, or Busy/NoAnswer/Failed/Canceled with `statusReason`) is read later with GET /calls/{id}. " +
+    "The calling number follows the messaging sender rule among voice-capable numbers. A suppressed number is a 422. The longest allowed call is reserved from the wallet: 402 when it cannot be covered or the wallet is suspended.",
+  tag: "Calls",
+  auth: "bearer",
+  permission: "calls:place",
+  body: PlaceCallSchema,
+  success: { status: 202, description: "The call, accepted and queued", schema: CallSchema },
+  problems: [400, 401, 402, 403, 413, 415, 422, 429],
+  example: { leadId: "01J0000000000000000000LEAD", record: false },
+});
+
+export const getCall = defineOperation({
+  operationId: "getCall",
+  method: "GET",
+  path: "/calls/{id}",
+  summary: "Read one call of the current organization",
+  tag: "Calls",
+  auth: "bearer",
+  permission: "calls:read",
+  params: v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) }),
+  success: { status: 200, description: "The call", schema: CallSchema },
+  problems: [401, 403, 404, 429],
+});
+
+export const listCallEventsByPhone = defineOperation({
+  operationId: "listCallEventsByPhone",
+  method: "POST",
+  path: "/events/calls/phone/{phoneNumber}",
+  summary: "List the call events (spec 2.6) of calls from or to a phone number, newest first",
+  description:
+    "`phoneNumber` in E.164; URL-encode the `+` as %2B (a raw `+` is accepted too). A malformed number is a 400. Only the current organization's calls are listed. Body: the paging query (an empty object is valid).",
+  tag: "Calls",
+  auth: "bearer",
+  permission: "events:read",
+  params: v.object({ phoneNumber: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) }),
+  body: ListCallEventsSchema,
+  success: { status: 200, description: "A page of call events", schema: pageSchema(CallSchema) },
+  problems: [400, 401, 403, 413, 415, 429],
+  example: { pageSize: 20, filters: [{ field: "direction", value: "Inbound" }] },
+});

@@ -1,0 +1,5 @@
+import { Calls } from "#core/calls/index";
+import { endpoint } from "#core/http/endpoint";
+import { placeCall } from "#core/http/operations/calls";
+
+export const handler = endpoint(placeCall, ({ actor, body }) => Calls.place(actor, body));

@@ -1,0 +1,285 @@
+import { describe, expect, it } from "vitest";
+import * as Money from "#core/shared/money";
+import { allLedgerEntries, setAvailableBalance } from "#tests/helpers/billing";
+import { callEventsOf, callFrom, waitForCall } from "#tests/helpers/calls";
+import { addNumber, createLead, events, magic, randomNumber } from "#tests/helpers/messaging";
+import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
+
+const placeCall = (org: TestOrganization, body: Record<string, unknown>, token?: string) =>
+  org.request("POST", "/calls", { body, ...(token ? { token } : {}) });
+
+describe("calls: outbound lifecycle through the simulator", () => {
+  it("an answered call rings, is answered, completes and is charged per started minute", async () => {
+    const org = await newOrganization();
+    const from = await addNumber(org);
+    const accepted = await placeCall(org, { to: magic("20"), metadata: { campaign: "spring" } });
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toMatchObject({
+      status: "Queued",
+      direction: "Outbound",
+      fromPhoneNumber: from.phoneNumber,
+      fromPhoneNumberId: from.id,
+      billingPhoneNumberId: from.id,
+      callerId: from.phoneNumber,
+      toPhoneNumber: magic("20"),
+      billingStatus: "Reserved",
+      businessId: org.organizationId,
+      userId: org.userIds.owner,
+      metadata: { campaign: "spring" },
+    });
+    const held = await org.request("GET", "/billing/wallet");
+    expect(held.body.reservedAmount).toBe("0.6000");
+    const call = await waitForCall(org, accepted.body.id);
+    expect(call).toMatchObject({
+      status: "Completed",
+      providerStatus: "completed",
+      duration: 42,
+      billableSeconds: 60,
+      billableAmount: 0.02,
+      billingStatus: "Charged",
+      missed: false,
+      statusReason: null,
+      providerId: expect.stringMatching(/^CA/),
+      provider: "simulator",
+    });
+    expect(Date.parse(call.answeredAt)).toBeLessThanOrEqual(Date.parse(call.endedAt));
+    expect(call.ringingAt).toEqual(expect.any(String));
+    const wallet = (await org.request("GET", "/billing/wallet")).body;
+    expect(wallet).toMatchObject({ balance: "4.9800", reservedAmount: "0.0000", availableBalance: "4.9800" });
+    const ledger = await allLedgerEntries(org);
+    expect(ledger).toContainEqual(
+      expect.objectContaining({ entryType: "Charge", amount: "-0.0200", reason: "CallMinutes", callId: call.id, relatedEntityType: "Call", quantity: 60 }),
+    );
+    const timeline = await events(org);
+    const callEvents = timeline.filter((event) => event.relatedEntityId === call.id).map((event) => event.eventType);
+    expect(callEvents).toEqual(expect.arrayContaining(["CallQueued", "CallRinging", "CallAnswered", "CallCompleted"]));
+    expect(timeline.find((event) => event.eventType === "CallCompleted")).toMatchObject({ billingStatus: "Charged", billableAmount: 0.02, eventCategory: "Call" });
+  });
+
+  it("rounds a 125-second call up to 3 minutes and keeps the recording URL", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const long = await placeCall(org, { to: magic("24") });
+    const recorded = await placeCall(org, { to: magic("25"), record: true });
+    const [longCall, recordedCall] = await Promise.all([waitForCall(org, long.body.id), waitForCall(org, recorded.body.id)]);
+    expect(longCall).toMatchObject({ status: "Completed", duration: 125, billableSeconds: 180, billableAmount: 0.06 });
+    expect(recordedCall).toMatchObject({ status: "Completed", record: true, recordingUrl: expect.stringContaining(recordedCall.providerId) });
+  });
+
+  it.each([
+    ["21", "Busy", "The line was busy."],
+    ["22", "NoAnswer", "Nobody answered."],
+    ["23", "Failed", "The call could not be connected. (31005)"],
+    ["26", "Failed", "The provider refused the call: Invalid 'To' Phone Number"],
+  ])("a call to scenario %s ends %s with its reason and releases its reservation", async (scenario, status, reason) => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const accepted = await placeCall(org, { to: magic(scenario) });
+    expect(accepted.status).toBe(202);
+    const call = await waitForCall(org, accepted.body.id);
+    expect(call).toMatchObject({ status, statusReason: reason, billingStatus: "Released", billableAmount: 0, billableSeconds: 0, duration: 0, answeredAt: null, missed: false });
+    expect(call.endedAt).toEqual(expect.any(String));
+    const wallet = (await org.request("GET", "/billing/wallet")).body;
+    expect(wallet).toMatchObject({ balance: "5.0000", reservedAmount: "0.0000" });
+  });
+
+  it("calls a lead at the lead's number", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const lead = await createLead(org, magic("20", "415"));
+    const accepted = await placeCall(org, { leadId: lead.id });
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toMatchObject({ leadId: lead.id, toPhoneNumber: magic("20", "415"), conversationId: expect.any(String) });
+  });
+});
+
+describe("calls: inbound and missed calls", () => {
+  it("an inbound call nobody answers is a missed call with its event and no charge", async () => {
+    const org = await newOrganization();
+    const ours = await addNumber(org);
+    const caller = randomNumber("312");
+    const simulated = await callFrom(caller, ours.phoneNumber, "no-answer");
+    expect(simulated.statuses).toEqual([200, 200]);
+    const [call] = await callEventsOf(org, encodeURIComponent(caller));
+    expect(call).toMatchObject({
+      direction: "Inbound",
+      status: "NoAnswer",
+      missed: true,
+      fromPhoneNumber: caller,
+      toPhoneNumber: ours.phoneNumber,
+      billingPhoneNumberId: ours.id,
+      callerId: caller,
+      providerId: simulated.providerCallId,
+      billingStatus: "NotBillable",
+      billableAmount: 0,
+    });
+    const timeline = await events(org);
+    expect(timeline.filter((event) => event.relatedEntityId === call.id).map((event) => event.eventType)).toEqual(
+      expect.arrayContaining(["CallReceived", "CallNoAnswer", "CallMissed"]),
+    );
+  });
+
+  it("an answered inbound call completes, is not missed, and a repeated callback changes nothing", async () => {
+    const org = await newOrganization();
+    const ours = await addNumber(org);
+    const caller = randomNumber("312");
+    const simulated = await callFrom(caller, ours.phoneNumber, "answered", 75);
+    const repeated = await callFrom(caller, ours.phoneNumber, "answered", 75, simulated.providerCallId);
+    const late = await callFrom(caller, ours.phoneNumber, "no-answer", undefined, simulated.providerCallId);
+    expect([...repeated.statuses, ...late.statuses].every((status) => status === 200)).toBe(true);
+    const calls = await callEventsOf(org, caller);
+    expect(calls).toHaveLength(1);
+    const [call] = calls;
+    expect(call).toMatchObject({ status: "Completed", missed: false, duration: 75, answeredAt: expect.any(String), billingStatus: "NotBillable" });
+  });
+
+  it("refuses unsigned or wrongly signed call webhooks with 403", async () => {
+    const org = await newOrganization();
+    const unsigned = await org.request("POST", "/webhooks/simulator/calls/status", {
+      token: null,
+      body: "CallSid=CA1&CallStatus=completed&From=%2B12125550100&To=%2B12125550120",
+      headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": "bad" },
+    });
+    expect(unsigned.status).toBe(403);
+    const inbound = await org.request("POST", "/webhooks/simulator/calls/inbound", {
+      token: null,
+      body: "CallSid=CA1&CallStatus=ringing",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(inbound.status).toBe(403);
+  });
+});
+
+describe("calls: refusals", () => {
+  it("refuses a suppressed number with a 422 problem", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const to = randomNumber("646");
+    expect((await org.request("POST", "/suppressions", { body: { phoneNumber: to } })).status).toBeLessThan(300);
+    const refused = await placeCall(org, { to });
+    expect(refused.status).toBe(422);
+    expect(refused.headers.get("content-type")).toContain("application/problem+json");
+  });
+
+  it("refuses a call when the organization has no voice-capable number (422)", async () => {
+    const org = await newOrganization();
+    await addNumber(org, "212", ["sms"]);
+    expect((await placeCall(org, { to: magic("20") })).status).toBe(422);
+  });
+
+  it("answers 400 with field pointers for invalid bodies", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const both = await placeCall(org, { to: magic("20"), leadId: "x" });
+    expect(both.status).toBe(400);
+    expect(both.body.errors.map((error: { pointer: string }) => error.pointer)).toContain("/to");
+    const bad = await placeCall(org, { to: "12", record: "yes", extra: 1 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual(["/extra", "/record", "/to"]);
+    const unknownSender = await placeCall(org, { to: magic("20"), fromPhoneNumberId: "nope" });
+    expect(unknownSender.status).toBe(400);
+    expect(unknownSender.body.errors[0].pointer).toBe("/fromPhoneNumberId");
+    const unknownLead = await placeCall(org, { leadId: "01J00000000000000000000000" });
+    expect(unknownLead.status).toBe(400);
+  });
+
+  it("refuses calls with 402 when the wallet is empty or suspended", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    await setAvailableBalance(org, "0.5999");
+    const refused = await placeCall(org, { to: magic("20") });
+    expect(refused.status).toBe(402);
+    expect(refused.headers.get("content-type")).toContain("application/problem+json");
+    const { Billing } = await import("#core/billing/index");
+    await setAvailableBalance(org, "10");
+    await Billing.setSuspended(org.organizationId, true);
+    expect((await placeCall(org, { to: magic("20") })).status).toBe(402);
+    await Billing.setSuspended(org.organizationId, false);
+    expect((await placeCall(org, { to: magic("20") })).status).toBe(202);
+  });
+
+  it("needs calls:place, and never shows another organization's call", async () => {
+    const [org, other] = await Promise.all([newOrganization(), newOrganization()]);
+    await addNumber(org);
+    const accepted = await placeCall(org, { to: magic("20") });
+    expect((await other.request("GET", `/calls/${accepted.body.id}`)).status).toBe(404);
+    expect((await org.request("GET", "/calls/unknown")).status).toBe(404);
+    const keyWithoutCalls = await import("#core/organizations/index").then(({ Organizations }) =>
+      Organizations.issueApiKey(org.organizationId, { name: "read only", scopes: ["calls:read"] }),
+    );
+    expect((await placeCall(org, { to: magic("20") }, keyWithoutCalls.apiKey)).status).toBe(403);
+  });
+});
+
+describe("calls: 50 concurrent calls on a nearly empty wallet", () => {
+  it("reserves for exactly as many calls as the available balance covers, never overdrawing", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    await setAvailableBalance(org, "3.0000");
+    const attempts = await Promise.all(Array.from({ length: 50 }, () => placeCall(org, { to: magic("20") })));
+    const accepted = attempts.filter((attempt) => attempt.status === 202);
+    expect(accepted).toHaveLength(5);
+    expect(attempts.filter((attempt) => attempt.status === 402)).toHaveLength(45);
+    const during = (await org.request("GET", "/billing/wallet")).body;
+    expect(Money.compare(during.availableBalance, "0")).toBeGreaterThanOrEqual(0);
+    await Promise.all(accepted.map((attempt) => waitForCall(org, attempt.body.id)));
+    const wallet = (await org.request("GET", "/billing/wallet")).body;
+    expect(wallet).toMatchObject({ balance: "2.9000", reservedAmount: "0.0000", availableBalance: "2.9000" });
+    const ledger = await allLedgerEntries(org);
+    expect(Money.toBilling(Money.sum(ledger.map((entry) => entry.amount)))).toBe(wallet.balance);
+  });
+});
+
+describe("endpoint 14: call events by phone number", () => {
+  it("pages the calls from or to a number, newest first, for the caller's organization only", async () => {
+    const [org, other] = await Promise.all([newOrganization(), newOrganization()]);
+    const ours = await addNumber(org);
+    await addNumber(other);
+    const contact = magic("20", "646");
+    const placed = [];
+    for (let index = 0; index < 3; index++) placed.push((await placeCall(org, { to: contact })).body.id);
+    await placeCall(other, { to: contact });
+    const inbound = await callFrom(contact, ours.phoneNumber, "no-answer");
+    const first = await org.request("POST", `/events/calls/phone/${encodeURIComponent(contact)}`, { body: { pageSize: 2, includeCount: true } });
+    expect(first.status).toBe(200);
+    expect(first.body.pageSize).toBe(2);
+    expect(first.body.totalCount).toBe(4);
+    expect(first.body.items).toHaveLength(2);
+    expect(first.body.continuationToken).toEqual(expect.any(String));
+    const all = await callEventsOf(org, encodeURIComponent(contact), 2);
+    expect(all).toHaveLength(4);
+    expect(all.map((call) => call.id)).toEqual([...all.map((call) => call.id)].sort().reverse());
+    expect(all.map((call) => call.id).slice(1)).toEqual([...placed].reverse());
+    expect(all[0]).toMatchObject({ providerId: inbound.providerCallId, direction: "Inbound" });
+    for (const call of all) {
+      expect(Object.keys(call)).toEqual(
+        expect.arrayContaining([
+          "id", "providerId", "leadId", "businessId", "userId", "conversationId", "fromPhoneNumberId", "billingPhoneNumberId",
+          "fromPhoneNumber", "toPhoneNumber", "callerId", "statusReason", "direction", "providerStatus", "billingStatus",
+          "recordingUrl", "user", "business", "createdAt", "answeredAt", "endedAt", "duration", "billableSeconds", "billableAmount", "metadata",
+        ]),
+      );
+      expect(call.businessId).toBe(org.organizationId);
+    }
+    const ourNumber = await callEventsOf(org, ours.phoneNumber.replace("+", "%2B"));
+    expect(ourNumber).toHaveLength(4);
+    const rawPlus = await callEventsOf(org, contact);
+    expect(rawPlus).toHaveLength(4);
+    const otherView = await callEventsOf(other, encodeURIComponent(contact));
+    expect(otherView).toHaveLength(1);
+    expect(otherView[0].businessId).toBe(other.organizationId);
+    const inboundOnly = await org.request("POST", `/events/calls/phone/${encodeURIComponent(contact)}`, { body: { filters: [{ field: "direction", value: "Inbound" }] } });
+    expect(inboundOnly.body.items).toHaveLength(1);
+  });
+
+  it("answers 400 for a malformed number and an empty list for an unknown one", async () => {
+    const org = await newOrganization();
+    const malformed = await org.request("POST", "/events/calls/phone/12ab", { body: {} });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.errors).toEqual([expect.objectContaining({ pointer: "/path/phoneNumber" })]);
+    const empty = await org.request("POST", `/events/calls/phone/${encodeURIComponent(randomNumber())}`, { body: {} });
+    expect(empty.status).toBe(200);
+    expect(empty.body).toMatchObject({ items: [], continuationToken: null });
+    expect((await org.request("POST", "/events/calls/phone/%2B12125550100", { body: {}, token: null })).status).toBe(401);
+  });
+});
