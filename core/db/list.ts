@@ -1,5 +1,6 @@
 import { QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { db, tableName } from "#core/db/client";
+import { queryAll, queryCount } from "#core/db/query";
 import { ValidationError } from "#core/errors";
 import type { FieldError } from "#core/shared/validation";
 import {
@@ -79,7 +80,7 @@ export async function listPage<TItem>(
     return {
       items: items.map(resource.fromItem),
       pageSize,
-      totalCount: query.includeCount ? await countAll(plan.input) : null,
+      totalCount: query.includeCount ? await queryCount(plan.input) : null,
       continuationToken: lastKey ? signContinuationToken(binding, lastKey) : null,
     };
   }
@@ -243,17 +244,6 @@ function compareToCursor<TItem>(resource: ListResource<TItem>, order: Normalized
   return order[0]?.direction === "desc" ? -tie : tie;
 }
 
-async function queryAll(input: Omit<QueryCommandInput, "TableName" | "ExclusiveStartKey">): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: startKey }));
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
-}
-
 /** Reads one page plus one item, so the last page carries no token. */
 async function queryPage(plan: IndexedPlan, pageSize: number, startKey: Record<string, unknown> | undefined) {
   const items: Record<string, unknown>[] = [];
@@ -270,15 +260,4 @@ async function queryPage(plan: IndexedPlan, pageSize: number, startKey: Record<s
     return { items: pageItems, lastKey: plan.keyOf(pageItems.at(-1)!) };
   }
   return { items, lastKey: undefined };
-}
-
-async function countAll(input: IndexedPlan["input"]): Promise<number> {
-  let count = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(new QueryCommand({ ...input, TableName: tableName(), Select: "COUNT", ExclusiveStartKey: startKey }));
-    count += page.Count ?? 0;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return count;
 }

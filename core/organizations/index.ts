@@ -1,4 +1,5 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { queryAll } from "#core/db/query";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { permissions, type Permission } from "#core/auth/actor";
@@ -64,22 +65,12 @@ export const Organizations = {
 
   /** Every organization, oldest first (operator CLI). */
   async list(): Promise<Organization[]> {
-    const organizations: Organization[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await db().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: "gsi1",
-          KeyConditionExpression: "gsi1pk = :pk",
-          ExpressionAttributeValues: { ":pk": keys.organizationIndex("", "").gsi1pk },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      organizations.push(...(page.Items ?? []).map(toOrganization));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return organizations;
+    const items = await queryAll({
+      IndexName: "gsi1",
+      KeyConditionExpression: "gsi1pk = :pk",
+      ExpressionAttributeValues: { ":pk": keys.organizationIndex("", "").gsi1pk },
+    });
+    return items.map(toOrganization);
   },
 
   /** Issues another `sk_` key; the plain key is returned once and stored only hashed. */
