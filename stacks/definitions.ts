@@ -104,6 +104,8 @@ export const routes: RouteDefinition[] = [
   { method: "GET", path: "/openapi.json", handler: "functions/contract/openapi.handler" },
   { method: "GET", path: "/.well-known/agent-card.json", handler: "functions/agent/card.handler" },
   { method: "POST", path: "/a2a", handler: "functions/a2a/rpc.handler" },
+  { method: "GET", path: "/analytics/my", handler: "functions/analytics/get.handler" },
+  { method: "GET", path: "/analytics/my/export", handler: "functions/analytics/export.handler" },
   { method: "POST", path: "/automations", handler: "functions/automations/create.handler" },
   { method: "PUT", path: "/automations/{id}", handler: "functions/automations/update.handler" },
   { method: "GET", path: "/automations/{id}", handler: "functions/automations/get.handler" },

@@ -14,8 +14,15 @@ const maxSpanMs = maxDays * dayMs;
 const isoDateTime = v.pipe(
   v.string(),
   v.isoTimestamp("Must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z."),
-  v.check((value) => !Number.isNaN(Date.parse(value)), "Must be a real date-time."),
+  v.check(isRealDate, "Must be a real date-time (no February 30th)."),
 );
+
+/** Date.parse rolls 2026-02-30 over to March 2nd; a calendar date must exist as written. */
+function isRealDate(value: string): boolean {
+  const [, year, month, day] = /^(\d{4})-(\d{2})-(\d{2})/.exec(value) ?? [];
+  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  return !Number.isNaN(Date.parse(value)) && date.getUTCMonth() === Number(month) - 1 && date.getUTCDate() === Number(day);
+}
 
 /** API Gateway hands query parameters over as strings, so `days` is parsed here. */
 const daysParameter = v.pipe(

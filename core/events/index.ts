@@ -1,6 +1,7 @@
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { ulid } from "ulid";
 import * as v from "valibot";
+import { Rollups } from "#core/analytics/rollups";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { nowIso } from "#core/shared/ids";
@@ -98,10 +99,11 @@ export function eventItem(organizationId: string, input: EventRecordInput): { it
   return { item, event };
 }
 
-/** Stores one event record of the organization (a put that never overwrites). */
+/** Stores one event record of the organization (a put that never overwrites), then updates the analytics rollups (never throws). */
 export async function recordEvent(organizationId: string, input: EventRecordInput): Promise<EventRecord> {
   const { item, event } = eventItem(organizationId, input);
   await db().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: "attribute_not_exists(pk)" }));
+  await Rollups.onEventRecorded(organizationId, event);
   return event;
 }
 

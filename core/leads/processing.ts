@@ -13,6 +13,7 @@ import { receiveCount } from "#core/queue/subscribe";
 import { nowIso } from "#core/shared/ids";
 import { defaultDuplicateWindowHours, maxDuplicateWindowHours, Sources } from "#core/sources/index";
 import { queues } from "#stacks/definitions";
+import { Rollups } from "#core/analytics/rollups";
 
 /** A pending lead older than this is republished by the sweep (its message was lost or is stuck). */
 export const sweepAfterMs = 2 * 60 * 1000;
@@ -250,7 +251,7 @@ async function settle(organizationId: string, lead: Lead, outcome: Outcome): Pro
       "#metadata.smsConsentPhoneNumber = :consentPhone",
     );
   }
-  const { item } = eventItem(organizationId, leadEvent(lead, outcome, at));
+  const { item, event } = eventItem(organizationId, leadEvent(lead, outcome, at));
   try {
     await db().send(
       new TransactWriteCommand({
@@ -269,6 +270,7 @@ async function settle(organizationId: string, lead: Lead, outcome: Outcome): Pro
         ],
       }),
     );
+    await Rollups.onEventRecorded(organizationId, event);
     return true;
   } catch (error) {
     if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === "ConditionalCheckFailed") return false;

@@ -10,6 +10,7 @@ import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { newId, nowIso } from "#core/shared/ids";
 import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { Rollups } from "#core/analytics/rollups";
 
 export const ConversationSchema = v.object({
   id: v.string(),
@@ -132,11 +133,14 @@ export const Conversations = {
 
   /** `POST /conversations/{id}/read`: clears the unread flag and count. */
   async markRead(actor: Actor, conversationId: string): Promise<Conversation> {
-    return update(actor.organizationId, conversationId, "SET unread = :false, unreadCount = :zero, modifiedAt = :now", {
+    const now = nowIso();
+    const conversation = await update(actor.organizationId, conversationId, "SET unread = :false, unreadCount = :zero, modifiedAt = :now", {
       ":false": false,
       ":zero": 0,
-      ":now": nowIso(),
+      ":now": now,
     });
+    await Rollups.onRead(actor.organizationId, conversationId, now);
+    return conversation;
   },
 
   /** `PUT /conversations/{id}/sender`: the caller picks the sticky number; recorded as an event. */
@@ -193,6 +197,7 @@ export const Conversations = {
         },
       }),
     );
+    if (inbound) await Rollups.onUnread(organizationId, conversationId, message.at);
   },
 };
 

@@ -1,5 +1,6 @@
 import type { Operation } from "#core/http/operation";
 import * as a2a from "#core/http/operations/a2a";
+import * as analytics from "#core/http/operations/analytics";
 import * as automations from "#core/http/operations/automations";
 import * as conversations from "#core/http/operations/conversations";
 import * as events from "#core/http/operations/events";
@@ -15,6 +16,6 @@ import * as suppressions from "#core/http/operations/suppressions";
 import * as webhooks from "#core/http/operations/webhooks";
 
 /** Every operation the API serves; the OpenAPI document and the route-table test read this list. */
-export const allOperations: Operation[] = [platform, a2a, automations, sources, leads, billing, calls, phoneNumbers, conversations, messages, suppressions, events, webhooks, callWebhooks].flatMap(
+export const allOperations: Operation[] = [platform, a2a, analytics, automations, sources, leads, billing, calls, phoneNumbers, conversations, messages, suppressions, events, webhooks, callWebhooks].flatMap(
   (module) => Object.values(module) as Operation[],
 );

@@ -1,0 +1,66 @@
+import { stringify } from "csv-stringify/sync";
+import type { Actor } from "#core/auth/actor";
+import { AnalyticsQuerySchema, resolveRange, type AnalyticsQuery } from "#core/analytics/range";
+import { AnalyticsReportSchema, bucketRows, buildReport, type AnalyticsReport } from "#core/analytics/report";
+import { Rollups } from "#core/analytics/rollups";
+
+export { AnalyticsQuerySchema, AnalyticsReportSchema, type AnalyticsQuery, type AnalyticsReport };
+
+/** CSV columns of the export, in order (docs/analytics.md describes each). */
+export const exportColumns = [
+  "startAt",
+  "endAt",
+  "label",
+  "leads",
+  "respondedLeads",
+  "averageResponseMinutes",
+  "medianResponseMinutes",
+  "respondedWithinFiveMinutesPercent",
+  "smsSent",
+  "smsReceived",
+  "failedOrBlockedSms",
+  "callsPlaced",
+  "callsReceived",
+  "answeredCalls",
+  "missedCalls",
+  "callSeconds",
+  "callMinutes",
+  "usageSpend",
+] as const;
+
+export interface AnalyticsExport {
+  fileName: string;
+  csv: string;
+}
+
+/** Customer analytics of the caller's organization (endpoints 3 and 4, the A2A summary). */
+export const Analytics = {
+  /** `GET /analytics/my`: every figure of spec 2.3 for the requested window. */
+  async report(actor: Actor, query: AnalyticsQuery, now: number = Date.now()): Promise<AnalyticsReport> {
+    return buildReport(actor, resolveRange(query, now), now);
+  },
+
+  /** The same report over the last `days` days ending now (the A2A "summarize performance" skill). */
+  async summary(actor: Actor, input: { days: number }): Promise<AnalyticsReport> {
+    return Analytics.report(actor, { days: input.days });
+  },
+
+  /**
+   * `GET /analytics/my/export`: one RFC 4180 row per trend bucket (same buckets,
+   * cohort and definitions as the report), header first, CRLF line ends.
+   */
+  async exportCsv(actor: Actor, query: AnalyticsQuery, now: number = Date.now()): Promise<AnalyticsExport> {
+    const range = resolveRange(query, now);
+    const rows = await bucketRows(actor.organizationId, range);
+    const csv = stringify(
+      rows.map((row) => exportColumns.map((column) => row[column] ?? "")),
+      { header: true, columns: [...exportColumns], record_delimiter: "windows" },
+    );
+    const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+    return { fileName: `analytics-${day(range.start)}-to-${day(range.end)}.csv`, csv };
+  },
+
+  onEventRecorded: Rollups.onEventRecorded,
+  onUnread: Rollups.onUnread,
+  onRead: Rollups.onRead,
+};

@@ -1,0 +1,188 @@
+import { QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import { decodeTime, ulid } from "ulid";
+import { db, tableName } from "#core/db/client";
+import { keys } from "#core/db/keys";
+import { toEventRecord } from "#core/events/index";
+import { callSeconds } from "#core/analytics/rollups";
+import {
+  countedEventTypes,
+  counter,
+  effectOf,
+  leadCounters,
+  mergeCounters,
+  responseCounters,
+  type Counters,
+} from "#core/analytics/counters";
+import { bucketsOf, piecesOf, type Bucket, type Granularity, type Piece, type TimeRange } from "#core/analytics/range";
+
+/**
+ * The read side: a range's counters, per trend bucket and in total, from the
+ * rollups (whole days and hours) plus the exact records of the sub-hour edges.
+ * A 365-day report reads about 365 day items, at most 46 hour items and the
+ * records of at most two partial hours; it never reads the period's events.
+ */
+
+export interface RangeFigures {
+  totals: Counters;
+  buckets: { bucket: Bucket; counters: Counters }[];
+}
+
+/** A stored per-lead analytics item (core/analytics/rollups). */
+export interface LeadFact {
+  leadId: string;
+  sourceId: string | null;
+  priceUnits: number;
+  respondedAt?: string;
+  responseSeconds?: number;
+}
+
+const ulidFloor = (t: number) => `${ulid(t).slice(0, 10)}0000000000000000`;
+const ulidCeiling = (t: number) => `${ulid(t).slice(0, 10)}ZZZZZZZZZZZZZZZZ`;
+const notCounters = new Set(["pk", "sk", "entity"]);
+
+async function queryAll(input: Omit<QueryCommandInput, "TableName">): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(new QueryCommand({ TableName: tableName(), ...input, ExclusiveStartKey }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
+/** Items of the organization's partition whose sort key lies in [lower, upper]. */
+function skRange(organizationId: string, lower: string, upper: string, extra: Omit<QueryCommandInput, "TableName" | "KeyConditionExpression"> = {}) {
+  return queryAll({
+    ...extra,
+    KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
+    ExpressionAttributeValues: { ...extra.ExpressionAttributeValues, ":pk": keys.organization(organizationId).pk, ":lower": lower, ":upper": upper },
+  });
+}
+
+function countersOf(item: Record<string, unknown>): Counters {
+  const counters: Counters = {};
+  for (const [name, value] of Object.entries(item)) if (!notCounters.has(name) && typeof value === "number") counters[name] = value;
+  return counters;
+}
+
+/** Per-lead analytics items of leads created in [start, end). */
+export async function leadFacts(organizationId: string, range: TimeRange): Promise<LeadFact[]> {
+  const prefix = keys.analyticsLead(organizationId, "").sk;
+  const items = await skRange(organizationId, `${prefix}${ulidFloor(range.start)}`, `${prefix}${ulidCeiling(range.end - 1)}`);
+  return items.map((item) => ({
+    leadId: item.leadId as string,
+    sourceId: (item.sourceId as string | null) ?? null,
+    priceUnits: Number(item.priceUnits ?? 0),
+    ...(item.respondedAt ? { respondedAt: item.respondedAt as string, responseSeconds: Number(item.responseSeconds ?? 0) } : {}),
+  }));
+}
+
+/** What one counted lead contributes (the same counters the rollups received for it). */
+export function factCounters(fact: LeadFact): Counters {
+  const counters = leadCounters(fact.sourceId, fact.priceUnits);
+  return fact.respondedAt ? mergeCounters(counters, responseCounters(fact.sourceId, fact.responseSeconds ?? 0)) : counters;
+}
+
+/** Exact counters of a sub-hour window, from the event records and per-lead items themselves. */
+async function exactCounters(organizationId: string, range: TimeRange, leadsOnly: boolean): Promise<Counters> {
+  const [facts, events] = await Promise.all([
+    leadFacts(organizationId, range),
+    leadsOnly ? Promise.resolve([]) : windowEvents(organizationId, range),
+  ]);
+  const counters: Counters = {};
+  for (const fact of facts) mergeCounters(counters, leadsOnly ? { [counter.leads]: 1 } : factCounters(fact));
+  const seconds = await Promise.all(events.map((event) => effectOf(event)).map((effect) => (effect.completedCallId ? callSeconds(organizationId, effect.completedCallId) : 0)));
+  events.forEach((event, index) => {
+    mergeCounters(counters, effectOf(event).counters);
+    if (seconds[index]) mergeCounters(counters, { [counter.callSeconds]: seconds[index]! });
+  });
+  return counters;
+}
+
+async function windowEvents(organizationId: string, range: TimeRange) {
+  const prefix = keys.event(organizationId, "").sk;
+  const typeNames = countedEventTypes.map((_, index) => `:t${index}`);
+  const items = await skRange(organizationId, `${prefix}${ulidFloor(range.start)}`, `${prefix}${ulidCeiling(range.end - 1)}`, {
+    FilterExpression: `eventType IN (${typeNames.join(", ")}) OR eventCategory = :automation`,
+    ProjectionExpression: "id, eventType, eventCategory, direction, leadId, relatedEntityId, billingStatus, billableAmount, #status, createdAt",
+    ExpressionAttributeNames: { "#status": "status" },
+    ExpressionAttributeValues: { ...Object.fromEntries(countedEventTypes.map((type, index) => [`:t${index}`, type])), ":automation": "Automation" },
+  });
+  return items.map(toEventRecord);
+}
+
+/** Rollup items of consecutive pieces of one level, in one ranged query each. */
+async function rollups(organizationId: string, pieces: Piece[], level: "H" | "D", projection?: string): Promise<Map<string, Counters>> {
+  const runs: Piece[][] = [];
+  const step = level === "D" ? 24 * 3600_000 : 3600_000;
+  for (const piece of pieces) {
+    const run = runs.at(-1);
+    if (run && run.at(-1)!.end === piece.start && piece.end - piece.start === step) run.push(piece);
+    else runs.push([piece]);
+  }
+  const found = new Map<string, Counters>();
+  const results = await Promise.all(
+    runs.map((run) => {
+      const first = run[0] as Extract<Piece, { bucket: string }>;
+      const last = run.at(-1) as Extract<Piece, { bucket: string }>;
+      return skRange(
+        organizationId,
+        keys.analyticsRollup(organizationId, level, first.bucket).sk,
+        keys.analyticsRollup(organizationId, level, last.bucket).sk,
+        projection ? { ProjectionExpression: projection } : {},
+      );
+    }),
+  );
+  for (const item of results.flat()) found.set(item.sk as string, countersOf(item));
+  return found;
+}
+
+/**
+ * The counters of a range, in total and per trend bucket. `leadsOnly` reads just
+ * the lead count (previous-period comparisons).
+ */
+export async function rangeFigures(organizationId: string, range: TimeRange, granularity: Granularity, leadsOnly = false): Promise<RangeFigures> {
+  const pieces = piecesOf(range, granularity !== "Hour");
+  const projection = leadsOnly ? "sk, leads" : undefined;
+  const [days, hours, exact] = await Promise.all([
+    rollups(organizationId, pieces.filter((piece) => piece.kind === "day"), "D", projection),
+    rollups(organizationId, pieces.filter((piece) => piece.kind === "hour"), "H", projection),
+    Promise.all(pieces.map((piece) => (piece.kind === "exact" ? exactCounters(organizationId, piece, leadsOnly) : undefined))),
+  ]);
+  const buckets = bucketsOf(range, granularity).map((bucket) => ({ bucket, counters: {} as Counters }));
+  const totals: Counters = {};
+  let index = 0;
+  pieces.forEach((piece, position) => {
+    while (index < buckets.length - 1 && buckets[index]!.bucket.end <= piece.start) index++;
+    const counters =
+      piece.kind === "exact"
+        ? exact[position]!
+        : ((piece.kind === "day" ? days : hours).get(keys.analyticsRollup(organizationId, piece.kind === "day" ? "D" : "H", piece.bucket).sk) ?? {});
+    mergeCounters(buckets[index]!.counters, counters);
+    mergeCounters(totals, counters);
+  });
+  return { totals, buckets };
+}
+
+/** Creation time of a lead (its id is a ULID of it). */
+export const leadCreatedAt = (leadId: string) => decodeTime(leadId);
+
+/** The median of a histogram given as counters `<prefix><minutes>`; null when it is empty. */
+export function medianOf(counters: Counters, prefix: string): number | null {
+  const entries = Object.entries(counters)
+    .filter(([name, count]) => name.startsWith(prefix) && count > 0 && /^\d+$/.test(name.slice(prefix.length)))
+    .map(([name, count]) => [Number(name.slice(prefix.length)), count] as const)
+    .sort((a, b) => a[0] - b[0]);
+  const total = entries.reduce((sum, [, count]) => sum + count, 0);
+  if (total === 0) return null;
+  const valueAt = (rank: number) => {
+    let seen = 0;
+    for (const [value, count] of entries) {
+      seen += count;
+      if (seen > rank) return value;
+    }
+    return entries.at(-1)![0];
+  };
+  return total % 2 === 1 ? valueAt((total - 1) / 2) : (valueAt(total / 2 - 1) + valueAt(total / 2)) / 2;
+}

@@ -1,0 +1,463 @@
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import * as v from "valibot";
+import type { Actor } from "#core/auth/actor";
+import { Automations, type Automation } from "#core/automations/index";
+import { Billing, type Wallet } from "#core/billing/index";
+import { db, tableName } from "#core/db/client";
+import { keys } from "#core/db/keys";
+import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import * as Money from "#core/shared/money";
+import { Sources, type Source } from "#core/sources/index";
+import type { Page, PagingQuery } from "#core/shared/paging";
+import { counter, fromUnits, missedThresholdMinutes, noSource, type Counters } from "#core/analytics/counters";
+import { granularityOf, previousRange, type Bucket, type TimeRange } from "#core/analytics/range";
+import { leadCreatedAt, leadFacts, medianOf, rangeFigures, type RangeFigures } from "#core/analytics/read";
+
+/** The customer analytics answer (spec 2.3); see docs/analytics.md for every definition. */
+const num = v.number();
+const nullableNum = v.nullable(v.number());
+const time = v.string();
+const comparison = v.object({ current: num, previous: num, changePercent: nullableNum, direction: v.picklist(["up", "down", "flat"]) });
+const point = { startAt: time, endAt: time, label: v.string() };
+const failure = v.object({ automationId: v.string(), name: v.string(), failedAt: v.nullable(time), error: v.nullable(v.string()) });
+
+export const AnalyticsReportSchema = v.object({
+  range: v.object({ startAt: time, endAt: time }),
+  summary: v.object({
+    leads: num,
+    leadsComparison: comparison,
+    averageResponseMinutes: nullableNum,
+    medianResponseMinutes: nullableNum,
+    respondedWithinFiveMinutesPercent: nullableNum,
+    missedLeads: num,
+    unreadMessages: num,
+    missedCalls: num,
+    smsSent: num,
+    smsReceived: num,
+    callsPlaced: num,
+    callsReceived: num,
+    callMinutes: num,
+    usageSpend: v.string(),
+    walletBalance: v.string(),
+    billingStatus: v.string(),
+    walletStatus: v.string(),
+  }),
+  leadTrend: v.object({
+    total: num,
+    granularity: v.picklist(["Hour", "Day", "Week"]),
+    comparison,
+    points: v.array(v.object({ ...point, value: num })),
+  }),
+  responseMetrics: v.object({
+    averageMinutes: nullableNum,
+    medianMinutes: nullableNum,
+    respondedWithinFiveMinutesPercent: nullableNum,
+    respondedLeads: num,
+    unrespondedLeads: num,
+    unreadMessages: num,
+    missedCalls: num,
+    averageMinutesTrend: v.array(v.object({ ...point, value: nullableNum })),
+  }),
+  communicationUsage: v.object({
+    smsSent: num,
+    smsReceived: num,
+    failedOrBlockedSms: num,
+    callsPlaced: num,
+    callsReceived: num,
+    answeredCalls: num,
+    missedCalls: num,
+    callMinutes: num,
+    callSeconds: num,
+    usageSpend: v.string(),
+    trend: v.array(v.object({ ...point, smsSent: num, smsReceived: num, calls: num, callMinutes: num, spend: v.string() })),
+  }),
+  leadSources: v.array(
+    v.object({
+      source: v.string(),
+      sourceId: v.nullable(v.string()),
+      leads: num,
+      percent: num,
+      performance: v.object({
+        respondedLeads: num,
+        medianResponseMinutes: nullableNum,
+        leadSpend: v.string(),
+        spendPerRespondedLead: v.nullable(v.string()),
+      }),
+    }),
+  ),
+  automationHealth: v.object({
+    automationCount: num,
+    enabledCount: num,
+    executions: num,
+    successCount: num,
+    failureCount: num,
+    lastFailure: v.nullable(failure),
+    failingAutomations: v.array(failure),
+  }),
+  activationHealth: v.object({
+    overallStatus: v.picklist(["Complete", "Incomplete"]),
+    items: v.array(
+      v.object({ key: v.string(), label: v.string(), status: v.picklist(["Complete", "Incomplete"]), detail: v.string(), actionHref: v.string() }),
+    ),
+  }),
+  needsAttention: v.array(
+    v.object({ severity: v.picklist(["Critical", "Warning", "Info"]), title: v.string(), detail: v.string(), actionHref: v.string(), actionText: v.string() }),
+  ),
+  generatedAt: time,
+});
+export type AnalyticsReport = v.InferOutput<typeof AnalyticsReportSchema>;
+
+const minuteMs = 60_000;
+const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
+const percent = (part: number, whole: number) => (whole === 0 ? null : round((part / whole) * 100, 1));
+const minutesOf = (seconds: number) => round(seconds / 60, 2);
+const get = (counters: Counters, name: string) => counters[name] ?? 0;
+const iso = (t: number) => new Date(t).toISOString();
+
+/** `current` against `previous`: changePercent is null when there was nothing before. */
+export function compare(current: number, previous: number) {
+  return {
+    current,
+    previous,
+    changePercent: previous === 0 ? null : round(((current - previous) / previous) * 100, 1),
+    direction: current > previous ? ("up" as const) : current < previous ? ("down" as const) : ("flat" as const),
+  };
+}
+
+/** Average response minutes of a set of counters; null when no lead was answered. */
+function averageMinutes(counters: Counters): number | null {
+  const responded = get(counters, counter.responded);
+  return responded === 0 ? null : round(get(counters, counter.responseSeconds) / responded / 60, 2);
+}
+
+/** Per-bucket figures shared by the JSON trends and the CSV rows. */
+export function bucketRow(bucket: Bucket, counters: Counters) {
+  const leads = get(counters, counter.leads);
+  return {
+    startAt: iso(bucket.start),
+    endAt: iso(bucket.end),
+    label: bucket.label,
+    leads,
+    respondedLeads: get(counters, counter.responded),
+    averageResponseMinutes: averageMinutes(counters),
+    medianResponseMinutes: medianOf(counters, "h#"),
+    respondedWithinFiveMinutesPercent: percent(get(counters, counter.withinFiveMinutes), leads),
+    smsSent: get(counters, counter.smsSent),
+    smsReceived: get(counters, counter.smsReceived),
+    failedOrBlockedSms: get(counters, counter.smsFailedOrBlocked),
+    callsPlaced: get(counters, counter.callsPlaced),
+    callsReceived: get(counters, counter.callsReceived),
+    answeredCalls: get(counters, counter.callsAnswered),
+    missedCalls: get(counters, counter.callsMissed),
+    callSeconds: get(counters, counter.callSeconds),
+    callMinutes: minutesOf(get(counters, counter.callSeconds)),
+    usageSpend: fromUnits(get(counters, counter.spend)),
+  };
+}
+
+async function everyPage<T>(list: (query: PagingQuery) => Promise<Page<T>>): Promise<T[]> {
+  const items: T[] = [];
+  let continuationToken: string | null = null;
+  do {
+    const page: Page<T> = await list({ pageSize: 200, continuationToken });
+    items.push(...page.items);
+    continuationToken = page.continuationToken;
+  } while (continuationToken);
+  return items;
+}
+
+/** Conversations with unread inbound messages (the unread index kept by core/analytics/rollups). */
+async function unreadIndex(organizationId: string) {
+  const prefix = keys.analyticsUnread(organizationId, "").sk;
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+        ExpressionAttributeValues: { ":pk": keys.organization(organizationId).pk, ":prefix": prefix },
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items.map((item) => ({ unreadCount: Number(item.unreadCount ?? 0), oldestUnreadAt: String(item.oldestUnreadAt ?? "") }));
+}
+
+async function milestones(organizationId: string): Promise<{ firstDeliveredAt?: string; firstSourcedLeadAt?: string }> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.analyticsMilestones(organizationId) }));
+  return (Item ?? {}) as { firstDeliveredAt?: string; firstSourcedLeadAt?: string };
+}
+
+/** Everything the report reads, in parallel. */
+async function gather(actor: Actor, range: TimeRange, now: number) {
+  const organizationId = actor.organizationId;
+  const granularity = granularityOf(range);
+  const recent = { start: now - 24 * 60 * minuteMs, end: now };
+  const [current, previous, recentLeads, wallet, automations, sources, numbers, unread, reached] = await Promise.all([
+    rangeFigures(organizationId, range, granularity),
+    rangeFigures(organizationId, previousRange(range), granularity, true),
+    leadFacts(organizationId, recent),
+    Billing.wallet(organizationId),
+    everyPage((query) => Automations.list(actor, query)),
+    everyPage((query) => Sources.list(actor, query)),
+    PhoneNumbers.all(organizationId),
+    unreadIndex(organizationId),
+    milestones(organizationId),
+  ]);
+  return { granularity, current, previous, recentLeads, wallet, automations, sources, numbers, unread, reached };
+}
+
+type Gathered = Awaited<ReturnType<typeof gather>>;
+
+/**
+ * Missed leads: leads of the range with no response within the threshold, among
+ * those whose threshold has passed (younger leads are still "waiting").
+ */
+function missedLeads(totals: Counters, recent: Gathered["recentLeads"], range: TimeRange, now: number): number {
+  const matureBefore = now - missedThresholdMinutes * minuteMs;
+  const young = recent.filter((fact) => {
+    const created = leadCreatedAt(fact.leadId);
+    return created >= Math.max(range.start, matureBefore) && created < range.end;
+  });
+  const youngAnswered = young.filter((fact) => fact.respondedAt && (fact.responseSeconds ?? 0) <= missedThresholdMinutes * 60).length;
+  return get(totals, counter.leads) - get(totals, counter.withinThreshold) - (young.length - youngAnswered);
+}
+
+function leadSources(totals: Counters, sources: Source[]) {
+  const names = new Map(sources.map((source) => [source.id, source.name]));
+  const total = get(totals, counter.leads);
+  return Object.entries(totals)
+    .filter(([name, count]) => name.startsWith("src#") && count > 0)
+    .map(([name, leads]) => {
+      const sourceKey = name.slice("src#".length);
+      const responded = get(totals, counter.sourceResponded(sourceKey));
+      const spend = fromUnits(get(totals, counter.sourcePrice(sourceKey)));
+      return {
+        source: sourceKey === noSource ? "Direct" : (names.get(sourceKey) ?? sourceKey),
+        sourceId: sourceKey === noSource ? null : sourceKey,
+        leads,
+        percent: percent(leads, total) ?? 0,
+        performance: {
+          respondedLeads: responded,
+          medianResponseMinutes: medianOf(totals, `hs#${sourceKey}#`),
+          leadSpend: spend,
+          spendPerRespondedLead: responded === 0 ? null : Money.divide(spend, responded, 4),
+        },
+      };
+    })
+    .sort((a, b) => b.leads - a.leads || a.source.localeCompare(b.source));
+}
+
+function automationHealth(automations: Automation[], totals: Counters) {
+  const failing = automations
+    .filter((automation) => automation.lastRunStatus === "Failed")
+    .map((automation) => ({ automationId: automation.id, name: automation.name, failedAt: automation.lastRunAt, error: "The last run failed." }))
+    .sort((a, b) => (b.failedAt ?? "").localeCompare(a.failedAt ?? ""));
+  return {
+    automationCount: automations.length,
+    enabledCount: automations.filter((automation) => automation.enabled).length,
+    executions: get(totals, counter.automationRuns),
+    successCount: get(totals, counter.automationSucceeded),
+    failureCount: get(totals, counter.automationFailed),
+    lastFailure: failing[0] ?? null,
+    failingAutomations: failing,
+  };
+}
+
+function walletFunded(wallet: Wallet): boolean {
+  return wallet.status === "Active" || wallet.status === "Low";
+}
+
+/** Prepaid billing: Suspended by the operator, PaymentRequired when nothing is left to spend, else Good. */
+function billingStatus(wallet: Wallet): string {
+  if (wallet.status === "Suspended") return "Suspended";
+  if (wallet.status === "Empty") return "PaymentRequired";
+  return "Good";
+}
+
+function activationHealth(data: Gathered) {
+  const item = (key: string, label: string, done: boolean, detail: string, actionHref: string) => ({
+    key,
+    label,
+    status: done ? ("Complete" as const) : ("Incomplete" as const),
+    detail,
+    actionHref,
+  });
+  const enabled = data.automations.filter((automation) => automation.enabled).length;
+  const items = [
+    item(
+      "leadSource",
+      "A lead source exists and received a lead",
+      data.sources.length > 0 && Boolean(data.reached.firstSourcedLeadAt),
+      data.sources.length === 0
+        ? "No lead source yet: create one and give its key to your lead seller."
+        : data.reached.firstSourcedLeadAt
+          ? `First lead from a source received at ${data.reached.firstSourcedLeadAt}.`
+          : `${data.sources.length} source(s), but no lead has arrived through one yet.`,
+      "/sources",
+    ),
+    item(
+      "phoneNumber",
+      "A phone number exists",
+      data.numbers.length > 0,
+      data.numbers.length > 0 ? `${data.numbers.length} phone number(s).` : "No phone number: add one to text and call leads.",
+      "/phone-numbers",
+    ),
+    item(
+      "wallet",
+      "The wallet is funded",
+      walletFunded(data.wallet),
+      `Available balance ${data.wallet.availableBalance} ${data.wallet.currency} (${data.wallet.status}).`,
+      "/billing/wallet/top-ups",
+    ),
+    item(
+      "automation",
+      "An automation is enabled",
+      enabled > 0,
+      enabled > 0 ? `${enabled} enabled automation(s).` : "No enabled automation: leads wait for a person to answer.",
+      "/automations",
+    ),
+    item(
+      "messageDelivered",
+      "A message was delivered",
+      Boolean(data.reached.firstDeliveredAt),
+      data.reached.firstDeliveredAt ? `First delivery at ${data.reached.firstDeliveredAt}.` : "No message has been delivered yet.",
+      "/messages",
+    ),
+  ];
+  return { overallStatus: items.every((entry) => entry.status === "Complete") ? ("Complete" as const) : ("Incomplete" as const), items };
+}
+
+/** Leads created in the last 24 hours, more than 5 minutes ago, still without a response. */
+export const waitingAfterMinutes = 5;
+
+function needsAttention(data: Gathered, now: number): AnalyticsReport["needsAttention"] {
+  const items: AnalyticsReport["needsAttention"] = [];
+  const failing = data.automations.filter((automation) => automation.lastRunStatus === "Failed");
+  if (failing.length > 0) {
+    items.push({
+      severity: "Warning",
+      title: `${failing.length} automation(s) failing`,
+      detail: `The last run failed: ${failing.slice(0, 3).map((automation) => automation.name).join(", ")}${failing.length > 3 ? ", …" : ""}.`,
+      actionHref: `/automations/${failing[0]!.id}`,
+      actionText: "Review automation",
+    });
+  }
+  if (data.wallet.status !== "Active") {
+    items.push({
+      severity: data.wallet.status === "Low" ? "Warning" : "Critical",
+      title: data.wallet.status === "Suspended" ? "Wallet suspended" : data.wallet.status === "Empty" ? "Wallet empty" : "Wallet balance low",
+      detail: `Available balance ${data.wallet.availableBalance} ${data.wallet.currency}; messages and calls stop when it is used up.`,
+      actionHref: "/billing/wallet/top-ups",
+      actionText: "Top up",
+    });
+  }
+  const hourAgo = iso(now - 60 * minuteMs);
+  const stale = data.unread.filter((entry) => entry.oldestUnreadAt && entry.oldestUnreadAt < hourAgo);
+  if (stale.length > 0) {
+    const messages = stale.reduce((sum, entry) => sum + entry.unreadCount, 0);
+    items.push({
+      severity: "Warning",
+      title: `${messages} unread message(s) older than an hour`,
+      detail: `${stale.length} conversation(s) have inbound messages nobody has read for over an hour.`,
+      actionHref: "/conversations/all/my",
+      actionText: "Open conversations",
+    });
+  }
+  const waiting = data.recentLeads.filter((fact) => !fact.respondedAt && leadCreatedAt(fact.leadId) <= now - waitingAfterMinutes * minuteMs);
+  if (waiting.length > 0) {
+    items.push({
+      severity: waiting.length >= 10 ? "Critical" : "Warning",
+      title: `${waiting.length} lead(s) waiting for a response`,
+      detail: `Leads received in the last 24 hours with no message or answered call for over ${waitingAfterMinutes} minutes.`,
+      actionHref: "/leads/all/my",
+      actionText: "Answer leads",
+    });
+  }
+  return items;
+}
+
+/** Builds the spec 2.3 report of the actor's organization over `range`. */
+export async function buildReport(actor: Actor, range: TimeRange, now: number = Date.now()): Promise<AnalyticsReport> {
+  const data = await gather(actor, range, now);
+  const totals = data.current.totals;
+  const rows = data.current.buckets.map(({ bucket, counters }) => bucketRow(bucket, counters));
+  const all = bucketRow({ start: range.start, end: range.end, label: "" }, totals);
+  const leadsComparison = compare(all.leads, get(data.previous.totals, counter.leads));
+  const unreadMessages = data.unread.reduce((sum, entry) => sum + entry.unreadCount, 0);
+  return {
+    range: { startAt: iso(range.start), endAt: iso(range.end) },
+    summary: {
+      leads: all.leads,
+      leadsComparison,
+      averageResponseMinutes: all.averageResponseMinutes,
+      medianResponseMinutes: all.medianResponseMinutes,
+      respondedWithinFiveMinutesPercent: all.respondedWithinFiveMinutesPercent,
+      missedLeads: missedLeads(totals, data.recentLeads, range, now),
+      unreadMessages,
+      missedCalls: all.missedCalls,
+      smsSent: all.smsSent,
+      smsReceived: all.smsReceived,
+      callsPlaced: all.callsPlaced,
+      callsReceived: all.callsReceived,
+      callMinutes: all.callMinutes,
+      usageSpend: all.usageSpend,
+      walletBalance: data.wallet.balance,
+      billingStatus: billingStatus(data.wallet),
+      walletStatus: data.wallet.status,
+    },
+    leadTrend: {
+      total: all.leads,
+      granularity: data.granularity,
+      comparison: leadsComparison,
+      points: rows.map((row) => ({ startAt: row.startAt, endAt: row.endAt, label: row.label, value: row.leads })),
+    },
+    responseMetrics: {
+      averageMinutes: all.averageResponseMinutes,
+      medianMinutes: all.medianResponseMinutes,
+      respondedWithinFiveMinutesPercent: all.respondedWithinFiveMinutesPercent,
+      respondedLeads: all.respondedLeads,
+      unrespondedLeads: all.leads - all.respondedLeads,
+      unreadMessages,
+      missedCalls: all.missedCalls,
+      averageMinutesTrend: rows.map((row) => ({ startAt: row.startAt, endAt: row.endAt, label: row.label, value: row.averageResponseMinutes })),
+    },
+    communicationUsage: {
+      smsSent: all.smsSent,
+      smsReceived: all.smsReceived,
+      failedOrBlockedSms: all.failedOrBlockedSms,
+      callsPlaced: all.callsPlaced,
+      callsReceived: all.callsReceived,
+      answeredCalls: all.answeredCalls,
+      missedCalls: all.missedCalls,
+      callMinutes: all.callMinutes,
+      callSeconds: all.callSeconds,
+      usageSpend: all.usageSpend,
+      trend: rows.map((row) => ({
+        startAt: row.startAt,
+        endAt: row.endAt,
+        label: row.label,
+        smsSent: row.smsSent,
+        smsReceived: row.smsReceived,
+        calls: row.callsPlaced + row.callsReceived,
+        callMinutes: row.callMinutes,
+        spend: row.usageSpend,
+      })),
+    },
+    leadSources: leadSources(totals, data.sources),
+    automationHealth: automationHealth(data.automations, totals),
+    activationHealth: activationHealth(data),
+    needsAttention: needsAttention(data, now),
+    generatedAt: iso(now),
+  };
+}
+
+/** The figures of each trend bucket (the CSV export's rows). */
+export async function bucketRows(organizationId: string, range: TimeRange): Promise<ReturnType<typeof bucketRow>[]> {
+  const figures: RangeFigures = await rangeFigures(organizationId, range, granularityOf(range));
+  return figures.buckets.map(({ bucket, counters }) => bucketRow(bucket, counters));
+}

@@ -1,0 +1,208 @@
+import { DeleteCommand, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { decodeTime } from "ulid";
+import { TransactionConditionFailed, transact, type TransactItem } from "#core/billing/transactions";
+import { db, tableName } from "#core/db/client";
+import { entities, keys } from "#core/db/keys";
+import type { EventRecord } from "#core/events/index";
+import { dayBucket, hourBucket } from "#core/analytics/range";
+import { effectOf, leadCounters, responseCounters, responseSecondsOf, toUnits, type Counters } from "#core/analytics/counters";
+
+/**
+ * The write side of analytics: per-organization hour and day counters kept up
+ * to date as events are recorded, so a report reads a few hundred rollup items
+ * instead of every event.
+ *
+ * Each counted fact is written in one transaction with a marker that makes it
+ * count once (docs/analytics.md, "Counting once"):
+ * - an event's own counters: the marker is `analyticsCountedAt` set on the event
+ *   record itself, on condition it is not set yet;
+ * - a lead accepted: the marker is the per-lead analytics item, put on condition
+ *   it does not exist;
+ * - a lead's first response: the marker is `respondedAt` set on that per-lead
+ *   item, on condition it is not set yet.
+ * A redelivered or repeated call therefore fails its condition and adds nothing.
+ */
+
+/** Adds `counters` to the hour and day rollups of time `at` (update items of one transaction). */
+export function rollupUpdates(organizationId: string, at: number, counters: Counters): TransactItem[] {
+  const names: Record<string, string> = { "#entity": "entity" };
+  const values: Record<string, unknown> = { ":entity": entities.analyticsRollup };
+  const adds = Object.entries(counters)
+    .filter(([, amount]) => amount !== 0)
+    .map(([name, amount], index) => {
+      names[`#c${index}`] = name;
+      values[`:c${index}`] = amount;
+      return `#c${index} :c${index}`;
+    });
+  const update = (level: "H" | "D", bucket: string): TransactItem => ({
+    Update: {
+      TableName: tableName(),
+      Key: keys.analyticsRollup(organizationId, level, bucket),
+      UpdateExpression: `SET #entity = :entity ADD ${adds.join(", ")}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  });
+  return adds.length === 0 ? [] : [update("H", hourBucket(at)), update("D", dayBucket(at))];
+}
+
+/** The per-lead analytics item of a counted lead (the lead's creation time is its ULID's). */
+export function leadItem(organizationId: string, lead: { leadId: string; sourceId: string | null; priceUnits: number }) {
+  return {
+    ...keys.analyticsLead(organizationId, lead.leadId),
+    entity: entities.analyticsLead,
+    leadId: lead.leadId,
+    sourceId: lead.sourceId,
+    priceUnits: lead.priceUnits,
+  };
+}
+
+/** Runs one counting transaction; false when its marker says it was already counted. */
+async function countOnce(items: TransactItem[]): Promise<boolean> {
+  try {
+    await transact(items);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0)) return false;
+    throw error;
+  }
+}
+
+async function countEvent(organizationId: string, event: EventRecord, counters: Counters): Promise<void> {
+  const updates = rollupUpdates(organizationId, Date.parse(event.createdAt), counters);
+  if (updates.length === 0) return;
+  await countOnce([
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.event(organizationId, event.id),
+        UpdateExpression: "SET analyticsCountedAt = :now",
+        ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(analyticsCountedAt)",
+        ExpressionAttributeValues: { ":now": new Date().toISOString() },
+      },
+    },
+    ...updates,
+  ]);
+}
+
+async function countLead(organizationId: string, leadId: string): Promise<void> {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.lead(organizationId, leadId),
+      ProjectionExpression: "sourceId, metadata.price",
+      ConsistentRead: true,
+    }),
+  );
+  if (!Item) return;
+  const lead = { leadId, sourceId: (Item.sourceId as string | null) ?? null, priceUnits: toUnits((Item.metadata as { price?: string } | undefined)?.price) };
+  await countOnce([
+    { Put: { TableName: tableName(), Item: leadItem(organizationId, lead), ConditionExpression: "attribute_not_exists(pk)" } },
+    ...rollupUpdates(organizationId, decodeTime(leadId), leadCounters(lead.sourceId, lead.priceUnits)),
+  ]);
+}
+
+/** The first response of a counted lead; later ones (and responses to leads never counted) add nothing. */
+async function countResponse(organizationId: string, response: { leadId: string; at: number }): Promise<void> {
+  const key = keys.analyticsLead(organizationId, response.leadId);
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  if (!Item || Item.respondedAt) return;
+  const createdAt = decodeTime(response.leadId);
+  const seconds = responseSecondsOf(createdAt, response.at);
+  await countOnce([
+    {
+      Update: {
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: "SET respondedAt = :at, responseSeconds = :seconds",
+        ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(respondedAt)",
+        ExpressionAttributeValues: { ":at": new Date(response.at).toISOString(), ":seconds": seconds },
+      },
+    },
+    ...rollupUpdates(organizationId, createdAt, responseCounters(Item.sourceId as string | null, seconds)),
+  ]);
+}
+
+/** Talk seconds of a completed call, from the call record (event records carry no duration). */
+export async function callSeconds(organizationId: string, callId: string): Promise<number> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.call(organizationId, callId), ProjectionExpression: "#d", ExpressionAttributeNames: { "#d": "duration" } }));
+  const duration = Number(Item?.duration ?? 0);
+  return Number.isFinite(duration) && duration > 0 ? Math.round(duration) : 0;
+}
+
+async function milestone(organizationId: string, name: "firstDeliveredAt" | "firstSourcedLeadAt", at: string): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.analyticsMilestones(organizationId),
+      UpdateExpression: "SET #entity = :entity, #name = if_not_exists(#name, :at)",
+      ExpressionAttributeNames: { "#entity": "entity", "#name": name },
+      ExpressionAttributeValues: { ":entity": entities.analyticsMilestones, ":at": at },
+    }),
+  );
+}
+
+/** Applies one recorded event to the rollups. Throws on storage errors; see `onEventRecorded`. */
+export async function applyEvent(organizationId: string, event: EventRecord): Promise<void> {
+  const effect = effectOf(event);
+  if (effect.completedCallId) {
+    const seconds = await callSeconds(organizationId, effect.completedCallId);
+    if (seconds > 0) effect.counters.callSeconds = (effect.counters.callSeconds ?? 0) + seconds;
+  }
+  await countEvent(organizationId, event, effect.counters);
+  if (effect.leadCreated) {
+    await countLead(organizationId, effect.leadCreated.leadId);
+    if (event.sourceId) await milestone(organizationId, "firstSourcedLeadAt", event.createdAt);
+  }
+  if (effect.response) await countResponse(organizationId, effect.response);
+  if (effect.delivered) await milestone(organizationId, "firstDeliveredAt", event.createdAt);
+}
+
+export const Rollups = {
+  /**
+   * The hook `recordEvent` (core/events) calls after storing an event. Cheap
+   * (events that change no figure cost no write) and failure-safe: it never
+   * throws, so analytics can never fail the operation that recorded the event;
+   * a failure is logged with the event id.
+   */
+  async onEventRecorded(organizationId: string, event: EventRecord): Promise<void> {
+    try {
+      await applyEvent(organizationId, event);
+    } catch (error) {
+      console.error(JSON.stringify({ level: "error", message: "analytics rollup not updated", organizationId, eventId: event.id, eventType: event.eventType, error: String(error) }));
+    }
+  },
+
+  /** Messaging marks a conversation unread: one more unread message, and since when. Never throws. */
+  async onUnread(organizationId: string, conversationId: string, at: string): Promise<void> {
+    await db()
+      .send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.analyticsUnread(organizationId, conversationId),
+          UpdateExpression: "SET #entity = :entity, conversationId = :id, oldestUnreadAt = if_not_exists(oldestUnreadAt, :at), lastUnreadAt = :at ADD unreadCount :one",
+          ExpressionAttributeNames: { "#entity": "entity" },
+          ExpressionAttributeValues: { ":entity": entities.analyticsUnread, ":id": conversationId, ":at": at, ":one": 1 },
+        }),
+      )
+      .catch((error: unknown) => console.error(JSON.stringify({ level: "error", message: "analytics unread not updated", organizationId, conversationId, error: String(error) })));
+  },
+
+  /** Messaging marks a conversation read: it leaves the unread index (unless a newer message arrived since `readAt`). Never throws. */
+  async onRead(organizationId: string, conversationId: string, readAt: string): Promise<void> {
+    await db()
+      .send(
+        new DeleteCommand({
+          TableName: tableName(),
+          Key: keys.analyticsUnread(organizationId, conversationId),
+          ConditionExpression: "attribute_not_exists(lastUnreadAt) OR lastUnreadAt <= :readAt",
+          ExpressionAttributeValues: { ":readAt": readAt },
+        }),
+      )
+      .catch((error: unknown) => {
+        if ((error as Error).name !== "ConditionalCheckFailedException") {
+          console.error(JSON.stringify({ level: "error", message: "analytics unread not cleared", organizationId, conversationId, error: String(error) }));
+        }
+      });
+  },
+};

@@ -1,0 +1,38 @@
+import { AnalyticsQuerySchema, AnalyticsReportSchema } from "#core/analytics/index";
+import { defineOperation } from "#core/http/operation";
+
+const window =
+  "`startAt` (date-time, inclusive), `endAt` (date-time, exclusive, default now), `days` (1-365, default 30, counted back from `endAt`; " +
+  "not with `startAt`). A start at or after the end, both `days` and `startAt`, a bad date or a window over 365 days is a 400. " +
+  "Trend buckets are UTC hours (2 days or less), days, or ISO weeks (over 90 days). Definitions: docs/analytics.md.";
+
+export const getAnalytics = defineOperation({
+  operationId: "getAnalytics",
+  method: "GET",
+  path: "/analytics/my",
+  summary: "Customer analytics of the organization: leads, response times, messaging, calls, spend, sources, health (endpoint 3)",
+  description: window,
+  tag: "Analytics",
+  auth: "bearer",
+  permission: "analytics:read",
+  query: AnalyticsQuerySchema,
+  success: { status: 200, description: "Customer analytics (spec 2.3)", schema: AnalyticsReportSchema },
+  problems: [400, 401, 403, 429],
+});
+
+export const exportAnalytics = defineOperation({
+  operationId: "exportAnalytics",
+  method: "GET",
+  path: "/analytics/my/export",
+  summary: "Analytics trend as CSV: one row per trend bucket (endpoint 4)",
+  description:
+    `${window} RFC 4180 CSV in UTF-8 with a header row and CRLF line ends, served as an attachment. Columns, in order: ` +
+    "startAt, endAt, label, leads, respondedLeads, averageResponseMinutes, medianResponseMinutes, respondedWithinFiveMinutesPercent, " +
+    "smsSent, smsReceived, failedOrBlockedSms, callsPlaced, callsReceived, answeredCalls, missedCalls, callSeconds, callMinutes, usageSpend.",
+  tag: "Analytics",
+  auth: "bearer",
+  permission: "analytics:read",
+  query: AnalyticsQuerySchema,
+  success: { status: 200, description: "The CSV file", contentType: "text/csv" },
+  problems: [400, 401, 403, 429],
+});

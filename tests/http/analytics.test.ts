@@ -1,0 +1,263 @@
+import { describe, expect, it } from "vitest";
+import { Analytics } from "#core/analytics/index";
+import { addNumber, createLead, events, randomNumber, send, sleep, textFrom, waitForMessage } from "#tests/helpers/messaging";
+import { intakeByBody, newSource, uniquePhone, waitForLead, type TestSource } from "#tests/helpers/leads";
+import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
+
+const hour = 3600_000;
+const day = 24 * hour;
+const iso = (t: number) => new Date(t).toISOString();
+
+async function analytics(org: TestOrganization, query: Record<string, string> = {}) {
+  const search = new URLSearchParams(query).toString();
+  return org.request("GET", `/analytics/my${search ? `?${search}` : ""}`);
+}
+
+async function sourcedLead(org: TestOrganization, source: TestSource, phone = uniquePhone()) {
+  const response = await intakeByBody(source, { FirstName: "Sam", Phone: phone });
+  if (response.status >= 300) throw new Error(`intake: ${response.status} ${JSON.stringify(response.body)}`);
+  return waitForLead(org, response.body.id);
+}
+
+/** Polls the report until `done` holds (rollups are written as events are recorded, a moment after the API answers). */
+async function reportWhen(org: TestOrganization, query: Record<string, string>, done: (report: any) => boolean, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last: any;
+  while (Date.now() < deadline) {
+    const response = await analytics(org, query);
+    expect(response.status).toBe(200);
+    last = response.body;
+    if (done(last)) return last;
+    await sleep(150);
+  }
+  throw new Error(`analytics never matched; last: ${JSON.stringify(last?.summary)}`);
+}
+
+/** A window that contains everything created so far in this test: whole hours, so the hour rollups answer. */
+function wholeHours(from: number) {
+  const start = Math.floor(from / hour) * hour;
+  return { startAt: iso(start), endAt: iso(Math.floor(Date.now() / hour) * hour + 2 * hour) };
+}
+
+describe("GET /analytics/my from real data", () => {
+  it("reports leads, sources, responses, messaging, spend, unread messages and activation from what the API did", async () => {
+    const began = Date.now();
+    const org = await newOrganization();
+    const number = await addNumber(org);
+    const source = await newSource(org, { name: "Quotes R Us", defaultPrice: "12.50" });
+    const answered = await sourcedLead(org, source);
+    const waiting = await sourcedLead(org, source);
+    const direct = await createLead(org, uniquePhone());
+    await waitForLead(org, direct.id);
+
+    const message = await waitForMessage(org, (await send(org, { leadId: answered.id, body: "Hi Sam, here is your quote." })).body.id);
+    expect(message.status).toBe("Delivered");
+    await textFrom(waiting.contact.phone.number, number.phoneNumber, "Call me tomorrow?");
+
+    const report = await reportWhen(org, {}, (r) => r.summary.smsSent === 1 && r.summary.smsReceived === 1 && r.summary.usageSpend !== "0.0000");
+    const sentEvent = (await events(org, { eventType: "MessageSent" }))[0];
+    const seconds = Math.floor((Date.parse(sentEvent.createdAt) - Date.parse(answered.createdAt)) / 1000);
+    const minutes = Math.round((seconds / 60) * 100) / 100;
+
+    expect(report.summary).toMatchObject({
+      leads: 3,
+      leadsComparison: { current: 3, previous: 0, changePercent: null, direction: "up" },
+      averageResponseMinutes: minutes,
+      medianResponseMinutes: Math.floor(seconds / 60),
+      respondedWithinFiveMinutesPercent: 33.3,
+      missedLeads: 0,
+      unreadMessages: 1,
+      smsSent: 1,
+      smsReceived: 1,
+      callsPlaced: 0,
+      usageSpend: Number(message.billableAmount).toFixed(4),
+      walletStatus: "Active",
+      billingStatus: "Good",
+    });
+    expect(report.responseMetrics).toMatchObject({ respondedLeads: 1, unrespondedLeads: 2, unreadMessages: 1 });
+    expect(report.communicationUsage).toMatchObject({ smsSent: 1, smsReceived: 1, failedOrBlockedSms: 0, answeredCalls: 0, callSeconds: 0 });
+    expect(report.leadSources).toEqual([
+      {
+        source: "Quotes R Us",
+        sourceId: source.sourceId,
+        leads: 2,
+        percent: 66.7,
+        performance: { respondedLeads: 1, medianResponseMinutes: Math.floor(seconds / 60), leadSpend: "25.0000", spendPerRespondedLead: "25.0000" },
+      },
+      { source: "Direct", sourceId: null, leads: 1, percent: 33.3, performance: { respondedLeads: 0, medianResponseMinutes: null, leadSpend: "0.0000", spendPerRespondedLead: null } },
+    ]);
+    const activation = Object.fromEntries(report.activationHealth.items.map((item: any) => [item.key, item.status]));
+    expect(activation).toEqual({ leadSource: "Complete", phoneNumber: "Complete", wallet: "Complete", automation: "Incomplete", messageDelivered: "Complete" });
+    expect(report.activationHealth.overallStatus).toBe("Incomplete");
+    expect(report.automationHealth).toMatchObject({ automationCount: 0, enabledCount: 0, executions: 0, lastFailure: null, failingAutomations: [] });
+    expect(report.range.endAt <= report.generatedAt).toBe(true);
+
+    // The same figures from the hour rollups (a window of whole hours) as from the exact edge records.
+    const fromRollups = await analytics(org, wholeHours(began));
+    expect(fromRollups.body.summary).toMatchObject({ leads: 3, smsSent: 1, smsReceived: 1, usageSpend: report.summary.usageSpend, averageResponseMinutes: minutes });
+    expect(fromRollups.body.leadSources).toEqual(report.leadSources);
+  });
+
+  it("reads whole days from the day rollups, with daily points", async () => {
+    const org = await newOrganization();
+    await createLead(org, uniquePhone());
+    await createLead(org, uniquePhone());
+    const today = Math.floor(Date.now() / day) * day;
+    const query = { startAt: iso(today - 2 * day), endAt: iso(today + day) };
+    const report = await reportWhen(org, query, (r) => r.summary.leads === 2);
+    expect(report.leadTrend.granularity).toBe("Day");
+    expect(report.leadTrend.points.map((point: any) => point.value)).toEqual([0, 0, 2]);
+    expect(report.leadTrend.points.at(-1)).toMatchObject({ label: iso(today).slice(0, 10), startAt: iso(today), endAt: iso(today + day) });
+  });
+
+  it("compares with the previous period of the same length", async () => {
+    const org = await newOrganization();
+    const first = await createLead(org, uniquePhone());
+    await waitForLead(org, first.id);
+    await sleep(50);
+    const middle = Date.now();
+    for (const lead of [await createLead(org, uniquePhone()), await createLead(org, uniquePhone())]) await waitForLead(org, lead.id);
+    const span = Math.max(Date.now() - middle + 1000, middle - Date.parse((first as any).createdAt) + 1000);
+    const query = { startAt: iso(middle), endAt: iso(middle + span) };
+    const report = await reportWhen(org, query, (r) => r.summary.leads === 2);
+    expect(report.summary.leadsComparison).toEqual({ current: 2, previous: 1, changePercent: 100, direction: "up" });
+    expect(report.leadTrend.comparison).toEqual(report.summary.leadsComparison);
+    const before = await analytics(org, { startAt: iso(middle - span), endAt: iso(middle) });
+    expect(before.body.summary.leadsComparison).toEqual({ current: 1, previous: 0, changePercent: null, direction: "up" });
+  });
+
+  it("counts a redelivered event once, and only a lead's first response", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const lead = await createLead(org, uniquePhone());
+    await waitForLead(org, lead.id);
+    for (const body of ["First", "Second"]) await waitForMessage(org, (await send(org, { leadId: lead.id, body })).body.id);
+    const before = await reportWhen(org, {}, (r) => r.summary.smsSent === 2 && r.responseMetrics.respondedLeads === 1);
+
+    applyStackEnv();
+    const [sent] = await events(org, { eventType: "MessageSent" });
+    const [created] = await events(org, { eventType: "LeadCreated" });
+    for (const event of [sent, created, sent]) await Analytics.onEventRecorded(org.organizationId, event);
+
+    const after = (await analytics(org, { startAt: before.range.startAt, endAt: before.range.endAt })).body;
+    expect(after.summary).toMatchObject({ leads: 1, smsSent: 2, usageSpend: before.summary.usageSpend, averageResponseMinutes: before.summary.averageResponseMinutes });
+    expect(after.responseMetrics.respondedLeads).toBe(1);
+    const rollups = (await analytics(org, wholeHours(Date.parse(before.range.endAt) - hour))).body;
+    expect(rollups.summary).toMatchObject({ leads: 1, smsSent: 2 });
+  });
+
+  it("shows unread messages and waiting leads in needsAttention, and a read conversation leaves the count", async () => {
+    const org = await newOrganization();
+    const number = await addNumber(org);
+    const phone = randomNumber();
+    await createLead(org, phone);
+    await textFrom(phone, number.phoneNumber, "Hello?");
+    await textFrom(phone, number.phoneNumber, "Anyone there?");
+    const report = await reportWhen(org, {}, (r) => r.summary.unreadMessages === 2);
+    expect(report.needsAttention.map((item: any) => item.title)).not.toContain("Wallet balance low");
+    const conversations = (await org.request("POST", "/conversations/all/my", { body: {} })).body.items;
+    await org.request("POST", `/conversations/${conversations[0].id}/read`);
+    expect((await analytics(org)).body.summary.unreadMessages).toBe(0);
+  });
+
+  it("keeps organizations apart", async () => {
+    const org = await newOrganization();
+    const other = await newOrganization();
+    await createLead(org, uniquePhone());
+    await reportWhen(org, {}, (r) => r.summary.leads === 1);
+    const report = (await analytics(other)).body;
+    expect(report.summary).toMatchObject({ leads: 0, smsSent: 0, unreadMessages: 0, usageSpend: "0.0000" });
+    expect(report.leadSources).toEqual([]);
+  });
+});
+
+describe("analytics windows and trend buckets", () => {
+  it("answers hourly points up to 2 days, daily up to 90, weekly beyond, each labelled", async () => {
+    const org = await newOrganization();
+    const endAt = "2026-03-10T00:00:00.000Z";
+    const shapes: [string, string, number, RegExp][] = [
+      ["1", "Hour", 24, /^2026-03-09 00:00$/],
+      ["2", "Hour", 48, /^2026-03-08 00:00$/],
+      ["3", "Day", 3, /^2026-03-07$/],
+      ["90", "Day", 90, /^2025-12-10$/],
+      ["91", "Week", 14, /^Week of 2025-12-08$/],
+      ["365", "Week", 53, /^Week of 2025-03-10$/],
+    ];
+    for (const [days, granularity, count, firstLabel] of shapes) {
+      const report = (await analytics(org, { days, endAt })).body;
+      expect(report.leadTrend.granularity).toBe(granularity);
+      expect(report.leadTrend.points).toHaveLength(count);
+      expect(report.leadTrend.points[0].label).toMatch(firstLabel);
+      expect(report.leadTrend.points[0].startAt).toBe(report.range.startAt);
+      expect(report.leadTrend.points.at(-1).endAt).toBe(endAt);
+      expect(report.responseMetrics.averageMinutesTrend).toHaveLength(count);
+      expect(report.communicationUsage.trend).toHaveLength(count);
+    }
+  });
+
+  it("refuses bad windows with 400 problems", async () => {
+    const org = await newOrganization();
+    const bad: Record<string, string>[] = [
+      { days: "0" },
+      { days: "366" },
+      { days: "abc" },
+      { days: "1.5" },
+      { startAt: "2026-01-01T00:00:00Z", days: "3" },
+      { startAt: "2026-01-02T00:00:00Z", endAt: "2026-01-01T00:00:00Z" },
+      { startAt: "2026-01-01T00:00:00Z", endAt: "2026-01-01T00:00:00Z" },
+      { startAt: "2026-02-30T00:00:00Z" },
+      { endAt: "yesterday" },
+      { startAt: "2024-01-01T00:00:00Z", endAt: "2026-01-01T00:00:00Z" },
+    ];
+    for (const query of bad) {
+      for (const path of ["/analytics/my", "/analytics/my/export"]) {
+        const response = await org.request("GET", `${path}?${new URLSearchParams(query)}`);
+        expect(response.status, `${path} ${JSON.stringify(query)}`).toBe(400);
+        expect(response.headers.get("content-type")).toMatch(/application\/problem\+json/);
+      }
+    }
+  });
+
+  it("needs credentials and the analytics:read permission", async () => {
+    const org = await newOrganization();
+    expect((await org.request("GET", "/analytics/my", { token: null })).status).toBe(401);
+    expect((await org.request("GET", "/analytics/my", { token: org.memberToken })).status).toBe(200);
+    expect((await org.request("GET", "/analytics/my/export", { token: null })).status).toBe(401);
+  });
+});
+
+describe("GET /analytics/my/export", () => {
+  it("answers RFC 4180 CSV, one row per trend bucket, whose totals equal the JSON totals for the same range", async () => {
+    const org = await newOrganization();
+    const number = await addNumber(org);
+    const lead = await createLead(org, uniquePhone());
+    await waitForMessage(org, (await send(org, { leadId: lead.id, body: "Hello" })).body.id);
+    await textFrom(randomNumber(), number.phoneNumber, "Hi, is this the insurance place?");
+    const json = await reportWhen(org, { days: "3" }, (r) => r.summary.smsSent === 1 && r.summary.smsReceived === 1 && r.responseMetrics.respondedLeads === 1);
+    const query = new URLSearchParams({ startAt: json.range.startAt, endAt: json.range.endAt });
+    const response = await org.request("GET", `/analytics/my/export?${query}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="analytics-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const text = response.body as string;
+    expect(text.endsWith("\r\n")).toBe(true);
+    const [header, ...lines] = text.trimEnd().split("\r\n");
+    expect(header).toBe(
+      "startAt,endAt,label,leads,respondedLeads,averageResponseMinutes,medianResponseMinutes,respondedWithinFiveMinutesPercent," +
+        "smsSent,smsReceived,failedOrBlockedSms,callsPlaced,callsReceived,answeredCalls,missedCalls,callSeconds,callMinutes,usageSpend",
+    );
+    const rows = lines.map((line) => line.split(","));
+    expect(rows).toHaveLength(json.leadTrend.points.length);
+    expect(rows.map((row) => row[2])).toEqual(json.leadTrend.points.map((point: any) => point.label));
+    expect(rows.map((row) => row[0])).toEqual(json.leadTrend.points.map((point: any) => point.startAt));
+    const column = (name: string) => header!.split(",").indexOf(name);
+    const total = (name: string) => rows.reduce((sum, row) => sum + Number(row[column(name)] || 0), 0);
+    expect(total("leads")).toBe(json.summary.leads);
+    expect(total("respondedLeads")).toBe(json.responseMetrics.respondedLeads);
+    expect(total("smsSent")).toBe(json.summary.smsSent);
+    expect(total("smsReceived")).toBe(json.summary.smsReceived);
+    expect(total("callSeconds")).toBe(json.communicationUsage.callSeconds);
+    const spend = rows.reduce((sum, row) => sum + Math.round(Number(row[column("usageSpend")]) * 10_000), 0);
+    expect(spend).toBe(Math.round(Number(json.summary.usageSpend) * 10_000));
+  });
+});
