@@ -100,7 +100,8 @@ export async function handleRpc(actor: Actor, request: RpcRequest): Promise<Json
   if (Array.isArray(message)) return failure(null, A2A_ERROR_CODE.INVALID_REQUEST, "Batch requests are not supported; send one request per call.");
   if (!isObject(message)) return failure(null, A2A_ERROR_CODE.INVALID_REQUEST, "The request must be a JSON-RPC 2.0 request object.");
   const id = isValidId(message.id) ? message.id : null;
-  if (message.jsonrpc !== "2.0" || !("id" in message ? isValidId(message.id) : true)) {
+  const idValid = !("id" in message) || isValidId(message.id);
+  if (message.jsonrpc !== "2.0" || !idValid) {
     return failure(id, A2A_ERROR_CODE.INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0" and "id" a string, an integer or null.');
   }
   const method = message.method;
