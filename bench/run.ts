@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { foundationBench } from "#bench/foundation";
+import { messagingBench } from "#bench/messaging";
 import { intakeBench } from "#bench/intake";
 import { Organizations } from "#core/organizations/index";
 import { startLocalStack, type LocalStack } from "#local/start";
@@ -16,6 +17,7 @@ export interface BenchContext {
 
 const benches: Record<string, (context: BenchContext) => Promise<void>> = {
   foundation: foundationBench,
+  messaging: messagingBench,
   intake: intakeBench,
 };
 

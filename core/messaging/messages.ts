@@ -50,8 +50,10 @@ export const Messages = {
     if (input.scheduledFor !== undefined && Date.parse(input.scheduledFor) <= Date.now()) {
       throw new ValidationError("scheduledFor must be in the future.", [{ pointer: "/scheduledFor", detail: "Must be a future date-time; omit it to send now." }]);
     }
-    const { to, leadId } = await recipient(organizationId, input);
-    const sender = input.fromPhoneNumberId ? await PhoneNumbers.find(organizationId, input.fromPhoneNumberId) : undefined;
+    const [{ to, leadId }, sender] = await Promise.all([
+      recipient(organizationId, input),
+      input.fromPhoneNumberId ? PhoneNumbers.find(organizationId, input.fromPhoneNumberId) : undefined,
+    ]);
     if (input.fromPhoneNumberId && !sender) {
       throw new ValidationError("The sender number does not exist in this organization.", [
         { pointer: "/fromPhoneNumberId", detail: `Phone number ${input.fromPhoneNumberId} was not found.` },
@@ -162,9 +164,11 @@ export function newMessage(
 /** Stores an outbound message Pending and hands it to the outbound queue (the API and system replies). */
 export async function enqueue(organizationId: string, message: Message, actor?: Actor): Promise<void> {
   await storeNew(organizationId, message, { at: new Date(Date.now() + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" });
-  await recordMessageEvent(organizationId, message, "MessageAccepted", actor);
-  await Conversations.noteMessage(organizationId, message.conversationId, { direction: "Outbound", body: message.body, at: message.createdAt });
-  await publish("outboundMessages", "message.send", organizationId, { messageId: message.id });
+  await Promise.all([
+    recordMessageEvent(organizationId, message, "MessageAccepted", actor),
+    Conversations.noteMessage(organizationId, message.conversationId, { direction: "Outbound", body: message.body, at: message.createdAt }),
+    publish("outboundMessages", "message.send", organizationId, { messageId: message.id }),
+  ]);
 }
 
 async function recipient(organizationId: string, input: SendMessageRequest): Promise<{ to: string; leadId: string | undefined }> {
