@@ -4,6 +4,7 @@ import type { ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import { actorOf } from "#core/agent/caller";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
+import { queryCount } from "#core/db/query";
 import { nowIso } from "#core/shared/ids";
 
 /** How long a task stays readable through `tasks/get` (DynamoDB TTL; expired items are ignored before deletion). */
@@ -70,7 +71,6 @@ export class DynamoTaskStore implements TaskStore {
       values[":after"] = params.statusTimestampAfter;
     }
     const query = {
-      TableName: tableName(),
       KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
       FilterExpression: filters.join(" AND "),
       ExpressionAttributeValues: values,
@@ -81,14 +81,14 @@ export class DynamoTaskStore implements TaskStore {
       ? { pk, sk: `${skPrefix}${Buffer.from(params.pageToken, "base64url").toString("utf8")}` }
       : undefined;
     do {
-      const page = await db().send(new QueryCommand({ ...query, ExclusiveStartKey: startKey }));
+      const page = await db().send(new QueryCommand({ ...query, TableName: tableName(), ExclusiveStartKey: startKey }));
       items.push(...(page.Items ?? []));
       startKey = page.LastEvaluatedKey;
     } while (startKey && items.length <= pageSize);
     const pageItems = items.slice(0, pageSize);
     const nextPageToken =
       items.length > pageSize ? Buffer.from(String(pageItems.at(-1)!.taskId)).toString("base64url") : "";
-    const totalSize = await countAll(query);
+    const totalSize = await queryCount(query);
     const tasks = pageItems.map((item) => {
       const task = Task.fromJSON(JSON.parse(item.task as string));
       return params.includeArtifacts ? task : { ...task, artifacts: [] };
@@ -99,15 +99,4 @@ export class DynamoTaskStore implements TaskStore {
 
 function isExpired(item: Record<string, unknown>): boolean {
   return typeof item.expiresAt === "number" && item.expiresAt <= Math.floor(Date.now() / 1000);
-}
-
-async function countAll(query: ConstructorParameters<typeof QueryCommand>[0]): Promise<number> {
-  let count = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(new QueryCommand({ ...query, Select: "COUNT", ExclusiveStartKey: startKey }));
-    count += page.Count ?? 0;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return count;
 }

@@ -6,10 +6,10 @@ import { defineSkill } from "#core/agent/skills/skill";
 /** Automations read per request at most; beyond that the answer says it is truncated. */
 const maxAutomations = 1000;
 
-export type AutomationHealth = "Healthy" | "Failing" | "NeverRun" | "Disabled";
+type AutomationHealth = "Healthy" | "Failing" | "NeverRun" | "Disabled";
 
 /** Reads every automation of the organization (paged), up to `maxAutomations`. */
-export async function allAutomations(actor: Actor): Promise<{ automations: Automation[]; truncated: boolean }> {
+async function allAutomations(actor: Actor): Promise<{ automations: Automation[]; truncated: boolean }> {
   const automations: Automation[] = [];
   let continuationToken: string | null = null;
   do {
@@ -20,15 +20,15 @@ export async function allAutomations(actor: Actor): Promise<{ automations: Autom
   return { automations: automations.slice(0, maxAutomations), truncated: continuationToken !== null };
 }
 
-export function healthOf(automation: Automation): AutomationHealth {
+function healthOf(automation: Automation): AutomationHealth {
   if (!automation.enabled) return "Disabled";
   if (automation.lastRunStatus === "Failed") return "Failing";
   if (automation.lastRunStatus === null) return "NeverRun";
   return "Healthy";
 }
 
-/** Counts the health figures both this skill and the performance summary report. */
-export function automationCounts(automations: Automation[]) {
+/** Counts, enabled and failing automations. */
+function automationCounts(automations: Automation[]) {
   return {
     automationCount: automations.length,
     enabledCount: automations.filter((a) => a.enabled).length,

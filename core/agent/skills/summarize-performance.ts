@@ -1,17 +1,28 @@
 import * as v from "valibot";
-import { allAutomations, automationCounts } from "#core/agent/skills/automation-health";
 import { defineSkill } from "#core/agent/skills/skill";
-import { Leads } from "#core/leads/index";
+import { Analytics, type AnalyticsReport } from "#core/analytics/index";
 
-const dayMs = 24 * 60 * 60 * 1000;
+const minutes = (value: number | null) => (value === null ? "n/a" : `${Math.round(value * 10) / 10} min`);
+const change = ({ changePercent, direction }: AnalyticsReport["summary"]["leadsComparison"]) =>
+  changePercent === null ? "no earlier leads to compare" : `${direction} ${Math.abs(changePercent)}% on the previous period`;
 
-/** Figures of spec 2.3 this summary cannot report until the analytics module exists. */
-const notYetAvailable = ["leadsComparison", "responseMetrics", "communicationUsage", "leadSources", "usageSpend"] as const;
+/** People's version of the report: the headline figures in a few sentences. */
+function describe(days: number, report: AnalyticsReport): string {
+  const { summary, automationHealth, needsAttention } = report;
+  return [
+    `Last ${days} day${days === 1 ? "" : "s"}: ${summary.leads} new lead${summary.leads === 1 ? "" : "s"} (${change(summary.leadsComparison)}).`,
+    `Response: average ${minutes(summary.averageResponseMinutes)}, median ${minutes(summary.medianResponseMinutes)}, ` +
+      `${summary.respondedWithinFiveMinutesPercent ?? "n/a"}% within 5 minutes; ${summary.missedLeads} missed.`,
+    `SMS ${summary.smsSent} sent, ${summary.smsReceived} received; calls ${summary.callsPlaced} placed, ${summary.callsReceived} received, ${summary.missedCalls} missed; spend ${summary.usageSpend}.`,
+    `Automations: ${automationHealth.automationCount} (${automationHealth.enabledCount} enabled, ${automationHealth.failingAutomations.length} failing).`,
+    needsAttention.length ? `Needs attention: ${needsAttention.map((item) => item.title).join("; ")}.` : "Nothing needs attention.",
+  ].join(" ");
+}
 
 /**
- * Performance summary. Until `core/analytics` lands (Analytics.summary), it
- * reports honestly what the stored data supports today (leads received in the
- * period, the automations' health) and names the figures that are not available yet.
+ * Performance summary from `Analytics.summary` (the report of `GET /analytics/my`
+ * over the last `days` days). The data part carries the report without its
+ * trend series, which belong to the charts of `GET /analytics/my`.
  */
 export const summarizePerformance = defineSkill({
   permissions: ["analytics:read"],
@@ -28,31 +39,14 @@ export const summarizePerformance = defineSkill({
     return {};
   },
   async run(actor, input) {
-    const endAt = new Date();
-    const startAt = new Date(endAt.getTime() - input.days * dayMs);
-    const [{ automations }, leadPage] = await Promise.all([
-      allAutomations(actor),
-      Leads.list(actor, {
-        pageSize: 1,
-        includeCount: true,
-        rangeFilters: [{ field: "createdAt", greaterThanOrEqual: startAt.toISOString(), lessThan: endAt.toISOString() }],
-      }),
-    ]);
-    const automationHealth = automationCounts(automations);
-    const leads = leadPage.totalCount ?? 0;
+    const report = await Analytics.summary(actor, { days: input.days });
+    const { leadTrend, responseMetrics, communicationUsage, ...rest } = report;
+    const { points: _points, ...leadTotals } = leadTrend;
+    const { averageMinutesTrend: _responseTrend, ...response } = responseMetrics;
+    const { trend: _usageTrend, ...usage } = communicationUsage;
     return {
-      text:
-        `In the last ${input.days} day${input.days === 1 ? "" : "s"}: ${leads} new lead${leads === 1 ? "" : "s"}. ` +
-        `Automations: ${automationHealth.automationCount}, ${automationHealth.enabledCount} enabled, ${automationHealth.failingCount} failing. ` +
-        "Response times, messaging, calls and spend are not available yet.",
-      data: {
-        range: { startAt: startAt.toISOString(), endAt: endAt.toISOString() },
-        days: input.days,
-        complete: false,
-        leads,
-        notYetAvailable: [...notYetAvailable],
-        automationHealth,
-      },
+      text: describe(input.days, report),
+      data: { days: input.days, ...rest, leadTrend: leadTotals, responseMetrics: response, communicationUsage: usage },
     };
   },
 });
