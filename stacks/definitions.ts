@@ -107,10 +107,14 @@ export const routes: RouteDefinition[] = [
   { method: "GET", path: "/analytics/my", handler: "functions/analytics/get.handler" },
   { method: "GET", path: "/analytics/my/export", handler: "functions/analytics/export.handler" },
   { method: "POST", path: "/automations", handler: "functions/automations/create.handler" },
-  { method: "PUT", path: "/automations/{id}", handler: "functions/automations/update.handler" },
+  { method: "PUT", path: "/automations/{id}", handler: "functions/automations/update.handler", sendsTo: ["automationRuns"] },
   { method: "GET", path: "/automations/{id}", handler: "functions/automations/get.handler" },
   { method: "POST", path: "/automations/all/my", handler: "functions/automations/list.handler" },
-  { method: "DELETE", path: "/automations/{id}", handler: "functions/automations/delete.handler" },
+  { method: "DELETE", path: "/automations/{id}", handler: "functions/automations/delete.handler", sendsTo: ["automationRuns"] },
+  { method: "POST", path: "/automations/{id}/runs/all/my", handler: "functions/automations/runs/list.handler" },
+  { method: "GET", path: "/automations/{id}/runs/{runId}", handler: "functions/automations/runs/get.handler" },
+  { method: "POST", path: "/automations/{id}/runs", handler: "functions/automations/runs/start.handler", sendsTo: ["automationRuns"] },
+  { method: "POST", path: "/automations/{id}/runs/{runId}/retry", handler: "functions/automations/runs/retry.handler", sendsTo: ["automationRuns"] },
   { method: "POST", path: "/sources", handler: "functions/sources/create.handler" },
   { method: "GET", path: "/sources/{id}", handler: "functions/sources/get.handler" },
   { method: "POST", path: "/sources/all/my", handler: "functions/sources/list.handler" },
@@ -169,6 +173,8 @@ export interface ConsumerDefinition extends HandlerDefinition {
 export const consumers: ConsumerDefinition[] = [
   { queue: "outboundMessages", handler: "functions/consumers/outbound-messages.handler", sendsTo: ["outboundMessages", "automationRuns"] },
   { queue: "leadIntake", handler: "functions/consumers/lead-intake.handler", sendsTo: ["automationRuns"] },
+  /** Trigger fan-out and run steps; sends SMS through the outbound queue and places calls. */
+  { queue: "automationRuns", handler: "functions/consumers/automation-runs.handler", sendsTo: ["automationRuns", "outboundMessages", "outboundCalls"] },
   { queue: "outboundCalls", handler: "functions/consumers/outbound-calls.handler", sendsTo: ["automationRuns"] },
 ];
 
@@ -189,6 +195,8 @@ export const schedules: ScheduleDefinition[] = [
   },
   /** Republishes leads left Pending by a lost queue message (core/leads/processing). */
   { name: "leadIntakeSweep", cron: "* * * * ? *", handler: "functions/schedules/lead-intake-sweep.handler", sendsTo: ["leadIntake"] },
+  /** Fires Schedule triggers (organization time zone) and resends run steps whose wait ends or whose message was lost. */
+  { name: "automationsDue", cron: "* * * * ? *", handler: "functions/schedules/automations-due.handler", sendsTo: ["automationRuns"] },
 ];
 
 /** Names of the settings every function reads from its environment. */
@@ -219,4 +227,8 @@ export const environmentNames = {
   messageReceiptTimeoutMs: "MESSAGE_RECEIPT_TIMEOUT_MS",
   /** Credit a new organization's wallet opens with (decimal); unset means core/billing/prices.ts DEFAULT_TRIAL_CREDIT. */
   billingTrialCredit: "BILLING_TRIAL_CREDIT",
+  /** `true` lets automation HttpRequest actions call private/loopback addresses; unset: only on a local stack. */
+  automationHttpAllowPrivate: "AUTOMATION_HTTP_ALLOW_PRIVATE",
+  /** First retry delay of a failed automation HttpRequest (ms); unset means 5000. */
+  automationRetryBaseMs: "AUTOMATION_RETRY_BASE_MS",
 } as const;

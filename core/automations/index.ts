@@ -1,5 +1,5 @@
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import { GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
 import { actorId, type Actor } from "#core/auth/actor";
 import {
@@ -14,7 +14,10 @@ import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { listPage, type ListResource } from "#core/db/list";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
+import { triggerIndexWrites } from "#core/automations/runs/trigger-index";
+import "#core/automations/runs/queue";
 import { Organizations } from "#core/organizations/index";
+import { publish } from "#core/queue/events";
 import { newId, nowIso } from "#core/shared/ids";
 import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
 
@@ -103,10 +106,17 @@ export const Automations = {
       modifiedAt: null,
     };
     await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...keys.automation(actor.organizationId, automation.id), entity: entities.automation, ...automation },
-        ConditionExpression: "attribute_not_exists(pk)",
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.automation(actor.organizationId, automation.id), entity: entities.automation, ...automation },
+              ConditionExpression: "attribute_not_exists(pk)",
+            },
+          },
+          ...triggerIndexWrites(actor.organizationId, undefined, automation, timeZoneOf(organization)),
+        ],
       }),
     );
     return redactSecrets(automation);
@@ -135,28 +145,45 @@ export const Automations = {
       version: current.version + 1,
       modifiedAt: nowIso(),
     };
+    const organization = await Organizations.fromId(actor.organizationId);
     try {
       await db().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: { ...keys.automation(actor.organizationId, automationId), entity: entities.automation, ...updated },
-          ConditionExpression: "attribute_exists(pk) AND version = :version",
-          ExpressionAttributeValues: { ":version": current.version },
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: tableName(),
+                Item: { ...keys.automation(actor.organizationId, automationId), entity: entities.automation, ...updated },
+                ConditionExpression: "attribute_exists(pk) AND version = :version",
+                ExpressionAttributeValues: { ":version": current.version },
+              },
+            },
+            ...triggerIndexWrites(actor.organizationId, current, updated, timeZoneOf(organization)),
+          ],
         }),
       );
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
+      if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === "ConditionalCheckFailed") {
         throw new ConflictError("The automation was changed by another request; read it again and reapply your change.");
       }
       throw error;
     }
+    if (current.enabled && !updated.enabled) await announceDisabled(actor.organizationId, automationId);
     return redactSecrets(updated);
   },
 
   async remove(actor: Actor, automationId: string): Promise<void> {
-    const current = await Automations.fromId(actor, automationId);
+    const current = await storedAutomation(actor, automationId);
     if (current.isSystemManaged) throw new ForbiddenError("System-managed automations cannot be deleted; disable them instead.");
-    await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.automation(actor.organizationId, automationId) }));
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Delete: { TableName: tableName(), Key: keys.automation(actor.organizationId, automationId) } },
+          ...triggerIndexWrites(actor.organizationId, current, undefined, "UTC"),
+        ],
+      }),
+    );
+    await announceDisabled(actor.organizationId, automationId);
   },
 
   async list(actor: Actor, query: PagingQuery): Promise<Page<Automation>> {
@@ -164,6 +191,13 @@ export const Automations = {
     return { ...page, items: page.items.map(redactSecrets) };
   },
 };
+
+const timeZoneOf = (organization: { timeZone?: string } | undefined) => organization?.timeZone ?? "America/New_York";
+
+/** Tells the run engine to cancel the automation's unfinished runs (automation-runs queue). */
+async function announceDisabled(organizationId: string, automationId: string): Promise<void> {
+  await publish("automationRuns", "automation.disabled", organizationId, { automationId });
+}
 
 function definitionFields(input: AutomationRequest) {
   return {

@@ -2,6 +2,7 @@ import type { Operation } from "#core/http/operation";
 import * as a2a from "#core/http/operations/a2a";
 import * as analytics from "#core/http/operations/analytics";
 import * as automations from "#core/http/operations/automations";
+import * as automationRuns from "#core/http/operations/automation-runs";
 import * as conversations from "#core/http/operations/conversations";
 import * as events from "#core/http/operations/events";
 import * as billing from "#core/http/operations/billing";
@@ -16,6 +17,6 @@ import * as suppressions from "#core/http/operations/suppressions";
 import * as webhooks from "#core/http/operations/webhooks";
 
 /** Every operation the API serves; the OpenAPI document and the route-table test read this list. */
-export const allOperations: Operation[] = [platform, a2a, analytics, automations, sources, leads, billing, calls, phoneNumbers, conversations, messages, suppressions, events, webhooks, callWebhooks].flatMap(
+export const allOperations: Operation[] = [platform, a2a, analytics, automations, automationRuns, sources, leads, billing, calls, phoneNumbers, conversations, messages, suppressions, events, webhooks, callWebhooks].flatMap(
   (module) => Object.values(module) as Operation[],
 );

@@ -1,0 +1,338 @@
+/**
+ * What each action does when a run reaches it. Every side effect is keyed on the step: a message's id is fixed
+ * (`effectId`) before it is created, so a redelivered or retried step finds the message it already made instead of
+ * sending a second one. Outcomes tell the engine whether the step is done, must wait, retry later, or failed.
+ */
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
+import { systemActor } from "#core/auth/actor";
+import { jsonStringEncode, minutesOfDay, renderTemplate, webhookSignature, webhookSignatureHeader, webhookTimestampHeader, type Action } from "#core/automations/definition";
+import { runsConfig } from "#core/automations/runs/config";
+import { leadValue } from "#core/automations/runs/evaluate";
+import type { RunStep, StoredRun } from "#core/automations/runs/model";
+import { Calls } from "#core/calls/index";
+import { db, tableName } from "#core/db/client";
+import { keys } from "#core/db/keys";
+import { DomainError } from "#core/errors";
+import type { Lead } from "#core/leads/index";
+import { Conversations } from "#core/messaging/conversations";
+import { enqueue, newMessage } from "#core/messaging/messages";
+import type { Message } from "#core/messaging/model";
+import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
+import { readMessage } from "#core/messaging/store";
+import { Suppressions } from "#core/messaging/suppressions";
+import { nowIso } from "#core/shared/ids";
+
+export interface ActionContext {
+  run: StoredRun;
+  step: RunStep;
+  action: Action;
+  lead: Lead | undefined;
+  organization: { name: string; timeZone: string };
+  now: number;
+  /** Id of this step's side effect (the message id of a send). */
+  effectId: string;
+}
+
+export type Output = Record<string, unknown>;
+
+export type ActionOutcome =
+  | { kind: "succeeded"; output: Output; input?: Output }
+  | { kind: "stop"; output: Output }
+  | { kind: "failed"; error: string; output?: Output; input?: Output; status?: "Failed" | "Blocked" }
+  /** Try the step again after `delayMs` as a new attempt (HttpRequest retries). */
+  | { kind: "retry"; delayMs: number; error: string; output: Output; input?: Output }
+  /** Look at the step again after `delayMs`, same attempt (a send not yet handed to the carrier). */
+  | { kind: "observe"; delayMs: number; output: Output; input?: Output }
+  | { kind: "wait"; until: string; output: Output };
+
+/** Runs the action of the current step. Refusals of other domains (their DomainErrors) become a failed step. */
+export async function executeAction(context: ActionContext): Promise<ActionOutcome> {
+  try {
+    return await dispatch(context);
+  } catch (error) {
+    if (error instanceof DomainError) return { kind: "failed", error: error.message };
+    throw error;
+  }
+}
+
+async function dispatch(context: ActionContext): Promise<ActionOutcome> {
+  const { action } = context;
+  switch (action.type) {
+    case "SendSms":
+      return sendMessage(context, action.settings.body, [], action.settings.fallback, action.settings.fromPhoneNumberId);
+    case "SendMms":
+      return sendMessage(context, action.settings.body, action.settings.mediaUrls, action.settings.fallback, action.settings.fromPhoneNumberId);
+    case "Wait":
+      return wait(context, action.settings);
+    case "HttpRequest":
+      return httpRequest(context, action.settings);
+    case "UpdateLead":
+      return updateLead(context, action.settings.fields);
+    case "AddToSuppression":
+      return addToSuppression(context, action.settings.reason);
+    case "PlaceCall":
+      return placeCall(context, action.settings);
+    case "Stop":
+      return { kind: "stop", output: {} };
+  }
+}
+
+const lookupIn = (context: ActionContext) => (path: string) => leadValue(context.lead, path, context.organization.name);
+
+/** How long a send may sit before the carrier hand-off while the step keeps looking (then it counts as accepted). */
+const OBSERVE_LIMIT_MS = 10 * 60_000;
+const handedOff = new Set(["Scheduled", "Sending", "Sent", "Delivered", "Unknown"]);
+
+async function sendMessage(
+  context: ActionContext,
+  template: string | undefined,
+  mediaUrls: string[],
+  fallback: string,
+  fromPhoneNumberId: string | undefined,
+): Promise<ActionOutcome> {
+  const { run, lead } = context;
+  const phone = lead?.contact.phone?.number;
+  if (!lead) return { kind: "failed", error: "The run has no lead to send to." };
+  if (!phone) return { kind: "failed", error: "The lead has no phone number." };
+  let message = await readMessage(run.organizationId, context.effectId);
+  const input = { to: phone, ...(template ? { body: renderTemplate(template, lookupIn(context), { fallback }) } : {}), mediaUrls };
+  if (!message) {
+    const sender = fromPhoneNumberId ? await PhoneNumbers.find(run.organizationId, fromPhoneNumberId) : undefined;
+    if (fromPhoneNumberId && !sender) return { kind: "failed", error: `The sender number ${fromPhoneNumberId} does not exist in this organization.`, input };
+    message = await createMessage(context, phone, input.body ?? "", mediaUrls, sender);
+  }
+  const output = messageOutput(message);
+  if (handedOff.has(message.status)) return { kind: "succeeded", output, input };
+  if (message.status === "Pending" || message.status === "Queued") {
+    const observations = Number(context.step.output?.observations ?? 0) + 1;
+    if (context.now - Date.parse(message.createdAt) > OBSERVE_LIMIT_MS) return { kind: "succeeded", output, input };
+    return { kind: "observe", delayMs: Math.min(30_000, 1_000 * 2 ** Math.min(observations - 1, 5)), output: { ...output, observations }, input };
+  }
+  return {
+    kind: "failed",
+    status: message.status === "Blocked" ? "Blocked" : "Failed",
+    error: `The message ended ${message.status}${message.statusReason ? `: ${message.statusReason}` : "."}`,
+    output,
+    input,
+  };
+}
+
+async function createMessage(
+  context: ActionContext,
+  to: string,
+  body: string,
+  mediaUrls: string[],
+  sender: { id: string; phoneNumber: string } | undefined,
+): Promise<Message> {
+  const { run } = context;
+  const conversation = await Conversations.ensure(run.organizationId, to, run.leadId ?? undefined);
+  const message = newMessage({
+    id: context.effectId,
+    conversationId: conversation.id,
+    leadId: run.leadId,
+    direction: "Outbound",
+    status: "Pending",
+    body,
+    media: mediaUrls.map((url) => ({ url, contentType: contentTypeOf(url) })),
+    toPhoneNumber: to,
+    fromPhoneNumberId: sender?.id ?? null,
+    fromPhoneNumber: sender?.phoneNumber ?? null,
+    selectionReason: sender ? "ManualOverride" : null,
+    wasManuallyOverridden: Boolean(sender),
+    campaignId: `automation:${run.automationId}`,
+    createdBy: `automation:${run.automationId}`,
+    actorDisplayName: `Automation ${run.automationName}`,
+  });
+  try {
+    await enqueue(run.organizationId, message);
+    return message;
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    return (await readMessage(run.organizationId, context.effectId)) ?? message;
+  }
+}
+
+function messageOutput(message: Message): Output {
+  const fields = ["status", "statusReason", "fromPhoneNumber", "toPhoneNumber", "scheduledFor", "complianceAction", "billingStatus", "errorCode"] as const;
+  return { messageId: message.id, ...Object.fromEntries(fields.filter((field) => message[field] != null).map((field) => [field, message[field]])) };
+}
+
+const mediaTypes: Record<string, string> = { jpg: "image/jpeg", jpeg: "image/jpeg", png: "image/png", gif: "image/gif", pdf: "application/pdf", mp4: "video/mp4", vcf: "text/vcard" };
+
+function contentTypeOf(url: string): string {
+  const extension = new URL(url).pathname.split(".").pop()?.toLowerCase() ?? "";
+  return mediaTypes[extension] ?? "image/jpeg";
+}
+
+function wait(context: ActionContext, settings: { durationSeconds?: number; untilTime?: string }): ActionOutcome {
+  const until = context.step.output?.until;
+  if (typeof until === "string") {
+    return Date.parse(until) <= context.now ? { kind: "succeeded", output: { until } } : { kind: "wait", until, output: { until } };
+  }
+  const at = settings.durationSeconds !== undefined
+    ? context.now + settings.durationSeconds * 1000
+    : nextWallClock(context.now, settings.untilTime!, context.organization.timeZone);
+  const next = new Date(at).toISOString();
+  return { kind: "wait", until: next, output: { until: next } };
+}
+
+/** The next instant after `now` at which the wall clock in `timeZone` reads `time` (HH:mm). */
+export function nextWallClock(now: number, time: string, timeZone: string): number {
+  const minutes = minutesOfDay(time)!;
+  const wall = wallTimeAt(now, timeZone);
+  for (let offset = 0; offset <= 2; offset++) {
+    const day = new Date(Date.UTC(wall.year, wall.month - 1, wall.day + offset));
+    const at = instantOfWallTime(
+      { year: day.getUTCFullYear(), month: day.getUTCMonth() + 1, day: day.getUTCDate(), hour: Math.floor(minutes / 60), minute: minutes % 60, second: 0 },
+      timeZone,
+    );
+    if (at > now) return at;
+  }
+  return now + 24 * 3_600_000;
+}
+
+interface HttpSettings {
+  url: string;
+  method: string;
+  headers?: Record<string, string>;
+  body?: string;
+  secret?: string;
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+type AttemptRecord = { attempt: number; at: string; status: number | null; error: string | null; durationMs: number };
+
+async function httpRequest(context: ActionContext, settings: HttpSettings): Promise<ActionOutcome> {
+  const { run, step } = context;
+  const attempt = step.attempts;
+  const previous = (step.output?.attempts as AttemptRecord[] | undefined) ?? [];
+  const body = settings.method === "GET"
+    ? undefined
+    : settings.body !== undefined
+      ? renderTemplate(settings.body, lookupIn(context), { encode: jsonStringEncode })
+      : JSON.stringify({ automationId: run.automationId, runId: run.id, stepId: step.nodeId, leadId: run.leadId, trigger: { type: run.trigger.type, eventId: run.trigger.eventId } });
+  const input = { url: settings.url, method: settings.method, ...(body !== undefined ? { body } : {}) };
+  const refusal = await targetRefusal(settings.url);
+  if (refusal) return { kind: "failed", error: refusal, input };
+  const timestamp = Math.floor(context.now / 1000);
+  const headers: Record<string, string> = {
+    "user-agent": "lead-messaging-automations/1",
+    "idempotency-key": `${run.id}:${step.seq}`,
+    ...(body !== undefined ? { "content-type": "application/json" } : {}),
+    ...settings.headers,
+    ...(settings.secret
+      ? { [webhookTimestampHeader]: String(timestamp), [webhookSignatureHeader]: webhookSignature(settings.secret, timestamp, body ?? "") }
+      : {}),
+  };
+  const started = Date.now();
+  let status: number | null = null;
+  let error: string | null = null;
+  let responseBody = "";
+  try {
+    const response = await fetch(settings.url, { method: settings.method, headers, body, redirect: "manual", signal: AbortSignal.timeout(settings.timeoutMs) });
+    status = response.status;
+    responseBody = (await response.text()).slice(0, 1000);
+    if (status >= 300) error = `The receiver answered ${status}.`;
+  } catch (cause) {
+    error = cause instanceof Error && cause.name === "TimeoutError" ? `No answer within ${settings.timeoutMs} ms.` : `Request failed: ${String(cause instanceof Error ? cause.message : cause)}`;
+  }
+  const attempts = [...previous, { attempt: attempt + 1, at: new Date(started).toISOString(), status, error, durationMs: Date.now() - started }];
+  const output = { status, attempts, ...(responseBody ? { responseBody } : {}) };
+  if (!error) return { kind: "succeeded", output, input };
+  const retriable = status === null || status >= 500 || status === 429 || status === 408;
+  if (retriable && attempt < settings.maxRetries) {
+    const base = runsConfig.retryBaseMs * 2 ** attempt;
+    return { kind: "retry", delayMs: Math.min(300_000, base + Math.random() * base * 0.2), error, output, input };
+  }
+  return { kind: "failed", error: attempt > 0 ? `${error} Gave up after ${attempt + 1} attempts.` : error, output, input };
+}
+
+/** Why a URL may not be called from this stage (private, loopback or link-local target), or undefined. */
+async function targetRefusal(url: string): Promise<string | undefined> {
+  if (runsConfig.allowPrivateHttpTargets) return undefined;
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+  const addresses = isIP(host) ? [host] : await lookup(host, { all: true }).then((entries) => entries.map((entry) => entry.address)).catch(() => []);
+  if (addresses.length === 0) return `The host ${host} could not be resolved.`;
+  const blocked = addresses.find(isPrivateAddress);
+  return blocked ? `The host ${host} resolves to a private or loopback address (${blocked}); automations may only call public receivers.` : undefined;
+}
+
+export function isPrivateAddress(address: string): boolean {
+  const v4 = address.startsWith("::ffff:") ? address.slice(7) : address;
+  if (isIP(v4) === 4) {
+    const [a = 0, b = 0] = v4.split(".").map(Number);
+    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+  }
+  const lower = address.toLowerCase();
+  return lower === "::1" || lower === "::" || lower.startsWith("fc") || lower.startsWith("fd") || lower.startsWith("fe80");
+}
+
+const objectFields = new Set(["contact.streetAddress", "metadata.sourceMetadata"]);
+const valueObjects = new Set(["customer.gender", "customer.maritalStatus", "customer.employmentType"]);
+
+/** Writes fixed values into the lead: plain fields one by one, nested objects merged and written whole. */
+async function updateLead(context: ActionContext, fields: Record<string, string | number | boolean | null>): Promise<ActionOutcome> {
+  const { lead, run } = context;
+  if (!lead) return { kind: "failed", error: "The run has no lead to update." };
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ":modifiedAt": nowIso() };
+  const assignments = new Map<string, unknown>();
+  for (const [path, value] of Object.entries(fields)) {
+    const [root = "", field = "", ...rest] = path.split(".");
+    const top = `${root}.${field}`;
+    if (objectFields.has(top) && rest.length > 0) {
+      const current = (assignments.get(top) ?? (lead as unknown as Record<string, Record<string, unknown>>)[root]?.[field] ?? {}) as Record<string, unknown>;
+      assignments.set(top, { ...current, [rest.join(".")]: value });
+    } else if (valueObjects.has(top)) {
+      assignments.set(top, value === null ? null : { value: String(value) });
+    } else assignments.set(top, value);
+  }
+  const sets = [...assignments].map(([path, value], index) => {
+    const [root = "", field = ""] = path.split(".");
+    names[`#r${index}`] = root;
+    names[`#f${index}`] = field;
+    values[`:v${index}`] = value;
+    return `#r${index}.#f${index} = :v${index}`;
+  });
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.lead(run.organizationId, lead.id),
+      UpdateExpression: `SET ${sets.join(", ")}, modifiedAt = :modifiedAt`,
+      ConditionExpression: "attribute_exists(pk)",
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    }),
+  );
+  return { kind: "succeeded", output: { updated: Object.fromEntries(assignments) }, input: { fields } };
+}
+
+async function addToSuppression(context: ActionContext, reason: string | undefined): Promise<ActionOutcome> {
+  const phone = context.lead?.contact.phone?.number;
+  if (!phone) return { kind: "failed", error: "The lead has no phone number to suppress." };
+  const { created } = await Suppressions.add(context.run.organizationId, {
+    phoneNumber: phone,
+    reason: "Manual",
+    note: reason ?? `Added by automation ${context.run.automationName}`,
+    ...(context.run.leadId ? { leadId: context.run.leadId } : {}),
+  });
+  return { kind: "succeeded", output: { phoneNumber: phone, created } };
+}
+
+async function placeCall(context: ActionContext, settings: { fromPhoneNumberId?: string; connectTo?: string; timeoutSeconds: number }): Promise<ActionOutcome> {
+  const { run } = context;
+  if (!run.leadId) return { kind: "failed", error: "The run has no lead to call." };
+  const actor = { ...systemActor(run.organizationId), displayName: `Automation ${run.automationName}` };
+  const call = await Calls.place(actor, {
+    leadId: run.leadId,
+    ...(settings.fromPhoneNumberId ? { fromPhoneNumberId: settings.fromPhoneNumberId } : {}),
+    record: false,
+    metadata: { automationId: run.automationId, runId: run.id, ...(settings.connectTo ? { connectTo: settings.connectTo } : {}) },
+  });
+  return { kind: "succeeded", output: { callId: call.id, status: (call as { status?: string }).status ?? null } };
+}

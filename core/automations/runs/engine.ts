@@ -1,0 +1,369 @@
+/**
+ * The run engine (docs/automations.md "Execution"). A run is one stored item; each step is one queue message
+ * (`automation.step`). Processing a step: read the run, take the step's lease with a conditional write, run the
+ * action, then record the outcome and route to the next action in one more conditional write, and only then send the
+ * next message. Waits and retries are delayed messages (SQS, up to 15 minutes) backed by the due index, which the
+ * sweep reads for longer waits and for steps whose message was lost.
+ */
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { encodeTime, ulid } from "ulid";
+import "#core/automations/runs/queue";
+import type { Automation } from "#core/automations/index";
+import type { Trigger } from "#core/automations/definition";
+import { executeAction, type ActionOutcome } from "#core/automations/runs/actions";
+import type { EvaluationContext } from "#core/automations/runs/evaluate";
+import type { RunStep, StoredRun } from "#core/automations/runs/model";
+import { routeFrom, type Definition, type Route } from "#core/automations/runs/route";
+import { isFinal, noteLastRun, RunStore, StaleRunError, storedAutomation, Versions } from "#core/automations/runs/store";
+import { db, tableName } from "#core/db/client";
+import { keys } from "#core/db/keys";
+import { eventItem } from "#core/events/index";
+import { Leads, type Lead } from "#core/leads/index";
+import { Conversations } from "#core/messaging/conversations";
+import { Organizations } from "#core/organizations/index";
+import { maxDelaySeconds, publish } from "#core/queue/events";
+import { newId, nowIso } from "#core/shared/ids";
+
+/** How long one consumer may hold a step (below the queue's 120 s visibility timeout). */
+const LEASE_MS = 90_000;
+/** Runs longer than this many steps end Failed (a guard against endless Wait loops). */
+export const MAX_STEPS = 500;
+
+export interface TriggerEvent {
+  /** Unique per occurrence; with the automation id it makes the run idempotent. */
+  id: string;
+  type: string;
+  leadId: string | null;
+  data: Record<string, unknown>;
+}
+
+interface Environment {
+  lead: Lead | undefined;
+  organization: { name: string; timeZone: string };
+}
+
+async function environmentOf(organizationId: string, leadId: string | null): Promise<Environment> {
+  const [lead, organization] = await Promise.all([leadId ? Leads.find(organizationId, leadId) : undefined, Organizations.fromId(organizationId)]);
+  return { lead, organization: { name: organization?.name ?? "", timeZone: organization?.timeZone ?? "America/New_York" } };
+}
+
+function evaluationContext(run: StoredRun, environment: Environment, now: number): EvaluationContext {
+  return {
+    lead: environment.lead,
+    now,
+    timeZone: environment.organization.timeZone,
+    runStartedAt: run.createdAt,
+    hasReplied: (since) => hasReplied(run.organizationId, environment.lead, since),
+  };
+}
+
+/** Whether the lead's conversation has an inbound message at or after `since` (messages are ULID-ordered). */
+async function hasReplied(organizationId: string, lead: Lead | undefined, since: string): Promise<boolean> {
+  const phone = lead?.contact.phone?.number;
+  const conversation = phone ? await Conversations.byPhone(organizationId, phone) : undefined;
+  if (!conversation) return false;
+  const { gsi1pk, gsi1sk } = keys.messagesByConversation(organizationId, conversation.id);
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: "gsi1",
+        KeyConditionExpression: "gsi1pk = :pk AND gsi1sk >= :from",
+        FilterExpression: "direction = :inbound",
+        ExpressionAttributeValues: { ":pk": gsi1pk, ":from": `${gsi1sk}${encodeTime(Date.parse(since), 10)}`, ":inbound": "Inbound" },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    if (page.Items?.length) return true;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return false;
+}
+
+function newStep(seq: number, nodeId: string, kind: RunStep["kind"], type: string): RunStep {
+  return { seq, nodeId, kind, type, status: "Pending", attempts: 0, input: null, output: null, error: null, startedAt: null, finishedAt: null, durationMs: null };
+}
+
+/** Appends the route's steps (groups evaluated, disabled actions passed) and points the cursor at the next action. */
+function applyRoute(run: StoredRun, route: Route, at: string): StoredRun {
+  const steps = [...run.steps];
+  const path = [...run.path];
+  for (const visited of route.visited) {
+    const step = newStep(steps.length, visited.nodeId, visited.kind === "ConditionGroup" ? "ConditionGroup" : "Action", visited.kind === "ConditionGroup" ? "ConditionGroup" : visited.type);
+    const chosen = visited.kind === "SkippedAction" || visited.chosen;
+    steps.push({
+      ...step,
+      status: chosen && visited.kind === "ConditionGroup" ? "Succeeded" : "Skipped",
+      output: visited.kind === "ConditionGroup" ? { ...visited.result } : { reason: "The action is disabled." },
+      startedAt: at,
+      finishedAt: at,
+      durationMs: 0,
+    });
+    if (chosen) path.push(visited.nodeId);
+  }
+  if (!route.next) {
+    const anyActionRan = run.steps.some((step) => step.kind === "Action" && step.status === "Succeeded");
+    return finish({ ...run, steps, path }, anyActionRan ? "Succeeded" : "Skipped", null, at);
+  }
+  if (steps.length >= MAX_STEPS) return finish({ ...run, steps, path }, "Failed", `The run reached ${MAX_STEPS} steps.`, at);
+  steps.push(newStep(steps.length, route.next.id, "Action", route.next.type));
+  return {
+    ...run,
+    steps,
+    path,
+    status: run.status === "Pending" ? "Pending" : "Running",
+    currentNodeId: route.next.id,
+    cursorSeq: steps.length - 1,
+    cursorAttempt: 0,
+    effectId: null,
+    leaseToken: null,
+    leaseUntil: null,
+    waitingUntil: null,
+    dueAt: null,
+    modifiedAt: at,
+  };
+}
+
+function finish(run: StoredRun, status: StoredRun["status"], error: string | null, at: string): StoredRun {
+  return { ...run, status, error, finishedAt: at, modifiedAt: at, currentNodeId: null, waitingUntil: null, cursorSeq: -1, effectId: null, leaseToken: null, leaseUntil: null };
+}
+
+/** The event record of a failed run (spec 2.5), with an id fixed by the run so a repeated write is refused. */
+function failureEvent(run: StoredRun): Record<string, unknown> {
+  const at = run.finishedAt ?? run.modifiedAt;
+  const seed = Buffer.from(run.id);
+  let index = 0;
+  const id = ulid(Date.parse(at), () => (seed[index++ % seed.length]! % 32) / 32);
+  const failed = run.steps.findLast((step) => step.status === "Failed" || step.status === "Blocked");
+  const { item } = eventItem(run.organizationId, {
+    id,
+    createdAt: at,
+    eventType: "AutomationRunFailed",
+    eventCategory: "Automation",
+    timelineCategory: "Automation",
+    description: `Automation "${run.automationName}" failed${failed ? ` at ${failed.nodeId} (${failed.type})` : ""}: ${run.error ?? "unknown error"}`,
+    summary: run.error ?? undefined,
+    ...(run.leadId ? { leadId: run.leadId } : {}),
+    relatedEntityType: "AutomationRun",
+    relatedEntityId: run.id,
+    status: "Failed",
+    statusReason: run.error ?? undefined,
+    ...(typeof failed?.output?.billingStatus === "string" ? { billingStatus: failed.output.billingStatus } : {}),
+    ...(typeof failed?.output?.complianceAction === "string" ? { complianceAction: failed.output.complianceAction } : {}),
+    ...(typeof failed?.output?.errorCode === "string" ? { errorCode: failed.output.errorCode } : {}),
+    campaignId: `automation:${run.automationId}`,
+    createdBy: `automation:${run.automationId}`,
+    actorDisplayName: `Automation ${run.automationName}`,
+  });
+  return item;
+}
+
+/** Stores a run's new state; a run that just ended records its failure event in the same write and notes its status. */
+async function save(run: StoredRun, previous: StoredRun | undefined): Promise<StoredRun> {
+  const ended = isFinal(run) && (!previous || !isFinal(previous));
+  const saved = await RunStore.write(run, ended && run.status === "Failed" ? [failureEvent(run)] : []);
+  if (ended) await noteLastRun(run.organizationId, run.automationId, run.createdAt, run.status);
+  return saved;
+}
+
+async function sendStep(run: StoredRun, delayMs = 0): Promise<void> {
+  if (isFinal(run) || run.cursorSeq < 0) return;
+  const delaySeconds = Math.max(0, delayMs) / 1000;
+  if (delaySeconds > maxDelaySeconds) return; // the sweep sends it when it comes due
+  await publish(
+    "automationRuns",
+    "automation.step",
+    run.organizationId,
+    { automationId: run.automationId, runId: run.id, seq: run.cursorSeq, attempt: run.cursorAttempt },
+    { delaySeconds },
+  );
+}
+
+export const Engine = {
+  /**
+   * Starts one run of `automation` from `trigger` for an event. The run is claimed on (automation, event id), so
+   * a redelivered event answers the existing run. The trigger step and the routing to the first action happen here;
+   * the first action is the first queued step.
+   */
+  async start(automation: Automation, trigger: Trigger, event: TriggerEvent, options: { random?: () => number } = {}): Promise<{ run: StoredRun; created: boolean }> {
+    await Versions.ensure(automation);
+    const now = Date.now();
+    const at = new Date(now).toISOString();
+    const environment = await environmentOf(automation.organizationId, event.leadId);
+    const blank: StoredRun = {
+      id: newId(),
+      automationId: automation.id,
+      automationName: automation.name,
+      automationVersion: automation.version,
+      organizationId: automation.organizationId,
+      status: "Pending",
+      trigger: { nodeId: trigger.id, type: trigger.type, eventId: event.id, eventType: event.type, data: event.data },
+      leadId: environment.lead ? environment.lead.id : event.leadId,
+      path: [trigger.id],
+      currentNodeId: null,
+      waitingUntil: null,
+      steps: [{ ...newStep(0, trigger.id, "Trigger", trigger.type), status: "Succeeded", attempts: 1, output: { eventId: event.id, eventType: event.type, ...event.data }, startedAt: at, finishedAt: at, durationMs: 0 }],
+      error: null,
+      retryCount: 0,
+      createdAt: at,
+      finishedAt: null,
+      modifiedAt: at,
+      cursorSeq: -1,
+      cursorAttempt: 0,
+      effectId: null,
+      leaseToken: null,
+      leaseUntil: null,
+      rev: 0,
+    };
+    const definition = automation as unknown as Definition;
+    const route = await routeFrom(definition, trigger.id, evaluationContext(blank, environment, now), options.random);
+    const run = applyRoute(blank, route, at);
+    const result = await RunStore.create(run);
+    if (result.created) await noteLastRun(run.organizationId, run.automationId, run.createdAt, run.status);
+    if (result.run.status === "Pending") await sendStep(result.run);
+    return result;
+  },
+
+  /** Executes the step a queue message names, if it is still the run's current step and nobody holds it. */
+  async step(organizationId: string, data: { automationId: string; runId: string; seq: number; attempt: number }, options: { random?: () => number } = {}): Promise<void> {
+    const current = await RunStore.read(organizationId, data.automationId, data.runId);
+    if (!current || isFinal(current) || current.cursorSeq !== data.seq || current.cursorAttempt !== data.attempt) return;
+    const now = Date.now();
+    const at = new Date(now).toISOString();
+    if (current.leaseUntil && Date.parse(current.leaseUntil) > now) return;
+    const automation = await storedAutomation(organizationId, data.automationId);
+    if (!automation || (!automation.enabled && current.trigger.eventType !== "Manual")) {
+      await save(cancel(current, automation ? "The automation was disabled." : "The automation was deleted.", at), current).catch(ignoreStale);
+      return;
+    }
+    if (current.status === "Waiting" && current.waitingUntil && Date.parse(current.waitingUntil) > now + 1_000) {
+      await sendStep(current, Date.parse(current.waitingUntil) - now);
+      return;
+    }
+    const stepIndex = current.cursorSeq;
+    const pending = current.steps[stepIndex]!;
+    const claimed: StoredRun = {
+      ...current,
+      status: "Running",
+      leaseToken: newId(),
+      leaseUntil: new Date(now + LEASE_MS).toISOString(),
+      effectId: current.effectId ?? newId(),
+      dueAt: null,
+      modifiedAt: at,
+      steps: current.steps.map((step, index) => (index === stepIndex ? { ...step, status: "Running", startedAt: step.startedAt ?? at } : step)),
+    };
+    let run: StoredRun;
+    try {
+      run = await save(claimed, current);
+    } catch (error) {
+      return ignoreStale(error);
+    }
+    const definition = await Versions.read(organizationId, run.automationId, run.automationVersion);
+    const action = definition?.actions.find((candidate) => candidate.id === pending.nodeId);
+    const environment = await environmentOf(organizationId, run.leadId);
+    const step = run.steps[stepIndex]!;
+    const outcome: ActionOutcome = action
+      ? await executeAction({ run, step, action, lead: environment.lead, organization: environment.organization, now, effectId: run.effectId! })
+      : { kind: "failed", error: `Version ${run.automationVersion} of the automation has no action ${pending.nodeId}.` };
+    const next = await afterOutcome(run, stepIndex, outcome, definition, environment, options.random);
+    const saved = await save(next.run, run).catch((error: unknown) => (error instanceof StaleRunError ? undefined : Promise.reject(error)));
+    if (saved) await sendStep(saved, next.delayMs);
+  },
+
+  /** Ends a run Canceled (disable, delete); a run that moved on meanwhile is read again once. */
+  async cancel(organizationId: string, automationId: string, runId: string, reason: string): Promise<void> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const run = await RunStore.read(organizationId, automationId, runId);
+      if (!run || isFinal(run)) return;
+      try {
+        await save(cancel(run, reason, nowIso()), run);
+        return;
+      } catch (error) {
+        ignoreStale(error);
+      }
+    }
+  },
+
+  /** Retries a Failed run from its failed step: a new step for the same node (new side-effect key), same version. */
+  async retry(run: StoredRun): Promise<StoredRun> {
+    const failed = run.steps.findLast((step) => step.status === "Failed" || step.status === "Blocked");
+    const at = nowIso();
+    const steps = [...run.steps, newStep(run.steps.length, failed!.nodeId, failed!.kind, failed!.type)];
+    const retried: StoredRun = {
+      ...run,
+      steps,
+      status: "Running",
+      error: null,
+      finishedAt: null,
+      currentNodeId: failed!.nodeId,
+      cursorSeq: steps.length - 1,
+      cursorAttempt: 0,
+      effectId: null,
+      leaseToken: null,
+      leaseUntil: null,
+      retryCount: run.retryCount + 1,
+      modifiedAt: at,
+    };
+    const saved = await save(retried, run);
+    await sendStep(saved);
+    return saved;
+  },
+};
+
+function cancel(run: StoredRun, reason: string, at: string): StoredRun {
+  const steps = run.steps.map((step, index) =>
+    index === run.cursorSeq && !["Succeeded", "Failed", "Blocked", "Skipped"].includes(step.status) ? { ...step, status: "Canceled" as const, finishedAt: at, error: reason } : step,
+  );
+  return finish({ ...run, steps }, "Canceled", reason, at);
+}
+
+function ignoreStale(error: unknown): void {
+  if (!(error instanceof StaleRunError)) throw error;
+}
+
+/** The run after an action's outcome, and the delay of the next message. */
+async function afterOutcome(
+  run: StoredRun,
+  index: number,
+  outcome: ActionOutcome,
+  definition: Definition | undefined,
+  environment: Environment,
+  random?: () => number,
+): Promise<{ run: StoredRun; delayMs: number }> {
+  const now = Date.now();
+  const at = new Date(now).toISOString();
+  const step = run.steps[index]!;
+  const timing = { finishedAt: at, durationMs: Math.max(0, now - Date.parse(step.startedAt ?? at)) };
+  const update = (changes: Partial<RunStep>) => run.steps.map((entry, position) => (position === index ? { ...entry, ...changes } : entry));
+  const released = { leaseToken: null, leaseUntil: null, modifiedAt: at };
+  const input = "input" in outcome && outcome.input ? outcome.input : step.input;
+  switch (outcome.kind) {
+    case "succeeded":
+    case "stop": {
+      const steps = update({ status: "Succeeded", attempts: step.attempts + 1, input, output: outcome.output, error: null, ...timing });
+      const done: StoredRun = { ...run, ...released, steps, path: [...run.path, step.nodeId] };
+      if (outcome.kind === "stop" || !definition) return { run: finish(done, "Succeeded", null, at), delayMs: 0 };
+      const route = await routeFrom(definition, step.nodeId, evaluationContext(run, environment, now), random);
+      return { run: applyRoute(done, route, at), delayMs: 0 };
+    }
+    case "failed": {
+      const steps = update({ status: outcome.status ?? "Failed", attempts: step.attempts + 1, input, output: outcome.output ?? step.output, error: outcome.error, ...timing });
+      return { run: finish({ ...run, ...released, steps, path: [...run.path, step.nodeId] }, "Failed", outcome.error, at), delayMs: 0 };
+    }
+    case "retry": {
+      const steps = update({ attempts: step.attempts + 1, input, output: outcome.output, error: outcome.error });
+      const dueAt = new Date(now + outcome.delayMs + 60_000).toISOString();
+      return { run: { ...run, ...released, steps, cursorAttempt: run.cursorAttempt + 1, dueAt }, delayMs: outcome.delayMs };
+    }
+    case "observe": {
+      const steps = update({ input, output: outcome.output });
+      const dueAt = new Date(now + outcome.delayMs + 60_000).toISOString();
+      return { run: { ...run, ...released, steps, dueAt }, delayMs: outcome.delayMs };
+    }
+    case "wait": {
+      const steps = update({ status: "Waiting", input, output: outcome.output });
+      return { run: { ...run, ...released, steps, status: "Waiting", waitingUntil: outcome.until, dueAt: null }, delayMs: Date.parse(outcome.until) - now };
+    }
+  }
+}

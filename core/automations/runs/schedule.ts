@@ -1,0 +1,87 @@
+import { QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import "#core/automations/runs/queue";
+import { nextFireAt } from "#core/automations/runs/cron";
+import { dueShards, isFinal, RunStore, shardOf, STALL_MS } from "#core/automations/runs/store";
+import { db, tableName } from "#core/db/client";
+import { keys } from "#core/db/keys";
+import { maxDelaySeconds, publish } from "#core/queue/events";
+
+/** Work items ahead of this much are handed to SQS with a delay, so they start on time rather than at the next sweep. */
+const LOOKAHEAD_MS = (maxDelaySeconds - 60) * 1000;
+
+async function* dueItems(prefix: string, upper: string): AsyncGenerator<Record<string, unknown>> {
+  for (const shard of dueShards) {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await db().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: "gsi3",
+          KeyConditionExpression: "gsi3pk = :pk AND gsi3sk <= :upper",
+          ExpressionAttributeValues: { ":pk": `${prefix}#${shard}`, ":upper": upper },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      yield* page.Items ?? [];
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+  }
+}
+
+/** Moves a due entry from `seen` to `next` (the claim: overlapping sweeps act once). */
+async function claimDue(key: { pk: string; sk: string }, seen: string, nextSk: string, extra: Record<string, unknown> = {}): Promise<boolean> {
+  const names = Object.keys(extra);
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: `SET gsi3sk = :next${names.map((name) => `, ${name} = :${name}`).join("")}`,
+        ConditionExpression: "gsi3sk = :seen",
+        ExpressionAttributeValues: { ":next": nextSk, ":seen": seen, ...Object.fromEntries(names.map((name) => [`:${name}`, extra[name]])) },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+export interface SweepResult {
+  schedulesFired: number;
+  runsResumed: number;
+}
+
+/**
+ * The automations sweep (EventBridge, every minute): fires due Schedule triggers, and resends the step of runs whose
+ * wait ends within the lookahead or whose step stalled. `organizationId` restricts it to one organization (tests).
+ */
+export async function sweepAutomations(options: { now?: Date; organizationId?: string } = {}): Promise<SweepResult> {
+  const now = (options.now ?? new Date()).getTime();
+  const result: SweepResult = { schedulesFired: 0, runsResumed: 0 };
+  for await (const item of dueItems("DUESCHEDULES", `${new Date(now).toISOString()}#~`)) {
+    const [dueAt = "", organizationId = "", automationId = "", triggerId = ""] = String(item.gsi3sk).split("#");
+    if (options.organizationId && organizationId !== options.organizationId) continue;
+    await publish("automationRuns", "automation.scheduled", organizationId, { automationId, triggerId, firedAt: dueAt }, { id: `schedule:${automationId}:${triggerId}:${dueAt}` });
+    const next = new Date(nextFireAt(item.settings as { cron?: string; intervalMinutes?: number }, String(item.timeZone), Math.max(now, Date.parse(dueAt)))).toISOString();
+    const nextKeys = keys.dueSchedule(shardOf(automationId), next, organizationId, automationId, triggerId);
+    if (await claimDue({ pk: String(item.pk), sk: String(item.sk) }, String(item.gsi3sk), nextKeys.gsi3sk, { nextFireAt: next })) result.schedulesFired++;
+  }
+  for await (const item of dueItems("DUERUNS", `${new Date(now + LOOKAHEAD_MS).toISOString()}#~`)) {
+    const [dueAt = "", organizationId = "", automationId = "", runId = ""] = String(item.gsi3sk).split("#");
+    if (options.organizationId && organizationId !== options.organizationId) continue;
+    const waiting = item.status === "Waiting";
+    if (!waiting && Date.parse(dueAt) > now) continue;
+    const resendAt = waiting ? Math.max(now, Date.parse(dueAt)) : now;
+    const nextDue = new Date(resendAt + STALL_MS).toISOString();
+    const claimed = await claimDue({ pk: String(item.pk), sk: String(item.sk) }, String(item.gsi3sk), keys.dueRun(shardOf(runId), nextDue, organizationId, automationId, runId).gsi3sk, { dueAt: nextDue });
+    if (!claimed) continue;
+    const run = await RunStore.read(organizationId, automationId, runId);
+    if (!run || isFinal(run) || run.cursorSeq < 0) continue;
+    await publish("automationRuns", "automation.step", organizationId, { automationId, runId, seq: run.cursorSeq, attempt: run.cursorAttempt }, { delaySeconds: (resendAt - now) / 1000 });
+    result.runsResumed++;
+  }
+  return result;
+}

@@ -1,0 +1,238 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { createHash } from "node:crypto";
+import type { Automation } from "#core/automations/index";
+import { finalRunStatuses, type AutomationRun, type StoredRun } from "#core/automations/runs/model";
+import type { Definition } from "#core/automations/runs/route";
+import { db, tableName } from "#core/db/client";
+import { entities, keys } from "#core/db/keys";
+
+/** Shards of the due-run and due-schedule indexes (gsi3), so no partition is hot. */
+export const dueShards = [0, 1, 2, 3] as const;
+
+export function shardOf(id: string): number {
+  return createHash("sha256").update(id).digest()[0]! % dueShards.length;
+}
+
+/** A running step not finished in this long is resent by the sweep (a lost queue message, a crashed consumer). */
+export const STALL_MS = 2 * 60_000;
+
+const privateFields = ["cursorSeq", "cursorAttempt", "effectId", "leaseToken", "leaseUntil", "rev", "dueAt"] as const;
+
+export function isFinal(run: Pick<AutomationRun, "status">): boolean {
+  return finalRunStatuses.includes(run.status);
+}
+
+/** The response shape of a stored run (engine fields removed). */
+export function publicRun(run: StoredRun): AutomationRun {
+  return Object.fromEntries(Object.entries(run).filter(([key]) => !(privateFields as readonly string[]).includes(key))) as AutomationRun;
+}
+
+/** When the sweep should look at an unfinished run: the end of its wait, or a stall deadline. */
+function dueAtOf(run: StoredRun): string {
+  if (run.dueAt) return run.dueAt;
+  if (run.status === "Waiting" && run.waitingUntil) return run.waitingUntil;
+  return new Date(Date.parse(run.modifiedAt) + STALL_MS).toISOString();
+}
+
+/** The stored item of a run with its indexes: by organization (always), active and due (while unfinished). */
+export function runItem(run: StoredRun): Record<string, unknown> {
+  const active = !isFinal(run);
+  return {
+    ...keys.automationRun(run.organizationId, run.automationId, run.id),
+    ...keys.runsByOrganization(run.organizationId, run.createdAt, run.id),
+    ...(active ? keys.activeRunsByAutomation(run.organizationId, run.automationId, run.id) : {}),
+    ...(active ? keys.dueRun(shardOf(run.id), dueAtOf(run), run.organizationId, run.automationId, run.id) : {}),
+    entity: entities.automationRun,
+    ...run,
+  };
+}
+
+export function toStoredRun(item: Record<string, unknown>): StoredRun {
+  const { pk: _pk, sk: _sk, entity: _entity, gsi1pk: _a, gsi1sk: _b, gsi2pk: _c, gsi2sk: _d, gsi3pk: _e, gsi3sk: _f, ...run } = item;
+  return run as unknown as StoredRun;
+}
+
+/** Raised when a run changed under a writer (its `rev` moved on); the writer's work is stale. */
+export class StaleRunError extends Error {}
+
+export const RunStore = {
+  async read(organizationId: string, automationId: string, runId: string): Promise<StoredRun | undefined> {
+    const { Item } = await db().send(
+      new GetCommand({ TableName: tableName(), Key: keys.automationRun(organizationId, automationId, runId), ConsistentRead: true }),
+    );
+    return Item ? toStoredRun(Item) : undefined;
+  },
+
+  /**
+   * Replaces the run if nobody wrote it since `rev` was read; `extra` items (an event record) are written in the
+   * same transaction. Throws StaleRunError when the run moved on.
+   */
+  async write(run: StoredRun, extra: Record<string, unknown>[] = []): Promise<StoredRun> {
+    const next = { ...run, rev: run.rev + 1 };
+    const put = {
+      TableName: tableName(),
+      Item: runItem(next),
+      ConditionExpression: "rev = :rev",
+      ExpressionAttributeValues: { ":rev": run.rev },
+    };
+    try {
+      if (extra.length === 0) await db().send(new PutCommand(put));
+      else {
+        await db().send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: put },
+              ...extra.map((Item) => ({ Put: { TableName: tableName(), Item, ConditionExpression: "attribute_not_exists(pk)" } })),
+            ],
+          }),
+        );
+      }
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new StaleRunError(`Run ${run.id} changed meanwhile.`);
+      if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === "ConditionalCheckFailed") {
+        throw new StaleRunError(`Run ${run.id} changed meanwhile.`);
+      }
+      throw error;
+    }
+    return next;
+  },
+
+  /**
+   * Stores a new run together with its claim on (automation, trigger event). Answers the run that already holds
+   * the claim when the event was seen before (a redelivered trigger).
+   */
+  async create(run: StoredRun): Promise<{ run: StoredRun; created: boolean }> {
+    const claimKey = keys.automationRunClaim(run.organizationId, run.automationId, run.trigger.eventId);
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: tableName(),
+                Item: { ...claimKey, entity: entities.automationRunClaim, runId: run.id, createdAt: run.createdAt },
+                ConditionExpression: "attribute_not_exists(pk)",
+              },
+            },
+            { Put: { TableName: tableName(), Item: runItem(run), ConditionExpression: "attribute_not_exists(pk)" } },
+          ],
+        }),
+      );
+      return { run, created: true };
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException) || error.CancellationReasons?.[0]?.Code !== "ConditionalCheckFailed") throw error;
+      const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: claimKey, ConsistentRead: true }));
+      const existing = Item ? await RunStore.read(run.organizationId, run.automationId, String(Item.runId)) : undefined;
+      if (!existing) throw error;
+      return { run: existing, created: false };
+    }
+  },
+
+  /** Ids of the unfinished runs of one automation (gsi2). */
+  async activeRunIds(organizationId: string, automationId: string): Promise<string[]> {
+    const { gsi2pk } = keys.activeRunsByAutomation(organizationId, automationId);
+    const ids: string[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await db().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: "gsi2",
+          KeyConditionExpression: "gsi2pk = :pk",
+          ExpressionAttributeValues: { ":pk": gsi2pk },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      ids.push(...(page.Items ?? []).map((item) => String(item.id)));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return ids;
+  },
+
+  /** Runs of the organization created in [startAt, endAt) (gsi1). */
+  async inRange(organizationId: string, startAt: string, endAt: string): Promise<StoredRun[]> {
+    const { gsi1pk } = keys.runsByOrganization(organizationId);
+    const runs: StoredRun[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await db().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: "gsi1",
+          KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to",
+          ExpressionAttributeValues: { ":pk": gsi1pk, ":from": startAt, ":to": `${endAt}` },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      runs.push(...(page.Items ?? []).map(toStoredRun).filter((run) => run.createdAt < endAt));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return runs;
+  },
+};
+
+/** The definition a run executes: the automation at `version`, copied once (immutable) when a run first needs it. */
+export const Versions = {
+  async ensure(automation: Automation): Promise<void> {
+    try {
+      await db().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...keys.automationVersion(automation.organizationId, automation.id, automation.version),
+            entity: entities.automationVersion,
+            automationId: automation.id,
+            version: automation.version,
+            name: automation.name,
+            definition: definitionOf(automation),
+          },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  },
+
+  async read(organizationId: string, automationId: string, version: number): Promise<Definition | undefined> {
+    const { Item } = await db().send(
+      new GetCommand({ TableName: tableName(), Key: keys.automationVersion(organizationId, automationId, version) }),
+    );
+    return Item?.definition as Definition | undefined;
+  },
+};
+
+export function definitionOf(automation: Automation): Definition {
+  return {
+    triggers: automation.triggers,
+    conditionGroups: automation.conditionGroups,
+    actions: automation.actions,
+    connections: automation.connections,
+  } as Definition;
+}
+
+/** The stored automation with secrets (engine use only; responses go through Automations.fromId). */
+export async function storedAutomation(organizationId: string, automationId: string): Promise<Automation | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.automation(organizationId, automationId), ConsistentRead: true }));
+  if (!Item) return undefined;
+  const { pk: _pk, sk: _sk, entity: _entity, ...automation } = Item;
+  return automation as Automation;
+}
+
+/** Sets the automation's lastRunAt/lastRunStatus unless a newer run already did (runs finish out of order). */
+export async function noteLastRun(organizationId: string, automationId: string, runCreatedAt: string, status: string): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.automation(organizationId, automationId),
+        UpdateExpression: "SET lastRunAt = :at, lastRunStatus = :status",
+        ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(lastRunAt) OR lastRunAt = :null OR lastRunAt <= :at)",
+        ExpressionAttributeValues: { ":at": runCreatedAt, ":status": status, ":null": null },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Trigger fan-out: a trigger event becomes one run per enabled automation with a matching enabled trigger. Matching
+ * automations are found through the trigger index (`AUTOTRIGGER#<type>#…`, written in the same transaction as the
+ * automation), then checked against the stored automation itself.
+ */
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import "#core/automations/runs/queue";
+import type { Trigger, TriggerType } from "#core/automations/definition";
+import { Engine, type TriggerEvent } from "#core/automations/runs/engine";
+import { storedAutomation } from "#core/automations/runs/store";
+import { db, tableName } from "#core/db/client";
+import { keys } from "#core/db/keys";
+import { Contacts } from "#core/messaging/contacts";
+import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import { readMessage } from "#core/messaging/store";
+import type { Envelope, QueueMessages } from "#core/queue/events";
+import "#core/calls/queue";
+import "#core/messaging/queue";
+import "#core/leads/index";
+
+/** Automation ids with an enabled trigger of `type` (from the index). */
+async function candidates(organizationId: string, type: TriggerType): Promise<string[]> {
+  const { pk, skPrefix } = keys.automationTriggerPrefix(organizationId, type);
+  const ids = new Set<string>();
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+        ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
+        ProjectionExpression: "automationId",
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) ids.add(String(item.automationId));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return [...ids];
+}
+
+/** Starts a run in every enabled automation whose first enabled trigger of `type` accepts the event. */
+async function fanOut(organizationId: string, type: TriggerType, event: TriggerEvent, accepts: (trigger: Trigger) => boolean): Promise<number> {
+  const ids = await candidates(organizationId, type);
+  const started = await Promise.all(
+    ids.map(async (automationId) => {
+      const automation = await storedAutomation(organizationId, automationId);
+      if (!automation?.enabled) return 0;
+      const trigger = automation.triggers.find((candidate) => candidate.type === type && candidate.isEnabled && accepts(candidate));
+      if (!trigger) return 0;
+      const { created } = await Engine.start(automation, trigger, event);
+      return created ? 1 : 0;
+    }),
+  );
+  return started.reduce<number>((sum, count) => sum + count, 0);
+}
+
+const within = (ids: readonly string[] | undefined, id: string | null | undefined) => !ids || (id !== null && id !== undefined && ids.includes(id));
+
+async function phoneNumberIdOf(e164: string): Promise<string | undefined> {
+  return (await PhoneNumbers.route(e164))?.phoneNumberId;
+}
+
+/** Trigger messages of the automationRuns queue, by their producers' names. */
+export const triggerHandlers = {
+  "lead.created": async (message: Envelope<"lead.created">) => {
+    const { leadId, sourceId } = message.data;
+    await fanOut(message.organizationId, "LeadCreated", { id: message.id, type: message.type, leadId, data: { ...message.data } }, (trigger) =>
+      within((trigger.settings as { sourceIds?: string[] }).sourceIds, sourceId),
+    );
+  },
+  "message.received": async (message: Envelope<"message.received">) => {
+    const data = message.data;
+    const phoneNumberId = await phoneNumberIdOf(data.to);
+    const leadId = data.leadId ?? (await Contacts.leadIdByPhone(message.organizationId, data.from)) ?? null;
+    await fanOut(message.organizationId, "MessageReceived", { id: message.id, type: message.type, leadId, data: { ...data, phoneNumberId } }, (trigger) => {
+      const settings = trigger.settings as { phoneNumberIds?: string[]; keywords?: string[] };
+      const text = data.body.trim().toLowerCase();
+      return within(settings.phoneNumberIds, phoneNumberId) && (!settings.keywords || settings.keywords.some((keyword) => keyword.toLowerCase() === text));
+    });
+  },
+  "message.failed": async (message: Envelope<"message.failed">) => {
+    const data = message.data;
+    const status = data.status === "Undelivered" ? "Undeliverable" : data.status;
+    const stored = await readMessage(message.organizationId, data.messageId);
+    await fanOut(message.organizationId, "MessageFailed", { id: message.id, type: message.type, leadId: data.leadId, data: { ...data } }, (trigger) => {
+      const settings = trigger.settings as { statuses: string[]; phoneNumberIds?: string[] };
+      return settings.statuses.includes(status) && within(settings.phoneNumberIds, stored?.fromPhoneNumberId);
+    });
+  },
+  "call.missed": async (message: Envelope<"call.missed">) => {
+    const data = message.data;
+    const phoneNumberId = await phoneNumberIdOf(data.to);
+    const leadId = data.leadId ?? (await Contacts.leadIdByPhone(message.organizationId, data.from)) ?? null;
+    await fanOut(message.organizationId, "CallMissed", { id: message.id, type: message.type, leadId, data: { ...data, phoneNumberId } }, (trigger) =>
+      within((trigger.settings as { phoneNumberIds?: string[] }).phoneNumberIds, phoneNumberId),
+    );
+  },
+  "lead.optedOut": async (message: Envelope<"lead.optedOut">) => {
+    const data = message.data;
+    const leadId = data.leadId ?? (await Contacts.leadIdByPhone(message.organizationId, data.phoneNumber)) ?? null;
+    await fanOut(message.organizationId, "LeadOptedOut", { id: message.id, type: message.type, leadId, data: { ...data } }, () => true);
+  },
+  "automation.scheduled": async (message: Envelope<"automation.scheduled">) => {
+    const { automationId, triggerId, firedAt } = message.data;
+    const automation = await storedAutomation(message.organizationId, automationId);
+    const trigger = automation?.triggers.find((candidate) => candidate.id === triggerId && candidate.type === "Schedule" && candidate.isEnabled);
+    if (!automation?.enabled || !trigger) return;
+    await Engine.start(automation, trigger, { id: `schedule:${triggerId}:${firedAt}`, type: message.type, leadId: null, data: { firedAt } });
+  },
+} satisfies { [TType in keyof QueueMessages]?: (message: Envelope<TType>) => Promise<void> };
