@@ -29,6 +29,8 @@ export interface LocalStackOptions {
   /** Tests only: see HttpServerOptions.trustForwardedFor. */
   trustForwardedFor?: boolean;
   dynamodbPort?: number;
+  /** DynamoDB Local JVM tuning: quick start (default) or full JIT for benchmarks. */
+  optimizeFor?: "startup" | "throughput";
   sqsPort?: number;
   log?: (line: string) => void;
 }
@@ -64,7 +66,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   try {
     const [secrets, dynamodb, sqsEmulator] = await Promise.all([
       loadOrCreateSecrets(stateDir),
-      startDynamoDbLocal({ inMemory: options.inMemory, dbPath: join(stateDir, "dynamodb"), port: options.dynamodbPort }).then((started) => {
+      startDynamoDbLocal({
+        inMemory: options.inMemory,
+        dbPath: join(stateDir, "dynamodb"),
+        port: options.dynamodbPort,
+        optimizeFor: options.optimizeFor,
+      }).then((started) => {
         stoppers.push(started.stop);
         return started;
       }),
