@@ -4,7 +4,7 @@ import { actorId, type Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
-import { assertCanSend } from "#core/messaging/billing-seam";
+import { assertCanSend, settleMessage } from "#core/messaging/billing-seam";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
 import type { Message, SendMessageRequest } from "#core/messaging/model";
@@ -107,6 +107,7 @@ export const Messages = {
     if (!canceled) {
       throw new ConflictError(`The message is ${current.status === "Canceled" ? "already canceled" : `${current.status}`} and can no longer be canceled.`);
     }
+    await settleMessage(actor.organizationId, canceled);
     await recordMessageEvent(actor.organizationId, canceled, "MessageCanceled", actor);
     return canceled;
   },
