@@ -1,26 +1,211 @@
-import { describe, expect, it } from "vitest";
-import { chain, createAutomation, readyToText, smsStep, waitForRuns } from "#tests/helpers/automations";
-import { createLead, randomNumber, waitForMessage } from "#tests/helpers/messaging";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { webhookSignature } from "#core/automations/definition";
+import { AutomationRuns } from "#core/automations/runs/index";
+import { chain, createAutomation, listRuns, readyToText, smsStep, waitForRun, waitForRuns } from "#tests/helpers/automations";
+import { callFrom } from "#tests/helpers/calls";
+import { newSource } from "#tests/helpers/leads";
+import { createLead, randomNumber, send, textFrom, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
 
 const hello = { id: "hello", type: "SendSms", settings: { body: "Hi {{contact.firstName|there}}, this is {{organization.name}}. Product: {{metadata.product}}", fallback: "our plans" } };
 
-describe("automation runs: LeadCreated end to end", () => {
-  it("a posted lead starts a run that sends the templated SMS, which is delivered, and the run ends Succeeded", async () => {
+/** A local webhook receiver: answers with the queued statuses (then 200) and keeps every request. */
+interface Received {
+  headers: IncomingMessage["headers"];
+  body: string;
+}
+let server: Server;
+let receiverUrl: string;
+const received = new Map<string, Received[]>();
+const scripted = new Map<string, number[]>();
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const path = request.url ?? "/";
+      received.set(path, [...(received.get(path) ?? []), { headers: request.headers, body: Buffer.concat(chunks).toString("utf8") }]);
+      const status = scripted.get(path)?.shift() ?? 200;
+      response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ ok: status < 300 }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const hook = (path: string, extra: Record<string, unknown> = {}) => ({ id: "hook", type: "HttpRequest", settings: { url: `${receiverUrl}${path}`, ...extra } });
+
+describe("automation runs: every trigger type end to end", () => {
+  it("LeadCreated: a posted lead gets the templated SMS, it is delivered, and the run ends Succeeded", async () => {
     const org = await newOrganization("Acme Roofing");
     await readyToText(org);
     const automation = await createAutomation(org, chain({ type: "LeadCreated" }, [hello]));
     const lead = await createLead(org, randomNumber("212"));
     const [run] = await waitForRuns(org, automation.id);
-    expect(run).toMatchObject({ status: "Succeeded", automationVersion: 1, leadId: lead.id, path: ["t", "hello"], error: null });
-    expect(run.trigger).toMatchObject({ type: "LeadCreated", eventType: "lead.created" });
+    expect(run).toMatchObject({ status: "Succeeded", automationVersion: 1, leadId: lead.id, path: ["t", "hello"], error: null, finishedAt: expect.any(String) });
+    expect(run.trigger).toMatchObject({ nodeId: "t", type: "LeadCreated", eventType: "lead.created", eventId: `lead.created:${lead.id}` });
     const step = smsStep(run);
-    expect(step).toMatchObject({ status: "Succeeded", attempts: 1, error: null });
+    expect(step).toMatchObject({ status: "Succeeded", attempts: 1, error: null, durationMs: expect.any(Number) });
     expect(step.input.body).toBe("Hi Dana, this is Acme Roofing. Product: our plans");
-    for (const field of ["startedAt", "finishedAt"]) expect(step[field]).toMatch(/Z$/);
     const message = await waitForMessage(org, step.output.messageId, (m) => m.status === "Delivered");
-    expect(message).toMatchObject({ leadId: lead.id, body: "Hi Dana, this is Acme Roofing. Product: our plans", direction: "Outbound" });
+    expect(message).toMatchObject({ leadId: lead.id, body: step.input.body, direction: "Outbound" });
     const stored = await org.request("GET", `/automations/${automation.id}`);
     expect(stored.body).toMatchObject({ lastRunStatus: "Succeeded", lastRunAt: run.createdAt });
+  });
+
+  it("LeadCreated with sourceIds runs only for leads of those sources", async () => {
+    const org = await newOrganization();
+    await readyToText(org);
+    const [wanted, other] = [await newSource(org), await newSource(org)];
+    const automation = await createAutomation(org, chain({ type: "LeadCreated", settings: { sourceIds: [wanted.sourceId] } }, [hello]));
+    const body = (sourceId: string) => ({ sourceId, contact: { firstName: "Sam", phone: { number: randomNumber("212") } } });
+    expect((await org.request("POST", "/leads", { body: body(other.sourceId) })).status).toBeLessThan(300);
+    const posted = await org.request("POST", "/leads", { body: body(wanted.sourceId) });
+    const [run] = await waitForRuns(org, automation.id);
+    expect(run).toMatchObject({ status: "Succeeded", leadId: posted.body.id });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await listRuns(org, automation.id)).toHaveLength(1);
+  });
+
+  it("MessageReceived: a lead's reply with a keyword gets an answer that is delivered", async () => {
+    const org = await newOrganization();
+    const number = await readyToText(org);
+    const phone = randomNumber("212");
+    const lead = await createLead(org, phone);
+    const automation = await createAutomation(org, chain({ type: "MessageReceived", settings: { keywords: ["quote"] } }, [{ ...hello, settings: { body: "Here is your quote, {{contact.firstName}}." } }]));
+    await textFrom(phone, number.phoneNumber, "hello there");
+    await textFrom(phone, number.phoneNumber, " Quote ");
+    const [run] = await waitForRuns(org, automation.id);
+    expect(run).toMatchObject({ status: "Succeeded", leadId: lead.id, trigger: { type: "MessageReceived", eventType: "message.received" } });
+    expect(run.trigger.data).toMatchObject({ from: phone, to: number.phoneNumber, phoneNumberId: number.id });
+    const message = await waitForMessage(org, smsStep(run).output.messageId, (m) => m.status === "Delivered");
+    expect(message.body).toBe("Here is your quote, Dana.");
+    expect(await listRuns(org, automation.id)).toHaveLength(1);
+  });
+
+  it("MessageFailed: an undeliverable text marks the lead through UpdateLead", async () => {
+    const org = await newOrganization();
+    await readyToText(org);
+    const lead = await createLead(org, "+12125550102");
+    const automation = await createAutomation(
+      org,
+      chain({ type: "MessageFailed", settings: { statuses: ["Undeliverable"] } }, [{ id: "mark", type: "UpdateLead", settings: { fields: { "metadata.vertical": "bad-number", "customer.isHomeowner": false } } }]),
+    );
+    const sent = await send(org, { leadId: lead.id, body: "Hello" });
+    await waitForMessage(org, sent.body.id, (m) => m.status === "Undelivered");
+    const [run] = await waitForRuns(org, automation.id);
+    expect(run).toMatchObject({ status: "Succeeded", leadId: lead.id, trigger: { type: "MessageFailed" } });
+    const updated = await org.request("GET", `/leads/${lead.id}`);
+    expect(updated.body.metadata.vertical).toBe("bad-number");
+    expect(updated.body.customer.isHomeowner).toBe(false);
+  });
+
+  it("CallMissed: a missed call from a lead gets a text back that is delivered", async () => {
+    const org = await newOrganization();
+    const number = await readyToText(org);
+    const phone = randomNumber("212");
+    const lead = await createLead(org, phone);
+    const automation = await createAutomation(org, chain({ type: "CallMissed", settings: { phoneNumberIds: [number.id] } }, [{ ...hello, settings: { body: "Sorry we missed your call, {{contact.firstName}}!" } }]));
+    await callFrom(phone, number.phoneNumber, "no-answer");
+    const [run] = await waitForRuns(org, automation.id);
+    expect(run).toMatchObject({ status: "Succeeded", leadId: lead.id, trigger: { type: "CallMissed", eventType: "call.missed" } });
+    const message = await waitForMessage(org, smsStep(run).output.messageId, (m) => m.status === "Delivered");
+    expect(message.body).toBe("Sorry we missed your call, Dana!");
+  });
+
+  it("LeadOptedOut: STOP reaches a signed webhook with the lead's data", async () => {
+    const org = await newOrganization();
+    const number = await readyToText(org);
+    const phone = randomNumber("212");
+    const lead = await createLead(org, phone);
+    const path = `/opted-out/${org.organizationId}`;
+    const automation = await createAutomation(org, chain({ type: "LeadOptedOut" }, [hook(path, { body: '{"leadId":"{{lead.id}}","name":"{{contact.firstName}}"}', secret: "s".repeat(24) })]));
+    await textFrom(phone, number.phoneNumber, "STOP");
+    const [run] = await waitForRuns(org, automation.id);
+    expect(run).toMatchObject({ status: "Succeeded", leadId: lead.id, trigger: { type: "LeadOptedOut" } });
+    const [request] = received.get(path)!;
+    expect(JSON.parse(request!.body)).toEqual({ leadId: lead.id, name: "Dana" });
+  });
+
+  it("Schedule: the sweep fires an interval trigger in the organization's time zone, once per firing", async () => {
+    const org = await newOrganization();
+    const path = `/scheduled/${org.organizationId}`;
+    const automation = await createAutomation(org, chain({ type: "Schedule", settings: { intervalMinutes: 1 } }, [hook(path)]));
+    const later = new Date(Date.now() + 2 * 60_000);
+    await AutomationRuns.sweep({ now: later, organizationId: org.organizationId });
+    await AutomationRuns.sweep({ now: later, organizationId: org.organizationId });
+    const [run] = await waitForRuns(org, automation.id);
+    expect(run).toMatchObject({ status: "Succeeded", leadId: null, trigger: { type: "Schedule", eventType: "automation.scheduled" } });
+    expect(received.get(path)).toHaveLength(1);
+    expect(JSON.parse(received.get(path)![0]!.body)).toMatchObject({ automationId: automation.id, runId: run.id, leadId: null });
+    expect(await listRuns(org, automation.id)).toHaveLength(1);
+  });
+
+  it("Manual: POST /automations/{id}/runs answers 202 and the run texts the lead", async () => {
+    const org = await newOrganization();
+    await readyToText(org);
+    const lead = await createLead(org, randomNumber("212"));
+    const automation = await createAutomation(org, { ...chain({ type: "Manual" }, [hello]), enabled: false });
+    const started = await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId: lead.id } });
+    expect(started.status).toBe(202);
+    expect(started.body).toMatchObject({ automationId: automation.id, leadId: lead.id, status: "Pending", trigger: { type: "Manual", eventType: "Manual" } });
+    const run = await waitForRun(org, automation.id, started.body.id);
+    expect(run.status).toBe("Succeeded");
+    await waitForMessage(org, smsStep(run).output.messageId, (m) => m.status === "Delivered");
+  });
+});
+
+describe("automation runs: signed webhooks", () => {
+  it("signs each call over timestamp and body, retries on 500 with backoff and records every response status", async () => {
+    const org = await newOrganization();
+    const lead = await createLead(org, randomNumber("212"));
+    const path = `/flaky/${org.organizationId}`;
+    scripted.set(path, [500, 503]);
+    const secret = "a-long-webhook-secret";
+    const automation = await createAutomation(org, chain({ type: "Manual" }, [hook(path, { secret, body: '{"email":"{{contact.email|none}}"}', maxRetries: 3 })]));
+    const started = await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId: lead.id } });
+    const run = await waitForRun(org, automation.id, started.body.id);
+    expect(run.status).toBe("Succeeded");
+    const step = run.steps.find((entry: any) => entry.nodeId === "hook");
+    expect(step.attempts).toBe(3);
+    expect(step.output.status).toBe(200);
+    expect(step.output.attempts.map((attempt: any) => attempt.status)).toEqual([500, 503, 200]);
+    const gaps = step.output.attempts.slice(1).map((attempt: any, index: number) => Date.parse(attempt.at) - Date.parse(step.output.attempts[index].at));
+    expect(gaps[1]).toBeGreaterThan(gaps[0]);
+    const requests = received.get(path)!;
+    expect(requests).toHaveLength(3);
+    for (const request of requests) {
+      expect(request.body).toBe('{"email":"none"}');
+      const timestamp = Number(request.headers["x-signature-timestamp"]);
+      expect(Math.abs(Date.now() / 1000 - timestamp)).toBeLessThan(60);
+      expect(request.headers["x-signature"]).toBe(webhookSignature(secret, timestamp, request.body));
+      expect(request.headers["idempotency-key"]).toBe(`${run.id}:${step.seq}`);
+    }
+    const stored = await org.request("GET", `/automations/${automation.id}`);
+    expect(JSON.stringify(stored.body)).not.toContain(secret);
+  });
+
+  it("fails the run after the last retry, with an automation event and the health figures", async () => {
+    const org = await newOrganization();
+    const lead = await createLead(org, randomNumber("212"));
+    const path = `/down/${org.organizationId}`;
+    scripted.set(path, [500, 500]);
+    const automation = await createAutomation(org, chain({ type: "Manual" }, [hook(path, { maxRetries: 1 })]));
+    const started = await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId: lead.id } });
+    const run = await waitForRun(org, automation.id, started.body.id);
+    expect(run).toMatchObject({ status: "Failed", error: expect.stringContaining("500") });
+    expect(run.steps.at(-1)).toMatchObject({ nodeId: "hook", status: "Failed", attempts: 2 });
+    const events = await org.request("POST", "/events/all/my", { body: { pageSize: 50 } });
+    const failure = events.body.items.find((event: any) => event.eventType === "AutomationRunFailed");
+    expect(failure).toMatchObject({ eventCategory: "Automation", relatedEntityType: "AutomationRun", relatedEntityId: run.id, leadId: lead.id, status: "Failed" });
+    const health = await AutomationRuns.health(org.organizationId, { startAt: new Date(Date.now() - 3_600_000).toISOString(), endAt: new Date(Date.now() + 60_000).toISOString() });
+    expect(health).toMatchObject({ automationCount: 1, executions: 1, successCount: 0, failureCount: 1 });
+    expect(health.lastFailure).toMatchObject({ automationId: automation.id, name: automation.name, error: run.error });
+    expect(health.failingAutomations).toHaveLength(1);
+    expect((await org.request("GET", `/automations/${automation.id}`)).body.lastRunStatus).toBe("Failed");
   });
 });

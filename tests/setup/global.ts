@@ -28,6 +28,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.env.MESSAGE_RETRY_BASE_MS ??= "200";
   process.env.MESSAGE_RETRY_MAX_DELAY_MS ??= "1000";
   process.env.MESSAGE_MAX_RETRIES ??= "2";
+  // Automations: webhook retries after 200 ms, 400 ms, … instead of 5 s.
+  process.env.AUTOMATION_RETRY_BASE_MS ??= "200";
   const stack = await startLocalStack({
     inMemory: true,
     port: 0,
