@@ -103,6 +103,14 @@ export async function listPage<TItem>(
   };
 }
 
+/** The query of an entity's items under one partition by sort-key prefix (the usual `candidates`). */
+export function prefixQuery(prefix: { pk: string; skPrefix: string }) {
+  return {
+    KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+    ExpressionAttributeValues: { ":pk": prefix.pk, ":prefix": prefix.skPrefix },
+  };
+}
+
 function normalize<TItem>(resource: ListResource<TItem>, query: PagingQuery): NormalizedQuery {
   const errors: FieldError[] = [];
   const check = (pointer: string, field: string, ability: "filter" | "sort" | "range" | "search") => {

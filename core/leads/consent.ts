@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { db, tableName } from "#core/db/client";
+import { conditionally } from "#core/db/conditional";
 import { keys } from "#core/db/keys";
 
 /** A change of a lead's SMS consent, from an inbound keyword (spec 2.4 consent fields). */
@@ -29,8 +29,8 @@ export async function recordLeadConsent(organizationId: string, leadId: string, 
     values[`:${field}`] = value;
     return `#metadata.#${field} = :${field}`;
   });
-  try {
-    await db().send(
+  await conditionally(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.lead(organizationId, leadId),
@@ -39,8 +39,6 @@ export async function recordLeadConsent(organizationId: string, leadId: string, 
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+    ),
+  );
 }

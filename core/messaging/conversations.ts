@@ -1,10 +1,11 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { conditionally } from "#core/db/conditional";
+import { listPage, prefixQuery, type ListResource } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { MessagingEvents } from "#core/messaging/timeline";
@@ -49,10 +50,7 @@ const listResource: ListResource<Conversation> = {
   defaultOrder: [{ field: "lastMessageAt", direction: "desc" }],
   idOf: (c) => c.id,
   fromItem: toConversation,
-  candidates: (organizationId) => {
-    const { pk, skPrefix } = keys.conversationPrefix(organizationId);
-    return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
-  },
+  candidates: (organizationId) => prefixQuery(keys.conversationPrefix(organizationId)),
 };
 
 /** Conversations: one per contact phone number within the organization. */
@@ -202,22 +200,22 @@ export const Conversations = {
 };
 
 async function setLead(organizationId: string, conversationId: string, leadId: string): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.conversation(organizationId, conversationId),
-      UpdateExpression: "SET leadId = :lead",
-      ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(leadId) OR leadId = :null)",
-      ExpressionAttributeValues: { ":lead": leadId, ":null": null },
-    }),
-  ).catch((error: unknown) => {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  });
+  await conditionally(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.conversation(organizationId, conversationId),
+        UpdateExpression: "SET leadId = :lead",
+        ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(leadId) OR leadId = :null)",
+        ExpressionAttributeValues: { ":lead": leadId, ":null": null },
+      }),
+    ),
+  );
 }
 
 async function update(organizationId: string, conversationId: string, expression: string, values: Record<string, unknown>): Promise<Conversation> {
-  try {
-    const { Attributes } = await db().send(
+  const result = await conditionally(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.conversation(organizationId, conversationId),
@@ -226,12 +224,10 @@ async function update(organizationId: string, conversationId: string, expression
         ExpressionAttributeValues: values,
         ReturnValues: "ALL_NEW",
       }),
-    );
-    return toConversation(Attributes!);
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) throw new NotFoundError("Conversation", conversationId);
-    throw error;
-  }
+    ),
+  );
+  if (!result) throw new NotFoundError("Conversation", conversationId);
+  return toConversation(result.Attributes!);
 }
 
 function toConversation(item: Record<string, unknown>): Conversation {

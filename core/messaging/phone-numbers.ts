@@ -1,10 +1,12 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { conditionally } from "#core/db/conditional";
+import { listPage, prefixQuery, type ListResource } from "#core/db/list";
+import { queryAll } from "#core/db/query";
 import { ConflictError, NotFoundError } from "#core/errors";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { newId, nowIso } from "#core/shared/ids";
@@ -60,10 +62,7 @@ const listResource: ListResource<PhoneNumber> = {
   defaultOrder: [{ field: "createdAt", direction: "desc" }],
   idOf: (n) => n.id,
   fromItem: toPhoneNumber,
-  candidates: (organizationId) => {
-    const { pk, skPrefix } = keys.phoneNumberPrefix(organizationId);
-    return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
-  },
+  candidates: (organizationId) => prefixQuery(keys.phoneNumberPrefix(organizationId)),
 };
 
 /** The organization and number a provider webhook's number routes to. */
@@ -149,22 +148,7 @@ export const PhoneNumbers = {
 
   /** Every active number of the organization (sender selection; organizations own few numbers). */
   async all(organizationId: string): Promise<PhoneNumber[]> {
-    const { pk, skPrefix } = keys.phoneNumberPrefix(organizationId);
-    const items: PhoneNumber[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await db().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-          ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      items.push(...(page.Items ?? []).map(toPhoneNumber));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+    return (await queryAll(prefixQuery(keys.phoneNumberPrefix(organizationId)))).map(toPhoneNumber);
   },
 
   /**
@@ -221,8 +205,8 @@ export const PhoneNumbers = {
 
   /** Records that a number just sent (least-recently-used selection); best effort. */
   async touch(organizationId: string, phoneNumberId: string, at: string): Promise<void> {
-    await db()
-      .send(
+    await conditionally(
+      db().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.phoneNumber(organizationId, phoneNumberId),
@@ -230,10 +214,8 @@ export const PhoneNumbers = {
           ConditionExpression: "attribute_exists(pk)",
           ExpressionAttributeValues: { ":at": at },
         }),
-      )
-      .catch((error: unknown) => {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      });
+      ),
+    );
   },
 };
 

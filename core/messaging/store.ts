@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { db, tableName } from "#core/db/client";
+import { conditionally } from "#core/db/conditional";
 import { keys } from "#core/db/keys";
 import type { MessageStatus } from "#core/messaging/status";
 import type { Message } from "#core/messaging/model";
@@ -79,8 +79,8 @@ export async function changeMessage(organizationId: string, messageId: string, c
     return `:from${index}`;
   });
   const condition = `attribute_exists(pk) AND #status IN (${fromValues.join(", ")})${change.condition ? ` AND ${change.condition}` : ""}`;
-  try {
-    const { Attributes } = await db().send(
+  const result = await conditionally(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.message(organizationId, messageId),
@@ -90,12 +90,9 @@ export async function changeMessage(organizationId: string, messageId: string, c
         ExpressionAttributeValues: values,
         ReturnValues: "ALL_NEW",
       }),
-    );
-    return toMessage(Attributes!);
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+    ),
+  );
+  return result ? toMessage(result.Attributes!) : undefined;
 }
 
 const internal = new Set(["pk", "sk", "entity", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk", "dueKind", "organizationId"]);

@@ -1,10 +1,10 @@
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
 import { actorId, type Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { conditionally } from "#core/db/conditional";
+import { listPage, prefixQuery, type ListResource } from "#core/db/list";
 import { NotFoundError, ValidationError } from "#core/errors";
 import { PhoneNumberInput } from "#core/messaging/phone-numbers";
 import { MessagingEvents } from "#core/messaging/timeline";
@@ -47,10 +47,10 @@ const listResource: ListResource<Suppression> = {
   defaultOrder: [{ field: "createdAt", direction: "desc" }],
   idOf: (s) => s.phoneNumber,
   fromItem: toSuppression,
-  candidates: (organizationId) => ({
-    KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-    ExpressionAttributeValues: { ":pk": keys.suppression(organizationId, "").pk, ":prefix": keys.suppression(organizationId, "").sk },
-  }),
+  candidates: (organizationId) => {
+    const { pk, sk } = keys.suppression(organizationId, "");
+    return prefixQuery({ pk, skPrefix: sk });
+  },
 };
 
 /** The organization's suppression list: numbers never sent to (compliance). */
@@ -68,18 +68,16 @@ export const Suppressions = {
       createdBy: input.actor ? actorId(input.actor) : "system",
       createdAt: nowIso(),
     };
-    try {
-      await db().send(
+    const stored = await conditionally(
+      db().send(
         new PutCommand({
           TableName: tableName(),
           Item: { ...keys.suppression(organizationId, input.phoneNumber), entity: entities.suppression, ...suppression },
           ConditionExpression: "attribute_not_exists(pk)",
         }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      return { suppression: (await Suppressions.find(organizationId, input.phoneNumber)) ?? suppression, created: false };
-    }
+      ),
+    );
+    if (!stored) return { suppression: (await Suppressions.find(organizationId, input.phoneNumber)) ?? suppression, created: false };
     await MessagingEvents.record(organizationId, {
       eventType: "SuppressionAdded",
       eventCategory: "Compliance",
@@ -107,18 +105,10 @@ export const Suppressions = {
 
   /** Removes a number; false when it was not listed. */
   async delete(organizationId: string, e164: string, actor?: Actor, why = "removed from the suppression list"): Promise<boolean> {
-    try {
-      await db().send(
-        new DeleteCommand({
-          TableName: tableName(),
-          Key: keys.suppression(organizationId, e164),
-          ConditionExpression: "attribute_exists(pk)",
-        }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    const deleted = await conditionally(
+      db().send(new DeleteCommand({ TableName: tableName(), Key: keys.suppression(organizationId, e164), ConditionExpression: "attribute_exists(pk)" })),
+    );
+    if (!deleted) return false;
     await MessagingEvents.record(organizationId, {
       eventType: "SuppressionRemoved",
       eventCategory: "Compliance",

@@ -1,6 +1,5 @@
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import "#core/messaging/queue";
-import { db, tableName } from "#core/db/client";
+import { queryPages } from "#core/db/query";
 import { messagingConfig } from "#core/messaging/config";
 import { DISPATCH_GRACE_MS, recordMessageEvent } from "#core/messaging/messages";
 import { finished } from "#core/messaging/outbound";
@@ -30,24 +29,18 @@ export async function sweepDueMessages(options: { now?: Date; organizationId?: s
   const result: SweepResult = { released: 0, dispatched: 0, expired: 0 };
   const upper = `${new Date(now + LOOKAHEAD_MS).toISOString()}#~`;
   for (const shard of dueShards) {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await db().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: "gsi3",
-          KeyConditionExpression: "gsi3pk = :pk AND gsi3sk <= :upper",
-          ExpressionAttributeValues: { ":pk": `DUEMESSAGES#${shard}`, ":upper": upper },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) {
+    const pages = queryPages({
+      IndexName: "gsi3",
+      KeyConditionExpression: "gsi3pk = :pk AND gsi3sk <= :upper",
+      ExpressionAttributeValues: { ":pk": `DUEMESSAGES#${shard}`, ":upper": upper },
+    });
+    for await (const items of pages) {
+      for (const item of items) {
         const [dueAt = "", organizationId = "", messageId = ""] = String(item.gsi3sk).split("#");
         if (options.organizationId && organizationId !== options.organizationId) continue;
         await handle({ dueAt: Date.parse(dueAt), organizationId, messageId, kind: item.dueKind as DueKind, seen: String(item.gsi3sk) }, now, result);
       }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    }
   }
   return result;
 }
