@@ -90,9 +90,15 @@ export const Calls = {
    * number, and stores the call Queued together with the reservation of its
    * longest allowed cost (402 when the wallet cannot cover it), then queues the
    * placement. The provider is called by the outbound-calls consumer.
+   * `callId` (e.g. an automation step's effect id) makes a repeated request
+   * answer the call it already placed.
    */
-  async place(actor: Actor, input: PlaceCallRequest): Promise<Call> {
+  async place(actor: Actor, input: PlaceCallRequest, options: { callId?: string } = {}): Promise<Call> {
     const organizationId = actor.organizationId;
+    if (options.callId) {
+      const existing = await readCall(organizationId, options.callId);
+      if (existing) return toCall(existing);
+    }
     const { to, leadId } = await recipient(organizationId, input);
     const suppression = await Suppressions.find(organizationId, to);
     if (suppression) throw new UnprocessableError(`${to} is on the suppression list (${suppression.reason}); it cannot be called.`);
@@ -112,6 +118,7 @@ export const Calls = {
     const now = nowIso();
     const call: Call = {
       ...emptyCall(organizationId, organization?.name ?? null, "Outbound", selection.number.phoneNumber, to),
+      ...(options.callId ? { id: options.callId } : {}),
       leadId: leadId ?? conversation.leadId ?? null,
       userId: actor.userId ?? null,
       user: actor.displayName,
