@@ -122,7 +122,7 @@ export function openApiDocument(serverUrl: string): JsonObject {
       description: `Capture leads, follow up by SMS/MMS and calls, automate follow-up and read response analytics. Every error is application/problem+json. Rate limit: ${rateLimitPolicy.limit} requests per ${rateLimitPolicy.windowSeconds} s per partition.`,
     },
     servers: [{ url: serverUrl }],
-    tags: [...new Set(allOperations.map((operation) => operation.tag))].map((name) => ({ name })),
+    tags: [...new Set(allOperations.map((operation) => operation.tag))].sort().map((name) => ({ name })),
     paths,
     components: {
       schemas: { Problem: problemSchema },
