@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { automationsBench } from "#bench/automations";
 import { foundationBench } from "#bench/foundation";
 import { messagingBench } from "#bench/messaging";
 import { intakeBench } from "#bench/intake";
@@ -19,6 +20,7 @@ const benches: Record<string, (context: BenchContext) => Promise<void>> = {
   foundation: foundationBench,
   messaging: messagingBench,
   intake: intakeBench,
+  automations: automationsBench,
 };
 
 /**

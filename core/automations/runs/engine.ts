@@ -42,9 +42,21 @@ interface Environment {
   organization: { name: string; timeZone: string };
 }
 
+/** Organization name and time zone change rarely: each process keeps them for a minute. */
+const organizations = new Map<string, { at: number; value: Environment["organization"] }>();
+
+async function organizationOf(organizationId: string): Promise<Environment["organization"]> {
+  const cached = organizations.get(organizationId);
+  if (cached && Date.now() - cached.at < 60_000) return cached.value;
+  const organization = await Organizations.fromId(organizationId);
+  const value = { name: organization?.name ?? "", timeZone: organization?.timeZone ?? "America/New_York" };
+  organizations.set(organizationId, { at: Date.now(), value });
+  return value;
+}
+
 async function environmentOf(organizationId: string, leadId: string | null): Promise<Environment> {
-  const [lead, organization] = await Promise.all([leadId ? Leads.find(organizationId, leadId) : undefined, Organizations.fromId(organizationId)]);
-  return { lead, organization: { name: organization?.name ?? "", timeZone: organization?.timeZone ?? "America/New_York" } };
+  const [lead, organization] = await Promise.all([leadId ? Leads.find(organizationId, leadId) : undefined, organizationOf(organizationId)]);
+  return { lead, organization };
 }
 
 function evaluationContext(run: StoredRun, environment: Environment, now: number): EvaluationContext {

@@ -172,9 +172,15 @@ export const RunStore = {
   },
 };
 
+/** Versions are immutable, so each process remembers the ones it wrote or read. */
+const versionCache = new Map<string, Definition>();
+const versionKey = (organizationId: string, automationId: string, version: number) => `${organizationId}#${automationId}#${version}`;
+
 /** The definition a run executes: the automation at `version`, copied once (immutable) when a run first needs it. */
 export const Versions = {
   async ensure(automation: Automation): Promise<void> {
+    const cacheKey = versionKey(automation.organizationId, automation.id, automation.version);
+    if (versionCache.has(cacheKey)) return;
     try {
       await db().send(
         new PutCommand({
@@ -193,13 +199,19 @@ export const Versions = {
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
+    versionCache.set(cacheKey, definitionOf(automation));
   },
 
   async read(organizationId: string, automationId: string, version: number): Promise<Definition | undefined> {
+    const cacheKey = versionKey(organizationId, automationId, version);
+    const cached = versionCache.get(cacheKey);
+    if (cached) return cached;
     const { Item } = await db().send(
       new GetCommand({ TableName: tableName(), Key: keys.automationVersion(organizationId, automationId, version) }),
     );
-    return Item?.definition as Definition | undefined;
+    const definition = Item?.definition as Definition | undefined;
+    if (definition) versionCache.set(cacheKey, definition);
+    return definition;
   },
 };
 
