@@ -55,6 +55,9 @@ describe("automation runs: every trigger type end to end", () => {
     expect(message).toMatchObject({ leadId: lead.id, body: step.input.body, direction: "Outbound" });
     const stored = await org.request("GET", `/automations/${automation.id}`);
     expect(stored.body).toMatchObject({ lastRunStatus: "Succeeded", lastRunAt: run.createdAt });
+    const events = await org.request("POST", "/events/all/my", { body: { pageSize: 100 } });
+    const ended = events.body.items.filter((event: any) => event.relatedEntityId === run.id);
+    expect(ended).toEqual([expect.objectContaining({ eventType: "AutomationRunSucceeded", eventCategory: "Automation", status: "Succeeded", leadId: lead.id, summary: "t → hello" })]);
   });
 
   it("LeadCreated with sourceIds runs only for leads of those sources", async () => {

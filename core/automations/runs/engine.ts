@@ -17,6 +17,7 @@ import { routeFrom, type Definition, type Route } from "#core/automations/runs/r
 import { isFinal, noteLastRun, RunStore, StaleRunError, storedAutomation, Versions } from "#core/automations/runs/store";
 import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
+import { Rollups } from "#core/analytics/rollups";
 import { eventItem } from "#core/events/index";
 import { Leads, type Lead } from "#core/leads/index";
 import { Conversations } from "#core/messaging/conversations";
@@ -141,41 +142,56 @@ function finish(run: StoredRun, status: StoredRun["status"], error: string | nul
   return { ...run, status, error, finishedAt: at, modifiedAt: at, currentNodeId: null, waitingUntil: null, cursorSeq: -1, effectId: null, leaseToken: null, leaseUntil: null };
 }
 
-/** The event record of a failed run (spec 2.5), with an id fixed by the run so a repeated write is refused. */
-function failureEvent(run: StoredRun): Record<string, unknown> {
+const endEventTypes: Partial<Record<StoredRun["status"], string>> = {
+  Succeeded: "AutomationRunSucceeded",
+  Failed: "AutomationRunFailed",
+  Skipped: "AutomationRunSkipped",
+  Canceled: "AutomationRunCanceled",
+};
+
+/** The event record of an ended run (spec 2.5), with an id fixed by the run so a repeated write is refused. */
+function endEvent(run: StoredRun): ReturnType<typeof eventItem> {
   const at = run.finishedAt ?? run.modifiedAt;
   const seed = Buffer.from(run.id);
   let index = 0;
   const id = ulid(Date.parse(at), () => (seed[index++ % seed.length]! % 32) / 32);
   const failed = run.steps.findLast((step) => step.status === "Failed" || step.status === "Blocked");
-  const { item } = eventItem(run.organizationId, {
+  const outcome = run.status === "Failed" ? ` failed${failed ? ` at ${failed.nodeId} (${failed.type})` : ""}: ${run.error ?? "unknown error"}` : ` ended ${run.status}${run.error ? `: ${run.error}` : "."}`;
+  return eventItem(run.organizationId, {
     id,
     createdAt: at,
-    eventType: "AutomationRunFailed",
+    eventType: endEventTypes[run.status] ?? "AutomationRunEnded",
     eventCategory: "Automation",
     timelineCategory: "Automation",
-    description: `Automation "${run.automationName}" failed${failed ? ` at ${failed.nodeId} (${failed.type})` : ""}: ${run.error ?? "unknown error"}`,
-    summary: run.error ?? undefined,
+    description: `Automation "${run.automationName}"${outcome}`,
+    summary: run.path.join(" → "),
     ...(run.leadId ? { leadId: run.leadId } : {}),
     relatedEntityType: "AutomationRun",
     relatedEntityId: run.id,
-    status: "Failed",
-    statusReason: run.error ?? undefined,
+    status: run.status,
+    ...(run.error ? { statusReason: run.error } : {}),
     ...(typeof failed?.output?.billingStatus === "string" ? { billingStatus: failed.output.billingStatus } : {}),
     ...(typeof failed?.output?.complianceAction === "string" ? { complianceAction: failed.output.complianceAction } : {}),
     ...(typeof failed?.output?.errorCode === "string" ? { errorCode: failed.output.errorCode } : {}),
+    retryCount: run.retryCount,
     campaignId: `automation:${run.automationId}`,
     createdBy: `automation:${run.automationId}`,
     actorDisplayName: `Automation ${run.automationName}`,
   });
-  return item;
 }
 
-/** Stores a run's new state; a run that just ended records its failure event in the same write and notes its status. */
+/**
+ * Stores a run's new state. A run that just ended writes its event in the same transaction (then feeds the analytics
+ * rollups, which never throw) and notes its status on the automation.
+ */
 async function save(run: StoredRun, previous: StoredRun | undefined): Promise<StoredRun> {
   const ended = isFinal(run) && (!previous || !isFinal(previous));
-  const saved = await RunStore.write(run, ended && run.status === "Failed" ? [failureEvent(run)] : []);
-  if (ended) await noteLastRun(run.organizationId, run.automationId, run.createdAt, run.status);
+  const event = ended ? endEvent(run) : undefined;
+  const saved = await RunStore.write(run, event ? [event.item] : []);
+  if (event) {
+    await Rollups.onEventRecorded(run.organizationId, event.event);
+    await noteLastRun(run.organizationId, run.automationId, run.createdAt, run.status);
+  }
   return saved;
 }
 
@@ -232,7 +248,8 @@ export const Engine = {
     const route = await routeFrom(definition, trigger.id, evaluationContext(blank, environment, now), options.random);
     const run = applyRoute(blank, route, at);
     const result = await RunStore.create(run);
-    if (result.created) await noteLastRun(run.organizationId, run.automationId, run.createdAt, run.status);
+    if (result.created && isFinal(run)) await save(run, { ...run, status: "Pending" }).catch(ignoreStale);
+    else if (result.created) await noteLastRun(run.organizationId, run.automationId, run.createdAt, run.status);
     if (result.run.status === "Pending") await sendStep(result.run);
     return result;
   },
