@@ -4,7 +4,7 @@ import { publish } from "#core/queue/events";
 import "#core/leads/index";
 import "#core/automations/runs/queue";
 import { createAutomation, listRuns, readyToText, smsStep, waitForRun, waitForRuns } from "#tests/helpers/automations";
-import { addNumber, createLead, randomNumber, waitForMessage } from "#tests/helpers/messaging";
+import { createLead, randomNumber, textFrom, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -264,5 +264,62 @@ describe("automation runs: failures, retries and billing", () => {
     expect(all.map((run) => run.createdAt)).toEqual([...all.map((run) => run.createdAt)].sort().reverse());
     expect(new Set(all.map((run) => run.id)).size).toBe(5);
     expect(await listRuns(org, automation.id, { filters: [{ field: "status", value: "Failed" }] })).toHaveLength(0);
+  });
+});
+
+describe("automation runs: the other actions", () => {
+  it("speed to lead: a reply during the wait stops the follow-up (HasReplied)", async () => {
+    const org = await newOrganization();
+    const number = await readyToText(org);
+    const automation = await createAutomation(org, {
+      name: "Follow up unless replied",
+      triggers: [{ id: "t", type: "LeadCreated" }],
+      conditionGroups: [{ id: "no-reply", conditions: [{ id: "quiet", type: "HasReplied", operator: "Equals", settings: { value: false } }] }],
+      actions: [sms("first", "Hi {{contact.firstName}}!"), { id: "wait", type: "Wait", settings: { durationSeconds: 4 } }, sms("again", "Still there?")],
+      connections: [
+        { id: "c1", sourceNodeId: "t", targetNodeId: "first" },
+        { id: "c2", sourceNodeId: "first", targetNodeId: "wait" },
+        { id: "c3", sourceNodeId: "wait", targetNodeId: "no-reply" },
+        { id: "c4", sourceNodeId: "no-reply", targetNodeId: "again" },
+      ],
+    });
+    const [replying, silent] = [randomNumber("212"), randomNumber("212")];
+    await createLead(org, replying);
+    await createLead(org, silent);
+    const waiting = await waitForRuns(org, automation.id, 2, (run) => run.status === "Waiting");
+    expect(waiting).toHaveLength(2);
+    await textFrom(replying, number.phoneNumber, "Yes please call me");
+    const runs = await waitForRuns(org, automation.id, 2);
+    const paths = runs.map((run) => run.path.join(" "));
+    expect(paths.sort()).toEqual(["t first wait", "t first wait no-reply again"]);
+    expect(runs.every((run) => run.status === "Succeeded")).toBe(true);
+  });
+
+  it("sends MMS with media, adds the lead to the suppression list and places a call", async () => {
+    const org = await newOrganization();
+    await readyToText(org);
+    const phone = randomNumber("212");
+    const leadId = (await createLead(org, phone)).id;
+    const automation = await createAutomation(org, {
+      name: "Other actions",
+      triggers: [{ id: "t", type: "Manual" }],
+      actions: [
+        { id: "mms", type: "SendMms", settings: { body: "Your quote, {{contact.firstName}}", mediaUrls: ["https://cdn.example.com/quote.png"] } },
+        { id: "call", type: "PlaceCall", settings: { connectTo: "+14155550123" } },
+        { id: "suppress", type: "AddToSuppression", settings: { reason: "Asked not to be contacted" } },
+      ],
+      connections: [{ id: "c1", sourceNodeId: "t", targetNodeId: "mms" }, { id: "c2", sourceNodeId: "mms", targetNodeId: "call" }, { id: "c3", sourceNodeId: "call", targetNodeId: "suppress" }],
+    });
+    const run = await manual(org, automation.id, leadId);
+    expect(run).toMatchObject({ status: "Succeeded", path: ["t", "mms", "call", "suppress"] });
+    const [mms, call, suppress] = run.steps.slice(1);
+    const message = await waitForMessage(org, mms.output.messageId, (m) => m.status === "Delivered");
+    expect(message).toMatchObject({ channel: "Mms", body: "Your quote, Dana", media: [{ url: "https://cdn.example.com/quote.png", contentType: "image/png" }] });
+    const placed = await org.request("GET", `/calls/${call.output.callId}`);
+    expect(placed.status).toBe(200);
+    expect(placed.body).toMatchObject({ leadId, toPhoneNumber: phone, direction: "Outbound" });
+    expect(suppress.output).toEqual({ phoneNumber: phone, created: true });
+    const suppressions = await org.request("POST", "/suppressions/all/my", { body: {} });
+    expect(suppressions.body.items).toEqual([expect.objectContaining({ phoneNumber: phone, reason: "Manual", note: "Asked not to be contacted", leadId })]);
   });
 });

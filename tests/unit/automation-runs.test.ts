@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { ConditionGroupSchema } from "#core/automations/definition";
-import { nextWallClock, isPrivateAddress } from "#core/automations/runs/actions";
+import { isPrivateAddress, nextWallClock, targetRefusal } from "#core/automations/runs/actions";
 import { nextFireAt } from "#core/automations/runs/cron";
 import { evaluateGroup, leadValue, pickWeighted, type EvaluationContext } from "#core/automations/runs/evaluate";
 import { routeFrom } from "#core/automations/runs/route";
@@ -143,5 +143,21 @@ describe("run engine: clocks and targets", () => {
       expect(isPrivateAddress(address), address).toBe(true);
     }
     for (const address of ["8.8.8.8", "172.32.0.1", "2606:4700::1111"]) expect(isPrivateAddress(address), address).toBe(false);
+  });
+
+  it("refuses private webhook targets unless the stage allows them", async () => {
+    const before = process.env.AUTOMATION_HTTP_ALLOW_PRIVATE;
+    try {
+      process.env.AUTOMATION_HTTP_ALLOW_PRIVATE = "false";
+      expect(await targetRefusal("http://127.0.0.1:8080/hook")).toMatch(/private or loopback/);
+      expect(await targetRefusal("http://[::1]/hook")).toMatch(/private or loopback/);
+      expect(await targetRefusal("http://169.254.169.254/latest/meta-data")).toMatch(/private or loopback/);
+      expect(await targetRefusal("https://8.8.8.8/hook")).toBeUndefined();
+      process.env.AUTOMATION_HTTP_ALLOW_PRIVATE = "true";
+      expect(await targetRefusal("http://127.0.0.1:8080/hook")).toBeUndefined();
+    } finally {
+      if (before === undefined) delete process.env.AUTOMATION_HTTP_ALLOW_PRIVATE;
+      else process.env.AUTOMATION_HTTP_ALLOW_PRIVATE = before;
+    }
   });
 });

@@ -253,7 +253,7 @@ async function httpRequest(context: ActionContext, settings: HttpSettings): Prom
 }
 
 /** Why a URL may not be called from this stage (private, loopback or link-local target), or undefined. */
-async function targetRefusal(url: string): Promise<string | undefined> {
+export async function targetRefusal(url: string): Promise<string | undefined> {
   if (runsConfig.allowPrivateHttpTargets) return undefined;
   const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
   const addresses = isIP(host) ? [host] : await lookup(host, { all: true }).then((entries) => entries.map((entry) => entry.address)).catch(() => []);
