@@ -1,9 +1,10 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { ChangeMessageVisibilityCommand, GetQueueUrlCommand } from "@aws-sdk/client-sqs";
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { SQSRecord } from "aws-lambda";
 import * as v from "valibot";
 import { db, tableName } from "#core/db/client";
+import { queryPages } from "#core/db/query";
 import { entities, keys, type LeadClaim } from "#core/db/keys";
 import { eventItem, type EventRecordInput } from "#core/events/index";
 import { Leads, LeadSchema, pendingShards, type Lead, type ProcessingStatus } from "#core/leads/index";
@@ -73,24 +74,19 @@ export const LeadProcessing = {
     let republished = 0;
     for (let shard = 0; shard < pendingShards; shard++) {
       const { gsi3pk } = keys.pendingLead(shard, "", "", "");
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db().send(
-          new QueryCommand({
-            TableName: tableName(),
-            IndexName: "gsi3",
-            KeyConditionExpression: "gsi3pk = :pk AND gsi3sk < :cutoff",
-            ExpressionAttributeValues: { ":pk": gsi3pk, ":cutoff": cutoff },
-            ExclusiveStartKey: startKey,
-            Limit: 100,
-          }),
-        );
-        for (const item of page.Items ?? []) {
+      const pages = queryPages({
+        IndexName: "gsi3",
+        KeyConditionExpression: "gsi3pk = :pk AND gsi3sk < :cutoff",
+        ExpressionAttributeValues: { ":pk": gsi3pk, ":cutoff": cutoff },
+        Limit: 100,
+      });
+      for await (const items of pages) {
+        for (const item of items) {
           await publish("leadIntake", "lead.received", item.organizationId as string, { leadId: item.id as string });
           republished++;
         }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey && republished < 1000);
+        if (republished >= 1000) break;
+      }
     }
     return republished;
   },
