@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { automationsBench } from "#bench/automations";
+import { analyticsBench } from "#bench/analytics";
 import { foundationBench } from "#bench/foundation";
 import { messagingBench } from "#bench/messaging";
 import { intakeBench } from "#bench/intake";
@@ -20,6 +21,7 @@ const benches: Record<string, (context: BenchContext) => Promise<void>> = {
   foundation: foundationBench,
   messaging: messagingBench,
   intake: intakeBench,
+  analytics: analyticsBench,
   automations: automationsBench,
 };
 

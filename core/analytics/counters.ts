@@ -46,6 +46,8 @@ export const counter = {
 } as const;
 
 const finalMessageEvents = new Set(["MessageDelivered", "MessageUndelivered", "MessageFailed", "MessageUnknown", "MessageBlocked"]);
+/** Final receipts that prove the carrier accepted the message. */
+const acceptedOutcomes = new Set(["MessageDelivered", "MessageUndelivered", "MessageUnknown"]);
 const failedOrBlocked = new Set(["MessageUndelivered", "MessageFailed", "MessageBlocked"]);
 const finalCallEvents = new Set(["CallCompleted", "CallBusy", "CallNoAnswer", "CallFailed", "CallCanceled"]);
 const automationSuccess = new Set(["Succeeded", "Success", "Completed"]);
@@ -77,6 +79,11 @@ export const countedEventTypes = [
   ...finalCallEvents,
 ];
 
+/** The event fields `effectOf` reads (the exact edge reads project just these). */
+export const countedEventFields = [
+  "id", "eventType", "eventCategory", "direction", "leadId", "relatedEntityId", "billingStatus", "billableAmount", "status", "sentAt", "sendingStartedAt", "createdAt",
+] as const;
+
 /** The figures an event record changes (docs/analytics.md lists each definition). */
 export function effectOf(event: EventRecord): EventEffect {
   const counters: Counters = {};
@@ -87,9 +94,13 @@ export function effectOf(event: EventRecord): EventEffect {
   const outbound = event.direction === "Outbound";
   const type = event.eventType;
   if (type === "LeadCreated" && event.leadId) effect.leadCreated = { leadId: event.leadId };
-  if (type === "MessageSent" && outbound) {
+  // Sent: the carrier took the message. A delivery receipt can overtake the Sent receipt (the
+  // message then never records MessageSent), so a final receipt without `sentAt` counts instead.
+  const acceptedUnseen = outbound && !event.sentAt && acceptedOutcomes.has(type);
+  if ((type === "MessageSent" && outbound) || acceptedUnseen) {
     add(counter.smsSent);
-    if (event.leadId) effect.response = { leadId: event.leadId, at: Date.parse(event.createdAt) };
+    const at = Date.parse(event.sentAt ?? event.sendingStartedAt ?? event.createdAt);
+    if (event.leadId) effect.response = { leadId: event.leadId, at };
   }
   if (type === "MessageReceived") add(counter.smsReceived);
   if (failedOrBlocked.has(type) && outbound) add(counter.smsFailedOrBlocked);

@@ -127,20 +127,22 @@ function labelOf(at: number, granularity: Granularity): string {
 
 /** A piece of a range and where its figures come from. */
 export type Piece =
-  | { kind: "day" | "hour"; start: number; end: number; bucket: string }
+  | { kind: "week" | "day" | "hour"; start: number; end: number; bucket: string }
   | { kind: "exact"; start: number; end: number };
 
-/** Rollup bucket names: `2026-01-05` (day) and `2026-01-05T14` (hour), UTC. */
+/** Rollup bucket names, UTC: `2026-01-05T14` (hour), `2026-01-05` (day), the Monday `2026-01-05` (ISO week). */
 export const dayBucket = (t: number) => new Date(t).toISOString().slice(0, 10);
 export const hourBucket = (t: number) => new Date(t).toISOString().slice(0, 13);
+export const weekBucket = (t: number) => dayBucket(floorWeek(t));
 
 /**
- * Cuts a range into the fewest rollup reads: whole UTC days from day rollups,
+ * Cuts a range into the fewest rollup reads: whole ISO weeks from week rollups
+ * (weekly trends only), whole UTC days from day rollups (not for hourly trends),
  * whole hours from hour rollups, and the sub-hour edges (at most two, each under
- * an hour) computed exactly from the records themselves. Without `useDays`
- * (hourly trends) whole days are read as their hours.
+ * an hour) computed exactly from the records themselves. A 365-day range is about
+ * 51 weeks, 12 days, 46 hours and 2 edges: some 110 items instead of 365 days.
  */
-export function piecesOf(range: TimeRange, useDays = true): Piece[] {
+export function piecesOf(range: TimeRange, granularity: Granularity = "Day"): Piece[] {
   const pieces: Piece[] = [];
   let at = range.start;
   const firstHour = Math.min(range.end, floorHour(at) === at ? at : floorHour(at) + hourMs);
@@ -148,7 +150,10 @@ export function piecesOf(range: TimeRange, useDays = true): Piece[] {
   at = firstHour;
   const lastHour = floorHour(range.end);
   while (at < lastHour) {
-    if (useDays && floorDay(at) === at && at + dayMs <= lastHour) {
+    if (granularity === "Week" && floorWeek(at) === at && at + 7 * dayMs <= lastHour) {
+      pieces.push({ kind: "week", start: at, end: at + 7 * dayMs, bucket: weekBucket(at) });
+      at += 7 * dayMs;
+    } else if (granularity !== "Hour" && floorDay(at) === at && at + dayMs <= lastHour) {
       pieces.push({ kind: "day", start: at, end: at + dayMs, bucket: dayBucket(at) });
       at += dayMs;
     } else {

@@ -3,8 +3,9 @@ import { decodeTime, ulid } from "ulid";
 import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
 import { toEventRecord } from "#core/events/index";
-import { callSeconds } from "#core/analytics/rollups";
+import { callSeconds, unpackHistogram, type Level } from "#core/analytics/rollups";
 import {
+  countedEventFields,
   countedEventTypes,
   counter,
   effectOf,
@@ -38,7 +39,7 @@ export interface LeadFact {
 
 const ulidFloor = (t: number) => `${ulid(t).slice(0, 10)}0000000000000000`;
 const ulidCeiling = (t: number) => `${ulid(t).slice(0, 10)}ZZZZZZZZZZZZZZZZ`;
-const notCounters = new Set(["pk", "sk", "entity"]);
+const notCounters = new Set(["pk", "sk", "entity", "hv"]);
 
 async function queryAll(input: Omit<QueryCommandInput, "TableName">): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
@@ -60,8 +61,9 @@ function skRange(organizationId: string, lower: string, upper: string, extra: Om
   });
 }
 
+/** A rollup item's counters: its numeric attributes plus its packed histogram. */
 function countersOf(item: Record<string, unknown>): Counters {
-  const counters: Counters = {};
+  const counters: Counters = unpackHistogram(item);
   for (const [name, value] of Object.entries(item)) if (!notCounters.has(name) && typeof value === "number") counters[name] = value;
   return counters;
 }
@@ -105,20 +107,19 @@ async function windowEvents(organizationId: string, range: TimeRange) {
   const typeNames = countedEventTypes.map((_, index) => `:t${index}`);
   const items = await skRange(organizationId, `${prefix}${ulidFloor(range.start)}`, `${prefix}${ulidCeiling(range.end - 1)}`, {
     FilterExpression: `eventType IN (${typeNames.join(", ")}) OR eventCategory = :automation`,
-    ProjectionExpression: "id, eventType, eventCategory, direction, leadId, relatedEntityId, billingStatus, billableAmount, #status, createdAt",
-    ExpressionAttributeNames: { "#status": "status" },
+    ProjectionExpression: countedEventFields.map((_, index) => `#f${index}`).join(", "),
+    ExpressionAttributeNames: Object.fromEntries(countedEventFields.map((field, index) => [`#f${index}`, field])),
     ExpressionAttributeValues: { ...Object.fromEntries(countedEventTypes.map((type, index) => [`:t${index}`, type])), ":automation": "Automation" },
   });
   return items.map(toEventRecord);
 }
 
 /** Rollup items of consecutive pieces of one level, in one ranged query each. */
-async function rollups(organizationId: string, pieces: Piece[], level: "H" | "D", projection?: string): Promise<Map<string, Counters>> {
+async function rollups(organizationId: string, pieces: Piece[], level: Level, projection?: string): Promise<Map<string, Counters>> {
   const runs: Piece[][] = [];
-  const step = level === "D" ? 24 * 3600_000 : 3600_000;
   for (const piece of pieces) {
     const run = runs.at(-1);
-    if (run && run.at(-1)!.end === piece.start && piece.end - piece.start === step) run.push(piece);
+    if (run && run.at(-1)!.end === piece.start) run.push(piece);
     else runs.push([piece]);
   }
   const found = new Map<string, Counters>();
@@ -143,11 +144,15 @@ async function rollups(organizationId: string, pieces: Piece[], level: "H" | "D"
  * the lead count (previous-period comparisons).
  */
 export async function rangeFigures(organizationId: string, range: TimeRange, granularity: Granularity, leadsOnly = false): Promise<RangeFigures> {
-  const pieces = piecesOf(range, granularity !== "Hour");
+  const pieces = piecesOf(range, granularity);
   const projection = leadsOnly ? "sk, leads" : undefined;
-  const [days, hours, exact] = await Promise.all([
-    rollups(organizationId, pieces.filter((piece) => piece.kind === "day"), "D", projection),
-    rollups(organizationId, pieces.filter((piece) => piece.kind === "hour"), "H", projection),
+  const levelOf = { week: "W", day: "D", hour: "H" } as const;
+  const [stored, exact] = await Promise.all([
+    Promise.all(
+      (["week", "day", "hour"] as const).map((kind) =>
+        rollups(organizationId, pieces.filter((piece) => piece.kind === kind), levelOf[kind], projection),
+      ),
+    ).then((maps) => new Map(maps.flatMap((map) => [...map]))),
     Promise.all(pieces.map((piece) => (piece.kind === "exact" ? exactCounters(organizationId, piece, leadsOnly) : undefined))),
   ]);
   const buckets = bucketsOf(range, granularity).map((bucket) => ({ bucket, counters: {} as Counters }));
@@ -156,9 +161,7 @@ export async function rangeFigures(organizationId: string, range: TimeRange, gra
   pieces.forEach((piece, position) => {
     while (index < buckets.length - 1 && buckets[index]!.bucket.end <= piece.start) index++;
     const counters =
-      piece.kind === "exact"
-        ? exact[position]!
-        : ((piece.kind === "day" ? days : hours).get(keys.analyticsRollup(organizationId, piece.kind === "day" ? "D" : "H", piece.bucket).sk) ?? {});
+      piece.kind === "exact" ? exact[position]! : (stored.get(keys.analyticsRollup(organizationId, levelOf[piece.kind], piece.bucket).sk) ?? {});
     mergeCounters(buckets[index]!.counters, counters);
     mergeCounters(totals, counters);
   });

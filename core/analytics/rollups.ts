@@ -4,8 +4,8 @@ import { TransactionConditionFailed, transact, type TransactItem } from "#core/b
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import type { EventRecord } from "#core/events/index";
-import { dayBucket, hourBucket } from "#core/analytics/range";
-import { effectOf, leadCounters, responseCounters, responseSecondsOf, toUnits, type Counters } from "#core/analytics/counters";
+import { dayBucket, hourBucket, weekBucket } from "#core/analytics/range";
+import { effectOf, leadCounters, mergeCounters, responseCounters, responseSecondsOf, toUnits, type Counters } from "#core/analytics/counters";
 
 /**
  * The write side of analytics: per-organization hour and day counters kept up
@@ -23,27 +23,76 @@ import { effectOf, leadCounters, responseCounters, responseSecondsOf, toUnits, t
  * A redelivered or repeated call therefore fails its condition and adds nothing.
  */
 
-/** Adds `counters` to the hour and day rollups of time `at` (update items of one transaction). */
-export function rollupUpdates(organizationId: string, at: number, counters: Counters): TransactItem[] {
+export type Level = "H" | "D" | "W";
+/** Every fact is added to its hour, its day and its ISO week. */
+export const levels: [Level, (t: number) => string][] = [
+  ["H", hourBucket],
+  ["D", dayBucket],
+  ["W", weekBucket],
+];
+
+/**
+ * Response-time histograms (`h#<minutes>`, `hs#<source>#<minutes>`) are stored
+ * packed in one JSON string attribute `hist` per rollup item, not as one
+ * attribute per value: a 365-day report then reads ~110 compact items. A string
+ * cannot be ADDed to, so it is rewritten under an optimistic version `hv`.
+ */
+export const isHistogram = (name: string) => name.startsWith("h#") || name.startsWith("hs#");
+
+/** A histogram rewrite of one rollup item: the new packed value and the version it was read at. */
+export interface HistogramWrite {
+  hist: Counters;
+  /** Version read (undefined: the item had none yet); the write is conditional on it. */
+  readVersion: number | undefined;
+}
+
+/** Adds numeric `counters` to one rollup item and, when given, rewrites its histogram (an update item). */
+export function rollupUpdate(organizationId: string, level: Level, bucket: string, counters: Counters, histogram?: HistogramWrite): TransactItem {
   const names: Record<string, string> = { "#entity": "entity" };
   const values: Record<string, unknown> = { ":entity": entities.analyticsRollup };
-  const adds = Object.entries(counters)
-    .filter(([, amount]) => amount !== 0)
-    .map(([name, amount], index) => {
-      names[`#c${index}`] = name;
-      values[`:c${index}`] = amount;
-      return `#c${index} :c${index}`;
-    });
-  const update = (level: "H" | "D", bucket: string): TransactItem => ({
+  const adds = Object.entries(counters).map(([name, amount], index) => {
+    names[`#c${index}`] = name;
+    values[`:c${index}`] = amount;
+    return `#c${index} :c${index}`;
+  });
+  const sets = ["#entity = :entity"];
+  let condition: string | undefined;
+  if (histogram) {
+    sets.push("hist = :hist", "hv = :nextVersion");
+    values[":hist"] = JSON.stringify(histogram.hist);
+    values[":nextVersion"] = (histogram.readVersion ?? 0) + 1;
+    if (histogram.readVersion === undefined) condition = "attribute_not_exists(hv)";
+    else {
+      condition = "hv = :readVersion";
+      values[":readVersion"] = histogram.readVersion;
+    }
+  }
+  return {
     Update: {
       TableName: tableName(),
       Key: keys.analyticsRollup(organizationId, level, bucket),
-      UpdateExpression: `SET #entity = :entity ADD ${adds.join(", ")}`,
+      UpdateExpression: `SET ${sets.join(", ")}${adds.length ? ` ADD ${adds.join(", ")}` : ""}`,
+      ...(condition ? { ConditionExpression: condition } : {}),
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
     },
-  });
-  return adds.length === 0 ? [] : [update("H", hourBucket(at)), update("D", dayBucket(at))];
+  };
+}
+
+export const maxCountersPerUpdate = 100;
+
+const numeric = (counters: Counters) => Object.fromEntries(Object.entries(counters).filter(([name, amount]) => amount !== 0 && !isHistogram(name)));
+
+/** Adds numeric `counters` to the hour, day and week rollups of time `at` (update items of one transaction). */
+export function rollupUpdates(organizationId: string, at: number, counters: Counters): TransactItem[] {
+  const plain = numeric(counters);
+  if (Object.keys(plain).length === 0) return [];
+  return levels.map(([level, bucketOf]) => rollupUpdate(organizationId, level, bucketOf(at), plain));
+}
+
+/** The packed histogram of a stored rollup item, as counters. */
+export function unpackHistogram(item: Record<string, unknown> | undefined): Counters {
+  return typeof item?.hist === "string" ? (JSON.parse(item.hist) as Counters) : {};
 }
 
 /** The per-lead analytics item of a counted lead (the lead's creation time is its ULID's). */
@@ -102,25 +151,48 @@ async function countLead(organizationId: string, leadId: string): Promise<void> 
   ]);
 }
 
-/** The first response of a counted lead; later ones (and responses to leads never counted) add nothing. */
+/**
+ * The first response of a counted lead; later ones (and responses to leads never
+ * counted) add nothing. The histograms of the lead's hour, day and week are
+ * rewritten from what was read; a concurrent rewrite fails the version check and
+ * the whole transaction is retried from a fresh read.
+ */
 async function countResponse(organizationId: string, response: { leadId: string; at: number }): Promise<void> {
   const key = keys.analyticsLead(organizationId, response.leadId);
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-  if (!Item || Item.respondedAt) return;
-  const createdAt = decodeTime(response.leadId);
-  const seconds = responseSecondsOf(createdAt, response.at);
-  await countOnce([
-    {
-      Update: {
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: "SET respondedAt = :at, responseSeconds = :seconds",
-        ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(respondedAt)",
-        ExpressionAttributeValues: { ":at": new Date(response.at).toISOString(), ":seconds": seconds },
-      },
-    },
-    ...rollupUpdates(organizationId, createdAt, responseCounters(Item.sourceId as string | null, seconds)),
-  ]);
+  for (let attempt = 1; ; attempt++) {
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+    if (!Item || Item.respondedAt) return;
+    const createdAt = decodeTime(response.leadId);
+    const seconds = responseSecondsOf(createdAt, response.at);
+    const counters = responseCounters(Item.sourceId as string | null, seconds);
+    const histogramPart = Object.fromEntries(Object.entries(counters).filter(([name]) => isHistogram(name)));
+    const updates = await Promise.all(
+      levels.map(async ([level, bucketOf]) => {
+        const rollupKey = keys.analyticsRollup(organizationId, level, bucketOf(createdAt));
+        const { Item: rollup } = await db().send(new GetCommand({ TableName: tableName(), Key: rollupKey, ConsistentRead: true, ProjectionExpression: "hist, hv" }));
+        const hist = mergeCounters(unpackHistogram(rollup), histogramPart);
+        return rollupUpdate(organizationId, level, bucketOf(createdAt), numeric(counters), { hist, readVersion: rollup?.hv as number | undefined });
+      }),
+    );
+    try {
+      await transact([
+        {
+          Update: {
+            TableName: tableName(),
+            Key: key,
+            UpdateExpression: "SET respondedAt = :at, responseSeconds = :seconds",
+            ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(respondedAt)",
+            ExpressionAttributeValues: { ":at": new Date(response.at).toISOString(), ":seconds": seconds },
+          },
+        },
+        ...updates,
+      ]);
+      return;
+    } catch (error) {
+      if (!(error instanceof TransactionConditionFailed)) throw error;
+      if (error.failedIndexes.includes(0) || attempt >= 10) return;
+    }
+  }
 }
 
 /** Talk seconds of a completed call, from the call record (event records carry no duration). */

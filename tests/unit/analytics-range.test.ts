@@ -68,7 +68,11 @@ describe("analytics range", () => {
     expect(piecesOf({ start: at("2026-03-01T10:10:00Z"), end: at("2026-03-01T10:20:00Z") })).toEqual([
       { kind: "exact", start: at("2026-03-01T10:10:00Z"), end: at("2026-03-01T10:20:00Z") },
     ]);
-    expect(piecesOf({ start: at("2026-03-01T00:00:00Z"), end: at("2026-03-02T00:00:00Z") }, false)).toHaveLength(24);
+    expect(piecesOf({ start: at("2026-03-01T00:00:00Z"), end: at("2026-03-02T00:00:00Z") }, "Hour")).toHaveLength(24);
+    const year = piecesOf({ start: at("2025-03-10T13:20:00Z"), end: at("2026-03-10T12:34:56Z") }, "Week");
+    expect(year.filter((piece) => piece.kind === "week").map((piece) => (piece as { bucket: string }).bucket).slice(0, 2)).toEqual(["2025-03-17", "2025-03-24"]);
+    expect(year.length).toBeLessThan(120);
+    expect(year.reduce((sum, piece) => sum + piece.end - piece.start, 0)).toBe(at("2026-03-10T12:34:56Z") - at("2025-03-10T13:20:00Z"));
   });
 });
 
@@ -81,8 +85,16 @@ describe("analytics counters", () => {
     expect(effect.response).toEqual({ leadId: "L1", at: at("2026-03-01T10:00:00.000Z") });
   });
 
+  it("counts a message whose delivery receipt overtook its Sent receipt once, at its final event", () => {
+    const delivered = effectOf(event({ eventType: "MessageDelivered", direction: "Outbound", leadId: "L1", sendingStartedAt: "2026-03-01T09:59:58.000Z" }));
+    expect(delivered.counters).toEqual({ smsSent: 1, smsDelivered: 1 });
+    expect(delivered.response).toEqual({ leadId: "L1", at: at("2026-03-01T09:59:58.000Z") });
+    expect(effectOf(event({ eventType: "MessageDelivered", direction: "Outbound", sentAt: "2026-03-01T09:59:59.000Z" })).counters).toEqual({ smsDelivered: 1 });
+    expect(effectOf(event({ eventType: "MessageFailed", direction: "Outbound" })).counters).toEqual({ smsFailed: 1 });
+  });
+
   it("counts spend only on final events that were charged, in exact 1/10 000 units", () => {
-    expect(effectOf(event({ eventType: "MessageDelivered", direction: "Outbound", billingStatus: "Charged", billableAmount: 0.0079 })).counters).toEqual({ smsDelivered: 1, spend: 79 });
+    expect(effectOf(event({ eventType: "MessageDelivered", direction: "Outbound", sentAt: "2026-03-01T09:59:59.000Z", billingStatus: "Charged", billableAmount: 0.0079 })).counters).toEqual({ smsDelivered: 1, spend: 79 });
     expect(effectOf(event({ eventType: "MessageSent", direction: "Outbound", billingStatus: "Reserved", billableAmount: 0.0079 })).counters).toEqual({ smsSent: 1 });
   });
 

@@ -1,0 +1,140 @@
+import { ulid } from "ulid";
+import { percentile, printTable } from "#bench/measure";
+import type { BenchContext } from "#bench/run";
+import { backfill, storeEventItems } from "#core/analytics/backfill";
+import { toUnits } from "#core/analytics/counters";
+import { eventItem, toEventRecord, type EventRecord, type EventRecordInput } from "#core/events/index";
+
+/**
+ * `npm run bench -- analytics`: a 365-day `GET /analytics/my` for an organization
+ * with BENCH_ANALYTICS_LEADS leads (default 100 000) and BENCH_ANALYTICS_EVENTS
+ * events (default 1 000 000) spread over the year.
+ *
+ * Seeding, honestly: the events are generated in memory (a seeded PRNG) and
+ * counted by core/analytics/backfill with the live hook's counting rules; what is
+ * written is what those events produce: the hour and day rollups and one
+ * per-lead analytics item per lead. The event records themselves are stored only
+ * for the 3 hours around each edge of the measured window (the report reads those
+ * exactly); the other records would never be read by the report, so they are not
+ * written. Lead items themselves (the leads API's storage) are not written either.
+ */
+
+const hour = 3600_000;
+const day = 24 * hour;
+
+/** Deterministic PRNG (mulberry32) so every run seeds the same year. */
+function random(seed: number) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Seeded {
+  events: EventRecord[];
+  leads: Map<string, { sourceId: string | null; priceUnits: number }>;
+  calls: Map<string, number>;
+}
+
+/** A year of activity: every lead arrives; most get a text (some a call); texts are delivered and charged; contacts text back. */
+function generate(now: number, leadCount: number, eventTarget: number): Seeded {
+  const next = random(42);
+  const sources = [
+    { id: "01BENCHSOURCEA0000000000000", price: "12.50" },
+    { id: "01BENCHSOURCEB0000000000000", price: "8.00" },
+    { id: "01BENCHSOURCEC0000000000000", price: "20.00" },
+    { id: "01BENCHSOURCED0000000000000", price: "4.75" },
+    { id: null, price: null },
+  ];
+  const events: EventRecord[] = [];
+  const leads = new Map<string, { sourceId: string | null; priceUnits: number }>();
+  const calls = new Map<string, number>();
+  const record = (at: number, fields: Omit<EventRecordInput, "createdAt">) => {
+    if (at < now) events.push(toEventRecord({ id: ulid(at), createdAt: new Date(at).toISOString(), ...fields }));
+  };
+  const perLead = Math.max(1, eventTarget / leadCount);
+  for (let index = 0; index < leadCount; index++) {
+    const created = now - 365 * day + Math.floor(next() * 365 * day);
+    const leadId = ulid(created);
+    const source = sources[Math.floor(next() * sources.length)]!;
+    leads.set(leadId, { sourceId: source.id, priceUnits: toUnits(source.price) });
+    record(created + 200, { eventType: "LeadCreated", eventCategory: "Lead", leadId, ...(source.id ? { sourceId: source.id } : {}) });
+    let budget = perLead - 1;
+    if (next() < 0.1) continue; // never answered
+    let at = created + Math.floor(Math.exp(next() * 10) * 1000); // 1 s to ~6 h, most within minutes
+    const sms = { eventCategory: "Sms", direction: "Outbound", leadId } as const;
+    while (budget >= 2) {
+      if (next() < 0.15) {
+        const callId = ulid(at);
+        calls.set(callId, 30 + Math.floor(next() * 600));
+        record(at, { eventType: "CallQueued", eventCategory: "Call", direction: "Outbound", leadId, relatedEntityId: callId });
+        record(at + 15_000, { eventType: "CallAnswered", eventCategory: "Call", direction: "Outbound", leadId, relatedEntityId: callId });
+        record(at + 300_000, { eventType: "CallCompleted", eventCategory: "Call", direction: "Outbound", leadId, relatedEntityId: callId, billingStatus: "Charged", billableAmount: 0.14 });
+        budget -= 3;
+      } else {
+        record(at, { eventType: "MessageSent", ...sms });
+        record(at + 3000, { eventType: next() < 0.97 ? "MessageDelivered" : "MessageUndelivered", ...sms, billingStatus: "Charged", billableAmount: 0.0079 });
+        budget -= 2;
+        if (budget >= 1 && next() < 0.4) {
+          record(at + 600_000, { eventType: "MessageReceived", eventCategory: "Sms", direction: "Inbound", leadId });
+          budget -= 1;
+        }
+      }
+      at += Math.floor(next() * 2 * day);
+    }
+  }
+  return { events, leads, calls };
+}
+
+export async function analyticsBench(context: BenchContext): Promise<void> {
+  const leadCount = Number(process.env.BENCH_ANALYTICS_LEADS ?? 100_000);
+  const eventTarget = Number(process.env.BENCH_ANALYTICS_EVENTS ?? leadCount * 10);
+  const requests = Number(process.env.BENCH_ANALYTICS_REQUESTS ?? 100);
+  const now = Date.now();
+  let started = Date.now();
+  const seeded = generate(now, leadCount, eventTarget);
+  const generatedMs = Date.now() - started;
+
+  started = Date.now();
+  const result = await backfill(context.organizationId, seeded.events, {
+    lead: (leadId) => seeded.leads.get(leadId),
+    callSeconds: (callId) => seeded.calls.get(callId) ?? 0,
+  });
+  const nearEdge = (at: number) => at >= now - 3 * hour || Math.abs(at - (now - 365 * day)) <= 3 * hour;
+  const edgeRecords = seeded.events.filter((event) => nearEdge(Date.parse(event.createdAt)));
+  const asInput = (event: EventRecord) => Object.fromEntries(Object.entries(event).filter(([, value]) => value !== null)) as EventRecordInput;
+  await storeEventItems(edgeRecords.map((event) => eventItem(context.organizationId, asInput(event)).item));
+  const seedMs = Date.now() - started;
+
+  const url = `${context.baseUrl}/analytics/my?days=365`;
+  const headers = { authorization: `Bearer ${context.apiKey}` };
+  const check = await fetch(url, { headers });
+  const body = (await check.json()) as { summary: Record<string, unknown>; leadTrend: { points: unknown[] } };
+  if (check.status !== 200) throw new Error(`analytics answered ${check.status}: ${JSON.stringify(body)}`);
+  for (let warm = 0; warm < 5; warm++) await (await fetch(url, { headers })).arrayBuffer();
+  const latencies: number[] = [];
+  for (let index = 0; index < requests; index++) {
+    const begin = performance.now();
+    const response = await fetch(url, { headers });
+    await response.arrayBuffer();
+    latencies.push(performance.now() - begin);
+    if (response.status !== 200) throw new Error(`analytics answered ${response.status}`);
+  }
+  printTable("Analytics: GET /analytics/my?days=365 (sequential requests)", [
+    {
+      leads: result.leads,
+      events: result.events,
+      rollupItems: result.rollupItems,
+      edgeEventRecords: edgeRecords.length,
+      seedSeconds: Math.round((generatedMs + seedMs) / 100) / 10,
+      requests,
+      p50Ms: Math.round(percentile(latencies, 50) * 10) / 10,
+      p99Ms: Math.round(percentile(latencies, 99) * 10) / 10,
+    },
+  ]);
+  console.log(`reported: ${body.summary.leads} leads, median ${body.summary.medianResponseMinutes} min, ${body.summary.smsSent} SMS sent, spend ${body.summary.usageSpend}, ${body.leadTrend.points.length} weekly points`);
+}

@@ -1,0 +1,127 @@
+import { BatchWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { decodeTime } from "ulid";
+import { db, tableName } from "#core/db/client";
+import type { EventRecord } from "#core/events/index";
+import { effectOf, leadCounters, mergeCounters, responseCounters, responseSecondsOf, type Counters } from "#core/analytics/counters";
+import { dayBucket, floorDay, floorHour, floorWeek, hourBucket, weekBucket } from "#core/analytics/range";
+import { isHistogram, leadItem, maxCountersPerUpdate, rollupUpdate, type Level } from "#core/analytics/rollups";
+
+/**
+ * Builds an organization's rollups from a batch of event records in one pass:
+ * the same counting rules as the live hook (effectOf, leadCounters,
+ * responseCounters: a lead counts once, only its first response counts), but
+ * summed per hour and per day in memory and written as one ADD per rollup item,
+ * plus one per-lead item per lead. It writes no per-event markers, so it is for
+ * an organization whose rollups start empty (a rebuild, a migration, the
+ * benchmark's seeding), never for events the live hook has counted already.
+ */
+export interface BackfillLookups {
+  /** Source and price (1/10 000 units) of a lead, as the live hook reads them from the lead. */
+  lead(leadId: string): { sourceId: string | null; priceUnits: number } | undefined;
+  /** Talk seconds of a completed call, as the live hook reads them from the call. */
+  callSeconds(callId: string): number;
+}
+
+export interface BackfillResult {
+  events: number;
+  leads: number;
+  rollupItems: number;
+  leadItems: number;
+}
+
+const parallel = 16;
+
+async function inParallel<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(parallel, items.length) }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
+}
+
+async function batchPut(items: Record<string, unknown>[]): Promise<void> {
+  const chunks: Record<string, unknown>[][] = [];
+  for (let index = 0; index < items.length; index += 25) chunks.push(items.slice(index, index + 25));
+  await inParallel(chunks, async (chunk) => {
+    let requests = chunk.map((Item) => ({ PutRequest: { Item } }));
+    while (requests.length > 0) {
+      const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+      requests = (result.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
+    }
+  });
+}
+
+/** Stores event records as they are (the records a report reads exactly at the edges of a range). */
+export async function storeEventItems(items: Record<string, unknown>[]): Promise<void> {
+  await batchPut(items);
+}
+
+/** Counts `events` (any order) into empty rollups; see the module comment. */
+export async function backfill(organizationId: string, events: EventRecord[], lookups: BackfillLookups): Promise<BackfillResult> {
+  const hours = new Map<number, Counters>();
+  const add = (at: number, counters: Counters) => {
+    const hour = floorHour(at);
+    mergeCounters(hours.get(hour) ?? hours.set(hour, {}).get(hour)!, counters);
+  };
+  const leads = new Map<string, ReturnType<typeof leadItem> & { respondedAt?: string; responseSeconds?: number }>();
+  const ordered = [...events].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  for (const event of ordered) {
+    const effect = effectOf(event);
+    const at = Date.parse(event.createdAt);
+    if (effect.completedCallId) mergeCounters(effect.counters, { callSeconds: lookups.callSeconds(effect.completedCallId) });
+    add(at, effect.counters);
+    const created = effect.leadCreated;
+    const known = created ? lookups.lead(created.leadId) : undefined;
+    if (created && known && !leads.has(created.leadId)) {
+      leads.set(created.leadId, leadItem(organizationId, { leadId: created.leadId, ...known }));
+      add(decodeTime(created.leadId), leadCounters(known.sourceId, known.priceUnits));
+    }
+    const lead = effect.response ? leads.get(effect.response.leadId) : undefined;
+    if (effect.response && lead && !lead.respondedAt) {
+      const createdAt = decodeTime(lead.leadId);
+      const seconds = responseSecondsOf(createdAt, effect.response.at);
+      Object.assign(lead, { respondedAt: new Date(effect.response.at).toISOString(), responseSeconds: seconds });
+      add(createdAt, responseCounters(lead.sourceId, seconds));
+    }
+  }
+  const days = rollUp(hours, floorDay);
+  const weeks = rollUp(days, floorWeek);
+  const updates = ([
+    ["H", hours, hourBucket],
+    ["D", days, dayBucket],
+    ["W", weeks, weekBucket],
+  ] as const).flatMap(([level, buckets, bucketOf]) => [...buckets].flatMap(([start, counters]) => updatesOf(organizationId, level, bucketOf(start), counters)));
+  await inParallel(updates, async (update) => {
+    await db().send(new UpdateCommand(update.Update as ConstructorParameters<typeof UpdateCommand>[0]));
+  });
+  await batchPut([...leads.values()]);
+  return { events: events.length, leads: leads.size, rollupItems: hours.size + days.size + weeks.size, leadItems: leads.size };
+}
+
+/** Sums finer buckets into coarser ones (hours into days, days into weeks). */
+function rollUp(finer: Map<number, Counters>, floor: (t: number) => number): Map<number, Counters> {
+  const coarser = new Map<number, Counters>();
+  for (const [start, counters] of finer) {
+    const key = floor(start);
+    mergeCounters(coarser.get(key) ?? coarser.set(key, {}).get(key)!, counters);
+  }
+  return coarser;
+}
+
+/** The writes of one rollup item: numeric ADDs in expression-sized parts, the histogram packed with the first (the item must have none yet). */
+function updatesOf(organizationId: string, level: Level, bucket: string, counters: Counters) {
+  const hist = Object.fromEntries(Object.entries(counters).filter(([name]) => isHistogram(name)));
+  const parts = chunked(Object.fromEntries(Object.entries(counters).filter(([name]) => !isHistogram(name))));
+  if (parts.length === 0) parts.push({});
+  return parts.map((part, index) =>
+    rollupUpdate(organizationId, level, bucket, part, index === 0 && Object.keys(hist).length > 0 ? { hist, readVersion: undefined } : undefined),
+  );
+}
+
+function chunked(counters: Counters): Counters[] {
+  const entries = Object.entries(counters).filter(([, amount]) => amount !== 0);
+  const parts: Counters[] = [];
+  for (let index = 0; index < entries.length; index += maxCountersPerUpdate) parts.push(Object.fromEntries(entries.slice(index, index + maxCountersPerUpdate)));
+  return parts;
+}
