@@ -44,6 +44,9 @@ export const Outbound = {
     if (message.status === "Queued") return dispatch(organizationId, message);
     // Sending, Sent, Unknown: waiting for the provider's receipts.
   },
+
+  /** Sends a message the caller read as Queued (the consumer's step after `process`; tests replay a stale read with it). */
+  dispatch: (organizationId: string, message: Message): Promise<void> => dispatch(organizationId, message),
 };
 
 const SLACK_MS = 1_000;
@@ -136,7 +139,7 @@ async function dispatch(organizationId: string, message: Message): Promise<void>
     },
     due: { at: new Date(Date.parse(claimedAt) + messagingConfig.receiptTimeoutMs).toISOString(), kind: "ReceiptTimeout" },
   });
-  if (!claimed) return;
+  if (!claimed) return settleLostClaim(organizationId, message.id);
   await afterClaim(organizationId, claimed, selection);
   try {
     const result = await provider.sendMessage({
@@ -158,6 +161,19 @@ async function dispatch(organizationId: string, message: Message): Promise<void>
     if (!(error instanceof ProviderError)) throw error;
     await providerRefused(organizationId, claimed, error);
   }
+}
+
+/**
+ * The claim failed after the hold was taken: the message moved on meanwhile. If
+ * it ended (canceled, blocked, failed) its own settlement may have run before the
+ * hold existed, so settle again from its final status: the hold is released
+ * (idempotent; a settlement that already ran makes this a no-op). A message still
+ * in flight (claimed by a concurrent consumer, requeued for a retry) keeps the
+ * hold: it is keyed by the message id, so its next dispatch reuses it.
+ */
+async function settleLostClaim(organizationId: string, messageId: string): Promise<void> {
+  const current = await readMessage(organizationId, messageId);
+  if (current && messageLifecycle.isFinal(current.status)) await settleMessage(organizationId, current);
 }
 
 async function afterClaim(organizationId: string, message: Message, selection: SenderSelection): Promise<void> {
