@@ -5,7 +5,6 @@
  * next message. Waits and retries are delayed messages (SQS, up to 15 minutes) backed by the due index, which the
  * sweep reads for longer waits and for steps whose message was lost.
  */
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { encodeTime, ulid } from "ulid";
 import "#core/automations/runs/queue";
 import type { Automation } from "#core/automations/index";
@@ -15,8 +14,8 @@ import type { EvaluationContext } from "#core/automations/runs/evaluate";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { routeFrom, type Definition, type Route } from "#core/automations/runs/route";
 import { isFinal, noteLastRun, RunStore, StaleRunError, storedAutomation, Versions } from "#core/automations/runs/store";
-import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
+import { queryPages } from "#core/db/query";
 import { Rollups } from "#core/analytics/rollups";
 import { eventItem } from "#core/events/index";
 import { Leads, type Lead } from "#core/leads/index";
@@ -76,21 +75,14 @@ async function hasReplied(organizationId: string, lead: Lead | undefined, since:
   const conversation = phone ? await Conversations.byPhone(organizationId, phone) : undefined;
   if (!conversation) return false;
   const { gsi1pk, gsi1sk } = keys.messagesByConversation(organizationId, conversation.id);
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: "gsi1",
-        KeyConditionExpression: "gsi1pk = :pk AND gsi1sk >= :from",
-        FilterExpression: "direction = :inbound",
-        ExpressionAttributeValues: { ":pk": gsi1pk, ":from": `${gsi1sk}${encodeTime(Date.parse(since), 10)}`, ":inbound": "Inbound" },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    if (page.Items?.length) return true;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  for await (const page of queryPages({
+    IndexName: "gsi1",
+    KeyConditionExpression: "gsi1pk = :pk AND gsi1sk >= :from",
+    FilterExpression: "direction = :inbound",
+    ExpressionAttributeValues: { ":pk": gsi1pk, ":from": `${gsi1sk}${encodeTime(Date.parse(since), 10)}`, ":inbound": "Inbound" },
+  })) {
+    if (page.length) return true;
+  }
   return false;
 }
 

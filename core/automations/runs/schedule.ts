@@ -1,10 +1,11 @@
-import { QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import "#core/automations/runs/queue";
 import { nextFireAt } from "#core/automations/runs/cron";
 import { dueShards, isFinal, RunStore, shardOf, STALL_MS } from "#core/automations/runs/store";
 import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
+import { queryPages } from "#core/db/query";
 import { maxDelaySeconds, publish } from "#core/queue/events";
 
 /** Work items ahead of this much are handed to SQS with a delay, so they start on time rather than at the next sweep. */
@@ -12,20 +13,13 @@ const LOOKAHEAD_MS = (maxDelaySeconds - 60) * 1000;
 
 async function* dueItems(prefix: string, upper: string): AsyncGenerator<Record<string, unknown>> {
   for (const shard of dueShards) {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await db().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: "gsi3",
-          KeyConditionExpression: "gsi3pk = :pk AND gsi3sk <= :upper",
-          ExpressionAttributeValues: { ":pk": `${prefix}#${shard}`, ":upper": upper },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      yield* page.Items ?? [];
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    for await (const page of queryPages({
+      IndexName: "gsi3",
+      KeyConditionExpression: "gsi3pk = :pk AND gsi3sk <= :upper",
+      ExpressionAttributeValues: { ":pk": `${prefix}#${shard}`, ":upper": upper },
+    })) {
+      yield* page;
+    }
   }
 }
 

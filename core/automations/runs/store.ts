@@ -1,11 +1,12 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { createHash } from "node:crypto";
 import type { Automation } from "#core/automations/index";
 import { finalRunStatuses, type AutomationRun, type StoredRun } from "#core/automations/runs/model";
 import type { Definition } from "#core/automations/runs/route";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
+import { queryAll } from "#core/db/query";
 
 /** Shards of the due-run and due-schedule indexes (gsi3), so no partition is hot. */
 export const dueShards = [0, 1, 2, 3] as const;
@@ -132,43 +133,19 @@ export const RunStore = {
   /** Ids of the unfinished runs of one automation (gsi2). */
   async activeRunIds(organizationId: string, automationId: string): Promise<string[]> {
     const { gsi2pk } = keys.activeRunsByAutomation(organizationId, automationId);
-    const ids: string[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await db().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: "gsi2",
-          KeyConditionExpression: "gsi2pk = :pk",
-          ExpressionAttributeValues: { ":pk": gsi2pk },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      ids.push(...(page.Items ?? []).map((item) => String(item.id)));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return ids;
+    const items = await queryAll({ IndexName: "gsi2", KeyConditionExpression: "gsi2pk = :pk", ExpressionAttributeValues: { ":pk": gsi2pk } });
+    return items.map((item) => String(item.id));
   },
 
   /** Runs of the organization created in [startAt, endAt) (gsi1). */
   async inRange(organizationId: string, startAt: string, endAt: string): Promise<StoredRun[]> {
     const { gsi1pk } = keys.runsByOrganization(organizationId);
-    const runs: StoredRun[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await db().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: "gsi1",
-          KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to",
-          ExpressionAttributeValues: { ":pk": gsi1pk, ":from": startAt, ":to": `${endAt}` },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      runs.push(...(page.Items ?? []).map(toStoredRun).filter((run) => run.createdAt < endAt));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return runs;
+    const items = await queryAll({
+      IndexName: "gsi1",
+      KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to",
+      ExpressionAttributeValues: { ":pk": gsi1pk, ":from": startAt, ":to": endAt },
+    });
+    return items.map(toStoredRun).filter((run) => run.createdAt < endAt);
   },
 };
 

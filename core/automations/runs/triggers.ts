@@ -3,13 +3,12 @@
  * automations are found through the trigger index (`AUTOTRIGGER#<type>#…`, written in the same transaction as the
  * automation), then checked against the stored automation itself.
  */
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import "#core/automations/runs/queue";
 import type { Trigger, TriggerType } from "#core/automations/definition";
 import { Engine, type TriggerEvent } from "#core/automations/runs/engine";
 import { storedAutomation } from "#core/automations/runs/store";
-import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
+import { queryAll } from "#core/db/query";
 import { Contacts } from "#core/messaging/contacts";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { readMessage } from "#core/messaging/store";
@@ -21,22 +20,12 @@ import "#core/leads/index";
 /** Automation ids with an enabled trigger of `type` (from the index). */
 async function candidates(organizationId: string, type: TriggerType): Promise<string[]> {
   const { pk, skPrefix } = keys.automationTriggerPrefix(organizationId, type);
-  const ids = new Set<string>();
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-        ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-        ProjectionExpression: "automationId",
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) ids.add(String(item.automationId));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return [...ids];
+  const items = await queryAll({
+    KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+    ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
+    ProjectionExpression: "automationId",
+  });
+  return [...new Set(items.map((item) => String(item.automationId)))];
 }
 
 /** Starts a run in every enabled automation whose first enabled trigger of `type` accepts the event. */
