@@ -111,7 +111,9 @@ function operationObject(operation: Operation): JsonObject {
 /** The OpenAPI 3.1 contract, generated from the operations' valibot schemas. */
 export function openApiDocument(serverUrl: string): JsonObject {
   const paths: Record<string, JsonObject> = {};
-  for (const operation of allOperations) {
+  // Sorted, so the document does not depend on the order modules were loaded in.
+  const ordered = [...allOperations].sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
+  for (const operation of ordered) {
     paths[operation.path] = { ...paths[operation.path], [operation.method.toLowerCase()]: operationObject(operation) };
   }
   return {
