@@ -151,11 +151,11 @@ export const Automations = {
         new TransactWriteCommand({
           TransactItems: [
             {
-              Put: {
+              Update: {
                 TableName: tableName(),
-                Item: { ...keys.automation(actor.organizationId, automationId), entity: entities.automation, ...updated },
-                ConditionExpression: "attribute_exists(pk) AND version = :version",
-                ExpressionAttributeValues: { ":version": current.version },
+                Key: keys.automation(actor.organizationId, automationId),
+                ...definitionUpdate(updated),
+                ConditionExpression: "attribute_exists(pk) AND version = :expectedVersion",
               },
             },
             ...triggerIndexWrites(actor.organizationId, current, updated, timeZoneOf(organization)),
@@ -191,6 +191,23 @@ export const Automations = {
     return { ...page, items: page.items.map(redactSecrets) };
   },
 };
+
+/**
+ * SETs the fields an edit owns and nothing else: the run engine writes
+ * `lastRunAt`/`lastRunStatus` on the same item, and an edit must not overwrite them.
+ */
+function definitionUpdate(updated: Automation) {
+  const { lastRunAt: _lastRunAt, lastRunStatus: _lastRunStatus, ...owned } = updated;
+  const fields = Object.entries(owned);
+  return {
+    UpdateExpression: `SET ${fields.map((_, index) => `#f${index} = :v${index}`).join(", ")}`,
+    ExpressionAttributeNames: Object.fromEntries(fields.map(([name], index) => [`#f${index}`, name])),
+    ExpressionAttributeValues: {
+      ...Object.fromEntries(fields.map(([, value], index) => [`:v${index}`, value])),
+      ":expectedVersion": updated.version - 1,
+    },
+  };
+}
 
 const timeZoneOf = (organization: { timeZone?: string } | undefined) => organization?.timeZone ?? "America/New_York";
 
