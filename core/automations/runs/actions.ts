@@ -12,6 +12,7 @@ import { jsonStringEncode, minutesOfDay, renderTemplate, webhookSignature, webho
 import { runsConfig } from "#core/automations/runs/config";
 import { leadValue } from "#core/automations/runs/evaluate";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
+import { WalletRefusedError } from "#core/billing/index";
 import { Calls } from "#core/calls/index";
 import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
@@ -328,11 +329,24 @@ async function placeCall(context: ActionContext, settings: { fromPhoneNumberId?:
   const { run } = context;
   if (!run.leadId) return { kind: "failed", error: "The run has no lead to call." };
   const actor = { ...systemActor(run.organizationId), displayName: `Automation ${run.automationName}` };
-  const call = await Calls.place(actor, {
-    leadId: run.leadId,
-    ...(settings.fromPhoneNumberId ? { fromPhoneNumberId: settings.fromPhoneNumberId } : {}),
-    record: false,
-    metadata: { automationId: run.automationId, runId: run.id, ...(settings.connectTo ? { connectTo: settings.connectTo } : {}) },
-  });
+  let call: Awaited<ReturnType<typeof Calls.place>>;
+  try {
+    // The step's effect id is the call id, so a redelivered or retried step finds the call instead of placing another.
+    call = await Calls.place(
+      actor,
+      {
+        leadId: run.leadId,
+        ...(settings.fromPhoneNumberId ? { fromPhoneNumberId: settings.fromPhoneNumberId } : {}),
+        record: false,
+        metadata: { automationId: run.automationId, runId: run.id, ...(settings.connectTo ? { connectTo: settings.connectTo } : {}) },
+      },
+      { callId: context.effectId },
+    );
+  } catch (error) {
+    if (error instanceof WalletRefusedError) {
+      return { kind: "failed", status: "Blocked", error: error.message, output: { billingStatus: error.billingStatus } };
+    }
+    throw error;
+  }
   return { kind: "succeeded", output: { callId: call.id, status: (call as { status?: string }).status ?? null } };
 }
