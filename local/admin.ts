@@ -1,6 +1,8 @@
 import { parseArgs } from "node:util";
 import { roles, type Role } from "#core/auth/actor";
 import { signUserToken } from "#core/auth/local-tokens";
+import { Billing, type PriceOverrides } from "#core/billing/index";
+import { ValidationError } from "#core/errors";
 import { Organizations } from "#core/organizations/index";
 import { environmentNames, table } from "#stacks/definitions";
 import { createSource, developerTokenLifetime } from "#local/provision";
@@ -15,23 +17,68 @@ Commands (output is JSON):
                                                       user JWT signed with the local key (local stack only)
   create-source --org ID --name NAME                  new lead source: sourceId and apiKey
   list-orgs                                           every organization
+  billing-adjust --org ID --amount 1.23 --reason TEXT signed correction of the wallet (negative takes money;
+                                                      never below the floor): the ledger entry and the wallet
+  billing-suspend --org ID [--reason TEXT] [--off]    suspend the wallet (every send and call is refused), or
+                                                      lift the suspension with --off: the wallet
+  billing-prices --org ID [--sms-segment 0.01] [--mms-message 0.03] [--call-minute 0.02]
+                 [--call-rounding PerStartedMinute|PerSecond] [--max-call-minutes 30]
+                 [--phone-number-monthly 1.15]        override some prices of the organization (no price flag:
+                                                      show them): the price list
 
 Target: the running local stack (npm start) by default. With --stage NAME, a
 deployed stage through your AWS credentials; the table name comes from
-TABLE_NAME or, under \`npx sst shell --stage NAME\`, from the linked table.`;
+TABLE_NAME or, under \`npx sst shell --stage NAME\`, from the linked table.
+--state-dir DIR targets a local stack started with another state folder.`;
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    name: { type: "string" },
-    org: { type: "string" },
-    user: { type: "string" },
-    role: { type: "string" },
-    email: { type: "string" },
-    stage: { type: "string" },
-    help: { type: "boolean", short: "h" },
-  },
-});
+/** `--amount -0.23`: parseArgs would read the negative number as a flag, so it is joined to its flag (`--amount=-0.23`). */
+function joinNegativeValues(args: string[]): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    const next = args[index + 1];
+    if (/^--[\w-]+$/.test(arg) && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      index++;
+    } else joined.push(arg);
+  }
+  return joined;
+}
+
+const { positionals, values } = parseCommandLine();
+
+/** The command line; a malformed one (unknown flag, missing value) is reported as JSON like every other error. */
+function parseCommandLine() {
+  try {
+    return parseArgs({
+      args: joinNegativeValues(process.argv.slice(2)),
+      allowPositionals: true,
+      options: {
+        name: { type: "string" },
+        org: { type: "string" },
+        user: { type: "string" },
+        role: { type: "string" },
+        email: { type: "string" },
+        stage: { type: "string" },
+        "state-dir": { type: "string" },
+        amount: { type: "string" },
+        reason: { type: "string" },
+        off: { type: "boolean" },
+        "sms-segment": { type: "string" },
+        "mms-message": { type: "string" },
+        "call-minute": { type: "string" },
+        "call-rounding": { type: "string" },
+        "max-call-minutes": { type: "string" },
+        "phone-number-monthly": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    console.error(JSON.stringify({ error: error instanceof Error ? error.message : String(error) }));
+    console.error(`\n${usage}`);
+    process.exit(1);
+  }
+}
 
 class UsageError extends Error {}
 
@@ -39,6 +86,27 @@ function required(flag: keyof typeof values): string {
   const value = values[flag];
   if (typeof value !== "string" || value === "") throw new UsageError(`--${flag} is required`);
   return value;
+}
+
+/** `--org`, checked against the target (after pointing core at it). */
+async function existingOrganization(): Promise<string> {
+  const organizationId = required("org");
+  await useTarget();
+  if (!(await Organizations.fromId(organizationId))) throw new UsageError(`No organization ${organizationId}`);
+  return organizationId;
+}
+
+/** The price flags given, as core's price overrides (core validates them). */
+function priceOverrides(): PriceOverrides {
+  const flags = {
+    smsSegment: values["sms-segment"],
+    mmsMessage: values["mms-message"],
+    callMinute: values["call-minute"],
+    callRounding: values["call-rounding"],
+    maxCallMinutes: values["max-call-minutes"] === undefined ? undefined : Number(values["max-call-minutes"]),
+    phoneNumberMonthly: values["phone-number-monthly"],
+  };
+  return Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined)) as PriceOverrides;
 }
 
 /** Points core's clients at the target: the local stack's emulators, or a deployed stage's table. */
@@ -56,7 +124,7 @@ async function useTarget(): Promise<void> {
     process.env[environmentNames.tableName] = tableName;
     return;
   }
-  const state = await readStackState(defaultStateDir);
+  const state = await readStackState(values["state-dir"] ?? defaultStateDir);
   if (!state) throw new UsageError("The local stack is not running: start it with `npm start` (or pass --stage NAME)");
   Object.assign(process.env, state.env);
 }
@@ -85,15 +153,28 @@ async function run(command: string | undefined): Promise<unknown> {
       return { token, ...claims };
     }
     case "create-source": {
-      const organizationId = required("org");
       const name = required("name");
-      await useTarget();
-      if (!(await Organizations.fromId(organizationId))) throw new UsageError(`No organization ${organizationId}`);
+      const organizationId = await existingOrganization();
       return { organizationId, ...(await createSource(organizationId, name)) };
     }
     case "list-orgs":
       await useTarget();
       return Organizations.list();
+    case "billing-adjust": {
+      const organizationId = await existingOrganization();
+      const entry = await Billing.adjust(organizationId, required("amount"), required("reason"));
+      return { entry, wallet: await Billing.wallet(organizationId) };
+    }
+    case "billing-suspend": {
+      const organizationId = await existingOrganization();
+      return Billing.setSuspended(organizationId, !values.off, values.reason);
+    }
+    case "billing-prices": {
+      const organizationId = await existingOrganization();
+      const overrides = priceOverrides();
+      const prices = Object.keys(overrides).length ? await Billing.setPrices(organizationId, overrides) : await Billing.prices(organizationId);
+      return { organizationId, prices };
+    }
     default:
       throw new UsageError(command ? `Unknown command ${command}` : "A command is required");
   }
@@ -106,7 +187,8 @@ if (values.help) {
   try {
     console.log(JSON.stringify(await run(positionals[0]), null, 2));
   } catch (error) {
-    console.error(JSON.stringify({ error: error instanceof Error ? error.message : String(error) }));
+    const errors = error instanceof ValidationError ? { errors: error.errors } : {};
+    console.error(JSON.stringify({ error: error instanceof Error ? error.message : String(error), ...errors }));
     if (error instanceof UsageError) console.error(`\n${usage}`);
     process.exitCode = 1;
   }

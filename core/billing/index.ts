@@ -8,8 +8,10 @@ import {
   DEFAULT_TRIAL_CREDIT,
   fromUnits,
   PriceListSchema,
+  PriceOverridesSchema,
   toUnits,
   type PriceList,
+  type PriceOverrides,
 } from "#core/billing/prices";
 import { transact, TransactionConditionFailed, type TransactItem } from "#core/billing/transactions";
 import { db, tableName } from "#core/db/client";
@@ -19,6 +21,7 @@ import { PaymentRequiredError, ValidationError } from "#core/errors";
 import { newId, nowIso } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
 import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { toFieldErrors } from "#core/shared/validation";
 import { environmentNames } from "#stacks/definitions";
 
 export type { TransactItem } from "#core/billing/transactions";
@@ -242,10 +245,12 @@ export const Billing = {
     return { ...DEFAULT_PRICES, ...overrides } as PriceList;
   },
 
-  /** Operator: overrides some prices of one organization. */
-  async setPrices(organizationId: string, prices: Partial<PriceList>): Promise<PriceList> {
+  /** Operator: overrides some prices of one organization (a ValidationError names each bad field). */
+  async setPrices(organizationId: string, overrides: PriceOverrides): Promise<PriceList> {
+    const parsed = v.safeParse(PriceOverridesSchema, overrides);
+    if (!parsed.success) throw new ValidationError("The prices are not valid; see errors for each field.", toFieldErrors(parsed.issues));
     const current = await Billing.prices(organizationId);
-    const next = v.parse(PriceListSchema, { ...current, ...prices });
+    const next = v.parse(PriceListSchema, { ...current, ...parsed.output });
     await db().send(
       new PutCommand({ TableName: tableName(), Item: { ...keys.priceList(organizationId), entity: entities.priceList, ...next, modifiedAt: nowIso() } }),
     );
@@ -267,6 +272,11 @@ export const Billing = {
 
   /** Operator: a signed correction of the balance (refunds, goodwill, test set-up); may not take it below the floor. */
   async adjust(organizationId: string, amount: string, description: string): Promise<LedgerEntry> {
+    const errors = [
+      ...(/^-?(?:0|[1-9]\d*)(?:\.\d{1,4})?$/.test(amount) && !Money.isZero(amount) ? [] : [{ pointer: "/amount", detail: "Must be a non-zero signed amount with at most 4 decimals, such as \"-1.25\"." }]),
+      ...(description.trim() ? [] : [{ pointer: "/reason", detail: "A reason is required: it is the ledger entry's description." }]),
+    ];
+    if (errors.length) throw new ValidationError("The adjustment is not valid; see errors for each field.", errors);
     return credit(organizationId, { entryType: "Adjustment", amount, reason: "Adjustment", description, reference: null, createdBy: "operator" });
   },
 

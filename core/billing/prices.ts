@@ -28,6 +28,23 @@ export const PriceListSchema = v.object({
 });
 export type PriceList = v.InferOutput<typeof PriceListSchema>;
 
+const price = v.pipe(
+  v.string("Must be a decimal amount such as \"0.0100\"."),
+  v.regex(/^(?:0|[1-9]\d*)(?:\.\d{1,4})?$/, "Must be a non-negative amount with at most 4 decimals, such as \"0.0100\"."),
+  v.transform((amount) => Money.toBilling(amount)),
+);
+
+/** Operator overrides of some of an organization's prices (admin CLI `billing-prices`); the currency is the wallet's and stays. */
+export const PriceOverridesSchema = v.strictObject({
+  smsSegment: v.optional(price),
+  mmsMessage: v.optional(price),
+  callMinute: v.optional(price),
+  callRounding: v.optional(v.picklist(callRoundings, `Must be one of: ${callRoundings.join(", ")}.`)),
+  maxCallMinutes: v.optional(v.pipe(v.number(), v.integer("Must be a whole number of minutes."), v.minValue(1), v.maxValue(240))),
+  phoneNumberMonthly: v.optional(price),
+});
+export type PriceOverrides = v.InferInput<typeof PriceOverridesSchema>;
+
 /** The defaults every organization starts with (docs/decisions.md, "Calls and billing"). */
 export const DEFAULT_PRICES: PriceList = {
   currency: "USD",
