@@ -197,6 +197,8 @@ export const schedules: ScheduleDefinition[] = [
   { name: "leadIntakeSweep", cron: "* * * * ? *", handler: "functions/schedules/lead-intake-sweep.handler", sendsTo: ["leadIntake"] },
   /** Fires Schedule triggers (organization time zone) and resends run steps whose wait ends or whose message was lost. */
   { name: "automationsDue", cron: "* * * * ? *", handler: "functions/schedules/automations-due.handler", sendsTo: ["automationRuns"] },
+  /** Charges each phone number's monthly fee once per billing month (daily, so a missed run is made up the next day; core/billing/number-fees). */
+  { name: "phoneNumberFees", cron: "5 0 * * ? *", handler: "functions/schedules/phone-number-fees.handler" },
 ];
 
 /** Names of the settings every function reads from its environment. */

@@ -53,7 +53,7 @@ export const WalletSchema = v.object({
   availableBalance: v.string(),
   status: v.picklist(walletStatuses),
   lowBalanceThreshold: v.string(),
-  /** The available balance never goes below this. */
+  /** The available balance never goes below this, except by a phone number's monthly fee owed (a debt a top-up repays). */
   floor: v.string(),
   suspendedAt: v.nullable(v.string()),
   suspendedReason: v.nullable(v.string()),
@@ -75,7 +75,9 @@ export const LedgerEntrySchema = v.object({
   relatedEntityId: v.nullable(v.string()),
   messageId: v.nullable(v.string()),
   callId: v.nullable(v.string()),
-  /** Segments, billable seconds or count the amount is for. */
+  /** The phone number a monthly number fee (reason `PhoneNumberMonthly`) is for. */
+  phoneNumberId: v.nullable(v.string()),
+  /** Segments, billable seconds, or the days of a phone number's month the amount is for. */
   quantity: v.nullable(v.number()),
   reference: v.nullable(v.string()),
   createdBy: v.string(),
@@ -161,6 +163,18 @@ export interface SettleInput {
   quantity?: number;
 }
 
+export interface ChargeInput {
+  organizationId: string;
+  phoneNumberId: string;
+  amount: string;
+  reason: "PhoneNumberMonthly";
+  description: string;
+  quantity: number;
+  createdBy: string;
+  /** Refuse unless the wallet covers it (a purchase), or take it in full even into debt (a fee already owed). */
+  mustCover: boolean;
+}
+
 interface StoredWallet {
   currency: string;
   balanceUnits: number;
@@ -197,6 +211,7 @@ const ledgerResource: ListResource<LedgerEntry> = {
     relatedEntityId: { get: (e) => e.relatedEntityId, kind: "string", filter: true },
     messageId: { get: (e) => e.messageId, kind: "string", filter: true },
     callId: { get: (e) => e.callId, kind: "string", filter: true },
+    phoneNumberId: { get: (e) => e.phoneNumberId, kind: "string", filter: true },
     amount: { get: (e) => e.amount, kind: "decimal", sort: true, range: true },
     description: { get: (e) => e.description, kind: "string", search: true },
     reference: { get: (e) => e.reference, kind: "string", filter: true, search: true },
@@ -381,8 +396,7 @@ export const Billing = {
     const now = nowIso();
     const entry: LedgerEntry | undefined =
       charged > 0
-        ? {
-            id: newId(),
+        ? ledgerEntry({
             entryType: "Charge",
             amount: fromUnits(-charged),
             currency: (await Billing.prices(input.organizationId)).currency,
@@ -393,10 +407,9 @@ export const Billing = {
             messageId: reservation.relatedEntityType === "Message" ? input.relatedEntityId : null,
             callId: reservation.relatedEntityType === "Call" ? input.relatedEntityId : null,
             quantity: input.quantity ?? null,
-            reference: null,
             createdBy: input.createdBy ?? "system",
             createdAt: now,
-          }
+          })
         : undefined;
     const items: TransactItem[] = [
       closeReservation(input.organizationId, input.reservationId, "Settled", charged, now),
@@ -419,6 +432,42 @@ export const Billing = {
       ],
       outcome: { billingStatus: "Released", billableAmount: "0.0000" },
     };
+  },
+
+  /**
+   * The writes of a charge that belongs to no reservation (a phone number's
+   * monthly fee), to commit with the caller's own items (its once-only marker):
+   * the wallet change (first item) and the ledger entry. `mustCover` (a
+   * purchase): the wallet item's condition fails unless the wallet is not
+   * suspended and the available balance stays at or above the floor (answer
+   * `Billing.refusal`). Otherwise (a fee already owed) it is taken in full, even
+   * below the floor: the negative balance is the debt, and the wallet is Empty
+   * until a top-up covers it.
+   */
+  async chargeItems(input: ChargeInput): Promise<{ items: TransactItem[]; entry: LedgerEntry }> {
+    const wallet = await storedWallet(input.organizationId);
+    const units = toUnits(input.amount);
+    const entry = ledgerEntry({
+      entryType: "Charge",
+      amount: fromUnits(-units),
+      currency: wallet.currency,
+      reason: input.reason,
+      description: input.description,
+      relatedEntityType: "PhoneNumber",
+      relatedEntityId: input.phoneNumberId,
+      phoneNumberId: input.phoneNumberId,
+      quantity: input.quantity,
+      createdBy: input.createdBy,
+      createdAt: nowIso(),
+    });
+    const change = walletChange(input.organizationId, { balance: -units, reserved: 0, available: -units }, entry.createdAt);
+    if (input.mustCover) requireCover(change, units, { refuseSuspended: true });
+    return { items: [change, ledgerPut(input.organizationId, entry)], entry };
+  },
+
+  /** The 402 for a charge of `amount` the wallet refused (suspended, or not enough available). */
+  async refusal(organizationId: string, amount: string): Promise<WalletRefusedError> {
+    return refusal(organizationId, await storedWallet(organizationId), toUnits(amount));
   },
 
   /** Settles on its own (no usage record to write with it); idempotent. */
@@ -488,6 +537,29 @@ function ledgerPut(organizationId: string, entry: LedgerEntry): TransactItem {
   };
 }
 
+/** A ledger entry with every reference it does not name empty. */
+function ledgerEntry(fields: Pick<LedgerEntry, "entryType" | "amount" | "currency" | "reason" | "createdBy" | "createdAt"> & Partial<LedgerEntry>): LedgerEntry {
+  return {
+    id: newId(),
+    description: null,
+    relatedEntityType: null,
+    relatedEntityId: null,
+    messageId: null,
+    callId: null,
+    phoneNumberId: null,
+    quantity: null,
+    reference: null,
+    ...fields,
+  };
+}
+
+/** Makes a wallet change that takes `units` conditional on the available balance staying at or above the floor (and, for usage, on the wallet not being suspended). */
+function requireCover(change: TransactItem, units: number, options: { refuseSuspended: boolean }): TransactItem {
+  change.Update!.ConditionExpression = `attribute_exists(pk)${options.refuseSuspended ? " AND attribute_not_exists(suspendedAt)" : ""} AND availableUnits >= :needed`;
+  change.Update!.ExpressionAttributeValues![":needed"] = units + floorUnits();
+  return change;
+}
+
 /** A credit (or signed adjustment) and its ledger entry in one transaction; never takes available below the floor. */
 async function credit(
   organizationId: string,
@@ -495,23 +567,9 @@ async function credit(
 ): Promise<LedgerEntry> {
   const wallet = await storedWallet(organizationId);
   const units = toUnits(input.amount);
-  const entry: LedgerEntry = {
-    id: newId(),
-    ...input,
-    amount: fromUnits(units),
-    currency: wallet.currency,
-    relatedEntityType: null,
-    relatedEntityId: null,
-    messageId: null,
-    callId: null,
-    quantity: null,
-    createdAt: nowIso(),
-  };
+  const entry = ledgerEntry({ ...input, amount: fromUnits(units), currency: wallet.currency, createdAt: nowIso() });
   const change = walletChange(organizationId, { balance: units, reserved: 0, available: units }, entry.createdAt);
-  if (units < 0) {
-    change.Update!.ConditionExpression = "attribute_exists(pk) AND availableUnits >= :needed";
-    change.Update!.ExpressionAttributeValues![":needed"] = -units + floorUnits();
-  }
+  if (units < 0) requireCover(change, -units, { refuseSuspended: false });
   try {
     await transact([change, ledgerPut(organizationId, entry)]);
   } catch (error) {
@@ -554,22 +612,18 @@ async function storedWallet(organizationId: string): Promise<StoredWallet> {
   ];
   if (creditUnits > 0) {
     items.push(
-      ledgerPut(organizationId, {
-        id: newId(),
-        entryType: "TrialCredit",
-        amount: fromUnits(creditUnits),
-        currency: wallet.currency,
-        reason: "TrialCredit",
-        description: "Trial credit of a new organization",
-        relatedEntityType: null,
-        relatedEntityId: null,
-        messageId: null,
-        callId: null,
-        quantity: null,
-        reference: null,
-        createdBy: "system",
-        createdAt: now,
-      }),
+      ledgerPut(
+        organizationId,
+        ledgerEntry({
+          entryType: "TrialCredit",
+          amount: fromUnits(creditUnits),
+          currency: wallet.currency,
+          reason: "TrialCredit",
+          description: "Trial credit of a new organization",
+          createdBy: "system",
+          createdAt: now,
+        }),
+      ),
     );
   }
   try {
@@ -649,6 +703,7 @@ function toLedgerEntry(item: Record<string, unknown>): LedgerEntry {
     relatedEntityId: field("relatedEntityId"),
     messageId: field("messageId"),
     callId: field("callId"),
+    phoneNumberId: field("phoneNumberId"),
     quantity: field("quantity"),
     reference: field("reference"),
     createdBy: field("createdBy"),

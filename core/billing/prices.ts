@@ -64,6 +64,7 @@ export const DEFAULT_LOW_BALANCE_THRESHOLD = "1.0000";
  * The floor: the available balance (balance − reserved) never goes below it. A
  * reservation is refused unless available − estimate ≥ floor, and a settlement
  * never charges more than was reserved, so the balance never goes below it either.
+ * The one exception: a phone number's monthly fee is owed and taken in full (core/billing/number-fees.ts).
  */
 export const BALANCE_FLOOR = "0.0000";
 
@@ -116,4 +117,28 @@ export function callCost(prices: PriceList, durationSeconds: number): { amount: 
 /** What an outbound call holds while it runs: its longest allowed length. */
 export function callReservation(prices: PriceList): string {
   return Money.toBilling(Money.multiply(prices.callMinute, prices.maxCallMinutes));
+}
+
+/** The billing month of an instant: its UTC calendar month, `2026-03`. */
+export function billingMonth(at: Date): string {
+  return at.toISOString().slice(0, 7);
+}
+
+/** The instant a billing month starts (UTC). */
+export function monthStart(month: string): Date {
+  return new Date(`${month}-01T00:00:00.000Z`);
+}
+
+/**
+ * One phone number's fee for one billing month: the monthly price, or for a
+ * number added during that month the days from the day it was added (counted
+ * whole) to the month's end, `monthly × days ÷ daysInMonth` rounded half-up to 0.0001.
+ */
+export function phoneNumberFee(prices: PriceList, month: string, addedAt: string): { amount: string; days: number; daysInMonth: number } {
+  const start = monthStart(month);
+  const daysInMonth = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 0)).getUTCDate();
+  const firstDay = billingMonth(new Date(addedAt)) === month ? new Date(addedAt).getUTCDate() : 1;
+  const days = daysInMonth - firstDay + 1;
+  const amount = days === daysInMonth ? prices.phoneNumberMonthly : Money.divide(Money.multiply(prices.phoneNumberMonthly, days), daysInMonth, 4);
+  return { amount: Money.toBilling(amount), days, daysInMonth };
 }

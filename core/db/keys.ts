@@ -179,6 +179,11 @@ export const keys = {
   ledgerPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "LEDGER#" }),
   /** One per message or call whose estimated cost is held; keyed by that message or call id. */
   reservation: (organizationId: string, reservationId: string): Key => ({ pk: org(organizationId), sk: `RESERVATION#${reservationId}` }),
+  /** One per phone number and billing month (`2026-03`) whose fee was charged, put in the charge's transaction so it happens once. */
+  phoneNumberFee: (organizationId: string, phoneNumberId: string, month: string): Key => ({
+    pk: org(organizationId),
+    sk: `NUMBERFEE#${phoneNumberId}#${month}`,
+  }),
 
   /** Calls (outbound and inbound). */
   call: (organizationId: string, callId: string): Key => ({ pk: org(organizationId), sk: `CALL#${callId}` }),
@@ -259,6 +264,7 @@ export const entities = {
   priceList: "PriceList",
   ledgerEntry: "LedgerEntry",
   reservation: "Reservation",
+  phoneNumberFee: "PhoneNumberFee",
   call: "Call",
   callByPhone: "CallByPhone",
   providerCall: "ProviderCall",

@@ -1,7 +1,9 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
-import type { Actor } from "#core/auth/actor";
+import { actorId, type Actor } from "#core/auth/actor";
+import { Billing, TransactionConditionFailed } from "#core/billing/index";
+import { PhoneNumberFees } from "#core/billing/number-fees";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { conditionally } from "#core/db/conditional";
@@ -76,7 +78,10 @@ export interface NumberRoute {
 
 /** Phone numbers the organization owns at the provider, used as senders. */
 export const PhoneNumbers = {
-  /** Adds a number; a number already routed to an organization (this or another) is a 409. */
+  /**
+   * Adds a number; a number already routed to an organization (this or another)
+   * is a 409, a wallet that cannot pay its first month (or is suspended) a 402.
+   */
   async create(actor: Actor, input: PhoneNumberRequest): Promise<PhoneNumber> {
     const now = nowIso();
     const number: PhoneNumber = {
@@ -90,32 +95,30 @@ export const PhoneNumbers = {
       modifiedAt: null,
     };
     const route: NumberRoute = { organizationId: actor.organizationId, phoneNumberId: number.id, phoneNumber: number.phoneNumber };
+    // The first month's fee (prorated) is charged with the number: refused (402) unless the wallet covers it.
+    const fee = await PhoneNumberFees.firstMonth(actor.organizationId, number, actorId(actor));
     try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tableName(),
-                Item: { ...keys.phoneNumber(actor.organizationId, number.id), entity: entities.phoneNumber, ...number },
-                ConditionExpression: "attribute_not_exists(pk)",
-              },
-            },
-            {
-              Put: {
-                TableName: tableName(),
-                Item: { ...keys.numberRoute(number.phoneNumber), entity: entities.numberRoute, ...route },
-                ConditionExpression: "attribute_not_exists(pk) OR attribute_exists(releasedAt)",
-              },
-            },
-          ],
-        }),
-      );
+      await Billing.commit([
+        {
+          Put: {
+            TableName: tableName(),
+            Item: { ...keys.phoneNumber(actor.organizationId, number.id), entity: entities.phoneNumber, ...number },
+            ConditionExpression: "attribute_not_exists(pk)",
+          },
+        },
+        {
+          Put: {
+            TableName: tableName(),
+            Item: { ...keys.numberRoute(number.phoneNumber), entity: entities.numberRoute, ...route },
+            ConditionExpression: "attribute_not_exists(pk) OR attribute_exists(releasedAt)",
+          },
+        },
+        ...fee.items,
+      ]);
     } catch (error) {
-      if (error instanceof TransactionCanceledException) {
-        throw new ConflictError(`${number.phoneNumber} is already registered to an organization.`);
-      }
-      throw error;
+      if (!(error instanceof TransactionConditionFailed)) throw error;
+      if (error.failedIndexes.some((index) => index < 2)) throw new ConflictError(`${number.phoneNumber} is already registered to an organization.`);
+      throw await fee.refusal();
     }
     await MessagingEvents.record(actor.organizationId, {
       eventType: "PhoneNumberAdded",

@@ -31,3 +31,9 @@ export async function allLedgerEntries(org: TestOrganization, pageSize = 200): P
   } while (continuationToken);
   return entries;
 }
+
+/** The wallet's balance minus `spent`: what it should read after those charges (numbers added before pay their first month). */
+export async function balanceLess(org: TestOrganization, spent: string): Promise<string> {
+  const { body } = await org.request("GET", "/billing/wallet");
+  return Money.toBilling(Money.subtract(body.balance, spent));
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as Money from "#core/shared/money";
-import { allLedgerEntries, setAvailableBalance } from "#tests/helpers/billing";
+import { allLedgerEntries, balanceLess, setAvailableBalance } from "#tests/helpers/billing";
 import { callEventsOf, callFrom, waitForCall } from "#tests/helpers/calls";
 import { addNumber, createLead, events, magic, randomNumber, sleep } from "#tests/helpers/messaging";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
@@ -23,6 +23,7 @@ describe("calls: outbound lifecycle through the simulator", () => {
   it("an answered call rings, is answered, completes and is charged per started minute", async () => {
     const org = await newOrganization();
     const from = await addNumber(org);
+    const expected = await balanceLess(org, "0.02");
     const accepted = await placeCall(org, { to: magic("20"), metadata: { campaign: "spring" } });
     expect(accepted.status).toBe(202);
     expect(accepted.body).toMatchObject({
@@ -56,7 +57,7 @@ describe("calls: outbound lifecycle through the simulator", () => {
     expect(Date.parse(call.answeredAt)).toBeLessThanOrEqual(Date.parse(call.endedAt));
     // ringingAt may stay null: the simulator's ringing and answered callbacks can cross, and a late ringing is ignored.
     const wallet = (await org.request("GET", "/billing/wallet")).body;
-    expect(wallet).toMatchObject({ balance: "4.9800", reservedAmount: "0.0000", availableBalance: "4.9800" });
+    expect(wallet).toMatchObject({ balance: expected, reservedAmount: "0.0000", availableBalance: expected });
     const ledger = await allLedgerEntries(org);
     expect(ledger).toContainEqual(
       expect.objectContaining({ entryType: "Charge", amount: "-0.0200", reason: "CallMinutes", callId: call.id, relatedEntityType: "Call", quantity: 60 }),
@@ -85,13 +86,14 @@ describe("calls: outbound lifecycle through the simulator", () => {
   ])("a call to scenario %s ends %s with its reason and releases its reservation", async (scenario, status, reason) => {
     const org = await newOrganization();
     await addNumber(org);
+    const expected = await balanceLess(org, "0");
     const accepted = await placeCall(org, { to: magic(scenario) });
     expect(accepted.status).toBe(202);
     const call = await waitForCall(org, accepted.body.id);
     expect(call).toMatchObject({ status, statusReason: reason, billingStatus: "Released", billableAmount: 0, billableSeconds: 0, duration: 0, answeredAt: null, missed: false });
     expect(call.endedAt).toEqual(expect.any(String));
     const wallet = (await org.request("GET", "/billing/wallet")).body;
-    expect(wallet).toMatchObject({ balance: "5.0000", reservedAmount: "0.0000" });
+    expect(wallet).toMatchObject({ balance: expected, reservedAmount: "0.0000" });
   });
 
   it("calls a lead at the lead's number", async () => {

@@ -30,6 +30,6 @@ describe("message holds", () => {
     expect(after).toMatchObject({ reservedAmount: "0.0000", balance: before.balance, availableBalance: before.availableBalance });
     const message = (await org.request("GET", `/messages/${accepted.body.id}`)).body;
     expect(message).toMatchObject({ status: "Canceled", billingStatus: "Released", billableAmount: 0, providerMessageId: null });
-    expect((await allLedgerEntries(org)).filter((entry) => entry.entryType === "Charge")).toEqual([]);
+    expect((await allLedgerEntries(org)).filter((entry) => entry.messageId === accepted.body.id)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { billableSeconds, callCost, callReservation, DEFAULT_PRICES, fromUnits, messageCost, toUnits, type PriceList } from "#core/billing/prices";
+import { billableSeconds, billingMonth, callCost, callReservation, DEFAULT_PRICES, fromUnits, messageCost, phoneNumberFee, toUnits, type PriceList } from "#core/billing/prices";
 
 const perSecond: PriceList = { ...DEFAULT_PRICES, callRounding: "PerSecond" };
 
@@ -54,5 +54,21 @@ describe("billing prices", () => {
 
   it("reserves the longest allowed call", () => {
     expect(callReservation(DEFAULT_PRICES)).toBe("0.6000");
+  });
+
+  it.each([
+    ["2026-03", "2026-02-10T12:00:00.000Z", "1.1500", 31],
+    ["2026-03", "2026-03-01T00:00:00.000Z", "1.1500", 31],
+    ["2026-03", "2026-03-21T23:59:59.999Z", "0.4081", 11],
+    ["2026-03", "2026-03-31T08:00:00.000Z", "0.0371", 1],
+    ["2026-04", "2026-04-16T08:00:00.000Z", "0.5750", 15],
+    ["2028-02", "2028-02-15T08:00:00.000Z", "0.5948", 15],
+  ])("charges a number's month %s (added %s) %s for %i day(s), prorated half-up in the month it was added", (month, addedAt, amount, days) => {
+    expect(phoneNumberFee(DEFAULT_PRICES, month, addedAt)).toMatchObject({ amount, days });
+  });
+
+  it("bills by UTC calendar month", () => {
+    expect(billingMonth(new Date("2026-03-31T23:59:59.999Z"))).toBe("2026-03");
+    expect(billingMonth(new Date("2026-04-01T00:00:00.000Z"))).toBe("2026-04");
   });
 });

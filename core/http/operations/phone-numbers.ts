@@ -10,13 +10,16 @@ export const createPhoneNumber = defineOperation({
   method: "POST",
   path: "/phone-numbers",
   summary: "Add a phone number the organization owns at the provider",
-  description: "A number can belong to one organization only (409 otherwise). It becomes a sender candidate at once.",
+  description:
+    "A number can belong to one organization only (409 otherwise). It becomes a sender candidate at once. Its fee for the rest of " +
+    "the current month (`phoneNumberMonthly` prorated by day) is charged from the wallet as it is added: 402 when the wallet is " +
+    "suspended or cannot cover it. Every later month is charged on the month's first day.",
   tag: "Phone numbers",
   auth: "bearer",
   permission: "phoneNumbers:write",
   body: PhoneNumberRequestSchema,
   success: { status: 201, description: "The stored number", schema: PhoneNumberSchema },
-  problems: [400, 401, 403, 409, 413, 415, 429],
+  problems: [400, 401, 402, 403, 409, 413, 415, 429],
   example: { phoneNumber: "+12125550123", friendlyName: "Main line", capabilities: ["sms", "mms", "voice"] },
 });
 
