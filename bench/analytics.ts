@@ -41,7 +41,7 @@ interface Seeded {
 }
 
 /** A year of activity: every lead arrives; most get a text (some a call); texts are delivered and charged; contacts text back. */
-function generate(now: number, leadCount: number, eventTarget: number): Seeded {
+export function generate(now: number, leadCount: number, eventTarget: number): Seeded {
   const next = random(42);
   const sources = [
     { id: "01BENCHSOURCEA0000000000000", price: "12.50" },
@@ -56,35 +56,36 @@ function generate(now: number, leadCount: number, eventTarget: number): Seeded {
   const record = (at: number, fields: Omit<EventRecordInput, "createdAt">) => {
     if (at < now) events.push(toEventRecord({ id: ulid(at), createdAt: new Date(at).toISOString(), ...fields }));
   };
-  const perLead = Math.max(1, eventTarget / leadCount);
+  // 10 % of leads are never answered (their LeadCreated is their only event); the others share the rest.
+  const perAnswered = Math.max(1, (eventTarget - 0.1 * leadCount) / (0.9 * leadCount));
   for (let index = 0; index < leadCount; index++) {
     const created = now - 365 * day + Math.floor(next() * 365 * day);
     const leadId = ulid(created);
     const source = sources[Math.floor(next() * sources.length)]!;
     leads.set(leadId, { sourceId: source.id, priceUnits: toUnits(source.price) });
     record(created + 200, { eventType: "LeadCreated", eventCategory: "Lead", leadId, ...(source.id ? { sourceId: source.id } : {}) });
-    let budget = perLead - 1;
     if (next() < 0.1) continue; // never answered
+    let budget = Math.round(perAnswered - 1 + (next() - 0.5));
     let at = created + Math.floor(Math.exp(next() * 10) * 1000); // 1 s to ~6 h, most within minutes
     const sms = { eventCategory: "Sms", direction: "Outbound", leadId } as const;
-    while (budget >= 2) {
-      if (next() < 0.15) {
+    while (budget >= 1) {
+      if (budget >= 3 && next() < 0.15) {
         const callId = ulid(at);
         calls.set(callId, 30 + Math.floor(next() * 600));
         record(at, { eventType: "CallQueued", eventCategory: "Call", direction: "Outbound", leadId, relatedEntityId: callId });
         record(at + 15_000, { eventType: "CallAnswered", eventCategory: "Call", direction: "Outbound", leadId, relatedEntityId: callId });
         record(at + 300_000, { eventType: "CallCompleted", eventCategory: "Call", direction: "Outbound", leadId, relatedEntityId: callId, billingStatus: "Charged", billableAmount: 0.14 });
         budget -= 3;
-      } else {
-        record(at, { eventType: "MessageSent", ...sms });
-        record(at + 3000, { eventType: next() < 0.97 ? "MessageDelivered" : "MessageUndelivered", ...sms, billingStatus: "Charged", billableAmount: 0.0079 });
+      } else if (budget >= 2) {
+        const sentAt = new Date(at).toISOString();
+        record(at, { eventType: "MessageSent", ...sms, sentAt });
+        record(at + 3000, { eventType: next() < 0.97 ? "MessageDelivered" : "MessageUndelivered", ...sms, sentAt, billingStatus: "Charged", billableAmount: 0.0079 });
         budget -= 2;
-        if (budget >= 1 && next() < 0.4) {
-          record(at + 600_000, { eventType: "MessageReceived", eventCategory: "Sms", direction: "Inbound", leadId });
-          budget -= 1;
-        }
+      } else {
+        record(at + 600_000, { eventType: "MessageReceived", eventCategory: "Sms", direction: "Inbound", leadId });
+        budget -= 1;
       }
-      at += Math.floor(next() * 2 * day);
+      at += Math.floor(next() * day);
     }
   }
   return { events, leads, calls };

@@ -4,7 +4,7 @@ import { db, tableName } from "#core/db/client";
 import type { EventRecord } from "#core/events/index";
 import { effectOf, leadCounters, mergeCounters, responseCounters, responseSecondsOf, type Counters } from "#core/analytics/counters";
 import { dayBucket, floorDay, floorHour, floorWeek, hourBucket, weekBucket } from "#core/analytics/range";
-import { isHistogram, leadItem, maxCountersPerUpdate, rollupUpdate, type Level } from "#core/analytics/rollups";
+import { histogramUpdate, isHistogram, leadItem, maxCountersPerUpdate, rollupUpdate, type Level } from "#core/analytics/rollups";
 
 /**
  * Builds an organization's rollups from a batch of event records in one pass:
@@ -109,14 +109,14 @@ function rollUp(finer: Map<number, Counters>, floor: (t: number) => number): Map
   return coarser;
 }
 
-/** The writes of one rollup item: numeric ADDs in expression-sized parts, the histogram packed with the first (the item must have none yet). */
+/** The writes of one bucket: numeric ADDs in expression-sized parts, and its histogram item (which must not exist yet). */
 function updatesOf(organizationId: string, level: Level, bucket: string, counters: Counters) {
   const hist = Object.fromEntries(Object.entries(counters).filter(([name]) => isHistogram(name)));
   const parts = chunked(Object.fromEntries(Object.entries(counters).filter(([name]) => !isHistogram(name))));
   if (parts.length === 0) parts.push({});
-  return parts.map((part, index) =>
-    rollupUpdate(organizationId, level, bucket, part, index === 0 && Object.keys(hist).length > 0 ? { hist, readVersion: undefined } : undefined),
-  );
+  const updates = parts.map((part) => rollupUpdate(organizationId, level, bucket, part));
+  if (Object.keys(hist).length > 0) updates.push(histogramUpdate(organizationId, level, bucket, { hist, readVersion: undefined }));
+  return updates;
 }
 
 function chunked(counters: Counters): Counters[] {

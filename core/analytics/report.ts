@@ -1,18 +1,13 @@
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
-import { Automations, type Automation } from "#core/automations/index";
 import { Billing, type Wallet } from "#core/billing/index";
 import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
-import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import * as Money from "#core/shared/money";
-import { Sources, type Source } from "#core/sources/index";
-import type { Page, PagingQuery } from "#core/shared/paging";
 import { counter, fromUnits, missedThresholdMinutes, noSource, type Counters } from "#core/analytics/counters";
 import { granularityOf, previousRange, type Bucket, type TimeRange } from "#core/analytics/range";
-import { leadCreatedAt, leadFacts, medianOf, rangeFigures, type RangeFigures } from "#core/analytics/read";
+import { leadCreatedAt, leadFacts, medianOf, prefixItems, rangeFigures, type RangeFigures } from "#core/analytics/read";
 
 /** The customer analytics answer (spec 2.3); see docs/analytics.md for every definition. */
 const num = v.number();
@@ -131,8 +126,8 @@ function averageMinutes(counters: Counters): number | null {
   return responded === 0 ? null : round(get(counters, counter.responseSeconds) / responded / 60, 2);
 }
 
-/** Per-bucket figures shared by the JSON trends and the CSV rows. */
-export function bucketRow(bucket: Bucket, counters: Counters) {
+/** Per-bucket figures shared by the JSON trends and the CSV rows (the median only where it is shown: the CSV and the totals). */
+export function bucketRow(bucket: Bucket, counters: Counters, withMedian = true) {
   const leads = get(counters, counter.leads);
   return {
     startAt: iso(bucket.start),
@@ -141,7 +136,7 @@ export function bucketRow(bucket: Bucket, counters: Counters) {
     leads,
     respondedLeads: get(counters, counter.responded),
     averageResponseMinutes: averageMinutes(counters),
-    medianResponseMinutes: medianOf(counters, "h#"),
+    medianResponseMinutes: withMedian ? medianOf(counters, "h#") : null,
     respondedWithinFiveMinutesPercent: percent(get(counters, counter.withinFiveMinutes), leads),
     smsSent: get(counters, counter.smsSent),
     smsReceived: get(counters, counter.smsReceived),
@@ -156,34 +151,44 @@ export function bucketRow(bucket: Bucket, counters: Counters) {
   };
 }
 
-async function everyPage<T>(list: (query: PagingQuery) => Promise<Page<T>>): Promise<T[]> {
-  const items: T[] = [];
-  let continuationToken: string | null = null;
-  do {
-    const page: Page<T> = await list({ pageSize: 200, continuationToken });
-    items.push(...page.items);
-    continuationToken = page.continuationToken;
-  } while (continuationToken);
-  return items;
+/** The automation fields analytics shows (read with a projection, not the full definitions). */
+interface AutomationSummary {
+  id: string;
+  name: string;
+  enabled: boolean;
+  lastRunStatus: string | null;
+  lastRunAt: string | null;
+}
+
+async function automationSummaries(organizationId: string): Promise<AutomationSummary[]> {
+  const items = await prefixItems(organizationId, keys.automationPrefix(organizationId).skPrefix, {
+    ProjectionExpression: "id, #name, enabled, lastRunStatus, lastRunAt",
+    ExpressionAttributeNames: { "#name": "name" },
+  });
+  return items.map((item) => ({
+    id: String(item.id),
+    name: String(item.name),
+    enabled: item.enabled === true,
+    lastRunStatus: (item.lastRunStatus as string | null) ?? null,
+    lastRunAt: (item.lastRunAt as string | null) ?? null,
+  }));
+}
+
+async function sourceNames(organizationId: string): Promise<{ id: string; name: string }[]> {
+  const items = await prefixItems(organizationId, keys.sourcePrefix(organizationId).skPrefix, {
+    ProjectionExpression: "id, #name",
+    ExpressionAttributeNames: { "#name": "name" },
+  });
+  return items.map((item) => ({ id: String(item.id), name: String(item.name) }));
+}
+
+async function phoneNumberCount(organizationId: string): Promise<number> {
+  return (await prefixItems(organizationId, keys.phoneNumberPrefix(organizationId).skPrefix, { ProjectionExpression: "sk" })).length;
 }
 
 /** Conversations with unread inbound messages (the unread index kept by core/analytics/rollups). */
 async function unreadIndex(organizationId: string) {
-  const prefix = keys.analyticsUnread(organizationId, "").sk;
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-        ExpressionAttributeValues: { ":pk": keys.organization(organizationId).pk, ":prefix": prefix },
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  const items = await prefixItems(organizationId, keys.analyticsUnread(organizationId, "").sk);
   return items.map((item) => ({ unreadCount: Number(item.unreadCount ?? 0), oldestUnreadAt: String(item.oldestUnreadAt ?? "") }));
 }
 
@@ -202,9 +207,9 @@ async function gather(actor: Actor, range: TimeRange, now: number) {
     rangeFigures(organizationId, previousRange(range), granularity, true),
     leadFacts(organizationId, recent),
     Billing.wallet(organizationId),
-    everyPage((query) => Automations.list(actor, query)),
-    everyPage((query) => Sources.list(actor, query)),
-    PhoneNumbers.all(organizationId),
+    automationSummaries(organizationId),
+    sourceNames(organizationId),
+    phoneNumberCount(organizationId),
     unreadIndex(organizationId),
     milestones(organizationId),
   ]);
@@ -227,7 +232,7 @@ function missedLeads(totals: Counters, recent: Gathered["recentLeads"], range: T
   return get(totals, counter.leads) - get(totals, counter.withinThreshold) - (young.length - youngAnswered);
 }
 
-function leadSources(totals: Counters, sources: Source[]) {
+function leadSources(totals: Counters, sources: { id: string; name: string }[]) {
   const names = new Map(sources.map((source) => [source.id, source.name]));
   const total = get(totals, counter.leads);
   return Object.entries(totals)
@@ -252,7 +257,7 @@ function leadSources(totals: Counters, sources: Source[]) {
     .sort((a, b) => b.leads - a.leads || a.source.localeCompare(b.source));
 }
 
-function automationHealth(automations: Automation[], totals: Counters) {
+function automationHealth(automations: AutomationSummary[], totals: Counters) {
   const failing = automations
     .filter((automation) => automation.lastRunStatus === "Failed")
     .map((automation) => ({ automationId: automation.id, name: automation.name, failedAt: automation.lastRunAt, error: "The last run failed." }))
@@ -303,8 +308,8 @@ function activationHealth(data: Gathered) {
     item(
       "phoneNumber",
       "A phone number exists",
-      data.numbers.length > 0,
-      data.numbers.length > 0 ? `${data.numbers.length} phone number(s).` : "No phone number: add one to text and call leads.",
+      data.numbers > 0,
+      data.numbers > 0 ? `${data.numbers} phone number(s).` : "No phone number: add one to text and call leads.",
       "/phone-numbers",
     ),
     item(
@@ -385,7 +390,7 @@ function needsAttention(data: Gathered, now: number): AnalyticsReport["needsAtte
 export async function buildReport(actor: Actor, range: TimeRange, now: number = Date.now()): Promise<AnalyticsReport> {
   const data = await gather(actor, range, now);
   const totals = data.current.totals;
-  const rows = data.current.buckets.map(({ bucket, counters }) => bucketRow(bucket, counters));
+  const rows = data.current.buckets.map(({ bucket, counters }) => bucketRow(bucket, counters, false));
   const all = bucketRow({ start: range.start, end: range.end, label: "" }, totals);
   const leadsComparison = compare(all.leads, get(data.previous.totals, counter.leads));
   const unreadMessages = data.unread.reduce((sum, entry) => sum + entry.unreadCount, 0);

@@ -33,9 +33,10 @@ export const levels: [Level, (t: number) => string][] = [
 
 /**
  * Response-time histograms (`h#<minutes>`, `hs#<source>#<minutes>`) are stored
- * packed in one JSON string attribute `hist` per rollup item, not as one
- * attribute per value: a 365-day report then reads ~110 compact items. A string
- * cannot be ADDed to, so it is rewritten under an optimistic version `hv`.
+ * packed in one JSON string attribute `hist` of a histogram item beside each
+ * rollup item, not as one attribute per value: a 365-day report then reads ~110
+ * compact items (and the previous period's lead count skips the histograms). A
+ * string cannot be ADDed to, so it is rewritten under an optimistic version `hv`.
  */
 export const isHistogram = (name: string) => name.startsWith("h#") || name.startsWith("hs#");
 
@@ -46,8 +47,8 @@ export interface HistogramWrite {
   readVersion: number | undefined;
 }
 
-/** Adds numeric `counters` to one rollup item and, when given, rewrites its histogram (an update item). */
-export function rollupUpdate(organizationId: string, level: Level, bucket: string, counters: Counters, histogram?: HistogramWrite): TransactItem {
+/** Adds numeric `counters` to one rollup item (an update item). */
+export function rollupUpdate(organizationId: string, level: Level, bucket: string, counters: Counters): TransactItem {
   const names: Record<string, string> = { "#entity": "entity" };
   const values: Record<string, unknown> = { ":entity": entities.analyticsRollup };
   const adds = Object.entries(counters).map(([name, amount], index) => {
@@ -55,25 +56,32 @@ export function rollupUpdate(organizationId: string, level: Level, bucket: strin
     values[`:c${index}`] = amount;
     return `#c${index} :c${index}`;
   });
-  const sets = ["#entity = :entity"];
-  let condition: string | undefined;
-  if (histogram) {
-    sets.push("hist = :hist", "hv = :nextVersion");
-    values[":hist"] = JSON.stringify(histogram.hist);
-    values[":nextVersion"] = (histogram.readVersion ?? 0) + 1;
-    if (histogram.readVersion === undefined) condition = "attribute_not_exists(hv)";
-    else {
-      condition = "hv = :readVersion";
-      values[":readVersion"] = histogram.readVersion;
-    }
-  }
   return {
     Update: {
       TableName: tableName(),
       Key: keys.analyticsRollup(organizationId, level, bucket),
-      UpdateExpression: `SET ${sets.join(", ")}${adds.length ? ` ADD ${adds.join(", ")}` : ""}`,
-      ...(condition ? { ConditionExpression: condition } : {}),
+      UpdateExpression: `SET #entity = :entity${adds.length ? ` ADD ${adds.join(", ")}` : ""}`,
       ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/** Rewrites the histogram item of one bucket, on condition nobody rewrote it since it was read (an update item). */
+export function histogramUpdate(organizationId: string, level: Level, bucket: string, histogram: HistogramWrite): TransactItem {
+  const values: Record<string, unknown> = {
+    ":entity": entities.analyticsHistogram,
+    ":hist": packHistogram(histogram.hist),
+    ":nextVersion": (histogram.readVersion ?? 0) + 1,
+  };
+  if (histogram.readVersion !== undefined) values[":readVersion"] = histogram.readVersion;
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.analyticsHistogram(organizationId, level, bucket),
+      UpdateExpression: "SET #entity = :entity, hist = :hist, hv = :nextVersion",
+      ConditionExpression: histogram.readVersion === undefined ? "attribute_not_exists(hv)" : "hv = :readVersion",
+      ExpressionAttributeNames: { "#entity": "entity" },
       ExpressionAttributeValues: values,
     },
   };
@@ -90,9 +98,29 @@ export function rollupUpdates(organizationId: string, at: number, counters: Coun
   return levels.map(([level, bucketOf]) => rollupUpdate(organizationId, level, bucketOf(at), plain));
 }
 
+/** Packed form of the histogram counters: `{ "h": { minutes: count }, "s": { source: { minutes: count } } }` (no repeated names). */
+export function packHistogram(hist: Counters): string {
+  const packed: { h: Record<string, number>; s: Record<string, Record<string, number>> } = { h: {}, s: {} };
+  for (const [name, count] of Object.entries(hist)) {
+    if (name.startsWith("h#")) packed.h[name.slice(2)] = count;
+    else if (name.startsWith("hs#")) {
+      const split = name.lastIndexOf("#");
+      (packed.s[name.slice(3, split)] ??= {})[name.slice(split + 1)] = count;
+    }
+  }
+  return JSON.stringify(packed);
+}
+
 /** The packed histogram of a stored rollup item, as counters. */
 export function unpackHistogram(item: Record<string, unknown> | undefined): Counters {
-  return typeof item?.hist === "string" ? (JSON.parse(item.hist) as Counters) : {};
+  if (typeof item?.hist !== "string") return {};
+  const packed = JSON.parse(item.hist) as { h?: Record<string, number>; s?: Record<string, Record<string, number>> };
+  const counters: Counters = {};
+  for (const [minutes, count] of Object.entries(packed.h ?? {})) counters[`h#${minutes}`] = count;
+  for (const [source, histogram] of Object.entries(packed.s ?? {})) {
+    for (const [minutes, count] of Object.entries(histogram)) counters[`hs#${source}#${minutes}`] = count;
+  }
+  return counters;
 }
 
 /** The per-lead analytics item of a counted lead (the lead's creation time is its ULID's). */
@@ -166,14 +194,15 @@ async function countResponse(organizationId: string, response: { leadId: string;
     const seconds = responseSecondsOf(createdAt, response.at);
     const counters = responseCounters(Item.sourceId as string | null, seconds);
     const histogramPart = Object.fromEntries(Object.entries(counters).filter(([name]) => isHistogram(name)));
-    const updates = await Promise.all(
+    const histograms = await Promise.all(
       levels.map(async ([level, bucketOf]) => {
-        const rollupKey = keys.analyticsRollup(organizationId, level, bucketOf(createdAt));
-        const { Item: rollup } = await db().send(new GetCommand({ TableName: tableName(), Key: rollupKey, ConsistentRead: true, ProjectionExpression: "hist, hv" }));
-        const hist = mergeCounters(unpackHistogram(rollup), histogramPart);
-        return rollupUpdate(organizationId, level, bucketOf(createdAt), numeric(counters), { hist, readVersion: rollup?.hv as number | undefined });
+        const histogramKey = keys.analyticsHistogram(organizationId, level, bucketOf(createdAt));
+        const { Item: stored } = await db().send(new GetCommand({ TableName: tableName(), Key: histogramKey, ConsistentRead: true }));
+        const hist = mergeCounters(unpackHistogram(stored), histogramPart);
+        return histogramUpdate(organizationId, level, bucketOf(createdAt), { hist, readVersion: stored?.hv as number | undefined });
       }),
     );
+    const updates = [...rollupUpdates(organizationId, createdAt, counters), ...histograms];
     try {
       await transact([
         {

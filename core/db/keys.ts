@@ -207,6 +207,8 @@ export const keys = {
    * item per conversation with unread messages; first-time milestones.
    */
   analyticsRollup: (organizationId: string, level: "H" | "D" | "W", bucket: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#${level}#${bucket}` }),
+  /** The response-time histograms of one rollup bucket, sorted right after it (one range query reads both). */
+  analyticsHistogram: (organizationId: string, level: "H" | "D" | "W", bucket: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#${level}#${bucket}#HIST` }),
   analyticsLead: (organizationId: string, leadId: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#LEAD#${leadId}` }),
   analyticsUnread: (organizationId: string, conversationId: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#UNREAD#${conversationId}` }),
   analyticsMilestones: (organizationId: string): Key => ({ pk: org(organizationId), sk: "ANALYTICS#MILESTONES" }),
@@ -269,6 +271,7 @@ export const entities = {
   callByPhone: "CallByPhone",
   providerCall: "ProviderCall",
   analyticsRollup: "AnalyticsRollup",
+  analyticsHistogram: "AnalyticsHistogram",
   analyticsLead: "AnalyticsLead",
   analyticsUnread: "AnalyticsUnread",
   analyticsMilestones: "AnalyticsMilestones",
