@@ -1,3 +1,5 @@
+import type { Source } from "#core/sources/index";
+
 /**
  * Who is calling, passed explicitly to every core operation. Storage keys are
  * always built from `actor.organizationId`, so an operation can only ever reach
@@ -12,6 +14,8 @@ export interface Actor {
   apiKeyId?: string;
   /** The lead source, for source-key actors. */
   sourceId?: string;
+  /** For source-key actors: the source as read when its key was checked, so intake need not read it again. */
+  source?: Source;
   role?: Role;
   /** Permissions granted to the credential (roles expand to these). */
   permissions: ReadonlySet<Permission>;

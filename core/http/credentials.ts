@@ -70,6 +70,7 @@ async function resolveSource(event: APIGatewayProxyEventV2, ipPartition: RateLim
     organizationId: resolved.organizationId,
     kind: "source",
     sourceId: resolved.source.id,
+    source: resolved.source,
     permissions: sourcePermissions,
     displayName: resolved.source.name,
   };

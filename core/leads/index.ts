@@ -115,7 +115,8 @@ export const Leads = {
    */
   async intake(actor: Actor, input: Partial<LeadWrite>, _context: IntakeContext): Promise<IntakeResult> {
     const sourceId = await sourceOf(actor, input.sourceId);
-    const source = sourceId ? await Sources.settings(actor.organizationId, sourceId) : undefined;
+    // A source-key caller's source was read when its key was checked; others name theirs in the body.
+    const source = !sourceId ? undefined : actor.source?.id === sourceId ? actor.source : await Sources.settings(actor.organizationId, sourceId);
     if (sourceId && !source) {
       throw new ValidationError("The lead names an unknown source.", [{ pointer: "/sourceId", detail: `No source ${sourceId} in this organization.` }]);
     }

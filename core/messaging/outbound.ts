@@ -89,9 +89,10 @@ async function plan(organizationId: string, message: Message): Promise<void> {
 }
 
 async function quietHours(organizationId: string, message: Message, at: number) {
+  const organizationRead = Organizations.fromId(organizationId);
   const [settings, organization, contact] = await Promise.all([
-    MessagingSettingsStore.read(organizationId),
-    Organizations.fromId(organizationId),
+    MessagingSettingsStore.read(organizationId, organizationRead),
+    organizationRead,
     message.leadId ? Contacts.ofLead(organizationId, message.leadId) : undefined,
   ]);
   const { timeZone } = recipientTimeZone({

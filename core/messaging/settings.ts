@@ -4,7 +4,7 @@ import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { DEFAULT_QUIET_HOURS_WINDOW, quietHoursWindowSchema } from "#core/messaging/quiet-hours";
-import { Organizations } from "#core/organizations/index";
+import { Organizations, type Organization } from "#core/organizations/index";
 import { nowIso } from "#core/shared/ids";
 
 /** An organization's messaging settings; every field has a default. */
@@ -33,13 +33,17 @@ const defaults = (organizationName: string): Omit<MessagingSettings, "modifiedAt
 });
 
 export const MessagingSettingsStore = {
-  async read(organizationId: string): Promise<MessagingSettings> {
-    const [{ Item }, organization] = await Promise.all([
+  /** `organization` lets a caller that reads the organization anyway share that read. */
+  async read(
+    organizationId: string,
+    organization: Promise<Organization | undefined> = Organizations.fromId(organizationId),
+  ): Promise<MessagingSettings> {
+    const [{ Item }, owner] = await Promise.all([
       db().send(new GetCommand({ TableName: tableName(), Key: keys.messagingSettings(organizationId) })),
-      Organizations.fromId(organizationId),
+      organization,
     ]);
     const stored = (Item ?? {}) as Partial<MessagingSettings>;
-    const base = defaults(organization?.name ?? "We");
+    const base = defaults(owner?.name ?? "We");
     return {
       quietHours: stored.quietHours ?? base.quietHours,
       helpText: stored.helpText ?? base.helpText,
