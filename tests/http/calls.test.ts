@@ -225,19 +225,35 @@ describe("calls: refusals", () => {
 });
 
 describe("calls: 50 concurrent calls on a nearly empty wallet", () => {
+  // The calls ring out ("27", 60 s) so none ends and gives its hold back while the others are still being placed:
+  // the count of accepted calls then depends only on the balance, not on how fast this machine is.
   it("reserves for exactly as many calls as the available balance covers, never overdrawing", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    await setAvailableBalance(org, "3.0000");
+    const attempts = await Promise.all(Array.from({ length: 50 }, () => placeCall(org, { to: magic("27") })));
+    const accepted = attempts.filter((attempt) => attempt.status === 202);
+    expect(accepted).toHaveLength(5);
+    expect(attempts.filter((attempt) => attempt.status === 402)).toHaveLength(45);
+    const wallet = (await org.request("GET", "/billing/wallet")).body;
+    expect(wallet).toMatchObject({ balance: "3.0000", reservedAmount: "3.0000", availableBalance: "0.0000" });
+    const ringing = await Promise.all(accepted.map((attempt) => org.request("GET", `/calls/${attempt.body.id}`)));
+    expect(ringing.every((call) => call.body.billingStatus === "Reserved")).toBe(true);
+  });
+
+  it("settles every accepted call once: each answered call is charged and the ledger adds up to the balance", async () => {
     const org = await newOrganization();
     await addNumber(org);
     await setAvailableBalance(org, "3.0000");
     const attempts = await Promise.all(Array.from({ length: 50 }, () => placeCall(org, { to: magic("20") })));
     const accepted = attempts.filter((attempt) => attempt.status === 202);
-    expect(accepted).toHaveLength(5);
-    expect(attempts.filter((attempt) => attempt.status === 402)).toHaveLength(45);
-    const during = (await org.request("GET", "/billing/wallet")).body;
-    expect(Money.compare(during.availableBalance, "0")).toBeGreaterThanOrEqual(0);
+    // Answered calls end within a second and return their hold, so a slow machine may accept a few more than 5.
+    expect(accepted.length).toBeGreaterThanOrEqual(5);
+    expect(attempts.every((attempt) => attempt.status === 202 || attempt.status === 402)).toBe(true);
     await Promise.all(accepted.map((attempt) => waitForCall(org, attempt.body.id)));
     const wallet = (await org.request("GET", "/billing/wallet")).body;
-    expect(wallet).toMatchObject({ balance: "2.9000", reservedAmount: "0.0000", availableBalance: "2.9000" });
+    const charged = Money.toBilling(Money.subtract("3.0000", Money.multiply("0.02", accepted.length)));
+    expect(wallet).toMatchObject({ balance: charged, reservedAmount: "0.0000", availableBalance: charged });
     const ledger = await allLedgerEntries(org);
     expect(Money.toBilling(Money.sum(ledger.map((entry) => entry.amount)))).toBe(wallet.balance);
   });

@@ -58,8 +58,9 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
     if (!url) return;
     for (const callback of callbacks) {
       const fire = () => void post(url, params(callback)).catch(() => undefined);
-      setTimeout(fire, callback.afterMs * scale);
-      if (twice) setTimeout(fire, callback.afterMs * scale + 5);
+      // Unreferenced: a pending callback (a 60 s ring-out) must not keep a finished process alive.
+      setTimeout(fire, callback.afterMs * scale).unref();
+      if (twice) setTimeout(fire, callback.afterMs * scale + 5).unref();
     }
   }
 

@@ -36,7 +36,7 @@ export type CallScenario = {
 };
 
 /** Delays of the simulated carrier: quick enough for tests, ordered like a real one. */
-export const SIMULATOR_DELAYS = { sent: 50, delivered: 150, slowDelivered: 15_000, ringing: 50, answered: 150, ended: 300 } as const;
+export const SIMULATOR_DELAYS = { sent: 50, delivered: 150, slowDelivered: 15_000, ringing: 50, answered: 150, ended: 300, ringOut: 60_000 } as const;
 const d = SIMULATOR_DELAYS;
 
 const delivered: SimulatedCallback<MessageStatus>[] = [
@@ -184,6 +184,16 @@ export const CALL_SCENARIOS: Readonly<Record<string, CallScenario>> = {
     description: "Refused permanently: invalid number (21211).",
     sendError: { kind: "permanent", code: "21211", message: "Invalid 'To' Phone Number", failedAttempts: "all" },
     callbacks: [],
+    durationSeconds: 0,
+    recording: false,
+  },
+  "27": {
+    name: "RingsOut",
+    description: "Rings for 60 seconds (Twilio's default timeout), then ends unanswered: the call holds its reservation meanwhile.",
+    callbacks: [
+      { status: "Ringing", afterMs: d.ringing },
+      { status: "NoAnswer", afterMs: d.ringOut },
+    ],
     durationSeconds: 0,
     recording: false,
   },
