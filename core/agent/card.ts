@@ -77,7 +77,7 @@ export function agentCard() {
     provider: { organization: "Lead Management and Messaging API", url: baseUrl },
     version: "1.0.0",
     documentationUrl: `${baseUrl}/openapi.json`,
-    capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false },
+    capabilities: { streaming: true, pushNotifications: false, stateTransitionHistory: false },
     securitySchemes: {
       bearer: {
         type: "http",

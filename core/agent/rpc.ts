@@ -22,6 +22,16 @@ export interface JsonRpcResponse {
   error?: { code: number; message: string; data?: unknown };
 }
 
+/**
+ * A streaming method's answer: the JSON-RPC responses it produced, in order. A Lambda behind API Gateway HTTP API
+ * cannot hold a response open, so the stream is complete when it is answered (the skills finish within the call);
+ * `failure` is the error that ended it early, sent as a last `event: error`.
+ */
+export interface JsonRpcEventStream {
+  stream: JsonRpcResponse[];
+  failure?: JsonRpcResponse;
+}
+
 /** The raw HTTP request as the edge received it: `/a2a` parses the body itself so bad JSON is a -32700, not a 400. */
 export interface RpcRequest {
   body: string | undefined;
@@ -55,8 +65,9 @@ const v1Methods = new Set([
   "DeleteTaskPushNotificationConfig",
   "GetExtendedAgentCard",
 ]);
-/** Server-sent-event methods: a Lambda behind API Gateway HTTP API buffers its response, so they are refused. */
+/** Server-sent-event methods (0.3 and 1.0 names): answered as a complete event stream (see JsonRpcEventStream). */
 const streamingMethods = new Set(["message/stream", "tasks/resubscribe", "SendStreamingMessage", "SubscribeToTask"]);
+const legacyStreamingMethods = new Set(["message/stream", "tasks/resubscribe"]);
 const methodsWithoutParams = new Set(["agent/getAuthenticatedExtendedCard", "GetExtendedAgentCard"]);
 const supportedVersions = new Set(["0.3", "1.0"]);
 
@@ -88,7 +99,7 @@ const isValidId = (id: unknown): id is string | number | null =>
  * method not found, -32602 invalid params); both the A2A 1.0 method names and
  * the 0.3 ones are served, chosen by the method name.
  */
-export async function handleRpc(actor: Actor, request: RpcRequest): Promise<JsonRpcResponse> {
+export async function handleRpc(actor: Actor, request: RpcRequest): Promise<JsonRpcResponse | JsonRpcEventStream> {
   const raw = request.isBase64Encoded && request.body ? Buffer.from(request.body, "base64").toString("utf8") : (request.body ?? "");
   if (Buffer.byteLength(raw) > maxRpcBytes) return failure(null, A2A_ERROR_CODE.INVALID_REQUEST, `The request exceeds ${maxRpcBytes} bytes.`);
   let message: unknown;
@@ -106,11 +117,8 @@ export async function handleRpc(actor: Actor, request: RpcRequest): Promise<Json
   }
   const method = message.method;
   if (typeof method !== "string" || method === "") return failure(id, A2A_ERROR_CODE.INVALID_REQUEST, 'Invalid request: "method" must be a non-empty string.');
-  if (streamingMethods.has(method)) {
-    return failure(id, A2A_ERROR_CODE.UNSUPPORTED_OPERATION, `${method} is not supported: this agent does not stream; use message/send or SendMessage.`);
-  }
-  const legacy = legacyMethods.has(method);
-  if (!legacy && !v1Methods.has(method)) return failure(id, A2A_ERROR_CODE.METHOD_NOT_FOUND, `Method not found: ${method}.`);
+  const legacy = legacyMethods.has(method) || legacyStreamingMethods.has(method);
+  if (!legacy && !v1Methods.has(method) && !streamingMethods.has(method)) return failure(id, A2A_ERROR_CODE.METHOD_NOT_FOUND, `Method not found: ${method}.`);
   if (!methodsWithoutParams.has(method) && !isObject(message.params)) {
     return failure(id, A2A_ERROR_CODE.INVALID_PARAMS, 'Invalid params: "params" must be an object.');
   }
@@ -127,6 +135,21 @@ export async function handleRpc(actor: Actor, request: RpcRequest): Promise<Json
   });
   const { v1, legacy: legacyTransport } = sdkTransports();
   const answer = await (legacy ? legacyTransport : v1).handle(message, context);
-  if (Symbol.asyncIterator in answer) throw new Error(`Unexpected stream for ${method}`);
+  if (Symbol.asyncIterator in answer) return collectStream(id, answer as AsyncIterable<JsonRpcResponse>);
   return { ...answer, jsonrpc: "2.0" } as JsonRpcResponse;
+}
+
+/**
+ * Drains a streaming answer. An error before the first event is an ordinary JSON-RPC error response (as the SDK's
+ * own server answers it); a later one ends the stream with an error event.
+ */
+async function collectStream(id: JsonRpcResponse["id"], answer: AsyncIterable<JsonRpcResponse>): Promise<JsonRpcResponse | JsonRpcEventStream> {
+  const stream: JsonRpcResponse[] = [];
+  try {
+    for await (const event of answer) stream.push({ ...event, jsonrpc: "2.0" });
+  } catch (error) {
+    const response: JsonRpcResponse = { jsonrpc: "2.0", id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) };
+    return stream.length === 0 ? response : { stream, failure: response };
+  }
+  return { stream };
 }

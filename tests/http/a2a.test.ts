@@ -95,7 +95,7 @@ describe("A2A agent: discovery and skills", () => {
     expect(card.skills.map((s) => s.id).sort()).toEqual(
       ["automation-health", "find-leads", "lead-timeline", "send-message", "summarize-performance"].sort(),
     );
-    expect(card.capabilities?.streaming).toBe(false);
+    expect(card.capabilities?.streaming).toBe(true);
   });
 
   it("automation-health lists the organization's automations with their health, for a structured request", async () => {
@@ -309,6 +309,48 @@ describe("A2A agent: tasks", () => {
     await expect(client.getTask({ tenant: "", id: randomUUID() })).rejects.toBeInstanceOf(TaskNotFoundError);
   });
 
+  it("streams a skill's task with SendStreamingMessage (1.0) and message/stream (0.3), ending with the completed result", async () => {
+    const org = await newOrganization();
+    await createAutomation(org);
+    for (const client of [await agentClient(org.apiKey), await legacyClient(org.apiKey)]) {
+      const request: Message = {
+        messageId: randomUUID(),
+        contextId: "",
+        taskId: "",
+        role: Role.ROLE_USER,
+        parts: skill("automation-health"),
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      };
+      const events = [];
+      for await (const event of client.sendMessageStream({ tenant: "", message: request, configuration: undefined, metadata: undefined })) events.push(event);
+      expect(events.length).toBeGreaterThan(0);
+      const last = events.at(-1)!.payload;
+      expect(last?.$case).toBe("task");
+      const task = last!.value as Task;
+      expect(resultOf(task).data.automationCount).toBe(1);
+      expect((await client.getTask({ tenant: "", id: task.id })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    }
+  });
+
+  it("answers a raw message/stream as server-sent events, and a stream that cannot start as a JSON-RPC error", async () => {
+    const org = await newOrganization();
+    const streamed = await rpc({ jsonrpc: "2.0", id: 8, method: "message/stream", params: { message } }, org.apiKey, { accept: "text/event-stream" });
+    expect(streamed.status).toBe(200);
+    expect(streamed.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const events = String(streamed.body)
+      .split("\n\n")
+      .filter(Boolean)
+      .map((chunk) => JSON.parse(chunk.replace(/^data: /, "")));
+    expect(events.length).toBeGreaterThan(0);
+    expect(events.every((event) => event.jsonrpc === "2.0" && event.id === 8 && event.result)).toBe(true);
+    expect(events.at(-1).result).toMatchObject({ kind: "task", status: { state: "completed" } });
+    const unknownTask = await rpc({ jsonrpc: "2.0", id: 9, method: "SubscribeToTask", params: { id: randomUUID() } }, org.apiKey);
+    expect(unknownTask.headers.get("content-type")).toContain("application/json");
+    expect(unknownTask.body).toMatchObject({ id: 9, error: { code: -32001 } });
+  });
+
   it("lists the organization's tasks with 1.0 ListTasks", async () => {
     const org = await newOrganization();
     const client = await agentClient(org.apiKey);
@@ -371,12 +413,10 @@ describe("A2A agent: JSON-RPC errors", () => {
     }
   });
 
-  it("answers a task id that does not exist with -32001, and streaming with -32004 (unsupported)", async () => {
+  it("answers a task id that does not exist with -32001", async () => {
     const org = await newOrganization();
     const missing = await rpc({ jsonrpc: "2.0", id: 7, method: "tasks/get", params: { id: randomUUID() } }, org.apiKey);
     expect(missing.body).toMatchObject({ id: 7, error: { code: -32001 } });
-    const stream = await rpc({ jsonrpc: "2.0", id: 8, method: "message/stream", params: { message } }, org.apiKey);
-    expect(stream.body).toMatchObject({ id: 8, error: { code: -32004 } });
   });
 
   it("serves a raw 0.3 message/send with text and data parts in the result", async () => {

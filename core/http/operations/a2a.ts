@@ -12,9 +12,10 @@ export const agentRpc = defineOperation({
   path: "/a2a",
   summary: "A2A agent endpoint (JSON-RPC 2.0)",
   description:
-    "A2A JSON-RPC: `message/send`, `tasks/get`, `tasks/cancel` (A2A 0.3) and `SendMessage`, `GetTask`, `ListTasks`, `CancelTask` (A2A 1.0). " +
+    "A2A JSON-RPC: `message/send`, `message/stream`, `tasks/get`, `tasks/cancel` (A2A 0.3) and `SendMessage`, `SendStreamingMessage`, `GetTask`, `ListTasks`, `CancelTask` (A2A 1.0). " +
     "Every JSON-RPC answer, errors included (-32700, -32600, -32601, -32602, -32001 task not found, -32002 not cancelable, -32004 unsupported), is HTTP 200. " +
-    "Streaming methods are not supported. Skills need the permission of their underlying operation besides `agent:use`. See the agent card.",
+    "`message/stream` and `tasks/resubscribe` (0.3), `SendStreamingMessage` and `SubscribeToTask` (1.0) answer `text/event-stream`: " +
+    "the whole stream at once (a Lambda behind API Gateway cannot hold a response open; skills finish within the call). Skills need the permission of their underlying operation besides `agent:use`. See the agent card.",
   tag: "Agent",
   auth: "bearer",
   permission: "agent:use",
