@@ -158,11 +158,12 @@ interface AutomationSummary {
   enabled: boolean;
   lastRunStatus: string | null;
   lastRunAt: string | null;
+  lastRunError: string | null;
 }
 
 async function automationSummaries(organizationId: string): Promise<AutomationSummary[]> {
   const items = await prefixItems(organizationId, keys.automationPrefix(organizationId).skPrefix, {
-    ProjectionExpression: "id, #name, enabled, lastRunStatus, lastRunAt",
+    ProjectionExpression: "id, #name, enabled, lastRunStatus, lastRunAt, lastRunError",
     ExpressionAttributeNames: { "#name": "name" },
   });
   return items.map((item) => ({
@@ -171,6 +172,7 @@ async function automationSummaries(organizationId: string): Promise<AutomationSu
     enabled: item.enabled === true,
     lastRunStatus: (item.lastRunStatus as string | null) ?? null,
     lastRunAt: (item.lastRunAt as string | null) ?? null,
+    lastRunError: (item.lastRunError as string | null) ?? null,
   }));
 }
 
@@ -260,7 +262,7 @@ function leadSources(totals: Counters, sources: { id: string; name: string }[]) 
 function automationHealth(automations: AutomationSummary[], totals: Counters) {
   const failing = automations
     .filter((automation) => automation.lastRunStatus === "Failed")
-    .map((automation) => ({ automationId: automation.id, name: automation.name, failedAt: automation.lastRunAt, error: "The last run failed." }))
+    .map((automation) => ({ automationId: automation.id, name: automation.name, failedAt: automation.lastRunAt, error: automation.lastRunError ?? "The last run failed." }))
     .sort((a, b) => (b.failedAt ?? "").localeCompare(a.failedAt ?? ""));
   return {
     automationCount: automations.length,

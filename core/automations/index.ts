@@ -194,10 +194,10 @@ export const Automations = {
 
 /**
  * SETs the fields an edit owns and nothing else: the run engine writes
- * `lastRunAt`/`lastRunStatus` on the same item, and an edit must not overwrite them.
+ * `lastRunAt`/`lastRunStatus`/`lastRunError` on the same item, and an edit must not overwrite them.
  */
 function definitionUpdate(updated: Automation) {
-  const { lastRunAt: _lastRunAt, lastRunStatus: _lastRunStatus, ...owned } = updated;
+  const { lastRunAt: _lastRunAt, lastRunStatus: _lastRunStatus, lastRunError: _lastRunError, ...owned } = updated as Automation & { lastRunError?: unknown };
   const fields = Object.entries(owned);
   return {
     UpdateExpression: `SET ${fields.map((_, index) => `#f${index} = :v${index}`).join(", ")}`,

@@ -211,5 +211,8 @@ describe("automation runs: signed webhooks", () => {
     expect(health.lastFailure).toMatchObject({ automationId: automation.id, name: automation.name, error: run.error });
     expect(health.failingAutomations).toHaveLength(1);
     expect((await org.request("GET", `/automations/${automation.id}`)).body.lastRunStatus).toBe("Failed");
+    const report = (await org.request("GET", "/analytics/my?days=1")).body;
+    expect(report.automationHealth.lastFailure).toMatchObject({ automationId: automation.id, name: automation.name, error: run.error });
+    expect(report.automationHealth.failingAutomations).toEqual([report.automationHealth.lastFailure]);
   });
 });

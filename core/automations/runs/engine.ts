@@ -182,7 +182,7 @@ async function save(run: StoredRun, previous: StoredRun | undefined): Promise<St
   const saved = await RunStore.write(run, event ? [event.item] : []);
   if (event) {
     await Rollups.onEventRecorded(run.organizationId, event.event);
-    await noteLastRun(run.organizationId, run.automationId, run.createdAt, run.status);
+    await noteLastRun(run.organizationId, run.automationId, run);
   }
   return saved;
 }
@@ -241,7 +241,7 @@ export const Engine = {
     const run = applyRoute(blank, route, at);
     const result = await RunStore.create(run);
     if (result.created && isFinal(run)) await save(run, { ...run, status: "Pending" }).catch(ignoreStale);
-    else if (result.created) await noteLastRun(run.organizationId, run.automationId, run.createdAt, run.status);
+    else if (result.created) await noteLastRun(run.organizationId, run.automationId, run);
     if (result.run.status === "Pending") await sendStep(result.run);
     return result;
   },

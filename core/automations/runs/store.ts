@@ -209,16 +209,19 @@ export async function storedAutomation(organizationId: string, automationId: str
   return automation as Automation;
 }
 
-/** Sets the automation's lastRunAt/lastRunStatus unless a newer run already did (runs finish out of order). */
-export async function noteLastRun(organizationId: string, automationId: string, runCreatedAt: string, status: string): Promise<void> {
+/**
+ * Sets the automation's lastRunAt/lastRunStatus (and the run's error, which analytics shows for failing automations)
+ * unless a newer run already did (runs finish out of order).
+ */
+export async function noteLastRun(organizationId: string, automationId: string, run: { createdAt: string; status: string; error: string | null }): Promise<void> {
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.automation(organizationId, automationId),
-        UpdateExpression: "SET lastRunAt = :at, lastRunStatus = :status",
+        UpdateExpression: "SET lastRunAt = :at, lastRunStatus = :status, lastRunError = :error",
         ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(lastRunAt) OR lastRunAt = :null OR lastRunAt <= :at)",
-        ExpressionAttributeValues: { ":at": runCreatedAt, ":status": status, ":null": null },
+        ExpressionAttributeValues: { ":at": run.createdAt, ":status": run.status, ":error": run.error ?? null, ":null": null },
       }),
     );
   } catch (error) {
