@@ -5,11 +5,10 @@
  */
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
 import { systemActor } from "#core/auth/actor";
 import { jsonStringEncode, minutesOfDay, renderTemplate, webhookSignature, webhookSignatureHeader, webhookTimestampHeader, type Action } from "#core/automations/definition";
 import { runsConfig } from "#core/automations/runs/config";
+import { egressFetch, privateTargetCause, PrivateTargetError, publicAddresses } from "#core/automations/runs/egress";
 import { leadValue } from "#core/automations/runs/evaluate";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { WalletRefusedError } from "#core/billing/index";
@@ -235,11 +234,14 @@ async function httpRequest(context: ActionContext, settings: HttpSettings): Prom
   let error: string | null = null;
   let responseBody = "";
   try {
-    const response = await fetch(settings.url, { method: settings.method, headers, body, redirect: "manual", signal: AbortSignal.timeout(settings.timeoutMs) });
+    const response = await egressFetch(settings.url, { method: settings.method, headers, body, redirect: "manual", signal: AbortSignal.timeout(settings.timeoutMs) });
     status = response.status;
     responseBody = (await response.text()).slice(0, 1000);
     if (status >= 300) error = `The receiver answered ${status}.`;
   } catch (cause) {
+    // The connection itself refused a private address (the host resolved differently than for the check above).
+    const refused = privateTargetCause(cause);
+    if (refused) return { kind: "failed", error: refused.message, input };
     error = cause instanceof Error && cause.name === "TimeoutError" ? `No answer within ${settings.timeoutMs} ms.` : `Request failed: ${String(cause instanceof Error ? cause.message : cause)}`;
   }
   const attempts = [...previous, { attempt: attempt + 1, at: new Date(started).toISOString(), status, error, durationMs: Date.now() - started }];
@@ -253,24 +255,19 @@ async function httpRequest(context: ActionContext, settings: HttpSettings): Prom
   return { kind: "failed", error: attempt > 0 ? `${error} Gave up after ${attempt + 1} attempts.` : error, output, input };
 }
 
-/** Why a URL may not be called from this stage (private, loopback or link-local target), or undefined. */
+/**
+ * Why a URL may not be called from this stage (it resolves to a non-public address), or undefined. An early, clear
+ * refusal only: what guarantees it is the connection itself (`egressFetch` connects only to addresses it checked).
+ */
 export async function targetRefusal(url: string): Promise<string | undefined> {
   if (runsConfig.allowPrivateHttpTargets) return undefined;
   const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
-  const addresses = isIP(host) ? [host] : await lookup(host, { all: true }).then((entries) => entries.map((entry) => entry.address)).catch(() => []);
-  if (addresses.length === 0) return `The host ${host} could not be resolved.`;
-  const blocked = addresses.find(isPrivateAddress);
-  return blocked ? `The host ${host} resolves to a private or loopback address (${blocked}); automations may only call public receivers.` : undefined;
-}
-
-export function isPrivateAddress(address: string): boolean {
-  const v4 = address.startsWith("::ffff:") ? address.slice(7) : address;
-  if (isIP(v4) === 4) {
-    const [a = 0, b = 0] = v4.split(".").map(Number);
-    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+  try {
+    await publicAddresses(host);
+    return undefined;
+  } catch (error) {
+    return error instanceof PrivateTargetError ? error.message : `The host ${host} could not be resolved.`;
   }
-  const lower = address.toLowerCase();
-  return lower === "::1" || lower === "::" || lower.startsWith("fc") || lower.startsWith("fd") || lower.startsWith("fe80");
 }
 
 const objectFields = new Set(["contact.streetAddress", "metadata.sourceMetadata"]);

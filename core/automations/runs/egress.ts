@@ -1,0 +1,85 @@
+/**
+ * Outbound HTTP of automation steps (HttpRequest). Where the stage refuses private targets, every new connection
+ * resolves the host itself, refuses it unless every address is public unicast, and connects only to the addresses it
+ * checked: the check and the connection use one resolution, so a host that answers DNS differently the second time
+ * (DNS rebinding) cannot reach loopback, the instance metadata service or the VPC. TLS SNI and Host stay the hostname.
+ */
+import type { LookupAddress } from "node:dns";
+import { lookup } from "node:dns/promises";
+import { isIP, type LookupFunction } from "node:net";
+import ipaddr from "ipaddr.js";
+import { Agent, buildConnector, fetch, type RequestInit, type Response } from "undici";
+import { runsConfig } from "#core/automations/runs/config";
+
+/**
+ * True for an address an automation may call: public unicast only (ipaddr.js ranges, IPv4-mapped IPv6 read as IPv4).
+ * Loopback, private, link-local, CGNAT, multicast, broadcast, reserved, NAT64, 6to4, Teredo and unparsable text are not.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  const parsed = ipaddr.process(address);
+  if (parsed.range() !== "unicast") return false;
+  // IPv4-compatible IPv6 (::/96, deprecated) embeds an IPv4 address; ipaddr.js counts it as unicast.
+  return !(parsed instanceof ipaddr.IPv6 && parsed.parts.slice(0, 6).every((part) => part === 0));
+}
+
+/** A target host that resolves to an address automations may not call. */
+export class PrivateTargetError extends Error {
+  constructor(readonly host: string, readonly address: string) {
+    super(`The host ${host} resolves to a private or loopback address (${address}); automations may only call public receivers.`);
+    this.name = "PrivateTargetError";
+  }
+}
+
+/** Resolves a hostname to all its addresses. */
+export type Resolve = (hostname: string) => Promise<LookupAddress[]>;
+
+const systemResolve: Resolve = (hostname) => lookup(hostname, { all: true, verbatim: true });
+
+/** The addresses of `host` (an IP literal is its own), or PrivateTargetError when any of them is not public. */
+export async function publicAddresses(host: string, resolve: Resolve = systemResolve): Promise<LookupAddress[]> {
+  const family = isIP(host);
+  const addresses = family ? [{ address: host, family }] : await resolve(host);
+  if (addresses.length === 0) throw Object.assign(new Error(`The host ${host} could not be resolved.`), { code: "ENOTFOUND" });
+  const blocked = addresses.find((entry) => !isPublicAddress(entry.address));
+  if (blocked) throw new PrivateTargetError(host, blocked.address);
+  return addresses;
+}
+
+/**
+ * An undici dispatcher that connects only to public addresses: host names through a lookup that refuses (and never
+ * returns) a non-public address, IP literals (which skip lookup) checked before connecting.
+ */
+export function publicOnlyDispatcher(resolve: Resolve = systemResolve): Agent {
+  const pinnedLookup: LookupFunction = (hostname, options, callback) => {
+    publicAddresses(hostname, resolve).then(
+      (addresses) => (options.all ? callback(null, addresses) : callback(null, addresses[0]!.address, addresses[0]!.family)),
+      (error: NodeJS.ErrnoException) => callback(error, ""),
+    );
+  };
+  const connect = buildConnector({ lookup: pinnedLookup });
+  return new Agent({
+    connect: (options, callback) => {
+      const host = options.hostname.replace(/^\[|\]$/g, "");
+      if (isIP(host) && !isPublicAddress(host)) return callback(new PrivateTargetError(host, host), null);
+      connect(options, callback);
+    },
+  });
+}
+
+let publicOnly: Agent | undefined;
+
+/** fetch for HttpRequest steps: through the public-only dispatcher unless the stage allows private targets. */
+export function egressFetch(url: string, init: Omit<RequestInit, "dispatcher">): Promise<Response> {
+  if (runsConfig.allowPrivateHttpTargets) return fetch(url, init);
+  publicOnly ??= publicOnlyDispatcher();
+  return fetch(url, { ...init, dispatcher: publicOnly });
+}
+
+/** The PrivateTargetError behind a failed fetch (undici wraps connection errors as `cause`), if that is why. */
+export function privateTargetCause(error: unknown): PrivateTargetError | undefined {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    if (current instanceof PrivateTargetError) return current;
+  }
+  return undefined;
+}
