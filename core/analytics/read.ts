@@ -3,7 +3,7 @@ import { decodeTime, ulid } from "ulid";
 import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
 import { toEventRecord } from "#core/events/index";
-import { callSeconds, unpackHistogram, type Level } from "#core/analytics/rollups";
+import { callSeconds, emptyHistogram, histogramOf, isHistogram, mergeHistograms, parseHistogram, type Histogram, type Level } from "#core/analytics/rollups";
 import {
   countedEventFields,
   countedEventTypes,
@@ -24,8 +24,18 @@ import { bucketsOf, piecesOf, type Bucket, type Granularity, type Piece, type Ti
  */
 
 export interface RangeFigures {
+  /** Every counter of the range except the response-time histogram. */
   totals: Counters;
-  buckets: { bucket: Bucket; counters: Counters }[];
+  /** The range's response-time histogram (medians). */
+  histogram: Histogram;
+  /** Per trend bucket; `histogram` only when asked for (the CSV's per-bucket medians). */
+  buckets: { bucket: Bucket; counters: Counters; histogram?: Histogram }[];
+}
+
+/** What one rollup piece or exact edge contributes. */
+interface Contribution {
+  counters: Counters;
+  histogram?: Histogram;
 }
 
 /** A stored per-lead analytics item (core/analytics/rollups). */
@@ -39,7 +49,7 @@ export interface LeadFact {
 
 const ulidFloor = (t: number) => `${ulid(t).slice(0, 10)}0000000000000000`;
 const ulidCeiling = (t: number) => `${ulid(t).slice(0, 10)}ZZZZZZZZZZZZZZZZ`;
-const notCounters = new Set(["pk", "sk", "entity", "hv", "hist"]);
+const notCounters = new Set(["pk", "sk", "entity", "hv"]);
 
 async function queryAll(input: Omit<QueryCommandInput, "TableName">): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
@@ -61,7 +71,6 @@ function skRange(organizationId: string, lower: string, upper: string, extra: Om
   });
 }
 
-/** A rollup item's counters: its numeric attributes plus its packed histogram. */
 /**
  * Every item of the organization whose sort key starts with `prefix`, as a key
  * range (`BETWEEN prefix AND prefix~`): DynamoDB Local answers `begins_with` by
@@ -71,8 +80,9 @@ export function prefixItems(organizationId: string, prefix: string, extra: Omit<
   return skRange(organizationId, prefix, `${prefix}~`, extra);
 }
 
+/** A rollup item's counters: its numeric attributes. */
 function countersOf(item: Record<string, unknown>): Counters {
-  const counters: Counters = unpackHistogram(item);
+  const counters: Counters = {};
   for (const [name, value] of Object.entries(item)) if (!notCounters.has(name) && typeof value === "number") counters[name] = value;
   return counters;
 }
@@ -95,8 +105,15 @@ export function factCounters(fact: LeadFact): Counters {
   return fact.respondedAt ? mergeCounters(counters, responseCounters(fact.sourceId, fact.responseSeconds ?? 0)) : counters;
 }
 
-/** Exact counters of a sub-hour window, from the event records and per-lead items themselves. */
-async function exactCounters(organizationId: string, range: TimeRange, leadsOnly: boolean): Promise<Counters> {
+/** Splits counters that include `h#`/`hs#` histogram counters into the plain ones and the histogram. */
+function splitHistogram(all: Counters): Required<Contribution> {
+  const counters: Counters = {};
+  for (const [name, value] of Object.entries(all)) if (!isHistogram(name)) counters[name] = value;
+  return { counters, histogram: histogramOf(all) };
+}
+
+/** Exact figures of a sub-hour window, from the event records and per-lead items themselves. */
+async function exactCounters(organizationId: string, range: TimeRange, leadsOnly: boolean): Promise<Contribution> {
   const [facts, events] = await Promise.all([
     leadFacts(organizationId, range),
     leadsOnly ? Promise.resolve([]) : windowEvents(organizationId, range),
@@ -108,7 +125,7 @@ async function exactCounters(organizationId: string, range: TimeRange, leadsOnly
     mergeCounters(counters, effectOf(event).counters);
     if (seconds[index]) mergeCounters(counters, { [counter.callSeconds]: seconds[index]! });
   });
-  return counters;
+  return splitHistogram(counters);
 }
 
 async function windowEvents(organizationId: string, range: TimeRange) {
@@ -128,7 +145,7 @@ async function windowEvents(organizationId: string, range: TimeRange) {
  * of one level, one ranged query per run of consecutive pieces; keyed by the
  * rollup sort key. `countsOnly` projects just the lead count.
  */
-async function rollups(organizationId: string, pieces: Piece[], level: Level, countsOnly: boolean): Promise<Map<string, Counters>> {
+async function rollups(organizationId: string, pieces: Piece[], level: Level, countsOnly: boolean): Promise<Map<string, Contribution>> {
   const runs: Extract<Piece, { bucket: string }>[][] = [];
   for (const piece of pieces) {
     if (piece.kind === "exact") continue;
@@ -146,19 +163,29 @@ async function rollups(organizationId: string, pieces: Piece[], level: Level, co
       ),
     ),
   );
-  const found = new Map<string, Counters>();
+  const found = new Map<string, Contribution>();
   for (const item of results.flat()) {
-    const sk = String(item.sk).replace(/#HIST$/, "");
-    found.set(sk, mergeCounters(found.get(sk) ?? {}, countersOf(item)));
+    const sk = String(item.sk);
+    if (sk.endsWith("#HIST")) {
+      if (countsOnly) continue;
+      const rollupSk = sk.slice(0, -"#HIST".length);
+      found.set(rollupSk, { counters: found.get(rollupSk)?.counters ?? {}, histogram: parseHistogram(item) });
+    } else found.set(sk, { counters: countersOf(item), histogram: found.get(sk)?.histogram });
   }
   return found;
 }
 
 /**
- * The counters of a range, in total and per trend bucket. `leadsOnly` reads just
- * the lead count (previous-period comparisons).
+ * The figures of a range, in total and per trend bucket. `leadsOnly` reads just the lead count (previous-period
+ * comparisons); `bucketHistograms` keeps a histogram per bucket too (per-bucket medians).
  */
-export async function rangeFigures(organizationId: string, range: TimeRange, granularity: Granularity, leadsOnly = false): Promise<RangeFigures> {
+export async function rangeFigures(
+  organizationId: string,
+  range: TimeRange,
+  granularity: Granularity,
+  options: { leadsOnly?: boolean; bucketHistograms?: boolean } = {},
+): Promise<RangeFigures> {
+  const leadsOnly = options.leadsOnly ?? false;
   const pieces = piecesOf(range, granularity);
   const levelOf = { week: "W", day: "D", hour: "H" } as const;
   const [stored, exact] = await Promise.all([
@@ -169,27 +196,36 @@ export async function rangeFigures(organizationId: string, range: TimeRange, gra
     ).then((maps) => new Map(maps.flatMap((map) => [...map]))),
     Promise.all(pieces.map((piece) => (piece.kind === "exact" ? exactCounters(organizationId, piece, leadsOnly) : undefined))),
   ]);
-  const buckets = bucketsOf(range, granularity).map((bucket) => ({ bucket, counters: {} as Counters }));
+  const buckets: RangeFigures["buckets"] = bucketsOf(range, granularity).map((bucket) =>
+    options.bucketHistograms ? { bucket, counters: {}, histogram: emptyHistogram() } : { bucket, counters: {} },
+  );
   const totals: Counters = {};
+  const histogram = emptyHistogram();
   let index = 0;
   pieces.forEach((piece, position) => {
     while (index < buckets.length - 1 && buckets[index]!.bucket.end <= piece.start) index++;
-    const counters =
-      piece.kind === "exact" ? exact[position]! : (stored.get(keys.analyticsRollup(organizationId, levelOf[piece.kind], piece.bucket).sk) ?? {});
-    mergeCounters(buckets[index]!.counters, counters);
-    mergeCounters(totals, counters);
+    const contribution =
+      piece.kind === "exact" ? exact[position]! : stored.get(keys.analyticsRollup(organizationId, levelOf[piece.kind], piece.bucket).sk);
+    if (!contribution) return;
+    const bucket = buckets[index]!;
+    mergeCounters(bucket.counters, contribution.counters);
+    mergeCounters(totals, contribution.counters);
+    if (contribution.histogram) {
+      mergeHistograms(histogram, contribution.histogram);
+      if (bucket.histogram) mergeHistograms(bucket.histogram, contribution.histogram);
+    }
   });
-  return { totals, buckets };
+  return { totals, histogram, buckets };
 }
 
 /** Creation time of a lead (its id is a ULID of it). */
 export const leadCreatedAt = (leadId: string) => decodeTime(leadId);
 
-/** The median of a histogram given as counters `<prefix><minutes>`; null when it is empty. */
-export function medianOf(counters: Counters, prefix: string): number | null {
-  const entries = Object.entries(counters)
-    .filter(([name, count]) => name.startsWith(prefix) && count > 0 && /^\d+$/.test(name.slice(prefix.length)))
-    .map(([name, count]) => [Number(name.slice(prefix.length)), count] as const)
+/** The exact median of a histogram (minutes → count); null when it is empty. */
+export function medianOf(counts: Record<string, number> | undefined): number | null {
+  const entries = Object.entries(counts ?? {})
+    .filter(([minutes, count]) => count > 0 && /^\d+$/.test(minutes))
+    .map(([minutes, count]) => [Number(minutes), count] as const)
     .sort((a, b) => a[0] - b[0]);
   const total = entries.reduce((sum, [, count]) => sum + count, 0);
   if (total === 0) return null;

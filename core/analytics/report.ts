@@ -8,6 +8,7 @@ import * as Money from "#core/shared/money";
 import { counter, fromUnits, missedThresholdMinutes, noSource, type Counters } from "#core/analytics/counters";
 import { granularityOf, previousRange, type Bucket, type TimeRange } from "#core/analytics/range";
 import { leadCreatedAt, leadFacts, medianOf, prefixItems, rangeFigures, type RangeFigures } from "#core/analytics/read";
+import type { Histogram } from "#core/analytics/rollups";
 
 /** The customer analytics answer (spec 2.3); see docs/analytics.md for every definition. */
 const num = v.number();
@@ -126,8 +127,11 @@ function averageMinutes(counters: Counters): number | null {
   return responded === 0 ? null : round(get(counters, counter.responseSeconds) / responded / 60, 2);
 }
 
-/** Per-bucket figures shared by the JSON trends and the CSV rows (the median only where it is shown: the CSV and the totals). */
-export function bucketRow(bucket: Bucket, counters: Counters, withMedian = true) {
+/**
+ * Per-bucket figures shared by the JSON trends and the CSV rows. The median needs the bucket's histogram, given only
+ * where it is shown (the CSV and the totals).
+ */
+export function bucketRow(bucket: Bucket, counters: Counters, histogram?: Histogram) {
   const leads = get(counters, counter.leads);
   return {
     startAt: iso(bucket.start),
@@ -136,7 +140,7 @@ export function bucketRow(bucket: Bucket, counters: Counters, withMedian = true)
     leads,
     respondedLeads: get(counters, counter.responded),
     averageResponseMinutes: averageMinutes(counters),
-    medianResponseMinutes: withMedian ? medianOf(counters, "h#") : null,
+    medianResponseMinutes: histogram ? medianOf(histogram.h) : null,
     respondedWithinFiveMinutesPercent: percent(get(counters, counter.withinFiveMinutes), leads),
     smsSent: get(counters, counter.smsSent),
     smsReceived: get(counters, counter.smsReceived),
@@ -206,7 +210,7 @@ async function gather(actor: Actor, range: TimeRange, now: number) {
   const recent = { start: now - 24 * 60 * minuteMs, end: now };
   const [current, previous, recentLeads, wallet, automations, sources, numbers, unread, reached] = await Promise.all([
     rangeFigures(organizationId, range, granularity),
-    rangeFigures(organizationId, previousRange(range), granularity, true),
+    rangeFigures(organizationId, previousRange(range), granularity, { leadsOnly: true }),
     leadFacts(organizationId, recent),
     Billing.wallet(organizationId),
     automationSummaries(organizationId),
@@ -234,7 +238,7 @@ function missedLeads(totals: Counters, recent: Gathered["recentLeads"], range: T
   return get(totals, counter.leads) - get(totals, counter.withinThreshold) - (young.length - youngAnswered);
 }
 
-function leadSources(totals: Counters, sources: { id: string; name: string }[]) {
+function leadSources(totals: Counters, histogram: Histogram, sources: { id: string; name: string }[]) {
   const names = new Map(sources.map((source) => [source.id, source.name]));
   const total = get(totals, counter.leads);
   return Object.entries(totals)
@@ -250,7 +254,7 @@ function leadSources(totals: Counters, sources: { id: string; name: string }[]) 
         percent: percent(leads, total) ?? 0,
         performance: {
           respondedLeads: responded,
-          medianResponseMinutes: medianOf(totals, `hs#${sourceKey}#`),
+          medianResponseMinutes: medianOf(histogram.s[sourceKey]),
           leadSpend: spend,
           spendPerRespondedLead: responded === 0 ? null : Money.divide(spend, responded, 4),
         },
@@ -392,8 +396,8 @@ function needsAttention(data: Gathered, now: number): AnalyticsReport["needsAtte
 export async function buildReport(actor: Actor, range: TimeRange, now: number = Date.now()): Promise<AnalyticsReport> {
   const data = await gather(actor, range, now);
   const totals = data.current.totals;
-  const rows = data.current.buckets.map(({ bucket, counters }) => bucketRow(bucket, counters, false));
-  const all = bucketRow({ start: range.start, end: range.end, label: "" }, totals);
+  const rows = data.current.buckets.map(({ bucket, counters }) => bucketRow(bucket, counters));
+  const all = bucketRow({ start: range.start, end: range.end, label: "" }, totals, data.current.histogram);
   const leadsComparison = compare(all.leads, get(data.previous.totals, counter.leads));
   const unreadMessages = data.unread.reduce((sum, entry) => sum + entry.unreadCount, 0);
   return {
@@ -455,7 +459,7 @@ export async function buildReport(actor: Actor, range: TimeRange, now: number = 
         spend: row.usageSpend,
       })),
     },
-    leadSources: leadSources(totals, data.sources),
+    leadSources: leadSources(totals, data.current.histogram, data.sources),
     automationHealth: automationHealth(data.automations, totals),
     activationHealth: activationHealth(data),
     needsAttention: needsAttention(data, now),
@@ -465,6 +469,6 @@ export async function buildReport(actor: Actor, range: TimeRange, now: number = 
 
 /** The figures of each trend bucket (the CSV export's rows). */
 export async function bucketRows(organizationId: string, range: TimeRange): Promise<ReturnType<typeof bucketRow>[]> {
-  const figures: RangeFigures = await rangeFigures(organizationId, range, granularityOf(range));
-  return figures.buckets.map(({ bucket, counters }) => bucketRow(bucket, counters));
+  const figures: RangeFigures = await rangeFigures(organizationId, range, granularityOf(range), { bucketHistograms: true });
+  return figures.buckets.map(({ bucket, counters, histogram }) => bucketRow(bucket, counters, histogram));
 }

@@ -98,27 +98,60 @@ export function rollupUpdates(organizationId: string, at: number, counters: Coun
   return levels.map(([level, bucketOf]) => rollupUpdate(organizationId, level, bucketOf(at), plain));
 }
 
-/** Packed form of the histogram counters: `{ "h": { minutes: count }, "s": { source: { minutes: count } } }` (no repeated names). */
-export function packHistogram(hist: Counters): string {
-  const packed: { h: Record<string, number>; s: Record<string, Record<string, number>> } = { h: {}, s: {} };
-  for (const [name, count] of Object.entries(hist)) {
-    if (name.startsWith("h#")) packed.h[name.slice(2)] = count;
-    else if (name.startsWith("hs#")) {
-      const split = name.lastIndexOf("#");
-      (packed.s[name.slice(3, split)] ??= {})[name.slice(split + 1)] = count;
-    }
-  }
-  return JSON.stringify(packed);
+/**
+ * A response-time histogram as stored and read: whole minutes → leads answered after that long, overall (`h`) and per
+ * source (`s`). Reads merge these directly (a 365-day report merges ~100 of them), without going through string-keyed
+ * counters.
+ */
+export interface Histogram {
+  h: Record<string, number>;
+  s: Record<string, Record<string, number>>;
 }
 
-/** The packed histogram of a stored rollup item, as counters. */
+export const emptyHistogram = (): Histogram => ({ h: {}, s: {} });
+
+/** The histogram part (`h#<minutes>`, `hs#<source>#<minutes>`) of some counters. */
+export function histogramOf(counters: Counters): Histogram {
+  const histogram = emptyHistogram();
+  for (const [name, count] of Object.entries(counters)) {
+    if (name.startsWith("h#")) histogram.h[name.slice(2)] = count;
+    else if (name.startsWith("hs#")) {
+      const split = name.lastIndexOf("#");
+      (histogram.s[name.slice(3, split)] ??= {})[name.slice(split + 1)] = count;
+    }
+  }
+  return histogram;
+}
+
+/** Adds `more` into `into` (in place) and answers `into`. */
+export function mergeHistograms(into: Histogram, more: Histogram): Histogram {
+  const add = (target: Record<string, number>, counts: Record<string, number>) => {
+    for (const minutes in counts) target[minutes] = (target[minutes] ?? 0) + counts[minutes]!;
+  };
+  add(into.h, more.h);
+  for (const source in more.s) add((into.s[source] ??= {}), more.s[source]!);
+  return into;
+}
+
+/** Packed form of the histogram counters: `{ "h": { minutes: count }, "s": { source: { minutes: count } } }` (no repeated names). */
+export function packHistogram(hist: Counters): string {
+  return JSON.stringify(histogramOf(hist));
+}
+
+/** The packed histogram of a stored histogram item. */
+export function parseHistogram(item: Record<string, unknown> | undefined): Histogram {
+  if (typeof item?.hist !== "string") return emptyHistogram();
+  const packed = JSON.parse(item.hist) as Partial<Histogram>;
+  return { h: packed.h ?? {}, s: packed.s ?? {} };
+}
+
+/** The packed histogram of a stored histogram item, as counters (the write side merges one response into it). */
 export function unpackHistogram(item: Record<string, unknown> | undefined): Counters {
-  if (typeof item?.hist !== "string") return {};
-  const packed = JSON.parse(item.hist) as { h?: Record<string, number>; s?: Record<string, Record<string, number>> };
+  const histogram = parseHistogram(item);
   const counters: Counters = {};
-  for (const [minutes, count] of Object.entries(packed.h ?? {})) counters[`h#${minutes}`] = count;
-  for (const [source, histogram] of Object.entries(packed.s ?? {})) {
-    for (const [minutes, count] of Object.entries(histogram)) counters[`hs#${source}#${minutes}`] = count;
+  for (const [minutes, count] of Object.entries(histogram.h)) counters[`h#${minutes}`] = count;
+  for (const [source, counts] of Object.entries(histogram.s)) {
+    for (const [minutes, count] of Object.entries(counts)) counters[`hs#${source}#${minutes}`] = count;
   }
   return counters;
 }
