@@ -4,7 +4,7 @@
  * automation), then checked against the stored automation itself.
  */
 import "#core/automations/runs/queue";
-import type { Trigger, TriggerType } from "#core/automations/definition";
+import type { ScheduleSettings, Trigger, TriggerType } from "#core/automations/definition";
 import { Engine, type TriggerEvent } from "#core/automations/runs/engine";
 import { storedAutomation } from "#core/automations/runs/store";
 import { keys } from "#core/db/keys";
@@ -12,7 +12,8 @@ import { queryAll } from "#core/db/query";
 import { Contacts } from "#core/messaging/contacts";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { readMessage } from "#core/messaging/store";
-import type { Envelope, QueueMessages } from "#core/queue/events";
+import { audienceLeadIds } from "#core/leads/audience";
+import { envelope, publishAll, type Envelope, type QueueMessages } from "#core/queue/events";
 import "#core/calls/queue";
 import "#core/messaging/queue";
 import "#core/leads/index";
@@ -42,6 +43,21 @@ async function fanOut(organizationId: string, type: TriggerType, event: TriggerE
     }),
   );
   return started.reduce<number>((sum, count) => sum + count, 0);
+}
+
+/**
+ * One `automation.scheduled` copy per audience lead, ten per SQS call, so each lead's run starts in its own message
+ * (a large audience never runs inside one invocation). The copies' ids and the runs' claims are keyed on (trigger,
+ * firing, lead): a redelivered firing publishes them again, and each lead still gets one run.
+ */
+async function fanOutAudience(organizationId: string, firing: QueueMessages["automation.scheduled"], leadIds: string[]): Promise<void> {
+  const { automationId, triggerId, firedAt } = firing;
+  await publishAll(
+    "automationRuns",
+    leadIds.map((leadId) => ({
+      envelope: envelope("automation.scheduled", organizationId, { automationId, triggerId, firedAt, leadId }, `schedule:${automationId}:${triggerId}:${firedAt}:${leadId}`),
+    })),
+  );
 }
 
 const within = (ids: readonly string[] | undefined, id: string | null | undefined) => !ids || (id !== null && id !== undefined && ids.includes(id));
@@ -91,10 +107,16 @@ export const triggerHandlers = {
     await fanOut(message.organizationId, "LeadOptedOut", { id: message.id, type: message.type, leadId, data: { ...data } }, () => true);
   },
   "automation.scheduled": async (message: Envelope<"automation.scheduled">) => {
-    const { automationId, triggerId, firedAt } = message.data;
+    const { automationId, triggerId, firedAt, leadId } = message.data;
     const automation = await storedAutomation(message.organizationId, automationId);
     const trigger = automation?.triggers.find((candidate) => candidate.id === triggerId && candidate.type === "Schedule" && candidate.isEnabled);
     if (!automation?.enabled || !trigger) return;
-    await Engine.start(automation, trigger, { id: `schedule:${triggerId}:${firedAt}`, type: message.type, leadId: null, data: { firedAt } });
+    const audience = (trigger.settings as ScheduleSettings).audience;
+    if (leadId || !audience) {
+      const id = leadId ? `schedule:${triggerId}:${firedAt}:${leadId}` : `schedule:${triggerId}:${firedAt}`;
+      await Engine.start(automation, trigger, { id, type: message.type, leadId: leadId ?? null, data: { firedAt } });
+      return;
+    }
+    await fanOutAudience(message.organizationId, message.data, await audienceLeadIds(message.organizationId, audience, firedAt));
   },
 } satisfies { [TType in keyof QueueMessages]?: (message: Envelope<TType>) => Promise<void> };
