@@ -35,6 +35,11 @@ export const config = {
     const value = Number(optional(environmentNames.rateLimitRequests) ?? 300);
     return Number.isInteger(value) && value > 0 ? value : 300;
   },
+  /** Items a filtered list may read per request on the key-ordered path; unset means core/db/list.ts's default. */
+  get listScanBudget(): number | undefined {
+    const value = Number(optional(environmentNames.listScanBudget));
+    return Number.isInteger(value) && value > 0 ? value : undefined;
+  },
   /** Where clients reach the API; used in the agent card and webhook URLs. */
   get publicBaseUrl(): string {
     return optional(environmentNames.publicBaseUrl) ?? "http://127.0.0.1:3000";

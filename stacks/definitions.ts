@@ -214,6 +214,8 @@ export const environmentNames = {
   publicBaseUrl: "PUBLIC_BASE_URL",
   /** Requests per rate-limit partition per 60 s; unset means the spec's 300. */
   rateLimitRequests: "RATE_LIMIT_REQUESTS",
+  /** Items a filtered list reads per request on the key-ordered path; unset means 5000 (tests lower it). */
+  listScanBudget: "LIST_SCAN_BUDGET",
   /** Twilio REST credentials (SST secrets in AWS); unset means no Twilio account is configured. */
   twilioAccountSid: "TWILIO_ACCOUNT_SID",
   twilioAuthToken: "TWILIO_AUTH_TOKEN",

@@ -1,10 +1,13 @@
 import { QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import { TIME_MAX } from "ulid";
+import { config } from "#core/config";
 import { db, tableName } from "#core/db/client";
-import { queryAll, queryCount } from "#core/db/query";
+import { queryAll, queryCount, queryPages } from "#core/db/query";
 import { ValidationError } from "#core/errors";
 import type { FieldError } from "#core/shared/validation";
 import {
   effectivePageSize,
+  invalidContinuationToken,
   readContinuationToken,
   signContinuationToken,
   type Page,
@@ -46,6 +49,13 @@ export interface ListResource<TItem> {
   candidates: (organizationId: string, context: unknown) => Omit<QueryCommandInput, "TableName" | "ExclusiveStartKey">;
   /** Returns a plan when the query needs no in-memory filtering or sorting (index path). */
   indexed?: (organizationId: string, query: NormalizedQuery, context: unknown) => IndexedPlan | undefined;
+  /**
+   * Returns a plan whose items come in exactly the query's order (its `order`
+   * plus the id tie-break) and include every item that matches, when the query
+   * has filters, ranges or search the plan cannot answer (key-ordered scan:
+   * each read item is checked in memory, within a read budget per request).
+   */
+  ordered?: (organizationId: string, query: NormalizedQuery, context: unknown) => IndexedPlan | undefined;
 }
 
 export interface NormalizedQuery {
@@ -57,10 +67,15 @@ export interface NormalizedQuery {
 }
 
 /**
- * The one list implementation behind every `…/all/my` route. Either pages an
- * index directly (cursor = DynamoDB key) or loads the organization's candidates,
- * filters, searches and sorts them in memory (cursor = sort values of the last
- * item plus its id, so paging an unchanged list yields each item exactly once).
+ * The one list implementation behind every `…/all/my` route, three ways:
+ * - index path: pages an index directly (cursor = DynamoDB key);
+ * - key-ordered scan: reads a plan that yields items in the requested order,
+ *   keeps the matching ones and stops after a page (or the read budget), so a
+ *   page may hold fewer than `pageSize` items while a token is returned
+ *   (cursor = `{ scan: DynamoDB key }` to resume after);
+ * - in memory: loads the organization's candidates, filters, searches and
+ *   sorts them (cursor = sort values of the last item plus its id).
+ * Each way yields every item of an unchanged list exactly once.
  */
 export async function listPage<TItem>(
   resource: ListResource<TItem>,
@@ -75,8 +90,7 @@ export async function listPage<TItem>(
 
   const plan = resource.indexed?.(organizationId, normalized, context);
   if (plan) {
-    const startKey = cursor && typeof cursor === "object" ? (cursor as Record<string, unknown>) : undefined;
-    const { items, lastKey } = await queryPage(plan, pageSize, startKey);
+    const { items, lastKey } = await queryPage(plan, pageSize, indexCursor(cursor));
     return {
       items: items.map(resource.fromItem),
       pageSize,
@@ -85,11 +99,23 @@ export async function listPage<TItem>(
     };
   }
 
+  const ordered = resource.ordered?.(organizationId, normalized, context);
+  if (ordered) {
+    const { items, resumeKey } = await scanPage(resource, normalized, ordered, pageSize, scanCursor(cursor));
+    return {
+      items,
+      pageSize,
+      totalCount: query.includeCount ? await countMatches(resource, normalized, ordered) : null,
+      continuationToken: resumeKey ? signContinuationToken(binding, { scan: resumeKey }) : null,
+    };
+  }
+
+  if (cursor !== undefined && !Array.isArray(cursor)) throw staleCursor();
   const all = (await queryAll(resource.candidates(organizationId, context))).map(resource.fromItem);
   const matched = all.filter((item) => matches(resource, normalized, item));
   const compare = comparator(resource, normalized.order);
   matched.sort(compare);
-  const after = Array.isArray(cursor) ? (cursor as FieldValue[]) : undefined;
+  const after = cursor as FieldValue[] | undefined;
   const start = after ? matched.findIndex((item) => compareToCursor(resource, normalized.order, item, after) > 0) : 0;
   const from = start === -1 ? matched.length : start;
   const items = matched.slice(from, from + pageSize);
@@ -101,6 +127,25 @@ export async function listPage<TItem>(
     totalCount: query.includeCount ? matched.length : null,
     continuationToken: hasMore && last ? signContinuationToken(binding, cursorOf(resource, normalized.order, last)) : null,
   };
+}
+
+/**
+ * The whole milliseconds a query's range filters on a date field allow
+ * (inclusive, never inverted), to narrow a sort-key range of ULIDs of that
+ * field: a superset of the exact bounds, which are still checked in memory.
+ */
+export function dateWindow(ranges: NormalizedQuery["ranges"], field: string): { from: number; to: number } {
+  let from = 0;
+  let to = TIME_MAX;
+  for (const range of ranges.filter((entry) => entry.field === field)) {
+    for (const bound of [range.greaterThan, range.greaterThanOrEqual]) {
+      if (bound !== undefined) from = Math.max(from, Math.floor(Date.parse(String(bound))));
+    }
+    for (const bound of [range.lessThan, range.lessThanOrEqual]) {
+      if (bound !== undefined) to = Math.min(to, Math.ceil(Date.parse(String(bound))));
+    }
+  }
+  return { from, to: Math.max(from, to) };
 }
 
 /** The query of an entity's items under one partition by sort-key prefix (the usual `candidates`). */
@@ -268,4 +313,70 @@ async function queryPage(plan: IndexedPlan, pageSize: number, startKey: Record<s
     return { items: pageItems, lastKey: plan.keyOf(pageItems.at(-1)!) };
   }
   return { items, lastKey: undefined };
+}
+
+/** Items the key-ordered scan reads per request at most (`LIST_SCAN_BUDGET`; docs/decisions.md). */
+export const defaultScanBudget = 5000;
+
+/**
+ * One page of the key-ordered scan: reads the plan in chunks, keeps the items
+ * that match, and stops at the first match past the page (so the last page
+ * carries no token), at the end of the plan, or when the read budget is spent.
+ * Resumes after the last returned item, or, when the budget ran out first,
+ * after the last item read (the page may then be short, even empty).
+ */
+async function scanPage<TItem>(
+  resource: ListResource<TItem>,
+  query: NormalizedQuery,
+  plan: IndexedPlan,
+  pageSize: number,
+  startKey: Record<string, unknown> | undefined,
+): Promise<{ items: TItem[]; resumeKey: Record<string, unknown> | undefined }> {
+  const budget = config.listScanBudget ?? defaultScanBudget;
+  const chunk = Math.min(Math.max(pageSize * 2, 100), 1000);
+  const items: TItem[] = [];
+  let lastReturned: Record<string, unknown> | undefined;
+  let next = startKey;
+  let read = 0;
+  do {
+    const page = await db().send(
+      new QueryCommand({ ...plan.input, TableName: tableName(), ExclusiveStartKey: next, Limit: Math.min(chunk, budget - read) }),
+    );
+    read += page.ScannedCount ?? page.Items?.length ?? 0;
+    next = page.LastEvaluatedKey;
+    for (const stored of page.Items ?? []) {
+      const item = resource.fromItem(stored);
+      if (!matches(resource, query, item)) continue;
+      if (items.length === pageSize) return { items, resumeKey: lastReturned };
+      items.push(item);
+      lastReturned = plan.keyOf(stored);
+    }
+  } while (next && read < budget);
+  return { items, resumeKey: next };
+}
+
+/** `includeCount` on the key-ordered scan: reads the whole plan (only when asked), one chunk in memory at a time. */
+async function countMatches<TItem>(resource: ListResource<TItem>, query: NormalizedQuery, plan: IndexedPlan): Promise<number> {
+  let count = 0;
+  for await (const page of queryPages(plan.input)) {
+    count += page.filter((stored) => matches(resource, query, resource.fromItem(stored))).length;
+  }
+  return count;
+}
+
+const isKey = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A token of a listing taken another way (the code changed between two pages): the client starts over. */
+const staleCursor = () => invalidContinuationToken("The token was issued for another way of reading this list; request the first page again.");
+
+function indexCursor(cursor: unknown): Record<string, unknown> | undefined {
+  if (cursor === undefined) return undefined;
+  if (isKey(cursor) && !("scan" in cursor)) return cursor;
+  throw staleCursor();
+}
+
+function scanCursor(cursor: unknown): Record<string, unknown> | undefined {
+  if (cursor === undefined) return undefined;
+  if (isKey(cursor) && isKey(cursor.scan)) return cursor.scan;
+  throw staleCursor();
 }

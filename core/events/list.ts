@@ -1,10 +1,10 @@
 import * as v from "valibot";
-import { ulid } from "ulid";
 import type { Actor } from "#core/auth/actor";
 import { keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { dateWindow, listPage, type ListResource } from "#core/db/list";
 import { ValidationError } from "#core/errors";
 import { toEventRecord, type EventRecord } from "#core/events/index";
+import { ulidCeiling, ulidFloor } from "#core/shared/ids";
 import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
 
 const iso = v.pipe(v.string(), v.isoTimestamp("Must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z."));
@@ -58,17 +58,26 @@ const listResource: ListResource<EventRecord> = {
       query.order[0]!.direction === "desc";
     return plain ? plan(organizationId, context as ListEventsQuery) : undefined;
   },
+  /** Any other query in createdAt order reads the same range in order, filtering as it goes. */
+  ordered: (organizationId, query, context) => {
+    const [order, ...moreOrder] = query.order;
+    if (!order || order.field !== "createdAt" || moreOrder.length) return undefined;
+    return plan(organizationId, context as ListEventsQuery, order.direction === "asc", dateWindow(query.ranges, "createdAt"));
+  },
 };
 
 /**
- * The organization's events newest first. Event ids are ULIDs of `createdAt`, so
- * the time window is a sort-key range (`EVENT#<ulid(startAt)>` ≤ sk < `EVENT#<ulid(endAt)>`);
+ * The organization's events newest (or oldest) first. Event ids are ULIDs of
+ * `createdAt`, so the time window (the query's `startAt`/`endAt`, narrowed by a
+ * body `createdAt` range) is a sort-key range (`EVENT#<ulid(startAt)>` ≤ sk < `EVENT#<ulid(endAt)>`);
  * one lead's events come from gsi1; the other narrowings are filter expressions
  * on that range. A plain query (no body filters, default order) reads only its page.
  */
-function plan(organizationId: string, query: ListEventsQuery) {
-  const lower = query.startAt ? `EVENT#${ulidFloor(query.startAt)}` : "EVENT#";
-  const upper = query.endAt ? `EVENT#${ulidCeiling(Date.parse(query.endAt) - 1)}` : "EVENT#~";
+function plan(organizationId: string, query: ListEventsQuery, forward = false, window = dateWindow([], "createdAt")) {
+  const from = Math.max(window.from, query.startAt ? Date.parse(query.startAt) : 0);
+  const to = Math.min(window.to, query.endAt ? Date.parse(query.endAt) - 1 : window.to);
+  const lower = `EVENT#${ulidFloor(from)}`;
+  const upper = `EVENT#${ulidCeiling(Math.max(from, to))}`;
   const byLead = query.leadId ? keys.eventsByLead(organizationId, query.leadId) : undefined;
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ":lower": lower, ":upper": upper };
@@ -95,21 +104,11 @@ function plan(organizationId: string, query: ListEventsQuery) {
       ...input,
       ...(filters.length ? { FilterExpression: filters.join(" AND ") } : {}),
       ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-      ScanIndexForward: false,
+      ScanIndexForward: forward,
     },
     keyOf: (item: Record<string, unknown>) =>
       byLead ? { pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk } : { pk: item.pk, sk: item.sk },
   };
-}
-
-/** The smallest ULID of an instant (its time part followed by zeros). */
-function ulidFloor(at: string): string {
-  return `${ulid(Date.parse(at)).slice(0, 10)}0000000000000000`;
-}
-
-/** The largest ULID of a millisecond: with it as the inclusive bound, `endAt` itself stays outside. */
-function ulidCeiling(epochMs: number): string {
-  return `${ulid(epochMs).slice(0, 10)}ZZZZZZZZZZZZZZZZ`;
 }
 
 /** `POST /events/all/my`: the events of the caller's organization (every member sees all of them). */

@@ -5,11 +5,11 @@ import { decodeTime } from "ulid";
 import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys, type LeadClaim } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { dateWindow, listPage, type IndexedPlan, type ListResource, type NormalizedQuery } from "#core/db/list";
 import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import type { Lead, LeadWrite } from "#core/leads/schemas";
 import { publish } from "#core/queue/events";
-import { newId } from "#core/shared/ids";
+import { newId, ulidCeiling, ulidFloor } from "#core/shared/ids";
 import type { Page, PagingQuery } from "#core/shared/paging";
 import { parsePhone } from "#core/shared/phone";
 import { Sources } from "#core/sources/index";
@@ -59,38 +59,49 @@ const listResource: ListResource<Lead> = {
   },
   /**
    * The common listings read only their page: newest (or oldest) first, of the
-   * whole organization from the table, or of one source from gsi1. Lead ids are
-   * ULIDs of `createdAt`, so key order is createdAt order with the id as tie-break.
+   * whole organization from the table, or of one source from gsi1.
    */
   indexed: (organizationId, query) => {
-    const [order, ...moreOrder] = query.order;
-    if (!order || order.field !== "createdAt" || moreOrder.length || query.search || query.ranges.length) return undefined;
-    const forward = order.direction === "asc";
-    if (query.filters.length === 0) {
-      const { pk, skPrefix } = keys.leadPrefix(organizationId);
-      return {
-        input: {
-          KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-          ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-          ScanIndexForward: forward,
-        },
-        keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
-      };
-    }
     const [filter, ...moreFilters] = query.filters;
-    if (!filter || moreFilters.length || filter.field !== "sourceId" || typeof filter.value !== "string") return undefined;
-    const { gsi1pk, gsi1sk } = keys.leadsBySource(organizationId, filter.value);
+    const plain = !filter || (!moreFilters.length && filter.field === "sourceId" && typeof filter.value === "string");
+    return plain && !query.search && !query.ranges.length ? leadsInOrder(organizationId, query) : undefined;
+  },
+  /** Any other query in createdAt order reads the same keys in order, filtering as it goes. */
+  ordered: leadsInOrder,
+};
+
+/**
+ * Leads in createdAt order, read from the sort key: lead ids are ULIDs of
+ * `createdAt`, so key order is createdAt order with the id as tie-break, and
+ * createdAt ranges become a key range. One source's leads come from gsi1
+ * (source ids are ULIDs: upper case, as string filters compare case-insensitively).
+ */
+function leadsInOrder(organizationId: string, query: NormalizedQuery): IndexedPlan | undefined {
+  const [order, ...moreOrder] = query.order;
+  if (!order || order.field !== "createdAt" || moreOrder.length) return undefined;
+  const sourceFilter = query.filters.find((filter) => filter.field === "sourceId" && typeof filter.value === "string");
+  const window = dateWindow(query.ranges, "createdAt");
+  const range = { ":lower": `LEAD#${ulidFloor(window.from)}`, ":upper": `LEAD#${ulidCeiling(window.to)}` };
+  if (!sourceFilter) {
     return {
       input: {
-        IndexName: "gsi1",
-        KeyConditionExpression: "gsi1pk = :pk AND begins_with(gsi1sk, :prefix)",
-        ExpressionAttributeValues: { ":pk": gsi1pk, ":prefix": gsi1sk },
-        ScanIndexForward: forward,
+        KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
+        ExpressionAttributeValues: { ":pk": keys.leadPrefix(organizationId).pk, ...range },
+        ScanIndexForward: order.direction === "asc",
       },
-      keyOf: (item) => ({ pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk }),
+      keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
     };
-  },
-};
+  }
+  return {
+    input: {
+      IndexName: "gsi1",
+      KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :lower AND :upper",
+      ExpressionAttributeValues: { ":pk": keys.leadsBySource(organizationId, String(sourceFilter.value).toUpperCase()).gsi1pk, ...range },
+      ScanIndexForward: order.direction === "asc",
+    },
+    keyOf: (item) => ({ pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk }),
+  };
+}
 
 /** How a lead arrived: the intake routes, or `POST /leads`. */
 export interface IntakeContext {

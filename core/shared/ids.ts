@@ -1,4 +1,4 @@
-import { monotonicFactory } from "ulid";
+import { encodeTime, monotonicFactory, TIME_MAX } from "ulid";
 
 const nextUlid = monotonicFactory();
 
@@ -10,4 +10,18 @@ export function newId(): string {
 /** Current time as ISO 8601 UTC with milliseconds, the format of every stored timestamp. */
 export function nowIso(now: Date = new Date()): string {
   return now.toISOString();
+}
+
+/** The smallest ULID of a millisecond (its time part followed by zeros); times outside ULID's range are clamped. */
+export function ulidFloor(epochMs: number): string {
+  return `${ulidTime(epochMs)}0000000000000000`;
+}
+
+/** The largest ULID of a millisecond, an inclusive upper bound of a sort-key range over ULIDs. */
+export function ulidCeiling(epochMs: number): string {
+  return `${ulidTime(epochMs)}ZZZZZZZZZZZZZZZZ`;
+}
+
+function ulidTime(epochMs: number): string {
+  return encodeTime(Math.min(Math.max(Math.floor(epochMs), 0), TIME_MAX), 10);
 }

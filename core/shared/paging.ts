@@ -59,10 +59,18 @@ export interface Page<TItem> {
 /** Documentation schema of a paged result of `item`. */
 export function pageSchema<TItem extends v.GenericSchema>(item: TItem) {
   return v.object({
-    items: v.array(item),
-    pageSize: v.number(),
-    totalCount: v.nullable(v.number()),
-    continuationToken: v.nullable(v.string()),
+    items: v.pipe(
+      v.array(item),
+      v.description(
+        "At most pageSize items. A filtered or searched page may hold fewer (even none) while continuationToken is set: the server reads a bounded number of items per request. Keep following continuationToken until it is null.",
+      ),
+    ),
+    pageSize: v.pipe(v.number(), v.description("The effective page size.")),
+    totalCount: v.pipe(v.nullable(v.number()), v.description("Every matching item, when includeCount was true; otherwise null.")),
+    continuationToken: v.pipe(
+      v.nullable(v.string()),
+      v.description("Send it back with the same query for the next page; null only when there are no more items."),
+    ),
   });
 }
 
@@ -88,21 +96,24 @@ export function signContinuationToken(binding: TokenBinding, cursor: unknown): s
   return `${payload}.${sign(payload)}`;
 }
 
+/** The 400 of a continuation token that cannot be used for this query. */
+export function invalidContinuationToken(detail: string): ValidationError {
+  return new ValidationError("The continuation token is not valid for this query.", [{ pointer: "/continuationToken", detail }]);
+}
+
 export function readContinuationToken(binding: TokenBinding, token: string): unknown {
-  const invalid = (detail: string) =>
-    new ValidationError("The continuation token is not valid for this query.", [{ pointer: "/continuationToken", detail }]);
   const [payload, signature, extra] = token.split(".");
   if (!payload || !signature || extra !== undefined || !safeEqual(signature, sign(payload))) {
-    throw invalid("The token was modified or was not issued by this service.");
+    throw invalidContinuationToken("The token was modified or was not issued by this service.");
   }
   let decoded: { b?: unknown; c?: unknown };
   try {
     decoded = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
   } catch {
-    throw invalid("The token cannot be read.");
+    throw invalidContinuationToken("The token cannot be read.");
   }
   if (decoded.b !== bindingHash(binding)) {
-    throw invalid("The token belongs to a different query; send the same filters, search and sort as the first page.");
+    throw invalidContinuationToken("The token belongs to a different query; send the same filters, search and sort as the first page.");
   }
   return decoded.c;
 }

@@ -88,7 +88,7 @@ export const listLeads = defineOperation({
   path: "/leads/all/my",
   summary: "List the current organization's leads (paging query in the body)",
   description:
-    "Filters: sourceId, processingStatus, vertical, product, complianceStatus, metadata.utmSource, metadata.utmCampaign, metadata.subId, email, phone. Search: name, email, phone. Sort: createdAt, modifiedAt, price, name. Ranges: createdAt, modifiedAt, price. Newest first (optionally of one source) is read page by page from an index; other queries read the organization's leads.",
+    "Filters: sourceId, processingStatus, vertical, product, complianceStatus, metadata.utmSource, metadata.utmCampaign, metadata.subId, email, phone. Search: name, email, phone. Sort: createdAt, modifiedAt, price, name. Ranges: createdAt, modifiedAt, price. Sorted by createdAt only (the default, newest first), every query is read page by page in key order; with filters, ranges or search a page may then hold fewer than pageSize items (even none) while a continuationToken is returned, so keep following it until it is null. Other sorts read the organization's leads.",
   tag: "Leads",
   auth: "bearer",
   permission: "leads:read",
