@@ -1,9 +1,9 @@
 import { BatchGetCommand, type BatchGetCommandOutput } from "@aws-sdk/lib-dynamodb";
-import { encodeTime } from "ulid";
 import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
 import { queryPages, type QueryInput } from "#core/db/query";
 import type { ProcessingStatus } from "#core/leads/schemas";
+import { ulidCeiling, ulidFloor } from "#core/shared/ids";
 
 /** A bounded set of an organization's leads, by the lead fields of spec 2.4 (the Schedule trigger's `audience`). */
 export interface LeadAudience {
@@ -51,8 +51,7 @@ export async function audienceLeadIds(organizationId: string, audience: LeadAudi
 }
 
 function rangeOf(organizationId: string, audience: LeadAudience, from: number, until: number): QueryInput {
-  // Every ULID of a millisecond starts with its 10-character time, so these bound the window inclusively.
-  const bounds = { ":from": `LEAD#${encodeTime(Math.max(from, 0), 10)}`, ":until": `LEAD#${encodeTime(until, 10)}~` };
+  const bounds = { ":from": `LEAD#${ulidFloor(from)}`, ":until": `LEAD#${ulidCeiling(until)}` };
   if (audience.sourceId) {
     const { gsi1pk } = keys.leadsBySource(organizationId, audience.sourceId);
     return { IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :from AND :until", ExpressionAttributeValues: { ":pk": gsi1pk, ...bounds } };
