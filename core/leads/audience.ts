@@ -51,12 +51,13 @@ export async function audienceLeadIds(organizationId: string, audience: LeadAudi
 }
 
 function rangeOf(organizationId: string, audience: LeadAudience, from: number, until: number): QueryInput {
-  const bounds = { ":from": `LEAD#${ulidFloor(from)}`, ":until": `LEAD#${ulidCeiling(until)}` };
   if (audience.sourceId) {
-    const { gsi1pk } = keys.leadsBySource(organizationId, audience.sourceId);
+    const { gsi1pk, gsi1sk: prefix } = keys.leadsBySource(organizationId, audience.sourceId);
+    const bounds = { ":from": `${prefix}${ulidFloor(from)}`, ":until": `${prefix}${ulidCeiling(until)}` };
     return { IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :from AND :until", ExpressionAttributeValues: { ":pk": gsi1pk, ...bounds } };
   }
-  const { pk } = keys.leadPrefix(organizationId);
+  const { pk, skPrefix } = keys.leadPrefix(organizationId);
+  const bounds = { ":from": `${skPrefix}${ulidFloor(from)}`, ":until": `${skPrefix}${ulidCeiling(until)}` };
   return { KeyConditionExpression: "pk = :pk AND sk BETWEEN :from AND :until", ExpressionAttributeValues: { ":pk": pk, ...bounds } };
 }
 
