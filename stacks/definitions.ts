@@ -163,6 +163,7 @@ export const routes: RouteDefinition[] = [
   { method: "POST", path: "/events/calls/phone/{phoneNumber}", handler: "functions/events/calls-by-phone.handler" },
   { method: "POST", path: "/webhooks/{provider}/calls/status", handler: "functions/webhooks/call-status.handler", sendsTo: ["automationRuns"] },
   { method: "POST", path: "/webhooks/{provider}/calls/inbound", handler: "functions/webhooks/inbound-call.handler", sendsTo: ["automationRuns"] },
+  { method: "POST", path: "/webhooks/{provider}/calls/dial", handler: "functions/webhooks/call-dial.handler", sendsTo: ["automationRuns"] },
 ];
 
 export interface ConsumerDefinition extends HandlerDefinition {

@@ -7,6 +7,7 @@ import { CallSchema, ListCallEventsSchema, PlaceCallSchema, type Call, type Plac
 import "#core/calls/queue";
 import { selectCaller } from "#core/calls/sender";
 import { callWrites, readCall, toCall, updateCall } from "#core/calls/store";
+import { Twiml } from "#core/calls/twiml";
 import { config } from "#core/config";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
@@ -15,7 +16,8 @@ import { ForbiddenError, NotFoundError, UnprocessableError, ValidationError } fr
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
-import { callLifecycle, isMissedCall, type CallStatus } from "#core/messaging/status";
+import { MessagingSettingsStore } from "#core/messaging/settings";
+import { callLifecycle, inboundCallStatus, isMissedCall, type CallStatus } from "#core/messaging/status";
 import { Suppressions } from "#core/messaging/suppressions";
 import { Organizations } from "#core/organizations/index";
 import { outboundProvider, providerByName } from "#core/providers/index";
@@ -179,7 +181,7 @@ export const Calls = {
         from: call.fromPhoneNumber,
         to: call.toPhoneNumber,
         idempotencyKey: call.id,
-        statusCallbackUrl: callStatusCallbackUrl(provider.name, call.id),
+        statusCallbackUrl: callWebhookUrl(provider.name, "status", call.id),
         record: call.record,
         ringTimeoutSeconds: RING_TIMEOUT_SECONDS,
         timeLimitSeconds: prices.maxCallMinutes * 60,
@@ -215,20 +217,60 @@ export const Calls = {
 
   /**
    * `POST /webhooks/{provider}/calls/inbound`: a contact calls one of our numbers.
-   * The call is recorded (Ringing); an inbound call that ends without being
-   * answered is a missed call. Answers the call instructions (TwiML).
+   * The call is recorded (Ringing) and answered with instructions (TwiML): with
+   * a forwarding number (`inboundCalls.forwardTo` of the messaging settings) a
+   * Dial that rings it for `ringSeconds`, its result posted to the dial
+   * webhook; without one, a closed message and hang-up (a missed call).
+   * A number of no organization is rejected.
    */
   async inbound(providerName: string, request: WebhookRequest): Promise<string> {
     const provider = verified(providerName, request);
-    let known = false;
+    let answer = Twiml.reject();
     for (const event of provider.parseStatusCallback(request)) {
-      if (event.type === "call.status") known = (await applyProviderEvent(provider, event, undefined)) || known;
+      if (event.type !== "call.status") continue;
+      const call = await applyProviderEvent(provider, event, undefined);
+      if (call) answer = await inboundInstructions(provider.name, call.organizationId, call.callId);
     }
-    return known
-      ? '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Thank you for calling. Please hold while we connect you.</Say><Pause length="20"/></Response>'
-      : '<?xml version="1.0" encoding="UTF-8"?><Response><Reject reason="rejected"/></Response>';
+    return answer;
+  },
+
+  /**
+   * `POST /webhooks/{provider}/calls/dial?callId=`: the result of forwarding an
+   * inbound call. A person answering ends the call Completed (answered, its talk
+   * time the forwarded leg's); any other outcome ends it missed. Answers the
+   * rest of the call's instructions.
+   */
+  async dialResult(providerName: string, request: WebhookRequest): Promise<string> {
+    const provider = verified(providerName, request);
+    const result = provider.parseDialResult(request);
+    if (!result) return Twiml.afterDial(false);
+    const callIdHint = new URL(request.url).searchParams.get("callId") ?? undefined;
+    const found = await locateCall(provider.name, result.to, result.providerCallId, callIdHint);
+    if (found?.callId) {
+      await applyStatus(found.organizationId, found.callId, provider.name, {
+        status: result.status,
+        providerStatus: result.providerStatus,
+        providerCallId: result.providerCallId,
+        durationSeconds: result.durationSeconds ?? 0,
+      });
+    }
+    return Twiml.afterDial(result.status === "Completed");
   },
 };
+
+/** The instructions of a recorded inbound call: forward it (noting where), or say nobody can take it. */
+async function inboundInstructions(provider: ProviderName, organizationId: string, callId: string): Promise<string> {
+  const [call, { inboundCalls }] = await Promise.all([readCall(organizationId, callId), MessagingSettingsStore.read(organizationId)]);
+  if (!call) return Twiml.reject();
+  const forwardTo = call.forwardedTo ?? inboundCalls.forwardTo;
+  if (!forwardTo) return Twiml.unattended();
+  if (!call.forwardedTo) {
+    await updateCall(organizationId, callId, async (current) =>
+      current.forwardedTo ? undefined : { call: { ...toCall(current), forwardedTo: forwardTo, modifiedAt: nowIso() } },
+    );
+  }
+  return Twiml.forward({ forwardTo, ringSeconds: inboundCalls.ringSeconds, action: callWebhookUrl(provider, "dial", callId), callerId: call.fromPhoneNumber });
+}
 
 function verified(providerName: string, request: WebhookRequest): ProviderPort {
   const provider = providerByName(providerName);
@@ -237,9 +279,12 @@ function verified(providerName: string, request: WebhookRequest): ProviderPort {
   return provider;
 }
 
-/** Where the provider posts an outbound call's progress (our call id rides in the query, covered by the signature). */
-export function callStatusCallbackUrl(provider: ProviderName, callId: string): string {
-  return `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/calls/status?callId=${encodeURIComponent(callId)}`;
+/**
+ * Where the provider posts a call's progress (`status`) or the result of
+ * forwarding it (`dial`); our call id rides in the query, covered by the signature.
+ */
+export function callWebhookUrl(provider: ProviderName, hook: "status" | "dial", callId: string): string {
+  return `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/calls/${hook}?callId=${encodeURIComponent(callId)}`;
 }
 
 /** A phone number from a path segment (`%2B1…`, `+1…`, ` 1…`); malformed → 400 at /path/phoneNumber. */
@@ -277,6 +322,7 @@ function emptyCall(organizationId: string, business: string | null, direction: C
     fromPhoneNumber: from,
     toPhoneNumber: to,
     callerId: from,
+    forwardedTo: null,
     direction,
     status: "Queued",
     statusReason: null,
@@ -327,27 +373,45 @@ async function callIdOfProvider(organizationId: string, provider: string, provid
   return Item?.callId as string | undefined;
 }
 
-/** Applies one provider callback; answers whether it belongs to a call of ours. */
-async function applyProviderEvent(provider: ProviderPort, event: CallStatusEvent, callIdHint: string | undefined): Promise<boolean> {
-  const ours = toE164(event.direction === "outbound" ? event.from : event.to);
+/** The organization owning our number of a call, and the call when it is known (by our id, else by the provider's). */
+async function locateCall(provider: ProviderName, ourNumber: string, providerCallId: string, callIdHint: string | undefined) {
+  const ours = toE164(ourNumber);
   const route = ours ? await PhoneNumbers.route(ours) : undefined;
-  if (!route) return false;
-  const organizationId = route.organizationId;
-  let callId = callIdHint ?? (await callIdOfProvider(organizationId, provider.name, event.providerCallId));
+  if (!route) return undefined;
+  const callId = callIdHint ?? (await callIdOfProvider(route.organizationId, provider, providerCallId));
+  return { organizationId: route.organizationId, route, callId };
+}
+
+/**
+ * Applies one provider callback; answers the call it belongs to, if ours. An
+ * inbound call's own leg never answers it (`inboundCallStatus`): only the
+ * Dial result does.
+ */
+async function applyProviderEvent(
+  provider: ProviderPort,
+  event: CallStatusEvent,
+  callIdHint: string | undefined,
+): Promise<{ organizationId: string; callId: string } | undefined> {
+  const found = await locateCall(provider.name, event.direction === "outbound" ? event.from : event.to, event.providerCallId, callIdHint);
+  if (!found) return undefined;
+  const { organizationId, route } = found;
+  let callId = found.callId;
   if (!callId && event.direction === "inbound") {
-    if (route.releasedAt) return false;
+    if (route.releasedAt) return undefined;
     callId = await createInbound(organizationId, provider.name, event, route.phoneNumberId);
   }
-  if (!callId) return false;
+  if (!callId) return undefined;
+  const status = event.direction === "inbound" ? inboundCallStatus(event.status) : event.status;
+  if (!status) return { organizationId, callId };
   await applyStatus(organizationId, callId, provider.name, {
-    status: event.status,
+    status,
     providerStatus: event.providerStatus,
     providerCallId: event.providerCallId,
     ...(event.durationSeconds !== undefined ? { durationSeconds: event.durationSeconds } : {}),
     ...(event.recordingUrl ? { recordingUrl: event.recordingUrl } : {}),
     ...(event.errorCode ? { errorCode: event.errorCode } : {}),
   });
-  return true;
+  return { organizationId, callId };
 }
 
 /** Records a new inbound call once per provider call id (the pointer claim decides the winner). */
@@ -437,6 +501,8 @@ async function applyStatus(organizationId: string, callId: string, provider: str
   if (!result) return;
   const { before, after } = result;
   if (before.status === after.status) return;
+  // An answer reported only with the end (a forwarded call's Dial result, a crossed callback) is still an answer.
+  if (after.answeredAt && !before.answeredAt && after.status !== "InProgress") await recordCallEvent(organizationId, after, "CallAnswered");
   await recordCallEvent(organizationId, after, EVENT_TYPES[after.status]);
   if (after.missed && !before.missed) {
     await recordCallEvent(organizationId, after, "CallMissed");

@@ -60,6 +60,8 @@ export const CallSchema = v.object({
   toPhoneNumber: v.string(),
   /** The number shown to the called party. */
   callerId: text,
+  /** Inbound calls: the number the call was forwarded to (the organization's `inboundCalls.forwardTo` when it came in); null when nobody was rung. */
+  forwardedTo: text,
   direction: v.picklist(callDirections),
   status: v.picklist(CALL_STATUSES),
   statusReason: text,
@@ -68,7 +70,7 @@ export const CallSchema = v.object({
   billingStatus: text,
   recordingUrl: text,
   record: v.boolean(),
-  /** An inbound call that ended without being answered. */
+  /** An inbound call that ended without a person answering it (unforwarded, or the forwarded number did not answer). */
   missed: v.boolean(),
   selectionReason: text,
   /** Display name of the user who placed it. */

@@ -17,7 +17,7 @@ type Stored = Call & { version: number };
 const internal = new Set(["pk", "sk", "entity", "version", "organizationId", "placementStartedAt"]);
 
 export function toCall(item: Record<string, unknown>): Call {
-  return Object.fromEntries(Object.entries(item).filter(([key]) => !internal.has(key))) as unknown as Call;
+  return { forwardedTo: null, ...Object.fromEntries(Object.entries(item).filter(([key]) => !internal.has(key))) } as unknown as Call;
 }
 
 export async function readCall(organizationId: string, callId: string): Promise<(Stored & { placementStartedAt?: string }) | undefined> {

@@ -3,13 +3,29 @@ import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
+import { ValidationError } from "#core/errors";
+import { PhoneNumberInput, PhoneNumbers } from "#core/messaging/phone-numbers";
 import { DEFAULT_QUIET_HOURS_WINDOW, quietHoursWindowSchema } from "#core/messaging/quiet-hours";
 import { Organizations, type Organization } from "#core/organizations/index";
 import { nowIso } from "#core/shared/ids";
 
+/** What happens to calls to the organization's numbers: forwarded to a person, or answered with a closed message (missed). */
+export const DEFAULT_INBOUND_CALLS = { forwardTo: null, ringSeconds: 20 } as const;
+
+const InboundCallsSchema = v.strictObject({
+  /** Where inbound calls ring (E.164); null: nobody takes calls, every inbound call is missed. */
+  forwardTo: v.optional(v.nullable(PhoneNumberInput), DEFAULT_INBOUND_CALLS.forwardTo),
+  /** Seconds the forwarding number rings before the call counts as missed. */
+  ringSeconds: v.optional(
+    v.pipe(v.number(), v.integer("Must be a whole number of seconds."), v.minValue(5, "At least 5 seconds."), v.maxValue(60, "At most 60 seconds.")),
+    DEFAULT_INBOUND_CALLS.ringSeconds,
+  ),
+});
+
 /** An organization's messaging settings; every field has a default. */
 export const MessagingSettingsSchema = v.strictObject({
   quietHours: v.optional(quietHoursWindowSchema, DEFAULT_QUIET_HOURS_WINDOW),
+  inboundCalls: v.optional(InboundCallsSchema, DEFAULT_INBOUND_CALLS),
   helpText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
   optOutConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
   optInConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
@@ -18,6 +34,7 @@ export type MessagingSettingsInput = v.InferOutput<typeof MessagingSettingsSchem
 
 export const MessagingSettingsResponseSchema = v.object({
   quietHours: v.object({ start: v.string(), end: v.string() }),
+  inboundCalls: v.object({ forwardTo: v.nullable(v.string()), ringSeconds: v.number() }),
   helpText: v.string(),
   optOutConfirmationText: v.string(),
   optInConfirmationText: v.string(),
@@ -27,6 +44,7 @@ export type MessagingSettings = v.InferOutput<typeof MessagingSettingsResponseSc
 
 const defaults = (organizationName: string): Omit<MessagingSettings, "modifiedAt"> => ({
   quietHours: DEFAULT_QUIET_HOURS_WINDOW,
+  inboundCalls: DEFAULT_INBOUND_CALLS,
   helpText: `${organizationName}: reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply.`,
   optOutConfirmationText: `${organizationName}: you are unsubscribed and will receive no further messages. Reply START to resubscribe.`,
   optInConfirmationText: `${organizationName}: you are subscribed again. Reply STOP to unsubscribe, HELP for help.`,
@@ -46,6 +64,7 @@ export const MessagingSettingsStore = {
     const base = defaults(owner?.name ?? "We");
     return {
       quietHours: stored.quietHours ?? base.quietHours,
+      inboundCalls: stored.inboundCalls ?? base.inboundCalls,
       helpText: stored.helpText ?? base.helpText,
       optOutConfirmationText: stored.optOutConfirmationText ?? base.optOutConfirmationText,
       optInConfirmationText: stored.optInConfirmationText ?? base.optInConfirmationText,
@@ -55,6 +74,12 @@ export const MessagingSettingsStore = {
 
   /** `PUT /messaging/settings`: replaces the settings; omitted texts fall back to the defaults. */
   async replace(actor: Actor, input: MessagingSettingsInput): Promise<MessagingSettings> {
+    const forwardTo = input.inboundCalls.forwardTo;
+    if (forwardTo && (await PhoneNumbers.all(actor.organizationId)).some((number) => number.phoneNumber === forwardTo)) {
+      throw new ValidationError("Calls cannot be forwarded to one of the organization's own numbers.", [
+        { pointer: "/inboundCalls/forwardTo", detail: `${forwardTo} is a number of this organization; forward to a person's phone.` },
+      ]);
+    }
     const modifiedAt = nowIso();
     await db().send(
       new PutCommand({

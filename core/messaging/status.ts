@@ -135,9 +135,32 @@ export function requeueForRetry(current: MessageStatus): TransitionResult<Messag
   return { accepted: true, status: "Queued", timestampField: undefined };
 }
 
-/** An inbound call that ended without being answered is a missed call. */
+/**
+ * An inbound call that ended without a person answering it is a missed call.
+ * An inbound call is Completed only when a person answered it (the forwarded
+ * leg of its Dial was answered: `inboundDialStatus`); the provider's own
+ * `completed` of the caller's leg only says our instructions ran to the end
+ * (`inboundCallStatus`).
+ */
 export function isMissedCall(direction: "inbound" | "outbound", status: CallStatus): boolean {
   return direction === "inbound" && callLifecycle.isFinal(status) && status !== "Completed";
+}
+
+/**
+ * What a provider status of an inbound call's own leg means for the call. Our
+ * instructions answer every inbound call, so `in-progress` is no person
+ * answering (ignored) and `completed` is a call that ended before anyone
+ * answered (NoAnswer): only the Dial result answers an inbound call.
+ */
+export function inboundCallStatus(reported: CallStatus): CallStatus | undefined {
+  if (reported === "InProgress") return undefined;
+  return reported === "Completed" ? "NoAnswer" : reported;
+}
+
+/** The outcome of an inbound call's forwarded leg (the Dial result): answered ends it Completed, anything else ends it missed. */
+export function inboundDialStatus(reported: CallStatus): CallStatus {
+  if (reported === "InProgress" || reported === "Completed") return "Completed";
+  return callLifecycle.isFinal(reported) ? reported : "NoAnswer";
 }
 
 /** Carriers may report delivery up to 72 hours after sending; after that a Sent message becomes Unknown. */

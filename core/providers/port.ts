@@ -119,6 +119,26 @@ export type CallStatusEvent = {
   dedupKey: string;
 };
 
+/**
+ * The result of forwarding an inbound call (Twilio: the `<Dial>` action request,
+ * `DialCallStatus`/`DialCallDuration`): whether the forwarded number answered.
+ */
+export type DialResultEvent = {
+  type: "call.dial";
+  /** The caller's call (the parent leg). */
+  providerCallId: string;
+  /** The forwarded leg's outcome: Completed when a person answered, else Busy, NoAnswer, Failed or Canceled. */
+  status: CallStatus;
+  /** The provider's word ("no-answer"). */
+  providerStatus: string;
+  /** Talk time of the forwarded leg. */
+  durationSeconds?: number;
+  dialedCallId?: string;
+  from: string;
+  to: string;
+  dedupKey: string;
+};
+
 export type InboundMessage = {
   type: "message.inbound";
   providerMessageId: string;
@@ -141,6 +161,8 @@ export interface ProviderPort {
   placeCall(input: PlaceCallInput): Promise<PlaceCallResult>;
   /** Normalised events of a status-callback request ([] for callbacks we do not track). */
   parseStatusCallback(request: WebhookRequest): ProviderEvent[];
+  /** The forwarding result of a Dial action request; undefined when it carries no outcome we know. */
+  parseDialResult(request: WebhookRequest): DialResultEvent | undefined;
   /** The inbound message of an incoming-message webhook. */
   parseInboundMessage(request: WebhookRequest): InboundMessage;
   /** True only for a request signed by the provider for exactly this URL and body. */

@@ -1,5 +1,5 @@
 import { inject } from "vitest";
-import { simulatorAuthToken } from "#core/providers/simulator/adapter";
+import { signedPost, simulatorAuthToken } from "#core/providers/simulator/adapter";
 import { simulateInboundCall } from "#core/providers/simulator/calls";
 import { sleep } from "#tests/helpers/messaging";
 import { baseUrl, type TestOrganization } from "#tests/helpers/stack";
@@ -19,17 +19,26 @@ export async function waitForCall(org: TestOrganization, callId: string, done: (
   throw new Error(`call ${callId} did not reach the expected state; last: ${JSON.stringify(last)}`);
 }
 
-/** A contact calls one of our numbers, through the simulator's signed inbound-call webhook and callbacks. */
-export function callFrom(from: string, to: string, outcome: "answered" | "no-answer" | "busy" | "canceled", durationSeconds?: number, providerCallId?: string) {
-  return simulateInboundCall({
-    baseUrl: baseUrl(),
-    authToken: simulatorAuthToken(inject("stackEnv").TOKEN_SIGNING_KEY!),
-    from,
-    to,
-    outcome,
-    ...(durationSeconds !== undefined ? { durationSeconds } : {}),
-    ...(providerCallId ? { providerCallId } : {}),
-  });
+/**
+ * A contact calls one of our numbers, through the simulator: the signed inbound-call webhook, then whatever our
+ * TwiML asks (a forwarded call's outcome is the forwarded number's scenario), then the end of the caller's leg.
+ */
+export function callFrom(from: string, to: string, options: { callerHangsUp?: boolean; providerCallId?: string } = {}) {
+  return simulateInboundCall({ baseUrl: baseUrl(), authToken: simulatorToken(), from, to, ...options });
+}
+
+/** Posts a provider webhook form to a URL, signed as the simulator signs (a replayed or late callback). */
+export async function postSigned(url: string, form: Record<string, string>): Promise<{ status: number; text: string }> {
+  const response = await signedPost(simulatorToken(), url, Object.entries(form));
+  return { status: response.status, text: await response.text() };
+}
+
+const simulatorToken = () => simulatorAuthToken(inject("stackEnv").TOKEN_SIGNING_KEY!);
+
+/** Sets where the organization's inbound calls ring (null: nobody takes calls). */
+export async function forwardCalls(org: TestOrganization, forwardTo: string | null, ringSeconds?: number): Promise<void> {
+  const response = await org.request("PUT", "/messaging/settings", { body: { inboundCalls: { forwardTo, ...(ringSeconds ? { ringSeconds } : {}) } } });
+  if (response.status !== 200) throw new Error(`settings: ${response.status} ${JSON.stringify(response.body)}`);
 }
 
 /** Every page of endpoint 14 for a number (path segment as given). */

@@ -113,7 +113,7 @@ describe("automation runs: every trigger type end to end", () => {
     const phone = randomNumber("212");
     const lead = await createLead(org, phone);
     const automation = await createAutomation(org, chain({ type: "CallMissed", settings: { phoneNumberIds: [number.id] } }, [{ ...hello, settings: { body: "Sorry we missed your call, {{contact.firstName}}!" } }]));
-    await callFrom(phone, number.phoneNumber, "no-answer");
+    await callFrom(phone, number.phoneNumber);
     const [run] = await waitForRuns(org, automation.id);
     expect(run).toMatchObject({ status: "Succeeded", leadId: lead.id, trigger: { type: "CallMissed", eventType: "call.missed" } });
     const message = await waitForMessage(org, smsStep(run).output.messageId, (m) => m.status === "Delivered");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as Money from "#core/shared/money";
 import { allLedgerEntries, balanceLess, setAvailableBalance } from "#tests/helpers/billing";
-import { callEventsOf, callFrom, waitForCall } from "#tests/helpers/calls";
+import { callEventsOf, callFrom, forwardCalls, postSigned, waitForCall } from "#tests/helpers/calls";
 import { addNumber, createLead, events, magic, randomNumber, sleep } from "#tests/helpers/messaging";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
@@ -107,17 +107,29 @@ describe("calls: outbound lifecycle through the simulator", () => {
 });
 
 describe("calls: inbound and missed calls", () => {
-  it("an inbound call nobody answers is a missed call with its event and no charge", async () => {
+  const timelineOf = async (org: TestOrganization, callId: string, eventType: string) => {
+    const timeline = await eventually(() => events(org), (all) => all.some((event) => event.relatedEntityId === callId && event.eventType === eventType));
+    return timeline.filter((event) => event.relatedEntityId === callId).map((event) => event.eventType);
+  };
+
+  it("without a forwarding number, says nobody can take the call, hangs up, and the call is missed although the provider reports completed", async () => {
     const org = await newOrganization();
     const ours = await addNumber(org);
     const caller = randomNumber("312");
-    const simulated = await callFrom(caller, ours.phoneNumber, "no-answer");
+    const simulated = await callFrom(caller, ours.phoneNumber);
     expect(simulated.statuses).toEqual([200, 200]);
-    const [call] = await callEventsOf(org, encodeURIComponent(caller));
+    expect(simulated.twiml).toContain("<Say>Thank you for calling. Nobody can take your call right now");
+    expect(simulated.twiml).toContain("<Hangup/></Response>");
+    expect(simulated.twiml).not.toMatch(/<Pause|<Dial|connect you/);
+    const call = await waitForCall(org, (await callEventsOf(org, encodeURIComponent(caller)))[0].id);
     expect(call).toMatchObject({
       direction: "Inbound",
       status: "NoAnswer",
+      providerStatus: "completed",
       missed: true,
+      answeredAt: null,
+      duration: 0,
+      forwardedTo: null,
       fromPhoneNumber: caller,
       toPhoneNumber: ours.phoneNumber,
       billingPhoneNumberId: ours.id,
@@ -126,34 +138,119 @@ describe("calls: inbound and missed calls", () => {
       billingStatus: "NotBillable",
       billableAmount: 0,
     });
-    const timeline = await eventually(() => events(org), (all) => all.some((event) => event.eventType === "CallMissed"));
-    expect(timeline.filter((event) => event.relatedEntityId === call.id).map((event) => event.eventType)).toEqual(
-      expect.arrayContaining(["CallReceived", "CallNoAnswer", "CallMissed"]),
-    );
+    const timeline = await timelineOf(org, call.id, "CallMissed");
+    expect(timeline).toEqual(expect.arrayContaining(["CallReceived", "CallNoAnswer", "CallMissed"]));
+    expect(timeline).not.toContain("CallAnswered");
   });
 
-  it("an answered inbound call completes, is not missed, and a repeated callback changes nothing", async () => {
+  it("with a forwarding number that answers, dials it with the configured ring time and the call is answered, not missed", async () => {
     const org = await newOrganization();
     const ours = await addNumber(org);
+    const forwardTo = magic("20", "415");
+    await forwardCalls(org, forwardTo, 25);
     const caller = randomNumber("312");
-    const simulated = await callFrom(caller, ours.phoneNumber, "answered", 75);
-    const repeated = await callFrom(caller, ours.phoneNumber, "answered", 75, simulated.providerCallId);
-    const late = await callFrom(caller, ours.phoneNumber, "no-answer", undefined, simulated.providerCallId);
-    expect([...repeated.statuses, ...late.statuses].every((status) => status === 200)).toBe(true);
-    const calls = await callEventsOf(org, caller);
+    const simulated = await callFrom(caller, ours.phoneNumber);
+    expect(simulated.statuses).toEqual([200, 200, 200]);
+    const [listed] = await callEventsOf(org, encodeURIComponent(caller));
+    expect(simulated.twiml).toContain(`<Number>${forwardTo}</Number></Dial></Response>`);
+    expect(simulated.dial).toEqual({
+      forwardTo,
+      timeoutSeconds: 25,
+      action: expect.stringMatching(new RegExp(`/webhooks/simulator/calls/dial\\?callId=${listed.id}$`)),
+      callerId: caller,
+    });
+    expect(simulated.dialTwiml).toMatch(/<Response><\/Response>$/);
+    const call = await waitForCall(org, listed.id);
+    expect(call).toMatchObject({ status: "Completed", providerStatus: "completed", missed: false, duration: 42, forwardedTo: forwardTo, answeredAt: expect.any(String) });
+    expect(Date.parse(call.endedAt) - Date.parse(call.answeredAt)).toBe(42_000);
+    const timeline = await timelineOf(org, call.id, "CallCompleted");
+    expect(timeline).toEqual(expect.arrayContaining(["CallReceived", "CallAnswered", "CallCompleted"]));
+    expect(timeline).not.toContain("CallMissed");
+  });
+
+  it.each([
+    ["21", "Busy", "busy"],
+    ["22", "NoAnswer", "no-answer"],
+    ["23", "Failed", "failed"],
+  ])("forwarding to a number of scenario %s ends the call %s and missed, with an apology", async (scenario, status, providerStatus) => {
+    const org = await newOrganization();
+    const ours = await addNumber(org);
+    await forwardCalls(org, magic(scenario, "646"));
+    const caller = randomNumber("312");
+    const simulated = await callFrom(caller, ours.phoneNumber);
+    expect(simulated.dialTwiml).toContain("<Say>Sorry, nobody could take your call.");
+    expect(simulated.dialTwiml).toContain("<Hangup/>");
+    const [listed] = await callEventsOf(org, encodeURIComponent(caller));
+    const call = await waitForCall(org, listed.id);
+    expect(call).toMatchObject({ status, providerStatus, missed: true, answeredAt: null, duration: 0, forwardedTo: magic(scenario, "646") });
+    expect(await timelineOf(org, call.id, "CallMissed")).toContain("CallMissed");
+  });
+
+  it("a caller who hangs up while the forwarded number rings is a missed call", async () => {
+    const org = await newOrganization();
+    const ours = await addNumber(org);
+    await forwardCalls(org, magic("20", "415"));
+    const caller = randomNumber("312");
+    await callFrom(caller, ours.phoneNumber, { callerHangsUp: true });
+    const [listed] = await callEventsOf(org, encodeURIComponent(caller));
+    expect(await waitForCall(org, listed.id)).toMatchObject({ status: "Canceled", missed: true, answeredAt: null });
+  });
+
+  it("replayed, late or contradicting dial results and callbacks change nothing", async () => {
+    const org = await newOrganization();
+    const ours = await addNumber(org);
+    await forwardCalls(org, magic("21", "415"));
+    const caller = randomNumber("312");
+    const simulated = await callFrom(caller, ours.phoneNumber);
+    const [listed] = await callEventsOf(org, encodeURIComponent(caller));
+    const before = await waitForCall(org, listed.id);
+    expect(before).toMatchObject({ status: "Busy", missed: true });
+    const form = { AccountSid: "ACsimulator000000000000000000000000", CallSid: simulated.providerCallId, CallStatus: "in-progress", Direction: "inbound", From: caller, To: ours.phoneNumber };
+    const replayed = await postSigned(simulated.dial!.action, { ...form, DialCallStatus: "busy", DialCallDuration: "0" });
+    const contradicting = await postSigned(simulated.dial!.action, { ...form, DialCallStatus: "completed", DialCallDuration: "30" });
+    const again = await callFrom(caller, ours.phoneNumber, { providerCallId: simulated.providerCallId });
+    expect([replayed.status, contradicting.status, ...again.statuses].every((status) => status === 200)).toBe(true);
+    const calls = await callEventsOf(org, encodeURIComponent(caller));
     expect(calls).toHaveLength(1);
-    const [call] = calls;
-    expect(call).toMatchObject({ status: "Completed", missed: false, duration: 75, answeredAt: expect.any(String), billingStatus: "NotBillable" });
+    const after = await waitForCall(org, listed.id);
+    expect(after).toEqual(before);
+    const missed = (await events(org)).filter((event) => event.relatedEntityId === listed.id && event.eventType === "CallMissed");
+    expect(missed).toHaveLength(1);
+  });
+
+  it("keeps inbound call forwarding in the messaging settings, validated field by field", async () => {
+    const org = await newOrganization();
+    const ours = await addNumber(org);
+    expect((await org.request("GET", "/messaging/settings")).body.inboundCalls).toEqual({ forwardTo: null, ringSeconds: 20 });
+    const saved = await org.request("PUT", "/messaging/settings", { body: { inboundCalls: { forwardTo: "(415) 555-0120", ringSeconds: 45 } } });
+    expect(saved.status).toBe(200);
+    expect(saved.body.inboundCalls).toEqual({ forwardTo: "+14155550120", ringSeconds: 45 });
+    expect((await org.request("GET", "/messaging/settings")).body.inboundCalls).toEqual({ forwardTo: "+14155550120", ringSeconds: 45 });
+    const invalid = await org.request("PUT", "/messaging/settings", { body: { inboundCalls: { forwardTo: "12", ringSeconds: 3, extra: true } } });
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get("content-type")).toContain("application/problem+json");
+    expect(invalid.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual(["/inboundCalls/extra", "/inboundCalls/forwardTo", "/inboundCalls/ringSeconds"]);
+    const tooLong = await org.request("PUT", "/messaging/settings", { body: { inboundCalls: { ringSeconds: 61 } } });
+    expect(tooLong.body.errors).toEqual([expect.objectContaining({ pointer: "/inboundCalls/ringSeconds" })]);
+    const loop = await org.request("PUT", "/messaging/settings", { body: { inboundCalls: { forwardTo: ours.phoneNumber } } });
+    expect(loop.status).toBe(400);
+    expect(loop.body.errors).toEqual([expect.objectContaining({ pointer: "/inboundCalls/forwardTo" })]);
+    expect((await org.request("GET", "/messaging/settings")).body.inboundCalls).toEqual({ forwardTo: "+14155550120", ringSeconds: 45 });
   });
 
   it("refuses unsigned or wrongly signed call webhooks with 403", async () => {
     const org = await newOrganization();
-    const unsigned = await org.request("POST", "/webhooks/simulator/calls/status", {
-      token: null,
-      body: "CallSid=CA1&CallStatus=completed&From=%2B12125550100&To=%2B12125550120",
-      headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": "bad" },
-    });
-    expect(unsigned.status).toBe(403);
+    for (const [path, form] of [
+      ["/webhooks/simulator/calls/status", "CallStatus=completed"],
+      ["/webhooks/simulator/calls/dial?callId=x", "DialCallStatus=completed"],
+    ]) {
+      const unsigned = await org.request("POST", path!, {
+        token: null,
+        body: `CallSid=CA1&${form}&From=%2B12125550100&To=%2B12125550120`,
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": "bad" },
+      });
+      expect(unsigned.status).toBe(403);
+    }
     const inbound = await org.request("POST", "/webhooks/simulator/calls/inbound", {
       token: null,
       body: "CallSid=CA1&CallStatus=ringing",
@@ -268,7 +365,7 @@ describe("endpoint 14: call events by phone number", () => {
     const placed = [];
     for (let index = 0; index < 3; index++) placed.push((await placeCall(org, { to: contact })).body.id);
     await placeCall(other, { to: contact });
-    const inbound = await callFrom(contact, ours.phoneNumber, "no-answer");
+    const inbound = await callFrom(contact, ours.phoneNumber);
     const first = await org.request("POST", `/events/calls/phone/${encodeURIComponent(contact)}`, { body: { pageSize: 2, includeCount: true } });
     expect(first.status).toBe(200);
     expect(first.body.pageSize).toBe(2);

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { normalizePathPhoneNumber } from "#core/calls/index";
 import { selectCaller } from "#core/calls/sender";
+import { Twiml, xmlEscape } from "#core/calls/twiml";
 import { ValidationError } from "#core/errors";
 import type { PhoneNumber } from "#core/messaging/phone-numbers";
+import { dialOutcome, parseDial } from "#core/providers/simulator/calls";
 
 const number = (id: string, phoneNumber: string, capabilities: string[], lastUsedAt: string | null = null): PhoneNumber => ({
   id,
@@ -55,5 +57,35 @@ describe("endpoint 14 path numbers", () => {
       expect(error).toBeInstanceOf(ValidationError);
       expect((error as ValidationError).errors[0]?.pointer).toBe("/path/phoneNumber");
     }
+  });
+});
+
+describe("inbound call instructions (TwiML)", () => {
+  it("forwards with the ring time, the caller's number and an escaped action URL the simulator reads back", () => {
+    const action = "https://api.example.com/webhooks/twilio/calls/dial?callId=01J&stage=<x>";
+    const twiml = Twiml.forward({ forwardTo: "+14155550120", ringSeconds: 25, action, callerId: "+13125550187" });
+    expect(twiml).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><Response><Dial timeout="25" action="https://api.example.com/webhooks/twilio/calls/dial?callId=01J&amp;stage=&lt;x&gt;" method="POST" callerId="+13125550187"><Number>+14155550120</Number></Dial></Response>',
+    );
+    expect(parseDial(twiml)).toEqual({ forwardTo: "+14155550120", timeoutSeconds: 25, action, callerId: "+13125550187" });
+    expect(xmlEscape(`a&b<c>"d'`)).toBe("a&amp;b&lt;c&gt;&quot;d&apos;");
+  });
+
+  it("says nobody can take an unforwarded call and hangs up; after a Dial, an unanswered caller hears an apology", () => {
+    expect(Twiml.unattended()).toMatch(/<Response><Say>Thank you for calling\. Nobody can take your call right now;[^<]*<\/Say><Hangup\/><\/Response>$/);
+    expect(parseDial(Twiml.unattended())).toBeUndefined();
+    expect(Twiml.afterDial(true)).toMatch(/<Response><\/Response>$/);
+    expect(Twiml.afterDial(false)).toContain("<Hangup/>");
+    expect(Twiml.reject()).toContain("<Reject");
+  });
+
+  it("simulates the forwarded number's scenario as the Dial outcome", () => {
+    expect(dialOutcome("+14155550120")).toEqual({ word: "completed", talkSeconds: 42 });
+    expect(dialOutcome("+14155550124")).toEqual({ word: "completed", talkSeconds: 125 });
+    expect(dialOutcome("+14155550121")).toEqual({ word: "busy", talkSeconds: 0 });
+    expect(dialOutcome("+14155550122")).toEqual({ word: "no-answer", talkSeconds: 0 });
+    expect(dialOutcome("+14155550126")).toEqual({ word: "failed", talkSeconds: 0 });
+    expect(dialOutcome("+14155550127")).toEqual({ word: "no-answer", talkSeconds: 0 });
+    expect(dialOutcome("+14155551234")).toEqual({ word: "completed", talkSeconds: 42 });
   });
 });

@@ -6,6 +6,8 @@ import {
   applyCallTransition,
   applyTransition,
   callLifecycle,
+  inboundCallStatus,
+  inboundDialStatus,
   isMissedCall,
   isReceiptOverdue,
   messageLifecycle,
@@ -118,6 +120,18 @@ describe("call status transitions", () => {
     expect(isMissedCall("inbound", "Ringing")).toBe(false);
     expect(isMissedCall("outbound", "NoAnswer")).toBe(false);
     expect(callLifecycle.acceptedFrom("Busy")).toEqual(["Queued", "Ringing"]);
+  });
+
+  it("answers an inbound call only by a person: its own leg's in-progress is ignored and its completed is a call nobody answered", () => {
+    expect(inboundCallStatus("Ringing")).toBe("Ringing");
+    expect(inboundCallStatus("InProgress")).toBeUndefined();
+    expect(inboundCallStatus("Completed")).toBe("NoAnswer");
+    expect(inboundCallStatus("Canceled")).toBe("Canceled");
+    expect(inboundDialStatus("Completed")).toBe("Completed");
+    expect(inboundDialStatus("InProgress")).toBe("Completed");
+    expect(inboundDialStatus("Busy")).toBe("Busy");
+    expect(inboundDialStatus("Ringing")).toBe("NoAnswer");
+    expect(isMissedCall("inbound", inboundCallStatus("Completed")!)).toBe(true);
   });
 });
 

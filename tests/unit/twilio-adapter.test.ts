@@ -170,6 +170,8 @@ describe("Twilio webhooks", () => {
     "webhook-call-completed.json",
     "webhook-call-no-answer.json",
     "webhook-inbound-call.json",
+    "webhook-call-dial-completed.json",
+    "webhook-call-dial-no-answer.json",
   ])("%s carries a valid signature", (name) => {
     expect(provider.verifyWebhookSignature(webhook(name))).toBe(true);
   });
@@ -223,6 +225,36 @@ describe("Twilio webhooks", () => {
     expect(provider.parseStatusCallback(webhook("webhook-inbound-call.json"))).toMatchObject([
       { status: "Ringing", direction: "inbound", from: "+13125550187", to: "+12025550142" },
     ]);
+  });
+
+  it("parses a Dial action: a forwarded call that was answered, and one that rang out", () => {
+    const common = { type: "call.dial", providerCallId: "CA0f1e2d3c4b5a69788796a5b4c3d2e1f0", dialedCallId: "CA9a8b7c6d5e4f30211203f4e5d6c7b8a9", from: "+13125550187", to: "+12025550142" };
+    expect(provider.parseDialResult(webhook("webhook-call-dial-completed.json"))).toEqual({
+      ...common,
+      status: "Completed",
+      providerStatus: "completed",
+      durationSeconds: 37,
+      dedupKey: "CA0f1e2d3c4b5a69788796a5b4c3d2e1f0:dial:completed",
+    });
+    expect(provider.parseDialResult(webhook("webhook-call-dial-no-answer.json"))).toEqual({
+      ...common,
+      status: "NoAnswer",
+      providerStatus: "no-answer",
+      dedupKey: "CA0f1e2d3c4b5a69788796a5b4c3d2e1f0:dial:no-answer",
+    });
+  });
+
+  it.each([
+    ["answered", "Completed"],
+    ["busy", "Busy"],
+    ["failed", "Failed"],
+    ["canceled", "Canceled"],
+    ["ringing", "NoAnswer"],
+    ["whatever", undefined],
+  ])("maps DialCallStatus %s to %s", (word, status) => {
+    const dial = webhook("webhook-call-dial-no-answer.json");
+    const result = provider.parseDialResult({ ...dial, body: dial.body.replace("DialCallStatus=no-answer", `DialCallStatus=${word}`) });
+    expect(result?.status).toBe(status);
   });
 
   it("parses an inbound STOP and an inbound MMS", () => {

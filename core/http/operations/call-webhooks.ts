@@ -36,3 +36,12 @@ export const inboundCallWebhook = voiceWebhook(
   "Answers the call instructions (TwiML). An inbound call that ends unanswered is a missed call.",
   "Call instructions (TwiML)",
 );
+
+export const callDialWebhook = voiceWebhook(
+  "callDialWebhook",
+  "/webhooks/{provider}/calls/dial",
+  "Provider result of forwarding an inbound call (the Dial action)",
+  "Carries DialCallStatus and DialCallDuration for `?callId=`: completed or answered means a person answered; " +
+    "busy, no-answer, failed or canceled end the call as a missed call. A repeated result changes nothing.",
+  "The rest of the call instructions (TwiML)",
+);

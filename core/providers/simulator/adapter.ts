@@ -31,7 +31,7 @@ const TWILIO_MESSAGE_WORD: Partial<Record<MessageStatus, string>> = {
   Undelivered: "undelivered",
   Failed: "failed",
 };
-const TWILIO_CALL_WORD: Record<CallStatus, string> = {
+export const TWILIO_CALL_WORD: Record<CallStatus, string> = {
   Queued: "queued",
   Ringing: "ringing",
   InProgress: "in-progress",
@@ -117,6 +117,7 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
     },
 
     parseStatusCallback: (request) => webhooks.parseStatusCallback(request),
+    parseDialResult: (request) => webhooks.parseDialResult(request),
     parseInboundMessage: (request) => webhooks.parseInboundMessage(request),
     verifyWebhookSignature: (request) => webhooks.verifyWebhookSignature(request),
   };

@@ -1,21 +1,30 @@
 import { randomBytes } from "node:crypto";
-import { signedPost, SIMULATOR_ACCOUNT_SID } from "#core/providers/simulator/adapter";
+import { signedPost, SIMULATOR_ACCOUNT_SID, TWILIO_CALL_WORD } from "#core/providers/simulator/adapter";
+import { callScenario } from "#core/providers/simulator/numbers";
+
+/** What the simulated carrier does with a `<Dial>` in our instructions. */
+export type SimulatedDial = { forwardTo: string; timeoutSeconds: number; action: string; callerId: string | undefined };
 
 /**
- * Simulates a contact calling one of our numbers: the provider's inbound-call
- * webhook (ringing), then its status callbacks, signed like Twilio, in order:
- * `answered` → in-progress, then completed after `durationSeconds` of talk;
- * `missed` → no-answer (or `busy`/`canceled`, e.g. the caller hung up while ringing).
+ * Simulates a contact calling one of our numbers, as Twilio runs it: posts the
+ * inbound-call webhook (ringing) and follows the TwiML it answers.
+ * - `<Dial>`: the forwarded number's scenario (docs/provider-simulator.md)
+ *   decides the outcome (20 answered, 21 busy, 22 no-answer, 23 failed...),
+ *   posted to the Dial's action URL (DialCallStatus, DialCallDuration), then
+ *   the caller's leg ends `completed`.
+ * - `<Say>`/`<Hangup/>`: the caller's leg ends `completed`.
+ * - `<Reject>`: nothing more.
+ * `callerHangsUp`: the caller gives up while the forwarded number rings (the
+ * Dial ends `canceled`). Every request is signed like Twilio's.
  */
 export async function simulateInboundCall(input: {
   baseUrl: string;
   authToken: string;
   from: string;
   to: string;
-  outcome: "answered" | "no-answer" | "busy" | "canceled";
-  durationSeconds?: number;
+  callerHangsUp?: boolean;
   providerCallId?: string;
-}): Promise<{ providerCallId: string; statuses: number[] }> {
+}): Promise<{ providerCallId: string; statuses: number[]; twiml: string; dial: SimulatedDial | undefined; dialTwiml: string | undefined }> {
   const providerCallId = input.providerCallId ?? `CA${randomBytes(16).toString("hex")}`;
   const base = input.baseUrl.replace(/\/$/, "");
   const params = (status: string, extra: [string, string][] = []): [string, string][] => [
@@ -29,13 +38,55 @@ export async function simulateInboundCall(input: {
     ...extra,
   ];
   const statuses: number[] = [];
-  const post = async (path: string, form: [string, string][]) => statuses.push((await signedPost(input.authToken, `${base}${path}`, form)).status);
-  await post("/webhooks/simulator/calls/inbound", params("ringing"));
-  if (input.outcome === "answered") {
-    await post("/webhooks/simulator/calls/status", params("in-progress"));
-    await post("/webhooks/simulator/calls/status", params("completed", [["CallDuration", String(input.durationSeconds ?? 30)]]));
-  } else {
-    await post("/webhooks/simulator/calls/status", params(input.outcome));
+  const post = async (url: string, form: [string, string][]) => {
+    const response = await signedPost(input.authToken, url, form);
+    statuses.push(response.status);
+    return response.text();
+  };
+  const twiml = await post(`${base}/webhooks/simulator/calls/inbound`, params("ringing"));
+  if (/<Reject\b/.test(twiml)) return { providerCallId, statuses, twiml, dial: undefined, dialTwiml: undefined };
+  const dial = parseDial(twiml);
+  let talkSeconds = 0;
+  let dialTwiml: string | undefined;
+  if (dial) {
+    const outcome = input.callerHangsUp ? { word: "canceled", talkSeconds: 0 } : dialOutcome(dial.forwardTo);
+    talkSeconds = outcome.talkSeconds;
+    dialTwiml = await post(
+      dial.action,
+      params("in-progress", [
+        ["DialCallSid", `CA${randomBytes(16).toString("hex")}`],
+        ["DialCallStatus", outcome.word],
+        ["DialCallDuration", String(outcome.talkSeconds)],
+      ]),
+    );
   }
-  return { providerCallId, statuses };
+  // The caller's leg: our instructions answered it, so it ends `completed` whoever answered.
+  await post(`${base}/webhooks/simulator/calls/status`, params("completed", [["CallDuration", String(talkSeconds + 5)]]));
+  return { providerCallId, statuses, twiml, dial, dialTwiml };
+}
+
+/** DialCallStatus and talk time for ringing a number: its call scenario's final status (refused numbers fail). */
+export function dialOutcome(forwardTo: string): { word: string; talkSeconds: number } {
+  const scenario = callScenario(forwardTo);
+  const final = scenario.sendError ? "Failed" : (scenario.callbacks.at(-1)?.status ?? "Failed");
+  return { word: TWILIO_CALL_WORD[final], talkSeconds: final === "Completed" ? scenario.durationSeconds : 0 };
+}
+
+/** The first `<Dial><Number>` of a TwiML document, attributes unescaped. */
+export function parseDial(twiml: string): SimulatedDial | undefined {
+  const match = /<Dial\b([^>]*)>\s*<Number[^>]*>([^<]*)<\/Number>/.exec(twiml);
+  if (!match) return undefined;
+  const attributes = Object.fromEntries([...(match[1] ?? "").matchAll(/(\w+)="([^"]*)"/g)].map(([, name, value]) => [name, unescapeXml(value ?? "")]));
+  const action = attributes["action"];
+  if (!action) return undefined;
+  return {
+    forwardTo: unescapeXml(match[2] ?? "").trim(),
+    timeoutSeconds: Number(attributes["timeout"] ?? 30),
+    action,
+    callerId: attributes["callerId"],
+  };
+}
+
+function unescapeXml(value: string): string {
+  return value.replace(/&(amp|lt|gt|quot|apos);/g, (_, name: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" })[name] ?? "");
 }

@@ -2,6 +2,7 @@ import {
   ProviderError,
   headerValue,
   type CallStatusEvent,
+  type DialResultEvent,
   type InboundMessage,
   type MessageStatusEvent,
   type PlaceCallInput,
@@ -14,7 +15,7 @@ import {
 } from "#core/providers/port";
 import { twilioError } from "./errors.ts";
 import { verifyTwilioSignature } from "./signature.ts";
-import { callStatusFromTwilio, messageStatusFromTwilio } from "./statuses.ts";
+import { callStatusFromTwilio, dialStatusFromTwilio, messageStatusFromTwilio } from "./statuses.ts";
 
 /**
  * Twilio adapter of the provider port: the 2010-04-01 REST API over `fetch`
@@ -129,6 +130,10 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
       return event === undefined ? [] : [event];
     },
 
+    parseDialResult(request: WebhookRequest): DialResultEvent | undefined {
+      return dialResult(new URLSearchParams(request.body));
+    },
+
     parseInboundMessage(request: WebhookRequest): InboundMessage {
       return inboundMessage(new URLSearchParams(request.body));
     },
@@ -200,6 +205,26 @@ function callEvent(params: URLSearchParams): CallStatusEvent | undefined {
     ...(errorCode !== undefined ? { errorCode } : {}),
     ...(occurredAt !== undefined && !Number.isNaN(occurredAt.getTime()) ? { occurredAt: occurredAt.toISOString() } : {}),
     dedupKey: `${providerCallId}:${providerStatus}${sequence === undefined ? "" : `:${sequence}`}`,
+  };
+}
+
+function dialResult(params: URLSearchParams): DialResultEvent | undefined {
+  const providerStatus = required(params, "DialCallStatus");
+  const status = dialStatusFromTwilio(providerStatus);
+  if (status === undefined) return undefined;
+  const providerCallId = required(params, "CallSid");
+  const duration = Number.parseInt(optional(params, "DialCallDuration") ?? "", 10);
+  const dialedCallId = optional(params, "DialCallSid");
+  return {
+    type: "call.dial",
+    providerCallId,
+    status,
+    providerStatus,
+    ...(Number.isFinite(duration) ? { durationSeconds: duration } : {}),
+    ...(dialedCallId !== undefined ? { dialedCallId } : {}),
+    from: required(params, "From"),
+    to: required(params, "To"),
+    dedupKey: `${providerCallId}:dial:${providerStatus}`,
   };
 }
 

@@ -1,4 +1,4 @@
-import type { CallStatus, MessageStatus } from "#core/messaging/status";
+import { inboundDialStatus, type CallStatus, type MessageStatus } from "#core/messaging/status";
 
 /**
  * Twilio status words → our statuses. `read` (channels with read receipts)
@@ -42,4 +42,13 @@ export function messageStatusFromTwilio(status: string): MessageStatus | undefin
 /** Our call status for a Twilio CallStatus, or undefined for one we do not know. */
 export function callStatusFromTwilio(status: string): CallStatus | undefined {
   return CALL_STATUS[status.toLowerCase()];
+}
+
+/**
+ * Our outcome of a `<Dial>` for its DialCallStatus (completed or answered: a
+ * person answered; busy, no-answer, failed, canceled), or undefined for a word we do not know.
+ */
+export function dialStatusFromTwilio(status: string): CallStatus | undefined {
+  const reported = callStatusFromTwilio(status);
+  return reported === undefined ? undefined : inboundDialStatus(reported);
 }
