@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { inject } from "vitest";
-import type { Role } from "#core/auth/actor";
+import * as v from "valibot";
+import type { Actor, Role } from "#core/auth/actor";
+import { MessagingSettingsSchema, MessagingSettingsStore } from "#core/messaging/settings";
 import { signUserToken } from "#core/auth/local-tokens";
 import { Organizations } from "#core/organizations/index";
 
@@ -70,10 +72,22 @@ export interface TestOrganization {
 }
 
 /** A fresh organization with an API key and one user per role, so tests never see each other's data. */
-export async function newOrganization(name = `Test organization ${randomUUID().slice(0, 8)}`): Promise<TestOrganization> {
+/**
+ * A fresh organization with an owner, admin and member token. Quiet hours are off unless `quietHours: "default"`:
+ * the default window (08:00-21:00 in the recipient's zone) would otherwise schedule a test's sends whenever the
+ * suite runs in a New York evening.
+ */
+export async function newOrganization(
+  name = `Test organization ${randomUUID().slice(0, 8)}`,
+  options: { quietHours?: "off" | "default" } = {},
+): Promise<TestOrganization> {
   applyStackEnv();
   const { organization, apiKey } = await Organizations.create({ name });
   const organizationId = organization.id;
+  if (options.quietHours !== "default") {
+    const setup: Actor = { organizationId, kind: "apiKey", permissions: new Set(), displayName: "Test setup" };
+    await MessagingSettingsStore.replace(setup, v.parse(MessagingSettingsSchema, { quietHours: { start: "00:00", end: "00:00" } }));
+  }
   const userIds = { owner: `owner-${randomUUID()}`, admin: `admin-${randomUUID()}`, member: `member-${randomUUID()}` };
   const [ownerToken, adminToken, memberToken] = await Promise.all([
     userToken({ organizationId, userId: userIds.owner, role: "owner" }),

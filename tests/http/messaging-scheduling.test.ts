@@ -17,7 +17,7 @@ function nextLocal(hour: number, timeZone: string, minAheadMs = 20 * 60_000): Da
 
 describe("quiet hours", () => {
   it("moves a send that would arrive at 23:00 for a New York number to 08:00 local, saying why", async () => {
-    const org = await newOrganization();
+    const org = await newOrganization(undefined, { quietHours: "default" });
     await addNumber(org);
     const lateEvening = nextLocal(23, "America/New_York");
     const accepted = await send(org, { to: randomNumber("212"), body: "late", scheduledFor: lateEvening.toISOString() });
