@@ -8,7 +8,17 @@
  * organization index) say so below.
  */
 
+import { ulidCeiling, ulidFloor } from "#core/shared/ids";
+
 export type Key = { pk: string; sk: string };
+
+/**
+ * Sort-key bounds (inclusive, for `BETWEEN`) of the items under `prefix` whose id is a ULID created in
+ * [fromMs, toMs]: leads and events are keyed by such ids, so a creation window is a key range.
+ */
+export function createdWithin(prefix: string, fromMs: number, toMs: number): { lower: string; upper: string } {
+  return { lower: `${prefix}${ulidFloor(fromMs)}`, upper: `${prefix}${ulidCeiling(Math.max(fromMs, toMs))}` };
+}
 
 const org = (organizationId: string) => `ORG#${organizationId}`;
 

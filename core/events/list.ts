@@ -1,10 +1,9 @@
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
-import { keys } from "#core/db/keys";
+import { createdWithin, keys } from "#core/db/keys";
 import { dateWindow, listPage, type ListResource } from "#core/db/list";
 import { ValidationError } from "#core/errors";
 import { toEventRecord, type EventRecord } from "#core/events/index";
-import { ulidCeiling, ulidFloor } from "#core/shared/ids";
 import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
 
 const iso = v.pipe(v.string(), v.isoTimestamp("Must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z."));
@@ -76,9 +75,8 @@ const listResource: ListResource<EventRecord> = {
 function plan(organizationId: string, query: ListEventsQuery, forward = false, window = dateWindow([], "createdAt")) {
   const from = Math.max(window.from, query.startAt ? Date.parse(query.startAt) : 0);
   const to = Math.min(window.to, query.endAt ? Date.parse(query.endAt) - 1 : window.to);
-  const lower = `EVENT#${ulidFloor(from)}`;
-  const upper = `EVENT#${ulidCeiling(Math.max(from, to))}`;
   const byLead = query.leadId ? keys.eventsByLead(organizationId, query.leadId) : undefined;
+  const { lower, upper } = createdWithin(byLead ? byLead.gsi1sk : keys.eventPrefix(organizationId).skPrefix, from, to);
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ":lower": lower, ":upper": upper };
   const filters: string[] = [];

@@ -1,9 +1,8 @@
 import { BatchGetCommand, type BatchGetCommandOutput } from "@aws-sdk/lib-dynamodb";
 import { db, tableName } from "#core/db/client";
-import { keys } from "#core/db/keys";
+import { createdWithin, keys } from "#core/db/keys";
 import { queryPages, type QueryInput } from "#core/db/query";
 import type { ProcessingStatus } from "#core/leads/schemas";
-import { ulidCeiling, ulidFloor } from "#core/shared/ids";
 
 /** A bounded set of an organization's leads, by the lead fields of spec 2.4 (the Schedule trigger's `audience`). */
 export interface LeadAudience {
@@ -53,11 +52,13 @@ export async function audienceLeadIds(organizationId: string, audience: LeadAudi
 function rangeOf(organizationId: string, audience: LeadAudience, from: number, until: number): QueryInput {
   if (audience.sourceId) {
     const { gsi1pk, gsi1sk: prefix } = keys.leadsBySource(organizationId, audience.sourceId);
-    const bounds = { ":from": `${prefix}${ulidFloor(from)}`, ":until": `${prefix}${ulidCeiling(until)}` };
+    const { lower, upper } = createdWithin(prefix, from, until);
+    const bounds = { ":from": lower, ":until": upper };
     return { IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :from AND :until", ExpressionAttributeValues: { ":pk": gsi1pk, ...bounds } };
   }
   const { pk, skPrefix } = keys.leadPrefix(organizationId);
-  const bounds = { ":from": `${skPrefix}${ulidFloor(from)}`, ":until": `${skPrefix}${ulidCeiling(until)}` };
+  const { lower, upper } = createdWithin(skPrefix, from, until);
+  const bounds = { ":from": lower, ":until": upper };
   return { KeyConditionExpression: "pk = :pk AND sk BETWEEN :from AND :until", ExpressionAttributeValues: { ":pk": pk, ...bounds } };
 }
 

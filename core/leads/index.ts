@@ -4,12 +4,12 @@ import { createHash } from "node:crypto";
 import { decodeTime } from "ulid";
 import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
-import { entities, keys, type LeadClaim } from "#core/db/keys";
+import { createdWithin, entities, keys, type LeadClaim } from "#core/db/keys";
 import { dateWindow, listPage, type IndexedPlan, type ListResource, type NormalizedQuery } from "#core/db/list";
 import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import type { Lead, LeadWrite } from "#core/leads/schemas";
 import { publish } from "#core/queue/events";
-import { newId, ulidCeiling, ulidFloor } from "#core/shared/ids";
+import { newId } from "#core/shared/ids";
 import type { Page, PagingQuery } from "#core/shared/paging";
 import { parsePhone } from "#core/shared/phone";
 import { Sources } from "#core/sources/index";
@@ -81,22 +81,27 @@ function leadsInOrder(organizationId: string, query: NormalizedQuery): IndexedPl
   if (!order || order.field !== "createdAt" || moreOrder.length) return undefined;
   const sourceFilter = query.filters.find((filter) => filter.field === "sourceId" && typeof filter.value === "string");
   const window = dateWindow(query.ranges, "createdAt");
-  const range = { ":lower": `LEAD#${ulidFloor(window.from)}`, ":upper": `LEAD#${ulidCeiling(window.to)}` };
+  const bounds = (prefix: string) => {
+    const { lower, upper } = createdWithin(prefix, window.from, window.to);
+    return { ":lower": lower, ":upper": upper };
+  };
   if (!sourceFilter) {
+    const { pk, skPrefix } = keys.leadPrefix(organizationId);
     return {
       input: {
         KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
-        ExpressionAttributeValues: { ":pk": keys.leadPrefix(organizationId).pk, ...range },
+        ExpressionAttributeValues: { ":pk": pk, ...bounds(skPrefix) },
         ScanIndexForward: order.direction === "asc",
       },
       keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
     };
   }
+  const bySource = keys.leadsBySource(organizationId, String(sourceFilter.value).toUpperCase());
   return {
     input: {
       IndexName: "gsi1",
       KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :lower AND :upper",
-      ExpressionAttributeValues: { ":pk": keys.leadsBySource(organizationId, String(sourceFilter.value).toUpperCase()).gsi1pk, ...range },
+      ExpressionAttributeValues: { ":pk": bySource.gsi1pk, ...bounds(bySource.gsi1sk) },
       ScanIndexForward: order.direction === "asc",
     },
     keyOf: (item) => ({ pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk }),

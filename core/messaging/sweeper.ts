@@ -1,5 +1,6 @@
 import "#core/messaging/queue";
 import { queryPages } from "#core/db/query";
+import { keys } from "#core/db/keys";
 import { messagingConfig } from "#core/messaging/config";
 import { DISPATCH_GRACE_MS, recordMessageEvent } from "#core/messaging/messages";
 import { finished } from "#core/messaging/outbound";
@@ -32,7 +33,7 @@ export async function sweepDueMessages(options: { now?: Date; organizationId?: s
     const pages = queryPages({
       IndexName: "gsi3",
       KeyConditionExpression: "gsi3pk = :pk AND gsi3sk <= :upper",
-      ExpressionAttributeValues: { ":pk": `DUEMESSAGES#${shard}`, ":upper": upper },
+      ExpressionAttributeValues: { ":pk": keys.dueMessage(shard, "", "", "").gsi3pk, ":upper": upper },
     });
     for await (const items of pages) {
       for (const item of items) {
