@@ -7,6 +7,7 @@ import { foundationBench } from "#bench/foundation";
 import { messagingBench } from "#bench/messaging";
 import { intakeBench } from "#bench/intake";
 import { Organizations } from "#core/organizations/index";
+import { turnQuietHoursOff } from "#local/organizations";
 import { startLocalStack, type LocalStack } from "#local/start";
 
 /** What every benchmark module receives: the running local stack and a fresh organization. */
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     for (const [name, bench] of Object.entries(benches)) {
       if (selected.length && !selected.includes(name)) continue;
       const { organization, apiKey } = await Organizations.create({ name: `Bench ${name}` });
+      await turnQuietHoursOff(organization.id);
       await bench({ stack, baseUrl: stack.baseUrl, organizationId: organization.id, apiKey });
     }
   } finally {

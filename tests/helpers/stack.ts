@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { inject } from "vitest";
-import * as v from "valibot";
-import type { Actor, Role } from "#core/auth/actor";
-import { MessagingSettingsSchema, MessagingSettingsStore } from "#core/messaging/settings";
+import type { Role } from "#core/auth/actor";
 import { signUserToken } from "#core/auth/local-tokens";
 import { Organizations } from "#core/organizations/index";
+import { turnQuietHoursOff } from "#local/organizations";
 
 /** Base URL of the local HTTP server started by the global setup. */
 export function baseUrl(): string {
@@ -84,10 +83,7 @@ export async function newOrganization(
   applyStackEnv();
   const { organization, apiKey } = await Organizations.create({ name });
   const organizationId = organization.id;
-  if (options.quietHours !== "default") {
-    const setup: Actor = { organizationId, kind: "apiKey", permissions: new Set(), displayName: "Test setup" };
-    await MessagingSettingsStore.replace(setup, v.parse(MessagingSettingsSchema, { quietHours: { start: "00:00", end: "00:00" } }));
-  }
+  if (options.quietHours !== "default") await turnQuietHoursOff(organizationId);
   const userIds = { owner: `owner-${randomUUID()}`, admin: `admin-${randomUUID()}`, member: `member-${randomUUID()}` };
   const [ownerToken, adminToken, memberToken] = await Promise.all([
     userToken({ organizationId, userId: userIds.owner, role: "owner" }),

@@ -1,0 +1,12 @@
+import * as v from "valibot";
+import type { Actor } from "#core/auth/actor";
+import { MessagingSettingsSchema, MessagingSettingsStore } from "#core/messaging/settings";
+
+/**
+ * Turns quiet hours off for an organization the tests or benchmarks create: the default window (08:00-21:00 in the
+ * recipient's zone) would otherwise schedule their sends whenever they run in a New York evening.
+ */
+export async function turnQuietHoursOff(organizationId: string): Promise<void> {
+  const setup: Actor = { organizationId, kind: "apiKey", permissions: new Set(), displayName: "Setup" };
+  await MessagingSettingsStore.replace(setup, v.parse(MessagingSettingsSchema, { quietHours: { start: "00:00", end: "00:00" } }));
+}
