@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { actorId, type Actor } from "#core/auth/actor";
-import { Billing, callCost, callReservation, type TransactItem } from "#core/billing/index";
+import { Billing, callCost, callReservation, TransactionConditionFailed, WalletRefusedError, type PriceList, type TransactItem } from "#core/billing/index";
 import { recordCallEvent, type CallEventType } from "#core/calls/events";
 import { CallSchema, ListCallEventsSchema, PlaceCallSchema, type Call, type PlaceCallRequest } from "#core/calls/model";
 import "#core/calls/queue";
@@ -38,6 +38,9 @@ const STATUS_REASONS: Partial<Record<CallStatus, string>> = {
   Failed: "The call could not be connected.",
   Canceled: "The call was canceled before it was answered.",
 };
+
+/** `billingStatus` of an inbound call not forwarded because the wallet refused its hold (as POST /calls answers 402). */
+const WALLET_REFUSALS = new Set<string | null>(["InsufficientFunds", "WalletSuspended"] satisfies WalletRefusedError["billingStatus"][]);
 
 const EVENT_TYPES: Record<CallStatus, CallEventType> = {
   Queued: "CallQueued",
@@ -220,7 +223,9 @@ export const Calls = {
    * The call is recorded (Ringing) and answered with instructions (TwiML): with
    * a forwarding number (`inboundCalls.forwardTo` of the messaging settings) a
    * Dial that rings it for `ringSeconds`, its result posted to the dial
-   * webhook; without one, a closed message and hang-up (a missed call).
+   * webhook, once the forwarded leg's cost is held (as for `POST /calls`);
+   * without one, or when the wallet refuses the hold, a closed message and
+   * hang-up (a missed call).
    * A number of no organization is rejected.
    */
   async inbound(providerName: string, request: WebhookRequest): Promise<string> {
@@ -258,18 +263,61 @@ export const Calls = {
   },
 };
 
-/** The instructions of a recorded inbound call: forward it (noting where), or say nobody can take it. */
+/**
+ * The instructions of a recorded inbound call: forward it (holding the
+ * forwarded leg's cost and noting where), or say nobody can take it (no
+ * forwarding number, or a wallet that refused the hold).
+ */
 async function inboundInstructions(provider: ProviderName, organizationId: string, callId: string): Promise<string> {
-  const [call, { inboundCalls }] = await Promise.all([readCall(organizationId, callId), MessagingSettingsStore.read(organizationId)]);
+  const [call, { inboundCalls }, prices] = await Promise.all([
+    readCall(organizationId, callId),
+    MessagingSettingsStore.read(organizationId),
+    Billing.prices(organizationId),
+  ]);
   if (!call) return Twiml.reject();
+  if (WALLET_REFUSALS.has(call.billingStatus)) return Twiml.unattended();
   const forwardTo = call.forwardedTo ?? inboundCalls.forwardTo;
   if (!forwardTo) return Twiml.unattended();
-  if (!call.forwardedTo) {
-    await updateCall(organizationId, callId, async (current) =>
-      current.forwardedTo ? undefined : { call: { ...toCall(current), forwardedTo: forwardTo, modifiedAt: nowIso() } },
-    );
+  if (!call.forwardedTo && !(await holdForwardedLeg(organizationId, callId, forwardTo, prices))) return Twiml.unattended();
+  return Twiml.forward({
+    forwardTo,
+    ringSeconds: inboundCalls.ringSeconds,
+    action: callWebhookUrl(provider, "dial", callId),
+    callerId: call.fromPhoneNumber,
+    timeLimitSeconds: prices.maxCallMinutes * 60,
+  });
+}
+
+/**
+ * Holds the forwarded leg's longest cost (the reservation `POST /calls` makes,
+ * keyed by the call id) in one transaction with noting `forwardedTo` on the
+ * call. False when the call is not to be forwarded: it already ended, or the
+ * wallet refused the hold (suspended, or not enough available), which the call
+ * then records as its `billingStatus` and `statusReason`.
+ */
+async function holdForwardedLeg(organizationId: string, callId: string, forwardTo: string, prices: PriceList): Promise<boolean> {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const current = await readCall(organizationId, callId);
+    if (!current || callLifecycle.isFinal(current.status) || WALLET_REFUSALS.has(current.billingStatus)) return false;
+    if (current.forwardedTo) return true;
+    const call: Call = { ...toCall(current), forwardedTo: forwardTo, billingStatus: "Reserved", modifiedAt: nowIso() };
+    try {
+      const items = callWrites(organizationId, call, current.version);
+      await Billing.reserve({ organizationId, reservationId: callId, amount: callReservation(prices), relatedEntityType: "Call", items });
+      return true;
+    } catch (error) {
+      if (error instanceof WalletRefusedError) {
+        await updateCall(organizationId, callId, async (latest) =>
+          latest.forwardedTo || callLifecycle.isFinal(latest.status)
+            ? undefined
+            : { call: { ...toCall(latest), billingStatus: error.billingStatus, statusReason: `Not forwarded: ${error.message}`, modifiedAt: nowIso() } },
+        );
+        return false;
+      }
+      if (!(error instanceof TransactionConditionFailed)) throw error; // the call changed meanwhile: read it again
+    }
   }
-  return Twiml.forward({ forwardTo, ringSeconds: inboundCalls.ringSeconds, action: callWebhookUrl(provider, "dial", callId), callerId: call.fromPhoneNumber });
+  throw new Error(`Call ${callId} kept changing; giving up forwarding it.`);
 }
 
 function verified(providerName: string, request: WebhookRequest): ProviderPort {
@@ -463,9 +511,10 @@ interface StatusChange {
 /**
  * Moves a call forward under the ranked lifecycle (a late `ringing` never
  * undoes `completed`; a final status stays final). On a final status the call
- * is billed in the same transaction: a completed outbound call is charged for
- * its billable seconds (capped at its reservation), any other outcome
- * releases the reservation; inbound calls are not billed.
+ * is billed in the same transaction: a completed call with a reservation (an
+ * outbound call, a forwarded inbound call) is charged for its billable seconds
+ * (capped at its reservation), any other outcome releases the reservation;
+ * an inbound call nobody was rung for is not billed.
  */
 async function applyStatus(organizationId: string, callId: string, provider: string, change: StatusChange): Promise<void> {
   const result = await updateCall(organizationId, callId, async (current) => {
@@ -493,7 +542,8 @@ async function applyStatus(organizationId: string, callId: string, provider: str
     const duration = answered ? (change.durationSeconds ?? secondsBetween(next.answeredAt, at)) : 0;
     if (answered && !next.answeredAt) next.answeredAt = new Date(Date.parse(at) - duration * 1000).toISOString();
     next.duration = duration;
-    next.statusReason = change.statusReason ?? (answered ? null : `${STATUS_REASONS[change.status] ?? ""}${change.errorCode ? ` (${change.errorCode})` : ""}`.trim());
+    const notForwarded = WALLET_REFUSALS.has(next.billingStatus) ? next.statusReason : null;
+    next.statusReason = change.statusReason ?? notForwarded ?? (answered ? null : `${STATUS_REASONS[change.status] ?? ""}${change.errorCode ? ` (${change.errorCode})` : ""}`.trim());
     next.missed = isMissedCall(next.direction === "Inbound" ? "inbound" : "outbound", change.status);
     const billing = await bill(organizationId, next);
     return { call: { ...next, ...billing.fields }, items: billing.items };
@@ -517,10 +567,17 @@ async function applyStatus(organizationId: string, callId: string, provider: str
   }
 }
 
+/**
+ * The billing of a call's final status: its reservation (keyed by the call id)
+ * settled for the talk time or released. An inbound call has one only when it
+ * was forwarded (the forwarded leg is charged as `CallForwarded`); without one
+ * it is NotBillable, and one the wallet refused keeps that `billingStatus`.
+ */
 async function bill(organizationId: string, call: Call): Promise<{ fields: Partial<Call>; items: TransactItem[] }> {
-  if (call.direction === "Inbound") return { fields: { billableSeconds: 0, billableAmount: 0, billingStatus: "NotBillable" }, items: [] };
+  if (WALLET_REFUSALS.has(call.billingStatus)) return { fields: { billableSeconds: 0, billableAmount: 0 }, items: [] };
   const prices = await Billing.prices(organizationId);
   const cost = callCost(prices, call.duration ?? 0);
+  const talk = `${call.duration} s talk, ${cost.billableSeconds} s billed`;
   const { items, outcome } =
     call.status === "Completed" && cost.billableSeconds > 0
       ? await Billing.settlement({
@@ -528,14 +585,16 @@ async function bill(organizationId: string, call: Call): Promise<{ fields: Parti
           reservationId: call.id,
           relatedEntityId: call.id,
           amount: cost.amount,
-          reason: "CallMinutes",
-          description: `Call to ${call.toPhoneNumber}, ${call.duration} s talk, ${cost.billableSeconds} s billed`,
+          ...(call.direction === "Outbound"
+            ? { reason: "CallMinutes", description: `Call to ${call.toPhoneNumber}, ${talk}` }
+            : { reason: "CallForwarded", description: `Call from ${call.fromPhoneNumber} forwarded to ${call.forwardedTo}, ${talk}` }),
           quantity: cost.billableSeconds,
           createdBy: call.createdBy,
         })
       : await Billing.releaseItems(organizationId, call.id);
+  const billed = call.status === "Completed" && outcome.billingStatus !== "NotBillable";
   return {
-    fields: { billableSeconds: call.status === "Completed" ? cost.billableSeconds : 0, billableAmount: Number(outcome.billableAmount), billingStatus: outcome.billingStatus },
+    fields: { billableSeconds: billed ? cost.billableSeconds : 0, billableAmount: Number(outcome.billableAmount), billingStatus: outcome.billingStatus },
     items,
   };
 }

@@ -20,10 +20,15 @@ export const Twiml = {
   unattended: () =>
     document("<Say>Thank you for calling. Nobody can take your call right now; we will get back to you shortly.</Say><Hangup/>"),
 
-  /** Rings the forwarding number for `ringSeconds`, showing the caller's number; the provider posts the outcome to `action`. */
-  forward: (input: { forwardTo: string; ringSeconds: number; action: string; callerId: string }) =>
+  /**
+   * Rings the forwarding number for `ringSeconds`, showing the caller's number;
+   * the provider posts the outcome to `action`. `timeLimitSeconds` caps the
+   * forwarded leg's talk time (what its billing hold covers).
+   */
+  forward: (input: { forwardTo: string; ringSeconds: number; action: string; callerId: string; timeLimitSeconds?: number }) =>
     document(
-      `<Dial timeout="${xmlEscape(input.ringSeconds)}" action="${xmlEscape(input.action)}" method="POST" callerId="${xmlEscape(input.callerId)}">` +
+      `<Dial timeout="${xmlEscape(input.ringSeconds)}"${input.timeLimitSeconds === undefined ? "" : ` timeLimit="${xmlEscape(input.timeLimitSeconds)}"`}` +
+        ` action="${xmlEscape(input.action)}" method="POST" callerId="${xmlEscape(input.callerId)}">` +
         `<Number>${xmlEscape(input.forwardTo)}</Number></Dial>`,
     ),
 

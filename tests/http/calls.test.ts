@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { Billing } from "#core/billing/index";
 import * as Money from "#core/shared/money";
 import { allLedgerEntries, balanceLess, setAvailableBalance } from "#tests/helpers/billing";
 import { callEventsOf, callFrom, forwardCalls, postSigned, waitForCall } from "#tests/helpers/calls";
@@ -407,5 +408,93 @@ describe("endpoint 14: call events by phone number", () => {
     expect(empty.status).toBe(200);
     expect(empty.body).toMatchObject({ items: [], continuationToken: null });
     expect((await org.request("POST", "/events/calls/phone/%2B12125550100", { body: {}, token: null })).status).toBe(401);
+  });
+});
+
+describe("calls: forwarded inbound calls are billed", () => {
+  const walletOf = async (org: TestOrganization) => (await org.request("GET", "/billing/wallet")).body;
+  const chargesOf = async (org: TestOrganization, callId: string) => (await allLedgerEntries(org)).filter((entry) => entry.callId === callId);
+
+  it("a forwarded call answered for 42 s is charged one started minute, once, even when the dial result and callbacks are replayed", async () => {
+    const org = await newOrganization();
+    const ours = await addNumber(org);
+    await forwardCalls(org, magic("20", "415"));
+    const { prices } = await walletOf(org);
+    const expected = await balanceLess(org, prices.callMinute);
+    const caller = randomNumber("312");
+    const simulated = await callFrom(caller, ours.phoneNumber);
+    expect(simulated.twiml).toContain(`timeLimit="${prices.maxCallMinutes * 60}"`);
+    const [listed] = await callEventsOf(org, encodeURIComponent(caller));
+    const call = await waitForCall(org, listed.id);
+    expect(call).toMatchObject({
+      status: "Completed",
+      missed: false,
+      duration: 42,
+      billableSeconds: 60,
+      billableAmount: Number(prices.callMinute),
+      billingStatus: "Charged",
+    });
+    expect(await walletOf(org)).toMatchObject({ balance: expected, reservedAmount: "0.0000", availableBalance: expected });
+    const charge = { entryType: "Charge", amount: Money.toBilling(Money.negate(prices.callMinute)), reason: "CallForwarded", callId: call.id, relatedEntityType: "Call", quantity: 60 };
+    expect(await chargesOf(org, call.id)).toEqual([expect.objectContaining(charge)]);
+    const timeline = await eventually(() => events(org), (all) => all.some((event) => event.relatedEntityId === call.id && event.eventType === "CallCompleted"));
+    expect(timeline.find((event) => event.relatedEntityId === call.id && event.eventType === "CallCompleted")).toMatchObject({
+      billingStatus: "Charged",
+      billableAmount: Number(prices.callMinute),
+    });
+
+    const form = { AccountSid: "ACsimulator000000000000000000000000", CallSid: simulated.providerCallId, CallStatus: "in-progress", Direction: "inbound", From: caller, To: ours.phoneNumber };
+    const replayed = await postSigned(simulated.dial!.action, { ...form, DialCallStatus: "completed", DialCallDuration: "42" });
+    const longer = await postSigned(simulated.dial!.action, { ...form, DialCallStatus: "completed", DialCallDuration: "300" });
+    const again = await callFrom(caller, ours.phoneNumber, { providerCallId: simulated.providerCallId });
+    expect([replayed.status, longer.status, ...again.statuses].every((status) => status === 200)).toBe(true);
+    expect(await waitForCall(org, call.id)).toEqual(call);
+    const wallet = await walletOf(org);
+    expect(wallet).toMatchObject({ balance: expected, reservedAmount: "0.0000", availableBalance: expected });
+    const ledger = await allLedgerEntries(org);
+    expect(ledger.filter((entry) => entry.callId === call.id)).toEqual([expect.objectContaining(charge)]);
+    expect(Money.toBilling(Money.sum(ledger.map((entry) => entry.amount)))).toBe(wallet.balance);
+    const spent = (report: any) => report.summary?.usageSpend === prices.callMinute && report.summary?.callsReceived === 1;
+    expect(await eventually(async () => (await org.request("GET", "/analytics/my")).body, spent)).toSatisfy(spent);
+  });
+
+  it("a forwarded call nobody answers is charged nothing and its hold is released", async () => {
+    const org = await newOrganization();
+    const ours = await addNumber(org);
+    await forwardCalls(org, magic("22", "646"));
+    const before = await walletOf(org);
+    const caller = randomNumber("312");
+    const simulated = await callFrom(caller, ours.phoneNumber);
+    expect(simulated.dial).toBeDefined();
+    const [listed] = await callEventsOf(org, encodeURIComponent(caller));
+    const call = await waitForCall(org, listed.id);
+    expect(call).toMatchObject({ status: "NoAnswer", missed: true, billableSeconds: 0, billableAmount: 0, billingStatus: "Released" });
+    expect(await walletOf(org)).toMatchObject({ balance: before.balance, reservedAmount: "0.0000", availableBalance: before.availableBalance });
+    expect(await chargesOf(org, call.id)).toEqual([]);
+  });
+
+  it.each([
+    ["empty", "InsufficientFunds"],
+    ["suspended", "WalletSuspended"],
+  ])("an inbound call to an organization whose wallet is %s is not forwarded: it is missed, says why, and nothing is charged", async (state, billingStatus) => {
+    const org = await newOrganization();
+    const ours = await addNumber(org);
+    await forwardCalls(org, magic("20", "415"));
+    await setAvailableBalance(org, state === "empty" ? "0" : "5");
+    if (state === "suspended") await Billing.setSuspended(org.organizationId, true);
+    expect((await placeCall(org, { to: magic("20") })).status).toBe(402);
+    const before = await walletOf(org);
+    const caller = randomNumber("312");
+    const simulated = await callFrom(caller, ours.phoneNumber);
+    expect(simulated.dial).toBeUndefined();
+    expect(simulated.twiml).toContain("<Say>Thank you for calling. Nobody can take your call right now");
+    const [listed] = await callEventsOf(org, encodeURIComponent(caller));
+    const call = await waitForCall(org, listed.id);
+    expect(call).toMatchObject({ status: "NoAnswer", missed: true, forwardedTo: null, billingStatus, billableSeconds: 0, billableAmount: 0 });
+    expect(call.statusReason).toMatch(/^Not forwarded: /);
+    expect(await walletOf(org)).toMatchObject({ balance: before.balance, reservedAmount: "0.0000", availableBalance: before.availableBalance });
+    expect(await chargesOf(org, call.id)).toEqual([]);
+    const missed = await eventually(() => events(org), (all) => all.some((event) => event.relatedEntityId === call.id && event.eventType === "CallMissed"));
+    expect(missed.find((event) => event.relatedEntityId === call.id && event.eventType === "CallNoAnswer")).toMatchObject({ billingStatus });
   });
 });

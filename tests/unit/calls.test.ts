@@ -71,6 +71,12 @@ describe("inbound call instructions (TwiML)", () => {
     expect(xmlEscape(`a&b<c>"d'`)).toBe("a&amp;b&lt;c&gt;&quot;d&apos;");
   });
 
+  it("caps the forwarded leg's talk time with the Dial's timeLimit when given", () => {
+    const twiml = Twiml.forward({ forwardTo: "+14155550120", ringSeconds: 20, action: "https://api.example.com/dial", callerId: "+13125550187", timeLimitSeconds: 1800 });
+    expect(twiml).toContain('<Dial timeout="20" timeLimit="1800" action="https://api.example.com/dial" method="POST"');
+    expect(parseDial(twiml)).toEqual({ forwardTo: "+14155550120", timeoutSeconds: 20, action: "https://api.example.com/dial", callerId: "+13125550187" });
+  });
+
   it("says nobody can take an unforwarded call and hangs up; after a Dial, an unanswered caller hears an apology", () => {
     expect(Twiml.unattended()).toMatch(/<Response><Say>Thank you for calling\. Nobody can take your call right now;[^<]*<\/Say><Hangup\/><\/Response>$/);
     expect(parseDial(Twiml.unattended())).toBeUndefined();
