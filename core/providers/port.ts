@@ -50,6 +50,17 @@ export type PlaceCallInput = {
 
 export type PlaceCallResult = { providerCallId: string; status: CallStatus };
 
+/** A call's status as the provider reports it when asked (Twilio: the Call resource). */
+export type CallStatusReport = {
+  providerCallId: string;
+  status: CallStatus;
+  /** The provider's own word ("completed"). */
+  providerStatus: string;
+  direction: "inbound" | "outbound";
+  /** Talk time, once the call ended. */
+  durationSeconds?: number;
+};
+
 /**
  * transient: retry later with backoff (rate limits, carrier queue overflow,
  * provider 5xx, network errors). permanent: never retry (invalid or
@@ -159,6 +170,12 @@ export interface ProviderPort {
   sendMessage(input: SendMessageInput): Promise<SendMessageResult>;
   /** Starts an outbound call; throws ProviderError when it is refused. */
   placeCall(input: PlaceCallInput): Promise<PlaceCallResult>;
+  /**
+   * Asks the provider for a call's current status (the call sweep, when its
+   * callbacks never came); undefined for a call the provider does not know.
+   * Optional: an adapter that cannot ask leaves the sweep to end the call.
+   */
+  fetchCallStatus?(providerCallId: string): Promise<CallStatusReport | undefined>;
   /** Normalised events of a status-callback request ([] for callbacks we do not track). */
   parseStatusCallback(request: WebhookRequest): ProviderEvent[];
   /** The forwarding result of a Dial action request; undefined when it carries no outcome we know. */

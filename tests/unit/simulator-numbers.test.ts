@@ -40,6 +40,7 @@ describe("simulator magic numbers", () => {
     ["+12025550125", "Recorded"],
     ["+12025550126", "InvalidNumber"],
     ["+12025550127", "RingsOut"],
+    ["+12025550128", "Silent"],
     ["+12025550101", "Answered"],
     ["+13125551234", "Answered"],
   ])("a call to %s is %s", (to, name) => {

@@ -154,6 +154,25 @@ describe("Twilio Calls API", () => {
     );
     expect(error).toMatchObject({ kind: "permanent", code: "21215" });
   });
+
+  it("fetches a call's status: the Call resource by sid, its status and talk time", async () => {
+    const { provider, exchange, calls, sentRequest } = replay("calls-fetch-completed.json");
+    const report = await provider.fetchCallStatus!("CA7e2b9d4f1a6c3e8b0d5f2a7c4e9b1d36");
+    expect(sentRequest()).toMatchObject({ method: "GET", url: exchange.request.url, authorization: exchange.request.headers.authorization });
+    expect(calls[0]?.init.body).toBeUndefined();
+    expect(report).toEqual({
+      providerCallId: "CA7e2b9d4f1a6c3e8b0d5f2a7c4e9b1d36",
+      status: "Completed",
+      providerStatus: "completed",
+      direction: "outbound",
+      durationSeconds: 95,
+    });
+  });
+
+  it("answers no status for a call Twilio does not know (404)", async () => {
+    const { provider } = replay("calls-fetch-20404-not-found.json");
+    expect(await provider.fetchCallStatus!("CA00000000000000000000000000000000")).toBeUndefined();
+  });
 });
 
 describe("Twilio webhooks", () => {

@@ -1,7 +1,15 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { CallStatus, MessageStatus } from "#core/messaging/status";
-import { ProviderError, type PlaceCallInput, type PlaceCallResult, type ProviderPort, type SendMessageInput, type SendMessageResult } from "#core/providers/port";
-import { callScenario, messageScenario, sendAttemptError, type SimulatedCallback } from "#core/providers/simulator/numbers";
+import {
+  ProviderError,
+  type CallStatusReport,
+  type PlaceCallInput,
+  type PlaceCallResult,
+  type ProviderPort,
+  type SendMessageInput,
+  type SendMessageResult,
+} from "#core/providers/port";
+import { CALL_SCENARIOS, callScenario, magicSuffix, messageScenario, sendAttemptError, type SimulatedCallback } from "#core/providers/simulator/numbers";
 import { createTwilioProvider } from "#core/providers/twilio/adapter";
 import { twilioSignature } from "#core/providers/twilio/signature";
 
@@ -14,6 +22,8 @@ import { twilioSignature } from "#core/providers/twilio/signature";
  *
  * State (attempts per idempotency key, accepted sends) lives in this process:
  * the local stack runs every function in one process. It is not for AWS.
+ * Call status on request (`fetchCallStatus`) needs no state: the call id
+ * carries the placement time and scenario, signed (`simulatedCallId`).
  */
 
 export interface SimulatorOptions {
@@ -97,9 +107,9 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
       const scenario = callScenario(input.to);
       const error = sendAttemptError(scenario, attempt);
       if (error) throw new ProviderError(error.kind, error.code, error.message, { httpStatus: 400 });
-      const result: PlaceCallResult = { providerCallId: `CA${randomBytes(16).toString("hex")}`, status: "Queued" };
+      const result: PlaceCallResult = { providerCallId: simulatedCallId(options.authToken, input.to), status: "Queued" };
       acceptedCalls.set(input.idempotencyKey, result);
-      emit(input.statusCallbackUrl, scenario.callbacks, false, (callback) => [
+      emit(scenario.silent ? undefined : input.statusCallbackUrl, scenario.callbacks, false, (callback) => [
         ["AccountSid", SIMULATOR_ACCOUNT_SID],
         ["CallSid", result.providerCallId],
         ["CallStatus", TWILIO_CALL_WORD[callback.status]],
@@ -116,11 +126,48 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
       return result;
     },
 
+    async fetchCallStatus(providerCallId: string): Promise<CallStatusReport | undefined> {
+      const placed = readSimulatedCallId(options.authToken, providerCallId);
+      if (!placed) return undefined;
+      const elapsed = Date.now() - placed.at;
+      const reached = placed.scenario.callbacks.filter((callback) => callback.afterMs * scale <= elapsed).at(-1);
+      const status = reached?.status ?? "Queued";
+      return {
+        providerCallId,
+        status,
+        providerStatus: TWILIO_CALL_WORD[status],
+        direction: "outbound",
+        ...(status === "Completed" ? { durationSeconds: placed.scenario.durationSeconds } : {}),
+      };
+    },
+
     parseStatusCallback: (request) => webhooks.parseStatusCallback(request),
     parseDialResult: (request) => webhooks.parseDialResult(request),
     parseInboundMessage: (request) => webhooks.parseInboundMessage(request),
     verifyWebhookSignature: (request) => webhooks.verifyWebhookSignature(request),
   };
+}
+
+/**
+ * A simulated call id, `CA` + 32 hex like Twilio's, that carries what the
+ * simulator needs to answer for the call in any process: placement time (12),
+ * scenario digits (2), a nonce (6) and an HMAC of those with the auth token (12).
+ */
+function simulatedCallId(authToken: string, to: string): string {
+  const suffix = magicSuffix(to);
+  const body = `${Date.now().toString(16).padStart(12, "0")}${suffix !== undefined && CALL_SCENARIOS[suffix] ? suffix : "20"}${randomBytes(3).toString("hex")}`;
+  return `CA${body}${callIdTag(authToken, body)}`;
+}
+
+function readSimulatedCallId(authToken: string, providerCallId: string) {
+  const match = /^CA(([0-9a-f]{12})(\d{2})[0-9a-f]{6})([0-9a-f]{12})$/.exec(providerCallId);
+  if (!match || callIdTag(authToken, match[1]!) !== match[4]) return undefined;
+  const scenario = CALL_SCENARIOS[match[3]!];
+  return scenario ? { at: Number.parseInt(match[2]!, 16), scenario } : undefined;
+}
+
+function callIdTag(authToken: string, body: string): string {
+  return createHmac("sha256", authToken).update(`call:${body}`).digest("hex").slice(0, 12);
 }
 
 /** Posts a form signed like Twilio; retries twice on a network error or 5xx (providers retry too). */

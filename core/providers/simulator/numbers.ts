@@ -33,6 +33,8 @@ export type CallScenario = {
   /** Talk time reported with Completed. */
   durationSeconds: number;
   recording: boolean;
+  /** The callbacks happen at the carrier but are never posted (lost webhooks): only asking for the call's status tells. */
+  silent?: boolean;
 };
 
 /** Delays of the simulated carrier: quick enough for tests, ordered like a real one. */
@@ -196,6 +198,14 @@ export const CALL_SCENARIOS: Readonly<Record<string, CallScenario>> = {
     ],
     durationSeconds: 0,
     recording: false,
+  },
+  "28": {
+    name: "Silent",
+    description: "Answered and completed after 42 seconds of talk, but no status callback is ever posted (lost webhooks): the call sweep asks for its status.",
+    callbacks: answered,
+    durationSeconds: 42,
+    recording: false,
+    silent: true,
   },
 };
 

@@ -2,6 +2,7 @@ import {
   ProviderError,
   headerValue,
   type CallStatusEvent,
+  type CallStatusReport,
   type DialResultEvent,
   type InboundMessage,
   type MessageStatusEvent,
@@ -47,18 +48,19 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
   const doFetch = config.fetch ?? fetch;
   const authorization = `Basic ${Buffer.from(`${config.accountSid}:${config.authToken}`).toString("base64")}`;
 
-  async function post(resource: "Messages" | "Calls", form: Form): Promise<Record<string, unknown>> {
+  /** POST a form to a resource (`Messages`), or GET one (`Calls/CA…`) when no form is given. */
+  async function request(resource: string, form?: Form): Promise<Record<string, unknown>> {
     const url = `${baseUrl}/2010-04-01/Accounts/${encodeURIComponent(config.accountSid)}/${resource}.json`;
     let response: Response;
     try {
       response = await doFetch(url, {
-        method: "POST",
+        method: form ? "POST" : "GET",
         headers: {
           authorization,
-          "content-type": "application/x-www-form-urlencoded",
+          ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
           accept: "application/json",
         },
-        body: new URLSearchParams(form).toString(),
+        ...(form ? { body: new URLSearchParams(form).toString() } : {}),
         signal: AbortSignal.timeout(config.timeoutMs ?? 10_000),
       });
     } catch (error) {
@@ -94,7 +96,7 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
       if (input.body !== undefined && input.body !== "") form.push(["Body", input.body]);
       for (const media of input.media ?? []) form.push(["MediaUrl", media.url]);
       if (input.statusCallbackUrl) form.push(["StatusCallback", input.statusCallbackUrl]);
-      const created = await post("Messages", form);
+      const created = await request("Messages", form);
       const segments = Number.parseInt(String(created["num_segments"] ?? ""), 10);
       return {
         providerMessageId: String(created["sid"]),
@@ -117,10 +119,31 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
       if (input.record) form.push(["Record", "true"]);
       if (input.ringTimeoutSeconds !== undefined) form.push(["Timeout", String(input.ringTimeoutSeconds)]);
       if (input.timeLimitSeconds !== undefined) form.push(["TimeLimit", String(input.timeLimitSeconds)]);
-      const created = await post("Calls", form);
+      const created = await request("Calls", form);
       return {
         providerCallId: String(created["sid"]),
         status: callStatusFromTwilio(String(created["status"] ?? "")) ?? "Queued",
+      };
+    },
+
+    async fetchCallStatus(providerCallId: string): Promise<CallStatusReport | undefined> {
+      let call: Record<string, unknown>;
+      try {
+        call = await request(`Calls/${encodeURIComponent(providerCallId)}`);
+      } catch (error) {
+        if (error instanceof ProviderError && error.details.httpStatus === 404) return undefined;
+        throw error;
+      }
+      const providerStatus = String(call["status"] ?? "");
+      const status = callStatusFromTwilio(providerStatus);
+      if (status === undefined) return undefined;
+      const duration = Number.parseInt(String(call["duration"] ?? ""), 10);
+      return {
+        providerCallId: String(call["sid"] ?? providerCallId),
+        status,
+        providerStatus,
+        direction: String(call["direction"] ?? "inbound").startsWith("outbound") ? "outbound" : "inbound",
+        ...(Number.isFinite(duration) ? { durationSeconds: duration } : {}),
       };
     },
 
