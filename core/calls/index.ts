@@ -6,7 +6,7 @@ import { recordCallEvent, type CallEventType } from "#core/calls/events";
 import { CallSchema, ListCallEventsSchema, PlaceCallSchema, type Call, type PlaceCallRequest } from "#core/calls/model";
 import "#core/calls/queue";
 import { selectCaller } from "#core/calls/sender";
-import { callWrites, readCall, toCall, updateCall } from "#core/calls/store";
+import { callWrites, dueEntry, readCall, toCall, updateCall } from "#core/calls/store";
 import { Twiml } from "#core/calls/twiml";
 import { config } from "#core/config";
 import { db, tableName } from "#core/db/client";
@@ -31,6 +31,18 @@ export { CallSchema, ListCallEventsSchema, PlaceCallSchema, type Call };
 
 /** Seconds an outbound call rings before the provider gives up (no-answer). */
 export const RING_TIMEOUT_SECONDS = 30;
+
+/** Slack after a call's longest possible end before the call sweep stops waiting for its final status. */
+export const CALL_SWEEP_GRACE_MINUTES = 15;
+
+/**
+ * When a call holding money is overdue (its due-index entry): from the hold,
+ * the ring time, the longest talk time (`maxCallMinutes`, the hold's and the
+ * provider time limit's), and the grace period.
+ */
+export function callDeadline(heldAt: string, ringSeconds: number, maxCallMinutes: number): string {
+  return new Date(Date.parse(heldAt) + (ringSeconds + (maxCallMinutes + CALL_SWEEP_GRACE_MINUTES) * 60) * 1000).toISOString();
+}
 
 const STATUS_REASONS: Partial<Record<CallStatus, string>> = {
   Busy: "The line was busy.",
@@ -144,7 +156,7 @@ export const Calls = {
       reservationId: call.id,
       amount: callReservation(prices),
       relatedEntityType: "Call",
-      items: callWrites(organizationId, call, undefined),
+      items: callWrites(organizationId, call, undefined, {}, dueEntry(organizationId, call.id, callDeadline(now, RING_TIMEOUT_SECONDS, prices.maxCallMinutes))),
     });
     await recordCallEvent(organizationId, call, "CallQueued", actor);
     await publish("outboundCalls", "call.place", organizationId, { callId: call.id });
@@ -278,7 +290,7 @@ async function inboundInstructions(provider: ProviderName, organizationId: strin
   if (WALLET_REFUSALS.has(call.billingStatus)) return Twiml.unattended();
   const forwardTo = call.forwardedTo ?? inboundCalls.forwardTo;
   if (!forwardTo) return Twiml.unattended();
-  if (!call.forwardedTo && !(await holdForwardedLeg(organizationId, callId, forwardTo, prices))) return Twiml.unattended();
+  if (!call.forwardedTo && !(await holdForwardedLeg(organizationId, callId, forwardTo, prices, inboundCalls.ringSeconds))) return Twiml.unattended();
   return Twiml.forward({
     forwardTo,
     ringSeconds: inboundCalls.ringSeconds,
@@ -295,14 +307,16 @@ async function inboundInstructions(provider: ProviderName, organizationId: strin
  * wallet refused the hold (suspended, or not enough available), which the call
  * then records as its `billingStatus` and `statusReason`.
  */
-async function holdForwardedLeg(organizationId: string, callId: string, forwardTo: string, prices: PriceList): Promise<boolean> {
+async function holdForwardedLeg(organizationId: string, callId: string, forwardTo: string, prices: PriceList, ringSeconds: number): Promise<boolean> {
   for (let attempt = 0; attempt < 8; attempt++) {
     const current = await readCall(organizationId, callId);
     if (!current || callLifecycle.isFinal(current.status) || WALLET_REFUSALS.has(current.billingStatus)) return false;
     if (current.forwardedTo) return true;
-    const call: Call = { ...toCall(current), forwardedTo: forwardTo, billingStatus: "Reserved", modifiedAt: nowIso() };
+    const heldAt = nowIso();
+    const call: Call = { ...toCall(current), forwardedTo: forwardTo, billingStatus: "Reserved", modifiedAt: heldAt };
     try {
-      const items = callWrites(organizationId, call, current.version);
+      const due = dueEntry(organizationId, callId, callDeadline(heldAt, ringSeconds, prices.maxCallMinutes));
+      const items = callWrites(organizationId, call, current.version, {}, due);
       await Billing.reserve({ organizationId, reservationId: callId, amount: callReservation(prices), relatedEntityType: "Call", items });
       return true;
     } catch (error) {
@@ -498,7 +512,7 @@ async function createInbound(organizationId: string, provider: string, event: Ca
   }
 }
 
-interface StatusChange {
+export interface StatusChange {
   status: CallStatus;
   providerStatus: string;
   providerCallId?: string;
@@ -515,9 +529,18 @@ interface StatusChange {
  * outbound call, a forwarded inbound call) is charged for its billable seconds
  * (capped at its reservation), any other outcome releases the reservation;
  * an inbound call nobody was rung for is not billed.
+ * `claim` (the call sweep's) must hold on the call read, in the same conditional
+ * write. True when this change moved the call to another status.
  */
-async function applyStatus(organizationId: string, callId: string, provider: string, change: StatusChange): Promise<void> {
+export async function applyStatus(
+  organizationId: string,
+  callId: string,
+  provider: string | null,
+  change: StatusChange,
+  claim: (current: { gsi3sk?: string }) => boolean = () => true,
+): Promise<boolean> {
   const result = await updateCall(organizationId, callId, async (current) => {
+    if (!claim(current)) return undefined;
     const transition = callLifecycle.applyTransition(current.status, change.status);
     const call = toCall(current);
     if (!transition.accepted) {
@@ -548,9 +571,9 @@ async function applyStatus(organizationId: string, callId: string, provider: str
     const billing = await bill(organizationId, next);
     return { call: { ...next, ...billing.fields }, items: billing.items };
   });
-  if (!result) return;
+  if (!result) return false;
   const { before, after } = result;
-  if (before.status === after.status) return;
+  if (before.status === after.status) return false;
   // An answer reported only with the end (a forwarded call's Dial result, a crossed callback) is still an answer.
   if (after.answeredAt && !before.answeredAt && after.status !== "InProgress") await recordCallEvent(organizationId, after, "CallAnswered");
   await recordCallEvent(organizationId, after, EVENT_TYPES[after.status]);
@@ -565,6 +588,7 @@ async function applyStatus(organizationId: string, callId: string, provider: str
       at: after.endedAt ?? nowIso(),
     });
   }
+  return true;
 }
 
 /**

@@ -3,6 +3,7 @@ import { Billing, TransactionConditionFailed, type TransactItem } from "#core/bi
 import type { Call } from "#core/calls/model";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
+import { callLifecycle } from "#core/messaging/status";
 
 /**
  * Storage of calls. A call is written as three items in one transaction: the
@@ -12,29 +13,52 @@ import { entities, keys } from "#core/db/keys";
  * (reservation, settlement) ride in the same transaction.
  */
 
-type Stored = Call & { version: number };
+/** The call's entry in the due index (gsi3, `keys.dueCall`): present while it holds money and is not final. */
+export type DueKeys = { gsi3pk: string; gsi3sk: string };
 
-const internal = new Set(["pk", "sk", "entity", "version", "organizationId", "placementStartedAt"]);
+type Stored = Call & { version: number; placementStartedAt?: string } & Partial<DueKeys>;
+
+const internal = new Set(["pk", "sk", "entity", "version", "organizationId", "placementStartedAt", "gsi3pk", "gsi3sk"]);
 
 export function toCall(item: Record<string, unknown>): Call {
   return { forwardedTo: null, ...Object.fromEntries(Object.entries(item).filter(([key]) => !internal.has(key))) } as unknown as Call;
 }
 
-export async function readCall(organizationId: string, callId: string): Promise<(Stored & { placementStartedAt?: string }) | undefined> {
+export async function readCall(organizationId: string, callId: string): Promise<Stored | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.call(organizationId, callId), ConsistentRead: true }));
-  return Item as (Stored & { placementStartedAt?: string }) | undefined;
+  return Item as Stored | undefined;
 }
 
-/** The call's three items, conditional on the version read (undefined: the call must not exist yet). */
-export function callWrites(organizationId: string, call: Call, readVersion: number | undefined, extra: Record<string, unknown> = {}): TransactItem[] {
+/** 4 shards of the due index, picked by call id. */
+export const dueShards = [0, 1, 2, 3] as const;
+
+/** The due-index entry of a call overdue at `dueAt` (ISO). */
+export function dueEntry(organizationId: string, callId: string, dueAt: string): DueKeys {
+  let hash = 0;
+  for (const character of callId) hash = (hash * 31 + character.charCodeAt(0)) >>> 0;
+  return keys.dueCall(hash % dueShards.length, dueAt, organizationId, callId);
+}
+
+/**
+ * The call's three items, conditional on the version read (undefined: the call
+ * must not exist yet). `due` goes on the call item only, and never on a final call.
+ */
+export function callWrites(
+  organizationId: string,
+  call: Call,
+  readVersion: number | undefined,
+  extra: Record<string, unknown> = {},
+  due?: DueKeys,
+): TransactItem[] {
   const version = (readVersion ?? 0) + 1;
   const body = { ...call, organizationId, version, ...extra };
   const numbers = [...new Set([call.fromPhoneNumber, call.toPhoneNumber])];
+  const dueKeys = due && !callLifecycle.isFinal(call.status) ? { gsi3pk: due.gsi3pk, gsi3sk: due.gsi3sk } : {};
   return [
     {
       Put: {
         TableName: tableName(),
-        Item: { ...keys.call(organizationId, call.id), entity: entities.call, ...body },
+        Item: { ...keys.call(organizationId, call.id), entity: entities.call, ...body, ...dueKeys },
         ConditionExpression: readVersion === undefined ? "attribute_not_exists(pk)" : "version = :version",
         ...(readVersion === undefined ? {} : { ExpressionAttributeValues: { ":version": readVersion } }),
       },
@@ -50,12 +74,13 @@ export function callWrites(organizationId: string, call: Call, readVersion: numb
 /**
  * Reads, changes and writes a call until the write wins (another callback may
  * have moved it meanwhile). `change` answers the next call and the billing
- * items to commit with it, or undefined to leave the call as it is.
+ * items to commit with it, or undefined to leave the call as it is. The call's
+ * due entry is kept until the write that makes it final.
  */
 export async function updateCall(
   organizationId: string,
   callId: string,
-  change: (current: Stored & { placementStartedAt?: string }) => Promise<{ call: Call; items?: TransactItem[]; extra?: Record<string, unknown> } | undefined>,
+  change: (current: Stored) => Promise<{ call: Call; items?: TransactItem[]; extra?: Record<string, unknown> } | undefined>,
 ): Promise<{ before: Call; after: Call } | undefined> {
   for (let attempt = 0; attempt < 8; attempt++) {
     const current = await readCall(organizationId, callId);
@@ -64,7 +89,8 @@ export async function updateCall(
     if (!next) return undefined;
     const extra = { ...(current.placementStartedAt ? { placementStartedAt: current.placementStartedAt } : {}), ...next.extra };
     try {
-      await Billing.commit([...callWrites(organizationId, next.call, current.version, extra), ...(next.items ?? [])]);
+      const due = current.gsi3pk && current.gsi3sk ? { gsi3pk: current.gsi3pk, gsi3sk: current.gsi3sk } : undefined;
+      await Billing.commit([...callWrites(organizationId, next.call, current.version, extra, due), ...(next.items ?? [])]);
       return { before: toCall(current), after: next.call };
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;

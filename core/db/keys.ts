@@ -179,6 +179,16 @@ export const keys = {
     gsi3pk: `DUEMESSAGES#${shard}`,
     gsi3sk: `${dueAt}#${organizationId}#${messageId}`,
   }),
+  /**
+   * gsi3 (sparse): calls holding money (outbound placed, inbound forwarded) by the
+   * time their final status is overdue (core/calls/sweeper.ts). Not tenant data: the
+   * sweeper's operator index across organizations, sharded by call id; on the call
+   * item only, removed in the write that makes the call final.
+   */
+  dueCall: (shard: number, dueAt: string, organizationId: string, callId: string) => ({
+    gsi3pk: `DUECALLS#${shard}`,
+    gsi3sk: `${dueAt}#${organizationId}#${callId}`,
+  }),
   /** Messaging settings of an organization (quiet hours, help and confirmation texts). */
   messagingSettings: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#MESSAGING" }),
 

@@ -1,5 +1,5 @@
 import "#core/messaging/queue";
-import { queryPages } from "#core/db/query";
+import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";
 import { messagingConfig } from "#core/messaging/config";
 import { DISPATCH_GRACE_MS, recordMessageEvent } from "#core/messaging/messages";
@@ -28,20 +28,9 @@ const LOOKAHEAD_MS = (maxDelaySeconds - 60) * 1000;
 export async function sweepDueMessages(options: { now?: Date; organizationId?: string } = {}): Promise<SweepResult> {
   const now = (options.now ?? new Date()).getTime();
   const result: SweepResult = { released: 0, dispatched: 0, expired: 0 };
-  const upper = `${new Date(now + LOOKAHEAD_MS).toISOString()}#~`;
-  for (const shard of dueShards) {
-    const pages = queryPages({
-      IndexName: "gsi3",
-      KeyConditionExpression: "gsi3pk = :pk AND gsi3sk <= :upper",
-      ExpressionAttributeValues: { ":pk": keys.dueMessage(shard, "", "", "").gsi3pk, ":upper": upper },
-    });
-    for await (const items of pages) {
-      for (const item of items) {
-        const [dueAt = "", organizationId = "", messageId = ""] = String(item.gsi3sk).split("#");
-        if (options.organizationId && organizationId !== options.organizationId) continue;
-        await handle({ dueAt: Date.parse(dueAt), organizationId, messageId, kind: item.dueKind as DueKind, seen: String(item.gsi3sk) }, now, result);
-      }
-    }
+  const partitions = dueShards.map((shard) => keys.dueMessage(shard, "", "", "").gsi3pk);
+  for await (const { item, seen, dueAt, organizationId, id } of dueEntries(partitions, new Date(now + LOOKAHEAD_MS).toISOString(), options.organizationId)) {
+    await handle({ dueAt: Date.parse(dueAt), organizationId, messageId: id, kind: item.dueKind as DueKind, seen }, now, result);
   }
   return result;
 }

@@ -1,0 +1,78 @@
+import { applyStatus, type StatusChange } from "#core/calls/index";
+import { dueShards, readCall } from "#core/calls/store";
+import { dueEntries } from "#core/db/due";
+import { keys } from "#core/db/keys";
+import { callLifecycle, inboundCallStatus } from "#core/messaging/status";
+import { providerByName } from "#core/providers/index";
+
+export interface CallSweepResult {
+  /** Overdue calls ended with the final status the provider reported when asked. */
+  reported: number;
+  /** Overdue calls the provider gave no final status for: ended Failed, their hold released. */
+  expired: number;
+  /** Items that could not be handled this time (logged; the next sweep tries again). */
+  errors: number;
+}
+
+/**
+ * The call sweep (EventBridge, every 5 minutes): reads the due index of calls
+ * (gsi3 `DUECALLS#<shard>`) up to now. A call is there while it holds money
+ * and is not final, overdue at its hold time + ring timeout + `maxCallMinutes`
+ * + CALL_SWEEP_GRACE_MINUTES, when its final callbacks never came. For each:
+ * - ask the provider for the call's status (when the adapter can); a final
+ *   status is applied as its callback would be (ranked lifecycle; billing
+ *   settles or releases the hold in the same write);
+ * - otherwise the call ends `Failed` ("No final status from the provider
+ *   within N minutes.") and its hold is released: nothing is charged.
+ * Each change is conditional on the call's due entry being the one read, in
+ * the write that finalizes it (and drops the entry), so overlapping sweeps act
+ * once. One bad item is logged and skipped. `organizationId` restricts the
+ * sweep to one organization (tests that move the clock).
+ */
+export async function sweepDueCalls(options: { now?: Date; organizationId?: string } = {}): Promise<CallSweepResult> {
+  const now = options.now ?? new Date();
+  const result: CallSweepResult = { reported: 0, expired: 0, errors: 0 };
+  const partitions = dueShards.map((shard) => keys.dueCall(shard, "", "", "").gsi3pk);
+  for await (const { seen, dueAt, organizationId, id: callId } of dueEntries(partitions, now.toISOString(), options.organizationId)) {
+    try {
+      const outcome = await sweepCall(organizationId, callId, seen, Date.parse(dueAt));
+      if (outcome) result[outcome]++;
+    } catch (error) {
+      result.errors++;
+      console.error(JSON.stringify({ level: "error", sweep: "dueCalls", organizationId, callId, error: (error as Error).message }));
+    }
+  }
+  return result;
+}
+
+async function sweepCall(organizationId: string, callId: string, seen: string, dueAt: number): Promise<"reported" | "expired" | undefined> {
+  const call = await readCall(organizationId, callId);
+  if (!call || call.gsi3sk !== seen || callLifecycle.isFinal(call.status)) return undefined;
+  const claim = (current: { gsi3sk?: string }) => current.gsi3sk === seen;
+  const provider = call.provider ? providerByName(call.provider) : undefined;
+  const report = call.providerId && provider?.fetchCallStatus ? await provider.fetchCallStatus(call.providerId) : undefined;
+  // An inbound call's own leg never answers it (only the Dial result does), as for its callbacks.
+  const status = report && (call.direction === "Inbound" ? inboundCallStatus(report.status) : report.status);
+  if (report && status && callLifecycle.isFinal(status)) {
+    const change: StatusChange = {
+      status,
+      providerStatus: report.providerStatus,
+      providerCallId: report.providerCallId,
+      ...(report.durationSeconds !== undefined ? { durationSeconds: report.durationSeconds } : {}),
+    };
+    return (await applyStatus(organizationId, callId, call.provider, change, claim)) ? "reported" : undefined;
+  }
+  const minutes = Math.round((dueAt - Date.parse(call.createdAt)) / 60_000);
+  const ended = await applyStatus(
+    organizationId,
+    callId,
+    call.provider,
+    {
+      status: "Failed",
+      providerStatus: report?.providerStatus ?? "unknown",
+      statusReason: `No final status from the provider within ${minutes} minutes.`,
+    },
+    claim,
+  );
+  return ended ? "expired" : undefined;
+}
