@@ -1,6 +1,7 @@
 import { ulid } from "ulid";
 import { percentile, printTable } from "#bench/measure";
 import type { BenchContext } from "#bench/run";
+import { seededRandom } from "#local/seeded-random";
 import { backfill, storeEventItems } from "#core/analytics/backfill";
 import { toUnits } from "#core/analytics/counters";
 import { eventItem, toEventRecord, type EventRecord, type EventRecordInput } from "#core/events/index";
@@ -22,18 +23,6 @@ import { eventItem, toEventRecord, type EventRecord, type EventRecordInput } fro
 const hour = 3600_000;
 const day = 24 * hour;
 
-/** Deterministic PRNG (mulberry32) so every run seeds the same year. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Seeded {
   events: EventRecord[];
   leads: Map<string, { sourceId: string | null; priceUnits: number }>;
@@ -42,7 +31,7 @@ interface Seeded {
 
 /** A year of activity: every lead arrives; most get a text (some a call); texts are delivered and charged; contacts text back. */
 export function generate(now: number, leadCount: number, eventTarget: number): Seeded {
-  const next = random(42);
+  const next = seededRandom(42); // the same year every run
   const sources = [
     { id: "01BENCHSOURCEA0000000000000", price: "12.50" },
     { id: "01BENCHSOURCEB0000000000000", price: "8.00" },

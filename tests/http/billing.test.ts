@@ -4,6 +4,7 @@ import { Billing, DEFAULT_TRIAL_CREDIT } from "#core/billing/index";
 import * as Money from "#core/shared/money";
 import { allLedgerEntries, setAvailableBalance, topUp } from "#tests/helpers/billing";
 import { applyStackEnv, newOrganization, request } from "#tests/helpers/stack";
+import { seededRandom } from "#local/seeded-random";
 
 describe("billing: wallet", () => {
   it("opens a new organization's wallet with the trial credit, recorded in the ledger", async () => {
@@ -139,7 +140,7 @@ describe("billing: ledger", () => {
     applyStackEnv();
     for (const seed of [1, 2, 3]) {
       const org = await newOrganization();
-      const random = mulberry32(seed);
+      const random = seededRandom(seed);
       const work: Promise<unknown>[] = [];
       for (let step = 0; step < 24; step++) {
         const cents = 1 + Math.floor(random() * 300);
@@ -174,15 +175,3 @@ describe("billing: ledger", () => {
     }
   });
 });
-
-/** Small seeded generator, so a failing mix can be replayed. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
