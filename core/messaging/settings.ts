@@ -22,10 +22,21 @@ const InboundCallsSchema = v.strictObject({
   ),
 });
 
+/** Click-to-call (`POST /calls`, PlaceCall): the business side rung first, then connected to the lead. */
+export const DEFAULT_OUTBOUND_CALLS = { connectTo: null, whisper: null } as const;
+
+const OutboundCallsSchema = v.strictObject({
+  /** The phone (E.164) rung first for outbound calls that name no `connectTo`; null: the lead is called directly. */
+  connectTo: v.optional(v.nullable(PhoneNumberInput), DEFAULT_OUTBOUND_CALLS.connectTo),
+  /** Said to the business side before the lead is dialed. */
+  whisper: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))), DEFAULT_OUTBOUND_CALLS.whisper),
+});
+
 /** An organization's messaging settings; every field has a default. */
 export const MessagingSettingsSchema = v.strictObject({
   quietHours: v.optional(quietHoursWindowSchema, DEFAULT_QUIET_HOURS_WINDOW),
   inboundCalls: v.optional(InboundCallsSchema, DEFAULT_INBOUND_CALLS),
+  outboundCalls: v.optional(OutboundCallsSchema, DEFAULT_OUTBOUND_CALLS),
   helpText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
   optOutConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
   optInConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
@@ -35,6 +46,7 @@ export type MessagingSettingsInput = v.InferOutput<typeof MessagingSettingsSchem
 export const MessagingSettingsResponseSchema = v.object({
   quietHours: v.object({ start: v.string(), end: v.string() }),
   inboundCalls: v.object({ forwardTo: v.nullable(v.string()), ringSeconds: v.number() }),
+  outboundCalls: v.object({ connectTo: v.nullable(v.string()), whisper: v.nullable(v.string()) }),
   helpText: v.string(),
   optOutConfirmationText: v.string(),
   optInConfirmationText: v.string(),
@@ -45,6 +57,7 @@ export type MessagingSettings = v.InferOutput<typeof MessagingSettingsResponseSc
 const defaults = (organizationName: string): Omit<MessagingSettings, "modifiedAt"> => ({
   quietHours: DEFAULT_QUIET_HOURS_WINDOW,
   inboundCalls: DEFAULT_INBOUND_CALLS,
+  outboundCalls: DEFAULT_OUTBOUND_CALLS,
   helpText: `${organizationName}: reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply.`,
   optOutConfirmationText: `${organizationName}: you are unsubscribed and will receive no further messages. Reply START to resubscribe.`,
   optInConfirmationText: `${organizationName}: you are subscribed again. Reply STOP to unsubscribe, HELP for help.`,
@@ -65,6 +78,7 @@ export const MessagingSettingsStore = {
     return {
       quietHours: stored.quietHours ?? base.quietHours,
       inboundCalls: stored.inboundCalls ?? base.inboundCalls,
+      outboundCalls: stored.outboundCalls ?? base.outboundCalls,
       helpText: stored.helpText ?? base.helpText,
       optOutConfirmationText: stored.optOutConfirmationText ?? base.optOutConfirmationText,
       optInConfirmationText: stored.optInConfirmationText ?? base.optInConfirmationText,
@@ -74,10 +88,17 @@ export const MessagingSettingsStore = {
 
   /** `PUT /messaging/settings`: replaces the settings; omitted texts fall back to the defaults. */
   async replace(actor: Actor, input: MessagingSettingsInput): Promise<MessagingSettings> {
+    const own = new Set((await PhoneNumbers.all(actor.organizationId)).map((number) => number.phoneNumber));
     const forwardTo = input.inboundCalls.forwardTo;
-    if (forwardTo && (await PhoneNumbers.all(actor.organizationId)).some((number) => number.phoneNumber === forwardTo)) {
+    if (forwardTo && own.has(forwardTo)) {
       throw new ValidationError("Calls cannot be forwarded to one of the organization's own numbers.", [
         { pointer: "/inboundCalls/forwardTo", detail: `${forwardTo} is a number of this organization; forward to a person's phone.` },
+      ]);
+    }
+    const connectTo = input.outboundCalls.connectTo;
+    if (connectTo && own.has(connectTo)) {
+      throw new ValidationError("Outbound calls cannot ring one of the organization's own numbers first.", [
+        { pointer: "/outboundCalls/connectTo", detail: `${connectTo} is a number of this organization; give a person's phone.` },
       ]);
     }
     const modifiedAt = nowIso();

@@ -131,13 +131,16 @@ export type CallStatusEvent = {
 };
 
 /**
- * The result of forwarding an inbound call (Twilio: the `<Dial>` action request,
- * `DialCallStatus`/`DialCallDuration`): whether the forwarded number answered.
+ * The result of a `<Dial>` (Twilio: its action request, `DialCallStatus`/
+ * `DialCallDuration`): whether the dialed number answered — the forwarded
+ * number of an inbound call, or the lead of a bridged outbound call.
  */
 export type DialResultEvent = {
   type: "call.dial";
   /** The caller's call (the parent leg). */
   providerCallId: string;
+  /** The parent leg's direction: inbound for a forwarded call, outbound for a bridged click-to-call (its From is our number). */
+  direction: "inbound" | "outbound";
   /** The forwarded leg's outcome: Completed when a person answered, else Busy, NoAnswer, Failed or Canceled. */
   status: CallStatus;
   /** The provider's word ("no-answer"). */

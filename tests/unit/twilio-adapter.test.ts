@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { Twiml } from "#core/calls/twiml";
 import { ProviderError, type WebhookRequest } from "#core/providers/port";
+import { parseDial } from "#core/providers/simulator/calls";
 import { createTwilioProvider } from "#core/providers/twilio/adapter";
 import { TWILIO_ERROR_KINDS, classifyTwilioError } from "#core/providers/twilio/errors";
 import { callStatusFromTwilio, messageStatusFromTwilio } from "#core/providers/twilio/statuses";
@@ -147,6 +149,34 @@ describe("Twilio Calls API", () => {
     ]);
   });
 
+  it("places a click-to-call: rings the agent with TwiML that whispers, then dials the lead with our number as caller id", async () => {
+    const { provider, sentRequest } = replay("calls-create-queued.json");
+    const twiml = Twiml.bridge({
+      whisper: "Lead from <spring> & co",
+      lead: "+13125550187",
+      ringSeconds: 25,
+      action: "https://api.example.com/webhooks/twilio/calls/dial?callId=01JXCALL000000000000000001",
+      callerId: "+12025550142",
+      timeLimitSeconds: 3600,
+    });
+    await provider.placeCall({ from: "+12025550142", to: "+14155550120", idempotencyKey: "k", instructions: twiml, ringTimeoutSeconds: 30, timeLimitSeconds: 3685 });
+    expect(sentRequest()).toMatchObject({ method: "POST", authorization: expect.stringMatching(/^Basic /), contentType: "application/x-www-form-urlencoded" });
+    expect(sentRequest().form).toEqual([
+      ["To", "+14155550120"],
+      ["From", "+12025550142"],
+      [
+        "Twiml",
+        '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Lead from &lt;spring&gt; &amp; co</Say>' +
+          '<Dial timeout="25" timeLimit="3600" action="https://api.example.com/webhooks/twilio/calls/dial?callId=01JXCALL000000000000000001" method="POST" callerId="+12025550142">' +
+          "<Number>+13125550187</Number></Dial></Response>",
+      ],
+      ["Timeout", "30"],
+      ["TimeLimit", "3685"],
+    ]);
+    // The simulator reads the same document as the carrier would.
+    expect(parseDial(twiml)).toMatchObject({ forwardTo: "+13125550187", timeoutSeconds: 25, callerId: "+12025550142" });
+  });
+
   it("maps a geo-permission refusal to a permanent error", async () => {
     const { provider } = replay("calls-create-21215-geo-permission.json");
     const error = await providerErrorOf(
@@ -191,6 +221,7 @@ describe("Twilio webhooks", () => {
     "webhook-inbound-call.json",
     "webhook-call-dial-completed.json",
     "webhook-call-dial-no-answer.json",
+    "webhook-call-bridge-dial-completed.json",
   ])("%s carries a valid signature", (name) => {
     expect(provider.verifyWebhookSignature(webhook(name))).toBe(true);
   });
@@ -247,7 +278,7 @@ describe("Twilio webhooks", () => {
   });
 
   it("parses a Dial action: a forwarded call that was answered, and one that rang out", () => {
-    const common = { type: "call.dial", providerCallId: "CA0f1e2d3c4b5a69788796a5b4c3d2e1f0", dialedCallId: "CA9a8b7c6d5e4f30211203f4e5d6c7b8a9", from: "+13125550187", to: "+12025550142" };
+    const common = { type: "call.dial", direction: "inbound", providerCallId: "CA0f1e2d3c4b5a69788796a5b4c3d2e1f0", dialedCallId: "CA9a8b7c6d5e4f30211203f4e5d6c7b8a9", from: "+13125550187", to: "+12025550142" };
     expect(provider.parseDialResult(webhook("webhook-call-dial-completed.json"))).toEqual({
       ...common,
       status: "Completed",
@@ -260,6 +291,23 @@ describe("Twilio webhooks", () => {
       status: "NoAnswer",
       providerStatus: "no-answer",
       dedupKey: "CA0f1e2d3c4b5a69788796a5b4c3d2e1f0:dial:no-answer",
+    });
+  });
+
+  it("parses the Dial action of a bridged click-to-call: the parent leg is outbound, from our number to the agent", () => {
+    const bridged = webhook("webhook-call-bridge-dial-completed.json");
+    expect(provider.verifyWebhookSignature(bridged)).toBe(true);
+    expect(provider.parseDialResult(bridged)).toEqual({
+      type: "call.dial",
+      direction: "outbound",
+      providerCallId: "CA1b2c3d4e5f60718293a4b5c6d7e8f901",
+      dialedCallId: "CA2c3d4e5f60718293a4b5c6d7e8f90a12",
+      from: "+12025550142",
+      to: "+14155550120",
+      status: "Completed",
+      providerStatus: "completed",
+      durationSeconds: 64,
+      dedupKey: "CA1b2c3d4e5f60718293a4b5c6d7e8f901:dial:completed",
     });
   });
 

@@ -9,7 +9,8 @@ import {
   type SendMessageInput,
   type SendMessageResult,
 } from "#core/providers/port";
-import { CALL_SCENARIOS, callScenario, magicSuffix, messageScenario, sendAttemptError, type SimulatedCallback } from "#core/providers/simulator/numbers";
+import { dialOutcome, parseDial, type SimulatedDial } from "#core/providers/simulator/calls";
+import { CALL_SCENARIOS, callScenario, magicSuffix, messageScenario, sendAttemptError, SIMULATOR_DELAYS, type SimulatedCallback } from "#core/providers/simulator/numbers";
 import { createTwilioProvider } from "#core/providers/twilio/adapter";
 import { twilioSignature } from "#core/providers/twilio/signature";
 
@@ -109,14 +110,17 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
       if (error) throw new ProviderError(error.kind, error.code, error.message, { httpStatus: 400 });
       const result: PlaceCallResult = { providerCallId: simulatedCallId(options.authToken, input.to), status: "Queued" };
       acceptedCalls.set(input.idempotencyKey, result);
+      const leg = { providerCallId: result.providerCallId, from: input.from, to: input.to };
+      const dial = input.instructions ? parseDial(input.instructions) : undefined;
+      const answered = scenario.callbacks.some((callback) => callback.status === "InProgress");
+      if (dial && answered && !scenario.silent && input.statusCallbackUrl) {
+        // The business side answers and hears the instructions: the Dial decides the rest.
+        const statusUrl = input.statusCallbackUrl;
+        void playDial({ leg, dial, statusUrl, post, delay: (ms) => new Promise((resolve) => setTimeout(resolve, ms * scale).unref()) }).catch(() => undefined);
+        return result;
+      }
       emit(scenario.silent ? undefined : input.statusCallbackUrl, scenario.callbacks, false, (callback) => [
-        ["AccountSid", SIMULATOR_ACCOUNT_SID],
-        ["CallSid", result.providerCallId],
-        ["CallStatus", TWILIO_CALL_WORD[callback.status]],
-        ["Direction", "outbound-api"],
-        ["From", input.from],
-        ["To", input.to],
-        ["Timestamp", new Date().toUTCString()],
+        ...outboundCallParams(leg, TWILIO_CALL_WORD[callback.status]),
         ...(callback.status === "Completed" ? ([["CallDuration", String(scenario.durationSeconds)]] as [string, string][]) : []),
         ...(callback.status === "Completed" && scenario.recording
           ? ([["RecordingUrl", `https://simulator.invalid/recordings/${result.providerCallId}`]] as [string, string][])
@@ -146,6 +150,50 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
     parseInboundMessage: (request) => webhooks.parseInboundMessage(request),
     verifyWebhookSignature: (request) => webhooks.verifyWebhookSignature(request),
   };
+}
+
+type OutboundLeg = { providerCallId: string; from: string; to: string };
+
+/** The parameters of every request about an outbound call's own leg, as Twilio posts them. */
+function outboundCallParams(leg: OutboundLeg, status: string): [string, string][] {
+  return [
+    ["AccountSid", SIMULATOR_ACCOUNT_SID],
+    ["CallSid", leg.providerCallId],
+    ["CallStatus", status],
+    ["Direction", "outbound-api"],
+    ["From", leg.from],
+    ["To", leg.to],
+    ["Timestamp", new Date().toUTCString()],
+  ];
+}
+
+/**
+ * An answered outbound call whose instructions are a `<Dial>` (a bridged
+ * click-to-call), played in order as the carrier does: the leg rings and is
+ * answered; the dialed number's scenario decides the Dial's outcome, posted
+ * to its action URL; only then does the leg end, `completed`, its duration
+ * the Dial's talk time plus the few seconds before it.
+ */
+async function playDial(input: {
+  leg: OutboundLeg;
+  dial: SimulatedDial;
+  statusUrl: string;
+  post: (url: string, params: [string, string][]) => Promise<Response>;
+  delay: (ms: number) => Promise<void>;
+}): Promise<void> {
+  const { leg, dial, statusUrl, post, delay } = input;
+  await delay(SIMULATOR_DELAYS.ringing);
+  await post(statusUrl, outboundCallParams(leg, "ringing"));
+  await delay(SIMULATOR_DELAYS.answered - SIMULATOR_DELAYS.ringing);
+  await post(statusUrl, outboundCallParams(leg, "in-progress"));
+  const outcome = dialOutcome(dial.forwardTo);
+  await post(dial.action, [
+    ...outboundCallParams(leg, "in-progress"),
+    ["DialCallSid", `CA${randomBytes(16).toString("hex")}`],
+    ["DialCallStatus", outcome.word],
+    ["DialCallDuration", String(outcome.talkSeconds)],
+  ]);
+  await post(statusUrl, [...outboundCallParams(leg, "completed"), ["CallDuration", String(outcome.talkSeconds + 5)]]);
 }
 
 /**

@@ -241,6 +241,7 @@ function dialResult(params: URLSearchParams): DialResultEvent | undefined {
   return {
     type: "call.dial",
     providerCallId,
+    direction: (optional(params, "Direction") ?? "inbound").startsWith("outbound") ? "outbound" : "inbound",
     status,
     providerStatus,
     ...(Number.isFinite(duration) ? { durationSeconds: duration } : {}),
