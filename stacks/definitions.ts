@@ -232,6 +232,8 @@ export const environmentNames = {
   messageRetryMaxDelayMs: "MESSAGE_RETRY_MAX_DELAY_MS",
   /** Wait for a final delivery receipt before a message becomes Unknown; unset means 72 h. */
   messageReceiptTimeoutMs: "MESSAGE_RECEIPT_TIMEOUT_MS",
+  /** First time a message with no final receipt is looked up at the carrier (then at doubling intervals until the receipt timeout); unset means 1 h. */
+  messageReceiptCheckMs: "MESSAGE_RECEIPT_CHECK_MS",
   /** Credit a new organization's wallet opens with (decimal); unset means core/billing/prices.ts DEFAULT_TRIAL_CREDIT. */
   billingTrialCredit: "BILLING_TRIAL_CREDIT",
   /** `true` lets automation HttpRequest actions call private/loopback addresses; unset: only on a local stack. */

@@ -138,7 +138,7 @@ async function dispatch(organizationId: string, message: Message): Promise<void>
       billingStatus: billing.billingStatus,
       billableAmount: billing.billableAmount,
     },
-    due: { at: new Date(Date.parse(claimedAt) + messagingConfig.receiptTimeoutMs).toISOString(), kind: "ReceiptTimeout" },
+    due: { at: new Date(Date.parse(claimedAt) + messagingConfig.receiptCheckMs).toISOString(), kind: "ReceiptTimeout" },
   });
   if (!claimed) return settleLostClaim(organizationId, message.id);
   await afterClaim(organizationId, claimed, selection);

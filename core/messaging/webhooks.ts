@@ -12,7 +12,7 @@ import type { Message, MessagePurpose } from "#core/messaging/model";
 import { finished } from "#core/messaging/outbound";
 import { PhoneNumbers, type NumberRoute } from "#core/messaging/phone-numbers";
 import { MessagingSettingsStore } from "#core/messaging/settings";
-import { messageLifecycle } from "#core/messaging/status";
+import { messageLifecycle, type MessageStatus } from "#core/messaging/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/messaging/suppressions";
 import { MessagingEvents } from "#core/messaging/timeline";
@@ -65,28 +65,47 @@ async function applyStatus(provider: ProviderPort, event: MessageStatusEvent, me
   const message = id ? await readMessage(organizationId, id) : undefined;
   if (!message || message.direction !== "Outbound") return;
   if (message.providerMessageId && message.providerMessageId !== event.providerMessageId) return;
-  const next = event.status;
+  await applyReceipt(organizationId, message.id, event);
+}
+
+/**
+ * Applies a receipt (a status callback, or the carrier's answer when the
+ * message sweep asked) through the ranked lifecycle: only a message already
+ * handed to the provider moves, never backwards; a final status drops the due
+ * entry and settles billing once (`finished`, after the one write that won).
+ * `claim` (the sweep's) must hold in that same conditional write. The changed
+ * message, or undefined when nothing changed.
+ */
+export async function applyReceipt(
+  organizationId: string,
+  messageId: string,
+  receipt: { status: MessageStatus; providerStatus: string; errorCode?: string },
+  claim?: { condition: string; values: Record<string, unknown> },
+): Promise<Message | undefined> {
+  const next = receipt.status;
   // Only receipts of a message already handed to the provider count; never earlier states.
   const from = messageLifecycle.acceptedFrom(next).filter((status) => status === "Sending" || status === "Sent" || status === "Unknown");
-  if (from.length === 0) return;
+  if (from.length === 0) return undefined;
   const timestampField = messageLifecycle.timestampField(next);
   const final = messageLifecycle.isFinal(next);
-  const changed = await changeMessage(organizationId, message.id, {
+  const changed = await changeMessage(organizationId, messageId, {
     from,
+    ...claim,
     set: {
       status: next,
-      providerStatus: event.providerStatus,
+      providerStatus: receipt.providerStatus,
       ...(timestampField ? { [timestampField]: nowIso() } : {}),
-      ...(event.errorCode ? { errorCode: event.errorCode, statusReason: `Provider reported ${event.providerStatus} (${event.errorCode}).` } : {}),
+      ...(receipt.errorCode ? { errorCode: receipt.errorCode, statusReason: `Provider reported ${receipt.providerStatus} (${receipt.errorCode}).` } : {}),
     },
     ...(final ? { due: null } : {}),
   });
-  if (!changed) return;
+  if (!changed) return undefined;
   if (final && (next === "Delivered" || next === "Undelivered" || next === "Failed")) {
     await finished(organizationId, changed, next === "Delivered" ? "MessageDelivered" : next === "Undelivered" ? "MessageUndelivered" : "MessageFailed");
   } else {
     await recordMessageEvent(organizationId, changed, next === "Sent" ? "MessageSent" : "MessageUnknown");
   }
+  return changed;
 }
 
 async function messageIdOfProvider(organizationId: string, provider: string, providerMessageId: string): Promise<string | undefined> {

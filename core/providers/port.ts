@@ -61,6 +61,15 @@ export type CallStatusReport = {
   durationSeconds?: number;
 };
 
+/** A message's status as the provider reports it when asked (Twilio: the Message resource). */
+export type MessageStatusReport = {
+  providerMessageId: string;
+  status: MessageStatus;
+  /** The provider's own word ("delivered"). */
+  providerStatus: string;
+  errorCode?: string;
+};
+
 /**
  * transient: retry later with backoff (rate limits, carrier queue overflow,
  * provider 5xx, network errors). permanent: never retry (invalid or
@@ -179,6 +188,12 @@ export interface ProviderPort {
    * Optional: an adapter that cannot ask leaves the sweep to end the call.
    */
   fetchCallStatus?(providerCallId: string): Promise<CallStatusReport | undefined>;
+  /**
+   * Asks the provider for a message's current status (the message sweep, when
+   * its final receipt never came); undefined for a message the provider does
+   * not know. Optional: without it the sweep can only end the message Unknown.
+   */
+  fetchMessageStatus?(providerMessageId: string): Promise<MessageStatusReport | undefined>;
   /** Normalised events of a status-callback request ([] for callbacks we do not track). */
   parseStatusCallback(request: WebhookRequest): ProviderEvent[];
   /** The forwarding result of a Dial action request; undefined when it carries no outcome we know. */

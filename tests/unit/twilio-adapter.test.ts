@@ -98,6 +98,20 @@ describe("Twilio Messages API", () => {
     expect(error.details.ambiguous).toBeUndefined();
   });
 
+  it("fetches a message's status: the Message resource by sid, its status and error code", async () => {
+    const { provider, exchange, calls, sentRequest } = replay("messages-fetch-undelivered-30003.json");
+    const report = await provider.fetchMessageStatus!("SM5d2a7c9e1b3f4a6c8e0b2d4f6a8c1e3b");
+    expect(sentRequest()).toMatchObject({ method: "GET", url: exchange.request.url, authorization: exchange.request.headers.authorization });
+    expect(calls[0]?.init.body).toBeUndefined();
+    expect(report).toEqual({ providerMessageId: "SM5d2a7c9e1b3f4a6c8e0b2d4f6a8c1e3b", status: "Undelivered", providerStatus: "undelivered", errorCode: "30003" });
+  });
+
+  it("answers no status for a message Twilio does not know (404)", async () => {
+    const { provider, exchange, sentRequest } = replay("messages-fetch-20404-not-found.json");
+    expect(await provider.fetchMessageStatus!("SM00000000000000000000000000000000")).toBeUndefined();
+    expect(sentRequest().url).toBe(exchange.request.url);
+  });
+
   it("reports a network failure as transient and ambiguous", async () => {
     const provider = createTwilioProvider({
       ...account,

@@ -1,8 +1,9 @@
 import { createHmac, randomBytes } from "node:crypto";
-import type { CallStatus, MessageStatus } from "#core/messaging/status";
+import { messageLifecycle, type CallStatus, type MessageStatus } from "#core/messaging/status";
 import {
   ProviderError,
   type CallStatusReport,
+  type MessageStatusReport,
   type PlaceCallInput,
   type PlaceCallResult,
   type ProviderPort,
@@ -10,7 +11,7 @@ import {
   type SendMessageResult,
 } from "#core/providers/port";
 import { dialOutcome, parseDial, type SimulatedDial } from "#core/providers/simulator/calls";
-import { CALL_SCENARIOS, callScenario, magicSuffix, messageScenario, sendAttemptError, SIMULATOR_DELAYS, type SimulatedCallback } from "#core/providers/simulator/numbers";
+import { CALL_SCENARIOS, callScenario, magicSuffix, MESSAGE_SCENARIOS, messageScenario, sendAttemptError, SIMULATOR_DELAYS, type SimulatedCallback } from "#core/providers/simulator/numbers";
 import { createTwilioProvider } from "#core/providers/twilio/adapter";
 import { twilioSignature } from "#core/providers/twilio/signature";
 
@@ -68,6 +69,7 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
   function emit<S extends string>(url: string | undefined, callbacks: SimulatedCallback<S>[], twice: boolean, params: (callback: SimulatedCallback<S>) => [string, string][]) {
     if (!url) return;
     for (const callback of callbacks) {
+      if (callback.lost) continue;
       const fire = () => void post(url, params(callback)).catch(() => undefined);
       // Unreferenced: a pending callback (a 60 s ring-out) must not keep a finished process alive.
       setTimeout(fire, callback.afterMs * scale).unref();
@@ -86,7 +88,7 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
       const scenario = messageScenario(input.to);
       const error = sendAttemptError(scenario, attempt);
       if (error) throw new ProviderError(error.kind, error.code, error.message, { httpStatus: error.kind === "transient" ? 429 : 400 });
-      const result: SendMessageResult = { providerMessageId: `SM${randomBytes(16).toString("hex")}`, status: "Queued" };
+      const result: SendMessageResult = { providerMessageId: simulatedId("SM", options.authToken, input.to, MESSAGE_SCENARIOS, "00"), status: "Queued" };
       accepted.set(input.idempotencyKey, result);
       emit(input.statusCallbackUrl, scenario.callbacks, scenario.duplicateCallbacks === true, (callback) => [
         ["AccountSid", SIMULATOR_ACCOUNT_SID],
@@ -108,7 +110,7 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
       const scenario = callScenario(input.to);
       const error = sendAttemptError(scenario, attempt);
       if (error) throw new ProviderError(error.kind, error.code, error.message, { httpStatus: 400 });
-      const result: PlaceCallResult = { providerCallId: simulatedCallId(options.authToken, input.to), status: "Queued" };
+      const result: PlaceCallResult = { providerCallId: simulatedId("CA", options.authToken, input.to, CALL_SCENARIOS, "20"), status: "Queued" };
       acceptedCalls.set(input.idempotencyKey, result);
       const leg = { providerCallId: result.providerCallId, from: input.from, to: input.to };
       const dial = input.instructions ? parseDial(input.instructions) : undefined;
@@ -130,8 +132,23 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
       return result;
     },
 
+    async fetchMessageStatus(providerMessageId: string): Promise<MessageStatusReport | undefined> {
+      const sent = readSimulatedId("SM", options.authToken, providerMessageId, MESSAGE_SCENARIOS);
+      if (!sent) return undefined;
+      const reached = sent.scenario.callbacks.filter((callback) => callback.afterMs * scale <= Date.now() - sent.at);
+      // Callbacks may be posted out of order (scenario 09): the carrier's state is the final one once reached.
+      const latest = reached.find((callback) => messageLifecycle.isFinal(callback.status)) ?? reached.at(-1);
+      const status = latest?.status ?? "Queued";
+      return {
+        providerMessageId,
+        status,
+        providerStatus: TWILIO_MESSAGE_WORD[status] ?? "queued",
+        ...(latest?.errorCode ? { errorCode: latest.errorCode } : {}),
+      };
+    },
+
     async fetchCallStatus(providerCallId: string): Promise<CallStatusReport | undefined> {
-      const placed = readSimulatedCallId(options.authToken, providerCallId);
+      const placed = readSimulatedId("CA", options.authToken, providerCallId, CALL_SCENARIOS);
       if (!placed) return undefined;
       const elapsed = Date.now() - placed.at;
       const reached = placed.scenario.callbacks.filter((callback) => callback.afterMs * scale <= elapsed).at(-1);
@@ -197,25 +214,27 @@ async function playDial(input: {
 }
 
 /**
- * A simulated call id, `CA` + 32 hex like Twilio's, that carries what the
- * simulator needs to answer for the call in any process: placement time (12),
- * scenario digits (2), a nonce (6) and an HMAC of those with the auth token (12).
+ * A simulated message or call id, `SM`/`CA` + 32 hex like Twilio's, that
+ * carries what the simulator needs to answer for it in any process: the time
+ * it was accepted (12), the scenario digits (2), a nonce (6) and an HMAC of
+ * those with the auth token (12).
  */
-function simulatedCallId(authToken: string, to: string): string {
+function simulatedId(prefix: "SM" | "CA", authToken: string, to: string, scenarios: Readonly<Record<string, unknown>>, fallback: string): string {
   const suffix = magicSuffix(to);
-  const body = `${Date.now().toString(16).padStart(12, "0")}${suffix !== undefined && CALL_SCENARIOS[suffix] ? suffix : "20"}${randomBytes(3).toString("hex")}`;
-  return `CA${body}${callIdTag(authToken, body)}`;
+  const body = `${Date.now().toString(16).padStart(12, "0")}${suffix !== undefined && scenarios[suffix] ? suffix : fallback}${randomBytes(3).toString("hex")}`;
+  return `${prefix}${body}${idTag(prefix, authToken, body)}`;
 }
 
-function readSimulatedCallId(authToken: string, providerCallId: string) {
-  const match = /^CA(([0-9a-f]{12})(\d{2})[0-9a-f]{6})([0-9a-f]{12})$/.exec(providerCallId);
-  if (!match || callIdTag(authToken, match[1]!) !== match[4]) return undefined;
-  const scenario = CALL_SCENARIOS[match[3]!];
-  return scenario ? { at: Number.parseInt(match[2]!, 16), scenario } : undefined;
+function readSimulatedId<T>(prefix: "SM" | "CA", authToken: string, providerId: string, scenarios: Readonly<Record<string, T>>) {
+  const match = /^(SM|CA)(([0-9a-f]{12})(\d{2})[0-9a-f]{6})([0-9a-f]{12})$/.exec(providerId);
+  if (!match || match[1] !== prefix || idTag(prefix, authToken, match[2]!) !== match[5]) return undefined;
+  const scenario = scenarios[match[4]!];
+  return scenario ? { at: Number.parseInt(match[3]!, 16), scenario } : undefined;
 }
 
-function callIdTag(authToken: string, body: string): string {
-  return createHmac("sha256", authToken).update(`call:${body}`).digest("hex").slice(0, 12);
+function idTag(prefix: "SM" | "CA", authToken: string, body: string): string {
+  // Calls keep their original tag label, so ids issued before messages had one still read.
+  return createHmac("sha256", authToken).update(`${prefix === "CA" ? "call" : "message"}:${body}`).digest("hex").slice(0, 12);
 }
 
 /** Posts a form signed like Twilio; retries twice on a network error or 5xx (providers retry too). */

@@ -6,6 +6,7 @@ import {
   type DialResultEvent,
   type InboundMessage,
   type MessageStatusEvent,
+  type MessageStatusReport,
   type PlaceCallInput,
   type PlaceCallResult,
   type ProviderEvent,
@@ -85,6 +86,16 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
     return body as Record<string, unknown>;
   }
 
+  /** GETs one resource; undefined when Twilio does not know it (404). */
+  async function fetchResource(resource: string): Promise<Record<string, unknown> | undefined> {
+    try {
+      return await request(resource);
+    } catch (error) {
+      if (error instanceof ProviderError && error.details.httpStatus === 404) return undefined;
+      throw error;
+    }
+  }
+
   return {
     name: "twilio",
 
@@ -126,14 +137,23 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
       };
     },
 
+    async fetchMessageStatus(providerMessageId: string): Promise<MessageStatusReport | undefined> {
+      const message = await fetchResource(`Messages/${encodeURIComponent(providerMessageId)}`);
+      const providerStatus = String(message?.["status"] ?? "");
+      const status = messageStatusFromTwilio(providerStatus);
+      if (!message || status === undefined) return undefined;
+      const errorCode = message["error_code"];
+      return {
+        providerMessageId: String(message["sid"] ?? providerMessageId),
+        status,
+        providerStatus,
+        ...(errorCode !== null && errorCode !== undefined && errorCode !== "" ? { errorCode: String(errorCode) } : {}),
+      };
+    },
+
     async fetchCallStatus(providerCallId: string): Promise<CallStatusReport | undefined> {
-      let call: Record<string, unknown>;
-      try {
-        call = await request(`Calls/${encodeURIComponent(providerCallId)}`);
-      } catch (error) {
-        if (error instanceof ProviderError && error.details.httpStatus === 404) return undefined;
-        throw error;
-      }
+      const call = await fetchResource(`Calls/${encodeURIComponent(providerCallId)}`);
+      if (!call) return undefined;
       const providerStatus = String(call["status"] ?? "");
       const status = callStatusFromTwilio(providerStatus);
       if (status === undefined) return undefined;
