@@ -133,6 +133,7 @@ export const routes: RouteDefinition[] = [
   { method: "GET", path: "/phone-numbers/{id}", handler: "functions/phone-numbers/get.handler" },
   { method: "POST", path: "/phone-numbers/all/my", handler: "functions/phone-numbers/list.handler" },
   { method: "DELETE", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/delete.handler" },
+  { method: "GET", path: "/available-phone-numbers", handler: "functions/phone-numbers/available.handler" },
   { method: "POST", path: "/conversations/all/my", handler: "functions/conversations/list.handler" },
   { method: "GET", path: "/conversations/{id}", handler: "functions/conversations/get.handler" },
   { method: "POST", path: "/conversations/{id}/read", handler: "functions/conversations/read.handler" },

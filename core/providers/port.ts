@@ -50,6 +50,32 @@ export type PlaceCallInput = {
 
 export type PlaceCallResult = { providerCallId: string; status: CallStatus };
 
+/** A number the carrier offers for purchase. */
+export type AvailableNumber = {
+  phoneNumber: string;
+  /** State or province (Twilio `region`), when the carrier says. */
+  region: string | null;
+  locality: string | null;
+  capabilities: ("sms" | "mms" | "voice")[];
+};
+
+export type AvailableNumberQuery = {
+  /** ISO country; US only for now. */
+  country: "US";
+  areaCode?: string;
+  /** Two-letter state. */
+  region?: string;
+  /** Every listed capability is required. */
+  capabilities: readonly ("sms" | "mms" | "voice")[];
+  limit: number;
+};
+
+/** Where the carrier sends a number's inbound messages and calls (configured on purchase or registration). */
+export type NumberWebhooks = { smsUrl: string; voiceUrl: string; voiceStatusCallbackUrl: string };
+
+/** A number held by our carrier account (Twilio: an IncomingPhoneNumber, `PN…`). */
+export type OwnedNumber = { providerNumberId: string; phoneNumber: string };
+
 /** A call's status as the provider reports it when asked (Twilio: the Call resource). */
 export type CallStatusReport = {
   providerCallId: string;
@@ -194,6 +220,16 @@ export interface ProviderPort {
    * not know. Optional: without it the sweep can only end the message Unknown.
    */
   fetchMessageStatus?(providerMessageId: string): Promise<MessageStatusReport | undefined>;
+  /** Numbers the carrier offers (Twilio AvailablePhoneNumbers). Optional, like every number operation below. */
+  searchAvailableNumbers?(query: AvailableNumberQuery): Promise<AvailableNumber[]>;
+  /** Buys a number into our account with its webhooks configured; throws ProviderError when refused (taken meanwhile). */
+  buyNumber?(phoneNumber: string, webhooks: NumberWebhooks): Promise<OwnedNumber>;
+  /** The number when our carrier account holds it (proof of ownership for a bring-your-own number), else undefined. */
+  findOwnedNumber?(phoneNumber: string): Promise<OwnedNumber | undefined>;
+  /** Points a held number's webhooks at us. */
+  configureNumber?(providerNumberId: string, webhooks: NumberWebhooks): Promise<void>;
+  /** Releases a held number at the carrier; a number it no longer holds is already released. */
+  releaseNumber?(providerNumberId: string): Promise<void>;
   /** Normalised events of a status-callback request ([] for callbacks we do not track). */
   parseStatusCallback(request: WebhookRequest): ProviderEvent[];
   /** The forwarding result of a Dial action request; undefined when it carries no outcome we know. */

@@ -419,3 +419,83 @@ describe("Twilio code tables", () => {
     expect(callStatusFromTwilio("mystery")).toBeUndefined();
   });
 });
+
+describe("Twilio numbers API (AvailablePhoneNumbers, IncomingPhoneNumbers)", () => {
+  const accountUrl = `https://api.twilio.com/2010-04-01/Accounts/${account.accountSid}`;
+  const authorization = `Basic ${Buffer.from(`${account.accountSid}:${account.authToken}`).toString("base64")}`;
+  const webhooks = {
+    smsUrl: "https://api.example.com/webhooks/twilio/messages/inbound",
+    voiceUrl: "https://api.example.com/webhooks/twilio/calls/inbound",
+    voiceStatusCallbackUrl: "https://api.example.com/webhooks/twilio/calls/status",
+  };
+  const webhookForm = [
+    ["SmsUrl", webhooks.smsUrl],
+    ["SmsMethod", "POST"],
+    ["VoiceUrl", webhooks.voiceUrl],
+    ["VoiceMethod", "POST"],
+    ["StatusCallback", webhooks.voiceStatusCallbackUrl],
+    ["StatusCallbackMethod", "POST"],
+  ];
+
+  /** A fake of the REST API: answers each request in turn and records exactly what was asked. */
+  function fake(...responses: { status: number; body?: unknown }[]) {
+    const seen: { method: string; url: string; authorization: string | null; form: [string, string][] }[] = [];
+    const fetch = async (url: string | URL | Request, init?: RequestInit) => {
+      const headers = new Headers(init?.headers);
+      seen.push({ method: init?.method ?? "GET", url: String(url), authorization: headers.get("authorization"), form: init?.body ? [...new URLSearchParams(String(init.body))] : [] });
+      const next = responses[seen.length - 1] ?? { status: 500 };
+      return new Response(next.body === undefined ? null : JSON.stringify(next.body), { status: next.status, headers: { "content-type": "application/json" } });
+    };
+    return { provider: createTwilioProvider({ ...account, fetch: fetch as typeof globalThis.fetch }), seen };
+  }
+
+  it("searches local numbers with AreaCode, InRegion and capability filters, reading each number's capability flags", async () => {
+    const { provider, seen } = fake({
+      status: 200,
+      body: {
+        available_phone_numbers: [
+          { phone_number: "+14155550123", friendly_name: "(415) 555-0123", locality: "San Francisco", region: "CA", iso_country: "US", capabilities: { voice: true, SMS: true, MMS: false } },
+        ],
+        uri: "/2010-04-01/Accounts/AC…/AvailablePhoneNumbers/US/Local.json",
+      },
+    });
+    const found = await provider.searchAvailableNumbers!({ country: "US", areaCode: "415", region: "CA", capabilities: ["sms", "voice"], limit: 5 });
+    expect(seen).toEqual([
+      { method: "GET", url: `${accountUrl}/AvailablePhoneNumbers/US/Local.json?AreaCode=415&InRegion=CA&SmsEnabled=true&VoiceEnabled=true&PageSize=5`, authorization, form: [] },
+    ]);
+    expect(found).toEqual([{ phoneNumber: "+14155550123", region: "CA", locality: "San Francisco", capabilities: ["sms", "voice"] }]);
+  });
+
+  it("buys a number with its SMS and voice webhooks, and configures a held one the same way", async () => {
+    const { provider, seen } = fake({ status: 201, body: { sid: "PN0123456789abcdef0123456789abcdef", phone_number: "+14155550123" } }, { status: 200, body: { sid: "PN0123456789abcdef0123456789abcdef" } });
+    expect(await provider.buyNumber!("+14155550123", webhooks)).toEqual({ providerNumberId: "PN0123456789abcdef0123456789abcdef", phoneNumber: "+14155550123" });
+    await provider.configureNumber!("PN0123456789abcdef0123456789abcdef", webhooks);
+    expect(seen).toEqual([
+      { method: "POST", url: `${accountUrl}/IncomingPhoneNumbers.json`, authorization, form: [["PhoneNumber", "+14155550123"], ...webhookForm] },
+      { method: "POST", url: `${accountUrl}/IncomingPhoneNumbers/PN0123456789abcdef0123456789abcdef.json`, authorization, form: webhookForm },
+    ]);
+  });
+
+  it("proves ownership by listing IncomingPhoneNumbers filtered by PhoneNumber; none held is undefined", async () => {
+    const { provider, seen } = fake(
+      { status: 200, body: { incoming_phone_numbers: [{ sid: "PN0123456789abcdef0123456789abcdef", phone_number: "+14155550123" }] } },
+      { status: 200, body: { incoming_phone_numbers: [] } },
+    );
+    expect(await provider.findOwnedNumber!("+14155550123")).toEqual({ providerNumberId: "PN0123456789abcdef0123456789abcdef", phoneNumber: "+14155550123" });
+    expect(await provider.findOwnedNumber!("+14155550124")).toBeUndefined();
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([
+      `GET ${accountUrl}/IncomingPhoneNumbers.json?PhoneNumber=%2B14155550123`,
+      `GET ${accountUrl}/IncomingPhoneNumbers.json?PhoneNumber=%2B14155550124`,
+    ]);
+  });
+
+  it("releases with DELETE (204); a number Twilio no longer holds (404) counts as released; a 5xx is a transient error", async () => {
+    const { provider, seen } = fake({ status: 204 }, { status: 404, body: { code: 20404, message: "not found", status: 404 } }, { status: 503, body: { code: 20503, message: "Service unavailable", status: 503 } });
+    await provider.releaseNumber!("PN0123456789abcdef0123456789abcdef");
+    await provider.releaseNumber!("PN0123456789abcdef0123456789abcdef");
+    const error = await providerErrorOf(provider.releaseNumber!("PN0123456789abcdef0123456789abcdef"));
+    expect(error.kind).toBe("transient");
+    expect(seen.map((request) => request.method)).toEqual(["DELETE", "DELETE", "DELETE"]);
+    expect(seen[0]).toMatchObject({ url: `${accountUrl}/IncomingPhoneNumbers/PN0123456789abcdef0123456789abcdef.json`, authorization, form: [] });
+  });
+});

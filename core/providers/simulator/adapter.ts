@@ -1,9 +1,12 @@
-import { createHmac, randomBytes } from "node:crypto";
+import { createHmac, randomBytes, randomInt } from "node:crypto";
 import { messageLifecycle, type CallStatus, type MessageStatus } from "#core/messaging/status";
 import {
   ProviderError,
+  type AvailableNumber,
+  type AvailableNumberQuery,
   type CallStatusReport,
   type MessageStatusReport,
+  type OwnedNumber,
   type PlaceCallInput,
   type PlaceCallResult,
   type ProviderPort,
@@ -162,6 +165,29 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
       };
     },
 
+    async searchAvailableNumbers(query: AvailableNumberQuery): Promise<AvailableNumber[]> {
+      const areaCode = query.areaCode ?? "212";
+      return Array.from({ length: query.limit }, () => ({
+        phoneNumber: availableNumber(areaCode),
+        region: query.region ?? null,
+        locality: null,
+        capabilities: ["sms", "mms", "voice"],
+      }));
+    },
+
+    async buyNumber(phoneNumber: string): Promise<OwnedNumber> {
+      if (magicSuffix(phoneNumber) === NOT_OURS) throw new ProviderError("permanent", "21422", "PhoneNumber requested is not available", { httpStatus: 400 });
+      return { providerNumberId: simulatedNumberId(options.authToken, phoneNumber), phoneNumber };
+    },
+
+    async findOwnedNumber(phoneNumber: string): Promise<OwnedNumber | undefined> {
+      return magicSuffix(phoneNumber) === NOT_OURS ? undefined : { providerNumberId: simulatedNumberId(options.authToken, phoneNumber), phoneNumber };
+    },
+
+    async configureNumber(): Promise<void> {},
+
+    async releaseNumber(): Promise<void> {},
+
     parseStatusCallback: (request) => webhooks.parseStatusCallback(request),
     parseDialResult: (request) => webhooks.parseDialResult(request),
     parseInboundMessage: (request) => webhooks.parseInboundMessage(request),
@@ -235,6 +261,26 @@ function readSimulatedId<T>(prefix: "SM" | "CA", authToken: string, providerId: 
 function idTag(prefix: "SM" | "CA", authToken: string, body: string): string {
   // Calls keep their original tag label, so ids issued before messages had one still read.
   return createHmac("sha256", authToken).update(`${prefix === "CA" ? "call" : "message"}:${body}`).digest("hex").slice(0, 12);
+}
+
+/**
+ * The simulated carrier account holds every number but those ending 555-0198
+ * (under any area code): another business's, which it can neither sell nor
+ * prove ownership of.
+ */
+const NOT_OURS = "98";
+
+/** A number id (`PN` + 32 hex) that is the same for the same number in any process. */
+function simulatedNumberId(authToken: string, phoneNumber: string): string {
+  return `PN${createHmac("sha256", authToken).update(`number:${phoneNumber}`).digest("hex").slice(0, 32)}`;
+}
+
+/** A random number under the area code, outside the 555 exchange (never a magic number). */
+function availableNumber(areaCode: string): string {
+  for (;;) {
+    const exchange = 200 + randomInt(800);
+    if (exchange !== 555 && exchange % 100 !== 11) return `+1${areaCode}${exchange}${String(randomInt(10_000)).padStart(4, "0")}`;
+  }
 }
 
 /** Posts a form signed like Twilio; retries twice on a network error or 5xx (providers retry too). */

@@ -1,6 +1,10 @@
 import {
   ProviderError,
   headerValue,
+  type AvailableNumber,
+  type AvailableNumberQuery,
+  type NumberWebhooks,
+  type OwnedNumber,
   type CallStatusEvent,
   type CallStatusReport,
   type DialResultEvent,
@@ -49,13 +53,17 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
   const doFetch = config.fetch ?? fetch;
   const authorization = `Basic ${Buffer.from(`${config.accountSid}:${config.authToken}`).toString("base64")}`;
 
-  /** POST a form to a resource (`Messages`), or GET one (`Calls/CA…`) when no form is given. */
-  async function request(resource: string, form?: Form): Promise<Record<string, unknown>> {
-    const url = `${baseUrl}/2010-04-01/Accounts/${encodeURIComponent(config.accountSid)}/${resource}.json`;
+  /**
+   * POST a form to a resource (`Messages`), or GET one (`Calls/CA…`) when no
+   * form is given; `method` DELETE removes one, `query` filters a GET.
+   */
+  async function request(resource: string, form?: Form, options: { method?: "DELETE"; query?: Form } = {}): Promise<Record<string, unknown>> {
+    const query = options.query?.length ? `?${new URLSearchParams(options.query).toString()}` : "";
+    const url = `${baseUrl}/2010-04-01/Accounts/${encodeURIComponent(config.accountSid)}/${resource}.json${query}`;
     let response: Response;
     try {
       response = await doFetch(url, {
-        method: form ? "POST" : "GET",
+        method: options.method ?? (form ? "POST" : "GET"),
         headers: {
           authorization,
           ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
@@ -167,6 +175,49 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
       };
     },
 
+    async searchAvailableNumbers(query: AvailableNumberQuery): Promise<AvailableNumber[]> {
+      const filters: Form = [];
+      if (query.areaCode) filters.push(["AreaCode", query.areaCode]);
+      if (query.region) filters.push(["InRegion", query.region]);
+      for (const capability of query.capabilities) filters.push([CAPABILITY_FILTERS[capability], "true"]);
+      filters.push(["PageSize", String(query.limit)]);
+      const page = await request(`AvailablePhoneNumbers/${query.country}/Local`, undefined, { query: filters });
+      const offered = (page["available_phone_numbers"] as Record<string, unknown>[] | undefined) ?? [];
+      return offered.map((number) => {
+        const flags = (number["capabilities"] ?? {}) as Record<string, unknown>;
+        return {
+          phoneNumber: String(number["phone_number"]),
+          region: (number["region"] as string | null | undefined) ?? null,
+          locality: (number["locality"] as string | null | undefined) ?? null,
+          capabilities: (["sms", "mms", "voice"] as const).filter((capability) => flags[CAPABILITY_FLAGS[capability]] === true),
+        };
+      });
+    },
+
+    async buyNumber(phoneNumber: string, webhooks: NumberWebhooks): Promise<OwnedNumber> {
+      const created = await request("IncomingPhoneNumbers", [["PhoneNumber", phoneNumber], ...webhookForm(webhooks)]);
+      return { providerNumberId: String(created["sid"]), phoneNumber: String(created["phone_number"] ?? phoneNumber) };
+    },
+
+    async findOwnedNumber(phoneNumber: string): Promise<OwnedNumber | undefined> {
+      const page = await request("IncomingPhoneNumbers", undefined, { query: [["PhoneNumber", phoneNumber]] });
+      const held = ((page["incoming_phone_numbers"] as Record<string, unknown>[] | undefined) ?? []).find((number) => number["phone_number"] === phoneNumber);
+      return held ? { providerNumberId: String(held["sid"]), phoneNumber } : undefined;
+    },
+
+    async configureNumber(providerNumberId: string, webhooks: NumberWebhooks): Promise<void> {
+      await request(`IncomingPhoneNumbers/${encodeURIComponent(providerNumberId)}`, webhookForm(webhooks));
+    },
+
+    async releaseNumber(providerNumberId: string): Promise<void> {
+      try {
+        await request(`IncomingPhoneNumbers/${encodeURIComponent(providerNumberId)}`, undefined, { method: "DELETE" });
+      } catch (error) {
+        if (error instanceof ProviderError && error.details.httpStatus === 404) return;
+        throw error;
+      }
+    },
+
     parseStatusCallback(request: WebhookRequest): ProviderEvent[] {
       const params = new URLSearchParams(request.body);
       const event = params.has("CallSid") ? callEvent(params) : messageEvent(params);
@@ -191,6 +242,22 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
       });
     },
   };
+}
+
+/** AvailablePhoneNumbers filters and the IncomingPhoneNumber capability flags of our capabilities. */
+const CAPABILITY_FILTERS = { sms: "SmsEnabled", mms: "MmsEnabled", voice: "VoiceEnabled" } as const;
+const CAPABILITY_FLAGS = { sms: "SMS", mms: "MMS", voice: "voice" } as const;
+
+/** A number's webhooks as IncomingPhoneNumbers fields (POST everywhere). */
+function webhookForm(webhooks: NumberWebhooks): Form {
+  return [
+    ["SmsUrl", webhooks.smsUrl],
+    ["SmsMethod", "POST"],
+    ["VoiceUrl", webhooks.voiceUrl],
+    ["VoiceMethod", "POST"],
+    ["StatusCallback", webhooks.voiceStatusCallbackUrl],
+    ["StatusCallbackMethod", "POST"],
+  ];
 }
 
 function optional(params: URLSearchParams, name: string): string | undefined {
