@@ -223,6 +223,9 @@ export const environmentNames = {
   /** Twilio REST credentials (SST secrets in AWS); unset means no Twilio account is configured. */
   twilioAccountSid: "TWILIO_ACCOUNT_SID",
   twilioAuthToken: "TWILIO_AUTH_TOKEN",
+  /** Twilio API key (`SK…`) and secret: the only credentials of REST requests (the auth token only checks webhook signatures). */
+  twilioApiKeySid: "TWILIO_API_KEY_SID",
+  twilioApiKeySecret: "TWILIO_API_KEY_SECRET",
   /** Carrier provider: `simulator` (default; local stack and tests) or `twilio`. */
   provider: "PROVIDER",
   /** Multiplies the local carrier simulator's callback delays (tests shorten them). */

@@ -1,6 +1,6 @@
 import { environmentNames, queues as queueDefinitions, type HandlerDefinition } from "./definitions.ts";
 import { queues } from "./queues.ts";
-import { jwksUrl, jwtIssuer, tokenSigningKey, twilioAccountSid, twilioAuthToken } from "./secrets.ts";
+import { jwksUrl, jwtIssuer, tokenSigningKey, twilioAccountSid, twilioApiKeySecret, twilioApiKeySid, twilioAuthToken } from "./secrets.ts";
 import { table, tableData } from "./table.ts";
 
 /**
@@ -28,6 +28,8 @@ const notOperatorSettings = new Set<string>([
   environmentNames.publicBaseUrl,
   environmentNames.twilioAccountSid,
   environmentNames.twilioAuthToken,
+  environmentNames.twilioApiKeySid,
+  environmentNames.twilioApiKeySecret,
 ]);
 
 /**
@@ -54,6 +56,8 @@ export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.In
     [environmentNames.tokenSigningKey]: tokenSigningKey.value,
     [environmentNames.twilioAccountSid]: twilioAccountSid.value,
     [environmentNames.twilioAuthToken]: twilioAuthToken.value,
+    [environmentNames.twilioApiKeySid]: twilioApiKeySid.value,
+    [environmentNames.twilioApiKeySecret]: twilioApiKeySecret.value,
     [environmentNames.publicBaseUrl]: publicBaseUrl,
     // A stage with Twilio credentials sends through Twilio; without them, the carrier simulator.
     [environmentNames.provider]: $output(twilioAccountSid.value).apply((sid) => (sid ? "twilio" : "simulator")),

@@ -15,3 +15,6 @@ export const tokenSigningKey = new sst.Secret("TokenSigningKey");
 /** Twilio REST credentials; empty until a Twilio account is connected. */
 export const twilioAccountSid = new sst.Secret("TwilioAccountSid", "");
 export const twilioAuthToken = new sst.Secret("TwilioAuthToken", "");
+/** A revocable Twilio API key and its secret: what REST requests authenticate with. */
+export const twilioApiKeySid = new sst.Secret("TwilioApiKeySid", "");
+export const twilioApiKeySecret = new sst.Secret("TwilioApiKeySecret", "");

@@ -4,6 +4,7 @@ import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { ValidationError } from "#core/errors";
+import { classifyInbound, normalizeKeyword } from "#core/messaging/keywords";
 import { PhoneNumberInput, PhoneNumbers } from "#core/messaging/phone-numbers";
 import { DEFAULT_QUIET_HOURS_WINDOW, quietHoursWindowSchema } from "#core/messaging/quiet-hours";
 import { Organizations, type Organization } from "#core/organizations/index";
@@ -32,11 +33,31 @@ const OutboundCallsSchema = v.strictObject({
   whisper: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))), DEFAULT_OUTBOUND_CALLS.whisper),
 });
 
+const keywordList = v.optional(
+  v.pipe(
+    v.array(
+      v.pipe(
+        v.string(),
+        v.transform(normalizeKeyword),
+        v.regex(/^[\p{L}\p{N}]{2,20}$/u, "Each keyword is one word of 2-20 letters or digits."),
+        v.check((keyword) => classifyInbound(keyword).kind === "Message", "The standard keywords (STOP, START, HELP…) are always recognised; list only extra ones."),
+      ),
+    ),
+    v.maxLength(20, "At most 20 keywords per list."),
+  ),
+  [],
+);
+
+/** Extra compliance keywords of the organization, on top of the standard STOP/START/HELP sets. */
+export const KeywordsSchema = v.strictObject({ optOut: keywordList, optIn: keywordList, help: keywordList });
+const DEFAULT_KEYWORDS = { optOut: [], optIn: [], help: [] };
+
 /** An organization's messaging settings; every field has a default. */
 export const MessagingSettingsSchema = v.strictObject({
   quietHours: v.optional(quietHoursWindowSchema, DEFAULT_QUIET_HOURS_WINDOW),
   inboundCalls: v.optional(InboundCallsSchema, DEFAULT_INBOUND_CALLS),
   outboundCalls: v.optional(OutboundCallsSchema, DEFAULT_OUTBOUND_CALLS),
+  keywords: v.optional(KeywordsSchema, DEFAULT_KEYWORDS),
   helpText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
   optOutConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
   optInConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
@@ -47,6 +68,7 @@ export const MessagingSettingsResponseSchema = v.object({
   quietHours: v.object({ start: v.string(), end: v.string() }),
   inboundCalls: v.object({ forwardTo: v.nullable(v.string()), ringSeconds: v.number() }),
   outboundCalls: v.object({ connectTo: v.nullable(v.string()), whisper: v.nullable(v.string()) }),
+  keywords: v.object({ optOut: v.array(v.string()), optIn: v.array(v.string()), help: v.array(v.string()) }),
   helpText: v.string(),
   optOutConfirmationText: v.string(),
   optInConfirmationText: v.string(),
@@ -58,6 +80,7 @@ const defaults = (organizationName: string): Omit<MessagingSettings, "modifiedAt
   quietHours: DEFAULT_QUIET_HOURS_WINDOW,
   inboundCalls: DEFAULT_INBOUND_CALLS,
   outboundCalls: DEFAULT_OUTBOUND_CALLS,
+  keywords: DEFAULT_KEYWORDS,
   helpText: `${organizationName}: reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply.`,
   optOutConfirmationText: `${organizationName}: you are unsubscribed and will receive no further messages. Reply START to resubscribe.`,
   optInConfirmationText: `${organizationName}: you are subscribed again. Reply STOP to unsubscribe, HELP for help.`,
@@ -79,6 +102,7 @@ export const MessagingSettingsStore = {
       quietHours: stored.quietHours ?? base.quietHours,
       inboundCalls: stored.inboundCalls ?? base.inboundCalls,
       outboundCalls: stored.outboundCalls ?? base.outboundCalls,
+      keywords: stored.keywords ?? base.keywords,
       helpText: stored.helpText ?? base.helpText,
       optOutConfirmationText: stored.optOutConfirmationText ?? base.optOutConfirmationText,
       optInConfirmationText: stored.optInConfirmationText ?? base.optInConfirmationText,

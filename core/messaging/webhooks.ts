@@ -167,12 +167,15 @@ async function receive(provider: ProviderPort, inbound: InboundMessage): Promise
     if (error instanceof TransactionCanceledException) return; // a redelivered webhook: already stored
     throw error;
   }
-  const keyword = classifyInbound(inbound.body);
+  // The carrier's own keyword handling (Twilio Advanced Opt-Out's OptOutType) decides first, and it already answered the contact.
+  const keyword = inbound.carrierKeyword
+    ? { kind: inbound.carrierKeyword.kind, keyword: inbound.carrierKeyword.word }
+    : classifyInbound(inbound.body, (await MessagingSettingsStore.read(organizationId)).keywords);
   const ordinary = keyword.kind === "Message";
   await Conversations.noteMessage(organizationId, conversation.id, { direction: "Inbound", body: message.body, at: now, unread: ordinary });
   if (!conversation.phoneNumberId) await Conversations.setSender(organizationId, conversation.id, { id: route.phoneNumberId, phoneNumber: route.phoneNumber });
   await recordMessageEvent(organizationId, message, "MessageReceived");
-  const contact = { organizationId, message, route, leadId: message.leadId ?? null };
+  const contact = { organizationId, message, route, leadId: message.leadId ?? null, carrierReplied: inbound.carrierKeyword !== undefined };
   if (keyword.kind === "OptOut") return optOut(contact, keyword.keyword!);
   if (keyword.kind === "OptIn") return optIn(contact, keyword.keyword!);
   if (keyword.kind === "Help") return help(contact);
@@ -186,7 +189,8 @@ async function receive(provider: ProviderPort, inbound: InboundMessage): Promise
   });
 }
 
-type InboundContact = { organizationId: string; message: Message; route: NumberRoute; leadId: string | null };
+/** `carrierReplied`: the carrier already sent the contact its confirmation or help text; we send no second one. */
+type InboundContact = { organizationId: string; message: Message; route: NumberRoute; leadId: string | null; carrierReplied: boolean };
 
 async function optOut(contact: InboundContact, keyword: string): Promise<void> {
   const { organizationId, message, leadId } = contact;
@@ -234,6 +238,7 @@ async function consentEvent(contact: InboundContact, eventType: "ContactOptedOut
 /** A compliance reply from the number the contact texted; sent even to an opted-out number, outside quiet hours. */
 async function reply(contact: InboundContact, purpose: MessagePurpose, body: string): Promise<void> {
   const { organizationId, message, route } = contact;
+  if (contact.carrierReplied) return;
   await enqueue(
     organizationId,
     newMessage({

@@ -23,18 +23,22 @@ export function providerByName(name: string): ProviderPort | undefined {
   if (name !== "simulator" && name !== "twilio") return undefined;
   const sid = process.env[environmentNames.twilioAccountSid];
   const token = process.env[environmentNames.twilioAuthToken];
-  const key = name === "twilio" ? `twilio:${sid}:${token}` : `simulator:${config.tokenSigningKey}:${messagingConfig.simulatorDelayScale}`;
+  const keySid = process.env[environmentNames.twilioApiKeySid];
+  const keySecret = process.env[environmentNames.twilioApiKeySecret];
+  const apiKey = keySid && keySecret ? { sid: keySid, secret: keySecret } : undefined;
+  const key = name === "twilio" ? `twilio:${sid}:${token}:${keySid}:${keySecret}` : `simulator:${config.tokenSigningKey}:${messagingConfig.simulatorDelayScale}`;
   let provider = cache.get(key);
   if (!provider) {
-    provider = create(name as ProviderName, sid, token);
+    provider = create(name as ProviderName, sid, token, apiKey);
     if (!provider) return undefined;
     cache.set(key, provider);
   }
   return provider;
 }
 
-function create(name: ProviderName, sid: string | undefined, token: string | undefined): ProviderPort | undefined {
-  if (name === "twilio") return sid && token ? createTwilioProvider({ accountSid: sid, authToken: token }) : undefined;
+function create(name: ProviderName, sid: string | undefined, token: string | undefined, apiKey: { sid: string; secret: string } | undefined): ProviderPort | undefined {
+  // The auth token only checks webhook signatures; REST requests need the API key (the adapter refuses them without one).
+  if (name === "twilio") return sid && token ? createTwilioProvider({ accountSid: sid, authToken: token, ...(apiKey ? { apiKey } : {}) }) : undefined;
   if (messagingConfig.provider !== "simulator") return undefined;
   return createSimulatorProvider({ authToken: simulatorAuthToken(config.tokenSigningKey), delayScale: messagingConfig.simulatorDelayScale });
 }

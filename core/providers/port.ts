@@ -196,6 +196,11 @@ export type InboundMessage = {
   body: string;
   media: { url: string; contentType: string }[];
   segments?: number;
+  /**
+   * The carrier recognised a compliance keyword itself and already answered
+   * the contact (Twilio Advanced Opt-Out: `OptOutType` STOP/START/HELP).
+   */
+  carrierKeyword?: { kind: "OptOut" | "OptIn" | "Help"; word: string };
   dedupKey: string;
 };
 

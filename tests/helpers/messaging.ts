@@ -81,7 +81,7 @@ export async function eventsWhen(org: TestOrganization, query: Record<string, st
 }
 
 /** A contact texts one of our numbers, through the simulator's signed inbound webhook. */
-export function textFrom(from: string, to: string, body: string, providerMessageId?: string) {
+export function textFrom(from: string, to: string, body: string, providerMessageId?: string, optOutType?: "STOP" | "START" | "HELP") {
   const stackEnv = inject("stackEnv");
   return simulateInboundMessage({
     baseUrl: baseUrl(),
@@ -90,6 +90,7 @@ export function textFrom(from: string, to: string, body: string, providerMessage
     to,
     body,
     ...(providerMessageId ? { providerMessageId } : {}),
+    ...(optOutType ? { optOutType } : {}),
   });
 }
 

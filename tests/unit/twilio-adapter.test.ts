@@ -14,7 +14,8 @@ type Exchange = {
 
 const fixture = <T>(name: string): T =>
   JSON.parse(readFileSync(new URL(`../fixtures/twilio/${name}`, import.meta.url), "utf8")) as T;
-const account = fixture<{ accountSid: string; authToken: string }>("account.json");
+const credentials = fixture<{ accountSid: string; authToken: string; apiKeySid: string; apiKeySecret: string }>("account.json");
+const account = { accountSid: credentials.accountSid, authToken: credentials.authToken, apiKey: { sid: credentials.apiKeySid, secret: credentials.apiKeySecret } };
 
 /** A fetch that replays one recorded exchange and records what it was asked. */
 function replay(name: string) {
@@ -338,6 +339,15 @@ describe("Twilio webhooks", () => {
     expect(result?.status).toBe(status);
   });
 
+  it("reads Advanced Opt-Out's OptOutType: the carrier matched (and answered) the keyword itself", () => {
+    const stop = webhook("webhook-inbound-stop.json");
+    for (const [type, kind] of [["STOP", "OptOut"], ["START", "OptIn"], ["HELP", "Help"]] as const) {
+      const parsed = provider.parseInboundMessage({ ...stop, body: `${stop.body}&OptOutType=${type}` });
+      expect(parsed.carrierKeyword).toEqual({ kind, word: "STOP" });
+    }
+    expect(provider.parseInboundMessage(stop).carrierKeyword).toBeUndefined();
+  });
+
   it("parses an inbound STOP and an inbound MMS", () => {
     expect(provider.parseInboundMessage(webhook("webhook-inbound-stop.json"))).toEqual({
       type: "message.inbound",
@@ -420,9 +430,31 @@ describe("Twilio code tables", () => {
   });
 });
 
+describe("Twilio credentials", () => {
+  it("authenticates REST requests with the API key and secret, never the auth token; without a key it refuses before any request", async () => {
+    const { provider, sentRequest } = replay("messages-create-queued.json");
+    await provider.sendMessage({ ...sms, to: "+13125550187" });
+    const sent = Buffer.from(String(sentRequest().authorization).replace(/^Basic /, ""), "base64").toString();
+    expect(sent).toBe(`${credentials.apiKeySid}:${credentials.apiKeySecret}`);
+    expect(sent).not.toContain(credentials.authToken);
+    let asked = false;
+    const tokenOnly = createTwilioProvider({
+      accountSid: credentials.accountSid,
+      authToken: credentials.authToken,
+      fetch: (async () => {
+        asked = true;
+        return new Response("{}");
+      }) as typeof globalThis.fetch,
+    });
+    expect(await providerErrorOf(tokenOnly.sendMessage({ ...sms, to: "+13125550187" }))).toMatchObject({ kind: "permanent", code: "provider_not_configured" });
+    expect(asked).toBe(false);
+    expect(tokenOnly.verifyWebhookSignature(fixture<WebhookRequest>("webhook-message-delivered.json"))).toBe(true);
+  });
+});
+
 describe("Twilio numbers API (AvailablePhoneNumbers, IncomingPhoneNumbers)", () => {
   const accountUrl = `https://api.twilio.com/2010-04-01/Accounts/${account.accountSid}`;
-  const authorization = `Basic ${Buffer.from(`${account.accountSid}:${account.authToken}`).toString("base64")}`;
+  const authorization = `Basic ${Buffer.from(`${credentials.apiKeySid}:${credentials.apiKeySecret}`).toString("base64")}`;
   const webhooks = {
     smsUrl: "https://api.example.com/webhooks/twilio/messages/inbound",
     voiceUrl: "https://api.example.com/webhooks/twilio/calls/inbound",

@@ -318,6 +318,8 @@ export async function simulateInboundMessage(input: {
   body: string;
   media?: { url: string; contentType: string }[];
   providerMessageId?: string;
+  /** As Twilio Advanced Opt-Out adds it when it matched (and answered) a keyword itself. */
+  optOutType?: "STOP" | "START" | "HELP";
 }): Promise<{ status: number; providerMessageId: string }> {
   const providerMessageId = input.providerMessageId ?? `SM${randomBytes(16).toString("hex")}`;
   const media = input.media ?? [];
@@ -329,6 +331,7 @@ export async function simulateInboundMessage(input: {
     ["To", input.to],
     ["Body", input.body],
     ["NumMedia", String(media.length)],
+    ...(input.optOutType ? ([["OptOutType", input.optOutType]] as [string, string][]) : []),
     ...media.flatMap((item, index): [string, string][] => [
       [`MediaUrl${index}`, item.url],
       [`MediaContentType${index}`, item.contentType],

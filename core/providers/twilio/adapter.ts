@@ -25,8 +25,9 @@ import { callStatusFromTwilio, dialStatusFromTwilio, messageStatusFromTwilio } f
 
 /**
  * Twilio adapter of the provider port: the 2010-04-01 REST API over `fetch`
- * (form-encoded requests, HTTP basic auth with the account SID and auth token)
- * and the form-encoded webhooks Twilio sends, signed with X-Twilio-Signature.
+ * (form-encoded requests, HTTP basic auth with a revocable API key and secret)
+ * and the form-encoded webhooks Twilio sends, signed with X-Twilio-Signature
+ * (checked with the account's auth token, which is used for nothing else).
  *
  * Twilio offers no idempotency key on Messages or Calls: a repeated POST sends
  * again. At-most-once is the caller's job: claim the message (Queued → Sending,
@@ -36,7 +37,14 @@ import { callStatusFromTwilio, dialStatusFromTwilio, messageStatusFromTwilio } f
 
 export type TwilioConfig = {
   accountSid: string;
+  /** Checks webhook signatures only: never sent to Twilio. */
   authToken: string;
+  /**
+   * The revocable API key (`SK…`) and its secret that authenticate every REST
+   * request (HTTP basic). Without them the adapter still verifies and parses
+   * webhooks, but refuses REST calls.
+   */
+  apiKey?: { sid: string; secret: string };
   /** Injected in tests to replay recorded exchanges; the global fetch otherwise. */
   fetch?: typeof fetch;
   baseUrl?: string;
@@ -51,7 +59,7 @@ type Form = [string, string][];
 export function createTwilioProvider(config: TwilioConfig): ProviderPort {
   const baseUrl = config.baseUrl ?? "https://api.twilio.com";
   const doFetch = config.fetch ?? fetch;
-  const authorization = `Basic ${Buffer.from(`${config.accountSid}:${config.authToken}`).toString("base64")}`;
+  const authorization = config.apiKey ? `Basic ${Buffer.from(`${config.apiKey.sid}:${config.apiKey.secret}`).toString("base64")}` : undefined;
 
   /**
    * POST a form to a resource (`Messages`), or GET one (`Calls/CA…`) when no
@@ -60,6 +68,7 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
   async function request(resource: string, form?: Form, options: { method?: "DELETE"; query?: Form } = {}): Promise<Record<string, unknown>> {
     const query = options.query?.length ? `?${new URLSearchParams(options.query).toString()}` : "";
     const url = `${baseUrl}/2010-04-01/Accounts/${encodeURIComponent(config.accountSid)}/${resource}.json${query}`;
+    if (!authorization) throw new ProviderError("permanent", "provider_not_configured", "Twilio REST credentials (API key SID and secret) are not configured.");
     let response: Response;
     try {
       response = await doFetch(url, {
@@ -244,6 +253,9 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
   };
 }
 
+/** Twilio Advanced Opt-Out's `OptOutType` on an inbound message: which keyword class it matched (and answered). */
+const OPT_OUT_TYPES: Record<string, "OptOut" | "OptIn" | "Help"> = { STOP: "OptOut", START: "OptIn", HELP: "Help" };
+
 /** AvailablePhoneNumbers filters and the IncomingPhoneNumber capability flags of our capabilities. */
 const CAPABILITY_FILTERS = { sms: "SmsEnabled", mms: "MmsEnabled", voice: "VoiceEnabled" } as const;
 const CAPABILITY_FLAGS = { sms: "SMS", mms: "MMS", voice: "voice" } as const;
@@ -348,7 +360,10 @@ function inboundMessage(params: URLSearchParams): InboundMessage {
     if (url !== undefined) media.push({ url, contentType: optional(params, `MediaContentType${index}`) ?? "application/octet-stream" });
   }
   const segments = Number.parseInt(optional(params, "NumSegments") ?? "", 10);
+  const optOutType = optional(params, "OptOutType")?.toUpperCase();
+  const carrierKind = optOutType === undefined ? undefined : OPT_OUT_TYPES[optOutType];
   return {
+    ...(carrierKind ? { carrierKeyword: { kind: carrierKind, word: (params.get("Body") ?? "").trim().toUpperCase() || optOutType! } } : {}),
     type: "message.inbound",
     providerMessageId,
     from: required(params, "From"),
