@@ -226,7 +226,10 @@ export const environmentNames = {
   /** Twilio API key (`SK…`) and secret: the only credentials of REST requests (the auth token only checks webhook signatures). */
   twilioApiKeySid: "TWILIO_API_KEY_SID",
   twilioApiKeySecret: "TWILIO_API_KEY_SECRET",
-  /** Carrier provider: `simulator` (default; local stack and tests) or `twilio`. */
+  /** Telnyx API key (REST, Bearer) and the account's Ed25519 webhook public key (base64). */
+  telnyxApiKey: "TELNYX_API_KEY",
+  telnyxPublicKey: "TELNYX_PUBLIC_KEY",
+  /** Carrier provider: `simulator` (default; local stack and tests), `twilio` or `telnyx`. */
   provider: "PROVIDER",
   /** Multiplies the local carrier simulator's callback delays (tests shorten them). */
   simulatorDelayScale: "SIMULATOR_DELAY_SCALE",

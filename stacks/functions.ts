@@ -1,6 +1,6 @@
 import { environmentNames, queues as queueDefinitions, type HandlerDefinition } from "./definitions.ts";
 import { queues } from "./queues.ts";
-import { jwksUrl, jwtIssuer, tokenSigningKey, twilioAccountSid, twilioApiKeySecret, twilioApiKeySid, twilioAuthToken } from "./secrets.ts";
+import { jwksUrl, jwtIssuer, telnyxApiKey, telnyxPublicKey, tokenSigningKey, twilioAccountSid, twilioApiKeySecret, twilioApiKeySid, twilioAuthToken } from "./secrets.ts";
 import { table, tableData } from "./table.ts";
 
 /**
@@ -30,6 +30,8 @@ const notOperatorSettings = new Set<string>([
   environmentNames.twilioAuthToken,
   environmentNames.twilioApiKeySid,
   environmentNames.twilioApiKeySecret,
+  environmentNames.telnyxApiKey,
+  environmentNames.telnyxPublicKey,
 ]);
 
 /**
@@ -58,6 +60,8 @@ export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.In
     [environmentNames.twilioAuthToken]: twilioAuthToken.value,
     [environmentNames.twilioApiKeySid]: twilioApiKeySid.value,
     [environmentNames.twilioApiKeySecret]: twilioApiKeySecret.value,
+    [environmentNames.telnyxApiKey]: telnyxApiKey.value,
+    [environmentNames.telnyxPublicKey]: telnyxPublicKey.value,
     [environmentNames.publicBaseUrl]: publicBaseUrl,
     // A stage with Twilio credentials sends through Twilio; without them, the carrier simulator.
     [environmentNames.provider]: $output(twilioAccountSid.value).apply((sid) => (sid ? "twilio" : "simulator")),

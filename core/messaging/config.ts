@@ -7,9 +7,10 @@ import { environmentNames } from "#stacks/definitions";
  * the waits so retries and the simulator finish in seconds.
  */
 export const messagingConfig = {
-  /** `simulator` (default: local stack and tests) or `twilio`. */
-  get provider(): "simulator" | "twilio" {
-    return process.env[environmentNames.provider] === "twilio" ? "twilio" : "simulator";
+  /** `simulator` (default: local stack and tests), `twilio` or `telnyx`. */
+  get provider(): "simulator" | "twilio" | "telnyx" {
+    const chosen = process.env[environmentNames.provider];
+    return chosen === "twilio" || chosen === "telnyx" ? chosen : "simulator";
   },
   get retryPolicy(): RetryPolicy {
     return {

@@ -2,6 +2,7 @@ import { config } from "#core/config";
 import { messagingConfig } from "#core/messaging/config";
 import { ProviderError, type ProviderName, type ProviderPort } from "#core/providers/port";
 import { createSimulatorProvider, simulatorAuthToken } from "#core/providers/simulator/adapter";
+import { createTelnyxProvider } from "#core/providers/telnyx/adapter";
 import { createTwilioProvider } from "#core/providers/twilio/adapter";
 import { environmentNames } from "#stacks/definitions";
 
@@ -14,12 +15,13 @@ const cache = new Map<string, ProviderPort>();
 
 export function outboundProvider(): ProviderPort {
   const provider = providerByName(messagingConfig.provider);
-  if (!provider) throw new ProviderError("permanent", "provider_not_configured", "Twilio credentials are not configured.");
+  if (!provider) throw new ProviderError("permanent", "provider_not_configured", `${messagingConfig.provider} credentials are not configured.`);
   return provider;
 }
 
 /** The adapter for a webhook path segment, or undefined when that provider is not in use here. */
 export function providerByName(name: string): ProviderPort | undefined {
+  if (name === "telnyx") return telnyx();
   if (name !== "simulator" && name !== "twilio") return undefined;
   const sid = process.env[environmentNames.twilioAccountSid];
   const token = process.env[environmentNames.twilioAuthToken];
@@ -46,4 +48,18 @@ function create(name: ProviderName, sid: string | undefined, token: string | und
 /** Where the provider posts a message's status callbacks (our message id rides in the query, covered by the signature). */
 export function statusCallbackUrl(provider: ProviderName, messageId: string): string {
   return `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/messages/status?messageId=${encodeURIComponent(messageId)}`;
+}
+
+/** Telnyx, when its API key and webhook public key are configured. */
+function telnyx(): ProviderPort | undefined {
+  const apiKey = process.env[environmentNames.telnyxApiKey];
+  const publicKey = process.env[environmentNames.telnyxPublicKey];
+  if (!apiKey || !publicKey) return undefined;
+  const key = `telnyx:${apiKey}:${publicKey}`;
+  let provider = cache.get(key);
+  if (!provider) {
+    provider = createTelnyxProvider({ apiKey, publicKey });
+    cache.set(key, provider);
+  }
+  return provider;
 }

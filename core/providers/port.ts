@@ -6,7 +6,7 @@ import type { CallStatus, MessageStatus } from "#core/messaging/status";
  * (core/providers/twilio). Numbers are E.164 throughout.
  */
 
-export type ProviderName = "twilio" | "simulator";
+export type ProviderName = "twilio" | "simulator" | "telnyx";
 
 export type OutboundMedia = { url: string; contentType?: string };
 

@@ -1,0 +1,244 @@
+import { createPublicKey, verify } from "node:crypto";
+import type { MessageStatus } from "#core/messaging/status";
+import {
+  ProviderError,
+  headerValue,
+  type DialResultEvent,
+  type InboundMessage,
+  type MessageStatusEvent,
+  type MessageStatusReport,
+  type PlaceCallResult,
+  type ProviderErrorKind,
+  type ProviderEvent,
+  type ProviderPort,
+  type SendMessageInput,
+  type SendMessageResult,
+  type WebhookRequest,
+} from "#core/providers/port";
+
+/**
+ * Telnyx adapter of the provider port, messaging part: Messaging API v2
+ * (`POST /v2/messages`, `GET /v2/messages/{id}`, JSON, `Authorization:
+ * Bearer <API key>`) and its JSON webhooks (`message.sent`,
+ * `message.finalized`, `message.received`), signed with Ed25519 over
+ * `<telnyx-timestamp>|<raw body>` (`telnyx-signature-ed25519`, base64) and
+ * checked with the account's public key (node:crypto, no SDK).
+ *
+ * Calls (TeXML) and number operations are not wired yet: `placeCall` refuses
+ * permanently, so a Telnyx organization's calls fail clearly instead of
+ * hanging up on the lead (docs/providers.md).
+ */
+export type TelnyxConfig = {
+  apiKey: string;
+  /** The account's webhook public key, base64 of the raw 32-byte Ed25519 key (Mission Control → Keys). */
+  publicKey: string;
+  fetch?: typeof fetch;
+  baseUrl?: string;
+  timeoutMs?: number;
+  /** Oldest signature timestamp accepted (seconds), against replays. */
+  toleranceSeconds?: number;
+  now?: () => number;
+};
+
+/** Telnyx message statuses (per recipient, `to[0].status`) in our lifecycle. */
+const MESSAGE_STATUSES: Record<string, MessageStatus> = {
+  queued: "Queued",
+  sending: "Sending",
+  sent: "Sent",
+  delivered: "Delivered",
+  sending_failed: "Failed",
+  delivery_failed: "Undelivered",
+  delivery_unconfirmed: "Unknown",
+  expired: "Undelivered",
+};
+
+/**
+ * Telnyx error codes by kind (Messaging error code reference). Request errors
+ * (1xxxx) and carrier rejections that will not change are permanent; a
+ * carrier or Telnyx that is momentarily unable is transient; 40300 is the
+ * recipient's STOP held by Telnyx.
+ */
+export const TELNYX_ERROR_KINDS: Readonly<Record<string, ProviderErrorKind>> = {
+  "40300": "optedOut",
+  "10007": "transient",
+  "10011": "transient",
+  "40002": "transient",
+  "40004": "transient",
+  "40006": "transient",
+  "40011": "transient",
+  "40014": "transient",
+  "10001": "permanent",
+  "10002": "permanent",
+  "10004": "permanent",
+  "10009": "permanent",
+  "40001": "permanent",
+  "40003": "permanent",
+  "40008": "permanent",
+  "40009": "permanent",
+  "40012": "permanent",
+  "40013": "permanent",
+};
+
+/** The kind of a Telnyx error: by code, else by HTTP status (429 and 5xx transient). */
+export function classifyTelnyxError(code: string | undefined, httpStatus: number): ProviderErrorKind {
+  const known = code === undefined ? undefined : TELNYX_ERROR_KINDS[code];
+  if (known) return known;
+  return httpStatus === 429 || httpStatus >= 500 ? "transient" : "permanent";
+}
+
+/** SPKI DER prefix of a raw Ed25519 public key (RFC 8410). */
+const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+
+export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
+  const baseUrl = config.baseUrl ?? "https://api.telnyx.com";
+  const doFetch = config.fetch ?? fetch;
+  const publicKey = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(config.publicKey, "base64")]), format: "der", type: "spki" });
+
+  async function request(path: string, body?: unknown): Promise<Record<string, unknown> | undefined> {
+    let response: Response;
+    try {
+      response = await doFetch(`${baseUrl}${path}`, {
+        method: body === undefined ? "GET" : "POST",
+        headers: { authorization: `Bearer ${config.apiKey}`, accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(config.timeoutMs ?? 10_000),
+      });
+    } catch (error) {
+      const timedOut = error instanceof DOMException && error.name === "TimeoutError";
+      throw new ProviderError("transient", timedOut ? "timeout" : "network_error", `Telnyx ${path} request failed: ${(error as Error).message}`, { ambiguous: true });
+    }
+    const text = await response.text();
+    let parsed: Record<string, unknown> = {};
+    try {
+      parsed = text === "" ? {} : (JSON.parse(text) as Record<string, unknown>);
+    } catch {
+      parsed = {};
+    }
+    if (response.status === 404 && body === undefined) return undefined;
+    if (!response.ok) {
+      const first = ((parsed["errors"] as { code?: string; title?: string; detail?: string }[] | undefined) ?? [])[0];
+      const code = first?.code === undefined ? undefined : String(first.code);
+      const retryAfter = Number(response.headers.get("retry-after"));
+      throw new ProviderError(classifyTelnyxError(code, response.status), code ?? `http_${response.status}`, first?.detail ?? first?.title ?? `Telnyx answered ${response.status}`, {
+        httpStatus: response.status,
+        ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
+      });
+    }
+    return (parsed["data"] as Record<string, unknown> | undefined) ?? {};
+  }
+
+  return {
+    name: "telnyx",
+
+    async sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
+      const data = await request("/v2/messages", {
+        from: input.from,
+        to: input.to,
+        ...(input.body ? { text: input.body } : {}),
+        ...(input.media?.length ? { media_urls: input.media.map((item) => item.url), type: "MMS" } : {}),
+        ...(input.statusCallbackUrl ? { webhook_url: input.statusCallbackUrl } : {}),
+      });
+      const parts = Number(data?.["parts"]);
+      return {
+        providerMessageId: String(data?.["id"]),
+        status: MESSAGE_STATUSES[recipientStatus(data) ?? ""] ?? "Queued",
+        ...(Number.isInteger(parts) && parts > 0 ? { segments: parts } : {}),
+      };
+    },
+
+    async placeCall(): Promise<PlaceCallResult> {
+      throw new ProviderError("permanent", "not_supported", "Calls through Telnyx are not wired yet (TeXML): use a Twilio organization for calls.");
+    },
+
+    async fetchMessageStatus(providerMessageId: string): Promise<MessageStatusReport | undefined> {
+      const data = await request(`/v2/messages/${encodeURIComponent(providerMessageId)}`);
+      const providerStatus = recipientStatus(data);
+      const status = providerStatus === undefined ? undefined : MESSAGE_STATUSES[providerStatus];
+      if (!data || !providerStatus || !status) return undefined;
+      const errorCode = firstErrorCode(data);
+      return { providerMessageId, status, providerStatus, ...(errorCode ? { errorCode } : {}) };
+    },
+
+    parseStatusCallback(request: WebhookRequest): ProviderEvent[] {
+      const { eventType, eventId, payload } = envelope(request.body);
+      if (eventType !== "message.sent" && eventType !== "message.finalized") return [];
+      const providerStatus = recipientStatus(payload);
+      const status = providerStatus === undefined ? undefined : MESSAGE_STATUSES[providerStatus];
+      if (!providerStatus || !status) return [];
+      const errorCode = firstErrorCode(payload);
+      const from = (payload["from"] as { phone_number?: string } | undefined)?.phone_number;
+      const to = ((payload["to"] as { phone_number?: string }[] | undefined) ?? [])[0]?.phone_number;
+      const event: MessageStatusEvent = {
+        type: "message.status",
+        providerMessageId: String(payload["id"]),
+        status,
+        providerStatus,
+        ...(errorCode ? { errorCode } : {}),
+        ...(from ? { from } : {}),
+        ...(to ? { to } : {}),
+        dedupKey: eventId,
+      };
+      return [event];
+    },
+
+    parseDialResult(): DialResultEvent | undefined {
+      return undefined;
+    },
+
+    parseInboundMessage(request: WebhookRequest): InboundMessage {
+      const { eventType, payload } = envelope(request.body);
+      if (eventType !== "message.received") throw new ProviderError("permanent", "malformed_webhook", `Telnyx webhook ${eventType} is not an inbound message`);
+      const id = String(payload["id"] ?? "");
+      const from = (payload["from"] as { phone_number?: string } | undefined)?.phone_number;
+      const to = ((payload["to"] as { phone_number?: string }[] | undefined) ?? [])[0]?.phone_number;
+      if (!id || !from || !to) throw new ProviderError("permanent", "malformed_webhook", "Telnyx inbound message without id, from or to");
+      const media = ((payload["media"] as { url?: string; content_type?: string }[] | undefined) ?? []).filter((item) => item.url);
+      const parts = Number(payload["parts"]);
+      return {
+        type: "message.inbound",
+        providerMessageId: id,
+        from,
+        to,
+        body: String(payload["text"] ?? ""),
+        media: media.map((item) => ({ url: item.url!, contentType: item.content_type ?? "application/octet-stream" })),
+        ...(Number.isInteger(parts) && parts > 0 ? { segments: parts } : {}),
+        dedupKey: `${id}:received`,
+      };
+    },
+
+    verifyWebhookSignature(request: WebhookRequest): boolean {
+      const signature = headerValue(request.headers, "telnyx-signature-ed25519");
+      const timestamp = headerValue(request.headers, "telnyx-timestamp");
+      if (!signature || !timestamp || !/^\d+$/.test(timestamp)) return false;
+      const now = Math.floor((config.now ?? Date.now)() / 1000);
+      if (Math.abs(now - Number(timestamp)) > (config.toleranceSeconds ?? 300)) return false;
+      try {
+        return verify(null, Buffer.from(`${timestamp}|${request.body}`), publicKey, Buffer.from(signature, "base64"));
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+function envelope(body: string): { eventType: string; eventId: string; payload: Record<string, unknown> } {
+  let parsed: { data?: { event_type?: string; id?: string; payload?: Record<string, unknown> } };
+  try {
+    parsed = JSON.parse(body) as typeof parsed;
+  } catch {
+    throw new ProviderError("permanent", "malformed_webhook", "Telnyx webhook body is not JSON");
+  }
+  const data = parsed.data;
+  if (!data?.event_type || !data.payload) throw new ProviderError("permanent", "malformed_webhook", "Telnyx webhook without data.event_type or data.payload");
+  return { eventType: data.event_type, eventId: String(data.id ?? `${String(data.payload["id"])}:${data.event_type}`), payload: data.payload };
+}
+
+/** The (single) recipient's status of a message record. */
+function recipientStatus(record: Record<string, unknown> | undefined): string | undefined {
+  return ((record?.["to"] as { status?: string }[] | undefined) ?? [])[0]?.status;
+}
+
+function firstErrorCode(record: Record<string, unknown>): string | undefined {
+  const code = ((record["errors"] as { code?: string | number }[] | undefined) ?? [])[0]?.code;
+  return code === undefined ? undefined : String(code);
+}
