@@ -229,6 +229,8 @@ export const environmentNames = {
   /** Telnyx API key (REST, Bearer) and the account's Ed25519 webhook public key (base64). */
   telnyxApiKey: "TELNYX_API_KEY",
   telnyxPublicKey: "TELNYX_PUBLIC_KEY",
+  /** The Telnyx TeXML application (connection id) outbound calls go through; an operator setting, not a secret. */
+  telnyxTexmlConnectionId: "TELNYX_TEXML_CONNECTION_ID",
   /** Carrier provider: `simulator` (default; local stack and tests), `twilio` or `telnyx`. */
   provider: "PROVIDER",
   /** Multiplies the local carrier simulator's callback delays (tests shorten them). */

@@ -55,10 +55,11 @@ function telnyx(): ProviderPort | undefined {
   const apiKey = process.env[environmentNames.telnyxApiKey];
   const publicKey = process.env[environmentNames.telnyxPublicKey];
   if (!apiKey || !publicKey) return undefined;
-  const key = `telnyx:${apiKey}:${publicKey}`;
+  const key = `telnyx:${apiKey}:${publicKey}:${process.env[environmentNames.telnyxTexmlConnectionId]}`;
   let provider = cache.get(key);
   if (!provider) {
-    provider = createTelnyxProvider({ apiKey, publicKey });
+    const texmlConnectionId = process.env[environmentNames.telnyxTexmlConnectionId];
+    provider = createTelnyxProvider({ apiKey, publicKey, ...(texmlConnectionId ? { texmlConnectionId } : {}) });
     cache.set(key, provider);
   }
   return provider;

@@ -74,10 +74,50 @@ describe("Telnyx messaging API v2", () => {
     ]);
   });
 
-  it("refuses calls clearly until TeXML is wired", async () => {
+  it("refuses calls without a TeXML application, before any request", async () => {
     const { provider, seen } = fake();
-    await expect(provider.placeCall({ from: "+12025550142", to: "+13125550187", idempotencyKey: "k" })).rejects.toMatchObject({ kind: "permanent", code: "not_supported" });
+    await expect(provider.placeCall({ from: "+12025550142", to: "+13125550187", idempotencyKey: "k" })).rejects.toMatchObject({ kind: "permanent", code: "provider_not_configured" });
     expect(seen).toEqual([]);
+  });
+
+  it("places a bridged call through TeXML with the same inline instructions, and parses its Twilio-compatible callbacks", async () => {
+    const seen: { url: string; body: unknown; authorization: string | null }[] = [];
+    const fetch = async (url: string | URL | Request, init?: RequestInit) => {
+      seen.push({ url: String(url), body: JSON.parse(String(init?.body)), authorization: new Headers(init?.headers).get("authorization") });
+      return new Response(JSON.stringify({ call_sid: "v3:abc", from: "+12025550142", to: "+14155550120", status: "queued" }), { status: 200 });
+    };
+    const provider = createTelnyxProvider({ apiKey: "KEY0123", publicKey, texmlConnectionId: "1894", fetch: fetch as typeof globalThis.fetch, now: () => NOW });
+    const twiml = '<?xml version="1.0" encoding="UTF-8"?><Response><Dial timeout="25" action="https://api.example.com/webhooks/telnyx/calls/dial?callId=c1" method="POST" callerId="+12025550142"><Number>+13125550187</Number></Dial></Response>';
+    const placed = await provider.placeCall({
+      from: "+12025550142",
+      to: "+14155550120",
+      idempotencyKey: "c1",
+      instructions: twiml,
+      statusCallbackUrl: "https://api.example.com/webhooks/telnyx/calls/status?callId=c1",
+      ringTimeoutSeconds: 30,
+      timeLimitSeconds: 3685,
+    });
+    expect(placed).toEqual({ providerCallId: "v3:abc", status: "Queued" });
+    expect(seen).toEqual([
+      {
+        url: "https://api.telnyx.com/v2/texml/calls/1894",
+        authorization: "Bearer KEY0123",
+        body: {
+          From: "+12025550142",
+          To: "+14155550120",
+          Texml: twiml,
+          StatusCallback: "https://api.example.com/webhooks/telnyx/calls/status?callId=c1",
+          StatusCallbackMethod: "POST",
+          StatusCallbackEvent: "initiated ringing answered completed",
+          Timeout: 30,
+          TimeLimit: 3685,
+        },
+      },
+    ]);
+    const form = "AccountSid=ACx&CallSid=v3%3Aabc&CallStatus=in-progress&Direction=outbound-api&From=%2B12025550142&To=%2B14155550120";
+    expect(provider.parseStatusCallback(signed(form))).toMatchObject([{ type: "call.status", providerCallId: "v3:abc", status: "InProgress", direction: "outbound" }]);
+    expect(provider.parseDialResult(signed(`${form}&DialCallStatus=completed&DialCallDuration=64`))).toMatchObject({ direction: "outbound", status: "Completed", durationSeconds: 64, from: "+12025550142" });
+    expect(provider.verifyWebhookSignature(signed(form))).toBe(true);
   });
 });
 

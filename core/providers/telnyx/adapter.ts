@@ -7,6 +7,7 @@ import {
   type InboundMessage,
   type MessageStatusEvent,
   type MessageStatusReport,
+  type PlaceCallInput,
   type PlaceCallResult,
   type ProviderErrorKind,
   type ProviderEvent,
@@ -15,6 +16,7 @@ import {
   type SendMessageResult,
   type WebhookRequest,
 } from "#core/providers/port";
+import { createTwilioProvider } from "#core/providers/twilio/adapter";
 
 /**
  * Telnyx adapter of the provider port, messaging part: Messaging API v2
@@ -24,9 +26,11 @@ import {
  * `<telnyx-timestamp>|<raw body>` (`telnyx-signature-ed25519`, base64) and
  * checked with the account's public key (node:crypto, no SDK).
  *
- * Calls (TeXML) and number operations are not wired yet: `placeCall` refuses
- * permanently, so a Telnyx organization's calls fail clearly instead of
- * hanging up on the lead (docs/providers.md).
+ * Calls go through the TeXML Calls API of a TeXML application
+ * (`POST /v2/texml/calls/{connection_id}`, inline `Texml`): TeXML is
+ * TwiML-compatible, so the bridge instructions and the form-encoded status
+ * and Dial callbacks are Twilio's, parsed by the Twilio adapter. Number
+ * search/buy/release at Telnyx is not wired yet (docs/providers.md).
  */
 export type TelnyxConfig = {
   apiKey: string;
@@ -35,6 +39,8 @@ export type TelnyxConfig = {
   fetch?: typeof fetch;
   baseUrl?: string;
   timeoutMs?: number;
+  /** The TeXML application (connection id) outbound calls are placed through; calls are refused without it. */
+  texmlConnectionId?: string;
   /** Oldest signature timestamp accepted (seconds), against replays. */
   toleranceSeconds?: number;
   now?: () => number;
@@ -92,9 +98,12 @@ const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
 export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
   const baseUrl = config.baseUrl ?? "https://api.telnyx.com";
   const doFetch = config.fetch ?? fetch;
+  // Parses TeXML's Twilio-compatible form callbacks; its signature check is never used (Telnyx signs with Ed25519).
+  const texml = createTwilioProvider({ accountSid: "", authToken: "" });
   const publicKey = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(config.publicKey, "base64")]), format: "der", type: "spki" });
 
-  async function request(path: string, body?: unknown): Promise<Record<string, unknown> | undefined> {
+  /** `flat`: the response is the resource itself (TeXML calls), not `{ data }`. */
+  async function request(path: string, body?: unknown, options: { flat?: boolean } = {}): Promise<Record<string, unknown> | undefined> {
     let response: Response;
     try {
       response = await doFetch(`${baseUrl}${path}`, {
@@ -124,7 +133,7 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
         ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
       });
     }
-    return (parsed["data"] as Record<string, unknown> | undefined) ?? {};
+    return options.flat ? parsed : ((parsed["data"] as Record<string, unknown> | undefined) ?? {});
   }
 
   return {
@@ -146,8 +155,23 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
       };
     },
 
-    async placeCall(): Promise<PlaceCallResult> {
-      throw new ProviderError("permanent", "not_supported", "Calls through Telnyx are not wired yet (TeXML): use a Twilio organization for calls.");
+    async placeCall(input: PlaceCallInput): Promise<PlaceCallResult> {
+      if (!config.texmlConnectionId) {
+        throw new ProviderError("permanent", "provider_not_configured", "Calls through Telnyx need a TeXML application (TELNYX_TEXML_CONNECTION_ID).");
+      }
+      // TeXML is TwiML-compatible: the same instructions (bridge, whisper, Dial) and the same form-encoded callbacks.
+      const call = await request(`/v2/texml/calls/${encodeURIComponent(config.texmlConnectionId)}`, {
+        From: input.from,
+        To: input.to,
+        ...(input.answerUrl ? { Url: input.answerUrl } : { Texml: input.instructions ?? "<Response><Hangup/></Response>" }),
+        ...(input.statusCallbackUrl ? { StatusCallback: input.statusCallbackUrl, StatusCallbackMethod: "POST", StatusCallbackEvent: "initiated ringing answered completed" } : {}),
+        ...(input.record ? { Record: true } : {}),
+        ...(input.ringTimeoutSeconds !== undefined ? { Timeout: input.ringTimeoutSeconds } : {}),
+        ...(input.timeLimitSeconds !== undefined ? { TimeLimit: input.timeLimitSeconds } : {}),
+      }, { flat: true });
+      const callSid = call?.["call_sid"] ?? call?.["sid"];
+      if (!callSid) throw new ProviderError("transient", "malformed_response", "Telnyx answered the call request without a call_sid", { ambiguous: true });
+      return { providerCallId: String(callSid), status: "Queued" };
     },
 
     async fetchMessageStatus(providerMessageId: string): Promise<MessageStatusReport | undefined> {
@@ -160,6 +184,8 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
     },
 
     parseStatusCallback(request: WebhookRequest): ProviderEvent[] {
+      // TeXML call callbacks are form-encoded like Twilio's; messaging events are JSON.
+      if (!request.body.trimStart().startsWith("{")) return texml.parseStatusCallback(request);
       const { eventType, eventId, payload } = envelope(request.body);
       if (eventType !== "message.sent" && eventType !== "message.finalized") return [];
       const providerStatus = recipientStatus(payload);
@@ -181,8 +207,8 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
       return [event];
     },
 
-    parseDialResult(): DialResultEvent | undefined {
-      return undefined;
+    parseDialResult(request: WebhookRequest): DialResultEvent | undefined {
+      return texml.parseDialResult(request);
     },
 
     parseInboundMessage(request: WebhookRequest): InboundMessage {
