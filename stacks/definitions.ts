@@ -231,6 +231,8 @@ export const environmentNames = {
   telnyxPublicKey: "TELNYX_PUBLIC_KEY",
   /** The Telnyx TeXML application (connection id) outbound calls go through; an operator setting, not a secret. */
   telnyxTexmlConnectionId: "TELNYX_TEXML_CONNECTION_ID",
+  /** The Telnyx messaging profile numbers join when bought or registered. */
+  telnyxMessagingProfileId: "TELNYX_MESSAGING_PROFILE_ID",
   /** Carrier provider: `simulator` (default; local stack and tests), `twilio` or `telnyx`. */
   provider: "PROVIDER",
   /** Multiplies the local carrier simulator's callback delays (tests shorten them). */

@@ -55,11 +55,12 @@ function telnyx(): ProviderPort | undefined {
   const apiKey = process.env[environmentNames.telnyxApiKey];
   const publicKey = process.env[environmentNames.telnyxPublicKey];
   if (!apiKey || !publicKey) return undefined;
-  const key = `telnyx:${apiKey}:${publicKey}:${process.env[environmentNames.telnyxTexmlConnectionId]}`;
+  const key = `telnyx:${apiKey}:${publicKey}:${process.env[environmentNames.telnyxTexmlConnectionId]}:${process.env[environmentNames.telnyxMessagingProfileId]}`;
   let provider = cache.get(key);
   if (!provider) {
     const texmlConnectionId = process.env[environmentNames.telnyxTexmlConnectionId];
-    provider = createTelnyxProvider({ apiKey, publicKey, ...(texmlConnectionId ? { texmlConnectionId } : {}) });
+    const messagingProfileId = process.env[environmentNames.telnyxMessagingProfileId];
+    provider = createTelnyxProvider({ apiKey, publicKey, ...(texmlConnectionId ? { texmlConnectionId } : {}), ...(messagingProfileId ? { messagingProfileId } : {}) });
     cache.set(key, provider);
   }
   return provider;

@@ -121,6 +121,76 @@ describe("Telnyx messaging API v2", () => {
   });
 });
 
+describe("Telnyx numbers API", () => {
+  function numbersFake(...responses: { status: number; body?: unknown }[]) {
+    const seen: { method: string; url: string; body: unknown }[] = [];
+    const fetch = async (url: string | URL | Request, init?: RequestInit) => {
+      expect(new Headers(init?.headers).get("authorization")).toBe("Bearer KEY0123");
+      seen.push({ method: init?.method ?? "GET", url: String(url), body: init?.body ? JSON.parse(String(init.body)) : undefined });
+      const next = responses[seen.length - 1] ?? { status: 500 };
+      return new Response(next.body === undefined ? null : JSON.stringify(next.body), { status: next.status });
+    };
+    const provider = createTelnyxProvider({ apiKey: "KEY0123", publicKey, texmlConnectionId: "1894", messagingProfileId: "4001", fetch: fetch as typeof globalThis.fetch });
+    return { provider, seen };
+  }
+
+  it("searches available numbers with country, area code, state and feature filters", async () => {
+    const { provider, seen } = numbersFake({
+      status: 200,
+      body: {
+        data: [
+          {
+            phone_number: "+14155550123",
+            region_information: [{ region_type: "rate_center", region_name: "SAN FRANCISCO" }, { region_type: "state", region_name: "CA" }],
+            features: [{ name: "sms" }, { name: "voice" }],
+          },
+        ],
+      },
+    });
+    expect(await provider.searchAvailableNumbers!({ country: "US", areaCode: "415", region: "CA", capabilities: ["sms", "voice"], limit: 5 })).toEqual([
+      { phoneNumber: "+14155550123", region: "CA", locality: "SAN FRANCISCO", capabilities: ["sms", "voice"] },
+    ]);
+    const url = new URL(seen[0]!.url);
+    expect(`${url.origin}${url.pathname}`).toBe("https://api.telnyx.com/v2/available_phone_numbers");
+    expect([...url.searchParams]).toEqual([
+      ["filter[country_code]", "US"],
+      ["filter[national_destination_code]", "415"],
+      ["filter[administrative_area]", "CA"],
+      ["filter[features][]", "sms"],
+      ["filter[features][]", "voice"],
+      ["filter[limit]", "5"],
+    ]);
+  });
+
+  it("orders a number into the TeXML application and messaging profile, finds, configures and releases held ones", async () => {
+    const { provider, seen } = numbersFake(
+      { status: 200, body: { data: { id: "ord1", status: "pending", phone_numbers: [{ id: "pn1", phone_number: "+14155550123", status: "pending" }] } } },
+      { status: 200, body: { data: [{ id: "pn2", phone_number: "+14155550124" }] } },
+      { status: 200, body: { data: [] } },
+      { status: 200, body: { data: { id: "pn2" } } },
+      { status: 200, body: { data: { id: "pn2" } } },
+      { status: 200, body: { data: { id: "pn2" } } },
+      { status: 404, body: { errors: [{ code: "10005", title: "Resource not found" }] } },
+    );
+    const webhooks = { smsUrl: "s", voiceUrl: "v", voiceStatusCallbackUrl: "c" };
+    expect(await provider.buyNumber!("+14155550123", webhooks)).toEqual({ providerNumberId: "pn1", phoneNumber: "+14155550123" });
+    expect(await provider.findOwnedNumber!("+14155550124")).toEqual({ providerNumberId: "pn2", phoneNumber: "+14155550124" });
+    expect(await provider.findOwnedNumber!("+14155550198")).toBeUndefined();
+    await provider.configureNumber!("pn2", webhooks);
+    await provider.releaseNumber!("pn2");
+    await provider.releaseNumber!("pn2");
+    expect(seen).toEqual([
+      { method: "POST", url: "https://api.telnyx.com/v2/number_orders", body: { phone_numbers: [{ phone_number: "+14155550123" }], connection_id: "1894", messaging_profile_id: "4001" } },
+      { method: "GET", url: "https://api.telnyx.com/v2/phone_numbers?filter%5Bphone_number%5D=%2B14155550124", body: undefined },
+      { method: "GET", url: "https://api.telnyx.com/v2/phone_numbers?filter%5Bphone_number%5D=%2B14155550198", body: undefined },
+      { method: "PATCH", url: "https://api.telnyx.com/v2/phone_numbers/pn2", body: { connection_id: "1894" } },
+      { method: "PATCH", url: "https://api.telnyx.com/v2/phone_numbers/pn2/messaging", body: { messaging_profile_id: "4001" } },
+      { method: "DELETE", url: "https://api.telnyx.com/v2/phone_numbers/pn2", body: undefined },
+      { method: "DELETE", url: "https://api.telnyx.com/v2/phone_numbers/pn2", body: undefined },
+    ]);
+  });
+});
+
 describe("Telnyx webhooks", () => {
   const { provider } = fake();
 

@@ -3,6 +3,9 @@ import type { MessageStatus } from "#core/messaging/status";
 import {
   ProviderError,
   headerValue,
+  type AvailableNumber,
+  type AvailableNumberQuery,
+  type OwnedNumber,
   type DialResultEvent,
   type InboundMessage,
   type MessageStatusEvent,
@@ -29,8 +32,10 @@ import { createTwilioProvider } from "#core/providers/twilio/adapter";
  * Calls go through the TeXML Calls API of a TeXML application
  * (`POST /v2/texml/calls/{connection_id}`, inline `Texml`): TeXML is
  * TwiML-compatible, so the bridge instructions and the form-encoded status
- * and Dial callbacks are Twilio's, parsed by the Twilio adapter. Number
- * search/buy/release at Telnyx is not wired yet (docs/providers.md).
+ * and Dial callbacks are Twilio's, parsed by the Twilio adapter. Numbers:
+ * available_phone_numbers, number_orders, phone_numbers (lookup, PATCH to the
+ * TeXML application and messaging profile, DELETE); Telnyx routes a number's
+ * webhooks by those two, not per number (docs/providers.md).
  */
 export type TelnyxConfig = {
   apiKey: string;
@@ -39,6 +44,8 @@ export type TelnyxConfig = {
   fetch?: typeof fetch;
   baseUrl?: string;
   timeoutMs?: number;
+  /** The messaging profile bought and registered numbers join (its inbound webhook points at /webhooks/telnyx/messages/inbound). */
+  messagingProfileId?: string;
   /** The TeXML application (connection id) outbound calls are placed through; calls are refused without it. */
   texmlConnectionId?: string;
   /** Oldest signature timestamp accepted (seconds), against replays. */
@@ -102,12 +109,16 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
   const texml = createTwilioProvider({ accountSid: "", authToken: "" });
   const publicKey = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(config.publicKey, "base64")]), format: "der", type: "spki" });
 
-  /** `flat`: the response is the resource itself (TeXML calls), not `{ data }`. */
-  async function request(path: string, body?: unknown, options: { flat?: boolean } = {}): Promise<Record<string, unknown> | undefined> {
+  /**
+   * `flat`: the response is the resource itself (TeXML calls), not `{ data }`;
+   * `list`: `data` is an array. A GET or DELETE of something Telnyx does not
+   * know (404) answers undefined (an empty list).
+   */
+  async function request(path: string, body?: unknown, options: { flat?: boolean; list?: boolean; method?: "PATCH" | "DELETE" } = {}): Promise<Record<string, unknown> | undefined> {
     let response: Response;
     try {
       response = await doFetch(`${baseUrl}${path}`, {
-        method: body === undefined ? "GET" : "POST",
+        method: options.method ?? (body === undefined ? "GET" : "POST"),
         headers: { authorization: `Bearer ${config.apiKey}`, accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(config.timeoutMs ?? 10_000),
@@ -123,7 +134,7 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
     } catch {
       parsed = {};
     }
-    if (response.status === 404 && body === undefined) return undefined;
+    if (response.status === 404 && body === undefined) return options.list ? ([] as unknown as Record<string, unknown>) : undefined;
     if (!response.ok) {
       const first = ((parsed["errors"] as { code?: string; title?: string; detail?: string }[] | undefined) ?? [])[0];
       const code = first?.code === undefined ? undefined : String(first.code);
@@ -133,7 +144,8 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
         ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
       });
     }
-    return options.flat ? parsed : ((parsed["data"] as Record<string, unknown> | undefined) ?? {});
+    if (options.flat) return parsed;
+    return (parsed["data"] as Record<string, unknown> | undefined) ?? (options.list ? ([] as unknown as Record<string, unknown>) : {});
   }
 
   return {
@@ -181,6 +193,52 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
       if (!data || !providerStatus || !status) return undefined;
       const errorCode = firstErrorCode(data);
       return { providerMessageId, status, providerStatus, ...(errorCode ? { errorCode } : {}) };
+    },
+
+    async searchAvailableNumbers(query: AvailableNumberQuery): Promise<AvailableNumber[]> {
+      const filters: [string, string][] = [["filter[country_code]", query.country]];
+      if (query.areaCode) filters.push(["filter[national_destination_code]", query.areaCode]);
+      if (query.region) filters.push(["filter[administrative_area]", query.region]);
+      for (const capability of query.capabilities) filters.push(["filter[features][]", capability]);
+      filters.push(["filter[limit]", String(query.limit)]);
+      const offered = (await request(`/v2/available_phone_numbers?${new URLSearchParams(filters).toString()}`, undefined, { list: true })) as unknown as Record<string, unknown>[];
+      return offered.map((number) => {
+        const regions = (number["region_information"] as { region_type?: string; region_name?: string }[] | undefined) ?? [];
+        const features = new Set(((number["features"] as { name?: string }[] | undefined) ?? []).map((feature) => feature.name));
+        return {
+          phoneNumber: String(number["phone_number"]),
+          region: regions.find((region) => region.region_type === "state")?.region_name ?? null,
+          locality: regions.find((region) => region.region_type === "rate_center")?.region_name ?? null,
+          capabilities: (["sms", "mms", "voice"] as const).filter((capability) => features.has(capability)),
+        };
+      });
+    },
+
+    async buyNumber(phoneNumber: string): Promise<OwnedNumber> {
+      // Telnyx routes inbound traffic by the number's messaging profile and TeXML application, which point at our webhooks.
+      const order = await request("/v2/number_orders", {
+        phone_numbers: [{ phone_number: phoneNumber }],
+        ...(config.texmlConnectionId ? { connection_id: config.texmlConnectionId } : {}),
+        ...(config.messagingProfileId ? { messaging_profile_id: config.messagingProfileId } : {}),
+      });
+      const ordered = ((order?.["phone_numbers"] as { id?: string; phone_number?: string }[] | undefined) ?? []).find((number) => number.phone_number === phoneNumber);
+      return { providerNumberId: String(ordered?.id ?? order?.["id"]), phoneNumber };
+    },
+
+    async findOwnedNumber(phoneNumber: string): Promise<OwnedNumber | undefined> {
+      const held = (await request(`/v2/phone_numbers?${new URLSearchParams([["filter[phone_number]", phoneNumber]]).toString()}`, undefined, { list: true })) as unknown as { id?: string; phone_number?: string }[];
+      const match = held.find((number) => number.phone_number === phoneNumber);
+      return match?.id ? { providerNumberId: match.id, phoneNumber } : undefined;
+    },
+
+    async configureNumber(providerNumberId: string): Promise<void> {
+      const id = encodeURIComponent(providerNumberId);
+      if (config.texmlConnectionId) await request(`/v2/phone_numbers/${id}`, { connection_id: config.texmlConnectionId }, { method: "PATCH" });
+      if (config.messagingProfileId) await request(`/v2/phone_numbers/${id}/messaging`, { messaging_profile_id: config.messagingProfileId }, { method: "PATCH" });
+    },
+
+    async releaseNumber(providerNumberId: string): Promise<void> {
+      await request(`/v2/phone_numbers/${encodeURIComponent(providerNumberId)}`, undefined, { method: "DELETE" });
     },
 
     parseStatusCallback(request: WebhookRequest): ProviderEvent[] {
