@@ -20,7 +20,8 @@ import { MessagingSettingsStore } from "#core/messaging/settings";
 import { callLifecycle, inboundCallStatus, isMissedCall, type CallStatus } from "#core/messaging/status";
 import { Suppressions } from "#core/messaging/suppressions";
 import { Organizations } from "#core/organizations/index";
-import { outboundProvider, providerByName } from "#core/providers/index";
+import { organizationProvider } from "#core/messaging/provider-choice";
+import { providerByName } from "#core/providers/index";
 import { ProviderError, type CallStatusEvent, type PlaceCallInput, type ProviderName, type ProviderPort, type WebhookRequest } from "#core/providers/port";
 import { publish } from "#core/queue/events";
 import { newId, nowIso } from "#core/shared/ids";
@@ -203,7 +204,7 @@ export const Calls = {
     );
     if (!claimed) return;
     const call = claimed.after;
-    const provider = outboundProvider();
+    const provider = await organizationProvider(organizationId);
     const prices = await Billing.prices(organizationId);
     try {
       const result = await provider.placeCall({

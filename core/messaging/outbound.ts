@@ -16,7 +16,8 @@ import { changeMessage, readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/messaging/suppressions";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { Organizations } from "#core/organizations/index";
-import { outboundProvider, statusCallbackUrl } from "#core/providers/index";
+import { organizationProvider } from "#core/messaging/provider-choice";
+import { statusCallbackUrl } from "#core/providers/index";
 import { ProviderError } from "#core/providers/port";
 import { maxDelaySeconds, publish } from "#core/queue/events";
 import { nowIso } from "#core/shared/ids";
@@ -122,7 +123,7 @@ async function dispatch(organizationId: string, message: Message): Promise<void>
   if (!billing.allowed) {
     return block(organizationId, message, { complianceAction: "BillingBlocked", statusReason: billing.reason, billingStatus: billing.billingStatus });
   }
-  const provider = outboundProvider();
+  const provider = await organizationProvider(organizationId);
   const claimedAt = nowIso();
   const claimed = await changeMessage(organizationId, message.id, {
     from: ["Queued"],

@@ -12,7 +12,8 @@ import { queryAll } from "#core/db/query";
 import { config } from "#core/config";
 import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
 import { MessagingEvents } from "#core/messaging/timeline";
-import { outboundProvider, providerByName } from "#core/providers/index";
+import { organizationProvider } from "#core/messaging/provider-choice";
+import { providerByName } from "#core/providers/index";
 import { ProviderError, type AvailableNumber, type NumberWebhooks, type ProviderPort } from "#core/providers/port";
 import { newId, nowIso } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
@@ -118,7 +119,7 @@ export const PhoneNumbers = {
    * is a 409, a wallet that cannot pay its first month (or is suspended) a 402.
    */
   async create(actor: Actor, input: PhoneNumberRequest): Promise<PhoneNumber> {
-    const provider = numberProvider();
+    const provider = await numberProvider(actor.organizationId);
     const held = input.purchase ? undefined : await carrier(() => provider.findOwnedNumber!(input.phoneNumber));
     if (!input.purchase && !held) {
       throw new UnprocessableError(`${input.phoneNumber} is not held by this platform's ${provider.name} account; buy it (purchase: true) or port it there first.`);
@@ -234,8 +235,8 @@ export const PhoneNumbers = {
   },
 
   /** `GET /available-phone-numbers`: what the carrier offers now (nothing is held until bought). */
-  async available(query: AvailableNumbersQuery): Promise<{ items: AvailableNumber[] }> {
-    const provider = numberProvider();
+  async available(actor: Actor, query: AvailableNumbersQuery): Promise<{ items: AvailableNumber[] }> {
+    const provider = await numberProvider(actor.organizationId);
     const items = await carrier(() =>
       provider.searchAvailableNumbers!({
         country: "US",
@@ -323,13 +324,13 @@ async function undoAdd(actor: Actor, number: PhoneNumber, fee: string): Promise<
   if (Money.compare(fee, "0") > 0) await Billing.adjust(actor.organizationId, fee, `Refund: ${number.phoneNumber} could not be set up at the carrier`);
 }
 
-/** The carrier that buys and holds numbers: the stage's; it must support number operations. */
-function numberProvider(): ProviderPort & Required<Pick<ProviderPort, "searchAvailableNumbers" | "buyNumber" | "findOwnedNumber" | "configureNumber" | "releaseNumber">> {
-  const provider = outboundProvider();
+/** The carrier that buys and holds the organization's numbers (its provider); it must support number operations. */
+async function numberProvider(organizationId: string): Promise<ProviderPort & Required<Pick<ProviderPort, "searchAvailableNumbers" | "buyNumber" | "findOwnedNumber" | "configureNumber" | "releaseNumber">>> {
+  const provider = await carrier(() => organizationProvider(organizationId));
   if (!provider.searchAvailableNumbers || !provider.buyNumber || !provider.findOwnedNumber || !provider.configureNumber || !provider.releaseNumber) {
     throw new CarrierUnavailableError(`The ${provider.name} provider cannot manage numbers.`);
   }
-  return provider as ReturnType<typeof numberProvider>;
+  return provider as Awaited<ReturnType<typeof numberProvider>>;
 }
 
 /** Where the carrier sends a number's inbound messages and calls. */

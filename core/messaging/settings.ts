@@ -8,6 +8,7 @@ import { classifyInbound, normalizeKeyword } from "#core/messaging/keywords";
 import { PhoneNumberInput, PhoneNumbers } from "#core/messaging/phone-numbers";
 import { DEFAULT_QUIET_HOURS_WINDOW, quietHoursWindowSchema } from "#core/messaging/quiet-hours";
 import { Organizations, type Organization } from "#core/organizations/index";
+import { providerByName } from "#core/providers/index";
 import { nowIso } from "#core/shared/ids";
 
 /** What happens to calls to the organization's numbers: forwarded to a person, or answered with a closed message (missed). */
@@ -58,6 +59,8 @@ export const MessagingSettingsSchema = v.strictObject({
   inboundCalls: v.optional(InboundCallsSchema, DEFAULT_INBOUND_CALLS),
   outboundCalls: v.optional(OutboundCallsSchema, DEFAULT_OUTBOUND_CALLS),
   keywords: v.optional(KeywordsSchema, DEFAULT_KEYWORDS),
+  /** The carrier this organization sends, calls and buys numbers through; null: the deployment's default. Only a configured one is accepted. */
+  provider: v.optional(v.nullable(v.picklist(["simulator", "twilio", "telnyx"], "One of: simulator, twilio, telnyx.")), null),
   helpText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
   optOutConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
   optInConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
@@ -69,6 +72,7 @@ export const MessagingSettingsResponseSchema = v.object({
   inboundCalls: v.object({ forwardTo: v.nullable(v.string()), ringSeconds: v.number() }),
   outboundCalls: v.object({ connectTo: v.nullable(v.string()), whisper: v.nullable(v.string()) }),
   keywords: v.object({ optOut: v.array(v.string()), optIn: v.array(v.string()), help: v.array(v.string()) }),
+  provider: v.nullable(v.string()),
   helpText: v.string(),
   optOutConfirmationText: v.string(),
   optInConfirmationText: v.string(),
@@ -81,6 +85,7 @@ const defaults = (organizationName: string): Omit<MessagingSettings, "modifiedAt
   inboundCalls: DEFAULT_INBOUND_CALLS,
   outboundCalls: DEFAULT_OUTBOUND_CALLS,
   keywords: DEFAULT_KEYWORDS,
+  provider: null,
   helpText: `${organizationName}: reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply.`,
   optOutConfirmationText: `${organizationName}: you are unsubscribed and will receive no further messages. Reply START to resubscribe.`,
   optInConfirmationText: `${organizationName}: you are subscribed again. Reply STOP to unsubscribe, HELP for help.`,
@@ -103,6 +108,7 @@ export const MessagingSettingsStore = {
       inboundCalls: stored.inboundCalls ?? base.inboundCalls,
       outboundCalls: stored.outboundCalls ?? base.outboundCalls,
       keywords: stored.keywords ?? base.keywords,
+      provider: stored.provider ?? base.provider,
       helpText: stored.helpText ?? base.helpText,
       optOutConfirmationText: stored.optOutConfirmationText ?? base.optOutConfirmationText,
       optInConfirmationText: stored.optInConfirmationText ?? base.optInConfirmationText,
@@ -117,6 +123,11 @@ export const MessagingSettingsStore = {
     if (forwardTo && own.has(forwardTo)) {
       throw new ValidationError("Calls cannot be forwarded to one of the organization's own numbers.", [
         { pointer: "/inboundCalls/forwardTo", detail: `${forwardTo} is a number of this organization; forward to a person's phone.` },
+      ]);
+    }
+    if (input.provider && !providerByName(input.provider)) {
+      throw new ValidationError("That provider is not configured on this deployment.", [
+        { pointer: "/provider", detail: `${input.provider} has no credentials here; choose a configured provider or null for the default.` },
       ]);
     }
     const connectTo = input.outboundCalls.connectTo;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as Money from "#core/shared/money";
 import { allLedgerEntries } from "#tests/helpers/billing";
-import { magic } from "#tests/helpers/messaging";
+import { addNumber, magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
 
 describe("phone numbers at the carrier: search, buy, register, release", () => {
@@ -58,5 +58,26 @@ describe("phone numbers at the carrier: search, buy, register, release", () => {
     const anotherTry = await org.request("POST", "/phone-numbers", { body: { phoneNumber: someoneElses, purchase: true } });
     expect(anotherTry.status).toBe(409);
     expect(anotherTry.body.detail).toMatch(/carrier refused/);
+  });
+});
+
+describe("the organization's provider", () => {
+  it("defaults to the deployment's, accepts only a configured one, and is what the organization sends through", async () => {
+    const org = await newOrganization();
+    expect((await org.request("GET", "/messaging/settings")).body.provider).toBeNull();
+    // This deployment (the tests) has no Twilio or Telnyx credentials.
+    for (const provider of ["twilio", "telnyx"]) {
+      const refused = await org.request("PUT", "/messaging/settings", { body: { provider } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors).toEqual([expect.objectContaining({ pointer: "/provider" })]);
+    }
+    expect((await org.request("PUT", "/messaging/settings", { body: { provider: "carrier-pigeon" } })).status).toBe(400);
+    // PUT replaces the settings: keep quiet hours off so the send leaves now.
+    const chosen = await org.request("PUT", "/messaging/settings", { body: { provider: "simulator", quietHours: { start: "00:00", end: "00:00" } } });
+    expect(chosen.status).toBe(200);
+    expect(chosen.body.provider).toBe("simulator");
+    await addNumber(org);
+    const delivered = await waitForMessage(org, (await send(org, { to: randomNumber(), body: "through the chosen carrier" })).body.id);
+    expect(delivered).toMatchObject({ status: "Delivered", provider: "simulator" });
   });
 });
