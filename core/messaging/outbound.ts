@@ -2,7 +2,7 @@ import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import "#core/messaging/queue";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { reserveForMessage, settleMessage } from "#core/messaging/billing-seam";
+import { finishMessage, reserveForMessage, settleMessage } from "#core/messaging/billing-seam";
 import { messagingConfig } from "#core/messaging/config";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
@@ -248,39 +248,39 @@ async function complianceRefusal(organizationId: string, message: Message): Prom
 }
 
 async function block(organizationId: string, message: Message, refusal: Refusal): Promise<void> {
-  const blocked = await changeMessage(organizationId, message.id, {
+  const blocked = await finishMessage(organizationId, message, {
     from: ["Queued"],
     set: { status: "Blocked", blockedAt: nowIso(), ...refusal },
     due: null,
   });
   if (!blocked) return;
-  await recordMessageEvent(organizationId, blocked, "MessageBlocked");
-  await settleMessage(organizationId, blocked);
+  await recordMessageEvent(organizationId, blocked.message, "MessageBlocked");
 }
 
-/** Ends a message Failed (from the given statuses) and tells automations. */
+/** Ends a message Failed (from the given statuses), its hold released in the same write, and tells automations. */
 export async function fail(
   organizationId: string,
   message: Message,
-  from: MessageStatus[],
+  from: readonly MessageStatus[],
   errorCode: string,
   statusReason: string,
   complianceAction?: string,
 ): Promise<void> {
-  const failed = await changeMessage(organizationId, message.id, {
+  const failed = await finishMessage(organizationId, message, {
     from,
     set: { status: "Failed", failedAt: nowIso(), errorCode, statusReason, ...(complianceAction ? { complianceAction } : {}) },
     due: null,
   });
   if (!failed) return;
-  await finished(organizationId, failed, "MessageFailed");
+  await finished(organizationId, failed.message, "MessageFailed");
 }
 
-/** Event, billing settlement and the automation trigger of a message that reached a final status. */
+/**
+ * Event and automation trigger of a message whose final status and settlement
+ * were just written (finishMessage): the event carries the billing outcome.
+ */
 export async function finished(organizationId: string, message: Message, eventType: "MessageFailed" | "MessageUndelivered" | "MessageDelivered" | "MessageUnknown"): Promise<void> {
-  const billed = await settleMessage(organizationId, message);
-  const settled = billed ? { ...message, billingStatus: billed.billingStatus, billableAmount: Number(billed.billableAmount) } : message;
-  await recordMessageEvent(organizationId, settled, eventType);
+  await recordMessageEvent(organizationId, message, eventType);
   if (message.status === "Failed" || message.status === "Undelivered") {
     await publish("automationRuns", "message.failed", organizationId, {
       messageId: message.id,

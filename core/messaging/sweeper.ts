@@ -4,7 +4,8 @@ import { keys } from "#core/db/keys";
 import { messagingConfig } from "#core/messaging/config";
 import { DISPATCH_GRACE_MS, recordMessageEvent } from "#core/messaging/messages";
 import { finished } from "#core/messaging/outbound";
-import { changeMessage, dueShards, type DueKind } from "#core/messaging/store";
+import { changeMessage, dueShards, readMessage, type DueKind } from "#core/messaging/store";
+import { finishMessage } from "#core/messaging/billing-seam";
 import { maxDelaySeconds, publish } from "#core/queue/events";
 
 export interface SweepResult {
@@ -45,16 +46,31 @@ async function handle(item: DueItem, now: number, result: SweepResult): Promise<
 
   if (item.kind === "ReceiptTimeout") {
     if (item.dueAt > now) return;
+    const message = await readMessage(organizationId, messageId);
+    if (!message) return;
     const hours = Math.round(messagingConfig.receiptTimeoutMs / 3_600_000);
-    const unknown = await changeMessage(organizationId, messageId, {
-      from: ["Sending", "Sent"],
-      ...claim,
-      set: { status: "Unknown", statusReason: `No final delivery receipt within ${hours} hours.` },
-      due: null,
-    });
-    if (unknown) {
+    // No provider message id: the carrier never acknowledged the hand-off, so nothing is charged (docs/decisions.md).
+    const ended = message.providerMessageId
+      ? await finishMessage(organizationId, message, {
+          from: ["Sending", "Sent"],
+          ...claim,
+          set: { status: "Unknown", statusReason: `No final delivery receipt within ${hours} hours.` },
+          due: null,
+        })
+      : await finishMessage(organizationId, message, {
+          from: ["Sending", "Sent"],
+          ...claim,
+          set: {
+            status: "Failed",
+            failedAt: new Date(now).toISOString(),
+            errorCode: "NotAcceptedByCarrier",
+            statusReason: `The carrier never acknowledged the message (no provider message id within ${hours} hours); not charged.`,
+          },
+          due: null,
+        });
+    if (ended) {
       result.expired++;
-      await finished(organizationId, unknown, "MessageUnknown");
+      await finished(organizationId, ended.message, ended.message.status === "Failed" ? "MessageFailed" : "MessageUnknown");
     }
     return;
   }

@@ -1,0 +1,27 @@
+import { db } from "#core/db/client";
+
+/** The error a simulated crash throws: the process died here. */
+export class SimulatedCrash extends Error {}
+
+/**
+ * Kills this process's DynamoDB access right after the first write that moves
+ * an item to one of `statuses` (read from the write's `:status` value): every
+ * later command fails, as if the Lambda died between two steps. Answers the
+ * function that ends the crash ("the restart"). Works on the real DynamoDB
+ * Local: nothing of our storage is faked, only the process is cut short.
+ */
+export function crashAfterWriting(statuses: string[]): () => void {
+  const name = `crash-${Math.random().toString(36).slice(2)}`;
+  const pattern = new RegExp(`":status":(\\{"S":)?"(${statuses.join("|")})"`);
+  let dead = false;
+  db().middlewareStack.add(
+    (next) => async (args) => {
+      if (dead) throw new SimulatedCrash("The process was killed.");
+      const result = await next(args);
+      if (pattern.test(JSON.stringify(args.input))) dead = true;
+      return result;
+    },
+    { step: "initialize", name },
+  );
+  return () => void db().middlewareStack.remove(name);
+}
