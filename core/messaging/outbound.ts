@@ -19,6 +19,7 @@ import { Organizations } from "#core/organizations/index";
 import { outboundProvider, statusCallbackUrl } from "#core/providers/index";
 import { ProviderError } from "#core/providers/port";
 import { maxDelaySeconds, publish } from "#core/queue/events";
+import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { nowIso } from "#core/shared/ids";
 import { parsePhone, recipientTimeZone } from "#core/shared/phone";
 
@@ -45,11 +46,26 @@ export const Outbound = {
     // Sending, Sent, Unknown: waiting for the provider's receipts.
   },
 
+  /**
+   * The poison hook of `message.send` (core/queue/subscribe): the last attempt
+   * failed, so a message not yet handed to the provider ends Failed
+   * (`ProcessingError`), its hold released in the same write, with its event.
+   * A claimed one (Sending) is left to the receipt timeout.
+   */
+  async abandon(organizationId: string, messageId: string, error: unknown): Promise<void> {
+    const message = await readMessage(organizationId, messageId);
+    if (!message || message.direction !== "Outbound") return;
+    await fail(organizationId, message, WAITING, PROCESSING_ERROR, `${PROCESSING_ERROR}: processing kept failing (${error instanceof Error ? error.message : String(error)}).`);
+  },
+
   /** Sends a message the caller read as Queued (the consumer's step after `process`; tests replay a stale read with it). */
   dispatch: (organizationId: string, message: Message): Promise<void> => dispatch(organizationId, message),
 };
 
 const SLACK_MS = 1_000;
+
+/** The statuses of a message not yet handed to the provider. */
+const WAITING: MessageStatus[] = ["Pending", "Scheduled", "Queued"];
 
 /** Decides when a Pending or Scheduled message may go: its scheduledFor, moved out of quiet hours unless overridden. */
 async function plan(organizationId: string, message: Message): Promise<void> {

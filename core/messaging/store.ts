@@ -42,7 +42,8 @@ export async function readMessage(organizationId: string, messageId: string): Pr
 export interface MessageChange {
   /** The statuses the message may be in for the change to apply. */
   from: readonly MessageStatus[];
-  set: Partial<Record<keyof Message, unknown>>;
+  /** `sweepAttempts` (how many times the sweep republished it) is stored but never shown. */
+  set: Partial<Record<keyof Message | "sweepAttempts", unknown>>;
   remove?: (keyof Message)[];
   /** The due entry after the change (undefined: leave it as it is). */
   due?: Due;
@@ -95,7 +96,7 @@ export function messageUpdate(organizationId: string, messageId: string, change:
   };
 }
 
-const internal = new Set(["pk", "sk", "entity", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk", "dueKind", "organizationId"]);
+const internal = new Set(["sweepAttempts", "pk", "sk", "entity", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk", "dueKind", "organizationId"]);
 
 export function toMessage(item: Record<string, unknown>): Message {
   return Object.fromEntries(Object.entries(item).filter(([key]) => !internal.has(key))) as unknown as Message;

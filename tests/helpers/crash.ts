@@ -25,3 +25,24 @@ export function crashAfterWriting(statuses: string[]): () => void {
   );
   return () => void db().middlewareStack.remove(name);
 }
+
+/** The error a simulated fault throws: a dependency that keeps failing. */
+export class SimulatedFault extends Error {}
+
+/**
+ * Makes every DynamoDB command whose input (its JSON) contains all of `parts`
+ * fail until the answered function is called: processing that keeps failing
+ * on the same write, as a poison message does. Other commands run normally.
+ */
+export function faultWhen(...parts: string[]): () => void {
+  const name = `fault-${Math.random().toString(36).slice(2)}`;
+  db().middlewareStack.add(
+    (next) => async (args) => {
+      const json = JSON.stringify(args.input);
+      if (parts.every((part) => json.includes(part))) throw new SimulatedFault("The write keeps failing.");
+      return next(args);
+    },
+    { step: "initialize", name },
+  );
+  return () => void db().middlewareStack.remove(name);
+}

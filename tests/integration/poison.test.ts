@@ -1,0 +1,141 @@
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import type { SQSEvent } from "aws-lambda";
+import { describe, expect, it } from "vitest";
+import { systemActor } from "#core/auth/actor";
+import { db, tableName } from "#core/db/client";
+import { leadItem, Leads, type Lead } from "#core/leads/index";
+import { LeadProcessing, SWEEP_ATTEMPTS as LEAD_SWEEP_ATTEMPTS, sweepAfterMs } from "#core/leads/processing";
+import { changeMessage } from "#core/messaging/store";
+import { SWEEP_ATTEMPTS as MESSAGE_SWEEP_ATTEMPTS, sweepDueMessages } from "#core/messaging/sweeper";
+import { envelope } from "#core/queue/events";
+import { newId } from "#core/shared/ids";
+import { handler as intakeConsumer } from "#functions/consumers/lead-intake";
+import { handler as outboundConsumer } from "#functions/consumers/outbound-messages";
+import { queues } from "#stacks/definitions";
+import { faultWhen } from "#tests/helpers/crash";
+import { uniquePhone, waitForLead } from "#tests/helpers/leads";
+import { addNumber, events, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
+import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
+
+/** One SQS delivery of `body` as Lambda's event source hands it over, on its `receiveCount`-th receive. */
+function delivery(body: unknown, receiveCount: number): SQSEvent {
+  return {
+    Records: [
+      {
+        messageId: newId(),
+        receiptHandle: "local",
+        body: JSON.stringify(body),
+        attributes: { ApproximateReceiveCount: String(receiveCount) } as never,
+        messageAttributes: {},
+        md5OfBody: "",
+        eventSource: "aws:sqs",
+        eventSourceARN: "",
+        awsRegion: "us-east-1",
+      },
+    ],
+  };
+}
+
+/** Delivers the same message on every receive SQS allows, as a queue does with a message whose handling keeps failing. */
+async function deliverUntilDeadLetter(consumer: (event: SQSEvent) => Promise<{ batchItemFailures: unknown[] }>, body: unknown, maxReceiveCount: number, afterEach: () => Promise<void>) {
+  for (let receive = 1; receive <= maxReceiveCount; receive++) {
+    expect((await consumer(delivery(body, receive))).batchItemFailures).toHaveLength(1);
+    await afterEach();
+  }
+}
+
+/** A lead stored exactly as intake stores it (Pending), without its queue message. */
+async function pendingLead(org: TestOrganization, createdAt = new Date().toISOString(), corrupt: Record<string, unknown> = {}): Promise<Lead> {
+  const template = (await Leads.intake(systemActor(org.organizationId), { contact: { email: `poison-${newId()}@example.com` } }, { channel: "Api" })).lead;
+  await waitForLead(org, template.id);
+  const lead: Lead = { ...template, id: newId(), createdAt, processingStatus: "Pending", contact: { ...template.contact, email: null, phone: { number: uniquePhone(), type: null, countryCode: "US" } } };
+  await db().send(new PutCommand({ TableName: tableName(), Item: { ...leadItem(org.organizationId, lead), ...corrupt } }));
+  return lead;
+}
+
+/** An outbound message the stack's own consumer leaves alone (scheduled a day ahead), moved to Queued as a consumer would see it. */
+async function queuedMessage(org: TestOrganization) {
+  await addNumber(org);
+  const accepted = await send(org, { to: randomNumber(), body: "poison", scheduledFor: new Date(Date.now() + 86_400_000).toISOString() });
+  await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
+  await changeMessage(org.organizationId, accepted.body.id, { from: ["Scheduled"], set: { status: "Queued", queuedAt: new Date().toISOString() } });
+  return accepted.body.id as string;
+}
+
+describe("poison messages end their item Failed (ProcessingError) with an event, for every consumer", () => {
+  applyStackEnv();
+
+  it("an outbound message whose send keeps failing stays Queued until the last receive, then ends Failed with its hold released", async () => {
+    const org = await newOrganization();
+    const messageId = await queuedMessage(org);
+    const stopFault = faultWhen(messageId, '"Sending"'); // the claim write fails every time (in this process only: nothing publishes this message)
+    try {
+      const message = envelope("message.send", org.organizationId, { messageId });
+      let receive = 0;
+      await deliverUntilDeadLetter(outboundConsumer, message, queues.outboundMessages.maxReceiveCount, async () => {
+        receive++;
+        const current = (await org.request("GET", `/messages/${messageId}`)).body;
+        expect(current.status).toBe(receive < queues.outboundMessages.maxReceiveCount ? "Queued" : "Failed");
+      });
+    } finally {
+      stopFault();
+    }
+    const failed = (await org.request("GET", `/messages/${messageId}`)).body;
+    expect(failed).toMatchObject({ status: "Failed", errorCode: "ProcessingError", billingStatus: "Released" });
+    expect(failed.statusReason).toMatch(/^ProcessingError: /);
+    expect((await org.request("GET", "/billing/wallet")).body.reservedAmount).toBe("0.0000");
+    expect(await events(org, { eventType: "MessageFailed" })).toMatchObject([{ relatedEntityId: messageId }]);
+    // The Dispatch sweep finds nothing to republish: the message is final.
+    expect(await sweepDueMessages({ organizationId: org.organizationId })).toMatchObject({ dispatched: 0 });
+  });
+
+  it("a lead whose processing keeps failing ends Failed (ProcessingError) with its LeadProcessingFailed event on the last receive", async () => {
+    const org = await newOrganization();
+    const lead = await pendingLead(org);
+    const stopFault = faultWhen(lead.id, '"Processed"');
+    try {
+      await deliverUntilDeadLetter(intakeConsumer, envelope("lead.received", org.organizationId, { leadId: lead.id }), queues.leadIntake.maxReceiveCount, async () => undefined);
+    } finally {
+      stopFault();
+    }
+    expect(await waitForLead(org, lead.id)).toMatchObject({ processingStatus: "Failed", processingReason: "ProcessingError" });
+    expect(await events(org, { eventType: "LeadProcessingFailed" })).toMatchObject([{ leadId: lead.id, statusReason: "ProcessingError" }]);
+  });
+});
+
+describe("sweeps never republish an item past its attempt limit", () => {
+  applyStackEnv();
+
+  it("the Dispatch sweep republishes an overdue message at most SWEEP_ATTEMPTS times, then ends it Failed (ProcessingError)", async () => {
+    const org = await newOrganization();
+    const messageId = await queuedMessage(org);
+    // A stored message no process can send (its segment count is unreadable: the cost cannot be computed), overdue now.
+    await changeMessage(org.organizationId, messageId, { from: ["Queued"], set: { segments: "many" }, due: { at: new Date(Date.now() - 60_000).toISOString(), kind: "Dispatch" } });
+    let dispatched = 0;
+    let failed = 0;
+    for (let sweep = 1; sweep <= MESSAGE_SWEEP_ATTEMPTS + 2; sweep++) {
+      // Each sweep runs after the previous republish came due again (the clock moves ten minutes a sweep).
+      const result = await sweepDueMessages({ organizationId: org.organizationId, now: new Date(Date.now() + sweep * 600_000) });
+      dispatched += result.dispatched;
+      failed += result.failed;
+    }
+    expect(dispatched).toBe(MESSAGE_SWEEP_ATTEMPTS);
+    expect(failed).toBe(1);
+    const message = (await org.request("GET", `/messages/${messageId}`)).body;
+    expect(message).toMatchObject({ status: "Failed", errorCode: "ProcessingError" });
+    expect(message.statusReason).toMatch(/after 3 republishes/);
+  });
+
+  it("the intake sweep republishes a stuck lead at most SWEEP_ATTEMPTS times, then ends it Failed (ProcessingError)", async () => {
+    const org = await newOrganization();
+    // A stored lead no process can handle (its customer block is unreadable), pending for longer than the sweep waits.
+    const lead = await pendingLead(org, new Date(Date.now() - sweepAfterMs - 60_000).toISOString(), { customer: 42 });
+    let republished = 0;
+    for (let sweep = 1; sweep <= LEAD_SWEEP_ATTEMPTS + 2; sweep++) {
+      // Each sweep runs after the previous republish waited its turn again (the clock moves).
+      republished += await LeadProcessing.sweep(Date.now() + sweep * (sweepAfterMs + 60_000), org.organizationId);
+    }
+    expect(republished).toBe(LEAD_SWEEP_ATTEMPTS);
+    expect(await waitForLead(org, lead.id)).toMatchObject({ processingStatus: "Failed", processingReason: "ProcessingError" });
+  });
+});
