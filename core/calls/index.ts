@@ -590,7 +590,7 @@ export async function applyStatus(
     const notForwarded = WALLET_REFUSALS.has(next.billingStatus) ? next.statusReason : null;
     next.statusReason = change.statusReason ?? notForwarded ?? (answered ? null : `${STATUS_REASONS[change.status] ?? ""}${change.errorCode ? ` (${change.errorCode})` : ""}`.trim());
     next.missed = isMissedCall(next.direction === "Inbound" ? "inbound" : "outbound", change.status);
-    const billing = await bill(organizationId, next);
+    const billing = await billFinalCall(organizationId, next);
     return { call: { ...next, ...billing.fields }, items: billing.items };
   });
   if (!result) return false;
@@ -619,7 +619,7 @@ export async function applyStatus(
  * was forwarded (the forwarded leg is charged as `CallForwarded`); without one
  * it is NotBillable, and one the wallet refused keeps that `billingStatus`.
  */
-async function bill(organizationId: string, call: Call): Promise<{ fields: Partial<Call>; items: TransactItem[] }> {
+export async function billFinalCall(organizationId: string, call: Call): Promise<{ fields: Partial<Call>; items: TransactItem[] }> {
   if (WALLET_REFUSALS.has(call.billingStatus)) return { fields: { billableSeconds: 0, billableAmount: 0 }, items: [] };
   const prices = await Billing.prices(organizationId);
   const cost = callCost(prices, call.duration ?? 0);
