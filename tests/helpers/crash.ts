@@ -26,6 +26,19 @@ export function crashAfterWriting(statuses: string[]): () => void {
   return () => void db().middlewareStack.remove(name);
 }
 
+/** Runs `work` in a process that dies right after writing one of `statuses` (it must die there), then "restarts". */
+export async function dieAfterWriting(statuses: string[], work: () => Promise<unknown>): Promise<void> {
+  const restart = crashAfterWriting(statuses);
+  try {
+    await work().then(
+      () => Promise.reject(new Error(`The work never wrote ${statuses.join(" or ")}.`)),
+      (error: unknown) => (error instanceof SimulatedCrash ? undefined : Promise.reject(error)),
+    );
+  } finally {
+    restart();
+  }
+}
+
 /** The error a simulated fault throws: a dependency that keeps failing. */
 export class SimulatedFault extends Error {}
 

@@ -1,15 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { config } from "#core/config";
 import { Outbound } from "#core/messaging/outbound";
-import { changeMessage } from "#core/messaging/store";
 import { sweepDueMessages } from "#core/messaging/sweeper";
 import { Webhooks } from "#core/messaging/webhooks";
 import { statusCallbackUrl } from "#core/providers/index";
 import type { WebhookRequest } from "#core/providers/port";
 import { signedPost, simulatorAuthToken } from "#core/providers/simulator/adapter";
 import { allLedgerEntries } from "#tests/helpers/billing";
-import { crashAfterWriting } from "#tests/helpers/crash";
-import { addNumber, magic, send, waitForMessage } from "#tests/helpers/messaging";
+import { dieAfterWriting } from "#tests/helpers/crash";
+import { addNumber, magic, queuedOutsideTheStack, send, waitForMessage } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 /** A message handed to the carrier that never gets a final receipt (simulator scenario 08): Sent, holding its cost. */
@@ -56,12 +55,7 @@ describe("a crash right after a message's final status is written leaves no mone
     const org = await newOrganization();
     const sent = await sentAndHolding(org);
     const callback = await signedStatusCallback(sent, "delivered");
-    const restart = crashAfterWriting(["Delivered"]);
-    try {
-      await expect(Webhooks.messageStatus("simulator", callback)).rejects.toThrow("killed");
-    } finally {
-      restart();
-    }
+    await dieAfterWriting(["Delivered"], () => Webhooks.messageStatus("simulator", callback));
     expect((await org.request("GET", `/messages/${sent.id}`)).body.status).toBe("Delivered");
     await expectNoHold(org, sent.id, { billingStatus: "Charged", charged: true });
   });
@@ -69,29 +63,16 @@ describe("a crash right after a message's final status is written leaves no mone
   it("a permanent provider refusal: the process dies after Failed is written; the hold is already released", async () => {
     const org = await newOrganization();
     await addNumber(org);
-    // A day ahead, so the stack's consumer leaves it alone while this process plays the consumer.
-    const accepted = await send(org, { to: magic("07"), body: "invalid", scheduledFor: new Date(Date.now() + 86_400_000).toISOString() });
-    await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
-    const queued = await changeMessage(org.organizationId, accepted.body.id, { from: ["Scheduled"], set: { status: "Queued", queuedAt: new Date().toISOString() } });
-    const restart = crashAfterWriting(["Failed"]);
-    try {
-      await expect(Outbound.dispatch(org.organizationId, queued!)).rejects.toThrow("killed");
-    } finally {
-      restart();
-    }
-    expect((await org.request("GET", `/messages/${accepted.body.id}`)).body.status).toBe("Failed");
-    await expectNoHold(org, accepted.body.id, { billingStatus: "Released", charged: false });
+    const queued = await queuedOutsideTheStack(org, magic("07"), "invalid");
+    await dieAfterWriting(["Failed"], () => Outbound.dispatch(org.organizationId, queued));
+    expect((await org.request("GET", `/messages/${queued.id}`)).body.status).toBe("Failed");
+    await expectNoHold(org, queued.id, { billingStatus: "Released", charged: false });
   });
 
   it("the receipt timeout: the process dies after Unknown is written; the message is already charged", async () => {
     const org = await newOrganization();
     const sent = await sentAndHolding(org);
-    const restart = crashAfterWriting(["Unknown"]);
-    try {
-      await expect(sweepDueMessages({ now: new Date(Date.now() + 73 * 3_600_000), organizationId: org.organizationId })).rejects.toThrow("killed");
-    } finally {
-      restart();
-    }
+    await dieAfterWriting(["Unknown"], () => sweepDueMessages({ now: new Date(Date.now() + 73 * 3_600_000), organizationId: org.organizationId }));
     expect((await org.request("GET", `/messages/${sent.id}`)).body.status).toBe("Unknown");
     await expectNoHold(org, sent.id, { billingStatus: "Charged", charged: true });
   });
@@ -99,20 +80,13 @@ describe("a crash right after a message's final status is written leaves no mone
   it("a claim (Sending) that died before the carrier answered is never charged: the receipt timeout ends it Failed and releases the hold", async () => {
     const org = await newOrganization();
     await addNumber(org);
-    const accepted = await send(org, { to: magic("00"), body: "lost hand-off", scheduledFor: new Date(Date.now() + 86_400_000).toISOString() });
-    await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
-    const queued = await changeMessage(org.organizationId, accepted.body.id, { from: ["Scheduled"], set: { status: "Queued", queuedAt: new Date().toISOString() } });
-    const restart = crashAfterWriting(["Sending"]);
-    try {
-      await expect(Outbound.dispatch(org.organizationId, queued!)).rejects.toThrow("killed");
-    } finally {
-      restart();
-    }
-    expect((await org.request("GET", `/messages/${accepted.body.id}`)).body).toMatchObject({ status: "Sending", providerMessageId: null, billingStatus: "Reserved" });
+    const queued = await queuedOutsideTheStack(org, magic("00"), "lost hand-off");
+    await dieAfterWriting(["Sending"], () => Outbound.dispatch(org.organizationId, queued));
+    expect((await org.request("GET", `/messages/${queued.id}`)).body).toMatchObject({ status: "Sending", providerMessageId: null, billingStatus: "Reserved" });
     expect(await sweepDueMessages({ now: new Date(Date.now() + 73 * 3_600_000), organizationId: org.organizationId })).toMatchObject({ expired: 1 });
-    const ended = (await org.request("GET", `/messages/${accepted.body.id}`)).body;
+    const ended = (await org.request("GET", `/messages/${queued.id}`)).body;
     expect(ended).toMatchObject({ status: "Failed", errorCode: "NotAcceptedByCarrier", billableAmount: 0 });
     expect(ended.statusReason).toMatch(/never acknowledged/);
-    await expectNoHold(org, accepted.body.id, { billingStatus: "Released", charged: false });
+    await expectNoHold(org, queued.id, { billingStatus: "Released", charged: false });
   });
 });

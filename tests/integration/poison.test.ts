@@ -14,7 +14,7 @@ import { handler as outboundConsumer } from "#functions/consumers/outbound-messa
 import { queues } from "#stacks/definitions";
 import { faultWhen } from "#tests/helpers/crash";
 import { uniquePhone, waitForLead } from "#tests/helpers/leads";
-import { addNumber, events, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
+import { addNumber, events, queuedOutsideTheStack, randomNumber } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 /** One SQS delivery of `body` as Lambda's event source hands it over, on its `receiveCount`-th receive. */
@@ -53,13 +53,10 @@ async function pendingLead(org: TestOrganization, createdAt = new Date().toISOSt
   return lead;
 }
 
-/** An outbound message the stack's own consumer leaves alone (scheduled a day ahead), moved to Queued as a consumer would see it. */
-async function queuedMessage(org: TestOrganization) {
+/** An outbound message only this process handles, Queued, in an organization with a number. */
+async function queuedMessage(org: TestOrganization): Promise<string> {
   await addNumber(org);
-  const accepted = await send(org, { to: randomNumber(), body: "poison", scheduledFor: new Date(Date.now() + 86_400_000).toISOString() });
-  await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
-  await changeMessage(org.organizationId, accepted.body.id, { from: ["Scheduled"], set: { status: "Queued", queuedAt: new Date().toISOString() } });
-  return accepted.body.id as string;
+  return (await queuedOutsideTheStack(org, randomNumber(), "poison")).id;
 }
 
 describe("poison messages end their item Failed (ProcessingError) with an event, for every consumer", () => {
