@@ -2,6 +2,8 @@ import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { SQSEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { systemActor } from "#core/auth/actor";
+import { AutomationRuns } from "#core/automations/runs/index";
+import { RunStore } from "#core/automations/runs/store";
 import { db, tableName } from "#core/db/client";
 import { leadItem, Leads, type Lead } from "#core/leads/index";
 import { LeadProcessing, SWEEP_ATTEMPTS as LEAD_SWEEP_ATTEMPTS, sweepAfterMs } from "#core/leads/processing";
@@ -12,6 +14,7 @@ import { newId } from "#core/shared/ids";
 import { handler as intakeConsumer } from "#functions/consumers/lead-intake";
 import { handler as outboundConsumer } from "#functions/consumers/outbound-messages";
 import { queues } from "#stacks/definitions";
+import { waitForRun } from "#tests/helpers/automations";
 import { faultWhen } from "#tests/helpers/crash";
 import { uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { addNumber, events, queuedOutsideTheStack, randomNumber } from "#tests/helpers/messaging";
@@ -97,6 +100,41 @@ describe("poison messages end their item Failed (ProcessingError) with an event,
     }
     expect(await waitForLead(org, lead.id)).toMatchObject({ processingStatus: "Failed", processingReason: "ProcessingError" });
     expect(await events(org, { eventType: "LeadProcessingFailed" })).toMatchObject([{ leadId: lead.id, statusReason: "ProcessingError" }]);
+  });
+});
+
+describe("the automation step's poison hook", () => {
+  applyStackEnv();
+
+  it("ends the run Failed (ProcessingError) at the step the poison message named, with its AutomationRunFailed event; a stale copy changes nothing", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const lead = (await org.request("POST", "/leads", { body: { contact: { firstName: "Run", phone: { number: uniquePhone() } } } })).body;
+    const automation = (
+      await org.request("POST", "/automations", {
+        body: {
+          name: "Waits an hour",
+          triggers: [{ id: "t", type: "Manual" }],
+          actions: [{ id: "wait", type: "Wait", settings: { durationSeconds: 3600 } }, { id: "late", type: "SendSms", settings: { body: "Later" } }],
+          connections: [{ id: "c1", sourceNodeId: "t", targetNodeId: "wait" }, { id: "c2", sourceNodeId: "wait", targetNodeId: "late" }],
+        },
+      })
+    ).body;
+    const started = await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId: lead.id } });
+    expect(started.status).toBe(202);
+    const waiting = await waitForRun(org, automation.id, started.body.id, (run) => run.status === "Waiting");
+    const stored = (await RunStore.read(org.organizationId, automation.id, waiting.id))!;
+    const step = { automationId: automation.id, runId: waiting.id, seq: stored.cursorSeq, attempt: stored.cursorAttempt };
+    const hook = AutomationRuns.handlers["automation.step"];
+
+    await hook.onPoison(envelope("automation.step", org.organizationId, { ...step, attempt: step.attempt + 1 }), new Error("stale"));
+    expect((await org.request("GET", `/automations/${automation.id}/runs/${waiting.id}`)).body.status).toBe("Waiting");
+    await hook.onPoison(envelope("automation.step", org.organizationId, step), new Error("the step keeps failing"));
+    const failed = (await org.request("GET", `/automations/${automation.id}/runs/${waiting.id}`)).body;
+    expect(failed.status).toBe("Failed");
+    expect(failed.error).toMatch(/^ProcessingError: /);
+    expect(failed.steps.at(-1)).toMatchObject({ nodeId: "wait", status: "Failed" });
+    expect(await events(org, { eventType: "AutomationRunFailed" })).toHaveLength(1);
   });
 });
 
