@@ -10,7 +10,7 @@ import {
   toApiGatewayEvent,
   type OutgoingResponse,
 } from "#local/apigateway";
-import { functionName, InvocationTimeout, lambdaContext, loadHandler, withTimeout } from "#local/handlers";
+import { functionName, InvocationTimeout, lambdaContext, loadFunction, withTimeout } from "#local/handlers";
 
 /** API Gateway's maximum integration timeout. */
 const integrationTimeoutMs = 30_000;
@@ -72,7 +72,8 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     }
     const matched = match(method, path);
     const routeKey = matched ? `${matched.route.method} ${matched.route.path}` : fallback.routeKey;
-    const spec = matched ? matched.route.handler : fallback.handler;
+    const definition = matched ? matched.route : fallback;
+    const spec = definition.handler;
     const event = toApiGatewayEvent(
       {
         method,
@@ -88,7 +89,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     );
     let handler;
     try {
-      handler = await loadHandler(spec);
+      handler = await loadFunction(definition);
     } catch (error) {
       log(`cannot load ${spec} for ${routeKey}: ${error instanceof Error ? error.message : String(error)}`);
       return gatewayError(500, "Internal Server Error");
