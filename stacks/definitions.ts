@@ -103,7 +103,8 @@ export interface RouteDefinition extends HandlerDefinition {
 export const routes: RouteDefinition[] = [
   { method: "GET", path: "/openapi.json", handler: "functions/contract/openapi.handler" },
   { method: "GET", path: "/.well-known/agent-card.json", handler: "functions/agent/card.handler" },
-  { method: "POST", path: "/a2a", handler: "functions/a2a/rpc.handler" },
+  /** The send-message skill queues the SMS like POST /messages. */
+  { method: "POST", path: "/a2a", handler: "functions/a2a/rpc.handler", sendsTo: ["outboundMessages"] },
   { method: "GET", path: "/analytics/my", handler: "functions/analytics/get.handler" },
   { method: "GET", path: "/analytics/my/export", handler: "functions/analytics/export.handler" },
   { method: "POST", path: "/automations", handler: "functions/automations/create.handler" },
