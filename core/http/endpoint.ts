@@ -53,6 +53,14 @@ const stateOf = (request: { event: Event }): ChainState => {
 
 type ChainMiddleware = MiddlewareObj<Event, Result, Error, Context>;
 
+export interface EndpointOptions {
+  /**
+   * A request this accepts (a provider webhook whose signature verifies) is not
+   * counted against any rate-limit partition; everything else counts as usual.
+   */
+  exemptFromRateLimit?: (event: Event) => boolean;
+}
+
 /**
  * Builds the Lambda handler of one operation: the single Middy chain every
  * endpoint shares (authenticate → rate limit → authorize → parse and validate →
@@ -66,12 +74,13 @@ export function endpoint<
 >(
   operation: Operation<TAuth, TBody, TQuery, TParams>,
   implementation: (input: EndpointInput<TAuth, TBody, TQuery, TParams>) => Promise<unknown>,
+  options: EndpointOptions = {},
 ) {
   const generic = operation as unknown as AnyOperation;
   const chain = middy<Event, Result, Error, Context>()
     .use(problemResponses())
     .use(rateLimitHeaders())
-    .use(authentication(generic))
+    .use(authentication(generic, options))
     .use(authorization(generic))
     .use(requestValidation(generic));
   if (generic.idempotent) chain.use(idempotentReplay());
@@ -148,15 +157,20 @@ function addRateLimitHeaders(request: Request<Event, Result, Error, Context>): v
 /**
  * Resolves the credential, counts the request against its partition (spec 8:
  * invalid or missing credentials count against the IP address), then refuses
- * what is over the limit (429) or not authenticated (401).
+ * what is over the limit (429) or not authenticated (401). A request the
+ * endpoint exempts (a verified carrier callback) is not counted at all.
  */
-function authentication(operation: AnyOperation): ChainMiddleware {
+function authentication(operation: AnyOperation, options: EndpointOptions): ChainMiddleware {
   return {
     name: "authentication",
     before: async (request) => {
       const state = stateOf(request);
       const credentials = await resolveCredentials(operation.auth, request.event);
       state.credentials = credentials;
+      if (options.exemptFromRateLimit?.(request.event)) {
+        if (credentials.error) throw credentials.error;
+        return;
+      }
       const decision = await consumeRateLimit(credentials.partition);
       state.rateLimit = decision;
       if (!decision.allowed) {

@@ -158,7 +158,10 @@ describe("deployed resources follow stacks/definitions.ts", () => {
   it("subscribes a consumer with partial batch responses, its queue's batch size and timeout", () => {
     stacks.consumers.subscribe({ queue: "leadIntake", handler: "functions/leads/process.handler", sendsTo: ["automationRuns"] });
     const [fn, args] = of("Queue").find((queue) => queue.name === "LeadIntakeQueue")!.calls.at(-1)!.args;
-    expect(args).toEqual({ batch: { size: queues.leadIntake.batchSize, partialResponses: true } });
+    expect(args).toEqual({
+      batch: { size: queues.leadIntake.batchSize, window: `${queues.leadIntake.batchingWindowSeconds} seconds`, partialResponses: true },
+      transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: queues.leadIntake.maximumConcurrency } } },
+    });
     expect(fn.timeout).toBe(`${queues.leadIntake.consumerTimeoutSeconds} seconds`);
     expect(fn.link.map((link: any) => link.name)).toEqual([`${table.name}Data-name`, "AutomationRunsSend-name"]);
   });
@@ -175,5 +178,24 @@ describe("deployed resources follow stacks/definitions.ts", () => {
     expect(Object.keys(args.environment)).toEqual([queues.outboundMessages.urlEnv]);
     const send = of("Linkable").find((link) => link.name === "OutboundMessagesSend")!;
     expect(send.args.include[0]).toEqual({ actions: ["sqs:SendMessage"], resources: ["arn:OutboundMessagesQueue"] });
+  });
+
+  it("keeps every queue's visibility timeout at least 6 × its consumer's timeout plus the batching window (AWS guidance)", () => {
+    for (const consumer of consumers) {
+      const definition = queues[consumer.queue];
+      expect(definition.visibilityTimeoutSeconds, consumer.queue).toBeGreaterThanOrEqual(
+        6 * definition.consumerTimeoutSeconds + definition.batchingWindowSeconds,
+      );
+    }
+  });
+
+  it("caps every consumer's concurrency within the SQS event source's range (2-1000)", () => {
+    for (const consumer of consumers) {
+      const { maximumConcurrency } = queues[consumer.queue];
+      expect(maximumConcurrency, consumer.queue).toBeGreaterThanOrEqual(2);
+      expect(maximumConcurrency, consumer.queue).toBeLessThanOrEqual(1000);
+    }
+    const subscribed = of("Queue").flatMap((queue) => queue.calls.filter((call) => call.method === "subscribe"));
+    expect(subscribed.every((call) => call.args[1].transform.eventSourceMapping.scalingConfig.maximumConcurrency >= 2)).toBe(true);
   });
 });

@@ -23,9 +23,14 @@ import { Conversations } from "#core/messaging/conversations";
 import { Organizations } from "#core/organizations/index";
 import { maxDelaySeconds, publish } from "#core/queue/events";
 import { newId, nowIso } from "#core/shared/ids";
+import { queues } from "#stacks/definitions";
 
-/** How long one consumer may hold a step (below the queue's 120 s visibility timeout). */
-const LEASE_MS = 90_000;
+/**
+ * How long one consumer may hold a step: past its function timeout (a holder
+ * cannot still be running then) and well inside the queue's visibility timeout,
+ * so a redelivered step finds the lease expired and takes it over.
+ */
+export const LEASE_MS = (queues.automationRuns.consumerTimeoutSeconds + 30) * 1000;
 /** Runs longer than this many steps end Failed (a guard against endless Wait loops). */
 export const MAX_STEPS = 500;
 
