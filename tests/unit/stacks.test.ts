@@ -28,6 +28,8 @@ function component(kind: string, extra: (name: string, args: any, self: Recorded
   };
 }
 
+const carrierSecrets: Record<string, string> = { TwilioAccountSid: "ACstage", TwilioAuthToken: "stage-token" };
+
 function installSstStandIn() {
   const resolvedOutput = (value: unknown) => ({ apply: (fn: (v: any) => unknown) => fn(value) });
   Object.assign(globalThis, {
@@ -36,9 +38,9 @@ function installSstStandIn() {
       strings.reduce((text, part, i) => text + part + (i < values.length ? String(values[i]) : ""), ""),
     $output: resolvedOutput,
     sst: {
-      // A secret nobody set has its placeholder's value (the Twilio ones: empty).
+      // A secret nobody set has its placeholder's value; this stage has carrier credentials.
       Secret: component("Secret", (name, placeholder) => ({
-        value: typeof placeholder === "string" ? placeholder : `secret:${name}`,
+        value: carrierSecrets[name] ?? (typeof placeholder === "string" ? placeholder : `secret:${name}`),
       })),
       Linkable: component("Linkable"),
       aws: {
@@ -123,7 +125,7 @@ describe("deployed resources follow stacks/definitions.ts", () => {
         TOKEN_SIGNING_KEY: "secret:TokenSigningKey",
         PUBLIC_BASE_URL: "https://Api",
       });
-      expect(fn.environment.PROVIDER).toBe("simulator");
+      expect(fn.environment.PROVIDER).toBe("twilio");
       expect(fn.environment.RATE_LIMIT_REQUESTS).toBe(shell.RATE_LIMIT_REQUESTS);
       expect(fn.environment).not.toHaveProperty("JWKS_JSON");
       expect(fn.environment).not.toHaveProperty("DYNAMODB_ENDPOINT");
@@ -197,5 +199,10 @@ describe("deployed resources follow stacks/definitions.ts", () => {
     }
     const subscribed = of("Queue").flatMap((queue) => queue.calls.filter((call) => call.method === "subscribe"));
     expect(subscribed.every((call) => call.args[1].transform.eventSourceMapping.scalingConfig.maximumConcurrency >= 2)).toBe(true);
+  });
+
+  it("refuses to deploy a stage without carrier credentials instead of running the simulator inside Lambda", () => {
+    expect(stacks.functions.deployedProvider("ACstage")).toBe("twilio");
+    expect(() => stacks.functions.deployedProvider("")).toThrow(/Stage "test" has no carrier credentials[\s\S]*sst secret set TwilioAccountSid/);
   });
 });
