@@ -10,6 +10,7 @@ import {
   toApiGatewayEvent,
   type OutgoingResponse,
 } from "#local/apigateway";
+import { redactUrl } from "#core/observability/index";
 import { functionName, InvocationTimeout, lambdaContext, loadFunction, withTimeout } from "#local/handlers";
 
 /** API Gateway's maximum integration timeout. */
@@ -57,7 +58,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       })
       .then((result) => {
         send(response, { ...result, headers: { ...result.headers, "apigw-requestid": requestId } });
-        log(`${request.method} ${redactSecrets(request.url ?? "/")} → ${result.statusCode} (${Date.now() - started} ms)`);
+        log(`${request.method} ${redactUrl(request.url ?? "/")} → ${result.statusCode} (${Date.now() - started} ms)`);
       });
   });
 
@@ -140,10 +141,6 @@ function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-/** Keeps source keys (`?apiKey=…`) out of the request log. */
-function redactSecrets(url: string): string {
-  return url.replace(/([?&]apiKey=)[^&]*/gi, "$1…");
-}
 
 function send(response: ServerResponse, result: OutgoingResponse): void {
   if (response.headersSent) return;

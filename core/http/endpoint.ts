@@ -8,6 +8,7 @@ import { resolveCredentials, type Credentials } from "#core/http/credentials";
 import type { AnySchema, AuthMode, Operation } from "#core/http/operation";
 import { PayloadTooLargeError, toProblem, UnsupportedMediaTypeError } from "#core/http/problem";
 import { HttpResponse } from "#core/http/response";
+import { logger, withCorrelationId } from "#core/observability/index";
 import { consumeRateLimit, describePartition, rateLimitPolicy, type RateLimitDecision } from "#core/rate-limit/index";
 import { toFieldErrors } from "#core/shared/validation";
 import { fingerprint, Idempotency } from "#core/idempotency/index";
@@ -84,7 +85,7 @@ export function endpoint<
     .use(authorization(generic))
     .use(requestValidation(generic));
   if (generic.idempotent) chain.use(idempotentReplay());
-  return chain.handler(async (event) => {
+  const handler = chain.handler(async (event) => {
       const state = stateOf({ event });
       const input = {
         actor: state.credentials?.actor,
@@ -98,6 +99,32 @@ export function endpoint<
       } as EndpointInput<TAuth, TBody, TQuery, TParams>;
       return toResult(generic, await implementation(input));
     });
+  return requestLog(handler);
+}
+
+/**
+ * One structured log line per request (route, status, latency, organization,
+ * request id, cold start), and the request id as the correlation id of
+ * everything it queues and records. The query string is never logged.
+ */
+function requestLog(handler: (event: Event, context: Context) => Promise<Result>) {
+  return (event: Event, context: Context): Promise<Result> => {
+    const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+    return withCorrelationId(requestId, async () => {
+      const started = Date.now();
+      logger.addContext(context);
+      const result = await handler(event, context);
+      logger.info("request", {
+        route: event.routeKey,
+        status: result.statusCode,
+        latencyMs: Date.now() - started,
+        organizationId: chainState.get(event)?.credentials?.actor?.organizationId,
+        requestId,
+        correlationId: requestId,
+      });
+      return result;
+    });
+  };
 }
 
 function toResult(operation: AnyOperation, outcome: unknown): Result {

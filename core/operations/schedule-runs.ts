@@ -1,7 +1,8 @@
 import { PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { nowIso } from "#core/shared/ids";
+import { countMetric, logger, withCorrelationId } from "#core/observability/index";
+import { newId, nowIso } from "#core/shared/ids";
 
 /** The last run of a schedule, as `admin status` shows it. */
 export interface ScheduleRun {
@@ -21,19 +22,27 @@ export interface ScheduleRun {
  * Lambda counts the error (the schedule's alarm).
  */
 export function scheduledJob<TEvent, TResult>(schedule: string, run: (event: TEvent) => Promise<TResult>) {
-  return async (event: TEvent): Promise<TResult> => {
-    const startedAt = nowIso();
-    try {
-      const result = await run(event);
-      await record({ schedule, startedAt, finishedAt: nowIso(), outcome: "Succeeded", ...(result === undefined ? {} : { result }) });
-      return result;
-    } catch (error) {
-      await record({ schedule, startedAt, finishedAt: nowIso(), outcome: "Failed", error: error instanceof Error ? error.message : String(error) }).catch(
-        () => undefined,
-      );
-      throw error;
-    }
-  };
+  return (event: TEvent): Promise<TResult> =>
+    // Each run is its own journey: what it republishes or ends carries the run's id.
+    withCorrelationId(`${schedule}-${newId()}`, async () => {
+      const startedAt = nowIso();
+      const started = Date.now();
+      try {
+        const result = await run(event);
+        await record({ schedule, startedAt, finishedAt: nowIso(), outcome: "Succeeded", ...(result === undefined ? {} : { result }) });
+        logger.info("schedule run", { schedule, outcome: "Succeeded", latencyMs: Date.now() - started, result });
+        // Work a sweep recovered (republished, expired, released …), by schedule and kind.
+        for (const [kind, count] of Object.entries(result ?? {})) {
+          if (typeof count === "number" && count > 0) countMetric("SweepRecoveries", { schedule, kind }, count);
+        }
+        return result;
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        await record({ schedule, startedAt, finishedAt: nowIso(), outcome: "Failed", error: message }).catch(() => undefined);
+        logger.error("schedule run failed", { schedule, outcome: "Failed", latencyMs: Date.now() - started, error: error as Error });
+        throw error;
+      }
+    });
 }
 
 async function record(run: ScheduleRun): Promise<void> {

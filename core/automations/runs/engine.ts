@@ -16,8 +16,7 @@ import { routeFrom, type Definition, type Route } from "#core/automations/runs/r
 import { isFinal, noteLastRun, RunStore, StaleRunError, storedAutomation, Versions } from "#core/automations/runs/store";
 import { keys } from "#core/db/keys";
 import { queryPages } from "#core/db/query";
-import { Rollups } from "#core/analytics/rollups";
-import { eventItem } from "#core/events/index";
+import { eventItem, eventRecorded } from "#core/events/index";
 import { Leads, type Lead } from "#core/leads/index";
 import { Conversations } from "#core/messaging/conversations";
 import { Organizations } from "#core/organizations/index";
@@ -186,7 +185,7 @@ async function save(run: StoredRun, previous: StoredRun | undefined): Promise<St
   const event = ended ? endEvent(run) : undefined;
   const saved = await RunStore.write(run, event ? [event.item] : []);
   if (event) {
-    await Rollups.onEventRecorded(run.organizationId, event.event);
+    await eventRecorded(run.organizationId, event.event);
     await noteLastRun(run.organizationId, run.automationId, run);
   }
   return saved;
