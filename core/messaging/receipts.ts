@@ -1,4 +1,5 @@
 import { messagingConfig } from "#core/messaging/config";
+import { finishMessage } from "#core/messaging/billing-seam";
 import { finished } from "#core/messaging/outbound";
 import { messageLifecycle } from "#core/messaging/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
@@ -23,8 +24,10 @@ export type ReceiptCheckOutcome = "reconciled" | "rechecked" | "expired";
  * - Not final yet (or the carrier did not answer) before the receipt timeout:
  *   a `sent` it reports is applied, and it is asked again after twice the
  *   time since the hand-off (1 h, 2 h, 4 h … up to the timeout).
- * - At the timeout, still nothing final: `Unknown`, saying what the carrier
- *   last said. A carrier that cannot be reached is retried for a day more.
+ * - At the timeout, still nothing final: `Unknown` (its hold settled in the
+ *   same transaction), saying what the carrier last said; a message that never
+ *   got a provider id ends Failed (NotAcceptedByCarrier), not charged. A
+ *   carrier that cannot be reached is retried for a day more.
  * Every write is conditional on the due entry read (`seen`), so overlapping
  * sweeps act once.
  */
@@ -35,9 +38,9 @@ export async function checkReceipt(organizationId: string, messageId: string, se
   const lookup = await lookUp(message.provider, message.providerMessageId);
   const report = lookup === "unreachable" ? undefined : lookup;
   if (report && messageLifecycle.isFinal(report.status)) {
-    return (await applyReceipt(organizationId, messageId, report, claim)) ? "reconciled" : undefined;
+    return (await applyReceipt(organizationId, message, report, claim)) ? "reconciled" : undefined;
   }
-  if (report?.status === "Sent" && message.status === "Sending") await applyReceipt(organizationId, messageId, report, claim);
+  if (report?.status === "Sent" && message.status === "Sending") await applyReceipt(organizationId, message, report, claim);
   const handedAt = Date.parse(message.sendingStartedAt ?? message.createdAt);
   const timeout = handedAt + messagingConfig.receiptTimeoutMs;
   const giveUp = lookup === "unreachable" ? timeout + LOOKUP_GRACE_MS : timeout;
@@ -53,14 +56,27 @@ export async function checkReceipt(organizationId: string, messageId: string, se
   }
   const hours = Math.round(messagingConfig.receiptTimeoutMs / 3_600_000);
   const carrierSays = report ? ` The carrier still reports ${report.providerStatus}.` : lookup === "unreachable" ? " The carrier could not be asked." : "";
-  const unknown = await changeMessage(organizationId, messageId, {
-    from: ["Sending", "Sent"],
-    ...claim,
-    set: { status: "Unknown", statusReason: `No final delivery receipt within ${hours} hours.${carrierSays}` },
-    due: null,
-  });
-  if (!unknown) return undefined;
-  await finished(organizationId, unknown, "MessageUnknown");
+  // No provider message id: the carrier never acknowledged the hand-off, so nothing is charged (docs/decisions.md).
+  const ended = message.providerMessageId
+    ? await finishMessage(organizationId, message, {
+        from: ["Sending", "Sent"],
+        ...claim,
+        set: { status: "Unknown", statusReason: `No final delivery receipt within ${hours} hours.${carrierSays}` },
+        due: null,
+      })
+    : await finishMessage(organizationId, message, {
+        from: ["Sending", "Sent"],
+        ...claim,
+        set: {
+          status: "Failed",
+          failedAt: new Date(now).toISOString(),
+          errorCode: "NotAcceptedByCarrier",
+          statusReason: `The carrier never acknowledged the message (no provider message id within ${hours} hours); not charged.`,
+        },
+        due: null,
+      });
+  if (!ended) return undefined;
+  await finished(organizationId, ended.message, ended.message.status === "Failed" ? "MessageFailed" : "MessageUnknown");
   return "expired";
 }
 

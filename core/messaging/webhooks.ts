@@ -1,6 +1,7 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import "#core/messaging/queue";
+import { finishMessage } from "#core/messaging/billing-seam";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { ForbiddenError, NotFoundError } from "#core/errors";
@@ -65,20 +66,20 @@ async function applyStatus(provider: ProviderPort, event: MessageStatusEvent, me
   const message = id ? await readMessage(organizationId, id) : undefined;
   if (!message || message.direction !== "Outbound") return;
   if (message.providerMessageId && message.providerMessageId !== event.providerMessageId) return;
-  await applyReceipt(organizationId, message.id, event);
+  await applyReceipt(organizationId, message, event);
 }
 
 /**
  * Applies a receipt (a status callback, or the carrier's answer when the
  * message sweep asked) through the ranked lifecycle: only a message already
  * handed to the provider moves, never backwards; a final status drops the due
- * entry and settles billing once (`finished`, after the one write that won).
+ * entry and settles the hold in the same transaction (`finishMessage`).
  * `claim` (the sweep's) must hold in that same conditional write. The changed
  * message, or undefined when nothing changed.
  */
 export async function applyReceipt(
   organizationId: string,
-  messageId: string,
+  message: Message,
   receipt: { status: MessageStatus; providerStatus: string; errorCode?: string },
   claim?: { condition: string; values: Record<string, unknown> },
 ): Promise<Message | undefined> {
@@ -87,8 +88,7 @@ export async function applyReceipt(
   const from = messageLifecycle.acceptedFrom(next).filter((status) => status === "Sending" || status === "Sent" || status === "Unknown");
   if (from.length === 0) return undefined;
   const timestampField = messageLifecycle.timestampField(next);
-  const final = messageLifecycle.isFinal(next);
-  const changed = await changeMessage(organizationId, messageId, {
+  const change = {
     from,
     ...claim,
     set: {
@@ -97,14 +97,15 @@ export async function applyReceipt(
       ...(timestampField ? { [timestampField]: nowIso() } : {}),
       ...(receipt.errorCode ? { errorCode: receipt.errorCode, statusReason: `Provider reported ${receipt.providerStatus} (${receipt.errorCode}).` } : {}),
     },
-    ...(final ? { due: null } : {}),
-  });
-  if (!changed) return undefined;
-  if (final && (next === "Delivered" || next === "Undelivered" || next === "Failed")) {
-    await finished(organizationId, changed, next === "Delivered" ? "MessageDelivered" : next === "Undelivered" ? "MessageUndelivered" : "MessageFailed");
-  } else {
-    await recordMessageEvent(organizationId, changed, next === "Sent" ? "MessageSent" : "MessageUnknown");
+  };
+  if (next === "Delivered" || next === "Undelivered" || next === "Failed") {
+    // The final status and its settlement are one transaction.
+    const ended = await finishMessage(organizationId, message, { ...change, due: null });
+    if (ended) await finished(organizationId, ended.message, next === "Delivered" ? "MessageDelivered" : next === "Undelivered" ? "MessageUndelivered" : "MessageFailed");
+    return ended?.message;
   }
+  const changed = await changeMessage(organizationId, message.id, change);
+  if (changed) await recordMessageEvent(organizationId, changed, next === "Sent" ? "MessageSent" : "MessageUnknown");
   return changed;
 }
 
