@@ -222,6 +222,8 @@ export const schedules: ScheduleDefinition[] = [
   { name: "sweepDueCalls", cron: "0/5 * * * ? *", handler: "functions/schedules/sweep-due-calls.handler", sendsTo: ["automationRuns"] },
   /** Charges each phone number's monthly fee once per billing month (daily, so a missed run is made up the next day; core/billing/number-fees). */
   { name: "phoneNumberFees", cron: "5 0 * * ? *", handler: "functions/schedules/phone-number-fees.handler" },
+  /** Settles or releases any wallet hold whose message or call is final or gone (defence in depth; core/billing/hold-sweeper). */
+  { name: "sweepHolds", cron: "0/15 * * * ? *", handler: "functions/schedules/sweep-holds.handler" },
 ];
 
 /** Names of the settings every function reads from its environment. */

@@ -189,6 +189,16 @@ export const keys = {
     gsi3pk: `DUECALLS#${shard}`,
     gsi3sk: `${dueAt}#${organizationId}#${callId}`,
   }),
+  /**
+   * gsi3 (sparse): open wallet holds (reservations) by the time the hold sweeper
+   * (core/billing/hold-sweeper.ts) looks at their owner. Not tenant data: the
+   * sweeper's operator index across organizations, sharded by reservation id; on
+   * the reservation item only, removed in the write that settles or releases it.
+   */
+  dueHold: (shard: number, dueAt: string, organizationId: string, reservationId: string) => ({
+    gsi3pk: `DUEHOLDS#${shard}`,
+    gsi3sk: `${dueAt}#${organizationId}#${reservationId}`,
+  }),
   /** Messaging settings of an organization (quiet hours, help and confirmation texts). */
   messagingSettings: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#MESSAGING" }),
 

@@ -284,7 +284,8 @@ function idempotentReplay(): ChainMiddleware {
       if (!key || !organizationId) return;
       const payload = fingerprint({ query: request.event.rawQueryString ?? "", body: request.event.body ?? "" });
       const scope = request.event.routeKey;
-      const claim = await Idempotency.claim(organizationId, scope, key, payload);
+      // The claim lasts as long as this invocation can run: a request killed by its timeout frees the key then.
+      const claim = await Idempotency.claim(organizationId, scope, key, payload, { remainingMs: request.context.getRemainingTimeInMillis?.() });
       if (claim.kind === "claimed") {
         state.idempotency = { organizationId, scope, key };
         return;

@@ -5,6 +5,7 @@
  * next message. Waits and retries are delayed messages (SQS, up to 15 minutes) backed by the due index, which the
  * sweep reads for longer waits and for steps whose message was lost.
  */
+import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { encodeTime, ulid } from "ulid";
 import "#core/automations/runs/queue";
 import type { Automation } from "#core/automations/index";
@@ -308,6 +309,20 @@ export const Engine = {
         ignoreStale(error);
       }
     }
+  },
+
+  /**
+   * The poison hook of `automation.step` (core/queue/subscribe): the step the
+   * message names kept failing, so the run ends Failed (`ProcessingError`) at
+   * that step, with its AutomationRunFailed event. A run that moved on is left alone.
+   */
+  async abandon(organizationId: string, data: { automationId: string; runId: string; seq: number; attempt: number }, error: unknown): Promise<void> {
+    const run = await RunStore.read(organizationId, data.automationId, data.runId);
+    if (!run || isFinal(run) || run.cursorSeq !== data.seq || run.cursorAttempt !== data.attempt) return;
+    const at = nowIso();
+    const reason = `${PROCESSING_ERROR}: the step kept failing (${error instanceof Error ? error.message : String(error)}).`;
+    const steps = run.steps.map((step, index) => (index === run.cursorSeq ? { ...step, status: "Failed" as const, finishedAt: at, error: reason } : step));
+    await save(finish({ ...run, steps }, "Failed", reason, at), run).catch(ignoreStale);
   },
 
   /** Retries a Failed run from its failed step: a new step for the same node (new side-effect key), same version. */
