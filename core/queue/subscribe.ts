@@ -43,28 +43,30 @@ export function subscribe(queue: QueueName, handlers: MessageHandlers) {
     const failures: SQSBatchResponse["batchItemFailures"] = [];
     await Promise.all(
       event.Records.map(async (record) => {
-        let message: Envelope | undefined;
         const started = Date.now();
-        // One log line per record, with what identifies its journey (core/observability).
-        const line: Record<string, unknown> = { queue, messageId: record.messageId, receiveCount: receiveCount(record) };
+        const attempt = receiveCount(record);
+        // One log line per record, with what identifies its journey.
+        const line: Record<string, unknown> = { queue, messageId: record.messageId, receiveCount: attempt };
+        let message: Envelope | undefined;
         try {
           const parsed = v.safeParse(EnvelopeSchema, JSON.parse(record.body));
           if (!parsed.success) throw new Error("The message is not a valid envelope.");
-          const envelope = parsed.output as Envelope;
-          message = envelope;
-          const correlationId = envelope.correlationId ?? envelope.id;
-          Object.assign(line, { type: envelope.type, organizationId: envelope.organizationId, correlationId });
-          const subscription = handlers[envelope.type as QueueMessageType] as Subscription<QueueMessageType> | undefined;
-          if (!subscription) throw new Error(`No handler for message type ${envelope.type}.`);
-          await withCorrelationId(correlationId, () => (typeof subscription === "function" ? subscription : subscription.handle)(envelope, record));
+          message = parsed.output as Envelope;
+          const correlationId = message.correlationId ?? message.id;
+          Object.assign(line, { type: message.type, organizationId: message.organizationId, correlationId });
+          const subscription = handlers[message.type as QueueMessageType] as Subscription<QueueMessageType> | undefined;
+          if (!subscription) throw new Error(`No handler for message type ${message.type}.`);
+          const handle = typeof subscription === "function" ? subscription : subscription.handle;
+          const received = message;
+          await withCorrelationId(correlationId, () => handle(received, record));
           logger.info("queue record", { ...line, outcome: "Succeeded", latencyMs: Date.now() - started });
         } catch (error) {
-          const attempt = receiveCount(record);
           const last = attempt >= maxReceiveCount;
           logger.error("queue record failed", { ...line, outcome: "Failed", poison: last, latencyMs: Date.now() - started, error: error as Error });
           const subscription = message ? (handlers[message.type as QueueMessageType] as Subscription<QueueMessageType> | undefined) : undefined;
           if (last && message && subscription && typeof subscription !== "function") {
             const poisoned = message;
+            // What the hook records (the item's final event) belongs to the same journey.
             await withCorrelationId(poisoned.correlationId ?? poisoned.id, () => subscription.onPoison(poisoned, error)).catch((hookError: unknown) =>
               logger.error("onPoison failed", { ...line, error: hookError as Error }),
             );
