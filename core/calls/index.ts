@@ -28,6 +28,7 @@ import { publish } from "#core/queue/events";
 import { newId, nowIso } from "#core/shared/ids";
 import type { Page, PagingQuery } from "#core/shared/paging";
 import { decodePhoneInput, parsePhone, toE164 } from "#core/shared/phone";
+import { withCorrelationParameter } from "#core/observability/index";
 
 export { CallSchema, ListCallEventsSchema, PlaceCallSchema, type Call };
 
@@ -416,7 +417,7 @@ function verified(providerName: string, request: WebhookRequest): ProviderPort {
  * forwarding it (`dial`); our call id rides in the query, covered by the signature.
  */
 export function callWebhookUrl(provider: ProviderName, hook: "status" | "dial", callId: string): string {
-  return `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/calls/${hook}?callId=${encodeURIComponent(callId)}`;
+  return withCorrelationParameter(`${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/calls/${hook}?callId=${encodeURIComponent(callId)}`);
 }
 
 /** A phone number from a path segment (`%2B1…`, `+1…`, ` 1…`); malformed → 400 at /path/phoneNumber. */

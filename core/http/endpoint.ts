@@ -60,6 +60,8 @@ export interface EndpointOptions {
    * counted against any rate-limit partition; everything else counts as usual.
    */
   exemptFromRateLimit?: (event: Event) => boolean;
+  /** The journey a request continues (a signed provider callback's), instead of starting one with its request id. */
+  correlationIdOf?: (event: Event) => string | undefined;
 }
 
 /**
@@ -99,7 +101,7 @@ export function endpoint<
       } as EndpointInput<TAuth, TBody, TQuery, TParams>;
       return toResult(generic, await implementation(input));
     });
-  return requestLog(handler);
+  return requestLog(handler, options);
 }
 
 /**
@@ -107,10 +109,11 @@ export function endpoint<
  * request id, cold start), and the request id as the correlation id of
  * everything it queues and records. The query string is never logged.
  */
-function requestLog(handler: (event: Event, context: Context) => Promise<Result>) {
+function requestLog(handler: (event: Event, context: Context) => Promise<Result>, options: EndpointOptions) {
   return (event: Event, context: Context): Promise<Result> => {
     const requestId = event.requestContext?.requestId ?? context.awsRequestId;
-    return withCorrelationId(requestId, async () => {
+    const correlationId = options.correlationIdOf?.(event) ?? requestId;
+    return withCorrelationId(correlationId, async () => {
       const started = Date.now();
       logger.addContext(context);
       const result = await handler(event, context);
@@ -120,7 +123,7 @@ function requestLog(handler: (event: Event, context: Context) => Promise<Result>
         latencyMs: Date.now() - started,
         organizationId: chainState.get(event)?.credentials?.actor?.organizationId,
         requestId,
-        correlationId: requestId,
+        correlationId,
       });
       return result;
     });

@@ -32,8 +32,12 @@ export function emptyTwiml(): HttpResponse {
  * request. The volume of signed callbacks is bounded by our own sends and calls.
  */
 export const providerWebhookOptions: EndpointOptions = {
-  exemptFromRateLimit: (event) => {
-    const provider = providerByName(event.pathParameters?.provider ?? "");
-    return provider !== undefined && provider.verifyWebhookSignature(webhookRequest(event));
-  },
+  exemptFromRateLimit: (event) => isSignedByProvider(event),
+  // The journey of the message or call the callback reports on (its URL carries it; core/observability).
+  correlationIdOf: (event) => (isSignedByProvider(event) ? event.queryStringParameters?.correlationId : undefined),
 };
+
+function isSignedByProvider(event: APIGatewayProxyEventV2): boolean {
+  const provider = providerByName(event.pathParameters?.provider ?? "");
+  return provider !== undefined && provider.verifyWebhookSignature(webhookRequest(event));
+}

@@ -31,6 +31,16 @@ export function currentCorrelationId(): string | undefined {
 }
 
 /**
+ * A provider callback URL that carries the current correlation id, so the
+ * receipt (a request of its own) joins the journey of what it reports on. The
+ * provider signs the whole URL, so nobody else can change it.
+ */
+export function withCorrelationParameter(url: string): string {
+  const correlationId = currentCorrelationId();
+  return correlationId ? `${url}${url.includes("?") ? "&" : "?"}correlationId=${encodeURIComponent(correlationId)}` : url;
+}
+
+/**
  * Counts one business occurrence (`LeadsReceived`, `MessagesSent` …) as its own
  * EMF line, flushed at once so a crash cannot lose it. Dimensions stay few and
  * low-cardinality (outcome, reason, code): never an organization or a phone number.

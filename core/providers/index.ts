@@ -1,5 +1,6 @@
 import { config } from "#core/config";
 import { messagingConfig } from "#core/messaging/config";
+import { withCorrelationParameter } from "#core/observability/index";
 import { ProviderError, type ProviderName, type ProviderPort } from "#core/providers/port";
 import { createSimulatorProvider, simulatorAuthToken } from "#core/providers/simulator/adapter";
 import { createTelnyxProvider } from "#core/providers/telnyx/adapter";
@@ -59,7 +60,7 @@ function create(name: ProviderName, sid: string | undefined, token: string | und
 
 /** Where the provider posts a message's status callbacks (our message id rides in the query, covered by the signature). */
 export function statusCallbackUrl(provider: ProviderName, messageId: string): string {
-  return `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/messages/status?messageId=${encodeURIComponent(messageId)}`;
+  return withCorrelationParameter(`${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/messages/status?messageId=${encodeURIComponent(messageId)}`);
 }
 
 /** Telnyx, when its API key and webhook public key are configured. */

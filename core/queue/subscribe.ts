@@ -65,7 +65,9 @@ export function subscribe(queue: QueueName, handlers: MessageHandlers) {
           logger.error("queue record failed", { ...line, outcome: "Failed", poison: last, latencyMs: Date.now() - started, error: error as Error });
           const subscription = message ? (handlers[message.type as QueueMessageType] as Subscription<QueueMessageType> | undefined) : undefined;
           if (last && message && subscription && typeof subscription !== "function") {
-            await subscription.onPoison(message, error).catch((hookError: unknown) =>
+            const poisoned = message;
+            // What the hook records (the item's final event) belongs to the same journey.
+            await withCorrelationId(poisoned.correlationId ?? poisoned.id, () => subscription.onPoison(poisoned, error)).catch((hookError: unknown) =>
               logger.error("onPoison failed", { ...line, error: hookError as Error }),
             );
           }

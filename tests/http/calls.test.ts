@@ -157,7 +157,8 @@ describe("calls: inbound and missed calls", () => {
     expect(simulated.dial).toEqual({
       forwardTo,
       timeoutSeconds: 25,
-      action: expect.stringMatching(new RegExp(`/webhooks/simulator/calls/dial\\?callId=${listed.id}$`)),
+      // The signed URL also carries the journey's correlation id (core/observability).
+      action: expect.stringMatching(new RegExp(`/webhooks/simulator/calls/dial\\?callId=${listed.id}&correlationId=[^&]+$`)),
       callerId: caller,
     });
     expect(simulated.dialTwiml).toMatch(/<Response><\/Response>$/);

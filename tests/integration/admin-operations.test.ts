@@ -1,40 +1,25 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import { stuckWork } from "#core/operations/stuck-work";
 import { sqs } from "#core/queue/client";
 import { deadLetterUrlOf } from "#core/queue/dead-letters";
 import { newId } from "#core/shared/ids";
 import { queues, schedules } from "#stacks/definitions";
 import { lambdaContext, loadFunction } from "#local/handlers";
-import { projectRoot } from "#local/paths";
-import { stackStatePath, writeJson, type StackState } from "#local/state";
+import { adminCli } from "#tests/helpers/admin";
 import { addNumber, magic, send, waitForMessage } from "#tests/helpers/messaging";
-import { applyStackEnv, baseUrl, newOrganization } from "#tests/helpers/stack";
+import { applyStackEnv, newOrganization } from "#tests/helpers/stack";
 
-const run = promisify(execFile);
-let stateDir: string;
+const cli = adminCli();
 
-/** Runs `npm run admin -- <args>` as an operator would, against the test stack (through a state file naming it). */
+/** `npm run admin -- <args>` against the test stack: its JSON output (throws with the error when it fails). */
 async function admin(...args: string[]): Promise<any> {
-  const { stdout } = await run(process.execPath, ["--import", "tsx", "local/admin.ts", ...args, "--state-dir", stateDir], { cwd: projectRoot });
-  return JSON.parse(stdout);
+  const result = await cli(...args);
+  if (result.code !== 0) throw Object.assign(new Error(result.error?.error ?? "admin failed"), result);
+  return result.output;
 }
 
-beforeAll(async () => {
-  applyStackEnv();
-  stateDir = await mkdtemp(join(tmpdir(), "admin-ops-"));
-  const state: StackState = { baseUrl: baseUrl(), env: inject("stackEnv"), pid: process.pid, startedAt: new Date().toISOString() };
-  await writeJson(stackStatePath(stateDir), state);
-});
-
-afterAll(async () => {
-  await rm(stateDir, { recursive: true, force: true });
-});
+beforeAll(() => applyStackEnv());
 
 describe("admin CLI: the operator's view", () => {
   it("status shows every queue's depth and dead letters, stuck work, and the last run of every schedule", { timeout: 60_000 }, async () => {
@@ -89,6 +74,8 @@ describe("admin CLI: the operator's view", () => {
   });
 
   it("refuses an unknown queue with the list of queues", async () => {
-    await expect(admin("dlq", "show", "nope")).rejects.toMatchObject({ stderr: expect.stringContaining("QUEUE must be one of leadIntake") });
+    const refused = await cli("dlq", "show", "nope");
+    expect(refused.code).toBe(1);
+    expect(refused.error.error).toContain("QUEUE must be one of leadIntake");
   });
 });

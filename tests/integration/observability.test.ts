@@ -5,6 +5,7 @@ import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
 import { defineOperation } from "#core/http/operation";
 import { apiEvent, lambdaContext } from "#tests/helpers/events";
+import { addNumber, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization } from "#tests/helpers/stack";
 
 /** The test stack writes only warnings; this file turns info logs and EMF metrics on before loading them. */
@@ -105,6 +106,25 @@ describe("correlation ids", () => {
       events = (await db().send(new QueryCommand({ TableName: tableName(), IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :pk", ExpressionAttributeValues: { ":pk": gsi1pk } }))).Items ?? [];
     }
     expect(events.map((event) => event.eventType)).toContain("LeadCreated");
+    for (const event of events) expect(event.correlationId, String(event.eventType)).toBe(requestId);
+  });
+
+  it("joins a message's delivery receipt (a callback request of its own) to the journey of the send", { timeout: 30_000 }, async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const accepted = await send(org, { to: randomNumber(), body: "follow me" });
+    const requestId = accepted.headers.get("apigw-requestid");
+    await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered");
+    const { pk, skPrefix } = keys.eventPrefix(org.organizationId);
+    let events: Record<string, unknown>[] = [];
+    for (let attempt = 0; attempt < 100 && !events.some((event) => event.eventType === "MessageDelivered"); attempt++) {
+      const items =
+        (await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } })))
+          .Items ?? [];
+      events = items.filter((event) => event.relatedEntityId === accepted.body.id);
+      if (!events.some((event) => event.eventType === "MessageDelivered")) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(events.map((event) => event.eventType)).toEqual(expect.arrayContaining(["MessageAccepted", "MessageDelivered"]));
     for (const event of events) expect(event.correlationId, String(event.eventType)).toBe(requestId);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { consumers, fallbackRoute, queues, routes, schedules, table } from "#stacks/definitions";
 
@@ -117,6 +117,12 @@ describe("deployed resources follow stacks/definitions.ts", () => {
       ...routes.map((route) => route.handler),
       fallbackRoute.handler,
     ]);
+  });
+
+  it("records every schedule's runs under its manifest name (what admin status shows)", () => {
+    for (const schedule of schedules) {
+      expect(readFileSync(handlerFile(schedule.handler), "utf8"), schedule.name).toContain(`scheduledJob("${schedule.name}"`);
+    }
   });
 
   it("points every route, consumer and schedule at a handler file that exists", () => {
