@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from "aws-lambda";
 import type { RouteDefinition } from "#stacks/definitions";
+import { gatewayProblem, securityHeaders } from "#core/http/problem";
 
 /** API Gateway HTTP API's request payload limit. */
 export const maxPayloadBytes = 10 * 1024 * 1024;
@@ -203,12 +204,18 @@ export interface OutgoingResponse {
   body: Buffer;
 }
 
-/** API Gateway's own answer when the integration fails or returns an invalid response. */
-export function gatewayError(statusCode: number, message: string): OutgoingResponse {
+/** Longest query string the gateway passes on (API Gateway's request line limit is of this order). */
+export const maxQueryBytes = 60 * 1024;
+
+/**
+ * The gateway's own answer (no handler ran, or it failed): an RFC 9457 problem
+ * like every other error, with the headers every answer carries.
+ */
+export function gatewayError(statusCode: number, detail: string, instance = "/"): OutgoingResponse {
   return {
     statusCode,
-    headers: { "content-type": "application/json" },
-    body: Buffer.from(JSON.stringify({ message })),
+    headers: { "content-type": "application/problem+json", ...securityHeaders },
+    body: Buffer.from(JSON.stringify(gatewayProblem(statusCode, detail, instance))),
   };
 }
 

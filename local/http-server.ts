@@ -5,6 +5,7 @@ import {
   fromApiGatewayResult,
   gatewayError,
   maxPayloadBytes,
+  maxQueryBytes,
   routeMatcher,
   newRequestId,
   toApiGatewayEvent,
@@ -48,13 +49,14 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   const fallback = options.fallback ?? fallbackRoute;
   const log = options.log ?? (() => undefined);
 
-  const server = createServer((request, response) => {
+  // Room for a 60 KB query in the request line; header values are held to 16 KB below, as before.
+  const server = createServer({ maxHeaderSize: maxQueryBytes + 2 * maxHeaderBytes }, (request, response) => {
     const started = Date.now();
     const requestId = newRequestId();
     void serve(request, requestId)
       .catch((error: unknown) => {
         log(`local gateway error: ${error instanceof Error ? error.stack : String(error)}`);
-        return gatewayError(500, "Internal Server Error");
+        return gatewayError(500, "The gateway could not complete the request.", request.url?.split("?", 1)[0]);
       })
       .then((result) => {
         send(response, { ...result, headers: { ...result.headers, "apigw-requestid": requestId } });
@@ -63,11 +65,15 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   });
 
   async function serve(request: IncomingMessage, requestId: string): Promise<OutgoingResponse> {
-    const body = await readBody(request);
-    if (!body) return gatewayError(413, "Request Entity Too Large");
     const method = request.method ?? "GET";
     const url = request.url ?? "/";
     const path = url.split("?", 1)[0] ?? url;
+    if (headerBytes(request.rawHeaders) > maxHeaderBytes) return gatewayError(431, `The request headers exceed ${maxHeaderBytes} bytes.`, path);
+    const body = await readBody(request);
+    if (!body) return gatewayError(413, `The request body exceeds ${maxPayloadBytes} bytes.`, path);
+    if (Buffer.byteLength(url) - Buffer.byteLength(path) > maxQueryBytes) {
+      return gatewayError(414, `The query string exceeds ${maxQueryBytes} bytes.`, path);
+    }
     if (options.jwks !== undefined && method === "GET" && path === "/.well-known/jwks.json") {
       return { statusCode: 200, headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify(options.jwks)) };
     }
@@ -93,7 +99,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       handler = await loadFunction(definition);
     } catch (error) {
       log(`cannot load ${spec} for ${routeKey}: ${error instanceof Error ? error.message : String(error)}`);
-      return gatewayError(500, "Internal Server Error");
+      return gatewayError(500, "The gateway could not reach the function.", path);
     }
     const context = lambdaContext(functionName(spec), integrationTimeoutMs);
     try {
@@ -101,7 +107,9 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       return fromApiGatewayResult(result);
     } catch (error) {
       log(`${spec} failed (${context.awsRequestId}): ${error instanceof Error ? error.stack : String(error)}`);
-      return error instanceof InvocationTimeout ? gatewayError(503, "Service Unavailable") : gatewayError(500, "Internal Server Error");
+      return error instanceof InvocationTimeout
+        ? gatewayError(503, "The function did not answer in time.", path)
+        : gatewayError(500, "The function failed.", path);
     }
   }
 
@@ -110,6 +118,19 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
     return first || (request.socket.remoteAddress ?? "127.0.0.1").replace(/^::ffff:/, "");
   }
+
+  // Node answers malformed requests and oversized headers itself (a bare status line); answer as the gateway does.
+  server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = error.code === "HPE_HEADER_OVERFLOW";
+    const answer = tooLarge
+      ? gatewayError(431, "The request headers are too large.")
+      : gatewayError(400, "The request is not valid HTTP.");
+    const head = [`HTTP/1.1 ${answer.statusCode} ${tooLarge ? "Request Header Fields Too Large" : "Bad Request"}`, "connection: close"];
+    for (const [name, value] of Object.entries(answer.headers)) head.push(`${name}: ${String(value)}`);
+    head.push(`content-length: ${answer.body.length}`);
+    socket.end(Buffer.concat([Buffer.from(`${head.join("\r\n")}\r\n\r\n`), answer.body]));
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -125,6 +146,13 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
         server.closeAllConnections();
       }),
   };
+}
+
+/** Longest header section (names and values) the gateway accepts: Node's default limit, which applied before. */
+const maxHeaderBytes = 16 * 1024;
+
+function headerBytes(rawHeaders: string[]): number {
+  return rawHeaders.reduce((total, part) => total + Buffer.byteLength(part) + 2, 0);
 }
 
 /** Reads the whole body; undefined when it exceeds API Gateway's payload limit (the rest is drained). */
@@ -145,7 +173,7 @@ function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
 function send(response: ServerResponse, result: OutgoingResponse): void {
   if (response.headersSent) return;
   for (const [name, value] of Object.entries(result.headers)) response.setHeader(name, value);
-  if (result.statusCode === 413) response.setHeader("connection", "close");
+  if (result.statusCode === 413 || result.statusCode === 414 || result.statusCode === 431) response.setHeader("connection", "close");
   response.statusCode = result.statusCode;
   response.end(result.body);
 }

@@ -49,6 +49,8 @@ export async function createLocalResources(endpoints: { dynamodb: string; sqs: s
       [environmentNames.tableName]: table.name,
       [environmentNames.dynamodbEndpoint]: endpoints.dynamodb,
       [environmentNames.sqsEndpoint]: endpoints.sqs,
+      // Local receivers (tests, a developer's webhook catcher) listen on 127.0.0.1; deployed stages never set this.
+      [environmentNames.automationHttpAllowPrivate]: "true",
     };
     for (const [name, queue] of Object.entries(created)) env[queues[name as QueueName].urlEnv] = queue.url;
     return { env, queues: created };

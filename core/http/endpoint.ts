@@ -6,11 +6,11 @@ import type { Actor } from "#core/auth/actor";
 import { ForbiddenError, RateLimitedError, ValidationError } from "#core/errors";
 import { resolveCredentials, type Credentials } from "#core/http/credentials";
 import type { AnySchema, AuthMode, Operation } from "#core/http/operation";
-import { PayloadTooLargeError, toProblem, UnsupportedMediaTypeError } from "#core/http/problem";
+import { PayloadTooLargeError, securityHeaders, toProblem, UnsupportedMediaTypeError } from "#core/http/problem";
 import { HttpResponse } from "#core/http/response";
 import { logger, withCorrelationId } from "#core/observability/index";
 import { consumeRateLimit, describePartition, rateLimitPolicy, type RateLimitDecision } from "#core/rate-limit/index";
-import { toFieldErrors } from "#core/shared/validation";
+import { toFieldErrors, wellFormedText } from "#core/shared/validation";
 import { fingerprint, Idempotency } from "#core/idempotency/index";
 
 /** JSON bodies above this size are refused with 413 before parsing. */
@@ -116,7 +116,7 @@ function requestLog(handler: (event: Event, context: Context) => Promise<Result>
     return withCorrelationId(correlationId, async () => {
       const started = Date.now();
       logger.addContext(context);
-      const result = await handler(event, context);
+      const result = withSecurityHeaders(await handler(event, context));
       logger.info("request", {
         route: event.routeKey,
         status: result.statusCode,
@@ -128,6 +128,10 @@ function requestLog(handler: (event: Event, context: Context) => Promise<Result>
       return result;
     });
   };
+}
+
+function withSecurityHeaders(result: Result): Result {
+  return { ...result, headers: { ...result.headers, ...securityHeaders } };
 }
 
 function toResult(operation: AnyOperation, outcome: unknown): Result {
@@ -315,8 +319,9 @@ function idempotentReplay(): ChainMiddleware {
 
 /** Runs a schema; failures become a 400 listing every offending field by JSON Pointer. */
 export function validate<TSchema extends AnySchema>(schema: TSchema, value: unknown, pointerPrefix: string): v.InferOutput<TSchema> {
-  const result = v.safeParse(schema, value);
-  if (result.success) return result.output;
+  const text = v.safeParse(wellFormedText, value);
+  const result = text.success ? v.safeParse(schema, value) : text;
+  if (result.success) return result.output as v.InferOutput<TSchema>;
   const errors = toFieldErrors(result.issues).map((error) => ({ ...error, pointer: `${pointerPrefix}${error.pointer}` }));
   throw new ValidationError("The request is not valid; see errors for each field.", errors);
 }

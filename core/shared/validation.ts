@@ -1,4 +1,4 @@
-import type * as v from "valibot";
+import * as v from "valibot";
 
 /** One offending field of a request: where it is (RFC 6901 JSON Pointer) and what is wrong, in a sentence. */
 export interface FieldError {
@@ -46,6 +46,36 @@ export function toIssuePath(root: unknown, segments: PathSegments): [v.IssuePath
   const [first, ...rest] = items;
   return first ? [first, ...rest] : undefined;
 }
+
+/** NUL, or a UTF-16 surrogate without its pair (what invalid UTF-8 or a lone `\ud800` escape decodes to). */
+const illFormedText = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Refuses NUL characters and lone surrogates in every string of a request (body,
+ * query, path), each reported at its own pointer. One piece run before every
+ * operation's schema, so no text field (present or future) can store them: they
+ * break C-string consumers, CSV exports and the carriers' UTF-8 encoders.
+ */
+export const wellFormedText = v.pipe(
+  v.unknown(),
+  v.rawCheck(({ dataset, addIssue }) => {
+    const visit = (value: unknown, segments: (string | number)[]): void => {
+      if (typeof value === "string") {
+        if (illFormedText.test(value)) {
+          addIssue({
+            message: "Must be valid UTF-8 text without NUL characters.",
+            path: toIssuePath(dataset.value, segments),
+          });
+        }
+      } else if (Array.isArray(value)) {
+        value.forEach((item, index) => visit(item, [...segments, index]));
+      } else if (value !== null && typeof value === "object") {
+        for (const [key, item] of Object.entries(value)) visit(item, [...segments, key]);
+      }
+    };
+    visit(dataset.value, []);
+  }),
+);
 
 const typeNames: Record<string, string> = {
   string: "a string",

@@ -15,5 +15,5 @@ function eventStream({ stream, failure }: JsonRpcEventStream): string {
 export const handler = endpoint(agentRpc, async ({ actor, event, headers }) => {
   const answer = await handleRpc(actor, { body: event.body, isBase64Encoded: event.isBase64Encoded, headers });
   if (!isStream(answer)) return answer;
-  return HttpResponse.text(200, eventStream(answer), "text/event-stream", { "cache-control": "no-cache" });
+  return HttpResponse.text(200, eventStream(answer), "text/event-stream");
 });

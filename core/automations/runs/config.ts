@@ -1,17 +1,14 @@
-import { config } from "#core/config";
 import { environmentNames } from "#stacks/definitions";
 
 /**
- * Run engine settings from the environment (read lazily). Deployed stages refuse HttpRequest targets on private,
- * loopback and link-local addresses; the local stack and tests (which talk to DynamoDB Local) allow them unless
- * AUTOMATION_HTTP_ALLOW_PRIVATE says otherwise.
+ * Run engine settings from the environment (read lazily). HttpRequest targets on private, loopback and link-local
+ * addresses are refused unless AUTOMATION_HTTP_ALLOW_PRIVATE is exactly "true": one explicit setting, off by
+ * default, which only the local stack and the tests turn on (their receivers listen on 127.0.0.1). Nothing else
+ * (such as a DynamoDB endpoint override) turns the guard off.
  */
 export const runsConfig = {
   get allowPrivateHttpTargets(): boolean {
-    const raw = process.env[environmentNames.automationHttpAllowPrivate];
-    if (raw === "true") return true;
-    if (raw === "false") return false;
-    return config.dynamodbEndpoint !== undefined;
+    return process.env[environmentNames.automationHttpAllowPrivate] === "true";
   },
   /** First HttpRequest retry delay; each further retry doubles it (with jitter), up to 5 minutes. */
   get retryBaseMs(): number {
