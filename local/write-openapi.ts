@@ -3,7 +3,7 @@ import { openApiDocument } from "#core/http/openapi";
 
 /** `npm run openapi`: writes the contract to docs/openapi.json (the running service serves the same at /openapi.json). */
 export const openApiPath = "docs/openapi.json";
-export const documentedServerUrl = "https://api.example.com";
+export const documentedServerUrl = "https://{apiId}.execute-api.{region}.amazonaws.com";
 
 export function renderOpenApi(): string {
   return `${JSON.stringify(openApiDocument(documentedServerUrl), null, 2)}\n`;

@@ -79,7 +79,14 @@ function operationObject(operation: Operation): JsonObject {
   responses[String(success.status)] = {
     description: success.description,
     headers: rateLimitHeaders,
-    ...(body || success.contentType ? { content: { [contentType]: { schema: body ?? { type: "string" } } } } : {}),
+    ...(body || success.contentType
+      ? {
+          content: {
+            [contentType]: { schema: body ?? { type: "string" } },
+            ...Object.fromEntries(Object.entries(success.alternativeContent ?? {}).map(([type, schema]) => [type, { schema }])),
+          },
+        }
+      : {}),
   };
   for (const status of [...new Set([...operation.problems, ...(operation.idempotent ? idempotencyProblems : []), 500])].sort()) responses[String(status)] = problemResponse(status);
   return {
@@ -87,20 +94,25 @@ function operationObject(operation: Operation): JsonObject {
     summary: operation.summary,
     ...(operation.description ? { description: operation.description } : {}),
     tags: [operation.tag],
-    security: operation.auth === "public" ? [] : operation.auth === "bearer" ? [{ bearer: [] }] : [{ bearer: [] }, { sourceKey: [], sourceId: [] }],
+    security:
+      operation.auth === "public"
+        ? []
+        : operation.auth === "bearer"
+          ? [{ bearer: [] }]
+          : [{ bearer: [] }, { sourceId: [], sourceKey: [] }, { sourceIdHeader: [], sourceKeyHeader: [] }],
     ...(operation.permission ? { "x-required-permission": operation.permission } : {}),
     parameters: [
       ...parameters(operation.params, "path"),
       ...parameters(operation.query, "query"),
       ...(operation.idempotent ? [idempotencyKeyParameter] : []),
     ],
-    ...(operation.body
+    ...(operation.body || operation.bodyJsonSchema
       ? {
           requestBody: {
             required: operation.bodyRequired ?? true,
             content: {
               "application/json": {
-                schema: jsonSchema(operation.body, "input"),
+                schema: operation.body ? jsonSchema(operation.body, "input") : operation.bodyJsonSchema,
                 ...(operation.example !== undefined ? { example: operation.example } : {}),
               },
             },
@@ -110,6 +122,26 @@ function operationObject(operation: Operation): JsonObject {
     responses,
   };
 }
+
+const localServerUrl = "http://127.0.0.1:3000";
+
+/** What each tag groups, for the reference's navigation. */
+const tagDescriptions: Record<string, string> = {
+  Agent: "The A2A agent: its card and the JSON-RPC endpoint through which AI agents use the API's skills.",
+  Analytics: "Response analytics over leads, messages and calls, as JSON or CSV.",
+  Automations: "Automations (triggers, conditions, actions) and their runs.",
+  Billing: "The organization's wallet and its ledger.",
+  Calls: "Outbound calls (click-to-call bridging) and their status.",
+  Conversations: "SMS/MMS conversations with leads: read, mark read, change the sending number.",
+  Events: "The event log of leads, messages and calls.",
+  Leads: "Lead intake from sellers (source credentials) and the organization's leads.",
+  Messages: "Outbound SMS/MMS: send, schedule, read, cancel.",
+  "Phone numbers": "The organization's sending numbers: search, buy, register, release.",
+  Platform: "The contract itself.",
+  Sources: "Lead sources (sellers) and their intake keys.",
+  Suppressions: "Contacts that must not be messaged or called (opt-outs and manual entries).",
+  Webhooks: "Carrier callbacks (delivery receipts, inbound messages, call status), verified by the carrier's signature.",
+};
 
 /** The OpenAPI 3.1 contract, generated from the operations' valibot schemas. */
 export function openApiDocument(serverUrl: string): JsonObject {
@@ -124,10 +156,26 @@ export function openApiDocument(serverUrl: string): JsonObject {
     info: {
       title: "Lead Management and Messaging API",
       version: "v1",
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
       description: `Capture leads, follow up by SMS/MMS and calls, automate follow-up and read response analytics. Every error is application/problem+json. Rate limit: ${rateLimitPolicy.limit} requests per ${rateLimitPolicy.windowSeconds} s per partition.`,
     },
-    servers: [{ url: serverUrl }],
-    tags: [...new Set(allOperations.map((operation) => operation.tag))].sort().map((name) => ({ name })),
+    servers: [
+      {
+        url: serverUrl,
+        description: "A deployment (`sst deploy`): its API Gateway HTTP API endpoint, or the custom domain in front of it.",
+        // The documented contract names every deployment by template; a running service names itself.
+        ...(serverUrl.includes("{apiId}")
+          ? {
+              variables: {
+                apiId: { default: "abc123defg", description: "The HTTP API's id (the stack output `api`)." },
+                region: { default: "us-east-1", description: "The AWS region of the stage." },
+              },
+            }
+          : {}),
+      },
+      ...(serverUrl === localServerUrl ? [] : [{ url: localServerUrl, description: "The local stack (`npm start`)." }]),
+    ],
+    tags: [...new Set(allOperations.map((operation) => operation.tag))].sort().map((name) => ({ name, description: tagDescriptions[name] ?? name })),
     paths,
     components: {
       schemas: { Problem: problemSchema },
@@ -135,6 +183,8 @@ export function openApiDocument(serverUrl: string): JsonObject {
         bearer: { type: "http", scheme: "bearer", description: "A user access token (JWT) or an organization API key beginning `sk_`." },
         sourceId: { type: "apiKey", in: "query", name: "sourceId", description: "Lead source id (intake routes only); also accepted as the `X-Source-Id` header." },
         sourceKey: { type: "apiKey", in: "query", name: "apiKey", description: "Lead source key (intake routes only); also accepted as the `X-Source-Key` header." },
+        sourceIdHeader: { type: "apiKey", in: "header", name: "X-Source-Id", description: "Lead source id as a header (intake routes only), with `X-Source-Key`." },
+        sourceKeyHeader: { type: "apiKey", in: "header", name: "X-Source-Key", description: "Lead source key as a header (intake routes only), with `X-Source-Id`." },
       },
     },
   };

@@ -37,7 +37,12 @@ export interface Operation<
   /** Permission the actor needs; omitted for public operations. */
   permission?: Permission;
   body?: TBody;
-  /** Whether a body must be sent (default true when `body` is set). */
+  /**
+   * Contract-only JSON Schema of the request body, for an operation that reads its
+   * body itself (not validated by the chain; e.g. JSON-RPC, whose errors are not problems).
+   */
+  bodyJsonSchema?: Record<string, unknown>;
+  /** Whether a body must be sent (default true when `body` or `bodyJsonSchema` is set). */
   bodyRequired?: boolean;
   query?: TQuery;
   params?: TParams;
@@ -50,6 +55,8 @@ export interface Operation<
     contentType?: string;
     /** Raw JSON Schema when the body is not described by valibot (e.g. the OpenAPI document itself). */
     jsonSchema?: Record<string, unknown>;
+    /** Further media types the same status may answer with, and their schemas (e.g. `text/event-stream`). */
+    alternativeContent?: Record<string, Record<string, unknown>>;
   };
   problems: ProblemStatus[];
   /** Honours the `Idempotency-Key` header (replays the stored answer for 24 h). */

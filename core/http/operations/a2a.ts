@@ -19,7 +19,41 @@ export const agentRpc = defineOperation({
   tag: "Agent",
   auth: "bearer",
   permission: "agent:use",
-  success: { status: 200, description: "A JSON-RPC 2.0 response object", jsonSchema: { type: "object", required: ["jsonrpc", "id"] } },
+  bodyJsonSchema: {
+    type: "object",
+    description: "A JSON-RPC 2.0 request (the server answers a malformed one with a JSON-RPC error, not a problem).",
+    required: ["jsonrpc", "method"],
+    properties: {
+      jsonrpc: { const: "2.0" },
+      id: { type: ["string", "integer", "null"] },
+      method: { type: "string", examples: ["message/send", "tasks/get", "SendMessage"] },
+      params: { type: "object" },
+    },
+  },
+  success: {
+    status: 200,
+    description: "A JSON-RPC 2.0 response object, or for the streaming methods the whole event stream",
+    jsonSchema: {
+      type: "object",
+      required: ["jsonrpc", "id"],
+      properties: {
+        jsonrpc: { const: "2.0" },
+        id: { type: ["string", "integer", "null"] },
+        result: {},
+        error: {
+          type: "object",
+          required: ["code", "message"],
+          properties: { code: { type: "integer" }, message: { type: "string" }, data: {} },
+        },
+      },
+    },
+    alternativeContent: {
+      "text/event-stream": {
+        type: "string",
+        description: "Server-sent events: one `data:` line per JSON-RPC response object, then `event: error` if the stream failed.",
+      },
+    },
+  },
   problems: [401, 403, 429],
   example: {
     jsonrpc: "2.0",
