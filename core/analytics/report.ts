@@ -1,5 +1,6 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
+import { timestamp } from "#core/shared/ids";
 import type { Actor } from "#core/auth/actor";
 import { Billing, type Wallet } from "#core/billing/index";
 import { db, tableName } from "#core/db/client";
@@ -13,7 +14,7 @@ import type { Histogram } from "#core/analytics/rollups";
 /** The customer analytics answer (spec 2.3); see docs/analytics.md for every definition. */
 const num = v.number();
 const nullableNum = v.nullable(v.number());
-const time = v.string();
+const time = timestamp;
 const comparison = v.object({ current: num, previous: num, changePercent: nullableNum, direction: v.picklist(["up", "down", "flat"]) });
 const point = { startAt: time, endAt: time, label: v.string() };
 const failure = v.object({ automationId: v.string(), name: v.string(), failedAt: v.nullable(time), error: v.nullable(v.string()) });

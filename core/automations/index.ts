@@ -2,6 +2,7 @@ import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
 import { actorId, type Actor } from "#core/auth/actor";
+import { wholeNumber } from "#core/shared/ids";
 import {
   ActionSchema,
   AutomationRequestSchema,
@@ -18,7 +19,7 @@ import { triggerIndexWrites } from "#core/automations/runs/trigger-index";
 import "#core/automations/runs/queue";
 import { Organizations } from "#core/organizations/index";
 import { publish } from "#core/queue/events";
-import { newId, nowIso } from "#core/shared/ids";
+import { newId, nowIso, timestamp } from "#core/shared/ids";
 import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
 
 export { AutomationRequestSchema };
@@ -41,13 +42,13 @@ export const AutomationSchema = v.object({
   conditionGroups: v.array(ConditionGroupSchema),
   actions: v.array(ActionSchema),
   connections: v.array(ConnectionSchema),
-  lastRunAt: v.nullable(v.string()),
+  lastRunAt: v.nullable(timestamp),
   lastRunStatus: v.nullable(v.string()),
-  version: v.number(),
+  version: wholeNumber,
   user: summary,
   organization: summary,
-  createdAt: v.string(),
-  modifiedAt: v.nullable(v.string()),
+  createdAt: timestamp,
+  modifiedAt: v.nullable(timestamp),
 });
 export type Automation = v.InferOutput<typeof AutomationSchema>;
 

@@ -18,7 +18,7 @@ import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { listPage, type ListResource } from "#core/db/list";
 import { PaymentRequiredError, ValidationError } from "#core/errors";
-import { newId, nowIso } from "#core/shared/ids";
+import { newId, nowIso, timestamp } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
 import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
 import { toFieldErrors } from "#core/shared/validation";
@@ -55,11 +55,11 @@ export const WalletSchema = v.object({
   lowBalanceThreshold: v.string(),
   /** The available balance never goes below this, except by a phone number's monthly fee owed (a debt a top-up repays). */
   floor: v.string(),
-  suspendedAt: v.nullable(v.string()),
+  suspendedAt: v.nullable(timestamp),
   suspendedReason: v.nullable(v.string()),
   prices: PriceListSchema,
-  createdAt: v.string(),
-  modifiedAt: v.nullable(v.string()),
+  createdAt: timestamp,
+  modifiedAt: v.nullable(timestamp),
 });
 export type Wallet = v.InferOutput<typeof WalletSchema>;
 
@@ -81,7 +81,7 @@ export const LedgerEntrySchema = v.object({
   quantity: v.nullable(v.number()),
   reference: v.nullable(v.string()),
   createdBy: v.string(),
-  createdAt: v.string(),
+  createdAt: timestamp,
 });
 export type LedgerEntry = v.InferOutput<typeof LedgerEntrySchema>;
 

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { timestamp, wholeNumber } from "#core/shared/ids";
 import { PhoneNumberInput } from "#core/messaging/phone-numbers";
 import { CALL_STATUSES } from "#core/messaging/status";
 import { PagingQuerySchema } from "#core/shared/paging";
@@ -44,7 +45,7 @@ export const PlaceCallSchema = v.pipe(
 export type PlaceCallRequest = v.InferOutput<typeof PlaceCallSchema>;
 
 const text = v.nullable(v.string());
-const count = v.nullable(v.number());
+const count = v.nullable(wholeNumber);
 
 export const callDirections = ["Outbound", "Inbound"] as const;
 
@@ -96,7 +97,7 @@ export const CallSchema = v.object({
   user: text,
   /** Name of the organization. */
   business: text,
-  createdAt: v.string(),
+  createdAt: timestamp,
   queuedAt: text,
   ringingAt: text,
   answeredAt: text,

@@ -4,7 +4,7 @@ import * as v from "valibot";
 import { Rollups } from "#core/analytics/rollups";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { nowIso } from "#core/shared/ids";
+import { nowIso, timestamp, wholeNumber } from "#core/shared/ids";
 import { countMetric, currentCorrelationId } from "#core/observability/index";
 
 const text = v.nullable(v.string());
@@ -50,7 +50,7 @@ export const EventRecordSchema = v.object({
   billingStatus: text,
   errorCode: text,
   billableAmount: v.nullable(v.union([v.number(), v.string()])),
-  retryCount: v.nullable(v.number()),
+  retryCount: v.nullable(wholeNumber),
   queuedAt: time,
   sendingStartedAt: time,
   sentAt: time,
@@ -62,7 +62,7 @@ export const EventRecordSchema = v.object({
   nextRetryAt: time,
   scheduledFor: time,
   canceledAt: time,
-  createdAt: v.string(),
+  createdAt: timestamp,
   scheduledReason: text,
   cancelReason: text,
   createdBy: text,

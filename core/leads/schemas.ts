@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { timestamp } from "#core/shared/ids";
 import * as f from "#core/leads/fields";
 import { PagingQuerySchema } from "#core/shared/paging";
 import { toIssuePath } from "#core/shared/validation";
@@ -247,13 +248,13 @@ const valueObject = v.nullable(v.object({ value: v.string() }));
 /** The lead as every read answers it (spec 2.4, plus its processing outcome and source). */
 export const LeadSchema = v.object({
   id: v.string(),
-  createdAt: v.string(),
-  modifiedAt: nullableString,
+  createdAt: timestamp,
+  modifiedAt: v.nullable(timestamp),
   sourceId: nullableString,
   processingStatus: v.picklist(processingStatuses),
   processingReason: nullableString,
   duplicateOfLeadId: nullableString,
-  processedAt: nullableString,
+  processedAt: v.nullable(timestamp),
   metadata: v.object({
     certifiedFormUrl: nullableString,
     utmSource: nullableString,
@@ -280,9 +281,9 @@ export const LeadSchema = v.object({
     assignedPhoneNumberId: nullableString,
     smsConsentStatus: nullableString,
     smsOptedOut: v.boolean(),
-    smsOptOutAt: nullableString,
-    smsOptInAt: nullableString,
-    smsHelpRequestedAt: nullableString,
+    smsOptOutAt: v.nullable(timestamp),
+    smsOptInAt: v.nullable(timestamp),
+    smsHelpRequestedAt: v.nullable(timestamp),
     smsConsentPhoneNumber: nullableString,
     userId: nullableString,
     businessId: v.string(),

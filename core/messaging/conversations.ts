@@ -9,7 +9,7 @@ import { listPage, prefixQuery, type ListResource } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { MessagingEvents } from "#core/messaging/timeline";
-import { newId, nowIso } from "#core/shared/ids";
+import { newId, nowIso, timestamp, wholeNumber } from "#core/shared/ids";
 import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
 import { Rollups } from "#core/analytics/rollups";
 
@@ -22,12 +22,12 @@ export const ConversationSchema = v.object({
   phoneNumberId: v.nullable(v.string()),
   phoneNumber: v.nullable(v.string()),
   unread: v.boolean(),
-  unreadCount: v.number(),
-  lastMessageAt: v.nullable(v.string()),
+  unreadCount: wholeNumber,
+  lastMessageAt: v.nullable(timestamp),
   lastMessagePreview: v.nullable(v.string()),
   lastDirection: v.nullable(v.string()),
-  createdAt: v.string(),
-  modifiedAt: v.nullable(v.string()),
+  createdAt: timestamp,
+  modifiedAt: v.nullable(timestamp),
 });
 export type Conversation = v.InferOutput<typeof ConversationSchema>;
 

@@ -15,7 +15,7 @@ import { MessagingEvents } from "#core/messaging/timeline";
 import { organizationProvider } from "#core/messaging/provider-choice";
 import { providerByName } from "#core/providers/index";
 import { ProviderError, type AvailableNumber, type NumberWebhooks, type ProviderPort } from "#core/providers/port";
-import { newId, nowIso } from "#core/shared/ids";
+import { newId, nowIso, timestamp } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
 import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
 import { parsePhone } from "#core/shared/phone";
@@ -55,9 +55,9 @@ export const PhoneNumberSchema = v.object({
   friendlyName: v.nullable(v.string()),
   capabilities: v.array(v.string()),
   areaCode: v.nullable(v.string()),
-  lastUsedAt: v.nullable(v.string()),
-  createdAt: v.string(),
-  modifiedAt: v.nullable(v.string()),
+  lastUsedAt: v.nullable(timestamp),
+  createdAt: timestamp,
+  modifiedAt: v.nullable(timestamp),
 });
 export type PhoneNumber = v.InferOutput<typeof PhoneNumberSchema>;
 

@@ -9,7 +9,7 @@ import { PhoneNumberInput, PhoneNumbers } from "#core/messaging/phone-numbers";
 import { DEFAULT_QUIET_HOURS_WINDOW, quietHoursWindowSchema } from "#core/messaging/quiet-hours";
 import { Organizations, type Organization } from "#core/organizations/index";
 import { providerByName } from "#core/providers/index";
-import { nowIso } from "#core/shared/ids";
+import { nowIso, timestamp } from "#core/shared/ids";
 
 /** What happens to calls to the organization's numbers: forwarded to a person, or answered with a closed message (missed). */
 export const DEFAULT_INBOUND_CALLS = { forwardTo: null, ringSeconds: 20 } as const;
@@ -76,7 +76,7 @@ export const MessagingSettingsResponseSchema = v.object({
   helpText: v.string(),
   optOutConfirmationText: v.string(),
   optInConfirmationText: v.string(),
-  modifiedAt: v.nullable(v.string()),
+  modifiedAt: v.nullable(timestamp),
 });
 export type MessagingSettings = v.InferOutput<typeof MessagingSettingsResponseSchema>;
 

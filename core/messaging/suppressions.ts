@@ -8,7 +8,7 @@ import { listPage, prefixQuery, type ListResource } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { PhoneNumberInput } from "#core/messaging/phone-numbers";
 import { MessagingEvents } from "#core/messaging/timeline";
-import { nowIso } from "#core/shared/ids";
+import { nowIso, timestamp } from "#core/shared/ids";
 import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
 import { decodePhoneInput, parsePhone } from "#core/shared/phone";
 
@@ -32,7 +32,7 @@ export const SuppressionSchema = v.object({
   note: v.nullable(v.string()),
   leadId: v.nullable(v.string()),
   createdBy: v.string(),
-  createdAt: v.string(),
+  createdAt: timestamp,
 });
 export type Suppression = v.InferOutput<typeof SuppressionSchema>;
 

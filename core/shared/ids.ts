@@ -1,4 +1,5 @@
 import { encodeTime, monotonicFactory, TIME_MAX } from "ulid";
+import * as v from "valibot";
 
 const nextUlid = monotonicFactory();
 
@@ -25,3 +26,9 @@ export function ulidCeiling(epochMs: number): string {
 function ulidTime(epochMs: number): string {
   return encodeTime(Math.min(Math.max(Math.floor(epochMs), 0), TIME_MAX), 10);
 }
+
+/** An instant as the API writes them (`nowIso`): `format: date-time` in the contract. */
+export const timestamp = v.pipe(v.string(), v.isoTimestamp("Must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z."));
+
+/** A whole count or version number: `integer` in the contract. */
+export const wholeNumber = v.pipe(v.number(), v.integer());

@@ -1,5 +1,6 @@
 import { createHash, createHmac } from "node:crypto";
 import * as v from "valibot";
+import { wholeNumber } from "#core/shared/ids";
 import { config } from "#core/config";
 import { ValidationError } from "#core/errors";
 import { safeEqual } from "#core/shared/secrets";
@@ -65,8 +66,8 @@ export function pageSchema<TItem extends v.GenericSchema>(item: TItem) {
         "At most pageSize items. A filtered or searched page may hold fewer (even none) while continuationToken is set: the server reads a bounded number of items per request. Keep following continuationToken until it is null.",
       ),
     ),
-    pageSize: v.pipe(v.number(), v.description("The effective page size.")),
-    totalCount: v.pipe(v.nullable(v.number()), v.description("Every matching item, when includeCount was true; otherwise null.")),
+    pageSize: v.pipe(wholeNumber, v.description("The effective page size.")),
+    totalCount: v.pipe(v.nullable(wholeNumber), v.description("Every matching item, when includeCount was true; otherwise null.")),
     continuationToken: v.pipe(
       v.nullable(v.string()),
       v.description("Send it back with the same query for the next page; null only when there are no more items."),

@@ -8,7 +8,7 @@ import { entities, keys } from "#core/db/keys";
 import { listPage, type ListResource } from "#core/db/list";
 import { NotFoundError, ValidationError } from "#core/errors";
 import { decimalString, normalize as normalizeDecimal } from "#core/shared/money";
-import { newId, nowIso } from "#core/shared/ids";
+import { newId, nowIso, timestamp } from "#core/shared/ids";
 import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
 import { hashSecret, randomSecret, safeEqual } from "#core/shared/secrets";
 import { toFieldErrors } from "#core/shared/validation";
@@ -53,9 +53,9 @@ export const SourceSchema = v.object({
   duplicateWindowHours: v.number(),
   /** The key's first characters, to tell keys apart ("lk_01J…_Ab3d…"). */
   keyPreview: v.string(),
-  keyRotatedAt: v.nullable(v.string()),
-  createdAt: v.string(),
-  modifiedAt: v.nullable(v.string()),
+  keyRotatedAt: v.nullable(timestamp),
+  createdAt: timestamp,
+  modifiedAt: v.nullable(timestamp),
 });
 export type Source = v.InferOutput<typeof SourceSchema>;
 

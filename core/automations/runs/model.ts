@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { timestamp, wholeNumber } from "#core/shared/ids";
 import { RunStatusSchema, type RunStatus } from "#core/automations/definition";
 
 /** Status of one step of a run; `Blocked` is a send the messaging pipeline refused (compliance or billing). */
@@ -11,18 +12,18 @@ export const finalRunStatuses: readonly RunStatus[] = ["Succeeded", "Failed", "S
 const nullableString = v.nullable(v.string());
 
 export const RunStepSchema = v.object({
-  seq: v.number(),
+  seq: wholeNumber,
   nodeId: v.string(),
   kind: v.picklist(["Trigger", "ConditionGroup", "Action"]),
   type: v.string(),
   status: v.picklist(stepStatuses),
-  attempts: v.number(),
+  attempts: wholeNumber,
   input: v.nullable(v.record(v.string(), v.unknown())),
   output: v.nullable(v.record(v.string(), v.unknown())),
   error: nullableString,
-  startedAt: nullableString,
-  finishedAt: nullableString,
-  durationMs: v.nullable(v.number()),
+  startedAt: v.nullable(timestamp),
+  finishedAt: v.nullable(timestamp),
+  durationMs: v.nullable(wholeNumber),
 });
 export type RunStep = v.InferOutput<typeof RunStepSchema>;
 
@@ -32,7 +33,7 @@ export const AutomationRunSchema = v.object({
   automationId: v.string(),
   automationName: v.string(),
   /** The definition version the run executes from start to end, whatever edits happen meanwhile. */
-  automationVersion: v.number(),
+  automationVersion: wholeNumber,
   organizationId: v.string(),
   status: RunStatusSchema,
   trigger: v.object({
@@ -49,10 +50,10 @@ export const AutomationRunSchema = v.object({
   waitingUntil: nullableString,
   steps: v.array(RunStepSchema),
   error: nullableString,
-  retryCount: v.number(),
-  createdAt: v.string(),
-  finishedAt: nullableString,
-  modifiedAt: v.string(),
+  retryCount: wholeNumber,
+  createdAt: timestamp,
+  finishedAt: v.nullable(timestamp),
+  modifiedAt: timestamp,
 });
 export type AutomationRun = v.InferOutput<typeof AutomationRunSchema>;
 
