@@ -107,7 +107,7 @@ export const CallSchema = v.object({
   duration: count,
   /** Seconds billed after rounding (docs/decisions.md). */
   billableSeconds: count,
-  billableAmount: count,
+  billableAmount: v.nullable(v.number()),
   metadata: v.record(v.string(), v.unknown()),
   createdBy: v.string(),
 });

@@ -88,7 +88,12 @@ function operationObject(operation: Operation): JsonObject {
         }
       : {}),
   };
-  for (const status of [...new Set([...operation.problems, ...(operation.idempotent ? idempotencyProblems : []), 500])].sort()) responses[String(status)] = problemResponse(status);
+  if (success.alternateStatus) {
+    responses[String(success.alternateStatus.status)] = { ...(responses[String(success.status)] as JsonObject), description: success.alternateStatus.description };
+  }
+  // Every path parameter is length-checked (an over-long one is a 400), so every operation with one can answer 400.
+  const pathProblems = operation.params ? [400] : [];
+  for (const status of [...new Set([...operation.problems, ...pathProblems, ...(operation.idempotent ? idempotencyProblems : []), 500])].sort()) responses[String(status)] = problemResponse(status);
   return {
     operationId: operation.operationId,
     summary: operation.summary,

@@ -55,6 +55,8 @@ export interface Operation<
     contentType?: string;
     /** Raw JSON Schema when the body is not described by valibot (e.g. the OpenAPI document itself). */
     jsonSchema?: Record<string, unknown>;
+    /** Another success status the operation answers with the same body (e.g. 200 for a repeat of a create), and why. */
+    alternateStatus?: { status: 200; description: string };
     /** Further media types the same status may answer with, and their schemas (e.g. `text/event-stream`). */
     alternativeContent?: Record<string, Record<string, unknown>>;
   };

@@ -4,6 +4,7 @@ import type { Role } from "#core/auth/actor";
 import { signUserToken } from "#core/auth/local-tokens";
 import { Organizations } from "#core/organizations/index";
 import { turnQuietHoursOff } from "#local/organizations";
+import { contractViolations } from "#tests/helpers/contract";
 
 /** Base URL of the local HTTP server started by the global setup. */
 export function baseUrl(): string {
@@ -42,10 +43,13 @@ export async function request<T = any>(method: string, path: string, options: Re
   }
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.sourceIp) headers["x-forwarded-for"] = options.sourceIp;
-  const response = await fetch(new URL(path, baseUrl()), { method, headers, body });
+  const url = new URL(path, baseUrl());
+  const response = await fetch(url, { method, headers, body });
   const text = await response.text();
   const type = response.headers.get("content-type") ?? "";
   const parsed = /\/(?:[\w.+-]+\+)?json\b/.test(type) && text !== "" ? JSON.parse(text) : text;
+  const violations = contractViolations(method, url.pathname, response.status, type, parsed);
+  if (violations.length > 0) throw new Error(`The response breaks docs/openapi.json:\n${violations.join("\n")}\n${text.slice(0, 2000)}`);
   return { status: response.status, headers: response.headers, body: parsed };
 }
 

@@ -14,6 +14,17 @@ const outcome =
   "Answers 201 once the lead is durably stored, with `processingStatus: \"Pending\"`; processing (dedupe, suppression, consent, automations) runs after the answer and `GET /leads/{id}` shows `Processed`, `Duplicate`, `Rejected` (with `processingReason`) or `Failed`. " +
   "A repeat of a `SellerLeadId`/`ExternalId` already received from the same source answers 200 with the original lead.";
 
+/**
+ * 201 for a new lead; 200 for a seller's repeat (same SellerLeadId/ExternalId from the same source): the
+ * seller's client sees success either way, and the status tells it the lead was already received.
+ */
+const storedLead = {
+  status: 201,
+  description: "The stored lead (processing pending)",
+  schema: LeadSchema,
+  alternateStatus: { status: 200, description: "A repeat of a SellerLeadId/ExternalId this source already sent: the original lead, unchanged" },
+} as const;
+
 const sourceKey = "Source key: query `sourceId` + `apiKey`, or headers `X-Source-Id` + `X-Source-Key`.";
 
 export const intakeLeadByQuery = defineOperation({
@@ -27,7 +38,7 @@ export const intakeLeadByQuery = defineOperation({
   permission: "leads:write",
   query: IntakeQuerySchema,
   idempotent: true,
-  success: { status: 201, description: "The stored lead (processing pending)", schema: LeadSchema },
+  success: storedLead,
   problems: [400, 401, 403, 409, 422, 429],
 });
 
@@ -43,7 +54,7 @@ export const intakeLead = defineOperation({
   query: SourceCredentialQuerySchema,
   body: IntakeBodySchema,
   idempotent: true,
-  success: { status: 201, description: "The stored lead (processing pending)", schema: LeadSchema },
+  success: storedLead,
   problems: [400, 401, 403, 409, 413, 415, 422, 429],
   example: { FirstName: "Ada", LastName: "Lovelace", Phone: "(201) 555-0123", Email: "ada@example.com", Zip: "07030", Price: "12.50", SellerLeadId: "A-1001", SourceMetadata: { campaign: "spring" } },
 });
@@ -60,7 +71,7 @@ export const createLead = defineOperation({
   query: SourceCredentialQuerySchema,
   body: LeadWriteSchema,
   idempotent: true,
-  success: { status: 201, description: "The stored lead (processing pending)", schema: LeadSchema },
+  success: storedLead,
   problems: [400, 401, 403, 409, 413, 415, 422, 429],
   example: {
     contact: { firstName: "Ada", lastName: "Lovelace", email: "ada@example.com", phone: { number: "+12015550123", type: "Mobile" } },
