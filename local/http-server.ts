@@ -10,6 +10,7 @@ import {
   toApiGatewayEvent,
   type OutgoingResponse,
 } from "#local/apigateway";
+import { serveApp, type AppOptions } from "#local/web-app";
 import { functionName, InvocationTimeout, lambdaContext, loadHandler, withTimeout } from "#local/handlers";
 
 /** API Gateway's maximum integration timeout. */
@@ -29,6 +30,8 @@ export interface HttpServerOptions {
    */
   trustForwardedFor?: boolean;
   log?: (line: string) => void;
+  /** The dashboard at /app (local/web-app.ts). */
+  app?: AppOptions;
 }
 
 export interface LocalHttpServer {
@@ -70,6 +73,8 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     if (options.jwks !== undefined && method === "GET" && path === "/.well-known/jwks.json") {
       return { statusCode: 200, headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify(options.jwks)) };
     }
+    const app = options.app ? await serveApp(method, path, options.app) : undefined;
+    if (app) return app;
     const matched = match(method, path);
     const routeKey = matched ? `${matched.route.method} ${matched.route.path}` : fallback.routeKey;
     const spec = matched ? matched.route.handler : fallback.handler;

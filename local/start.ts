@@ -10,6 +10,7 @@ import { startQueuePoller, type QueuePoller } from "#local/queue-poller";
 import { createLocalResources, localSqsClient, type LocalQueue } from "#local/resources";
 import { startScheduler } from "#local/scheduler";
 import { loadOrCreateSecrets, secretsEnv, type LocalSecrets } from "#local/secrets";
+import { ensureWebBuild } from "#local/web-app";
 import { startSqsEmulator } from "#local/sqs-emulator";
 import { defaultStateDir, removeStackState, stackStatePath, writeJson, type StackState } from "#local/state";
 import type { QueueName } from "#stacks/definitions";
@@ -64,6 +65,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   };
 
   try {
+    let developmentToken: string | undefined;
     const [secrets, dynamodb, sqsEmulator] = await Promise.all([
       loadOrCreateSecrets(stateDir),
       startDynamoDbLocal({
@@ -79,11 +81,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         stoppers.push(started.stop);
         return started;
       }),
+      ensureWebBuild(log),
     ]);
     const resources = await createLocalResources({ dynamodb: dynamodb.endpoint, sqs: sqsEmulator.endpoint });
     Object.assign(process.env, resources.env, secretsEnv(secrets));
 
-    const server = await startHttpServer({ port: options.port ?? 3000, host: options.host, jwks: secrets.jwks, trustForwardedFor: options.trustForwardedFor, log });
+    const server = await startHttpServer({ port: options.port ?? 3000, host: options.host, jwks: secrets.jwks, trustForwardedFor: options.trustForwardedFor, log, app: { developmentToken: () => developmentToken } });
     stoppers.push(server.stop);
     const env = { ...resources.env, ...secretsEnv(secrets), [environmentNames.publicBaseUrl]: server.url };
     Object.assign(process.env, env);
@@ -110,7 +113,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     let credentialsFile: string | undefined;
     if (options.provision ?? !options.inMemory) {
-      credentialsFile = (await ensureDevelopmentCredentials(stateDir, server.url, secrets)).file;
+      const development = await ensureDevelopmentCredentials(stateDir, server.url, secrets);
+      credentialsFile = development.file;
+      developmentToken = development.credentials.userToken;
     }
     const state: StackState = { baseUrl: server.url, env, pid: process.pid, startedAt: new Date().toISOString() };
     await writeJson(stackStatePath(stateDir), state);
@@ -141,6 +146,7 @@ async function main(): Promise<void> {
       ``,
       `Local stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       `  API          ${stack.baseUrl}`,
+      `  Dashboard    ${stack.baseUrl}/app/ (signed in as the development organization's owner)`,
       `  DynamoDB     ${env[environmentNames.dynamodbEndpoint]} (table ${env[environmentNames.tableName]}, data in .local/dynamodb)`,
       `  SQS          ${env[environmentNames.sqsEndpoint]} (fauxqs; queues are recreated on every start)`,
       `  consumers    ${consumers.length}, schedules ${schedules.length}`,

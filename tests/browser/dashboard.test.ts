@@ -1,0 +1,107 @@
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { intakeByBody, newSource, uniquePhone, waitForLead, type TestSource } from "#tests/helpers/leads";
+import { addNumber, send, sleep, waitForMessage } from "#tests/helpers/messaging";
+import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
+import { launchBrowser, screenshot, signedInPage } from "./browser.ts";
+
+let browser: Browser;
+let org: TestOrganization;
+let report: any;
+
+async function sourcedLead(source: TestSource, firstName: string) {
+  const response = await intakeByBody(source, { FirstName: firstName, Phone: uniquePhone() });
+  if (response.status >= 300) throw new Error(`intake: ${response.status} ${JSON.stringify(response.body)}`);
+  return waitForLead(org, response.body.id);
+}
+
+/** The report the overview asks for by default (last 30 days), once the rollups show every seeded fact. */
+async function reportWhen(done: (report: any) => boolean): Promise<any> {
+  const deadline = Date.now() + 15_000;
+  let last: any;
+  while (Date.now() < deadline) {
+    last = (await org.request("GET", "/analytics/my?days=30")).body;
+    if (done(last)) return last;
+    await sleep(150);
+  }
+  throw new Error(`analytics never matched: ${JSON.stringify(last?.summary)}`);
+}
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  org = await newOrganization();
+  await addNumber(org);
+  const quotes = await newSource(org, { name: "Quotes R Us", defaultPrice: "12.50" });
+  const forms = await newSource(org, { name: "Web forms" });
+  const leads = [];
+  for (let index = 0; index < 7; index++) leads.push(await sourcedLead(quotes, `Quote${index}`));
+  for (let index = 0; index < 5; index++) leads.push(await sourcedLead(forms, `Form${index}`));
+  for (const lead of leads.slice(0, 3)) await waitForMessage(org, (await send(org, { leadId: lead.id, body: "Hi, here is your quote." })).body.id);
+  report = await reportWhen((r) => r.leadTrend.total === 12 && r.responseMetrics.respondedLeads === 3 && r.summary.smsSent === 3);
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("dashboard in Chromium", () => {
+  it("overview renders every chart and shows the API's numbers", async () => {
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    await page.getByTestId("lead-total").waitFor();
+    expect(await page.getByTestId("lead-total").textContent()).toBe(String(report.leadTrend.total));
+    expect(await page.getByTestId("median-response").textContent()).toBe(`${report.responseMetrics.medianMinutes} min`);
+    for (const title of ["Lead trend (day)", "Average response minutes", "Communication usage"]) {
+      const chart = page.getByRole("figure", { name: title });
+      await expect.poll(() => chart.locator("canvas").count()).toBe(1);
+      // The text alternative: one table row per bucket of the API's series.
+      expect(await chart.locator("details tbody tr").count()).toBe(report.leadTrend.points.length);
+    }
+    const rows = await page.getByTestId("sources").locator("tbody tr").evaluateAll((trs) =>
+      trs.map((tr) => [tr.querySelector("th")!.textContent, tr.querySelectorAll("td")[0]!.textContent, tr.querySelectorAll("td")[1]!.textContent]),
+    );
+    expect(rows).toEqual(report.leadSources.map((source: any) => [source.source, String(source.leads), `${source.percent}%`]));
+    const leadTrendTable = page.getByRole("figure", { name: "Lead trend (day)" }).locator("details tbody td");
+    const trendSum = (await leadTrendTable.allTextContents()).reduce((sum, value) => sum + Number(value), 0);
+    expect(trendSum).toBe(report.leadTrend.total);
+    await screenshot(page, "overview");
+    expect(errors).toEqual([]);
+  });
+
+  it("leads list pages to the end with the API's continuation tokens", async () => {
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    const sentTokens: (string | null)[] = [];
+    const answeredTokens: (string | null)[] = [];
+    page.on("request", (request) => {
+      if (request.url().endsWith("/leads/all/my")) sentTokens.push(JSON.parse(request.postData() ?? "{}").continuationToken ?? null);
+    });
+    page.on("response", async (response) => {
+      if (response.url().endsWith("/leads/all/my")) answeredTokens.push((await response.json()).continuationToken ?? null);
+    });
+    await page.getByRole("link", { name: "Leads" }).click();
+    await page.getByLabel("Page size").selectOption("10");
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("Page 1 · 10 shown · 12 leads in all");
+    const seen: string[] = [];
+    seen.push(...(await page.getByTestId("leads").locator("tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-lead-id")!))));
+    await screenshot(page, "leads");
+    const next = page.getByRole("button", { name: "Next" });
+    while (await next.isEnabled()) {
+      const pageNumber = seen.length / 10 + 1;
+      await next.click();
+      await expect.poll(() => page.getByRole("status").textContent()).toMatch(new RegExp(`^Page ${pageNumber} · `));
+      seen.push(...(await page.getByTestId("leads").locator("tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-lead-id")!))));
+    }
+    const all = await org.request("POST", "/leads/all/my", { body: { pageSize: 100, orderBy: [{ field: "createdAt", direction: "desc" }] } });
+    expect(seen).toEqual(all.body.items.map((lead: any) => lead.id));
+    // Every token the app sent back is one the API answered on the page before (never one of its own).
+    const nextTokens = sentTokens.filter((token) => token !== null);
+    expect(nextTokens.length).toBe(1);
+    expect(nextTokens.every((token) => answeredTokens.includes(token))).toBe(true);
+
+    await page.getByTestId("leads").locator("tbody a").first().click();
+    await page.getByRole("heading", { name: "Timeline" }).waitFor();
+    await expect.poll(() => page.locator(".timeline li").count()).toBeGreaterThan(0);
+    await screenshot(page, "lead");
+    expect(errors).toEqual([]);
+  });
+});
