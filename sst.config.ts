@@ -21,9 +21,11 @@ export default $config({
     const { api } = await import("./stacks/api.ts");
     await import("./stacks/consumers.ts");
     await import("./stacks/schedules.ts");
+    const { web } = await import("./stacks/web.ts");
 
     return {
       apiUrl: api.url,
+      ...(web ? { webUrl: web.url } : {}),
       tableName: table.name,
       ...Object.fromEntries(
         Object.entries(queues).flatMap(([name, { queue, dlq }]) => [

@@ -63,3 +63,16 @@ export async function serveApp(method: string, path: string, options: AppOptions
   if (!index) return { statusCode: 503, headers: { "content-type": "text/plain" }, body: Buffer.from("The dashboard is not built: run npm start or npm test.") };
   return { statusCode: 200, headers: { "content-type": contentTypes[".html"]!, ...noStore }, body: index };
 }
+
+/**
+ * Gzipped bytes of the JavaScript the overview loads before it can render: the entry
+ * script of web/dist/index.html and the chunks it preloads (lazy chunks excluded).
+ */
+export async function initialJavaScriptGzipBytes(): Promise<{ files: string[]; bytes: number }> {
+  const { gzipSync } = await import("node:zlib");
+  const html = await readFile(join(distDir, "index.html"), "utf8");
+  const files = [...html.matchAll(/<(?:script[^>]+src|link[^>]+rel="modulepreload"[^>]+href)="([^"]+\.js)"/g)].map((found) => found[1]!.replace(/^\/app\//, ""));
+  let bytes = 0;
+  for (const file of files) bytes += gzipSync(await readFile(join(distDir, file)), { level: 9 }).length;
+  return { files, bytes };
+}

@@ -91,6 +91,14 @@ const deployedFunctions = () => [
   ...of("Cron").map((cron) => cron.args.function),
 ];
 
+describe("dashboard origin", () => {
+  it("lets browsers call the API only from the stage's dashboard domain", async () => {
+    const { apiCors } = await load("web-origin.ts");
+    expect(of("ApiGatewayV2")[0]!.args.cors).toBe(false);
+    expect(apiCors("dashboard.example.com").allowOrigins).toEqual(["https://dashboard.example.com"]);
+  });
+});
+
 const apiRoutes = () => of("ApiGatewayV2")[0]!.calls.filter((call) => call.method === "route");
 const handlerFile = (handler: string) => `${handler.slice(0, handler.lastIndexOf("."))}.ts`;
 
