@@ -1,13 +1,15 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { intakeByBody, newSource, uniquePhone, waitForLead, type TestSource } from "#tests/helpers/leads";
-import { addNumber, send, sleep, waitForMessage } from "#tests/helpers/messaging";
+import { addNumber, send, sleep, textFrom, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 import { launchBrowser, screenshot, signedInPage } from "./browser.ts";
 
 let browser: Browser;
 let org: TestOrganization;
 let report: any;
+let number: { id: string; phoneNumber: string };
+let texter: any;
 
 async function sourcedLead(source: TestSource, firstName: string) {
   const response = await intakeByBody(source, { FirstName: firstName, Phone: uniquePhone() });
@@ -30,12 +32,13 @@ async function reportWhen(done: (report: any) => boolean): Promise<any> {
 beforeAll(async () => {
   browser = await launchBrowser();
   org = await newOrganization();
-  await addNumber(org);
+  number = await addNumber(org);
   const quotes = await newSource(org, { name: "Quotes R Us", defaultPrice: "12.50" });
   const forms = await newSource(org, { name: "Web forms" });
   const leads = [];
   for (let index = 0; index < 7; index++) leads.push(await sourcedLead(quotes, `Quote${index}`));
   for (let index = 0; index < 5; index++) leads.push(await sourcedLead(forms, `Form${index}`));
+  texter = leads[11];
   for (const lead of leads.slice(0, 3)) await waitForMessage(org, (await send(org, { leadId: lead.id, body: "Hi, here is your quote." })).body.id);
   report = await reportWhen((r) => r.leadTrend.total === 12 && r.responseMetrics.respondedLeads === 3 && r.summary.smsSent === 3);
 });
@@ -102,6 +105,39 @@ describe("dashboard in Chromium", () => {
     await page.getByRole("heading", { name: "Timeline" }).waitFor();
     await expect.poll(() => page.locator(".timeline li").count()).toBeGreaterThan(0);
     await screenshot(page, "lead");
+    expect(errors).toEqual([]);
+  });
+
+  it("conversation inbox shows unread counts, and a reply reaches Delivered in the simulator", async () => {
+    await textFrom(texter.contact.phone.number, number.phoneNumber, "Is the quote still valid?");
+    const deadline = Date.now() + 15_000;
+    let conversation: any;
+    while (!conversation && Date.now() < deadline) {
+      const listed = await org.request("POST", "/conversations/all/my", { body: { filters: [{ field: "unread", value: true }] } });
+      conversation = listed.body.items.find((item: any) => item.contactPhoneNumber === texter.contact.phone.number);
+      if (!conversation) await sleep(150);
+    }
+    expect(conversation.unreadCount).toBe(1);
+
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    await page.getByRole("link", { name: "Conversations" }).click();
+    const row = page.getByTestId("inbox").getByRole("link", { name: new RegExp(texter.contact.phone.number.replace("+", "\\+")) });
+    await expect.poll(() => row.locator(".unread-count").textContent()).toBe("1 unread");
+    await screenshot(page, "conversations");
+    await row.click();
+    await page.getByText("Is the quote still valid?").waitFor();
+
+    const sent = page.waitForResponse((response) => response.url().endsWith("/messages") && response.request().method() === "POST");
+    await page.getByLabel("Reply").fill("Yes, until Friday.");
+    await page.getByRole("button", { name: "Send" }).click();
+    const message = await (await sent).json();
+    expect(message.body).toBe("Yes, until Friday.");
+    expect((await waitForMessage(org, message.id)).status).toBe("Delivered");
+    // The thread follows the message until its final status, as the API reports it.
+    await expect
+      .poll(() => page.locator(`[data-message-id="${message.id}"] [data-testid="message-status"]`).textContent(), { timeout: 15_000 })
+      .toBe("Delivered");
+    await screenshot(page, "thread");
     expect(errors).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import { currentToken, developmentToken, signIn, signOut } from "./api/client";
 import { Overview } from "./pages/Overview";
 import { Leads, LeadPage } from "./pages/Leads";
+import { Conversations, Thread } from "./pages/Conversations";
 import "./styles.css";
 
 /** Hash routes (#/leads, #/leads/<id>): the static site needs no rewrite rules and no token is ever in the path. */
@@ -41,7 +42,16 @@ function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
 const navigation = [
   ["/", "Overview"],
   ["/leads", "Leads"],
+  ["/conversations", "Conversations"],
 ] as const;
+
+/** The page for a route: #/, #/leads, #/leads/<id>, #/conversations, #/conversations/<id>. */
+function Page({ route }: { route: string }) {
+  const [, section, id] = route.split("/").map((part) => decodeURIComponent(part));
+  if (section === "leads") return id ? <LeadPage id={id} /> : <Leads />;
+  if (section === "conversations") return id ? <Thread id={id} /> : <Conversations />;
+  return <Overview />;
+}
 
 function App() {
   const route = useRoute();
@@ -59,7 +69,6 @@ function App() {
   }, []);
   if (!checkedDevelopmentToken) return <p role="status">Loading…</p>;
   if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} />;
-  const leadId = /^\/leads\/(.+)$/.exec(route)?.[1];
   return (
     <>
       <header class="top">
@@ -82,7 +91,9 @@ function App() {
           Sign out
         </button>
       </header>
-      <main>{leadId ? <LeadPage id={decodeURIComponent(leadId)} /> : route.startsWith("/leads") ? <Leads /> : <Overview />}</main>
+      <main>
+        <Page route={route} />
+      </main>
     </>
   );
 }
