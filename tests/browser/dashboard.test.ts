@@ -2,6 +2,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { intakeByBody, newSource, uniquePhone, waitForLead, type TestSource } from "#tests/helpers/leads";
 import { addNumber, send, sleep, textFrom, waitForMessage } from "#tests/helpers/messaging";
+import { chain, createAutomation } from "#tests/helpers/automations";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 import { launchBrowser, screenshot, signedInPage } from "./browser.ts";
 
@@ -138,6 +139,30 @@ describe("dashboard in Chromium", () => {
       .poll(() => page.locator(`[data-message-id="${message.id}"] [data-testid="message-status"]`).textContent(), { timeout: 15_000 })
       .toBe("Delivered");
     await screenshot(page, "thread");
+    expect(errors).toEqual([]);
+  });
+
+  it("automations switch off through the API, and billing shows the API's wallet and ledger", async () => {
+    const automation = await createAutomation(org, chain({ type: "LeadCreated" }, [{ id: "hello", type: "SendSms", settings: { body: "Hi there" } }], { name: "Welcome text" }));
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    await page.getByRole("link", { name: "Automations" }).click();
+    const toggle = page.getByLabel("Enable Welcome text");
+    await toggle.waitFor();
+    expect(await toggle.isChecked()).toBe(true);
+    await toggle.click();
+    await expect.poll(async () => (await org.request("GET", `/automations/${automation.id}`)).body.enabled).toBe(false);
+    await expect.poll(() => toggle.isChecked()).toBe(false);
+    await screenshot(page, "automations");
+    await page.getByRole("link", { name: "Welcome text" }).click();
+    await page.getByRole("heading", { name: "Run history" }).waitFor();
+
+    await page.getByRole("link", { name: "Billing" }).click();
+    const wallet = (await org.request("GET", "/billing/wallet")).body;
+    await expect.poll(() => page.getByTestId("wallet-balance").textContent()).toBe(wallet.balance);
+    const ledger = (await org.request("POST", "/billing/ledger/all/my", { body: { pageSize: 25 } })).body;
+    await expect.poll(() => page.getByTestId("ledger").locator("tbody tr").count()).toBe(ledger.items.length);
+    expect(await page.getByTestId("ledger").locator("tbody tr td:nth-child(3)").allTextContents()).toEqual(ledger.items.map((entry: any) => entry.amount));
+    await screenshot(page, "billing");
     expect(errors).toEqual([]);
   });
 });

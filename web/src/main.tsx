@@ -4,6 +4,8 @@ import { currentToken, developmentToken, signIn, signOut } from "./api/client";
 import { Overview } from "./pages/Overview";
 import { Leads, LeadPage } from "./pages/Leads";
 import { Conversations, Thread } from "./pages/Conversations";
+import { AutomationRuns, Automations } from "./pages/Automations";
+import { Billing } from "./pages/Billing";
 import "./styles.css";
 
 /** Hash routes (#/leads, #/leads/<id>): the static site needs no rewrite rules and no token is ever in the path. */
@@ -43,6 +45,8 @@ const navigation = [
   ["/", "Overview"],
   ["/leads", "Leads"],
   ["/conversations", "Conversations"],
+  ["/automations", "Automations"],
+  ["/billing", "Billing"],
 ] as const;
 
 /** The page for a route: #/, #/leads, #/leads/<id>, #/conversations, #/conversations/<id>. */
@@ -50,6 +54,8 @@ function Page({ route }: { route: string }) {
   const [, section, id] = route.split("/").map((part) => decodeURIComponent(part));
   if (section === "leads") return id ? <LeadPage id={id} /> : <Leads />;
   if (section === "conversations") return id ? <Thread id={id} /> : <Conversations />;
+  if (section === "automations") return id ? <AutomationRuns id={id} /> : <Automations />;
+  if (section === "billing") return <Billing />;
   return <Overview />;
 }
 
