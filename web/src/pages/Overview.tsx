@@ -154,7 +154,7 @@ function ReportView({ report }: { report: Report }) {
           <ul class="attention">
             {report.needsAttention.map((item) => (
               <li class={item.severity.toLowerCase()}>
-                <strong>{item.severity}: {item.title}</strong> {item.detail} <a href={item.actionHref}>{item.actionText}</a>
+                <strong>{item.severity}: {item.title}</strong> {item.detail} <ActionLink href={item.actionHref}>{item.actionText}</ActionLink>
               </li>
             ))}
           </ul>
@@ -235,7 +235,7 @@ function ReportView({ report }: { report: Report }) {
             {activationHealth.items.map((item) => (
               <li class={item.status === "Complete" ? "done" : "todo"}>
                 <span aria-hidden="true">{item.status === "Complete" ? "✔" : "○"}</span> <strong>{item.label}</strong>{" "}
-                <span class="visually-hidden">{item.status}</span> {item.detail} {item.status !== "Complete" && <a href={item.actionHref}>Set up</a>}
+                <span class="visually-hidden">{item.status}</span> {item.detail} {item.status !== "Complete" && <ActionLink href={item.actionHref}>Set up</ActionLink>}
               </li>
             ))}
           </ul>
@@ -243,6 +243,19 @@ function ReportView({ report }: { report: Report }) {
       </div>
     </>
   );
+}
+
+const appSections = ["leads", "conversations", "automations", "billing"];
+
+/**
+ * The API's actionHref is an API path (`/automations/<id>`, `/leads/all/my`, `/billing/wallet/top-ups`):
+ * links to the app's page for it where there is one, else names the API route to use.
+ */
+function ActionLink({ href, children }: { href: string; children: preact.ComponentChildren }) {
+  const [, section = "", id] = href.split("/");
+  if (!appSections.includes(section)) return <code title="API route">{href}</code>;
+  const withId = id && id !== "all" && section !== "billing" ? `/${id}` : "";
+  return <a href={`#/${section}${withId}`}>{children}</a>;
 }
 
 function Card({ label, value, testId, children }: { label: string; value: string; testId?: string; children?: preact.ComponentChildren }) {
