@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { analyticsBench } from "#bench/analytics";
 import { automationsBench } from "#bench/automations";
+import { dashboardBench } from "#bench/dashboard";
 import { foundationBench } from "#bench/foundation";
 import { messagingBench } from "#bench/messaging";
 import { intakeBench } from "#bench/intake";
@@ -24,6 +25,7 @@ const benches: Record<string, (context: BenchContext) => Promise<void>> = {
   intake: intakeBench,
   analytics: analyticsBench,
   automations: automationsBench,
+  dashboard: dashboardBench,
 };
 
 /**
