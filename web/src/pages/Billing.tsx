@@ -1,6 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, problemText } from "../api/client";
 import type { paths } from "../api/schema";
+import { Card } from "../Card";
+import { Pager } from "../Pager";
 
 type Wallet = paths["/billing/wallet"]["get"]["responses"]["200"]["content"]["application/json"];
 type LedgerPage = paths["/billing/ledger/all/my"]["post"]["responses"]["200"]["content"]["application/json"];
@@ -28,21 +30,11 @@ export function Billing() {
           <h2 id="wallet" class="visually-hidden">
             Wallet
           </h2>
-          <div class="card">
-            <div class="card-label">Balance ({wallet.currency})</div>
-            <div class="card-value" data-testid="wallet-balance">
-              {wallet.balance}
-            </div>
-            <div class="card-note">{wallet.status}</div>
-          </div>
-          <div class="card">
-            <div class="card-label">Reserved</div>
-            <div class="card-value">{wallet.reservedAmount}</div>
-          </div>
-          <div class="card">
-            <div class="card-label">Available</div>
-            <div class="card-value">{wallet.availableBalance}</div>
-          </div>
+          <Card label={`Balance (${wallet.currency})`} value={wallet.balance} testId="wallet-balance">
+            {wallet.status}
+          </Card>
+          <Card label="Reserved" value={wallet.reservedAmount} />
+          <Card label="Available" value={wallet.availableBalance} />
         </section>
       )}
       {ledger && (
@@ -68,14 +60,7 @@ export function Billing() {
               ))}
             </tbody>
           </table>
-          <nav class="pager" aria-label="Ledger pages">
-            <button type="button" class="secondary" disabled={tokens.length === 1} onClick={() => setTokens(tokens.slice(0, -1))}>
-              Previous
-            </button>
-            <button type="button" disabled={!ledger.continuationToken} onClick={() => setTokens([...tokens, ledger.continuationToken ?? null])}>
-              Next
-            </button>
-          </nav>
+          <Pager label="Ledger pages" tokens={tokens} next={ledger.continuationToken} onChange={setTokens} />
         </section>
       )}
     </>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, problemText } from "../api/client";
 import type { paths } from "../api/schema";
+import { Pager } from "../Pager";
 
 type LeadQuery = NonNullable<paths["/leads/all/my"]["post"]["requestBody"]>["content"]["application/json"];
 type LeadPage = paths["/leads/all/my"]["post"]["responses"]["200"]["content"]["application/json"];
@@ -108,14 +109,7 @@ export function Leads() {
               ))}
             </tbody>
           </table>
-          <nav class="pager" aria-label="Pages">
-            <button type="button" class="secondary" disabled={tokens.length === 1 || loading} onClick={() => setTokens(tokens.slice(0, -1))}>
-              Previous
-            </button>
-            <button type="button" disabled={!page.continuationToken || loading} onClick={() => setTokens([...tokens, page.continuationToken ?? null])}>
-              Next
-            </button>
-          </nav>
+          <Pager label="Pages" tokens={tokens} next={page.continuationToken} busy={loading} onChange={setTokens} />
         </>
       )}
     </>

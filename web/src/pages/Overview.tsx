@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api, apiBaseUrl, currentToken, problemText } from "../api/client";
 import type { paths } from "../api/schema";
+import { Card } from "../Card";
 import { Chart } from "../Chart";
 
 type Report = paths["/analytics/my"]["get"]["responses"]["200"]["content"]["application/json"];
@@ -256,16 +257,4 @@ function ActionLink({ href, children }: { href: string; children: preact.Compone
   if (!appSections.includes(section)) return <code title="API route">{href}</code>;
   const withId = id && id !== "all" && section !== "billing" ? `/${id}` : "";
   return <a href={`#/${section}${withId}`}>{children}</a>;
-}
-
-function Card({ label, value, testId, children }: { label: string; value: string; testId?: string; children?: preact.ComponentChildren }) {
-  return (
-    <div class="card">
-      <div class="card-label">{label}</div>
-      <div class="card-value" data-testid={testId}>
-        {value}
-      </div>
-      {children && <div class="card-note">{children}</div>}
-    </div>
-  );
 }
