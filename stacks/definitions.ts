@@ -23,6 +23,8 @@ export const table = {
     /** Work that becomes due at a time, sharded by bucket (scheduled sends, waits). */
     gsi3: { partitionKey: "gsi3pk", sortKey: "gsi3sk" },
   },
+  /** The table's change stream (new images only): the webhook fan-out reads recorded events from it. */
+  streamView: "NEW_IMAGE",
 } as const;
 
 export type IndexName = keyof typeof table.globalIndexes;
@@ -65,6 +67,14 @@ export const queues = {
   /** Calls accepted by POST /calls, placed with the provider by their consumer. */
   outboundCalls: {
     urlEnv: "OUTBOUND_CALLS_QUEUE_URL",
+    visibilityTimeoutSeconds: 60,
+    maxReceiveCount: 5,
+    batchSize: 10,
+    consumerTimeoutSeconds: 30,
+  },
+  /** One message per webhook delivery attempt (core/webhooks); retries are re-published with a delay. */
+  webhookDeliveries: {
+    urlEnv: "WEBHOOK_DELIVERIES_QUEUE_URL",
     visibilityTimeoutSeconds: 60,
     maxReceiveCount: 5,
     batchSize: 10,
@@ -164,6 +174,16 @@ export const routes: RouteDefinition[] = [
   { method: "POST", path: "/webhooks/{provider}/calls/status", handler: "functions/webhooks/call-status.handler", sendsTo: ["automationRuns"] },
   { method: "POST", path: "/webhooks/{provider}/calls/inbound", handler: "functions/webhooks/inbound-call.handler", sendsTo: ["automationRuns"] },
   { method: "POST", path: "/webhooks/{provider}/calls/dial", handler: "functions/webhooks/call-dial.handler", sendsTo: ["automationRuns"] },
+  { method: "POST", path: "/webhook-endpoints", handler: "functions/webhook-endpoints/create.handler" },
+  { method: "GET", path: "/webhook-endpoints/{id}", handler: "functions/webhook-endpoints/get.handler" },
+  { method: "POST", path: "/webhook-endpoints/all/my", handler: "functions/webhook-endpoints/list.handler" },
+  { method: "PUT", path: "/webhook-endpoints/{id}", handler: "functions/webhook-endpoints/update.handler" },
+  { method: "DELETE", path: "/webhook-endpoints/{id}", handler: "functions/webhook-endpoints/delete.handler" },
+  { method: "POST", path: "/webhook-endpoints/{id}/secret", handler: "functions/webhook-endpoints/rotate-secret.handler" },
+  { method: "POST", path: "/webhook-endpoints/{id}/attempts/all/my", handler: "functions/webhook-endpoints/attempts.handler" },
+  { method: "POST", path: "/webhook-endpoints/{id}/replay", handler: "functions/webhook-endpoints/replay.handler", sendsTo: ["webhookDeliveries"] },
+  { method: "POST", path: "/webhook-endpoints/{id}/test", handler: "functions/webhook-endpoints/test.handler", sendsTo: ["webhookDeliveries"] },
+  { method: "GET", path: "/webhook-event-types", handler: "functions/webhook-endpoints/event-types.handler" },
 ];
 
 export interface ConsumerDefinition extends HandlerDefinition {
@@ -177,6 +197,31 @@ export const consumers: ConsumerDefinition[] = [
   /** Trigger fan-out and run steps; sends SMS through the outbound queue and places calls. */
   { queue: "automationRuns", handler: "functions/consumers/automation-runs.handler", sendsTo: ["automationRuns", "outboundMessages", "outboundCalls"] },
   { queue: "outboundCalls", handler: "functions/consumers/outbound-calls.handler", sendsTo: ["automationRuns"] },
+  /** Sends one signed webhook delivery per message; failures are re-published with a backoff delay. */
+  { queue: "webhookDeliveries", handler: "functions/consumers/webhook-deliveries.handler", sendsTo: ["webhookDeliveries"] },
+];
+
+/** A function fed by the table's stream, only with the inserted items of the named entities. */
+export interface StreamConsumerDefinition extends HandlerDefinition {
+  /** camelCase; the deployed subscription is named after it. */
+  name: string;
+  /** Values of the item's `entity` attribute it receives (INSERT records only). */
+  entities: readonly string[];
+  batchSize: number;
+  timeoutSeconds: number;
+}
+
+/** Table stream subscribers (Lambda event source mappings in AWS, the local stream poller on a laptop). */
+export const streamConsumers: StreamConsumerDefinition[] = [
+  /** Recorded events (and new leads) become webhook deliveries, off the request path (core/webhooks/fanout). */
+  {
+    name: "webhookFanout",
+    entities: ["Event", "Lead"],
+    handler: "functions/consumers/webhook-fanout.handler",
+    sendsTo: ["webhookDeliveries"],
+    batchSize: 100,
+    timeoutSeconds: 60,
+  },
 ];
 
 export interface ScheduleDefinition extends HandlerDefinition {
@@ -202,6 +247,8 @@ export const schedules: ScheduleDefinition[] = [
   { name: "sweepDueCalls", cron: "0/5 * * * ? *", handler: "functions/schedules/sweep-due-calls.handler", sendsTo: ["automationRuns"] },
   /** Charges each phone number's monthly fee once per billing month (daily, so a missed run is made up the next day; core/billing/number-fees). */
   { name: "phoneNumberFees", cron: "5 0 * * ? *", handler: "functions/schedules/phone-number-fees.handler" },
+  /** Re-publishes webhook deliveries whose next retry is further away than SQS's 15-minute delay (core/webhooks). */
+  { name: "webhookRetriesDue", cron: "* * * * ? *", handler: "functions/schedules/webhook-retries-due.handler", sendsTo: ["webhookDeliveries"] },
 ];
 
 /** Names of the settings every function reads from its environment. */
@@ -238,4 +285,12 @@ export const environmentNames = {
   automationHttpAllowPrivate: "AUTOMATION_HTTP_ALLOW_PRIVATE",
   /** First retry delay of a failed automation HttpRequest (ms); unset means 5000. */
   automationRetryBaseMs: "AUTOMATION_RETRY_BASE_MS",
+  /** `true` lets webhook endpoints point at private/loopback addresses; unset: only on a local stack. */
+  webhookAllowPrivate: "WEBHOOK_ALLOW_PRIVATE",
+  /** `false` accepts `http://` endpoint URLs; unset: https is required except on a local stack. */
+  webhookRequireHttps: "WEBHOOK_REQUIRE_HTTPS",
+  /** Multiplies the webhook retry schedule (tests shrink it); unset means 1. */
+  webhookRetryScale: "WEBHOOK_RETRY_SCALE",
+  /** An endpoint failing without a success for this long (ms) is disabled; unset means 5 days. */
+  webhookDisableAfterMs: "WEBHOOK_DISABLE_AFTER_MS",
 } as const;
