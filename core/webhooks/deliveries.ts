@@ -145,7 +145,7 @@ export const WebhookDeliveries = {
         }
       }
     }
-    await publishAll("webhookDeliveries", messages.map((message) => ({ envelope: message })));
+    await publishInParallel(messages);
   },
 
   /** One attempt: claim it, send it signed, log it, then finish the delivery or schedule the next attempt. */
@@ -165,7 +165,7 @@ export const WebhookDeliveries = {
     const attemptedAt = nowIso();
     if (outcome.succeeded) {
       await logAttempt(organizationId, message, { eventType, trigger, ...outcome });
-      await WebhookEndpoints.recordSuccess(organizationId, endpoint.id, attemptedAt);
+      await WebhookEndpoints.recordSuccess(organizationId, endpoint, attemptedAt);
       return void (await finish(organizationId, message, "Delivered"));
     }
     const disabled = await WebhookEndpoints.recordFailure(organizationId, endpoint.id, attemptedAt, outcome.httpStatus === 410);
@@ -186,7 +186,8 @@ export const WebhookDeliveries = {
       errorKind: "Internal",
       errorMessage: `Delivery gave up: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500),
     });
-    await finish(organizationId, message, "Failed", "Internal error.");
+    // The attempt that last claimed it (the given one, or the previous one when the given one never got claimed).
+    await finish(organizationId, { ...message, attempt: Number(Item.attempts) }, "Failed", "Internal error.");
   },
 
   /** Schedule: retries whose time has come (long waits, or a lost delayed message) are published again. */
@@ -260,6 +261,12 @@ export const WebhookDeliveries = {
     return listPage(attemptsResource, actor.organizationId, query, { endpointId });
   },
 };
+
+/** Publishes SQS batches of ten side by side (a fan-out of a full stream batch is hundreds of messages). */
+async function publishInParallel(messages: Envelope[]): Promise<void> {
+  const chunks = Array.from({ length: Math.ceil(messages.length / 10) }, (_, index) => messages.slice(index * 10, index * 10 + 10));
+  await Promise.all(chunks.map((chunk) => publishAll("webhookDeliveries", chunk.map((message) => ({ envelope: message })))));
+}
 
 /** Backoff with ±20 % jitter: the stage's scale times the schedule's delay after `attempt`. */
 function retryDelayMs(attempt: number): number {

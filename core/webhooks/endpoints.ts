@@ -213,9 +213,14 @@ export const WebhookEndpoints = {
     return endpoint.enabled && (endpoint.enabledEventTypes === "all" || endpoint.enabledEventTypes.includes(type));
   },
 
-  /** A delivery succeeded: the failure streak ends. */
-  async recordSuccess(organizationId: string, endpointId: string, at: string): Promise<void> {
-    await updateIfExists(organizationId, endpointId, "SET health.lastSuccessAt = :at, health.consecutiveFailures = :zero REMOVE health.failingSince", { ":at": at, ":zero": 0 });
+  /**
+   * A delivery succeeded: the failure streak ends. A healthy endpoint's `lastSuccessAt` is refreshed at most once a
+   * minute, so a busy endpoint's item is not rewritten by every delivery.
+   */
+  async recordSuccess(organizationId: string, endpoint: WebhookEndpoint, at: string): Promise<void> {
+    const { consecutiveFailures, failingSince, lastSuccessAt } = endpoint.health;
+    if (consecutiveFailures === 0 && !failingSince && lastSuccessAt && Date.parse(at) - Date.parse(lastSuccessAt) < 60_000) return;
+    await updateIfExists(organizationId, endpoint.id, "SET health.lastSuccessAt = :at, health.consecutiveFailures = :zero REMOVE health.failingSince", { ":at": at, ":zero": 0 });
   },
 
   /**
