@@ -88,13 +88,12 @@ async function createTable(client: DynamoDBClient): Promise<void> {
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
-    // A table kept in .local/ from before the stream existed gets it now.
+    // A table kept in .local/ from before the stream (or with another view) gets the manifest's stream now.
     const { Table } = await client.send(new DescribeTableCommand({ TableName: table.name }));
-    if (!Table?.StreamSpecification?.StreamEnabled) {
-      await client.send(
-        new UpdateTableCommand({ TableName: table.name, StreamSpecification: { StreamEnabled: true, StreamViewType: table.streamView } }),
-      );
-    }
+    const stream = Table?.StreamSpecification;
+    if (stream?.StreamEnabled && stream.StreamViewType === table.streamView) return;
+    if (stream?.StreamEnabled) await client.send(new UpdateTableCommand({ TableName: table.name, StreamSpecification: { StreamEnabled: false } }));
+    await client.send(new UpdateTableCommand({ TableName: table.name, StreamSpecification: { StreamEnabled: true, StreamViewType: table.streamView } }));
     return;
   }
   await client.send(

@@ -113,7 +113,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         endpoint: dynamodb.endpoint,
         dynamodb: streamClient,
         tableName: table.name,
-        entities: consumer.entities,
+        records: consumer.records,
         batchSize: consumer.batchSize,
         timeoutSeconds: consumer.timeoutSeconds,
         functionName: functionName(consumer.handler),

@@ -14,8 +14,8 @@ export interface StreamPollerOptions {
   endpoint: string;
   dynamodb: DynamoDBClient;
   tableName: string;
-  /** INSERT records whose new image has one of these `entity` values (the deployed filter). */
-  entities: readonly string[];
+  /** The records it receives: stream event name and the new image's `entity` (the deployed filter). */
+  records: readonly { eventName: string; entity: string }[];
   handler: LambdaHandler<DynamoDBStreamEvent, DynamoDBBatchResponse | void>;
   batchSize: number;
   timeoutSeconds: number;
@@ -27,7 +27,7 @@ export interface StreamPollerOptions {
 
 /**
  * Reads the table's stream the way Lambda's DynamoDB event source does: every shard from its oldest record,
- * INSERT records filtered on `entity` as the deployed filter does, batches of `batchSize`, and on a failure
+ * records filtered on event name and `entity` as the deployed filter does, batches of `batchSize`, and on a failure
  * (thrown, timed out, or `batchItemFailures`) the same shard is read again from the first failed record.
  */
 export function startStreamPoller(options: StreamPollerOptions): { stop(): Promise<void> } {
@@ -55,7 +55,9 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
     const iterator = iterators.get(shardId);
     if (!iterator) return 0;
     const { Records = [], NextShardIterator } = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
-    const wanted = Records.filter((record) => record.eventName === "INSERT" && options.entities.includes(record.dynamodb?.NewImage?.entity?.S ?? ""));
+    const wanted = Records.filter((record) =>
+      options.records.some((filter) => filter.eventName === record.eventName && filter.entity === record.dynamodb?.NewImage?.entity?.S),
+    );
     for (let start = 0; start < wanted.length; start += options.batchSize) {
       const batch = wanted.slice(start, start + options.batchSize);
       const failedAt = await invoke(batch);

@@ -22,13 +22,13 @@ export function subscribe(consumer: ConsumerDefinition) {
 export const subscribers = consumers.map(subscribe);
 
 /**
- * Subscribes a function to the table's stream, receiving only inserted items of its entities (Lambda event
- * filtering), with failed records reported individually so the batch resumes from the first failure.
+ * Subscribes a function to the table's stream, receiving only the changes it names (event name and entity, Lambda
+ * event filtering), with failed records reported individually so the batch resumes from the first failure.
  */
 export function subscribeToStream(consumer: StreamConsumerDefinition) {
   const args = { ...handlerArgs(consumer), timeout: `${consumer.timeoutSeconds} seconds` as const };
   return table.subscribe(resourceName(consumer.name), withDefaults(args, api.url), {
-    filters: consumer.entities.map((entity) => ({ eventName: ["INSERT"], dynamodb: { NewImage: { entity: { S: [entity] } } } })),
+    filters: consumer.records.map(({ eventName, entity }) => ({ eventName: [eventName], dynamodb: { NewImage: { entity: { S: [entity] } } } })),
     transform: {
       eventSourceMapping: {
         batchSize: consumer.batchSize,

@@ -23,8 +23,8 @@ export const table = {
     /** Work that becomes due at a time, sharded by bucket (scheduled sends, waits). */
     gsi3: { partitionKey: "gsi3pk", sortKey: "gsi3sk" },
   },
-  /** The table's change stream (new images only): the webhook fan-out reads recorded events from it. */
-  streamView: "NEW_IMAGE",
+  /** The table's change stream: the webhook fan-out reads recorded events (new images) and wallet changes (old and new) from it. */
+  streamView: "NEW_AND_OLD_IMAGES",
 } as const;
 
 export type IndexName = keyof typeof table.globalIndexes;
@@ -205,18 +205,22 @@ export const consumers: ConsumerDefinition[] = [
 export interface StreamConsumerDefinition extends HandlerDefinition {
   /** camelCase; the deployed subscription is named after it. */
   name: string;
-  /** Values of the item's `entity` attribute it receives (INSERT records only). */
-  entities: readonly string[];
+  /** The changes it receives: the stream event (INSERT, MODIFY) and the item's `entity` attribute. */
+  records: readonly { eventName: "INSERT" | "MODIFY"; entity: string }[];
   batchSize: number;
   timeoutSeconds: number;
 }
 
 /** Table stream subscribers (Lambda event source mappings in AWS, the local stream poller on a laptop). */
 export const streamConsumers: StreamConsumerDefinition[] = [
-  /** Recorded events (and new leads) become webhook deliveries, off the request path (core/webhooks/fanout). */
+  /** Recorded events (and new leads) become webhook deliveries, off the request path; wallet changes become events (core/billing/wallet-events). */
   {
     name: "webhookFanout",
-    entities: ["Event", "Lead"],
+    records: [
+      { eventName: "INSERT", entity: "Event" },
+      { eventName: "INSERT", entity: "Lead" },
+      { eventName: "MODIFY", entity: "Wallet" },
+    ],
     handler: "functions/consumers/webhook-fanout.handler",
     sendsTo: ["webhookDeliveries"],
     batchSize: 100,

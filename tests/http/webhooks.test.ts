@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { Billing } from "#core/billing/index";
 import { Organizations } from "#core/organizations/index";
 import { addNumber, createLead, randomNumber } from "#tests/helpers/messaging";
 import { newOrganization, request, type TestOrganization } from "#tests/helpers/stack";
@@ -269,5 +270,24 @@ describe("deliveries", () => {
     expect(again!.headers["webhook-id"]).toBe(`msg_${eventId}`);
     expect((await org.request("POST", `/webhook-endpoints/${endpoint.id}/replay`, { body: { eventId: "01NOSUCHEVENT0000000000000" } })).status).toBe(404);
     expect((await org.request("POST", `/webhook-endpoints/${endpoint.id}/replay`, { body: { since: "yesterday" } })).status).toBe(400);
+  });
+});
+
+describe("wallet events", () => {
+  it("a balance falling below the low-balance threshold and a suspension are recorded and delivered with the wallet", async () => {
+    const org = await newOrganization();
+    const hooks = await receiver();
+    const { secret } = await subscribe(org, hooks.url, { enabledEventTypes: ["wallet.low_balance", "wallet.suspended"] });
+    const wallet = (await org.request("GET", "/billing/wallet")).body;
+    const raised = await org.request("PUT", "/billing/wallet", { body: { lowBalanceThreshold: String(Number(wallet.availableBalance) + 1) } });
+    expect(raised.status, JSON.stringify(raised.body)).toBe(200);
+    const [low] = await hooks.waitFor((received) => received.length === 1);
+    expect(verified(secret, low!)).toMatchObject({ type: "wallet.low_balance", data: { status: "Low" }, event: { eventType: "WalletLowBalance", eventCategory: "Billing" } });
+
+    await Billing.setSuspended(org.organizationId, true, "Chargeback under review");
+    const [, suspended] = await hooks.waitFor((received) => received.length === 2);
+    expect(verified(secret, suspended!)).toMatchObject({ type: "wallet.suspended", data: { status: "Suspended" }, event: { eventType: "WalletSuspended", statusReason: "Chargeback under review" } });
+    const events = await org.request("POST", "/events/all/my?eventCategory=Billing", { body: {} });
+    expect(events.body.items.map((event: any) => event.eventType).sort()).toEqual(["WalletLowBalance", "WalletSuspended"]);
   });
 });

@@ -149,12 +149,12 @@ describe("deployed resources follow stacks/definitions.ts", () => {
     expect(dynamo!.args.ttl).toBe(table.ttlAttribute);
   });
 
-  it("feeds stream consumers from the table's new-image stream, INSERTs of their entities only, with partial batch responses", () => {
+  it("feeds stream consumers from the table's stream, only the changes they name, with partial batch responses", () => {
     const [dynamo] = of("Dynamo");
-    expect(dynamo!.args.stream).toBe("new-image");
+    expect(dynamo!.args.stream).toBe("new-and-old-images");
     expect(dynamo!.calls.map((call) => call.args[0])).toEqual(streamConsumers.map((consumer) => consumer.name.charAt(0).toUpperCase() + consumer.name.slice(1)));
     const [, fn, args] = dynamo!.calls[0]!.args;
-    expect(args.filters).toEqual(streamConsumers[0]!.entities.map((entity) => ({ eventName: ["INSERT"], dynamodb: { NewImage: { entity: { S: [entity] } } } })));
+    expect(args.filters).toEqual(streamConsumers[0]!.records.map(({ eventName, entity }) => ({ eventName: [eventName], dynamodb: { NewImage: { entity: { S: [entity] } } } })));
     expect(args.transform.eventSourceMapping).toMatchObject({ functionResponseTypes: ["ReportBatchItemFailures"], batchSize: streamConsumers[0]!.batchSize });
     expect(fn.link.map((link: any) => link.name)).toEqual([`${table.name}Data-name`, "WebhookDeliveriesSend-name"]);
   });
