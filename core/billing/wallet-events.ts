@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { conditionally } from "#core/db/conditional";
 import { ulid } from "ulid";
 import { recordEvent, type EventRecordInput } from "#core/events/index";
 
@@ -41,10 +41,6 @@ export async function recordWalletEvents(before: WalletImage, after: WalletImage
     const seed = Buffer.from(`${organizationId}:${event.eventType}:${at}`);
     let index = 0;
     const id = ulid(Date.parse(at), () => (seed[index++ % seed.length]! % 32) / 32);
-    try {
-      await recordEvent(organizationId, { ...event, id, createdAt: at, relatedEntityId: organizationId, createdBy: "system", actorDisplayName: "System" });
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+    await conditionally(recordEvent(organizationId, { ...event, id, createdAt: at, relatedEntityId: organizationId, createdBy: "system", actorDisplayName: "System" }));
   }
 }

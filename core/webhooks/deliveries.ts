@@ -1,9 +1,9 @@
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { egressFetch, privateTargetCause } from "#core/automations/runs/egress";
 import { db, tableName } from "#core/db/client";
+import { conditionally } from "#core/db/conditional";
 import { dueEntries } from "#core/db/due";
 import { createdWithin, entities, keys } from "#core/db/keys";
 import { listPage, type ListResource } from "#core/db/list";
@@ -196,8 +196,8 @@ export const WebhookDeliveries = {
     const partitions = dueShards.map((shard) => keys.dueWebhookDelivery(shard, "", "", "", "").gsi3pk);
     for await (const entry of dueEntries(partitions, now.toISOString(), organizationId)) {
       const [endpointId = "", messageId = ""] = entry.id.split(":");
-      try {
-        const { Attributes } = await db().send(
+      const claimed = await conditionally(
+        db().send(
           new UpdateCommand({
             TableName: tableName(),
             Key: keys.webhookDelivery(entry.organizationId, endpointId, messageId),
@@ -206,18 +206,11 @@ export const WebhookDeliveries = {
             ExpressionAttributeValues: { ":seen": entry.seen },
             ReturnValues: "ALL_NEW",
           }),
-        );
-        messages.push(
-          envelope("webhook.deliver", entry.organizationId, {
-            endpointId,
-            messageId,
-            generation: Number(Attributes!.generation),
-            attempt: Number(Attributes!.nextAttempt),
-          }),
-        );
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      }
+        ),
+      );
+      if (!claimed) continue;
+      const { generation, nextAttempt } = claimed.Attributes!;
+      messages.push(envelope("webhook.deliver", entry.organizationId, { endpointId, messageId, generation: Number(generation), attempt: Number(nextAttempt) }));
     }
     await publishAll("webhookDeliveries", messages.map((message) => ({ envelope: message })));
     return messages.length;
@@ -293,8 +286,8 @@ async function createDelivery(organizationId: string, endpointId: string, payloa
   const now = nowIso();
   const key = keys.webhookDelivery(organizationId, endpointId, payload.id);
   const condition = trigger === "Event" ? "attribute_not_exists(pk) OR (#status = :pending AND attempts = :zero)" : undefined;
-  try {
-    const { Attributes } = await db().send(
+  const created = await conditionally(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
@@ -320,19 +313,16 @@ async function createDelivery(organizationId: string, endpointId: string, payloa
         },
         ReturnValues: "ALL_NEW",
       }),
-    );
-    return envelope("webhook.deliver", organizationId, { endpointId, messageId: payload.id, generation: Number(Attributes!.generation), attempt: 1 });
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+    ),
+  );
+  return created && envelope("webhook.deliver", organizationId, { endpointId, messageId: payload.id, generation: Number(created.Attributes!.generation), attempt: 1 });
 }
 
 /** Claims attempt `n` of the delivery's current round: once, unless the worker that claimed it died (lease expired). */
 async function claim(organizationId: string, message: DeliverMessage): Promise<Record<string, unknown> | undefined> {
   const now = Date.now();
-  try {
-    const { Attributes } = await db().send(
+  const claimed = await conditionally(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId),
@@ -342,17 +332,15 @@ async function claim(organizationId: string, message: DeliverMessage): Promise<R
         ExpressionAttributeValues: { ":pending": "Pending", ":generation": message.generation, ":attempt": message.attempt, ":lease": now + leaseMs, ":now": now },
         ReturnValues: "ALL_NEW",
       }),
-    );
-    return Attributes;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+    ),
+  );
+  return claimed?.Attributes;
 }
 
 async function finish(organizationId: string, message: DeliverMessage, status: "Delivered" | "Failed", reason?: string): Promise<void> {
-  try {
-    await db().send(
+  // No write when a replay started a new round meanwhile: that round decides.
+  await conditionally(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId),
@@ -361,11 +349,8 @@ async function finish(organizationId: string, message: DeliverMessage, status: "
         ExpressionAttributeNames: { "#status": "status" },
         ExpressionAttributeValues: { ":status": status, ":now": nowIso(), ":generation": message.generation, ":attempt": message.attempt, ...(reason ? { ":reason": reason } : {}) },
       }),
-    );
-  } catch (error) {
-    // A replay started a new round meanwhile: that round decides.
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+    ),
+  );
 }
 
 /**

@@ -1,10 +1,10 @@
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { isIP } from "node:net";
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { isPublicAddress } from "#core/automations/runs/egress";
 import { db, tableName } from "#core/db/client";
+import { conditionally } from "#core/db/conditional";
 import { entities, keys } from "#core/db/keys";
 import { listPage, type ListResource } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
@@ -131,8 +131,8 @@ export const WebhookEndpoints = {
     const health = request.enabled
       ? "health.consecutiveFailures = :zero REMOVE health.failingSince, health.disabledAt, health.disabledReason"
       : "health.disabledAt = if_not_exists(health.disabledAt, :now), health.disabledReason = :manual";
-    try {
-      const { Attributes } = await db().send(
+    const updated = await conditionally(
+      db().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.webhookEndpoint(actor.organizationId, endpointId),
@@ -149,32 +149,26 @@ export const WebhookEndpoints = {
           },
           ReturnValues: "ALL_NEW",
         }),
-      );
-      return toEndpoint(Attributes!);
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new NotFoundError("Webhook endpoint", endpointId);
-      throw error;
-    }
+      ),
+    );
+    if (!updated) throw new NotFoundError("Webhook endpoint", endpointId);
+    return toEndpoint(updated.Attributes!);
   },
 
   /** Deletes the endpoint; deliveries in flight to it end without another attempt. */
   async remove(actor: Actor, endpointId: string): Promise<void> {
-    try {
-      await db().send(
-        new DeleteCommand({ TableName: tableName(), Key: keys.webhookEndpoint(actor.organizationId, endpointId), ConditionExpression: "attribute_exists(pk)" }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new NotFoundError("Webhook endpoint", endpointId);
-      throw error;
-    }
+    const deleted = await conditionally(
+      db().send(new DeleteCommand({ TableName: tableName(), Key: keys.webhookEndpoint(actor.organizationId, endpointId), ConditionExpression: "attribute_exists(pk)" })),
+    );
+    if (!deleted) throw new NotFoundError("Webhook endpoint", endpointId);
   },
 
   /** A new signing secret, used from now on; the previous one also signs deliveries for the overlap (both signatures sent). */
   async rotateSecret(actor: Actor, endpointId: string): Promise<WebhookEndpointWithSecret> {
     const secret = newSigningSecret();
     const now = new Date();
-    try {
-      const { Attributes } = await db().send(
+    const rotated = await conditionally(
+      db().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.webhookEndpoint(actor.organizationId, endpointId),
@@ -189,12 +183,10 @@ export const WebhookEndpoints = {
           },
           ReturnValues: "ALL_NEW",
         }),
-      );
-      return { endpoint: toEndpoint(Attributes!), secret };
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new NotFoundError("Webhook endpoint", endpointId);
-      throw error;
-    }
+      ),
+    );
+    if (!rotated) throw new NotFoundError("Webhook endpoint", endpointId);
+    return { endpoint: toEndpoint(rotated.Attributes!), secret };
   },
 
   /** The stored endpoint (with secrets), for deliveries. */
@@ -251,8 +243,8 @@ export const WebhookEndpoints = {
 };
 
 async function disable(organizationId: string, endpointId: string, reason: "Gone" | "FailingTooLong", at: string): Promise<void> {
-  try {
-    const { Attributes } = await db().send(
+  const disabled = await conditionally(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.webhookEndpoint(organizationId, endpointId),
@@ -261,32 +253,31 @@ async function disable(organizationId: string, endpointId: string, reason: "Gone
         ExpressionAttributeValues: { ":false": false, ":true": true, ":at": at, ":reason": reason },
         ReturnValues: "ALL_NEW",
       }),
-    );
-    const endpoint = toEndpoint(Attributes!);
-    await recordEvent(organizationId, {
-      eventType: "WebhookEndpointDisabled",
-      eventCategory: "Webhook",
-      timelineCategory: "Webhook",
-      description:
-        reason === "Gone"
-          ? `Webhook endpoint ${endpoint.url} answered 410 Gone and was disabled.`
-          : `Webhook endpoint ${endpoint.url} failed for too long and was disabled; re-enable it with PUT once the receiver works.`,
-      relatedEntityType: "WebhookEndpoint",
-      relatedEntityId: endpointId,
-      status: "Disabled",
-      statusReason: reason,
-      createdBy: "system",
-      actorDisplayName: "System",
-    });
-  } catch (error) {
-    // Another failure disabled it first (and recorded the event).
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+    ),
+  );
+  // Undefined: another failure disabled it first (and recorded the event).
+  if (!disabled) return;
+  const endpoint = toEndpoint(disabled.Attributes!);
+  await recordEvent(organizationId, {
+    eventType: "WebhookEndpointDisabled",
+    eventCategory: "Webhook",
+    timelineCategory: "Webhook",
+    description:
+      reason === "Gone"
+        ? `Webhook endpoint ${endpoint.url} answered 410 Gone and was disabled.`
+        : `Webhook endpoint ${endpoint.url} failed for too long and was disabled; re-enable it with PUT once the receiver works.`,
+    relatedEntityType: "WebhookEndpoint",
+    relatedEntityId: endpointId,
+    status: "Disabled",
+    statusReason: reason,
+    createdBy: "system",
+    actorDisplayName: "System",
+  });
 }
 
 async function updateIfExists(organizationId: string, endpointId: string, expression: string, values: Record<string, unknown>) {
-  try {
-    const { Attributes } = await db().send(
+  const updated = await conditionally(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.webhookEndpoint(organizationId, endpointId),
@@ -295,12 +286,9 @@ async function updateIfExists(organizationId: string, endpointId: string, expres
         ExpressionAttributeValues: values,
         ReturnValues: "ALL_NEW",
       }),
-    );
-    return Attributes;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+    ),
+  );
+  return updated?.Attributes;
 }
 
 async function storedEndpoints(organizationId: string): Promise<Record<string, unknown>[]> {
