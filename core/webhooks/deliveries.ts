@@ -190,20 +190,25 @@ export const WebhookDeliveries = {
     await finish(organizationId, { ...message, attempt: Number(Item.attempts) }, "Failed", "Internal error.");
   },
 
-  /** Schedule: retries whose time has come (long waits, or a lost delayed message) are published again. */
+  /**
+   * Schedule: retries whose time has come (long waits, or a lost delayed message) are published again; the attempt's
+   * claim removes the entry, so an entry still there a backstop later is published once more.
+   */
   async publishDue(now = new Date(), organizationId?: string): Promise<number> {
     const messages: Envelope[] = [];
     const partitions = dueShards.map((shard) => keys.dueWebhookDelivery(shard, "", "", "", "").gsi3pk);
     for await (const entry of dueEntries(partitions, now.toISOString(), organizationId)) {
       const [endpointId = "", messageId = ""] = entry.id.split(":");
+      // Claimed by moving the entry a backstop later (not removing it): if the publish below is lost, it fires again.
+      const later = keys.dueWebhookDelivery(0, new Date(now.getTime() + backstopMs).toISOString(), entry.organizationId, endpointId, messageId).gsi3sk;
       const claimed = await conditionally(
         db().send(
           new UpdateCommand({
             TableName: tableName(),
             Key: keys.webhookDelivery(entry.organizationId, endpointId, messageId),
-            UpdateExpression: "REMOVE gsi3pk, gsi3sk",
+            UpdateExpression: "SET gsi3sk = :later",
             ConditionExpression: "gsi3sk = :seen",
-            ExpressionAttributeValues: { ":seen": entry.seen },
+            ExpressionAttributeValues: { ":seen": entry.seen, ":later": later },
             ReturnValues: "ALL_NEW",
           }),
         ),
@@ -344,7 +349,7 @@ async function finish(organizationId: string, message: DeliverMessage, status: "
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId),
-        UpdateExpression: `SET #status = :status, finishedAt = :now${reason ? ", reason = :reason" : ""} REMOVE leaseUntil`,
+        UpdateExpression: `SET #status = :status, finishedAt = :now${reason ? ", reason = :reason" : ""} REMOVE leaseUntil, gsi3pk, gsi3sk`,
         ConditionExpression: "generation = :generation AND attempts = :attempt",
         ExpressionAttributeNames: { "#status": "status" },
         ExpressionAttributeValues: { ":status": status, ":now": nowIso(), ":generation": message.generation, ":attempt": message.attempt, ...(reason ? { ":reason": reason } : {}) },
