@@ -30,9 +30,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.env.MESSAGE_MAX_RETRIES ??= "2";
   // Automations: webhook retries after 200 ms, 400 ms, … instead of 5 s.
   process.env.AUTOMATION_RETRY_BASE_MS ??= "200";
-  // Webhooks: the 3-day retry schedule shrunk to seconds; an endpoint failing for 2 s is disabled.
+  // Webhooks: the 3-day retry schedule shrunk to seconds; an endpoint failing for 5 s is disabled.
   process.env.WEBHOOK_RETRY_SCALE ??= "0.0001";
-  process.env.WEBHOOK_DISABLE_AFTER_MS ??= "2000";
+  process.env.WEBHOOK_DISABLE_AFTER_MS ??= "5000";
   const stack = await startLocalStack({
     inMemory: true,
     port: 0,
