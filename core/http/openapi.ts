@@ -3,7 +3,7 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import type { AnySchema, Operation } from "#core/http/operation";
 import { allOperations } from "#core/http/operations/index";
 import { rateLimitPolicy } from "#core/rate-limit/index";
-import { webhookCatalogueEntries } from "#core/webhooks/payloads";
+import { webhookCatalogueEntries, webhookJsonSchemas } from "#core/webhooks/payloads";
 
 type JsonObject = Record<string, unknown>;
 
@@ -129,7 +129,7 @@ export function openApiDocument(serverUrl: string): JsonObject {
     paths,
     webhooks: webhookContract(),
     components: {
-      schemas: { Problem: problemSchema },
+      schemas: { Problem: problemSchema, ...webhookJsonSchemas((name) => `#/components/schemas/${name}`).schemas },
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "A user access token (JWT) or an organization API key beginning `sk_`." },
         sourceId: { type: "apiKey", in: "query", name: "sourceId", description: "Lead source id (intake routes only); also accepted as the `X-Source-Id` header." },
@@ -146,15 +146,16 @@ function webhookContract(): Record<string, JsonObject> {
     "webhook-timestamp": { required: true, schema: { type: "string" }, description: "Unix seconds when this attempt was signed." },
     "webhook-signature": { required: true, schema: { type: "string" }, description: "`v1,<base64 HMAC-SHA256>` per valid secret, space-separated (Standard Webhooks)." },
   };
+  const { payloads } = webhookJsonSchemas((name) => `#/components/schemas/${name}`);
   return Object.fromEntries(
-    webhookCatalogueEntries().map((entry) => [
+    webhookCatalogueEntries().items.map((entry) => [
       entry.type,
       {
         post: {
           summary: entry.description,
           tags: ["Webhooks"],
           parameters: Object.entries(headers).map(([name, header]) => ({ name, in: "header", ...header })),
-          requestBody: { required: true, content: { "application/json": { schema: entry.payloadSchema } } },
+          requestBody: { required: true, content: { "application/json": { schema: payloads[entry.type] } } },
           responses: { "2XX": { description: "Received; any other answer (or none within 10 s) is retried." } },
         },
       },

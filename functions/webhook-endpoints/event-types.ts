@@ -2,4 +2,4 @@ import { endpoint } from "#core/http/endpoint";
 import { listWebhookEventTypes } from "#core/http/operations/webhook-endpoints";
 import { webhookCatalogueEntries } from "#core/webhooks/payloads";
 
-export const handler = endpoint(listWebhookEventTypes, async () => ({ items: webhookCatalogueEntries() }));
+export const handler = endpoint(listWebhookEventTypes, async () => webhookCatalogueEntries());

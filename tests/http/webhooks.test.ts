@@ -121,6 +121,9 @@ describe("event catalogue", () => {
     const lead = response.body.items.find((item: any) => item.type === "lead.processed");
     expect(lead.resource).toBe("lead");
     expect(lead.payloadSchema.required).toEqual(expect.arrayContaining(["id", "type", "timestamp", "data", "event"]));
+    expect(lead.payloadSchema.properties.data.anyOf[0].$ref).toBe("#/schemas/WebhookLead");
+    expect(response.body.schemas.WebhookLead.required).toEqual(expect.arrayContaining(["id", "processingStatus", "contact"]));
+    expect(response.body.schemas.WebhookEventRecord.required).toEqual(expect.arrayContaining(["id", "eventType", "createdAt"]));
   });
 });
 

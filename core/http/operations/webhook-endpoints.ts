@@ -160,6 +160,10 @@ export const listWebhookEventTypes = defineOperation({
   tag,
   auth: "bearer",
   permission: "webhooks:read",
-  success: { status: 200, description: "Every event type", schema: v.object({ items: v.array(WebhookEventTypeEntrySchema) }) },
+  success: {
+    status: 200,
+    description: "Every event type; payload schemas refer to the resource schemas under `schemas` (`#/schemas/WebhookLead`, …)",
+    schema: v.object({ items: v.array(WebhookEventTypeEntrySchema), schemas: v.record(v.string(), v.record(v.string(), v.unknown())) }),
+  },
   problems: [401, 403, 429],
 });
