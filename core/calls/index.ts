@@ -22,6 +22,7 @@ import { Suppressions } from "#core/messaging/suppressions";
 import { Organizations } from "#core/organizations/index";
 import { outboundProvider, providerByName } from "#core/providers/index";
 import { ProviderError, type CallStatusEvent, type ProviderName, type ProviderPort, type WebhookRequest } from "#core/providers/port";
+import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { publish } from "#core/queue/events";
 import { newId, nowIso } from "#core/shared/ids";
 import type { Page, PagingQuery } from "#core/shared/paging";
@@ -219,6 +220,27 @@ export const Calls = {
         statusReason: `The provider refused the call: ${error.message}`,
       });
     }
+  },
+
+  /**
+   * The poison hook of `call.place` (core/queue/subscribe): a call whose
+   * placement never started ends Failed (`ProcessingError`), its hold released
+   * in the same write. One whose placement started is left to the call sweep,
+   * which asks the provider.
+   */
+  async abandon(organizationId: string, callId: string, error: unknown): Promise<void> {
+    await applyStatus(
+      organizationId,
+      callId,
+      null,
+      {
+        status: "Failed",
+        providerStatus: "notPlaced",
+        errorCode: PROCESSING_ERROR,
+        statusReason: `${PROCESSING_ERROR}: placing the call kept failing (${error instanceof Error ? error.message : String(error)}).`,
+      },
+      (current) => current.status === "Queued" && !current.placementStartedAt,
+    );
   },
 
   /** `POST /webhooks/{provider}/calls/status`: call progress (ringing, answered, ended) for outbound and inbound calls. */
@@ -537,7 +559,7 @@ export async function applyStatus(
   callId: string,
   provider: string | null,
   change: StatusChange,
-  claim: (current: { gsi3sk?: string }) => boolean = () => true,
+  claim: (current: { gsi3sk?: string; status: CallStatus; placementStartedAt?: string }) => boolean = () => true,
 ): Promise<boolean> {
   const result = await updateCall(organizationId, callId, async (current) => {
     if (!claim(current)) return undefined;
@@ -568,7 +590,7 @@ export async function applyStatus(
     const notForwarded = WALLET_REFUSALS.has(next.billingStatus) ? next.statusReason : null;
     next.statusReason = change.statusReason ?? notForwarded ?? (answered ? null : `${STATUS_REASONS[change.status] ?? ""}${change.errorCode ? ` (${change.errorCode})` : ""}`.trim());
     next.missed = isMissedCall(next.direction === "Inbound" ? "inbound" : "outbound", change.status);
-    const billing = await bill(organizationId, next);
+    const billing = await billFinalCall(organizationId, next);
     return { call: { ...next, ...billing.fields }, items: billing.items };
   });
   if (!result) return false;
@@ -597,7 +619,7 @@ export async function applyStatus(
  * was forwarded (the forwarded leg is charged as `CallForwarded`); without one
  * it is NotBillable, and one the wallet refused keeps that `billingStatus`.
  */
-async function bill(organizationId: string, call: Call): Promise<{ fields: Partial<Call>; items: TransactItem[] }> {
+export async function billFinalCall(organizationId: string, call: Call): Promise<{ fields: Partial<Call>; items: TransactItem[] }> {
   if (WALLET_REFUSALS.has(call.billingStatus)) return { fields: { billableSeconds: 0, billableAmount: 0 }, items: [] };
   const prices = await Billing.prices(organizationId);
   const cost = callCost(prices, call.duration ?? 0);

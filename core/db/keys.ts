@@ -189,6 +189,16 @@ export const keys = {
     gsi3pk: `DUECALLS#${shard}`,
     gsi3sk: `${dueAt}#${organizationId}#${callId}`,
   }),
+  /**
+   * gsi3 (sparse): open wallet holds (reservations) by the time the hold sweeper
+   * (core/billing/hold-sweeper.ts) looks at their owner. Not tenant data: the
+   * sweeper's operator index across organizations, sharded by reservation id; on
+   * the reservation item only, removed in the write that settles or releases it.
+   */
+  dueHold: (shard: number, dueAt: string, organizationId: string, reservationId: string) => ({
+    gsi3pk: `DUEHOLDS#${shard}`,
+    gsi3sk: `${dueAt}#${organizationId}#${reservationId}`,
+  }),
   /** Messaging settings of an organization (quiet hours, help and confirmation texts). */
   messagingSettings: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#MESSAGING" }),
 
@@ -269,6 +279,10 @@ export const keys = {
     pk: org(organizationId),
     sk: `IDEMPOTENCY#${scope}#${idempotencyKey}`,
   }),
+
+  /** The last run of one schedule (for `admin status`). Not tenant data: one item per schedule of the stage. */
+  scheduleRun: (scheduleName: string): Key => ({ pk: "OPERATIONS", sk: `SCHEDULERUN#${scheduleName}` }),
+  scheduleRunPrefix: () => ({ pk: "OPERATIONS", skPrefix: "SCHEDULERUN#" }),
 };
 
 export type RateLimitPartition =
@@ -292,6 +306,7 @@ export const entities = {
   automationRun: "AutomationRun",
   automationRunClaim: "AutomationRunClaim",
   rateLimitWindow: "RateLimitWindow",
+  scheduleRun: "ScheduleRun",
   idempotency: "IdempotencyRecord",
   source: "Source",
   lead: "Lead",

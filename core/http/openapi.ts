@@ -60,12 +60,15 @@ function parameters(schema: AnySchema | undefined, location: "query" | "path"): 
   }));
 }
 
+/** What an idempotent operation may answer besides its own problems: a key in flight (409), a key reused with another payload (422). */
+const idempotencyProblems = [409, 422] as const;
+
 const idempotencyKeyParameter = {
   name: "Idempotency-Key",
   in: "header",
   required: false,
   description:
-    "Makes a retry safe for 24 h: the same key and payload answer the original response again (header `Idempotent-Replayed: true`), the same key with another payload is a 422, and a repeat while the first is in flight is a 409.",
+    "Makes a retry safe for 24 h: the same key and payload answer the original response again (header `Idempotent-Replayed: true`), the same key with another payload is a 422, and a repeat while the first is in flight is a 409 (a claim whose request died is freed once that request's function timeout has passed).",
   schema: { type: "string", maxLength: 255 },
 };
 
@@ -79,7 +82,7 @@ function operationObject(operation: Operation): JsonObject {
     headers: rateLimitHeaders,
     ...(body || success.contentType ? { content: { [contentType]: { schema: body ?? { type: "string" } } } } : {}),
   };
-  for (const status of [...new Set([...operation.problems, 500])].sort()) responses[String(status)] = problemResponse(status);
+  for (const status of [...new Set([...operation.problems, ...(operation.idempotent ? idempotencyProblems : []), 500])].sort()) responses[String(status)] = problemResponse(status);
   return {
     operationId: operation.operationId,
     summary: operation.summary,

@@ -1,6 +1,7 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import "#core/messaging/queue";
+import { finishMessage } from "#core/messaging/billing-seam";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { ForbiddenError, NotFoundError } from "#core/errors";
@@ -70,8 +71,7 @@ async function applyStatus(provider: ProviderPort, event: MessageStatusEvent, me
   const from = messageLifecycle.acceptedFrom(next).filter((status) => status === "Sending" || status === "Sent" || status === "Unknown");
   if (from.length === 0) return;
   const timestampField = messageLifecycle.timestampField(next);
-  const final = messageLifecycle.isFinal(next);
-  const changed = await changeMessage(organizationId, message.id, {
+  const change = {
     from,
     set: {
       status: next,
@@ -79,14 +79,15 @@ async function applyStatus(provider: ProviderPort, event: MessageStatusEvent, me
       ...(timestampField ? { [timestampField]: nowIso() } : {}),
       ...(event.errorCode ? { errorCode: event.errorCode, statusReason: `Provider reported ${event.providerStatus} (${event.errorCode}).` } : {}),
     },
-    ...(final ? { due: null } : {}),
-  });
-  if (!changed) return;
-  if (final && (next === "Delivered" || next === "Undelivered" || next === "Failed")) {
-    await finished(organizationId, changed, next === "Delivered" ? "MessageDelivered" : next === "Undelivered" ? "MessageUndelivered" : "MessageFailed");
-  } else {
-    await recordMessageEvent(organizationId, changed, next === "Sent" ? "MessageSent" : "MessageUnknown");
+  };
+  if (next === "Delivered" || next === "Undelivered" || next === "Failed") {
+    // The final status and its settlement are one transaction.
+    const ended = await finishMessage(organizationId, message, { ...change, due: null });
+    if (ended) await finished(organizationId, ended.message, next === "Delivered" ? "MessageDelivered" : next === "Undelivered" ? "MessageUndelivered" : "MessageFailed");
+    return;
   }
+  const changed = await changeMessage(organizationId, message.id, change);
+  if (changed) await recordMessageEvent(organizationId, changed, next === "Sent" ? "MessageSent" : "MessageUnknown");
 }
 
 async function messageIdOfProvider(organizationId: string, provider: string, providerMessageId: string): Promise<string | undefined> {

@@ -1,20 +1,13 @@
-import * as v from "valibot";
-import { receiveCount, subscribe } from "#core/queue/subscribe";
-import { EnvelopeSchema } from "#core/queue/events";
-import { WebhookDeliveries, type DeliverMessage } from "#core/webhooks/deliveries";
-import { queues } from "#stacks/definitions";
+import { subscribe } from "#core/queue/subscribe";
+import { WebhookDeliveries } from "#core/webhooks/deliveries";
 
 /**
  * One webhook attempt per message. A message that keeps failing in our own code ends, on its last receive, as a
- * failed attempt in the endpoint's delivery log instead of vanishing into the DLQ unseen.
+ * failed attempt in the endpoint's delivery log (and a Failed delivery) instead of vanishing into the DLQ unseen.
  */
-export const handler = subscribe(
-  { "webhook.deliver": (message) => WebhookDeliveries.deliver(message.organizationId, message.data) },
-  {
-    onPoison: async (record, error) => {
-      if (receiveCount(record) < queues.webhookDeliveries.maxReceiveCount) return;
-      const parsed = v.safeParse(EnvelopeSchema, JSON.parse(record.body));
-      if (parsed.success) await WebhookDeliveries.abandon(parsed.output.organizationId, parsed.output.data as DeliverMessage, error);
-    },
+export const handler = subscribe("webhookDeliveries", {
+  "webhook.deliver": {
+    handle: (message) => WebhookDeliveries.deliver(message.organizationId, message.data),
+    onPoison: (message, error) => WebhookDeliveries.abandon(message.organizationId, message.data, error),
   },
-);
+});

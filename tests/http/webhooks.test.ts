@@ -71,6 +71,11 @@ describe("webhook endpoints", () => {
     expect((await other.request("GET", `/webhook-endpoints/${id}`)).status).toBe(404);
     expect((await other.request("DELETE", `/webhook-endpoints/${id}`)).status).toBe(404);
 
+    const key = `create-${id}`;
+    const once = await org.request("POST", "/webhook-endpoints", { body: { url: "https://other.example.com/hooks" }, headers: { "idempotency-key": key } });
+    const again = await org.request("POST", "/webhook-endpoints", { body: { url: "https://other.example.com/hooks" }, headers: { "idempotency-key": key } });
+    expect([again.status, again.headers.get("idempotent-replayed"), again.body.endpoint.id]).toEqual([201, "true", once.body.endpoint.id]);
+
     expect((await org.request("DELETE", `/webhook-endpoints/${id}`)).status).toBe(204);
     expect((await org.request("GET", `/webhook-endpoints/${id}`)).status).toBe(404);
   });

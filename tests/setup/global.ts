@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { JWK } from "jose";
 import type { TestProject } from "vitest/node";
+import { logger } from "#core/observability/index";
 import { startLocalStack } from "#local/start";
 
 declare module "vitest" {
@@ -33,6 +34,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // Webhooks: the 3-day retry schedule shrunk to seconds; an endpoint failing for 5 s is disabled.
   process.env.WEBHOOK_RETRY_SCALE ??= "0.0001";
   process.env.WEBHOOK_DISABLE_AFTER_MS ??= "5000";
+  // Structured logs and EMF metrics: only warnings and errors in test output (tests/unit/observability.test.ts checks the lines).
+  process.env.POWERTOOLS_LOG_LEVEL ??= "WARN";
+  process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
+  logger.setLogLevel(process.env.POWERTOOLS_LOG_LEVEL as "WARN"); // created at import, before the line above
   const stack = await startLocalStack({
     inMemory: true,
     port: 0,

@@ -19,6 +19,7 @@ export const createPhoneNumber = defineOperation({
   permission: "phoneNumbers:write",
   body: PhoneNumberRequestSchema,
   success: { status: 201, description: "The stored number", schema: PhoneNumberSchema },
+  idempotent: true,
   problems: [400, 401, 402, 403, 409, 413, 415, 429],
   example: { phoneNumber: "+12125550123", friendlyName: "Main line", capabilities: ["sms", "mms", "voice"] },
 });

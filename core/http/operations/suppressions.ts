@@ -14,6 +14,7 @@ export const createSuppression = defineOperation({
   permission: "suppressions:write",
   body: SuppressionRequestSchema,
   success: { status: 201, description: "The entry", schema: SuppressionSchema },
+  idempotent: true,
   problems: [400, 401, 403, 413, 415, 429],
   example: { phoneNumber: "+12125550123", note: "Asked by phone not to be texted" },
 });

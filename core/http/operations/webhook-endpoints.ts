@@ -32,6 +32,7 @@ export const createWebhookEndpoint = defineOperation({
   auth: "bearer",
   permission: "webhooks:write",
   body: WebhookEndpointRequestSchema,
+  idempotent: true,
   success: { status: 201, description: "The endpoint and its signing secret (shown only now)", schema: WebhookEndpointWithSecretSchema },
   problems: [400, 401, 403, 409, 413, 415, 429],
   example: endpointExample,
