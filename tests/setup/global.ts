@@ -31,6 +31,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.env.MESSAGE_MAX_RETRIES ??= "2";
   // Automations: webhook retries after 200 ms, 400 ms, … instead of 5 s.
   process.env.AUTOMATION_RETRY_BASE_MS ??= "200";
+  // Webhooks: the 3-day retry schedule shrunk to seconds; an endpoint failing for 5 s is disabled.
+  process.env.WEBHOOK_RETRY_SCALE ??= "0.0001";
+  process.env.WEBHOOK_DISABLE_AFTER_MS ??= "5000";
   // Structured logs and EMF metrics: only warnings and errors in test output (tests/unit/observability.test.ts checks the lines).
   process.env.POWERTOOLS_LOG_LEVEL ??= "WARN";
   process.env.POWERTOOLS_METRICS_DISABLED ??= "true";

@@ -1,0 +1,7 @@
+import { WebhookDeliveries } from "#core/webhooks/deliveries";
+
+/** EventBridge, every minute: webhook retries whose time has come (long waits, lost delayed messages) are published. */
+export const handler = async (): Promise<void> => {
+  const published = await WebhookDeliveries.publishDue();
+  if (published > 0) console.log(JSON.stringify({ level: "info", schedule: "webhookRetriesDue", published }));
+};
