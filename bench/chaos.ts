@@ -26,7 +26,7 @@ import { readJson, stackStatePath, type StackState } from "#local/state";
  * the local stack. Starts the stack on its own state folder (DynamoDB Local on
  * disk), drives a mixed load (leads through all three intake routes, sends to
  * simulator scenarios that deliver, fail, retry and never answer, calls,
- * automation runs, top-ups; most with an Idempotency-Key), SIGKILLs every
+ * automation runs with a wait, top-ups; each with an Idempotency-Key), SIGKILLs every
  * process of the stack at a random moment each cycle and restarts it. After
  * the last restart it retries the requests the kills cut short (same key),
  * then runs the sweeps with the clock moved forward (as the tests do: the
@@ -197,8 +197,14 @@ async function setUpOrganization(): Promise<Org> {
     name: "Chaos welcome",
     enabled: false,
     triggers: [{ id: "t", type: "Manual" }],
-    actions: [{ id: "hello", type: "SendSms", settings: { body: "Welcome from the chaos run" } }],
-    connections: [{ id: "c0", sourceNodeId: "t", targetNodeId: "hello" }],
+    actions: [
+      { id: "pause", type: "Wait", settings: { durationSeconds: 5 } },
+      { id: "hello", type: "SendSms", settings: { body: "Welcome from the chaos run" } },
+    ],
+    connections: [
+      { id: "c0", sourceNodeId: "t", targetNodeId: "pause" },
+      { id: "c1", sourceNodeId: "pause", targetNodeId: "hello" },
+    ],
   });
   const lead = await must("POST", "/leads", { contact: { firstName: "Chaos", phone: { number: uniquePhone() } } });
   const org: Org = { organizationId: organization.id, apiKey, source: { sourceId: source.sourceId, apiKey: source.apiKey }, automationId: automation.id, leadId: lead.id };
