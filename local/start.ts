@@ -3,7 +3,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { consumers, environmentNames, queues, schedules } from "#stacks/definitions";
 import { startDynamoDbLocal } from "#local/dynamodb-local";
-import { functionName, loadHandler } from "#local/handlers";
+import { functionName, loadFunction } from "#local/handlers";
 import { startHttpServer } from "#local/http-server";
 import { ensureDevelopmentCredentials } from "#local/provision";
 import { startQueuePoller, type QueuePoller } from "#local/queue-poller";
@@ -99,7 +99,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           batchSize: queues[consumer.queue].batchSize,
           timeoutSeconds: queues[consumer.queue].consumerTimeoutSeconds,
           functionName: functionName(consumer.handler),
-          handler: async (event, context) => (await loadHandler(consumer.handler))(event, context) as never,
+          handler: async (event, context) => (await loadFunction(consumer))(event, context) as never,
           log,
         }),
       ),

@@ -12,7 +12,8 @@ export function subscribe(consumer: ConsumerDefinition) {
   const definition = queueDefinitions[consumer.queue];
   const args = { ...handlerArgs(consumer), timeout: `${definition.consumerTimeoutSeconds} seconds` as const };
   return queues[consumer.queue].queue.subscribe(withDefaults(args, api.url), {
-    batch: { size: definition.batchSize, partialResponses: true },
+    batch: { size: definition.batchSize, window: `${definition.batchingWindowSeconds} seconds`, partialResponses: true },
+    transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: definition.maximumConcurrency } } },
   });
 }
 

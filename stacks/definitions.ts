@@ -30,7 +30,11 @@ export type IndexName = keyof typeof table.globalIndexes;
 export interface QueueDefinition {
   /** Environment variable that carries the queue URL to every function. */
   urlEnv: string;
-  /** Seconds a received message stays invisible; must exceed the consumer's timeout. */
+  /**
+   * Seconds a received message stays invisible: at least 6 × the consumer's
+   * timeout plus its batching window, as AWS advises for Lambda event sources
+   * (so a throttled or retried invocation never sees its batch redelivered).
+   */
   visibilityTimeoutSeconds: number;
   /** Receives before SQS moves a message to the dead-letter queue. */
   maxReceiveCount: number;
@@ -38,37 +42,52 @@ export interface QueueDefinition {
   batchSize: number;
   /** Lambda timeout of the consumer, in seconds. */
   consumerTimeoutSeconds: number;
+  /** Seconds the event source waits to fill a batch (0: invoke at once). */
+  batchingWindowSeconds: number;
+  /**
+   * Most concurrent consumer invocations (SQS event source `maximumConcurrency`, 2-1000):
+   * a burst cannot take the account's Lambda concurrency from the API nor flood the carrier.
+   */
+  maximumConcurrency: number;
 }
 
 export const queues = {
   leadIntake: {
     urlEnv: "LEAD_INTAKE_QUEUE_URL",
-    visibilityTimeoutSeconds: 60,
+    visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
     batchSize: 10,
     consumerTimeoutSeconds: 30,
+    batchingWindowSeconds: 0,
+    maximumConcurrency: 10,
   },
   outboundMessages: {
     urlEnv: "OUTBOUND_QUEUE_URL",
-    visibilityTimeoutSeconds: 60,
+    visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
     batchSize: 10,
     consumerTimeoutSeconds: 30,
+    batchingWindowSeconds: 0,
+    maximumConcurrency: 5,
   },
   automationRuns: {
     urlEnv: "AUTOMATION_RUNS_QUEUE_URL",
-    visibilityTimeoutSeconds: 120,
+    visibilityTimeoutSeconds: 360,
     maxReceiveCount: 5,
     batchSize: 10,
     consumerTimeoutSeconds: 60,
+    batchingWindowSeconds: 0,
+    maximumConcurrency: 10,
   },
   /** Calls accepted by POST /calls, placed with the provider by their consumer. */
   outboundCalls: {
     urlEnv: "OUTBOUND_CALLS_QUEUE_URL",
-    visibilityTimeoutSeconds: 60,
+    visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
     batchSize: 10,
     consumerTimeoutSeconds: 30,
+    batchingWindowSeconds: 0,
+    maximumConcurrency: 5,
   },
 } as const satisfies Record<string, QueueDefinition>;
 
@@ -103,7 +122,8 @@ export interface RouteDefinition extends HandlerDefinition {
 export const routes: RouteDefinition[] = [
   { method: "GET", path: "/openapi.json", handler: "functions/contract/openapi.handler" },
   { method: "GET", path: "/.well-known/agent-card.json", handler: "functions/agent/card.handler" },
-  { method: "POST", path: "/a2a", handler: "functions/a2a/rpc.handler" },
+  /** The send-message skill queues the SMS like POST /messages. */
+  { method: "POST", path: "/a2a", handler: "functions/a2a/rpc.handler", sendsTo: ["outboundMessages"] },
   { method: "GET", path: "/analytics/my", handler: "functions/analytics/get.handler" },
   { method: "GET", path: "/analytics/my/export", handler: "functions/analytics/export.handler" },
   { method: "POST", path: "/automations", handler: "functions/automations/create.handler" },

@@ -41,6 +41,22 @@ const operatorSettings = Object.fromEntries(
 );
 
 /**
+ * The carrier a deployed stage sends through. The in-process carrier simulator
+ * answers with timers, which do not survive a frozen Lambda, so a stage without
+ * carrier credentials is refused at deploy time rather than silently losing
+ * every receipt; the simulator runs only on the local stack.
+ */
+export function deployedProvider(twilioAccountSidValue: string): "twilio" {
+  if (twilioAccountSidValue) return "twilio";
+  throw new Error(
+    `Stage "${$app.stage}" has no carrier credentials. Set them before deploying:\n` +
+      `  npx sst secret set TwilioAccountSid AC… --stage ${$app.stage}\n` +
+      `  npx sst secret set TwilioAuthToken … --stage ${$app.stage}\n` +
+      "The carrier simulator runs only on the local stack (npm start); it cannot run inside Lambda.",
+  );
+}
+
+/**
  * Fills the defaults every function shares (the API's route transform, queue
  * consumers and schedules all go through here): Node 22 on arm64, the table,
  * the secrets and the public URL. Runtime and architecture are fixed; other
@@ -55,8 +71,7 @@ export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.In
     [environmentNames.twilioAccountSid]: twilioAccountSid.value,
     [environmentNames.twilioAuthToken]: twilioAuthToken.value,
     [environmentNames.publicBaseUrl]: publicBaseUrl,
-    // A stage with Twilio credentials sends through Twilio; without them, the carrier simulator.
-    [environmentNames.provider]: $output(twilioAccountSid.value).apply((sid) => (sid ? "twilio" : "simulator")),
+    [environmentNames.provider]: $output(twilioAccountSid.value).apply(deployedProvider),
     ...operatorSettings,
   };
   args.runtime = "nodejs22.x";

@@ -255,6 +255,10 @@ export const keys = {
     pk: org(organizationId),
     sk: `IDEMPOTENCY#${scope}#${idempotencyKey}`,
   }),
+
+  /** The last run of one schedule (for `admin status`). Not tenant data: one item per schedule of the stage. */
+  scheduleRun: (scheduleName: string): Key => ({ pk: "OPERATIONS", sk: `SCHEDULERUN#${scheduleName}` }),
+  scheduleRunPrefix: () => ({ pk: "OPERATIONS", skPrefix: "SCHEDULERUN#" }),
 };
 
 export type RateLimitPartition =
@@ -278,6 +282,7 @@ export const entities = {
   automationRun: "AutomationRun",
   automationRunClaim: "AutomationRunClaim",
   rateLimitWindow: "RateLimitWindow",
+  scheduleRun: "ScheduleRun",
   idempotency: "IdempotencyRecord",
   source: "Source",
   lead: "Lead",

@@ -8,6 +8,7 @@ import { resolveCredentials, type Credentials } from "#core/http/credentials";
 import type { AnySchema, AuthMode, Operation } from "#core/http/operation";
 import { PayloadTooLargeError, toProblem, UnsupportedMediaTypeError } from "#core/http/problem";
 import { HttpResponse } from "#core/http/response";
+import { logger, withCorrelationId } from "#core/observability/index";
 import { consumeRateLimit, describePartition, rateLimitPolicy, type RateLimitDecision } from "#core/rate-limit/index";
 import { toFieldErrors } from "#core/shared/validation";
 import { fingerprint, Idempotency } from "#core/idempotency/index";
@@ -53,6 +54,14 @@ const stateOf = (request: { event: Event }): ChainState => {
 
 type ChainMiddleware = MiddlewareObj<Event, Result, Error, Context>;
 
+export interface EndpointOptions {
+  /**
+   * A request this accepts (a provider webhook whose signature verifies) is not
+   * counted against any rate-limit partition; everything else counts as usual.
+   */
+  exemptFromRateLimit?: (event: Event) => boolean;
+}
+
 /**
  * Builds the Lambda handler of one operation: the single Middy chain every
  * endpoint shares (authenticate → rate limit → authorize → parse and validate →
@@ -66,16 +75,17 @@ export function endpoint<
 >(
   operation: Operation<TAuth, TBody, TQuery, TParams>,
   implementation: (input: EndpointInput<TAuth, TBody, TQuery, TParams>) => Promise<unknown>,
+  options: EndpointOptions = {},
 ) {
   const generic = operation as unknown as AnyOperation;
   const chain = middy<Event, Result, Error, Context>()
     .use(problemResponses())
     .use(rateLimitHeaders())
-    .use(authentication(generic))
+    .use(authentication(generic, options))
     .use(authorization(generic))
     .use(requestValidation(generic));
   if (generic.idempotent) chain.use(idempotentReplay());
-  return chain.handler(async (event) => {
+  const handler = chain.handler(async (event) => {
       const state = stateOf({ event });
       const input = {
         actor: state.credentials?.actor,
@@ -89,6 +99,32 @@ export function endpoint<
       } as EndpointInput<TAuth, TBody, TQuery, TParams>;
       return toResult(generic, await implementation(input));
     });
+  return requestLog(handler);
+}
+
+/**
+ * One structured log line per request (route, status, latency, organization,
+ * request id, cold start), and the request id as the correlation id of
+ * everything it queues and records. The query string is never logged.
+ */
+function requestLog(handler: (event: Event, context: Context) => Promise<Result>) {
+  return (event: Event, context: Context): Promise<Result> => {
+    const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+    return withCorrelationId(requestId, async () => {
+      const started = Date.now();
+      logger.addContext(context);
+      const result = await handler(event, context);
+      logger.info("request", {
+        route: event.routeKey,
+        status: result.statusCode,
+        latencyMs: Date.now() - started,
+        organizationId: chainState.get(event)?.credentials?.actor?.organizationId,
+        requestId,
+        correlationId: requestId,
+      });
+      return result;
+    });
+  };
 }
 
 function toResult(operation: AnyOperation, outcome: unknown): Result {
@@ -148,15 +184,20 @@ function addRateLimitHeaders(request: Request<Event, Result, Error, Context>): v
 /**
  * Resolves the credential, counts the request against its partition (spec 8:
  * invalid or missing credentials count against the IP address), then refuses
- * what is over the limit (429) or not authenticated (401).
+ * what is over the limit (429) or not authenticated (401). A request the
+ * endpoint exempts (a verified carrier callback) is not counted at all.
  */
-function authentication(operation: AnyOperation): ChainMiddleware {
+function authentication(operation: AnyOperation, options: EndpointOptions): ChainMiddleware {
   return {
     name: "authentication",
     before: async (request) => {
       const state = stateOf(request);
       const credentials = await resolveCredentials(operation.auth, request.event);
       state.credentials = credentials;
+      if (options.exemptFromRateLimit?.(request.event)) {
+        if (credentials.error) throw credentials.error;
+        return;
+      }
       const decision = await consumeRateLimit(credentials.partition);
       state.rateLimit = decision;
       if (!decision.allowed) {

@@ -5,14 +5,13 @@ import { db, tableName } from "#core/db/client";
 import { conditionally } from "#core/db/conditional";
 import { queryPages } from "#core/db/query";
 import { entities, keys, type LeadClaim } from "#core/db/keys";
-import { eventItem, type EventRecordInput } from "#core/events/index";
+import { eventItem, eventRecorded, type EventRecordInput } from "#core/events/index";
 import { Leads, LeadSchema, pendingShards, type Lead, type ProcessingStatus } from "#core/leads/index";
 import { EnvelopeSchema, publish } from "#core/queue/events";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { nowIso } from "#core/shared/ids";
 import { defaultDuplicateWindowHours, maxDuplicateWindowHours, Sources } from "#core/sources/index";
 import { queues } from "#stacks/definitions";
-import { Rollups } from "#core/analytics/rollups";
 
 /** A pending lead older than this is republished by the sweep (its message was lost or is stuck). */
 export const sweepAfterMs = 2 * 60 * 1000;
@@ -296,7 +295,7 @@ async function settle(organizationId: string, lead: Lead, outcome: Outcome): Pro
         ],
       }),
     );
-    await Rollups.onEventRecorded(organizationId, event);
+    await eventRecorded(organizationId, event);
     return true;
   } catch (error) {
     if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === "ConditionalCheckFailed") return false;

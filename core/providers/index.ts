@@ -14,13 +14,20 @@ const cache = new Map<string, ProviderPort>();
 
 export function outboundProvider(): ProviderPort {
   const provider = providerByName(messagingConfig.provider);
-  if (!provider) throw new ProviderError("permanent", "provider_not_configured", "Twilio credentials are not configured.");
+  if (!provider) {
+    const detail = runsInLambda() && messagingConfig.provider === "simulator"
+      ? "The carrier simulator does not run in AWS; set the stage's Twilio credentials."
+      : "Twilio credentials are not configured.";
+    throw new ProviderError("permanent", "provider_not_configured", detail);
+  }
   return provider;
 }
 
 /** The adapter for a webhook path segment, or undefined when that provider is not in use here. */
 export function providerByName(name: string): ProviderPort | undefined {
   if (name !== "simulator" && name !== "twilio") return undefined;
+  // Never inside Lambda: the simulator's callbacks are timers a frozen function never fires (the deploy refuses such a stage too).
+  if (name === "simulator" && runsInLambda()) return undefined;
   const sid = process.env[environmentNames.twilioAccountSid];
   const token = process.env[environmentNames.twilioAuthToken];
   const key = name === "twilio" ? `twilio:${sid}:${token}` : `simulator:${config.tokenSigningKey}:${messagingConfig.simulatorDelayScale}`;
@@ -31,6 +38,11 @@ export function providerByName(name: string): ProviderPort | undefined {
     cache.set(key, provider);
   }
   return provider;
+}
+
+/** Lambda's runtime sets this; the local runner does not. */
+function runsInLambda(): boolean {
+  return Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
 }
 
 function create(name: ProviderName, sid: string | undefined, token: string | undefined): ProviderPort | undefined {

@@ -1,6 +1,7 @@
 import { ChangeMessageVisibilityCommand, GetQueueUrlCommand } from "@aws-sdk/client-sqs";
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import * as v from "valibot";
+import { logger, withCorrelationId } from "#core/observability/index";
 import { sqs } from "#core/queue/client";
 import { EnvelopeSchema, type Envelope, type QueueMessageType } from "#core/queue/events";
 import { queues, type QueueName } from "#stacks/definitions";
@@ -37,37 +38,35 @@ export const PROCESSING_ERROR = "ProcessingError";
  */
 export function subscribe(queue: QueueName, handlers: MessageHandlers) {
   const { maxReceiveCount, visibilityTimeoutSeconds } = queues[queue];
-  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  return async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
+    if (context) logger.addContext(context);
     const failures: SQSBatchResponse["batchItemFailures"] = [];
     await Promise.all(
       event.Records.map(async (record) => {
+        const started = Date.now();
+        const attempt = receiveCount(record);
+        // One log line per record, with what identifies its journey.
+        const line: Record<string, unknown> = { queue, messageId: record.messageId, receiveCount: attempt };
         let message: Envelope | undefined;
         try {
           const parsed = v.safeParse(EnvelopeSchema, JSON.parse(record.body));
           if (!parsed.success) throw new Error("The message is not a valid envelope.");
           message = parsed.output as Envelope;
+          const correlationId = message.correlationId ?? message.id;
+          Object.assign(line, { type: message.type, organizationId: message.organizationId, correlationId });
           const subscription = handlers[message.type as QueueMessageType] as Subscription<QueueMessageType> | undefined;
           if (!subscription) throw new Error(`No handler for message type ${message.type}.`);
-          await (typeof subscription === "function" ? subscription : subscription.handle)(message, record);
+          const handle = typeof subscription === "function" ? subscription : subscription.handle;
+          const received = message;
+          await withCorrelationId(correlationId, () => handle(received, record));
+          logger.info("queue record", { ...line, outcome: "Succeeded", latencyMs: Date.now() - started });
         } catch (error) {
-          const attempt = receiveCount(record);
           const last = attempt >= maxReceiveCount;
-          console.error(
-            JSON.stringify({
-              level: "error",
-              queue,
-              messageId: record.messageId,
-              type: message?.type,
-              receiveCount: attempt,
-              poison: last,
-              message: error instanceof Error ? error.message : String(error),
-              stack: error instanceof Error ? error.stack : undefined,
-            }),
-          );
+          logger.error("queue record failed", { ...line, outcome: "Failed", poison: last, latencyMs: Date.now() - started, error: error as Error });
           const subscription = message ? (handlers[message.type as QueueMessageType] as Subscription<QueueMessageType> | undefined) : undefined;
           if (last && message && subscription && typeof subscription !== "function") {
             await subscription.onPoison(message, error).catch((hookError: unknown) =>
-              console.error(JSON.stringify({ level: "error", queue, messageId: record.messageId, message: `onPoison failed: ${String(hookError)}` })),
+              logger.error("onPoison failed", { ...line, error: hookError as Error }),
             );
           }
           await delayRetry(record, last ? 0 : Math.min(2 ** (attempt - 1), visibilityTimeoutSeconds));

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { JWK } from "jose";
 import type { TestProject } from "vitest/node";
+import { logger } from "#core/observability/index";
 import { startLocalStack } from "#local/start";
 
 declare module "vitest" {
@@ -30,6 +31,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.env.MESSAGE_MAX_RETRIES ??= "2";
   // Automations: webhook retries after 200 ms, 400 ms, … instead of 5 s.
   process.env.AUTOMATION_RETRY_BASE_MS ??= "200";
+  // Structured logs and EMF metrics: only warnings and errors in test output (tests/unit/observability.test.ts checks the lines).
+  process.env.POWERTOOLS_LOG_LEVEL ??= "WARN";
+  process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
+  logger.setLogLevel(process.env.POWERTOOLS_LOG_LEVEL as "WARN"); // created at import, before the line above
   const stack = await startLocalStack({
     inMemory: true,
     port: 0,

@@ -17,16 +17,20 @@ import { routeFrom, type Definition, type Route } from "#core/automations/runs/r
 import { isFinal, noteLastRun, RunStore, StaleRunError, storedAutomation, Versions } from "#core/automations/runs/store";
 import { keys } from "#core/db/keys";
 import { queryPages } from "#core/db/query";
-import { Rollups } from "#core/analytics/rollups";
-import { eventItem } from "#core/events/index";
+import { eventItem, eventRecorded } from "#core/events/index";
 import { Leads, type Lead } from "#core/leads/index";
 import { Conversations } from "#core/messaging/conversations";
 import { Organizations } from "#core/organizations/index";
 import { maxDelaySeconds, publish } from "#core/queue/events";
 import { newId, nowIso } from "#core/shared/ids";
+import { queues } from "#stacks/definitions";
 
-/** How long one consumer may hold a step (below the queue's 120 s visibility timeout). */
-const LEASE_MS = 90_000;
+/**
+ * How long one consumer may hold a step: past its function timeout (a holder
+ * cannot still be running then) and well inside the queue's visibility timeout,
+ * so a redelivered step finds the lease expired and takes it over.
+ */
+export const LEASE_MS = (queues.automationRuns.consumerTimeoutSeconds + 30) * 1000;
 /** Runs longer than this many steps end Failed (a guard against endless Wait loops). */
 export const MAX_STEPS = 500;
 
@@ -182,7 +186,7 @@ async function save(run: StoredRun, previous: StoredRun | undefined): Promise<St
   const event = ended ? endEvent(run) : undefined;
   const saved = await RunStore.write(run, event ? [event.item] : []);
   if (event) {
-    await Rollups.onEventRecorded(run.organizationId, event.event);
+    await eventRecorded(run.organizationId, event.event);
     await noteLastRun(run.organizationId, run.automationId, run);
   }
   return saved;
