@@ -80,11 +80,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => console.log(`[chaos] ${line}`);
 
 let baseUrl = "";
+/** Items ended Failed with ProcessingError (poison hook or republish limit), reported with the table. */
+let poisoned = 0;
 const acknowledged: Acknowledged[] = [];
 const cutShort: Attempt[] = [];
 
 async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  process.env.POWERTOOLS_LOG_LEVEL ??= "WARN";
+  process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
   const stateDir = await mkdtemp(join(tmpdir(), "chaos-"));
   const ports = { http: await freePort(), dynamodb: await freePort(), sqs: await freePort() };
   log(`seed ${seed}, ${cycles} kill cycle(s), state ${stateDir}`);
@@ -418,6 +422,11 @@ async function checkInvariants(orgs: Org[], stillLocked: number): Promise<Row[]>
   add("no Idempotency-Key claim outlives the function timeout (stored)", claims, lockedKeys);
   add("no request cut short by a kill still locked on retry", cutShort.filter((attempt) => attempt.headers["idempotency-key"]).length, Array.from({ length: stillLocked }, () => "409 on retry"));
   add("no item republished past its attempt limit", sweptItems, republished);
+  poisoned = states.reduce(
+    (count, { items }) =>
+      count + [...items.values()].filter((item) => [item.errorCode, item.processingReason, item.error].some((reason) => String(reason ?? "").startsWith("ProcessingError"))).length,
+    0,
+  );
   return rows;
 }
 
@@ -430,7 +439,7 @@ function print(rows: Row[], run: { boundSeconds: number; rounds: number; totalSe
   console.log("");
   console.log(
     `seed ${seed}; ${cycles} kill cycle(s); ${acknowledged.length} acknowledged, ${cutShort.length} cut short; final within ${run.boundSeconds} s of the last restart ` +
-      `(${run.rounds} sweep round(s), clock moved up to 80 h); ${run.totalSeconds} s in all`,
+      `(${run.rounds} sweep round(s), clock moved up to 80 h); ${poisoned} item(s) ended Failed (ProcessingError); ${run.totalSeconds} s in all`,
   );
   console.log(rows.some((row) => row.violations > 0) ? "FAIL" : "PASS");
 }
