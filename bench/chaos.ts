@@ -18,6 +18,7 @@ import { maxRequestMs } from "#core/idempotency/index";
 import { freePort, waitFor } from "#local/net";
 import { turnQuietHoursOff } from "#local/organizations";
 import { projectRoot } from "#local/paths";
+import { applyShortWaits } from "#local/short-waits";
 import { seededRandom } from "#local/seeded-random";
 import { readJson, stackStatePath, type StackState } from "#local/state";
 
@@ -87,8 +88,7 @@ const cutShort: Attempt[] = [];
 
 async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
-  process.env.POWERTOOLS_LOG_LEVEL ??= "WARN";
-  process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
+  applyShortWaits();
   const stateDir = await mkdtemp(join(tmpdir(), "chaos-"));
   const ports = { http: await freePort(), dynamodb: await freePort(), sqs: await freePort() };
   log(`seed ${seed}, ${cycles} kill cycle(s), state ${stateDir}`);
