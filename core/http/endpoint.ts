@@ -116,7 +116,7 @@ function requestLog(handler: (event: Event, context: Context) => Promise<Result>
     return withCorrelationId(correlationId, async () => {
       const started = Date.now();
       logger.addContext(context);
-      const result = await handler(event, context);
+      const result = withProtectiveHeaders(await handler(event, context));
       logger.info("request", {
         route: event.routeKey,
         status: result.statusCode,
@@ -128,6 +128,16 @@ function requestLog(handler: (event: Event, context: Context) => Promise<Result>
       return result;
     });
   };
+}
+
+/**
+ * Headers every answer carries, problems included: bodies hold personal data
+ * (leads, phone numbers, messages), so no shared cache may keep them, and no
+ * browser may sniff a JSON or CSV body into something it runs. An operation
+ * that sets either header itself keeps its own value.
+ */
+function withProtectiveHeaders(result: Result): Result {
+  return { ...result, headers: { "cache-control": "no-store", "x-content-type-options": "nosniff", ...result.headers } };
 }
 
 function toResult(operation: AnyOperation, outcome: unknown): Result {
