@@ -64,6 +64,16 @@ describe("authentication and authorization", () => {
     expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"');
   });
 
+  it("rejects a valid JWT whose organization does not exist", async () => {
+    const token = await signUserToken(
+      { organizationId: "01NOSUCHORGANIZATION00000", userId: "u-orphan", role: "owner", name: "Orphan" },
+      inject("signing"),
+    );
+    const response = await request("POST", "/automations/all/my", { token, body: {}, sourceIp: freshIp() });
+    expect(response.status).toBe(401);
+    expect(response.body.detail).toBe("The access token's organization does not exist.");
+  });
+
   it("accepts a user JWT and an sk_ API key of the same organization", async () => {
     const organization = await newOrganization();
     for (const token of [organization.ownerToken, organization.apiKey, organization.memberToken]) {
