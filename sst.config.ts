@@ -22,11 +22,13 @@ export default $config({
     await import("./stacks/consumers.ts");
     await import("./stacks/schedules.ts");
     const { web } = await import("./stacks/web.ts");
+    const { alarmTopic } = await import("./stacks/alarms.ts");
 
     return {
       apiUrl: api.url,
       ...(web ? { webUrl: web.url } : {}),
       tableName: table.name,
+      alarmTopicArn: alarmTopic.arn,
       ...Object.fromEntries(
         Object.entries(queues).flatMap(([name, { queue, dlq }]) => [
           [`${name}QueueUrl`, queue.url],

@@ -7,6 +7,7 @@ import { dashboardBench } from "#bench/dashboard";
 import { foundationBench } from "#bench/foundation";
 import { messagingBench } from "#bench/messaging";
 import { intakeBench } from "#bench/intake";
+import { webhooksBench } from "#bench/webhooks";
 import { Organizations } from "#core/organizations/index";
 import { turnQuietHoursOff } from "#local/organizations";
 import { startLocalStack, type LocalStack } from "#local/start";
@@ -26,6 +27,7 @@ const benches: Record<string, (context: BenchContext) => Promise<void>> = {
   analytics: analyticsBench,
   automations: automationsBench,
   dashboard: dashboardBench,
+  webhooks: webhooksBench,
 };
 
 /**
