@@ -56,6 +56,8 @@ export async function resolveBearer(authorization: string | undefined): Promise<
   } catch {
     return failure("The access token is not valid or has expired.", "invalid");
   }
+  // The verifier checks `exp` only when present; a token that never expires is a stolen credential forever.
+  if (typeof claims.exp !== "number") return failure("The access token has no expiry (exp).", "invalid");
   const userId = typeof claims.sub === "string" ? claims.sub : undefined;
   if (!userId) return failure("The access token has no subject.", "invalid");
   const organizationId = stringClaim(claims, "org_id");

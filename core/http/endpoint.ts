@@ -8,6 +8,7 @@ import { resolveCredentials, type Credentials } from "#core/http/credentials";
 import type { AnySchema, AuthMode, Operation } from "#core/http/operation";
 import { PayloadTooLargeError, toProblem, UnsupportedMediaTypeError } from "#core/http/problem";
 import { HttpResponse } from "#core/http/response";
+import { securityHeaders } from "#core/http/headers";
 import { consumeRateLimit, describePartition, rateLimitPolicy, type RateLimitDecision } from "#core/rate-limit/index";
 import { toFieldErrors } from "#core/shared/validation";
 import { fingerprint, Idempotency } from "#core/idempotency/index";
@@ -75,7 +76,7 @@ export function endpoint<
     .use(authorization(generic))
     .use(requestValidation(generic));
   if (generic.idempotent) chain.use(idempotentReplay());
-  return chain.handler(async (event) => {
+  const handler = chain.handler(async (event) => {
       const state = stateOf({ event });
       const input = {
         actor: state.credentials?.actor,
@@ -89,6 +90,12 @@ export function endpoint<
       } as EndpointInput<TAuth, TBody, TQuery, TParams>;
       return toResult(generic, await implementation(input));
     });
+  // Wrapped outside the chain: a middleware's `after` is skipped by an early answer (idempotent replay).
+  return async (event: Event, context: Context): Promise<Result> => withSecurityHeaders(await handler(event, context));
+}
+
+function withSecurityHeaders(result: Result): Result {
+  return { ...result, headers: { ...result.headers, ...securityHeaders } };
 }
 
 function toResult(operation: AnyOperation, outcome: unknown): Result {

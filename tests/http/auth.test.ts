@@ -48,6 +48,33 @@ describe("authentication and authorization", () => {
     expect(malformed.status).toBe(401);
   });
 
+  it("refuses a correctly signed JWT that carries no exp claim", async () => {
+    const organization = await newOrganization();
+    const signing = inject("signing");
+    const token = await new SignJWT({ org_id: organization.organizationId, role: "owner" })
+      .setProtectedHeader({ alg: "RS256", kid: signing.privateJwk.kid })
+      .setSubject(`forever-${randomUUID()}`)
+      .setIssuer(signing.issuer)
+      .setIssuedAt()
+      .sign(await importJWK(signing.privateJwk, "RS256"));
+    const response = await request("POST", "/automations/all/my", { token, body: {}, sourceIp: freshIp() });
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    expect(response.body).toMatchObject({ detail: "The access token has no expiry (exp)." });
+  });
+
+  it("marks every answer, success or problem, no-store and nosniff", async () => {
+    const organization = await newOrganization();
+    const answers = [
+      await organization.request("POST", "/automations/all/my", { body: {} }),
+      await request("GET", `/automations/${randomUUID()}`, { sourceIp: freshIp() }),
+    ];
+    for (const response of answers) {
+      expect([response.headers.get("cache-control"), response.headers.get("x-content-type-options")]).toEqual(["no-store", "nosniff"]);
+    }
+    expect(answers.map((response) => response.status)).toEqual([200, 401]);
+  });
+
   it("accepts a user JWT and an sk_ API key of the same organization", async () => {
     const organization = await newOrganization();
     for (const token of [organization.ownerToken, organization.apiKey, organization.memberToken]) {
