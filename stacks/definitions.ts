@@ -130,7 +130,7 @@ export const routes: RouteDefinition[] = [
   { method: "POST", path: "/billing/wallet/top-ups", handler: "functions/billing/top-up.handler" },
   { method: "POST", path: "/billing/ledger/all/my", handler: "functions/billing/ledger.handler" },
   { method: "POST", path: "/phone-numbers", handler: "functions/phone-numbers/create.handler" },
-  { method: "GET", path: "/phone-numbers/{id}", handler: "functions/phone-numbers/get.handler" },
+  { method: "GET", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/get.handler" },
   { method: "POST", path: "/phone-numbers/all/my", handler: "functions/phone-numbers/list.handler" },
   { method: "DELETE", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/delete.handler" },
   { method: "POST", path: "/conversations/all/my", handler: "functions/conversations/list.handler" },

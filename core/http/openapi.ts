@@ -78,7 +78,9 @@ function operationObject(operation: Operation): JsonObject {
     headers: rateLimitHeaders,
     ...(body || success.contentType ? { content: { [contentType]: { schema: body ?? { type: "string" } } } } : {}),
   };
-  for (const status of [...new Set([...operation.problems, 500])].sort()) responses[String(status)] = problemResponse(status);
+  // Any operation with a path parameter, query or body can refuse its input (e.g. an over-long id) with 400.
+  const inputRefusal = operation.params || operation.query || operation.body ? [400] : [];
+  for (const status of [...new Set([...operation.problems, ...inputRefusal, 500])].sort()) responses[String(status)] = problemResponse(status);
   return {
     operationId: operation.operationId,
     summary: operation.summary,
