@@ -234,7 +234,7 @@ export const environmentNames = {
   messageReceiptTimeoutMs: "MESSAGE_RECEIPT_TIMEOUT_MS",
   /** Credit a new organization's wallet opens with (decimal); unset means core/billing/prices.ts DEFAULT_TRIAL_CREDIT. */
   billingTrialCredit: "BILLING_TRIAL_CREDIT",
-  /** `true` lets automation HttpRequest actions call private/loopback addresses; unset: only on a local stack. */
+  /** `true` lets automation HttpRequest actions call private/loopback addresses; unset means refused (the local stack sets it). */
   automationHttpAllowPrivate: "AUTOMATION_HTTP_ALLOW_PRIVATE",
   /** First retry delay of a failed automation HttpRequest (ms); unset means 5000. */
   automationRetryBaseMs: "AUTOMATION_RETRY_BASE_MS",
