@@ -21,10 +21,12 @@ export default $config({
     const { api } = await import("./stacks/api.ts");
     await import("./stacks/consumers.ts");
     await import("./stacks/schedules.ts");
+    const { alarmTopic } = await import("./stacks/alarms.ts");
 
     return {
       apiUrl: api.url,
       tableName: table.name,
+      alarmTopicArn: alarmTopic.arn,
       ...Object.fromEntries(
         Object.entries(queues).flatMap(([name, { queue, dlq }]) => [
           [`${name}QueueUrl`, queue.url],

@@ -6,6 +6,7 @@ import { automationsBench } from "#bench/automations";
 import { foundationBench } from "#bench/foundation";
 import { messagingBench } from "#bench/messaging";
 import { intakeBench } from "#bench/intake";
+import { webhooksBench } from "#bench/webhooks";
 import { Organizations } from "#core/organizations/index";
 import { turnQuietHoursOff } from "#local/organizations";
 import { startLocalStack, type LocalStack } from "#local/start";
@@ -24,6 +25,7 @@ const benches: Record<string, (context: BenchContext) => Promise<void>> = {
   intake: intakeBench,
   analytics: analyticsBench,
   automations: automationsBench,
+  webhooks: webhooksBench,
 };
 
 /**

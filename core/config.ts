@@ -1,4 +1,20 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { environmentNames, queues, type QueueName } from "#stacks/definitions";
+
+/**
+ * The queues the running function is granted (its manifest `sendsTo`). In AWS a
+ * function only has the URL variables (and `sqs:SendMessage`) of those queues;
+ * the local stack runs every function in one process with every URL set, so its
+ * runner records each invocation's grant here and `config.queueUrl` refuses the
+ * others exactly as a deployed function would fail. Outside an invocation (tests
+ * calling core, the admin CLI) there is no grant and nothing is checked.
+ */
+const runningFunctionGrant = new AsyncLocalStorage<ReadonlySet<QueueName>>();
+
+/** Runs one invocation of a function with its stack's queue grant (local runner only). */
+export function runWithQueueGrant<T>(sendsTo: readonly QueueName[], invocation: () => T): T {
+  return runningFunctionGrant.run(new Set(sendsTo), invocation);
+}
 
 /**
  * Settings every function reads from its environment. Read lazily so the local
@@ -9,6 +25,12 @@ export const config = {
     return required(environmentNames.tableName);
   },
   queueUrl(queue: QueueName): string {
+    const granted = runningFunctionGrant.getStore();
+    if (granted && !granted.has(queue)) {
+      throw new Error(
+        `Missing environment variable ${queues[queue].urlEnv}: this function is not granted the ${queue} queue (add it to sendsTo in stacks/definitions.ts)`,
+      );
+    }
     return required(queues[queue].urlEnv);
   },
   get jwtIssuer(): string {

@@ -74,3 +74,8 @@ export class RateLimitedError extends DomainError {
     super(message);
   }
 }
+
+/** The carrier (telephony provider) refused or could not be reached for an operation that needs it now; nothing was changed. */
+export class CarrierUnavailableError extends DomainError {
+  readonly code = "carrier_unavailable";
+}

@@ -4,7 +4,13 @@ import { signUserToken } from "#core/auth/local-tokens";
 import { Billing, type PriceOverrides } from "#core/billing/index";
 import { ValidationError } from "#core/errors";
 import { Organizations } from "#core/organizations/index";
-import { environmentNames, table } from "#stacks/definitions";
+import { lastScheduleRuns } from "#core/operations/schedule-runs";
+import { stuckWork } from "#core/operations/stuck-work";
+import { queueDepth, redriveDeadLetters, summarizeDeadLetters } from "#core/queue/dead-letters";
+import { environmentNames, queues, schedules, table, type QueueName } from "#stacks/definitions";
+import { resourceName } from "#stacks/names";
+import { projectRoot } from "#local/paths";
+import { readJson } from "#local/state";
 import { createSource, developerTokenLifetime } from "#local/provision";
 import { loadOrCreateSecrets } from "#local/secrets";
 import { defaultStateDir, readStackState } from "#local/state";
@@ -25,6 +31,12 @@ Commands (output is JSON):
                  [--call-rounding PerStartedMinute|PerSecond] [--max-call-minutes 30]
                  [--phone-number-monthly 1.15]        override some prices of the organization (no price flag:
                                                       show them): the price list
+  status                                              queue and dead-letter depths, stuck work (count, oldest
+                                                      age) and the last run of every schedule
+  dlq show QUEUE                                      summary of a queue's dead letters (types, oldest, samples)
+  dlq redrive QUEUE                                   move a queue's dead letters back to it (the effect of
+                                                      aws sqs start-message-move-task)
+                                                      QUEUE: ${Object.keys(queues).join(", ")}
 
 Target: the running local stack (npm start) by default. With --stage NAME, a
 deployed stage through your AWS credentials; the table name comes from
@@ -129,8 +141,58 @@ async function useTarget(): Promise<void> {
   Object.assign(process.env, state.env);
 }
 
+/**
+ * A work queue's URL on the target: the stack's variable (local stack, or set by
+ * hand), the linked queue under \`sst shell\`, or the deploy's outputs file.
+ */
+async function queueUrl(name: QueueName): Promise<string> {
+  const fromEnv = process.env[queues[name].urlEnv];
+  if (fromEnv) return fromEnv;
+  const linked = process.env[`SST_RESOURCE_${resourceName(name)}Queue`];
+  const fromLink = linked ? (JSON.parse(linked) as { url?: string }).url : undefined;
+  if (fromLink) return fromLink;
+  const outputs = await readJson<Record<string, string>>(`${projectRoot}/.sst/outputs.json`);
+  const fromOutputs = outputs?.[`${name}QueueUrl`];
+  if (fromOutputs) return fromOutputs;
+  throw new UsageError(`No URL for queue ${name}: set ${queues[name].urlEnv}, or run under \`npx sst shell --stage ${values.stage}\``);
+}
+
+function queueName(value: string | undefined): QueueName {
+  if (!value || !(value in queues)) throw new UsageError(`QUEUE must be one of ${Object.keys(queues).join(", ")}`);
+  return value as QueueName;
+}
+
+async function status(): Promise<unknown> {
+  await useTarget();
+  const names = Object.keys(queues) as QueueName[];
+  const [depths, stuck, runs] = await Promise.all([
+    Promise.all(names.map(async (name) => [name, await queueDepth(await queueUrl(name))] as const)),
+    stuckWork(),
+    lastScheduleRuns(),
+  ]);
+  const lastRun = new Map(runs.map((run) => [run.schedule, run]));
+  return {
+    at: new Date().toISOString(),
+    queues: Object.fromEntries(depths),
+    stuckWork: stuck,
+    schedules: Object.fromEntries(schedules.map((schedule) => [schedule.name, { cron: schedule.cron, lastRun: lastRun.get(schedule.name) ?? null }])),
+  };
+}
+
+async function deadLetters(action: string | undefined, name: QueueName): Promise<unknown> {
+  await useTarget();
+  const url = await queueUrl(name);
+  if (action === "show") return { queue: name, ...(await summarizeDeadLetters(url)) };
+  if (action === "redrive") return { queue: name, ...(await redriveDeadLetters(url)), depth: await queueDepth(url) };
+  throw new UsageError("dlq needs show or redrive");
+}
+
 async function run(command: string | undefined): Promise<unknown> {
   switch (command) {
+    case "status":
+      return status();
+    case "dlq":
+      return deadLetters(positionals[1], queueName(positionals[2]));
     case "create-org": {
       const name = required("name");
       await useTarget();

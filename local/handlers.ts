@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Context } from "aws-lambda";
+import { runWithQueueGrant } from "#core/config";
+import type { HandlerDefinition } from "#stacks/definitions";
 import { projectRoot } from "#local/paths";
 import { localRegion } from "#local/resources";
 
@@ -11,11 +13,22 @@ export type LambdaHandler<TEvent = unknown, TResult = unknown> = (event: TEvent,
 const loaded = new Map<string, Promise<LambdaHandler>>();
 
 /**
+ * The handler of a manifest entry, run as its stack deploys it: every invocation
+ * may send only to the queues of its `sendsTo` (see runWithQueueGrant), so a
+ * missing grant fails here as it fails in AWS.
+ */
+export async function loadFunction(definition: HandlerDefinition): Promise<LambdaHandler> {
+  const handler = await loadHandler(definition.handler);
+  const sendsTo = definition.sendsTo ?? [];
+  return (event, context) => runWithQueueGrant(sendsTo, () => handler(event, context));
+}
+
+/**
  * Imports the module named by a handler spec (`functions/automations/create.handler`,
  * as in definitions.ts and SST) on first use and caches it. A failed import is not
  * cached, so a file added while the stack runs is picked up by the next call.
  */
-export function loadHandler(spec: string): Promise<LambdaHandler> {
+function loadHandler(spec: string): Promise<LambdaHandler> {
   let handler = loaded.get(spec);
   if (!handler) {
     handler = importHandler(spec);

@@ -10,7 +10,8 @@ import {
   toApiGatewayEvent,
   type OutgoingResponse,
 } from "#local/apigateway";
-import { functionName, InvocationTimeout, lambdaContext, loadHandler, withTimeout } from "#local/handlers";
+import { redactUrl } from "#core/observability/index";
+import { functionName, InvocationTimeout, lambdaContext, loadFunction, withTimeout } from "#local/handlers";
 
 /** API Gateway's maximum integration timeout. */
 const integrationTimeoutMs = 30_000;
@@ -57,7 +58,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       })
       .then((result) => {
         send(response, { ...result, headers: { ...result.headers, "apigw-requestid": requestId } });
-        log(`${request.method} ${redactSecrets(request.url ?? "/")} → ${result.statusCode} (${Date.now() - started} ms)`);
+        log(`${request.method} ${redactUrl(request.url ?? "/")} → ${result.statusCode} (${Date.now() - started} ms)`);
       });
   });
 
@@ -72,7 +73,8 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     }
     const matched = match(method, path);
     const routeKey = matched ? `${matched.route.method} ${matched.route.path}` : fallback.routeKey;
-    const spec = matched ? matched.route.handler : fallback.handler;
+    const definition = matched ? matched.route : fallback;
+    const spec = definition.handler;
     const event = toApiGatewayEvent(
       {
         method,
@@ -88,7 +90,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     );
     let handler;
     try {
-      handler = await loadHandler(spec);
+      handler = await loadFunction(definition);
     } catch (error) {
       log(`cannot load ${spec} for ${routeKey}: ${error instanceof Error ? error.message : String(error)}`);
       return gatewayError(500, "Internal Server Error");
@@ -139,10 +141,6 @@ function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-/** Keeps source keys (`?apiKey=…`) out of the request log. */
-function redactSecrets(url: string): string {
-  return url.replace(/([?&]apiKey=)[^&]*/gi, "$1…");
-}
 
 function send(response: ServerResponse, result: OutgoingResponse): void {
   if (response.headersSent) return;

@@ -1,7 +1,9 @@
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
   type AttributeDefinition,
   type GlobalSecondaryIndex,
@@ -81,10 +83,17 @@ async function createTable(client: DynamoDBClient): Promise<void> {
           { AttributeName: table.sortKey, KeyType: "RANGE" },
         ],
         GlobalSecondaryIndexes: globalIndexes,
+        StreamSpecification: { StreamEnabled: true, StreamViewType: table.streamView },
       }),
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
+    // A table kept in .local/ from before the stream (or with another view) gets the manifest's stream now.
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: table.name }));
+    const stream = Table?.StreamSpecification;
+    if (stream?.StreamEnabled && stream.StreamViewType === table.streamView) return;
+    if (stream?.StreamEnabled) await client.send(new UpdateTableCommand({ TableName: table.name, StreamSpecification: { StreamEnabled: false } }));
+    await client.send(new UpdateTableCommand({ TableName: table.name, StreamSpecification: { StreamEnabled: true, StreamViewType: table.streamView } }));
     return;
   }
   await client.send(

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Cron } from "croner";
 import type { EventBridgeEvent } from "aws-lambda";
 import type { ScheduleDefinition } from "#stacks/definitions";
-import { functionName, lambdaContext, loadHandler, withTimeout } from "#local/handlers";
+import { functionName, lambdaContext, loadFunction, withTimeout } from "#local/handlers";
 import { localRegion } from "#local/resources";
 
 export type ScheduledEvent = EventBridgeEvent<"Scheduled Event", Record<string, never>>;
@@ -75,7 +75,7 @@ async function fire(schedule: ScheduleDefinition, log: (line: string) => void): 
   const name = functionName(schedule.handler);
   const timeoutMs = 60_000;
   try {
-    const handler = await loadHandler(schedule.handler);
+    const handler = await loadFunction(schedule);
     await withTimeout(Promise.resolve(handler(scheduledEvent(schedule.name), lambdaContext(name, timeoutMs))), timeoutMs, name);
   } catch (error) {
     log(`schedule ${schedule.name} failed: ${error instanceof Error ? error.stack : String(error)}`);

@@ -1,13 +1,14 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { consumers, environmentNames, queues, schedules } from "#stacks/definitions";
+import { consumers, environmentNames, queues, schedules, streamConsumers, table } from "#stacks/definitions";
 import { startDynamoDbLocal } from "#local/dynamodb-local";
-import { functionName, loadHandler } from "#local/handlers";
+import { functionName, loadFunction } from "#local/handlers";
 import { startHttpServer } from "#local/http-server";
 import { ensureDevelopmentCredentials } from "#local/provision";
 import { startQueuePoller, type QueuePoller } from "#local/queue-poller";
-import { createLocalResources, localSqsClient, type LocalQueue } from "#local/resources";
+import { createLocalResources, localDynamoDbClient, localSqsClient, type LocalQueue } from "#local/resources";
+import { startStreamPoller } from "#local/stream-poller";
 import { startScheduler } from "#local/scheduler";
 import { loadOrCreateSecrets, secretsEnv, type LocalSecrets } from "#local/secrets";
 import { startSqsEmulator } from "#local/sqs-emulator";
@@ -105,12 +106,28 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           batchSize: queues[consumer.queue].batchSize,
           timeoutSeconds: queues[consumer.queue].consumerTimeoutSeconds,
           functionName: functionName(consumer.handler),
-          handler: async (event, context) => (await loadHandler(consumer.handler))(event, context) as never,
+          handler: async (event, context) => (await loadFunction(consumer))(event, context) as never,
           log,
         }),
       ),
     );
     stoppers.push(async () => void (await Promise.all(pollers.map((poller) => poller.stop()))));
+    const streamClient = localDynamoDbClient(dynamodb.endpoint);
+    stoppers.push(async () => streamClient.destroy());
+    const streamPollers = streamConsumers.map((consumer) =>
+      startStreamPoller({
+        endpoint: dynamodb.endpoint,
+        dynamodb: streamClient,
+        tableName: table.name,
+        records: consumer.records,
+        batchSize: consumer.batchSize,
+        timeoutSeconds: consumer.timeoutSeconds,
+        functionName: functionName(consumer.handler),
+        handler: async (event, context) => (await loadFunction(consumer))(event, context) as never,
+        log,
+      }),
+    );
+    stoppers.push(async () => void (await Promise.all(streamPollers.map((poller) => poller.stop()))));
     const scheduler = startScheduler(schedules, log);
     stoppers.push(scheduler.stop);
 

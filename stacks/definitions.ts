@@ -23,6 +23,8 @@ export const table = {
     /** Work that becomes due at a time, sharded by bucket (scheduled sends, waits). */
     gsi3: { partitionKey: "gsi3pk", sortKey: "gsi3sk" },
   },
+  /** The table's change stream: the webhook fan-out reads recorded events (new images) and wallet changes (old and new) from it. */
+  streamView: "NEW_AND_OLD_IMAGES",
 } as const;
 
 export type IndexName = keyof typeof table.globalIndexes;
@@ -30,7 +32,11 @@ export type IndexName = keyof typeof table.globalIndexes;
 export interface QueueDefinition {
   /** Environment variable that carries the queue URL to every function. */
   urlEnv: string;
-  /** Seconds a received message stays invisible; must exceed the consumer's timeout. */
+  /**
+   * Seconds a received message stays invisible: at least 6 × the consumer's
+   * timeout plus its batching window, as AWS advises for Lambda event sources
+   * (so a throttled or retried invocation never sees its batch redelivered).
+   */
   visibilityTimeoutSeconds: number;
   /** Receives before SQS moves a message to the dead-letter queue. */
   maxReceiveCount: number;
@@ -38,37 +44,62 @@ export interface QueueDefinition {
   batchSize: number;
   /** Lambda timeout of the consumer, in seconds. */
   consumerTimeoutSeconds: number;
+  /** Seconds the event source waits to fill a batch (0: invoke at once). */
+  batchingWindowSeconds: number;
+  /**
+   * Most concurrent consumer invocations (SQS event source `maximumConcurrency`, 2-1000):
+   * a burst cannot take the account's Lambda concurrency from the API nor flood the carrier.
+   */
+  maximumConcurrency: number;
 }
 
 export const queues = {
   leadIntake: {
     urlEnv: "LEAD_INTAKE_QUEUE_URL",
-    visibilityTimeoutSeconds: 60,
+    visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
     batchSize: 10,
     consumerTimeoutSeconds: 30,
+    batchingWindowSeconds: 0,
+    maximumConcurrency: 10,
   },
   outboundMessages: {
     urlEnv: "OUTBOUND_QUEUE_URL",
-    visibilityTimeoutSeconds: 60,
+    visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
     batchSize: 10,
     consumerTimeoutSeconds: 30,
+    batchingWindowSeconds: 0,
+    maximumConcurrency: 5,
   },
   automationRuns: {
     urlEnv: "AUTOMATION_RUNS_QUEUE_URL",
-    visibilityTimeoutSeconds: 120,
+    visibilityTimeoutSeconds: 360,
     maxReceiveCount: 5,
     batchSize: 10,
     consumerTimeoutSeconds: 60,
+    batchingWindowSeconds: 0,
+    maximumConcurrency: 10,
   },
   /** Calls accepted by POST /calls, placed with the provider by their consumer. */
   outboundCalls: {
     urlEnv: "OUTBOUND_CALLS_QUEUE_URL",
-    visibilityTimeoutSeconds: 60,
+    visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
     batchSize: 10,
     consumerTimeoutSeconds: 30,
+    batchingWindowSeconds: 0,
+    maximumConcurrency: 5,
+  },
+  /** One message per webhook delivery attempt (core/webhooks); retries are re-published with a delay. */
+  webhookDeliveries: {
+    urlEnv: "WEBHOOK_DELIVERIES_QUEUE_URL",
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    batchSize: 10,
+    consumerTimeoutSeconds: 30,
+    batchingWindowSeconds: 0,
+    maximumConcurrency: 10,
   },
 } as const satisfies Record<string, QueueDefinition>;
 
@@ -103,7 +134,8 @@ export interface RouteDefinition extends HandlerDefinition {
 export const routes: RouteDefinition[] = [
   { method: "GET", path: "/openapi.json", handler: "functions/contract/openapi.handler" },
   { method: "GET", path: "/.well-known/agent-card.json", handler: "functions/agent/card.handler" },
-  { method: "POST", path: "/a2a", handler: "functions/a2a/rpc.handler" },
+  /** The send-message skill queues the SMS like POST /messages. */
+  { method: "POST", path: "/a2a", handler: "functions/a2a/rpc.handler", sendsTo: ["outboundMessages"] },
   { method: "GET", path: "/analytics/my", handler: "functions/analytics/get.handler" },
   { method: "GET", path: "/analytics/my/export", handler: "functions/analytics/export.handler" },
   { method: "POST", path: "/automations", handler: "functions/automations/create.handler" },
@@ -133,6 +165,7 @@ export const routes: RouteDefinition[] = [
   { method: "GET", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/get.handler" },
   { method: "POST", path: "/phone-numbers/all/my", handler: "functions/phone-numbers/list.handler" },
   { method: "DELETE", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/delete.handler" },
+  { method: "GET", path: "/available-phone-numbers", handler: "functions/phone-numbers/available.handler" },
   { method: "POST", path: "/conversations/all/my", handler: "functions/conversations/list.handler" },
   { method: "GET", path: "/conversations/{id}", handler: "functions/conversations/get.handler" },
   { method: "POST", path: "/conversations/{id}/read", handler: "functions/conversations/read.handler" },
@@ -164,6 +197,16 @@ export const routes: RouteDefinition[] = [
   { method: "POST", path: "/webhooks/{provider}/calls/status", handler: "functions/webhooks/call-status.handler", sendsTo: ["automationRuns"] },
   { method: "POST", path: "/webhooks/{provider}/calls/inbound", handler: "functions/webhooks/inbound-call.handler", sendsTo: ["automationRuns"] },
   { method: "POST", path: "/webhooks/{provider}/calls/dial", handler: "functions/webhooks/call-dial.handler", sendsTo: ["automationRuns"] },
+  { method: "POST", path: "/webhook-endpoints", handler: "functions/webhook-endpoints/create.handler" },
+  { method: "GET", path: "/webhook-endpoints/{id}", handler: "functions/webhook-endpoints/get.handler" },
+  { method: "POST", path: "/webhook-endpoints/all/my", handler: "functions/webhook-endpoints/list.handler" },
+  { method: "PUT", path: "/webhook-endpoints/{id}", handler: "functions/webhook-endpoints/update.handler" },
+  { method: "DELETE", path: "/webhook-endpoints/{id}", handler: "functions/webhook-endpoints/delete.handler" },
+  { method: "POST", path: "/webhook-endpoints/{id}/secret", handler: "functions/webhook-endpoints/rotate-secret.handler" },
+  { method: "POST", path: "/webhook-endpoints/{id}/attempts/all/my", handler: "functions/webhook-endpoints/attempts.handler" },
+  { method: "POST", path: "/webhook-endpoints/{id}/replay", handler: "functions/webhook-endpoints/replay.handler", sendsTo: ["webhookDeliveries"] },
+  { method: "POST", path: "/webhook-endpoints/{id}/test", handler: "functions/webhook-endpoints/test.handler", sendsTo: ["webhookDeliveries"] },
+  { method: "GET", path: "/webhook-event-types", handler: "functions/webhook-endpoints/event-types.handler" },
 ];
 
 export interface ConsumerDefinition extends HandlerDefinition {
@@ -177,6 +220,35 @@ export const consumers: ConsumerDefinition[] = [
   /** Trigger fan-out and run steps; sends SMS through the outbound queue and places calls. */
   { queue: "automationRuns", handler: "functions/consumers/automation-runs.handler", sendsTo: ["automationRuns", "outboundMessages", "outboundCalls"] },
   { queue: "outboundCalls", handler: "functions/consumers/outbound-calls.handler", sendsTo: ["automationRuns"] },
+  /** Sends one signed webhook delivery per message; failures are re-published with a backoff delay. */
+  { queue: "webhookDeliveries", handler: "functions/consumers/webhook-deliveries.handler", sendsTo: ["webhookDeliveries"] },
+];
+
+/** A function fed by the table's stream, only with the inserted items of the named entities. */
+export interface StreamConsumerDefinition extends HandlerDefinition {
+  /** camelCase; the deployed subscription is named after it. */
+  name: string;
+  /** The changes it receives: the stream event (INSERT, MODIFY) and the item's `entity` attribute. */
+  records: readonly { eventName: "INSERT" | "MODIFY"; entity: string }[];
+  batchSize: number;
+  timeoutSeconds: number;
+}
+
+/** Table stream subscribers (Lambda event source mappings in AWS, the local stream poller on a laptop). */
+export const streamConsumers: StreamConsumerDefinition[] = [
+  /** Recorded events (and new leads) become webhook deliveries, off the request path; wallet changes become events (core/billing/wallet-events). */
+  {
+    name: "webhookFanout",
+    records: [
+      { eventName: "INSERT", entity: "Event" },
+      { eventName: "INSERT", entity: "Lead" },
+      { eventName: "MODIFY", entity: "Wallet" },
+    ],
+    handler: "functions/consumers/webhook-fanout.handler",
+    sendsTo: ["webhookDeliveries"],
+    batchSize: 100,
+    timeoutSeconds: 60,
+  },
 ];
 
 export interface ScheduleDefinition extends HandlerDefinition {
@@ -202,6 +274,10 @@ export const schedules: ScheduleDefinition[] = [
   { name: "sweepDueCalls", cron: "0/5 * * * ? *", handler: "functions/schedules/sweep-due-calls.handler", sendsTo: ["automationRuns"] },
   /** Charges each phone number's monthly fee once per billing month (daily, so a missed run is made up the next day; core/billing/number-fees). */
   { name: "phoneNumberFees", cron: "5 0 * * ? *", handler: "functions/schedules/phone-number-fees.handler" },
+  /** Settles or releases any wallet hold whose message or call is final or gone (defence in depth; core/billing/hold-sweeper). */
+  { name: "sweepHolds", cron: "0/15 * * * ? *", handler: "functions/schedules/sweep-holds.handler" },
+  /** Re-publishes webhook deliveries whose next retry is further away than SQS's 15-minute delay (core/webhooks). */
+  { name: "webhookRetriesDue", cron: "* * * * ? *", handler: "functions/schedules/webhook-retries-due.handler", sendsTo: ["webhookDeliveries"] },
 ];
 
 /** Names of the settings every function reads from its environment. */
@@ -222,7 +298,17 @@ export const environmentNames = {
   /** Twilio REST credentials (SST secrets in AWS); unset means no Twilio account is configured. */
   twilioAccountSid: "TWILIO_ACCOUNT_SID",
   twilioAuthToken: "TWILIO_AUTH_TOKEN",
-  /** Carrier provider: `simulator` (default; local stack and tests) or `twilio`. */
+  /** Twilio API key (`SK…`) and secret: the only credentials of REST requests (the auth token only checks webhook signatures). */
+  twilioApiKeySid: "TWILIO_API_KEY_SID",
+  twilioApiKeySecret: "TWILIO_API_KEY_SECRET",
+  /** Telnyx API key (REST, Bearer) and the account's Ed25519 webhook public key (base64). */
+  telnyxApiKey: "TELNYX_API_KEY",
+  telnyxPublicKey: "TELNYX_PUBLIC_KEY",
+  /** The Telnyx TeXML application (connection id) outbound calls go through; an operator setting, not a secret. */
+  telnyxTexmlConnectionId: "TELNYX_TEXML_CONNECTION_ID",
+  /** The Telnyx messaging profile numbers join when bought or registered. */
+  telnyxMessagingProfileId: "TELNYX_MESSAGING_PROFILE_ID",
+  /** Carrier provider: `simulator` (default; local stack and tests), `twilio` or `telnyx`. */
   provider: "PROVIDER",
   /** Multiplies the local carrier simulator's callback delays (tests shorten them). */
   simulatorDelayScale: "SIMULATOR_DELAY_SCALE",
@@ -232,10 +318,20 @@ export const environmentNames = {
   messageRetryMaxDelayMs: "MESSAGE_RETRY_MAX_DELAY_MS",
   /** Wait for a final delivery receipt before a message becomes Unknown; unset means 72 h. */
   messageReceiptTimeoutMs: "MESSAGE_RECEIPT_TIMEOUT_MS",
+  /** First time a message with no final receipt is looked up at the carrier (then at doubling intervals until the receipt timeout); unset means 1 h. */
+  messageReceiptCheckMs: "MESSAGE_RECEIPT_CHECK_MS",
   /** Credit a new organization's wallet opens with (decimal); unset means core/billing/prices.ts DEFAULT_TRIAL_CREDIT. */
   billingTrialCredit: "BILLING_TRIAL_CREDIT",
   /** `true` lets automation HttpRequest actions call private/loopback addresses; unset means refused (the local stack sets it). */
   automationHttpAllowPrivate: "AUTOMATION_HTTP_ALLOW_PRIVATE",
   /** First retry delay of a failed automation HttpRequest (ms); unset means 5000. */
   automationRetryBaseMs: "AUTOMATION_RETRY_BASE_MS",
+  /** `true` lets webhook endpoints point at private/loopback addresses; unset: only on a local stack. */
+  webhookAllowPrivate: "WEBHOOK_ALLOW_PRIVATE",
+  /** `false` accepts `http://` endpoint URLs; unset: https is required except on a local stack. */
+  webhookRequireHttps: "WEBHOOK_REQUIRE_HTTPS",
+  /** Multiplies the webhook retry schedule (tests shrink it); unset means 1. */
+  webhookRetryScale: "WEBHOOK_RETRY_SCALE",
+  /** An endpoint failing without a success for this long (ms) is disabled; unset means 5 days. */
+  webhookDisableAfterMs: "WEBHOOK_DISABLE_AFTER_MS",
 } as const;

@@ -1,6 +1,6 @@
 import { environmentNames, queues as queueDefinitions, type HandlerDefinition } from "./definitions.ts";
 import { queues } from "./queues.ts";
-import { jwksUrl, jwtIssuer, tokenSigningKey, twilioAccountSid, twilioAuthToken } from "./secrets.ts";
+import { jwksUrl, jwtIssuer, telnyxApiKey, telnyxPublicKey, tokenSigningKey, twilioAccountSid, twilioApiKeySecret, twilioApiKeySid, twilioAuthToken } from "./secrets.ts";
 import { table, tableData } from "./table.ts";
 
 /**
@@ -28,6 +28,10 @@ const notOperatorSettings = new Set<string>([
   environmentNames.publicBaseUrl,
   environmentNames.twilioAccountSid,
   environmentNames.twilioAuthToken,
+  environmentNames.twilioApiKeySid,
+  environmentNames.twilioApiKeySecret,
+  environmentNames.telnyxApiKey,
+  environmentNames.telnyxPublicKey,
 ]);
 
 /**
@@ -39,6 +43,25 @@ const operatorSettings = Object.fromEntries(
     .filter((name) => !notOperatorSettings.has(name) && process.env[name])
     .map((name) => [name, process.env[name] ?? ""]),
 );
+
+/**
+ * The carrier a deployed stage sends through. The in-process carrier simulator
+ * answers with timers, which do not survive a frozen Lambda, so a stage without
+ * carrier credentials is refused at deploy time rather than silently losing
+ * every receipt; the simulator runs only on the local stack.
+ */
+export function deployedProvider(twilioAccountSidValue: string, telnyxApiKeyValue = ""): "twilio" | "telnyx" {
+  if (twilioAccountSidValue) return "twilio";
+  if (telnyxApiKeyValue) return "telnyx";
+  throw new Error(
+    `Stage "${$app.stage}" has no carrier credentials. Set them before deploying:\n` +
+      `  npx sst secret set TwilioAccountSid AC… --stage ${$app.stage}\n` +
+      `  npx sst secret set TwilioAuthToken … --stage ${$app.stage}\n` +
+      `  npx sst secret set TwilioApiKeySid SK… --stage ${$app.stage}   (and TwilioApiKeySecret: REST requests use the API key)\n` +
+      `  (or TelnyxApiKey and TelnyxPublicKey for Telnyx; see docs/providers.md)\n` +
+      "The carrier simulator runs only on the local stack (npm start); it cannot run inside Lambda.",
+  );
+}
 
 /**
  * Fills the defaults every function shares (the API's route transform, queue
@@ -54,9 +77,12 @@ export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.In
     [environmentNames.tokenSigningKey]: tokenSigningKey.value,
     [environmentNames.twilioAccountSid]: twilioAccountSid.value,
     [environmentNames.twilioAuthToken]: twilioAuthToken.value,
+    [environmentNames.twilioApiKeySid]: twilioApiKeySid.value,
+    [environmentNames.twilioApiKeySecret]: twilioApiKeySecret.value,
+    [environmentNames.telnyxApiKey]: telnyxApiKey.value,
+    [environmentNames.telnyxPublicKey]: telnyxPublicKey.value,
     [environmentNames.publicBaseUrl]: publicBaseUrl,
-    // A stage with Twilio credentials sends through Twilio; without them, the carrier simulator.
-    [environmentNames.provider]: $output(twilioAccountSid.value).apply((sid) => (sid ? "twilio" : "simulator")),
+    [environmentNames.provider]: $output([twilioAccountSid.value, telnyxApiKey.value]).apply(([sid, telnyxKey]) => deployedProvider(sid, telnyxKey)),
     ...operatorSettings,
   };
   args.runtime = "nodejs22.x";

@@ -15,3 +15,10 @@ export const tokenSigningKey = new sst.Secret("TokenSigningKey");
 /** Twilio REST credentials; empty until a Twilio account is connected. */
 export const twilioAccountSid = new sst.Secret("TwilioAccountSid", "");
 export const twilioAuthToken = new sst.Secret("TwilioAuthToken", "");
+/** A revocable Twilio API key and its secret: what REST requests authenticate with. */
+export const twilioApiKeySid = new sst.Secret("TwilioApiKeySid", "");
+export const twilioApiKeySecret = new sst.Secret("TwilioApiKeySecret", "");
+
+/** Telnyx: the API key (REST) and the account's webhook public key; empty unless the stage sends through Telnyx (`PROVIDER=telnyx`). */
+export const telnyxApiKey = new sst.Secret("TelnyxApiKey", "");
+export const telnyxPublicKey = new sst.Secret("TelnyxPublicKey", "");

@@ -359,6 +359,7 @@ export const Billing = {
             amountUnits: units,
             relatedEntityType: input.relatedEntityType,
             createdAt: now,
+            ...holdCheckEntry(input.organizationId, input.reservationId, Date.parse(now) + HOLD_CHECK_AFTER_MS),
           },
           ConditionExpression: "attribute_not_exists(pk)",
         },
@@ -484,6 +485,18 @@ export const Billing = {
   commit: transact,
 };
 
+/** How long after a hold is taken (and then between looks) the hold sweeper checks that its owner still needs it. */
+export const HOLD_CHECK_AFTER_MS = 60 * 60 * 1000;
+
+export const holdShards = [0, 1, 2, 3] as const;
+
+/** The gsi3 entry of an open hold, due for the hold sweeper at `dueAtMs`. */
+export function holdCheckEntry(organizationId: string, reservationId: string, dueAtMs: number) {
+  let hash = 0;
+  for (const character of reservationId) hash = (hash * 31 + character.charCodeAt(0)) >>> 0;
+  return keys.dueHold(hash % holdShards.length, new Date(dueAtMs).toISOString(), organizationId, reservationId);
+}
+
 /** Recomputes and commits until the reservation's own condition holds (a concurrent settle wins cleanly). */
 async function commitWithRetry(
   plan: () => Promise<{ items: TransactItem[]; outcome: BillingOutcome }>,
@@ -507,7 +520,8 @@ function closeReservation(organizationId: string, reservationId: string, state: 
     Update: {
       TableName: tableName(),
       Key: keys.reservation(organizationId, reservationId),
-      UpdateExpression: "SET #state = :state, chargedUnits = :charged, closedAt = :now",
+      // The closed hold leaves the hold sweeper's index (gsi3).
+      UpdateExpression: "SET #state = :state, chargedUnits = :charged, closedAt = :now REMOVE gsi3pk, gsi3sk",
       ConditionExpression: "#state = :reserved",
       ExpressionAttributeNames: { "#state": "state" },
       ExpressionAttributeValues: { ":state": state, ":charged": charged, ":now": now, ":reserved": "Reserved" },

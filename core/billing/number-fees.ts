@@ -30,9 +30,9 @@ export const PhoneNumberFees = {
    * month, to commit in the transaction that stores it. The wallet must cover
    * it: when the commit's wallet item fails, answer `refusal()` (402).
    */
-  async firstMonth(organizationId: string, number: BilledNumber, createdBy: string): Promise<{ items: TransactItem[]; refusal: () => Promise<Error> }> {
+  async firstMonth(organizationId: string, number: BilledNumber, createdBy: string): Promise<{ items: TransactItem[]; fee: string; refusal: () => Promise<Error> }> {
     const plan = await feeItems(organizationId, number, billingMonth(new Date(number.createdAt)), { mustCover: true, createdBy });
-    return { items: plan.items, refusal: () => Billing.refusal(organizationId, plan.fee) };
+    return { items: plan.items, fee: plan.fee, refusal: () => Billing.refusal(organizationId, plan.fee) };
   },
 
   /**

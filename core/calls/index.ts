@@ -20,17 +20,23 @@ import { MessagingSettingsStore } from "#core/messaging/settings";
 import { callLifecycle, inboundCallStatus, isMissedCall, type CallStatus } from "#core/messaging/status";
 import { Suppressions } from "#core/messaging/suppressions";
 import { Organizations } from "#core/organizations/index";
-import { outboundProvider, providerByName } from "#core/providers/index";
-import { ProviderError, type CallStatusEvent, type ProviderName, type ProviderPort, type WebhookRequest } from "#core/providers/port";
+import { organizationProvider } from "#core/messaging/provider-choice";
+import { providerByName } from "#core/providers/index";
+import { ProviderError, type CallStatusEvent, type PlaceCallInput, type ProviderName, type ProviderPort, type WebhookRequest } from "#core/providers/port";
+import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { publish } from "#core/queue/events";
 import { newId, nowIso } from "#core/shared/ids";
 import type { Page, PagingQuery } from "#core/shared/paging";
 import { decodePhoneInput, parsePhone, toE164 } from "#core/shared/phone";
+import { withCorrelationParameter } from "#core/observability/index";
 
 export { CallSchema, ListCallEventsSchema, PlaceCallSchema, type Call };
 
 /** Seconds an outbound call rings before the provider gives up (no-answer). */
 export const RING_TIMEOUT_SECONDS = 30;
+
+/** Time allowed for the whisper played to the business side of a bridged call before the lead is dialed. */
+const WHISPER_ALLOWANCE_SECONDS = 60;
 
 /** Slack after a call's longest possible end before the call sweep stops waiting for its final status. */
 export const CALL_SWEEP_GRACE_MINUTES = 15;
@@ -119,12 +125,20 @@ export const Calls = {
     const { to, leadId } = await recipient(organizationId, input);
     const suppression = await Suppressions.find(organizationId, to);
     if (suppression) throw new UnprocessableError(`${to} is on the suppression list (${suppression.reason}); it cannot be called.`);
-    const [numbers, conversation, prices, organization] = await Promise.all([
+    const [numbers, conversation, prices, organization, { outboundCalls }] = await Promise.all([
       PhoneNumbers.all(organizationId),
       Conversations.ensure(organizationId, to, leadId),
       Billing.prices(organizationId),
       Organizations.fromId(organizationId),
+      MessagingSettingsStore.read(organizationId),
     ]);
+    const connectTo = input.connectTo ?? outboundCalls.connectTo;
+    if (connectTo && numbers.some((number) => number.phoneNumber === connectTo)) {
+      throw new ValidationError("The business side of a call cannot be one of the organization's own numbers.", [
+        { pointer: "/connectTo", detail: `${connectTo} is a number of this organization; give a person's phone.` },
+      ]);
+    }
+    if (connectTo === to) throw new UnprocessableError("The business side and the lead are the same number.");
     if (input.fromPhoneNumberId && !numbers.some((number) => number.id === input.fromPhoneNumberId && number.capabilities.includes("voice"))) {
       throw new ValidationError("The calling number does not exist in this organization or cannot make calls.", [
         { pointer: "/fromPhoneNumberId", detail: `Phone number ${input.fromPhoneNumberId} is not a voice-capable number of this organization.` },
@@ -145,6 +159,9 @@ export const Calls = {
       callerId: selection.number.phoneNumber,
       selectionReason: selection.reason,
       record: input.record,
+      connectTo: connectTo ?? null,
+      whisper: connectTo ? (input.whisper ?? outboundCalls.whisper ?? null) : null,
+      ringSeconds: input.ringSeconds ?? RING_TIMEOUT_SECONDS,
       metadata: input.metadata,
       billingStatus: "Reserved",
       queuedAt: now,
@@ -156,7 +173,7 @@ export const Calls = {
       reservationId: call.id,
       amount: callReservation(prices),
       relatedEntityType: "Call",
-      items: callWrites(organizationId, call, undefined, {}, dueEntry(organizationId, call.id, callDeadline(now, RING_TIMEOUT_SECONDS, prices.maxCallMinutes))),
+      items: callWrites(organizationId, call, undefined, {}, dueEntry(organizationId, call.id, callDeadline(now, ringTime(call), prices.maxCallMinutes))),
     });
     await recordCallEvent(organizationId, call, "CallQueued", actor);
     await publish("outboundCalls", "call.place", organizationId, { callId: call.id });
@@ -189,17 +206,15 @@ export const Calls = {
     );
     if (!claimed) return;
     const call = claimed.after;
-    const provider = outboundProvider();
+    const provider = await organizationProvider(organizationId);
     const prices = await Billing.prices(organizationId);
     try {
       const result = await provider.placeCall({
         from: call.fromPhoneNumber,
-        to: call.toPhoneNumber,
         idempotencyKey: call.id,
         statusCallbackUrl: callWebhookUrl(provider.name, "status", call.id),
         record: call.record,
-        ringTimeoutSeconds: RING_TIMEOUT_SECONDS,
-        timeLimitSeconds: prices.maxCallMinutes * 60,
+        ...placement(provider.name, call, prices.maxCallMinutes * 60),
       });
       await claimProviderCall(organizationId, provider.name, result.providerCallId, call.id);
       await updateCall(organizationId, callId, async (current) =>
@@ -219,6 +234,27 @@ export const Calls = {
         statusReason: `The provider refused the call: ${error.message}`,
       });
     }
+  },
+
+  /**
+   * The poison hook of `call.place` (core/queue/subscribe): a call whose
+   * placement never started ends Failed (`ProcessingError`), its hold released
+   * in the same write. One whose placement started is left to the call sweep,
+   * which asks the provider.
+   */
+  async abandon(organizationId: string, callId: string, error: unknown): Promise<void> {
+    await applyStatus(
+      organizationId,
+      callId,
+      null,
+      {
+        status: "Failed",
+        providerStatus: "notPlaced",
+        errorCode: PROCESSING_ERROR,
+        statusReason: `${PROCESSING_ERROR}: placing the call kept failing (${error instanceof Error ? error.message : String(error)}).`,
+      },
+      (current) => current.status === "Queued" && !current.placementStartedAt,
+    );
   },
 
   /** `POST /webhooks/{provider}/calls/status`: call progress (ringing, answered, ended) for outbound and inbound calls. */
@@ -252,17 +288,20 @@ export const Calls = {
   },
 
   /**
-   * `POST /webhooks/{provider}/calls/dial?callId=`: the result of forwarding an
-   * inbound call. A person answering ends the call Completed (answered, its talk
-   * time the forwarded leg's); any other outcome ends it missed. Answers the
-   * rest of the call's instructions.
+   * `POST /webhooks/{provider}/calls/dial?callId=`: the result of a Dial, for
+   * a forwarded inbound call (the forwarded number) or a bridged outbound call
+   * (the lead). A person answering ends the call Completed (answered, its talk
+   * time the dialed leg's, which is what is billed); any other outcome ends it
+   * with that status (missed, for an inbound call). Answers the rest of the
+   * call's instructions.
    */
   async dialResult(providerName: string, request: WebhookRequest): Promise<string> {
     const provider = verified(providerName, request);
     const result = provider.parseDialResult(request);
     if (!result) return Twiml.afterDial(false);
     const callIdHint = new URL(request.url).searchParams.get("callId") ?? undefined;
-    const found = await locateCall(provider.name, result.to, result.providerCallId, callIdHint);
+    const outbound = result.direction === "outbound";
+    const found = await locateCall(provider.name, outbound ? result.from : result.to, result.providerCallId, callIdHint);
     if (found?.callId) {
       await applyStatus(found.organizationId, found.callId, provider.name, {
         status: result.status,
@@ -271,9 +310,41 @@ export const Calls = {
         durationSeconds: result.durationSeconds ?? 0,
       });
     }
-    return Twiml.afterDial(result.status === "Completed");
+    return outbound ? Twiml.afterBridge(result.status === "Completed") : Twiml.afterDial(result.status === "Completed");
   },
 };
+
+/**
+ * Where the provider rings first and what it plays. A direct call rings the
+ * lead, its talk time capped at the reservation's. A bridged call rings the
+ * business side (`connectTo`) and, once it answers, plays the whisper and
+ * dials the lead with our number as caller id: the lead leg's ring time and
+ * talk time are the Dial's, its outcome posted to the dial webhook; the
+ * business leg may last the whole Dial plus the whisper.
+ */
+function placement(provider: ProviderName, call: Call, talkSeconds: number): Pick<PlaceCallInput, "to" | "instructions" | "ringTimeoutSeconds" | "timeLimitSeconds"> {
+  const leadRingSeconds = call.ringSeconds ?? RING_TIMEOUT_SECONDS;
+  if (!call.connectTo) return { to: call.toPhoneNumber, ringTimeoutSeconds: leadRingSeconds, timeLimitSeconds: talkSeconds };
+  return {
+    to: call.connectTo,
+    ringTimeoutSeconds: RING_TIMEOUT_SECONDS,
+    timeLimitSeconds: talkSeconds + leadRingSeconds + WHISPER_ALLOWANCE_SECONDS,
+    instructions: Twiml.bridge({
+      whisper: call.whisper,
+      lead: call.toPhoneNumber,
+      ringSeconds: leadRingSeconds,
+      action: callWebhookUrl(provider, "dial", call.id),
+      callerId: call.callerId ?? call.fromPhoneNumber,
+      timeLimitSeconds: talkSeconds,
+    }),
+  };
+}
+
+/** Every second a call may ring before it is answered or given up: the lead's, plus the business side's first for a bridged call. */
+function ringTime(call: Call): number {
+  const lead = call.ringSeconds ?? RING_TIMEOUT_SECONDS;
+  return call.connectTo ? RING_TIMEOUT_SECONDS + WHISPER_ALLOWANCE_SECONDS + lead : lead;
+}
 
 /**
  * The instructions of a recorded inbound call: forward it (holding the
@@ -346,7 +417,7 @@ function verified(providerName: string, request: WebhookRequest): ProviderPort {
  * forwarding it (`dial`); our call id rides in the query, covered by the signature.
  */
 export function callWebhookUrl(provider: ProviderName, hook: "status" | "dial", callId: string): string {
-  return `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/calls/${hook}?callId=${encodeURIComponent(callId)}`;
+  return withCorrelationParameter(`${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/calls/${hook}?callId=${encodeURIComponent(callId)}`);
 }
 
 /** A phone number from a path segment (`%2B1…`, `+1…`, ` 1…`); malformed → 400 at /path/phoneNumber. */
@@ -385,6 +456,10 @@ function emptyCall(organizationId: string, business: string | null, direction: C
     toPhoneNumber: to,
     callerId: from,
     forwardedTo: null,
+    connectTo: null,
+    connectAnsweredAt: null,
+    whisper: null,
+    ringSeconds: null,
     direction,
     status: "Queued",
     statusReason: null,
@@ -467,6 +542,7 @@ async function applyProviderEvent(
   if (!status) return { organizationId, callId };
   await applyStatus(organizationId, callId, provider.name, {
     status,
+    ...(event.direction === "outbound" ? { leg: "business" as const } : {}),
     providerStatus: event.providerStatus,
     providerCallId: event.providerCallId,
     ...(event.durationSeconds !== undefined ? { durationSeconds: event.durationSeconds } : {}),
@@ -514,6 +590,13 @@ async function createInbound(organizationId: string, provider: string, event: Ca
 
 export interface StatusChange {
   status: CallStatus;
+  /**
+   * "business": the provider's own call of an outbound call (its status
+   * callbacks, the sweep's lookup). For a bridged call that is the business
+   * side's leg, which never answers the call itself (`businessLegChange`);
+   * otherwise the leg of the call the Dial result reports.
+   */
+  leg?: "business";
   providerStatus: string;
   providerCallId?: string;
   durationSeconds?: number;
@@ -537,38 +620,43 @@ export async function applyStatus(
   callId: string,
   provider: string | null,
   change: StatusChange,
-  claim: (current: { gsi3sk?: string }) => boolean = () => true,
+  claim: (current: { gsi3sk?: string; status: CallStatus; placementStartedAt?: string }) => boolean = () => true,
 ): Promise<boolean> {
   const result = await updateCall(organizationId, callId, async (current) => {
     if (!claim(current)) return undefined;
-    const transition = callLifecycle.applyTransition(current.status, change.status);
+    const applied = change.leg === "business" && current.connectTo ? businessLegChange(current.connectTo, change) : change;
+    if (applied === "answered") {
+      // The business side picked up: the lead is being dialed now; the call is answered only when the lead is.
+      return current.connectAnsweredAt ? undefined : { call: { ...toCall(current), connectAnsweredAt: nowIso(), modifiedAt: nowIso() } };
+    }
+    const transition = callLifecycle.applyTransition(current.status, applied.status);
     const call = toCall(current);
     if (!transition.accepted) {
-      return change.recordingUrl && !current.recordingUrl ? { call: { ...call, recordingUrl: change.recordingUrl, modifiedAt: nowIso() } } : undefined;
+      return applied.recordingUrl && !current.recordingUrl ? { call: { ...call, recordingUrl: applied.recordingUrl, modifiedAt: nowIso() } } : undefined;
     }
     const at = nowIso();
     const next: Call = {
       ...call,
-      status: change.status,
-      providerStatus: change.providerStatus,
-      providerId: call.providerId ?? change.providerCallId ?? null,
+      status: applied.status,
+      providerStatus: applied.providerStatus,
+      providerId: call.providerId ?? applied.providerCallId ?? null,
       provider: call.provider ?? provider,
       modifiedAt: nowIso(),
-      ...(change.recordingUrl ? { recordingUrl: change.recordingUrl } : {}),
-      ...(change.errorCode ? { errorCode: change.errorCode } : {}),
+      ...(applied.recordingUrl ? { recordingUrl: applied.recordingUrl } : {}),
+      ...(applied.errorCode ? { errorCode: applied.errorCode } : {}),
     };
-    if (change.status === "Ringing") next.ringingAt = at;
-    if (change.status === "InProgress") next.answeredAt = at;
-    if (!callLifecycle.isFinal(change.status)) return { call: next };
+    if (applied.status === "Ringing") next.ringingAt = at;
+    if (applied.status === "InProgress") next.answeredAt = at;
+    if (!callLifecycle.isFinal(applied.status)) return { call: next };
     next.endedAt = at;
-    const answered = change.status === "Completed";
-    const duration = answered ? (change.durationSeconds ?? secondsBetween(next.answeredAt, at)) : 0;
+    const answered = applied.status === "Completed";
+    const duration = answered ? (applied.durationSeconds ?? secondsBetween(next.answeredAt, at)) : 0;
     if (answered && !next.answeredAt) next.answeredAt = new Date(Date.parse(at) - duration * 1000).toISOString();
     next.duration = duration;
     const notForwarded = WALLET_REFUSALS.has(next.billingStatus) ? next.statusReason : null;
-    next.statusReason = change.statusReason ?? notForwarded ?? (answered ? null : `${STATUS_REASONS[change.status] ?? ""}${change.errorCode ? ` (${change.errorCode})` : ""}`.trim());
-    next.missed = isMissedCall(next.direction === "Inbound" ? "inbound" : "outbound", change.status);
-    const billing = await bill(organizationId, next);
+    next.statusReason = applied.statusReason ?? notForwarded ?? (answered ? null : `${STATUS_REASONS[applied.status] ?? ""}${applied.errorCode ? ` (${applied.errorCode})` : ""}`.trim());
+    next.missed = isMissedCall(next.direction === "Inbound" ? "inbound" : "outbound", applied.status);
+    const billing = await billFinalCall(organizationId, next);
     return { call: { ...next, ...billing.fields }, items: billing.items };
   });
   if (!result) return false;
@@ -597,7 +685,7 @@ export async function applyStatus(
  * was forwarded (the forwarded leg is charged as `CallForwarded`); without one
  * it is NotBillable, and one the wallet refused keeps that `billingStatus`.
  */
-async function bill(organizationId: string, call: Call): Promise<{ fields: Partial<Call>; items: TransactItem[] }> {
+export async function billFinalCall(organizationId: string, call: Call): Promise<{ fields: Partial<Call>; items: TransactItem[] }> {
   if (WALLET_REFUSALS.has(call.billingStatus)) return { fields: { billableSeconds: 0, billableAmount: 0 }, items: [] };
   const prices = await Billing.prices(organizationId);
   const cost = callCost(prices, call.duration ?? 0);
@@ -621,6 +709,24 @@ async function bill(organizationId: string, call: Call): Promise<{ fields: Parti
     fields: { billableSeconds: billed ? cost.billableSeconds : 0, billableAmount: Number(outcome.billableAmount), billingStatus: outcome.billingStatus },
     items,
   };
+}
+
+/**
+ * What the business side's leg of a bridged call means for the call: its
+ * ringing is the call ringing; its answer only notes `connectAnsweredAt` (the
+ * lead is dialed then, and the Dial result decides the call); its end before
+ * any Dial result means the lead was never connected (Canceled when it hung
+ * up, else its own Busy/NoAnswer/Failed with the business side named).
+ */
+function businessLegChange(connectTo: string, change: StatusChange): StatusChange | "answered" {
+  if (change.status === "InProgress") return "answered";
+  if (!callLifecycle.isFinal(change.status)) return change;
+  const { durationSeconds: _businessTalk, ...rest } = change;
+  if (change.status === "Completed") {
+    return { ...rest, status: "Canceled", statusReason: change.statusReason ?? `The business side (${connectTo}) hung up before the lead was connected.` };
+  }
+  const reason = `${STATUS_REASONS[change.status] ?? ""}${change.errorCode ? ` (${change.errorCode})` : ""}`.trim();
+  return { ...rest, statusReason: change.statusReason ?? `The business side (${connectTo}) was not reached: ${reason}` };
 }
 
 function secondsBetween(from: string | null, to: string): number {

@@ -14,6 +14,17 @@ export const PlaceCallSchema = v.pipe(
     fromPhoneNumberId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
     /** Ask the provider to record the call. */
     record: v.optional(v.boolean(), false),
+    /**
+     * Click-to-call: the business side (an agent's phone) rung first; once it
+     * answers, the lead is dialed with the organization's number as caller id
+     * and the two are connected. Default: `outboundCalls.connectTo` of the
+     * messaging settings; without either the lead is called directly.
+     */
+    connectTo: v.optional(PhoneNumberInput),
+    /** Said to the business side once it answers, before the lead is dialed (bridged calls). */
+    whisper: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
+    /** Seconds the lead's phone rings before the call ends NoAnswer (default 30). */
+    ringSeconds: v.optional(v.pipe(v.number(), v.integer("Must be a whole number of seconds."), v.minValue(5, "At least 5 seconds."), v.maxValue(120, "At most 120 seconds."))),
     metadata: v.optional(
       v.pipe(
         v.record(v.pipe(v.string(), v.maxLength(64)), metadataValue),
@@ -62,6 +73,14 @@ export const CallSchema = v.object({
   callerId: text,
   /** Inbound calls: the number the call was forwarded to (the organization's `inboundCalls.forwardTo` when it came in); null when nobody was rung. */
   forwardedTo: text,
+  /** Bridged outbound calls: the business side rung first and connected to the lead; null for a direct call. */
+  connectTo: text,
+  /** Bridged outbound calls: when the business side answered (the lead is dialed from then). */
+  connectAnsweredAt: text,
+  /** Bridged outbound calls: what the business side heard before the lead was dialed. */
+  whisper: text,
+  /** Seconds the lead's phone rings before the call ends NoAnswer. */
+  ringSeconds: count,
   direction: v.picklist(callDirections),
   status: v.picklist(CALL_STATUSES),
   statusReason: text,

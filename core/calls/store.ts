@@ -21,7 +21,7 @@ type Stored = Call & { version: number; placementStartedAt?: string } & Partial<
 const internal = new Set(["pk", "sk", "entity", "version", "organizationId", "placementStartedAt", "gsi3pk", "gsi3sk"]);
 
 export function toCall(item: Record<string, unknown>): Call {
-  return { forwardedTo: null, ...Object.fromEntries(Object.entries(item).filter(([key]) => !internal.has(key))) } as unknown as Call;
+  return { forwardedTo: null, connectTo: null, connectAnsweredAt: null, whisper: null, ringSeconds: null, ...Object.fromEntries(Object.entries(item).filter(([key]) => !internal.has(key))) } as unknown as Call;
 }
 
 export async function readCall(organizationId: string, callId: string): Promise<Stored | undefined> {

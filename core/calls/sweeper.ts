@@ -56,6 +56,7 @@ async function sweepCall(organizationId: string, callId: string, seen: string, d
   if (report && status && callLifecycle.isFinal(status)) {
     const change: StatusChange = {
       status,
+      ...(call.direction === "Outbound" ? { leg: "business" as const } : {}),
       providerStatus: report.providerStatus,
       providerCallId: report.providerCallId,
       ...(report.durationSeconds !== undefined ? { durationSeconds: report.durationSeconds } : {}),

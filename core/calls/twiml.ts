@@ -12,6 +12,12 @@ export function xmlEscape(value: string | number): string {
 
 const document = (body: string) => `${PROLOG}<Response>${body}</Response>`;
 
+/** A `<Dial>` of one number, its outcome posted to `action`; `timeLimitSeconds` caps the dialed leg's talk time. */
+const dial = (input: { number: string; ringSeconds: number; action: string; callerId: string; timeLimitSeconds?: number }) =>
+  `<Dial timeout="${xmlEscape(input.ringSeconds)}"${input.timeLimitSeconds === undefined ? "" : ` timeLimit="${xmlEscape(input.timeLimitSeconds)}"`}` +
+  ` action="${xmlEscape(input.action)}" method="POST" callerId="${xmlEscape(input.callerId)}">` +
+  `<Number>${xmlEscape(input.number)}</Number></Dial>`;
+
 export const Twiml = {
   /** A number that belongs to no organization: the call is refused. */
   reject: () => document('<Reject reason="rejected"/>'),
@@ -26,11 +32,18 @@ export const Twiml = {
    * forwarded leg's talk time (what its billing hold covers).
    */
   forward: (input: { forwardTo: string; ringSeconds: number; action: string; callerId: string; timeLimitSeconds?: number }) =>
-    document(
-      `<Dial timeout="${xmlEscape(input.ringSeconds)}"${input.timeLimitSeconds === undefined ? "" : ` timeLimit="${xmlEscape(input.timeLimitSeconds)}"`}` +
-        ` action="${xmlEscape(input.action)}" method="POST" callerId="${xmlEscape(input.callerId)}">` +
-        `<Number>${xmlEscape(input.forwardTo)}</Number></Dial>`,
-    ),
+    document(dial({ ...input, number: input.forwardTo })),
+
+  /**
+   * Click-to-call, played to the business side once it answers: the optional
+   * whisper, then the lead dialed with the organization's number as caller id;
+   * the provider posts the lead leg's outcome to `action`.
+   */
+  bridge: (input: { whisper: string | null; lead: string; ringSeconds: number; action: string; callerId: string; timeLimitSeconds: number }) =>
+    document(`${input.whisper ? `<Say>${xmlEscape(input.whisper)}</Say>` : ""}${dial({ ...input, number: input.lead })}`),
+
+  /** After a bridged call's Dial: the business side hears why the lead was not connected. */
+  afterBridge: (connected: boolean) => (connected ? document("") : document("<Say>The lead could not be reached.</Say><Hangup/>")),
 
   /** After the Dial: an answered call just ends; an unanswered one hears an apology first. */
   afterDial: (answered: boolean) =>

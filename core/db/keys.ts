@@ -189,6 +189,16 @@ export const keys = {
     gsi3pk: `DUECALLS#${shard}`,
     gsi3sk: `${dueAt}#${organizationId}#${callId}`,
   }),
+  /**
+   * gsi3 (sparse): open wallet holds (reservations) by the time the hold sweeper
+   * (core/billing/hold-sweeper.ts) looks at their owner. Not tenant data: the
+   * sweeper's operator index across organizations, sharded by reservation id; on
+   * the reservation item only, removed in the write that settles or releases it.
+   */
+  dueHold: (shard: number, dueAt: string, organizationId: string, reservationId: string) => ({
+    gsi3pk: `DUEHOLDS#${shard}`,
+    gsi3sk: `${dueAt}#${organizationId}#${reservationId}`,
+  }),
   /** Messaging settings of an organization (quiet hours, help and confirmation texts). */
   messagingSettings: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#MESSAGING" }),
 
@@ -240,11 +250,39 @@ export const keys = {
         { pk: `${partition.kind.toUpperCase()}#${partition.id}`, sk: `RATE#${windowStart}` }
       : { pk: org(partition.organizationId), sk: `RATE#${partition.kind}#${windowStart}` },
 
+  /** Webhook endpoints of the organization (core/webhooks); the item holds the signing secrets. */
+  webhookEndpoint: (organizationId: string, endpointId: string): Key => ({ pk: org(organizationId), sk: `WEBHOOKENDPOINT#${endpointId}` }),
+  webhookEndpointPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "WEBHOOKENDPOINT#" }),
+  /** One delivery of one webhook message (an event, or a test ping) to one endpoint; its id is the `webhook-id`. */
+  webhookDelivery: (organizationId: string, endpointId: string, messageId: string): Key => ({
+    pk: org(organizationId),
+    sk: `WEBHOOKDELIVERY#${endpointId}#${messageId}`,
+  }),
+  /** The attempt log of one endpoint, newest first by ULID. */
+  webhookAttempt: (organizationId: string, endpointId: string, attemptId: string): Key => ({
+    pk: org(organizationId),
+    sk: `WEBHOOKATTEMPT#${endpointId}#${attemptId}`,
+  }),
+  webhookAttemptPrefix: (organizationId: string, endpointId: string) => ({ pk: org(organizationId), skPrefix: `WEBHOOKATTEMPT#${endpointId}#` }),
+  /**
+   * gsi3 (sparse): webhook deliveries whose next retry is further away than an SQS delay allows. Not tenant
+   * data: the retry schedule's operator index across organizations, sharded; on the delivery item, removed when
+   * the retry is re-published. The id part is `<endpointId>:<messageId>`.
+   */
+  dueWebhookDelivery: (shard: number, dueAt: string, organizationId: string, endpointId: string, messageId: string) => ({
+    gsi3pk: `DUEWEBHOOKS#${shard}`,
+    gsi3sk: `${dueAt}#${organizationId}#${endpointId}:${messageId}`,
+  }),
+
   /** Idempotency records of write routes, kept 24 h. */
   idempotency: (organizationId: string, scope: string, idempotencyKey: string): Key => ({
     pk: org(organizationId),
     sk: `IDEMPOTENCY#${scope}#${idempotencyKey}`,
   }),
+
+  /** The last run of one schedule (for `admin status`). Not tenant data: one item per schedule of the stage. */
+  scheduleRun: (scheduleName: string): Key => ({ pk: "OPERATIONS", sk: `SCHEDULERUN#${scheduleName}` }),
+  scheduleRunPrefix: () => ({ pk: "OPERATIONS", skPrefix: "SCHEDULERUN#" }),
 };
 
 export type RateLimitPartition =
@@ -268,6 +306,7 @@ export const entities = {
   automationRun: "AutomationRun",
   automationRunClaim: "AutomationRunClaim",
   rateLimitWindow: "RateLimitWindow",
+  scheduleRun: "ScheduleRun",
   idempotency: "IdempotencyRecord",
   source: "Source",
   lead: "Lead",
@@ -295,4 +334,7 @@ export const entities = {
   analyticsLead: "AnalyticsLead",
   analyticsUnread: "AnalyticsUnread",
   analyticsMilestones: "AnalyticsMilestones",
+  webhookEndpoint: "WebhookEndpoint",
+  webhookDelivery: "WebhookDelivery",
+  webhookAttempt: "WebhookAttempt",
 } as const;

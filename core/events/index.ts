@@ -5,6 +5,7 @@ import { Rollups } from "#core/analytics/rollups";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { nowIso } from "#core/shared/ids";
+import { countMetric, currentCorrelationId } from "#core/observability/index";
 
 const text = v.nullable(v.string());
 const time = v.nullable(v.string());
@@ -89,12 +90,15 @@ export function eventItem(organizationId: string, input: EventRecordInput): { it
   const createdAt = input.createdAt ?? nowIso();
   const id = input.id ?? ulid(Date.parse(createdAt));
   const event = toEventRecord({ ...input, id, createdAt });
+  const correlationId = currentCorrelationId();
   const item = {
     ...keys.event(organizationId, id),
     ...(event.leadId ? keys.eventsByLead(organizationId, event.leadId, id) : {}),
     entity: entities.event,
     organizationId,
     ...Object.fromEntries(Object.entries(event).filter(([, value]) => value !== null)),
+    // The journey this event belongs to (core/observability); stored for operators, not part of the API's event shape.
+    ...(correlationId ? { correlationId } : {}),
   };
   return { item, event };
 }
@@ -103,8 +107,22 @@ export function eventItem(organizationId: string, input: EventRecordInput): { it
 export async function recordEvent(organizationId: string, input: EventRecordInput): Promise<EventRecord> {
   const { item, event } = eventItem(organizationId, input);
   await db().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: "attribute_not_exists(pk)" }));
-  await Rollups.onEventRecorded(organizationId, event);
+  await eventRecorded(organizationId, event);
   return event;
+}
+
+/**
+ * What follows every stored event, whoever wrote it (alone or in a
+ * transaction): its business metric, then the analytics rollups (never throws).
+ * The metric is named after the event type (`LeadCreated`, `MessageDelivered`,
+ * `CallCompleted`, `AutomationRunFailed` …), with a `reason` dimension when the
+ * event says why (compliance action, billing status, provider error code).
+ */
+export async function eventRecorded(organizationId: string, event: EventRecord): Promise<void> {
+  const reason = event.errorCode ?? event.complianceAction ?? event.billingStatus;
+  countMetric(event.eventType, reason ? { reason: String(reason) } : {});
+  if (event.errorCode) countMetric("ProviderErrors", { code: String(event.errorCode) });
+  await Rollups.onEventRecorded(organizationId, event);
 }
 
 /** A stored item (or input) in the listed shape, every absent field null. */

@@ -7,8 +7,9 @@ import { ForbiddenError, RateLimitedError, ValidationError } from "#core/errors"
 import { resolveCredentials, type Credentials } from "#core/http/credentials";
 import type { AnySchema, AuthMode, Operation } from "#core/http/operation";
 import { PayloadTooLargeError, toProblem, UnsupportedMediaTypeError } from "#core/http/problem";
-import { HttpResponse } from "#core/http/response";
 import { securityHeaders } from "#core/http/headers";
+import { HttpResponse } from "#core/http/response";
+import { logger, withCorrelationId } from "#core/observability/index";
 import { consumeRateLimit, describePartition, rateLimitPolicy, type RateLimitDecision } from "#core/rate-limit/index";
 import { toFieldErrors } from "#core/shared/validation";
 import { fingerprint, Idempotency } from "#core/idempotency/index";
@@ -54,6 +55,16 @@ const stateOf = (request: { event: Event }): ChainState => {
 
 type ChainMiddleware = MiddlewareObj<Event, Result, Error, Context>;
 
+export interface EndpointOptions {
+  /**
+   * A request this accepts (a provider webhook whose signature verifies) is not
+   * counted against any rate-limit partition; everything else counts as usual.
+   */
+  exemptFromRateLimit?: (event: Event) => boolean;
+  /** The journey a request continues (a signed provider callback's), instead of starting one with its request id. */
+  correlationIdOf?: (event: Event) => string | undefined;
+}
+
 /**
  * Builds the Lambda handler of one operation: the single Middy chain every
  * endpoint shares (authenticate → rate limit → authorize → parse and validate →
@@ -67,12 +78,13 @@ export function endpoint<
 >(
   operation: Operation<TAuth, TBody, TQuery, TParams>,
   implementation: (input: EndpointInput<TAuth, TBody, TQuery, TParams>) => Promise<unknown>,
+  options: EndpointOptions = {},
 ) {
   const generic = operation as unknown as AnyOperation;
   const chain = middy<Event, Result, Error, Context>()
     .use(problemResponses())
     .use(rateLimitHeaders())
-    .use(authentication(generic))
+    .use(authentication(generic, options))
     .use(authorization(generic))
     .use(requestValidation(generic));
   if (generic.idempotent) chain.use(idempotentReplay());
@@ -90,12 +102,43 @@ export function endpoint<
       } as EndpointInput<TAuth, TBody, TQuery, TParams>;
       return toResult(generic, await implementation(input));
     });
-  // Wrapped outside the chain: a middleware's `after` is skipped by an early answer (idempotent replay).
-  return async (event: Event, context: Context): Promise<Result> => withSecurityHeaders(await handler(event, context));
+  return requestLog(handler, options);
 }
 
-function withSecurityHeaders(result: Result): Result {
-  return { ...result, headers: { ...result.headers, ...securityHeaders } };
+/**
+ * One structured log line per request (route, status, latency, organization,
+ * request id, cold start), and the request id as the correlation id of
+ * everything it queues and records. The query string is never logged.
+ */
+function requestLog(handler: (event: Event, context: Context) => Promise<Result>, options: EndpointOptions) {
+  return (event: Event, context: Context): Promise<Result> => {
+    const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+    const correlationId = options.correlationIdOf?.(event) ?? requestId;
+    return withCorrelationId(correlationId, async () => {
+      const started = Date.now();
+      logger.addContext(context);
+      const result = withProtectiveHeaders(await handler(event, context));
+      logger.info("request", {
+        route: event.routeKey,
+        status: result.statusCode,
+        latencyMs: Date.now() - started,
+        organizationId: chainState.get(event)?.credentials?.actor?.organizationId,
+        requestId,
+        correlationId,
+      });
+      return result;
+    });
+  };
+}
+
+/**
+ * Headers every answer carries, problems included: bodies hold personal data
+ * (leads, phone numbers, messages), so no shared cache may keep them, and no
+ * browser may sniff a JSON or CSV body into something it runs. An operation
+ * that sets either header itself keeps its own value.
+ */
+function withProtectiveHeaders(result: Result): Result {
+  return { ...result, headers: { ...securityHeaders, ...result.headers } };
 }
 
 function toResult(operation: AnyOperation, outcome: unknown): Result {
@@ -155,15 +198,20 @@ function addRateLimitHeaders(request: Request<Event, Result, Error, Context>): v
 /**
  * Resolves the credential, counts the request against its partition (spec 8:
  * invalid or missing credentials count against the IP address), then refuses
- * what is over the limit (429) or not authenticated (401).
+ * what is over the limit (429) or not authenticated (401). A request the
+ * endpoint exempts (a verified carrier callback) is not counted at all.
  */
-function authentication(operation: AnyOperation): ChainMiddleware {
+function authentication(operation: AnyOperation, options: EndpointOptions): ChainMiddleware {
   return {
     name: "authentication",
     before: async (request) => {
       const state = stateOf(request);
       const credentials = await resolveCredentials(operation.auth, request.event);
       state.credentials = credentials;
+      if (options.exemptFromRateLimit?.(request.event)) {
+        if (credentials.error) throw credentials.error;
+        return;
+      }
       const decision = await consumeRateLimit(credentials.partition);
       state.rateLimit = decision;
       if (!decision.allowed) {
@@ -250,7 +298,8 @@ function idempotentReplay(): ChainMiddleware {
       if (!key || !organizationId) return;
       const payload = fingerprint({ query: request.event.rawQueryString ?? "", body: request.event.body ?? "" });
       const scope = request.event.routeKey;
-      const claim = await Idempotency.claim(organizationId, scope, key, payload);
+      // The claim lasts as long as this invocation can run: a request killed by its timeout frees the key then.
+      const claim = await Idempotency.claim(organizationId, scope, key, payload, { remainingMs: request.context.getRemainingTimeInMillis?.() });
       if (claim.kind === "claimed") {
         state.idempotency = { organizationId, scope, key };
         return;

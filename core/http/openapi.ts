@@ -3,11 +3,12 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import type { AnySchema, Operation } from "#core/http/operation";
 import { allOperations } from "#core/http/operations/index";
 import { rateLimitPolicy } from "#core/rate-limit/index";
+import { webhookCatalogueEntries, webhookJsonSchemas } from "#core/webhooks/payloads";
 
 type JsonObject = Record<string, unknown>;
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of a valibot schema. */
-function jsonSchema(schema: AnySchema, typeMode: "input" | "output"): JsonObject {
+export function jsonSchema(schema: AnySchema, typeMode: "input" | "output"): JsonObject {
   const { $schema: _dialect, ...rest } = toJsonSchema(schema, { target: "draft-2020-12", typeMode, errorMode: "ignore" }) as JsonObject;
   return rest;
 }
@@ -59,12 +60,15 @@ function parameters(schema: AnySchema | undefined, location: "query" | "path"): 
   }));
 }
 
+/** What an idempotent operation may answer besides its own problems: a key in flight (409), a key reused with another payload (422). */
+const idempotencyProblems = [409, 422] as const;
+
 const idempotencyKeyParameter = {
   name: "Idempotency-Key",
   in: "header",
   required: false,
   description:
-    "Makes a retry safe for 24 h: the same key and payload answer the original response again (header `Idempotent-Replayed: true`), the same key with another payload is a 422, and a repeat while the first is in flight is a 409.",
+    "Makes a retry safe for 24 h: the same key and payload answer the original response again (header `Idempotent-Replayed: true`), the same key with another payload is a 422, and a repeat while the first is in flight is a 409 (a claim whose request died is freed once that request's function timeout has passed).",
   schema: { type: "string", maxLength: 255 },
 };
 
@@ -80,7 +84,8 @@ function operationObject(operation: Operation): JsonObject {
   };
   // Any operation with a path parameter, query or body can refuse its input (e.g. an over-long id) with 400.
   const inputRefusal = operation.params || operation.query || operation.body ? [400] : [];
-  for (const status of [...new Set([...operation.problems, ...inputRefusal, 500])].sort()) responses[String(status)] = problemResponse(status);
+  const declared = [...operation.problems, ...inputRefusal, ...(operation.idempotent ? idempotencyProblems : []), 500];
+  for (const status of [...new Set(declared)].sort()) responses[String(status)] = problemResponse(status);
   return {
     operationId: operation.operationId,
     summary: operation.summary,
@@ -128,8 +133,9 @@ export function openApiDocument(serverUrl: string): JsonObject {
     servers: [{ url: serverUrl }],
     tags: [...new Set(allOperations.map((operation) => operation.tag))].sort().map((name) => ({ name })),
     paths,
+    webhooks: webhookContract(),
     components: {
-      schemas: { Problem: problemSchema },
+      schemas: { Problem: problemSchema, ...webhookJsonSchemas((name) => `#/components/schemas/${name}`).schemas },
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "A user access token (JWT) or an organization API key beginning `sk_`." },
         sourceId: { type: "apiKey", in: "query", name: "sourceId", description: "Lead source id (intake routes only); also accepted as the `X-Source-Id` header." },
@@ -137,4 +143,28 @@ export function openApiDocument(serverUrl: string): JsonObject {
       },
     },
   };
+}
+
+/** OpenAPI 3.1 `webhooks`: what each event type POSTs to a subscribed endpoint (docs/webhooks.md). */
+function webhookContract(): Record<string, JsonObject> {
+  const headers = {
+    "webhook-id": { required: true, schema: { type: "string" }, description: "The message id; the same on every retry and replay." },
+    "webhook-timestamp": { required: true, schema: { type: "string" }, description: "Unix seconds when this attempt was signed." },
+    "webhook-signature": { required: true, schema: { type: "string" }, description: "`v1,<base64 HMAC-SHA256>` per valid secret, space-separated (Standard Webhooks)." },
+  };
+  const { payloads } = webhookJsonSchemas((name) => `#/components/schemas/${name}`);
+  return Object.fromEntries(
+    webhookCatalogueEntries().items.map((entry) => [
+      entry.type,
+      {
+        post: {
+          summary: entry.description,
+          tags: ["Webhooks"],
+          parameters: Object.entries(headers).map(([name, header]) => ({ name, in: "header", ...header })),
+          requestBody: { required: true, content: { "application/json": { schema: payloads[entry.type] } } },
+          responses: { "2XX": { description: "Received; any other answer (or none within 10 s) is retried." } },
+        },
+      },
+    ]),
+  );
 }

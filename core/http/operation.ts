@@ -14,7 +14,7 @@ export type AnySchema = v.GenericSchema<any, any>;
 export type AuthMode = "public" | "bearer" | "bearerOrSource";
 
 /** Problem statuses an operation documents besides the ones every route can answer. */
-export type ProblemStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429;
+export type ProblemStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 502;
 
 /**
  * One HTTP operation of the contract: the single source for validation (the

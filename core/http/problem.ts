@@ -35,6 +35,7 @@ const statusByCode: Record<string, number> = {
   unsupported_media_type: 415,
   unprocessable: 422,
   rate_limited: 429,
+  carrier_unavailable: 502,
 };
 
 export interface Problem {

@@ -1,6 +1,8 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { config } from "#core/config";
+import type { EndpointOptions } from "#core/http/endpoint";
 import { HttpResponse } from "#core/http/response";
+import { providerByName } from "#core/providers/index";
 import type { WebhookRequest } from "#core/providers/port";
 
 /**
@@ -20,4 +22,22 @@ export function webhookRequest(event: APIGatewayProxyEventV2): WebhookRequest {
 /** What providers expect back: an empty TwiML document (replies are sent through the API, not inline). */
 export function emptyTwiml(): HttpResponse {
   return HttpResponse.text(200, '<?xml version="1.0" encoding="UTF-8"?><Response></Response>', "text/xml");
+}
+
+/**
+ * Provider webhooks verify their signature before the rate limit: a callback
+ * signed by a configured carrier is not counted against the caller's IP (a
+ * carrier posts every receipt from a few addresses, and a refused receipt is
+ * lost), while an unsigned or forged one counts against its IP as any anonymous
+ * request. The volume of signed callbacks is bounded by our own sends and calls.
+ */
+export const providerWebhookOptions: EndpointOptions = {
+  exemptFromRateLimit: (event) => isSignedByProvider(event),
+  // The journey of the message or call the callback reports on (its URL carries it; core/observability).
+  correlationIdOf: (event) => (isSignedByProvider(event) ? event.queryStringParameters?.correlationId : undefined),
+};
+
+function isSignedByProvider(event: APIGatewayProxyEventV2): boolean {
+  const provider = providerByName(event.pathParameters?.provider ?? "");
+  return provider !== undefined && provider.verifyWebhookSignature(webhookRequest(event));
 }

@@ -8,6 +8,9 @@ import { ConflictError, UnprocessableError, ValidationError } from "#core/errors
 /** How long a key is remembered. */
 export const idempotencyTtlSeconds = 24 * 60 * 60;
 
+/** The longest an API function may run (API Gateway's HTTP API integration limit): the in-flight window when a request's remaining time is unknown. */
+export const maxRequestMs = 30_000;
+
 export interface StoredResponse {
   status: number;
   headers: Record<string, string>;
@@ -29,16 +32,33 @@ export function assertValidKey(idempotencyKey: string): void {
   }
 }
 
+export interface ClaimOptions {
+  /**
+   * How long the claiming request can still be running (the Lambda context's
+   * getRemainingTimeInMillis()): past it, the owner was killed (timeout, out of
+   * memory, crash) and the in-flight claim may be taken over by a retry.
+   */
+  remainingMs?: number;
+  /** The claiming request's clock (tests play a request that started earlier). */
+  now?: number;
+}
+
 /**
  * Idempotent requests (IETF draft "The Idempotency-Key HTTP Header Field"):
  * the first request with a key claims it with a conditional write; a repeat
  * with the same payload gets the stored response, a repeat while the first is
  * in flight a 409, and the same key with another payload a 422.
+ *
+ * An in-flight claim carries `inFlightUntil` (epoch ms): when its owner can no
+ * longer be running (its function timeout), a retry takes the key over, as in
+ * Powertools' idempotency utility (in_progress_expiry_timestamp). A completed
+ * answer is kept for 24 h.
  */
 export const Idempotency = {
-  async claim(organizationId: string, scope: string, idempotencyKey: string, payloadHash: string): Promise<IdempotencyClaim> {
+  async claim(organizationId: string, scope: string, idempotencyKey: string, payloadHash: string, options: ClaimOptions = {}): Promise<IdempotencyClaim> {
     assertValidKey(idempotencyKey);
     const key = keys.idempotency(organizationId, scope, idempotencyKey);
+    const now = options.now ?? Date.now();
     try {
       await db().send(
         new PutCommand({
@@ -48,11 +68,13 @@ export const Idempotency = {
             entity: entities.idempotency,
             state: "InFlight",
             payloadHash,
-            expiresAt: Math.floor(Date.now() / 1000) + idempotencyTtlSeconds,
+            inFlightUntil: now + Math.max(0, options.remainingMs ?? maxRequestMs),
+            expiresAt: Math.floor(now / 1000) + idempotencyTtlSeconds,
           },
-          // An expired record (not yet removed by TTL) may be claimed again.
-          ConditionExpression: "attribute_not_exists(pk) OR expiresAt < :now",
-          ExpressionAttributeValues: { ":now": Math.floor(Date.now() / 1000) },
+          // An expired record (not yet removed by TTL), or an in-flight claim whose owner can no longer be running, may be claimed again.
+          ConditionExpression: "attribute_not_exists(pk) OR expiresAt < :now OR (#state = :inFlight AND inFlightUntil < :nowMs)",
+          ExpressionAttributeNames: { "#state": "state" },
+          ExpressionAttributeValues: { ":now": Math.floor(now / 1000), ":nowMs": now, ":inFlight": "InFlight" },
         }),
       );
       return { kind: "claimed" };
@@ -73,7 +95,7 @@ export const Idempotency = {
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.idempotency(organizationId, scope, idempotencyKey),
-        UpdateExpression: "SET #state = :completed, #response = :response",
+        UpdateExpression: "SET #state = :completed, #response = :response REMOVE inFlightUntil",
         ExpressionAttributeNames: { "#state": "state", "#response": "response" },
         ExpressionAttributeValues: { ":completed": "Completed", ":response": response },
       }),

@@ -13,6 +13,7 @@ import { newId } from "#core/shared/ids";
 import type { Page, PagingQuery } from "#core/shared/paging";
 import { parsePhone } from "#core/shared/phone";
 import { Sources } from "#core/sources/index";
+import { countMetric } from "#core/observability/index";
 
 export * from "#core/leads/schemas";
 
@@ -163,6 +164,7 @@ export const Leads = {
       if (original) return { lead: original, created: false };
       throw error;
     }
+    countMetric("LeadsReceived");
     await publish("leadIntake", "lead.received", actor.organizationId, { leadId: lead.id }).catch((error: unknown) => {
       // The lead is stored and indexed as pending: the sweep republishes it.
       console.error(JSON.stringify({ level: "warn", message: "lead.received not published; the sweep will retry", leadId: lead.id, error: String(error) }));

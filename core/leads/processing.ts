@@ -1,20 +1,17 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { ChangeMessageVisibilityCommand, GetQueueUrlCommand } from "@aws-sdk/client-sqs";
 import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { SQSRecord } from "aws-lambda";
 import * as v from "valibot";
 import { db, tableName } from "#core/db/client";
+import { conditionally } from "#core/db/conditional";
 import { queryPages } from "#core/db/query";
 import { entities, keys, type LeadClaim } from "#core/db/keys";
-import { eventItem, type EventRecordInput } from "#core/events/index";
+import { eventItem, eventRecorded, type EventRecordInput } from "#core/events/index";
 import { Leads, LeadSchema, pendingShards, type Lead, type ProcessingStatus } from "#core/leads/index";
 import { EnvelopeSchema, publish } from "#core/queue/events";
-import { sqs } from "#core/queue/client";
-import { receiveCount } from "#core/queue/subscribe";
+import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { nowIso } from "#core/shared/ids";
 import { defaultDuplicateWindowHours, maxDuplicateWindowHours, Sources } from "#core/sources/index";
 import { queues } from "#stacks/definitions";
-import { Rollups } from "#core/analytics/rollups";
 
 /** A pending lead older than this is republished by the sweep (its message was lost or is stuck). */
 export const sweepAfterMs = 2 * 60 * 1000;
@@ -52,24 +49,23 @@ export const LeadProcessing = {
   },
 
   /**
-   * Called for every failed attempt: the next attempt is delayed with a short
-   * exponential backoff, and the last attempt before the DLQ marks the lead
-   * Failed so it does not stay Pending forever.
+   * The poison hook (core/queue/subscribe): the last attempt before the DLQ
+   * ends the lead Failed (`ProcessingError`, with its event) so it does not
+   * stay Pending forever.
    */
-  async onFailure(record: SQSRecord, error: unknown): Promise<void> {
-    const attempt = receiveCount(record);
-    const envelope = v.safeParse(EnvelopeSchema, safeJson(record.body));
-    const leadId = envelope.success ? (envelope.output.data as { leadId?: unknown })?.leadId : undefined;
-    const last = attempt >= queues.leadIntake.maxReceiveCount;
-    if (last && envelope.success && typeof leadId === "string") {
-      await markFailed(envelope.output.organizationId, leadId, error).catch(() => undefined);
-    }
-    // After the last attempt the message is released at once, so SQS moves it to the DLQ.
-    await delayRetry(record, last ? 0 : Math.min(2 ** (attempt - 1), queues.leadIntake.visibilityTimeoutSeconds));
+  async abandon(organizationId: string, leadId: string, error: unknown): Promise<void> {
+    await markFailed(organizationId, leadId, error);
   },
 
-  /** Republishes leads that stayed Pending longer than `sweepAfterMs` (lost or failed publishes). */
-  async sweep(now = Date.now()): Promise<number> {
+  /**
+   * Republishes leads that stayed Pending longer than `sweepAfterMs` (lost or
+   * failed publishes). Each republish is counted on the lead (`sweepAttempts`)
+   * and moves its pending entry to now (the next look is `sweepAfterMs` later);
+   * a lead already republished SWEEP_ATTEMPTS times ends Failed
+   * (`ProcessingError`) instead: the sweep never loops on a poison lead.
+   * `organizationId` restricts the sweep to one organization (tests that move the clock).
+   */
+  async sweep(now = Date.now(), organizationId?: string): Promise<number> {
     const cutoff = new Date(now - sweepAfterMs).toISOString();
     let republished = 0;
     for (let shard = 0; shard < pendingShards; shard++) {
@@ -82,8 +78,8 @@ export const LeadProcessing = {
       });
       for await (const items of pages) {
         for (const item of items) {
-          await publish("leadIntake", "lead.received", item.organizationId as string, { leadId: item.id as string });
-          republished++;
+          if (organizationId && item.organizationId !== organizationId) continue;
+          if (await republish(item, shard, now)) republished++;
         }
         if (republished >= 1000) break;
       }
@@ -91,6 +87,39 @@ export const LeadProcessing = {
     return republished;
   },
 };
+
+/** How many times the sweep republishes one lead before it ends the lead Failed. */
+export const SWEEP_ATTEMPTS = 3;
+
+async function republish(item: Record<string, unknown>, shard: number, now: number): Promise<boolean> {
+  const organizationId = item.organizationId as string;
+  const leadId = item.id as string;
+  const attempts = Number(item.sweepAttempts ?? 0) + 1;
+  if (attempts > SWEEP_ATTEMPTS) {
+    await markFailed(organizationId, leadId, new Error(`Still not processed after ${SWEEP_ATTEMPTS} republishes by the sweep.`));
+    return false;
+  }
+  // Claimed on the entry read, so overlapping sweeps republish once.
+  const claimed = await conditionally(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.lead(organizationId, leadId),
+        UpdateExpression: "SET sweepAttempts = :attempts, gsi3sk = :next",
+        ConditionExpression: "processingStatus = :pending AND gsi3sk = :seen",
+        ExpressionAttributeValues: {
+          ":attempts": attempts,
+          ":next": keys.pendingLead(shard, new Date(now).toISOString(), organizationId, leadId).gsi3sk,
+          ":pending": "Pending",
+          ":seen": item.gsi3sk,
+        },
+      }),
+    ),
+  );
+  if (!claimed) return false;
+  await publish("leadIntake", "lead.received", organizationId, { leadId });
+  return true;
+}
 
 async function decide(organizationId: string, lead: Lead): Promise<Outcome> {
   const phone = lead.contact.phone?.number ?? null;
@@ -266,7 +295,7 @@ async function settle(organizationId: string, lead: Lead, outcome: Outcome): Pro
         ],
       }),
     );
-    await Rollups.onEventRecorded(organizationId, event);
+    await eventRecorded(organizationId, event);
     return true;
   } catch (error) {
     if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === "ConditionalCheckFailed") return false;
@@ -295,7 +324,7 @@ async function publishTrigger(organizationId: string, lead: Lead): Promise<void>
 
 async function markFailed(organizationId: string, leadId: string, error: unknown): Promise<void> {
   const lead = await Leads.find(organizationId, leadId).catch(() => undefined);
-  const reason = "ProcessingError";
+  const reason = PROCESSING_ERROR;
   if (lead && v.is(LeadSchema, lead)) {
     await settle(organizationId, lead, { status: "Failed", reason });
     return;
@@ -313,25 +342,6 @@ async function markFailed(organizationId: string, leadId: string, error: unknown
     )
     .catch(() => undefined);
   console.error(JSON.stringify({ level: "error", message: "lead processing failed for good", leadId, error: String(error) }));
-}
-
-const queueUrls = new Map<string, Promise<string>>();
-
-/** Shortens the message's invisibility so the next attempt comes after `seconds` (SQS keeps counting receives). */
-async function delayRetry(record: SQSRecord, seconds: number): Promise<void> {
-  const [, , , , account, name] = record.eventSourceARN.split(":");
-  if (!name) return;
-  let url = queueUrls.get(record.eventSourceARN);
-  if (!url) {
-    url = sqs()
-      .send(new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account }))
-      .then((result) => result.QueueUrl ?? Promise.reject(new Error("no queue URL")));
-    queueUrls.set(record.eventSourceARN, url);
-    url.catch(() => queueUrls.delete(record.eventSourceARN));
-  }
-  await sqs()
-    .send(new ChangeMessageVisibilityCommand({ QueueUrl: await url, ReceiptHandle: record.receiptHandle, VisibilityTimeout: seconds }))
-    .catch(() => undefined);
 }
 
 function safeJson(text: string): unknown {

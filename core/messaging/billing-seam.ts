@@ -1,10 +1,12 @@
-import { Billing, messageCost, TransactionConditionFailed, WalletRefusedError, type BillingOutcome } from "#core/billing/index";
+import { Billing, messageCost, TransactionConditionFailed, WalletRefusedError, type BillingOutcome, type TransactItem } from "#core/billing/index";
 import { tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
 import type { Message } from "#core/messaging/model";
+import { messageLifecycle, type MessageStatus } from "#core/messaging/status";
+import { messageUpdate, readMessage, type MessageChange } from "#core/messaging/store";
 
 /**
- * The billing seam of the send pipeline. Messaging calls these three functions
+ * The billing seam of the send pipeline. Messaging calls these functions
  * and nothing else about money; the wallet lives in core/billing.
  */
 
@@ -47,28 +49,32 @@ export async function reserveForMessage(organizationId: string, message: Message
 /** Statuses that are billed: the carrier took the message (Twilio bills undelivered ones too). */
 const CHARGED = new Set<Message["status"]>(["Delivered", "Undelivered", "Unknown", "Sent"]);
 
+/** The writes that settle (charged statuses) or release (the others) the hold of a message in its final `status`. */
+async function settlementPlan(organizationId: string, message: Message): Promise<{ items: TransactItem[]; outcome: BillingOutcome }> {
+  if (message.direction !== "Outbound") return { items: [], outcome: { billingStatus: "NotBillable", billableAmount: "0.0000" } };
+  if (!CHARGED.has(message.status)) return Billing.releaseItems(organizationId, message.id);
+  const kind = message.channel === "Mms" ? "mms" : "sms";
+  return Billing.settlement({
+    organizationId,
+    reservationId: message.id,
+    relatedEntityId: message.id,
+    amount: messageCost(await Billing.prices(organizationId), { kind, segments: message.segments }).amount,
+    reason: kind === "mms" ? "MmsMessage" : "SmsSegments",
+    description: `${kind === "mms" ? "MMS" : `SMS, ${message.segments} segment(s)`} to ${message.toPhoneNumber}`,
+    quantity: kind === "mms" ? 1 : message.segments,
+  });
+}
+
 /**
- * The message reached a final status: charge the reservation (Delivered,
- * Undelivered, Unknown) or release it (Failed, Blocked, Canceled). The charge,
- * the ledger entry, the wallet and the message's `billingStatus`/`billableAmount`
- * are one transaction; repeating it changes nothing. Answers the outcome when
- * this call settled it (record the final event after it, so the event carries it).
+ * Settles the hold of a message that is already final (charge for Delivered,
+ * Undelivered, Unknown; release for Failed, Blocked, Canceled): the charge, the
+ * ledger entry, the wallet and the message's `billingStatus`/`billableAmount`
+ * are one transaction; repeating it changes nothing. Used where the final
+ * status was written before the hold existed (a lost claim) and by the hold
+ * sweeper. Answers the outcome when this call settled it.
  */
 export async function settleMessage(organizationId: string, message: Message): Promise<BillingOutcome | undefined> {
-  if (message.direction !== "Outbound") return undefined;
-  const kind = message.channel === "Mms" ? "mms" : "sms";
-  const plan = CHARGED.has(message.status)
-    ? Billing.settlement({
-        organizationId,
-        reservationId: message.id,
-        relatedEntityId: message.id,
-        amount: messageCost(await Billing.prices(organizationId), { kind, segments: message.segments }).amount,
-        reason: kind === "mms" ? "MmsMessage" : "SmsSegments",
-        description: `${kind === "mms" ? "MMS" : `SMS, ${message.segments} segment(s)`} to ${message.toPhoneNumber}`,
-        quantity: kind === "mms" ? 1 : message.segments,
-      })
-    : Billing.releaseItems(organizationId, message.id);
-  const { items, outcome } = await plan;
+  const { items, outcome } = await settlementPlan(organizationId, message);
   if (items.length === 0) return undefined;
   try {
     await Billing.commit([...items, usageRecord(organizationId, message.id, outcome)]);
@@ -80,7 +86,40 @@ export async function settleMessage(organizationId: string, message: Message): P
   return outcome;
 }
 
-function usageRecord(organizationId: string, messageId: string, outcome: BillingOutcome) {
+/**
+ * Moves a message to a final status and settles its hold in ONE transaction
+ * (like calls): a crash can never leave a final message holding money, nor a
+ * charge on a message that is not final. `message` is the caller's read (its
+ * id, channel, segments and recipient, which never change). Answers the stored
+ * message and the billing outcome, or undefined when the message was no longer
+ * in one of `change.from` (someone else moved it first).
+ */
+export async function finishMessage(
+  organizationId: string,
+  message: Message,
+  change: MessageChange & { set: { status: MessageStatus } },
+): Promise<{ message: Message; billed: BillingOutcome | undefined } | undefined> {
+  // Unknown is not final (a late receipt may still replace it) but it settles the hold.
+  if (!messageLifecycle.isFinal(change.set.status) && change.set.status !== "Unknown") {
+    throw new Error(`finishMessage needs a settling status, not ${change.set.status}.`);
+  }
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const { items, outcome } = await settlementPlan(organizationId, { ...message, status: change.set.status });
+    const billed = items.length > 0 ? outcome : undefined;
+    const set = billed ? { ...change.set, billingStatus: billed.billingStatus, billableAmount: Number(billed.billableAmount) } : change.set;
+    try {
+      await Billing.commit([{ Update: messageUpdate(organizationId, message.id, { ...change, set }) }, ...items]);
+    } catch (error) {
+      if (!(error instanceof TransactionConditionFailed)) throw error;
+      if (error.failedIndexes.includes(0)) return undefined;
+      continue; // the hold was settled or released meanwhile (the hold sweeper): plan again
+    }
+    return { message: (await readMessage(organizationId, message.id))!, billed };
+  }
+  throw new Error(`The hold of message ${message.id} kept changing while it was being settled.`);
+}
+
+function usageRecord(organizationId: string, messageId: string, outcome: BillingOutcome): TransactItem {
   return {
     Update: {
       TableName: tableName(),

@@ -7,9 +7,10 @@ import { environmentNames } from "#stacks/definitions";
  * the waits so retries and the simulator finish in seconds.
  */
 export const messagingConfig = {
-  /** `simulator` (default: local stack and tests) or `twilio`. */
-  get provider(): "simulator" | "twilio" {
-    return process.env[environmentNames.provider] === "twilio" ? "twilio" : "simulator";
+  /** `simulator` (default: local stack and tests), `twilio` or `telnyx`. */
+  get provider(): "simulator" | "twilio" | "telnyx" {
+    const chosen = process.env[environmentNames.provider];
+    return chosen === "twilio" || chosen === "telnyx" ? chosen : "simulator";
   },
   get retryPolicy(): RetryPolicy {
     return {
@@ -22,12 +23,23 @@ export const messagingConfig = {
   get receiptTimeoutMs(): number {
     return integer(environmentNames.messageReceiptTimeoutMs) ?? RECEIPT_TIMEOUT_MS;
   },
+  /**
+   * When a Sending/Sent message without a final receipt is first looked up at
+   * the carrier (after being handed to it); later lookups double the wait, up
+   * to the receipt timeout.
+   */
+  get receiptCheckMs(): number {
+    return Math.min(integer(environmentNames.messageReceiptCheckMs) ?? RECEIPT_CHECK_MS, this.receiptTimeoutMs);
+  },
   /** Multiplies the simulator's callback delays (tests: 0.2; 1 = the documented delays). */
   get simulatorDelayScale(): number {
     const value = Number(process.env[environmentNames.simulatorDelayScale] ?? "1");
     return Number.isFinite(value) && value >= 0 ? value : 1;
   },
 };
+
+/** A lost receipt is usually final at the carrier within minutes: the first lookup is after an hour. */
+const RECEIPT_CHECK_MS = 60 * 60 * 1000;
 
 function integer(name: string): number | undefined {
   const raw = process.env[name];

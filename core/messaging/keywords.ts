@@ -26,9 +26,27 @@ function keywordOf(body: string): string {
     .toUpperCase();
 }
 
-/** Classifies an inbound SMS body; `keyword` is the matched keyword for compliance records. */
-export function classifyInbound(body: string): { kind: InboundKind; keyword?: string } {
+/** An organization's own keywords, on top of the standard ones (which they can never replace). */
+export type ExtraKeywords = { optOut: readonly string[]; optIn: readonly string[]; help: readonly string[] };
+
+/**
+ * Classifies an inbound SMS body; `keyword` is the matched keyword for
+ * compliance records. The standard keywords win; an organization's extra ones
+ * (`extra`, compared in the same keyword form) come next.
+ */
+export function classifyInbound(body: string, extra?: ExtraKeywords): { kind: InboundKind; keyword?: string } {
   const keyword = keywordOf(body);
-  const kind = kindByKeyword.get(keyword);
+  const kind = kindByKeyword.get(keyword) ?? (extra ? extraKind(keyword, extra) : undefined);
   return kind === undefined ? { kind: "Message" } : { kind, keyword };
 }
+
+function extraKind(keyword: string, extra: ExtraKeywords): Exclude<InboundKind, "Message"> | undefined {
+  const has = (list: readonly string[]) => list.some((candidate) => keywordOf(candidate) === keyword);
+  if (has(extra.optOut)) return "OptOut";
+  if (has(extra.optIn)) return "OptIn";
+  if (has(extra.help)) return "Help";
+  return undefined;
+}
+
+/** The keyword form of an organization's extra keyword (what is stored and compared). */
+export const normalizeKeyword = keywordOf;

@@ -4,7 +4,7 @@ import { actorId, type Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
-import { assertCanSend, settleMessage } from "#core/messaging/billing-seam";
+import { assertCanSend, finishMessage } from "#core/messaging/billing-seam";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
 import type { Message, SendMessageRequest } from "#core/messaging/model";
@@ -99,7 +99,7 @@ export const Messages = {
     const current = await Messages.fromId(actor, messageId);
     const from = messageLifecycle.acceptedFrom("Canceled");
     const now = nowIso();
-    const canceled = await changeMessage(actor.organizationId, messageId, {
+    const canceled = await finishMessage(actor.organizationId, current, {
       from,
       set: { status: "Canceled", canceledAt: now, cancelReason: reason ?? "CanceledByUser", statusReason: "Canceled by the caller." },
       due: null,
@@ -107,9 +107,8 @@ export const Messages = {
     if (!canceled) {
       throw new ConflictError(`The message is ${current.status === "Canceled" ? "already canceled" : `${current.status}`} and can no longer be canceled.`);
     }
-    await settleMessage(actor.organizationId, canceled);
-    await recordMessageEvent(actor.organizationId, canceled, "MessageCanceled", actor);
-    return canceled;
+    await recordMessageEvent(actor.organizationId, canceled.message, "MessageCanceled", actor);
+    return canceled.message;
   },
 };
 

@@ -2,7 +2,7 @@ import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import "#core/messaging/queue";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { reserveForMessage, settleMessage } from "#core/messaging/billing-seam";
+import { finishMessage, reserveForMessage, settleMessage } from "#core/messaging/billing-seam";
 import { messagingConfig } from "#core/messaging/config";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
@@ -16,9 +16,11 @@ import { changeMessage, readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/messaging/suppressions";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { Organizations } from "#core/organizations/index";
-import { outboundProvider, statusCallbackUrl } from "#core/providers/index";
+import { organizationProvider } from "#core/messaging/provider-choice";
+import { statusCallbackUrl } from "#core/providers/index";
 import { ProviderError } from "#core/providers/port";
 import { maxDelaySeconds, publish } from "#core/queue/events";
+import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { nowIso } from "#core/shared/ids";
 import { parsePhone, recipientTimeZone } from "#core/shared/phone";
 
@@ -45,11 +47,26 @@ export const Outbound = {
     // Sending, Sent, Unknown: waiting for the provider's receipts.
   },
 
+  /**
+   * The poison hook of `message.send` (core/queue/subscribe): the last attempt
+   * failed, so a message not yet handed to the provider ends Failed
+   * (`ProcessingError`), its hold released in the same write, with its event.
+   * A claimed one (Sending) is left to the receipt timeout.
+   */
+  async abandon(organizationId: string, messageId: string, error: unknown): Promise<void> {
+    const message = await readMessage(organizationId, messageId);
+    if (!message || message.direction !== "Outbound") return;
+    await fail(organizationId, message, WAITING, PROCESSING_ERROR, `${PROCESSING_ERROR}: processing kept failing (${error instanceof Error ? error.message : String(error)}).`);
+  },
+
   /** Sends a message the caller read as Queued (the consumer's step after `process`; tests replay a stale read with it). */
   dispatch: (organizationId: string, message: Message): Promise<void> => dispatch(organizationId, message),
 };
 
 const SLACK_MS = 1_000;
+
+/** The statuses of a message not yet handed to the provider. */
+const WAITING: MessageStatus[] = ["Pending", "Scheduled", "Queued"];
 
 /** Decides when a Pending or Scheduled message may go: its scheduledFor, moved out of quiet hours unless overridden. */
 async function plan(organizationId: string, message: Message): Promise<void> {
@@ -122,7 +139,7 @@ async function dispatch(organizationId: string, message: Message): Promise<void>
   if (!billing.allowed) {
     return block(organizationId, message, { complianceAction: "BillingBlocked", statusReason: billing.reason, billingStatus: billing.billingStatus });
   }
-  const provider = outboundProvider();
+  const provider = await organizationProvider(organizationId);
   const claimedAt = nowIso();
   const claimed = await changeMessage(organizationId, message.id, {
     from: ["Queued"],
@@ -138,7 +155,7 @@ async function dispatch(organizationId: string, message: Message): Promise<void>
       billingStatus: billing.billingStatus,
       billableAmount: billing.billableAmount,
     },
-    due: { at: new Date(Date.parse(claimedAt) + messagingConfig.receiptTimeoutMs).toISOString(), kind: "ReceiptTimeout" },
+    due: { at: new Date(Date.parse(claimedAt) + messagingConfig.receiptCheckMs).toISOString(), kind: "ReceiptTimeout" },
   });
   if (!claimed) return settleLostClaim(organizationId, message.id);
   await afterClaim(organizationId, claimed, selection);
@@ -248,39 +265,39 @@ async function complianceRefusal(organizationId: string, message: Message): Prom
 }
 
 async function block(organizationId: string, message: Message, refusal: Refusal): Promise<void> {
-  const blocked = await changeMessage(organizationId, message.id, {
+  const blocked = await finishMessage(organizationId, message, {
     from: ["Queued"],
     set: { status: "Blocked", blockedAt: nowIso(), ...refusal },
     due: null,
   });
   if (!blocked) return;
-  await recordMessageEvent(organizationId, blocked, "MessageBlocked");
-  await settleMessage(organizationId, blocked);
+  await recordMessageEvent(organizationId, blocked.message, "MessageBlocked");
 }
 
-/** Ends a message Failed (from the given statuses) and tells automations. */
+/** Ends a message Failed (from the given statuses), its hold released in the same write, and tells automations. */
 export async function fail(
   organizationId: string,
   message: Message,
-  from: MessageStatus[],
+  from: readonly MessageStatus[],
   errorCode: string,
   statusReason: string,
   complianceAction?: string,
 ): Promise<void> {
-  const failed = await changeMessage(organizationId, message.id, {
+  const failed = await finishMessage(organizationId, message, {
     from,
     set: { status: "Failed", failedAt: nowIso(), errorCode, statusReason, ...(complianceAction ? { complianceAction } : {}) },
     due: null,
   });
   if (!failed) return;
-  await finished(organizationId, failed, "MessageFailed");
+  await finished(organizationId, failed.message, "MessageFailed");
 }
 
-/** Event, billing settlement and the automation trigger of a message that reached a final status. */
+/**
+ * Event and automation trigger of a message whose final status and settlement
+ * were just written (finishMessage): the event carries the billing outcome.
+ */
 export async function finished(organizationId: string, message: Message, eventType: "MessageFailed" | "MessageUndelivered" | "MessageDelivered" | "MessageUnknown"): Promise<void> {
-  const billed = await settleMessage(organizationId, message);
-  const settled = billed ? { ...message, billingStatus: billed.billingStatus, billableAmount: Number(billed.billableAmount) } : message;
-  await recordMessageEvent(organizationId, settled, eventType);
+  await recordMessageEvent(organizationId, message, eventType);
   if (message.status === "Failed" || message.status === "Undelivered") {
     await publish("automationRuns", "message.failed", organizationId, {
       messageId: message.id,

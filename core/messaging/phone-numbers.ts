@@ -9,9 +9,14 @@ import { entities, keys } from "#core/db/keys";
 import { conditionally } from "#core/db/conditional";
 import { listPage, prefixQuery, type ListResource } from "#core/db/list";
 import { queryAll } from "#core/db/query";
-import { ConflictError, NotFoundError } from "#core/errors";
+import { config } from "#core/config";
+import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
 import { MessagingEvents } from "#core/messaging/timeline";
+import { organizationProvider } from "#core/messaging/provider-choice";
+import { providerByName } from "#core/providers/index";
+import { ProviderError, type AvailableNumber, type NumberWebhooks, type ProviderPort } from "#core/providers/port";
 import { newId, nowIso } from "#core/shared/ids";
+import * as Money from "#core/shared/money";
 import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
 import { parsePhone } from "#core/shared/phone";
 
@@ -30,6 +35,12 @@ export type Capability = (typeof capabilities)[number];
 /** Body of `POST /phone-numbers`. */
 export const PhoneNumberRequestSchema = v.strictObject({
   phoneNumber: PhoneNumberInput,
+  /**
+   * true: buy the number at the carrier (one from `GET /available-phone-numbers`).
+   * false (default): register a number the carrier account already holds,
+   * which the carrier must confirm.
+   */
+  purchase: v.optional(v.boolean(), false),
   friendlyName: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(255))),
   capabilities: v.optional(
     v.pipe(v.array(v.picklist(capabilities, "Each capability must be one of: sms, mms, voice.")), v.minLength(1), v.maxLength(3)),
@@ -51,6 +62,31 @@ export const PhoneNumberSchema = v.object({
 export type PhoneNumber = v.InferOutput<typeof PhoneNumberSchema>;
 
 export const ListPhoneNumbersSchema = PagingQuerySchema;
+
+/** Query of `GET /available-phone-numbers`. */
+export const AvailableNumbersQuerySchema = v.strictObject({
+  areaCode: v.optional(v.pipe(v.string(), v.regex(/^[2-9]\d{2}$/, "A three-digit North American area code."))),
+  region: v.optional(v.pipe(v.string(), v.toUpperCase(), v.regex(/^[A-Z]{2}$/, "A two-letter state code."))),
+  /** Comma-separated; every one is required of the numbers offered. */
+  capabilities: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((value) => value.split(",").map((item) => item.trim()).filter(Boolean)),
+      v.array(v.picklist(capabilities, "Each capability must be one of: sms, mms, voice.")),
+    ),
+    "sms,voice",
+  ),
+  limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, "A whole number."), v.transform(Number), v.minValue(1), v.maxValue(50)), "20"),
+});
+export type AvailableNumbersQuery = v.InferOutput<typeof AvailableNumbersQuerySchema>;
+
+export const AvailableNumberSchema = v.object({
+  phoneNumber: v.string(),
+  region: v.nullable(v.string()),
+  locality: v.nullable(v.string()),
+  capabilities: v.array(v.string()),
+});
+export const AvailableNumbersSchema = v.object({ items: v.array(AvailableNumberSchema) });
 
 const listResource: ListResource<PhoneNumber> = {
   name: "phoneNumbers",
@@ -83,6 +119,11 @@ export const PhoneNumbers = {
    * is a 409, a wallet that cannot pay its first month (or is suspended) a 402.
    */
   async create(actor: Actor, input: PhoneNumberRequest): Promise<PhoneNumber> {
+    const provider = await numberProvider(actor.organizationId);
+    const held = input.purchase ? undefined : await carrier(() => provider.findOwnedNumber!(input.phoneNumber));
+    if (!input.purchase && !held) {
+      throw new UnprocessableError(`${input.phoneNumber} is not held by this platform's ${provider.name} account; buy it (purchase: true) or port it there first.`);
+    }
     const now = nowIso();
     const number: PhoneNumber = {
       id: newId(),
@@ -97,12 +138,13 @@ export const PhoneNumbers = {
     const route: NumberRoute = { organizationId: actor.organizationId, phoneNumberId: number.id, phoneNumber: number.phoneNumber };
     // The first month's fee (prorated) is charged with the number: refused (402) unless the wallet covers it.
     const fee = await PhoneNumberFees.firstMonth(actor.organizationId, number, actorId(actor));
+    const atCarrier = { provider: provider.name, ...(held ? { providerNumberId: held.providerNumberId } : {}) };
     try {
       await Billing.commit([
         {
           Put: {
             TableName: tableName(),
-            Item: { ...keys.phoneNumber(actor.organizationId, number.id), entity: entities.phoneNumber, ...number },
+            Item: { ...keys.phoneNumber(actor.organizationId, number.id), entity: entities.phoneNumber, ...number, ...atCarrier },
             ConditionExpression: "attribute_not_exists(pk)",
           },
         },
@@ -119,6 +161,24 @@ export const PhoneNumbers = {
       if (!(error instanceof TransactionConditionFailed)) throw error;
       if (error.failedIndexes.some((index) => index < 2)) throw new ConflictError(`${number.phoneNumber} is already registered to an organization.`);
       throw await fee.refusal();
+    }
+    // The number is ours (route claimed, fee paid): only now is it bought or pointed at us at the carrier.
+    try {
+      if (held) await carrier(() => provider.configureNumber!(held.providerNumberId, numberWebhooks(provider.name)));
+      else {
+        const bought = await carrier(() => provider.buyNumber!(number.phoneNumber, numberWebhooks(provider.name)));
+        await db().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: keys.phoneNumber(actor.organizationId, number.id),
+            UpdateExpression: "SET providerNumberId = :id",
+            ExpressionAttributeValues: { ":id": bought.providerNumberId },
+          }),
+        );
+      }
+    } catch (error) {
+      await undoAdd(actor, number, fee.fee);
+      throw error;
     }
     await MessagingEvents.record(actor.organizationId, {
       eventType: "PhoneNumberAdded",
@@ -160,44 +220,33 @@ export const PhoneNumbers = {
    */
   async remove(actor: Actor, phoneNumberId: string): Promise<void> {
     const number = await PhoneNumbers.fromId(actor, phoneNumberId);
-    const now = nowIso();
-    try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName: tableName(),
-                Key: keys.phoneNumber(actor.organizationId, phoneNumberId),
-                ConditionExpression: "attribute_exists(pk)",
-              },
-            },
-            {
-              Update: {
-                TableName: tableName(),
-                Key: keys.numberRoute(number.phoneNumber),
-                UpdateExpression: "SET releasedAt = :now",
-                ConditionExpression: "organizationId = :org AND phoneNumberId = :id",
-                ExpressionAttributeValues: { ":now": now, ":org": actor.organizationId, ":id": phoneNumberId },
-              },
-            },
-          ],
-        }),
-      );
-    } catch (error) {
-      if (error instanceof TransactionCanceledException) throw new NotFoundError("Phone number", phoneNumberId);
-      throw error;
-    }
+    await releaseAtCarrier(actor.organizationId, phoneNumberId);
+    await forget(actor, number);
     await MessagingEvents.record(actor.organizationId, {
       eventType: "PhoneNumberDeleted",
       eventCategory: "PhoneNumber",
-      description: `Phone number ${number.phoneNumber} deleted; conversations sticky to it move to another number on their next message.`,
+      description: `Phone number ${number.phoneNumber} deleted and released at the carrier; conversations sticky to it move to another number on their next message.`,
       relatedEntityType: "PhoneNumber",
       relatedEntityId: number.id,
       fromPhoneNumberId: number.id,
       fromPhoneNumber: number.phoneNumber,
       actor,
     });
+  },
+
+  /** `GET /available-phone-numbers`: what the carrier offers now (nothing is held until bought). */
+  async available(actor: Actor, query: AvailableNumbersQuery): Promise<{ items: AvailableNumber[] }> {
+    const provider = await numberProvider(actor.organizationId);
+    const items = await carrier(() =>
+      provider.searchAvailableNumbers!({
+        country: "US",
+        ...(query.areaCode ? { areaCode: query.areaCode } : {}),
+        ...(query.region ? { region: query.region } : {}),
+        capabilities: query.capabilities,
+        limit: query.limit,
+      }),
+    );
+    return { items };
   },
 
   /** The organization a provider webhook's number belongs to (the one lookup not starting from an organization). */
@@ -221,6 +270,91 @@ export const PhoneNumbers = {
     );
   },
 };
+
+/** Deletes the number and marks its route released (late receipts still find the organization); 404 when it is gone already. */
+async function forget(actor: Actor, number: PhoneNumber): Promise<void> {
+  const phoneNumberId = number.id;
+  const now = nowIso();
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: keys.phoneNumber(actor.organizationId, phoneNumberId),
+              ConditionExpression: "attribute_exists(pk)",
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.numberRoute(number.phoneNumber),
+              UpdateExpression: "SET releasedAt = :now",
+              ConditionExpression: "organizationId = :org AND phoneNumberId = :id",
+              ExpressionAttributeValues: { ":now": now, ":org": actor.organizationId, ":id": phoneNumberId },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) throw new NotFoundError("Phone number", phoneNumberId);
+    throw error;
+  }
+}
+
+/**
+ * Releases the number at the carrier before it is forgotten here, so it is
+ * truly out of use; a carrier that fails answers 502 and the number stays
+ * (the DELETE can be repeated). Numbers registered before carriers were
+ * wired (no carrier id) have nothing to release.
+ */
+async function releaseAtCarrier(organizationId: string, phoneNumberId: string): Promise<void> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.phoneNumber(organizationId, phoneNumberId) }));
+  const providerNumberId = Item?.providerNumberId as string | undefined;
+  const provider = Item?.provider ? providerByName(String(Item.provider)) : undefined;
+  if (!providerNumberId || !provider?.releaseNumber) return;
+  await carrier(() => provider.releaseNumber!(providerNumberId));
+}
+
+/** A purchase or registration the carrier refused after the number was stored: forgotten again, its fee refunded. */
+async function undoAdd(actor: Actor, number: PhoneNumber, fee: string): Promise<void> {
+  await forget(actor, number);
+  if (Money.compare(fee, "0") > 0) await Billing.adjust(actor.organizationId, fee, `Refund: ${number.phoneNumber} could not be set up at the carrier`);
+}
+
+/** The carrier that buys and holds the organization's numbers (its provider); it must support number operations. */
+async function numberProvider(organizationId: string): Promise<ProviderPort & Required<Pick<ProviderPort, "searchAvailableNumbers" | "buyNumber" | "findOwnedNumber" | "configureNumber" | "releaseNumber">>> {
+  const provider = await carrier(() => organizationProvider(organizationId));
+  if (!provider.searchAvailableNumbers || !provider.buyNumber || !provider.findOwnedNumber || !provider.configureNumber || !provider.releaseNumber) {
+    throw new CarrierUnavailableError(`The ${provider.name} provider cannot manage numbers.`);
+  }
+  return provider as Awaited<ReturnType<typeof numberProvider>>;
+}
+
+/** Where the carrier sends a number's inbound messages and calls. */
+function numberWebhooks(provider: string): NumberWebhooks {
+  const base = `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}`;
+  return { smsUrl: `${base}/messages/inbound`, voiceUrl: `${base}/calls/inbound`, voiceStatusCallbackUrl: `${base}/calls/status` };
+}
+
+/**
+ * A carrier request on behalf of an API call: a refusal of the number itself
+ * (taken meanwhile, not available) is a 409; the carrier failing or refusing
+ * us (down, credentials) is a 502. Nothing here is retried blindly.
+ */
+async function carrier<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    if (error.kind === "permanent" && error.details.httpStatus !== undefined && error.details.httpStatus < 500 && error.details.httpStatus !== 401 && error.details.httpStatus !== 403) {
+      throw new ConflictError(`The carrier refused the number: ${error.message} (${error.code}).`);
+    }
+    throw new CarrierUnavailableError(`The carrier could not complete the request: ${error.message} (${error.code}). Nothing was changed; try again.`);
+  }
+}
 
 function toPhoneNumber(item: Record<string, unknown>): PhoneNumber {
   return {

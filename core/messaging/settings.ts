@@ -4,9 +4,11 @@ import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { ValidationError } from "#core/errors";
+import { classifyInbound, normalizeKeyword } from "#core/messaging/keywords";
 import { PhoneNumberInput, PhoneNumbers } from "#core/messaging/phone-numbers";
 import { DEFAULT_QUIET_HOURS_WINDOW, quietHoursWindowSchema } from "#core/messaging/quiet-hours";
 import { Organizations, type Organization } from "#core/organizations/index";
+import { providerByName } from "#core/providers/index";
 import { nowIso } from "#core/shared/ids";
 
 /** What happens to calls to the organization's numbers: forwarded to a person, or answered with a closed message (missed). */
@@ -22,10 +24,43 @@ const InboundCallsSchema = v.strictObject({
   ),
 });
 
+/** Click-to-call (`POST /calls`, PlaceCall): the business side rung first, then connected to the lead. */
+export const DEFAULT_OUTBOUND_CALLS = { connectTo: null, whisper: null } as const;
+
+const OutboundCallsSchema = v.strictObject({
+  /** The phone (E.164) rung first for outbound calls that name no `connectTo`; null: the lead is called directly. */
+  connectTo: v.optional(v.nullable(PhoneNumberInput), DEFAULT_OUTBOUND_CALLS.connectTo),
+  /** Said to the business side before the lead is dialed. */
+  whisper: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))), DEFAULT_OUTBOUND_CALLS.whisper),
+});
+
+const keywordList = v.optional(
+  v.pipe(
+    v.array(
+      v.pipe(
+        v.string(),
+        v.transform(normalizeKeyword),
+        v.regex(/^[\p{L}\p{N}]{2,20}$/u, "Each keyword is one word of 2-20 letters or digits."),
+        v.check((keyword) => classifyInbound(keyword).kind === "Message", "The standard keywords (STOP, START, HELP…) are always recognised; list only extra ones."),
+      ),
+    ),
+    v.maxLength(20, "At most 20 keywords per list."),
+  ),
+  [],
+);
+
+/** Extra compliance keywords of the organization, on top of the standard STOP/START/HELP sets. */
+export const KeywordsSchema = v.strictObject({ optOut: keywordList, optIn: keywordList, help: keywordList });
+const DEFAULT_KEYWORDS = { optOut: [], optIn: [], help: [] };
+
 /** An organization's messaging settings; every field has a default. */
 export const MessagingSettingsSchema = v.strictObject({
   quietHours: v.optional(quietHoursWindowSchema, DEFAULT_QUIET_HOURS_WINDOW),
   inboundCalls: v.optional(InboundCallsSchema, DEFAULT_INBOUND_CALLS),
+  outboundCalls: v.optional(OutboundCallsSchema, DEFAULT_OUTBOUND_CALLS),
+  keywords: v.optional(KeywordsSchema, DEFAULT_KEYWORDS),
+  /** The carrier this organization sends, calls and buys numbers through; null: the deployment's default. Only a configured one is accepted. */
+  provider: v.optional(v.nullable(v.picklist(["simulator", "twilio", "telnyx"], "One of: simulator, twilio, telnyx.")), null),
   helpText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
   optOutConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
   optInConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
@@ -35,6 +70,9 @@ export type MessagingSettingsInput = v.InferOutput<typeof MessagingSettingsSchem
 export const MessagingSettingsResponseSchema = v.object({
   quietHours: v.object({ start: v.string(), end: v.string() }),
   inboundCalls: v.object({ forwardTo: v.nullable(v.string()), ringSeconds: v.number() }),
+  outboundCalls: v.object({ connectTo: v.nullable(v.string()), whisper: v.nullable(v.string()) }),
+  keywords: v.object({ optOut: v.array(v.string()), optIn: v.array(v.string()), help: v.array(v.string()) }),
+  provider: v.nullable(v.string()),
   helpText: v.string(),
   optOutConfirmationText: v.string(),
   optInConfirmationText: v.string(),
@@ -45,6 +83,9 @@ export type MessagingSettings = v.InferOutput<typeof MessagingSettingsResponseSc
 const defaults = (organizationName: string): Omit<MessagingSettings, "modifiedAt"> => ({
   quietHours: DEFAULT_QUIET_HOURS_WINDOW,
   inboundCalls: DEFAULT_INBOUND_CALLS,
+  outboundCalls: DEFAULT_OUTBOUND_CALLS,
+  keywords: DEFAULT_KEYWORDS,
+  provider: null,
   helpText: `${organizationName}: reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply.`,
   optOutConfirmationText: `${organizationName}: you are unsubscribed and will receive no further messages. Reply START to resubscribe.`,
   optInConfirmationText: `${organizationName}: you are subscribed again. Reply STOP to unsubscribe, HELP for help.`,
@@ -65,6 +106,9 @@ export const MessagingSettingsStore = {
     return {
       quietHours: stored.quietHours ?? base.quietHours,
       inboundCalls: stored.inboundCalls ?? base.inboundCalls,
+      outboundCalls: stored.outboundCalls ?? base.outboundCalls,
+      keywords: stored.keywords ?? base.keywords,
+      provider: stored.provider ?? base.provider,
       helpText: stored.helpText ?? base.helpText,
       optOutConfirmationText: stored.optOutConfirmationText ?? base.optOutConfirmationText,
       optInConfirmationText: stored.optInConfirmationText ?? base.optInConfirmationText,
@@ -74,10 +118,22 @@ export const MessagingSettingsStore = {
 
   /** `PUT /messaging/settings`: replaces the settings; omitted texts fall back to the defaults. */
   async replace(actor: Actor, input: MessagingSettingsInput): Promise<MessagingSettings> {
+    const own = new Set((await PhoneNumbers.all(actor.organizationId)).map((number) => number.phoneNumber));
     const forwardTo = input.inboundCalls.forwardTo;
-    if (forwardTo && (await PhoneNumbers.all(actor.organizationId)).some((number) => number.phoneNumber === forwardTo)) {
+    if (forwardTo && own.has(forwardTo)) {
       throw new ValidationError("Calls cannot be forwarded to one of the organization's own numbers.", [
         { pointer: "/inboundCalls/forwardTo", detail: `${forwardTo} is a number of this organization; forward to a person's phone.` },
+      ]);
+    }
+    if (input.provider && !providerByName(input.provider)) {
+      throw new ValidationError("That provider is not configured on this deployment.", [
+        { pointer: "/provider", detail: `${input.provider} has no credentials here; choose a configured provider or null for the default.` },
+      ]);
+    }
+    const connectTo = input.outboundCalls.connectTo;
+    if (connectTo && own.has(connectTo)) {
+      throw new ValidationError("Outbound calls cannot ring one of the organization's own numbers first.", [
+        { pointer: "/outboundCalls/connectTo", detail: `${connectTo} is a number of this organization; give a person's phone.` },
       ]);
     }
     const modifiedAt = nowIso();

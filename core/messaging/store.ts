@@ -42,7 +42,8 @@ export async function readMessage(organizationId: string, messageId: string): Pr
 export interface MessageChange {
   /** The statuses the message may be in for the change to apply. */
   from: readonly MessageStatus[];
-  set: Partial<Record<keyof Message, unknown>>;
+  /** `sweepAttempts` (how many times the sweep republished it) is stored but never shown. */
+  set: Partial<Record<keyof Message | "sweepAttempts", unknown>>;
   remove?: (keyof Message)[];
   /** The due entry after the change (undefined: leave it as it is). */
   due?: Due;
@@ -53,6 +54,12 @@ export interface MessageChange {
 
 /** Applies a change if the message is still in one of `from`; undefined when it was not. */
 export async function changeMessage(organizationId: string, messageId: string, change: MessageChange): Promise<Message | undefined> {
+  const result = await conditionally(db().send(new UpdateCommand({ ...messageUpdate(organizationId, messageId, change), ReturnValues: "ALL_NEW" })));
+  return result ? toMessage(result.Attributes!) : undefined;
+}
+
+/** The conditional UpdateItem of a change, to send alone (changeMessage) or inside a transaction with billing writes. */
+export function messageUpdate(organizationId: string, messageId: string, change: MessageChange) {
   const names: Record<string, string> = { "#status": "status" };
   const values: Record<string, unknown> = { ...change.values };
   const sets: string[] = [];
@@ -79,23 +86,17 @@ export async function changeMessage(organizationId: string, messageId: string, c
     return `:from${index}`;
   });
   const condition = `attribute_exists(pk) AND #status IN (${fromValues.join(", ")})${change.condition ? ` AND ${change.condition}` : ""}`;
-  const result = await conditionally(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.message(organizationId, messageId),
-        UpdateExpression: `SET ${sets.join(", ")}${removes.length ? ` REMOVE ${removes.join(", ")}` : ""}`,
-        ConditionExpression: condition,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: "ALL_NEW",
-      }),
-    ),
-  );
-  return result ? toMessage(result.Attributes!) : undefined;
+  return {
+    TableName: tableName(),
+    Key: keys.message(organizationId, messageId),
+    UpdateExpression: `SET ${sets.join(", ")}${removes.length ? ` REMOVE ${removes.join(", ")}` : ""}`,
+    ConditionExpression: condition,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
 }
 
-const internal = new Set(["pk", "sk", "entity", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk", "dueKind", "organizationId"]);
+const internal = new Set(["sweepAttempts", "pk", "sk", "entity", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk", "dueKind", "organizationId"]);
 
 export function toMessage(item: Record<string, unknown>): Message {
   return Object.fromEntries(Object.entries(item).filter(([key]) => !internal.has(key))) as unknown as Message;

@@ -1,11 +1,11 @@
-import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
 import { actorId, type Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { conditionally } from "#core/db/conditional";
 import { listPage, prefixQuery, type ListResource } from "#core/db/list";
-import { NotFoundError, ValidationError } from "#core/errors";
+import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { PhoneNumberInput } from "#core/messaging/phone-numbers";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { nowIso } from "#core/shared/ids";
@@ -15,6 +15,9 @@ import { decodePhoneInput, parsePhone } from "#core/shared/phone";
 /** Why a number is on the list. */
 export const suppressionReasons = ["Manual", "OptOutKeyword", "ProviderOptOut"] as const;
 export type SuppressionReason = (typeof suppressionReasons)[number];
+
+/** Entries the contact asked for: lifted only by the contact (START/UNSTOP), never through the API. */
+const CONTACT_REASONS = new Set<SuppressionReason>(["OptOutKeyword", "ProviderOptOut"]);
 
 /** Body of `POST /suppressions`. */
 export const SuppressionRequestSchema = v.strictObject({
@@ -77,7 +80,26 @@ export const Suppressions = {
         }),
       ),
     );
-    if (!stored) return { suppression: (await Suppressions.find(organizationId, input.phoneNumber)) ?? suppression, created: false };
+    if (!stored) {
+      const existing = await Suppressions.find(organizationId, input.phoneNumber);
+      // The contact's own opt-out outranks a manual entry: from now on only the contact can lift it.
+      if (existing?.reason === "Manual" && CONTACT_REASONS.has(input.reason)) {
+        await conditionally(
+          db().send(
+            new UpdateCommand({
+              TableName: tableName(),
+              Key: keys.suppression(organizationId, input.phoneNumber),
+              UpdateExpression: "SET #reason = :reason",
+              ConditionExpression: "#reason = :manual",
+              ExpressionAttributeNames: { "#reason": "reason" },
+              ExpressionAttributeValues: { ":reason": input.reason, ":manual": "Manual" },
+            }),
+          ),
+        );
+        return { suppression: { ...existing, reason: input.reason }, created: false };
+      }
+      return { suppression: existing ?? suppression, created: false };
+    }
     await MessagingEvents.record(organizationId, {
       eventType: "SuppressionAdded",
       eventCategory: "Compliance",
@@ -104,9 +126,17 @@ export const Suppressions = {
   },
 
   /** Removes a number; false when it was not listed. */
-  async delete(organizationId: string, e164: string, actor?: Actor, why = "removed from the suppression list"): Promise<boolean> {
+  async delete(organizationId: string, e164: string, actor?: Actor, why = "removed from the suppression list", onlyReason?: SuppressionReason): Promise<boolean> {
     const deleted = await conditionally(
-      db().send(new DeleteCommand({ TableName: tableName(), Key: keys.suppression(organizationId, e164), ConditionExpression: "attribute_exists(pk)" })),
+      db().send(
+        new DeleteCommand({
+          TableName: tableName(),
+          Key: keys.suppression(organizationId, e164),
+          // A manual entry replaced by the contact's own opt-out meanwhile is not removed.
+          ConditionExpression: onlyReason ? "attribute_exists(pk) AND #reason = :reason" : "attribute_exists(pk)",
+          ...(onlyReason ? { ExpressionAttributeNames: { "#reason": "reason" }, ExpressionAttributeValues: { ":reason": onlyReason } } : {}),
+        }),
+      ),
     );
     if (!deleted) return false;
     await MessagingEvents.record(organizationId, {
@@ -122,10 +152,22 @@ export const Suppressions = {
     return true;
   },
 
-  /** `DELETE /suppressions/{phone}`: the path number is URL-decoded and normalised; unknown → 404. */
+  /**
+   * `DELETE /suppressions/{phone}`: the path number is URL-decoded and
+   * normalised; unknown → 404. Only a manual entry can be removed this way:
+   * one the contact asked for (STOP, the carrier's opt-out, error 21610) is
+   * lifted only by the contact texting START/UNSTOP, so it is a 409 whoever
+   * calls. The removal's event names the actor.
+   */
   async remove(actor: Actor, rawPhone: string): Promise<void> {
     const e164 = normalizePathPhone(rawPhone);
-    if (!(await Suppressions.delete(actor.organizationId, e164, actor))) throw new NotFoundError("Suppression", e164);
+    const listed = await Suppressions.find(actor.organizationId, e164);
+    if (!listed) throw new NotFoundError("Suppression", e164);
+    if (CONTACT_REASONS.has(listed.reason)) {
+      throw new ConflictError(`${e164} opted out itself (${listed.reason}); only the contact can lift it, by texting START or UNSTOP.`);
+    }
+    const removed = await Suppressions.delete(actor.organizationId, e164, actor, "removed from the suppression list", "Manual");
+    if (!removed) throw new NotFoundError("Suppression", e164);
   },
 
   async list(actor: Actor, query: PagingQuery): Promise<Page<Suppression>> {

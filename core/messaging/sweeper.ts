@@ -1,16 +1,25 @@
 import "#core/messaging/queue";
 import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";
-import { messagingConfig } from "#core/messaging/config";
 import { DISPATCH_GRACE_MS, recordMessageEvent } from "#core/messaging/messages";
+import { finishMessage } from "#core/messaging/billing-seam";
 import { finished } from "#core/messaging/outbound";
-import { changeMessage, dueShards, type DueKind } from "#core/messaging/store";
+import { checkReceipt } from "#core/messaging/receipts";
+import { changeMessage, dueShards, readMessage, type DueKind } from "#core/messaging/store";
 import { maxDelaySeconds, publish } from "#core/queue/events";
+import { PROCESSING_ERROR } from "#core/queue/subscribe";
 
 export interface SweepResult {
   released: number;
   dispatched: number;
+  /** No final receipt by the receipt timeout, and the carrier could not say one: Unknown. */
   expired: number;
+  /** No final receipt came, but the carrier had one when asked: applied. */
+  reconciled: number;
+  /** Asked the carrier, nothing final yet: asked again later. */
+  rechecked: number;
+  /** Overdue messages past their republish limit, ended Failed (ProcessingError). */
+  failed: number;
 }
 
 /** Items due this far ahead are handed to SQS with a delay, so a scheduled send leaves on time, not at the next minute. */
@@ -20,22 +29,24 @@ const LOOKAHEAD_MS = (maxDelaySeconds - 60) * 1000;
  * The due-work sweep (EventBridge, every minute): reads the due index (gsi3)
  * up to a lookahead and
  * - Release: a far-future scheduled send; queued now when due, or handed to SQS with the remaining delay;
- * - Dispatch: a Pending/Queued message whose queue message is overdue; published again (the consumer is idempotent);
- * - ReceiptTimeout: handed to the provider but no final receipt in time: `Unknown`.
+ * - Dispatch: a Pending/Queued message whose queue message is overdue; published again (the consumer is idempotent),
+ *   at most SWEEP_ATTEMPTS times (counted on the message), then ended Failed (ProcessingError);
+ * - ReceiptTimeout: handed to the provider but no final receipt yet: the carrier is asked (`checkReceipt`);
+ *   its final status applied, else asked again later, and `Unknown` at the receipt timeout.
  * Each item is claimed by a conditional write on its due key, so overlapping sweeps act once.
  * `organizationId` restricts the sweep to one organization (tests that move the clock).
  */
 export async function sweepDueMessages(options: { now?: Date; organizationId?: string } = {}): Promise<SweepResult> {
   const now = (options.now ?? new Date()).getTime();
-  const result: SweepResult = { released: 0, dispatched: 0, expired: 0 };
+  const result: SweepResult = { released: 0, dispatched: 0, expired: 0, failed: 0, reconciled: 0, rechecked: 0 };
   const partitions = dueShards.map((shard) => keys.dueMessage(shard, "", "", "").gsi3pk);
   for await (const { item, seen, dueAt, organizationId, id } of dueEntries(partitions, new Date(now + LOOKAHEAD_MS).toISOString(), options.organizationId)) {
-    await handle({ dueAt: Date.parse(dueAt), organizationId, messageId: id, kind: item.dueKind as DueKind, seen }, now, result);
+    await handle({ dueAt: Date.parse(dueAt), organizationId, messageId: id, kind: item.dueKind as DueKind, seen, sweepAttempts: Number(item.sweepAttempts ?? 0) }, now, result);
   }
   return result;
 }
 
-type DueItem = { dueAt: number; organizationId: string; messageId: string; kind: DueKind; seen: string };
+type DueItem = { dueAt: number; organizationId: string; messageId: string; kind: DueKind; seen: string; sweepAttempts: number };
 
 async function handle(item: DueItem, now: number, result: SweepResult): Promise<void> {
   const { organizationId, messageId } = item;
@@ -45,17 +56,8 @@ async function handle(item: DueItem, now: number, result: SweepResult): Promise<
 
   if (item.kind === "ReceiptTimeout") {
     if (item.dueAt > now) return;
-    const hours = Math.round(messagingConfig.receiptTimeoutMs / 3_600_000);
-    const unknown = await changeMessage(organizationId, messageId, {
-      from: ["Sending", "Sent"],
-      ...claim,
-      set: { status: "Unknown", statusReason: `No final delivery receipt within ${hours} hours.` },
-      due: null,
-    });
-    if (unknown) {
-      result.expired++;
-      await finished(organizationId, unknown, "MessageUnknown");
-    }
+    const outcome = await checkReceipt(organizationId, messageId, item.seen, now);
+    if (outcome) result[outcome]++;
     return;
   }
   if (item.kind === "Release" && item.dueAt <= now) {
@@ -77,8 +79,32 @@ async function handle(item: DueItem, now: number, result: SweepResult): Promise<
     return void (await send(item.dueAt - now));
   }
   if (item.dueAt > now) return;
-  const redo = await changeMessage(organizationId, messageId, { from: ["Pending", "Scheduled", "Queued"], ...claim, set: {}, due: later(now) });
+  // Republishes are counted on the message: past the limit it ends Failed instead of looping through the DLQ.
+  const attempts = item.sweepAttempts + 1;
+  const message = attempts > SWEEP_ATTEMPTS ? await readMessage(organizationId, messageId) : undefined;
+  if (message) {
+    const ended = await finishMessage(organizationId, message, {
+      from: ["Pending", "Scheduled", "Queued"],
+      ...claim,
+      set: {
+        status: "Failed",
+        failedAt: new Date(now).toISOString(),
+        errorCode: PROCESSING_ERROR,
+        statusReason: `${PROCESSING_ERROR}: still not sent after ${SWEEP_ATTEMPTS} republishes by the sweep.`,
+      },
+      due: null,
+    });
+    if (ended) {
+      result.failed++;
+      await finished(organizationId, ended.message, "MessageFailed");
+    }
+    return;
+  }
+  const redo = await changeMessage(organizationId, messageId, { from: ["Pending", "Scheduled", "Queued"], ...claim, set: { sweepAttempts: attempts }, due: later(now) });
   if (!redo) return;
   result.dispatched++;
   await send();
 }
+
+/** How many times the sweep republishes one message before it ends the message Failed. */
+export const SWEEP_ATTEMPTS = 3;

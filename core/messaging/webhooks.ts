@@ -1,6 +1,7 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import "#core/messaging/queue";
+import { finishMessage } from "#core/messaging/billing-seam";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { ForbiddenError, NotFoundError } from "#core/errors";
@@ -12,7 +13,7 @@ import type { Message, MessagePurpose } from "#core/messaging/model";
 import { finished } from "#core/messaging/outbound";
 import { PhoneNumbers, type NumberRoute } from "#core/messaging/phone-numbers";
 import { MessagingSettingsStore } from "#core/messaging/settings";
-import { messageLifecycle } from "#core/messaging/status";
+import { messageLifecycle, type MessageStatus } from "#core/messaging/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/messaging/suppressions";
 import { MessagingEvents } from "#core/messaging/timeline";
@@ -65,28 +66,47 @@ async function applyStatus(provider: ProviderPort, event: MessageStatusEvent, me
   const message = id ? await readMessage(organizationId, id) : undefined;
   if (!message || message.direction !== "Outbound") return;
   if (message.providerMessageId && message.providerMessageId !== event.providerMessageId) return;
-  const next = event.status;
+  await applyReceipt(organizationId, message, event);
+}
+
+/**
+ * Applies a receipt (a status callback, or the carrier's answer when the
+ * message sweep asked) through the ranked lifecycle: only a message already
+ * handed to the provider moves, never backwards; a final status drops the due
+ * entry and settles the hold in the same transaction (`finishMessage`).
+ * `claim` (the sweep's) must hold in that same conditional write. The changed
+ * message, or undefined when nothing changed.
+ */
+export async function applyReceipt(
+  organizationId: string,
+  message: Message,
+  receipt: { status: MessageStatus; providerStatus: string; errorCode?: string },
+  claim?: { condition: string; values: Record<string, unknown> },
+): Promise<Message | undefined> {
+  const next = receipt.status;
   // Only receipts of a message already handed to the provider count; never earlier states.
   const from = messageLifecycle.acceptedFrom(next).filter((status) => status === "Sending" || status === "Sent" || status === "Unknown");
-  if (from.length === 0) return;
+  if (from.length === 0) return undefined;
   const timestampField = messageLifecycle.timestampField(next);
-  const final = messageLifecycle.isFinal(next);
-  const changed = await changeMessage(organizationId, message.id, {
+  const change = {
     from,
+    ...claim,
     set: {
       status: next,
-      providerStatus: event.providerStatus,
+      providerStatus: receipt.providerStatus,
       ...(timestampField ? { [timestampField]: nowIso() } : {}),
-      ...(event.errorCode ? { errorCode: event.errorCode, statusReason: `Provider reported ${event.providerStatus} (${event.errorCode}).` } : {}),
+      ...(receipt.errorCode ? { errorCode: receipt.errorCode, statusReason: `Provider reported ${receipt.providerStatus} (${receipt.errorCode}).` } : {}),
     },
-    ...(final ? { due: null } : {}),
-  });
-  if (!changed) return;
-  if (final && (next === "Delivered" || next === "Undelivered" || next === "Failed")) {
-    await finished(organizationId, changed, next === "Delivered" ? "MessageDelivered" : next === "Undelivered" ? "MessageUndelivered" : "MessageFailed");
-  } else {
-    await recordMessageEvent(organizationId, changed, next === "Sent" ? "MessageSent" : "MessageUnknown");
+  };
+  if (next === "Delivered" || next === "Undelivered" || next === "Failed") {
+    // The final status and its settlement are one transaction.
+    const ended = await finishMessage(organizationId, message, { ...change, due: null });
+    if (ended) await finished(organizationId, ended.message, next === "Delivered" ? "MessageDelivered" : next === "Undelivered" ? "MessageUndelivered" : "MessageFailed");
+    return ended?.message;
   }
+  const changed = await changeMessage(organizationId, message.id, change);
+  if (changed) await recordMessageEvent(organizationId, changed, next === "Sent" ? "MessageSent" : "MessageUnknown");
+  return changed;
 }
 
 async function messageIdOfProvider(organizationId: string, provider: string, providerMessageId: string): Promise<string | undefined> {
@@ -148,12 +168,15 @@ async function receive(provider: ProviderPort, inbound: InboundMessage): Promise
     if (error instanceof TransactionCanceledException) return; // a redelivered webhook: already stored
     throw error;
   }
-  const keyword = classifyInbound(inbound.body);
+  // The carrier's own keyword handling (Twilio Advanced Opt-Out's OptOutType) decides first, and it already answered the contact.
+  const keyword = inbound.carrierKeyword
+    ? { kind: inbound.carrierKeyword.kind, keyword: inbound.carrierKeyword.word }
+    : classifyInbound(inbound.body, (await MessagingSettingsStore.read(organizationId)).keywords);
   const ordinary = keyword.kind === "Message";
   await Conversations.noteMessage(organizationId, conversation.id, { direction: "Inbound", body: message.body, at: now, unread: ordinary });
   if (!conversation.phoneNumberId) await Conversations.setSender(organizationId, conversation.id, { id: route.phoneNumberId, phoneNumber: route.phoneNumber });
   await recordMessageEvent(organizationId, message, "MessageReceived");
-  const contact = { organizationId, message, route, leadId: message.leadId ?? null };
+  const contact = { organizationId, message, route, leadId: message.leadId ?? null, carrierReplied: inbound.carrierKeyword !== undefined };
   if (keyword.kind === "OptOut") return optOut(contact, keyword.keyword!);
   if (keyword.kind === "OptIn") return optIn(contact, keyword.keyword!);
   if (keyword.kind === "Help") return help(contact);
@@ -167,7 +190,8 @@ async function receive(provider: ProviderPort, inbound: InboundMessage): Promise
   });
 }
 
-type InboundContact = { organizationId: string; message: Message; route: NumberRoute; leadId: string | null };
+/** `carrierReplied`: the carrier already sent the contact its confirmation or help text; we send no second one. */
+type InboundContact = { organizationId: string; message: Message; route: NumberRoute; leadId: string | null; carrierReplied: boolean };
 
 async function optOut(contact: InboundContact, keyword: string): Promise<void> {
   const { organizationId, message, leadId } = contact;
@@ -215,6 +239,7 @@ async function consentEvent(contact: InboundContact, eventType: "ContactOptedOut
 /** A compliance reply from the number the contact texted; sent even to an opted-out number, outside quiet hours. */
 async function reply(contact: InboundContact, purpose: MessagePurpose, body: string): Promise<void> {
   const { organizationId, message, route } = contact;
+  if (contact.carrierReplied) return;
   await enqueue(
     organizationId,
     newMessage({

@@ -1,7 +1,9 @@
 import { config } from "#core/config";
 import { messagingConfig } from "#core/messaging/config";
+import { withCorrelationParameter } from "#core/observability/index";
 import { ProviderError, type ProviderName, type ProviderPort } from "#core/providers/port";
 import { createSimulatorProvider, simulatorAuthToken } from "#core/providers/simulator/adapter";
+import { createTelnyxProvider } from "#core/providers/telnyx/adapter";
 import { createTwilioProvider } from "#core/providers/twilio/adapter";
 import { environmentNames } from "#stacks/definitions";
 
@@ -14,32 +16,65 @@ const cache = new Map<string, ProviderPort>();
 
 export function outboundProvider(): ProviderPort {
   const provider = providerByName(messagingConfig.provider);
-  if (!provider) throw new ProviderError("permanent", "provider_not_configured", "Twilio credentials are not configured.");
+  if (!provider) {
+    const detail = runsInLambda() && messagingConfig.provider === "simulator"
+      ? "The carrier simulator does not run in AWS; set the stage's Twilio credentials."
+      : `${messagingConfig.provider} credentials are not configured.`;
+    throw new ProviderError("permanent", "provider_not_configured", detail);
+  }
   return provider;
 }
 
 /** The adapter for a webhook path segment, or undefined when that provider is not in use here. */
 export function providerByName(name: string): ProviderPort | undefined {
+  if (name === "telnyx") return telnyx();
   if (name !== "simulator" && name !== "twilio") return undefined;
+  // Never inside Lambda: the simulator's callbacks are timers a frozen function never fires (the deploy refuses such a stage too).
+  if (name === "simulator" && runsInLambda()) return undefined;
   const sid = process.env[environmentNames.twilioAccountSid];
   const token = process.env[environmentNames.twilioAuthToken];
-  const key = name === "twilio" ? `twilio:${sid}:${token}` : `simulator:${config.tokenSigningKey}:${messagingConfig.simulatorDelayScale}`;
+  const keySid = process.env[environmentNames.twilioApiKeySid];
+  const keySecret = process.env[environmentNames.twilioApiKeySecret];
+  const apiKey = keySid && keySecret ? { sid: keySid, secret: keySecret } : undefined;
+  const key = name === "twilio" ? `twilio:${sid}:${token}:${keySid}:${keySecret}` : `simulator:${config.tokenSigningKey}:${messagingConfig.simulatorDelayScale}`;
   let provider = cache.get(key);
   if (!provider) {
-    provider = create(name as ProviderName, sid, token);
+    provider = create(name as ProviderName, sid, token, apiKey);
     if (!provider) return undefined;
     cache.set(key, provider);
   }
   return provider;
 }
 
-function create(name: ProviderName, sid: string | undefined, token: string | undefined): ProviderPort | undefined {
-  if (name === "twilio") return sid && token ? createTwilioProvider({ accountSid: sid, authToken: token }) : undefined;
+/** Lambda's runtime sets this; the local runner does not. */
+function runsInLambda(): boolean {
+  return Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
+}
+
+function create(name: ProviderName, sid: string | undefined, token: string | undefined, apiKey: { sid: string; secret: string } | undefined): ProviderPort | undefined {
+  // The auth token only checks webhook signatures; REST requests need the API key (the adapter refuses them without one).
+  if (name === "twilio") return sid && token ? createTwilioProvider({ accountSid: sid, authToken: token, ...(apiKey ? { apiKey } : {}) }) : undefined;
   if (messagingConfig.provider !== "simulator") return undefined;
   return createSimulatorProvider({ authToken: simulatorAuthToken(config.tokenSigningKey), delayScale: messagingConfig.simulatorDelayScale });
 }
 
 /** Where the provider posts a message's status callbacks (our message id rides in the query, covered by the signature). */
 export function statusCallbackUrl(provider: ProviderName, messageId: string): string {
-  return `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/messages/status?messageId=${encodeURIComponent(messageId)}`;
+  return withCorrelationParameter(`${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/messages/status?messageId=${encodeURIComponent(messageId)}`);
+}
+
+/** Telnyx, when its API key and webhook public key are configured. */
+function telnyx(): ProviderPort | undefined {
+  const apiKey = process.env[environmentNames.telnyxApiKey];
+  const publicKey = process.env[environmentNames.telnyxPublicKey];
+  if (!apiKey || !publicKey) return undefined;
+  const key = `telnyx:${apiKey}:${publicKey}:${process.env[environmentNames.telnyxTexmlConnectionId]}:${process.env[environmentNames.telnyxMessagingProfileId]}`;
+  let provider = cache.get(key);
+  if (!provider) {
+    const texmlConnectionId = process.env[environmentNames.telnyxTexmlConnectionId];
+    const messagingProfileId = process.env[environmentNames.telnyxMessagingProfileId];
+    provider = createTelnyxProvider({ apiKey, publicKey, ...(texmlConnectionId ? { texmlConnectionId } : {}), ...(messagingProfileId ? { messagingProfileId } : {}) });
+    cache.set(key, provider);
+  }
+  return provider;
 }

@@ -6,7 +6,7 @@ import type { CallStatus, MessageStatus } from "#core/messaging/status";
  * (core/providers/twilio). Numbers are E.164 throughout.
  */
 
-export type ProviderName = "twilio" | "simulator";
+export type ProviderName = "twilio" | "simulator" | "telnyx";
 
 export type OutboundMedia = { url: string; contentType?: string };
 
@@ -50,6 +50,32 @@ export type PlaceCallInput = {
 
 export type PlaceCallResult = { providerCallId: string; status: CallStatus };
 
+/** A number the carrier offers for purchase. */
+export type AvailableNumber = {
+  phoneNumber: string;
+  /** State or province (Twilio `region`), when the carrier says. */
+  region: string | null;
+  locality: string | null;
+  capabilities: ("sms" | "mms" | "voice")[];
+};
+
+export type AvailableNumberQuery = {
+  /** ISO country; US only for now. */
+  country: "US";
+  areaCode?: string;
+  /** Two-letter state. */
+  region?: string;
+  /** Every listed capability is required. */
+  capabilities: readonly ("sms" | "mms" | "voice")[];
+  limit: number;
+};
+
+/** Where the carrier sends a number's inbound messages and calls (configured on purchase or registration). */
+export type NumberWebhooks = { smsUrl: string; voiceUrl: string; voiceStatusCallbackUrl: string };
+
+/** A number held by our carrier account (Twilio: an IncomingPhoneNumber, `PN…`). */
+export type OwnedNumber = { providerNumberId: string; phoneNumber: string };
+
 /** A call's status as the provider reports it when asked (Twilio: the Call resource). */
 export type CallStatusReport = {
   providerCallId: string;
@@ -59,6 +85,15 @@ export type CallStatusReport = {
   direction: "inbound" | "outbound";
   /** Talk time, once the call ended. */
   durationSeconds?: number;
+};
+
+/** A message's status as the provider reports it when asked (Twilio: the Message resource). */
+export type MessageStatusReport = {
+  providerMessageId: string;
+  status: MessageStatus;
+  /** The provider's own word ("delivered"). */
+  providerStatus: string;
+  errorCode?: string;
 };
 
 /**
@@ -131,13 +166,16 @@ export type CallStatusEvent = {
 };
 
 /**
- * The result of forwarding an inbound call (Twilio: the `<Dial>` action request,
- * `DialCallStatus`/`DialCallDuration`): whether the forwarded number answered.
+ * The result of a `<Dial>` (Twilio: its action request, `DialCallStatus`/
+ * `DialCallDuration`): whether the dialed number answered — the forwarded
+ * number of an inbound call, or the lead of a bridged outbound call.
  */
 export type DialResultEvent = {
   type: "call.dial";
   /** The caller's call (the parent leg). */
   providerCallId: string;
+  /** The parent leg's direction: inbound for a forwarded call, outbound for a bridged click-to-call (its From is our number). */
+  direction: "inbound" | "outbound";
   /** The forwarded leg's outcome: Completed when a person answered, else Busy, NoAnswer, Failed or Canceled. */
   status: CallStatus;
   /** The provider's word ("no-answer"). */
@@ -158,6 +196,11 @@ export type InboundMessage = {
   body: string;
   media: { url: string; contentType: string }[];
   segments?: number;
+  /**
+   * The carrier recognised a compliance keyword itself and already answered
+   * the contact (Twilio Advanced Opt-Out: `OptOutType` STOP/START/HELP).
+   */
+  carrierKeyword?: { kind: "OptOut" | "OptIn" | "Help"; word: string };
   dedupKey: string;
 };
 
@@ -176,6 +219,22 @@ export interface ProviderPort {
    * Optional: an adapter that cannot ask leaves the sweep to end the call.
    */
   fetchCallStatus?(providerCallId: string): Promise<CallStatusReport | undefined>;
+  /**
+   * Asks the provider for a message's current status (the message sweep, when
+   * its final receipt never came); undefined for a message the provider does
+   * not know. Optional: without it the sweep can only end the message Unknown.
+   */
+  fetchMessageStatus?(providerMessageId: string): Promise<MessageStatusReport | undefined>;
+  /** Numbers the carrier offers (Twilio AvailablePhoneNumbers). Optional, like every number operation below. */
+  searchAvailableNumbers?(query: AvailableNumberQuery): Promise<AvailableNumber[]>;
+  /** Buys a number into our account with its webhooks configured; throws ProviderError when refused (taken meanwhile). */
+  buyNumber?(phoneNumber: string, webhooks: NumberWebhooks): Promise<OwnedNumber>;
+  /** The number when our carrier account holds it (proof of ownership for a bring-your-own number), else undefined. */
+  findOwnedNumber?(phoneNumber: string): Promise<OwnedNumber | undefined>;
+  /** Points a held number's webhooks at us. */
+  configureNumber?(providerNumberId: string, webhooks: NumberWebhooks): Promise<void>;
+  /** Releases a held number at the carrier; a number it no longer holds is already released. */
+  releaseNumber?(providerNumberId: string): Promise<void>;
   /** Normalised events of a status-callback request ([] for callbacks we do not track). */
   parseStatusCallback(request: WebhookRequest): ProviderEvent[];
   /** The forwarding result of a Dial action request; undefined when it carries no outcome we know. */

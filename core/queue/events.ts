@@ -1,6 +1,7 @@
 import { SendMessageBatchCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import * as v from "valibot";
 import { config } from "#core/config";
+import { currentCorrelationId } from "#core/observability/index";
 import { sqs } from "#core/queue/client";
 import { newId, nowIso } from "#core/shared/ids";
 import type { QueueName } from "#stacks/definitions";
@@ -22,6 +23,8 @@ export interface Envelope<TType extends QueueMessageType = QueueMessageType> {
   type: TType;
   organizationId: string;
   occurredAt: string;
+  /** The journey this message belongs to: the originating request's id, passed on by every consumer (core/observability). */
+  correlationId?: string;
   data: QueueMessages[TType];
 }
 
@@ -31,6 +34,7 @@ export const EnvelopeSchema = v.object({
   type: v.string(),
   organizationId: v.string(),
   occurredAt: v.string(),
+  correlationId: v.optional(v.string()),
   data: v.unknown(),
 });
 
@@ -49,7 +53,7 @@ export function envelope<TType extends QueueMessageType>(
   data: QueueMessages[TType],
   id: string = newId(),
 ): Envelope<TType> {
-  return { id, type, organizationId, occurredAt: nowIso(), data };
+  return { id, type, organizationId, occurredAt: nowIso(), correlationId: currentCorrelationId() ?? id, data };
 }
 
 /** Sends one message; resolves once SQS has stored it. */

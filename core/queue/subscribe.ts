@@ -1,44 +1,77 @@
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
+import { ChangeMessageVisibilityCommand, GetQueueUrlCommand } from "@aws-sdk/client-sqs";
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import * as v from "valibot";
+import { logger, withCorrelationId } from "#core/observability/index";
+import { sqs } from "#core/queue/client";
 import { EnvelopeSchema, type Envelope, type QueueMessageType } from "#core/queue/events";
+import { queues, type QueueName } from "#stacks/definitions";
 
-export type MessageHandler<TType extends QueueMessageType> = (
-  message: Envelope<TType>,
-  record: SQSRecord,
-) => Promise<void>;
-
-export type MessageHandlers = { [TType in QueueMessageType]?: MessageHandler<TType> };
+export type MessageHandler<TType extends QueueMessageType> = (message: Envelope<TType>, record: SQSRecord) => Promise<void>;
 
 /**
- * Builds a queue consumer: each record is validated and dispatched on its
- * `type`; a record that fails (or cannot be read) is reported in
- * `batchItemFailures` alone, so one bad record never fails its batch. SQS then
- * redelivers it after the visibility timeout and moves it to the DLQ after the
- * queue's maxReceiveCount. Handlers must be idempotent (at-least-once delivery).
+ * Called once, on the last receive of a message whose handling failed (SQS then
+ * moves it to the DLQ): ends the item the message was about in a final status
+ * with a reason (`Failed`, `ProcessingError`) and records its event, so nothing
+ * waits forever on a message that will never be handled. Must be idempotent.
  */
-export function subscribe(handlers: MessageHandlers, options: { onPoison?: (record: SQSRecord, error: unknown) => Promise<void> } = {}) {
-  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+export type PoisonHandler<TType extends QueueMessageType> = (message: Envelope<TType>, error: unknown) => Promise<void>;
+
+/** A message type's handler, and what ends its item when the handler keeps failing. */
+export type Subscription<TType extends QueueMessageType> = MessageHandler<TType> | { handle: MessageHandler<TType>; onPoison: PoisonHandler<TType> };
+
+export type MessageHandlers = { [TType in QueueMessageType]?: Subscription<TType> };
+
+/** The reason an item ends with when its queue message was poison. */
+export const PROCESSING_ERROR = "ProcessingError";
+
+/**
+ * Builds the consumer of `queue`: each record is validated and dispatched on
+ * its `type`; a record that fails (or cannot be read) is reported in
+ * `batchItemFailures` alone, so one bad record never fails its batch. The
+ * shared poison policy of every consumer:
+ * - a failed attempt comes back after a short exponential backoff (1 s, 2 s,
+ *   4 s... capped at the visibility timeout), through ChangeMessageVisibility;
+ * - the last attempt (`ApproximateReceiveCount` ≥ the queue's maxReceiveCount
+ *   in stacks/definitions.ts) runs the type's `onPoison` hook, then releases
+ *   the message at once so SQS moves it to the DLQ.
+ * Handlers must be idempotent (at-least-once delivery).
+ */
+export function subscribe(queue: QueueName, handlers: MessageHandlers) {
+  const { maxReceiveCount, visibilityTimeoutSeconds } = queues[queue];
+  return async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
+    if (context) logger.addContext(context);
     const failures: SQSBatchResponse["batchItemFailures"] = [];
     await Promise.all(
       event.Records.map(async (record) => {
+        const started = Date.now();
+        const attempt = receiveCount(record);
+        // One log line per record, with what identifies its journey.
+        const line: Record<string, unknown> = { queue, messageId: record.messageId, receiveCount: attempt };
+        let message: Envelope | undefined;
         try {
           const parsed = v.safeParse(EnvelopeSchema, JSON.parse(record.body));
           if (!parsed.success) throw new Error("The message is not a valid envelope.");
-          const message = parsed.output as Envelope;
-          const handler = handlers[message.type as QueueMessageType] as MessageHandler<QueueMessageType> | undefined;
-          if (!handler) throw new Error(`No handler for message type ${message.type}.`);
-          await handler(message, record);
+          message = parsed.output as Envelope;
+          const correlationId = message.correlationId ?? message.id;
+          Object.assign(line, { type: message.type, organizationId: message.organizationId, correlationId });
+          const subscription = handlers[message.type as QueueMessageType] as Subscription<QueueMessageType> | undefined;
+          if (!subscription) throw new Error(`No handler for message type ${message.type}.`);
+          const handle = typeof subscription === "function" ? subscription : subscription.handle;
+          const received = message;
+          await withCorrelationId(correlationId, () => handle(received, record));
+          logger.info("queue record", { ...line, outcome: "Succeeded", latencyMs: Date.now() - started });
         } catch (error) {
-          console.error(
-            JSON.stringify({
-              level: "error",
-              messageId: record.messageId,
-              receiveCount: record.attributes?.ApproximateReceiveCount,
-              message: error instanceof Error ? error.message : String(error),
-              stack: error instanceof Error ? error.stack : undefined,
-            }),
-          );
-          if (options.onPoison) await options.onPoison(record, error).catch(() => undefined);
+          const last = attempt >= maxReceiveCount;
+          logger.error("queue record failed", { ...line, outcome: "Failed", poison: last, latencyMs: Date.now() - started, error: error as Error });
+          const subscription = message ? (handlers[message.type as QueueMessageType] as Subscription<QueueMessageType> | undefined) : undefined;
+          if (last && message && subscription && typeof subscription !== "function") {
+            const poisoned = message;
+            // What the hook records (the item's final event) belongs to the same journey.
+            await withCorrelationId(poisoned.correlationId ?? poisoned.id, () => subscription.onPoison(poisoned, error)).catch((hookError: unknown) =>
+              logger.error("onPoison failed", { ...line, error: hookError as Error }),
+            );
+          }
+          await delayRetry(record, last ? 0 : Math.min(2 ** (attempt - 1), visibilityTimeoutSeconds));
           failures.push({ itemIdentifier: record.messageId });
         }
       }),
@@ -50,4 +83,23 @@ export function subscribe(handlers: MessageHandlers, options: { onPoison?: (reco
 /** How many times SQS has handed this record out (1 on first delivery). */
 export function receiveCount(record: SQSRecord): number {
   return Number(record.attributes?.ApproximateReceiveCount ?? "1");
+}
+
+const queueUrls = new Map<string, Promise<string>>();
+
+/** Shortens the message's invisibility so the next attempt comes after `seconds` (SQS keeps counting receives). */
+async function delayRetry(record: SQSRecord, seconds: number): Promise<void> {
+  const [, , , , account, name] = (record.eventSourceARN ?? "").split(":");
+  if (!name) return;
+  let url = queueUrls.get(record.eventSourceARN);
+  if (!url) {
+    url = sqs()
+      .send(new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account }))
+      .then((result) => result.QueueUrl ?? Promise.reject(new Error("no queue URL")));
+    queueUrls.set(record.eventSourceARN, url);
+    url.catch(() => queueUrls.delete(record.eventSourceARN));
+  }
+  await sqs()
+    .send(new ChangeMessageVisibilityCommand({ QueueUrl: await url, ReceiptHandle: record.receiptHandle, VisibilityTimeout: seconds }))
+    .catch(() => undefined);
 }

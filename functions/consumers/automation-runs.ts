@@ -2,4 +2,4 @@ import { AutomationRuns } from "#core/automations/runs/index";
 import { subscribe } from "#core/queue/subscribe";
 
 /** The automation-runs queue: trigger events fan out into runs; each run step is one message (core/automations/runs). */
-export const handler = subscribe(AutomationRuns.handlers);
+export const handler = subscribe("automationRuns", AutomationRuns.handlers);

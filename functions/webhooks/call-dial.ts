@@ -2,8 +2,9 @@ import { Calls } from "#core/calls/index";
 import { endpoint } from "#core/http/endpoint";
 import { callDialWebhook } from "#core/http/operations/call-webhooks";
 import { HttpResponse } from "#core/http/response";
-import { webhookRequest } from "#core/http/webhook-request";
+import { providerWebhookOptions, webhookRequest } from "#core/http/webhook-request";
 
 export const handler = endpoint(callDialWebhook, async ({ params, event }) =>
   HttpResponse.text(200, await Calls.dialResult(params.provider, webhookRequest(event)), "text/xml"),
+  providerWebhookOptions,
 );

@@ -1,9 +1,9 @@
 import { Calls } from "#core/calls/index";
 import { endpoint } from "#core/http/endpoint";
 import { callStatusWebhook } from "#core/http/operations/call-webhooks";
-import { emptyTwiml, webhookRequest } from "#core/http/webhook-request";
+import { emptyTwiml, providerWebhookOptions, webhookRequest } from "#core/http/webhook-request";
 
 export const handler = endpoint(callStatusWebhook, async ({ params, event }) => {
   await Calls.statusCallback(params.provider, webhookRequest(event));
   return emptyTwiml();
-});
+}, providerWebhookOptions);

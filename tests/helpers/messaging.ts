@@ -1,4 +1,5 @@
 import { inject } from "vitest";
+import { changeMessage } from "#core/messaging/store";
 import { simulateInboundMessage, simulatorAuthToken } from "#core/providers/simulator/adapter";
 import { parsePhone } from "#core/shared/phone";
 import { baseUrl, type TestOrganization } from "#tests/helpers/stack";
@@ -28,6 +29,19 @@ export async function createLead(org: TestOrganization, phone: string, state?: s
   });
   if (response.status >= 300) throw new Error(`lead not created: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body as { id: string };
+}
+
+/**
+ * An outbound message only this test process handles: accepted a day ahead (so the stack's consumer leaves it
+ * alone), then moved to Queued as a consumer would read it. Answers the Queued message.
+ */
+export async function queuedOutsideTheStack(org: TestOrganization, to: string, body = "hello") {
+  const accepted = await send(org, { to, body, scheduledFor: new Date(Date.now() + 86_400_000).toISOString() });
+  if (accepted.status !== 202) throw new Error(`message not accepted: ${accepted.status} ${JSON.stringify(accepted.body)}`);
+  await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
+  const queued = await changeMessage(org.organizationId, accepted.body.id, { from: ["Scheduled"], set: { status: "Queued", queuedAt: new Date().toISOString() } });
+  if (!queued) throw new Error("the message moved on before the test could queue it");
+  return queued;
 }
 
 export async function send(org: TestOrganization, body: Record<string, unknown>, token?: string) {
@@ -81,7 +95,7 @@ export async function eventsWhen(org: TestOrganization, query: Record<string, st
 }
 
 /** A contact texts one of our numbers, through the simulator's signed inbound webhook. */
-export function textFrom(from: string, to: string, body: string, providerMessageId?: string) {
+export function textFrom(from: string, to: string, body: string, providerMessageId?: string, optOutType?: "STOP" | "START" | "HELP") {
   const stackEnv = inject("stackEnv");
   return simulateInboundMessage({
     baseUrl: baseUrl(),
@@ -90,6 +104,7 @@ export function textFrom(from: string, to: string, body: string, providerMessage
     to,
     body,
     ...(providerMessageId ? { providerMessageId } : {}),
+    ...(optOutType ? { optOutType } : {}),
   });
 }
 

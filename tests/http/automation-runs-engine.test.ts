@@ -4,6 +4,7 @@ import { publish } from "#core/queue/events";
 import "#core/leads/index";
 import "#core/automations/runs/queue";
 import { createAutomation, listRuns, readyToText, smsStep, waitForRun, waitForRuns } from "#tests/helpers/automations";
+import { waitForCall } from "#tests/helpers/calls";
 import { createLead, randomNumber, textFrom, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
@@ -317,7 +318,10 @@ describe("automation runs: the other actions", () => {
     expect(message).toMatchObject({ channel: "Mms", body: "Your quote, Dana", media: [{ url: "https://cdn.example.com/quote.png", contentType: "image/png" }] });
     const placed = await org.request("GET", `/calls/${call.output.callId}`);
     expect(placed.status).toBe(200);
-    expect(placed.body).toMatchObject({ leadId, toPhoneNumber: phone, direction: "Outbound" });
+    expect(placed.body).toMatchObject({ leadId, toPhoneNumber: phone, direction: "Outbound", connectTo: "+14155550123", ringSeconds: 30 });
+    // The agent is rung first; +1 415 555 0123 is the simulator's failing line (scenario 23), so the lead is never dialed.
+    const bridged = await waitForCall(org, call.output.callId);
+    expect(bridged).toMatchObject({ status: "Failed", statusReason: "The business side (+14155550123) was not reached: The call could not be connected. (31005)", billingStatus: "Released", connectAnsweredAt: null });
     expect(suppress.output).toEqual({ phoneNumber: phone, created: true });
     const suppressions = await org.request("POST", "/suppressions/all/my", { body: {} });
     expect(suppressions.body.items).toEqual([expect.objectContaining({ phoneNumber: phone, reason: "Manual", note: "Asked not to be contacted", leadId })]);

@@ -132,3 +132,32 @@ describe("call sweep: calls whose final status never came", () => {
     expect(await wallet(org)).toMatchObject({ balance: before.balance, reservedAmount: "0.0000" });
   });
 });
+
+describe("call sweep: bridged click-to-call", () => {
+  it("waits for both legs' ring time, then applies the business leg's status as the bridge reads it: no Dial result means the lead was never connected, nothing charged", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const before = await wallet(org);
+    // The agent's line (28) answers and completes at the carrier but posts nothing: only the sweep's lookup tells.
+    const agent = magic("28", "415");
+    const placed = await org.request("POST", "/calls", { body: { to: magic("20"), connectTo: agent, ringSeconds: 40 } });
+    expect(placed.status).toBe(202);
+    const call = await waitForCall(org, placed.body.id, (current) => current.providerId !== null);
+    // Business side rings 30 s, the whisper gets 60 s, the lead rings 40 s, then the longest talk and the grace.
+    const deadline = Date.parse(call.createdAt) + (RING_TIMEOUT_SECONDS + 60 + 40 + (MAX_CALL_MINUTES + CALL_SWEEP_GRACE_MINUTES) * 60) * 1000;
+    expect(await dueAtOf(org, call.id)).toBe(new Date(deadline).toISOString());
+    expect(await sweep(org, deadline - 1_000)).toEqual({ reported: 0, expired: 0, errors: 0 });
+    await sleep(1_000); // the agent's simulated leg ends within a second of being placed
+    expect(await sweep(org, deadline + 1_000)).toEqual({ reported: 1, expired: 0, errors: 0 });
+    const ended = await waitForCall(org, call.id);
+    expect(ended).toMatchObject({
+      status: "Canceled",
+      statusReason: `The business side (${agent}) hung up before the lead was connected.`,
+      billingStatus: "Released",
+      billableAmount: 0,
+      duration: 0,
+    });
+    expect(await wallet(org)).toMatchObject({ balance: before.balance, reservedAmount: "0.0000" });
+    expect(await sweep(org, deadline + 60_000)).toEqual({ reported: 0, expired: 0, errors: 0 });
+  });
+});

@@ -4,7 +4,7 @@ import * as Money from "#core/shared/money";
 import { allLedgerEntries, balanceLess, setAvailableBalance } from "#tests/helpers/billing";
 import { callEventsOf, callFrom, forwardCalls, postSigned, waitForCall } from "#tests/helpers/calls";
 import { addNumber, createLead, events, magic, randomNumber, sleep } from "#tests/helpers/messaging";
-import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
+import { baseUrl, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 /** Events are recorded just after the change they describe: poll until the expected one is listed. */
 async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
@@ -157,7 +157,8 @@ describe("calls: inbound and missed calls", () => {
     expect(simulated.dial).toEqual({
       forwardTo,
       timeoutSeconds: 25,
-      action: expect.stringMatching(new RegExp(`/webhooks/simulator/calls/dial\\?callId=${listed.id}$`)),
+      // The signed URL also carries the journey's correlation id (core/observability).
+      action: expect.stringMatching(new RegExp(`/webhooks/simulator/calls/dial\\?callId=${listed.id}&correlationId=[^&]+$`)),
       callerId: caller,
     });
     expect(simulated.dialTwiml).toMatch(/<Response><\/Response>$/);
@@ -496,5 +497,91 @@ describe("calls: forwarded inbound calls are billed", () => {
     expect(await chargesOf(org, call.id)).toEqual([]);
     const missed = await eventually(() => events(org), (all) => all.some((event) => event.relatedEntityId === call.id && event.eventType === "CallMissed"));
     expect(missed.find((event) => event.relatedEntityId === call.id && event.eventType === "CallNoAnswer")).toMatchObject({ billingStatus });
+  });
+});
+
+describe("calls: click-to-call rings the business side, then bridges the lead", () => {
+  const walletOf = async (org: TestOrganization) => (await org.request("GET", "/billing/wallet")).body;
+
+  it("connects an answering agent to the lead with our number as caller id, billing the lead leg's talk time once", async () => {
+    const org = await newOrganization();
+    const ours = await addNumber(org);
+    const agent = magic("20", "415");
+    const { prices } = await walletOf(org);
+    const expected = await balanceLess(org, Money.toBilling(Money.multiply(prices.callMinute, 3)));
+    const accepted = await placeCall(org, { to: magic("24"), connectTo: "(415) 555-0120", whisper: "Lead from the spring campaign", ringSeconds: 25 });
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toMatchObject({ connectTo: agent, whisper: "Lead from the spring campaign", ringSeconds: 25, toPhoneNumber: magic("24"), callerId: ours.phoneNumber });
+    const call = await waitForCall(org, accepted.body.id);
+    // The lead (scenario 24) talks 125 s: 3 started minutes, whatever the agent's own leg lasted.
+    expect(call).toMatchObject({ status: "Completed", duration: 125, billableSeconds: 180, billingStatus: "Charged", missed: false, statusReason: null, providerId: expect.stringMatching(/^CA/) });
+    expect(Date.parse(call.connectAnsweredAt)).toBeLessThanOrEqual(Date.parse(call.endedAt));
+    expect(await walletOf(org)).toMatchObject({ balance: expected, reservedAmount: "0.0000", availableBalance: expected });
+    const charges = (await allLedgerEntries(org)).filter((entry) => entry.callId === call.id);
+    expect(charges).toEqual([expect.objectContaining({ entryType: "Charge", reason: "CallMinutes", quantity: 180 })]);
+    const timeline = await eventually(() => events(org), (all) => all.some((event) => event.relatedEntityId === call.id && event.eventType === "CallCompleted"));
+    expect(timeline.filter((event) => event.relatedEntityId === call.id).map((event) => event.eventType)).toEqual(expect.arrayContaining(["CallQueued", "CallAnswered", "CallCompleted"]));
+
+    // The agent's leg ending after the Dial changes nothing; a replayed Dial result charges nothing more.
+    const dial = `${baseUrl()}/webhooks/simulator/calls/dial?callId=${call.id}`;
+    const form = { AccountSid: "ACsimulator000000000000000000000000", CallSid: call.providerId, CallStatus: "in-progress", Direction: "outbound-api", From: ours.phoneNumber, To: agent };
+    expect((await postSigned(dial, { ...form, DialCallStatus: "completed", DialCallDuration: "600" })).status).toBe(200);
+    expect(await waitForCall(org, call.id)).toEqual(call);
+    expect((await allLedgerEntries(org)).filter((entry) => entry.callId === call.id)).toHaveLength(1);
+  });
+
+  it.each([
+    ["21", "Busy", "The line was busy."],
+    ["22", "NoAnswer", "Nobody answered."],
+  ])("a lead that does not answer (scenario %s) ends the bridged call %s and releases the hold", async (scenario, status, reason) => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const before = await walletOf(org);
+    const accepted = await placeCall(org, { to: magic(scenario), connectTo: magic("20", "415") });
+    const call = await waitForCall(org, accepted.body.id);
+    expect(call).toMatchObject({ status, statusReason: reason, billingStatus: "Released", billableAmount: 0, duration: 0, answeredAt: null, missed: false });
+    expect(call.connectAnsweredAt).toEqual(expect.any(String));
+    expect(await walletOf(org)).toMatchObject({ balance: before.balance, reservedAmount: "0.0000" });
+  });
+
+  it.each([
+    ["21", "Busy", "was not reached: The line was busy."],
+    ["23", "Failed", "was not reached: The call could not be connected. (31005)"],
+  ])("a business side that does not answer (scenario %s) never dials the lead: %s, nothing charged", async (scenario, status, reason) => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const agent = magic(scenario, "415");
+    const before = await walletOf(org);
+    const accepted = await placeCall(org, { to: magic("20"), connectTo: agent });
+    const call = await waitForCall(org, accepted.body.id);
+    expect(call).toMatchObject({ status, statusReason: `The business side (${agent}) ${reason}`, billingStatus: "Released", connectAnsweredAt: null, answeredAt: null });
+    expect(await walletOf(org)).toMatchObject({ balance: before.balance, reservedAmount: "0.0000" });
+  });
+
+  it("an agent who hangs up before the Dial result ends the call Canceled; the organization's settings give the default business side", async () => {
+    const org = await newOrganization();
+    const ours = await addNumber(org);
+    // Scenario 28 answers but posts nothing itself: the agent's hang-up below is the only news of the call.
+    const agent = magic("28", "646");
+    const saved = await org.request("PUT", "/messaging/settings", { body: { outboundCalls: { connectTo: agent, whisper: "New lead" } } });
+    expect(saved.status).toBe(200);
+    expect(saved.body.outboundCalls).toEqual({ connectTo: agent, whisper: "New lead" });
+    const ringsOut = await placeCall(org, { to: magic("20") });
+    expect(ringsOut.body).toMatchObject({ connectTo: agent, whisper: "New lead" });
+    const placed = await waitForCall(org, ringsOut.body.id, (call) => call.providerId !== null);
+    const form = { AccountSid: "ACsimulator000000000000000000000000", CallSid: placed.providerId, Direction: "outbound-api", From: ours.phoneNumber, To: agent };
+    const status = `${baseUrl()}/webhooks/simulator/calls/status?callId=${placed.id}`;
+    expect((await postSigned(status, { ...form, CallStatus: "completed", CallDuration: "9" })).status).toBe(200);
+    const call = await waitForCall(org, placed.id);
+    expect(call).toMatchObject({ status: "Canceled", statusReason: `The business side (${agent}) hung up before the lead was connected.`, billingStatus: "Released", duration: 0 });
+
+    const own = await placeCall(org, { to: magic("20"), connectTo: ours.phoneNumber });
+    expect(own.status).toBe(400);
+    expect(own.body.errors).toEqual([expect.objectContaining({ pointer: "/connectTo" })]);
+    const invalid = await placeCall(org, { to: magic("20"), connectTo: "12", ringSeconds: 2, whisper: "" });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual(["/connectTo", "/ringSeconds", "/whisper"]);
+    const loop = await org.request("PUT", "/messaging/settings", { body: { outboundCalls: { connectTo: ours.phoneNumber } } });
+    expect(loop.status).toBe(400);
   });
 });

@@ -1,39 +1,11 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
-import { projectRoot } from "#local/paths";
-import { stackStatePath, writeJson, type StackState } from "#local/state";
+import { describe, expect, it } from "vitest";
+import { adminCli } from "#tests/helpers/admin";
 import { allLedgerEntries } from "#tests/helpers/billing";
 import { addNumber, randomNumber, send } from "#tests/helpers/messaging";
-import { baseUrl, newOrganization } from "#tests/helpers/stack";
+import { newOrganization } from "#tests/helpers/stack";
 
-const run = promisify(execFile);
-let stateDir: string;
-
-/** Runs `npm run admin -- <args>` as an operator would, against the test stack (through a state file naming it). */
-async function admin(...args: string[]): Promise<{ code: number; output: any; error: any }> {
-  try {
-    const { stdout } = await run(process.execPath, ["--import", "tsx", "local/admin.ts", ...args, "--state-dir", stateDir], { cwd: projectRoot });
-    return { code: 0, output: JSON.parse(stdout), error: undefined };
-  } catch (failure) {
-    const { code, stderr } = failure as { code: number; stderr: string };
-    return { code, output: undefined, error: JSON.parse(stderr.split("\n")[0]!) };
-  }
-}
-
-beforeAll(async () => {
-  stateDir = await mkdtemp(join(tmpdir(), "admin-cli-"));
-  const state: StackState = { baseUrl: baseUrl(), env: inject("stackEnv"), pid: process.pid, startedAt: new Date().toISOString() };
-  await writeJson(stackStatePath(stateDir), state);
-});
-
-afterAll(async () => {
-  await rm(stateDir, { recursive: true, force: true });
-});
+/** Runs `npm run admin -- <args>` as an operator would, against the test stack. */
+const admin = adminCli();
 
 describe("admin CLI: billing commands", () => {
   it("billing-adjust credits or takes a signed amount with its reason in the ledger, and refuses to cross the floor", async () => {

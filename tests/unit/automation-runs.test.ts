@@ -160,3 +160,12 @@ describe("run engine: clocks and targets", () => {
     }
   });
 });
+
+describe("the run step lease follows the queue timing", () => {
+  it("outlives the consumer's timeout and expires inside the automationRuns visibility timeout", async () => {
+    const { LEASE_MS } = await import("#core/automations/runs/engine");
+    const { queues } = await import("#stacks/definitions");
+    expect(LEASE_MS).toBeGreaterThan(queues.automationRuns.consumerTimeoutSeconds * 1000);
+    expect(LEASE_MS).toBeLessThan(queues.automationRuns.visibilityTimeoutSeconds * 1000);
+  });
+});

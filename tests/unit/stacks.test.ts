@@ -1,6 +1,6 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { consumers, fallbackRoute, queues, routes, schedules, table } from "#stacks/definitions";
+import { consumers, fallbackRoute, queues, routes, schedules, streamConsumers, table } from "#stacks/definitions";
 
 /**
  * Runs the SST stacks against a recording stand-in for SST's globals (no AWS,
@@ -28,6 +28,8 @@ function component(kind: string, extra: (name: string, args: any, self: Recorded
   };
 }
 
+const carrierSecrets: Record<string, string> = { TwilioAccountSid: "ACstage", TwilioAuthToken: "stage-token" };
+
 function installSstStandIn() {
   const resolvedOutput = (value: unknown) => ({ apply: (fn: (v: any) => unknown) => fn(value) });
   Object.assign(globalThis, {
@@ -36,26 +38,43 @@ function installSstStandIn() {
       strings.reduce((text, part, i) => text + part + (i < values.length ? String(values[i]) : ""), ""),
     $output: resolvedOutput,
     sst: {
-      // A secret nobody set has its placeholder's value (the Twilio ones: empty).
+      // A secret nobody set has its placeholder's value; this stage has carrier credentials.
       Secret: component("Secret", (name, placeholder) => ({
-        value: typeof placeholder === "string" ? placeholder : `secret:${name}`,
+        value: carrierSecrets[name] ?? (typeof placeholder === "string" ? placeholder : `secret:${name}`),
       })),
       Linkable: component("Linkable"),
       aws: {
         permission: (input: unknown) => input,
-        Dynamo: component("Dynamo"),
-        Queue: component("Queue", (_name, _args, self) => ({
-          subscribe: (fn: any, args: any) => self.calls.push({ method: "subscribe", args: [fn, args] }),
+        Dynamo: component("Dynamo", (_name, _args, self) => ({
+          subscribe: (name: string, fn: any, args: any) => {
+            self.calls.push({ method: "subscribe", args: [name, fn, args] });
+            return { nodes: { function: { name: `${fn.handler}-function` } } };
+          },
         })),
-        ApiGatewayV2: component("ApiGatewayV2", (_name, args, self) => ({
+        Queue: component("Queue", (name, _args, self) => ({
+          nodes: { queue: { name: `${name}-queue` } },
+          subscribe: (fn: any, args: any) => {
+            self.calls.push({ method: "subscribe", args: [fn, args] });
+            return { nodes: { function: { name: `${fn.handler}-function` } } };
+          },
+        })),
+        SnsTopic: component("SnsTopic"),
+        ApiGatewayV2: component("ApiGatewayV2", (name, args, self) => ({
+          nodes: { api: { id: `${name}-id` } },
           // Like SST: every route's handler args go through transform.route.handler.
           route: (key: string, handler: any) => {
             args.transform?.route?.handler?.(handler);
             self.calls.push({ method: "route", args: [key, handler] });
           },
         })),
-        Cron: component("Cron"),
+        Cron: component("Cron", (name, args) => ({
+          nodes: { function: { name: `${args.function.handler}-function` }, rule: { name: `${name}-rule` } },
+        })),
       },
+    },
+    aws: {
+      sns: { TopicSubscription: component("TopicSubscription") },
+      cloudwatch: { MetricAlarm: component("MetricAlarm") },
     },
   });
 }
@@ -63,10 +82,10 @@ function installSstStandIn() {
 /** A variable path, so the project's tsc (which has no SST globals) does not follow into stacks/. */
 const load = (module: string) => import(/* @vite-ignore */ `../../stacks/${module}`);
 
-let stacks: Record<"functions" | "consumers" | "schedules", any>;
+let stacks: Record<"functions" | "consumers" | "schedules" | "alarms", any>;
 
 /** The deploying shell: one operator setting, and a managed variable that must not leak in. */
-const shell = { RATE_LIMIT_REQUESTS: "600", TABLE_NAME: "from-the-shell" };
+const shell = { RATE_LIMIT_REQUESTS: "600", TABLE_NAME: "from-the-shell", ALARM_EMAIL: "ops@example.com" };
 
 beforeAll(async () => {
   installSstStandIn();
@@ -77,6 +96,7 @@ beforeAll(async () => {
     consumers: await load("consumers.ts"),
     schedules: await load("schedules.ts"),
     functions: await load("functions.ts"),
+    alarms: await load("alarms.ts"),
   };
   for (const [name, value] of Object.entries(saved)) {
     if (value === undefined) delete process.env[name];
@@ -88,6 +108,7 @@ beforeAll(async () => {
 const deployedFunctions = () => [
   ...apiRoutes().map((call) => call.args[1]),
   ...of("Queue").flatMap((queue) => queue.calls.map((call) => call.args[0])),
+  ...of("Dynamo").flatMap((dynamo) => dynamo.calls.map((call) => call.args[1])),
   ...of("Cron").map((cron) => cron.args.function),
 ];
 
@@ -104,8 +125,14 @@ describe("deployed resources follow stacks/definitions.ts", () => {
     ]);
   });
 
+  it("records every schedule's runs under its manifest name (what admin status shows)", () => {
+    for (const schedule of schedules) {
+      expect(readFileSync(handlerFile(schedule.handler), "utf8"), schedule.name).toContain(`scheduledJob("${schedule.name}"`);
+    }
+  });
+
   it("points every route, consumer and schedule at a handler file that exists", () => {
-    const handlers = [...routes, fallbackRoute, ...consumers, ...schedules].map((entry) => entry.handler);
+    const handlers = [...routes, fallbackRoute, ...consumers, ...schedules, ...streamConsumers].map((entry) => entry.handler);
     expect(handlers.filter((handler) => !existsSync(handlerFile(handler)))).toEqual([]);
   });
 
@@ -113,7 +140,7 @@ describe("deployed resources follow stacks/definitions.ts", () => {
     stacks.consumers.subscribe({ queue: "automationRuns", handler: "functions/automations/run.handler" });
     stacks.schedules.schedule({ name: "sweepDue", cron: "* * * * ? *", handler: "functions/x/sweep.handler" });
     const functions = deployedFunctions();
-    expect(functions.length).toBe(routes.length + 1 + consumers.length + schedules.length + 2);
+    expect(functions.length).toBe(routes.length + 1 + consumers.length + schedules.length + streamConsumers.length + 2);
     for (const fn of functions) {
       expect(fn).toMatchObject({ runtime: "nodejs22.x", architecture: "arm64" });
       expect(fn.environment).toMatchObject({
@@ -123,7 +150,7 @@ describe("deployed resources follow stacks/definitions.ts", () => {
         TOKEN_SIGNING_KEY: "secret:TokenSigningKey",
         PUBLIC_BASE_URL: "https://Api",
       });
-      expect(fn.environment.PROVIDER).toBe("simulator");
+      expect(fn.environment.PROVIDER).toBe("twilio");
       expect(fn.environment.RATE_LIMIT_REQUESTS).toBe(shell.RATE_LIMIT_REQUESTS);
       expect(fn.environment).not.toHaveProperty("JWKS_JSON");
       expect(fn.environment).not.toHaveProperty("DYNAMODB_ENDPOINT");
@@ -146,6 +173,16 @@ describe("deployed resources follow stacks/definitions.ts", () => {
     expect(dynamo!.args.ttl).toBe(table.ttlAttribute);
   });
 
+  it("feeds stream consumers from the table's stream, only the changes they name, with partial batch responses", () => {
+    const [dynamo] = of("Dynamo");
+    expect(dynamo!.args.stream).toBe("new-and-old-images");
+    expect(dynamo!.calls.map((call) => call.args[0])).toEqual(streamConsumers.map((consumer) => consumer.name.charAt(0).toUpperCase() + consumer.name.slice(1)));
+    const [, fn, args] = dynamo!.calls[0]!.args;
+    expect(args.filters).toEqual(streamConsumers[0]!.records.map(({ eventName, entity }) => ({ eventName: [eventName], dynamodb: { NewImage: { entity: { S: [entity] } } } })));
+    expect(args.transform.eventSourceMapping).toMatchObject({ functionResponseTypes: ["ReportBatchItemFailures"], batchSize: streamConsumers[0]!.batchSize });
+    expect(fn.link.map((link: any) => link.name)).toEqual([`${table.name}Data-name`, "WebhookDeliveriesSend-name"]);
+  });
+
   it("gives every queue a dead-letter queue after maxReceiveCount receives", () => {
     for (const [name, definition] of Object.entries(queues)) {
       const id = name.charAt(0).toUpperCase() + name.slice(1);
@@ -158,7 +195,10 @@ describe("deployed resources follow stacks/definitions.ts", () => {
   it("subscribes a consumer with partial batch responses, its queue's batch size and timeout", () => {
     stacks.consumers.subscribe({ queue: "leadIntake", handler: "functions/leads/process.handler", sendsTo: ["automationRuns"] });
     const [fn, args] = of("Queue").find((queue) => queue.name === "LeadIntakeQueue")!.calls.at(-1)!.args;
-    expect(args).toEqual({ batch: { size: queues.leadIntake.batchSize, partialResponses: true } });
+    expect(args).toEqual({
+      batch: { size: queues.leadIntake.batchSize, window: `${queues.leadIntake.batchingWindowSeconds} seconds`, partialResponses: true },
+      transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: queues.leadIntake.maximumConcurrency } } },
+    });
     expect(fn.timeout).toBe(`${queues.leadIntake.consumerTimeoutSeconds} seconds`);
     expect(fn.link.map((link: any) => link.name)).toEqual([`${table.name}Data-name`, "AutomationRunsSend-name"]);
   });
@@ -175,5 +215,89 @@ describe("deployed resources follow stacks/definitions.ts", () => {
     expect(Object.keys(args.environment)).toEqual([queues.outboundMessages.urlEnv]);
     const send = of("Linkable").find((link) => link.name === "OutboundMessagesSend")!;
     expect(send.args.include[0]).toEqual({ actions: ["sqs:SendMessage"], resources: ["arn:OutboundMessagesQueue"] });
+  });
+
+  it("keeps every queue's visibility timeout at least 6 × its consumer's timeout plus the batching window (AWS guidance)", () => {
+    for (const consumer of consumers) {
+      const definition = queues[consumer.queue];
+      expect(definition.visibilityTimeoutSeconds, consumer.queue).toBeGreaterThanOrEqual(
+        6 * definition.consumerTimeoutSeconds + definition.batchingWindowSeconds,
+      );
+    }
+  });
+
+  it("caps every consumer's concurrency within the SQS event source's range (2-1000)", () => {
+    for (const consumer of consumers) {
+      const { maximumConcurrency } = queues[consumer.queue];
+      expect(maximumConcurrency, consumer.queue).toBeGreaterThanOrEqual(2);
+      expect(maximumConcurrency, consumer.queue).toBeLessThanOrEqual(1000);
+    }
+    const subscribed = of("Queue").flatMap((queue) => queue.calls.filter((call) => call.method === "subscribe"));
+    expect(subscribed.every((call) => call.args[1].transform.eventSourceMapping.scalingConfig.maximumConcurrency >= 2)).toBe(true);
+  });
+
+  it("refuses to deploy a stage without carrier credentials instead of running the simulator inside Lambda", () => {
+    expect(stacks.functions.deployedProvider("ACstage")).toBe("twilio");
+    expect(stacks.functions.deployedProvider("", "KEYtelnyx")).toBe("telnyx");
+    expect(() => stacks.functions.deployedProvider("")).toThrow(/Stage "test" has no carrier credentials[\s\S]*sst secret set TwilioAccountSid/);
+  });
+});
+
+describe("alarms notify the operator's SNS topic", () => {
+  const alarms = () => of("MetricAlarm");
+  const named = (name: string) => alarms().find((alarm) => alarm.name === name)!;
+  const topicArn = "arn:Alarms";
+
+  it("sends every alarm (and its recovery) to the topic, which the deploying shell's ALARM_EMAIL subscribes to", () => {
+    expect(of("SnsTopic").map((topic) => topic.name)).toEqual(["Alarms"]);
+    expect(of("TopicSubscription")[0]!.args).toEqual({ topic: topicArn, protocol: "email", endpoint: shell.ALARM_EMAIL });
+    for (const alarm of alarms()) {
+      expect(alarm.args.alarmActions, alarm.name).toEqual([topicArn]);
+      expect(alarm.args.okActions, alarm.name).toEqual([topicArn]);
+      expect(alarm.args.alarmDescription, alarm.name).toMatch(/\w/);
+    }
+  });
+
+  it("alarms on any message in a DLQ and on the oldest message's age, for every queue", () => {
+    for (const name of Object.keys(queues)) {
+      const id = name.charAt(0).toUpperCase() + name.slice(1);
+      expect(named(`${id}DeadLetters`).args).toMatchObject({
+        namespace: "AWS/SQS",
+        metricName: "ApproximateNumberOfMessagesVisible",
+        dimensions: { QueueName: `${id}Dlq-queue` },
+        threshold: 0,
+        comparisonOperator: "GreaterThanThreshold",
+      });
+      expect(named(`${id}OldestMessage`).args).toMatchObject({
+        metricName: "ApproximateAgeOfOldestMessage",
+        dimensions: { QueueName: `${id}Queue-queue` },
+        threshold: stacks.alarms.oldestMessageAgeAlarmSeconds[name],
+      });
+    }
+  });
+
+  it("alarms on errors and throttles of every consumer and schedule, and on a schedule EventBridge failed to run", () => {
+    for (const consumer of consumers) {
+      const id = consumer.queue.charAt(0).toUpperCase() + consumer.queue.slice(1);
+      for (const metric of ["Errors", "Throttles"]) {
+        expect(named(`${id}Consumer${metric}`).args).toMatchObject({ namespace: "AWS/Lambda", metricName: metric, dimensions: { FunctionName: `${consumer.handler}-function` } });
+      }
+    }
+    for (const schedule of schedules) {
+      const id = schedule.name.charAt(0).toUpperCase() + schedule.name.slice(1);
+      expect(named(`${id}ScheduleErrors`).args.dimensions).toEqual({ FunctionName: `${schedule.handler}-function` });
+      expect(named(`${id}ScheduleThrottles`).args.metricName).toBe("Throttles");
+      expect(named(`${id}ScheduleFailed`).args).toMatchObject({ namespace: "AWS/Events", metricName: "FailedInvocations", dimensions: { RuleName: `${id}Cron-rule` } });
+    }
+  });
+
+  it("alarms on the API's 5xx rate and on DynamoDB throttled requests", () => {
+    const api = named("Api5xxRate").args;
+    expect(api.threshold).toBe(stacks.alarms.api5xxRatePercent);
+    expect(api.metricQueries.map((query: any) => query.metric?.metricName ?? query.expression)).toEqual(["5xx", "Count", "IF(errors >= 5, 100 * errors / requests, 0)"]);
+    expect(api.metricQueries[0].metric.dimensions).toEqual({ ApiId: "Api-id" });
+    const throttles = named("TableThrottles").args;
+    expect(throttles.metricQueries.map((query: any) => query.metric?.metricName ?? query.expression)).toEqual(["ReadThrottleEvents", "WriteThrottleEvents", "reads + writes"]);
+    expect(throttles.metricQueries[0].metric.dimensions).toEqual({ TableName: `${table.name}-name` });
   });
 });

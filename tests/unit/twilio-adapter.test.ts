@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { Twiml } from "#core/calls/twiml";
 import { ProviderError, type WebhookRequest } from "#core/providers/port";
+import { parseDial } from "#core/providers/simulator/calls";
 import { createTwilioProvider } from "#core/providers/twilio/adapter";
 import { TWILIO_ERROR_KINDS, classifyTwilioError } from "#core/providers/twilio/errors";
 import { callStatusFromTwilio, messageStatusFromTwilio } from "#core/providers/twilio/statuses";
@@ -12,7 +14,8 @@ type Exchange = {
 
 const fixture = <T>(name: string): T =>
   JSON.parse(readFileSync(new URL(`../fixtures/twilio/${name}`, import.meta.url), "utf8")) as T;
-const account = fixture<{ accountSid: string; authToken: string }>("account.json");
+const credentials = fixture<{ accountSid: string; authToken: string; apiKeySid: string; apiKeySecret: string }>("account.json");
+const account = { accountSid: credentials.accountSid, authToken: credentials.authToken, apiKey: { sid: credentials.apiKeySid, secret: credentials.apiKeySecret } };
 
 /** A fetch that replays one recorded exchange and records what it was asked. */
 function replay(name: string) {
@@ -96,6 +99,20 @@ describe("Twilio Messages API", () => {
     expect(error.details.ambiguous).toBeUndefined();
   });
 
+  it("fetches a message's status: the Message resource by sid, its status and error code", async () => {
+    const { provider, exchange, calls, sentRequest } = replay("messages-fetch-undelivered-30003.json");
+    const report = await provider.fetchMessageStatus!("SM5d2a7c9e1b3f4a6c8e0b2d4f6a8c1e3b");
+    expect(sentRequest()).toMatchObject({ method: "GET", url: exchange.request.url, authorization: exchange.request.headers.authorization });
+    expect(calls[0]?.init.body).toBeUndefined();
+    expect(report).toEqual({ providerMessageId: "SM5d2a7c9e1b3f4a6c8e0b2d4f6a8c1e3b", status: "Undelivered", providerStatus: "undelivered", errorCode: "30003" });
+  });
+
+  it("answers no status for a message Twilio does not know (404)", async () => {
+    const { provider, exchange, sentRequest } = replay("messages-fetch-20404-not-found.json");
+    expect(await provider.fetchMessageStatus!("SM00000000000000000000000000000000")).toBeUndefined();
+    expect(sentRequest().url).toBe(exchange.request.url);
+  });
+
   it("reports a network failure as transient and ambiguous", async () => {
     const provider = createTwilioProvider({
       ...account,
@@ -147,6 +164,34 @@ describe("Twilio Calls API", () => {
     ]);
   });
 
+  it("places a click-to-call: rings the agent with TwiML that whispers, then dials the lead with our number as caller id", async () => {
+    const { provider, sentRequest } = replay("calls-create-queued.json");
+    const twiml = Twiml.bridge({
+      whisper: "Lead from <spring> & co",
+      lead: "+13125550187",
+      ringSeconds: 25,
+      action: "https://api.example.com/webhooks/twilio/calls/dial?callId=01JXCALL000000000000000001",
+      callerId: "+12025550142",
+      timeLimitSeconds: 3600,
+    });
+    await provider.placeCall({ from: "+12025550142", to: "+14155550120", idempotencyKey: "k", instructions: twiml, ringTimeoutSeconds: 30, timeLimitSeconds: 3685 });
+    expect(sentRequest()).toMatchObject({ method: "POST", authorization: expect.stringMatching(/^Basic /), contentType: "application/x-www-form-urlencoded" });
+    expect(sentRequest().form).toEqual([
+      ["To", "+14155550120"],
+      ["From", "+12025550142"],
+      [
+        "Twiml",
+        '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Lead from &lt;spring&gt; &amp; co</Say>' +
+          '<Dial timeout="25" timeLimit="3600" action="https://api.example.com/webhooks/twilio/calls/dial?callId=01JXCALL000000000000000001" method="POST" callerId="+12025550142">' +
+          "<Number>+13125550187</Number></Dial></Response>",
+      ],
+      ["Timeout", "30"],
+      ["TimeLimit", "3685"],
+    ]);
+    // The simulator reads the same document as the carrier would.
+    expect(parseDial(twiml)).toMatchObject({ forwardTo: "+13125550187", timeoutSeconds: 25, callerId: "+12025550142" });
+  });
+
   it("maps a geo-permission refusal to a permanent error", async () => {
     const { provider } = replay("calls-create-21215-geo-permission.json");
     const error = await providerErrorOf(
@@ -191,6 +236,7 @@ describe("Twilio webhooks", () => {
     "webhook-inbound-call.json",
     "webhook-call-dial-completed.json",
     "webhook-call-dial-no-answer.json",
+    "webhook-call-bridge-dial-completed.json",
   ])("%s carries a valid signature", (name) => {
     expect(provider.verifyWebhookSignature(webhook(name))).toBe(true);
   });
@@ -247,7 +293,7 @@ describe("Twilio webhooks", () => {
   });
 
   it("parses a Dial action: a forwarded call that was answered, and one that rang out", () => {
-    const common = { type: "call.dial", providerCallId: "CA0f1e2d3c4b5a69788796a5b4c3d2e1f0", dialedCallId: "CA9a8b7c6d5e4f30211203f4e5d6c7b8a9", from: "+13125550187", to: "+12025550142" };
+    const common = { type: "call.dial", direction: "inbound", providerCallId: "CA0f1e2d3c4b5a69788796a5b4c3d2e1f0", dialedCallId: "CA9a8b7c6d5e4f30211203f4e5d6c7b8a9", from: "+13125550187", to: "+12025550142" };
     expect(provider.parseDialResult(webhook("webhook-call-dial-completed.json"))).toEqual({
       ...common,
       status: "Completed",
@@ -263,6 +309,23 @@ describe("Twilio webhooks", () => {
     });
   });
 
+  it("parses the Dial action of a bridged click-to-call: the parent leg is outbound, from our number to the agent", () => {
+    const bridged = webhook("webhook-call-bridge-dial-completed.json");
+    expect(provider.verifyWebhookSignature(bridged)).toBe(true);
+    expect(provider.parseDialResult(bridged)).toEqual({
+      type: "call.dial",
+      direction: "outbound",
+      providerCallId: "CA1b2c3d4e5f60718293a4b5c6d7e8f901",
+      dialedCallId: "CA2c3d4e5f60718293a4b5c6d7e8f90a12",
+      from: "+12025550142",
+      to: "+14155550120",
+      status: "Completed",
+      providerStatus: "completed",
+      durationSeconds: 64,
+      dedupKey: "CA1b2c3d4e5f60718293a4b5c6d7e8f901:dial:completed",
+    });
+  });
+
   it.each([
     ["answered", "Completed"],
     ["busy", "Busy"],
@@ -274,6 +337,15 @@ describe("Twilio webhooks", () => {
     const dial = webhook("webhook-call-dial-no-answer.json");
     const result = provider.parseDialResult({ ...dial, body: dial.body.replace("DialCallStatus=no-answer", `DialCallStatus=${word}`) });
     expect(result?.status).toBe(status);
+  });
+
+  it("reads Advanced Opt-Out's OptOutType: the carrier matched (and answered) the keyword itself", () => {
+    const stop = webhook("webhook-inbound-stop.json");
+    for (const [type, kind] of [["STOP", "OptOut"], ["START", "OptIn"], ["HELP", "Help"]] as const) {
+      const parsed = provider.parseInboundMessage({ ...stop, body: `${stop.body}&OptOutType=${type}` });
+      expect(parsed.carrierKeyword).toEqual({ kind, word: "STOP" });
+    }
+    expect(provider.parseInboundMessage(stop).carrierKeyword).toBeUndefined();
   });
 
   it("parses an inbound STOP and an inbound MMS", () => {
@@ -355,5 +427,107 @@ describe("Twilio code tables", () => {
   it("knows nothing of unknown words", () => {
     expect(messageStatusFromTwilio("mystery")).toBeUndefined();
     expect(callStatusFromTwilio("mystery")).toBeUndefined();
+  });
+});
+
+describe("Twilio credentials", () => {
+  it("authenticates REST requests with the API key and secret, never the auth token; without a key it refuses before any request", async () => {
+    const { provider, sentRequest } = replay("messages-create-queued.json");
+    await provider.sendMessage({ ...sms, to: "+13125550187" });
+    const sent = Buffer.from(String(sentRequest().authorization).replace(/^Basic /, ""), "base64").toString();
+    expect(sent).toBe(`${credentials.apiKeySid}:${credentials.apiKeySecret}`);
+    expect(sent).not.toContain(credentials.authToken);
+    let asked = false;
+    const tokenOnly = createTwilioProvider({
+      accountSid: credentials.accountSid,
+      authToken: credentials.authToken,
+      fetch: (async () => {
+        asked = true;
+        return new Response("{}");
+      }) as typeof globalThis.fetch,
+    });
+    expect(await providerErrorOf(tokenOnly.sendMessage({ ...sms, to: "+13125550187" }))).toMatchObject({ kind: "permanent", code: "provider_not_configured" });
+    expect(asked).toBe(false);
+    expect(tokenOnly.verifyWebhookSignature(fixture<WebhookRequest>("webhook-message-delivered.json"))).toBe(true);
+  });
+});
+
+describe("Twilio numbers API (AvailablePhoneNumbers, IncomingPhoneNumbers)", () => {
+  const accountUrl = `https://api.twilio.com/2010-04-01/Accounts/${account.accountSid}`;
+  const authorization = `Basic ${Buffer.from(`${credentials.apiKeySid}:${credentials.apiKeySecret}`).toString("base64")}`;
+  const webhooks = {
+    smsUrl: "https://api.example.com/webhooks/twilio/messages/inbound",
+    voiceUrl: "https://api.example.com/webhooks/twilio/calls/inbound",
+    voiceStatusCallbackUrl: "https://api.example.com/webhooks/twilio/calls/status",
+  };
+  const webhookForm = [
+    ["SmsUrl", webhooks.smsUrl],
+    ["SmsMethod", "POST"],
+    ["VoiceUrl", webhooks.voiceUrl],
+    ["VoiceMethod", "POST"],
+    ["StatusCallback", webhooks.voiceStatusCallbackUrl],
+    ["StatusCallbackMethod", "POST"],
+  ];
+
+  /** A fake of the REST API: answers each request in turn and records exactly what was asked. */
+  function fake(...responses: { status: number; body?: unknown }[]) {
+    const seen: { method: string; url: string; authorization: string | null; form: [string, string][] }[] = [];
+    const fetch = async (url: string | URL | Request, init?: RequestInit) => {
+      const headers = new Headers(init?.headers);
+      seen.push({ method: init?.method ?? "GET", url: String(url), authorization: headers.get("authorization"), form: init?.body ? [...new URLSearchParams(String(init.body))] : [] });
+      const next = responses[seen.length - 1] ?? { status: 500 };
+      return new Response(next.body === undefined ? null : JSON.stringify(next.body), { status: next.status, headers: { "content-type": "application/json" } });
+    };
+    return { provider: createTwilioProvider({ ...account, fetch: fetch as typeof globalThis.fetch }), seen };
+  }
+
+  it("searches local numbers with AreaCode, InRegion and capability filters, reading each number's capability flags", async () => {
+    const { provider, seen } = fake({
+      status: 200,
+      body: {
+        available_phone_numbers: [
+          { phone_number: "+14155550123", friendly_name: "(415) 555-0123", locality: "San Francisco", region: "CA", iso_country: "US", capabilities: { voice: true, SMS: true, MMS: false } },
+        ],
+        uri: "/2010-04-01/Accounts/AC…/AvailablePhoneNumbers/US/Local.json",
+      },
+    });
+    const found = await provider.searchAvailableNumbers!({ country: "US", areaCode: "415", region: "CA", capabilities: ["sms", "voice"], limit: 5 });
+    expect(seen).toEqual([
+      { method: "GET", url: `${accountUrl}/AvailablePhoneNumbers/US/Local.json?AreaCode=415&InRegion=CA&SmsEnabled=true&VoiceEnabled=true&PageSize=5`, authorization, form: [] },
+    ]);
+    expect(found).toEqual([{ phoneNumber: "+14155550123", region: "CA", locality: "San Francisco", capabilities: ["sms", "voice"] }]);
+  });
+
+  it("buys a number with its SMS and voice webhooks, and configures a held one the same way", async () => {
+    const { provider, seen } = fake({ status: 201, body: { sid: "PN0123456789abcdef0123456789abcdef", phone_number: "+14155550123" } }, { status: 200, body: { sid: "PN0123456789abcdef0123456789abcdef" } });
+    expect(await provider.buyNumber!("+14155550123", webhooks)).toEqual({ providerNumberId: "PN0123456789abcdef0123456789abcdef", phoneNumber: "+14155550123" });
+    await provider.configureNumber!("PN0123456789abcdef0123456789abcdef", webhooks);
+    expect(seen).toEqual([
+      { method: "POST", url: `${accountUrl}/IncomingPhoneNumbers.json`, authorization, form: [["PhoneNumber", "+14155550123"], ...webhookForm] },
+      { method: "POST", url: `${accountUrl}/IncomingPhoneNumbers/PN0123456789abcdef0123456789abcdef.json`, authorization, form: webhookForm },
+    ]);
+  });
+
+  it("proves ownership by listing IncomingPhoneNumbers filtered by PhoneNumber; none held is undefined", async () => {
+    const { provider, seen } = fake(
+      { status: 200, body: { incoming_phone_numbers: [{ sid: "PN0123456789abcdef0123456789abcdef", phone_number: "+14155550123" }] } },
+      { status: 200, body: { incoming_phone_numbers: [] } },
+    );
+    expect(await provider.findOwnedNumber!("+14155550123")).toEqual({ providerNumberId: "PN0123456789abcdef0123456789abcdef", phoneNumber: "+14155550123" });
+    expect(await provider.findOwnedNumber!("+14155550124")).toBeUndefined();
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([
+      `GET ${accountUrl}/IncomingPhoneNumbers.json?PhoneNumber=%2B14155550123`,
+      `GET ${accountUrl}/IncomingPhoneNumbers.json?PhoneNumber=%2B14155550124`,
+    ]);
+  });
+
+  it("releases with DELETE (204); a number Twilio no longer holds (404) counts as released; a 5xx is a transient error", async () => {
+    const { provider, seen } = fake({ status: 204 }, { status: 404, body: { code: 20404, message: "not found", status: 404 } }, { status: 503, body: { code: 20503, message: "Service unavailable", status: 503 } });
+    await provider.releaseNumber!("PN0123456789abcdef0123456789abcdef");
+    await provider.releaseNumber!("PN0123456789abcdef0123456789abcdef");
+    const error = await providerErrorOf(provider.releaseNumber!("PN0123456789abcdef0123456789abcdef"));
+    expect(error.kind).toBe("transient");
+    expect(seen.map((request) => request.method)).toEqual(["DELETE", "DELETE", "DELETE"]);
+    expect(seen[0]).toMatchObject({ url: `${accountUrl}/IncomingPhoneNumbers/PN0123456789abcdef0123456789abcdef.json`, authorization, form: [] });
   });
 });

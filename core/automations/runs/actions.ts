@@ -321,8 +321,11 @@ async function placeCall(context: ActionContext, settings: { fromPhoneNumberId?:
       {
         leadId: run.leadId,
         ...(settings.fromPhoneNumberId ? { fromPhoneNumberId: settings.fromPhoneNumberId } : {}),
+        // connectTo rings the business side first and bridges it to the lead; timeoutSeconds is how long the lead rings.
+        ...(settings.connectTo ? { connectTo: settings.connectTo } : {}),
+        ringSeconds: settings.timeoutSeconds,
         record: false,
-        metadata: { automationId: run.automationId, runId: run.id, ...(settings.connectTo ? { connectTo: settings.connectTo } : {}) },
+        metadata: { automationId: run.automationId, runId: run.id },
       },
       { callId: context.effectId },
     );

@@ -69,9 +69,12 @@ export function publicOnlyDispatcher(resolve: Resolve = systemResolve): Agent {
 
 let publicOnly: Agent | undefined;
 
-/** fetch for HttpRequest steps: through the public-only dispatcher unless the stage allows private targets. */
-export function egressFetch(url: string, init: Omit<RequestInit, "dispatcher">): Promise<Response> {
-  if (runsConfig.allowPrivateHttpTargets) return fetch(url, init);
+/**
+ * fetch for HttpRequest steps (and webhook deliveries, which pass their own stage setting): through the public-only
+ * dispatcher unless the stage allows private targets.
+ */
+export function egressFetch(url: string, init: Omit<RequestInit, "dispatcher">, allowPrivate = runsConfig.allowPrivateHttpTargets): Promise<Response> {
+  if (allowPrivate) return fetch(url, init);
   publicOnly ??= publicOnlyDispatcher();
   return fetch(url, { ...init, dispatcher: publicOnly });
 }

@@ -5,6 +5,7 @@
  * next message. Waits and retries are delayed messages (SQS, up to 15 minutes) backed by the due index, which the
  * sweep reads for longer waits and for steps whose message was lost.
  */
+import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { encodeTime, ulid } from "ulid";
 import "#core/automations/runs/queue";
 import type { Automation } from "#core/automations/index";
@@ -16,16 +17,20 @@ import { routeFrom, type Definition, type Route } from "#core/automations/runs/r
 import { isFinal, noteLastRun, RunStore, StaleRunError, storedAutomation, Versions } from "#core/automations/runs/store";
 import { keys } from "#core/db/keys";
 import { queryPages } from "#core/db/query";
-import { Rollups } from "#core/analytics/rollups";
-import { eventItem } from "#core/events/index";
+import { eventItem, eventRecorded } from "#core/events/index";
 import { Leads, type Lead } from "#core/leads/index";
 import { Conversations } from "#core/messaging/conversations";
 import { Organizations } from "#core/organizations/index";
 import { maxDelaySeconds, publish } from "#core/queue/events";
 import { newId, nowIso } from "#core/shared/ids";
+import { queues } from "#stacks/definitions";
 
-/** How long one consumer may hold a step (below the queue's 120 s visibility timeout). */
-const LEASE_MS = 90_000;
+/**
+ * How long one consumer may hold a step: past its function timeout (a holder
+ * cannot still be running then) and well inside the queue's visibility timeout,
+ * so a redelivered step finds the lease expired and takes it over.
+ */
+export const LEASE_MS = (queues.automationRuns.consumerTimeoutSeconds + 30) * 1000;
 /** Runs longer than this many steps end Failed (a guard against endless Wait loops). */
 export const MAX_STEPS = 500;
 
@@ -181,7 +186,7 @@ async function save(run: StoredRun, previous: StoredRun | undefined): Promise<St
   const event = ended ? endEvent(run) : undefined;
   const saved = await RunStore.write(run, event ? [event.item] : []);
   if (event) {
-    await Rollups.onEventRecorded(run.organizationId, event.event);
+    await eventRecorded(run.organizationId, event.event);
     await noteLastRun(run.organizationId, run.automationId, run);
   }
   return saved;
@@ -304,6 +309,20 @@ export const Engine = {
         ignoreStale(error);
       }
     }
+  },
+
+  /**
+   * The poison hook of `automation.step` (core/queue/subscribe): the step the
+   * message names kept failing, so the run ends Failed (`ProcessingError`) at
+   * that step, with its AutomationRunFailed event. A run that moved on is left alone.
+   */
+  async abandon(organizationId: string, data: { automationId: string; runId: string; seq: number; attempt: number }, error: unknown): Promise<void> {
+    const run = await RunStore.read(organizationId, data.automationId, data.runId);
+    if (!run || isFinal(run) || run.cursorSeq !== data.seq || run.cursorAttempt !== data.attempt) return;
+    const at = nowIso();
+    const reason = `${PROCESSING_ERROR}: the step kept failing (${error instanceof Error ? error.message : String(error)}).`;
+    const steps = run.steps.map((step, index) => (index === run.cursorSeq ? { ...step, status: "Failed" as const, finishedAt: at, error: reason } : step));
+    await save(finish({ ...run, steps }, "Failed", reason, at), run).catch(ignoreStale);
   },
 
   /** Retries a Failed run from its failed step: a new step for the same node (new side-effect key), same version. */

@@ -144,7 +144,10 @@ export const AutomationRuns = {
   /** Handlers of the automationRuns queue: trigger fan-out, steps, schedule firings, cancellations. */
   handlers: {
     ...triggerHandlers,
-    "automation.step": (message: Envelope<"automation.step">) => Engine.step(message.organizationId, message.data),
+    "automation.step": {
+      handle: (message: Envelope<"automation.step">) => Engine.step(message.organizationId, message.data),
+      onPoison: (message: Envelope<"automation.step">, error: unknown) => Engine.abandon(message.organizationId, message.data, error),
+    },
     "automation.disabled": async (message: Envelope<"automation.disabled">) => {
       await AutomationRuns.cancelActive(message.organizationId, message.data.automationId, "The automation was disabled.");
     },

@@ -64,5 +64,6 @@ export const retryAutomationRun = defineOperation({
   params: RunParamsSchema,
   bodyRequired: false,
   success: { status: 202, description: "The run, Running again", schema: AutomationRunSchema },
+  idempotent: true,
   problems: [401, 403, 404, 409, 429],
 });

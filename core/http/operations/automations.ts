@@ -16,6 +16,7 @@ export const createAutomation = defineOperation({
   permission: "automations:write",
   body: AutomationRequestSchema,
   success: { status: 201, description: "The stored automation", schema: AutomationSchema },
+  idempotent: true,
   problems: [400, 401, 403, 413, 415, 429],
   example: speedToLeadExample,
 });

@@ -16,6 +16,7 @@ export const placeCall = defineOperation({
   permission: "calls:place",
   body: PlaceCallSchema,
   success: { status: 202, description: "The call, accepted and queued", schema: CallSchema },
+  idempotent: true,
   problems: [400, 401, 402, 403, 413, 415, 422, 429],
   example: { leadId: "01J0000000000000000000LEAD", record: false },
 });

@@ -1,6 +1,12 @@
 import * as v from "valibot";
 import { defineOperation } from "#core/http/operation";
-import { ListPhoneNumbersSchema, PhoneNumberRequestSchema, PhoneNumberSchema } from "#core/messaging/phone-numbers";
+import {
+  AvailableNumbersQuerySchema,
+  AvailableNumbersSchema,
+  ListPhoneNumbersSchema,
+  PhoneNumberRequestSchema,
+  PhoneNumberSchema,
+} from "#core/messaging/phone-numbers";
 import { pageSchema } from "#core/shared/paging";
 
 const idParam = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
@@ -9,18 +15,23 @@ export const createPhoneNumber = defineOperation({
   operationId: "createPhoneNumber",
   method: "POST",
   path: "/phone-numbers",
-  summary: "Add a phone number the organization owns at the provider",
+  summary: "Buy a phone number at the carrier, or register one the platform's carrier account holds",
   description:
-    "A number can belong to one organization only (409 otherwise). It becomes a sender candidate at once. Its fee for the rest of " +
-    "the current month (`phoneNumberMonthly` prorated by day) is charged from the wallet as it is added: 402 when the wallet is " +
-    "suspended or cannot cover it. Every later month is charged on the month's first day.",
+    "`purchase: true` buys the number (pick one from `GET /available-phone-numbers`) at the carrier; otherwise the number must " +
+    "already be held by the platform's carrier account, which is checked at the carrier (422 when it is not: nobody can claim " +
+    "another business's number). Either way the number's SMS and voice webhooks are pointed at this API at the carrier. " +
+    "A number can belong to one organization only (409 otherwise, also when the carrier no longer offers it). It becomes a " +
+    "sender candidate at once. Its fee for the rest of the current month (`phoneNumberMonthly` prorated by day) is charged " +
+    "from the wallet as it is added: 402 when the wallet is suspended or cannot cover it (nothing is bought then). Every later " +
+    "month is charged on the month's first day. 502 when the carrier fails: nothing is kept, the fee is refunded.",
   tag: "Phone numbers",
   auth: "bearer",
   permission: "phoneNumbers:write",
   body: PhoneNumberRequestSchema,
   success: { status: 201, description: "The stored number", schema: PhoneNumberSchema },
-  problems: [400, 401, 402, 403, 409, 413, 415, 429],
-  example: { phoneNumber: "+12125550123", friendlyName: "Main line", capabilities: ["sms", "mms", "voice"] },
+  idempotent: true,
+  problems: [400, 401, 402, 403, 409, 413, 415, 422, 429, 502],
+  example: { phoneNumber: "+12125550123", friendlyName: "Main line", capabilities: ["sms", "mms", "voice"], purchase: true },
 });
 
 export const getPhoneNumber = defineOperation({
@@ -56,12 +67,30 @@ export const deletePhoneNumber = defineOperation({
   path: "/phone-numbers/{phoneNumberId}",
   summary: "Delete a phone number from the current organization (endpoint 12)",
   description:
-    "The number is no longer used for lead communication: it is never chosen as a sender again, and conversations " +
-    "sticky to it move to another number on their next message (recorded as a ConversationSenderMoved event).",
+    "The number is released at the carrier first, then no longer used for lead communication: it is never chosen as a sender " +
+    "again, and conversations sticky to it move to another number on their next message (recorded as a ConversationSenderMoved " +
+    "event). Problems: 401 without valid credentials; 403 without `phoneNumbers:write`; 404 when the number is not one of the " +
+    "organization's (or was deleted already); 502 when the carrier could not release it: the number stays, repeat the DELETE.",
   tag: "Phone numbers",
   auth: "bearer",
   permission: "phoneNumbers:write",
   params: v.object({ phoneNumberId: idParam }),
   success: { status: 204, description: "Deleted; no content" },
-  problems: [401, 403, 404, 429],
+  problems: [401, 403, 404, 429, 502],
+});
+
+export const listAvailablePhoneNumbers = defineOperation({
+  operationId: "listAvailablePhoneNumbers",
+  method: "GET",
+  path: "/available-phone-numbers",
+  summary: "Search numbers the carrier offers for purchase (area code, state, capabilities)",
+  description:
+    "Asks the carrier now (US local numbers); nothing is held until bought with `POST /phone-numbers` and `purchase: true`. " +
+    "`capabilities` is comma-separated (default `sms,voice`), every one required; `limit` 1-50 (default 20). 502 when the carrier fails.",
+  tag: "Phone numbers",
+  auth: "bearer",
+  permission: "phoneNumbers:read",
+  query: AvailableNumbersQuerySchema,
+  success: { status: 200, description: "Numbers on offer", schema: AvailableNumbersSchema },
+  problems: [400, 401, 403, 429, 502],
 });

@@ -14,6 +14,7 @@ export const createSuppression = defineOperation({
   permission: "suppressions:write",
   body: SuppressionRequestSchema,
   success: { status: 201, description: "The entry", schema: SuppressionSchema },
+  idempotent: true,
   problems: [400, 401, 403, 413, 415, 429],
   example: { phoneNumber: "+12125550123", note: "Asked by phone not to be texted" },
 });
@@ -23,13 +24,17 @@ export const deleteSuppression = defineOperation({
   method: "DELETE",
   path: "/suppressions/{phone}",
   summary: "Remove a number from the suppression list",
-  description: "`{phone}` is E.164 with the `+` URL-encoded (`%2B12125550123`); a malformed number is a 400, an unlisted one a 404.",
+  description:
+    "`{phone}` is E.164 with the `+` URL-encoded (`%2B12125550123`); a malformed number is a 400, an unlisted one a 404. " +
+    "Only a `Manual` entry can be removed: one the contact asked for (`OptOutKeyword`: STOP or an organization keyword; " +
+    "`ProviderOptOut`: the carrier's opt-out, error 21610) is lifted only by the contact texting START/UNSTOP, so deleting it is a 409 " +
+    "whoever calls. The removal's `SuppressionRemoved` event records the actor.",
   tag: "Suppressions",
   auth: "bearer",
   permission: "suppressions:write",
   params: v.object({ phone: v.pipe(v.string(), v.minLength(1), v.maxLength(40)) }),
   success: { status: 204, description: "Removed; no content" },
-  problems: [400, 401, 403, 404, 429],
+  problems: [400, 401, 403, 404, 409, 429],
 });
 
 export const listSuppressions = defineOperation({

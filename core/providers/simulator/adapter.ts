@@ -1,15 +1,20 @@
-import { createHmac, randomBytes } from "node:crypto";
-import type { CallStatus, MessageStatus } from "#core/messaging/status";
+import { createHmac, randomBytes, randomInt } from "node:crypto";
+import { messageLifecycle, type CallStatus, type MessageStatus } from "#core/messaging/status";
 import {
   ProviderError,
+  type AvailableNumber,
+  type AvailableNumberQuery,
   type CallStatusReport,
+  type MessageStatusReport,
+  type OwnedNumber,
   type PlaceCallInput,
   type PlaceCallResult,
   type ProviderPort,
   type SendMessageInput,
   type SendMessageResult,
 } from "#core/providers/port";
-import { CALL_SCENARIOS, callScenario, magicSuffix, messageScenario, sendAttemptError, type SimulatedCallback } from "#core/providers/simulator/numbers";
+import { dialOutcome, parseDial, type SimulatedDial } from "#core/providers/simulator/calls";
+import { CALL_SCENARIOS, callScenario, magicSuffix, MESSAGE_SCENARIOS, messageScenario, sendAttemptError, SIMULATOR_DELAYS, type SimulatedCallback } from "#core/providers/simulator/numbers";
 import { createTwilioProvider } from "#core/providers/twilio/adapter";
 import { twilioSignature } from "#core/providers/twilio/signature";
 
@@ -67,6 +72,7 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
   function emit<S extends string>(url: string | undefined, callbacks: SimulatedCallback<S>[], twice: boolean, params: (callback: SimulatedCallback<S>) => [string, string][]) {
     if (!url) return;
     for (const callback of callbacks) {
+      if (callback.lost) continue;
       const fire = () => void post(url, params(callback)).catch(() => undefined);
       // Unreferenced: a pending callback (a 60 s ring-out) must not keep a finished process alive.
       setTimeout(fire, callback.afterMs * scale).unref();
@@ -85,7 +91,7 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
       const scenario = messageScenario(input.to);
       const error = sendAttemptError(scenario, attempt);
       if (error) throw new ProviderError(error.kind, error.code, error.message, { httpStatus: error.kind === "transient" ? 429 : 400 });
-      const result: SendMessageResult = { providerMessageId: `SM${randomBytes(16).toString("hex")}`, status: "Queued" };
+      const result: SendMessageResult = { providerMessageId: simulatedId("SM", options.authToken, input.to, MESSAGE_SCENARIOS, "00"), status: "Queued" };
       accepted.set(input.idempotencyKey, result);
       emit(input.statusCallbackUrl, scenario.callbacks, scenario.duplicateCallbacks === true, (callback) => [
         ["AccountSid", SIMULATOR_ACCOUNT_SID],
@@ -107,16 +113,19 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
       const scenario = callScenario(input.to);
       const error = sendAttemptError(scenario, attempt);
       if (error) throw new ProviderError(error.kind, error.code, error.message, { httpStatus: 400 });
-      const result: PlaceCallResult = { providerCallId: simulatedCallId(options.authToken, input.to), status: "Queued" };
+      const result: PlaceCallResult = { providerCallId: simulatedId("CA", options.authToken, input.to, CALL_SCENARIOS, "20"), status: "Queued" };
       acceptedCalls.set(input.idempotencyKey, result);
+      const leg = { providerCallId: result.providerCallId, from: input.from, to: input.to };
+      const dial = input.instructions ? parseDial(input.instructions) : undefined;
+      const answered = scenario.callbacks.some((callback) => callback.status === "InProgress");
+      if (dial && answered && !scenario.silent && input.statusCallbackUrl) {
+        // The business side answers and hears the instructions: the Dial decides the rest.
+        const statusUrl = input.statusCallbackUrl;
+        void playDial({ leg, dial, statusUrl, post, delay: (ms) => new Promise((resolve) => setTimeout(resolve, ms * scale).unref()) }).catch(() => undefined);
+        return result;
+      }
       emit(scenario.silent ? undefined : input.statusCallbackUrl, scenario.callbacks, false, (callback) => [
-        ["AccountSid", SIMULATOR_ACCOUNT_SID],
-        ["CallSid", result.providerCallId],
-        ["CallStatus", TWILIO_CALL_WORD[callback.status]],
-        ["Direction", "outbound-api"],
-        ["From", input.from],
-        ["To", input.to],
-        ["Timestamp", new Date().toUTCString()],
+        ...outboundCallParams(leg, TWILIO_CALL_WORD[callback.status]),
         ...(callback.status === "Completed" ? ([["CallDuration", String(scenario.durationSeconds)]] as [string, string][]) : []),
         ...(callback.status === "Completed" && scenario.recording
           ? ([["RecordingUrl", `https://simulator.invalid/recordings/${result.providerCallId}`]] as [string, string][])
@@ -126,8 +135,23 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
       return result;
     },
 
+    async fetchMessageStatus(providerMessageId: string): Promise<MessageStatusReport | undefined> {
+      const sent = readSimulatedId("SM", options.authToken, providerMessageId, MESSAGE_SCENARIOS);
+      if (!sent) return undefined;
+      const reached = sent.scenario.callbacks.filter((callback) => callback.afterMs * scale <= Date.now() - sent.at);
+      // Callbacks may be posted out of order (scenario 09): the carrier's state is the final one once reached.
+      const latest = reached.find((callback) => messageLifecycle.isFinal(callback.status)) ?? reached.at(-1);
+      const status = latest?.status ?? "Queued";
+      return {
+        providerMessageId,
+        status,
+        providerStatus: TWILIO_MESSAGE_WORD[status] ?? "queued",
+        ...(latest?.errorCode ? { errorCode: latest.errorCode } : {}),
+      };
+    },
+
     async fetchCallStatus(providerCallId: string): Promise<CallStatusReport | undefined> {
-      const placed = readSimulatedCallId(options.authToken, providerCallId);
+      const placed = readSimulatedId("CA", options.authToken, providerCallId, CALL_SCENARIOS);
       if (!placed) return undefined;
       const elapsed = Date.now() - placed.at;
       const reached = placed.scenario.callbacks.filter((callback) => callback.afterMs * scale <= elapsed).at(-1);
@@ -141,6 +165,29 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
       };
     },
 
+    async searchAvailableNumbers(query: AvailableNumberQuery): Promise<AvailableNumber[]> {
+      const areaCode = query.areaCode ?? "212";
+      return Array.from({ length: query.limit }, () => ({
+        phoneNumber: availableNumber(areaCode),
+        region: query.region ?? null,
+        locality: null,
+        capabilities: ["sms", "mms", "voice"],
+      }));
+    },
+
+    async buyNumber(phoneNumber: string): Promise<OwnedNumber> {
+      if (magicSuffix(phoneNumber) === NOT_OURS) throw new ProviderError("permanent", "21422", "PhoneNumber requested is not available", { httpStatus: 400 });
+      return { providerNumberId: simulatedNumberId(options.authToken, phoneNumber), phoneNumber };
+    },
+
+    async findOwnedNumber(phoneNumber: string): Promise<OwnedNumber | undefined> {
+      return magicSuffix(phoneNumber) === NOT_OURS ? undefined : { providerNumberId: simulatedNumberId(options.authToken, phoneNumber), phoneNumber };
+    },
+
+    async configureNumber(): Promise<void> {},
+
+    async releaseNumber(): Promise<void> {},
+
     parseStatusCallback: (request) => webhooks.parseStatusCallback(request),
     parseDialResult: (request) => webhooks.parseDialResult(request),
     parseInboundMessage: (request) => webhooks.parseInboundMessage(request),
@@ -148,26 +195,92 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
   };
 }
 
+type OutboundLeg = { providerCallId: string; from: string; to: string };
+
+/** The parameters of every request about an outbound call's own leg, as Twilio posts them. */
+function outboundCallParams(leg: OutboundLeg, status: string): [string, string][] {
+  return [
+    ["AccountSid", SIMULATOR_ACCOUNT_SID],
+    ["CallSid", leg.providerCallId],
+    ["CallStatus", status],
+    ["Direction", "outbound-api"],
+    ["From", leg.from],
+    ["To", leg.to],
+    ["Timestamp", new Date().toUTCString()],
+  ];
+}
+
 /**
- * A simulated call id, `CA` + 32 hex like Twilio's, that carries what the
- * simulator needs to answer for the call in any process: placement time (12),
- * scenario digits (2), a nonce (6) and an HMAC of those with the auth token (12).
+ * An answered outbound call whose instructions are a `<Dial>` (a bridged
+ * click-to-call), played in order as the carrier does: the leg rings and is
+ * answered; the dialed number's scenario decides the Dial's outcome, posted
+ * to its action URL; only then does the leg end, `completed`, its duration
+ * the Dial's talk time plus the few seconds before it.
  */
-function simulatedCallId(authToken: string, to: string): string {
+async function playDial(input: {
+  leg: OutboundLeg;
+  dial: SimulatedDial;
+  statusUrl: string;
+  post: (url: string, params: [string, string][]) => Promise<Response>;
+  delay: (ms: number) => Promise<void>;
+}): Promise<void> {
+  const { leg, dial, statusUrl, post, delay } = input;
+  await delay(SIMULATOR_DELAYS.ringing);
+  await post(statusUrl, outboundCallParams(leg, "ringing"));
+  await delay(SIMULATOR_DELAYS.answered - SIMULATOR_DELAYS.ringing);
+  await post(statusUrl, outboundCallParams(leg, "in-progress"));
+  const outcome = dialOutcome(dial.forwardTo);
+  await post(dial.action, [
+    ...outboundCallParams(leg, "in-progress"),
+    ["DialCallSid", `CA${randomBytes(16).toString("hex")}`],
+    ["DialCallStatus", outcome.word],
+    ["DialCallDuration", String(outcome.talkSeconds)],
+  ]);
+  await post(statusUrl, [...outboundCallParams(leg, "completed"), ["CallDuration", String(outcome.talkSeconds + 5)]]);
+}
+
+/**
+ * A simulated message or call id, `SM`/`CA` + 32 hex like Twilio's, that
+ * carries what the simulator needs to answer for it in any process: the time
+ * it was accepted (12), the scenario digits (2), a nonce (6) and an HMAC of
+ * those with the auth token (12).
+ */
+function simulatedId(prefix: "SM" | "CA", authToken: string, to: string, scenarios: Readonly<Record<string, unknown>>, fallback: string): string {
   const suffix = magicSuffix(to);
-  const body = `${Date.now().toString(16).padStart(12, "0")}${suffix !== undefined && CALL_SCENARIOS[suffix] ? suffix : "20"}${randomBytes(3).toString("hex")}`;
-  return `CA${body}${callIdTag(authToken, body)}`;
+  const body = `${Date.now().toString(16).padStart(12, "0")}${suffix !== undefined && scenarios[suffix] ? suffix : fallback}${randomBytes(3).toString("hex")}`;
+  return `${prefix}${body}${idTag(prefix, authToken, body)}`;
 }
 
-function readSimulatedCallId(authToken: string, providerCallId: string) {
-  const match = /^CA(([0-9a-f]{12})(\d{2})[0-9a-f]{6})([0-9a-f]{12})$/.exec(providerCallId);
-  if (!match || callIdTag(authToken, match[1]!) !== match[4]) return undefined;
-  const scenario = CALL_SCENARIOS[match[3]!];
-  return scenario ? { at: Number.parseInt(match[2]!, 16), scenario } : undefined;
+function readSimulatedId<T>(prefix: "SM" | "CA", authToken: string, providerId: string, scenarios: Readonly<Record<string, T>>) {
+  const match = /^(SM|CA)(([0-9a-f]{12})(\d{2})[0-9a-f]{6})([0-9a-f]{12})$/.exec(providerId);
+  if (!match || match[1] !== prefix || idTag(prefix, authToken, match[2]!) !== match[5]) return undefined;
+  const scenario = scenarios[match[4]!];
+  return scenario ? { at: Number.parseInt(match[3]!, 16), scenario } : undefined;
 }
 
-function callIdTag(authToken: string, body: string): string {
-  return createHmac("sha256", authToken).update(`call:${body}`).digest("hex").slice(0, 12);
+function idTag(prefix: "SM" | "CA", authToken: string, body: string): string {
+  // Calls keep their original tag label, so ids issued before messages had one still read.
+  return createHmac("sha256", authToken).update(`${prefix === "CA" ? "call" : "message"}:${body}`).digest("hex").slice(0, 12);
+}
+
+/**
+ * The simulated carrier account holds every number but those ending 555-0198
+ * (under any area code): another business's, which it can neither sell nor
+ * prove ownership of.
+ */
+const NOT_OURS = "98";
+
+/** A number id (`PN` + 32 hex) that is the same for the same number in any process. */
+function simulatedNumberId(authToken: string, phoneNumber: string): string {
+  return `PN${createHmac("sha256", authToken).update(`number:${phoneNumber}`).digest("hex").slice(0, 32)}`;
+}
+
+/** A random number under the area code, outside the 555 exchange (never a magic number). */
+function availableNumber(areaCode: string): string {
+  for (;;) {
+    const exchange = 200 + randomInt(800);
+    if (exchange !== 555 && exchange % 100 !== 11) return `+1${areaCode}${exchange}${String(randomInt(10_000)).padStart(4, "0")}`;
+  }
 }
 
 /** Posts a form signed like Twilio; retries twice on a network error or 5xx (providers retry too). */
@@ -205,6 +318,8 @@ export async function simulateInboundMessage(input: {
   body: string;
   media?: { url: string; contentType: string }[];
   providerMessageId?: string;
+  /** As Twilio Advanced Opt-Out adds it when it matched (and answered) a keyword itself. */
+  optOutType?: "STOP" | "START" | "HELP";
 }): Promise<{ status: number; providerMessageId: string }> {
   const providerMessageId = input.providerMessageId ?? `SM${randomBytes(16).toString("hex")}`;
   const media = input.media ?? [];
@@ -216,6 +331,7 @@ export async function simulateInboundMessage(input: {
     ["To", input.to],
     ["Body", input.body],
     ["NumMedia", String(media.length)],
+    ...(input.optOutType ? ([["OptOutType", input.optOutType]] as [string, string][]) : []),
     ...media.flatMap((item, index): [string, string][] => [
       [`MediaUrl${index}`, item.url],
       [`MediaContentType${index}`, item.contentType],

@@ -12,7 +12,8 @@ import type { ProviderErrorKind } from "#core/providers/port";
 
 export type SimulatedError = { kind: ProviderErrorKind; code: string; message: string };
 
-export type SimulatedCallback<S extends string> = { status: S; afterMs: number; errorCode?: string };
+/** `lost`: the status happens at the carrier but its callback is never posted (only asking for the status tells). */
+export type SimulatedCallback<S extends string> = { status: S; afterMs: number; errorCode?: string; lost?: true };
 
 export type MessageScenario = {
   name: string;
@@ -120,6 +121,22 @@ export const MESSAGE_SCENARIOS: Readonly<Record<string, MessageScenario>> = {
     callbacks: [
       { status: "Sent", afterMs: d.sent },
       { status: "Undelivered", afterMs: d.delivered, errorCode: "30007" },
+    ],
+  },
+  "12": {
+    name: "LostReceipt",
+    description: "Sent, then delivered at the carrier, but the delivered callback is never posted: the message sweep asks the carrier.",
+    callbacks: [
+      { status: "Sent", afterMs: d.sent },
+      { status: "Delivered", afterMs: d.delivered, lost: true },
+    ],
+  },
+  "13": {
+    name: "LostFailure",
+    description: "Sent, then undelivered at the carrier (30003), but that callback is never posted: the message sweep asks the carrier.",
+    callbacks: [
+      { status: "Sent", afterMs: d.sent },
+      { status: "Undelivered", afterMs: d.delivered, errorCode: "30003", lost: true },
     ],
   },
 };

@@ -1,11 +1,16 @@
 import {
   ProviderError,
   headerValue,
+  type AvailableNumber,
+  type AvailableNumberQuery,
+  type NumberWebhooks,
+  type OwnedNumber,
   type CallStatusEvent,
   type CallStatusReport,
   type DialResultEvent,
   type InboundMessage,
   type MessageStatusEvent,
+  type MessageStatusReport,
   type PlaceCallInput,
   type PlaceCallResult,
   type ProviderEvent,
@@ -20,8 +25,9 @@ import { callStatusFromTwilio, dialStatusFromTwilio, messageStatusFromTwilio } f
 
 /**
  * Twilio adapter of the provider port: the 2010-04-01 REST API over `fetch`
- * (form-encoded requests, HTTP basic auth with the account SID and auth token)
- * and the form-encoded webhooks Twilio sends, signed with X-Twilio-Signature.
+ * (form-encoded requests, HTTP basic auth with a revocable API key and secret)
+ * and the form-encoded webhooks Twilio sends, signed with X-Twilio-Signature
+ * (checked with the account's auth token, which is used for nothing else).
  *
  * Twilio offers no idempotency key on Messages or Calls: a repeated POST sends
  * again. At-most-once is the caller's job: claim the message (Queued → Sending,
@@ -31,7 +37,14 @@ import { callStatusFromTwilio, dialStatusFromTwilio, messageStatusFromTwilio } f
 
 export type TwilioConfig = {
   accountSid: string;
+  /** Checks webhook signatures only: never sent to Twilio. */
   authToken: string;
+  /**
+   * The revocable API key (`SK…`) and its secret that authenticate every REST
+   * request (HTTP basic). Without them the adapter still verifies and parses
+   * webhooks, but refuses REST calls.
+   */
+  apiKey?: { sid: string; secret: string };
   /** Injected in tests to replay recorded exchanges; the global fetch otherwise. */
   fetch?: typeof fetch;
   baseUrl?: string;
@@ -46,15 +59,20 @@ type Form = [string, string][];
 export function createTwilioProvider(config: TwilioConfig): ProviderPort {
   const baseUrl = config.baseUrl ?? "https://api.twilio.com";
   const doFetch = config.fetch ?? fetch;
-  const authorization = `Basic ${Buffer.from(`${config.accountSid}:${config.authToken}`).toString("base64")}`;
+  const authorization = config.apiKey ? `Basic ${Buffer.from(`${config.apiKey.sid}:${config.apiKey.secret}`).toString("base64")}` : undefined;
 
-  /** POST a form to a resource (`Messages`), or GET one (`Calls/CA…`) when no form is given. */
-  async function request(resource: string, form?: Form): Promise<Record<string, unknown>> {
-    const url = `${baseUrl}/2010-04-01/Accounts/${encodeURIComponent(config.accountSid)}/${resource}.json`;
+  /**
+   * POST a form to a resource (`Messages`), or GET one (`Calls/CA…`) when no
+   * form is given; `method` DELETE removes one, `query` filters a GET.
+   */
+  async function request(resource: string, form?: Form, options: { method?: "DELETE"; query?: Form } = {}): Promise<Record<string, unknown>> {
+    const query = options.query?.length ? `?${new URLSearchParams(options.query).toString()}` : "";
+    const url = `${baseUrl}/2010-04-01/Accounts/${encodeURIComponent(config.accountSid)}/${resource}.json${query}`;
+    if (!authorization) throw new ProviderError("permanent", "provider_not_configured", "Twilio REST credentials (API key SID and secret) are not configured.");
     let response: Response;
     try {
       response = await doFetch(url, {
-        method: form ? "POST" : "GET",
+        method: options.method ?? (form ? "POST" : "GET"),
         headers: {
           authorization,
           ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
@@ -83,6 +101,16 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
       throw twilioError({ httpStatus: response.status, body, retryAfter: response.headers.get("retry-after") });
     }
     return body as Record<string, unknown>;
+  }
+
+  /** GETs one resource; undefined when Twilio does not know it (404). */
+  async function fetchResource(resource: string): Promise<Record<string, unknown> | undefined> {
+    try {
+      return await request(resource);
+    } catch (error) {
+      if (error instanceof ProviderError && error.details.httpStatus === 404) return undefined;
+      throw error;
+    }
   }
 
   return {
@@ -126,14 +154,23 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
       };
     },
 
+    async fetchMessageStatus(providerMessageId: string): Promise<MessageStatusReport | undefined> {
+      const message = await fetchResource(`Messages/${encodeURIComponent(providerMessageId)}`);
+      const providerStatus = String(message?.["status"] ?? "");
+      const status = messageStatusFromTwilio(providerStatus);
+      if (!message || status === undefined) return undefined;
+      const errorCode = message["error_code"];
+      return {
+        providerMessageId: String(message["sid"] ?? providerMessageId),
+        status,
+        providerStatus,
+        ...(errorCode !== null && errorCode !== undefined && errorCode !== "" ? { errorCode: String(errorCode) } : {}),
+      };
+    },
+
     async fetchCallStatus(providerCallId: string): Promise<CallStatusReport | undefined> {
-      let call: Record<string, unknown>;
-      try {
-        call = await request(`Calls/${encodeURIComponent(providerCallId)}`);
-      } catch (error) {
-        if (error instanceof ProviderError && error.details.httpStatus === 404) return undefined;
-        throw error;
-      }
+      const call = await fetchResource(`Calls/${encodeURIComponent(providerCallId)}`);
+      if (!call) return undefined;
       const providerStatus = String(call["status"] ?? "");
       const status = callStatusFromTwilio(providerStatus);
       if (status === undefined) return undefined;
@@ -145,6 +182,49 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
         direction: String(call["direction"] ?? "inbound").startsWith("outbound") ? "outbound" : "inbound",
         ...(Number.isFinite(duration) ? { durationSeconds: duration } : {}),
       };
+    },
+
+    async searchAvailableNumbers(query: AvailableNumberQuery): Promise<AvailableNumber[]> {
+      const filters: Form = [];
+      if (query.areaCode) filters.push(["AreaCode", query.areaCode]);
+      if (query.region) filters.push(["InRegion", query.region]);
+      for (const capability of query.capabilities) filters.push([CAPABILITY_FILTERS[capability], "true"]);
+      filters.push(["PageSize", String(query.limit)]);
+      const page = await request(`AvailablePhoneNumbers/${query.country}/Local`, undefined, { query: filters });
+      const offered = (page["available_phone_numbers"] as Record<string, unknown>[] | undefined) ?? [];
+      return offered.map((number) => {
+        const flags = (number["capabilities"] ?? {}) as Record<string, unknown>;
+        return {
+          phoneNumber: String(number["phone_number"]),
+          region: (number["region"] as string | null | undefined) ?? null,
+          locality: (number["locality"] as string | null | undefined) ?? null,
+          capabilities: (["sms", "mms", "voice"] as const).filter((capability) => flags[CAPABILITY_FLAGS[capability]] === true),
+        };
+      });
+    },
+
+    async buyNumber(phoneNumber: string, webhooks: NumberWebhooks): Promise<OwnedNumber> {
+      const created = await request("IncomingPhoneNumbers", [["PhoneNumber", phoneNumber], ...webhookForm(webhooks)]);
+      return { providerNumberId: String(created["sid"]), phoneNumber: String(created["phone_number"] ?? phoneNumber) };
+    },
+
+    async findOwnedNumber(phoneNumber: string): Promise<OwnedNumber | undefined> {
+      const page = await request("IncomingPhoneNumbers", undefined, { query: [["PhoneNumber", phoneNumber]] });
+      const held = ((page["incoming_phone_numbers"] as Record<string, unknown>[] | undefined) ?? []).find((number) => number["phone_number"] === phoneNumber);
+      return held ? { providerNumberId: String(held["sid"]), phoneNumber } : undefined;
+    },
+
+    async configureNumber(providerNumberId: string, webhooks: NumberWebhooks): Promise<void> {
+      await request(`IncomingPhoneNumbers/${encodeURIComponent(providerNumberId)}`, webhookForm(webhooks));
+    },
+
+    async releaseNumber(providerNumberId: string): Promise<void> {
+      try {
+        await request(`IncomingPhoneNumbers/${encodeURIComponent(providerNumberId)}`, undefined, { method: "DELETE" });
+      } catch (error) {
+        if (error instanceof ProviderError && error.details.httpStatus === 404) return;
+        throw error;
+      }
     },
 
     parseStatusCallback(request: WebhookRequest): ProviderEvent[] {
@@ -171,6 +251,25 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
       });
     },
   };
+}
+
+/** Twilio Advanced Opt-Out's `OptOutType` on an inbound message: which keyword class it matched (and answered). */
+const OPT_OUT_TYPES: Record<string, "OptOut" | "OptIn" | "Help"> = { STOP: "OptOut", START: "OptIn", HELP: "Help" };
+
+/** AvailablePhoneNumbers filters and the IncomingPhoneNumber capability flags of our capabilities. */
+const CAPABILITY_FILTERS = { sms: "SmsEnabled", mms: "MmsEnabled", voice: "VoiceEnabled" } as const;
+const CAPABILITY_FLAGS = { sms: "SMS", mms: "MMS", voice: "voice" } as const;
+
+/** A number's webhooks as IncomingPhoneNumbers fields (POST everywhere). */
+function webhookForm(webhooks: NumberWebhooks): Form {
+  return [
+    ["SmsUrl", webhooks.smsUrl],
+    ["SmsMethod", "POST"],
+    ["VoiceUrl", webhooks.voiceUrl],
+    ["VoiceMethod", "POST"],
+    ["StatusCallback", webhooks.voiceStatusCallbackUrl],
+    ["StatusCallbackMethod", "POST"],
+  ];
 }
 
 function optional(params: URLSearchParams, name: string): string | undefined {
@@ -241,6 +340,7 @@ function dialResult(params: URLSearchParams): DialResultEvent | undefined {
   return {
     type: "call.dial",
     providerCallId,
+    direction: (optional(params, "Direction") ?? "inbound").startsWith("outbound") ? "outbound" : "inbound",
     status,
     providerStatus,
     ...(Number.isFinite(duration) ? { durationSeconds: duration } : {}),
@@ -260,7 +360,10 @@ function inboundMessage(params: URLSearchParams): InboundMessage {
     if (url !== undefined) media.push({ url, contentType: optional(params, `MediaContentType${index}`) ?? "application/octet-stream" });
   }
   const segments = Number.parseInt(optional(params, "NumSegments") ?? "", 10);
+  const optOutType = optional(params, "OptOutType")?.toUpperCase();
+  const carrierKind = optOutType === undefined ? undefined : OPT_OUT_TYPES[optOutType];
   return {
+    ...(carrierKind ? { carrierKeyword: { kind: carrierKind, word: (params.get("Body") ?? "").trim().toUpperCase() || optOutType! } } : {}),
     type: "message.inbound",
     providerMessageId,
     from: required(params, "From"),

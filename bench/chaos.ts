@@ -1,0 +1,450 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { sweepHolds } from "#core/billing/hold-sweeper";
+import { sweepDueCalls } from "#core/calls/sweeper";
+import { sweepAutomations } from "#core/automations/runs/schedule";
+import { db, tableName } from "#core/db/client";
+import { LeadProcessing, SWEEP_ATTEMPTS as LEAD_SWEEP_ATTEMPTS } from "#core/leads/processing";
+import { messageLifecycle, callLifecycle } from "#core/messaging/status";
+import { SWEEP_ATTEMPTS as MESSAGE_SWEEP_ATTEMPTS, sweepDueMessages } from "#core/messaging/sweeper";
+import { Organizations } from "#core/organizations/index";
+import { maxRequestMs } from "#core/idempotency/index";
+import { freePort, waitFor } from "#local/net";
+import { turnQuietHoursOff } from "#local/organizations";
+import { projectRoot } from "#local/paths";
+import { applyShortWaits } from "#local/short-waits";
+import { seededRandom } from "#local/seeded-random";
+import { readJson, stackStatePath, type StackState } from "#local/state";
+
+/**
+ * `npm run chaos [-- --cycles 5 --seed 42 --keep]`: fault injection against
+ * the local stack. Starts the stack on its own state folder (DynamoDB Local on
+ * disk), drives a mixed load (leads through all three intake routes, sends to
+ * simulator scenarios that deliver, fail, retry and never answer, calls,
+ * automation runs with a wait, top-ups; each with an Idempotency-Key), SIGKILLs every
+ * process of the stack at a random moment each cycle and restarts it. After
+ * the last restart it retries the requests the kills cut short (same key),
+ * then runs the sweeps with the clock moved forward (as the tests do: the
+ * receipt timeout is 72 h) and checks the invariants below. Prints a table;
+ * exits 1 on any violation.
+ */
+
+const FINAL_RUN = new Set(["Succeeded", "Failed", "Skipped", "Canceled"]);
+/** Simulator scenarios (docs/provider-simulator.md): delivered, failed, undelivered, transient then delivered, always transient, slow, no receipt, filtered. */
+const MESSAGE_SCENARIOS = ["00", "01", "02", "03", "04", "05", "08", "11"];
+/** Answered, busy, no answer, failed, long, silent (no callback ever). */
+const CALL_SCENARIOS = ["20", "21", "22", "23", "24", "28"];
+
+interface Org {
+  organizationId: string;
+  apiKey: string;
+  source: { sourceId: string; apiKey: string };
+  automationId: string;
+  leadId: string;
+}
+
+type Kind = "lead" | "message" | "call" | "run" | "topUp";
+interface Acknowledged {
+  kind: Kind;
+  org: Org;
+  id: string;
+  automationId?: string;
+}
+interface Attempt {
+  kind: Kind;
+  org: Org;
+  method: string;
+  path: string;
+  body?: unknown;
+  headers: Record<string, string>;
+}
+
+const { values } = parseArgs({
+  options: {
+    cycles: { type: "string", default: "5" },
+    seed: { type: "string" },
+    keep: { type: "boolean", default: false },
+    "load-seconds": { type: "string", default: "6" },
+  },
+});
+const cycles = Number(values.cycles);
+const seed = Number(values.seed ?? Date.now() % 100_000);
+const random = seededRandom(seed);
+const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const log = (line: string) => console.log(`[chaos] ${line}`);
+
+let baseUrl = "";
+/** Items ended Failed with ProcessingError (poison hook or republish limit), reported with the table. */
+let poisoned = 0;
+const acknowledged: Acknowledged[] = [];
+const cutShort: Attempt[] = [];
+
+async function main(): Promise<void> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  applyShortWaits();
+  const stateDir = await mkdtemp(join(tmpdir(), "chaos-"));
+  const ports = { http: await freePort(), dynamodb: await freePort(), sqs: await freePort() };
+  log(`seed ${seed}, ${cycles} kill cycle(s), state ${stateDir}`);
+  const started = Date.now();
+  let stack = await startStack(stateDir, ports);
+  try {
+    const orgs = [await setUpOrganization(), await setUpOrganization()];
+    for (let cycle = 1; cycle <= cycles; cycle++) {
+      const killAfterMs = 1_000 + random() * Number(values["load-seconds"]) * 1_000;
+      const load = drive(orgs, killAfterMs + 2_000);
+      await sleep(killAfterMs);
+      const killed = killStack(stateDir);
+      log(`cycle ${cycle}: SIGKILL after ${Math.round(killAfterMs)} ms (${killed} processes)`);
+      await load;
+      stack = await startStack(stateDir, ports);
+    }
+    const lastRestart = Date.now();
+    // In-flight claims of killed requests expire with the function timeout: retry them once it has passed.
+    await sleep(Math.max(0, lastRestart + maxRequestMs + 1_000 - Date.now()));
+    const stillLocked = await retryCutShort();
+    const rounds = await recover(orgs);
+    const rows = await checkInvariants(orgs, stillLocked);
+    const boundSeconds = Math.round((Date.now() - lastRestart) / 1000);
+    print(rows, { boundSeconds, rounds, totalSeconds: Math.round((Date.now() - started) / 1000) });
+    process.exitCode = rows.some((row) => row.violations > 0) ? 1 : 0;
+  } finally {
+    killStack(stateDir);
+    stack.child.stdout?.destroy();
+    if (!values.keep) await rm(stateDir, { recursive: true, force: true });
+  }
+}
+
+/** Starts the stack in its own process and applies its environment here (the sweeps and checks run in this process). */
+async function startStack(stateDir: string, ports: { http: number; dynamodb: number; sqs: number }): Promise<{ child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "bench/chaos-stack.ts", "--state-dir", stateDir, "--port", String(ports.http), "--dynamodb-port", String(ports.dynamodb), "--sqs-port", String(ports.sqs)],
+    { cwd: projectRoot, stdio: ["ignore", "pipe", "inherit"], detached: true },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let output = "";
+    const timer = setTimeout(() => reject(new Error(`the stack did not start: ${output}`)), 120_000);
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const ready = /READY (\S+)/.exec(output);
+      if (ready) {
+        clearTimeout(timer);
+        baseUrl = ready[1]!;
+        resolve();
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`the stack exited (${code}): ${output}`)));
+  });
+  child.removeAllListeners("exit");
+  const state = await readJson<StackState>(stackStatePath(stateDir));
+  Object.assign(process.env, state!.env);
+  await waitFor(async () => (await fetch(`${baseUrl}/openapi.json`)).status < 500, 30_000, "the API");
+  return { child };
+}
+
+/** SIGKILL to every process of the stack: the Node process and the DynamoDB Local JVM (and its shell), found by their state folder. */
+function killStack(stateDir: string): number {
+  let killed = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let commandLine = "";
+    try {
+      commandLine = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+    } catch {
+      continue;
+    }
+    if (!commandLine.includes(stateDir)) continue;
+    try {
+      process.kill(Number(entry), "SIGKILL");
+      killed++;
+    } catch {
+      // already gone
+    }
+  }
+  return killed;
+}
+
+async function api(method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
+      ...options.headers,
+    },
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text && /json/.test(response.headers.get("content-type") ?? "") ? JSON.parse(text) : text };
+}
+
+async function setUpOrganization(): Promise<Org> {
+  const { organization, apiKey } = await Organizations.create({ name: `Chaos ${randomUUID().slice(0, 8)}` });
+  await turnQuietHoursOff(organization.id);
+  const must = async (method: string, path: string, body: unknown) => {
+    const response = await api(method, path, { token: apiKey, body, headers: { "idempotency-key": randomUUID() } });
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+    return response.body;
+  };
+  await must("POST", "/phone-numbers", { phoneNumber: `+1212${200 + Math.floor(random() * 700)}${String(Math.floor(random() * 10_000)).padStart(4, "0")}`, capabilities: ["sms", "mms", "voice"] });
+  await must("POST", "/billing/wallet/top-ups", { amount: "500.00" });
+  const source = await must("POST", "/sources", { name: "Chaos seller" });
+  const automation = await must("POST", "/automations", {
+    name: "Chaos welcome",
+    enabled: false,
+    triggers: [{ id: "t", type: "Manual" }],
+    actions: [
+      { id: "pause", type: "Wait", settings: { durationSeconds: 5 } },
+      { id: "hello", type: "SendSms", settings: { body: "Welcome from the chaos run" } },
+    ],
+    connections: [
+      { id: "c0", sourceNodeId: "t", targetNodeId: "pause" },
+      { id: "c1", sourceNodeId: "pause", targetNodeId: "hello" },
+    ],
+  });
+  const lead = await must("POST", "/leads", { contact: { firstName: "Chaos", phone: { number: uniquePhone() } } });
+  const org: Org = { organizationId: organization.id, apiKey, source: { sourceId: source.sourceId, apiKey: source.apiKey }, automationId: automation.id, leadId: lead.id };
+  acknowledged.push({ kind: "lead", org, id: lead.id });
+  return org;
+}
+
+function uniquePhone(): string {
+  return `+1201${200 + Math.floor(random() * 700)}${String(Math.floor(random() * 10_000)).padStart(4, "0")}`;
+}
+
+/** One random request of the mixed load. */
+function nextAttempt(org: Org): Attempt {
+  const key = { "idempotency-key": randomUUID() };
+  const auth = { authorization: `Bearer ${org.apiKey}` };
+  const choice = random();
+  if (choice < 0.12) return { kind: "lead", org, method: "POST", path: "/leads", body: { contact: { firstName: "Dana", phone: { number: uniquePhone() } } }, headers: { ...auth, ...key } };
+  if (choice < 0.24) {
+    return { kind: "lead", org, method: "POST", path: "/leads/intake", body: { FirstName: "Sam", Phone: uniquePhone() }, headers: { "x-source-id": org.source.sourceId, "x-source-key": org.source.apiKey, ...key } };
+  }
+  if (choice < 0.34) {
+    const query = new URLSearchParams({ sourceId: org.source.sourceId, apiKey: org.source.apiKey, FirstName: "Lee", Phone: uniquePhone() });
+    return { kind: "lead", org, method: "GET", path: `/leads/intake?${query}`, headers: key };
+  }
+  if (choice < 0.64) return { kind: "message", org, method: "POST", path: "/messages", body: { to: `+1212555${"01"}${pick(MESSAGE_SCENARIOS)}`, body: "chaos" }, headers: { ...auth, ...key } };
+  if (choice < 0.8) return { kind: "call", org, method: "POST", path: "/calls", body: { to: `+1212555${"01"}${pick(CALL_SCENARIOS)}` }, headers: { ...auth, ...key } };
+  if (choice < 0.92) return { kind: "run", org, method: "POST", path: `/automations/${org.automationId}/runs`, body: { leadId: org.leadId }, headers: { ...auth, ...key } };
+  return { kind: "topUp", org, method: "POST", path: "/billing/wallet/top-ups", body: { amount: "1.00" }, headers: { ...auth, ...key } };
+}
+
+/** Sends attempts, 8 at a time, for `durationMs`; records what was acknowledged (2xx) and what a kill cut short. */
+async function drive(orgs: Org[], durationMs: number): Promise<void> {
+  const deadline = Date.now() + durationMs;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (Date.now() < deadline) {
+        const attempt = nextAttempt(pick(orgs));
+        try {
+          const response = await send(attempt);
+          record(attempt, response);
+        } catch {
+          cutShort.push(attempt);
+          await sleep(200);
+        }
+      }
+    }),
+  );
+}
+
+async function send(attempt: Attempt) {
+  return api(attempt.method, attempt.path, { body: attempt.body, headers: attempt.headers });
+}
+
+function record(attempt: Attempt, response: { status: number; body: any }): void {
+  if (response.status >= 300) return;
+  const id = attempt.kind === "topUp" ? response.body.entry?.id : response.body.id;
+  if (id) acknowledged.push({ kind: attempt.kind, org: attempt.org, id, ...(attempt.kind === "run" ? { automationId: attempt.org.automationId } : {}) });
+}
+
+/** Retries every request a kill cut short, with its key and payload: none may still be locked (409). */
+async function retryCutShort(): Promise<number> {
+  let locked = 0;
+  for (const attempt of cutShort) {
+    const response = await send(attempt).catch(() => ({ status: 0, body: undefined }));
+    if (response.status === 409 && attempt.headers["idempotency-key"]) locked++;
+    record(attempt, response);
+  }
+  log(`retried ${cutShort.length} request(s) cut short by a kill; ${locked} still locked`);
+  return locked;
+}
+
+/** Runs the sweeps with the clock moved forward until every acknowledged item is final (at most 6 rounds). */
+async function recover(orgs: Org[]): Promise<number> {
+  for (let round = 1; round <= 6; round++) {
+    const now = Date.now();
+    for (const org of orgs) {
+      const organizationId = org.organizationId;
+      await LeadProcessing.sweep(now + round * 10 * 60_000, organizationId);
+      await sweepDueMessages({ now: new Date(now + 73 * 3_600_000 + round * 10 * 60_000), organizationId });
+      await sweepDueCalls({ now: new Date(now + 6 * 3_600_000 + round * 10 * 60_000), organizationId });
+      await sweepAutomations({ now: new Date(now + 3_600_000 + round * 10 * 60_000), organizationId });
+      await sweepHolds({ now: new Date(now + 80 * 3_600_000 + round * 10 * 60_000), organizationId });
+    }
+    await sleep(8_000);
+    const pending = (await snapshot(orgs)).flatMap((state) => notFinal(state)).length;
+    log(`recovery round ${round}: ${pending} acknowledged item(s) not final yet`);
+    if (pending === 0) return round;
+  }
+  return 6;
+}
+
+interface OrgState {
+  org: Org;
+  items: Map<string, Record<string, any>>;
+}
+
+async function snapshot(orgs: Org[]): Promise<OrgState[]> {
+  return Promise.all(
+    orgs.map(async (org) => {
+      const items = new Map<string, Record<string, any>>();
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db().send(
+          new QueryCommand({ TableName: tableName(), KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": `ORG#${org.organizationId}` }, ExclusiveStartKey, ConsistentRead: true }),
+        );
+        for (const item of page.Items ?? []) items.set(String(item.sk), item);
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return { org, items };
+    }),
+  );
+}
+
+function itemOf(state: OrgState, entry: Acknowledged): Record<string, any> | undefined {
+  const sk = { lead: `LEAD#${entry.id}`, message: `MESSAGE#${entry.id}`, call: `CALL#${entry.id}`, run: `RUN#${entry.automationId}#${entry.id}`, topUp: `LEDGER#${entry.id}` }[entry.kind];
+  return state.items.get(sk);
+}
+
+function isFinal(entry: Acknowledged, item: Record<string, any>): boolean {
+  switch (entry.kind) {
+    case "lead":
+      return item.processingStatus !== "Pending";
+    case "message":
+      return messageLifecycle.isFinal(item.status) || item.status === "Unknown";
+    case "call":
+      return callLifecycle.isFinal(item.status);
+    case "run":
+      return FINAL_RUN.has(item.status);
+    case "topUp":
+      return true;
+  }
+}
+
+function notFinal(state: OrgState): Acknowledged[] {
+  return acknowledged.filter((entry) => entry.org === state.org).filter((entry) => {
+    const item = itemOf(state, entry);
+    return !item || !isFinal(entry, item);
+  });
+}
+
+interface Row {
+  invariant: string;
+  checked: number;
+  violations: number;
+  example?: string;
+}
+
+async function checkInvariants(orgs: Org[], stillLocked: number): Promise<Row[]> {
+  const states = await snapshot(orgs);
+  const rows: Row[] = [];
+  const add = (invariant: string, checked: number, failures: string[]) => rows.push({ invariant, checked, violations: failures.length, ...(failures[0] ? { example: failures[0] } : {}) });
+  for (const kind of ["lead", "message", "call", "run", "topUp"] as const) {
+    const entries = acknowledged.filter((entry) => entry.kind === kind);
+    const failures = entries.flatMap((entry) => {
+      const item = itemOf(states.find((state) => state.org === entry.org)!, entry);
+      if (!item) return [`${kind} ${entry.id} missing`];
+      return isFinal(entry, item) ? [] : [`${kind} ${entry.id} still ${item.status ?? item.processingStatus}`];
+    });
+    add(`every acknowledged ${kind} exists${kind === "topUp" ? " in the ledger" : " and is final"}`, entries.length, failures);
+  }
+  const walletFailures: string[] = [];
+  const holdFailures: string[] = [];
+  const doubleCharges: string[] = [];
+  const carrierless: string[] = [];
+  const lockedKeys: string[] = [];
+  const republished: string[] = [];
+  let holds = 0;
+  let charges = 0;
+  let claims = 0;
+  let sweptItems = 0;
+  for (const { org, items } of states) {
+    const all = [...items.values()];
+    const ledger = all.filter((item) => String(item.sk).startsWith("LEDGER#"));
+    const open = all.filter((item) => String(item.sk).startsWith("RESERVATION#") && item.state === "Reserved");
+    const wallet = items.get("WALLET")!;
+    const ledgerSum = ledger.reduce((sum, entry) => sum + Number(entry.amountUnits), 0);
+    const heldSum = open.reduce((sum, hold) => sum + Number(hold.amountUnits), 0);
+    if (wallet.balanceUnits !== ledgerSum) walletFailures.push(`${org.organizationId}: balance ${wallet.balanceUnits} ≠ ledger ${ledgerSum}`);
+    if (wallet.reservedUnits !== heldSum) walletFailures.push(`${org.organizationId}: reserved ${wallet.reservedUnits} ≠ open holds ${heldSum}`);
+    if (wallet.availableUnits !== wallet.balanceUnits - wallet.reservedUnits) walletFailures.push(`${org.organizationId}: available ≠ balance − reserved`);
+    for (const hold of open) {
+      holds++;
+      const owner = items.get(`${hold.relatedEntityType === "Call" ? "CALL" : "MESSAGE"}#${hold.reservationId}`);
+      const ownerFinal = owner && (hold.relatedEntityType === "Call" ? callLifecycle.isFinal(owner.status) : messageLifecycle.isFinal(owner.status) || owner.status === "Unknown");
+      if (!owner || ownerFinal) holdFailures.push(`hold ${hold.reservationId} open on a ${owner ? owner.status : "missing"} ${String(hold.relatedEntityType).toLowerCase()}`);
+    }
+    const chargesByItem = new Map<string, number>();
+    for (const entry of ledger.filter((item) => item.entryType === "Charge" && (item.messageId || item.callId))) {
+      charges++;
+      const id = entry.messageId ?? entry.callId;
+      chargesByItem.set(id, (chargesByItem.get(id) ?? 0) + 1);
+      const owner = items.get(entry.messageId ? `MESSAGE#${id}` : `CALL#${id}`);
+      if (!owner || !(entry.messageId ? owner.providerMessageId : owner.providerId)) carrierless.push(`${entry.messageId ? "message" : "call"} ${id} charged without a provider id`);
+    }
+    for (const [id, count] of chargesByItem) if (count > 1) doubleCharges.push(`${id} charged ${count} times`);
+    for (const claim of all.filter((item) => item.entity === "IdempotencyRecord" && item.state === "InFlight")) {
+      claims++;
+      const claimedAt = (Number(claim.expiresAt) - 24 * 3600) * 1000;
+      if (typeof claim.inFlightUntil !== "number" || claim.inFlightUntil - claimedAt > maxRequestMs + 1_000) lockedKeys.push(`${claim.sk} locked until ${claim.inFlightUntil}`);
+    }
+    for (const item of all.filter((candidate) => candidate.sweepAttempts !== undefined)) {
+      sweptItems++;
+      const limit = String(item.sk).startsWith("LEAD#") ? LEAD_SWEEP_ATTEMPTS : MESSAGE_SWEEP_ATTEMPTS;
+      if (Number(item.sweepAttempts) > limit) republished.push(`${item.sk} republished ${item.sweepAttempts} times`);
+    }
+  }
+  add("wallet balance = ledger sum, reserved = open holds (per organization)", states.length, walletFailures);
+  add("no hold open on a final or missing item", holds, holdFailures);
+  add("no message or call charged twice", charges, doubleCharges);
+  add("no charge without the carrier's acceptance", charges, carrierless);
+  add("no Idempotency-Key claim outlives the function timeout (stored)", claims, lockedKeys);
+  add("no request cut short by a kill still locked on retry", cutShort.filter((attempt) => attempt.headers["idempotency-key"]).length, Array.from({ length: stillLocked }, () => "409 on retry"));
+  add("no item republished past its attempt limit", sweptItems, republished);
+  poisoned = states.reduce(
+    (count, { items }) =>
+      count + [...items.values()].filter((item) => [item.errorCode, item.processingReason, item.error].some((reason) => String(reason ?? "").startsWith("ProcessingError"))).length,
+    0,
+  );
+  return rows;
+}
+
+function print(rows: Row[], run: { boundSeconds: number; rounds: number; totalSeconds: number }): void {
+  const width = Math.max(...rows.map((row) => row.invariant.length));
+  console.log("");
+  console.log(`${"invariant".padEnd(width)}  checked  violations  example`);
+  console.log(`${"-".repeat(width)}  -------  ----------  -------`);
+  for (const row of rows) console.log(`${row.invariant.padEnd(width)}  ${String(row.checked).padStart(7)}  ${String(row.violations).padStart(10)}  ${row.example ?? ""}`);
+  console.log("");
+  console.log(
+    `seed ${seed}; ${cycles} kill cycle(s); ${acknowledged.length} acknowledged, ${cutShort.length} cut short; final within ${run.boundSeconds} s of the last restart ` +
+      `(${run.rounds} sweep round(s), clock moved up to 80 h); ${poisoned} item(s) ended Failed (ProcessingError); ${run.totalSeconds} s in all`,
+  );
+  console.log(rows.some((row) => row.violations > 0) ? "FAIL" : "PASS");
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

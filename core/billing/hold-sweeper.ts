@@ -1,0 +1,122 @@
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { Billing, HOLD_CHECK_AFTER_MS, holdCheckEntry, holdShards, TransactionConditionFailed, type BillingOutcome } from "#core/billing/index";
+import { billFinalCall } from "#core/calls/index";
+import { readCall, toCall } from "#core/calls/store";
+import { conditionally } from "#core/db/conditional";
+import { db, tableName } from "#core/db/client";
+import { dueEntries } from "#core/db/due";
+import { keys } from "#core/db/keys";
+import { recordEvent } from "#core/events/index";
+import { settleMessage } from "#core/messaging/billing-seam";
+import { callLifecycle, messageLifecycle } from "#core/messaging/status";
+import { readMessage } from "#core/messaging/store";
+
+export interface HoldSweepResult {
+  /** Holds whose owner was final: settled as its final status says (charged or released). */
+  settled: number;
+  /** Holds whose owner no longer exists: released. */
+  released: number;
+  /** Holds whose owner is still under way: looked at again later. */
+  kept: number;
+  /** Holds that could not be handled this time (logged; the next sweep tries again). */
+  errors: number;
+}
+
+type Owner = { kind: "final"; settle: () => Promise<BillingOutcome | undefined> } | { kind: "gone" } | { kind: "waiting" };
+
+/**
+ * The hold sweeper (defence in depth; EventBridge every 15 minutes). Every
+ * open hold carries an entry in the gsi3 index `DUEHOLDS#<shard>`, due
+ * HOLD_CHECK_AFTER_MS after it was taken and removed in the write that settles
+ * or releases it. For each due hold it reads the owner (the message or call
+ * whose id keys it):
+ * - owner final (a message Delivered/Undelivered/Unknown/Failed/Blocked/Canceled,
+ *   a call Completed/Busy/NoAnswer/Failed/Canceled): settled as that status says,
+ *   exactly as the status write would have (charge or release), with a
+ *   `HoldRecovered` event;
+ * - owner gone: released, with the event;
+ * - owner still under way: looked at again HOLD_CHECK_AFTER_MS later.
+ * Status writes settle in the same transaction, so this finds nothing unless
+ * something went wrong (an older write, a bug); it is the net under them.
+ */
+export async function sweepHolds(options: { now?: Date; organizationId?: string } = {}): Promise<HoldSweepResult> {
+  const now = (options.now ?? new Date()).getTime();
+  const result: HoldSweepResult = { settled: 0, released: 0, kept: 0, errors: 0 };
+  const partitions = holdShards.map((shard) => keys.dueHold(shard, "", "", "").gsi3pk);
+  for await (const { item, seen, organizationId, id } of dueEntries(partitions, new Date(now).toISOString(), options.organizationId)) {
+    try {
+      const outcome = await sweepHold(organizationId, id, String(item.relatedEntityType), seen, now);
+      result[outcome]++;
+    } catch (error) {
+      result.errors++;
+      console.error(JSON.stringify({ level: "error", sweep: "holds", organizationId, reservationId: id, error: (error as Error).message }));
+    }
+  }
+  return result;
+}
+
+async function sweepHold(organizationId: string, reservationId: string, ownerType: string, seen: string, now: number): Promise<keyof Omit<HoldSweepResult, "errors">> {
+  const owner = await ownerOf(organizationId, reservationId, ownerType);
+  if (owner.kind === "waiting") {
+    // Look again later; conditional on the entry read, so overlapping sweeps move it once.
+    await conditionally(
+      db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.reservation(organizationId, reservationId),
+          UpdateExpression: "SET gsi3sk = :next",
+          ConditionExpression: "gsi3sk = :seen AND #state = :reserved",
+          ExpressionAttributeNames: { "#state": "state" },
+          ExpressionAttributeValues: { ":next": holdCheckEntry(organizationId, reservationId, now + HOLD_CHECK_AFTER_MS).gsi3sk, ":seen": seen, ":reserved": "Reserved" },
+        }),
+      ),
+    );
+    return "kept";
+  }
+  const outcome = owner.kind === "final" ? await owner.settle() : await Billing.release(organizationId, reservationId);
+  if (outcome) {
+    await recordEvent(organizationId, {
+      eventType: "HoldRecovered",
+      eventCategory: "Billing",
+      description:
+        owner.kind === "final"
+          ? `The hold of ${ownerType.toLowerCase()} ${reservationId} was still open after it ended; settled (${outcome.billingStatus}, ${outcome.billableAmount}).`
+          : `The hold of ${ownerType.toLowerCase()} ${reservationId} had no ${ownerType.toLowerCase()} any more; released.`,
+      relatedEntityType: ownerType,
+      relatedEntityId: reservationId,
+      billingStatus: outcome.billingStatus,
+      billableAmount: outcome.billableAmount,
+    });
+  }
+  return owner.kind === "final" ? "settled" : "released";
+}
+
+async function ownerOf(organizationId: string, id: string, ownerType: string): Promise<Owner> {
+  if (ownerType === "Message") {
+    const message = await readMessage(organizationId, id);
+    if (!message) return { kind: "gone" };
+    // Unknown is not final, but it is where a message's hold is settled (charged).
+    if (!messageLifecycle.isFinal(message.status) && message.status !== "Unknown") return { kind: "waiting" };
+    return { kind: "final", settle: () => settleMessage(organizationId, message) };
+  }
+  if (ownerType === "Call") {
+    const stored = await readCall(organizationId, id);
+    if (!stored) return { kind: "gone" };
+    if (!callLifecycle.isFinal(stored.status)) return { kind: "waiting" };
+    return { kind: "final", settle: () => settleFinalCall(organizationId, toCall(stored)) };
+  }
+  return { kind: "waiting" };
+}
+
+/** Commits the billing a final call's status write would have made (its own fields are already final). */
+async function settleFinalCall(organizationId: string, call: ReturnType<typeof toCall>): Promise<BillingOutcome | undefined> {
+  const { fields, items } = await billFinalCall(organizationId, call);
+  if (items.length === 0) return undefined;
+  try {
+    await Billing.commit(items);
+  } catch (error) {
+    if (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0)) return undefined; // settled meanwhile
+    throw error;
+  }
+  return { billingStatus: fields.billingStatus ?? "Charged", billableAmount: String(fields.billableAmount ?? "0.0000") } as BillingOutcome;
+}

@@ -1,0 +1,61 @@
+import { db } from "#core/db/client";
+
+/** The error a simulated crash throws: the process died here. */
+export class SimulatedCrash extends Error {}
+
+/**
+ * Kills this process's DynamoDB access right after the first write that moves
+ * an item to one of `statuses` (read from the write's `:status` value): every
+ * later command fails, as if the Lambda died between two steps. Answers the
+ * function that ends the crash ("the restart"). Works on the real DynamoDB
+ * Local: nothing of our storage is faked, only the process is cut short.
+ */
+export function crashAfterWriting(statuses: string[]): () => void {
+  const name = `crash-${Math.random().toString(36).slice(2)}`;
+  const pattern = new RegExp(`":status":(\\{"S":)?"(${statuses.join("|")})"`);
+  let dead = false;
+  db().middlewareStack.add(
+    (next) => async (args) => {
+      if (dead) throw new SimulatedCrash("The process was killed.");
+      const result = await next(args);
+      if (pattern.test(JSON.stringify(args.input))) dead = true;
+      return result;
+    },
+    { step: "initialize", name },
+  );
+  return () => void db().middlewareStack.remove(name);
+}
+
+/** Runs `work` in a process that dies right after writing one of `statuses` (it must die there), then "restarts". */
+export async function dieAfterWriting(statuses: string[], work: () => Promise<unknown>): Promise<void> {
+  const restart = crashAfterWriting(statuses);
+  try {
+    await work().then(
+      () => Promise.reject(new Error(`The work never wrote ${statuses.join(" or ")}.`)),
+      (error: unknown) => (error instanceof SimulatedCrash ? undefined : Promise.reject(error)),
+    );
+  } finally {
+    restart();
+  }
+}
+
+/** The error a simulated fault throws: a dependency that keeps failing. */
+export class SimulatedFault extends Error {}
+
+/**
+ * Makes every DynamoDB command whose input (its JSON) contains all of `parts`
+ * fail until the answered function is called: processing that keeps failing
+ * on the same write, as a poison message does. Other commands run normally.
+ */
+export function faultWhen(...parts: string[]): () => void {
+  const name = `fault-${Math.random().toString(36).slice(2)}`;
+  db().middlewareStack.add(
+    (next) => async (args) => {
+      const json = JSON.stringify(args.input);
+      if (parts.every((part) => json.includes(part))) throw new SimulatedFault("The write keeps failing.");
+      return next(args);
+    },
+    { step: "initialize", name },
+  );
+  return () => void db().middlewareStack.remove(name);
+}
