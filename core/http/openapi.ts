@@ -116,6 +116,24 @@ function operationObject(operation: Operation): JsonObject {
 }
 
 /** The OpenAPI 3.1 contract, generated from the operations' valibot schemas. */
+/** What each operation group is for, shown by reference pages and generators next to the group. */
+const tagDescriptions: Record<string, string> = {
+  Agent: "The A2A (agent-to-agent) JSON-RPC endpoint and agent card, for AI agents acting for an organization.",
+  Analytics: "Response-time, lead and usage reports over a window, as JSON or CSV.",
+  Automations: "Automation definitions (triggers, conditions, actions), their versions and their runs.",
+  Billing: "The organization's prepaid wallet, its ledger and prices.",
+  Calls: "Outbound and inbound calls, their status and what they cost.",
+  Conversations: "One thread per lead and contact number, with its sender number and unread state.",
+  Events: "The organization's event history, the record behind timelines and webhooks.",
+  Leads: "Lead intake from sellers and integrations, reading, updating and listing leads.",
+  Messages: "Outbound and inbound SMS/MMS, their delivery status and what they cost.",
+  "Phone numbers": "The organization's numbers used to send, receive and call.",
+  Platform: "Health, the contract itself and carrier callbacks.",
+  Sources: "Lead sources (sellers) and their intake credentials.",
+  Suppressions: "Contacts that must not be messaged (opt-outs and manual blocks).",
+  Webhooks: "Endpoints that receive signed event deliveries, their deliveries and replays.",
+};
+
 export function openApiDocument(serverUrl: string): JsonObject {
   const paths: Record<string, JsonObject> = {};
   // Sorted, so the document does not depend on the order modules were loaded in.
@@ -131,7 +149,7 @@ export function openApiDocument(serverUrl: string): JsonObject {
       description: `Capture leads, follow up by SMS/MMS and calls, automate follow-up and read response analytics. Every error is application/problem+json. Rate limit: ${rateLimitPolicy.limit} requests per ${rateLimitPolicy.windowSeconds} s per partition.`,
     },
     servers: [{ url: serverUrl }],
-    tags: [...new Set(allOperations.map((operation) => operation.tag))].sort().map((name) => ({ name })),
+    tags: [...new Set(allOperations.map((operation) => operation.tag))].sort().map((name) => ({ name, description: tagDescriptions[name] })),
     paths,
     webhooks: webhookContract(),
     components: {

@@ -15,6 +15,11 @@ describe("the generated contract's shape", () => {
     return JSON.parse(renderOpenApi()) as { paths: Record<string, Record<string, { parameters?: { in: string }[]; responses: Record<string, unknown> }>> };
   };
 
+  it("describes every tag an operation uses", () => {
+    const document = contract() as unknown as { tags: { name: string; description?: string }[] };
+    expect(document.tags.filter((tag) => !tag.description).map((tag) => tag.name)).toEqual([]);
+  });
+
   it("has no two paths that differ only in their parameter names (ambiguous routes for generators)", () => {
     const templates = Object.keys(contract().paths).map((path) => path.replace(/\{[^}]+\}/g, "{}"));
     expect(templates.filter((template, index) => templates.indexOf(template) !== index)).toEqual([]);
