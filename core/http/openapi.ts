@@ -134,7 +134,11 @@ const tagDescriptions: Record<string, string> = {
   Webhooks: "Endpoints that receive signed event deliveries, their deliveries and replays.",
 };
 
-export function openApiDocument(serverUrl: string): JsonObject {
+/**
+ * The contract. The running service names its own URL; the file in docs/ has no
+ * single server, so it names a variable every client fills with its stage's URL.
+ */
+export function openApiDocument(serverUrl: string | undefined): JsonObject {
   const paths: Record<string, JsonObject> = {};
   // Sorted, so the document does not depend on the order modules were loaded in.
   const ordered = [...allOperations].sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
@@ -148,7 +152,15 @@ export function openApiDocument(serverUrl: string): JsonObject {
       version: "v1",
       description: `Capture leads, follow up by SMS/MMS and calls, automate follow-up and read response analytics. Every error is application/problem+json. Rate limit: ${rateLimitPolicy.limit} requests per ${rateLimitPolicy.windowSeconds} s per partition.`,
     },
-    servers: [{ url: serverUrl }],
+    servers: [
+      serverUrl
+        ? { url: serverUrl }
+        : {
+            url: "{apiUrl}",
+            description: "Your stage's API: the ApiUrl output of `sst deploy`, or the local stack of `npm start`.",
+            variables: { apiUrl: { default: "http://localhost:3000", description: "The stage's base URL, without a trailing slash." } },
+          },
+    ],
     tags: [...new Set(allOperations.map((operation) => operation.tag))].sort().map((name) => ({ name, description: tagDescriptions[name] })),
     paths,
     webhooks: webhookContract(),
