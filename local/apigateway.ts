@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from "aws-lambda";
+import { securityHeaders } from "#core/http/headers";
 import type { RouteDefinition } from "#stacks/definitions";
 
 /** API Gateway HTTP API's request payload limit. */
@@ -203,12 +204,18 @@ export interface OutgoingResponse {
   body: Buffer;
 }
 
-/** API Gateway's own answer when the integration fails or returns an invalid response. */
-export function gatewayError(statusCode: number, message: string): OutgoingResponse {
+/**
+ * The gateway's own answer when the integration fails, returns an invalid
+ * response or the request is refused before any handler runs: a problem
+ * document like every other error of the API (not API Gateway's bare
+ * `{ message }`), with the headers every answer carries.
+ */
+export function gatewayError(statusCode: number, title: string): OutgoingResponse {
+  const problem = { type: "about:blank", title, status: statusCode, detail: `${title} (answered by the gateway).` };
   return {
     statusCode,
-    headers: { "content-type": "application/json" },
-    body: Buffer.from(JSON.stringify({ message })),
+    headers: { "content-type": "application/problem+json", ...securityHeaders },
+    body: Buffer.from(JSON.stringify(problem)),
   };
 }
 

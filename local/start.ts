@@ -89,7 +89,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     const server = await startHttpServer({ port: options.port ?? 3000, host: options.host, jwks: secrets.jwks, trustForwardedFor: options.trustForwardedFor, log, app: { developmentToken: () => developmentToken } });
     stoppers.push(server.stop);
-    const env = { ...resources.env, ...secretsEnv(secrets), [environmentNames.publicBaseUrl]: server.url };
+    const env = {
+      ...resources.env,
+      ...secretsEnv(secrets),
+      [environmentNames.publicBaseUrl]: server.url,
+      // The local stack (development and tests) is the one place automations may call loopback receivers.
+      [environmentNames.automationHttpAllowPrivate]: process.env[environmentNames.automationHttpAllowPrivate] ?? "true",
+    };
     Object.assign(process.env, env);
 
     const sqsClient = localSqsClient(sqsEmulator.endpoint);

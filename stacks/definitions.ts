@@ -162,7 +162,7 @@ export const routes: RouteDefinition[] = [
   { method: "POST", path: "/billing/wallet/top-ups", handler: "functions/billing/top-up.handler" },
   { method: "POST", path: "/billing/ledger/all/my", handler: "functions/billing/ledger.handler" },
   { method: "POST", path: "/phone-numbers", handler: "functions/phone-numbers/create.handler" },
-  { method: "GET", path: "/phone-numbers/{id}", handler: "functions/phone-numbers/get.handler" },
+  { method: "GET", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/get.handler" },
   { method: "POST", path: "/phone-numbers/all/my", handler: "functions/phone-numbers/list.handler" },
   { method: "DELETE", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/delete.handler" },
   { method: "GET", path: "/available-phone-numbers", handler: "functions/phone-numbers/available.handler" },
@@ -322,7 +322,7 @@ export const environmentNames = {
   messageReceiptCheckMs: "MESSAGE_RECEIPT_CHECK_MS",
   /** Credit a new organization's wallet opens with (decimal); unset means core/billing/prices.ts DEFAULT_TRIAL_CREDIT. */
   billingTrialCredit: "BILLING_TRIAL_CREDIT",
-  /** `true` lets automation HttpRequest actions call private/loopback addresses; unset: only on a local stack. */
+  /** `true` lets automation HttpRequest actions call private/loopback addresses; unset means refused (the local stack sets it). */
   automationHttpAllowPrivate: "AUTOMATION_HTTP_ALLOW_PRIVATE",
   /** First retry delay of a failed automation HttpRequest (ms); unset means 5000. */
   automationRetryBaseMs: "AUTOMATION_RETRY_BASE_MS",

@@ -7,6 +7,7 @@ import { ForbiddenError, RateLimitedError, ValidationError } from "#core/errors"
 import { resolveCredentials, type Credentials } from "#core/http/credentials";
 import type { AnySchema, AuthMode, Operation } from "#core/http/operation";
 import { PayloadTooLargeError, toProblem, UnsupportedMediaTypeError } from "#core/http/problem";
+import { securityHeaders } from "#core/http/headers";
 import { HttpResponse } from "#core/http/response";
 import { logger, withCorrelationId } from "#core/observability/index";
 import { consumeRateLimit, describePartition, rateLimitPolicy, type RateLimitDecision } from "#core/rate-limit/index";
@@ -137,7 +138,7 @@ function requestLog(handler: (event: Event, context: Context) => Promise<Result>
  * that sets either header itself keeps its own value.
  */
 function withProtectiveHeaders(result: Result): Result {
-  return { ...result, headers: { "cache-control": "no-store", "x-content-type-options": "nosniff", ...result.headers } };
+  return { ...result, headers: { ...securityHeaders, ...result.headers } };
 }
 
 function toResult(operation: AnyOperation, outcome: unknown): Result {

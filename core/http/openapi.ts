@@ -82,7 +82,10 @@ function operationObject(operation: Operation): JsonObject {
     headers: rateLimitHeaders,
     ...(body || success.contentType ? { content: { [contentType]: { schema: body ?? { type: "string" } } } } : {}),
   };
-  for (const status of [...new Set([...operation.problems, ...(operation.idempotent ? idempotencyProblems : []), 500])].sort()) responses[String(status)] = problemResponse(status);
+  // Any operation with a path parameter, query or body can refuse its input (e.g. an over-long id) with 400.
+  const inputRefusal = operation.params || operation.query || operation.body ? [400] : [];
+  const declared = [...operation.problems, ...inputRefusal, ...(operation.idempotent ? idempotencyProblems : []), 500];
+  for (const status of [...new Set(declared)].sort()) responses[String(status)] = problemResponse(status);
   return {
     operationId: operation.operationId,
     summary: operation.summary,
@@ -113,7 +116,29 @@ function operationObject(operation: Operation): JsonObject {
 }
 
 /** The OpenAPI 3.1 contract, generated from the operations' valibot schemas. */
-export function openApiDocument(serverUrl: string): JsonObject {
+/** What each operation group is for, shown by reference pages and generators next to the group. */
+const tagDescriptions: Record<string, string> = {
+  Agent: "The A2A (agent-to-agent) JSON-RPC endpoint and agent card, for AI agents acting for an organization.",
+  Analytics: "Response-time, lead and usage reports over a window, as JSON or CSV.",
+  Automations: "Automation definitions (triggers, conditions, actions), their versions and their runs.",
+  Billing: "The organization's prepaid wallet, its ledger and prices.",
+  Calls: "Outbound and inbound calls, their status and what they cost.",
+  Conversations: "One thread per lead and contact number, with its sender number and unread state.",
+  Events: "The organization's event history, the record behind timelines and webhooks.",
+  Leads: "Lead intake from sellers and integrations, reading, updating and listing leads.",
+  Messages: "Outbound and inbound SMS/MMS, their delivery status and what they cost.",
+  "Phone numbers": "The organization's numbers used to send, receive and call.",
+  Platform: "Health, the contract itself and carrier callbacks.",
+  Sources: "Lead sources (sellers) and their intake credentials.",
+  Suppressions: "Contacts that must not be messaged (opt-outs and manual blocks).",
+  Webhooks: "Endpoints that receive signed event deliveries, their deliveries and replays.",
+};
+
+/**
+ * The contract. The running service names its own URL; the file in docs/ has no
+ * single server, so it names a variable every client fills with its stage's URL.
+ */
+export function openApiDocument(serverUrl: string | undefined): JsonObject {
   const paths: Record<string, JsonObject> = {};
   // Sorted, so the document does not depend on the order modules were loaded in.
   const ordered = [...allOperations].sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
@@ -127,8 +152,16 @@ export function openApiDocument(serverUrl: string): JsonObject {
       version: "v1",
       description: `Capture leads, follow up by SMS/MMS and calls, automate follow-up and read response analytics. Every error is application/problem+json. Rate limit: ${rateLimitPolicy.limit} requests per ${rateLimitPolicy.windowSeconds} s per partition.`,
     },
-    servers: [{ url: serverUrl }],
-    tags: [...new Set(allOperations.map((operation) => operation.tag))].sort().map((name) => ({ name })),
+    servers: [
+      serverUrl
+        ? { url: serverUrl }
+        : {
+            url: "{apiUrl}",
+            description: "Your stage's API: the ApiUrl output of `sst deploy`, or the local stack of `npm start`.",
+            variables: { apiUrl: { default: "http://localhost:3000", description: "The stage's base URL, without a trailing slash." } },
+          },
+    ],
+    tags: [...new Set(allOperations.map((operation) => operation.tag))].sort().map((name) => ({ name, description: tagDescriptions[name] })),
     paths,
     webhooks: webhookContract(),
     components: {

@@ -1,17 +1,13 @@
-import { config } from "#core/config";
 import { environmentNames } from "#stacks/definitions";
 
 /**
- * Run engine settings from the environment (read lazily). Deployed stages refuse HttpRequest targets on private,
- * loopback and link-local addresses; the local stack and tests (which talk to DynamoDB Local) allow them unless
- * AUTOMATION_HTTP_ALLOW_PRIVATE says otherwise.
+ * Run engine settings from the environment (read lazily). HttpRequest targets on private, loopback and
+ * link-local addresses are refused unless AUTOMATION_HTTP_ALLOW_PRIVATE is exactly `true`, which only the
+ * local stack sets (local/start.ts): no other setting (such as a DynamoDB endpoint) can turn the guard off.
  */
 export const runsConfig = {
   get allowPrivateHttpTargets(): boolean {
-    const raw = process.env[environmentNames.automationHttpAllowPrivate];
-    if (raw === "true") return true;
-    if (raw === "false") return false;
-    return config.dynamodbEndpoint !== undefined;
+    return process.env[environmentNames.automationHttpAllowPrivate] === "true";
   },
   /** First HttpRequest retry delay; each further retry doubles it (with jitter), up to 5 minutes. */
   get retryBaseMs(): number {

@@ -86,3 +86,28 @@ export function privateTargetCause(error: unknown): PrivateTargetError | undefin
   }
   return undefined;
 }
+
+/**
+ * Why a URL may not be called from this stage (it resolves to a non-public address), or undefined. An early, clear
+ * refusal only: what guarantees it is the connection itself (`egressFetch` connects only to addresses it checked).
+ */
+export async function targetRefusal(url: string): Promise<string | undefined> {
+  return refusalOf(url, { unresolvable: true });
+}
+
+/** Only a private target's refusal: a host that does not resolve yet may still be saved (the run refuses it then). */
+export async function privateTargetRefusal(url: string): Promise<string | undefined> {
+  return refusalOf(url, { unresolvable: false });
+}
+
+async function refusalOf(url: string, refuse: { unresolvable: boolean }): Promise<string | undefined> {
+  if (runsConfig.allowPrivateHttpTargets) return undefined;
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+  try {
+    await publicAddresses(host);
+    return undefined;
+  } catch (error) {
+    if (error instanceof PrivateTargetError) return error.message;
+    return refuse.unresolvable ? `The host ${host} could not be resolved.` : undefined;
+  }
+}

@@ -37,12 +37,12 @@ export const createPhoneNumber = defineOperation({
 export const getPhoneNumber = defineOperation({
   operationId: "getPhoneNumber",
   method: "GET",
-  path: "/phone-numbers/{id}",
+  path: "/phone-numbers/{phoneNumberId}",
   summary: "Read one phone number of the current organization",
   tag: "Phone numbers",
   auth: "bearer",
   permission: "phoneNumbers:read",
-  params: v.object({ id: idParam }),
+  params: v.object({ phoneNumberId: idParam }),
   success: { status: 200, description: "The number", schema: PhoneNumberSchema },
   problems: [401, 403, 404, 429],
 });
