@@ -95,6 +95,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       [environmentNames.publicBaseUrl]: server.url,
       // The local stack (development and tests) is the one place automations may call loopback receivers.
       [environmentNames.automationHttpAllowPrivate]: process.env[environmentNames.automationHttpAllowPrivate] ?? "true",
+      // … and receive event webhooks there over plain http (deployed stages: public https only).
+      [environmentNames.webhookAllowPrivate]: process.env[environmentNames.webhookAllowPrivate] ?? "true",
+      [environmentNames.webhookRequireHttps]: process.env[environmentNames.webhookRequireHttps] ?? "false",
     };
     Object.assign(process.env, env);
 

@@ -1,4 +1,3 @@
-import { config } from "#core/config";
 import { environmentNames } from "#stacks/definitions";
 
 function flag(name: string): boolean | undefined {
@@ -9,13 +8,17 @@ function flag(name: string): boolean | undefined {
 /** Delays after attempt 1, 2, … before the next one (seconds): 10 attempts over about 2.9 days (docs/webhooks.md). */
 export const retryScheduleSeconds = [5, 60, 300, 1_800, 7_200, 21_600, 43_200, 86_400, 86_400] as const;
 
-/** Webhook settings from the environment, read lazily; the local stack (DynamoDB Local) allows loopback receivers over http. */
+/**
+ * Webhook settings from the environment, read lazily. Strict unless a setting
+ * says otherwise: only the local stack (local/start.ts) sets them, so a
+ * developer can receive deliveries on loopback over http.
+ */
 export const webhooksConfig = {
   get allowPrivateTargets(): boolean {
-    return flag(environmentNames.webhookAllowPrivate) ?? config.dynamodbEndpoint !== undefined;
+    return flag(environmentNames.webhookAllowPrivate) ?? false;
   },
   get requireHttps(): boolean {
-    return flag(environmentNames.webhookRequireHttps) ?? config.dynamodbEndpoint === undefined;
+    return flag(environmentNames.webhookRequireHttps) ?? true;
   },
   /** Multiplies every retry delay (tests shrink the schedule to seconds). */
   get retryScale(): number {

@@ -18,15 +18,20 @@ beforeAll(async () => {
 afterAll(() => receiver.close());
 
 const stageSettings = [environmentNames.webhookRequireHttps, environmentNames.webhookAllowPrivate];
+const localSettings = Object.fromEntries(stageSettings.map((name) => [name, process.env[name]]));
 afterEach(() => {
-  for (const name of stageSettings) delete process.env[name];
+  // Back to the local stack's settings (loopback receivers over http), whatever a test set.
+  for (const name of stageSettings) {
+    if (localSettings[name] === undefined) delete process.env[name];
+    else process.env[name] = localSettings[name];
+  }
 });
 
 describe("endpoint URLs in a deployed stage", () => {
   it("must be https and public: http, loopback, private and link-local targets are refused with the field named", async () => {
+    const org = await newOrganization(); // first: it applies the local stack's environment, which relaxes both settings
     process.env[environmentNames.webhookRequireHttps] = "true";
     process.env[environmentNames.webhookAllowPrivate] = "false";
-    const org = await newOrganization();
     const actor = systemActor(org.organizationId);
     for (const url of ["http://crm.example.com/hooks", "https://127.0.0.1/hooks", "https://localhost/hooks", "https://10.1.2.3/hooks", "https://[::1]/hooks", "https://169.254.169.254/latest"]) {
       const refused = await WebhookEndpoints.create(actor, { url }).then(() => undefined, (error: unknown) => error);
