@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { sweepHolds } from "#core/billing/hold-sweeper";
 import { sweepDueCalls } from "#core/calls/sweeper";
+import { LEASE_MS } from "#core/automations/runs/engine";
 import { sweepAutomations } from "#core/automations/runs/schedule";
 import { db, tableName } from "#core/db/client";
 import { LeadProcessing, SWEEP_ATTEMPTS as LEAD_SWEEP_ATTEMPTS } from "#core/leads/processing";
@@ -280,9 +281,18 @@ async function retryCutShort(): Promise<number> {
   return locked;
 }
 
-/** Runs the sweeps with the clock moved forward until every acknowledged item is final (at most 6 rounds). */
+/**
+ * Runs the sweeps with the clock moved forward until every acknowledged item is
+ * final. A run step claimed just before the kill keeps its lease for LEASE_MS of
+ * real time (the consumer reads the real clock, which the moved clock of the
+ * sweeps cannot shorten), so rounds go on until that lease has surely passed:
+ * at least 6 rounds, and at most until LEASE_MS + 60 s after recovery began.
+ */
 async function recover(orgs: Org[]): Promise<number> {
-  for (let round = 1; round <= 6; round++) {
+  const giveUpAt = Date.now() + LEASE_MS + 60_000;
+  let round = 0;
+  while (round < 6 || Date.now() < giveUpAt) {
+    round += 1;
     const now = Date.now();
     for (const org of orgs) {
       const organizationId = org.organizationId;
@@ -297,7 +307,7 @@ async function recover(orgs: Org[]): Promise<number> {
     log(`recovery round ${round}: ${pending} acknowledged item(s) not final yet`);
     if (pending === 0) return round;
   }
-  return 6;
+  return round;
 }
 
 interface OrgState {
