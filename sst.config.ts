@@ -21,10 +21,12 @@ export default $config({
     const { api } = await import("./stacks/api.ts");
     await import("./stacks/consumers.ts");
     await import("./stacks/schedules.ts");
+    const { web } = await import("./stacks/web.ts");
     const { alarmTopic } = await import("./stacks/alarms.ts");
 
     return {
       apiUrl: api.url,
+      ...(web ? { webUrl: web.url } : {}),
       tableName: table.name,
       alarmTopicArn: alarmTopic.arn,
       ...Object.fromEntries(

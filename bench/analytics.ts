@@ -80,11 +80,13 @@ export function generate(now: number, leadCount: number, eventTarget: number): S
   return { events, leads, calls };
 }
 
-export async function analyticsBench(context: BenchContext): Promise<void> {
+/**
+ * Seeds the organization with a year of BENCH_ANALYTICS_LEADS leads and BENCH_ANALYTICS_EVENTS events
+ * (rollups, per-lead items, edge event records; see above). Shared with the dashboard benchmark.
+ */
+export async function seedAnalytics(context: BenchContext, now = Date.now()) {
   const leadCount = Number(process.env.BENCH_ANALYTICS_LEADS ?? 100_000);
   const eventTarget = Number(process.env.BENCH_ANALYTICS_EVENTS ?? leadCount * 10);
-  const requests = Number(process.env.BENCH_ANALYTICS_REQUESTS ?? 100);
-  const now = Date.now();
   let started = Date.now();
   const seeded = generate(now, leadCount, eventTarget);
   const generatedMs = Date.now() - started;
@@ -99,7 +101,12 @@ export async function analyticsBench(context: BenchContext): Promise<void> {
   const asInput = (event: EventRecord) => Object.fromEntries(Object.entries(event).filter(([, value]) => value !== null)) as EventRecordInput;
   await storeEventItems(edgeRecords.map((event) => eventItem(context.organizationId, asInput(event)).item));
   const seedMs = Date.now() - started;
+  return { result, edgeRecords: edgeRecords.length, seedSeconds: Math.round((generatedMs + seedMs) / 100) / 10 };
+}
 
+export async function analyticsBench(context: BenchContext): Promise<void> {
+  const requests = Number(process.env.BENCH_ANALYTICS_REQUESTS ?? 100);
+  const { result, edgeRecords, seedSeconds } = await seedAnalytics(context);
   const url = `${context.baseUrl}/analytics/my?days=365`;
   const headers = { authorization: `Bearer ${context.apiKey}` };
   const check = await fetch(url, { headers });
@@ -119,8 +126,8 @@ export async function analyticsBench(context: BenchContext): Promise<void> {
       leads: result.leads,
       events: result.events,
       rollupItems: result.rollupItems,
-      edgeEventRecords: edgeRecords.length,
-      seedSeconds: Math.round((generatedMs + seedMs) / 100) / 10,
+      edgeEventRecords: edgeRecords,
+      seedSeconds,
       requests,
       p50Ms: Math.round(percentile(latencies, 50) * 10) / 10,
       p99Ms: Math.round(percentile(latencies, 99) * 10) / 10,

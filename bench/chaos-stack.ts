@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { applyShortWaits } from "#local/short-waits";
 import { startLocalStack } from "#local/start";
 
 /**
@@ -13,6 +14,9 @@ async function main(): Promise<void> {
     options: { "state-dir": { type: "string" }, port: { type: "string" }, "dynamodb-port": { type: "string" }, "sqs-port": { type: "string" } },
   });
   process.env.RATE_LIMIT_REQUESTS = String(1_000_000_000);
+  // The tests' short waits, so provider retries finish in seconds of real time and only the hour-long
+  // timeouts need the harness to move the sweeps' clock.
+  applyShortWaits();
   const stack = await startLocalStack({
     stateDir: values["state-dir"]!,
     port: Number(values.port),

@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { sweepHolds } from "#core/billing/hold-sweeper";
 import { sweepDueCalls } from "#core/calls/sweeper";
+import { LEASE_MS } from "#core/automations/runs/engine";
 import { sweepAutomations } from "#core/automations/runs/schedule";
 import { db, tableName } from "#core/db/client";
 import { LeadProcessing, SWEEP_ATTEMPTS as LEAD_SWEEP_ATTEMPTS } from "#core/leads/processing";
@@ -18,6 +19,7 @@ import { maxRequestMs } from "#core/idempotency/index";
 import { freePort, waitFor } from "#local/net";
 import { turnQuietHoursOff } from "#local/organizations";
 import { projectRoot } from "#local/paths";
+import { applyShortWaits } from "#local/short-waits";
 import { seededRandom } from "#local/seeded-random";
 import { readJson, stackStatePath, type StackState } from "#local/state";
 
@@ -26,7 +28,7 @@ import { readJson, stackStatePath, type StackState } from "#local/state";
  * the local stack. Starts the stack on its own state folder (DynamoDB Local on
  * disk), drives a mixed load (leads through all three intake routes, sends to
  * simulator scenarios that deliver, fail, retry and never answer, calls,
- * automation runs, top-ups; most with an Idempotency-Key), SIGKILLs every
+ * automation runs with a wait, top-ups; each with an Idempotency-Key), SIGKILLs every
  * process of the stack at a random moment each cycle and restarts it. After
  * the last restart it retries the requests the kills cut short (same key),
  * then runs the sweeps with the clock moved forward (as the tests do: the
@@ -80,11 +82,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => console.log(`[chaos] ${line}`);
 
 let baseUrl = "";
+/** Items ended Failed with ProcessingError (poison hook or republish limit), reported with the table. */
+let poisoned = 0;
 const acknowledged: Acknowledged[] = [];
 const cutShort: Attempt[] = [];
 
 async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  applyShortWaits();
   const stateDir = await mkdtemp(join(tmpdir(), "chaos-"));
   const ports = { http: await freePort(), dynamodb: await freePort(), sqs: await freePort() };
   log(`seed ${seed}, ${cycles} kill cycle(s), state ${stateDir}`);
@@ -197,8 +202,14 @@ async function setUpOrganization(): Promise<Org> {
     name: "Chaos welcome",
     enabled: false,
     triggers: [{ id: "t", type: "Manual" }],
-    actions: [{ id: "hello", type: "SendSms", settings: { body: "Welcome from the chaos run" } }],
-    connections: [{ id: "c0", sourceNodeId: "t", targetNodeId: "hello" }],
+    actions: [
+      { id: "pause", type: "Wait", settings: { durationSeconds: 5 } },
+      { id: "hello", type: "SendSms", settings: { body: "Welcome from the chaos run" } },
+    ],
+    connections: [
+      { id: "c0", sourceNodeId: "t", targetNodeId: "pause" },
+      { id: "c1", sourceNodeId: "pause", targetNodeId: "hello" },
+    ],
   });
   const lead = await must("POST", "/leads", { contact: { firstName: "Chaos", phone: { number: uniquePhone() } } });
   const org: Org = { organizationId: organization.id, apiKey, source: { sourceId: source.sourceId, apiKey: source.apiKey }, automationId: automation.id, leadId: lead.id };
@@ -270,9 +281,18 @@ async function retryCutShort(): Promise<number> {
   return locked;
 }
 
-/** Runs the sweeps with the clock moved forward until every acknowledged item is final (at most 6 rounds). */
+/**
+ * Runs the sweeps with the clock moved forward until every acknowledged item is
+ * final. A run step claimed just before the kill keeps its lease for LEASE_MS of
+ * real time (the consumer reads the real clock, which the moved clock of the
+ * sweeps cannot shorten), so rounds go on until that lease has surely passed:
+ * at least 6 rounds, and at most until LEASE_MS + 60 s after recovery began.
+ */
 async function recover(orgs: Org[]): Promise<number> {
-  for (let round = 1; round <= 6; round++) {
+  const giveUpAt = Date.now() + LEASE_MS + 60_000;
+  let round = 0;
+  while (round < 6 || Date.now() < giveUpAt) {
+    round += 1;
     const now = Date.now();
     for (const org of orgs) {
       const organizationId = org.organizationId;
@@ -287,7 +307,7 @@ async function recover(orgs: Org[]): Promise<number> {
     log(`recovery round ${round}: ${pending} acknowledged item(s) not final yet`);
     if (pending === 0) return round;
   }
-  return 6;
+  return round;
 }
 
 interface OrgState {
@@ -412,6 +432,11 @@ async function checkInvariants(orgs: Org[], stillLocked: number): Promise<Row[]>
   add("no Idempotency-Key claim outlives the function timeout (stored)", claims, lockedKeys);
   add("no request cut short by a kill still locked on retry", cutShort.filter((attempt) => attempt.headers["idempotency-key"]).length, Array.from({ length: stillLocked }, () => "409 on retry"));
   add("no item republished past its attempt limit", sweptItems, republished);
+  poisoned = states.reduce(
+    (count, { items }) =>
+      count + [...items.values()].filter((item) => [item.errorCode, item.processingReason, item.error].some((reason) => String(reason ?? "").startsWith("ProcessingError"))).length,
+    0,
+  );
   return rows;
 }
 
@@ -424,7 +449,7 @@ function print(rows: Row[], run: { boundSeconds: number; rounds: number; totalSe
   console.log("");
   console.log(
     `seed ${seed}; ${cycles} kill cycle(s); ${acknowledged.length} acknowledged, ${cutShort.length} cut short; final within ${run.boundSeconds} s of the last restart ` +
-      `(${run.rounds} sweep round(s), clock moved up to 80 h); ${run.totalSeconds} s in all`,
+      `(${run.rounds} sweep round(s), clock moved up to 80 h); ${poisoned} item(s) ended Failed (ProcessingError); ${run.totalSeconds} s in all`,
   );
   console.log(rows.some((row) => row.violations > 0) ? "FAIL" : "PASS");
 }

@@ -3,9 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { analyticsBench } from "#bench/analytics";
 import { automationsBench } from "#bench/automations";
+import { dashboardBench } from "#bench/dashboard";
 import { foundationBench } from "#bench/foundation";
 import { messagingBench } from "#bench/messaging";
 import { intakeBench } from "#bench/intake";
+import { webhooksBench } from "#bench/webhooks";
 import { Organizations } from "#core/organizations/index";
 import { turnQuietHoursOff } from "#local/organizations";
 import { startLocalStack, type LocalStack } from "#local/start";
@@ -24,6 +26,8 @@ const benches: Record<string, (context: BenchContext) => Promise<void>> = {
   intake: intakeBench,
   analytics: analyticsBench,
   automations: automationsBench,
+  dashboard: dashboardBench,
+  webhooks: webhooksBench,
 };
 
 /**

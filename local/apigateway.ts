@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from "aws-lambda";
+import { securityHeaders } from "#core/http/headers";
 import type { RouteDefinition } from "#stacks/definitions";
-import { gatewayProblem, securityHeaders } from "#core/http/problem";
+import { gatewayProblem } from "#core/http/problem";
 
 /** API Gateway HTTP API's request payload limit. */
 export const maxPayloadBytes = 10 * 1024 * 1024;

@@ -11,6 +11,7 @@ import {
   toApiGatewayEvent,
   type OutgoingResponse,
 } from "#local/apigateway";
+import { serveApp, type AppOptions } from "#local/web-app";
 import { redactUrl } from "#core/observability/index";
 import { functionName, InvocationTimeout, lambdaContext, loadFunction, withTimeout } from "#local/handlers";
 
@@ -31,6 +32,8 @@ export interface HttpServerOptions {
    */
   trustForwardedFor?: boolean;
   log?: (line: string) => void;
+  /** The dashboard at /app (local/web-app.ts). */
+  app?: AppOptions;
 }
 
 export interface LocalHttpServer {
@@ -77,6 +80,8 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     if (options.jwks !== undefined && method === "GET" && path === "/.well-known/jwks.json") {
       return { statusCode: 200, headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify(options.jwks)) };
     }
+    const app = options.app ? await serveApp(method, path, options.app) : undefined;
+    if (app) return app;
     const matched = match(method, path);
     const routeKey = matched ? `${matched.route.method} ${matched.route.path}` : fallback.routeKey;
     const definition = matched ? matched.route : fallback;

@@ -1,7 +1,9 @@
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
   type AttributeDefinition,
   type GlobalSecondaryIndex,
@@ -49,8 +51,6 @@ export async function createLocalResources(endpoints: { dynamodb: string; sqs: s
       [environmentNames.tableName]: table.name,
       [environmentNames.dynamodbEndpoint]: endpoints.dynamodb,
       [environmentNames.sqsEndpoint]: endpoints.sqs,
-      // Local receivers (tests, a developer's webhook catcher) listen on 127.0.0.1; deployed stages never set this.
-      [environmentNames.automationHttpAllowPrivate]: "true",
     };
     for (const [name, queue] of Object.entries(created)) env[queues[name as QueueName].urlEnv] = queue.url;
     return { env, queues: created };
@@ -83,10 +83,17 @@ async function createTable(client: DynamoDBClient): Promise<void> {
           { AttributeName: table.sortKey, KeyType: "RANGE" },
         ],
         GlobalSecondaryIndexes: globalIndexes,
+        StreamSpecification: { StreamEnabled: true, StreamViewType: table.streamView },
       }),
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
+    // A table kept in .local/ from before the stream (or with another view) gets the manifest's stream now.
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: table.name }));
+    const stream = Table?.StreamSpecification;
+    if (stream?.StreamEnabled && stream.StreamViewType === table.streamView) return;
+    if (stream?.StreamEnabled) await client.send(new UpdateTableCommand({ TableName: table.name, StreamSpecification: { StreamEnabled: false } }));
+    await client.send(new UpdateTableCommand({ TableName: table.name, StreamSpecification: { StreamEnabled: true, StreamViewType: table.streamView } }));
     return;
   }
   await client.send(

@@ -1,15 +1,17 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { consumers, environmentNames, queues, schedules } from "#stacks/definitions";
+import { consumers, environmentNames, queues, schedules, streamConsumers, table } from "#stacks/definitions";
 import { startDynamoDbLocal } from "#local/dynamodb-local";
 import { functionName, loadFunction } from "#local/handlers";
 import { startHttpServer } from "#local/http-server";
 import { ensureDevelopmentCredentials } from "#local/provision";
 import { startQueuePoller, type QueuePoller } from "#local/queue-poller";
-import { createLocalResources, localSqsClient, type LocalQueue } from "#local/resources";
+import { createLocalResources, localDynamoDbClient, localSqsClient, type LocalQueue } from "#local/resources";
+import { startStreamPoller } from "#local/stream-poller";
 import { startScheduler } from "#local/scheduler";
 import { loadOrCreateSecrets, secretsEnv, type LocalSecrets } from "#local/secrets";
+import { ensureWebBuild } from "#local/web-app";
 import { startSqsEmulator } from "#local/sqs-emulator";
 import { defaultStateDir, removeStackState, stackStatePath, writeJson, type StackState } from "#local/state";
 import type { QueueName } from "#stacks/definitions";
@@ -64,6 +66,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   };
 
   try {
+    let developmentToken: string | undefined;
     const [secrets, dynamodb, sqsEmulator] = await Promise.all([
       loadOrCreateSecrets(stateDir),
       startDynamoDbLocal({
@@ -79,13 +82,23 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         stoppers.push(started.stop);
         return started;
       }),
+      ensureWebBuild(log),
     ]);
     const resources = await createLocalResources({ dynamodb: dynamodb.endpoint, sqs: sqsEmulator.endpoint });
     Object.assign(process.env, resources.env, secretsEnv(secrets));
 
-    const server = await startHttpServer({ port: options.port ?? 3000, host: options.host, jwks: secrets.jwks, trustForwardedFor: options.trustForwardedFor, log });
+    const server = await startHttpServer({ port: options.port ?? 3000, host: options.host, jwks: secrets.jwks, trustForwardedFor: options.trustForwardedFor, log, app: { developmentToken: () => developmentToken } });
     stoppers.push(server.stop);
-    const env = { ...resources.env, ...secretsEnv(secrets), [environmentNames.publicBaseUrl]: server.url };
+    const env = {
+      ...resources.env,
+      ...secretsEnv(secrets),
+      [environmentNames.publicBaseUrl]: server.url,
+      // The local stack (development and tests) is the one place automations may call loopback receivers.
+      [environmentNames.automationHttpAllowPrivate]: process.env[environmentNames.automationHttpAllowPrivate] ?? "true",
+      // … and receive event webhooks there over plain http (deployed stages: public https only).
+      [environmentNames.webhookAllowPrivate]: process.env[environmentNames.webhookAllowPrivate] ?? "true",
+      [environmentNames.webhookRequireHttps]: process.env[environmentNames.webhookRequireHttps] ?? "false",
+    };
     Object.assign(process.env, env);
 
     const sqsClient = localSqsClient(sqsEmulator.endpoint);
@@ -105,12 +118,30 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ),
     );
     stoppers.push(async () => void (await Promise.all(pollers.map((poller) => poller.stop()))));
+    const streamClient = localDynamoDbClient(dynamodb.endpoint);
+    stoppers.push(async () => streamClient.destroy());
+    const streamPollers = streamConsumers.map((consumer) =>
+      startStreamPoller({
+        endpoint: dynamodb.endpoint,
+        dynamodb: streamClient,
+        tableName: table.name,
+        records: consumer.records,
+        batchSize: consumer.batchSize,
+        timeoutSeconds: consumer.timeoutSeconds,
+        functionName: functionName(consumer.handler),
+        handler: async (event, context) => (await loadFunction(consumer))(event, context) as never,
+        log,
+      }),
+    );
+    stoppers.push(async () => void (await Promise.all(streamPollers.map((poller) => poller.stop()))));
     const scheduler = startScheduler(schedules, log);
     stoppers.push(scheduler.stop);
 
     let credentialsFile: string | undefined;
     if (options.provision ?? !options.inMemory) {
-      credentialsFile = (await ensureDevelopmentCredentials(stateDir, server.url, secrets)).file;
+      const development = await ensureDevelopmentCredentials(stateDir, server.url, secrets);
+      credentialsFile = development.file;
+      developmentToken = development.credentials.userToken;
     }
     const state: StackState = { baseUrl: server.url, env, pid: process.pid, startedAt: new Date().toISOString() };
     await writeJson(stackStatePath(stateDir), state);
@@ -141,6 +172,7 @@ async function main(): Promise<void> {
       ``,
       `Local stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       `  API          ${stack.baseUrl}`,
+      `  Dashboard    ${stack.baseUrl}/app/ (signed in as the development organization's owner)`,
       `  DynamoDB     ${env[environmentNames.dynamodbEndpoint]} (table ${env[environmentNames.tableName]}, data in .local/dynamodb)`,
       `  SQS          ${env[environmentNames.sqsEndpoint]} (fauxqs; queues are recreated on every start)`,
       `  consumers    ${consumers.length}, schedules ${schedules.length}`,

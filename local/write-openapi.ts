@@ -3,10 +3,9 @@ import { openApiDocument } from "#core/http/openapi";
 
 /** `npm run openapi`: writes the contract to docs/openapi.json (the running service serves the same at /openapi.json). */
 export const openApiPath = "docs/openapi.json";
-export const documentedServerUrl = "https://{apiId}.execute-api.{region}.amazonaws.com";
 
 export function renderOpenApi(): string {
-  return `${JSON.stringify(openApiDocument(documentedServerUrl), null, 2)}\n`;
+  return `${JSON.stringify(openApiDocument(undefined), null, 2)}\n`;
 }
 
 if (process.argv[1]?.endsWith("write-openapi.ts")) {

@@ -24,6 +24,8 @@ export const oldestMessageAgeAlarmSeconds: Record<QueueName, number> = {
   outboundMessages: 300,
   automationRuns: 900,
   outboundCalls: 300,
+  /** Retries wait in the queue up to 15 minutes as SQS delays. */
+  webhookDeliveries: 1800,
 };
 
 /** API answers with a 5xx above this share (%) of requests over 5 minutes (and at least 5 of them). */

@@ -1,7 +1,9 @@
-import { consumers, queues as queueDefinitions, type ConsumerDefinition } from "./definitions.ts";
+import { consumers, queues as queueDefinitions, streamConsumers, type ConsumerDefinition, type StreamConsumerDefinition } from "./definitions.ts";
 import { api } from "./api.ts";
 import { handlerArgs, withDefaults } from "./functions.ts";
 import { queues } from "./queues.ts";
+import { resourceName } from "./names.ts";
+import { table } from "./table.ts";
 
 /**
  * Subscribes a consumer to its queue, reporting failed records individually
@@ -19,3 +21,26 @@ export function subscribe(consumer: ConsumerDefinition) {
 
 /** One subscriber per consumer of the manifest. */
 export const subscribers = consumers.map(subscribe);
+
+/**
+ * Subscribes a function to the table's stream, receiving only the changes it names (event name and entity, Lambda
+ * event filtering), with failed records reported individually so the batch resumes from the first failure.
+ */
+export function subscribeToStream(consumer: StreamConsumerDefinition) {
+  const args = { ...handlerArgs(consumer), timeout: `${consumer.timeoutSeconds} seconds` as const };
+  return table.subscribe(resourceName(consumer.name), withDefaults(args, api.url), {
+    filters: consumer.records.map(({ eventName, entity }) => ({ eventName: [eventName], dynamodb: { NewImage: { entity: { S: [entity] } } } })),
+    transform: {
+      eventSourceMapping: {
+        batchSize: consumer.batchSize,
+        startingPosition: "TRIM_HORIZON",
+        functionResponseTypes: ["ReportBatchItemFailures"],
+        maximumRetryAttempts: -1,
+        bisectBatchOnFunctionError: true,
+      },
+    },
+  });
+}
+
+/** One stream subscriber per stream consumer of the manifest. */
+export const streamSubscribers = streamConsumers.map(subscribeToStream);

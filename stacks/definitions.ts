@@ -23,6 +23,8 @@ export const table = {
     /** Work that becomes due at a time, sharded by bucket (scheduled sends, waits). */
     gsi3: { partitionKey: "gsi3pk", sortKey: "gsi3sk" },
   },
+  /** The table's change stream: the webhook fan-out reads recorded events (new images) and wallet changes (old and new) from it. */
+  streamView: "NEW_AND_OLD_IMAGES",
 } as const;
 
 export type IndexName = keyof typeof table.globalIndexes;
@@ -88,6 +90,16 @@ export const queues = {
     consumerTimeoutSeconds: 30,
     batchingWindowSeconds: 0,
     maximumConcurrency: 5,
+  },
+  /** One message per webhook delivery attempt (core/webhooks); retries are re-published with a delay. */
+  webhookDeliveries: {
+    urlEnv: "WEBHOOK_DELIVERIES_QUEUE_URL",
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    batchSize: 10,
+    consumerTimeoutSeconds: 30,
+    batchingWindowSeconds: 0,
+    maximumConcurrency: 10,
   },
 } as const satisfies Record<string, QueueDefinition>;
 
@@ -185,6 +197,16 @@ export const routes: RouteDefinition[] = [
   { method: "POST", path: "/webhooks/{provider}/calls/status", handler: "functions/webhooks/call-status.handler", sendsTo: ["automationRuns"] },
   { method: "POST", path: "/webhooks/{provider}/calls/inbound", handler: "functions/webhooks/inbound-call.handler", sendsTo: ["automationRuns"] },
   { method: "POST", path: "/webhooks/{provider}/calls/dial", handler: "functions/webhooks/call-dial.handler", sendsTo: ["automationRuns"] },
+  { method: "POST", path: "/webhook-endpoints", handler: "functions/webhook-endpoints/create.handler" },
+  { method: "GET", path: "/webhook-endpoints/{id}", handler: "functions/webhook-endpoints/get.handler" },
+  { method: "POST", path: "/webhook-endpoints/all/my", handler: "functions/webhook-endpoints/list.handler" },
+  { method: "PUT", path: "/webhook-endpoints/{id}", handler: "functions/webhook-endpoints/update.handler" },
+  { method: "DELETE", path: "/webhook-endpoints/{id}", handler: "functions/webhook-endpoints/delete.handler" },
+  { method: "POST", path: "/webhook-endpoints/{id}/secret", handler: "functions/webhook-endpoints/rotate-secret.handler" },
+  { method: "POST", path: "/webhook-endpoints/{id}/attempts/all/my", handler: "functions/webhook-endpoints/attempts.handler" },
+  { method: "POST", path: "/webhook-endpoints/{id}/replay", handler: "functions/webhook-endpoints/replay.handler", sendsTo: ["webhookDeliveries"] },
+  { method: "POST", path: "/webhook-endpoints/{id}/test", handler: "functions/webhook-endpoints/test.handler", sendsTo: ["webhookDeliveries"] },
+  { method: "GET", path: "/webhook-event-types", handler: "functions/webhook-endpoints/event-types.handler" },
 ];
 
 export interface ConsumerDefinition extends HandlerDefinition {
@@ -198,6 +220,35 @@ export const consumers: ConsumerDefinition[] = [
   /** Trigger fan-out and run steps; sends SMS through the outbound queue and places calls. */
   { queue: "automationRuns", handler: "functions/consumers/automation-runs.handler", sendsTo: ["automationRuns", "outboundMessages", "outboundCalls"] },
   { queue: "outboundCalls", handler: "functions/consumers/outbound-calls.handler", sendsTo: ["automationRuns"] },
+  /** Sends one signed webhook delivery per message; failures are re-published with a backoff delay. */
+  { queue: "webhookDeliveries", handler: "functions/consumers/webhook-deliveries.handler", sendsTo: ["webhookDeliveries"] },
+];
+
+/** A function fed by the table's stream, only with the inserted items of the named entities. */
+export interface StreamConsumerDefinition extends HandlerDefinition {
+  /** camelCase; the deployed subscription is named after it. */
+  name: string;
+  /** The changes it receives: the stream event (INSERT, MODIFY) and the item's `entity` attribute. */
+  records: readonly { eventName: "INSERT" | "MODIFY"; entity: string }[];
+  batchSize: number;
+  timeoutSeconds: number;
+}
+
+/** Table stream subscribers (Lambda event source mappings in AWS, the local stream poller on a laptop). */
+export const streamConsumers: StreamConsumerDefinition[] = [
+  /** Recorded events (and new leads) become webhook deliveries, off the request path; wallet changes become events (core/billing/wallet-events). */
+  {
+    name: "webhookFanout",
+    records: [
+      { eventName: "INSERT", entity: "Event" },
+      { eventName: "INSERT", entity: "Lead" },
+      { eventName: "MODIFY", entity: "Wallet" },
+    ],
+    handler: "functions/consumers/webhook-fanout.handler",
+    sendsTo: ["webhookDeliveries"],
+    batchSize: 100,
+    timeoutSeconds: 60,
+  },
 ];
 
 export interface ScheduleDefinition extends HandlerDefinition {
@@ -225,6 +276,8 @@ export const schedules: ScheduleDefinition[] = [
   { name: "phoneNumberFees", cron: "5 0 * * ? *", handler: "functions/schedules/phone-number-fees.handler" },
   /** Settles or releases any wallet hold whose message or call is final or gone (defence in depth; core/billing/hold-sweeper). */
   { name: "sweepHolds", cron: "0/15 * * * ? *", handler: "functions/schedules/sweep-holds.handler" },
+  /** Re-publishes webhook deliveries whose next retry is further away than SQS's 15-minute delay (core/webhooks). */
+  { name: "webhookRetriesDue", cron: "* * * * ? *", handler: "functions/schedules/webhook-retries-due.handler", sendsTo: ["webhookDeliveries"] },
 ];
 
 /** Names of the settings every function reads from its environment. */
@@ -269,8 +322,16 @@ export const environmentNames = {
   messageReceiptCheckMs: "MESSAGE_RECEIPT_CHECK_MS",
   /** Credit a new organization's wallet opens with (decimal); unset means core/billing/prices.ts DEFAULT_TRIAL_CREDIT. */
   billingTrialCredit: "BILLING_TRIAL_CREDIT",
-  /** `true` lets automation HttpRequest actions call private/loopback addresses; unset: only on a local stack. */
+  /** `true` lets automation HttpRequest actions call private/loopback addresses; unset means refused (the local stack sets it). */
   automationHttpAllowPrivate: "AUTOMATION_HTTP_ALLOW_PRIVATE",
   /** First retry delay of a failed automation HttpRequest (ms); unset means 5000. */
   automationRetryBaseMs: "AUTOMATION_RETRY_BASE_MS",
+  /** `true` lets webhook endpoints point at private/loopback addresses; unset: only on a local stack. */
+  webhookAllowPrivate: "WEBHOOK_ALLOW_PRIVATE",
+  /** `false` accepts `http://` endpoint URLs; unset: https is required except on a local stack. */
+  webhookRequireHttps: "WEBHOOK_REQUIRE_HTTPS",
+  /** Multiplies the webhook retry schedule (tests shrink it); unset means 1. */
+  webhookRetryScale: "WEBHOOK_RETRY_SCALE",
+  /** An endpoint failing without a success for this long (ms) is disabled; unset means 5 days. */
+  webhookDisableAfterMs: "WEBHOOK_DISABLE_AFTER_MS",
 } as const;

@@ -20,6 +20,7 @@ export const table = new sst.aws.Dynamo(definition.name, {
     ]),
   ),
   ttl: definition.ttlAttribute,
+  stream: "new-and-old-images",
   deletionProtection: production,
   transform: {
     table: { pointInTimeRecovery: { enabled: production } },

@@ -2,6 +2,7 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
 import { timestamp } from "#core/shared/ids";
 import type { Actor } from "#core/auth/actor";
+import { WebhookEndpoints } from "#core/webhooks/endpoints";
 import { Billing, type Wallet } from "#core/billing/index";
 import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
@@ -209,7 +210,7 @@ async function gather(actor: Actor, range: TimeRange, now: number) {
   const organizationId = actor.organizationId;
   const granularity = granularityOf(range);
   const recent = { start: now - 24 * 60 * minuteMs, end: now };
-  const [current, previous, recentLeads, wallet, automations, sources, numbers, unread, reached] = await Promise.all([
+  const [current, previous, recentLeads, wallet, automations, sources, numbers, unread, reached, webhookEndpoints] = await Promise.all([
     rangeFigures(organizationId, range, granularity),
     rangeFigures(organizationId, previousRange(range), granularity, { leadsOnly: true }),
     leadFacts(organizationId, recent),
@@ -219,8 +220,9 @@ async function gather(actor: Actor, range: TimeRange, now: number) {
     phoneNumberCount(organizationId),
     unreadIndex(organizationId),
     milestones(organizationId),
+    WebhookEndpoints.all(organizationId),
   ]);
-  return { granularity, current, previous, recentLeads, wallet, automations, sources, numbers, unread, reached };
+  return { granularity, current, previous, recentLeads, wallet, automations, sources, numbers, unread, reached, webhookEndpoints };
 }
 
 type Gathered = Awaited<ReturnType<typeof gather>>;
@@ -341,6 +343,19 @@ function activationHealth(data: Gathered) {
       "/messages",
     ),
   ];
+  // Only organizations that subscribed to webhooks get this item: a disabled endpoint means missed events.
+  if (data.webhookEndpoints.length > 0) {
+    const disabled = data.webhookEndpoints.filter((endpoint) => !endpoint.enabled && endpoint.health.disabledReason !== "Manual");
+    items.push(
+      item(
+        "webhooks",
+        "Webhook endpoints receive events",
+        disabled.length === 0,
+        disabled.length === 0 ? `${data.webhookEndpoints.length} webhook endpoint(s), none disabled by failures.` : `${disabled.length} webhook endpoint(s) disabled after failing deliveries.`,
+        disabled.length === 0 ? "/webhook-endpoints/all/my" : `/webhook-endpoints/${disabled[0]!.id}`,
+      ),
+    );
+  }
   return { overallStatus: items.every((entry) => entry.status === "Complete") ? ("Complete" as const) : ("Incomplete" as const), items };
 }
 
@@ -378,6 +393,17 @@ function needsAttention(data: Gathered, now: number): AnalyticsReport["needsAtte
       detail: `${stale.length} conversation(s) have inbound messages nobody has read for over an hour.`,
       actionHref: "/conversations/all/my",
       actionText: "Open conversations",
+    });
+  }
+  const disabledEndpoints = data.webhookEndpoints.filter((endpoint) => !endpoint.enabled && endpoint.health.disabledReason !== "Manual");
+  if (disabledEndpoints.length > 0) {
+    const first = disabledEndpoints[0]!;
+    items.push({
+      severity: "Critical",
+      title: `${disabledEndpoints.length} webhook endpoint(s) disabled`,
+      detail: `${first.url} (${first.id}) was disabled (${first.health.disabledReason}) at ${first.health.disabledAt}: events are not delivered to it. Fix the receiver, re-enable it with PUT and replay what it missed.`,
+      actionHref: `/webhook-endpoints/${first.id}`,
+      actionText: "Re-enable endpoint",
     });
   }
   const waiting = data.recentLeads.filter((fact) => !fact.respondedAt && leadCreatedAt(fact.leadId) <= now - waitingAfterMinutes * minuteMs);

@@ -48,6 +48,8 @@ export const permissions = [
   "billing:write",
   "analytics:read",
   "agent:use",
+  "webhooks:read",
+  "webhooks:write",
 ] as const;
 export type Permission = (typeof permissions)[number];
 

@@ -56,7 +56,7 @@ export async function resolveBearer(authorization: string | undefined): Promise<
   } catch {
     return failure("The access token is not valid or has expired.", "invalid");
   }
-  // A token without an expiry would be valid forever once leaked; aws-jwt-verify checks `exp` only when present.
+  // aws-jwt-verify checks `exp` only when present: a token that never expires would outlive any revocation.
   if (typeof claims.exp !== "number") return failure("The access token has no expiry (exp).", "invalid");
   const userId = typeof claims.sub === "string" ? claims.sub : undefined;
   if (!userId) return failure("The access token has no subject.", "invalid");
@@ -64,6 +64,8 @@ export async function resolveBearer(authorization: string | undefined): Promise<
   if (!organizationId) {
     return { ...failure("The access token belongs to no organization.", "invalid"), userWithoutOrganization: userId };
   }
+  // A token naming an organization that does not exist (deleted, or a claim set by mistake) reaches no data.
+  if (!(await organizationExists(organizationId))) return failure("The access token's organization does not exist.", "invalid");
   const roleClaim = stringClaim(claims, "role");
   const role: Role = roles.includes(roleClaim as Role) ? (roleClaim as Role) : "member";
   return {
@@ -81,25 +83,31 @@ export async function resolveBearer(authorization: string | undefined): Promise<
 }
 
 /**
- * Resolved API keys are kept in the warm Lambda instance for a short time, so
- * a busy integration costs one read per minute instead of one per request.
- * Only hits are cached (a new key works at once); a revoked key keeps working
- * on an instance that already cached it for at most `apiKeyCacheMs`.
+ * Resolved API keys and known organizations are kept in the warm Lambda
+ * instance for a short time, so a busy integration costs one read per minute
+ * instead of one per request. Only hits are cached (a new key or organization
+ * works at once); a revoked key keeps working on an instance that already
+ * cached it for at most `warmCacheMs`.
  */
-const apiKeyCacheMs = 60_000;
-const apiKeyCache = new Map<string, { record: Awaited<ReturnType<typeof Organizations.resolveApiKey>>; expiresAt: number }>();
+const warmCacheMs = 60_000;
 
-async function cachedApiKey(token: string) {
-  const now = Date.now();
-  const cached = apiKeyCache.get(token);
-  if (cached && cached.expiresAt > now) return cached.record;
-  const record = await Organizations.resolveApiKey(token);
-  if (record) {
-    if (apiKeyCache.size >= 1000) apiKeyCache.delete(apiKeyCache.keys().next().value!);
-    apiKeyCache.set(token, { record, expiresAt: now + apiKeyCacheMs });
-  }
-  return record;
+function hitsOnlyCache<T>(load: (key: string) => Promise<T | undefined>): (key: string) => Promise<T | undefined> {
+  const entries = new Map<string, { value: T; expiresAt: number }>();
+  return async (key) => {
+    const now = Date.now();
+    const cached = entries.get(key);
+    if (cached && cached.expiresAt > now) return cached.value;
+    const value = await load(key);
+    if (value !== undefined) {
+      if (entries.size >= 1000) entries.delete(entries.keys().next().value!);
+      entries.set(key, { value, expiresAt: now + warmCacheMs });
+    }
+    return value;
+  };
 }
+
+const cachedApiKey = hitsOnlyCache((token) => Organizations.resolveApiKey(token));
+const organizationExists = hitsOnlyCache(async (organizationId) => ((await Organizations.fromId(organizationId)) ? true : undefined));
 
 function stringClaim(claims: Record<string, unknown>, name: string): string | undefined {
   const value = claims[name] ?? claims[`custom:${name}`];

@@ -14,6 +14,7 @@ import {
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { listPage, type ListResource } from "#core/db/list";
+import { privateTargetRefusal } from "#core/automations/runs/egress";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import { triggerIndexWrites } from "#core/automations/runs/trigger-index";
 import "#core/automations/runs/queue";
@@ -89,6 +90,7 @@ const listResource: ListResource<Automation> = {
 /** Automations of the caller's organization: definitions, versions and their last run. */
 export const Automations = {
   async create(actor: Actor, input: AutomationRequest): Promise<Automation> {
+    await assertPublicTargets(input.actions);
     const organization = await Organizations.fromId(actor.organizationId);
     const now = nowIso();
     const automation: Automation = {
@@ -138,6 +140,7 @@ export const Automations = {
         `The automation is at version ${current.version}, not ${input.version}; read it again and reapply your change.`,
       );
     }
+    await assertPublicTargets(input.actions);
     const next = { ...definitionFields(input), actions: keepStoredSecrets(input.actions, current.actions) };
     if (current.isSystemManaged) assertOnlyEnabledChanged(current, next);
     const updated: Automation = {
@@ -215,6 +218,19 @@ const timeZoneOf = (organization: { timeZone?: string } | undefined) => organiza
 /** Tells the run engine to cancel the automation's unfinished runs (automation-runs queue). */
 async function announceDisabled(organizationId: string, automationId: string): Promise<void> {
   await publish("automationRuns", "automation.disabled", organizationId, { automationId });
+}
+
+/** Refuses at save time a receiver the run would refuse anyway (private address), so the owner learns it now. */
+async function assertPublicTargets(actions: AutomationRequest["actions"]): Promise<void> {
+  const refusals = await Promise.all(
+    actions.map(async (action, index) => {
+      if (action.type !== "HttpRequest") return undefined;
+      const refusal = await privateTargetRefusal((action.settings as { url: string }).url);
+      return refusal ? { pointer: `/actions/${index}/settings/url`, detail: refusal } : undefined;
+    }),
+  );
+  const errors = refusals.filter((refusal) => refusal !== undefined);
+  if (errors.length > 0) throw new ValidationError("An HttpRequest action targets an address automations may not call.", errors);
 }
 
 function definitionFields(input: AutomationRequest) {

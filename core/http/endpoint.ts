@@ -6,7 +6,8 @@ import type { Actor } from "#core/auth/actor";
 import { ForbiddenError, RateLimitedError, ValidationError } from "#core/errors";
 import { resolveCredentials, type Credentials } from "#core/http/credentials";
 import type { AnySchema, AuthMode, Operation } from "#core/http/operation";
-import { PayloadTooLargeError, securityHeaders, toProblem, UnsupportedMediaTypeError } from "#core/http/problem";
+import { PayloadTooLargeError, toProblem, UnsupportedMediaTypeError } from "#core/http/problem";
+import { securityHeaders } from "#core/http/headers";
 import { HttpResponse } from "#core/http/response";
 import { logger, withCorrelationId } from "#core/observability/index";
 import { consumeRateLimit, describePartition, rateLimitPolicy, type RateLimitDecision } from "#core/rate-limit/index";
@@ -116,7 +117,7 @@ function requestLog(handler: (event: Event, context: Context) => Promise<Result>
     return withCorrelationId(correlationId, async () => {
       const started = Date.now();
       logger.addContext(context);
-      const result = withSecurityHeaders(await handler(event, context));
+      const result = withProtectiveHeaders(await handler(event, context));
       logger.info("request", {
         route: event.routeKey,
         status: result.statusCode,
@@ -130,8 +131,14 @@ function requestLog(handler: (event: Event, context: Context) => Promise<Result>
   };
 }
 
-function withSecurityHeaders(result: Result): Result {
-  return { ...result, headers: { ...result.headers, ...securityHeaders } };
+/**
+ * Headers every answer carries, problems included: bodies hold personal data
+ * (leads, phone numbers, messages), so no shared cache may keep them, and no
+ * browser may sniff a JSON or CSV body into something it runs. An operation
+ * that sets either header itself keeps its own value.
+ */
+function withProtectiveHeaders(result: Result): Result {
+  return { ...result, headers: { ...securityHeaders, ...result.headers } };
 }
 
 function toResult(operation: AnyOperation, outcome: unknown): Result {

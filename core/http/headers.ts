@@ -8,3 +8,10 @@ export function requireIdempotencyKey(headers: Record<string, string | undefined
     ]);
   }
 }
+
+/**
+ * Headers on every answer: bodies carry personal data, so no shared or
+ * browser cache may keep them, and no browser may sniff a JSON or CSV body
+ * into something executable.
+ */
+export const securityHeaders = { "cache-control": "no-store", "x-content-type-options": "nosniff" } as const;

@@ -3,11 +3,12 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import type { AnySchema, Operation } from "#core/http/operation";
 import { allOperations } from "#core/http/operations/index";
 import { rateLimitPolicy } from "#core/rate-limit/index";
+import { webhookCatalogueEntries, webhookJsonSchemas } from "#core/webhooks/payloads";
 
 type JsonObject = Record<string, unknown>;
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of a valibot schema. */
-function jsonSchema(schema: AnySchema, typeMode: "input" | "output"): JsonObject {
+export function jsonSchema(schema: AnySchema, typeMode: "input" | "output"): JsonObject {
   const { $schema: _dialect, ...rest } = toJsonSchema(schema, { target: "draft-2020-12", typeMode, errorMode: "ignore" }) as JsonObject;
   return rest;
 }
@@ -91,9 +92,10 @@ function operationObject(operation: Operation): JsonObject {
   if (success.alternateStatus) {
     responses[String(success.alternateStatus.status)] = { ...(responses[String(success.status)] as JsonObject), description: success.alternateStatus.description };
   }
-  // Every path parameter is length-checked (an over-long one is a 400), so every operation with one can answer 400.
-  const pathProblems = operation.params ? [400] : [];
-  for (const status of [...new Set([...operation.problems, ...pathProblems, ...(operation.idempotent ? idempotencyProblems : []), 500])].sort()) responses[String(status)] = problemResponse(status);
+  // Any operation with a path parameter, query or body can refuse its input (e.g. an over-long id) with 400.
+  const inputRefusal = operation.params || operation.query || operation.body ? [400] : [];
+  const declared = [...operation.problems, ...inputRefusal, ...(operation.idempotent ? idempotencyProblems : []), 500];
+  for (const status of [...new Set(declared)].sort()) responses[String(status)] = problemResponse(status);
   return {
     operationId: operation.operationId,
     summary: operation.summary,
@@ -128,28 +130,29 @@ function operationObject(operation: Operation): JsonObject {
   };
 }
 
-const localServerUrl = "http://127.0.0.1:3000";
-
-/** What each tag groups, for the reference's navigation. */
+/** What each operation group is for, shown by reference pages and generators next to the group. */
 const tagDescriptions: Record<string, string> = {
-  Agent: "The A2A agent: its card and the JSON-RPC endpoint through which AI agents use the API's skills.",
-  Analytics: "Response analytics over leads, messages and calls, as JSON or CSV.",
-  Automations: "Automations (triggers, conditions, actions) and their runs.",
-  Billing: "The organization's wallet and its ledger.",
-  Calls: "Outbound calls (click-to-call bridging) and their status.",
-  Conversations: "SMS/MMS conversations with leads: read, mark read, change the sending number.",
-  Events: "The event log of leads, messages and calls.",
-  Leads: "Lead intake from sellers (source credentials) and the organization's leads.",
-  Messages: "Outbound SMS/MMS: send, schedule, read, cancel.",
-  "Phone numbers": "The organization's sending numbers: search, buy, register, release.",
-  Platform: "The contract itself.",
-  Sources: "Lead sources (sellers) and their intake keys.",
-  Suppressions: "Contacts that must not be messaged or called (opt-outs and manual entries).",
-  Webhooks: "Carrier callbacks (delivery receipts, inbound messages, call status), verified by the carrier's signature.",
+  Agent: "The A2A (agent-to-agent) JSON-RPC endpoint and agent card, for AI agents acting for an organization.",
+  Analytics: "Response-time, lead and usage reports over a window, as JSON or CSV.",
+  Automations: "Automation definitions (triggers, conditions, actions), their versions and their runs.",
+  Billing: "The organization's prepaid wallet, its ledger and prices.",
+  Calls: "Outbound and inbound calls, their status and what they cost.",
+  Conversations: "One thread per lead and contact number, with its sender number and unread state.",
+  Events: "The organization's event history, the record behind timelines and webhooks.",
+  Leads: "Lead intake from sellers and integrations, reading, updating and listing leads.",
+  Messages: "Outbound and inbound SMS/MMS, their delivery status and what they cost.",
+  "Phone numbers": "The organization's numbers used to send, receive and call.",
+  Platform: "Health, the contract itself and carrier callbacks.",
+  Sources: "Lead sources (sellers) and their intake credentials.",
+  Suppressions: "Contacts that must not be messaged (opt-outs and manual blocks).",
+  Webhooks: "Endpoints that receive signed event deliveries, their deliveries and replays.",
 };
 
-/** The OpenAPI 3.1 contract, generated from the operations' valibot schemas. */
-export function openApiDocument(serverUrl: string): JsonObject {
+/**
+ * The contract. The running service names its own URL; the file in docs/ has no
+ * single server, so it names a variable every client fills with its stage's URL.
+ */
+export function openApiDocument(serverUrl: string | undefined): JsonObject {
   const paths: Record<string, JsonObject> = {};
   // Sorted, so the document does not depend on the order modules were loaded in.
   const ordered = [...allOperations].sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
@@ -165,25 +168,19 @@ export function openApiDocument(serverUrl: string): JsonObject {
       description: `Capture leads, follow up by SMS/MMS and calls, automate follow-up and read response analytics. Every error is application/problem+json. Rate limit: ${rateLimitPolicy.limit} requests per ${rateLimitPolicy.windowSeconds} s per partition.`,
     },
     servers: [
-      {
-        url: serverUrl,
-        description: "A deployment (`sst deploy`): its API Gateway HTTP API endpoint, or the custom domain in front of it.",
-        // The documented contract names every deployment by template; a running service names itself.
-        ...(serverUrl.includes("{apiId}")
-          ? {
-              variables: {
-                apiId: { default: "abc123defg", description: "The HTTP API's id (the stack output `api`)." },
-                region: { default: "us-east-1", description: "The AWS region of the stage." },
-              },
-            }
-          : {}),
-      },
-      ...(serverUrl === localServerUrl ? [] : [{ url: localServerUrl, description: "The local stack (`npm start`)." }]),
+      serverUrl
+        ? { url: serverUrl }
+        : {
+            url: "{apiUrl}",
+            description: "Your stage's API: the ApiUrl output of `sst deploy`, or the local stack of `npm start`.",
+            variables: { apiUrl: { default: "http://localhost:3000", description: "The stage's base URL, without a trailing slash." } },
+          },
     ],
-    tags: [...new Set(allOperations.map((operation) => operation.tag))].sort().map((name) => ({ name, description: tagDescriptions[name] ?? name })),
+    tags: [...new Set(allOperations.map((operation) => operation.tag))].sort().map((name) => ({ name, description: tagDescriptions[name] })),
     paths,
+    webhooks: webhookContract(),
     components: {
-      schemas: { Problem: problemSchema },
+      schemas: { Problem: problemSchema, ...webhookJsonSchemas((name) => `#/components/schemas/${name}`).schemas },
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "A user access token (JWT) or an organization API key beginning `sk_`." },
         sourceId: { type: "apiKey", in: "query", name: "sourceId", description: "Lead source id (intake routes only); also accepted as the `X-Source-Id` header." },
@@ -193,4 +190,28 @@ export function openApiDocument(serverUrl: string): JsonObject {
       },
     },
   };
+}
+
+/** OpenAPI 3.1 `webhooks`: what each event type POSTs to a subscribed endpoint (docs/webhooks.md). */
+function webhookContract(): Record<string, JsonObject> {
+  const headers = {
+    "webhook-id": { required: true, schema: { type: "string" }, description: "The message id; the same on every retry and replay." },
+    "webhook-timestamp": { required: true, schema: { type: "string" }, description: "Unix seconds when this attempt was signed." },
+    "webhook-signature": { required: true, schema: { type: "string" }, description: "`v1,<base64 HMAC-SHA256>` per valid secret, space-separated (Standard Webhooks)." },
+  };
+  const { payloads } = webhookJsonSchemas((name) => `#/components/schemas/${name}`);
+  return Object.fromEntries(
+    webhookCatalogueEntries().items.map((entry) => [
+      entry.type,
+      {
+        post: {
+          summary: entry.description,
+          tags: ["Webhooks"],
+          parameters: Object.entries(headers).map(([name, header]) => ({ name, in: "header", ...header })),
+          requestBody: { required: true, content: { "application/json": { schema: payloads[entry.type] } } },
+          responses: { "2XX": { description: "Received; any other answer (or none within 10 s) is retried." } },
+        },
+      },
+    ]),
+  );
 }

@@ -52,13 +52,6 @@ export interface ProblemResponse {
   headers: Record<string, string>;
 }
 
-/**
- * Headers every answer carries (ours and the gateway's own): bodies hold personal
- * data, so no cache (shared or private) may keep them, and browsers must not sniff
- * a JSON body into HTML.
- */
-export const securityHeaders = { "cache-control": "no-store", "x-content-type-options": "nosniff" } as const;
-
 /** Problem body for an error the gateway itself answers (no Lambda ran). */
 export function gatewayProblem(status: number, detail: string, instance: string): Problem {
   return { ...base(status, instance), detail };

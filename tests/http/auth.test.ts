@@ -48,6 +48,32 @@ describe("authentication and authorization", () => {
     expect(malformed.status).toBe(401);
   });
 
+  it("rejects a correctly signed JWT that carries no expiry", async () => {
+    const organization = await newOrganization();
+    const signing = inject("signing");
+    const key = await importJWK(signing.privateJwk, "RS256");
+    const everlasting = await new SignJWT({ org_id: organization.organizationId, role: "owner" })
+      .setProtectedHeader({ alg: "RS256", kid: signing.privateJwk.kid, typ: "JWT" })
+      .setSubject("u-everlasting")
+      .setIssuer(signing.issuer)
+      .setIssuedAt()
+      .sign(key);
+    const response = await request("POST", "/automations/all/my", { token: everlasting, body: {}, sourceIp: freshIp() });
+    expect(response.status).toBe(401);
+    expect(response.body.detail).toBe("The access token has no expiry (exp).");
+    expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"');
+  });
+
+  it("rejects a valid JWT whose organization does not exist", async () => {
+    const token = await signUserToken(
+      { organizationId: "01NOSUCHORGANIZATION00000", userId: "u-orphan", role: "owner", name: "Orphan" },
+      inject("signing"),
+    );
+    const response = await request("POST", "/automations/all/my", { token, body: {}, sourceIp: freshIp() });
+    expect(response.status).toBe(401);
+    expect(response.body.detail).toBe("The access token's organization does not exist.");
+  });
+
   it("accepts a user JWT and an sk_ API key of the same organization", async () => {
     const organization = await newOrganization();
     for (const token of [organization.ownerToken, organization.apiKey, organization.memberToken]) {

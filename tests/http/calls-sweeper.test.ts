@@ -147,6 +147,7 @@ describe("call sweep: bridged click-to-call", () => {
     const deadline = Date.parse(call.createdAt) + (RING_TIMEOUT_SECONDS + 60 + 40 + (MAX_CALL_MINUTES + CALL_SWEEP_GRACE_MINUTES) * 60) * 1000;
     expect(await dueAtOf(org, call.id)).toBe(new Date(deadline).toISOString());
     expect(await sweep(org, deadline - 1_000)).toEqual({ reported: 0, expired: 0, errors: 0 });
+    await sleep(1_000); // the agent's simulated leg ends within a second of being placed
     expect(await sweep(org, deadline + 1_000)).toEqual({ reported: 1, expired: 0, errors: 0 });
     const ended = await waitForCall(org, call.id);
     expect(ended).toMatchObject({

@@ -72,6 +72,22 @@ describe("the HTTP contract", () => {
     expect(notFound.headers.get("ratelimit")).toMatch(/^"business";r=\d+;t=\d+$/);
   });
 
+  it("marks every answer, success, problem or download, as not to be cached or sniffed", async () => {
+    const organization = await newOrganization();
+    const answers = [
+      await organization.request("POST", "/automations/all/my", { body: {} }),
+      await organization.request("GET", "/automations/missing"),
+      await organization.request("GET", "/analytics/my/export"),
+      await request("GET", "/no/such/route", { sourceIp: "192.0.2.12" }),
+      await request("GET", "/automations/abc", { sourceIp: "192.0.2.13" }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 404, 200, 404, 401]);
+    for (const answer of answers) {
+      expect(answer.headers.get("cache-control")).toBe("no-store");
+      expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+    }
+  });
+
   it("publishes an OpenAPI 3.1 document that lists exactly the served routes with their statuses", async () => {
     const response = await request("GET", "/openapi.json", { sourceIp: "192.0.2.12" });
     expect(response.status).toBe(200);

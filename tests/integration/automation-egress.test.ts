@@ -3,7 +3,13 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fetch } from "undici";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import * as v from "valibot";
+import { rolePermissions, type Actor } from "#core/auth/actor";
+import { AutomationRequestSchema } from "#core/automations/definition";
+import { Automations } from "#core/automations/index";
 import { executeAction, type ActionContext } from "#core/automations/runs/actions";
+import { ValidationError } from "#core/errors";
+import { newOrganization } from "#tests/helpers/stack";
 import { egressFetch, privateTargetCause, PrivateTargetError, publicAddresses, publicOnlyDispatcher, type Resolve } from "#core/automations/runs/egress";
 import { environmentNames } from "#stacks/definitions";
 
@@ -110,5 +116,34 @@ describe("HttpRequest connections with private targets disallowed", () => {
     const outcome = await executeAction(hookContext(`http://localhost:${port}/hook`));
     expect(outcome).toMatchObject({ kind: "failed", error: expect.stringMatching(/^The host localhost resolves to a private or loopback address/) });
     expect(hits).toBe(0);
+  });
+});
+
+describe("saving an automation with private targets disallowed", () => {
+  it("refuses an HttpRequest action aimed at a loopback address, pointing at its url", async () => {
+    const organization = await newOrganization();
+    process.env[allowPrivate] = "false"; // newOrganization applies the local stack's environment, which allows them
+    const actor: Actor = {
+      organizationId: organization.organizationId,
+      kind: "user",
+      userId: "owner",
+      role: "owner",
+      permissions: rolePermissions.owner,
+      displayName: "Owner",
+    };
+    const definition = (url: string) =>
+      v.parse(AutomationRequestSchema, {
+        name: "Private hook",
+        triggers: [{ id: "t1", type: "LeadCreated", isEnabled: true, settings: {} }],
+        actions: [{ id: "a1", type: "HttpRequest", isEnabled: true, settings: { url } }],
+        connections: [{ id: "c1", sourceNodeId: "t1", targetNodeId: "a1" }],
+      });
+    const refusal = await Automations.create(actor, definition(`http://127.0.0.1:${port}/hook`)).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(ValidationError);
+    expect((refusal as ValidationError).errors).toEqual([
+      { pointer: "/actions/0/settings/url", detail: expect.stringMatching(/private or loopback/) },
+    ]);
+    const saved = await Automations.create(actor, definition("http://8.8.8.8/hook"));
+    expect(saved.actions).toHaveLength(1);
   });
 });

@@ -3,6 +3,8 @@ import type { SQSEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { systemActor } from "#core/auth/actor";
 import { AutomationRuns } from "#core/automations/runs/index";
+import { Calls } from "#core/calls/index";
+import { sqs } from "#core/queue/client";
 import { RunStore } from "#core/automations/runs/store";
 import { db, tableName } from "#core/db/client";
 import { leadItem, Leads, type Lead } from "#core/leads/index";
@@ -13,6 +15,7 @@ import { envelope } from "#core/queue/events";
 import { newId } from "#core/shared/ids";
 import { handler as intakeConsumer } from "#functions/consumers/lead-intake";
 import { handler as outboundConsumer } from "#functions/consumers/outbound-messages";
+import { handler as outboundCallsConsumer } from "#functions/consumers/outbound-calls";
 import { queues } from "#stacks/definitions";
 import { waitForRun } from "#tests/helpers/automations";
 import { faultWhen } from "#tests/helpers/crash";
@@ -102,6 +105,46 @@ describe("poison messages end their item Failed (ProcessingError) with an event,
     expect(await events(org, { eventType: "LeadProcessingFailed" })).toMatchObject([{ leadId: lead.id, statusReason: "ProcessingError" }]);
   });
 });
+
+describe("the call placement's poison hook", () => {
+  applyStackEnv();
+
+  it("a call whose placement keeps failing before it starts ends Failed (ProcessingError) on the last receive, its hold released", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    // The call is stored and holds its cost, but its queue message never leaves this process (as after a crash).
+    const stopPublish = failPublishes();
+    const callId = newId();
+    try {
+      await expect(Calls.place(systemActor(org.organizationId), { to: randomNumber(), record: false, metadata: {} }, { callId })).rejects.toThrow();
+    } finally {
+      stopPublish();
+    }
+    expect((await org.request("GET", `/calls/${callId}`)).body).toMatchObject({ status: "Queued", billingStatus: "Reserved" });
+    const stopFault = faultWhen(callId, "placementStartedAt"); // the placement claim fails every time
+    try {
+      await deliverUntilDeadLetter(outboundCallsConsumer, envelope("call.place", org.organizationId, { callId }), queues.outboundCalls.maxReceiveCount, async () => undefined);
+    } finally {
+      stopFault();
+    }
+    const failed = (await org.request("GET", `/calls/${callId}`)).body;
+    expect(failed).toMatchObject({ status: "Failed", billingStatus: "Released" });
+    expect(failed.statusReason).toMatch(/^ProcessingError: /);
+    expect((await org.request("GET", "/billing/wallet")).body.reservedAmount).toBe("0.0000");
+  });
+});
+
+/** Makes this process's SQS sends fail until the answered function is called. */
+function failPublishes(): () => void {
+  const name = `no-publish-${newId()}`;
+  sqs().middlewareStack.add(
+    () => async () => {
+      throw new Error("SQS is unreachable.");
+    },
+    { step: "initialize", name },
+  );
+  return () => void sqs().middlewareStack.remove(name);
+}
 
 describe("the automation step's poison hook", () => {
   applyStackEnv();

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { JWK } from "jose";
 import type { TestProject } from "vitest/node";
 import { logger } from "#core/observability/index";
+import { applyShortWaits } from "#local/short-waits";
 import { startLocalStack } from "#local/start";
 
 declare module "vitest" {
@@ -24,16 +25,10 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const stateDir = await mkdtemp(join(tmpdir(), "lead-api-tests-"));
-  // Messaging: short waits so retries and simulated receipts finish in seconds (production defaults: core/messaging).
-  process.env.SIMULATOR_DELAY_SCALE ??= "0.5";
-  process.env.MESSAGE_RETRY_BASE_MS ??= "200";
-  process.env.MESSAGE_RETRY_MAX_DELAY_MS ??= "1000";
-  process.env.MESSAGE_MAX_RETRIES ??= "2";
-  // Automations: webhook retries after 200 ms, 400 ms, … instead of 5 s.
-  process.env.AUTOMATION_RETRY_BASE_MS ??= "200";
-  // Structured logs and EMF metrics: only warnings and errors in test output (tests/unit/observability.test.ts checks the lines).
-  process.env.POWERTOOLS_LOG_LEVEL ??= "WARN";
-  process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
+  applyShortWaits();
+  // Webhooks: the 3-day retry schedule shrunk to seconds; an endpoint failing for 5 s is disabled.
+  process.env.WEBHOOK_RETRY_SCALE ??= "0.0001";
+  process.env.WEBHOOK_DISABLE_AFTER_MS ??= "5000";
   logger.setLogLevel(process.env.POWERTOOLS_LOG_LEVEL as "WARN"); // created at import, before the line above
   const stack = await startLocalStack({
     inMemory: true,

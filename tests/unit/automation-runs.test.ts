@@ -150,9 +150,9 @@ describe("run engine: clocks and targets", () => {
       expect(await targetRefusal("https://8.8.8.8/hook")).toBeUndefined();
       process.env.AUTOMATION_HTTP_ALLOW_PRIVATE = "true";
       expect(await targetRefusal("http://127.0.0.1:8080/hook")).toBeUndefined();
-      // Off by default: a DynamoDB endpoint override (set in this process) no longer turns the guard off.
+      // Unset means refused, even where a DynamoDB endpoint is configured (as in these tests).
       delete process.env.AUTOMATION_HTTP_ALLOW_PRIVATE;
-      expect(process.env.DYNAMODB_ENDPOINT).toBeTruthy();
+      expect(process.env.DYNAMODB_ENDPOINT).toBeDefined();
       expect(await targetRefusal("http://127.0.0.1:8080/hook")).toMatch(/private or loopback/);
     } finally {
       if (before === undefined) delete process.env.AUTOMATION_HTTP_ALLOW_PRIVATE;

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { consumers, fallbackRoute, queues, routes, schedules, table } from "#stacks/definitions";
+import { consumers, fallbackRoute, queues, routes, schedules, streamConsumers, table } from "#stacks/definitions";
 
 /**
  * Runs the SST stacks against a recording stand-in for SST's globals (no AWS,
@@ -45,7 +45,12 @@ function installSstStandIn() {
       Linkable: component("Linkable"),
       aws: {
         permission: (input: unknown) => input,
-        Dynamo: component("Dynamo"),
+        Dynamo: component("Dynamo", (_name, _args, self) => ({
+          subscribe: (name: string, fn: any, args: any) => {
+            self.calls.push({ method: "subscribe", args: [name, fn, args] });
+            return { nodes: { function: { name: `${fn.handler}-function` } } };
+          },
+        })),
         Queue: component("Queue", (name, _args, self) => ({
           nodes: { queue: { name: `${name}-queue` } },
           subscribe: (fn: any, args: any) => {
@@ -103,8 +108,17 @@ beforeAll(async () => {
 const deployedFunctions = () => [
   ...apiRoutes().map((call) => call.args[1]),
   ...of("Queue").flatMap((queue) => queue.calls.map((call) => call.args[0])),
+  ...of("Dynamo").flatMap((dynamo) => dynamo.calls.map((call) => call.args[1])),
   ...of("Cron").map((cron) => cron.args.function),
 ];
+
+describe("dashboard origin", () => {
+  it("lets browsers call the API only from the stage's dashboard domain", async () => {
+    const { apiCors } = await load("web-origin.ts");
+    expect(of("ApiGatewayV2")[0]!.args.cors).toBe(false);
+    expect(apiCors("dashboard.example.com").allowOrigins).toEqual(["https://dashboard.example.com"]);
+  });
+});
 
 const apiRoutes = () => of("ApiGatewayV2")[0]!.calls.filter((call) => call.method === "route");
 const handlerFile = (handler: string) => `${handler.slice(0, handler.lastIndexOf("."))}.ts`;
@@ -126,7 +140,7 @@ describe("deployed resources follow stacks/definitions.ts", () => {
   });
 
   it("points every route, consumer and schedule at a handler file that exists", () => {
-    const handlers = [...routes, fallbackRoute, ...consumers, ...schedules].map((entry) => entry.handler);
+    const handlers = [...routes, fallbackRoute, ...consumers, ...schedules, ...streamConsumers].map((entry) => entry.handler);
     expect(handlers.filter((handler) => !existsSync(handlerFile(handler)))).toEqual([]);
   });
 
@@ -134,7 +148,7 @@ describe("deployed resources follow stacks/definitions.ts", () => {
     stacks.consumers.subscribe({ queue: "automationRuns", handler: "functions/automations/run.handler" });
     stacks.schedules.schedule({ name: "sweepDue", cron: "* * * * ? *", handler: "functions/x/sweep.handler" });
     const functions = deployedFunctions();
-    expect(functions.length).toBe(routes.length + 1 + consumers.length + schedules.length + 2);
+    expect(functions.length).toBe(routes.length + 1 + consumers.length + schedules.length + streamConsumers.length + 2);
     for (const fn of functions) {
       expect(fn).toMatchObject({ runtime: "nodejs22.x", architecture: "arm64" });
       expect(fn.environment).toMatchObject({
@@ -165,6 +179,16 @@ describe("deployed resources follow stacks/definitions.ts", () => {
     expect(dynamo!.args.primaryIndex).toEqual({ hashKey: "pk", rangeKey: "sk" });
     expect(Object.keys(dynamo!.args.globalIndexes)).toEqual(Object.keys(table.globalIndexes));
     expect(dynamo!.args.ttl).toBe(table.ttlAttribute);
+  });
+
+  it("feeds stream consumers from the table's stream, only the changes they name, with partial batch responses", () => {
+    const [dynamo] = of("Dynamo");
+    expect(dynamo!.args.stream).toBe("new-and-old-images");
+    expect(dynamo!.calls.map((call) => call.args[0])).toEqual(streamConsumers.map((consumer) => consumer.name.charAt(0).toUpperCase() + consumer.name.slice(1)));
+    const [, fn, args] = dynamo!.calls[0]!.args;
+    expect(args.filters).toEqual(streamConsumers[0]!.records.map(({ eventName, entity }) => ({ eventName: [eventName], dynamodb: { NewImage: { entity: { S: [entity] } } } })));
+    expect(args.transform.eventSourceMapping).toMatchObject({ functionResponseTypes: ["ReportBatchItemFailures"], batchSize: streamConsumers[0]!.batchSize });
+    expect(fn.link.map((link: any) => link.name)).toEqual([`${table.name}Data-name`, "WebhookDeliveriesSend-name"]);
   });
 
   it("gives every queue a dead-letter queue after maxReceiveCount receives", () => {

@@ -8,7 +8,9 @@ import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { systemActor } from "#core/auth/actor";
 import { jsonStringEncode, minutesOfDay, renderTemplate, webhookSignature, webhookSignatureHeader, webhookTimestampHeader, type Action } from "#core/automations/definition";
 import { runsConfig } from "#core/automations/runs/config";
-import { egressFetch, privateTargetCause, PrivateTargetError, publicAddresses } from "#core/automations/runs/egress";
+import { egressFetch, privateTargetCause, targetRefusal } from "#core/automations/runs/egress";
+
+export { targetRefusal };
 import { leadValue } from "#core/automations/runs/evaluate";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { WalletRefusedError } from "#core/billing/index";
@@ -253,21 +255,6 @@ async function httpRequest(context: ActionContext, settings: HttpSettings): Prom
     return { kind: "retry", delayMs: Math.min(300_000, base + Math.random() * base * 0.2), error, output, input };
   }
   return { kind: "failed", error: attempt > 0 ? `${error} Gave up after ${attempt + 1} attempts.` : error, output, input };
-}
-
-/**
- * Why a URL may not be called from this stage (it resolves to a non-public address), or undefined. An early, clear
- * refusal only: what guarantees it is the connection itself (`egressFetch` connects only to addresses it checked).
- */
-export async function targetRefusal(url: string): Promise<string | undefined> {
-  if (runsConfig.allowPrivateHttpTargets) return undefined;
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
-  try {
-    await publicAddresses(host);
-    return undefined;
-  } catch (error) {
-    return error instanceof PrivateTargetError ? error.message : `The host ${host} could not be resolved.`;
-  }
 }
 
 const objectFields = new Set(["contact.streetAddress", "metadata.sourceMetadata"]);

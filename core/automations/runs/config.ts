@@ -1,10 +1,9 @@
 import { environmentNames } from "#stacks/definitions";
 
 /**
- * Run engine settings from the environment (read lazily). HttpRequest targets on private, loopback and link-local
- * addresses are refused unless AUTOMATION_HTTP_ALLOW_PRIVATE is exactly "true": one explicit setting, off by
- * default, which only the local stack and the tests turn on (their receivers listen on 127.0.0.1). Nothing else
- * (such as a DynamoDB endpoint override) turns the guard off.
+ * Run engine settings from the environment (read lazily). HttpRequest targets on private, loopback and
+ * link-local addresses are refused unless AUTOMATION_HTTP_ALLOW_PRIVATE is exactly `true`, which only the
+ * local stack sets (local/start.ts): no other setting (such as a DynamoDB endpoint) can turn the guard off.
  */
 export const runsConfig = {
   get allowPrivateHttpTargets(): boolean {

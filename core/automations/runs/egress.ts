@@ -69,9 +69,12 @@ export function publicOnlyDispatcher(resolve: Resolve = systemResolve): Agent {
 
 let publicOnly: Agent | undefined;
 
-/** fetch for HttpRequest steps: through the public-only dispatcher unless the stage allows private targets. */
-export function egressFetch(url: string, init: Omit<RequestInit, "dispatcher">): Promise<Response> {
-  if (runsConfig.allowPrivateHttpTargets) return fetch(url, init);
+/**
+ * fetch for HttpRequest steps (and webhook deliveries, which pass their own stage setting): through the public-only
+ * dispatcher unless the stage allows private targets.
+ */
+export function egressFetch(url: string, init: Omit<RequestInit, "dispatcher">, allowPrivate = runsConfig.allowPrivateHttpTargets): Promise<Response> {
+  if (allowPrivate) return fetch(url, init);
   publicOnly ??= publicOnlyDispatcher();
   return fetch(url, { ...init, dispatcher: publicOnly });
 }
@@ -82,4 +85,29 @@ export function privateTargetCause(error: unknown): PrivateTargetError | undefin
     if (current instanceof PrivateTargetError) return current;
   }
   return undefined;
+}
+
+/**
+ * Why a URL may not be called from this stage (it resolves to a non-public address), or undefined. An early, clear
+ * refusal only: what guarantees it is the connection itself (`egressFetch` connects only to addresses it checked).
+ */
+export async function targetRefusal(url: string): Promise<string | undefined> {
+  return refusalOf(url, { unresolvable: true });
+}
+
+/** Only a private target's refusal: a host that does not resolve yet may still be saved (the run refuses it then). */
+export async function privateTargetRefusal(url: string): Promise<string | undefined> {
+  return refusalOf(url, { unresolvable: false });
+}
+
+async function refusalOf(url: string, refuse: { unresolvable: boolean }): Promise<string | undefined> {
+  if (runsConfig.allowPrivateHttpTargets) return undefined;
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+  try {
+    await publicAddresses(host);
+    return undefined;
+  } catch (error) {
+    if (error instanceof PrivateTargetError) return error.message;
+    return refuse.unresolvable ? `The host ${host} could not be resolved.` : undefined;
+  }
 }

@@ -15,8 +15,9 @@ import * as platform from "#core/http/operations/platform";
 import * as sources from "#core/http/operations/sources";
 import * as suppressions from "#core/http/operations/suppressions";
 import * as webhooks from "#core/http/operations/webhooks";
+import * as webhookEndpoints from "#core/http/operations/webhook-endpoints";
 
 /** Every operation the API serves; the OpenAPI document and the route-table test read this list. */
-export const allOperations: Operation[] = [platform, a2a, analytics, automations, automationRuns, sources, leads, billing, calls, phoneNumbers, conversations, messages, suppressions, events, webhooks, callWebhooks].flatMap(
+export const allOperations: Operation[] = [platform, a2a, analytics, automations, automationRuns, sources, leads, billing, calls, phoneNumbers, conversations, messages, suppressions, events, webhooks, callWebhooks, webhookEndpoints].flatMap(
   (module) => Object.values(module) as Operation[],
 );

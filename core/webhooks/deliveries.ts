@@ -1,0 +1,519 @@
+import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import * as v from "valibot";
+import type { Actor } from "#core/auth/actor";
+import { egressFetch, privateTargetCause } from "#core/automations/runs/egress";
+import { db, tableName } from "#core/db/client";
+import { conditionally } from "#core/db/conditional";
+import { dueEntries } from "#core/db/due";
+import { createdWithin, entities, keys } from "#core/db/keys";
+import { listPage, type ListResource } from "#core/db/list";
+import { queryPages } from "#core/db/query";
+import { NotFoundError, ValidationError } from "#core/errors";
+import { toEventRecord } from "#core/events/index";
+import { toLead } from "#core/leads/index";
+import { envelope, publishAll, type Envelope } from "#core/queue/events";
+import { newId, nowIso } from "#core/shared/ids";
+import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { pingEventType, webhookTypeOf } from "#core/webhooks/catalogue";
+import { retryScheduleSeconds, webhooksConfig } from "#core/webhooks/config";
+import { WebhookEndpoints, type StoredEndpoint } from "#core/webhooks/endpoints";
+import { eventPayload, leadReceivedPayload, messageIdOfEvent, type WebhookPayload } from "#core/webhooks/payloads";
+import { signatureHeader } from "#core/webhooks/signing";
+
+/** One attempt to send one message to one endpoint; redelivered queue messages of the same attempt are recognised. */
+export interface DeliverMessage {
+  endpointId: string;
+  messageId: string;
+  /** Bumped by every replay, so messages of an earlier round are ignored. */
+  generation: number;
+  attempt: number;
+}
+
+declare module "#core/queue/events" {
+  interface QueueMessages {
+    "webhook.deliver": DeliverMessage;
+  }
+}
+
+export const maxAttempts = retryScheduleSeconds.length + 1;
+/** Deliveries and their attempt log are kept this long. */
+const retentionSeconds = 30 * 24 * 3600;
+/** A claimed attempt older than this is taken over by a redelivered message (the worker died mid-send). */
+const leaseMs = webhooksConfig.attemptTimeoutMs * 3;
+/** Retries re-published with an SQS delay are also in the due index this much later, in case the message is lost. */
+const backstopMs = 5 * 60 * 1000;
+/** Events one "replay since" request re-sends; the answer says where to continue. */
+const replayBatch = 500;
+const dueShards = [0, 1, 2, 3] as const;
+
+/** Why an attempt failed, for the delivery log. */
+export type AttemptErrorKind = "HttpStatus" | "Timeout" | "ConnectionFailed" | "PrivateTarget" | "EndpointDisabled" | "Internal";
+
+/** One entry of an endpoint's delivery log. */
+export const WebhookAttemptSchema = v.object({
+  id: v.string(),
+  endpointId: v.string(),
+  /** The `webhook-id` (same on every attempt of a delivery). */
+  messageId: v.string(),
+  eventType: v.string(),
+  attempt: v.number(),
+  /** `Event` (fan-out or retry), `Replay` or `Test`. */
+  trigger: v.string(),
+  attemptedAt: v.string(),
+  succeeded: v.boolean(),
+  httpStatus: v.nullable(v.number()),
+  latencyMs: v.nullable(v.number()),
+  /** The first bytes of the receiver's answer (at most 1 KiB). */
+  responseBody: v.nullable(v.string()),
+  errorKind: v.nullable(v.string()),
+  errorMessage: v.nullable(v.string()),
+  /** When the next attempt is due; null when this one succeeded or was the last. */
+  nextAttemptAt: v.nullable(v.string()),
+});
+export type WebhookAttempt = v.InferOutput<typeof WebhookAttemptSchema>;
+
+export const ListWebhookAttemptsSchema = PagingQuerySchema;
+
+/** `POST /webhook-endpoints/{id}/replay`: one event (`eventId`) or every event since a time (`since`). */
+export const ReplayRequestSchema = v.union([
+  v.strictObject({ eventId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) }),
+  v.strictObject({ since: v.pipe(v.string(), v.isoTimestamp("Must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z.")) }),
+]);
+export type ReplayRequest = v.InferOutput<typeof ReplayRequestSchema>;
+
+export const ReplayResultSchema = v.object({
+  /** Deliveries queued by this request. */
+  replayed: v.number(),
+  /** Set when more events remain: send `since` = this value to continue. */
+  continueFrom: v.nullable(v.string()),
+});
+export type ReplayResult = v.InferOutput<typeof ReplayResultSchema>;
+
+export const PingResultSchema = v.object({ messageId: v.string() });
+
+const attemptsResource: ListResource<WebhookAttempt> = {
+  name: "webhook attempts",
+  fields: {
+    messageId: { get: (a) => a.messageId, kind: "string", filter: true },
+    eventType: { get: (a) => a.eventType, kind: "string", filter: true },
+    succeeded: { get: (a) => a.succeeded, kind: "boolean", filter: true },
+    errorKind: { get: (a) => a.errorKind, kind: "string", filter: true },
+    httpStatus: { get: (a) => a.httpStatus, kind: "number", filter: true, range: true },
+    attemptedAt: { get: (a) => a.attemptedAt, kind: "date", sort: true, range: true },
+  },
+  defaultOrder: [{ field: "attemptedAt", direction: "desc" }],
+  idOf: (a) => a.id,
+  fromItem: (item) => v.parse(WebhookAttemptSchema, Object.fromEntries(Object.keys(WebhookAttemptSchema.entries).map((name) => [name, item[name] ?? null]))),
+  candidates: (organizationId, context) => attemptsQuery(organizationId, (context as { endpointId: string }).endpointId),
+  indexed: (organizationId, query, context) => {
+    const plain = query.filters.length === 0 && query.ranges.length === 0 && !query.search && query.order.length === 1 && query.order[0]!.field === "attemptedAt" && query.order[0]!.direction === "desc";
+    return plain ? { input: attemptsQuery(organizationId, (context as { endpointId: string }).endpointId), keyOf: (item) => ({ pk: item.pk, sk: item.sk }) } : undefined;
+  },
+};
+
+function attemptsQuery(organizationId: string, endpointId: string) {
+  const { pk, skPrefix } = keys.webhookAttemptPrefix(organizationId, endpointId);
+  return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix }, ScanIndexForward: false };
+}
+
+type Trigger = "Event" | "Replay" | "Test";
+
+/** Webhook deliveries: fan-out from recorded events, signed sends with retries, replay, test pings and the delivery log. */
+export const WebhookDeliveries = {
+  /**
+   * New table items from the stream (events, and leads for `lead.received`) become one delivery per enabled endpoint
+   * that takes their type. Safe to run again on the same items: a delivery already sent is not sent again.
+   */
+  async fanOut(items: Record<string, unknown>[]): Promise<void> {
+    const byOrganization = new Map<string, Record<string, unknown>[]>();
+    for (const item of items) {
+      const organizationId = String(item.organizationId ?? "");
+      byOrganization.set(organizationId, [...(byOrganization.get(organizationId) ?? []), item]);
+    }
+    const messages: Envelope[] = [];
+    for (const [organizationId, organizationItems] of byOrganization) {
+      if (!organizationId) continue;
+      const endpoints = (await WebhookEndpoints.all(organizationId)).filter((endpoint) => endpoint.enabled);
+      if (endpoints.length === 0) continue;
+      for (const item of organizationItems) {
+        const payload = await payloadOfItem(organizationId, item, endpoints);
+        if (!payload) continue;
+        for (const endpoint of endpoints) {
+          if (payload.type !== pingEventType && !WebhookEndpoints.accepts(endpoint, payload.type)) continue;
+          const queued = await createDelivery(organizationId, endpoint.id, payload, "Event");
+          if (queued) messages.push(queued);
+        }
+      }
+    }
+    await publishInParallel(messages);
+  },
+
+  /** One attempt: claim it, send it signed, log it, then finish the delivery or schedule the next attempt. */
+  async deliver(organizationId: string, message: DeliverMessage): Promise<void> {
+    const delivery = await claim(organizationId, message);
+    if (!delivery) return;
+    const endpoint = await WebhookEndpoints.stored(organizationId, message.endpointId);
+    const payload = String(delivery.payload);
+    const eventType = String(delivery.eventType);
+    const trigger = String(delivery.trigger) as Trigger;
+    if (!endpoint) return void (await finish(organizationId, message, "Failed", "The endpoint was deleted."));
+    if (!endpoint.enabled && trigger !== "Test") {
+      await logAttempt(organizationId, message, { eventType, trigger, succeeded: false, errorKind: "EndpointDisabled", errorMessage: "The endpoint is disabled; replay once it is re-enabled." });
+      return void (await finish(organizationId, message, "Failed", "The endpoint is disabled."));
+    }
+    const outcome = await send(endpoint, message.messageId, payload);
+    const attemptedAt = nowIso();
+    if (outcome.succeeded) {
+      await logAttempt(organizationId, message, { eventType, trigger, ...outcome });
+      await WebhookEndpoints.recordSuccess(organizationId, endpoint, attemptedAt);
+      return void (await finish(organizationId, message, "Delivered"));
+    }
+    const disabled = await WebhookEndpoints.recordFailure(organizationId, endpoint.id, attemptedAt, outcome.httpStatus === 410);
+    const retryAt = !disabled && message.attempt < maxAttempts ? new Date(Date.now() + retryDelayMs(message.attempt)) : undefined;
+    await logAttempt(organizationId, message, { eventType, trigger, ...outcome, nextAttemptAt: retryAt?.toISOString() ?? null });
+    if (!retryAt) return void (await finish(organizationId, message, "Failed", disabled ? "The endpoint was disabled." : `No success after ${message.attempt} attempts.`));
+    await scheduleRetry(organizationId, { ...message, attempt: message.attempt + 1 }, retryAt);
+  },
+
+  /** The queue gave up on a message (it kept failing inside our own code): the attempt is logged as failed, the delivery ends. */
+  async abandon(organizationId: string, message: DeliverMessage, error: unknown): Promise<void> {
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId) }));
+    if (!Item || Item.status !== "Pending" || Item.generation !== message.generation) return;
+    await logAttempt(organizationId, message, {
+      eventType: String(Item.eventType),
+      trigger: String(Item.trigger) as Trigger,
+      succeeded: false,
+      errorKind: "Internal",
+      errorMessage: `Delivery gave up: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500),
+    });
+    // The attempt that last claimed it (the given one, or the previous one when the given one never got claimed).
+    await finish(organizationId, { ...message, attempt: Number(Item.attempts) }, "Failed", "Internal error.");
+  },
+
+  /**
+   * Schedule: retries whose time has come (long waits, or a lost delayed message) are published again; the attempt's
+   * claim removes the entry, so an entry still there a backstop later is published once more.
+   */
+  async publishDue(now = new Date(), organizationId?: string): Promise<number> {
+    const messages: Envelope[] = [];
+    const partitions = dueShards.map((shard) => keys.dueWebhookDelivery(shard, "", "", "", "").gsi3pk);
+    for await (const entry of dueEntries(partitions, now.toISOString(), organizationId)) {
+      const [endpointId = "", messageId = ""] = entry.id.split(":");
+      // Claimed by moving the entry a backstop later (not removing it): if the publish below is lost, it fires again.
+      const later = keys.dueWebhookDelivery(0, new Date(now.getTime() + backstopMs).toISOString(), entry.organizationId, endpointId, messageId).gsi3sk;
+      const claimed = await conditionally(
+        db().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: keys.webhookDelivery(entry.organizationId, endpointId, messageId),
+            UpdateExpression: "SET gsi3sk = :later",
+            ConditionExpression: "gsi3sk = :seen",
+            ExpressionAttributeValues: { ":seen": entry.seen, ":later": later },
+            ReturnValues: "ALL_NEW",
+          }),
+        ),
+      );
+      if (!claimed) continue;
+      const { generation, nextAttempt } = claimed.Attributes!;
+      messages.push(envelope("webhook.deliver", entry.organizationId, { endpointId, messageId, generation: Number(generation), attempt: Number(nextAttempt) }));
+    }
+    await publishAll("webhookDeliveries", messages.map((message) => ({ envelope: message })));
+    return messages.length;
+  },
+
+  /** `POST /webhook-endpoints/{id}/replay`. */
+  async replay(actor: Actor, endpointId: string, request: ReplayRequest): Promise<ReplayResult> {
+    const endpoint = await WebhookEndpoints.stored(actor.organizationId, endpointId);
+    if (!endpoint) throw new NotFoundError("Webhook endpoint", endpointId);
+    if ("eventId" in request) {
+      const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.event(actor.organizationId, request.eventId) }));
+      const type = Item ? webhookTypeOf(String(Item.eventType)) : undefined;
+      if (!Item) throw new NotFoundError("Event", request.eventId);
+      if (!type) throw new ValidationError("This event type is not delivered by webhooks.", [{ pointer: "/eventId", detail: `${String(Item.eventType)} has no webhook type (GET /webhook-event-types).` }]);
+      const queued = await createDelivery(actor.organizationId, endpointId, await eventPayload(actor.organizationId, type, toEventRecord(Item)), "Replay");
+      await publishAll("webhookDeliveries", [{ envelope: queued! }]);
+      return { replayed: 1, continueFrom: null };
+    }
+    return replaySince(actor.organizationId, endpoint, request.since);
+  },
+
+  /** `POST /webhook-endpoints/{id}/test`: a signed `webhook.test` message, sent even to a disabled endpoint. */
+  async ping(actor: Actor, endpointId: string): Promise<{ messageId: string }> {
+    if (!(await WebhookEndpoints.stored(actor.organizationId, endpointId))) throw new NotFoundError("Webhook endpoint", endpointId);
+    const messageId = `msg_${newId()}`;
+    const payload: WebhookPayload = {
+      id: messageId,
+      type: pingEventType,
+      timestamp: nowIso(),
+      data: { endpointId, message: `Test delivery requested by ${actor.displayName}.` },
+      event: null,
+    };
+    const queued = await createDelivery(actor.organizationId, endpointId, payload, "Test");
+    await publishAll("webhookDeliveries", [{ envelope: queued! }]);
+    return { messageId };
+  },
+
+  /** `POST /webhook-endpoints/{id}/attempts/all/my`: the endpoint's delivery log, newest first. */
+  async attempts(actor: Actor, endpointId: string, query: PagingQuery): Promise<Page<WebhookAttempt>> {
+    if (!(await WebhookEndpoints.stored(actor.organizationId, endpointId))) throw new NotFoundError("Webhook endpoint", endpointId);
+    return listPage(attemptsResource, actor.organizationId, query, { endpointId });
+  },
+};
+
+/** Publishes SQS batches of ten side by side (a fan-out of a full stream batch is hundreds of messages). */
+async function publishInParallel(messages: Envelope[]): Promise<void> {
+  const chunks = Array.from({ length: Math.ceil(messages.length / 10) }, (_, index) => messages.slice(index * 10, index * 10 + 10));
+  await Promise.all(chunks.map((chunk) => publishAll("webhookDeliveries", chunk.map((message) => ({ envelope: message })))));
+}
+
+/** Backoff with ±20 % jitter: the stage's scale times the schedule's delay after `attempt`. */
+function retryDelayMs(attempt: number): number {
+  const base = retryScheduleSeconds[Math.min(attempt, retryScheduleSeconds.length) - 1]! * 1000 * webhooksConfig.retryScale;
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+async function payloadOfItem(organizationId: string, item: Record<string, unknown>, endpoints: StoredEndpoint[]): Promise<WebhookPayload | undefined> {
+  if (item.entity === entities.lead) {
+    return endpoints.some((endpoint) => WebhookEndpoints.accepts(endpoint, "lead.received")) ? leadReceivedPayload(toLead(item)) : undefined;
+  }
+  if (item.entity !== entities.event) return undefined;
+  const event = toEventRecord(item);
+  const type = webhookTypeOf(event.eventType);
+  if (!type || !endpoints.some((endpoint) => WebhookEndpoints.accepts(endpoint, type))) return undefined;
+  return eventPayload(organizationId, type, event);
+}
+
+/**
+ * Stores a delivery (a fan-out creates it once; a replay or ping starts a new round of it) and answers the message of
+ * its first attempt, or nothing when the fan-out already created it and its first attempt has been claimed.
+ */
+async function createDelivery(organizationId: string, endpointId: string, payload: WebhookPayload, trigger: Trigger): Promise<Envelope | undefined> {
+  const now = nowIso();
+  const key = keys.webhookDelivery(organizationId, endpointId, payload.id);
+  const condition = trigger === "Event" ? "attribute_not_exists(pk) OR (#status = :pending AND attempts = :zero)" : undefined;
+  const created = await conditionally(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression:
+          "SET entity = :entity, organizationId = :org, endpointId = :endpoint, messageId = :id, eventType = :type, payload = :payload, #trigger = :trigger, " +
+          "#status = :pending, attempts = :zero, generation = if_not_exists(generation, :zero) + :one, createdAt = if_not_exists(createdAt, :now), expiresAt = :expires " +
+          "REMOVE gsi3pk, gsi3sk, finishedAt, reason",
+        ...(condition ? { ConditionExpression: condition } : {}),
+        ExpressionAttributeNames: { "#status": "status", "#trigger": "trigger" },
+        ExpressionAttributeValues: {
+          ":entity": entities.webhookDelivery,
+          ":org": organizationId,
+          ":endpoint": endpointId,
+          ":id": payload.id,
+          ":type": payload.type,
+          ":payload": JSON.stringify(payload),
+          ":trigger": trigger,
+          ":pending": "Pending",
+          ":zero": 0,
+          ":one": 1,
+          ":now": now,
+          ":expires": Math.floor(Date.now() / 1000) + retentionSeconds,
+        },
+        ReturnValues: "ALL_NEW",
+      }),
+    ),
+  );
+  return created && envelope("webhook.deliver", organizationId, { endpointId, messageId: payload.id, generation: Number(created.Attributes!.generation), attempt: 1 });
+}
+
+/** Claims attempt `n` of the delivery's current round: once, unless the worker that claimed it died (lease expired). */
+async function claim(organizationId: string, message: DeliverMessage): Promise<Record<string, unknown> | undefined> {
+  const now = Date.now();
+  const claimed = await conditionally(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId),
+        UpdateExpression: "SET attempts = :attempt, leaseUntil = :lease REMOVE gsi3pk, gsi3sk",
+        ConditionExpression: "#status = :pending AND generation = :generation AND (attempts < :attempt OR (attempts = :attempt AND leaseUntil < :now))",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: { ":pending": "Pending", ":generation": message.generation, ":attempt": message.attempt, ":lease": now + leaseMs, ":now": now },
+        ReturnValues: "ALL_NEW",
+      }),
+    ),
+  );
+  return claimed?.Attributes;
+}
+
+async function finish(organizationId: string, message: DeliverMessage, status: "Delivered" | "Failed", reason?: string): Promise<void> {
+  // No write when a replay started a new round meanwhile: that round decides.
+  await conditionally(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId),
+        UpdateExpression: `SET #status = :status, finishedAt = :now${reason ? ", reason = :reason" : ""} REMOVE leaseUntil, gsi3pk, gsi3sk`,
+        ConditionExpression: "generation = :generation AND attempts = :attempt",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: { ":status": status, ":now": nowIso(), ":generation": message.generation, ":attempt": message.attempt, ...(reason ? { ":reason": reason } : {}) },
+      }),
+    ),
+  );
+}
+
+/**
+ * The next attempt is in the due index (at its time when further than an SQS delay allows, else as a backstop a
+ * few minutes later) before a short wait is published with a delay, so a lost message still gets its retry.
+ */
+async function scheduleRetry(organizationId: string, next: DeliverMessage, at: Date): Promise<void> {
+  const delayMs = at.getTime() - Date.now();
+  const viaQueue = delayMs <= 900_000;
+  const dueAt = new Date(viaQueue ? at.getTime() + backstopMs : at.getTime()).toISOString();
+  const shard = parseInt(next.messageId.slice(-1), 36) % dueShards.length || 0;
+  const due = keys.dueWebhookDelivery(shard, dueAt, organizationId, next.endpointId, next.messageId);
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.webhookDelivery(organizationId, next.endpointId, next.messageId),
+      UpdateExpression: "SET gsi3pk = :gsi3pk, gsi3sk = :gsi3sk, nextAttempt = :attempt, nextAttemptAt = :at",
+      ExpressionAttributeValues: { ":gsi3pk": due.gsi3pk, ":gsi3sk": due.gsi3sk, ":attempt": next.attempt, ":at": at.toISOString() },
+    }),
+  );
+  if (viaQueue) await publishAll("webhookDeliveries", [{ envelope: envelope("webhook.deliver", organizationId, next), delaySeconds: Math.floor(delayMs / 1000) }]);
+}
+
+interface SendOutcome {
+  succeeded: boolean;
+  httpStatus: number | null;
+  latencyMs: number | null;
+  responseBody: string | null;
+  errorKind: AttemptErrorKind | null;
+  errorMessage: string | null;
+}
+
+/** POSTs the payload signed per Standard Webhooks, through the SSRF-pinned egress; never follows redirects. */
+async function send(endpoint: StoredEndpoint, messageId: string, payload: string): Promise<SendOutcome> {
+  const timestamp = Math.floor(Date.now() / 1000);
+  const secrets = [endpoint.secret];
+  if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && Date.parse(endpoint.previousSecretExpiresAt) > Date.now()) secrets.push(endpoint.previousSecret);
+  const started = performance.now();
+  try {
+    const response = await egressFetch(
+      endpoint.url,
+      {
+        method: "POST",
+        redirect: "manual",
+        signal: AbortSignal.timeout(webhooksConfig.attemptTimeoutMs),
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "LeadMessagingAPI-Webhooks/1.0",
+          "webhook-id": messageId,
+          "webhook-timestamp": String(timestamp),
+          "webhook-signature": signatureHeader(secrets, messageId, timestamp, payload),
+        },
+        body: payload,
+      },
+      webhooksConfig.allowPrivateTargets,
+    );
+    const responseBody = await readCapped(response.body, webhooksConfig.responseBodyCap);
+    const latencyMs = Math.round(performance.now() - started);
+    const succeeded = response.status >= 200 && response.status < 300;
+    return {
+      succeeded,
+      httpStatus: response.status,
+      latencyMs,
+      responseBody,
+      errorKind: succeeded ? null : "HttpStatus",
+      errorMessage: succeeded ? null : `The receiver answered ${response.status}.`,
+    };
+  } catch (error) {
+    const latencyMs = Math.round(performance.now() - started);
+    const blocked = privateTargetCause(error);
+    const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+    const errorKind: AttemptErrorKind = blocked ? "PrivateTarget" : timedOut ? "Timeout" : "ConnectionFailed";
+    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    const errorMessage = blocked ? blocked.message : timedOut ? `No answer within ${webhooksConfig.attemptTimeoutMs} ms.` : `${error instanceof Error ? error.message : String(error)}${cause}`;
+    return { succeeded: false, httpStatus: null, latencyMs, responseBody: null, errorKind, errorMessage: errorMessage.slice(0, 500) };
+  }
+}
+
+/** Reads at most `cap` bytes of a body, then stops reading (a huge or endless answer never holds the worker). */
+async function readCapped(body: ReadableStream<Uint8Array> | null, cap: number): Promise<string | null> {
+  if (!body) return null;
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < cap) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  const text = Buffer.concat(chunks).subarray(0, cap).toString("utf8");
+  return text === "" ? null : text;
+}
+
+async function logAttempt(
+  organizationId: string,
+  message: DeliverMessage,
+  attempt: Partial<SendOutcome> & { eventType: string; trigger: Trigger; succeeded: boolean; nextAttemptAt?: string | null },
+): Promise<void> {
+  const id = newId();
+  const entry: WebhookAttempt = {
+    id,
+    endpointId: message.endpointId,
+    messageId: message.messageId,
+    attempt: message.attempt,
+    attemptedAt: nowIso(),
+    httpStatus: null,
+    latencyMs: null,
+    responseBody: null,
+    errorKind: null,
+    errorMessage: null,
+    nextAttemptAt: null,
+    ...attempt,
+  };
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.webhookAttempt(organizationId, message.endpointId, id),
+        entity: entities.webhookAttempt,
+        organizationId,
+        ...Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== null)),
+        expiresAt: Math.floor(Date.now() / 1000) + retentionSeconds,
+      },
+    }),
+  );
+}
+
+async function replaySince(organizationId: string, endpoint: StoredEndpoint, since: string): Promise<ReplayResult> {
+  const { lower, upper } = createdWithin(keys.eventPrefix(organizationId).skPrefix, Date.parse(since), Date.now());
+  const messages: Envelope[] = [];
+  let continueFrom: string | null = null;
+  let last: string | undefined;
+  scan: for await (const items of queryPages({
+    KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
+    ExpressionAttributeValues: { ":pk": keys.eventPrefix(organizationId).pk, ":lower": lower, ":upper": upper },
+    ScanIndexForward: true,
+  })) {
+    for (const item of items) {
+      const event = toEventRecord(item);
+      const type = webhookTypeOf(event.eventType);
+      if (!type || (endpoint.enabledEventTypes !== "all" && !endpoint.enabledEventTypes.includes(type))) continue;
+      if (messages.length === replayBatch) {
+        // Events of the same millisecond as the last one sent are sent again by the next request (same webhook-id).
+        continueFrom = last ?? event.createdAt;
+        break scan;
+      }
+      const queued = await createDelivery(organizationId, endpoint.id, await eventPayload(organizationId, type, event), "Replay");
+      if (queued) messages.push(queued);
+      last = event.createdAt;
+    }
+  }
+  await publishAll("webhookDeliveries", messages.map((message) => ({ envelope: message })));
+  return { replayed: messages.length, continueFrom };
+}
+
+export { messageIdOfEvent };

@@ -1,0 +1,362 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { isIP } from "node:net";
+import * as v from "valibot";
+import type { Actor } from "#core/auth/actor";
+import { isPublicAddress } from "#core/automations/runs/egress";
+import { db, tableName } from "#core/db/client";
+import { conditionally } from "#core/db/conditional";
+import { entities, keys } from "#core/db/keys";
+import { listPage, type ListResource } from "#core/db/list";
+import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
+import { recordEvent } from "#core/events/index";
+import { newId, nowIso } from "#core/shared/ids";
+import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { toFieldErrors } from "#core/shared/validation";
+import { WebhookEventTypeSchema, type WebhookEventType } from "#core/webhooks/catalogue";
+import { webhooksConfig } from "#core/webhooks/config";
+import { newSigningSecret } from "#core/webhooks/signing";
+
+/** Body of `POST /webhook-endpoints` and `PUT /webhook-endpoints/{id}` (PUT replaces every writable field). */
+export const WebhookEndpointRequestSchema = v.strictObject({
+  url: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(2048), v.url("Must be an absolute URL such as https://example.com/webhooks.")),
+  description: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(500))),
+  /** `"all"` (also future types) or the types to receive. */
+  enabledEventTypes: v.optional(v.union([v.literal("all"), v.pipe(v.array(WebhookEventTypeSchema), v.minLength(1), v.maxLength(100))]), "all"),
+  /** Setting `true` on an automatically disabled endpoint re-enables it and clears its failure streak. */
+  enabled: v.optional(v.boolean(), true),
+});
+export type WebhookEndpointRequest = v.InferInput<typeof WebhookEndpointRequestSchema>;
+
+/** How deliveries to the endpoint have gone lately. */
+export const WebhookEndpointHealthSchema = v.object({
+  lastSuccessAt: v.nullable(v.string()),
+  lastFailureAt: v.nullable(v.string()),
+  consecutiveFailures: v.number(),
+  /** First failure since the last success; the endpoint is disabled once this is older than the stage's span. */
+  failingSince: v.nullable(v.string()),
+  disabledAt: v.nullable(v.string()),
+  /** `Gone` (the receiver answered 410), `FailingTooLong`, or `Manual` (disabled through PUT). */
+  disabledReason: v.nullable(v.string()),
+});
+
+/** A webhook endpoint as every read answers it (never its secret). */
+export const WebhookEndpointSchema = v.object({
+  id: v.string(),
+  url: v.string(),
+  description: v.nullable(v.string()),
+  enabledEventTypes: v.union([v.literal("all"), v.array(v.string())]),
+  enabled: v.boolean(),
+  /** The secret's first characters, to tell secrets apart. */
+  secretPreview: v.string(),
+  secretRotatedAt: v.nullable(v.string()),
+  /** Until then deliveries are also signed with the previous secret. */
+  previousSecretExpiresAt: v.nullable(v.string()),
+  health: WebhookEndpointHealthSchema,
+  createdAt: v.string(),
+  modifiedAt: v.nullable(v.string()),
+});
+export type WebhookEndpoint = v.InferOutput<typeof WebhookEndpointSchema>;
+
+/** Answer of create and rotate: the signing secret, shown only this once. */
+export const WebhookEndpointWithSecretSchema = v.object({ endpoint: WebhookEndpointSchema, secret: v.string() });
+export type WebhookEndpointWithSecret = v.InferOutput<typeof WebhookEndpointWithSecretSchema>;
+
+export const ListWebhookEndpointsSchema = PagingQuerySchema;
+
+/** The stored endpoint with what deliveries need (its secrets). */
+export type StoredEndpoint = WebhookEndpoint & { organizationId: string; secret: string; previousSecret?: string };
+
+const listResource: ListResource<WebhookEndpoint> = {
+  name: "webhook endpoints",
+  fields: {
+    url: { get: (e) => e.url, kind: "string", filter: true, sort: true, search: true },
+    description: { get: (e) => e.description, kind: "string", search: true },
+    enabled: { get: (e) => e.enabled, kind: "boolean", filter: true },
+    disabledReason: { get: (e) => e.health.disabledReason, kind: "string", filter: true },
+    createdAt: { get: (e) => e.createdAt, kind: "date", sort: true, range: true },
+    modifiedAt: { get: (e) => e.modifiedAt, kind: "date", sort: true, range: true },
+  },
+  defaultOrder: [{ field: "createdAt", direction: "desc" }],
+  idOf: (e) => e.id,
+  fromItem: toEndpoint,
+  candidates: (organizationId) => {
+    const { pk, skPrefix } = keys.webhookEndpointPrefix(organizationId);
+    return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
+  },
+};
+
+/** Webhook endpoints of an organization: where events are pushed, with their signing secrets and delivery health. */
+export const WebhookEndpoints = {
+  async create(actor: Actor, input: WebhookEndpointRequest): Promise<WebhookEndpointWithSecret> {
+    const request = parseRequest(input);
+    if ((await storedEndpoints(actor.organizationId)).length >= webhooksConfig.maxEndpoints) {
+      throw new ConflictError(`An organization may have at most ${webhooksConfig.maxEndpoints} webhook endpoints; delete one first.`);
+    }
+    const secret = newSigningSecret();
+    const endpoint: WebhookEndpoint = {
+      id: newId(),
+      ...request,
+      secretPreview: preview(secret),
+      secretRotatedAt: null,
+      previousSecretExpiresAt: null,
+      health: { lastSuccessAt: null, lastFailureAt: null, consecutiveFailures: 0, failingSince: null, disabledAt: null, disabledReason: null },
+      createdAt: nowIso(),
+      modifiedAt: null,
+    };
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        // Health fields are absent until they happen (if_not_exists sets failingSince on the first failure).
+        Item: { ...keys.webhookEndpoint(actor.organizationId, endpoint.id), entity: entities.webhookEndpoint, organizationId: actor.organizationId, ...endpoint, health: { consecutiveFailures: 0 }, secret },
+        ConditionExpression: "attribute_not_exists(pk)",
+      }),
+    );
+    return { endpoint, secret };
+  },
+
+  async fromId(actor: Actor, endpointId: string): Promise<WebhookEndpoint> {
+    const item = await WebhookEndpoints.stored(actor.organizationId, endpointId);
+    if (!item) throw new NotFoundError("Webhook endpoint", endpointId);
+    return toEndpoint(item);
+  },
+
+  async list(actor: Actor, query: PagingQuery): Promise<Page<WebhookEndpoint>> {
+    return listPage(listResource, actor.organizationId, query);
+  },
+
+  /** Replaces the writable fields. Enabling a disabled endpoint clears its failure streak; disabling says `Manual`. */
+  async update(actor: Actor, endpointId: string, input: WebhookEndpointRequest): Promise<WebhookEndpoint> {
+    const request = parseRequest(input);
+    const now = nowIso();
+    const health = request.enabled
+      ? "health.consecutiveFailures = :zero REMOVE health.failingSince, health.disabledAt, health.disabledReason"
+      : "health.disabledAt = if_not_exists(health.disabledAt, :now), health.disabledReason = :manual";
+    const updated = await conditionally(
+      db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.webhookEndpoint(actor.organizationId, endpointId),
+          UpdateExpression: `SET #url = :url, description = :description, enabledEventTypes = :types, enabled = :enabled, modifiedAt = :now, ${health}`,
+          ConditionExpression: "attribute_exists(pk)",
+          ExpressionAttributeNames: { "#url": "url" },
+          ExpressionAttributeValues: {
+            ":url": request.url,
+            ":description": request.description,
+            ":types": request.enabledEventTypes,
+            ":enabled": request.enabled,
+            ":now": now,
+            ...(request.enabled ? { ":zero": 0 } : { ":manual": "Manual" }),
+          },
+          ReturnValues: "ALL_NEW",
+        }),
+      ),
+    );
+    if (!updated) throw new NotFoundError("Webhook endpoint", endpointId);
+    return toEndpoint(updated.Attributes!);
+  },
+
+  /** Deletes the endpoint; deliveries in flight to it end without another attempt. */
+  async remove(actor: Actor, endpointId: string): Promise<void> {
+    const deleted = await conditionally(
+      db().send(new DeleteCommand({ TableName: tableName(), Key: keys.webhookEndpoint(actor.organizationId, endpointId), ConditionExpression: "attribute_exists(pk)" })),
+    );
+    if (!deleted) throw new NotFoundError("Webhook endpoint", endpointId);
+  },
+
+  /** A new signing secret, used from now on; the previous one also signs deliveries for the overlap (both signatures sent). */
+  async rotateSecret(actor: Actor, endpointId: string): Promise<WebhookEndpointWithSecret> {
+    const secret = newSigningSecret();
+    const now = new Date();
+    const rotated = await conditionally(
+      db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.webhookEndpoint(actor.organizationId, endpointId),
+          UpdateExpression:
+            "SET previousSecret = secret, secret = :secret, secretPreview = :preview, secretRotatedAt = :now, previousSecretExpiresAt = :until, modifiedAt = :now",
+          ConditionExpression: "attribute_exists(pk)",
+          ExpressionAttributeValues: {
+            ":secret": secret,
+            ":preview": preview(secret),
+            ":now": now.toISOString(),
+            ":until": new Date(now.getTime() + webhooksConfig.previousSecretOverlapMs).toISOString(),
+          },
+          ReturnValues: "ALL_NEW",
+        }),
+      ),
+    );
+    if (!rotated) throw new NotFoundError("Webhook endpoint", endpointId);
+    return { endpoint: toEndpoint(rotated.Attributes!), secret };
+  },
+
+  /** The stored endpoint (with secrets), for deliveries. */
+  async stored(organizationId: string, endpointId: string): Promise<StoredEndpoint | undefined> {
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.webhookEndpoint(organizationId, endpointId) }));
+    return Item ? toStored(Item) : undefined;
+  },
+
+  /** Every endpoint of the organization (at most maxEndpoints), for the fan-out. */
+  async all(organizationId: string): Promise<StoredEndpoint[]> {
+    return (await storedEndpoints(organizationId)).map(toStored);
+  },
+
+  /** Whether the endpoint takes this webhook type. */
+  accepts(endpoint: WebhookEndpoint, type: WebhookEventType): boolean {
+    return endpoint.enabled && (endpoint.enabledEventTypes === "all" || endpoint.enabledEventTypes.includes(type));
+  },
+
+  /**
+   * A delivery succeeded: the failure streak ends. A healthy endpoint's `lastSuccessAt` is refreshed at most once a
+   * minute, so a busy endpoint's item is not rewritten by every delivery.
+   */
+  async recordSuccess(organizationId: string, endpoint: WebhookEndpoint, at: string): Promise<void> {
+    const { consecutiveFailures, failingSince, lastSuccessAt } = endpoint.health;
+    if (consecutiveFailures === 0 && !failingSince && lastSuccessAt && Date.parse(at) - Date.parse(lastSuccessAt) < 60_000) return;
+    await updateIfExists(organizationId, endpoint.id, "SET health.lastSuccessAt = :at, health.consecutiveFailures = :zero REMOVE health.failingSince", { ":at": at, ":zero": 0 });
+  },
+
+  /**
+   * A delivery failed. A `410 Gone` disables the endpoint at once; otherwise it is disabled once it has been failing
+   * (no success) for longer than the stage's span. Disabling records a `WebhookEndpointDisabled` event. Answers
+   * whether the endpoint is (now) disabled.
+   */
+  async recordFailure(organizationId: string, endpointId: string, at: string, gone: boolean): Promise<boolean> {
+    const after = await updateIfExists(
+      organizationId,
+      endpointId,
+      "SET health.lastFailureAt = :at, health.failingSince = if_not_exists(health.failingSince, :at), health.consecutiveFailures = health.consecutiveFailures + :one",
+      { ":at": at, ":one": 1 },
+    );
+    if (!after) return true;
+    if (!after.enabled) return true;
+    const failingSince = (after.health as { failingSince?: string | null }).failingSince ?? at;
+    const tooLong = Date.parse(at) - Date.parse(failingSince) >= webhooksConfig.disableAfterMs;
+    if (!gone && !tooLong) return false;
+    await disable(organizationId, endpointId, gone ? "Gone" : "FailingTooLong", at);
+    return true;
+  },
+
+  /** Disabled endpoints of the organization (analytics needsAttention). */
+  async disabled(organizationId: string): Promise<WebhookEndpoint[]> {
+    return (await storedEndpoints(organizationId)).map(toEndpoint).filter((endpoint) => !endpoint.enabled);
+  },
+};
+
+async function disable(organizationId: string, endpointId: string, reason: "Gone" | "FailingTooLong", at: string): Promise<void> {
+  const disabled = await conditionally(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhookEndpoint(organizationId, endpointId),
+        UpdateExpression: "SET enabled = :false, health.disabledAt = :at, health.disabledReason = :reason, modifiedAt = :at",
+        ConditionExpression: "attribute_exists(pk) AND enabled = :true",
+        ExpressionAttributeValues: { ":false": false, ":true": true, ":at": at, ":reason": reason },
+        ReturnValues: "ALL_NEW",
+      }),
+    ),
+  );
+  // Undefined: another failure disabled it first (and recorded the event).
+  if (!disabled) return;
+  const endpoint = toEndpoint(disabled.Attributes!);
+  await recordEvent(organizationId, {
+    eventType: "WebhookEndpointDisabled",
+    eventCategory: "Webhook",
+    timelineCategory: "Webhook",
+    description:
+      reason === "Gone"
+        ? `Webhook endpoint ${endpoint.url} answered 410 Gone and was disabled.`
+        : `Webhook endpoint ${endpoint.url} failed for too long and was disabled; re-enable it with PUT once the receiver works.`,
+    relatedEntityType: "WebhookEndpoint",
+    relatedEntityId: endpointId,
+    status: "Disabled",
+    statusReason: reason,
+    createdBy: "system",
+    actorDisplayName: "System",
+  });
+}
+
+async function updateIfExists(organizationId: string, endpointId: string, expression: string, values: Record<string, unknown>) {
+  const updated = await conditionally(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhookEndpoint(organizationId, endpointId),
+        UpdateExpression: expression,
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: values,
+        ReturnValues: "ALL_NEW",
+      }),
+    ),
+  );
+  return updated?.Attributes;
+}
+
+async function storedEndpoints(organizationId: string): Promise<Record<string, unknown>[]> {
+  const { pk, skPrefix } = keys.webhookEndpointPrefix(organizationId);
+  const { Items = [] } = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
+    }),
+  );
+  return Items;
+}
+
+function parseRequest(input: WebhookEndpointRequest) {
+  const parsed = v.safeParse(WebhookEndpointRequestSchema, input);
+  if (!parsed.success) throw new ValidationError("The webhook endpoint is not valid; see errors for each field.", toFieldErrors(parsed.issues));
+  const request = parsed.output;
+  const url = new URL(request.url);
+  const refuse = (detail: string) => new ValidationError("The webhook URL is not allowed.", [{ pointer: "/url", detail }]);
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw refuse("Must be an https:// URL.");
+  if (url.protocol === "http:" && webhooksConfig.requireHttps) throw refuse("Must be an https:// URL: this stage requires TLS for webhook receivers.");
+  if (url.username || url.password) throw refuse("Must not carry credentials; authenticate deliveries by their signature.");
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (!webhooksConfig.allowPrivateTargets && (host === "localhost" || (isIP(host) && !isPublicAddress(host)))) {
+    throw refuse("Must point at a public receiver, not a private or loopback address.");
+  }
+  return {
+    url: request.url,
+    description: request.description ?? null,
+    enabledEventTypes: request.enabledEventTypes === "all" ? ("all" as const) : [...new Set(request.enabledEventTypes)],
+    enabled: request.enabled,
+  };
+}
+
+function preview(secret: string): string {
+  return `${secret.slice(0, 10)}…`;
+}
+
+function toEndpoint(item: Record<string, unknown>): WebhookEndpoint {
+  const health = (item.health ?? {}) as Record<string, unknown>;
+  return {
+    id: String(item.id),
+    url: String(item.url),
+    description: (item.description as string | null) ?? null,
+    enabledEventTypes: (item.enabledEventTypes as WebhookEndpoint["enabledEventTypes"]) ?? "all",
+    enabled: item.enabled === true,
+    secretPreview: String(item.secretPreview ?? ""),
+    secretRotatedAt: (item.secretRotatedAt as string | null) ?? null,
+    previousSecretExpiresAt: (item.previousSecretExpiresAt as string | null) ?? null,
+    health: {
+      lastSuccessAt: (health.lastSuccessAt as string | null) ?? null,
+      lastFailureAt: (health.lastFailureAt as string | null) ?? null,
+      consecutiveFailures: Number(health.consecutiveFailures ?? 0),
+      failingSince: (health.failingSince as string | null) ?? null,
+      disabledAt: (health.disabledAt as string | null) ?? null,
+      disabledReason: (health.disabledReason as string | null) ?? null,
+    },
+    createdAt: String(item.createdAt),
+    modifiedAt: (item.modifiedAt as string | null) ?? null,
+  };
+}
+
+function toStored(item: Record<string, unknown>): StoredEndpoint {
+  return {
+    ...toEndpoint(item),
+    organizationId: String(item.organizationId),
+    secret: String(item.secret),
+    ...(typeof item.previousSecret === "string" ? { previousSecret: item.previousSecret } : {}),
+  };
+}

@@ -1,0 +1,5 @@
+import { endpoint } from "#core/http/endpoint";
+import { createWebhookEndpoint } from "#core/http/operations/webhook-endpoints";
+import { WebhookEndpoints } from "#core/webhooks/endpoints";
+
+export const handler = endpoint(createWebhookEndpoint, ({ actor, body }) => WebhookEndpoints.create(actor, body));

@@ -1,0 +1,78 @@
+import { readdir, readFile, stat } from "node:fs/promises";
+import { extname, join, normalize, sep } from "node:path";
+import type { OutgoingResponse } from "#local/apigateway";
+import { projectRoot } from "#local/paths";
+
+/** Where the dashboard is served by the local stack (a deployed stage serves it from its own static site). */
+export const appPath = "/app";
+const webRoot = join(projectRoot, "web");
+const distDir = join(webRoot, "dist");
+
+const contentTypes: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".json": "application/json",
+};
+
+/**
+ * Builds the dashboard (Vite) when web/dist is missing or older than a source file,
+ * so a fresh clone's `npm start` and `npm test` serve the current app with nothing
+ * built committed. A build takes about a second.
+ */
+export async function ensureWebBuild(log: (line: string) => void = () => undefined): Promise<void> {
+  const built = await stat(join(distDir, "index.html")).catch(() => undefined);
+  if (built && (await newestSource()) <= built.mtimeMs) return;
+  const { build } = await import("vite");
+  const started = Date.now();
+  await build({ configFile: join(webRoot, "vite.config.ts"), logLevel: "warn" });
+  log(`dashboard built in ${Date.now() - started} ms`);
+}
+
+async function newestSource(): Promise<number> {
+  const files = [join(webRoot, "index.html"), join(webRoot, "vite.config.ts")];
+  for (const entry of await readdir(join(webRoot, "src"), { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) files.push(join(entry.parentPath, entry.name));
+  }
+  const times = await Promise.all(files.map(async (file) => (await stat(file)).mtimeMs));
+  return Math.max(...times);
+}
+
+export interface AppOptions {
+  /** Local stack only: the development organization's owner token, offered to the app at /app/dev-token. */
+  developmentToken?: () => string | undefined;
+}
+
+/** Answers GET requests under /app from web/dist (index.html for the app's own routes), or undefined for other paths. */
+export async function serveApp(method: string, path: string, options: AppOptions): Promise<OutgoingResponse | undefined> {
+  if (method !== "GET" || (path !== appPath && !path.startsWith(`${appPath}/`))) return undefined;
+  const noStore = { "cache-control": "no-store" };
+  if (path === `${appPath}/dev-token`) {
+    const token = options.developmentToken?.();
+    // 204, not 404: the app asks on every sign-in, and a 404 would be a console error in the browser.
+    if (!token) return { statusCode: 204, headers: noStore, body: Buffer.alloc(0) };
+    return { statusCode: 200, headers: { "content-type": "application/json", ...noStore }, body: Buffer.from(JSON.stringify({ token })) };
+  }
+  const relative = normalize(path.slice(appPath.length + 1) || "index.html");
+  const file = relative.startsWith("..") || relative.includes(`..${sep}`) ? undefined : join(distDir, relative);
+  const body = file ? await readFile(file).catch(() => undefined) : undefined;
+  if (body && file) return { statusCode: 200, headers: { "content-type": contentTypes[extname(file)] ?? "application/octet-stream" }, body };
+  const index = await readFile(join(distDir, "index.html")).catch(() => undefined);
+  if (!index) return { statusCode: 503, headers: { "content-type": "text/plain" }, body: Buffer.from("The dashboard is not built: run npm start or npm test.") };
+  return { statusCode: 200, headers: { "content-type": contentTypes[".html"]!, ...noStore }, body: index };
+}
+
+/**
+ * Gzipped bytes of the JavaScript the overview loads before it can render: the entry
+ * script of web/dist/index.html and the chunks it preloads (lazy chunks excluded).
+ */
+export async function initialJavaScriptGzipBytes(): Promise<{ files: string[]; bytes: number }> {
+  const { gzipSync } = await import("node:zlib");
+  const html = await readFile(join(distDir, "index.html"), "utf8");
+  const files = [...html.matchAll(/<(?:script[^>]+src|link[^>]+rel="modulepreload"[^>]+href)="([^"]+\.js)"/g)].map((found) => found[1]!.replace(/^\/app\//, ""));
+  let bytes = 0;
+  for (const file of files) bytes += gzipSync(await readFile(join(distDir, file)), { level: 9 }).length;
+  return { files, bytes };
+}

@@ -1,0 +1,41 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { projectRoot } from "#local/paths";
+import { baseUrl } from "#tests/helpers/stack";
+
+/** Debian's chromium (apt-get install chromium; .ci/run installs it when missing): nothing is downloaded at run time. */
+export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/** Screenshots of each page, kept as test artifacts (git-ignored). */
+export const artifactsDir = join(projectRoot, "tests", "browser", "artifacts");
+
+export function launchBrowser(): Promise<Browser> {
+  // --no-sandbox: CI and this machine run as root, where Chromium's sandbox cannot start.
+  return chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+}
+
+export interface DashboardPage {
+  page: Page;
+  /** Console errors and uncaught page errors seen so far. */
+  errors: string[];
+}
+
+/** Opens the dashboard at /app and signs in by pasting the token, as a user on a stage would. */
+export async function signedInPage(browser: Browser, token: string): Promise<DashboardPage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  page.on("pageerror", (error) => errors.push(error.message));
+  await page.goto(`${baseUrl()}/app/`);
+  await page.getByLabel("Access token").fill(token);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  return { page, errors };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(artifactsDir, { recursive: true });
+  await page.screenshot({ path: join(artifactsDir, `${name}.png`), fullPage: true });
+}

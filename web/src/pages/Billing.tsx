@@ -1,0 +1,68 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, problemText } from "../api/client";
+import type { paths } from "../api/schema";
+import { Card } from "../Card";
+import { Pager } from "../Pager";
+
+type Wallet = paths["/billing/wallet"]["get"]["responses"]["200"]["content"]["application/json"];
+type LedgerPage = paths["/billing/ledger/all/my"]["post"]["responses"]["200"]["content"]["application/json"];
+
+/** The wallet as the API states it and its ledger, paged by the API's continuation tokens. */
+export function Billing() {
+  const [wallet, setWallet] = useState<Wallet | null>(null);
+  const [tokens, setTokens] = useState<(string | null)[]>([null]);
+  const [ledger, setLedger] = useState<LedgerPage | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    void api.GET("/billing/wallet").then(({ data, error: problem }) => (data ? setWallet(data) : setError(problemText(problem))));
+  }, []);
+  useEffect(() => {
+    void api
+      .POST("/billing/ledger/all/my", { body: { pageSize: 25, continuationToken: tokens[tokens.length - 1] ?? null } })
+      .then(({ data, error: problem }) => (data ? setLedger(data) : setError(problemText(problem))));
+  }, [tokens]);
+  return (
+    <>
+      <h1>Billing</h1>
+      {error && <p role="alert" class="error">{error}</p>}
+      {wallet && (
+        <section aria-labelledby="wallet" class="cards">
+          <h2 id="wallet" class="visually-hidden">
+            Wallet
+          </h2>
+          <Card label={`Balance (${wallet.currency})`} value={wallet.balance} testId="wallet-balance">
+            {wallet.status}
+          </Card>
+          <Card label="Reserved" value={wallet.reservedAmount} />
+          <Card label="Available" value={wallet.availableBalance} />
+        </section>
+      )}
+      {ledger && (
+        <section aria-labelledby="ledger">
+          <h2 id="ledger">Ledger</h2>
+          <table data-testid="ledger">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Entry</th>
+                <th scope="col">Amount</th>
+                <th scope="col">Description</th>
+              </tr>
+            </thead>
+            <tbody>
+              {ledger.items.map((entry) => (
+                <tr>
+                  <th scope="row">{new Date(entry.createdAt).toLocaleString()}</th>
+                  <td>{entry.entryType}</td>
+                  <td>{entry.amount}</td>
+                  <td>{entry.description ?? entry.reason ?? ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Pager label="Ledger pages" tokens={tokens} next={ledger.continuationToken} onChange={setTokens} />
+        </section>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,151 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, problemText } from "../api/client";
+import type { paths } from "../api/schema";
+
+type Conversation = paths["/conversations/{id}"]["get"]["responses"]["200"]["content"]["application/json"];
+type Message = paths["/messages/{id}"]["get"]["responses"]["200"]["content"]["application/json"];
+
+const finalStatuses = ["Delivered", "Undelivered", "Failed", "Blocked", "Canceled", "Received"];
+
+/** The inbox: conversations with their unread counts, newest activity first. */
+export function Conversations() {
+  const [conversations, setConversations] = useState<Conversation[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    void api
+      .POST("/conversations/all/my", { body: { pageSize: 50, orderBy: [{ field: "lastMessageAt", direction: "desc" }] } })
+      .then(({ data, error: problem }) => (data ? setConversations(data.items) : setError(problemText(problem))));
+  }, []);
+  return (
+    <>
+      <h1>Conversations</h1>
+      {error && <p role="alert" class="error">{error}</p>}
+      {conversations && conversations.length === 0 && <p>No conversations yet.</p>}
+      {conversations && conversations.length > 0 && (
+        <ul class="inbox" data-testid="inbox">
+          {conversations.map((conversation) => (
+            <li class={conversation.unreadCount ? "unread" : ""}>
+              <a href={`#/conversations/${encodeURIComponent(conversation.id)}`}>
+                <strong>{conversation.contactPhoneNumber}</strong>
+                {conversation.unreadCount > 0 && <span class="badge unread-count">{conversation.unreadCount} unread</span>}
+                <span class="preview">{conversation.lastMessagePreview ?? ""}</span>
+                <time dateTime={conversation.lastMessageAt ?? undefined}>{conversation.lastMessageAt ? new Date(conversation.lastMessageAt).toLocaleString() : ""}</time>
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+/**
+ * One conversation: its messages (from the conversation's events, each message read once)
+ * with their delivery status, kept fresh while any is still on its way, and a reply box.
+ */
+export function Thread({ id }: { id: string }) {
+  const [conversation, setConversation] = useState<Conversation | null>(null);
+  const [messages, setMessages] = useState<Message[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [refresh, setRefresh] = useState(0);
+
+  useEffect(() => {
+    void api.GET("/conversations/{id}", { params: { path: { id } } }).then(({ data, error: problem }) => (data ? setConversation(data) : setError(problemText(problem))));
+    void api.POST("/conversations/{id}/read", { params: { path: { id } } });
+  }, [id]);
+
+  useEffect(() => {
+    let current = true;
+    void loadMessages(id).then((loaded) => {
+      if (!current) return;
+      setMessages(loaded);
+      if (loaded.some((message) => !finalStatuses.includes(message.status))) setTimeout(() => current && setRefresh((count) => count + 1), 1000);
+    });
+    return () => void (current = false);
+  }, [id, refresh]);
+
+  if (error) return <p role="alert" class="error">{error}</p>;
+  if (!conversation) return <p role="status">Loading…</p>;
+  return (
+    <>
+      <p>
+        <a href="#/conversations">← Inbox</a>
+      </p>
+      <h1>{conversation.contactPhoneNumber}</h1>
+      <p class="hint">
+        From {conversation.phoneNumber ?? "—"}
+        {conversation.leadId && (
+          <>
+            {" · "}
+            <a href={`#/leads/${encodeURIComponent(conversation.leadId)}`}>Lead</a>
+          </>
+        )}
+      </p>
+      <ol class="thread" aria-label="Messages">
+        {messages.map((message) => (
+          <li class={message.direction === "Inbound" ? "inbound" : "outbound"} data-message-id={message.id}>
+            <p>{message.body}</p>
+            <small>
+              <time dateTime={message.createdAt}>{new Date(message.createdAt).toLocaleString()}</time> ·{" "}
+              <span class="status" data-testid="message-status">
+                {message.status}
+              </span>
+              {message.statusReason && ` (${message.statusReason})`}
+            </small>
+          </li>
+        ))}
+      </ol>
+      <ReplyBox conversation={conversation} onSent={() => setRefresh((count) => count + 1)} />
+    </>
+  );
+}
+
+async function loadMessages(conversationId: string): Promise<Message[]> {
+  const { data } = await api.POST("/events/all/my", {
+    body: { pageSize: 200, filters: [{ field: "conversationId", value: conversationId }], orderBy: [{ field: "createdAt", direction: "asc" }] },
+  });
+  const ids = [...new Set((data?.items ?? []).filter((event) => event.relatedEntityType === "Message" && event.relatedEntityId).map((event) => event.relatedEntityId!))];
+  const messages = await Promise.all(ids.map(async (messageId) => (await api.GET("/messages/{id}", { params: { path: { id: messageId } } })).data));
+  return messages.filter((message): message is Message => message !== undefined).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/** Sends through POST /messages and shows the API's answer as it is: scheduled for quiet hours, blocked by an opt-out, or a problem. */
+function ReplyBox({ conversation, onSent }: { conversation: Conversation; onSent: () => void }) {
+  const [body, setBody] = useState("");
+  const [answer, setAnswer] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+  return (
+    <form
+      class="reply"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        if (!body.trim()) return;
+        setSending(true);
+        const target = conversation.leadId ? { leadId: conversation.leadId } : { to: conversation.contactPhoneNumber };
+        const { data, error } = await api.POST("/messages", {
+          body: { ...target, body, ...(conversation.phoneNumberId ? { fromPhoneNumberId: conversation.phoneNumberId } : {}) },
+        });
+        setSending(false);
+        if (!data) return setAnswer(problemText(error));
+        setBody("");
+        setAnswer(
+          data.status === "Scheduled"
+            ? `Scheduled for ${data.scheduledFor ?? "later"}${data.scheduledReason ? ` (${data.scheduledReason})` : ""}.`
+            : `Message ${data.status.toLowerCase()}${data.statusReason ? `: ${data.statusReason}` : ""}.`,
+        );
+        onSent();
+      }}
+    >
+      <label for="reply">Reply</label>
+      <textarea id="reply" rows={3} maxLength={1600} value={body} onInput={(event) => setBody(event.currentTarget.value)} />
+      <button type="submit" disabled={sending}>
+        Send
+      </button>
+      {answer && (
+        <p role="status" class="hint" data-testid="send-answer">
+          {answer}
+        </p>
+      )}
+    </form>
+  );
+}
