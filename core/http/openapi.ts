@@ -205,8 +205,11 @@ function webhookContract(): Record<string, JsonObject> {
       entry.type,
       {
         post: {
+          // Named for generators (`onLeadProcessed`); the receiver authenticates the call by its signature headers, no scheme.
+          operationId: `on${entry.type.split(/[._]/).map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join("")}`,
           summary: entry.description,
           tags: ["Webhooks"],
+          security: [],
           parameters: Object.entries(headers).map(([name, header]) => ({ name, in: "header", ...header })),
           requestBody: { required: true, content: { "application/json": { schema: payloads[entry.type] } } },
           responses: { "2XX": { description: "Received; any other answer (or none within 10 s) is retried." } },

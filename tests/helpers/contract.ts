@@ -32,8 +32,11 @@ const match = routeMatcher(
  */
 const gatewayStatuses = new Set([413, 414, 431, 500, 503]);
 
-/** Served by the local stack only, never deployed (the key set local user tokens are signed with). */
-const localOnlyPaths = new Set(["/.well-known/jwks.json"]);
+/**
+ * Not the API: the key set local user tokens are signed with (local stack only) and the dashboard's static
+ * files under /app (a separate static site when deployed).
+ */
+const isOutsideTheApi = (path: string) => path === "/.well-known/jwks.json" || path === "/app" || path.startsWith("/app/");
 
 const validators = new Map<string, ValidateFunction>();
 function validatorFor(pointer: string): ValidateFunction {
@@ -45,7 +48,7 @@ const escape = (segment: string) => segment.replaceAll("~", "~0").replaceAll("/"
 
 /** The contract violations of one response (empty when it conforms). */
 export function contractViolations(method: string, path: string, status: number, contentType: string, body: unknown): string[] {
-  if (localOnlyPaths.has(path)) return [];
+  if (isOutsideTheApi(path)) return [];
   const mediaType = contentType.split(";", 1)[0]!.trim().toLowerCase();
   const matched = match(method.toUpperCase(), path);
   const where = `${method} ${path} → ${status}`;
