@@ -1,5 +1,5 @@
 import { parsePhone } from "#core/shared/phone";
-import { request, type TestOrganization, type TestResponse } from "#tests/helpers/stack";
+import { request, type RequestOptions, type TestOrganization, type TestResponse } from "#tests/helpers/stack";
 
 export interface TestSource {
   sourceId: string;
@@ -43,11 +43,12 @@ export async function waitForLead(
   leadId: string,
   until: (lead: any) => boolean = (lead) => lead.processingStatus !== "Pending",
   timeoutMs = 20_000,
+  options: Pick<RequestOptions, "contractCheck"> = {},
 ): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   let last: TestResponse | undefined;
   while (Date.now() < deadline) {
-    last = await org.request("GET", `/leads/${leadId}`, { token: org.apiKey });
+    last = await org.request("GET", `/leads/${leadId}`, { token: org.apiKey, ...options });
     if (last.status === 200 && until(last.body)) return last.body;
     await new Promise((resolve) => setTimeout(resolve, 150));
   }
