@@ -8,7 +8,7 @@ import { nowIso, timestamp, wholeNumber } from "#core/shared/ids";
 import { countMetric, currentCorrelationId } from "#core/observability/index";
 
 const text = v.nullable(v.string());
-const time = v.nullable(v.string());
+const time = v.nullable(timestamp);
 
 /** An event record as listed (spec 2.5); fields an event does not concern are null. */
 export const EventRecordSchema = v.object({
