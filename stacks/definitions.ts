@@ -308,6 +308,11 @@ export const environmentNames = {
   telnyxTexmlConnectionId: "TELNYX_TEXML_CONNECTION_ID",
   /** The Telnyx messaging profile numbers join when bought or registered. */
   telnyxMessagingProfileId: "TELNYX_MESSAGING_PROFILE_ID",
+  /** The Telnyx account's TeXML account sid (Mission Control → Account): call status lookups (`/v2/texml/Accounts/{sid}/Calls/{call}`) need it. */
+  telnyxAccountSid: "TELNYX_ACCOUNT_SID",
+  /** Where the Telnyx and Twilio REST APIs are; unset means the carriers' own hosts (the tests point them at local fakes). */
+  telnyxApiBaseUrl: "TELNYX_API_BASE_URL",
+  twilioApiBaseUrl: "TWILIO_API_BASE_URL",
   /** Carrier provider: `simulator` (default; local stack and tests), `twilio` or `telnyx`. */
   provider: "PROVIDER",
   /** Multiplies the local carrier simulator's callback delays (tests shorten them). */

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, sign } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { providerByName } from "#core/providers/index";
 import { ProviderError } from "#core/providers/port";
 import { classifyTelnyxError, createTelnyxProvider } from "#core/providers/telnyx/adapter";
 
@@ -234,5 +235,23 @@ describe("Telnyx webhooks", () => {
       dedupKey: "84cca175-9755-4859-b67f-4730d7f58aa3:received",
     });
     expect(() => provider.parseInboundMessage(signed("not json"))).toThrow(ProviderError);
+  });
+});
+
+describe("Telnyx on a deployment", () => {
+  it("is a provider only with its API key and webhook public key (settings refuse it otherwise)", () => {
+    const saved = { key: process.env.TELNYX_API_KEY, publicKey: process.env.TELNYX_PUBLIC_KEY };
+    try {
+      delete process.env.TELNYX_API_KEY;
+      process.env.TELNYX_PUBLIC_KEY = publicKey;
+      expect(providerByName("telnyx")).toBeUndefined();
+      process.env.TELNYX_API_KEY = "KEY0123";
+      expect(providerByName("telnyx")?.name).toBe("telnyx");
+    } finally {
+      for (const [name, value] of [["TELNYX_API_KEY", saved.key], ["TELNYX_PUBLIC_KEY", saved.publicKey]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
   });
 });

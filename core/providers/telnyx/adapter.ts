@@ -4,6 +4,7 @@ import {
   ProviderError,
   headerValue,
   type AvailableNumber,
+  type CallStatusReport,
   type AvailableNumberQuery,
   type OwnedNumber,
   type DialResultEvent,
@@ -20,6 +21,7 @@ import {
   type WebhookRequest,
 } from "#core/providers/port";
 import { createTwilioProvider } from "#core/providers/twilio/adapter";
+import { callReportFromTwilio } from "#core/providers/twilio/statuses";
 
 /**
  * Telnyx adapter of the provider port, messaging part: Messaging API v2
@@ -48,6 +50,8 @@ export type TelnyxConfig = {
   messagingProfileId?: string;
   /** The TeXML application (connection id) outbound calls are placed through; calls are refused without it. */
   texmlConnectionId?: string;
+  /** The account's TeXML account sid: call lookups (`GET /v2/texml/Accounts/{sid}/Calls/{call_sid}`) need it; without it the call sweep ends lost calls Failed. */
+  accountSid?: string;
   /** Oldest signature timestamp accepted (seconds), against replays. */
   toleranceSeconds?: number;
   now?: () => number;
@@ -193,6 +197,13 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
       if (!data || !providerStatus || !status) return undefined;
       const errorCode = firstErrorCode(data);
       return { providerMessageId, status, providerStatus, ...(errorCode ? { errorCode } : {}) };
+    },
+
+    async fetchCallStatus(providerCallId: string): Promise<CallStatusReport | undefined> {
+      if (!config.accountSid) return undefined;
+      // The TeXML call resource is flat (not under `data`) and uses Twilio's status words.
+      const call = await request(`/v2/texml/Accounts/${encodeURIComponent(config.accountSid)}/Calls/${encodeURIComponent(providerCallId)}`, undefined, { flat: true });
+      return call ? callReportFromTwilio(call, providerCallId) : undefined;
     },
 
     async searchAvailableNumbers(query: AvailableNumberQuery): Promise<AvailableNumber[]> {
