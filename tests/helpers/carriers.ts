@@ -22,10 +22,10 @@ export async function scriptCarrier(carrier: "telnyx" | "twilio", to: string, ou
   if (response.status !== 204) throw new Error(`script: ${response.status}`);
 }
 
-/** What the fake's TeXML call lookup answers from now on for a call (its status word and duration). */
-export async function setTelnyxCall(callSid: string, call: { status: string; duration?: number }): Promise<void> {
-  const response = await fetch(`${fakes().url}/__fake/calls/${encodeURIComponent(callSid)}`, { method: "POST", body: JSON.stringify(call) });
-  if (response.status !== 204) throw new Error(`call: ${response.status}`);
+/** What the Telnyx fake's lookups answer from now on for a call (TeXML status word, duration) or a message (recipient status, errors). */
+export async function setTelnyxRecord(kind: "calls" | "messages", id: string, record: { status: string; duration?: number; errors?: { code: string; title: string }[] }): Promise<void> {
+  const response = await fetch(`${fakes().url}/__fake/${kind}/${encodeURIComponent(id)}`, { method: "POST", body: JSON.stringify(record) });
+  if (response.status !== 204) throw new Error(`${kind}: ${response.status}`);
 }
 
 /**

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { allLedgerEntries } from "#tests/helpers/billing";
+import { readCall } from "#core/calls/store";
+import { sweepDueCalls } from "#core/calls/sweeper";
+import { sweepDueMessages } from "#core/messaging/sweeper";
 import { waitForCall } from "#tests/helpers/calls";
-import { buyNumber, carrierRequests, onCarrier, postTelnyxWebhook, telnyxEvent } from "#tests/helpers/carriers";
+import { buyNumber, carrierRequests, onCarrier, postTelnyxWebhook, setTelnyxRecord, telnyxEvent } from "#tests/helpers/carriers";
 import { eventsWhen, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { baseUrl, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
@@ -191,5 +194,54 @@ describe("Telnyx end to end: calls", () => {
     expect(call).toMatchObject({ status: "Completed", duration: 64, billableSeconds: 120, billingStatus: "Charged", provider: "telnyx" });
     expect((await allLedgerEntries(org)).filter((entry) => entry.callId === call.id)).toEqual([expect.objectContaining({ entryType: "Charge", reason: "CallMinutes", quantity: 120 })]);
     expect((await postTelnyxWebhook(dialAction, dial, { signature: "forged" })).status).toBe(403);
+  });
+});
+
+describe("Telnyx lookups: the sweeps ask Telnyx when callbacks never came", () => {
+  const HOUR = 3_600_000;
+
+  it("a message whose receipts were lost is looked up (GET /v2/messages/{id}) and ends as Telnyx says, charged once", async () => {
+    const { org } = await telnyxOrganization();
+    const to = randomNumber("312");
+    const accepted = await send(org, { to, body: "Receipt will be lost" });
+    const sent = await waitForMessage(org, accepted.body.id, (message) => message.status === "Sending" && message.providerMessageId);
+    await setTelnyxRecord("messages", sent.providerMessageId, { status: "delivered" });
+    const sweep = () => sweepDueMessages({ now: new Date(Date.now() + 1.1 * HOUR), organizationId: org.organizationId });
+    expect(await sweep()).toMatchObject({ reconciled: 1, expired: 0 });
+    expect(await waitForMessage(org, accepted.body.id)).toMatchObject({ status: "Delivered", providerStatus: "delivered", billingStatus: "Charged" });
+    expect(await sweep()).toMatchObject({ reconciled: 0, expired: 0 });
+    expect((await allLedgerEntries(org)).filter((entry) => entry.messageId === accepted.body.id && entry.entryType === "Charge")).toHaveLength(1);
+    const lookups = (await carrierRequests(sent.providerMessageId)).filter((request) => request.method === "GET");
+    expect(lookups.map(({ path, authorization, answered }) => ({ path, authorization, answered }))).toEqual([{ path: `/v2/messages/${sent.providerMessageId}`, authorization: TELNYX_BEARER, answered: 200 }]);
+  });
+
+  it("a call whose callbacks were lost is looked up (GET /v2/texml/Accounts/{sid}/Calls/{call_sid}): completed 42 s is charged once", async () => {
+    const { org } = await telnyxOrganization();
+    const lead = randomNumber("312");
+    const accepted = await org.request("POST", "/calls", { body: { to: lead } });
+    const placed = await waitForCall(org, accepted.body.id, (call) => Boolean(call.providerId));
+    await setTelnyxRecord("calls", placed.providerId, { status: "completed", duration: 42 });
+    const deadline = Date.parse((await readCall(org.organizationId, placed.id))!.gsi3sk!.split("#")[0]!);
+    const sweep = (at: number) => sweepDueCalls({ now: new Date(at), organizationId: org.organizationId });
+    expect(await sweep(deadline - 1_000)).toEqual({ reported: 0, expired: 0, errors: 0 });
+    expect(await sweep(deadline + 1_000)).toEqual({ reported: 1, expired: 0, errors: 0 });
+    const call = await waitForCall(org, placed.id);
+    expect(call).toMatchObject({ status: "Completed", providerStatus: "completed", duration: 42, billableSeconds: 60, billingStatus: "Charged" });
+    expect(await sweep(deadline + 60_000)).toEqual({ reported: 0, expired: 0, errors: 0 });
+    expect((await allLedgerEntries(org)).filter((entry) => entry.callId === call.id && entry.entryType === "Charge")).toEqual([expect.objectContaining({ reason: "CallMinutes", quantity: 60 })]);
+    const lookups = (await carrierRequests(encodeURIComponent(placed.providerId))).filter((request) => request.method === "GET");
+    expect(lookups.map(({ path, authorization }) => ({ path, authorization }))).toEqual([
+      { path: `/v2/texml/Accounts/f5586561-8ff0-4291-a51b-c7dfe4139ff9/Calls/${encodeURIComponent(placed.providerId)}`, authorization: TELNYX_BEARER },
+    ]);
+  });
+
+  it("a call Telnyx reports without a final status ends Failed at the sweep, nothing charged", async () => {
+    const { org } = await telnyxOrganization();
+    const accepted = await org.request("POST", "/calls", { body: { to: randomNumber("312") } });
+    const placed = await waitForCall(org, accepted.body.id, (call) => Boolean(call.providerId));
+    await setTelnyxRecord("calls", placed.providerId, { status: "queued" });
+    const deadline = Date.parse((await readCall(org.organizationId, placed.id))!.gsi3sk!.split("#")[0]!);
+    expect(await sweepDueCalls({ now: new Date(deadline + 1_000), organizationId: org.organizationId })).toEqual({ reported: 0, expired: 1, errors: 0 });
+    expect(await waitForCall(org, placed.id)).toMatchObject({ status: "Failed", providerStatus: "queued", billingStatus: "Released" });
   });
 });

@@ -14,8 +14,8 @@ import { environmentNames } from "#stacks/definitions";
  * Tests steer outcomes per destination number (random per test, so parallel
  * workers never collide) through `POST /__fake/script`: the next sends to
  * that number answer the scripted results in order (an error with its code,
- * or a dropped connection after the request arrived), then accept. Call
- * lookups answer what `POST /__fake/calls/{sid}` set.
+ * or a dropped connection after the request arrived), then accept. Lookups
+ * answer what `POST /__fake/calls/{sid}` or `/__fake/messages/{id}` set.
  */
 
 export const TELNYX_FAKE = { apiKey: "KEYfake0123", connectionId: "1894000000", messagingProfileId: "40017f4a-0000-4000-8000-000000000001", accountSid: "f5586561-8ff0-4291-a51b-c7dfe4139ff9" };
@@ -45,7 +45,7 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
   const recorded: RecordedRequest[] = [];
   const scripts = new Map<string, ScriptedOutcome[]>();
   const calls = new Map<string, FakeCall>();
-  const messages = new Map<string, { to: string; status: string }>();
+  const messages = new Map<string, { to: string; status: string; errors?: { code: string; title: string }[] }>();
   const held = new Map<string, { id: string; phoneNumber: string }>();
 
   const server = createServer((request, response) => {
@@ -105,7 +105,7 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
     if (entry.method === "GET" && route === "GET /v2/messages/{id}") {
       const message = messages.get(path.split("/").pop()!);
       if (!message) return reply(404, { errors: [{ code: "10005", title: "Resource not found" }] });
-      return reply(200, { data: { id: path.split("/").pop(), to: [{ phone_number: message.to, status: message.status }] } });
+      return reply(200, { data: { id: path.split("/").pop(), record_type: "message", to: [{ phone_number: message.to, status: message.status }], errors: message.errors ?? [] } });
     }
     if (entry.method === "POST" && path === `/v2/texml/calls/${TELNYX_FAKE.connectionId}`) {
       const problem = unexpectedFields(body, ["From", "To"], ["Texml", "Url", "StatusCallback", "StatusCallbackMethod", "StatusCallbackEvent", "Record", "Timeout", "TimeLimit"]);
@@ -184,11 +184,11 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
       scripts.set(`${carrier}:${to}`, [...outcomes]);
       return answer(response, 204, undefined);
     }
-    const callSid = url.pathname.match(/^\/__fake\/calls\/(.+)$/)?.[1];
-    if (method === "POST" && callSid) {
-      const call = calls.get(decodeURIComponent(callSid));
-      if (!call) return answer(response, 404, {});
-      Object.assign(call, JSON.parse(raw) as Partial<FakeCall>);
+    const [, kind, id] = url.pathname.match(/^\/__fake\/(calls|messages)\/(.+)$/) ?? [];
+    if (method === "POST" && id) {
+      const resource = (kind === "calls" ? calls : messages).get(decodeURIComponent(id));
+      if (!resource) return answer(response, 404, {});
+      Object.assign(resource, JSON.parse(raw) as object);
       return answer(response, 204, undefined);
     }
     if (method === "GET" && url.pathname === "/__fake/requests") {

@@ -122,6 +122,32 @@ describe("Telnyx messaging API v2", () => {
   });
 });
 
+describe("Telnyx call lookup (the call sweep)", () => {
+  it("fetches the TeXML call resource with the account sid: status and talk time; 404 is unknown; no account sid asks nothing", async () => {
+    const seen: string[] = [];
+    const answers = [
+      { status: 200, body: JSON.parse(readFileSync(new URL("../fixtures/telnyx/texml-call-fetch-completed.json", import.meta.url), "utf8")) },
+      { status: 404, body: { errors: [{ code: "10005", title: "Resource not found" }] } },
+    ];
+    const fetch = async (url: string | URL | Request, init?: RequestInit) => {
+      seen.push(`${init?.method ?? "GET"} ${String(url)} ${new Headers(init?.headers).get("authorization")}`);
+      const next = answers[seen.length - 1]!;
+      return new Response(JSON.stringify(next.body), { status: next.status });
+    };
+    const provider = createTelnyxProvider({ apiKey: "KEY0123", publicKey, accountSid: "f5586561-8ff0-4291-a51b-c7dfe4139ff9", fetch: fetch as typeof globalThis.fetch });
+    const sid = "v3:9X2vxPDFY2RHSJ1EdMS0RHRksMTg7ldNxdjWbVr9zBjbGjGsSe-aiQ";
+    expect(await provider.fetchCallStatus!(sid)).toEqual({ providerCallId: sid, status: "Completed", providerStatus: "completed", direction: "outbound", durationSeconds: 64 });
+    expect(await provider.fetchCallStatus!("v3:gone")).toBeUndefined();
+    expect(seen).toEqual([
+      `GET https://api.telnyx.com/v2/texml/Accounts/f5586561-8ff0-4291-a51b-c7dfe4139ff9/Calls/${encodeURIComponent(sid)} Bearer KEY0123`,
+      "GET https://api.telnyx.com/v2/texml/Accounts/f5586561-8ff0-4291-a51b-c7dfe4139ff9/Calls/v3%3Agone Bearer KEY0123",
+    ]);
+    const { provider: withoutAccount, seen: none } = fake();
+    expect(await withoutAccount.fetchCallStatus!(sid)).toBeUndefined();
+    expect(none).toEqual([]);
+  });
+});
+
 describe("Telnyx numbers API", () => {
   function numbersFake(...responses: { status: number; body?: unknown }[]) {
     const seen: { method: string; url: string; body: unknown }[] = [];
