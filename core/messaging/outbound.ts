@@ -183,8 +183,8 @@ async function dispatch(organizationId: string, message: Message): Promise<void>
  * a transient refusal that surely did not send (the carrier answered: rate
  * limit, queue full, 5xx) hands it to the failover instead, once. The
  * message's `provider` is moved to the failover by a conditional write before
- * that second request (only from Sending, only from the primary, only if it
- * never failed over), so the stored message always names the one provider
+ * that second request (only from Sending, only from the primary, only in this
+ * attempt), so the stored message always names the one provider
  * that may hold it: a crash between the two requests leaves it Sending at the
  * failover, settled by the receipt sweep, never sent again. An
  * ambiguous failure (timeout, connection lost after sending) or a permanent or
