@@ -28,6 +28,13 @@ export async function setTelnyxRecord(kind: "calls" | "messages", id: string, re
   if (response.status !== 204) throw new Error(`${kind}: ${response.status}`);
 }
 
+/** The Telnyx account holds `phoneNumber` (bought or ported outside the API), so it may be registered without purchase; answers its Telnyx id. */
+export async function holdAtTelnyx(phoneNumber: string): Promise<string> {
+  const response = await fetch(`${fakes().url}/__fake/telnyx/held`, { method: "POST", body: JSON.stringify({ phoneNumber }) });
+  if (response.status !== 200) throw new Error(`held: ${response.status}`);
+  return ((await response.json()) as { id: string }).id;
+}
+
 /**
  * Posts a webhook to the stack as Telnyx does: Ed25519 over `<telnyx-timestamp>|<body>` with the account key
  * (JSON messaging events, or TeXML's form-encoded call callbacks). `signature: "forged"` signs another body.

@@ -4,7 +4,7 @@ import { readCall } from "#core/calls/store";
 import { sweepDueCalls } from "#core/calls/sweeper";
 import { sweepDueMessages } from "#core/messaging/sweeper";
 import { waitForCall } from "#tests/helpers/calls";
-import { buyNumber, carrierRequests, onCarrier, postTelnyxWebhook, setTelnyxRecord, telnyxEvent } from "#tests/helpers/carriers";
+import { buyNumber, carrierRequests, holdAtTelnyx, onCarrier, postTelnyxWebhook, setTelnyxRecord, telnyxEvent } from "#tests/helpers/carriers";
 import { eventsWhen, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { baseUrl, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
@@ -58,6 +58,26 @@ describe("Telnyx end to end: numbers", () => {
     expect(orderedId.some((request) => request.authorization === TELNYX_BEARER && request.answered === 200)).toBe(true);
     // The number is gone at Telnyx: registering it again (bring your own) is refused, since the account no longer holds it.
     expect((await org.request("POST", "/phone-numbers", { body: { phoneNumber: chosen } })).status).toBe(422);
+  });
+});
+
+describe("Telnyx end to end: bring your own number", () => {
+  it("registers a number only when the Telnyx account holds it, and attaches it to the TeXML application and messaging profile", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const theirs = randomNumber("917");
+    expect((await org.request("POST", "/phone-numbers", { body: { phoneNumber: theirs } })).status).toBe(422);
+    const ours = randomNumber("917");
+    const numberId = await holdAtTelnyx(ours);
+    const registered = await org.request("POST", "/phone-numbers", { body: { phoneNumber: ours } });
+    expect(registered.status).toBe(201);
+    const lookup = (await carrierRequests(encodeURIComponent(ours))).map(({ method, path, authorization, answered }) => ({ method, path, authorization, answered }));
+    expect(lookup).toEqual([{ method: "GET", path: `/v2/phone_numbers?${new URLSearchParams([["filter[phone_number]", ours]])}`, authorization: TELNYX_BEARER, answered: 200 }]);
+    const attached = (await carrierRequests(`/v2/phone_numbers/${numberId}`)).map(({ method, path, body, authorization, answered }) => ({ method, path, body, authorization, answered }));
+    expect(attached).toEqual([
+      { method: "PATCH", path: `/v2/phone_numbers/${numberId}`, body: { connection_id: "1894000000" }, authorization: TELNYX_BEARER, answered: 200 },
+      { method: "PATCH", path: `/v2/phone_numbers/${numberId}/messaging`, body: { messaging_profile_id: "40017f4a-0000-4000-8000-000000000001" }, authorization: TELNYX_BEARER, answered: 200 },
+    ]);
   });
 });
 

@@ -15,7 +15,8 @@ import { environmentNames } from "#stacks/definitions";
  * workers never collide) through `POST /__fake/script`: the next sends to
  * that number answer the scripted results in order (an error with its code,
  * or a dropped connection after the request arrived), then accept. Lookups
- * answer what `POST /__fake/calls/{sid}` or `/__fake/messages/{id}` set.
+ * answer what `POST /__fake/calls/{sid}` or `/__fake/messages/{id}` set;
+ * `POST /__fake/telnyx/held` puts a number in the Telnyx account (bring your own).
  */
 
 export const TELNYX_FAKE = { apiKey: "KEYfake0123", connectionId: "1894000000", messagingProfileId: "40017f4a-0000-4000-8000-000000000001", accountSid: "f5586561-8ff0-4291-a51b-c7dfe4139ff9" };
@@ -47,6 +48,8 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
   const calls = new Map<string, FakeCall>();
   const messages = new Map<string, { to: string; status: string; errors?: { code: string; title: string }[] }>();
   const held = new Map<string, { id: string; phoneNumber: string }>();
+  /** Telnyx phone number ids, never reused (a released number's id is gone for good). */
+  let lastNumberId = 1_000_000;
 
   const server = createServer((request, response) => {
     void handle(request, response).catch((error: unknown) => answer(response, 500, { errors: [{ code: "fake_crashed", detail: String(error) }] }));
@@ -138,7 +141,7 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
       const problem = unexpectedFields(body, ["phone_numbers", "connection_id", "messaging_profile_id"], []);
       if (problem) return mismatch(problem);
       if (body!["connection_id"] !== TELNYX_FAKE.connectionId || body!["messaging_profile_id"] !== TELNYX_FAKE.messagingProfileId) return mismatch("the order must join the TeXML application and the messaging profile");
-      const ordered = (body!["phone_numbers"] as { phone_number: string }[]).map((number) => ({ id: String(1_000_000 + held.size), phone_number: number.phone_number }));
+      const ordered = (body!["phone_numbers"] as { phone_number: string }[]).map((number) => ({ id: String(++lastNumberId), phone_number: number.phone_number }));
       for (const number of ordered) held.set(number.id, { id: number.id, phoneNumber: number.phone_number });
       return reply(200, { data: { id: randomUUID(), record_type: "number_order", status: "pending", phone_numbers: ordered.map((number) => ({ ...number, status: "pending" })) } });
     }
@@ -183,6 +186,12 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
       const { carrier, to, outcomes } = JSON.parse(raw) as { carrier: string; to: string; outcomes: ScriptedOutcome[] };
       scripts.set(`${carrier}:${to}`, [...outcomes]);
       return answer(response, 204, undefined);
+    }
+    if (method === "POST" && url.pathname === "/__fake/telnyx/held") {
+      const { phoneNumber } = JSON.parse(raw) as { phoneNumber: string };
+      const id = String(++lastNumberId);
+      held.set(id, { id, phoneNumber });
+      return answer(response, 200, { id });
     }
     const [, kind, id] = url.pathname.match(/^\/__fake\/(calls|messages)\/(.+)$/) ?? [];
     if (method === "POST" && id) {
