@@ -87,6 +87,18 @@ describe("failover to a second provider", () => {
     expect(await sendsTo(to)).toEqual(["telnyx dropped"]);
   });
 
+  it("an ambiguous outcome at the failover leaves the message at the failover (the provider that may hold it), never handed over again", async () => {
+    const { org } = await failoverOrganization();
+    const to = randomNumber("312");
+    await scriptCarrier("telnyx", to, [{ error: { status: 503, code: "10007" } }]);
+    await scriptCarrier("twilio", to, [{ dropConnection: true }]);
+    const accepted = await send(org, { to, body: "Maybe at the second carrier" });
+    const waiting = await waitForMessage(org, accepted.body.id, (message) => message.status === "Sending" && message.errorCode === "network_error");
+    expect(waiting).toMatchObject({ provider: "twilio", failedOverFrom: "telnyx", providerMessageId: null, retryCount: 0 });
+    await Outbound.dispatch(org.organizationId, { ...waiting, status: "Queued" });
+    expect(await sendsTo(to)).toEqual(["telnyx 503", "twilio dropped"]);
+  });
+
   it("both providers refusing for now is one retry later, starting again at the primary: still exactly one accepted send", async () => {
     const { org } = await failoverOrganization();
     const to = randomNumber("312");
