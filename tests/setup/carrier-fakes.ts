@@ -143,7 +143,9 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
       if (body!["connection_id"] !== TELNYX_FAKE.connectionId || body!["messaging_profile_id"] !== TELNYX_FAKE.messagingProfileId) return mismatch("the order must join the TeXML application and the messaging profile");
       const ordered = (body!["phone_numbers"] as { phone_number: string }[]).map((number) => ({ id: String(++lastNumberId), phone_number: number.phone_number }));
       for (const number of ordered) held.set(number.id, { id: number.id, phoneNumber: number.phone_number });
-      return reply(200, { data: { id: randomUUID(), record_type: "number_order", status: "pending", phone_numbers: ordered.map((number) => ({ ...number, status: "pending" })) } });
+      // As Telnyx: the order's items are order records with their own ids, not the phone number resources.
+      const items = ordered.map((number) => ({ id: randomUUID(), record_type: "number_order_phone_number", phone_number: number.phone_number, status: "pending" }));
+      return reply(200, { data: { id: randomUUID(), record_type: "number_order", status: "pending", phone_numbers: items } });
     }
     if (entry.method === "GET" && path === "/v2/phone_numbers") {
       const wanted = url.searchParams.get("filter[phone_number]");

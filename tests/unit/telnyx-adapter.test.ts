@@ -191,21 +191,28 @@ describe("Telnyx numbers API", () => {
 
   it("orders a number into the TeXML application and messaging profile, finds, configures and releases held ones", async () => {
     const { provider, seen } = numbersFake(
-      { status: 200, body: { data: { id: "ord1", status: "pending", phone_numbers: [{ id: "pn1", phone_number: "+14155550123", status: "pending" }] } } },
+      // The order's items are order records (number_order_phone_number), not the phone number resources DELETE takes.
+      { status: 200, body: { data: { id: "ord1", status: "pending", phone_numbers: [{ id: "item1", record_type: "number_order_phone_number", phone_number: "+14155550123", status: "pending" }] } } },
       { status: 200, body: { data: [{ id: "pn2", phone_number: "+14155550124" }] } },
       { status: 200, body: { data: [] } },
       { status: 200, body: { data: { id: "pn2" } } },
       { status: 200, body: { data: { id: "pn2" } } },
       { status: 200, body: { data: { id: "pn2" } } },
       { status: 404, body: { errors: [{ code: "10005", title: "Resource not found" }] } },
+      { status: 200, body: { data: [{ id: "pn1", phone_number: "+14155550123" }] } },
+      { status: 200, body: { data: { id: "pn1" } } },
+      { status: 200, body: { data: [] } },
     );
     const webhooks = { smsUrl: "s", voiceUrl: "v", voiceStatusCallbackUrl: "c" };
-    expect(await provider.buyNumber!("+14155550123", webhooks)).toEqual({ providerNumberId: "pn1", phoneNumber: "+14155550123" });
+    expect(await provider.buyNumber!("+14155550123", webhooks)).toEqual({ providerNumberId: "+14155550123", phoneNumber: "+14155550123" });
     expect(await provider.findOwnedNumber!("+14155550124")).toEqual({ providerNumberId: "pn2", phoneNumber: "+14155550124" });
     expect(await provider.findOwnedNumber!("+14155550198")).toBeUndefined();
     await provider.configureNumber!("pn2", webhooks);
     await provider.releaseNumber!("pn2");
     await provider.releaseNumber!("pn2");
+    // A bought number is released by its E.164: looked up, then deleted; gone already is released.
+    await provider.releaseNumber!("+14155550123");
+    await provider.releaseNumber!("+14155550123");
     expect(seen).toEqual([
       { method: "POST", url: "https://api.telnyx.com/v2/number_orders", body: { phone_numbers: [{ phone_number: "+14155550123" }], connection_id: "1894", messaging_profile_id: "4001" } },
       { method: "GET", url: "https://api.telnyx.com/v2/phone_numbers?filter%5Bphone_number%5D=%2B14155550124", body: undefined },
@@ -214,6 +221,9 @@ describe("Telnyx numbers API", () => {
       { method: "PATCH", url: "https://api.telnyx.com/v2/phone_numbers/pn2/messaging", body: { messaging_profile_id: "4001" } },
       { method: "DELETE", url: "https://api.telnyx.com/v2/phone_numbers/pn2", body: undefined },
       { method: "DELETE", url: "https://api.telnyx.com/v2/phone_numbers/pn2", body: undefined },
+      { method: "GET", url: "https://api.telnyx.com/v2/phone_numbers?filter%5Bphone_number%5D=%2B14155550123", body: undefined },
+      { method: "DELETE", url: "https://api.telnyx.com/v2/phone_numbers/pn1", body: undefined },
+      { method: "GET", url: "https://api.telnyx.com/v2/phone_numbers?filter%5Bphone_number%5D=%2B14155550123", body: undefined },
     ]);
   });
 });

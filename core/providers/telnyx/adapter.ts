@@ -152,6 +152,12 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
     return (parsed["data"] as Record<string, unknown> | undefined) ?? (options.list ? ([] as unknown as Record<string, unknown>) : {});
   }
 
+  async function findOwnedNumber(phoneNumber: string): Promise<OwnedNumber | undefined> {
+    const held = (await request(`/v2/phone_numbers?${new URLSearchParams([["filter[phone_number]", phoneNumber]]).toString()}`, undefined, { list: true })) as unknown as { id?: string; phone_number?: string }[];
+    const match = held.find((number) => number.phone_number === phoneNumber);
+    return match?.id ? { providerNumberId: match.id, phoneNumber } : undefined;
+  }
+
   return {
     name: "telnyx",
 
@@ -232,15 +238,14 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
         ...(config.texmlConnectionId ? { connection_id: config.texmlConnectionId } : {}),
         ...(config.messagingProfileId ? { messaging_profile_id: config.messagingProfileId } : {}),
       });
-      const ordered = ((order?.["phone_numbers"] as { id?: string; phone_number?: string }[] | undefined) ?? []).find((number) => number.phone_number === phoneNumber);
-      return { providerNumberId: String(ordered?.id ?? order?.["id"]), phoneNumber };
+      const ordered = ((order?.["phone_numbers"] as { phone_number?: string }[] | undefined) ?? []).some((number) => number.phone_number === phoneNumber);
+      if (!ordered) throw new ProviderError("transient", "malformed_response", `Telnyx answered the order without ${phoneNumber}`, { ambiguous: true });
+      // The order completes asynchronously and its items are order records, not phone number resources:
+      // the number is our handle, resolved to its phone number id when it is released.
+      return { providerNumberId: phoneNumber, phoneNumber };
     },
 
-    async findOwnedNumber(phoneNumber: string): Promise<OwnedNumber | undefined> {
-      const held = (await request(`/v2/phone_numbers?${new URLSearchParams([["filter[phone_number]", phoneNumber]]).toString()}`, undefined, { list: true })) as unknown as { id?: string; phone_number?: string }[];
-      const match = held.find((number) => number.phone_number === phoneNumber);
-      return match?.id ? { providerNumberId: match.id, phoneNumber } : undefined;
-    },
+    findOwnedNumber,
 
     async configureNumber(providerNumberId: string): Promise<void> {
       const id = encodeURIComponent(providerNumberId);
@@ -249,7 +254,10 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
     },
 
     async releaseNumber(providerNumberId: string): Promise<void> {
-      await request(`/v2/phone_numbers/${encodeURIComponent(providerNumberId)}`, undefined, { method: "DELETE" });
+      // A bought number's handle is its E.164 (above); a number the account no longer holds is already released.
+      const numberId = providerNumberId.startsWith("+") ? (await findOwnedNumber(providerNumberId))?.providerNumberId : providerNumberId;
+      if (!numberId) return;
+      await request(`/v2/phone_numbers/${encodeURIComponent(numberId)}`, undefined, { method: "DELETE" });
     },
 
     parseStatusCallback(request: WebhookRequest): ProviderEvent[] {
