@@ -160,6 +160,8 @@ export const routes: RouteDefinition[] = [
   { method: "GET", path: "/billing/wallet", handler: "functions/billing/get-wallet.handler" },
   { method: "PUT", path: "/billing/wallet", handler: "functions/billing/update-wallet.handler" },
   { method: "POST", path: "/billing/wallet/top-ups", handler: "functions/billing/top-up.handler" },
+  { method: "GET", path: "/billing/wallet/top-ups/{topUpId}", handler: "functions/billing/get-top-up.handler" },
+  { method: "POST", path: "/webhooks/payments/stripe", handler: "functions/webhooks/stripe-payments.handler" },
   { method: "POST", path: "/billing/ledger/all/my", handler: "functions/billing/ledger.handler" },
   { method: "POST", path: "/phone-numbers", handler: "functions/phone-numbers/create.handler" },
   { method: "GET", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/get.handler" },
@@ -308,6 +310,12 @@ export const environmentNames = {
   telnyxTexmlConnectionId: "TELNYX_TEXML_CONNECTION_ID",
   /** The Telnyx messaging profile numbers join when bought or registered. */
   telnyxMessagingProfileId: "TELNYX_MESSAGING_PROFILE_ID",
+  /** Stripe secret API key (`sk_…` or a restricted `rk_…` key) the API creates top-up payments with; unset means top-ups answer 502. */
+  stripeSecretKey: "STRIPE_SECRET_KEY",
+  /** Signing secret (`whsec_…`) of the Stripe webhook endpoint `/webhooks/payments/stripe`: the only proof a payment event is Stripe's. */
+  stripeWebhookSecret: "STRIPE_WEBHOOK_SECRET",
+  /** Local only: base URL of the payment simulator standing in for api.stripe.com. */
+  stripeApiUrl: "STRIPE_API_URL",
   /** Carrier provider: `simulator` (default; local stack and tests), `twilio` or `telnyx`. */
   provider: "PROVIDER",
   /** Multiplies the local carrier simulator's callback delays (tests shorten them). */
