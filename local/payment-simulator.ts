@@ -72,7 +72,10 @@ export async function startPaymentSimulator(options: { webhookUrl: () => string;
     return { eventId: event.id, type, status: response.status, body: await response.text() };
   }
 
-  function pay(session: Json): Promise<EventDelivery[]> {
+  /** Requests still to answer with a 500 (an outage at the provider). */
+  let outage = 0;
+
+  function pay(session: Json, deliver = true): Promise<EventDelivery[]> {
     const chargeId = id("ch");
     const intent = {
       id: id("pi"),
@@ -104,6 +107,7 @@ export async function startPaymentSimulator(options: { webhookUrl: () => string;
       livemode: false,
     });
     Object.assign(session, { payment_intent: intent.id, payment_status: "paid", status: "complete", url: null });
+    if (!deliver) return Promise.resolve([]);
     return Promise.all([send("checkout.session.completed", publicSession(session)), send("payment_intent.succeeded", intent)]);
   }
 
@@ -115,12 +119,18 @@ export async function startPaymentSimulator(options: { webhookUrl: () => string;
   async function control(path: string, body: Json): Promise<[number, unknown]> {
     const [, , kind, objectId, action] = path.split("/");
     if (kind === "requests") return [200, requests];
+    if (kind === "outage") {
+      outage = Number(body.requests ?? 1);
+      return [200, { outage }];
+    }
     if (kind === "sessions" && objectId) {
       const session = sessions.get(objectId);
       if (!session) return [404, { error: "no such session" }];
       if (action === "pay") {
         if (session.status !== "open") return [409, { error: `session is ${session.status}` }];
-        return [200, { deliveries: await pay(session), paymentIntentId: session.payment_intent }];
+        // `deliver: false` pays without sending the events (tests: a refund or dispute reported before the payment's own event).
+        const deliveries = await pay(session, body.deliver !== false);
+        return [200, { deliveries, paymentIntentId: session.payment_intent, session: publicSession(session) }];
       }
       if (action === "expire") {
         Object.assign(session, { status: "expired", url: null });
@@ -250,6 +260,10 @@ export async function startPaymentSimulator(options: { webhookUrl: () => string;
       form: Object.fromEntries(new URLSearchParams(raw)),
     };
     requests.push(recorded);
+    if (outage > 0) {
+      outage--;
+      return reply(500, stripeError("An error occurred with our connection to Stripe.", undefined, "api_error"));
+    }
     if (recorded.authorization !== `Bearer ${secretKey}`) return reply(401, stripeError("Invalid API Key provided.", undefined, "invalid_request_error"));
     if (recorded.method === "POST" && url.pathname === "/v1/checkout/sessions") return reply(...createSession(recorded, raw));
     const intentMatch = /^\/v1\/payment_intents\/([^/]+)$/.exec(url.pathname);
