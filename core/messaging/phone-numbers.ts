@@ -1,6 +1,7 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
+import { maxChars } from "#core/shared/validation";
 import { actorId, type Actor } from "#core/auth/actor";
 import { Billing, TransactionConditionFailed } from "#core/billing/index";
 import { PhoneNumberFees } from "#core/billing/number-fees";
@@ -41,7 +42,7 @@ export const PhoneNumberRequestSchema = v.strictObject({
    * which the carrier must confirm.
    */
   purchase: v.optional(v.boolean(), false),
-  friendlyName: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(255))),
+  friendlyName: v.optional(v.pipe(v.string(), v.trim(), maxChars(255))),
   capabilities: v.optional(
     v.pipe(v.array(v.picklist(capabilities, "Each capability must be one of: sms, mms, voice.")), v.minLength(1), v.maxLength(3)),
     ["sms", "mms", "voice"],

@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
+import { maxChars } from "#core/shared/validation";
 import { actorId, type Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
@@ -22,7 +23,7 @@ const CONTACT_REASONS = new Set<SuppressionReason>(["OptOutKeyword", "ProviderOp
 /** Body of `POST /suppressions`. */
 export const SuppressionRequestSchema = v.strictObject({
   phoneNumber: PhoneNumberInput,
-  note: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(500))),
+  note: v.optional(v.pipe(v.string(), v.trim(), maxChars(500))),
 });
 export type SuppressionRequest = v.InferOutput<typeof SuppressionRequestSchema>;
 

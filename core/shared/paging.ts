@@ -11,7 +11,11 @@ export const maxPageSize = 200;
 
 const scalar = v.union([v.string(), v.number(), v.boolean()]);
 const boundValue = v.union([v.string(), v.number()]);
-const direction = v.pipe(v.string(), v.toLowerCase(), v.picklist(["asc", "desc"], "direction must be 'asc' or 'desc'."));
+// Case-insensitive as before, but as an enum the contract shows (a lower-casing transform would hide it).
+const direction = v.pipe(
+  v.picklist(["asc", "desc", "ASC", "DESC", "Asc", "Desc"], "direction must be 'asc' or 'desc'."),
+  v.transform((value) => value.toLowerCase() as "asc" | "desc"),
+);
 
 /** The paging query (spec 2.7, RequestDataOptions): the body of every list operation. */
 export const PagingQuerySchema = v.strictObject({

@@ -11,7 +11,7 @@ import { decimalString, normalize as normalizeDecimal } from "#core/shared/money
 import { newId, nowIso, timestamp } from "#core/shared/ids";
 import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
 import { hashSecret, randomSecret, safeEqual } from "#core/shared/secrets";
-import { toFieldErrors } from "#core/shared/validation";
+import { maxChars, toFieldErrors } from "#core/shared/validation";
 
 /** Default phone/email duplicate window of a source's leads, in hours (docs/decisions.md). */
 export const defaultDuplicateWindowHours = 24;
@@ -25,11 +25,11 @@ const ipOrCidr = v.pipe(
 );
 
 const sourceFields = {
-  name: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(255)),
+  name: v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(255)),
   enabled: v.optional(v.boolean(), true),
   defaultPrice: v.nullish(decimalString),
-  vertical: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(100))),
-  product: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(100))),
+  vertical: v.nullish(v.pipe(v.string(), v.trim(), maxChars(100))),
+  product: v.nullish(v.pipe(v.string(), v.trim(), maxChars(100))),
   allowedIps: v.nullish(v.pipe(v.array(ipOrCidr), v.maxLength(50))),
   duplicateWindowHours: v.optional(
     v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(maxDuplicateWindowHours)),

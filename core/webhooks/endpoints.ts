@@ -11,7 +11,7 @@ import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { recordEvent } from "#core/events/index";
 import { newId, nowIso } from "#core/shared/ids";
 import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
-import { toFieldErrors } from "#core/shared/validation";
+import { maxChars, toFieldErrors } from "#core/shared/validation";
 import { WebhookEventTypeSchema, type WebhookEventType } from "#core/webhooks/catalogue";
 import { webhooksConfig } from "#core/webhooks/config";
 import { newSigningSecret } from "#core/webhooks/signing";
@@ -19,7 +19,7 @@ import { newSigningSecret } from "#core/webhooks/signing";
 /** Body of `POST /webhook-endpoints` and `PUT /webhook-endpoints/{id}` (PUT replaces every writable field). */
 export const WebhookEndpointRequestSchema = v.strictObject({
   url: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(2048), v.url("Must be an absolute URL such as https://example.com/webhooks.")),
-  description: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(500))),
+  description: v.nullish(v.pipe(v.string(), v.trim(), maxChars(500))),
   /** `"all"` (also future types) or the types to receive. */
   enabledEventTypes: v.optional(v.union([v.literal("all"), v.pipe(v.array(WebhookEventTypeSchema), v.minLength(1), v.maxLength(100))]), "all"),
   /** Setting `true` on an automatically disabled endpoint re-enables it and clears its failure streak. */
