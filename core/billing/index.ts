@@ -21,7 +21,7 @@ import { PaymentRequiredError, ValidationError } from "#core/errors";
 import { newId, nowIso, timestamp } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
 import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
-import { toFieldErrors } from "#core/shared/validation";
+import { describedCheck, statedShape, toFieldErrors } from "#core/shared/validation";
 import { environmentNames } from "#stacks/definitions";
 
 export type { TransactItem } from "#core/billing/transactions";
@@ -94,7 +94,13 @@ const AMOUNT = /^(?:0|[1-9]\d*)(?:\.\d{1,4})?$/;
 /** A decimal amount (string, or a JSON number) with at most 4 decimals, within [min, max]; one message per field. */
 function amountField(min: { value: string; inclusive: boolean }, max: string) {
   return v.pipe(
-    v.union([v.string(), v.number()], "Must be a decimal amount such as \"25.00\"."),
+    v.union(
+      [
+        v.pipe(v.string(), statedShape({ pattern: "^(?:0|[1-9]\\d{0,4})(?:\\.\\d{1,4})?$", description: `A decimal amount with at most 4 decimals, ${min.inclusive ? "from" : "above"} ${min.value} to ${max}.` })),
+        v.pipe(v.number(), describedCheck<number>(() => true, "", { ...(min.inclusive ? { minimum: Number(min.value) } : { exclusiveMinimum: Number(min.value) }), maximum: Number(max) })),
+      ],
+      "Must be a decimal amount such as \"25.00\".",
+    ),
     v.transform((value) => String(value)),
     v.rawCheck(({ dataset, addIssue }) => {
       if (!dataset.typed) return;

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { DECIMAL_PATTERN } from "#core/shared/money";
 import { parsePhone } from "#core/shared/phone";
-import { codePoints, describedCheck, type FieldError } from "#core/shared/validation";
+import { codePoints, describedCheck, statedShape, type FieldError } from "#core/shared/validation";
 
 /**
  * Validators of single lead fields, shared by the flat intake parameters
@@ -16,7 +16,7 @@ const controlCharacters = /[\u0000-\u001f\u007f]/;
 /** A string (or JSON number) trimmed; `shape` is what the contract states of the string (lengths, format). */
 const stringish = (shape: Record<string, unknown>) =>
   v.pipe(
-    v.union([v.pipe(v.string(), describedCheck<string>(() => true, "", shape)), v.number()], "Must be a string."),
+    v.union([v.pipe(v.string(), statedShape(shape)), v.number()], "Must be a string."),
     v.transform((value) => String(value).trim()),
   );
 

@@ -1,7 +1,7 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
-import { maxChars } from "#core/shared/validation";
+import { maxChars, statedShape } from "#core/shared/validation";
 import { actorId, type Actor } from "#core/auth/actor";
 import { Billing, TransactionConditionFailed } from "#core/billing/index";
 import { PhoneNumberFees } from "#core/billing/number-fees";
@@ -24,6 +24,10 @@ import { parsePhone } from "#core/shared/phone";
 /** A valid phone number in any common form, normalised to E.164. */
 export const PhoneNumberInput = v.pipe(
   v.string(),
+  statedShape({
+    pattern: "^\\s*\\+?[0-9][0-9 ().-]{5,38}$",
+    description: "A phone number: E.164 (+12125550100) or a common national form ((212) 555-0100, US by default); it must be a valid number of its country's numbering plan. Answered in E.164.",
+  }),
   v.trim(),
   v.minLength(1, "A phone number is required."),
   v.check((value) => parsePhone(value) !== undefined, "Must be a valid phone number (E.164, e.g. +12125550100)."),
@@ -72,12 +76,13 @@ export const AvailableNumbersQuerySchema = v.strictObject({
   capabilities: v.optional(
     v.pipe(
       v.string(),
+      statedShape({ pattern: "^\\s*(?:sms|mms|voice)(?:\\s*,\\s*(?:sms|mms|voice))*\\s*$" }),
       v.transform((value) => value.split(",").map((item) => item.trim()).filter(Boolean)),
       v.array(v.picklist(capabilities, "Each capability must be one of: sms, mms, voice.")),
     ),
     "sms,voice",
   ),
-  limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, "A whole number."), v.transform(Number), v.minValue(1), v.maxValue(50)), "20"),
+  limit: v.optional(v.pipe(v.string(), v.regex(/^(?:[1-9]|[1-4]\d|50)$/, "A whole number from 1 to 50."), v.transform(Number)), "20"),
 });
 export type AvailableNumbersQuery = v.InferOutput<typeof AvailableNumbersQuerySchema>;
 

@@ -170,3 +170,8 @@ export function codePoints(text: string): number {
 export function maxChars(max: number, message = `Must be at most ${max} characters.`) {
   return describedCheck<string>((value) => codePoints(value) <= max, message, { maxLength: max });
 }
+
+/** States a string's shape in the contract (pattern, lengths, description) where the checks that follow enforce it in code. */
+export function statedShape(jsonSchema: Record<string, unknown>) {
+  return describedCheck<string>(() => true, "", jsonSchema);
+}
