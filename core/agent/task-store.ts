@@ -4,6 +4,7 @@ import type { ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import { actorOf } from "#core/agent/caller";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
+import { readBudget } from "#core/db/list";
 import { queryCount } from "#core/db/query";
 import { nowIso } from "#core/shared/ids";
 
@@ -88,7 +89,8 @@ export class DynamoTaskStore implements TaskStore {
     const pageItems = items.slice(0, pageSize);
     const nextPageToken =
       items.length > pageSize ? Buffer.from(String(pageItems.at(-1)!.taskId)).toString("base64url") : "";
-    const totalSize = await queryCount(query);
+    // Bounded like every list count (core/db/list.ts readBudget): past it, totalSize is a lower bound.
+    const totalSize = (await queryCount(query, readBudget(pageSize))).count;
     const tasks = pageItems.map((item) => {
       const task = Task.fromJSON(JSON.parse(item.task as string));
       return params.includeArtifacts ? task : { ...task, artifacts: [] };

@@ -16,7 +16,7 @@ import {
 import { transact, TransactionConditionFailed, type TransactItem } from "#core/billing/transactions";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, type ListResource } from "#core/db/list";
 import { PaymentRequiredError, ValidationError } from "#core/errors";
 import { newId, nowIso, timestamp } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
@@ -224,19 +224,7 @@ const ledgerResource: ListResource<LedgerEntry> = {
     const { pk, skPrefix } = keys.ledgerPrefix(organizationId);
     return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
   },
-  indexed: (organizationId, query) => {
-    const newestFirst = query.order.length === 1 && query.order[0]?.field === "createdAt" && query.order[0].direction === "desc";
-    if (!newestFirst || query.filters.length || query.ranges.length || query.search) return undefined;
-    const { pk, skPrefix } = keys.ledgerPrefix(organizationId);
-    return {
-      input: {
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-        ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-        ScanIndexForward: false,
-      },
-      keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
-    };
-  },
+  orders: { createdAt: keyOrder(keys.ledgerPrefix) },
 };
 
 /**

@@ -5,7 +5,7 @@ import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { conditionally } from "#core/db/conditional";
-import { listPage, prefixQuery, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, prefixQuery, type ListResource } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { MessagingEvents } from "#core/messaging/timeline";
@@ -51,6 +51,7 @@ const listResource: ListResource<Conversation> = {
   idOf: (c) => c.id,
   fromItem: toConversation,
   candidates: (organizationId) => prefixQuery(keys.conversationPrefix(organizationId)),
+  orders: { createdAt: keyOrder(keys.conversationPrefix) },
 };
 
 /** Conversations: one per contact phone number within the organization. */

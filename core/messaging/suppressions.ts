@@ -4,7 +4,7 @@ import { actorId, type Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { conditionally } from "#core/db/conditional";
-import { listPage, prefixQuery, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, prefixQuery, type ListResource } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { PhoneNumberInput } from "#core/messaging/phone-numbers";
 import { MessagingEvents } from "#core/messaging/timeline";
@@ -53,6 +53,12 @@ const listResource: ListResource<Suppression> = {
   candidates: (organizationId) => {
     const { pk, sk } = keys.suppression(organizationId, "");
     return prefixQuery({ pk, skPrefix: sk });
+  },
+  orders: {
+    phoneNumber: keyOrder((organizationId) => {
+      const { pk, sk } = keys.suppression(organizationId, "");
+      return { pk, skPrefix: sk };
+    }),
   },
 };
 
