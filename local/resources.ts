@@ -88,8 +88,20 @@ async function createTable(client: DynamoDBClient): Promise<void> {
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
-    // A table kept in .local/ from before the stream (or with another view) gets the manifest's stream now.
     const { Table } = await client.send(new DescribeTableCommand({ TableName: table.name }));
+    // A table kept in .local/ from before an index was added gets the manifest's new indexes now (one per update, as DynamoDB requires).
+    const existing = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+    for (const index of globalIndexes.filter((candidate) => !existing.has(candidate.IndexName))) {
+      const keyAttributes = new Set(index.KeySchema!.map((key) => key.AttributeName));
+      await client.send(
+        new UpdateTableCommand({
+          TableName: table.name,
+          AttributeDefinitions: attributes.filter((attribute) => keyAttributes.has(attribute.AttributeName)),
+          GlobalSecondaryIndexUpdates: [{ Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection } }],
+        }),
+      );
+    }
+    // A table kept in .local/ from before the stream (or with another view) gets the manifest's stream now.
     const stream = Table?.StreamSpecification;
     if (stream?.StreamEnabled && stream.StreamViewType === table.streamView) return;
     if (stream?.StreamEnabled) await client.send(new UpdateTableCommand({ TableName: table.name, StreamSpecification: { StreamEnabled: false } }));

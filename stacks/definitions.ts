@@ -22,6 +22,14 @@ export const table = {
     gsi2: { partitionKey: "gsi2pk", sortKey: "gsi2sk" },
     /** Work that becomes due at a time, sharded by bucket (scheduled sends, waits). */
     gsi3: { partitionKey: "gsi3pk", sortKey: "gsi3sk" },
+    /** A list in the order of one more field: leads by name, conversations by last message (core/db/keys.ts). */
+    gsi4: { partitionKey: "gsi4pk", sortKey: "gsi4sk" },
+    /** A list in the order of one more field: leads by price. */
+    gsi5: { partitionKey: "gsi5pk", sortKey: "gsi5sk" },
+    /** A list in the order of one more field: leads by modifiedAt. */
+    gsi6: { partitionKey: "gsi6pk", sortKey: "gsi6sk" },
+    /** A list narrowed to one value of a closed set, in createdAt order: leads by processing status, events by type. */
+    gsi7: { partitionKey: "gsi7pk", sortKey: "gsi7sk" },
   },
   /** The table's change stream: the webhook fan-out reads recorded events (new images) and wallet changes (old and new) from it. */
   streamView: "NEW_AND_OLD_IMAGES",

@@ -100,7 +100,7 @@ export async function listPage<TItem>(
 
   const plan = resource.indexed?.(organizationId, normalized, context) ?? (plain ? inOrder : undefined);
   if (plan) {
-    const { items, lastKey } = await queryPage(plan, pageSize, indexCursor(cursor));
+    const { items, lastKey } = await queryPage(plan, pageSize, budget, indexCursor(cursor));
     return {
       items: items.map(resource.fromItem),
       pageSize,
@@ -209,6 +209,22 @@ export function keyOrder(prefix: (organizationId: string, context: unknown) => {
   return (organizationId: string, context: unknown, forward: boolean): IndexedPlan => ({
     input: { ...prefixQuery(prefix(organizationId, context)), ScanIndexForward: forward },
     keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
+  });
+}
+
+/**
+ * An `orders` entry read from an ordered-list index (gsi4-gsi6, keys
+ * `<value>\0<id>` built in core/db/keys.ts): the whole partition in index order.
+ */
+export function indexOrder(index: "gsi4" | "gsi5" | "gsi6", partition: (organizationId: string) => Record<string, string>) {
+  return (organizationId: string, _context: unknown, forward: boolean): IndexedPlan => ({
+    input: {
+      IndexName: index,
+      KeyConditionExpression: `${index}pk = :pk`,
+      ExpressionAttributeValues: { ":pk": partition(organizationId)[`${index}pk`] },
+      ScanIndexForward: forward,
+    },
+    keyOf: (item) => ({ pk: item.pk, sk: item.sk, [`${index}pk`]: item[`${index}pk`], [`${index}sk`]: item[`${index}sk`] }),
   });
 }
 
@@ -361,22 +377,28 @@ function compareToCursor<TItem>(resource: ListResource<TItem>, order: Normalized
   return order[0]?.direction === "desc" ? -tie : tie;
 }
 
-/** Reads one page plus one item, so the last page carries no token. */
-async function queryPage(plan: IndexedPlan, pageSize: number, startKey: Record<string, unknown> | undefined) {
+/**
+ * Reads one page plus one item, so the last page carries no token. A plan with
+ * a filter expression stops at the read budget too: its page may then be short
+ * and resumes after the last item read.
+ */
+async function queryPage(plan: IndexedPlan, pageSize: number, budget: number, startKey: Record<string, unknown> | undefined) {
   const items: Record<string, unknown>[] = [];
   let next = startKey;
+  let read = 0;
   do {
     const page = await db().send(
-      new QueryCommand({ ...plan.input, TableName: tableName(), ExclusiveStartKey: next, Limit: pageSize + 1 - items.length }),
+      new QueryCommand({ ...plan.input, TableName: tableName(), ExclusiveStartKey: next, Limit: Math.min(pageSize + 1 - items.length, budget - read) }),
     );
     items.push(...(page.Items ?? []));
+    read += page.ScannedCount ?? page.Items?.length ?? 0;
     next = page.LastEvaluatedKey;
-  } while (next && items.length <= pageSize);
+  } while (next && items.length <= pageSize && read < budget);
   if (items.length > pageSize) {
     const pageItems = items.slice(0, pageSize);
     return { items: pageItems, lastKey: plan.keyOf(pageItems.at(-1)!) };
   }
-  return { items, lastKey: undefined };
+  return { items, lastKey: next };
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { conditionally } from "#core/db/conditional";
-import { keyOrder, listPage, prefixQuery, type ListResource } from "#core/db/list";
+import { indexOrder, keyOrder, listPage, prefixQuery, type ListResource } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { MessagingEvents } from "#core/messaging/timeline";
@@ -51,7 +51,7 @@ const listResource: ListResource<Conversation> = {
   idOf: (c) => c.id,
   fromItem: toConversation,
   candidates: (organizationId) => prefixQuery(keys.conversationPrefix(organizationId)),
-  orders: { createdAt: keyOrder(keys.conversationPrefix) },
+  orders: { createdAt: keyOrder(keys.conversationPrefix), lastMessageAt: indexOrder("gsi4", keys.conversationsByLastMessagePartition) },
 };
 
 /** Conversations: one per contact phone number within the organization. */
@@ -91,7 +91,12 @@ export const Conversations = {
             {
               Put: {
                 TableName: tableName(),
-                Item: { ...keys.conversation(organizationId, conversation.id), entity: entities.conversation, ...conversation },
+                Item: {
+                  ...keys.conversation(organizationId, conversation.id),
+                  ...keys.conversationsByLastMessage(organizationId, null, conversation.id),
+                  entity: entities.conversation,
+                  ...conversation,
+                },
               },
             },
           ],
@@ -185,11 +190,12 @@ export const Conversations = {
         TableName: tableName(),
         Key: keys.conversation(organizationId, conversationId),
         UpdateExpression:
-          "SET lastMessageAt = :at, lastMessagePreview = :preview, lastDirection = :direction, modifiedAt = :at" +
+          "SET lastMessageAt = :at, lastMessagePreview = :preview, lastDirection = :direction, modifiedAt = :at, gsi4sk = :lastMessageOrder" +
           (inbound ? ", unread = :true ADD unreadCount :one" : ""),
         ConditionExpression: "attribute_exists(pk)",
         ExpressionAttributeValues: {
           ":at": message.at,
+          ":lastMessageOrder": keys.conversationsByLastMessage(organizationId, message.at, conversationId).gsi4sk,
           ":preview": message.body.slice(0, 160),
           ":direction": message.direction,
           ...(inbound ? { ":true": true, ":one": 1 } : {}),
