@@ -77,10 +77,10 @@ describe("list requests at 10,000 leads read a bounded number of items", () => {
     let token: string | null = null;
     let requests = 0;
     do {
-      const page = await list<{ id: string }>(path, { ...body, continuationToken: token });
+      const page: { status: number; body: PageBody<{ id: string }>; read: number } = await list<{ id: string }>(path, { ...body, continuationToken: token });
       expect(page.status).toBe(200);
       expect(page.read).toBeLessThanOrEqual(pageBudget);
-      ids.push(...page.body.items.map((item) => item.id));
+      ids.push(...page.body.items.map((item: { id: string }) => item.id));
       token = page.body.continuationToken;
       requests++;
     } while (token && requests < 200);
