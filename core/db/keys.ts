@@ -182,6 +182,13 @@ export const keys = {
 
   /** Suppressed (opted-out) phone numbers; owned by messaging, read by lead processing. */
   suppression: (organizationId: string, e164: string): Key => ({ pk: org(organizationId), sk: `SUPPRESSION#${e164}` }),
+  suppressionPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "SUPPRESSION#" }),
+  /** gsi4: the suppression list by when each number was added (the list's default order). */
+  suppressionsByCreated: (organizationId: string, createdAt: string, e164: string) => ({
+    gsi4pk: `${org(organizationId)}#SUPPRESSIONS#CREATED`,
+    gsi4sk: ordered(createdAt, e164),
+  }),
+  suppressionsByCreatedPartition: (organizationId: string) => ({ gsi4pk: `${org(organizationId)}#SUPPRESSIONS#CREATED` }),
 
   /**
    * Event records (spec 2.5). The item lives under the organization, newest first by
