@@ -88,7 +88,8 @@ function statusOf(query: NormalizedQuery): string | undefined {
  * Leads in createdAt order, read from the sort key: lead ids are ULIDs of
  * `createdAt`, so key order is createdAt order with the id as tie-break, and
  * createdAt ranges become a key range. One source's leads come from gsi1
- * (source ids are ULIDs: upper case, as string filters compare case-insensitively).
+ * (source ids are ULIDs: upper case, as string filters compare case-insensitively),
+ * one processing status's from gsi7 (a source and a status: gsi1, the status checked as read).
  */
 function leadsInOrder(organizationId: string, query: NormalizedQuery): IndexedPlan | undefined {
   const [order, ...moreOrder] = query.order;
@@ -100,38 +101,32 @@ function leadsInOrder(organizationId: string, query: NormalizedQuery): IndexedPl
     const { lower, upper } = createdWithin(prefix, window.from, window.to);
     return { ":lower": lower, ":upper": upper };
   };
-  if (!sourceFilter && status) {
-    const byStatus = keys.leadsByStatus(organizationId, status);
-    return {
-      input: {
-        IndexName: "gsi7",
-        KeyConditionExpression: "gsi7pk = :pk AND gsi7sk BETWEEN :lower AND :upper",
-        ExpressionAttributeValues: { ":pk": byStatus.gsi7pk, ...bounds(byStatus.gsi7sk) },
-        ScanIndexForward: order.direction === "asc",
-      },
-      keyOf: (item) => ({ pk: item.pk, sk: item.sk, gsi7pk: item.gsi7pk, gsi7sk: item.gsi7sk }),
-    };
-  }
-  if (!sourceFilter) {
-    const { pk, skPrefix } = keys.leadPrefix(organizationId);
-    return {
-      input: {
-        KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
-        ExpressionAttributeValues: { ":pk": pk, ...bounds(skPrefix) },
-        ScanIndexForward: order.direction === "asc",
-      },
-      keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
-    };
-  }
-  const bySource = keys.leadsBySource(organizationId, String(sourceFilter.value).toUpperCase());
-  return {
+  /** A createdAt-ordered index partition (gsi1 by source, gsi7 by status) over the same window. */
+  const indexRange = (index: "gsi1" | "gsi7", partition: string, prefix: string): IndexedPlan => ({
     input: {
-      IndexName: "gsi1",
-      KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :lower AND :upper",
-      ExpressionAttributeValues: { ":pk": bySource.gsi1pk, ...bounds(bySource.gsi1sk) },
+      IndexName: index,
+      KeyConditionExpression: `${index}pk = :pk AND ${index}sk BETWEEN :lower AND :upper`,
+      ExpressionAttributeValues: { ":pk": partition, ...bounds(prefix) },
       ScanIndexForward: order.direction === "asc",
     },
-    keyOf: (item) => ({ pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk }),
+    keyOf: (item) => ({ pk: item.pk, sk: item.sk, [`${index}pk`]: item[`${index}pk`], [`${index}sk`]: item[`${index}sk`] }),
+  });
+  if (sourceFilter) {
+    const bySource = keys.leadsBySource(organizationId, String(sourceFilter.value).toUpperCase());
+    return indexRange("gsi1", bySource.gsi1pk, bySource.gsi1sk);
+  }
+  if (status) {
+    const byStatus = keys.leadsByStatus(organizationId, status);
+    return indexRange("gsi7", byStatus.gsi7pk, byStatus.gsi7sk);
+  }
+  const { pk, skPrefix } = keys.leadPrefix(organizationId);
+  return {
+    input: {
+      KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
+      ExpressionAttributeValues: { ":pk": pk, ...bounds(skPrefix) },
+      ScanIndexForward: order.direction === "asc",
+    },
+    keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
   };
 }
 
