@@ -22,14 +22,19 @@ export const table = {
     gsi2: { partitionKey: "gsi2pk", sortKey: "gsi2sk" },
     /** Work that becomes due at a time, sharded by bucket (scheduled sends, waits). */
     gsi3: { partitionKey: "gsi3pk", sortKey: "gsi3sk" },
-    /** A list in the order of one more field: leads by name, conversations by last message (core/db/keys.ts). */
-    gsi4: { partitionKey: "gsi4pk", sortKey: "gsi4sk" },
+    /**
+     * gsi4-gsi7 serve the bounded lists (docs/data-model.md "Listing and its cost"): pages answer whole items and the
+     * bounded scans check filters on them, so they project ALL (KEYS_ONLY plus a BatchGet of the page would trade
+     * index write units for a second round trip).
+     * A list in the order of one more field: leads by name, conversations by last message, suppressions by creation.
+     */
+    gsi4: { partitionKey: "gsi4pk", sortKey: "gsi4sk", projection: "ALL" },
     /** A list in the order of one more field: leads by price. */
-    gsi5: { partitionKey: "gsi5pk", sortKey: "gsi5sk" },
+    gsi5: { partitionKey: "gsi5pk", sortKey: "gsi5sk", projection: "ALL" },
     /** A list in the order of one more field: leads by modifiedAt. */
-    gsi6: { partitionKey: "gsi6pk", sortKey: "gsi6sk" },
+    gsi6: { partitionKey: "gsi6pk", sortKey: "gsi6sk", projection: "ALL" },
     /** A list narrowed to one value of a closed set, in createdAt order: leads by processing status, events by type. */
-    gsi7: { partitionKey: "gsi7pk", sortKey: "gsi7sk" },
+    gsi7: { partitionKey: "gsi7pk", sortKey: "gsi7sk", projection: "ALL" },
   },
   /** The table's change stream: the webhook fan-out reads recorded events (new images) and wallet changes (old and new) from it. */
   streamView: "NEW_AND_OLD_IMAGES",
