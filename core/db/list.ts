@@ -2,7 +2,7 @@ import { QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { TIME_MAX } from "ulid";
 import { config } from "#core/config";
 import { db, tableName } from "#core/db/client";
-import { queryCount, queryPages, queryUpTo } from "#core/db/query";
+import { queryCount, queryUpTo } from "#core/db/query";
 import { ValidationError } from "#core/errors";
 import type { FieldError } from "#core/shared/validation";
 import {
