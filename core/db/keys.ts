@@ -95,6 +95,12 @@ export const keys = {
     sk: `RUN#${automationId}#${runId}`,
   }),
   automationRunPrefix: (organizationId: string, automationId: string) => ({ pk: org(organizationId), skPrefix: `RUN#${automationId}#` }),
+  /** gsi6: one automation's runs by finishedAt (unfinished first). */
+  runsByFinished: (organizationId: string, automationId: string, finishedAt: string | null, runId: string) => ({
+    gsi6pk: `${org(organizationId)}#AUTOMATION#${automationId}#RUNS#FINISHED`,
+    gsi6sk: ordered(finishedAt ?? "", runId),
+  }),
+  runsByFinishedPartition: (organizationId: string, automationId: string) => ({ gsi6pk: `${org(organizationId)}#AUTOMATION#${automationId}#RUNS#FINISHED` }),
   /** One run per (automation, trigger event): claimed with a conditional put in the run's own transaction. */
   automationRunClaim: (organizationId: string, automationId: string, triggerEventId: string): Key => ({
     pk: org(organizationId),
@@ -280,6 +286,12 @@ export const keys = {
   priceList: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#PRICES" }),
   ledgerEntry: (organizationId: string, entryId: string): Key => ({ pk: org(organizationId), sk: `LEDGER#${entryId}` }),
   ledgerPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "LEDGER#" }),
+  /** gsi5: the ledger by amount (decimalSortText; entries never change). */
+  ledgerByAmount: (organizationId: string, amount: string, entryId: string) => ({
+    gsi5pk: `${org(organizationId)}#LEDGER#AMOUNT`,
+    gsi5sk: ordered(decimalSortText(amount), entryId),
+  }),
+  ledgerByAmountPartition: (organizationId: string) => ({ gsi5pk: `${org(organizationId)}#LEDGER#AMOUNT` }),
   /** One per message or call whose estimated cost is held; keyed by that message or call id. */
   reservation: (organizationId: string, reservationId: string): Key => ({ pk: org(organizationId), sk: `RESERVATION#${reservationId}` }),
   /** One per phone number and billing month (`2026-03`) whose fee was charged, put in the charge's transaction so it happens once. */
@@ -296,6 +308,18 @@ export const keys = {
    */
   callByPhone: (organizationId: string, e164: string, callId: string): Key => ({ pk: org(organizationId), sk: `CALLPHONE#${e164}#${callId}` }),
   callByPhonePrefix: (organizationId: string, e164: string) => ({ pk: org(organizationId), skPrefix: `CALLPHONE#${e164}#` }),
+  /** On each CallByPhone copy: one number's calls by duration (gsi4), answeredAt (gsi5) and endedAt (gsi6); missing first. */
+  callsByPhoneOrdered: (organizationId: string, e164: string, call: { id: string; duration: number | null; answeredAt: string | null; endedAt: string | null }) => ({
+    ...keys.callsByPhoneOrderPartition(organizationId, e164, "gsi4"),
+    gsi4sk: ordered(decimalSortText(call.duration), call.id),
+    ...keys.callsByPhoneOrderPartition(organizationId, e164, "gsi5"),
+    gsi5sk: ordered(call.answeredAt ?? "", call.id),
+    ...keys.callsByPhoneOrderPartition(organizationId, e164, "gsi6"),
+    gsi6sk: ordered(call.endedAt ?? "", call.id),
+  }),
+  callsByPhoneOrderPartition: (organizationId: string, e164: string, index: "gsi4" | "gsi5" | "gsi6") => ({
+    [`${index}pk`]: `${org(organizationId)}#CALLPHONE#${e164}#${{ gsi4: "DURATION", gsi5: "ANSWERED", gsi6: "ENDED" }[index]}`,
+  }),
   /** Provider call id → our call (status callbacks); a conditional put claims it (inbound calls are created once). */
   providerCall: (organizationId: string, provider: string, providerCallId: string): Key => ({
     pk: org(organizationId),

@@ -216,12 +216,12 @@ export function keyOrder(prefix: (organizationId: string, context: unknown) => {
  * An `orders` entry read from an ordered-list index (gsi4-gsi6, keys
  * `<value>\0<id>` built in core/db/keys.ts): the whole partition in index order.
  */
-export function indexOrder(index: "gsi4" | "gsi5" | "gsi6", partition: (organizationId: string) => Record<string, string>) {
-  return (organizationId: string, _context: unknown, forward: boolean): IndexedPlan => ({
+export function indexOrder(index: "gsi4" | "gsi5" | "gsi6", partition: (organizationId: string, context: unknown) => Record<string, string>) {
+  return (organizationId: string, context: unknown, forward: boolean): IndexedPlan => ({
     input: {
       IndexName: index,
       KeyConditionExpression: `${index}pk = :pk`,
-      ExpressionAttributeValues: { ":pk": partition(organizationId)[`${index}pk`] },
+      ExpressionAttributeValues: { ":pk": partition(organizationId, context)[`${index}pk`] },
       ScanIndexForward: forward,
     },
     keyOf: (item) => ({ pk: item.pk, sk: item.sk, [`${index}pk`]: item[`${index}pk`], [`${index}sk`]: item[`${index}sk`] }),

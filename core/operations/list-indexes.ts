@@ -3,6 +3,9 @@ import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { leadItem, toLead } from "#core/leads/index";
 
+/** The entities whose lists or filters read gsi4-gsi7. */
+const indexed: string[] = [entities.lead, entities.event, entities.conversation, entities.suppression, entities.ledgerEntry, entities.automationRun, entities.callByPhone];
+
 /**
  * The ordered-list and filter index attributes (gsi4-gsi7, docs/data-model.md)
  * an item of each listed entity carries, computed from its stored fields the
@@ -21,6 +24,15 @@ function listIndexAttributes(item: Record<string, unknown>): Record<string, unkn
       return keys.conversationsByLastMessage(organizationId, (item.lastMessageAt as string | null) ?? null, String(item.id));
     case entities.suppression:
       return keys.suppressionsByCreated(organizationId, String(item.createdAt), String(item.phoneNumber));
+    case entities.ledgerEntry:
+      return keys.ledgerByAmount(organizationId, String(item.amount), String(item.id));
+    case entities.automationRun:
+      return keys.runsByFinished(organizationId, String(item.automationId), (item.finishedAt as string | null) ?? null, String(item.id));
+    case entities.callByPhone: {
+      const e164 = String(item.sk).split("#")[1]!;
+      const call = { id: String(item.id), duration: (item.duration as number | null) ?? null, answeredAt: (item.answeredAt as string | null) ?? null, endedAt: (item.endedAt as string | null) ?? null };
+      return keys.callsByPhoneOrdered(organizationId, e164, call);
+    }
     default:
       return undefined;
   }
@@ -28,7 +40,8 @@ function listIndexAttributes(item: Record<string, unknown>): Record<string, unkn
 
 /**
  * Operator migration (`npm run admin -- backfill-list-indexes`): writes the list
- * index attributes onto leads, events, conversations and suppressions stored
+ * index attributes onto leads, events, conversations, suppressions, ledger
+ * entries, automation runs and calls' per-number copies stored
  * before those indexes existed, so index-backed lists include them. It scans
  * the whole table once, or queries one organization's partition (an operator
  * job, never a request path), and rewrites each item's attributes from its
@@ -39,8 +52,8 @@ export async function backfillListIndexes(organizationId?: string): Promise<{ sc
   let updated = 0;
   let startKey: Record<string, unknown> | undefined;
   const listed = {
-    FilterExpression: "entity IN (:lead, :event, :conversation, :suppression)",
-    ExpressionAttributeValues: { ":lead": entities.lead, ":event": entities.event, ":conversation": entities.conversation, ":suppression": entities.suppression },
+    FilterExpression: `entity IN (${indexed.map((_, index) => `:e${index}`).join(", ")})`,
+    ExpressionAttributeValues: Object.fromEntries(indexed.map((entity, index) => [`:e${index}`, entity])),
   };
   do {
     const page = await db().send(
