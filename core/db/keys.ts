@@ -237,6 +237,14 @@ export const keys = {
     gsi4sk: ordered(lastMessageAt ?? "", conversationId),
   }),
   conversationsByLastMessagePartition: (organizationId: string) => ({ gsi4pk: `${org(organizationId)}#CONVERSATIONS#LASTMESSAGE` }),
+  /**
+   * gsi7 (sparse): the unread conversations by their last message (the inbox). The partition key is set by an
+   * inbound message and removed when the conversation is read; the sort key follows every message.
+   */
+  unreadConversations: (organizationId: string, lastMessageAt: string | null, conversationId: string) => ({
+    gsi7pk: `${org(organizationId)}#CONVERSATIONS#UNREAD`,
+    gsi7sk: ordered(lastMessageAt ?? "", conversationId),
+  }),
 
   /** Messages (outbound and inbound); gsi1 lists one conversation's messages in order. */
   message: (organizationId: string, messageId: string): Key => ({ pk: org(organizationId), sk: `MESSAGE#${messageId}` }),

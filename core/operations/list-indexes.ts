@@ -20,8 +20,13 @@ function listIndexAttributes(item: Record<string, unknown>): Record<string, unkn
     }
     case entities.event:
       return keys.eventsByType(organizationId, String(item.eventType), String(item.id));
-    case entities.conversation:
-      return keys.conversationsByLastMessage(organizationId, (item.lastMessageAt as string | null) ?? null, String(item.id));
+    case entities.conversation: {
+      const lastMessageAt = (item.lastMessageAt as string | null) ?? null;
+      return {
+        ...keys.conversationsByLastMessage(organizationId, lastMessageAt, String(item.id)),
+        ...(item.unread === true ? keys.unreadConversations(organizationId, lastMessageAt, String(item.id)) : {}),
+      };
+    }
     case entities.suppression:
       return keys.suppressionsByCreated(organizationId, String(item.createdAt), String(item.phoneNumber));
     case entities.ledgerEntry:
