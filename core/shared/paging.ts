@@ -78,7 +78,7 @@ export function pageSchema<TItem extends v.GenericSchema>(item: TItem) {
     totalCountCapped: v.pipe(
       v.optional(v.boolean()),
       v.description(
-        "Present when includeCount was true. True when counting stopped at the per-request read budget (a small multiple of the page size): totalCount then counts only the matches among the items read and the true total is at least that. Counts of an unfiltered list and of the indexed filters are never capped below the budget.",
+        "Present when includeCount was true. False: totalCount is exact. True: counting stopped at the per-request read budget (max(4 × pageSize, 500) items), so totalCount counts only the matches among the items read and the true total is at least that.",
       ),
     ),
     continuationToken: v.pipe(
