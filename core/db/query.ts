@@ -36,12 +36,13 @@ export async function queryCount(input: QueryInput, limit: number): Promise<{ co
     evaluated += page.ScannedCount ?? page.Count ?? 0;
     startKey = page.LastEvaluatedKey;
   } while (startKey && evaluated < limit);
-  return { count, more: startKey !== undefined };
+  return { count, more: startKey !== undefined && (await goesOn(input, startKey)) };
 }
 
 /**
  * The first `limit` items a Query evaluates (Limit counts items read, before any
- * filter expression); `more` when the query goes on past them.
+ * filter expression); `more` when the query goes on past them (DynamoDB returns
+ * a key whenever Limit is reached, so that is checked by reading one more key).
  */
 export async function queryUpTo(input: QueryInput, limit: number): Promise<{ items: Record<string, unknown>[]; more: boolean }> {
   const items: Record<string, unknown>[] = [];
@@ -55,5 +56,11 @@ export async function queryUpTo(input: QueryInput, limit: number): Promise<{ ite
     evaluated += page.ScannedCount ?? page.Items?.length ?? 0;
     startKey = page.LastEvaluatedKey;
   } while (startKey && evaluated < limit);
-  return { items, more: startKey !== undefined };
+  return { items, more: startKey !== undefined && (await goesOn(input, startKey)) };
+}
+
+/** Whether a Query has items after `startKey` (a LastEvaluatedKey may stand at the very end): reads one key. */
+async function goesOn(input: QueryInput, startKey: Record<string, unknown>): Promise<boolean> {
+  const probe = await db().send(new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: startKey, Limit: 1, Select: "COUNT" }));
+  return (probe.ScannedCount ?? probe.Count ?? 0) > 0;
 }
