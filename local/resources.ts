@@ -91,7 +91,8 @@ async function createTable(client: DynamoDBClient): Promise<void> {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: table.name }));
     // A table kept in .local/ from before an index was added gets the manifest's new indexes now (one per update, as DynamoDB requires).
     const existing = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
-    for (const index of globalIndexes.filter((candidate) => !existing.has(candidate.IndexName))) {
+    const missing = globalIndexes.filter((candidate) => !existing.has(candidate.IndexName));
+    for (const index of missing) {
       const keyAttributes = new Set(index.KeySchema!.map((key) => key.AttributeName));
       await client.send(
         new UpdateTableCommand({
@@ -100,6 +101,12 @@ async function createTable(client: DynamoDBClient): Promise<void> {
           GlobalSecondaryIndexUpdates: [{ Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection } }],
         }),
       );
+    }
+    // Lists query the new indexes at once: wait until DynamoDB Local has built them (seconds).
+    for (let attempt = 0; missing.length && attempt < 60; attempt++) {
+      const { Table: updated } = await client.send(new DescribeTableCommand({ TableName: table.name }));
+      if ((updated?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === "ACTIVE")) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
     }
     // A table kept in .local/ from before the stream (or with another view) gets the manifest's stream now.
     const stream = Table?.StreamSpecification;
