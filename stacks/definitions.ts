@@ -306,7 +306,7 @@ export const environmentNames = {
   publicBaseUrl: "PUBLIC_BASE_URL",
   /** Requests per rate-limit partition per 60 s; unset means the spec's 300. */
   rateLimitRequests: "RATE_LIMIT_REQUESTS",
-  /** Items a filtered list reads per request on the key-ordered path; unset means 5000 (tests lower it). */
+  /** Items one list request may read (page and count each); unset means max(4 × pageSize, 500) (core/db/list.ts readBudget; tests lower it). */
   listScanBudget: "LIST_SCAN_BUDGET",
   /** Twilio REST credentials (SST secrets in AWS); unset means no Twilio account is configured. */
   twilioAccountSid: "TWILIO_ACCOUNT_SID",
