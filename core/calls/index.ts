@@ -11,7 +11,7 @@ import { Twiml } from "#core/calls/twiml";
 import { config } from "#core/config";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { indexOrder, keyOrder, listPage, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, type ListResource } from "#core/db/list";
 import { ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from "#core/errors";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
@@ -71,11 +71,6 @@ const EVENT_TYPES: Record<CallStatus, CallEventType> = {
   Canceled: "CallCanceled",
 };
 
-/** One number's calls in the order of an ordered-list index on their CallByPhone copies. */
-function callsOfNumberIn(index: "gsi4" | "gsi5" | "gsi6") {
-  return indexOrder(index, (organizationId, context) => keys.callsByPhoneOrderPartition(organizationId, (context as { e164: string }).e164, index));
-}
-
 const listResource: ListResource<Call> = {
   name: "callEvents",
   fields: {
@@ -102,9 +97,6 @@ const listResource: ListResource<Call> = {
   },
   orders: {
     createdAt: keyOrder((organizationId, context) => keys.callByPhonePrefix(organizationId, (context as { e164: string }).e164)),
-    duration: callsOfNumberIn("gsi4"),
-    answeredAt: callsOfNumberIn("gsi5"),
-    endedAt: callsOfNumberIn("gsi6"),
   },
 };
 

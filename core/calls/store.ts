@@ -65,10 +65,7 @@ export function callWrites(
     },
     ...numbers.map(
       (e164): TransactItem => ({
-        Put: {
-          TableName: tableName(),
-          Item: { ...keys.callByPhone(organizationId, e164, call.id), ...keys.callsByPhoneOrdered(organizationId, e164, call), entity: entities.callByPhone, ...body },
-        },
+        Put: { TableName: tableName(), Item: { ...keys.callByPhone(organizationId, e164, call.id), entity: entities.callByPhone, ...body } },
       }),
     ),
   ];

@@ -95,12 +95,6 @@ export const keys = {
     sk: `RUN#${automationId}#${runId}`,
   }),
   automationRunPrefix: (organizationId: string, automationId: string) => ({ pk: org(organizationId), skPrefix: `RUN#${automationId}#` }),
-  /** gsi6: one automation's runs by finishedAt (unfinished first). */
-  runsByFinished: (organizationId: string, automationId: string, finishedAt: string | null, runId: string) => ({
-    gsi6pk: `${org(organizationId)}#AUTOMATION#${automationId}#RUNS#FINISHED`,
-    gsi6sk: ordered(finishedAt ?? "", runId),
-  }),
-  runsByFinishedPartition: (organizationId: string, automationId: string) => ({ gsi6pk: `${org(organizationId)}#AUTOMATION#${automationId}#RUNS#FINISHED` }),
   /** One run per (automation, trigger event): claimed with a conditional put in the run's own transaction. */
   automationRunClaim: (organizationId: string, automationId: string, triggerEventId: string): Key => ({
     pk: org(organizationId),
@@ -316,18 +310,6 @@ export const keys = {
    */
   callByPhone: (organizationId: string, e164: string, callId: string): Key => ({ pk: org(organizationId), sk: `CALLPHONE#${e164}#${callId}` }),
   callByPhonePrefix: (organizationId: string, e164: string) => ({ pk: org(organizationId), skPrefix: `CALLPHONE#${e164}#` }),
-  /** On each CallByPhone copy: one number's calls by duration (gsi4), answeredAt (gsi5) and endedAt (gsi6); missing first. */
-  callsByPhoneOrdered: (organizationId: string, e164: string, call: { id: string; duration: number | null; answeredAt: string | null; endedAt: string | null }) => ({
-    ...keys.callsByPhoneOrderPartition(organizationId, e164, "gsi4"),
-    gsi4sk: ordered(decimalSortText(call.duration), call.id),
-    ...keys.callsByPhoneOrderPartition(organizationId, e164, "gsi5"),
-    gsi5sk: ordered(call.answeredAt ?? "", call.id),
-    ...keys.callsByPhoneOrderPartition(organizationId, e164, "gsi6"),
-    gsi6sk: ordered(call.endedAt ?? "", call.id),
-  }),
-  callsByPhoneOrderPartition: (organizationId: string, e164: string, index: "gsi4" | "gsi5" | "gsi6") => ({
-    [`${index}pk`]: `${org(organizationId)}#CALLPHONE#${e164}#${{ gsi4: "DURATION", gsi5: "ANSWERED", gsi6: "ENDED" }[index]}`,
-  }),
   /** Provider call id → our call (status callbacks); a conditional put claims it (inbound calls are created once). */
   providerCall: (organizationId: string, provider: string, providerCallId: string): Key => ({
     pk: org(organizationId),

@@ -4,7 +4,7 @@ import { entities, keys } from "#core/db/keys";
 import { leadItem, toLead } from "#core/leads/index";
 
 /** The entities whose lists or filters read gsi4-gsi7. */
-const indexed: string[] = [entities.lead, entities.event, entities.conversation, entities.suppression, entities.ledgerEntry, entities.automationRun, entities.callByPhone];
+const indexed: string[] = [entities.lead, entities.event, entities.conversation, entities.suppression, entities.ledgerEntry];
 
 /**
  * The ordered-list and filter index attributes (gsi4-gsi7, docs/data-model.md)
@@ -31,13 +31,6 @@ function listIndexAttributes(item: Record<string, unknown>): Record<string, unkn
       return keys.suppressionsByCreated(organizationId, String(item.createdAt), String(item.phoneNumber));
     case entities.ledgerEntry:
       return keys.ledgerByAmount(organizationId, String(item.amount), String(item.id));
-    case entities.automationRun:
-      return keys.runsByFinished(organizationId, String(item.automationId), (item.finishedAt as string | null) ?? null, String(item.id));
-    case entities.callByPhone: {
-      const e164 = String(item.sk).split("#")[1]!;
-      const call = { id: String(item.id), duration: (item.duration as number | null) ?? null, answeredAt: (item.answeredAt as string | null) ?? null, endedAt: (item.endedAt as string | null) ?? null };
-      return keys.callsByPhoneOrdered(organizationId, e164, call);
-    }
     default:
       return undefined;
   }
@@ -45,8 +38,8 @@ function listIndexAttributes(item: Record<string, unknown>): Record<string, unkn
 
 /**
  * Operator migration (`npm run admin -- backfill-list-indexes`): writes the list
- * index attributes onto leads, events, conversations, suppressions, ledger
- * entries, automation runs and calls' per-number copies stored
+ * index attributes onto leads, events, conversations, suppressions and ledger
+ * entries stored
  * before those indexes existed, so index-backed lists include them. It scans
  * the whole table once, or queries one organization's partition (an operator
  * job, never a request path), and rewrites each item's attributes from its

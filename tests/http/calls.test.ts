@@ -379,7 +379,7 @@ describe("endpoint 14: call events by phone number", () => {
     expect(all.map((call) => call.id)).toEqual([...all.map((call) => call.id)].sort().reverse());
     expect(all.map((call) => call.id).slice(1)).toEqual([...placed].reverse());
     expect(all[0]).toMatchObject({ providerId: inbound.providerCallId, direction: "Inbound" });
-    // The other sorts come from their indexes on the per-number copies, missing values first, the id breaking ties.
+    // The other sorts (in memory within the read budget): missing values first, the id breaking ties.
     for (const field of ["duration", "endedAt"] as const) {
       const sorted = await org.request("POST", `/events/calls/phone/${encodeURIComponent(contact)}`, { body: { orderBy: [{ field, direction: "asc" }] } });
       const current: { id: string; duration: number | null; endedAt: string | null }[] = sorted.body.items;

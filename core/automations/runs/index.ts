@@ -7,7 +7,7 @@ import { sweepAutomations } from "#core/automations/runs/schedule";
 import { publicRun, RunStore, storedAutomation, toStoredRun } from "#core/automations/runs/store";
 import { triggerHandlers } from "#core/automations/runs/triggers";
 import { keys } from "#core/db/keys";
-import { indexOrder, keyOrder, listPage, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, type ListResource } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { Leads } from "#core/leads/index";
 import type { Envelope } from "#core/queue/events";
@@ -41,7 +41,6 @@ const runsResource: ListResource<AutomationRun> = {
   },
   orders: {
     createdAt: keyOrder((organizationId, context) => keys.automationRunPrefix(organizationId, (context as { automationId: string }).automationId)),
-    finishedAt: indexOrder("gsi6", (organizationId, context) => keys.runsByFinishedPartition(organizationId, (context as { automationId: string }).automationId)),
   },
 };
 

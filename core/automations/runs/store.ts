@@ -42,7 +42,6 @@ export function runItem(run: StoredRun): Record<string, unknown> {
   return {
     ...keys.automationRun(run.organizationId, run.automationId, run.id),
     ...keys.runsByOrganization(run.organizationId, run.createdAt, run.id),
-    ...keys.runsByFinished(run.organizationId, run.automationId, run.finishedAt, run.id),
     ...(active ? keys.activeRunsByAutomation(run.organizationId, run.automationId, run.id) : {}),
     ...(active ? keys.dueRun(shardOf(run.id), dueAtOf(run), run.organizationId, run.automationId, run.id) : {}),
     entity: entities.automationRun,
@@ -51,7 +50,7 @@ export function runItem(run: StoredRun): Record<string, unknown> {
 }
 
 export function toStoredRun(item: Record<string, unknown>): StoredRun {
-  const { pk: _pk, sk: _sk, entity: _entity, gsi1pk: _a, gsi1sk: _b, gsi2pk: _c, gsi2sk: _d, gsi3pk: _e, gsi3sk: _f, gsi6pk: _g, gsi6sk: _h, ...run } = item;
+  const { pk: _pk, sk: _sk, entity: _entity, gsi1pk: _a, gsi1sk: _b, gsi2pk: _c, gsi2sk: _d, gsi3pk: _e, gsi3sk: _f, ...run } = item;
   return run as unknown as StoredRun;
 }
 
