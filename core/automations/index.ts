@@ -13,7 +13,7 @@ import {
 } from "#core/automations/definition";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, type ListResource } from "#core/db/list";
 import { privateTargetRefusal } from "#core/automations/runs/egress";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import { triggerIndexWrites } from "#core/automations/runs/trigger-index";
@@ -85,6 +85,7 @@ const listResource: ListResource<Automation> = {
       ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
     };
   },
+  orders: { createdAt: keyOrder(keys.automationPrefix) },
 };
 
 /** Automations of the caller's organization: definitions, versions and their last run. */

@@ -16,7 +16,7 @@ import {
 import { transact, TransactionConditionFailed, type TransactItem } from "#core/billing/transactions";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { indexOrder, keyOrder, listPage, type ListResource } from "#core/db/list";
 import { PaymentRequiredError, ValidationError } from "#core/errors";
 import { newId, nowIso, timestamp } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
@@ -218,19 +218,7 @@ const ledgerResource: ListResource<LedgerEntry> = {
     const { pk, skPrefix } = keys.ledgerPrefix(organizationId);
     return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
   },
-  indexed: (organizationId, query) => {
-    const newestFirst = query.order.length === 1 && query.order[0]?.field === "createdAt" && query.order[0].direction === "desc";
-    if (!newestFirst || query.filters.length || query.ranges.length || query.search) return undefined;
-    const { pk, skPrefix } = keys.ledgerPrefix(organizationId);
-    return {
-      input: {
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-        ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-        ScanIndexForward: false,
-      },
-      keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
-    };
-  },
+  orders: { createdAt: keyOrder(keys.ledgerPrefix), amount: indexOrder("gsi5", keys.ledgerByAmountPartition) },
 };
 
 /**
@@ -550,7 +538,13 @@ function ledgerPut(organizationId: string, entry: LedgerEntry): TransactItem {
   return {
     Put: {
       TableName: tableName(),
-      Item: { ...keys.ledgerEntry(organizationId, entry.id), entity: entities.ledgerEntry, amountUnits: toUnits(entry.amount), ...entry },
+      Item: {
+        ...keys.ledgerEntry(organizationId, entry.id),
+        ...keys.ledgerByAmount(organizationId, entry.amount, entry.id),
+        entity: entities.ledgerEntry,
+        amountUnits: toUnits(entry.amount),
+        ...entry,
+      },
       ConditionExpression: "attribute_not_exists(pk)",
     },
   };

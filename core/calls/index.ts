@@ -11,7 +11,7 @@ import { Twiml } from "#core/calls/twiml";
 import { config } from "#core/config";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, type ListResource } from "#core/db/list";
 import { ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from "#core/errors";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
@@ -95,14 +95,8 @@ const listResource: ListResource<Call> = {
     const { pk, skPrefix } = keys.callByPhonePrefix(organizationId, (context as { e164: string }).e164);
     return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
   },
-  indexed: (organizationId, query, context) => {
-    const newestFirst = query.order.length === 1 && query.order[0]?.field === "createdAt" && query.order[0].direction === "desc";
-    if (!newestFirst || query.filters.length || query.ranges.length || query.search) return undefined;
-    const { pk, skPrefix } = keys.callByPhonePrefix(organizationId, (context as { e164: string }).e164);
-    return {
-      input: { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix }, ScanIndexForward: false },
-      keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
-    };
+  orders: {
+    createdAt: keyOrder((organizationId, context) => keys.callByPhonePrefix(organizationId, (context as { e164: string }).e164)),
   },
 };
 

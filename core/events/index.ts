@@ -95,6 +95,7 @@ export function eventItem(organizationId: string, input: EventRecordInput): { it
   const item = {
     ...keys.event(organizationId, id),
     ...(event.leadId ? keys.eventsByLead(organizationId, event.leadId, id) : {}),
+    ...keys.eventsByType(organizationId, event.eventType, id),
     entity: entities.event,
     organizationId,
     ...Object.fromEntries(Object.entries(event).filter(([, value]) => value !== null)),

@@ -8,7 +8,7 @@ import { PhoneNumberFees } from "#core/billing/number-fees";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { conditionally } from "#core/db/conditional";
-import { listPage, prefixQuery, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, prefixQuery, type ListResource } from "#core/db/list";
 import { queryAll } from "#core/db/query";
 import { config } from "#core/config";
 import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
@@ -107,6 +107,7 @@ const listResource: ListResource<PhoneNumber> = {
   idOf: (n) => n.id,
   fromItem: toPhoneNumber,
   candidates: (organizationId) => prefixQuery(keys.phoneNumberPrefix(organizationId)),
+  orders: { createdAt: keyOrder(keys.phoneNumberPrefix) },
 };
 
 /** The organization and number a provider webhook's number routes to. */

@@ -5,7 +5,7 @@ import { actorId, type Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { conditionally } from "#core/db/conditional";
-import { listPage, prefixQuery, type ListResource } from "#core/db/list";
+import { indexOrder, keyOrder, listPage, prefixQuery, type ListResource } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { PhoneNumberInput } from "#core/messaging/phone-numbers";
 import { MessagingEvents } from "#core/messaging/timeline";
@@ -51,9 +51,10 @@ const listResource: ListResource<Suppression> = {
   defaultOrder: [{ field: "createdAt", direction: "desc" }],
   idOf: (s) => s.phoneNumber,
   fromItem: toSuppression,
-  candidates: (organizationId) => {
-    const { pk, sk } = keys.suppression(organizationId, "");
-    return prefixQuery({ pk, skPrefix: sk });
+  candidates: (organizationId) => prefixQuery(keys.suppressionPrefix(organizationId)),
+  orders: {
+    phoneNumber: keyOrder(keys.suppressionPrefix),
+    createdAt: indexOrder("gsi4", keys.suppressionsByCreatedPartition),
   },
 };
 
@@ -76,7 +77,12 @@ export const Suppressions = {
       db().send(
         new PutCommand({
           TableName: tableName(),
-          Item: { ...keys.suppression(organizationId, input.phoneNumber), entity: entities.suppression, ...suppression },
+          Item: {
+            ...keys.suppression(organizationId, input.phoneNumber),
+            ...keys.suppressionsByCreated(organizationId, suppression.createdAt, input.phoneNumber),
+            entity: entities.suppression,
+            ...suppression,
+          },
           ConditionExpression: "attribute_not_exists(pk)",
         }),
       ),

@@ -58,6 +58,8 @@ export interface Page<TItem> {
   items: TItem[];
   pageSize: number;
   totalCount: number | null;
+  /** Set with totalCount: true when counting stopped at the read budget, so totalCount is a lower bound. */
+  totalCountCapped?: boolean;
   continuationToken: string | null;
 }
 
@@ -71,7 +73,18 @@ export function pageSchema<TItem extends v.GenericSchema>(item: TItem) {
       ),
     ),
     pageSize: v.pipe(wholeNumber, v.description("The effective page size.")),
-    totalCount: v.pipe(v.nullable(wholeNumber), v.description("Every matching item, when includeCount was true; otherwise null.")),
+    totalCount: v.pipe(
+      v.nullable(wholeNumber),
+      v.description(
+        "The number of matching items, when includeCount was true; otherwise null. Exact when totalCountCapped is false; a lower bound when it is true.",
+      ),
+    ),
+    totalCountCapped: v.pipe(
+      v.optional(v.boolean()),
+      v.description(
+        "Present when includeCount was true. False: totalCount is exact. True: counting stopped at the per-request read budget (max(4 × pageSize, 500) items), so totalCount counts only the matches among the items read and the true total is at least that.",
+      ),
+    ),
     continuationToken: v.pipe(
       v.nullable(v.string()),
       v.description("Send it back with the same query for the next page; null only when there are no more items."),

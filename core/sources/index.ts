@@ -5,7 +5,7 @@ import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, type ListResource } from "#core/db/list";
 import { NotFoundError, ValidationError } from "#core/errors";
 import { decimalString, normalize as normalizeDecimal } from "#core/shared/money";
 import { newId, nowIso, timestamp } from "#core/shared/ids";
@@ -84,6 +84,7 @@ const listResource: ListResource<Source> = {
     const { pk, skPrefix } = keys.sourcePrefix(organizationId);
     return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
   },
+  orders: { createdAt: keyOrder(keys.sourcePrefix) },
 };
 
 /** Why a source credential was refused (all answered 401 on the IP partition). */

@@ -6,7 +6,7 @@ import { db, tableName } from "#core/db/client";
 import { conditionally } from "#core/db/conditional";
 import { dueEntries } from "#core/db/due";
 import { createdWithin, entities, keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, type ListResource } from "#core/db/list";
 import { queryPages } from "#core/db/query";
 import { NotFoundError, ValidationError } from "#core/errors";
 import { toEventRecord } from "#core/events/index";
@@ -105,9 +105,8 @@ const attemptsResource: ListResource<WebhookAttempt> = {
   idOf: (a) => a.id,
   fromItem: (item) => v.parse(WebhookAttemptSchema, Object.fromEntries(Object.keys(WebhookAttemptSchema.entries).map((name) => [name, item[name] ?? null]))),
   candidates: (organizationId, context) => attemptsQuery(organizationId, (context as { endpointId: string }).endpointId),
-  indexed: (organizationId, query, context) => {
-    const plain = query.filters.length === 0 && query.ranges.length === 0 && !query.search && query.order.length === 1 && query.order[0]!.field === "attemptedAt" && query.order[0]!.direction === "desc";
-    return plain ? { input: attemptsQuery(organizationId, (context as { endpointId: string }).endpointId), keyOf: (item) => ({ pk: item.pk, sk: item.sk }) } : undefined;
+  orders: {
+    attemptedAt: keyOrder((organizationId, context) => keys.webhookAttemptPrefix(organizationId, (context as { endpointId: string }).endpointId)),
   },
 };
 

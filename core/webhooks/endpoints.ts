@@ -6,7 +6,7 @@ import { isPublicAddress } from "#core/automations/runs/egress";
 import { db, tableName } from "#core/db/client";
 import { conditionally } from "#core/db/conditional";
 import { entities, keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, type ListResource } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { recordEvent } from "#core/events/index";
 import { newId, nowIso } from "#core/shared/ids";
@@ -83,6 +83,7 @@ const listResource: ListResource<WebhookEndpoint> = {
     const { pk, skPrefix } = keys.webhookEndpointPrefix(organizationId);
     return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
   },
+  orders: { createdAt: keyOrder(keys.webhookEndpointPrefix) },
 };
 
 /** Webhook endpoints of an organization: where events are pushed, with their signing secrets and delivery health. */

@@ -7,7 +7,7 @@ import { sweepAutomations } from "#core/automations/runs/schedule";
 import { publicRun, RunStore, storedAutomation, toStoredRun } from "#core/automations/runs/store";
 import { triggerHandlers } from "#core/automations/runs/triggers";
 import { keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, type ListResource } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { Leads } from "#core/leads/index";
 import type { Envelope } from "#core/queue/events";
@@ -39,18 +39,8 @@ const runsResource: ListResource<AutomationRun> = {
     const { pk, skPrefix } = keys.automationRunPrefix(organizationId, (context as { automationId: string }).automationId);
     return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
   },
-  indexed: (organizationId, query, context) => {
-    const [order, ...more] = query.order;
-    if (!order || order.field !== "createdAt" || more.length || query.filters.length || query.ranges.length || query.search) return undefined;
-    const { pk, skPrefix } = keys.automationRunPrefix(organizationId, (context as { automationId: string }).automationId);
-    return {
-      input: {
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-        ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-        ScanIndexForward: order.direction === "asc",
-      },
-      keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
-    };
+  orders: {
+    createdAt: keyOrder((organizationId, context) => keys.automationRunPrefix(organizationId, (context as { automationId: string }).automationId)),
   },
 };
 
