@@ -16,11 +16,11 @@ import {
 import { transact, TransactionConditionFailed, type TransactItem } from "#core/billing/transactions";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { indexOrder, keyOrder, listPage, type ListResource } from "#core/db/list";
+import { indexOrder, keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { PaymentRequiredError, ValidationError } from "#core/errors";
 import { newId, nowIso, timestamp } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
-import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { type Page, type PagingQuery } from "#core/shared/paging";
 import { describedCheck, statedShape, toFieldErrors } from "#core/shared/validation";
 import { environmentNames } from "#stacks/definitions";
 
@@ -117,7 +117,6 @@ export const WalletSettingsSchema = v.strictObject({
   lowBalanceThreshold: amountField({ value: "0", inclusive: true }, MAX_TOP_UP),
 });
 
-export const ListLedgerSchema = PagingQuerySchema;
 
 /** A send or call refused by the wallet (402); `billingStatus` says why. */
 export class WalletRefusedError extends PaymentRequiredError {
@@ -220,6 +219,8 @@ const ledgerResource: ListResource<LedgerEntry> = {
   },
   orders: { createdAt: keyOrder(keys.ledgerPrefix), amount: indexOrder("gsi5", keys.ledgerByAmountPartition) },
 };
+
+export const ListLedgerSchema = listQuerySchema(ledgerResource);
 
 /**
  * The prepaid wallet of each organization. The wallet item holds the balance,

@@ -3,7 +3,6 @@ import { maxChars } from "#core/shared/validation";
 import { timestamp, wholeNumber } from "#core/shared/ids";
 import { PhoneNumberInput } from "#core/messaging/phone-numbers";
 import { CALL_STATUSES } from "#core/messaging/status";
-import { PagingQuerySchema } from "#core/shared/paging";
 import { directions, senderSelectionReasons } from "#core/shared/enums";
 
 const metadataValue = v.union([v.string(), v.number(), v.boolean(), v.null()], "Metadata values must be strings, numbers, booleans or null.");
@@ -115,4 +114,3 @@ export const CallSchema = v.object({
 });
 export type Call = v.InferOutput<typeof CallSchema>;
 
-export const ListCallEventsSchema = PagingQuerySchema;

@@ -8,8 +8,10 @@ import type { FieldError } from "#core/shared/validation";
 import {
   effectivePageSize,
   invalidContinuationToken,
+  pagingQuerySchema,
   readContinuationToken,
   signContinuationToken,
+  type ListableFields,
   type Page,
   type PagingQuery,
 } from "#core/shared/paging";
@@ -236,12 +238,23 @@ export function prefixQuery(prefix: { pk: string; skPrefix: string }) {
   };
 }
 
+/** The field names each use allows: the enums of the resource's list query (`listQuerySchema`). */
+export function listableFields<TItem>(resource: ListResource<TItem>): ListableFields {
+  const allowed = (ability: keyof ListableFields) => Object.entries(resource.fields).filter(([, spec]) => spec[ability]).map(([name]) => name);
+  return { sort: allowed("sort"), filter: allowed("filter"), range: allowed("range"), search: allowed("search") };
+}
+
+/** The body of a resource's list operation: the paging query with the resource's field names as enums. */
+export function listQuerySchema<TItem>(resource: ListResource<TItem>) {
+  return pagingQuerySchema({ name: resource.name, fields: listableFields(resource) });
+}
+
 function normalize<TItem>(resource: ListResource<TItem>, query: PagingQuery): NormalizedQuery {
   const errors: FieldError[] = [];
   const check = (pointer: string, field: string, ability: "filter" | "sort" | "range" | "search") => {
     const spec = resource.fields[field];
     if (!spec?.[ability]) {
-      const allowed = Object.entries(resource.fields).filter(([, s]) => s[ability]).map(([name]) => name);
+      const allowed = listableFields(resource)[ability];
       errors.push({ pointer, detail: `'${field}' cannot be used to ${ability} ${resource.name}; use one of: ${allowed.join(", ") || "none"}.` });
     }
   };

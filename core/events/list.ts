@@ -1,10 +1,10 @@
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { createdWithin, keys } from "#core/db/keys";
-import { dateWindow, listPage, type ListResource } from "#core/db/list";
+import { dateWindow, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { ValidationError } from "#core/errors";
 import { toEventRecord, type EventRecord } from "#core/events/index";
-import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { type Page, type PagingQuery } from "#core/shared/paging";
 
 const iso = v.pipe(v.string(), v.isoTimestamp("Must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z."));
 const id = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
@@ -24,7 +24,6 @@ export const ListEventsQuerySchema = v.object({
 });
 export type ListEventsQuery = v.InferOutput<typeof ListEventsQuerySchema>;
 
-export const ListEventsSchema = PagingQuerySchema;
 
 const filterable = ["eventCategory", "eventType", "leadId", "conversationId"] as const;
 
@@ -66,6 +65,8 @@ const listResource: ListResource<EventRecord> = {
     return plan(organizationId, narrowed, order.direction === "asc", dateWindow(query.ranges, "createdAt"));
   },
 };
+
+export const ListEventsSchema = listQuerySchema(listResource);
 
 /**
  * The organization's events newest (or oldest) first. Event ids are ULIDs of

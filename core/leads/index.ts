@@ -5,7 +5,7 @@ import { decodeTime } from "ulid";
 import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { createdWithin, entities, keys, type LeadClaim } from "#core/db/keys";
-import { dateWindow, indexOrder, listPage, type IndexedPlan, type ListResource, type NormalizedQuery } from "#core/db/list";
+import { dateWindow, indexOrder, listPage, type IndexedPlan, type ListResource, type NormalizedQuery, listQuerySchema } from "#core/db/list";
 import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import { processingStatuses, type Lead, type LeadWrite } from "#core/leads/schemas";
 import { publish } from "#core/queue/events";
@@ -77,6 +77,9 @@ const listResource: ListResource<Lead> = {
     modifiedAt: indexOrder("gsi6", keys.leadsByModifiedPartition),
   },
 };
+
+/** Body of the list operation: the paging query with this list's field names as enums. */
+export const ListLeadsSchema = listQuerySchema(listResource);
 
 /** The stored spelling of a processing status filter value (filters compare case-insensitively), if it is one. */
 function statusOf(query: NormalizedQuery): string | undefined {

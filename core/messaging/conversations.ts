@@ -5,12 +5,12 @@ import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { conditionally } from "#core/db/conditional";
-import { indexOrder, keyOrder, listPage, prefixQuery, type IndexedPlan, type ListResource, type NormalizedQuery } from "#core/db/list";
+import { indexOrder, keyOrder, listPage, prefixQuery, type IndexedPlan, type ListResource, type NormalizedQuery, listQuerySchema } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { newId, nowIso, timestamp, wholeNumber } from "#core/shared/ids";
-import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { type Page, type PagingQuery } from "#core/shared/paging";
 import { Rollups } from "#core/analytics/rollups";
 
 export const ConversationSchema = v.object({
@@ -31,7 +31,6 @@ export const ConversationSchema = v.object({
 });
 export type Conversation = v.InferOutput<typeof ConversationSchema>;
 
-export const ListConversationsSchema = PagingQuerySchema;
 
 /** Body of `PUT /conversations/{id}/sender`. */
 export const ReassignSenderSchema = v.strictObject({ phoneNumberId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
@@ -56,6 +55,8 @@ const listResource: ListResource<Conversation> = {
   indexed: (organizationId, query) => (query.filters.length === 1 && !query.ranges.length && !query.search ? unreadInOrder(organizationId, query) : undefined),
   ordered: unreadInOrder,
 };
+
+export const ListConversationsSchema = listQuerySchema(listResource);
 
 /** The unread conversations in lastMessageAt order, when the query filters on `unread: true` and sorts by that alone. */
 function unreadInOrder(organizationId: string, query: NormalizedQuery): IndexedPlan | undefined {

@@ -8,7 +8,7 @@ import { PhoneNumberFees } from "#core/billing/number-fees";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { conditionally } from "#core/db/conditional";
-import { keyOrder, listPage, prefixQuery, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { queryAll } from "#core/db/query";
 import { config } from "#core/config";
 import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
@@ -18,7 +18,7 @@ import { providerByName } from "#core/providers/index";
 import { ProviderError, type AvailableNumber, type NumberWebhooks, type ProviderPort } from "#core/providers/port";
 import { newId, nowIso, timestamp } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
-import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { type Page, type PagingQuery } from "#core/shared/paging";
 import { parsePhone } from "#core/shared/phone";
 
 /** A valid phone number in any common form, normalised to E.164. */
@@ -66,7 +66,6 @@ export const PhoneNumberSchema = v.object({
 });
 export type PhoneNumber = v.InferOutput<typeof PhoneNumberSchema>;
 
-export const ListPhoneNumbersSchema = PagingQuerySchema;
 
 /** Query of `GET /available-phone-numbers`. */
 export const AvailableNumbersQuerySchema = v.strictObject({
@@ -109,6 +108,8 @@ const listResource: ListResource<PhoneNumber> = {
   candidates: (organizationId) => prefixQuery(keys.phoneNumberPrefix(organizationId)),
   orders: { createdAt: keyOrder(keys.phoneNumberPrefix) },
 };
+
+export const ListPhoneNumbersSchema = listQuerySchema(listResource);
 
 /** The organization and number a provider webhook's number routes to. */
 export interface NumberRoute {

@@ -5,12 +5,12 @@ import { actorId, type Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { conditionally } from "#core/db/conditional";
-import { indexOrder, keyOrder, listPage, prefixQuery, type ListResource } from "#core/db/list";
+import { indexOrder, keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { PhoneNumberInput } from "#core/messaging/phone-numbers";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { nowIso, timestamp } from "#core/shared/ids";
-import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { type Page, type PagingQuery } from "#core/shared/paging";
 import { decodePhoneInput, parsePhone } from "#core/shared/phone";
 
 /** Why a number is on the list. */
@@ -37,7 +37,6 @@ export const SuppressionSchema = v.object({
 });
 export type Suppression = v.InferOutput<typeof SuppressionSchema>;
 
-export const ListSuppressionsSchema = PagingQuerySchema;
 
 const listResource: ListResource<Suppression> = {
   name: "suppressions",
@@ -57,6 +56,8 @@ const listResource: ListResource<Suppression> = {
     createdAt: indexOrder("gsi4", keys.suppressionsByCreatedPartition),
   },
 };
+
+export const ListSuppressionsSchema = listQuerySchema(listResource);
 
 /** The organization's suppression list: numbers never sent to (compliance). */
 export const Suppressions = {

@@ -17,40 +17,65 @@ const direction = v.pipe(
   v.transform((value) => value.toLowerCase() as "asc" | "desc"),
 );
 
-/** The paging query (spec 2.7, RequestDataOptions): the body of every list operation. */
-export const PagingQuerySchema = v.strictObject({
-  pageSize: v.nullish(v.pipe(v.number(), v.integer(), v.minValue(1, "pageSize must be at least 1."))),
-  continuationToken: v.nullish(v.pipe(v.string(), v.maxLength(4096))),
-  orderBy: v.nullish(
-    v.pipe(
-      v.array(v.strictObject({ field: v.string(), direction: v.optional(direction, "asc") })),
-      v.maxLength(5),
-    ),
-  ),
-  includeCount: v.nullish(v.boolean()),
-  search: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(200))),
-  searchFields: v.nullish(v.pipe(v.array(v.string()), v.maxLength(20))),
-  filters: v.nullish(
-    v.pipe(
-      v.array(v.strictObject({ field: v.string(), value: v.union([scalar, v.null(), v.array(scalar)]) })),
-      v.maxLength(20),
-    ),
-  ),
-  rangeFilters: v.nullish(
-    v.pipe(
-      v.array(
-        v.strictObject({
-          field: v.string(),
-          greaterThan: v.optional(boundValue),
-          greaterThanOrEqual: v.optional(boundValue),
-          lessThan: v.optional(boundValue),
-          lessThanOrEqual: v.optional(boundValue),
-        }),
+/** The field names a resource's list lets a client sort, filter, range-filter and search by. */
+export interface ListableFields {
+  sort: readonly string[];
+  filter: readonly string[];
+  range: readonly string[];
+  search: readonly string[];
+}
+
+/** A field name out of `allowed` (an enum in the contract), or any name when the caller checks it itself. */
+function fieldName(allowed: readonly string[] | undefined, ability: string, resource: string) {
+  if (!allowed) return v.string();
+  const message = `Cannot be used to ${ability} ${resource}; use one of: ${allowed.join(", ") || "none"}.`;
+  return allowed.length ? v.picklist(allowed as [string, ...string[]], message) : v.never(message);
+}
+
+/**
+ * The paging query (spec 2.7, RequestDataOptions): the body of every list
+ * operation. Given a resource's listable fields, each field name is an enum,
+ * so a schema-valid query names only fields the list can use.
+ */
+export function pagingQuerySchema(resource?: { name: string; fields: ListableFields }) {
+  const names = (ability: keyof ListableFields, verb: string) => fieldName(resource?.fields[ability], verb, resource?.name ?? "");
+  return v.strictObject({
+    pageSize: v.nullish(v.pipe(v.number(), v.integer(), v.minValue(1, "pageSize must be at least 1."))),
+    continuationToken: v.nullish(v.pipe(v.string(), v.maxLength(4096))),
+    orderBy: v.nullish(
+      v.pipe(
+        v.array(v.strictObject({ field: names("sort", "sort"), direction: v.optional(direction, "asc") })),
+        v.maxLength(5),
       ),
-      v.maxLength(20),
     ),
-  ),
-});
+    includeCount: v.nullish(v.boolean()),
+    search: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(200))),
+    searchFields: v.nullish(v.pipe(v.array(names("search", "search")), v.maxLength(20))),
+    filters: v.nullish(
+      v.pipe(
+        v.array(v.strictObject({ field: names("filter", "filter"), value: v.union([scalar, v.null(), v.array(scalar)]) })),
+        v.maxLength(20),
+      ),
+    ),
+    rangeFilters: v.nullish(
+      v.pipe(
+        v.array(
+          v.strictObject({
+            field: names("range", "range"),
+            greaterThan: v.optional(boundValue),
+            greaterThanOrEqual: v.optional(boundValue),
+            lessThan: v.optional(boundValue),
+            lessThanOrEqual: v.optional(boundValue),
+          }),
+        ),
+        v.maxLength(20),
+      ),
+    ),
+  });
+}
+
+/** The paging query with any field names (checked by the list itself, core/db/list.ts). */
+export const PagingQuerySchema = pagingQuerySchema();
 export type PagingQuery = v.InferOutput<typeof PagingQuerySchema>;
 
 /** The paged result every list answers with. */

@@ -5,11 +5,11 @@ import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { keyOrder, listPage, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { NotFoundError, ValidationError } from "#core/errors";
 import { decimalString, normalize as normalizeDecimal } from "#core/shared/money";
 import { newId, nowIso, timestamp } from "#core/shared/ids";
-import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { type Page, type PagingQuery } from "#core/shared/paging";
 import { hashSecret, randomSecret, safeEqual } from "#core/shared/secrets";
 import { maxChars, toFieldErrors } from "#core/shared/validation";
 
@@ -63,7 +63,6 @@ export type Source = v.InferOutput<typeof SourceSchema>;
 export const SourceWithKeySchema = v.object({ source: SourceSchema, sourceId: v.string(), apiKey: v.string() });
 export type SourceWithKey = v.InferOutput<typeof SourceWithKeySchema>;
 
-export const ListSourcesSchema = PagingQuerySchema;
 
 const sourceKeyPattern = /^lk_([0-9A-HJKMNP-TV-Z]{26})_([A-Za-z0-9_-]{32,})$/;
 
@@ -86,6 +85,8 @@ const listResource: ListResource<Source> = {
   },
   orders: { createdAt: keyOrder(keys.sourcePrefix) },
 };
+
+export const ListSourcesSchema = listQuerySchema(listResource);
 
 /** Why a source credential was refused (all answered 401 on the IP partition). */
 export type SourceKeyRefusal = "unknown" | "disabled" | "ipNotAllowed";

@@ -6,11 +6,11 @@ import { isPublicAddress } from "#core/automations/runs/egress";
 import { db, tableName } from "#core/db/client";
 import { conditionally } from "#core/db/conditional";
 import { entities, keys } from "#core/db/keys";
-import { keyOrder, listPage, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { recordEvent } from "#core/events/index";
 import { newId, nowIso } from "#core/shared/ids";
-import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { type Page, type PagingQuery } from "#core/shared/paging";
 import { maxChars, toFieldErrors } from "#core/shared/validation";
 import { WebhookEventTypeSchema, type WebhookEventType } from "#core/webhooks/catalogue";
 import { webhooksConfig } from "#core/webhooks/config";
@@ -61,7 +61,6 @@ export type WebhookEndpoint = v.InferOutput<typeof WebhookEndpointSchema>;
 export const WebhookEndpointWithSecretSchema = v.object({ endpoint: WebhookEndpointSchema, secret: v.string() });
 export type WebhookEndpointWithSecret = v.InferOutput<typeof WebhookEndpointWithSecretSchema>;
 
-export const ListWebhookEndpointsSchema = PagingQuerySchema;
 
 /** The stored endpoint with what deliveries need (its secrets). */
 export type StoredEndpoint = WebhookEndpoint & { organizationId: string; secret: string; previousSecret?: string };
@@ -85,6 +84,8 @@ const listResource: ListResource<WebhookEndpoint> = {
   },
   orders: { createdAt: keyOrder(keys.webhookEndpointPrefix) },
 };
+
+export const ListWebhookEndpointsSchema = listQuerySchema(listResource);
 
 /** Webhook endpoints of an organization: where events are pushed, with their signing secrets and delivery health. */
 export const WebhookEndpoints = {
