@@ -97,7 +97,7 @@ function amountField(min: { value: string; inclusive: boolean }, max: string) {
     v.union(
       [
         v.pipe(v.string(), statedShape({ pattern: "^(?:0|[1-9]\\d{0,4})(?:\\.\\d{1,4})?$", description: `A decimal amount with at most 4 decimals, ${min.inclusive ? "from" : "above"} ${min.value} to ${max}.` })),
-        v.pipe(v.number(), describedCheck<number>(() => true, "", { ...(min.inclusive ? { minimum: Number(min.value) } : { exclusiveMinimum: Number(min.value) }), maximum: Number(max) })),
+        v.pipe(v.number(), describedCheck<number>(() => true, "", { ...(min.inclusive ? { minimum: Number(min.value) } : { exclusiveMinimum: Number(min.value) }), maximum: Number(max), multipleOf: 0.0001 })),
       ],
       "Must be a decimal amount such as \"25.00\".",
     ),

@@ -40,7 +40,7 @@ export const StartTopUpSchema = v.strictObject({
     v.union(
       [
         v.pipe(v.string(), statedShape({ pattern: "^[1-9]\\d{0,4}(?:\\.\\d{1,2})?$", description: `From ${MIN_TOP_UP} to ${Money.toScale(MAX_TOP_UP, 2)}, at most 2 decimals.` })),
-        v.pipe(v.number(), describedCheck<number>(() => true, "", { minimum: Number(MIN_TOP_UP), maximum: Number(MAX_TOP_UP) })),
+        v.pipe(v.number(), describedCheck<number>(() => true, "", { minimum: Number(MIN_TOP_UP), maximum: Number(MAX_TOP_UP), multipleOf: 0.01 })),
       ],
       'Must be a decimal amount such as "25.00".',
     ),

@@ -62,12 +62,18 @@ export const MessagingSettingsSchema = v.strictObject({
   outboundCalls: v.optional(OutboundCallsSchema, DEFAULT_OUTBOUND_CALLS),
   keywords: v.optional(KeywordsSchema, DEFAULT_KEYWORDS),
   /** The carrier this organization sends, calls and buys numbers through; null: the deployment's default. Only a configured one is accepted. */
-  provider: v.optional(v.nullable(v.picklist(["simulator", "twilio", "telnyx"], "One of: simulator, twilio, telnyx.")), null),
+  provider: v.optional(
+    v.nullable(v.pipe(v.picklist(["simulator", "twilio", "telnyx"], "One of: simulator, twilio, telnyx."), v.description("A carrier configured on this stage (400 otherwise); null for the stage's default."))),
+    null,
+  ),
   /**
    * Optional failover: a send the provider refuses with a transient carrier-side error is handed to this one
    * instead (once, never after an ambiguous outcome). null: off. Must be configured and differ from `provider`.
    */
-  failoverProvider: v.optional(v.nullable(v.picklist(["simulator", "twilio", "telnyx"], "One of: simulator, twilio, telnyx.")), null),
+  failoverProvider: v.optional(
+    v.nullable(v.pipe(v.picklist(["simulator", "twilio", "telnyx"], "One of: simulator, twilio, telnyx."), v.description("A carrier configured on this stage, other than the primary (400 otherwise); null turns failover off."))),
+    null,
+  ),
   helpText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))),
   optOutConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))),
   optInConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))),

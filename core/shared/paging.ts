@@ -39,7 +39,7 @@ function fieldName(allowed: readonly string[] | undefined, ability: string, reso
  */
 export function pagingQuerySchema(resource?: { name: string; fields: ListableFields }) {
   const names = (ability: keyof ListableFields, verb: string) => fieldName(resource?.fields[ability], verb, resource?.name ?? "");
-  return v.strictObject({
+  return v.pipe(v.strictObject({
     pageSize: v.nullish(v.pipe(v.number(), v.integer(), v.minValue(1, "pageSize must be at least 1."))),
     continuationToken: v.nullish(v.pipe(v.string(), v.maxLength(4096))),
     orderBy: v.nullish(
@@ -71,7 +71,9 @@ export function pagingQuerySchema(resource?: { name: string; fields: ListableFie
         v.maxLength(20),
       ),
     ),
-  });
+  }), v.description(
+    "Rules the schema cannot express (each a 400 with the pointer): `continuationToken` is one this API issued for the same query; a `rangeFilters` bound is a date-time for a date field and a number or decimal string for an amount or count field.",
+  ));
 }
 
 /** The paging query with any field names (checked by the list itself, core/db/list.ts). */

@@ -30,7 +30,7 @@ const sourceFields = {
   defaultPrice: v.nullish(decimalString),
   vertical: v.nullish(v.pipe(v.string(), v.trim(), maxChars(100))),
   product: v.nullish(v.pipe(v.string(), v.trim(), maxChars(100))),
-  allowedIps: v.nullish(v.pipe(v.array(ipOrCidr), v.maxLength(50))),
+  allowedIps: v.nullish(v.pipe(v.array(ipOrCidr), v.maxLength(50), v.description("IPv4/IPv6 addresses or CIDR ranges (203.0.113.0/24) allowed to post leads; null or empty allows any."))),
   duplicateWindowHours: v.optional(
     v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(maxDuplicateWindowHours)),
     defaultDuplicateWindowHours,

@@ -4,6 +4,12 @@ import { speedToLeadExample } from "#core/automations/definition";
 import { defineOperation } from "#core/http/operation";
 import { pageSchema } from "#core/shared/paging";
 
+const definitionRules =
+  "Rules the schema cannot express (each a 400 with the pointer): node ids are unique across triggers, condition groups and actions, and every " +
+  "connection names existing nodes; every action is reachable from a trigger; an enabled automation has at least one trigger; a schedule trigger " +
+  "gives exactly one of `cron` or `intervalMinutes`; a Wait gives exactly one of `durationSeconds` or `untilTime`; field paths are dot-separated " +
+  "names under `contact.`, `metadata.` or `customer.`; HTTP actions may not target private addresses.";
+
 const AutomationIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 
 export const createAutomation = defineOperation({
@@ -11,6 +17,7 @@ export const createAutomation = defineOperation({
   method: "POST",
   path: "/automations",
   summary: "Create an automation in the current organization",
+  description: definitionRules,
   tag: "Automations",
   auth: "bearer",
   permission: "automations:write",
@@ -26,7 +33,7 @@ export const updateAutomation = defineOperation({
   method: "PUT",
   path: "/automations/{id}",
   summary: "Replace an automation's definition (optimistic concurrency on version)",
-  description: "Send the `version` you read: a stale one is answered 409. A successful update increments `version`.",
+  description: `Send the \`version\` you read: a stale one is answered 409. A successful update increments \`version\`. ${definitionRules}`,
   tag: "Automations",
   auth: "bearer",
   permission: "automations:write",

@@ -10,7 +10,7 @@ export const listEvents = defineOperation({
   summary: "List the organization's events, newest first (endpoint 13)",
   description:
     "Query parameters: `eventCategory`, `startAt` (inclusive), `endAt` (exclusive), `leadId`, `conversationId`, `eventType`. " +
-    "The body is the paging query; an empty object is valid.",
+    "The body is the paging query; an empty object is valid. `endAt` must be later than `startAt` (400 otherwise).",
   tag: "Events",
   auth: "bearer",
   permission: "events:read",

@@ -13,7 +13,8 @@ export const sendMessage = defineOperation({
   description:
     "Answers 202 with the message `Pending`; read its delivery status later from `GET /messages/{id}` or the events. " +
     "Optional: `fromPhoneNumberId` (manual sender, `wasManuallyOverridden`), `scheduledFor` (any future time), " +
-    "`overrideQuietHours` (needs messages:overrideQuietHours). Honours `Idempotency-Key`.",
+    "`overrideQuietHours` (needs messages:overrideQuietHours). Honours `Idempotency-Key`. " +
+    "Give exactly one of `leadId` (an existing lead of the organization) or `to` (a valid number of its numbering plan); otherwise 400.",
   tag: "Messages",
   auth: "bearer",
   permission: "messages:send",
