@@ -28,7 +28,7 @@ export interface ListableFields {
 /** A field name out of `allowed` (an enum in the contract), or any name when the caller checks it itself. */
 function fieldName(allowed: readonly string[] | undefined, ability: string, resource: string) {
   if (!allowed) return v.string();
-  const message = `Cannot be used to ${ability} ${resource}; use one of: ${allowed.join(", ") || "none"}.`;
+  const message = (issue: v.BaseIssue<unknown>) => `'${String(issue.input)}' cannot be used to ${ability} ${resource}; use one of: ${allowed.join(", ") || "none"}.`;
   return allowed.length ? v.picklist(allowed as [string, ...string[]], message) : v.never(message);
 }
 
