@@ -1,17 +1,27 @@
-import { SQSClient } from "@aws-sdk/client-sqs";
+import type * as SqsSdk from "@aws-sdk/client-sqs";
 import { config } from "#core/config";
 
-let sqsClient: SQSClient | undefined;
+let sdk: Promise<typeof SqsSdk> | undefined;
+let sqsClient: Promise<SqsSdk.SQSClient> | undefined;
+
+/**
+ * The SQS SDK, loaded on first use: a function that reads and never publishes
+ * (most GET routes reach this module through shared code) does not pay for
+ * the client at cold start.
+ */
+export function sqsSdk(): Promise<typeof SqsSdk> {
+  return (sdk ??= import("@aws-sdk/client-sqs"));
+}
 
 /** One SQS client per process, created on first use. */
-export function sqs(): SQSClient {
-  if (!sqsClient) {
+export function sqs(): Promise<SqsSdk.SQSClient> {
+  sqsClient ??= sqsSdk().then(({ SQSClient }) => {
     const endpoint = config.sqsEndpoint;
-    sqsClient = new SQSClient(
+    return new SQSClient(
       endpoint
         ? { endpoint, region: process.env.AWS_REGION ?? "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } }
         : {},
     );
-  }
+  });
   return sqsClient;
 }

@@ -33,7 +33,7 @@ export interface DeadLetterSummary {
 const numberOf = (attributes: Record<string, string> | undefined, name: string) => Number(attributes?.[name] ?? 0);
 
 async function attributes(url: string, names: ("All" | "RedrivePolicy" | "QueueArn" | "ApproximateNumberOfMessages")[]) {
-  const { Attributes } = await sqs().send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: names }));
+  const { Attributes } = await (await sqs()).send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: names }));
   return Attributes ?? {};
 }
 
@@ -43,7 +43,7 @@ export async function deadLetterUrlOf(queueUrl: string): Promise<string> {
   const arn = policy ? (JSON.parse(policy) as { deadLetterTargetArn?: string }).deadLetterTargetArn : undefined;
   if (!arn) throw new Error(`Queue ${queueUrl} has no dead-letter queue`);
   const [, , , , account, name] = arn.split(":");
-  const { QueueUrl } = await sqs().send(new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account }));
+  const { QueueUrl } = await (await sqs()).send(new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account }));
   if (!QueueUrl) throw new Error(`No URL for dead-letter queue ${arn}`);
   return QueueUrl;
 }
@@ -68,7 +68,7 @@ export async function summarizeDeadLetters(queueUrl: string, limit = 50): Promis
   const deadLetters = numberOf(await attributes(url, ["ApproximateNumberOfMessages"]), "ApproximateNumberOfMessages");
   const seen = new Map<string, Message>();
   for (let attempt = 0; attempt < Math.ceil(limit / 10) + 2 && seen.size < limit; attempt++) {
-    const { Messages = [] } = await sqs().send(
+    const { Messages = [] } = await (await sqs()).send(
       new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 0, WaitTimeSeconds: 0, MessageSystemAttributeNames: ["All"] }),
     );
     if (Messages.length === 0) break;
@@ -107,11 +107,11 @@ export async function redriveDeadLetters(queueUrl: string): Promise<{ moved: num
   const url = await deadLetterUrlOf(queueUrl);
   let moved = 0;
   for (;;) {
-    const { Messages = [] } = await sqs().send(
+    const { Messages = [] } = await (await sqs()).send(
       new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 60, WaitTimeSeconds: 1, MessageAttributeNames: ["All"] }),
     );
     if (Messages.length === 0) return { moved };
-    const sent = await sqs().send(
+    const sent = await (await sqs()).send(
       new SendMessageBatchCommand({
         QueueUrl: queueUrl,
         Entries: Messages.map((message, index) => ({
@@ -124,7 +124,7 @@ export async function redriveDeadLetters(queueUrl: string): Promise<{ moved: num
     const stored = new Set((sent.Successful ?? []).map((entry) => Number(entry.Id)));
     const done = Messages.filter((_, index) => stored.has(index));
     if (done.length > 0) {
-      await sqs().send(
+      await (await sqs()).send(
         new DeleteMessageBatchCommand({ QueueUrl: url, Entries: done.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle })) }),
       );
     }

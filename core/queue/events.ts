@@ -1,8 +1,7 @@
-import { SendMessageBatchCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import * as v from "valibot";
 import { config } from "#core/config";
 import { currentCorrelationId } from "#core/observability/index";
-import { sqs } from "#core/queue/client";
+import { sqs, sqsSdk } from "#core/queue/client";
 import { newId, nowIso } from "#core/shared/ids";
 import type { QueueName } from "#stacks/definitions";
 
@@ -65,7 +64,8 @@ export async function publish<TType extends QueueMessageType>(
   options: PublishOptions = {},
 ): Promise<Envelope<TType>> {
   const message = envelope(type, organizationId, data, options.id);
-  await sqs().send(
+  const [client, { SendMessageCommand }] = await Promise.all([sqs(), sqsSdk()]);
+  await client.send(
     new SendMessageCommand({
       QueueUrl: config.queueUrl(queue),
       MessageBody: messageBody(message),
@@ -77,9 +77,10 @@ export async function publish<TType extends QueueMessageType>(
 
 /** Sends many messages, ten per SQS call; throws if any entry was not stored. */
 export async function publishAll(queue: QueueName, messages: { envelope: Envelope; delaySeconds?: number }[]): Promise<void> {
+  const [client, { SendMessageBatchCommand }] = await Promise.all([sqs(), sqsSdk()]);
   for (let start = 0; start < messages.length; start += 10) {
     const chunk = messages.slice(start, start + 10);
-    const result = await sqs().send(
+    const result = await client.send(
       new SendMessageBatchCommand({
         QueueUrl: config.queueUrl(queue),
         Entries: chunk.map((entry, index) => ({

@@ -94,12 +94,12 @@ async function delayRetry(record: SQSRecord, seconds: number): Promise<void> {
   let url = queueUrls.get(record.eventSourceARN);
   if (!url) {
     url = sqs()
-      .send(new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account }))
+      .then((client) => client.send(new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account })))
       .then((result) => result.QueueUrl ?? Promise.reject(new Error("no queue URL")));
     queueUrls.set(record.eventSourceARN, url);
     url.catch(() => queueUrls.delete(record.eventSourceARN));
   }
-  await sqs()
+  await (await sqs())
     .send(new ChangeMessageVisibilityCommand({ QueueUrl: await url, ReceiptHandle: record.receiptHandle, VisibilityTimeout: seconds }))
     .catch(() => undefined);
 }

@@ -160,9 +160,9 @@ describe("lead processing", () => {
       .toBe("Failed");
     expect((await storedLead(org.organizationId, leadId)).processingReason).toBe("ProcessingError");
 
-    const { QueueUrl } = await sqs().send(new GetQueueUrlCommand({ QueueName: "leadIntake-dlq" }));
+    const { QueueUrl } = await (await sqs()).send(new GetQueueUrlCommand({ QueueName: "leadIntake-dlq" }));
     const found = async () => {
-      const { Messages } = await sqs().send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 1 }));
+      const { Messages } = await (await sqs()).send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 1 }));
       return (Messages ?? []).some((message) => message.Body?.includes(leadId));
     };
     await expect.poll(found, { timeout: 15_000, interval: 200 }).toBe(true);

@@ -57,7 +57,7 @@ describe("admin CLI: the operator's view", () => {
   it("dlq show summarises a message forced into a dead-letter queue, and dlq redrive moves it back", { timeout: 60_000 }, async () => {
     const envelope = { id: newId(), type: "call.place", organizationId: `org-dlq-${newId()}`, occurredAt: new Date().toISOString(), data: { callId: newId() } };
     const deadLetterUrl = await deadLetterUrlOf(inject("stackEnv")[queues.outboundCalls.urlEnv]!);
-    await sqs().send(new SendMessageCommand({ QueueUrl: deadLetterUrl, MessageBody: JSON.stringify(envelope) }));
+    await (await sqs()).send(new SendMessageCommand({ QueueUrl: deadLetterUrl, MessageBody: JSON.stringify(envelope) }));
 
     const shown = await admin("dlq", "show", "outboundCalls");
     expect(shown.queue).toBe("outboundCalls");

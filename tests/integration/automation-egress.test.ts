@@ -90,7 +90,7 @@ describe("HttpRequest connections with private targets disallowed", () => {
     const rebind: Resolve = async () => [{ address: lookups++ === 0 ? "93.184.215.14" : "127.0.0.1", family: 4 }];
     expect(await publicAddresses("rebind.example", rebind)).toEqual([{ address: "93.184.215.14", family: 4 }]);
 
-    const dispatcher = publicOnlyDispatcher(rebind);
+    const dispatcher = await publicOnlyDispatcher(rebind);
     try {
       const refusal = await refusalOf(fetch(`http://rebind.example:${port}/hook`, { dispatcher }));
       expect(refusal?.message).toMatch(/rebind\.example resolves to a private or loopback address \(127\.0\.0\.1\)/);

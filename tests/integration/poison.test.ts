@@ -113,7 +113,7 @@ describe("the call placement's poison hook", () => {
     const org = await newOrganization();
     await addNumber(org);
     // The call is stored and holds its cost, but its queue message never leaves this process (as after a crash).
-    const stopPublish = failPublishes();
+    const stopPublish = await failPublishes();
     const callId = newId();
     try {
       await expect(Calls.place(systemActor(org.organizationId), { to: randomNumber(), record: false, metadata: {} }, { callId })).rejects.toThrow();
@@ -135,15 +135,16 @@ describe("the call placement's poison hook", () => {
 });
 
 /** Makes this process's SQS sends fail until the answered function is called. */
-function failPublishes(): () => void {
+async function failPublishes(): Promise<() => void> {
   const name = `no-publish-${newId()}`;
-  sqs().middlewareStack.add(
+  const client = await sqs();
+  client.middlewareStack.add(
     () => async () => {
       throw new Error("SQS is unreachable.");
     },
     { step: "initialize", name },
   );
-  return () => void sqs().middlewareStack.remove(name);
+  return () => void client.middlewareStack.remove(name);
 }
 
 describe("the automation step's poison hook", () => {

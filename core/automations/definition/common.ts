@@ -1,4 +1,5 @@
-import { isPossiblePhoneNumber } from "libphonenumber-js";
+// The same metadata set as core/shared/phone.ts: one set in every bundle, not two.
+import { isPossiblePhoneNumber } from "libphonenumber-js/max";
 import * as v from "valibot";
 import { maxChars } from "#core/shared/validation";
 import { leadFieldPathProblem } from "./lead-fields.ts";

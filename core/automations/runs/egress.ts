@@ -8,7 +8,7 @@ import type { LookupAddress } from "node:dns";
 import { lookup } from "node:dns/promises";
 import { isIP, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
-import { Agent, buildConnector, fetch, type RequestInit, type Response } from "undici";
+import type { Agent, RequestInit, Response } from "undici";
 import { runsConfig } from "#core/automations/runs/config";
 
 /**
@@ -50,7 +50,8 @@ export async function publicAddresses(host: string, resolve: Resolve = systemRes
  * An undici dispatcher that connects only to public addresses: host names through a lookup that refuses (and never
  * returns) a non-public address, IP literals (which skip lookup) checked before connecting.
  */
-export function publicOnlyDispatcher(resolve: Resolve = systemResolve): Agent {
+export async function publicOnlyDispatcher(resolve: Resolve = systemResolve): Promise<Agent> {
+  const { Agent, buildConnector } = await undici();
   const pinnedLookup: LookupFunction = (hostname, options, callback) => {
     publicAddresses(hostname, resolve).then(
       (addresses) => (options.all ? callback(null, addresses) : callback(null, addresses[0]!.address, addresses[0]!.family)),
@@ -67,16 +68,24 @@ export function publicOnlyDispatcher(resolve: Resolve = systemResolve): Agent {
   });
 }
 
-let publicOnly: Agent | undefined;
+/**
+ * undici is loaded on the first outbound request: it is half a megabyte of the
+ * bundle of every function that reaches this module (automation and webhook
+ * code), and only the steps that call out need it; the others' cold starts skip it.
+ */
+const undici = () => import("undici");
+
+let publicOnly: Promise<Agent> | undefined;
 
 /**
  * fetch for HttpRequest steps (and webhook deliveries, which pass their own stage setting): through the public-only
  * dispatcher unless the stage allows private targets.
  */
-export function egressFetch(url: string, init: Omit<RequestInit, "dispatcher">, allowPrivate = runsConfig.allowPrivateHttpTargets): Promise<Response> {
+export async function egressFetch(url: string, init: Omit<RequestInit, "dispatcher">, allowPrivate = runsConfig.allowPrivateHttpTargets): Promise<Response> {
+  const { fetch } = await undici();
   if (allowPrivate) return fetch(url, init);
   publicOnly ??= publicOnlyDispatcher();
-  return fetch(url, { ...init, dispatcher: publicOnly });
+  return fetch(url, { ...init, dispatcher: await publicOnly });
 }
 
 /** The PrivateTargetError behind a failed fetch (undici wraps connection errors as `cause`), if that is why. */
