@@ -232,6 +232,8 @@ export interface StreamConsumerDefinition extends HandlerDefinition {
   records: readonly { eventName: "INSERT" | "MODIFY"; entity: string }[];
   batchSize: number;
   timeoutSeconds: number;
+  /** Seconds the event source gathers records before invoking (bigger batches, fewer writes); absent: invoke at once. Locally records are read at once. */
+  batchingWindowSeconds?: number;
 }
 
 /** Table stream subscribers (Lambda event source mappings in AWS, the local stream poller on a laptop). */
@@ -248,6 +250,18 @@ export const streamConsumers: StreamConsumerDefinition[] = [
     sendsTo: ["webhookDeliveries"],
     batchSize: 100,
     timeoutSeconds: 60,
+  },
+  /**
+   * Recorded events counted into the analytics rollups in batches, off the request path (core/analytics/aggregator):
+   * one transaction per organization and batch, each hot rollup item written once per batch.
+   */
+  {
+    name: "analyticsRollups",
+    records: [{ eventName: "INSERT", entity: "Event" }],
+    handler: "functions/consumers/analytics-rollups.handler",
+    batchSize: 100,
+    timeoutSeconds: 60,
+    batchingWindowSeconds: 5,
   },
 ];
 

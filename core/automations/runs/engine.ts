@@ -178,15 +178,15 @@ function endEvent(run: StoredRun): ReturnType<typeof eventItem> {
 }
 
 /**
- * Stores a run's new state. A run that just ended writes its event in the same transaction (then feeds the analytics
- * rollups, which never throw) and notes its status on the automation.
+ * Stores a run's new state. A run that just ended writes its event in the same transaction (the analytics aggregator
+ * counts it from the table's stream) and notes its status on the automation.
  */
 async function save(run: StoredRun, previous: StoredRun | undefined): Promise<StoredRun> {
   const ended = isFinal(run) && (!previous || !isFinal(previous));
   const event = ended ? endEvent(run) : undefined;
   const saved = await RunStore.write(run, event ? [event.item] : []);
   if (event) {
-    await eventRecorded(run.organizationId, event.event);
+    eventRecorded(run.organizationId, event.event);
     await noteLastRun(run.organizationId, run.automationId, run);
   }
   return saved;
