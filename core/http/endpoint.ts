@@ -40,6 +40,8 @@ type AnyOperation = Operation<AuthMode, AnySchema | undefined, AnySchema | undef
 interface ChainState {
   credentials?: Credentials;
   rateLimit?: RateLimitDecision;
+  /** A safe request's rate-limit write, running in parallel with its read until `settleRateLimit`. */
+  pendingRateLimit?: Promise<RateLimitDecision>;
   body?: unknown;
   query?: unknown;
   params?: unknown;
@@ -68,7 +70,8 @@ export interface EndpointOptions {
 /**
  * Builds the Lambda handler of one operation: the single Middy chain every
  * endpoint shares (authenticate → rate limit → authorize → parse and validate →
- * implementation), with every error answered as application/problem+json.
+ * implementation), with every error answered as application/problem+json. A
+ * safe (read-only) request counts its rate limit in parallel with its work.
  */
 export function endpoint<
   TAuth extends AuthMode,
@@ -100,7 +103,11 @@ export function endpoint<
         requestId: event.requestContext.requestId,
         event,
       } as EndpointInput<TAuth, TBody, TQuery, TParams>;
-      return toResult(generic, await implementation(input));
+      const outcome = implementation(input);
+      // A safe request's read ran beside its rate-limit write; over the limit, its answer is dropped for the 429.
+      outcome.catch(() => undefined);
+      await settleRateLimit(state);
+      return toResult(generic, await outcome);
     });
   return requestLog(handler, options);
 }
@@ -163,6 +170,10 @@ function problemResponses(): ChainMiddleware {
   return {
     name: "problemResponses",
     onError: async (request) => {
+      // Over the limit beats any other answer (as when the limit is counted first).
+      await settleRateLimit(stateOf(request)).catch((error: unknown) => {
+        request.error = error as Error;
+      });
       const correlationId = request.event.requestContext?.requestId ?? request.context?.awsRequestId ?? "unknown";
       const { problem, headers } = toProblem(request.error, request.event.rawPath ?? "/", correlationId);
       if (problem.status >= 500) {
@@ -212,17 +223,43 @@ function authentication(operation: AnyOperation, options: EndpointOptions): Chai
         if (credentials.error) throw credentials.error;
         return;
       }
-      const decision = await consumeRateLimit(credentials.partition);
-      state.rateLimit = decision;
-      if (!decision.allowed) {
-        throw new RateLimitedError(
-          `The ${describePartition(decision.partition)} rate limit of ${decision.limit} requests per ${rateLimitPolicy.windowSeconds} seconds is exceeded.`,
-          decision.resetSeconds,
-        );
+      const decision = consumeRateLimit(credentials.partition);
+      if (isSafe(operation) && !credentials.error) {
+        // One sequential round trip instead of two: the read runs while the window is counted (settleRateLimit).
+        state.pendingRateLimit = decision;
+        decision.catch(() => undefined);
+        return;
       }
+      applyRateLimit(state, await decision);
       if (credentials.error) throw credentials.error;
     },
   };
+}
+
+/**
+ * A request that only reads (RFC 9110 safe: GET), so its implementation may run before the rate-limit decision is
+ * known and be dropped when over the limit. `GET /leads/intake` (source credentials) stores a lead: never safe.
+ */
+function isSafe(operation: AnyOperation): boolean {
+  return operation.method === "GET" && operation.auth !== "bearerOrSource";
+}
+
+function applyRateLimit(state: ChainState, decision: RateLimitDecision): void {
+  state.rateLimit = decision;
+  if (!decision.allowed) {
+    throw new RateLimitedError(
+      `The ${describePartition(decision.partition)} rate limit of ${decision.limit} requests per ${rateLimitPolicy.windowSeconds} seconds is exceeded.`,
+      decision.resetSeconds,
+    );
+  }
+}
+
+/** Waits for a safe request's rate-limit write (if still pending) and refuses it over the limit. */
+async function settleRateLimit(state: ChainState): Promise<void> {
+  const pending = state.pendingRateLimit;
+  if (!pending) return;
+  state.pendingRateLimit = undefined;
+  applyRateLimit(state, await pending);
 }
 
 /** A valid credential without the operation's permission is a 403. */
