@@ -15,13 +15,25 @@ export const table = {
   sortKey: "sk",
   /** Epoch seconds; DynamoDB deletes expired items (rate-limit windows, idempotency records). */
   ttlAttribute: "expiresAt",
+  /**
+   * Each index projects only what its queries read (issue 16: every write of an item pays for its index copies,
+   * and an update touching no projected attribute writes no index at all). `projection` is "ALL" or the non-key
+   * attributes included (the table and index keys always are). A query on an index may read only these attributes.
+   */
   globalIndexes: {
-    /** Secondary access path per entity (e.g. leads by source, newest first). */
-    gsi1: { partitionKey: "gsi1pk", sortKey: "gsi1sk" },
-    /** Lookup by a normalised natural key (e.g. lead by phone, message by provider id). */
-    gsi2: { partitionKey: "gsi2pk", sortKey: "gsi2sk" },
-    /** Work that becomes due at a time, sharded by bucket (scheduled sends, waits). */
-    gsi3: { partitionKey: "gsi3pk", sortKey: "gsi3sk" },
+    /** Secondary access path per entity (e.g. leads by source, newest first): lists that answer whole items, so ALL. */
+    gsi1: { partitionKey: "gsi1pk", sortKey: "gsi1sk", projection: "ALL" },
+    /** Lookup by a normalised natural key (lead by phone, an automation's active runs): both read only `id`. */
+    gsi2: { partitionKey: "gsi2pk", sortKey: "gsi2sk", projection: ["id"] },
+    /**
+     * Work that becomes due at a time, sharded by bucket (scheduled sends, waits): the sweeps parse the sort key and
+     * read these few fields, then claim the item itself with a conditional write.
+     */
+    gsi3: {
+      partitionKey: "gsi3pk",
+      sortKey: "gsi3sk",
+      projection: ["organizationId", "id", "sweepAttempts", "dueKind", "relatedEntityType", "settings", "timeZone", "status"],
+    },
   },
   /** The table's change stream: the webhook fan-out reads recorded events (new images) and wallet changes (old and new) from it. */
   streamView: "NEW_AND_OLD_IMAGES",
