@@ -30,6 +30,11 @@ export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
   sourceIp: string;
   requestId: string;
   event: APIGatewayProxyEventV2;
+  /**
+   * Resolves once the request is admitted by the rate limit (throws the 429 otherwise). Already settled unless the
+   * endpoint counts its limit while reading (`rateLimitWhileReading`): then call it before the first write.
+   */
+  admitted: () => Promise<void>;
 }
 
 type Event = APIGatewayProxyEventV2;
@@ -40,7 +45,7 @@ type AnyOperation = Operation<AuthMode, AnySchema | undefined, AnySchema | undef
 interface ChainState {
   credentials?: Credentials;
   rateLimit?: RateLimitDecision;
-  /** A safe request's rate-limit write, running in parallel with its read until `settleRateLimit`. */
+  /** A rate-limit write running in parallel with the request's reads; `settleRateLimit` waits for it. */
   pendingRateLimit?: Promise<RateLimitDecision>;
   body?: unknown;
   query?: unknown;
@@ -65,6 +70,11 @@ export interface EndpointOptions {
   exemptFromRateLimit?: (event: Event) => boolean;
   /** The journey a request continues (a signed provider callback's), instead of starting one with its request id. */
   correlationIdOf?: (event: Event) => string | undefined;
+  /**
+   * The implementation reads before it writes and awaits `admitted()` before its first write, so the rate-limit
+   * write runs in parallel with those reads (one sequential round trip fewer). Safe (GET) operations always do.
+   */
+  rateLimitWhileReading?: boolean;
 }
 
 /**
@@ -102,6 +112,7 @@ export function endpoint<
         sourceIp: event.requestContext.http.sourceIp,
         requestId: event.requestContext.requestId,
         event,
+        admitted: () => settleRateLimit(state),
       } as EndpointInput<TAuth, TBody, TQuery, TParams>;
       const outcome = implementation(input);
       // A safe request's read ran beside its rate-limit write; over the limit, its answer is dropped for the 429.
@@ -224,7 +235,7 @@ function authentication(operation: AnyOperation, options: EndpointOptions): Chai
         return;
       }
       const decision = consumeRateLimit(credentials.partition);
-      if (isSafe(operation) && !credentials.error) {
+      if ((isSafe(operation) || options.rateLimitWhileReading) && !credentials.error) {
         // One sequential round trip instead of two: the read runs while the window is counted (settleRateLimit).
         state.pendingRateLimit = decision;
         decision.catch(() => undefined);
@@ -254,12 +265,9 @@ function applyRateLimit(state: ChainState, decision: RateLimitDecision): void {
   }
 }
 
-/** Waits for a safe request's rate-limit write (if still pending) and refuses it over the limit. */
+/** Waits for a rate-limit write still running beside the request's reads and refuses it over the limit (any number of callers). */
 async function settleRateLimit(state: ChainState): Promise<void> {
-  const pending = state.pendingRateLimit;
-  if (!pending) return;
-  state.pendingRateLimit = undefined;
-  applyRateLimit(state, await pending);
+  if (state.pendingRateLimit) applyRateLimit(state, await state.pendingRateLimit);
 }
 
 /** A valid credential without the operation's permission is a 403. */
@@ -333,6 +341,8 @@ function idempotentReplay(): ChainMiddleware {
       const key = request.event.headers?.["idempotency-key"];
       const organizationId = state.credentials?.actor?.organizationId;
       if (!key || !organizationId) return;
+      // The claim is a write: only an admitted request makes it (and a replay is answered only within the limit).
+      await settleRateLimit(state);
       const payload = fingerprint({ query: request.event.rawQueryString ?? "", body: request.event.body ?? "" });
       const scope = request.event.routeKey;
       // The claim lasts as long as this invocation can run: a request killed by its timeout frees the key then.

@@ -43,7 +43,8 @@ export const Messages = {
    * `Pending` and hands it to the outbound queue. Sender choice, compliance,
    * quiet hours, billing and the provider call happen in the consumer.
    */
-  async send(actor: Actor, input: SendMessageRequest): Promise<Message> {
+  /** `beforeWriting`: awaited after the reads and before the first write (the HTTP edge's rate-limit admission). */
+  async send(actor: Actor, input: SendMessageRequest, options: { beforeWriting?: () => Promise<void> } = {}): Promise<Message> {
     const organizationId = actor.organizationId;
     if (input.overrideQuietHours && !actor.permissions.has("messages:overrideQuietHours")) {
       throw new ForbiddenError("Overriding quiet hours needs the 'messages:overrideQuietHours' permission.");
@@ -59,6 +60,7 @@ export const Messages = {
       assertCanSend(organizationId),
       input.to && !input.leadId ? Conversations.byPhone(organizationId, input.to) : Promise.resolve(null),
     ]);
+    await options.beforeWriting?.();
     const conversation = await Conversations.ensure(organizationId, to, leadId, knownConversation);
     const body = input.body ?? "";
     const media = input.media ?? [];
