@@ -115,7 +115,7 @@ export function endpoint<
         admitted: () => settleRateLimit(state),
       } as EndpointInput<TAuth, TBody, TQuery, TParams>;
       const outcome = implementation(input);
-      // A safe request's read ran beside its rate-limit write; over the limit, its answer is dropped for the 429.
+      // Its reads may run beside the rate-limit write (safe requests, rateLimitWhileReading): over the limit, the 429 wins.
       outcome.catch(() => undefined);
       await settleRateLimit(state);
       return toResult(generic, await outcome);
