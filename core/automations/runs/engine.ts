@@ -245,8 +245,10 @@ export const Engine = {
     const route = await routeFrom(definition, trigger.id, evaluationContext(blank, environment, now), options.random);
     const run = applyRoute(blank, route, at);
     const result = await RunStore.create(run);
-    if (result.created && isFinal(run)) await save(run, { ...run, status: "Pending" }).catch(ignoreStale);
-    else if (result.created) await noteLastRun(run.organizationId, run.automationId, run);
+    // The stored run (its id is the claimed one when an interrupted attempt claimed the trigger first).
+    const stored = result.run;
+    if (result.created && isFinal(stored)) await save(stored, { ...stored, status: "Pending" }).catch(ignoreStale);
+    else if (result.created) await noteLastRun(stored.organizationId, stored.automationId, stored);
     if (result.run.status === "Pending") await sendStep(result.run);
     return result;
   },
