@@ -62,6 +62,10 @@ export const config = {
     const value = Number(optional(environmentNames.listScanBudget));
     return Number.isInteger(value) && value > 0 ? value : undefined;
   },
+  /** Stripe credentials and (locally) the payment simulator's URL; see core/billing/stripe.ts. */
+  get stripe(): { secretKey?: string; webhookSecret?: string; apiUrl?: string } {
+    return { secretKey: optional(environmentNames.stripeSecretKey), webhookSecret: optional(environmentNames.stripeWebhookSecret), apiUrl: optional(environmentNames.stripeApiUrl) };
+  },
   /** Where clients reach the API; used in the agent card and webhook URLs. */
   get publicBaseUrl(): string {
     return optional(environmentNames.publicBaseUrl) ?? "http://127.0.0.1:3000";

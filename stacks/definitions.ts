@@ -172,6 +172,8 @@ export const routes: RouteDefinition[] = [
   { method: "GET", path: "/billing/wallet", handler: "functions/billing/get-wallet.handler" },
   { method: "PUT", path: "/billing/wallet", handler: "functions/billing/update-wallet.handler" },
   { method: "POST", path: "/billing/wallet/top-ups", handler: "functions/billing/top-up.handler" },
+  { method: "GET", path: "/billing/wallet/top-ups/{topUpId}", handler: "functions/billing/get-top-up.handler" },
+  { method: "POST", path: "/webhooks/payments/stripe", handler: "functions/webhooks/stripe-payments.handler" },
   { method: "POST", path: "/billing/ledger/all/my", handler: "functions/billing/ledger.handler" },
   { method: "POST", path: "/phone-numbers", handler: "functions/phone-numbers/create.handler" },
   { method: "GET", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/get.handler" },
@@ -334,6 +336,17 @@ export const environmentNames = {
   telnyxTexmlConnectionId: "TELNYX_TEXML_CONNECTION_ID",
   /** The Telnyx messaging profile numbers join when bought or registered. */
   telnyxMessagingProfileId: "TELNYX_MESSAGING_PROFILE_ID",
+  /** The Telnyx account's TeXML account sid (Mission Control → Account): call status lookups (`/v2/texml/Accounts/{sid}/Calls/{call}`) need it. */
+  telnyxAccountSid: "TELNYX_ACCOUNT_SID",
+  /** Where the Telnyx and Twilio REST APIs are; unset means the carriers' own hosts (the tests point them at local fakes). */
+  telnyxApiBaseUrl: "TELNYX_API_BASE_URL",
+  twilioApiBaseUrl: "TWILIO_API_BASE_URL",
+  /** Stripe secret API key (`sk_…` or a restricted `rk_…` key) the API creates top-up payments with; unset means top-ups answer 502. */
+  stripeSecretKey: "STRIPE_SECRET_KEY",
+  /** Signing secret (`whsec_…`) of the Stripe webhook endpoint `/webhooks/payments/stripe`: the only proof a payment event is Stripe's. */
+  stripeWebhookSecret: "STRIPE_WEBHOOK_SECRET",
+  /** Local only: base URL of the payment simulator standing in for api.stripe.com. */
+  stripeApiUrl: "STRIPE_API_URL",
   /** Carrier provider: `simulator` (default; local stack and tests), `twilio` or `telnyx`. */
   provider: "PROVIDER",
   /** Multiplies the local carrier simulator's callback delays (tests shorten them). */

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
-import { actorId, type Actor } from "#core/auth/actor";
+import type { Actor } from "#core/auth/actor";
 import {
   BALANCE_FLOOR,
   DEFAULT_LOW_BALANCE_THRESHOLD,
@@ -39,7 +39,8 @@ export type WalletStatus = (typeof walletStatuses)[number];
 export const billingStatuses = ["Reserved", "Charged", "Released", "NotBillable", "InsufficientFunds", "WalletSuspended"] as const;
 export type BillingStatus = (typeof billingStatuses)[number];
 
-export const ledgerEntryTypes = ["TrialCredit", "TopUp", "Charge", "Adjustment"] as const;
+/** TopUp: a payment received; Refund and Dispute: money the payment provider took back; DisputeWon: a dispute's amount returned. */
+export const ledgerEntryTypes = ["TrialCredit", "TopUp", "Charge", "Adjustment", "Refund", "Dispute", "DisputeWon"] as const;
 export type LedgerEntryType = (typeof ledgerEntryTypes)[number];
 
 export const WalletSchema = v.object({
@@ -85,7 +86,7 @@ export const LedgerEntrySchema = v.object({
 });
 export type LedgerEntry = v.InferOutput<typeof LedgerEntrySchema>;
 
-/** Largest single top-up. */
+/** Largest single top-up (core/billing/payments.ts) and wallet threshold. */
 export const MAX_TOP_UP = "10000.0000";
 
 const AMOUNT = /^(?:0|[1-9]\d*)(?:\.\d{1,4})?$/;
@@ -104,19 +105,6 @@ function amountField(min: { value: string; inclusive: boolean }, max: string) {
     }),
   );
 }
-
-const positiveAmount = amountField({ value: "0", inclusive: false }, MAX_TOP_UP);
-
-/** Body of `POST /billing/wallet/top-ups`. */
-export const TopUpRequestSchema = v.strictObject({
-  amount: positiveAmount,
-  description: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(255))),
-  /** The payment's reference at the payment processor. */
-  reference: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(255))),
-});
-export type TopUpRequest = v.InferOutput<typeof TopUpRequestSchema>;
-
-export const TopUpSchema = v.object({ entry: LedgerEntrySchema, wallet: WalletSchema });
 
 /** Body of `PUT /billing/wallet`. */
 export const WalletSettingsSchema = v.strictObject({
@@ -272,17 +260,28 @@ export const Billing = {
     return next;
   },
 
-  /** Credits the wallet (`POST /billing/wallet/top-ups`; the HTTP layer makes it idempotent by Idempotency-Key). */
-  async topUp(actor: Actor, input: TopUpRequest): Promise<{ entry: LedgerEntry; wallet: Wallet }> {
-    const entry = await credit(actor.organizationId, {
-      entryType: "TopUp",
-      amount: input.amount,
-      reason: "TopUp",
-      description: input.description ?? null,
-      reference: input.reference ?? null,
-      createdBy: actorId(actor),
-    });
-    return { entry, wallet: await Billing.wallet(actor.organizationId) };
+  /**
+   * A movement of money decided by the payment provider (a payment received,
+   * a refund, a dispute): its ledger entry and the balance change, committed
+   * with the payment's own records in `items`, whose conditions make it happen
+   * once. It is never refused for the floor: the money already moved at the
+   * provider, so the wallet records it (and core/billing/payments.ts suspends a
+   * wallet it leaves short). False when `items`' conditions show it was recorded before.
+   */
+  async recordPayment(
+    organizationId: string,
+    input: Pick<LedgerEntry, "entryType" | "amount" | "reason" | "description" | "reference"> & { items: TransactItem[] },
+  ): Promise<boolean> {
+    const wallet = await storedWallet(organizationId);
+    const units = toUnits(input.amount);
+    const entry = ledgerEntry({ ...input, amount: fromUnits(units), currency: wallet.currency, createdBy: "payments", createdAt: nowIso() });
+    try {
+      await transact([...input.items, walletChange(organizationId, { balance: units, reserved: 0, available: units }, entry.createdAt), ledgerPut(organizationId, entry)]);
+      return true;
+    } catch (error) {
+      if (error instanceof TransactionConditionFailed && error.failedIndexes.every((index) => index < input.items.length)) return false;
+      throw error;
+    }
   },
 
   /** Operator: a signed correction of the balance (refunds, goodwill, test set-up); may not take it below the floor. */

@@ -207,6 +207,12 @@ export const keys = {
   priceList: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#PRICES" }),
   ledgerEntry: (organizationId: string, entryId: string): Key => ({ pk: org(organizationId), sk: `LEDGER#${entryId}` }),
   ledgerPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "LEDGER#" }),
+  /** A wallet top-up asked for through the payment provider (pending until its signed payment event arrives). */
+  topUp: (organizationId: string, topUpId: string): Key => ({ pk: org(organizationId), sk: `TOPUP#${topUpId}` }),
+  /** One per payment received (keyed by the provider's payment id), put in the credit's transaction so it is credited once; holds what was refunded. */
+  payment: (organizationId: string, paymentId: string): Key => ({ pk: org(organizationId), sk: `PAYMENT#${paymentId}` }),
+  /** One per payment dispute (chargeback), put in its debit's transaction so it is taken once; its state says whether it was closed. */
+  paymentDispute: (organizationId: string, disputeId: string): Key => ({ pk: org(organizationId), sk: `DISPUTE#${disputeId}` }),
   /** One per message or call whose estimated cost is held; keyed by that message or call id. */
   reservation: (organizationId: string, reservationId: string): Key => ({ pk: org(organizationId), sk: `RESERVATION#${reservationId}` }),
   /** One per phone number and billing month (`2026-03`) whose fee was charged, put in the charge's transaction so it happens once. */
@@ -327,6 +333,9 @@ export const entities = {
   priceList: "PriceList",
   ledgerEntry: "LedgerEntry",
   reservation: "Reservation",
+  topUp: "TopUp",
+  payment: "Payment",
+  paymentDispute: "PaymentDispute",
   phoneNumberFee: "PhoneNumberFee",
   call: "Call",
   callByPhone: "CallByPhone",

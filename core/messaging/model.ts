@@ -77,6 +77,8 @@ export const MessageSchema = v.object({
   retryCount: wholeNumber,
   nextRetryAt: v.nullish(timestamp),
   provider: nullableString,
+  /** The organization's primary provider when it refused this message with a transient error and `provider` (its failover) took it instead. */
+  failedOverFrom: nullableString,
   providerMessageId: nullableString,
   providerStatus: nullableString,
   cancelReason: nullableString,
