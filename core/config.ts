@@ -57,7 +57,7 @@ export const config = {
     const value = Number(optional(environmentNames.rateLimitRequests) ?? 300);
     return Number.isInteger(value) && value > 0 ? value : 300;
   },
-  /** Items a filtered list may read per request on the key-ordered path; unset means core/db/list.ts's default. */
+  /** Items one list request may read (page and count each); unset means core/db/list.ts readBudget. */
   get listScanBudget(): number | undefined {
     const value = Number(optional(environmentNames.listScanBudget));
     return Number.isInteger(value) && value > 0 ? value : undefined;

@@ -34,6 +34,19 @@ export const table = {
       sortKey: "gsi3sk",
       projection: ["organizationId", "id", "sweepAttempts", "dueKind", "relatedEntityType", "settings", "timeZone", "status"],
     },
+    /**
+     * gsi4-gsi7 serve the bounded lists (docs/data-model.md "Listing and its cost"): pages answer whole items and the
+     * bounded scans check filters on them, so they project ALL (KEYS_ONLY plus a BatchGet of the page would trade
+     * index write units for a second round trip).
+     * A list in the order of one more field: leads by name, conversations by last message, suppressions by creation.
+     */
+    gsi4: { partitionKey: "gsi4pk", sortKey: "gsi4sk", projection: "ALL" },
+    /** A list in the order of one more field: leads by price. */
+    gsi5: { partitionKey: "gsi5pk", sortKey: "gsi5sk", projection: "ALL" },
+    /** A list in the order of one more field: leads by modifiedAt. */
+    gsi6: { partitionKey: "gsi6pk", sortKey: "gsi6sk", projection: "ALL" },
+    /** A list narrowed to one value of a closed set, in createdAt order: leads by processing status, events by type. */
+    gsi7: { partitionKey: "gsi7pk", sortKey: "gsi7sk", projection: "ALL" },
   },
   /** The table's change stream: the webhook fan-out reads recorded events (new images) and wallet changes (old and new) from it. */
   streamView: "NEW_AND_OLD_IMAGES",
@@ -321,7 +334,7 @@ export const environmentNames = {
   publicBaseUrl: "PUBLIC_BASE_URL",
   /** Requests per rate-limit partition per 60 s; unset means the spec's 300. */
   rateLimitRequests: "RATE_LIMIT_REQUESTS",
-  /** Items a filtered list reads per request on the key-ordered path; unset means 5000 (tests lower it). */
+  /** Items one list request may read (page and count each); unset means max(4 × pageSize, 500) (core/db/list.ts readBudget; tests lower it). */
   listScanBudget: "LIST_SCAN_BUDGET",
   /** Twilio REST credentials (SST secrets in AWS); unset means no Twilio account is configured. */
   twilioAccountSid: "TWILIO_ACCOUNT_SID",

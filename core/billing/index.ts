@@ -16,12 +16,12 @@ import {
 import { transact, TransactionConditionFailed, type TransactItem } from "#core/billing/transactions";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { indexOrder, keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { PaymentRequiredError, ValidationError } from "#core/errors";
 import { newId, nowIso, timestamp } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
-import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
-import { toFieldErrors } from "#core/shared/validation";
+import { type Page, type PagingQuery } from "#core/shared/paging";
+import { describedCheck, statedShape, toFieldErrors } from "#core/shared/validation";
 import { environmentNames } from "#stacks/definitions";
 
 export type { TransactItem } from "#core/billing/transactions";
@@ -94,7 +94,13 @@ const AMOUNT = /^(?:0|[1-9]\d*)(?:\.\d{1,4})?$/;
 /** A decimal amount (string, or a JSON number) with at most 4 decimals, within [min, max]; one message per field. */
 function amountField(min: { value: string; inclusive: boolean }, max: string) {
   return v.pipe(
-    v.union([v.string(), v.number()], "Must be a decimal amount such as \"25.00\"."),
+    v.union(
+      [
+        v.pipe(v.string(), statedShape({ pattern: "^(?:0|[1-9]\\d{0,4})(?:\\.\\d{1,4})?$", description: `A decimal amount with at most 4 decimals, ${min.inclusive ? "from" : "above"} ${min.value} to ${max}.` })),
+        v.pipe(v.number(), describedCheck<number>(() => true, "", { ...(min.inclusive ? { minimum: Number(min.value) } : { exclusiveMinimum: Number(min.value) }), maximum: Number(max) })),
+      ],
+      "Must be a decimal amount such as \"25.00\".",
+    ),
     v.transform((value) => String(value)),
     v.rawCheck(({ dataset, addIssue }) => {
       if (!dataset.typed) return;
@@ -111,7 +117,6 @@ export const WalletSettingsSchema = v.strictObject({
   lowBalanceThreshold: amountField({ value: "0", inclusive: true }, MAX_TOP_UP),
 });
 
-export const ListLedgerSchema = PagingQuerySchema;
 
 /** A send or call refused by the wallet (402); `billingStatus` says why. */
 export class WalletRefusedError extends PaymentRequiredError {
@@ -212,20 +217,10 @@ const ledgerResource: ListResource<LedgerEntry> = {
     const { pk, skPrefix } = keys.ledgerPrefix(organizationId);
     return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
   },
-  indexed: (organizationId, query) => {
-    const newestFirst = query.order.length === 1 && query.order[0]?.field === "createdAt" && query.order[0].direction === "desc";
-    if (!newestFirst || query.filters.length || query.ranges.length || query.search) return undefined;
-    const { pk, skPrefix } = keys.ledgerPrefix(organizationId);
-    return {
-      input: {
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-        ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-        ScanIndexForward: false,
-      },
-      keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
-    };
-  },
+  orders: { createdAt: keyOrder(keys.ledgerPrefix), amount: indexOrder("gsi5", keys.ledgerByAmountPartition) },
 };
+
+export const ListLedgerSchema = listQuerySchema(ledgerResource);
 
 /**
  * The prepaid wallet of each organization. The wallet item holds the balance,
@@ -544,7 +539,13 @@ function ledgerPut(organizationId: string, entry: LedgerEntry): TransactItem {
   return {
     Put: {
       TableName: tableName(),
-      Item: { ...keys.ledgerEntry(organizationId, entry.id), entity: entities.ledgerEntry, amountUnits: toUnits(entry.amount), ...entry },
+      Item: {
+        ...keys.ledgerEntry(organizationId, entry.id),
+        ...keys.ledgerByAmount(organizationId, entry.amount, entry.id),
+        entity: entities.ledgerEntry,
+        amountUnits: toUnits(entry.amount),
+        ...entry,
+      },
       ConditionExpression: "attribute_not_exists(pk)",
     },
   };

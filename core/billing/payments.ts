@@ -10,6 +10,7 @@ import { entities, keys } from "#core/db/keys";
 import { NotFoundError, PaymentProviderUnavailableError, ValidationError } from "#core/errors";
 import { logger } from "#core/observability/index";
 import { newId, nowIso, timestamp } from "#core/shared/ids";
+import { describedCheck, statedShape } from "#core/shared/validation";
 import * as Money from "#core/shared/money";
 
 /**
@@ -36,7 +37,13 @@ const returnUrl = v.pipe(v.string(), v.maxLength(2048), v.url("Must be an absolu
 export const StartTopUpSchema = v.strictObject({
   /** What to pay and credit, in the wallet's currency: a card payment, so at most 2 decimals. */
   amount: v.pipe(
-    v.union([v.string(), v.number()], 'Must be a decimal amount such as "25.00".'),
+    v.union(
+      [
+        v.pipe(v.string(), statedShape({ pattern: "^[1-9]\\d{0,4}(?:\\.\\d{1,2})?$", description: `From ${MIN_TOP_UP} to ${Money.toScale(MAX_TOP_UP, 2)}, at most 2 decimals.` })),
+        v.pipe(v.number(), describedCheck<number>(() => true, "", { minimum: Number(MIN_TOP_UP), maximum: Number(MAX_TOP_UP) })),
+      ],
+      'Must be a decimal amount such as "25.00".',
+    ),
     v.transform((value) => String(value)),
     v.rawCheck(({ dataset, addIssue }) => {
       if (!dataset.typed) return;

@@ -21,6 +21,7 @@ import { statusCallbackUrl } from "#core/providers/index";
 import { ProviderError, type ProviderPort, type SendMessageResult } from "#core/providers/port";
 import { maxDelaySeconds, publish } from "#core/queue/events";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
+import type { SenderSelectionReason } from "#core/shared/enums";
 import { nowIso } from "#core/shared/ids";
 import { parsePhone, recipientTimeZone } from "#core/shared/phone";
 
@@ -346,7 +347,7 @@ export async function finished(organizationId: string, message: Message, eventTy
   }
 }
 
-type SelectionReason = "ManualOverride" | "StickyConversation" | "AreaCodeMatch" | "LeastRecentlyUsed";
+type SelectionReason = SenderSelectionReason;
 type SenderSelection = { number: PhoneNumber; reason: SelectionReason; movedFrom?: { id: string; phoneNumber: string | null } };
 
 /**

@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
+import { maxChars } from "#core/shared/validation";
 import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
@@ -32,7 +33,7 @@ const OutboundCallsSchema = v.strictObject({
   /** The phone (E.164) rung first for outbound calls that name no `connectTo`; null: the lead is called directly. */
   connectTo: v.optional(v.nullable(PhoneNumberInput), DEFAULT_OUTBOUND_CALLS.connectTo),
   /** Said to the business side before the lead is dialed. */
-  whisper: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))), DEFAULT_OUTBOUND_CALLS.whisper),
+  whisper: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))), DEFAULT_OUTBOUND_CALLS.whisper),
 });
 
 const keywordList = v.optional(
@@ -67,9 +68,9 @@ export const MessagingSettingsSchema = v.strictObject({
    * instead (once, never after an ambiguous outcome). null: off. Must be configured and differ from `provider`.
    */
   failoverProvider: v.optional(v.nullable(v.picklist(["simulator", "twilio", "telnyx"], "One of: simulator, twilio, telnyx.")), null),
-  helpText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
-  optOutConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
-  optInConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
+  helpText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))),
+  optOutConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))),
+  optInConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))),
 });
 export type MessagingSettingsInput = v.InferOutput<typeof MessagingSettingsSchema>;
 

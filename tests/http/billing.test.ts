@@ -124,6 +124,10 @@ describe("billing: ledger", () => {
     expect(entries).toHaveLength(5);
     const wallet = await org.request("GET", "/billing/wallet");
     expect(Money.toBilling(Money.sum(entries.map((entry) => entry.amount)))).toBe(wallet.body.balance);
+    // Ordered by amount from its index (gsi5), largest first, the id breaking ties.
+    const byAmount = await org.request("POST", "/billing/ledger/all/my", { body: { orderBy: [{ field: "amount", direction: "desc" }] } });
+    const expected = [...entries].sort((a, b) => Number(b.amount) - Number(a.amount) || (String(a.id) < String(b.id) ? 1 : -1));
+    expect(byAmount.body.items.map((entry: { id: string }) => entry.id)).toEqual(expected.map((entry) => entry.id));
   });
 
   it("filters by entry type and never shows another organization's entries", async () => {
