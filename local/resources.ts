@@ -70,7 +70,7 @@ async function createTable(client: DynamoDBClient): Promise<void> {
       { AttributeName: index.partitionKey, KeyType: "HASH" },
       { AttributeName: index.sortKey, KeyType: "RANGE" },
     ],
-    Projection: { ProjectionType: "ALL" },
+    Projection: index.projection === "ALL" ? { ProjectionType: "ALL" } : { ProjectionType: "INCLUDE", NonKeyAttributes: [...index.projection] },
   }));
   try {
     await client.send(

@@ -33,6 +33,7 @@ export function subscribeToStream(consumer: StreamConsumerDefinition) {
     transform: {
       eventSourceMapping: {
         batchSize: consumer.batchSize,
+        ...(consumer.batchingWindowSeconds ? { maximumBatchingWindowInSeconds: consumer.batchingWindowSeconds } : {}),
         startingPosition: "TRIM_HORIZON",
         functionResponseTypes: ["ReportBatchItemFailures"],
         maximumRetryAttempts: -1,

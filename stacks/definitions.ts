@@ -15,13 +15,25 @@ export const table = {
   sortKey: "sk",
   /** Epoch seconds; DynamoDB deletes expired items (rate-limit windows, idempotency records). */
   ttlAttribute: "expiresAt",
+  /**
+   * Each index projects only what its queries read (issue 16: every write of an item pays for its index copies,
+   * and an update touching no projected attribute writes no index at all). `projection` is "ALL" or the non-key
+   * attributes included (the table and index keys always are). A query on an index may read only these attributes.
+   */
   globalIndexes: {
-    /** Secondary access path per entity (e.g. leads by source, newest first). */
-    gsi1: { partitionKey: "gsi1pk", sortKey: "gsi1sk" },
-    /** Lookup by a normalised natural key (e.g. lead by phone, message by provider id). */
-    gsi2: { partitionKey: "gsi2pk", sortKey: "gsi2sk" },
-    /** Work that becomes due at a time, sharded by bucket (scheduled sends, waits). */
-    gsi3: { partitionKey: "gsi3pk", sortKey: "gsi3sk" },
+    /** Secondary access path per entity (e.g. leads by source, newest first): lists that answer whole items, so ALL. */
+    gsi1: { partitionKey: "gsi1pk", sortKey: "gsi1sk", projection: "ALL" },
+    /** Lookup by a normalised natural key (lead by phone, an automation's active runs): both read only `id`. */
+    gsi2: { partitionKey: "gsi2pk", sortKey: "gsi2sk", projection: ["id"] },
+    /**
+     * Work that becomes due at a time, sharded by bucket (scheduled sends, waits): the sweeps parse the sort key and
+     * read these few fields, then claim the item itself with a conditional write.
+     */
+    gsi3: {
+      partitionKey: "gsi3pk",
+      sortKey: "gsi3sk",
+      projection: ["organizationId", "id", "sweepAttempts", "dueKind", "relatedEntityType", "settings", "timeZone", "status"],
+    },
     /**
      * gsi4-gsi7 serve the bounded lists (docs/data-model.md "Listing and its cost"): pages answer whole items and the
      * bounded scans check filters on them, so they project ALL (KEYS_ONLY plus a BatchGet of the page would trade
@@ -247,6 +259,8 @@ export interface StreamConsumerDefinition extends HandlerDefinition {
   records: readonly { eventName: "INSERT" | "MODIFY"; entity: string }[];
   batchSize: number;
   timeoutSeconds: number;
+  /** Seconds the event source gathers records before invoking (bigger batches, fewer writes); absent: invoke at once. Locally records are read at once. */
+  batchingWindowSeconds?: number;
 }
 
 /** Table stream subscribers (Lambda event source mappings in AWS, the local stream poller on a laptop). */
@@ -263,6 +277,18 @@ export const streamConsumers: StreamConsumerDefinition[] = [
     sendsTo: ["webhookDeliveries"],
     batchSize: 100,
     timeoutSeconds: 60,
+  },
+  /**
+   * Recorded events counted into the analytics rollups in batches, off the request path (core/analytics/aggregator):
+   * one transaction per organization and batch, each hot rollup item written once per batch.
+   */
+  {
+    name: "analyticsRollups",
+    records: [{ eventName: "INSERT", entity: "Event" }],
+    handler: "functions/consumers/analytics-rollups.handler",
+    batchSize: 100,
+    timeoutSeconds: 60,
+    batchingWindowSeconds: 5,
   },
 ];
 

@@ -16,7 +16,7 @@ export const table = new sst.aws.Dynamo(definition.name, {
   globalIndexes: Object.fromEntries(
     Object.entries(definition.globalIndexes).map(([name, index]) => [
       name,
-      { hashKey: index.partitionKey, rangeKey: index.sortKey },
+      { hashKey: index.partitionKey, rangeKey: index.sortKey, projection: index.projection === "ALL" ? ("all" as const) : [...index.projection] },
     ]),
   ),
   ttl: definition.ttlAttribute,

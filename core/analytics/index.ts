@@ -2,6 +2,7 @@ import { stringify } from "csv-stringify/sync";
 import type { Actor } from "#core/auth/actor";
 import { AnalyticsQuerySchema, resolveRange, type AnalyticsQuery } from "#core/analytics/range";
 import { AnalyticsReportSchema, bucketRows, buildReport, type AnalyticsReport } from "#core/analytics/report";
+import { countRecordedEvents } from "#core/analytics/aggregator";
 import { Rollups } from "#core/analytics/rollups";
 
 export { AnalyticsQuerySchema, AnalyticsReportSchema, type AnalyticsQuery, type AnalyticsReport };
@@ -60,7 +61,8 @@ export const Analytics = {
     return { fileName: `analytics-${day(range.start)}-to-${day(range.end)}.csv`, csv };
   },
 
-  onEventRecorded: Rollups.onEventRecorded,
+  /** Counts recorded events into the rollups, each once (the stream aggregator; a replay adds nothing). */
+  countRecordedEvents,
   onUnread: Rollups.onUnread,
   onRead: Rollups.onRead,
 };

@@ -1,26 +1,16 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { decodeTime } from "ulid";
-import { TransactionConditionFailed, transact, type TransactItem } from "#core/billing/transactions";
+import type { TransactItem } from "#core/billing/transactions";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import type { EventRecord } from "#core/events/index";
 import { dayBucket, hourBucket, weekBucket } from "#core/analytics/range";
-import { effectOf, leadCounters, mergeCounters, responseCounters, responseSecondsOf, toUnits, type Counters } from "#core/analytics/counters";
+import type { Counters } from "#core/analytics/counters";
 
 /**
- * The write side of analytics: per-organization hour and day counters kept up
- * to date as events are recorded, so a report reads a few hundred rollup items
- * instead of every event.
- *
- * Each counted fact is written in one transaction with a marker that makes it
- * count once (docs/analytics.md, "Counting once"):
- * - an event's own counters: the marker is `analyticsCountedAt` set on the event
- *   record itself, on condition it is not set yet;
- * - a lead accepted: the marker is the per-lead analytics item, put on condition
- *   it does not exist;
- * - a lead's first response: the marker is `respondedAt` set on that per-lead
- *   item, on condition it is not set yet.
- * A redelivered or repeated call therefore fails its condition and adds nothing.
+ * The items of the analytics write side: per-organization hour, day and week
+ * counters, so a report reads a few hundred rollup items instead of every event.
+ * They are written off the request path by the stream aggregator
+ * (core/analytics/aggregator.ts), which counts each fact once; the unread index
+ * below is kept by messaging's hooks.
  */
 
 export type Level = "H" | "D" | "W";
@@ -167,96 +157,6 @@ export function leadItem(organizationId: string, lead: { leadId: string; sourceI
   };
 }
 
-/** Runs one counting transaction; false when its marker says it was already counted. */
-async function countOnce(items: TransactItem[]): Promise<boolean> {
-  try {
-    await transact(items);
-    return true;
-  } catch (error) {
-    if (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0)) return false;
-    throw error;
-  }
-}
-
-async function countEvent(organizationId: string, event: EventRecord, counters: Counters): Promise<void> {
-  const updates = rollupUpdates(organizationId, Date.parse(event.createdAt), counters);
-  if (updates.length === 0) return;
-  await countOnce([
-    {
-      Update: {
-        TableName: tableName(),
-        Key: keys.event(organizationId, event.id),
-        UpdateExpression: "SET analyticsCountedAt = :now",
-        ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(analyticsCountedAt)",
-        ExpressionAttributeValues: { ":now": new Date().toISOString() },
-      },
-    },
-    ...updates,
-  ]);
-}
-
-async function countLead(organizationId: string, leadId: string): Promise<void> {
-  const { Item } = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.lead(organizationId, leadId),
-      ProjectionExpression: "sourceId, metadata.price",
-      ConsistentRead: true,
-    }),
-  );
-  if (!Item) return;
-  const lead = { leadId, sourceId: (Item.sourceId as string | null) ?? null, priceUnits: toUnits((Item.metadata as { price?: string } | undefined)?.price) };
-  await countOnce([
-    { Put: { TableName: tableName(), Item: leadItem(organizationId, lead), ConditionExpression: "attribute_not_exists(pk)" } },
-    ...rollupUpdates(organizationId, decodeTime(leadId), leadCounters(lead.sourceId, lead.priceUnits)),
-  ]);
-}
-
-/**
- * The first response of a counted lead; later ones (and responses to leads never
- * counted) add nothing. The histograms of the lead's hour, day and week are
- * rewritten from what was read; a concurrent rewrite fails the version check and
- * the whole transaction is retried from a fresh read.
- */
-async function countResponse(organizationId: string, response: { leadId: string; at: number }): Promise<void> {
-  const key = keys.analyticsLead(organizationId, response.leadId);
-  for (let attempt = 1; ; attempt++) {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-    if (!Item || Item.respondedAt) return;
-    const createdAt = decodeTime(response.leadId);
-    const seconds = responseSecondsOf(createdAt, response.at);
-    const counters = responseCounters(Item.sourceId as string | null, seconds);
-    const histogramPart = Object.fromEntries(Object.entries(counters).filter(([name]) => isHistogram(name)));
-    const histograms = await Promise.all(
-      levels.map(async ([level, bucketOf]) => {
-        const histogramKey = keys.analyticsHistogram(organizationId, level, bucketOf(createdAt));
-        const { Item: stored } = await db().send(new GetCommand({ TableName: tableName(), Key: histogramKey, ConsistentRead: true }));
-        const hist = mergeCounters(unpackHistogram(stored), histogramPart);
-        return histogramUpdate(organizationId, level, bucketOf(createdAt), { hist, readVersion: stored?.hv as number | undefined });
-      }),
-    );
-    const updates = [...rollupUpdates(organizationId, createdAt, counters), ...histograms];
-    try {
-      await transact([
-        {
-          Update: {
-            TableName: tableName(),
-            Key: key,
-            UpdateExpression: "SET respondedAt = :at, responseSeconds = :seconds",
-            ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(respondedAt)",
-            ExpressionAttributeValues: { ":at": new Date(response.at).toISOString(), ":seconds": seconds },
-          },
-        },
-        ...updates,
-      ]);
-      return;
-    } catch (error) {
-      if (!(error instanceof TransactionConditionFailed)) throw error;
-      if (error.failedIndexes.includes(0) || attempt >= 10) return;
-    }
-  }
-}
-
 /** Talk seconds of a completed call, from the call record (event records carry no duration). */
 export async function callSeconds(organizationId: string, callId: string): Promise<number> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.call(organizationId, callId), ProjectionExpression: "#d", ExpressionAttributeNames: { "#d": "duration" } }));
@@ -264,49 +164,7 @@ export async function callSeconds(organizationId: string, callId: string): Promi
   return Number.isFinite(duration) && duration > 0 ? Math.round(duration) : 0;
 }
 
-async function milestone(organizationId: string, name: "firstDeliveredAt" | "firstSourcedLeadAt", at: string): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.analyticsMilestones(organizationId),
-      UpdateExpression: "SET #entity = :entity, #name = if_not_exists(#name, :at)",
-      ExpressionAttributeNames: { "#entity": "entity", "#name": name },
-      ExpressionAttributeValues: { ":entity": entities.analyticsMilestones, ":at": at },
-    }),
-  );
-}
-
-/** Applies one recorded event to the rollups. Throws on storage errors; see `onEventRecorded`. */
-export async function applyEvent(organizationId: string, event: EventRecord): Promise<void> {
-  const effect = effectOf(event);
-  if (effect.completedCallId) {
-    const seconds = await callSeconds(organizationId, effect.completedCallId);
-    if (seconds > 0) effect.counters.callSeconds = (effect.counters.callSeconds ?? 0) + seconds;
-  }
-  await countEvent(organizationId, event, effect.counters);
-  if (effect.leadCreated) {
-    await countLead(organizationId, effect.leadCreated.leadId);
-    if (event.sourceId) await milestone(organizationId, "firstSourcedLeadAt", event.createdAt);
-  }
-  if (effect.response) await countResponse(organizationId, effect.response);
-  if (effect.delivered) await milestone(organizationId, "firstDeliveredAt", event.createdAt);
-}
-
 export const Rollups = {
-  /**
-   * The hook `recordEvent` (core/events) calls after storing an event. Cheap
-   * (events that change no figure cost no write) and failure-safe: it never
-   * throws, so analytics can never fail the operation that recorded the event;
-   * a failure is logged with the event id.
-   */
-  async onEventRecorded(organizationId: string, event: EventRecord): Promise<void> {
-    try {
-      await applyEvent(organizationId, event);
-    } catch (error) {
-      console.error(JSON.stringify({ level: "error", message: "analytics rollup not updated", organizationId, eventId: event.id, eventType: event.eventType, error: String(error) }));
-    }
-  },
-
   /** Messaging marks a conversation unread: one more unread message, and since when. Never throws. */
   async onUnread(organizationId: string, conversationId: string, at: string): Promise<void> {
     await db()

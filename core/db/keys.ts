@@ -335,6 +335,8 @@ export const keys = {
   analyticsLead: (organizationId: string, leadId: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#LEAD#${leadId}` }),
   analyticsUnread: (organizationId: string, conversationId: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#UNREAD#${conversationId}` }),
   analyticsMilestones: (organizationId: string): Key => ({ pk: org(organizationId), sk: "ANALYTICS#MILESTONES" }),
+  /** Marker of an event counted by the stream aggregator (expires by TTL once the stream can no longer redeliver it). */
+  analyticsCounted: (organizationId: string, eventId: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#COUNTED#${eventId}` }),
 
   /** Fixed 60 s windows; the item expires by TTL soon after its window. */
   rateLimitWindow: (partition: RateLimitPartition, windowStart: number): Key =>
@@ -430,6 +432,7 @@ export const entities = {
   analyticsLead: "AnalyticsLead",
   analyticsUnread: "AnalyticsUnread",
   analyticsMilestones: "AnalyticsMilestones",
+  analyticsCounted: "AnalyticsCounted",
   webhookEndpoint: "WebhookEndpoint",
   webhookDelivery: "WebhookDelivery",
   webhookAttempt: "WebhookAttempt",

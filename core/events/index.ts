@@ -1,7 +1,6 @@
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { ulid } from "ulid";
 import * as v from "valibot";
-import { Rollups } from "#core/analytics/rollups";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { directions, senderSelectionReasons, timelineTypes, trafficTypes } from "#core/shared/enums";
@@ -105,26 +104,27 @@ export function eventItem(organizationId: string, input: EventRecordInput): { it
   return { item, event };
 }
 
-/** Stores one event record of the organization (a put that never overwrites), then updates the analytics rollups (never throws). */
+/** Stores one event record of the organization (a put that never overwrites); the analytics aggregator counts it from the table's stream. */
 export async function recordEvent(organizationId: string, input: EventRecordInput): Promise<EventRecord> {
   const { item, event } = eventItem(organizationId, input);
   await db().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: "attribute_not_exists(pk)" }));
-  await eventRecorded(organizationId, event);
+  eventRecorded(organizationId, event);
   return event;
 }
 
 /**
  * What follows every stored event, whoever wrote it (alone or in a
- * transaction): its business metric, then the analytics rollups (never throws).
+ * transaction): its business metric (never throws). The analytics rollups are
+ * not updated here: the stream aggregator (core/analytics/aggregator) counts
+ * every stored event off the request path.
  * The metric is named after the event type (`LeadCreated`, `MessageDelivered`,
  * `CallCompleted`, `AutomationRunFailed` …), with a `reason` dimension when the
  * event says why (compliance action, billing status, provider error code).
  */
-export async function eventRecorded(organizationId: string, event: EventRecord): Promise<void> {
+export function eventRecorded(organizationId: string, event: EventRecord): void {
   const reason = event.errorCode ?? event.complianceAction ?? event.billingStatus;
   countMetric(event.eventType, reason ? { reason: String(reason) } : {});
   if (event.errorCode) countMetric("ProviderErrors", { code: String(event.errorCode) });
-  await Rollups.onEventRecorded(organizationId, event);
 }
 
 /** A stored item (or input) in the listed shape, every absent field null. */

@@ -30,6 +30,11 @@ export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
   sourceIp: string;
   requestId: string;
   event: APIGatewayProxyEventV2;
+  /**
+   * Resolves once the request is admitted by the rate limit (throws the 429 otherwise). Already settled unless the
+   * endpoint counts its limit while reading (`rateLimitWhileReading`): then call it before the first write.
+   */
+  admitted: () => Promise<void>;
 }
 
 type Event = APIGatewayProxyEventV2;
@@ -40,6 +45,8 @@ type AnyOperation = Operation<AuthMode, AnySchema | undefined, AnySchema | undef
 interface ChainState {
   credentials?: Credentials;
   rateLimit?: RateLimitDecision;
+  /** A rate-limit write running in parallel with the request's reads; `settleRateLimit` waits for it. */
+  pendingRateLimit?: Promise<RateLimitDecision>;
   body?: unknown;
   query?: unknown;
   params?: unknown;
@@ -63,12 +70,18 @@ export interface EndpointOptions {
   exemptFromRateLimit?: (event: Event) => boolean;
   /** The journey a request continues (a signed provider callback's), instead of starting one with its request id. */
   correlationIdOf?: (event: Event) => string | undefined;
+  /**
+   * The implementation reads before it writes and awaits `admitted()` before its first write, so the rate-limit
+   * write runs in parallel with those reads (one sequential round trip fewer). Safe (GET) operations always do.
+   */
+  rateLimitWhileReading?: boolean;
 }
 
 /**
  * Builds the Lambda handler of one operation: the single Middy chain every
  * endpoint shares (authenticate → rate limit → authorize → parse and validate →
- * implementation), with every error answered as application/problem+json.
+ * implementation), with every error answered as application/problem+json. A
+ * safe (read-only) request counts its rate limit in parallel with its work.
  */
 export function endpoint<
   TAuth extends AuthMode,
@@ -99,8 +112,13 @@ export function endpoint<
         sourceIp: event.requestContext.http.sourceIp,
         requestId: event.requestContext.requestId,
         event,
+        admitted: () => settleRateLimit(state),
       } as EndpointInput<TAuth, TBody, TQuery, TParams>;
-      return toResult(generic, await implementation(input));
+      const outcome = implementation(input);
+      // Its reads may run beside the rate-limit write (safe requests, rateLimitWhileReading): over the limit, the 429 wins.
+      outcome.catch(() => undefined);
+      await settleRateLimit(state);
+      return toResult(generic, await outcome);
     });
   return requestLog(handler, options);
 }
@@ -163,6 +181,10 @@ function problemResponses(): ChainMiddleware {
   return {
     name: "problemResponses",
     onError: async (request) => {
+      // Over the limit beats any other answer (as when the limit is counted first).
+      await settleRateLimit(stateOf(request)).catch((error: unknown) => {
+        request.error = error as Error;
+      });
       const correlationId = request.event.requestContext?.requestId ?? request.context?.awsRequestId ?? "unknown";
       const { problem, headers } = toProblem(request.error, request.event.rawPath ?? "/", correlationId);
       if (problem.status >= 500) {
@@ -212,17 +234,40 @@ function authentication(operation: AnyOperation, options: EndpointOptions): Chai
         if (credentials.error) throw credentials.error;
         return;
       }
-      const decision = await consumeRateLimit(credentials.partition);
-      state.rateLimit = decision;
-      if (!decision.allowed) {
-        throw new RateLimitedError(
-          `The ${describePartition(decision.partition)} rate limit of ${decision.limit} requests per ${rateLimitPolicy.windowSeconds} seconds is exceeded.`,
-          decision.resetSeconds,
-        );
+      const decision = consumeRateLimit(credentials.partition);
+      if ((isSafe(operation) || options.rateLimitWhileReading) && !credentials.error) {
+        // One sequential round trip instead of two: the read runs while the window is counted (settleRateLimit).
+        state.pendingRateLimit = decision;
+        decision.catch(() => undefined);
+        return;
       }
+      applyRateLimit(state, await decision);
       if (credentials.error) throw credentials.error;
     },
   };
+}
+
+/**
+ * A request that only reads (RFC 9110 safe: GET), so its implementation may run before the rate-limit decision is
+ * known and be dropped when over the limit. `GET /leads/intake` (source credentials) stores a lead: never safe.
+ */
+function isSafe(operation: AnyOperation): boolean {
+  return operation.method === "GET" && operation.auth !== "bearerOrSource";
+}
+
+function applyRateLimit(state: ChainState, decision: RateLimitDecision): void {
+  state.rateLimit = decision;
+  if (!decision.allowed) {
+    throw new RateLimitedError(
+      `The ${describePartition(decision.partition)} rate limit of ${decision.limit} requests per ${rateLimitPolicy.windowSeconds} seconds is exceeded.`,
+      decision.resetSeconds,
+    );
+  }
+}
+
+/** Waits for a rate-limit write still running beside the request's reads and refuses it over the limit (any number of callers). */
+async function settleRateLimit(state: ChainState): Promise<void> {
+  if (state.pendingRateLimit) applyRateLimit(state, await state.pendingRateLimit);
 }
 
 /** A valid credential without the operation's permission is a 403. */
@@ -296,6 +341,8 @@ function idempotentReplay(): ChainMiddleware {
       const key = request.event.headers?.["idempotency-key"];
       const organizationId = state.credentials?.actor?.organizationId;
       if (!key || !organizationId) return;
+      // The claim is a write: only an admitted request makes it (and a replay is answered only within the limit).
+      await settleRateLimit(state);
       const payload = fingerprint({ query: request.event.rawQueryString ?? "", body: request.event.body ?? "" });
       const scope = request.event.routeKey;
       // The claim lasts as long as this invocation can run: a request killed by its timeout frees the key then.

@@ -305,7 +305,7 @@ async function settle(organizationId: string, lead: Lead, outcome: Outcome): Pro
         ],
       }),
     );
-    await eventRecorded(organizationId, event);
+    eventRecorded(organizationId, event);
     return true;
   } catch (error) {
     if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === "ConditionalCheckFailed") return false;

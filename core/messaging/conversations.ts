@@ -77,8 +77,9 @@ function unreadInOrder(organizationId: string, query: NormalizedQuery): IndexedP
 /** Conversations: one per contact phone number within the organization. */
 export const Conversations = {
   /** The conversation of a contact number, created on first use (race-free through its phone pointer). */
-  async ensure(organizationId: string, contactPhoneNumber: string, leadId: string | undefined): Promise<Conversation> {
-    const existing = await Conversations.byPhone(organizationId, contactPhoneNumber);
+  async ensure(organizationId: string, contactPhoneNumber: string, leadId: string | undefined, known?: Conversation | null): Promise<Conversation> {
+    // `known`: the caller already looked the number up (null: it has none yet); undefined: look it up here.
+    const existing = known !== undefined ? (known ?? undefined) : await Conversations.byPhone(organizationId, contactPhoneNumber);
     if (existing) {
       if (leadId && !existing.leadId) await setLead(organizationId, existing.id, leadId);
       return existing.leadId || !leadId ? existing : { ...existing, leadId };

@@ -15,6 +15,7 @@ import { changeMessage, dueAttributes, readMessage } from "#core/messaging/store
 import { MessagingEvents, type MessagingEventType } from "#core/messaging/timeline";
 import { publish } from "#core/queue/events";
 import { newId, nowIso } from "#core/shared/ids";
+import { allInOrder } from "#core/shared/parallel";
 
 /** A Pending or Queued message the queue should have picked up is looked at again after this long. */
 export const DISPATCH_GRACE_MS = 5 * 60_000;
@@ -42,7 +43,8 @@ export const Messages = {
    * `Pending` and hands it to the outbound queue. Sender choice, compliance,
    * quiet hours, billing and the provider call happen in the consumer.
    */
-  async send(actor: Actor, input: SendMessageRequest): Promise<Message> {
+  /** `beforeWriting`: awaited after the reads and before the first write (the HTTP edge's rate-limit admission). */
+  async send(actor: Actor, input: SendMessageRequest, options: { beforeWriting?: () => Promise<void> } = {}): Promise<Message> {
     const organizationId = actor.organizationId;
     if (input.overrideQuietHours && !actor.permissions.has("messages:overrideQuietHours")) {
       throw new ForbiddenError("Overriding quiet hours needs the 'messages:overrideQuietHours' permission.");
@@ -50,17 +52,16 @@ export const Messages = {
     if (input.scheduledFor !== undefined && Date.parse(input.scheduledFor) <= Date.now()) {
       throw new ValidationError("scheduledFor must be in the future.", [{ pointer: "/scheduledFor", detail: "Must be a future date-time; omit it to send now." }]);
     }
-    const [{ to, leadId }, sender] = await Promise.all([
+    // Independent reads at once (recipient, sender, wallet, and the conversation of a number given as is); their
+    // refusals keep the order of the checks: recipient, sender, wallet.
+    const [{ to, leadId }, sender, , knownConversation] = await allInOrder([
       recipient(organizationId, input),
-      input.fromPhoneNumberId ? PhoneNumbers.find(organizationId, input.fromPhoneNumberId) : undefined,
+      senderOf(organizationId, input.fromPhoneNumberId),
+      assertCanSend(organizationId),
+      input.to && !input.leadId ? Conversations.byPhone(organizationId, input.to) : Promise.resolve(null),
     ]);
-    if (input.fromPhoneNumberId && !sender) {
-      throw new ValidationError("The sender number does not exist in this organization.", [
-        { pointer: "/fromPhoneNumberId", detail: `Phone number ${input.fromPhoneNumberId} was not found.` },
-      ]);
-    }
-    await assertCanSend(organizationId);
-    const conversation = await Conversations.ensure(organizationId, to, leadId);
+    await options.beforeWriting?.();
+    const conversation = await Conversations.ensure(organizationId, to, leadId, knownConversation);
     const body = input.body ?? "";
     const media = input.media ?? [];
     const message = newMessage({
@@ -169,6 +170,17 @@ export async function enqueue(organizationId: string, message: Message, actor?: 
     Conversations.noteMessage(organizationId, message.conversationId, { direction: "Outbound", body: message.body, at: message.createdAt }),
     publish("outboundMessages", "message.send", organizationId, { messageId: message.id }),
   ]);
+}
+
+async function senderOf(organizationId: string, phoneNumberId: string | undefined) {
+  if (!phoneNumberId) return undefined;
+  const sender = await PhoneNumbers.find(organizationId, phoneNumberId);
+  if (!sender) {
+    throw new ValidationError("The sender number does not exist in this organization.", [
+      { pointer: "/fromPhoneNumberId", detail: `Phone number ${phoneNumberId} was not found.` },
+    ]);
+  }
+  return sender;
 }
 
 async function recipient(organizationId: string, input: SendMessageRequest): Promise<{ to: string; leadId: string | undefined }> {

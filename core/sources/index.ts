@@ -145,6 +145,7 @@ export const Sources = {
           ReturnValues: "ALL_NEW",
         }),
       );
+      forgetVerifiedSource(actor.organizationId, sourceId);
       return toSource(Attributes!);
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) throw new NotFoundError("Source", sourceId);
@@ -152,7 +153,7 @@ export const Sources = {
     }
   },
 
-  /** Issues a new key: it works at once and the previous one stops (one atomic write). */
+  /** Issues a new key: it works at once and the previous one stops (one atomic write; within a minute on intake instances that cached it). */
   async rotateKey(actor: Actor, sourceId: string): Promise<SourceWithKey> {
     const apiKey = newSourceKey(actor.organizationId);
     const now = nowIso();
@@ -167,6 +168,7 @@ export const Sources = {
           ReturnValues: "ALL_NEW",
         }),
       );
+      forgetVerifiedSource(actor.organizationId, sourceId);
       return { source: toSource(Attributes!), sourceId, apiKey };
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) throw new NotFoundError("Source", sourceId);
@@ -187,8 +189,9 @@ export const Sources = {
     const match = sourceKeyPattern.exec(apiKey);
     if (!match || sourceId.length === 0 || sourceId.length > 64) return { ok: false, reason: "unknown" };
     const organizationId = match[1]!;
-    const item = await readSource(organizationId, sourceId);
-    if (!item || typeof item.keyHash !== "string" || !safeEqual(item.keyHash, hashSecret(apiKey))) return { ok: false, reason: "unknown" };
+    const keyHash = hashSecret(apiKey);
+    const item = await sourceForKey(organizationId, sourceId, keyHash);
+    if (!item || typeof item.keyHash !== "string" || !safeEqual(item.keyHash, keyHash)) return { ok: false, reason: "unknown" };
     const source = toSource(item);
     if (!source.enabled) return { ok: false, reason: "disabled" };
     if (source.allowedIps?.length && !ipAllowed(source.allowedIps, callerIp)) return { ok: false, reason: "ipNotAllowed" };
@@ -206,6 +209,32 @@ function parseRequest(input: SourceRequest) {
   const result = v.safeParse(SourceRequestSchema, input);
   if (!result.success) throw new ValidationError("The source is not valid; see errors for each field.", toFieldErrors(result.issues));
   return result.output;
+}
+
+/**
+ * Sources whose key was verified, kept in the warm instance for 60 s like resolved API keys (core/auth/authenticate),
+ * so a busy seller's intake skips the source read. Hits only, keyed by the key's hash: a new or rotated key is read
+ * at once; a rotated-out key, a disabled source or a changed address list may keep working for up to a minute on an
+ * intake instance that cached it (an update or rotation clears the entry of the instance that made it).
+ */
+const verifiedSourceMs = 60_000;
+const verifiedSources = new Map<string, { item: Record<string, unknown>; expiresAt: number }>();
+const verifiedKey = (organizationId: string, sourceId: string, keyHash: string) => `${organizationId}#${sourceId}#${keyHash}`;
+
+async function sourceForKey(organizationId: string, sourceId: string, keyHash: string) {
+  const cacheKey = verifiedKey(organizationId, sourceId, keyHash);
+  const cached = verifiedSources.get(cacheKey);
+  if (cached && cached.expiresAt > Date.now()) return cached.item;
+  const item = await readSource(organizationId, sourceId);
+  if (item && typeof item.keyHash === "string" && safeEqual(item.keyHash, keyHash)) {
+    if (verifiedSources.size >= 1000) verifiedSources.delete(verifiedSources.keys().next().value!);
+    verifiedSources.set(cacheKey, { item, expiresAt: Date.now() + verifiedSourceMs });
+  }
+  return item;
+}
+
+function forgetVerifiedSource(organizationId: string, sourceId: string): void {
+  for (const cacheKey of verifiedSources.keys()) if (cacheKey.startsWith(`${organizationId}#${sourceId}#`)) verifiedSources.delete(cacheKey);
 }
 
 async function readSource(organizationId: string, sourceId: string) {

@@ -2,4 +2,5 @@ import { endpoint } from "#core/http/endpoint";
 import { sendMessage } from "#core/http/operations/messages";
 import { Messages } from "#core/messaging/messages";
 
-export const handler = endpoint(sendMessage, ({ actor, body }) => Messages.send(actor, body));
+// The send reads (lead, sender, wallet, conversation) while the rate limit is counted, and writes only once admitted.
+export const handler = endpoint(sendMessage, ({ actor, body, admitted }) => Messages.send(actor, body, { beforeWriting: admitted }), { rateLimitWhileReading: true });

@@ -6,7 +6,11 @@ import "#core/automations/runs/queue";
 import { createAutomation, listRuns, readyToText, smsStep, waitForRun, waitForRuns } from "#tests/helpers/automations";
 import { waitForCall } from "#tests/helpers/calls";
 import { createLead, randomNumber, textFrom, waitForMessage } from "#tests/helpers/messaging";
-import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
+import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { db, tableName } from "#core/db/client";
+import { entities, keys } from "#core/db/keys";
+import { newId } from "#core/shared/ids";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const sms = (id: string, body: string) => ({ id, type: "SendSms", settings: { body } });
@@ -177,6 +181,27 @@ describe("automation runs: waits, versions, idempotency", () => {
     const messages = await org.request("POST", "/events/all/my", { body: { pageSize: 100, filters: [{ field: "eventType", value: "MessageAccepted" }] } });
     expect(messages.status).toBe(200);
     expect(messages.body.items.filter((event: any) => event.conversationId === conversation.id)).toHaveLength(1);
+  });
+
+  it("a trigger claimed by an attempt that stopped before storing its run gets that run, with the claimed id, once", async () => {
+    const org = await newOrganization();
+    await readyToText(org);
+    const automation = await createAutomation(org, { name: "Claimed", triggers: [{ id: "t", type: "LeadCreated" }], actions: [sms("hello", "Hello claimed")], connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "hello" }] });
+    const created = await createLead(org, randomNumber("212"));
+    await waitForRuns(org, automation.id);
+    // What an attempt leaves when it stops between its two puts: the claim on the trigger event, naming a run never stored.
+    applyStackEnv();
+    const eventId = `lead.created:${created.id}:interrupted`;
+    const claimedRunId = newId();
+    await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.automationRunClaim(org.organizationId, automation.id, eventId), entity: entities.automationRunClaim, runId: claimedRunId, createdAt: new Date().toISOString() } }));
+    const data = { leadId: created.id, sourceId: null, complianceStatus: null };
+    await publish("automationRuns", "lead.created", org.organizationId, data, { id: eventId });
+    await publish("automationRuns", "lead.created", org.organizationId, data, { id: eventId });
+    const finished = await waitForRun(org, automation.id, claimedRunId);
+    expect(finished).toMatchObject({ id: claimedRunId, status: "Succeeded" });
+    await sleep(1500);
+    expect((await listRuns(org, automation.id)).map((run) => run.id).filter((id) => id === claimedRunId)).toHaveLength(1);
+    expect(await listRuns(org, automation.id)).toHaveLength(2);
   });
 
   it("disabling cancels waiting runs and stops new ones", async () => {

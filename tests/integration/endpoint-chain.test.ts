@@ -63,4 +63,32 @@ describe("the shared endpoint chain", () => {
     const pointers = JSON.parse(result.body!).errors.map((error: { pointer: string }) => error.pointer).sort();
     expect(pointers).toEqual(["/count", "/extra", "/mode"]);
   });
+
+  it("counts the rate limit while a request reads, and lets it write only once admitted (429 and no write over the limit)", async () => {
+    const previous = process.env.RATE_LIMIT_REQUESTS;
+    process.env.RATE_LIMIT_REQUESTS = "1";
+    try {
+      const writes: string[] = [];
+      const readsThenWrites = endpoint(
+        probe,
+        async ({ body, admitted }) => {
+          await admitted();
+          writes.push(body.mode);
+          return { echoed: body };
+        },
+        { rateLimitWhileReading: true },
+      );
+      const sourceIp = `198.51.100.${Math.floor(Math.random() * 250)}`;
+      const post = () => readsThenWrites(apiEvent({ method: "POST", path: "/probe", body: { mode: "ok" }, sourceIp }), lambdaContext());
+      const first = await post();
+      const second = await post();
+      expect(first.statusCode).toBe(201);
+      expect(second.statusCode).toBe(429);
+      expect(second.headers?.ratelimit).toMatch(/^"ip";r=0;t=\d+$/);
+      expect(writes).toEqual(["ok"]);
+    } finally {
+      if (previous === undefined) delete process.env.RATE_LIMIT_REQUESTS;
+      else process.env.RATE_LIMIT_REQUESTS = previous;
+    }
+  });
 });

@@ -178,15 +178,15 @@ function endEvent(run: StoredRun): ReturnType<typeof eventItem> {
 }
 
 /**
- * Stores a run's new state. A run that just ended writes its event in the same transaction (then feeds the analytics
- * rollups, which never throw) and notes its status on the automation.
+ * Stores a run's new state. A run that just ended writes its event in the same transaction (the analytics aggregator
+ * counts it from the table's stream) and notes its status on the automation.
  */
 async function save(run: StoredRun, previous: StoredRun | undefined): Promise<StoredRun> {
   const ended = isFinal(run) && (!previous || !isFinal(previous));
   const event = ended ? endEvent(run) : undefined;
   const saved = await RunStore.write(run, event ? [event.item] : []);
   if (event) {
-    await eventRecorded(run.organizationId, event.event);
+    eventRecorded(run.organizationId, event.event);
     await noteLastRun(run.organizationId, run.automationId, run);
   }
   return saved;
@@ -245,8 +245,10 @@ export const Engine = {
     const route = await routeFrom(definition, trigger.id, evaluationContext(blank, environment, now), options.random);
     const run = applyRoute(blank, route, at);
     const result = await RunStore.create(run);
-    if (result.created && isFinal(run)) await save(run, { ...run, status: "Pending" }).catch(ignoreStale);
-    else if (result.created) await noteLastRun(run.organizationId, run.automationId, run);
+    // The stored run (its id is the claimed one when an interrupted attempt claimed the trigger first).
+    const stored = result.run;
+    if (result.created && isFinal(stored)) await save(stored, { ...stored, status: "Pending" }).catch(ignoreStale);
+    else if (result.created) await noteLastRun(stored.organizationId, stored.automationId, stored);
     if (result.run.status === "Pending") await sendStep(result.run);
     return result;
   },

@@ -100,31 +100,37 @@ export const RunStore = {
   },
 
   /**
-   * Stores a new run together with its claim on (automation, trigger event). Answers the run that already holds
-   * the claim when the event was seen before (a redelivered trigger).
+   * Stores a new run with its claim on (automation, trigger event), as two plain conditional puts (half the write
+   * units of a transaction): the claim first, naming the run's id, then the run. Answers the run that already holds
+   * the claim when the event was seen before (a redelivered trigger). A claim whose run is missing (its writer
+   * stopped between the two puts, or is between them right now) is completed with the claimed id: whichever put of
+   * that run lands first creates it, the other answers it as existing, so one run per trigger event either way.
    */
   async create(run: StoredRun): Promise<{ run: StoredRun; created: boolean }> {
     const claimKey = keys.automationRunClaim(run.organizationId, run.automationId, run.trigger.eventId);
+    let toStore = run;
     try {
       await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tableName(),
-                Item: { ...claimKey, entity: entities.automationRunClaim, runId: run.id, createdAt: run.createdAt },
-                ConditionExpression: "attribute_not_exists(pk)",
-              },
-            },
-            { Put: { TableName: tableName(), Item: runItem(run), ConditionExpression: "attribute_not_exists(pk)" } },
-          ],
+        new PutCommand({
+          TableName: tableName(),
+          Item: { ...claimKey, entity: entities.automationRunClaim, runId: run.id, createdAt: run.createdAt },
+          ConditionExpression: "attribute_not_exists(pk)",
         }),
       );
-      return { run, created: true };
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException) || error.CancellationReasons?.[0]?.Code !== "ConditionalCheckFailed") throw error;
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: claimKey, ConsistentRead: true }));
-      const existing = Item ? await RunStore.read(run.organizationId, run.automationId, String(Item.runId)) : undefined;
+      const claimedId = String(Item!.runId);
+      const existing = await RunStore.read(run.organizationId, run.automationId, claimedId);
+      if (existing) return { run: existing, created: false };
+      toStore = { ...run, id: claimedId };
+    }
+    try {
+      await db().send(new PutCommand({ TableName: tableName(), Item: runItem(toStore), ConditionExpression: "attribute_not_exists(pk)" }));
+      return { run: toStore, created: true };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const existing = await RunStore.read(run.organizationId, run.automationId, toStore.id);
       if (!existing) throw error;
       return { run: existing, created: false };
     }

@@ -1,0 +1,232 @@
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { decodeTime } from "ulid";
+import { TransactionConditionFailed, transact, type TransactItem } from "#core/billing/transactions";
+import { db, tableName } from "#core/db/client";
+import { entities, keys } from "#core/db/keys";
+import type { EventRecord } from "#core/events/index";
+import { effectOf, leadCounters, mergeCounters, responseCounters, responseSecondsOf, toUnits, type Counters, type EventEffect } from "#core/analytics/counters";
+import { callSeconds, histogramUpdate, isHistogram, leadItem, levels, maxCountersPerUpdate, rollupUpdate, rollupUpdates, unpackHistogram, type Level } from "#core/analytics/rollups";
+
+/**
+ * The analytics aggregator: counts recorded events into the rollups off the
+ * request path, fed by the table's stream in batches (functions/consumers/analytics-rollups).
+ *
+ * Counting once (docs/analytics.md): every counted fact has a marker written in
+ * the same transaction as its counters, on condition it does not exist yet:
+ * - an event's own counters: a small marker item `ANALYTICS#COUNTED#<event>`
+ *   (expires by TTL after the stream's 24-hour retention, with a wide margin);
+ * - a lead accepted: the per-lead analytics item;
+ * - a lead's first response: `respondedAt` on that per-lead item.
+ * The markers and counters of one organization's batch go in one transaction,
+ * with the counters summed per rollup item (a busy organization's batch of 100
+ * events writes each hot hour/day/week item once, not 100 times). A marker
+ * that fails its condition drops its fact (already counted) and the rest is
+ * retried, so a redelivered batch, a replay or a retried shard adds nothing.
+ */
+
+/** One recorded event as the stream delivers it. */
+export interface RecordedEvent {
+  organizationId: string;
+  event: EventRecord;
+}
+
+/** Seconds a counted marker is kept: the stream redelivers for at most 24 hours. */
+const markerTtlSeconds = 7 * 24 * 3600;
+/** DynamoDB's limit of items in one transaction. */
+const maxTransactionItems = 100;
+
+/** Counters to add at a time (its hour, day and week). */
+interface Addition {
+  at: number;
+  counters: Counters;
+}
+
+/** One fact to count: its marker (a conditional write) and what it adds. */
+interface Fact {
+  marker: TransactItem;
+  additions: Addition[];
+}
+
+/** Counts a batch of recorded events, each once, whatever was counted before. Throws on storage errors (the batch is retried). */
+export async function countRecordedEvents(recorded: RecordedEvent[]): Promise<void> {
+  const byOrganization = new Map<string, Map<string, EventRecord>>();
+  for (const { organizationId, event } of recorded) {
+    const events = byOrganization.get(organizationId) ?? new Map<string, EventRecord>();
+    events.set(event.id, event);
+    byOrganization.set(organizationId, events);
+  }
+  await Promise.all([...byOrganization].map(([organizationId, events]) => countForOrganization(organizationId, [...events.values()])));
+}
+
+async function countForOrganization(organizationId: string, events: EventRecord[]): Promise<void> {
+  const effects = events.map((event) => ({ event, effect: effectOf(event) }));
+  const facts = await Promise.all(effects.map(({ event, effect }) => factOf(organizationId, event, effect)));
+  await countFacts(organizationId, facts.filter((fact): fact is Fact => fact !== undefined));
+  // Responses after the leads of the same batch are counted (a response needs its lead's per-lead item).
+  for (const { effect } of effects) if (effect.response) await countResponse(organizationId, effect.response);
+  const firstSourcedLead = effects.find(({ event, effect }) => effect.leadCreated && event.sourceId)?.event;
+  const firstDelivery = effects.find(({ effect }) => effect.delivered)?.event;
+  await Promise.all([
+    firstSourcedLead && milestone(organizationId, "firstSourcedLeadAt", firstSourcedLead.createdAt),
+    firstDelivery && milestone(organizationId, "firstDeliveredAt", firstDelivery.createdAt),
+  ]);
+}
+
+/** What one event counts, with its marker; undefined when it changes no counter. */
+async function factOf(organizationId: string, event: EventRecord, effect: EventEffect): Promise<Fact | undefined> {
+  const counters = { ...effect.counters };
+  if (effect.completedCallId) {
+    const seconds = await callSeconds(organizationId, effect.completedCallId);
+    if (seconds > 0) counters.callSeconds = (counters.callSeconds ?? 0) + seconds;
+  }
+  const own: Addition[] = Object.values(counters).some((amount) => amount !== 0) ? [{ at: Date.parse(event.createdAt), counters }] : [];
+  if (effect.leadCreated) {
+    const lead = await leadFact(organizationId, effect.leadCreated.leadId, false);
+    if (lead) return { marker: lead.marker, additions: [...lead.additions, ...own] };
+  }
+  if (own.length === 0) return undefined;
+  const marker = {
+    ...keys.analyticsCounted(organizationId, event.id),
+    entity: entities.analyticsCounted,
+    expiresAt: Math.floor(Date.now() / 1000) + markerTtlSeconds,
+  };
+  return { marker: { Put: { TableName: tableName(), Item: marker, ConditionExpression: "attribute_not_exists(pk)" } }, additions: own };
+}
+
+/** A lead counted once (its per-lead item is the marker); undefined when the lead is gone, or not processed when `processedOnly`. */
+async function leadFact(organizationId: string, leadId: string, processedOnly: boolean): Promise<Fact | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.lead(organizationId, leadId),
+      ProjectionExpression: "sourceId, metadata.price, processingStatus",
+      ConsistentRead: true,
+    }),
+  );
+  if (!Item || (processedOnly && Item.processingStatus !== "Processed")) return undefined;
+  const lead = { leadId, sourceId: (Item.sourceId as string | null) ?? null, priceUnits: toUnits((Item.metadata as { price?: string } | undefined)?.price) };
+  return {
+    marker: { Put: { TableName: tableName(), Item: leadItem(organizationId, lead), ConditionExpression: "attribute_not_exists(pk)" } },
+    additions: [{ at: decodeTime(leadId), counters: leadCounters(lead.sourceId, lead.priceUnits) }],
+  };
+}
+
+/** Rollup item (level and bucket) → the counters summed into it. */
+type Sums = Map<string, { level: Level; bucket: string; counters: Counters }>;
+
+/** Adds a fact's counters to `sums`; false (and `sums` untouched) when an item would pass the per-update limit. */
+function addTo(sums: Sums, fact: Fact): boolean {
+  const next: Sums = new Map([...sums].map(([key, sum]) => [key, { ...sum, counters: { ...sum.counters } }]));
+  for (const { at, counters } of fact.additions) {
+    for (const [level, bucketOf] of levels) {
+      const bucket = bucketOf(at);
+      const sum = next.get(`${level}#${bucket}`) ?? { level, bucket, counters: {} };
+      mergeCounters(sum.counters, counters);
+      if (Object.keys(sum.counters).length > maxCountersPerUpdate) return false;
+      next.set(`${level}#${bucket}`, sum);
+    }
+  }
+  for (const [key, sum] of next) sums.set(key, sum);
+  return true;
+}
+
+/** Writes the facts not counted yet: as few transactions as the item limits allow, each its markers plus the summed rollups. */
+async function countFacts(organizationId: string, facts: Fact[]): Promise<void> {
+  let pending = facts;
+  while (pending.length > 0) {
+    const sums: Sums = new Map();
+    const chunk: Fact[] = [];
+    for (const fact of pending) {
+      const before = new Map(sums);
+      if (!addTo(sums, fact) || chunk.length + 1 + sums.size > maxTransactionItems) {
+        if (chunk.length === 0) throw new Error("One analytics fact exceeds a transaction.");
+        sums.clear();
+        for (const [key, sum] of before) sums.set(key, sum);
+        break;
+      }
+      chunk.push(fact);
+    }
+    const updates = [...sums.values()].map(({ level, bucket, counters }) => rollupUpdate(organizationId, level, bucket, counters));
+    try {
+      await transact([...chunk.map((fact) => fact.marker), ...updates]);
+      pending = pending.slice(chunk.length);
+    } catch (error) {
+      if (!(error instanceof TransactionConditionFailed)) throw error;
+      const counted = new Set(error.failedIndexes.filter((index) => index < chunk.length).map((index) => chunk[index]));
+      if (counted.size === 0) throw error;
+      pending = pending.filter((fact) => !counted.has(fact));
+    }
+  }
+}
+
+/**
+ * The first response of a counted lead; later ones add nothing. The histograms
+ * of the lead's hour, day and week are rewritten from what was read; a
+ * concurrent rewrite fails the version check and the whole transaction is
+ * retried from a fresh read. Stream shards are read in parallel, so a response
+ * can arrive before its LeadCreated event: a processed lead not counted yet is
+ * counted first (its per-lead item makes the later LeadCreated add nothing).
+ */
+async function countResponse(organizationId: string, response: { leadId: string; at: number }): Promise<void> {
+  const key = keys.analyticsLead(organizationId, response.leadId);
+  let leadCounted = false;
+  for (let attempt = 1; ; attempt++) {
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+    if (!Item && !leadCounted) {
+      const lead = await leadFact(organizationId, response.leadId, true);
+      if (!lead) return;
+      await countFacts(organizationId, [lead]);
+      leadCounted = true;
+      continue;
+    }
+    if (!Item || Item.respondedAt) return;
+    const createdAt = decodeTime(response.leadId);
+    const seconds = responseSecondsOf(createdAt, response.at);
+    const counters = responseCounters(Item.sourceId as string | null, seconds);
+    const histogramPart = Object.fromEntries(Object.entries(counters).filter(([name]) => isHistogram(name)));
+    const histograms = await Promise.all(
+      levels.map(async ([level, bucketOf]) => {
+        const histogramKey = keys.analyticsHistogram(organizationId, level, bucketOf(createdAt));
+        const { Item: stored } = await db().send(new GetCommand({ TableName: tableName(), Key: histogramKey, ConsistentRead: true }));
+        const hist = mergeCounters(unpackHistogram(stored), histogramPart);
+        return histogramUpdate(organizationId, level, bucketOf(createdAt), { hist, readVersion: stored?.hv as number | undefined });
+      }),
+    );
+    const updates = [...rollupUpdates(organizationId, createdAt, counters), ...histograms];
+    try {
+      await transact([
+        {
+          Update: {
+            TableName: tableName(),
+            Key: key,
+            UpdateExpression: "SET respondedAt = :at, responseSeconds = :seconds",
+            ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(respondedAt)",
+            ExpressionAttributeValues: { ":at": new Date(response.at).toISOString(), ":seconds": seconds },
+          },
+        },
+        ...updates,
+      ]);
+      return;
+    } catch (error) {
+      if (!(error instanceof TransactionConditionFailed)) throw error;
+      if (error.failedIndexes.includes(0) || attempt >= 10) return;
+    }
+  }
+}
+
+/** Milestones this warm instance has written: first-time values never change, so each is written once per instance. */
+const writtenMilestones = new Set<string>();
+
+async function milestone(organizationId: string, name: "firstDeliveredAt" | "firstSourcedLeadAt", at: string): Promise<void> {
+  if (writtenMilestones.has(`${organizationId}#${name}`)) return;
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.analyticsMilestones(organizationId),
+      UpdateExpression: "SET #entity = :entity, #name = if_not_exists(#name, :at)",
+      ExpressionAttributeNames: { "#entity": "entity", "#name": name },
+      ExpressionAttributeValues: { ":entity": entities.analyticsMilestones, ":at": at },
+    }),
+  );
+  writtenMilestones.add(`${organizationId}#${name}`);
+}
