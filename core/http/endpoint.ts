@@ -4,11 +4,12 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { ForbiddenError, RateLimitedError, ValidationError } from "#core/errors";
-import { resolveCredentials, type Credentials } from "#core/http/credentials";
+import { ipPartitionOf, resolveCredentials, type Credentials } from "#core/http/credentials";
 import type { AnySchema, AuthMode, Operation } from "#core/http/operation";
 import { PayloadTooLargeError, toProblem, UnsupportedMediaTypeError } from "#core/http/problem";
 import { securityHeaders } from "#core/http/headers";
 import { HttpResponse } from "#core/http/response";
+import type { RateLimitPartition } from "#core/db/keys";
 import { logger, withCorrelationId } from "#core/observability/index";
 import { consumeRateLimit, describePartition, rateLimitPolicy, type RateLimitDecision } from "#core/rate-limit/index";
 import { toFieldErrors, wellFormedText } from "#core/shared/validation";
@@ -206,20 +207,30 @@ function authentication(operation: AnyOperation, options: EndpointOptions): Chai
     name: "authentication",
     before: async (request) => {
       const state = stateOf(request);
-      const credentials = await resolveCredentials(operation.auth, request.event);
+      const exempt = options.exemptFromRateLimit?.(request.event) ?? false;
+      const count = async (partition: RateLimitPartition) => {
+        const decision = await consumeRateLimit(partition);
+        state.rateLimit = decision;
+        if (!decision.allowed) {
+          throw new RateLimitedError(
+            `The ${describePartition(decision.partition)} rate limit of ${decision.limit} requests per ${rateLimitPolicy.windowSeconds} seconds is exceeded.`,
+            decision.resetSeconds,
+          );
+        }
+      };
+      // A credential this instance has not seen yet costs a storage read: the caller's IP pays for it first, so a flood of made-up keys is stopped by the IP limit.
+      let countedOnIp = false;
+      const beforeLookup = exempt ? undefined : async () => {
+        countedOnIp = true;
+        await count(ipPartitionOf(request.event));
+      };
+      const credentials = await resolveCredentials(operation.auth, request.event, { beforeLookup });
       state.credentials = credentials;
-      if (options.exemptFromRateLimit?.(request.event)) {
+      if (exempt) {
         if (credentials.error) throw credentials.error;
         return;
       }
-      const decision = await consumeRateLimit(credentials.partition);
-      state.rateLimit = decision;
-      if (!decision.allowed) {
-        throw new RateLimitedError(
-          `The ${describePartition(decision.partition)} rate limit of ${decision.limit} requests per ${rateLimitPolicy.windowSeconds} seconds is exceeded.`,
-          decision.resetSeconds,
-        );
-      }
+      if (!(countedOnIp && credentials.partition.kind === "ip")) await count(credentials.partition);
       if (credentials.error) throw credentials.error;
     },
   };
