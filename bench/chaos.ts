@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { sweepHolds } from "#core/billing/hold-sweeper";
+import { Billing } from "#core/billing/index";
 import { sweepDueCalls } from "#core/calls/sweeper";
 import { LEASE_MS } from "#core/automations/runs/engine";
 import { sweepAutomations } from "#core/automations/runs/schedule";
@@ -196,7 +197,8 @@ async function setUpOrganization(): Promise<Org> {
     return response.body;
   };
   await must("POST", "/phone-numbers", { phoneNumber: `+1212${200 + Math.floor(random() * 700)}${String(Math.floor(random() * 10_000)).padStart(4, "0")}`, capabilities: ["sms", "mms", "voice"] });
-  await must("POST", "/billing/wallet/top-ups", { amount: "500.00" });
+  // Money enters through a payment or an operator credit; the payment simulator restarts with each kill, so the operator credits it.
+  await Billing.adjust(organization.id, "500.00", "Chaos run funding");
   const source = await must("POST", "/sources", { name: "Chaos seller" });
   const automation = await must("POST", "/automations", {
     name: "Chaos welcome",
@@ -265,7 +267,7 @@ async function send(attempt: Attempt) {
 
 function record(attempt: Attempt, response: { status: number; body: any }): void {
   if (response.status >= 300) return;
-  const id = attempt.kind === "topUp" ? response.body.entry?.id : response.body.id;
+  const id = response.body.id;
   if (id) acknowledged.push({ kind: attempt.kind, org: attempt.org, id, ...(attempt.kind === "run" ? { automationId: attempt.org.automationId } : {}) });
 }
 
@@ -333,7 +335,7 @@ async function snapshot(orgs: Org[]): Promise<OrgState[]> {
 }
 
 function itemOf(state: OrgState, entry: Acknowledged): Record<string, any> | undefined {
-  const sk = { lead: `LEAD#${entry.id}`, message: `MESSAGE#${entry.id}`, call: `CALL#${entry.id}`, run: `RUN#${entry.automationId}#${entry.id}`, topUp: `LEDGER#${entry.id}` }[entry.kind];
+  const sk = { lead: `LEAD#${entry.id}`, message: `MESSAGE#${entry.id}`, call: `CALL#${entry.id}`, run: `RUN#${entry.automationId}#${entry.id}`, topUp: `TOPUP#${entry.id}` }[entry.kind];
   return state.items.get(sk);
 }
 
@@ -377,7 +379,7 @@ async function checkInvariants(orgs: Org[], stillLocked: number): Promise<Row[]>
       if (!item) return [`${kind} ${entry.id} missing`];
       return isFinal(entry, item) ? [] : [`${kind} ${entry.id} still ${item.status ?? item.processingStatus}`];
     });
-    add(`every acknowledged ${kind} exists${kind === "topUp" ? " in the ledger" : " and is final"}`, entries.length, failures);
+    add(`every acknowledged ${kind} exists${kind === "topUp" ? " (a pending or paid top-up)" : " and is final"}`, entries.length, failures);
   }
   const walletFailures: string[] = [];
   const holdFailures: string[] = [];

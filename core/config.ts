@@ -57,10 +57,14 @@ export const config = {
     const value = Number(optional(environmentNames.rateLimitRequests) ?? 300);
     return Number.isInteger(value) && value > 0 ? value : 300;
   },
-  /** Items a filtered list may read per request on the key-ordered path; unset means core/db/list.ts's default. */
+  /** Items one list request may read (page and count each); unset means core/db/list.ts readBudget. */
   get listScanBudget(): number | undefined {
     const value = Number(optional(environmentNames.listScanBudget));
     return Number.isInteger(value) && value > 0 ? value : undefined;
+  },
+  /** Stripe credentials and (locally) the payment simulator's URL; see core/billing/stripe.ts. */
+  get stripe(): { secretKey?: string; webhookSecret?: string; apiUrl?: string } {
+    return { secretKey: optional(environmentNames.stripeSecretKey), webhookSecret: optional(environmentNames.stripeWebhookSecret), apiUrl: optional(environmentNames.stripeApiUrl) };
   },
   /** Where clients reach the API; used in the agent card and webhook URLs. */
   get publicBaseUrl(): string {

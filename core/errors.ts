@@ -79,3 +79,8 @@ export class RateLimitedError extends DomainError {
 export class CarrierUnavailableError extends DomainError {
   readonly code = "carrier_unavailable";
 }
+
+/** The payment provider refused, could not be reached, or is not configured on this stage; nothing was charged. */
+export class PaymentProviderUnavailableError extends DomainError {
+  readonly code = "payment_provider_unavailable";
+}

@@ -4,6 +4,7 @@ import { signUserToken } from "#core/auth/local-tokens";
 import { Billing, type PriceOverrides } from "#core/billing/index";
 import { ValidationError } from "#core/errors";
 import { Organizations } from "#core/organizations/index";
+import { backfillListIndexes } from "#core/operations/list-indexes";
 import { lastScheduleRuns } from "#core/operations/schedule-runs";
 import { stuckWork } from "#core/operations/stuck-work";
 import { queueDepth, redriveDeadLetters, summarizeDeadLetters } from "#core/queue/dead-letters";
@@ -31,6 +32,10 @@ Commands (output is JSON):
                  [--call-rounding PerStartedMinute|PerSecond] [--max-call-minutes 30]
                  [--phone-number-monthly 1.15]        override some prices of the organization (no price flag:
                                                       show them): the price list
+  backfill-list-indexes [--org ID]                    once after deploying the list indexes (gsi4-gsi7): writes their
+                                                      attributes onto leads, events, conversations and suppressions
+                                                      stored before (a full table scan, or one organization's
+                                                      items; safe to run again): items scanned and updated
   status                                              queue and dead-letter depths, stuck work (count, oldest
                                                       age) and the last run of every schedule
   dlq show QUEUE                                      summary of a queue's dead letters (types, oldest, samples)
@@ -222,6 +227,10 @@ async function run(command: string | undefined): Promise<unknown> {
     case "list-orgs":
       await useTarget();
       return Organizations.list();
+    case "backfill-list-indexes":
+      if (values.org) return backfillListIndexes(await existingOrganization());
+      await useTarget();
+      return backfillListIndexes();
     case "billing-adjust": {
       const organizationId = await existingOrganization();
       const entry = await Billing.adjust(organizationId, required("amount"), required("reason"));

@@ -88,8 +88,27 @@ async function createTable(client: DynamoDBClient): Promise<void> {
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
-    // A table kept in .local/ from before the stream (or with another view) gets the manifest's stream now.
     const { Table } = await client.send(new DescribeTableCommand({ TableName: table.name }));
+    // A table kept in .local/ from before an index was added gets the manifest's new indexes now (one per update, as DynamoDB requires).
+    const existing = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+    const missing = globalIndexes.filter((candidate) => !existing.has(candidate.IndexName));
+    for (const index of missing) {
+      const keyAttributes = new Set(index.KeySchema!.map((key) => key.AttributeName));
+      await client.send(
+        new UpdateTableCommand({
+          TableName: table.name,
+          AttributeDefinitions: attributes.filter((attribute) => keyAttributes.has(attribute.AttributeName)),
+          GlobalSecondaryIndexUpdates: [{ Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection } }],
+        }),
+      );
+    }
+    // Lists query the new indexes at once: wait until DynamoDB Local has built them (seconds).
+    for (let attempt = 0; missing.length && attempt < 60; attempt++) {
+      const { Table: updated } = await client.send(new DescribeTableCommand({ TableName: table.name }));
+      if ((updated?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === "ACTIVE")) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    // A table kept in .local/ from before the stream (or with another view) gets the manifest's stream now.
     const stream = Table?.StreamSpecification;
     if (stream?.StreamEnabled && stream.StreamViewType === table.streamView) return;
     if (stream?.StreamEnabled) await client.send(new UpdateTableCommand({ TableName: table.name, StreamSpecification: { StreamEnabled: false } }));

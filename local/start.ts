@@ -5,6 +5,7 @@ import { consumers, environmentNames, queues, schedules, streamConsumers, table 
 import { startDynamoDbLocal } from "#local/dynamodb-local";
 import { functionName, loadFunction } from "#local/handlers";
 import { startHttpServer } from "#local/http-server";
+import { startPaymentSimulator } from "#local/payment-simulator";
 import { ensureDevelopmentCredentials } from "#local/provision";
 import { startQueuePoller, type QueuePoller } from "#local/queue-poller";
 import { createLocalResources, localDynamoDbClient, localSqsClient, type LocalQueue } from "#local/resources";
@@ -89,10 +90,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     const server = await startHttpServer({ port: options.port ?? 3000, host: options.host, jwks: secrets.jwks, trustForwardedFor: options.trustForwardedFor, log, app: { developmentToken: () => developmentToken } });
     stoppers.push(server.stop);
+    // Payments: the local payment simulator stands in for Stripe unless the developer set real (test-mode) keys.
+    const payments = process.env[environmentNames.stripeSecretKey]
+      ? undefined
+      : await startPaymentSimulator({ webhookUrl: () => `${server.url}/webhooks/payments/stripe` });
+    if (payments) stoppers.push(payments.stop);
     const env = {
       ...resources.env,
       ...secretsEnv(secrets),
       [environmentNames.publicBaseUrl]: server.url,
+      ...(payments
+        ? {
+            [environmentNames.stripeSecretKey]: payments.secretKey,
+            [environmentNames.stripeWebhookSecret]: payments.webhookSecret,
+            [environmentNames.stripeApiUrl]: payments.url,
+          }
+        : {}),
       // The local stack (development and tests) is the one place automations may call loopback receivers.
       [environmentNames.automationHttpAllowPrivate]: process.env[environmentNames.automationHttpAllowPrivate] ?? "true",
       // … and receive event webhooks there over plain http (deployed stages: public https only).
@@ -175,6 +188,7 @@ async function main(): Promise<void> {
       `  Dashboard    ${stack.baseUrl}/app/ (signed in as the development organization's owner)`,
       `  DynamoDB     ${env[environmentNames.dynamodbEndpoint]} (table ${env[environmentNames.tableName]}, data in .local/dynamodb)`,
       `  SQS          ${env[environmentNames.sqsEndpoint]} (fauxqs; queues are recreated on every start)`,
+      `  payments     ${env[environmentNames.stripeApiUrl] ? `payment simulator at ${env[environmentNames.stripeApiUrl]} (top-up checkout pages are paid there; no card is charged)` : "Stripe (STRIPE_SECRET_KEY from your shell)"}`,
       `  consumers    ${consumers.length}, schedules ${schedules.length}`,
       `  credentials  ${stack.credentialsFile}`,
       `Press Ctrl-C to stop.`,

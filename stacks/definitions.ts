@@ -22,6 +22,19 @@ export const table = {
     gsi2: { partitionKey: "gsi2pk", sortKey: "gsi2sk" },
     /** Work that becomes due at a time, sharded by bucket (scheduled sends, waits). */
     gsi3: { partitionKey: "gsi3pk", sortKey: "gsi3sk" },
+    /**
+     * gsi4-gsi7 serve the bounded lists (docs/data-model.md "Listing and its cost"): pages answer whole items and the
+     * bounded scans check filters on them, so they project ALL (KEYS_ONLY plus a BatchGet of the page would trade
+     * index write units for a second round trip).
+     * A list in the order of one more field: leads by name, conversations by last message, suppressions by creation.
+     */
+    gsi4: { partitionKey: "gsi4pk", sortKey: "gsi4sk", projection: "ALL" },
+    /** A list in the order of one more field: leads by price. */
+    gsi5: { partitionKey: "gsi5pk", sortKey: "gsi5sk", projection: "ALL" },
+    /** A list in the order of one more field: leads by modifiedAt. */
+    gsi6: { partitionKey: "gsi6pk", sortKey: "gsi6sk", projection: "ALL" },
+    /** A list narrowed to one value of a closed set, in createdAt order: leads by processing status, events by type. */
+    gsi7: { partitionKey: "gsi7pk", sortKey: "gsi7sk", projection: "ALL" },
   },
   /** The table's change stream: the webhook fan-out reads recorded events (new images) and wallet changes (old and new) from it. */
   streamView: "NEW_AND_OLD_IMAGES",
@@ -170,6 +183,8 @@ export const routes: RouteDefinition[] = [
   { method: "GET", path: "/billing/wallet", handler: "functions/billing/get-wallet.handler" },
   { method: "PUT", path: "/billing/wallet", handler: "functions/billing/update-wallet.handler" },
   { method: "POST", path: "/billing/wallet/top-ups", handler: "functions/billing/top-up.handler" },
+  { method: "GET", path: "/billing/wallet/top-ups/{topUpId}", handler: "functions/billing/get-top-up.handler" },
+  { method: "POST", path: "/webhooks/payments/stripe", handler: "functions/webhooks/stripe-payments.handler" },
   { method: "POST", path: "/billing/ledger/all/my", handler: "functions/billing/ledger.handler" },
   { method: "POST", path: "/phone-numbers", handler: "functions/phone-numbers/create.handler" },
   { method: "GET", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/get.handler" },
@@ -303,7 +318,7 @@ export const environmentNames = {
   publicBaseUrl: "PUBLIC_BASE_URL",
   /** Requests per rate-limit partition per 60 s; unset means the spec's 300. */
   rateLimitRequests: "RATE_LIMIT_REQUESTS",
-  /** Items a filtered list reads per request on the key-ordered path; unset means 5000 (tests lower it). */
+  /** Items one list request may read (page and count each); unset means max(4 × pageSize, 500) (core/db/list.ts readBudget; tests lower it). */
   listScanBudget: "LIST_SCAN_BUDGET",
   /** Twilio REST credentials (SST secrets in AWS); unset means no Twilio account is configured. */
   twilioAccountSid: "TWILIO_ACCOUNT_SID",
@@ -318,6 +333,17 @@ export const environmentNames = {
   telnyxTexmlConnectionId: "TELNYX_TEXML_CONNECTION_ID",
   /** The Telnyx messaging profile numbers join when bought or registered. */
   telnyxMessagingProfileId: "TELNYX_MESSAGING_PROFILE_ID",
+  /** The Telnyx account's TeXML account sid (Mission Control → Account): call status lookups (`/v2/texml/Accounts/{sid}/Calls/{call}`) need it. */
+  telnyxAccountSid: "TELNYX_ACCOUNT_SID",
+  /** Where the Telnyx and Twilio REST APIs are; unset means the carriers' own hosts (the tests point them at local fakes). */
+  telnyxApiBaseUrl: "TELNYX_API_BASE_URL",
+  twilioApiBaseUrl: "TWILIO_API_BASE_URL",
+  /** Stripe secret API key (`sk_…` or a restricted `rk_…` key) the API creates top-up payments with; unset means top-ups answer 502. */
+  stripeSecretKey: "STRIPE_SECRET_KEY",
+  /** Signing secret (`whsec_…`) of the Stripe webhook endpoint `/webhooks/payments/stripe`: the only proof a payment event is Stripe's. */
+  stripeWebhookSecret: "STRIPE_WEBHOOK_SECRET",
+  /** Local only: base URL of the payment simulator standing in for api.stripe.com. */
+  stripeApiUrl: "STRIPE_API_URL",
   /** Carrier provider: `simulator` (default; local stack and tests), `twilio` or `telnyx`. */
   provider: "PROVIDER",
   /** Multiplies the local carrier simulator's callback delays (tests shorten them). */

@@ -1,6 +1,18 @@
 import { environmentNames, queues as queueDefinitions, type HandlerDefinition } from "./definitions.ts";
 import { queues } from "./queues.ts";
-import { jwksUrl, jwtIssuer, telnyxApiKey, telnyxPublicKey, tokenSigningKey, twilioAccountSid, twilioApiKeySecret, twilioApiKeySid, twilioAuthToken } from "./secrets.ts";
+import {
+  jwksUrl,
+  jwtIssuer,
+  stripeSecretKey,
+  stripeWebhookSecret,
+  telnyxApiKey,
+  telnyxPublicKey,
+  tokenSigningKey,
+  twilioAccountSid,
+  twilioApiKeySecret,
+  twilioApiKeySid,
+  twilioAuthToken,
+} from "./secrets.ts";
 import { table, tableData } from "./table.ts";
 
 /**
@@ -33,6 +45,9 @@ const notOperatorSettings = new Set<string>([
   environmentNames.twilioApiKeySecret,
   environmentNames.telnyxApiKey,
   environmentNames.telnyxPublicKey,
+  environmentNames.stripeSecretKey,
+  environmentNames.stripeWebhookSecret,
+  environmentNames.stripeApiUrl,
 ]);
 
 /**
@@ -82,6 +97,8 @@ export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.In
     [environmentNames.twilioApiKeySecret]: twilioApiKeySecret.value,
     [environmentNames.telnyxApiKey]: telnyxApiKey.value,
     [environmentNames.telnyxPublicKey]: telnyxPublicKey.value,
+    [environmentNames.stripeSecretKey]: stripeSecretKey.value,
+    [environmentNames.stripeWebhookSecret]: stripeWebhookSecret.value,
     [environmentNames.publicBaseUrl]: publicBaseUrl,
     [environmentNames.provider]: $output([twilioAccountSid.value, telnyxApiKey.value]).apply(([sid, telnyxKey]) => deployedProvider(sid, telnyxKey)),
     ...operatorSettings,

@@ -22,3 +22,7 @@ export const twilioApiKeySecret = new sst.Secret("TwilioApiKeySecret", "");
 /** Telnyx: the API key (REST) and the account's webhook public key; empty unless the stage sends through Telnyx (`PROVIDER=telnyx`). */
 export const telnyxApiKey = new sst.Secret("TelnyxApiKey", "");
 export const telnyxPublicKey = new sst.Secret("TelnyxPublicKey", "");
+
+/** Stripe secret key (top-ups create Checkout Sessions with it) and the signing secret of the `/webhooks/payments/stripe` endpoint; see docs/payments.md. */
+export const stripeSecretKey = new sst.Secret("StripeSecretKey", "");
+export const stripeWebhookSecret = new sst.Secret("StripeWebhookSecret", "");

@@ -4,6 +4,7 @@ import type { ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import { actorOf } from "#core/agent/caller";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
+import { readBudget } from "#core/db/list";
 import { queryCount } from "#core/db/query";
 import { nowIso } from "#core/shared/ids";
 
@@ -80,15 +81,20 @@ export class DynamoTaskStore implements TaskStore {
     let startKey: Record<string, unknown> | undefined = params.pageToken
       ? { pk, sk: `${skPrefix}${Buffer.from(params.pageToken, "base64url").toString("utf8")}` }
       : undefined;
+    // Bounded like every list (core/db/list.ts readBudget): a filtered page may come back short with a token.
+    const budget = readBudget(pageSize);
+    let read = 0;
     do {
-      const page = await db().send(new QueryCommand({ ...query, TableName: tableName(), ExclusiveStartKey: startKey }));
+      const page = await db().send(new QueryCommand({ ...query, TableName: tableName(), ExclusiveStartKey: startKey, Limit: budget - read }));
       items.push(...(page.Items ?? []));
+      read += page.ScannedCount ?? page.Items?.length ?? 0;
       startKey = page.LastEvaluatedKey;
-    } while (startKey && items.length <= pageSize);
+    } while (startKey && items.length <= pageSize && read < budget);
     const pageItems = items.slice(0, pageSize);
-    const nextPageToken =
-      items.length > pageSize ? Buffer.from(String(pageItems.at(-1)!.taskId)).toString("base64url") : "";
-    const totalSize = await queryCount(query);
+    const resumeAfter = items.length > pageSize ? String(pageItems.at(-1)!.taskId) : startKey ? String(startKey.sk).slice(skPrefix.length) : undefined;
+    const nextPageToken = resumeAfter === undefined ? "" : Buffer.from(resumeAfter).toString("base64url");
+    // Past the budget, totalSize is a lower bound.
+    const totalSize = (await queryCount(query, budget)).count;
     const tasks = pageItems.map((item) => {
       const task = Task.fromJSON(JSON.parse(item.task as string));
       return params.includeArtifacts ? task : { ...task, artifacts: [] };

@@ -3,7 +3,7 @@
  * type, the request schema and the workflow graph rules. Pure: no I/O. Documented in docs/automations.md.
  */
 import * as v from "valibot";
-import { toIssuePath } from "#core/shared/validation";
+import { maxChars, toIssuePath } from "#core/shared/validation";
 import { ActionSchema } from "./definition/actions.ts";
 import { NodeIdSchema, text } from "./definition/common.ts";
 import { ConditionGroupSchema } from "./definition/conditions.ts";
@@ -51,7 +51,7 @@ const listOf = <TItem extends v.GenericSchema>(item: TItem, max: number) =>
 const AutomationBodySchema = v.strictObject({
   id: v.optional(text(64)),
   name: text(automationLimits.nameLength),
-  description: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(automationLimits.descriptionLength))),
+  description: v.nullish(v.pipe(v.string(), v.trim(), maxChars(automationLimits.descriptionLength))),
   enabled: v.optional(v.boolean(), false),
   scope: v.optional(AutomationScopeSchema, "Organization"),
   visibility: v.optional(AutomationVisibilitySchema, "Organization"),

@@ -13,7 +13,7 @@ import {
 } from "#core/automations/definition";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { privateTargetRefusal } from "#core/automations/runs/egress";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import { triggerIndexWrites } from "#core/automations/runs/trigger-index";
@@ -21,7 +21,7 @@ import "#core/automations/runs/queue";
 import { Organizations } from "#core/organizations/index";
 import { publish } from "#core/queue/events";
 import { newId, nowIso, timestamp } from "#core/shared/ids";
-import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { type Page, type PagingQuery } from "#core/shared/paging";
 
 export { AutomationRequestSchema };
 
@@ -59,7 +59,6 @@ export type Automation = v.InferOutput<typeof AutomationSchema>;
  */
 export const redactedSecret = "__redacted_secret__";
 
-export const ListAutomationsSchema = PagingQuerySchema;
 
 const listResource: ListResource<Automation> = {
   name: "automations",
@@ -85,7 +84,10 @@ const listResource: ListResource<Automation> = {
       ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
     };
   },
+  orders: { createdAt: keyOrder(keys.automationPrefix) },
 };
+
+export const ListAutomationsSchema = listQuerySchema(listResource);
 
 /** Automations of the caller's organization: definitions, versions and their last run. */
 export const Automations = {

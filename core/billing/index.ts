@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
-import { actorId, type Actor } from "#core/auth/actor";
+import type { Actor } from "#core/auth/actor";
 import {
   BALANCE_FLOOR,
   DEFAULT_LOW_BALANCE_THRESHOLD,
@@ -16,12 +16,12 @@ import {
 import { transact, TransactionConditionFailed, type TransactItem } from "#core/billing/transactions";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { indexOrder, keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { PaymentRequiredError, ValidationError } from "#core/errors";
 import { newId, nowIso, timestamp } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
-import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
-import { toFieldErrors } from "#core/shared/validation";
+import { type Page, type PagingQuery } from "#core/shared/paging";
+import { describedCheck, statedShape, toFieldErrors } from "#core/shared/validation";
 import { environmentNames } from "#stacks/definitions";
 
 export type { TransactItem } from "#core/billing/transactions";
@@ -39,7 +39,8 @@ export type WalletStatus = (typeof walletStatuses)[number];
 export const billingStatuses = ["Reserved", "Charged", "Released", "NotBillable", "InsufficientFunds", "WalletSuspended"] as const;
 export type BillingStatus = (typeof billingStatuses)[number];
 
-export const ledgerEntryTypes = ["TrialCredit", "TopUp", "Charge", "Adjustment"] as const;
+/** TopUp: a payment received; Refund and Dispute: money the payment provider took back; DisputeWon: a dispute's amount returned. */
+export const ledgerEntryTypes = ["TrialCredit", "TopUp", "Charge", "Adjustment", "Refund", "Dispute", "DisputeWon"] as const;
 export type LedgerEntryType = (typeof ledgerEntryTypes)[number];
 
 export const WalletSchema = v.object({
@@ -85,7 +86,7 @@ export const LedgerEntrySchema = v.object({
 });
 export type LedgerEntry = v.InferOutput<typeof LedgerEntrySchema>;
 
-/** Largest single top-up. */
+/** Largest single top-up (core/billing/payments.ts) and wallet threshold. */
 export const MAX_TOP_UP = "10000.0000";
 
 const AMOUNT = /^(?:0|[1-9]\d*)(?:\.\d{1,4})?$/;
@@ -93,7 +94,13 @@ const AMOUNT = /^(?:0|[1-9]\d*)(?:\.\d{1,4})?$/;
 /** A decimal amount (string, or a JSON number) with at most 4 decimals, within [min, max]; one message per field. */
 function amountField(min: { value: string; inclusive: boolean }, max: string) {
   return v.pipe(
-    v.union([v.string(), v.number()], "Must be a decimal amount such as \"25.00\"."),
+    v.union(
+      [
+        v.pipe(v.string(), statedShape({ pattern: "^(?:0|[1-9]\\d{0,4})(?:\\.\\d{1,4})?$", description: `A decimal amount with at most 4 decimals, ${min.inclusive ? "from" : "above"} ${min.value} to ${max}.` })),
+        v.pipe(v.number(), describedCheck<number>(() => true, "", { ...(min.inclusive ? { minimum: Number(min.value) } : { exclusiveMinimum: Number(min.value) }), maximum: Number(max) })),
+      ],
+      "Must be a decimal amount such as \"25.00\".",
+    ),
     v.transform((value) => String(value)),
     v.rawCheck(({ dataset, addIssue }) => {
       if (!dataset.typed) return;
@@ -105,25 +112,11 @@ function amountField(min: { value: string; inclusive: boolean }, max: string) {
   );
 }
 
-const positiveAmount = amountField({ value: "0", inclusive: false }, MAX_TOP_UP);
-
-/** Body of `POST /billing/wallet/top-ups`. */
-export const TopUpRequestSchema = v.strictObject({
-  amount: positiveAmount,
-  description: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(255))),
-  /** The payment's reference at the payment processor. */
-  reference: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(255))),
-});
-export type TopUpRequest = v.InferOutput<typeof TopUpRequestSchema>;
-
-export const TopUpSchema = v.object({ entry: LedgerEntrySchema, wallet: WalletSchema });
-
 /** Body of `PUT /billing/wallet`. */
 export const WalletSettingsSchema = v.strictObject({
   lowBalanceThreshold: amountField({ value: "0", inclusive: true }, MAX_TOP_UP),
 });
 
-export const ListLedgerSchema = PagingQuerySchema;
 
 /** A send or call refused by the wallet (402); `billingStatus` says why. */
 export class WalletRefusedError extends PaymentRequiredError {
@@ -224,20 +217,10 @@ const ledgerResource: ListResource<LedgerEntry> = {
     const { pk, skPrefix } = keys.ledgerPrefix(organizationId);
     return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
   },
-  indexed: (organizationId, query) => {
-    const newestFirst = query.order.length === 1 && query.order[0]?.field === "createdAt" && query.order[0].direction === "desc";
-    if (!newestFirst || query.filters.length || query.ranges.length || query.search) return undefined;
-    const { pk, skPrefix } = keys.ledgerPrefix(organizationId);
-    return {
-      input: {
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-        ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-        ScanIndexForward: false,
-      },
-      keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
-    };
-  },
+  orders: { createdAt: keyOrder(keys.ledgerPrefix), amount: indexOrder("gsi5", keys.ledgerByAmountPartition) },
 };
+
+export const ListLedgerSchema = listQuerySchema(ledgerResource);
 
 /**
  * The prepaid wallet of each organization. The wallet item holds the balance,
@@ -272,17 +255,28 @@ export const Billing = {
     return next;
   },
 
-  /** Credits the wallet (`POST /billing/wallet/top-ups`; the HTTP layer makes it idempotent by Idempotency-Key). */
-  async topUp(actor: Actor, input: TopUpRequest): Promise<{ entry: LedgerEntry; wallet: Wallet }> {
-    const entry = await credit(actor.organizationId, {
-      entryType: "TopUp",
-      amount: input.amount,
-      reason: "TopUp",
-      description: input.description ?? null,
-      reference: input.reference ?? null,
-      createdBy: actorId(actor),
-    });
-    return { entry, wallet: await Billing.wallet(actor.organizationId) };
+  /**
+   * A movement of money decided by the payment provider (a payment received,
+   * a refund, a dispute): its ledger entry and the balance change, committed
+   * with the payment's own records in `items`, whose conditions make it happen
+   * once. It is never refused for the floor: the money already moved at the
+   * provider, so the wallet records it (and core/billing/payments.ts suspends a
+   * wallet it leaves short). False when `items`' conditions show it was recorded before.
+   */
+  async recordPayment(
+    organizationId: string,
+    input: Pick<LedgerEntry, "entryType" | "amount" | "reason" | "description" | "reference"> & { items: TransactItem[] },
+  ): Promise<boolean> {
+    const wallet = await storedWallet(organizationId);
+    const units = toUnits(input.amount);
+    const entry = ledgerEntry({ ...input, amount: fromUnits(units), currency: wallet.currency, createdBy: "payments", createdAt: nowIso() });
+    try {
+      await transact([...input.items, walletChange(organizationId, { balance: units, reserved: 0, available: units }, entry.createdAt), ledgerPut(organizationId, entry)]);
+      return true;
+    } catch (error) {
+      if (error instanceof TransactionConditionFailed && error.failedIndexes.every((index) => index < input.items.length)) return false;
+      throw error;
+    }
   },
 
   /** Operator: a signed correction of the balance (refunds, goodwill, test set-up); may not take it below the floor. */
@@ -545,7 +539,13 @@ function ledgerPut(organizationId: string, entry: LedgerEntry): TransactItem {
   return {
     Put: {
       TableName: tableName(),
-      Item: { ...keys.ledgerEntry(organizationId, entry.id), entity: entities.ledgerEntry, amountUnits: toUnits(entry.amount), ...entry },
+      Item: {
+        ...keys.ledgerEntry(organizationId, entry.id),
+        ...keys.ledgerByAmount(organizationId, entry.amount, entry.id),
+        entity: entities.ledgerEntry,
+        amountUnits: toUnits(entry.amount),
+        ...entry,
+      },
       ConditionExpression: "attribute_not_exists(pk)",
     },
   };

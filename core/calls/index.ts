@@ -3,7 +3,7 @@ import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { actorId, type Actor } from "#core/auth/actor";
 import { Billing, callCost, callReservation, TransactionConditionFailed, WalletRefusedError, type PriceList, type TransactItem } from "#core/billing/index";
 import { recordCallEvent, type CallEventType } from "#core/calls/events";
-import { CallSchema, ListCallEventsSchema, PlaceCallSchema, type Call, type PlaceCallRequest } from "#core/calls/model";
+import { CallSchema, PlaceCallSchema, type Call, type PlaceCallRequest } from "#core/calls/model";
 import "#core/calls/queue";
 import { selectCaller } from "#core/calls/sender";
 import { callWrites, dueEntry, readCall, toCall, updateCall } from "#core/calls/store";
@@ -11,7 +11,7 @@ import { Twiml } from "#core/calls/twiml";
 import { config } from "#core/config";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from "#core/errors";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
@@ -30,7 +30,7 @@ import type { Page, PagingQuery } from "#core/shared/paging";
 import { decodePhoneInput, parsePhone, toE164 } from "#core/shared/phone";
 import { withCorrelationParameter } from "#core/observability/index";
 
-export { CallSchema, ListCallEventsSchema, PlaceCallSchema, type Call };
+export { CallSchema, PlaceCallSchema, type Call };
 
 /** Seconds an outbound call rings before the provider gives up (no-answer). */
 export const RING_TIMEOUT_SECONDS = 30;
@@ -95,16 +95,13 @@ const listResource: ListResource<Call> = {
     const { pk, skPrefix } = keys.callByPhonePrefix(organizationId, (context as { e164: string }).e164);
     return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
   },
-  indexed: (organizationId, query, context) => {
-    const newestFirst = query.order.length === 1 && query.order[0]?.field === "createdAt" && query.order[0].direction === "desc";
-    if (!newestFirst || query.filters.length || query.ranges.length || query.search) return undefined;
-    const { pk, skPrefix } = keys.callByPhonePrefix(organizationId, (context as { e164: string }).e164);
-    return {
-      input: { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix }, ScanIndexForward: false },
-      keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
-    };
+  orders: {
+    createdAt: keyOrder((organizationId, context) => keys.callByPhonePrefix(organizationId, (context as { e164: string }).e164)),
   },
 };
+
+/** Body of the list operation: the paging query with this list's field names as enums. */
+export const ListCallEventsSchema = listQuerySchema(listResource);
 
 /** Outbound and inbound calls: placing, provider progress, billing by the minute, missed calls. */
 export const Calls = {

@@ -1,8 +1,9 @@
 import * as v from "valibot";
+import { maxChars } from "#core/shared/validation";
 import { timestamp, wholeNumber } from "#core/shared/ids";
 import { PhoneNumberInput } from "#core/messaging/phone-numbers";
 import { CALL_STATUSES } from "#core/messaging/status";
-import { PagingQuerySchema } from "#core/shared/paging";
+import { directions, senderSelectionReasons } from "#core/shared/enums";
 
 const metadataValue = v.union([v.string(), v.number(), v.boolean(), v.null()], "Metadata values must be strings, numbers, booleans or null.");
 
@@ -23,7 +24,7 @@ export const PlaceCallSchema = v.pipe(
      */
     connectTo: v.optional(PhoneNumberInput),
     /** Said to the business side once it answers, before the lead is dialed (bridged calls). */
-    whisper: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
+    whisper: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))),
     /** Seconds the lead's phone rings before the call ends NoAnswer (default 30). */
     ringSeconds: v.optional(v.pipe(v.number(), v.integer("Must be a whole number of seconds."), v.minValue(5, "At least 5 seconds."), v.maxValue(120, "At most 120 seconds."))),
     metadata: v.optional(
@@ -47,7 +48,7 @@ export type PlaceCallRequest = v.InferOutput<typeof PlaceCallSchema>;
 const text = v.nullable(v.string());
 const count = v.nullable(wholeNumber);
 
-export const callDirections = ["Outbound", "Inbound"] as const;
+export const callDirections = directions;
 
 /**
  * A call, as `GET /calls/{id}` answers it and as endpoint 14 lists it (spec 2.6
@@ -92,7 +93,7 @@ export const CallSchema = v.object({
   record: v.boolean(),
   /** An inbound call that ended without a person answering it (unforwarded, or the forwarded number did not answer). */
   missed: v.boolean(),
-  selectionReason: text,
+  selectionReason: v.nullable(v.picklist(senderSelectionReasons)),
   /** Display name of the user who placed it. */
   user: text,
   /** Name of the organization. */
@@ -113,4 +114,3 @@ export const CallSchema = v.object({
 });
 export type Call = v.InferOutput<typeof CallSchema>;
 
-export const ListCallEventsSchema = PagingQuerySchema;

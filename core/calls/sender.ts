@@ -1,7 +1,9 @@
 import type { PhoneNumber } from "#core/messaging/phone-numbers";
+import type { SenderSelectionReason as CallerSelectionReason } from "#core/shared/enums";
 import { parsePhone } from "#core/shared/phone";
 
-export type CallerSelectionReason = "ManualOverride" | "StickyConversation" | "AreaCodeMatch" | "LeastRecentlyUsed";
+export type { CallerSelectionReason };
+
 
 /**
  * The calling number, by the messaging sender rule restricted to voice-capable

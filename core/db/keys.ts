@@ -22,6 +22,38 @@ export function createdWithin(prefix: string, fromMs: number, toMs: number): { l
 
 const org = (organizationId: string) => `ORG#${organizationId}`;
 
+/**
+ * Sort keys of the ordered-list indexes (gsi4-gsi6) are `<value>\0<id>`: the
+ * NUL (refused in every text field) sorts below every character, so a value
+ * that is a prefix of another sorts first, and equal values fall back to the id,
+ * as the list comparator does (core/db/list.ts). A missing value is the empty
+ * string, first, as the comparator puts missing values first.
+ */
+const ordered = (value: string, id: string) => `${value}\u0000${id}`;
+
+/** Text values in an index key: the first 100 code points (≤ 400 bytes, well inside the 1 KB key limit). */
+const sortText = (value: string | null | undefined) => [...(value ?? "")].slice(0, 100).join("");
+
+/**
+ * A decimal string as text that sorts in numeric order: missing `0`, negative
+ * `1`, zero or positive `2`; then the length of the whole part and its digits,
+ * then the fraction without trailing zeros (so `0.10` and `0.1` are one value).
+ * Negative values complement every digit and end in `~`, so larger magnitudes
+ * sort first and `-5` after `-5.5`.
+ */
+export function decimalSortText(value: string | number | null | undefined): string {
+  if (value === null || value === undefined || value === "") return "0";
+  const text = String(value);
+  const [whole = "0", fraction = ""] = text.replace("-", "").split(".");
+  const digits = whole.replace(/^0+(?=\d)/, "");
+  const trimmed = fraction.replace(/0+$/, "");
+  const zero = /^0*$/.test(digits) && trimmed === "";
+  const length = String(digits.length).padStart(3, "0");
+  if (!text.startsWith("-") || zero) return `2${length}${digits}${trimmed}`;
+  const complement = (part: string) => part.replace(/\d/g, (digit) => String(9 - Number(digit)));
+  return `1${String(999 - digits.length).padStart(3, "0")}${complement(digits)}${complement(trimmed)}~`;
+}
+
 export const keys = {
   organization: (organizationId: string): Key => ({ pk: org(organizationId), sk: "PROFILE" }),
   /** Operator-only index of organizations (admin CLI `list-orgs`), on gsi1. */
@@ -107,6 +139,29 @@ export const keys = {
     gsi2pk: `${org(organizationId)}#LEADPHONE#${e164}`,
     gsi2sk: `LEAD#${leadId}`,
   }),
+  /** gsi4: the organization's leads by name (first and last name as the list shows it). */
+  leadsByName: (organizationId: string, name: string, leadId: string) => ({
+    gsi4pk: `${org(organizationId)}#LEADS#NAME`,
+    gsi4sk: ordered(sortText(name), leadId),
+  }),
+  leadsByNamePartition: (organizationId: string) => ({ gsi4pk: `${org(organizationId)}#LEADS#NAME` }),
+  /** gsi5: the organization's leads by metadata.price (decimalSortText). */
+  leadsByPrice: (organizationId: string, price: string | number | null, leadId: string) => ({
+    gsi5pk: `${org(organizationId)}#LEADS#PRICE`,
+    gsi5sk: ordered(decimalSortText(price), leadId),
+  }),
+  leadsByPricePartition: (organizationId: string) => ({ gsi5pk: `${org(organizationId)}#LEADS#PRICE` }),
+  /** gsi6: the organization's leads by modifiedAt (never modified first). */
+  leadsByModified: (organizationId: string, modifiedAt: string | null, leadId: string) => ({
+    gsi6pk: `${org(organizationId)}#LEADS#MODIFIED`,
+    gsi6sk: ordered(modifiedAt ?? "", leadId),
+  }),
+  leadsByModifiedPartition: (organizationId: string) => ({ gsi6pk: `${org(organizationId)}#LEADS#MODIFIED` }),
+  /** gsi7: the leads of one processing status, in createdAt order (ULID ids). */
+  leadsByStatus: (organizationId: string, processingStatus: string, leadId = "") => ({
+    gsi7pk: `${org(organizationId)}#LEADS#STATUS#${processingStatus}`,
+    gsi7sk: `LEAD#${leadId}`,
+  }),
   /**
    * gsi3 (sparse): leads still Pending, for the sweep that republishes a lead whose
    * queue message was lost. Not tenant data: an operator index across organizations,
@@ -127,6 +182,13 @@ export const keys = {
 
   /** Suppressed (opted-out) phone numbers; owned by messaging, read by lead processing. */
   suppression: (organizationId: string, e164: string): Key => ({ pk: org(organizationId), sk: `SUPPRESSION#${e164}` }),
+  suppressionPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "SUPPRESSION#" }),
+  /** gsi4: the suppression list by when each number was added (the list's default order). */
+  suppressionsByCreated: (organizationId: string, createdAt: string, e164: string) => ({
+    gsi4pk: `${org(organizationId)}#SUPPRESSIONS#CREATED`,
+    gsi4sk: ordered(createdAt, e164),
+  }),
+  suppressionsByCreatedPartition: (organizationId: string) => ({ gsi4pk: `${org(organizationId)}#SUPPRESSIONS#CREATED` }),
 
   /**
    * Event records (spec 2.5). The item lives under the organization, newest first by
@@ -137,6 +199,11 @@ export const keys = {
   eventsByLead: (organizationId: string, leadId: string, eventId = "") => ({
     gsi1pk: `${org(organizationId)}#LEAD#${leadId}#EVENTS`,
     gsi1sk: `EVENT#${eventId}`,
+  }),
+  /** gsi7: the events of one type (lower-cased: list filters compare case-insensitively), in createdAt order (ULID ids). */
+  eventsByType: (organizationId: string, eventType: string, eventId = "") => ({
+    gsi7pk: `${org(organizationId)}#EVENTS#TYPE#${eventType.toLowerCase()}`,
+    gsi7sk: `EVENT#${eventId}`,
   }),
 
   /** A2A tasks of the `/a2a` agent, kept for a while (TTL) so `tasks/get` can read them back. */
@@ -158,6 +225,20 @@ export const keys = {
   conversation: (organizationId: string, conversationId: string): Key => ({ pk: org(organizationId), sk: `CONVERSATION#${conversationId}` }),
   conversationPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "CONVERSATION#" }),
   conversationByPhone: (organizationId: string, e164: string): Key => ({ pk: org(organizationId), sk: `CONVERSATIONPHONE#${e164}` }),
+  /** gsi4: the organization's conversations by their last message (none yet first). */
+  conversationsByLastMessage: (organizationId: string, lastMessageAt: string | null, conversationId: string) => ({
+    gsi4pk: `${org(organizationId)}#CONVERSATIONS#LASTMESSAGE`,
+    gsi4sk: ordered(lastMessageAt ?? "", conversationId),
+  }),
+  conversationsByLastMessagePartition: (organizationId: string) => ({ gsi4pk: `${org(organizationId)}#CONVERSATIONS#LASTMESSAGE` }),
+  /**
+   * gsi7 (sparse): the unread conversations by their last message (the inbox). The partition key is set by an
+   * inbound message and removed when the conversation is read; the sort key follows every message.
+   */
+  unreadConversations: (organizationId: string, lastMessageAt: string | null, conversationId: string) => ({
+    gsi7pk: `${org(organizationId)}#CONVERSATIONS#UNREAD`,
+    gsi7sk: ordered(lastMessageAt ?? "", conversationId),
+  }),
 
   /** Messages (outbound and inbound); gsi1 lists one conversation's messages in order. */
   message: (organizationId: string, messageId: string): Key => ({ pk: org(organizationId), sk: `MESSAGE#${messageId}` }),
@@ -207,6 +288,18 @@ export const keys = {
   priceList: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#PRICES" }),
   ledgerEntry: (organizationId: string, entryId: string): Key => ({ pk: org(organizationId), sk: `LEDGER#${entryId}` }),
   ledgerPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "LEDGER#" }),
+  /** A wallet top-up asked for through the payment provider (pending until its signed payment event arrives). */
+  topUp: (organizationId: string, topUpId: string): Key => ({ pk: org(organizationId), sk: `TOPUP#${topUpId}` }),
+  /** One per payment received (keyed by the provider's payment id), put in the credit's transaction so it is credited once; holds what was refunded. */
+  payment: (organizationId: string, paymentId: string): Key => ({ pk: org(organizationId), sk: `PAYMENT#${paymentId}` }),
+  /** One per payment dispute (chargeback), put in its debit's transaction so it is taken once; its state says whether it was closed. */
+  paymentDispute: (organizationId: string, disputeId: string): Key => ({ pk: org(organizationId), sk: `DISPUTE#${disputeId}` }),
+  /** gsi5: the ledger by amount (decimalSortText; entries never change). */
+  ledgerByAmount: (organizationId: string, amount: string, entryId: string) => ({
+    gsi5pk: `${org(organizationId)}#LEDGER#AMOUNT`,
+    gsi5sk: ordered(decimalSortText(amount), entryId),
+  }),
+  ledgerByAmountPartition: (organizationId: string) => ({ gsi5pk: `${org(organizationId)}#LEDGER#AMOUNT` }),
   /** One per message or call whose estimated cost is held; keyed by that message or call id. */
   reservation: (organizationId: string, reservationId: string): Key => ({ pk: org(organizationId), sk: `RESERVATION#${reservationId}` }),
   /** One per phone number and billing month (`2026-03`) whose fee was charged, put in the charge's transaction so it happens once. */
@@ -325,6 +418,9 @@ export const entities = {
   priceList: "PriceList",
   ledgerEntry: "LedgerEntry",
   reservation: "Reservation",
+  topUp: "TopUp",
+  payment: "Payment",
+  paymentDispute: "PaymentDispute",
   phoneNumberFee: "PhoneNumberFee",
   call: "Call",
   callByPhone: "CallByPhone",

@@ -2,14 +2,16 @@ import { QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { TIME_MAX } from "ulid";
 import { config } from "#core/config";
 import { db, tableName } from "#core/db/client";
-import { queryAll, queryCount, queryPages } from "#core/db/query";
+import { queryCount, queryUpTo } from "#core/db/query";
 import { ValidationError } from "#core/errors";
 import type { FieldError } from "#core/shared/validation";
 import {
   effectivePageSize,
   invalidContinuationToken,
+  pagingQuerySchema,
   readContinuationToken,
   signContinuationToken,
+  type ListableFields,
   type Page,
   type PagingQuery,
 } from "#core/shared/paging";
@@ -56,6 +58,13 @@ export interface ListResource<TItem> {
    * each read item is checked in memory, within a read budget per request).
    */
   ordered?: (organizationId: string, query: NormalizedQuery, context: unknown) => IndexedPlan | undefined;
+  /**
+   * Sort fields a key or index yields in order (ascending when `forward`, the id
+   * breaking ties in the same direction, as the in-memory comparator does): a
+   * query ordered by one of them alone is paged from that plan (index path when
+   * plain, key-ordered scan otherwise) instead of being sorted in memory.
+   */
+  orders?: Record<string, (organizationId: string, context: unknown, forward: boolean) => IndexedPlan>;
 }
 
 export interface NormalizedQuery {
@@ -85,33 +94,39 @@ export async function listPage<TItem>(
 ): Promise<Page<TItem>> {
   const normalized = normalize(resource, query);
   const pageSize = effectivePageSize(query);
+  const budget = readBudget(pageSize);
   const binding = { resource: resource.name, organizationId, shape: { ...normalized, context } };
   const cursor = query.continuationToken ? readContinuationToken(binding, query.continuationToken) : undefined;
+  const inOrder = orderPlan(resource, organizationId, normalized, context);
+  const plain = !normalized.filters.length && !normalized.ranges.length && !normalized.search;
 
-  const plan = resource.indexed?.(organizationId, normalized, context);
+  const plan = resource.indexed?.(organizationId, normalized, context) ?? (plain ? inOrder : undefined);
   if (plan) {
-    const { items, lastKey } = await queryPage(plan, pageSize, indexCursor(cursor));
+    const { items, lastKey } = await queryPage(plan, pageSize, budget, indexCursor(cursor));
     return {
       items: items.map(resource.fromItem),
       pageSize,
-      totalCount: query.includeCount ? await queryCount(plan.input) : null,
+      ...(query.includeCount ? await cappedCount(plan.input, budget) : { totalCount: null }),
       continuationToken: lastKey ? signContinuationToken(binding, lastKey) : null,
     };
   }
 
-  const ordered = resource.ordered?.(organizationId, normalized, context);
+  const ordered = resource.ordered?.(organizationId, normalized, context) ?? inOrder;
   if (ordered) {
-    const { items, resumeKey } = await scanPage(resource, normalized, ordered, pageSize, scanCursor(cursor));
+    const { items, resumeKey } = await scanPage(resource, normalized, ordered, pageSize, budget, scanCursor(cursor));
     return {
       items,
       pageSize,
-      totalCount: query.includeCount ? await countMatches(resource, normalized, ordered) : null,
+      ...(query.includeCount ? await countMatches(resource, normalized, ordered, budget) : { totalCount: null }),
       continuationToken: resumeKey ? signContinuationToken(binding, { scan: resumeKey }) : null,
     };
   }
 
+  // In memory: only a list of at most `budget` items is sorted here; a larger one needs an indexed order.
   if (cursor !== undefined && !Array.isArray(cursor)) throw staleCursor();
-  const all = (await queryAll(resource.candidates(organizationId, context))).map(resource.fromItem);
+  const { items: stored, more } = await queryUpTo(resource.candidates(organizationId, context), budget);
+  if (more) throw tooLargeToSort(resource, normalized, budget);
+  const all = stored.map(resource.fromItem);
   const matched = all.filter((item) => matches(resource, normalized, item));
   const compare = comparator(resource, normalized.order);
   matched.sort(compare);
@@ -124,9 +139,46 @@ export async function listPage<TItem>(
   return {
     items,
     pageSize,
-    totalCount: query.includeCount ? matched.length : null,
+    ...(query.includeCount ? { totalCount: matched.length, totalCountCapped: false } : { totalCount: null }),
     continuationToken: hasMore && last ? signContinuationToken(binding, cursorOf(resource, normalized.order, last)) : null,
   };
+}
+
+/**
+ * Items one list request reads at most, for its page and again for its count
+ * (`LIST_SCAN_BUDGET` overrides it; docs/decisions.md): a small multiple of the
+ * page size, with a floor so small pages of sparse filters still progress.
+ */
+export function readBudget(pageSize: number): number {
+  return config.listScanBudget ?? Math.max(4 * pageSize, minimumReadBudget);
+}
+export const minimumReadBudget = 500;
+
+/** The plan of a query ordered by one field the resource reads in order from a key or index. */
+function orderPlan<TItem>(resource: ListResource<TItem>, organizationId: string, query: NormalizedQuery, context: unknown): IndexedPlan | undefined {
+  const [order, ...more] = query.order;
+  const plan = order && !more.length ? resource.orders?.[order.field] : undefined;
+  return plan?.(organizationId, context, order!.direction === "asc");
+}
+
+/** The 400 of a sort (or filter) with no indexed order on a list larger than one request may read. */
+function tooLargeToSort<TItem>(resource: ListResource<TItem>, query: NormalizedQuery, budget: number): ValidationError {
+  const indexed = Object.keys(resource.orders ?? {});
+  return new ValidationError(`This query on ${resource.name} would read more than ${budget} items.`, [
+    {
+      pointer: "/orderBy",
+      detail: `Ordering by ${query.order.map((entry) => entry.field).join(", ")} is available while the list holds at most ${budget} items; this one holds more. Order by ${indexed.join(" or ") || "the default order"} alone (read from an index, any size).`,
+    },
+  ]);
+}
+
+/**
+ * `includeCount` of a plan DynamoDB can count: reads at most `budget` keys; past
+ * that the count is a lower bound, flagged `totalCountCapped`.
+ */
+async function cappedCount(input: IndexedPlan["input"], budget: number): Promise<{ totalCount: number; totalCountCapped: boolean }> {
+  const { count, more } = await queryCount(input, budget);
+  return { totalCount: count, totalCountCapped: more };
 }
 
 /**
@@ -148,6 +200,36 @@ export function dateWindow(ranges: NormalizedQuery["ranges"], field: string): { 
   return { from, to: Math.max(from, to) };
 }
 
+/**
+ * An `orders` entry read from the table's sort key after a prefix, for items
+ * whose key follows the field: ids that are ULIDs taken when the item is
+ * created (createdAt order; an id and its createdAt are taken in the same
+ * write path, so they agree but for items created within the same few
+ * milliseconds), or a key that is the value itself (a phone number).
+ */
+export function keyOrder(prefix: (organizationId: string, context: unknown) => { pk: string; skPrefix: string }) {
+  return (organizationId: string, context: unknown, forward: boolean): IndexedPlan => ({
+    input: { ...prefixQuery(prefix(organizationId, context)), ScanIndexForward: forward },
+    keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
+  });
+}
+
+/**
+ * An `orders` entry read from an ordered-list index (gsi4-gsi6, keys
+ * `<value>\0<id>` built in core/db/keys.ts): the whole partition in index order.
+ */
+export function indexOrder(index: "gsi4" | "gsi5" | "gsi6", partition: (organizationId: string, context: unknown) => Record<string, string>) {
+  return (organizationId: string, context: unknown, forward: boolean): IndexedPlan => ({
+    input: {
+      IndexName: index,
+      KeyConditionExpression: `${index}pk = :pk`,
+      ExpressionAttributeValues: { ":pk": partition(organizationId, context)[`${index}pk`] },
+      ScanIndexForward: forward,
+    },
+    keyOf: (item) => ({ pk: item.pk, sk: item.sk, [`${index}pk`]: item[`${index}pk`], [`${index}sk`]: item[`${index}sk`] }),
+  });
+}
+
 /** The query of an entity's items under one partition by sort-key prefix (the usual `candidates`). */
 export function prefixQuery(prefix: { pk: string; skPrefix: string }) {
   return {
@@ -156,12 +238,23 @@ export function prefixQuery(prefix: { pk: string; skPrefix: string }) {
   };
 }
 
+/** The field names each use allows: the enums of the resource's list query (`listQuerySchema`). */
+export function listableFields<TItem>(resource: ListResource<TItem>): ListableFields {
+  const allowed = (ability: keyof ListableFields) => Object.entries(resource.fields).filter(([, spec]) => spec[ability]).map(([name]) => name);
+  return { sort: allowed("sort"), filter: allowed("filter"), range: allowed("range"), search: allowed("search") };
+}
+
+/** The body of a resource's list operation: the paging query with the resource's field names as enums. */
+export function listQuerySchema<TItem>(resource: ListResource<TItem>) {
+  return pagingQuerySchema({ name: resource.name, fields: listableFields(resource) });
+}
+
 function normalize<TItem>(resource: ListResource<TItem>, query: PagingQuery): NormalizedQuery {
   const errors: FieldError[] = [];
   const check = (pointer: string, field: string, ability: "filter" | "sort" | "range" | "search") => {
     const spec = resource.fields[field];
     if (!spec?.[ability]) {
-      const allowed = Object.entries(resource.fields).filter(([, s]) => s[ability]).map(([name]) => name);
+      const allowed = listableFields(resource)[ability];
       errors.push({ pointer, detail: `'${field}' cannot be used to ${ability} ${resource.name}; use one of: ${allowed.join(", ") || "none"}.` });
     }
   };
@@ -297,26 +390,29 @@ function compareToCursor<TItem>(resource: ListResource<TItem>, order: Normalized
   return order[0]?.direction === "desc" ? -tie : tie;
 }
 
-/** Reads one page plus one item, so the last page carries no token. */
-async function queryPage(plan: IndexedPlan, pageSize: number, startKey: Record<string, unknown> | undefined) {
+/**
+ * Reads one page plus one item, so the last page carries no token. A plan with
+ * a filter expression stops at the read budget too: its page may then be short
+ * and resumes after the last item read.
+ */
+async function queryPage(plan: IndexedPlan, pageSize: number, budget: number, startKey: Record<string, unknown> | undefined) {
   const items: Record<string, unknown>[] = [];
   let next = startKey;
+  let read = 0;
   do {
     const page = await db().send(
-      new QueryCommand({ ...plan.input, TableName: tableName(), ExclusiveStartKey: next, Limit: pageSize + 1 - items.length }),
+      new QueryCommand({ ...plan.input, TableName: tableName(), ExclusiveStartKey: next, Limit: Math.min(pageSize + 1 - items.length, budget - read) }),
     );
     items.push(...(page.Items ?? []));
+    read += page.ScannedCount ?? page.Items?.length ?? 0;
     next = page.LastEvaluatedKey;
-  } while (next && items.length <= pageSize);
+  } while (next && items.length <= pageSize && read < budget);
   if (items.length > pageSize) {
     const pageItems = items.slice(0, pageSize);
     return { items: pageItems, lastKey: plan.keyOf(pageItems.at(-1)!) };
   }
-  return { items, lastKey: undefined };
+  return { items, lastKey: next };
 }
-
-/** Items the key-ordered scan reads per request at most (`LIST_SCAN_BUDGET`; docs/decisions.md). */
-export const defaultScanBudget = 5000;
 
 /**
  * One page of the key-ordered scan: reads the plan in chunks, keeps the items
@@ -330,9 +426,9 @@ async function scanPage<TItem>(
   query: NormalizedQuery,
   plan: IndexedPlan,
   pageSize: number,
+  budget: number,
   startKey: Record<string, unknown> | undefined,
 ): Promise<{ items: TItem[]; resumeKey: Record<string, unknown> | undefined }> {
-  const budget = config.listScanBudget ?? defaultScanBudget;
   const chunk = Math.min(Math.max(pageSize * 2, 100), 1000);
   const items: TItem[] = [];
   let lastReturned: Record<string, unknown> | undefined;
@@ -355,13 +451,20 @@ async function scanPage<TItem>(
   return { items, resumeKey: next };
 }
 
-/** `includeCount` on the key-ordered scan: reads the whole plan (only when asked), one chunk in memory at a time. */
-async function countMatches<TItem>(resource: ListResource<TItem>, query: NormalizedQuery, plan: IndexedPlan): Promise<number> {
-  let count = 0;
-  for await (const page of queryPages(plan.input)) {
-    count += page.filter((stored) => matches(resource, query, resource.fromItem(stored))).length;
-  }
-  return count;
+/**
+ * `includeCount` on the key-ordered scan: checks at most `budget` items of the
+ * plan; when more remain, the count of matches among them is a lower bound,
+ * flagged `totalCountCapped`.
+ */
+async function countMatches<TItem>(
+  resource: ListResource<TItem>,
+  query: NormalizedQuery,
+  plan: IndexedPlan,
+  budget: number,
+): Promise<{ totalCount: number; totalCountCapped: boolean }> {
+  const { items, more } = await queryUpTo(plan.input, budget);
+  const totalCount = items.filter((stored) => matches(resource, query, resource.fromItem(stored))).length;
+  return { totalCount, totalCountCapped: more };
 }
 
 const isKey = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);

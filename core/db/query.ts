@@ -20,16 +20,47 @@ export async function queryAll(input: QueryInput): Promise<Record<string, unknow
   return items;
 }
 
-/** How many items a Query matches, across pages, without reading them. */
-export async function queryCount(input: QueryInput): Promise<number> {
+/**
+ * How many items a Query matches, evaluating at most `limit` of them (DynamoDB
+ * still reads each one it counts); `more` when items beyond that were not evaluated.
+ */
+export async function queryCount(input: QueryInput, limit: number): Promise<{ count: number; more: boolean }> {
   let count = 0;
+  let evaluated = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await db().send(
-      new QueryCommand({ ...input, TableName: tableName(), Select: "COUNT", ExclusiveStartKey: startKey }),
+      new QueryCommand({ ...input, TableName: tableName(), Select: "COUNT", ExclusiveStartKey: startKey, Limit: limit - evaluated }),
     );
     count += page.Count ?? 0;
+    evaluated += page.ScannedCount ?? page.Count ?? 0;
     startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return count;
+  } while (startKey && evaluated < limit);
+  return { count, more: startKey !== undefined && (await goesOn(input, startKey)) };
+}
+
+/**
+ * The first `limit` items a Query evaluates (Limit counts items read, before any
+ * filter expression); `more` when the query goes on past them (DynamoDB returns
+ * a key whenever Limit is reached, so that is checked by reading one more key).
+ */
+export async function queryUpTo(input: QueryInput, limit: number): Promise<{ items: Record<string, unknown>[]; more: boolean }> {
+  const items: Record<string, unknown>[] = [];
+  let evaluated = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: startKey, Limit: limit - evaluated }),
+    );
+    items.push(...(page.Items ?? []));
+    evaluated += page.ScannedCount ?? page.Items?.length ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && evaluated < limit);
+  return { items, more: startKey !== undefined && (await goesOn(input, startKey)) };
+}
+
+/** Whether a Query has items after `startKey` (a LastEvaluatedKey may stand at the very end): reads one key. */
+async function goesOn(input: QueryInput, startKey: Record<string, unknown>): Promise<boolean> {
+  const probe = await db().send(new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: startKey, Limit: 1, Select: "COUNT" }));
+  return (probe.ScannedCount ?? probe.Count ?? 0) > 0;
 }

@@ -4,6 +4,7 @@ import * as v from "valibot";
 import { Rollups } from "#core/analytics/rollups";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
+import { directions, senderSelectionReasons, timelineTypes, trafficTypes } from "#core/shared/enums";
 import { nowIso, timestamp, wholeNumber } from "#core/shared/ids";
 import { countMetric, currentCorrelationId } from "#core/observability/index";
 
@@ -16,7 +17,7 @@ export const EventRecordSchema = v.object({
   eventType: v.string(),
   eventCategory: v.string(),
   timelineCategory: text,
-  timelineType: text,
+  timelineType: v.nullable(v.picklist(timelineTypes)),
   description: text,
   summary: text,
   conversationId: text,
@@ -34,11 +35,11 @@ export const EventRecordSchema = v.object({
       }),
     ),
   ),
-  direction: text,
+  direction: v.nullable(v.picklist(directions)),
   status: text,
   statusReason: text,
-  trafficType: text,
-  selectionReason: text,
+  trafficType: v.nullable(v.picklist(trafficTypes)),
+  selectionReason: v.nullable(v.picklist(senderSelectionReasons)),
   fromPhoneNumberId: text,
   outboundPhoneNumberId: text,
   fromPhoneNumber: text,
@@ -68,7 +69,7 @@ export const EventRecordSchema = v.object({
   createdBy: text,
   actorUserId: text,
   actorDisplayName: text,
-  actorEmail: text,
+  actorEmail: v.nullable(v.pipe(v.string(), v.email())),
 });
 export type EventRecord = v.InferOutput<typeof EventRecordSchema>;
 
@@ -94,6 +95,7 @@ export function eventItem(organizationId: string, input: EventRecordInput): { it
   const item = {
     ...keys.event(organizationId, id),
     ...(event.leadId ? keys.eventsByLead(organizationId, event.leadId, id) : {}),
+    ...keys.eventsByType(organizationId, event.eventType, id),
     entity: entities.event,
     organizationId,
     ...Object.fromEntries(Object.entries(event).filter(([, value]) => value !== null)),

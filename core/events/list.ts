@@ -1,10 +1,10 @@
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { createdWithin, keys } from "#core/db/keys";
-import { dateWindow, listPage, type ListResource } from "#core/db/list";
+import { dateWindow, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { ValidationError } from "#core/errors";
 import { toEventRecord, type EventRecord } from "#core/events/index";
-import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { type Page, type PagingQuery } from "#core/shared/paging";
 
 const iso = v.pipe(v.string(), v.isoTimestamp("Must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z."));
 const id = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
@@ -24,7 +24,6 @@ export const ListEventsQuerySchema = v.object({
 });
 export type ListEventsQuery = v.InferOutput<typeof ListEventsQuerySchema>;
 
-export const ListEventsSchema = PagingQuerySchema;
 
 const filterable = ["eventCategory", "eventType", "leadId", "conversationId"] as const;
 
@@ -61,9 +60,13 @@ const listResource: ListResource<EventRecord> = {
   ordered: (organizationId, query, context) => {
     const [order, ...moreOrder] = query.order;
     if (!order || order.field !== "createdAt" || moreOrder.length) return undefined;
-    return plan(organizationId, context as ListEventsQuery, order.direction === "asc", dateWindow(query.ranges, "createdAt"));
+    const typeFilter = query.filters.find((filter) => filter.field === "eventType" && typeof filter.value === "string");
+    const narrowed = { ...(context as ListEventsQuery), indexedType: typeFilter ? String(typeFilter.value) : undefined };
+    return plan(organizationId, narrowed, order.direction === "asc", dateWindow(query.ranges, "createdAt"));
   },
 };
+
+export const ListEventsSchema = listQuerySchema(listResource);
 
 /**
  * The organization's events newest (or oldest) first. Event ids are ULIDs of
@@ -72,11 +75,15 @@ const listResource: ListResource<EventRecord> = {
  * one lead's events come from gsi1; the other narrowings are filter expressions
  * on that range. A plain query (no body filters, default order) reads only its page.
  */
-function plan(organizationId: string, query: ListEventsQuery, forward = false, window = dateWindow([], "createdAt")) {
+function plan(organizationId: string, query: ListEventsQuery & { indexedType?: string }, forward = false, window = dateWindow([], "createdAt")) {
   const from = Math.max(window.from, query.startAt ? Date.parse(query.startAt) : 0);
   const to = Math.min(window.to, query.endAt ? Date.parse(query.endAt) - 1 : window.to);
   const byLead = query.leadId ? keys.eventsByLead(organizationId, query.leadId) : undefined;
-  const { lower, upper } = createdWithin(byLead ? byLead.gsi1sk : keys.eventPrefix(organizationId).skPrefix, from, to);
+  // One type's events come from gsi7 (the type lower-cased there; an exact `eventType` parameter still filters below).
+  const type = query.eventType ?? query.indexedType;
+  const byType = !byLead && type !== undefined ? keys.eventsByType(organizationId, type) : undefined;
+  const prefix = byLead ? byLead.gsi1sk : byType ? byType.gsi7sk : keys.eventPrefix(organizationId).skPrefix;
+  const { lower, upper } = createdWithin(prefix, from, to);
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ":lower": lower, ":upper": upper };
   const filters: string[] = [];
@@ -93,7 +100,13 @@ function plan(organizationId: string, query: ListEventsQuery, forward = false, w
         KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :lower AND :upper",
         ExpressionAttributeValues: { ...values, ":pk": byLead.gsi1pk },
       }
-    : {
+    : byType
+      ? {
+          IndexName: "gsi7",
+          KeyConditionExpression: "gsi7pk = :pk AND gsi7sk BETWEEN :lower AND :upper",
+          ExpressionAttributeValues: { ...values, ":pk": byType.gsi7pk },
+        }
+      : {
         KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
         ExpressionAttributeValues: { ...values, ":pk": keys.eventPrefix(organizationId).pk },
       };
@@ -105,7 +118,11 @@ function plan(organizationId: string, query: ListEventsQuery, forward = false, w
       ScanIndexForward: forward,
     },
     keyOf: (item: Record<string, unknown>) =>
-      byLead ? { pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk } : { pk: item.pk, sk: item.sk },
+      byLead
+        ? { pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk }
+        : byType
+          ? { pk: item.pk, sk: item.sk, gsi7pk: item.gsi7pk, gsi7sk: item.gsi7sk }
+          : { pk: item.pk, sk: item.sk },
   };
 }
 

@@ -1,5 +1,20 @@
 import { STATUS_CODES } from "node:http";
-import { toJsonSchema } from "@valibot/to-json-schema";
+import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from "@valibot/to-json-schema";
+import { AnalyticsReportSchema } from "#core/analytics/report";
+import { AutomationSchema } from "#core/automations/index";
+import { AutomationRunSchema } from "#core/automations/runs/model";
+import { LedgerEntrySchema, WalletSchema } from "#core/billing/index";
+import { TopUpSchema } from "#core/billing/payments";
+import { CallSchema } from "#core/calls/model";
+import { EventRecordSchema } from "#core/events/index";
+import { LeadSchema } from "#core/leads/schemas";
+import { ConversationSchema } from "#core/messaging/conversations";
+import { MessageSchema } from "#core/messaging/model";
+import { PhoneNumberSchema } from "#core/messaging/phone-numbers";
+import { SuppressionSchema } from "#core/messaging/suppressions";
+import { SourceSchema } from "#core/sources/index";
+import { WebhookAttemptSchema } from "#core/webhooks/deliveries";
+import { WebhookEndpointSchema } from "#core/webhooks/endpoints";
 import type { AnySchema, Operation } from "#core/http/operation";
 import { allOperations } from "#core/http/operations/index";
 import { rateLimitPolicy } from "#core/rate-limit/index";
@@ -7,10 +22,55 @@ import { webhookCatalogueEntries, webhookJsonSchemas } from "#core/webhooks/payl
 
 type JsonObject = Record<string, unknown>;
 
-/** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of a valibot schema. */
+/**
+ * The resources a response returns, named: each is one schema under
+ * `components.schemas` and every response refers to it, so generated clients
+ * get a `Lead`, a `Message`, … type rather than an anonymous shape per operation.
+ */
+const namedResponseSchemas: Record<string, AnySchema> = {
+  AnalyticsReport: AnalyticsReportSchema,
+  Automation: AutomationSchema,
+  AutomationRun: AutomationRunSchema,
+  Call: CallSchema,
+  Conversation: ConversationSchema,
+  EventRecord: EventRecordSchema,
+  Lead: LeadSchema,
+  LedgerEntry: LedgerEntrySchema,
+  Message: MessageSchema,
+  PhoneNumber: PhoneNumberSchema,
+  Source: SourceSchema,
+  Suppression: SuppressionSchema,
+  TopUp: TopUpSchema,
+  Wallet: WalletSchema,
+  WebhookAttempt: WebhookAttemptSchema,
+  WebhookEndpoint: WebhookEndpointSchema,
+};
+
+/** Rules stated by a `describedCheck` (core/shared/validation.ts) go into the field's schema. */
+const statedRules: Pick<ConversionConfig, "overrideAction"> = {
+  overrideAction: ({ valibotAction, jsonSchema }) =>
+    "jsonSchema" in valibotAction ? { ...jsonSchema, ...(valibotAction.jsonSchema as Record<string, unknown>) } : undefined,
+};
+
+const outputNaming: Pick<ConversionConfig, "definitions" | "overrideRef"> = {
+  definitions: namedResponseSchemas,
+  overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+};
+
+/** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of a valibot schema; output schemas refer to the named resources. */
 export function jsonSchema(schema: AnySchema, typeMode: "input" | "output"): JsonObject {
-  const { $schema: _dialect, ...rest } = toJsonSchema(schema, { target: "draft-2020-12", typeMode, errorMode: "ignore" }) as JsonObject;
+  const { $schema: _dialect, $defs: _named, ...rest } = toJsonSchema(schema, {
+    target: "draft-2020-12",
+    typeMode,
+    errorMode: "ignore",
+    ...statedRules,
+    ...(typeMode === "output" ? outputNaming : {}),
+  }) as JsonObject;
   return rest;
+}
+
+function namedComponentSchemas(): Record<string, JsonObject> {
+  return toJsonSchemaDefs(namedResponseSchemas, { target: "draft-2020-12", typeMode: "output", errorMode: "ignore", ...statedRules, overrideRef: outputNaming.overrideRef }) as Record<string, JsonObject>;
 }
 
 const problemSchema = {
@@ -180,7 +240,7 @@ export function openApiDocument(serverUrl: string | undefined): JsonObject {
     paths,
     webhooks: webhookContract(),
     components: {
-      schemas: { Problem: problemSchema, ...webhookJsonSchemas((name) => `#/components/schemas/${name}`).schemas },
+      schemas: { Problem: problemSchema, ...namedComponentSchemas(), ...webhookJsonSchemas((name) => `#/components/schemas/${name}`).schemas },
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "A user access token (JWT) or an organization API key beginning `sk_`." },
         sourceId: { type: "apiKey", in: "query", name: "sourceId", description: "Lead source id (intake routes only); also accepted as the `X-Source-Id` header." },

@@ -36,6 +36,7 @@ const statusByCode: Record<string, number> = {
   unprocessable: 422,
   rate_limited: 429,
   carrier_unavailable: 502,
+  payment_provider_unavailable: 502,
 };
 
 export interface Problem {

@@ -22,8 +22,8 @@ export async function recordLeadConsent(organizationId: string, leadId: string, 
       : change.kind === "OptIn"
         ? { smsOptedOut: false, smsOptInAt: change.at, smsConsentStatus: "OptedIn", smsConsentPhoneNumber: change.phoneNumber }
         : { smsHelpRequestedAt: change.at };
-  const names: Record<string, string> = { "#metadata": "metadata", "#modifiedAt": "modifiedAt" };
-  const values: Record<string, unknown> = { ":map": "M", ":modifiedAt": change.at };
+  const names: Record<string, string> = { "#metadata": "metadata", "#modifiedAt": "modifiedAt", "#modifiedOrder": "gsi6sk" };
+  const values: Record<string, unknown> = { ":map": "M", ":modifiedAt": change.at, ":modifiedOrder": keys.leadsByModified(organizationId, change.at, leadId).gsi6sk };
   const sets = Object.entries(fields).map(([field, value]) => {
     names[`#${field}`] = field;
     values[`:${field}`] = value;
@@ -34,7 +34,7 @@ export async function recordLeadConsent(organizationId: string, leadId: string, 
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.lead(organizationId, leadId),
-        UpdateExpression: `SET ${sets.join(", ")}, #modifiedAt = :modifiedAt`,
+        UpdateExpression: `SET ${sets.join(", ")}, #modifiedAt = :modifiedAt, #modifiedOrder = :modifiedOrder`,
         ConditionExpression: "attribute_exists(pk) AND attribute_type(#metadata, :map)",
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { DECIMAL_PATTERN } from "#core/shared/money";
 import { parsePhone } from "#core/shared/phone";
-import type { FieldError } from "#core/shared/validation";
+import { codePoints, describedCheck, statedShape, type FieldError } from "#core/shared/validation";
 
 /**
  * Validators of single lead fields, shared by the flat intake parameters
@@ -13,15 +13,17 @@ import type { FieldError } from "#core/shared/validation";
 
 const controlCharacters = /[\u0000-\u001f\u007f]/;
 
-const stringish = v.pipe(
-  v.union([v.string(), v.number()], "Must be a string."),
-  v.transform((value) => String(value).trim()),
-);
+/** A string (or JSON number) trimmed; `shape` is what the contract states of the string (lengths, format). */
+const stringish = (shape: Record<string, unknown>) =>
+  v.pipe(
+    v.union([v.pipe(v.string(), statedShape(shape)), v.number()], "Must be a string."),
+    v.transform((value) => String(value).trim()),
+  );
 
-function field<T>(valid: (text: string) => boolean, message: string, normalise: (text: string) => T) {
+function field<T>(valid: (text: string) => boolean, message: string, normalise: (text: string) => T, shape: Record<string, unknown> = {}) {
   return v.optional(
     v.pipe(
-      stringish,
+      stringish(shape),
       v.check((text) => text === "" || valid(text), message),
       v.transform((text): T | undefined => (text === "" ? undefined : normalise(text))),
     ),
@@ -30,25 +32,36 @@ function field<T>(valid: (text: string) => boolean, message: string, normalise: 
 
 const same = (text: string) => text;
 
-/** Free text up to `max` characters, without control characters. */
+/** Free text up to `max` characters (code points), without control characters. */
 export const text = (max: number) =>
-  field((value) => value.length <= max && !controlCharacters.test(value), `Must be at most ${max} characters, without control characters.`, same);
+  field(
+    (value) => codePoints(value) <= max && !controlCharacters.test(value),
+    `Must be at most ${max} characters, without control characters.`,
+    same,
+    { maxLength: max, pattern: "^[^\\u0000-\\u001f\\u007f]*$" },
+  );
 
 const emailShape = v.pipe(v.string(), v.maxLength(254), v.email());
-export const email = field((value) => v.is(emailShape, value), "Must be an e-mail address such as ada@example.com.", (value) => value.toLowerCase());
+export const email = field((value) => v.is(emailShape, value), "Must be an e-mail address such as ada@example.com.", (value) => value.toLowerCase(), {
+  maxLength: 254,
+  description: "An e-mail address (answered in lower case); \"\" means none.",
+});
 
 /** Any common written form of a phone number; stored as E.164 (libphonenumber-js, US by default). */
 export const phone = field(
   (value) => value.length <= 40 && parsePhone(value) !== undefined,
   "Must be a valid phone number, e.g. +12015550123 or (201) 555-0123.",
   (value) => parsePhone(value)!.e164,
+  { maxLength: 40, description: "A phone number in any common written form (US by default), answered in E.164." },
 );
 
 /** Enumerations given in any case, with aliases, answered in PascalCase. */
 function choice<T extends string>(aliases: Record<string, T>, label: string) {
   const allowed = [...new Set(Object.values(aliases))];
   const key = (value: string) => value.toLowerCase().replace(/[\s_-]/g, "");
-  return field((value) => key(value) in aliases, `${label} must be one of ${allowed.join(", ")}.`, (value) => aliases[key(value)]!);
+  return field((value) => key(value) in aliases, `${label} must be one of ${allowed.join(", ")}.`, (value) => aliases[key(value)]!, {
+    description: `One of ${allowed.join(", ")} (any case; also ${Object.keys(aliases).join(", ")}), answered in PascalCase.`,
+  });
 }
 
 export const phoneTypes = { mobile: "Mobile", cell: "Mobile", cellular: "Mobile", wireless: "Mobile", landline: "Landline", home: "Landline", work: "Work", voip: "Voip", other: "Other" } as const;
@@ -66,8 +79,25 @@ export const employmentType = choice(
   "Employment type",
 );
 
-/** A decimal in the exact written form `^-?(?:0|[1-9]\d*)(?:\.\d+)?$`, kept as a string. */
-export const decimal = field((value) => DECIMAL_PATTERN.test(value) && value.length <= 32, "Must be a decimal number written like 12.50 (digits, optional minus and point).", same);
+const decimalMessage = "Must be a decimal number written like 12.50 (digits, optional minus and point; no spaces).";
+
+/**
+ * A decimal in the spec's exact written form `^-?(?:0|[1-9]\d*)(?:\.\d+)?$`,
+ * kept as a string (its scale too). Not trimmed: " 1" is refused, as the
+ * pattern says. A JSON number is taken as written by JSON; "" means none.
+ */
+export const decimal = v.optional(
+  v.pipe(
+    v.union(
+      [
+        v.pipe(v.string(), describedCheck<string>((value) => value === "" || (DECIMAL_PATTERN.test(value) && value.length <= 32), decimalMessage, { pattern: DECIMAL_PATTERN.source, maxLength: 32 })),
+        v.pipe(v.number(), v.check((value) => DECIMAL_PATTERN.test(String(value)), decimalMessage)),
+      ],
+      decimalMessage,
+    ),
+    v.transform((value) => (String(value) === "" ? undefined : String(value))),
+  ),
+);
 
 /** A real calendar date (YYYY-MM-DD or MM/DD/YYYY), from 1900 up to today; answered as YYYY-MM-DD. */
 export const date = field((value) => toIsoDate(value) !== undefined, "Must be a real date, written YYYY-MM-DD or MM/DD/YYYY, not in the future.", (value) => toIsoDate(value)!);

@@ -5,9 +5,9 @@ import { decodeTime } from "ulid";
 import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { createdWithin, entities, keys, type LeadClaim } from "#core/db/keys";
-import { dateWindow, listPage, type IndexedPlan, type ListResource, type NormalizedQuery } from "#core/db/list";
+import { dateWindow, indexOrder, listPage, type IndexedPlan, type ListResource, type NormalizedQuery, listQuerySchema } from "#core/db/list";
 import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
-import type { Lead, LeadWrite } from "#core/leads/schemas";
+import { processingStatuses, type Lead, type LeadWrite } from "#core/leads/schemas";
 import { publish } from "#core/queue/events";
 import { newId } from "#core/shared/ids";
 import type { Page, PagingQuery } from "#core/shared/paging";
@@ -44,7 +44,7 @@ const listResource: ListResource<Lead> = {
     "metadata.utmSource": { get: (l) => l.metadata.utmSource, kind: "string", filter: true },
     "metadata.utmCampaign": { get: (l) => l.metadata.utmCampaign, kind: "string", filter: true },
     "metadata.subId": { get: (l) => l.metadata.subId, kind: "string", filter: true },
-    name: { get: (l) => [l.contact.firstName, l.contact.lastName].filter(Boolean).join(" "), kind: "string", search: true, sort: true },
+    name: { get: leadName, kind: "string", search: true, sort: true },
     email: { get: (l) => l.contact.email, kind: "string", filter: true, search: true },
     phone: { get: (l) => l.contact.phone?.number, kind: "string", filter: true, search: true },
     createdAt: { get: (l) => l.createdAt, kind: "date", sort: true, range: true },
@@ -60,52 +60,76 @@ const listResource: ListResource<Lead> = {
   },
   /**
    * The common listings read only their page: newest (or oldest) first, of the
-   * whole organization from the table, or of one source from gsi1.
+   * whole organization from the table, of one source from gsi1, or of one
+   * processing status from gsi7.
    */
   indexed: (organizationId, query) => {
     const [filter, ...moreFilters] = query.filters;
-    const plain = !filter || (!moreFilters.length && filter.field === "sourceId" && typeof filter.value === "string");
+    const plain = !filter || (!moreFilters.length && ((filter.field === "sourceId" && typeof filter.value === "string") || statusOf(query) !== undefined));
     return plain && !query.search && !query.ranges.length ? leadsInOrder(organizationId, query) : undefined;
   },
   /** Any other query in createdAt order reads the same keys in order, filtering as it goes. */
   ordered: leadsInOrder,
+  /** The other sort fields each have an ordered-list index of the organization's leads. */
+  orders: {
+    name: indexOrder("gsi4", keys.leadsByNamePartition),
+    price: indexOrder("gsi5", keys.leadsByPricePartition),
+    modifiedAt: indexOrder("gsi6", keys.leadsByModifiedPartition),
+  },
 };
+
+/** Body of the list operation: the paging query with this list's field names as enums. */
+export const ListLeadsSchema = listQuerySchema(listResource);
+
+/** The stored spelling of a processing status filter value (filters compare case-insensitively), if it is one. */
+function statusOf(query: NormalizedQuery): string | undefined {
+  const filter = query.filters.find((entry) => entry.field === "processingStatus" && typeof entry.value === "string");
+  return processingStatuses.find((status) => status.toLowerCase() === String(filter?.value).toLowerCase());
+}
 
 /**
  * Leads in createdAt order, read from the sort key: lead ids are ULIDs of
  * `createdAt`, so key order is createdAt order with the id as tie-break, and
  * createdAt ranges become a key range. One source's leads come from gsi1
- * (source ids are ULIDs: upper case, as string filters compare case-insensitively).
+ * (source ids are ULIDs: upper case, as string filters compare case-insensitively),
+ * one processing status's from gsi7 (a source and a status: gsi1, the status checked as read).
  */
 function leadsInOrder(organizationId: string, query: NormalizedQuery): IndexedPlan | undefined {
   const [order, ...moreOrder] = query.order;
   if (!order || order.field !== "createdAt" || moreOrder.length) return undefined;
   const sourceFilter = query.filters.find((filter) => filter.field === "sourceId" && typeof filter.value === "string");
+  const status = statusOf(query);
   const window = dateWindow(query.ranges, "createdAt");
   const bounds = (prefix: string) => {
     const { lower, upper } = createdWithin(prefix, window.from, window.to);
     return { ":lower": lower, ":upper": upper };
   };
-  if (!sourceFilter) {
-    const { pk, skPrefix } = keys.leadPrefix(organizationId);
-    return {
-      input: {
-        KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
-        ExpressionAttributeValues: { ":pk": pk, ...bounds(skPrefix) },
-        ScanIndexForward: order.direction === "asc",
-      },
-      keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
-    };
-  }
-  const bySource = keys.leadsBySource(organizationId, String(sourceFilter.value).toUpperCase());
-  return {
+  /** A createdAt-ordered index partition (gsi1 by source, gsi7 by status) over the same window. */
+  const indexRange = (index: "gsi1" | "gsi7", partition: string, prefix: string): IndexedPlan => ({
     input: {
-      IndexName: "gsi1",
-      KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :lower AND :upper",
-      ExpressionAttributeValues: { ":pk": bySource.gsi1pk, ...bounds(bySource.gsi1sk) },
+      IndexName: index,
+      KeyConditionExpression: `${index}pk = :pk AND ${index}sk BETWEEN :lower AND :upper`,
+      ExpressionAttributeValues: { ":pk": partition, ...bounds(prefix) },
       ScanIndexForward: order.direction === "asc",
     },
-    keyOf: (item) => ({ pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk }),
+    keyOf: (item) => ({ pk: item.pk, sk: item.sk, [`${index}pk`]: item[`${index}pk`], [`${index}sk`]: item[`${index}sk`] }),
+  });
+  if (sourceFilter) {
+    const bySource = keys.leadsBySource(organizationId, String(sourceFilter.value).toUpperCase());
+    return indexRange("gsi1", bySource.gsi1pk, bySource.gsi1sk);
+  }
+  if (status) {
+    const byStatus = keys.leadsByStatus(organizationId, status);
+    return indexRange("gsi7", byStatus.gsi7pk, byStatus.gsi7sk);
+  }
+  const { pk, skPrefix } = keys.leadPrefix(organizationId);
+  return {
+    input: {
+      KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
+      ExpressionAttributeValues: { ":pk": pk, ...bounds(skPrefix) },
+      ScanIndexForward: order.direction === "asc",
+    },
+    keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
   };
 }
 
@@ -294,10 +318,45 @@ async function originalOfRetry(organizationId: string, claims: LeadClaim[], erro
   return undefined;
 }
 
-/** The stored item: the lead plus its index keys (by source, by phone, pending sweep). */
+/** The name a lead is listed, searched and ordered by: first and last name. */
+function leadName(lead: Pick<Lead, "contact">): string {
+  return [lead.contact.firstName, lead.contact.lastName].filter(Boolean).join(" ");
+}
+
+/**
+ * The SET clauses (values added to `values`) that keep a lead's ordered-list
+ * index keys exact in an update that writes modifiedAt and maybe the name
+ * (`assignments` by path, as an UpdateLead action writes them).
+ */
+export function leadOrderSets(
+  organizationId: string,
+  lead: Lead,
+  assignments: ReadonlyMap<string, unknown>,
+  modifiedAt: string,
+  values: Record<string, unknown>,
+): string[] {
+  values[":modifiedAt"] = modifiedAt;
+  values[":modifiedOrder"] = keys.leadsByModified(organizationId, modifiedAt, lead.id).gsi6sk;
+  const sets = ["modifiedAt = :modifiedAt", "gsi6sk = :modifiedOrder"];
+  if (assignments.has("contact.firstName") || assignments.has("contact.lastName")) {
+    const named = (field: "firstName" | "lastName") => (assignments.has(`contact.${field}`) ? (assignments.get(`contact.${field}`) as string | null) : lead.contact[field]);
+    values[":nameOrder"] = keys.leadsByName(organizationId, leadName({ contact: { ...lead.contact, firstName: named("firstName"), lastName: named("lastName") } }), lead.id).gsi4sk;
+    sets.push("gsi4sk = :nameOrder");
+  }
+  return sets;
+}
+
+/**
+ * The stored item: the lead plus its index keys (by source, by phone, pending
+ * sweep, and the ordered lists: by name, price, modifiedAt and processing status).
+ */
 export function leadItem(organizationId: string, lead: Lead): Record<string, unknown> {
   return {
     ...keys.lead(organizationId, lead.id),
+    ...keys.leadsByName(organizationId, leadName(lead), lead.id),
+    ...keys.leadsByPrice(organizationId, lead.metadata.price, lead.id),
+    ...keys.leadsByModified(organizationId, lead.modifiedAt, lead.id),
+    ...keys.leadsByStatus(organizationId, lead.processingStatus, lead.id),
     ...(lead.sourceId ? keys.leadsBySource(organizationId, lead.sourceId, lead.id) : {}),
     ...(lead.contact.phone ? keys.leadsByPhone(organizationId, lead.contact.phone.number, lead.id) : {}),
     ...(lead.processingStatus === "Pending" ? keys.pendingLead(pendingShard(lead.id), lead.createdAt, organizationId, lead.id) : {}),

@@ -253,8 +253,18 @@ async function settle(organizationId: string, lead: Lead, outcome: Outcome): Pro
     ":duplicateOf": outcome.duplicateOfLeadId ?? null,
     ":at": at,
     ":pending": "Pending",
+    ":statusIndex": keys.leadsByStatus(organizationId, outcome.status).gsi7pk,
+    ":modifiedOrder": keys.leadsByModified(organizationId, at, lead.id).gsi6sk,
   };
-  const sets = ["processingStatus = :status", "processingReason = :reason", "duplicateOfLeadId = :duplicateOf", "processedAt = :at", "modifiedAt = :at"];
+  const sets = [
+    "processingStatus = :status",
+    "processingReason = :reason",
+    "duplicateOfLeadId = :duplicateOf",
+    "processedAt = :at",
+    "modifiedAt = :at",
+    "gsi7pk = :statusIndex",
+    "gsi6sk = :modifiedOrder",
+  ];
   if (outcome.compliance) {
     Object.assign(values, { ":compliance": outcome.compliance.status, ":blockedReason": outcome.compliance.blockedReason });
     sets.push("#metadata.complianceStatus = :compliance", "#metadata.complianceBlockedReason = :blockedReason");
@@ -330,14 +340,23 @@ async function markFailed(organizationId: string, leadId: string, error: unknown
     return;
   }
   // The stored lead cannot even be read: mark it without an event.
+  const failedAt = nowIso();
   await db()
     .send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.lead(organizationId, leadId),
-        UpdateExpression: "SET processingStatus = :failed, processingReason = :reason, processedAt = :at, modifiedAt = :at REMOVE gsi3pk, gsi3sk",
+        UpdateExpression:
+          "SET processingStatus = :failed, processingReason = :reason, processedAt = :at, modifiedAt = :at, gsi7pk = :statusIndex, gsi6sk = :modifiedOrder REMOVE gsi3pk, gsi3sk",
         ConditionExpression: "attribute_exists(pk) AND processingStatus = :pending",
-        ExpressionAttributeValues: { ":failed": "Failed", ":reason": reason, ":at": nowIso(), ":pending": "Pending" },
+        ExpressionAttributeValues: {
+          ":failed": "Failed",
+          ":reason": reason,
+          ":at": failedAt,
+          ":pending": "Pending",
+          ":statusIndex": keys.leadsByStatus(organizationId, "Failed").gsi7pk,
+          ":modifiedOrder": keys.leadsByModified(organizationId, failedAt, leadId).gsi6sk,
+        },
       }),
     )
     .catch(() => undefined);

@@ -1,7 +1,6 @@
 import * as v from "valibot";
 import { timestamp } from "#core/shared/ids";
 import * as f from "#core/leads/fields";
-import { PagingQuerySchema } from "#core/shared/paging";
 import { toIssuePath } from "#core/shared/validation";
 
 /** A lead's processing outcome (spec 3: separate from automation runs and message delivery). */
@@ -315,6 +314,5 @@ export const LeadSchema = v.object({
 });
 export type Lead = v.InferOutput<typeof LeadSchema>;
 
-export const ListLeadsSchema = PagingQuerySchema;
 
 export const LeadIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });

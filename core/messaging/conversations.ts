@@ -5,12 +5,12 @@ import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { conditionally } from "#core/db/conditional";
-import { listPage, prefixQuery, type ListResource } from "#core/db/list";
+import { indexOrder, keyOrder, listPage, prefixQuery, type IndexedPlan, type ListResource, type NormalizedQuery, listQuerySchema } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { newId, nowIso, timestamp, wholeNumber } from "#core/shared/ids";
-import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { type Page, type PagingQuery } from "#core/shared/paging";
 import { Rollups } from "#core/analytics/rollups";
 
 export const ConversationSchema = v.object({
@@ -31,7 +31,6 @@ export const ConversationSchema = v.object({
 });
 export type Conversation = v.InferOutput<typeof ConversationSchema>;
 
-export const ListConversationsSchema = PagingQuerySchema;
 
 /** Body of `PUT /conversations/{id}/sender`. */
 export const ReassignSenderSchema = v.strictObject({ phoneNumberId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
@@ -51,7 +50,29 @@ const listResource: ListResource<Conversation> = {
   idOf: (c) => c.id,
   fromItem: toConversation,
   candidates: (organizationId) => prefixQuery(keys.conversationPrefix(organizationId)),
+  orders: { createdAt: keyOrder(keys.conversationPrefix), lastMessageAt: indexOrder("gsi4", keys.conversationsByLastMessagePartition) },
+  /** The inbox (unread only, latest activity first or last) reads only unread conversations, from gsi7. */
+  indexed: (organizationId, query) => (query.filters.length === 1 && !query.ranges.length && !query.search ? unreadInOrder(organizationId, query) : undefined),
+  ordered: unreadInOrder,
 };
+
+export const ListConversationsSchema = listQuerySchema(listResource);
+
+/** The unread conversations in lastMessageAt order, when the query filters on `unread: true` and sorts by that alone. */
+function unreadInOrder(organizationId: string, query: NormalizedQuery): IndexedPlan | undefined {
+  const [order, ...more] = query.order;
+  const unreadOnly = query.filters.some((filter) => filter.field === "unread" && filter.value === true);
+  if (!order || order.field !== "lastMessageAt" || more.length || !unreadOnly) return undefined;
+  return {
+    input: {
+      IndexName: "gsi7",
+      KeyConditionExpression: "gsi7pk = :pk",
+      ExpressionAttributeValues: { ":pk": keys.unreadConversations(organizationId, null, "").gsi7pk },
+      ScanIndexForward: order.direction === "asc",
+    },
+    keyOf: (item) => ({ pk: item.pk, sk: item.sk, gsi7pk: item.gsi7pk, gsi7sk: item.gsi7sk }),
+  };
+}
 
 /** Conversations: one per contact phone number within the organization. */
 export const Conversations = {
@@ -90,7 +111,12 @@ export const Conversations = {
             {
               Put: {
                 TableName: tableName(),
-                Item: { ...keys.conversation(organizationId, conversation.id), entity: entities.conversation, ...conversation },
+                Item: {
+                  ...keys.conversation(organizationId, conversation.id),
+                  ...keys.conversationsByLastMessage(organizationId, null, conversation.id),
+                  entity: entities.conversation,
+                  ...conversation,
+                },
               },
             },
           ],
@@ -132,7 +158,7 @@ export const Conversations = {
   /** `POST /conversations/{id}/read`: clears the unread flag and count. */
   async markRead(actor: Actor, conversationId: string): Promise<Conversation> {
     const now = nowIso();
-    const conversation = await update(actor.organizationId, conversationId, "SET unread = :false, unreadCount = :zero, modifiedAt = :now", {
+    const conversation = await update(actor.organizationId, conversationId, "SET unread = :false, unreadCount = :zero, modifiedAt = :now REMOVE gsi7pk", {
       ":false": false,
       ":zero": 0,
       ":now": now,
@@ -184,14 +210,15 @@ export const Conversations = {
         TableName: tableName(),
         Key: keys.conversation(organizationId, conversationId),
         UpdateExpression:
-          "SET lastMessageAt = :at, lastMessagePreview = :preview, lastDirection = :direction, modifiedAt = :at" +
-          (inbound ? ", unread = :true ADD unreadCount :one" : ""),
+          "SET lastMessageAt = :at, lastMessagePreview = :preview, lastDirection = :direction, modifiedAt = :at, gsi4sk = :lastMessageOrder, gsi7sk = :lastMessageOrder" +
+          (inbound ? ", unread = :true, gsi7pk = :unreadIndex ADD unreadCount :one" : ""),
         ConditionExpression: "attribute_exists(pk)",
         ExpressionAttributeValues: {
           ":at": message.at,
+          ":lastMessageOrder": keys.conversationsByLastMessage(organizationId, message.at, conversationId).gsi4sk,
           ":preview": message.body.slice(0, 160),
           ":direction": message.direction,
-          ...(inbound ? { ":true": true, ":one": 1 } : {}),
+          ...(inbound ? { ":true": true, ":one": 1, ":unreadIndex": keys.unreadConversations(organizationId, message.at, conversationId).gsi7pk } : {}),
         },
       }),
     );

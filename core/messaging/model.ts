@@ -1,7 +1,9 @@
 import * as v from "valibot";
+import { maxChars } from "#core/shared/validation";
 import { timestamp, wholeNumber } from "#core/shared/ids";
 import { PhoneNumberInput } from "#core/messaging/phone-numbers";
 import { MESSAGE_STATUSES } from "#core/messaging/status";
+import { directions, senderSelectionReasons } from "#core/shared/enums";
 
 /** An MMS attachment (spec 2.5 media). */
 export const MediaSchema = v.strictObject({
@@ -20,7 +22,7 @@ export const SendMessageSchema = v.pipe(
   v.strictObject({
     leadId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
     to: v.optional(PhoneNumberInput),
-    body: v.optional(v.pipe(v.string(), v.maxLength(1600, "An SMS body is limited to 1600 characters."))),
+    body: v.optional(v.pipe(v.string(), maxChars(1600, "An SMS body is limited to 1600 characters."))),
     media: v.optional(v.pipe(v.array(MediaSchema), v.maxLength(10, "At most 10 media items."))),
     fromPhoneNumberId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
     scheduledFor: v.optional(iso),
@@ -42,7 +44,7 @@ export const SendMessageSchema = v.pipe(
 export type SendMessageRequest = v.InferOutput<typeof SendMessageSchema>;
 
 /** Body of `POST /messages/{id}/cancel` (optional). */
-export const CancelMessageSchema = v.optional(v.strictObject({ reason: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(500))) }), {});
+export const CancelMessageSchema = v.optional(v.strictObject({ reason: v.optional(v.pipe(v.string(), v.trim(), maxChars(500))) }), {});
 
 const nullableString = v.nullish(v.string());
 
@@ -54,7 +56,7 @@ export const MessageSchema = v.object({
   id: v.string(),
   conversationId: v.string(),
   leadId: nullableString,
-  direction: v.picklist(["Outbound", "Inbound"]),
+  direction: v.picklist(directions),
   channel: v.picklist(["Sms", "Mms"]),
   status: v.picklist(MESSAGE_STATUSES),
   statusReason: nullableString,
@@ -65,7 +67,7 @@ export const MessageSchema = v.object({
   fromPhoneNumberId: nullableString,
   fromPhoneNumber: nullableString,
   toPhoneNumber: v.string(),
-  selectionReason: nullableString,
+  selectionReason: v.nullable(v.picklist(senderSelectionReasons)),
   wasManuallyOverridden: v.boolean(),
   quietHoursOverridden: v.boolean(),
   scheduledFor: nullableString,
@@ -77,6 +79,8 @@ export const MessageSchema = v.object({
   retryCount: wholeNumber,
   nextRetryAt: v.nullish(timestamp),
   provider: nullableString,
+  /** The organization's primary provider when it refused this message with a transient error and `provider` (its failover) took it instead. */
+  failedOverFrom: nullableString,
   providerMessageId: nullableString,
   providerStatus: nullableString,
   cancelReason: nullableString,
@@ -97,6 +101,6 @@ export const MessageSchema = v.object({
   createdBy: v.string(),
   actorUserId: nullableString,
   actorDisplayName: nullableString,
-  actorEmail: nullableString,
+  actorEmail: v.nullable(v.pipe(v.string(), v.email())),
 });
 export type Message = v.InferOutput<typeof MessageSchema>;

@@ -16,11 +16,12 @@ import { changeMessage, readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/messaging/suppressions";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { Organizations } from "#core/organizations/index";
-import { organizationProvider } from "#core/messaging/provider-choice";
+import { organizationProviders } from "#core/messaging/provider-choice";
 import { statusCallbackUrl } from "#core/providers/index";
-import { ProviderError } from "#core/providers/port";
+import { ProviderError, type ProviderPort, type SendMessageResult } from "#core/providers/port";
 import { maxDelaySeconds, publish } from "#core/queue/events";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
+import type { SenderSelectionReason } from "#core/shared/enums";
 import { nowIso } from "#core/shared/ids";
 import { parsePhone, recipientTimeZone } from "#core/shared/phone";
 
@@ -139,7 +140,7 @@ async function dispatch(organizationId: string, message: Message): Promise<void>
   if (!billing.allowed) {
     return block(organizationId, message, { complianceAction: "BillingBlocked", statusReason: billing.reason, billingStatus: billing.billingStatus });
   }
-  const provider = await organizationProvider(organizationId);
+  const { primary: provider, failover } = await organizationProviders(organizationId);
   const claimedAt = nowIso();
   const claimed = await changeMessage(organizationId, message.id, {
     from: ["Queued"],
@@ -155,29 +156,66 @@ async function dispatch(organizationId: string, message: Message): Promise<void>
       billingStatus: billing.billingStatus,
       billableAmount: billing.billableAmount,
     },
+    // Each attempt starts at the primary provider; a failover of an earlier attempt is history.
+    remove: ["failedOverFrom"],
     due: { at: new Date(Date.parse(claimedAt) + messagingConfig.receiptCheckMs).toISOString(), kind: "ReceiptTimeout" },
   });
   if (!claimed) return settleLostClaim(organizationId, message.id);
   await afterClaim(organizationId, claimed, selection);
   try {
-    const result = await provider.sendMessage({
-      from: selection.number.phoneNumber,
-      to: claimed.toPhoneNumber,
-      ...(claimed.body ? { body: claimed.body } : {}),
-      media: claimed.media.map((item) => ({ url: item.url, contentType: item.contentType })),
-      idempotencyKey: claimed.id,
-      statusCallbackUrl: statusCallbackUrl(provider.name, claimed.id),
-    });
+    const handedOver = await handOver(organizationId, claimed, provider, failover);
+    if (!handedOver) return;
+    const { result, by } = handedOver;
     await changeMessage(organizationId, claimed.id, { from: MESSAGE_STATUSES, set: { providerMessageId: result.providerMessageId } });
     await db().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...keys.providerMessage(organizationId, provider.name, result.providerMessageId), entity: entities.providerMessage, messageId: claimed.id },
+        Item: { ...keys.providerMessage(organizationId, by.name, result.providerMessageId), entity: entities.providerMessage, messageId: claimed.id },
       }),
     );
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
     await providerRefused(organizationId, claimed, error);
+  }
+}
+
+/**
+ * Gives a claimed (Sending) message to its provider; with a failover provider,
+ * a transient refusal that surely did not send (the carrier answered: rate
+ * limit, queue full, 5xx) hands it to the failover instead, once. The
+ * message's `provider` is moved to the failover by a conditional write before
+ * that second request (only from Sending, only from the primary, only in this
+ * attempt), so the stored message always names the one provider
+ * that may hold it: a crash between the two requests leaves it Sending at the
+ * failover, settled by the receipt sweep, never sent again. An
+ * ambiguous failure (timeout, connection lost after sending) or a permanent or
+ * opted-out refusal never fails over (docs/decisions.md). Undefined when the
+ * message moved on before the failover could take it.
+ */
+async function handOver(organizationId: string, message: Message, primary: ProviderPort, failover: ProviderPort | undefined): Promise<{ result: SendMessageResult; by: ProviderPort } | undefined> {
+  const send = (provider: ProviderPort) =>
+    provider.sendMessage({
+      from: message.fromPhoneNumber!,
+      to: message.toPhoneNumber,
+      ...(message.body ? { body: message.body } : {}),
+      media: message.media.map((item) => ({ url: item.url, contentType: item.contentType })),
+      idempotencyKey: message.id,
+      statusCallbackUrl: statusCallbackUrl(provider.name, message.id),
+    });
+  try {
+    return { result: await send(primary), by: primary };
+  } catch (error) {
+    const failsOver = failover && error instanceof ProviderError && error.kind === "transient" && !error.details.ambiguous;
+    if (!failsOver) throw error;
+    const moved = await changeMessage(organizationId, message.id, {
+      from: ["Sending"],
+      // This attempt's claim, still at the primary: one failover per attempt, never a second hand-over.
+      condition: "#provider = :primaryProvider AND retryCount = :retryCount",
+      values: { ":primaryProvider": primary.name, ":retryCount": message.retryCount },
+      set: { provider: failover.name, failedOverFrom: primary.name, errorCode: error.code, statusReason: `${primary.name} refused it for now (${error.message}); failed over to ${failover.name}.` },
+    });
+    if (!moved) return undefined;
+    return { result: await send(failover), by: failover };
   }
 }
 
@@ -309,7 +347,7 @@ export async function finished(organizationId: string, message: Message, eventTy
   }
 }
 
-type SelectionReason = "ManualOverride" | "StickyConversation" | "AreaCodeMatch" | "LeastRecentlyUsed";
+type SelectionReason = SenderSelectionReason;
 type SenderSelection = { number: PhoneNumber; reason: SelectionReason; movedFrom?: { id: string; phoneNumber: string | null } };
 
 /**

@@ -1,13 +1,14 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
+import { maxChars, statedShape } from "#core/shared/validation";
 import { actorId, type Actor } from "#core/auth/actor";
 import { Billing, TransactionConditionFailed } from "#core/billing/index";
 import { PhoneNumberFees } from "#core/billing/number-fees";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { conditionally } from "#core/db/conditional";
-import { listPage, prefixQuery, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { queryAll } from "#core/db/query";
 import { config } from "#core/config";
 import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
@@ -17,12 +18,16 @@ import { providerByName } from "#core/providers/index";
 import { ProviderError, type AvailableNumber, type NumberWebhooks, type ProviderPort } from "#core/providers/port";
 import { newId, nowIso, timestamp } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
-import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { type Page, type PagingQuery } from "#core/shared/paging";
 import { parsePhone } from "#core/shared/phone";
 
 /** A valid phone number in any common form, normalised to E.164. */
 export const PhoneNumberInput = v.pipe(
   v.string(),
+  statedShape({
+    pattern: "^\\s*\\+?[0-9][0-9 ().-]{5,38}$",
+    description: "A phone number: E.164 (+12125550100) or a common national form ((212) 555-0100, US by default); it must be a valid number of its country's numbering plan. Answered in E.164.",
+  }),
   v.trim(),
   v.minLength(1, "A phone number is required."),
   v.check((value) => parsePhone(value) !== undefined, "Must be a valid phone number (E.164, e.g. +12125550100)."),
@@ -41,7 +46,7 @@ export const PhoneNumberRequestSchema = v.strictObject({
    * which the carrier must confirm.
    */
   purchase: v.optional(v.boolean(), false),
-  friendlyName: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(255))),
+  friendlyName: v.optional(v.pipe(v.string(), v.trim(), maxChars(255))),
   capabilities: v.optional(
     v.pipe(v.array(v.picklist(capabilities, "Each capability must be one of: sms, mms, voice.")), v.minLength(1), v.maxLength(3)),
     ["sms", "mms", "voice"],
@@ -61,7 +66,6 @@ export const PhoneNumberSchema = v.object({
 });
 export type PhoneNumber = v.InferOutput<typeof PhoneNumberSchema>;
 
-export const ListPhoneNumbersSchema = PagingQuerySchema;
 
 /** Query of `GET /available-phone-numbers`. */
 export const AvailableNumbersQuerySchema = v.strictObject({
@@ -71,12 +75,13 @@ export const AvailableNumbersQuerySchema = v.strictObject({
   capabilities: v.optional(
     v.pipe(
       v.string(),
+      statedShape({ pattern: "^\\s*(?:sms|mms|voice)(?:\\s*,\\s*(?:sms|mms|voice))*\\s*$" }),
       v.transform((value) => value.split(",").map((item) => item.trim()).filter(Boolean)),
       v.array(v.picklist(capabilities, "Each capability must be one of: sms, mms, voice.")),
     ),
     "sms,voice",
   ),
-  limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, "A whole number."), v.transform(Number), v.minValue(1), v.maxValue(50)), "20"),
+  limit: v.optional(v.pipe(v.string(), v.regex(/^(?:[1-9]|[1-4]\d|50)$/, "A whole number from 1 to 50."), v.transform(Number)), "20"),
 });
 export type AvailableNumbersQuery = v.InferOutput<typeof AvailableNumbersQuerySchema>;
 
@@ -101,7 +106,10 @@ const listResource: ListResource<PhoneNumber> = {
   idOf: (n) => n.id,
   fromItem: toPhoneNumber,
   candidates: (organizationId) => prefixQuery(keys.phoneNumberPrefix(organizationId)),
+  orders: { createdAt: keyOrder(keys.phoneNumberPrefix) },
 };
+
+export const ListPhoneNumbersSchema = listQuerySchema(listResource);
 
 /** The organization and number a provider webhook's number routes to. */
 export interface NumberRoute {

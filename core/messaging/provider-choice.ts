@@ -12,12 +12,32 @@ import { ProviderError, type ProviderPort } from "#core/providers/port";
  * like an unconfigured stage provider.
  */
 export async function organizationProvider(organizationId: string): Promise<ProviderPort> {
+  return (await organizationProviders(organizationId)).primary;
+}
+
+/**
+ * The organization's provider and, when its settings name one, the failover
+ * provider of its message sends (undefined when off, or no longer configured
+ * here: a send then just has no second chance). Same single read.
+ */
+export async function organizationProviders(organizationId: string): Promise<{ primary: ProviderPort; failover?: ProviderPort }> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.messagingSettings(organizationId), ProjectionExpression: "#provider", ExpressionAttributeNames: { "#provider": "provider" } }),
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.messagingSettings(organizationId),
+      ProjectionExpression: "#provider, #failover",
+      ExpressionAttributeNames: { "#provider": "provider", "#failover": "failoverProvider" },
+    }),
   );
   const chosen = Item?.provider as string | null | undefined;
-  if (!chosen) return outboundProvider();
-  const provider = providerByName(chosen);
-  if (!provider) throw new ProviderError("permanent", "provider_not_configured", `The organization's provider ${chosen} is not configured on this deployment.`);
-  return provider;
+  let primary: ProviderPort;
+  if (!chosen) primary = outboundProvider();
+  else {
+    const provider = providerByName(chosen);
+    if (!provider) throw new ProviderError("permanent", "provider_not_configured", `The organization's provider ${chosen} is not configured on this deployment.`);
+    primary = provider;
+  }
+  const failoverName = Item?.failoverProvider as string | null | undefined;
+  const failover = failoverName && failoverName !== primary.name ? providerByName(failoverName) : undefined;
+  return { primary, ...(failover ? { failover } : {}) };
 }

@@ -1,9 +1,11 @@
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
+import { maxChars } from "#core/shared/validation";
 import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { ValidationError } from "#core/errors";
+import { messagingConfig } from "#core/messaging/config";
 import { classifyInbound, normalizeKeyword } from "#core/messaging/keywords";
 import { PhoneNumberInput, PhoneNumbers } from "#core/messaging/phone-numbers";
 import { DEFAULT_QUIET_HOURS_WINDOW, quietHoursWindowSchema } from "#core/messaging/quiet-hours";
@@ -31,7 +33,7 @@ const OutboundCallsSchema = v.strictObject({
   /** The phone (E.164) rung first for outbound calls that name no `connectTo`; null: the lead is called directly. */
   connectTo: v.optional(v.nullable(PhoneNumberInput), DEFAULT_OUTBOUND_CALLS.connectTo),
   /** Said to the business side before the lead is dialed. */
-  whisper: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))), DEFAULT_OUTBOUND_CALLS.whisper),
+  whisper: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))), DEFAULT_OUTBOUND_CALLS.whisper),
 });
 
 const keywordList = v.optional(
@@ -61,9 +63,14 @@ export const MessagingSettingsSchema = v.strictObject({
   keywords: v.optional(KeywordsSchema, DEFAULT_KEYWORDS),
   /** The carrier this organization sends, calls and buys numbers through; null: the deployment's default. Only a configured one is accepted. */
   provider: v.optional(v.nullable(v.picklist(["simulator", "twilio", "telnyx"], "One of: simulator, twilio, telnyx.")), null),
-  helpText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
-  optOutConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
-  optInConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(320))),
+  /**
+   * Optional failover: a send the provider refuses with a transient carrier-side error is handed to this one
+   * instead (once, never after an ambiguous outcome). null: off. Must be configured and differ from `provider`.
+   */
+  failoverProvider: v.optional(v.nullable(v.picklist(["simulator", "twilio", "telnyx"], "One of: simulator, twilio, telnyx.")), null),
+  helpText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))),
+  optOutConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))),
+  optInConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))),
 });
 export type MessagingSettingsInput = v.InferOutput<typeof MessagingSettingsSchema>;
 
@@ -73,6 +80,7 @@ export const MessagingSettingsResponseSchema = v.object({
   outboundCalls: v.object({ connectTo: v.nullable(v.string()), whisper: v.nullable(v.string()) }),
   keywords: v.object({ optOut: v.array(v.string()), optIn: v.array(v.string()), help: v.array(v.string()) }),
   provider: v.nullable(v.string()),
+  failoverProvider: v.nullable(v.string()),
   helpText: v.string(),
   optOutConfirmationText: v.string(),
   optInConfirmationText: v.string(),
@@ -86,6 +94,7 @@ const defaults = (organizationName: string): Omit<MessagingSettings, "modifiedAt
   outboundCalls: DEFAULT_OUTBOUND_CALLS,
   keywords: DEFAULT_KEYWORDS,
   provider: null,
+  failoverProvider: null,
   helpText: `${organizationName}: reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply.`,
   optOutConfirmationText: `${organizationName}: you are unsubscribed and will receive no further messages. Reply START to resubscribe.`,
   optInConfirmationText: `${organizationName}: you are subscribed again. Reply STOP to unsubscribe, HELP for help.`,
@@ -109,6 +118,7 @@ export const MessagingSettingsStore = {
       outboundCalls: stored.outboundCalls ?? base.outboundCalls,
       keywords: stored.keywords ?? base.keywords,
       provider: stored.provider ?? base.provider,
+      failoverProvider: stored.failoverProvider ?? base.failoverProvider,
       helpText: stored.helpText ?? base.helpText,
       optOutConfirmationText: stored.optOutConfirmationText ?? base.optOutConfirmationText,
       optInConfirmationText: stored.optInConfirmationText ?? base.optInConfirmationText,
@@ -129,6 +139,15 @@ export const MessagingSettingsStore = {
       throw new ValidationError("That provider is not configured on this deployment.", [
         { pointer: "/provider", detail: `${input.provider} has no credentials here; choose a configured provider or null for the default.` },
       ]);
+    }
+    if (input.failoverProvider) {
+      const primary = input.provider ?? messagingConfig.provider;
+      const problem = !providerByName(input.failoverProvider)
+        ? `${input.failoverProvider} has no credentials here; choose a configured provider or null to turn failover off.`
+        : input.failoverProvider === primary
+          ? `${input.failoverProvider} is already the organization's provider; fail over to another one.`
+          : undefined;
+      if (problem) throw new ValidationError("That failover provider cannot be used.", [{ pointer: "/failoverProvider", detail: problem }]);
     }
     const connectTo = input.outboundCalls.connectTo;
     if (connectTo && own.has(connectTo)) {

@@ -1,15 +1,16 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
+import { maxChars } from "#core/shared/validation";
 import { actorId, type Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { conditionally } from "#core/db/conditional";
-import { listPage, prefixQuery, type ListResource } from "#core/db/list";
+import { indexOrder, keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { PhoneNumberInput } from "#core/messaging/phone-numbers";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { nowIso, timestamp } from "#core/shared/ids";
-import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { type Page, type PagingQuery } from "#core/shared/paging";
 import { decodePhoneInput, parsePhone } from "#core/shared/phone";
 
 /** Why a number is on the list. */
@@ -22,7 +23,7 @@ const CONTACT_REASONS = new Set<SuppressionReason>(["OptOutKeyword", "ProviderOp
 /** Body of `POST /suppressions`. */
 export const SuppressionRequestSchema = v.strictObject({
   phoneNumber: PhoneNumberInput,
-  note: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(500))),
+  note: v.optional(v.pipe(v.string(), v.trim(), maxChars(500))),
 });
 export type SuppressionRequest = v.InferOutput<typeof SuppressionRequestSchema>;
 
@@ -36,7 +37,6 @@ export const SuppressionSchema = v.object({
 });
 export type Suppression = v.InferOutput<typeof SuppressionSchema>;
 
-export const ListSuppressionsSchema = PagingQuerySchema;
 
 const listResource: ListResource<Suppression> = {
   name: "suppressions",
@@ -50,11 +50,14 @@ const listResource: ListResource<Suppression> = {
   defaultOrder: [{ field: "createdAt", direction: "desc" }],
   idOf: (s) => s.phoneNumber,
   fromItem: toSuppression,
-  candidates: (organizationId) => {
-    const { pk, sk } = keys.suppression(organizationId, "");
-    return prefixQuery({ pk, skPrefix: sk });
+  candidates: (organizationId) => prefixQuery(keys.suppressionPrefix(organizationId)),
+  orders: {
+    phoneNumber: keyOrder(keys.suppressionPrefix),
+    createdAt: indexOrder("gsi4", keys.suppressionsByCreatedPartition),
   },
 };
+
+export const ListSuppressionsSchema = listQuerySchema(listResource);
 
 /** The organization's suppression list: numbers never sent to (compliance). */
 export const Suppressions = {
@@ -75,7 +78,12 @@ export const Suppressions = {
       db().send(
         new PutCommand({
           TableName: tableName(),
-          Item: { ...keys.suppression(organizationId, input.phoneNumber), entity: entities.suppression, ...suppression },
+          Item: {
+            ...keys.suppression(organizationId, input.phoneNumber),
+            ...keys.suppressionsByCreated(organizationId, suppression.createdAt, input.phoneNumber),
+            entity: entities.suppression,
+            ...suppression,
+          },
           ConditionExpression: "attribute_not_exists(pk)",
         }),
       ),

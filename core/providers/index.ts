@@ -36,7 +36,7 @@ export function providerByName(name: string): ProviderPort | undefined {
   const keySid = process.env[environmentNames.twilioApiKeySid];
   const keySecret = process.env[environmentNames.twilioApiKeySecret];
   const apiKey = keySid && keySecret ? { sid: keySid, secret: keySecret } : undefined;
-  const key = name === "twilio" ? `twilio:${sid}:${token}:${keySid}:${keySecret}` : `simulator:${config.tokenSigningKey}:${messagingConfig.simulatorDelayScale}`;
+  const key = name === "twilio" ? `twilio:${sid}:${token}:${keySid}:${keySecret}:${process.env[environmentNames.twilioApiBaseUrl]}` : `simulator:${config.tokenSigningKey}:${messagingConfig.simulatorDelayScale}`;
   let provider = cache.get(key);
   if (!provider) {
     provider = create(name as ProviderName, sid, token, apiKey);
@@ -53,7 +53,8 @@ function runsInLambda(): boolean {
 
 function create(name: ProviderName, sid: string | undefined, token: string | undefined, apiKey: { sid: string; secret: string } | undefined): ProviderPort | undefined {
   // The auth token only checks webhook signatures; REST requests need the API key (the adapter refuses them without one).
-  if (name === "twilio") return sid && token ? createTwilioProvider({ accountSid: sid, authToken: token, ...(apiKey ? { apiKey } : {}) }) : undefined;
+  const baseUrl = process.env[environmentNames.twilioApiBaseUrl];
+  if (name === "twilio") return sid && token ? createTwilioProvider({ accountSid: sid, authToken: token, ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}) }) : undefined;
   if (messagingConfig.provider !== "simulator") return undefined;
   return createSimulatorProvider({ authToken: simulatorAuthToken(config.tokenSigningKey), delayScale: messagingConfig.simulatorDelayScale });
 }
@@ -68,12 +69,17 @@ function telnyx(): ProviderPort | undefined {
   const apiKey = process.env[environmentNames.telnyxApiKey];
   const publicKey = process.env[environmentNames.telnyxPublicKey];
   if (!apiKey || !publicKey) return undefined;
-  const key = `telnyx:${apiKey}:${publicKey}:${process.env[environmentNames.telnyxTexmlConnectionId]}:${process.env[environmentNames.telnyxMessagingProfileId]}`;
+  const settings = {
+    texmlConnectionId: process.env[environmentNames.telnyxTexmlConnectionId],
+    messagingProfileId: process.env[environmentNames.telnyxMessagingProfileId],
+    accountSid: process.env[environmentNames.telnyxAccountSid],
+    baseUrl: process.env[environmentNames.telnyxApiBaseUrl],
+  };
+  const key = `telnyx:${apiKey}:${publicKey}:${Object.values(settings).join(":")}`;
   let provider = cache.get(key);
   if (!provider) {
-    const texmlConnectionId = process.env[environmentNames.telnyxTexmlConnectionId];
-    const messagingProfileId = process.env[environmentNames.telnyxMessagingProfileId];
-    provider = createTelnyxProvider({ apiKey, publicKey, ...(texmlConnectionId ? { texmlConnectionId } : {}), ...(messagingProfileId ? { messagingProfileId } : {}) });
+    const present = Object.fromEntries(Object.entries(settings).filter(([, value]) => value)) as { [name in keyof typeof settings]?: string };
+    provider = createTelnyxProvider({ apiKey, publicKey, ...present });
     cache.set(key, provider);
   }
   return provider;

@@ -73,12 +73,12 @@ export async function consumeRateLimit(partition: RateLimitPartition, now = Date
  */
 function secondsUntilAdmitted(current: number, previousHits: number, windowStart: number, windowMs: number, now: number): number {
   const limit = rateLimitPolicy.limit;
-  if (current < limit && previousHits > 0) {
-    const admittedAt = windowStart + windowMs * (1 - (limit - current) / previousHits);
-    return wholeSeconds(admittedAt - now);
-  }
-  const admittedAt = windowStart + windowMs + (current > 0 ? windowMs * Math.max(0, 1 - limit / current) : 0);
-  return wholeSeconds(admittedAt - now);
+  const admittedAt =
+    current < limit && previousHits > 0
+      ? windowStart + windowMs * (1 - (limit - current) / previousHits)
+      : windowStart + windowMs + (current > 0 ? windowMs * Math.max(0, 1 - limit / current) : 0);
+  // At `admittedAt` itself the estimate equals the limit: a retry must come strictly after it.
+  return Math.max(0, Math.floor((admittedAt - now) / 1000) + 1);
 }
 
 const wholeSeconds = (ms: number): number => Math.max(0, Math.ceil(ms / 1000));

@@ -11,42 +11,71 @@ export const maxPageSize = 200;
 
 const scalar = v.union([v.string(), v.number(), v.boolean()]);
 const boundValue = v.union([v.string(), v.number()]);
-const direction = v.pipe(v.string(), v.toLowerCase(), v.picklist(["asc", "desc"], "direction must be 'asc' or 'desc'."));
+// Case-insensitive as before, but as an enum the contract shows (a lower-casing transform would hide it).
+const direction = v.pipe(
+  v.picklist(["asc", "desc", "ASC", "DESC", "Asc", "Desc"], "direction must be 'asc' or 'desc'."),
+  v.transform((value) => value.toLowerCase() as "asc" | "desc"),
+);
 
-/** The paging query (spec 2.7, RequestDataOptions): the body of every list operation. */
-export const PagingQuerySchema = v.strictObject({
-  pageSize: v.nullish(v.pipe(v.number(), v.integer(), v.minValue(1, "pageSize must be at least 1."))),
-  continuationToken: v.nullish(v.pipe(v.string(), v.maxLength(4096))),
-  orderBy: v.nullish(
-    v.pipe(
-      v.array(v.strictObject({ field: v.string(), direction: v.optional(direction, "asc") })),
-      v.maxLength(5),
-    ),
-  ),
-  includeCount: v.nullish(v.boolean()),
-  search: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(200))),
-  searchFields: v.nullish(v.pipe(v.array(v.string()), v.maxLength(20))),
-  filters: v.nullish(
-    v.pipe(
-      v.array(v.strictObject({ field: v.string(), value: v.union([scalar, v.null(), v.array(scalar)]) })),
-      v.maxLength(20),
-    ),
-  ),
-  rangeFilters: v.nullish(
-    v.pipe(
-      v.array(
-        v.strictObject({
-          field: v.string(),
-          greaterThan: v.optional(boundValue),
-          greaterThanOrEqual: v.optional(boundValue),
-          lessThan: v.optional(boundValue),
-          lessThanOrEqual: v.optional(boundValue),
-        }),
+/** The field names a resource's list lets a client sort, filter, range-filter and search by. */
+export interface ListableFields {
+  sort: readonly string[];
+  filter: readonly string[];
+  range: readonly string[];
+  search: readonly string[];
+}
+
+/** A field name out of `allowed` (an enum in the contract), or any name when the caller checks it itself. */
+function fieldName(allowed: readonly string[] | undefined, ability: string, resource: string) {
+  if (!allowed) return v.string();
+  const message = `Cannot be used to ${ability} ${resource}; use one of: ${allowed.join(", ") || "none"}.`;
+  return allowed.length ? v.picklist(allowed as [string, ...string[]], message) : v.never(message);
+}
+
+/**
+ * The paging query (spec 2.7, RequestDataOptions): the body of every list
+ * operation. Given a resource's listable fields, each field name is an enum,
+ * so a schema-valid query names only fields the list can use.
+ */
+export function pagingQuerySchema(resource?: { name: string; fields: ListableFields }) {
+  const names = (ability: keyof ListableFields, verb: string) => fieldName(resource?.fields[ability], verb, resource?.name ?? "");
+  return v.strictObject({
+    pageSize: v.nullish(v.pipe(v.number(), v.integer(), v.minValue(1, "pageSize must be at least 1."))),
+    continuationToken: v.nullish(v.pipe(v.string(), v.maxLength(4096))),
+    orderBy: v.nullish(
+      v.pipe(
+        v.array(v.strictObject({ field: names("sort", "sort"), direction: v.optional(direction, "asc") })),
+        v.maxLength(5),
       ),
-      v.maxLength(20),
     ),
-  ),
-});
+    includeCount: v.nullish(v.boolean()),
+    search: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(200))),
+    searchFields: v.nullish(v.pipe(v.array(names("search", "search")), v.maxLength(20))),
+    filters: v.nullish(
+      v.pipe(
+        v.array(v.strictObject({ field: names("filter", "filter"), value: v.union([scalar, v.null(), v.array(scalar)]) })),
+        v.maxLength(20),
+      ),
+    ),
+    rangeFilters: v.nullish(
+      v.pipe(
+        v.array(
+          v.strictObject({
+            field: names("range", "range"),
+            greaterThan: v.optional(boundValue),
+            greaterThanOrEqual: v.optional(boundValue),
+            lessThan: v.optional(boundValue),
+            lessThanOrEqual: v.optional(boundValue),
+          }),
+        ),
+        v.maxLength(20),
+      ),
+    ),
+  });
+}
+
+/** The paging query with any field names (checked by the list itself, core/db/list.ts). */
+export const PagingQuerySchema = pagingQuerySchema();
 export type PagingQuery = v.InferOutput<typeof PagingQuerySchema>;
 
 /** The paged result every list answers with. */
@@ -54,6 +83,8 @@ export interface Page<TItem> {
   items: TItem[];
   pageSize: number;
   totalCount: number | null;
+  /** Set with totalCount: true when counting stopped at the read budget, so totalCount is a lower bound. */
+  totalCountCapped?: boolean;
   continuationToken: string | null;
 }
 
@@ -67,7 +98,18 @@ export function pageSchema<TItem extends v.GenericSchema>(item: TItem) {
       ),
     ),
     pageSize: v.pipe(wholeNumber, v.description("The effective page size.")),
-    totalCount: v.pipe(v.nullable(wholeNumber), v.description("Every matching item, when includeCount was true; otherwise null.")),
+    totalCount: v.pipe(
+      v.nullable(wholeNumber),
+      v.description(
+        "The number of matching items, when includeCount was true; otherwise null. Exact when totalCountCapped is false; a lower bound when it is true.",
+      ),
+    ),
+    totalCountCapped: v.pipe(
+      v.optional(v.boolean()),
+      v.description(
+        "Present when includeCount was true. False: totalCount is exact. True: counting stopped at the per-request read budget (max(4 × pageSize, 500) items), so totalCount counts only the matches among the items read and the true total is at least that.",
+      ),
+    ),
     continuationToken: v.pipe(
       v.nullable(v.string()),
       v.description("Send it back with the same query for the next page; null only when there are no more items."),

@@ -149,3 +149,29 @@ function listOptions(expected: string | null): string {
   const options = expected.replaceAll(/[()]/g, "").split(" | ");
   return options.length > 1 ? `${options.slice(0, -1).join(", ")} or ${options.at(-1)}` : (options[0] ?? expected);
 }
+
+/**
+ * A check whose rule the contract states as JSON Schema: core/http/openapi.ts
+ * merges `jsonSchema` into the field's schema, so a rule valibot cannot express
+ * natively (characters counted as code points) still reaches the contract.
+ */
+export function describedCheck<T>(requirement: (value: T) => boolean, message: string, jsonSchema: Record<string, unknown>) {
+  return Object.assign(v.check<T, string>(requirement, message), { jsonSchema });
+}
+
+/** Characters as a person (and JSON Schema's maxLength) counts them: code points, so an emoji is one, not two UTF-16 units. */
+export function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+/** At most `max` characters (code points): 128 emoji make a valid 255-character name. */
+export function maxChars(max: number, message = `Must be at most ${max} characters.`) {
+  return describedCheck<string>((value) => codePoints(value) <= max, message, { maxLength: max });
+}
+
+/** States a string's shape in the contract (pattern, lengths, description) where the checks that follow enforce it in code. */
+export function statedShape(jsonSchema: Record<string, unknown>) {
+  return describedCheck<string>(() => true, "", jsonSchema);
+}

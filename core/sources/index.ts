@@ -5,13 +5,13 @@ import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { NotFoundError, ValidationError } from "#core/errors";
 import { decimalString, normalize as normalizeDecimal } from "#core/shared/money";
 import { newId, nowIso, timestamp } from "#core/shared/ids";
-import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { type Page, type PagingQuery } from "#core/shared/paging";
 import { hashSecret, randomSecret, safeEqual } from "#core/shared/secrets";
-import { toFieldErrors } from "#core/shared/validation";
+import { maxChars, toFieldErrors } from "#core/shared/validation";
 
 /** Default phone/email duplicate window of a source's leads, in hours (docs/decisions.md). */
 export const defaultDuplicateWindowHours = 24;
@@ -25,11 +25,11 @@ const ipOrCidr = v.pipe(
 );
 
 const sourceFields = {
-  name: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(255)),
+  name: v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(255)),
   enabled: v.optional(v.boolean(), true),
   defaultPrice: v.nullish(decimalString),
-  vertical: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(100))),
-  product: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(100))),
+  vertical: v.nullish(v.pipe(v.string(), v.trim(), maxChars(100))),
+  product: v.nullish(v.pipe(v.string(), v.trim(), maxChars(100))),
   allowedIps: v.nullish(v.pipe(v.array(ipOrCidr), v.maxLength(50))),
   duplicateWindowHours: v.optional(
     v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(maxDuplicateWindowHours)),
@@ -63,7 +63,6 @@ export type Source = v.InferOutput<typeof SourceSchema>;
 export const SourceWithKeySchema = v.object({ source: SourceSchema, sourceId: v.string(), apiKey: v.string() });
 export type SourceWithKey = v.InferOutput<typeof SourceWithKeySchema>;
 
-export const ListSourcesSchema = PagingQuerySchema;
 
 const sourceKeyPattern = /^lk_([0-9A-HJKMNP-TV-Z]{26})_([A-Za-z0-9_-]{32,})$/;
 
@@ -84,7 +83,10 @@ const listResource: ListResource<Source> = {
     const { pk, skPrefix } = keys.sourcePrefix(organizationId);
     return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
   },
+  orders: { createdAt: keyOrder(keys.sourcePrefix) },
 };
+
+export const ListSourcesSchema = listQuerySchema(listResource);
 
 /** Why a source credential was refused (all answered 401 on the IP partition). */
 export type SourceKeyRefusal = "unknown" | "disabled" | "ipNotAllowed";

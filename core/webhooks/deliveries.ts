@@ -6,14 +6,14 @@ import { db, tableName } from "#core/db/client";
 import { conditionally } from "#core/db/conditional";
 import { dueEntries } from "#core/db/due";
 import { createdWithin, entities, keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { queryPages } from "#core/db/query";
 import { NotFoundError, ValidationError } from "#core/errors";
 import { toEventRecord } from "#core/events/index";
 import { toLead } from "#core/leads/index";
 import { envelope, publishAll, type Envelope } from "#core/queue/events";
 import { newId, nowIso } from "#core/shared/ids";
-import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { type Page, type PagingQuery } from "#core/shared/paging";
 import { pingEventType, webhookTypeOf } from "#core/webhooks/catalogue";
 import { retryScheduleSeconds, webhooksConfig } from "#core/webhooks/config";
 import { WebhookEndpoints, type StoredEndpoint } from "#core/webhooks/endpoints";
@@ -72,7 +72,6 @@ export const WebhookAttemptSchema = v.object({
 });
 export type WebhookAttempt = v.InferOutput<typeof WebhookAttemptSchema>;
 
-export const ListWebhookAttemptsSchema = PagingQuerySchema;
 
 /** `POST /webhook-endpoints/{id}/replay`: one event (`eventId`) or every event since a time (`since`). */
 export const ReplayRequestSchema = v.union([
@@ -105,11 +104,12 @@ const attemptsResource: ListResource<WebhookAttempt> = {
   idOf: (a) => a.id,
   fromItem: (item) => v.parse(WebhookAttemptSchema, Object.fromEntries(Object.keys(WebhookAttemptSchema.entries).map((name) => [name, item[name] ?? null]))),
   candidates: (organizationId, context) => attemptsQuery(organizationId, (context as { endpointId: string }).endpointId),
-  indexed: (organizationId, query, context) => {
-    const plain = query.filters.length === 0 && query.ranges.length === 0 && !query.search && query.order.length === 1 && query.order[0]!.field === "attemptedAt" && query.order[0]!.direction === "desc";
-    return plain ? { input: attemptsQuery(organizationId, (context as { endpointId: string }).endpointId), keyOf: (item) => ({ pk: item.pk, sk: item.sk }) } : undefined;
+  orders: {
+    attemptedAt: keyOrder((organizationId, context) => keys.webhookAttemptPrefix(organizationId, (context as { endpointId: string }).endpointId)),
   },
 };
+
+export const ListWebhookAttemptsSchema = listQuerySchema(attemptsResource);
 
 function attemptsQuery(organizationId: string, endpointId: string) {
   const { pk, skPrefix } = keys.webhookAttemptPrefix(organizationId, endpointId);

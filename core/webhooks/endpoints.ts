@@ -6,12 +6,12 @@ import { isPublicAddress } from "#core/automations/runs/egress";
 import { db, tableName } from "#core/db/client";
 import { conditionally } from "#core/db/conditional";
 import { entities, keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { recordEvent } from "#core/events/index";
 import { newId, nowIso } from "#core/shared/ids";
-import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
-import { toFieldErrors } from "#core/shared/validation";
+import { type Page, type PagingQuery } from "#core/shared/paging";
+import { maxChars, toFieldErrors } from "#core/shared/validation";
 import { WebhookEventTypeSchema, type WebhookEventType } from "#core/webhooks/catalogue";
 import { webhooksConfig } from "#core/webhooks/config";
 import { newSigningSecret } from "#core/webhooks/signing";
@@ -19,7 +19,7 @@ import { newSigningSecret } from "#core/webhooks/signing";
 /** Body of `POST /webhook-endpoints` and `PUT /webhook-endpoints/{id}` (PUT replaces every writable field). */
 export const WebhookEndpointRequestSchema = v.strictObject({
   url: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(2048), v.url("Must be an absolute URL such as https://example.com/webhooks.")),
-  description: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(500))),
+  description: v.nullish(v.pipe(v.string(), v.trim(), maxChars(500))),
   /** `"all"` (also future types) or the types to receive. */
   enabledEventTypes: v.optional(v.union([v.literal("all"), v.pipe(v.array(WebhookEventTypeSchema), v.minLength(1), v.maxLength(100))]), "all"),
   /** Setting `true` on an automatically disabled endpoint re-enables it and clears its failure streak. */
@@ -61,7 +61,6 @@ export type WebhookEndpoint = v.InferOutput<typeof WebhookEndpointSchema>;
 export const WebhookEndpointWithSecretSchema = v.object({ endpoint: WebhookEndpointSchema, secret: v.string() });
 export type WebhookEndpointWithSecret = v.InferOutput<typeof WebhookEndpointWithSecretSchema>;
 
-export const ListWebhookEndpointsSchema = PagingQuerySchema;
 
 /** The stored endpoint with what deliveries need (its secrets). */
 export type StoredEndpoint = WebhookEndpoint & { organizationId: string; secret: string; previousSecret?: string };
@@ -83,7 +82,10 @@ const listResource: ListResource<WebhookEndpoint> = {
     const { pk, skPrefix } = keys.webhookEndpointPrefix(organizationId);
     return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
   },
+  orders: { createdAt: keyOrder(keys.webhookEndpointPrefix) },
 };
+
+export const ListWebhookEndpointsSchema = listQuerySchema(listResource);
 
 /** Webhook endpoints of an organization: where events are pushed, with their signing secrets and delivery health. */
 export const WebhookEndpoints = {

@@ -1,9 +1,9 @@
-import { Billing } from "#core/billing/index";
+import { Payments } from "#core/billing/payments";
 import { endpoint } from "#core/http/endpoint";
 import { requireIdempotencyKey } from "#core/http/headers";
 import { topUpWallet } from "#core/http/operations/billing";
 
 export const handler = endpoint(topUpWallet, ({ actor, body, headers }) => {
   requireIdempotencyKey(headers);
-  return Billing.topUp(actor, body);
+  return Payments.startTopUp(actor, body);
 });

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Billing } from "#core/billing/index";
 import * as Money from "#core/shared/money";
 import { applyStackEnv, type TestOrganization } from "#tests/helpers/stack";
+import { environmentNames } from "#stacks/definitions";
 
 /**
  * Brings the organization's available balance to exactly `amount` with an
@@ -14,9 +15,28 @@ export async function setAvailableBalance(org: TestOrganization, amount: string)
   if (!Money.isZero(delta)) await Billing.adjust(org.organizationId, delta, "Test set-up");
 }
 
-/** `POST /billing/wallet/top-ups` with a fresh Idempotency-Key unless one is given. */
-export function topUp(org: TestOrganization, amount: string, idempotencyKey: string = randomUUID()) {
+/** `POST /billing/wallet/top-ups` with a fresh Idempotency-Key unless one is given: a pending top-up, nothing credited yet. */
+export function startTopUp(org: TestOrganization, amount: string, idempotencyKey: string = randomUUID()) {
   return org.request("POST", "/billing/wallet/top-ups", { body: { amount }, headers: { "idempotency-key": idempotencyKey } });
+}
+
+/** A control of the local payment simulator (local/payment-simulator.ts): pay, refund, dispute, replay… */
+export async function paymentSimulator(path: string, body: unknown = {}): Promise<{ status: number; body: any }> {
+  applyStackEnv();
+  const response = await fetch(`${process.env[environmentNames.stripeApiUrl]}/simulator/${path}`, { method: "POST", body: JSON.stringify(body) });
+  return { status: response.status, body: await response.json() };
+}
+
+/** Starts a top-up and pays it at the payment simulator, whose signed events credit the wallet before this returns. */
+export async function topUp(org: TestOrganization, amount: string, idempotencyKey: string = randomUUID()) {
+  const started = await startTopUp(org, amount, idempotencyKey);
+  if (started.status === 201 && started.body.status === "Pending") {
+    const paid = await paymentSimulator(`sessions/${started.body.checkoutSessionId}/pay`);
+    if (paid.status !== 200 || paid.body.deliveries.some((delivery: { status: number }) => delivery.status !== 200)) {
+      throw new Error(`paying top-up ${started.body.id}: ${JSON.stringify(paid.body)}`);
+    }
+  }
+  return started;
 }
 
 /** Every ledger entry, following continuation tokens. */

@@ -265,6 +265,11 @@ describe("automation runs: failures, retries and billing", () => {
     expect(all.map((run) => run.createdAt)).toEqual([...all.map((run) => run.createdAt)].sort().reverse());
     expect(new Set(all.map((run) => run.id)).size).toBe(5);
     expect(await listRuns(org, automation.id, { filters: [{ field: "status", value: "Failed" }] })).toHaveLength(0);
+    // finishedAt order (in memory within the read budget): unfinished first, the id breaking ties.
+    const byFinished = await listRuns(org, automation.id, { pageSize: 2, orderBy: [{ field: "finishedAt", direction: "asc" }] });
+    const finishedOrder = [...byFinished].sort((a, b) => (a.finishedAt ?? "").localeCompare(b.finishedAt ?? "") || (a.id < b.id ? -1 : 1));
+    expect(byFinished.map((run) => run.id)).toEqual(finishedOrder.map((run) => run.id));
+    expect(new Set(byFinished.map((run) => run.id))).toEqual(new Set(all.map((run) => run.id)));
   });
 });
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { Billing, DEFAULT_TRIAL_CREDIT } from "#core/billing/index";
 import * as Money from "#core/shared/money";
-import { allLedgerEntries, setAvailableBalance, topUp } from "#tests/helpers/billing";
+import { allLedgerEntries, paymentSimulator, setAvailableBalance, startTopUp, topUp } from "#tests/helpers/billing";
 import { applyStackEnv, newOrganization, request } from "#tests/helpers/stack";
 import { seededRandom } from "#local/seeded-random";
 
@@ -57,32 +57,33 @@ describe("billing: wallet", () => {
 });
 
 describe("billing: top-ups", () => {
-  it("credits the wallet and records the credit", async () => {
+  it("a top-up is a pending payment: nothing is credited until the payment provider's signed event, then exactly its amount", async () => {
     const org = await newOrganization();
-    const response = await org.request("POST", "/billing/wallet/top-ups", {
-      body: { amount: "25.10", description: "Card payment", reference: "ch_1" },
-      headers: { "idempotency-key": randomUUID() },
-    });
+    const response = await startTopUp(org, "25.10");
     expect(response.status).toBe(201);
-    expect(response.body.entry).toMatchObject({ entryType: "TopUp", amount: "25.1000", reason: "TopUp", reference: "ch_1", createdBy: org.userIds.owner });
-    expect(response.body.wallet.balance).toBe(Money.toBilling(Money.add(DEFAULT_TRIAL_CREDIT, "25.10")));
+    expect(response.body).toMatchObject({ amount: "25.1000", currency: "USD", status: "Pending", paymentId: null, createdBy: org.userIds.owner });
+    expect(response.body.checkoutUrl).toMatch(/\/pay\/cs_test_/);
+    expect((await org.request("GET", "/billing/wallet")).body.balance).toBe(DEFAULT_TRIAL_CREDIT);
+    expect((await paymentSimulator(`sessions/${response.body.checkoutSessionId}/pay`)).status).toBe(200);
+    const paid = await org.request("GET", `/billing/wallet/top-ups/${response.body.id}`);
+    expect(paid.body).toMatchObject({ status: "Succeeded", paymentId: expect.stringMatching(/^pi_/), checkoutUrl: null, completedAt: expect.any(String) });
+    const entries = (await allLedgerEntries(org)).filter((entry) => entry.entryType === "TopUp");
+    expect(entries).toEqual([expect.objectContaining({ amount: "25.1000", reason: "TopUp", reference: paid.body.paymentId, createdBy: "payments" })]);
+    expect((await org.request("GET", "/billing/wallet")).body.balance).toBe(Money.toBilling(Money.add(DEFAULT_TRIAL_CREDIT, "25.10")));
   });
 
-  it("credits once per Idempotency-Key, replays the first answer and refuses the key with another body", async () => {
+  it("one payment per Idempotency-Key: the replay answers the same top-up, the key with another body is a 422", async () => {
     const org = await newOrganization();
     const key = randomUUID();
-    const attempts = await Promise.all(Array.from({ length: 5 }, () => topUp(org, "7.00", key)));
+    const attempts = await Promise.all(Array.from({ length: 5 }, () => startTopUp(org, "7.00", key)));
     const created = attempts.filter((attempt) => attempt.status === 201);
     expect(created.length).toBeGreaterThanOrEqual(1);
     expect(attempts.every((attempt) => attempt.status === 201 || attempt.status === 409)).toBe(true);
-    const replay = await topUp(org, "7.00", key);
+    const replay = await startTopUp(org, "7.00", key);
     expect(replay.status).toBe(201);
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
-    expect(replay.body.entry.id).toBe(created[0]!.body.entry.id);
-    expect((await topUp(org, "8.00", key)).status).toBe(422);
-    const wallet = await org.request("GET", "/billing/wallet");
-    expect(wallet.body.balance).toBe(Money.toBilling(Money.add(DEFAULT_TRIAL_CREDIT, "7")));
-    expect((await allLedgerEntries(org)).filter((entry) => entry.entryType === "TopUp")).toHaveLength(1);
+    expect(replay.body.id).toBe(created[0]!.body.id);
+    expect((await startTopUp(org, "8.00", key)).status).toBe(422);
   });
 
   it("refuses a top-up without an Idempotency-Key", async () => {
@@ -92,21 +93,21 @@ describe("billing: top-ups", () => {
     expect(response.body.errors).toEqual([expect.objectContaining({ pointer: "/header/Idempotency-Key" })]);
   });
 
-  it.each([["0"], ["-5"], ["1.23456"], ["10000.0001"], ["abc"], [""]])("refuses the amount %j with a pointer to it", async (amount) => {
+  it.each([["0"], ["-5"], ["0.99"], ["1.234"], ["10000.01"], ["abc"], [""]])("refuses the amount %j with a pointer to it", async (amount) => {
     const org = await newOrganization();
-    const response = await topUp(org, amount);
+    const response = await startTopUp(org, amount);
     expect(response.status).toBe(400);
     expect(response.body.errors.map((error: { pointer: string }) => error.pointer)).toEqual(["/amount"]);
   });
 
-  it("refuses unknown fields and a missing amount", async () => {
+  it("refuses unknown fields (a reference cannot be claimed) and a missing amount", async () => {
     const org = await newOrganization();
     const response = await org.request("POST", "/billing/wallet/top-ups", {
-      body: { currency: "EUR" },
+      body: { reference: "ch_1" },
       headers: { "idempotency-key": randomUUID() },
     });
     expect(response.status).toBe(400);
-    expect(response.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual(["/amount", "/currency"]);
+    expect(response.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual(["/amount", "/reference"]);
   });
 });
 
@@ -123,6 +124,10 @@ describe("billing: ledger", () => {
     expect(entries).toHaveLength(5);
     const wallet = await org.request("GET", "/billing/wallet");
     expect(Money.toBilling(Money.sum(entries.map((entry) => entry.amount)))).toBe(wallet.body.balance);
+    // Ordered by amount from its index (gsi5), largest first, the id breaking ties.
+    const byAmount = await org.request("POST", "/billing/ledger/all/my", { body: { orderBy: [{ field: "amount", direction: "desc" }] } });
+    const expected = [...entries].sort((a, b) => Number(b.amount) - Number(a.amount) || (String(a.id) < String(b.id) ? 1 : -1));
+    expect(byAmount.body.items.map((entry: { id: string }) => entry.id)).toEqual(expected.map((entry) => entry.id));
   });
 
   it("filters by entry type and never shows another organization's entries", async () => {
@@ -146,7 +151,7 @@ describe("billing: ledger", () => {
         const cents = 1 + Math.floor(random() * 300);
         const amount = Money.divide(String(cents), 100, 2);
         const roll = random();
-        if (roll < 0.35) work.push(topUp(org, amount));
+        if (roll < 0.35) work.push(topUp(org, Money.add("1", amount)));
         else {
           const reservationId = `test-${randomUUID()}`;
           const settleFor = Money.divide(String(Math.floor(random() * cents * 1.5)), 100, 2);

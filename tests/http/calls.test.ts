@@ -379,6 +379,14 @@ describe("endpoint 14: call events by phone number", () => {
     expect(all.map((call) => call.id)).toEqual([...all.map((call) => call.id)].sort().reverse());
     expect(all.map((call) => call.id).slice(1)).toEqual([...placed].reverse());
     expect(all[0]).toMatchObject({ providerId: inbound.providerCallId, direction: "Inbound" });
+    // The other sorts (in memory within the read budget): missing values first, the id breaking ties.
+    for (const field of ["duration", "endedAt"] as const) {
+      const sorted = await org.request("POST", `/events/calls/phone/${encodeURIComponent(contact)}`, { body: { orderBy: [{ field, direction: "asc" }] } });
+      const current: { id: string; duration: number | null; endedAt: string | null }[] = sorted.body.items;
+      const value = (call: (typeof current)[number]) => (field === "duration" ? (call.duration ?? -1) : call.endedAt ? Date.parse(call.endedAt) : -1);
+      expect(current.map((call) => call.id)).toEqual([...current].sort((a, b) => value(a) - value(b) || (a.id < b.id ? -1 : 1)).map((call) => call.id));
+      expect(new Set(current.map((call) => call.id))).toEqual(new Set(all.map((call) => call.id)));
+    }
     for (const call of all) {
       expect(Object.keys(call)).toEqual(
         expect.arrayContaining([

@@ -4,7 +4,7 @@ import { startHttpServer, type LocalHttpServer } from "#local/http-server";
 import { uniqueEmail } from "#tests/helpers/leads";
 import { applyStackEnv, newOrganization, request, type TestOrganization } from "#tests/helpers/stack";
 
-type Lead = { id: string; createdAt: string; metadata: { utmSource: string | null; vertical: string | null } };
+type Lead = { id: string; createdAt: string; contact: { firstName: string }; metadata: { utmSource: string | null; vertical: string | null } };
 type PageBody = { items: Lead[]; pageSize: number; totalCount: number | null; continuationToken: string | null };
 
 const leadCount = 120;
@@ -137,6 +137,22 @@ describe("POST /leads/all/my with filters in createdAt order (key-ordered scan)"
         expect(pages.length).toBeGreaterThanOrEqual(Math.ceil(leadCount / budget));
         expect(pages.some((page) => page.items.length === 0 && page.continuationToken !== null)).toBe(true);
       }
+    });
+
+    it("sorts by name from its index at any size, and answers 400 at /orderBy for an order it would have to sort in memory past the budget", async () => {
+      const byName = await readPages(listBudgeted, { pageSize: 10, orderBy: [{ field: "name", direction: "desc" }] });
+      const expected = [...leads].sort((a, b) => (a.contact.firstName < b.contact.firstName ? 1 : a.contact.firstName > b.contact.firstName ? -1 : a.id < b.id ? 1 : -1));
+      expect(byName.ids).toEqual(expected.map((lead) => lead.id));
+
+      const unindexed = await listBudgeted({ pageSize: 10, orderBy: [{ field: "price", direction: "asc" }, { field: "name", direction: "asc" }] });
+      expect(unindexed.status).toBe(400);
+      expect(unindexed.body.errors[0].pointer).toBe("/orderBy");
+      expect(unindexed.body.errors[0].detail).toContain(`at most ${budget} items`);
+    });
+
+    it("counts within the budget: a lower bound flagged totalCountCapped", async () => {
+      const counted = await listBudgeted({ pageSize: 5, includeCount: true });
+      expect(counted.body).toMatchObject({ totalCount: budget, totalCountCapped: true });
     });
 
     it("pages a denser filter exactly once across budget-cut pages", async () => {

@@ -83,6 +83,19 @@ describe("inbound compliance keywords", () => {
     const read = await org.request("POST", `/conversations/${unread[0].id}/read`);
     expect(read.body).toMatchObject({ unread: false, unreadCount: 0 });
     expect((await org.request("POST", "/conversations/all/my", { body: { filters: [{ field: "unread", value: true }] } })).body.items).toEqual([]);
+
+    // The inbox comes from its sparse index (gsi7): unread only, latest message first, and a read one leaves it.
+    const [second, third] = [randomNumber(), randomNumber()];
+    await textFrom(second, number.phoneNumber, "Second");
+    await textFrom(third, number.phoneNumber, "Third");
+    await textFrom(phone, number.phoneNumber, "Back again");
+    const inbox = async () =>
+      (await org.request("POST", "/conversations/all/my", { body: { filters: [{ field: "unread", value: true }], orderBy: [{ field: "lastMessageAt", direction: "desc" }], includeCount: true } })).body;
+    const before = await inbox();
+    expect(before.items.map((conversation: { contactPhoneNumber: string }) => conversation.contactPhoneNumber)).toEqual([phone, third, second]);
+    expect(before).toMatchObject({ totalCount: 3, totalCountCapped: false });
+    await org.request("POST", `/conversations/${before.items[1].id}/read`);
+    expect((await inbox()).items.map((conversation: { contactPhoneNumber: string }) => conversation.contactPhoneNumber)).toEqual([phone, second]);
   });
 
   it("ignores an inbound message to a number no organization owns (200, nothing stored)", async () => {

@@ -6,6 +6,7 @@ import type { TestProject } from "vitest/node";
 import { logger } from "#core/observability/index";
 import { applyShortWaits } from "#local/short-waits";
 import { startLocalStack } from "#local/start";
+import { startCarrierFakes } from "#tests/setup/carrier-fakes";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -15,6 +16,8 @@ declare module "vitest" {
     stackEnv: Record<string, string>;
     /** The test stack's user-token signing key. */
     signing: { privateJwk: JWK; issuer: string };
+    /** The local Telnyx and Twilio REST fakes the stack's adapters call, and the Ed25519 key Telnyx webhooks are signed with. */
+    carrierFakes: { url: string; telnyxPrivateKeyPem: string };
   }
 }
 
@@ -30,6 +33,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.env.WEBHOOK_RETRY_SCALE ??= "0.0001";
   process.env.WEBHOOK_DISABLE_AFTER_MS ??= "5000";
   logger.setLogLevel(process.env.POWERTOOLS_LOG_LEVEL as "WARN"); // created at import, before the line above
+  // Telnyx and Twilio are configured too, against local fakes of their REST APIs; the stage's default stays the simulator.
+  const fakes = await startCarrierFakes();
+  Object.assign(process.env, fakes.env);
   const stack = await startLocalStack({
     inMemory: true,
     port: 0,
@@ -43,10 +49,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("baseUrl", stack.baseUrl);
   project.provide("stackEnv", stack.env);
   project.provide("signing", { privateJwk: stack.secrets.privateJwk, issuer: stack.secrets.issuer });
+  project.provide("carrierFakes", { url: fakes.url, telnyxPrivateKeyPem: fakes.telnyxPrivateKeyPem });
   // Workers are forked after this point and inherit the environment too.
   Object.assign(process.env, stack.env);
   return async () => {
     await stack.stop();
+    await fakes.stop();
     await rm(stateDir, { recursive: true, force: true });
   };
 }

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, sign } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { providerByName } from "#core/providers/index";
 import { ProviderError } from "#core/providers/port";
 import { classifyTelnyxError, createTelnyxProvider } from "#core/providers/telnyx/adapter";
 
@@ -121,6 +122,32 @@ describe("Telnyx messaging API v2", () => {
   });
 });
 
+describe("Telnyx call lookup (the call sweep)", () => {
+  it("fetches the TeXML call resource with the account sid: status and talk time; 404 is unknown; no account sid asks nothing", async () => {
+    const seen: string[] = [];
+    const answers = [
+      { status: 200, body: JSON.parse(readFileSync(new URL("../fixtures/telnyx/texml-call-fetch-completed.json", import.meta.url), "utf8")) },
+      { status: 404, body: { errors: [{ code: "10005", title: "Resource not found" }] } },
+    ];
+    const fetch = async (url: string | URL | Request, init?: RequestInit) => {
+      seen.push(`${init?.method ?? "GET"} ${String(url)} ${new Headers(init?.headers).get("authorization")}`);
+      const next = answers[seen.length - 1]!;
+      return new Response(JSON.stringify(next.body), { status: next.status });
+    };
+    const provider = createTelnyxProvider({ apiKey: "KEY0123", publicKey, accountSid: "f5586561-8ff0-4291-a51b-c7dfe4139ff9", fetch: fetch as typeof globalThis.fetch });
+    const sid = "v3:9X2vxPDFY2RHSJ1EdMS0RHRksMTg7ldNxdjWbVr9zBjbGjGsSe-aiQ";
+    expect(await provider.fetchCallStatus!(sid)).toEqual({ providerCallId: sid, status: "Completed", providerStatus: "completed", direction: "outbound", durationSeconds: 64 });
+    expect(await provider.fetchCallStatus!("v3:gone")).toBeUndefined();
+    expect(seen).toEqual([
+      `GET https://api.telnyx.com/v2/texml/Accounts/f5586561-8ff0-4291-a51b-c7dfe4139ff9/Calls/${encodeURIComponent(sid)} Bearer KEY0123`,
+      "GET https://api.telnyx.com/v2/texml/Accounts/f5586561-8ff0-4291-a51b-c7dfe4139ff9/Calls/v3%3Agone Bearer KEY0123",
+    ]);
+    const { provider: withoutAccount, seen: none } = fake();
+    expect(await withoutAccount.fetchCallStatus!(sid)).toBeUndefined();
+    expect(none).toEqual([]);
+  });
+});
+
 describe("Telnyx numbers API", () => {
   function numbersFake(...responses: { status: number; body?: unknown }[]) {
     const seen: { method: string; url: string; body: unknown }[] = [];
@@ -164,21 +191,28 @@ describe("Telnyx numbers API", () => {
 
   it("orders a number into the TeXML application and messaging profile, finds, configures and releases held ones", async () => {
     const { provider, seen } = numbersFake(
-      { status: 200, body: { data: { id: "ord1", status: "pending", phone_numbers: [{ id: "pn1", phone_number: "+14155550123", status: "pending" }] } } },
+      // The order's items are order records (number_order_phone_number), not the phone number resources DELETE takes.
+      { status: 200, body: { data: { id: "ord1", status: "pending", phone_numbers: [{ id: "item1", record_type: "number_order_phone_number", phone_number: "+14155550123", status: "pending" }] } } },
       { status: 200, body: { data: [{ id: "pn2", phone_number: "+14155550124" }] } },
       { status: 200, body: { data: [] } },
       { status: 200, body: { data: { id: "pn2" } } },
       { status: 200, body: { data: { id: "pn2" } } },
       { status: 200, body: { data: { id: "pn2" } } },
       { status: 404, body: { errors: [{ code: "10005", title: "Resource not found" }] } },
+      { status: 200, body: { data: [{ id: "pn1", phone_number: "+14155550123" }] } },
+      { status: 200, body: { data: { id: "pn1" } } },
+      { status: 200, body: { data: [] } },
     );
     const webhooks = { smsUrl: "s", voiceUrl: "v", voiceStatusCallbackUrl: "c" };
-    expect(await provider.buyNumber!("+14155550123", webhooks)).toEqual({ providerNumberId: "pn1", phoneNumber: "+14155550123" });
+    expect(await provider.buyNumber!("+14155550123", webhooks)).toEqual({ providerNumberId: "+14155550123", phoneNumber: "+14155550123" });
     expect(await provider.findOwnedNumber!("+14155550124")).toEqual({ providerNumberId: "pn2", phoneNumber: "+14155550124" });
     expect(await provider.findOwnedNumber!("+14155550198")).toBeUndefined();
     await provider.configureNumber!("pn2", webhooks);
     await provider.releaseNumber!("pn2");
     await provider.releaseNumber!("pn2");
+    // A bought number is released by its E.164: looked up, then deleted; gone already is released.
+    await provider.releaseNumber!("+14155550123");
+    await provider.releaseNumber!("+14155550123");
     expect(seen).toEqual([
       { method: "POST", url: "https://api.telnyx.com/v2/number_orders", body: { phone_numbers: [{ phone_number: "+14155550123" }], connection_id: "1894", messaging_profile_id: "4001" } },
       { method: "GET", url: "https://api.telnyx.com/v2/phone_numbers?filter%5Bphone_number%5D=%2B14155550124", body: undefined },
@@ -187,6 +221,9 @@ describe("Telnyx numbers API", () => {
       { method: "PATCH", url: "https://api.telnyx.com/v2/phone_numbers/pn2/messaging", body: { messaging_profile_id: "4001" } },
       { method: "DELETE", url: "https://api.telnyx.com/v2/phone_numbers/pn2", body: undefined },
       { method: "DELETE", url: "https://api.telnyx.com/v2/phone_numbers/pn2", body: undefined },
+      { method: "GET", url: "https://api.telnyx.com/v2/phone_numbers?filter%5Bphone_number%5D=%2B14155550123", body: undefined },
+      { method: "DELETE", url: "https://api.telnyx.com/v2/phone_numbers/pn1", body: undefined },
+      { method: "GET", url: "https://api.telnyx.com/v2/phone_numbers?filter%5Bphone_number%5D=%2B14155550123", body: undefined },
     ]);
   });
 });
@@ -234,5 +271,23 @@ describe("Telnyx webhooks", () => {
       dedupKey: "84cca175-9755-4859-b67f-4730d7f58aa3:received",
     });
     expect(() => provider.parseInboundMessage(signed("not json"))).toThrow(ProviderError);
+  });
+});
+
+describe("Telnyx on a deployment", () => {
+  it("is a provider only with its API key and webhook public key (settings refuse it otherwise)", () => {
+    const saved = { key: process.env.TELNYX_API_KEY, publicKey: process.env.TELNYX_PUBLIC_KEY };
+    try {
+      delete process.env.TELNYX_API_KEY;
+      process.env.TELNYX_PUBLIC_KEY = publicKey;
+      expect(providerByName("telnyx")).toBeUndefined();
+      process.env.TELNYX_API_KEY = "KEY0123";
+      expect(providerByName("telnyx")?.name).toBe("telnyx");
+    } finally {
+      for (const [name, value] of [["TELNYX_API_KEY", saved.key], ["TELNYX_PUBLIC_KEY", saved.publicKey]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto";
 import * as v from "valibot";
+import { maxChars } from "#core/shared/validation";
 import {
   ClockTimeSchema,
   E164Schema,
@@ -25,7 +26,7 @@ const reservedHeaders = new Set(
 );
 
 const messageEntries = {
-  fallback: v.optional(v.pipe(v.string(), v.maxLength(255)), ""),
+  fallback: v.optional(v.pipe(v.string(), maxChars(255)), ""),
   fromPhoneNumberId: v.optional(ResourceIdSchema),
 };
 

@@ -1,5 +1,6 @@
 import { isPossiblePhoneNumber } from "libphonenumber-js";
 import * as v from "valibot";
+import { maxChars } from "#core/shared/validation";
 import { leadFieldPathProblem } from "./lead-fields.ts";
 import { parseTemplate } from "./template.ts";
 import { minutesOfDay } from "./time.ts";
@@ -16,7 +17,7 @@ export function problemCheck<T>(problemOf: (value: T) => string | undefined) {
 
 /** Trimmed non-empty string of at most `max` characters. */
 export function text(max: number) {
-  return v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
+  return v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(max));
 }
 
 /** Id of a node inside one automation; chosen by the client, unique across all its nodes. */

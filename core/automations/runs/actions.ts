@@ -18,7 +18,7 @@ import { Calls } from "#core/calls/index";
 import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
 import { DomainError } from "#core/errors";
-import type { Lead } from "#core/leads/index";
+import { leadOrderSets, type Lead } from "#core/leads/index";
 import { Conversations } from "#core/messaging/conversations";
 import { enqueue, newMessage } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
@@ -265,7 +265,8 @@ async function updateLead(context: ActionContext, fields: Record<string, string 
   const { lead, run } = context;
   if (!lead) return { kind: "failed", error: "The run has no lead to update." };
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ":modifiedAt": nowIso() };
+  const modifiedAt = nowIso();
+  const values: Record<string, unknown> = { ":modifiedAt": modifiedAt };
   const assignments = new Map<string, unknown>();
   for (const [path, value] of Object.entries(fields)) {
     const [root = "", field = "", ...rest] = path.split(".");
@@ -288,7 +289,7 @@ async function updateLead(context: ActionContext, fields: Record<string, string 
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.lead(run.organizationId, lead.id),
-      UpdateExpression: `SET ${sets.join(", ")}, modifiedAt = :modifiedAt`,
+      UpdateExpression: `SET ${[...sets, ...leadOrderSets(run.organizationId, lead, assignments, modifiedAt, values)].join(", ")}`,
       ConditionExpression: "attribute_exists(pk)",
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,

@@ -7,19 +7,18 @@ import { sweepAutomations } from "#core/automations/runs/schedule";
 import { publicRun, RunStore, storedAutomation, toStoredRun } from "#core/automations/runs/store";
 import { triggerHandlers } from "#core/automations/runs/triggers";
 import { keys } from "#core/db/keys";
-import { listPage, type ListResource } from "#core/db/list";
+import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { Leads } from "#core/leads/index";
 import type { Envelope } from "#core/queue/events";
 import { newId } from "#core/shared/ids";
-import { PagingQuerySchema, type Page, type PagingQuery } from "#core/shared/paging";
+import { type Page, type PagingQuery } from "#core/shared/paging";
 
 export { AutomationRunSchema, StartRunSchema, RunParamsSchema, type AutomationRun } from "#core/automations/runs/model";
 export { pickWeighted, evaluateGroup } from "#core/automations/runs/evaluate";
 export { nextFireAt } from "#core/automations/runs/cron";
 export { triggerIndexWrites } from "#core/automations/runs/trigger-index";
 
-export const ListRunsSchema = PagingQuerySchema;
 
 const runsResource: ListResource<AutomationRun> = {
   name: "automation runs",
@@ -39,20 +38,13 @@ const runsResource: ListResource<AutomationRun> = {
     const { pk, skPrefix } = keys.automationRunPrefix(organizationId, (context as { automationId: string }).automationId);
     return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
   },
-  indexed: (organizationId, query, context) => {
-    const [order, ...more] = query.order;
-    if (!order || order.field !== "createdAt" || more.length || query.filters.length || query.ranges.length || query.search) return undefined;
-    const { pk, skPrefix } = keys.automationRunPrefix(organizationId, (context as { automationId: string }).automationId);
-    return {
-      input: {
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-        ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-        ScanIndexForward: order.direction === "asc",
-      },
-      keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
-    };
+  orders: {
+    createdAt: keyOrder((organizationId, context) => keys.automationRunPrefix(organizationId, (context as { automationId: string }).automationId)),
   },
 };
+
+/** Body of the list operation: the paging query with this list's field names as enums. */
+export const ListRunsSchema = listQuerySchema(runsResource);
 
 /** One automation failure for analytics (spec 2.3 automationHealth). */
 export interface AutomationFailure {

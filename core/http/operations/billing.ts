@@ -1,12 +1,12 @@
 import {
   LedgerEntrySchema,
   ListLedgerSchema,
-  TopUpRequestSchema,
-  TopUpSchema,
   WalletSchema,
   WalletSettingsSchema,
 } from "#core/billing/index";
+import { StartTopUpSchema, TopUpSchema } from "#core/billing/payments";
 import { defineOperation } from "#core/http/operation";
+import * as v from "valibot";
 import { pageSchema } from "#core/shared/paging";
 
 export const getWallet = defineOperation({
@@ -41,17 +41,51 @@ export const topUpWallet = defineOperation({
   operationId: "topUpWallet",
   method: "POST",
   path: "/billing/wallet/top-ups",
-  summary: "Credit the wallet (Idempotency-Key required)",
+  summary: "Start a wallet top-up: a card payment page (Idempotency-Key required)",
   description:
-    "Send a unique `Idempotency-Key` header (a UUID): a retry with the same key and body is answered with the first answer and credits nothing more; the same key with another body is a 422. Without the header the request is a 400.",
+    "Creates a pending top-up and its payment at the payment provider (a Stripe Checkout Session): send the payer to `checkoutUrl`. " +
+    "**Nothing is credited by this request**: the wallet is credited once, with a `TopUp` ledger entry, when the provider's signed payment event arrives " +
+    "(`GET /billing/wallet/top-ups/{topUpId}` then shows `Succeeded`). Refunds and disputes later reported by the provider are negative ledger entries; " +
+    "an open dispute, or a refund that leaves the available balance below zero, suspends the wallet until it is resolved. " +
+    "Send a unique `Idempotency-Key` header (a UUID): a retry with the same key and body is answered with the first answer; the same key with another body is a 422. " +
+    "502 when the payment provider cannot be reached or is not configured on this stage (nothing is charged).",
   tag: "Billing",
   auth: "bearer",
   permission: "billing:write",
-  body: TopUpRequestSchema,
+  body: StartTopUpSchema,
   idempotent: true,
-  success: { status: 201, description: "The ledger entry of the credit and the wallet after it", schema: TopUpSchema },
-  problems: [400, 401, 403, 409, 413, 415, 422, 429],
-  example: { amount: "25.00", description: "Card payment", reference: "ch_3PZ0" },
+  success: { status: 201, description: "The pending top-up, with the payment page to send the payer to", schema: TopUpSchema },
+  problems: [400, 401, 403, 409, 413, 415, 422, 429, 502],
+  example: { amount: "25.00", successUrl: "https://example.com/billing/thanks" },
+});
+
+export const getTopUp = defineOperation({
+  operationId: "getTopUp",
+  method: "GET",
+  path: "/billing/wallet/top-ups/{topUpId}",
+  summary: "Read one top-up: Pending until paid, then Succeeded (credited), Refunded, Expired or Failed",
+  tag: "Billing",
+  auth: "bearer",
+  permission: "billing:read",
+  params: v.object({ topUpId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) }),
+  success: { status: 200, description: "The top-up", schema: TopUpSchema },
+  problems: [401, 403, 404, 429],
+});
+
+export const stripePaymentWebhook = defineOperation({
+  operationId: "stripePaymentWebhook",
+  method: "POST",
+  path: "/webhooks/payments/stripe",
+  summary: "Stripe payment events: top-ups paid, refunds, disputes",
+  description:
+    "Called by Stripe with the events `checkout.session.completed`, `checkout.session.async_payment_succeeded`, `checkout.session.expired`, " +
+    "`payment_intent.succeeded`, `charge.refunded`, `charge.dispute.created` and `charge.dispute.closed`, verified with the endpoint's signing secret " +
+    "(`Stripe-Signature`, 5-minute tolerance); an unverified request is refused with 400 and changes nothing. Each event changes the wallet at most once, " +
+    "in any order and however often it is delivered; other event types, and payments this API did not start, are acknowledged and ignored.",
+  tag: "Webhooks",
+  auth: "public",
+  success: { status: 200, description: "Acknowledged", schema: v.object({ received: v.boolean(), outcome: v.picklist(["credited", "recorded", "ignored"]) }) },
+  problems: [400, 429],
 });
 
 export const listLedger = defineOperation({

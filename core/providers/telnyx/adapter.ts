@@ -4,6 +4,7 @@ import {
   ProviderError,
   headerValue,
   type AvailableNumber,
+  type CallStatusReport,
   type AvailableNumberQuery,
   type OwnedNumber,
   type DialResultEvent,
@@ -20,6 +21,7 @@ import {
   type WebhookRequest,
 } from "#core/providers/port";
 import { createTwilioProvider } from "#core/providers/twilio/adapter";
+import { callReportFromTwilio } from "#core/providers/twilio/statuses";
 
 /**
  * Telnyx adapter of the provider port, messaging part: Messaging API v2
@@ -48,6 +50,8 @@ export type TelnyxConfig = {
   messagingProfileId?: string;
   /** The TeXML application (connection id) outbound calls are placed through; calls are refused without it. */
   texmlConnectionId?: string;
+  /** The account's TeXML account sid: call lookups (`GET /v2/texml/Accounts/{sid}/Calls/{call_sid}`) need it; without it the call sweep ends lost calls Failed. */
+  accountSid?: string;
   /** Oldest signature timestamp accepted (seconds), against replays. */
   toleranceSeconds?: number;
   now?: () => number;
@@ -148,6 +152,12 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
     return (parsed["data"] as Record<string, unknown> | undefined) ?? (options.list ? ([] as unknown as Record<string, unknown>) : {});
   }
 
+  async function findOwnedNumber(phoneNumber: string): Promise<OwnedNumber | undefined> {
+    const held = (await request(`/v2/phone_numbers?${new URLSearchParams([["filter[phone_number]", phoneNumber]]).toString()}`, undefined, { list: true })) as unknown as { id?: string; phone_number?: string }[];
+    const match = held.find((number) => number.phone_number === phoneNumber);
+    return match?.id ? { providerNumberId: match.id, phoneNumber } : undefined;
+  }
+
   return {
     name: "telnyx",
 
@@ -195,6 +205,13 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
       return { providerMessageId, status, providerStatus, ...(errorCode ? { errorCode } : {}) };
     },
 
+    async fetchCallStatus(providerCallId: string): Promise<CallStatusReport | undefined> {
+      if (!config.accountSid) return undefined;
+      // The TeXML call resource is flat (not under `data`) and uses Twilio's status words.
+      const call = await request(`/v2/texml/Accounts/${encodeURIComponent(config.accountSid)}/Calls/${encodeURIComponent(providerCallId)}`, undefined, { flat: true });
+      return call ? callReportFromTwilio(call, providerCallId) : undefined;
+    },
+
     async searchAvailableNumbers(query: AvailableNumberQuery): Promise<AvailableNumber[]> {
       const filters: [string, string][] = [["filter[country_code]", query.country]];
       if (query.areaCode) filters.push(["filter[national_destination_code]", query.areaCode]);
@@ -221,15 +238,14 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
         ...(config.texmlConnectionId ? { connection_id: config.texmlConnectionId } : {}),
         ...(config.messagingProfileId ? { messaging_profile_id: config.messagingProfileId } : {}),
       });
-      const ordered = ((order?.["phone_numbers"] as { id?: string; phone_number?: string }[] | undefined) ?? []).find((number) => number.phone_number === phoneNumber);
-      return { providerNumberId: String(ordered?.id ?? order?.["id"]), phoneNumber };
+      const ordered = ((order?.["phone_numbers"] as { phone_number?: string }[] | undefined) ?? []).some((number) => number.phone_number === phoneNumber);
+      if (!ordered) throw new ProviderError("transient", "malformed_response", `Telnyx answered the order without ${phoneNumber}`, { ambiguous: true });
+      // The order completes asynchronously and its items are order records, not phone number resources:
+      // the number is our handle, resolved to its phone number id when it is released.
+      return { providerNumberId: phoneNumber, phoneNumber };
     },
 
-    async findOwnedNumber(phoneNumber: string): Promise<OwnedNumber | undefined> {
-      const held = (await request(`/v2/phone_numbers?${new URLSearchParams([["filter[phone_number]", phoneNumber]]).toString()}`, undefined, { list: true })) as unknown as { id?: string; phone_number?: string }[];
-      const match = held.find((number) => number.phone_number === phoneNumber);
-      return match?.id ? { providerNumberId: match.id, phoneNumber } : undefined;
-    },
+    findOwnedNumber,
 
     async configureNumber(providerNumberId: string): Promise<void> {
       const id = encodeURIComponent(providerNumberId);
@@ -238,7 +254,10 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
     },
 
     async releaseNumber(providerNumberId: string): Promise<void> {
-      await request(`/v2/phone_numbers/${encodeURIComponent(providerNumberId)}`, undefined, { method: "DELETE" });
+      // A bought number's handle is its E.164 (above); a number the account no longer holds is already released.
+      const numberId = providerNumberId.startsWith("+") ? (await findOwnedNumber(providerNumberId))?.providerNumberId : providerNumberId;
+      if (!numberId) return;
+      await request(`/v2/phone_numbers/${encodeURIComponent(numberId)}`, undefined, { method: "DELETE" });
     },
 
     parseStatusCallback(request: WebhookRequest): ProviderEvent[] {

@@ -21,7 +21,7 @@ import {
 } from "#core/providers/port";
 import { twilioError } from "./errors.ts";
 import { verifyTwilioSignature } from "./signature.ts";
-import { callStatusFromTwilio, dialStatusFromTwilio, messageStatusFromTwilio } from "./statuses.ts";
+import { callReportFromTwilio, callStatusFromTwilio, dialStatusFromTwilio, messageStatusFromTwilio } from "./statuses.ts";
 
 /**
  * Twilio adapter of the provider port: the 2010-04-01 REST API over `fetch`
@@ -170,18 +170,7 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
 
     async fetchCallStatus(providerCallId: string): Promise<CallStatusReport | undefined> {
       const call = await fetchResource(`Calls/${encodeURIComponent(providerCallId)}`);
-      if (!call) return undefined;
-      const providerStatus = String(call["status"] ?? "");
-      const status = callStatusFromTwilio(providerStatus);
-      if (status === undefined) return undefined;
-      const duration = Number.parseInt(String(call["duration"] ?? ""), 10);
-      return {
-        providerCallId: String(call["sid"] ?? providerCallId),
-        status,
-        providerStatus,
-        direction: String(call["direction"] ?? "inbound").startsWith("outbound") ? "outbound" : "inbound",
-        ...(Number.isFinite(duration) ? { durationSeconds: duration } : {}),
-      };
+      return call ? callReportFromTwilio(call, providerCallId) : undefined;
     },
 
     async searchAvailableNumbers(query: AvailableNumberQuery): Promise<AvailableNumber[]> {

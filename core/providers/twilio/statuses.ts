@@ -1,4 +1,5 @@
 import { inboundDialStatus, type CallStatus, type MessageStatus } from "#core/messaging/status";
+import type { CallStatusReport } from "#core/providers/port";
 
 /**
  * Twilio status words → our statuses. `read` (channels with read receipts)
@@ -51,4 +52,19 @@ export function callStatusFromTwilio(status: string): CallStatus | undefined {
 export function dialStatusFromTwilio(status: string): CallStatus | undefined {
   const reported = callStatusFromTwilio(status);
   return reported === undefined ? undefined : inboundDialStatus(reported);
+}
+
+/** A call resource as Twilio's Calls API (and Telnyx TeXML's, its compatible twin) answers it, as a report; undefined for a status we do not know. */
+export function callReportFromTwilio(call: Record<string, unknown>, providerCallId: string): CallStatusReport | undefined {
+  const providerStatus = String(call["status"] ?? "");
+  const status = callStatusFromTwilio(providerStatus);
+  if (status === undefined) return undefined;
+  const duration = Number.parseInt(String(call["duration"] ?? ""), 10);
+  return {
+    providerCallId: String(call["sid"] ?? providerCallId),
+    status,
+    providerStatus,
+    direction: String(call["direction"] ?? "inbound").startsWith("outbound") ? "outbound" : "inbound",
+    ...(Number.isFinite(duration) ? { durationSeconds: duration } : {}),
+  };
 }

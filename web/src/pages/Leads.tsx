@@ -39,7 +39,11 @@ export function Leads() {
     void api.POST("/leads/all/my", { body }).then(({ data, error: problem }) => {
       if (!current) return;
       setError(data ? null : problemText(problem));
-      if (data) setLoaded((previous) => ({ page: { ...data, totalCount: data.totalCount ?? previous?.page.totalCount ?? null }, number }));
+      if (data)
+        setLoaded((previous) => ({
+          page: data.totalCount != null ? data : { ...data, totalCount: previous?.page.totalCount ?? null, totalCountCapped: previous?.page.totalCountCapped },
+          number,
+        }));
     });
     return () => void (current = false);
   }, [token, search, status, direction, pageSize]);
@@ -83,7 +87,8 @@ export function Leads() {
         <>
           <p role="status">
             Page {loaded.number} · {page.items.length} shown
-            {page.totalCount != null && ` · ${page.totalCount} leads in all`}
+            {/* A capped count is a lower bound (the server counts within a read budget). */}
+            {page.totalCount != null && ` · ${page.totalCount}${page.totalCountCapped ? "+" : ""} leads in all`}
           </p>
           <table class="list" data-testid="leads">
             <thead>

@@ -1,0 +1,90 @@
+import { QueryCommand, ScanCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { db, tableName } from "#core/db/client";
+import { entities, keys } from "#core/db/keys";
+import { leadItem, toLead } from "#core/leads/index";
+
+/** The entities whose lists or filters read gsi4-gsi7. */
+const indexed: string[] = [entities.lead, entities.event, entities.conversation, entities.suppression, entities.ledgerEntry];
+
+/**
+ * The ordered-list and filter index attributes (gsi4-gsi7, docs/data-model.md)
+ * an item of each listed entity carries, computed from its stored fields the
+ * way the live writes compute them.
+ */
+function listIndexAttributes(item: Record<string, unknown>): Record<string, unknown> | undefined {
+  const organizationId = String(item.organizationId ?? String(item.pk).replace(/^ORG#/, ""));
+  switch (item.entity) {
+    case entities.lead: {
+      const stored = leadItem(organizationId, toLead(item));
+      return Object.fromEntries(Object.entries(stored).filter(([name]) => /^gsi[4-7](pk|sk)$/.test(name)));
+    }
+    case entities.event:
+      return keys.eventsByType(organizationId, String(item.eventType), String(item.id));
+    case entities.conversation: {
+      const lastMessageAt = (item.lastMessageAt as string | null) ?? null;
+      return {
+        ...keys.conversationsByLastMessage(organizationId, lastMessageAt, String(item.id)),
+        ...(item.unread === true ? keys.unreadConversations(organizationId, lastMessageAt, String(item.id)) : {}),
+      };
+    }
+    case entities.suppression:
+      return keys.suppressionsByCreated(organizationId, String(item.createdAt), String(item.phoneNumber));
+    case entities.ledgerEntry:
+      return keys.ledgerByAmount(organizationId, String(item.amount), String(item.id));
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Operator migration (`npm run admin -- backfill-list-indexes`): writes the list
+ * index attributes onto leads, events, conversations, suppressions and ledger
+ * entries stored
+ * before those indexes existed, so index-backed lists include them. It scans
+ * the whole table once, or queries one organization's partition (an operator
+ * job, never a request path), and rewrites each item's attributes from its
+ * current fields; running it again is safe.
+ */
+export async function backfillListIndexes(organizationId?: string): Promise<{ scanned: number; updated: number }> {
+  let scanned = 0;
+  let updated = 0;
+  let startKey: Record<string, unknown> | undefined;
+  const listed = {
+    FilterExpression: `entity IN (${indexed.map((_, index) => `:e${index}`).join(", ")})`,
+    ExpressionAttributeValues: Object.fromEntries(indexed.map((entity, index) => [`:e${index}`, entity])),
+  };
+  do {
+    const page = await db().send(
+      organizationId
+        ? new QueryCommand({
+            TableName: tableName(),
+            KeyConditionExpression: "pk = :pk",
+            ...listed,
+            ExpressionAttributeValues: { ...listed.ExpressionAttributeValues, ":pk": keys.organization(organizationId).pk },
+            ExclusiveStartKey: startKey,
+          })
+        : new ScanCommand({ TableName: tableName(), ...listed, ExclusiveStartKey: startKey }),
+    );
+    scanned += page.ScannedCount ?? 0;
+    startKey = page.LastEvaluatedKey;
+    await Promise.all(
+      (page.Items ?? []).map(async (item) => {
+        const attributes = listIndexAttributes(item);
+        if (!attributes || Object.entries(attributes).every(([name, value]) => item[name] === value)) return;
+        const names = Object.keys(attributes);
+        await db().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: { pk: item.pk, sk: item.sk },
+            UpdateExpression: `SET ${names.map((name, index) => `#a${index} = :v${index}`).join(", ")}`,
+            ConditionExpression: "attribute_exists(pk)",
+            ExpressionAttributeNames: Object.fromEntries(names.map((name, index) => [`#a${index}`, name])),
+            ExpressionAttributeValues: Object.fromEntries(names.map((name, index) => [`:v${index}`, attributes[name]])),
+          }),
+        );
+        updated++;
+      }),
+    );
+  } while (startKey);
+  return { scanned, updated };
+}

@@ -1,0 +1,256 @@
+import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { environmentNames } from "#stacks/definitions";
+
+/**
+ * Local fakes of the Telnyx and Twilio REST APIs the test stack's adapters
+ * talk to (one HTTP server, `/telnyx` and `/twilio` prefixes). Each route
+ * checks what the carrier's documentation says it takes — method, path,
+ * `Authorization`, content type and the exact body fields — and answers a
+ * mismatch with a 422 the adapter reports (so a wrong request fails the test
+ * that made it). Every request is recorded for tests to assert on.
+ *
+ * Tests steer outcomes per destination number (random per test, so parallel
+ * workers never collide) through `POST /__fake/script`: the next sends to
+ * that number answer the scripted results in order (an error with its code,
+ * or a dropped connection after the request arrived), then accept. Lookups
+ * answer what `POST /__fake/calls/{sid}` or `/__fake/messages/{id}` set;
+ * `POST /__fake/telnyx/held` puts a number in the Telnyx account (bring your own).
+ */
+
+export const TELNYX_FAKE = { apiKey: "KEYfake0123", connectionId: "1894000000", messagingProfileId: "40017f4a-0000-4000-8000-000000000001", accountSid: "f5586561-8ff0-4291-a51b-c7dfe4139ff9" };
+export const TWILIO_FAKE = { accountSid: "AC00000000000000000000000000fake", authToken: "fake-auth-token", apiKeySid: "SK00000000000000000000000000fake", apiKeySecret: "fake-api-key-secret" };
+
+/** One scripted answer to a send: a carrier error (status and code), or the connection dropped after the request was read. */
+export type ScriptedOutcome = { error: { status: number; code: string; detail?: string } } | { dropConnection: true };
+
+export type RecordedRequest = {
+  carrier: "telnyx" | "twilio";
+  method: string;
+  /** Path after the carrier prefix, query included. */
+  path: string;
+  authorization: string | undefined;
+  contentType: string | undefined;
+  /** JSON (Telnyx) or the form's pairs (Twilio), as sent. */
+  body: unknown;
+  /** What the fake answered: the status, or "dropped". */
+  answered: number | "dropped";
+};
+
+type FakeCall = { sid: string; from: string; to: string; status: string; duration?: number };
+
+export async function startCarrierFakes(): Promise<{ url: string; env: Record<string, string>; telnyxPrivateKeyPem: string; stop: () => Promise<void> }> {
+  const keys = generateKeyPairSync("ed25519");
+  const telnyxPublicKey = keys.publicKey.export({ format: "der", type: "spki" }).subarray(12).toString("base64");
+  const recorded: RecordedRequest[] = [];
+  const scripts = new Map<string, ScriptedOutcome[]>();
+  const calls = new Map<string, FakeCall>();
+  const messages = new Map<string, { to: string; status: string; errors?: { code: string; title: string }[] }>();
+  const held = new Map<string, { id: string; phoneNumber: string }>();
+  /** Telnyx phone number ids, never reused (a released number's id is gone for good). */
+  let lastNumberId = 1_000_000;
+
+  const server = createServer((request, response) => {
+    void handle(request, response).catch((error: unknown) => answer(response, 500, { errors: [{ code: "fake_crashed", detail: String(error) }] }));
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const raw = await readBody(request);
+    const url = new URL(request.url ?? "/", "http://fake");
+    if (url.pathname.startsWith("/__fake/")) return control(request.method ?? "GET", url, raw, response);
+    const carrier = url.pathname.startsWith("/telnyx/") ? "telnyx" : url.pathname.startsWith("/twilio/") ? "twilio" : undefined;
+    if (!carrier) return answer(response, 404, {});
+    const path = url.pathname.slice(carrier.length + 1) + url.search;
+    const contentType = request.headers["content-type"];
+    const body = raw === "" ? undefined : carrier === "telnyx" ? JSON.parse(raw) : [...new URLSearchParams(raw)];
+    const entry: RecordedRequest = { carrier, method: request.method ?? "GET", path, authorization: request.headers.authorization, contentType, body, answered: 0 };
+    recorded.push(entry);
+    const reply = (status: number, payload: unknown) => {
+      entry.answered = status;
+      answer(response, status, payload);
+    };
+    const mismatch = (detail: string) => reply(422, carrier === "telnyx" ? { errors: [{ code: "fake_request_mismatch", title: "Request mismatch", detail }] } : { code: 0, message: `fake_request_mismatch: ${detail}`, status: 422 });
+    const scripted = (to: string): boolean => {
+      const next = scripts.get(`${carrier}:${to}`)?.shift();
+      if (!next) return false;
+      if ("dropConnection" in next) {
+        entry.answered = "dropped";
+        request.socket.destroy();
+        return true;
+      }
+      const { status, code, detail = "Scripted by the test" } = next.error;
+      reply(status, carrier === "telnyx" ? { errors: [{ code, title: "Scripted", detail }] } : { code: Number(code), message: detail, status });
+      return true;
+    };
+    if (carrier === "telnyx") return telnyx(entry, url, body as Record<string, unknown> | undefined, { reply, mismatch, scripted });
+    return twilio(entry, url, new URLSearchParams(raw), { reply, mismatch, scripted });
+  }
+
+  type Answer = { reply: (status: number, payload: unknown) => void; mismatch: (detail: string) => void; scripted: (to: string) => boolean };
+
+  /** Telnyx API v2: JSON in and out, `Authorization: Bearer <API key>`. */
+  function telnyx(entry: RecordedRequest, url: URL, body: Record<string, unknown> | undefined, { reply, mismatch, scripted }: Answer): void {
+    if (entry.authorization !== `Bearer ${TELNYX_FAKE.apiKey}`) return reply(401, { errors: [{ code: "10009", title: "Authentication failed" }] });
+    if (body !== undefined && entry.contentType !== "application/json") return mismatch("JSON bodies only");
+    const path = url.pathname.slice("/telnyx".length);
+    const route = `${entry.method} ${path.replace(/\/[^/]+$/, "/{id}")}`;
+    if (entry.method === "POST" && path === "/v2/messages") {
+      const problem = unexpectedFields(body, ["from", "to"], ["text", "media_urls", "type", "webhook_url"]);
+      if (problem) return mismatch(problem);
+      if (!body!["text"] && !body!["media_urls"]) return mismatch("text or media_urls is required");
+      if (body!["media_urls"] && body!["type"] !== "MMS") return mismatch("media needs type MMS");
+      if (scripted(String(body!["to"]))) return;
+      const id = randomUUID();
+      messages.set(id, { to: String(body!["to"]), status: "queued" });
+      return reply(200, { data: { record_type: "message", id, direction: "outbound", type: body!["media_urls"] ? "MMS" : "SMS", parts: 1, from: { phone_number: body!["from"] }, to: [{ phone_number: body!["to"], status: "queued" }] } });
+    }
+    if (entry.method === "GET" && route === "GET /v2/messages/{id}") {
+      const message = messages.get(path.split("/").pop()!);
+      if (!message) return reply(404, { errors: [{ code: "10005", title: "Resource not found" }] });
+      return reply(200, { data: { id: path.split("/").pop(), record_type: "message", to: [{ phone_number: message.to, status: message.status }], errors: message.errors ?? [] } });
+    }
+    if (entry.method === "POST" && path === `/v2/texml/calls/${TELNYX_FAKE.connectionId}`) {
+      const problem = unexpectedFields(body, ["From", "To"], ["Texml", "Url", "StatusCallback", "StatusCallbackMethod", "StatusCallbackEvent", "Record", "Timeout", "TimeLimit"]);
+      if (problem) return mismatch(problem);
+      if (!body!["Texml"] === !body!["Url"]) return mismatch("exactly one of Texml and Url");
+      if (scripted(String(body!["To"]))) return;
+      const sid = `v3:${randomUUID()}`;
+      calls.set(sid, { sid, from: String(body!["From"]), to: String(body!["To"]), status: "queued" });
+      return reply(200, { call_sid: sid, from: body!["From"], to: body!["To"], status: "queued" });
+    }
+    if (entry.method === "GET" && path.startsWith(`/v2/texml/Accounts/${TELNYX_FAKE.accountSid}/Calls/`)) {
+      const call = calls.get(decodeURIComponent(path.split("/").pop()!));
+      if (!call) return reply(404, { errors: [{ code: "10005", title: "Resource not found" }] });
+      return reply(200, { account_sid: TELNYX_FAKE.accountSid, sid: call.sid, from: call.from, to: call.to, direction: "outbound", status: call.status, ...(call.duration !== undefined ? { duration: String(call.duration) } : {}) });
+    }
+    if (entry.method === "GET" && path === "/v2/available_phone_numbers") {
+      if (url.searchParams.get("filter[country_code]") !== "US") return mismatch("filter[country_code] is required");
+      const areaCode = url.searchParams.get("filter[national_destination_code]") ?? "212";
+      const limit = Number(url.searchParams.get("filter[limit]") ?? "10");
+      const features = url.searchParams.getAll("filter[features][]");
+      const data = Array.from({ length: limit }, () => ({
+        record_type: "available_phone_number",
+        phone_number: `+1${areaCode}${200 + Math.floor(Math.random() * 700)}${String(Math.floor(Math.random() * 10_000)).padStart(4, "0")}`,
+        region_information: [{ region_type: "rate_center", region_name: "NEW YORK" }, { region_type: "state", region_name: url.searchParams.get("filter[administrative_area]") ?? "NY" }],
+        features: [...new Set(["sms", "voice", ...features])].map((name) => ({ name })),
+      }));
+      return reply(200, { data });
+    }
+    if (entry.method === "POST" && path === "/v2/number_orders") {
+      const problem = unexpectedFields(body, ["phone_numbers", "connection_id", "messaging_profile_id"], []);
+      if (problem) return mismatch(problem);
+      if (body!["connection_id"] !== TELNYX_FAKE.connectionId || body!["messaging_profile_id"] !== TELNYX_FAKE.messagingProfileId) return mismatch("the order must join the TeXML application and the messaging profile");
+      const ordered = (body!["phone_numbers"] as { phone_number: string }[]).map((number) => ({ id: String(++lastNumberId), phone_number: number.phone_number }));
+      for (const number of ordered) held.set(number.id, { id: number.id, phoneNumber: number.phone_number });
+      // As Telnyx: the order's items are order records with their own ids, not the phone number resources.
+      const items = ordered.map((number) => ({ id: randomUUID(), record_type: "number_order_phone_number", phone_number: number.phone_number, status: "pending" }));
+      return reply(200, { data: { id: randomUUID(), record_type: "number_order", status: "pending", phone_numbers: items } });
+    }
+    if (entry.method === "GET" && path === "/v2/phone_numbers") {
+      const wanted = url.searchParams.get("filter[phone_number]");
+      return reply(200, { data: [...held.values()].filter((number) => number.phoneNumber === wanted).map((number) => ({ id: number.id, phone_number: number.phoneNumber })) });
+    }
+    const numberId = path.match(/^\/v2\/phone_numbers\/([^/]+)(\/messaging)?$/);
+    if (numberId) {
+      const number = held.get(decodeURIComponent(numberId[1]!));
+      if (!number) return reply(404, { errors: [{ code: "10005", title: "Resource not found" }] });
+      if (entry.method === "DELETE" && !numberId[2]) {
+        held.delete(number.id);
+        return reply(200, { data: { id: number.id, phone_number: number.phoneNumber, status: "deleted" } });
+      }
+      if (entry.method === "PATCH" && !numberId[2] && body?.["connection_id"] === TELNYX_FAKE.connectionId) return reply(200, { data: { id: number.id } });
+      if (entry.method === "PATCH" && numberId[2] && body?.["messaging_profile_id"] === TELNYX_FAKE.messagingProfileId) return reply(200, { data: { id: number.id } });
+    }
+    return mismatch(`no Telnyx route ${entry.method} ${path}`);
+  }
+
+  /** Twilio REST 2010-04-01: forms in, JSON out, Basic auth with the API key. */
+  function twilio(entry: RecordedRequest, url: URL, form: URLSearchParams, { reply, mismatch, scripted }: Answer): void {
+    const basic = `Basic ${Buffer.from(`${TWILIO_FAKE.apiKeySid}:${TWILIO_FAKE.apiKeySecret}`).toString("base64")}`;
+    if (entry.authorization !== basic) return reply(401, { code: 20003, message: "Authenticate", status: 401 });
+    const path = url.pathname.slice("/twilio".length);
+    if (entry.method === "POST" && path === `/2010-04-01/Accounts/${TWILIO_FAKE.accountSid}/Messages.json`) {
+      if (entry.contentType !== "application/x-www-form-urlencoded") return mismatch("form bodies only");
+      const names = new Set(form.keys());
+      for (const name of names) if (!["To", "From", "Body", "MediaUrl", "StatusCallback"].includes(name)) return mismatch(`unexpected field ${name}`);
+      if (!form.get("To") || !form.get("From")) return mismatch("To and From are required");
+      if (scripted(form.get("To")!)) return;
+      const sid = `SM${randomUUID().replaceAll("-", "")}`;
+      messages.set(sid, { to: form.get("To")!, status: "queued" });
+      return reply(201, { sid, account_sid: TWILIO_FAKE.accountSid, to: form.get("To"), from: form.get("From"), status: "queued", num_segments: "1" });
+    }
+    return mismatch(`no Twilio route ${entry.method} ${path}`);
+  }
+
+  function control(method: string, url: URL, raw: string, response: ServerResponse): void {
+    if (method === "POST" && url.pathname === "/__fake/script") {
+      const { carrier, to, outcomes } = JSON.parse(raw) as { carrier: string; to: string; outcomes: ScriptedOutcome[] };
+      scripts.set(`${carrier}:${to}`, [...outcomes]);
+      return answer(response, 204, undefined);
+    }
+    if (method === "POST" && url.pathname === "/__fake/telnyx/held") {
+      const { phoneNumber } = JSON.parse(raw) as { phoneNumber: string };
+      const id = String(++lastNumberId);
+      held.set(id, { id, phoneNumber });
+      return answer(response, 200, { id });
+    }
+    const [, kind, id] = url.pathname.match(/^\/__fake\/(calls|messages)\/(.+)$/) ?? [];
+    if (method === "POST" && id) {
+      const resource = (kind === "calls" ? calls : messages).get(decodeURIComponent(id));
+      if (!resource) return answer(response, 404, {});
+      Object.assign(resource, JSON.parse(raw) as object);
+      return answer(response, 204, undefined);
+    }
+    if (method === "GET" && url.pathname === "/__fake/requests") {
+      const containing = url.searchParams.get("containing") ?? "";
+      return answer(response, 200, recorded.filter((entry) => JSON.stringify(entry).includes(containing)));
+    }
+    answer(response, 404, {});
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    env: {
+      [environmentNames.telnyxApiKey]: TELNYX_FAKE.apiKey,
+      [environmentNames.telnyxPublicKey]: telnyxPublicKey,
+      [environmentNames.telnyxTexmlConnectionId]: TELNYX_FAKE.connectionId,
+      [environmentNames.telnyxMessagingProfileId]: TELNYX_FAKE.messagingProfileId,
+      [environmentNames.telnyxAccountSid]: TELNYX_FAKE.accountSid,
+      [environmentNames.telnyxApiBaseUrl]: `${url}/telnyx`,
+      [environmentNames.twilioAccountSid]: TWILIO_FAKE.accountSid,
+      [environmentNames.twilioAuthToken]: TWILIO_FAKE.authToken,
+      [environmentNames.twilioApiKeySid]: TWILIO_FAKE.apiKeySid,
+      [environmentNames.twilioApiKeySecret]: TWILIO_FAKE.apiKeySecret,
+      [environmentNames.twilioApiBaseUrl]: `${url}/twilio`,
+    },
+    telnyxPrivateKeyPem: keys.privateKey.export({ format: "pem", type: "pkcs8" }).toString(),
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A description of what is wrong with a JSON body's fields, or undefined when it has the required ones and nothing else. */
+function unexpectedFields(body: Record<string, unknown> | undefined, required: string[], optional: string[]): string | undefined {
+  if (!body) return "a JSON body is required";
+  const missing = required.filter((name) => body[name] === undefined);
+  if (missing.length) return `missing ${missing.join(", ")}`;
+  const extra = Object.keys(body).filter((name) => !required.includes(name) && !optional.includes(name));
+  return extra.length ? `unexpected ${extra.join(", ")}` : undefined;
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}
+
+function answer(response: ServerResponse, status: number, payload: unknown): void {
+  if (response.headersSent || response.destroyed) return;
+  response.writeHead(status, payload === undefined ? {} : { "content-type": "application/json" });
+  response.end(payload === undefined ? undefined : JSON.stringify(payload));
+}
