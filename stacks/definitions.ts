@@ -144,6 +144,8 @@ export interface HandlerDefinition {
    * the queue URL variable only for these (least privilege); omit when it sends none.
    */
   sendsTo?: readonly QueueName[];
+  /** Files packaged next to the handler (paths from the project root to the function root), read at run time. */
+  copyFiles?: readonly { from: string; to: string }[];
 }
 
 export interface RouteDefinition extends HandlerDefinition {
@@ -159,6 +161,14 @@ export interface RouteDefinition extends HandlerDefinition {
 export const routes: RouteDefinition[] = [
   { method: "GET", path: "/openapi.json", handler: "functions/contract/openapi.handler" },
   { method: "GET", path: "/.well-known/agent-card.json", handler: "functions/agent/card.handler" },
+  /** The API reference page and its Redoc script (public; served by us, no CDN). */
+  { method: "GET", path: "/docs", handler: "functions/contract/docs.handler" },
+  {
+    method: "GET",
+    path: "/docs/redoc.standalone.js",
+    handler: "functions/contract/docs-script.handler",
+    copyFiles: [{ from: "node_modules/redoc/bundles/redoc.standalone.js", to: "redoc.standalone.js" }],
+  },
   /** The send-message skill queues the SMS like POST /messages. */
   { method: "POST", path: "/a2a", handler: "functions/a2a/rpc.handler", sendsTo: ["outboundMessages"] },
   { method: "GET", path: "/analytics/my", handler: "functions/analytics/get.handler" },

@@ -23,6 +23,7 @@ export function handlerArgs(definition: HandlerDefinition): sst.aws.FunctionArgs
   const sendsTo = definition.sendsTo ?? [];
   return {
     handler: definition.handler,
+    ...(definition.copyFiles ? { copyFiles: definition.copyFiles.map((file) => ({ ...file })) } : {}),
     link: sendsTo.map((name) => queues[name].send),
     environment: Object.fromEntries(sendsTo.map((name) => [queueDefinitions[name].urlEnv, queues[name].queue.url])),
   };

@@ -29,14 +29,17 @@ function jwtVerifier(): Verifier {
  * JWKS. Organization and role come from the claims `org_id` and `role` (or
  * Cognito's `custom:org_id` / `custom:role`).
  */
-export async function resolveBearer(authorization: string | undefined): Promise<BearerResolution> {
+export async function resolveBearer(authorization: string | undefined, options: CredentialLookupOptions = {}): Promise<BearerResolution> {
   if (!authorization) return failure("Credentials are required.", "missing");
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) return failure("The Authorization header must be 'Bearer <token>'.", "invalid");
   const token = match[1]!;
 
   if (token.startsWith("sk_")) {
-    const record = await cachedApiKey(token);
+    const known = cachedApiKey.peek(token);
+    if (known === unknownCredential) return failure("The API key is not valid.", "invalid");
+    if (known === undefined) await options.beforeLookup?.();
+    const record = known ?? (await cachedApiKey.get(token));
     if (!record) return failure("The API key is not valid.", "invalid");
     return {
       ok: true,
@@ -85,29 +88,77 @@ export async function resolveBearer(authorization: string | undefined): Promise<
 /**
  * Resolved API keys and known organizations are kept in the warm Lambda
  * instance for a short time, so a busy integration costs one read per minute
- * instead of one per request. Only hits are cached (a new key or organization
- * works at once); a revoked key keeps working on an instance that already
- * cached it for at most `warmCacheMs`.
+ * instead of one per request; a revoked key keeps working on an instance that
+ * already cached it for at most `warmCacheMs`. Unknown API keys are remembered
+ * too, for `unknownCredentialMs`, so a flood of bad keys costs one read each
+ * (keys are random: no real key is ever refused because of it).
  */
 const warmCacheMs = 60_000;
+export const unknownCredentialMs = 30_000;
 
-function hitsOnlyCache<T>(load: (key: string) => Promise<T | undefined>): (key: string) => Promise<T | undefined> {
-  const entries = new Map<string, { value: T; expiresAt: number }>();
-  return async (key) => {
-    const now = Date.now();
-    const cached = entries.get(key);
-    if (cached && cached.expiresAt > now) return cached.value;
-    const value = await load(key);
-    if (value !== undefined) {
-      if (entries.size >= 1000) entries.delete(entries.keys().next().value!);
-      entries.set(key, { value, expiresAt: now + warmCacheMs });
-    }
-    return value;
+export interface CredentialLookupOptions {
+  /**
+   * Runs before a credential this instance does not know yet is looked up (a
+   * storage read): the endpoint counts the request against the caller's IP
+   * there, and a throw stops the lookup.
+   */
+  beforeLookup?: () => Promise<void>;
+}
+
+/** What a warm cache knows of a credential it saw refused. */
+export const unknownCredential = Symbol("unknown credential");
+
+/**
+ * A bounded in-memory cache of credential lookups: hits for `hitMs`, and misses
+ * (when `missMs` is set) as `unknownCredential`, in separate maps so a flood of
+ * distinct bad keys never evicts a good one. `peek` answers without I/O: the
+ * value, `unknownCredential`, or undefined when a lookup is needed.
+ */
+export function warmCredentialCache<T>(load: (key: string) => Promise<T | undefined>, options: { hitMs: number; missMs?: number }) {
+  const hits = boundedExpiringMap<T>(1000);
+  const misses = boundedExpiringMap<true>(10_000);
+  const peek = (key: string): T | typeof unknownCredential | undefined => (misses.get(key) ? unknownCredential : hits.get(key));
+  const rememberUnknown = (key: string): void => {
+    if (options.missMs) misses.set(key, true, options.missMs);
+  };
+  return {
+    peek,
+    async get(key: string): Promise<T | undefined> {
+      const known = peek(key);
+      if (known !== undefined) return known === unknownCredential ? undefined : known;
+      const value = await load(key);
+      if (value !== undefined) hits.set(key, value, options.hitMs);
+      else rememberUnknown(key);
+      return value;
+    },
+    /** Records a refusal found by a load that judged more than existence (a source key with the wrong secret). */
+    rememberUnknown,
   };
 }
 
-const cachedApiKey = hitsOnlyCache((token) => Organizations.resolveApiKey(token));
-const organizationExists = hitsOnlyCache(async (organizationId) => ((await Organizations.fromId(organizationId)) ? true : undefined));
+/** Insertion-ordered map whose entries expire; the oldest goes first when full. */
+function boundedExpiringMap<T>(maxEntries: number) {
+  const entries = new Map<string, { value: T; expiresAt: number }>();
+  return {
+    get(key: string): T | undefined {
+      const entry = entries.get(key);
+      if (entry && entry.expiresAt > Date.now()) return entry.value;
+      if (entry) entries.delete(key);
+      return undefined;
+    },
+    set(key: string, value: T, ttlMs: number): void {
+      entries.delete(key);
+      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
+      entries.set(key, { value, expiresAt: Date.now() + ttlMs });
+    },
+  };
+}
+
+const cachedApiKey = warmCredentialCache((token) => Organizations.resolveApiKey(token), { hitMs: warmCacheMs, missMs: unknownCredentialMs });
+const knownOrganizations = warmCredentialCache(async (organizationId) => ((await Organizations.fromId(organizationId)) ? true : undefined), {
+  hitMs: warmCacheMs,
+});
+const organizationExists = (organizationId: string) => knownOrganizations.get(organizationId);
 
 function stringClaim(claims: Record<string, unknown>, name: string): string | undefined {
   const value = claims[name] ?? claims[`custom:${name}`];

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { sourcePermissions, type Actor } from "#core/auth/actor";
-import { resolveBearer } from "#core/auth/authenticate";
+import { resolveBearer, unknownCredential, unknownCredentialMs, warmCredentialCache, type CredentialLookupOptions } from "#core/auth/authenticate";
 import type { RateLimitPartition } from "#core/db/keys";
 import { UnauthorizedError } from "#core/errors";
 import type { AuthMode } from "#core/http/operation";
@@ -24,17 +24,32 @@ export interface Credentials {
  * token without an organization against the user, and everything else
  * (public routes, missing or invalid credentials) against the caller's IP.
  */
-export async function resolveCredentials(auth: AuthMode, event: APIGatewayProxyEventV2): Promise<Credentials> {
-  const ipPartition: RateLimitPartition = { kind: "ip", id: event.requestContext.http.sourceIp };
+export async function resolveCredentials(
+  auth: AuthMode,
+  event: APIGatewayProxyEventV2,
+  options: CredentialLookupOptions = {},
+): Promise<Credentials> {
+  const ipPartition = ipPartitionOf(event);
   if (auth === "public") return { partition: ipPartition };
   if (auth === "bearerOrSource" && hasSourceCredentials(event)) return resolveSource(event, ipPartition);
 
-  const bearer = await resolveBearer(event.headers?.authorization);
+  const bearer = await resolveBearer(event.headers?.authorization, options);
   if (bearer.ok) return { actor: bearer.actor, partition: { kind: "business", organizationId: bearer.actor.organizationId } };
   // Authenticated, but no organization to act in: counts as the user, then fails authorization (403).
   if (bearer.userWithoutOrganization) return { partition: { kind: "user", id: bearer.userWithoutOrganization } };
   return { partition: ipPartition, error: bearer.error };
 }
+
+export function ipPartitionOf(event: APIGatewayProxyEventV2): RateLimitPartition {
+  return { kind: "ip", id: event.requestContext.http.sourceIp };
+}
+
+/**
+ * Source id and key pairs that matched no source, remembered briefly in the
+ * warm instance so a flood of bad keys costs one read each. Only "unknown" is
+ * remembered: a disabled source or a refused address can change at any time.
+ */
+const unknownSourceKeys = warmCredentialCache<never>(async () => undefined, { hitMs: 0, missMs: unknownCredentialMs });
 
 function sourceCredentials(event: APIGatewayProxyEventV2): { sourceId?: string; apiKey?: string } {
   const query = event.queryStringParameters ?? {};
@@ -57,7 +72,13 @@ async function resolveSource(event: APIGatewayProxyEventV2, ipPartition: RateLim
   if (!sourceId || !apiKey) {
     return { partition: ipPartition, error: new UnauthorizedError("A source key needs both sourceId and apiKey (or X-Source-Id and X-Source-Key).", "missing") };
   }
-  const resolved = await Sources.resolveKey(sourceId, apiKey, event.requestContext.http.sourceIp);
+  const pair = `${sourceId}\n${apiKey}`;
+  // Source keys have no warm positive cache yet, so counting each lookup against the IP first would count every valid seller there too.
+  const resolved =
+    unknownSourceKeys.peek(pair) === unknownCredential
+      ? ({ ok: false, reason: "unknown" } as const)
+      : await Sources.resolveKey(sourceId, apiKey, event.requestContext.http.sourceIp);
+  if (!resolved.ok && resolved.reason === "unknown") unknownSourceKeys.rememberUnknown(pair);
   if (!resolved.ok) {
     const message = {
       unknown: "The source id and key do not match an existing source.",

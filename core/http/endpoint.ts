@@ -4,7 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { ForbiddenError, RateLimitedError, ValidationError } from "#core/errors";
-import { resolveCredentials, type Credentials } from "#core/http/credentials";
+import { ipPartitionOf, resolveCredentials, type Credentials } from "#core/http/credentials";
 import type { AnySchema, AuthMode, Operation } from "#core/http/operation";
 import { PayloadTooLargeError, toProblem, UnsupportedMediaTypeError } from "#core/http/problem";
 import { securityHeaders } from "#core/http/headers";
@@ -220,17 +220,31 @@ function addRateLimitHeaders(request: Request<Event, Result, Error, Context>): v
 /**
  * Resolves the credential, counts the request against its partition (spec 8:
  * invalid or missing credentials count against the IP address), then refuses
- * what is over the limit (429) or not authenticated (401). A request the
- * endpoint exempts (a verified carrier callback) is not counted at all.
+ * what is over the limit (429) or not authenticated (401). A credential that
+ * needs a storage read to verify is counted against the IP first, so an IP over
+ * its limit costs no lookup. A request the endpoint exempts (a verified carrier
+ * callback) is not counted at all.
  */
 function authentication(operation: AnyOperation, options: EndpointOptions): ChainMiddleware {
   return {
     name: "authentication",
     before: async (request) => {
       const state = stateOf(request);
-      const credentials = await resolveCredentials(operation.auth, request.event);
+      const exempt = options.exemptFromRateLimit?.(request.event) ?? false;
+      // A credential this instance has not seen yet costs a storage read: the caller's IP pays for it first, so a flood of made-up keys is stopped by the IP limit.
+      let countedOnIp = false;
+      const beforeLookup = exempt ? undefined : async () => {
+        countedOnIp = true;
+        applyRateLimit(state, await consumeRateLimit(ipPartitionOf(request.event)));
+      };
+      const credentials = await resolveCredentials(operation.auth, request.event, { beforeLookup });
       state.credentials = credentials;
-      if (options.exemptFromRateLimit?.(request.event)) {
+      if (exempt) {
+        if (credentials.error) throw credentials.error;
+        return;
+      }
+      // Already counted against the IP before its lookup: an unknown credential is not counted twice.
+      if (countedOnIp && credentials.partition.kind === "ip") {
         if (credentials.error) throw credentials.error;
         return;
       }

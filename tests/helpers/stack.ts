@@ -50,12 +50,18 @@ export async function request<T = any>(method: string, path: string, options: Re
   if (options.sourceIp) headers["x-forwarded-for"] = options.sourceIp;
   const url = new URL(path, baseUrl());
   const response = await fetch(url, { method, headers, body });
+  const parsed = await parsedAnswer(method, url, response, !options.contractCheck);
+  return { status: response.status, headers: response.headers, body: parsed };
+}
+
+/** Parsed JSON for JSON and problem+json answers, otherwise the text; with `check`, throws unless the answer keeps docs/openapi.json. */
+export async function parsedAnswer(method: string, url: URL, response: Response, check = true): Promise<any> {
   const text = await response.text();
   const type = response.headers.get("content-type") ?? "";
   const parsed = /\/(?:[\w.+-]+\+)?json\b/.test(type) && text !== "" ? JSON.parse(text) : text;
-  const violations = options.contractCheck ? [] : contractViolations(method, url.pathname, response.status, type, parsed);
+  const violations = check ? contractViolations(method, url.pathname, response.status, type, parsed) : [];
   if (violations.length > 0) throw new Error(`The response breaks docs/openapi.json:\n${violations.join("\n")}\n${text.slice(0, 2000)}`);
-  return { status: response.status, headers: response.headers, body: parsed };
+  return parsed;
 }
 
 /** Signs a user access token with the test stack's key (the real verification path checks it). */

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { db } from "#core/db/client";
+import { rateLimitPolicy } from "#core/rate-limit/index";
+import { handler as getAutomation } from "#functions/automations/get";
+import { apiEvent, lambdaContext } from "#tests/helpers/events";
+import { applyStackEnv, newOrganization } from "#tests/helpers/stack";
+
+applyStackEnv();
+
+/**
+ * Counts the storage reads of API-key and source items this worker makes: a
+ * middleware on the real DynamoDB client (the emulator answers every call),
+ * which records the key of each GetItem.
+ */
+const readKeys: string[] = [];
+db().middlewareStack.add(
+  (next) => async (args) => {
+    const input = args.input as { Key?: Record<string, unknown> };
+    const sk = input.Key?.sk as string | { S?: string } | undefined;
+    const sortKey = typeof sk === "string" ? sk : sk?.S;
+    if (sortKey?.startsWith("APIKEY#") || sortKey?.startsWith("SOURCE#")) readKeys.push(sortKey);
+    return next(args);
+  },
+  { step: "initialize", name: "countCredentialReads" },
+);
+
+/** The floods below take a few seconds: start them where no window boundary falls inside. */
+async function awayFromWindowEnd(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 250));
+}
+
+const call = (token: string, sourceIp: string) =>
+  getAutomation(
+    apiEvent({ method: "GET", path: "/automations/a1", routeKey: "GET /automations/{id}", pathParameters: { id: "a1" }, headers: { authorization: `Bearer ${token}` }, sourceIp }),
+    lambdaContext(),
+  );
+
+describe("unknown credentials (issue 14 §4)", () => {
+  it("looks an unknown API key up once, then answers from the warm negative cache, limited by the caller's IP", { timeout: 60_000 }, async () => {
+    const organization = await newOrganization();
+    // A well-formed key of a real organization that was never issued: it costs a read to find out.
+    const unknownKey = organization.apiKey.replace(/.{8}$/, "deadbeef");
+    const sourceIp = `198.18.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+    await awayFromWindowEnd();
+    readKeys.length = 0;
+    const results = [];
+    for (let index = 0; index < rateLimitPolicy.limit + 5; index += 1) results.push(await call(unknownKey, sourceIp));
+    expect(readKeys).toHaveLength(1);
+    expect(results.filter((result) => result.statusCode === 401)).toHaveLength(rateLimitPolicy.limit);
+    const limited = results.filter((result) => result.statusCode === 429);
+    expect(limited).toHaveLength(5);
+    expect(JSON.parse(limited[0]!.body!).detail).toContain("IP address");
+    expect(limited[0]!.headers?.ratelimit).toMatch(/^"ip";r=0;t=\d+$/);
+  });
+
+  it("counts an IP over its limit before any credential lookup: a new unknown key from it costs no read", async () => {
+    const organization = await newOrganization();
+    const sourceIp = `198.18.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+    const firstKey = organization.apiKey.replace(/.{8}$/, "deadbee1");
+    await awayFromWindowEnd();
+    for (let index = 0; index < rateLimitPolicy.limit; index += 1) await call(firstKey, sourceIp);
+    readKeys.length = 0;
+    const secondKey = organization.apiKey.replace(/.{8}$/, "deadbee2");
+    const result = await call(secondKey, sourceIp);
+    expect(result.statusCode).toBe(429);
+    expect(readKeys).toHaveLength(0);
+  });
+
+  it("still serves a valid key, counted against its business partition", async () => {
+    const organization = await newOrganization();
+    const result = await call(organization.apiKey, "198.19.0.9");
+    expect(result.statusCode).toBe(404);
+    expect(result.headers?.ratelimit).toMatch(/^"business";r=\d+;t=\d+$/);
+  });
+});
