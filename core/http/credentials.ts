@@ -31,7 +31,7 @@ export async function resolveCredentials(
 ): Promise<Credentials> {
   const ipPartition = ipPartitionOf(event);
   if (auth === "public") return { partition: ipPartition };
-  if (auth === "bearerOrSource" && hasSourceCredentials(event)) return resolveSource(event, ipPartition);
+  if (auth === "bearerOrSource" && hasSourceCredentials(event)) return resolveSource(event, ipPartition, options);
 
   const bearer = await resolveBearer(event.headers?.authorization, options);
   if (bearer.ok) return { actor: bearer.actor, partition: { kind: "business", organizationId: bearer.actor.organizationId } };
@@ -67,17 +67,17 @@ function hasSourceCredentials(event: APIGatewayProxyEventV2): boolean {
  * allowed address, acts as that source and counts against the organization's
  * business-intake partition; anything else is a 401 on the caller's IP (spec 8).
  */
-async function resolveSource(event: APIGatewayProxyEventV2, ipPartition: RateLimitPartition): Promise<Credentials> {
+async function resolveSource(event: APIGatewayProxyEventV2, ipPartition: RateLimitPartition, options: CredentialLookupOptions): Promise<Credentials> {
   const { sourceId, apiKey } = sourceCredentials(event);
   if (!sourceId || !apiKey) {
     return { partition: ipPartition, error: new UnauthorizedError("A source key needs both sourceId and apiKey (or X-Source-Id and X-Source-Key).", "missing") };
   }
   const pair = `${sourceId}\n${apiKey}`;
-  // Source keys have no warm positive cache yet, so counting each lookup against the IP first would count every valid seller there too.
+  // A key the instance has verified recently is answered from its cache; any other lookup is counted against the IP first.
   const resolved =
     unknownSourceKeys.peek(pair) === unknownCredential
       ? ({ ok: false, reason: "unknown" } as const)
-      : await Sources.resolveKey(sourceId, apiKey, event.requestContext.http.sourceIp);
+      : await Sources.resolveKey(sourceId, apiKey, event.requestContext.http.sourceIp, options.beforeLookup);
   if (!resolved.ok && resolved.reason === "unknown") unknownSourceKeys.rememberUnknown(pair);
   if (!resolved.ok) {
     const message = {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "#core/db/client";
 import { rateLimitPolicy } from "#core/rate-limit/index";
 import { handler as getAutomation } from "#functions/automations/get";
+import { handler as intakeQuery } from "#functions/leads/intake-query";
 import { apiEvent, lambdaContext } from "#tests/helpers/events";
 import { applyStackEnv, newOrganization } from "#tests/helpers/stack";
 
@@ -65,6 +66,25 @@ describe("unknown credentials (issue 14 §4)", () => {
     const result = await call(secondKey, sourceIp);
     expect(result.statusCode).toBe(429);
     expect(readKeys).toHaveLength(0);
+  });
+
+  it("counts an unknown source key against the IP before its lookup: a flood costs one read and stops at the IP limit", { timeout: 60_000 }, async () => {
+    const organization = await newOrganization();
+    const source = (await organization.request("POST", "/sources", { body: { name: "Seller" } })).body as { sourceId: string; apiKey: string };
+    const wrongKey = source.apiKey.replace(/.{8}$/, "deadbeef");
+    const sourceIp = `198.18.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+    const post = () =>
+      intakeQuery(
+        apiEvent({ method: "GET", path: "/leads/intake", routeKey: "GET /leads/intake", queryStringParameters: { sourceId: source.sourceId, apiKey: wrongKey, FirstName: "Ada" }, sourceIp }),
+        lambdaContext(),
+      );
+    await awayFromWindowEnd();
+    readKeys.length = 0;
+    const results = [];
+    for (let index = 0; index < rateLimitPolicy.limit + 5; index += 1) results.push(await post());
+    expect(readKeys).toHaveLength(1);
+    expect(results.filter((result) => result.statusCode === 401)).toHaveLength(rateLimitPolicy.limit);
+    expect(results.filter((result) => result.statusCode === 429)).toHaveLength(5);
   });
 
   it("still serves a valid key, counted against its business partition", async () => {
