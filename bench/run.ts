@@ -3,12 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { analyticsBench } from "#bench/analytics";
 import { coldstartBench } from "#bench/coldstart";
+import { costBench } from "#bench/cost";
 import { automationsBench } from "#bench/automations";
 import { dashboardBench } from "#bench/dashboard";
 import { foundationBench } from "#bench/foundation";
 import { messagingBench } from "#bench/messaging";
 import { intakeBench } from "#bench/intake";
 import { webhooksBench } from "#bench/webhooks";
+import { logger } from "#core/observability/index";
 import { Organizations } from "#core/organizations/index";
 import { turnQuietHoursOff } from "#local/organizations";
 import { startLocalStack, type LocalStack } from "#local/start";
@@ -29,6 +31,7 @@ const benches: Record<string, (context: BenchContext) => Promise<void>> = {
   automations: automationsBench,
   dashboard: dashboardBench,
   webhooks: webhooksBench,
+  cost: costBench,
 };
 
 /** Benchmarks that need no running stack (they bundle or compute offline). */
@@ -48,11 +51,19 @@ async function main(): Promise<void> {
   // Only stack-free benchmarks asked for: no stack to start. With no names, every stack benchmark runs (the standalone ones are asked for by name).
   if (selected.length && selected.every((name) => name in standalone)) return;
   process.env.RATE_LIMIT_REQUESTS = String(1_000_000_000);
+  // The cost bench counts calls with the SDK middleware (core/observability/call-count.ts); receipts come quickly.
+  if (selected.includes("cost")) {
+    process.env.MEASURE_CALLS = "1";
+    process.env.POWERTOOLS_METRICS_DISABLED = "true";
+    logger.setLogLevel("ERROR");
+    process.env.SIMULATOR_DELAY_SCALE ??= "0.05";
+  }
   const stateDir = await mkdtemp(join(tmpdir(), "bench-"));
   const stack = await startLocalStack({ inMemory: true, port: 0, stateDir, provision: false, optimizeFor: "throughput" });
   try {
     for (const [name, bench] of Object.entries(benches)) {
-      if (selected.length && !selected.includes(name)) continue;
+      // The cost bench (call counting) runs only when named.
+      if (selected.length ? !selected.includes(name) : name === "cost") continue;
       const { organization, apiKey } = await Organizations.create({ name: `Bench ${name}` });
       await turnQuietHoursOff(organization.id);
       await bench({ stack, baseUrl: stack.baseUrl, organizationId: organization.id, apiKey });

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { config } from "#core/config";
+import { countingMiddleware, measuringEnabled } from "#core/observability/call-count";
 
 let documentClient: DynamoDBDocumentClient | undefined;
 
@@ -13,6 +14,8 @@ export function db(): DynamoDBDocumentClient {
         ? { endpoint, region: process.env.AWS_REGION ?? "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } }
         : {},
     );
+    // Benchmarks only (npm run bench -- cost): count calls, items and capacity. Nothing is added otherwise.
+    if (measuringEnabled()) client.middlewareStack.add(countingMiddleware("dynamodb"), { step: "initialize", name: "countCalls" });
     documentClient = DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true },
     });

@@ -1,5 +1,6 @@
 import type * as SqsSdk from "@aws-sdk/client-sqs";
 import { config } from "#core/config";
+import { countingMiddleware, measuringEnabled } from "#core/observability/call-count";
 
 let sdk: Promise<typeof SqsSdk> | undefined;
 let sqsClient: Promise<SqsSdk.SQSClient> | undefined;
@@ -17,11 +18,13 @@ export function sqsSdk(): Promise<typeof SqsSdk> {
 export function sqs(): Promise<SqsSdk.SQSClient> {
   sqsClient ??= sqsSdk().then(({ SQSClient }) => {
     const endpoint = config.sqsEndpoint;
-    return new SQSClient(
+    const client = new SQSClient(
       endpoint
         ? { endpoint, region: process.env.AWS_REGION ?? "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } }
         : {},
     );
+    if (measuringEnabled()) client.middlewareStack.add(countingMiddleware("sqs"), { step: "initialize", name: "countCalls" });
+    return client;
   });
   return sqsClient;
 }

@@ -1,0 +1,197 @@
+import { randomUUID } from "node:crypto";
+import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { ulid } from "ulid";
+import { printTable } from "#bench/measure";
+import type { BenchContext } from "#bench/run";
+import { db, tableName } from "#core/db/client";
+import { eventItem } from "#core/events/index";
+import { leadItem, Leads, type Lead } from "#core/leads/index";
+import { measureScope, sequentialDepth, startMeasuring, stopMeasuring, type CallRecord } from "#core/observability/call-count";
+import { handler as getAutomation } from "#functions/automations/get";
+import { handler as listEvents } from "#functions/events/list";
+import { handler as intakeQuery } from "#functions/leads/intake-query";
+import { handler as intakeBody } from "#functions/leads/intake";
+import { handler as listLeads } from "#functions/leads/list";
+import { handler as sendMessage } from "#functions/messages/send";
+import { apiEvent, lambdaContext } from "#tests/helpers/events";
+
+/**
+ * `npm run bench -- cost` (issue 16): what each route and flow costs in AWS
+ * terms, counted by the SDK middleware of core/observability/call-count.ts
+ * (`MEASURE_CALLS=1`) with DynamoDB Local's consumed-capacity figures:
+ * DynamoDB calls, sequential round trips, items read and written, RCU/WCU,
+ * SQS calls. Requests are invoked warm (a first call primes the instance) on
+ * the handler module itself, measured in its own async scope; a flow (intake →
+ * automated SMS delivered, message → Delivered) is measured process-wide,
+ * across every consumer, until the stack is quiet. Lists are measured at
+ * 10,000 leads. Warms DynamoDB Local's JIT first.
+ */
+
+type Row = Record<string, string | number>;
+
+function summarize(name: string, calls: CallRecord[], goal = ""): Row {
+  const dynamo = calls.filter((call) => call.service === "dynamodb");
+  const sum = (pick: (call: CallRecord) => number) => dynamo.reduce((total, call) => total + pick(call), 0);
+  return {
+    flow: name,
+    "DynamoDB calls": dynamo.length,
+    "sequential (all calls)": sequentialDepth(calls),
+    "items read": sum((call) => call.itemsRead),
+    "items written": sum((call) => call.itemsWritten),
+    RCU: Number(sum((call) => call.readUnits).toFixed(1)),
+    WCU: Number(sum((call) => call.writeUnits).toFixed(1)),
+    "SQS calls": calls.length - dynamo.length,
+    goal,
+  };
+}
+
+async function warmAndMeasure(name: string, goal: string, invoke: () => Promise<unknown>): Promise<Row> {
+  await invoke();
+  const { measurement } = await measureScope(invoke);
+  return summarize(name, measurement.calls, goal);
+}
+
+/** Measures everything the stack does from `start` until no call was made for `quietMs` (at most `maxMs`). */
+async function measureFlow(name: string, goal: string, start: () => Promise<unknown>, quietMs = 2500, maxMs = 20_000): Promise<Row> {
+  const measurement = startMeasuring();
+  const began = Date.now();
+  await start();
+  let seen = -1;
+  let stableSince = Date.now();
+  while (Date.now() - began < maxMs) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    if (measurement.calls.length !== seen) {
+      seen = measurement.calls.length;
+      stableSince = Date.now();
+    } else if (Date.now() - stableSince >= quietMs) break;
+  }
+  stopMeasuring();
+  // The every-minute sweeps may fire inside the window: their due-work queries (gsi3) are not the flow's.
+  return summarize(name, measurement.calls.filter((call) => call.index !== "gsi3"), goal);
+}
+
+const call = async (handler: (event: APIGatewayProxyEventV2, context: never) => Promise<unknown>, event: APIGatewayProxyEventV2) => {
+  const result = (await handler(event, lambdaContext() as never)) as { statusCode: number; body?: string };
+  if (result.statusCode >= 300) throw new Error(`${event.routeKey}: ${result.statusCode} ${result.body}`);
+  return result.body ? JSON.parse(result.body) : undefined;
+};
+
+const phone = () => `+1201${200 + Math.floor(Math.random() * 700)}${String(Math.floor(Math.random() * 10_000)).padStart(4, "0")}`;
+
+/** DynamoDB Local's JIT needs ~25 s of load before its figures settle (the brief): reads and writes until then. */
+async function warmUp(context: BenchContext, automationId: string): Promise<void> {
+  const auth = { authorization: `Bearer ${context.apiKey}` };
+  const until = Date.now() + Number(process.env.BENCH_WARMUP_MS ?? 25_000);
+  while (Date.now() < until) {
+    await Promise.all(
+      Array.from({ length: 8 }, () =>
+        call(getAutomation, apiEvent({ method: "GET", path: `/automations/${automationId}`, routeKey: "GET /automations/{id}", pathParameters: { id: automationId }, headers: auth })),
+      ),
+    );
+  }
+}
+
+export async function costBench(context: BenchContext): Promise<void> {
+  if (process.env.MEASURE_CALLS !== "1") throw new Error("run with MEASURE_CALLS=1 (npm run bench -- cost sets it)");
+  const auth = { authorization: `Bearer ${context.apiKey}`, "idempotency-key": "" };
+  const api = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${context.baseUrl}${path}`, { method, headers: { ...auth, "idempotency-key": randomUUID(), "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+  await api("POST", "/phone-numbers", { phoneNumber: "+12125550142", capabilities: ["sms", "mms", "voice"] });
+  const source = await api("POST", "/sources", { name: "Cost seller" });
+  const idle = await api("POST", "/automations", { name: "Idle", enabled: false, triggers: [{ id: "t", type: "Manual" }], actions: [{ id: "a", type: "Wait", settings: { durationSeconds: 60 } }], connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "a" }] });
+  await warmUp(context, idle.id);
+  const lead = await api("POST", "/leads", { contact: { firstName: "Cost", phone: { number: phone() } } });
+  const sourceHeaders = { "x-source-id": source.sourceId, "x-source-key": source.apiKey };
+
+  const rows: Row[] = [
+    await warmAndMeasure("warm GET /automations/{id}", "1 round trip", () =>
+      call(getAutomation, apiEvent({ method: "GET", path: `/automations/${idle.id}`, routeKey: "GET /automations/{id}", pathParameters: { id: idle.id }, headers: auth })),
+    ),
+    await warmAndMeasure("warm GET /leads/intake", "2 round trips", () =>
+      call(intakeQuery, apiEvent({ method: "GET", path: "/leads/intake", routeKey: "GET /leads/intake", queryStringParameters: { sourceId: source.sourceId, apiKey: source.apiKey, FirstName: "Ada", Phone: phone() } })),
+    ),
+    await warmAndMeasure("warm POST /leads/intake", "2 round trips", () =>
+      call(intakeBody, apiEvent({ method: "POST", path: "/leads/intake", routeKey: "POST /leads/intake", headers: sourceHeaders, body: { FirstName: "Ada", Phone: phone() } })),
+    ),
+    await warmAndMeasure("warm POST /messages {leadId}", "≤ 4 calls / ≤ 3 round trips", () =>
+      call(sendMessage, apiEvent({ method: "POST", path: "/messages", routeKey: "POST /messages", headers: { ...auth, "idempotency-key": randomUUID() }, body: { leadId: lead.id, body: "Cost bench" } })),
+    ),
+  ];
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  rows.push(await measureFlow("one message: POST → Delivered (all consumers)", "≤ 25 calls / ≤ 60 WCU", () => api("POST", "/messages", { to: phone(), body: "Cost bench flow" })));
+  await api("PUT", `/automations/${idle.id}`, {
+    ...(await api("GET", `/automations/${idle.id}`)),
+    enabled: true,
+    triggers: [{ id: "t", type: "LeadCreated", settings: {} }],
+    actions: [{ id: "a", type: "SendSms", settings: { body: "Hi {{contact.firstName|there}}" } }],
+    connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "a" }],
+  });
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  rows.push(
+    await measureFlow("one lead: intake → first automated SMS Delivered (all consumers)", "≤ 35 calls / ≤ 120 WCU", () =>
+      fetch(`${context.baseUrl}/leads/intake`, { method: "POST", headers: { ...sourceHeaders, "content-type": "application/json" }, body: JSON.stringify({ FirstName: "Flow", Phone: phone() }) }),
+    ),
+  );
+  printTable("cost per request and flow (DynamoDB Local's capacity figures; a transaction is charged 2× per item)", rows);
+  await listCosts(context, lead.id);
+}
+
+/** Items read by each list shape at 10,000 leads (and 5,000 events), leads stored straight through core with BatchWrite. */
+async function listCosts(context: BenchContext, templateId: string): Promise<void> {
+  const count = Number(process.env.BENCH_LIST_LEADS ?? 10_000);
+  const template = (await Leads.find(context.organizationId, templateId)) as Lead;
+  const start = Date.now() - count * 1000 - 60_000;
+  const items = Array.from({ length: count }, (_, index) => {
+    const createdMs = start + index * 1000;
+    const createdAt = new Date(createdMs).toISOString();
+    return leadItem(context.organizationId, {
+      ...template,
+      id: ulid(createdMs),
+      createdAt,
+      processingStatus: index % 10 === 0 ? "Rejected" : "Processed",
+      metadata: { ...template.metadata, createdAt, utmSource: index % 2500 === 7 ? "rare-utm" : "common-utm", price: `${(index * 37) % 500}.${index % 100}` },
+      contact: { ...template.contact, firstName: `N${(index * 7919) % 10_000}`, lastName: index % 2500 === 3 ? "Needleman" : "Bulk", email: `bulk-${index}@example.com`, phone: null },
+    });
+  });
+  const events = Array.from({ length: count / 2 }, (_, index) =>
+    eventItem(context.organizationId, { eventType: index % 1000 === 1 ? "BulkRare" : "BulkNoise", eventCategory: "Bulk", createdAt: new Date(start + index * 2000).toISOString() }).item,
+  );
+  const all = [...items, ...events];
+  for (let offset = 0; offset < all.length; offset += 25 * 8) {
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, chunk) => {
+        let requests = all.slice(offset + chunk * 25, offset + chunk * 25 + 25).map((Item) => ({ PutRequest: { Item } }));
+        while (requests.length) {
+          const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+          requests = (result.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
+        }
+      }),
+    );
+  }
+  const auth = { authorization: `Bearer ${context.apiKey}` };
+  const list = (name: string, body: Record<string, unknown>, handler = listLeads, path = "/leads/all/my", query?: Record<string, string>) => async (): Promise<Row> => {
+    const { measurement } = await measureScope(() =>
+      call(handler, apiEvent({ method: "POST", path, routeKey: `POST ${path}`, headers: auth, body: { pageSize: 50, ...body }, queryStringParameters: query })),
+    );
+    const row = summarize(name, measurement.calls);
+    return { "list shape (page of 50)": name, "items read": row["items read"] ?? 0, "DynamoDB calls": row["DynamoDB calls"] ?? 0, RCU: row.RCU ?? 0 };
+  };
+  const shapes = [
+    list("newest first", {}),
+    list("sort by name", { orderBy: [{ field: "name", direction: "asc" }] }),
+    list("sort by price", { orderBy: [{ field: "price", direction: "desc" }] }),
+    list("filter processingStatus", { filters: [{ field: "processingStatus", value: "Rejected" }] }),
+    list("non-indexed filter (rare utmSource)", { filters: [{ field: "metadata.utmSource", value: "rare-utm" }] }),
+    list("search 'needleman' in name", { search: "needleman", searchFields: ["name"] }),
+    list("includeCount", { includeCount: true }),
+    list("events of one type", {}, listEvents, "/events/all/my", { eventType: "BulkRare" }),
+  ];
+  const rows: Row[] = [];
+  for (const shape of shapes) rows.push(await shape());
+  printTable(`items read per list request at ${count} leads and ${count / 2} events (budget max(4 × pageSize, 500))`, rows);
+}

@@ -1,0 +1,124 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+
+/**
+ * Counts AWS calls for `npm run bench -- cost` (issue 16): an SDK middleware on
+ * the DynamoDB and SQS clients, added only when `MEASURE_CALLS=1`, so it costs
+ * nothing otherwise. Each call is recorded into every active measurement: the
+ * process-wide one (`startMeasuring`, for flows that cross consumers) and the
+ * async scope of `measureScope` (one handler invocation).
+ */
+export interface CallRecord {
+  service: "dynamodb" | "sqs";
+  command: string;
+  index?: string;
+  startedAt: number;
+  endedAt: number;
+  itemsRead: number;
+  itemsWritten: number;
+  readUnits: number;
+  writeUnits: number;
+}
+
+export interface Measurement {
+  calls: CallRecord[];
+}
+
+export const measuringEnabled = (): boolean => process.env.MEASURE_CALLS === "1";
+
+const scope = new AsyncLocalStorage<Measurement>();
+let global: Measurement | undefined;
+
+/** Starts (or restarts) the process-wide measurement and returns it. */
+export function startMeasuring(): Measurement {
+  global = { calls: [] };
+  return global;
+}
+
+/** Runs `work` with its own measurement of the calls made in its async scope. */
+export async function measureScope<T>(work: () => Promise<T>): Promise<{ result: T; measurement: Measurement }> {
+  const measurement: Measurement = { calls: [] };
+  const result = await scope.run(measurement, work);
+  return { result, measurement };
+}
+
+/** Sequential round trips: calls whose time spans overlap count as one. */
+export function sequentialDepth(calls: CallRecord[]): number {
+  const spans = calls.map((call) => [call.startedAt, call.endedAt] as const).sort((a, b) => a[0] - b[0]);
+  let depth = 0;
+  let end = -Infinity;
+  for (const [start, stop] of spans) {
+    if (start >= end) depth++;
+    end = Math.max(end, stop);
+  }
+  return depth;
+}
+
+type Input = Record<string, any>;
+type Output = Record<string, any>;
+
+function itemsOf(command: string, input: Input, output: Output): { read: number; written: number } {
+  switch (command) {
+    case "GetItemCommand":
+      return { read: output.Item ? 1 : 0, written: 0 };
+    case "QueryCommand":
+    case "ScanCommand":
+      return { read: output.ScannedCount ?? output.Count ?? 0, written: 0 };
+    case "BatchGetItemCommand":
+      return { read: Object.values((output.Responses ?? {}) as Record<string, unknown[]>).reduce((sum, items) => sum + items.length, 0), written: 0 };
+    case "PutItemCommand":
+    case "UpdateItemCommand":
+    case "DeleteItemCommand":
+      return { read: 0, written: 1 };
+    case "TransactWriteItemsCommand":
+      return { read: 0, written: (input.TransactItems ?? []).filter((item: Input) => !item.ConditionCheck).length };
+    case "BatchWriteItemCommand":
+      return { read: 0, written: Object.values((input.RequestItems ?? {}) as Record<string, unknown[]>).reduce((sum, items) => sum + items.length, 0) };
+    default:
+      return { read: 0, written: 0 };
+  }
+}
+
+const readCommands = new Set(["GetItemCommand", "QueryCommand", "ScanCommand", "BatchGetItemCommand", "TransactGetItemsCommand"]);
+
+/** Capacity units of a call (`ReturnConsumedCapacity: TOTAL` reports one total: a read command's are read units, a write's are write units). */
+function unitsOf(command: string, output: Output): { read: number; write: number } {
+  const consumed = ([] as Output[]).concat(output.ConsumedCapacity ?? []);
+  const total = consumed.reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
+  return readCommands.has(command) ? { read: total, write: 0 } : { read: 0, write: total };
+}
+
+/** The middleware, for `client.middlewareStack.add(…, { step: "initialize" })`. */
+export function countingMiddleware(service: CallRecord["service"]) {
+  return (next: (args: any) => Promise<any>, context: { commandName?: string }) =>
+    async (args: { input: Input }) => {
+      const targets = [global, scope.getStore()].filter((target): target is Measurement => target !== undefined);
+      if (targets.length === 0) return next(args);
+      const command = context.commandName ?? "unknown";
+      if (service === "dynamodb" && command !== "DescribeTableCommand") args.input.ReturnConsumedCapacity ??= "TOTAL";
+      const startedAt = performance.now();
+      const result = await next(args);
+      const output = (result.output ?? {}) as Output;
+      const items = itemsOf(command, args.input, output);
+      const units = unitsOf(command, output);
+      const record: CallRecord = {
+        service,
+        command,
+        index: args.input.IndexName,
+        startedAt,
+        endedAt: performance.now(),
+        itemsRead: items.read,
+        itemsWritten: items.written,
+        readUnits: units.read,
+        writeUnits: units.write,
+      };
+      for (const target of targets) target.calls.push(record);
+      return result;
+    };
+}
+
+/** Ends the process-wide measurement. */
+export function stopMeasuring(): Measurement | undefined {
+  const ended = global;
+  global = undefined;
+  return ended;
+}
