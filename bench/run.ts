@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { analyticsBench } from "#bench/analytics";
 import { coldstartBench } from "#bench/coldstart";
 import { costBench } from "#bench/cost";
+import { hotOrgBench } from "#bench/hot-org";
 import { automationsBench } from "#bench/automations";
 import { dashboardBench } from "#bench/dashboard";
 import { foundationBench } from "#bench/foundation";
@@ -32,6 +33,7 @@ const benches: Record<string, (context: BenchContext) => Promise<void>> = {
   dashboard: dashboardBench,
   webhooks: webhooksBench,
   cost: costBench,
+  "hot-org": hotOrgBench,
 };
 
 /** Benchmarks that need no running stack (they bundle or compute offline). */
@@ -52,7 +54,7 @@ async function main(): Promise<void> {
   if (selected.length && selected.every((name) => name in standalone)) return;
   process.env.RATE_LIMIT_REQUESTS = String(1_000_000_000);
   // The cost bench counts calls with the SDK middleware (core/observability/call-count.ts); receipts come quickly.
-  if (selected.includes("cost")) {
+  if (selected.includes("cost") || selected.includes("hot-org")) {
     process.env.MEASURE_CALLS = "1";
     process.env.POWERTOOLS_METRICS_DISABLED = "true";
     logger.setLogLevel("ERROR");
@@ -62,8 +64,8 @@ async function main(): Promise<void> {
   const stack = await startLocalStack({ inMemory: true, port: 0, stateDir, provision: false, optimizeFor: "throughput" });
   try {
     for (const [name, bench] of Object.entries(benches)) {
-      // The cost bench (call counting) runs only when named.
-      if (selected.length ? !selected.includes(name) : name === "cost") continue;
+      // The call-counting benches run only when named.
+      if (selected.length ? !selected.includes(name) : name === "cost" || name === "hot-org") continue;
       const { organization, apiKey } = await Organizations.create({ name: `Bench ${name}` });
       await turnQuietHoursOff(organization.id);
       await bench({ stack, baseUrl: stack.baseUrl, organizationId: organization.id, apiKey });

@@ -17,6 +17,10 @@ export interface CallRecord {
   itemsWritten: number;
   readUnits: number;
   writeUnits: number;
+  /** The error's name when the call failed (a cancelled transaction, a failed condition). */
+  error?: string;
+  /** `pk|sk` of each item the call wrote (hot-item analysis). */
+  writtenKeys: string[];
 }
 
 export interface Measurement {
@@ -55,6 +59,26 @@ export function sequentialDepth(calls: CallRecord[]): number {
 
 type Input = Record<string, any>;
 type Output = Record<string, any>;
+
+function keyOf(key: Input | undefined): string[] {
+  if (!key) return [];
+  const text = (value: unknown) => (typeof value === "object" && value !== null && "S" in value ? String((value as { S: unknown }).S) : String(value));
+  return [`${text(key.pk)}|${text(key.sk)}`];
+}
+
+function writtenKeysOf(command: string, input: Input): string[] {
+  switch (command) {
+    case "PutItemCommand":
+      return keyOf(input.Item);
+    case "UpdateItemCommand":
+    case "DeleteItemCommand":
+      return keyOf(input.Key);
+    case "TransactWriteItemsCommand":
+      return (input.TransactItems ?? []).flatMap((item: Input) => keyOf(item.Put?.Item ?? item.Update?.Key ?? item.Delete?.Key));
+    default:
+      return [];
+  }
+}
 
 function itemsOf(command: string, input: Input, output: Output): { read: number; written: number } {
   switch (command) {
@@ -96,7 +120,14 @@ export function countingMiddleware(service: CallRecord["service"]) {
       const command = context.commandName ?? "unknown";
       if (service === "dynamodb" && command !== "DescribeTableCommand") args.input.ReturnConsumedCapacity ??= "TOTAL";
       const startedAt = performance.now();
-      const result = await next(args);
+      let result: { output?: Output };
+      try {
+        result = await next(args);
+      } catch (error) {
+        const failed: CallRecord = { service, command, index: args.input.IndexName, startedAt, endedAt: performance.now(), itemsRead: 0, itemsWritten: 0, readUnits: 0, writeUnits: 0, error: (error as Error).name, writtenKeys: [] };
+        for (const target of targets) target.calls.push(failed);
+        throw error;
+      }
       const output = (result.output ?? {}) as Output;
       const items = itemsOf(command, args.input, output);
       const units = unitsOf(command, output);
@@ -110,6 +141,7 @@ export function countingMiddleware(service: CallRecord["service"]) {
         itemsWritten: items.written,
         readUnits: units.read,
         writeUnits: units.write,
+        writtenKeys: writtenKeysOf(command, args.input),
       };
       for (const target of targets) target.calls.push(record);
       return result;
