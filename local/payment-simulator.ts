@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { text } from "node:stream/consumers";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import Stripe from "stripe";
@@ -224,7 +225,7 @@ export async function startPaymentSimulator(options: { webhookUrl: () => string;
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const raw = await readBody(request);
+    const raw = await text(request);
     const url = new URL(request.url ?? "/", "http://simulator");
     const reply = (status: number, body: unknown, type = "application/json") => {
       response.writeHead(status, { "content-type": type });
@@ -305,11 +306,3 @@ function header(request: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
-  });
-}

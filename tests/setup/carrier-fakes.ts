@@ -1,4 +1,5 @@
 import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { text } from "node:stream/consumers";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { environmentNames } from "#stacks/definitions";
@@ -56,7 +57,7 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const raw = await readBody(request);
+    const raw = await text(request);
     const url = new URL(request.url ?? "/", "http://fake");
     if (url.pathname.startsWith("/__fake/")) return control(request.method ?? "GET", url, raw, response);
     const carrier = url.pathname.startsWith("/telnyx/") ? "telnyx" : url.pathname.startsWith("/twilio/") ? "twilio" : undefined;
@@ -240,14 +241,6 @@ function unexpectedFields(body: Record<string, unknown> | undefined, required: s
   return extra.length ? `unexpected ${extra.join(", ")}` : undefined;
 }
 
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
-  });
-}
 
 function answer(response: ServerResponse, status: number, payload: unknown): void {
   if (response.headersSent || response.destroyed) return;
