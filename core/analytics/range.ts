@@ -27,10 +27,9 @@ function isRealDate(value: string): boolean {
 /** API Gateway hands query parameters over as strings, so `days` is parsed here. */
 const daysParameter = v.pipe(
   v.string(),
-  v.regex(/^\d{1,3}$/, `days must be a whole number from 1 to ${maxDays}.`),
+  // 1-365 as a pattern, so the contract states the range of this string parameter.
+  v.regex(/^(?:[1-9]|[1-9]\d|[12]\d\d|3[0-5]\d|36[0-5])$/, `days must be a whole number from 1 to ${maxDays}.`),
   v.transform(Number),
-  v.minValue(1, `days must be a whole number from 1 to ${maxDays}.`),
-  v.maxValue(maxDays, `days must be a whole number from 1 to ${maxDays}.`),
 );
 
 /**

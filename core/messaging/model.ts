@@ -10,7 +10,7 @@ export const MediaSchema = v.strictObject({
   url: v.pipe(v.string(), v.url("Must be an absolute URL."), v.regex(/^https?:\/\//i, "Must be an http(s) URL."), v.maxLength(2048)),
   contentType: v.pipe(v.string(), v.regex(/^[\w.+-]+\/[\w.+-]+$/, "Must be a media type such as image/jpeg.")),
   size: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(5 * 1024 * 1024, "MMS media is limited to 5 MB."))),
-  sha256: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/i, "Must be a hex SHA-256 digest."))),
+  sha256: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, "Must be a hex SHA-256 digest."))),
   fileName: v.optional(v.pipe(v.string(), v.maxLength(255))),
 });
 export type Media = v.InferOutput<typeof MediaSchema>;

@@ -4,7 +4,7 @@ import * as v from "valibot";
 import { maxChars } from "#core/shared/validation";
 import { leadFieldPathProblem } from "./lead-fields.ts";
 import { parseTemplate } from "./template.ts";
-import { minutesOfDay } from "./time.ts";
+import { clockPattern } from "./time.ts";
 import { automationLimits } from "./values.ts";
 
 /** A validation step that reports `problemOf(value)` as the issue message when it returns a sentence. */
@@ -52,7 +52,7 @@ export const E164Schema = v.pipe(
 
 export const ClockTimeSchema = v.pipe(
   v.string(),
-  v.check((time) => minutesOfDay(time) !== undefined, "Must be a 24-hour time HH:mm, such as 09:00 or 17:30."),
+  v.regex(clockPattern, "Must be a 24-hour time HH:mm, such as 09:00 or 17:30."),
 );
 
 /** Text with `{{path}}` / `{{path|fallback}}` placeholders over lead fields. */

@@ -82,7 +82,7 @@ function cronValue(token: string, spec: FieldSpec): number | undefined {
   return value >= spec.min && value <= spec.max ? value : undefined;
 }
 
-const clockPattern = /^([01]\d|2[0-3]):([0-5]\d)$/;
+export const clockPattern = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
 /** Minutes after midnight of an `HH:mm` time (24-hour clock), or undefined when malformed. */
 export function minutesOfDay(time: string): number | undefined {
