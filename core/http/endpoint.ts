@@ -67,7 +67,7 @@ export interface EndpointOptions {
    * A request this accepts (a provider webhook whose signature verifies) is not
    * counted against any rate-limit partition; everything else counts as usual.
    */
-  exemptFromRateLimit?: (event: Event) => boolean;
+  exemptFromRateLimit?: (event: Event) => boolean | Promise<boolean>;
   /** The journey a request continues (a signed provider callback's), instead of starting one with its request id. */
   correlationIdOf?: (event: Event) => string | undefined;
   /**
@@ -230,7 +230,7 @@ function authentication(operation: AnyOperation, options: EndpointOptions): Chai
     name: "authentication",
     before: async (request) => {
       const state = stateOf(request);
-      const exempt = options.exemptFromRateLimit?.(request.event) ?? false;
+      const exempt = (await options.exemptFromRateLimit?.(request.event)) ?? false;
       // A credential this instance has not seen yet costs a storage read: the caller's IP pays for it first, so a flood of made-up keys is stopped by the IP limit.
       let countedOnIp = false;
       const beforeLookup = exempt ? undefined : async () => {

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { verifiedEvent } from "#core/billing/stripe";
 import { config } from "#core/config";
 import type { EndpointOptions } from "#core/http/endpoint";
 import { HttpResponse } from "#core/http/response";
@@ -40,4 +41,20 @@ export const providerWebhookOptions: EndpointOptions = {
 function isSignedByProvider(event: APIGatewayProxyEventV2): boolean {
   const provider = providerByName(event.pathParameters?.provider ?? "");
   return provider !== undefined && provider.verifyWebhookSignature(webhookRequest(event));
+}
+
+/**
+ * Stripe's payment events, like carrier callbacks, are not counted against the
+ * caller's IP once their signature verifies: Stripe posts every event from a
+ * few addresses, and the volume of signed events is bounded by our own payments.
+ */
+export const stripeWebhookOptions: EndpointOptions = {
+  exemptFromRateLimit: async (event) => {
+    const request = webhookRequest(event);
+    return (await verifiedEvent(request.body, stripeSignatureOf(request))) !== undefined;
+  },
+};
+
+export function stripeSignatureOf(request: WebhookRequest): string | undefined {
+  return Object.entries(request.headers).find(([name]) => name.toLowerCase() === "stripe-signature")?.[1];
 }

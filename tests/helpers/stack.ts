@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { inject } from "vitest";
 import type { Role } from "#core/auth/actor";
 import { signUserToken } from "#core/auth/local-tokens";
@@ -37,6 +37,19 @@ export interface RequestOptions {
   contractCheck?: "skip: the test planted a corrupt item";
 }
 
+/**
+ * Each credential calls from its own address, as the clients of different
+ * organizations do: an unknown credential's first lookup is paid by its IP
+ * (core/http/endpoint.ts), and a whole test run sharing 127.0.0.1 would
+ * otherwise exhaust that one partition. Requests without credentials keep the
+ * loopback address unless a test names one.
+ */
+function clientAddressOf(credential: string | undefined): string | undefined {
+  if (!credential) return undefined;
+  const digest = createHash("sha256").update(credential).digest();
+  return `10.${digest[0]}.${digest[1]}.${digest[2]}`;
+}
+
 /** A small fetch wrapper: JSON bodies in, parsed bodies out. */
 export async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
@@ -47,8 +60,9 @@ export async function request<T = any>(method: string, path: string, options: Re
     headers["content-type"] ??= "application/json";
   }
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  if (options.sourceIp) headers["x-forwarded-for"] = options.sourceIp;
   const url = new URL(path, baseUrl());
+  const sourceIp = options.sourceIp ?? clientAddressOf(options.token ?? headers["x-source-id"] ?? url.searchParams.get("sourceId") ?? undefined);
+  if (sourceIp) headers["x-forwarded-for"] = sourceIp;
   const response = await fetch(url, { method, headers, body });
   const parsed = await parsedAnswer(method, url, response, !options.contractCheck);
   return { status: response.status, headers: response.headers, body: parsed };
