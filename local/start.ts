@@ -90,10 +90,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     const server = await startHttpServer({ port: options.port ?? 3000, host: options.host, jwks: secrets.jwks, trustForwardedFor: options.trustForwardedFor, log, app: { developmentToken: () => developmentToken } });
     stoppers.push(server.stop);
-    // Payments: the local payment simulator stands in for Stripe unless the developer set real (test-mode) keys.
-    const payments = process.env[environmentNames.stripeSecretKey]
-      ? undefined
-      : await startPaymentSimulator({ webhookUrl: () => `${server.url}/webhooks/payments/stripe` });
+    // Payments: the local payment simulator stands in for Stripe unless the developer set a real (test-mode) key
+    // without a simulator URL (a restarted stack that inherited an earlier simulator's settings gets a fresh one).
+    const realStripe = Boolean(process.env[environmentNames.stripeSecretKey]) && !process.env[environmentNames.stripeApiUrl];
+    const payments = realStripe ? undefined : await startPaymentSimulator({ webhookUrl: () => `${server.url}/webhooks/payments/stripe` });
     if (payments) stoppers.push(payments.stop);
     const env = {
       ...resources.env,
