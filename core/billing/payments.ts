@@ -309,6 +309,8 @@ async function refund(payment: PaidPayment, refundedMinor: number, chargeId: str
  * never seen is opened first.
  */
 async function applyDispute(payment: PaidPayment, dispute: Stripe.Dispute): Promise<PaymentEventOutcome> {
+  // An inquiry (`warning_…`) withdraws no funds at Stripe, so the wallet keeps them; only a real dispute is taken.
+  if (dispute.status.startsWith("warning_")) return "ignored";
   const { organizationId, paymentId } = payment;
   const units = toUnits(fromMinorUnits(dispute.amount));
   const key = keys.paymentDispute(organizationId, dispute.id);

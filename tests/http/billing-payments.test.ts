@@ -197,6 +197,15 @@ describe("payments: refunds and disputes", () => {
     await expectBalanceIsLedgerSum(org);
   });
 
+  it("an inquiry (a dispute still in its warning stage) moves no money and suspends nothing", async () => {
+    const org = await newOrganization();
+    const { paymentId } = await paidTopUp(org, "12.00");
+    const inquiry = await paymentSimulator("events", { type: "charge.dispute.created", object: { id: "dp_inquiry", object: "dispute", amount: 1200, currency: "usd", payment_intent: paymentId, reason: "general", status: "warning_needs_response" } });
+    expect(inquiry.body.deliveries[0].body).toContain('"ignored"');
+    expect(await wallet(org)).toMatchObject({ suspendedAt: null, balance: Money.toBilling(Money.add(DEFAULT_TRIAL_CREDIT, "12")) });
+    expect((await allLedgerEntries(org)).filter((entry) => entry.entryType === "Dispute")).toEqual([]);
+  });
+
   it("a lost dispute keeps the amount taken; an operator's suspension is never lifted by a payment event", async () => {
     const org = await newOrganization();
     const { paymentId } = await paidTopUp(org, "15.00");
