@@ -1,6 +1,6 @@
-import { QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import { type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { decodeTime, ulid } from "ulid";
-import { db, tableName } from "#core/db/client";
+import { table } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import { toEventRecord } from "#core/events/index";
 import { callSeconds, emptyHistogram, histogramOf, isHistogram, mergeHistograms, parseHistogram, type Histogram, type Level } from "#core/analytics/rollups";
@@ -55,7 +55,7 @@ async function queryAll(input: Omit<QueryCommandInput, "TableName">): Promise<Re
   const items: Record<string, unknown>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const page = await db().send(new QueryCommand({ TableName: tableName(), ...input, ExclusiveStartKey }));
+    const page = await table.query({ ...input, ExclusiveStartKey });
     items.push(...(page.Items ?? []));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);

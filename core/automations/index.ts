@@ -1,6 +1,7 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
+import { table } from "#core/db/items";
 import { actorId, type Actor } from "#core/auth/actor";
 import { wholeNumber } from "#core/shared/ids";
 import {
@@ -250,9 +251,7 @@ function definitionFields(input: AutomationRequest) {
 }
 
 async function storedAutomation(actor: Actor, automationId: string): Promise<Automation> {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.automation(actor.organizationId, automationId) }),
-  );
+  const { Item } = await table.get({ Key: keys.automation(actor.organizationId, automationId) });
   if (!Item) throw new NotFoundError("Automation", automationId);
   return toAutomation(Item);
 }

@@ -2,7 +2,7 @@ import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { Billing, HOLD_CHECK_AFTER_MS, holdCheckEntry, holdShards, TransactionConditionFailed, type BillingOutcome } from "#core/billing/index";
 import { billFinalCall } from "#core/calls/index";
 import { readCall, toCall } from "#core/calls/store";
-import { conditionally } from "#core/db/conditional";
+import { conditionally } from "#core/db/items";
 import { db, tableName } from "#core/db/client";
 import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";

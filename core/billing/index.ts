@@ -13,7 +13,7 @@ import {
   type PriceList,
   type PriceOverrides,
 } from "#core/billing/prices";
-import { transact, TransactionConditionFailed, type TransactItem } from "#core/billing/transactions";
+import { transact, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { indexOrder, keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
@@ -24,8 +24,8 @@ import { type Page, type PagingQuery } from "#core/shared/paging";
 import { describedCheck, statedShape, toFieldErrors } from "#core/shared/validation";
 import { environmentNames } from "#stacks/definitions";
 
-export type { TransactItem } from "#core/billing/transactions";
-export { TransactionConditionFailed } from "#core/billing/transactions";
+export type { TransactItem } from "#core/db/transact";
+export { TransactionConditionFailed } from "#core/db/transact";
 export * from "#core/billing/prices";
 
 export const walletStatuses = ["Active", "Low", "Empty", "Suspended"] as const;
@@ -217,7 +217,7 @@ const ledgerResource: ListResource<LedgerEntry> = {
     const { pk, skPrefix } = keys.ledgerPrefix(organizationId);
     return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
   },
-  orders: { createdAt: keyOrder(keys.ledgerPrefix), amount: indexOrder("gsi5", keys.ledgerByAmountPartition) },
+  orders: { createdAt: keyOrder(keys.ledgerPrefix), amount: indexOrder("sortedByPrice", keys.ledgerByAmountPartition) },
 };
 
 export const ListLedgerSchema = listQuerySchema(ledgerResource);

@@ -4,7 +4,7 @@ import { actorId, type Actor } from "#core/auth/actor";
 import { Billing, BALANCE_FLOOR, fromUnits, MAX_TOP_UP, toUnits, type TransactItem } from "#core/billing/index";
 import { fromMinorUnits, stripe, toMinorUnits, verifiedEvent, type Stripe } from "#core/billing/stripe";
 import { config } from "#core/config";
-import { conditionally } from "#core/db/conditional";
+import { conditionally, table } from "#core/db/items";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { NotFoundError, PaymentProviderUnavailableError, ValidationError } from "#core/errors";
@@ -342,7 +342,7 @@ async function applyDispute(payment: PaidPayment, dispute: Stripe.Dispute): Prom
       items: [closeDispute(key, closing)],
     });
   } else if (closing === "Lost") {
-    closed = (await conditionally(db().send(new UpdateCommand(closeDispute(key, closing).Update!)))) !== undefined;
+    closed = (await conditionally(table.update(closeDispute(key, closing).Update!))) !== undefined;
   }
   await reconcileSuspension(organizationId, { afterRefund: false });
   return opened || closed ? "recorded" : "ignored";

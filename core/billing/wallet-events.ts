@@ -1,5 +1,5 @@
-import { conditionally } from "#core/db/conditional";
 import { ulid } from "ulid";
+import { conditionally } from "#core/db/items";
 import { recordEvent, type EventRecordInput } from "#core/events/index";
 
 type WalletImage = Record<string, unknown>;

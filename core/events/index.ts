@@ -1,7 +1,6 @@
-import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { ulid } from "ulid";
 import * as v from "valibot";
-import { db, tableName } from "#core/db/client";
+import { table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { directions, senderSelectionReasons, timelineTypes, trafficTypes } from "#core/shared/enums";
 import { nowIso, timestamp, wholeNumber } from "#core/shared/ids";
@@ -107,7 +106,7 @@ export function eventItem(organizationId: string, input: EventRecordInput): { it
 /** Stores one event record of the organization (a put that never overwrites); the analytics aggregator counts it from the table's stream. */
 export async function recordEvent(organizationId: string, input: EventRecordInput): Promise<EventRecord> {
   const { item, event } = eventItem(organizationId, input);
-  await db().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: "attribute_not_exists(pk)" }));
+  await table.put({ Item: item, ConditionExpression: "attribute_not_exists(pk)" });
   eventRecorded(organizationId, event);
   return event;
 }

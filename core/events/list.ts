@@ -96,13 +96,13 @@ function plan(organizationId: string, query: ListEventsQuery & { indexedType?: s
   }
   const input = byLead
     ? {
-        IndexName: "gsi1",
+        index: "eventsByLead" as const,
         KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :lower AND :upper",
         ExpressionAttributeValues: { ...values, ":pk": byLead.gsi1pk },
       }
     : byType
       ? {
-          IndexName: "gsi7",
+          index: "eventsByType" as const,
           KeyConditionExpression: "gsi7pk = :pk AND gsi7sk BETWEEN :lower AND :upper",
           ExpressionAttributeValues: { ...values, ":pk": byType.gsi7pk },
         }

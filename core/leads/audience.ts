@@ -54,7 +54,7 @@ function rangeOf(organizationId: string, audience: LeadAudience, from: number, u
     const { gsi1pk, gsi1sk: prefix } = keys.leadsBySource(organizationId, audience.sourceId);
     const { lower, upper } = createdWithin(prefix, from, until);
     const bounds = { ":from": lower, ":until": upper };
-    return { IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :from AND :until", ExpressionAttributeValues: { ":pk": gsi1pk, ...bounds } };
+    return { index: "leadsBySource", KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :from AND :until", ExpressionAttributeValues: { ":pk": gsi1pk, ...bounds } };
   }
   const { pk, skPrefix } = keys.leadPrefix(organizationId);
   const { lower, upper } = createdWithin(skPrefix, from, until);

@@ -1,5 +1,7 @@
+import { indexOf } from "#core/db/indexes";
+import { table } from "#core/db/items";
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { GetCommand, PutCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { createHash } from "node:crypto";
 import { decodeTime } from "ulid";
 import type { Actor } from "#core/auth/actor";
@@ -72,9 +74,9 @@ const listResource: ListResource<Lead> = {
   ordered: leadsInOrder,
   /** The other sort fields each have an ordered-list index of the organization's leads. */
   orders: {
-    name: indexOrder("gsi4", keys.leadsByNamePartition),
-    price: indexOrder("gsi5", keys.leadsByPricePartition),
-    modifiedAt: indexOrder("gsi6", keys.leadsByModifiedPartition),
+    name: indexOrder("sortedByField", keys.leadsByNamePartition),
+    price: indexOrder("sortedByPrice", keys.leadsByPricePartition),
+    modifiedAt: indexOrder("sortedByModifiedAt", keys.leadsByModifiedPartition),
   },
 };
 
@@ -105,22 +107,25 @@ function leadsInOrder(organizationId: string, query: NormalizedQuery): IndexedPl
     return { ":lower": lower, ":upper": upper };
   };
   /** A createdAt-ordered index partition (gsi1 by source, gsi7 by status) over the same window. */
-  const indexRange = (index: "gsi1" | "gsi7", partition: string, prefix: string): IndexedPlan => ({
-    input: {
-      IndexName: index,
-      KeyConditionExpression: `${index}pk = :pk AND ${index}sk BETWEEN :lower AND :upper`,
-      ExpressionAttributeValues: { ":pk": partition, ...bounds(prefix) },
-      ScanIndexForward: order.direction === "asc",
-    },
-    keyOf: (item) => ({ pk: item.pk, sk: item.sk, [`${index}pk`]: item[`${index}pk`], [`${index}sk`]: item[`${index}sk`] }),
-  });
+  const indexRange = (pattern: "leadsBySource" | "leadsByProcessingStatus", partition: string, prefix: string): IndexedPlan => {
+    const index = indexOf(pattern);
+    return {
+      input: {
+        index: pattern,
+        KeyConditionExpression: `${index.pk} = :pk AND ${index.sk} BETWEEN :lower AND :upper`,
+        ExpressionAttributeValues: { ":pk": partition, ...bounds(prefix) },
+        ScanIndexForward: order.direction === "asc",
+      },
+      keyOf: (item) => ({ pk: item.pk, sk: item.sk, [index.pk]: item[index.pk], [index.sk]: item[index.sk] }),
+    };
+  };
   if (sourceFilter) {
     const bySource = keys.leadsBySource(organizationId, String(sourceFilter.value).toUpperCase());
-    return indexRange("gsi1", bySource.gsi1pk, bySource.gsi1sk);
+    return indexRange("leadsBySource", bySource.gsi1pk, bySource.gsi1sk);
   }
   if (status) {
     const byStatus = keys.leadsByStatus(organizationId, status);
-    return indexRange("gsi7", byStatus.gsi7pk, byStatus.gsi7sk);
+    return indexRange("leadsByProcessingStatus", byStatus.gsi7pk, byStatus.gsi7sk);
   }
   const { pk, skPrefix } = keys.leadPrefix(organizationId);
   return {
@@ -166,7 +171,7 @@ export const Leads = {
     const item = leadItem(actor.organizationId, lead);
     try {
       if (claims.length === 0) {
-        await db().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: "attribute_not_exists(pk)" }));
+        await table.put({ Item: item, ConditionExpression: "attribute_not_exists(pk)" });
       } else {
         await db().send(
           new TransactWriteCommand({
@@ -204,7 +209,7 @@ export const Leads = {
 
   /** A lead of the organization, read consistently; undefined when absent. */
   async find(organizationId: string, leadId: string): Promise<Lead | undefined> {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.lead(organizationId, leadId), ConsistentRead: true }));
+    const { Item } = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
     return Item ? toLead(Item) : undefined;
   },
 
@@ -309,9 +314,7 @@ async function originalOfRetry(organizationId: string, claims: LeadClaim[], erro
   const reasons = error.CancellationReasons ?? [];
   for (const [index, claim] of claims.entries()) {
     if (reasons[index + 1]?.Code !== "ConditionalCheckFailed") continue;
-    const { Item } = await db().send(
-      new GetCommand({ TableName: tableName(), Key: keys.leadClaim(organizationId, claim), ConsistentRead: true }),
-    );
+    const { Item } = await table.get({ Key: keys.leadClaim(organizationId, claim), ConsistentRead: true });
     const original = Item ? await Leads.find(organizationId, Item.leadId as string) : undefined;
     if (original) return original;
   }

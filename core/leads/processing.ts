@@ -1,17 +1,16 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
 import { db, tableName } from "#core/db/client";
-import { conditionally } from "#core/db/conditional";
+import { conditionally, table } from "#core/db/items";
 import { queryPages } from "#core/db/query";
 import { entities, keys, type LeadClaim } from "#core/db/keys";
 import { eventItem, eventRecorded, type EventRecordInput } from "#core/events/index";
 import { Leads, LeadSchema, pendingShards, type Lead, type ProcessingStatus } from "#core/leads/index";
-import { EnvelopeSchema, publish } from "#core/queue/events";
+import { publish } from "#core/queue/events";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { nowIso } from "#core/shared/ids";
 import { defaultDuplicateWindowHours, maxDuplicateWindowHours, Sources } from "#core/sources/index";
-import { queues } from "#stacks/definitions";
 
 /** A pending lead older than this is republished by the sweep (its message was lost or is stuck). */
 export const sweepAfterMs = 2 * 60 * 1000;
@@ -34,7 +33,7 @@ interface Outcome {
  */
 export const LeadProcessing = {
   async process(organizationId: string, leadId: string): Promise<void> {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.lead(organizationId, leadId), ConsistentRead: true }));
+    const { Item } = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
     if (!Item) throw new Error(`Lead ${leadId} of ${organizationId} does not exist.`);
     const parsed = v.safeParse(LeadSchema, Item);
     if (!parsed.success) throw new Error(`Lead ${leadId} is not readable: ${parsed.issues[0]?.message}`);
@@ -71,7 +70,7 @@ export const LeadProcessing = {
     for (let shard = 0; shard < pendingShards; shard++) {
       const { gsi3pk } = keys.pendingLead(shard, "", "", "");
       const pages = queryPages({
-        IndexName: "gsi3",
+        index: "dueWork",
         KeyConditionExpression: "gsi3pk = :pk AND gsi3sk < :cutoff",
         ExpressionAttributeValues: { ":pk": gsi3pk, ":cutoff": cutoff },
         Limit: 100,
@@ -101,20 +100,17 @@ async function republish(item: Record<string, unknown>, shard: number, now: numb
   }
   // Claimed on the entry read, so overlapping sweeps republish once.
   const claimed = await conditionally(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.lead(organizationId, leadId),
-        UpdateExpression: "SET sweepAttempts = :attempts, gsi3sk = :next",
-        ConditionExpression: "processingStatus = :pending AND gsi3sk = :seen",
-        ExpressionAttributeValues: {
-          ":attempts": attempts,
-          ":next": keys.pendingLead(shard, new Date(now).toISOString(), organizationId, leadId).gsi3sk,
-          ":pending": "Pending",
-          ":seen": item.gsi3sk,
-        },
-      }),
-    ),
+    table.update({
+      Key: keys.lead(organizationId, leadId),
+      UpdateExpression: "SET sweepAttempts = :attempts, gsi3sk = :next",
+      ConditionExpression: "processingStatus = :pending AND gsi3sk = :seen",
+      ExpressionAttributeValues: {
+        ":attempts": attempts,
+        ":next": keys.pendingLead(shard, new Date(now).toISOString(), organizationId, leadId).gsi3sk,
+        ":pending": "Pending",
+        ":seen": item.gsi3sk,
+      },
+    }),
   );
   if (!claimed) return false;
   await publish("leadIntake", "lead.received", organizationId, { leadId });
@@ -137,7 +133,7 @@ async function decide(organizationId: string, lead: Lead): Promise<Outcome> {
   }
 
   const suppression = phone
-    ? (await db().send(new GetCommand({ TableName: tableName(), Key: keys.suppression(organizationId, phone) }))).Item
+    ? (await table.get({ Key: keys.suppression(organizationId, phone) })).Item
     : undefined;
   if (suppression) {
     return {
@@ -197,7 +193,7 @@ async function claimContact(organizationId: string, lead: Lead, claims: LeadClai
     const reasons = error.CancellationReasons ?? [];
     for (const [index, claim] of claims.entries()) {
       if (reasons[index]?.Code !== "ConditionalCheckFailed") continue;
-      const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.leadClaim(organizationId, claim), ConsistentRead: true }));
+      const { Item } = await table.get({ Key: keys.leadClaim(organizationId, claim), ConsistentRead: true });
       if (Item && Item.leadId !== lead.id) return Item.leadId as string;
     }
     // A conflicting transaction on the same claims (not a held claim): let SQS retry.
@@ -322,14 +318,11 @@ async function publishTrigger(organizationId: string, lead: Lead): Promise<void>
     { leadId: lead.id, sourceId: lead.sourceId, complianceStatus: lead.metadata.complianceStatus },
     { id: `lead.created:${lead.id}` },
   );
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.lead(organizationId, lead.id),
-      UpdateExpression: "SET triggerPublishedAt = :at",
-      ExpressionAttributeValues: { ":at": nowIso() },
-    }),
-  );
+  await table.update({
+    Key: keys.lead(organizationId, lead.id),
+    UpdateExpression: "SET triggerPublishedAt = :at",
+    ExpressionAttributeValues: { ":at": nowIso() },
+  });
 }
 
 async function markFailed(organizationId: string, leadId: string, error: unknown): Promise<void> {
@@ -341,24 +334,20 @@ async function markFailed(organizationId: string, leadId: string, error: unknown
   }
   // The stored lead cannot even be read: mark it without an event.
   const failedAt = nowIso();
-  await db()
-    .send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.lead(organizationId, leadId),
-        UpdateExpression:
-          "SET processingStatus = :failed, processingReason = :reason, processedAt = :at, modifiedAt = :at, gsi7pk = :statusIndex, gsi6sk = :modifiedOrder REMOVE gsi3pk, gsi3sk",
-        ConditionExpression: "attribute_exists(pk) AND processingStatus = :pending",
-        ExpressionAttributeValues: {
-          ":failed": "Failed",
-          ":reason": reason,
-          ":at": failedAt,
-          ":pending": "Pending",
-          ":statusIndex": keys.leadsByStatus(organizationId, "Failed").gsi7pk,
-          ":modifiedOrder": keys.leadsByModified(organizationId, failedAt, leadId).gsi6sk,
-        },
-      }),
-    )
+  await table.update({
+      Key: keys.lead(organizationId, leadId),
+      UpdateExpression:
+        "SET processingStatus = :failed, processingReason = :reason, processedAt = :at, modifiedAt = :at, gsi7pk = :statusIndex, gsi6sk = :modifiedOrder REMOVE gsi3pk, gsi3sk",
+      ConditionExpression: "attribute_exists(pk) AND processingStatus = :pending",
+      ExpressionAttributeValues: {
+        ":failed": "Failed",
+        ":reason": reason,
+        ":at": failedAt,
+        ":pending": "Pending",
+        ":statusIndex": keys.leadsByStatus(organizationId, "Failed").gsi7pk,
+        ":modifiedOrder": keys.leadsByModified(organizationId, failedAt, leadId).gsi6sk,
+      },
+    })
     .catch(() => undefined);
   console.error(JSON.stringify({ level: "error", message: "lead processing failed for good", leadId, error: String(error) }));
 }

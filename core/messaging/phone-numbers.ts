@@ -1,5 +1,5 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
 import { maxChars, statedShape } from "#core/shared/validation";
 import { actorId, type Actor } from "#core/auth/actor";
@@ -7,7 +7,7 @@ import { Billing, TransactionConditionFailed } from "#core/billing/index";
 import { PhoneNumberFees } from "#core/billing/number-fees";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { conditionally } from "#core/db/conditional";
+import { conditionally, table } from "#core/db/items";
 import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { queryAll } from "#core/db/query";
 import { config } from "#core/config";
@@ -175,14 +175,11 @@ export const PhoneNumbers = {
       if (held) await carrier(() => provider.configureNumber!(held.providerNumberId, numberWebhooks(provider.name)));
       else {
         const bought = await carrier(() => provider.buyNumber!(number.phoneNumber, numberWebhooks(provider.name)));
-        await db().send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: keys.phoneNumber(actor.organizationId, number.id),
-            UpdateExpression: "SET providerNumberId = :id",
-            ExpressionAttributeValues: { ":id": bought.providerNumberId },
-          }),
-        );
+        await table.update({
+          Key: keys.phoneNumber(actor.organizationId, number.id),
+          UpdateExpression: "SET providerNumberId = :id",
+          ExpressionAttributeValues: { ":id": bought.providerNumberId },
+        });
       }
     } catch (error) {
       await undoAdd(actor, number, fee.fee);
@@ -209,7 +206,7 @@ export const PhoneNumbers = {
 
   /** The number if it exists (and was not deleted) in the organization. */
   async find(organizationId: string, phoneNumberId: string): Promise<PhoneNumber | undefined> {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.phoneNumber(organizationId, phoneNumberId) }));
+    const { Item } = await table.get({ Key: keys.phoneNumber(organizationId, phoneNumberId) });
     return Item ? toPhoneNumber(Item) : undefined;
   },
 
@@ -259,22 +256,19 @@ export const PhoneNumbers = {
 
   /** The organization a provider webhook's number belongs to (the one lookup not starting from an organization). */
   async route(e164: string): Promise<NumberRoute | undefined> {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.numberRoute(e164) }));
+    const { Item } = await table.get({ Key: keys.numberRoute(e164) });
     return Item ? (Item as unknown as NumberRoute) : undefined;
   },
 
   /** Records that a number just sent (least-recently-used selection); best effort. */
   async touch(organizationId: string, phoneNumberId: string, at: string): Promise<void> {
     await conditionally(
-      db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.phoneNumber(organizationId, phoneNumberId),
-          UpdateExpression: "SET lastUsedAt = :at",
-          ConditionExpression: "attribute_exists(pk)",
-          ExpressionAttributeValues: { ":at": at },
-        }),
-      ),
+      table.update({
+        Key: keys.phoneNumber(organizationId, phoneNumberId),
+        UpdateExpression: "SET lastUsedAt = :at",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: { ":at": at },
+      }),
     );
   },
 };
@@ -319,7 +313,7 @@ async function forget(actor: Actor, number: PhoneNumber): Promise<void> {
  * wired (no carrier id) have nothing to release.
  */
 async function releaseAtCarrier(organizationId: string, phoneNumberId: string): Promise<void> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.phoneNumber(organizationId, phoneNumberId) }));
+  const { Item } = await table.get({ Key: keys.phoneNumber(organizationId, phoneNumberId) });
   const providerNumberId = Item?.providerNumberId as string | undefined;
   const provider = Item?.provider ? providerByName(String(Item.provider)) : undefined;
   if (!providerNumberId || !provider?.releaseNumber) return;

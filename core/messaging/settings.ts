@@ -1,8 +1,7 @@
-import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
+import { table } from "#core/db/items";
 import { maxChars } from "#core/shared/validation";
 import type { Actor } from "#core/auth/actor";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { ValidationError } from "#core/errors";
 import { messagingConfig } from "#core/messaging/config";
@@ -113,7 +112,7 @@ export const MessagingSettingsStore = {
     organization: Promise<Organization | undefined> = Organizations.fromId(organizationId),
   ): Promise<MessagingSettings> {
     const [{ Item }, owner] = await Promise.all([
-      db().send(new GetCommand({ TableName: tableName(), Key: keys.messagingSettings(organizationId) })),
+      table.get({ Key: keys.messagingSettings(organizationId) }),
       organization,
     ]);
     const stored = (Item ?? {}) as Partial<MessagingSettings>;
@@ -162,12 +161,9 @@ export const MessagingSettingsStore = {
       ]);
     }
     const modifiedAt = nowIso();
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...keys.messagingSettings(actor.organizationId), entity: entities.messagingSettings, ...input, modifiedAt },
-      }),
-    );
+    await table.put({
+      Item: { ...keys.messagingSettings(actor.organizationId), entity: entities.messagingSettings, ...input, modifiedAt },
+    });
     return MessagingSettingsStore.read(actor.organizationId);
   },
 };

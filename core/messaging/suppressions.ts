@@ -1,10 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
 import { maxChars } from "#core/shared/validation";
 import { actorId, type Actor } from "#core/auth/actor";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { conditionally } from "#core/db/conditional";
+import { conditionally, table } from "#core/db/items";
 import { indexOrder, keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { PhoneNumberInput } from "#core/messaging/phone-numbers";
@@ -53,7 +51,7 @@ const listResource: ListResource<Suppression> = {
   candidates: (organizationId) => prefixQuery(keys.suppressionPrefix(organizationId)),
   orders: {
     phoneNumber: keyOrder(keys.suppressionPrefix),
-    createdAt: indexOrder("gsi4", keys.suppressionsByCreatedPartition),
+    createdAt: indexOrder("sortedByField", keys.suppressionsByCreatedPartition),
   },
 };
 
@@ -75,34 +73,28 @@ export const Suppressions = {
       createdAt: nowIso(),
     };
     const stored = await conditionally(
-      db().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: {
-            ...keys.suppression(organizationId, input.phoneNumber),
-            ...keys.suppressionsByCreated(organizationId, suppression.createdAt, input.phoneNumber),
-            entity: entities.suppression,
-            ...suppression,
-          },
-          ConditionExpression: "attribute_not_exists(pk)",
-        }),
-      ),
+      table.put({
+        Item: {
+          ...keys.suppression(organizationId, input.phoneNumber),
+          ...keys.suppressionsByCreated(organizationId, suppression.createdAt, input.phoneNumber),
+          entity: entities.suppression,
+          ...suppression,
+        },
+        ConditionExpression: "attribute_not_exists(pk)",
+      }),
     );
     if (!stored) {
       const existing = await Suppressions.find(organizationId, input.phoneNumber);
       // The contact's own opt-out outranks a manual entry: from now on only the contact can lift it.
       if (existing?.reason === "Manual" && CONTACT_REASONS.has(input.reason)) {
         await conditionally(
-          db().send(
-            new UpdateCommand({
-              TableName: tableName(),
-              Key: keys.suppression(organizationId, input.phoneNumber),
-              UpdateExpression: "SET #reason = :reason",
-              ConditionExpression: "#reason = :manual",
-              ExpressionAttributeNames: { "#reason": "reason" },
-              ExpressionAttributeValues: { ":reason": input.reason, ":manual": "Manual" },
-            }),
-          ),
+          table.update({
+            Key: keys.suppression(organizationId, input.phoneNumber),
+            UpdateExpression: "SET #reason = :reason",
+            ConditionExpression: "#reason = :manual",
+            ExpressionAttributeNames: { "#reason": "reason" },
+            ExpressionAttributeValues: { ":reason": input.reason, ":manual": "Manual" },
+          }),
         );
         return { suppression: { ...existing, reason: input.reason }, created: false };
       }
@@ -129,22 +121,19 @@ export const Suppressions = {
   },
 
   async find(organizationId: string, e164: string): Promise<Suppression | undefined> {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.suppression(organizationId, e164) }));
+    const { Item } = await table.get({ Key: keys.suppression(organizationId, e164) });
     return Item ? toSuppression(Item) : undefined;
   },
 
   /** Removes a number; false when it was not listed. */
   async delete(organizationId: string, e164: string, actor?: Actor, why = "removed from the suppression list", onlyReason?: SuppressionReason): Promise<boolean> {
     const deleted = await conditionally(
-      db().send(
-        new DeleteCommand({
-          TableName: tableName(),
-          Key: keys.suppression(organizationId, e164),
-          // A manual entry replaced by the contact's own opt-out meanwhile is not removed.
-          ConditionExpression: onlyReason ? "attribute_exists(pk) AND #reason = :reason" : "attribute_exists(pk)",
-          ...(onlyReason ? { ExpressionAttributeNames: { "#reason": "reason" }, ExpressionAttributeValues: { ":reason": onlyReason } } : {}),
-        }),
-      ),
+      table.delete({
+        Key: keys.suppression(organizationId, e164),
+        // A manual entry replaced by the contact's own opt-out meanwhile is not removed.
+        ConditionExpression: onlyReason ? "attribute_exists(pk) AND #reason = :reason" : "attribute_exists(pk)",
+        ...(onlyReason ? { ExpressionAttributeNames: { "#reason": "reason" }, ExpressionAttributeValues: { ":reason": onlyReason } } : {}),
+      }),
     );
     if (!deleted) return false;
     await MessagingEvents.record(organizationId, {

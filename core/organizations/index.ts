@@ -1,4 +1,5 @@
-import { GetCommand, PutCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { table } from "#core/db/items";
 import { queryAll } from "#core/db/query";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
@@ -59,14 +60,14 @@ export const Organizations = {
   },
 
   async fromId(organizationId: string): Promise<Organization | undefined> {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.organization(organizationId) }));
+    const { Item } = await table.get({ Key: keys.organization(organizationId) });
     return Item ? toOrganization(Item) : undefined;
   },
 
   /** Every organization, oldest first (operator CLI). */
   async list(): Promise<Organization[]> {
     const items = await queryAll({
-      IndexName: "gsi1",
+      index: "organizationsByCreation",
       KeyConditionExpression: "gsi1pk = :pk",
       ExpressionAttributeValues: { ":pk": keys.organizationIndex("", "").gsi1pk },
     });
@@ -79,7 +80,7 @@ export const Organizations = {
     input: { name: string; scopes?: Permission[] },
   ): Promise<{ apiKey: string; record: ApiKeyRecord }> {
     const { apiKey, record } = newApiKey(organizationId, input.name, input.scopes ?? [...permissions]);
-    await db().send(new PutCommand({ TableName: tableName(), Item: apiKeyItem(record, apiKey) }));
+    await table.put({ Item: apiKeyItem(record, apiKey) });
     return { apiKey, record };
   },
 
@@ -88,9 +89,7 @@ export const Organizations = {
     const match = apiKeyPattern.exec(apiKey);
     if (!match) return undefined;
     const organizationId = match[1]!;
-    const { Item } = await db().send(
-      new GetCommand({ TableName: tableName(), Key: keys.apiKey(organizationId, hashSecret(apiKey)) }),
-    );
+    const { Item } = await table.get({ Key: keys.apiKey(organizationId, hashSecret(apiKey)) });
     if (!Item || Item.revokedAt) return undefined;
     return {
       keyId: Item.keyId,

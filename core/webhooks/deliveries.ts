@@ -3,7 +3,7 @@ import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { egressFetch, privateTargetCause } from "#core/automations/runs/egress";
 import { db, tableName } from "#core/db/client";
-import { conditionally } from "#core/db/conditional";
+import { conditionally } from "#core/db/items";
 import { dueEntries } from "#core/db/due";
 import { createdWithin, entities, keys } from "#core/db/keys";
 import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";

@@ -81,7 +81,7 @@ async function hasReplied(organizationId: string, lead: Lead | undefined, since:
   if (!conversation) return false;
   const { gsi1pk, gsi1sk } = keys.messagesByConversation(organizationId, conversation.id);
   for await (const page of queryPages({
-    IndexName: "gsi1",
+    index: "messagesByConversation",
     KeyConditionExpression: "gsi1pk = :pk AND gsi1sk >= :from",
     FilterExpression: "direction = :inbound",
     ExpressionAttributeValues: { ":pk": gsi1pk, ":from": `${gsi1sk}${encodeTime(Date.parse(since), 10)}`, ":inbound": "Inbound" },
