@@ -13,7 +13,7 @@ import { LEASE_MS } from "#core/automations/runs/engine";
 import { sweepAutomations } from "#core/automations/runs/schedule";
 import { db, tableName } from "#core/db/client";
 import { LeadProcessing, SWEEP_ATTEMPTS as LEAD_SWEEP_ATTEMPTS } from "#core/leads/processing";
-import { messageLifecycle, callLifecycle } from "#core/messaging/status";
+import { messageLifecycle, callLifecycle } from "#core/shared/status";
 import { SWEEP_ATTEMPTS as MESSAGE_SWEEP_ATTEMPTS, sweepDueMessages } from "#core/messaging/sweeper";
 import { Organizations } from "#core/organizations/index";
 import { maxRequestMs } from "#core/idempotency/index";

@@ -1,7 +1,6 @@
 import { decodeTime } from "ulid";
 import { table } from "#core/db/items";
 import { TransactionConditionFailed, transact, type TransactItem } from "#core/db/transact";
-import { tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import type { EventRecord } from "#core/events/index";
 import { effectOf, leadCounters, mergeCounters, responseCounters, responseSecondsOf, toUnits, type Counters, type EventEffect } from "#core/analytics/counters";
@@ -90,7 +89,7 @@ async function factOf(organizationId: string, event: EventRecord, effect: EventE
     entity: entities.analyticsCounted,
     expiresAt: Math.floor(Date.now() / 1000) + markerTtlSeconds,
   };
-  return { marker: { Put: { TableName: tableName(), Item: marker, ConditionExpression: "attribute_not_exists(pk)" } }, additions: own };
+  return { marker: { Put: { Item: marker, ConditionExpression: "attribute_not_exists(pk)" } }, additions: own };
 }
 
 /** A lead counted once (its per-lead item is the marker); undefined when the lead is gone, or not processed when `processedOnly`. */
@@ -103,7 +102,7 @@ async function leadFact(organizationId: string, leadId: string, processedOnly: b
   if (!Item || (processedOnly && Item.processingStatus !== "Processed")) return undefined;
   const lead = { leadId, sourceId: (Item.sourceId as string | null) ?? null, priceUnits: toUnits((Item.metadata as { price?: string } | undefined)?.price) };
   return {
-    marker: { Put: { TableName: tableName(), Item: leadItem(organizationId, lead), ConditionExpression: "attribute_not_exists(pk)" } },
+    marker: { Put: { Item: leadItem(organizationId, lead), ConditionExpression: "attribute_not_exists(pk)" } },
     additions: [{ at: decodeTime(leadId), counters: leadCounters(lead.sourceId, lead.priceUnits) }],
   };
 }
@@ -194,7 +193,6 @@ async function countResponse(organizationId: string, response: { leadId: string;
       await transact([
         {
           Update: {
-            TableName: tableName(),
             Key: key,
             UpdateExpression: "SET respondedAt = :at, responseSeconds = :seconds",
             ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(respondedAt)",

@@ -8,7 +8,7 @@ import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";
 import { recordEvent } from "#core/events/index";
 import { settleMessage } from "#core/messaging/billing-seam";
-import { callLifecycle, messageLifecycle } from "#core/messaging/status";
+import { callLifecycle, messageLifecycle } from "#core/shared/status";
 import { readMessage } from "#core/messaging/store";
 
 export interface HoldSweepResult {

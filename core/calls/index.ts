@@ -17,7 +17,7 @@ import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { MessagingSettingsStore } from "#core/messaging/settings";
-import { callLifecycle, inboundCallStatus, isMissedCall, type CallStatus } from "#core/messaging/status";
+import { callLifecycle, inboundCallStatus, isMissedCall, type CallStatus } from "#core/shared/status";
 import { Suppressions } from "#core/messaging/suppressions";
 import { Organizations } from "#core/organizations/index";
 import { organizationProvider } from "#core/messaging/provider-choice";

@@ -3,7 +3,7 @@ import { Billing, TransactionConditionFailed, type TransactItem } from "#core/bi
 import type { Call } from "#core/calls/model";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { callLifecycle } from "#core/messaging/status";
+import { callLifecycle } from "#core/shared/status";
 
 /**
  * Storage of calls. A call is written as three items in one transaction: the

@@ -1,11 +1,9 @@
+import { transact, TransactionConditionFailed } from "#core/db/transact";
 import { indexOf } from "#core/db/indexes";
 import { table } from "#core/db/items";
-import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { createHash } from "node:crypto";
 import { decodeTime } from "ulid";
 import type { Actor } from "#core/auth/actor";
-import { db, tableName } from "#core/db/client";
 import { createdWithin, entities, keys, type LeadClaim } from "#core/db/keys";
 import { dateWindow, indexOrder, listPage, type IndexedPlan, type ListResource, type NormalizedQuery, listQuerySchema } from "#core/db/list";
 import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
@@ -173,20 +171,15 @@ export const Leads = {
       if (claims.length === 0) {
         await table.put({ Item: item, ConditionExpression: "attribute_not_exists(pk)" });
       } else {
-        await db().send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: { TableName: tableName(), Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
-              ...claims.map((claim) => ({
-                Put: {
-                  TableName: tableName(),
-                  Item: { ...keys.leadClaim(actor.organizationId, claim), entity: entities.leadClaim, leadId: lead.id, claimedAt: lead.createdAt },
-                  ConditionExpression: "attribute_not_exists(pk)",
-                },
-              })),
-            ],
-          }),
-        );
+        await transact([
+          { Put: { Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
+          ...claims.map((claim) => ({
+            Put: {
+              Item: { ...keys.leadClaim(actor.organizationId, claim), entity: entities.leadClaim, leadId: lead.id, claimedAt: lead.createdAt },
+              ConditionExpression: "attribute_not_exists(pk)",
+            },
+          })),
+        ]);
       }
     } catch (error) {
       const original = await originalOfRetry(actor.organizationId, claims, error);
@@ -310,10 +303,9 @@ function sellerClaims(sourceId: string | undefined, lead: Lead): LeadClaim[] {
 
 /** When the transaction failed on a seller-id claim, the lead that holds it (the seller's first post). */
 async function originalOfRetry(organizationId: string, claims: LeadClaim[], error: unknown): Promise<Lead | undefined> {
-  if (!(error instanceof TransactionCanceledException)) return undefined;
-  const reasons = error.CancellationReasons ?? [];
+  if (!(error instanceof TransactionConditionFailed)) return undefined;
   for (const [index, claim] of claims.entries()) {
-    if (reasons[index + 1]?.Code !== "ConditionalCheckFailed") continue;
+    if (!error.failedIndexes.includes(index + 1)) continue;
     const { Item } = await table.get({ Key: keys.leadClaim(organizationId, claim), ConsistentRead: true });
     const original = Item ? await Leads.find(organizationId, Item.leadId as string) : undefined;
     if (original) return original;

@@ -1,7 +1,5 @@
-import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
-import { db, tableName } from "#core/db/client";
+import { transact, TransactionConditionFailed } from "#core/db/transact";
 import { conditionally, table } from "#core/db/items";
 import { queryPages } from "#core/db/query";
 import { entities, keys, type LeadClaim } from "#core/db/keys";
@@ -169,34 +167,30 @@ async function claimContact(organizationId: string, lead: Lead, claims: LeadClai
   const now = Date.now();
   const cutoff = new Date(now - windowHours * 3_600_000).toISOString();
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: claims.map((claim) => ({
-          Put: {
-            TableName: tableName(),
-            Item: {
-              ...keys.leadClaim(organizationId, claim),
-              entity: entities.leadClaim,
-              leadId: lead.id,
-              claimedAt: lead.createdAt,
-              expiresAt: Math.ceil((Date.parse(lead.createdAt) + maxDuplicateWindowHours * 3_600_000) / 1000),
-            },
-            ConditionExpression: "attribute_not_exists(pk) OR leadId = :self OR claimedAt < :cutoff",
-            ExpressionAttributeValues: { ":self": lead.id, ":cutoff": cutoff },
+    await transact(
+      claims.map((claim) => ({
+        Put: {
+          Item: {
+            ...keys.leadClaim(organizationId, claim),
+            entity: entities.leadClaim,
+            leadId: lead.id,
+            claimedAt: lead.createdAt,
+            expiresAt: Math.ceil((Date.parse(lead.createdAt) + maxDuplicateWindowHours * 3_600_000) / 1000),
           },
-        })),
-      }),
+          ConditionExpression: "attribute_not_exists(pk) OR leadId = :self OR claimedAt < :cutoff",
+          ExpressionAttributeValues: { ":self": lead.id, ":cutoff": cutoff },
+        },
+      })),
     );
     return undefined;
   } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
-    const reasons = error.CancellationReasons ?? [];
+    if (!(error instanceof TransactionConditionFailed)) throw error;
     for (const [index, claim] of claims.entries()) {
-      if (reasons[index]?.Code !== "ConditionalCheckFailed") continue;
+      if (!error.failedIndexes.includes(index)) continue;
       const { Item } = await table.get({ Key: keys.leadClaim(organizationId, claim), ConsistentRead: true });
       if (Item && Item.leadId !== lead.id) return Item.leadId as string;
     }
-    // A conflicting transaction on the same claims (not a held claim): let SQS retry.
+    // The claim changed hands meanwhile (expired and was taken again): let SQS retry.
     throw error;
   }
 }
@@ -284,27 +278,22 @@ async function settle(organizationId: string, lead: Lead, outcome: Outcome): Pro
   }
   const { item, event } = eventItem(organizationId, leadEvent(lead, outcome, at));
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.lead(organizationId, lead.id),
-              UpdateExpression: `SET ${sets.join(", ")} REMOVE gsi3pk, gsi3sk`,
-              ConditionExpression: "processingStatus = :pending",
-              ...(outcome.compliance || outcome.consent ? { ExpressionAttributeNames: { "#metadata": "metadata" } } : {}),
-              ExpressionAttributeValues: values,
-            },
-          },
-          { Put: { TableName: tableName(), Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
-        ],
-      }),
-    );
+    await transact([
+      {
+        Update: {
+          Key: keys.lead(organizationId, lead.id),
+          UpdateExpression: `SET ${sets.join(", ")} REMOVE gsi3pk, gsi3sk`,
+          ConditionExpression: "processingStatus = :pending",
+          ...(outcome.compliance || outcome.consent ? { ExpressionAttributeNames: { "#metadata": "metadata" } } : {}),
+          ExpressionAttributeValues: values,
+        },
+      },
+      { Put: { Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
+    ]);
     eventRecorded(organizationId, event);
     return true;
   } catch (error) {
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === "ConditionalCheckFailed") return false;
+    if (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0)) return false;
     throw error;
   }
 }

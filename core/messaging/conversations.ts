@@ -1,8 +1,6 @@
-import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
+import { transact, TransactionConditionFailed } from "#core/db/transact";
 import type { Actor } from "#core/auth/actor";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { conditionally, table } from "#core/db/items";
 import { indexOrder, keyOrder, listPage, prefixQuery, type IndexedPlan, type ListResource, type NormalizedQuery, listQuerySchema } from "#core/db/list";
@@ -11,7 +9,7 @@ import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { newId, nowIso, timestamp, wholeNumber } from "#core/shared/ids";
 import { type Page, type PagingQuery } from "#core/shared/paging";
-import { Rollups } from "#core/analytics/rollups";
+import { UnreadConversations } from "#core/messaging/unread";
 
 export const ConversationSchema = v.object({
   id: v.string(),
@@ -99,33 +97,27 @@ export const Conversations = {
       modifiedAt: null,
     };
     try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tableName(),
-                Item: { ...keys.conversationByPhone(organizationId, contactPhoneNumber), entity: entities.conversationByPhone, conversationId: conversation.id },
-                ConditionExpression: "attribute_not_exists(pk)",
-              },
+      await transact([
+        {
+          Put: {
+            Item: { ...keys.conversationByPhone(organizationId, contactPhoneNumber), entity: entities.conversationByPhone, conversationId: conversation.id },
+            ConditionExpression: "attribute_not_exists(pk)",
+          },
+        },
+        {
+          Put: {
+            Item: {
+              ...keys.conversation(organizationId, conversation.id),
+              ...keys.conversationsByLastMessage(organizationId, null, conversation.id),
+              entity: entities.conversation,
+              ...conversation,
             },
-            {
-              Put: {
-                TableName: tableName(),
-                Item: {
-                  ...keys.conversation(organizationId, conversation.id),
-                  ...keys.conversationsByLastMessage(organizationId, null, conversation.id),
-                  entity: entities.conversation,
-                  ...conversation,
-                },
-              },
-            },
-          ],
-        }),
-      );
+          },
+        },
+      ]);
       return conversation;
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
+      if (!(error instanceof TransactionConditionFailed)) throw error;
       const winner = await Conversations.byPhone(organizationId, contactPhoneNumber);
       if (!winner) throw error;
       return winner;
@@ -160,7 +152,7 @@ export const Conversations = {
       ":zero": 0,
       ":now": now,
     });
-    await Rollups.onRead(actor.organizationId, conversationId, now);
+    await UnreadConversations.onRead(actor.organizationId, conversationId, now);
     return conversation;
   },
 
@@ -216,7 +208,7 @@ export const Conversations = {
         ...(inbound ? { ":true": true, ":one": 1, ":unreadIndex": keys.unreadConversations(organizationId, message.at, conversationId).gsi7pk } : {}),
       },
     });
-    if (inbound) await Rollups.onUnread(organizationId, conversationId, message.at);
+    if (inbound) await UnreadConversations.onUnread(organizationId, conversationId, message.at);
   },
 };
 

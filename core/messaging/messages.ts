@@ -9,7 +9,7 @@ import { Conversations } from "#core/messaging/conversations";
 import type { Message, SendMessageRequest } from "#core/messaging/model";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { countSegments } from "#core/messaging/segments";
-import { messageLifecycle, type MessageStatus } from "#core/messaging/status";
+import { messageLifecycle, type MessageStatus } from "#core/shared/status";
 import { dueAttributes, readMessage } from "#core/messaging/store";
 import { MessagingEvents, type MessagingEventType } from "#core/messaging/timeline";
 import { publish } from "#core/queue/events";

@@ -10,7 +10,7 @@ import type { Message } from "#core/messaging/model";
 import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
 import { checkQuietHours } from "#core/messaging/quiet-hours";
 import { MessagingSettingsStore } from "#core/messaging/settings";
-import { MESSAGE_STATUSES, messageLifecycle, planRetry, type MessageStatus } from "#core/messaging/status";
+import { MESSAGE_STATUSES, messageLifecycle, planRetry, type MessageStatus } from "#core/shared/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/messaging/suppressions";
 import { MessagingEvents } from "#core/messaging/timeline";

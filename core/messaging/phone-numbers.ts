@@ -1,11 +1,9 @@
-import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
+import { transact } from "#core/db/transact";
 import { maxChars, statedShape } from "#core/shared/validation";
 import { actorId, type Actor } from "#core/auth/actor";
 import { Billing, TransactionConditionFailed } from "#core/billing/index";
 import { PhoneNumberFees } from "#core/billing/number-fees";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { conditionally, table } from "#core/db/items";
 import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
@@ -151,14 +149,12 @@ export const PhoneNumbers = {
       await Billing.commit([
         {
           Put: {
-            TableName: tableName(),
             Item: { ...keys.phoneNumber(actor.organizationId, number.id), entity: entities.phoneNumber, ...number, ...atCarrier },
             ConditionExpression: "attribute_not_exists(pk)",
           },
         },
         {
           Put: {
-            TableName: tableName(),
             Item: { ...keys.numberRoute(number.phoneNumber), entity: entities.numberRoute, ...route },
             ConditionExpression: "attribute_not_exists(pk) OR attribute_exists(releasedAt)",
           },
@@ -278,30 +274,24 @@ async function forget(actor: Actor, number: PhoneNumber): Promise<void> {
   const phoneNumberId = number.id;
   const now = nowIso();
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: tableName(),
-              Key: keys.phoneNumber(actor.organizationId, phoneNumberId),
-              ConditionExpression: "attribute_exists(pk)",
-            },
-          },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.numberRoute(number.phoneNumber),
-              UpdateExpression: "SET releasedAt = :now",
-              ConditionExpression: "organizationId = :org AND phoneNumberId = :id",
-              ExpressionAttributeValues: { ":now": now, ":org": actor.organizationId, ":id": phoneNumberId },
-            },
-          },
-        ],
-      }),
-    );
+    await transact([
+      {
+        Delete: {
+          Key: keys.phoneNumber(actor.organizationId, phoneNumberId),
+          ConditionExpression: "attribute_exists(pk)",
+        },
+      },
+      {
+        Update: {
+          Key: keys.numberRoute(number.phoneNumber),
+          UpdateExpression: "SET releasedAt = :now",
+          ConditionExpression: "organizationId = :org AND phoneNumberId = :id",
+          ExpressionAttributeValues: { ":now": now, ":org": actor.organizationId, ":id": phoneNumberId },
+        },
+      },
+    ]);
   } catch (error) {
-    if (error instanceof TransactionCanceledException) throw new NotFoundError("Phone number", phoneNumberId);
+    if (error instanceof TransactionConditionFailed) throw new NotFoundError("Phone number", phoneNumberId);
     throw error;
   }
 }

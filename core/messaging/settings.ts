@@ -1,10 +1,10 @@
 import * as v from "valibot";
+import { providerConfig } from "#core/providers/config";
 import { table } from "#core/db/items";
 import { maxChars } from "#core/shared/validation";
 import type { Actor } from "#core/auth/actor";
 import { entities, keys } from "#core/db/keys";
 import { ValidationError } from "#core/errors";
-import { messagingConfig } from "#core/messaging/config";
 import { classifyInbound, normalizeKeyword } from "#core/messaging/keywords";
 import { PhoneNumberInput, PhoneNumbers } from "#core/messaging/phone-numbers";
 import { DEFAULT_QUIET_HOURS_WINDOW, quietHoursWindowSchema } from "#core/messaging/quiet-hours";
@@ -146,7 +146,7 @@ export const MessagingSettingsStore = {
       ]);
     }
     if (input.failoverProvider) {
-      const primary = input.provider ?? messagingConfig.provider;
+      const primary = input.provider ?? providerConfig.provider;
       const problem = !providerByName(input.failoverProvider)
         ? `${input.failoverProvider} has no credentials here; choose a configured provider or null to turn failover off.`
         : input.failoverProvider === primary

@@ -1,7 +1,6 @@
-import { tableName } from "#core/db/client";
 import { conditionally, table } from "#core/db/items";
 import { keys } from "#core/db/keys";
-import type { MessageStatus } from "#core/messaging/status";
+import type { MessageStatus } from "#core/shared/status";
 import type { Message } from "#core/messaging/model";
 
 /**
@@ -84,7 +83,6 @@ export function messageUpdate(organizationId: string, messageId: string, change:
   });
   const condition = `attribute_exists(pk) AND #status IN (${fromValues.join(", ")})${change.condition ? ` AND ${change.condition}` : ""}`;
   return {
-    TableName: tableName(),
     Key: keys.message(organizationId, messageId),
     UpdateExpression: `SET ${sets.join(", ")}${removes.length ? ` REMOVE ${removes.join(", ")}` : ""}`,
     ConditionExpression: condition,

@@ -13,7 +13,7 @@ import type { Message, MessagePurpose } from "#core/messaging/model";
 import { finished } from "#core/messaging/outbound";
 import { PhoneNumbers, type NumberRoute } from "#core/messaging/phone-numbers";
 import { MessagingSettingsStore } from "#core/messaging/settings";
-import { messageLifecycle, type MessageStatus } from "#core/messaging/status";
+import { messageLifecycle, type MessageStatus } from "#core/shared/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/messaging/suppressions";
 import { MessagingEvents } from "#core/messaging/timeline";

@@ -1,7 +1,6 @@
-import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { transact } from "#core/db/transact";
 import { table } from "#core/db/items";
 import { queryAll } from "#core/db/query";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { permissions, type Permission } from "#core/auth/actor";
 import { newId, nowIso } from "#core/shared/ids";
@@ -37,25 +36,20 @@ export const Organizations = {
       createdAt: nowIso(),
     };
     const { apiKey, record } = newApiKey(organization.id, "Default key", [...permissions]);
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...keys.organization(organization.id),
-                ...keys.organizationIndex(organization.createdAt, organization.id),
-                entity: entities.organization,
-                ...organization,
-              },
-              ConditionExpression: "attribute_not_exists(pk)",
-            },
+    await transact([
+      {
+        Put: {
+          Item: {
+            ...keys.organization(organization.id),
+            ...keys.organizationIndex(organization.createdAt, organization.id),
+            entity: entities.organization,
+            ...organization,
           },
-          { Put: { TableName: tableName(), Item: apiKeyItem(record, apiKey) } },
-        ],
-      }),
-    );
+          ConditionExpression: "attribute_not_exists(pk)",
+        },
+      },
+      { Put: { Item: apiKeyItem(record, apiKey) } },
+    ]);
     return { organization, apiKey };
   },
 

@@ -203,7 +203,7 @@ function parseRequest(input: SourceRequest) {
 }
 
 /**
- * Sources whose key was verified, kept in the warm instance for 60 s like resolved API keys (core/auth/authenticate),
+ * Sources whose key was verified, kept in the warm instance for 60 s like resolved API keys (core/http/authenticate),
  * so a busy seller's intake skips the source read. Hits only, keyed by the key's hash: a new or rotated key is read
  * at once; a rotated-out key, a disabled source or a changed address list may keep working for up to a minute on an
  * intake instance that cached it (an update or rotation clears the entry of the instance that made it).
