@@ -1,9 +1,9 @@
 import * as v from "valibot";
-import { transact, TransactionConditionFailed } from "#core/db/transact";
+import { transact, TransactionConditionFailed, Transaction } from "#core/db/transact";
 import { conditionally, table } from "#core/db/items";
 import { queryPages } from "#core/db/query";
 import { entities, keys, type LeadClaim } from "#core/db/keys";
-import { eventItem, eventRecorded, type EventRecordInput } from "#core/events/index";
+import { type EventRecordInput, Events } from "#core/events/index";
 import { Leads, LeadSchema, pendingShards, type Lead, type ProcessingStatus } from "#core/leads/index";
 import { publish } from "#core/queue/events";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
@@ -195,12 +195,15 @@ async function claimContact(organizationId: string, lead: Lead, claims: LeadClai
   }
 }
 
-const eventTypes: Record<Outcome["status"], string> = {
+const eventTypes = {
   Processed: "LeadCreated",
   Duplicate: "LeadDuplicate",
   Rejected: "LeadRejected",
   Failed: "LeadProcessingFailed",
-};
+} as const satisfies Record<Outcome["status"], string>;
+
+/** Event types lead intake records, one per outcome. */
+export type LeadEventType = (typeof eventTypes)[keyof typeof eventTypes];
 
 function leadEvent(lead: Lead, outcome: Outcome, at: string): EventRecordInput {
   const who = [lead.contact.firstName, lead.contact.lastName].filter(Boolean).join(" ") || lead.contact.phone?.number || lead.contact.email || lead.id;
@@ -276,21 +279,19 @@ async function settle(organizationId: string, lead: Lead, outcome: Outcome): Pro
       "#metadata.smsConsentPhoneNumber = :consentPhone",
     );
   }
-  const { item, event } = eventItem(organizationId, leadEvent(lead, outcome, at));
+  const transaction = new Transaction();
+  transaction.add({
+    Update: {
+      Key: keys.lead(organizationId, lead.id),
+      UpdateExpression: `SET ${sets.join(", ")} REMOVE gsi3pk, gsi3sk`,
+      ConditionExpression: "processingStatus = :pending",
+      ...(outcome.compliance || outcome.consent ? { ExpressionAttributeNames: { "#metadata": "metadata" } } : {}),
+      ExpressionAttributeValues: values,
+    },
+  });
+  Events.item(organizationId, leadEvent(lead, outcome, at), transaction);
   try {
-    await transact([
-      {
-        Update: {
-          Key: keys.lead(organizationId, lead.id),
-          UpdateExpression: `SET ${sets.join(", ")} REMOVE gsi3pk, gsi3sk`,
-          ConditionExpression: "processingStatus = :pending",
-          ...(outcome.compliance || outcome.consent ? { ExpressionAttributeNames: { "#metadata": "metadata" } } : {}),
-          ExpressionAttributeValues: values,
-        },
-      },
-      { Put: { Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
-    ]);
-    eventRecorded(organizationId, event);
+    await transact(transaction);
     return true;
   } catch (error) {
     if (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0)) return false;

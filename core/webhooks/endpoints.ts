@@ -15,6 +15,9 @@ import { webhooksConfig } from "#core/webhooks/config";
 import { newSigningSecret } from "#core/webhooks/signing";
 
 /** Body of `POST /webhook-endpoints` and `PUT /webhook-endpoints/{id}` (PUT replaces every writable field). */
+/** Event types the webhook module records. */
+export type WebhookEndpointEventType = "WebhookEndpointDisabled";
+
 export const WebhookEndpointRequestSchema = v.strictObject({
   url: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(2048), v.url("Must be an absolute URL such as https://example.com/webhooks.")),
   description: v.nullish(v.pipe(v.string(), v.trim(), maxChars(500))),

@@ -1,4 +1,4 @@
-import { transact, TransactionConditionFailed } from "#core/db/transact";
+import { transact, TransactionConditionFailed, Transaction } from "#core/db/transact";
 import { table, isConditionFailed } from "#core/db/items";
 import { createHash } from "node:crypto";
 import type { Automation } from "#core/automations/index";
@@ -63,21 +63,25 @@ export const RunStore = {
   },
 
   /**
-   * Replaces the run if nobody wrote it since `rev` was read; `extra` items (an event record) are written in the
+   * Replaces the run if nobody wrote it since `rev` was read, with the writes of `alongside` (its end event) in the
    * same transaction. Throws StaleRunError when the run moved on.
    */
-  async write(run: StoredRun, extra: Record<string, unknown>[] = []): Promise<StoredRun> {
+  async write(run: StoredRun, alongside?: Transaction): Promise<StoredRun> {
     const next = { ...run, rev: run.rev + 1 };
     const put = {
       Item: runItem(next),
       ConditionExpression: "rev = :rev",
       ExpressionAttributeValues: { ":rev": run.rev },
     };
+    let runIndex = 0;
     try {
-      if (extra.length === 0) await table.put(put);
-      else await transact([{ Put: put }, ...extra.map((Item) => ({ Put: { Item, ConditionExpression: "attribute_not_exists(pk)" } }))]);
+      if (!alongside) await table.put(put);
+      else {
+        runIndex = alongside.add({ Put: put });
+        await transact(alongside);
+      }
     } catch (error) {
-      const staleRun = isConditionFailed(error) || (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0));
+      const staleRun = isConditionFailed(error) || (error instanceof TransactionConditionFailed && error.failedIndexes.includes(runIndex));
       if (staleRun) throw new StaleRunError(`Run ${run.id} changed meanwhile.`);
       throw error;
     }
