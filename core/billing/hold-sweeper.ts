@@ -1,9 +1,7 @@
-import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { Billing, HOLD_CHECK_AFTER_MS, holdCheckEntry, holdShards, TransactionConditionFailed, type BillingOutcome } from "#core/billing/index";
 import { billFinalCall } from "#core/calls/index";
 import { readCall, toCall } from "#core/calls/store";
-import { conditionally } from "#core/db/items";
-import { db, tableName } from "#core/db/client";
+import { conditionally, table } from "#core/db/items";
 import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";
 import { recordEvent } from "#core/events/index";
@@ -60,16 +58,13 @@ async function sweepHold(organizationId: string, reservationId: string, ownerTyp
   if (owner.kind === "waiting") {
     // Look again later; conditional on the entry read, so overlapping sweeps move it once.
     await conditionally(
-      db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.reservation(organizationId, reservationId),
-          UpdateExpression: "SET gsi3sk = :next",
-          ConditionExpression: "gsi3sk = :seen AND #state = :reserved",
-          ExpressionAttributeNames: { "#state": "state" },
-          ExpressionAttributeValues: { ":next": holdCheckEntry(organizationId, reservationId, now + HOLD_CHECK_AFTER_MS).gsi3sk, ":seen": seen, ":reserved": "Reserved" },
-        }),
-      ),
+      table.update({
+        Key: keys.reservation(organizationId, reservationId),
+        UpdateExpression: "SET gsi3sk = :next",
+        ConditionExpression: "gsi3sk = :seen AND #state = :reserved",
+        ExpressionAttributeNames: { "#state": "state" },
+        ExpressionAttributeValues: { ":next": holdCheckEntry(organizationId, reservationId, now + HOLD_CHECK_AFTER_MS).gsi3sk, ":seen": seen, ":reserved": "Reserved" },
+      }),
     );
     return "kept";
   }

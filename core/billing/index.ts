@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
+import { table } from "#core/db/items";
 import type { Actor } from "#core/auth/actor";
 import {
   BALANCE_FLOOR,
@@ -14,7 +14,6 @@ import {
   type PriceOverrides,
 } from "#core/billing/prices";
 import { transact, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { indexOrder, keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { PaymentRequiredError, ValidationError } from "#core/errors";
@@ -237,7 +236,7 @@ export const Billing = {
 
   /** The organization's price list: the defaults, overridden field by field by the operator. */
   async prices(organizationId: string): Promise<PriceList> {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.priceList(organizationId) }));
+    const { Item } = await table.get({ Key: keys.priceList(organizationId) });
     if (!Item) return DEFAULT_PRICES;
     const overrides = Object.fromEntries(Object.keys(DEFAULT_PRICES).filter((field) => Item[field] !== undefined).map((field) => [field, Item[field]]));
     return { ...DEFAULT_PRICES, ...overrides } as PriceList;
@@ -249,9 +248,7 @@ export const Billing = {
     if (!parsed.success) throw new ValidationError("The prices are not valid; see errors for each field.", toFieldErrors(parsed.issues));
     const current = await Billing.prices(organizationId);
     const next = v.parse(PriceListSchema, { ...current, ...parsed.output });
-    await db().send(
-      new PutCommand({ TableName: tableName(), Item: { ...keys.priceList(organizationId), entity: entities.priceList, ...next, modifiedAt: nowIso() } }),
-    );
+    await table.put({ Item: { ...keys.priceList(organizationId), entity: entities.priceList, ...next, modifiedAt: nowIso() } });
     return next;
   },
 
@@ -292,28 +289,22 @@ export const Billing = {
   /** Operator: suspends the wallet (every new send and call is refused) or lifts the suspension. */
   async setSuspended(organizationId: string, suspended: boolean, reason = "Suspended by the operator"): Promise<Wallet> {
     await storedWallet(organizationId);
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.wallet(organizationId),
-        UpdateExpression: suspended ? "SET suspendedAt = :now, suspendedReason = :reason, modifiedAt = :now" : "SET modifiedAt = :now REMOVE suspendedAt, suspendedReason",
-        ExpressionAttributeValues: suspended ? { ":now": nowIso(), ":reason": reason } : { ":now": nowIso() },
-      }),
-    );
+    await table.update({
+      Key: keys.wallet(organizationId),
+      UpdateExpression: suspended ? "SET suspendedAt = :now, suspendedReason = :reason, modifiedAt = :now" : "SET modifiedAt = :now REMOVE suspendedAt, suspendedReason",
+      ExpressionAttributeValues: suspended ? { ":now": nowIso(), ":reason": reason } : { ":now": nowIso() },
+    });
     return Billing.wallet(organizationId);
   },
 
   /** `PUT /billing/wallet`: the caller's low-balance threshold. */
   async updateSettings(actor: Actor, input: v.InferOutput<typeof WalletSettingsSchema>): Promise<Wallet> {
     await storedWallet(actor.organizationId);
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.wallet(actor.organizationId),
-        UpdateExpression: "SET lowBalanceThresholdUnits = :threshold, modifiedAt = :now",
-        ExpressionAttributeValues: { ":threshold": toUnits(input.lowBalanceThreshold), ":now": nowIso() },
-      }),
-    );
+    await table.update({
+      Key: keys.wallet(actor.organizationId),
+      UpdateExpression: "SET lowBalanceThresholdUnits = :threshold, modifiedAt = :now",
+      ExpressionAttributeValues: { ":threshold": toUnits(input.lowBalanceThreshold), ":now": nowIso() },
+    });
     return Billing.wallet(actor.organizationId);
   },
 
@@ -335,7 +326,6 @@ export const Billing = {
     const items: TransactItem[] = [
       {
         Update: {
-          TableName: tableName(),
           Key: keys.wallet(input.organizationId),
           UpdateExpression: "SET availableUnits = availableUnits - :units, reservedUnits = reservedUnits + :units, modifiedAt = :now",
           ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(suspendedAt) AND availableUnits >= :needed",
@@ -344,7 +334,6 @@ export const Billing = {
       },
       {
         Put: {
-          TableName: tableName(),
           Item: {
             ...keys.reservation(input.organizationId, input.reservationId),
             entity: entities.reservation,
@@ -512,7 +501,6 @@ async function commitWithRetry(
 function closeReservation(organizationId: string, reservationId: string, state: "Settled" | "Released", charged: number, now: string): TransactItem {
   return {
     Update: {
-      TableName: tableName(),
       Key: keys.reservation(organizationId, reservationId),
       // The closed hold leaves the hold sweeper's index (gsi3).
       UpdateExpression: "SET #state = :state, chargedUnits = :charged, closedAt = :now REMOVE gsi3pk, gsi3sk",
@@ -526,7 +514,6 @@ function closeReservation(organizationId: string, reservationId: string, state: 
 function walletChange(organizationId: string, delta: { balance: number; reserved: number; available: number }, now: string): TransactItem {
   return {
     Update: {
-      TableName: tableName(),
       Key: keys.wallet(organizationId),
       UpdateExpression: "SET modifiedAt = :now ADD balanceUnits :balance, reservedUnits :reserved, availableUnits :available",
       ConditionExpression: "attribute_exists(pk)",
@@ -538,7 +525,6 @@ function walletChange(organizationId: string, delta: { balance: number; reserved
 function ledgerPut(organizationId: string, entry: LedgerEntry): TransactItem {
   return {
     Put: {
-      TableName: tableName(),
       Item: {
         ...keys.ledgerEntry(organizationId, entry.id),
         ...keys.ledgerByAmount(organizationId, entry.amount, entry.id),
@@ -600,7 +586,7 @@ async function credit(
 /** Reads the wallet, opening it (with the trial credit and its ledger entry) the first time. */
 async function storedWallet(organizationId: string): Promise<StoredWallet> {
   const read = async () =>
-    (await db().send(new GetCommand({ TableName: tableName(), Key: keys.wallet(organizationId), ConsistentRead: true }))).Item as
+    (await table.get({ Key: keys.wallet(organizationId), ConsistentRead: true })).Item as
       | StoredWallet
       | undefined;
   const existing = await read();
@@ -618,7 +604,6 @@ async function storedWallet(organizationId: string): Promise<StoredWallet> {
   const items: TransactItem[] = [
     {
       Put: {
-        TableName: tableName(),
         Item: { ...keys.wallet(organizationId), entity: entities.wallet, organizationId, ...wallet },
         ConditionExpression: "attribute_not_exists(pk)",
       },
@@ -650,9 +635,7 @@ async function storedWallet(organizationId: string): Promise<StoredWallet> {
 }
 
 async function storedReservation(organizationId: string, reservationId: string): Promise<StoredReservation | undefined> {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.reservation(organizationId, reservationId), ConsistentRead: true }),
-  );
+  const { Item } = await table.get({ Key: keys.reservation(organizationId, reservationId), ConsistentRead: true });
   return Item as StoredReservation | undefined;
 }
 

@@ -1,11 +1,9 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
 import { actorId, type Actor } from "#core/auth/actor";
 import { Billing, BALANCE_FLOOR, fromUnits, MAX_TOP_UP, toUnits, type TransactItem } from "#core/billing/index";
 import { fromMinorUnits, stripe, toMinorUnits, verifiedEvent, type Stripe } from "#core/billing/stripe";
 import { config } from "#core/config";
 import { conditionally, table } from "#core/db/items";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { NotFoundError, PaymentProviderUnavailableError, ValidationError } from "#core/errors";
 import { logger } from "#core/observability/index";
@@ -119,7 +117,7 @@ export const Payments = {
     const { currency } = await Billing.wallet(organizationId);
     const id = newId();
     const stored: StoredTopUp = { amountUnits: toUnits(input.amount), currency, status: "Pending", createdBy: actorId(actor), createdAt: nowIso() };
-    await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.topUp(organizationId, id), entity: entities.topUp, ...stored }, ConditionExpression: "attribute_not_exists(pk)" }));
+    await table.put({ Item: { ...keys.topUp(organizationId, id), entity: entities.topUp, ...stored }, ConditionExpression: "attribute_not_exists(pk)" });
     const back = `${config.publicBaseUrl.replace(/\/$/, "")}/app/?topUp=${id}`;
     const metadata = { organizationId, topUpId: id };
     let session: Stripe.Checkout.Session;
@@ -236,14 +234,12 @@ async function creditPayment(payment: PaidPayment | undefined): Promise<PaymentE
     items: [
       {
         Put: {
-          TableName: tableName(),
           Item: { ...keys.payment(organizationId, paymentId), entity: entities.payment, paymentId, topUpId, amountUnits: units, refundedUnits: 0, createdAt: now },
           ConditionExpression: "attribute_not_exists(pk)",
         },
       },
       {
         Update: {
-          TableName: tableName(),
           Key: keys.topUp(organizationId, topUpId),
           UpdateExpression: "SET #status = :succeeded, paymentId = :paymentId, completedAt = :now REMOVE checkoutUrl",
           // Only a top-up this API started in this organization is credited.
@@ -262,7 +258,7 @@ async function creditPayment(payment: PaidPayment | undefined): Promise<PaymentE
 async function refund(payment: PaidPayment, refundedMinor: number, chargeId: string): Promise<PaymentEventOutcome> {
   const { organizationId, paymentId, topUpId } = payment;
   for (let attempt = 0; attempt < 5; attempt++) {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.payment(organizationId, paymentId), ConsistentRead: true }));
+    const { Item } = await table.get({ Key: keys.payment(organizationId, paymentId), ConsistentRead: true });
     if (!Item) return "ignored";
     const previous = Number(Item.refundedUnits ?? 0);
     const total = Math.min(toUnits(fromMinorUnits(refundedMinor)), Number(Item.amountUnits));
@@ -276,7 +272,6 @@ async function refund(payment: PaidPayment, refundedMinor: number, chargeId: str
       items: [
         {
           Update: {
-            TableName: tableName(),
             Key: keys.payment(organizationId, paymentId),
             UpdateExpression: "SET refundedUnits = :total",
             ConditionExpression: "refundedUnits = :previous",
@@ -285,7 +280,6 @@ async function refund(payment: PaidPayment, refundedMinor: number, chargeId: str
         },
         {
           Update: {
-            TableName: tableName(),
             Key: keys.topUp(organizationId, topUpId),
             UpdateExpression: "SET refundedUnits = :total, #status = :status",
             ConditionExpression: "attribute_exists(pk)",
@@ -323,7 +317,6 @@ async function applyDispute(payment: PaidPayment, dispute: Stripe.Dispute): Prom
     items: [
       {
         Put: {
-          TableName: tableName(),
           Item: { ...key, entity: entities.paymentDispute, disputeId: dispute.id, paymentId, amountUnits: units, state: "Open", createdAt: nowIso() },
           ConditionExpression: "attribute_not_exists(pk)",
         },
@@ -351,7 +344,6 @@ async function applyDispute(payment: PaidPayment, dispute: Stripe.Dispute): Prom
 function closeDispute(key: { pk: string; sk: string }, state: "Won" | "Lost"): TransactItem {
   return {
     Update: {
-      TableName: tableName(),
       Key: key,
       UpdateExpression: "SET #state = :state, closedAt = :now",
       ConditionExpression: "#state = :open",
@@ -369,63 +361,51 @@ function closeDispute(key: { pk: string; sk: string }, state: "Won" | "Lost"): T
  * conditional write, so concurrent events and a retried event agree.
  */
 async function reconcileSuspension(organizationId: string, { afterRefund }: { afterRefund: boolean }): Promise<void> {
-  const { Items = [] } = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      FilterExpression: "#state = :open",
-      ExpressionAttributeNames: { "#state": "state" },
-      ExpressionAttributeValues: { ":pk": keys.wallet(organizationId).pk, ":prefix": "DISPUTE#", ":open": "Open" },
-    }),
-  );
+  const { Items = [] } = await table.query({
+    KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+    FilterExpression: "#state = :open",
+    ExpressionAttributeNames: { "#state": "state" },
+    ExpressionAttributeValues: { ":pk": keys.wallet(organizationId).pk, ":prefix": "DISPUTE#", ":open": "Open" },
+  });
   const now = nowIso();
   const floor = toUnits(BALANCE_FLOOR);
   const suspend = (reason: string, condition: string, values: Record<string, unknown> = {}) =>
     conditionally(
-      db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.wallet(organizationId),
-          UpdateExpression: "SET suspendedAt = :now, suspendedReason = :reason, modifiedAt = :now",
-          ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(suspendedAt)${condition}`,
-          ExpressionAttributeValues: { ":now": now, ":reason": reason, ...values },
-        }),
-      ),
+      table.update({
+        Key: keys.wallet(organizationId),
+        UpdateExpression: "SET suspendedAt = :now, suspendedReason = :reason, modifiedAt = :now",
+        ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(suspendedAt)${condition}`,
+        ExpressionAttributeValues: { ":now": now, ":reason": reason, ...values },
+      }),
     );
   if (Items.length > 0) await suspend(suspendedForDispute, "");
   else if (afterRefund) await suspend(suspendedForRefund, " AND availableUnits < :floor", { ":floor": floor });
   if (Items.length > 0) return;
   await conditionally(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.wallet(organizationId),
-        UpdateExpression: "SET modifiedAt = :now REMOVE suspendedAt, suspendedReason",
-        ConditionExpression: "suspendedReason IN (:dispute, :refund) AND availableUnits >= :floor",
-        ExpressionAttributeValues: { ":now": now, ":dispute": suspendedForDispute, ":refund": suspendedForRefund, ":floor": floor },
-      }),
-    ),
+    table.update({
+      Key: keys.wallet(organizationId),
+      UpdateExpression: "SET modifiedAt = :now REMOVE suspendedAt, suspendedReason",
+      ConditionExpression: "suspendedReason IN (:dispute, :refund) AND availableUnits >= :floor",
+      ExpressionAttributeValues: { ":now": now, ":dispute": suspendedForDispute, ":refund": suspendedForRefund, ":floor": floor },
+    }),
   );
 }
 
 async function storedTopUp(organizationId: string, topUpId: string): Promise<StoredTopUp | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.topUp(organizationId, topUpId), ConsistentRead: true }));
+  const { Item } = await table.get({ Key: keys.topUp(organizationId, topUpId), ConsistentRead: true });
   return Item as StoredTopUp | undefined;
 }
 
 /** Sets fields of a stored top-up (only while it is in `from`, when given). */
 function setTopUp(organizationId: string, topUpId: string, fields: Partial<StoredTopUp>, from?: TopUpStatus) {
   const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
-  return db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.topUp(organizationId, topUpId),
-      UpdateExpression: `SET ${entries.map((_, index) => `#f${index} = :v${index}`).join(", ")}`,
-      ConditionExpression: from ? "#status = :from" : "attribute_exists(pk)",
-      ExpressionAttributeNames: { ...Object.fromEntries(entries.map(([name], index) => [`#f${index}`, name])), ...(from ? { "#status": "status" } : {}) },
-      ExpressionAttributeValues: { ...Object.fromEntries(entries.map(([, value], index) => [`:v${index}`, value])), ...(from ? { ":from": from } : {}) },
-    }),
-  );
+  return table.update({
+    Key: keys.topUp(organizationId, topUpId),
+    UpdateExpression: `SET ${entries.map((_, index) => `#f${index} = :v${index}`).join(", ")}`,
+    ConditionExpression: from ? "#status = :from" : "attribute_exists(pk)",
+    ExpressionAttributeNames: { ...Object.fromEntries(entries.map(([name], index) => [`#f${index}`, name])), ...(from ? { "#status": "status" } : {}) },
+    ExpressionAttributeValues: { ...Object.fromEntries(entries.map(([, value], index) => [`:v${index}`, value])), ...(from ? { ":from": from } : {}) },
+  });
 }
 
 function toTopUp(id: string, stored: StoredTopUp): TopUp {

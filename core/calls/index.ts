@@ -1,5 +1,4 @@
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { table, isConditionFailed } from "#core/db/items";
 import { actorId, type Actor } from "#core/auth/actor";
 import { Billing, callCost, callReservation, TransactionConditionFailed, WalletRefusedError, type PriceList, type TransactItem } from "#core/billing/index";
 import { recordCallEvent, type CallEventType } from "#core/calls/events";
@@ -9,7 +8,6 @@ import { selectCaller } from "#core/calls/sender";
 import { callWrites, dueEntry, readCall, toCall, updateCall } from "#core/calls/store";
 import { Twiml } from "#core/calls/twiml";
 import { config } from "#core/config";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from "#core/errors";
@@ -18,7 +16,7 @@ import { Conversations } from "#core/messaging/conversations";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { callLifecycle, inboundCallStatus, isMissedCall, type CallStatus } from "#core/shared/status";
-import { Suppressions } from "#core/messaging/suppressions";
+import { Suppressions } from "#core/suppressions/index";
 import { Organizations } from "#core/organizations/index";
 import { organizationProvider } from "#core/messaging/provider-choice";
 import { providerByName } from "#core/providers/index";
@@ -486,24 +484,19 @@ function emptyCall(organizationId: string, business: string | null, direction: C
 /** Claims provider call id → call id; false when it already points at a call. */
 async function claimProviderCall(organizationId: string, provider: string, providerCallId: string, callId: string): Promise<boolean> {
   try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...keys.providerCall(organizationId, provider, providerCallId), entity: entities.providerCall, callId },
-        ConditionExpression: "attribute_not_exists(pk)",
-      }),
-    );
+    await table.put({
+      Item: { ...keys.providerCall(organizationId, provider, providerCallId), entity: entities.providerCall, callId },
+      ConditionExpression: "attribute_not_exists(pk)",
+    });
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (isConditionFailed(error)) return false;
     throw error;
   }
 }
 
 async function callIdOfProvider(organizationId: string, provider: string, providerCallId: string): Promise<string | undefined> {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.providerCall(organizationId, provider, providerCallId), ConsistentRead: true }),
-  );
+  const { Item } = await table.get({ Key: keys.providerCall(organizationId, provider, providerCallId), ConsistentRead: true });
   return Item?.callId as string | undefined;
 }
 
@@ -569,7 +562,6 @@ async function createInbound(organizationId: string, provider: string, event: Ca
   };
   const pointer: TransactItem = {
     Put: {
-      TableName: tableName(),
       Item: { ...keys.providerCall(organizationId, provider, event.providerCallId), entity: entities.providerCall, callId: call.id },
       ConditionExpression: "attribute_not_exists(pk)",
     },

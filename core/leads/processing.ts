@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { Suppressions } from "#core/suppressions/index";
 import { transact, TransactionConditionFailed, Transaction } from "#core/db/transact";
 import { conditionally, table } from "#core/db/items";
 import { queryPages } from "#core/db/query";
@@ -130,15 +131,13 @@ async function decide(organizationId: string, lead: Lead): Promise<Outcome> {
     if (holder) return { status: "Duplicate", reason: "DuplicateContact", duplicateOfLeadId: holder };
   }
 
-  const suppression = phone
-    ? (await table.get({ Key: keys.suppression(organizationId, phone) })).Item
-    : undefined;
+  const suppression = phone ? await Suppressions.find(organizationId, phone) : undefined;
   if (suppression) {
     return {
       status: "Processed",
       reason: null,
       compliance: { status: "Blocked", blockedReason: `Suppressed${suppression.reason ? `:${suppression.reason}` : ""}` },
-      consent: { status: "OptedOut", optedOut: true, optOutAt: (suppression.createdAt as string) ?? null, optInAt: null, phoneNumber: phone },
+      consent: { status: "OptedOut", optedOut: true, optOutAt: suppression.createdAt ?? null, optInAt: null, phoneNumber: phone },
     };
   }
   // A certified consent form (e.g. TrustedForm/Jornaya URL) from the seller is the opt-in record.

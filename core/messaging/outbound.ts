@@ -12,7 +12,7 @@ import { checkQuietHours } from "#core/messaging/quiet-hours";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { MESSAGE_STATUSES, messageLifecycle, planRetry, type MessageStatus } from "#core/shared/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
-import { Suppressions } from "#core/messaging/suppressions";
+import { Suppressions } from "#core/suppressions/index";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { Organizations } from "#core/organizations/index";
 import { organizationProviders } from "#core/messaging/provider-choice";

@@ -23,7 +23,7 @@ import type { Message } from "#core/messaging/model";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
 import { readMessage } from "#core/messaging/store";
-import { Suppressions } from "#core/messaging/suppressions";
+import { Suppressions } from "#core/suppressions/index";
 import { nowIso } from "#core/shared/ids";
 
 export interface ActionContext {

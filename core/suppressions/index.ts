@@ -1,12 +1,12 @@
 import * as v from "valibot";
 import { maxChars } from "#core/shared/validation";
-import { actorId, type Actor } from "#core/auth/actor";
+import { actorId, eventActorFields, type Actor } from "#core/auth/actor";
 import { entities, keys } from "#core/db/keys";
-import { conditionally, table } from "#core/db/items";
+import { conditionally, table, getItems } from "#core/db/items";
 import { indexOrder, keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
-import { PhoneNumberInput } from "#core/messaging/phone-numbers";
-import { MessagingEvents } from "#core/messaging/timeline";
+import { PhoneNumberInput } from "#core/shared/phone-input";
+import { recordEvent, type EventRecordInput } from "#core/events/index";
 import { nowIso, timestamp } from "#core/shared/ids";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 import { decodePhoneInput, parsePhone } from "#core/shared/phone";
@@ -100,9 +100,8 @@ export const Suppressions = {
       }
       return { suppression: existing ?? suppression, created: false };
     }
-    await MessagingEvents.record(organizationId, {
+    await recordSuppressionEvent(organizationId, {
       eventType: "SuppressionAdded",
-      eventCategory: "Compliance",
       description: `${input.phoneNumber} added to the suppression list (${input.reason}).`,
       complianceAction: "Suppressed",
       toPhoneNumber: input.phoneNumber,
@@ -118,6 +117,16 @@ export const Suppressions = {
   async create(actor: Actor, input: SuppressionRequest): Promise<Suppression> {
     const { suppression } = await Suppressions.add(actor.organizationId, { ...input, reason: "Manual", actor });
     return suppression;
+  },
+
+  /** Which of `phones` (E.164) are on the list: one BatchGet per 100 numbers. */
+  async suppressedAmong(organizationId: string, phones: readonly string[]): Promise<Set<string>> {
+    const unique = [...new Set(phones)];
+    const found = await getItems(
+      unique.map((phone) => keys.suppression(organizationId, phone)),
+      { attributes: ["phoneNumber"] },
+    );
+    return new Set(found.map((item) => String(item.phoneNumber)));
   },
 
   async find(organizationId: string, e164: string): Promise<Suppression | undefined> {
@@ -136,9 +145,8 @@ export const Suppressions = {
       }),
     );
     if (!deleted) return false;
-    await MessagingEvents.record(organizationId, {
+    await recordSuppressionEvent(organizationId, {
       eventType: "SuppressionRemoved",
-      eventCategory: "Compliance",
       description: `${e164} ${why}.`,
       complianceAction: "Unsuppressed",
       toPhoneNumber: e164,
@@ -192,4 +200,10 @@ function toSuppression(item: Record<string, unknown>): Suppression {
     createdBy: (item.createdBy as string) ?? "system",
     createdAt: item.createdAt as string,
   };
+}
+
+/** A change of the list, on the compliance timeline, naming who made it. */
+async function recordSuppressionEvent(organizationId: string, input: Omit<EventRecordInput, "eventCategory"> & { actor?: Actor }): Promise<void> {
+  const { actor, ...event } = input;
+  await recordEvent(organizationId, { timelineCategory: "Compliance", timelineType: "Compliance", eventCategory: "Compliance", ...event, ...eventActorFields(actor) });
 }
