@@ -1,4 +1,4 @@
-import { applyStatus, type StatusChange } from "#core/calls/index";
+import { applyStatus, type StatusChange } from "#core/calls/lifecycle";
 import { dueShards, readCall } from "#core/calls/store";
 import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";
