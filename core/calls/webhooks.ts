@@ -1,3 +1,4 @@
+import { verifiedProvider } from "#core/providers/index";
 import { WALLET_REFUSALS, applyProviderEvent, locateCall, applyStatus, RING_TIMEOUT_SECONDS, WHISPER_ALLOWANCE_SECONDS, callDeadline } from "#core/calls/lifecycle";
 import { Billing, callReservation, TransactionConditionFailed, WalletRefusedError, type PriceList } from "#core/billing/index";
 import { type Call } from "#core/calls/model";
@@ -5,11 +6,10 @@ import "#core/calls/queue";
 import { callWrites, dueEntry, readCall, toCall, updateCall } from "#core/calls/store";
 import { Twiml } from "#core/calls/twiml";
 import { config } from "#core/config";
-import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
+import { ValidationError } from "#core/errors";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { callLifecycle } from "#core/shared/status";
-import { providerByName } from "#core/providers/index";
-import { type ProviderName, type ProviderPort, type WebhookRequest } from "#core/providers/port";
+import { type ProviderName, type WebhookRequest } from "#core/providers/port";
 import { nowIso } from "#core/shared/ids";
 import { decodePhoneInput, parsePhone } from "#core/shared/phone";
 import { withCorrelationParameter } from "#core/observability/index";
@@ -80,13 +80,6 @@ export async function holdForwardedLeg(organizationId: string, callId: string, f
   throw new Error(`Call ${callId} kept changing; giving up forwarding it.`);
 }
 
-export function verified(providerName: string, request: WebhookRequest): ProviderPort {
-  const provider = providerByName(providerName);
-  if (!provider) throw new NotFoundError("Provider", providerName);
-  if (!provider.verifyWebhookSignature(request)) throw new ForbiddenError("The webhook signature is missing or does not match.");
-  return provider;
-}
-
 /**
  * Where the provider posts a call's progress (`status`) or the result of
  * forwarding it (`dial`); our call id rides in the query, covered by the signature.
@@ -111,7 +104,7 @@ export const CallWebhooks = {
 
   /** `POST /webhooks/{provider}/calls/status`: call progress (ringing, answered, ended) for outbound and inbound calls. */
   async statusCallback(providerName: string, request: WebhookRequest): Promise<void> {
-    const provider = verified(providerName, request);
+    const provider = verifiedProvider(providerName, request);
     const callId = new URL(request.url).searchParams.get("callId") ?? undefined;
     for (const event of provider.parseStatusCallback(request)) {
       if (event.type === "call.status") await applyProviderEvent(provider, event, callId);
@@ -129,7 +122,7 @@ export const CallWebhooks = {
    * A number of no organization is rejected.
    */
   async inbound(providerName: string, request: WebhookRequest): Promise<string> {
-    const provider = verified(providerName, request);
+    const provider = verifiedProvider(providerName, request);
     let answer = Twiml.reject();
     for (const event of provider.parseStatusCallback(request)) {
       if (event.type !== "call.status") continue;
@@ -148,7 +141,7 @@ export const CallWebhooks = {
    * call's instructions.
    */
   async dialResult(providerName: string, request: WebhookRequest): Promise<string> {
-    const provider = verified(providerName, request);
+    const provider = verifiedProvider(providerName, request);
     const result = provider.parseDialResult(request);
     if (!result) return Twiml.afterDial(false);
     const callIdHint = new URL(request.url).searchParams.get("callId") ?? undefined;

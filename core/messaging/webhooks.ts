@@ -1,9 +1,9 @@
 import "#core/messaging/queue";
+import { verifiedProvider } from "#core/providers/index";
 import { transact, TransactionConditionFailed } from "#core/db/transact";
 import { table } from "#core/db/items";
 import { finishMessage } from "#core/messaging/billing-seam";
 import { entities, keys } from "#core/db/keys";
-import { ForbiddenError, NotFoundError } from "#core/errors";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
 import { classifyInbound } from "#core/messaging/keywords";
@@ -16,7 +16,6 @@ import { messageLifecycle, type MessageStatus } from "#core/shared/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/suppressions/index";
 import { MessagingEvents } from "#core/messaging/timeline";
-import { providerByName } from "#core/providers/index";
 import type { InboundMessage, MessageStatusEvent, ProviderPort, WebhookRequest } from "#core/providers/port";
 import { publish } from "#core/queue/events";
 import { nowIso } from "#core/shared/ids";
@@ -31,7 +30,7 @@ import { toE164 } from "#core/shared/phone";
  */
 export const Webhooks = {
   async messageStatus(providerName: string, request: WebhookRequest): Promise<void> {
-    const provider = verified(providerName, request);
+    const provider = verifiedProvider(providerName, request);
     const messageId = new URL(request.url).searchParams.get("messageId") ?? undefined;
     for (const event of provider.parseStatusCallback(request)) {
       if (event.type !== "message.status") continue;
@@ -40,17 +39,10 @@ export const Webhooks = {
   },
 
   async inboundMessage(providerName: string, request: WebhookRequest): Promise<void> {
-    const provider = verified(providerName, request);
+    const provider = verifiedProvider(providerName, request);
     await receive(provider, provider.parseInboundMessage(request));
   },
 };
-
-function verified(providerName: string, request: WebhookRequest): ProviderPort {
-  const provider = providerByName(providerName);
-  if (!provider) throw new NotFoundError("Provider", providerName);
-  if (!provider.verifyWebhookSignature(request)) throw new ForbiddenError("The webhook signature is missing or does not match.");
-  return provider;
-}
 
 async function routeOf(raw: string | undefined): Promise<NumberRoute | undefined> {
   const e164 = raw ? toE164(raw) : undefined;
