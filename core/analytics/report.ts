@@ -1,4 +1,8 @@
 import * as v from "valibot";
+import { UnreadConversations } from "#core/messaging/unread";
+import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import { Sources } from "#core/sources/index";
+import { Automations, type AutomationSummary } from "#core/automations/index";
 import { table } from "#core/db/items";
 import { timestamp } from "#core/shared/ids";
 import type { Actor } from "#core/auth/actor";
@@ -8,7 +12,7 @@ import { keys } from "#core/db/keys";
 import * as Money from "#core/shared/money";
 import { counter, fromUnits, missedThresholdMinutes, noSource, type Counters } from "#core/analytics/counters";
 import { granularityOf, previousRange, type Bucket, type TimeRange } from "#core/analytics/range";
-import { leadCreatedAt, leadFacts, medianOf, prefixItems, rangeFigures, type RangeFigures } from "#core/analytics/read";
+import { leadCreatedAt, leadFacts, medianOf, rangeFigures, type RangeFigures } from "#core/analytics/read";
 import type { Histogram } from "#core/analytics/rollups";
 
 /** The customer analytics answer (spec 2.3); see docs/analytics.md for every definition. */
@@ -157,47 +161,6 @@ export function bucketRow(bucket: Bucket, counters: Counters, histogram?: Histog
 }
 
 /** The automation fields analytics shows (read with a projection, not the full definitions). */
-interface AutomationSummary {
-  id: string;
-  name: string;
-  enabled: boolean;
-  lastRunStatus: string | null;
-  lastRunAt: string | null;
-  lastRunError: string | null;
-}
-
-async function automationSummaries(organizationId: string): Promise<AutomationSummary[]> {
-  const items = await prefixItems(organizationId, keys.automationPrefix(organizationId).skPrefix, {
-    ProjectionExpression: "id, #name, enabled, lastRunStatus, lastRunAt, lastRunError",
-    ExpressionAttributeNames: { "#name": "name" },
-  });
-  return items.map((item) => ({
-    id: String(item.id),
-    name: String(item.name),
-    enabled: item.enabled === true,
-    lastRunStatus: (item.lastRunStatus as string | null) ?? null,
-    lastRunAt: (item.lastRunAt as string | null) ?? null,
-    lastRunError: (item.lastRunError as string | null) ?? null,
-  }));
-}
-
-async function sourceNames(organizationId: string): Promise<{ id: string; name: string }[]> {
-  const items = await prefixItems(organizationId, keys.sourcePrefix(organizationId).skPrefix, {
-    ProjectionExpression: "id, #name",
-    ExpressionAttributeNames: { "#name": "name" },
-  });
-  return items.map((item) => ({ id: String(item.id), name: String(item.name) }));
-}
-
-async function phoneNumberCount(organizationId: string): Promise<number> {
-  return (await prefixItems(organizationId, keys.phoneNumberPrefix(organizationId).skPrefix, { ProjectionExpression: "sk" })).length;
-}
-
-/** Conversations with unread inbound messages (the unread index kept by core/analytics/rollups). */
-async function unreadIndex(organizationId: string) {
-  const items = await prefixItems(organizationId, keys.analyticsUnread(organizationId, "").sk);
-  return items.map((item) => ({ unreadCount: Number(item.unreadCount ?? 0), oldestUnreadAt: String(item.oldestUnreadAt ?? "") }));
-}
 
 async function milestones(organizationId: string): Promise<{ firstDeliveredAt?: string; firstSourcedLeadAt?: string }> {
   const { Item } = await table.get({ Key: keys.analyticsMilestones(organizationId) });
@@ -214,10 +177,10 @@ async function gather(actor: Actor, range: TimeRange, now: number) {
     rangeFigures(organizationId, previousRange(range), granularity, { leadsOnly: true }),
     leadFacts(organizationId, recent),
     Billing.wallet(organizationId),
-    automationSummaries(organizationId),
-    sourceNames(organizationId),
-    phoneNumberCount(organizationId),
-    unreadIndex(organizationId),
+    Automations.summaries(organizationId),
+    Sources.names(organizationId),
+    PhoneNumbers.count(organizationId),
+    UnreadConversations.waiting(organizationId),
     milestones(organizationId),
     WebhookEndpoints.all(organizationId),
   ]);

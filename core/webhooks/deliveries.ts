@@ -5,9 +5,8 @@ import { conditionally, table } from "#core/db/items";
 import { dueEntries } from "#core/db/due";
 import { createdWithin, entities, keys } from "#core/db/keys";
 import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
-import { queryPages } from "#core/db/query";
 import { NotFoundError, ValidationError } from "#core/errors";
-import { toEventRecord } from "#core/events/index";
+import { toEventRecord, Events } from "#core/events/index";
 import { toLead } from "#core/leads/index";
 import { envelope, publishAll, type Envelope } from "#core/queue/events";
 import { newId, nowIso } from "#core/shared/ids";
@@ -221,11 +220,11 @@ export const WebhookDeliveries = {
     const endpoint = await WebhookEndpoints.stored(actor.organizationId, endpointId);
     if (!endpoint) throw new NotFoundError("Webhook endpoint", endpointId);
     if ("eventId" in request) {
-      const { Item } = await table.get({ Key: keys.event(actor.organizationId, request.eventId) });
-      const type = Item ? webhookTypeOf(String(Item.eventType)) : undefined;
-      if (!Item) throw new NotFoundError("Event", request.eventId);
-      if (!type) throw new ValidationError("This event type is not delivered by webhooks.", [{ pointer: "/eventId", detail: `${String(Item.eventType)} has no webhook type (GET /webhook-event-types).` }]);
-      const queued = await createDelivery(actor.organizationId, endpointId, await eventPayload(actor.organizationId, type, toEventRecord(Item)), "Replay");
+      const event = await Events.find(actor.organizationId, request.eventId);
+      if (!event) throw new NotFoundError("Event", request.eventId);
+      const type = webhookTypeOf(event.eventType);
+      if (!type) throw new ValidationError("This event type is not delivered by webhooks.", [{ pointer: "/eventId", detail: `${event.eventType} has no webhook type (GET /webhook-event-types).` }]);
+      const queued = await createDelivery(actor.organizationId, endpointId, await eventPayload(actor.organizationId, type, event), "Replay");
       await publishAll("webhookDeliveries", [{ envelope: queued! }]);
       return { replayed: 1, continueFrom: null };
     }
@@ -469,17 +468,11 @@ async function logAttempt(
 }
 
 async function replaySince(organizationId: string, endpoint: StoredEndpoint, since: string): Promise<ReplayResult> {
-  const { lower, upper } = createdWithin(keys.eventPrefix(organizationId).skPrefix, Date.parse(since), Date.now());
   const messages: Envelope[] = [];
   let continueFrom: string | null = null;
   let last: string | undefined;
-  scan: for await (const items of queryPages({
-    KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
-    ExpressionAttributeValues: { ":pk": keys.eventPrefix(organizationId).pk, ":lower": lower, ":upper": upper },
-    ScanIndexForward: true,
-  })) {
-    for (const item of items) {
-      const event = toEventRecord(item);
+  scan: for await (const events of Events.createdWithin(organizationId, Date.parse(since), Date.now())) {
+    for (const event of events) {
       const type = webhookTypeOf(event.eventType);
       if (!type || (endpoint.enabledEventTypes !== "all" && !endpoint.enabledEventTypes.includes(type))) continue;
       if (messages.length === replayBatch) {

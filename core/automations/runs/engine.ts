@@ -5,11 +5,12 @@
  * next message. Waits and retries are delayed messages (SQS, up to 15 minutes) backed by the due index, which the
  * sweep reads for longer waits and for steps whose message was lost.
  */
+import { Messages } from "#core/messaging/messages";
 import { type AutomationEventType } from "#core/automations/runs/model";
 import { Transaction } from "#core/db/transact";
 import { Events, type EventRecordInput } from "#core/events/index";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
-import { encodeTime, ulid } from "ulid";
+import { ulid } from "ulid";
 import "#core/automations/runs/queue";
 import type { Automation } from "#core/automations/index";
 import type { Trigger } from "#core/automations/definition";
@@ -18,8 +19,6 @@ import type { EvaluationContext } from "#core/automations/runs/evaluate";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { routeFrom, type Definition, type Route } from "#core/automations/runs/route";
 import { isFinal, noteLastRun, RunStore, StaleRunError, storedAutomation, Versions } from "#core/automations/runs/store";
-import { keys } from "#core/db/keys";
-import { queryPages } from "#core/db/query";
 import { Leads, type Lead } from "#core/leads/index";
 import { Conversations } from "#core/messaging/conversations";
 import { Organizations } from "#core/organizations/index";
@@ -81,16 +80,7 @@ async function hasReplied(organizationId: string, lead: Lead | undefined, since:
   const phone = lead?.contact.phone?.number;
   const conversation = phone ? await Conversations.byPhone(organizationId, phone) : undefined;
   if (!conversation) return false;
-  const { gsi1pk, gsi1sk } = keys.messagesByConversation(organizationId, conversation.id);
-  for await (const page of queryPages({
-    index: "messagesByConversation",
-    KeyConditionExpression: "gsi1pk = :pk AND gsi1sk >= :from",
-    FilterExpression: "direction = :inbound",
-    ExpressionAttributeValues: { ":pk": gsi1pk, ":from": `${gsi1sk}${encodeTime(Date.parse(since), 10)}`, ":inbound": "Inbound" },
-  })) {
-    if (page.length) return true;
-  }
-  return false;
+  return Messages.hasInboundSince(organizationId, conversation.id, since);
 }
 
 function newStep(seq: number, nodeId: string, kind: RunStep["kind"], type: string): RunStep {
