@@ -1,4 +1,5 @@
 /** A call's life after it is placed: status changes from the carrier, missed calls, settlement of its hold, inbound calls. */
+import { CallMissed } from "#core/calls/queue";
 import { table, isConditionFailed } from "#core/db/items";
 import { Billing, callCost, WalletRefusedError, type TransactItem } from "#core/billing/index";
 import { recordCallEvent, type CallEventType } from "#core/calls/events";
@@ -258,7 +259,7 @@ export async function applyStatus(
   await recordCallEvent(organizationId, after, EVENT_TYPES[after.status]);
   if (after.missed && !before.missed) {
     await recordCallEvent(organizationId, after, "CallMissed");
-    await publish("automationRuns", "call.missed", organizationId, {
+    await publish(CallMissed, organizationId, {
       callId: after.id,
       leadId: after.leadId,
       conversationId: after.conversationId,

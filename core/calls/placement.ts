@@ -1,4 +1,5 @@
 /** Placing outbound calls: the request (recipient, caller id, wallet hold, queue) and the consumer that asks the carrier. */
+import { CallPlace } from "#core/calls/queue";
 import { RING_TIMEOUT_SECONDS, WHISPER_ALLOWANCE_SECONDS, callDeadline, emptyCall, claimProviderCall, applyStatus } from "#core/calls/lifecycle";
 import { callWebhookUrl, ringTime } from "#core/calls/webhooks";
 import { actorId, type Actor } from "#core/auth/actor";
@@ -128,7 +129,7 @@ export const CallPlacement = {
       items: callWrites(organizationId, call, undefined, {}, dueEntry(organizationId, call.id, callDeadline(now, ringTime(call), prices.maxCallMinutes))),
     });
     await recordCallEvent(organizationId, call, "CallQueued", actor);
-    await publish("outboundCalls", "call.place", organizationId, { callId: call.id });
+    await publish(CallPlace, organizationId, { callId: call.id });
     return call;
   },
 
