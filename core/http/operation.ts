@@ -1,6 +1,6 @@
 import type * as v from "valibot";
 import type { Permission } from "#core/auth/actor";
-import type { HttpMethod } from "#stacks/definitions";
+import { routeTable, type HttpMethod, type OperationId } from "#stacks/definitions";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnySchema = v.GenericSchema<any, any>;
@@ -18,17 +18,19 @@ export type ProblemStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 
 
 /**
  * One HTTP operation of the contract: the single source for validation (the
- * Middy chain), the OpenAPI document and the route table test.
+ * Middy chain), the OpenAPI document and the type of what its implementation answers.
  */
 export interface Operation<
   TAuth extends AuthMode = AuthMode,
   TBody extends AnySchema | undefined = AnySchema | undefined,
   TQuery extends AnySchema | undefined = AnySchema | undefined,
   TParams extends AnySchema | undefined = AnySchema | undefined,
+  TSuccess extends AnySchema | undefined = AnySchema | undefined,
 > {
   operationId: string;
+  /** From the route table (stacks/definitions.ts), keyed by `operationId`. */
   method: HttpMethod;
-  /** API Gateway path template, e.g. `/automations/{id}`. */
+  /** API Gateway path template, e.g. `/automations/{id}`; from the route table like `method`. */
   path: string;
   summary: string;
   description?: string;
@@ -49,8 +51,8 @@ export interface Operation<
   success: {
     status: 200 | 201 | 202 | 204;
     description: string;
-    /** Documentation schema of the response body. */
-    schema?: AnySchema;
+    /** Schema of the response body: the contract documents it, and the implementation must return its output (endpoint()). */
+    schema?: TSuccess;
     /** Defaults to application/json. */
     contentType?: string;
     /** Raw JSON Schema when the body is not described by valibot (e.g. the OpenAPI document itself). */
@@ -67,12 +69,42 @@ export interface Operation<
   example?: unknown;
 }
 
-/** Declares an operation with its types inferred from the schemas. */
+/** What an operation states itself: everything but the method and path, which the route table holds. */
+export type OperationSpec<
+  TId extends OperationId,
+  TAuth extends AuthMode,
+  TBody extends AnySchema | undefined,
+  TQuery extends AnySchema | undefined,
+  TParams extends AnySchema | undefined,
+  TSuccess extends AnySchema | undefined,
+> = Omit<Operation<TAuth, TBody, TQuery, TParams, TSuccess>, "operationId" | "method" | "path"> & { operationId: TId };
+
+/**
+ * Declares the operation of a route, with its types inferred from the schemas. Its `operationId` must be a key of
+ * the route table (stacks/definitions.ts), whose method and path it serves: they are stated there only.
+ */
 export function defineOperation<
+  TId extends OperationId,
   TAuth extends AuthMode,
   TBody extends AnySchema | undefined = undefined,
   TQuery extends AnySchema | undefined = undefined,
   TParams extends AnySchema | undefined = undefined,
->(operation: Operation<TAuth, TBody, TQuery, TParams>): Operation<TAuth, TBody, TQuery, TParams> {
+  TSuccess extends AnySchema | undefined = undefined,
+>(spec: OperationSpec<TId, TAuth, TBody, TQuery, TParams, TSuccess>): Operation<TAuth, TBody, TQuery, TParams, TSuccess> {
+  const { method, path } = routeTable[spec.operationId];
+  return { ...spec, method, path };
+}
+
+/**
+ * Declares an operation no route of the table serves: API Gateway's `$default` responder, and probes that test
+ * the endpoint chain itself. It states its own method and path.
+ */
+export function defineUnroutedOperation<
+  TAuth extends AuthMode,
+  TBody extends AnySchema | undefined = undefined,
+  TQuery extends AnySchema | undefined = undefined,
+  TParams extends AnySchema | undefined = undefined,
+  TSuccess extends AnySchema | undefined = undefined,
+>(operation: Operation<TAuth, TBody, TQuery, TParams, TSuccess>): Operation<TAuth, TBody, TQuery, TParams, TSuccess> {
   return operation;
 }
