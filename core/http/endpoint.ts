@@ -19,6 +19,13 @@ export const maxBodyBytes = 1024 * 1024;
 
 type Output<T> = T extends AnySchema ? v.InferOutput<T> : undefined;
 
+/**
+ * What an implementation answers: the output of the operation's success schema (sent as JSON with the declared
+ * status), or an explicit `HttpResponse`. An operation whose body no valibot schema describes (TwiML, CSV, the
+ * contract itself, 204) may answer anything its handler chooses.
+ */
+export type EndpointAnswer<TSuccess> = (TSuccess extends AnySchema ? v.InferOutput<TSuccess> : unknown) | HttpResponse;
+
 /** What an endpoint implementation receives: validated input and the caller. */
 export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
   actor: TAuth extends "public" ? undefined : Actor;
@@ -39,7 +46,7 @@ export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
-type AnyOperation = Operation<AuthMode, AnySchema | undefined, AnySchema | undefined, AnySchema | undefined>;
+type AnyOperation = Operation<AuthMode, AnySchema | undefined, AnySchema | undefined, AnySchema | undefined, AnySchema | undefined>;
 
 /** Per-invocation state the middlewares hand to each other and to the implementation. */
 interface ChainState {
@@ -88,9 +95,10 @@ export function endpoint<
   TBody extends AnySchema | undefined,
   TQuery extends AnySchema | undefined,
   TParams extends AnySchema | undefined,
+  TSuccess extends AnySchema | undefined,
 >(
-  operation: Operation<TAuth, TBody, TQuery, TParams>,
-  implementation: (input: EndpointInput<TAuth, TBody, TQuery, TParams>) => Promise<unknown>,
+  operation: Operation<TAuth, TBody, TQuery, TParams, TSuccess>,
+  implementation: (input: EndpointInput<TAuth, TBody, TQuery, TParams>) => Promise<EndpointAnswer<TSuccess>>,
   options: EndpointOptions = {},
 ) {
   const generic = operation as unknown as AnyOperation;
