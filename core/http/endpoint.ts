@@ -5,7 +5,7 @@ import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { ForbiddenError, RateLimitedError, ValidationError } from "#core/errors";
 import { ipPartitionOf, resolveCredentials, type Credentials } from "#core/http/credentials";
-import type { AnySchema, AuthMode, Operation } from "#core/http/operation";
+import type { AnySchema, AuthMode, Operation, SuccessAnswer } from "#core/http/operation";
 import { PayloadTooLargeError, toProblem, UnsupportedMediaTypeError } from "#core/http/problem";
 import { securityHeaders } from "#core/http/headers";
 import { HttpResponse } from "#core/http/response";
@@ -21,10 +21,12 @@ type Output<T> = T extends AnySchema ? v.InferOutput<T> : undefined;
 
 /**
  * What an implementation answers: the output of the operation's success schema (sent as JSON with the declared
- * status), or an explicit `HttpResponse`. An operation whose body no valibot schema describes (TwiML, CSV, the
- * contract itself, 204) may answer anything its handler chooses.
+ * status), nothing for a 204, or an explicit `HttpResponse`. An operation whose body no valibot schema describes
+ * (TwiML, CSV, HTML, the contract itself) may answer anything its handler chooses.
  */
-export type EndpointAnswer<TSuccess> = (TSuccess extends AnySchema ? v.InferOutput<TSuccess> : unknown) | HttpResponse;
+export type EndpointAnswer<TSuccess extends SuccessAnswer> =
+  | HttpResponse
+  | (TSuccess extends { schema: infer TSchema extends AnySchema } ? v.InferOutput<TSchema> : TSuccess extends { status: 204 } ? void : unknown);
 
 /** What an endpoint implementation receives: validated input and the caller. */
 export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
@@ -46,7 +48,7 @@ export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
-type AnyOperation = Operation<AuthMode, AnySchema | undefined, AnySchema | undefined, AnySchema | undefined, AnySchema | undefined>;
+type AnyOperation = Operation<AuthMode, AnySchema | undefined, AnySchema | undefined, AnySchema | undefined, SuccessAnswer>;
 
 /** Per-invocation state the middlewares hand to each other and to the implementation. */
 interface ChainState {
@@ -95,7 +97,7 @@ export function endpoint<
   TBody extends AnySchema | undefined,
   TQuery extends AnySchema | undefined,
   TParams extends AnySchema | undefined,
-  TSuccess extends AnySchema | undefined,
+  TSuccess extends SuccessAnswer,
 >(
   operation: Operation<TAuth, TBody, TQuery, TParams, TSuccess>,
   implementation: (input: EndpointInput<TAuth, TBody, TQuery, TParams>) => Promise<EndpointAnswer<TSuccess>>,

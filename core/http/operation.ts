@@ -16,6 +16,22 @@ export type AuthMode = "public" | "bearer" | "bearerOrSource";
 /** Problem statuses an operation documents besides the ones every route can answer. */
 export type ProblemStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 502;
 
+/** An operation's success answer, as the contract documents it. */
+export interface SuccessAnswer {
+  status: 200 | 201 | 202 | 204;
+  description: string;
+  /** Schema of the response body: the contract documents it, and the implementation must return its output. */
+  schema?: AnySchema;
+  /** Defaults to application/json. */
+  contentType?: string;
+  /** Raw JSON Schema when the body is not described by valibot (e.g. the OpenAPI document itself). */
+  jsonSchema?: Record<string, unknown>;
+  /** Another success status the operation answers with the same body (e.g. 200 for a repeat of a create), and why. */
+  alternateStatus?: { status: 200; description: string };
+  /** Further media types the same status may answer with, and their schemas (e.g. `text/event-stream`). */
+  alternativeContent?: Record<string, Record<string, unknown>>;
+}
+
 /**
  * One HTTP operation of the contract: the single source for validation (the
  * Middy chain), the OpenAPI document and the type of what its implementation answers.
@@ -25,7 +41,7 @@ export interface Operation<
   TBody extends AnySchema | undefined = AnySchema | undefined,
   TQuery extends AnySchema | undefined = AnySchema | undefined,
   TParams extends AnySchema | undefined = AnySchema | undefined,
-  TSuccess extends AnySchema | undefined = AnySchema | undefined,
+  TSuccess extends SuccessAnswer = SuccessAnswer,
 > {
   operationId: string;
   /** From the route table (stacks/definitions.ts), keyed by `operationId`. */
@@ -48,20 +64,8 @@ export interface Operation<
   bodyRequired?: boolean;
   query?: TQuery;
   params?: TParams;
-  success: {
-    status: 200 | 201 | 202 | 204;
-    description: string;
-    /** Schema of the response body: the contract documents it, and the implementation must return its output (endpoint()). */
-    schema?: TSuccess;
-    /** Defaults to application/json. */
-    contentType?: string;
-    /** Raw JSON Schema when the body is not described by valibot (e.g. the OpenAPI document itself). */
-    jsonSchema?: Record<string, unknown>;
-    /** Another success status the operation answers with the same body (e.g. 200 for a repeat of a create), and why. */
-    alternateStatus?: { status: 200; description: string };
-    /** Further media types the same status may answer with, and their schemas (e.g. `text/event-stream`). */
-    alternativeContent?: Record<string, Record<string, unknown>>;
-  };
+  /** The success answer; its type (status and schema) decides what the implementation may return (endpoint()). */
+  success: TSuccess;
   problems: ProblemStatus[];
   /** Honours the `Idempotency-Key` header (replays the stored answer for 24 h). */
   idempotent?: boolean;
@@ -76,7 +80,7 @@ export type OperationSpec<
   TBody extends AnySchema | undefined,
   TQuery extends AnySchema | undefined,
   TParams extends AnySchema | undefined,
-  TSuccess extends AnySchema | undefined,
+  TSuccess extends SuccessAnswer,
 > = Omit<Operation<TAuth, TBody, TQuery, TParams, TSuccess>, "operationId" | "method" | "path"> & { operationId: TId };
 
 /**
@@ -89,7 +93,7 @@ export function defineOperation<
   TBody extends AnySchema | undefined = undefined,
   TQuery extends AnySchema | undefined = undefined,
   TParams extends AnySchema | undefined = undefined,
-  TSuccess extends AnySchema | undefined = undefined,
+  TSuccess extends SuccessAnswer = SuccessAnswer,
 >(spec: OperationSpec<TId, TAuth, TBody, TQuery, TParams, TSuccess>): Operation<TAuth, TBody, TQuery, TParams, TSuccess> {
   const { method, path } = routeTable[spec.operationId];
   return { ...spec, method, path };
@@ -104,7 +108,7 @@ export function defineUnroutedOperation<
   TBody extends AnySchema | undefined = undefined,
   TQuery extends AnySchema | undefined = undefined,
   TParams extends AnySchema | undefined = undefined,
-  TSuccess extends AnySchema | undefined = undefined,
+  TSuccess extends SuccessAnswer = SuccessAnswer,
 >(operation: Operation<TAuth, TBody, TQuery, TParams, TSuccess>): Operation<TAuth, TBody, TQuery, TParams, TSuccess> {
   return operation;
 }
