@@ -159,7 +159,7 @@ async function listCosts(context: BenchContext, templateId: string): Promise<voi
     });
   });
   const events = Array.from({ length: count / 2 }, (_, index) =>
-    eventItem(context.organizationId, { eventType: index % 1000 === 1 ? "BulkRare" : "BulkNoise", eventCategory: "Bulk", createdAt: new Date(start + index * 2000).toISOString() }).item,
+    eventItem(context.organizationId, { eventType: index % 1000 === 1 ? "WebhookEndpointDisabled" : "MessageQueued", eventCategory: "Bulk", createdAt: new Date(start + index * 2000).toISOString() }).item,
   );
   const all = [...items, ...events];
   for (let offset = 0; offset < all.length; offset += 25 * 8) {
@@ -189,7 +189,7 @@ async function listCosts(context: BenchContext, templateId: string): Promise<voi
     list("non-indexed filter (rare utmSource)", { filters: [{ field: "metadata.utmSource", value: "rare-utm" }] }),
     list("search 'needleman' in name", { search: "needleman", searchFields: ["name"] }),
     list("includeCount", { includeCount: true }),
-    list("events of one type", {}, listEvents, "/events/all/my", { eventType: "BulkRare" }),
+    list("events of one type", {}, listEvents, "/events/all/my", { eventType: "WebhookEndpointDisabled" }),
   ];
   const rows: Row[] = [];
   for (const shape of shapes) rows.push(await shape());

@@ -1,8 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from "@a2a-js/sdk";
 import type { ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
+import { table } from "#core/db/items";
 import { actorOf } from "#core/agent/caller";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { readBudget } from "#core/db/list";
 import { queryCount } from "#core/db/query";
@@ -25,29 +24,24 @@ export class DynamoTaskStore implements TaskStore {
   async save(task: Task, context: ServerCallContext): Promise<void> {
     const { organizationId } = actorOf(context);
     const now = nowIso();
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.a2aTask(organizationId, task.id),
-          entity: entities.a2aTask,
-          taskId: task.id,
-          contextId: task.contextId,
-          state: task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED,
-          statusTimestamp: task.status?.timestamp ?? now,
-          task: JSON.stringify(Task.toJSON(task)),
-          updatedAt: now,
-          expiresAt: Math.floor(Date.now() / 1000) + taskTtlSeconds,
-        },
-      }),
-    );
+    await table.put({
+      Item: {
+        ...keys.a2aTask(organizationId, task.id),
+        entity: entities.a2aTask,
+        taskId: task.id,
+        contextId: task.contextId,
+        state: task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED,
+        statusTimestamp: task.status?.timestamp ?? now,
+        task: JSON.stringify(Task.toJSON(task)),
+        updatedAt: now,
+        expiresAt: Math.floor(Date.now() / 1000) + taskTtlSeconds,
+      },
+    });
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
     const { organizationId } = actorOf(context);
-    const { Item } = await db().send(
-      new GetCommand({ TableName: tableName(), Key: keys.a2aTask(organizationId, taskId), ConsistentRead: true }),
-    );
+    const { Item } = await table.get({ Key: keys.a2aTask(organizationId, taskId), ConsistentRead: true });
     if (!Item || isExpired(Item)) return undefined;
     return Task.fromJSON(JSON.parse(Item.task as string));
   }
@@ -85,7 +79,7 @@ export class DynamoTaskStore implements TaskStore {
     const budget = readBudget(pageSize);
     let read = 0;
     do {
-      const page = await db().send(new QueryCommand({ ...query, TableName: tableName(), ExclusiveStartKey: startKey, Limit: budget - read }));
+      const page = await table.query({ ...query, ExclusiveStartKey: startKey, Limit: budget - read });
       items.push(...(page.Items ?? []));
       read += page.ScannedCount ?? page.Items?.length ?? 0;
       startKey = page.LastEvaluatedKey;

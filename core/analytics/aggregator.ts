@@ -1,7 +1,6 @@
-import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { decodeTime } from "ulid";
-import { TransactionConditionFailed, transact, type TransactItem } from "#core/billing/transactions";
-import { db, tableName } from "#core/db/client";
+import { table } from "#core/db/items";
+import { TransactionConditionFailed, transact, type TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import type { EventRecord } from "#core/events/index";
 import { effectOf, leadCounters, mergeCounters, responseCounters, responseSecondsOf, toUnits, type Counters, type EventEffect } from "#core/analytics/counters";
@@ -90,23 +89,20 @@ async function factOf(organizationId: string, event: EventRecord, effect: EventE
     entity: entities.analyticsCounted,
     expiresAt: Math.floor(Date.now() / 1000) + markerTtlSeconds,
   };
-  return { marker: { Put: { TableName: tableName(), Item: marker, ConditionExpression: "attribute_not_exists(pk)" } }, additions: own };
+  return { marker: { Put: { Item: marker, ConditionExpression: "attribute_not_exists(pk)" } }, additions: own };
 }
 
 /** A lead counted once (its per-lead item is the marker); undefined when the lead is gone, or not processed when `processedOnly`. */
 async function leadFact(organizationId: string, leadId: string, processedOnly: boolean): Promise<Fact | undefined> {
-  const { Item } = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.lead(organizationId, leadId),
-      ProjectionExpression: "sourceId, metadata.price, processingStatus",
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await table.get({
+    Key: keys.lead(organizationId, leadId),
+    ProjectionExpression: "sourceId, metadata.price, processingStatus",
+    ConsistentRead: true,
+  });
   if (!Item || (processedOnly && Item.processingStatus !== "Processed")) return undefined;
   const lead = { leadId, sourceId: (Item.sourceId as string | null) ?? null, priceUnits: toUnits((Item.metadata as { price?: string } | undefined)?.price) };
   return {
-    marker: { Put: { TableName: tableName(), Item: leadItem(organizationId, lead), ConditionExpression: "attribute_not_exists(pk)" } },
+    marker: { Put: { Item: leadItem(organizationId, lead), ConditionExpression: "attribute_not_exists(pk)" } },
     additions: [{ at: decodeTime(leadId), counters: leadCounters(lead.sourceId, lead.priceUnits) }],
   };
 }
@@ -171,7 +167,7 @@ async function countResponse(organizationId: string, response: { leadId: string;
   const key = keys.analyticsLead(organizationId, response.leadId);
   let leadCounted = false;
   for (let attempt = 1; ; attempt++) {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+    const { Item } = await table.get({ Key: key, ConsistentRead: true });
     if (!Item && !leadCounted) {
       const lead = await leadFact(organizationId, response.leadId, true);
       if (!lead) return;
@@ -187,7 +183,7 @@ async function countResponse(organizationId: string, response: { leadId: string;
     const histograms = await Promise.all(
       levels.map(async ([level, bucketOf]) => {
         const histogramKey = keys.analyticsHistogram(organizationId, level, bucketOf(createdAt));
-        const { Item: stored } = await db().send(new GetCommand({ TableName: tableName(), Key: histogramKey, ConsistentRead: true }));
+        const { Item: stored } = await table.get({ Key: histogramKey, ConsistentRead: true });
         const hist = mergeCounters(unpackHistogram(stored), histogramPart);
         return histogramUpdate(organizationId, level, bucketOf(createdAt), { hist, readVersion: stored?.hv as number | undefined });
       }),
@@ -197,7 +193,6 @@ async function countResponse(organizationId: string, response: { leadId: string;
       await transact([
         {
           Update: {
-            TableName: tableName(),
             Key: key,
             UpdateExpression: "SET respondedAt = :at, responseSeconds = :seconds",
             ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(respondedAt)",
@@ -219,14 +214,11 @@ const writtenMilestones = new Set<string>();
 
 async function milestone(organizationId: string, name: "firstDeliveredAt" | "firstSourcedLeadAt", at: string): Promise<void> {
   if (writtenMilestones.has(`${organizationId}#${name}`)) return;
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.analyticsMilestones(organizationId),
-      UpdateExpression: "SET #entity = :entity, #name = if_not_exists(#name, :at)",
-      ExpressionAttributeNames: { "#entity": "entity", "#name": name },
-      ExpressionAttributeValues: { ":entity": entities.analyticsMilestones, ":at": at },
-    }),
-  );
+  await table.update({
+    Key: keys.analyticsMilestones(organizationId),
+    UpdateExpression: "SET #entity = :entity, #name = if_not_exists(#name, :at)",
+    ExpressionAttributeNames: { "#entity": "entity", "#name": name },
+    ExpressionAttributeValues: { ":entity": entities.analyticsMilestones, ":at": at },
+  });
   writtenMilestones.add(`${organizationId}#${name}`);
 }

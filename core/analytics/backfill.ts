@@ -1,6 +1,5 @@
-import { BatchWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { decodeTime } from "ulid";
-import { db, tableName } from "#core/db/client";
+import { table, writeItems } from "#core/db/items";
 import type { EventRecord } from "#core/events/index";
 import { effectOf, leadCounters, mergeCounters, responseCounters, responseSecondsOf, type Counters } from "#core/analytics/counters";
 import { dayBucket, floorDay, floorHour, floorWeek, hourBucket, weekBucket } from "#core/analytics/range";
@@ -43,13 +42,7 @@ async function inParallel<T>(items: T[], work: (item: T) => Promise<void>): Prom
 async function batchPut(items: Record<string, unknown>[]): Promise<void> {
   const chunks: Record<string, unknown>[][] = [];
   for (let index = 0; index < items.length; index += 25) chunks.push(items.slice(index, index + 25));
-  await inParallel(chunks, async (chunk) => {
-    let requests = chunk.map((Item) => ({ PutRequest: { Item } }));
-    while (requests.length > 0) {
-      const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
-      requests = (result.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
-    }
-  });
+  await inParallel(chunks, (chunk) => writeItems(chunk.map((Item) => ({ PutRequest: { Item } }))));
 }
 
 /** Stores event records as they are (the records a report reads exactly at the edges of a range). */
@@ -93,7 +86,7 @@ export async function backfill(organizationId: string, events: EventRecord[], lo
     ["W", weeks, weekBucket],
   ] as const).flatMap(([level, buckets, bucketOf]) => [...buckets].flatMap(([start, counters]) => updatesOf(organizationId, level, bucketOf(start), counters)));
   await inParallel(updates, async (update) => {
-    await db().send(new UpdateCommand(update.Update as ConstructorParameters<typeof UpdateCommand>[0]));
+    await table.update(update.Update!);
   });
   await batchPut([...leads.values()]);
   return { events: events.length, leads: leads.size, rollupItems: hours.size + days.size + weeks.size, leadItems: leads.size };

@@ -1,3 +1,4 @@
+import type { EventType } from "#core/events/types";
 import type { EventRecord } from "#core/events/index";
 
 /**
@@ -45,11 +46,11 @@ export const counter = {
   sourceMinutes: (source: string, minutes: number) => `hs#${source}#${minutes}`,
 } as const;
 
-const finalMessageEvents = new Set(["MessageDelivered", "MessageUndelivered", "MessageFailed", "MessageUnknown", "MessageBlocked"]);
+const finalMessageEvents = new Set<EventType>(["MessageDelivered", "MessageUndelivered", "MessageFailed", "MessageUnknown", "MessageBlocked"]);
 /** Final receipts that prove the carrier accepted the message. */
-const acceptedOutcomes = new Set(["MessageDelivered", "MessageUndelivered", "MessageUnknown"]);
-const failedOrBlocked = new Set(["MessageUndelivered", "MessageFailed", "MessageBlocked"]);
-const finalCallEvents = new Set(["CallCompleted", "CallBusy", "CallNoAnswer", "CallFailed", "CallCanceled"]);
+const acceptedOutcomes = new Set<EventType>(["MessageDelivered", "MessageUndelivered", "MessageUnknown"]);
+const failedOrBlocked = new Set<EventType>(["MessageUndelivered", "MessageFailed", "MessageBlocked"]);
+const finalCallEvents = new Set<EventType>(["CallCompleted", "CallBusy", "CallNoAnswer", "CallFailed", "CallCanceled"]);
 const automationSuccess = new Set(["Succeeded", "Success", "Completed"]);
 
 /** What an event means for analytics, before any storage is read. */
@@ -92,7 +93,8 @@ export function effectOf(event: EventRecord): EventEffect {
   };
   const effect: EventEffect = { counters };
   const outbound = event.direction === "Outbound";
-  const type = event.eventType;
+  // Stored records carry a string; the comparisons below are checked against the declared event types.
+  const type = event.eventType as EventType;
   if (type === "LeadCreated" && event.leadId) effect.leadCreated = { leadId: event.leadId };
   // Sent: the carrier took the message. A delivery receipt can overtake the Sent receipt (the
   // message then never records MessageSent), so a final receipt without `sentAt` counts instead.

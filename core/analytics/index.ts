@@ -3,7 +3,6 @@ import type { Actor } from "#core/auth/actor";
 import { AnalyticsQuerySchema, resolveRange, type AnalyticsQuery } from "#core/analytics/range";
 import { AnalyticsReportSchema, bucketRows, buildReport, type AnalyticsReport } from "#core/analytics/report";
 import { countRecordedEvents } from "#core/analytics/aggregator";
-import { Rollups } from "#core/analytics/rollups";
 
 export { AnalyticsQuerySchema, AnalyticsReportSchema, type AnalyticsQuery, type AnalyticsReport };
 
@@ -63,6 +62,4 @@ export const Analytics = {
 
   /** Counts recorded events into the rollups, each once (the stream aggregator; a replay adds nothing). */
   countRecordedEvents,
-  onUnread: Rollups.onUnread,
-  onRead: Rollups.onRead,
 };

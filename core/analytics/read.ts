@@ -1,6 +1,5 @@
-import { QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { decodeTime, ulid } from "ulid";
-import { db, tableName } from "#core/db/client";
+import { organizationRange, prefixItems } from "#core/db/query";
 import { keys } from "#core/db/keys";
 import { toEventRecord } from "#core/events/index";
 import { callSeconds, emptyHistogram, histogramOf, isHistogram, mergeHistograms, parseHistogram, type Histogram, type Level } from "#core/analytics/rollups";
@@ -51,34 +50,7 @@ const ulidFloor = (t: number) => `${ulid(t).slice(0, 10)}0000000000000000`;
 const ulidCeiling = (t: number) => `${ulid(t).slice(0, 10)}ZZZZZZZZZZZZZZZZ`;
 const notCounters = new Set(["pk", "sk", "entity", "hv"]);
 
-async function queryAll(input: Omit<QueryCommandInput, "TableName">): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(new QueryCommand({ TableName: tableName(), ...input, ExclusiveStartKey }));
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-}
-
-/** Items of the organization's partition whose sort key lies in [lower, upper]. */
-function skRange(organizationId: string, lower: string, upper: string, extra: Omit<QueryCommandInput, "TableName" | "KeyConditionExpression"> = {}) {
-  return queryAll({
-    ...extra,
-    KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
-    ExpressionAttributeValues: { ...extra.ExpressionAttributeValues, ":pk": keys.organization(organizationId).pk, ":lower": lower, ":upper": upper },
-  });
-}
-
-/**
- * Every item of the organization whose sort key starts with `prefix`, as a key
- * range (`BETWEEN prefix AND prefix~`): DynamoDB Local answers `begins_with` by
- * scanning the partition, which an organization with 100 000 leads makes slow.
- */
-export function prefixItems(organizationId: string, prefix: string, extra: Omit<QueryCommandInput, "TableName" | "KeyConditionExpression"> = {}) {
-  return skRange(organizationId, prefix, `${prefix}~`, extra);
-}
+export { prefixItems } from "#core/db/query";
 
 /** A rollup item's counters: its numeric attributes. */
 function countersOf(item: Record<string, unknown>): Counters {
@@ -90,7 +62,7 @@ function countersOf(item: Record<string, unknown>): Counters {
 /** Per-lead analytics items of leads created in [start, end). */
 export async function leadFacts(organizationId: string, range: TimeRange): Promise<LeadFact[]> {
   const prefix = keys.analyticsLead(organizationId, "").sk;
-  const items = await skRange(organizationId, `${prefix}${ulidFloor(range.start)}`, `${prefix}${ulidCeiling(range.end - 1)}`);
+  const items = await organizationRange(organizationId, `${prefix}${ulidFloor(range.start)}`, `${prefix}${ulidCeiling(range.end - 1)}`);
   return items.map((item) => ({
     leadId: item.leadId as string,
     sourceId: (item.sourceId as string | null) ?? null,
@@ -131,7 +103,7 @@ async function exactCounters(organizationId: string, range: TimeRange, leadsOnly
 async function windowEvents(organizationId: string, range: TimeRange) {
   const prefix = keys.event(organizationId, "").sk;
   const typeNames = countedEventTypes.map((_, index) => `:t${index}`);
-  const items = await skRange(organizationId, `${prefix}${ulidFloor(range.start)}`, `${prefix}${ulidCeiling(range.end - 1)}`, {
+  const items = await organizationRange(organizationId, `${prefix}${ulidFloor(range.start)}`, `${prefix}${ulidCeiling(range.end - 1)}`, {
     FilterExpression: `eventType IN (${typeNames.join(", ")}) OR eventCategory = :automation`,
     ProjectionExpression: countedEventFields.map((_, index) => `#f${index}`).join(", "),
     ExpressionAttributeNames: Object.fromEntries(countedEventFields.map((field, index) => [`#f${index}`, field])),
@@ -155,7 +127,7 @@ async function rollups(organizationId: string, pieces: Piece[], level: Level, co
   }
   const results = await Promise.all(
     runs.map((run) =>
-      skRange(
+      organizationRange(
         organizationId,
         keys.analyticsRollup(organizationId, level, run[0]!.bucket).sk,
         keys.analyticsHistogram(organizationId, level, run.at(-1)!.bucket).sk,

@@ -1,10 +1,9 @@
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
+import { table } from "#core/db/items";
 import { timestamp } from "#core/shared/ids";
 import type { Actor } from "#core/auth/actor";
 import { WebhookEndpoints } from "#core/webhooks/endpoints";
 import { Billing, type Wallet } from "#core/billing/index";
-import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
 import * as Money from "#core/shared/money";
 import { counter, fromUnits, missedThresholdMinutes, noSource, type Counters } from "#core/analytics/counters";
@@ -201,7 +200,7 @@ async function unreadIndex(organizationId: string) {
 }
 
 async function milestones(organizationId: string): Promise<{ firstDeliveredAt?: string; firstSourcedLeadAt?: string }> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.analyticsMilestones(organizationId) }));
+  const { Item } = await table.get({ Key: keys.analyticsMilestones(organizationId) });
   return (Item ?? {}) as { firstDeliveredAt?: string; firstSourcedLeadAt?: string };
 }
 

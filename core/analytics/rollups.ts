@@ -1,6 +1,5 @@
-import { DeleteCommand, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { TransactItem } from "#core/billing/transactions";
-import { db, tableName } from "#core/db/client";
+import { table } from "#core/db/items";
+import type { TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import { dayBucket, hourBucket, weekBucket } from "#core/analytics/range";
 import type { Counters } from "#core/analytics/counters";
@@ -48,7 +47,6 @@ export function rollupUpdate(organizationId: string, level: Level, bucket: strin
   });
   return {
     Update: {
-      TableName: tableName(),
       Key: keys.analyticsRollup(organizationId, level, bucket),
       UpdateExpression: `SET #entity = :entity${adds.length ? ` ADD ${adds.join(", ")}` : ""}`,
       ExpressionAttributeNames: names,
@@ -67,7 +65,6 @@ export function histogramUpdate(organizationId: string, level: Level, bucket: st
   if (histogram.readVersion !== undefined) values[":readVersion"] = histogram.readVersion;
   return {
     Update: {
-      TableName: tableName(),
       Key: keys.analyticsHistogram(organizationId, level, bucket),
       UpdateExpression: "SET #entity = :entity, hist = :hist, hv = :nextVersion",
       ConditionExpression: histogram.readVersion === undefined ? "attribute_not_exists(hv)" : "hv = :readVersion",
@@ -159,42 +156,7 @@ export function leadItem(organizationId: string, lead: { leadId: string; sourceI
 
 /** Talk seconds of a completed call, from the call record (event records carry no duration). */
 export async function callSeconds(organizationId: string, callId: string): Promise<number> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.call(organizationId, callId), ProjectionExpression: "#d", ExpressionAttributeNames: { "#d": "duration" } }));
+  const { Item } = await table.get({ Key: keys.call(organizationId, callId), ProjectionExpression: "#d", ExpressionAttributeNames: { "#d": "duration" } });
   const duration = Number(Item?.duration ?? 0);
   return Number.isFinite(duration) && duration > 0 ? Math.round(duration) : 0;
 }
-
-export const Rollups = {
-  /** Messaging marks a conversation unread: one more unread message, and since when. Never throws. */
-  async onUnread(organizationId: string, conversationId: string, at: string): Promise<void> {
-    await db()
-      .send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.analyticsUnread(organizationId, conversationId),
-          UpdateExpression: "SET #entity = :entity, conversationId = :id, oldestUnreadAt = if_not_exists(oldestUnreadAt, :at), lastUnreadAt = :at ADD unreadCount :one",
-          ExpressionAttributeNames: { "#entity": "entity" },
-          ExpressionAttributeValues: { ":entity": entities.analyticsUnread, ":id": conversationId, ":at": at, ":one": 1 },
-        }),
-      )
-      .catch((error: unknown) => console.error(JSON.stringify({ level: "error", message: "analytics unread not updated", organizationId, conversationId, error: String(error) })));
-  },
-
-  /** Messaging marks a conversation read: it leaves the unread index (unless a newer message arrived since `readAt`). Never throws. */
-  async onRead(organizationId: string, conversationId: string, readAt: string): Promise<void> {
-    await db()
-      .send(
-        new DeleteCommand({
-          TableName: tableName(),
-          Key: keys.analyticsUnread(organizationId, conversationId),
-          ConditionExpression: "attribute_not_exists(lastUnreadAt) OR lastUnreadAt <= :readAt",
-          ExpressionAttributeValues: { ":readAt": readAt },
-        }),
-      )
-      .catch((error: unknown) => {
-        if ((error as Error).name !== "ConditionalCheckFailedException") {
-          console.error(JSON.stringify({ level: "error", message: "analytics unread not cleared", organizationId, conversationId, error: String(error) }));
-        }
-      });
-  },
-};

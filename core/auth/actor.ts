@@ -98,3 +98,14 @@ export function systemActor(organizationId: string): Actor {
     displayName: "System",
   };
 }
+
+/** Who caused an event, in the event record's actor fields; the system when no actor is given (consumers, webhooks, sweeps). */
+export function eventActorFields(actor: Actor | undefined) {
+  if (!actor) return { createdBy: "system", actorDisplayName: "System" };
+  return {
+    createdBy: actorId(actor),
+    ...(actor.userId ? { actorUserId: actor.userId } : {}),
+    actorDisplayName: actor.displayName,
+    ...(actor.email ? { actorEmail: actor.email } : {}),
+  };
+}

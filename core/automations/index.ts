@@ -1,6 +1,7 @@
-import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
+import { indexOf } from "#core/db/indexes";
+import { transact, TransactionConditionFailed } from "#core/db/transact";
+import { table } from "#core/db/items";
 import { actorId, type Actor } from "#core/auth/actor";
 import { wholeNumber } from "#core/shared/ids";
 import {
@@ -11,7 +12,6 @@ import {
   TriggerSchema,
   type AutomationRequest,
 } from "#core/automations/definition";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { privateTargetRefusal } from "#core/automations/runs/egress";
@@ -110,20 +110,15 @@ export const Automations = {
       createdAt: now,
       modifiedAt: null,
     };
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...keys.automation(actor.organizationId, automation.id), entity: entities.automation, ...automation },
-              ConditionExpression: "attribute_not_exists(pk)",
-            },
-          },
-          ...triggerIndexWrites(actor.organizationId, undefined, automation, timeZoneOf(organization)),
-        ],
-      }),
-    );
+    await transact([
+      {
+        Put: {
+          Item: { ...keys.automation(actor.organizationId, automation.id), entity: entities.automation, ...automation },
+          ConditionExpression: "attribute_not_exists(pk)",
+        },
+      },
+      ...triggerIndexWrites(actor.organizationId, undefined, automation, timeZoneOf(organization)),
+    ]);
     return redactSecrets(automation);
   },
 
@@ -153,23 +148,18 @@ export const Automations = {
     };
     const organization = await Organizations.fromId(actor.organizationId);
     try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: tableName(),
-                Key: keys.automation(actor.organizationId, automationId),
-                ...definitionUpdate(updated),
-                ConditionExpression: "attribute_exists(pk) AND version = :expectedVersion",
-              },
-            },
-            ...triggerIndexWrites(actor.organizationId, current, updated, timeZoneOf(organization)),
-          ],
-        }),
-      );
+      await transact([
+        {
+          Update: {
+            Key: keys.automation(actor.organizationId, automationId),
+            ...definitionUpdate(updated),
+            ConditionExpression: "attribute_exists(pk) AND version = :expectedVersion",
+          },
+        },
+        ...triggerIndexWrites(actor.organizationId, current, updated, timeZoneOf(organization)),
+      ]);
     } catch (error) {
-      if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === "ConditionalCheckFailed") {
+      if (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0)) {
         throw new ConflictError("The automation was changed by another request; read it again and reapply your change.");
       }
       throw error;
@@ -181,14 +171,10 @@ export const Automations = {
   async remove(actor: Actor, automationId: string): Promise<void> {
     const current = await storedAutomation(actor, automationId);
     if (current.isSystemManaged) throw new ForbiddenError("System-managed automations cannot be deleted; disable them instead.");
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Delete: { TableName: tableName(), Key: keys.automation(actor.organizationId, automationId) } },
-          ...triggerIndexWrites(actor.organizationId, current, undefined, "UTC"),
-        ],
-      }),
-    );
+    await transact([
+      { Delete: { Key: keys.automation(actor.organizationId, automationId) } },
+      ...triggerIndexWrites(actor.organizationId, current, undefined, "UTC"),
+    ]);
     await announceDisabled(actor.organizationId, automationId);
   },
 
@@ -250,9 +236,7 @@ function definitionFields(input: AutomationRequest) {
 }
 
 async function storedAutomation(actor: Actor, automationId: string): Promise<Automation> {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.automation(actor.organizationId, automationId) }),
-  );
+  const { Item } = await table.get({ Key: keys.automation(actor.organizationId, automationId) });
   if (!Item) throw new NotFoundError("Automation", automationId);
   return toAutomation(Item);
 }

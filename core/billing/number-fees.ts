@@ -1,6 +1,5 @@
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { table } from "#core/db/items";
 import { Billing, billingMonth, phoneNumberFee, TransactionConditionFailed, type LedgerEntry, type TransactItem } from "#core/billing/index";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { nowIso } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
@@ -77,7 +76,6 @@ async function feeItems(
       });
   const marker: TransactItem = {
     Put: {
-      TableName: tableName(),
       Item: {
         ...keys.phoneNumberFee(organizationId, number.id, month),
         entity: entities.phoneNumberFee,
@@ -95,8 +93,6 @@ async function feeItems(
 }
 
 async function isCharged(organizationId: string, phoneNumberId: string, month: string): Promise<boolean> {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.phoneNumberFee(organizationId, phoneNumberId, month), ConsistentRead: true }),
-  );
+  const { Item } = await table.get({ Key: keys.phoneNumberFee(organizationId, phoneNumberId, month), ConsistentRead: true });
   return Item !== undefined;
 }

@@ -1,5 +1,5 @@
-import { conditionally } from "#core/db/conditional";
 import { ulid } from "ulid";
+import { conditionally } from "#core/db/items";
 import { recordEvent, type EventRecordInput } from "#core/events/index";
 
 type WalletImage = Record<string, unknown>;
@@ -10,11 +10,14 @@ type WalletImage = Record<string, unknown>;
  * falls below the low-balance threshold. Each event's id is derived from the wallet change, so reading the same
  * stream record again records nothing more.
  */
+/** Event types billing records: wallet changes the stream observes, and holds the sweeper recovers. */
+export type BillingEventType = "WalletSuspended" | "WalletLowBalance" | "HoldRecovered";
+
 export async function recordWalletEvents(before: WalletImage, after: WalletImage): Promise<void> {
   const organizationId = typeof after.organizationId === "string" ? after.organizationId : undefined;
   const at = String(after.modifiedAt ?? "");
   if (!organizationId || !at) return;
-  const events: EventRecordInput[] = [];
+  const events: (EventRecordInput & { eventType: BillingEventType })[] = [];
   if (!before.suspendedAt && after.suspendedAt) {
     events.push({
       eventType: "WalletSuspended",

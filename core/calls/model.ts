@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { maxChars } from "#core/shared/validation";
 import { timestamp, wholeNumber } from "#core/shared/ids";
 import { PhoneNumberInput } from "#core/messaging/phone-numbers";
-import { CALL_STATUSES } from "#core/messaging/status";
+import { CALL_STATUSES } from "#core/shared/status";
 import { directions, senderSelectionReasons } from "#core/shared/enums";
 
 const metadataValue = v.union([v.string(), v.number(), v.boolean(), v.null()], "Metadata values must be strings, numbers, booleans or null.");

@@ -1,9 +1,8 @@
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { table } from "#core/db/items";
 import { Billing, TransactionConditionFailed, type TransactItem } from "#core/billing/index";
 import type { Call } from "#core/calls/model";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { callLifecycle } from "#core/messaging/status";
+import { callLifecycle } from "#core/shared/status";
 
 /**
  * Storage of calls. A call is written as three items in one transaction: the
@@ -25,7 +24,7 @@ export function toCall(item: Record<string, unknown>): Call {
 }
 
 export async function readCall(organizationId: string, callId: string): Promise<Stored | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.call(organizationId, callId), ConsistentRead: true }));
+  const { Item } = await table.get({ Key: keys.call(organizationId, callId), ConsistentRead: true });
   return Item as Stored | undefined;
 }
 
@@ -57,7 +56,6 @@ export function callWrites(
   return [
     {
       Put: {
-        TableName: tableName(),
         Item: { ...keys.call(organizationId, call.id), entity: entities.call, ...body, ...dueKeys },
         ConditionExpression: readVersion === undefined ? "attribute_not_exists(pk)" : "version = :version",
         ...(readVersion === undefined ? {} : { ExpressionAttributeValues: { ":version": readVersion } }),
@@ -65,7 +63,7 @@ export function callWrites(
     },
     ...numbers.map(
       (e164): TransactItem => ({
-        Put: { TableName: tableName(), Item: { ...keys.callByPhone(organizationId, e164, call.id), entity: entities.callByPhone, ...body } },
+        Put: { Item: { ...keys.callByPhone(organizationId, e164, call.id), entity: entities.callByPhone, ...body } },
       }),
     ),
   ];

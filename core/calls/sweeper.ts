@@ -1,8 +1,8 @@
-import { applyStatus, type StatusChange } from "#core/calls/index";
+import { applyStatus, type StatusChange } from "#core/calls/lifecycle";
 import { dueShards, readCall } from "#core/calls/store";
 import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";
-import { callLifecycle, inboundCallStatus } from "#core/messaging/status";
+import { callLifecycle, inboundCallStatus } from "#core/shared/status";
 import { providerByName } from "#core/providers/index";
 
 export interface CallSweepResult {

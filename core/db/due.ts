@@ -12,7 +12,7 @@ export type DueEntry = { item: Record<string, unknown>; seen: string; dueAt: str
 export async function* dueEntries(partitions: readonly string[], upTo: string, organizationId?: string): AsyncGenerator<DueEntry> {
   for (const gsi3pk of partitions) {
     const pages = queryPages({
-      IndexName: "gsi3",
+      index: "dueWork",
       KeyConditionExpression: "gsi3pk = :pk AND gsi3sk <= :upper",
       ExpressionAttributeValues: { ":pk": gsi3pk, ":upper": `${upTo}#~` },
     });

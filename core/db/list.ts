@@ -1,8 +1,8 @@
-import { QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import { table } from "#core/db/items";
+import { indexOf } from "#core/db/indexes";
 import { TIME_MAX } from "ulid";
 import { config } from "#core/config";
-import { db, tableName } from "#core/db/client";
-import { queryCount, queryUpTo } from "#core/db/query";
+import { queryCount, queryUpTo, type QueryInput } from "#core/db/query";
 import { ValidationError } from "#core/errors";
 import type { FieldError } from "#core/shared/validation";
 import {
@@ -30,7 +30,7 @@ export interface ListField<TItem> {
 
 /** A query DynamoDB can answer page by page, without reading the rest of the list. */
 export interface IndexedPlan {
-  input: Omit<QueryCommandInput, "TableName" | "ExclusiveStartKey" | "Limit">;
+  input: Omit<QueryInput, "Limit">;
   /** The key attributes of an item in that index (the cursor). */
   keyOf: (item: Record<string, unknown>) => Record<string, unknown>;
 }
@@ -48,7 +48,7 @@ export interface ListResource<TItem> {
   /** Maps a stored item to the response shape. */
   fromItem: (item: Record<string, unknown>) => TItem;
   /** The DynamoDB query that yields every candidate of the organization (in-memory path). */
-  candidates: (organizationId: string, context: unknown) => Omit<QueryCommandInput, "TableName" | "ExclusiveStartKey">;
+  candidates: (organizationId: string, context: unknown) => QueryInput;
   /** Returns a plan when the query needs no in-memory filtering or sorting (index path). */
   indexed?: (organizationId: string, query: NormalizedQuery, context: unknown) => IndexedPlan | undefined;
   /**
@@ -218,15 +218,19 @@ export function keyOrder(prefix: (organizationId: string, context: unknown) => {
  * An `orders` entry read from an ordered-list index (gsi4-gsi6, keys
  * `<value>\0<id>` built in core/db/keys.ts): the whole partition in index order.
  */
-export function indexOrder(index: "gsi4" | "gsi5" | "gsi6", partition: (organizationId: string, context: unknown) => Record<string, string>) {
+export function indexOrder(
+  pattern: "sortedByField" | "sortedByPrice" | "sortedByModifiedAt",
+  partition: (organizationId: string, context: unknown) => Record<string, string>,
+) {
+  const index = indexOf(pattern);
   return (organizationId: string, context: unknown, forward: boolean): IndexedPlan => ({
     input: {
-      IndexName: index,
-      KeyConditionExpression: `${index}pk = :pk`,
-      ExpressionAttributeValues: { ":pk": partition(organizationId, context)[`${index}pk`] },
+      index: pattern,
+      KeyConditionExpression: `${index.pk} = :pk`,
+      ExpressionAttributeValues: { ":pk": partition(organizationId, context)[index.pk] },
       ScanIndexForward: forward,
     },
-    keyOf: (item) => ({ pk: item.pk, sk: item.sk, [`${index}pk`]: item[`${index}pk`], [`${index}sk`]: item[`${index}sk`] }),
+    keyOf: (item) => ({ pk: item.pk, sk: item.sk, [index.pk]: item[index.pk], [index.sk]: item[index.sk] }),
   });
 }
 
@@ -400,9 +404,7 @@ async function queryPage(plan: IndexedPlan, pageSize: number, budget: number, st
   let next = startKey;
   let read = 0;
   do {
-    const page = await db().send(
-      new QueryCommand({ ...plan.input, TableName: tableName(), ExclusiveStartKey: next, Limit: Math.min(pageSize + 1 - items.length, budget - read) }),
-    );
+    const page = await table.query({ ...plan.input, ExclusiveStartKey: next, Limit: Math.min(pageSize + 1 - items.length, budget - read) });
     items.push(...(page.Items ?? []));
     read += page.ScannedCount ?? page.Items?.length ?? 0;
     next = page.LastEvaluatedKey;
@@ -435,9 +437,7 @@ async function scanPage<TItem>(
   let next = startKey;
   let read = 0;
   do {
-    const page = await db().send(
-      new QueryCommand({ ...plan.input, TableName: tableName(), ExclusiveStartKey: next, Limit: Math.min(chunk, budget - read) }),
-    );
+    const page = await table.query({ ...plan.input, ExclusiveStartKey: next, Limit: Math.min(chunk, budget - read) });
     read += page.ScannedCount ?? page.Items?.length ?? 0;
     next = page.LastEvaluatedKey;
     for (const stored of page.Items ?? []) {

@@ -96,13 +96,13 @@ function plan(organizationId: string, query: ListEventsQuery & { indexedType?: s
   }
   const input = byLead
     ? {
-        IndexName: "gsi1",
+        index: "eventsByLead" as const,
         KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :lower AND :upper",
         ExpressionAttributeValues: { ...values, ":pk": byLead.gsi1pk },
       }
     : byType
       ? {
-          IndexName: "gsi7",
+          index: "eventsByType" as const,
           KeyConditionExpression: "gsi7pk = :pk AND gsi7sk BETWEEN :lower AND :upper",
           ExpressionAttributeValues: { ...values, ":pk": byType.gsi7pk },
         }
@@ -129,7 +129,7 @@ function plan(organizationId: string, query: ListEventsQuery & { indexedType?: s
 /** `POST /events/all/my`: the events of the caller's organization (every member sees all of them). */
 export async function listEvents(actor: Actor, query: ListEventsQuery, paging: PagingQuery): Promise<Page<EventRecord>> {
   if (query.startAt && query.endAt && Date.parse(query.startAt) >= Date.parse(query.endAt)) {
-    throw new ValidationError("endAt must be after startAt.", [{ pointer: "/query/endAt", detail: "endAt (exclusive) must be later than startAt (inclusive)." }]);
+    throw new ValidationError("endAt must be after startAt.", [{ in: "query", field: "endAt", detail: "endAt (exclusive) must be later than startAt (inclusive)." }]);
   }
   return listPage(listResource, actor.organizationId, paging, query);
 }

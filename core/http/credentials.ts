@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { sourcePermissions, type Actor } from "#core/auth/actor";
-import { resolveBearer, unknownCredential, unknownCredentialMs, warmCredentialCache, type CredentialLookupOptions } from "#core/auth/authenticate";
+import { resolveBearer, unknownCredential, unknownCredentialMs, warmCredentialCache, type CredentialLookupOptions } from "#core/http/authenticate";
 import type { RateLimitPartition } from "#core/db/keys";
 import { UnauthorizedError } from "#core/errors";
 import type { AuthMode } from "#core/http/operation";

@@ -11,7 +11,7 @@ import { LeadSchema } from "#core/leads/schemas";
 import { ConversationSchema } from "#core/messaging/conversations";
 import { MessageSchema } from "#core/messaging/model";
 import { PhoneNumberSchema } from "#core/messaging/phone-numbers";
-import { SuppressionSchema } from "#core/messaging/suppressions";
+import { SuppressionSchema } from "#core/suppressions/index";
 import { SourceSchema } from "#core/sources/index";
 import { WebhookAttemptSchema } from "#core/webhooks/deliveries";
 import { WebhookEndpointSchema } from "#core/webhooks/endpoints";

@@ -1,7 +1,5 @@
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { createHash } from "node:crypto";
-import { db, tableName } from "#core/db/client";
+import { table, isConditionFailed } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { ConflictError, UnprocessableError, ValidationError } from "#core/errors";
 
@@ -60,28 +58,25 @@ export const Idempotency = {
     const key = keys.idempotency(organizationId, scope, idempotencyKey);
     const now = options.now ?? Date.now();
     try {
-      await db().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: {
-            ...key,
-            entity: entities.idempotency,
-            state: "InFlight",
-            payloadHash,
-            inFlightUntil: now + Math.max(0, options.remainingMs ?? maxRequestMs),
-            expiresAt: Math.floor(now / 1000) + idempotencyTtlSeconds,
-          },
-          // An expired record (not yet removed by TTL), or an in-flight claim whose owner can no longer be running, may be claimed again.
-          ConditionExpression: "attribute_not_exists(pk) OR expiresAt < :now OR (#state = :inFlight AND inFlightUntil < :nowMs)",
-          ExpressionAttributeNames: { "#state": "state" },
-          ExpressionAttributeValues: { ":now": Math.floor(now / 1000), ":nowMs": now, ":inFlight": "InFlight" },
-        }),
-      );
+      await table.put({
+        Item: {
+          ...key,
+          entity: entities.idempotency,
+          state: "InFlight",
+          payloadHash,
+          inFlightUntil: now + Math.max(0, options.remainingMs ?? maxRequestMs),
+          expiresAt: Math.floor(now / 1000) + idempotencyTtlSeconds,
+        },
+        // An expired record (not yet removed by TTL), or an in-flight claim whose owner can no longer be running, may be claimed again.
+        ConditionExpression: "attribute_not_exists(pk) OR expiresAt < :now OR (#state = :inFlight AND inFlightUntil < :nowMs)",
+        ExpressionAttributeNames: { "#state": "state" },
+        ExpressionAttributeValues: { ":now": Math.floor(now / 1000), ":nowMs": now, ":inFlight": "InFlight" },
+      });
       return { kind: "claimed" };
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!(isConditionFailed(error))) throw error;
     }
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+    const { Item } = await table.get({ Key: key, ConsistentRead: true });
     if (!Item) throw new ConflictError("A request with this Idempotency-Key is being processed; retry shortly.");
     if (Item.payloadHash !== payloadHash) {
       throw new UnprocessableError("This Idempotency-Key was already used with a different request payload.");
@@ -91,19 +86,16 @@ export const Idempotency = {
   },
 
   async complete(organizationId: string, scope: string, idempotencyKey: string, response: StoredResponse): Promise<void> {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.idempotency(organizationId, scope, idempotencyKey),
-        UpdateExpression: "SET #state = :completed, #response = :response REMOVE inFlightUntil",
-        ExpressionAttributeNames: { "#state": "state", "#response": "response" },
-        ExpressionAttributeValues: { ":completed": "Completed", ":response": response },
-      }),
-    );
+    await table.update({
+      Key: keys.idempotency(organizationId, scope, idempotencyKey),
+      UpdateExpression: "SET #state = :completed, #response = :response REMOVE inFlightUntil",
+      ExpressionAttributeNames: { "#state": "state", "#response": "response" },
+      ExpressionAttributeValues: { ":completed": "Completed", ":response": response },
+    });
   },
 
   /** Frees the key after a failed request, so the client can retry with it. */
   async release(organizationId: string, scope: string, idempotencyKey: string): Promise<void> {
-    await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.idempotency(organizationId, scope, idempotencyKey) }));
+    await table.delete({ Key: keys.idempotency(organizationId, scope, idempotencyKey) });
   },
 };

@@ -1,5 +1,4 @@
-import { BatchGetCommand, type BatchGetCommandOutput } from "@aws-sdk/lib-dynamodb";
-import { db, tableName } from "#core/db/client";
+import { Suppressions } from "#core/suppressions/index";
 import { createdWithin, keys } from "#core/db/keys";
 import { queryPages, type QueryInput } from "#core/db/query";
 import type { ProcessingStatus } from "#core/leads/schemas";
@@ -54,7 +53,7 @@ function rangeOf(organizationId: string, audience: LeadAudience, from: number, u
     const { gsi1pk, gsi1sk: prefix } = keys.leadsBySource(organizationId, audience.sourceId);
     const { lower, upper } = createdWithin(prefix, from, until);
     const bounds = { ":from": lower, ":until": upper };
-    return { IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :from AND :until", ExpressionAttributeValues: { ":pk": gsi1pk, ...bounds } };
+    return { index: "leadsBySource", KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :from AND :until", ExpressionAttributeValues: { ":pk": gsi1pk, ...bounds } };
   }
   const { pk, skPrefix } = keys.leadPrefix(organizationId);
   const { lower, upper } = createdWithin(skPrefix, from, until);
@@ -104,17 +103,7 @@ function phoneOf(item: Record<string, unknown>): string | undefined {
   return phone?.number ?? undefined;
 }
 
-/** The phones of `items` on the organization's suppression list (read 100 keys per BatchGet). */
+/** The phones of `items` on the organization's suppression list (asked of the list, 100 numbers per read). */
 async function suppressedPhones(organizationId: string, items: Record<string, unknown>[]): Promise<Set<string>> {
-  const phones = [...new Set(items.map(phoneOf).filter((phone): phone is string => Boolean(phone)))];
-  const suppressed = new Set<string>();
-  for (let start = 0; start < phones.length; start += 100) {
-    let requested: Record<string, unknown>[] | undefined = phones.slice(start, start + 100).map((phone) => keys.suppression(organizationId, phone));
-    while (requested?.length) {
-      const result: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: requested, ProjectionExpression: "phoneNumber" } } }));
-      for (const item of result.Responses?.[tableName()] ?? []) suppressed.add(String(item.phoneNumber));
-      requested = result.UnprocessedKeys?.[tableName()]?.Keys;
-    }
-  }
-  return suppressed;
+  return Suppressions.suppressedAmong(organizationId, items.map(phoneOf).filter((phone): phone is string => Boolean(phone)));
 }

@@ -1,6 +1,4 @@
-import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { db, tableName } from "#core/db/client";
-import { conditionally } from "#core/db/conditional";
+import { conditionally, table } from "#core/db/items";
 import { keys } from "#core/db/keys";
 
 /** A change of a lead's SMS consent, from an inbound keyword (spec 2.4 consent fields). */
@@ -30,15 +28,12 @@ export async function recordLeadConsent(organizationId: string, leadId: string, 
     return `#metadata.#${field} = :${field}`;
   });
   await conditionally(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.lead(organizationId, leadId),
-        UpdateExpression: `SET ${sets.join(", ")}, #modifiedAt = :modifiedAt, #modifiedOrder = :modifiedOrder`,
-        ConditionExpression: "attribute_exists(pk) AND attribute_type(#metadata, :map)",
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    ),
+    table.update({
+      Key: keys.lead(organizationId, leadId),
+      UpdateExpression: `SET ${sets.join(", ")}, #modifiedAt = :modifiedAt, #modifiedOrder = :modifiedOrder`,
+      ConditionExpression: "attribute_exists(pk) AND attribute_type(#metadata, :map)",
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    }),
   );
 }

@@ -1,9 +1,9 @@
-import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { GetCommand, PutCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { transact, TransactionConditionFailed } from "#core/db/transact";
+import { indexOf } from "#core/db/indexes";
+import { table } from "#core/db/items";
 import { createHash } from "node:crypto";
 import { decodeTime } from "ulid";
 import type { Actor } from "#core/auth/actor";
-import { db, tableName } from "#core/db/client";
 import { createdWithin, entities, keys, type LeadClaim } from "#core/db/keys";
 import { dateWindow, indexOrder, listPage, type IndexedPlan, type ListResource, type NormalizedQuery, listQuerySchema } from "#core/db/list";
 import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
@@ -72,9 +72,9 @@ const listResource: ListResource<Lead> = {
   ordered: leadsInOrder,
   /** The other sort fields each have an ordered-list index of the organization's leads. */
   orders: {
-    name: indexOrder("gsi4", keys.leadsByNamePartition),
-    price: indexOrder("gsi5", keys.leadsByPricePartition),
-    modifiedAt: indexOrder("gsi6", keys.leadsByModifiedPartition),
+    name: indexOrder("sortedByField", keys.leadsByNamePartition),
+    price: indexOrder("sortedByPrice", keys.leadsByPricePartition),
+    modifiedAt: indexOrder("sortedByModifiedAt", keys.leadsByModifiedPartition),
   },
 };
 
@@ -105,22 +105,25 @@ function leadsInOrder(organizationId: string, query: NormalizedQuery): IndexedPl
     return { ":lower": lower, ":upper": upper };
   };
   /** A createdAt-ordered index partition (gsi1 by source, gsi7 by status) over the same window. */
-  const indexRange = (index: "gsi1" | "gsi7", partition: string, prefix: string): IndexedPlan => ({
-    input: {
-      IndexName: index,
-      KeyConditionExpression: `${index}pk = :pk AND ${index}sk BETWEEN :lower AND :upper`,
-      ExpressionAttributeValues: { ":pk": partition, ...bounds(prefix) },
-      ScanIndexForward: order.direction === "asc",
-    },
-    keyOf: (item) => ({ pk: item.pk, sk: item.sk, [`${index}pk`]: item[`${index}pk`], [`${index}sk`]: item[`${index}sk`] }),
-  });
+  const indexRange = (pattern: "leadsBySource" | "leadsByProcessingStatus", partition: string, prefix: string): IndexedPlan => {
+    const index = indexOf(pattern);
+    return {
+      input: {
+        index: pattern,
+        KeyConditionExpression: `${index.pk} = :pk AND ${index.sk} BETWEEN :lower AND :upper`,
+        ExpressionAttributeValues: { ":pk": partition, ...bounds(prefix) },
+        ScanIndexForward: order.direction === "asc",
+      },
+      keyOf: (item) => ({ pk: item.pk, sk: item.sk, [index.pk]: item[index.pk], [index.sk]: item[index.sk] }),
+    };
+  };
   if (sourceFilter) {
     const bySource = keys.leadsBySource(organizationId, String(sourceFilter.value).toUpperCase());
-    return indexRange("gsi1", bySource.gsi1pk, bySource.gsi1sk);
+    return indexRange("leadsBySource", bySource.gsi1pk, bySource.gsi1sk);
   }
   if (status) {
     const byStatus = keys.leadsByStatus(organizationId, status);
-    return indexRange("gsi7", byStatus.gsi7pk, byStatus.gsi7sk);
+    return indexRange("leadsByProcessingStatus", byStatus.gsi7pk, byStatus.gsi7sk);
   }
   const { pk, skPrefix } = keys.leadPrefix(organizationId);
   return {
@@ -166,22 +169,17 @@ export const Leads = {
     const item = leadItem(actor.organizationId, lead);
     try {
       if (claims.length === 0) {
-        await db().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: "attribute_not_exists(pk)" }));
+        await table.put({ Item: item, ConditionExpression: "attribute_not_exists(pk)" });
       } else {
-        await db().send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: { TableName: tableName(), Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
-              ...claims.map((claim) => ({
-                Put: {
-                  TableName: tableName(),
-                  Item: { ...keys.leadClaim(actor.organizationId, claim), entity: entities.leadClaim, leadId: lead.id, claimedAt: lead.createdAt },
-                  ConditionExpression: "attribute_not_exists(pk)",
-                },
-              })),
-            ],
-          }),
-        );
+        await transact([
+          { Put: { Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
+          ...claims.map((claim) => ({
+            Put: {
+              Item: { ...keys.leadClaim(actor.organizationId, claim), entity: entities.leadClaim, leadId: lead.id, claimedAt: lead.createdAt },
+              ConditionExpression: "attribute_not_exists(pk)",
+            },
+          })),
+        ]);
       }
     } catch (error) {
       const original = await originalOfRetry(actor.organizationId, claims, error);
@@ -204,7 +202,7 @@ export const Leads = {
 
   /** A lead of the organization, read consistently; undefined when absent. */
   async find(organizationId: string, leadId: string): Promise<Lead | undefined> {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.lead(organizationId, leadId), ConsistentRead: true }));
+    const { Item } = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
     return Item ? toLead(Item) : undefined;
   },
 
@@ -305,13 +303,10 @@ function sellerClaims(sourceId: string | undefined, lead: Lead): LeadClaim[] {
 
 /** When the transaction failed on a seller-id claim, the lead that holds it (the seller's first post). */
 async function originalOfRetry(organizationId: string, claims: LeadClaim[], error: unknown): Promise<Lead | undefined> {
-  if (!(error instanceof TransactionCanceledException)) return undefined;
-  const reasons = error.CancellationReasons ?? [];
+  if (!(error instanceof TransactionConditionFailed)) return undefined;
   for (const [index, claim] of claims.entries()) {
-    if (reasons[index + 1]?.Code !== "ConditionalCheckFailed") continue;
-    const { Item } = await db().send(
-      new GetCommand({ TableName: tableName(), Key: keys.leadClaim(organizationId, claim), ConsistentRead: true }),
-    );
+    if (!error.failedIndexes.includes(index + 1)) continue;
+    const { Item } = await table.get({ Key: keys.leadClaim(organizationId, claim), ConsistentRead: true });
     const original = Item ? await Leads.find(organizationId, Item.leadId as string) : undefined;
     if (original) return original;
   }

@@ -1,17 +1,15 @@
-import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
-import { db, tableName } from "#core/db/client";
-import { conditionally } from "#core/db/conditional";
+import { Suppressions } from "#core/suppressions/index";
+import { transact, TransactionConditionFailed, Transaction } from "#core/db/transact";
+import { conditionally, table } from "#core/db/items";
 import { queryPages } from "#core/db/query";
 import { entities, keys, type LeadClaim } from "#core/db/keys";
-import { eventItem, eventRecorded, type EventRecordInput } from "#core/events/index";
+import { type EventRecordInput, Events } from "#core/events/index";
 import { Leads, LeadSchema, pendingShards, type Lead, type ProcessingStatus } from "#core/leads/index";
-import { EnvelopeSchema, publish } from "#core/queue/events";
+import { publish } from "#core/queue/events";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { nowIso } from "#core/shared/ids";
 import { defaultDuplicateWindowHours, maxDuplicateWindowHours, Sources } from "#core/sources/index";
-import { queues } from "#stacks/definitions";
 
 /** A pending lead older than this is republished by the sweep (its message was lost or is stuck). */
 export const sweepAfterMs = 2 * 60 * 1000;
@@ -34,7 +32,7 @@ interface Outcome {
  */
 export const LeadProcessing = {
   async process(organizationId: string, leadId: string): Promise<void> {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.lead(organizationId, leadId), ConsistentRead: true }));
+    const { Item } = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
     if (!Item) throw new Error(`Lead ${leadId} of ${organizationId} does not exist.`);
     const parsed = v.safeParse(LeadSchema, Item);
     if (!parsed.success) throw new Error(`Lead ${leadId} is not readable: ${parsed.issues[0]?.message}`);
@@ -71,7 +69,7 @@ export const LeadProcessing = {
     for (let shard = 0; shard < pendingShards; shard++) {
       const { gsi3pk } = keys.pendingLead(shard, "", "", "");
       const pages = queryPages({
-        IndexName: "gsi3",
+        index: "dueWork",
         KeyConditionExpression: "gsi3pk = :pk AND gsi3sk < :cutoff",
         ExpressionAttributeValues: { ":pk": gsi3pk, ":cutoff": cutoff },
         Limit: 100,
@@ -101,20 +99,17 @@ async function republish(item: Record<string, unknown>, shard: number, now: numb
   }
   // Claimed on the entry read, so overlapping sweeps republish once.
   const claimed = await conditionally(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.lead(organizationId, leadId),
-        UpdateExpression: "SET sweepAttempts = :attempts, gsi3sk = :next",
-        ConditionExpression: "processingStatus = :pending AND gsi3sk = :seen",
-        ExpressionAttributeValues: {
-          ":attempts": attempts,
-          ":next": keys.pendingLead(shard, new Date(now).toISOString(), organizationId, leadId).gsi3sk,
-          ":pending": "Pending",
-          ":seen": item.gsi3sk,
-        },
-      }),
-    ),
+    table.update({
+      Key: keys.lead(organizationId, leadId),
+      UpdateExpression: "SET sweepAttempts = :attempts, gsi3sk = :next",
+      ConditionExpression: "processingStatus = :pending AND gsi3sk = :seen",
+      ExpressionAttributeValues: {
+        ":attempts": attempts,
+        ":next": keys.pendingLead(shard, new Date(now).toISOString(), organizationId, leadId).gsi3sk,
+        ":pending": "Pending",
+        ":seen": item.gsi3sk,
+      },
+    }),
   );
   if (!claimed) return false;
   await publish("leadIntake", "lead.received", organizationId, { leadId });
@@ -136,15 +131,13 @@ async function decide(organizationId: string, lead: Lead): Promise<Outcome> {
     if (holder) return { status: "Duplicate", reason: "DuplicateContact", duplicateOfLeadId: holder };
   }
 
-  const suppression = phone
-    ? (await db().send(new GetCommand({ TableName: tableName(), Key: keys.suppression(organizationId, phone) }))).Item
-    : undefined;
+  const suppression = phone ? await Suppressions.find(organizationId, phone) : undefined;
   if (suppression) {
     return {
       status: "Processed",
       reason: null,
       compliance: { status: "Blocked", blockedReason: `Suppressed${suppression.reason ? `:${suppression.reason}` : ""}` },
-      consent: { status: "OptedOut", optedOut: true, optOutAt: (suppression.createdAt as string) ?? null, optInAt: null, phoneNumber: phone },
+      consent: { status: "OptedOut", optedOut: true, optOutAt: suppression.createdAt ?? null, optInAt: null, phoneNumber: phone },
     };
   }
   // A certified consent form (e.g. TrustedForm/Jornaya URL) from the seller is the opt-in record.
@@ -173,44 +166,43 @@ async function claimContact(organizationId: string, lead: Lead, claims: LeadClai
   const now = Date.now();
   const cutoff = new Date(now - windowHours * 3_600_000).toISOString();
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: claims.map((claim) => ({
-          Put: {
-            TableName: tableName(),
-            Item: {
-              ...keys.leadClaim(organizationId, claim),
-              entity: entities.leadClaim,
-              leadId: lead.id,
-              claimedAt: lead.createdAt,
-              expiresAt: Math.ceil((Date.parse(lead.createdAt) + maxDuplicateWindowHours * 3_600_000) / 1000),
-            },
-            ConditionExpression: "attribute_not_exists(pk) OR leadId = :self OR claimedAt < :cutoff",
-            ExpressionAttributeValues: { ":self": lead.id, ":cutoff": cutoff },
+    await transact(
+      claims.map((claim) => ({
+        Put: {
+          Item: {
+            ...keys.leadClaim(organizationId, claim),
+            entity: entities.leadClaim,
+            leadId: lead.id,
+            claimedAt: lead.createdAt,
+            expiresAt: Math.ceil((Date.parse(lead.createdAt) + maxDuplicateWindowHours * 3_600_000) / 1000),
           },
-        })),
-      }),
+          ConditionExpression: "attribute_not_exists(pk) OR leadId = :self OR claimedAt < :cutoff",
+          ExpressionAttributeValues: { ":self": lead.id, ":cutoff": cutoff },
+        },
+      })),
     );
     return undefined;
   } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
-    const reasons = error.CancellationReasons ?? [];
+    if (!(error instanceof TransactionConditionFailed)) throw error;
     for (const [index, claim] of claims.entries()) {
-      if (reasons[index]?.Code !== "ConditionalCheckFailed") continue;
-      const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.leadClaim(organizationId, claim), ConsistentRead: true }));
+      if (!error.failedIndexes.includes(index)) continue;
+      const { Item } = await table.get({ Key: keys.leadClaim(organizationId, claim), ConsistentRead: true });
       if (Item && Item.leadId !== lead.id) return Item.leadId as string;
     }
-    // A conflicting transaction on the same claims (not a held claim): let SQS retry.
+    // The claim changed hands meanwhile (expired and was taken again): let SQS retry.
     throw error;
   }
 }
 
-const eventTypes: Record<Outcome["status"], string> = {
+const eventTypes = {
   Processed: "LeadCreated",
   Duplicate: "LeadDuplicate",
   Rejected: "LeadRejected",
   Failed: "LeadProcessingFailed",
-};
+} as const satisfies Record<Outcome["status"], string>;
+
+/** Event types lead intake records, one per outcome. */
+export type LeadEventType = (typeof eventTypes)[keyof typeof eventTypes];
 
 function leadEvent(lead: Lead, outcome: Outcome, at: string): EventRecordInput {
   const who = [lead.contact.firstName, lead.contact.lastName].filter(Boolean).join(" ") || lead.contact.phone?.number || lead.contact.email || lead.id;
@@ -286,29 +278,22 @@ async function settle(organizationId: string, lead: Lead, outcome: Outcome): Pro
       "#metadata.smsConsentPhoneNumber = :consentPhone",
     );
   }
-  const { item, event } = eventItem(organizationId, leadEvent(lead, outcome, at));
+  const transaction = new Transaction();
+  transaction.add({
+    Update: {
+      Key: keys.lead(organizationId, lead.id),
+      UpdateExpression: `SET ${sets.join(", ")} REMOVE gsi3pk, gsi3sk`,
+      ConditionExpression: "processingStatus = :pending",
+      ...(outcome.compliance || outcome.consent ? { ExpressionAttributeNames: { "#metadata": "metadata" } } : {}),
+      ExpressionAttributeValues: values,
+    },
+  });
+  Events.item(organizationId, leadEvent(lead, outcome, at), transaction);
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.lead(organizationId, lead.id),
-              UpdateExpression: `SET ${sets.join(", ")} REMOVE gsi3pk, gsi3sk`,
-              ConditionExpression: "processingStatus = :pending",
-              ...(outcome.compliance || outcome.consent ? { ExpressionAttributeNames: { "#metadata": "metadata" } } : {}),
-              ExpressionAttributeValues: values,
-            },
-          },
-          { Put: { TableName: tableName(), Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
-        ],
-      }),
-    );
-    eventRecorded(organizationId, event);
+    await transact(transaction);
     return true;
   } catch (error) {
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === "ConditionalCheckFailed") return false;
+    if (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0)) return false;
     throw error;
   }
 }
@@ -322,14 +307,11 @@ async function publishTrigger(organizationId: string, lead: Lead): Promise<void>
     { leadId: lead.id, sourceId: lead.sourceId, complianceStatus: lead.metadata.complianceStatus },
     { id: `lead.created:${lead.id}` },
   );
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.lead(organizationId, lead.id),
-      UpdateExpression: "SET triggerPublishedAt = :at",
-      ExpressionAttributeValues: { ":at": nowIso() },
-    }),
-  );
+  await table.update({
+    Key: keys.lead(organizationId, lead.id),
+    UpdateExpression: "SET triggerPublishedAt = :at",
+    ExpressionAttributeValues: { ":at": nowIso() },
+  });
 }
 
 async function markFailed(organizationId: string, leadId: string, error: unknown): Promise<void> {
@@ -341,24 +323,20 @@ async function markFailed(organizationId: string, leadId: string, error: unknown
   }
   // The stored lead cannot even be read: mark it without an event.
   const failedAt = nowIso();
-  await db()
-    .send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.lead(organizationId, leadId),
-        UpdateExpression:
-          "SET processingStatus = :failed, processingReason = :reason, processedAt = :at, modifiedAt = :at, gsi7pk = :statusIndex, gsi6sk = :modifiedOrder REMOVE gsi3pk, gsi3sk",
-        ConditionExpression: "attribute_exists(pk) AND processingStatus = :pending",
-        ExpressionAttributeValues: {
-          ":failed": "Failed",
-          ":reason": reason,
-          ":at": failedAt,
-          ":pending": "Pending",
-          ":statusIndex": keys.leadsByStatus(organizationId, "Failed").gsi7pk,
-          ":modifiedOrder": keys.leadsByModified(organizationId, failedAt, leadId).gsi6sk,
-        },
-      }),
-    )
+  await table.update({
+      Key: keys.lead(organizationId, leadId),
+      UpdateExpression:
+        "SET processingStatus = :failed, processingReason = :reason, processedAt = :at, modifiedAt = :at, gsi7pk = :statusIndex, gsi6sk = :modifiedOrder REMOVE gsi3pk, gsi3sk",
+      ConditionExpression: "attribute_exists(pk) AND processingStatus = :pending",
+      ExpressionAttributeValues: {
+        ":failed": "Failed",
+        ":reason": reason,
+        ":at": failedAt,
+        ":pending": "Pending",
+        ":statusIndex": keys.leadsByStatus(organizationId, "Failed").gsi7pk,
+        ":modifiedOrder": keys.leadsByModified(organizationId, failedAt, leadId).gsi6sk,
+      },
+    })
     .catch(() => undefined);
   console.error(JSON.stringify({ level: "error", message: "lead processing failed for good", leadId, error: String(error) }));
 }

@@ -1,8 +1,7 @@
 import { Billing, messageCost, TransactionConditionFailed, WalletRefusedError, type BillingOutcome, type TransactItem } from "#core/billing/index";
-import { tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
 import type { Message } from "#core/messaging/model";
-import { messageLifecycle, type MessageStatus } from "#core/messaging/status";
+import { messageLifecycle, type MessageStatus } from "#core/shared/status";
 import { messageUpdate, readMessage, type MessageChange } from "#core/messaging/store";
 
 /**
@@ -122,7 +121,6 @@ export async function finishMessage(
 function usageRecord(organizationId: string, messageId: string, outcome: BillingOutcome): TransactItem {
   return {
     Update: {
-      TableName: tableName(),
       Key: keys.message(organizationId, messageId),
       UpdateExpression: "SET billingStatus = :status, billableAmount = :amount",
       ConditionExpression: "attribute_exists(pk)",

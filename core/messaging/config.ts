@@ -1,4 +1,4 @@
-import { DEFAULT_RETRY_POLICY, RECEIPT_TIMEOUT_MS, type RetryPolicy } from "#core/messaging/status";
+import { DEFAULT_RETRY_POLICY, RECEIPT_TIMEOUT_MS, type RetryPolicy } from "#core/shared/status";
 import { environmentNames } from "#stacks/definitions";
 
 /**
@@ -7,11 +7,6 @@ import { environmentNames } from "#stacks/definitions";
  * the waits so retries and the simulator finish in seconds.
  */
 export const messagingConfig = {
-  /** `simulator` (default: local stack and tests), `twilio` or `telnyx`. */
-  get provider(): "simulator" | "twilio" | "telnyx" {
-    const chosen = process.env[environmentNames.provider];
-    return chosen === "twilio" || chosen === "telnyx" ? chosen : "simulator";
-  },
   get retryPolicy(): RetryPolicy {
     return {
       maxRetries: integer(environmentNames.messageMaxRetries) ?? DEFAULT_RETRY_POLICY.maxRetries,
@@ -30,11 +25,6 @@ export const messagingConfig = {
    */
   get receiptCheckMs(): number {
     return Math.min(integer(environmentNames.messageReceiptCheckMs) ?? RECEIPT_CHECK_MS, this.receiptTimeoutMs);
-  },
-  /** Multiplies the simulator's callback delays (tests: 0.2; 1 = the documented delays). */
-  get simulatorDelayScale(): number {
-    const value = Number(process.env[environmentNames.simulatorDelayScale] ?? "1");
-    return Number.isFinite(value) && value >= 0 ? value : 1;
   },
 };
 

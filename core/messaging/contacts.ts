@@ -1,5 +1,4 @@
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { db, tableName } from "#core/db/client";
+import { table } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import { recordLeadConsent, type ConsentChange } from "#core/leads/consent";
 import { Leads } from "#core/leads/index";
@@ -27,16 +26,13 @@ export const Contacts = {
   /** The newest lead with this phone number, if any (gsi2, leads by phone). */
   async leadIdByPhone(organizationId: string, e164: string): Promise<string | undefined> {
     const key = keys.leadsByPhone(organizationId, e164);
-    const { Items } = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: "gsi2",
-        KeyConditionExpression: "gsi2pk = :pk AND begins_with(gsi2sk, :prefix)",
-        ExpressionAttributeValues: { ":pk": key.gsi2pk, ":prefix": key.gsi2sk },
-        ScanIndexForward: false,
-        Limit: 1,
-      }),
-    );
+    const { Items } = await table.query({
+      index: "leadsByPhone",
+      KeyConditionExpression: "gsi2pk = :pk AND begins_with(gsi2sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": key.gsi2pk, ":prefix": key.gsi2sk },
+      ScanIndexForward: false,
+      Limit: 1,
+    });
     return Items?.[0]?.id as string | undefined;
   },
 

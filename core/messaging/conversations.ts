@@ -1,17 +1,15 @@
-import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
+import { transact, TransactionConditionFailed } from "#core/db/transact";
 import type { Actor } from "#core/auth/actor";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { conditionally } from "#core/db/conditional";
+import { conditionally, table } from "#core/db/items";
 import { indexOrder, keyOrder, listPage, prefixQuery, type IndexedPlan, type ListResource, type NormalizedQuery, listQuerySchema } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { newId, nowIso, timestamp, wholeNumber } from "#core/shared/ids";
 import { type Page, type PagingQuery } from "#core/shared/paging";
-import { Rollups } from "#core/analytics/rollups";
+import { UnreadConversations } from "#core/messaging/unread";
 
 export const ConversationSchema = v.object({
   id: v.string(),
@@ -50,7 +48,7 @@ const listResource: ListResource<Conversation> = {
   idOf: (c) => c.id,
   fromItem: toConversation,
   candidates: (organizationId) => prefixQuery(keys.conversationPrefix(organizationId)),
-  orders: { createdAt: keyOrder(keys.conversationPrefix), lastMessageAt: indexOrder("gsi4", keys.conversationsByLastMessagePartition) },
+  orders: { createdAt: keyOrder(keys.conversationPrefix), lastMessageAt: indexOrder("sortedByField", keys.conversationsByLastMessagePartition) },
   /** The inbox (unread only, latest activity first or last) reads only unread conversations, from gsi7. */
   indexed: (organizationId, query) => (query.filters.length === 1 && !query.ranges.length && !query.search ? unreadInOrder(organizationId, query) : undefined),
   ordered: unreadInOrder,
@@ -65,7 +63,7 @@ function unreadInOrder(organizationId: string, query: NormalizedQuery): IndexedP
   if (!order || order.field !== "lastMessageAt" || more.length || !unreadOnly) return undefined;
   return {
     input: {
-      IndexName: "gsi7",
+      index: "conversationsByUnread",
       KeyConditionExpression: "gsi7pk = :pk",
       ExpressionAttributeValues: { ":pk": keys.unreadConversations(organizationId, null, "").gsi7pk },
       ScanIndexForward: order.direction === "asc",
@@ -99,33 +97,27 @@ export const Conversations = {
       modifiedAt: null,
     };
     try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tableName(),
-                Item: { ...keys.conversationByPhone(organizationId, contactPhoneNumber), entity: entities.conversationByPhone, conversationId: conversation.id },
-                ConditionExpression: "attribute_not_exists(pk)",
-              },
+      await transact([
+        {
+          Put: {
+            Item: { ...keys.conversationByPhone(organizationId, contactPhoneNumber), entity: entities.conversationByPhone, conversationId: conversation.id },
+            ConditionExpression: "attribute_not_exists(pk)",
+          },
+        },
+        {
+          Put: {
+            Item: {
+              ...keys.conversation(organizationId, conversation.id),
+              ...keys.conversationsByLastMessage(organizationId, null, conversation.id),
+              entity: entities.conversation,
+              ...conversation,
             },
-            {
-              Put: {
-                TableName: tableName(),
-                Item: {
-                  ...keys.conversation(organizationId, conversation.id),
-                  ...keys.conversationsByLastMessage(organizationId, null, conversation.id),
-                  entity: entities.conversation,
-                  ...conversation,
-                },
-              },
-            },
-          ],
-        }),
-      );
+          },
+        },
+      ]);
       return conversation;
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
+      if (!(error instanceof TransactionConditionFailed)) throw error;
       const winner = await Conversations.byPhone(organizationId, contactPhoneNumber);
       if (!winner) throw error;
       return winner;
@@ -133,16 +125,12 @@ export const Conversations = {
   },
 
   async byPhone(organizationId: string, contactPhoneNumber: string): Promise<Conversation | undefined> {
-    const { Item } = await db().send(
-      new GetCommand({ TableName: tableName(), Key: keys.conversationByPhone(organizationId, contactPhoneNumber), ConsistentRead: true }),
-    );
+    const { Item } = await table.get({ Key: keys.conversationByPhone(organizationId, contactPhoneNumber), ConsistentRead: true });
     return Item ? Conversations.find(organizationId, Item.conversationId as string) : undefined;
   },
 
   async find(organizationId: string, conversationId: string): Promise<Conversation | undefined> {
-    const { Item } = await db().send(
-      new GetCommand({ TableName: tableName(), Key: keys.conversation(organizationId, conversationId), ConsistentRead: true }),
-    );
+    const { Item } = await table.get({ Key: keys.conversation(organizationId, conversationId), ConsistentRead: true });
     return Item ? toConversation(Item) : undefined;
   },
 
@@ -164,7 +152,7 @@ export const Conversations = {
       ":zero": 0,
       ":now": now,
     });
-    await Rollups.onRead(actor.organizationId, conversationId, now);
+    await UnreadConversations.onRead(actor.organizationId, conversationId, now);
     return conversation;
   },
 
@@ -206,53 +194,44 @@ export const Conversations = {
     message: { direction: "Inbound" | "Outbound"; body: string; at: string; unread?: boolean },
   ): Promise<void> {
     const inbound = message.unread === true;
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.conversation(organizationId, conversationId),
-        UpdateExpression:
-          "SET lastMessageAt = :at, lastMessagePreview = :preview, lastDirection = :direction, modifiedAt = :at, gsi4sk = :lastMessageOrder, gsi7sk = :lastMessageOrder" +
-          (inbound ? ", unread = :true, gsi7pk = :unreadIndex ADD unreadCount :one" : ""),
-        ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeValues: {
-          ":at": message.at,
-          ":lastMessageOrder": keys.conversationsByLastMessage(organizationId, message.at, conversationId).gsi4sk,
-          ":preview": message.body.slice(0, 160),
-          ":direction": message.direction,
-          ...(inbound ? { ":true": true, ":one": 1, ":unreadIndex": keys.unreadConversations(organizationId, message.at, conversationId).gsi7pk } : {}),
-        },
-      }),
-    );
-    if (inbound) await Rollups.onUnread(organizationId, conversationId, message.at);
+    await table.update({
+      Key: keys.conversation(organizationId, conversationId),
+      UpdateExpression:
+        "SET lastMessageAt = :at, lastMessagePreview = :preview, lastDirection = :direction, modifiedAt = :at, gsi4sk = :lastMessageOrder, gsi7sk = :lastMessageOrder" +
+        (inbound ? ", unread = :true, gsi7pk = :unreadIndex ADD unreadCount :one" : ""),
+      ConditionExpression: "attribute_exists(pk)",
+      ExpressionAttributeValues: {
+        ":at": message.at,
+        ":lastMessageOrder": keys.conversationsByLastMessage(organizationId, message.at, conversationId).gsi4sk,
+        ":preview": message.body.slice(0, 160),
+        ":direction": message.direction,
+        ...(inbound ? { ":true": true, ":one": 1, ":unreadIndex": keys.unreadConversations(organizationId, message.at, conversationId).gsi7pk } : {}),
+      },
+    });
+    if (inbound) await UnreadConversations.onUnread(organizationId, conversationId, message.at);
   },
 };
 
 async function setLead(organizationId: string, conversationId: string, leadId: string): Promise<void> {
   await conditionally(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.conversation(organizationId, conversationId),
-        UpdateExpression: "SET leadId = :lead",
-        ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(leadId) OR leadId = :null)",
-        ExpressionAttributeValues: { ":lead": leadId, ":null": null },
-      }),
-    ),
+    table.update({
+      Key: keys.conversation(organizationId, conversationId),
+      UpdateExpression: "SET leadId = :lead",
+      ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(leadId) OR leadId = :null)",
+      ExpressionAttributeValues: { ":lead": leadId, ":null": null },
+    }),
   );
 }
 
 async function update(organizationId: string, conversationId: string, expression: string, values: Record<string, unknown>): Promise<Conversation> {
   const result = await conditionally(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.conversation(organizationId, conversationId),
-        UpdateExpression: expression,
-        ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeValues: values,
-        ReturnValues: "ALL_NEW",
-      }),
-    ),
+    table.update({
+      Key: keys.conversation(organizationId, conversationId),
+      UpdateExpression: expression,
+      ConditionExpression: "attribute_exists(pk)",
+      ExpressionAttributeValues: values,
+      ReturnValues: "ALL_NEW",
+    }),
   );
   if (!result) throw new NotFoundError("Conversation", conversationId);
   return toConversation(result.Attributes!);

@@ -1,7 +1,6 @@
-import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import "#core/messaging/queue";
+import { table } from "#core/db/items";
 import { actorId, type Actor } from "#core/auth/actor";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import { assertCanSend, finishMessage } from "#core/messaging/billing-seam";
@@ -9,9 +8,9 @@ import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
 import type { Message, SendMessageRequest } from "#core/messaging/model";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
-import { countSegments } from "#core/messaging/segments";
-import { messageLifecycle, type MessageStatus } from "#core/messaging/status";
-import { changeMessage, dueAttributes, readMessage } from "#core/messaging/store";
+import { countSegments } from "#core/shared/segments";
+import { messageLifecycle, type MessageStatus } from "#core/shared/status";
+import { dueAttributes, readMessage } from "#core/messaging/store";
 import { MessagingEvents, type MessagingEventType } from "#core/messaging/timeline";
 import { publish } from "#core/queue/events";
 import { newId, nowIso } from "#core/shared/ids";
@@ -196,20 +195,17 @@ async function recipient(organizationId: string, input: SendMessageRequest): Pro
 
 /** Stores a new message with its conversation index and due entry. */
 export async function storeNew(organizationId: string, message: Message, due: { at: string; kind: "Dispatch" | "Release" } | null): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.message(organizationId, message.id),
-        ...keys.messagesByConversation(organizationId, message.conversationId, message.id),
-        ...(due ? dueAttributes(organizationId, message.id, due) : {}),
-        entity: entities.message,
-        organizationId,
-        ...message,
-      },
-      ConditionExpression: "attribute_not_exists(pk)",
-    }),
-  );
+  await table.put({
+    Item: {
+      ...keys.message(organizationId, message.id),
+      ...keys.messagesByConversation(organizationId, message.conversationId, message.id),
+      ...(due ? dueAttributes(organizationId, message.id, due) : {}),
+      entity: entities.message,
+      organizationId,
+      ...message,
+    },
+    ConditionExpression: "attribute_not_exists(pk)",
+  });
 }
 
 /** Records the event of a message's change, with every message field the event record carries (spec 2.5). */

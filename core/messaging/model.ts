@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { maxChars } from "#core/shared/validation";
 import { timestamp, wholeNumber } from "#core/shared/ids";
 import { PhoneNumberInput } from "#core/messaging/phone-numbers";
-import { MESSAGE_STATUSES } from "#core/messaging/status";
+import { MESSAGE_STATUSES } from "#core/shared/status";
 import { directions, senderSelectionReasons } from "#core/shared/enums";
 
 /** An MMS attachment (spec 2.5 media). */

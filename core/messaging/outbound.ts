@@ -1,6 +1,5 @@
-import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import "#core/messaging/queue";
-import { db, tableName } from "#core/db/client";
+import { table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { finishMessage, reserveForMessage, settleMessage } from "#core/messaging/billing-seam";
 import { messagingConfig } from "#core/messaging/config";
@@ -11,9 +10,9 @@ import type { Message } from "#core/messaging/model";
 import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
 import { checkQuietHours } from "#core/messaging/quiet-hours";
 import { MessagingSettingsStore } from "#core/messaging/settings";
-import { MESSAGE_STATUSES, messageLifecycle, planRetry, type MessageStatus } from "#core/messaging/status";
+import { MESSAGE_STATUSES, messageLifecycle, planRetry, type MessageStatus } from "#core/shared/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
-import { Suppressions } from "#core/messaging/suppressions";
+import { Suppressions } from "#core/suppressions/index";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { Organizations } from "#core/organizations/index";
 import { organizationProviders } from "#core/messaging/provider-choice";
@@ -167,12 +166,9 @@ async function dispatch(organizationId: string, message: Message): Promise<void>
     if (!handedOver) return;
     const { result, by } = handedOver;
     await changeMessage(organizationId, claimed.id, { from: MESSAGE_STATUSES, set: { providerMessageId: result.providerMessageId } });
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...keys.providerMessage(organizationId, by.name, result.providerMessageId), entity: entities.providerMessage, messageId: claimed.id },
-      }),
-    );
+    await table.put({
+      Item: { ...keys.providerMessage(organizationId, by.name, result.providerMessageId), entity: entities.providerMessage, messageId: claimed.id },
+    });
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
     await providerRefused(organizationId, claimed, error);

@@ -1,13 +1,11 @@
-import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
+import { transact } from "#core/db/transact";
 import { maxChars, statedShape } from "#core/shared/validation";
 import { actorId, type Actor } from "#core/auth/actor";
 import { Billing, TransactionConditionFailed } from "#core/billing/index";
 import { PhoneNumberFees } from "#core/billing/number-fees";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { conditionally } from "#core/db/conditional";
+import { conditionally, table } from "#core/db/items";
 import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { queryAll } from "#core/db/query";
 import { config } from "#core/config";
@@ -22,17 +20,8 @@ import { type Page, type PagingQuery } from "#core/shared/paging";
 import { parsePhone } from "#core/shared/phone";
 
 /** A valid phone number in any common form, normalised to E.164. */
-export const PhoneNumberInput = v.pipe(
-  v.string(),
-  statedShape({
-    pattern: "^\\s*\\+?[0-9][0-9 ().-]{5,38}$",
-    description: "A phone number: E.164 (+12125550100) or a common national form ((212) 555-0100, US by default); it must be a valid number of its country's numbering plan. Answered in E.164.",
-  }),
-  v.trim(),
-  v.minLength(1, "A phone number is required."),
-  v.check((value) => parsePhone(value) !== undefined, "Must be a valid phone number (E.164, e.g. +12125550100)."),
-  v.transform((value) => parsePhone(value)!.e164),
-);
+import { PhoneNumberInput } from "#core/shared/phone-input";
+export { PhoneNumberInput };
 
 export const capabilities = ["sms", "mms", "voice"] as const;
 export type Capability = (typeof capabilities)[number];
@@ -151,14 +140,12 @@ export const PhoneNumbers = {
       await Billing.commit([
         {
           Put: {
-            TableName: tableName(),
             Item: { ...keys.phoneNumber(actor.organizationId, number.id), entity: entities.phoneNumber, ...number, ...atCarrier },
             ConditionExpression: "attribute_not_exists(pk)",
           },
         },
         {
           Put: {
-            TableName: tableName(),
             Item: { ...keys.numberRoute(number.phoneNumber), entity: entities.numberRoute, ...route },
             ConditionExpression: "attribute_not_exists(pk) OR attribute_exists(releasedAt)",
           },
@@ -175,14 +162,11 @@ export const PhoneNumbers = {
       if (held) await carrier(() => provider.configureNumber!(held.providerNumberId, numberWebhooks(provider.name)));
       else {
         const bought = await carrier(() => provider.buyNumber!(number.phoneNumber, numberWebhooks(provider.name)));
-        await db().send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: keys.phoneNumber(actor.organizationId, number.id),
-            UpdateExpression: "SET providerNumberId = :id",
-            ExpressionAttributeValues: { ":id": bought.providerNumberId },
-          }),
-        );
+        await table.update({
+          Key: keys.phoneNumber(actor.organizationId, number.id),
+          UpdateExpression: "SET providerNumberId = :id",
+          ExpressionAttributeValues: { ":id": bought.providerNumberId },
+        });
       }
     } catch (error) {
       await undoAdd(actor, number, fee.fee);
@@ -209,7 +193,7 @@ export const PhoneNumbers = {
 
   /** The number if it exists (and was not deleted) in the organization. */
   async find(organizationId: string, phoneNumberId: string): Promise<PhoneNumber | undefined> {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.phoneNumber(organizationId, phoneNumberId) }));
+    const { Item } = await table.get({ Key: keys.phoneNumber(organizationId, phoneNumberId) });
     return Item ? toPhoneNumber(Item) : undefined;
   },
 
@@ -259,22 +243,19 @@ export const PhoneNumbers = {
 
   /** The organization a provider webhook's number belongs to (the one lookup not starting from an organization). */
   async route(e164: string): Promise<NumberRoute | undefined> {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.numberRoute(e164) }));
+    const { Item } = await table.get({ Key: keys.numberRoute(e164) });
     return Item ? (Item as unknown as NumberRoute) : undefined;
   },
 
   /** Records that a number just sent (least-recently-used selection); best effort. */
   async touch(organizationId: string, phoneNumberId: string, at: string): Promise<void> {
     await conditionally(
-      db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.phoneNumber(organizationId, phoneNumberId),
-          UpdateExpression: "SET lastUsedAt = :at",
-          ConditionExpression: "attribute_exists(pk)",
-          ExpressionAttributeValues: { ":at": at },
-        }),
-      ),
+      table.update({
+        Key: keys.phoneNumber(organizationId, phoneNumberId),
+        UpdateExpression: "SET lastUsedAt = :at",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: { ":at": at },
+      }),
     );
   },
 };
@@ -284,30 +265,24 @@ async function forget(actor: Actor, number: PhoneNumber): Promise<void> {
   const phoneNumberId = number.id;
   const now = nowIso();
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: tableName(),
-              Key: keys.phoneNumber(actor.organizationId, phoneNumberId),
-              ConditionExpression: "attribute_exists(pk)",
-            },
-          },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.numberRoute(number.phoneNumber),
-              UpdateExpression: "SET releasedAt = :now",
-              ConditionExpression: "organizationId = :org AND phoneNumberId = :id",
-              ExpressionAttributeValues: { ":now": now, ":org": actor.organizationId, ":id": phoneNumberId },
-            },
-          },
-        ],
-      }),
-    );
+    await transact([
+      {
+        Delete: {
+          Key: keys.phoneNumber(actor.organizationId, phoneNumberId),
+          ConditionExpression: "attribute_exists(pk)",
+        },
+      },
+      {
+        Update: {
+          Key: keys.numberRoute(number.phoneNumber),
+          UpdateExpression: "SET releasedAt = :now",
+          ConditionExpression: "organizationId = :org AND phoneNumberId = :id",
+          ExpressionAttributeValues: { ":now": now, ":org": actor.organizationId, ":id": phoneNumberId },
+        },
+      },
+    ]);
   } catch (error) {
-    if (error instanceof TransactionCanceledException) throw new NotFoundError("Phone number", phoneNumberId);
+    if (error instanceof TransactionConditionFailed) throw new NotFoundError("Phone number", phoneNumberId);
     throw error;
   }
 }
@@ -319,7 +294,7 @@ async function forget(actor: Actor, number: PhoneNumber): Promise<void> {
  * wired (no carrier id) have nothing to release.
  */
 async function releaseAtCarrier(organizationId: string, phoneNumberId: string): Promise<void> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.phoneNumber(organizationId, phoneNumberId) }));
+  const { Item } = await table.get({ Key: keys.phoneNumber(organizationId, phoneNumberId) });
   const providerNumberId = Item?.providerNumberId as string | undefined;
   const provider = Item?.provider ? providerByName(String(Item.provider)) : undefined;
   if (!providerNumberId || !provider?.releaseNumber) return;

@@ -1,5 +1,4 @@
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { db, tableName } from "#core/db/client";
+import { table } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import { outboundProvider, providerByName } from "#core/providers/index";
 import { ProviderError, type ProviderPort } from "#core/providers/port";
@@ -21,14 +20,11 @@ export async function organizationProvider(organizationId: string): Promise<Prov
  * here: a send then just has no second chance). Same single read.
  */
 export async function organizationProviders(organizationId: string): Promise<{ primary: ProviderPort; failover?: ProviderPort }> {
-  const { Item } = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.messagingSettings(organizationId),
-      ProjectionExpression: "#provider, #failover",
-      ExpressionAttributeNames: { "#provider": "provider", "#failover": "failoverProvider" },
-    }),
-  );
+  const { Item } = await table.get({
+    Key: keys.messagingSettings(organizationId),
+    ProjectionExpression: "#provider, #failover",
+    ExpressionAttributeNames: { "#provider": "provider", "#failover": "failoverProvider" },
+  });
   const chosen = Item?.provider as string | null | undefined;
   let primary: ProviderPort;
   if (!chosen) primary = outboundProvider();

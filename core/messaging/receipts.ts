@@ -1,7 +1,7 @@
 import { messagingConfig } from "#core/messaging/config";
 import { finishMessage } from "#core/messaging/billing-seam";
 import { finished } from "#core/messaging/outbound";
-import { messageLifecycle } from "#core/messaging/status";
+import { messageLifecycle } from "#core/shared/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
 import { applyReceipt } from "#core/messaging/webhooks";
 import { providerByName } from "#core/providers/index";

@@ -1,11 +1,10 @@
-import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
+import { providerConfig } from "#core/providers/config";
+import { table } from "#core/db/items";
 import { maxChars } from "#core/shared/validation";
 import type { Actor } from "#core/auth/actor";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { ValidationError } from "#core/errors";
-import { messagingConfig } from "#core/messaging/config";
 import { classifyInbound, normalizeKeyword } from "#core/messaging/keywords";
 import { PhoneNumberInput, PhoneNumbers } from "#core/messaging/phone-numbers";
 import { DEFAULT_QUIET_HOURS_WINDOW, quietHoursWindowSchema } from "#core/messaging/quiet-hours";
@@ -113,7 +112,7 @@ export const MessagingSettingsStore = {
     organization: Promise<Organization | undefined> = Organizations.fromId(organizationId),
   ): Promise<MessagingSettings> {
     const [{ Item }, owner] = await Promise.all([
-      db().send(new GetCommand({ TableName: tableName(), Key: keys.messagingSettings(organizationId) })),
+      table.get({ Key: keys.messagingSettings(organizationId) }),
       organization,
     ]);
     const stored = (Item ?? {}) as Partial<MessagingSettings>;
@@ -147,7 +146,7 @@ export const MessagingSettingsStore = {
       ]);
     }
     if (input.failoverProvider) {
-      const primary = input.provider ?? messagingConfig.provider;
+      const primary = input.provider ?? providerConfig.provider;
       const problem = !providerByName(input.failoverProvider)
         ? `${input.failoverProvider} has no credentials here; choose a configured provider or null to turn failover off.`
         : input.failoverProvider === primary
@@ -162,12 +161,9 @@ export const MessagingSettingsStore = {
       ]);
     }
     const modifiedAt = nowIso();
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...keys.messagingSettings(actor.organizationId), entity: entities.messagingSettings, ...input, modifiedAt },
-      }),
-    );
+    await table.put({
+      Item: { ...keys.messagingSettings(actor.organizationId), entity: entities.messagingSettings, ...input, modifiedAt },
+    });
     return MessagingSettingsStore.read(actor.organizationId);
   },
 };

@@ -1,8 +1,6 @@
-import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { db, tableName } from "#core/db/client";
-import { conditionally } from "#core/db/conditional";
+import { conditionally, table } from "#core/db/items";
 import { keys } from "#core/db/keys";
-import type { MessageStatus } from "#core/messaging/status";
+import type { MessageStatus } from "#core/shared/status";
 import type { Message } from "#core/messaging/model";
 
 /**
@@ -33,9 +31,7 @@ export function dueAttributes(organizationId: string, messageId: string, due: No
 }
 
 export async function readMessage(organizationId: string, messageId: string): Promise<Message | undefined> {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.message(organizationId, messageId), ConsistentRead: true }),
-  );
+  const { Item } = await table.get({ Key: keys.message(organizationId, messageId), ConsistentRead: true });
   return Item ? toMessage(Item) : undefined;
 }
 
@@ -54,7 +50,7 @@ export interface MessageChange {
 
 /** Applies a change if the message is still in one of `from`; undefined when it was not. */
 export async function changeMessage(organizationId: string, messageId: string, change: MessageChange): Promise<Message | undefined> {
-  const result = await conditionally(db().send(new UpdateCommand({ ...messageUpdate(organizationId, messageId, change), ReturnValues: "ALL_NEW" })));
+  const result = await conditionally(table.update({ ...messageUpdate(organizationId, messageId, change), ReturnValues: "ALL_NEW" }));
   return result ? toMessage(result.Attributes!) : undefined;
 }
 
@@ -87,7 +83,6 @@ export function messageUpdate(organizationId: string, messageId: string, change:
   });
   const condition = `attribute_exists(pk) AND #status IN (${fromValues.join(", ")})${change.condition ? ` AND ${change.condition}` : ""}`;
   return {
-    TableName: tableName(),
     Key: keys.message(organizationId, messageId),
     UpdateExpression: `SET ${sets.join(", ")}${removes.length ? ` REMOVE ${removes.join(", ")}` : ""}`,
     ConditionExpression: condition,

@@ -1,5 +1,4 @@
-import type { Actor } from "#core/auth/actor";
-import { actorId } from "#core/auth/actor";
+import { eventActorFields, type Actor } from "#core/auth/actor";
 import { recordEvent, type EventRecordInput } from "#core/events/index";
 
 /**
@@ -52,17 +51,8 @@ export const MessagingEvents = {
       timelineCategory: event.eventCategory === "Sms" ? "Message" : event.eventCategory,
       timelineType: event.eventCategory === "Sms" ? "Message" : event.eventCategory,
       ...event,
-      ...actorFields(actor),
+      ...eventActorFields(actor),
     });
   },
 };
 
-function actorFields(actor: Actor | undefined) {
-  if (!actor) return { createdBy: "system", actorDisplayName: "System" };
-  return {
-    createdBy: actorId(actor),
-    ...(actor.userId ? { actorUserId: actor.userId } : {}),
-    actorDisplayName: actor.displayName,
-    ...(actor.email ? { actorEmail: actor.email } : {}),
-  };
-}

@@ -1,10 +1,9 @@
-import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import "#core/messaging/queue";
+import { verifiedProvider } from "#core/providers/index";
+import { transact, TransactionConditionFailed } from "#core/db/transact";
+import { table } from "#core/db/items";
 import { finishMessage } from "#core/messaging/billing-seam";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { ForbiddenError, NotFoundError } from "#core/errors";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
 import { classifyInbound } from "#core/messaging/keywords";
@@ -13,11 +12,10 @@ import type { Message, MessagePurpose } from "#core/messaging/model";
 import { finished } from "#core/messaging/outbound";
 import { PhoneNumbers, type NumberRoute } from "#core/messaging/phone-numbers";
 import { MessagingSettingsStore } from "#core/messaging/settings";
-import { messageLifecycle, type MessageStatus } from "#core/messaging/status";
+import { messageLifecycle, type MessageStatus } from "#core/shared/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
-import { Suppressions } from "#core/messaging/suppressions";
+import { Suppressions } from "#core/suppressions/index";
 import { MessagingEvents } from "#core/messaging/timeline";
-import { providerByName } from "#core/providers/index";
 import type { InboundMessage, MessageStatusEvent, ProviderPort, WebhookRequest } from "#core/providers/port";
 import { publish } from "#core/queue/events";
 import { nowIso } from "#core/shared/ids";
@@ -32,7 +30,7 @@ import { toE164 } from "#core/shared/phone";
  */
 export const Webhooks = {
   async messageStatus(providerName: string, request: WebhookRequest): Promise<void> {
-    const provider = verified(providerName, request);
+    const provider = verifiedProvider(providerName, request);
     const messageId = new URL(request.url).searchParams.get("messageId") ?? undefined;
     for (const event of provider.parseStatusCallback(request)) {
       if (event.type !== "message.status") continue;
@@ -41,17 +39,10 @@ export const Webhooks = {
   },
 
   async inboundMessage(providerName: string, request: WebhookRequest): Promise<void> {
-    const provider = verified(providerName, request);
+    const provider = verifiedProvider(providerName, request);
     await receive(provider, provider.parseInboundMessage(request));
   },
 };
-
-function verified(providerName: string, request: WebhookRequest): ProviderPort {
-  const provider = providerByName(providerName);
-  if (!provider) throw new NotFoundError("Provider", providerName);
-  if (!provider.verifyWebhookSignature(request)) throw new ForbiddenError("The webhook signature is missing or does not match.");
-  return provider;
-}
 
 async function routeOf(raw: string | undefined): Promise<NumberRoute | undefined> {
   const e164 = raw ? toE164(raw) : undefined;
@@ -110,7 +101,7 @@ export async function applyReceipt(
 }
 
 async function messageIdOfProvider(organizationId: string, provider: string, providerMessageId: string): Promise<string | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.providerMessage(organizationId, provider, providerMessageId) }));
+  const { Item } = await table.get({ Key: keys.providerMessage(organizationId, provider, providerMessageId) });
   return Item?.messageId as string | undefined;
 }
 
@@ -139,33 +130,27 @@ async function receive(provider: ProviderPort, inbound: InboundMessage): Promise
     createdBy: "contact",
   });
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...keys.providerMessage(organizationId, provider.name, inbound.providerMessageId), entity: entities.providerMessage, messageId: message.id },
-              ConditionExpression: "attribute_not_exists(pk)",
-            },
+    await transact([
+      {
+        Put: {
+          Item: { ...keys.providerMessage(organizationId, provider.name, inbound.providerMessageId), entity: entities.providerMessage, messageId: message.id },
+          ConditionExpression: "attribute_not_exists(pk)",
+        },
+      },
+      {
+        Put: {
+          Item: {
+            ...keys.message(organizationId, message.id),
+            ...keys.messagesByConversation(organizationId, message.conversationId, message.id),
+            entity: entities.message,
+            organizationId,
+            ...message,
           },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...keys.message(organizationId, message.id),
-                ...keys.messagesByConversation(organizationId, message.conversationId, message.id),
-                entity: entities.message,
-                organizationId,
-                ...message,
-              },
-            },
-          },
-        ],
-      }),
-    );
+        },
+      },
+    ]);
   } catch (error) {
-    if (error instanceof TransactionCanceledException) return; // a redelivered webhook: already stored
+    if (error instanceof TransactionConditionFailed) return; // a redelivered webhook: already stored
     throw error;
   }
   // The carrier's own keyword handling (Twilio Advanced Opt-Out's OptOutType) decides first, and it already answered the contact.

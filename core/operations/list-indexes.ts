@@ -1,5 +1,4 @@
-import { QueryCommand, ScanCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { db, tableName } from "#core/db/client";
+import { table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { leadItem, toLead } from "#core/leads/index";
 
@@ -54,17 +53,14 @@ export async function backfillListIndexes(organizationId?: string): Promise<{ sc
     ExpressionAttributeValues: Object.fromEntries(indexed.map((entity, index) => [`:e${index}`, entity])),
   };
   do {
-    const page = await db().send(
-      organizationId
-        ? new QueryCommand({
-            TableName: tableName(),
+    const page = await (organizationId
+        ? table.query({
             KeyConditionExpression: "pk = :pk",
             ...listed,
             ExpressionAttributeValues: { ...listed.ExpressionAttributeValues, ":pk": keys.organization(organizationId).pk },
             ExclusiveStartKey: startKey,
           })
-        : new ScanCommand({ TableName: tableName(), ...listed, ExclusiveStartKey: startKey }),
-    );
+        : table.scan({ ...listed, ExclusiveStartKey: startKey }));
     scanned += page.ScannedCount ?? 0;
     startKey = page.LastEvaluatedKey;
     await Promise.all(
@@ -72,16 +68,13 @@ export async function backfillListIndexes(organizationId?: string): Promise<{ sc
         const attributes = listIndexAttributes(item);
         if (!attributes || Object.entries(attributes).every(([name, value]) => item[name] === value)) return;
         const names = Object.keys(attributes);
-        await db().send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: { pk: item.pk, sk: item.sk },
-            UpdateExpression: `SET ${names.map((name, index) => `#a${index} = :v${index}`).join(", ")}`,
-            ConditionExpression: "attribute_exists(pk)",
-            ExpressionAttributeNames: Object.fromEntries(names.map((name, index) => [`#a${index}`, name])),
-            ExpressionAttributeValues: Object.fromEntries(names.map((name, index) => [`:v${index}`, attributes[name]])),
-          }),
-        );
+        await table.update({
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression: `SET ${names.map((name, index) => `#a${index} = :v${index}`).join(", ")}`,
+          ConditionExpression: "attribute_exists(pk)",
+          ExpressionAttributeNames: Object.fromEntries(names.map((name, index) => [`#a${index}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(names.map((name, index) => [`:v${index}`, attributes[name]])),
+        });
         updated++;
       }),
     );

@@ -1,5 +1,4 @@
-import { PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { db, tableName } from "#core/db/client";
+import { table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { countMetric, logger, withCorrelationId } from "#core/observability/index";
 import { newId, nowIso } from "#core/shared/ids";
@@ -46,19 +45,16 @@ export function scheduledJob<TEvent, TResult>(schedule: string, run: (event: TEv
 }
 
 async function record(run: ScheduleRun): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.scheduleRun(run.schedule), entity: entities.scheduleRun, ...run } }));
+  await table.put({ Item: { ...keys.scheduleRun(run.schedule), entity: entities.scheduleRun, ...run } });
 }
 
 /** The last recorded run of every schedule that ran at least once. */
 export async function lastScheduleRuns(): Promise<ScheduleRun[]> {
   const { pk, skPrefix } = keys.scheduleRunPrefix();
-  const { Items } = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-    }),
-  );
+  const { Items } = await table.query({
+    KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+    ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
+  });
   return (Items ?? []).map(({ schedule, startedAt, finishedAt, outcome, result, error }) => ({
     schedule,
     startedAt,

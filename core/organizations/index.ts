@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { transact } from "#core/db/transact";
+import { table } from "#core/db/items";
 import { queryAll } from "#core/db/query";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { permissions, type Permission } from "#core/auth/actor";
 import { newId, nowIso } from "#core/shared/ids";
@@ -36,37 +36,32 @@ export const Organizations = {
       createdAt: nowIso(),
     };
     const { apiKey, record } = newApiKey(organization.id, "Default key", [...permissions]);
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...keys.organization(organization.id),
-                ...keys.organizationIndex(organization.createdAt, organization.id),
-                entity: entities.organization,
-                ...organization,
-              },
-              ConditionExpression: "attribute_not_exists(pk)",
-            },
+    await transact([
+      {
+        Put: {
+          Item: {
+            ...keys.organization(organization.id),
+            ...keys.organizationIndex(organization.createdAt, organization.id),
+            entity: entities.organization,
+            ...organization,
           },
-          { Put: { TableName: tableName(), Item: apiKeyItem(record, apiKey) } },
-        ],
-      }),
-    );
+          ConditionExpression: "attribute_not_exists(pk)",
+        },
+      },
+      { Put: { Item: apiKeyItem(record, apiKey) } },
+    ]);
     return { organization, apiKey };
   },
 
   async fromId(organizationId: string): Promise<Organization | undefined> {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.organization(organizationId) }));
+    const { Item } = await table.get({ Key: keys.organization(organizationId) });
     return Item ? toOrganization(Item) : undefined;
   },
 
   /** Every organization, oldest first (operator CLI). */
   async list(): Promise<Organization[]> {
     const items = await queryAll({
-      IndexName: "gsi1",
+      index: "organizationsByCreation",
       KeyConditionExpression: "gsi1pk = :pk",
       ExpressionAttributeValues: { ":pk": keys.organizationIndex("", "").gsi1pk },
     });
@@ -79,7 +74,7 @@ export const Organizations = {
     input: { name: string; scopes?: Permission[] },
   ): Promise<{ apiKey: string; record: ApiKeyRecord }> {
     const { apiKey, record } = newApiKey(organizationId, input.name, input.scopes ?? [...permissions]);
-    await db().send(new PutCommand({ TableName: tableName(), Item: apiKeyItem(record, apiKey) }));
+    await table.put({ Item: apiKeyItem(record, apiKey) });
     return { apiKey, record };
   },
 
@@ -88,9 +83,7 @@ export const Organizations = {
     const match = apiKeyPattern.exec(apiKey);
     if (!match) return undefined;
     const organizationId = match[1]!;
-    const { Item } = await db().send(
-      new GetCommand({ TableName: tableName(), Key: keys.apiKey(organizationId, hashSecret(apiKey)) }),
-    );
+    const { Item } = await table.get({ Key: keys.apiKey(organizationId, hashSecret(apiKey)) });
     if (!Item || Item.revokedAt) return undefined;
     return {
       keyId: Item.keyId,

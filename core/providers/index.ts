@@ -1,7 +1,8 @@
+import { NotFoundError, ForbiddenError } from "#core/errors";
 import { config } from "#core/config";
-import { messagingConfig } from "#core/messaging/config";
+import { providerConfig } from "#core/providers/config";
 import { withCorrelationParameter } from "#core/observability/index";
-import { ProviderError, type ProviderName, type ProviderPort } from "#core/providers/port";
+import { ProviderError, type ProviderName, type ProviderPort, type WebhookRequest } from "#core/providers/port";
 import { createSimulatorProvider, simulatorAuthToken } from "#core/providers/simulator/adapter";
 import { createTelnyxProvider } from "#core/providers/telnyx/adapter";
 import { createTwilioProvider } from "#core/providers/twilio/adapter";
@@ -15,11 +16,11 @@ import { environmentNames } from "#stacks/definitions";
 const cache = new Map<string, ProviderPort>();
 
 export function outboundProvider(): ProviderPort {
-  const provider = providerByName(messagingConfig.provider);
+  const provider = providerByName(providerConfig.provider);
   if (!provider) {
-    const detail = runsInLambda() && messagingConfig.provider === "simulator"
+    const detail = runsInLambda() && providerConfig.provider === "simulator"
       ? "The carrier simulator does not run in AWS; set the stage's Twilio credentials."
-      : `${messagingConfig.provider} credentials are not configured.`;
+      : `${providerConfig.provider} credentials are not configured.`;
     throw new ProviderError("permanent", "provider_not_configured", detail);
   }
   return provider;
@@ -36,7 +37,7 @@ export function providerByName(name: string): ProviderPort | undefined {
   const keySid = process.env[environmentNames.twilioApiKeySid];
   const keySecret = process.env[environmentNames.twilioApiKeySecret];
   const apiKey = keySid && keySecret ? { sid: keySid, secret: keySecret } : undefined;
-  const key = name === "twilio" ? `twilio:${sid}:${token}:${keySid}:${keySecret}:${process.env[environmentNames.twilioApiBaseUrl]}` : `simulator:${config.tokenSigningKey}:${messagingConfig.simulatorDelayScale}`;
+  const key = name === "twilio" ? `twilio:${sid}:${token}:${keySid}:${keySecret}:${process.env[environmentNames.twilioApiBaseUrl]}` : `simulator:${config.tokenSigningKey}:${providerConfig.simulatorDelayScale}`;
   let provider = cache.get(key);
   if (!provider) {
     provider = create(name as ProviderName, sid, token, apiKey);
@@ -55,8 +56,8 @@ function create(name: ProviderName, sid: string | undefined, token: string | und
   // The auth token only checks webhook signatures; REST requests need the API key (the adapter refuses them without one).
   const baseUrl = process.env[environmentNames.twilioApiBaseUrl];
   if (name === "twilio") return sid && token ? createTwilioProvider({ accountSid: sid, authToken: token, ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}) }) : undefined;
-  if (messagingConfig.provider !== "simulator") return undefined;
-  return createSimulatorProvider({ authToken: simulatorAuthToken(config.tokenSigningKey), delayScale: messagingConfig.simulatorDelayScale });
+  if (providerConfig.provider !== "simulator") return undefined;
+  return createSimulatorProvider({ authToken: simulatorAuthToken(config.tokenSigningKey), delayScale: providerConfig.simulatorDelayScale });
 }
 
 /** Where the provider posts a message's status callbacks (our message id rides in the query, covered by the signature). */
@@ -82,5 +83,17 @@ function telnyx(): ProviderPort | undefined {
     provider = createTelnyxProvider({ apiKey, publicKey, ...present });
     cache.set(key, provider);
   }
+  return provider;
+}
+
+/**
+ * The provider a webhook names, once its signature checks out: the one gate of
+ * every carrier callback (messages and calls). Unknown provider: 404; a missing
+ * or wrong signature: 403, before anything in the body is believed.
+ */
+export function verifiedProvider(providerName: string, request: WebhookRequest): ProviderPort {
+  const provider = providerByName(providerName);
+  if (!provider) throw new NotFoundError("Provider", providerName);
+  if (!provider.verifyWebhookSignature(request)) throw new ForbiddenError("The webhook signature is missing or does not match.");
   return provider;
 }

@@ -1,4 +1,4 @@
-import type { CallStatus, MessageStatus } from "#core/messaging/status";
+import type { CallStatus, MessageStatus } from "#core/shared/status";
 
 /**
  * The carrier provider port: what messaging and calls need from a carrier,

@@ -1,7 +1,5 @@
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { table, isConditionFailed } from "#core/db/items";
 import { config } from "#core/config";
-import { db, tableName } from "#core/db/client";
 import { entities, keys, type RateLimitPartition } from "#core/db/keys";
 
 /**
@@ -87,38 +85,32 @@ const wholeSeconds = (ms: number): number => Math.max(0, Math.ceil(ms / 1000));
 async function incrementIfUnder(partition: RateLimitPartition, windowStart: number, windowEnd: number, allowance: number): Promise<number | undefined> {
   if (allowance <= 0) return undefined;
   try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.rateLimitWindow(partition, windowStart),
-        UpdateExpression: "ADD hits :one SET entity = :entity, expiresAt = :expiresAt",
-        ConditionExpression: "attribute_not_exists(hits) OR hits < :allowance",
-        ExpressionAttributeValues: {
-          ":one": 1,
-          ":allowance": allowance,
-          ":entity": entities.rateLimitWindow,
-          // Kept through the next window, which reads it as its previous window.
-          ":expiresAt": Math.ceil((windowEnd + 2 * (windowEnd - windowStart)) / 1000),
-        },
-        ReturnValues: "UPDATED_NEW",
-      }),
-    );
+    const { Attributes } = await table.update({
+      Key: keys.rateLimitWindow(partition, windowStart),
+      UpdateExpression: "ADD hits :one SET entity = :entity, expiresAt = :expiresAt",
+      ConditionExpression: "attribute_not_exists(hits) OR hits < :allowance",
+      ExpressionAttributeValues: {
+        ":one": 1,
+        ":allowance": allowance,
+        ":entity": entities.rateLimitWindow,
+        // Kept through the next window, which reads it as its previous window.
+        ":expiresAt": Math.ceil((windowEnd + 2 * (windowEnd - windowStart)) / 1000),
+      },
+      ReturnValues: "UPDATED_NEW",
+    });
     return Number(Attributes?.hits ?? allowance);
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
+    if (isConditionFailed(error)) return undefined;
     throw error;
   }
 }
 
 async function decrement(partition: RateLimitPartition, windowStart: number): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.rateLimitWindow(partition, windowStart),
-      UpdateExpression: "ADD hits :minusOne",
-      ExpressionAttributeValues: { ":minusOne": -1 },
-    }),
-  );
+  await table.update({
+    Key: keys.rateLimitWindow(partition, windowStart),
+    UpdateExpression: "ADD hits :minusOne",
+    ExpressionAttributeValues: { ":minusOne": -1 },
+  });
 }
 
 /**
@@ -134,8 +126,7 @@ function previousWindowHits(partition: RateLimitPartition, previousStart: number
   const cached = endedWindows.get(cacheKey);
   if (cached) return cached;
   const entry: { value?: number; promise: Promise<number> } = {
-    promise: db()
-      .send(new GetCommand({ TableName: tableName(), Key: key, ProjectionExpression: "hits", ConsistentRead: true }))
+    promise: table.get({ Key: key, ProjectionExpression: "hits", ConsistentRead: true })
       .then(({ Item }) => (entry.value = Number(Item?.hits ?? 0)))
       .catch((error: unknown) => {
         endedWindows.delete(cacheKey); // a failed read is retried by the next request

@@ -1,9 +1,7 @@
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { BlockList, isIP } from "node:net";
 import * as v from "valibot";
+import { table, isConditionFailed } from "#core/db/items";
 import type { Actor } from "#core/auth/actor";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { NotFoundError, ValidationError } from "#core/errors";
@@ -106,13 +104,10 @@ export const Sources = {
       createdAt: now,
       modifiedAt: null,
     };
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...keys.source(actor.organizationId, source.id), entity: entities.source, ...source, keyHash: hashSecret(apiKey) },
-        ConditionExpression: "attribute_not_exists(pk)",
-      }),
-    );
+    await table.put({
+      Item: { ...keys.source(actor.organizationId, source.id), entity: entities.source, ...source, keyHash: hashSecret(apiKey) },
+      ConditionExpression: "attribute_not_exists(pk)",
+    });
     return { source, sourceId: source.id, apiKey };
   },
 
@@ -132,23 +127,20 @@ export const Sources = {
     const modifiedAt = nowIso();
     const names = Object.keys(fields);
     try {
-      const { Attributes } = await db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.source(actor.organizationId, sourceId),
-          UpdateExpression: `SET ${[...names, "modifiedAt"].map((name) => `#${name} = :${name}`).join(", ")}`,
-          ConditionExpression: "attribute_exists(pk)",
-          ExpressionAttributeNames: Object.fromEntries([...names, "modifiedAt"].map((name) => [`#${name}`, name])),
-          ExpressionAttributeValues: Object.fromEntries(
-            [...Object.entries(fields), ["modifiedAt", modifiedAt]].map(([name, value]) => [`:${name}`, value]),
-          ),
-          ReturnValues: "ALL_NEW",
-        }),
-      );
+      const { Attributes } = await table.update({
+        Key: keys.source(actor.organizationId, sourceId),
+        UpdateExpression: `SET ${[...names, "modifiedAt"].map((name) => `#${name} = :${name}`).join(", ")}`,
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeNames: Object.fromEntries([...names, "modifiedAt"].map((name) => [`#${name}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(
+          [...Object.entries(fields), ["modifiedAt", modifiedAt]].map(([name, value]) => [`:${name}`, value]),
+        ),
+        ReturnValues: "ALL_NEW",
+      });
       forgetVerifiedSource(actor.organizationId, sourceId);
       return toSource(Attributes!);
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new NotFoundError("Source", sourceId);
+      if (isConditionFailed(error)) throw new NotFoundError("Source", sourceId);
       throw error;
     }
   },
@@ -158,20 +150,17 @@ export const Sources = {
     const apiKey = newSourceKey(actor.organizationId);
     const now = nowIso();
     try {
-      const { Attributes } = await db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.source(actor.organizationId, sourceId),
-          UpdateExpression: "SET keyHash = :hash, keyPreview = :preview, keyRotatedAt = :now, modifiedAt = :now",
-          ConditionExpression: "attribute_exists(pk)",
-          ExpressionAttributeValues: { ":hash": hashSecret(apiKey), ":preview": preview(apiKey), ":now": now },
-          ReturnValues: "ALL_NEW",
-        }),
-      );
+      const { Attributes } = await table.update({
+        Key: keys.source(actor.organizationId, sourceId),
+        UpdateExpression: "SET keyHash = :hash, keyPreview = :preview, keyRotatedAt = :now, modifiedAt = :now",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: { ":hash": hashSecret(apiKey), ":preview": preview(apiKey), ":now": now },
+        ReturnValues: "ALL_NEW",
+      });
       forgetVerifiedSource(actor.organizationId, sourceId);
       return { source: toSource(Attributes!), sourceId, apiKey };
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new NotFoundError("Source", sourceId);
+      if (isConditionFailed(error)) throw new NotFoundError("Source", sourceId);
       throw error;
     }
   },
@@ -214,7 +203,7 @@ function parseRequest(input: SourceRequest) {
 }
 
 /**
- * Sources whose key was verified, kept in the warm instance for 60 s like resolved API keys (core/auth/authenticate),
+ * Sources whose key was verified, kept in the warm instance for 60 s like resolved API keys (core/http/authenticate),
  * so a busy seller's intake skips the source read. Hits only, keyed by the key's hash: a new or rotated key is read
  * at once; a rotated-out key, a disabled source or a changed address list may keep working for up to a minute on an
  * intake instance that cached it (an update or rotation clears the entry of the instance that made it).
@@ -241,7 +230,7 @@ function forgetVerifiedSource(organizationId: string, sourceId: string): void {
 }
 
 async function readSource(organizationId: string, sourceId: string) {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.source(organizationId, sourceId) }));
+  const { Item } = await table.get({ Key: keys.source(organizationId, sourceId) });
   return Item;
 }
 

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import type { EventType } from "#core/events/types";
 
 /** What the `data` of a webhook payload is: the resource as its REST read answers it when the event is fanned out. */
 export type WebhookResource = "lead" | "message" | "call" | "automationRun" | "wallet" | "phoneNumber" | "webhookEndpoint" | "ping";
@@ -7,7 +8,7 @@ interface CatalogueEntry {
   description: string;
   resource: WebhookResource;
   /** Event record types (`POST /events/all/my` `eventType`) delivered as this webhook type. */
-  from: readonly string[];
+  from: readonly EventType[];
 }
 
 /**

@@ -1,9 +1,7 @@
-import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { egressFetch, privateTargetCause } from "#core/automations/runs/egress";
-import { db, tableName } from "#core/db/client";
-import { conditionally } from "#core/db/conditional";
+import { conditionally, table } from "#core/db/items";
 import { dueEntries } from "#core/db/due";
 import { createdWithin, entities, keys } from "#core/db/keys";
 import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
@@ -177,7 +175,7 @@ export const WebhookDeliveries = {
 
   /** The queue gave up on a message (it kept failing inside our own code): the attempt is logged as failed, the delivery ends. */
   async abandon(organizationId: string, message: DeliverMessage, error: unknown): Promise<void> {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId) }));
+    const { Item } = await table.get({ Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId) });
     if (!Item || Item.status !== "Pending" || Item.generation !== message.generation) return;
     await logAttempt(organizationId, message, {
       eventType: String(Item.eventType),
@@ -202,16 +200,13 @@ export const WebhookDeliveries = {
       // Claimed by moving the entry a backstop later (not removing it): if the publish below is lost, it fires again.
       const later = keys.dueWebhookDelivery(0, new Date(now.getTime() + backstopMs).toISOString(), entry.organizationId, endpointId, messageId).gsi3sk;
       const claimed = await conditionally(
-        db().send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: keys.webhookDelivery(entry.organizationId, endpointId, messageId),
-            UpdateExpression: "SET gsi3sk = :later",
-            ConditionExpression: "gsi3sk = :seen",
-            ExpressionAttributeValues: { ":seen": entry.seen, ":later": later },
-            ReturnValues: "ALL_NEW",
-          }),
-        ),
+        table.update({
+          Key: keys.webhookDelivery(entry.organizationId, endpointId, messageId),
+          UpdateExpression: "SET gsi3sk = :later",
+          ConditionExpression: "gsi3sk = :seen",
+          ExpressionAttributeValues: { ":seen": entry.seen, ":later": later },
+          ReturnValues: "ALL_NEW",
+        }),
       );
       if (!claimed) continue;
       const { generation, nextAttempt } = claimed.Attributes!;
@@ -226,7 +221,7 @@ export const WebhookDeliveries = {
     const endpoint = await WebhookEndpoints.stored(actor.organizationId, endpointId);
     if (!endpoint) throw new NotFoundError("Webhook endpoint", endpointId);
     if ("eventId" in request) {
-      const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.event(actor.organizationId, request.eventId) }));
+      const { Item } = await table.get({ Key: keys.event(actor.organizationId, request.eventId) });
       const type = Item ? webhookTypeOf(String(Item.eventType)) : undefined;
       if (!Item) throw new NotFoundError("Event", request.eventId);
       if (!type) throw new ValidationError("This event type is not delivered by webhooks.", [{ pointer: "/eventId", detail: `${String(Item.eventType)} has no webhook type (GET /webhook-event-types).` }]);
@@ -292,33 +287,30 @@ async function createDelivery(organizationId: string, endpointId: string, payloa
   const key = keys.webhookDelivery(organizationId, endpointId, payload.id);
   const condition = trigger === "Event" ? "attribute_not_exists(pk) OR (#status = :pending AND attempts = :zero)" : undefined;
   const created = await conditionally(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression:
-          "SET entity = :entity, organizationId = :org, endpointId = :endpoint, messageId = :id, eventType = :type, payload = :payload, #trigger = :trigger, " +
-          "#status = :pending, attempts = :zero, generation = if_not_exists(generation, :zero) + :one, createdAt = if_not_exists(createdAt, :now), expiresAt = :expires " +
-          "REMOVE gsi3pk, gsi3sk, finishedAt, reason",
-        ...(condition ? { ConditionExpression: condition } : {}),
-        ExpressionAttributeNames: { "#status": "status", "#trigger": "trigger" },
-        ExpressionAttributeValues: {
-          ":entity": entities.webhookDelivery,
-          ":org": organizationId,
-          ":endpoint": endpointId,
-          ":id": payload.id,
-          ":type": payload.type,
-          ":payload": JSON.stringify(payload),
-          ":trigger": trigger,
-          ":pending": "Pending",
-          ":zero": 0,
-          ":one": 1,
-          ":now": now,
-          ":expires": Math.floor(Date.now() / 1000) + retentionSeconds,
-        },
-        ReturnValues: "ALL_NEW",
-      }),
-    ),
+    table.update({
+      Key: key,
+      UpdateExpression:
+        "SET entity = :entity, organizationId = :org, endpointId = :endpoint, messageId = :id, eventType = :type, payload = :payload, #trigger = :trigger, " +
+        "#status = :pending, attempts = :zero, generation = if_not_exists(generation, :zero) + :one, createdAt = if_not_exists(createdAt, :now), expiresAt = :expires " +
+        "REMOVE gsi3pk, gsi3sk, finishedAt, reason",
+      ...(condition ? { ConditionExpression: condition } : {}),
+      ExpressionAttributeNames: { "#status": "status", "#trigger": "trigger" },
+      ExpressionAttributeValues: {
+        ":entity": entities.webhookDelivery,
+        ":org": organizationId,
+        ":endpoint": endpointId,
+        ":id": payload.id,
+        ":type": payload.type,
+        ":payload": JSON.stringify(payload),
+        ":trigger": trigger,
+        ":pending": "Pending",
+        ":zero": 0,
+        ":one": 1,
+        ":now": now,
+        ":expires": Math.floor(Date.now() / 1000) + retentionSeconds,
+      },
+      ReturnValues: "ALL_NEW",
+    }),
   );
   return created && envelope("webhook.deliver", organizationId, { endpointId, messageId: payload.id, generation: Number(created.Attributes!.generation), attempt: 1 });
 }
@@ -327,17 +319,14 @@ async function createDelivery(organizationId: string, endpointId: string, payloa
 async function claim(organizationId: string, message: DeliverMessage): Promise<Record<string, unknown> | undefined> {
   const now = Date.now();
   const claimed = await conditionally(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId),
-        UpdateExpression: "SET attempts = :attempt, leaseUntil = :lease REMOVE gsi3pk, gsi3sk",
-        ConditionExpression: "#status = :pending AND generation = :generation AND (attempts < :attempt OR (attempts = :attempt AND leaseUntil < :now))",
-        ExpressionAttributeNames: { "#status": "status" },
-        ExpressionAttributeValues: { ":pending": "Pending", ":generation": message.generation, ":attempt": message.attempt, ":lease": now + leaseMs, ":now": now },
-        ReturnValues: "ALL_NEW",
-      }),
-    ),
+    table.update({
+      Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId),
+      UpdateExpression: "SET attempts = :attempt, leaseUntil = :lease REMOVE gsi3pk, gsi3sk",
+      ConditionExpression: "#status = :pending AND generation = :generation AND (attempts < :attempt OR (attempts = :attempt AND leaseUntil < :now))",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: { ":pending": "Pending", ":generation": message.generation, ":attempt": message.attempt, ":lease": now + leaseMs, ":now": now },
+      ReturnValues: "ALL_NEW",
+    }),
   );
   return claimed?.Attributes;
 }
@@ -345,16 +334,13 @@ async function claim(organizationId: string, message: DeliverMessage): Promise<R
 async function finish(organizationId: string, message: DeliverMessage, status: "Delivered" | "Failed", reason?: string): Promise<void> {
   // No write when a replay started a new round meanwhile: that round decides.
   await conditionally(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId),
-        UpdateExpression: `SET #status = :status, finishedAt = :now${reason ? ", reason = :reason" : ""} REMOVE leaseUntil, gsi3pk, gsi3sk`,
-        ConditionExpression: "generation = :generation AND attempts = :attempt",
-        ExpressionAttributeNames: { "#status": "status" },
-        ExpressionAttributeValues: { ":status": status, ":now": nowIso(), ":generation": message.generation, ":attempt": message.attempt, ...(reason ? { ":reason": reason } : {}) },
-      }),
-    ),
+    table.update({
+      Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId),
+      UpdateExpression: `SET #status = :status, finishedAt = :now${reason ? ", reason = :reason" : ""} REMOVE leaseUntil, gsi3pk, gsi3sk`,
+      ConditionExpression: "generation = :generation AND attempts = :attempt",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: { ":status": status, ":now": nowIso(), ":generation": message.generation, ":attempt": message.attempt, ...(reason ? { ":reason": reason } : {}) },
+    }),
   );
 }
 
@@ -368,14 +354,11 @@ async function scheduleRetry(organizationId: string, next: DeliverMessage, at: D
   const dueAt = new Date(viaQueue ? at.getTime() + backstopMs : at.getTime()).toISOString();
   const shard = parseInt(next.messageId.slice(-1), 36) % dueShards.length || 0;
   const due = keys.dueWebhookDelivery(shard, dueAt, organizationId, next.endpointId, next.messageId);
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.webhookDelivery(organizationId, next.endpointId, next.messageId),
-      UpdateExpression: "SET gsi3pk = :gsi3pk, gsi3sk = :gsi3sk, nextAttempt = :attempt, nextAttemptAt = :at",
-      ExpressionAttributeValues: { ":gsi3pk": due.gsi3pk, ":gsi3sk": due.gsi3sk, ":attempt": next.attempt, ":at": at.toISOString() },
-    }),
-  );
+  await table.update({
+    Key: keys.webhookDelivery(organizationId, next.endpointId, next.messageId),
+    UpdateExpression: "SET gsi3pk = :gsi3pk, gsi3sk = :gsi3sk, nextAttempt = :attempt, nextAttemptAt = :at",
+    ExpressionAttributeValues: { ":gsi3pk": due.gsi3pk, ":gsi3sk": due.gsi3sk, ":attempt": next.attempt, ":at": at.toISOString() },
+  });
   if (viaQueue) await publishAll("webhookDeliveries", [{ envelope: envelope("webhook.deliver", organizationId, next), delaySeconds: Math.floor(delayMs / 1000) }]);
 }
 
@@ -474,18 +457,15 @@ async function logAttempt(
     nextAttemptAt: null,
     ...attempt,
   };
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.webhookAttempt(organizationId, message.endpointId, id),
-        entity: entities.webhookAttempt,
-        organizationId,
-        ...Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== null)),
-        expiresAt: Math.floor(Date.now() / 1000) + retentionSeconds,
-      },
-    }),
-  );
+  await table.put({
+    Item: {
+      ...keys.webhookAttempt(organizationId, message.endpointId, id),
+      entity: entities.webhookAttempt,
+      organizationId,
+      ...Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== null)),
+      expiresAt: Math.floor(Date.now() / 1000) + retentionSeconds,
+    },
+  });
 }
 
 async function replaySince(organizationId: string, endpoint: StoredEndpoint, since: string): Promise<ReplayResult> {

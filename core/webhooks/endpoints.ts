@@ -1,10 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { isIP } from "node:net";
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { isPublicAddress } from "#core/automations/runs/egress";
-import { db, tableName } from "#core/db/client";
-import { conditionally } from "#core/db/conditional";
+import { conditionally, table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
@@ -17,6 +15,9 @@ import { webhooksConfig } from "#core/webhooks/config";
 import { newSigningSecret } from "#core/webhooks/signing";
 
 /** Body of `POST /webhook-endpoints` and `PUT /webhook-endpoints/{id}` (PUT replaces every writable field). */
+/** Event types the webhook module records. */
+export type WebhookEndpointEventType = "WebhookEndpointDisabled";
+
 export const WebhookEndpointRequestSchema = v.strictObject({
   url: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(2048), v.url("Must be an absolute URL such as https://example.com/webhooks.")),
   description: v.nullish(v.pipe(v.string(), v.trim(), maxChars(500))),
@@ -105,14 +106,11 @@ export const WebhookEndpoints = {
       createdAt: nowIso(),
       modifiedAt: null,
     };
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        // Health fields are absent until they happen (if_not_exists sets failingSince on the first failure).
-        Item: { ...keys.webhookEndpoint(actor.organizationId, endpoint.id), entity: entities.webhookEndpoint, organizationId: actor.organizationId, ...endpoint, health: { consecutiveFailures: 0 }, secret },
-        ConditionExpression: "attribute_not_exists(pk)",
-      }),
-    );
+    await table.put({
+      // Health fields are absent until they happen (if_not_exists sets failingSince on the first failure).
+      Item: { ...keys.webhookEndpoint(actor.organizationId, endpoint.id), entity: entities.webhookEndpoint, organizationId: actor.organizationId, ...endpoint, health: { consecutiveFailures: 0 }, secret },
+      ConditionExpression: "attribute_not_exists(pk)",
+    });
     return { endpoint, secret };
   },
 
@@ -134,24 +132,21 @@ export const WebhookEndpoints = {
       ? "health.consecutiveFailures = :zero REMOVE health.failingSince, health.disabledAt, health.disabledReason"
       : "health.disabledAt = if_not_exists(health.disabledAt, :now), health.disabledReason = :manual";
     const updated = await conditionally(
-      db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.webhookEndpoint(actor.organizationId, endpointId),
-          UpdateExpression: `SET #url = :url, description = :description, enabledEventTypes = :types, enabled = :enabled, modifiedAt = :now, ${health}`,
-          ConditionExpression: "attribute_exists(pk)",
-          ExpressionAttributeNames: { "#url": "url" },
-          ExpressionAttributeValues: {
-            ":url": request.url,
-            ":description": request.description,
-            ":types": request.enabledEventTypes,
-            ":enabled": request.enabled,
-            ":now": now,
-            ...(request.enabled ? { ":zero": 0 } : { ":manual": "Manual" }),
-          },
-          ReturnValues: "ALL_NEW",
-        }),
-      ),
+      table.update({
+        Key: keys.webhookEndpoint(actor.organizationId, endpointId),
+        UpdateExpression: `SET #url = :url, description = :description, enabledEventTypes = :types, enabled = :enabled, modifiedAt = :now, ${health}`,
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeNames: { "#url": "url" },
+        ExpressionAttributeValues: {
+          ":url": request.url,
+          ":description": request.description,
+          ":types": request.enabledEventTypes,
+          ":enabled": request.enabled,
+          ":now": now,
+          ...(request.enabled ? { ":zero": 0 } : { ":manual": "Manual" }),
+        },
+        ReturnValues: "ALL_NEW",
+      }),
     );
     if (!updated) throw new NotFoundError("Webhook endpoint", endpointId);
     return toEndpoint(updated.Attributes!);
@@ -160,7 +155,7 @@ export const WebhookEndpoints = {
   /** Deletes the endpoint; deliveries in flight to it end without another attempt. */
   async remove(actor: Actor, endpointId: string): Promise<void> {
     const deleted = await conditionally(
-      db().send(new DeleteCommand({ TableName: tableName(), Key: keys.webhookEndpoint(actor.organizationId, endpointId), ConditionExpression: "attribute_exists(pk)" })),
+      table.delete({ Key: keys.webhookEndpoint(actor.organizationId, endpointId), ConditionExpression: "attribute_exists(pk)" }),
     );
     if (!deleted) throw new NotFoundError("Webhook endpoint", endpointId);
   },
@@ -170,22 +165,19 @@ export const WebhookEndpoints = {
     const secret = newSigningSecret();
     const now = new Date();
     const rotated = await conditionally(
-      db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.webhookEndpoint(actor.organizationId, endpointId),
-          UpdateExpression:
-            "SET previousSecret = secret, secret = :secret, secretPreview = :preview, secretRotatedAt = :now, previousSecretExpiresAt = :until, modifiedAt = :now",
-          ConditionExpression: "attribute_exists(pk)",
-          ExpressionAttributeValues: {
-            ":secret": secret,
-            ":preview": preview(secret),
-            ":now": now.toISOString(),
-            ":until": new Date(now.getTime() + webhooksConfig.previousSecretOverlapMs).toISOString(),
-          },
-          ReturnValues: "ALL_NEW",
-        }),
-      ),
+      table.update({
+        Key: keys.webhookEndpoint(actor.organizationId, endpointId),
+        UpdateExpression:
+          "SET previousSecret = secret, secret = :secret, secretPreview = :preview, secretRotatedAt = :now, previousSecretExpiresAt = :until, modifiedAt = :now",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: {
+          ":secret": secret,
+          ":preview": preview(secret),
+          ":now": now.toISOString(),
+          ":until": new Date(now.getTime() + webhooksConfig.previousSecretOverlapMs).toISOString(),
+        },
+        ReturnValues: "ALL_NEW",
+      }),
     );
     if (!rotated) throw new NotFoundError("Webhook endpoint", endpointId);
     return { endpoint: toEndpoint(rotated.Attributes!), secret };
@@ -193,7 +185,7 @@ export const WebhookEndpoints = {
 
   /** The stored endpoint (with secrets), for deliveries. */
   async stored(organizationId: string, endpointId: string): Promise<StoredEndpoint | undefined> {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.webhookEndpoint(organizationId, endpointId) }));
+    const { Item } = await table.get({ Key: keys.webhookEndpoint(organizationId, endpointId) });
     return Item ? toStored(Item) : undefined;
   },
 
@@ -246,16 +238,13 @@ export const WebhookEndpoints = {
 
 async function disable(organizationId: string, endpointId: string, reason: "Gone" | "FailingTooLong", at: string): Promise<void> {
   const disabled = await conditionally(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.webhookEndpoint(organizationId, endpointId),
-        UpdateExpression: "SET enabled = :false, health.disabledAt = :at, health.disabledReason = :reason, modifiedAt = :at",
-        ConditionExpression: "attribute_exists(pk) AND enabled = :true",
-        ExpressionAttributeValues: { ":false": false, ":true": true, ":at": at, ":reason": reason },
-        ReturnValues: "ALL_NEW",
-      }),
-    ),
+    table.update({
+      Key: keys.webhookEndpoint(organizationId, endpointId),
+      UpdateExpression: "SET enabled = :false, health.disabledAt = :at, health.disabledReason = :reason, modifiedAt = :at",
+      ConditionExpression: "attribute_exists(pk) AND enabled = :true",
+      ExpressionAttributeValues: { ":false": false, ":true": true, ":at": at, ":reason": reason },
+      ReturnValues: "ALL_NEW",
+    }),
   );
   // Undefined: another failure disabled it first (and recorded the event).
   if (!disabled) return;
@@ -279,29 +268,23 @@ async function disable(organizationId: string, endpointId: string, reason: "Gone
 
 async function updateIfExists(organizationId: string, endpointId: string, expression: string, values: Record<string, unknown>) {
   const updated = await conditionally(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.webhookEndpoint(organizationId, endpointId),
-        UpdateExpression: expression,
-        ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeValues: values,
-        ReturnValues: "ALL_NEW",
-      }),
-    ),
+    table.update({
+      Key: keys.webhookEndpoint(organizationId, endpointId),
+      UpdateExpression: expression,
+      ConditionExpression: "attribute_exists(pk)",
+      ExpressionAttributeValues: values,
+      ReturnValues: "ALL_NEW",
+    }),
   );
   return updated?.Attributes;
 }
 
 async function storedEndpoints(organizationId: string): Promise<Record<string, unknown>[]> {
   const { pk, skPrefix } = keys.webhookEndpointPrefix(organizationId);
-  const { Items = [] } = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-    }),
-  );
+  const { Items = [] } = await table.query({
+    KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+    ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
+  });
   return Items;
 }
 

@@ -126,7 +126,7 @@ describe("list requests at 10,000 leads read a bounded number of items", () => {
     await batchPut(
       Array.from({ length: eventCount }, (_, index) =>
         eventItem(org.organizationId, {
-          eventType: index % 1000 === 1 ? "BulkRare" : "BulkNoise",
+          eventType: index % 1000 === 1 ? "WebhookEndpointDisabled" : "MessageQueued",
           eventCategory: "Bulk",
           createdAt: new Date(eventStart + index * 1000).toISOString(),
         }).item,
@@ -215,9 +215,9 @@ describe("list requests at 10,000 leads read a bounded number of items", () => {
   });
 
   it("lists events of one type from their index within the budget", async () => {
-    const rareEvents = await readAll("/events/all/my", { filters: [{ field: "eventType", value: "bulkrare" }] });
+    const rareEvents = await readAll("/events/all/my", { filters: [{ field: "eventType", value: "webhookendpointdisabled" }] });
     expect(rareEvents.ids).toHaveLength(eventCount / 1000);
-    const byParameter = await list<{ id: string; eventType: string }>("/events/all/my?eventType=BulkRare", {});
+    const byParameter = await list<{ id: string; eventType: string }>("/events/all/my?eventType=WebhookEndpointDisabled", {});
     expect(byParameter.read).toBeLessThanOrEqual(pageBudget);
     expect(byParameter.body.items.map((event) => event.id)).toEqual(rareEvents.ids);
     expect(byParameter.body.continuationToken).toBeNull();

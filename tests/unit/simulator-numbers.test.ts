@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isValidPhone } from "#core/shared/phone";
-import { callLifecycle, messageLifecycle, type CallStatus, type MessageStatus } from "#core/messaging/status";
+import { callLifecycle, messageLifecycle, type CallStatus, type MessageStatus } from "#core/shared/status";
 import {
   CALL_SCENARIOS,
   MESSAGE_SCENARIOS,

@@ -15,7 +15,7 @@ import {
   requeueForRetry,
   retryDelayMs,
   type MessageStatus,
-} from "#core/messaging/status";
+} from "#core/shared/status";
 
 describe("message status transitions", () => {
   it.each([

@@ -3,8 +3,7 @@
  * (`effectId`) before it is created, so a redelivered or retried step finds the message it already made instead of
  * sending a second one. Outcomes tell the engine whether the step is done, must wait, retry later, or failed.
  */
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { table, isConditionFailed } from "#core/db/items";
 import { systemActor } from "#core/auth/actor";
 import { jsonStringEncode, minutesOfDay, renderTemplate, webhookSignature, webhookSignatureHeader, webhookTimestampHeader, type Action } from "#core/automations/definition";
 import { runsConfig } from "#core/automations/runs/config";
@@ -15,7 +14,6 @@ import { leadValue } from "#core/automations/runs/evaluate";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { WalletRefusedError } from "#core/billing/index";
 import { Calls } from "#core/calls/index";
-import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
 import { DomainError } from "#core/errors";
 import { leadOrderSets, type Lead } from "#core/leads/index";
@@ -25,7 +23,7 @@ import type { Message } from "#core/messaging/model";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
 import { readMessage } from "#core/messaging/store";
-import { Suppressions } from "#core/messaging/suppressions";
+import { Suppressions } from "#core/suppressions/index";
 import { nowIso } from "#core/shared/ids";
 
 export interface ActionContext {
@@ -153,7 +151,7 @@ async function createMessage(
     await enqueue(run.organizationId, message);
     return message;
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!(isConditionFailed(error))) throw error;
     return (await readMessage(run.organizationId, context.effectId)) ?? message;
   }
 }
@@ -285,16 +283,13 @@ async function updateLead(context: ActionContext, fields: Record<string, string 
     values[`:v${index}`] = value;
     return `#r${index}.#f${index} = :v${index}`;
   });
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.lead(run.organizationId, lead.id),
-      UpdateExpression: `SET ${[...sets, ...leadOrderSets(run.organizationId, lead, assignments, modifiedAt, values)].join(", ")}`,
-      ConditionExpression: "attribute_exists(pk)",
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    }),
-  );
+  await table.update({
+    Key: keys.lead(run.organizationId, lead.id),
+    UpdateExpression: `SET ${[...sets, ...leadOrderSets(run.organizationId, lead, assignments, modifiedAt, values)].join(", ")}`,
+    ConditionExpression: "attribute_exists(pk)",
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  });
   return { kind: "succeeded", output: { updated: Object.fromEntries(assignments) }, input: { fields } };
 }
 

@@ -5,6 +5,9 @@
  * next message. Waits and retries are delayed messages (SQS, up to 15 minutes) backed by the due index, which the
  * sweep reads for longer waits and for steps whose message was lost.
  */
+import { type AutomationEventType } from "#core/automations/runs/model";
+import { Transaction } from "#core/db/transact";
+import { Events, type EventRecordInput } from "#core/events/index";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { encodeTime, ulid } from "ulid";
 import "#core/automations/runs/queue";
@@ -17,7 +20,6 @@ import { routeFrom, type Definition, type Route } from "#core/automations/runs/r
 import { isFinal, noteLastRun, RunStore, StaleRunError, storedAutomation, Versions } from "#core/automations/runs/store";
 import { keys } from "#core/db/keys";
 import { queryPages } from "#core/db/query";
-import { eventItem, eventRecorded } from "#core/events/index";
 import { Leads, type Lead } from "#core/leads/index";
 import { Conversations } from "#core/messaging/conversations";
 import { Organizations } from "#core/organizations/index";
@@ -81,7 +83,7 @@ async function hasReplied(organizationId: string, lead: Lead | undefined, since:
   if (!conversation) return false;
   const { gsi1pk, gsi1sk } = keys.messagesByConversation(organizationId, conversation.id);
   for await (const page of queryPages({
-    IndexName: "gsi1",
+    index: "messagesByConversation",
     KeyConditionExpression: "gsi1pk = :pk AND gsi1sk >= :from",
     FilterExpression: "direction = :inbound",
     ExpressionAttributeValues: { ":pk": gsi1pk, ":from": `${gsi1sk}${encodeTime(Date.parse(since), 10)}`, ":inbound": "Inbound" },
@@ -139,7 +141,7 @@ function finish(run: StoredRun, status: StoredRun["status"], error: string | nul
   return { ...run, status, error, finishedAt: at, modifiedAt: at, currentNodeId: null, waitingUntil: null, cursorSeq: -1, effectId: null, leaseToken: null, leaseUntil: null };
 }
 
-const endEventTypes: Partial<Record<StoredRun["status"], string>> = {
+const endEventTypes: Partial<Record<StoredRun["status"], AutomationEventType>> = {
   Succeeded: "AutomationRunSucceeded",
   Failed: "AutomationRunFailed",
   Skipped: "AutomationRunSkipped",
@@ -147,14 +149,14 @@ const endEventTypes: Partial<Record<StoredRun["status"], string>> = {
 };
 
 /** The event record of an ended run (spec 2.5), with an id fixed by the run so a repeated write is refused. */
-function endEvent(run: StoredRun): ReturnType<typeof eventItem> {
+function endEvent(run: StoredRun): EventRecordInput {
   const at = run.finishedAt ?? run.modifiedAt;
   const seed = Buffer.from(run.id);
   let index = 0;
   const id = ulid(Date.parse(at), () => (seed[index++ % seed.length]! % 32) / 32);
   const failed = run.steps.findLast((step) => step.status === "Failed" || step.status === "Blocked");
   const outcome = run.status === "Failed" ? ` failed${failed ? ` at ${failed.nodeId} (${failed.type})` : ""}: ${run.error ?? "unknown error"}` : ` ended ${run.status}${run.error ? `: ${run.error}` : "."}`;
-  return eventItem(run.organizationId, {
+  return {
     id,
     createdAt: at,
     eventType: endEventTypes[run.status] ?? "AutomationRunEnded",
@@ -174,7 +176,7 @@ function endEvent(run: StoredRun): ReturnType<typeof eventItem> {
     campaignId: `automation:${run.automationId}`,
     createdBy: `automation:${run.automationId}`,
     actorDisplayName: `Automation ${run.automationName}`,
-  });
+  };
 }
 
 /**
@@ -183,12 +185,11 @@ function endEvent(run: StoredRun): ReturnType<typeof eventItem> {
  */
 async function save(run: StoredRun, previous: StoredRun | undefined): Promise<StoredRun> {
   const ended = isFinal(run) && (!previous || !isFinal(previous));
-  const event = ended ? endEvent(run) : undefined;
-  const saved = await RunStore.write(run, event ? [event.item] : []);
-  if (event) {
-    eventRecorded(run.organizationId, event.event);
-    await noteLastRun(run.organizationId, run.automationId, run);
-  }
+  if (!ended) return RunStore.write(run);
+  const transaction = new Transaction();
+  Events.item(run.organizationId, endEvent(run), transaction);
+  const saved = await RunStore.write(run, transaction);
+  await noteLastRun(run.organizationId, run.automationId, run);
   return saved;
 }
 

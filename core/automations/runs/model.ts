@@ -86,3 +86,6 @@ export const RunParamsSchema = v.object({
   id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
   runId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
 });
+
+/** Event types an automation run records when it ends. */
+export type AutomationEventType = "AutomationRunSucceeded" | "AutomationRunFailed" | "AutomationRunSkipped" | "AutomationRunCanceled" | "AutomationRunEnded";

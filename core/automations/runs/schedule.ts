@@ -1,9 +1,7 @@
-import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import "#core/automations/runs/queue";
+import { table, isConditionFailed } from "#core/db/items";
 import { nextFireAt } from "#core/automations/runs/cron";
 import { dueShards, isFinal, RunStore, shardOf, STALL_MS } from "#core/automations/runs/store";
-import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
 import { queryPages } from "#core/db/query";
 import { maxDelaySeconds, publish } from "#core/queue/events";
@@ -14,7 +12,7 @@ const LOOKAHEAD_MS = (maxDelaySeconds - 60) * 1000;
 async function* dueItems(prefix: string, upper: string): AsyncGenerator<Record<string, unknown>> {
   for (const shard of dueShards) {
     for await (const page of queryPages({
-      IndexName: "gsi3",
+      index: "dueWork",
       KeyConditionExpression: "gsi3pk = :pk AND gsi3sk <= :upper",
       ExpressionAttributeValues: { ":pk": `${prefix}#${shard}`, ":upper": upper },
     })) {
@@ -27,18 +25,15 @@ async function* dueItems(prefix: string, upper: string): AsyncGenerator<Record<s
 async function claimDue(key: { pk: string; sk: string }, seen: string, nextSk: string, extra: Record<string, unknown> = {}): Promise<boolean> {
   const names = Object.keys(extra);
   try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: `SET gsi3sk = :next${names.map((name) => `, ${name} = :${name}`).join("")}`,
-        ConditionExpression: "gsi3sk = :seen",
-        ExpressionAttributeValues: { ":next": nextSk, ":seen": seen, ...Object.fromEntries(names.map((name) => [`:${name}`, extra[name]])) },
-      }),
-    );
+    await table.update({
+      Key: key,
+      UpdateExpression: `SET gsi3sk = :next${names.map((name) => `, ${name} = :${name}`).join("")}`,
+      ConditionExpression: "gsi3sk = :seen",
+      ExpressionAttributeValues: { ":next": nextSk, ":seen": seen, ...Object.fromEntries(names.map((name) => [`:${name}`, extra[name]])) },
+    });
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (isConditionFailed(error)) return false;
     throw error;
   }
 }

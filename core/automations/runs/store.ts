@@ -1,10 +1,9 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { transact, TransactionConditionFailed, Transaction } from "#core/db/transact";
+import { table, isConditionFailed } from "#core/db/items";
 import { createHash } from "node:crypto";
 import type { Automation } from "#core/automations/index";
 import { finalRunStatuses, type AutomationRun, type StoredRun } from "#core/automations/runs/model";
 import type { Definition } from "#core/automations/runs/route";
-import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { queryAll } from "#core/db/query";
 
@@ -59,41 +58,31 @@ export class StaleRunError extends Error {}
 
 export const RunStore = {
   async read(organizationId: string, automationId: string, runId: string): Promise<StoredRun | undefined> {
-    const { Item } = await db().send(
-      new GetCommand({ TableName: tableName(), Key: keys.automationRun(organizationId, automationId, runId), ConsistentRead: true }),
-    );
+    const { Item } = await table.get({ Key: keys.automationRun(organizationId, automationId, runId), ConsistentRead: true });
     return Item ? toStoredRun(Item) : undefined;
   },
 
   /**
-   * Replaces the run if nobody wrote it since `rev` was read; `extra` items (an event record) are written in the
+   * Replaces the run if nobody wrote it since `rev` was read, with the writes of `alongside` (its end event) in the
    * same transaction. Throws StaleRunError when the run moved on.
    */
-  async write(run: StoredRun, extra: Record<string, unknown>[] = []): Promise<StoredRun> {
+  async write(run: StoredRun, alongside?: Transaction): Promise<StoredRun> {
     const next = { ...run, rev: run.rev + 1 };
     const put = {
-      TableName: tableName(),
       Item: runItem(next),
       ConditionExpression: "rev = :rev",
       ExpressionAttributeValues: { ":rev": run.rev },
     };
+    let runIndex = 0;
     try {
-      if (extra.length === 0) await db().send(new PutCommand(put));
+      if (!alongside) await table.put(put);
       else {
-        await db().send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: put },
-              ...extra.map((Item) => ({ Put: { TableName: tableName(), Item, ConditionExpression: "attribute_not_exists(pk)" } })),
-            ],
-          }),
-        );
+        runIndex = alongside.add({ Put: put });
+        await transact(alongside);
       }
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new StaleRunError(`Run ${run.id} changed meanwhile.`);
-      if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === "ConditionalCheckFailed") {
-        throw new StaleRunError(`Run ${run.id} changed meanwhile.`);
-      }
+      const staleRun = isConditionFailed(error) || (error instanceof TransactionConditionFailed && error.failedIndexes.includes(runIndex));
+      if (staleRun) throw new StaleRunError(`Run ${run.id} changed meanwhile.`);
       throw error;
     }
     return next;
@@ -110,26 +99,23 @@ export const RunStore = {
     const claimKey = keys.automationRunClaim(run.organizationId, run.automationId, run.trigger.eventId);
     let toStore = run;
     try {
-      await db().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: { ...claimKey, entity: entities.automationRunClaim, runId: run.id, createdAt: run.createdAt },
-          ConditionExpression: "attribute_not_exists(pk)",
-        }),
-      );
+      await table.put({
+        Item: { ...claimKey, entity: entities.automationRunClaim, runId: run.id, createdAt: run.createdAt },
+        ConditionExpression: "attribute_not_exists(pk)",
+      });
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: claimKey, ConsistentRead: true }));
+      if (!(isConditionFailed(error))) throw error;
+      const { Item } = await table.get({ Key: claimKey, ConsistentRead: true });
       const claimedId = String(Item!.runId);
       const existing = await RunStore.read(run.organizationId, run.automationId, claimedId);
       if (existing) return { run: existing, created: false };
       toStore = { ...run, id: claimedId };
     }
     try {
-      await db().send(new PutCommand({ TableName: tableName(), Item: runItem(toStore), ConditionExpression: "attribute_not_exists(pk)" }));
+      await table.put({ Item: runItem(toStore), ConditionExpression: "attribute_not_exists(pk)" });
       return { run: toStore, created: true };
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!(isConditionFailed(error))) throw error;
       const existing = await RunStore.read(run.organizationId, run.automationId, toStore.id);
       if (!existing) throw error;
       return { run: existing, created: false };
@@ -139,7 +125,7 @@ export const RunStore = {
   /** Ids of the unfinished runs of one automation (gsi2). */
   async activeRunIds(organizationId: string, automationId: string): Promise<string[]> {
     const { gsi2pk } = keys.activeRunsByAutomation(organizationId, automationId);
-    const items = await queryAll({ IndexName: "gsi2", KeyConditionExpression: "gsi2pk = :pk", ExpressionAttributeValues: { ":pk": gsi2pk } });
+    const items = await queryAll({ index: "activeRunsByAutomation", KeyConditionExpression: "gsi2pk = :pk", ExpressionAttributeValues: { ":pk": gsi2pk } });
     return items.map((item) => String(item.id));
   },
 
@@ -147,7 +133,7 @@ export const RunStore = {
   async inRange(organizationId: string, startAt: string, endAt: string): Promise<StoredRun[]> {
     const { gsi1pk } = keys.runsByOrganization(organizationId);
     const items = await queryAll({
-      IndexName: "gsi1",
+      index: "runsByOrganization",
       KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to",
       ExpressionAttributeValues: { ":pk": gsi1pk, ":from": startAt, ":to": endAt },
     });
@@ -165,22 +151,19 @@ export const Versions = {
     const cacheKey = versionKey(automation.organizationId, automation.id, automation.version);
     if (versionCache.has(cacheKey)) return;
     try {
-      await db().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: {
-            ...keys.automationVersion(automation.organizationId, automation.id, automation.version),
-            entity: entities.automationVersion,
-            automationId: automation.id,
-            version: automation.version,
-            name: automation.name,
-            definition: definitionOf(automation),
-          },
-          ConditionExpression: "attribute_not_exists(pk)",
-        }),
-      );
+      await table.put({
+        Item: {
+          ...keys.automationVersion(automation.organizationId, automation.id, automation.version),
+          entity: entities.automationVersion,
+          automationId: automation.id,
+          version: automation.version,
+          name: automation.name,
+          definition: definitionOf(automation),
+        },
+        ConditionExpression: "attribute_not_exists(pk)",
+      });
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!(isConditionFailed(error))) throw error;
     }
     versionCache.set(cacheKey, definitionOf(automation));
   },
@@ -189,9 +172,7 @@ export const Versions = {
     const cacheKey = versionKey(organizationId, automationId, version);
     const cached = versionCache.get(cacheKey);
     if (cached) return cached;
-    const { Item } = await db().send(
-      new GetCommand({ TableName: tableName(), Key: keys.automationVersion(organizationId, automationId, version) }),
-    );
+    const { Item } = await table.get({ Key: keys.automationVersion(organizationId, automationId, version) });
     const definition = Item?.definition as Definition | undefined;
     if (definition) versionCache.set(cacheKey, definition);
     return definition;
@@ -209,7 +190,7 @@ export function definitionOf(automation: Automation): Definition {
 
 /** The stored automation with secrets (engine use only; responses go through Automations.fromId). */
 export async function storedAutomation(organizationId: string, automationId: string): Promise<Automation | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.automation(organizationId, automationId), ConsistentRead: true }));
+  const { Item } = await table.get({ Key: keys.automation(organizationId, automationId), ConsistentRead: true });
   if (!Item) return undefined;
   const { pk: _pk, sk: _sk, entity: _entity, ...automation } = Item;
   return automation as Automation;
@@ -221,16 +202,13 @@ export async function storedAutomation(organizationId: string, automationId: str
  */
 export async function noteLastRun(organizationId: string, automationId: string, run: { createdAt: string; status: string; error: string | null }): Promise<void> {
   try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.automation(organizationId, automationId),
-        UpdateExpression: "SET lastRunAt = :at, lastRunStatus = :status, lastRunError = :error",
-        ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(lastRunAt) OR lastRunAt = :null OR lastRunAt <= :at)",
-        ExpressionAttributeValues: { ":at": run.createdAt, ":status": run.status, ":error": run.error ?? null, ":null": null },
-      }),
-    );
+    await table.update({
+      Key: keys.automation(organizationId, automationId),
+      UpdateExpression: "SET lastRunAt = :at, lastRunStatus = :status, lastRunError = :error",
+      ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(lastRunAt) OR lastRunAt = :null OR lastRunAt <= :at)",
+      ExpressionAttributeValues: { ":at": run.createdAt, ":status": run.status, ":error": run.error ?? null, ":null": null },
+    });
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!(isConditionFailed(error))) throw error;
   }
 }

@@ -1,11 +1,9 @@
+import { type TransactItem } from "#core/db/transact";
 import type { Trigger } from "#core/automations/definition";
 import type { Automation } from "#core/automations/index";
 import { nextFireAt } from "#core/automations/runs/cron";
 import { shardOf } from "#core/automations/runs/store";
-import { tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-
-type TransactItem = { Put?: { TableName: string; Item: Record<string, unknown> }; Delete?: { TableName: string; Key: Record<string, unknown> } };
 
 function indexEntries(automation: Automation | undefined): Trigger[] {
   if (!automation?.enabled) return [];
@@ -22,12 +20,11 @@ export function triggerIndexWrites(organizationId: string, previous: Automation 
   const wantedKeys = new Set(wanted.map((trigger) => key(trigger, next!.id).sk));
   const deletes = indexEntries(previous)
     .filter((trigger) => !wantedKeys.has(key(trigger, previous!.id).sk))
-    .map((trigger) => ({ Delete: { TableName: tableName(), Key: key(trigger, previous!.id) } }));
+    .map((trigger) => ({ Delete: { Key: key(trigger, previous!.id) } }));
   const puts = wanted.map((trigger) => {
     const schedule = trigger.type === "Schedule" ? new Date(nextFireAt(trigger.settings, timeZone, now)).toISOString() : undefined;
     return {
       Put: {
-        TableName: tableName(),
         Item: {
           ...key(trigger, next!.id),
           ...(schedule ? keys.dueSchedule(shardOf(next!.id), schedule, organizationId, next!.id, trigger.id) : {}),

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { defineOperation } from "#core/http/operation";
-import { ListSuppressionsSchema, SuppressionRequestSchema, SuppressionSchema } from "#core/messaging/suppressions";
+import { ListSuppressionsSchema, SuppressionRequestSchema, SuppressionSchema } from "#core/suppressions/index";
 import { pageSchema } from "#core/shared/paging";
 
 export const createSuppression = defineOperation({

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, randomInt } from "node:crypto";
-import { messageLifecycle, type CallStatus, type MessageStatus } from "#core/messaging/status";
+import { messageLifecycle, type CallStatus, type MessageStatus } from "#core/shared/status";
 import {
   ProviderError,
   type AvailableNumber,

@@ -1,4 +1,4 @@
-import type { CallStatus, MessageStatus } from "#core/messaging/status";
+import type { CallStatus, MessageStatus } from "#core/shared/status";
 import type { ProviderErrorKind } from "#core/providers/port";
 
 /**

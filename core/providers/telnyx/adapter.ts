@@ -1,5 +1,5 @@
 import { createPublicKey, verify } from "node:crypto";
-import type { MessageStatus } from "#core/messaging/status";
+import type { MessageStatus } from "#core/shared/status";
 import {
   ProviderError,
   headerValue,

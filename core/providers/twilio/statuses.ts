@@ -1,4 +1,4 @@
-import { inboundDialStatus, type CallStatus, type MessageStatus } from "#core/messaging/status";
+import { inboundDialStatus, type CallStatus, type MessageStatus } from "#core/shared/status";
 import type { CallStatusReport } from "#core/providers/port";
 
 /**

@@ -1,14 +1,12 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import * as v from "valibot";
 import { maxChars } from "#core/shared/validation";
-import { actorId, type Actor } from "#core/auth/actor";
-import { db, tableName } from "#core/db/client";
+import { actorId, eventActorFields, type Actor } from "#core/auth/actor";
 import { entities, keys } from "#core/db/keys";
-import { conditionally } from "#core/db/conditional";
+import { conditionally, table, getItems } from "#core/db/items";
 import { indexOrder, keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
-import { PhoneNumberInput } from "#core/messaging/phone-numbers";
-import { MessagingEvents } from "#core/messaging/timeline";
+import { PhoneNumberInput } from "#core/shared/phone-input";
+import { recordEvent, type EventRecordInput } from "#core/events/index";
 import { nowIso, timestamp } from "#core/shared/ids";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 import { decodePhoneInput, parsePhone } from "#core/shared/phone";
@@ -53,7 +51,7 @@ const listResource: ListResource<Suppression> = {
   candidates: (organizationId) => prefixQuery(keys.suppressionPrefix(organizationId)),
   orders: {
     phoneNumber: keyOrder(keys.suppressionPrefix),
-    createdAt: indexOrder("gsi4", keys.suppressionsByCreatedPartition),
+    createdAt: indexOrder("sortedByField", keys.suppressionsByCreatedPartition),
   },
 };
 
@@ -75,42 +73,35 @@ export const Suppressions = {
       createdAt: nowIso(),
     };
     const stored = await conditionally(
-      db().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: {
-            ...keys.suppression(organizationId, input.phoneNumber),
-            ...keys.suppressionsByCreated(organizationId, suppression.createdAt, input.phoneNumber),
-            entity: entities.suppression,
-            ...suppression,
-          },
-          ConditionExpression: "attribute_not_exists(pk)",
-        }),
-      ),
+      table.put({
+        Item: {
+          ...keys.suppression(organizationId, input.phoneNumber),
+          ...keys.suppressionsByCreated(organizationId, suppression.createdAt, input.phoneNumber),
+          entity: entities.suppression,
+          ...suppression,
+        },
+        ConditionExpression: "attribute_not_exists(pk)",
+      }),
     );
     if (!stored) {
       const existing = await Suppressions.find(organizationId, input.phoneNumber);
       // The contact's own opt-out outranks a manual entry: from now on only the contact can lift it.
       if (existing?.reason === "Manual" && CONTACT_REASONS.has(input.reason)) {
         await conditionally(
-          db().send(
-            new UpdateCommand({
-              TableName: tableName(),
-              Key: keys.suppression(organizationId, input.phoneNumber),
-              UpdateExpression: "SET #reason = :reason",
-              ConditionExpression: "#reason = :manual",
-              ExpressionAttributeNames: { "#reason": "reason" },
-              ExpressionAttributeValues: { ":reason": input.reason, ":manual": "Manual" },
-            }),
-          ),
+          table.update({
+            Key: keys.suppression(organizationId, input.phoneNumber),
+            UpdateExpression: "SET #reason = :reason",
+            ConditionExpression: "#reason = :manual",
+            ExpressionAttributeNames: { "#reason": "reason" },
+            ExpressionAttributeValues: { ":reason": input.reason, ":manual": "Manual" },
+          }),
         );
         return { suppression: { ...existing, reason: input.reason }, created: false };
       }
       return { suppression: existing ?? suppression, created: false };
     }
-    await MessagingEvents.record(organizationId, {
+    await recordSuppressionEvent(organizationId, {
       eventType: "SuppressionAdded",
-      eventCategory: "Compliance",
       description: `${input.phoneNumber} added to the suppression list (${input.reason}).`,
       complianceAction: "Suppressed",
       toPhoneNumber: input.phoneNumber,
@@ -128,28 +119,34 @@ export const Suppressions = {
     return suppression;
   },
 
+  /** Which of `phones` (E.164) are on the list: one BatchGet per 100 numbers. */
+  async suppressedAmong(organizationId: string, phones: readonly string[]): Promise<Set<string>> {
+    const unique = [...new Set(phones)];
+    const found = await getItems(
+      unique.map((phone) => keys.suppression(organizationId, phone)),
+      { attributes: ["phoneNumber"] },
+    );
+    return new Set(found.map((item) => String(item.phoneNumber)));
+  },
+
   async find(organizationId: string, e164: string): Promise<Suppression | undefined> {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.suppression(organizationId, e164) }));
+    const { Item } = await table.get({ Key: keys.suppression(organizationId, e164) });
     return Item ? toSuppression(Item) : undefined;
   },
 
   /** Removes a number; false when it was not listed. */
   async delete(organizationId: string, e164: string, actor?: Actor, why = "removed from the suppression list", onlyReason?: SuppressionReason): Promise<boolean> {
     const deleted = await conditionally(
-      db().send(
-        new DeleteCommand({
-          TableName: tableName(),
-          Key: keys.suppression(organizationId, e164),
-          // A manual entry replaced by the contact's own opt-out meanwhile is not removed.
-          ConditionExpression: onlyReason ? "attribute_exists(pk) AND #reason = :reason" : "attribute_exists(pk)",
-          ...(onlyReason ? { ExpressionAttributeNames: { "#reason": "reason" }, ExpressionAttributeValues: { ":reason": onlyReason } } : {}),
-        }),
-      ),
+      table.delete({
+        Key: keys.suppression(organizationId, e164),
+        // A manual entry replaced by the contact's own opt-out meanwhile is not removed.
+        ConditionExpression: onlyReason ? "attribute_exists(pk) AND #reason = :reason" : "attribute_exists(pk)",
+        ...(onlyReason ? { ExpressionAttributeNames: { "#reason": "reason" }, ExpressionAttributeValues: { ":reason": onlyReason } } : {}),
+      }),
     );
     if (!deleted) return false;
-    await MessagingEvents.record(organizationId, {
+    await recordSuppressionEvent(organizationId, {
       eventType: "SuppressionRemoved",
-      eventCategory: "Compliance",
       description: `${e164} ${why}.`,
       complianceAction: "Unsuppressed",
       toPhoneNumber: e164,
@@ -188,7 +185,7 @@ export function normalizePathPhone(raw: string): string {
   const parsed = parsePhone(decodePhoneInput(raw));
   if (!parsed) {
     throw new ValidationError("The phone number in the path is not valid.", [
-      { pointer: "/path/phone", detail: "Must be a valid phone number (E.164, e.g. +12125550100; URL-encode the +)." },
+      { in: "path", field: "phone", detail: "Must be a valid phone number (E.164, e.g. +12125550100; URL-encode the +)." },
     ]);
   }
   return parsed.e164;
@@ -203,4 +200,10 @@ function toSuppression(item: Record<string, unknown>): Suppression {
     createdBy: (item.createdBy as string) ?? "system",
     createdAt: item.createdAt as string,
   };
+}
+
+/** A change of the list, on the compliance timeline, naming who made it. */
+async function recordSuppressionEvent(organizationId: string, input: Omit<EventRecordInput, "eventCategory"> & { actor?: Actor }): Promise<void> {
+  const { actor, ...event } = input;
+  await recordEvent(organizationId, { timelineCategory: "Compliance", timelineType: "Compliance", eventCategory: "Compliance", ...event, ...eventActorFields(actor) });
 }

@@ -1,14 +1,12 @@
-import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { Billing, HOLD_CHECK_AFTER_MS, holdCheckEntry, holdShards, TransactionConditionFailed, type BillingOutcome } from "#core/billing/index";
-import { billFinalCall } from "#core/calls/index";
+import { billFinalCall } from "#core/calls/lifecycle";
 import { readCall, toCall } from "#core/calls/store";
-import { conditionally } from "#core/db/conditional";
-import { db, tableName } from "#core/db/client";
+import { conditionally, table } from "#core/db/items";
 import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";
 import { recordEvent } from "#core/events/index";
 import { settleMessage } from "#core/messaging/billing-seam";
-import { callLifecycle, messageLifecycle } from "#core/messaging/status";
+import { callLifecycle, messageLifecycle } from "#core/shared/status";
 import { readMessage } from "#core/messaging/store";
 
 export interface HoldSweepResult {
@@ -60,16 +58,13 @@ async function sweepHold(organizationId: string, reservationId: string, ownerTyp
   if (owner.kind === "waiting") {
     // Look again later; conditional on the entry read, so overlapping sweeps move it once.
     await conditionally(
-      db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.reservation(organizationId, reservationId),
-          UpdateExpression: "SET gsi3sk = :next",
-          ConditionExpression: "gsi3sk = :seen AND #state = :reserved",
-          ExpressionAttributeNames: { "#state": "state" },
-          ExpressionAttributeValues: { ":next": holdCheckEntry(organizationId, reservationId, now + HOLD_CHECK_AFTER_MS).gsi3sk, ":seen": seen, ":reserved": "Reserved" },
-        }),
-      ),
+      table.update({
+        Key: keys.reservation(organizationId, reservationId),
+        UpdateExpression: "SET gsi3sk = :next",
+        ConditionExpression: "gsi3sk = :seen AND #state = :reserved",
+        ExpressionAttributeNames: { "#state": "state" },
+        ExpressionAttributeValues: { ":next": holdCheckEntry(organizationId, reservationId, now + HOLD_CHECK_AFTER_MS).gsi3sk, ":seen": seen, ":reserved": "Reserved" },
+      }),
     );
     return "kept";
   }

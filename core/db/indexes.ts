@@ -1,0 +1,38 @@
+import type { IndexName } from "#stacks/definitions";
+
+/**
+ * The table's secondary indexes named by the access pattern each query serves.
+ * Several patterns share one physical index (overloading: their keys never
+ * collide, each beginning with its own entity prefix), so a query states what
+ * it reads (`leadsBySource`), and this map is the only place that knows where
+ * that lives. The attribute names of each index are `<index>pk` / `<index>sk`.
+ */
+export const accessPatterns = {
+  // gsi1: an entity's items under one parent, in creation order.
+  leadsBySource: "gsi1",
+  eventsByLead: "gsi1",
+  runsByOrganization: "gsi1",
+  messagesByConversation: "gsi1",
+  organizationsByCreation: "gsi1",
+  // gsi2: one item found by a normalised natural key (projects only `id`).
+  leadsByPhone: "gsi2",
+  activeRunsByAutomation: "gsi2",
+  // gsi3: work that becomes due at a time, sharded by bucket (scheduled sends, waits, stuck leads, holds).
+  dueWork: "gsi3",
+  // gsi4-gsi6: lists in the order of one more field (docs/data-model.md "Listing and its cost").
+  sortedByField: "gsi4",
+  sortedByPrice: "gsi5",
+  sortedByModifiedAt: "gsi6",
+  // gsi7: a list narrowed to one value of a closed set, in creation order.
+  leadsByProcessingStatus: "gsi7",
+  eventsByType: "gsi7",
+  conversationsByUnread: "gsi7",
+} as const satisfies Record<string, IndexName>;
+
+export type AccessPattern = keyof typeof accessPatterns;
+
+/** The physical index of an access pattern, and its key attribute names. */
+export function indexOf(pattern: AccessPattern): { name: IndexName; pk: string; sk: string } {
+  const name = accessPatterns[pattern];
+  return { name, pk: `${name}pk`, sk: `${name}sk` };
+}

@@ -1,0 +1,156 @@
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+  type BatchGetCommandOutput,
+  type BatchWriteCommandInput,
+  type BatchWriteCommandOutput,
+  type DeleteCommandInput,
+  type GetCommandInput,
+  type PutCommandInput,
+  type QueryCommandInput,
+  type ScanCommandInput,
+  type UpdateCommandInput,
+} from "@aws-sdk/lib-dynamodb";
+import { db, tableName } from "#core/db/client";
+import { accessPatterns, type AccessPattern } from "#core/db/indexes";
+
+/**
+ * The one place the service reads and writes single items. Each helper fills
+ * in the table name and decodes the failures callers expect (a condition that
+ * did not hold is `isConditionFailed`, or `undefined` from the `…If` helpers),
+ * so no module outside core/db builds SDK commands.
+ */
+
+export type Item = Record<string, unknown>;
+export type Key = { pk: string; sk: string };
+/** A command's input without the table (filled in here) and with the index named by its access pattern. */
+type Input<T> = Omit<T, "TableName">;
+export type QueryInput = Omit<QueryCommandInput, "TableName" | "IndexName"> & { index?: AccessPattern };
+
+/** Whether a write failed because its condition did not hold (someone got there first). */
+export function isConditionFailed(error: unknown): boolean {
+  return error instanceof ConditionalCheckFailedException || (error as Error | undefined)?.name === "ConditionalCheckFailedException";
+}
+
+/**
+ * Runs a conditional write: its result, or undefined when the condition did not
+ * hold (the expected "someone got there first"). Any other error is thrown.
+ */
+export async function conditionally<T>(write: Promise<T>): Promise<T | undefined> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isConditionFailed(error)) return undefined;
+    throw error;
+  }
+}
+
+export const table = {
+  get: (input: Input<GetCommandInput>) => db().send(new GetCommand({ ...input, TableName: tableName() })),
+  put: (input: Input<PutCommandInput>) => db().send(new PutCommand({ ...input, TableName: tableName() })),
+  update: (input: Input<UpdateCommandInput>) => db().send(new UpdateCommand({ ...input, TableName: tableName() })),
+  delete: (input: Input<DeleteCommandInput>) => db().send(new DeleteCommand({ ...input, TableName: tableName() })),
+  query: ({ index, ...input }: QueryInput) =>
+    db().send(new QueryCommand({ ...input, TableName: tableName(), ...(index ? { IndexName: accessPatterns[index] } : {}) })),
+  scan: (input: Input<ScanCommandInput>) => db().send(new ScanCommand({ ...input, TableName: tableName() })),
+};
+
+/** The item at `key`, or undefined. */
+export async function getItem(key: Key, options: { consistent?: boolean; attributes?: string[] } = {}): Promise<Item | undefined> {
+  const { Item } = await table.get({
+    Key: key,
+    ConsistentRead: options.consistent,
+    ...(options.attributes ? projection(options.attributes) : {}),
+  });
+  return Item;
+}
+
+/** The items at `keys` (any order; absent ones left out), 100 per call, unprocessed keys asked again. */
+export async function getItems(keys: Key[], options: { consistent?: boolean; attributes?: string[] } = {}): Promise<Item[]> {
+  const found: Item[] = [];
+  for (let start = 0; start < keys.length; start += 100) {
+    let requested: Record<string, unknown>[] | undefined = keys.slice(start, start + 100);
+    for (let attempt = 0; requested?.length; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+      const result: BatchGetCommandOutput = await db().send(
+        new BatchGetCommand({
+          RequestItems: {
+            [tableName()]: { Keys: requested, ConsistentRead: options.consistent, ...(options.attributes ? projection(options.attributes) : {}) },
+          },
+        }),
+      );
+      found.push(...(result.Responses?.[tableName()] ?? []));
+      requested = result.UnprocessedKeys?.[tableName()]?.Keys;
+    }
+  }
+  return found;
+}
+
+/** Stores `item`, replacing any item at its key. */
+export async function putItem(item: Item): Promise<void> {
+  await table.put({ Item: item });
+}
+
+/** Stores `item` unless an item already holds its key: false when one did (nothing is written). */
+export async function putIfNew(item: Item): Promise<boolean> {
+  return (await conditionally(table.put({ Item: item, ConditionExpression: "attribute_not_exists(pk)" }))) !== undefined;
+}
+
+/**
+ * Claims `key` once: stores a marker item (with `fields`, e.g. what claimed it
+ * and an `expiresAt`) unless it exists. True for the one caller that got it.
+ */
+export async function claimKey(key: Key, fields: Item = {}): Promise<boolean> {
+  return putIfNew({ ...fields, ...key });
+}
+
+/**
+ * Applies `update` to the item at `key` only if its `status` is one of
+ * `fromStatuses` (and any extra `condition` holds): the new attributes, or
+ * undefined when the item was absent or in another status.
+ */
+export async function updateIf(
+  key: Key,
+  update: { expression: string; names?: Record<string, string>; values?: Record<string, unknown>; condition?: string },
+  fromStatuses: readonly string[],
+): Promise<Item | undefined> {
+  const statusValues = Object.fromEntries(fromStatuses.map((status, index) => [`:fromStatus${index}`, status]));
+  const statusCondition = `#status IN (${Object.keys(statusValues).join(", ")})`;
+  const result = await conditionally(
+    table.update({
+      Key: key,
+      UpdateExpression: update.expression,
+      ConditionExpression: update.condition ? `${statusCondition} AND (${update.condition})` : statusCondition,
+      ExpressionAttributeNames: { ...update.names, "#status": "status" },
+      ExpressionAttributeValues: { ...update.values, ...statusValues },
+      ReturnValues: "ALL_NEW",
+    }),
+  );
+  return result?.Attributes;
+}
+
+/** Writes (puts or deletes) many items, 25 per call, unprocessed ones sent again. Not atomic: for rebuildable items only. */
+export async function writeItems(requests: NonNullable<BatchWriteCommandInput["RequestItems"]>[string]): Promise<void> {
+  for (let start = 0; start < requests.length; start += 25) {
+    let pending: typeof requests | undefined = requests.slice(start, start + 25);
+    for (let attempt = 0; pending?.length; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+      const result: BatchWriteCommandOutput = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = result.UnprocessedItems?.[tableName()];
+    }
+  }
+}
+
+function projection(attributes: string[]): { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> } {
+  return {
+    ProjectionExpression: attributes.map((_, index) => `#p${index}`).join(", "),
+    ExpressionAttributeNames: Object.fromEntries(attributes.map((name, index) => [`#p${index}`, name])),
+  };
+}

@@ -1,0 +1,46 @@
+import { isConditionFailed, table } from "#core/db/items";
+import { entities, keys } from "#core/db/keys";
+import { prefixItems } from "#core/db/query";
+
+/**
+ * The unread ledger: one small item per conversation with unread inbound
+ * messages (how many, and since when). Messaging keeps it beside the
+ * conversation; the analytics report reads it (`waiting`) for the
+ * "unanswered for over an hour" figures, without reading conversations.
+ * Its writes never fail the message or read they follow: a lost update only
+ * skews the report until the next message or read.
+ */
+export const UnreadConversations = {
+  /** One more unread inbound message in the conversation, at `at`. */
+  async onUnread(organizationId: string, conversationId: string, at: string): Promise<void> {
+    await table
+      .update({
+        Key: keys.analyticsUnread(organizationId, conversationId),
+        UpdateExpression: "SET #entity = :entity, conversationId = :id, oldestUnreadAt = if_not_exists(oldestUnreadAt, :at), lastUnreadAt = :at ADD unreadCount :one",
+        ExpressionAttributeNames: { "#entity": "entity" },
+        ExpressionAttributeValues: { ":entity": entities.analyticsUnread, ":id": conversationId, ":at": at, ":one": 1 },
+      })
+      .catch((error: unknown) => console.error(JSON.stringify({ level: "error", message: "analytics unread not updated", organizationId, conversationId, error: String(error) })));
+  },
+
+  /** The conversation was read at `readAt`: it leaves the ledger (unless a newer message arrived since). */
+  async onRead(organizationId: string, conversationId: string, readAt: string): Promise<void> {
+    await table
+      .delete({
+        Key: keys.analyticsUnread(organizationId, conversationId),
+        ConditionExpression: "attribute_not_exists(lastUnreadAt) OR lastUnreadAt <= :readAt",
+        ExpressionAttributeValues: { ":readAt": readAt },
+      })
+      .catch((error: unknown) => {
+        if (!isConditionFailed(error)) {
+          console.error(JSON.stringify({ level: "error", message: "analytics unread not cleared", organizationId, conversationId, error: String(error) }));
+        }
+      });
+  },
+
+  /** Every conversation waiting with unread messages: how many, and the oldest one's time. */
+  async waiting(organizationId: string): Promise<{ unreadCount: number; oldestUnreadAt: string }[]> {
+    const items = await prefixItems(organizationId, keys.analyticsUnread(organizationId, "").sk);
+    return items.map((item) => ({ unreadCount: Number(item.unreadCount ?? 0), oldestUnreadAt: String(item.oldestUnreadAt ?? "") }));
+  },
+};

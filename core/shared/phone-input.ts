@@ -1,0 +1,16 @@
+import * as v from "valibot";
+import { parsePhone } from "#core/shared/phone";
+import { statedShape } from "#core/shared/validation";
+
+/** A phone number as callers write it, answered in E.164 (request bodies of numbers, suppressions, calls). */
+export const PhoneNumberInput = v.pipe(
+  v.string(),
+  statedShape({
+    pattern: "^\\s*\\+?[0-9][0-9 ().-]{5,38}$",
+    description: "A phone number: E.164 (+12125550100) or a common national form ((212) 555-0100, US by default); it must be a valid number of its country's numbering plan. Answered in E.164.",
+  }),
+  v.trim(),
+  v.minLength(1, "A phone number is required."),
+  v.check((value) => parsePhone(value) !== undefined, "Must be a valid phone number (E.164, e.g. +12125550100)."),
+  v.transform((value) => parsePhone(value)!.e164),
+);
