@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { maxBodyBytes } from "#core/http/endpoint";
+import { maxBodyBytes } from "#core/http/request-input";
 import { allOperations } from "#core/http/operations/index";
 import { routes } from "#stacks/definitions";
 import { newOrganization, request } from "#tests/helpers/stack";
