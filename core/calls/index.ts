@@ -1,9 +1,9 @@
+import { dueShards, readCall, toCall } from "#core/calls/store";
 import { CallPlacement } from "#core/calls/placement";
 import { normalizePathPhoneNumber, CallWebhooks } from "#core/calls/webhooks";
 import { type Actor } from "#core/auth/actor";
 import { CallSchema, PlaceCallSchema, type Call } from "#core/calls/model";
 import "#core/calls/queue";
-import { readCall, toCall } from "#core/calls/store";
 import { keys } from "#core/db/keys";
 import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
@@ -45,6 +45,13 @@ export const ListCallEventsSchema = listQuerySchema(listResource);
 
 /** Outbound and inbound calls: placing, provider progress, billing by the minute, missed calls. */
 export const Calls = {
+  /** A call of the organization, read consistently; undefined when absent. */
+  async find(organizationId: string, callId: string): Promise<Call | undefined> {
+    const stored = await readCall(organizationId, callId);
+    return stored ? toCall(stored) : undefined;
+  },
+  /** The shards of the due-call index (operator diagnostics). */
+  dueShards,
 
   async fromId(actor: Actor, callId: string): Promise<Call> {
     const call = await readCall(actor.organizationId, callId);

@@ -1,3 +1,4 @@
+/** A call's life after it is placed: status changes from the carrier, missed calls, settlement of its hold, inbound calls. */
 import { table, isConditionFailed } from "#core/db/items";
 import { Billing, callCost, WalletRefusedError, type TransactItem } from "#core/billing/index";
 import { recordCallEvent, type CallEventType } from "#core/calls/events";

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { keys } from "#core/db/keys";
 import { maxChars } from "#core/shared/validation";
 import { timestamp, wholeNumber } from "#core/shared/ids";
 import { PhoneNumberInput } from "#core/messaging/phone-numbers";

@@ -1,3 +1,4 @@
+/** Placing outbound calls: the request (recipient, caller id, wallet hold, queue) and the consumer that asks the carrier. */
 import { RING_TIMEOUT_SECONDS, WHISPER_ALLOWANCE_SECONDS, callDeadline, emptyCall, claimProviderCall, applyStatus } from "#core/calls/lifecycle";
 import { callWebhookUrl, ringTime } from "#core/calls/webhooks";
 import { actorId, type Actor } from "#core/auth/actor";

@@ -1,3 +1,4 @@
+/** What the carrier tells us about calls (status, inbound, the forwarded leg's dial result), each request verified first. */
 import { verifiedProvider } from "#core/providers/index";
 import { WALLET_REFUSALS, applyProviderEvent, locateCall, applyStatus, RING_TIMEOUT_SECONDS, WHISPER_ALLOWANCE_SECONDS, callDeadline } from "#core/calls/lifecycle";
 import { Billing, callReservation, TransactionConditionFailed, WalletRefusedError, type PriceList } from "#core/billing/index";
