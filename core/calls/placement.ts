@@ -1,11 +1,12 @@
 /** Placing outbound calls: the request (recipient, caller id, wallet hold, queue) and the consumer that asks the carrier. */
+import { domainOperation } from "#core/shared/operation";
 import { CallPlace } from "#core/calls/queue";
 import { RING_TIMEOUT_SECONDS, WHISPER_ALLOWANCE_SECONDS, callDeadline, emptyCall, claimProviderCall, applyStatus } from "#core/calls/lifecycle";
 import { callWebhookUrl, ringTime } from "#core/calls/webhooks";
 import { actorId, type Actor } from "#core/auth/actor";
 import { Billing, callReservation } from "#core/billing/index";
 import { recordCallEvent } from "#core/calls/events";
-import { type Call, type PlaceCallRequest } from "#core/calls/model";
+import { type Call, type PlaceCallRequest, PlaceCallSchema } from "#core/calls/model";
 import "#core/calls/queue";
 import { selectCaller } from "#core/calls/sender";
 import { callWrites, dueEntry, readCall, toCall, updateCall } from "#core/calls/store";
@@ -69,7 +70,7 @@ export const CallPlacement = {
    * `callId` (e.g. an automation step's effect id) makes a repeated request
    * answer the call it already placed.
    */
-  async place(actor: Actor, input: PlaceCallRequest, options: { callId?: string } = {}): Promise<Call> {
+  place: domainOperation({ input: PlaceCallSchema, permission: "calls:place" }, async (actor: Actor, input: PlaceCallRequest, options: { callId?: string } = {}): Promise<Call> => {
     const organizationId = actor.organizationId;
     if (options.callId) {
       const existing = await readCall(organizationId, options.callId);
@@ -131,7 +132,7 @@ export const CallPlacement = {
     await recordCallEvent(organizationId, call, "CallQueued", actor);
     await publish(CallPlace, organizationId, { callId: call.id });
     return call;
-  },
+  }),
 
   /**
    * The outbound-calls consumer: claims the Queued call (at most one placement,

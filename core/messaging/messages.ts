@@ -1,3 +1,5 @@
+import { SendMessageSchema } from "#core/messaging/model";
+import { domainOperation } from "#core/shared/operation";
 import { MessageSend } from "#core/messaging/queue";
 import "#core/messaging/queue";
 import { encodeTime } from "ulid";
@@ -65,7 +67,7 @@ export const Messages = {
    * quiet hours, billing and the provider call happen in the consumer.
    */
   /** `beforeWriting`: awaited after the reads and before the first write (the HTTP edge's rate-limit admission). */
-  async send(actor: Actor, input: SendMessageRequest, options: { beforeWriting?: () => Promise<void> } = {}): Promise<Message> {
+  send: domainOperation({ input: SendMessageSchema, permission: "messages:send" }, async (actor: Actor, input: SendMessageRequest, options: { beforeWriting?: () => Promise<void> } = {}): Promise<Message> => {
     const organizationId = actor.organizationId;
     if (input.overrideQuietHours && !actor.permissions.has("messages:overrideQuietHours")) {
       throw new ForbiddenError("Overriding quiet hours needs the 'messages:overrideQuietHours' permission.");
@@ -108,7 +110,7 @@ export const Messages = {
     });
     await enqueue(organizationId, message, actor);
     return message;
-  },
+  }),
 
   async fromId(actor: Actor, messageId: string): Promise<Message> {
     const message = await readMessage(actor.organizationId, messageId);

@@ -59,7 +59,9 @@ describe("GET /analytics/my from real data", () => {
     expect(message.status).toBe("Delivered");
     await textFrom(waiting.contact.phone.number, number.phoneNumber, "Call me tomorrow?");
 
-    const report = await reportWhen(org, {}, (r) => r.summary.smsSent === 1 && r.summary.smsReceived === 1 && r.summary.usageSpend !== "0.0000");
+    // The stream aggregator counts each event in its own batch: wait for all of them, the delivery milestone included.
+    const delivered = (r: any) => r.activationHealth.items.some((item: any) => item.key === "messageDelivered" && item.status === "Complete");
+    const report = await reportWhen(org, {}, (r) => r.summary.smsSent === 1 && r.summary.smsReceived === 1 && r.summary.usageSpend !== "0.0000" && delivered(r));
     const seconds = Math.floor((Date.parse(message.sentAt ?? message.sendingStartedAt) - Date.parse(answered.createdAt)) / 1000);
     const minutes = Math.round((seconds / 60) * 100) / 100;
 

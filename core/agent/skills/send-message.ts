@@ -9,7 +9,8 @@ import { Messages } from "#core/messaging/messages";
  * The task completes when the message is accepted; delivery is asynchronous.
  */
 export const sendMessage = defineSkill({
-  permissions: ["messages:send"],
+  // The operation states the permission it checks; the skill asks for the same, not a copy of it.
+  permissions: [Messages.send.permission],
   input: v.strictObject({
     leadId: v.pipe(v.string(), v.trim(), v.minLength(1, "leadId is required."), v.maxLength(64)),
     body: v.pipe(v.string(), v.trim(), v.minLength(1, "body is required."), v.maxLength(1600, "body is at most 1600 characters.")),
