@@ -3,7 +3,6 @@ import { transact, TransactionConditionFailed } from "#core/db/transact";
 import { table } from "#core/db/items";
 import { finishMessage } from "#core/messaging/billing-seam";
 import { entities, keys } from "#core/db/keys";
-import { ForbiddenError, NotFoundError } from "#core/errors";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
 import { classifyInbound } from "#core/messaging/keywords";
@@ -16,7 +15,7 @@ import { messageLifecycle, type MessageStatus } from "#core/shared/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/suppressions/index";
 import { MessagingEvents } from "#core/messaging/timeline";
-import { providerByName } from "#core/providers/index";
+import { verifiedRequest } from "#core/providers/verified-request";
 import type { InboundMessage, MessageStatusEvent, ProviderPort, WebhookRequest } from "#core/providers/port";
 import { publish } from "#core/queue/events";
 import { nowIso } from "#core/shared/ids";
@@ -31,8 +30,8 @@ import { toE164 } from "#core/shared/phone";
  */
 export const Webhooks = {
   async messageStatus(providerName: string, request: WebhookRequest): Promise<void> {
-    const provider = verified(providerName, request);
-    const messageId = new URL(request.url).searchParams.get("messageId") ?? undefined;
+    const { provider, ourId } = verifiedRequest(providerName, request);
+    const messageId = ourId("messageId");
     for (const event of provider.parseStatusCallback(request)) {
       if (event.type !== "message.status") continue;
       await applyStatus(provider, event, messageId);
@@ -40,25 +39,13 @@ export const Webhooks = {
   },
 
   async inboundMessage(providerName: string, request: WebhookRequest): Promise<void> {
-    const provider = verified(providerName, request);
+    const { provider } = verifiedRequest(providerName, request);
     await receive(provider, provider.parseInboundMessage(request));
   },
 };
 
-function verified(providerName: string, request: WebhookRequest): ProviderPort {
-  const provider = providerByName(providerName);
-  if (!provider) throw new NotFoundError("Provider", providerName);
-  if (!provider.verifyWebhookSignature(request)) throw new ForbiddenError("The webhook signature is missing or does not match.");
-  return provider;
-}
-
-async function routeOf(raw: string | undefined): Promise<NumberRoute | undefined> {
-  const e164 = raw ? toE164(raw) : undefined;
-  return e164 ? PhoneNumbers.route(e164) : undefined;
-}
-
 async function applyStatus(provider: ProviderPort, event: MessageStatusEvent, messageId: string | undefined): Promise<void> {
-  const route = await routeOf(event.from);
+  const route = await PhoneNumbers.routeOf(event.from);
   if (!route) return;
   const organizationId = route.organizationId;
   const id = messageId ?? (await messageIdOfProvider(organizationId, provider.name, event.providerMessageId));
@@ -115,7 +102,7 @@ async function messageIdOfProvider(organizationId: string, provider: string, pro
 
 /** Stores an inbound message once (claimed by provider id), then handles compliance keywords or the trigger. */
 async function receive(provider: ProviderPort, inbound: InboundMessage): Promise<void> {
-  const route = await routeOf(inbound.to);
+  const route = await PhoneNumbers.routeOf(inbound.to);
   const from = toE164(inbound.from);
   if (!route || route.releasedAt || !from) return;
   const organizationId = route.organizationId;
