@@ -43,7 +43,6 @@ export const PlaceCallSchema = v.pipe(
     }
   }),
 );
-export type PlaceCallRequest = v.InferOutput<typeof PlaceCallSchema>;
 
 const text = v.nullable(v.string());
 const count = v.nullable(wholeNumber);
@@ -112,5 +111,4 @@ export const CallSchema = v.object({
   metadata: v.record(v.string(), v.unknown()),
   createdBy: v.string(),
 });
-export type Call = v.InferOutput<typeof CallSchema>;
 

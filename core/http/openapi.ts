@@ -5,7 +5,7 @@ import { AutomationSchema } from "#core/automations/index";
 import { AutomationRunSchema } from "#core/automations/runs/model";
 import { LedgerEntrySchema, WalletSchema } from "#core/billing/index";
 import { TopUpSchema } from "#core/billing/payments";
-import { CallSchema } from "#core/calls/model";
+import { CallSchema } from "#core/calls/schemas";
 import { EventRecordSchema } from "#core/events/index";
 import { LeadSchema } from "#core/leads/schemas";
 import { ConversationSchema } from "#core/messaging/conversations";
