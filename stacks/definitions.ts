@@ -325,7 +325,7 @@ export const schedules: ScheduleDefinition[] = [
   { name: "sweepDueCalls", cron: "0/5 * * * ? *", handler: "functions/schedules/sweep-due-calls.handler", sendsTo: ["automationRuns"] },
   /** Charges each phone number's monthly fee once per billing month (daily, so a missed run is made up the next day; core/billing/number-fees). */
   { name: "phoneNumberFees", cron: "5 0 * * ? *", handler: "functions/schedules/phone-number-fees.handler" },
-  /** Settles or releases any wallet hold whose message or call is final or gone (defence in depth; core/billing/hold-sweeper). */
+  /** Settles or releases any wallet hold whose message or call is final or gone (defence in depth; core/operations/hold-sweeper). */
   { name: "sweepHolds", cron: "0/15 * * * ? *", handler: "functions/schedules/sweep-holds.handler" },
   /** Re-publishes webhook deliveries whose next retry is further away than SQS's 15-minute delay (core/webhooks). */
   { name: "webhookRetriesDue", cron: "* * * * ? *", handler: "functions/schedules/webhook-retries-due.handler", sendsTo: ["webhookDeliveries"] },

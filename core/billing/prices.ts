@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { countSegments } from "#core/messaging/segments";
+import { countSegments } from "#core/shared/segments";
 import * as Money from "#core/shared/money";
 
 /**

@@ -12,7 +12,7 @@ import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { Organizations } from "#core/organizations/index";
 import type { CallStatusEvent, ProviderName, ProviderPort, WebhookRequest } from "#core/providers/port";
-import { verifiedRequest } from "#core/providers/verified-request";
+import { verifiedProvider } from "#core/providers/index";
 import { nowIso } from "#core/shared/ids";
 import { toE164 } from "#core/shared/phone";
 import { callLifecycle, inboundCallStatus } from "#core/shared/status";
@@ -20,14 +20,14 @@ import { callLifecycle, inboundCallStatus } from "#core/shared/status";
 /**
  * Provider callbacks of calls: progress (status), a contact calling one of our
  * numbers (inbound, answered with instructions), and the result of a Dial.
- * Each is verified first (`verifiedRequest`), then its organization found from
+ * Each is verified first (`verifiedProvider`), then its organization found from
  * our number in it.
  */
 
 /** `POST /webhooks/{provider}/calls/status`: call progress (ringing, answered, ended) for outbound and inbound calls. */
 export async function statusCallback(providerName: string, request: WebhookRequest): Promise<void> {
-  const { provider, ourId } = verifiedRequest(providerName, request);
-  const callId = ourId("callId");
+  const provider = verifiedProvider(providerName, request);
+  const callId = new URL(request.url).searchParams.get("callId") ?? undefined;
   for (const event of provider.parseStatusCallback(request)) {
     if (event.type === "call.status") await applyProviderEvent(provider, event, callId);
   }
@@ -44,7 +44,7 @@ export async function statusCallback(providerName: string, request: WebhookReque
  * A number of no organization is rejected.
  */
 export async function inbound(providerName: string, request: WebhookRequest): Promise<string> {
-  const { provider } = verifiedRequest(providerName, request);
+  const provider = verifiedProvider(providerName, request);
   let answer = Twiml.reject();
   for (const event of provider.parseStatusCallback(request)) {
     if (event.type !== "call.status") continue;
@@ -63,10 +63,10 @@ export async function inbound(providerName: string, request: WebhookRequest): Pr
  * call's instructions.
  */
 export async function dialResult(providerName: string, request: WebhookRequest): Promise<string> {
-  const { provider, ourId } = verifiedRequest(providerName, request);
+  const provider = verifiedProvider(providerName, request);
   const result = provider.parseDialResult(request);
   if (!result) return Twiml.afterDial(false);
-  const callIdHint = ourId("callId");
+  const callIdHint = new URL(request.url).searchParams.get("callId") ?? undefined;
   const outbound = result.direction === "outbound";
   const found = await locateCall(provider.name, outbound ? result.from : result.to, result.providerCallId, callIdHint);
   if (found?.callId) {

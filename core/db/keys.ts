@@ -272,7 +272,7 @@ export const keys = {
   }),
   /**
    * gsi3 (sparse): open wallet holds (reservations) by the time the hold sweeper
-   * (core/billing/hold-sweeper.ts) looks at their owner. Not tenant data: the
+   * (core/operations/hold-sweeper.ts) looks at their owner. Not tenant data: the
    * sweeper's operator index across organizations, sharded by reservation id; on
    * the reservation item only, removed in the write that settles or releases it.
    */

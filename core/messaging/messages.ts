@@ -8,7 +8,7 @@ import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
 import type { Message, SendMessageRequest } from "#core/messaging/model";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
-import { countSegments } from "#core/messaging/segments";
+import { countSegments } from "#core/shared/segments";
 import { messageLifecycle, type MessageStatus } from "#core/shared/status";
 import { dueAttributes, readMessage } from "#core/messaging/store";
 import { MessagingEvents, type MessagingEventType } from "#core/messaging/timeline";

@@ -1,4 +1,5 @@
 import "#core/messaging/queue";
+import { verifiedProvider } from "#core/providers/index";
 import { transact, TransactionConditionFailed } from "#core/db/transact";
 import { table } from "#core/db/items";
 import { finishMessage } from "#core/messaging/billing-seam";
@@ -15,7 +16,6 @@ import { messageLifecycle, type MessageStatus } from "#core/shared/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/suppressions/index";
 import { MessagingEvents } from "#core/messaging/timeline";
-import { verifiedRequest } from "#core/providers/verified-request";
 import type { InboundMessage, MessageStatusEvent, ProviderPort, WebhookRequest } from "#core/providers/port";
 import { publish } from "#core/queue/events";
 import { nowIso } from "#core/shared/ids";
@@ -30,8 +30,8 @@ import { toE164 } from "#core/shared/phone";
  */
 export const Webhooks = {
   async messageStatus(providerName: string, request: WebhookRequest): Promise<void> {
-    const { provider, ourId } = verifiedRequest(providerName, request);
-    const messageId = ourId("messageId");
+    const provider = verifiedProvider(providerName, request);
+    const messageId = new URL(request.url).searchParams.get("messageId") ?? undefined;
     for (const event of provider.parseStatusCallback(request)) {
       if (event.type !== "message.status") continue;
       await applyStatus(provider, event, messageId);
@@ -39,7 +39,7 @@ export const Webhooks = {
   },
 
   async inboundMessage(providerName: string, request: WebhookRequest): Promise<void> {
-    const { provider } = verifiedRequest(providerName, request);
+    const provider = verifiedProvider(providerName, request);
     await receive(provider, provider.parseInboundMessage(request));
   },
 };

@@ -1,7 +1,8 @@
+import { NotFoundError, ForbiddenError } from "#core/errors";
 import { config } from "#core/config";
 import { providerConfig } from "#core/providers/config";
 import { withCorrelationParameter } from "#core/observability/index";
-import { ProviderError, type ProviderName, type ProviderPort } from "#core/providers/port";
+import { ProviderError, type ProviderName, type ProviderPort, type WebhookRequest } from "#core/providers/port";
 import { createSimulatorProvider, simulatorAuthToken } from "#core/providers/simulator/adapter";
 import { createTelnyxProvider } from "#core/providers/telnyx/adapter";
 import { createTwilioProvider } from "#core/providers/twilio/adapter";
@@ -82,5 +83,17 @@ function telnyx(): ProviderPort | undefined {
     provider = createTelnyxProvider({ apiKey, publicKey, ...present });
     cache.set(key, provider);
   }
+  return provider;
+}
+
+/**
+ * The provider a webhook names, once its signature checks out: the one gate of
+ * every carrier callback (messages and calls). Unknown provider: 404; a missing
+ * or wrong signature: 403, before anything in the body is believed.
+ */
+export function verifiedProvider(providerName: string, request: WebhookRequest): ProviderPort {
+  const provider = providerByName(providerName);
+  if (!provider) throw new NotFoundError("Provider", providerName);
+  if (!provider.verifyWebhookSignature(request)) throw new ForbiddenError("The webhook signature is missing or does not match.");
   return provider;
 }

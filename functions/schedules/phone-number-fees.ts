@@ -1,5 +1,5 @@
 import type { ScheduledEvent } from "aws-lambda";
-import { chargePhoneNumberFees } from "#core/billing/number-fee-run";
+import { chargePhoneNumberFees } from "#core/messaging/number-fee-run";
 import { scheduledJob } from "#core/operations/schedule-runs";
 
 /** EventBridge, daily: each phone number's fee for the billing month of the event's time, once per number and month. */

@@ -1,4 +1,4 @@
-import { sweepHolds } from "#core/billing/hold-sweeper";
+import { sweepHolds } from "#core/operations/hold-sweeper";
 import { scheduledJob } from "#core/operations/schedule-runs";
 
 /** EventBridge, every 15 minutes: wallet holds whose message or call is final or gone are settled or released. */

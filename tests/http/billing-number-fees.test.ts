@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chargePhoneNumberFees } from "#core/billing/number-fee-run";
+import { chargePhoneNumberFees } from "#core/messaging/number-fee-run";
 import { Billing, billingMonth, DEFAULT_PRICES, DEFAULT_TRIAL_CREDIT, phoneNumberFee } from "#core/billing/index";
 import * as Money from "#core/shared/money";
 import { allLedgerEntries, setAvailableBalance, topUp } from "#tests/helpers/billing";

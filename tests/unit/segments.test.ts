@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countSegments, isGsm7 } from "#core/messaging/segments";
+import { countSegments, isGsm7 } from "#core/shared/segments";
 
 const a = (n: number) => "a".repeat(n);
 const euro = (n: number) => "€".repeat(n);

@@ -1,5 +1,5 @@
 import { Billing, HOLD_CHECK_AFTER_MS, holdCheckEntry, holdShards, TransactionConditionFailed, type BillingOutcome } from "#core/billing/index";
-import { billFinalCall } from "#core/calls/index";
+import { billFinalCall } from "#core/calls/lifecycle";
 import { readCall, toCall } from "#core/calls/store";
 import { conditionally, table } from "#core/db/items";
 import { dueEntries } from "#core/db/due";

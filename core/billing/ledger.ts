@@ -1,0 +1,88 @@
+import * as v from "valibot";
+import { type LedgerEntry } from "#core/billing/schemas";
+import { toUnits } from "#core/billing/prices";
+import { type TransactItem } from "#core/db/transact";
+import { entities, keys } from "#core/db/keys";
+import { indexOrder, keyOrder, type ListResource, listQuerySchema } from "#core/db/list";
+import { newId } from "#core/shared/ids";
+import * as Money from "#core/shared/money";
+
+
+export const ledgerResource: ListResource<LedgerEntry> = {
+  name: "ledger",
+  fields: {
+    entryType: { get: (e) => e.entryType, kind: "string", filter: true },
+    reason: { get: (e) => e.reason, kind: "string", filter: true },
+    relatedEntityType: { get: (e) => e.relatedEntityType, kind: "string", filter: true },
+    relatedEntityId: { get: (e) => e.relatedEntityId, kind: "string", filter: true },
+    messageId: { get: (e) => e.messageId, kind: "string", filter: true },
+    callId: { get: (e) => e.callId, kind: "string", filter: true },
+    phoneNumberId: { get: (e) => e.phoneNumberId, kind: "string", filter: true },
+    amount: { get: (e) => e.amount, kind: "decimal", sort: true, range: true },
+    description: { get: (e) => e.description, kind: "string", search: true },
+    reference: { get: (e) => e.reference, kind: "string", filter: true, search: true },
+    createdAt: { get: (e) => e.createdAt, kind: "date", sort: true, range: true },
+  },
+  defaultOrder: [{ field: "createdAt", direction: "desc" }],
+  idOf: (e) => e.id,
+  fromItem: toLedgerEntry,
+  candidates: (organizationId) => {
+    const { pk, skPrefix } = keys.ledgerPrefix(organizationId);
+    return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
+  },
+  orders: { createdAt: keyOrder(keys.ledgerPrefix), amount: indexOrder("sortedByPrice", keys.ledgerByAmountPartition) },
+};
+
+export const ListLedgerSchema = listQuerySchema(ledgerResource);
+
+export function ledgerPut(organizationId: string, entry: LedgerEntry): TransactItem {
+  return {
+    Put: {
+      Item: {
+        ...keys.ledgerEntry(organizationId, entry.id),
+        ...keys.ledgerByAmount(organizationId, entry.amount, entry.id),
+        entity: entities.ledgerEntry,
+        amountUnits: toUnits(entry.amount),
+        ...entry,
+      },
+      ConditionExpression: "attribute_not_exists(pk)",
+    },
+  };
+}
+
+/** A ledger entry with every reference it does not name empty. */
+export function ledgerEntry(fields: Pick<LedgerEntry, "entryType" | "amount" | "currency" | "reason" | "createdBy" | "createdAt"> & Partial<LedgerEntry>): LedgerEntry {
+  return {
+    id: newId(),
+    description: null,
+    relatedEntityType: null,
+    relatedEntityId: null,
+    messageId: null,
+    callId: null,
+    phoneNumberId: null,
+    quantity: null,
+    reference: null,
+    ...fields,
+  };
+}
+
+export function toLedgerEntry(item: Record<string, unknown>): LedgerEntry {
+  const field = <T>(name: string) => (item[name] ?? null) as T;
+  return {
+    id: field("id"),
+    entryType: field("entryType"),
+    amount: field("amount"),
+    currency: field("currency"),
+    reason: field("reason"),
+    description: field("description"),
+    relatedEntityType: field("relatedEntityType"),
+    relatedEntityId: field("relatedEntityId"),
+    messageId: field("messageId"),
+    callId: field("callId"),
+    phoneNumberId: field("phoneNumberId"),
+    quantity: field("quantity"),
+    reference: field("reference"),
+    createdBy: field("createdBy"),
+    createdAt: field("createdAt"),
+  };
+}

@@ -1,0 +1,230 @@
+import * as v from "valibot";
+import { ledgerEntry, ledgerPut } from "#core/billing/ledger";
+import { floorUnits, storedWallet, refusal, storedPrices, walletChange, requireCover } from "#core/billing/wallet-store";
+import { type BillingOutcome, type StoredReservation, type ReserveInput, type SettleInput, type LedgerEntry, type ChargeInput, WalletRefusedError } from "#core/billing/schemas";
+import { table } from "#core/db/items";
+import { fromUnits, toUnits } from "#core/billing/prices";
+import { transact, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
+import { entities, keys } from "#core/db/keys";
+import { nowIso } from "#core/shared/ids";
+import * as Money from "#core/shared/money";
+
+
+/** How long after a hold is taken (and then between looks) the hold sweeper checks that its owner still needs it. */
+export const HOLD_CHECK_AFTER_MS = 60 * 60 * 1000;
+
+export const holdShards = [0, 1, 2, 3] as const;
+
+/** The gsi3 entry of an open hold, due for the hold sweeper at `dueAtMs`. */
+export function holdCheckEntry(organizationId: string, reservationId: string, dueAtMs: number) {
+  let hash = 0;
+  for (const character of reservationId) hash = (hash * 31 + character.charCodeAt(0)) >>> 0;
+  return keys.dueHold(hash % holdShards.length, new Date(dueAtMs).toISOString(), organizationId, reservationId);
+}
+
+/** Recomputes and commits until the reservation's own condition holds (a concurrent settle wins cleanly). */
+export async function commitWithRetry(
+  plan: () => Promise<{ items: TransactItem[]; outcome: BillingOutcome }>,
+  extra: TransactItem[] = [],
+): Promise<BillingOutcome> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const { items, outcome } = await plan();
+    if (items.length === 0 && extra.length === 0) return outcome;
+    try {
+      await transact([...items, ...extra]);
+      return outcome;
+    } catch (error) {
+      if (!(error instanceof TransactionConditionFailed) || !error.failedIndexes.includes(0)) throw error;
+    }
+  }
+  throw new Error("The reservation kept changing while it was being settled.");
+}
+
+export function closeReservation(organizationId: string, reservationId: string, state: "Settled" | "Released", charged: number, now: string): TransactItem {
+  return {
+    Update: {
+      Key: keys.reservation(organizationId, reservationId),
+      // The closed hold leaves the hold sweeper's index (gsi3).
+      UpdateExpression: "SET #state = :state, chargedUnits = :charged, closedAt = :now REMOVE gsi3pk, gsi3sk",
+      ConditionExpression: "#state = :reserved",
+      ExpressionAttributeNames: { "#state": "state" },
+      ExpressionAttributeValues: { ":state": state, ":charged": charged, ":now": now, ":reserved": "Reserved" },
+    },
+  };
+}
+
+export async function storedReservation(organizationId: string, reservationId: string): Promise<StoredReservation | undefined> {
+  const { Item } = await table.get({ Key: keys.reservation(organizationId, reservationId), ConsistentRead: true });
+  return Item as StoredReservation | undefined;
+}
+
+export function outcomeOf(reservation: StoredReservation): BillingOutcome {
+  switch (reservation.state) {
+    case "Reserved":
+      return { billingStatus: "Reserved", billableAmount: fromUnits(reservation.amountUnits) };
+    case "Settled":
+      return { billingStatus: (reservation.chargedUnits ?? 0) > 0 ? "Charged" : "Released", billableAmount: fromUnits(reservation.chargedUnits ?? 0) };
+    case "Released":
+      return { billingStatus: "Released", billableAmount: "0.0000" };
+  }
+}
+
+/**
+ * Holds and their settlement: what messaging and calls use to reserve the
+ * cost of a send or call, then charge or release it, each together with the
+ * caller's own writes. (`Billing` exposes these beside the wallet.)
+ */
+export const Reservations = {
+  /**
+   * Holds the estimated cost of a message or call while it is queued, in one
+   * transaction with the caller's `items`: refused (WalletRefusedError, 402)
+   * when the wallet is suspended or available − amount would fall below the
+   * floor. Repeating a reservation id holds nothing more (the first one stands).
+   */
+  async reserve(input: ReserveInput): Promise<BillingOutcome> {
+    const units = toUnits(input.amount);
+    const now = nowIso();
+    const items: TransactItem[] = [
+      {
+        Update: {
+          Key: keys.wallet(input.organizationId),
+          UpdateExpression: "SET availableUnits = availableUnits - :units, reservedUnits = reservedUnits + :units, modifiedAt = :now",
+          ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(suspendedAt) AND availableUnits >= :needed",
+          ExpressionAttributeValues: { ":units": units, ":needed": units + floorUnits(), ":now": now },
+        },
+      },
+      {
+        Put: {
+          Item: {
+            ...keys.reservation(input.organizationId, input.reservationId),
+            entity: entities.reservation,
+            reservationId: input.reservationId,
+            state: "Reserved",
+            amountUnits: units,
+            relatedEntityType: input.relatedEntityType,
+            createdAt: now,
+            ...holdCheckEntry(input.organizationId, input.reservationId, Date.parse(now) + HOLD_CHECK_AFTER_MS),
+          },
+          ConditionExpression: "attribute_not_exists(pk)",
+        },
+      },
+      ...(input.items ?? []),
+    ];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await transact(items);
+        return { billingStatus: "Reserved", billableAmount: fromUnits(units) };
+      } catch (error) {
+        if (!(error instanceof TransactionConditionFailed)) throw error;
+        if (error.failedIndexes.includes(1)) {
+          const existing = await storedReservation(input.organizationId, input.reservationId);
+          if (existing) return outcomeOf(existing);
+        }
+        if (!error.failedIndexes.includes(0)) throw error;
+        const wallet = await storedWallet(input.organizationId);
+        if (attempt === 0 && wallet.availableUnits >= units + floorUnits() && !wallet.suspendedAt) continue; // just opened
+        throw refusal(input.organizationId, wallet, units);
+      }
+    }
+  },
+
+  /**
+   * The writes that settle a reservation (charge the actual cost, capped at
+   * what was held, and free the rest), to commit together with the usage
+   * record. No items when it was already settled or released.
+   */
+  async settlement(input: SettleInput & { relatedEntityId: string; createdBy?: string }): Promise<{ items: TransactItem[]; outcome: BillingOutcome }> {
+    const reservation = await storedReservation(input.organizationId, input.reservationId);
+    if (!reservation) return { items: [], outcome: { billingStatus: "NotBillable", billableAmount: "0.0000" } };
+    if (reservation.state !== "Reserved") return { items: [], outcome: outcomeOf(reservation) };
+    const charged = Math.max(0, Math.min(toUnits(input.amount), reservation.amountUnits));
+    const now = nowIso();
+    const entry: LedgerEntry | undefined =
+      charged > 0
+        ? ledgerEntry({
+            entryType: "Charge",
+            amount: fromUnits(-charged),
+            currency: (await storedPrices(input.organizationId)).currency,
+            reason: input.reason,
+            description: input.description ?? null,
+            relatedEntityType: reservation.relatedEntityType,
+            relatedEntityId: input.relatedEntityId,
+            messageId: reservation.relatedEntityType === "Message" ? input.relatedEntityId : null,
+            callId: reservation.relatedEntityType === "Call" ? input.relatedEntityId : null,
+            quantity: input.quantity ?? null,
+            createdBy: input.createdBy ?? "system",
+            createdAt: now,
+          })
+        : undefined;
+    const items: TransactItem[] = [
+      closeReservation(input.organizationId, input.reservationId, "Settled", charged, now),
+      walletChange(input.organizationId, { balance: -charged, reserved: -reservation.amountUnits, available: reservation.amountUnits - charged }, now),
+      ...(entry ? [ledgerPut(input.organizationId, entry)] : []),
+    ];
+    return { items, outcome: { billingStatus: charged > 0 ? "Charged" : "Released", billableAmount: fromUnits(charged) } };
+  },
+
+  /** The writes that give a reservation back (the message or call never reached the provider, or failed). */
+  async releaseItems(organizationId: string, reservationId: string): Promise<{ items: TransactItem[]; outcome: BillingOutcome }> {
+    const reservation = await storedReservation(organizationId, reservationId);
+    if (!reservation) return { items: [], outcome: { billingStatus: "NotBillable", billableAmount: "0.0000" } };
+    if (reservation.state !== "Reserved") return { items: [], outcome: outcomeOf(reservation) };
+    const now = nowIso();
+    return {
+      items: [
+        closeReservation(organizationId, reservationId, "Released", 0, now),
+        walletChange(organizationId, { balance: 0, reserved: -reservation.amountUnits, available: reservation.amountUnits }, now),
+      ],
+      outcome: { billingStatus: "Released", billableAmount: "0.0000" },
+    };
+  },
+
+  /**
+   * The writes of a charge that belongs to no reservation (a phone number's
+   * monthly fee), to commit with the caller's own items (its once-only marker):
+   * the wallet change (first item) and the ledger entry. `mustCover` (a
+   * purchase): the wallet item's condition fails unless the wallet is not
+   * suspended and the available balance stays at or above the floor (answer
+   * `Billing.refusal`). Otherwise (a fee already owed) it is taken in full, even
+   * below the floor: the negative balance is the debt, and the wallet is Empty
+   * until a top-up covers it.
+   */
+  async chargeItems(input: ChargeInput): Promise<{ items: TransactItem[]; entry: LedgerEntry }> {
+    const wallet = await storedWallet(input.organizationId);
+    const units = toUnits(input.amount);
+    const entry = ledgerEntry({
+      entryType: "Charge",
+      amount: fromUnits(-units),
+      currency: wallet.currency,
+      reason: input.reason,
+      description: input.description,
+      relatedEntityType: "PhoneNumber",
+      relatedEntityId: input.phoneNumberId,
+      phoneNumberId: input.phoneNumberId,
+      quantity: input.quantity,
+      createdBy: input.createdBy,
+      createdAt: nowIso(),
+    });
+    const change = walletChange(input.organizationId, { balance: -units, reserved: 0, available: -units }, entry.createdAt);
+    if (input.mustCover) requireCover(change, units, { refuseSuspended: true });
+    return { items: [change, ledgerPut(input.organizationId, entry)], entry };
+  },
+
+  /** The 402 for a charge of `amount` the wallet refused (suspended, or not enough available). */
+  async refusal(organizationId: string, amount: string): Promise<WalletRefusedError> {
+    return refusal(organizationId, await storedWallet(organizationId), toUnits(amount));
+  },
+
+  /** Settles on its own (no usage record to write with it); idempotent. */
+  async settle(input: SettleInput & { relatedEntityId: string; items?: TransactItem[] }): Promise<BillingOutcome> {
+    return commitWithRetry(() => Reservations.settlement(input), input.items);
+  },
+
+  /** Releases on its own; idempotent. */
+  async release(organizationId: string, reservationId: string, extra?: TransactItem[]): Promise<BillingOutcome> {
+    return commitWithRetry(() => Reservations.releaseItems(organizationId, reservationId), extra);
+  },
+
+  /** Commits billing items together with the caller's (retrying conflicts). */
+  commit: transact,
+};
