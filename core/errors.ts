@@ -19,10 +19,26 @@ export class ValidationError extends DomainError {
   readonly code = "validation_failed";
   constructor(
     message: string,
-    readonly errors: FieldError[] = [],
+    readonly errors: (FieldError | RequestFieldError)[] = [],
   ) {
     super(message);
   }
+}
+
+/**
+ * An offending request parameter named by the domain: which part of the
+ * request carries it and its name. The HTTP edge writes it as a JSON pointer
+ * (`/query/endAt`); other callers (A2A, the CLI) read the field by name.
+ */
+export interface RequestFieldError {
+  in: "path" | "query";
+  field: string;
+  detail: string;
+}
+
+/** Field errors as JSON pointers (RFC 6901): request parameters become `/<in>/<field>`. */
+export function asPointers(errors: readonly (FieldError | RequestFieldError)[]): FieldError[] {
+  return errors.map((error) => ("pointer" in error ? error : { pointer: `/${error.in}/${error.field}`, detail: error.detail }));
 }
 
 /** Credentials missing (`reason` absent) or present but invalid. */

@@ -7,7 +7,7 @@ import { agentSkills, type AgentSkillId } from "#core/agent/card";
 import { selectSkill } from "#core/agent/select";
 import { skills, type SkillResult } from "#core/agent/skills/index";
 import type { Actor } from "#core/auth/actor";
-import { DomainError, ValidationError } from "#core/errors";
+import { DomainError, ValidationError, asPointers } from "#core/errors";
 import { nowIso } from "#core/shared/ids";
 import { toFieldErrors } from "#core/shared/validation";
 
@@ -66,7 +66,7 @@ async function runSkill(actor: Actor, skillId: AgentSkillId, rawInput: unknown):
   try {
     return { state: TaskState.TASK_STATE_COMPLETED, result: await skill.run(actor, parsed.output) };
   } catch (error) {
-    if (error instanceof ValidationError) return rejected(error.message, { code: error.code, errors: error.errors });
+    if (error instanceof ValidationError) return rejected(error.message, { code: error.code, errors: asPointers(error.errors) });
     if (error instanceof DomainError) {
       return { state: TaskState.TASK_STATE_FAILED, text: error.message, error: { code: error.code } };
     }

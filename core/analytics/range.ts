@@ -64,17 +64,17 @@ export interface Bucket extends TimeRange {
 export function resolveRange(query: AnalyticsQuery, now: number = Date.now()): TimeRange {
   if (query.startAt !== undefined && query.days !== undefined) {
     throw new ValidationError("Send either startAt or days, not both.", [
-      { pointer: "/query/days", detail: "days counts back from endAt and cannot be combined with startAt." },
+      { in: "query", field: "days", detail: "days counts back from endAt and cannot be combined with startAt." },
     ]);
   }
   const end = query.endAt !== undefined ? Date.parse(query.endAt) : now;
   const start = query.startAt !== undefined ? Date.parse(query.startAt) : end - (query.days ?? 30) * dayMs;
   if (start >= end) {
-    throw new ValidationError("startAt must be before endAt.", [{ pointer: "/query/startAt", detail: "startAt must be earlier than endAt." }]);
+    throw new ValidationError("startAt must be before endAt.", [{ in: "query", field: "startAt", detail: "startAt must be earlier than endAt." }]);
   }
   if (end - start > maxSpanMs) {
     throw new ValidationError(`The range may cover at most ${maxDays} days.`, [
-      { pointer: "/query/startAt", detail: `startAt must be at most ${maxDays} days before endAt.` },
+      { in: "query", field: "startAt", detail: `startAt must be at most ${maxDays} days before endAt.` },
     ]);
   }
   return { start, end };

@@ -58,7 +58,7 @@ export function normalizePathPhoneNumber(raw: string): string {
   const parsed = parsePhone(decodePhoneInput(raw));
   if (!parsed) {
     throw new ValidationError("The phone number in the path is not valid.", [
-      { pointer: "/path/phoneNumber", detail: "Must be a valid phone number (E.164, e.g. +12125550100; URL-encode the +)." },
+      { in: "path", field: "phoneNumber", detail: "Must be a valid phone number (E.164, e.g. +12125550100; URL-encode the +)." },
     ]);
   }
   return parsed.e164;

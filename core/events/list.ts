@@ -129,7 +129,7 @@ function plan(organizationId: string, query: ListEventsQuery & { indexedType?: s
 /** `POST /events/all/my`: the events of the caller's organization (every member sees all of them). */
 export async function listEvents(actor: Actor, query: ListEventsQuery, paging: PagingQuery): Promise<Page<EventRecord>> {
   if (query.startAt && query.endAt && Date.parse(query.startAt) >= Date.parse(query.endAt)) {
-    throw new ValidationError("endAt must be after startAt.", [{ pointer: "/query/endAt", detail: "endAt (exclusive) must be later than startAt (inclusive)." }]);
+    throw new ValidationError("endAt must be after startAt.", [{ in: "query", field: "endAt", detail: "endAt (exclusive) must be later than startAt (inclusive)." }]);
   }
   return listPage(listResource, actor.organizationId, paging, query);
 }

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from "node:http";
-import { DomainError, RateLimitedError, UnauthorizedError, ValidationError } from "#core/errors";
+import { DomainError, RateLimitedError, UnauthorizedError, ValidationError, asPointers } from "#core/errors";
 
 /** Errors only the HTTP edge can raise: they describe the request, not the domain. */
 export class MethodNotAllowedError extends DomainError {
@@ -80,7 +80,7 @@ export function toProblem(error: unknown, instance: string, correlationId: strin
   const status = statusByCode[error.code] ?? 500;
   const problem: Problem = { ...base(status, instance), detail: error.message };
   const headers: Record<string, string> = {};
-  if (error instanceof ValidationError && error.errors.length > 0) problem.errors = error.errors;
+  if (error instanceof ValidationError && error.errors.length > 0) problem.errors = asPointers(error.errors);
   if (error instanceof UnauthorizedError) {
     headers["www-authenticate"] =
       error.reason === "missing"

@@ -185,7 +185,7 @@ export function normalizePathPhone(raw: string): string {
   const parsed = parsePhone(decodePhoneInput(raw));
   if (!parsed) {
     throw new ValidationError("The phone number in the path is not valid.", [
-      { pointer: "/path/phone", detail: "Must be a valid phone number (E.164, e.g. +12125550100; URL-encode the +)." },
+      { in: "path", field: "phone", detail: "Must be a valid phone number (E.164, e.g. +12125550100; URL-encode the +)." },
     ]);
   }
   return parsed.e164;
