@@ -47,7 +47,7 @@ export async function place(actor: Actor, input: PlaceCallRequest, options: { ca
     const existing = await readCall(organizationId, options.callId);
     if (existing) return toCall(existing);
   }
-  const { to, leadId } = await recipient(organizationId, input);
+  const { to, leadId } = await Contacts.recipient(organizationId, input, "call");
   const suppression = await Suppressions.find(organizationId, to);
   if (suppression) throw new UnprocessableError(`${to} is on the suppression list (${suppression.reason}); it cannot be called.`);
   const [numbers, conversation, prices, organization, { outboundCalls }] = await Promise.all([
@@ -208,16 +208,6 @@ function ringTime(call: Call): number {
  */
 export function callWebhookUrl(provider: ProviderName, hook: "status" | "dial", callId: string): string {
   return withCorrelationParameter(`${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/calls/${hook}?callId=${encodeURIComponent(callId)}`);
-}
-
-async function recipient(organizationId: string, input: PlaceCallRequest): Promise<{ to: string; leadId: string | undefined }> {
-  if (input.leadId) {
-    const contact = await Contacts.ofLead(organizationId, input.leadId);
-    if (!contact) throw new ValidationError("The lead does not exist in this organization.", [{ pointer: "/leadId", detail: `Lead ${input.leadId} was not found.` }]);
-    if (!contact.phone) throw new ValidationError("The lead has no valid phone number.", [{ pointer: "/leadId", detail: "The lead has no phone number to call." }]);
-    return { to: contact.phone, leadId: contact.leadId };
-  }
-  return { to: input.to!, leadId: await Contacts.leadIdByPhone(organizationId, input.to!) };
 }
 
 /** A call with every optional field empty, the base of a placed and of an inbound call. */

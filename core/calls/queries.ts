@@ -3,9 +3,9 @@ import type { Call } from "#core/calls/model";
 import { readCall, toCall } from "#core/calls/store";
 import { keys } from "#core/db/keys";
 import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
-import { NotFoundError, ValidationError } from "#core/errors";
+import { NotFoundError } from "#core/errors";
 import type { Page, PagingQuery } from "#core/shared/paging";
-import { decodePhoneInput, parsePhone } from "#core/shared/phone";
+import { phoneFromPath } from "#core/shared/phone-input";
 
 /** Reading calls: one by id, and the calls from or to a number (endpoint 14). */
 
@@ -53,13 +53,7 @@ export async function listByPhone(actor: Actor, rawPhone: string, query: PagingQ
   return listPage(listResource, actor.organizationId, query, { e164 });
 }
 
-/** A phone number from a path segment (`%2B1…`, `+1…`, ` 1…`); malformed → 400 at /path/phoneNumber. */
+/** The `{phoneNumber}` of endpoint 14 in E.164 (any form, URL-encoded `+` included); malformed → 400 at /path/phoneNumber. */
 export function normalizePathPhoneNumber(raw: string): string {
-  const parsed = parsePhone(decodePhoneInput(raw));
-  if (!parsed) {
-    throw new ValidationError("The phone number in the path is not valid.", [
-      { in: "path", field: "phoneNumber", detail: "Must be a valid phone number (E.164, e.g. +12125550100; URL-encode the +)." },
-    ]);
-  }
-  return parsed.e164;
+  return phoneFromPath(raw, "phoneNumber");
 }
