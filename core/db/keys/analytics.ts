@@ -1,0 +1,20 @@
+import { org, type Key } from "#core/db/keys/shared";
+
+/** Keys of the items core/analytics owns (docs/data-model.md). */
+export const analyticsKeys = {
+
+  /**
+   * Analytics (core/analytics): per-hour (`H`, bucket `2026-01-05T14`), per-day
+   * (`D`, bucket `2026-01-05`) and per-ISO-week (`W`, bucket = its Monday
+   * `2026-01-05`) counters, UTC; one item per lead counted (its
+   * creation source and first response, sorted by lead id = creation time); one
+   * item per conversation with unread messages; first-time milestones.
+   */
+  analyticsRollup: (organizationId: string, level: "H" | "D" | "W", bucket: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#${level}#${bucket}` }),
+  /** The response-time histograms of one rollup bucket, sorted right after it (one range query reads both). */
+  analyticsHistogram: (organizationId: string, level: "H" | "D" | "W", bucket: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#${level}#${bucket}#HIST` }),
+  analyticsLead: (organizationId: string, leadId: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#LEAD#${leadId}` }),
+  analyticsMilestones: (organizationId: string): Key => ({ pk: org(organizationId), sk: "ANALYTICS#MILESTONES" }),
+  /** Marker of an event counted by the stream aggregator (expires by TTL once the stream can no longer redeliver it). */
+  analyticsCounted: (organizationId: string, eventId: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#COUNTED#${eventId}` }),
+};

@@ -1,0 +1,40 @@
+import { org, ordered, decimalSortText, type Key } from "#core/db/keys/shared";
+
+/** Keys of the items core/billing owns (docs/data-model.md). */
+export const billingKeys = {
+  /**
+   * gsi3 (sparse): open wallet holds (reservations) by the time the hold sweeper
+   * (core/operations/hold-sweeper.ts) looks at their owner. Not tenant data: the
+   * sweeper's operator index across organizations, sharded by reservation id; on
+   * the reservation item only, removed in the write that settles or releases it.
+   */
+  dueHold: (shard: number, dueAt: string, organizationId: string, reservationId: string) => ({
+    gsi3pk: `DUEHOLDS#${shard}`,
+    gsi3sk: `${dueAt}#${organizationId}#${reservationId}`,
+  }),
+
+  /** Billing (prepaid wallet): the wallet, its price list, ledger entries (newest first by ULID) and open reservations. */
+  wallet: (organizationId: string): Key => ({ pk: org(organizationId), sk: "WALLET" }),
+  priceList: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#PRICES" }),
+  ledgerEntry: (organizationId: string, entryId: string): Key => ({ pk: org(organizationId), sk: `LEDGER#${entryId}` }),
+  ledgerPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "LEDGER#" }),
+  /** A wallet top-up asked for through the payment provider (pending until its signed payment event arrives). */
+  topUp: (organizationId: string, topUpId: string): Key => ({ pk: org(organizationId), sk: `TOPUP#${topUpId}` }),
+  /** One per payment received (keyed by the provider's payment id), put in the credit's transaction so it is credited once; holds what was refunded. */
+  payment: (organizationId: string, paymentId: string): Key => ({ pk: org(organizationId), sk: `PAYMENT#${paymentId}` }),
+  /** One per payment dispute (chargeback), put in its debit's transaction so it is taken once; its state says whether it was closed. */
+  paymentDispute: (organizationId: string, disputeId: string): Key => ({ pk: org(organizationId), sk: `DISPUTE#${disputeId}` }),
+  /** gsi5: the ledger by amount (decimalSortText; entries never change). */
+  ledgerByAmount: (organizationId: string, amount: string, entryId: string) => ({
+    gsi5pk: `${org(organizationId)}#LEDGER#AMOUNT`,
+    gsi5sk: ordered(decimalSortText(amount), entryId),
+  }),
+  ledgerByAmountPartition: (organizationId: string) => ({ gsi5pk: `${org(organizationId)}#LEDGER#AMOUNT` }),
+  /** One per message or call whose estimated cost is held; keyed by that message or call id. */
+  reservation: (organizationId: string, reservationId: string): Key => ({ pk: org(organizationId), sk: `RESERVATION#${reservationId}` }),
+  /** One per phone number and billing month (`2026-03`) whose fee was charged, put in the charge's transaction so it happens once. */
+  phoneNumberFee: (organizationId: string, phoneNumberId: string, month: string): Key => ({
+    pk: org(organizationId),
+    sk: `NUMBERFEE#${phoneNumberId}#${month}`,
+  }),
+};

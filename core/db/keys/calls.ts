@@ -1,0 +1,29 @@
+import { org, type Key } from "#core/db/keys/shared";
+
+/** Keys of the items core/calls owns (docs/data-model.md). */
+export const callsKeys = {
+  /**
+   * gsi3 (sparse): calls holding money (outbound placed, inbound forwarded) by the
+   * time their final status is overdue (core/calls/sweeper.ts). Not tenant data: the
+   * sweeper's operator index across organizations, sharded by call id; on the call
+   * item only, removed in the write that makes the call final.
+   */
+  dueCall: (shard: number, dueAt: string, organizationId: string, callId: string) => ({
+    gsi3pk: `DUECALLS#${shard}`,
+    gsi3sk: `${dueAt}#${organizationId}#${callId}`,
+  }),
+
+  /** Calls (outbound and inbound). */
+  call: (organizationId: string, callId: string): Key => ({ pk: org(organizationId), sk: `CALL#${callId}` }),
+  /**
+   * A copy of a call under each of its two numbers (endpoint 14: calls from or to a
+   * number), written in the same transaction as the call, newest first by call id.
+   */
+  callByPhone: (organizationId: string, e164: string, callId: string): Key => ({ pk: org(organizationId), sk: `CALLPHONE#${e164}#${callId}` }),
+  callByPhonePrefix: (organizationId: string, e164: string) => ({ pk: org(organizationId), skPrefix: `CALLPHONE#${e164}#` }),
+  /** Provider call id → our call (status callbacks); a conditional put claims it (inbound calls are created once). */
+  providerCall: (organizationId: string, provider: string, providerCallId: string): Key => ({
+    pk: org(organizationId),
+    sk: `PROVIDERCALL#${provider}#${providerCallId}`,
+  }),
+};

@@ -1,0 +1,59 @@
+import { org, ordered, type Key } from "#core/db/keys/shared";
+
+/** Keys of the items core/messaging owns (docs/data-model.md). */
+export const messagingKeys = {
+
+  /** Phone numbers the organization owns at the provider. */
+  phoneNumber: (organizationId: string, phoneNumberId: string): Key => ({ pk: org(organizationId), sk: `PHONENUMBER#${phoneNumberId}` }),
+  phoneNumberPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "PHONENUMBER#" }),
+  /**
+   * Number → organization route (not tenant data): provider webhooks name only our
+   * number (To of an inbound message, From of a status callback), so this is the one
+   * lookup that cannot start from an organization. One item per E.164 number, claimed
+   * with a conditional put, so a number belongs to at most one organization.
+   */
+  numberRoute: (e164: string): Key => ({ pk: `NUMBER#${e164}`, sk: "ROUTE" }),
+
+  /** Conversations: one per contact phone; the pointer item makes "conversation of this phone" race-free. */
+  conversation: (organizationId: string, conversationId: string): Key => ({ pk: org(organizationId), sk: `CONVERSATION#${conversationId}` }),
+  conversationPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "CONVERSATION#" }),
+  conversationByPhone: (organizationId: string, e164: string): Key => ({ pk: org(organizationId), sk: `CONVERSATIONPHONE#${e164}` }),
+  /** gsi4: the organization's conversations by their last message (none yet first). */
+  conversationsByLastMessage: (organizationId: string, lastMessageAt: string | null, conversationId: string) => ({
+    gsi4pk: `${org(organizationId)}#CONVERSATIONS#LASTMESSAGE`,
+    gsi4sk: ordered(lastMessageAt ?? "", conversationId),
+  }),
+  conversationsByLastMessagePartition: (organizationId: string) => ({ gsi4pk: `${org(organizationId)}#CONVERSATIONS#LASTMESSAGE` }),
+  /**
+   * gsi7 (sparse): the unread conversations by their last message (the inbox). The partition key is set by an
+   * inbound message and removed when the conversation is read; the sort key follows every message.
+   */
+  unreadConversations: (organizationId: string, lastMessageAt: string | null, conversationId: string) => ({
+    gsi7pk: `${org(organizationId)}#CONVERSATIONS#UNREAD`,
+    gsi7sk: ordered(lastMessageAt ?? "", conversationId),
+  }),
+
+  /** Messages (outbound and inbound); gsi1 lists one conversation's messages in order. */
+  message: (organizationId: string, messageId: string): Key => ({ pk: org(organizationId), sk: `MESSAGE#${messageId}` }),
+  messagesByConversation: (organizationId: string, conversationId: string, messageId = "") => ({
+    gsi1pk: `${org(organizationId)}#CONVERSATION#${conversationId}#MESSAGES`,
+    gsi1sk: `MESSAGE#${messageId}`,
+  }),
+  /** Provider message id → our message (status callbacks, inbound dedupe); a conditional put claims it. */
+  providerMessage: (organizationId: string, provider: string, providerMessageId: string): Key => ({
+    pk: org(organizationId),
+    sk: `PROVIDERMESSAGE#${provider}#${providerMessageId}`,
+  }),
+  /**
+   * gsi3 (sparse): messages waiting for a time (far-future scheduled sends, receipt
+   * timeouts). Not tenant data: the sweeper's operator index across organizations,
+   * sharded by message id; the attributes are removed once the wait is over.
+   */
+  dueMessage: (shard: number, dueAt: string, organizationId: string, messageId: string) => ({
+    gsi3pk: `DUEMESSAGES#${shard}`,
+    gsi3sk: `${dueAt}#${organizationId}#${messageId}`,
+  }),
+  /** Messaging settings of an organization (quiet hours, help and confirmation texts). */
+  messagingSettings: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#MESSAGING" }),
+  analyticsUnread: (organizationId: string, conversationId: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#UNREAD#${conversationId}` }),
+};
