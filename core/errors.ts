@@ -28,7 +28,7 @@ export class ValidationError extends DomainError {
 /**
  * An offending request parameter named by the domain: which part of the
  * request carries it and its name. The HTTP edge writes it as a JSON pointer
- * (`/query/endAt`); other callers (A2A, the CLI) read the field by name.
+ * under /query or /path; other callers (A2A, the CLI) read the field by name.
  */
 export interface RequestFieldError {
   in: "path" | "query";

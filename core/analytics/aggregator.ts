@@ -1,4 +1,5 @@
 import { decodeTime } from "ulid";
+import { Leads } from "#core/leads/index";
 import { table } from "#core/db/items";
 import { TransactionConditionFailed, transact, type TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
@@ -94,13 +95,9 @@ async function factOf(organizationId: string, event: EventRecord, effect: EventE
 
 /** A lead counted once (its per-lead item is the marker); undefined when the lead is gone, or not processed when `processedOnly`. */
 async function leadFact(organizationId: string, leadId: string, processedOnly: boolean): Promise<Fact | undefined> {
-  const { Item } = await table.get({
-    Key: keys.lead(organizationId, leadId),
-    ProjectionExpression: "sourceId, metadata.price, processingStatus",
-    ConsistentRead: true,
-  });
-  if (!Item || (processedOnly && Item.processingStatus !== "Processed")) return undefined;
-  const lead = { leadId, sourceId: (Item.sourceId as string | null) ?? null, priceUnits: toUnits((Item.metadata as { price?: string } | undefined)?.price) };
+  const facts = await Leads.countingFacts(organizationId, leadId);
+  if (!facts || (processedOnly && facts.processingStatus !== "Processed")) return undefined;
+  const lead = { leadId, sourceId: facts.sourceId, priceUnits: toUnits(facts.price) };
   return {
     marker: { Put: { Item: leadItem(organizationId, lead), ConditionExpression: "attribute_not_exists(pk)" } },
     additions: [{ at: decodeTime(leadId), counters: leadCounters(lead.sourceId, lead.priceUnits) }],

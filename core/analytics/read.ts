@@ -1,7 +1,7 @@
 import { decodeTime, ulid } from "ulid";
+import { type EventRecord, Events } from "#core/events/index";
 import { organizationRange, prefixItems } from "#core/db/query";
-import { keys } from "#core/db/keys";
-import { toEventRecord } from "#core/events/index";
+import { keys, createdWithin } from "#core/db/keys";
 import { callSeconds, emptyHistogram, histogramOf, isHistogram, mergeHistograms, parseHistogram, type Histogram, type Level } from "#core/analytics/rollups";
 import {
   countedEventFields,
@@ -101,15 +101,16 @@ async function exactCounters(organizationId: string, range: TimeRange, leadsOnly
 }
 
 async function windowEvents(organizationId: string, range: TimeRange) {
-  const prefix = keys.event(organizationId, "").sk;
   const typeNames = countedEventTypes.map((_, index) => `:t${index}`);
-  const items = await organizationRange(organizationId, `${prefix}${ulidFloor(range.start)}`, `${prefix}${ulidCeiling(range.end - 1)}`, {
+  const events: EventRecord[] = [];
+  const pages = Events.createdWithin(organizationId, range.start, range.end - 1, {
     FilterExpression: `eventType IN (${typeNames.join(", ")}) OR eventCategory = :automation`,
     ProjectionExpression: countedEventFields.map((_, index) => `#f${index}`).join(", "),
     ExpressionAttributeNames: Object.fromEntries(countedEventFields.map((field, index) => [`#f${index}`, field])),
     ExpressionAttributeValues: { ...Object.fromEntries(countedEventTypes.map((type, index) => [`:t${index}`, type])), ":automation": "Automation" },
   });
-  return items.map(toEventRecord);
+  for await (const page of pages) events.push(...page);
+  return events;
 }
 
 /**

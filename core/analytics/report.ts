@@ -1,6 +1,9 @@
-import * as v from "valibot";
+import { type AnalyticsReport } from "#core/analytics/report-schema";
+import { UnreadConversations } from "#core/messaging/unread";
+import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import { Sources } from "#core/sources/index";
+import { Automations, type AutomationSummary } from "#core/automations/index";
 import { table } from "#core/db/items";
-import { timestamp } from "#core/shared/ids";
 import type { Actor } from "#core/auth/actor";
 import { WebhookEndpoints } from "#core/webhooks/endpoints";
 import { Billing, type Wallet } from "#core/billing/index";
@@ -8,102 +11,8 @@ import { keys } from "#core/db/keys";
 import * as Money from "#core/shared/money";
 import { counter, fromUnits, missedThresholdMinutes, noSource, type Counters } from "#core/analytics/counters";
 import { granularityOf, previousRange, type Bucket, type TimeRange } from "#core/analytics/range";
-import { leadCreatedAt, leadFacts, medianOf, prefixItems, rangeFigures, type RangeFigures } from "#core/analytics/read";
+import { leadCreatedAt, leadFacts, medianOf, rangeFigures, type RangeFigures } from "#core/analytics/read";
 import type { Histogram } from "#core/analytics/rollups";
-
-/** The customer analytics answer (spec 2.3); see docs/analytics.md for every definition. */
-const num = v.number();
-const nullableNum = v.nullable(v.number());
-const time = timestamp;
-const comparison = v.object({ current: num, previous: num, changePercent: nullableNum, direction: v.picklist(["up", "down", "flat"]) });
-const point = { startAt: time, endAt: time, label: v.string() };
-const failure = v.object({ automationId: v.string(), name: v.string(), failedAt: v.nullable(time), error: v.nullable(v.string()) });
-
-export const AnalyticsReportSchema = v.object({
-  range: v.object({ startAt: time, endAt: time }),
-  summary: v.object({
-    leads: num,
-    leadsComparison: comparison,
-    averageResponseMinutes: nullableNum,
-    medianResponseMinutes: nullableNum,
-    respondedWithinFiveMinutesPercent: nullableNum,
-    missedLeads: num,
-    unreadMessages: num,
-    missedCalls: num,
-    smsSent: num,
-    smsReceived: num,
-    callsPlaced: num,
-    callsReceived: num,
-    callMinutes: num,
-    usageSpend: v.string(),
-    walletBalance: v.string(),
-    billingStatus: v.string(),
-    walletStatus: v.string(),
-  }),
-  leadTrend: v.object({
-    total: num,
-    granularity: v.picklist(["Hour", "Day", "Week"]),
-    comparison,
-    points: v.array(v.object({ ...point, value: num })),
-  }),
-  responseMetrics: v.object({
-    averageMinutes: nullableNum,
-    medianMinutes: nullableNum,
-    respondedWithinFiveMinutesPercent: nullableNum,
-    respondedLeads: num,
-    unrespondedLeads: num,
-    unreadMessages: num,
-    missedCalls: num,
-    averageMinutesTrend: v.array(v.object({ ...point, value: nullableNum })),
-  }),
-  communicationUsage: v.object({
-    smsSent: num,
-    smsReceived: num,
-    failedOrBlockedSms: num,
-    callsPlaced: num,
-    callsReceived: num,
-    answeredCalls: num,
-    missedCalls: num,
-    callMinutes: num,
-    callSeconds: num,
-    usageSpend: v.string(),
-    trend: v.array(v.object({ ...point, smsSent: num, smsReceived: num, calls: num, callMinutes: num, spend: v.string() })),
-  }),
-  leadSources: v.array(
-    v.object({
-      source: v.string(),
-      sourceId: v.nullable(v.string()),
-      leads: num,
-      percent: num,
-      performance: v.object({
-        respondedLeads: num,
-        medianResponseMinutes: nullableNum,
-        leadSpend: v.string(),
-        spendPerRespondedLead: v.nullable(v.string()),
-      }),
-    }),
-  ),
-  automationHealth: v.object({
-    automationCount: num,
-    enabledCount: num,
-    executions: num,
-    successCount: num,
-    failureCount: num,
-    lastFailure: v.nullable(failure),
-    failingAutomations: v.array(failure),
-  }),
-  activationHealth: v.object({
-    overallStatus: v.picklist(["Complete", "Incomplete"]),
-    items: v.array(
-      v.object({ key: v.string(), label: v.string(), status: v.picklist(["Complete", "Incomplete"]), detail: v.string(), actionHref: v.string() }),
-    ),
-  }),
-  needsAttention: v.array(
-    v.object({ severity: v.picklist(["Critical", "Warning", "Info"]), title: v.string(), detail: v.string(), actionHref: v.string(), actionText: v.string() }),
-  ),
-  generatedAt: time,
-});
-export type AnalyticsReport = v.InferOutput<typeof AnalyticsReportSchema>;
 
 const minuteMs = 60_000;
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
@@ -157,47 +66,6 @@ export function bucketRow(bucket: Bucket, counters: Counters, histogram?: Histog
 }
 
 /** The automation fields analytics shows (read with a projection, not the full definitions). */
-interface AutomationSummary {
-  id: string;
-  name: string;
-  enabled: boolean;
-  lastRunStatus: string | null;
-  lastRunAt: string | null;
-  lastRunError: string | null;
-}
-
-async function automationSummaries(organizationId: string): Promise<AutomationSummary[]> {
-  const items = await prefixItems(organizationId, keys.automationPrefix(organizationId).skPrefix, {
-    ProjectionExpression: "id, #name, enabled, lastRunStatus, lastRunAt, lastRunError",
-    ExpressionAttributeNames: { "#name": "name" },
-  });
-  return items.map((item) => ({
-    id: String(item.id),
-    name: String(item.name),
-    enabled: item.enabled === true,
-    lastRunStatus: (item.lastRunStatus as string | null) ?? null,
-    lastRunAt: (item.lastRunAt as string | null) ?? null,
-    lastRunError: (item.lastRunError as string | null) ?? null,
-  }));
-}
-
-async function sourceNames(organizationId: string): Promise<{ id: string; name: string }[]> {
-  const items = await prefixItems(organizationId, keys.sourcePrefix(organizationId).skPrefix, {
-    ProjectionExpression: "id, #name",
-    ExpressionAttributeNames: { "#name": "name" },
-  });
-  return items.map((item) => ({ id: String(item.id), name: String(item.name) }));
-}
-
-async function phoneNumberCount(organizationId: string): Promise<number> {
-  return (await prefixItems(organizationId, keys.phoneNumberPrefix(organizationId).skPrefix, { ProjectionExpression: "sk" })).length;
-}
-
-/** Conversations with unread inbound messages (the unread index kept by core/analytics/rollups). */
-async function unreadIndex(organizationId: string) {
-  const items = await prefixItems(organizationId, keys.analyticsUnread(organizationId, "").sk);
-  return items.map((item) => ({ unreadCount: Number(item.unreadCount ?? 0), oldestUnreadAt: String(item.oldestUnreadAt ?? "") }));
-}
 
 async function milestones(organizationId: string): Promise<{ firstDeliveredAt?: string; firstSourcedLeadAt?: string }> {
   const { Item } = await table.get({ Key: keys.analyticsMilestones(organizationId) });
@@ -214,10 +82,10 @@ async function gather(actor: Actor, range: TimeRange, now: number) {
     rangeFigures(organizationId, previousRange(range), granularity, { leadsOnly: true }),
     leadFacts(organizationId, recent),
     Billing.wallet(organizationId),
-    automationSummaries(organizationId),
-    sourceNames(organizationId),
-    phoneNumberCount(organizationId),
-    unreadIndex(organizationId),
+    Automations.summaries(organizationId),
+    Sources.names(organizationId),
+    PhoneNumbers.count(organizationId),
+    UnreadConversations.waiting(organizationId),
     milestones(organizationId),
     WebhookEndpoints.all(organizationId),
   ]);
@@ -498,3 +366,4 @@ export async function bucketRows(organizationId: string, range: TimeRange): Prom
   const figures: RangeFigures = await rangeFigures(organizationId, range, granularityOf(range), { bucketHistograms: true });
   return figures.buckets.map(({ bucket, counters, histogram }) => bucketRow(bucket, counters, histogram));
 }
+export { AnalyticsReportSchema, type AnalyticsReport } from "#core/analytics/report-schema";

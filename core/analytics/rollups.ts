@@ -1,4 +1,3 @@
-import { table } from "#core/db/items";
 import type { TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import { dayBucket, hourBucket, weekBucket } from "#core/analytics/range";
@@ -154,9 +153,4 @@ export function leadItem(organizationId: string, lead: { leadId: string; sourceI
   };
 }
 
-/** Talk seconds of a completed call, from the call record (event records carry no duration). */
-export async function callSeconds(organizationId: string, callId: string): Promise<number> {
-  const { Item } = await table.get({ Key: keys.call(organizationId, callId), ProjectionExpression: "#d", ExpressionAttributeNames: { "#d": "duration" } });
-  const duration = Number(Item?.duration ?? 0);
-  return Number.isFinite(duration) && duration > 0 ? Math.round(duration) : 0;
-}
+export { talkSeconds as callSeconds } from "#core/calls/duration";

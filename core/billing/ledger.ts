@@ -1,11 +1,10 @@
-import * as v from "valibot";
+/** The ledger: one entry per movement of money, written in the same transaction as the wallet change it explains, and its list. */
 import { type LedgerEntry } from "#core/billing/schemas";
 import { toUnits } from "#core/billing/prices";
 import { type TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import { indexOrder, keyOrder, type ListResource, listQuerySchema } from "#core/db/list";
 import { newId } from "#core/shared/ids";
-import * as Money from "#core/shared/money";
 
 
 export const ledgerResource: ListResource<LedgerEntry> = {

@@ -1,3 +1,4 @@
+/** Top-ups and the payments that credit them: the records that make each card payment credit the wallet exactly once. */
 import * as v from "valibot";
 import { reconcileSuspension } from "#core/billing/payment-reversals";
 import { type PaymentEventOutcome } from "#core/billing/payments";
@@ -7,7 +8,6 @@ import { table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { logger } from "#core/observability/index";
 import { nowIso, timestamp } from "#core/shared/ids";
-import * as Money from "#core/shared/money";
 
 
 /**

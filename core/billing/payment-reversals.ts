@@ -1,4 +1,4 @@
-import * as v from "valibot";
+/** Money the payment provider takes back (refunds, disputes) and the wallet suspension that follows it. */
 import { type PaymentEventOutcome } from "#core/billing/payments";
 import { type PaidPayment } from "#core/billing/payment-records";
 import { Billing, BALANCE_FLOOR, fromUnits, toUnits, type TransactItem } from "#core/billing/index";
@@ -6,7 +6,6 @@ import { fromMinorUnits, type Stripe } from "#core/billing/stripe";
 import { conditionally, table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { nowIso } from "#core/shared/ids";
-import * as Money from "#core/shared/money";
 
 
 /** Why a wallet was suspended by a payment event; only these suspensions lift by themselves. */

@@ -1,4 +1,4 @@
-import * as v from "valibot";
+/** Holds on the wallet: reserved while a message or call is under way, then settled (charged) or released, once. */
 import { ledgerEntry, ledgerPut } from "#core/billing/ledger";
 import { floorUnits, storedWallet, refusal, storedPrices, walletChange, requireCover } from "#core/billing/wallet-store";
 import { type BillingOutcome, type StoredReservation, type ReserveInput, type SettleInput, type LedgerEntry, type ChargeInput, WalletRefusedError } from "#core/billing/schemas";
@@ -7,7 +7,6 @@ import { fromUnits, toUnits } from "#core/billing/prices";
 import { transact, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import { nowIso } from "#core/shared/ids";
-import * as Money from "#core/shared/money";
 
 
 /** How long after a hold is taken (and then between looks) the hold sweeper checks that its owner still needs it. */

@@ -1,3 +1,4 @@
+/** The shapes billing answers and takes (wallet, ledger entry, wallet settings), its statuses, and the 402 a refused charge raises. */
 import * as v from "valibot";
 import { PriceListSchema } from "#core/billing/prices";
 import { type TransactItem } from "#core/db/transact";

@@ -1,4 +1,4 @@
-import * as v from "valibot";
+/** The wallet item: opened with the trial credit on first use, changed only together with a ledger entry, never below the floor. */
 import { ledgerEntry, ledgerPut } from "#core/billing/ledger";
 import { type LedgerEntry, type StoredWallet, type WalletStatus, WalletRefusedError, type Wallet } from "#core/billing/schemas";
 import { table } from "#core/db/items";

@@ -1,5 +1,6 @@
 import { abandon, dispatch, place } from "#core/calls/placement";
-import { fromId, listByPhone } from "#core/calls/queries";
+import { find, fromId, listByPhone } from "#core/calls/queries";
+import { dueShards } from "#core/calls/store";
 import { dialResult, inbound, statusCallback } from "#core/calls/webhooks";
 
 export type { Call, PlaceCallRequest, StatusChange } from "#core/calls/model";
@@ -14,6 +15,9 @@ export { CALL_SWEEP_GRACE_MINUTES, applyStatus, billFinalCall, callDeadline } fr
  * (core/calls/lifecycle), reads (core/calls/queries).
  */
 export const Calls = {
+  find,
+  /** The shards of the due-call index (operator diagnostics). */
+  dueShards,
   place,
   fromId,
   listByPhone,

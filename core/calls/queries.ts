@@ -41,6 +41,12 @@ const listResource: ListResource<Call> = {
 /** Body of the list operation: the paging query with this list's field names as enums. */
 export const ListCallEventsSchema = listQuerySchema(listResource);
 
+/** A call of the organization, read consistently; undefined when absent. */
+export async function find(organizationId: string, callId: string): Promise<Call | undefined> {
+  const stored = await readCall(organizationId, callId);
+  return stored ? toCall(stored) : undefined;
+}
+
 export async function fromId(actor: Actor, callId: string): Promise<Call> {
   const call = await readCall(actor.organizationId, callId);
   if (!call) throw new NotFoundError("Call", callId);

@@ -18,6 +18,7 @@ import {
   type ScanCommandInput,
   type UpdateCommandInput,
 } from "@aws-sdk/lib-dynamodb";
+import { keys } from "#core/db/keys";
 import { db, tableName } from "#core/db/client";
 import { accessPatterns, type AccessPattern } from "#core/db/indexes";
 

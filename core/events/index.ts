@@ -1,9 +1,10 @@
 import { ulid } from "ulid";
+import { queryPages, type QueryInput } from "#core/db/query";
 import type { EventType } from "#core/events/types";
 import * as v from "valibot";
 import { Transaction } from "#core/db/transact";
-import { table } from "#core/db/items";
-import { entities, keys } from "#core/db/keys";
+import { table, getItem } from "#core/db/items";
+import { entities, keys, createdWithin } from "#core/db/keys";
 import { directions, senderSelectionReasons, timelineTypes, trafficTypes } from "#core/shared/enums";
 import { nowIso, timestamp, wholeNumber } from "#core/shared/ids";
 import { countMetric, currentCorrelationId } from "#core/observability/index";
@@ -117,6 +118,36 @@ export async function recordEvent(organizationId: string, input: EventRecordInpu
 
 export const Events = {
   record: recordEvent,
+
+  /** One event record of the organization; undefined when absent. */
+  async find(organizationId: string, eventId: string): Promise<EventRecord | undefined> {
+    const item = await getItem(keys.event(organizationId, eventId));
+    return item ? toEventRecord(item) : undefined;
+  },
+
+  /**
+   * The organization's events created in [fromMs, toMs], oldest first, a page
+   * at a time (event ids are ULIDs of their time, so this is one key range).
+   * `query` narrows what each page carries (a filter, a projection).
+   */
+  createdWithin(
+    organizationId: string,
+    fromMs: number,
+    toMs: number,
+    query: Pick<QueryInput, "FilterExpression" | "ProjectionExpression" | "ExpressionAttributeNames"> & { ExpressionAttributeValues?: Record<string, unknown> } = {},
+  ): AsyncGenerator<EventRecord[]> {
+    const { pk, skPrefix } = keys.eventPrefix(organizationId);
+    const { lower, upper } = createdWithin(skPrefix, fromMs, toMs);
+    return mapPages(
+      queryPages({
+        ...query,
+        KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
+        ExpressionAttributeValues: { ...query.ExpressionAttributeValues, ":pk": pk, ":lower": lower, ":upper": upper },
+        ScanIndexForward: true,
+      }),
+      (items) => items.map(toEventRecord),
+    );
+  },
   /**
    * The one way to record an event inside a transaction: adds its put (never
    * overwriting: an id fixed by the producer makes a repeat fail the
@@ -150,4 +181,8 @@ function eventRecorded(organizationId: string, event: EventRecord): void {
 /** A stored item (or input) in the listed shape, every absent field null. */
 export function toEventRecord(item: Record<string, unknown>): EventRecord {
   return Object.fromEntries(fieldNames.map((name) => [name, item[name] ?? null])) as EventRecord;
+}
+
+async function* mapPages<T, U>(pages: AsyncGenerator<T>, map: (page: T) => U): AsyncGenerator<U> {
+  for await (const page of pages) yield map(page);
 }

@@ -1,4 +1,5 @@
 import { JwtVerifier } from "aws-jwt-verify";
+import { keys } from "#core/db/keys";
 import { config } from "#core/config";
 import { UnauthorizedError } from "#core/errors";
 import { Organizations } from "#core/organizations/index";

@@ -1,3 +1,4 @@
+import { assignLeadFields } from "#core/leads/assign";
 import { transact, TransactionConditionFailed } from "#core/db/transact";
 import { indexOf } from "#core/db/indexes";
 import { table } from "#core/db/items";
@@ -149,6 +150,29 @@ export interface IntakeResult {
 
 /** Leads of an organization: intake, reads and listing. Processing lives in core/leads/processing. */
 export const Leads = {
+  /** The newest lead with this phone number, if any (leads by phone). */
+  async idByPhone(organizationId: string, e164: string): Promise<string | undefined> {
+    const key = keys.leadsByPhone(organizationId, e164);
+    const { Items } = await table.query({
+      index: "leadsByPhone",
+      KeyConditionExpression: "gsi2pk = :pk AND begins_with(gsi2sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": key.gsi2pk, ":prefix": key.gsi2sk },
+      ScanIndexForward: false,
+      Limit: 1,
+    });
+    return Items?.[0]?.id as string | undefined;
+  },
+
+  /** What the analytics counting needs of a lead (its source, price and processing status); undefined when gone. */
+  async countingFacts(organizationId: string, leadId: string): Promise<{ sourceId: string | null; price: string | undefined; processingStatus: string } | undefined> {
+    const { Item } = await table.get({ Key: keys.lead(organizationId, leadId), ProjectionExpression: "sourceId, metadata.price, processingStatus", ConsistentRead: true });
+    if (!Item) return undefined;
+    const price = (Item.metadata as { price?: string } | undefined)?.price;
+    return { sourceId: (Item.sourceId as string | null) ?? null, price, processingStatus: String(Item.processingStatus) };
+  },
+
+  assignFields: (organizationId: string, lead: Lead, fields: Record<string, string | number | boolean | null>) => assignLeadFields(organizationId, lead, fields),
+
   /**
    * Stores a lead as Pending and queues it for processing. The answer means the
    * lead is durably stored: the write happens first; if the queue message then

@@ -1,5 +1,3 @@
-import { table } from "#core/db/items";
-import { keys } from "#core/db/keys";
 import { recordLeadConsent, type ConsentChange } from "#core/leads/consent";
 import { Leads } from "#core/leads/index";
 import { ValidationError } from "#core/errors";
@@ -24,18 +22,8 @@ export const Contacts = {
     };
   },
 
-  /** The newest lead with this phone number, if any (gsi2, leads by phone). */
-  async leadIdByPhone(organizationId: string, e164: string): Promise<string | undefined> {
-    const key = keys.leadsByPhone(organizationId, e164);
-    const { Items } = await table.query({
-      index: "leadsByPhone",
-      KeyConditionExpression: "gsi2pk = :pk AND begins_with(gsi2sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": key.gsi2pk, ":prefix": key.gsi2sk },
-      ScanIndexForward: false,
-      Limit: 1,
-    });
-    return Items?.[0]?.id as string | undefined;
-  },
+  /** The newest lead with this phone number, if any. */
+  leadIdByPhone: (organizationId: string, e164: string) => Leads.idByPhone(organizationId, e164),
 
   /**
    * Who a message or a call goes to: the lead's phone (400 at `leadId` when the

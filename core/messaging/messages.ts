@@ -1,4 +1,6 @@
 import "#core/messaging/queue";
+import { encodeTime } from "ulid";
+import { queryPages } from "#core/db/query";
 import { table } from "#core/db/items";
 import { actorId, type Actor } from "#core/auth/actor";
 import { entities, keys } from "#core/db/keys";
@@ -10,7 +12,7 @@ import type { Message, SendMessageRequest } from "#core/messaging/model";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { countSegments } from "#core/shared/segments";
 import { messageLifecycle, type MessageStatus } from "#core/shared/status";
-import { dueAttributes, readMessage } from "#core/messaging/store";
+import { dueAttributes, readMessage, dueShards } from "#core/messaging/store";
 import { MessagingEvents, type MessagingEventType } from "#core/messaging/timeline";
 import { publish } from "#core/queue/events";
 import { newId, nowIso } from "#core/shared/ids";
@@ -37,6 +39,25 @@ export const eventTypeOfStatus: Record<MessageStatus, MessagingEventType> = {
 
 /** Outbound and inbound SMS/MMS of the organization. */
 export const Messages = {
+  /** A message of the organization, read consistently; undefined when absent. */
+  find: readMessage,
+  /** The shards of the due-message index (operator diagnostics count what waits in them). */
+  dueShards,
+
+  /** Whether the contact of `conversationId` wrote in (an inbound message) at or after `since` (message ids are ULIDs, so a key range). */
+  async hasInboundSince(organizationId: string, conversationId: string, since: string): Promise<boolean> {
+    const { gsi1pk, gsi1sk } = keys.messagesByConversation(organizationId, conversationId);
+    for await (const page of queryPages({
+      index: "messagesByConversation",
+      KeyConditionExpression: "gsi1pk = :pk AND gsi1sk >= :from",
+      FilterExpression: "direction = :inbound",
+      ExpressionAttributeValues: { ":pk": gsi1pk, ":from": `${gsi1sk}${encodeTime(Date.parse(since), 10)}`, ":inbound": "Inbound" },
+    })) {
+      if (page.length > 0) return true;
+    }
+    return false;
+  },
+
   /**
    * `POST /messages`: validates the recipient and sender, stores the message
    * `Pending` and hands it to the outbound queue. Sender choice, compliance,

@@ -7,7 +7,7 @@ import { PhoneNumberFees } from "#core/billing/number-fees";
 import { entities, keys } from "#core/db/keys";
 import { conditionally, table } from "#core/db/items";
 import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
-import { queryAll } from "#core/db/query";
+import { queryAll, prefixItems } from "#core/db/query";
 import { config } from "#core/config";
 import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
 import { MessagingEvents } from "#core/messaging/timeline";
@@ -111,6 +111,11 @@ export interface NumberRoute {
 
 /** Phone numbers the organization owns at the provider, used as senders. */
 export const PhoneNumbers = {
+  /** How many numbers the organization holds. */
+  async count(organizationId: string): Promise<number> {
+    return (await prefixItems(organizationId, keys.phoneNumberPrefix(organizationId).skPrefix, { ProjectionExpression: "sk" })).length;
+  },
+
   /**
    * Adds a number; a number already routed to an organization (this or another)
    * is a 409, a wallet that cannot pay its first month (or is suspended) a 402.

@@ -1,13 +1,14 @@
+import { type Call } from "#core/calls/model";
+import { Calls } from "#core/calls/index";
+import { Messages } from "#core/messaging/messages";
 import { Billing, HOLD_CHECK_AFTER_MS, holdCheckEntry, holdShards, TransactionConditionFailed, type BillingOutcome } from "#core/billing/index";
 import { billFinalCall } from "#core/calls/lifecycle";
-import { readCall, toCall } from "#core/calls/store";
 import { conditionally, table } from "#core/db/items";
 import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";
 import { recordEvent } from "#core/events/index";
 import { settleMessage } from "#core/messaging/billing-seam";
 import { callLifecycle, messageLifecycle } from "#core/shared/status";
-import { readMessage } from "#core/messaging/store";
 
 export interface HoldSweepResult {
   /** Holds whose owner was final: settled as its final status says (charged or released). */
@@ -88,23 +89,23 @@ async function sweepHold(organizationId: string, reservationId: string, ownerTyp
 
 async function ownerOf(organizationId: string, id: string, ownerType: string): Promise<Owner> {
   if (ownerType === "Message") {
-    const message = await readMessage(organizationId, id);
+    const message = await Messages.find(organizationId, id);
     if (!message) return { kind: "gone" };
     // Unknown is not final, but it is where a message's hold is settled (charged).
     if (!messageLifecycle.isFinal(message.status) && message.status !== "Unknown") return { kind: "waiting" };
     return { kind: "final", settle: () => settleMessage(organizationId, message) };
   }
   if (ownerType === "Call") {
-    const stored = await readCall(organizationId, id);
-    if (!stored) return { kind: "gone" };
-    if (!callLifecycle.isFinal(stored.status)) return { kind: "waiting" };
-    return { kind: "final", settle: () => settleFinalCall(organizationId, toCall(stored)) };
+    const call = await Calls.find(organizationId, id);
+    if (!call) return { kind: "gone" };
+    if (!callLifecycle.isFinal(call.status)) return { kind: "waiting" };
+    return { kind: "final", settle: () => settleFinalCall(organizationId, call) };
   }
   return { kind: "waiting" };
 }
 
 /** Commits the billing a final call's status write would have made (its own fields are already final). */
-async function settleFinalCall(organizationId: string, call: ReturnType<typeof toCall>): Promise<BillingOutcome | undefined> {
+async function settleFinalCall(organizationId: string, call: Call): Promise<BillingOutcome | undefined> {
   const { fields, items } = await billFinalCall(organizationId, call);
   if (items.length === 0) return undefined;
   try {

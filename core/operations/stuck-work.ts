@@ -1,9 +1,9 @@
+import { Calls } from "#core/calls/index";
+import { Messages } from "#core/messaging/messages";
 import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";
-import { dueShards as callDueShards } from "#core/calls/store";
 import { pendingShards } from "#core/leads/index";
 import { sweepAfterMs } from "#core/leads/processing";
-import { dueShards as messageDueShards } from "#core/messaging/store";
 
 /** How much of one kind of work is stuck, and for how long the oldest has been. */
 export interface StuckCount {
@@ -34,8 +34,8 @@ export async function stuckWork(now = new Date()): Promise<StuckWork> {
       new Date(now.getTime() - sweepAfterMs),
       now,
     ),
-    countDue(messageDueShards.map((shard) => keys.dueMessage(shard, "", "", "").gsi3pk), now, now, (item) => String(item.dueKind ?? "Unknown")),
-    countDue(callDueShards.map((shard) => keys.dueCall(shard, "", "", "").gsi3pk), now, now),
+    countDue(Messages.dueShards.map((shard) => keys.dueMessage(shard, "", "", "").gsi3pk), now, now, (item) => String(item.dueKind ?? "Unknown")),
+    countDue(Calls.dueShards.map((shard) => keys.dueCall(shard, "", "", "").gsi3pk), now, now),
   ]);
   const counts = ({ count, oldestAgeSeconds }: StuckCount): StuckCount => ({ count, oldestAgeSeconds });
   return { leadsPending: counts(leadsPending), messagesPastDeadline: messages, callsHoldingMoneyPastDeadline: counts(callsHoldingMoneyPastDeadline) };

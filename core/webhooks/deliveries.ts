@@ -1,13 +1,12 @@
 import * as v from "valibot";
+import { logAttempt, send } from "#core/webhooks/send";
 import type { Actor } from "#core/auth/actor";
-import { egressFetch, privateTargetCause } from "#core/automations/runs/egress";
 import { conditionally, table } from "#core/db/items";
 import { dueEntries } from "#core/db/due";
 import { createdWithin, entities, keys } from "#core/db/keys";
 import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
-import { queryPages } from "#core/db/query";
 import { NotFoundError, ValidationError } from "#core/errors";
-import { toEventRecord } from "#core/events/index";
+import { toEventRecord, Events } from "#core/events/index";
 import { toLead } from "#core/leads/index";
 import { envelope, publishAll, type Envelope } from "#core/queue/events";
 import { newId, nowIso } from "#core/shared/ids";
@@ -16,7 +15,6 @@ import { pingEventType, webhookTypeOf } from "#core/webhooks/catalogue";
 import { retryScheduleSeconds, webhooksConfig } from "#core/webhooks/config";
 import { WebhookEndpoints, type StoredEndpoint } from "#core/webhooks/endpoints";
 import { eventPayload, leadReceivedPayload, messageIdOfEvent, type WebhookPayload } from "#core/webhooks/payloads";
-import { signatureHeader } from "#core/webhooks/signing";
 
 /** One attempt to send one message to one endpoint; redelivered queue messages of the same attempt are recognised. */
 export interface DeliverMessage {
@@ -35,7 +33,7 @@ declare module "#core/queue/events" {
 
 export const maxAttempts = retryScheduleSeconds.length + 1;
 /** Deliveries and their attempt log are kept this long. */
-const retentionSeconds = 30 * 24 * 3600;
+export const retentionSeconds = 30 * 24 * 3600;
 /** A claimed attempt older than this is taken over by a redelivered message (the worker died mid-send). */
 const leaseMs = webhooksConfig.attemptTimeoutMs * 3;
 /** Retries re-published with an SQS delay are also in the due index this much later, in case the message is lost. */
@@ -114,7 +112,7 @@ function attemptsQuery(organizationId: string, endpointId: string) {
   return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix }, ScanIndexForward: false };
 }
 
-type Trigger = "Event" | "Replay" | "Test";
+export type Trigger = "Event" | "Replay" | "Test";
 
 /** Webhook deliveries: fan-out from recorded events, signed sends with retries, replay, test pings and the delivery log. */
 export const WebhookDeliveries = {
@@ -221,11 +219,11 @@ export const WebhookDeliveries = {
     const endpoint = await WebhookEndpoints.stored(actor.organizationId, endpointId);
     if (!endpoint) throw new NotFoundError("Webhook endpoint", endpointId);
     if ("eventId" in request) {
-      const { Item } = await table.get({ Key: keys.event(actor.organizationId, request.eventId) });
-      const type = Item ? webhookTypeOf(String(Item.eventType)) : undefined;
-      if (!Item) throw new NotFoundError("Event", request.eventId);
-      if (!type) throw new ValidationError("This event type is not delivered by webhooks.", [{ pointer: "/eventId", detail: `${String(Item.eventType)} has no webhook type (GET /webhook-event-types).` }]);
-      const queued = await createDelivery(actor.organizationId, endpointId, await eventPayload(actor.organizationId, type, toEventRecord(Item)), "Replay");
+      const event = await Events.find(actor.organizationId, request.eventId);
+      if (!event) throw new NotFoundError("Event", request.eventId);
+      const type = webhookTypeOf(event.eventType);
+      if (!type) throw new ValidationError("This event type is not delivered by webhooks.", [{ pointer: "/eventId", detail: `${event.eventType} has no webhook type (GET /webhook-event-types).` }]);
+      const queued = await createDelivery(actor.organizationId, endpointId, await eventPayload(actor.organizationId, type, event), "Replay");
       await publishAll("webhookDeliveries", [{ envelope: queued! }]);
       return { replayed: 1, continueFrom: null };
     }
@@ -362,124 +360,12 @@ async function scheduleRetry(organizationId: string, next: DeliverMessage, at: D
   if (viaQueue) await publishAll("webhookDeliveries", [{ envelope: envelope("webhook.deliver", organizationId, next), delaySeconds: Math.floor(delayMs / 1000) }]);
 }
 
-interface SendOutcome {
-  succeeded: boolean;
-  httpStatus: number | null;
-  latencyMs: number | null;
-  responseBody: string | null;
-  errorKind: AttemptErrorKind | null;
-  errorMessage: string | null;
-}
-
-/** POSTs the payload signed per Standard Webhooks, through the SSRF-pinned egress; never follows redirects. */
-async function send(endpoint: StoredEndpoint, messageId: string, payload: string): Promise<SendOutcome> {
-  const timestamp = Math.floor(Date.now() / 1000);
-  const secrets = [endpoint.secret];
-  if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && Date.parse(endpoint.previousSecretExpiresAt) > Date.now()) secrets.push(endpoint.previousSecret);
-  const started = performance.now();
-  try {
-    const response = await egressFetch(
-      endpoint.url,
-      {
-        method: "POST",
-        redirect: "manual",
-        signal: AbortSignal.timeout(webhooksConfig.attemptTimeoutMs),
-        headers: {
-          "content-type": "application/json",
-          "user-agent": "LeadMessagingAPI-Webhooks/1.0",
-          "webhook-id": messageId,
-          "webhook-timestamp": String(timestamp),
-          "webhook-signature": signatureHeader(secrets, messageId, timestamp, payload),
-        },
-        body: payload,
-      },
-      webhooksConfig.allowPrivateTargets,
-    );
-    const responseBody = await readCapped(response.body, webhooksConfig.responseBodyCap);
-    const latencyMs = Math.round(performance.now() - started);
-    const succeeded = response.status >= 200 && response.status < 300;
-    return {
-      succeeded,
-      httpStatus: response.status,
-      latencyMs,
-      responseBody,
-      errorKind: succeeded ? null : "HttpStatus",
-      errorMessage: succeeded ? null : `The receiver answered ${response.status}.`,
-    };
-  } catch (error) {
-    const latencyMs = Math.round(performance.now() - started);
-    const blocked = privateTargetCause(error);
-    const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-    const errorKind: AttemptErrorKind = blocked ? "PrivateTarget" : timedOut ? "Timeout" : "ConnectionFailed";
-    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
-    const errorMessage = blocked ? blocked.message : timedOut ? `No answer within ${webhooksConfig.attemptTimeoutMs} ms.` : `${error instanceof Error ? error.message : String(error)}${cause}`;
-    return { succeeded: false, httpStatus: null, latencyMs, responseBody: null, errorKind, errorMessage: errorMessage.slice(0, 500) };
-  }
-}
-
-/** Reads at most `cap` bytes of a body, then stops reading (a huge or endless answer never holds the worker). */
-async function readCapped(body: ReadableStream<Uint8Array> | null, cap: number): Promise<string | null> {
-  if (!body) return null;
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < cap) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  const text = Buffer.concat(chunks).subarray(0, cap).toString("utf8");
-  return text === "" ? null : text;
-}
-
-async function logAttempt(
-  organizationId: string,
-  message: DeliverMessage,
-  attempt: Partial<SendOutcome> & { eventType: string; trigger: Trigger; succeeded: boolean; nextAttemptAt?: string | null },
-): Promise<void> {
-  const id = newId();
-  const entry: WebhookAttempt = {
-    id,
-    endpointId: message.endpointId,
-    messageId: message.messageId,
-    attempt: message.attempt,
-    attemptedAt: nowIso(),
-    httpStatus: null,
-    latencyMs: null,
-    responseBody: null,
-    errorKind: null,
-    errorMessage: null,
-    nextAttemptAt: null,
-    ...attempt,
-  };
-  await table.put({
-    Item: {
-      ...keys.webhookAttempt(organizationId, message.endpointId, id),
-      entity: entities.webhookAttempt,
-      organizationId,
-      ...Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== null)),
-      expiresAt: Math.floor(Date.now() / 1000) + retentionSeconds,
-    },
-  });
-}
-
 async function replaySince(organizationId: string, endpoint: StoredEndpoint, since: string): Promise<ReplayResult> {
-  const { lower, upper } = createdWithin(keys.eventPrefix(organizationId).skPrefix, Date.parse(since), Date.now());
   const messages: Envelope[] = [];
   let continueFrom: string | null = null;
   let last: string | undefined;
-  scan: for await (const items of queryPages({
-    KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
-    ExpressionAttributeValues: { ":pk": keys.eventPrefix(organizationId).pk, ":lower": lower, ":upper": upper },
-    ScanIndexForward: true,
-  })) {
-    for (const item of items) {
-      const event = toEventRecord(item);
+  scan: for await (const events of Events.createdWithin(organizationId, Date.parse(since), Date.now())) {
+    for (const event of events) {
       const type = webhookTypeOf(event.eventType);
       if (!type || (endpoint.enabledEventTypes !== "all" && !endpoint.enabledEventTypes.includes(type))) continue;
       if (messages.length === replayBatch) {

@@ -3,7 +3,7 @@
  * (`effectId`) before it is created, so a redelivered or retried step finds the message it already made instead of
  * sending a second one. Outcomes tell the engine whether the step is done, must wait, retry later, or failed.
  */
-import { table, isConditionFailed } from "#core/db/items";
+import { isConditionFailed } from "#core/db/items";
 import { systemActor } from "#core/auth/actor";
 import { jsonStringEncode, minutesOfDay, renderTemplate, webhookSignature, webhookSignatureHeader, webhookTimestampHeader, type Action } from "#core/automations/definition";
 import { runsConfig } from "#core/automations/runs/config";
@@ -14,17 +14,14 @@ import { leadValue } from "#core/automations/runs/evaluate";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { WalletRefusedError } from "#core/billing/index";
 import { Calls } from "#core/calls/index";
-import { keys } from "#core/db/keys";
 import { DomainError } from "#core/errors";
-import { leadOrderSets, type Lead } from "#core/leads/index";
+import { type Lead, Leads } from "#core/leads/index";
 import { Conversations } from "#core/messaging/conversations";
-import { enqueue, newMessage } from "#core/messaging/messages";
+import { enqueue, newMessage, Messages } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
-import { readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/suppressions/index";
-import { nowIso } from "#core/shared/ids";
 
 export interface ActionContext {
   run: StoredRun;
@@ -98,7 +95,7 @@ async function sendMessage(
   const phone = lead?.contact.phone?.number;
   if (!lead) return { kind: "failed", error: "The run has no lead to send to." };
   if (!phone) return { kind: "failed", error: "The lead has no phone number." };
-  let message = await readMessage(run.organizationId, context.effectId);
+  let message = await Messages.find(run.organizationId, context.effectId);
   const input = { to: phone, ...(template ? { body: renderTemplate(template, lookupIn(context), { fallback }) } : {}), mediaUrls };
   if (!message) {
     const sender = fromPhoneNumberId ? await PhoneNumbers.find(run.organizationId, fromPhoneNumberId) : undefined;
@@ -152,7 +149,7 @@ async function createMessage(
     return message;
   } catch (error) {
     if (!(isConditionFailed(error))) throw error;
-    return (await readMessage(run.organizationId, context.effectId)) ?? message;
+    return (await Messages.find(run.organizationId, context.effectId)) ?? message;
   }
 }
 
@@ -255,42 +252,12 @@ async function httpRequest(context: ActionContext, settings: HttpSettings): Prom
   return { kind: "failed", error: attempt > 0 ? `${error} Gave up after ${attempt + 1} attempts.` : error, output, input };
 }
 
-const objectFields = new Set(["contact.streetAddress", "metadata.sourceMetadata"]);
-const valueObjects = new Set(["customer.gender", "customer.maritalStatus", "customer.employmentType"]);
-
-/** Writes fixed values into the lead: plain fields one by one, nested objects merged and written whole. */
+/** Writes fixed values into the lead (core/leads owns how: plain fields one by one, nested objects merged). */
 async function updateLead(context: ActionContext, fields: Record<string, string | number | boolean | null>): Promise<ActionOutcome> {
   const { lead, run } = context;
   if (!lead) return { kind: "failed", error: "The run has no lead to update." };
-  const names: Record<string, string> = {};
-  const modifiedAt = nowIso();
-  const values: Record<string, unknown> = { ":modifiedAt": modifiedAt };
-  const assignments = new Map<string, unknown>();
-  for (const [path, value] of Object.entries(fields)) {
-    const [root = "", field = "", ...rest] = path.split(".");
-    const top = `${root}.${field}`;
-    if (objectFields.has(top) && rest.length > 0) {
-      const current = (assignments.get(top) ?? (lead as unknown as Record<string, Record<string, unknown>>)[root]?.[field] ?? {}) as Record<string, unknown>;
-      assignments.set(top, { ...current, [rest.join(".")]: value });
-    } else if (valueObjects.has(top)) {
-      assignments.set(top, value === null ? null : { value: String(value) });
-    } else assignments.set(top, value);
-  }
-  const sets = [...assignments].map(([path, value], index) => {
-    const [root = "", field = ""] = path.split(".");
-    names[`#r${index}`] = root;
-    names[`#f${index}`] = field;
-    values[`:v${index}`] = value;
-    return `#r${index}.#f${index} = :v${index}`;
-  });
-  await table.update({
-    Key: keys.lead(run.organizationId, lead.id),
-    UpdateExpression: `SET ${[...sets, ...leadOrderSets(run.organizationId, lead, assignments, modifiedAt, values)].join(", ")}`,
-    ConditionExpression: "attribute_exists(pk)",
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  });
-  return { kind: "succeeded", output: { updated: Object.fromEntries(assignments) }, input: { fields } };
+  const updated = await Leads.assignFields(run.organizationId, lead, fields);
+  return { kind: "succeeded", output: { updated }, input: { fields } };
 }
 
 async function addToSuppression(context: ActionContext, reason: string | undefined): Promise<ActionOutcome> {

@@ -5,11 +5,11 @@
  * next message. Waits and retries are delayed messages (SQS, up to 15 minutes) backed by the due index, which the
  * sweep reads for longer waits and for steps whose message was lost.
  */
-import { type AutomationEventType } from "#core/automations/runs/model";
+import { endEvent } from "#core/automations/runs/end-event";
+import { Messages } from "#core/messaging/messages";
 import { Transaction } from "#core/db/transact";
-import { Events, type EventRecordInput } from "#core/events/index";
+import { Events } from "#core/events/index";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
-import { encodeTime, ulid } from "ulid";
 import "#core/automations/runs/queue";
 import type { Automation } from "#core/automations/index";
 import type { Trigger } from "#core/automations/definition";
@@ -18,8 +18,6 @@ import type { EvaluationContext } from "#core/automations/runs/evaluate";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { routeFrom, type Definition, type Route } from "#core/automations/runs/route";
 import { isFinal, noteLastRun, RunStore, StaleRunError, storedAutomation, Versions } from "#core/automations/runs/store";
-import { keys } from "#core/db/keys";
-import { queryPages } from "#core/db/query";
 import { Leads, type Lead } from "#core/leads/index";
 import { Conversations } from "#core/messaging/conversations";
 import { Organizations } from "#core/organizations/index";
@@ -81,16 +79,7 @@ async function hasReplied(organizationId: string, lead: Lead | undefined, since:
   const phone = lead?.contact.phone?.number;
   const conversation = phone ? await Conversations.byPhone(organizationId, phone) : undefined;
   if (!conversation) return false;
-  const { gsi1pk, gsi1sk } = keys.messagesByConversation(organizationId, conversation.id);
-  for await (const page of queryPages({
-    index: "messagesByConversation",
-    KeyConditionExpression: "gsi1pk = :pk AND gsi1sk >= :from",
-    FilterExpression: "direction = :inbound",
-    ExpressionAttributeValues: { ":pk": gsi1pk, ":from": `${gsi1sk}${encodeTime(Date.parse(since), 10)}`, ":inbound": "Inbound" },
-  })) {
-    if (page.length) return true;
-  }
-  return false;
+  return Messages.hasInboundSince(organizationId, conversation.id, since);
 }
 
 function newStep(seq: number, nodeId: string, kind: RunStep["kind"], type: string): RunStep {
@@ -139,44 +128,6 @@ function applyRoute(run: StoredRun, route: Route, at: string): StoredRun {
 
 function finish(run: StoredRun, status: StoredRun["status"], error: string | null, at: string): StoredRun {
   return { ...run, status, error, finishedAt: at, modifiedAt: at, currentNodeId: null, waitingUntil: null, cursorSeq: -1, effectId: null, leaseToken: null, leaseUntil: null };
-}
-
-const endEventTypes: Partial<Record<StoredRun["status"], AutomationEventType>> = {
-  Succeeded: "AutomationRunSucceeded",
-  Failed: "AutomationRunFailed",
-  Skipped: "AutomationRunSkipped",
-  Canceled: "AutomationRunCanceled",
-};
-
-/** The event record of an ended run (spec 2.5), with an id fixed by the run so a repeated write is refused. */
-function endEvent(run: StoredRun): EventRecordInput {
-  const at = run.finishedAt ?? run.modifiedAt;
-  const seed = Buffer.from(run.id);
-  let index = 0;
-  const id = ulid(Date.parse(at), () => (seed[index++ % seed.length]! % 32) / 32);
-  const failed = run.steps.findLast((step) => step.status === "Failed" || step.status === "Blocked");
-  const outcome = run.status === "Failed" ? ` failed${failed ? ` at ${failed.nodeId} (${failed.type})` : ""}: ${run.error ?? "unknown error"}` : ` ended ${run.status}${run.error ? `: ${run.error}` : "."}`;
-  return {
-    id,
-    createdAt: at,
-    eventType: endEventTypes[run.status] ?? "AutomationRunEnded",
-    eventCategory: "Automation",
-    timelineCategory: "Automation",
-    description: `Automation "${run.automationName}"${outcome}`,
-    summary: run.path.join(" → "),
-    ...(run.leadId ? { leadId: run.leadId } : {}),
-    relatedEntityType: "AutomationRun",
-    relatedEntityId: run.id,
-    status: run.status,
-    ...(run.error ? { statusReason: run.error } : {}),
-    ...(typeof failed?.output?.billingStatus === "string" ? { billingStatus: failed.output.billingStatus } : {}),
-    ...(typeof failed?.output?.complianceAction === "string" ? { complianceAction: failed.output.complianceAction } : {}),
-    ...(typeof failed?.output?.errorCode === "string" ? { errorCode: failed.output.errorCode } : {}),
-    retryCount: run.retryCount,
-    campaignId: `automation:${run.automationId}`,
-    createdBy: `automation:${run.automationId}`,
-    actorDisplayName: `Automation ${run.automationName}`,
-  };
 }
 
 /**

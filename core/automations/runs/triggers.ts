@@ -4,6 +4,7 @@
  * automation), then checked against the stored automation itself.
  */
 import "#core/automations/runs/queue";
+import { Messages } from "#core/messaging/messages";
 import type { ScheduleSettings, Trigger, TriggerType } from "#core/automations/definition";
 import { Engine, type TriggerEvent } from "#core/automations/runs/engine";
 import { storedAutomation } from "#core/automations/runs/store";
@@ -11,7 +12,6 @@ import { keys } from "#core/db/keys";
 import { queryAll } from "#core/db/query";
 import { Contacts } from "#core/messaging/contacts";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
-import { readMessage } from "#core/messaging/store";
 import { audienceLeadIds } from "#core/leads/audience";
 import { envelope, publishAll, type Envelope, type QueueMessages } from "#core/queue/events";
 import "#core/calls/queue";
@@ -87,7 +87,7 @@ export const triggerHandlers = {
   "message.failed": async (message: Envelope<"message.failed">) => {
     const data = message.data;
     const status = data.status === "Undelivered" ? "Undeliverable" : data.status;
-    const stored = await readMessage(message.organizationId, data.messageId);
+    const stored = await Messages.find(message.organizationId, data.messageId);
     await fanOut(message.organizationId, "MessageFailed", { id: message.id, type: message.type, leadId: data.leadId, data: { ...data } }, (trigger) => {
       const settings = trigger.settings as { statuses: string[]; phoneNumberIds?: string[] };
       return settings.statuses.includes(status) && within(settings.phoneNumberIds, stored?.fromPhoneNumberId);
