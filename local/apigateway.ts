@@ -1,21 +1,21 @@
 import { randomBytes } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from "aws-lambda";
 import { securityHeaders } from "#core/http/headers";
-import type { RouteDefinition } from "#stacks/definitions";
+import type { RouteEntry } from "#stacks/definitions";
 import { gatewayProblem } from "#core/http/problem";
 
 /** API Gateway HTTP API's request payload limit. */
 export const maxPayloadBytes = 10 * 1024 * 1024;
 
 export interface RouteMatch {
-  route: RouteDefinition;
+  route: RouteEntry;
   pathParameters: Record<string, string>;
 }
 
 type Segment = { kind: "static"; value: string } | { kind: "param"; name: string } | { kind: "greedy"; name: string };
 
 interface CompiledRoute {
-  route: RouteDefinition;
+  route: RouteEntry;
   segments: Segment[];
 }
 
@@ -26,7 +26,7 @@ const rank = { static: 0, param: 1, greedy: 2 } as const;
  * segment, `{name+}` the rest, and where several routes match the most specific
  * wins (a static segment beats a parameter, which beats a greedy parameter).
  */
-export function routeMatcher(routes: readonly RouteDefinition[]): (method: string, rawPath: string) => RouteMatch | undefined {
+export function routeMatcher(routes: readonly RouteEntry[]): (method: string, rawPath: string) => RouteMatch | undefined {
   const compiled: CompiledRoute[] = routes.map((route) => ({ route, segments: splitPath(route.path).map(toSegment) }));
   return (method, rawPath) => {
     const parts = splitPath(rawPath).map(safeDecode);

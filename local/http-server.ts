@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fallbackRoute, routes as definedRoutes, type RouteDefinition } from "#stacks/definitions";
+import { fallbackRoute, routes as definedRoutes, type RouteEntry } from "#stacks/definitions";
 import {
   fromApiGatewayResult,
   gatewayError,
@@ -22,7 +22,7 @@ export interface HttpServerOptions {
   /** 0 picks a free port. */
   port?: number;
   host?: string;
-  routes?: readonly RouteDefinition[];
+  routes?: readonly RouteEntry[];
   fallback?: { routeKey: string; handler: string };
   /** Served at `GET /.well-known/jwks.json` (local only: the key set user tokens are signed with). */
   jwks?: unknown;

@@ -148,103 +148,115 @@ export interface HandlerDefinition {
   copyFiles?: readonly { from: string; to: string }[];
 }
 
-export interface RouteDefinition extends HandlerDefinition {
+/** What the route table states of one operation; its key is the operation's `operationId`. */
+export interface RouteEntry extends HandlerDefinition {
   method: HttpMethod;
   /** API Gateway path syntax: `/automations/{id}`. */
   path: string;
 }
 
+export interface RouteDefinition extends RouteEntry {
+  /** The contract operation (core/http/operations) this route serves, as named in the OpenAPI document. */
+  operationId: string;
+}
+
 /**
- * One Lambda per endpoint. Keep in step with the contract in core/http/contract:
- * a test checks both lists are the same.
+ * One Lambda per endpoint, keyed by the `operationId` of the contract operation it serves. The method and path are
+ * stated here only: `defineOperation` (core/http/operation.ts) takes them from this table, so an operation can only
+ * name a route that exists, and a test checks every route has its operation.
  */
-export const routes: RouteDefinition[] = [
-  { method: "GET", path: "/openapi.json", handler: "functions/contract/openapi.handler" },
-  { method: "GET", path: "/.well-known/agent-card.json", handler: "functions/agent/card.handler" },
+export const routeTable = {
+  getOpenApi: { method: "GET", path: "/openapi.json", handler: "functions/contract/openapi.handler" },
+  getAgentCard: { method: "GET", path: "/.well-known/agent-card.json", handler: "functions/agent/card.handler" },
   /** The API reference page and its Redoc script (public; served by us, no CDN). */
-  { method: "GET", path: "/docs", handler: "functions/contract/docs.handler" },
-  {
+  getApiReference: { method: "GET", path: "/docs", handler: "functions/contract/docs.handler" },
+  getApiReferenceScript: {
     method: "GET",
     path: "/docs/redoc.standalone.js",
     handler: "functions/contract/docs-script.handler",
     copyFiles: [{ from: "node_modules/redoc/bundles/redoc.standalone.js", to: "redoc.standalone.js" }],
   },
   /** The send-message skill queues the SMS like POST /messages. */
-  { method: "POST", path: "/a2a", handler: "functions/a2a/rpc.handler", sendsTo: ["outboundMessages"] },
-  { method: "GET", path: "/analytics/my", handler: "functions/analytics/get.handler" },
-  { method: "GET", path: "/analytics/my/export", handler: "functions/analytics/export.handler" },
-  { method: "POST", path: "/automations", handler: "functions/automations/create.handler" },
-  { method: "PUT", path: "/automations/{id}", handler: "functions/automations/update.handler", sendsTo: ["automationRuns"] },
-  { method: "GET", path: "/automations/{id}", handler: "functions/automations/get.handler" },
-  { method: "POST", path: "/automations/all/my", handler: "functions/automations/list.handler" },
-  { method: "DELETE", path: "/automations/{id}", handler: "functions/automations/delete.handler", sendsTo: ["automationRuns"] },
-  { method: "POST", path: "/automations/{id}/runs/all/my", handler: "functions/automations/runs/list.handler" },
-  { method: "GET", path: "/automations/{id}/runs/{runId}", handler: "functions/automations/runs/get.handler" },
-  { method: "POST", path: "/automations/{id}/runs", handler: "functions/automations/runs/start.handler", sendsTo: ["automationRuns"] },
-  { method: "POST", path: "/automations/{id}/runs/{runId}/retry", handler: "functions/automations/runs/retry.handler", sendsTo: ["automationRuns"] },
-  { method: "POST", path: "/sources", handler: "functions/sources/create.handler" },
-  { method: "GET", path: "/sources/{id}", handler: "functions/sources/get.handler" },
-  { method: "POST", path: "/sources/all/my", handler: "functions/sources/list.handler" },
-  { method: "PUT", path: "/sources/{id}", handler: "functions/sources/update.handler" },
-  { method: "POST", path: "/sources/{id}/keys", handler: "functions/sources/rotate-key.handler" },
-  { method: "GET", path: "/leads/intake", handler: "functions/leads/intake-query.handler", sendsTo: ["leadIntake"] },
-  { method: "POST", path: "/leads/intake", handler: "functions/leads/intake.handler", sendsTo: ["leadIntake"] },
-  { method: "POST", path: "/leads", handler: "functions/leads/create.handler", sendsTo: ["leadIntake"] },
-  { method: "GET", path: "/leads/{id}", handler: "functions/leads/get.handler" },
-  { method: "POST", path: "/leads/all/my", handler: "functions/leads/list.handler" },
-  { method: "GET", path: "/billing/wallet", handler: "functions/billing/get-wallet.handler" },
-  { method: "PUT", path: "/billing/wallet", handler: "functions/billing/update-wallet.handler" },
-  { method: "POST", path: "/billing/wallet/top-ups", handler: "functions/billing/top-up.handler" },
-  { method: "GET", path: "/billing/wallet/top-ups/{topUpId}", handler: "functions/billing/get-top-up.handler" },
-  { method: "POST", path: "/webhooks/payments/stripe", handler: "functions/webhooks/stripe-payments.handler" },
-  { method: "POST", path: "/billing/ledger/all/my", handler: "functions/billing/ledger.handler" },
-  { method: "POST", path: "/phone-numbers", handler: "functions/phone-numbers/create.handler" },
-  { method: "GET", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/get.handler" },
-  { method: "POST", path: "/phone-numbers/all/my", handler: "functions/phone-numbers/list.handler" },
-  { method: "DELETE", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/delete.handler" },
-  { method: "GET", path: "/available-phone-numbers", handler: "functions/phone-numbers/available.handler" },
-  { method: "POST", path: "/conversations/all/my", handler: "functions/conversations/list.handler" },
-  { method: "GET", path: "/conversations/{id}", handler: "functions/conversations/get.handler" },
-  { method: "POST", path: "/conversations/{id}/read", handler: "functions/conversations/read.handler" },
-  { method: "PUT", path: "/conversations/{id}/sender", handler: "functions/conversations/reassign-sender.handler" },
-  { method: "POST", path: "/messages", handler: "functions/messages/send.handler", sendsTo: ["outboundMessages"] },
-  { method: "GET", path: "/messages/{id}", handler: "functions/messages/get.handler" },
-  { method: "POST", path: "/messages/{id}/cancel", handler: "functions/messages/cancel.handler" },
-  { method: "GET", path: "/messaging/settings", handler: "functions/messaging/get-settings.handler" },
-  { method: "PUT", path: "/messaging/settings", handler: "functions/messaging/update-settings.handler" },
-  { method: "POST", path: "/suppressions", handler: "functions/suppressions/create.handler" },
-  { method: "DELETE", path: "/suppressions/{phone}", handler: "functions/suppressions/delete.handler" },
-  { method: "POST", path: "/suppressions/all/my", handler: "functions/suppressions/list.handler" },
-  { method: "POST", path: "/events/all/my", handler: "functions/events/list.handler" },
-  {
+  agentRpc: { method: "POST", path: "/a2a", handler: "functions/a2a/rpc.handler", sendsTo: ["outboundMessages"] },
+  getAnalytics: { method: "GET", path: "/analytics/my", handler: "functions/analytics/get.handler" },
+  exportAnalytics: { method: "GET", path: "/analytics/my/export", handler: "functions/analytics/export.handler" },
+  createAutomation: { method: "POST", path: "/automations", handler: "functions/automations/create.handler" },
+  updateAutomation: { method: "PUT", path: "/automations/{id}", handler: "functions/automations/update.handler", sendsTo: ["automationRuns"] },
+  getAutomation: { method: "GET", path: "/automations/{id}", handler: "functions/automations/get.handler" },
+  listAutomations: { method: "POST", path: "/automations/all/my", handler: "functions/automations/list.handler" },
+  deleteAutomation: { method: "DELETE", path: "/automations/{id}", handler: "functions/automations/delete.handler", sendsTo: ["automationRuns"] },
+  listAutomationRuns: { method: "POST", path: "/automations/{id}/runs/all/my", handler: "functions/automations/runs/list.handler" },
+  getAutomationRun: { method: "GET", path: "/automations/{id}/runs/{runId}", handler: "functions/automations/runs/get.handler" },
+  startAutomationRun: { method: "POST", path: "/automations/{id}/runs", handler: "functions/automations/runs/start.handler", sendsTo: ["automationRuns"] },
+  retryAutomationRun: { method: "POST", path: "/automations/{id}/runs/{runId}/retry", handler: "functions/automations/runs/retry.handler", sendsTo: ["automationRuns"] },
+  createSource: { method: "POST", path: "/sources", handler: "functions/sources/create.handler" },
+  getSource: { method: "GET", path: "/sources/{id}", handler: "functions/sources/get.handler" },
+  listSources: { method: "POST", path: "/sources/all/my", handler: "functions/sources/list.handler" },
+  updateSource: { method: "PUT", path: "/sources/{id}", handler: "functions/sources/update.handler" },
+  rotateSourceKey: { method: "POST", path: "/sources/{id}/keys", handler: "functions/sources/rotate-key.handler" },
+  intakeLeadByQuery: { method: "GET", path: "/leads/intake", handler: "functions/leads/intake-query.handler", sendsTo: ["leadIntake"] },
+  intakeLead: { method: "POST", path: "/leads/intake", handler: "functions/leads/intake.handler", sendsTo: ["leadIntake"] },
+  createLead: { method: "POST", path: "/leads", handler: "functions/leads/create.handler", sendsTo: ["leadIntake"] },
+  getLead: { method: "GET", path: "/leads/{id}", handler: "functions/leads/get.handler" },
+  listLeads: { method: "POST", path: "/leads/all/my", handler: "functions/leads/list.handler" },
+  getWallet: { method: "GET", path: "/billing/wallet", handler: "functions/billing/get-wallet.handler" },
+  updateWallet: { method: "PUT", path: "/billing/wallet", handler: "functions/billing/update-wallet.handler" },
+  topUpWallet: { method: "POST", path: "/billing/wallet/top-ups", handler: "functions/billing/top-up.handler" },
+  getTopUp: { method: "GET", path: "/billing/wallet/top-ups/{topUpId}", handler: "functions/billing/get-top-up.handler" },
+  stripePaymentWebhook: { method: "POST", path: "/webhooks/payments/stripe", handler: "functions/webhooks/stripe-payments.handler" },
+  listLedger: { method: "POST", path: "/billing/ledger/all/my", handler: "functions/billing/ledger.handler" },
+  createPhoneNumber: { method: "POST", path: "/phone-numbers", handler: "functions/phone-numbers/create.handler" },
+  getPhoneNumber: { method: "GET", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/get.handler" },
+  listPhoneNumbers: { method: "POST", path: "/phone-numbers/all/my", handler: "functions/phone-numbers/list.handler" },
+  deletePhoneNumber: { method: "DELETE", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/delete.handler" },
+  listAvailablePhoneNumbers: { method: "GET", path: "/available-phone-numbers", handler: "functions/phone-numbers/available.handler" },
+  listConversations: { method: "POST", path: "/conversations/all/my", handler: "functions/conversations/list.handler" },
+  getConversation: { method: "GET", path: "/conversations/{id}", handler: "functions/conversations/get.handler" },
+  markConversationRead: { method: "POST", path: "/conversations/{id}/read", handler: "functions/conversations/read.handler" },
+  reassignConversationSender: { method: "PUT", path: "/conversations/{id}/sender", handler: "functions/conversations/reassign-sender.handler" },
+  sendMessage: { method: "POST", path: "/messages", handler: "functions/messages/send.handler", sendsTo: ["outboundMessages"] },
+  getMessage: { method: "GET", path: "/messages/{id}", handler: "functions/messages/get.handler" },
+  cancelMessage: { method: "POST", path: "/messages/{id}/cancel", handler: "functions/messages/cancel.handler" },
+  getMessagingSettings: { method: "GET", path: "/messaging/settings", handler: "functions/messaging/get-settings.handler" },
+  updateMessagingSettings: { method: "PUT", path: "/messaging/settings", handler: "functions/messaging/update-settings.handler" },
+  createSuppression: { method: "POST", path: "/suppressions", handler: "functions/suppressions/create.handler" },
+  deleteSuppression: { method: "DELETE", path: "/suppressions/{phone}", handler: "functions/suppressions/delete.handler" },
+  listSuppressions: { method: "POST", path: "/suppressions/all/my", handler: "functions/suppressions/list.handler" },
+  listEvents: { method: "POST", path: "/events/all/my", handler: "functions/events/list.handler" },
+  messageStatusWebhook: {
     method: "POST",
     path: "/webhooks/{provider}/messages/status",
     handler: "functions/webhooks/message-status.handler",
     sendsTo: ["automationRuns"],
   },
-  {
+  inboundMessageWebhook: {
     method: "POST",
     path: "/webhooks/{provider}/messages/inbound",
     handler: "functions/webhooks/inbound-message.handler",
     sendsTo: ["outboundMessages", "automationRuns"],
   },
-  { method: "POST", path: "/calls", handler: "functions/calls/place.handler", sendsTo: ["outboundCalls"] },
-  { method: "GET", path: "/calls/{id}", handler: "functions/calls/get.handler" },
-  { method: "POST", path: "/events/calls/phone/{phoneNumber}", handler: "functions/events/calls-by-phone.handler" },
-  { method: "POST", path: "/webhooks/{provider}/calls/status", handler: "functions/webhooks/call-status.handler", sendsTo: ["automationRuns"] },
-  { method: "POST", path: "/webhooks/{provider}/calls/inbound", handler: "functions/webhooks/inbound-call.handler", sendsTo: ["automationRuns"] },
-  { method: "POST", path: "/webhooks/{provider}/calls/dial", handler: "functions/webhooks/call-dial.handler", sendsTo: ["automationRuns"] },
-  { method: "POST", path: "/webhook-endpoints", handler: "functions/webhook-endpoints/create.handler" },
-  { method: "GET", path: "/webhook-endpoints/{id}", handler: "functions/webhook-endpoints/get.handler" },
-  { method: "POST", path: "/webhook-endpoints/all/my", handler: "functions/webhook-endpoints/list.handler" },
-  { method: "PUT", path: "/webhook-endpoints/{id}", handler: "functions/webhook-endpoints/update.handler" },
-  { method: "DELETE", path: "/webhook-endpoints/{id}", handler: "functions/webhook-endpoints/delete.handler" },
-  { method: "POST", path: "/webhook-endpoints/{id}/secret", handler: "functions/webhook-endpoints/rotate-secret.handler" },
-  { method: "POST", path: "/webhook-endpoints/{id}/attempts/all/my", handler: "functions/webhook-endpoints/attempts.handler" },
-  { method: "POST", path: "/webhook-endpoints/{id}/replay", handler: "functions/webhook-endpoints/replay.handler", sendsTo: ["webhookDeliveries"] },
-  { method: "POST", path: "/webhook-endpoints/{id}/test", handler: "functions/webhook-endpoints/test.handler", sendsTo: ["webhookDeliveries"] },
-  { method: "GET", path: "/webhook-event-types", handler: "functions/webhook-endpoints/event-types.handler" },
-];
+  placeCall: { method: "POST", path: "/calls", handler: "functions/calls/place.handler", sendsTo: ["outboundCalls"] },
+  getCall: { method: "GET", path: "/calls/{id}", handler: "functions/calls/get.handler" },
+  listCallEventsByPhone: { method: "POST", path: "/events/calls/phone/{phoneNumber}", handler: "functions/events/calls-by-phone.handler" },
+  callStatusWebhook: { method: "POST", path: "/webhooks/{provider}/calls/status", handler: "functions/webhooks/call-status.handler", sendsTo: ["automationRuns"] },
+  inboundCallWebhook: { method: "POST", path: "/webhooks/{provider}/calls/inbound", handler: "functions/webhooks/inbound-call.handler", sendsTo: ["automationRuns"] },
+  callDialWebhook: { method: "POST", path: "/webhooks/{provider}/calls/dial", handler: "functions/webhooks/call-dial.handler", sendsTo: ["automationRuns"] },
+  createWebhookEndpoint: { method: "POST", path: "/webhook-endpoints", handler: "functions/webhook-endpoints/create.handler" },
+  getWebhookEndpoint: { method: "GET", path: "/webhook-endpoints/{id}", handler: "functions/webhook-endpoints/get.handler" },
+  listWebhookEndpoints: { method: "POST", path: "/webhook-endpoints/all/my", handler: "functions/webhook-endpoints/list.handler" },
+  updateWebhookEndpoint: { method: "PUT", path: "/webhook-endpoints/{id}", handler: "functions/webhook-endpoints/update.handler" },
+  deleteWebhookEndpoint: { method: "DELETE", path: "/webhook-endpoints/{id}", handler: "functions/webhook-endpoints/delete.handler" },
+  rotateWebhookSecret: { method: "POST", path: "/webhook-endpoints/{id}/secret", handler: "functions/webhook-endpoints/rotate-secret.handler" },
+  listWebhookAttempts: { method: "POST", path: "/webhook-endpoints/{id}/attempts/all/my", handler: "functions/webhook-endpoints/attempts.handler" },
+  replayWebhookEvents: { method: "POST", path: "/webhook-endpoints/{id}/replay", handler: "functions/webhook-endpoints/replay.handler", sendsTo: ["webhookDeliveries"] },
+  pingWebhookEndpoint: { method: "POST", path: "/webhook-endpoints/{id}/test", handler: "functions/webhook-endpoints/test.handler", sendsTo: ["webhookDeliveries"] },
+  listWebhookEventTypes: { method: "GET", path: "/webhook-event-types", handler: "functions/webhook-endpoints/event-types.handler" },
+} as const satisfies Record<string, RouteEntry>;
+
+export type OperationId = keyof typeof routeTable;
+
+/** The route table as a list, in declaration order (the order SST declares the API's routes in). */
+export const routes: readonly RouteDefinition[] = Object.entries(routeTable).map(([operationId, route]) => ({ operationId, ...route }));
 
 export interface ConsumerDefinition extends HandlerDefinition {
   queue: QueueName;

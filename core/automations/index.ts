@@ -1,3 +1,4 @@
+import { AutomationDisabled } from "#core/automations/runs/queue";
 import * as v from "valibot";
 import { prefixItems } from "#core/db/query";
 import { indexOf } from "#core/db/indexes";
@@ -231,7 +232,7 @@ const timeZoneOf = (organization: { timeZone?: string } | undefined) => organiza
 
 /** Tells the run engine to cancel the automation's unfinished runs (automation-runs queue). */
 async function announceDisabled(organizationId: string, automationId: string): Promise<void> {
-  await publish("automationRuns", "automation.disabled", organizationId, { automationId });
+  await publish(AutomationDisabled, organizationId, { automationId });
 }
 
 /** Refuses at save time a receiver the run would refuse anyway (private address), so the owner learns it now. */

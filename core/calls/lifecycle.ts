@@ -1,6 +1,7 @@
 import { Billing, callCost, type TransactItem, type WalletRefusedError } from "#core/billing/index";
 import { recordCallEvent, type CallEventType } from "#core/calls/events";
 import type { Call, StatusChange } from "#core/calls/model";
+import { CallMissed } from "#core/calls/queue";
 import { toCall, updateCall } from "#core/calls/store";
 import { publish } from "#core/queue/events";
 import { nowIso } from "#core/shared/ids";
@@ -107,7 +108,7 @@ export async function applyStatus(
   await recordCallEvent(organizationId, after, EVENT_TYPES[after.status]);
   if (after.missed && !before.missed) {
     await recordCallEvent(organizationId, after, "CallMissed");
-    await publish("automationRuns", "call.missed", organizationId, {
+    await publish(CallMissed, organizationId, {
       callId: after.id,
       leadId: after.leadId,
       conversationId: after.conversationId,

@@ -3,7 +3,7 @@ import { Billing, callReservation } from "#core/billing/index";
 import { recordCallEvent } from "#core/calls/events";
 import { applyStatus, callDeadline } from "#core/calls/lifecycle";
 import type { Call, PlaceCallRequest } from "#core/calls/model";
-import "#core/calls/queue";
+import { CallPlace } from "#core/calls/queue";
 import { selectCaller } from "#core/calls/sender";
 import { callWrites, claimProviderCall, dueEntry, readCall, toCall, updateCall } from "#core/calls/store";
 import { Twiml } from "#core/calls/twiml";
@@ -101,7 +101,7 @@ export async function place(actor: Actor, input: PlaceCallRequest, options: { ca
     items: callWrites(organizationId, call, undefined, {}, dueEntry(organizationId, call.id, callDeadline(now, ringTime(call), prices.maxCallMinutes))),
   });
   await recordCallEvent(organizationId, call, "CallQueued", actor);
-  await publish("outboundCalls", "call.place", organizationId, { callId: call.id });
+  await publish(CallPlace, organizationId, { callId: call.id });
   return call;
 }
 

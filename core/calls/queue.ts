@@ -1,15 +1,19 @@
-/**
- * Queue messages of calls: `call.place` drives the outbound-calls queue (its
- * consumer is idempotent: the stored call decides); `call.missed` goes to the
- * automationRuns queue as the "call missed" automation trigger.
- */
+import * as v from "valibot";
+import { defineMessage } from "#core/queue/events";
+
+/** Outbound-calls queue: place this Queued call with the provider. */
+export const CallPlace = defineMessage("call.place", "outboundCalls", v.object({ callId: v.string() }));
+
+/** An inbound call ended without being answered: automation triggers. */
+export const CallMissed = defineMessage(
+  "call.missed",
+  "automationRuns",
+  v.object({ callId: v.string(), leadId: v.nullable(v.string()), conversationId: v.nullable(v.string()), from: v.string(), to: v.string(), at: v.string() }),
+);
+
 declare module "#core/queue/events" {
   interface QueueMessages {
-    /** Outbound-calls queue: place this Queued call with the provider. */
-    "call.place": { callId: string };
-    /** An inbound call ended without being answered. */
-    "call.missed": { callId: string; leadId: string | null; conversationId: string | null; from: string; to: string; at: string };
+    "call.place": typeof CallPlace;
+    "call.missed": typeof CallMissed;
   }
 }
-
-export {};

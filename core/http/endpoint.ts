@@ -1,23 +1,28 @@
 import middy, { type MiddlewareObj, type Request } from "@middy/core";
-import httpJsonBodyParser from "@middy/http-json-body-parser";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
-import { ForbiddenError, RateLimitedError, ValidationError } from "#core/errors";
+import { ForbiddenError, RateLimitedError } from "#core/errors";
 import { ipPartitionOf, resolveCredentials, type Credentials } from "#core/http/credentials";
-import type { AnySchema, AuthMode, Operation } from "#core/http/operation";
-import { PayloadTooLargeError, toProblem, UnsupportedMediaTypeError } from "#core/http/problem";
+import type { AnySchema, AuthMode, Operation, SuccessAnswer } from "#core/http/operation";
+import { toProblem } from "#core/http/problem";
+import { parseBody, validate } from "#core/http/request-input";
 import { securityHeaders } from "#core/http/headers";
 import { HttpResponse } from "#core/http/response";
 import { logger, withCorrelationId } from "#core/observability/index";
 import { consumeRateLimit, describePartition, rateLimitPolicy, type RateLimitDecision } from "#core/rate-limit/index";
-import { toFieldErrors, wellFormedText } from "#core/shared/validation";
 import { fingerprint, Idempotency } from "#core/idempotency/index";
 
-/** JSON bodies above this size are refused with 413 before parsing. */
-export const maxBodyBytes = 1024 * 1024;
-
 type Output<T> = T extends AnySchema ? v.InferOutput<T> : undefined;
+
+/**
+ * What an implementation answers: the output of the operation's success schema (sent as JSON with the declared
+ * status), nothing for a 204, or an explicit `HttpResponse`. An operation whose body no valibot schema describes
+ * (TwiML, CSV, HTML, the contract itself) may answer anything its handler chooses.
+ */
+export type EndpointAnswer<TSuccess extends SuccessAnswer> =
+  | HttpResponse
+  | (TSuccess extends { schema: infer TSchema extends AnySchema } ? v.InferOutput<TSchema> : TSuccess extends { status: 204 } ? void : unknown);
 
 /** What an endpoint implementation receives: validated input and the caller. */
 export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
@@ -39,7 +44,7 @@ export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
-type AnyOperation = Operation<AuthMode, AnySchema | undefined, AnySchema | undefined, AnySchema | undefined>;
+type AnyOperation = Operation<AuthMode, AnySchema | undefined, AnySchema | undefined, AnySchema | undefined, SuccessAnswer>;
 
 /** Per-invocation state the middlewares hand to each other and to the implementation. */
 interface ChainState {
@@ -88,9 +93,10 @@ export function endpoint<
   TBody extends AnySchema | undefined,
   TQuery extends AnySchema | undefined,
   TParams extends AnySchema | undefined,
+  TSuccess extends SuccessAnswer,
 >(
-  operation: Operation<TAuth, TBody, TQuery, TParams>,
-  implementation: (input: EndpointInput<TAuth, TBody, TQuery, TParams>) => Promise<unknown>,
+  operation: Operation<TAuth, TBody, TQuery, TParams, TSuccess>,
+  implementation: (input: EndpointInput<TAuth, TBody, TQuery, TParams>) => Promise<EndpointAnswer<TSuccess>>,
   options: EndpointOptions = {},
 ) {
   const generic = operation as unknown as AnyOperation;
@@ -299,9 +305,6 @@ function authorization(operation: AnyOperation): ChainMiddleware {
   };
 }
 
-const jsonMediaType = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
-const jsonBodyParser = httpJsonBodyParser();
-
 /** Parses the JSON body (size and media type first) and validates body, query and path with the operation's schemas. */
 function requestValidation(operation: AnyOperation): ChainMiddleware {
   return {
@@ -314,28 +317,6 @@ function requestValidation(operation: AnyOperation): ChainMiddleware {
       if (operation.params) state.params = validate(operation.params, event.pathParameters ?? {}, "/path");
     },
   };
-}
-
-async function parseBody(operation: AnyOperation, request: Request<Event, Result, Error, Context>): Promise<unknown> {
-  const event = request.event;
-  const raw = event.body;
-  const required = operation.bodyRequired ?? true;
-  if (raw === undefined || raw === null || raw === "") {
-    if (required) throw new ValidationError("A JSON request body is required.", [{ pointer: "", detail: "The body is missing." }]);
-    return validate(operation.body!, undefined, "");
-  }
-  const size = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw);
-  if (size > maxBodyBytes) throw new PayloadTooLargeError(`The request body exceeds ${maxBodyBytes} bytes.`);
-  const contentType = event.headers?.["content-type"] ?? "";
-  if (!jsonMediaType.test(contentType)) {
-    throw new UnsupportedMediaTypeError("The request body must be application/json (or application/*+json).");
-  }
-  try {
-    await jsonBodyParser.before!(request as never);
-  } catch {
-    throw new ValidationError("The request body is not valid JSON.", [{ pointer: "", detail: "Malformed JSON." }]);
-  }
-  return validate(operation.body!, event.body as unknown, "");
 }
 
 /**
@@ -383,13 +364,4 @@ function idempotentReplay(): ChainMiddleware {
     },
     onError: async (request) => release(request),
   };
-}
-
-/** Runs a schema; failures become a 400 listing every offending field by JSON Pointer. */
-export function validate<TSchema extends AnySchema>(schema: TSchema, value: unknown, pointerPrefix: string): v.InferOutput<TSchema> {
-  const text = v.safeParse(wellFormedText, value);
-  const result = text.success ? v.safeParse(schema, value) : text;
-  if (result.success) return result.output as v.InferOutput<TSchema>;
-  const errors = toFieldErrors(result.issues).map((error) => ({ ...error, pointer: `${pointerPrefix}${error.pointer}` }));
-  throw new ValidationError("The request is not valid; see errors for each field.", errors);
 }

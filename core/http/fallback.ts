@@ -1,10 +1,10 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { defineOperation } from "#core/http/operation";
+import { defineUnroutedOperation } from "#core/http/operation";
 import { MethodNotAllowedError, RouteNotFoundError } from "#core/http/problem";
 import { routes } from "#stacks/definitions";
 
 /** API Gateway's `$default` route: not part of the contract, answers what no route matched. */
-export const fallbackOperation = defineOperation({
+export const fallbackOperation = defineUnroutedOperation({
   operationId: "fallback",
   method: "GET",
   path: "$default",

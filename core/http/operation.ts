@@ -1,6 +1,6 @@
 import type * as v from "valibot";
 import type { Permission } from "#core/auth/actor";
-import type { HttpMethod } from "#stacks/definitions";
+import { routeTable, type HttpMethod, type OperationId } from "#stacks/definitions";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnySchema = v.GenericSchema<any, any>;
@@ -16,19 +16,37 @@ export type AuthMode = "public" | "bearer" | "bearerOrSource";
 /** Problem statuses an operation documents besides the ones every route can answer. */
 export type ProblemStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 502;
 
+/** An operation's success answer, as the contract documents it. */
+export interface SuccessAnswer {
+  status: 200 | 201 | 202 | 204;
+  description: string;
+  /** Schema of the response body: the contract documents it, and the implementation must return its output. */
+  schema?: AnySchema;
+  /** Defaults to application/json. */
+  contentType?: string;
+  /** Raw JSON Schema when the body is not described by valibot (e.g. the OpenAPI document itself). */
+  jsonSchema?: Record<string, unknown>;
+  /** Another success status the operation answers with the same body (e.g. 200 for a repeat of a create), and why. */
+  alternateStatus?: { status: 200; description: string };
+  /** Further media types the same status may answer with, and their schemas (e.g. `text/event-stream`). */
+  alternativeContent?: Record<string, Record<string, unknown>>;
+}
+
 /**
  * One HTTP operation of the contract: the single source for validation (the
- * Middy chain), the OpenAPI document and the route table test.
+ * Middy chain), the OpenAPI document and the type of what its implementation answers.
  */
 export interface Operation<
   TAuth extends AuthMode = AuthMode,
   TBody extends AnySchema | undefined = AnySchema | undefined,
   TQuery extends AnySchema | undefined = AnySchema | undefined,
   TParams extends AnySchema | undefined = AnySchema | undefined,
+  TSuccess extends SuccessAnswer = SuccessAnswer,
 > {
   operationId: string;
+  /** From the route table (stacks/definitions.ts), keyed by `operationId`. */
   method: HttpMethod;
-  /** API Gateway path template, e.g. `/automations/{id}`. */
+  /** API Gateway path template, e.g. `/automations/{id}`; from the route table like `method`. */
   path: string;
   summary: string;
   description?: string;
@@ -46,20 +64,8 @@ export interface Operation<
   bodyRequired?: boolean;
   query?: TQuery;
   params?: TParams;
-  success: {
-    status: 200 | 201 | 202 | 204;
-    description: string;
-    /** Documentation schema of the response body. */
-    schema?: AnySchema;
-    /** Defaults to application/json. */
-    contentType?: string;
-    /** Raw JSON Schema when the body is not described by valibot (e.g. the OpenAPI document itself). */
-    jsonSchema?: Record<string, unknown>;
-    /** Another success status the operation answers with the same body (e.g. 200 for a repeat of a create), and why. */
-    alternateStatus?: { status: 200; description: string };
-    /** Further media types the same status may answer with, and their schemas (e.g. `text/event-stream`). */
-    alternativeContent?: Record<string, Record<string, unknown>>;
-  };
+  /** The success answer; its type (status and schema) decides what the implementation may return (endpoint()). */
+  success: TSuccess;
   problems: ProblemStatus[];
   /** Honours the `Idempotency-Key` header (replays the stored answer for 24 h). */
   idempotent?: boolean;
@@ -67,12 +73,42 @@ export interface Operation<
   example?: unknown;
 }
 
-/** Declares an operation with its types inferred from the schemas. */
+/** What an operation states itself: everything but the method and path, which the route table holds. */
+export type OperationSpec<
+  TId extends OperationId,
+  TAuth extends AuthMode,
+  TBody extends AnySchema | undefined,
+  TQuery extends AnySchema | undefined,
+  TParams extends AnySchema | undefined,
+  TSuccess extends SuccessAnswer,
+> = Omit<Operation<TAuth, TBody, TQuery, TParams, TSuccess>, "operationId" | "method" | "path"> & { operationId: TId };
+
+/**
+ * Declares the operation of a route, with its types inferred from the schemas. Its `operationId` must be a key of
+ * the route table (stacks/definitions.ts), whose method and path it serves: they are stated there only.
+ */
 export function defineOperation<
+  TId extends OperationId,
   TAuth extends AuthMode,
   TBody extends AnySchema | undefined = undefined,
   TQuery extends AnySchema | undefined = undefined,
   TParams extends AnySchema | undefined = undefined,
->(operation: Operation<TAuth, TBody, TQuery, TParams>): Operation<TAuth, TBody, TQuery, TParams> {
+  TSuccess extends SuccessAnswer = SuccessAnswer,
+>(spec: OperationSpec<TId, TAuth, TBody, TQuery, TParams, TSuccess>): Operation<TAuth, TBody, TQuery, TParams, TSuccess> {
+  const { method, path } = routeTable[spec.operationId];
+  return { ...spec, method, path };
+}
+
+/**
+ * Declares an operation no route of the table serves: API Gateway's `$default` responder, and probes that test
+ * the endpoint chain itself. It states its own method and path.
+ */
+export function defineUnroutedOperation<
+  TAuth extends AuthMode,
+  TBody extends AnySchema | undefined = undefined,
+  TQuery extends AnySchema | undefined = undefined,
+  TParams extends AnySchema | undefined = undefined,
+  TSuccess extends SuccessAnswer = SuccessAnswer,
+>(operation: Operation<TAuth, TBody, TQuery, TParams, TSuccess>): Operation<TAuth, TBody, TQuery, TParams, TSuccess> {
   return operation;
 }

@@ -1,3 +1,4 @@
+import { LeadReceived } from "#core/leads/queue";
 import { assignLeadFields } from "#core/leads/assign";
 import { transact, TransactionConditionFailed } from "#core/db/transact";
 import { indexOf } from "#core/db/indexes";
@@ -17,15 +18,6 @@ import { Sources } from "#core/sources/index";
 import { countMetric } from "#core/observability/index";
 
 export * from "#core/leads/schemas";
-
-declare module "#core/queue/events" {
-  interface QueueMessages {
-    /** A lead was stored (Pending); the intake consumer processes it. */
-    "lead.received": { leadId: string };
-    /** A lead was processed; the automation engine starts its LeadCreated triggers. */
-    "lead.created": { leadId: string; sourceId: string | null; complianceStatus: string | null };
-  }
-}
 
 /** Shards of the pending-lead sweep index (gsi3). */
 export const pendingShards = 8;
@@ -211,7 +203,7 @@ export const Leads = {
       throw error;
     }
     countMetric("LeadsReceived");
-    await publish("leadIntake", "lead.received", actor.organizationId, { leadId: lead.id }).catch((error: unknown) => {
+    await publish(LeadReceived, actor.organizationId, { leadId: lead.id }).catch((error: unknown) => {
       // The lead is stored and indexed as pending: the sweep republishes it.
       console.error(JSON.stringify({ level: "warn", message: "lead.received not published; the sweep will retry", leadId: lead.id, error: String(error) }));
     });

@@ -1,3 +1,4 @@
+import { LeadCreated, LeadReceived } from "#core/leads/queue";
 import * as v from "valibot";
 import { Suppressions } from "#core/suppressions/index";
 import { transact, TransactionConditionFailed, Transaction } from "#core/db/transact";
@@ -112,7 +113,7 @@ async function republish(item: Record<string, unknown>, shard: number, now: numb
     }),
   );
   if (!claimed) return false;
-  await publish("leadIntake", "lead.received", organizationId, { leadId });
+  await publish(LeadReceived, organizationId, { leadId });
   return true;
 }
 
@@ -301,9 +302,7 @@ async function settle(organizationId: string, lead: Lead, outcome: Outcome): Pro
 /** The LeadCreated trigger for automations; its id is stable, so a repeat is recognisable downstream. */
 async function publishTrigger(organizationId: string, lead: Lead): Promise<void> {
   await publish(
-    "automationRuns",
-    "lead.created",
-    organizationId,
+    LeadCreated, organizationId,
     { leadId: lead.id, sourceId: lead.sourceId, complianceStatus: lead.metadata.complianceStatus },
     { id: `lead.created:${lead.id}` },
   );

@@ -1,3 +1,4 @@
+import { MessageSend } from "#core/messaging/queue";
 import "#core/messaging/queue";
 import { encodeTime } from "ulid";
 import { queryPages } from "#core/db/query";
@@ -188,7 +189,7 @@ export async function enqueue(organizationId: string, message: Message, actor?: 
   await Promise.all([
     recordMessageEvent(organizationId, message, "MessageAccepted", actor),
     Conversations.noteMessage(organizationId, message.conversationId, { direction: "Outbound", body: message.body, at: message.createdAt }),
-    publish("outboundMessages", "message.send", organizationId, { messageId: message.id }),
+    publish(MessageSend, organizationId, { messageId: message.id }),
   ]);
 }
 

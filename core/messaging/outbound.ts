@@ -1,3 +1,4 @@
+import { LeadOptedOut, MessageFailed, MessageSend } from "#core/messaging/queue";
 import "#core/messaging/queue";
 import { table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
@@ -92,7 +93,7 @@ async function plan(organizationId: string, message: Message): Promise<void> {
     if (message.status !== "Scheduled" || message.scheduledFor !== scheduledFor) {
       await recordMessageEvent(organizationId, scheduled, "MessageScheduled");
     }
-    if (near) await publish("outboundMessages", "message.send", organizationId, { messageId: message.id }, { delaySeconds: (at - now) / 1000 });
+    if (near) await publish(MessageSend, organizationId, { messageId: message.id }, { delaySeconds: (at - now) / 1000 });
     return;
   }
   const queued = await changeMessage(organizationId, message.id, {
@@ -124,7 +125,7 @@ async function quietHours(organizationId: string, message: Message, at: number) 
 async function dispatch(organizationId: string, message: Message): Promise<void> {
   const now = Date.now();
   if (message.nextRetryAt && Date.parse(message.nextRetryAt) > now + SLACK_MS) {
-    await publish("outboundMessages", "message.send", organizationId, { messageId: message.id }, {
+    await publish(MessageSend, organizationId, { messageId: message.id }, {
       delaySeconds: (Date.parse(message.nextRetryAt) - now) / 1000,
     });
     return;
@@ -275,12 +276,12 @@ async function providerRefused(organizationId: string, message: Message, error: 
     });
     if (!requeued) return;
     await recordMessageEvent(organizationId, requeued, "MessageRetryScheduled");
-    await publish("outboundMessages", "message.send", organizationId, { messageId: message.id }, { delaySeconds: retry.delayMs / 1000 });
+    await publish(MessageSend, organizationId, { messageId: message.id }, { delaySeconds: retry.delayMs / 1000 });
     return;
   }
   if (error.kind === "optedOut") {
     await Suppressions.add(organizationId, { phoneNumber: message.toPhoneNumber, reason: "ProviderOptOut", ...(message.leadId ? { leadId: message.leadId } : {}) });
-    await publish("automationRuns", "lead.optedOut", organizationId, { leadId: message.leadId ?? null, phoneNumber: message.toPhoneNumber, keyword: null, at: nowIso() });
+    await publish(LeadOptedOut, organizationId, { leadId: message.leadId ?? null, phoneNumber: message.toPhoneNumber, keyword: null, at: nowIso() });
     return fail(organizationId, message, ["Sending"], error.code, `The recipient has opted out at the carrier: ${error.message}`, "ProviderOptOut");
   }
   return fail(organizationId, message, ["Sending"], error.code, `The provider refused the message: ${error.message}`);
@@ -333,7 +334,7 @@ export async function fail(
 export async function finished(organizationId: string, message: Message, eventType: "MessageFailed" | "MessageUndelivered" | "MessageDelivered" | "MessageUnknown"): Promise<void> {
   await recordMessageEvent(organizationId, message, eventType);
   if (message.status === "Failed" || message.status === "Undelivered") {
-    await publish("automationRuns", "message.failed", organizationId, {
+    await publish(MessageFailed, organizationId, {
       messageId: message.id,
       conversationId: message.conversationId,
       leadId: message.leadId ?? null,

@@ -1,19 +1,35 @@
-/**
- * Queue messages messaging sends. `message.send` drives the outbound queue
- * (its consumer is idempotent: the message's stored status decides what to do).
- * The others go to the automationRuns queue as automation triggers.
- */
+import * as v from "valibot";
+import { defineMessage } from "#core/queue/events";
+
+/** Outbound queue: look at this message and move it forward (schedule, block, send, retry). */
+export const MessageSend = defineMessage("message.send", "outboundMessages", v.object({ messageId: v.string() }));
+
+/** A contact's ordinary inbound message (not a compliance keyword): automation triggers. */
+export const MessageReceived = defineMessage(
+  "message.received",
+  "automationRuns",
+  v.object({ messageId: v.string(), conversationId: v.string(), leadId: v.nullable(v.string()), from: v.string(), to: v.string(), body: v.string() }),
+);
+
+/** An outbound message ended Failed or Undelivered. */
+export const MessageFailed = defineMessage(
+  "message.failed",
+  "automationRuns",
+  v.object({ messageId: v.string(), conversationId: v.string(), leadId: v.nullable(v.string()), status: v.string(), errorCode: v.nullable(v.string()) }),
+);
+
+/** A contact opted out (STOP family keyword, or the provider said so). */
+export const LeadOptedOut = defineMessage(
+  "lead.optedOut",
+  "automationRuns",
+  v.object({ leadId: v.nullable(v.string()), phoneNumber: v.string(), keyword: v.nullable(v.string()), at: v.string() }),
+);
+
 declare module "#core/queue/events" {
   interface QueueMessages {
-    /** Outbound queue: look at this message and move it forward (schedule, block, send, retry). */
-    "message.send": { messageId: string };
-    /** A contact's ordinary inbound message (not a compliance keyword). */
-    "message.received": { messageId: string; conversationId: string; leadId: string | null; from: string; to: string; body: string };
-    /** An outbound message ended Failed or Undelivered. */
-    "message.failed": { messageId: string; conversationId: string; leadId: string | null; status: string; errorCode: string | null };
-    /** A contact opted out (STOP family keyword, or the provider said so). */
-    "lead.optedOut": { leadId: string | null; phoneNumber: string; keyword: string | null; at: string };
+    "message.send": typeof MessageSend;
+    "message.received": typeof MessageReceived;
+    "message.failed": typeof MessageFailed;
+    "lead.optedOut": typeof LeadOptedOut;
   }
 }
-
-export {};

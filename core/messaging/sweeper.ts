@@ -1,3 +1,4 @@
+import { MessageSend } from "#core/messaging/queue";
 import "#core/messaging/queue";
 import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";
@@ -51,7 +52,7 @@ type DueItem = { dueAt: number; organizationId: string; messageId: string; kind:
 async function handle(item: DueItem, now: number, result: SweepResult): Promise<void> {
   const { organizationId, messageId } = item;
   const claim = { condition: "gsi3sk = :seen", values: { ":seen": item.seen } };
-  const send = (delayMs = 0) => publish("outboundMessages", "message.send", organizationId, { messageId }, { delaySeconds: Math.max(0, delayMs) / 1000 });
+  const send = (delayMs = 0) => publish(MessageSend, organizationId, { messageId }, { delaySeconds: Math.max(0, delayMs) / 1000 });
   const later = (at: number) => ({ at: new Date(at + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" as const });
 
   if (item.kind === "ReceiptTimeout") {

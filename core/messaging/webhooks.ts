@@ -1,3 +1,4 @@
+import { LeadOptedOut, MessageReceived } from "#core/messaging/queue";
 import "#core/messaging/queue";
 import { verifiedProvider } from "#core/providers/index";
 import { transact, TransactionConditionFailed } from "#core/db/transact";
@@ -160,7 +161,7 @@ async function receive(provider: ProviderPort, inbound: InboundMessage): Promise
   if (keyword.kind === "OptOut") return optOut(contact, keyword.keyword!);
   if (keyword.kind === "OptIn") return optIn(contact, keyword.keyword!);
   if (keyword.kind === "Help") return help(contact);
-  await publish("automationRuns", "message.received", organizationId, {
+  await publish(MessageReceived, organizationId, {
     messageId: message.id,
     conversationId: message.conversationId,
     leadId: message.leadId ?? null,
@@ -179,7 +180,7 @@ async function optOut(contact: InboundContact, keyword: string): Promise<void> {
   if (leadId) await Contacts.recordConsent(organizationId, leadId, { kind: "OptOut", at, phoneNumber: message.fromPhoneNumber! });
   const { created } = await Suppressions.add(organizationId, { phoneNumber: message.fromPhoneNumber!, reason: "OptOutKeyword", ...(leadId ? { leadId } : {}) });
   await consentEvent(contact, "ContactOptedOut", `Opted out by replying ${keyword}.`, "OptedOut");
-  await publish("automationRuns", "lead.optedOut", organizationId, { leadId, phoneNumber: message.fromPhoneNumber!, keyword, at });
+  await publish(LeadOptedOut, organizationId, { leadId, phoneNumber: message.fromPhoneNumber!, keyword, at });
   // One confirmation: only when this STOP is what put the number on the list.
   if (created) await reply(contact, "OptOutConfirmation", (await MessagingSettingsStore.read(organizationId)).optOutConfirmationText);
 }

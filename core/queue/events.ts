@@ -8,14 +8,55 @@ import type { QueueName } from "#stacks/definitions";
 /**
  * Messages between domains travel as one envelope: a past-tense `type`, the
  * organization, a unique `id` consumers use for idempotency, and `data`.
- * Each domain declares its own types by augmenting `QueueMessages`:
+ * Each domain declares its messages with `defineMessage` (the type, the one
+ * queue it travels on, the valibot schema of its data) and names them in the
+ * type-level catalogue by augmenting `QueueMessages`:
  *
- *   declare module "#core/queue/events" { interface QueueMessages { "lead.received": { leadId: string } } }
+ *   export const LeadReceived = defineMessage("lead.received", "leadIntake", v.object({ leadId: v.string() }));
+ *   declare module "#core/queue/events" { interface QueueMessages { "lead.received": typeof LeadReceived } }
+ *
+ * `publish` takes the queue from the declaration (a message cannot go to the
+ * wrong queue) and `subscribe` validates each record's data against it.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface QueueMessages {}
 
 export type QueueMessageType = keyof QueueMessages & string;
+
+export interface MessageDefinition<TType extends string = string, TQueue extends QueueName = QueueName, TSchema extends v.GenericSchema = v.GenericSchema> {
+  readonly type: TType;
+  readonly queue: TQueue;
+  readonly schema: TSchema;
+}
+
+/** The data of a declared message type, as its schema outputs it. */
+export type MessageData<TType extends QueueMessageType> = QueueMessages[TType] extends MessageDefinition<string, QueueName, infer TSchema> ? v.InferOutput<TSchema> : never;
+
+/** The queue a declared message type travels on. */
+export type QueueOfMessage<TType extends QueueMessageType> = QueueMessages[TType] extends MessageDefinition<string, infer TQueue> ? TQueue : never;
+
+const declared = new Map<string, MessageDefinition>();
+
+/** Declares a message type: the queue it travels on and the schema of its data (registered for `subscribe` and the tests). */
+export function defineMessage<const TType extends string, const TQueue extends QueueName, TSchema extends v.GenericSchema>(
+  type: TType,
+  queue: TQueue,
+  schema: TSchema,
+): MessageDefinition<TType, TQueue, TSchema> {
+  const definition = { type, queue, schema };
+  declared.set(type, definition);
+  return definition;
+}
+
+/** The declaration of a message type, once its domain module is loaded. */
+export function messageDefinition(type: string): MessageDefinition | undefined {
+  return declared.get(type);
+}
+
+/** Every message type declared by the modules loaded so far. */
+export function declaredMessages(): MessageDefinition[] {
+  return [...declared.values()];
+}
 
 export interface Envelope<TType extends QueueMessageType = QueueMessageType> {
   id: string;
@@ -24,8 +65,10 @@ export interface Envelope<TType extends QueueMessageType = QueueMessageType> {
   occurredAt: string;
   /** The journey this message belongs to: the originating request's id, passed on by every consumer (core/observability). */
   correlationId?: string;
-  data: QueueMessages[TType];
+  data: MessageData<TType>;
 }
+
+type DefinitionOf<TType extends QueueMessageType> = MessageDefinition<TType, QueueOfMessage<TType>>;
 
 /** Shape check of an envelope read from a queue (the data is checked by the consumer's own schema). */
 export const EnvelopeSchema = v.object({
@@ -47,23 +90,23 @@ export interface PublishOptions {
 }
 
 export function envelope<TType extends QueueMessageType>(
-  type: TType,
+  message: DefinitionOf<TType>,
   organizationId: string,
-  data: QueueMessages[TType],
+  data: MessageData<TType>,
   id: string = newId(),
 ): Envelope<TType> {
-  return { id, type, organizationId, occurredAt: nowIso(), correlationId: currentCorrelationId() ?? id, data };
+  return { id, type: message.type, organizationId, occurredAt: nowIso(), correlationId: currentCorrelationId() ?? id, data };
 }
 
 /** Sends one message; resolves once SQS has stored it. */
 export async function publish<TType extends QueueMessageType>(
-  queue: QueueName,
-  type: TType,
+  declaration: DefinitionOf<TType>,
   organizationId: string,
-  data: QueueMessages[TType],
+  data: MessageData<TType>,
   options: PublishOptions = {},
 ): Promise<Envelope<TType>> {
-  const message = envelope(type, organizationId, data, options.id);
+  const queue = declaration.queue;
+  const message = envelope(declaration, organizationId, data, options.id);
   const [client, { SendMessageCommand }] = await Promise.all([sqs(), sqsSdk()]);
   await client.send(
     new SendMessageCommand({
@@ -75,8 +118,18 @@ export async function publish<TType extends QueueMessageType>(
   return message;
 }
 
-/** Sends many messages, ten per SQS call; throws if any entry was not stored. */
-export async function publishAll(queue: QueueName, messages: { envelope: Envelope; delaySeconds?: number }[]): Promise<void> {
+/** Sends many messages (each to its declared queue), ten per SQS call; throws if any entry was not stored. */
+export async function publishAll(messages: { envelope: Envelope; delaySeconds?: number }[]): Promise<void> {
+  const byQueue = new Map<QueueName, { envelope: Envelope; delaySeconds?: number }[]>();
+  for (const entry of messages) {
+    const queue = messageDefinition(entry.envelope.type)?.queue;
+    if (!queue) throw new Error(`Message type ${entry.envelope.type} is not declared.`);
+    (byQueue.get(queue) ?? byQueue.set(queue, []).get(queue)!).push(entry);
+  }
+  for (const [queue, entries] of byQueue) await sendBatches(queue, entries);
+}
+
+async function sendBatches(queue: QueueName, messages: { envelope: Envelope; delaySeconds?: number }[]): Promise<void> {
   const [client, { SendMessageBatchCommand }] = await Promise.all([sqs(), sqsSdk()]);
   for (let start = 0; start < messages.length; start += 10) {
     const chunk = messages.slice(start, start + 10);

@@ -3,7 +3,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda"
 import * as v from "valibot";
 import { logger, withCorrelationId } from "#core/observability/index";
 import { sqs } from "#core/queue/client";
-import { EnvelopeSchema, type Envelope, type QueueMessageType } from "#core/queue/events";
+import { EnvelopeSchema, messageDefinition, type Envelope, type QueueMessageType, type QueueOfMessage } from "#core/queue/events";
 import { queues, type QueueName } from "#stacks/definitions";
 
 export type MessageHandler<TType extends QueueMessageType> = (message: Envelope<TType>, record: SQSRecord) => Promise<void>;
@@ -19,7 +19,10 @@ export type PoisonHandler<TType extends QueueMessageType> = (message: Envelope<T
 /** A message type's handler, and what ends its item when the handler keeps failing. */
 export type Subscription<TType extends QueueMessageType> = MessageHandler<TType> | { handle: MessageHandler<TType>; onPoison: PoisonHandler<TType> };
 
-export type MessageHandlers = { [TType in QueueMessageType]?: Subscription<TType> };
+/** The handlers of one queue's consumer: only message types declared for that queue (another's is a type error). */
+export type MessageHandlers<TQueue extends QueueName = QueueName> = {
+  [TType in QueueMessageType as TQueue extends QueueOfMessage<TType> ? TType : never]?: Subscription<TType>;
+};
 
 /** The reason an item ends with when its queue message was poison. */
 export const PROCESSING_ERROR = "ProcessingError";
@@ -36,9 +39,16 @@ export const PROCESSING_ERROR = "ProcessingError";
  *   the message at once so SQS moves it to the DLQ.
  * Handlers must be idempotent (at-least-once delivery).
  */
-export function subscribe(queue: QueueName, handlers: MessageHandlers) {
+export function subscribe<TQueue extends QueueName>(queue: TQueue, handlers: MessageHandlers<TQueue>) {
   const { maxReceiveCount, visibilityTimeoutSeconds } = queues[queue];
-  return async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
+  // Checked once, at cold start: every handled type is declared, for this queue (its schema validates each record).
+  for (const type of Object.keys(handlers)) {
+    const declared = messageDefinition(type);
+    if (!declared) throw new Error(`Message type ${type} has no declaration (defineMessage) loaded by the ${queue} consumer.`);
+    if (declared.queue !== queue) throw new Error(`Message type ${type} travels on ${declared.queue}, not ${queue}.`);
+  }
+  const handlerOf = (type: string) => (handlers as Record<string, Subscription<QueueMessageType> | undefined>)[type];
+  const consume = async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
     if (context) logger.addContext(context);
     const failures: SQSBatchResponse["batchItemFailures"] = [];
     await Promise.all(
@@ -51,11 +61,14 @@ export function subscribe(queue: QueueName, handlers: MessageHandlers) {
         try {
           const parsed = v.safeParse(EnvelopeSchema, JSON.parse(record.body));
           if (!parsed.success) throw new Error("The message is not a valid envelope.");
-          message = parsed.output as Envelope;
-          const correlationId = message.correlationId ?? message.id;
-          Object.assign(line, { type: message.type, organizationId: message.organizationId, correlationId });
-          const subscription = handlers[message.type as QueueMessageType] as Subscription<QueueMessageType> | undefined;
-          if (!subscription) throw new Error(`No handler for message type ${message.type}.`);
+          const correlationId = parsed.output.correlationId ?? parsed.output.id;
+          Object.assign(line, { type: parsed.output.type, organizationId: parsed.output.organizationId, correlationId });
+          const subscription = handlerOf(parsed.output.type);
+          if (!subscription) throw new Error(`No handler for message type ${parsed.output.type}.`);
+          // The data as its declaration states it; a payload that does not match is a failed record (then poison).
+          const data = v.safeParse(messageDefinition(parsed.output.type)!.schema, parsed.output.data);
+          if (!data.success) throw new Error(`Invalid ${parsed.output.type} data: ${v.summarize(data.issues)}`);
+          message = { ...parsed.output, data: data.output } as Envelope;
           const handle = typeof subscription === "function" ? subscription : subscription.handle;
           const received = message;
           await withCorrelationId(correlationId, () => handle(received, record));
@@ -63,7 +76,7 @@ export function subscribe(queue: QueueName, handlers: MessageHandlers) {
         } catch (error) {
           const last = attempt >= maxReceiveCount;
           logger.error("queue record failed", { ...line, outcome: "Failed", poison: last, latencyMs: Date.now() - started, error: error as Error });
-          const subscription = message ? (handlers[message.type as QueueMessageType] as Subscription<QueueMessageType> | undefined) : undefined;
+          const subscription = message ? handlerOf(message.type) : undefined;
           if (last && message && subscription && typeof subscription !== "function") {
             const poisoned = message;
             // What the hook records (the item's final event) belongs to the same journey.
@@ -78,6 +91,8 @@ export function subscribe(queue: QueueName, handlers: MessageHandlers) {
     );
     return { batchItemFailures: failures };
   };
+  // What the consumer serves, for the check that every declared message type has one (tests/unit/queue-messages).
+  return Object.assign(consume, { queue, messageTypes: Object.keys(handlers) as QueueMessageType[] });
 }
 
 /** How many times SQS has handed this record out (1 on first delivery). */

@@ -1,3 +1,6 @@
+import { WebhookDeliver } from "#core/webhooks/queue";
+import type { DeliverMessage } from "#core/webhooks/queue";
+export type { DeliverMessage };
 import * as v from "valibot";
 import { logAttempt, send } from "#core/webhooks/send";
 import type { Actor } from "#core/auth/actor";
@@ -17,20 +20,6 @@ import { WebhookEndpoints, type StoredEndpoint } from "#core/webhooks/endpoints"
 import { eventPayload, leadReceivedPayload, messageIdOfEvent, type WebhookPayload } from "#core/webhooks/payloads";
 
 /** One attempt to send one message to one endpoint; redelivered queue messages of the same attempt are recognised. */
-export interface DeliverMessage {
-  endpointId: string;
-  messageId: string;
-  /** Bumped by every replay, so messages of an earlier round are ignored. */
-  generation: number;
-  attempt: number;
-}
-
-declare module "#core/queue/events" {
-  interface QueueMessages {
-    "webhook.deliver": DeliverMessage;
-  }
-}
-
 export const maxAttempts = retryScheduleSeconds.length + 1;
 /** Deliveries and their attempt log are kept this long. */
 export const retentionSeconds = 30 * 24 * 3600;
@@ -208,9 +197,9 @@ export const WebhookDeliveries = {
       );
       if (!claimed) continue;
       const { generation, nextAttempt } = claimed.Attributes!;
-      messages.push(envelope("webhook.deliver", entry.organizationId, { endpointId, messageId, generation: Number(generation), attempt: Number(nextAttempt) }));
+      messages.push(envelope(WebhookDeliver, entry.organizationId, { endpointId, messageId, generation: Number(generation), attempt: Number(nextAttempt) }));
     }
-    await publishAll("webhookDeliveries", messages.map((message) => ({ envelope: message })));
+    await publishAll(messages.map((message) => ({ envelope: message })));
     return messages.length;
   },
 
@@ -224,7 +213,7 @@ export const WebhookDeliveries = {
       const type = webhookTypeOf(event.eventType);
       if (!type) throw new ValidationError("This event type is not delivered by webhooks.", [{ pointer: "/eventId", detail: `${event.eventType} has no webhook type (GET /webhook-event-types).` }]);
       const queued = await createDelivery(actor.organizationId, endpointId, await eventPayload(actor.organizationId, type, event), "Replay");
-      await publishAll("webhookDeliveries", [{ envelope: queued! }]);
+      await publishAll([{ envelope: queued! }]);
       return { replayed: 1, continueFrom: null };
     }
     return replaySince(actor.organizationId, endpoint, request.since);
@@ -242,7 +231,7 @@ export const WebhookDeliveries = {
       event: null,
     };
     const queued = await createDelivery(actor.organizationId, endpointId, payload, "Test");
-    await publishAll("webhookDeliveries", [{ envelope: queued! }]);
+    await publishAll([{ envelope: queued! }]);
     return { messageId };
   },
 
@@ -256,7 +245,7 @@ export const WebhookDeliveries = {
 /** Publishes SQS batches of ten side by side (a fan-out of a full stream batch is hundreds of messages). */
 async function publishInParallel(messages: Envelope[]): Promise<void> {
   const chunks = Array.from({ length: Math.ceil(messages.length / 10) }, (_, index) => messages.slice(index * 10, index * 10 + 10));
-  await Promise.all(chunks.map((chunk) => publishAll("webhookDeliveries", chunk.map((message) => ({ envelope: message })))));
+  await Promise.all(chunks.map((chunk) => publishAll(chunk.map((message) => ({ envelope: message })))));
 }
 
 /** Backoff with ±20 % jitter: the stage's scale times the schedule's delay after `attempt`. */
@@ -310,7 +299,7 @@ async function createDelivery(organizationId: string, endpointId: string, payloa
       ReturnValues: "ALL_NEW",
     }),
   );
-  return created && envelope("webhook.deliver", organizationId, { endpointId, messageId: payload.id, generation: Number(created.Attributes!.generation), attempt: 1 });
+  return created && envelope(WebhookDeliver, organizationId, { endpointId, messageId: payload.id, generation: Number(created.Attributes!.generation), attempt: 1 });
 }
 
 /** Claims attempt `n` of the delivery's current round: once, unless the worker that claimed it died (lease expired). */
@@ -357,7 +346,7 @@ async function scheduleRetry(organizationId: string, next: DeliverMessage, at: D
     UpdateExpression: "SET gsi3pk = :gsi3pk, gsi3sk = :gsi3sk, nextAttempt = :attempt, nextAttemptAt = :at",
     ExpressionAttributeValues: { ":gsi3pk": due.gsi3pk, ":gsi3sk": due.gsi3sk, ":attempt": next.attempt, ":at": at.toISOString() },
   });
-  if (viaQueue) await publishAll("webhookDeliveries", [{ envelope: envelope("webhook.deliver", organizationId, next), delaySeconds: Math.floor(delayMs / 1000) }]);
+  if (viaQueue) await publishAll([{ envelope: envelope(WebhookDeliver, organizationId, next), delaySeconds: Math.floor(delayMs / 1000) }]);
 }
 
 async function replaySince(organizationId: string, endpoint: StoredEndpoint, since: string): Promise<ReplayResult> {
@@ -378,7 +367,7 @@ async function replaySince(organizationId: string, endpoint: StoredEndpoint, sin
       last = event.createdAt;
     }
   }
-  await publishAll("webhookDeliveries", messages.map((message) => ({ envelope: message })));
+  await publishAll(messages.map((message) => ({ envelope: message })));
   return { replayed: messages.length, continueFrom };
 }
 

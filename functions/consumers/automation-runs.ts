@@ -1,3 +1,7 @@
+// The declarations of the trigger messages this queue carries (their producers' domains), checked by subscribe.
+import "#core/calls/queue";
+import "#core/leads/queue";
+import "#core/messaging/queue";
 import { AutomationRuns } from "#core/automations/runs/index";
 import { subscribe } from "#core/queue/subscribe";
 

@@ -1,3 +1,4 @@
+import { AutomationScheduled } from "#core/automations/runs/queue";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { ulid } from "ulid";
 import { describe, expect, it } from "vitest";
@@ -84,9 +85,9 @@ describe("Schedule trigger with an audience", () => {
 
     // The same slot again: the sweep's message redelivered, and each lead's copy redelivered.
     const firing = { automationId: automation.id, triggerId: "t", firedAt };
-    await AutomationRuns.handlers["automation.scheduled"](envelope("automation.scheduled", org.organizationId, firing));
+    await AutomationRuns.handlers["automation.scheduled"](envelope(AutomationScheduled, org.organizationId, firing));
     for (const leadId of [ann.id, bob.id, replied.id]) {
-      await AutomationRuns.handlers["automation.scheduled"](envelope("automation.scheduled", org.organizationId, { ...firing, leadId }));
+      await AutomationRuns.handlers["automation.scheduled"](envelope(AutomationScheduled, org.organizationId, { ...firing, leadId }));
     }
     await sleep(2000);
     const after = await listRuns(org, automation.id);
@@ -110,7 +111,7 @@ describe("Schedule trigger with an audience", () => {
       org,
       chain({ type: "Schedule", settings: { cron: "0 9 * * MON-FRI", audience: { vertical: "solar", product: "panels", maxLeads: 2 } } }, [{ id: "stop", type: "Stop" }]),
     );
-    await AutomationRuns.handlers["automation.scheduled"](envelope("automation.scheduled", org.organizationId, { automationId: automation.id, triggerId: "t", firedAt: new Date().toISOString() }));
+    await AutomationRuns.handlers["automation.scheduled"](envelope(AutomationScheduled, org.organizationId, { automationId: automation.id, triggerId: "t", firedAt: new Date().toISOString() }));
     const runs = await waitForRuns(org, automation.id, 2);
     expect(runs.map((run) => run.leadId).sort()).toEqual([ids[4], ids[1]].sort());
   });

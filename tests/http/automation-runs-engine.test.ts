@@ -1,3 +1,5 @@
+import { LeadCreated } from "#core/leads/queue";
+import { AutomationStep } from "#core/automations/runs/queue";
 import { describe, expect, it } from "vitest";
 import { Billing } from "#core/billing/index";
 import { publish } from "#core/queue/events";
@@ -170,9 +172,9 @@ describe("automation runs: waits, versions, idempotency", () => {
     const created = await createLead(org, randomNumber("212"));
     const [run] = await waitForRuns(org, automation.id);
     const data = { leadId: created.id, sourceId: null, complianceStatus: null };
-    await publish("automationRuns", "lead.created", org.organizationId, data, { id: `lead.created:${created.id}` });
-    await publish("automationRuns", "lead.created", org.organizationId, data, { id: `lead.created:${created.id}` });
-    await publish("automationRuns", "automation.step", org.organizationId, { automationId: automation.id, runId: run.id, seq: 1, attempt: 0 });
+    await publish(LeadCreated, org.organizationId, data, { id: `lead.created:${created.id}` });
+    await publish(LeadCreated, org.organizationId, data, { id: `lead.created:${created.id}` });
+    await publish(AutomationStep, org.organizationId, { automationId: automation.id, runId: run.id, seq: 1, attempt: 0 });
     await sleep(2500);
     expect(await listRuns(org, automation.id)).toHaveLength(1);
     const again = await waitForRun(org, automation.id, run.id);
@@ -195,8 +197,8 @@ describe("automation runs: waits, versions, idempotency", () => {
     const claimedRunId = newId();
     await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.automationRunClaim(org.organizationId, automation.id, eventId), entity: entities.automationRunClaim, runId: claimedRunId, createdAt: new Date().toISOString() } }));
     const data = { leadId: created.id, sourceId: null, complianceStatus: null };
-    await publish("automationRuns", "lead.created", org.organizationId, data, { id: eventId });
-    await publish("automationRuns", "lead.created", org.organizationId, data, { id: eventId });
+    await publish(LeadCreated, org.organizationId, data, { id: eventId });
+    await publish(LeadCreated, org.organizationId, data, { id: eventId });
     const finished = await waitForRun(org, automation.id, claimedRunId);
     expect(finished).toMatchObject({ id: claimedRunId, status: "Succeeded" });
     await sleep(1500);

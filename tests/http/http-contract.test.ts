@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { maxBodyBytes } from "#core/http/endpoint";
+import { maxBodyBytes } from "#core/http/request-input";
 import { allOperations } from "#core/http/operations/index";
 import { routes } from "#stacks/definitions";
 import { newOrganization, request } from "#tests/helpers/stack";
@@ -105,10 +105,11 @@ describe("the HTTP contract", () => {
     }
   });
 
-  it("serves every route in the manifest from a handler built on the documented operation", async () => {
-    const served = new Set(routes.map((route) => `${route.method} ${route.path}`));
-    const declared = new Set(allOperations.map((operation) => `${operation.method} ${operation.path}`));
-    expect([...declared].sort()).toEqual([...served].sort());
+  it("serves every route of the table by the documented operation of its operationId, once", async () => {
+    const declared = allOperations.map((operation) => [operation.operationId, `${operation.method} ${operation.path}`]);
+    const served = routes.map((route) => [route.operationId, `${route.method} ${route.path}`]);
+    expect(declared.sort()).toEqual(served.sort());
+    expect(new Set(served.map(([, routeKey]) => routeKey)).size).toBe(routes.length);
   });
 
   it("serves a valid public A2A agent card", async () => {

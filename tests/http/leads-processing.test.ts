@@ -1,3 +1,4 @@
+import { LeadReceived } from "#core/leads/queue";
 import { GetQueueUrlCommand, ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
@@ -134,7 +135,7 @@ describe("lead processing", () => {
     const lead = await waitForLead(org, created.body.id);
     await expect.poll(async () => (await storedLead(org.organizationId, lead.id)).triggerPublishedAt, { timeout: 5_000 }).toEqual(expect.any(String));
     const before = await storedLead(org.organizationId, lead.id);
-    await Promise.all([1, 2, 3].map(() => publish("leadIntake", "lead.received", org.organizationId, { leadId: lead.id })));
+    await Promise.all([1, 2, 3].map(() => publish(LeadReceived, org.organizationId, { leadId: lead.id })));
     await sleep(2_000);
     const after = await storedLead(org.organizationId, lead.id);
     expect(after.processedAt).toBe(before.processedAt);
@@ -154,7 +155,7 @@ describe("lead processing", () => {
         Item: { ...keys.lead(org.organizationId, leadId), entity: entities.lead, id: leadId, createdAt: new Date().toISOString(), processingStatus: "Pending", contact: "garbage" },
       }),
     );
-    await publish("leadIntake", "lead.received", org.organizationId, { leadId });
+    await publish(LeadReceived, org.organizationId, { leadId });
     await expect
       .poll(async () => (await storedLead(org.organizationId, leadId)).processingStatus, { timeout: 45_000, interval: 500 })
       .toBe("Failed");

@@ -1,3 +1,4 @@
+import { MessageSend } from "#core/messaging/queue";
 import { describe, expect, inject, it } from "vitest";
 import { twilioSignature } from "#core/providers/twilio/signature";
 import { simulatorAuthToken } from "#core/providers/simulator/adapter";
@@ -113,7 +114,7 @@ describe("at-most-once sending", () => {
     await import("#core/messaging/queue");
     const accepted = await send(org, { to: randomNumber(), body: "once" });
     // SQS may deliver a message more than once; here eight copies race the original.
-    await Promise.all(Array.from({ length: 8 }, () => publish("outboundMessages", "message.send", org.organizationId, { messageId: accepted.body.id })));
+    await Promise.all(Array.from({ length: 8 }, () => publish(MessageSend, org.organizationId, { messageId: accepted.body.id })));
     const delivered = await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered");
     await sleep(1_000);
     const after = await waitForMessage(org, delivered.id, () => true);

@@ -1,14 +1,14 @@
 import { describe, expect, it, vi } from "vitest";
 import * as v from "valibot";
 import { endpoint } from "#core/http/endpoint";
-import { defineOperation } from "#core/http/operation";
+import { defineUnroutedOperation } from "#core/http/operation";
 import { NotFoundError } from "#core/errors";
 import { apiEvent, lambdaContext } from "#tests/helpers/events";
 import { applyStackEnv } from "#tests/helpers/stack";
 
 applyStackEnv();
 
-const probe = defineOperation({
+const probe = defineUnroutedOperation({
   operationId: "probe",
   method: "POST",
   path: "/probe",

@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import * as v from "valibot";
 import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
-import { defineOperation } from "#core/http/operation";
+import { defineUnroutedOperation } from "#core/http/operation";
 import { apiEvent, lambdaContext } from "#tests/helpers/events";
 import { addNumber, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization } from "#tests/helpers/stack";
@@ -38,7 +38,7 @@ async function stdoutLines(work: () => Promise<unknown>): Promise<any[]> {
 beforeAll(() => applyStackEnv());
 afterEach(() => vi.restoreAllMocks());
 
-const probe = defineOperation({
+const probe = defineUnroutedOperation({
   operationId: "observedProbe",
   method: "POST",
   path: "/observed",

@@ -1,3 +1,7 @@
+import { MessageSend } from "#core/messaging/queue";
+import { LeadReceived } from "#core/leads/queue";
+import { CallPlace } from "#core/calls/queue";
+import { AutomationStep } from "#core/automations/runs/queue";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { SQSEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
@@ -73,7 +77,7 @@ describe("poison messages end their item Failed (ProcessingError) with an event,
     const messageId = await queuedMessage(org);
     const stopFault = faultWhen(messageId, '"Sending"'); // the claim write fails every time (in this process only: nothing publishes this message)
     try {
-      const message = envelope("message.send", org.organizationId, { messageId });
+      const message = envelope(MessageSend, org.organizationId, { messageId });
       let receive = 0;
       await deliverUntilDeadLetter(outboundConsumer, message, queues.outboundMessages.maxReceiveCount, async () => {
         receive++;
@@ -97,7 +101,7 @@ describe("poison messages end their item Failed (ProcessingError) with an event,
     const lead = await pendingLead(org);
     const stopFault = faultWhen(lead.id, '"Processed"');
     try {
-      await deliverUntilDeadLetter(intakeConsumer, envelope("lead.received", org.organizationId, { leadId: lead.id }), queues.leadIntake.maxReceiveCount, async () => undefined);
+      await deliverUntilDeadLetter(intakeConsumer, envelope(LeadReceived, org.organizationId, { leadId: lead.id }), queues.leadIntake.maxReceiveCount, async () => undefined);
     } finally {
       stopFault();
     }
@@ -123,7 +127,7 @@ describe("the call placement's poison hook", () => {
     expect((await org.request("GET", `/calls/${callId}`)).body).toMatchObject({ status: "Queued", billingStatus: "Reserved" });
     const stopFault = faultWhen(callId, "placementStartedAt"); // the placement claim fails every time
     try {
-      await deliverUntilDeadLetter(outboundCallsConsumer, envelope("call.place", org.organizationId, { callId }), queues.outboundCalls.maxReceiveCount, async () => undefined);
+      await deliverUntilDeadLetter(outboundCallsConsumer, envelope(CallPlace, org.organizationId, { callId }), queues.outboundCalls.maxReceiveCount, async () => undefined);
     } finally {
       stopFault();
     }
@@ -171,9 +175,9 @@ describe("the automation step's poison hook", () => {
     const step = { automationId: automation.id, runId: waiting.id, seq: stored.cursorSeq, attempt: stored.cursorAttempt };
     const hook = AutomationRuns.handlers["automation.step"];
 
-    await hook.onPoison(envelope("automation.step", org.organizationId, { ...step, attempt: step.attempt + 1 }), new Error("stale"));
+    await hook.onPoison(envelope(AutomationStep, org.organizationId, { ...step, attempt: step.attempt + 1 }), new Error("stale"));
     expect((await org.request("GET", `/automations/${automation.id}/runs/${waiting.id}`)).body.status).toBe("Waiting");
-    await hook.onPoison(envelope("automation.step", org.organizationId, step), new Error("the step keeps failing"));
+    await hook.onPoison(envelope(AutomationStep, org.organizationId, step), new Error("the step keeps failing"));
     const failed = (await org.request("GET", `/automations/${automation.id}/runs/${waiting.id}`)).body;
     expect(failed.status).toBe("Failed");
     expect(failed.error).toMatch(/^ProcessingError: /);

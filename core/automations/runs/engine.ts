@@ -5,6 +5,7 @@
  * next message. Waits and retries are delayed messages (SQS, up to 15 minutes) backed by the due index, which the
  * sweep reads for longer waits and for steps whose message was lost.
  */
+import { AutomationStep } from "#core/automations/runs/queue";
 import { endEvent } from "#core/automations/runs/end-event";
 import { Messages } from "#core/messaging/messages";
 import { Transaction } from "#core/db/transact";
@@ -149,9 +150,7 @@ async function sendStep(run: StoredRun, delayMs = 0): Promise<void> {
   const delaySeconds = Math.max(0, delayMs) / 1000;
   if (delaySeconds > maxDelaySeconds) return; // the sweep sends it when it comes due
   await publish(
-    "automationRuns",
-    "automation.step",
-    run.organizationId,
+    AutomationStep, run.organizationId,
     { automationId: run.automationId, runId: run.id, seq: run.cursorSeq, attempt: run.cursorAttempt },
     { delaySeconds },
   );

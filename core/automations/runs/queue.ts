@@ -1,20 +1,36 @@
+import * as v from "valibot";
+import { defineMessage } from "#core/queue/events";
+
 /**
  * Messages of the automationRuns queue that the run engine sends itself. The triggers it consumes
  * (`lead.created`, `message.received`, `message.failed`, `call.missed`, `lead.optedOut`) are declared by their
  * producing domains.
  */
+
+/** Execute step `seq` (attempt `attempt`) of a run; stale copies are ignored. */
+export const AutomationStep = defineMessage(
+  "automation.step",
+  "automationRuns",
+  v.object({ automationId: v.string(), runId: v.string(), seq: v.number(), attempt: v.number() }),
+);
+
+/**
+ * A Schedule trigger came due (fired by the sweep, in the organization's time zone). With an audience the
+ * firing fans out into one copy per matching lead, each naming its `leadId`.
+ */
+export const AutomationScheduled = defineMessage(
+  "automation.scheduled",
+  "automationRuns",
+  v.object({ automationId: v.string(), triggerId: v.string(), firedAt: v.string(), leadId: v.optional(v.string()) }),
+);
+
+/** An automation was disabled or deleted: cancel its unfinished runs. */
+export const AutomationDisabled = defineMessage("automation.disabled", "automationRuns", v.object({ automationId: v.string() }));
+
 declare module "#core/queue/events" {
   interface QueueMessages {
-    /** Execute step `seq` (attempt `attempt`) of a run; stale copies are ignored. */
-    "automation.step": { automationId: string; runId: string; seq: number; attempt: number };
-    /**
-     * A Schedule trigger came due (fired by the sweep, in the organization's time zone). With an audience the
-     * firing fans out into one copy per matching lead, each naming its `leadId`.
-     */
-    "automation.scheduled": { automationId: string; triggerId: string; firedAt: string; leadId?: string };
-    /** An automation was disabled or deleted: cancel its unfinished runs. */
-    "automation.disabled": { automationId: string };
+    "automation.step": typeof AutomationStep;
+    "automation.scheduled": typeof AutomationScheduled;
+    "automation.disabled": typeof AutomationDisabled;
   }
 }
-
-export {};

@@ -1,3 +1,4 @@
+import { AutomationScheduled, AutomationStep } from "#core/automations/runs/queue";
 import "#core/automations/runs/queue";
 import { table, isConditionFailed } from "#core/db/items";
 import { nextFireAt } from "#core/automations/runs/cron";
@@ -53,7 +54,7 @@ export async function sweepAutomations(options: { now?: Date; organizationId?: s
   for await (const item of dueItems("DUESCHEDULES", `${new Date(now).toISOString()}#~`)) {
     const [dueAt = "", organizationId = "", automationId = "", triggerId = ""] = String(item.gsi3sk).split("#");
     if (options.organizationId && organizationId !== options.organizationId) continue;
-    await publish("automationRuns", "automation.scheduled", organizationId, { automationId, triggerId, firedAt: dueAt }, { id: `schedule:${automationId}:${triggerId}:${dueAt}` });
+    await publish(AutomationScheduled, organizationId, { automationId, triggerId, firedAt: dueAt }, { id: `schedule:${automationId}:${triggerId}:${dueAt}` });
     const next = new Date(nextFireAt(item.settings as { cron?: string; intervalMinutes?: number }, String(item.timeZone), Math.max(now, Date.parse(dueAt)))).toISOString();
     const nextKeys = keys.dueSchedule(shardOf(automationId), next, organizationId, automationId, triggerId);
     if (await claimDue({ pk: String(item.pk), sk: String(item.sk) }, String(item.gsi3sk), nextKeys.gsi3sk, { nextFireAt: next })) result.schedulesFired++;
@@ -69,7 +70,7 @@ export async function sweepAutomations(options: { now?: Date; organizationId?: s
     if (!claimed) continue;
     const run = await RunStore.read(organizationId, automationId, runId);
     if (!run || isFinal(run) || run.cursorSeq < 0) continue;
-    await publish("automationRuns", "automation.step", organizationId, { automationId, runId, seq: run.cursorSeq, attempt: run.cursorAttempt }, { delaySeconds: (resendAt - now) / 1000 });
+    await publish(AutomationStep, organizationId, { automationId, runId, seq: run.cursorSeq, attempt: run.cursorAttempt }, { delaySeconds: (resendAt - now) / 1000 });
     result.runsResumed++;
   }
   return result;

@@ -3,6 +3,7 @@
  * automations are found through the trigger index (`AUTOTRIGGER#<type>#…`, written in the same transaction as the
  * automation), then checked against the stored automation itself.
  */
+import { AutomationScheduled } from "#core/automations/runs/queue";
 import "#core/automations/runs/queue";
 import { Messages } from "#core/messaging/messages";
 import type { ScheduleSettings, Trigger, TriggerType } from "#core/automations/definition";
@@ -13,7 +14,7 @@ import { queryAll } from "#core/db/query";
 import { Contacts } from "#core/messaging/contacts";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { audienceLeadIds } from "#core/leads/audience";
-import { envelope, publishAll, type Envelope, type QueueMessages } from "#core/queue/events";
+import { envelope, publishAll, type Envelope, type MessageData, type QueueMessages } from "#core/queue/events";
 import "#core/calls/queue";
 import "#core/messaging/queue";
 import "#core/leads/index";
@@ -50,12 +51,11 @@ async function fanOut(organizationId: string, type: TriggerType, event: TriggerE
  * (a large audience never runs inside one invocation). The copies' ids and the runs' claims are keyed on (trigger,
  * firing, lead): a redelivered firing publishes them again, and each lead still gets one run.
  */
-async function fanOutAudience(organizationId: string, firing: QueueMessages["automation.scheduled"], leadIds: string[]): Promise<void> {
+async function fanOutAudience(organizationId: string, firing: MessageData<"automation.scheduled">, leadIds: string[]): Promise<void> {
   const { automationId, triggerId, firedAt } = firing;
   await publishAll(
-    "automationRuns",
     leadIds.map((leadId) => ({
-      envelope: envelope("automation.scheduled", organizationId, { automationId, triggerId, firedAt, leadId }, `schedule:${automationId}:${triggerId}:${firedAt}:${leadId}`),
+      envelope: envelope(AutomationScheduled, organizationId, { automationId, triggerId, firedAt, leadId }, `schedule:${automationId}:${triggerId}:${firedAt}:${leadId}`),
     })),
   );
 }

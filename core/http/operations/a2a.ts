@@ -8,8 +8,6 @@ import { defineOperation } from "#core/http/operation";
  */
 export const agentRpc = defineOperation({
   operationId: "agentRpc",
-  method: "POST",
-  path: "/a2a",
   summary: "A2A agent endpoint (JSON-RPC 2.0)",
   description:
     "A2A JSON-RPC: `message/send`, `message/stream`, `tasks/get`, `tasks/cancel` (A2A 0.3) and `SendMessage`, `SendStreamingMessage`, `GetTask`, `ListTasks`, `CancelTask` (A2A 1.0). " +

@@ -8,8 +8,6 @@ const window =
 
 export const getAnalytics = defineOperation({
   operationId: "getAnalytics",
-  method: "GET",
-  path: "/analytics/my",
   summary: "Customer analytics of the organization: leads, response times, messaging, calls, spend, sources, health (endpoint 3)",
   description: window,
   tag: "Analytics",
@@ -22,8 +20,6 @@ export const getAnalytics = defineOperation({
 
 export const exportAnalytics = defineOperation({
   operationId: "exportAnalytics",
-  method: "GET",
-  path: "/analytics/my/export",
   summary: "Analytics trend as CSV: one row per trend bucket (endpoint 4)",
   description:
     `${window} RFC 4180 CSV in UTF-8 with a header row and CRLF line ends, served as an attachment. Columns, in order: ` +

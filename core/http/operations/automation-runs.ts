@@ -7,8 +7,6 @@ const AutomationIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.m
 
 export const listAutomationRuns = defineOperation({
   operationId: "listAutomationRuns",
-  method: "POST",
-  path: "/automations/{id}/runs/all/my",
   summary: "List one automation's runs, newest first (paging query in the body)",
   description: "Filters: `status`, `leadId`, `automationVersion`, `triggerType`; ranges and sorting on `createdAt` and `finishedAt`.",
   tag: "Automations",
@@ -23,8 +21,6 @@ export const listAutomationRuns = defineOperation({
 
 export const getAutomationRun = defineOperation({
   operationId: "getAutomationRun",
-  method: "GET",
-  path: "/automations/{id}/runs/{runId}",
   summary: "Read one run: status, version, path taken and every step's input, output, timing and error",
   tag: "Automations",
   auth: "bearer",
@@ -36,8 +32,6 @@ export const getAutomationRun = defineOperation({
 
 export const startAutomationRun = defineOperation({
   operationId: "startAutomationRun",
-  method: "POST",
-  path: "/automations/{id}/runs",
   summary: "Start a manual run of the automation for one lead (the test button)",
   description:
     "Answers 202 once the run is stored; its steps execute afterwards (read the run for its status). Works on a disabled automation too. Honours `Idempotency-Key`.",
@@ -54,8 +48,6 @@ export const startAutomationRun = defineOperation({
 
 export const retryAutomationRun = defineOperation({
   operationId: "retryAutomationRun",
-  method: "POST",
-  path: "/automations/{id}/runs/{runId}/retry",
   summary: "Retry a failed run from the step that failed",
   description: "Steps that succeeded are not repeated; the failed step runs again with a new side-effect key, on the run's own automation version. 409 unless the run is Failed.",
   tag: "Automations",

@@ -14,8 +14,6 @@ const AutomationIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.m
 
 export const createAutomation = defineOperation({
   operationId: "createAutomation",
-  method: "POST",
-  path: "/automations",
   summary: "Create an automation in the current organization",
   description: definitionRules,
   tag: "Automations",
@@ -30,8 +28,6 @@ export const createAutomation = defineOperation({
 
 export const updateAutomation = defineOperation({
   operationId: "updateAutomation",
-  method: "PUT",
-  path: "/automations/{id}",
   summary: "Replace an automation's definition (optimistic concurrency on version)",
   description: `Send the \`version\` you read: a stale one is answered 409. A successful update increments \`version\`. ${definitionRules}`,
   tag: "Automations",
@@ -46,8 +42,6 @@ export const updateAutomation = defineOperation({
 
 export const getAutomation = defineOperation({
   operationId: "getAutomation",
-  method: "GET",
-  path: "/automations/{id}",
   summary: "Read one automation of the current organization",
   tag: "Automations",
   auth: "bearer",
@@ -59,8 +53,6 @@ export const getAutomation = defineOperation({
 
 export const listAutomations = defineOperation({
   operationId: "listAutomations",
-  method: "POST",
-  path: "/automations/all/my",
   summary: "List the current organization's automations (paging query in the body)",
   tag: "Automations",
   auth: "bearer",
@@ -73,8 +65,6 @@ export const listAutomations = defineOperation({
 
 export const deleteAutomation = defineOperation({
   operationId: "deleteAutomation",
-  method: "DELETE",
-  path: "/automations/{id}",
   summary: "Delete an automation of the current organization",
   tag: "Automations",
   auth: "bearer",

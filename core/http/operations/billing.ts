@@ -11,8 +11,6 @@ import { pageSchema } from "#core/shared/paging";
 
 export const getWallet = defineOperation({
   operationId: "getWallet",
-  method: "GET",
-  path: "/billing/wallet",
   summary: "Read the organization's prepaid wallet: balance, reserved and available amounts, status, prices",
   description:
     "Amounts are decimal strings with 4 decimals. `status` is `Active`, `Low` (available below `lowBalanceThreshold`), `Empty` (nothing available) or `Suspended`; Empty and Suspended wallets refuse new sends and calls with 402.",
@@ -25,8 +23,6 @@ export const getWallet = defineOperation({
 
 export const updateWallet = defineOperation({
   operationId: "updateWallet",
-  method: "PUT",
-  path: "/billing/wallet",
   summary: "Set the wallet's low-balance threshold",
   tag: "Billing",
   auth: "bearer",
@@ -39,8 +35,6 @@ export const updateWallet = defineOperation({
 
 export const topUpWallet = defineOperation({
   operationId: "topUpWallet",
-  method: "POST",
-  path: "/billing/wallet/top-ups",
   summary: "Start a wallet top-up: a card payment page (Idempotency-Key required)",
   description:
     "Creates a pending top-up and its payment at the payment provider (a Stripe Checkout Session): send the payer to `checkoutUrl`. " +
@@ -61,8 +55,6 @@ export const topUpWallet = defineOperation({
 
 export const getTopUp = defineOperation({
   operationId: "getTopUp",
-  method: "GET",
-  path: "/billing/wallet/top-ups/{topUpId}",
   summary: "Read one top-up: Pending until paid, then Succeeded (credited), Refunded, Expired or Failed",
   tag: "Billing",
   auth: "bearer",
@@ -74,8 +66,6 @@ export const getTopUp = defineOperation({
 
 export const stripePaymentWebhook = defineOperation({
   operationId: "stripePaymentWebhook",
-  method: "POST",
-  path: "/webhooks/payments/stripe",
   summary: "Stripe payment events: top-ups paid, refunds, disputes",
   description:
     "Called by Stripe with the events `checkout.session.completed`, `checkout.session.async_payment_succeeded`, `checkout.session.expired`, " +
@@ -90,8 +80,6 @@ export const stripePaymentWebhook = defineOperation({
 
 export const listLedger = defineOperation({
   operationId: "listLedger",
-  method: "POST",
-  path: "/billing/ledger/all/my",
   summary: "List the wallet's ledger: every credit and charge with its reason and the message or call it is for",
   description: "Newest first by default. The balance equals the sum of every entry's `amount`.",
   tag: "Billing",

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { defineOperation } from "#core/http/operation";
+import type { OperationId } from "#stacks/definitions";
 
 const ProviderParams = v.object({ provider: v.pipe(v.string(), v.minLength(1), v.maxLength(32)) });
 const signed =
@@ -7,11 +8,9 @@ const signed =
   "over the full URL and parameters; unsigned or wrongly signed requests are refused with 403. Idempotent.";
 
 /** A provider voice webhook: public, signature-checked, answered with TwiML. */
-const voiceWebhook = (operationId: string, path: string, summary: string, description: string, answer: string) =>
+const voiceWebhook = (operationId: OperationId, summary: string, description: string, answer: string) =>
   defineOperation({
     operationId,
-    method: "POST",
-    path,
     summary,
     description: `${signed} ${description}`,
     tag: "Webhooks",
@@ -23,7 +22,6 @@ const voiceWebhook = (operationId: string, path: string, summary: string, descri
 
 export const callStatusWebhook = voiceWebhook(
   "callStatusWebhook",
-  "/webhooks/{provider}/calls/status",
   "Provider progress of outbound and inbound calls",
   "Statuses apply in rank order: a late 'ringing' never undoes 'completed'.",
   "Acknowledged (empty TwiML)",
@@ -31,7 +29,6 @@ export const callStatusWebhook = voiceWebhook(
 
 export const inboundCallWebhook = voiceWebhook(
   "inboundCallWebhook",
-  "/webhooks/{provider}/calls/inbound",
   "Provider notice of a contact calling one of the organization's numbers",
   "Answers the call instructions (TwiML). An inbound call that ends unanswered is a missed call.",
   "Call instructions (TwiML)",
@@ -39,7 +36,6 @@ export const inboundCallWebhook = voiceWebhook(
 
 export const callDialWebhook = voiceWebhook(
   "callDialWebhook",
-  "/webhooks/{provider}/calls/dial",
   "Provider result of forwarding an inbound call (the Dial action)",
   "Carries DialCallStatus and DialCallDuration for `?callId=`: completed or answered means a person answered; " +
     "busy, no-answer, failed or canceled end the call as a missed call. A repeated result changes nothing.",

@@ -5,8 +5,6 @@ import { pageSchema } from "#core/shared/paging";
 
 export const placeCall = defineOperation({
   operationId: "placeCall",
-  method: "POST",
-  path: "/calls",
   summary: "Place an outbound call to a lead or a number",
   description:
     "Answers 202 with the call (`status` Queued); its progress (Ringing, InProgress with `answeredAt`, Completed with `endedAt`, `duration`, `billableSeconds`, or Busy/NoAnswer/Failed/Canceled with `statusReason`) is read later with GET /calls/{id}. " +
@@ -23,8 +21,6 @@ export const placeCall = defineOperation({
 
 export const getCall = defineOperation({
   operationId: "getCall",
-  method: "GET",
-  path: "/calls/{id}",
   summary: "Read one call of the current organization",
   tag: "Calls",
   auth: "bearer",
@@ -36,8 +32,6 @@ export const getCall = defineOperation({
 
 export const listCallEventsByPhone = defineOperation({
   operationId: "listCallEventsByPhone",
-  method: "POST",
-  path: "/events/calls/phone/{phoneNumber}",
   summary: "List the call events (spec 2.6) of calls from or to a phone number, newest first",
   description:
     "`phoneNumber` in E.164; URL-encode the `+` as %2B (a raw `+` is accepted too). A malformed number is a 400. Only the current organization's calls are listed. Body: the paging query (an empty object is valid).",

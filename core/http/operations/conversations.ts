@@ -7,8 +7,6 @@ const ConversationIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v
 
 export const listConversations = defineOperation({
   operationId: "listConversations",
-  method: "POST",
-  path: "/conversations/all/my",
   summary: "List the organization's conversations, latest activity first (paging query in the body)",
   description: "Filter unread ones with `filters: [{ field: \"unread\", value: true }]`.",
   tag: "Conversations",
@@ -22,8 +20,6 @@ export const listConversations = defineOperation({
 
 export const getConversation = defineOperation({
   operationId: "getConversation",
-  method: "GET",
-  path: "/conversations/{id}",
   summary: "Read one conversation, with its sticky sender number",
   tag: "Conversations",
   auth: "bearer",
@@ -35,8 +31,6 @@ export const getConversation = defineOperation({
 
 export const markConversationRead = defineOperation({
   operationId: "markConversationRead",
-  method: "POST",
-  path: "/conversations/{id}/read",
   summary: "Mark a conversation read (clears unread)",
   tag: "Conversations",
   auth: "bearer",
@@ -48,8 +42,6 @@ export const markConversationRead = defineOperation({
 
 export const reassignConversationSender = defineOperation({
   operationId: "reassignConversationSender",
-  method: "PUT",
-  path: "/conversations/{id}/sender",
   summary: "Reassign the conversation's sticky sender number (recorded as an event)",
   tag: "Conversations",
   auth: "bearer",

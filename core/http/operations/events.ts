@@ -5,8 +5,6 @@ import { pageSchema } from "#core/shared/paging";
 
 export const listEvents = defineOperation({
   operationId: "listEvents",
-  method: "POST",
-  path: "/events/all/my",
   summary: "List the organization's events, newest first (endpoint 13)",
   description:
     "Query parameters: `eventCategory`, `startAt` (inclusive), `endAt` (exclusive), `leadId`, `conversationId`, `eventType`. " +

@@ -1,4 +1,5 @@
 import type { Operation } from "#core/http/operation";
+import type { OperationId } from "#stacks/definitions";
 import * as a2a from "#core/http/operations/a2a";
 import * as analytics from "#core/http/operations/analytics";
 import * as automations from "#core/http/operations/automations";
@@ -17,7 +18,29 @@ import * as suppressions from "#core/http/operations/suppressions";
 import * as webhooks from "#core/http/operations/webhooks";
 import * as webhookEndpoints from "#core/http/operations/webhook-endpoints";
 
+/**
+ * Every operation the API serves, by operationId (each module exports its operations under their operationId). The
+ * route table is keyed the same way: a route without its operation, or an operation without its route, does not compile.
+ */
+const operationsById = {
+  ...platform,
+  ...a2a,
+  ...analytics,
+  ...automations,
+  ...automationRuns,
+  ...sources,
+  ...leads,
+  ...billing,
+  ...calls,
+  ...phoneNumbers,
+  ...conversations,
+  ...messages,
+  ...suppressions,
+  ...events,
+  ...webhooks,
+  ...callWebhooks,
+  ...webhookEndpoints,
+} satisfies Record<OperationId, Operation>;
+
 /** Every operation the API serves; the OpenAPI document and the route-table test read this list. */
-export const allOperations: Operation[] = [platform, a2a, analytics, automations, automationRuns, sources, leads, billing, calls, phoneNumbers, conversations, messages, suppressions, events, webhooks, callWebhooks, webhookEndpoints].flatMap(
-  (module) => Object.values(module) as Operation[],
-);
+export const allOperations: Operation[] = Object.values(operationsById);

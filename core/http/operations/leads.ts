@@ -29,8 +29,6 @@ const sourceKey = "Source key: query `sourceId` + `apiKey`, or headers `X-Source
 
 export const intakeLeadByQuery = defineOperation({
   operationId: "intakeLeadByQuery",
-  method: "GET",
-  path: "/leads/intake",
   summary: "Lead intake with flat query parameters (source key in the query)",
   description: `${outcome} ${sourceKey} Aliases: DateOfBirth/BirthDate, Zip/PostalCode, SellerLeadId/SellerLeadIdentifier. SourceMetadata as JSON or bracketed keys (SourceMetadata[campaign]=spring).`,
   tag: "Leads",
@@ -44,8 +42,6 @@ export const intakeLeadByQuery = defineOperation({
 
 export const intakeLead = defineOperation({
   operationId: "intakeLead",
-  method: "POST",
-  path: "/leads/intake",
   summary: "Lead intake with the flat fields as a JSON body",
   description: `${outcome} ${sourceKey}`,
   tag: "Leads",
@@ -61,8 +57,6 @@ export const intakeLead = defineOperation({
 
 export const createLead = defineOperation({
   operationId: "createLead",
-  method: "POST",
-  path: "/leads",
   summary: "Create a lead from its own shape (contact, customer, metadata)",
   description: `${outcome} Bearer callers may name one of their sources in \`sourceId\`; a source key posts into its own source. ${sourceKey}`,
   tag: "Leads",
@@ -82,8 +76,6 @@ export const createLead = defineOperation({
 
 export const getLead = defineOperation({
   operationId: "getLead",
-  method: "GET",
-  path: "/leads/{id}",
   summary: "Read one lead of the current organization, with its processing outcome",
   tag: "Leads",
   auth: "bearer",
@@ -95,8 +87,6 @@ export const getLead = defineOperation({
 
 export const listLeads = defineOperation({
   operationId: "listLeads",
-  method: "POST",
-  path: "/leads/all/my",
   summary: "List the current organization's leads (paging query in the body)",
   description:
     "Filters: sourceId, processingStatus, vertical, product, complianceStatus, metadata.utmSource, metadata.utmCampaign, metadata.subId, email, phone. Search: name, email, phone. Sort: createdAt, modifiedAt, price, name. Ranges: createdAt, modifiedAt, price. Sorted by createdAt only (the default, newest first), every query is read page by page in key order; with filters, ranges or search a page may then hold fewer than pageSize items (even none) while a continuationToken is returned, so keep following it until it is null. Other sorts read the organization's leads.",

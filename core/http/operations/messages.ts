@@ -7,8 +7,6 @@ const MessageIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxL
 
 export const sendMessage = defineOperation({
   operationId: "sendMessage",
-  method: "POST",
-  path: "/messages",
   summary: "Send an SMS, or an MMS with media, to a lead or a number",
   description:
     "Answers 202 with the message `Pending`; read its delivery status later from `GET /messages/{id}` or the events. " +
@@ -27,8 +25,6 @@ export const sendMessage = defineOperation({
 
 export const getMessage = defineOperation({
   operationId: "getMessage",
-  method: "GET",
-  path: "/messages/{id}",
   summary: "Read one message and its delivery status",
   tag: "Messages",
   auth: "bearer",
@@ -40,8 +36,6 @@ export const getMessage = defineOperation({
 
 export const cancelMessage = defineOperation({
   operationId: "cancelMessage",
-  method: "POST",
-  path: "/messages/{id}/cancel",
   summary: "Cancel a scheduled or queued message (409 once it was handed to the provider)",
   tag: "Messages",
   auth: "bearer",
@@ -56,8 +50,6 @@ export const cancelMessage = defineOperation({
 
 export const getMessagingSettings = defineOperation({
   operationId: "getMessagingSettings",
-  method: "GET",
-  path: "/messaging/settings",
   summary: "The organization's messaging settings: quiet hours, help and confirmation texts",
   tag: "Messages",
   auth: "bearer",
@@ -68,8 +60,6 @@ export const getMessagingSettings = defineOperation({
 
 export const updateMessagingSettings = defineOperation({
   operationId: "updateMessagingSettings",
-  method: "PUT",
-  path: "/messaging/settings",
   summary: "Replace the organization's messaging settings",
   description: "`quietHours` is the local-time sending window of the recipient (default 08:00-21:00; start inclusive, end exclusive).",
   tag: "Messages",

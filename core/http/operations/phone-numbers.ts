@@ -13,8 +13,6 @@ const idParam = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
 
 export const createPhoneNumber = defineOperation({
   operationId: "createPhoneNumber",
-  method: "POST",
-  path: "/phone-numbers",
   summary: "Buy a phone number at the carrier, or register one the platform's carrier account holds",
   description:
     "`purchase: true` buys the number (pick one from `GET /available-phone-numbers`) at the carrier; otherwise the number must " +
@@ -36,8 +34,6 @@ export const createPhoneNumber = defineOperation({
 
 export const getPhoneNumber = defineOperation({
   operationId: "getPhoneNumber",
-  method: "GET",
-  path: "/phone-numbers/{phoneNumberId}",
   summary: "Read one phone number of the current organization",
   tag: "Phone numbers",
   auth: "bearer",
@@ -49,8 +45,6 @@ export const getPhoneNumber = defineOperation({
 
 export const listPhoneNumbers = defineOperation({
   operationId: "listPhoneNumbers",
-  method: "POST",
-  path: "/phone-numbers/all/my",
   summary: "List the current organization's phone numbers (paging query in the body)",
   tag: "Phone numbers",
   auth: "bearer",
@@ -63,8 +57,6 @@ export const listPhoneNumbers = defineOperation({
 
 export const deletePhoneNumber = defineOperation({
   operationId: "deletePhoneNumber",
-  method: "DELETE",
-  path: "/phone-numbers/{phoneNumberId}",
   summary: "Delete a phone number from the current organization (endpoint 12)",
   description:
     "The number is released at the carrier first, then no longer used for lead communication: it is never chosen as a sender " +
@@ -81,8 +73,6 @@ export const deletePhoneNumber = defineOperation({
 
 export const listAvailablePhoneNumbers = defineOperation({
   operationId: "listAvailablePhoneNumbers",
-  method: "GET",
-  path: "/available-phone-numbers",
   summary: "Search numbers the carrier offers for purchase (area code, state, capabilities)",
   description:
     "Asks the carrier now (US local numbers); nothing is held until bought with `POST /phone-numbers` and `purchase: true`. " +

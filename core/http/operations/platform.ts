@@ -2,8 +2,6 @@ import { defineOperation } from "#core/http/operation";
 
 export const getOpenApi = defineOperation({
   operationId: "getOpenApi",
-  method: "GET",
-  path: "/openapi.json",
   summary: "This API's OpenAPI 3.1 contract",
   tag: "Platform",
   auth: "public",
@@ -13,8 +11,6 @@ export const getOpenApi = defineOperation({
 
 export const getAgentCard = defineOperation({
   operationId: "getAgentCard",
-  method: "GET",
-  path: "/.well-known/agent-card.json",
   summary: "The public A2A agent card",
   tag: "Agent",
   auth: "public",
@@ -24,8 +20,6 @@ export const getAgentCard = defineOperation({
 
 export const getApiReference = defineOperation({
   operationId: "getApiReference",
-  method: "GET",
-  path: "/docs",
   summary: "API reference page (Redoc) rendered from this contract",
   description:
     "An HTML page that renders `/openapi.json` with Redoc. Every asset is served by this API (`/docs/redoc.standalone.js`): " +
@@ -38,8 +32,6 @@ export const getApiReference = defineOperation({
 
 export const getApiReferenceScript = defineOperation({
   operationId: "getApiReferenceScript",
-  method: "GET",
-  path: "/docs/redoc.standalone.js",
   summary: "The Redoc script of the API reference page",
   description: "Redoc's standalone bundle, as published on npm. The page asks for it with `?v=<hash of the bundle>`, so it is cached for a year.",
   tag: "Platform",

@@ -9,8 +9,6 @@ const sourceExample = { name: "Acme Leads", enabled: true, defaultPrice: "12.50"
 
 export const createSource = defineOperation({
   operationId: "createSource",
-  method: "POST",
-  path: "/sources",
   summary: "Create a lead source and its intake key",
   description: "The answer carries `apiKey` once; only its hash is stored. Give the seller `sourceId` and `apiKey`.",
   tag: "Sources",
@@ -24,8 +22,6 @@ export const createSource = defineOperation({
 
 export const getSource = defineOperation({
   operationId: "getSource",
-  method: "GET",
-  path: "/sources/{id}",
   summary: "Read one lead source of the current organization",
   tag: "Sources",
   auth: "bearer",
@@ -37,8 +33,6 @@ export const getSource = defineOperation({
 
 export const listSources = defineOperation({
   operationId: "listSources",
-  method: "POST",
-  path: "/sources/all/my",
   summary: "List the current organization's lead sources (paging query in the body)",
   tag: "Sources",
   auth: "bearer",
@@ -51,8 +45,6 @@ export const listSources = defineOperation({
 
 export const updateSource = defineOperation({
   operationId: "updateSource",
-  method: "PUT",
-  path: "/sources/{id}",
   summary: "Replace a lead source's settings (name, enabled, default price, vertical/product, allowed IPs, duplicate window)",
   description: "A disabled source's key is refused with 401 at once. The key itself is unchanged; rotate it with POST /sources/{id}/keys.",
   tag: "Sources",
@@ -67,8 +59,6 @@ export const updateSource = defineOperation({
 
 export const rotateSourceKey = defineOperation({
   operationId: "rotateSourceKey",
-  method: "POST",
-  path: "/sources/{id}/keys",
   summary: "Issue a new key for a source; the previous key stops working immediately",
   tag: "Sources",
   auth: "bearer",

@@ -5,8 +5,6 @@ import { pageSchema } from "#core/shared/paging";
 
 export const createSuppression = defineOperation({
   operationId: "createSuppression",
-  method: "POST",
-  path: "/suppressions",
   summary: "Add a number to the organization's suppression list (never texted again)",
   description: "Idempotent: adding a listed number answers the existing entry.",
   tag: "Suppressions",
@@ -21,8 +19,6 @@ export const createSuppression = defineOperation({
 
 export const deleteSuppression = defineOperation({
   operationId: "deleteSuppression",
-  method: "DELETE",
-  path: "/suppressions/{phone}",
   summary: "Remove a number from the suppression list",
   description:
     "`{phone}` is E.164 with the `+` URL-encoded (`%2B12125550123`); a malformed number is a 400, an unlisted one a 404. " +
@@ -39,8 +35,6 @@ export const deleteSuppression = defineOperation({
 
 export const listSuppressions = defineOperation({
   operationId: "listSuppressions",
-  method: "POST",
-  path: "/suppressions/all/my",
   summary: "List the organization's suppression list (paging query in the body)",
   tag: "Suppressions",
   auth: "bearer",

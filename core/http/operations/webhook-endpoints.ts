@@ -23,8 +23,6 @@ const tag = "Webhooks";
 
 export const createWebhookEndpoint = defineOperation({
   operationId: "createWebhookEndpoint",
-  method: "POST",
-  path: "/webhook-endpoints",
   summary: "Subscribe a URL to events (the signing secret is shown only now)",
   description:
     "Deliveries are signed per Standard Webhooks with the returned `whsec_` secret (docs/webhooks.md). Deployed stages require https and a public receiver.",
@@ -40,8 +38,6 @@ export const createWebhookEndpoint = defineOperation({
 
 export const getWebhookEndpoint = defineOperation({
   operationId: "getWebhookEndpoint",
-  method: "GET",
-  path: "/webhook-endpoints/{id}",
   summary: "Read one webhook endpoint with its delivery health",
   tag,
   auth: "bearer",
@@ -53,8 +49,6 @@ export const getWebhookEndpoint = defineOperation({
 
 export const listWebhookEndpoints = defineOperation({
   operationId: "listWebhookEndpoints",
-  method: "POST",
-  path: "/webhook-endpoints/all/my",
   summary: "List the organization's webhook endpoints (paging query in the body)",
   tag,
   auth: "bearer",
@@ -67,8 +61,6 @@ export const listWebhookEndpoints = defineOperation({
 
 export const updateWebhookEndpoint = defineOperation({
   operationId: "updateWebhookEndpoint",
-  method: "PUT",
-  path: "/webhook-endpoints/{id}",
   summary: "Replace a webhook endpoint's settings; `enabled: true` re-enables a disabled endpoint",
   tag,
   auth: "bearer",
@@ -82,8 +74,6 @@ export const updateWebhookEndpoint = defineOperation({
 
 export const deleteWebhookEndpoint = defineOperation({
   operationId: "deleteWebhookEndpoint",
-  method: "DELETE",
-  path: "/webhook-endpoints/{id}",
   summary: "Delete a webhook endpoint (pending retries to it end)",
   tag,
   auth: "bearer",
@@ -95,8 +85,6 @@ export const deleteWebhookEndpoint = defineOperation({
 
 export const rotateWebhookSecret = defineOperation({
   operationId: "rotateWebhookSecret",
-  method: "POST",
-  path: "/webhook-endpoints/{id}/secret",
   summary: "Issue a new signing secret; the previous one still signs deliveries for 24 hours (both signatures sent)",
   tag,
   auth: "bearer",
@@ -109,8 +97,6 @@ export const rotateWebhookSecret = defineOperation({
 
 export const listWebhookAttempts = defineOperation({
   operationId: "listWebhookAttempts",
-  method: "POST",
-  path: "/webhook-endpoints/{id}/attempts/all/my",
   summary: "The endpoint's delivery log: every attempt with time, HTTP status, latency, response excerpt and error kind",
   tag,
   auth: "bearer",
@@ -124,8 +110,6 @@ export const listWebhookAttempts = defineOperation({
 
 export const replayWebhookEvents = defineOperation({
   operationId: "replayWebhookEvents",
-  method: "POST",
-  path: "/webhook-endpoints/{id}/replay",
   summary: "Send one event (`eventId`) or every matching event since a time (`since`) to this endpoint again",
   description:
     "Replayed deliveries keep their `webhook-id`, so a receiver that already handled one can drop it. `since` sends up to 500 events per request; when more remain, `continueFrom` is the `since` of the next request.",
@@ -141,8 +125,6 @@ export const replayWebhookEvents = defineOperation({
 
 export const pingWebhookEndpoint = defineOperation({
   operationId: "pingWebhookEndpoint",
-  method: "POST",
-  path: "/webhook-endpoints/{id}/test",
   summary: "Send a signed `webhook.test` message to the endpoint (also when it is disabled)",
   tag,
   auth: "bearer",
@@ -155,8 +137,6 @@ export const pingWebhookEndpoint = defineOperation({
 
 export const listWebhookEventTypes = defineOperation({
   operationId: "listWebhookEventTypes",
-  method: "GET",
-  path: "/webhook-event-types",
   summary: "The event catalogue: every webhook event type with its payload's JSON Schema",
   tag,
   auth: "bearer",

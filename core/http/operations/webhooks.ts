@@ -8,8 +8,6 @@ const signed =
 
 export const messageStatusWebhook = defineOperation({
   operationId: "messageStatusWebhook",
-  method: "POST",
-  path: "/webhooks/{provider}/messages/status",
   summary: "Provider delivery receipts of outbound messages",
   description: `${signed} Receipts apply in rank order: a late 'sent' never overwrites 'delivered'.`,
   tag: "Webhooks",
@@ -21,8 +19,6 @@ export const messageStatusWebhook = defineOperation({
 
 export const inboundMessageWebhook = defineOperation({
   operationId: "inboundMessageWebhook",
-  method: "POST",
-  path: "/webhooks/{provider}/messages/inbound",
   summary: "Provider delivery of a contact's inbound SMS/MMS",
   description: `${signed} STOP/START/HELP keywords update consent and reply; other messages mark the conversation unread.`,
   tag: "Webhooks",

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { routeMatcher } from "#local/apigateway";
-import type { RouteDefinition } from "#stacks/definitions";
+import type { RouteEntry } from "#stacks/definitions";
 
 describe("local API Gateway route matching", () => {
-  const routes: RouteDefinition[] = [
+  const routes: RouteEntry[] = [
     { method: "GET", path: "/automations/{id}", handler: "functions/automations/get.handler" },
     { method: "POST", path: "/automations/all/my", handler: "functions/automations/list.handler" },
     { method: "POST", path: "/automations/{id}", handler: "functions/automations/run.handler" },
