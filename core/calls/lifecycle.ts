@@ -1,24 +1,31 @@
-/** A call's life after it is placed: status changes from the carrier, missed calls, settlement of its hold, inbound calls. */
-import { CallMissed } from "#core/calls/queue";
-import { table, isConditionFailed } from "#core/db/items";
-import { Billing, callCost, WalletRefusedError, type TransactItem } from "#core/billing/index";
+import { Billing, callCost, type TransactItem, type WalletRefusedError } from "#core/billing/index";
 import { recordCallEvent, type CallEventType } from "#core/calls/events";
-import { type Call } from "#core/calls/model";
-import "#core/calls/queue";
-import { callWrites, toCall, updateCall } from "#core/calls/store";
-import { entities, keys } from "#core/db/keys";
-import { Contacts } from "#core/messaging/contacts";
-import { Conversations } from "#core/messaging/conversations";
-import { PhoneNumbers } from "#core/messaging/phone-numbers";
-import { callLifecycle, inboundCallStatus, isMissedCall, type CallStatus } from "#core/shared/status";
-import { Organizations } from "#core/organizations/index";
-import { type CallStatusEvent, type ProviderName, type ProviderPort } from "#core/providers/port";
+import type { Call, StatusChange } from "#core/calls/model";
+import { CallMissed } from "#core/calls/queue";
+import { toCall, updateCall } from "#core/calls/store";
 import { publish } from "#core/queue/events";
-import { newId, nowIso } from "#core/shared/ids";
-import { toE164 } from "#core/shared/phone";
+import { nowIso } from "#core/shared/ids";
+import { callLifecycle, isMissedCall, type CallStatus } from "#core/shared/status";
 
+/**
+ * A call's life after it is stored: status transitions under the ranked
+ * lifecycle, the settlement or release of its hold when it ends, and the
+ * deadline after which the call sweep ends it itself.
+ */
 
-export const STATUS_REASONS: Partial<Record<CallStatus, string>> = {
+/** Slack after a call's longest possible end before the call sweep stops waiting for its final status. */
+export const CALL_SWEEP_GRACE_MINUTES = 15;
+
+/**
+ * When a call holding money is overdue (its due-index entry): from the hold,
+ * the ring time, the longest talk time (`maxCallMinutes`, the hold's and the
+ * provider time limit's), and the grace period.
+ */
+export function callDeadline(heldAt: string, ringSeconds: number, maxCallMinutes: number): string {
+  return new Date(Date.parse(heldAt) + (ringSeconds + (maxCallMinutes + CALL_SWEEP_GRACE_MINUTES) * 60) * 1000).toISOString();
+}
+
+const STATUS_REASONS: Partial<Record<CallStatus, string>> = {
   Busy: "The line was busy.",
   NoAnswer: "Nobody answered.",
   Failed: "The call could not be connected.",
@@ -28,7 +35,7 @@ export const STATUS_REASONS: Partial<Record<CallStatus, string>> = {
 /** `billingStatus` of an inbound call not forwarded because the wallet refused its hold (as POST /calls answers 402). */
 export const WALLET_REFUSALS = new Set<string | null>(["InsufficientFunds", "WalletSuspended"] satisfies WalletRefusedError["billingStatus"][]);
 
-export const EVENT_TYPES: Record<CallStatus, CallEventType> = {
+const EVENT_TYPES: Record<CallStatus, CallEventType> = {
   Queued: "CallQueued",
   Ringing: "CallRinging",
   InProgress: "CallAnswered",
@@ -38,164 +45,6 @@ export const EVENT_TYPES: Record<CallStatus, CallEventType> = {
   Failed: "CallFailed",
   Canceled: "CallCanceled",
 };
-
-export function emptyCall(organizationId: string, business: string | null, direction: Call["direction"], from: string, to: string): Call {
-  return {
-    id: newId(),
-    providerId: null,
-    provider: null,
-    leadId: null,
-    businessId: organizationId,
-    userId: null,
-    conversationId: null,
-    fromPhoneNumberId: null,
-    billingPhoneNumberId: null,
-    fromPhoneNumber: from,
-    toPhoneNumber: to,
-    callerId: from,
-    forwardedTo: null,
-    connectTo: null,
-    connectAnsweredAt: null,
-    whisper: null,
-    ringSeconds: null,
-    direction,
-    status: "Queued",
-    statusReason: null,
-    providerStatus: null,
-    errorCode: null,
-    billingStatus: null,
-    recordingUrl: null,
-    record: false,
-    missed: false,
-    selectionReason: null,
-    user: null,
-    business,
-    createdAt: nowIso(),
-    queuedAt: null,
-    ringingAt: null,
-    answeredAt: null,
-    endedAt: null,
-    modifiedAt: null,
-    duration: null,
-    billableSeconds: null,
-    billableAmount: null,
-    metadata: {},
-    createdBy: "system",
-  };
-}
-
-/** Claims provider call id → call id; false when it already points at a call. */
-export async function claimProviderCall(organizationId: string, provider: string, providerCallId: string, callId: string): Promise<boolean> {
-  try {
-    await table.put({
-      Item: { ...keys.providerCall(organizationId, provider, providerCallId), entity: entities.providerCall, callId },
-      ConditionExpression: "attribute_not_exists(pk)",
-    });
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
-}
-
-export async function callIdOfProvider(organizationId: string, provider: string, providerCallId: string): Promise<string | undefined> {
-  const { Item } = await table.get({ Key: keys.providerCall(organizationId, provider, providerCallId), ConsistentRead: true });
-  return Item?.callId as string | undefined;
-}
-
-/** The organization owning our number of a call, and the call when it is known (by our id, else by the provider's). */
-export async function locateCall(provider: ProviderName, ourNumber: string, providerCallId: string, callIdHint: string | undefined) {
-  const ours = toE164(ourNumber);
-  const route = ours ? await PhoneNumbers.route(ours) : undefined;
-  if (!route) return undefined;
-  const callId = callIdHint ?? (await callIdOfProvider(route.organizationId, provider, providerCallId));
-  return { organizationId: route.organizationId, route, callId };
-}
-
-/**
- * Applies one provider callback; answers the call it belongs to, if ours. An
- * inbound call's own leg never answers it (`inboundCallStatus`): only the
- * Dial result does.
- */
-export async function applyProviderEvent(
-  provider: ProviderPort,
-  event: CallStatusEvent,
-  callIdHint: string | undefined,
-): Promise<{ organizationId: string; callId: string } | undefined> {
-  const found = await locateCall(provider.name, event.direction === "outbound" ? event.from : event.to, event.providerCallId, callIdHint);
-  if (!found) return undefined;
-  const { organizationId, route } = found;
-  let callId = found.callId;
-  if (!callId && event.direction === "inbound") {
-    if (route.releasedAt) return undefined;
-    callId = await createInbound(organizationId, provider.name, event, route.phoneNumberId);
-  }
-  if (!callId) return undefined;
-  const status = event.direction === "inbound" ? inboundCallStatus(event.status) : event.status;
-  if (!status) return { organizationId, callId };
-  await applyStatus(organizationId, callId, provider.name, {
-    status,
-    ...(event.direction === "outbound" ? { leg: "business" as const } : {}),
-    providerStatus: event.providerStatus,
-    providerCallId: event.providerCallId,
-    ...(event.durationSeconds !== undefined ? { durationSeconds: event.durationSeconds } : {}),
-    ...(event.recordingUrl ? { recordingUrl: event.recordingUrl } : {}),
-    ...(event.errorCode ? { errorCode: event.errorCode } : {}),
-  });
-  return { organizationId, callId };
-}
-
-/** Records a new inbound call once per provider call id (the pointer claim decides the winner). */
-export async function createInbound(organizationId: string, provider: string, event: CallStatusEvent, phoneNumberId: string): Promise<string> {
-  const from = toE164(event.from) ?? event.from;
-  const to = toE164(event.to) ?? event.to;
-  const [organization, conversation] = await Promise.all([
-    Organizations.fromId(organizationId),
-    Conversations.ensure(organizationId, from, await Contacts.leadIdByPhone(organizationId, from)),
-  ]);
-  const call: Call = {
-    ...emptyCall(organizationId, organization?.name ?? null, "Inbound", from, to),
-    providerId: event.providerCallId,
-    provider,
-    leadId: conversation.leadId,
-    conversationId: conversation.id,
-    billingPhoneNumberId: phoneNumberId,
-    callerId: from,
-    billingStatus: "NotBillable",
-  };
-  const pointer: TransactItem = {
-    Put: {
-      Item: { ...keys.providerCall(organizationId, provider, event.providerCallId), entity: entities.providerCall, callId: call.id },
-      ConditionExpression: "attribute_not_exists(pk)",
-    },
-  };
-  try {
-    await Billing.commit([pointer, ...callWrites(organizationId, call, undefined)]);
-    await recordCallEvent(organizationId, call, "CallReceived");
-    return call.id;
-  } catch (error) {
-    const existing = await callIdOfProvider(organizationId, provider, event.providerCallId);
-    if (existing) return existing;
-    throw error;
-  }
-}
-
-export interface StatusChange {
-  status: CallStatus;
-  /**
-   * "business": the provider's own call of an outbound call (its status
-   * callbacks, the sweep's lookup). For a bridged call that is the business
-   * side's leg, which never answers the call itself (`businessLegChange`);
-   * otherwise the leg of the call the Dial result reports.
-   */
-  leg?: "business";
-  providerStatus: string;
-  providerCallId?: string;
-  durationSeconds?: number;
-  recordingUrl?: string;
-  errorCode?: string;
-  statusReason?: string;
-}
 
 /**
  * Moves a call forward under the ranked lifecycle (a late `ringing` never
@@ -310,7 +159,7 @@ export async function billFinalCall(organizationId: string, call: Call): Promise
  * any Dial result means the lead was never connected (Canceled when it hung
  * up, else its own Busy/NoAnswer/Failed with the business side named).
  */
-export function businessLegChange(connectTo: string, change: StatusChange): StatusChange | "answered" {
+function businessLegChange(connectTo: string, change: StatusChange): StatusChange | "answered" {
   if (change.status === "InProgress") return "answered";
   if (!callLifecycle.isFinal(change.status)) return change;
   const { durationSeconds: _businessTalk, ...rest } = change;
@@ -321,27 +170,7 @@ export function businessLegChange(connectTo: string, change: StatusChange): Stat
   return { ...rest, statusReason: change.statusReason ?? `The business side (${connectTo}) was not reached: ${reason}` };
 }
 
-export function secondsBetween(from: string | null, to: string): number {
+function secondsBetween(from: string | null, to: string): number {
   if (!from) return 0;
   return Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000));
-}
-
-
-
-/** Seconds an outbound call rings before the provider gives up (no-answer). */
-export const RING_TIMEOUT_SECONDS = 30;
-
-/** Time allowed for the whisper played to the business side of a bridged call before the lead is dialed. */
-export const WHISPER_ALLOWANCE_SECONDS = 60;
-
-/** Slack after a call's longest possible end before the call sweep stops waiting for its final status. */
-export const CALL_SWEEP_GRACE_MINUTES = 15;
-
-/**
- * When a call holding money is overdue (its due-index entry): from the hold,
- * the ring time, the longest talk time (`maxCallMinutes`, the hold's and the
- * provider time limit's), and the grace period.
- */
-export function callDeadline(heldAt: string, ringSeconds: number, maxCallMinutes: number): string {
-  return new Date(Date.parse(heldAt) + (ringSeconds + (maxCallMinutes + CALL_SWEEP_GRACE_MINUTES) * 60) * 1000).toISOString();
 }

@@ -1,117 +1,27 @@
-import * as v from "valibot";
-import { keys } from "#core/db/keys";
-import { maxChars } from "#core/shared/validation";
-import { timestamp, wholeNumber } from "#core/shared/ids";
-import { PhoneNumberInput } from "#core/messaging/phone-numbers";
-import { CALL_STATUSES } from "#core/shared/status";
-import { directions, senderSelectionReasons } from "#core/shared/enums";
+import type * as v from "valibot";
+import type { CallSchema, PlaceCallSchema } from "#core/calls/schemas";
+import type { CallStatus } from "#core/shared/status";
 
-const metadataValue = v.union([v.string(), v.number(), v.boolean(), v.null()], "Metadata values must be strings, numbers, booleans or null.");
+/** Types of calls (no runtime code: any module may import them without loading calls). */
 
-/** Body of `POST /calls`: a call to a lead or a number, from an organization number. */
-export const PlaceCallSchema = v.pipe(
-  v.strictObject({
-    leadId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
-    to: v.optional(PhoneNumberInput),
-    /** Manual choice of the calling number (must have the voice capability). */
-    fromPhoneNumberId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
-    /** Ask the provider to record the call. */
-    record: v.optional(v.boolean(), false),
-    /**
-     * Click-to-call: the business side (an agent's phone) rung first; once it
-     * answers, the lead is dialed with the organization's number as caller id
-     * and the two are connected. Default: `outboundCalls.connectTo` of the
-     * messaging settings; without either the lead is called directly.
-     */
-    connectTo: v.optional(PhoneNumberInput),
-    /** Said to the business side once it answers, before the lead is dialed (bridged calls). */
-    whisper: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))),
-    /** Seconds the lead's phone rings before the call ends NoAnswer (default 30). */
-    ringSeconds: v.optional(v.pipe(v.number(), v.integer("Must be a whole number of seconds."), v.minValue(5, "At least 5 seconds."), v.maxValue(120, "At most 120 seconds."))),
-    metadata: v.optional(
-      v.pipe(
-        v.record(v.pipe(v.string(), v.maxLength(64)), metadataValue),
-        v.check((value) => Object.keys(value).length <= 20, "At most 20 metadata keys."),
-      ),
-      {},
-    ),
-  }),
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const input = dataset.value;
-    if ((input.leadId === undefined) === (input.to === undefined)) {
-      addIssue({ message: "Call exactly one of leadId or to.", path: [{ type: "object", origin: "value", input, key: "to", value: input.to }] });
-    }
-  }),
-);
 export type PlaceCallRequest = v.InferOutput<typeof PlaceCallSchema>;
 
-const text = v.nullable(v.string());
-const count = v.nullable(wholeNumber);
-
-export const callDirections = directions;
-
-/**
- * A call, as `GET /calls/{id}` answers it and as endpoint 14 lists it (spec 2.6
- * call event: every 2.6 field, plus the status and its timestamps).
- */
-export const CallSchema = v.object({
-  id: v.string(),
-  /** The provider's call id (Twilio CallSid). */
-  providerId: text,
-  provider: text,
-  leadId: text,
-  /** The organization. */
-  businessId: v.string(),
-  /** The user who placed it (outbound calls by a user). */
-  userId: text,
-  conversationId: text,
-  /** Our number the call went out from (outbound). */
-  fromPhoneNumberId: text,
-  /** Our number the call is billed to (the caller for outbound, the called number for inbound). */
-  billingPhoneNumberId: text,
-  fromPhoneNumber: v.string(),
-  toPhoneNumber: v.string(),
-  /** The number shown to the called party. */
-  callerId: text,
-  /** Inbound calls: the number the call was forwarded to (the organization's `inboundCalls.forwardTo` when it came in); null when nobody was rung. */
-  forwardedTo: text,
-  /** Bridged outbound calls: the business side rung first and connected to the lead; null for a direct call. */
-  connectTo: text,
-  /** Bridged outbound calls: when the business side answered (the lead is dialed from then). */
-  connectAnsweredAt: text,
-  /** Bridged outbound calls: what the business side heard before the lead was dialed. */
-  whisper: text,
-  /** Seconds the lead's phone rings before the call ends NoAnswer. */
-  ringSeconds: count,
-  direction: v.picklist(callDirections),
-  status: v.picklist(CALL_STATUSES),
-  statusReason: text,
-  providerStatus: text,
-  errorCode: text,
-  billingStatus: text,
-  recordingUrl: text,
-  record: v.boolean(),
-  /** An inbound call that ended without a person answering it (unforwarded, or the forwarded number did not answer). */
-  missed: v.boolean(),
-  selectionReason: v.nullable(v.picklist(senderSelectionReasons)),
-  /** Display name of the user who placed it. */
-  user: text,
-  /** Name of the organization. */
-  business: text,
-  createdAt: timestamp,
-  queuedAt: text,
-  ringingAt: text,
-  answeredAt: text,
-  endedAt: text,
-  modifiedAt: text,
-  /** Talk time in seconds (answered to ended). */
-  duration: count,
-  /** Seconds billed after rounding (docs/decisions.md). */
-  billableSeconds: count,
-  billableAmount: v.nullable(v.number()),
-  metadata: v.record(v.string(), v.unknown()),
-  createdBy: v.string(),
-});
 export type Call = v.InferOutput<typeof CallSchema>;
 
+/** One step of a call's progress, from a provider callback, a Dial result, the call sweep or a refused placement. */
+export interface StatusChange {
+  status: CallStatus;
+  /**
+   * "business": the provider's own call of an outbound call (its status
+   * callbacks, the sweep's lookup). For a bridged call that is the business
+   * side's leg, which never answers the call itself (`businessLegChange`);
+   * otherwise the leg of the call the Dial result reports.
+   */
+  leg?: "business";
+  providerStatus: string;
+  providerCallId?: string;
+  durationSeconds?: number;
+  recordingUrl?: string;
+  errorCode?: string;
+  statusReason?: string;
+}

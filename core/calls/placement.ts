@@ -1,28 +1,176 @@
-/** Placing outbound calls: the request (recipient, caller id, wallet hold, queue) and the consumer that asks the carrier. */
-import { domainOperation } from "#core/shared/operation";
-import { CallPlace } from "#core/calls/queue";
-import { RING_TIMEOUT_SECONDS, WHISPER_ALLOWANCE_SECONDS, callDeadline, emptyCall, claimProviderCall, applyStatus } from "#core/calls/lifecycle";
-import { callWebhookUrl, ringTime } from "#core/calls/webhooks";
 import { actorId, type Actor } from "#core/auth/actor";
+import { PlaceCallSchema } from "#core/calls/schemas";
+import { domainOperation } from "#core/shared/operation";
 import { Billing, callReservation } from "#core/billing/index";
 import { recordCallEvent } from "#core/calls/events";
-import { type Call, type PlaceCallRequest, PlaceCallSchema } from "#core/calls/model";
-import "#core/calls/queue";
+import { applyStatus, callDeadline } from "#core/calls/lifecycle";
+import type { Call, PlaceCallRequest } from "#core/calls/model";
+import { CallPlace } from "#core/calls/queue";
 import { selectCaller } from "#core/calls/sender";
-import { callWrites, dueEntry, readCall, toCall, updateCall } from "#core/calls/store";
+import { callWrites, claimProviderCall, dueEntry, readCall, toCall, updateCall } from "#core/calls/store";
 import { Twiml } from "#core/calls/twiml";
+import { config } from "#core/config";
 import { UnprocessableError, ValidationError } from "#core/errors";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
-import { MessagingSettingsStore } from "#core/messaging/settings";
-import { Suppressions } from "#core/suppressions/index";
-import { Organizations } from "#core/organizations/index";
 import { organizationProvider } from "#core/messaging/provider-choice";
+import { MessagingSettingsStore } from "#core/messaging/settings";
+import { withCorrelationParameter } from "#core/observability/index";
+import { Organizations } from "#core/organizations/index";
 import { ProviderError, type PlaceCallInput, type ProviderName } from "#core/providers/port";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { publish } from "#core/queue/events";
-import { nowIso } from "#core/shared/ids";
+import { newId, nowIso } from "#core/shared/ids";
+import { Suppressions } from "#core/suppressions/index";
+
+/**
+ * Placing a call: `POST /calls` stores it Queued with its hold, and the
+ * outbound-calls consumer asks the provider to place it (at most once).
+ */
+
+/** Seconds an outbound call rings before the provider gives up (no-answer). */
+export const RING_TIMEOUT_SECONDS = 30;
+
+/** Time allowed for the whisper played to the business side of a bridged call before the lead is dialed. */
+const WHISPER_ALLOWANCE_SECONDS = 60;
+
+/**
+ * `POST /calls`: checks the recipient (suppressed: 422), picks the calling
+ * number, and stores the call Queued together with the reservation of its
+ * longest allowed cost (402 when the wallet cannot cover it), then queues the
+ * placement. The provider is called by the outbound-calls consumer.
+ * `callId` (e.g. an automation step's effect id) makes a repeated request
+ * answer the call it already placed.
+ */
+export const place = domainOperation({ input: PlaceCallSchema, permission: "calls:place" }, async (actor: Actor, input: PlaceCallRequest, options: { callId?: string } = {}): Promise<Call> => {
+  const organizationId = actor.organizationId;
+  if (options.callId) {
+    const existing = await readCall(organizationId, options.callId);
+    if (existing) return toCall(existing);
+  }
+  const { to, leadId } = await Contacts.recipient(organizationId, input, "call");
+  const suppression = await Suppressions.find(organizationId, to);
+  if (suppression) throw new UnprocessableError(`${to} is on the suppression list (${suppression.reason}); it cannot be called.`);
+  const [numbers, conversation, prices, organization, { outboundCalls }] = await Promise.all([
+    PhoneNumbers.all(organizationId),
+    Conversations.ensure(organizationId, to, leadId),
+    Billing.prices(organizationId),
+    Organizations.fromId(organizationId),
+    MessagingSettingsStore.read(organizationId),
+  ]);
+  const connectTo = input.connectTo ?? outboundCalls.connectTo;
+  if (connectTo && numbers.some((number) => number.phoneNumber === connectTo)) {
+    throw new ValidationError("The business side of a call cannot be one of the organization's own numbers.", [
+      { pointer: "/connectTo", detail: `${connectTo} is a number of this organization; give a person's phone.` },
+    ]);
+  }
+  if (connectTo === to) throw new UnprocessableError("The business side and the lead are the same number.");
+  if (input.fromPhoneNumberId && !numbers.some((number) => number.id === input.fromPhoneNumberId && number.capabilities.includes("voice"))) {
+    throw new ValidationError("The calling number does not exist in this organization or cannot make calls.", [
+      { pointer: "/fromPhoneNumberId", detail: `Phone number ${input.fromPhoneNumberId} is not a voice-capable number of this organization.` },
+    ]);
+  }
+  const selection = selectCaller({ numbers, to, overrideId: input.fromPhoneNumberId, stickyId: conversation.phoneNumberId });
+  if (!selection) throw new UnprocessableError("The organization has no phone number with the voice capability to call from.");
+  const now = nowIso();
+  const call: Call = {
+    ...emptyCall(organizationId, organization?.name ?? null, "Outbound", selection.number.phoneNumber, to),
+    ...(options.callId ? { id: options.callId } : {}),
+    leadId: leadId ?? conversation.leadId ?? null,
+    userId: actor.userId ?? null,
+    user: actor.displayName,
+    conversationId: conversation.id,
+    fromPhoneNumberId: selection.number.id,
+    billingPhoneNumberId: selection.number.id,
+    callerId: selection.number.phoneNumber,
+    selectionReason: selection.reason,
+    record: input.record,
+    connectTo: connectTo ?? null,
+    whisper: connectTo ? (input.whisper ?? outboundCalls.whisper ?? null) : null,
+    ringSeconds: input.ringSeconds ?? RING_TIMEOUT_SECONDS,
+    metadata: input.metadata,
+    billingStatus: "Reserved",
+    queuedAt: now,
+    createdAt: now,
+    createdBy: actorId(actor),
+  };
+  await Billing.reserve({
+    organizationId,
+    reservationId: call.id,
+    amount: callReservation(prices),
+    relatedEntityType: "Call",
+    items: callWrites(organizationId, call, undefined, {}, dueEntry(organizationId, call.id, callDeadline(now, ringTime(call), prices.maxCallMinutes))),
+  });
+  await recordCallEvent(organizationId, call, "CallQueued", actor);
+  await publish(CallPlace, organizationId, { callId: call.id });
+  return call;
+});
+
+/**
+ * The outbound-calls consumer: claims the Queued call (at most one placement,
+ * even when the queue redelivers) and asks the provider to place it. A refused
+ * placement ends the call Failed and releases its reservation; calls are not
+ * retried later (a person is waiting to talk now).
+ */
+export async function dispatch(organizationId: string, callId: string): Promise<void> {
+  const claimed = await updateCall(organizationId, callId, async (current) =>
+    current.status === "Queued" && !current.placementStartedAt && !current.providerId
+      ? { call: toCall(current), extra: { placementStartedAt: nowIso() } }
+      : undefined,
+  );
+  if (!claimed) return;
+  const call = claimed.after;
+  const provider = await organizationProvider(organizationId);
+  const prices = await Billing.prices(organizationId);
+  try {
+    const result = await provider.placeCall({
+      from: call.fromPhoneNumber,
+      idempotencyKey: call.id,
+      statusCallbackUrl: callWebhookUrl(provider.name, "status", call.id),
+      record: call.record,
+      ...placement(provider.name, call, prices.maxCallMinutes * 60),
+    });
+    await claimProviderCall(organizationId, provider.name, result.providerCallId, call.id);
+    await updateCall(organizationId, callId, async (current) =>
+      current.providerId ? undefined : { call: { ...toCall(current), providerId: result.providerCallId, provider: provider.name, modifiedAt: nowIso() } },
+    );
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    if (error.details.ambiguous) {
+      // The provider may have placed it: its callbacks will tell; never place twice.
+      await updateCall(organizationId, callId, async (current) => ({ call: { ...toCall(current), statusReason: `Provider outcome unknown: ${error.message}` } }));
+      return;
+    }
+    await applyStatus(organizationId, callId, provider.name, {
+      status: "Failed",
+      providerStatus: "refused",
+      errorCode: error.code,
+      statusReason: `The provider refused the call: ${error.message}`,
+    });
+  }
+}
+
+/**
+ * The poison hook of `call.place` (core/queue/subscribe): a call whose
+ * placement never started ends Failed (`ProcessingError`), its hold released
+ * in the same write. One whose placement started is left to the call sweep,
+ * which asks the provider.
+ */
+export async function abandon(organizationId: string, callId: string, error: unknown): Promise<void> {
+  await applyStatus(
+    organizationId,
+    callId,
+    null,
+    {
+      status: "Failed",
+      providerStatus: "notPlaced",
+      errorCode: PROCESSING_ERROR,
+      statusReason: `${PROCESSING_ERROR}: placing the call kept failing (${error instanceof Error ? error.message : String(error)}).`,
+    },
+    (current) => current.status === "Queued" && !current.placementStartedAt,
+  );
+}
 
 /**
  * Where the provider rings first and what it plays. A direct call rings the
@@ -32,7 +180,7 @@ import { nowIso } from "#core/shared/ids";
  * talk time are the Dial's, its outcome posted to the dial webhook; the
  * business leg may last the whole Dial plus the whisper.
  */
-export function placement(provider: ProviderName, call: Call, talkSeconds: number): Pick<PlaceCallInput, "to" | "instructions" | "ringTimeoutSeconds" | "timeLimitSeconds"> {
+function placement(provider: ProviderName, call: Call, talkSeconds: number): Pick<PlaceCallInput, "to" | "instructions" | "ringTimeoutSeconds" | "timeLimitSeconds"> {
   const leadRingSeconds = call.ringSeconds ?? RING_TIMEOUT_SECONDS;
   if (!call.connectTo) return { to: call.toPhoneNumber, ringTimeoutSeconds: leadRingSeconds, timeLimitSeconds: talkSeconds };
   return {
@@ -50,152 +198,62 @@ export function placement(provider: ProviderName, call: Call, talkSeconds: numbe
   };
 }
 
-export async function recipient(organizationId: string, input: PlaceCallRequest): Promise<{ to: string; leadId: string | undefined }> {
-  if (input.leadId) {
-    const contact = await Contacts.ofLead(organizationId, input.leadId);
-    if (!contact) throw new ValidationError("The lead does not exist in this organization.", [{ pointer: "/leadId", detail: `Lead ${input.leadId} was not found.` }]);
-    if (!contact.phone) throw new ValidationError("The lead has no valid phone number.", [{ pointer: "/leadId", detail: "The lead has no phone number to call." }]);
-    return { to: contact.phone, leadId: contact.leadId };
-  }
-  return { to: input.to!, leadId: await Contacts.leadIdByPhone(organizationId, input.to!) };
+/** Every second a call may ring before it is answered or given up: the lead's, plus the business side's first for a bridged call. */
+function ringTime(call: Call): number {
+  const lead = call.ringSeconds ?? RING_TIMEOUT_SECONDS;
+  return call.connectTo ? RING_TIMEOUT_SECONDS + WHISPER_ALLOWANCE_SECONDS + lead : lead;
 }
 
-/** Placing outbound calls: the request (wallet hold, queue), the consumer that asks the carrier, and giving up. */
-export const CallPlacement = {
-  /**
-   * `POST /calls`: checks the recipient (suppressed: 422), picks the calling
-   * number, and stores the call Queued together with the reservation of its
-   * longest allowed cost (402 when the wallet cannot cover it), then queues the
-   * placement. The provider is called by the outbound-calls consumer.
-   * `callId` (e.g. an automation step's effect id) makes a repeated request
-   * answer the call it already placed.
-   */
-  place: domainOperation({ input: PlaceCallSchema, permission: "calls:place" }, async (actor: Actor, input: PlaceCallRequest, options: { callId?: string } = {}): Promise<Call> => {
-    const organizationId = actor.organizationId;
-    if (options.callId) {
-      const existing = await readCall(organizationId, options.callId);
-      if (existing) return toCall(existing);
-    }
-    const { to, leadId } = await recipient(organizationId, input);
-    const suppression = await Suppressions.find(organizationId, to);
-    if (suppression) throw new UnprocessableError(`${to} is on the suppression list (${suppression.reason}); it cannot be called.`);
-    const [numbers, conversation, prices, organization, { outboundCalls }] = await Promise.all([
-      PhoneNumbers.all(organizationId),
-      Conversations.ensure(organizationId, to, leadId),
-      Billing.prices(organizationId),
-      Organizations.fromId(organizationId),
-      MessagingSettingsStore.read(organizationId),
-    ]);
-    const connectTo = input.connectTo ?? outboundCalls.connectTo;
-    if (connectTo && numbers.some((number) => number.phoneNumber === connectTo)) {
-      throw new ValidationError("The business side of a call cannot be one of the organization's own numbers.", [
-        { pointer: "/connectTo", detail: `${connectTo} is a number of this organization; give a person's phone.` },
-      ]);
-    }
-    if (connectTo === to) throw new UnprocessableError("The business side and the lead are the same number.");
-    if (input.fromPhoneNumberId && !numbers.some((number) => number.id === input.fromPhoneNumberId && number.capabilities.includes("voice"))) {
-      throw new ValidationError("The calling number does not exist in this organization or cannot make calls.", [
-        { pointer: "/fromPhoneNumberId", detail: `Phone number ${input.fromPhoneNumberId} is not a voice-capable number of this organization.` },
-      ]);
-    }
-    const selection = selectCaller({ numbers, to, overrideId: input.fromPhoneNumberId, stickyId: conversation.phoneNumberId });
-    if (!selection) throw new UnprocessableError("The organization has no phone number with the voice capability to call from.");
-    const now = nowIso();
-    const call: Call = {
-      ...emptyCall(organizationId, organization?.name ?? null, "Outbound", selection.number.phoneNumber, to),
-      ...(options.callId ? { id: options.callId } : {}),
-      leadId: leadId ?? conversation.leadId ?? null,
-      userId: actor.userId ?? null,
-      user: actor.displayName,
-      conversationId: conversation.id,
-      fromPhoneNumberId: selection.number.id,
-      billingPhoneNumberId: selection.number.id,
-      callerId: selection.number.phoneNumber,
-      selectionReason: selection.reason,
-      record: input.record,
-      connectTo: connectTo ?? null,
-      whisper: connectTo ? (input.whisper ?? outboundCalls.whisper ?? null) : null,
-      ringSeconds: input.ringSeconds ?? RING_TIMEOUT_SECONDS,
-      metadata: input.metadata,
-      billingStatus: "Reserved",
-      queuedAt: now,
-      createdAt: now,
-      createdBy: actorId(actor),
-    };
-    await Billing.reserve({
-      organizationId,
-      reservationId: call.id,
-      amount: callReservation(prices),
-      relatedEntityType: "Call",
-      items: callWrites(organizationId, call, undefined, {}, dueEntry(organizationId, call.id, callDeadline(now, ringTime(call), prices.maxCallMinutes))),
-    });
-    await recordCallEvent(organizationId, call, "CallQueued", actor);
-    await publish(CallPlace, organizationId, { callId: call.id });
-    return call;
-  }),
+/**
+ * Where the provider posts a call's progress (`status`) or the result of
+ * forwarding it (`dial`); our call id rides in the query, covered by the signature.
+ */
+export function callWebhookUrl(provider: ProviderName, hook: "status" | "dial", callId: string): string {
+  return withCorrelationParameter(`${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/calls/${hook}?callId=${encodeURIComponent(callId)}`);
+}
 
-  /**
-   * The outbound-calls consumer: claims the Queued call (at most one placement,
-   * even when the queue redelivers) and asks the provider to place it. A refused
-   * placement ends the call Failed and releases its reservation; calls are not
-   * retried later (a person is waiting to talk now).
-   */
-  async dispatch(organizationId: string, callId: string): Promise<void> {
-    const claimed = await updateCall(organizationId, callId, async (current) =>
-      current.status === "Queued" && !current.placementStartedAt && !current.providerId
-        ? { call: toCall(current), extra: { placementStartedAt: nowIso() } }
-        : undefined,
-    );
-    if (!claimed) return;
-    const call = claimed.after;
-    const provider = await organizationProvider(organizationId);
-    const prices = await Billing.prices(organizationId);
-    try {
-      const result = await provider.placeCall({
-        from: call.fromPhoneNumber,
-        idempotencyKey: call.id,
-        statusCallbackUrl: callWebhookUrl(provider.name, "status", call.id),
-        record: call.record,
-        ...placement(provider.name, call, prices.maxCallMinutes * 60),
-      });
-      await claimProviderCall(organizationId, provider.name, result.providerCallId, call.id);
-      await updateCall(organizationId, callId, async (current) =>
-        current.providerId ? undefined : { call: { ...toCall(current), providerId: result.providerCallId, provider: provider.name, modifiedAt: nowIso() } },
-      );
-    } catch (error) {
-      if (!(error instanceof ProviderError)) throw error;
-      if (error.details.ambiguous) {
-        // The provider may have placed it: its callbacks will tell; never place twice.
-        await updateCall(organizationId, callId, async (current) => ({ call: { ...toCall(current), statusReason: `Provider outcome unknown: ${error.message}` } }));
-        return;
-      }
-      await applyStatus(organizationId, callId, provider.name, {
-        status: "Failed",
-        providerStatus: "refused",
-        errorCode: error.code,
-        statusReason: `The provider refused the call: ${error.message}`,
-      });
-    }
-  },
-
-  /**
-   * The poison hook of `call.place` (core/queue/subscribe): a call whose
-   * placement never started ends Failed (`ProcessingError`), its hold released
-   * in the same write. One whose placement started is left to the call sweep,
-   * which asks the provider.
-   */
-  async abandon(organizationId: string, callId: string, error: unknown): Promise<void> {
-    await applyStatus(
-      organizationId,
-      callId,
-      null,
-      {
-        status: "Failed",
-        providerStatus: "notPlaced",
-        errorCode: PROCESSING_ERROR,
-        statusReason: `${PROCESSING_ERROR}: placing the call kept failing (${error instanceof Error ? error.message : String(error)}).`,
-      },
-      (current) => current.status === "Queued" && !current.placementStartedAt,
-    );
-  },
-};
+/** A call with every optional field empty, the base of a placed and of an inbound call. */
+export function emptyCall(organizationId: string, business: string | null, direction: Call["direction"], from: string, to: string): Call {
+  return {
+    id: newId(),
+    providerId: null,
+    provider: null,
+    leadId: null,
+    businessId: organizationId,
+    userId: null,
+    conversationId: null,
+    fromPhoneNumberId: null,
+    billingPhoneNumberId: null,
+    fromPhoneNumber: from,
+    toPhoneNumber: to,
+    callerId: from,
+    forwardedTo: null,
+    connectTo: null,
+    connectAnsweredAt: null,
+    whisper: null,
+    ringSeconds: null,
+    direction,
+    status: "Queued",
+    statusReason: null,
+    providerStatus: null,
+    errorCode: null,
+    billingStatus: null,
+    recordingUrl: null,
+    record: false,
+    missed: false,
+    selectionReason: null,
+    user: null,
+    business,
+    createdAt: nowIso(),
+    queuedAt: null,
+    ringingAt: null,
+    answeredAt: null,
+    endedAt: null,
+    modifiedAt: null,
+    duration: null,
+    billableSeconds: null,
+    billableAmount: null,
+    metadata: {},
+    createdBy: "system",
+  };
+}

@@ -1,4 +1,4 @@
-import { table } from "#core/db/items";
+import { isConditionFailed, table } from "#core/db/items";
 import { Billing, TransactionConditionFailed, type TransactItem } from "#core/billing/index";
 import type { Call } from "#core/calls/model";
 import { entities, keys } from "#core/db/keys";
@@ -95,4 +95,24 @@ export async function updateCall(
     }
   }
   throw new Error(`Call ${callId} kept changing; giving up this update.`);
+}
+
+/** Claims provider call id → call id; false when it already points at a call. */
+export async function claimProviderCall(organizationId: string, provider: string, providerCallId: string, callId: string): Promise<boolean> {
+  try {
+    await table.put({
+      Item: { ...keys.providerCall(organizationId, provider, providerCallId), entity: entities.providerCall, callId },
+      ConditionExpression: "attribute_not_exists(pk)",
+    });
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error)) return false;
+    throw error;
+  }
+}
+
+/** Our call id of a provider call id, when a placement or an inbound call claimed it. */
+export async function callIdOfProvider(organizationId: string, provider: string, providerCallId: string): Promise<string | undefined> {
+  const { Item } = await table.get({ Key: keys.providerCall(organizationId, provider, providerCallId), ConsistentRead: true });
+  return Item?.callId as string | undefined;
 }

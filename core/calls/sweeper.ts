@@ -1,4 +1,5 @@
-import { applyStatus, type StatusChange } from "#core/calls/lifecycle";
+import { applyStatus } from "#core/calls/lifecycle";
+import type { StatusChange } from "#core/calls/model";
 import { dueShards, readCall } from "#core/calls/store";
 import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";

@@ -1,25 +1,83 @@
-/** What the carrier tells us about calls (status, inbound, the forwarded leg's dial result), each request verified first. */
-import { verifiedProvider } from "#core/providers/index";
-import { WALLET_REFUSALS, applyProviderEvent, locateCall, applyStatus, RING_TIMEOUT_SECONDS, WHISPER_ALLOWANCE_SECONDS, callDeadline } from "#core/calls/lifecycle";
-import { Billing, callReservation, TransactionConditionFailed, WalletRefusedError, type PriceList } from "#core/billing/index";
-import { type Call } from "#core/calls/model";
-import "#core/calls/queue";
-import { callWrites, dueEntry, readCall, toCall, updateCall } from "#core/calls/store";
+import { Billing, callReservation, TransactionConditionFailed, WalletRefusedError, type PriceList, type TransactItem } from "#core/billing/index";
+import { recordCallEvent } from "#core/calls/events";
+import { applyStatus, callDeadline, WALLET_REFUSALS } from "#core/calls/lifecycle";
+import type { Call } from "#core/calls/model";
+import { callWebhookUrl, emptyCall } from "#core/calls/placement";
+import { callIdOfProvider, callWrites, dueEntry, readCall, toCall, updateCall } from "#core/calls/store";
 import { Twiml } from "#core/calls/twiml";
-import { config } from "#core/config";
-import { ValidationError } from "#core/errors";
+import { entities, keys } from "#core/db/keys";
+import { Contacts } from "#core/messaging/contacts";
+import { Conversations } from "#core/messaging/conversations";
+import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { MessagingSettingsStore } from "#core/messaging/settings";
-import { callLifecycle } from "#core/shared/status";
-import { type ProviderName, type WebhookRequest } from "#core/providers/port";
+import { Organizations } from "#core/organizations/index";
+import type { CallStatusEvent, ProviderName, ProviderPort, WebhookRequest } from "#core/providers/port";
+import { verifiedProvider } from "#core/providers/index";
 import { nowIso } from "#core/shared/ids";
-import { decodePhoneInput, parsePhone } from "#core/shared/phone";
-import { withCorrelationParameter } from "#core/observability/index";
+import { toE164 } from "#core/shared/phone";
+import { callLifecycle, inboundCallStatus } from "#core/shared/status";
 
+/**
+ * Provider callbacks of calls: progress (status), a contact calling one of our
+ * numbers (inbound, answered with instructions), and the result of a Dial.
+ * Each is verified first (`verifiedProvider`), then its organization found from
+ * our number in it.
+ */
 
-/** Every second a call may ring before it is answered or given up: the lead's, plus the business side's first for a bridged call. */
-export function ringTime(call: Call): number {
-  const lead = call.ringSeconds ?? RING_TIMEOUT_SECONDS;
-  return call.connectTo ? RING_TIMEOUT_SECONDS + WHISPER_ALLOWANCE_SECONDS + lead : lead;
+/** `POST /webhooks/{provider}/calls/status`: call progress (ringing, answered, ended) for outbound and inbound calls. */
+export async function statusCallback(providerName: string, request: WebhookRequest): Promise<void> {
+  const provider = verifiedProvider(providerName, request);
+  const callId = new URL(request.url).searchParams.get("callId") ?? undefined;
+  for (const event of provider.parseStatusCallback(request)) {
+    if (event.type === "call.status") await applyProviderEvent(provider, event, callId);
+  }
+}
+
+/**
+ * `POST /webhooks/{provider}/calls/inbound`: a contact calls one of our numbers.
+ * The call is recorded (Ringing) and answered with instructions (TwiML): with
+ * a forwarding number (`inboundCalls.forwardTo` of the messaging settings) a
+ * Dial that rings it for `ringSeconds`, its result posted to the dial
+ * webhook, once the forwarded leg's cost is held (as for `POST /calls`);
+ * without one, or when the wallet refuses the hold, a closed message and
+ * hang-up (a missed call).
+ * A number of no organization is rejected.
+ */
+export async function inbound(providerName: string, request: WebhookRequest): Promise<string> {
+  const provider = verifiedProvider(providerName, request);
+  let answer = Twiml.reject();
+  for (const event of provider.parseStatusCallback(request)) {
+    if (event.type !== "call.status") continue;
+    const call = await applyProviderEvent(provider, event, undefined);
+    if (call) answer = await inboundInstructions(provider.name, call.organizationId, call.callId);
+  }
+  return answer;
+}
+
+/**
+ * `POST /webhooks/{provider}/calls/dial?callId=`: the result of a Dial, for
+ * a forwarded inbound call (the forwarded number) or a bridged outbound call
+ * (the lead). A person answering ends the call Completed (answered, its talk
+ * time the dialed leg's, which is what is billed); any other outcome ends it
+ * with that status (missed, for an inbound call). Answers the rest of the
+ * call's instructions.
+ */
+export async function dialResult(providerName: string, request: WebhookRequest): Promise<string> {
+  const provider = verifiedProvider(providerName, request);
+  const result = provider.parseDialResult(request);
+  if (!result) return Twiml.afterDial(false);
+  const callIdHint = new URL(request.url).searchParams.get("callId") ?? undefined;
+  const outbound = result.direction === "outbound";
+  const found = await locateCall(provider.name, outbound ? result.from : result.to, result.providerCallId, callIdHint);
+  if (found?.callId) {
+    await applyStatus(found.organizationId, found.callId, provider.name, {
+      status: result.status,
+      providerStatus: result.providerStatus,
+      providerCallId: result.providerCallId,
+      durationSeconds: result.durationSeconds ?? 0,
+    });
+  }
+  return outbound ? Twiml.afterBridge(result.status === "Completed") : Twiml.afterDial(result.status === "Completed");
 }
 
 /**
@@ -27,7 +85,7 @@ export function ringTime(call: Call): number {
  * forwarded leg's cost and noting where), or say nobody can take it (no
  * forwarding number, or a wallet that refused the hold).
  */
-export async function inboundInstructions(provider: ProviderName, organizationId: string, callId: string): Promise<string> {
+async function inboundInstructions(provider: ProviderName, organizationId: string, callId: string): Promise<string> {
   const [call, { inboundCalls }, prices] = await Promise.all([
     readCall(organizationId, callId),
     MessagingSettingsStore.read(organizationId),
@@ -54,7 +112,7 @@ export async function inboundInstructions(provider: ProviderName, organizationId
  * wallet refused the hold (suspended, or not enough available), which the call
  * then records as its `billingStatus` and `statusReason`.
  */
-export async function holdForwardedLeg(organizationId: string, callId: string, forwardTo: string, prices: PriceList, ringSeconds: number): Promise<boolean> {
+async function holdForwardedLeg(organizationId: string, callId: string, forwardTo: string, prices: PriceList, ringSeconds: number): Promise<boolean> {
   for (let attempt = 0; attempt < 8; attempt++) {
     const current = await readCall(organizationId, callId);
     if (!current || callLifecycle.isFinal(current.status) || WALLET_REFUSALS.has(current.billingStatus)) return false;
@@ -81,81 +139,78 @@ export async function holdForwardedLeg(organizationId: string, callId: string, f
   throw new Error(`Call ${callId} kept changing; giving up forwarding it.`);
 }
 
+/** The organization owning our number of a call, and the call when it is known (by our id, else by the provider's). */
+async function locateCall(provider: ProviderName, ourNumber: string, providerCallId: string, callIdHint: string | undefined) {
+  const route = await PhoneNumbers.routeOf(ourNumber);
+  if (!route) return undefined;
+  const callId = callIdHint ?? (await callIdOfProvider(route.organizationId, provider, providerCallId));
+  return { organizationId: route.organizationId, route, callId };
+}
+
 /**
- * Where the provider posts a call's progress (`status`) or the result of
- * forwarding it (`dial`); our call id rides in the query, covered by the signature.
+ * Applies one provider callback; answers the call it belongs to, if ours. An
+ * inbound call's own leg never answers it (`inboundCallStatus`): only the
+ * Dial result does.
  */
-export function callWebhookUrl(provider: ProviderName, hook: "status" | "dial", callId: string): string {
-  return withCorrelationParameter(`${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/calls/${hook}?callId=${encodeURIComponent(callId)}`);
-}
-
-/** A phone number from a path segment (`%2B1…`, `+1…`, ` 1…`); malformed → 400 at /path/phoneNumber. */
-export function normalizePathPhoneNumber(raw: string): string {
-  const parsed = parsePhone(decodePhoneInput(raw));
-  if (!parsed) {
-    throw new ValidationError("The phone number in the path is not valid.", [
-      { in: "path", field: "phoneNumber", detail: "Must be a valid phone number (E.164, e.g. +12125550100; URL-encode the +)." },
-    ]);
+async function applyProviderEvent(
+  provider: ProviderPort,
+  event: CallStatusEvent,
+  callIdHint: string | undefined,
+): Promise<{ organizationId: string; callId: string } | undefined> {
+  const found = await locateCall(provider.name, event.direction === "outbound" ? event.from : event.to, event.providerCallId, callIdHint);
+  if (!found) return undefined;
+  const { organizationId, route } = found;
+  let callId = found.callId;
+  if (!callId && event.direction === "inbound") {
+    if (route.releasedAt) return undefined;
+    callId = await createInbound(organizationId, provider.name, event, route.phoneNumberId);
   }
-  return parsed.e164;
+  if (!callId) return undefined;
+  const status = event.direction === "inbound" ? inboundCallStatus(event.status) : event.status;
+  if (!status) return { organizationId, callId };
+  await applyStatus(organizationId, callId, provider.name, {
+    status,
+    ...(event.direction === "outbound" ? { leg: "business" as const } : {}),
+    providerStatus: event.providerStatus,
+    providerCallId: event.providerCallId,
+    ...(event.durationSeconds !== undefined ? { durationSeconds: event.durationSeconds } : {}),
+    ...(event.recordingUrl ? { recordingUrl: event.recordingUrl } : {}),
+    ...(event.errorCode ? { errorCode: event.errorCode } : {}),
+  });
+  return { organizationId, callId };
 }
 
-/** What the carrier tells us about calls: status callbacks, inbound calls and the forwarded leg's dial result. */
-export const CallWebhooks = {
-
-  /** `POST /webhooks/{provider}/calls/status`: call progress (ringing, answered, ended) for outbound and inbound calls. */
-  async statusCallback(providerName: string, request: WebhookRequest): Promise<void> {
-    const provider = verifiedProvider(providerName, request);
-    const callId = new URL(request.url).searchParams.get("callId") ?? undefined;
-    for (const event of provider.parseStatusCallback(request)) {
-      if (event.type === "call.status") await applyProviderEvent(provider, event, callId);
-    }
-  },
-
-  /**
-   * `POST /webhooks/{provider}/calls/inbound`: a contact calls one of our numbers.
-   * The call is recorded (Ringing) and answered with instructions (TwiML): with
-   * a forwarding number (`inboundCalls.forwardTo` of the messaging settings) a
-   * Dial that rings it for `ringSeconds`, its result posted to the dial
-   * webhook, once the forwarded leg's cost is held (as for `POST /calls`);
-   * without one, or when the wallet refuses the hold, a closed message and
-   * hang-up (a missed call).
-   * A number of no organization is rejected.
-   */
-  async inbound(providerName: string, request: WebhookRequest): Promise<string> {
-    const provider = verifiedProvider(providerName, request);
-    let answer = Twiml.reject();
-    for (const event of provider.parseStatusCallback(request)) {
-      if (event.type !== "call.status") continue;
-      const call = await applyProviderEvent(provider, event, undefined);
-      if (call) answer = await inboundInstructions(provider.name, call.organizationId, call.callId);
-    }
-    return answer;
-  },
-
-  /**
-   * `POST /webhooks/{provider}/calls/dial?callId=`: the result of a Dial, for
-   * a forwarded inbound call (the forwarded number) or a bridged outbound call
-   * (the lead). A person answering ends the call Completed (answered, its talk
-   * time the dialed leg's, which is what is billed); any other outcome ends it
-   * with that status (missed, for an inbound call). Answers the rest of the
-   * call's instructions.
-   */
-  async dialResult(providerName: string, request: WebhookRequest): Promise<string> {
-    const provider = verifiedProvider(providerName, request);
-    const result = provider.parseDialResult(request);
-    if (!result) return Twiml.afterDial(false);
-    const callIdHint = new URL(request.url).searchParams.get("callId") ?? undefined;
-    const outbound = result.direction === "outbound";
-    const found = await locateCall(provider.name, outbound ? result.from : result.to, result.providerCallId, callIdHint);
-    if (found?.callId) {
-      await applyStatus(found.organizationId, found.callId, provider.name, {
-        status: result.status,
-        providerStatus: result.providerStatus,
-        providerCallId: result.providerCallId,
-        durationSeconds: result.durationSeconds ?? 0,
-      });
-    }
-    return outbound ? Twiml.afterBridge(result.status === "Completed") : Twiml.afterDial(result.status === "Completed");
-  },
-};
+/** Records a new inbound call once per provider call id (the pointer claim decides the winner). */
+async function createInbound(organizationId: string, provider: string, event: CallStatusEvent, phoneNumberId: string): Promise<string> {
+  const from = toE164(event.from) ?? event.from;
+  const to = toE164(event.to) ?? event.to;
+  const [organization, conversation] = await Promise.all([
+    Organizations.fromId(organizationId),
+    Conversations.ensure(organizationId, from, await Contacts.leadIdByPhone(organizationId, from)),
+  ]);
+  const call: Call = {
+    ...emptyCall(organizationId, organization?.name ?? null, "Inbound", from, to),
+    providerId: event.providerCallId,
+    provider,
+    leadId: conversation.leadId,
+    conversationId: conversation.id,
+    billingPhoneNumberId: phoneNumberId,
+    callerId: from,
+    billingStatus: "NotBillable",
+  };
+  const pointer: TransactItem = {
+    Put: {
+      Item: { ...keys.providerCall(organizationId, provider, event.providerCallId), entity: entities.providerCall, callId: call.id },
+      ConditionExpression: "attribute_not_exists(pk)",
+    },
+  };
+  try {
+    await Billing.commit([pointer, ...callWrites(organizationId, call, undefined)]);
+    await recordCallEvent(organizationId, call, "CallReceived");
+    return call.id;
+  } catch (error) {
+    const existing = await callIdOfProvider(organizationId, provider, event.providerCallId);
+    if (existing) return existing;
+    throw error;
+  }
+}

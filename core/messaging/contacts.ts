@@ -1,5 +1,6 @@
 import { recordLeadConsent, type ConsentChange } from "#core/leads/consent";
 import { Leads } from "#core/leads/index";
+import { ValidationError } from "#core/errors";
 
 /** What messaging needs to know about a lead: its phone, its state (quiet-hours time zone) and its SMS consent. */
 export interface Contact {
@@ -23,6 +24,22 @@ export const Contacts = {
 
   /** The newest lead with this phone number, if any. */
   leadIdByPhone: (organizationId: string, e164: string) => Leads.idByPhone(organizationId, e164),
+
+  /**
+   * Who a message or a call goes to: the lead's phone (400 at `leadId` when the
+   * lead is not in the organization or has no phone), else the number given and
+   * the newest lead with it.
+   */
+  async recipient(organizationId: string, input: { leadId?: string; to?: string }, purpose: "call" | "text"): Promise<{ to: string; leadId: string | undefined }> {
+    if (input.leadId) {
+      const contact = await Contacts.ofLead(organizationId, input.leadId);
+      if (!contact) throw new ValidationError("The lead does not exist in this organization.", [{ pointer: "/leadId", detail: `Lead ${input.leadId} was not found.` }]);
+      if (!contact.phone) throw new ValidationError("The lead has no valid phone number.", [{ pointer: "/leadId", detail: `The lead has no phone number to ${purpose}.` }]);
+      return { to: contact.phone, leadId: contact.leadId };
+    }
+    const to = input.to!;
+    return { to, leadId: await Contacts.leadIdByPhone(organizationId, to) };
+  },
 
   recordConsent: (organizationId: string, leadId: string, change: ConsentChange) => recordLeadConsent(organizationId, leadId, change),
 };

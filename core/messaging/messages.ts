@@ -78,7 +78,7 @@ export const Messages = {
     // Independent reads at once (recipient, sender, wallet, and the conversation of a number given as is); their
     // refusals keep the order of the checks: recipient, sender, wallet.
     const [{ to, leadId }, sender, , knownConversation] = await allInOrder([
-      recipient(organizationId, input),
+      Contacts.recipient(organizationId, input, "text"),
       senderOf(organizationId, input.fromPhoneNumberId),
       assertCanSend(organizationId),
       input.to && !input.leadId ? Conversations.byPhone(organizationId, input.to) : Promise.resolve(null),
@@ -204,17 +204,6 @@ async function senderOf(organizationId: string, phoneNumberId: string | undefine
     ]);
   }
   return sender;
-}
-
-async function recipient(organizationId: string, input: SendMessageRequest): Promise<{ to: string; leadId: string | undefined }> {
-  if (input.leadId) {
-    const contact = await Contacts.ofLead(organizationId, input.leadId);
-    if (!contact) throw new ValidationError("The lead does not exist in this organization.", [{ pointer: "/leadId", detail: `Lead ${input.leadId} was not found.` }]);
-    if (!contact.phone) throw new ValidationError("The lead has no valid phone number.", [{ pointer: "/leadId", detail: "The lead has no phone number to text." }]);
-    return { to: contact.phone, leadId: contact.leadId };
-  }
-  const to = input.to!;
-  return { to, leadId: await Contacts.leadIdByPhone(organizationId, to) };
 }
 
 /** Stores a new message with its conversation index and due entry. */

@@ -17,7 +17,7 @@ import { ProviderError, type AvailableNumber, type NumberWebhooks, type Provider
 import { newId, nowIso, timestamp } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
 import { type Page, type PagingQuery } from "#core/shared/paging";
-import { parsePhone } from "#core/shared/phone";
+import { parsePhone, toE164 } from "#core/shared/phone";
 
 /** A valid phone number in any common form, normalised to E.164. */
 import { PhoneNumberInput } from "#core/shared/phone-input";
@@ -250,6 +250,12 @@ export const PhoneNumbers = {
   async route(e164: string): Promise<NumberRoute | undefined> {
     const { Item } = await table.get({ Key: keys.numberRoute(e164) });
     return Item ? (Item as unknown as NumberRoute) : undefined;
+  },
+
+  /** The route of our number as a provider callback writes it (any format); undefined for a malformed number or a number of nobody. */
+  async routeOf(raw: string | undefined): Promise<NumberRoute | undefined> {
+    const e164 = raw ? toE164(raw) : undefined;
+    return e164 ? PhoneNumbers.route(e164) : undefined;
   },
 
   /** Records that a number just sent (least-recently-used selection); best effort. */

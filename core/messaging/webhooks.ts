@@ -45,13 +45,8 @@ export const Webhooks = {
   },
 };
 
-async function routeOf(raw: string | undefined): Promise<NumberRoute | undefined> {
-  const e164 = raw ? toE164(raw) : undefined;
-  return e164 ? PhoneNumbers.route(e164) : undefined;
-}
-
 async function applyStatus(provider: ProviderPort, event: MessageStatusEvent, messageId: string | undefined): Promise<void> {
-  const route = await routeOf(event.from);
+  const route = await PhoneNumbers.routeOf(event.from);
   if (!route) return;
   const organizationId = route.organizationId;
   const id = messageId ?? (await messageIdOfProvider(organizationId, provider.name, event.providerMessageId));
@@ -108,7 +103,7 @@ async function messageIdOfProvider(organizationId: string, provider: string, pro
 
 /** Stores an inbound message once (claimed by provider id), then handles compliance keywords or the trigger. */
 async function receive(provider: ProviderPort, inbound: InboundMessage): Promise<void> {
-  const route = await routeOf(inbound.to);
+  const route = await PhoneNumbers.routeOf(inbound.to);
   const from = toE164(inbound.from);
   if (!route || route.releasedAt || !from) return;
   const organizationId = route.organizationId;

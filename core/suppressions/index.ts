@@ -4,12 +4,11 @@ import { actorId, eventActorFields, type Actor } from "#core/auth/actor";
 import { entities, keys } from "#core/db/keys";
 import { conditionally, table, getItems } from "#core/db/items";
 import { indexOrder, keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
-import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
-import { PhoneNumberInput } from "#core/shared/phone-input";
+import { ConflictError, NotFoundError } from "#core/errors";
+import { PhoneNumberInput, phoneFromPath } from "#core/shared/phone-input";
 import { recordEvent, type EventRecordInput } from "#core/events/index";
 import { nowIso, timestamp } from "#core/shared/ids";
 import { type Page, type PagingQuery } from "#core/shared/paging";
-import { decodePhoneInput, parsePhone } from "#core/shared/phone";
 
 /** Why a number is on the list. */
 export const suppressionReasons = ["Manual", "OptOutKeyword", "ProviderOptOut"] as const;
@@ -165,7 +164,7 @@ export const Suppressions = {
    * calls. The removal's event names the actor.
    */
   async remove(actor: Actor, rawPhone: string): Promise<void> {
-    const e164 = normalizePathPhone(rawPhone);
+    const e164 = phoneFromPath(rawPhone, "phone");
     const listed = await Suppressions.find(actor.organizationId, e164);
     if (!listed) throw new NotFoundError("Suppression", e164);
     if (CONTACT_REASONS.has(listed.reason)) {
@@ -179,17 +178,6 @@ export const Suppressions = {
     return listPage(listResource, actor.organizationId, query);
   },
 };
-
-/** A phone number from a path segment (`%2B1…`, `+1…`, ` 1…`); malformed → 400 at /path/phone. */
-export function normalizePathPhone(raw: string): string {
-  const parsed = parsePhone(decodePhoneInput(raw));
-  if (!parsed) {
-    throw new ValidationError("The phone number in the path is not valid.", [
-      { in: "path", field: "phone", detail: "Must be a valid phone number (E.164, e.g. +12125550100; URL-encode the +)." },
-    ]);
-  }
-  return parsed.e164;
-}
 
 function toSuppression(item: Record<string, unknown>): Suppression {
   return {

@@ -5,7 +5,7 @@ import { AutomationRuns } from "#core/automations/runs/index";
 import { AutomationRunSchema } from "#core/automations/runs/model";
 import { Billing, WalletSchema } from "#core/billing/index";
 import { Calls } from "#core/calls/index";
-import { CallSchema } from "#core/calls/model";
+import { CallSchema } from "#core/calls/schemas";
 import { DomainError } from "#core/errors";
 import { EventRecordSchema, type EventRecord } from "#core/events/index";
 import { Leads } from "#core/leads/index";
