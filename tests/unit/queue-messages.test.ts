@@ -1,9 +1,12 @@
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { SQSEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { declaredMessages, messageDefinition } from "#core/queue/events";
-import { consumers, queues } from "#stacks/definitions";
+import { LeadReceived } from "#core/leads/queue";
+import { MessageSend } from "#core/messaging/queue";
+import { declaredMessages, messageDefinition, publish, type Envelope } from "#core/queue/events";
+import { subscribe } from "#core/queue/subscribe";
+import { consumers, queues, streamConsumers } from "#stacks/definitions";
 
 /**
  * Typed messages bound to queues (issue 10): every message type is declared
@@ -77,4 +80,65 @@ describe("queue messages", () => {
     });
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: "m1" }]);
   });
+
+  it("keeps each domain's declarations free of runtime imports but valibot and core/queue", () => {
+    for (const file of queueModules(path.join(root, "core"))) {
+      const imported = [...readFileSync(file, "utf8").matchAll(/^import\s+(?!type\b)[^;]*?from\s+"([^"]+)"/gms)].map((match) => match[1]);
+      for (const specifier of imported) expect(["valibot", "#core/queue/events"], path.relative(root, file)).toContain(specifier);
+    }
+  });
+
+  it("builds every queue consumer in functions/consumers with subscribe (the stream consumers read the table, not a queue)", async () => {
+    const streamFiles = new Set(streamConsumers.map((definition) => `${definition.handler.split(".")[0]}.ts`));
+    const queueFiles = new Map(consumers.map((definition) => [`${definition.handler.split(".")[0]}.ts`, definition]));
+    const files = readdirSync(path.join(root, "functions/consumers")).filter((name) => name.endsWith(".ts"));
+    for (const name of files) {
+      const file = `functions/consumers/${name}`;
+      if (streamFiles.has(file)) continue;
+      const definition = queueFiles.get(file);
+      expect(definition, `${file} is neither a queue nor a stream consumer in stacks/definitions.ts`).toBeDefined();
+      const module = (await import(path.join(root, file))) as Record<string, Consumer>;
+      const consumer = module[definition!.handler.split(".")[1]!]!;
+      // Only subscribe() gives a consumer its queue and message types (and it validates every record's data).
+      expect(consumer.queue, file).toBe(definition!.queue);
+      expect(readFileSync(path.join(root, file), "utf8"), file).toMatch(/= subscribe\(/);
+    }
+  });
+
+  it("hands a record whose data does not match to neither the handler nor the poison hook, and fails it on every receive", async () => {
+    const seen: string[] = [];
+    const consumer = subscribe("leadIntake", {
+      "lead.received": {
+        handle: async (message) => void seen.push(`handled ${message.data.leadId}`),
+        onPoison: async (message) => void seen.push(`poisoned ${message.data.leadId}`),
+      },
+    });
+    const record = (id: string, data: unknown, receives: number) => ({
+      messageId: id,
+      body: JSON.stringify({ id, type: "lead.received", organizationId: "org", occurredAt: new Date().toISOString(), data }),
+      attributes: { ApproximateReceiveCount: String(receives) },
+      receiptHandle: id,
+      eventSourceARN: "",
+    });
+    const last = queues.leadIntake.maxReceiveCount;
+    const result = await consumer({
+      Records: [record("bad-first", { leadId: 42 }, 1), record("bad-last", { id: "l1" }, last), record("good", { leadId: "l2" }, 1)] as never,
+    });
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: "bad-first" }, { itemIdentifier: "bad-last" }]);
+    expect(seen).toEqual(["handled l2"]);
+  });
 });
+
+/**
+ * Compile-time checks (run by `npm run typecheck`, never called): a message cannot go to another queue's
+ * consumer, and its data must match its declaration.
+ */
+export function typeChecks(message: Envelope<"lead.received">) {
+  // @ts-expect-error message.send travels on outboundMessages, so the leadIntake consumer cannot serve it.
+  subscribe("leadIntake", { "message.send": async () => undefined });
+  // @ts-expect-error lead.received's data is { leadId }.
+  void publish(LeadReceived, "org", { messageId: "m1" });
+  // @ts-expect-error a declaration names its queue; there is no queue argument to get wrong.
+  void publish("leadIntake", LeadReceived, "org", { leadId: "l1" });
+  void publish(MessageSend, "org", { messageId: message.data.leadId });
+}
