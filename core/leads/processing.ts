@@ -339,11 +339,3 @@ async function markFailed(organizationId: string, leadId: string, error: unknown
     .catch(() => undefined);
   console.error(JSON.stringify({ level: "error", message: "lead processing failed for good", leadId, error: String(error) }));
 }
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
