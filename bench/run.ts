@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { analyticsBench } from "#bench/analytics";
 import { coldstartBench } from "#bench/coldstart";
 import { costBench } from "#bench/cost";
+import { dynamodbLocalBench } from "#bench/dynamodb-local";
 import { hotOrgBench } from "#bench/hot-org";
 import { automationsBench } from "#bench/automations";
 import { dashboardBench } from "#bench/dashboard";
@@ -39,6 +40,7 @@ const benches: Record<string, (context: BenchContext) => Promise<void>> = {
 /** Benchmarks that need no running stack (they bundle or compute offline). */
 const standalone: Record<string, () => Promise<void>> = {
   coldstart: coldstartBench,
+  "dynamodb-local": dynamodbLocalBench,
 };
 
 /**

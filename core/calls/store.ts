@@ -1,4 +1,4 @@
-import { isConditionFailed, table } from "#core/db/items";
+import { table, claimKey } from "#core/db/items";
 import { Billing, TransactionConditionFailed, type TransactItem } from "#core/billing/index";
 import type { Call } from "#core/calls/model";
 import { entities, keys } from "#core/db/keys";
@@ -99,16 +99,7 @@ export async function updateCall(
 
 /** Claims provider call id → call id; false when it already points at a call. */
 export async function claimProviderCall(organizationId: string, provider: string, providerCallId: string, callId: string): Promise<boolean> {
-  try {
-    await table.put({
-      Item: { ...keys.providerCall(organizationId, provider, providerCallId), entity: entities.providerCall, callId },
-      ConditionExpression: "attribute_not_exists(pk)",
-    });
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+  return claimKey(keys.providerCall(organizationId, provider, providerCallId), { entity: entities.providerCall, callId });
 }
 
 /** Our call id of a provider call id, when a placement or an inbound call claimed it. */

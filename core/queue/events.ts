@@ -44,6 +44,8 @@ export function defineMessage<const TType extends string, const TQueue extends Q
   schema: TSchema,
 ): MessageDefinition<TType, TQueue, TSchema> {
   const definition = { type, queue, schema };
+  // One declaration per type: two would let publisher and consumer disagree on the queue or the data.
+  if (declared.has(type)) throw new Error(`Message type ${type} is declared twice.`);
   declared.set(type, definition);
   return definition;
 }

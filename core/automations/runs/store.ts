@@ -1,5 +1,5 @@
 import { transact, TransactionConditionFailed, Transaction } from "#core/db/transact";
-import { table, isConditionFailed } from "#core/db/items";
+import { table, isConditionFailed, putIfNew, claimKey } from "#core/db/items";
 import { createHash } from "node:crypto";
 import type { Automation } from "#core/automations/index";
 import { finalRunStatuses, type AutomationRun, type StoredRun } from "#core/automations/runs/model";
@@ -96,30 +96,19 @@ export const RunStore = {
    * that run lands first creates it, the other answers it as existing, so one run per trigger event either way.
    */
   async create(run: StoredRun): Promise<{ run: StoredRun; created: boolean }> {
-    const claimKey = keys.automationRunClaim(run.organizationId, run.automationId, run.trigger.eventId);
+    const claim = keys.automationRunClaim(run.organizationId, run.automationId, run.trigger.eventId);
     let toStore = run;
-    try {
-      await table.put({
-        Item: { ...claimKey, entity: entities.automationRunClaim, runId: run.id, createdAt: run.createdAt },
-        ConditionExpression: "attribute_not_exists(pk)",
-      });
-    } catch (error) {
-      if (!(isConditionFailed(error))) throw error;
-      const { Item } = await table.get({ Key: claimKey, ConsistentRead: true });
+    if (!(await claimKey(claim, { entity: entities.automationRunClaim, runId: run.id, createdAt: run.createdAt }))) {
+      const { Item } = await table.get({ Key: claim, ConsistentRead: true });
       const claimedId = String(Item!.runId);
       const existing = await RunStore.read(run.organizationId, run.automationId, claimedId);
       if (existing) return { run: existing, created: false };
       toStore = { ...run, id: claimedId };
     }
-    try {
-      await table.put({ Item: runItem(toStore), ConditionExpression: "attribute_not_exists(pk)" });
-      return { run: toStore, created: true };
-    } catch (error) {
-      if (!(isConditionFailed(error))) throw error;
-      const existing = await RunStore.read(run.organizationId, run.automationId, toStore.id);
-      if (!existing) throw error;
-      return { run: existing, created: false };
-    }
+    if (await putIfNew(runItem(toStore))) return { run: toStore, created: true };
+    const existing = await RunStore.read(run.organizationId, run.automationId, toStore.id);
+    if (!existing) throw new Error(`Run ${toStore.id} was refused as existing but cannot be read.`);
+    return { run: existing, created: false };
   },
 
   /** Ids of the unfinished runs of one automation (gsi2). */
