@@ -4,7 +4,7 @@ import { reconcileSuspension } from "#core/billing/payment-reversals";
 import { type PaymentEventOutcome } from "#core/billing/payments";
 import { Billing, fromUnits, toUnits } from "#core/billing/index";
 import { fromMinorUnits, stripe, type Stripe } from "#core/billing/stripe";
-import { table } from "#core/db/items";
+import { table, updateIf } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { logger } from "#core/observability/index";
 import { nowIso, timestamp } from "#core/shared/ids";
@@ -126,16 +126,25 @@ export async function storedTopUp(organizationId: string, topUpId: string): Prom
   return Item as StoredTopUp | undefined;
 }
 
-/** Sets fields of a stored top-up (only while it is in `from`, when given). */
-export function setTopUp(organizationId: string, topUpId: string, fields: Partial<StoredTopUp>, from?: TopUpStatus) {
+/** Sets fields of a stored top-up: only while it is in `from` when given (undefined when it was not), else while it exists. */
+export async function setTopUp(organizationId: string, topUpId: string, fields: Partial<StoredTopUp>, from?: TopUpStatus): Promise<Record<string, unknown> | undefined> {
   const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
-  return table.update({
-    Key: keys.topUp(organizationId, topUpId),
-    UpdateExpression: `SET ${entries.map((_, index) => `#f${index} = :v${index}`).join(", ")}`,
-    ConditionExpression: from ? "#status = :from" : "attribute_exists(pk)",
-    ExpressionAttributeNames: { ...Object.fromEntries(entries.map(([name], index) => [`#f${index}`, name])), ...(from ? { "#status": "status" } : {}) },
-    ExpressionAttributeValues: { ...Object.fromEntries(entries.map(([, value], index) => [`:v${index}`, value])), ...(from ? { ":from": from } : {}) },
+  const key = keys.topUp(organizationId, topUpId);
+  const update = {
+    expression: `SET ${entries.map((_, index) => `#f${index} = :v${index}`).join(", ")}`,
+    names: Object.fromEntries(entries.map(([name], index) => [`#f${index}`, name])),
+    values: Object.fromEntries(entries.map(([, value], index) => [`:v${index}`, value])),
+  };
+  if (from) return updateIf(key, update, [from]);
+  const { Attributes } = await table.update({
+    Key: key,
+    UpdateExpression: update.expression,
+    ConditionExpression: "attribute_exists(pk)",
+    ExpressionAttributeNames: update.names,
+    ExpressionAttributeValues: update.values,
+    ReturnValues: "ALL_NEW",
   });
+  return Attributes;
 }
 
 export function toTopUp(id: string, stored: StoredTopUp): TopUp {

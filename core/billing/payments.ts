@@ -5,7 +5,7 @@ import { actorId, type Actor } from "#core/auth/actor";
 import { Billing, MAX_TOP_UP, toUnits } from "#core/billing/index";
 import { stripe, toMinorUnits, verifiedEvent, type Stripe } from "#core/billing/stripe";
 import { config } from "#core/config";
-import { conditionally, table } from "#core/db/items";
+import { table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { NotFoundError, PaymentProviderUnavailableError, ValidationError } from "#core/errors";
 import { logger } from "#core/observability/index";
@@ -121,7 +121,7 @@ export const Payments = {
       case "checkout.session.expired": {
         const { organizationId, topUpId } = event.data.object.metadata ?? {};
         if (!organizationId || !topUpId) return "ignored";
-        const expired = await conditionally(setTopUp(organizationId, topUpId, { status: "Expired", completedAt: nowIso() }, "Pending"));
+        const expired = await setTopUp(organizationId, topUpId, { status: "Expired", completedAt: nowIso() }, "Pending");
         return expired ? "recorded" : "ignored";
       }
       case "charge.refunded": {
