@@ -322,7 +322,8 @@ async function markFailed(organizationId: string, leadId: string, error: unknown
   }
   // The stored lead cannot even be read: mark it without an event.
   const failedAt = nowIso();
-  await table.update({
+  await table
+    .update({
       Key: keys.lead(organizationId, leadId),
       UpdateExpression:
         "SET processingStatus = :failed, processingReason = :reason, processedAt = :at, modifiedAt = :at, gsi7pk = :statusIndex, gsi6sk = :modifiedOrder REMOVE gsi3pk, gsi3sk",

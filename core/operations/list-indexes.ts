@@ -54,13 +54,13 @@ export async function backfillListIndexes(organizationId?: string): Promise<{ sc
   };
   do {
     const page = await (organizationId
-        ? table.query({
-            KeyConditionExpression: "pk = :pk",
-            ...listed,
-            ExpressionAttributeValues: { ...listed.ExpressionAttributeValues, ":pk": keys.organization(organizationId).pk },
-            ExclusiveStartKey: startKey,
-          })
-        : table.scan({ ...listed, ExclusiveStartKey: startKey }));
+      ? table.query({
+          KeyConditionExpression: "pk = :pk",
+          ...listed,
+          ExpressionAttributeValues: { ...listed.ExpressionAttributeValues, ":pk": keys.organization(organizationId).pk },
+          ExclusiveStartKey: startKey,
+        })
+      : table.scan({ ...listed, ExclusiveStartKey: startKey }));
     scanned += page.ScannedCount ?? 0;
     startKey = page.LastEvaluatedKey;
     await Promise.all(

@@ -126,7 +126,8 @@ function previousWindowHits(partition: RateLimitPartition, previousStart: number
   const cached = endedWindows.get(cacheKey);
   if (cached) return cached;
   const entry: { value?: number; promise: Promise<number> } = {
-    promise: table.get({ Key: key, ProjectionExpression: "hits", ConsistentRead: true })
+    promise: table
+      .get({ Key: key, ProjectionExpression: "hits", ConsistentRead: true })
       .then(({ Item }) => (entry.value = Number(Item?.hits ?? 0)))
       .catch((error: unknown) => {
         endedWindows.delete(cacheKey); // a failed read is retried by the next request

@@ -2,7 +2,6 @@ import { org, type Key } from "#core/db/keys/shared";
 
 /** Keys of the items core/analytics owns (docs/data-model.md). */
 export const analyticsKeys = {
-
   /**
    * Analytics (core/analytics): per-hour (`H`, bucket `2026-01-05T14`), per-day
    * (`D`, bucket `2026-01-05`) and per-ISO-week (`W`, bucket = its Monday

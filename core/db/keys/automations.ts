@@ -2,7 +2,6 @@ import { org, type Key } from "#core/db/keys/shared";
 
 /** Keys of the items core/automations owns (docs/data-model.md). */
 export const automationsKeys = {
-
   automation: (organizationId: string, automationId: string): Key => ({
     pk: org(organizationId),
     sk: `AUTOMATION#${automationId}`,

@@ -2,7 +2,6 @@ import { org, type Key } from "#core/db/keys/shared";
 
 /** Keys of the items core/events owns (docs/data-model.md). */
 export const eventsKeys = {
-
   /**
    * Event records (spec 2.5). The item lives under the organization, newest first by
    * its ULID; gsi1 lists one lead's events in order.

@@ -2,7 +2,6 @@ import { org, ordered, sortText, decimalSortText, type Key, type LeadClaim } fro
 
 /** Keys of the items core/leads owns (docs/data-model.md). */
 export const leadsKeys = {
-
   /** Leads: the sort key is the ULID, so the partition read backwards is newest first. */
   lead: (organizationId: string, leadId: string): Key => ({ pk: org(organizationId), sk: `LEAD#${leadId}` }),
   leadPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "LEAD#" }),

@@ -2,7 +2,6 @@ import { org, ordered, type Key } from "#core/db/keys/shared";
 
 /** Keys of the items core/messaging owns (docs/data-model.md). */
 export const messagingKeys = {
-
   /** Phone numbers the organization owns at the provider. */
   phoneNumber: (organizationId: string, phoneNumberId: string): Key => ({ pk: org(organizationId), sk: `PHONENUMBER#${phoneNumberId}` }),
   phoneNumberPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "PHONENUMBER#" }),

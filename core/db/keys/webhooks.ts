@@ -2,7 +2,6 @@ import { org, type Key } from "#core/db/keys/shared";
 
 /** Keys of the items core/webhooks owns (docs/data-model.md). */
 export const webhooksKeys = {
-
   /** Webhook endpoints of the organization (core/webhooks); the item holds the signing secrets. */
   webhookEndpoint: (organizationId: string, endpointId: string): Key => ({ pk: org(organizationId), sk: `WEBHOOKENDPOINT#${endpointId}` }),
   webhookEndpointPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "WEBHOOKENDPOINT#" }),
