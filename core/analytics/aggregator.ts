@@ -1,5 +1,5 @@
 import { decodeTime } from "ulid";
-import { Leads } from "#core/leads/index";
+import { leadCountingFacts } from "#core/leads/facts";
 import { table } from "#core/db/items";
 import { TransactionConditionFailed, transact, type TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
@@ -95,7 +95,7 @@ async function factOf(organizationId: string, event: EventRecord, effect: EventE
 
 /** A lead counted once (its per-lead item is the marker); undefined when the lead is gone, or not processed when `processedOnly`. */
 async function leadFact(organizationId: string, leadId: string, processedOnly: boolean): Promise<Fact | undefined> {
-  const facts = await Leads.countingFacts(organizationId, leadId);
+  const facts = await leadCountingFacts(organizationId, leadId);
   if (!facts || (processedOnly && facts.processingStatus !== "Processed")) return undefined;
   const lead = { leadId, sourceId: facts.sourceId, priceUnits: toUnits(facts.price) };
   return {

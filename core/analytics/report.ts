@@ -1,8 +1,8 @@
 import { type AnalyticsReport } from "#core/analytics/report-schema";
 import { UnreadConversations } from "#core/messaging/unread";
-import { PhoneNumbers } from "#core/messaging/phone-numbers";
-import { Sources } from "#core/sources/index";
-import { Automations, type AutomationSummary } from "#core/automations/index";
+import { phoneNumberCount } from "#core/messaging/phone-number-count";
+import { sourceNames } from "#core/sources/names";
+import { automationSummaries, type AutomationSummary } from "#core/automations/summaries";
 import { table } from "#core/db/items";
 import type { Actor } from "#core/auth/actor";
 import { WebhookEndpoints } from "#core/webhooks/endpoints";
@@ -82,9 +82,9 @@ async function gather(actor: Actor, range: TimeRange, now: number) {
     rangeFigures(organizationId, previousRange(range), granularity, { leadsOnly: true }),
     leadFacts(organizationId, recent),
     Billing.wallet(organizationId),
-    Automations.summaries(organizationId),
-    Sources.names(organizationId),
-    PhoneNumbers.count(organizationId),
+    automationSummaries(organizationId),
+    sourceNames(organizationId),
+    phoneNumberCount(organizationId),
     UnreadConversations.waiting(organizationId),
     milestones(organizationId),
     WebhookEndpoints.all(organizationId),

@@ -1,6 +1,6 @@
+import { automationSummaries, type AutomationSummary } from "#core/automations/summaries";
 import { AutomationDisabled } from "#core/automations/runs/queue";
 import * as v from "valibot";
-import { prefixItems } from "#core/db/query";
 import { indexOf } from "#core/db/indexes";
 import { transact, TransactionConditionFailed } from "#core/db/transact";
 import { table } from "#core/db/items";
@@ -91,32 +91,12 @@ const listResource: ListResource<Automation> = {
 export const ListAutomationsSchema = listQuerySchema(listResource);
 
 /** Automations of the caller's organization: definitions, versions and their last run. */
-/** What the analytics report shows of each automation: its name and how its last run went. */
-export interface AutomationSummary {
-  id: string;
-  name: string;
-  enabled: boolean;
-  lastRunStatus: string | null;
-  lastRunAt: string | null;
-  lastRunError: string | null;
-}
+
+export type { AutomationSummary };
 
 export const Automations = {
-  /** Every automation of the organization, summarised (one partition read of a few attributes each). */
-  async summaries(organizationId: string): Promise<AutomationSummary[]> {
-    const items = await prefixItems(organizationId, keys.automationPrefix(organizationId).skPrefix, {
-      ProjectionExpression: "id, #name, enabled, lastRunStatus, lastRunAt, lastRunError",
-      ExpressionAttributeNames: { "#name": "name" },
-    });
-    return items.map((item) => ({
-      id: String(item.id),
-      name: String(item.name),
-      enabled: item.enabled === true,
-      lastRunStatus: (item.lastRunStatus as string | null) ?? null,
-      lastRunAt: (item.lastRunAt as string | null) ?? null,
-      lastRunError: (item.lastRunError as string | null) ?? null,
-    }));
-  },
+  summaries: automationSummaries,
+
 
   async create(actor: Actor, input: AutomationRequest): Promise<Automation> {
     await assertPublicTargets(input.actions);

@@ -1,10 +1,10 @@
 import { ulid } from "ulid";
-import { queryPages, type QueryInput } from "#core/db/query";
-import type { EventType } from "#core/events/types";
 import * as v from "valibot";
-import { Transaction } from "#core/db/transact";
-import { table, getItem } from "#core/db/items";
-import { entities, keys, createdWithin } from "#core/db/keys";
+import { getItem, table } from "#core/db/items";
+import { createdWithin, entities, keys } from "#core/db/keys";
+import { queryPages, type QueryInput } from "#core/db/query";
+import type { Transaction } from "#core/db/transact";
+import type { EventType } from "#core/events/types";
 import { directions, senderSelectionReasons, timelineTypes, trafficTypes } from "#core/shared/enums";
 import { nowIso, timestamp, wholeNumber } from "#core/shared/ids";
 import { countMetric, currentCorrelationId } from "#core/observability/index";
@@ -108,11 +108,9 @@ export function eventItem(organizationId: string, input: EventRecordInput): { it
 
 /** Stores one event record of the organization (a put that never overwrites); the analytics aggregator counts it from the table's stream. */
 export async function recordEvent(organizationId: string, input: EventRecordInput): Promise<EventRecord> {
-  const transaction = new Transaction();
-  const event = Events.item(organizationId, input, transaction);
-  // One write: a plain conditional put (a one-item transaction would cost twice the write units).
-  await table.put(transaction.items[0]!.Put!);
-  for (const effect of transaction.effects) await effect();
+  const { item, event } = eventItem(organizationId, input);
+  await table.put({ Item: item, ConditionExpression: "attribute_not_exists(pk)" });
+  eventRecorded(organizationId, event);
   return event;
 }
 
@@ -148,6 +146,7 @@ export const Events = {
       (items) => items.map(toEventRecord),
     );
   },
+
   /**
    * The one way to record an event inside a transaction: adds its put (never
    * overwriting: an id fixed by the producer makes a repeat fail the

@@ -1,3 +1,4 @@
+import { leadCountingFacts } from "#core/leads/facts";
 import { LeadReceived } from "#core/leads/queue";
 import { assignLeadFields } from "#core/leads/assign";
 import { transact, TransactionConditionFailed } from "#core/db/transact";
@@ -155,13 +156,8 @@ export const Leads = {
     return Items?.[0]?.id as string | undefined;
   },
 
-  /** What the analytics counting needs of a lead (its source, price and processing status); undefined when gone. */
-  async countingFacts(organizationId: string, leadId: string): Promise<{ sourceId: string | null; price: string | undefined; processingStatus: string } | undefined> {
-    const { Item } = await table.get({ Key: keys.lead(organizationId, leadId), ProjectionExpression: "sourceId, metadata.price, processingStatus", ConsistentRead: true });
-    if (!Item) return undefined;
-    const price = (Item.metadata as { price?: string } | undefined)?.price;
-    return { sourceId: (Item.sourceId as string | null) ?? null, price, processingStatus: String(Item.processingStatus) };
-  },
+  countingFacts: leadCountingFacts,
+
 
   assignFields: (organizationId: string, lead: Lead, fields: Record<string, string | number | boolean | null>) => assignLeadFields(organizationId, lead, fields),
 

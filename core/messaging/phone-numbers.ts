@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { phoneNumberCount } from "#core/messaging/phone-number-count";
 import { transact } from "#core/db/transact";
 import { maxChars, statedShape } from "#core/shared/validation";
 import { actorId, type Actor } from "#core/auth/actor";
@@ -7,7 +8,7 @@ import { PhoneNumberFees } from "#core/billing/number-fees";
 import { entities, keys } from "#core/db/keys";
 import { conditionally, table } from "#core/db/items";
 import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
-import { queryAll, prefixItems } from "#core/db/query";
+import { queryAll } from "#core/db/query";
 import { config } from "#core/config";
 import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
 import { MessagingEvents } from "#core/messaging/timeline";
@@ -111,10 +112,8 @@ export interface NumberRoute {
 
 /** Phone numbers the organization owns at the provider, used as senders. */
 export const PhoneNumbers = {
-  /** How many numbers the organization holds. */
-  async count(organizationId: string): Promise<number> {
-    return (await prefixItems(organizationId, keys.phoneNumberPrefix(organizationId).skPrefix, { ProjectionExpression: "sk" })).length;
-  },
+  count: phoneNumberCount,
+
 
   /**
    * Adds a number; a number already routed to an organization (this or another)

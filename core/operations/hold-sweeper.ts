@@ -1,5 +1,5 @@
 import { type Call } from "#core/calls/model";
-import { Calls } from "#core/calls/index";
+import { find as findCall } from "#core/calls/queries";
 import { Messages } from "#core/messaging/messages";
 import { Billing, HOLD_CHECK_AFTER_MS, holdCheckEntry, holdShards, TransactionConditionFailed, type BillingOutcome } from "#core/billing/index";
 import { billFinalCall } from "#core/calls/lifecycle";
@@ -96,7 +96,7 @@ async function ownerOf(organizationId: string, id: string, ownerType: string): P
     return { kind: "final", settle: () => settleMessage(organizationId, message) };
   }
   if (ownerType === "Call") {
-    const call = await Calls.find(organizationId, id);
+    const call = await findCall(organizationId, id);
     if (!call) return { kind: "gone" };
     if (!callLifecycle.isFinal(call.status)) return { kind: "waiting" };
     return { kind: "final", settle: () => settleFinalCall(organizationId, call) };

@@ -1,6 +1,6 @@
 import { BlockList, isIP } from "node:net";
 import * as v from "valibot";
-import { prefixItems } from "#core/db/query";
+import { sourceNames } from "#core/sources/names";
 import { table, isConditionFailed } from "#core/db/items";
 import type { Actor } from "#core/auth/actor";
 import { entities, keys } from "#core/db/keys";
@@ -92,14 +92,8 @@ export type SourceKeyRefusal = "unknown" | "disabled" | "ipNotAllowed";
 
 /** Lead sources of an organization and their intake keys. */
 export const Sources = {
-  /** The id and name of every source of the organization. */
-  async names(organizationId: string): Promise<{ id: string; name: string }[]> {
-    const items = await prefixItems(organizationId, keys.sourcePrefix(organizationId).skPrefix, {
-      ProjectionExpression: "id, #name",
-      ExpressionAttributeNames: { "#name": "name" },
-    });
-    return items.map((item) => ({ id: String(item.id), name: String(item.name) }));
-  },
+  names: sourceNames,
+
 
   /** Creates a source with a fresh key; the plain key is returned once. */
   async create(actor: Actor, input: SourceRequest): Promise<SourceWithKey> {

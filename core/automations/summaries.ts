@@ -1,0 +1,28 @@
+import { keys } from "#core/db/keys";
+import { prefixItems } from "#core/db/query";
+
+/** What the analytics report shows of each automation: its name and how its last run went. */
+export interface AutomationSummary {
+  id: string;
+  name: string;
+  enabled: boolean;
+  lastRunStatus: string | null;
+  lastRunAt: string | null;
+  lastRunError: string | null;
+}
+
+/** Every automation of the organization, summarised (one partition read of a few attributes each); a small module, so the analytics report loads no automation engine. */
+export async function automationSummaries(organizationId: string): Promise<AutomationSummary[]> {
+  const items = await prefixItems(organizationId, keys.automationPrefix(organizationId).skPrefix, {
+    ProjectionExpression: "id, #name, enabled, lastRunStatus, lastRunAt, lastRunError",
+    ExpressionAttributeNames: { "#name": "name" },
+  });
+  return items.map((item) => ({
+    id: String(item.id),
+    name: String(item.name),
+    enabled: item.enabled === true,
+    lastRunStatus: (item.lastRunStatus as string | null) ?? null,
+    lastRunAt: (item.lastRunAt as string | null) ?? null,
+    lastRunError: (item.lastRunError as string | null) ?? null,
+  }));
+}
