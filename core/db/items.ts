@@ -94,11 +94,6 @@ export async function getItems(keys: Key[], options: { consistent?: boolean; att
   return found;
 }
 
-/** Stores `item`, replacing any item at its key. */
-export async function putItem(item: Item): Promise<void> {
-  await table.put({ Item: item });
-}
-
 /** Stores `item` unless an item already holds its key: false when one did (nothing is written). */
 export async function putIfNew(item: Item): Promise<boolean> {
   return (await conditionally(table.put({ Item: item, ConditionExpression: "attribute_not_exists(pk)" }))) !== undefined;
