@@ -67,8 +67,19 @@ async function measureFlow(name: string, goal: string, start: () => Promise<unkn
     } else if (Date.now() - stableSince >= quietMs) break;
   }
   stopMeasuring();
+  if (process.env.COST_TRACE === "1") printTrace(name, measurement.calls);
   // The every-minute sweeps may fire inside the window: their due-work queries (gsi3) are not the flow's.
   return summarize(name, measurement.calls.filter((call) => call.index !== "gsi3"), goal);
+}
+
+/** `COST_TRACE=1`: every call of a flow in order, with what it touched and its units (where the calls and WCU go). */
+function printTrace(name: string, calls: CallRecord[]): void {
+  const first = calls[0]?.startedAt ?? 0;
+  console.log(`\n### ${name}`);
+  for (const record of calls) {
+    const units = record.service === "dynamodb" ? ` ${record.writeUnits ? `${record.writeUnits} WCU` : `${record.readUnits} RCU`}` : "";
+    console.log(`${String(Math.round(record.startedAt - first)).padStart(6)} ms ${record.command.replace(/Command$/, "").padEnd(18)}${record.index ? ` [${record.index}]` : ""} ${record.target}${units}${record.error ? ` (${record.error})` : ""}`);
+  }
 }
 
 const call = async (handler: (event: APIGatewayProxyEventV2, context: never) => Promise<unknown>, event: APIGatewayProxyEventV2) => {

@@ -21,6 +21,8 @@ export interface CallRecord {
   error?: string;
   /** `pk|sk` of each item the call wrote (hot-item analysis). */
   writtenKeys: string[];
+  /** What the call touched, for `COST_TRACE=1`: the key read or the queue, with each written key's entity prefix. */
+  target: string;
 }
 
 export interface Measurement {
@@ -102,6 +104,16 @@ function itemsOf(command: string, input: Input, output: Output): { read: number;
   }
 }
 
+/** A short description of the call's target: the key of a get or query, or the keys written. */
+function targetOf(command: string, input: Input): string {
+  const short = (key: string) => key.split("|").map((part) => part.split("#").filter((_, index) => index !== 1).join("#")).join("|");
+  if (command === "GetItemCommand") return short(keyOf(input.Key)[0] ?? "");
+  if (command === "QueryCommand") return String(Object.values(input.ExpressionAttributeValues ?? {})[0] ?? "").split("#").filter((_, index) => index !== 1).join("#");
+  if (command === "BatchGetItemCommand") return Object.values((input.RequestItems ?? {}) as Record<string, { Keys: Input[] }>).flatMap((request) => request.Keys.map((key) => short(keyOf(key)[0] ?? ""))).join(", ");
+  if (command === "SendMessageCommand" || command === "SendMessageBatchCommand") return String(input.QueueUrl ?? "").split("/").pop() ?? "";
+  return writtenKeysOf(command, input).map(short).join(", ");
+}
+
 const readCommands = new Set(["GetItemCommand", "QueryCommand", "ScanCommand", "BatchGetItemCommand", "TransactGetItemsCommand"]);
 
 /** Capacity units of a call (`ReturnConsumedCapacity: TOTAL` reports one total: a read command's are read units, a write's are write units). */
@@ -124,7 +136,7 @@ export function countingMiddleware(service: CallRecord["service"]) {
       try {
         result = await next(args);
       } catch (error) {
-        const failed: CallRecord = { service, command, index: args.input.IndexName, startedAt, endedAt: performance.now(), itemsRead: 0, itemsWritten: 0, readUnits: 0, writeUnits: 0, error: (error as Error).name, writtenKeys: [] };
+        const failed: CallRecord = { service, command, index: args.input.IndexName, startedAt, endedAt: performance.now(), itemsRead: 0, itemsWritten: 0, readUnits: 0, writeUnits: 0, error: (error as Error).name, writtenKeys: [], target: targetOf(command, args.input) };
         for (const target of targets) target.calls.push(failed);
         throw error;
       }
@@ -142,6 +154,7 @@ export function countingMiddleware(service: CallRecord["service"]) {
         readUnits: units.read,
         writeUnits: units.write,
         writtenKeys: writtenKeysOf(command, args.input),
+        target: targetOf(command, args.input),
       };
       for (const target of targets) target.calls.push(record);
       return result;
