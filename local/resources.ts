@@ -7,6 +7,7 @@ import {
   UpdateTimeToLiveCommand,
   type AttributeDefinition,
   type GlobalSecondaryIndex,
+  type Projection,
 } from "@aws-sdk/client-dynamodb";
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { environmentNames, queues, table, type QueueName } from "#stacks/definitions";
@@ -60,6 +61,11 @@ export async function createLocalResources(endpoints: { dynamodb: string; sqs: s
   }
 }
 
+function sameProjection(current: Projection | undefined, wanted: Projection | undefined): boolean {
+  const attributes = (projection: Projection | undefined) => [...(projection?.NonKeyAttributes ?? [])].sort().join(",");
+  return current?.ProjectionType === wanted?.ProjectionType && attributes(current) === attributes(wanted);
+}
+
 async function createTable(client: DynamoDBClient): Promise<void> {
   const indexes = Object.entries(table.globalIndexes);
   const keyNames = [table.partitionKey, table.sortKey, ...indexes.flatMap(([, index]) => [index.partitionKey, index.sortKey])];
@@ -70,7 +76,7 @@ async function createTable(client: DynamoDBClient): Promise<void> {
       { AttributeName: index.partitionKey, KeyType: "HASH" },
       { AttributeName: index.sortKey, KeyType: "RANGE" },
     ],
-    Projection: index.projection === "ALL" ? { ProjectionType: "ALL" } : { ProjectionType: "INCLUDE", NonKeyAttributes: [...index.projection] },
+    Projection: typeof index.projection === "string" ? { ProjectionType: index.projection } : { ProjectionType: "INCLUDE", NonKeyAttributes: [...index.projection] },
   }));
   try {
     await client.send(
@@ -90,7 +96,16 @@ async function createTable(client: DynamoDBClient): Promise<void> {
     if (!(error instanceof ResourceInUseException)) throw error;
     const { Table } = await client.send(new DescribeTableCommand({ TableName: table.name }));
     // A table kept in .local/ from before an index was added gets the manifest's new indexes now (one per update, as DynamoDB requires).
-    const existing = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+    // An index whose projection changed since (issue 16 made the lists KEYS_ONLY) is dropped and built again.
+    const stale = (Table?.GlobalSecondaryIndexes ?? []).filter((current) => {
+      const wanted = globalIndexes.find((candidate) => candidate.IndexName === current.IndexName);
+      return wanted !== undefined && !sameProjection(current.Projection, wanted.Projection);
+    });
+    for (const index of stale) {
+      await client.send(new UpdateTableCommand({ TableName: table.name, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: index.IndexName } }] }));
+    }
+    const staleNames = new Set(stale.map((index) => index.IndexName));
+    const existing = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName).filter((name) => !staleNames.has(name)));
     const missing = globalIndexes.filter((candidate) => !existing.has(candidate.IndexName));
     for (const index of missing) {
       const keyAttributes = new Set(index.KeySchema!.map((key) => key.AttributeName));

@@ -17,12 +17,17 @@ export const table = {
   ttlAttribute: "expiresAt",
   /**
    * Each index projects only what its queries read (issue 16: every write of an item pays for its index copies,
-   * and an update touching no projected attribute writes no index at all). `projection` is "ALL" or the non-key
-   * attributes included (the table and index keys always are). A query on an index may read only these attributes.
+   * and an update touching no projected attribute writes no index at all). `projection` is "ALL", "KEYS_ONLY", or
+   * the non-key attributes included (the table and index keys always are).
+   *
+   * The lists and timelines (gsi1, gsi4-gsi7) are KEYS_ONLY: a query on them reads the keys of one page and
+   * core/db fetches those items from the table with one BatchGetItem per 100 (`table.query` in core/db/items.ts),
+   * filtering in memory (`where`). A list page pays that second round trip; every write of a lead, message, event
+   * or run stops paying for four or five full copies (a lead update was 18 WCU, 12 of them index copies).
    */
   globalIndexes: {
-    /** Secondary access path per entity (e.g. leads by source, newest first): lists that answer whole items, so ALL. */
-    gsi1: { partitionKey: "gsi1pk", sortKey: "gsi1sk", projection: "ALL" },
+    /** Secondary access path per entity (leads by source, events by lead, messages by conversation, runs), in creation order. */
+    gsi1: { partitionKey: "gsi1pk", sortKey: "gsi1sk", projection: "KEYS_ONLY" },
     /** Lookup by a normalised natural key (lead by phone, an automation's active runs): both read only `id`. */
     gsi2: { partitionKey: "gsi2pk", sortKey: "gsi2sk", projection: ["id"] },
     /**
@@ -34,19 +39,14 @@ export const table = {
       sortKey: "gsi3sk",
       projection: ["organizationId", "id", "sweepAttempts", "dueKind", "relatedEntityType", "settings", "timeZone", "status"],
     },
-    /**
-     * gsi4-gsi7 serve the bounded lists (docs/data-model.md "Listing and its cost"): pages answer whole items and the
-     * bounded scans check filters on them, so they project ALL (KEYS_ONLY plus a BatchGet of the page would trade
-     * index write units for a second round trip).
-     * A list in the order of one more field: leads by name, conversations by last message, suppressions by creation.
-     */
-    gsi4: { partitionKey: "gsi4pk", sortKey: "gsi4sk", projection: "ALL" },
-    /** A list in the order of one more field: leads by price. */
-    gsi5: { partitionKey: "gsi5pk", sortKey: "gsi5sk", projection: "ALL" },
+    /** A list in the order of one more field: leads by name, conversations by last message, suppressions by creation. */
+    gsi4: { partitionKey: "gsi4pk", sortKey: "gsi4sk", projection: "KEYS_ONLY" },
+    /** A list in the order of one more field: leads by price, the ledger by amount. */
+    gsi5: { partitionKey: "gsi5pk", sortKey: "gsi5sk", projection: "KEYS_ONLY" },
     /** A list in the order of one more field: leads by modifiedAt. */
-    gsi6: { partitionKey: "gsi6pk", sortKey: "gsi6sk", projection: "ALL" },
-    /** A list narrowed to one value of a closed set, in createdAt order: leads by processing status, events by type. */
-    gsi7: { partitionKey: "gsi7pk", sortKey: "gsi7sk", projection: "ALL" },
+    gsi6: { partitionKey: "gsi6pk", sortKey: "gsi6sk", projection: "KEYS_ONLY" },
+    /** A list narrowed to one value of a closed set, in createdAt order: leads by processing status, events by type, the inbox. */
+    gsi7: { partitionKey: "gsi7pk", sortKey: "gsi7sk", projection: "KEYS_ONLY" },
   },
   /** The table's change stream: the webhook fan-out reads recorded events (new images) and wallet changes (old and new) from it. */
   streamView: "NEW_AND_OLD_IMAGES",

@@ -9,6 +9,12 @@ const keyAttributes = [
   ...Object.values(definition.globalIndexes).flatMap((index) => [index.partitionKey, index.sortKey]),
 ];
 
+function projectionOf(projection: string | readonly string[]): "all" | "keys-only" | string[] {
+  if (projection === "ALL") return "all";
+  if (projection === "KEYS_ONLY") return "keys-only";
+  return [...projection];
+}
+
 /** The single table: every entity, keyed `pk`/`sk`, with the manifest's GSIs and TTL. */
 export const table = new sst.aws.Dynamo(definition.name, {
   fields: Object.fromEntries(keyAttributes.map((name) => [name, "string" as const])),
@@ -16,7 +22,7 @@ export const table = new sst.aws.Dynamo(definition.name, {
   globalIndexes: Object.fromEntries(
     Object.entries(definition.globalIndexes).map(([name, index]) => [
       name,
-      { hashKey: index.partitionKey, rangeKey: index.sortKey, projection: index.projection === "ALL" ? ("all" as const) : [...index.projection] },
+      { hashKey: index.partitionKey, rangeKey: index.sortKey, projection: projectionOf(index.projection) },
     ]),
   ),
   ttl: definition.ttlAttribute,

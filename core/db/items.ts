@@ -21,6 +21,7 @@ import {
 import { keys } from "#core/db/keys";
 import { db, tableName } from "#core/db/client";
 import { accessPatterns, type AccessPattern } from "#core/db/indexes";
+import { table as tableDefinition } from "#stacks/definitions";
 
 /**
  * The one place the service reads and writes single items. Each helper fills
@@ -33,7 +34,15 @@ export type Item = Record<string, unknown>;
 export type Key = { pk: string; sk: string };
 /** A command's input without the table (filled in here) and with the index named by its access pattern. */
 type Input<T> = Omit<T, "TableName">;
-export type QueryInput = Omit<QueryCommandInput, "TableName" | "IndexName"> & { index?: AccessPattern };
+export type QueryInput = Omit<QueryCommandInput, "TableName" | "IndexName"> & {
+  index?: AccessPattern;
+  /**
+   * A filter checked in memory on each item read (on a KEYS_ONLY index, on the item fetched from the table): what
+   * `FilterExpression` does server-side, including `Limit` counting the items read before it, `Count` the ones kept
+   * and `ScannedCount` the ones read.
+   */
+  where?: (item: Item) => boolean;
+};
 
 /** Whether a write failed because its condition did not hold (someone got there first). */
 export function isConditionFailed(error: unknown): boolean {
@@ -58,8 +67,21 @@ export const table = {
   put: (input: Input<PutCommandInput>) => db().send(new PutCommand({ ...input, TableName: tableName() })),
   update: (input: Input<UpdateCommandInput>) => db().send(new UpdateCommand({ ...input, TableName: tableName() })),
   delete: (input: Input<DeleteCommandInput>) => db().send(new DeleteCommand({ ...input, TableName: tableName() })),
-  query: ({ index, ...input }: QueryInput) =>
-    db().send(new QueryCommand({ ...input, TableName: tableName(), ...(index ? { IndexName: accessPatterns[index] } : {}) })),
+  query: async ({ index, where, ...input }: QueryInput) => {
+    const indexName = index ? accessPatterns[index] : undefined;
+    const send = (query: Input<QueryCommandInput>) => db().send(new QueryCommand({ ...query, TableName: tableName(), ...(indexName ? { IndexName: indexName } : {}) }));
+    const keysOnly = indexName !== undefined && tableDefinition.globalIndexes[indexName].projection === "KEYS_ONLY";
+    if (keysOnly && (input.FilterExpression || input.ProjectionExpression)) {
+      throw new Error(`The ${index} index holds only keys: filter with \`where\` (checked on the items read from the table), not an expression.`);
+    }
+    // DynamoDB counts by itself unless a filter runs here, which needs the items.
+    const counting = input.Select === "COUNT";
+    if (counting && !where) return send(input);
+    const page = await send(counting ? { ...input, Select: undefined } : input);
+    const read = page.Items ?? [];
+    const items = (keysOnly ? await itemsAt(read) : read).filter((item) => !where || where(item));
+    return { ...page, Items: counting ? undefined : items, Count: items.length, ScannedCount: page.ScannedCount ?? read.length };
+  },
   scan: (input: Input<ScanCommandInput>) => db().send(new ScanCommand({ ...input, TableName: tableName() })),
 };
 
@@ -92,6 +114,21 @@ export async function getItems(keys: Key[], options: { consistent?: boolean; att
     }
   }
   return found;
+}
+
+/**
+ * The table's items at the keys a KEYS_ONLY index answered, in the index's order: one BatchGetItem per 100,
+ * eventually consistent like the index itself. An item deleted since is left out; the index's key attributes are
+ * kept on each item (a list's cursor is the index position it read, even when the item has moved since).
+ */
+async function itemsAt(indexEntries: Item[]): Promise<Item[]> {
+  if (indexEntries.length === 0) return [];
+  const identity = (item: Item) => `${String(item.pk)}\u0000${String(item.sk)}`;
+  const stored = new Map((await getItems(indexEntries.map((entry) => ({ pk: String(entry.pk), sk: String(entry.sk) })))).map((item) => [identity(item), item]));
+  return indexEntries.flatMap((entry) => {
+    const item = stored.get(identity(entry));
+    return item ? [{ ...item, ...entry }] : [];
+  });
 }
 
 /** Stores `item` unless an item already holds its key: false when one did (nothing is written). */

@@ -72,8 +72,8 @@ export const ListEventsSchema = listQuerySchema(listResource);
  * The organization's events newest (or oldest) first. Event ids are ULIDs of
  * `createdAt`, so the time window (the query's `startAt`/`endAt`, narrowed by a
  * body `createdAt` range) is a sort-key range (`EVENT#<ulid(startAt)>` ≤ sk < `EVENT#<ulid(endAt)>`);
- * one lead's events come from gsi1; the other narrowings are filter expressions
- * on that range. A plain query (no body filters, default order) reads only its page.
+ * one lead's events come from gsi1, one type's from gsi7; the other narrowings are
+ * filter expressions on that range (checked in memory on the keys-only indexes). A plain query (no body filters, default order) reads only its page.
  */
 function plan(organizationId: string, query: ListEventsQuery & { indexedType?: string }, forward = false, window = dateWindow([], "createdAt")) {
   const from = Math.max(window.from, query.startAt ? Date.parse(query.startAt) : 0);
@@ -87,36 +87,38 @@ function plan(organizationId: string, query: ListEventsQuery & { indexedType?: s
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ":lower": lower, ":upper": upper };
   const filters: string[] = [];
+  const wanted: [string, unknown][] = [];
   for (const field of filterable) {
     const value = query[field];
     if (value === undefined || (field === "leadId" && byLead)) continue;
     names[`#${field}`] = field;
     values[`:${field}`] = value;
     filters.push(`#${field} = :${field}`);
+    wanted.push([field, value]);
   }
+  // The indexes hold only keys (stacks/definitions.ts): their events are checked in memory once read from the table.
+  const inMemory = wanted.length ? { where: (item: Record<string, unknown>) => wanted.every(([field, value]) => item[field] === value) } : {};
   const input = byLead
     ? {
         index: "eventsByLead" as const,
         KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :lower AND :upper",
-        ExpressionAttributeValues: { ...values, ":pk": byLead.gsi1pk },
+        ExpressionAttributeValues: { ":lower": lower, ":upper": upper, ":pk": byLead.gsi1pk },
+        ...inMemory,
       }
     : byType
       ? {
           index: "eventsByType" as const,
           KeyConditionExpression: "gsi7pk = :pk AND gsi7sk BETWEEN :lower AND :upper",
-          ExpressionAttributeValues: { ...values, ":pk": byType.gsi7pk },
+          ExpressionAttributeValues: { ":lower": lower, ":upper": upper, ":pk": byType.gsi7pk },
+          ...inMemory,
         }
       : {
-        KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
-        ExpressionAttributeValues: { ...values, ":pk": keys.eventPrefix(organizationId).pk },
-      };
+          KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
+          ExpressionAttributeValues: { ...values, ":pk": keys.eventPrefix(organizationId).pk },
+          ...(filters.length ? { FilterExpression: filters.join(" AND "), ExpressionAttributeNames: names } : {}),
+        };
   return {
-    input: {
-      ...input,
-      ...(filters.length ? { FilterExpression: filters.join(" AND ") } : {}),
-      ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-      ScanIndexForward: forward,
-    },
+    input: { ...input, ScanIndexForward: forward },
     keyOf: (item: Record<string, unknown>) =>
       byLead
         ? { pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk }

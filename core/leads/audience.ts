@@ -34,8 +34,9 @@ export async function audienceLeadIds(organizationId: string, audience: LeadAudi
   const ids: string[] = [];
   let examined = 0;
   const range = rangeOf(organizationId, audience, from, until);
-  const filter = filterOf(audience);
-  const input: QueryInput = { ...range, ...filter, ExpressionAttributeValues: { ...range.ExpressionAttributeValues, ...filter.ExpressionAttributeValues }, ScanIndexForward: false, Limit: PAGE_SIZE };
+  // By source, the leads come from a keys-only index and are read from the table: the filter is checked in memory there.
+  const filter = range.index ? { where: (item: Record<string, unknown>) => inAudience(audience, item) } : filterOf(audience);
+  const input: QueryInput = { ...range, ...filter, ExpressionAttributeValues: { ...range.ExpressionAttributeValues, ...("ExpressionAttributeValues" in filter ? filter.ExpressionAttributeValues : {}) }, ScanIndexForward: false, Limit: PAGE_SIZE };
   for await (const page of queryPages(input)) {
     const suppressed = audience.excludeOptedOut ? await suppressedPhones(organizationId, page) : new Set<string>();
     for (const item of page) {
@@ -59,6 +60,16 @@ function rangeOf(organizationId: string, audience: LeadAudience, from: number, u
   const { lower, upper } = createdWithin(skPrefix, from, until);
   const bounds = { ":from": lower, ":until": upper };
   return { KeyConditionExpression: "pk = :pk AND sk BETWEEN :from AND :until", ExpressionAttributeValues: { ":pk": pk, ...bounds } };
+}
+
+/** The non-key fields of the audience, checked on a stored lead (the same rules as `filterOf`). */
+function inAudience(audience: LeadAudience, item: Record<string, unknown>): boolean {
+  const metadata = (item.metadata ?? {}) as Record<string, unknown>;
+  if (!audience.processingStatus.includes(item.processingStatus as never)) return false;
+  for (const field of ["vertical", "product"] as const) {
+    if (audience[field] !== undefined && metadata[field] !== audience[field]) return false;
+  }
+  return !(audience.excludeOptedOut && metadata.smsOptedOut === true);
 }
 
 /** The non-key fields as a FilterExpression; only the id and phone come back. */

@@ -53,8 +53,8 @@ export const Messages = {
     for await (const page of queryPages({
       index: "messagesByConversation",
       KeyConditionExpression: "gsi1pk = :pk AND gsi1sk >= :from",
-      FilterExpression: "direction = :inbound",
-      ExpressionAttributeValues: { ":pk": gsi1pk, ":from": `${gsi1sk}${encodeTime(Date.parse(since), 10)}`, ":inbound": "Inbound" },
+      ExpressionAttributeValues: { ":pk": gsi1pk, ":from": `${gsi1sk}${encodeTime(Date.parse(since), 10)}` },
+      where: (message) => message.direction === "Inbound",
     })) {
       if (page.length > 0) return true;
     }

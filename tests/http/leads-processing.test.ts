@@ -1,6 +1,7 @@
 import { LeadReceived } from "#core/leads/queue";
 import { GetQueueUrlCommand, ReceiveMessageCommand } from "@aws-sdk/client-sqs";
-import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { queryAll } from "#core/db/query";
 import { describe, expect, it } from "vitest";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
@@ -13,10 +14,7 @@ applyStackEnv();
 
 async function leadEvents(organizationId: string, leadId: string) {
   const { gsi1pk } = keys.eventsByLead(organizationId, leadId);
-  const { Items } = await db().send(
-    new QueryCommand({ TableName: tableName(), IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :pk", ExpressionAttributeValues: { ":pk": gsi1pk } }),
-  );
-  return Items ?? [];
+  return queryAll({ index: "eventsByLead", KeyConditionExpression: "gsi1pk = :pk", ExpressionAttributeValues: { ":pk": gsi1pk } });
 }
 
 async function storedLead(organizationId: string, leadId: string) {

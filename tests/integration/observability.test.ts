@@ -3,6 +3,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import * as v from "valibot";
 import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
+import { queryAll } from "#core/db/query";
 import { defineUnroutedOperation } from "#core/http/operation";
 import { apiEvent, lambdaContext } from "#tests/helpers/events";
 import { addNumber, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
@@ -103,7 +104,7 @@ describe("correlation ids", () => {
     for (let attempt = 0; attempt < 100 && !events.some((event) => event.eventType === "LeadCreated"); attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const { gsi1pk } = keys.eventsByLead(org.organizationId, leadId);
-      events = (await db().send(new QueryCommand({ TableName: tableName(), IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :pk", ExpressionAttributeValues: { ":pk": gsi1pk } }))).Items ?? [];
+      events = await queryAll({ index: "eventsByLead", KeyConditionExpression: "gsi1pk = :pk", ExpressionAttributeValues: { ":pk": gsi1pk } });
     }
     expect(events.map((event) => event.eventType)).toContain("LeadCreated");
     for (const event of events) expect(event.correlationId, String(event.eventType)).toBe(requestId);
