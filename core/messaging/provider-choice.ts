@@ -1,5 +1,4 @@
-import { table } from "#core/db/items";
-import { keys } from "#core/db/keys";
+import { storedSettingsItem } from "#core/messaging/settings-item";
 import { outboundProvider, providerByName } from "#core/providers/index";
 import { ProviderError, type ProviderPort } from "#core/providers/port";
 
@@ -20,11 +19,7 @@ export async function organizationProvider(organizationId: string): Promise<Prov
  * here: a send then just has no second chance). Same single read.
  */
 export async function organizationProviders(organizationId: string): Promise<{ primary: ProviderPort; failover?: ProviderPort }> {
-  const { Item } = await table.get({
-    Key: keys.messagingSettings(organizationId),
-    ProjectionExpression: "#provider, #failover",
-    ExpressionAttributeNames: { "#provider": "provider", "#failover": "failoverProvider" },
-  });
+  const Item = await storedSettingsItem.read(organizationId);
   const chosen = Item?.provider as string | null | undefined;
   let primary: ProviderPort;
   if (!chosen) primary = outboundProvider();

@@ -11,6 +11,7 @@ import { DEFAULT_QUIET_HOURS_WINDOW, quietHoursWindowSchema } from "#core/messag
 import { Organizations, type Organization } from "#core/organizations/index";
 import { providerByName } from "#core/providers/index";
 import { nowIso, timestamp } from "#core/shared/ids";
+import { storedSettingsItem } from "#core/messaging/settings-item";
 
 /** What happens to calls to the organization's numbers: forwarded to a person, or answered with a closed message (missed). */
 export const DEFAULT_INBOUND_CALLS = { forwardTo: null, ringSeconds: 20 } as const;
@@ -111,10 +112,7 @@ export const MessagingSettingsStore = {
     organizationId: string,
     organization: Promise<Organization | undefined> = Organizations.fromId(organizationId),
   ): Promise<MessagingSettings> {
-    const [{ Item }, owner] = await Promise.all([
-      table.get({ Key: keys.messagingSettings(organizationId) }),
-      organization,
-    ]);
+    const [Item, owner] = await Promise.all([storedSettingsItem.read(organizationId), organization]);
     const stored = (Item ?? {}) as Partial<MessagingSettings>;
     const base = defaults(owner?.name ?? "We");
     return {
@@ -164,6 +162,7 @@ export const MessagingSettingsStore = {
     await table.put({
       Item: { ...keys.messagingSettings(actor.organizationId), entity: entities.messagingSettings, ...input, modifiedAt },
     });
+    storedSettingsItem.forget(actor.organizationId);
     return MessagingSettingsStore.read(actor.organizationId);
   },
 };

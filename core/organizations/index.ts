@@ -1,5 +1,6 @@
 import { transact } from "#core/db/transact";
 import { table } from "#core/db/items";
+import { warmReads } from "#core/db/warm";
 import { queryAll } from "#core/db/query";
 import { entities, keys } from "#core/db/keys";
 import { permissions, type Permission } from "#core/auth/actor";
@@ -26,6 +27,9 @@ export interface ApiKeyRecord {
 const apiKeyPattern = /^sk_([0-9A-HJKMNP-TV-Z]{26})_([A-Za-z0-9_-]{32,})$/;
 
 /** Organizations (tenants) and their API keys. Operator-facing: no actor. */
+/** An organization's profile never changes once created (docs/decisions.md "Warm reads"); one not created yet is not remembered. */
+const profileReads = warmReads({ rememberAbsent: false });
+
 export const Organizations = {
   /** Creates an organization with a first API key holding every scope. */
   async create(input: { name: string; timeZone?: string }): Promise<{ organization: Organization; apiKey: string }> {
@@ -54,7 +58,7 @@ export const Organizations = {
   },
 
   async fromId(organizationId: string): Promise<Organization | undefined> {
-    const { Item } = await table.get({ Key: keys.organization(organizationId) });
+    const Item = await profileReads.get(keys.organization(organizationId));
     return Item ? toOrganization(Item) : undefined;
   },
 
