@@ -11,6 +11,8 @@ export function applyShortWaits(): void {
   process.env.MESSAGE_MAX_RETRIES ??= "2";
   // Automations: webhook retries after 200 ms, 400 ms, … instead of 5 s.
   process.env.AUTOMATION_RETRY_BASE_MS ??= "200";
+  // Stream consumers run as soon as records arrive instead of gathering them for their batching window (analytics: 5 s).
+  process.env.STREAM_BATCHING_WINDOW_SCALE ??= "0";
   // Structured logs and EMF metrics: only warnings and errors in the output (tests/unit/observability.test.ts checks the lines).
   process.env.POWERTOOLS_LOG_LEVEL ??= "WARN";
   process.env.POWERTOOLS_METRICS_DISABLED ??= "true";

@@ -140,6 +140,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         tableName: table.name,
         records: consumer.records,
         batchSize: consumer.batchSize,
+        // As deployed (analytics rollups gather 5 s); the tests and the chaos harness scale it to 0 (local/short-waits.ts).
+        batchingWindowMs: (consumer.batchingWindowSeconds ?? 0) * 1000 * Number(process.env.STREAM_BATCHING_WINDOW_SCALE ?? 1),
         timeoutSeconds: consumer.timeoutSeconds,
         functionName: functionName(consumer.handler),
         handler: async (event, context) => (await loadFunction(consumer))(event, context) as never,

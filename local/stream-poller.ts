@@ -18,6 +18,8 @@ export interface StreamPollerOptions {
   records: readonly { eventName: string; entity: string }[];
   handler: LambdaHandler<DynamoDBStreamEvent, DynamoDBBatchResponse | void>;
   batchSize: number;
+  /** Lambda's MaximumBatchingWindowInSeconds, in ms: records are gathered this long (from the first) unless a batch fills. */
+  batchingWindowMs?: number;
   timeoutSeconds: number;
   functionName?: string;
   /** Pause when a pass over every shard found nothing. */
@@ -27,7 +29,8 @@ export interface StreamPollerOptions {
 
 /**
  * Reads the table's stream the way Lambda's DynamoDB event source does: every shard from its oldest record,
- * records filtered on event name and `entity` as the deployed filter does, batches of `batchSize`, and on a failure
+ * records filtered on event name and `entity` as the deployed filter does, batches of `batchSize` gathered for up to
+ * the batching window, and on a failure
  * (thrown, timed out, or `batchItemFailures`) the same shard is read again from the first failed record.
  */
 export function startStreamPoller(options: StreamPollerOptions): { stop(): Promise<void> } {
@@ -37,6 +40,8 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
   let stopped = false;
   /** Shard id → the iterator to read next (absent once the shard is closed and drained). */
   const iterators = new Map<string, string | undefined>();
+  /** Shard id → when the records now waiting for the batching window were first seen. */
+  const gatheringSince = new Map<string, number>();
 
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -58,6 +63,13 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
     const wanted = Records.filter((record) =>
       options.records.some((filter) => filter.eventName === record.eventName && filter.entity === record.dynamodb?.NewImage?.entity?.S),
     );
+    if (options.batchingWindowMs && wanted.length > 0 && wanted.length < options.batchSize && Records.length < 1000) {
+      const since = gatheringSince.get(shardId) ?? Date.now();
+      gatheringSince.set(shardId, since);
+      // Not a full batch yet and the window is open: the same iterator is read again later, with what arrived since.
+      if (Date.now() - since < options.batchingWindowMs) return 0;
+    }
+    gatheringSince.delete(shardId);
     for (let start = 0; start < wanted.length; start += options.batchSize) {
       const batch = wanted.slice(start, start + options.batchSize);
       const failedAt = await invoke(batch);
