@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { Reservations } from "#core/billing/reservations";
 import { ledgerEntry, ledgerPut, ledgerResource } from "#core/billing/ledger";
-import { storedWallet, toWallet, storedPrices, walletChange, credit, forgetStoredPrices } from "#core/billing/wallet-store";
+import { storedWallet, toWallet, storedPrices, walletChange, credit } from "#core/billing/wallet-store";
 import { type Wallet, type LedgerEntry, WalletSettingsSchema } from "#core/billing/schemas";
 import { table } from "#core/db/items";
 import type { Actor } from "#core/auth/actor";
@@ -45,7 +45,6 @@ export const Billing = {
     const current = await Billing.prices(organizationId);
     const next = v.parse(PriceListSchema, { ...current, ...parsed.output });
     await table.put({ Item: { ...keys.priceList(organizationId), entity: entities.priceList, ...next, modifiedAt: nowIso() } });
-    forgetStoredPrices(organizationId);
     return next;
   },
 

@@ -2,7 +2,6 @@
 import { ledgerEntry, ledgerPut } from "#core/billing/ledger";
 import { type LedgerEntry, type StoredWallet, type WalletStatus, WalletRefusedError, type Wallet } from "#core/billing/schemas";
 import { table } from "#core/db/items";
-import { warmReads } from "#core/db/warm";
 import { BALANCE_FLOOR, DEFAULT_LOW_BALANCE_THRESHOLD, DEFAULT_PRICES, DEFAULT_TRIAL_CREDIT, fromUnits, toUnits, type PriceList } from "#core/billing/prices";
 import { transact, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
@@ -148,15 +147,9 @@ export function toWallet(organizationId: string, stored: StoredWallet, prices: P
   };
 }
 
-/** Prices are read on every hold and charge; an operator's change reaches other warm instances within `warmReadMs`. */
-const priceListReads = warmReads();
-
-/** The instance that stored new prices uses them at once. */
-export const forgetStoredPrices = (organizationId: string): void => priceListReads.forget(keys.priceList(organizationId));
-
 /** The organization's price list: the defaults, overridden field by field by the operator. */
 export async function storedPrices(organizationId: string): Promise<PriceList> {
-  const Item = await priceListReads.get(keys.priceList(organizationId));
+  const { Item } = await table.get({ Key: keys.priceList(organizationId) });
   if (!Item) return DEFAULT_PRICES;
   const overrides = Object.fromEntries(Object.keys(DEFAULT_PRICES).filter((field) => Item[field] !== undefined).map((field) => [field, Item[field]]));
   return { ...DEFAULT_PRICES, ...overrides } as PriceList;

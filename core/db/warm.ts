@@ -5,7 +5,7 @@ export const warmReadMs = 30_000;
 
 /**
  * Items that change rarely and are read on every message and lead (messaging
- * settings, the price list, the organization's profile): one read per warm
+ * settings, the organization's profile; not prices, which are money): one read per warm
  * instance every `warmReadMs`, and concurrent reads of one key share the call.
  * The instance that writes such an item forgets it at once (`forget`); other
  * instances see the change within `warmReadMs`, like a cached source key. An

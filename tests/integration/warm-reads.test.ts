@@ -5,7 +5,7 @@ import { newId } from "#core/shared/ids";
 import { applyStackEnv } from "#tests/helpers/stack";
 
 /**
- * Issue 16: rarely-changing items (messaging settings, price list, profile) are
+ * Issue 16: rarely-changing items (messaging settings, the organization profile) are
  * read once per warm instance for `warmReadMs`; the writer's instance forgets
  * its entry at once, and other instances see a change when the entry expires.
  */
