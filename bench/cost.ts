@@ -49,6 +49,7 @@ function summarize(name: string, calls: CallRecord[], goal = ""): Row {
 async function warmAndMeasure(name: string, goal: string, invoke: () => Promise<unknown>): Promise<Row> {
   await invoke();
   const { measurement } = await measureScope(invoke);
+  if (process.env.COST_TRACE === "1") printTrace(name, measurement.calls);
   return summarize(name, measurement.calls, goal);
 }
 

@@ -75,13 +75,17 @@ export const Messages = {
     if (input.scheduledFor !== undefined && Date.parse(input.scheduledFor) <= Date.now()) {
       throw new ValidationError("scheduledFor must be in the future.", [{ pointer: "/scheduledFor", detail: "Must be a future date-time; omit it to send now." }]);
     }
-    // Independent reads at once (recipient, sender, wallet, and the conversation of a number given as is); their
-    // refusals keep the order of the checks: recipient, sender, wallet.
+    // Independent reads at once (recipient, sender, wallet, and the conversation of the number: at once for a number
+    // given as is, right after the lead read for a lead's phone); their refusals keep the order of the checks:
+    // recipient, sender, wallet. The conversation is null when the number has none yet, so `ensure` creates it
+    // without looking again (a lead's existing conversation was found by trying to create it: three round trips).
+    const recipient = Contacts.recipient(organizationId, input, "text");
+    const conversationOf = (phone: string) => Conversations.byPhone(organizationId, phone).then((found) => found ?? null);
     const [{ to, leadId }, sender, , knownConversation] = await allInOrder([
-      Contacts.recipient(organizationId, input, "text"),
+      recipient,
       senderOf(organizationId, input.fromPhoneNumberId),
       assertCanSend(organizationId),
-      input.to && !input.leadId ? Conversations.byPhone(organizationId, input.to) : Promise.resolve(null),
+      input.to && !input.leadId ? conversationOf(input.to) : recipient.then(({ to: phone }) => conversationOf(phone)),
     ]);
     await options.beforeWriting?.();
     const conversation = await Conversations.ensure(organizationId, to, leadId, knownConversation);
