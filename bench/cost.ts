@@ -135,7 +135,8 @@ export async function costBench(context: BenchContext): Promise<void> {
       call(sendMessage, apiEvent({ method: "POST", path: "/messages", routeKey: "POST /messages", headers: { ...auth, "idempotency-key": randomUUID() }, body: { leadId: lead.id, body: "Cost bench" } })),
     ),
   ];
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  // Longer than the analytics batching window: the previous requests' events are counted before the flow starts.
+  await new Promise((resolve) => setTimeout(resolve, 7000));
   rows.push(await measureFlow("one message: POST → Delivered (all consumers)", "≤ 25 calls / ≤ 60 WCU", () => api("POST", "/messages", { to: phone(), body: "Cost bench flow" })));
   await api("PUT", `/automations/${idle.id}`, {
     ...(await api("GET", `/automations/${idle.id}`)),
@@ -144,7 +145,8 @@ export async function costBench(context: BenchContext): Promise<void> {
     actions: [{ id: "a", type: "SendSms", settings: { body: "Hi {{contact.firstName|there}}" } }],
     connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "a" }],
   });
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  // Longer than the analytics batching window: the previous requests' events are counted before the flow starts.
+  await new Promise((resolve) => setTimeout(resolve, 7000));
   rows.push(
     await measureFlow("one lead: intake → first automated SMS Delivered (all consumers)", "≤ 35 calls / ≤ 120 WCU", () =>
       fetch(`${context.baseUrl}/leads/intake`, { method: "POST", headers: { ...sourceHeaders, "content-type": "application/json" }, body: JSON.stringify({ FirstName: "Flow", Phone: phone() }) }),
