@@ -15,7 +15,7 @@ export interface StreamPollerOptions {
   dynamodb: DynamoDBClient;
   tableName: string;
   /** The records it receives: stream event name and the new image's `entity` (the deployed filter). */
-  records: readonly { eventName: string; entity: string }[];
+  records: readonly { eventName: string; entity: string; where?: Readonly<Record<string, string>> }[];
   handler: LambdaHandler<DynamoDBStreamEvent, DynamoDBBatchResponse | void>;
   batchSize: number;
   /** Lambda's MaximumBatchingWindowInSeconds, in ms: records are gathered this long (from the first) unless a batch fills. */
@@ -61,7 +61,12 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
     if (!iterator) return 0;
     const { Records = [], NextShardIterator } = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
     const wanted = Records.filter((record) =>
-      options.records.some((filter) => filter.eventName === record.eventName && filter.entity === record.dynamodb?.NewImage?.entity?.S),
+      options.records.some(
+        (filter) =>
+          filter.eventName === record.eventName &&
+          filter.entity === record.dynamodb?.NewImage?.entity?.S &&
+          Object.entries(filter.where ?? {}).every(([name, value]) => record.dynamodb?.NewImage?.[name]?.S === value),
+      ),
     );
     if (options.batchingWindowMs && wanted.length > 0 && wanted.length < options.batchSize && Records.length < 1000) {
       const since = gatheringSince.get(shardId) ?? Date.now();

@@ -29,7 +29,10 @@ export const subscribers = consumers.map(subscribe);
 export function subscribeToStream(consumer: StreamConsumerDefinition) {
   const args = { ...handlerArgs(consumer), timeout: `${consumer.timeoutSeconds} seconds` as const };
   return table.subscribe(resourceName(consumer.name), withDefaults(args, api.url), {
-    filters: consumer.records.map(({ eventName, entity }) => ({ eventName: [eventName], dynamodb: { NewImage: { entity: { S: [entity] } } } })),
+    filters: consumer.records.map(({ eventName, entity, where = {} }) => ({
+      eventName: [eventName],
+      dynamodb: { NewImage: { entity: { S: [entity] }, ...Object.fromEntries(Object.entries(where).map(([name, value]) => [name, { S: [value] }])) } },
+    })),
     transform: {
       eventSourceMapping: {
         batchSize: consumer.batchSize,

@@ -277,8 +277,11 @@ export const consumers: ConsumerDefinition[] = [
 export interface StreamConsumerDefinition extends HandlerDefinition {
   /** camelCase; the deployed subscription is named after it. */
   name: string;
-  /** The changes it receives: the stream event (INSERT, MODIFY) and the item's `entity` attribute. */
-  records: readonly { eventName: "INSERT" | "MODIFY"; entity: string }[];
+  /**
+   * The changes it receives: the stream event (INSERT, MODIFY), the item's `entity` attribute and, in `where`, other
+   * string attributes the new image must hold (Lambda event filtering in AWS, the same check locally).
+   */
+  records: readonly { eventName: "INSERT" | "MODIFY"; entity: string; where?: Readonly<Record<string, string>> }[];
   batchSize: number;
   timeoutSeconds: number;
   /** Seconds the event source gathers records before invoking (bigger batches, fewer writes); absent: invoke at once. Locally records are read at once. */
@@ -287,6 +290,20 @@ export interface StreamConsumerDefinition extends HandlerDefinition {
 
 /** Table stream subscribers (Lambda event source mappings in AWS, the local stream poller on a laptop). */
 export const streamConsumers: StreamConsumerDefinition[] = [
+  /**
+   * The lead intake outbox: a lead stored Pending becomes its `lead.received` message here, not on the request path
+   * (intake answers after the limit and the put, two round trips), and a lead stored is always queued: the stream
+   * keeps the insert for 24 hours and the consumer retries until the message is sent (the pending-lead sweep stays as
+   * the net for a stream consumer that could not catch up).
+   */
+  {
+    name: "leadIntakeOutbox",
+    records: [{ eventName: "INSERT", entity: "Lead", where: { processingStatus: "Pending" } }],
+    handler: "functions/consumers/lead-intake-outbox.handler",
+    sendsTo: ["leadIntake"],
+    batchSize: 100,
+    timeoutSeconds: 30,
+  },
   /** Recorded events (and new leads) become webhook deliveries, off the request path; wallet changes become events (core/billing/wallet-events). */
   {
     name: "webhookFanout",

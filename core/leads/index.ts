@@ -1,5 +1,4 @@
 import { leadCountingFacts } from "#core/leads/facts";
-import { LeadReceived } from "#core/leads/queue";
 import { assignLeadFields } from "#core/leads/assign";
 import { transact, TransactionConditionFailed } from "#core/db/transact";
 import { indexOf } from "#core/db/indexes";
@@ -11,12 +10,11 @@ import { createdWithin, entities, keys, type LeadClaim } from "#core/db/keys";
 import { dateWindow, indexOrder, listPage, type IndexedPlan, type ListResource, type NormalizedQuery, listQuerySchema } from "#core/db/list";
 import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import { processingStatuses, type Lead, type LeadWrite } from "#core/leads/schemas";
-import { publish } from "#core/queue/events";
 import { newId } from "#core/shared/ids";
 import type { Page, PagingQuery } from "#core/shared/paging";
 import { parsePhone } from "#core/shared/phone";
 import { Sources } from "#core/sources/index";
-import { countMetric } from "#core/observability/index";
+import { countMetric, currentCorrelationId } from "#core/observability/index";
 
 export * from "#core/leads/schemas";
 
@@ -162,9 +160,9 @@ export const Leads = {
   assignFields: (organizationId: string, lead: Lead, fields: Record<string, string | number | boolean | null>) => assignLeadFields(organizationId, lead, fields),
 
   /**
-   * Stores a lead as Pending and queues it for processing. The answer means the
-   * lead is durably stored: the write happens first; if the queue message then
-   * fails, the pending-lead sweep sends it again. A repeat of a seller id
+   * Stores a lead as Pending; the table's stream queues it for processing (the
+   * intake outbox, core/leads/outbox.ts), so the answer means the lead is durably
+   * stored and will be processed, after two round trips (limit, put). A repeat of a seller id
    * (SellerLeadId or ExternalId) from the same source returns the first lead;
    * the claim is a conditional write in the same transaction, so two concurrent
    * posts cannot both create one.
@@ -178,7 +176,9 @@ export const Leads = {
     }
     const lead = newLead(actor, input, source);
     const claims = sellerClaims(sourceId, lead);
-    const item = leadItem(actor.organizationId, lead);
+    // The request's correlation id travels with the stored lead to the outbox that queues it.
+    const correlationId = currentCorrelationId();
+    const item = { ...leadItem(actor.organizationId, lead), ...(correlationId ? { correlationId } : {}) };
     try {
       if (claims.length === 0) {
         await table.put({ Item: item, ConditionExpression: "attribute_not_exists(pk)" });
@@ -199,10 +199,7 @@ export const Leads = {
       throw error;
     }
     countMetric("LeadsReceived");
-    await publish(LeadReceived, actor.organizationId, { leadId: lead.id }).catch((error: unknown) => {
-      // The lead is stored and indexed as pending: the sweep republishes it.
-      console.error(JSON.stringify({ level: "warn", message: "lead.received not published; the sweep will retry", leadId: lead.id, error: String(error) }));
-    });
+    // Its `lead.received` message is sent by the intake outbox when the stream shows the insert (core/leads/outbox.ts).
     return { lead, created: true };
   },
 

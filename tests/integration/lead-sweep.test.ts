@@ -11,12 +11,15 @@ import { newOrganization } from "#tests/helpers/stack";
 describe("the pending-lead sweep", () => {
   it("republishes a lead whose queue message was lost, and the consumer then processes it", async () => {
     const org = await newOrganization();
-    // Store a lead exactly as intake does, but without its queue message (the write-then-publish gap).
+    // Store a lead as intake does, but so that the intake outbox never sees its insert (a stream consumer that could
+    // not catch up): a placeholder takes the key first, so the lead itself arrives as a change, not an insert.
     const template = (await Leads.intake(systemActor(org.organizationId), { contact: { email: `sweep-${newId()}@example.com` } }, { channel: "Api" })).lead;
     await waitForLead(org, template.id);
     const createdAt = new Date(Date.now() - sweepAfterMs - 60_000).toISOString();
     const lost: Lead = { ...template, id: newId(), createdAt, processingStatus: "Pending", contact: { ...template.contact, email: null, phone: { number: uniquePhone(), type: null, countryCode: "US" } } };
-    await db().send(new PutCommand({ TableName: tableName(), Item: leadItem(org.organizationId, lost) }));
+    const stored = leadItem(org.organizationId, lost);
+    await db().send(new PutCommand({ TableName: tableName(), Item: { pk: stored.pk, sk: stored.sk, entity: "Placeholder" } }));
+    await db().send(new PutCommand({ TableName: tableName(), Item: stored }));
 
     expect(await LeadProcessing.sweep()).toBeGreaterThanOrEqual(1);
     expect((await waitForLead(org, lost.id)).processingStatus).toBe("Processed");

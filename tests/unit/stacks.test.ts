@@ -185,10 +185,20 @@ describe("deployed resources follow stacks/definitions.ts", () => {
     const [dynamo] = of("Dynamo");
     expect(dynamo!.args.stream).toBe("new-and-old-images");
     expect(dynamo!.calls.map((call) => call.args[0])).toEqual(streamConsumers.map((consumer) => consumer.name.charAt(0).toUpperCase() + consumer.name.slice(1)));
-    const [, fn, args] = dynamo!.calls[0]!.args;
-    expect(args.filters).toEqual(streamConsumers[0]!.records.map(({ eventName, entity }) => ({ eventName: [eventName], dynamodb: { NewImage: { entity: { S: [entity] } } } })));
-    expect(args.transform.eventSourceMapping).toMatchObject({ functionResponseTypes: ["ReportBatchItemFailures"], batchSize: streamConsumers[0]!.batchSize });
-    expect(fn.link.map((link: any) => link.name)).toEqual([`${table.name}Data-name`, "WebhookDeliveriesSend-name"]);
+    streamConsumers.forEach((consumer, index) => {
+      const [, fn, args] = dynamo!.calls[index]!.args;
+      expect(args.filters).toEqual(
+        consumer.records.map(({ eventName, entity, where = {} }) => ({
+          eventName: [eventName],
+          dynamodb: { NewImage: { entity: { S: [entity] }, ...Object.fromEntries(Object.entries(where).map(([name, value]) => [name, { S: [value] }])) } },
+        })),
+      );
+      expect(args.transform.eventSourceMapping).toMatchObject({ functionResponseTypes: ["ReportBatchItemFailures"], batchSize: consumer.batchSize });
+      const sends = (consumer.sendsTo ?? []).map((queue) => `${queue.charAt(0).toUpperCase()}${queue.slice(1)}Send-name`);
+      expect(fn.link.map((link: any) => link.name)).toEqual([`${table.name}Data-name`, ...sends]);
+    });
+    // The intake outbox receives only leads inserted Pending.
+    expect(dynamo!.calls[0]!.args[2].filters).toEqual([{ eventName: ["INSERT"], dynamodb: { NewImage: { entity: { S: ["Lead"] }, processingStatus: { S: ["Pending"] } } } }]);
   });
 
   it("gives every queue a dead-letter queue after maxReceiveCount receives", () => {
