@@ -1,8 +1,7 @@
 import * as v from "valibot";
-import { transact, TransactionConditionFailed } from "#core/db/transact";
 import type { Actor } from "#core/auth/actor";
 import { entities, keys } from "#core/db/keys";
-import { conditionally, table } from "#core/db/items";
+import { claimKey, conditionally, putIfNew, table } from "#core/db/items";
 import { indexOrder, keyOrder, listPage, prefixQuery, type IndexedPlan, type ListResource, type NormalizedQuery, listQuerySchema } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
@@ -96,32 +95,23 @@ export const Conversations = {
       createdAt: nowIso(),
       modifiedAt: null,
     };
-    try {
-      await transact([
-        {
-          Put: {
-            Item: { ...keys.conversationByPhone(organizationId, contactPhoneNumber), entity: entities.conversationByPhone, conversationId: conversation.id },
-            ConditionExpression: "attribute_not_exists(pk)",
-          },
-        },
-        {
-          Put: {
-            Item: {
-              ...keys.conversation(organizationId, conversation.id),
-              ...keys.conversationsByLastMessage(organizationId, null, conversation.id),
-              entity: entities.conversation,
-              ...conversation,
-            },
-          },
-        },
-      ]);
-      return conversation;
-    } catch (error) {
-      if (!(error instanceof TransactionConditionFailed)) throw error;
-      const winner = await Conversations.byPhone(organizationId, contactPhoneNumber);
-      if (!winner) throw error;
-      return winner;
+    // Two plain conditional puts, not a transaction (half the write units): the number's pointer first, naming the
+    // conversation id, then the conversation. An attempt that stopped between them left a pointer without its
+    // conversation: the next one stores the conversation under the id the pointer names.
+    const pointer = keys.conversationByPhone(organizationId, contactPhoneNumber);
+    let toStore = conversation;
+    if (!(await claimKey(pointer, { entity: entities.conversationByPhone, conversationId: conversation.id }))) {
+      const { Item } = await table.get({ Key: pointer, ConsistentRead: true });
+      const claimedId = String(Item!.conversationId);
+      const winner = await Conversations.find(organizationId, claimedId);
+      if (winner) return winner;
+      toStore = { ...conversation, id: claimedId };
     }
+    const item = { ...keys.conversation(organizationId, toStore.id), ...keys.conversationsByLastMessage(organizationId, null, toStore.id), entity: entities.conversation, ...toStore };
+    if (await putIfNew(item)) return toStore;
+    const stored = await Conversations.find(organizationId, toStore.id);
+    if (!stored) throw new Error(`Conversation ${toStore.id} was refused as existing but cannot be read.`);
+    return stored;
   },
 
   async byPhone(organizationId: string, contactPhoneNumber: string): Promise<Conversation | undefined> {
