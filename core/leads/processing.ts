@@ -32,7 +32,7 @@ interface Outcome {
  * trigger carries a stable id and is marked as sent on the lead.
  */
 export const LeadProcessing = {
-  async process(organizationId: string, leadId: string): Promise<void> {
+  async process(organizationId: string, leadId: string, attempt = 0): Promise<void> {
     const { Item } = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
     if (!Item) throw new Error(`Lead ${leadId} of ${organizationId} does not exist.`);
     const parsed = v.safeParse(LeadSchema, Item);
@@ -44,6 +44,9 @@ export const LeadProcessing = {
     }
     const outcome = await decide(organizationId, lead);
     const settled = await settle(organizationId, lead, outcome);
+    // Not settled: another attempt did it, or the contact texted STOP or START after the lead was read (its consent
+    // must not be overwritten by what this attempt decided): decide again from the lead as it is now.
+    if (!settled && attempt === 0) return LeadProcessing.process(organizationId, leadId, 1);
     if (settled && outcome.status === "Processed") await publishTrigger(organizationId, { ...lead, metadata: { ...lead.metadata, complianceStatus: outcome.compliance?.status ?? null } });
   },
 
@@ -279,12 +282,21 @@ async function settle(organizationId: string, lead: Lead, outcome: Outcome): Pro
       "#metadata.smsConsentPhoneNumber = :consentPhone",
     );
   }
+  // The consent it decided replaces only the consent it read: a STOP or START recorded since wins.
+  const consentRead = lead.metadata.smsConsentStatus ?? null;
+  if (consentRead !== null) values[":consentRead"] = consentRead;
+  else if (outcome.consent) values[":null"] = "NULL";
+  const consentUnchanged = !outcome.consent
+    ? ""
+    : consentRead !== null
+      ? " AND #metadata.smsConsentStatus = :consentRead"
+      : " AND (attribute_not_exists(#metadata.smsConsentStatus) OR attribute_type(#metadata.smsConsentStatus, :null))";
   const transaction = new Transaction();
   transaction.add({
     Update: {
       Key: keys.lead(organizationId, lead.id),
       UpdateExpression: `SET ${sets.join(", ")} REMOVE gsi3pk, gsi3sk`,
-      ConditionExpression: "processingStatus = :pending",
+      ConditionExpression: `processingStatus = :pending${consentUnchanged}`,
       ...(outcome.compliance || outcome.consent ? { ExpressionAttributeNames: { "#metadata": "metadata" } } : {}),
       ExpressionAttributeValues: values,
     },

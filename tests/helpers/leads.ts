@@ -1,3 +1,5 @@
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { db, tableName } from "#core/db/client";
 import { parsePhone } from "#core/shared/phone";
 import { request, type RequestOptions, type TestOrganization, type TestResponse } from "#tests/helpers/stack";
 
@@ -53,4 +55,14 @@ export async function waitForLead(
     await new Promise((resolve) => setTimeout(resolve, 150));
   }
   throw new Error(`lead ${leadId} did not settle: ${JSON.stringify(last?.body)}`);
+}
+
+/**
+ * Stores a lead item the intake outbox does not queue: a placeholder takes its key first, so the lead arrives as a
+ * change, not an insert (the outbox queues inserts). For tests that deliver its queue message themselves, or that
+ * stand for a lead whose queue message was lost (the pending-lead sweep).
+ */
+export async function storeUnqueuedLead(item: Record<string, unknown>): Promise<void> {
+  await db().send(new PutCommand({ TableName: tableName(), Item: { pk: item.pk, sk: item.sk, entity: "Placeholder" } }));
+  await db().send(new PutCommand({ TableName: tableName(), Item: item }));
 }

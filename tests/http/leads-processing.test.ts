@@ -7,7 +7,7 @@ import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { publish } from "#core/queue/events";
 import { sqs } from "#core/queue/client";
-import { intakeByBody, intakeByQuery, newSource, uniqueEmail, uniquePhone, waitForLead } from "#tests/helpers/leads";
+import { intakeByBody, intakeByQuery, newSource, storeUnqueuedLead, uniqueEmail, uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { applyStackEnv, newOrganization } from "#tests/helpers/stack";
 
 applyStackEnv();
@@ -147,12 +147,7 @@ describe("lead processing", () => {
     const org = await newOrganization();
     const leadId = `01POISON${Date.now()}`.slice(0, 26);
     // A stored lead whose record cannot be read (fault injection): processing throws on every attempt.
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...keys.lead(org.organizationId, leadId), entity: entities.lead, id: leadId, createdAt: new Date().toISOString(), processingStatus: "Pending", contact: "garbage" },
-      }),
-    );
+    await storeUnqueuedLead({ ...keys.lead(org.organizationId, leadId), entity: entities.lead, id: leadId, createdAt: new Date().toISOString(), processingStatus: "Pending", contact: "garbage" });
     await publish(LeadReceived, org.organizationId, { leadId });
     await expect
       .poll(async () => (await storedLead(org.organizationId, leadId)).processingStatus, { timeout: 45_000, interval: 500 })

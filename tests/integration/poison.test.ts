@@ -2,7 +2,6 @@ import { MessageSend } from "#core/messaging/queue";
 import { LeadReceived } from "#core/leads/queue";
 import { CallPlace } from "#core/calls/queue";
 import { AutomationStep } from "#core/automations/runs/queue";
-import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { SQSEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { systemActor } from "#core/auth/actor";
@@ -10,7 +9,6 @@ import { AutomationRuns } from "#core/automations/runs/index";
 import { Calls } from "#core/calls/index";
 import { sqs } from "#core/queue/client";
 import { RunStore } from "#core/automations/runs/store";
-import { db, tableName } from "#core/db/client";
 import { leadItem, Leads, type Lead } from "#core/leads/index";
 import { LeadProcessing, SWEEP_ATTEMPTS as LEAD_SWEEP_ATTEMPTS, sweepAfterMs } from "#core/leads/processing";
 import { changeMessage } from "#core/messaging/store";
@@ -23,7 +21,7 @@ import { handler as outboundCallsConsumer } from "#functions/consumers/outbound-
 import { queues } from "#stacks/definitions";
 import { waitForRun } from "#tests/helpers/automations";
 import { faultWhen } from "#tests/helpers/crash";
-import { uniquePhone, waitForLead } from "#tests/helpers/leads";
+import { storeUnqueuedLead, uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { addNumber, events, queuedOutsideTheStack, randomNumber } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
@@ -59,7 +57,8 @@ async function pendingLead(org: TestOrganization, createdAt = new Date().toISOSt
   const template = (await Leads.intake(systemActor(org.organizationId), { contact: { email: `poison-${newId()}@example.com` } }, { channel: "Api" })).lead;
   await waitForLead(org, template.id);
   const lead: Lead = { ...template, id: newId(), createdAt, processingStatus: "Pending", contact: { ...template.contact, email: null, phone: { number: uniquePhone(), type: null, countryCode: "US" } } };
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...leadItem(org.organizationId, lead), ...corrupt } }));
+  // Only this process handles it: the intake outbox does not queue it for the stack's consumer.
+  await storeUnqueuedLead({ ...leadItem(org.organizationId, lead), ...corrupt });
   return lead;
 }
 
