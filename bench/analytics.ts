@@ -14,11 +14,10 @@ import { measuringEnabled, startMeasuring, stopMeasuring } from "#core/observabi
  *
  * Seeding, honestly: the events are generated in memory (a seeded PRNG) and
  * counted by core/analytics/backfill with the live hook's counting rules; what is
- * written is what those events produce: the hour and day rollups and one
- * per-lead analytics item per lead. The event records themselves are stored only
- * for the 3 hours around each edge of the measured window (the report reads those
- * exactly); the other records would never be read by the report, so they are not
- * written. Lead items themselves (the leads API's storage) are not written either.
+ * written is what those events produce: the week, day and hour rollups and one
+ * per-lead analytics item per lead. The event records and minute rollups are stored
+ * only for the 3 hours around each edge of the measured window (the report reads
+ * those); the others would never be read by the report, so they are not written. Lead items themselves (the leads API's storage) are not written either.
  *
  * A busy organization's edges: BENCH_ANALYTICS_EDGE_EVENTS more events (default
  * 100 000, texts sent and received) fall within an hour of each edge of the window,
@@ -106,11 +105,12 @@ export async function seedAnalytics(context: BenchContext, now = Date.now()) {
   const generatedMs = Date.now() - started;
 
   started = Date.now();
+  const nearEdge = (at: number) => at >= now - 3 * hour || Math.abs(at - (now - 365 * day)) <= 3 * hour;
   const result = await backfill(context.organizationId, seeded.events, {
     lead: (leadId) => seeded.leads.get(leadId),
     callSeconds: (callId) => seeded.calls.get(callId) ?? 0,
+    writeMinute: nearEdge,
   });
-  const nearEdge = (at: number) => at >= now - 3 * hour || Math.abs(at - (now - 365 * day)) <= 3 * hour;
   const edgeRecords = seeded.events.filter((event) => nearEdge(Date.parse(event.createdAt)));
   const asInput = (event: EventRecord) => Object.fromEntries(Object.entries(event).filter(([, value]) => value !== null)) as EventRecordInput;
   await storeEventItems(edgeRecords.map((event) => eventItem(context.organizationId, asInput(event)).item));
