@@ -145,10 +145,10 @@ export const weekBucket = (t: number) => dayBucket(floorWeek(t));
  * (weekly trends only), whole UTC days from day rollups (not for hourly trends),
  * whole hours from hour rollups, and the sub-hour edges (at most two, each under
  * an hour): whole minutes from minute rollups where they are kept (from
- * `minutesFrom`), the partial minutes (at most two per edge) and anything before
+ * `minutesFrom`), the partial minutes (at most two in a range) and anything before
  * `minutesFrom` exactly from the records themselves. A 365-day range is about 51
- * weeks, 12 days, 46 hours and at most 118 minutes; an edge never reads more
- * event records than two partial minutes hold.
+ * weeks, 12 days, 46 hours and at most 118 minutes; where minute rollups are kept,
+ * it reads no more event records than its two partial minutes hold.
  */
 export function piecesOf(range: TimeRange, granularity: Granularity = "Day", minutesFrom = Infinity): Piece[] {
   const pieces: Piece[] = [];

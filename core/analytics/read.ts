@@ -19,9 +19,9 @@ import { minuteRollupsFrom } from "#core/analytics/minutes";
 /**
  * The read side: a range's counters, per trend bucket and in total, from the
  * rollups (whole weeks, days and hours, and the whole minutes of the sub-hour
- * edges) plus the exact records of at most two partial minutes per edge. A
+ * edges) plus the exact records of at most two partial minutes. A
  * 365-day report reads about 110 week, day and hour items, at most 118 minute
- * items and the records of a few partial minutes; it never reads the period's events.
+ * items and the records of two partial minutes; it never reads the period's events.
  */
 
 export interface RangeFigures {
