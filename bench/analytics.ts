@@ -5,6 +5,7 @@ import { seededRandom } from "#local/seeded-random";
 import { backfill, storeEventItems } from "#core/analytics/backfill";
 import { toUnits } from "#core/analytics/counters";
 import { eventItem, toEventRecord, type EventRecord, type EventRecordInput } from "#core/events/index";
+import { measuringEnabled, startMeasuring, stopMeasuring } from "#core/observability/call-count";
 
 /**
  * `npm run bench -- analytics`: a 365-day `GET /analytics/my` for an organization
@@ -13,11 +14,15 @@ import { eventItem, toEventRecord, type EventRecord, type EventRecordInput } fro
  *
  * Seeding, honestly: the events are generated in memory (a seeded PRNG) and
  * counted by core/analytics/backfill with the live hook's counting rules; what is
- * written is what those events produce: the hour and day rollups and one
- * per-lead analytics item per lead. The event records themselves are stored only
- * for the 3 hours around each edge of the measured window (the report reads those
- * exactly); the other records would never be read by the report, so they are not
- * written. Lead items themselves (the leads API's storage) are not written either.
+ * written is what those events produce: the week, day and hour rollups and one
+ * per-lead analytics item per lead. The event records and minute rollups are stored
+ * only for the 3 hours around each edge of the measured window (the report reads
+ * those); the others would never be read by the report, so they are not written. Lead items themselves (the leads API's storage) are not written either.
+ *
+ * A busy organization's edges: BENCH_ANALYTICS_EDGE_EVENTS more events (default
+ * 100 000, texts sent and received) fall within an hour of each edge of the window,
+ * half around each, so the report's partial-hour edges hold tens of thousands of
+ * events. One report is measured with the call counter (items read, calls).
  */
 
 const hour = 3600_000;
@@ -30,7 +35,7 @@ interface Seeded {
 }
 
 /** A year of activity: every lead arrives; most get a text (some a call); texts are delivered and charged; contacts text back. */
-export function generate(now: number, leadCount: number, eventTarget: number): Seeded {
+export function generate(now: number, leadCount: number, eventTarget: number, edgeEvents = 0): Seeded {
   const next = seededRandom(42); // the same year every run
   const sources = [
     { id: "01BENCHSOURCEA0000000000000", price: "12.50" },
@@ -77,6 +82,13 @@ export function generate(now: number, leadCount: number, eventTarget: number): S
       at += Math.floor(next() * day);
     }
   }
+  // The busy edges: within an hour either side of the window's start (365 days ago) and in the hour before now.
+  for (let index = 0; index < edgeEvents; index++) {
+    const aroundStart = index % 2 === 0;
+    const at = aroundStart ? now - 365 * day - hour + Math.floor(next() * 2 * hour) : now - Math.floor(next() * hour);
+    const inbound = next() < 0.5;
+    record(at, { eventType: inbound ? "MessageReceived" : "MessageSent", eventCategory: "Sms", direction: inbound ? "Inbound" : "Outbound", ...(inbound ? {} : { sentAt: new Date(at).toISOString() }) });
+  }
   return { events, leads, calls };
 }
 
@@ -87,16 +99,18 @@ export function generate(now: number, leadCount: number, eventTarget: number): S
 export async function seedAnalytics(context: BenchContext, now = Date.now()) {
   const leadCount = Number(process.env.BENCH_ANALYTICS_LEADS ?? 100_000);
   const eventTarget = Number(process.env.BENCH_ANALYTICS_EVENTS ?? leadCount * 10);
+  const edgeEvents = Number(process.env.BENCH_ANALYTICS_EDGE_EVENTS ?? 100_000);
   let started = Date.now();
-  const seeded = generate(now, leadCount, eventTarget);
+  const seeded = generate(now, leadCount, eventTarget, edgeEvents);
   const generatedMs = Date.now() - started;
 
   started = Date.now();
+  const nearEdge = (at: number) => at >= now - 3 * hour || Math.abs(at - (now - 365 * day)) <= 3 * hour;
   const result = await backfill(context.organizationId, seeded.events, {
     lead: (leadId) => seeded.leads.get(leadId),
     callSeconds: (callId) => seeded.calls.get(callId) ?? 0,
+    writeMinute: nearEdge,
   });
-  const nearEdge = (at: number) => at >= now - 3 * hour || Math.abs(at - (now - 365 * day)) <= 3 * hour;
   const edgeRecords = seeded.events.filter((event) => nearEdge(Date.parse(event.createdAt)));
   const asInput = (event: EventRecord) => Object.fromEntries(Object.entries(event).filter(([, value]) => value !== null)) as EventRecordInput;
   await storeEventItems(edgeRecords.map((event) => eventItem(context.organizationId, asInput(event)).item));
@@ -113,6 +127,7 @@ export async function analyticsBench(context: BenchContext): Promise<void> {
   const body = (await check.json()) as { summary: Record<string, unknown>; leadTrend: { points: unknown[] } };
   if (check.status !== 200) throw new Error(`analytics answered ${check.status}: ${JSON.stringify(body)}`);
   for (let warm = 0; warm < 5; warm++) await (await fetch(url, { headers })).arrayBuffer();
+  const reads = await measuredReport(url, headers);
   const latencies: number[] = [];
   for (let index = 0; index < requests; index++) {
     const begin = performance.now();
@@ -127,6 +142,7 @@ export async function analyticsBench(context: BenchContext): Promise<void> {
       events: result.events,
       rollupItems: result.rollupItems,
       edgeEventRecords: edgeRecords,
+      ...reads,
       seedSeconds,
       requests,
       p50Ms: Math.round(percentile(latencies, 50) * 10) / 10,
@@ -134,4 +150,17 @@ export async function analyticsBench(context: BenchContext): Promise<void> {
     },
   ]);
   console.log(`reported: ${body.summary.leads} leads, median ${body.summary.medianResponseMinutes} min, ${body.summary.smsSent} SMS sent, spend ${body.summary.usageSpend}, ${body.leadTrend.points.length} weekly points`);
+}
+
+/** DynamoDB items read and calls made by one report (the server runs in this process); empty without MEASURE_CALLS. */
+async function measuredReport(url: string, headers: Record<string, string>): Promise<Record<string, number>> {
+  if (!measuringEnabled()) return {};
+  const measurement = startMeasuring();
+  try {
+    await (await fetch(url, { headers })).arrayBuffer();
+  } finally {
+    stopMeasuring();
+  }
+  const dynamo = measurement.calls.filter((call) => call.service === "dynamodb");
+  return { reportItemsRead: dynamo.reduce((sum, call) => sum + call.itemsRead, 0), reportCalls: dynamo.length };
 }

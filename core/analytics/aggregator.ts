@@ -5,7 +5,8 @@ import { TransactionConditionFailed, transact, type TransactItem } from "#core/d
 import { entities, keys } from "#core/db/keys";
 import type { EventRecord } from "#core/events/index";
 import { effectOf, leadCounters, mergeCounters, responseCounters, responseSecondsOf, toUnits, type Counters, type EventEffect } from "#core/analytics/counters";
-import { callSeconds, histogramUpdate, isHistogram, leadItem, levels, maxCountersPerUpdate, rollupUpdate, rollupUpdates, unpackHistogram, type Level } from "#core/analytics/rollups";
+import { callSeconds, histogramUpdate, isHistogram, leadItem, levels, levelsOf, maxCountersPerUpdate, rollupUpdate, rollupUpdates, unpackHistogram, type Level } from "#core/analytics/rollups";
+import { markMinuteRollups } from "#core/analytics/minutes";
 
 /**
  * The analytics aggregator: counts recorded events into the rollups off the
@@ -19,7 +20,7 @@ import { callSeconds, histogramUpdate, isHistogram, leadItem, levels, maxCounter
  * - a lead's first response: `respondedAt` on that per-lead item.
  * The markers and counters of one organization's batch go in one transaction,
  * with the counters summed per rollup item (a busy organization's batch of 100
- * events writes each hot hour/day/week item once, not 100 times). A marker
+ * events writes each hot minute/hour/day/week item once, not 100 times). A marker
  * that fails its condition drops its fact (already counted) and the rest is
  * retried, so a redelivered batch, a replay or a retried shard adds nothing.
  */
@@ -59,6 +60,8 @@ export async function countRecordedEvents(recorded: RecordedEvent[]): Promise<vo
 }
 
 async function countForOrganization(organizationId: string, events: EventRecord[]): Promise<void> {
+  // Before anything is counted: from when this organization's minute rollups are complete (once per warm instance).
+  await markMinuteRollups(organizationId);
   const effects = events.map((event) => ({ event, effect: effectOf(event) }));
   const facts = await Promise.all(effects.map(({ event, effect }) => factOf(organizationId, event, effect)));
   await countFacts(organizationId, facts.filter((fact): fact is Fact => fact !== undefined));
@@ -111,7 +114,7 @@ type Sums = Map<string, { level: Level; bucket: string; counters: Counters }>;
 function addTo(sums: Sums, fact: Fact): boolean {
   const next: Sums = new Map([...sums].map(([key, sum]) => [key, { ...sum, counters: { ...sum.counters } }]));
   for (const { at, counters } of fact.additions) {
-    for (const [level, bucketOf] of levels) {
+    for (const [level, bucketOf] of levelsOf(at)) {
       const bucket = bucketOf(at);
       const sum = next.get(`${level}#${bucket}`) ?? { level, bucket, counters: {} };
       mergeCounters(sum.counters, counters);

@@ -6,7 +6,8 @@ import { ValidationError } from "#core/errors";
  * into trend buckets. Pure functions: unit-tested without storage.
  */
 
-const hourMs = 60 * 60 * 1000;
+const minuteMs = 60 * 1000;
+const hourMs = 60 * minuteMs;
 const dayMs = 24 * hourMs;
 export const maxDays = 365;
 const maxSpanMs = maxDays * dayMs;
@@ -93,6 +94,7 @@ export function granularityOf(range: TimeRange): Granularity {
   return "Day";
 }
 
+export const floorMinute = (t: number) => Math.floor(t / minuteMs) * minuteMs;
 export const floorHour = (t: number) => Math.floor(t / hourMs) * hourMs;
 export const floorDay = (t: number) => Math.floor(t / dayMs) * dayMs;
 /** Monday 00:00 UTC of the ISO week of `t` (1970-01-01 was a Thursday). */
@@ -126,10 +128,14 @@ function labelOf(at: number, granularity: Granularity): string {
 
 /** A piece of a range and where its figures come from. */
 export type Piece =
-  | { kind: "week" | "day" | "hour"; start: number; end: number; bucket: string }
+  | { kind: "week" | "day" | "hour" | "minute"; start: number; end: number; bucket: string }
   | { kind: "exact"; start: number; end: number };
 
-/** Rollup bucket names, UTC: `2026-01-05T14` (hour), `2026-01-05` (day), the Monday `2026-01-05` (ISO week). */
+/**
+ * Rollup bucket names, UTC: `2026-01-05T14:07` (minute), `2026-01-05T14` (hour), `2026-01-05` (day), the Monday
+ * `2026-01-05` (ISO week).
+ */
+export const minuteBucket = (t: number) => new Date(t).toISOString().slice(0, 16);
 export const dayBucket = (t: number) => new Date(t).toISOString().slice(0, 10);
 export const hourBucket = (t: number) => new Date(t).toISOString().slice(0, 13);
 export const weekBucket = (t: number) => dayBucket(floorWeek(t));
@@ -138,14 +144,17 @@ export const weekBucket = (t: number) => dayBucket(floorWeek(t));
  * Cuts a range into the fewest rollup reads: whole ISO weeks from week rollups
  * (weekly trends only), whole UTC days from day rollups (not for hourly trends),
  * whole hours from hour rollups, and the sub-hour edges (at most two, each under
- * an hour) computed exactly from the records themselves. A 365-day range is about
- * 51 weeks, 12 days, 46 hours and 2 edges: some 110 items instead of 365 days.
+ * an hour): whole minutes from minute rollups where they are kept (from
+ * `minutesFrom`), the partial minutes (at most two in a range) and anything before
+ * `minutesFrom` exactly from the records themselves. A 365-day range is about 51
+ * weeks, 12 days, 46 hours and at most 118 minutes; where minute rollups are kept,
+ * it reads no more event records than its two partial minutes hold.
  */
-export function piecesOf(range: TimeRange, granularity: Granularity = "Day"): Piece[] {
+export function piecesOf(range: TimeRange, granularity: Granularity = "Day", minutesFrom = Infinity): Piece[] {
   const pieces: Piece[] = [];
   let at = range.start;
   const firstHour = Math.min(range.end, floorHour(at) === at ? at : floorHour(at) + hourMs);
-  if (firstHour > at) pieces.push({ kind: "exact", start: at, end: firstHour });
+  if (firstHour > at) pieces.push(...edgePieces(at, firstHour, minutesFrom));
   at = firstHour;
   const lastHour = floorHour(range.end);
   while (at < lastHour) {
@@ -160,6 +169,20 @@ export function piecesOf(range: TimeRange, granularity: Granularity = "Day"): Pi
       at += hourMs;
     }
   }
-  if (range.end > at) pieces.push({ kind: "exact", start: at, end: range.end });
+  if (range.end > at) pieces.push(...edgePieces(at, range.end, minutesFrom));
+  return pieces;
+}
+
+/** A sub-hour edge: whole minutes from `minutesFrom` on from minute rollups, the rest (partial minutes, older times) exactly. */
+function edgePieces(start: number, end: number, minutesFrom: number): Piece[] {
+  if (minutesFrom >= end) return [{ kind: "exact", start, end }];
+  const from = Math.max(start, minutesFrom);
+  const firstMinute = floorMinute(from) === from ? from : floorMinute(from) + minuteMs;
+  const lastMinute = floorMinute(end);
+  if (firstMinute >= lastMinute) return [{ kind: "exact", start, end }];
+  const pieces: Piece[] = [];
+  if (firstMinute > start) pieces.push({ kind: "exact", start, end: firstMinute });
+  for (let at = firstMinute; at < lastMinute; at += minuteMs) pieces.push({ kind: "minute", start: at, end: at + minuteMs, bucket: minuteBucket(at) });
+  if (end > lastMinute) pieces.push({ kind: "exact", start: lastMinute, end });
   return pieces;
 }

@@ -1,23 +1,28 @@
 import type { TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
-import { dayBucket, hourBucket, weekBucket } from "#core/analytics/range";
+import { dayBucket, hourBucket, minuteBucket, weekBucket } from "#core/analytics/range";
+import { minuteExpiresAt, minuteKept } from "#core/analytics/minutes";
 import type { Counters } from "#core/analytics/counters";
 
 /**
- * The items of the analytics write side: per-organization hour, day and week
- * counters, so a report reads a few hundred rollup items instead of every event.
+ * The items of the analytics write side: per-organization minute, hour, day and
+ * week counters, so a report reads a few hundred rollup items instead of every event.
  * They are written off the request path by the stream aggregator
  * (core/analytics/aggregator.ts), which counts each fact once; the unread index
  * below is kept by messaging's hooks.
  */
 
-export type Level = "H" | "D" | "W";
-/** Every fact is added to its hour, its day and its ISO week. */
-export const levels: [Level, (t: number) => string][] = [
+export type Level = "M" | "H" | "D" | "W";
+/** Levels whose response-time histograms live in a histogram item beside the rollup item. */
+export type HistogramLevel = Exclude<Level, "M">;
+/** Every fact is added to its hour, its day and its ISO week (the levels with histogram items)… */
+export const levels: [HistogramLevel, (t: number) => string][] = [
   ["H", hourBucket],
   ["D", dayBucket],
   ["W", weekBucket],
 ];
+/** …and to its minute while minute items are still read (core/analytics/minutes). */
+export const levelsOf = (at: number): [Level, (t: number) => string][] => (minuteKept(at) ? [["M", minuteBucket], ...levels] : levels);
 
 /**
  * Response-time histograms (`h#<minutes>`, `hs#<source>#<minutes>`) are stored
@@ -35,10 +40,11 @@ export interface HistogramWrite {
   readVersion: number | undefined;
 }
 
-/** Adds numeric `counters` to one rollup item (an update item). */
+/** Adds numeric `counters` to one rollup item (an update item); a minute item also gets its TTL. */
 export function rollupUpdate(organizationId: string, level: Level, bucket: string, counters: Counters): TransactItem {
   const names: Record<string, string> = { "#entity": "entity" };
   const values: Record<string, unknown> = { ":entity": entities.analyticsRollup };
+  if (level === "M") values[":expiresAt"] = minuteExpiresAt(Date.parse(`${bucket}:00.000Z`));
   const adds = Object.entries(counters).map(([name, amount], index) => {
     names[`#c${index}`] = name;
     values[`:c${index}`] = amount;
@@ -47,7 +53,7 @@ export function rollupUpdate(organizationId: string, level: Level, bucket: strin
   return {
     Update: {
       Key: keys.analyticsRollup(organizationId, level, bucket),
-      UpdateExpression: `SET #entity = :entity${adds.length ? ` ADD ${adds.join(", ")}` : ""}`,
+      UpdateExpression: `SET #entity = :entity${level === "M" ? ", expiresAt = :expiresAt" : ""}${adds.length ? ` ADD ${adds.join(", ")}` : ""}`,
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
     },
@@ -55,7 +61,7 @@ export function rollupUpdate(organizationId: string, level: Level, bucket: strin
 }
 
 /** Rewrites the histogram item of one bucket, on condition nobody rewrote it since it was read (an update item). */
-export function histogramUpdate(organizationId: string, level: Level, bucket: string, histogram: HistogramWrite): TransactItem {
+export function histogramUpdate(organizationId: string, level: HistogramLevel, bucket: string, histogram: HistogramWrite): TransactItem {
   const values: Record<string, unknown> = {
     ":entity": entities.analyticsHistogram,
     ":hist": packHistogram(histogram.hist),
@@ -77,11 +83,15 @@ export const maxCountersPerUpdate = 100;
 
 const numeric = (counters: Counters) => Object.fromEntries(Object.entries(counters).filter(([name, amount]) => amount !== 0 && !isHistogram(name)));
 
-/** Adds numeric `counters` to the hour, day and week rollups of time `at` (update items of one transaction). */
+/**
+ * Adds `counters` to the rollups of time `at` (update items of one transaction): the numeric ones to its hour, day and
+ * week, and all of them to its minute, which keeps its few histogram counters as plain numbers (ADD, no rewrite).
+ */
 export function rollupUpdates(organizationId: string, at: number, counters: Counters): TransactItem[] {
   const plain = numeric(counters);
-  if (Object.keys(plain).length === 0) return [];
-  return levels.map(([level, bucketOf]) => rollupUpdate(organizationId, level, bucketOf(at), plain));
+  const all = Object.fromEntries(Object.entries(counters).filter(([, amount]) => amount !== 0));
+  const hours = Object.keys(plain).length === 0 ? [] : levels.map(([level, bucketOf]) => rollupUpdate(organizationId, level, bucketOf(at), plain));
+  return minuteKept(at) && Object.keys(all).length > 0 ? [...hours, rollupUpdate(organizationId, "M", minuteBucket(at), all)] : hours;
 }
 
 /**

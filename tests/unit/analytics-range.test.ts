@@ -74,6 +74,30 @@ describe("analytics range", () => {
     expect(year.length).toBeLessThan(120);
     expect(year.reduce((sum, piece) => sum + piece.end - piece.start, 0)).toBe(at("2026-03-10T12:34:56Z") - at("2025-03-10T13:20:00Z"));
   });
+
+  it("reads the edges' whole minutes from minute rollups where they are kept, and only partial minutes exactly", () => {
+    const range = { start: at("2026-03-01T22:30:30.500Z"), end: at("2026-03-02T01:15:10Z") };
+    const label = (piece: ReturnType<typeof piecesOf>[number]) => [piece.kind, "bucket" in piece ? piece.bucket : `${new Date(piece.start).toISOString()}…${new Date(piece.end).toISOString()}`];
+    const pieces = piecesOf(range, "Hour", 0).map(label);
+    expect(pieces[0]).toEqual(["exact", "2026-03-01T22:30:30.500Z…2026-03-01T22:31:00.000Z"]);
+    expect(pieces[1]).toEqual(["minute", "2026-03-01T22:31"]);
+    expect(pieces.filter(([kind]) => kind === "minute")).toHaveLength(29 + 15);
+    expect(pieces.filter(([kind]) => kind === "hour").map(([, bucket]) => bucket)).toEqual(["2026-03-01T23", "2026-03-02T00"]);
+    expect(pieces.at(-2)).toEqual(["minute", "2026-03-02T01:14"]);
+    expect(pieces.at(-1)).toEqual(["exact", "2026-03-02T01:15:00.000Z…2026-03-02T01:15:10.000Z"]);
+    // Before minute rollups start, the edge is read exactly up to the first whole minute after that.
+    const partly = piecesOf(range, "Hour", at("2026-03-01T22:50:20Z")).map(label);
+    expect(partly[0]).toEqual(["exact", "2026-03-01T22:30:30.500Z…2026-03-01T22:51:00.000Z"]);
+    expect(partly[1]).toEqual(["minute", "2026-03-01T22:51"]);
+    // Without minute rollups (the default), edges are exact as a whole; inside one minute, too.
+    expect(piecesOf(range, "Hour").map(label)[0]).toEqual(["exact", "2026-03-01T22:30:30.500Z…2026-03-01T23:00:00.000Z"]);
+    expect(piecesOf({ start: at("2026-03-01T10:10:10Z"), end: at("2026-03-01T10:10:50Z") }, "Hour", 0)).toEqual([
+      { kind: "exact", start: at("2026-03-01T10:10:10Z"), end: at("2026-03-01T10:10:50Z") },
+    ]);
+    const pieceSpan = (list: ReturnType<typeof piecesOf>) => list.reduce((sum, piece) => sum + piece.end - piece.start, 0);
+    expect(pieceSpan(piecesOf(range, "Hour", 0))).toBe(range.end - range.start);
+    expect(pieceSpan(piecesOf(range, "Hour", at("2026-03-01T22:50:20Z")))).toBe(range.end - range.start);
+  });
 });
 
 describe("analytics counters", () => {

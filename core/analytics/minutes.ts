@@ -1,0 +1,75 @@
+import { table } from "#core/db/items";
+import { entities, keys } from "#core/db/keys";
+import { maxDays } from "#core/analytics/range";
+
+/**
+ * Minute rollups (`ANALYTICS#M#2026-01-05T14:07`): only the sub-hour edges of a
+ * window read them, so a busy organization's partial hours cost at most 59 minute
+ * items each plus the event records of one partial minute, instead of every event
+ * of the partial hour. Written by the stream aggregator in the same transaction as
+ * the hour, day and week items.
+ *
+ * They are complete only for minutes whose every fact was counted by an
+ * aggregator that writes them. The organization's milestones item records from
+ * when (`minuteRollupsFrom`, epoch ms); earlier edges are read from the records as
+ * before, so a deploy over existing data never reports a partial minute item.
+ */
+
+const dayMs = 24 * 3600_000;
+
+/**
+ * Edges of any window a query can name with `days` (ending now) and of its previous period lie within
+ * 2 × 365 days: minute items are read that far back and expire (TTL) two days later, so none is read as it expires.
+ */
+export const minutesReadableMs = 2 * maxDays * dayMs;
+const minutesKeptMs = minutesReadableMs + 2 * dayMs;
+
+/** TTL (`expiresAt`, epoch seconds) of the minute item starting at `minuteStart`. */
+export const minuteExpiresAt = (minuteStart: number) => Math.floor((minuteStart + minutesKeptMs) / 1000);
+
+/** Whether a fact at `at` still gets a minute item (older minutes are no longer read; writing them would be waste). */
+export const minuteKept = (at: number, now = Date.now()) => at >= now - minutesReadableMs;
+
+/** The earliest time from which minute rollups answer a read, given the stored `minuteRollupsFrom` (undefined: none). */
+export function readableFrom(stored: unknown, now = Date.now()): number | undefined {
+  return typeof stored === "number" ? Math.max(stored, now - minutesReadableMs) : undefined;
+}
+
+/** `readableFrom` of the organization's stored `minuteRollupsFrom` (the milestones item). */
+export async function minuteRollupsFrom(organizationId: string, now = Date.now()): Promise<number | undefined> {
+  const { Item } = await table.get({ Key: keys.analyticsMilestones(organizationId), ProjectionExpression: "minuteRollupsFrom" });
+  return readableFrom(Item?.minuteRollupsFrom, now);
+}
+
+/** Organizations whose `minuteRollupsFrom` this warm instance has seen written: it never changes once set. */
+const marked = new Set<string>();
+
+/**
+ * Records, before the aggregator first counts for an organization, from when its minute rollups are complete:
+ * from the start when nothing was counted before (no hour item exists), else from a whole minute at least a minute
+ * ahead (facts counted before this aggregator version ran are not in minute items; the margin covers clock skew
+ * between the producers and the aggregator). Kept if already set.
+ */
+export async function markMinuteRollups(organizationId: string, now = Date.now()): Promise<void> {
+  if (marked.has(organizationId)) return;
+  const { pk, sk: hourPrefix } = keys.analyticsRollup(organizationId, "H", "");
+  const { Items } = await table.query({
+    KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
+    ExpressionAttributeValues: { ":pk": pk, ":lower": hourPrefix, ":upper": `${hourPrefix}~` },
+    ProjectionExpression: "sk",
+    ConsistentRead: true,
+    Limit: 1,
+  });
+  await setMinuteRollupsFrom(organizationId, Items?.length ? Math.ceil((now + 60_000) / 60_000) * 60_000 : 0);
+  marked.add(organizationId);
+}
+
+/** Sets `minuteRollupsFrom` unless it is set (backfill into empty rollups: 0, every minute is written). */
+export async function setMinuteRollupsFrom(organizationId: string, from: number): Promise<void> {
+  await table.update({
+    Key: keys.analyticsMilestones(organizationId),
+    UpdateExpression: "SET #entity = :entity, minuteRollupsFrom = if_not_exists(minuteRollupsFrom, :from)",
+    ExpressionAttributeNames: { "#entity": "entity" },
+    ExpressionAttributeValues: { ":entity": entities.analyticsMilestones, ":from": from },
+  });
+}
