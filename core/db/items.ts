@@ -95,11 +95,18 @@ export async function getItem(key: Key, options: { consistent?: boolean; attribu
   return Item;
 }
 
-/** The items at `keys` (any order; absent ones left out), 100 per call, unprocessed keys asked again. */
+/**
+ * The items at `keys` (any order; absent ones left out), 100 per call and up to 8 calls at once (a keys-only index
+ * page can name thousands), unprocessed keys asked again.
+ */
 export async function getItems(keys: Key[], options: { consistent?: boolean; attributes?: string[] } = {}): Promise<Item[]> {
   const found: Item[] = [];
-  for (let start = 0; start < keys.length; start += 100) {
-    let requested: Record<string, unknown>[] | undefined = keys.slice(start, start + 100);
+  const chunks = Array.from({ length: Math.ceil(keys.length / 100) }, (_, index) => keys.slice(index * 100, index * 100 + 100));
+  for (let next = 0; next < chunks.length; next += 8) await Promise.all(chunks.slice(next, next + 8).map((chunk) => readChunk(chunk)));
+  return found;
+
+  async function readChunk(chunk: Key[]): Promise<void> {
+    let requested: Record<string, unknown>[] | undefined = chunk;
     for (let attempt = 0; requested?.length; attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
       const result: BatchGetCommandOutput = await db().send(
@@ -113,7 +120,6 @@ export async function getItems(keys: Key[], options: { consistent?: boolean; att
       requested = result.UnprocessedKeys?.[tableName()]?.Keys;
     }
   }
-  return found;
 }
 
 /**
