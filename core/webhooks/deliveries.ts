@@ -1,28 +1,41 @@
 import { WebhookDeliver } from "#core/webhooks/queue";
 import type { DeliverMessage } from "#core/webhooks/queue";
 export type { DeliverMessage };
-import * as v from "valibot";
-import { logAttempt, send } from "#core/webhooks/send";
 import type { Actor } from "#core/auth/actor";
 import { conditionally, table } from "#core/db/items";
 import { dueEntries } from "#core/db/due";
 import { createdWithin, entities, keys } from "#core/db/keys";
-import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { NotFoundError, ValidationError } from "#core/errors";
 import { toEventRecord, Events } from "#core/events/index";
-import { toLead } from "#core/leads/index";
 import { envelope, publishAll, type Envelope } from "#core/queue/events";
-import { newId, nowIso } from "#core/shared/ids";
-import { type Page, type PagingQuery } from "#core/shared/paging";
+import { nowIso } from "#core/shared/ids";
 import { pingEventType, webhookTypeOf } from "#core/webhooks/catalogue";
 import { retryScheduleSeconds, webhooksConfig } from "#core/webhooks/config";
 import { WebhookEndpoints, type StoredEndpoint } from "#core/webhooks/endpoints";
-import { eventPayload, leadReceivedPayload, messageIdOfEvent, type WebhookPayload } from "#core/webhooks/payloads";
+import { createDelivery, WebhookDeliveryLog, type ReplayRequest, type ReplayResult, type Trigger } from "#core/webhooks/delivery-log";
+import type { WebhookPayload } from "#core/webhooks/payloads";
+
+export {
+  ListWebhookAttemptsSchema,
+  PingResultSchema,
+  ReplayRequestSchema,
+  ReplayResultSchema,
+  retentionSeconds,
+  WebhookAttemptSchema,
+  type AttemptErrorKind,
+  type ReplayRequest,
+  type ReplayResult,
+  type Trigger,
+  type WebhookAttempt,
+} from "#core/webhooks/delivery-log";
+
+// Building payloads reads every kind of resource and sending carries undici: the replay route and the consumers
+// load them on first use, so neither is evaluated at cold start.
+const payloads = () => import("#core/webhooks/payloads");
+const sending = () => import("#core/webhooks/send");
 
 /** One attempt to send one message to one endpoint; redelivered queue messages of the same attempt are recognised. */
 export const maxAttempts = retryScheduleSeconds.length + 1;
-/** Deliveries and their attempt log are kept this long. */
-export const retentionSeconds = 30 * 24 * 3600;
 /** A claimed attempt older than this is taken over by a redelivered message (the worker died mid-send). */
 const leaseMs = webhooksConfig.attemptTimeoutMs * 3;
 /** Retries re-published with an SQS delay are also in the due index this much later, in case the message is lost. */
@@ -31,80 +44,11 @@ const backstopMs = 5 * 60 * 1000;
 const replayBatch = 500;
 const dueShards = [0, 1, 2, 3] as const;
 
-/** Why an attempt failed, for the delivery log. */
-export type AttemptErrorKind = "HttpStatus" | "Timeout" | "ConnectionFailed" | "PrivateTarget" | "EndpointDisabled" | "Internal";
-
-/** One entry of an endpoint's delivery log. */
-export const WebhookAttemptSchema = v.object({
-  id: v.string(),
-  endpointId: v.string(),
-  /** The `webhook-id` (same on every attempt of a delivery). */
-  messageId: v.string(),
-  eventType: v.string(),
-  attempt: v.number(),
-  /** `Event` (fan-out or retry), `Replay` or `Test`. */
-  trigger: v.string(),
-  attemptedAt: v.string(),
-  succeeded: v.boolean(),
-  httpStatus: v.nullable(v.number()),
-  latencyMs: v.nullable(v.number()),
-  /** The first bytes of the receiver's answer (at most 1 KiB). */
-  responseBody: v.nullable(v.string()),
-  errorKind: v.nullable(v.string()),
-  errorMessage: v.nullable(v.string()),
-  /** When the next attempt is due; null when this one succeeded or was the last. */
-  nextAttemptAt: v.nullable(v.string()),
-});
-export type WebhookAttempt = v.InferOutput<typeof WebhookAttemptSchema>;
-
-
-/** `POST /webhook-endpoints/{id}/replay`: one event (`eventId`) or every event since a time (`since`). */
-export const ReplayRequestSchema = v.union([
-  v.strictObject({ eventId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) }),
-  v.strictObject({ since: v.pipe(v.string(), v.isoTimestamp("Must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z.")) }),
-]);
-export type ReplayRequest = v.InferOutput<typeof ReplayRequestSchema>;
-
-export const ReplayResultSchema = v.object({
-  /** Deliveries queued by this request. */
-  replayed: v.number(),
-  /** Set when more events remain: send `since` = this value to continue. */
-  continueFrom: v.nullable(v.string()),
-});
-export type ReplayResult = v.InferOutput<typeof ReplayResultSchema>;
-
-export const PingResultSchema = v.object({ messageId: v.string() });
-
-const attemptsResource: ListResource<WebhookAttempt> = {
-  name: "webhook attempts",
-  fields: {
-    messageId: { get: (a) => a.messageId, kind: "string", filter: true },
-    eventType: { get: (a) => a.eventType, kind: "string", filter: true },
-    succeeded: { get: (a) => a.succeeded, kind: "boolean", filter: true },
-    errorKind: { get: (a) => a.errorKind, kind: "string", filter: true },
-    httpStatus: { get: (a) => a.httpStatus, kind: "number", filter: true, range: true },
-    attemptedAt: { get: (a) => a.attemptedAt, kind: "date", sort: true, range: true },
-  },
-  defaultOrder: [{ field: "attemptedAt", direction: "desc" }],
-  idOf: (a) => a.id,
-  fromItem: (item) => v.parse(WebhookAttemptSchema, Object.fromEntries(Object.keys(WebhookAttemptSchema.entries).map((name) => [name, item[name] ?? null]))),
-  candidates: (organizationId, context) => attemptsQuery(organizationId, (context as { endpointId: string }).endpointId),
-  orders: {
-    attemptedAt: keyOrder((organizationId, context) => keys.webhookAttemptPrefix(organizationId, (context as { endpointId: string }).endpointId)),
-  },
-};
-
-export const ListWebhookAttemptsSchema = listQuerySchema(attemptsResource);
-
-function attemptsQuery(organizationId: string, endpointId: string) {
-  const { pk, skPrefix } = keys.webhookAttemptPrefix(organizationId, endpointId);
-  return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix }, ScanIndexForward: false };
-}
-
-export type Trigger = "Event" | "Replay" | "Test";
 
 /** Webhook deliveries: fan-out from recorded events, signed sends with retries, replay, test pings and the delivery log. */
 export const WebhookDeliveries = {
+  ...WebhookDeliveryLog,
+
   /**
    * New table items from the stream (events, and leads for `lead.received`) become one delivery per enabled endpoint
    * that takes their type. Safe to run again on the same items: a delivery already sent is not sent again.
@@ -143,9 +87,11 @@ export const WebhookDeliveries = {
     const trigger = String(delivery.trigger) as Trigger;
     if (!endpoint) return void (await finish(organizationId, message, "Failed", "The endpoint was deleted."));
     if (!endpoint.enabled && trigger !== "Test") {
+      const { logAttempt } = await sending();
       await logAttempt(organizationId, message, { eventType, trigger, succeeded: false, errorKind: "EndpointDisabled", errorMessage: "The endpoint is disabled; replay once it is re-enabled." });
       return void (await finish(organizationId, message, "Failed", "The endpoint is disabled."));
     }
+    const { send, logAttempt } = await sending();
     const outcome = await send(endpoint, message.messageId, payload);
     const attemptedAt = nowIso();
     if (outcome.succeeded) {
@@ -164,6 +110,7 @@ export const WebhookDeliveries = {
   async abandon(organizationId: string, message: DeliverMessage, error: unknown): Promise<void> {
     const { Item } = await table.get({ Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId) });
     if (!Item || Item.status !== "Pending" || Item.generation !== message.generation) return;
+    const { logAttempt } = await sending();
     await logAttempt(organizationId, message, {
       eventType: String(Item.eventType),
       trigger: String(Item.trigger) as Trigger,
@@ -212,6 +159,7 @@ export const WebhookDeliveries = {
       if (!event) throw new NotFoundError("Event", request.eventId);
       const type = webhookTypeOf(event.eventType);
       if (!type) throw new ValidationError("This event type is not delivered by webhooks.", [{ pointer: "/eventId", detail: `${event.eventType} has no webhook type (GET /webhook-event-types).` }]);
+      const { eventPayload } = await payloads();
       const queued = await createDelivery(actor.organizationId, endpointId, await eventPayload(actor.organizationId, type, event), "Replay");
       await publishAll([{ envelope: queued! }]);
       return { replayed: 1, continueFrom: null };
@@ -219,27 +167,6 @@ export const WebhookDeliveries = {
     return replaySince(actor.organizationId, endpoint, request.since);
   },
 
-  /** `POST /webhook-endpoints/{id}/test`: a signed `webhook.test` message, sent even to a disabled endpoint. */
-  async ping(actor: Actor, endpointId: string): Promise<{ messageId: string }> {
-    if (!(await WebhookEndpoints.stored(actor.organizationId, endpointId))) throw new NotFoundError("Webhook endpoint", endpointId);
-    const messageId = `msg_${newId()}`;
-    const payload: WebhookPayload = {
-      id: messageId,
-      type: pingEventType,
-      timestamp: nowIso(),
-      data: { endpointId, message: `Test delivery requested by ${actor.displayName}.` },
-      event: null,
-    };
-    const queued = await createDelivery(actor.organizationId, endpointId, payload, "Test");
-    await publishAll([{ envelope: queued! }]);
-    return { messageId };
-  },
-
-  /** `POST /webhook-endpoints/{id}/attempts/all/my`: the endpoint's delivery log, newest first. */
-  async attempts(actor: Actor, endpointId: string, query: PagingQuery): Promise<Page<WebhookAttempt>> {
-    if (!(await WebhookEndpoints.stored(actor.organizationId, endpointId))) throw new NotFoundError("Webhook endpoint", endpointId);
-    return listPage(attemptsResource, actor.organizationId, query, { endpointId });
-  },
 };
 
 /** Publishes SQS batches of ten side by side (a fan-out of a full stream batch is hundreds of messages). */
@@ -255,6 +182,7 @@ function retryDelayMs(attempt: number): number {
 }
 
 async function payloadOfItem(organizationId: string, item: Record<string, unknown>, endpoints: StoredEndpoint[]): Promise<WebhookPayload | undefined> {
+  const { eventPayload, leadReceivedPayload, toLead } = await payloads();
   if (item.entity === entities.lead) {
     return endpoints.some((endpoint) => WebhookEndpoints.accepts(endpoint, "lead.received")) ? leadReceivedPayload(toLead(item)) : undefined;
   }
@@ -265,42 +193,6 @@ async function payloadOfItem(organizationId: string, item: Record<string, unknow
   return eventPayload(organizationId, type, event);
 }
 
-/**
- * Stores a delivery (a fan-out creates it once; a replay or ping starts a new round of it) and answers the message of
- * its first attempt, or nothing when the fan-out already created it and its first attempt has been claimed.
- */
-async function createDelivery(organizationId: string, endpointId: string, payload: WebhookPayload, trigger: Trigger): Promise<Envelope | undefined> {
-  const now = nowIso();
-  const key = keys.webhookDelivery(organizationId, endpointId, payload.id);
-  const condition = trigger === "Event" ? "attribute_not_exists(pk) OR (#status = :pending AND attempts = :zero)" : undefined;
-  const created = await conditionally(
-    table.update({
-      Key: key,
-      UpdateExpression:
-        "SET entity = :entity, organizationId = :org, endpointId = :endpoint, messageId = :id, eventType = :type, payload = :payload, #trigger = :trigger, " +
-        "#status = :pending, attempts = :zero, generation = if_not_exists(generation, :zero) + :one, createdAt = if_not_exists(createdAt, :now), expiresAt = :expires " +
-        "REMOVE gsi3pk, gsi3sk, finishedAt, reason",
-      ...(condition ? { ConditionExpression: condition } : {}),
-      ExpressionAttributeNames: { "#status": "status", "#trigger": "trigger" },
-      ExpressionAttributeValues: {
-        ":entity": entities.webhookDelivery,
-        ":org": organizationId,
-        ":endpoint": endpointId,
-        ":id": payload.id,
-        ":type": payload.type,
-        ":payload": JSON.stringify(payload),
-        ":trigger": trigger,
-        ":pending": "Pending",
-        ":zero": 0,
-        ":one": 1,
-        ":now": now,
-        ":expires": Math.floor(Date.now() / 1000) + retentionSeconds,
-      },
-      ReturnValues: "ALL_NEW",
-    }),
-  );
-  return created && envelope(WebhookDeliver, organizationId, { endpointId, messageId: payload.id, generation: Number(created.Attributes!.generation), attempt: 1 });
-}
 
 /** Claims attempt `n` of the delivery's current round: once, unless the worker that claimed it died (lease expired). */
 async function claim(organizationId: string, message: DeliverMessage): Promise<Record<string, unknown> | undefined> {
@@ -353,6 +245,7 @@ async function replaySince(organizationId: string, endpoint: StoredEndpoint, sin
   const messages: Envelope[] = [];
   let continueFrom: string | null = null;
   let last: string | undefined;
+  const { eventPayload } = await payloads();
   scan: for await (const events of Events.createdWithin(organizationId, Date.parse(since), Date.now())) {
     for (const event of events) {
       const type = webhookTypeOf(event.eventType);
@@ -371,4 +264,3 @@ async function replaySince(organizationId: string, endpoint: StoredEndpoint, sin
   return { replayed: messages.length, continueFrom };
 }
 
-export { messageIdOfEvent };

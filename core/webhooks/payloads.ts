@@ -8,7 +8,7 @@ import { Calls } from "#core/calls/index";
 import { CallSchema } from "#core/calls/schemas";
 import { DomainError } from "#core/errors";
 import { EventRecordSchema, type EventRecord } from "#core/events/index";
-import { Leads } from "#core/leads/index";
+import { Leads, toLead } from "#core/leads/index";
 import { LeadSchema, type Lead } from "#core/leads/schemas";
 import { Messages } from "#core/messaging/messages";
 import { MessageSchema } from "#core/messaging/model";
@@ -41,6 +41,9 @@ const resourceSchemas: Record<WebhookResource, v.GenericSchema> = {
 };
 
 const resourceOf = (type: WebhookEventType | typeof pingEventType): WebhookResource => (type === pingEventType ? "ping" : webhookCatalogue[type].resource);
+
+/** For the fan-out, which loads this module on first use (deliveries.ts). */
+export { toLead };
 
 export const allPayloadTypes = [...webhookEventTypes, pingEventType] as const;
 
