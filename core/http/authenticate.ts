@@ -15,7 +15,7 @@ let verifier: Verifier | undefined;
 /** aws-jwt-verify is loaded with the first user token: API keys, source keys and public routes never need it. */
 async function jwtVerifier(): Promise<Verifier> {
   if (!verifier) {
-    const { JwtVerifier } = await import("aws-jwt-verify");
+    const { JwtVerifier } = await import("aws-jwt-verify/jwt-verifier");
     const created = JwtVerifier.create({ issuer: config.jwtIssuer, audience: null, jwksUri: config.jwksUrl });
     // aws-jwt-verify only fetches JWKS over https; the local stack hands its JWKS over directly.
     const preloaded = config.jwksJson;
