@@ -22,7 +22,7 @@ import { WebhookEndpointSchema } from "#core/webhooks/endpoints";
 import type { AnySchema, Operation } from "#core/http/operation";
 import { allOperations } from "#core/http/operations/index";
 import { rateLimitPolicy } from "#core/rate-limit/index";
-import { webhookCatalogueEntries, webhookJsonSchemas } from "#core/webhooks/payloads";
+import { webhookCatalogueEntries, webhookJsonSchemas } from "#core/webhooks/payload-schemas";
 
 type JsonObject = Record<string, unknown>;
 

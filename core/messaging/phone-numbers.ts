@@ -22,6 +22,7 @@ import { parsePhone, toE164 } from "#core/shared/phone";
 
 /** A valid phone number in any common form, normalised to E.164. */
 import { PhoneNumberInput } from "#core/shared/phone-input";
+import { PhoneNumberSchema, type PhoneNumber } from "#core/messaging/phone-number-schema";
 export { PhoneNumberInput };
 
 export const capabilities = ["sms", "mms", "voice"] as const;
@@ -44,17 +45,7 @@ export const PhoneNumberRequestSchema = v.strictObject({
 });
 export type PhoneNumberRequest = v.InferOutput<typeof PhoneNumberRequestSchema>;
 
-export const PhoneNumberSchema = v.object({
-  id: v.string(),
-  phoneNumber: v.string(),
-  friendlyName: v.nullable(v.string()),
-  capabilities: v.array(v.string()),
-  areaCode: v.nullable(v.string()),
-  lastUsedAt: v.nullable(timestamp),
-  createdAt: timestamp,
-  modifiedAt: v.nullable(timestamp),
-});
-export type PhoneNumber = v.InferOutput<typeof PhoneNumberSchema>;
+export { PhoneNumberSchema, type PhoneNumber };
 
 
 /** Query of `GET /available-phone-numbers`. */
