@@ -1,5 +1,5 @@
 import { systemActor } from "#core/auth/actor";
-import { AutomationRuns } from "#core/automations/runs/index";
+import { AutomationRunRecords } from "#core/automations/runs/records";
 import { Billing } from "#core/billing/index";
 import { Calls } from "#core/calls/index";
 import { DomainError } from "#core/errors";
@@ -55,7 +55,7 @@ async function currentResource(organizationId: string, resource: WebhookResource
         return await Calls.fromId(actor, id);
       case "automationRun": {
         const automationId = event.campaignId?.replace(/^automation:/, "");
-        return automationId ? await AutomationRuns.fromId(actor, automationId, id) : null;
+        return automationId ? await AutomationRunRecords.fromId(actor, automationId, id) : null;
       }
       case "wallet":
         return await Billing.wallet(organizationId);
