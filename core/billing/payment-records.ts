@@ -6,6 +6,7 @@ import { Billing, fromUnits, toUnits } from "#core/billing/index";
 import { fromMinorUnits, stripe, type Stripe } from "#core/billing/stripe";
 import { table, updateIf } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
+import { NotFoundError } from "#core/errors";
 import { logger } from "#core/observability/index";
 import { nowIso, timestamp } from "#core/shared/ids";
 
@@ -119,6 +120,13 @@ export async function creditPayment(payment: PaidPayment | undefined): Promise<P
   });
   await reconcileSuspension(organizationId, { afterRefund: false });
   return credited ? "credited" : "ignored";
+}
+
+/** `GET /billing/wallet/top-ups/{topUpId}`: a read of the stored top-up, apart from payments.ts so that it bundles no Stripe. */
+export async function readTopUp(organizationId: string, topUpId: string): Promise<TopUp> {
+  const stored = await storedTopUp(organizationId, topUpId);
+  if (!stored) throw new NotFoundError("Top-up", topUpId);
+  return toTopUp(topUpId, stored);
 }
 
 export async function storedTopUp(organizationId: string, topUpId: string): Promise<StoredTopUp | undefined> {

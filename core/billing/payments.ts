@@ -1,13 +1,13 @@
 import * as v from "valibot";
 import { refund, applyDispute } from "#core/billing/payment-reversals";
-import { type TopUp, type StoredTopUp, setTopUp, toTopUp, storedTopUp, creditPayment, paidPayment, paymentOf } from "#core/billing/payment-records";
+import { type TopUp, type StoredTopUp, readTopUp, setTopUp, toTopUp, creditPayment, paidPayment, paymentOf } from "#core/billing/payment-records";
 import { actorId, type Actor } from "#core/auth/actor";
 import { Billing, MAX_TOP_UP, toUnits } from "#core/billing/index";
 import { stripe, toMinorUnits, verifiedEvent, type Stripe } from "#core/billing/stripe";
 import { config } from "#core/config";
 import { table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
-import { NotFoundError, PaymentProviderUnavailableError, ValidationError } from "#core/errors";
+import { PaymentProviderUnavailableError, ValidationError } from "#core/errors";
 import { logger } from "#core/observability/index";
 import { newId, nowIso } from "#core/shared/ids";
 import { describedCheck, statedShape } from "#core/shared/validation";
@@ -92,9 +92,7 @@ export const Payments = {
 
   /** `GET /billing/wallet/top-ups/{topUpId}`. */
   async topUp(actor: Actor, topUpId: string): Promise<TopUp> {
-    const stored = await storedTopUp(actor.organizationId, topUpId);
-    if (!stored) throw new NotFoundError("Top-up", topUpId);
-    return toTopUp(topUpId, stored);
+    return readTopUp(actor.organizationId, topUpId);
   },
 
   /**

@@ -1,4 +1,3 @@
-import { JwtVerifier } from "aws-jwt-verify";
 import { keys } from "#core/db/keys";
 import { config } from "#core/config";
 import { UnauthorizedError } from "#core/errors";
@@ -13,8 +12,10 @@ export type BearerResolution =
 type Verifier = { verify(token: string): Promise<Record<string, unknown>> };
 let verifier: Verifier | undefined;
 
-function jwtVerifier(): Verifier {
+/** aws-jwt-verify is loaded with the first user token: API keys, source keys and public routes never need it. */
+async function jwtVerifier(): Promise<Verifier> {
   if (!verifier) {
+    const { JwtVerifier } = await import("aws-jwt-verify/jwt-verifier");
     const created = JwtVerifier.create({ issuer: config.jwtIssuer, audience: null, jwksUri: config.jwksUrl });
     // aws-jwt-verify only fetches JWKS over https; the local stack hands its JWKS over directly.
     const preloaded = config.jwksJson;
@@ -56,7 +57,7 @@ export async function resolveBearer(authorization: string | undefined, options: 
 
   let claims: Record<string, unknown>;
   try {
-    claims = await jwtVerifier().verify(token);
+    claims = await (await jwtVerifier()).verify(token);
   } catch {
     return failure("The access token is not valid or has expired.", "invalid");
   }

@@ -17,12 +17,12 @@ import { MessageSchema } from "#core/messaging/model";
 import { PhoneNumberSchema } from "#core/messaging/phone-numbers";
 import { SuppressionSchema, Suppressions } from "#core/suppressions/index";
 import { SourceSchema, Sources } from "#core/sources/index";
-import { WebhookAttemptSchema } from "#core/webhooks/deliveries";
+import { WebhookAttemptSchema } from "#core/webhooks/delivery-log";
 import { WebhookEndpointSchema } from "#core/webhooks/endpoints";
 import type { AnySchema, Operation } from "#core/http/operation";
 import { allOperations } from "#core/http/operations/index";
 import { rateLimitPolicy } from "#core/rate-limit/index";
-import { webhookCatalogueEntries, webhookJsonSchemas } from "#core/webhooks/payloads";
+import { webhookCatalogueEntries, webhookJsonSchemas } from "#core/webhooks/payload-schemas";
 
 type JsonObject = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { maxChars } from "#core/shared/validation";
 import { timestamp, wholeNumber } from "#core/shared/ids";
-import { PhoneNumberInput } from "#core/messaging/phone-numbers";
+import { PhoneNumberInput } from "#core/shared/phone-input";
 import { MESSAGE_STATUSES } from "#core/shared/status";
 import { directions, senderSelectionReasons } from "#core/shared/enums";
 

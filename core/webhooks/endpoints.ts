@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
-import { isPublicAddress } from "#core/automations/runs/egress";
+import { isPublicAddress } from "#core/automations/runs/public-address";
 import { conditionally, table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";

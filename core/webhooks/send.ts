@@ -1,6 +1,7 @@
 /** One delivery attempt: the signed POST to the integrator's endpoint, its outcome, and the attempt log. */
 import * as v from "valibot";
-import { type Trigger, retentionSeconds, type AttemptErrorKind, type DeliverMessage, type WebhookAttempt } from "#core/webhooks/deliveries";
+import type { DeliverMessage } from "#core/webhooks/queue";
+import { type Trigger, retentionSeconds, type AttemptErrorKind, type WebhookAttempt } from "#core/webhooks/delivery-log";
 import { egressFetch, privateTargetCause } from "#core/automations/runs/egress";
 import { table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";

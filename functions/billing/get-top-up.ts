@@ -1,5 +1,5 @@
-import { Payments } from "#core/billing/payments";
+import { readTopUp } from "#core/billing/payment-records";
 import { endpoint } from "#core/http/endpoint";
 import { getTopUp } from "#core/http/operations/billing";
 
-export const handler = endpoint(getTopUp, ({ actor, params }) => Payments.topUp(actor, params.topUpId));
+export const handler = endpoint(getTopUp, ({ actor, params }) => readTopUp(actor.organizationId, params.topUpId));

@@ -1,5 +1,5 @@
 import { subscribe } from "#core/queue/subscribe";
-import { WebhookDeliveries } from "#core/webhooks/deliveries";
+import { DeliveryAttempts } from "#core/webhooks/attempt";
 
 /**
  * One webhook attempt per message. A message that keeps failing in our own code ends, on its last receive, as a
@@ -7,7 +7,7 @@ import { WebhookDeliveries } from "#core/webhooks/deliveries";
  */
 export const handler = subscribe("webhookDeliveries", {
   "webhook.deliver": {
-    handle: (message) => WebhookDeliveries.deliver(message.organizationId, message.data),
-    onPoison: (message, error) => WebhookDeliveries.abandon(message.organizationId, message.data, error),
+    handle: (message) => DeliveryAttempts.deliver(message.organizationId, message.data),
+    onPoison: (message, error) => DeliveryAttempts.abandon(message.organizationId, message.data, error),
   },
 });

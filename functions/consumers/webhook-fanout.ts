@@ -2,7 +2,7 @@ import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import { recordWalletEvents } from "#core/billing/wallet-events";
-import { WebhookDeliveries } from "#core/webhooks/deliveries";
+import { WebhookFanOut } from "#core/webhooks/fan-out";
 
 const image = (value: unknown) => unmarshall((value ?? {}) as Record<string, AttributeValue>);
 
@@ -15,7 +15,7 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatch
   try {
     const inserted = event.Records.filter((record) => record.eventName === "INSERT").map((record) => image(record.dynamodb?.NewImage));
     const walletChanges = event.Records.filter((record) => record.eventName === "MODIFY");
-    await WebhookDeliveries.fanOut(inserted);
+    await WebhookFanOut.fanOut(inserted);
     for (const change of walletChanges) await recordWalletEvents(image(change.dynamodb?.OldImage), image(change.dynamodb?.NewImage));
     return { batchItemFailures: [] };
   } catch (error) {

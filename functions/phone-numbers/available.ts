@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { listAvailablePhoneNumbers } from "#core/http/operations/phone-numbers";
-import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import { PhoneNumberCarrier } from "#core/messaging/phone-number-carrier";
 
-export const handler = endpoint(listAvailablePhoneNumbers, ({ actor, query }) => PhoneNumbers.available(actor, query));
+export const handler = endpoint(listAvailablePhoneNumbers, ({ actor, query }) => PhoneNumberCarrier.available(actor, query));

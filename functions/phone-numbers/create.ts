@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { createPhoneNumber } from "#core/http/operations/phone-numbers";
-import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import { PhoneNumberCarrier } from "#core/messaging/phone-number-carrier";
 
-export const handler = endpoint(createPhoneNumber, ({ actor, body }) => PhoneNumbers.create(actor, body));
+export const handler = endpoint(createPhoneNumber, ({ actor, body }) => PhoneNumberCarrier.create(actor, body));

@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { deletePhoneNumber } from "#core/http/operations/phone-numbers";
-import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import { PhoneNumberCarrier } from "#core/messaging/phone-number-carrier";
 
-export const handler = endpoint(deletePhoneNumber, ({ actor, params }) => PhoneNumbers.remove(actor, params.phoneNumberId));
+export const handler = endpoint(deletePhoneNumber, ({ actor, params }) => PhoneNumberCarrier.remove(actor, params.phoneNumberId));

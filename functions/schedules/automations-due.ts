@@ -1,9 +1,9 @@
-import { AutomationRuns } from "#core/automations/runs/index";
+import { sweepAutomations } from "#core/automations/runs/schedule";
 import { scheduledJob } from "#core/operations/schedule-runs";
 
 /** EventBridge, every minute: due Schedule triggers, waits ending soon, stalled run steps. */
 export const handler = scheduledJob("automationsDue", async () => {
-  const result = await AutomationRuns.sweep();
+  const result = await sweepAutomations();
   if (result.schedulesFired + result.runsResumed > 0) console.log(JSON.stringify({ level: "info", sweep: "automations", ...result }));
   return result;
 });

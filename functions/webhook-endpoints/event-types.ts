@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { listWebhookEventTypes } from "#core/http/operations/webhook-endpoints";
-import { webhookCatalogueEntries } from "#core/webhooks/payloads";
+import { webhookCatalogueEntries } from "#core/webhooks/payload-schemas";
 
 export const handler = endpoint(listWebhookEventTypes, async () => webhookCatalogueEntries());

@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { replayWebhookEvents } from "#core/http/operations/webhook-endpoints";
-import { WebhookDeliveries } from "#core/webhooks/deliveries";
+import { WebhookReplay } from "#core/webhooks/replay";
 
-export const handler = endpoint(replayWebhookEvents, ({ actor, body, params }) => WebhookDeliveries.replay(actor, params.id, body));
+export const handler = endpoint(replayWebhookEvents, ({ actor, body, params }) => WebhookReplay.replay(actor, params.id, body));

@@ -1,4 +1,4 @@
-import { parseCron } from "#core/automations/definition";
+import { parseCron } from "#core/automations/definition/time";
 import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
 
 /** The next firing of a Schedule trigger strictly after `after`, in the organization's time zone. */

@@ -7,21 +7,11 @@
 import type { LookupAddress } from "node:dns";
 import { lookup } from "node:dns/promises";
 import { isIP, type LookupFunction } from "node:net";
-import ipaddr from "ipaddr.js";
 import type { Agent, RequestInit, Response } from "undici";
+import { isPublicAddress } from "#core/automations/runs/public-address";
 import { runsConfig } from "#core/automations/runs/config";
 
-/**
- * True for an address an automation may call: public unicast only (ipaddr.js ranges, IPv4-mapped IPv6 read as IPv4).
- * Loopback, private, link-local, CGNAT, multicast, broadcast, reserved, NAT64, 6to4, Teredo and unparsable text are not.
- */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  const parsed = ipaddr.process(address);
-  if (parsed.range() !== "unicast") return false;
-  // IPv4-compatible IPv6 (::/96, deprecated) embeds an IPv4 address; ipaddr.js counts it as unicast.
-  return !(parsed instanceof ipaddr.IPv6 && parsed.parts.slice(0, 6).every((part) => part === 0));
-}
+export { isPublicAddress };
 
 /** A target host that resolves to an address automations may not call. */
 export class PrivateTargetError extends Error {

@@ -14,7 +14,6 @@ import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import "#core/automations/runs/queue";
 import type { Automation } from "#core/automations/index";
 import type { Trigger } from "#core/automations/definition";
-import { executeAction, type ActionOutcome } from "#core/automations/runs/actions";
 import type { EvaluationContext } from "#core/automations/runs/evaluate";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { routeFrom, type Definition, type Route } from "#core/automations/runs/route";
@@ -43,7 +42,7 @@ export interface TriggerEvent {
   data: Record<string, unknown>;
 }
 
-interface Environment {
+export interface Environment {
   lead: Lead | undefined;
   organization: { name: string; timeZone: string };
 }
@@ -60,12 +59,12 @@ async function organizationOf(organizationId: string): Promise<Environment["orga
   return value;
 }
 
-async function environmentOf(organizationId: string, leadId: string | null): Promise<Environment> {
+export async function environmentOf(organizationId: string, leadId: string | null): Promise<Environment> {
   const [lead, organization] = await Promise.all([leadId ? Leads.find(organizationId, leadId) : undefined, organizationOf(organizationId)]);
   return { lead, organization };
 }
 
-function evaluationContext(run: StoredRun, environment: Environment, now: number): EvaluationContext {
+export function evaluationContext(run: StoredRun, environment: Environment, now: number): EvaluationContext {
   return {
     lead: environment.lead,
     now,
@@ -88,7 +87,7 @@ function newStep(seq: number, nodeId: string, kind: RunStep["kind"], type: strin
 }
 
 /** Appends the route's steps (groups evaluated, disabled actions passed) and points the cursor at the next action. */
-function applyRoute(run: StoredRun, route: Route, at: string): StoredRun {
+export function applyRoute(run: StoredRun, route: Route, at: string): StoredRun {
   const steps = [...run.steps];
   const path = [...run.path];
   for (const visited of route.visited) {
@@ -127,7 +126,7 @@ function applyRoute(run: StoredRun, route: Route, at: string): StoredRun {
   };
 }
 
-function finish(run: StoredRun, status: StoredRun["status"], error: string | null, at: string): StoredRun {
+export function finish(run: StoredRun, status: StoredRun["status"], error: string | null, at: string): StoredRun {
   return { ...run, status, error, finishedAt: at, modifiedAt: at, currentNodeId: null, waitingUntil: null, cursorSeq: -1, effectId: null, leaseToken: null, leaseUntil: null };
 }
 
@@ -135,7 +134,7 @@ function finish(run: StoredRun, status: StoredRun["status"], error: string | nul
  * Stores a run's new state. A run that just ended writes its event in the same transaction (the analytics aggregator
  * counts it from the table's stream) and notes its status on the automation.
  */
-async function save(run: StoredRun, previous: StoredRun | undefined): Promise<StoredRun> {
+export async function save(run: StoredRun, previous: StoredRun | undefined): Promise<StoredRun> {
   const ended = isFinal(run) && (!previous || !isFinal(previous));
   if (!ended) return RunStore.write(run);
   const transaction = new Transaction();
@@ -145,7 +144,7 @@ async function save(run: StoredRun, previous: StoredRun | undefined): Promise<St
   return saved;
 }
 
-async function sendStep(run: StoredRun, delayMs = 0): Promise<void> {
+export async function sendStep(run: StoredRun, delayMs = 0): Promise<void> {
   if (isFinal(run) || run.cursorSeq < 0) return;
   const delaySeconds = Math.max(0, delayMs) / 1000;
   if (delaySeconds > maxDelaySeconds) return; // the sweep sends it when it comes due
@@ -204,52 +203,6 @@ export const Engine = {
     return result;
   },
 
-  /** Executes the step a queue message names, if it is still the run's current step and nobody holds it. */
-  async step(organizationId: string, data: { automationId: string; runId: string; seq: number; attempt: number }, options: { random?: () => number } = {}): Promise<void> {
-    const current = await RunStore.read(organizationId, data.automationId, data.runId);
-    if (!current || isFinal(current) || current.cursorSeq !== data.seq || current.cursorAttempt !== data.attempt) return;
-    const now = Date.now();
-    const at = new Date(now).toISOString();
-    if (current.leaseUntil && Date.parse(current.leaseUntil) > now) return;
-    const automation = await storedAutomation(organizationId, data.automationId);
-    if (!automation || (!automation.enabled && current.trigger.eventType !== "Manual")) {
-      await save(cancel(current, automation ? "The automation was disabled." : "The automation was deleted.", at), current).catch(ignoreStale);
-      return;
-    }
-    if (current.status === "Waiting" && current.waitingUntil && Date.parse(current.waitingUntil) > now + 1_000) {
-      await sendStep(current, Date.parse(current.waitingUntil) - now);
-      return;
-    }
-    const stepIndex = current.cursorSeq;
-    const pending = current.steps[stepIndex]!;
-    const claimed: StoredRun = {
-      ...current,
-      status: "Running",
-      leaseToken: newId(),
-      leaseUntil: new Date(now + LEASE_MS).toISOString(),
-      effectId: current.effectId ?? newId(),
-      dueAt: null,
-      modifiedAt: at,
-      steps: current.steps.map((step, index) => (index === stepIndex ? { ...step, status: "Running", startedAt: step.startedAt ?? at } : step)),
-    };
-    let run: StoredRun;
-    try {
-      run = await save(claimed, current);
-    } catch (error) {
-      return ignoreStale(error);
-    }
-    const definition = await Versions.read(organizationId, run.automationId, run.automationVersion);
-    const action = definition?.actions.find((candidate) => candidate.id === pending.nodeId);
-    const environment = await environmentOf(organizationId, run.leadId);
-    const step = run.steps[stepIndex]!;
-    const outcome: ActionOutcome = action
-      ? await executeAction({ run, step, action, lead: environment.lead, organization: environment.organization, now, effectId: run.effectId! })
-      : { kind: "failed", error: `Version ${run.automationVersion} of the automation has no action ${pending.nodeId}.` };
-    const next = await afterOutcome(run, stepIndex, outcome, definition, environment, options.random);
-    const saved = await save(next.run, run).catch((error: unknown) => (error instanceof StaleRunError ? undefined : Promise.reject(error)));
-    if (saved) await sendStep(saved, next.delayMs);
-  },
-
   /** Ends a run Canceled (disable, delete); a run that moved on meanwhile is read again once. */
   async cancel(organizationId: string, automationId: string, runId: string, reason: string): Promise<void> {
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -304,59 +257,13 @@ export const Engine = {
   },
 };
 
-function cancel(run: StoredRun, reason: string, at: string): StoredRun {
+export function cancel(run: StoredRun, reason: string, at: string): StoredRun {
   const steps = run.steps.map((step, index) =>
     index === run.cursorSeq && !["Succeeded", "Failed", "Blocked", "Skipped"].includes(step.status) ? { ...step, status: "Canceled" as const, finishedAt: at, error: reason } : step,
   );
   return finish({ ...run, steps }, "Canceled", reason, at);
 }
 
-function ignoreStale(error: unknown): void {
+export function ignoreStale(error: unknown): void {
   if (!(error instanceof StaleRunError)) throw error;
-}
-
-/** The run after an action's outcome, and the delay of the next message. */
-async function afterOutcome(
-  run: StoredRun,
-  index: number,
-  outcome: ActionOutcome,
-  definition: Definition | undefined,
-  environment: Environment,
-  random?: () => number,
-): Promise<{ run: StoredRun; delayMs: number }> {
-  const now = Date.now();
-  const at = new Date(now).toISOString();
-  const step = run.steps[index]!;
-  const timing = { finishedAt: at, durationMs: Math.max(0, now - Date.parse(step.startedAt ?? at)) };
-  const update = (changes: Partial<RunStep>) => run.steps.map((entry, position) => (position === index ? { ...entry, ...changes } : entry));
-  const released = { leaseToken: null, leaseUntil: null, modifiedAt: at };
-  const input = "input" in outcome && outcome.input ? outcome.input : step.input;
-  switch (outcome.kind) {
-    case "succeeded":
-    case "stop": {
-      const steps = update({ status: "Succeeded", attempts: step.attempts + 1, input, output: outcome.output, error: null, ...timing });
-      const done: StoredRun = { ...run, ...released, steps, path: [...run.path, step.nodeId] };
-      if (outcome.kind === "stop" || !definition) return { run: finish(done, "Succeeded", null, at), delayMs: 0 };
-      const route = await routeFrom(definition, step.nodeId, evaluationContext(run, environment, now), random);
-      return { run: applyRoute(done, route, at), delayMs: 0 };
-    }
-    case "failed": {
-      const steps = update({ status: outcome.status ?? "Failed", attempts: step.attempts + 1, input, output: outcome.output ?? step.output, error: outcome.error, ...timing });
-      return { run: finish({ ...run, ...released, steps, path: [...run.path, step.nodeId] }, "Failed", outcome.error, at), delayMs: 0 };
-    }
-    case "retry": {
-      const steps = update({ attempts: step.attempts + 1, input, output: outcome.output, error: outcome.error });
-      const dueAt = new Date(now + outcome.delayMs + 60_000).toISOString();
-      return { run: { ...run, ...released, steps, cursorAttempt: run.cursorAttempt + 1, dueAt }, delayMs: outcome.delayMs };
-    }
-    case "observe": {
-      const steps = update({ input, output: outcome.output });
-      const dueAt = new Date(now + outcome.delayMs + 60_000).toISOString();
-      return { run: { ...run, ...released, steps, dueAt }, delayMs: outcome.delayMs };
-    }
-    case "wait": {
-      const steps = update({ status: "Waiting", input, output: outcome.output });
-      return { run: { ...run, ...released, steps, status: "Waiting", waitingUntil: outcome.until, dueAt: null }, delayMs: Date.parse(outcome.until) - now };
-    }
-  }
 }

@@ -4,7 +4,8 @@
  * the HasReplied lookup, which the caller supplies.
  */
 import type { Condition, ConditionGroup, Connection } from "#core/automations/definition";
-import { isWithinWindow, minutesOfDay, weekdays } from "#core/automations/definition";
+import { isWithinWindow, minutesOfDay } from "#core/automations/definition/time";
+import { weekdays } from "#core/automations/definition/values";
 import type { Lead } from "#core/leads/index";
 import { wallTimeAt } from "#core/messaging/quiet-hours";
 

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { timestamp, wholeNumber } from "#core/shared/ids";
-import { RunStatusSchema, type RunStatus } from "#core/automations/definition";
+import { RunStatusSchema, type RunStatus } from "#core/automations/definition/values";
 
 /** Status of one step of a run; `Blocked` is a send the messaging pipeline refused (compliance or billing). */
 export const stepStatuses = ["Pending", "Running", "Waiting", "Succeeded", "Failed", "Blocked", "Skipped", "Canceled"] as const;

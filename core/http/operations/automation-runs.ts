@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import { AutomationRunSchema, ListRunsSchema, RunParamsSchema, StartRunSchema } from "#core/automations/runs/index";
+import { AutomationRunSchema, RunParamsSchema, StartRunSchema } from "#core/automations/runs/model";
+import { ListRunsSchema } from "#core/automations/runs/records";
 import { defineOperation } from "#core/http/operation";
 import { pageSchema } from "#core/shared/paging";
 

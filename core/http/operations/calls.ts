@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import { CallSchema, ListCallEventsSchema, PlaceCallSchema } from "#core/calls/index";
+import { ListCallEventsSchema } from "#core/calls/queries";
+import { CallSchema, PlaceCallSchema } from "#core/calls/schemas";
 import { defineOperation } from "#core/http/operation";
 import { pageSchema } from "#core/shared/paging";
 

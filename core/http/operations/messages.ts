@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { defineOperation } from "#core/http/operation";
 import { CancelMessageSchema, MessageSchema, SendMessageSchema } from "#core/messaging/model";
-import { MessagingSettingsResponseSchema, MessagingSettingsSchema } from "#core/messaging/settings";
+import { MessagingSettingsResponseSchema, MessagingSettingsSchema } from "#core/messaging/settings-schema";
 
 const MessageIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { defineOperation } from "#core/http/operation";
 import { pageSchema } from "#core/shared/paging";
 import { WebhookEventTypeEntrySchema } from "#core/webhooks/catalogue";
-import { ListWebhookAttemptsSchema, PingResultSchema, ReplayRequestSchema, ReplayResultSchema, WebhookAttemptSchema } from "#core/webhooks/deliveries";
+import { ListWebhookAttemptsSchema, PingResultSchema, ReplayRequestSchema, ReplayResultSchema, WebhookAttemptSchema } from "#core/webhooks/delivery-log";
 import {
   ListWebhookEndpointsSchema,
   WebhookEndpointRequestSchema,

@@ -1,5 +1,5 @@
-import { AutomationRuns } from "#core/automations/runs/index";
+import { AutomationRunRecords } from "#core/automations/runs/records";
 import { endpoint } from "#core/http/endpoint";
 import { getAutomationRun } from "#core/http/operations/automation-runs";
 
-export const handler = endpoint(getAutomationRun, ({ actor, params }) => AutomationRuns.fromId(actor, params.id, params.runId));
+export const handler = endpoint(getAutomationRun, ({ actor, params }) => AutomationRunRecords.fromId(actor, params.id, params.runId));

@@ -1,0 +1,55 @@
+import type { Actor } from "#core/auth/actor";
+import type { AutomationRun, StoredRun } from "#core/automations/runs/model";
+import { publicRun, RunStore, storedAutomation, toStoredRun } from "#core/automations/runs/store";
+import { keys } from "#core/db/keys";
+import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
+import { NotFoundError } from "#core/errors";
+import { type Page, type PagingQuery } from "#core/shared/paging";
+
+// The run routes' records, apart from index.ts (the queue's handlers and the sweep) and manual.ts (starts and
+// retries): reading and listing runs needs none of the engine.
+
+const runsResource: ListResource<AutomationRun> = {
+  name: "automation runs",
+  fields: {
+    status: { get: (run) => run.status, kind: "string", filter: true },
+    leadId: { get: (run) => run.leadId, kind: "string", filter: true },
+    automationVersion: { get: (run) => run.automationVersion, kind: "number", filter: true },
+    triggerType: { get: (run) => run.trigger.type, kind: "string", filter: true },
+    createdAt: { get: (run) => run.createdAt, kind: "date", sort: true, range: true },
+    finishedAt: { get: (run) => run.finishedAt, kind: "date", sort: true, range: true },
+    error: { get: (run) => run.error, kind: "string", search: true },
+  },
+  defaultOrder: [{ field: "createdAt", direction: "desc" }],
+  idOf: (run) => run.id,
+  fromItem: (item) => publicRun(toStoredRun(item)),
+  candidates: (organizationId, context) => {
+    const { pk, skPrefix } = keys.automationRunPrefix(organizationId, (context as { automationId: string }).automationId);
+    return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
+  },
+  orders: {
+    createdAt: keyOrder((organizationId, context) => keys.automationRunPrefix(organizationId, (context as { automationId: string }).automationId)),
+  },
+};
+
+/** Body of the list operation: the paging query with this list's field names as enums. */
+export const ListRunsSchema = listQuerySchema(runsResource);
+
+/** Reading an automation's runs. */
+export const AutomationRunRecords = {
+  async list(actor: Actor, automationId: string, query: PagingQuery): Promise<Page<AutomationRun>> {
+    if (!(await storedAutomation(actor.organizationId, automationId))) throw new NotFoundError("Automation", automationId);
+    return listPage(runsResource, actor.organizationId, query, { automationId });
+  },
+
+  async fromId(actor: Actor, automationId: string, runId: string): Promise<AutomationRun> {
+    return publicRun(await storedRun(actor, automationId, runId));
+  },
+
+};
+
+export async function storedRun(actor: Actor, automationId: string, runId: string): Promise<StoredRun> {
+  const run = await RunStore.read(actor.organizationId, automationId, runId);
+  if (!run) throw new NotFoundError("Automation run", runId);
+  return run;
+}

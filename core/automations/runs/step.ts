@@ -1,0 +1,112 @@
+import { executeAction, type ActionOutcome } from "#core/automations/runs/actions";
+import {
+  applyRoute,
+  cancel,
+  environmentOf,
+  evaluationContext,
+  finish,
+  ignoreStale,
+  LEASE_MS,
+  save,
+  sendStep,
+  type Environment,
+} from "#core/automations/runs/engine";
+import type { RunStep, StoredRun } from "#core/automations/runs/model";
+import { routeFrom, type Definition } from "#core/automations/runs/route";
+import { isFinal, RunStore, StaleRunError, storedAutomation, Versions } from "#core/automations/runs/store";
+import { newId } from "#core/shared/ids";
+
+// Apart from engine.ts: starting, retrying and cancelling a run (the run routes, the trigger fan-out) never executes
+// an action, so they do not bundle the action executor (messages, calls, suppressions, outbound HTTP).
+
+/** Executes the step a queue message names, if it is still the run's current step and nobody holds it. */
+export async function runStep(organizationId: string, data: { automationId: string; runId: string; seq: number; attempt: number }, options: { random?: () => number } = {}): Promise<void> {
+  const current = await RunStore.read(organizationId, data.automationId, data.runId);
+  if (!current || isFinal(current) || current.cursorSeq !== data.seq || current.cursorAttempt !== data.attempt) return;
+  const now = Date.now();
+  const at = new Date(now).toISOString();
+  if (current.leaseUntil && Date.parse(current.leaseUntil) > now) return;
+  const automation = await storedAutomation(organizationId, data.automationId);
+  if (!automation || (!automation.enabled && current.trigger.eventType !== "Manual")) {
+    await save(cancel(current, automation ? "The automation was disabled." : "The automation was deleted.", at), current).catch(ignoreStale);
+    return;
+  }
+  if (current.status === "Waiting" && current.waitingUntil && Date.parse(current.waitingUntil) > now + 1_000) {
+    await sendStep(current, Date.parse(current.waitingUntil) - now);
+    return;
+  }
+  const stepIndex = current.cursorSeq;
+  const pending = current.steps[stepIndex]!;
+  const claimed: StoredRun = {
+    ...current,
+    status: "Running",
+    leaseToken: newId(),
+    leaseUntil: new Date(now + LEASE_MS).toISOString(),
+    effectId: current.effectId ?? newId(),
+    dueAt: null,
+    modifiedAt: at,
+    steps: current.steps.map((step, index) => (index === stepIndex ? { ...step, status: "Running", startedAt: step.startedAt ?? at } : step)),
+  };
+  let run: StoredRun;
+  try {
+    run = await save(claimed, current);
+  } catch (error) {
+    return ignoreStale(error);
+  }
+  const definition = await Versions.read(organizationId, run.automationId, run.automationVersion);
+  const action = definition?.actions.find((candidate) => candidate.id === pending.nodeId);
+  const environment = await environmentOf(organizationId, run.leadId);
+  const step = run.steps[stepIndex]!;
+  const outcome: ActionOutcome = action
+    ? await executeAction({ run, step, action, lead: environment.lead, organization: environment.organization, now, effectId: run.effectId! })
+    : { kind: "failed", error: `Version ${run.automationVersion} of the automation has no action ${pending.nodeId}.` };
+  const next = await afterOutcome(run, stepIndex, outcome, definition, environment, options.random);
+  const saved = await save(next.run, run).catch((error: unknown) => (error instanceof StaleRunError ? undefined : Promise.reject(error)));
+  if (saved) await sendStep(saved, next.delayMs);
+}
+
+/** The run after an action's outcome, and the delay of the next message. */
+async function afterOutcome(
+  run: StoredRun,
+  index: number,
+  outcome: ActionOutcome,
+  definition: Definition | undefined,
+  environment: Environment,
+  random?: () => number,
+): Promise<{ run: StoredRun; delayMs: number }> {
+  const now = Date.now();
+  const at = new Date(now).toISOString();
+  const step = run.steps[index]!;
+  const timing = { finishedAt: at, durationMs: Math.max(0, now - Date.parse(step.startedAt ?? at)) };
+  const update = (changes: Partial<RunStep>) => run.steps.map((entry, position) => (position === index ? { ...entry, ...changes } : entry));
+  const released = { leaseToken: null, leaseUntil: null, modifiedAt: at };
+  const input = "input" in outcome && outcome.input ? outcome.input : step.input;
+  switch (outcome.kind) {
+    case "succeeded":
+    case "stop": {
+      const steps = update({ status: "Succeeded", attempts: step.attempts + 1, input, output: outcome.output, error: null, ...timing });
+      const done: StoredRun = { ...run, ...released, steps, path: [...run.path, step.nodeId] };
+      if (outcome.kind === "stop" || !definition) return { run: finish(done, "Succeeded", null, at), delayMs: 0 };
+      const route = await routeFrom(definition, step.nodeId, evaluationContext(run, environment, now), random);
+      return { run: applyRoute(done, route, at), delayMs: 0 };
+    }
+    case "failed": {
+      const steps = update({ status: outcome.status ?? "Failed", attempts: step.attempts + 1, input, output: outcome.output ?? step.output, error: outcome.error, ...timing });
+      return { run: finish({ ...run, ...released, steps, path: [...run.path, step.nodeId] }, "Failed", outcome.error, at), delayMs: 0 };
+    }
+    case "retry": {
+      const steps = update({ attempts: step.attempts + 1, input, output: outcome.output, error: outcome.error });
+      const dueAt = new Date(now + outcome.delayMs + 60_000).toISOString();
+      return { run: { ...run, ...released, steps, cursorAttempt: run.cursorAttempt + 1, dueAt }, delayMs: outcome.delayMs };
+    }
+    case "observe": {
+      const steps = update({ input, output: outcome.output });
+      const dueAt = new Date(now + outcome.delayMs + 60_000).toISOString();
+      return { run: { ...run, ...released, steps, dueAt }, delayMs: outcome.delayMs };
+    }
+    case "wait": {
+      const steps = update({ status: "Waiting", input, output: outcome.output });
+      return { run: { ...run, ...released, steps, status: "Waiting", waitingUntil: outcome.until, dueAt: null }, delayMs: Date.parse(outcome.until) - now };
+    }
+  }
+}

@@ -1,0 +1,216 @@
+import { actorId, type Actor } from "#core/auth/actor";
+import { Billing, TransactionConditionFailed } from "#core/billing/index";
+import { PhoneNumberFees } from "#core/billing/number-fees";
+import { config } from "#core/config";
+import { entities, keys } from "#core/db/keys";
+import { table } from "#core/db/items";
+import { transact } from "#core/db/transact";
+import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
+import {
+  PhoneNumbers,
+  type AvailableNumbersQuery,
+  type NumberRoute,
+  type PhoneNumber,
+  type PhoneNumberRequest,
+} from "#core/messaging/phone-numbers";
+import { organizationProvider } from "#core/messaging/provider-choice";
+import { MessagingEvents } from "#core/messaging/timeline";
+import { providerByName } from "#core/providers/index";
+import { ProviderError, type AvailableNumber, type NumberWebhooks, type ProviderPort } from "#core/providers/port";
+import { newId, nowIso } from "#core/shared/ids";
+import * as Money from "#core/shared/money";
+import { parsePhone } from "#core/shared/phone";
+
+// Apart from phone-numbers.ts, which every sender lookup and conversation reads: only adding, deleting and searching
+// numbers talk to the carrier and to billing, so only their three functions bundle the carrier adapters.
+
+/** Buying, registering, releasing and searching numbers at the carrier. */
+export const PhoneNumberCarrier = {
+  /**
+   * Adds a number; a number already routed to an organization (this or another)
+   * is a 409, a wallet that cannot pay its first month (or is suspended) a 402.
+   */
+  async create(actor: Actor, input: PhoneNumberRequest): Promise<PhoneNumber> {
+    const provider = await numberProvider(actor.organizationId);
+    const held = input.purchase ? undefined : await carrier(() => provider.findOwnedNumber!(input.phoneNumber));
+    if (!input.purchase && !held) {
+      throw new UnprocessableError(`${input.phoneNumber} is not held by this platform's ${provider.name} account; buy it (purchase: true) or port it there first.`);
+    }
+    const now = nowIso();
+    const number: PhoneNumber = {
+      id: newId(),
+      phoneNumber: input.phoneNumber,
+      friendlyName: input.friendlyName ?? null,
+      capabilities: [...new Set(input.capabilities)],
+      areaCode: parsePhone(input.phoneNumber)?.areaCode ?? null,
+      lastUsedAt: null,
+      createdAt: now,
+      modifiedAt: null,
+    };
+    const route: NumberRoute = { organizationId: actor.organizationId, phoneNumberId: number.id, phoneNumber: number.phoneNumber };
+    // The first month's fee (prorated) is charged with the number: refused (402) unless the wallet covers it.
+    const fee = await PhoneNumberFees.firstMonth(actor.organizationId, number, actorId(actor));
+    const atCarrier = { provider: provider.name, ...(held ? { providerNumberId: held.providerNumberId } : {}) };
+    try {
+      await Billing.commit([
+        {
+          Put: {
+            Item: { ...keys.phoneNumber(actor.organizationId, number.id), entity: entities.phoneNumber, ...number, ...atCarrier },
+            ConditionExpression: "attribute_not_exists(pk)",
+          },
+        },
+        {
+          Put: {
+            Item: { ...keys.numberRoute(number.phoneNumber), entity: entities.numberRoute, ...route },
+            ConditionExpression: "attribute_not_exists(pk) OR attribute_exists(releasedAt)",
+          },
+        },
+        ...fee.items,
+      ]);
+    } catch (error) {
+      if (!(error instanceof TransactionConditionFailed)) throw error;
+      if (error.failedIndexes.some((index) => index < 2)) throw new ConflictError(`${number.phoneNumber} is already registered to an organization.`);
+      throw await fee.refusal();
+    }
+    // The number is ours (route claimed, fee paid): only now is it bought or pointed at us at the carrier.
+    try {
+      if (held) await carrier(() => provider.configureNumber!(held.providerNumberId, numberWebhooks(provider.name)));
+      else {
+        const bought = await carrier(() => provider.buyNumber!(number.phoneNumber, numberWebhooks(provider.name)));
+        await table.update({
+          Key: keys.phoneNumber(actor.organizationId, number.id),
+          UpdateExpression: "SET providerNumberId = :id",
+          ExpressionAttributeValues: { ":id": bought.providerNumberId },
+        });
+      }
+    } catch (error) {
+      await undoAdd(actor, number, fee.fee);
+      throw error;
+    }
+    await MessagingEvents.record(actor.organizationId, {
+      eventType: "PhoneNumberAdded",
+      eventCategory: "PhoneNumber",
+      description: `Phone number ${number.phoneNumber} added.`,
+      relatedEntityType: "PhoneNumber",
+      relatedEntityId: number.id,
+      fromPhoneNumberId: number.id,
+      fromPhoneNumber: number.phoneNumber,
+      actor,
+    });
+    return number;
+  },
+
+  /**
+   * Deletes a number (endpoint 12). It is no longer chosen as a sender; its route
+   * is kept, marked released, so late delivery receipts still find the organization.
+   */
+  async remove(actor: Actor, phoneNumberId: string): Promise<void> {
+    const number = await PhoneNumbers.fromId(actor, phoneNumberId);
+    await releaseAtCarrier(actor.organizationId, phoneNumberId);
+    await forget(actor, number);
+    await MessagingEvents.record(actor.organizationId, {
+      eventType: "PhoneNumberDeleted",
+      eventCategory: "PhoneNumber",
+      description: `Phone number ${number.phoneNumber} deleted and released at the carrier; conversations sticky to it move to another number on their next message.`,
+      relatedEntityType: "PhoneNumber",
+      relatedEntityId: number.id,
+      fromPhoneNumberId: number.id,
+      fromPhoneNumber: number.phoneNumber,
+      actor,
+    });
+  },
+
+  /** `GET /available-phone-numbers`: what the carrier offers now (nothing is held until bought). */
+  async available(actor: Actor, query: AvailableNumbersQuery): Promise<{ items: AvailableNumber[] }> {
+    const provider = await numberProvider(actor.organizationId);
+    const items = await carrier(() =>
+      provider.searchAvailableNumbers!({
+        country: "US",
+        ...(query.areaCode ? { areaCode: query.areaCode } : {}),
+        ...(query.region ? { region: query.region } : {}),
+        capabilities: query.capabilities,
+        limit: query.limit,
+      }),
+    );
+    return { items };
+  },
+};
+
+/** Deletes the number and marks its route released (late receipts still find the organization); 404 when it is gone already. */
+async function forget(actor: Actor, number: PhoneNumber): Promise<void> {
+  const phoneNumberId = number.id;
+  const now = nowIso();
+  try {
+    await transact([
+      {
+        Delete: {
+          Key: keys.phoneNumber(actor.organizationId, phoneNumberId),
+          ConditionExpression: "attribute_exists(pk)",
+        },
+      },
+      {
+        Update: {
+          Key: keys.numberRoute(number.phoneNumber),
+          UpdateExpression: "SET releasedAt = :now",
+          ConditionExpression: "organizationId = :org AND phoneNumberId = :id",
+          ExpressionAttributeValues: { ":now": now, ":org": actor.organizationId, ":id": phoneNumberId },
+        },
+      },
+    ]);
+  } catch (error) {
+    if (error instanceof TransactionConditionFailed) throw new NotFoundError("Phone number", phoneNumberId);
+    throw error;
+  }
+}
+
+/**
+ * Releases the number at the carrier before it is forgotten here, so it is
+ * truly out of use; a carrier that fails answers 502 and the number stays
+ * (the DELETE can be repeated). Numbers registered before carriers were
+ * wired (no carrier id) have nothing to release.
+ */
+async function releaseAtCarrier(organizationId: string, phoneNumberId: string): Promise<void> {
+  const { Item } = await table.get({ Key: keys.phoneNumber(organizationId, phoneNumberId) });
+  const providerNumberId = Item?.providerNumberId as string | undefined;
+  const provider = Item?.provider ? providerByName(String(Item.provider)) : undefined;
+  if (!providerNumberId || !provider?.releaseNumber) return;
+  await carrier(() => provider.releaseNumber!(providerNumberId));
+}
+
+/** A purchase or registration the carrier refused after the number was stored: forgotten again, its fee refunded. */
+async function undoAdd(actor: Actor, number: PhoneNumber, fee: string): Promise<void> {
+  await forget(actor, number);
+  if (Money.compare(fee, "0") > 0) await Billing.adjust(actor.organizationId, fee, `Refund: ${number.phoneNumber} could not be set up at the carrier`);
+}
+
+/** The carrier that buys and holds the organization's numbers (its provider); it must support number operations. */
+async function numberProvider(organizationId: string): Promise<ProviderPort & Required<Pick<ProviderPort, "searchAvailableNumbers" | "buyNumber" | "findOwnedNumber" | "configureNumber" | "releaseNumber">>> {
+  const provider = await carrier(() => organizationProvider(organizationId));
+  if (!provider.searchAvailableNumbers || !provider.buyNumber || !provider.findOwnedNumber || !provider.configureNumber || !provider.releaseNumber) {
+    throw new CarrierUnavailableError(`The ${provider.name} provider cannot manage numbers.`);
+  }
+  return provider as Awaited<ReturnType<typeof numberProvider>>;
+}
+
+/** Where the carrier sends a number's inbound messages and calls. */
+function numberWebhooks(provider: string): NumberWebhooks {
+  const base = `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}`;
+  return { smsUrl: `${base}/messages/inbound`, voiceUrl: `${base}/calls/inbound`, voiceStatusCallbackUrl: `${base}/calls/status` };
+}
+
+/**
+ * A carrier request on behalf of an API call: a refusal of the number itself
+ * (taken meanwhile, not available) is a 409; the carrier failing or refusing
+ * us (down, credentials) is a 502. Nothing here is retried blindly.
+ */
+async function carrier<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    if (error.kind === "permanent" && error.details.httpStatus !== undefined && error.details.httpStatus < 500 && error.details.httpStatus !== 401 && error.details.httpStatus !== 403) {
+      throw new ConflictError(`The carrier refused the number: ${error.message} (${error.code}).`);
+    }
+    throw new CarrierUnavailableError(`The carrier could not complete the request: ${error.message} (${error.code}). Nothing was changed; try again.`);
+  }
+}

@@ -1,0 +1,18 @@
+import * as v from "valibot";
+import { timestamp } from "#core/shared/ids";
+
+// Apart from phone-numbers.ts so that what describes a number (the webhook catalogue, the contract) does not bundle
+// the carriers and billing that buying one needs.
+
+/** A number the organization owns. */
+export const PhoneNumberSchema = v.object({
+  id: v.string(),
+  phoneNumber: v.string(),
+  friendlyName: v.nullable(v.string()),
+  capabilities: v.array(v.string()),
+  areaCode: v.nullable(v.string()),
+  lastUsedAt: v.nullable(timestamp),
+  createdAt: timestamp,
+  modifiedAt: v.nullable(timestamp),
+});
+export type PhoneNumber = v.InferOutput<typeof PhoneNumberSchema>;

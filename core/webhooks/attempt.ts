@@ -1,0 +1,115 @@
+import { conditionally, table } from "#core/db/items";
+import { keys } from "#core/db/keys";
+import { envelope, publishAll } from "#core/queue/events";
+import { nowIso } from "#core/shared/ids";
+import { retryScheduleSeconds, webhooksConfig } from "#core/webhooks/config";
+import type { Trigger } from "#core/webhooks/delivery-log";
+import { backstopMs, dueShards } from "#core/webhooks/due-retries";
+import { WebhookEndpoints } from "#core/webhooks/endpoints";
+import { WebhookDeliver, type DeliverMessage } from "#core/webhooks/queue";
+import { logAttempt, send } from "#core/webhooks/send";
+
+// The delivery consumer sends a stored payload (undici) and never builds one: apart from fan-out.ts.
+
+/** One attempt to send one message to one endpoint; redelivered queue messages of the same attempt are recognised. */
+export const maxAttempts = retryScheduleSeconds.length + 1;
+/** A claimed attempt older than this is taken over by a redelivered message (the worker died mid-send). */
+const leaseMs = webhooksConfig.attemptTimeoutMs * 3;
+
+/** Attempts of deliveries, one per queue message. */
+export const DeliveryAttempts = {
+  /** One attempt: claim it, send it signed, log it, then finish the delivery or schedule the next attempt. */
+  async deliver(organizationId: string, message: DeliverMessage): Promise<void> {
+    const delivery = await claim(organizationId, message);
+    if (!delivery) return;
+    const endpoint = await WebhookEndpoints.stored(organizationId, message.endpointId);
+    const payload = String(delivery.payload);
+    const eventType = String(delivery.eventType);
+    const trigger = String(delivery.trigger) as Trigger;
+    if (!endpoint) return void (await finish(organizationId, message, "Failed", "The endpoint was deleted."));
+    if (!endpoint.enabled && trigger !== "Test") {
+      await logAttempt(organizationId, message, { eventType, trigger, succeeded: false, errorKind: "EndpointDisabled", errorMessage: "The endpoint is disabled; replay once it is re-enabled." });
+      return void (await finish(organizationId, message, "Failed", "The endpoint is disabled."));
+    }
+    const outcome = await send(endpoint, message.messageId, payload);
+    const attemptedAt = nowIso();
+    if (outcome.succeeded) {
+      await logAttempt(organizationId, message, { eventType, trigger, ...outcome });
+      await WebhookEndpoints.recordSuccess(organizationId, endpoint, attemptedAt);
+      return void (await finish(organizationId, message, "Delivered"));
+    }
+    const disabled = await WebhookEndpoints.recordFailure(organizationId, endpoint.id, attemptedAt, outcome.httpStatus === 410);
+    const retryAt = !disabled && message.attempt < maxAttempts ? new Date(Date.now() + retryDelayMs(message.attempt)) : undefined;
+    await logAttempt(organizationId, message, { eventType, trigger, ...outcome, nextAttemptAt: retryAt?.toISOString() ?? null });
+    if (!retryAt) return void (await finish(organizationId, message, "Failed", disabled ? "The endpoint was disabled." : `No success after ${message.attempt} attempts.`));
+    await scheduleRetry(organizationId, { ...message, attempt: message.attempt + 1 }, retryAt);
+  },
+
+  /** The queue gave up on a message (it kept failing inside our own code): the attempt is logged as failed, the delivery ends. */
+  async abandon(organizationId: string, message: DeliverMessage, error: unknown): Promise<void> {
+    const { Item } = await table.get({ Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId) });
+    if (!Item || Item.status !== "Pending" || Item.generation !== message.generation) return;
+    await logAttempt(organizationId, message, {
+      eventType: String(Item.eventType),
+      trigger: String(Item.trigger) as Trigger,
+      succeeded: false,
+      errorKind: "Internal",
+      errorMessage: `Delivery gave up: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500),
+    });
+    // The attempt that last claimed it (the given one, or the previous one when the given one never got claimed).
+    await finish(organizationId, { ...message, attempt: Number(Item.attempts) }, "Failed", "Internal error.");
+  },
+};
+
+/** Backoff with ±20 % jitter: the stage's scale times the schedule's delay after `attempt`. */
+function retryDelayMs(attempt: number): number {
+  const base = retryScheduleSeconds[Math.min(attempt, retryScheduleSeconds.length) - 1]! * 1000 * webhooksConfig.retryScale;
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+/** Claims attempt `n` of the delivery's current round: once, unless the worker that claimed it died (lease expired). */
+async function claim(organizationId: string, message: DeliverMessage): Promise<Record<string, unknown> | undefined> {
+  const now = Date.now();
+  const claimed = await conditionally(
+    table.update({
+      Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId),
+      UpdateExpression: "SET attempts = :attempt, leaseUntil = :lease REMOVE gsi3pk, gsi3sk",
+      ConditionExpression: "#status = :pending AND generation = :generation AND (attempts < :attempt OR (attempts = :attempt AND leaseUntil < :now))",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: { ":pending": "Pending", ":generation": message.generation, ":attempt": message.attempt, ":lease": now + leaseMs, ":now": now },
+      ReturnValues: "ALL_NEW",
+    }),
+  );
+  return claimed?.Attributes;
+}
+
+async function finish(organizationId: string, message: DeliverMessage, status: "Delivered" | "Failed", reason?: string): Promise<void> {
+  // No write when a replay started a new round meanwhile: that round decides.
+  await conditionally(
+    table.update({
+      Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId),
+      UpdateExpression: `SET #status = :status, finishedAt = :now${reason ? ", reason = :reason" : ""} REMOVE leaseUntil, gsi3pk, gsi3sk`,
+      ConditionExpression: "generation = :generation AND attempts = :attempt",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: { ":status": status, ":now": nowIso(), ":generation": message.generation, ":attempt": message.attempt, ...(reason ? { ":reason": reason } : {}) },
+    }),
+  );
+}
+
+/**
+ * The next attempt is in the due index (at its time when further than an SQS delay allows, else as a backstop a
+ * few minutes later) before a short wait is published with a delay, so a lost message still gets its retry.
+ */
+async function scheduleRetry(organizationId: string, next: DeliverMessage, at: Date): Promise<void> {
+  const delayMs = at.getTime() - Date.now();
+  const viaQueue = delayMs <= 900_000;
+  const dueAt = new Date(viaQueue ? at.getTime() + backstopMs : at.getTime()).toISOString();
+  const shard = parseInt(next.messageId.slice(-1), 36) % dueShards.length || 0;
+  const due = keys.dueWebhookDelivery(shard, dueAt, organizationId, next.endpointId, next.messageId);
+  await table.update({
+    Key: keys.webhookDelivery(organizationId, next.endpointId, next.messageId),
+    UpdateExpression: "SET gsi3pk = :gsi3pk, gsi3sk = :gsi3sk, nextAttempt = :attempt, nextAttemptAt = :at",
+    ExpressionAttributeValues: { ":gsi3pk": due.gsi3pk, ":gsi3sk": due.gsi3sk, ":attempt": next.attempt, ":at": at.toISOString() },
+  });
+  if (viaQueue) await publishAll([{ envelope: envelope(WebhookDeliver, organizationId, next), delaySeconds: Math.floor(delayMs / 1000) }]);
+}

@@ -1,0 +1,42 @@
+import { conditionally, table } from "#core/db/items";
+import { dueEntries } from "#core/db/due";
+import { keys } from "#core/db/keys";
+import { envelope, publishAll, type Envelope } from "#core/queue/events";
+import { WebhookDeliver } from "#core/webhooks/queue";
+
+// The schedule only re-publishes due retries: apart from attempt.ts, so it bundles neither sending nor payloads.
+
+/** Retries re-published with an SQS delay are also in the due index this much later, in case the message is lost. */
+export const backstopMs = 5 * 60 * 1000;
+export const dueShards = [0, 1, 2, 3] as const;
+
+/** The schedule of webhook retries. */
+export const DueRetries = {
+  /**
+   * Schedule: retries whose time has come (long waits, or a lost delayed message) are published again; the attempt's
+   * claim removes the entry, so an entry still there a backstop later is published once more.
+   */
+  async publishDue(now = new Date(), organizationId?: string): Promise<number> {
+    const messages: Envelope[] = [];
+    const partitions = dueShards.map((shard) => keys.dueWebhookDelivery(shard, "", "", "", "").gsi3pk);
+    for await (const entry of dueEntries(partitions, now.toISOString(), organizationId)) {
+      const [endpointId = "", messageId = ""] = entry.id.split(":");
+      // Claimed by moving the entry a backstop later (not removing it): if the publish below is lost, it fires again.
+      const later = keys.dueWebhookDelivery(0, new Date(now.getTime() + backstopMs).toISOString(), entry.organizationId, endpointId, messageId).gsi3sk;
+      const claimed = await conditionally(
+        table.update({
+          Key: keys.webhookDelivery(entry.organizationId, endpointId, messageId),
+          UpdateExpression: "SET gsi3sk = :later",
+          ConditionExpression: "gsi3sk = :seen",
+          ExpressionAttributeValues: { ":seen": entry.seen, ":later": later },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      if (!claimed) continue;
+      const { generation, nextAttempt } = claimed.Attributes!;
+      messages.push(envelope(WebhookDeliver, entry.organizationId, { endpointId, messageId, generation: Number(generation), attempt: Number(nextAttempt) }));
+    }
+    await publishAll(messages.map((message) => ({ envelope: message })));
+    return messages.length;
+  },
+};

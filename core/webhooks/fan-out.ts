@@ -1,0 +1,58 @@
+import { entities } from "#core/db/keys";
+import { toEventRecord } from "#core/events/index";
+import { toLead } from "#core/leads/index";
+import { publishAll, type Envelope } from "#core/queue/events";
+import { pingEventType, webhookTypeOf } from "#core/webhooks/catalogue";
+import { createDelivery } from "#core/webhooks/delivery-log";
+import { WebhookEndpoints, type StoredEndpoint } from "#core/webhooks/endpoints";
+import { eventPayload, leadReceivedPayload, type WebhookPayload } from "#core/webhooks/payloads";
+
+// The fan-out consumer builds payloads (reading every kind of resource) but never sends: apart from attempt.ts.
+
+/** Table stream items become deliveries. */
+export const WebhookFanOut = {
+  /**
+   * New table items from the stream (events, and leads for `lead.received`) become one delivery per enabled endpoint
+   * that takes their type. Safe to run again on the same items: a delivery already sent is not sent again.
+   */
+  async fanOut(items: Record<string, unknown>[]): Promise<void> {
+    const byOrganization = new Map<string, Record<string, unknown>[]>();
+    for (const item of items) {
+      const organizationId = String(item.organizationId ?? "");
+      byOrganization.set(organizationId, [...(byOrganization.get(organizationId) ?? []), item]);
+    }
+    const messages: Envelope[] = [];
+    for (const [organizationId, organizationItems] of byOrganization) {
+      if (!organizationId) continue;
+      const endpoints = (await WebhookEndpoints.all(organizationId)).filter((endpoint) => endpoint.enabled);
+      if (endpoints.length === 0) continue;
+      for (const item of organizationItems) {
+        const payload = await payloadOfItem(organizationId, item, endpoints);
+        if (!payload) continue;
+        for (const endpoint of endpoints) {
+          if (payload.type !== pingEventType && !WebhookEndpoints.accepts(endpoint, payload.type)) continue;
+          const queued = await createDelivery(organizationId, endpoint.id, payload, "Event");
+          if (queued) messages.push(queued);
+        }
+      }
+    }
+    await publishInParallel(messages);
+  },
+};
+
+/** Publishes SQS batches of ten side by side (a fan-out of a full stream batch is hundreds of messages). */
+async function publishInParallel(messages: Envelope[]): Promise<void> {
+  const chunks = Array.from({ length: Math.ceil(messages.length / 10) }, (_, index) => messages.slice(index * 10, index * 10 + 10));
+  await Promise.all(chunks.map((chunk) => publishAll(chunk.map((message) => ({ envelope: message })))));
+}
+
+async function payloadOfItem(organizationId: string, item: Record<string, unknown>, endpoints: StoredEndpoint[]): Promise<WebhookPayload | undefined> {
+  if (item.entity === entities.lead) {
+    return endpoints.some((endpoint) => WebhookEndpoints.accepts(endpoint, "lead.received")) ? leadReceivedPayload(toLead(item)) : undefined;
+  }
+  if (item.entity !== entities.event) return undefined;
+  const event = toEventRecord(item);
+  const type = webhookTypeOf(event.eventType);
+  if (!type || !endpoints.some((endpoint) => WebhookEndpoints.accepts(endpoint, type))) return undefined;
+  return eventPayload(organizationId, type, event);
+}
