@@ -55,7 +55,7 @@ describe("status callbacks", () => {
     await addNumber(org);
     const accepted = await send(org, { to: magic("09"), body: "out of order" });
     const delivered = await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered");
-    await sleep(300); // the late "sent" callback has arrived by now
+    await sleep(400); // the late "sent" callback (125 ms after the delivered one, at the tests' delay scale) has arrived by now
     const after = await waitForMessage(org, accepted.body.id, () => true);
     expect(after.status).toBe("Delivered");
     expect(after.deliveredAt).toBe(delivered.deliveredAt);

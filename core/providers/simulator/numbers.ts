@@ -104,9 +104,10 @@ export const MESSAGE_SCENARIOS: Readonly<Record<string, MessageScenario>> = {
   "09": {
     name: "OutOfOrder",
     description: "The delivered callback arrives before the sent callback.",
+    // The sent callback trails by 250 ms (not 100): a busy receiver handling the delivered one must not finish after it.
     callbacks: [
       { status: "Delivered", afterMs: d.sent },
-      { status: "Sent", afterMs: d.delivered },
+      { status: "Sent", afterMs: d.sent + 250 },
     ],
   },
   "10": {
