@@ -1,6 +1,6 @@
 import { decodeTime } from "ulid";
 import { leadCountingFacts } from "#core/leads/facts";
-import { table } from "#core/db/items";
+import { conditionally, getItems, table } from "#core/db/items";
 import { TransactionConditionFailed, transact, type TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import type { EventRecord } from "#core/events/index";
@@ -67,6 +67,9 @@ async function countForOrganization(organizationId: string, events: EventRecord[
   await countFacts(organizationId, facts.filter((fact): fact is Fact => fact !== undefined));
   // Responses after the leads of the same batch are counted (a response needs its lead's per-lead item).
   for (const { effect } of effects) if (effect.response) await countResponse(organizationId, effect.response);
+  // Leads answered while they were still being processed: their response waited for the lead to be counted.
+  const created = effects.flatMap(({ effect }) => (effect.leadCreated ? [effect.leadCreated.leadId] : []));
+  for (const early of await earlyResponses(organizationId, created)) await countResponse(organizationId, early);
   const firstSourcedLead = effects.find(({ event, effect }) => effect.leadCreated && event.sourceId)?.event;
   const firstDelivery = effects.find(({ effect }) => effect.delivered)?.event;
   await Promise.all([
@@ -84,7 +87,7 @@ async function factOf(organizationId: string, event: EventRecord, effect: EventE
   }
   const own: Addition[] = Object.values(counters).some((amount) => amount !== 0) ? [{ at: Date.parse(event.createdAt), counters }] : [];
   if (effect.leadCreated) {
-    const lead = await leadFact(organizationId, effect.leadCreated.leadId, false);
+    const lead = await leadFact(organizationId, effect.leadCreated.leadId);
     if (lead) return { marker: lead.marker, additions: [...lead.additions, ...own] };
   }
   if (own.length === 0) return undefined;
@@ -96,10 +99,13 @@ async function factOf(organizationId: string, event: EventRecord, effect: EventE
   return { marker: { Put: { Item: marker, ConditionExpression: "attribute_not_exists(pk)" } }, additions: own };
 }
 
-/** A lead counted once (its per-lead item is the marker); undefined when the lead is gone, or not processed when `processedOnly`. */
-async function leadFact(organizationId: string, leadId: string, processedOnly: boolean): Promise<Fact | undefined> {
+/** A lead counted once (its per-lead item is the marker); undefined when the lead is gone. */
+async function leadFact(organizationId: string, leadId: string): Promise<Fact | undefined> {
   const facts = await leadCountingFacts(organizationId, leadId);
-  if (!facts || (processedOnly && facts.processingStatus !== "Processed")) return undefined;
+  return facts && leadFactOf(organizationId, leadId, facts);
+}
+
+function leadFactOf(organizationId: string, leadId: string, facts: { sourceId: string | null; price: string | undefined }): Fact {
   const lead = { leadId, sourceId: facts.sourceId, priceUnits: toUnits(facts.price) };
   return {
     marker: { Put: { Item: leadItem(organizationId, lead), ConditionExpression: "attribute_not_exists(pk)" } },
@@ -161,23 +167,38 @@ async function countFacts(organizationId: string, facts: Fact[]): Promise<void> 
  * concurrent rewrite fails the version check and the whole transaction is
  * retried from a fresh read. Stream shards are read in parallel, so a response
  * can arrive before its LeadCreated event: a processed lead not counted yet is
- * counted first (its per-lead item makes the later LeadCreated add nothing).
+ * counted first (its per-lead item makes the later LeadCreated add nothing). A
+ * lead can even be answered before it is processed (a message sent to a Pending
+ * lead): the response is then kept as the lead's early response, which the
+ * LeadCreated counting picks up, and the earliest of it and any later response
+ * is the lead's first.
  */
 async function countResponse(organizationId: string, response: { leadId: string; at: number }): Promise<void> {
   const key = keys.analyticsLead(organizationId, response.leadId);
   let leadCounted = false;
+  let keptEarly = false;
   for (let attempt = 1; ; attempt++) {
-    const { Item } = await table.get({ Key: key, ConsistentRead: true });
+    const stored = await getItems([key, keys.analyticsEarlyResponse(organizationId, response.leadId)], { consistent: true });
+    const Item = stored.find((item) => item.sk === key.sk);
+    const early = stored.find((item) => item.sk !== key.sk);
     if (!Item && !leadCounted) {
-      const lead = await leadFact(organizationId, response.leadId, true);
-      if (!lead) return;
-      await countFacts(organizationId, [lead]);
+      const facts = await leadCountingFacts(organizationId, response.leadId);
+      if (!facts) return;
+      if (facts.processingStatus !== "Processed") {
+        if (keptEarly) return;
+        await keepEarlyResponse(organizationId, response);
+        // Read again: the lead may have been processed and counted meanwhile, before its counting could see this response.
+        keptEarly = true;
+        continue;
+      }
+      await countFacts(organizationId, [leadFactOf(organizationId, response.leadId, facts)]);
       leadCounted = true;
       continue;
     }
     if (!Item || Item.respondedAt) return;
     const createdAt = decodeTime(response.leadId);
-    const seconds = responseSecondsOf(createdAt, response.at);
+    const at = early ? Math.min(response.at, Date.parse(String(early.respondedAt))) : response.at;
+    const seconds = responseSecondsOf(createdAt, at);
     const counters = responseCounters(Item.sourceId as string | null, seconds);
     const histogramPart = Object.fromEntries(Object.entries(counters).filter(([name]) => isHistogram(name)));
     const histograms = await Promise.all(
@@ -196,7 +217,7 @@ async function countResponse(organizationId: string, response: { leadId: string;
             Key: key,
             UpdateExpression: "SET respondedAt = :at, responseSeconds = :seconds",
             ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(respondedAt)",
-            ExpressionAttributeValues: { ":at": new Date(response.at).toISOString(), ":seconds": seconds },
+            ExpressionAttributeValues: { ":at": new Date(at).toISOString(), ":seconds": seconds },
           },
         },
         ...updates,
@@ -207,6 +228,34 @@ async function countResponse(organizationId: string, response: { leadId: string;
       if (error.failedIndexes.includes(0) || attempt >= 10) return;
     }
   }
+}
+
+/** Keeps the earliest response to a lead not processed yet (a later one leaves it as it is). */
+async function keepEarlyResponse(organizationId: string, response: { leadId: string; at: number }): Promise<void> {
+  const respondedAt = new Date(response.at).toISOString();
+  await conditionally(
+    table.update({
+      Key: keys.analyticsEarlyResponse(organizationId, response.leadId),
+      UpdateExpression: "SET #entity = :entity, respondedAt = :at, expiresAt = :expiresAt",
+      ConditionExpression: "attribute_not_exists(respondedAt) OR respondedAt > :at",
+      ExpressionAttributeNames: { "#entity": "entity" },
+      ExpressionAttributeValues: {
+        ":entity": entities.analyticsEarlyResponse,
+        ":at": respondedAt,
+        ":expiresAt": Math.floor(Date.now() / 1000) + markerTtlSeconds,
+      },
+    }),
+  );
+}
+
+/** The early responses kept for these just-counted leads, read after their per-lead items were written (so none is missed). */
+async function earlyResponses(organizationId: string, leadIds: string[]): Promise<{ leadId: string; at: number }[]> {
+  if (leadIds.length === 0) return [];
+  const found = await getItems(
+    leadIds.map((leadId) => keys.analyticsEarlyResponse(organizationId, leadId)),
+    { consistent: true },
+  );
+  return found.map((item) => ({ leadId: String(item.sk).slice(keys.analyticsEarlyResponse(organizationId, "").sk.length), at: Date.parse(String(item.respondedAt)) }));
 }
 
 /** Milestones this warm instance has written: first-time values never change, so each is written once per instance. */

@@ -66,6 +66,8 @@ export async function backfill(organizationId: string, events: EventRecord[], lo
     mergeCounters(minutes.get(minute) ?? minutes.set(minute, {}).get(minute)!, counters);
   };
   const leads = new Map<string, ReturnType<typeof leadItem> & { respondedAt?: string; responseSeconds?: number }>();
+  /** Lead id → the time of its earliest response. */
+  const firstResponses = new Map<string, number>();
   const ordered = [...events].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   for (const event of ordered) {
     const effect = effectOf(event);
@@ -78,13 +80,18 @@ export async function backfill(organizationId: string, events: EventRecord[], lo
       leads.set(created.leadId, leadItem(organizationId, { leadId: created.leadId, ...known }));
       add(decodeTime(created.leadId), leadCounters(known.sourceId, known.priceUnits));
     }
-    const lead = effect.response ? leads.get(effect.response.leadId) : undefined;
-    if (effect.response && lead && !lead.respondedAt) {
-      const createdAt = decodeTime(lead.leadId);
-      const seconds = responseSecondsOf(createdAt, effect.response.at);
-      Object.assign(lead, { respondedAt: new Date(effect.response.at).toISOString(), responseSeconds: seconds });
-      add(createdAt, responseCounters(lead.sourceId, seconds));
-    }
+    const response = effect.response;
+    const earliest = response && firstResponses.get(response.leadId);
+    if (response && (earliest === undefined || response.at < earliest)) firstResponses.set(response.leadId, response.at);
+  }
+  // A lead's first response is its earliest, even one sent before the lead was processed (before its LeadCreated).
+  for (const [leadId, at] of firstResponses) {
+    const lead = leads.get(leadId);
+    if (!lead) continue;
+    const createdAt = decodeTime(leadId);
+    const seconds = responseSecondsOf(createdAt, at);
+    Object.assign(lead, { respondedAt: new Date(at).toISOString(), responseSeconds: seconds });
+    add(createdAt, responseCounters(lead.sourceId, seconds));
   }
   const hours = rollUp(minutes, floorHour);
   const days = rollUp(hours, floorDay);

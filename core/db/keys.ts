@@ -89,6 +89,7 @@ export const entities = {
   analyticsUnread: "AnalyticsUnread",
   analyticsMilestones: "AnalyticsMilestones",
   analyticsCounted: "AnalyticsCounted",
+  analyticsEarlyResponse: "AnalyticsEarlyResponse",
   webhookEndpoint: "WebhookEndpoint",
   webhookDelivery: "WebhookDelivery",
   webhookAttempt: "WebhookAttempt",

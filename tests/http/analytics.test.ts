@@ -4,9 +4,12 @@ import { toUnits } from "#core/analytics/counters";
 import { Analytics } from "#core/analytics/index";
 import { floorWeek } from "#core/analytics/range";
 import { toEventRecord } from "#core/events/index";
-import { ulid } from "ulid";
+import { decodeTime, ulid } from "ulid";
+import { systemActor } from "#core/auth/actor";
+import { leadItem, Leads, type Lead } from "#core/leads/index";
+import { queueStoredLeads } from "#core/leads/outbox";
 import { addNumber, createLead, events, randomNumber, send, sleep, textFrom, waitForMessage } from "#tests/helpers/messaging";
-import { intakeByBody, newSource, uniquePhone, waitForLead, type TestSource } from "#tests/helpers/leads";
+import { intakeByBody, newSource, storeUnqueuedLead, uniquePhone, waitForLead, type TestSource } from "#tests/helpers/leads";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 const hour = 3600_000;
@@ -134,8 +137,11 @@ describe("GET /analytics/my from real data", () => {
     await addNumber(org);
     const source = await newSource(org, { defaultPrice: "3.25" });
     const leads = [await sourcedLead(org, source), await sourcedLead(org, source), await waitForLead(org, (await createLead(org, uniquePhone())).id)];
-    for (const lead of leads.slice(0, 2)) await waitForMessage(org, (await send(org, { leadId: lead.id, body: "Hello" })).body.id);
-    const live = await reportWhen(org, {}, (r) => r.summary.smsSent === 2 && r.responseMetrics.respondedLeads === 2 && r.summary.usageSpend !== "0.0000");
+    const messages = [];
+    for (const lead of leads.slice(0, 2)) messages.push(await waitForMessage(org, (await send(org, { leadId: lead.id, body: "Hello" })).body.id));
+    // Every figure counted live before the copy is compared: both charges too (each Delivered event is counted in its own batch).
+    const spend = (messages.reduce((sum, message) => sum + Math.round(Number(message.billableAmount) * 10_000), 0) / 10_000).toFixed(4);
+    const live = await reportWhen(org, {}, (r) => r.summary.smsSent === 2 && r.responseMetrics.respondedLeads === 2 && r.summary.usageSpend === spend);
 
     applyStackEnv();
     const byId = new Map(leads.map((lead) => [lead.id, { sourceId: lead.sourceId, priceUnits: toUnits(lead.metadata.price) }]));
@@ -160,6 +166,38 @@ describe("GET /analytics/my from real data", () => {
       expect(expected.smsSent).toBe(2);
       expect(figures((await analytics(copy, range)).body)).toEqual(expected);
     }
+  });
+
+  it("counts a response sent while the lead was still being processed once the lead is counted, live and by backfill alike", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    applyStackEnv();
+    // A lead stored as intake stores it, but held Pending: the intake outbox does not queue it until the test does.
+    const template = (await Leads.intake(systemActor(org.organizationId), { contact: { email: `early-${ulid()}@example.com` } }, { channel: "Api" })).lead;
+    await waitForLead(org, template.id);
+    const held: Lead = { ...template, id: ulid(), createdAt: new Date().toISOString(), processingStatus: "Pending", contact: { ...template.contact, email: null, phone: { number: uniquePhone(), type: null, countryCode: "US" } } };
+    await storeUnqueuedLead(leadItem(org.organizationId, held));
+
+    const message = await waitForMessage(org, (await send(org, { leadId: held.id, body: "Thanks, calling you in a minute" })).body.id);
+    expect(message.status).toBe("Delivered");
+    // The send is counted (and its response kept) while the lead is not: a Pending lead is no lead of the report yet.
+    const before = await reportWhen(org, {}, (r) => r.summary.smsSent === 1 && r.summary.usageSpend === Number(message.billableAmount).toFixed(4));
+    expect(before.summary.leads).toBe(1);
+    expect(before.responseMetrics.respondedLeads).toBe(0);
+
+    await queueStoredLeads([{ organizationId: org.organizationId, id: held.id }]);
+    expect((await waitForLead(org, held.id)).processingStatus).toBe("Processed");
+    const after = await reportWhen(org, {}, (r) => r.summary.leads === 2 && r.responseMetrics.respondedLeads === 1);
+    const seconds = Math.floor((Date.parse(message.sentAt ?? message.sendingStartedAt) - decodeTime(held.id)) / 1000);
+    expect(after.summary).toMatchObject({ averageResponseMinutes: Math.round((seconds / 60) * 100) / 100, respondedWithinFiveMinutesPercent: 50 });
+
+    // Backfill reads the same events in time order, where the response comes before its LeadCreated: the same figures.
+    const copy = await newOrganization();
+    const byId = new Map([template, held].map((lead) => [lead.id, { sourceId: null, priceUnits: 0 }]));
+    await backfill(copy.organizationId, await events(org), { lead: (leadId) => byId.get(leadId), callSeconds: () => 0 });
+    const range = wholeHours(Date.parse(after.range.endAt) - hour);
+    const responses = (r: any) => ({ ...r.responseMetrics, unreadMessages: 0 });
+    expect(responses((await analytics(copy, range)).body)).toEqual(responses((await analytics(org, range)).body));
   });
 
   it("compares with the previous period of the same length", async () => {
@@ -301,9 +339,15 @@ describe("GET /analytics/my/export", () => {
     const org = await newOrganization();
     const number = await addNumber(org);
     const lead = await createLead(org, uniquePhone());
-    await waitForMessage(org, (await send(org, { leadId: lead.id, body: "Hello" })).body.id);
+    const message = await waitForMessage(org, (await send(org, { leadId: lead.id, body: "Hello" })).body.id);
     await textFrom(randomNumber(), number.phoneNumber, "Hi, is this the insurance place?");
-    const json = await reportWhen(org, { days: "3" }, (r) => r.summary.smsSent === 1 && r.summary.smsReceived === 1 && r.responseMetrics.respondedLeads === 1);
+    // The CSV is read after the JSON: wait until everything is counted, the charge of the Delivered event included.
+    const spend = Number(message.billableAmount).toFixed(4);
+    const json = await reportWhen(
+      org,
+      { days: "3" },
+      (r) => r.summary.smsSent === 1 && r.summary.smsReceived === 1 && r.responseMetrics.respondedLeads === 1 && r.summary.usageSpend === spend,
+    );
     const query = new URLSearchParams({ startAt: json.range.startAt, endAt: json.range.endAt });
     const response = await org.request("GET", `/analytics/my/export?${query}`);
     expect(response.status).toBe(200);
@@ -327,7 +371,7 @@ describe("GET /analytics/my/export", () => {
     expect(total("smsSent")).toBe(json.summary.smsSent);
     expect(total("smsReceived")).toBe(json.summary.smsReceived);
     expect(total("callSeconds")).toBe(json.communicationUsage.callSeconds);
-    const spend = rows.reduce((sum, row) => sum + Math.round(Number(row[column("usageSpend")]) * 10_000), 0);
-    expect(spend).toBe(Math.round(Number(json.summary.usageSpend) * 10_000));
+    const csvSpend = rows.reduce((sum, row) => sum + Math.round(Number(row[column("usageSpend")]) * 10_000), 0);
+    expect(csvSpend).toBe(Math.round(Number(json.summary.usageSpend) * 10_000));
   });
 });
