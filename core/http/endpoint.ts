@@ -11,7 +11,7 @@ import { securityHeaders } from "#core/http/headers";
 import { HttpResponse } from "#core/http/response";
 import { logger, withCorrelationId } from "#core/observability/index";
 import { consumeRateLimit, describePartition, rateLimitPolicy, type RateLimitDecision } from "#core/rate-limit/index";
-import { fingerprint, Idempotency } from "#core/idempotency/index";
+import { fingerprint, Idempotency, type StoredResponse } from "#core/idempotency/index";
 
 type Output<T> = T extends AnySchema ? v.InferOutput<T> : undefined;
 
@@ -57,6 +57,11 @@ interface ChainState {
   params?: unknown;
   /** Set when this request claimed an Idempotency-Key. */
   idempotency?: { organizationId: string; scope: string; key: string };
+  /**
+   * An Idempotency-Key claim running beside the request's reads (`rateLimitWhileReading`): the stored answer when the
+   * key was used before, undefined once claimed. `admitted()` and the handler wait for it.
+   */
+  pendingClaim?: Promise<StoredResponse | undefined>;
 }
 const chainState = new WeakMap<Event, ChainState>();
 const stateOf = (request: { event: Event }): ChainState => {
@@ -77,7 +82,9 @@ export interface EndpointOptions {
   correlationIdOf?: (event: Event) => string | undefined;
   /**
    * The implementation reads before it writes and awaits `admitted()` before its first write, so the rate-limit
-   * write runs in parallel with those reads (one sequential round trip fewer). Safe (GET) operations always do.
+   * write, and then an Idempotency-Key claim, run in parallel with those reads (two sequential round trips fewer with a
+   * key). A key used before answers its stored response and `admitted()` throws, so nothing is written twice. Safe
+   * (GET) operations always count their limit this way.
    */
   rateLimitWhileReading?: boolean;
 }
@@ -106,7 +113,7 @@ export function endpoint<
     .use(authentication(generic, options))
     .use(authorization(generic))
     .use(requestValidation(generic));
-  if (generic.idempotent) chain.use(idempotentReplay());
+  if (generic.idempotent) chain.use(idempotentReplay(options));
   const handler = chain.handler(async (event) => {
       const state = stateOf({ event });
       const input = {
@@ -118,12 +125,15 @@ export function endpoint<
         sourceIp: event.requestContext.http.sourceIp,
         requestId: event.requestContext.requestId,
         event,
-        admitted: () => settleRateLimit(state),
+        admitted: () => settleAdmission(state),
       } as EndpointInput<TAuth, TBody, TQuery, TParams>;
       const outcome = implementation(input);
-      // Its reads may run beside the rate-limit write (safe requests, rateLimitWhileReading): over the limit, the 429 wins.
+      // Its reads may run beside the rate-limit write (safe requests, rateLimitWhileReading): over the limit, the 429
+      // wins; then beside the Idempotency-Key claim: a key used before answers its stored response, whatever the reads found.
       outcome.catch(() => undefined);
       await settleRateLimit(state);
+      const replay = await state.pendingClaim;
+      if (replay) return replayed(replay);
       return toResult(generic, await outcome);
     });
   return requestLog(handler, options);
@@ -290,6 +300,12 @@ async function settleRateLimit(state: ChainState): Promise<void> {
   if (state.pendingRateLimit) applyRateLimit(state, await state.pendingRateLimit);
 }
 
+/** `admitted()`: the rate limit, then the Idempotency-Key claim; a request answered by a stored response writes nothing. */
+async function settleAdmission(state: ChainState): Promise<void> {
+  await settleRateLimit(state);
+  if (await state.pendingClaim) throw new Error("This Idempotency-Key was used before: the request is answered by its stored response.");
+}
+
 /** A valid credential without the operation's permission is a 403. */
 function authorization(operation: AnyOperation): ChainMiddleware {
   return {
@@ -319,15 +335,33 @@ function requestValidation(operation: AnyOperation): ChainMiddleware {
   };
 }
 
+/** A stored response, answered again. */
+function replayed({ status, headers, body }: StoredResponse): Result {
+  return { statusCode: status, headers: { ...headers, "idempotent-replayed": "true" }, body };
+}
+
 /**
  * Honours `Idempotency-Key` on operations that declare `idempotent`: the first
  * request claims the key, a repeat gets the stored answer (see core/idempotency).
  * Only successful answers are stored; a failed request frees its key.
  */
-function idempotentReplay(): ChainMiddleware {
+function idempotentReplay(options: EndpointOptions): ChainMiddleware {
   const release = async (request: Request<Event, Result, Error, Context>) => {
     const claim = stateOf(request).idempotency;
     if (claim) await Idempotency.release(claim.organizationId, claim.scope, claim.key);
+  };
+  /** Claims the key once the request is admitted: undefined when claimed, the stored response when it was used before. */
+  const claimKey = async (request: Request<Event, Result, Error, Context>, organizationId: string, key: string): Promise<StoredResponse | undefined> => {
+    const state = stateOf(request);
+    // The claim is a write: only an admitted request makes it (and a replay is answered only within the limit).
+    await settleRateLimit(state);
+    const payload = fingerprint({ query: request.event.rawQueryString ?? "", body: request.event.body ?? "" });
+    const scope = request.event.routeKey;
+    // The claim lasts as long as this invocation can run: a request killed by its timeout frees the key then.
+    const claim = await Idempotency.claim(organizationId, scope, key, payload, { remainingMs: request.context.getRemainingTimeInMillis?.() });
+    if (claim.kind === "replay") return claim.response;
+    state.idempotency = { organizationId, scope, key };
+    return undefined;
   };
   return {
     name: "idempotentReplay",
@@ -336,18 +370,16 @@ function idempotentReplay(): ChainMiddleware {
       const key = request.event.headers?.["idempotency-key"];
       const organizationId = state.credentials?.actor?.organizationId;
       if (!key || !organizationId) return;
-      // The claim is a write: only an admitted request makes it (and a replay is answered only within the limit).
-      await settleRateLimit(state);
-      const payload = fingerprint({ query: request.event.rawQueryString ?? "", body: request.event.body ?? "" });
-      const scope = request.event.routeKey;
-      // The claim lasts as long as this invocation can run: a request killed by its timeout frees the key then.
-      const claim = await Idempotency.claim(organizationId, scope, key, payload, { remainingMs: request.context.getRemainingTimeInMillis?.() });
-      if (claim.kind === "claimed") {
-        state.idempotency = { organizationId, scope, key };
+      const claiming = claimKey(request, organizationId, key);
+      if (options.rateLimitWhileReading) {
+        // The implementation reads first and writes only after `admitted()`: the claim runs beside its reads.
+        state.pendingClaim = claiming;
+        claiming.catch(() => undefined);
         return;
       }
-      const { status, headers, body } = claim.response;
-      request.response = { statusCode: status, headers: { ...headers, "idempotent-replayed": "true" }, body };
+      const stored = await claiming;
+      if (!stored) return;
+      request.response = replayed(stored);
       addRateLimitHeaders(request);
       return request.response;
     },

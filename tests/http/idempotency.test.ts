@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { ulid } from "ulid";
 import { fingerprint, Idempotency } from "#core/idempotency/index";
 import { callEventsOf } from "#tests/helpers/calls";
-import { addNumber, magic, randomNumber } from "#tests/helpers/messaging";
+import { addNumber, createLead, events, magic, randomNumber, waitForMessage } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 const post = (org: TestOrganization, path: string, body: unknown, key: string) => org.request("POST", path, { body, headers: { "idempotency-key": key } });
@@ -24,6 +25,33 @@ describe("Idempotency-Key on every POST that creates something or moves money", 
     expect(replay.body.id).toBe(accepted[0]!.body.id);
     expect((await org.request("GET", "/billing/wallet")).body.reservedAmount).toBe("0.6000");
     expect(new Set((await callEventsOf(org, encodeURIComponent(to))).map((event) => event.callId ?? event.id))).toEqual(new Set([accepted[0]!.body.id]));
+  });
+
+  it("20 parallel POST /messages with one key (the claim runs beside the send's reads) store one message and one event; a refused send frees the key", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const lead = await createLead(org, randomNumber());
+    const key = randomUUID();
+    const attempts = await Promise.all(Array.from({ length: 20 }, () => post(org, "/messages", { leadId: lead.id, body: "Just once" }, key)));
+    expect(attempts.every((attempt) => attempt.status === 202 || attempt.status === 409)).toBe(true);
+    const accepted = attempts.filter((attempt) => attempt.status === 202);
+    expect(accepted.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(accepted.map((attempt) => attempt.body.id)).size).toBe(1);
+    const replay = await post(org, "/messages", { leadId: lead.id, body: "Just once" }, key);
+    expect([replay.status, replay.headers.get("idempotent-replayed"), replay.body.id]).toEqual([202, "true", accepted[0]!.body.id]);
+    expect(replay.headers.get("ratelimit")).toMatch(/r=\d+/);
+    await waitForMessage(org, accepted[0]!.body.id);
+    // One message was stored and sent: the lead's message events all name it, and it was accepted once.
+    const leadEvents = (await events(org, { leadId: lead.id })).filter((event) => event.eventCategory === "Sms");
+    expect(new Set(leadEvents.map((event) => event.relatedEntityId))).toEqual(new Set([accepted[0]!.body.id]));
+    expect(leadEvents.filter((event) => event.eventType === "MessageAccepted")).toHaveLength(1);
+
+    // A send its reads refuse (an unknown lead: 400) stores nothing and frees its key: the same key then sends.
+    const unknownLead = { leadId: ulid(), body: "Hello" };
+    const refusedKey = randomUUID();
+    expect((await post(org, "/messages", unknownLead, refusedKey)).status).toBe(400);
+    expect((await post(org, "/messages", unknownLead, refusedKey)).status).toBe(400);
+    expect((await post(org, "/messages", { to: randomNumber(), body: "Hello" }, refusedKey)).status).toBe(202);
   });
 
   it("phone numbers, suppressions, automations, messages and top-ups replay the first answer for the same key, and refuse another payload with 422", async () => {
