@@ -5,7 +5,7 @@ import { Billing } from "#core/billing/index";
 import { publish } from "#core/queue/events";
 import "#core/leads/index";
 import "#core/automations/runs/queue";
-import { createAutomation, listRuns, readyToText, smsStep, waitForRun, waitForRuns } from "#tests/helpers/automations";
+import { createAutomation, listRuns, readyToText, smsStep, lastRunFinished, waitForAutomation, waitForRun, waitForRuns } from "#tests/helpers/automations";
 import { waitForCall } from "#tests/helpers/calls";
 import { createLead, randomNumber, textFrom, waitForMessage } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
@@ -84,7 +84,7 @@ describe("automation runs: conditions and paths", () => {
     const [run] = await waitForRuns(org, automation.id);
     expect(run).toMatchObject({ status: "Skipped", path: ["t"] });
     expect(run.steps.some((step: any) => step.kind === "Action")).toBe(false);
-    expect((await org.request("GET", `/automations/${automation.id}`)).body.lastRunStatus).toBe("Skipped");
+    expect((await waitForAutomation(org, automation.id, lastRunFinished)).lastRunStatus).toBe("Skipped");
   });
 
   it("passes through a disabled action to the next one", async () => {
