@@ -9,6 +9,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     teardownTimeout: 30_000,
+    // expect.poll waits for asynchronous work (a consumer's write, a page's render): its 1 s default is too short on a
+    // loaded two-core machine. The conditions polled stay exact; only how long they may take grows.
+    expect: { poll: { timeout: 10_000 } },
     // Two cores: the JVM and the local server already run beside the workers.
     pool: "forks",
     maxWorkers: 2,

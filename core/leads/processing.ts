@@ -135,13 +135,18 @@ async function decide(organizationId: string, lead: Lead): Promise<Outcome> {
     if (holder) return { status: "Duplicate", reason: "DuplicateContact", duplicateOfLeadId: holder };
   }
 
+  // A STOP or START the contact texted before this lead was processed (a new lead's consent is null until then) is
+  // the contact's own word: it is kept, never replaced by what the suppression list or the seller's form say.
+  const recorded = recordedKeywordConsent(lead, phone);
   const suppression = phone ? await Suppressions.find(organizationId, phone) : undefined;
   if (suppression) {
     return {
       status: "Processed",
       reason: null,
       compliance: { status: "Blocked", blockedReason: `Suppressed${suppression.reason ? `:${suppression.reason}` : ""}` },
-      consent: { status: "OptedOut", optedOut: true, optOutAt: suppression.createdAt ?? null, optInAt: null, phoneNumber: phone },
+      consent: recorded?.optedOut
+        ? recorded
+        : { status: "OptedOut", optedOut: true, optOutAt: suppression.createdAt ?? null, optInAt: null, phoneNumber: phone },
     };
   }
   // A certified consent form (e.g. TrustedForm/Jornaya URL) from the seller is the opt-in record.
@@ -150,7 +155,7 @@ async function decide(organizationId: string, lead: Lead): Promise<Outcome> {
     status: "Processed",
     reason: null,
     compliance: { status: "Allowed", blockedReason: null },
-    consent: {
+    consent: recorded ?? {
       status: phone ? (granted ? "OptedIn" : "Unknown") : "NoPhone",
       optedOut: false,
       optOutAt: null,
@@ -158,6 +163,13 @@ async function decide(organizationId: string, lead: Lead): Promise<Outcome> {
       phoneNumber: phone,
     },
   };
+}
+
+/** The consent an inbound STOP or START recorded on the pending lead (core/leads/consent.ts), if any. */
+function recordedKeywordConsent(lead: Lead, phone: string | null): Outcome["consent"] {
+  const { smsConsentStatus, smsOptedOut, smsOptOutAt, smsOptInAt, smsConsentPhoneNumber } = lead.metadata;
+  if (smsConsentStatus !== "OptedIn" && smsConsentStatus !== "OptedOut") return undefined;
+  return { status: smsConsentStatus, optedOut: smsOptedOut, optOutAt: smsOptOutAt, optInAt: smsOptInAt, phoneNumber: smsConsentPhoneNumber ?? phone };
 }
 
 /**

@@ -44,7 +44,11 @@ export async function listRuns(org: TestOrganization, automationId: string, body
   return items;
 }
 
-const finished = (run: any) => ["Succeeded", "Failed", "Skipped", "Canceled"].includes(run.status);
+const finalStatuses = ["Succeeded", "Failed", "Skipped", "Canceled"];
+const finished = (run: any) => finalStatuses.includes(run.status);
+
+/** For `waitForAutomation`: the automation notes a finished run (its start noted `Pending`, and then its end). */
+export const lastRunFinished = (automation: any) => finalStatuses.includes(automation.lastRunStatus);
 
 /** Polls the automation's runs until `count` of them satisfy `done` (default: finished). */
 export async function waitForRuns(
@@ -79,3 +83,19 @@ export async function waitForRun(org: TestOrganization, automationId: string, ru
 }
 
 export const smsStep = (run: any) => run.steps.find((step: any) => step.type === "SendSms" && step.output?.messageId);
+
+/**
+ * Polls `GET /automations/{id}` until `done` holds. A run's final status is stored first and noted on its automation
+ * (`lastRunStatus`, `lastRunAt`) just after, so a test that has seen the run end waits for the note.
+ */
+export async function waitForAutomation(org: TestOrganization, automationId: string, done: (automation: any) => boolean, timeoutMs = 15_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  let last: any;
+  while (Date.now() < deadline) {
+    const response = await org.request("GET", `/automations/${automationId}`);
+    last = response.body;
+    if (response.status === 200 && done(last)) return last;
+    await sleep(100);
+  }
+  throw new Error(`automation ${automationId} did not reach the expected state; last: ${JSON.stringify(last)}`);
+}

@@ -142,7 +142,8 @@ describe("A2A agent: discovery and skills", () => {
     // Leads are counted once processing records them (asynchronously): ask until both are in.
     const ask = async () => resultOf(asTask(await send(client, [textPart("How fast did we respond to leads in the last 7 days?")])));
     let answer = await ask();
-    for (let attempt = 0; attempt < 100 && answer.data.summary.leads < 2; attempt++) {
+    // Counted off the table's stream: on a busy machine that can take several seconds.
+    for (const deadline = Date.now() + 40_000; answer.data.summary.leads < 2 && Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       answer = await ask();
     }
@@ -201,7 +202,7 @@ describe("A2A agent: discovery and skills", () => {
     const typesOf = (events: { relatedEntityId?: string; eventType: string }[]) =>
       events.filter((event) => event.relatedEntityId === delivered.id).map((event) => event.eventType);
     let timeline = resultOf(asTask(await send(client, skill("lead-timeline", { leadId: lead.id }))));
-    for (let attempt = 0; attempt < 50 && !typesOf(timeline.data.events).includes("MessageDelivered"); attempt++) {
+    for (const deadline = Date.now() + 15_000; !typesOf(timeline.data.events).includes("MessageDelivered") && Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       timeline = resultOf(asTask(await send(client, skill("lead-timeline", { leadId: lead.id }))));
     }

@@ -83,7 +83,17 @@ describe("analytics windows whose edges fall mid-hour", () => {
     const inputs = busyHours(base);
     await storeEventItems(inputs.map((input) => eventItem(org.organizationId, input).item));
     const all = expected(inputs, base, base + 3 * hour);
-    await reportWhen(org, { startAt: iso(base), endAt: iso(base + 3 * hour) }, (r) => r.summary.smsReceived === all.smsReceived && r.summary.usageSpend === all.usageSpend);
+    // Every event counted, whatever order the stream's batches were counted in: each event type adds to exactly one of these.
+    await reportWhen(
+      org,
+      { startAt: iso(base), endAt: iso(base + 3 * hour) },
+      (r) =>
+        r.summary.smsReceived === all.smsReceived &&
+        r.summary.smsSent === all.smsSent &&
+        r.summary.callsReceived === all.callsReceived &&
+        r.summary.usageSpend === all.usageSpend &&
+        r.communicationUsage.failedOrBlockedSms === all.failedOrBlockedSms,
+    );
 
     // Mid-hour and mid-minute edges: 10:30.5 into the first hour, 47:15.25 into the third.
     const start = base + 10 * minute + 30_500;

@@ -5,7 +5,7 @@ import { Billing } from "#core/billing/index";
 import { publish } from "#core/queue/events";
 import "#core/leads/index";
 import "#core/automations/runs/queue";
-import { createAutomation, listRuns, readyToText, smsStep, waitForRun, waitForRuns } from "#tests/helpers/automations";
+import { createAutomation, listRuns, readyToText, smsStep, lastRunFinished, waitForAutomation, waitForRun, waitForRuns } from "#tests/helpers/automations";
 import { waitForCall } from "#tests/helpers/calls";
 import { createLead, randomNumber, textFrom, waitForMessage } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
@@ -84,7 +84,7 @@ describe("automation runs: conditions and paths", () => {
     const [run] = await waitForRuns(org, automation.id);
     expect(run).toMatchObject({ status: "Skipped", path: ["t"] });
     expect(run.steps.some((step: any) => step.kind === "Action")).toBe(false);
-    expect((await org.request("GET", `/automations/${automation.id}`)).body.lastRunStatus).toBe("Skipped");
+    expect((await waitForAutomation(org, automation.id, lastRunFinished)).lastRunStatus).toBe("Skipped");
   });
 
   it("passes through a disabled action to the next one", async () => {
@@ -308,7 +308,7 @@ describe("automation runs: the other actions", () => {
       name: "Follow up unless replied",
       triggers: [{ id: "t", type: "LeadCreated" }],
       conditionGroups: [{ id: "no-reply", conditions: [{ id: "quiet", type: "HasReplied", operator: "Equals", settings: { value: false } }] }],
-      actions: [sms("first", "Hi {{contact.firstName}}!"), { id: "wait", type: "Wait", settings: { durationSeconds: 4 } }, sms("again", "Still there?")],
+      actions: [sms("first", "Hi {{contact.firstName}}!"), { id: "wait", type: "Wait", settings: { durationSeconds: 10 } }, sms("again", "Still there?")],
       connections: [
         { id: "c1", sourceNodeId: "t", targetNodeId: "first" },
         { id: "c2", sourceNodeId: "first", targetNodeId: "wait" },
@@ -317,10 +317,12 @@ describe("automation runs: the other actions", () => {
       ],
     });
     const [replying, silent] = [randomNumber("212"), randomNumber("212")];
-    await createLead(org, replying);
+    const replyingLead = await createLead(org, replying);
     await createLead(org, silent);
-    const waiting = await waitForRuns(org, automation.id, 2, (run) => run.status === "Waiting");
-    expect(waiting).toHaveLength(2);
+    // The reply must land while the replying lead's run waits: send it as soon as that run waits (waiting for both
+    // runs first let a slow second run eat the first one's wait on a busy machine), and give the wait some margin.
+    const [waiting] = await waitForRuns(org, automation.id, 1, (run) => run.status === "Waiting" && run.leadId === replyingLead.id);
+    expect(waiting).toMatchObject({ currentNodeId: "wait", waitingUntil: expect.any(String) });
     await textFrom(replying, number.phoneNumber, "Yes please call me");
     const runs = await waitForRuns(org, automation.id, 2);
     const paths = runs.map((run) => run.path.join(" "));

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhookSignature } from "#core/automations/definition";
 import { AutomationRuns } from "#core/automations/runs/index";
-import { chain, createAutomation, listRuns, readyToText, smsStep, waitForRun, waitForRuns } from "#tests/helpers/automations";
+import { chain, createAutomation, listRuns, readyToText, smsStep, lastRunFinished, waitForAutomation, waitForRun, waitForRuns } from "#tests/helpers/automations";
 import { callFrom } from "#tests/helpers/calls";
 import { newSource } from "#tests/helpers/leads";
 import { createLead, randomNumber, send, textFrom, waitForMessage } from "#tests/helpers/messaging";
@@ -53,8 +53,8 @@ describe("automation runs: every trigger type end to end", () => {
     expect(step.input.body).toBe("Hi Dana, this is Acme Roofing. Product: our plans");
     const message = await waitForMessage(org, step.output.messageId, (m) => m.status === "Delivered");
     expect(message).toMatchObject({ leadId: lead.id, body: step.input.body, direction: "Outbound" });
-    const stored = await org.request("GET", `/automations/${automation.id}`);
-    expect(stored.body).toMatchObject({ lastRunStatus: "Succeeded", lastRunAt: run.createdAt });
+    const stored = await waitForAutomation(org, automation.id, lastRunFinished);
+    expect(stored).toMatchObject({ lastRunStatus: "Succeeded", lastRunAt: run.createdAt });
     const events = await org.request("POST", "/events/all/my", { body: { pageSize: 100 } });
     const ended = events.body.items.filter((event: any) => event.relatedEntityId === run.id);
     expect(ended).toEqual([expect.objectContaining({ eventType: "AutomationRunSucceeded", eventCategory: "Automation", status: "Succeeded", leadId: lead.id, summary: "t → hello" })]);
@@ -210,7 +210,7 @@ describe("automation runs: signed webhooks", () => {
     expect(health).toMatchObject({ automationCount: 1, executions: 1, successCount: 0, failureCount: 1 });
     expect(health.lastFailure).toMatchObject({ automationId: automation.id, name: automation.name, error: run.error });
     expect(health.failingAutomations).toHaveLength(1);
-    expect((await org.request("GET", `/automations/${automation.id}`)).body.lastRunStatus).toBe("Failed");
+    expect((await waitForAutomation(org, automation.id, lastRunFinished)).lastRunStatus).toBe("Failed");
     const report = (await org.request("GET", "/analytics/my?days=1")).body;
     expect(report.automationHealth.lastFailure).toMatchObject({ automationId: automation.id, name: automation.name, error: run.error });
     expect(report.automationHealth.failingAutomations).toEqual([report.automationHealth.lastFailure]);

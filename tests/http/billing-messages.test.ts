@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Billing } from "#core/billing/index";
 import * as Money from "#core/shared/money";
 import { allLedgerEntries, balanceLess, setAvailableBalance } from "#tests/helpers/billing";
-import { addNumber, events, magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
+import { addNumber, eventsWhen, magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
 
 /** Final and billed: the settlement follows the final status by a moment. */
@@ -24,7 +24,9 @@ describe("billing of messages", () => {
     );
     const wallet = (await org.request("GET", "/billing/wallet")).body;
     expect(wallet).toMatchObject({ balance: expected, reservedAmount: "0.0000" });
-    const delivered = (await events(org)).find((event) => event.eventType === "MessageDelivered" && event.relatedEntityId === message.id);
+    // The event is recorded just after the final status.
+    const isDelivery = (event: any) => event.eventType === "MessageDelivered" && event.relatedEntityId === message.id;
+    const delivered = (await eventsWhen(org, {}, (items) => items.some(isDelivery))).find(isDelivery);
     expect(delivered).toMatchObject({ billingStatus: "Charged", billableAmount: 0.02 });
   });
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Billing } from "#core/billing/index";
+import { fromUnits } from "#core/billing/prices";
+import { storedReservation } from "#core/billing/reservations";
 import * as Money from "#core/shared/money";
 import { allLedgerEntries, balanceLess, setAvailableBalance } from "#tests/helpers/billing";
 import { callEventsOf, callFrom, forwardCalls, postSigned, waitForCall } from "#tests/helpers/calls";
@@ -40,8 +42,12 @@ describe("calls: outbound lifecycle through the simulator", () => {
       userId: org.userIds.owner,
       metadata: { campaign: "spring" },
     });
-    const held = await org.request("GET", "/billing/wallet");
-    expect(held.body.reservedAmount).toBe("0.6000");
+    // The hold taken at placement, read from its record: the wallet's reservedAmount is back to 0 as soon as the call
+    // ends, and this one (scenario 20) can be over before a request sent right after the 202 is answered on a busy
+    // machine. (A live call's hold in the wallet: calls-sweeper's ringing call, and the 50 concurrent calls below.)
+    const hold = await storedReservation(org.organizationId, accepted.body.id);
+    expect(hold).toMatchObject({ reservationId: accepted.body.id, relatedEntityType: "Call" });
+    expect(fromUnits(hold!.amountUnits)).toBe("0.6000");
     const call = await waitForCall(org, accepted.body.id);
     expect(call).toMatchObject({
       status: "Completed",
@@ -56,7 +62,8 @@ describe("calls: outbound lifecycle through the simulator", () => {
       provider: "simulator",
     });
     expect(Date.parse(call.answeredAt)).toBeLessThanOrEqual(Date.parse(call.endedAt));
-    // ringingAt may stay null: the simulator's ringing and answered callbacks can cross, and a late ringing is ignored.
+    // ringingAt is not asserted: a real carrier's ringing and answered callbacks can cross, and a late ringing is ignored
+    // (the simulator posts them in order, each after the previous one was answered).
     const wallet = (await org.request("GET", "/billing/wallet")).body;
     expect(wallet).toMatchObject({ balance: expected, reservedAmount: "0.0000", availableBalance: expected });
     const ledger = await allLedgerEntries(org);
@@ -464,7 +471,8 @@ describe("calls: forwarded inbound calls are billed", () => {
     expect(ledger.filter((entry) => entry.callId === call.id)).toEqual([expect.objectContaining(charge)]);
     expect(Money.toBilling(Money.sum(ledger.map((entry) => entry.amount)))).toBe(wallet.balance);
     const spent = (report: any) => report.summary?.usageSpend === prices.callMinute && report.summary?.callsReceived === 1;
-    expect(await eventually(async () => (await org.request("GET", "/analytics/my")).body, spent)).toSatisfy(spent);
+    // Analytics counts the call off the table's stream (stream poller, then the aggregator): a slower hop than an event.
+    expect(await eventually(async () => (await org.request("GET", "/analytics/my")).body, spent, 40_000)).toSatisfy(spent);
   });
 
   it("a forwarded call nobody answers is charged nothing and its hold is released", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addNumber, createLead, events, randomNumber, send, sleep, waitForMessage } from "#tests/helpers/messaging";
+import { addNumber, createLead, events, eventsWhen, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
 
 describe("POST /events/all/my (endpoint 13)", () => {
@@ -10,6 +10,9 @@ describe("POST /events/all/my (endpoint 13)", () => {
     const lead = await createLead(org, phone);
     const first = await waitForMessage(org, (await send(org, { leadId: lead.id, body: "one" })).body.id);
     const second = await waitForMessage(org, (await send(org, { to: randomNumber(), body: "two" })).body.id);
+    // A message's event is recorded just after its final status: wait for both deliveries' events, so the listings
+    // below (compared with each other) see one settled set of events.
+    await eventsWhen(org, { eventType: "MessageDelivered" }, (items) => items.length === 2);
 
     const all = await org.request("POST", "/events/all/my", { body: {} });
     expect(all.status).toBe(200);
@@ -36,7 +39,6 @@ describe("POST /events/all/my (endpoint 13)", () => {
     expect((await events(org, { conversationId: second.conversationId })).every((event) => event.conversationId === second.conversationId)).toBe(true);
 
     // startAt is inclusive and endAt exclusive, to the millisecond of the second delivery.
-    await sleep(300);
     const deliveries = await events(org, { eventType: "MessageDelivered" });
     const boundary = deliveries.find((event) => event.relatedEntityId === second.id).createdAt;
     expect((await events(org, { endAt: boundary, eventType: "MessageDelivered" })).map((event) => event.relatedEntityId)).toEqual([first.id]);

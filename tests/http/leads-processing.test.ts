@@ -43,7 +43,7 @@ describe("lead processing", () => {
       toPhoneNumber: lead.contact.phone.number,
       createdBy: `source:${source.sourceId}`,
     });
-    await expect.poll(async () => (await storedLead(org.organizationId, lead.id)).triggerPublishedAt, { timeout: 5_000 }).toEqual(expect.any(String));
+    await expect.poll(async () => (await storedLead(org.organizationId, lead.id)).triggerPublishedAt, { timeout: 15_000 }).toEqual(expect.any(String));
   });
 
   it("marks a second lead with the same phone within the window as Duplicate of the first", async () => {
@@ -131,7 +131,7 @@ describe("lead processing", () => {
     const source = await newSource(org);
     const created = await intakeByQuery(source, { Phone: uniquePhone() });
     const lead = await waitForLead(org, created.body.id);
-    await expect.poll(async () => (await storedLead(org.organizationId, lead.id)).triggerPublishedAt, { timeout: 5_000 }).toEqual(expect.any(String));
+    await expect.poll(async () => (await storedLead(org.organizationId, lead.id)).triggerPublishedAt, { timeout: 15_000 }).toEqual(expect.any(String));
     const before = await storedLead(org.organizationId, lead.id);
     await Promise.all([1, 2, 3].map(() => publish(LeadReceived, org.organizationId, { leadId: lead.id })));
     await sleep(2_000);

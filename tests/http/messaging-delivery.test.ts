@@ -2,7 +2,7 @@ import { MessageSend } from "#core/messaging/queue";
 import { describe, expect, inject, it } from "vitest";
 import { twilioSignature } from "#core/providers/twilio/signature";
 import { simulatorAuthToken } from "#core/providers/simulator/adapter";
-import { addNumber, events, magic, randomNumber, send, sleep, waitForMessage } from "#tests/helpers/messaging";
+import { addNumber, events, eventsWhen, magic, randomNumber, send, sleep, waitForMessage } from "#tests/helpers/messaging";
 import { baseUrl, newOrganization } from "#tests/helpers/stack";
 
 
@@ -67,6 +67,9 @@ describe("status callbacks", () => {
     await addNumber(org);
     const accepted = await send(org, { to: magic("10"), body: "twice" });
     await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered");
+    // Each event is recorded just after its status change: wait for both, then give a duplicate the time to show up.
+    const ofThis = (items: any[], type: string) => items.filter((event) => event.relatedEntityId === accepted.body.id && event.eventType === type);
+    await eventsWhen(org, { eventCategory: "Sms" }, (items) => ofThis(items, "MessageDelivered").length > 0 && ofThis(items, "MessageSent").length > 0);
     await sleep(200);
     const mine = (await events(org, { eventCategory: "Sms" })).filter((event) => event.relatedEntityId === accepted.body.id);
     expect(mine.filter((event) => event.eventType === "MessageDelivered")).toHaveLength(1);
@@ -77,7 +80,8 @@ describe("status callbacks", () => {
     const org = await newOrganization();
     const number = await addNumber(org);
     const accepted = await send(org, { to: randomNumber(), body: "replay" });
-    const delivered = await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered");
+    // The provider id is stored just after the hand-off, and the callbacks may overtake that write.
+    const delivered = await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered" && message.providerMessageId !== null);
     const params: [string, string][] = [
       ["MessageSid", delivered.providerMessageId],
       ["MessageStatus", "sent"],
@@ -115,7 +119,8 @@ describe("at-most-once sending", () => {
     const accepted = await send(org, { to: randomNumber(), body: "once" });
     // SQS may deliver a message more than once; here eight copies race the original.
     await Promise.all(Array.from({ length: 8 }, () => publish(MessageSend, org.organizationId, { messageId: accepted.body.id })));
-    const delivered = await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered");
+    // The provider id is stored just after the hand-off, and the callbacks may overtake that write.
+    const delivered = await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered" && message.providerMessageId !== null);
     await sleep(1_000);
     const after = await waitForMessage(org, delivered.id, () => true);
     expect(after).toMatchObject({ status: "Delivered", providerMessageId: delivered.providerMessageId, sendingStartedAt: delivered.sendingStartedAt });

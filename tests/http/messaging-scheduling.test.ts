@@ -102,7 +102,8 @@ describe("scheduled sends", () => {
     const org = await newOrganization();
     await addNumber(org);
     const accepted = await send(org, { to: magic("08"), body: "no receipt" });
-    const sent = await waitForMessage(org, accepted.body.id, (message) => message.status === "Sent");
+    // The sweep asks the carrier by provider id, stored just after the hand-off (the Sent callback may come first).
+    const sent = await waitForMessage(org, accepted.body.id, (message) => message.status === "Sent" && message.providerMessageId !== null);
     expect(await sweepDueMessages({ now: new Date(Date.now() + 71 * 3_600_000), organizationId: org.organizationId })).toMatchObject({ expired: 0 });
     expect(await sweepDueMessages({ now: new Date(Date.now() + 73 * 3_600_000), organizationId: org.organizationId })).toMatchObject({ expired: 1 });
     const unknown = await waitForMessage(org, sent.id, () => true);

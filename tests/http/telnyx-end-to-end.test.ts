@@ -164,8 +164,15 @@ describe("Telnyx end to end: messages", () => {
     expect(suppression).toMatchObject({ phoneNumber: contact, reason: "OptOutKeyword" });
     const blocked = await waitForMessage(org, (await send(org, { to: contact, body: "Still interested?" })).body.id, (message) => ["Blocked", "Delivered", "Failed"].includes(message.status));
     expect(blocked).toMatchObject({ status: "Blocked", complianceAction: "Suppressed" });
-    // Nothing but our STOP confirmation reached Telnyx for that contact.
-    const sends = (await carrierRequests(contact)).filter((request) => request.path === "/v2/messages");
+    // Nothing but our STOP confirmation reached Telnyx for that contact. The confirmation is queued after the
+    // suppression is stored and sent by the queue's consumer, so it may reach Telnyx after the blocked send ended.
+    const sendsTo = async () => (await carrierRequests(contact)).filter((request) => request.path === "/v2/messages");
+    const deadline = Date.now() + 15_000;
+    let sends = await sendsTo();
+    while (sends.length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      sends = await sendsTo();
+    }
     expect(sends.map((request) => (request.body as { text: string }).text)).toEqual([expect.stringMatching(/unsubscribed|opted out|no more/i)]);
   });
 });

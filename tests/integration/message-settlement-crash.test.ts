@@ -16,7 +16,9 @@ async function sentAndHolding(org: TestOrganization) {
   await addNumber(org);
   const accepted = await send(org, { to: magic("08"), body: "crash me" });
   expect(accepted.status).toBe(202);
-  return waitForMessage(org, accepted.body.id, (message) => message.status === "Sent" && message.billingStatus === "Reserved");
+  // With its provider id, stored just after the hand-off (the Sent callback may come first): the receipt timeout ends
+  // a message without one Failed (NotAcceptedByCarrier), not Unknown.
+  return waitForMessage(org, accepted.body.id, (message) => message.status === "Sent" && message.billingStatus === "Reserved" && message.providerMessageId !== null);
 }
 
 /** The carrier's signed status callback, captured instead of posted, to hand to core in this process. */

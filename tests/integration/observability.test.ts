@@ -101,7 +101,8 @@ describe("correlation ids", () => {
     const requestId = created.headers.get("apigw-requestid");
     const leadId = created.body.id;
     let events: Record<string, unknown>[] = [];
-    for (let attempt = 0; attempt < 100 && !events.some((event) => event.eventType === "LeadCreated"); attempt++) {
+    // Intake's hops (outbox stream, queue, consumer) can take several seconds on a busy machine.
+    for (const deadline = Date.now() + 30_000; !events.some((event) => event.eventType === "LeadCreated") && Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const { gsi1pk } = keys.eventsByLead(org.organizationId, leadId);
       events = await queryAll({ index: "eventsByLead", KeyConditionExpression: "gsi1pk = :pk", ExpressionAttributeValues: { ":pk": gsi1pk } });
@@ -118,7 +119,7 @@ describe("correlation ids", () => {
     await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered");
     const { pk, skPrefix } = keys.eventPrefix(org.organizationId);
     let events: Record<string, unknown>[] = [];
-    for (let attempt = 0; attempt < 100 && !events.some((event) => event.eventType === "MessageDelivered"); attempt++) {
+    for (const deadline = Date.now() + 15_000; !events.some((event) => event.eventType === "MessageDelivered") && Date.now() < deadline; ) {
       const items =
         (await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } })))
           .Items ?? [];

@@ -69,15 +69,26 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
   const scale = options.delayScale ?? 1;
   const post = (url: string, params: [string, string][]) => signedPost(options.authToken, url, params, options.fetch ?? fetch);
 
+  /**
+   * Posts the callbacks in order, each when it is due and not before the previous one was answered (as `playDial`
+   * does): a scenario's order is the order the receiver handles them in, however busy it is. Independent timers let
+   * a slow "delivered" be overtaken by the "sent" posted after it (scenario 09), or a slow "sent" by the "delivered".
+   * A duplicated callback (`twice`) is posted 5 ms after its original, without waiting for it.
+   */
   function emit<S extends string>(url: string | undefined, callbacks: SimulatedCallback<S>[], twice: boolean, params: (callback: SimulatedCallback<S>) => [string, string][]) {
     if (!url) return;
-    for (const callback of callbacks) {
-      if (callback.lost) continue;
-      const fire = () => void post(url, params(callback)).catch(() => undefined);
-      // Unreferenced: a pending callback (a 60 s ring-out) must not keep a finished process alive.
-      setTimeout(fire, callback.afterMs * scale).unref();
-      if (twice) setTimeout(fire, callback.afterMs * scale + 5).unref();
-    }
+    const start = Date.now();
+    // Unreferenced timers: a pending callback (a 60 s ring-out) must not keep a finished process alive.
+    const until = (at: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())).unref());
+    const fire = (callback: SimulatedCallback<S>) => post(url, params(callback)).then(() => undefined, () => undefined);
+    void (async () => {
+      for (const callback of callbacks) {
+        if (callback.lost) continue;
+        const due = start + callback.afterMs * scale;
+        await until(due);
+        await Promise.all([fire(callback), twice ? until(Math.max(due, Date.now()) + 5).then(() => fire(callback)) : undefined]);
+      }
+    })();
   }
 
   return {

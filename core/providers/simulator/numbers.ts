@@ -104,7 +104,8 @@ export const MESSAGE_SCENARIOS: Readonly<Record<string, MessageScenario>> = {
   "09": {
     name: "OutOfOrder",
     description: "The delivered callback arrives before the sent callback.",
-    // The sent callback trails by 250 ms (not 100): a busy receiver handling the delivered one must not finish after it.
+    // The sent callback trails by 250 ms, and is posted only once the delivered one was answered (adapter.ts, `emit`):
+    // however busy the receiver, it handles them in this order.
     callbacks: [
       { status: "Delivered", afterMs: d.sent },
       { status: "Sent", afterMs: d.sent + 250 },
