@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { addNumber } from "#tests/helpers/messaging";
-import type { TestOrganization } from "#tests/helpers/stack";
+import { waitForResource, type TestOrganization } from "#tests/helpers/stack";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -89,13 +89,5 @@ export const smsStep = (run: any) => run.steps.find((step: any) => step.type ===
  * (`lastRunStatus`, `lastRunAt`) just after, so a test that has seen the run end waits for the note.
  */
 export async function waitForAutomation(org: TestOrganization, automationId: string, done: (automation: any) => boolean, timeoutMs = 15_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  let last: any;
-  while (Date.now() < deadline) {
-    const response = await org.request("GET", `/automations/${automationId}`);
-    last = response.body;
-    if (response.status === 200 && done(last)) return last;
-    await sleep(100);
-  }
-  throw new Error(`automation ${automationId} did not reach the expected state; last: ${JSON.stringify(last)}`);
+  return waitForResource(org, `/automations/${automationId}`, done, timeoutMs, `automation ${automationId}`);
 }

@@ -1,22 +1,13 @@
 import { inject } from "vitest";
 import { signedPost, simulatorAuthToken } from "#core/providers/simulator/adapter";
 import { simulateInboundCall } from "#core/providers/simulator/calls";
-import { sleep } from "#tests/helpers/messaging";
-import { baseUrl, type TestOrganization } from "#tests/helpers/stack";
+import { baseUrl, waitForResource, type TestOrganization } from "#tests/helpers/stack";
 
 const FINAL = ["Completed", "Busy", "NoAnswer", "Failed", "Canceled"];
 
 /** Polls a call until `done` holds (default: a final status). */
 export async function waitForCall(org: TestOrganization, callId: string, done: (call: any) => boolean = (call) => FINAL.includes(call.status), timeoutMs = 15_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  let last: any;
-  while (Date.now() < deadline) {
-    const response = await org.request("GET", `/calls/${callId}`);
-    last = response.body;
-    if (response.status === 200 && done(last)) return last;
-    await sleep(100);
-  }
-  throw new Error(`call ${callId} did not reach the expected state; last: ${JSON.stringify(last)}`);
+  return waitForResource(org, `/calls/${callId}`, done, timeoutMs, `call ${callId}`);
 }
 
 /**

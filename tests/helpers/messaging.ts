@@ -2,7 +2,7 @@ import { inject } from "vitest";
 import { changeMessage } from "#core/messaging/store";
 import { simulateInboundMessage, simulatorAuthToken } from "#core/providers/simulator/adapter";
 import { parsePhone } from "#core/shared/phone";
-import { baseUrl, type TestOrganization } from "#tests/helpers/stack";
+import { baseUrl, waitForResource, type TestOrganization } from "#tests/helpers/stack";
 
 /** A random valid number in an area code (never a simulator magic number). */
 export function randomNumber(areaCode = "212"): string {
@@ -57,15 +57,7 @@ export async function waitForMessage(
   done: (message: any) => boolean = (message) => ["Delivered", "Undelivered", "Failed", "Blocked", "Canceled"].includes(message.status),
   timeoutMs = 15_000,
 ): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  let last: any;
-  while (Date.now() < deadline) {
-    const response = await org.request("GET", `/messages/${messageId}`);
-    last = response.body;
-    if (response.status === 200 && done(last)) return last;
-    await sleep(100);
-  }
-  throw new Error(`message ${messageId} did not reach the expected state; last: ${JSON.stringify(last)}`);
+  return waitForResource(org, `/messages/${messageId}`, done, timeoutMs, `message ${messageId}`);
 }
 
 /** The organization's events (all pages), optionally narrowed by query parameters. */

@@ -130,3 +130,19 @@ export async function newOrganization(
       request(method, path, { ...options, token: options.token === undefined ? ownerToken : options.token }),
   };
 }
+
+/**
+ * Polls `GET path` until it answers 200 with a body for which `done` holds, failing after `timeoutMs` with the last
+ * body (the waits for a message, a call or an automation to reach a state).
+ */
+export async function waitForResource(org: TestOrganization, path: string, done: (body: any) => boolean, timeoutMs: number, label: string): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  let last: any;
+  while (Date.now() < deadline) {
+    const response = await org.request("GET", path);
+    last = response.body;
+    if (response.status === 200 && done(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${label} did not reach the expected state; last: ${JSON.stringify(last)}`);
+}
