@@ -168,6 +168,7 @@ export interface RouteDefinition extends RouteEntry {
 export const routeTable = {
   getOpenApi: { method: "GET", path: "/openapi.json", handler: "functions/contract/openapi.handler" },
   getAgentCard: { method: "GET", path: "/.well-known/agent-card.json", handler: "functions/agent/card.handler" },
+  getAgentCardBesideRpc: { method: "GET", path: "/a2a/.well-known/agent-card.json", handler: "functions/agent/card-beside-rpc.handler" },
   /** The API reference page and its Redoc script (public; served by us, no CDN). */
   getApiReference: { method: "GET", path: "/docs", handler: "functions/contract/docs.handler" },
   getApiReferenceScript: {

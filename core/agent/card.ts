@@ -54,19 +54,37 @@ export const agentSkills = [
 
 export type AgentSkillId = (typeof agentSkills)[number]["id"];
 
+/** A2A protocol versions the card can be read in (`A2A-Version`); 1.0 unless a 0.3 client asks. */
+export type CardProtocol = "1.0" | "0.3";
+
+/** The bearer credential both card shapes declare: only the wrapping differs between 0.3 and 1.0. */
+const bearer = {
+  scheme: "bearer",
+  bearerFormat: "JWT or sk_ API key",
+  description: "A user access token (JWT) or an organization API key beginning sk_.",
+};
+
+/** Which card shape a request asks for: `A2A-Version: 0.3` (or 0.3.x) gets the 0.3 card, anything else the 1.0 card. */
+export function cardProtocolOf(requestedVersion: string | undefined): CardProtocol {
+  return requestedVersion?.trim().startsWith("0.3") ? "0.3" : "1.0";
+}
+
 /**
- * The public A2A agent card. It carries the A2A 0.3 fields (`url`,
- * `protocolVersion`, `preferredTransport`) and the 1.0 `supportedInterfaces`,
- * so clients of either protocol version can discover the JSON-RPC endpoint.
+ * The public A2A agent card, in the shape of the protocol version asked for.
+ * Both list the 1.0 and 0.3 JSON-RPC interfaces (`supportedInterfaces`) and keep
+ * the 0.3 discovery fields (`url`, `preferredTransport`, `additionalInterfaces`)
+ * that 1.0 deprecates but still lets a card carry, so a 0.3 client that sends no
+ * `A2A-Version` still finds `/a2a`. What cannot be both is the security
+ * declaration: 1.0 wraps each scheme by kind (`httpAuthSecurityScheme`) and names
+ * `securityRequirements`; 0.3 writes OpenAPI's `type: "http"` and `security`.
  */
-export function agentCard() {
+export function agentCard(protocol: CardProtocol = "1.0") {
   const baseUrl = config.publicBaseUrl.replace(/\/$/, "");
   const url = `${baseUrl}/a2a`;
-  return {
-    protocolVersion: "0.3.0",
+  const common = {
     name: "Lead Management and Messaging Agent",
     description:
-      "Works with a business's sales leads: summarizes response performance, finds leads, reads a lead's timeline, texts a lead and reports automation health. Acts only within the caller's organization and permissions. Pick a skill with a data part { skill, input } (or message metadata { skill, input }); plain text is matched by keywords. Answers carry a text part for people and a data part with the structured result.",
+      "Works with a business's sales leads: summarizes response performance, finds leads, reads a lead's timeline, texts a lead and reports automation health. Acts only within the caller's organization and permissions. Pick a skill with a data part { skill, input } (or message metadata { skill, input }); plain text is matched by keywords. Every message gets a task: completed with a text part for people and a data part with the structured result, or input-required (listing the skills) when no skill could be told from it.",
     url,
     preferredTransport: "JSONRPC",
     additionalInterfaces: [{ url, transport: "JSONRPC" }],
@@ -78,15 +96,6 @@ export function agentCard() {
     version: "1.0.0",
     documentationUrl: `${baseUrl}/openapi.json`,
     capabilities: { streaming: true, pushNotifications: false, stateTransitionHistory: false },
-    securitySchemes: {
-      bearer: {
-        type: "http",
-        scheme: "bearer",
-        bearerFormat: "JWT or sk_ API key",
-        description: "A user access token (JWT) or an organization API key beginning sk_.",
-      },
-    },
-    security: [{ bearer: [] }],
     defaultInputModes: ["text/plain", "application/json"],
     defaultOutputModes: ["text/plain", "application/json"],
     skills: agentSkills.map((skill) => ({
@@ -96,5 +105,13 @@ export function agentCard() {
       inputModes: ["text/plain", "application/json"],
       outputModes: ["text/plain", "application/json"],
     })),
+  };
+  if (protocol === "0.3") {
+    return { protocolVersion: "0.3.0", ...common, securitySchemes: { bearer: { type: "http", ...bearer } }, security: [{ bearer: [] }] };
+  }
+  return {
+    ...common,
+    securitySchemes: { bearer: { httpAuthSecurityScheme: bearer } },
+    securityRequirements: [{ schemes: { bearer: { list: [] } } }],
   };
 }

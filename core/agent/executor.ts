@@ -21,22 +21,26 @@ type Outcome =
  * authenticated. Every skill message becomes a task that ends in one event:
  * completed (artifact with a text and a data part), rejected (missing
  * permission, invalid input) or failed (the domain refused, e.g. an unknown
- * lead or an empty wallet, or an unexpected error). A message naming no known skill is
- * answered with a plain message listing the skills (no task).
+ * lead or an empty wallet, or an unexpected error). A message naming no known skill gets
+ * a task too, left input-required with the list of skills: the caller answers on the same
+ * task (or cancels it), and like every task it can be read, listed and subscribed to.
  */
 export class LeadAgentExecutor implements AgentExecutor {
   async execute(context: RequestContext, eventBus: ExecutionEventBus): Promise<void> {
     const actor = actorOf(context.context);
     const selection = selectSkill(context.userMessage, context.request.metadata);
     if (selection.kind === "unknown") {
-      eventBus.publish(AgentEvent.message(unknownSkillMessage(context, selection.requested)));
+      eventBus.publish(AgentEvent.task(inputRequiredTask(context, selection.requested)));
       return;
     }
     const outcome = await runSkill(actor, selection.skillId, selection.input);
     eventBus.publish(AgentEvent.task(toTask(context, selection.skillId, outcome)));
   }
 
-  /** Skills finish within the request, so there is never a running task to stop; a late cancel just records it. */
+  /**
+   * Skills finish within the request, so no execution is ever running when a cancel arrives: the SDK cancels a task
+   * that waits for input itself (no event bus), and refuses a finished one. This stays for an execution in flight.
+   */
   async cancelTask(taskId: string, eventBus: ExecutionEventBus): Promise<void> {
     eventBus.publish(
       AgentEvent.statusUpdate({
@@ -106,8 +110,32 @@ function toTask(context: RequestContext, skillId: AgentSkillId, outcome: Outcome
     contextId: context.contextId,
     status: { state: outcome.state, message: agentMessage(context, statusParts), timestamp: nowIso() },
     artifacts,
-    history: [...(context.task?.history ?? []), context.userMessage],
+    history: historyWith(context),
     metadata: { skill: skillId },
+  };
+}
+
+/**
+ * The task's conversation so far, this message last: on a task that was waiting for input, the agent's question
+ * (its status message until now) goes into the history before the answer, as A2A moves a superseded status message.
+ */
+function historyWith(context: RequestContext): Message[] {
+  // The SDK has already added this message to a continued task's history: it goes last here, once.
+  const prior = (context.task?.history ?? []).filter((message) => message.messageId !== context.userMessage.messageId);
+  const question = context.task?.status?.message;
+  const asked = question && !prior.some((message) => message.messageId === question.messageId) ? [question] : [];
+  return [...prior, ...asked, context.userMessage];
+}
+
+/** A message naming no skill we have: the task waits for the caller to pick one (the status message lists them). */
+function inputRequiredTask(context: RequestContext, requested: string | undefined): Task {
+  return {
+    id: context.taskId,
+    contextId: context.contextId,
+    status: { state: TaskState.TASK_STATE_INPUT_REQUIRED, message: unknownSkillMessage(context, requested), timestamp: nowIso() },
+    artifacts: [],
+    history: historyWith(context),
+    metadata: undefined,
   };
 }
 
@@ -120,7 +148,7 @@ function unknownSkillMessage(context: RequestContext, requested: string | undefi
     error: { code: "unknown_skill", ...(requested ? { requested } : {}) },
     availableSkills: agentSkills.map((skill) => ({ id: skill.id, name: skill.name, description: skill.description })),
   };
-  return { ...agentMessage(context, [textPart(text), dataPart(data)]), taskId: "" };
+  return agentMessage(context, [textPart(text), dataPart(data)]);
 }
 
 function agentMessage(context: RequestContext, parts: Part[]): Message {

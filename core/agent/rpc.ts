@@ -10,6 +10,7 @@ import {
 } from "@a2a-js/sdk/server";
 import { actorOf, ActorUser } from "#core/agent/caller";
 import { agentCard } from "#core/agent/card";
+import { checkParams } from "#core/agent/params";
 import { LeadAgentExecutor } from "#core/agent/executor";
 import { DynamoTaskStore } from "#core/agent/task-store";
 import type { Actor } from "#core/auth/actor";
@@ -25,7 +26,8 @@ export interface JsonRpcResponse {
 /**
  * A streaming method's answer: the JSON-RPC responses it produced, in order. A Lambda behind API Gateway HTTP API
  * cannot hold a response open, so the stream is complete when it is answered (the skills finish within the call);
- * `failure` is the error that ended it early, sent as a last `event: error`.
+ * `failure` is the error that ended it, sent as a last `event: error`, and may be all the stream holds (an unknown
+ * task, invalid params): a client that asked for a stream reads its error from a stream.
  */
 export interface JsonRpcEventStream {
   stream: JsonRpcResponse[];
@@ -81,6 +83,13 @@ function sdkTransports() {
       new DynamoTaskStore(),
       new LeadAgentExecutor(),
       new DefaultExecutionEventBusManager((context) => actorOf(context).organizationId),
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      // Nothing outlives a call here: a task waiting for input is answered and its bus closed (the SDK's default keeps
+      // it open for a follow-up in the same process, which would hold the call open until the Lambda timeout).
+      { keepBusAliveStates: [] },
     );
     transports = { v1: new JsonRpcTransportHandler(requestHandler), legacy: new LegacyJsonRpcTransportHandler(requestHandler) };
   }
@@ -122,10 +131,14 @@ export async function handleRpc(actor: Actor, request: RpcRequest): Promise<Json
   if (!methodsWithoutParams.has(method) && !isObject(message.params)) {
     return failure(id, A2A_ERROR_CODE.INVALID_PARAMS, 'Invalid params: "params" must be an object.');
   }
+  const streaming = streamingMethods.has(method);
+  const refuse = (response: JsonRpcResponse) => (streaming ? { stream: [], failure: response } : response);
   const requestedVersion = request.headers["a2a-version"];
   if (requestedVersion !== undefined && !supportedVersions.has(requestedVersion)) {
-    return failure(id, A2A_ERROR_CODE.VERSION_NOT_SUPPORTED, `A2A version ${requestedVersion} is not supported; use 1.0 or 0.3.`);
+    return refuse(failure(id, A2A_ERROR_CODE.VERSION_NOT_SUPPORTED, `A2A version ${requestedVersion} is not supported; use 1.0 or 0.3.`));
   }
+  const params = isObject(message.params) ? checkParams(method, message.params) : undefined;
+  if (params && !params.ok) return refuse(failure(id, A2A_ERROR_CODE.INVALID_PARAMS, params.message));
 
   const context = new ServerCallContext({
     user: new ActorUser(actor),
@@ -134,22 +147,23 @@ export async function handleRpc(actor: Actor, request: RpcRequest): Promise<Json
     state: new Map<string, unknown>([[STATE_HEADERS_KEY, request.headers]]),
   });
   const { v1, legacy: legacyTransport } = sdkTransports();
-  const answer = await (legacy ? legacyTransport : v1).handle(message, context);
+  const call = params ? { ...message, params: params.params } : message;
+  const answer = await (legacy ? legacyTransport : v1).handle(call, context);
   if (Symbol.asyncIterator in answer) return collectStream(id, answer as AsyncIterable<JsonRpcResponse>);
-  return { ...answer, jsonrpc: "2.0" } as JsonRpcResponse;
+  const response = { ...answer, jsonrpc: "2.0" } as JsonRpcResponse;
+  return response.error ? refuse(response) : response;
 }
 
 /**
- * Drains a streaming answer. An error before the first event is an ordinary JSON-RPC error response (as the SDK's
- * own server answers it); a later one ends the stream with an error event.
+ * Drains a streaming answer. An error ends the stream with an error event, also before the first event (A2A's
+ * conformance suite and SDK clients read a subscription to an unknown task as a stream carrying -32001).
  */
-async function collectStream(id: JsonRpcResponse["id"], answer: AsyncIterable<JsonRpcResponse>): Promise<JsonRpcResponse | JsonRpcEventStream> {
+async function collectStream(id: JsonRpcResponse["id"], answer: AsyncIterable<JsonRpcResponse>): Promise<JsonRpcEventStream> {
   const stream: JsonRpcResponse[] = [];
   try {
     for await (const event of answer) stream.push({ ...event, jsonrpc: "2.0" });
   } catch (error) {
-    const response: JsonRpcResponse = { jsonrpc: "2.0", id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) };
-    return stream.length === 0 ? response : { stream, failure: response };
+    return { stream, failure: { jsonrpc: "2.0", id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) } };
   }
   return { stream };
 }

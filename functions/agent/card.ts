@@ -1,5 +1,11 @@
-import { agentCard } from "#core/agent/card";
+import { agentCard, cardProtocolOf } from "#core/agent/card";
 import { endpoint } from "#core/http/endpoint";
 import { getAgentCard } from "#core/http/operations/platform";
+import { HttpResponse } from "#core/http/response";
 
-export const handler = endpoint(getAgentCard, async () => agentCard());
+/** The card in the shape the caller's `A2A-Version` asks for; caches must keep the shapes apart. */
+export function agentCardAnswer(headers: Record<string, string | undefined>): HttpResponse {
+  return new HttpResponse(200, agentCard(cardProtocolOf(headers["a2a-version"])), { vary: "A2A-Version" });
+}
+
+export const handler = endpoint(getAgentCard, async ({ headers }) => agentCardAnswer(headers));

@@ -1,78 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { Role, TaskState, type Message, type Part, type Task } from "@a2a-js/sdk";
-import { Client, ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
-import { LegacyJsonRpcTransport } from "@a2a-js/sdk/compat/v0_3/client";
+import { Role, TaskState, type Message, type Task } from "@a2a-js/sdk";
 import { TaskNotCancelableError, TaskNotFoundError } from "@a2a-js/sdk/errors";
 import { describe, expect, it } from "vitest";
 import { speedToLeadExample } from "#core/automations/definition";
 import { Organizations } from "#core/organizations/index";
+import { agentClient, asTask, eventsOf, legacyClient, resultOf, rpc, send, skill, statusOf, textPart } from "#tests/helpers/a2a";
 import { addNumber, createLead as createLeadWithPhone, randomNumber, waitForMessage } from "#tests/helpers/messaging";
-import { baseUrl, newOrganization, request, type TestOrganization } from "#tests/helpers/stack";
-
-const bearerFetch =
-  (token: string): typeof fetch =>
-  (input, init) => {
-    const headers = new Headers(init?.headers);
-    headers.set("authorization", `Bearer ${token}`);
-    return fetch(input, { ...init, headers });
-  };
-
-/** An A2A 1.0 client, built the way an agent would: discover the card, then pick its JSON-RPC interface. */
-function agentClient(token: string): Promise<Client> {
-  return new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl: bearerFetch(token) })] }).createFromUrl(baseUrl());
-}
-
-/** An A2A 0.3 client (`message/send`, `tasks/get`, `tasks/cancel`) against the same endpoint. */
-async function legacyClient(token: string): Promise<Client> {
-  const card = await (await agentClient(token)).getAgentCard();
-  return new Client(new LegacyJsonRpcTransport({ endpoint: `${baseUrl()}/a2a`, fetchImpl: bearerFetch(token) }), card);
-}
-
-const textPart = (value: string): Part => ({ content: { $case: "text", value }, mediaType: "text/plain", filename: "", metadata: undefined });
-const dataPart = (value: Record<string, unknown>): Part => ({
-  content: { $case: "data", value },
-  mediaType: "application/json",
-  filename: "",
-  metadata: undefined,
-});
-
-function send(client: Client, parts: Part[], options: { metadata?: Record<string, unknown>; taskId?: string } = {}) {
-  const message: Message = {
-    messageId: randomUUID(),
-    contextId: "",
-    taskId: options.taskId ?? "",
-    role: Role.ROLE_USER,
-    parts,
-    metadata: options.metadata,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-  return client.sendMessage({ tenant: "", message, configuration: undefined, metadata: undefined });
-}
-
-const skill = (id: string, input: Record<string, unknown> = {}) => [dataPart({ skill: id, input })];
-
-function asTask(result: Message | Task): Task {
-  if ("messageId" in result) throw new Error(`Expected a task, got a message: ${JSON.stringify(result)}`);
-  return result;
-}
-
-/** The text and data of a completed task's result artifact. */
-function resultOf(task: Task) {
-  expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-  return partsOf(task.artifacts[0]?.parts ?? []);
-}
-
-/** The text and data of a rejected or failed task's status message. */
-function statusOf(task: Task) {
-  return partsOf(task.status?.message?.parts ?? []);
-}
-
-function partsOf(parts: Part[]) {
-  const text = parts.flatMap((part) => (part.content?.$case === "text" ? [part.content.value] : [])).join("\n");
-  const data = parts.find((part) => part.content?.$case === "data")?.content?.value as Record<string, any>;
-  return { text, data };
-}
+import { baseUrl, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 const createLead = (org: TestOrganization, contact: Record<string, unknown>) => org.request("POST", "/leads", { body: { contact } });
 
@@ -81,9 +15,6 @@ const createAutomation = (org: TestOrganization, overrides: Record<string, unkno
 
 /** An A2A 0.3 wire message asking (by keyword) for the automations' health. */
 const message = { kind: "message", role: "user", messageId: "m-1", parts: [{ kind: "text", text: "automations" }] };
-
-const rpc = (body: unknown, token: string | null, headers: Record<string, string> = {}) =>
-  request("POST", "/a2a", { body: typeof body === "string" ? body : JSON.stringify(body), token, headers: { "content-type": "application/json", ...headers } });
 
 describe("A2A agent: discovery and skills", () => {
   it("is discovered through its agent card by the SDK client, which lists every skill /a2a serves", async () => {
@@ -240,13 +171,13 @@ describe("A2A agent: discovery and skills", () => {
     expect(text).toContain("days must be 1-365");
   });
 
-  it("answers a message naming no known skill with the list of skills, without creating a task", async () => {
+  it("answers a message naming no known skill with a task waiting for input that lists the skills", async () => {
     const org = await newOrganization();
     const client = await agentClient(org.apiKey);
     for (const parts of [skill("order-pizza"), [textPart("hello there")]]) {
-      const result = await send(client, parts);
-      expect("messageId" in result).toBe(true);
-      const { text, data } = partsOf((result as Message).parts);
+      const task = asTask(await send(client, parts));
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      const { text, data } = statusOf(task);
       expect(text).toContain("automation-health");
       expect(data.error.code).toBe("unknown_skill");
       expect(data.availableSkills.map((s: { id: string }) => s.id)).toContain("find-leads");
@@ -335,21 +266,15 @@ describe("A2A agent: tasks", () => {
     }
   });
 
-  it("answers a raw message/stream as server-sent events, and a stream that cannot start as a JSON-RPC error", async () => {
+  it("answers a raw message/stream as server-sent events", async () => {
     const org = await newOrganization();
     const streamed = await rpc({ jsonrpc: "2.0", id: 8, method: "message/stream", params: { message } }, org.apiKey, { accept: "text/event-stream" });
     expect(streamed.status).toBe(200);
     expect(streamed.headers.get("content-type")).toMatch(/^text\/event-stream/);
-    const events = String(streamed.body)
-      .split("\n\n")
-      .filter(Boolean)
-      .map((chunk) => JSON.parse(chunk.replace(/^data: /, "")));
+    const events = eventsOf(streamed.body);
     expect(events.length).toBeGreaterThan(0);
     expect(events.every((event) => event.jsonrpc === "2.0" && event.id === 8 && event.result)).toBe(true);
     expect(events.at(-1).result).toMatchObject({ kind: "task", status: { state: "completed" } });
-    const unknownTask = await rpc({ jsonrpc: "2.0", id: 9, method: "SubscribeToTask", params: { id: randomUUID() } }, org.apiKey);
-    expect(unknownTask.headers.get("content-type")).toContain("application/json");
-    expect(unknownTask.body).toMatchObject({ id: 9, error: { code: -32001 } });
   });
 
   it("lists the organization's tasks with 1.0 ListTasks", async () => {
