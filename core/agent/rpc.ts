@@ -1,6 +1,6 @@
-import { AgentCard, Extensions } from "@a2a-js/sdk";
+import { AgentCard, Extensions, TaskState, type CancelTaskRequest, type Task } from "@a2a-js/sdk";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
-import { A2A_ERROR_CODE } from "@a2a-js/sdk/errors";
+import { A2A_ERROR_CODE, TaskNotCancelableError } from "@a2a-js/sdk/errors";
 import {
   DefaultExecutionEventBusManager,
   DefaultRequestHandler,
@@ -75,12 +75,15 @@ const supportedVersions = new Set(["0.3", "1.0"]);
 
 let transports: { v1: JsonRpcTransportHandler; legacy: LegacyJsonRpcTransportHandler } | undefined;
 
-/** Built once per container: the SDK handler is stateless per request (the caller travels in the call context). */
-function sdkTransports() {
-  if (!transports) {
-    const requestHandler = new DefaultRequestHandler(
+/**
+ * The SDK's handler, except that canceling a task that is already canceled is TaskNotCancelableError (-32002), as
+ * A2A 1.0 (3.1.5) lists it; the SDK answers the canceled task again.
+ */
+class LeadAgentRequestHandler extends DefaultRequestHandler {
+  constructor(private readonly tasks: DynamoTaskStore) {
+    super(
       AgentCard.fromJSON(agentCard()),
-      new DynamoTaskStore(),
+      tasks,
       new LeadAgentExecutor(),
       new DefaultExecutionEventBusManager((context) => actorOf(context).organizationId),
       undefined,
@@ -91,6 +94,19 @@ function sdkTransports() {
       // it open for a follow-up in the same process, which would hold the call open until the Lambda timeout).
       { keepBusAliveStates: [] },
     );
+  }
+
+  override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    const task = await this.tasks.load(params.id, context);
+    if (task?.status?.state === TaskState.TASK_STATE_CANCELED) throw new TaskNotCancelableError(`Task ${params.id} is already canceled.`);
+    return super.cancelTask(params, context);
+  }
+}
+
+/** Built once per container: the SDK handler is stateless per request (the caller travels in the call context). */
+function sdkTransports() {
+  if (!transports) {
+    const requestHandler = new LeadAgentRequestHandler(new DynamoTaskStore());
     transports = { v1: new JsonRpcTransportHandler(requestHandler), legacy: new LegacyJsonRpcTransportHandler(requestHandler) };
   }
   return transports;

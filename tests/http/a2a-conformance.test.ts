@@ -67,6 +67,17 @@ describe("A2A conformance: every message gets a task", () => {
 
     const canceled = await call(org.apiKey, "CancelTask", { id: task.id });
     expect(canceled.result).toMatchObject({ id: task.id, status: { state: "TASK_STATE_CANCELED" } });
+    // A2A 1.0 3.1.5: a task already canceled is not cancelable (the SDK alone would answer it again).
+    expect((await call(org.apiKey, "CancelTask", { id: task.id })).error?.code).toBe(-32002);
+  });
+
+  it("refuses push notification configs, which the card does not claim, with -32003", async () => {
+    const org = await newOrganization();
+    const task = (await call(org.apiKey, "SendMessage", hello("push test"))).result.task;
+    const card = await request("GET", "/.well-known/agent-card.json");
+    expect(card.body.capabilities.pushNotifications).toBe(false);
+    const answer = await call(org.apiKey, "CreateTaskPushNotificationConfig", { taskId: task.id, url: "https://hooks.example.com/a2a" });
+    expect(answer.error?.code).toBe(-32003);
   });
 
   it("continues a task waiting for input with the skill the caller names, keeping the exchange in its history", async () => {
