@@ -122,12 +122,12 @@ describe("the HTTP contract", () => {
       description: expect.any(String),
       url: expect.stringMatching(/\/a2a$/),
       version: expect.any(String),
-      protocolVersion: expect.any(String),
+      supportedInterfaces: expect.arrayContaining([expect.objectContaining({ protocolBinding: "JSONRPC", protocolVersion: "1.0" })]),
       capabilities: expect.any(Object),
       defaultInputModes: expect.arrayContaining(["text/plain"]),
       defaultOutputModes: expect.arrayContaining(["text/plain"]),
     });
-    expect(card.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(card.securitySchemes.bearer).toMatchObject({ httpAuthSecurityScheme: { scheme: "bearer" } });
     expect(card.skills.length).toBeGreaterThan(0);
     for (const skill of card.skills) expect(skill).toMatchObject({ id: expect.any(String), name: expect.any(String), description: expect.any(String) });
   });

@@ -9,30 +9,28 @@ export const getOpenApi = defineOperation({
   problems: [429],
 });
 
-const agentCardDescription =
-  "The A2A 1.0 card by default; a request with `A2A-Version: 0.3` gets the same card in the 0.3 shape (OpenAPI-style `securitySchemes` and `security`). " +
-  "Both shapes list the 1.0 and 0.3 JSON-RPC interfaces at `/a2a`.";
+/** The card's two routes, one document (functions/agent/card.ts). */
+const agentCardOperation = <TOperationId extends "getAgentCard" | "getAgentCardBesideRpc">(operationId: TOperationId, summary: string, where: string) =>
+  defineOperation({
+    operationId,
+    summary,
+    description:
+      `${where}The A2A 1.0 card by default; a request with \`A2A-Version: 0.3\` gets the same card in the 0.3 shape (OpenAPI-style \`securitySchemes\` and \`security\`). ` +
+      "Both shapes list the 1.0 and 0.3 JSON-RPC interfaces at `/a2a`.",
+    tag: "Agent",
+    auth: "public",
+    success: { status: 200, description: "The agent card (A2A protocol)", jsonSchema: { type: "object" } },
+    problems: [429],
+  });
 
-export const getAgentCard = defineOperation({
-  operationId: "getAgentCard",
-  summary: "The public A2A agent card",
-  description: agentCardDescription,
-  tag: "Agent",
-  auth: "public",
-  success: { status: 200, description: "The agent card (A2A protocol)", jsonSchema: { type: "object" } },
-  problems: [429],
-});
+export const getAgentCard = agentCardOperation("getAgentCard", "The public A2A agent card", "");
 
 /** Clients and conformance suites given the JSON-RPC URL look for the card beside it (`<url>/.well-known/agent-card.json`). */
-export const getAgentCardBesideRpc = defineOperation({
-  operationId: "getAgentCardBesideRpc",
-  summary: "The public A2A agent card, beside the JSON-RPC endpoint",
-  description: `The same card as \`/.well-known/agent-card.json\`, for clients that only know the \`/a2a\` URL. ${agentCardDescription}`,
-  tag: "Agent",
-  auth: "public",
-  success: { status: 200, description: "The agent card (A2A protocol)", jsonSchema: { type: "object" } },
-  problems: [429],
-});
+export const getAgentCardBesideRpc = agentCardOperation(
+  "getAgentCardBesideRpc",
+  "The public A2A agent card, beside the JSON-RPC endpoint",
+  "The same card as `/.well-known/agent-card.json`, for clients that only know the `/a2a` URL. ",
+);
 
 export const getApiReference = defineOperation({
   operationId: "getApiReference",
