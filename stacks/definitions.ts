@@ -288,6 +288,27 @@ export interface StreamConsumerDefinition extends HandlerDefinition {
   batchingWindowSeconds?: number;
 }
 
+/**
+ * What happens to a table-stream batch that keeps failing, for every stream consumer, deployed and local alike.
+ * Without it Lambda retries a poison record until the stream's 24-hour retention drops it, and the rest of its
+ * shard (webhook fan-out, rollups, the lead outbox) waits all that time and is then lost. With it the batch is split
+ * in halves down to the failing record (bisect), retried a few times, and then its description (shard, first and
+ * last sequence number, never the records) goes to an SQS dead-letter queue, which alarms; the shard moves on.
+ */
+export const streamFailurePolicy = {
+  /** Retries of a failing batch after the first attempt (Lambda allows 0-10000; -1, unlimited, is what blocked shards). */
+  maximumRetryAttempts: 5,
+  /**
+   * Records older than this are not retried but sent to the dead-letter queue (Lambda allows 60-604800 s). One hour
+   * leaves 23 of the stream's 24 hours to read the records back by their sequence numbers.
+   */
+  maximumRecordAgeSeconds: 3600,
+  /** Split a failing batch and retry the halves, so the records before and after a poison one are processed. */
+  bisectBatchOnFunctionError: true,
+  /** The dead-letter queue (Lambda's on-failure destination) of every stream consumer, as the operator CLI names it. */
+  deadLetterQueue: { name: "streamFailures", urlEnv: "STREAM_FAILURES_DLQ_URL" },
+} as const;
+
 /** Table stream subscribers (Lambda event source mappings in AWS, the local stream poller on a laptop). */
 export const streamConsumers: StreamConsumerDefinition[] = [
   /**
