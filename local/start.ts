@@ -9,7 +9,7 @@ import { startPaymentSimulator } from "#local/payment-simulator";
 import { ensureDevelopmentCredentials } from "#local/provision";
 import { startQueuePoller, type QueuePoller } from "#local/queue-poller";
 import { createLocalResources, localDynamoDbClient, localSqsClient, type LocalQueue } from "#local/resources";
-import { startStreamPoller } from "#local/stream-poller";
+import { sendStreamFailuresTo, startStreamPoller } from "#local/stream-poller";
 import { startScheduler } from "#local/scheduler";
 import { loadOrCreateSecrets, secretsEnv, type LocalSecrets } from "#local/secrets";
 import { ensureWebBuild } from "#local/web-app";
@@ -145,6 +145,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         timeoutSeconds: consumer.timeoutSeconds,
         functionName: functionName(consumer.handler),
         handler: async (event, context) => (await loadFunction(consumer))(event, context) as never,
+        deadLetters: sendStreamFailuresTo(sqsClient, resources.streamFailuresUrl),
         log,
       }),
     );
