@@ -132,6 +132,24 @@ export type QueueName = keyof typeof queues;
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
+/**
+ * The limits API Gateway HTTP API and Lambda put on a request, applied alike by the deployed stage (stacks/) and the
+ * local gateway (local/http-server.ts), so no answer differs between them.
+ */
+export const httpLimits = {
+  /** Lambda timeout of every route function. */
+  functionTimeoutSeconds: 20,
+  /**
+   * A handler stops this long before its function's timeout and answers 503 problem+json (Middy's early timeout),
+   * leaving time for its error path and logs: Lambda never kills it mid-answer (API Gateway would answer a bare 500).
+   */
+  earlyTimeoutMs: 1_000,
+  /** API Gateway HTTP API's integration timeout: beyond it the gateway answers 503 whatever the function does. */
+  integrationTimeoutSeconds: 29,
+  /** Lambda's limit on a synchronous invocation's payload (the whole v2 event): larger requests are refused with 413. */
+  maxInvocationPayloadBytes: 6 * 1024 * 1024,
+} as const;
+
 /** API Gateway's catch-all route: answers unknown paths (404) and wrong methods (405) as problems. */
 export const fallbackRoute = { routeKey: "$default", handler: "functions/contract/fallback.handler" } as const;
 

@@ -1,4 +1,4 @@
-import { environmentNames, queues as queueDefinitions, type HandlerDefinition } from "./definitions.ts";
+import { environmentNames, httpLimits, queues as queueDefinitions, type HandlerDefinition } from "./definitions.ts";
 import { queues } from "./queues.ts";
 import {
   jwksUrl,
@@ -111,7 +111,7 @@ export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.In
   args.runtime = "nodejs22.x";
   args.architecture = "arm64";
   args.memory ??= "1024 MB";
-  args.timeout ??= "20 seconds";
+  args.timeout ??= `${httpLimits.functionTimeoutSeconds} seconds`;
   args.environment = $output([shared, args.environment ?? {}]).apply(([common, own]) => ({ ...common, ...own }));
   args.link = $output(args.link ?? []).apply((own) => [tableData, ...own]);
   if (!$dev) args.transform = { ...args.transform, role: (role) => void (role.assumeRolePolicy = lambdaOnlyTrust) };
