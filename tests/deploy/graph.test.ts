@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import {
   consumers,
   fallbackRoute,
+  httpLimits,
   queues,
   routes,
   schedules,
@@ -13,6 +14,7 @@ import {
   type QueueName,
 } from "#stacks/definitions";
 import { resourceName } from "#stacks/names";
+import { scheduleInput } from "#local/scheduler";
 import { grantsOf, hostileShell, loadGraph, type Graph, type RecordedResource } from "./graph.ts";
 
 /**
@@ -115,6 +117,9 @@ describe.each(["ci", "prod"] as const)("the %s stage as sst deploy builds it", (
       const fn = graph.functionByArn(integration!.inputs.integrationUri);
       const manifest = [...routes, { ...fallbackRoute, method: "", path: "" }].find((candidate) => (candidate.method ? `${candidate.method} ${candidate.path}` : fallbackRoute.routeKey) === route.inputs.routeKey)!;
       expect(fn?.inputs.handler, route.inputs.routeKey).toBe(manifest.handler);
+      // The timeout the local gateway gives it too; the handler answers 503 before it, the gateway gives up after it.
+      expect(fn?.inputs.timeout, route.inputs.routeKey).toBe(httpLimits.functionTimeoutSeconds);
+      expect(httpLimits.functionTimeoutSeconds * 1000 - httpLimits.earlyTimeoutMs).toBeLessThan(httpLimits.integrationTimeoutSeconds * 1000);
       const file = manifest.handler.replace(/\.[^.]+$/, "");
       expect([".ts", ".js"].some((extension) => existsSync(join(root, file + extension))), `${manifest.handler} exists`).toBe(true);
     }
@@ -124,6 +129,12 @@ describe.each(["ci", "prod"] as const)("the %s stage as sst deploy builds it", (
     const byFunction = [...triggers].map(([fn, found]) => [fn.inputs.handler, found.map((trigger) => trigger.kind)]);
     expect(byFunction.filter(([, kinds]) => kinds!.length !== 1)).toEqual([]);
     expect(graph.functions).toHaveLength(routes.length + 1 + consumers.length + streamConsumers.length + schedules.length);
+  });
+
+  it("fires every schedule's function with the input `{}`, as the local scheduler does", () => {
+    const targets = graph.ofType("aws:cloudwatch/eventTarget:EventTarget");
+    expect(targets).toHaveLength(schedules.length);
+    expect(targets.map((target) => target.inputs.input)).toEqual(schedules.map(() => JSON.stringify(scheduleInput)));
   });
 
   it("gives every queue exactly one consumer with partial batch responses, its concurrency, a long enough visibility and its DLQ", () => {
