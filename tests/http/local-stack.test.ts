@@ -154,6 +154,41 @@ describe("a local queue consumer", () => {
   });
   afterAll(() => client.destroy());
 
+  it("runs up to the event source's maximumConcurrency batches at once, never more", async () => {
+    const queueUrl = await createQueueUrl(client, `test-${randomUUID().slice(0, 8)}`, { VisibilityTimeout: "60" });
+    const maximumConcurrency = 3;
+    let inFlight = 0;
+    let mostAtOnce = 0;
+    let handled = 0;
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const poller = startQueuePoller({
+      client,
+      queueUrl,
+      queueArn: await queueArn(client, queueUrl),
+      batchSize: 1,
+      timeoutSeconds: 60,
+      maximumConcurrency,
+      // Each batch waits until the test has seen the most batches at once, so they overlap.
+      handler: async () => {
+        mostAtOnce = Math.max(mostAtOnce, ++inFlight);
+        await released;
+        inFlight--;
+        handled++;
+      },
+    });
+    try {
+      for (let index = 0; index < 2 * maximumConcurrency; index++) await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: `m${index}` }));
+      await expect.poll(() => mostAtOnce, { timeout: 30_000 }).toBe(maximumConcurrency);
+      release();
+      await expect.poll(() => handled, { timeout: 30_000 }).toBe(2 * maximumConcurrency);
+      expect(mostAtOnce).toBe(maximumConcurrency);
+    } finally {
+      release();
+      await poller.stop();
+    }
+  });
+
   it("gets real SQS batches, deletes what succeeded, redelivers reported failures and dead-letters after max receives", async () => {
     const name = `test-${randomUUID().slice(0, 8)}`;
     const deadLetterUrl = await createQueueUrl(client, `${name}-dlq`, {});
