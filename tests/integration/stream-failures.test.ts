@@ -91,6 +91,40 @@ describe("a stream consumer's poison record", () => {
       await poller.stop();
     }
   });
+
+  it("sends records older than the maximum record age to the DLQ without invoking the consumer", async () => {
+    const organizationId = `org_${newId()}`;
+    const functionName = `age-probe-${organizationId}`;
+    const invoked: DynamoDBRecord[] = [];
+    const deadLettersUrl = process.env[streamFailurePolicy.deadLetterQueue.urlEnv]!;
+    const poller = startStreamPoller({
+      endpoint: config.dynamodbEndpoint!,
+      dynamodb: db() as never,
+      tableName: tableName(),
+      functionName,
+      records: [{ eventName: "INSERT", entity: "StreamAgeProbe" }],
+      batchSize: 100,
+      timeoutSeconds: 30,
+      // Every record is already too old (Lambda's minimum is 60 s; a test cannot wait that long for a record to age).
+      failurePolicy: { ...streamFailurePolicy, maximumRecordAgeSeconds: 0 },
+      handler: async (event) => {
+        invoked.push(...event.Records);
+        return { batchItemFailures: [] };
+      },
+      deadLetters: sendStreamFailuresTo(await sqs(), deadLettersUrl),
+    });
+    try {
+      await table.put({ Item: { pk: `${organizationId}#streamProbe#old`, sk: "probe", entity: "StreamAgeProbe", organizationId } });
+      const aged = async () =>
+        (await deadLetterDescriptions(deadLettersUrl)).some(
+          (body) => body.requestContext?.condition === "RecordAgeExceeded" && body.requestContext.functionArn.endsWith(`:function:${functionName}`),
+        );
+      await expect.poll(aged, { timeout: 30_000, interval: 200 }).toBe(true);
+      expect(invoked).toEqual([]);
+    } finally {
+      await poller.stop();
+    }
+  });
 });
 
 /** The stream DLQ's messages, looked at without consuming them. */
