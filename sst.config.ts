@@ -23,12 +23,15 @@ export default $config({
     await import("./stacks/schedules.ts");
     const { web } = await import("./stacks/web.ts");
     const { alarmTopic } = await import("./stacks/alarms.ts");
+    const { streamFailures } = await import("./stacks/queues.ts");
 
     return {
       apiUrl: api.url,
       ...(web ? { webUrl: web.url } : {}),
       tableName: table.name,
       alarmTopicArn: alarmTopic.arn,
+      // The operator CLI reads it (npm run admin -- dlq show streamFailures --stage NAME).
+      streamFailuresDlqUrl: streamFailures.url,
       ...Object.fromEntries(
         Object.entries(queues).flatMap(([name, { queue, dlq }]) => [
           [`${name}QueueUrl`, queue.url],

@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     environment: "node",
     include: ["tests/**/*.test.ts"],
+    // The mocked deploy has its own run (`npm run test:deploy`): no emulators, minutes of bundling.
+    exclude: ["tests/deploy/**", "**/node_modules/**"],
     // Starts DynamoDB Local, the SQS emulator and the local HTTP server once per run.
     globalSetup: ["tests/setup/global.ts"],
     testTimeout: 60_000,

@@ -100,3 +100,8 @@ export class CarrierUnavailableError extends DomainError {
 export class PaymentProviderUnavailableError extends DomainError {
   readonly code = "payment_provider_unavailable";
 }
+
+/** The request ran out of time before it finished (it stops before its function's timeout): retrying may succeed. */
+export class TimedOutError extends DomainError {
+  readonly code = "timed_out";
+}

@@ -7,14 +7,17 @@ import { Organizations } from "#core/organizations/index";
 import { backfillListIndexes } from "#core/operations/list-indexes";
 import { lastScheduleRuns } from "#core/operations/schedule-runs";
 import { stuckWork } from "#core/operations/stuck-work";
-import { queueDepth, redriveDeadLetters, summarizeDeadLetters } from "#core/queue/dead-letters";
-import { environmentNames, queues, schedules, table, type QueueName } from "#stacks/definitions";
+import { queueDepth, redriveDeadLetters, summarizeDeadLetterQueue, summarizeDeadLetters } from "#core/queue/dead-letters";
+import { environmentNames, queues, schedules, streamFailurePolicy, table, type QueueName } from "#stacks/definitions";
 import { resourceName } from "#stacks/names";
 import { projectRoot } from "#local/paths";
 import { readJson } from "#local/state";
 import { createSource, developerTokenLifetime } from "#local/provision";
 import { loadOrCreateSecrets } from "#local/secrets";
 import { defaultStateDir, readStackState } from "#local/state";
+
+/** The stream consumers' dead-letter queue, as the CLI names it (`dlq show streamFailures`). */
+const streamFailures = streamFailurePolicy.deadLetterQueue.name;
 
 const usage = `Operator CLI: npm run admin -- <command> [--flags]
 
@@ -42,6 +45,9 @@ Commands (output is JSON):
   dlq redrive QUEUE                                   move a queue's dead letters back to it (the effect of
                                                       aws sqs start-message-move-task)
                                                       QUEUE: ${Object.keys(queues).join(", ")}
+                                                      ${streamFailures}: table-stream batches that failed every
+                                                      attempt (shard and sequence numbers; redrive explains
+                                                      how to replay them from the stream)
 
 Target: the running local stack (npm start) by default. With --stage NAME, a
 deployed stage through your AWS credentials; the table name comes from
@@ -162,16 +168,28 @@ async function queueUrl(name: QueueName): Promise<string> {
   throw new UsageError(`No URL for queue ${name}: set ${queues[name].urlEnv}, or run under \`npx sst shell --stage ${values.stage}\``);
 }
 
-function queueName(value: string | undefined): QueueName {
-  if (!value || !(value in queues)) throw new UsageError(`QUEUE must be one of ${Object.keys(queues).join(", ")}`);
+/** The stream consumers' DLQ URL on the target: its variable (local stack), the linked queue, or the outputs file. */
+async function streamFailuresUrl(): Promise<string> {
+  const { urlEnv } = streamFailurePolicy.deadLetterQueue;
+  const linked = process.env[`SST_RESOURCE_${resourceName(streamFailures)}Dlq`];
+  const outputs = await readJson<Record<string, string>>(`${projectRoot}/.sst/outputs.json`);
+  const url = process.env[urlEnv] ?? (linked ? (JSON.parse(linked) as { url?: string }).url : undefined) ?? outputs?.[`${streamFailures}DlqUrl`];
+  if (!url) throw new UsageError(`No URL for ${streamFailures}: set ${urlEnv}, or run under \`npx sst shell --stage ${values.stage}\``);
+  return url;
+}
+
+function queueName(value: string | undefined): QueueName | typeof streamFailures {
+  if (value === streamFailures) return streamFailures;
+  if (!value || !(value in queues)) throw new UsageError(`QUEUE must be one of ${[...Object.keys(queues), streamFailures].join(", ")}`);
   return value as QueueName;
 }
 
 async function status(): Promise<unknown> {
   await useTarget();
   const names = Object.keys(queues) as QueueName[];
-  const [depths, stuck, runs] = await Promise.all([
+  const [depths, streamDeadLetters, stuck, runs] = await Promise.all([
     Promise.all(names.map(async (name) => [name, await queueDepth(await queueUrl(name))] as const)),
+    streamFailuresUrl().then((url) => summarizeDeadLetterQueue(url, 0)),
     stuckWork(),
     lastScheduleRuns(),
   ]);
@@ -179,16 +197,37 @@ async function status(): Promise<unknown> {
   return {
     at: new Date().toISOString(),
     queues: Object.fromEntries(depths),
+    [streamFailures]: { deadLetters: streamDeadLetters.deadLetters },
     stuckWork: stuck,
     schedules: Object.fromEntries(schedules.map((schedule) => [schedule.name, { cron: schedule.cron, lastRun: lastRun.get(schedule.name) ?? null }])),
   };
 }
 
-async function deadLetters(action: string | undefined, name: QueueName): Promise<unknown> {
+async function deadLetters(action: string | undefined, name: QueueName | typeof streamFailures): Promise<unknown> {
   await useTarget();
+  if (name === streamFailures) return streamDeadLetters(action);
   const url = await queueUrl(name);
   if (action === "show") return { queue: name, ...(await summarizeDeadLetters(url)) };
   if (action === "redrive") return { queue: name, ...(await redriveDeadLetters(url)), depth: await queueDepth(url) };
+  throw new UsageError("dlq needs show or redrive");
+}
+
+/**
+ * The stream consumers' dead letters describe batches (shard, first and last sequence number), not messages: there
+ * is nothing to send back to a queue. Redrive says how to replay them instead.
+ */
+async function streamDeadLetters(action: string | undefined): Promise<unknown> {
+  const url = await streamFailuresUrl();
+  if (action === "show") return { queue: streamFailures, ...(await summarizeDeadLetterQueue(url)) };
+  if (action === "redrive") {
+    throw new UsageError(
+      `${streamFailures} holds descriptions of table-stream batches, not messages, so it cannot be redriven. For each ` +
+        "(dlq show): fix the cause, read its records from the stream within 24 h of their write (aws dynamodbstreams " +
+        "get-shard-iterator --shard-iterator-type AT_SEQUENCE_NUMBER --sequence-number <startSequenceNumber>, then " +
+        "get-records up to endSequenceNumber) and repeat their effect (a lead: the pending-lead sweep re-queues it), " +
+        "then delete the description from the queue.",
+    );
+  }
   throw new UsageError("dlq needs show or redrive");
 }
 

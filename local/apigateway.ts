@@ -106,7 +106,8 @@ export function toApiGatewayEvent(
   requestId = newRequestId(),
 ): APIGatewayProxyEventV2 {
   const queryIndex = request.url.indexOf("?");
-  const rawPath = queryIndex < 0 ? request.url : request.url.slice(0, queryIndex);
+  // HTTP API hands the path percent-decoded (in rawPath too, despite its name).
+  const rawPath = safeDecode(queryIndex < 0 ? request.url : request.url.slice(0, queryIndex));
   const rawQueryString = queryIndex < 0 ? "" : request.url.slice(queryIndex + 1);
   const { headers, cookies } = collectHeaders(request.rawHeaders);
   const host = headers.host ?? "127.0.0.1";

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fallbackRoute, routes as definedRoutes, type RouteEntry } from "#stacks/definitions";
+import { fallbackRoute, httpLimits, routes as definedRoutes, type RouteEntry } from "#stacks/definitions";
 import {
   fromApiGatewayResult,
   gatewayError,
@@ -15,8 +15,6 @@ import { serveApp, type AppOptions } from "#local/web-app";
 import { redactUrl } from "#core/observability/index";
 import { functionName, InvocationTimeout, lambdaContext, loadFunction, withTimeout } from "#local/handlers";
 
-/** API Gateway's maximum integration timeout. */
-const integrationTimeoutMs = 30_000;
 
 export interface HttpServerOptions {
   /** 0 picks a free port. */
@@ -34,6 +32,8 @@ export interface HttpServerOptions {
   log?: (line: string) => void;
   /** The dashboard at /app (local/web-app.ts). */
   app?: AppOptions;
+  /** Tests only: shorter timeouts than the deployed ones (stacks/definitions.ts `httpLimits`). */
+  limits?: { functionTimeoutSeconds?: number; integrationTimeoutSeconds?: number };
 }
 
 export interface LocalHttpServer {
@@ -51,6 +51,8 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   const match = routeMatcher(options.routes ?? definedRoutes);
   const fallback = options.fallback ?? fallbackRoute;
   const log = options.log ?? (() => undefined);
+  const functionTimeoutMs = (options.limits?.functionTimeoutSeconds ?? httpLimits.functionTimeoutSeconds) * 1000;
+  const integrationTimeoutMs = (options.limits?.integrationTimeoutSeconds ?? httpLimits.integrationTimeoutSeconds) * 1000;
 
   // Room for a 60 KB query in the request line; header values are held to 16 KB below, as before.
   const server = createServer({ maxHeaderSize: maxQueryBytes + 2 * maxHeaderBytes }, (request, response) => {
@@ -99,6 +101,10 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       matched?.pathParameters,
       requestId,
     );
+    // Lambda refuses an invocation whose payload (the whole event) exceeds its limit; API Gateway answers 413.
+    if (Buffer.byteLength(JSON.stringify(event)) > httpLimits.maxInvocationPayloadBytes) {
+      return gatewayError(413, `The request exceeds the function's ${httpLimits.maxInvocationPayloadBytes} byte invocation payload.`, path);
+    }
     let handler;
     try {
       handler = await loadFunction(definition);
@@ -106,15 +112,17 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       log(`cannot load ${spec} for ${routeKey}: ${error instanceof Error ? error.message : String(error)}`);
       return gatewayError(500, "The gateway could not reach the function.", path);
     }
-    const context = lambdaContext(functionName(spec), integrationTimeoutMs);
+    // As deployed: the function has its timeout (handlers answer 503 just before it), the gateway its integration
+    // timeout; whichever comes first ends the request: a killed function is a 500, an integration timeout a 503.
+    const context = lambdaContext(functionName(spec), functionTimeoutMs);
+    const gatewayGivesUpFirst = integrationTimeoutMs < functionTimeoutMs;
     try {
-      const result = await withTimeout(Promise.resolve(handler(event, context)), integrationTimeoutMs, spec);
+      const result = await withTimeout(Promise.resolve(handler(event, context)), Math.min(functionTimeoutMs, integrationTimeoutMs), spec);
       return fromApiGatewayResult(result);
     } catch (error) {
       log(`${spec} failed (${context.awsRequestId}): ${error instanceof Error ? error.stack : String(error)}`);
-      return error instanceof InvocationTimeout
-        ? gatewayError(503, "The function did not answer in time.", path)
-        : gatewayError(500, "The function failed.", path);
+      if (error instanceof InvocationTimeout && gatewayGivesUpFirst) return gatewayError(503, "The function did not answer within the gateway's integration timeout.", path);
+      return gatewayError(500, error instanceof InvocationTimeout ? "The function timed out." : "The function failed.", path);
     }
   }
 

@@ -20,6 +20,8 @@ export interface QueuePollerOptions {
   timeoutSeconds: number;
   functionName?: string;
   waitTimeSeconds?: number;
+  /** Batches in flight at once, at most: the event source's `maximumConcurrency` (default 1). */
+  maximumConcurrency?: number;
   log?: (line: string) => void;
 }
 
@@ -32,13 +34,14 @@ export interface QueuePoller {
  * messages, invoke the handler with an SQS event, then delete every message not
  * named in `batchItemFailures`. When the handler throws, times out or reports an
  * unknown id, nothing is deleted, so the queue's visibility timeout, receive count
- * and redrive policy decide redelivery and dead-lettering, as in AWS.
+ * and redrive policy decide redelivery and dead-lettering, as in AWS. Like the event source, it runs up to
+ * `maximumConcurrency` batches at once (one receive loop each), so consumers meet concurrency locally too.
  */
 export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
   const abort = new AbortController();
   const log = options.log ?? (() => undefined);
   const name = options.functionName ?? "consumer";
-  const loop = (async () => {
+  const receiveLoop = async () => {
     while (!abort.signal.aborted) {
       try {
         const { Messages } = await options.client.send(
@@ -58,7 +61,8 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
         await new Promise((resolve) => setTimeout(resolve, 1_000));
       }
     }
-  })();
+  };
+  const loops = Array.from({ length: options.maximumConcurrency ?? 1 }, receiveLoop);
 
   async function deliver(messages: Message[]): Promise<void> {
     const records = messages.map((message) => toSqsRecord(message, options.queueArn));
@@ -93,7 +97,7 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
   return {
     async stop() {
       abort.abort();
-      await loop;
+      await Promise.all(loops);
     },
   };
 }

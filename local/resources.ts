@@ -10,11 +10,14 @@ import {
   type Projection,
 } from "@aws-sdk/client-dynamodb";
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
-import { environmentNames, queues, table, type QueueName } from "#stacks/definitions";
+import { environmentNames, queues, streamFailurePolicy, table, type QueueName } from "#stacks/definitions";
 
 /** Fixed credentials for the emulators; neither checks them. */
 export const localCredentials = { accessKeyId: "local", secretAccessKey: "local" };
 export const localRegion = process.env.AWS_REGION ?? "us-east-1";
+
+/** As deployed (stacks/queues.ts): the longest SQS retention, so dead letters wait for someone to look. */
+const deadLetterRetentionSeconds = 14 * 24 * 3600;
 
 export interface LocalQueue {
   url: string;
@@ -26,6 +29,8 @@ export interface LocalResources {
   /** Environment every function reads (TABLE_NAME, queue URLs, emulator endpoints). */
   env: Record<string, string>;
   queues: Record<QueueName, LocalQueue>;
+  /** The stream consumers' dead-letter queue (Lambda's on-failure destination in AWS). */
+  streamFailuresUrl: string;
 }
 
 export function localDynamoDbClient(endpoint: string): DynamoDBClient {
@@ -54,7 +59,9 @@ export async function createLocalResources(endpoints: { dynamodb: string; sqs: s
       [environmentNames.sqsEndpoint]: endpoints.sqs,
     };
     for (const [name, queue] of Object.entries(created)) env[queues[name as QueueName].urlEnv] = queue.url;
-    return { env, queues: created };
+    const streamFailuresUrl = await createQueueUrl(sqsClient, `${streamFailurePolicy.deadLetterQueue.name}-dlq`, { MessageRetentionPeriod: String(deadLetterRetentionSeconds) });
+    env[streamFailurePolicy.deadLetterQueue.urlEnv] = streamFailuresUrl;
+    return { env, queues: created, streamFailuresUrl };
   } finally {
     dynamodb.destroy();
     sqsClient.destroy();
@@ -140,7 +147,7 @@ async function createTable(client: DynamoDBClient): Promise<void> {
 
 async function createQueue(client: SQSClient, name: QueueName): Promise<LocalQueue> {
   const definition = queues[name];
-  const deadLetterUrl = await createQueueUrl(client, `${name}-dlq`, { MessageRetentionPeriod: String(14 * 24 * 3600) });
+  const deadLetterUrl = await createQueueUrl(client, `${name}-dlq`, { MessageRetentionPeriod: String(deadLetterRetentionSeconds) });
   const deadLetterArn = await queueArn(client, deadLetterUrl);
   const url = await createQueueUrl(client, name, {
     VisibilityTimeout: String(definition.visibilityTimeoutSeconds),

@@ -1,11 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { Cron } from "croner";
-import type { EventBridgeEvent } from "aws-lambda";
 import type { ScheduleDefinition } from "#stacks/definitions";
 import { functionName, lambdaContext, loadFunction, withTimeout } from "#local/handlers";
-import { localRegion } from "#local/resources";
-
-export type ScheduledEvent = EventBridgeEvent<"Scheduled Event", Record<string, never>>;
 
 /**
  * Translates an EventBridge cron (`min hour day-of-month month day-of-week year`,
@@ -34,21 +29,6 @@ export function eventBridgeCron(expression: string, run: () => Promise<void> | v
   return new Cron(toCronerPattern(expression), { ...eventBridgeCronOptions, protect: true, unref: true }, run);
 }
 
-/** The event EventBridge sends a rule's target. */
-export function scheduledEvent(ruleName: string, at = new Date()): ScheduledEvent {
-  return {
-    version: "0",
-    id: randomUUID(),
-    "detail-type": "Scheduled Event",
-    source: "aws.events",
-    account: "000000000000",
-    time: at.toISOString().replace(/\.\d{3}Z$/, "Z"),
-    region: localRegion,
-    resources: [`arn:aws:events:${localRegion}:000000000000:rule/${ruleName}`],
-    detail: {},
-  };
-}
-
 export interface Scheduler {
   stop(): Promise<void>;
 }
@@ -71,12 +51,18 @@ export function startScheduler(schedules: readonly ScheduleDefinition[], log: (l
   };
 }
 
+/**
+ * What a schedule's function receives: SST's Cron target sends the constant input `{}`, not EventBridge's scheduled
+ * event (tests/deploy asserts the deployed targets' input), so a handler cannot rely on the event's time.
+ */
+export const scheduleInput = {};
+
 async function fire(schedule: ScheduleDefinition, log: (line: string) => void): Promise<void> {
   const name = functionName(schedule.handler);
   const timeoutMs = 60_000;
   try {
     const handler = await loadFunction(schedule);
-    await withTimeout(Promise.resolve(handler(scheduledEvent(schedule.name), lambdaContext(name, timeoutMs))), timeoutMs, name);
+    await withTimeout(Promise.resolve(handler({ ...scheduleInput }, lambdaContext(name, timeoutMs))), timeoutMs, name);
   } catch (error) {
     log(`schedule ${schedule.name} failed: ${error instanceof Error ? error.stack : String(error)}`);
   }

@@ -9,7 +9,7 @@ import { startPaymentSimulator } from "#local/payment-simulator";
 import { ensureDevelopmentCredentials } from "#local/provision";
 import { startQueuePoller, type QueuePoller } from "#local/queue-poller";
 import { createLocalResources, localDynamoDbClient, localSqsClient, type LocalQueue } from "#local/resources";
-import { startStreamPoller } from "#local/stream-poller";
+import { sendStreamFailuresTo, startStreamPoller } from "#local/stream-poller";
 import { startScheduler } from "#local/scheduler";
 import { loadOrCreateSecrets, secretsEnv, type LocalSecrets } from "#local/secrets";
 import { ensureWebBuild } from "#local/web-app";
@@ -27,7 +27,7 @@ export interface LocalStackOptions {
   stateDir?: string;
   /** Provision the development organization and write credentials.json. Default: when not in memory. */
   provision?: boolean;
-  /** Pollers per queue consumer. Default 2. */
+  /** Batches in flight at once per queue consumer. Default: the consumer queue's maximumConcurrency, as deployed. */
   pollersPerQueue?: number;
   /** Tests only: see HttpServerOptions.trustForwardedFor. */
   trustForwardedFor?: boolean;
@@ -116,19 +116,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     const sqsClient = localSqsClient(sqsEmulator.endpoint);
     stoppers.push(async () => sqsClient.destroy());
-    const pollers: QueuePoller[] = consumers.flatMap((consumer) =>
-      Array.from({ length: options.pollersPerQueue ?? 2 }, () =>
-        startQueuePoller({
-          client: sqsClient,
-          queueUrl: resources.queues[consumer.queue].url,
-          queueArn: resources.queues[consumer.queue].arn,
-          batchSize: queues[consumer.queue].batchSize,
-          timeoutSeconds: queues[consumer.queue].consumerTimeoutSeconds,
-          functionName: functionName(consumer.handler),
-          handler: async (event, context) => (await loadFunction(consumer))(event, context) as never,
-          log,
-        }),
-      ),
+    const pollers: QueuePoller[] = consumers.map((consumer) =>
+      startQueuePoller({
+        client: sqsClient,
+        queueUrl: resources.queues[consumer.queue].url,
+        queueArn: resources.queues[consumer.queue].arn,
+        batchSize: queues[consumer.queue].batchSize,
+        timeoutSeconds: queues[consumer.queue].consumerTimeoutSeconds,
+        // As many batches at once as the deployed event source allows (SQS maximumConcurrency).
+        maximumConcurrency: options.pollersPerQueue ?? queues[consumer.queue].maximumConcurrency,
+        functionName: functionName(consumer.handler),
+        handler: async (event, context) => (await loadFunction(consumer))(event, context) as never,
+        log,
+      }),
     );
     stoppers.push(async () => void (await Promise.all(pollers.map((poller) => poller.stop()))));
     const streamClient = localDynamoDbClient(dynamodb.endpoint);
@@ -145,6 +145,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         timeoutSeconds: consumer.timeoutSeconds,
         functionName: functionName(consumer.handler),
         handler: async (event, context) => (await loadFunction(consumer))(event, context) as never,
+        deadLetters: sendStreamFailuresTo(sqsClient, resources.streamFailuresUrl),
         log,
       }),
     );

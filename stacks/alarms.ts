@@ -1,8 +1,8 @@
-import { consumers, queues as queueDefinitions, schedules, type QueueName } from "./definitions.ts";
+import { consumers, queues as queueDefinitions, schedules, streamConsumers, streamFailurePolicy, type QueueName } from "./definitions.ts";
 import { api } from "./api.ts";
-import { subscribers } from "./consumers.ts";
+import { streamSubscribers, subscribers } from "./consumers.ts";
 import { resourceName } from "./names.ts";
-import { queues } from "./queues.ts";
+import { queues, streamFailures } from "./queues.ts";
 import { crons } from "./schedules.ts";
 import { table } from "./table.ts";
 
@@ -38,21 +38,29 @@ function alarm(name: string, description: string, args: Omit<aws.cloudwatch.Metr
   return new aws.cloudwatch.MetricAlarm(name, { alarmDescription: description, ...notify, ...args });
 }
 
+/** Oldest unprocessed record of a stream consumer's shards (ms) that means it is stuck or not keeping up. */
+export const streamIteratorAgeAlarmMs = 5 * 60 * 1000;
+
+/** Any message in a dead-letter queue. */
+function deadLettersAlarm(id: string, description: string, queueName: $util.Input<string>) {
+  return alarm(`${id}DeadLetters`, description, {
+    namespace: "AWS/SQS",
+    metricName: "ApproximateNumberOfMessagesVisible",
+    dimensions: { QueueName: queueName },
+    statistic: "Maximum",
+    period: 60,
+    evaluationPeriods: 1,
+    threshold: 0,
+    comparisonOperator: "GreaterThanThreshold",
+  });
+}
+
 /** Any message in a DLQ, and a work queue whose oldest message is too old. */
 function queueAlarms(name: QueueName) {
   const id = resourceName(name);
   const { queue, dlq } = queues[name];
   return [
-    alarm(`${id}DeadLetters`, `A ${name} message failed every attempt and waits in the DLQ: npm run admin -- dlq show ${name}`, {
-      namespace: "AWS/SQS",
-      metricName: "ApproximateNumberOfMessagesVisible",
-      dimensions: { QueueName: dlq.nodes.queue.name },
-      statistic: "Maximum",
-      period: 60,
-      evaluationPeriods: 1,
-      threshold: 0,
-      comparisonOperator: "GreaterThanThreshold",
-    }),
+    deadLettersAlarm(id, `A ${name} message failed every attempt and waits in the DLQ: npm run admin -- dlq show ${name}`, dlq.nodes.queue.name),
     alarm(`${id}OldestMessage`, `The ${name} consumer is not keeping up (oldest message > ${oldestMessageAgeAlarmSeconds[name]} s)`, {
       namespace: "AWS/SQS",
       metricName: "ApproximateAgeOfOldestMessage",
@@ -86,6 +94,29 @@ export const alarms = [
   ...(Object.keys(queueDefinitions) as QueueName[]).flatMap(queueAlarms),
   ...consumers.flatMap((consumer, index) =>
     functionAlarms(`${resourceName(consumer.queue)}Consumer`, subscribers[index]!.nodes.function.name, `The ${consumer.queue} consumer`),
+  ),
+  // A stream consumer swallows its errors into batchItemFailures: its iterator age and the stream DLQ are what show it.
+  ...streamConsumers.flatMap((consumer, index) => {
+    const id = `${resourceName(consumer.name)}Stream`;
+    const functionName = streamSubscribers[index]!.nodes.function.name;
+    return [
+      ...functionAlarms(id, functionName, `The ${consumer.name} stream consumer`),
+      alarm(`${id}IteratorAge`, `The ${consumer.name} stream consumer is behind its shard by more than ${streamIteratorAgeAlarmMs / 60_000} minutes (failing records are retried, then dead-lettered)`, {
+        namespace: "AWS/Lambda",
+        metricName: "IteratorAge",
+        dimensions: { FunctionName: functionName },
+        statistic: "Maximum",
+        period: 60,
+        evaluationPeriods: 3,
+        threshold: streamIteratorAgeAlarmMs,
+        comparisonOperator: "GreaterThanThreshold",
+      }),
+    ];
+  }),
+  deadLettersAlarm(
+    resourceName(streamFailurePolicy.deadLetterQueue.name),
+    `A table-stream batch failed every attempt; its description waits in the DLQ: npm run admin -- dlq show ${streamFailurePolicy.deadLetterQueue.name}`,
+    streamFailures.nodes.queue.name,
   ),
   ...schedules.flatMap((schedule, index) => [
     ...functionAlarms(`${resourceName(schedule.name)}Schedule`, crons[index]!.nodes.function.name, `The ${schedule.name} schedule`),

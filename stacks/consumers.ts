@@ -1,7 +1,14 @@
-import { consumers, queues as queueDefinitions, streamConsumers, type ConsumerDefinition, type StreamConsumerDefinition } from "./definitions.ts";
+import {
+  consumers,
+  queues as queueDefinitions,
+  streamConsumers,
+  streamFailurePolicy,
+  type ConsumerDefinition,
+  type StreamConsumerDefinition,
+} from "./definitions.ts";
 import { api } from "./api.ts";
 import { handlerArgs, withDefaults } from "./functions.ts";
-import { queues } from "./queues.ts";
+import { queues, streamFailures } from "./queues.ts";
 import { resourceName } from "./names.ts";
 import { table } from "./table.ts";
 
@@ -24,10 +31,16 @@ export const subscribers = consumers.map(subscribe);
 
 /**
  * Subscribes a function to the table's stream, receiving only the changes it names (event name and entity, Lambda
- * event filtering), with failed records reported individually so the batch resumes from the first failure.
+ * event filtering), with failed records reported individually so the batch resumes from the first failure, and
+ * the manifest's failure policy: bisect, bounded retries and record age, then the batch's description to the
+ * stream DLQ (which the function's role may send to: Lambda sends it with that role) and the shard moves on.
  */
 export function subscribeToStream(consumer: StreamConsumerDefinition) {
-  const args = { ...handlerArgs(consumer), timeout: `${consumer.timeoutSeconds} seconds` as const };
+  const args = {
+    ...handlerArgs(consumer),
+    timeout: `${consumer.timeoutSeconds} seconds` as const,
+    permissions: [{ actions: ["sqs:SendMessage"], resources: [streamFailures.arn] }],
+  };
   return table.subscribe(resourceName(consumer.name), withDefaults(args, api.url), {
     filters: consumer.records.map(({ eventName, entity, where = {} }) => ({
       eventName: [eventName],
@@ -39,8 +52,10 @@ export function subscribeToStream(consumer: StreamConsumerDefinition) {
         ...(consumer.batchingWindowSeconds ? { maximumBatchingWindowInSeconds: consumer.batchingWindowSeconds } : {}),
         startingPosition: "TRIM_HORIZON",
         functionResponseTypes: ["ReportBatchItemFailures"],
-        maximumRetryAttempts: -1,
-        bisectBatchOnFunctionError: true,
+        maximumRetryAttempts: streamFailurePolicy.maximumRetryAttempts,
+        maximumRecordAgeInSeconds: streamFailurePolicy.maximumRecordAgeSeconds,
+        bisectBatchOnFunctionError: streamFailurePolicy.bisectBatchOnFunctionError,
+        destinationConfig: { onFailure: { destinationArn: streamFailures.arn } },
       },
     },
   });

@@ -132,6 +132,24 @@ export type QueueName = keyof typeof queues;
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
+/**
+ * The limits API Gateway HTTP API and Lambda put on a request, applied alike by the deployed stage (stacks/) and the
+ * local gateway (local/http-server.ts), so no answer differs between them.
+ */
+export const httpLimits = {
+  /** Lambda timeout of every route function. */
+  functionTimeoutSeconds: 20,
+  /**
+   * A handler stops this long before its function's timeout and answers 503 problem+json (Middy's early timeout),
+   * leaving time for its error path and logs: Lambda never kills it mid-answer (API Gateway would answer a bare 500).
+   */
+  earlyTimeoutMs: 1_000,
+  /** API Gateway HTTP API's integration timeout: beyond it the gateway answers 503 whatever the function does. */
+  integrationTimeoutSeconds: 29,
+  /** Lambda's limit on a synchronous invocation's payload (the whole v2 event): larger requests are refused with 413. */
+  maxInvocationPayloadBytes: 6 * 1024 * 1024,
+} as const;
+
 /** API Gateway's catch-all route: answers unknown paths (404) and wrong methods (405) as problems. */
 export const fallbackRoute = { routeKey: "$default", handler: "functions/contract/fallback.handler" } as const;
 
@@ -195,9 +213,9 @@ export const routeTable = {
   listSources: { method: "POST", path: "/sources/all/my", handler: "functions/sources/list.handler" },
   updateSource: { method: "PUT", path: "/sources/{id}", handler: "functions/sources/update.handler" },
   rotateSourceKey: { method: "POST", path: "/sources/{id}/keys", handler: "functions/sources/rotate-key.handler" },
-  intakeLeadByQuery: { method: "GET", path: "/leads/intake", handler: "functions/leads/intake-query.handler", sendsTo: ["leadIntake"] },
-  intakeLead: { method: "POST", path: "/leads/intake", handler: "functions/leads/intake.handler", sendsTo: ["leadIntake"] },
-  createLead: { method: "POST", path: "/leads", handler: "functions/leads/create.handler", sendsTo: ["leadIntake"] },
+  intakeLeadByQuery: { method: "GET", path: "/leads/intake", handler: "functions/leads/intake-query.handler" },
+  intakeLead: { method: "POST", path: "/leads/intake", handler: "functions/leads/intake.handler" },
+  createLead: { method: "POST", path: "/leads", handler: "functions/leads/create.handler" },
   getLead: { method: "GET", path: "/leads/{id}", handler: "functions/leads/get.handler" },
   listLeads: { method: "POST", path: "/leads/all/my", handler: "functions/leads/list.handler" },
   getWallet: { method: "GET", path: "/billing/wallet", handler: "functions/billing/get-wallet.handler" },
@@ -288,6 +306,27 @@ export interface StreamConsumerDefinition extends HandlerDefinition {
   /** Seconds the event source gathers records before invoking (bigger batches, fewer writes); absent: invoke at once. Locally records are read at once. */
   batchingWindowSeconds?: number;
 }
+
+/**
+ * What happens to a table-stream batch that keeps failing, for every stream consumer, deployed and local alike.
+ * Without it Lambda retries a poison record until the stream's 24-hour retention drops it, and the rest of its
+ * shard (webhook fan-out, rollups, the lead outbox) waits all that time and is then lost. With it the batch is split
+ * in halves down to the failing record (bisect), retried a few times, and then its description (shard, first and
+ * last sequence number, never the records) goes to an SQS dead-letter queue, which alarms; the shard moves on.
+ */
+export const streamFailurePolicy = {
+  /** Retries of a failing batch after the first attempt (Lambda allows 0-10000; -1, unlimited, is what blocked shards). */
+  maximumRetryAttempts: 5,
+  /**
+   * Records older than this are not retried but sent to the dead-letter queue (Lambda allows 60-604800 s). One hour
+   * leaves 23 of the stream's 24 hours to read the records back by their sequence numbers.
+   */
+  maximumRecordAgeSeconds: 3600,
+  /** Split a failing batch and retry the halves, so the records before and after a poison one are processed. */
+  bisectBatchOnFunctionError: true,
+  /** The dead-letter queue (Lambda's on-failure destination) of every stream consumer, as the operator CLI names it. */
+  deadLetterQueue: { name: "streamFailures", urlEnv: "STREAM_FAILURES_DLQ_URL" },
+} as const;
 
 /** Table stream subscribers (Lambda event source mappings in AWS, the local stream poller on a laptop). */
 export const streamConsumers: StreamConsumerDefinition[] = [

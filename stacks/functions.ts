@@ -1,4 +1,4 @@
-import { environmentNames, queues as queueDefinitions, type HandlerDefinition } from "./definitions.ts";
+import { environmentNames, httpLimits, queues as queueDefinitions, type HandlerDefinition } from "./definitions.ts";
 import { queues } from "./queues.ts";
 import {
   jwksUrl,
@@ -29,35 +29,32 @@ export function handlerArgs(definition: HandlerDefinition): sst.aws.FunctionArgs
   };
 }
 
-/** Variables the stacks set themselves, or that only make sense on a laptop: never taken from the deploying shell. */
-const notOperatorSettings = new Set<string>([
-  environmentNames.tableName,
-  environmentNames.jwtIssuer,
-  environmentNames.jwksUrl,
-  environmentNames.jwksJson,
-  environmentNames.tokenSigningKey,
-  environmentNames.dynamodbEndpoint,
-  environmentNames.sqsEndpoint,
-  environmentNames.publicBaseUrl,
-  environmentNames.twilioAccountSid,
-  environmentNames.twilioAuthToken,
-  environmentNames.twilioApiKeySid,
-  environmentNames.twilioApiKeySecret,
-  environmentNames.telnyxApiKey,
-  environmentNames.telnyxPublicKey,
-  environmentNames.stripeSecretKey,
-  environmentNames.stripeWebhookSecret,
-  environmentNames.stripeApiUrl,
-]);
-
 /**
- * Every other manifest setting that is set in the deploying shell
- * (`RATE_LIMIT_REQUESTS=600 npx sst deploy`); unset ones keep the code's default.
+ * The only settings a deploying shell may tune (`RATE_LIMIT_REQUESTS=600 npx sst deploy`): limits, retry timings
+ * and carrier account identifiers; unset ones keep the code's default. Everything else is computed by the stacks
+ * (table, secrets, URLs, the carrier) or exists only for the local stack and the tests (the simulator, the SSRF
+ * guards' private-address and plain-http allowances, emulator endpoints, fake carrier hosts, shortened waits):
+ * a variable left in the shell, or set on purpose, cannot switch a safety off in a deployed stage. An allow-list,
+ * so a new variable is safe until someone decides it is an operator setting.
  */
+const operatorSettingNames = [
+  environmentNames.rateLimitRequests,
+  environmentNames.listScanBudget,
+  environmentNames.telnyxTexmlConnectionId,
+  environmentNames.telnyxMessagingProfileId,
+  environmentNames.telnyxAccountSid,
+  environmentNames.messageMaxRetries,
+  environmentNames.messageRetryBaseMs,
+  environmentNames.messageRetryMaxDelayMs,
+  environmentNames.messageReceiptTimeoutMs,
+  environmentNames.messageReceiptCheckMs,
+  environmentNames.billingTrialCredit,
+  environmentNames.automationRetryBaseMs,
+  environmentNames.webhookDisableAfterMs,
+];
+
 const operatorSettings = Object.fromEntries(
-  Object.values(environmentNames)
-    .filter((name) => !notOperatorSettings.has(name) && process.env[name])
-    .map((name) => [name, process.env[name] ?? ""]),
+  operatorSettingNames.filter((name) => process.env[name]).map((name) => [name, process.env[name] ?? ""]),
 );
 
 /**
@@ -80,13 +77,22 @@ export function deployedProvider(twilioAccountSidValue: string, telnyxApiKeyValu
 }
 
 /**
+ * Who may assume a function's role: Lambda, nobody else. SST 3.18.10 also trusts the account root on every stage
+ * (function.ts picks its `sst dev` trust policy with `!dev`, and `dev` there is a Pulumi Output, always truthy), so
+ * any principal of the account allowed sts:AssumeRole could act as any function. `sst dev` keeps SST's policy: its
+ * local bridge does assume the roles.
+ */
+const lambdaOnlyTrust = JSON.stringify(aws.iam.assumeRolePolicyForPrincipal({ Service: "lambda.amazonaws.com" }));
+
+/**
  * Fills the defaults every function shares (the API's route transform, queue
  * consumers and schedules all go through here): Node 22 on arm64, the table,
- * the secrets and the public URL. Runtime and architecture are fixed; other
+ * the secrets and the public URL, a role only Lambda assumes. Runtime and architecture are fixed; other
  * values already set on `args` win (environment and links are merged).
  */
 export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.Input<string>): sst.aws.FunctionArgs {
   const shared = {
+    ...operatorSettings,
     [environmentNames.tableName]: table.name,
     [environmentNames.jwtIssuer]: jwtIssuer.value,
     [environmentNames.jwksUrl]: jwksUrl.value,
@@ -101,13 +107,13 @@ export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.In
     [environmentNames.stripeWebhookSecret]: stripeWebhookSecret.value,
     [environmentNames.publicBaseUrl]: publicBaseUrl,
     [environmentNames.provider]: $output([twilioAccountSid.value, telnyxApiKey.value]).apply(([sid, telnyxKey]) => deployedProvider(sid, telnyxKey)),
-    ...operatorSettings,
   };
   args.runtime = "nodejs22.x";
   args.architecture = "arm64";
   args.memory ??= "1024 MB";
-  args.timeout ??= "20 seconds";
+  args.timeout ??= `${httpLimits.functionTimeoutSeconds} seconds`;
   args.environment = $output([shared, args.environment ?? {}]).apply(([common, own]) => ({ ...common, ...own }));
   args.link = $output(args.link ?? []).apply((own) => [tableData, ...own]);
+  if (!$dev) args.transform = { ...args.transform, role: (role) => void (role.assumeRolePolicy = lambdaOnlyTrust) };
   return args;
 }

@@ -1,15 +1,17 @@
-import { queues as definitions, type QueueName } from "./definitions.ts";
+import { queues as definitions, streamFailurePolicy, type QueueName } from "./definitions.ts";
 import { resourceName } from "./names.ts";
 
 /** Longest SQS retention, so failed messages wait in the DLQ for someone to look. */
 const deadLetterRetentionSeconds = 14 * 24 * 60 * 60;
 
+function deadLetterQueue(name: string) {
+  return new sst.aws.Queue(name, { transform: { queue: { messageRetentionSeconds: deadLetterRetentionSeconds } } });
+}
+
 function createQueue(name: QueueName) {
   const definition = definitions[name];
   const id = resourceName(name);
-  const dlq = new sst.aws.Queue(`${id}Dlq`, {
-    transform: { queue: { messageRetentionSeconds: deadLetterRetentionSeconds } },
-  });
+  const dlq = deadLetterQueue(`${id}Dlq`);
   const queue = new sst.aws.Queue(`${id}Queue`, {
     visibilityTimeout: `${definition.visibilityTimeoutSeconds} seconds`,
     dlq: { queue: dlq.arn, retry: definition.maxReceiveCount },
@@ -26,3 +28,9 @@ function createQueue(name: QueueName) {
 export const queues = Object.fromEntries(
   (Object.keys(definitions) as QueueName[]).map((name) => [name, createQueue(name)]),
 ) as Record<QueueName, ReturnType<typeof createQueue>>;
+
+/**
+ * The table-stream consumers' on-failure destination: Lambda sends it the description of a batch that failed every
+ * attempt (shard, sequence number range), never the records (they stay readable in the stream for 24 hours).
+ */
+export const streamFailures = deadLetterQueue(`${resourceName(streamFailurePolicy.deadLetterQueue.name)}Dlq`);

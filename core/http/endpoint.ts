@@ -2,7 +2,7 @@ import middy, { type MiddlewareObj, type Request } from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
-import { ForbiddenError, RateLimitedError } from "#core/errors";
+import { ForbiddenError, RateLimitedError, TimedOutError } from "#core/errors";
 import { ipPartitionOf, resolveCredentials, type Credentials } from "#core/http/credentials";
 import type { AnySchema, AuthMode, Operation, SuccessAnswer } from "#core/http/operation";
 import { toProblem } from "#core/http/problem";
@@ -12,6 +12,7 @@ import { HttpResponse } from "#core/http/response";
 import { logger, withCorrelationId } from "#core/observability/index";
 import { consumeRateLimit, describePartition, rateLimitPolicy, type RateLimitDecision } from "#core/rate-limit/index";
 import { fingerprint, Idempotency, type StoredResponse } from "#core/idempotency/index";
+import { httpLimits } from "#stacks/definitions";
 
 type Output<T> = T extends AnySchema ? v.InferOutput<T> : undefined;
 
@@ -107,7 +108,13 @@ export function endpoint<
   options: EndpointOptions = {},
 ) {
   const generic = operation as unknown as AnyOperation;
-  const chain = middy<Event, Result, Error, Context>()
+  const chain = middy<Event, Result, Error, Context>({
+    // Stop before Lambda's timeout would kill the invocation (a bare 500 from API Gateway): a problem+json 503.
+    timeoutEarlyInMillis: httpLimits.earlyTimeoutMs,
+    timeoutEarlyResponse: () => {
+      throw new TimedOutError("The request ran out of time before it finished. Part of its work may be done: retry it (with the same Idempotency-Key where it takes one).");
+    },
+  })
     .use(problemResponses())
     .use(rateLimitHeaders())
     .use(authentication(generic, options))

@@ -158,7 +158,8 @@ function operationObject(operation: Operation): JsonObject {
   }
   // Any operation with a path parameter, query or body can refuse its input (e.g. an over-long id) with 400.
   const inputRefusal = operation.params || operation.query || operation.body ? [400] : [];
-  const declared = [...operation.problems, ...inputRefusal, ...(operation.idempotent ? idempotencyProblems : []), 500];
+  // Every operation can fail (500) or run out of time (503: it stops before its function's timeout).
+  const declared = [...operation.problems, ...inputRefusal, ...(operation.idempotent ? idempotencyProblems : []), 500, 503];
   for (const status of [...new Set(declared)].sort()) responses[String(status)] = problemResponse(status);
   return {
     operationId: operation.operationId,

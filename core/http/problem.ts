@@ -37,6 +37,7 @@ const statusByCode: Record<string, number> = {
   rate_limited: 429,
   carrier_unavailable: 502,
   payment_provider_unavailable: 502,
+  timed_out: 503,
 };
 
 export interface Problem {

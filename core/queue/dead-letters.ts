@@ -63,9 +63,15 @@ export async function queueDepth(queueUrl: string): Promise<QueueDepth> {
  * each is received with a visibility timeout of 0, so it stays in the DLQ.
  */
 export async function summarizeDeadLetters(queueUrl: string, limit = 50): Promise<DeadLetterSummary> {
-  const url = await deadLetterUrlOf(queueUrl);
-  // Counted before looking: a message being looked at is briefly in flight.
-  const deadLetters = numberOf(await attributes(url, ["ApproximateNumberOfMessages"]), "ApproximateNumberOfMessages");
+  return summarizeDeadLetterQueue(await deadLetterUrlOf(queueUrl), limit);
+}
+
+/** Like summarizeDeadLetters, given the dead-letter queue itself (the stream consumers' has no work queue). */
+export async function summarizeDeadLetterQueue(url: string, limit = 50): Promise<DeadLetterSummary> {
+  // Counted before looking, in flight included: a message being looked at (here or by another operator) is briefly
+  // in flight, and nothing else receives from a dead-letter queue.
+  const counts = await attributes(url, ["All"]);
+  const deadLetters = numberOf(counts, "ApproximateNumberOfMessages") + numberOf(counts, "ApproximateNumberOfMessagesNotVisible");
   const seen = new Map<string, Message>();
   for (let attempt = 0; attempt < Math.ceil(limit / 10) + 2 && seen.size < limit; attempt++) {
     const { Messages = [] } = await (await sqs()).send(
@@ -79,7 +85,7 @@ export async function summarizeDeadLetters(queueUrl: string, limit = 50): Promis
     const sent = message.Attributes?.SentTimestamp;
     return {
       messageId: message.MessageId ?? "",
-      type: envelope?.type ?? "unreadable",
+      type: envelope?.type ?? (envelope?.DDBStreamBatchInfo ? `stream batch: ${envelope.requestContext?.condition ?? "failed"}` : "unreadable"),
       organizationId: envelope?.organizationId ?? null,
       receiveCount: numberOf(message.Attributes, "ApproximateReceiveCount"),
       sentAt: sent ? new Date(Number(sent)).toISOString() : null,
@@ -133,10 +139,18 @@ export async function redriveDeadLetters(queueUrl: string): Promise<{ moved: num
   }
 }
 
-function parseEnvelope(body: string | undefined): { type?: string; organizationId?: string } | undefined {
+/** A queue message's envelope, or the description Lambda sends a stream consumer's on-failure destination. */
+interface DeadLetterBody {
+  type?: string;
+  organizationId?: string;
+  DDBStreamBatchInfo?: unknown;
+  requestContext?: { condition?: string };
+}
+
+function parseEnvelope(body: string | undefined): DeadLetterBody | undefined {
   try {
     const parsed = JSON.parse(body ?? "") as unknown;
-    return typeof parsed === "object" && parsed !== null ? (parsed as { type?: string; organizationId?: string }) : undefined;
+    return typeof parsed === "object" && parsed !== null ? (parsed as DeadLetterBody) : undefined;
   } catch {
     return undefined;
   }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startHttpServer, type LocalHttpServer } from "#local/http-server";
 import { startQueuePoller } from "#local/queue-poller";
 import { createQueueUrl, localSqsClient, queueArn } from "#local/resources";
+import { httpLimits } from "#stacks/definitions";
 import { request } from "#tests/helpers/stack";
 
 describe("the local API server", () => {
@@ -67,7 +68,8 @@ describe("the local API Gateway", () => {
     expect(event).toMatchObject({
       version: "2.0",
       routeKey: "GET /things/{id}",
-      rawPath: "/things/a%20b",
+      // HTTP API decodes the path, rawPath included (issue 23).
+      rawPath: "/things/a b",
       rawQueryString: "x=1&x=2&y=%C3%A9",
       cookies: ["s=1", "t=2"],
       queryStringParameters: { x: "1,2", y: "é" },
@@ -78,7 +80,7 @@ describe("the local API Gateway", () => {
         apiId: expect.any(String),
         stage: "$default",
         routeKey: "GET /things/{id}",
-        http: { method: "GET", path: "/things/a%20b", protocol: "HTTP/1.1", sourceIp: "127.0.0.1", userAgent: "vitest" },
+        http: { method: "GET", path: "/things/a b", protocol: "HTTP/1.1", sourceIp: "127.0.0.1", userAgent: "vitest" },
         timeEpoch: expect.any(Number),
       },
     });
@@ -87,7 +89,9 @@ describe("the local API Gateway", () => {
     expect(event.requestContext.time).toMatch(/^\d{2}\/\w{3}\/\d{4}:\d{2}:\d{2}:\d{2} \+0000$/);
     expect(event.body).toBeUndefined();
     expect(context.functionName).toBe("tests-setup-echo-handler");
-    expect(context.remainingMs).toBeGreaterThan(25_000);
+    // The deployed route function's timeout (stacks/definitions.ts httpLimits), not the gateway's 29 s.
+    expect(context.remainingMs).toBeLessThanOrEqual(httpLimits.functionTimeoutSeconds * 1000);
+    expect(context.remainingMs).toBeGreaterThan((httpLimits.functionTimeoutSeconds - 5) * 1000);
   });
 
   it("prefers a static segment over a parameter and sends unmatched methods to $default", async () => {
@@ -124,6 +128,13 @@ describe("the local API Gateway", () => {
     }
   });
 
+  it("refuses a request over Lambda's 6 MB invocation payload with 413 problem+json, as deployed", async () => {
+    const response = await call("/things/1", { method: "POST", headers: { "content-type": "text/plain" }, body: "x".repeat(httpLimits.maxInvocationPayloadBytes) });
+    expect(response.status).toBe(413);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect(await response.json()).toMatchObject({ title: "Payload Too Large", status: 413, instance: "/things/1" });
+  });
+
   it("rejects a payload over 10 MB with 413 before invoking the handler", async () => {
     const response = await call("/things/1", { method: "POST", headers: { "content-type": "text/plain" }, body: "x".repeat(10 * 1024 * 1024 + 1) });
     expect(response.status).toBe(413);
@@ -142,6 +153,41 @@ describe("a local queue consumer", () => {
     client = localSqsClient(inject("stackEnv").SQS_ENDPOINT!);
   });
   afterAll(() => client.destroy());
+
+  it("runs up to the event source's maximumConcurrency batches at once, never more", async () => {
+    const queueUrl = await createQueueUrl(client, `test-${randomUUID().slice(0, 8)}`, { VisibilityTimeout: "60" });
+    const maximumConcurrency = 3;
+    let inFlight = 0;
+    let mostAtOnce = 0;
+    let handled = 0;
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const poller = startQueuePoller({
+      client,
+      queueUrl,
+      queueArn: await queueArn(client, queueUrl),
+      batchSize: 1,
+      timeoutSeconds: 60,
+      maximumConcurrency,
+      // Each batch waits until the test has seen the most batches at once, so they overlap.
+      handler: async () => {
+        mostAtOnce = Math.max(mostAtOnce, ++inFlight);
+        await released;
+        inFlight--;
+        handled++;
+      },
+    });
+    try {
+      for (let index = 0; index < 2 * maximumConcurrency; index++) await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: `m${index}` }));
+      await expect.poll(() => mostAtOnce, { timeout: 30_000 }).toBe(maximumConcurrency);
+      release();
+      await expect.poll(() => handled, { timeout: 30_000 }).toBe(2 * maximumConcurrency);
+      expect(mostAtOnce).toBe(maximumConcurrency);
+    } finally {
+      release();
+      await poller.stop();
+    }
+  });
 
   it("gets real SQS batches, deletes what succeeded, redelivers reported failures and dead-letters after max receives", async () => {
     const name = `test-${randomUUID().slice(0, 8)}`;
@@ -193,5 +239,34 @@ describe("a local queue consumer", () => {
     });
     const { Messages } = await client.send(new ReceiveMessageCommand({ QueueUrl: deadLetterUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
     expect(Messages?.map((message) => message.Body)).toEqual(["always-fails"]);
+  });
+});
+
+describe("the local API Gateway's timeouts, as deployed", () => {
+  const hang = { method: "GET" as const, path: "/hang", handler: "tests/setup/echo-handler.handler" };
+  const hangingCall = async (limits: { functionTimeoutSeconds: number; integrationTimeoutSeconds: number }) => {
+    const server = await startHttpServer({ port: 0, routes: [hang], limits });
+    try {
+      const response = await fetch(`${server.url}/hang`, { headers: { "x-echo-mode": "hang" } });
+      return { status: response.status, type: response.headers.get("content-type"), body: await response.json() };
+    } finally {
+      await server.stop();
+    }
+  };
+
+  it("answers a function killed at its timeout with 500 problem+json", async () => {
+    expect(await hangingCall({ functionTimeoutSeconds: 1, integrationTimeoutSeconds: 29 })).toMatchObject({
+      status: 500,
+      type: "application/problem+json",
+      body: { status: 500, instance: "/hang" },
+    });
+  });
+
+  it("answers 503 problem+json when the gateway's integration timeout comes first", async () => {
+    expect(await hangingCall({ functionTimeoutSeconds: 30, integrationTimeoutSeconds: 1 })).toMatchObject({
+      status: 503,
+      type: "application/problem+json",
+      body: { status: 503, instance: "/hang" },
+    });
   });
 });

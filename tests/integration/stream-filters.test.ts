@@ -6,7 +6,7 @@ import { table } from "#core/db/items";
 import { leadItem, Leads } from "#core/leads/index";
 import { systemActor } from "#core/auth/actor";
 import { newId } from "#core/shared/ids";
-import { startStreamPoller } from "#local/stream-poller";
+import { startStreamPoller, type StreamFailureRecord } from "#local/stream-poller";
 import { streamConsumers } from "#stacks/definitions";
 import { applyStackEnv, newOrganization } from "#tests/helpers/stack";
 import { waitForLead } from "#tests/helpers/leads";
@@ -25,6 +25,7 @@ describe("stream consumer filters", () => {
     await waitForLead(org, template.id);
     const outbox = streamConsumers.find((consumer) => consumer.name === "leadIntakeOutbox")!;
     const received: DynamoDBRecord[] = [];
+    const deadLetters: StreamFailureRecord[] = [];
     const poller = startStreamPoller({
       endpoint: config.dynamodbEndpoint!,
       dynamodb: db() as never,
@@ -36,6 +37,7 @@ describe("stream consumer filters", () => {
         received.push(...event.Records.filter((record) => record.dynamodb?.NewImage?.organizationId?.S === org.organizationId));
         return { batchItemFailures: [] };
       },
+      deadLetters: async (failure) => void deadLetters.push(failure),
     });
     try {
       const pending = { ...template, id: newId(), processingStatus: "Pending" as const };
@@ -53,6 +55,7 @@ describe("stream consumer filters", () => {
         ["INSERT", pending.id],
         ["INSERT", last.id],
       ]);
+      expect(deadLetters).toEqual([]);
     } finally {
       await poller.stop();
     }

@@ -8,6 +8,8 @@ export async function handler(event: APIGatewayProxyEventV2, context: Context): 
   switch (event.headers["x-echo-mode"]) {
     case "throw":
       throw new Error("handler bug");
+    case "hang":
+      return new Promise(() => undefined);
     case "object":
       return { hello: "world" };
     case "string":

@@ -72,7 +72,9 @@ function installSstStandIn() {
         })),
       },
     },
+    $dev: false,
     aws: {
+      iam: { assumeRolePolicyForPrincipal: (principal: object) => ({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Principal: principal, Action: "sts:AssumeRole" }] }) },
       sns: { TopicSubscription: component("TopicSubscription") },
       cloudwatch: { MetricAlarm: component("MetricAlarm") },
     },
