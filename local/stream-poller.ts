@@ -55,7 +55,12 @@ export interface StreamFailureRecord {
   };
 }
 
-type StreamFailurePolicy = Pick<typeof streamFailurePolicy, "maximumRetryAttempts" | "maximumRecordAgeSeconds" | "bisectBatchOnFunctionError">;
+/** The deployed policy's settings, widened so a test can shorten them (a record cannot be made 60 s old in a test). */
+interface StreamFailurePolicy {
+  maximumRetryAttempts: number;
+  maximumRecordAgeSeconds: number;
+  bisectBatchOnFunctionError: boolean;
+}
 
 /** Sends each stream failure description to an SQS queue (the local stream DLQ), as Lambda does. */
 export function sendStreamFailuresTo(client: SQSClient, queueUrl: string): (failure: StreamFailureRecord) => Promise<void> {
