@@ -2,8 +2,9 @@ import middy, { type MiddlewareObj, type Request } from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
-import { ForbiddenError, RateLimitedError } from "#core/errors";
-import { ipPartitionOf, resolveCredentials, type Credentials } from "#core/http/credentials";
+import type { SignedInIdentity } from "#core/http/authenticate";
+import { RateLimitedError } from "#core/errors";
+import { authorizationRefusal, ipPartitionOf, resolveCredentials, type Credentials } from "#core/http/credentials";
 import type { AnySchema, AuthMode, Operation, SuccessAnswer } from "#core/http/operation";
 import { toProblem } from "#core/http/problem";
 import { parseBody, validate } from "#core/http/request-input";
@@ -26,10 +27,12 @@ export type EndpointAnswer<TSuccess extends SuccessAnswer> =
 
 /** What an endpoint implementation receives: validated input and the caller. */
 export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
-  actor: TAuth extends "public" ? undefined : Actor;
+  actor: TAuth extends "public" ? undefined : TAuth extends "identity" ? Actor | undefined : Actor;
   body: Output<TBody>;
   query: Output<TQuery>;
   params: Output<TParams>;
+  /** The signed-in person (`identity` operations; any user token elsewhere). */
+  identity?: SignedInIdentity;
   headers: Record<string, string | undefined>;
   /** Caller address as API Gateway saw it. */
   sourceIp: string;
@@ -121,6 +124,7 @@ export function endpoint<
         body: state.body,
         query: state.query,
         params: state.params,
+        identity: state.credentials?.identity,
         headers: event.headers ?? {},
         sourceIp: event.requestContext.http.sourceIp,
         requestId: event.requestContext.requestId,
@@ -311,12 +315,8 @@ function authorization(operation: AnyOperation): ChainMiddleware {
   return {
     name: "authorization",
     before: async (request) => {
-      if (operation.auth === "public") return;
-      const actor = stateOf(request).credentials?.actor;
-      if (!actor) throw new ForbiddenError("The credential is not associated with an organization.");
-      if (operation.permission && !actor.permissions.has(operation.permission)) {
-        throw new ForbiddenError(`This operation needs the '${operation.permission}' permission.`);
-      }
+      const refused = authorizationRefusal(operation, stateOf(request).credentials);
+      if (refused) throw refused;
     },
   };
 }

@@ -168,7 +168,7 @@ function operationObject(operation: Operation): JsonObject {
     security:
       operation.auth === "public"
         ? []
-        : operation.auth === "bearer"
+        : operation.auth === "bearer" || operation.auth === "identity"
           ? [{ bearer: [] }]
           : [{ bearer: [] }, { sourceId: [], sourceKey: [] }, { sourceIdHeader: [], sourceKeyHeader: [] }],
     ...(operation.permission ? { "x-required-permission": operation.permission } : {}),
