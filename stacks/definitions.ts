@@ -194,6 +194,7 @@ export const routeTable = {
   listSources: { method: "POST", path: "/sources/all/my", handler: "functions/sources/list.handler" },
   updateSource: { method: "PUT", path: "/sources/{id}", handler: "functions/sources/update.handler" },
   rotateSourceKey: { method: "POST", path: "/sources/{id}/keys", handler: "functions/sources/rotate-key.handler" },
+  revokeSourceKey: { method: "DELETE", path: "/sources/{id}/keys", handler: "functions/sources/revoke-key.handler" },
   intakeLeadByQuery: { method: "GET", path: "/leads/intake", handler: "functions/leads/intake-query.handler", sendsTo: ["leadIntake"] },
   intakeLead: { method: "POST", path: "/leads/intake", handler: "functions/leads/intake.handler", sendsTo: ["leadIntake"] },
   createLead: { method: "POST", path: "/leads", handler: "functions/leads/create.handler", sendsTo: ["leadIntake"] },

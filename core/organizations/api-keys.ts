@@ -35,13 +35,16 @@ export const CreateApiKeySchema = v.strictObject({
   expiresInDays: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(3650))),
 });
 
-/** Body of `POST /api-keys/{id}/rotate`. */
-export const RotateApiKeySchema = v.strictObject({
-  overlapHours: v.pipe(
-    v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(168)), 24),
-    v.description("How long the old key keeps working beside the new one (default 24 h, 0 ends it at once, at most 7 days)."),
-  ),
-});
+/** Body of `POST /api-keys/{id}/rotate` and `POST /sources/{id}/keys` (optional: no body means the default overlap). */
+export const RotateApiKeySchema = v.optional(
+  v.strictObject({
+    overlapHours: v.pipe(
+      v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(168)), 24),
+      v.description("How long the old key keeps working beside the new one (default 24 h, 0 ends it at once, at most 7 days)."),
+    ),
+  }),
+  {},
+);
 
 export const apiKeyStatuses = ["Active", "Expiring", "Expired", "Revoked"] as const;
 
