@@ -11,7 +11,7 @@ import type { Page, PagingQuery } from "#core/shared/paging";
 export const auditRetentionDays = 400;
 
 /** Field names whose values are credentials: recorded as changed, never with their value. */
-const secretField = /secret|password|token|authorization|apikey|api_key|keyhash|credential|signature|cookie/i;
+const secretField = /secret|password|token|authorization|api[-_]?key|keyhash|credential|signature|cookie/i;
 export const redacted = "[redacted]";
 
 const changeValue = v.pipe(v.unknown(), v.description("The field's value (any JSON); `[redacted]` for a credential."));
