@@ -251,11 +251,11 @@ function authentication(operation: AnyOperation, options: EndpointOptions): Chai
     before: async (request) => {
       const state = stateOf(request);
       const exempt = (await options.exemptFromRateLimit?.(request.event)) ?? false;
-      // A credential this instance has not seen yet costs a storage read: the caller's IP pays for it first, so a flood of made-up keys is stopped by the IP limit.
-      let countedOnIp = false;
+      // An unseen credential's lookup counts against the IP, whose verdict applies only if it proves invalid: a valid
+      // key behind a shared address flooded with bad ones (an office NAT) counts in its own partition.
+      let ipDecision: RateLimitDecision | undefined;
       const beforeLookup = exempt ? undefined : async () => {
-        countedOnIp = true;
-        applyRateLimit(state, await consumeRateLimit(ipPartitionOf(request.event)));
+        ipDecision = await consumeRateLimit(ipPartitionOf(request.event));
       };
       const credentials = await resolveCredentials(operation.auth, request.event, { beforeLookup });
       state.credentials = credentials;
@@ -263,8 +263,8 @@ function authentication(operation: AnyOperation, options: EndpointOptions): Chai
         if (credentials.error) throw credentials.error;
         return;
       }
-      // Already counted against the IP before its lookup: an unknown credential is not counted twice.
-      if (countedOnIp && credentials.partition.kind === "ip") {
+      if (ipDecision && credentials.partition.kind === "ip") {
+        applyRateLimit(state, ipDecision);
         if (credentials.error) throw credentials.error;
         return;
       }
