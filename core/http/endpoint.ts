@@ -241,8 +241,8 @@ function addRateLimitHeaders(request: Request<Event, Result, Error, Context>): v
  * Resolves the credential, counts the request against its partition (spec 8:
  * invalid or missing credentials count against the IP address), then refuses
  * what is over the limit (429) or not authenticated (401). A credential that
- * needs a storage read to verify is counted against the IP first, so an IP over
- * its limit costs no lookup. A request the endpoint exempts (a verified carrier
+ * needs a storage read is counted against the IP, and refused (429) by it only if
+ * it proves invalid. A request the endpoint exempts (a verified carrier
  * callback) is not counted at all.
  */
 function authentication(operation: AnyOperation, options: EndpointOptions): ChainMiddleware {
