@@ -260,6 +260,7 @@ export const routeTable = {
   createInvitation: { method: "POST", path: "/invitations", handler: "functions/invitations/create.handler" },
   listInvitations: { method: "POST", path: "/invitations/all/my", handler: "functions/invitations/list.handler" },
   acceptInvitation: { method: "POST", path: "/invitations/accept", handler: "functions/invitations/accept.handler" },
+  signUp: { method: "POST", path: "/organizations", handler: "functions/users/sign-up.handler" },
   createApiKey: { method: "POST", path: "/api-keys", handler: "functions/api-keys/create.handler" },
   listApiKeys: { method: "POST", path: "/api-keys/all/my", handler: "functions/api-keys/list.handler" },
   rotateApiKey: { method: "POST", path: "/api-keys/{id}/rotate", handler: "functions/api-keys/rotate.handler" },

@@ -39,6 +39,7 @@ const notOperatorSettings = new Set<string>([
   environmentNames.dynamodbEndpoint,
   environmentNames.sqsEndpoint,
   environmentNames.publicBaseUrl,
+  environmentNames.localMailDir,
   environmentNames.twilioAccountSid,
   environmentNames.twilioAuthToken,
   environmentNames.twilioApiKeySid,

@@ -1,11 +1,13 @@
 import type { Role } from "#core/auth/actor";
 import { acceptInvitation, invite, listInvitations } from "#core/users/invitations";
 import { standingOf, userOfEmail, readUser } from "#core/users/store";
+import { signUp } from "#core/users/sign-up";
 import { addUser, changeRole, currentUser, deactivate, getUser, listUsers, updateProfile } from "#core/users/team";
 
 export * from "#core/users/schemas";
 export { ListUsersSchema } from "#core/users/team";
 export { ListInvitationsSchema } from "#core/users/invitations";
+export { SignUpSchema, SignedUpSchema } from "#core/users/sign-up";
 
 /**
  * The people of an organization: stored users with a role and a status, invitations by e-mail, and what
@@ -31,6 +33,7 @@ export const Users = {
   invite,
   listInvitations,
   add: addUser,
+  signUp,
   me: currentUser,
   updateMe: updateProfile,
   list: listUsers,

@@ -8,6 +8,8 @@ import {
   InvitationSchema,
   ListInvitationsSchema,
   ListUsersSchema,
+  SignedUpSchema,
+  SignUpSchema,
   UpdateProfileSchema,
   UserSchema,
 } from "#core/users/index";
@@ -113,4 +115,18 @@ export const acceptInvitation = defineOperation({
   success: { status: 201, description: "The new user", schema: UserSchema },
   problems: [400, 401, 403, 404, 409, 413, 415, 429],
   example: { token: "inv_…" },
+});
+
+export const signUp = defineOperation({
+  operationId: "signUp",
+  summary: "Create an organization owned by the signed-in person (self-service sign-up)",
+  description:
+    "Only where the stage allows it (`SELF_SERVICE_SIGN_UP=true`, off by default: 403 otherwise, and the operator CLI creates organizations). " +
+    "Called with a user access token of no organization yet; its e-mail becomes the owner (409 when it already has a user). Sign in again for a token of the new organization.",
+  tag: "Users",
+  auth: "identity",
+  body: SignUpSchema,
+  success: { status: 201, description: "The organization and its owner", schema: SignedUpSchema },
+  problems: [400, 401, 403, 409, 413, 415, 429],
+  example: { organizationName: "Acme Roofing", timeZone: "America/Chicago" },
 });
