@@ -22,7 +22,7 @@ async function atEverySize(page: import("playwright-core").Page, name: string) {
   for (const size of sizes) {
     await page.setViewportSize(size);
     await screenshot(page, `${name}-${size.name}`);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at ${size.width} px`).toBeLessThanOrEqual(size.width);
+    expect(await page.evaluate("document.documentElement.scrollWidth"), `${name} at ${size.width} px`).toBeLessThanOrEqual(size.width);
   }
 }
 
