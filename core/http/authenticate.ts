@@ -1,9 +1,10 @@
 import { keys } from "#core/db/keys";
 import { config } from "#core/config";
 import { UnauthorizedError } from "#core/errors";
-import { Organizations } from "#core/organizations/index";
+import { resolveApiKey } from "#core/organizations/key-resolution";
+import { organizationProfile } from "#core/organizations/profile";
 import { permissions, rolePermissions, type Actor, type Permission } from "#core/auth/actor";
-import { Users } from "#core/users/index";
+import { standingOf } from "#core/users/standing";
 
 /** A bearer credential resolved to an actor, or the reason it was not. */
 export type BearerResolution =
@@ -90,7 +91,7 @@ export async function resolveBearer(authorization: string | undefined, options: 
   // A token naming an organization that does not exist (deleted, or a claim set by mistake) reaches no data.
   if (!(await organizationExists(organizationId))) return failure("The access token's organization does not exist.", "invalid");
   // The stored user decides, not the token: a deactivated user is refused and a changed role applies within seconds.
-  const standing = await Users.standing(organizationId, userId);
+  const standing = await standingOf(organizationId, userId);
   if (!standing?.active) return failure("The user is not an active member of the organization.", "invalid");
   return {
     ok: true,
@@ -177,8 +178,8 @@ function boundedExpiringMap<T>(maxEntries: number) {
   };
 }
 
-const cachedApiKey = warmCredentialCache((token) => Organizations.resolveApiKey(token), { hitMs: apiKeyCacheMs, missMs: unknownCredentialMs });
-const knownOrganizations = warmCredentialCache(async (organizationId) => ((await Organizations.fromId(organizationId)) ? true : undefined), {
+const cachedApiKey = warmCredentialCache((token) => resolveApiKey(token), { hitMs: apiKeyCacheMs, missMs: unknownCredentialMs });
+const knownOrganizations = warmCredentialCache(async (organizationId) => ((await organizationProfile(organizationId)) ? true : undefined), {
   hitMs: warmCacheMs,
 });
 const organizationExists = (organizationId: string) => knownOrganizations.get(organizationId);

@@ -2,29 +2,20 @@ import * as v from "valibot";
 import { actorId, permissions, type Actor, type Permission } from "#core/auth/actor";
 import { Audit } from "#core/audit/index";
 import { entities, keys } from "#core/db/keys";
-import { conditionally, table } from "#core/db/items";
+
 import { queryAll } from "#core/db/query";
 import { listPage, listQuerySchema, prefixQuery, type ListResource } from "#core/db/list";
 import { transact } from "#core/db/transact";
 import { ForbiddenError, NotFoundError, ConflictError } from "#core/errors";
 import { newId, nowIso, timestamp } from "#core/shared/ids";
+import { isPast, resolveApiKey, type ApiKeyRecord } from "#core/organizations/key-resolution";
 import { hashSecret, randomSecret } from "#core/shared/secrets";
 import type { Page, PagingQuery } from "#core/shared/paging";
 
-/** What authentication needs of a key. */
-export interface ApiKeyRecord {
-  keyId: string;
-  organizationId: string;
-  name: string;
-  scopes: Permission[];
-  createdAt: string;
-}
+export type { ApiKeyRecord } from "#core/organizations/key-resolution";
 
-const apiKeyPattern = /^sk_([0-9A-HJKMNP-TV-Z]{26})_([A-Za-z0-9_-]{32,})$/;
 /** Characters of the secret kept in `prefix`, enough to tell keys apart, far too few to guess the rest (256 bits). */
 const prefixSecretChars = 6;
-/** `lastUsedAt` is written at most this often per key: a busy integration does not write on every request. */
-const lastUsedPrecisionMs = 60 * 60_000;
 
 const ScopesSchema = v.pipe(v.array(v.picklist(permissions)), v.minLength(1), v.maxLength(permissions.length));
 
@@ -156,30 +147,8 @@ export const ApiKeys = {
     return mine.length;
   },
 
-  /** Resolves an `sk_` key in one read; undefined when unknown, malformed, revoked or past its expiry. */
-  async resolve(apiKey: string): Promise<ApiKeyRecord | undefined> {
-    const match = apiKeyPattern.exec(apiKey);
-    if (!match) return undefined;
-    const organizationId = match[1]!;
-    const { Item } = await table.get({ Key: keys.apiKey(organizationId, hashSecret(apiKey)) });
-    if (!Item || Item.revokedAt || isPast(Item.expiresAt)) return undefined;
-    if (!Item.lastUsedAt || Date.parse(Item.lastUsedAt as string) < Date.now() - lastUsedPrecisionMs) await markUsed(Item);
-    return { keyId: Item.keyId, organizationId: Item.organizationId, name: Item.name, scopes: Item.scopes, createdAt: Item.createdAt };
-  },
+  resolve: resolveApiKey,
 };
-
-async function markUsed(item: Record<string, unknown>): Promise<void> {
-  const now = nowIso();
-  // Conditional, so concurrent instances write it once an hour between them; a failure never refuses the request.
-  await conditionally(
-    table.update({
-      Key: { pk: item.pk as string, sk: item.sk as string },
-      UpdateExpression: "SET lastUsedAt = :now",
-      ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :stale)",
-      ExpressionAttributeValues: { ":now": now, ":stale": new Date(Date.now() - lastUsedPrecisionMs).toISOString() },
-    }),
-  ).catch(() => undefined);
-}
 
 async function revokeItem(actor: Actor, item: Record<string, unknown>): Promise<void> {
   const before = toApiKey(item);
@@ -216,7 +185,6 @@ function auditView(key: ApiKey) {
 }
 
 const epochSeconds = (ms: number) => Math.floor(ms / 1000);
-const isPast = (expiresAt: unknown) => typeof expiresAt === "number" && expiresAt * 1000 <= Date.now();
 
 function toApiKey(item: Record<string, unknown>): ApiKey {
   const expiresAt = typeof item.expiresAt === "number" ? new Date(item.expiresAt * 1000).toISOString() : null;

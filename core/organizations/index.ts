@@ -1,26 +1,17 @@
 import { transact } from "#core/db/transact";
 import { table } from "#core/db/items";
-import { warmReads } from "#core/db/warm";
 import { queryAll } from "#core/db/query";
 import { entities, keys } from "#core/db/keys";
 import { permissions, type Permission } from "#core/auth/actor";
 import { newId, nowIso } from "#core/shared/ids";
 import { ApiKeys, type ApiKeyRecord } from "#core/organizations/api-keys";
+import { organizationProfile, toOrganization, type Organization } from "#core/organizations/profile";
 
-export interface Organization {
-  id: string;
-  name: string;
-  /** IANA zone used for schedules and as the last fallback for quiet hours. */
-  timeZone: string;
-  createdAt: string;
-}
+export type { Organization } from "#core/organizations/profile";
 
 export { ApiKeys, type ApiKeyRecord } from "#core/organizations/api-keys";
 
 /** Organizations (tenants) and their API keys. Operator-facing: no actor. */
-/** An organization's profile never changes once created (docs/decisions.md "Warm reads"); one not created yet is not remembered. */
-const profileReads = warmReads({ rememberAbsent: false });
-
 export const Organizations = {
   /** Creates an organization with a first API key holding every scope. */
   async create(input: { name: string; timeZone?: string }): Promise<{ organization: Organization; apiKey: string }> {
@@ -48,10 +39,7 @@ export const Organizations = {
     return { organization, apiKey };
   },
 
-  async fromId(organizationId: string): Promise<Organization | undefined> {
-    const Item = await profileReads.get(keys.organization(organizationId));
-    return Item ? toOrganization(Item) : undefined;
-  },
+  fromId: organizationProfile,
 
   /** Every organization, oldest first (operator CLI). */
   async list(): Promise<Organization[]> {
@@ -73,12 +61,3 @@ export const Organizations = {
   /** Resolves an `sk_` key in one read; undefined when unknown, malformed, revoked or expired. */
   resolveApiKey: (apiKey: string) => ApiKeys.resolve(apiKey),
 };
-
-function toOrganization(item: Record<string, unknown>): Organization {
-  return {
-    id: item.id as string,
-    name: item.name as string,
-    timeZone: item.timeZone as string,
-    createdAt: item.createdAt as string,
-  };
-}

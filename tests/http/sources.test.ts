@@ -105,7 +105,7 @@ describe("lead sources", () => {
     const fresh = await org.request("POST", `/sources/${body.sourceId}/keys`);
     expect((await intake(body.sourceId, fresh.body.apiKey)).status).toBe(201);
     const log = await org.request("POST", "/audit-log/all/my", { body: { filters: [{ field: "resourceId", value: body.sourceId }] } });
-    expect(log.body.items.map((entry: { action: string }) => entry.action)).toEqual(["source.keyRotated", "source.keyRevoked", "source.keyRotated"]);
+    expect(log.body.items.map((entry: { action: string }) => entry.action)).toEqual(["source.keyRotated", "source.keyRevoked", "source.keyRotated", "source.created"]);
   });
 
   it("accepts leads only from the allowed addresses when a source lists them", async () => {

@@ -114,7 +114,7 @@ export const acceptInvitation = defineOperation({
   body: AcceptInvitationSchema,
   success: { status: 201, description: "The new user", schema: UserSchema },
   problems: [400, 401, 403, 404, 409, 413, 415, 429],
-  example: { token: "inv_…" },
+  example: { token: "inv_01JABCDEFGHJKMNPQRSTVWXYZ0_q0Jx5sY2mVb8Hk3LrT6wUe9NaD4fGz7Pc1XiOy" },
 });
 
 export const signUp = defineOperation({
