@@ -30,6 +30,7 @@ describe("automation visibility and credentials in actions", () => {
     const listed = await org.request("POST", "/automations/all/my", { body: {}, token: org.agentToken });
     expect(listed.status).toBe(200);
     expect(listed.body.items.map((a: { id: string }) => a.id)).not.toContain(created.body.id);
+    expect((await org.request("POST", `/automations/${created.body.id}/runs/all/my`, { body: {}, token: org.agentToken })).status).toBe(404);
     // Its creator, the owner and the organization's API key see it.
     for (const token of [org.adminToken, org.ownerToken, org.apiKey]) {
       expect((await org.request("GET", `/automations/${created.body.id}`, { token })).status).toBe(200);
