@@ -66,6 +66,10 @@ export const config = {
   get stripe(): { secretKey?: string; webhookSecret?: string; apiUrl?: string } {
     return { secretKey: optional(environmentNames.stripeSecretKey), webhookSecret: optional(environmentNames.stripeWebhookSecret), apiUrl: optional(environmentNames.stripeApiUrl) };
   },
+  /** Whether anyone signed in may create an organization (`POST /organizations`); a stage setting, off by default. */
+  get selfServiceSignUp(): boolean {
+    return optional(environmentNames.selfServiceSignUp) === "true";
+  },
   /** Where clients reach the API; used in the agent card and webhook URLs. */
   get publicBaseUrl(): string {
     return optional(environmentNames.publicBaseUrl) ?? "http://127.0.0.1:3000";

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
-import { roles, type Role } from "#core/auth/actor";
+import { roleNamed, roles, type Role } from "#core/auth/actor";
+import { Users } from "#core/users/index";
 import { signUserToken } from "#core/auth/local-tokens";
 import { Billing, type PriceOverrides } from "#core/billing/index";
 import { ValidationError } from "#core/errors";
@@ -22,9 +23,13 @@ const streamFailures = streamFailurePolicy.deadLetterQueue.name;
 const usage = `Operator CLI: npm run admin -- <command> [--flags]
 
 Commands (output is JSON):
-  create-org --name NAME                              new organization and its first sk_ API key
+  create-org --name NAME [--owner-email EMAIL]        new organization, its first sk_ API key and (with an
+                                                      e-mail) its owner, who signs in with that address
+  create-user --org ID --email EMAIL --role ROLE [--name NAME]
+                                                      a stored, active user (owner, admin or agent)
   create-user-token --org ID --user ID --role ROLE --name NAME [--email EMAIL]
-                                                      user JWT signed with the local key (local stack only)
+                                                      user JWT signed with the local key (local stack only);
+                                                      the API accepts it only for a stored active user
   create-source --org ID --name NAME                  new lead source: sourceId and apiKey
   list-orgs                                           every organization
   billing-adjust --org ID --amount 1.23 --reason TEXT signed correction of the wallet (negative takes money;
@@ -82,6 +87,7 @@ function parseCommandLine() {
         user: { type: "string" },
         role: { type: "string" },
         email: { type: "string" },
+        "owner-email": { type: "string" },
         stage: { type: "string" },
         "state-dir": { type: "string" },
         amount: { type: "string" },
@@ -241,7 +247,14 @@ async function run(command: string | undefined): Promise<unknown> {
       const name = required("name");
       await useTarget();
       const { organization, apiKey } = await Organizations.create({ name });
-      return { organizationId: organization.id, name: organization.name, createdAt: organization.createdAt, apiKey };
+      const owner = values["owner-email"] ? await Users.add(organization.id, { email: values["owner-email"], role: "owner" }) : undefined;
+      return { organizationId: organization.id, name: organization.name, createdAt: organization.createdAt, apiKey, ...(owner ? { owner } : {}) };
+    }
+    case "create-user": {
+      const organizationId = await existingOrganization();
+      const role = roleNamed(required("role"));
+      if (!role) throw new UsageError(`--role must be one of ${roles.join(", ")}`);
+      return Users.add(organizationId, { email: required("email"), name: values.name, role });
     }
     case "create-user-token": {
       if (values.stage) throw new UsageError("User tokens are signed only by the local stack; a deployed stage trusts its identity provider");

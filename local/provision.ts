@@ -2,26 +2,22 @@ import { rolePermissions, type Actor, type Role } from "#core/auth/actor";
 import { signUserToken } from "#core/auth/local-tokens";
 import { Organizations } from "#core/organizations/index";
 import { Sources } from "#core/sources/index";
+import { Users } from "#core/users/index";
 import type { LocalSecrets } from "#local/secrets";
 import { credentialsPath, readJson, writeJson, type LocalCredentials } from "#local/state";
 
-/** The user every local development token is issued to. */
-const developer = { userId: "local-developer", name: "Local Developer", email: "developer@example.com" } as const;
+/**
+ * The development organization's owner: a stored user, so the local identity provider signs them in by this
+ * e-mail (`Users.forSignIn`) and the API accepts their tokens (authentication reads the stored user).
+ */
+export const developmentOwner = { name: "Local Developer", email: "owner@example.com" } as const;
 
 /** Local development tokens outlive a working day; deployed stages never sign tokens. */
 export const developerTokenLifetime = "30d";
 
-/** The owner acting for operator commands (creating sources) in an organization. */
+/** The operator acting for operator commands (creating sources) in an organization. */
 export function operatorActor(organizationId: string, role: Role = "owner"): Actor {
-  return {
-    organizationId,
-    kind: "user",
-    userId: developer.userId,
-    role,
-    permissions: rolePermissions[role],
-    displayName: developer.name,
-    email: developer.email,
-  };
+  return { organizationId, kind: "apiKey", apiKeyId: "operator", role, permissions: rolePermissions[role], displayName: "Operator" };
 }
 
 /** Creates an enabled lead source with a fresh intake key (returned once). */
@@ -30,10 +26,23 @@ export async function createSource(organizationId: string, name: string): Promis
   return { sourceId, apiKey };
 }
 
-/** A long-lived owner token for the local developer of an organization. */
-export function developerToken(organizationId: string, secrets: LocalSecrets): Promise<string> {
+/** The organization's development owner (`owner@example.com`), stored on first need. */
+async function ensureDevelopmentOwner(organizationId: string): Promise<{ userId: string; name: string; email: string }> {
+  const known = await Users.forSignIn(developmentOwner.email);
+  if (known?.organizationId === organizationId) return known;
+  // The address is taken by another organization (an older data folder): the owner gets a second address.
+  const email = known ? `owner+${organizationId.toLowerCase()}@example.com` : developmentOwner.email;
+  const again = known ? await Users.forSignIn(email) : undefined;
+  if (again) return again;
+  const user = await Users.add(organizationId, { email, name: developmentOwner.name, role: "owner" });
+  return { userId: user.id, name: user.name, email: user.email };
+}
+
+/** A long-lived owner token for the development owner of an organization. */
+export async function developerToken(organizationId: string, secrets: LocalSecrets): Promise<string> {
+  const owner = await ensureDevelopmentOwner(organizationId);
   return signUserToken(
-    { organizationId, role: "owner", ...developer },
+    { organizationId, role: "owner", ...owner },
     { privateJwk: secrets.privateJwk, issuer: secrets.issuer, expiresIn: developerTokenLifetime },
   );
 }

@@ -99,6 +99,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...resources.env,
       ...secretsEnv(secrets),
       [environmentNames.publicBaseUrl]: server.url,
+      [environmentNames.localMailDir]: join(stateDir, "mail"),
       ...(payments
         ? {
             [environmentNames.stripeSecretKey]: payments.secretKey,

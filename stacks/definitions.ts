@@ -213,6 +213,7 @@ export const routeTable = {
   listSources: { method: "POST", path: "/sources/all/my", handler: "functions/sources/list.handler" },
   updateSource: { method: "PUT", path: "/sources/{id}", handler: "functions/sources/update.handler" },
   rotateSourceKey: { method: "POST", path: "/sources/{id}/keys", handler: "functions/sources/rotate-key.handler" },
+  revokeSourceKey: { method: "DELETE", path: "/sources/{id}/keys", handler: "functions/sources/revoke-key.handler" },
   intakeLeadByQuery: { method: "GET", path: "/leads/intake", handler: "functions/leads/intake-query.handler" },
   intakeLead: { method: "POST", path: "/leads/intake", handler: "functions/leads/intake.handler" },
   createLead: { method: "POST", path: "/leads", handler: "functions/leads/create.handler" },
@@ -270,6 +271,20 @@ export const routeTable = {
   replayWebhookEvents: { method: "POST", path: "/webhook-endpoints/{id}/replay", handler: "functions/webhook-endpoints/replay.handler", sendsTo: ["webhookDeliveries"] },
   pingWebhookEndpoint: { method: "POST", path: "/webhook-endpoints/{id}/test", handler: "functions/webhook-endpoints/test.handler", sendsTo: ["webhookDeliveries"] },
   listWebhookEventTypes: { method: "GET", path: "/webhook-event-types", handler: "functions/webhook-endpoints/event-types.handler" },
+  getCurrentUser: { method: "GET", path: "/users/me", handler: "functions/users/me.handler" },
+  updateCurrentUser: { method: "PUT", path: "/users/me", handler: "functions/users/update-me.handler" },
+  listUsers: { method: "POST", path: "/users/all/my", handler: "functions/users/list.handler" },
+  changeUserRole: { method: "PUT", path: "/users/{id}/role", handler: "functions/users/change-role.handler" },
+  deactivateUser: { method: "POST", path: "/users/{id}/deactivate", handler: "functions/users/deactivate.handler" },
+  createInvitation: { method: "POST", path: "/invitations", handler: "functions/invitations/create.handler" },
+  listInvitations: { method: "POST", path: "/invitations/all/my", handler: "functions/invitations/list.handler" },
+  acceptInvitation: { method: "POST", path: "/invitations/accept", handler: "functions/invitations/accept.handler" },
+  signUp: { method: "POST", path: "/organizations", handler: "functions/users/sign-up.handler" },
+  createApiKey: { method: "POST", path: "/api-keys", handler: "functions/api-keys/create.handler" },
+  listApiKeys: { method: "POST", path: "/api-keys/all/my", handler: "functions/api-keys/list.handler" },
+  rotateApiKey: { method: "POST", path: "/api-keys/{id}/rotate", handler: "functions/api-keys/rotate.handler" },
+  revokeApiKey: { method: "DELETE", path: "/api-keys/{id}", handler: "functions/api-keys/revoke.handler" },
+  listAuditLog: { method: "POST", path: "/audit-log/all/my", handler: "functions/audit/list.handler" },
 } as const satisfies Record<string, RouteEntry>;
 
 export type OperationId = keyof typeof routeTable;
@@ -411,6 +426,10 @@ export const environmentNames = {
   dynamodbEndpoint: "DYNAMODB_ENDPOINT",
   sqsEndpoint: "SQS_ENDPOINT",
   publicBaseUrl: "PUBLIC_BASE_URL",
+  /** Local only: the folder the mail port writes e-mails to (core/mail), read by the local mailbox and the tests. */
+  localMailDir: "LOCAL_MAIL_DIR",
+  /** "true" lets anyone create an organization with POST /sign-up (docs/decisions.md "Self-service sign-up"); off by default. */
+  selfServiceSignUp: "SELF_SERVICE_SIGN_UP",
   /** Requests per rate-limit partition per 60 s; unset means the spec's 300. */
   rateLimitRequests: "RATE_LIMIT_REQUESTS",
   /** Items one list request may read (page and count each); unset means max(4 × pageSize, 500) (core/db/list.ts readBudget; tests lower it). */

@@ -51,6 +51,8 @@ const operatorSettingNames = [
   environmentNames.billingTrialCredit,
   environmentNames.automationRetryBaseMs,
   environmentNames.webhookDisableAfterMs,
+  // Whether anyone may create an organization by signing up (off unless the operator opens it for the stage).
+  environmentNames.selfServiceSignUp,
 ];
 
 const operatorSettings = Object.fromEntries(

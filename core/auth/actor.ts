@@ -21,10 +21,22 @@ export interface Actor {
   permissions: ReadonlySet<Permission>;
   displayName: string;
   email?: string;
+  /** Where the request came from (the audit log's "from where"); absent for the service itself. */
+  origin?: { ip: string; userAgent?: string };
 }
 
-export const roles = ["owner", "admin", "member"] as const;
+/** owner, admin, agent (docs/permissions.md). */
+export const roles = ["owner", "admin", "agent"] as const;
 export type Role = (typeof roles)[number];
+
+/**
+ * A role named in a stored user or a token: today's names, and `member` (the name before agents existed, still in
+ * tokens signed before the rename) read as `agent`. Anything else is no role.
+ */
+export function roleNamed(name: unknown): Role | undefined {
+  if (name === "member") return "agent";
+  return roles.includes(name as Role) ? (name as Role) : undefined;
+}
 
 /** Every permission an operation can require; API keys carry a subset as scopes. */
 export const permissions = [
@@ -50,10 +62,15 @@ export const permissions = [
   "agent:use",
   "webhooks:read",
   "webhooks:write",
+  "users:read",
+  "users:write",
+  "apiKeys:read",
+  "apiKeys:write",
+  "audit:read",
 ] as const;
 export type Permission = (typeof permissions)[number];
 
-const memberPermissions: Permission[] = [
+const agentPermissions: Permission[] = [
   "automations:read",
   "leads:read",
   "leads:write",
@@ -69,13 +86,15 @@ const memberPermissions: Permission[] = [
   "billing:read",
   "analytics:read",
   "agent:use",
+  // The team's names, e-mails and working hours: whom to hand a lead to (the routing issue).
+  "users:read",
 ];
 
-/** owner: everything; admin: everything but money; member: day-to-day lead work (docs/decisions.md). */
+/** owner: everything; admin: everything but money; agent: day-to-day lead work (docs/permissions.md). */
 export const rolePermissions: Record<Role, ReadonlySet<Permission>> = {
   owner: new Set(permissions),
   admin: new Set(permissions.filter((permission) => permission !== "billing:write")),
-  member: new Set(memberPermissions),
+  agent: new Set(agentPermissions),
 };
 
 /** Source keys may only post leads into their own source. */

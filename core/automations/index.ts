@@ -1,3 +1,4 @@
+import { keepStoredCredentials, redactActions, visibleTo } from "#core/automations/secrets";
 import { automationSummaries, type AutomationSummary } from "#core/automations/summaries";
 import { AutomationDisabled } from "#core/automations/runs/queue";
 import * as v from "valibot";
@@ -54,11 +55,7 @@ export const AutomationSchema = v.object({
 });
 export type Automation = v.InferOutput<typeof AutomationSchema>;
 
-/**
- * Webhook signing secrets are write-only: responses show this marker instead,
- * and a PUT that sends the marker back keeps the stored secret.
- */
-export const redactedSecret = "__redacted_secret__";
+export { redactedSecret } from "#core/automations/secrets";
 
 
 const listResource: ListResource<Automation> = {
@@ -145,7 +142,7 @@ export const Automations = {
       );
     }
     await assertPublicTargets(input.actions);
-    const next = { ...definitionFields(input), actions: keepStoredSecrets(input.actions, current.actions) };
+    const next = { ...definitionFields(input), actions: keepStoredCredentials(input.actions, current.actions) };
     if (current.isSystemManaged) assertOnlyEnabledChanged(current, next);
     const updated: Automation = {
       ...current,
@@ -187,7 +184,8 @@ export const Automations = {
 
   async list(actor: Actor, query: PagingQuery): Promise<Page<Automation>> {
     const page = await listPage(listResource, actor.organizationId, query);
-    return { ...page, items: page.items.map(redactSecrets) };
+    // A page may hold fewer items than asked for (others' Private automations are left out); the token still leads on.
+    return { ...page, items: page.items.filter((automation) => visibleTo(actor, automation)).map(redactSecrets) };
   },
 };
 
@@ -242,38 +240,16 @@ function definitionFields(input: AutomationRequest) {
   };
 }
 
+/** The stored automation, if the actor may see it: another agent's Private automation is as absent as a missing one. */
 async function storedAutomation(actor: Actor, automationId: string): Promise<Automation> {
   const { Item } = await table.get({ Key: keys.automation(actor.organizationId, automationId) });
-  if (!Item) throw new NotFoundError("Automation", automationId);
-  return toAutomation(Item);
+  const automation = Item ? toAutomation(Item) : undefined;
+  if (!automation || !visibleTo(actor, automation)) throw new NotFoundError("Automation", automationId);
+  return automation;
 }
-
-type Action = Automation["actions"][number];
-const secretOf = (action: Action): string | undefined =>
-  "secret" in action.settings ? (action.settings.secret as string | undefined) : undefined;
 
 function redactSecrets(automation: Automation): Automation {
-  if (!automation.actions.some(secretOf)) return automation;
-  return {
-    ...automation,
-    actions: automation.actions.map((action) =>
-      secretOf(action) ? ({ ...action, settings: { ...action.settings, secret: redactedSecret } } as Action) : action,
-    ),
-  };
-}
-
-function keepStoredSecrets<TAction extends Action>(actions: TAction[], stored: Action[]): TAction[] {
-  return actions.map((action) => {
-    if (secretOf(action) !== redactedSecret) return action;
-    const previous = stored.find((candidate) => candidate.id === action.id);
-    const secret = previous ? secretOf(previous) : undefined;
-    if (!secret) {
-      throw new ValidationError("A redacted secret can only be sent back for an action that has one.", [
-        { pointer: `/actions/${actions.indexOf(action)}/settings/secret`, detail: "Send the new secret, or omit it." },
-      ]);
-    }
-    return { ...action, settings: { ...action.settings, secret } } as TAction;
-  });
+  return { ...automation, actions: redactActions(automation.actions) };
 }
 
 function assertOnlyEnabledChanged(current: Automation, next: ReturnType<typeof definitionFields>): void {

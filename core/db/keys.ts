@@ -26,6 +26,8 @@ import { rateLimitKeys } from "#core/db/keys/rate-limit";
 import { webhooksKeys } from "#core/db/keys/webhooks";
 import { idempotencyKeys } from "#core/db/keys/idempotency";
 import { operationsKeys } from "#core/db/keys/operations";
+import { usersKeys } from "#core/db/keys/users";
+import { auditKeys } from "#core/db/keys/audit";
 
 export { createdWithin, decimalSortText, type Key, type LeadClaim, type RateLimitPartition } from "#core/db/keys/shared";
 
@@ -45,6 +47,8 @@ export const keys = {
   ...webhooksKeys,
   ...idempotencyKeys,
   ...operationsKeys,
+  ...usersKeys,
+  ...auditKeys,
 };
 
 /** The entity names stored in the `entity` attribute of every item. */
@@ -93,4 +97,8 @@ export const entities = {
   webhookEndpoint: "WebhookEndpoint",
   webhookDelivery: "WebhookDelivery",
   webhookAttempt: "WebhookAttempt",
+  user: "User",
+  userEmail: "UserEmail",
+  invitation: "Invitation",
+  auditEntry: "AuditEntry",
 } as const;

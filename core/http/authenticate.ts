@@ -1,13 +1,29 @@
 import { keys } from "#core/db/keys";
 import { config } from "#core/config";
 import { UnauthorizedError } from "#core/errors";
-import { Organizations } from "#core/organizations/index";
-import { permissions, rolePermissions, roles, type Actor, type Permission, type Role } from "#core/auth/actor";
+import { resolveApiKey } from "#core/organizations/key-resolution";
+import { organizationProfile } from "#core/organizations/profile";
+import { permissions, rolePermissions, type Actor, type Permission } from "#core/auth/actor";
+import { standingOf } from "#core/users/standing";
 
 /** A bearer credential resolved to an actor, or the reason it was not. */
 export type BearerResolution =
   | { ok: true; actor: Actor }
-  | { ok: false; error: UnauthorizedError; /** a user JWT that carries no organization */ userWithoutOrganization?: string };
+  | {
+      ok: false;
+      error: UnauthorizedError;
+      /** a user JWT that carries no organization */
+      userWithoutOrganization?: string;
+      /** …and who it is, for the one route such a token may call (`POST /invitations/accept`) */
+      identity?: SignedInIdentity;
+    };
+
+/** A verified user token's person, before they belong to an organization. */
+export interface SignedInIdentity {
+  subject: string;
+  email?: string;
+  name?: string;
+}
 
 type Verifier = { verify(token: string): Promise<Record<string, unknown>> };
 let verifier: Verifier | undefined;
@@ -55,6 +71,8 @@ export async function resolveBearer(authorization: string | undefined, options: 
     };
   }
 
+  // RFC 7515 4.1.11: a header naming extensions in `crit` must be refused by a verifier that implements none of them.
+  if (hasCriticalExtensions(token)) return failure("The access token names critical header extensions this API does not implement.", "invalid");
   let claims: Record<string, unknown>;
   try {
     claims = await (await jwtVerifier()).verify(token);
@@ -67,35 +85,39 @@ export async function resolveBearer(authorization: string | undefined, options: 
   if (!userId) return failure("The access token has no subject.", "invalid");
   const organizationId = stringClaim(claims, "org_id");
   if (!organizationId) {
-    return { ...failure("The access token belongs to no organization.", "invalid"), userWithoutOrganization: userId };
+    const identity = { subject: userId, email: stringClaim(claims, "email"), name: stringClaim(claims, "name") };
+    return { ...failure("The access token belongs to no organization.", "invalid"), userWithoutOrganization: userId, identity };
   }
   // A token naming an organization that does not exist (deleted, or a claim set by mistake) reaches no data.
   if (!(await organizationExists(organizationId))) return failure("The access token's organization does not exist.", "invalid");
-  const roleClaim = stringClaim(claims, "role");
-  const role: Role = roles.includes(roleClaim as Role) ? (roleClaim as Role) : "member";
+  // The stored user decides, not the token: a deactivated user is refused and a changed role applies within seconds.
+  const standing = await standingOf(organizationId, userId);
+  if (!standing?.active) return failure("The user is not an active member of the organization.", "invalid");
   return {
     ok: true,
     actor: {
       organizationId,
       kind: "user",
       userId,
-      role,
-      permissions: rolePermissions[role],
-      displayName: stringClaim(claims, "name") ?? userId,
-      email: stringClaim(claims, "email"),
+      role: standing.role,
+      permissions: rolePermissions[standing.role],
+      displayName: standing.name,
+      email: standing.email,
     },
   };
 }
 
 /**
- * Resolved API keys and known organizations are kept in the warm Lambda
- * instance for a short time, so a busy integration costs one read per minute
- * instead of one per request; a revoked key keeps working on an instance that
- * already cached it for at most `warmCacheMs`. Unknown API keys are remembered
+ * Resolved API keys are kept in the warm Lambda instance for `apiKeyCacheMs`,
+ * so a busy integration costs one read per key every few seconds instead of one
+ * per request, and a revoked or rotated-out key is refused within those seconds
+ * on every instance. Known organizations (which are never deleted) are kept
+ * for `warmCacheMs`. Unknown API keys are remembered
  * too, for `unknownCredentialMs`, so a flood of bad keys costs one read each
  * (keys are random: no real key is ever refused because of it).
  */
 const warmCacheMs = 60_000;
+export const apiKeyCacheMs = 5_000;
 export const unknownCredentialMs = 30_000;
 
 export interface CredentialLookupOptions {
@@ -156,11 +178,19 @@ function boundedExpiringMap<T>(maxEntries: number) {
   };
 }
 
-const cachedApiKey = warmCredentialCache((token) => Organizations.resolveApiKey(token), { hitMs: warmCacheMs, missMs: unknownCredentialMs });
-const knownOrganizations = warmCredentialCache(async (organizationId) => ((await Organizations.fromId(organizationId)) ? true : undefined), {
+const cachedApiKey = warmCredentialCache((token) => resolveApiKey(token), { hitMs: apiKeyCacheMs, missMs: unknownCredentialMs });
+const knownOrganizations = warmCredentialCache(async (organizationId) => ((await organizationProfile(organizationId)) ? true : undefined), {
   hitMs: warmCacheMs,
 });
 const organizationExists = (organizationId: string) => knownOrganizations.get(organizationId);
+
+function hasCriticalExtensions(token: string): boolean {
+  try {
+    return "crit" in JSON.parse(Buffer.from(token.split(".")[0] ?? "", "base64url").toString("utf8"));
+  } catch {
+    return false; // not a JWT at all: the verifier refuses it
+  }
+}
 
 function stringClaim(claims: Record<string, unknown>, name: string): string | undefined {
   const value = claims[name] ?? claims[`custom:${name}`];

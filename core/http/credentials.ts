@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { sourcePermissions, type Actor } from "#core/auth/actor";
-import { resolveBearer, unknownCredential, unknownCredentialMs, warmCredentialCache, type CredentialLookupOptions } from "#core/http/authenticate";
+import { resolveBearer, type SignedInIdentity, unknownCredential, unknownCredentialMs, warmCredentialCache, type CredentialLookupOptions } from "#core/http/authenticate";
 import type { RateLimitPartition } from "#core/db/keys";
-import { UnauthorizedError } from "#core/errors";
-import type { AuthMode } from "#core/http/operation";
+import { ForbiddenError, UnauthorizedError } from "#core/errors";
+import type { AuthMode, Operation } from "#core/http/operation";
 import { Sources } from "#core/sources/index";
 
 /** Headers that carry a source key on the intake routes (the query parameters `sourceId` / `apiKey` work too). */
@@ -16,6 +16,8 @@ export interface Credentials {
   partition: RateLimitPartition;
   /** Set when the credential is missing or invalid for an operation that needs one. */
   error?: UnauthorizedError;
+  /** The person of a verified user token, with or without an organization (`identity` operations). */
+  identity?: SignedInIdentity;
 }
 
 /**
@@ -34,10 +36,36 @@ export async function resolveCredentials(
   if (auth === "bearerOrSource" && hasSourceCredentials(event)) return resolveSource(event, ipPartition, options);
 
   const bearer = await resolveBearer(event.headers?.authorization, options);
-  if (bearer.ok) return { actor: bearer.actor, partition: { kind: "business", organizationId: bearer.actor.organizationId } };
-  // Authenticated, but no organization to act in: counts as the user, then fails authorization (403).
-  if (bearer.userWithoutOrganization) return { partition: { kind: "user", id: bearer.userWithoutOrganization } };
+  if (bearer.ok) {
+    const actor = { ...bearer.actor, origin: originOf(event) };
+    const identity = actor.kind === "user" && actor.userId ? { subject: actor.userId, email: actor.email, name: actor.displayName } : undefined;
+    return { actor, identity, partition: { kind: "business", organizationId: actor.organizationId } };
+  }
+  // Authenticated, but no organization to act in: counts as the user, then fails authorization (403) unless the
+  // operation takes an identity (accepting an invitation).
+  if (bearer.userWithoutOrganization) return { identity: bearer.identity, partition: { kind: "user", id: bearer.userWithoutOrganization } };
   return { partition: ipPartition, error: bearer.error };
+}
+
+/**
+ * Why an authenticated request may not call an operation (403), or undefined when it may: an organization's
+ * credential needs the operation's permission; an `identity` operation needs only a signed-in person.
+ */
+export function authorizationRefusal(operation: Pick<Operation, "auth" | "permission">, credentials: Credentials | undefined): ForbiddenError | undefined {
+  if (operation.auth === "public") return undefined;
+  if (operation.auth === "identity") return credentials?.identity ? undefined : new ForbiddenError("This operation needs a user's access token.");
+  const actor = credentials?.actor;
+  if (!actor) return new ForbiddenError("The credential is not associated with an organization.");
+  if (operation.permission && !actor.permissions.has(operation.permission)) {
+    return new ForbiddenError(`This operation needs the '${operation.permission}' permission.`);
+  }
+  return undefined;
+}
+
+/** Where a request came from, for the audit log. */
+function originOf(event: APIGatewayProxyEventV2): { ip: string; userAgent?: string } {
+  const userAgent = event.requestContext.http.userAgent || event.headers?.["user-agent"];
+  return { ip: event.requestContext.http.sourceIp, ...(userAgent ? { userAgent: userAgent.slice(0, 512) } : {}) };
 }
 
 export function ipPartitionOf(event: APIGatewayProxyEventV2): RateLimitPartition {
@@ -94,6 +122,7 @@ async function resolveSource(event: APIGatewayProxyEventV2, ipPartition: RateLim
     source: resolved.source,
     permissions: sourcePermissions,
     displayName: resolved.source.name,
+    origin: originOf(event),
   };
   return { actor, partition: { kind: "intake", organizationId: resolved.organizationId } };
 }

@@ -2,8 +2,9 @@ import middy, { type MiddlewareObj, type Request } from "@middy/core";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
-import { ForbiddenError, RateLimitedError, TimedOutError } from "#core/errors";
-import { ipPartitionOf, resolveCredentials, type Credentials } from "#core/http/credentials";
+import type { SignedInIdentity } from "#core/http/authenticate";
+import { RateLimitedError, TimedOutError } from "#core/errors";
+import { authorizationRefusal, ipPartitionOf, resolveCredentials, type Credentials } from "#core/http/credentials";
 import type { AnySchema, AuthMode, Operation, SuccessAnswer } from "#core/http/operation";
 import { toProblem } from "#core/http/problem";
 import { parseBody, validate } from "#core/http/request-input";
@@ -27,10 +28,12 @@ export type EndpointAnswer<TSuccess extends SuccessAnswer> =
 
 /** What an endpoint implementation receives: validated input and the caller. */
 export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
-  actor: TAuth extends "public" ? undefined : Actor;
+  actor: TAuth extends "public" ? undefined : TAuth extends "identity" ? Actor | undefined : Actor;
   body: Output<TBody>;
   query: Output<TQuery>;
   params: Output<TParams>;
+  /** The signed-in person (`identity` operations; any user token elsewhere). */
+  identity?: SignedInIdentity;
   headers: Record<string, string | undefined>;
   /** Caller address as API Gateway saw it. */
   sourceIp: string;
@@ -128,6 +131,7 @@ export function endpoint<
         body: state.body,
         query: state.query,
         params: state.params,
+        identity: state.credentials?.identity,
         headers: event.headers ?? {},
         sourceIp: event.requestContext.http.sourceIp,
         requestId: event.requestContext.requestId,
@@ -244,8 +248,8 @@ function addRateLimitHeaders(request: Request<Event, Result, Error, Context>): v
  * Resolves the credential, counts the request against its partition (spec 8:
  * invalid or missing credentials count against the IP address), then refuses
  * what is over the limit (429) or not authenticated (401). A credential that
- * needs a storage read to verify is counted against the IP first, so an IP over
- * its limit costs no lookup. A request the endpoint exempts (a verified carrier
+ * needs a storage read is counted against the IP, and refused (429) by it only if
+ * it proves invalid. A request the endpoint exempts (a verified carrier
  * callback) is not counted at all.
  */
 function authentication(operation: AnyOperation, options: EndpointOptions): ChainMiddleware {
@@ -254,11 +258,11 @@ function authentication(operation: AnyOperation, options: EndpointOptions): Chai
     before: async (request) => {
       const state = stateOf(request);
       const exempt = (await options.exemptFromRateLimit?.(request.event)) ?? false;
-      // A credential this instance has not seen yet costs a storage read: the caller's IP pays for it first, so a flood of made-up keys is stopped by the IP limit.
-      let countedOnIp = false;
+      // An unseen credential's lookup counts against the IP, whose verdict applies only if it proves invalid: a valid
+      // key behind a shared address flooded with bad ones (an office NAT) counts in its own partition.
+      let ipDecision: RateLimitDecision | undefined;
       const beforeLookup = exempt ? undefined : async () => {
-        countedOnIp = true;
-        applyRateLimit(state, await consumeRateLimit(ipPartitionOf(request.event)));
+        ipDecision = await consumeRateLimit(ipPartitionOf(request.event));
       };
       const credentials = await resolveCredentials(operation.auth, request.event, { beforeLookup });
       state.credentials = credentials;
@@ -266,8 +270,8 @@ function authentication(operation: AnyOperation, options: EndpointOptions): Chai
         if (credentials.error) throw credentials.error;
         return;
       }
-      // Already counted against the IP before its lookup: an unknown credential is not counted twice.
-      if (countedOnIp && credentials.partition.kind === "ip") {
+      if (ipDecision && credentials.partition.kind === "ip") {
+        applyRateLimit(state, ipDecision);
         if (credentials.error) throw credentials.error;
         return;
       }
@@ -318,12 +322,8 @@ function authorization(operation: AnyOperation): ChainMiddleware {
   return {
     name: "authorization",
     before: async (request) => {
-      if (operation.auth === "public") return;
-      const actor = stateOf(request).credentials?.actor;
-      if (!actor) throw new ForbiddenError("The credential is not associated with an organization.");
-      if (operation.permission && !actor.permissions.has(operation.permission)) {
-        throw new ForbiddenError(`This operation needs the '${operation.permission}' permission.`);
-      }
+      const refused = authorizationRefusal(operation, stateOf(request).credentials);
+      if (refused) throw refused;
     },
   };
 }

@@ -169,7 +169,7 @@ function operationObject(operation: Operation): JsonObject {
     security:
       operation.auth === "public"
         ? []
-        : operation.auth === "bearer"
+        : operation.auth === "bearer" || operation.auth === "identity"
           ? [{ bearer: [] }]
           : [{ bearer: [] }, { sourceId: [], sourceKey: [] }, { sourceIdHeader: [], sourceKeyHeader: [] }],
     ...(operation.permission ? { "x-required-permission": operation.permission } : {}),
@@ -210,6 +210,9 @@ const tagDescriptions: Record<string, string> = {
   Platform: "Health, the contract itself and carrier callbacks.",
   Sources: "Lead sources (sellers) and their intake credentials.",
   Suppressions: "Contacts that must not be messaged (opt-outs and manual blocks).",
+  Users: "The organization's people: profiles (`/users/me`), roles, invitations by e-mail, deactivation, self-service sign-up. Roles per route: docs/permissions.md.",
+  "API keys": "The organization's `sk_` keys: created with scopes (the secret shown once), listed, rotated with an overlap, revoked.",
+  "Audit log": "Who changed what, when and from where: settings, users, roles, keys, automations, numbers, sources, webhook endpoints and suppressions.",
   Webhooks: "Endpoints that receive signed event deliveries, their deliveries and replays.",
 };
 

@@ -9,9 +9,10 @@ export type AnySchema = v.GenericSchema<any, any>;
  * Who may call an operation.
  * - `public`: no credential (IP rate-limit partition);
  * - `bearer`: an organization API key or user JWT;
- * - `bearerOrSource`: either of those, or a lead source key (intake routes).
+ * - `bearerOrSource`: either of those, or a lead source key (intake routes);
+ * - `identity`: a verified user JWT, even one of no organization yet (accepting an invitation).
  */
-export type AuthMode = "public" | "bearer" | "bearerOrSource";
+export type AuthMode = "public" | "bearer" | "bearerOrSource" | "identity";
 
 /** Problem statuses an operation documents besides the ones every route can answer. */
 export type ProblemStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 502;

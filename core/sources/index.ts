@@ -5,7 +5,8 @@ import { table, isConditionFailed } from "#core/db/items";
 import type { Actor } from "#core/auth/actor";
 import { entities, keys } from "#core/db/keys";
 import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
-import { NotFoundError, ValidationError } from "#core/errors";
+import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
+import { Audit } from "#core/audit/index";
 import { decimalString, normalize as normalizeDecimal } from "#core/shared/money";
 import { newId, nowIso, timestamp } from "#core/shared/ids";
 import { type Page, type PagingQuery } from "#core/shared/paging";
@@ -53,6 +54,10 @@ export const SourceSchema = v.object({
   /** The key's first characters, to tell keys apart ("lk_01J…_Ab3d…"). */
   keyPreview: v.string(),
   keyRotatedAt: v.nullable(timestamp),
+  /** Set while the source's keys are revoked (until the next rotation). */
+  keyRevokedAt: v.nullable(timestamp),
+  /** Until when the key before the last rotation still works (the rotation's overlap). */
+  previousKeyExpiresAt: v.nullable(timestamp),
   createdAt: timestamp,
   modifiedAt: v.nullable(timestamp),
 });
@@ -105,6 +110,8 @@ export const Sources = {
       ...writable(request),
       keyPreview: preview(apiKey),
       keyRotatedAt: null,
+      keyRevokedAt: null,
+      previousKeyExpiresAt: null,
       createdAt: now,
       modifiedAt: null,
     };
@@ -149,24 +156,39 @@ export const Sources = {
     }
   },
 
-  /** Issues a new key: it works at once and the previous one stops (one atomic write; within a minute on intake instances that cached it). */
-  async rotateKey(actor: Actor, sourceId: string): Promise<SourceWithKey> {
+  /**
+   * Issues a new key that works at once; the previous one keeps working for `overlapHours` (default 24, 0 stops it
+   * at once) so the seller can switch without losing leads. Intake instances notice within `verifiedSourceMs`.
+   */
+  async rotateKey(actor: Actor, sourceId: string, overlapHours = 24): Promise<SourceWithKey> {
+    const before = await readSource(actor.organizationId, sourceId);
+    if (!before) throw new NotFoundError("Source", sourceId);
     const apiKey = newSourceKey(actor.organizationId);
     const now = nowIso();
-    try {
-      const { Attributes } = await table.update({
-        Key: keys.source(actor.organizationId, sourceId),
-        UpdateExpression: "SET keyHash = :hash, keyPreview = :preview, keyRotatedAt = :now, modifiedAt = :now",
-        ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeValues: { ":hash": hashSecret(apiKey), ":preview": preview(apiKey), ":now": now },
-        ReturnValues: "ALL_NEW",
-      });
-      forgetVerifiedSource(actor.organizationId, sourceId);
-      return { source: toSource(Attributes!), sourceId, apiKey };
-    } catch (error) {
-      if (isConditionFailed(error)) throw new NotFoundError("Source", sourceId);
-      throw error;
-    }
+    const overlap = typeof before.keyHash === "string" && overlapHours > 0;
+    const previous = overlap ? ", previousKeyHash = :old, previousKeyExpiresAt = :until" : "";
+    const { Attributes } = await updateKey(actor, sourceId, before, {
+      UpdateExpression: `SET keyHash = :hash, keyPreview = :preview, keyRotatedAt = :now, modifiedAt = :now${previous} REMOVE keyRevokedAt${overlap ? "" : ", previousKeyHash, previousKeyExpiresAt"}`,
+      ExpressionAttributeValues: {
+        ":hash": hashSecret(apiKey),
+        ":preview": preview(apiKey),
+        ":now": now,
+        ...(overlap ? { ":old": before.keyHash, ":until": new Date(Date.now() + overlapHours * 3_600_000).toISOString() } : {}),
+      },
+    }, "source.keyRotated");
+    return { source: toSource(Attributes!), sourceId, apiKey };
+  },
+
+  /** Stops the source's keys (the current one and any still overlapping): intake refuses them within seconds until a rotation issues a new one. */
+  async revokeKey(actor: Actor, sourceId: string): Promise<Source> {
+    const before = await readSource(actor.organizationId, sourceId);
+    if (!before) throw new NotFoundError("Source", sourceId);
+    if (typeof before.keyHash !== "string") throw new ConflictError(`Source ${sourceId} has no key to revoke.`);
+    const { Attributes } = await updateKey(actor, sourceId, before, {
+      UpdateExpression: "SET keyRevokedAt = :now, modifiedAt = :now REMOVE keyHash, previousKeyHash, previousKeyExpiresAt",
+      ExpressionAttributeValues: { ":now": nowIso() },
+    }, "source.keyRevoked");
+    return toSource(Attributes!);
   },
 
   /**
@@ -186,7 +208,7 @@ export const Sources = {
     const organizationId = match[1]!;
     const keyHash = hashSecret(apiKey);
     const item = await sourceForKey(organizationId, sourceId, keyHash, beforeLookup);
-    if (!item || typeof item.keyHash !== "string" || !safeEqual(item.keyHash, keyHash)) return { ok: false, reason: "unknown" };
+    if (!item || !acceptsKey(item, keyHash)) return { ok: false, reason: "unknown" };
     const source = toSource(item);
     if (!source.enabled) return { ok: false, reason: "disabled" };
     if (source.allowedIps?.length && !ipAllowed(source.allowedIps, callerIp)) return { ok: false, reason: "ipNotAllowed" };
@@ -207,12 +229,12 @@ function parseRequest(input: SourceRequest) {
 }
 
 /**
- * Sources whose key was verified, kept in the warm instance for 60 s like resolved API keys (core/http/authenticate),
- * so a busy seller's intake skips the source read. Hits only, keyed by the key's hash: a new or rotated key is read
- * at once; a rotated-out key, a disabled source or a changed address list may keep working for up to a minute on an
- * intake instance that cached it (an update or rotation clears the entry of the instance that made it).
+ * Sources whose key was verified, kept in the warm instance for 5 s like resolved API keys (core/http/authenticate),
+ * so a busy seller's intake skips most source reads. Hits only, keyed by the key's hash: a new or rotated key is read
+ * at once; a revoked or rotated-out key, a disabled source or a changed address list may keep working for those
+ * seconds on an intake instance that cached it (a change clears the entry of the instance that made it).
  */
-const verifiedSourceMs = 60_000;
+const verifiedSourceMs = 5_000;
 const verifiedSources = new Map<string, { item: Record<string, unknown>; expiresAt: number }>();
 const verifiedKey = (organizationId: string, sourceId: string, keyHash: string) => `${organizationId}#${sourceId}#${keyHash}`;
 
@@ -222,11 +244,51 @@ async function sourceForKey(organizationId: string, sourceId: string, keyHash: s
   if (cached && cached.expiresAt > Date.now()) return cached.item;
   await beforeLookup?.();
   const item = await readSource(organizationId, sourceId);
-  if (item && typeof item.keyHash === "string" && safeEqual(item.keyHash, keyHash)) {
+  if (item && acceptsKey(item, keyHash)) {
     if (verifiedSources.size >= 1000) verifiedSources.delete(verifiedSources.keys().next().value!);
     verifiedSources.set(cacheKey, { item, expiresAt: Date.now() + verifiedSourceMs });
   }
   return item;
+}
+
+/** The source's current key, or its previous one while the rotation's overlap lasts. */
+function acceptsKey(item: Record<string, unknown>, keyHash: string): boolean {
+  if (typeof item.keyHash === "string" && safeEqual(item.keyHash, keyHash)) return true;
+  return typeof item.previousKeyHash === "string" && safeEqual(item.previousKeyHash, keyHash) && Date.parse(String(item.previousKeyExpiresAt)) > Date.now();
+}
+
+/** One key change, written over the key just read (a concurrent change is a 409) and recorded in the audit log. */
+async function updateKey(
+  actor: Actor,
+  sourceId: string,
+  before: Record<string, unknown>,
+  change: { UpdateExpression: string; ExpressionAttributeValues: Record<string, unknown> },
+  action: string,
+) {
+  const Key = keys.source(actor.organizationId, sourceId);
+  const sameKey = typeof before.keyHash === "string" ? "keyHash = :seen" : "attribute_not_exists(keyHash)";
+  try {
+    const result = await table.update({
+      Key,
+      ...change,
+      ConditionExpression: `attribute_exists(pk) AND ${sameKey}`,
+      ExpressionAttributeValues: { ...change.ExpressionAttributeValues, ...(typeof before.keyHash === "string" ? { ":seen": before.keyHash } : {}) },
+      ReturnValues: "ALL_NEW",
+    });
+    forgetVerifiedSource(actor.organizationId, sourceId);
+    const after = result.Attributes!;
+    await Audit.record(actor, {
+      action,
+      resourceType: "Source",
+      resourceId: sourceId,
+      before: { keyPreview: before.keyPreview, keyRotatedAt: before.keyRotatedAt ?? null, keyRevokedAt: before.keyRevokedAt ?? null, previousKeyExpiresAt: before.previousKeyExpiresAt ?? null },
+      after: { keyPreview: after.keyPreview, keyRotatedAt: after.keyRotatedAt ?? null, keyRevokedAt: after.keyRevokedAt ?? null, previousKeyExpiresAt: after.previousKeyExpiresAt ?? null },
+    });
+    return result;
+  } catch (error) {
+    if (isConditionFailed(error)) throw new ConflictError(`The key of source ${sourceId} changed meanwhile; try again.`);
+    throw error;
+  }
 }
 
 function forgetVerifiedSource(organizationId: string, sourceId: string): void {
@@ -270,6 +332,8 @@ function toSource(item: Record<string, unknown>): Source {
     duplicateWindowHours: (item.duplicateWindowHours as number | undefined) ?? defaultDuplicateWindowHours,
     keyPreview: item.keyPreview as string,
     keyRotatedAt: (item.keyRotatedAt as string | null) ?? null,
+    keyRevokedAt: (item.keyRevokedAt as string | null) ?? null,
+    previousKeyExpiresAt: (item.previousKeyExpiresAt as string | null) ?? null,
     createdAt: item.createdAt as string,
     modifiedAt: (item.modifiedAt as string | null) ?? null,
   };

@@ -3,6 +3,7 @@ import { inject } from "vitest";
 import type { Role } from "#core/auth/actor";
 import { signUserToken } from "#core/auth/local-tokens";
 import { Organizations } from "#core/organizations/index";
+import { Users } from "#core/users/index";
 import { turnQuietHoursOff } from "#local/organizations";
 import { contractViolations } from "#tests/helpers/contract";
 
@@ -93,13 +94,14 @@ export interface TestOrganization {
   apiKey: string;
   ownerToken: string;
   adminToken: string;
+  agentToken: string;
+  /** The agent's token (agents were called members before). */
   memberToken: string;
   userIds: Record<Role, string>;
   /** `request` with this organization's owner token unless `token` says otherwise. */
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
 }
 
-/** A fresh organization with an API key and one user per role, so tests never see each other's data. */
 /**
  * A fresh organization with an owner, admin and member token. Quiet hours are off unless `quietHours: "default"`:
  * the default window (08:00-21:00 in the recipient's zone) would otherwise schedule a test's sends whenever the
@@ -113,18 +115,22 @@ export async function newOrganization(
   const { organization, apiKey } = await Organizations.create({ name });
   const organizationId = organization.id;
   if (options.quietHours !== "default") await turnQuietHoursOff(organizationId);
-  const userIds = { owner: `owner-${randomUUID()}`, admin: `admin-${randomUUID()}`, member: `member-${randomUUID()}` };
-  const [ownerToken, adminToken, memberToken] = await Promise.all([
-    userToken({ organizationId, userId: userIds.owner, role: "owner" }),
-    userToken({ organizationId, userId: userIds.admin, role: "admin" }),
-    userToken({ organizationId, userId: userIds.member, role: "member" }),
+  const [owner, admin, agent] = await Promise.all(
+    (["owner", "admin", "agent"] as const).map((role) => Users.add(organizationId, { email: `${role}-${randomUUID()}@example.com`, name: `Test ${role}`, role })),
+  );
+  const userIds = { owner: owner!.id, admin: admin!.id, agent: agent!.id };
+  const [ownerToken, adminToken, agentToken] = await Promise.all([
+    userToken({ organizationId, userId: userIds.owner, role: "owner", email: owner!.email }),
+    userToken({ organizationId, userId: userIds.admin, role: "admin", email: admin!.email }),
+    userToken({ organizationId, userId: userIds.agent, role: "agent", email: agent!.email }),
   ]);
   return {
     organizationId,
     apiKey,
     ownerToken,
     adminToken,
-    memberToken,
+    agentToken,
+    memberToken: agentToken,
     userIds,
     request: (method, path, options = {}) =>
       request(method, path, { ...options, token: options.token === undefined ? ownerToken : options.token }),

@@ -264,7 +264,7 @@ describe("POST /leads", () => {
       sourceId: source.sourceId,
       contact: { email: "grace@example.com", phone: { number: "+12015550127", type: "Landline" }, streetAddress: { city: "Arlington", state: "VA", line1: null } },
       customer: { birthDate: "1906-12-09", creditScore: 720, isHomeowner: true, maritalStatus: { value: "Married" }, employmentType: { value: "SelfEmployed" }, income: "85000" },
-      metadata: { utmSource: "newsletter", price: "19.99", pubId: "p1", ipAddress: "203.0.113.5", userId: org.userIds.member },
+      metadata: { utmSource: "newsletter", price: "19.99", pubId: "p1", ipAddress: "203.0.113.5", userId: org.userIds.agent },
     });
     expect(response.headers.get("ratelimit-policy")).toMatch(/^"business";/);
   });

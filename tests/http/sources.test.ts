@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { untilStatus } from "#tests/helpers/team";
 import { newOrganization, request, type TestOrganization } from "#tests/helpers/stack";
 
 const createSource = (org: TestOrganization, body: Record<string, unknown> = {}) =>
@@ -70,10 +71,10 @@ describe("lead sources", () => {
     expect((await intake(body.sourceId, body.apiKey)).status).toBe(201);
   });
 
-  it("rotates the key: the new one works at once and the old one stops", async () => {
+  it("rotates the key with no overlap: the new one works at once and the old one stops", async () => {
     const org = await newOrganization();
     const { body } = await createSource(org);
-    const rotated = await org.request("POST", `/sources/${body.sourceId}/keys`);
+    const rotated = await org.request("POST", `/sources/${body.sourceId}/keys`, { body: { overlapHours: 0 } });
     expect(rotated.status).toBe(201);
     expect(rotated.body.apiKey).not.toBe(body.apiKey);
     expect(rotated.body.source.keyRotatedAt).toEqual(expect.any(String));
@@ -81,6 +82,30 @@ describe("lead sources", () => {
     const accepted = await intake(body.sourceId, rotated.body.apiKey);
     expect(accepted.status).toBe(201);
     expect(accepted.headers.get("ratelimit-policy")).toMatch(/^"intake";/);
+  });
+
+  it("rotates the key with the default overlap: both keys work, and revoking stops them both within seconds", async () => {
+    const org = await newOrganization();
+    const { body } = await createSource(org);
+    const rotated = await org.request("POST", `/sources/${body.sourceId}/keys`);
+    expect(rotated.status).toBe(201);
+    const hours = (Date.parse(rotated.body.source.previousKeyExpiresAt) - Date.now()) / 3_600_000;
+    expect(hours).toBeGreaterThan(23.9);
+    expect((await intake(body.sourceId, body.apiKey)).status).toBe(201);
+    expect((await intake(body.sourceId, rotated.body.apiKey)).status).toBe(201);
+
+    const revoked = await org.request("DELETE", `/sources/${body.sourceId}/keys`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.keyRevokedAt).toEqual(expect.any(String));
+    await untilStatus(() => intake(body.sourceId, rotated.body.apiKey), 401);
+    expect((await intake(body.sourceId, body.apiKey)).status).toBe(401);
+    expect((await org.request("DELETE", `/sources/${body.sourceId}/keys`)).status).toBe(409);
+    expect((await org.request("DELETE", `/sources/${body.sourceId}/keys`, { token: org.agentToken })).status).toBe(403);
+
+    const fresh = await org.request("POST", `/sources/${body.sourceId}/keys`);
+    expect((await intake(body.sourceId, fresh.body.apiKey)).status).toBe(201);
+    const log = await org.request("POST", "/audit-log/all/my", { body: { filters: [{ field: "resourceId", value: body.sourceId }] } });
+    expect(log.body.items.map((entry: { action: string }) => entry.action)).toEqual(["source.keyRotated", "source.keyRevoked", "source.keyRotated", "source.created"]);
   });
 
   it("accepts leads only from the allowed addresses when a source lists them", async () => {

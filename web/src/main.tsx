@@ -6,6 +6,9 @@ import { Leads, LeadPage } from "./pages/Leads";
 import { Conversations, Thread } from "./pages/Conversations";
 import { AutomationRuns, Automations } from "./pages/Automations";
 import { Billing } from "./pages/Billing";
+import { Team } from "./pages/Team";
+import { ApiKeys } from "./pages/ApiKeys";
+import { AuditLog } from "./pages/AuditLog";
 import "./styles.css";
 
 /** Hash routes (#/leads, #/leads/<id>): the static site needs no rewrite rules and no token is ever in the path. */
@@ -47,6 +50,9 @@ const navigation = [
   ["/conversations", "Conversations"],
   ["/automations", "Automations"],
   ["/billing", "Billing"],
+  ["/team", "Team"],
+  ["/api-keys", "API keys"],
+  ["/audit-log", "Audit log"],
 ] as const;
 
 /** The page for a route: #/, #/leads, #/leads/<id>, #/conversations, #/conversations/<id>. */
@@ -56,6 +62,9 @@ function Page({ route }: { route: string }) {
   if (section === "conversations") return id ? <Thread id={id} /> : <Conversations />;
   if (section === "automations") return id ? <AutomationRuns id={id} /> : <Automations />;
   if (section === "billing") return <Billing />;
+  if (section === "team") return <Team />;
+  if (section === "api-keys") return <ApiKeys />;
+  if (section === "audit-log") return <AuditLog />;
   return <Overview />;
 }
 

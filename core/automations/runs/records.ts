@@ -4,6 +4,7 @@ import { publicRun, RunStore, storedAutomation, toStoredRun } from "#core/automa
 import { keys } from "#core/db/keys";
 import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
+import { visibleTo } from "#core/automations/secrets";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 
 // The run routes' records, apart from index.ts (the queue's handlers and the sweep) and manual.ts (starts and
@@ -38,15 +39,23 @@ export const ListRunsSchema = listQuerySchema(runsResource);
 /** Reading an automation's runs. */
 export const AutomationRunRecords = {
   async list(actor: Actor, automationId: string, query: PagingQuery): Promise<Page<AutomationRun>> {
-    if (!(await storedAutomation(actor.organizationId, automationId))) throw new NotFoundError("Automation", automationId);
+    await visibleAutomation(actor, automationId);
     return listPage(runsResource, actor.organizationId, query, { automationId });
   },
 
   async fromId(actor: Actor, automationId: string, runId: string): Promise<AutomationRun> {
+    await visibleAutomation(actor, automationId);
     return publicRun(await storedRun(actor, automationId, runId));
   },
 
 };
+
+/** The automation, when the actor may see it (another agent's Private automation is not found, nor are its runs). */
+async function visibleAutomation(actor: Actor, automationId: string) {
+  const automation = await storedAutomation(actor.organizationId, automationId);
+  if (!automation || !visibleTo(actor, automation)) throw new NotFoundError("Automation", automationId);
+  return automation;
+}
 
 export async function storedRun(actor: Actor, automationId: string, runId: string): Promise<StoredRun> {
   const run = await RunStore.read(actor.organizationId, automationId, runId);

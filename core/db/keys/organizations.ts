@@ -11,4 +11,5 @@ export const organizationsKeys = {
 
   /** API keys embed their organization (`sk_<org>_<secret>`), so lookup is one GetItem. */
   apiKey: (organizationId: string, keyHash: string): Key => ({ pk: org(organizationId), sk: `APIKEY#${keyHash}` }),
+  apiKeyPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "APIKEY#" }),
 };

@@ -17,6 +17,9 @@ import * as sources from "#core/http/operations/sources";
 import * as suppressions from "#core/http/operations/suppressions";
 import * as webhooks from "#core/http/operations/webhooks";
 import * as webhookEndpoints from "#core/http/operations/webhook-endpoints";
+import * as users from "#core/http/operations/users";
+import * as apiKeys from "#core/http/operations/api-keys";
+import * as audit from "#core/http/operations/audit";
 
 /**
  * Every operation the API serves, by operationId (each module exports its operations under their operationId). The
@@ -38,6 +41,9 @@ const operationsById = {
   ...suppressions,
   ...events,
   ...webhooks,
+  ...users,
+  ...apiKeys,
+  ...audit,
   ...callWebhooks,
   ...webhookEndpoints,
 } satisfies Record<OperationId, Operation>;

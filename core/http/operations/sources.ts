@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { RotateApiKeySchema } from "#core/organizations/api-keys";
 import { defineOperation } from "#core/http/operation";
 import { ListSourcesSchema, SourceRequestSchema, SourceSchema, SourceWithKeySchema } from "#core/sources/index";
 import { pageSchema } from "#core/shared/paging";
@@ -59,11 +60,26 @@ export const updateSource = defineOperation({
 
 export const rotateSourceKey = defineOperation({
   operationId: "rotateSourceKey",
-  summary: "Issue a new key for a source; the previous key stops working immediately",
+  summary: "Issue a new key for a source; the previous key keeps working for `overlapHours` (default 24, 0 stops it at once)",
+  description: "Intake instances that verified the old key recently refuse it within seconds of the overlap's end. The change is in the audit log.",
   tag: "Sources",
   auth: "bearer",
   permission: "sources:write",
   params: SourceIdParams,
+  body: RotateApiKeySchema,
+  bodyRequired: false,
   success: { status: 201, description: "The new key (shown only now)", schema: SourceWithKeySchema },
-  problems: [401, 403, 404, 429],
+  problems: [400, 401, 403, 404, 409, 413, 415, 429],
+  example: { overlapHours: 24 },
+});
+
+export const revokeSourceKey = defineOperation({
+  operationId: "revokeSourceKey",
+  summary: "Revoke a source's keys: intake refuses them (401) within seconds, until a rotation issues a new key",
+  tag: "Sources",
+  auth: "bearer",
+  permission: "sources:write",
+  params: SourceIdParams,
+  success: { status: 200, description: "The source, its key revoked", schema: SourceSchema },
+  problems: [401, 403, 404, 409, 429],
 });

@@ -1,0 +1,15 @@
+import { org, type Key } from "#core/db/keys/shared";
+
+/** Keys of the items core/users owns (docs/data-model.md). */
+export const usersKeys = {
+  user: (organizationId: string, userId: string): Key => ({ pk: org(organizationId), sk: `USER#${userId}` }),
+  userPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "USER#" }),
+  /**
+   * The one user an e-mail signs in as (docs/decisions.md "One organization per e-mail"). Not tenant data: sign-in
+   * knows only the e-mail, so this key cannot begin with an organization; it holds nothing but the pointer.
+   */
+  userEmail: (email: string): Key => ({ pk: `USEREMAIL#${email}`, sk: "USER" }),
+  /** Invitations are found by their token's hash; the token embeds the organization (`inv_<org>_<secret>`). */
+  invitation: (organizationId: string, tokenHash: string): Key => ({ pk: org(organizationId), sk: `INVITATION#${tokenHash}` }),
+  invitationPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "INVITATION#" }),
+};

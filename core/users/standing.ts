@@ -1,0 +1,23 @@
+import { keys } from "#core/db/keys";
+import { warmReads } from "#core/db/warm";
+import { roleNamed } from "#core/auth/actor";
+
+/**
+ * A user's role and status as authentication sees them, remembered in the warm instance for a few seconds: a
+ * deactivated user (or a changed role) is refused within `standingMs` on every instance, at one read per user per
+ * `standingMs` per instance.
+ */
+export const standingMs = 3_000;
+const standingReads = warmReads({ ttlMs: standingMs, maxEntries: 5_000 });
+
+export async function standingOf(organizationId: string, userId: string) {
+  const item = await standingReads.get(keys.user(organizationId, userId));
+  const role = item ? roleNamed(item.role) : undefined;
+  if (!item || !role) return undefined;
+  return { role, active: item.status === "Active", name: item.name as string, email: item.email as string };
+}
+
+/** Drops this instance's remembered standing after a change it made (other instances follow within `standingMs`). */
+export function forgetStanding(organizationId: string, userId: string): void {
+  standingReads.forget(keys.user(organizationId, userId));
+}
