@@ -23,9 +23,11 @@ export default $config({
     await import("./stacks/schedules.ts");
     const { web } = await import("./stacks/web.ts");
     const { alarmTopic } = await import("./stacks/alarms.ts");
+    const { auth } = await import("./stacks/auth.ts");
 
     return {
       apiUrl: api.url,
+      identityUrl: auth.url,
       ...(web ? { webUrl: web.url } : {}),
       tableName: table.name,
       alarmTopicArn: alarmTopic.arn,

@@ -1,12 +1,41 @@
+import { randomBytes } from "node:crypto";
+import { ScryptHasher } from "@openauthjs/openauth/provider/password";
+import type { StorageAdapter } from "@openauthjs/openauth/storage/storage";
+import { Storage } from "@openauthjs/openauth/storage/storage";
 import { rolePermissions, type Actor, type Role } from "#core/auth/actor";
+import { table } from "#core/db/items";
 import { signUserToken } from "#core/auth/local-tokens";
 import { Organizations } from "#core/organizations/index";
 import { Sources } from "#core/sources/index";
 import type { LocalSecrets } from "#local/secrets";
 import { credentialsPath, readJson, writeJson, type LocalCredentials } from "#local/state";
 
-/** The user every local development token is issued to. */
-const developer = { userId: "local-developer", name: "Local Developer", email: "developer@example.com" } as const;
+/** The user every local development token is issued to, and who signs in to the dashboard with a password. */
+const developer = { userId: "local-developer", name: "Local Developer", email: "owner@example.com" } as const;
+
+export interface SignInUser {
+  userId: string;
+  organizationId: string;
+  role: Role;
+  name: string;
+  email: string;
+}
+
+/**
+ * Lets a person sign in: the user record `Users.forSignIn` finds (the placeholder's item until the Users
+ * aggregate is merged) and, when given, a password in the identity provider's storage, hashed as its
+ * password provider does.
+ */
+export async function registerSignInUser(user: SignInUser, identity: { storage: StorageAdapter; password?: string }): Promise<void> {
+  const email = user.email.toLowerCase();
+  await table.put({ Item: { pk: `SIGNIN#${email}`, sk: "USER", ...user, email } });
+  if (identity.password) await Storage.set(identity.storage, ["email", email, "password"], await ScryptHasher().hash(identity.password));
+}
+
+/** A password for the printed development login: 18 random characters, never a guessable default. */
+function newDevelopmentPassword(): string {
+  return randomBytes(14).toString("base64url").slice(0, 18);
+}
 
 /** Local development tokens outlive a working day; deployed stages never sign tokens. */
 export const developerTokenLifetime = "30d";
@@ -43,7 +72,7 @@ export function developerToken(organizationId: string, secrets: LocalSecrets): P
  * exists in the local table: provisions one on first start (or after the data
  * folder was wiped) and refreshes the base URL and user token on every start.
  */
-export async function ensureDevelopmentCredentials(stateDir: string, baseUrl: string, secrets: LocalSecrets) {
+export async function ensureDevelopmentCredentials(stateDir: string, baseUrl: string, secrets: LocalSecrets, identity: { storage: StorageAdapter }) {
   const file = credentialsPath(stateDir);
   const existing = await readJson<LocalCredentials>(file);
   let credentials: LocalCredentials;
@@ -67,6 +96,12 @@ export async function ensureDevelopmentCredentials(stateDir: string, baseUrl: st
     };
     created = true;
   }
+  // The owner's dashboard login: the same password across restarts, registered again in case the data was wiped.
+  credentials.ownerLogin ??= { email: developer.email, password: newDevelopmentPassword() };
+  await registerSignInUser(
+    { userId: developer.userId, organizationId: credentials.organizationId, role: "owner", name: developer.name, email: developer.email },
+    { storage: identity.storage, password: credentials.ownerLogin.password },
+  );
   await writeJson(file, credentials);
   return { file, credentials, created };
 }

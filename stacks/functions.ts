@@ -1,8 +1,7 @@
 import { environmentNames, queues as queueDefinitions, type HandlerDefinition } from "./definitions.ts";
 import { queues } from "./queues.ts";
+import { auth, dashboardClientId } from "./auth.ts";
 import {
-  jwksUrl,
-  jwtIssuer,
   stripeSecretKey,
   stripeWebhookSecret,
   telnyxApiKey,
@@ -33,6 +32,7 @@ export function handlerArgs(definition: HandlerDefinition): sst.aws.FunctionArgs
 const notOperatorSettings = new Set<string>([
   environmentNames.tableName,
   environmentNames.jwtIssuer,
+  environmentNames.jwtAudience,
   environmentNames.jwksUrl,
   environmentNames.jwksJson,
   environmentNames.tokenSigningKey,
@@ -88,8 +88,10 @@ export function deployedProvider(twilioAccountSidValue: string, telnyxApiKeyValu
 export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.Input<string>): sst.aws.FunctionArgs {
   const shared = {
     [environmentNames.tableName]: table.name,
-    [environmentNames.jwtIssuer]: jwtIssuer.value,
-    [environmentNames.jwksUrl]: jwksUrl.value,
+    // User tokens: only the stage's own identity provider, only for the dashboard's client.
+    [environmentNames.jwtIssuer]: auth.url,
+    [environmentNames.jwtAudience]: dashboardClientId,
+    [environmentNames.jwksUrl]: $interpolate`${auth.url}/.well-known/jwks.json`,
     [environmentNames.tokenSigningKey]: tokenSigningKey.value,
     [environmentNames.twilioAccountSid]: twilioAccountSid.value,
     [environmentNames.twilioAuthToken]: twilioAuthToken.value,
