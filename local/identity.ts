@@ -1,14 +1,19 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import { CreateTableCommand, ResourceInUseException } from "@aws-sdk/client-dynamodb";
 import { DynamoStorage } from "@openauthjs/openauth/storage/dynamo";
 import type { StorageAdapter } from "@openauthjs/openauth/storage/storage";
 import { createIssuer } from "#core/identity/issuer";
 import { dashboardClientId } from "#core/auth/local-tokens";
-import { localCredentials, localDynamoDbClient, localRegion } from "#local/resources";
+import { localCredentials, localRegion } from "#local/resources";
+import { table } from "#stacks/definitions";
 
-/** The identity provider's own table (OpenAuth storage: pk/sk strings, TTL in `expiry`), as `sst.aws.Auth` deploys one. */
-export const identityTableName = "IdentityTable";
+/**
+ * Where the local identity provider keeps its state: the service's own table (its keys, `oauth:…`, `email…`,
+ * `signing:key`, never collide with the `ORG#…` tenant keys). A deployed stage gives it a table of its own
+ * (`sst.aws.Auth`). Not a second local table: DynamoDB Local (shared database) then fails the main table's
+ * stream readers with "read past the oldest stream record" once the second table is written.
+ */
+export const identityStorageOptions = { table: table.name, ttl: table.ttlAttribute } as const;
 
 export interface MailboxMessage {
   to: string;
@@ -31,7 +36,7 @@ export interface LocalIdentityProvider {
 
 /**
  * Runs the same OpenAuth issuer the stage deploys (core/identity/issuer.ts) on its own port: OpenAuth
- * serves from the root of its origin. Its storage is a second table in DynamoDB Local; its e-mails land
+ * serves from the root of its origin. Its storage is in DynamoDB Local (identityStorageOptions); its e-mails land
  * in a local mailbox, readable at /dev/mailbox (and /dev/mailbox.json) and printed in the log.
  */
 export async function startLocalIdentityProvider(options: {
@@ -45,14 +50,13 @@ export async function startLocalIdentityProvider(options: {
   log?: (line: string) => void;
 }): Promise<LocalIdentityProvider> {
   const log = options.log ?? (() => undefined);
-  await createIdentityTable(options.dynamodbEndpoint);
   // OpenAuth's DynamoDB storage signs its requests from the environment; DynamoDB Local checks nothing.
   process.env.AWS_ACCESS_KEY_ID ??= localCredentials.accessKeyId;
   process.env.AWS_SECRET_ACCESS_KEY ??= localCredentials.secretAccessKey;
   process.env.AWS_REGION ??= localRegion;
 
   const mailbox: MailboxMessage[] = [];
-  const storage = DynamoStorage({ table: identityTableName, endpoint: options.dynamodbEndpoint });
+  const storage = DynamoStorage({ ...identityStorageOptions, endpoint: options.dynamodbEndpoint });
   const app = createIssuer({
     storage,
     sendCode: async (email, code) => {
@@ -132,30 +136,6 @@ function loopbackSpellings(appUrl: () => string): string[] {
     spellings.push(other.toString());
   }
   return [...new Set(spellings)];
-}
-
-async function createIdentityTable(endpoint: string): Promise<void> {
-  const client = localDynamoDbClient(endpoint);
-  try {
-    await client.send(
-      new CreateTableCommand({
-        TableName: identityTableName,
-        BillingMode: "PAY_PER_REQUEST",
-        AttributeDefinitions: [
-          { AttributeName: "pk", AttributeType: "S" },
-          { AttributeName: "sk", AttributeType: "S" },
-        ],
-        KeySchema: [
-          { AttributeName: "pk", KeyType: "HASH" },
-          { AttributeName: "sk", KeyType: "RANGE" },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ResourceInUseException)) throw error;
-  } finally {
-    client.destroy();
-  }
 }
 
 function readAll(request: IncomingMessage): Promise<Buffer> {

@@ -4,6 +4,9 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { projectRoot } from "#local/paths";
 import { baseUrl } from "#tests/helpers/stack";
 
+/** The page's sessionStorage, inside page callbacks (the tests' tsconfig has no DOM types). */
+declare const sessionStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void };
+
 /** Debian's chromium (apt-get install chromium; .ci/run installs it when missing): nothing is downloaded at run time. */
 export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** Screenshots of each page, kept as test artifacts (git-ignored). */

@@ -4,6 +4,9 @@ import { identityUrl, newSignInUser, token } from "#tests/helpers/identity";
 import { baseUrl, newOrganization } from "#tests/helpers/stack";
 import { launchBrowser, screenshot } from "./browser.ts";
 
+/** The page's sessionStorage, inside page callbacks (the tests' tsconfig has no DOM types). */
+declare const sessionStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void };
+
 let browser: Browser;
 
 beforeAll(async () => {

@@ -2,20 +2,20 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { inject } from "vitest";
 import type { Role } from "#core/auth/actor";
 import { DynamoStorage } from "@openauthjs/openauth/storage/dynamo";
-import { identityTableName } from "#local/identity";
+import { identityStorageOptions } from "#local/identity";
 import { registerSignInUser } from "#local/provision";
 import { applyStackEnv, baseUrl } from "#tests/helpers/stack";
 
 export const identityUrl = () => inject("identityUrl");
 export const appRedirect = () => `${baseUrl()}/app/`;
 
-/** The identity provider's storage (the second local table), as the stack's issuer reads it. */
+/** The identity provider's storage, as the stack's issuer reads it. */
 export function identityStorage() {
   applyStackEnv();
   process.env.AWS_ACCESS_KEY_ID ??= "local";
   process.env.AWS_SECRET_ACCESS_KEY ??= "local";
   process.env.AWS_REGION ??= "us-east-1";
-  return DynamoStorage({ table: identityTableName, endpoint: process.env.DYNAMODB_ENDPOINT! });
+  return DynamoStorage({ ...identityStorageOptions, endpoint: process.env.DYNAMODB_ENDPOINT! });
 }
 
 /** A person of an organization who can sign in with a password. */
