@@ -37,7 +37,7 @@ export interface LocalStackOptions {
   /** DynamoDB Local JVM tuning: quick start (default) or full JIT for benchmarks. */
   optimizeFor?: "startup" | "throughput";
   sqsPort?: number;
-  /** The identity provider's port (OpenAuth serves from the root of its own origin). Default 3001; 0 when `port` is 0. */
+  /** The identity provider's port (OpenAuth serves from the root of its own origin). Default: a free one (`npm start`: 3001). */
   identityPort?: number;
   log?: (line: string) => void;
 }
@@ -106,7 +106,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const identityProvider = await startLocalIdentityProvider({
       dynamodbEndpoint: dynamodb.endpoint,
       appUrl: () => `${server.url}${appPath}`,
-      port: options.identityPort ?? (options.port === 0 ? 0 : 3001),
+      port: options.identityPort ?? 0,
       host: options.host,
       trustForwardedFor: options.trustForwardedFor,
       log,
@@ -198,7 +198,8 @@ async function main(): Promise<void> {
     host: values.host ?? process.env.HOST,
     dynamodbPort: numeric(process.env.DYNAMODB_LOCAL_PORT),
     sqsPort: numeric(process.env.SQS_LOCAL_PORT),
-    identityPort: numeric(process.env.IDENTITY_PORT),
+    // Next to the API (3001 beside 3000): a stable issuer URL, so `iss` stays the same across restarts.
+    identityPort: numeric(process.env.IDENTITY_PORT) ?? (port === 0 ? 0 : port + 1),
     log: (line) => console.log(`[local] ${line}`),
   });
   const env = stack.env;
