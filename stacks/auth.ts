@@ -30,6 +30,8 @@ export const auth = new sst.aws.Auth("Identity", {
       // The dashboard's sign-in comes back to its root (WEB_BASE "/" in stacks/web.ts).
       IDENTITY_REDIRECT_URIS: webDomain ? `https://${webDomain}/` : "",
       GOOGLE_CLIENT_ID: googleClientId.value,
+      // With a domain, SST's CloudFront router fronts the issuer: sign-in limits count the address it forwards.
+      IDENTITY_BEHIND_PROXY: identityDomain ? "true" : "false",
     },
     permissions: [
       // Users.forSignIn reads the user with the e-mail that signed in.

@@ -34,6 +34,8 @@ export interface IssuerOptions {
   clients: Record<string, readonly string[]>;
   /** A Google OAuth client of this stage, when one is configured. */
   google?: { clientId: string };
+  /** Deployed behind the stage's CloudFront router (a custom domain): the client address is in X-Forwarded-For. */
+  behindProxy?: boolean;
   /** Access token lifetime; refreshes are silent, so short (default 15 minutes). */
   accessTtlSeconds?: number;
 }
@@ -81,7 +83,7 @@ export function createIssuer(options: IssuerOptions) {
       return ctx.subject("user", { email: user.email, org_id: user.organizationId, role: user.role, name: user.name }, { subject: user.userId });
     },
   });
-  return guardSignIn(app, options.storage, { revoke: (token) => revokeRefreshToken(options.storage, token), allowed });
+  return guardSignIn(app, options.storage, { revoke: (token) => revokeRefreshToken(options.storage, token), allowed, behindProxy: options.behindProxy });
 }
 
 function verifiedEmail(value: ({ provider: string } & Record<string, any>) | undefined): string | undefined {

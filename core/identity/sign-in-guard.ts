@@ -30,7 +30,7 @@ type Failures = { failures: number; lockedUntil: number };
 export function guardSignIn(
   issuerApp: Hono<any>,
   storage: StorageAdapter,
-  options: { revoke: (token: string) => Promise<void>; allowed: (clientId: string, redirectUri: string) => boolean },
+  options: { revoke: (token: string) => Promise<void>; allowed: (clientId: string, redirectUri: string) => boolean; behindProxy?: boolean },
 ) {
   const app = new Hono<any>();
 
@@ -59,7 +59,7 @@ export function guardSignIn(
     const form = await c.req.formData();
     const email = String(form.get("email") ?? "").trim().toLowerCase();
     const action = String(form.get("action") ?? "");
-    const ip = clientIp(c);
+    const ip = clientIp(c.env, c.req.header("x-forwarded-for"), options.behindProxy ?? false);
     if (await overWindow(storage, ["signin:ip", ip], signInLimits.ipAttempts, signInLimits.ipWindowSeconds)) {
       return tooMany(c, signInLimits.ipWindowSeconds);
     }
@@ -114,9 +114,14 @@ async function overWindow(storage: StorageAdapter, key: string[], limit: number,
   return false;
 }
 
-/** The client's address as API Gateway (payload 2.0) saw it; the local runner passes the same shape. */
-function clientIp(c: Context): string {
-  return c.env?.requestContext?.http?.sourceIp ?? "unknown";
+/**
+ * The client's address: what the function URL (payload 2.0) saw, or, behind the stage's CloudFront router
+ * (`behindProxy`), the entry CloudFront appended last to X-Forwarded-For (earlier entries are the client's own
+ * claims). The local runner passes the payload 2.0 shape.
+ */
+export function clientIp(event: { requestContext?: { http?: { sourceIp?: string } } } | undefined, forwardedFor: string | undefined, behindProxy: boolean): string {
+  const proxied = behindProxy ? forwardedFor?.split(",").at(-1)?.trim() : undefined;
+  return proxied || event?.requestContext?.http?.sourceIp || "unknown";
 }
 
 function tooMany(c: Context, retryAfterSeconds: number): Response {

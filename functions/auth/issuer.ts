@@ -46,6 +46,7 @@ const app = createIssuer({
   sendCode,
   clients: { [dashboardClientId]: (process.env.IDENTITY_REDIRECT_URIS ?? "").split(/\s+/).filter(Boolean) },
   ...(googleClientId ? { google: { clientId: googleClientId } } : {}),
+  behindProxy: process.env.IDENTITY_BEHIND_PROXY === "true",
 });
 
 export const handler = handle(app);
