@@ -103,6 +103,19 @@ describe("sign-in through the identity provider (OpenAuth, code + PKCE)", () => 
     expect(statuses.at(-1)).toBe(429);
   });
 
+  it("sends at most a few one-time codes per e-mail address, from any number of places", async () => {
+    const email = `codes-${Date.now()}@example.com`;
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt <= signInLimits.codesPerAccount; attempt++) {
+      const session = issuerSession(); // a new address each time: only the per-address limit can stop it
+      await authorize(session);
+      await session.call("/code/authorize");
+      statuses.push((await session.call("/code/authorize", { form: { action: "request", email } })).status);
+    }
+    expect(statuses).toEqual([...Array(signInLimits.codesPerAccount).fill(200), 429]);
+    expect((await mailbox()).filter((message) => message.to === email)).toHaveLength(signInLimits.codesPerAccount);
+  });
+
   it("offers no self-service registration and holds new passwords to the rules", async () => {
     const session = issuerSession();
     await authorize(session);
