@@ -98,4 +98,32 @@ describe("signing in to the dashboard in Chromium (OAuth code + PKCE against the
       await context.close();
     });
   }
+
+  it("signs in with a one-time code read from the local mailbox page", async () => {
+    const organization = await newOrganization();
+    const user = await newSignInUser(organization.organizationId, "member");
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    await context.route(/^https:\/\//, (route) => route.abort());
+    const page = await context.newPage();
+    await page.goto(`${baseUrl()}/app/`);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("link", { name: /one-time e-mail code/ }).click();
+    await page.getByPlaceholder("Email").fill(user.email);
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByPlaceholder("Code").waitFor();
+
+    const mailbox = await context.newPage();
+    await mailbox.goto(`${identityUrl()}/dev/mailbox`);
+    const row = mailbox.getByRole("row").filter({ hasText: user.email }).first();
+    const code = (await row.locator("code").textContent())!;
+    expect(code).toMatch(/^\d{6}$/);
+    await screenshot(mailbox, "sign-in-mailbox");
+
+    await page.getByPlaceholder("Code").fill(code);
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    const claims = await page.evaluate(() => JSON.parse(atob(sessionStorage.getItem("accessToken")!.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/"))));
+    expect(claims).toMatchObject({ sub: user.userId, properties: { role: "member", org_id: organization.organizationId } });
+    await context.close();
+  });
 });
