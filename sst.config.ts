@@ -24,9 +24,11 @@ export default $config({
     const { web } = await import("./stacks/web.ts");
     const { alarmTopic } = await import("./stacks/alarms.ts");
     const { streamFailures } = await import("./stacks/queues.ts");
+    const { auth } = await import("./stacks/auth.ts");
 
     return {
       apiUrl: api.url,
+      identityUrl: auth.url,
       ...(web ? { webUrl: web.url } : {}),
       tableName: table.name,
       alarmTopicArn: alarmTopic.arn,

@@ -33,8 +33,13 @@ export const config = {
     }
     return required(queues[queue].urlEnv);
   },
-  get jwtIssuer(): string {
-    return required(environmentNames.jwtIssuer);
+  /** The issuers whose user tokens are accepted: the stage's identity provider (locally also the stack's own test signer). */
+  get jwtIssuers(): string[] {
+    return required(environmentNames.jwtIssuer).split(/\s+/).filter(Boolean);
+  },
+  /** The client ids a user token must name in `aud`: a token the issuer gave another client is refused. */
+  get jwtAudience(): string[] {
+    return required(environmentNames.jwtAudience).split(/\s+/).filter(Boolean);
   },
   get jwksUrl(): string {
     return required(environmentNames.jwksUrl);

@@ -1,3 +1,7 @@
+import { randomBytes } from "node:crypto";
+import { ScryptHasher } from "@openauthjs/openauth/provider/password";
+import type { StorageAdapter } from "@openauthjs/openauth/storage/storage";
+import { Storage } from "@openauthjs/openauth/storage/storage";
 import { rolePermissions, type Actor, type Role } from "#core/auth/actor";
 import { signUserToken } from "#core/auth/local-tokens";
 import { Organizations } from "#core/organizations/index";
@@ -11,6 +15,16 @@ import { credentialsPath, readJson, writeJson, type LocalCredentials } from "#lo
  * e-mail (`Users.forSignIn`) and the API accepts their tokens (authentication reads the stored user).
  */
 export const developmentOwner = { name: "Local Developer", email: "owner@example.com" } as const;
+
+/** Gives a user's e-mail a password in the identity provider's storage, hashed as its password provider does. */
+export async function registerPassword(storage: StorageAdapter, email: string, password: string): Promise<void> {
+  await Storage.set(storage, ["email", email.toLowerCase(), "password"], await ScryptHasher().hash(password));
+}
+
+/** A password for the printed development login: 18 random characters, never a guessable default. */
+function newDevelopmentPassword(): string {
+  return randomBytes(14).toString("base64url").slice(0, 18);
+}
 
 /** Local development tokens outlive a working day; deployed stages never sign tokens. */
 export const developerTokenLifetime = "30d";
@@ -52,7 +66,7 @@ export async function developerToken(organizationId: string, secrets: LocalSecre
  * exists in the local table: provisions one on first start (or after the data
  * folder was wiped) and refreshes the base URL and user token on every start.
  */
-export async function ensureDevelopmentCredentials(stateDir: string, baseUrl: string, secrets: LocalSecrets) {
+export async function ensureDevelopmentCredentials(stateDir: string, baseUrl: string, secrets: LocalSecrets, identity: { storage: StorageAdapter }) {
   const file = credentialsPath(stateDir);
   const existing = await readJson<LocalCredentials>(file);
   let credentials: LocalCredentials;
@@ -76,6 +90,10 @@ export async function ensureDevelopmentCredentials(stateDir: string, baseUrl: st
     };
     created = true;
   }
+  // The owner's dashboard login: the same password across restarts, registered again in case the data was wiped.
+  const owner = await ensureDevelopmentOwner(credentials.organizationId);
+  credentials.ownerLogin ??= { email: owner.email, password: newDevelopmentPassword() };
+  await registerPassword(identity.storage, credentials.ownerLogin.email, credentials.ownerLogin.password);
   await writeJson(file, credentials);
   return { file, credentials, created };
 }

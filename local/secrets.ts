@@ -4,6 +4,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { environmentNames } from "#stacks/definitions";
+import { dashboardClientId } from "#core/auth/local-tokens";
 
 /** The local stack's own identity provider and signing key; generated once per state folder. */
 export interface LocalSecrets {
@@ -42,12 +43,17 @@ export async function loadOrCreateSecrets(stateDir: string): Promise<LocalSecret
   return JSON.parse(await readFile(file, "utf8")) as LocalSecrets;
 }
 
-/** The settings functions read for auth and paging. */
-export function secretsEnv(secrets: LocalSecrets): Record<string, string> {
+/**
+ * The settings functions read for auth and paging. User tokens of two issuers are accepted locally: the
+ * identity provider the dashboard signs in with (same as deployed) and, for tests and the operator CLI,
+ * tokens this stack signs itself. Both must be issued to the dashboard's client.
+ */
+export function secretsEnv(secrets: LocalSecrets, identity?: { url: string; jwks: { keys: unknown[] } }): Record<string, string> {
   return {
-    [environmentNames.jwtIssuer]: secrets.issuer,
+    [environmentNames.jwtIssuer]: [secrets.issuer, ...(identity ? [identity.url] : [])].join(" "),
+    [environmentNames.jwtAudience]: dashboardClientId,
     [environmentNames.jwksUrl]: localJwksUrl,
-    [environmentNames.jwksJson]: JSON.stringify(secrets.jwks),
+    [environmentNames.jwksJson]: JSON.stringify({ keys: [...secrets.jwks.keys, ...(identity?.jwks.keys ?? [])] }),
     [environmentNames.tokenSigningKey]: secrets.tokenSigningKey,
   };
 }

@@ -7,12 +7,14 @@ import { functionName, loadFunction } from "#local/handlers";
 import { startHttpServer } from "#local/http-server";
 import { startPaymentSimulator } from "#local/payment-simulator";
 import { ensureDevelopmentCredentials } from "#local/provision";
+import { startLocalIdentityProvider, type LocalIdentityProvider } from "#local/identity";
+import { dashboardClientId } from "#core/auth/local-tokens";
 import { startQueuePoller, type QueuePoller } from "#local/queue-poller";
 import { createLocalResources, localDynamoDbClient, localSqsClient, type LocalQueue } from "#local/resources";
 import { sendStreamFailuresTo, startStreamPoller } from "#local/stream-poller";
 import { startScheduler } from "#local/scheduler";
 import { loadOrCreateSecrets, secretsEnv, type LocalSecrets } from "#local/secrets";
-import { ensureWebBuild } from "#local/web-app";
+import { appPath, ensureWebBuild } from "#local/web-app";
 import { startSqsEmulator } from "#local/sqs-emulator";
 import { defaultStateDir, removeStackState, stackStatePath, writeJson, type StackState } from "#local/state";
 import type { QueueName } from "#stacks/definitions";
@@ -35,6 +37,8 @@ export interface LocalStackOptions {
   /** DynamoDB Local JVM tuning: quick start (default) or full JIT for benchmarks. */
   optimizeFor?: "startup" | "throughput";
   sqsPort?: number;
+  /** The identity provider's port (OpenAuth serves from the root of its own origin). Default: a free one (`npm start`: 3001). */
+  identityPort?: number;
   log?: (line: string) => void;
 }
 
@@ -46,6 +50,10 @@ export interface LocalStack {
   queues: Record<QueueName, LocalQueue>;
   /** Set when `provision` wrote `.local/credentials.json`. */
   credentialsFile?: string;
+  /** The development owner's dashboard login, when provisioned. */
+  ownerLogin?: { email: string; password: string };
+  /** The local identity provider (the issuer the dashboard signs in with) and its mailbox. */
+  identity: LocalIdentityProvider;
   stop(): Promise<void>;
 }
 
@@ -67,7 +75,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   };
 
   try {
-    let developmentToken: string | undefined;
+    let identity: LocalIdentityProvider | undefined;
     const [secrets, dynamodb, sqsEmulator] = await Promise.all([
       loadOrCreateSecrets(stateDir),
       startDynamoDbLocal({
@@ -88,16 +96,26 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const resources = await createLocalResources({ dynamodb: dynamodb.endpoint, sqs: sqsEmulator.endpoint });
     Object.assign(process.env, resources.env, secretsEnv(secrets));
 
-    const server = await startHttpServer({ port: options.port ?? 3000, host: options.host, jwks: secrets.jwks, trustForwardedFor: options.trustForwardedFor, log, app: { developmentToken: () => developmentToken } });
+    const server = await startHttpServer({ port: options.port ?? 3000, host: options.host, jwks: secrets.jwks, trustForwardedFor: options.trustForwardedFor, log, app: { identity: () => identity && { issuer: identity.url, clientId: dashboardClientId } } });
     stoppers.push(server.stop);
     // Payments: the local payment simulator stands in for Stripe unless the developer set a real (test-mode) key
     // without a simulator URL (a restarted stack that inherited an earlier simulator's settings gets a fresh one).
     const realStripe = Boolean(process.env[environmentNames.stripeSecretKey]) && !process.env[environmentNames.stripeApiUrl];
     const payments = realStripe ? undefined : await startPaymentSimulator({ webhookUrl: () => `${server.url}/webhooks/payments/stripe` });
     if (payments) stoppers.push(payments.stop);
+    const identityProvider = await startLocalIdentityProvider({
+      dynamodbEndpoint: dynamodb.endpoint,
+      appUrl: () => `${server.url}${appPath}`,
+      port: options.identityPort ?? 0,
+      host: options.host,
+      trustForwardedFor: options.trustForwardedFor,
+      log,
+    });
+    identity = identityProvider;
+    stoppers.push(identityProvider.stop);
     const env = {
       ...resources.env,
-      ...secretsEnv(secrets),
+      ...secretsEnv(secrets, identityProvider),
       [environmentNames.publicBaseUrl]: server.url,
       [environmentNames.localMailDir]: join(stateDir, "mail"),
       ...(payments
@@ -155,16 +173,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stoppers.push(scheduler.stop);
 
     let credentialsFile: string | undefined;
+    let ownerLogin: LocalStack["ownerLogin"];
     if (options.provision ?? !options.inMemory) {
-      const development = await ensureDevelopmentCredentials(stateDir, server.url, secrets);
+      const development = await ensureDevelopmentCredentials(stateDir, server.url, secrets, identityProvider);
       credentialsFile = development.file;
-      developmentToken = development.credentials.userToken;
+      ownerLogin = development.credentials.ownerLogin;
     }
     const state: StackState = { baseUrl: server.url, env, pid: process.pid, startedAt: new Date().toISOString() };
     await writeJson(stackStatePath(stateDir), state);
     stoppers.unshift(() => removeStackState(stateDir));
 
-    return { baseUrl: server.url, env, secrets, queues: resources.queues, credentialsFile, stop };
+    return { baseUrl: server.url, env, secrets, queues: resources.queues, credentialsFile, ownerLogin, identity: identityProvider, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -181,6 +200,8 @@ async function main(): Promise<void> {
     host: values.host ?? process.env.HOST,
     dynamodbPort: numeric(process.env.DYNAMODB_LOCAL_PORT),
     sqsPort: numeric(process.env.SQS_LOCAL_PORT),
+    // Next to the API (3001 beside 3000): a stable issuer URL, so `iss` stays the same across restarts.
+    identityPort: numeric(process.env.IDENTITY_PORT) ?? (port === 0 ? 0 : port + 1),
     log: (line) => console.log(`[local] ${line}`),
   });
   const env = stack.env;
@@ -189,7 +210,9 @@ async function main(): Promise<void> {
       ``,
       `Local stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       `  API          ${stack.baseUrl}`,
-      `  Dashboard    ${stack.baseUrl}/app/ (signed in as the development organization's owner)`,
+      `  Dashboard    ${stack.baseUrl}/app/`,
+      ...(stack.ownerLogin ? [`  sign in as   ${stack.ownerLogin.email}  password ${stack.ownerLogin.password}  (the development organization's owner)`] : []),
+      `  identity     ${stack.identity.url} (OpenAuth issuer; e-mails it sends: ${stack.identity.url}/dev/mailbox)`,
       `  DynamoDB     ${env[environmentNames.dynamodbEndpoint]} (table ${env[environmentNames.tableName]}, data in .local/dynamodb)`,
       `  SQS          ${env[environmentNames.sqsEndpoint]} (fauxqs; queues are recreated on every start)`,
       `  payments     ${env[environmentNames.stripeApiUrl] ? `payment simulator at ${env[environmentNames.stripeApiUrl]} (top-up checkout pages are paid there; no card is charged)` : "Stripe (STRIPE_SECRET_KEY from your shell)"}`,

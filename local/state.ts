@@ -23,6 +23,8 @@ export interface LocalCredentials {
   userToken: string;
   sourceId: string | null;
   sourceApiKey: string | null;
+  /** The development owner's dashboard sign-in (printed by `npm start`). */
+  ownerLogin?: { email: string; password: string };
 }
 
 export const stackStatePath = (stateDir: string) => join(stateDir, "stack.json");

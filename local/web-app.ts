@@ -41,19 +41,18 @@ async function newestSource(): Promise<number> {
 }
 
 export interface AppOptions {
-  /** Local stack only: the development organization's owner token, offered to the app at /app/dev-token. */
-  developmentToken?: () => string | undefined;
+  /** The identity provider the app signs in with, served at /app/identity.json (a deployed site has it built in). */
+  identity?: () => { issuer: string; clientId: string } | undefined;
 }
 
 /** Answers GET requests under /app from web/dist (index.html for the app's own routes), or undefined for other paths. */
 export async function serveApp(method: string, path: string, options: AppOptions): Promise<OutgoingResponse | undefined> {
   if (method !== "GET" || (path !== appPath && !path.startsWith(`${appPath}/`))) return undefined;
   const noStore = { "cache-control": "no-store" };
-  if (path === `${appPath}/dev-token`) {
-    const token = options.developmentToken?.();
-    // 204, not 404: the app asks on every sign-in, and a 404 would be a console error in the browser.
-    if (!token) return { statusCode: 204, headers: noStore, body: Buffer.alloc(0) };
-    return { statusCode: 200, headers: { "content-type": "application/json", ...noStore }, body: Buffer.from(JSON.stringify({ token })) };
+  if (path === `${appPath}/identity.json`) {
+    const identity = options.identity?.();
+    if (!identity) return { statusCode: 503, headers: { "content-type": "text/plain", ...noStore }, body: Buffer.from("The identity provider is not running.") };
+    return { statusCode: 200, headers: { "content-type": "application/json", ...noStore }, body: Buffer.from(JSON.stringify(identity)) };
   }
   const relative = normalize(path.slice(appPath.length + 1) || "index.html");
   const file = relative.startsWith("..") || relative.includes(`..${sep}`) ? undefined : join(distDir, relative);

@@ -418,7 +418,10 @@ export const schedules: ScheduleDefinition[] = [
 /** Names of the settings every function reads from its environment. */
 export const environmentNames = {
   tableName: "TABLE_NAME",
+  /** The identity provider(s) whose user tokens the API accepts (space-separated; one when deployed). */
   jwtIssuer: "JWT_ISSUER",
+  /** The OAuth client ids a user token must be issued to (`aud`; space-separated): the dashboard's. */
+  jwtAudience: "JWT_AUDIENCE",
   jwksUrl: "JWKS_URL",
   /** Local only: the JWKS as JSON, preloaded because aws-jwt-verify fetches only over https. */
   jwksJson: "JWKS_JSON",

@@ -1,8 +1,7 @@
 import { environmentNames, httpLimits, queues as queueDefinitions, type HandlerDefinition } from "./definitions.ts";
 import { queues } from "./queues.ts";
+import { auth, dashboardClientId } from "./auth.ts";
 import {
-  jwksUrl,
-  jwtIssuer,
   stripeSecretKey,
   stripeWebhookSecret,
   telnyxApiKey,
@@ -96,8 +95,10 @@ export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.In
   const shared = {
     ...operatorSettings,
     [environmentNames.tableName]: table.name,
-    [environmentNames.jwtIssuer]: jwtIssuer.value,
-    [environmentNames.jwksUrl]: jwksUrl.value,
+    // User tokens: only the stage's own identity provider, only for the dashboard's client.
+    [environmentNames.jwtIssuer]: auth.url,
+    [environmentNames.jwtAudience]: dashboardClientId,
+    [environmentNames.jwksUrl]: $interpolate`${auth.url}/.well-known/jwks.json`,
     [environmentNames.tokenSigningKey]: tokenSigningKey.value,
     [environmentNames.twilioAccountSid]: twilioAccountSid.value,
     [environmentNames.twilioAuthToken]: twilioAuthToken.value,

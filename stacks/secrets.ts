@@ -3,12 +3,6 @@
  * `npx sst secret set <Name> <value> --stage <stage>` (see README, "Deploying to AWS").
  */
 
-/** `iss` of the user JWTs the API accepts (e.g. a Cognito user pool URL). */
-export const jwtIssuer = new sst.Secret("JwtIssuer");
-
-/** HTTPS URL of the issuer's JSON Web Key Set, used by aws-jwt-verify. */
-export const jwksUrl = new sst.Secret("JwksUrl");
-
 /** Key that signs continuation tokens (and locally issued user tokens). */
 export const tokenSigningKey = new sst.Secret("TokenSigningKey");
 

@@ -1,6 +1,9 @@
 import { importJWK, SignJWT, type JWK } from "jose";
 import type { Role } from "#core/auth/actor";
 
+/** The dashboard's OAuth client id: the audience the API accepts user tokens for (JWT_AUDIENCE). */
+export const dashboardClientId = "dashboard";
+
 export interface UserTokenClaims {
   organizationId: string;
   userId: string;
@@ -16,7 +19,7 @@ export interface UserTokenClaims {
  */
 export async function signUserToken(
   claims: UserTokenClaims,
-  signing: { privateJwk: JWK; issuer: string; expiresIn?: string },
+  signing: { privateJwk: JWK; issuer: string; expiresIn?: string; /** The client (`aud`); the dashboard's unless a test names another. */ audience?: string },
 ): Promise<string> {
   const key = await importJWK(signing.privateJwk, "RS256");
   return new SignJWT({
@@ -28,6 +31,7 @@ export async function signUserToken(
     .setProtectedHeader({ alg: "RS256", kid: signing.privateJwk.kid, typ: "JWT" })
     .setSubject(claims.userId)
     .setIssuer(signing.issuer)
+    .setAudience(signing.audience ?? dashboardClientId)
     .setIssuedAt()
     .setExpirationTime(signing.expiresIn ?? "12h")
     .sign(key);

@@ -32,20 +32,37 @@ let verifier: Verifier | undefined;
 async function jwtVerifier(): Promise<Verifier> {
   if (!verifier) {
     const { JwtVerifier } = await import("aws-jwt-verify/jwt-verifier");
-    const created = JwtVerifier.create({ issuer: config.jwtIssuer, audience: null, jwksUri: config.jwksUrl });
+    // Issuer, audience (the client the token was issued to), signature and expiry are all checked.
+    const audience = config.jwtAudience;
+    const issuers = config.jwtIssuers.map((issuer) => ({ issuer, audience, jwksUri: config.jwksUrl }));
+    const created = JwtVerifier.create(issuers as [(typeof issuers)[number], ...typeof issuers]);
     // aws-jwt-verify only fetches JWKS over https; the local stack hands its JWKS over directly.
     const preloaded = config.jwksJson;
-    if (preloaded) created.cacheJwks(JSON.parse(preloaded));
+    if (preloaded) for (const { issuer } of issuers) created.cacheJwks(JSON.parse(preloaded), issuer);
     verifier = created as unknown as Verifier;
   }
   return verifier;
 }
 
 /**
+ * RFC 7515 §4.1.11: a token whose header names critical extensions the recipient does not understand must be
+ * refused. This API understands none, so any `crit` is refused (aws-jwt-verify does not look at it).
+ */
+function hasCriticalExtensions(token: string): boolean {
+  try {
+    const header: unknown = JSON.parse(Buffer.from(token.split(".", 1)[0]!, "base64url").toString("utf8"));
+    return typeof header === "object" && header !== null && "crit" in header;
+  } catch {
+    return false; // not a JWT at all: the verifier refuses it
+  }
+}
+
+/**
  * Resolves `Authorization: Bearer <token>`: an organization API key (`sk_…`,
  * one DynamoDB read) or a user JWT verified against the configured issuer and
- * JWKS. Organization and role come from the claims `org_id` and `role` (or
- * Cognito's `custom:org_id` / `custom:role`).
+ * JWKS, issued to one of the configured clients (`aud`). Organization and role
+ * come from the claims `org_id` and `role` (top level, under OpenAuth's
+ * `properties`, or Cognito's `custom:org_id` / `custom:role`).
  */
 export async function resolveBearer(authorization: string | undefined, options: CredentialLookupOptions = {}): Promise<BearerResolution> {
   if (!authorization) return failure("Credentials are required.", "missing");
@@ -184,16 +201,10 @@ const knownOrganizations = warmCredentialCache(async (organizationId) => ((await
 });
 const organizationExists = (organizationId: string) => knownOrganizations.get(organizationId);
 
-function hasCriticalExtensions(token: string): boolean {
-  try {
-    return "crit" in JSON.parse(Buffer.from(token.split(".")[0] ?? "", "base64url").toString("utf8"));
-  } catch {
-    return false; // not a JWT at all: the verifier refuses it
-  }
-}
-
+/** A claim at the top level, under OpenAuth's `properties`, or Cognito's `custom:` name. */
 function stringClaim(claims: Record<string, unknown>, name: string): string | undefined {
-  const value = claims[name] ?? claims[`custom:${name}`];
+  const properties = typeof claims.properties === "object" && claims.properties !== null ? (claims.properties as Record<string, unknown>) : {};
+  const value = claims[name] ?? properties[name] ?? claims[`custom:${name}`];
   return typeof value === "string" && value !== "" ? value : undefined;
 }
 

@@ -52,7 +52,8 @@ export function countMetric(name: string, dimensions: Record<string, string> = {
 }
 
 /** Query parameter names whose values are secrets, compared after percent-decoding and lower-casing. */
-const secretParameterNames = new Set(["apikey", "api_key", "key", "token", "access_token", "signature", "password", "secret"]);
+// `code`: the OAuth authorization code the identity provider sends back to the dashboard's URL (issue 25).
+const secretParameterNames = new Set(["apikey", "api_key", "key", "token", "access_token", "refresh_token", "code", "code_verifier", "signature", "password", "secret"]);
 
 /**
  * A URL (or path with query) safe to log: the value of every parameter whose

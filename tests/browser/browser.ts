@@ -4,6 +4,9 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { projectRoot } from "#local/paths";
 import { baseUrl } from "#tests/helpers/stack";
 
+/** The page's sessionStorage, inside page callbacks (the tests' tsconfig has no DOM types). */
+declare const sessionStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void };
+
 /** Debian's chromium (apt-get install chromium; .ci/run installs it when missing): nothing is downloaded at run time. */
 export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** Screenshots of each page, kept as test artifacts (git-ignored). */
@@ -20,9 +23,19 @@ export interface DashboardPage {
   errors: string[];
 }
 
-/** Opens the dashboard at /app and signs in by pasting the token, as a user on a stage would. */
+/**
+ * Opens the dashboard at /app in a tab whose session is already established with this access token, as the
+ * sign-in flow leaves it (tests/browser/sign-in.test.ts drives that flow itself). The test tokens outlive the
+ * test, so the app never needs the (placeholder) refresh token.
+ */
 export async function signedInPage(browser: Browser, token: string): Promise<DashboardPage> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript((accessToken) => {
+    if (!sessionStorage.getItem("refreshToken")) {
+      sessionStorage.setItem("accessToken", accessToken);
+      sessionStorage.setItem("refreshToken", "established-by-the-test");
+    }
+  }, token);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("console", (message) => {
@@ -30,8 +43,6 @@ export async function signedInPage(browser: Browser, token: string): Promise<Das
   });
   page.on("pageerror", (error) => errors.push(error.message));
   await page.goto(`${baseUrl()}/app/`);
-  await page.getByLabel("Access token").fill(token);
-  await page.getByRole("button", { name: "Sign in" }).click();
   return { page, errors };
 }
 

@@ -56,6 +56,7 @@ describe("authentication and authorization", () => {
       .setProtectedHeader({ alg: "RS256", kid: signing.privateJwk.kid, typ: "JWT" })
       .setSubject("u-everlasting")
       .setIssuer(signing.issuer)
+      .setAudience("dashboard")
       .setIssuedAt()
       .sign(key);
     const response = await request("POST", "/automations/all/my", { token: everlasting, body: {}, sourceIp: freshIp() });
@@ -99,6 +100,7 @@ describe("authentication and authorization", () => {
       .setProtectedHeader({ alg: "RS256", kid: signing.privateJwk.kid })
       .setSubject(`orphan-${randomUUID()}`)
       .setIssuer(signing.issuer)
+      .setAudience("dashboard")
       .setIssuedAt()
       .setExpirationTime("5m")
       .sign(await importJWK(signing.privateJwk, "RS256"));

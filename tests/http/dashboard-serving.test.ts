@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { request } from "#tests/helpers/stack";
 
 /** The local stack serves the built dashboard at /app (local/web-app.ts); the global setup built it. */
@@ -14,10 +14,12 @@ describe("GET /app", () => {
     expect(asset.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
   });
 
-  it("offers no development token when the stack did not provision one (tests, like deployed stages)", async () => {
+  it("tells the app its identity provider, and hands out no token (signing in is the OAuth flow)", async () => {
+    const identity = await request("GET", "/app/identity.json");
+    expect(identity.status).toBe(200);
+    expect(identity.body).toEqual({ issuer: inject("identityUrl"), clientId: "dashboard" });
     const token = await request("GET", "/app/dev-token");
-    expect(token.status).toBe(204);
-    expect(token.body).toBe("");
+    expect(token.body).not.toMatch(/eyJ/);
   });
 
   it("never serves files outside the build", async () => {

@@ -37,6 +37,7 @@ describe("access tokens", () => {
       .setProtectedHeader({ alg: "RS256", kid: signing.privateJwk.kid, typ: "JWT" })
       .setSubject("user-forever")
       .setIssuer(signing.issuer)
+      .setAudience("dashboard")
       .setIssuedAt()
       .sign(await importJWK(signing.privateJwk, "RS256"));
     const response = await request("POST", "/automations/all/my", { body: {}, token, sourceIp: freshIp() });

@@ -76,6 +76,8 @@ describe("structured logs", () => {
   it("never logs a secret query parameter, whatever its spelling or percent-encoding", () => {
     expect(redactUrl("/leads/intake?sourceId=s1&api%4Bey=sk_live_1&x=1")).toBe("/leads/intake?sourceId=s1&api%4Bey=…&x=1");
     expect(redactUrl("/leads/intake?apiKey=a&API_KEY=b&%61pikey=c")).toBe("/leads/intake?apiKey=…&API_KEY=…&%61pikey=…");
+    // The dashboard's sign-in comes back with a one-time authorization code in its URL: the request log never shows it.
+    expect(redactUrl("/app/?code=8f0c2e&state=s1")).toBe("/app/?code=…&state=s1");
     expect(redactUrl("/leads?page=2")).toBe("/leads?page=2");
   });
 });

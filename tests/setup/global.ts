@@ -18,6 +18,8 @@ declare module "vitest" {
     signing: { privateJwk: JWK; issuer: string };
     /** The local Telnyx and Twilio REST fakes the stack's adapters call, and the Ed25519 key Telnyx webhooks are signed with. */
     carrierFakes: { url: string; telnyxPrivateKeyPem: string };
+    /** The local identity provider (OpenAuth issuer) the dashboard signs in with. */
+    identityUrl: string;
   }
 }
 
@@ -49,6 +51,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("baseUrl", stack.baseUrl);
   project.provide("stackEnv", stack.env);
   project.provide("signing", { privateJwk: stack.secrets.privateJwk, issuer: stack.secrets.issuer });
+  project.provide("identityUrl", stack.identity.url);
   project.provide("carrierFakes", { url: fakes.url, telnyxPrivateKeyPem: fakes.telnyxPrivateKeyPem });
   // Workers are forked after this point and inherit the environment too.
   Object.assign(process.env, stack.env);

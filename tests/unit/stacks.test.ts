@@ -59,6 +59,7 @@ function installSstStandIn() {
           },
         })),
         SnsTopic: component("SnsTopic"),
+        Auth: component("Auth"),
         ApiGatewayV2: component("ApiGatewayV2", (name, args, self) => ({
           nodes: { api: { id: `${name}-id` } },
           // Like SST: every route's handler args go through transform.route.handler.
@@ -114,6 +115,19 @@ const deployedFunctions = () => [
   ...of("Cron").map((cron) => cron.args.function),
 ];
 
+describe("identity provider", () => {
+  it("declares the OpenAuth issuer (sst.aws.Auth) with its handler, SES and a read of the users' table", () => {
+    const [identity] = of("Auth");
+    expect(identity!.name).toBe("Identity");
+    expect(existsSync(handlerFile(identity!.args.issuer.handler))).toBe(true);
+    expect(identity!.args.issuer).toMatchObject({ runtime: "nodejs22.x", architecture: "arm64" });
+    expect(identity!.args.issuer.environment.TABLE_NAME).toBe(`${table.name}-name`);
+    const actions = identity!.args.issuer.permissions.flatMap((permission: any) => permission.actions);
+    expect(actions).toEqual(expect.arrayContaining(["ses:SendEmail", "dynamodb:GetItem"]));
+    expect(actions.some((action: string) => action.includes("*"))).toBe(false);
+  });
+});
+
 describe("dashboard origin", () => {
   it("lets browsers call the API only from the stage's dashboard domain", async () => {
     const { apiCors } = await load("web-origin.ts");
@@ -155,8 +169,9 @@ describe("deployed resources follow stacks/definitions.ts", () => {
       expect(fn).toMatchObject({ runtime: "nodejs22.x", architecture: "arm64" });
       expect(fn.environment).toMatchObject({
         TABLE_NAME: `${table.name}-name`,
-        JWT_ISSUER: "secret:JwtIssuer",
-        JWKS_URL: "secret:JwksUrl",
+        JWT_ISSUER: "https://Identity",
+        JWT_AUDIENCE: "dashboard",
+        JWKS_URL: "https://Identity/.well-known/jwks.json",
         TOKEN_SIGNING_KEY: "secret:TokenSigningKey",
         PUBLIC_BASE_URL: "https://Api",
       });

@@ -1,6 +1,7 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { currentToken, developmentToken, signIn, signOut } from "./api/client";
+import { whenSessionEnds } from "./api/client";
+import { finishSignIn, isSignedIn, signOut, startSignIn } from "./api/session";
 import { Overview } from "./pages/Overview";
 import { Leads, LeadPage } from "./pages/Leads";
 import { Conversations, Thread } from "./pages/Conversations";
@@ -22,24 +23,24 @@ function useRoute(): string {
   return route;
 }
 
-function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
-  const [token, setToken] = useState("");
+function SignIn({ problem }: { problem?: string }) {
+  const [busy, setBusy] = useState(false);
   return (
     <main class="signin">
       <h1>Sign in</h1>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          if (!token.trim()) return;
-          signIn(token);
-          onSignedIn();
+      <p>Sign in with your e-mail and password, a one-time code sent to your e-mail, or your company account.</p>
+      {problem ? <p role="alert">{problem}</p> : null}
+      <button
+        type="button"
+        disabled={busy}
+        onClick={() => {
+          setBusy(true);
+          void startSignIn().catch(() => setBusy(false));
         }}
       >
-        <label for="token">Access token</label>
-        <textarea id="token" rows={4} value={token} onInput={(event) => setToken(event.currentTarget.value)} />
-        <p class="hint">Kept in this tab only (sessionStorage); closing the tab signs you out.</p>
-        <button type="submit">Sign in</button>
-      </form>
+        Sign in
+      </button>
+      <p class="hint">Your session stays in this tab only; closing the tab signs you out.</p>
     </main>
   );
 }
@@ -70,20 +71,20 @@ function Page({ route }: { route: string }) {
 
 function App() {
   const route = useRoute();
-  const [signedIn, setSignedIn] = useState(currentToken() !== null);
-  const [checkedDevelopmentToken, setChecked] = useState(signedIn);
+  const [signedIn, setSignedIn] = useState(isSignedIn());
+  const [finishing, setFinishing] = useState(new URLSearchParams(location.search).has("code") || new URLSearchParams(location.search).has("error"));
+  const [problem, setProblem] = useState<string | undefined>();
   useEffect(() => {
-    if (signedIn) return;
-    void developmentToken().then((token) => {
-      if (token) {
-        signIn(token);
-        setSignedIn(true);
-      }
-      setChecked(true);
+    whenSessionEnds(() => setSignedIn(false));
+    if (!finishing) return;
+    void finishSignIn().then((done) => {
+      if (done) setSignedIn(true);
+      else setProblem("The sign-in did not complete. Please try again.");
+      setFinishing(false);
     });
   }, []);
-  if (!checkedDevelopmentToken) return <p role="status">Loading…</p>;
-  if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} />;
+  if (finishing) return <p role="status">Signing in…</p>;
+  if (!signedIn) return <SignIn problem={problem} />;
   return (
     <>
       <header class="top">
@@ -99,8 +100,7 @@ function App() {
           type="button"
           class="secondary"
           onClick={() => {
-            signOut();
-            setSignedIn(false);
+            void signOut().then(() => setSignedIn(false));
           }}
         >
           Sign out

@@ -1,38 +1,22 @@
 import createClient from "openapi-fetch";
 import type { paths } from "./schema";
+import { accessToken } from "./session";
 
 /** The stage's API (set at build time for a deployed site); empty = same origin (the local stack). */
 export const apiBaseUrl: string = import.meta.env.VITE_API_URL ?? "";
 
-const tokenKey = "accessToken";
-
-/** The access token lives in sessionStorage: gone with the tab, never in a URL or localStorage. */
-export function currentToken(): string | null {
-  return sessionStorage.getItem(tokenKey);
-}
-
-export function signIn(token: string): void {
-  sessionStorage.setItem(tokenKey, token.trim());
-}
-
-export function signOut(): void {
-  sessionStorage.removeItem(tokenKey);
-}
-
-/** Local stack only: the development organization's owner token, never served by a deployed stage. */
-export async function developmentToken(): Promise<string | null> {
-  if (apiBaseUrl !== "") return null;
-  const response = await fetch(`${import.meta.env.BASE_URL}dev-token`).catch(() => null);
-  if (response?.status !== 200 || !(response.headers.get("content-type") ?? "").includes("json")) return null;
-  const body = (await response.json()) as { token?: string };
-  return body.token ?? null;
+/** Told when the session ended under the app (its refresh token was revoked or expired): show the sign-in page. */
+let onSessionEnded: () => void = () => undefined;
+export function whenSessionEnds(callback: () => void): void {
+  onSessionEnded = callback;
 }
 
 export const api = createClient<paths>({ baseUrl: apiBaseUrl });
 api.use({
-  onRequest({ request }) {
-    const token = currentToken();
-    if (token) request.headers.set("authorization", `Bearer ${token}`);
+  async onRequest({ request }) {
+    const token = await accessToken();
+    if (!token) onSessionEnded();
+    else request.headers.set("authorization", `Bearer ${token}`);
     return request;
   },
 });

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { api, apiBaseUrl, currentToken, problemText } from "../api/client";
+import { api, apiBaseUrl, problemText } from "../api/client";
+import { accessToken } from "../api/session";
 import type { paths } from "../api/schema";
 import { Card } from "../Card";
 import { Chart } from "../Chart";
@@ -90,7 +91,7 @@ function nextDay(day: string): string {
 async function downloadCsv(query: RangeQuery): Promise<void> {
   // The export needs the Authorization header, so it is fetched and handed to the browser as a blob (no token in a URL).
   const response = await fetch(`${apiBaseUrl}/analytics/my/export?${new URLSearchParams(query)}`, {
-    headers: { authorization: `Bearer ${currentToken() ?? ""}` },
+    headers: { authorization: `Bearer ${(await accessToken()) ?? ""}` },
   });
   if (!response.ok) return;
   const name = /filename="([^"]+)"/.exec(response.headers.get("content-disposition") ?? "")?.[1] ?? "analytics.csv";

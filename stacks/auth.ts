@@ -1,0 +1,43 @@
+import { environmentNames } from "./definitions.ts";
+import { table } from "./table.ts";
+import { webDomain } from "./web-origin.ts";
+
+/**
+ * The identity provider (docs/identity.md): SST's OpenAuth component, the issuer of every user token the
+ * API accepts. Its own DynamoDB table (created by the component) holds passwords, codes and refresh tokens.
+ *
+ * Per stage, from the deploying shell:
+ * - `IDENTITY_DOMAIN=auth.example.com`: its custom domain (Route 53); unset means the function URL;
+ * - `IDENTITY_EMAIL_FROM=no-reply@example.com`: a verified SES identity the one-time codes are sent from;
+ * and the secret `GoogleClientId` (`npx sst secret set GoogleClientId … --stage <stage>`) adds Google sign-in.
+ */
+const identityDomain = process.env.IDENTITY_DOMAIN || undefined;
+export const googleClientId = new sst.Secret("GoogleClientId", "");
+
+/** The dashboard's OAuth client id (core/auth/local-tokens.ts `dashboardClientId`); tokens name it in `aud`. */
+export const dashboardClientId = "dashboard";
+
+export const auth = new sst.aws.Auth("Identity", {
+  issuer: {
+    handler: "functions/auth/issuer.handler",
+    runtime: "nodejs22.x",
+    architecture: "arm64",
+    memory: "1024 MB",
+    timeout: "20 seconds",
+    environment: {
+      [environmentNames.tableName]: table.name,
+      IDENTITY_EMAIL_FROM: process.env.IDENTITY_EMAIL_FROM ?? "",
+      // The dashboard's sign-in comes back to its root (WEB_BASE "/" in stacks/web.ts).
+      IDENTITY_REDIRECT_URIS: webDomain ? `https://${webDomain}/` : "",
+      GOOGLE_CLIENT_ID: googleClientId.value,
+      // With a domain, SST's CloudFront router fronts the issuer: sign-in limits count the address it forwards.
+      IDENTITY_BEHIND_PROXY: identityDomain ? "true" : "false",
+    },
+    permissions: [
+      // Users.forSignIn reads the user with the e-mail that signed in.
+      { actions: ["dynamodb:GetItem", "dynamodb:Query"], resources: [table.arn, $interpolate`${table.arn}/index/*`] },
+      { actions: ["ses:SendEmail"], resources: ["*"] },
+    ],
+  },
+  ...(identityDomain ? { domain: identityDomain } : {}),
+});
