@@ -123,7 +123,7 @@ describe("signing in to the dashboard in Chromium (OAuth code + PKCE against the
     await page.getByRole("button", { name: "Continue" }).click();
     await page.getByRole("heading", { name: "Overview" }).waitFor();
     const claims = await page.evaluate(() => JSON.parse(atob(sessionStorage.getItem("accessToken")!.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/"))));
-    expect(claims).toMatchObject({ sub: user.userId, properties: { role: "member", org_id: organization.organizationId } });
+    expect(claims).toMatchObject({ sub: user.userId, properties: { role: "agent", org_id: organization.organizationId } });
     await context.close();
   });
 });

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { importJWK, SignJWT } from "jose";
 import { inject } from "vitest";
+import { dashboardClientId } from "#core/auth/local-tokens";
 import { environmentNames } from "#stacks/definitions";
 import type { TestOrganization } from "#tests/helpers/stack";
 
@@ -13,6 +14,7 @@ export async function identityToken(email: string, name = "Invitee"): Promise<st
     .setProtectedHeader({ alg: "RS256", kid: signing.privateJwk.kid, typ: "JWT" })
     .setSubject(`identity-${randomUUID()}`)
     .setIssuer(signing.issuer)
+    .setAudience(dashboardClientId)
     .setIssuedAt()
     .setExpirationTime("10m")
     .sign(await importJWK(signing.privateJwk, "RS256"));

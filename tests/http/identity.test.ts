@@ -138,7 +138,8 @@ describe("sign-in through the identity provider (OpenAuth, code + PKCE)", () => 
 describe("the API's checks of a user token", () => {
   it("refuses a token of another client (aud), of another issuer, and one naming critical header extensions", async () => {
     const organization = await newOrganization();
-    const claims = { organizationId: organization.organizationId, userId: "u-aud", role: "owner" as const, name: "Aud" };
+    const user = await newSignInUser(organization.organizationId);
+    const claims = { organizationId: organization.organizationId, userId: user.userId, role: "owner" as const, name: "Aud" };
     const signing = inject("signing");
     expect((await listAutomations(await signUserToken(claims, signing))).status).toBe(200);
     const otherClient = await listAutomations(await signUserToken(claims, { ...signing, audience: "another-client" }));
@@ -155,6 +156,6 @@ describe("the API's checks of a user token", () => {
     const critical = `${header}.${payload}.${signature}`;
     const answer = await listAutomations(critical);
     expect(answer.status).toBe(401);
-    expect(answer.body.detail).toBe("The access token names critical header extensions this API does not support.");
+    expect(answer.body.detail).toBe("The access token names critical header extensions this API does not implement.");
   });
 });
