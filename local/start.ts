@@ -6,6 +6,7 @@ import { startDynamoDbLocal } from "#local/dynamodb-local";
 import { functionName, loadFunction } from "#local/handlers";
 import { startHttpServer } from "#local/http-server";
 import { startPaymentSimulator } from "#local/payment-simulator";
+import { startTrustedFormFake } from "#local/trustedform-fake";
 import { ensureDevelopmentCredentials } from "#local/provision";
 import { startQueuePoller, type QueuePoller } from "#local/queue-poller";
 import { createLocalResources, localDynamoDbClient, localSqsClient, type LocalQueue } from "#local/resources";
@@ -95,6 +96,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const realStripe = Boolean(process.env[environmentNames.stripeSecretKey]) && !process.env[environmentNames.stripeApiUrl];
     const payments = realStripe ? undefined : await startPaymentSimulator({ webhookUrl: () => `${server.url}/webhooks/payments/stripe` });
     if (payments) stoppers.push(payments.stop);
+    // Consent certificates: the TrustedForm fake answers claims unless the developer points TRUSTEDFORM_API_URL elsewhere.
+    const trustedForm = process.env[environmentNames.trustedFormApiUrl] ? undefined : await startTrustedFormFake();
+    if (trustedForm) stoppers.push(trustedForm.stop);
     const env = {
       ...resources.env,
       ...secretsEnv(secrets),
@@ -106,6 +110,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
             [environmentNames.stripeApiUrl]: payments.url,
           }
         : {}),
+      ...(trustedForm ? { [environmentNames.trustedFormApiUrl]: trustedForm.url } : {}),
       // The local stack (development and tests) is the one place automations may call loopback receivers.
       [environmentNames.automationHttpAllowPrivate]: process.env[environmentNames.automationHttpAllowPrivate] ?? "true",
       // … and receive event webhooks there over plain http (deployed stages: public https only).
@@ -191,6 +196,7 @@ async function main(): Promise<void> {
       `  DynamoDB     ${env[environmentNames.dynamodbEndpoint]} (table ${env[environmentNames.tableName]}, data in .local/dynamodb)`,
       `  SQS          ${env[environmentNames.sqsEndpoint]} (fauxqs; queues are recreated on every start)`,
       `  payments     ${env[environmentNames.stripeApiUrl] ? `payment simulator at ${env[environmentNames.stripeApiUrl]} (top-up checkout pages are paid there; no card is charged)` : "Stripe (STRIPE_SECRET_KEY from your shell)"}`,
+      `  TrustedForm  ${env[environmentNames.trustedFormApiUrl] ? `certificate fake at ${env[environmentNames.trustedFormApiUrl]} (register certificates with POST /__fake/certificates)` : "cert.trustedform.com"}`,
       `  consumers    ${consumers.length}, schedules ${schedules.length}`,
       `  credentials  ${stack.credentialsFile}`,
       `Press Ctrl-C to stop.`,

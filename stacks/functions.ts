@@ -48,6 +48,7 @@ const notOperatorSettings = new Set<string>([
   environmentNames.stripeSecretKey,
   environmentNames.stripeWebhookSecret,
   environmentNames.stripeApiUrl,
+  environmentNames.trustedFormApiUrl,
 ]);
 
 /**

@@ -12,6 +12,8 @@ import { Twiml } from "#core/calls/twiml";
 import { config } from "#core/config";
 import { UnprocessableError, ValidationError } from "#core/errors";
 import { Contacts } from "#core/messaging/contacts";
+import { consentBasisForContact } from "#core/leads/consent";
+import { initiatorOf } from "#core/consent/basis";
 import { Conversations } from "#core/messaging/conversations";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { organizationProvider } from "#core/messaging/provider-choice";
@@ -52,6 +54,7 @@ export const place = domainOperation({ input: PlaceCallSchema, permission: "call
   const { to, leadId } = await Contacts.recipient(organizationId, input, "call");
   const suppression = await Suppressions.find(organizationId, to);
   if (suppression) throw new UnprocessableError(`${to} is on the suppression list (${suppression.reason}); it cannot be called.`);
+  const consentBasis = await consentBasisForContact(organizationId, leadId, initiatorOf(actor));
   const [numbers, conversation, prices, organization, { outboundCalls }] = await Promise.all([
     PhoneNumbers.all(organizationId),
     Conversations.ensure(organizationId, to, leadId),
@@ -94,6 +97,7 @@ export const place = domainOperation({ input: PlaceCallSchema, permission: "call
     queuedAt: now,
     createdAt: now,
     createdBy: actorId(actor),
+    consentBasis,
   };
   await Billing.reserve({
     organizationId,

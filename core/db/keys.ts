@@ -26,6 +26,7 @@ import { rateLimitKeys } from "#core/db/keys/rate-limit";
 import { webhooksKeys } from "#core/db/keys/webhooks";
 import { idempotencyKeys } from "#core/db/keys/idempotency";
 import { operationsKeys } from "#core/db/keys/operations";
+import { consentKeys } from "#core/db/keys/consent";
 
 export { createdWithin, decimalSortText, type Key, type LeadClaim, type RateLimitPartition } from "#core/db/keys/shared";
 
@@ -45,6 +46,7 @@ export const keys = {
   ...webhooksKeys,
   ...idempotencyKeys,
   ...operationsKeys,
+  ...consentKeys,
 };
 
 /** The entity names stored in the `entity` attribute of every item. */
@@ -62,6 +64,8 @@ export const entities = {
   source: "Source",
   lead: "Lead",
   leadClaim: "LeadClaim",
+  consentSettings: "ConsentSettings",
+  consentEvidence: "ConsentEvidence",
   suppression: "Suppression",
   event: "Event",
   phoneNumber: "PhoneNumber",

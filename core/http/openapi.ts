@@ -209,6 +209,7 @@ const tagDescriptions: Record<string, string> = {
   Platform: "Health, the contract itself and carrier callbacks.",
   Sources: "Lead sources (sellers) and their intake credentials.",
   Suppressions: "Contacts that must not be messaged (opt-outs and manual blocks).",
+  Consent: "Consent you can prove: certificate verification (TrustedForm), consent records and the per-lead evidence export (docs/compliance.md).",
   Webhooks: "Endpoints that receive signed event deliveries, their deliveries and replays.",
 };
 

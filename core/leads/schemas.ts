@@ -278,7 +278,10 @@ export const LeadSchema = v.object({
     complianceBlockedReason: nullableString,
     sourceMetadata: v.nullable(v.record(v.string(), v.nullable(v.union([v.string(), v.number(), v.boolean()])))),
     assignedPhoneNumberId: nullableString,
-    smsConsentStatus: nullableString,
+    smsConsentStatus: v.pipe(
+      nullableString,
+      v.description("`OptedIn` (a verified certificate, a consent record of the business, or the contact's START), `OptedOut`, `Unverified` (a certified-form URL that could not be verified), `Unknown` (no consent given), `NoPhone`; null until processed."),
+    ),
     smsOptedOut: v.boolean(),
     smsOptOutAt: v.nullable(timestamp),
     smsOptInAt: v.nullable(timestamp),
