@@ -5,6 +5,12 @@ import { entities, keys } from "#core/db/keys";
 import { nowIso, timestamp } from "#core/shared/ids";
 import { maxChars } from "#core/shared/validation";
 
+const cap = v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)));
+/** Contacts per recipient per channel in any 24 hours (null: no cap of the organization's own; state caps still apply). */
+export const FrequencyCapsSchema = v.strictObject({ smsPerDay: cap, callsPerDay: cap });
+export type FrequencyCaps = v.InferOutput<typeof FrequencyCapsSchema>;
+const NO_CAPS: FrequencyCaps = { smsPerDay: null, callsPerDay: null };
+
 /** Body of `PUT /consent/settings`: the organization's own certificate-API accounts (null removes one). */
 export const ConsentSettingsRequestSchema = v.strictObject({
   trustedForm: v.nullable(
@@ -13,6 +19,7 @@ export const ConsentSettingsRequestSchema = v.strictObject({
   jornaya: v.nullable(
     v.strictObject({ accountCode: v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(100), v.description("The organization's Jornaya (Verisk) account code, for LeadiD token checks.")) }),
   ),
+  frequencyCaps: v.optional(FrequencyCapsSchema, NO_CAPS),
 });
 export type ConsentSettingsRequest = v.InferOutput<typeof ConsentSettingsRequestSchema>;
 
@@ -20,6 +27,7 @@ export type ConsentSettingsRequest = v.InferOutput<typeof ConsentSettingsRequest
 export const ConsentSettingsSchema = v.object({
   trustedForm: v.nullable(v.object({ apiKeyPreview: v.string() })),
   jornaya: v.nullable(v.object({ accountCode: v.string() })),
+  frequencyCaps: FrequencyCapsSchema,
   modifiedAt: v.nullable(timestamp),
 });
 export type ConsentSettings = v.InferOutput<typeof ConsentSettingsSchema>;
@@ -28,6 +36,12 @@ export type ConsentSettings = v.InferOutput<typeof ConsentSettingsSchema>;
 export interface ConsentCredentials {
   trustedFormApiKey: string | null;
   jornayaAccountCode: string | null;
+}
+
+/** The organization's own frequency caps (the send path reads them with each text and call). */
+export async function frequencyCaps(organizationId: string): Promise<FrequencyCaps> {
+  const item = await getItem(keys.consentSettings(organizationId));
+  return (item?.frequencyCaps as FrequencyCaps | undefined) ?? NO_CAPS;
 }
 
 /** Per-organization accounts of the certificate APIs (docs/compliance.md): each organization claims with its own key. */
@@ -43,6 +57,7 @@ export const ConsentSettingsStore = {
       entity: entities.consentSettings,
       trustedFormApiKey: input.trustedForm?.apiKey ?? null,
       jornayaAccountCode: input.jornaya?.accountCode ?? null,
+      frequencyCaps: input.frequencyCaps,
       modifiedAt: nowIso(),
     };
     await table.put({ Item: item });
@@ -61,6 +76,7 @@ function toSettings(item: Record<string, unknown> | undefined): ConsentSettings 
   return {
     trustedForm: apiKey ? { apiKeyPreview: `${apiKey.slice(0, 4)}…` } : null,
     jornaya: accountCode ? { accountCode } : null,
+    frequencyCaps: (item?.frequencyCaps as FrequencyCaps | undefined) ?? NO_CAPS,
     modifiedAt: (item?.modifiedAt as string | undefined) ?? null,
   };
 }

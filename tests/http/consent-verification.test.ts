@@ -149,7 +149,7 @@ describe("PUT /consent/settings", () => {
     const apiKey = await withTrustedForm(org);
     const read = await org.request("GET", "/consent/settings");
     expect(read.status).toBe(200);
-    expect(read.body).toEqual({ trustedForm: { apiKeyPreview: `${apiKey.slice(0, 4)}…` }, jornaya: null, modifiedAt: expect.any(String) });
+    expect(read.body).toEqual({ trustedForm: { apiKeyPreview: `${apiKey.slice(0, 4)}…` }, jornaya: null, frequencyCaps: { smsPerDay: null, callsPerDay: null }, modifiedAt: expect.any(String) });
     expect(JSON.stringify(read.body)).not.toContain(apiKey);
     const member = await org.request("PUT", "/consent/settings", { token: org.memberToken, body: { trustedForm: null, jornaya: null } });
     expect(member.status).toBe(403);
