@@ -56,14 +56,14 @@ export const place = domainOperation({ input: PlaceCallSchema, permission: "call
   const suppression = await Suppressions.find(organizationId, to);
   if (suppression) throw new UnprocessableError(`${to} is on the suppression list (${suppression.reason}); it cannot be called.`);
   const consentBasis = await consentBasisForContact(organizationId, leadId, initiatorOf(actor));
-  const [numbers, conversation, prices, organization, { outboundCalls, quietHours }] = await Promise.all([
+  const [numbers, conversation, prices, organization, { outboundCalls }] = await Promise.all([
     PhoneNumbers.all(organizationId),
     Conversations.ensure(organizationId, to, leadId),
     Billing.prices(organizationId),
     Organizations.fromId(organizationId),
     MessagingSettingsStore.read(organizationId),
   ]);
-  const ruleRefusal = await callRuleRefusal({ organizationId, to, leadId, quietHours, organizationTimeZone: organization?.timeZone ?? "America/New_York" });
+  const ruleRefusal = await callRuleRefusal({ organizationId, to, leadId, organizationTimeZone: organization?.timeZone ?? "America/New_York" });
   if (ruleRefusal) throw new UnprocessableError(ruleRefusal);
   const connectTo = input.connectTo ?? outboundCalls.connectTo;
   if (connectTo && numbers.some((number) => number.phoneNumber === connectTo)) {
