@@ -5,7 +5,7 @@ import { entities, keys } from "#core/db/keys";
 import { newId, timestamp } from "#core/shared/ids";
 
 /** How a lead's consent to be texted and called was established, or lost. */
-export const evidenceKinds = ["Certificate", "ConsentRecord", "InboundOptIn", "OptOut", "RevocationFlagged"] as const;
+export const evidenceKinds = ["Certificate", "LeadiDToken", "ConsentRecord", "InboundOptIn", "OptOut", "RevocationFlagged"] as const;
 /** What a certificate check concluded; `NotConfigured` when the organization has no account to check it with. */
 export const certificateOutcomes = ["Verified", "Expired", "PhoneMismatch", "NotFound", "Refused", "NotConfigured", "Unavailable"] as const;
 
@@ -53,12 +53,12 @@ export const ConsentEvidenceSchema = v.object({
 });
 export type ConsentEvidence = v.InferOutput<typeof ConsentEvidenceSchema>;
 
-/** The certificate check is one item per lead (a retried check replaces it); other evidence accumulates by ULID. */
-const CERTIFICATE_ID = "CERTIFICATE";
+/** The certificate check and the LeadiD token are one item each per lead (a retry replaces it); other evidence accumulates by ULID. */
+const FIXED_IDS: Partial<Record<(typeof evidenceKinds)[number], string>> = { Certificate: "CERTIFICATE", LeadiDToken: "LEADID" };
 
 export const Evidence = {
   async add(organizationId: string, input: Omit<ConsentEvidence, "id"> & { id?: string }): Promise<ConsentEvidence> {
-    const evidence: ConsentEvidence = v.parse(ConsentEvidenceSchema, { ...input, id: input.id ?? (input.kind === "Certificate" ? CERTIFICATE_ID : newId()) });
+    const evidence: ConsentEvidence = v.parse(ConsentEvidenceSchema, { ...input, id: input.id ?? FIXED_IDS[input.kind] ?? newId() });
     await table.put({ Item: { ...keys.consentEvidence(organizationId, evidence.leadId, evidence.id), entity: entities.consentEvidence, organizationId, ...evidence } });
     return evidence;
   },

@@ -52,6 +52,14 @@ export const Consent = {
     return Evidence.add(organizationId, { leadId, kind: "Certificate", at: new Date().toISOString(), outcome: "Unavailable", reason, certificate: null, record: null, recordedBy: "system", text: null });
   },
 
+  /** Keeps a Jornaya LeadiD token the seller sent as the lead's evidence; verifying it with Jornaya is not built yet. */
+  async keepLeadiDToken(organizationId: string, leadId: string, token: string, recordedBy: string): Promise<ConsentEvidence> {
+    return Evidence.add(organizationId, {
+      leadId, kind: "LeadiDToken", at: new Date().toISOString(), outcome: null, reason: "Stored, not verified: no Jornaya verification is configured.",
+      certificate: null, record: null, recordedBy, text: token,
+    });
+  },
+
   evidenceOf: Evidence.of,
   addEvidence: Evidence.add,
 };

@@ -46,6 +46,7 @@ export const LeadProcessing = {
       if (lead.processingStatus === "Processed" && !Item.triggerPublishedAt) await publishTrigger(organizationId, lead);
       return;
     }
+    if (typeof Item.jornayaLeadId === "string") await Consent.keepLeadiDToken(organizationId, lead.id, Item.jornayaLeadId, lead.sourceId ? `source:${lead.sourceId}` : "system");
     const outcome = await decide(organizationId, lead);
     const settled = await settle(organizationId, lead, outcome);
     // Not settled: another attempt did it, or the contact texted STOP or START after the lead was read (its consent

@@ -4,7 +4,7 @@ import { intakeByQuery, newSource, uniqueEmail, uniquePhone, waitForLead } from 
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 /** Posts a lead with the certificate and waits until it is processed; answers the lead and its consent record. */
-async function intakeWithCertificate(org: TestOrganization, url: string, contact: { Phone: string; Email?: string }, timeoutMs?: number) {
+async function intakeWithCertificate(org: TestOrganization, url: string, contact: { Phone: string; Email?: string; JornayaLeadId?: string }, timeoutMs?: number) {
   const source = await newSource(org);
   const created = await intakeByQuery(source, { ...contact, CertifiedFormUrl: url });
   expect(created.status).toBe(201);
@@ -140,6 +140,16 @@ describe("TrustedForm verification at intake", () => {
     const { lead, record } = await intakeWithCertificate(org, certificate.url, { Phone: phone }, 90_000);
     expect(lead).toMatchObject({ processingStatus: "Processed", processingReason: "ConsentVerificationUnavailable", metadata: { smsConsentStatus: "Unverified" } });
     expect(record.certificate).toMatchObject({ outcome: "Unavailable", reason: "HTTP 503" });
+  });
+});
+
+describe("Jornaya LeadiD", () => {
+  it("a LeadiD token sent at intake is kept as the lead's consent evidence, marked not verified", async () => {
+    const org = await newOrganization();
+    const token = "8B8E5D66-1F8E-4D0B-9F7A-2C1C7A6F0E11";
+    const { record } = await intakeWithCertificate(org, "https://cert.example.com/none", { Phone: uniquePhone(), JornayaLeadId: token });
+    expect(record.consentEvents).toContainEqual(expect.objectContaining({ kind: "LeadiDToken", text: token, outcome: null, reason: expect.stringContaining("not verified") }));
+    expect(record.smsConsentStatus).toBe("Unverified");
   });
 });
 
