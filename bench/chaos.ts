@@ -49,6 +49,8 @@ interface Org {
   source: { sourceId: string; apiKey: string };
   automationId: string;
   leadId: string;
+  /** Leads of a source that requires verified consent: one with a consent record, one without (its automated sends are refused). */
+  requireLeads: string[];
 }
 
 type Kind = "lead" | "message" | "call" | "run" | "topUp";
@@ -214,8 +216,16 @@ async function setUpOrganization(): Promise<Org> {
     ],
   });
   const lead = await must("POST", "/leads", { contact: { firstName: "Chaos", phone: { number: uniquePhone() } } });
-  const org: Org = { organizationId: organization.id, apiKey, source: { sourceId: source.sourceId, apiKey: source.apiKey }, automationId: automation.id, leadId: lead.id };
-  acknowledged.push({ kind: "lead", org, id: lead.id });
+  const requireSource = await must("POST", "/sources", { name: "Chaos seller (consent required)", consentPolicy: "require" });
+  const requireLeads: string[] = [];
+  for (const name of ["Consented", "Unconsented"]) {
+    const intake = await api("POST", "/leads/intake", { body: { FirstName: name, Phone: uniquePhone() }, headers: { "x-source-id": requireSource.sourceId, "x-source-key": requireSource.apiKey } });
+    if (intake.status !== 201) throw new Error(`intake: ${intake.status} ${JSON.stringify(intake.body)}`);
+    requireLeads.push(intake.body.id);
+  }
+  await must("POST", `/leads/${requireLeads[0]}/consent`, { capturedAt: new Date().toISOString(), channel: "Phone", consentLanguage: "The chaos lead agreed to be texted and called, including by automated means." });
+  const org: Org = { organizationId: organization.id, apiKey, source: { sourceId: source.sourceId, apiKey: source.apiKey }, automationId: automation.id, leadId: lead.id, requireLeads };
+  for (const id of [lead.id, ...requireLeads]) acknowledged.push({ kind: "lead", org, id });
   return org;
 }
 
@@ -236,7 +246,9 @@ function nextAttempt(org: Org): Attempt {
     const query = new URLSearchParams({ sourceId: org.source.sourceId, apiKey: org.source.apiKey, FirstName: "Lee", Phone: uniquePhone() });
     return { kind: "lead", org, method: "GET", path: `/leads/intake?${query}`, headers: key };
   }
-  if (choice < 0.64) return { kind: "message", org, method: "POST", path: "/messages", body: { to: `+1212555${"01"}${pick(MESSAGE_SCENARIOS)}`, body: "chaos" }, headers: { ...auth, ...key } };
+  if (choice < 0.56) return { kind: "message", org, method: "POST", path: "/messages", body: { to: `+1212555${"01"}${pick(MESSAGE_SCENARIOS)}`, body: "chaos" }, headers: { ...auth, ...key } };
+  // Automated sends to leads of a source that requires consent: accepted for the consented one, a 422 for the other.
+  if (choice < 0.64) return { kind: "message", org, method: "POST", path: "/messages", body: { leadId: pick(org.requireLeads), body: "chaos (consent required)" }, headers: { ...auth, ...key } };
   if (choice < 0.8) return { kind: "call", org, method: "POST", path: "/calls", body: { to: `+1212555${"01"}${pick(CALL_SCENARIOS)}` }, headers: { ...auth, ...key } };
   if (choice < 0.92) return { kind: "run", org, method: "POST", path: `/automations/${org.automationId}/runs`, body: { leadId: org.leadId }, headers: { ...auth, ...key } };
   return { kind: "topUp", org, method: "POST", path: "/billing/wallet/top-ups", body: { amount: "1.00" }, headers: { ...auth, ...key } };
@@ -434,12 +446,34 @@ async function checkInvariants(orgs: Org[], stillLocked: number): Promise<Row[]>
   add("no Idempotency-Key claim outlives the function timeout (stored)", claims, lockedKeys);
   add("no request cut short by a kill still locked on retry", cutShort.filter((attempt) => attempt.headers["idempotency-key"]).length, Array.from({ length: stillLocked }, () => "409 on retry"));
   add("no item republished past its attempt limit", sweptItems, republished);
+  const { checked: sendsUnderRequire, failures: basisless } = consentBasisFailures(states);
+  add("no message sent without a recorded consent basis where required", sendsUnderRequire, basisless);
   poisoned = states.reduce(
     (count, { items }) =>
       count + [...items.values()].filter((item) => [item.errorCode, item.processingReason, item.error].some((reason) => String(reason ?? "").startsWith("ProcessingError"))).length,
     0,
   );
   return rows;
+}
+
+/**
+ * Every outbound message or call (compliance replies aside) to a lead whose source requires verified consent, that
+ * got as far as the carrier, must carry the consent basis it was sent under.
+ */
+function consentBasisFailures(states: OrgState[]): { checked: number; failures: string[] } {
+  let checked = 0;
+  const failures: string[] = [];
+  for (const { items } of states) {
+    const all = [...items.values()];
+    const requireLeads = new Set(all.filter((item) => item.entity === "Lead" && item.consentPolicy === "require").map((item) => item.id));
+    for (const item of all.filter((candidate) => (candidate.entity === "Message" || candidate.entity === "Call") && candidate.direction === "Outbound" && !candidate.purpose)) {
+      if (!requireLeads.has(item.leadId)) continue;
+      checked++;
+      const reached = item.entity === "Message" ? Boolean(item.providerMessageId) || ["Sending", "Sent", "Delivered", "Undelivered", "Unknown"].includes(item.status) : Boolean(item.providerId);
+      if (reached && !item.consentBasis) failures.push(`${String(item.entity).toLowerCase()} ${item.id} to lead ${item.leadId} sent without a consent basis`);
+    }
+  }
+  return { checked, failures };
 }
 
 function print(rows: Row[], run: { boundSeconds: number; rounds: number; totalSeconds: number }): void {

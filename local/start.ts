@@ -6,6 +6,7 @@ import { startDynamoDbLocal } from "#local/dynamodb-local";
 import { functionName, loadFunction } from "#local/handlers";
 import { startHttpServer } from "#local/http-server";
 import { startPaymentSimulator } from "#local/payment-simulator";
+import { startTrustedFormFake } from "#local/trustedform-fake";
 import { ensureDevelopmentCredentials } from "#local/provision";
 import { startLocalIdentityProvider, type LocalIdentityProvider } from "#local/identity";
 import { dashboardClientId } from "#core/auth/local-tokens";
@@ -113,6 +114,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     identity = identityProvider;
     stoppers.push(identityProvider.stop);
+    // Consent certificates: the TrustedForm fake answers claims unless the developer points TRUSTEDFORM_API_URL elsewhere.
+    const trustedForm = process.env[environmentNames.trustedFormApiUrl] ? undefined : await startTrustedFormFake();
+    if (trustedForm) stoppers.push(trustedForm.stop);
     const env = {
       ...resources.env,
       ...secretsEnv(secrets, identityProvider),
@@ -125,6 +129,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
             [environmentNames.stripeApiUrl]: payments.url,
           }
         : {}),
+      ...(trustedForm ? { [environmentNames.trustedFormApiUrl]: trustedForm.url } : {}),
       // The local stack (development and tests) is the one place automations may call loopback receivers.
       [environmentNames.automationHttpAllowPrivate]: process.env[environmentNames.automationHttpAllowPrivate] ?? "true",
       // … and receive event webhooks there over plain http (deployed stages: public https only).
@@ -216,6 +221,7 @@ async function main(): Promise<void> {
       `  DynamoDB     ${env[environmentNames.dynamodbEndpoint]} (table ${env[environmentNames.tableName]}, data in .local/dynamodb)`,
       `  SQS          ${env[environmentNames.sqsEndpoint]} (fauxqs; queues are recreated on every start)`,
       `  payments     ${env[environmentNames.stripeApiUrl] ? `payment simulator at ${env[environmentNames.stripeApiUrl]} (top-up checkout pages are paid there; no card is charged)` : "Stripe (STRIPE_SECRET_KEY from your shell)"}`,
+      `  TrustedForm  ${env[environmentNames.trustedFormApiUrl] ? `certificate fake at ${env[environmentNames.trustedFormApiUrl]} (register certificates with POST /__fake/certificates)` : "cert.trustedform.com"}`,
       `  consumers    ${consumers.length}, schedules ${schedules.length}`,
       `  credentials  ${stack.credentialsFile}`,
       `Press Ctrl-C to stop.`,

@@ -219,6 +219,11 @@ export const routeTable = {
   createLead: { method: "POST", path: "/leads", handler: "functions/leads/create.handler" },
   getLead: { method: "GET", path: "/leads/{id}", handler: "functions/leads/get.handler" },
   listLeads: { method: "POST", path: "/leads/all/my", handler: "functions/leads/list.handler" },
+  recordLeadConsent: { method: "POST", path: "/leads/{id}/consent", handler: "functions/consent/record.handler" },
+  getLeadConsentRecord: { method: "GET", path: "/leads/{id}/consent", handler: "functions/consent/get-record.handler" },
+  printLeadConsentRecord: { method: "GET", path: "/leads/{id}/consent/print", handler: "functions/consent/print-record.handler" },
+  getConsentSettings: { method: "GET", path: "/consent/settings", handler: "functions/consent/get-settings.handler" },
+  updateConsentSettings: { method: "PUT", path: "/consent/settings", handler: "functions/consent/update-settings.handler" },
   getWallet: { method: "GET", path: "/billing/wallet", handler: "functions/billing/get-wallet.handler" },
   updateWallet: { method: "PUT", path: "/billing/wallet", handler: "functions/billing/update-wallet.handler" },
   topUpWallet: { method: "POST", path: "/billing/wallet/top-ups", handler: "functions/billing/top-up.handler" },
@@ -455,6 +460,8 @@ export const environmentNames = {
   /** Where the Telnyx and Twilio REST APIs are; unset means the carriers' own hosts (the tests point them at local fakes). */
   telnyxApiBaseUrl: "TELNYX_API_BASE_URL",
   twilioApiBaseUrl: "TWILIO_API_BASE_URL",
+  /** Where TrustedForm's certificate API is instead of https://cert.trustedform.com; unset means TrustedForm itself (local: the consent fake). */
+  trustedFormApiUrl: "TRUSTEDFORM_API_URL",
   /** Stripe secret API key (`sk_…` or a restricted `rk_…` key) the API creates top-up payments with; unset means top-ups answer 502. */
   stripeSecretKey: "STRIPE_SECRET_KEY",
   /** Signing secret (`whsec_…`) of the Stripe webhook endpoint `/webhooks/payments/stripe`: the only proof a payment event is Stripe's. */

@@ -12,6 +12,9 @@ import { Twiml } from "#core/calls/twiml";
 import { config } from "#core/config";
 import { UnprocessableError, ValidationError } from "#core/errors";
 import { Contacts } from "#core/messaging/contacts";
+import { consentBasisForContact } from "#core/leads/consent";
+import { callRuleRefusal } from "#core/calls/contact-rules";
+import { initiatorOf } from "#core/consent/basis";
 import { Conversations } from "#core/messaging/conversations";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { organizationProvider } from "#core/messaging/provider-choice";
@@ -52,6 +55,7 @@ export const place = domainOperation({ input: PlaceCallSchema, permission: "call
   const { to, leadId } = await Contacts.recipient(organizationId, input, "call");
   const suppression = await Suppressions.find(organizationId, to);
   if (suppression) throw new UnprocessableError(`${to} is on the suppression list (${suppression.reason}); it cannot be called.`);
+  const consentBasis = await consentBasisForContact(organizationId, leadId, initiatorOf(actor));
   const [numbers, conversation, prices, organization, { outboundCalls }] = await Promise.all([
     PhoneNumbers.all(organizationId),
     Conversations.ensure(organizationId, to, leadId),
@@ -59,6 +63,8 @@ export const place = domainOperation({ input: PlaceCallSchema, permission: "call
     Organizations.fromId(organizationId),
     MessagingSettingsStore.read(organizationId),
   ]);
+  const ruleRefusal = await callRuleRefusal({ organizationId, to, leadId, organizationTimeZone: organization?.timeZone ?? "America/New_York" });
+  if (ruleRefusal) throw new UnprocessableError(ruleRefusal);
   const connectTo = input.connectTo ?? outboundCalls.connectTo;
   if (connectTo && numbers.some((number) => number.phoneNumber === connectTo)) {
     throw new ValidationError("The business side of a call cannot be one of the organization's own numbers.", [
@@ -94,6 +100,7 @@ export const place = domainOperation({ input: PlaceCallSchema, permission: "call
     queuedAt: now,
     createdAt: now,
     createdBy: actorId(actor),
+    consentBasis,
   };
   await Billing.reserve({
     organizationId,

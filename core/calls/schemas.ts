@@ -1,3 +1,4 @@
+import { ConsentBasisSchema } from "#core/consent/basis";
 import * as v from "valibot";
 import { maxChars } from "#core/shared/validation";
 import { timestamp, wholeNumber } from "#core/shared/ids";
@@ -110,5 +111,7 @@ export const CallSchema = v.object({
   billableAmount: v.nullable(v.number()),
   metadata: v.record(v.string(), v.unknown()),
   createdBy: v.string(),
+  /** Outbound: what the call relies on (core/consent/basis.ts); null when none was needed. */
+  consentBasis: v.nullish(ConsentBasisSchema),
 });
 

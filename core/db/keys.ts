@@ -28,6 +28,7 @@ import { idempotencyKeys } from "#core/db/keys/idempotency";
 import { operationsKeys } from "#core/db/keys/operations";
 import { usersKeys } from "#core/db/keys/users";
 import { auditKeys } from "#core/db/keys/audit";
+import { consentKeys } from "#core/db/keys/consent";
 
 export { createdWithin, decimalSortText, type Key, type LeadClaim, type RateLimitPartition } from "#core/db/keys/shared";
 
@@ -49,6 +50,7 @@ export const keys = {
   ...operationsKeys,
   ...usersKeys,
   ...auditKeys,
+  ...consentKeys,
 };
 
 /** The entity names stored in the `entity` attribute of every item. */
@@ -66,6 +68,8 @@ export const entities = {
   source: "Source",
   lead: "Lead",
   leadClaim: "LeadClaim",
+  consentSettings: "ConsentSettings",
+  consentEvidence: "ConsentEvidence",
   suppression: "Suppression",
   event: "Event",
   phoneNumber: "PhoneNumber",

@@ -178,7 +178,9 @@ export const Leads = {
     const claims = sellerClaims(sourceId, lead);
     // The request's correlation id travels with the stored lead to the outbox that queues it.
     const correlationId = currentCorrelationId();
-    const item = { ...leadItem(actor.organizationId, lead), ...(correlationId ? { correlationId } : {}) };
+    // A Jornaya LeadiD token is kept beside the lead (not in its spec'd metadata) until processing files it as evidence.
+    const jornayaLeadId = input.metadata?.jornayaLeadId;
+    const item = { ...leadItem(actor.organizationId, lead), ...(correlationId ? { correlationId } : {}), ...(jornayaLeadId ? { jornayaLeadId } : {}) };
     try {
       if (claims.length === 0) {
         await table.put({ Item: item, ConditionExpression: "attribute_not_exists(pk)" });

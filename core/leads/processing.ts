@@ -10,6 +10,8 @@ import { Leads, LeadSchema, pendingShards, type Lead, type ProcessingStatus } fr
 import { publish } from "#core/queue/events";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { nowIso } from "#core/shared/ids";
+import { Consent, ConsentVerificationUnavailable } from "#core/consent/index";
+import { certificateConsent, recordedKeywordConsent, type IntakeConsent } from "#core/leads/intake-consent";
 import { defaultDuplicateWindowHours, maxDuplicateWindowHours, Sources } from "#core/sources/index";
 
 /** A pending lead older than this is republished by the sweep (its message was lost or is stuck). */
@@ -20,8 +22,10 @@ interface Outcome {
   status: Exclude<ProcessingStatus, "Pending">;
   reason: string | null;
   duplicateOfLeadId?: string;
-  compliance?: { status: "Allowed" | "Blocked"; blockedReason: string | null };
-  consent?: { status: string; optedOut: boolean; optOutAt: string | null; optInAt: string | null; phoneNumber: string | null };
+  compliance?: { status: "Allowed" | "Blocked" | "ConsentRequired"; blockedReason: string | null };
+  consent?: IntakeConsent;
+  /** The source's consent policy, kept on the lead for its sends. */
+  policy?: "allow" | "require";
 }
 
 /**
@@ -42,6 +46,7 @@ export const LeadProcessing = {
       if (lead.processingStatus === "Processed" && !Item.triggerPublishedAt) await publishTrigger(organizationId, lead);
       return;
     }
+    if (typeof Item.jornayaLeadId === "string") await Consent.keepLeadiDToken(organizationId, lead.id, Item.jornayaLeadId, lead.sourceId ? `source:${lead.sourceId}` : "system");
     const outcome = await decide(organizationId, lead);
     const settled = await settle(organizationId, lead, outcome);
     // Not settled: another attempt did it, or the contact texted STOP or START after the lead was read (its consent
@@ -56,6 +61,7 @@ export const LeadProcessing = {
    * stay Pending forever.
    */
   async abandon(organizationId: string, leadId: string, error: unknown): Promise<void> {
+    if (error instanceof ConsentVerificationUnavailable) return settleUnverified(organizationId, leadId, error);
     await markFailed(organizationId, leadId, error);
   },
 
@@ -89,6 +95,29 @@ export const LeadProcessing = {
     return republished;
   },
 };
+
+/**
+ * TrustedForm stayed unavailable through every retry: the lead is not lost but processed `Unverified` (the outage
+ * kept as its certificate evidence, the reason `ConsentVerificationUnavailable`), so its automations run under its
+ * source's policy like any unverified lead's.
+ */
+async function settleUnverified(organizationId: string, leadId: string, error: ConsentVerificationUnavailable): Promise<void> {
+  const lead = await Leads.find(organizationId, leadId);
+  if (!lead || lead.processingStatus !== "Pending") return;
+  await Consent.verificationUnavailable(organizationId, leadId, error.reason);
+  const source = lead.sourceId ? await Sources.settings(organizationId, lead.sourceId) : undefined;
+  const policy = source?.consentPolicy ?? "allow";
+  const phone = lead.contact.phone?.number ?? null;
+  const compliance = policy === "require" ? { status: "ConsentRequired" as const, blockedReason: "VerifiedConsentRequired:Unavailable" } : { status: "Allowed" as const, blockedReason: null };
+  const settled = await settle(organizationId, lead, {
+    status: "Processed",
+    reason: "ConsentVerificationUnavailable",
+    policy,
+    compliance,
+    consent: recordedKeywordConsent(lead, phone) ?? { status: "Unverified", optedOut: false, optOutAt: null, optInAt: null, phoneNumber: phone, verification: "Unavailable" },
+  });
+  if (settled) await publishTrigger(organizationId, { ...lead, metadata: { ...lead.metadata, complianceStatus: compliance.status } });
+}
 
 /** How many times the sweep republishes one lead before it ends the lead Failed. */
 export const SWEEP_ATTEMPTS = 3;
@@ -143,33 +172,27 @@ async function decide(organizationId: string, lead: Lead): Promise<Outcome> {
     return {
       status: "Processed",
       reason: null,
+      policy: source?.consentPolicy ?? "allow",
       compliance: { status: "Blocked", blockedReason: `Suppressed${suppression.reason ? `:${suppression.reason}` : ""}` },
       consent: recorded?.optedOut
         ? recorded
         : { status: "OptedOut", optedOut: true, optOutAt: suppression.createdAt ?? null, optInAt: null, phoneNumber: phone },
     };
   }
-  // A certified consent form (e.g. TrustedForm/Jornaya URL) from the seller is the opt-in record.
-  const granted = Boolean(lead.metadata.certifiedFormUrl && phone);
+  const consent = recorded ?? (await certificateConsent(organizationId, lead, phone, source?.name ?? null));
+  const policy = source?.consentPolicy ?? "allow";
+  const flagged = policy === "require" && consent.status !== "OptedIn";
   return {
     status: "Processed",
     reason: null,
-    compliance: { status: "Allowed", blockedReason: null },
-    consent: recorded ?? {
-      status: phone ? (granted ? "OptedIn" : "Unknown") : "NoPhone",
-      optedOut: false,
-      optOutAt: null,
-      optInAt: granted ? lead.createdAt : null,
-      phoneNumber: phone,
-    },
+    policy,
+    // Flagged, not blocked: the lead is kept and an agent may still contact it one to one; automated texts and calls
+    // are refused until it holds a verified consent (core/consent/basis.ts).
+    compliance: flagged
+      ? { status: "ConsentRequired", blockedReason: `VerifiedConsentRequired:${consent.verification ?? "NoCertificate"}` }
+      : { status: "Allowed", blockedReason: null },
+    consent,
   };
-}
-
-/** The consent an inbound STOP or START recorded on the pending lead (core/leads/consent.ts), if any. */
-function recordedKeywordConsent(lead: Lead, phone: string | null): Outcome["consent"] {
-  const { smsConsentStatus, smsOptedOut, smsOptOutAt, smsOptInAt, smsConsentPhoneNumber } = lead.metadata;
-  if (smsConsentStatus !== "OptedIn" && smsConsentStatus !== "OptedOut") return undefined;
-  return { status: smsConsentStatus, optedOut: smsOptedOut, optOutAt: smsOptOutAt, optInAt: smsOptInAt, phoneNumber: smsConsentPhoneNumber ?? phone };
 }
 
 /**
@@ -276,6 +299,14 @@ async function settle(organizationId: string, lead: Lead, outcome: Outcome): Pro
   if (outcome.compliance) {
     Object.assign(values, { ":compliance": outcome.compliance.status, ":blockedReason": outcome.compliance.blockedReason });
     sets.push("#metadata.complianceStatus = :compliance", "#metadata.complianceBlockedReason = :blockedReason");
+  }
+  if (outcome.policy) {
+    values[":policy"] = outcome.policy;
+    sets.push("consentPolicy = :policy");
+  }
+  if (outcome.consent?.basis) {
+    values[":basis"] = outcome.consent.basis;
+    sets.push("consentBasis = :basis");
   }
   if (outcome.consent) {
     const consent = outcome.consent;

@@ -62,6 +62,7 @@ export const LeadWriteSchema = v.strictObject({
   metadata: v.optional(
     v.strictObject({
       certifiedFormUrl: f.url,
+      jornayaLeadId: v.optional(v.pipe(f.text(100), v.description("A Jornaya (Verisk) LeadiD token of the form session: kept as the lead's consent evidence (not verified yet)."))),
       utmSource: shortText,
       utmMedium: shortText,
       utmCampaign: shortText,
@@ -121,6 +122,7 @@ const flatFields = {
   Referrer: longText,
   LandingPage: longText,
   CertifiedFormUrl: f.url,
+  JornayaLeadId: v.optional(v.pipe(f.text(100), v.description("A Jornaya LeadiD token: kept as consent evidence (not verified yet)."))),
   ExternalId: shortText,
   DirectPostPrice: f.decimal,
   Price: f.decimal,
@@ -218,6 +220,7 @@ function flatToLead(flat: FlatOutput & Record<string, unknown>): LeadWrite {
       referrer: s(flat.Referrer),
       landingPage: s(flat.LandingPage),
       certifiedFormUrl: s(flat.CertifiedFormUrl),
+      jornayaLeadId: s(flat.JornayaLeadId),
       externalId: s(flat.ExternalId),
       directPostPrice: s(flat.DirectPostPrice),
       price: s(flat.Price),
@@ -278,7 +281,10 @@ export const LeadSchema = v.object({
     complianceBlockedReason: nullableString,
     sourceMetadata: v.nullable(v.record(v.string(), v.nullable(v.union([v.string(), v.number(), v.boolean()])))),
     assignedPhoneNumberId: nullableString,
-    smsConsentStatus: nullableString,
+    smsConsentStatus: v.pipe(
+      nullableString,
+      v.description("`OptedIn` (a verified certificate, a consent record of the business, or the contact's START), `OptedOut`, `Unverified` (a certified-form URL that could not be verified), `Unknown` (no consent given), `NoPhone`; null until processed."),
+    ),
     smsOptedOut: v.boolean(),
     smsOptOutAt: v.nullable(timestamp),
     smsOptInAt: v.nullable(timestamp),

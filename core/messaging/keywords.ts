@@ -1,13 +1,16 @@
 /**
- * Compliance keywords of inbound SMS (CTIA / carrier rules, the same set
- * Twilio's Advanced Opt-Out recognises). The whole message must be the keyword:
- * case-insensitive, surrounding whitespace and punctuation ignored ("Stop." is
- * an opt-out, "stop texting me" is an ordinary message to read).
+ * Compliance keywords of inbound SMS (CTIA / carrier rules, the set Twilio's
+ * Advanced Opt-Out recognises, and the words the FCC's 2024 revocation order
+ * (FCC 24-24, 47 CFR 64.1200(a)(10)) names as revoking consent: stop, quit,
+ * end, revoke, opt out, cancel, unsubscribe). The whole message must be the
+ * keyword: case-insensitive, surrounding whitespace and punctuation ignored
+ * ("Stop." is an opt-out); free text that asks to stop ("please stop texting
+ * me") is flagged for review (`revocationInFreeText`).
  */
 
 export type InboundKind = "OptOut" | "OptIn" | "Help" | "Message";
 
-export const OPT_OUT_KEYWORDS = ["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT"] as const;
+export const OPT_OUT_KEYWORDS = ["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "REVOKE", "OPTOUT", "OPT OUT"] as const;
 export const OPT_IN_KEYWORDS = ["START", "UNSTOP", "YES"] as const;
 export const HELP_KEYWORDS = ["HELP", "INFO"] as const;
 
@@ -50,3 +53,20 @@ function extraKind(keyword: string, extra: ExtraKeywords): Exclude<InboundKind, 
 
 /** The keyword form of an organization's extra keyword (what is stored and compared). */
 export const normalizeKeyword = keywordOf;
+
+/**
+ * Free text that reads as a request to stop ("please stop texting me", "don't call me again", "take me off your
+ * list"): the FCC order lets a consumer revoke by any reasonable means, so such a message is flagged for a person to
+ * review (not acted on automatically: "stop by tomorrow" is not a revocation).
+ */
+const revocationPatterns = [
+  /\b(?:stop|quit|cease)\s+(?:texting|messaging|calling|contacting|sending)\b/i,
+  /\b(?:do\s*n[o']?t|never)\s+(?:text|message|call|contact)\s+(?:me|us|this)\b/i,
+  /\b(?:take|remove)\s+me\s+off\b|\bremove\s+(?:me|my\s+number)\s+from\b/i,
+  /\b(?:opt|unsubscribe)\s*(?:-\s*)?(?:out|me)\b/i,
+];
+
+export function revocationInFreeText(body: string): boolean {
+  const text = body.normalize("NFKC");
+  return revocationPatterns.some((pattern) => pattern.test(text));
+}

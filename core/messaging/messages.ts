@@ -10,6 +10,8 @@ import { entities, keys } from "#core/db/keys";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import { assertCanSend, finishMessage } from "#core/messaging/billing-seam";
 import { Contacts } from "#core/messaging/contacts";
+import { consentBasisForContact } from "#core/leads/consent";
+import { initiatorOf } from "#core/consent/basis";
 import { Conversations } from "#core/messaging/conversations";
 import type { Message, SendMessageRequest } from "#core/messaging/model";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
@@ -87,6 +89,7 @@ export const Messages = {
       assertCanSend(organizationId),
       input.to && !input.leadId ? conversationOf(input.to) : recipient.then(({ to: phone }) => conversationOf(phone)),
     ]);
+    const consentBasis = await consentBasisForContact(organizationId, leadId, initiatorOf(actor));
     await options.beforeWriting?.();
     const conversation = await Conversations.ensure(organizationId, to, leadId, knownConversation);
     const body = input.body ?? "";
@@ -111,6 +114,7 @@ export const Messages = {
       actorUserId: actor.userId ?? null,
       actorDisplayName: actor.displayName,
       actorEmail: actor.email ?? null,
+      consentBasis,
     });
     await enqueue(organizationId, message, actor);
     return message;

@@ -1,3 +1,4 @@
+import { ConsentBasisSchema } from "#core/consent/basis";
 import * as v from "valibot";
 import { maxChars } from "#core/shared/validation";
 import { timestamp, wholeNumber } from "#core/shared/ids";
@@ -102,5 +103,7 @@ export const MessageSchema = v.object({
   actorUserId: nullableString,
   actorDisplayName: nullableString,
   actorEmail: v.nullable(v.pipe(v.string(), v.email())),
+  /** What the send relies on (core/consent/basis.ts): a certificate, a consent record, the contact's opt-in, an agent's one-to-one contact; null when none was needed. */
+  consentBasis: v.nullish(ConsentBasisSchema),
 });
 export type Message = v.InferOutput<typeof MessageSchema>;

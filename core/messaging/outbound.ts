@@ -9,7 +9,7 @@ import { Conversations } from "#core/messaging/conversations";
 import { DISPATCH_GRACE_MS, recordMessageEvent } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
 import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
-import { checkQuietHours } from "#core/messaging/quiet-hours";
+import { checkContactWindow, frequencyCapRefusal } from "#core/messaging/contact-rules";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { MESSAGE_STATUSES, messageLifecycle, planRetry, type MessageStatus } from "#core/shared/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
@@ -74,11 +74,13 @@ async function plan(organizationId: string, message: Message): Promise<void> {
   const now = Date.now();
   let at = Math.max(now, message.scheduledFor ? Date.parse(message.scheduledFor) : now);
   let scheduledReason = message.scheduledReason;
+  let complianceAction = message.complianceAction;
   if (!message.quietHoursOverridden && !message.purpose) {
     const decision = await quietHours(organizationId, message, at);
     if (!decision.allowed) {
       at = Date.parse(decision.nextAllowedAt);
       scheduledReason = decision.scheduledReason;
+      complianceAction = decision.complianceAction ?? complianceAction;
     }
   }
   if (at > now + SLACK_MS) {
@@ -86,7 +88,7 @@ async function plan(organizationId: string, message: Message): Promise<void> {
     const near = at - now <= maxDelaySeconds * 1000;
     const scheduled = await changeMessage(organizationId, message.id, {
       from: ["Pending", "Scheduled"],
-      set: { status: "Scheduled", scheduledFor, scheduledReason },
+      set: { status: "Scheduled", scheduledFor, scheduledReason, complianceAction },
       due: near ? { at: new Date(at + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" } : { at: scheduledFor, kind: "Release" },
     });
     if (!scheduled) return;
@@ -118,7 +120,7 @@ async function quietHours(organizationId: string, message: Message, at: number) 
     state: contact?.state,
     organizationTimeZone: organization?.timeZone ?? "America/New_York",
   });
-  return checkQuietHours({ at: new Date(at), timeZone, window: settings.quietHours });
+  return checkContactWindow({ at: new Date(at), timeZone, window: settings.quietHours, state: contact?.state });
 }
 
 /** Sends a Queued message: compliance, sender, billing, claim, provider. */
@@ -296,7 +298,7 @@ async function complianceRefusal(organizationId: string, message: Message): Prom
   ]);
   if (contact?.smsOptedOut) return { complianceAction: "OptedOut", statusReason: "The lead has opted out of SMS." };
   if (suppression) return { complianceAction: "Suppressed", statusReason: `The number is on the suppression list (${suppression.reason}).` };
-  return undefined;
+  return frequencyCapRefusal(organizationId, message, contact?.state);
 }
 
 async function block(organizationId: string, message: Message, refusal: Refusal): Promise<void> {

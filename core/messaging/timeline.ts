@@ -28,6 +28,7 @@ export type MessagingEventType =
   | "ContactOptedOut"
   | "ContactOptedIn"
   | "ContactHelpRequested"
+  | "ContactRevocationFlagged"
   | "SuppressionAdded"
   | "SuppressionRemoved"
   | "PhoneNumberAdded"

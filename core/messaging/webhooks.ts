@@ -7,7 +7,8 @@ import { finishMessage } from "#core/messaging/billing-seam";
 import { entities, keys } from "#core/db/keys";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
-import { classifyInbound } from "#core/messaging/keywords";
+import { classifyInbound, revocationInFreeText } from "#core/messaging/keywords";
+import { Consent } from "#core/consent/index";
 import { enqueue, newMessage, recordMessageEvent } from "#core/messaging/messages";
 import type { Message, MessagePurpose } from "#core/messaging/model";
 import { finished } from "#core/messaging/outbound";
@@ -161,6 +162,7 @@ async function receive(provider: ProviderPort, inbound: InboundMessage): Promise
   if (keyword.kind === "OptOut") return optOut(contact, keyword.keyword!);
   if (keyword.kind === "OptIn") return optIn(contact, keyword.keyword!);
   if (keyword.kind === "Help") return help(contact);
+  if (revocationInFreeText(message.body)) await flagRevocation(contact);
   await publish(MessageReceived, organizationId, {
     messageId: message.id,
     conversationId: message.conversationId,
@@ -200,7 +202,22 @@ async function help(contact: InboundContact): Promise<void> {
   await reply(contact, "HelpReply", (await MessagingSettingsStore.read(organizationId)).helpText);
 }
 
-async function consentEvent(contact: InboundContact, eventType: "ContactOptedOut" | "ContactOptedIn" | "ContactHelpRequested", description: string, complianceAction: string) {
+/**
+ * A message that asks in its own words to stop: kept as the lead's consent evidence and recorded for a person to
+ * review (docs/compliance.md); the contact is not opted out automatically, as a keyword would be.
+ */
+async function flagRevocation(contact: InboundContact): Promise<void> {
+  const { organizationId, message, leadId } = contact;
+  if (leadId) {
+    await Consent.addEvidence(organizationId, {
+      leadId, kind: "RevocationFlagged", at: message.receivedAt ?? nowIso(), outcome: null, reason: "Free-text request to stop; needs review.",
+      certificate: null, record: null, recordedBy: `contact:${message.fromPhoneNumber}`, text: message.body,
+    });
+  }
+  await consentEvent(contact, "ContactRevocationFlagged", "Asked in free text to stop being contacted: review and opt out if so.", "RevocationFlaggedForReview");
+}
+
+async function consentEvent(contact: InboundContact, eventType: "ContactOptedOut" | "ContactOptedIn" | "ContactHelpRequested" | "ContactRevocationFlagged", description: string, complianceAction: string) {
   await MessagingEvents.record(contact.organizationId, {
     eventType,
     eventCategory: "Compliance",

@@ -1,6 +1,7 @@
 import { BlockList, isIP } from "node:net";
 import * as v from "valibot";
 import { sourceNames } from "#core/sources/names";
+import { consentPolicies, type ConsentPolicy } from "#core/consent/basis";
 import { table, isConditionFailed } from "#core/db/items";
 import type { Actor } from "#core/auth/actor";
 import { entities, keys } from "#core/db/keys";
@@ -35,6 +36,10 @@ const sourceFields = {
     v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(maxDuplicateWindowHours)),
     defaultDuplicateWindowHours,
   ),
+  consentPolicy: v.optional(
+    v.pipe(v.picklist(consentPolicies), v.description("`require`: leads need a verified consent (certificate, consent record, opt-in) before any automated text or call; `allow` (default): they do not.")),
+    "allow",
+  ),
 };
 
 /** Body of `POST /sources` and `PUT /sources/{id}` (PUT replaces every writable field). */
@@ -51,6 +56,7 @@ export const SourceSchema = v.object({
   product: v.nullable(v.string()),
   allowedIps: v.nullable(v.array(v.string())),
   duplicateWindowHours: v.number(),
+  consentPolicy: v.picklist(consentPolicies),
   /** The key's first characters, to tell keys apart ("lk_01J…_Ab3d…"). */
   keyPreview: v.string(),
   keyRotatedAt: v.nullable(timestamp),
@@ -309,6 +315,7 @@ function writable(request: v.InferOutput<typeof SourceRequestSchema>) {
     product: request.product || null,
     allowedIps: request.allowedIps?.length ? request.allowedIps : null,
     duplicateWindowHours: request.duplicateWindowHours,
+    consentPolicy: request.consentPolicy,
   };
 }
 
@@ -330,6 +337,7 @@ function toSource(item: Record<string, unknown>): Source {
     product: (item.product as string | null) ?? null,
     allowedIps: (item.allowedIps as string[] | null) ?? null,
     duplicateWindowHours: (item.duplicateWindowHours as number | undefined) ?? defaultDuplicateWindowHours,
+    consentPolicy: (item.consentPolicy as ConsentPolicy | undefined) ?? "allow",
     keyPreview: item.keyPreview as string,
     keyRotatedAt: (item.keyRotatedAt as string | null) ?? null,
     keyRevokedAt: (item.keyRevokedAt as string | null) ?? null,

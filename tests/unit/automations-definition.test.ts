@@ -266,7 +266,7 @@ describe("condition settings", () => {
     ["Weekday", "In", { days: ["Funday"] }, `${at}/settings/days/0`, /received "Funday"/],
     ["LeadAge", "GreaterThan", { seconds: -1 }, `${at}/settings/seconds`, /at least 0/],
     ["HasReplied", "Equals", { value: "no" }, `${at}/settings/value`, /true or false/],
-    ["ConsentStatus", "Equals", { value: "Maybe" }, `${at}/settings/value`, /"OptedIn", "OptedOut" or "Unknown"/],
+    ["ConsentStatus", "Equals", { value: "Maybe" }, `${at}/settings/value`, /"OptedIn", "OptedOut", "Unverified" or "Unknown"/],
     ["ConsentStatus", "In", { value: "OptedIn" }, `${at}/settings/values`, '"values" is required.'],
   ])("rejects %s %s %j", (type, operator, settings, pointer, fragment) => {
     const errors = errorsOf(withCondition({ type, operator, settings }));

@@ -53,7 +53,7 @@ export const runStatuses = ["Pending", "Running", "Waiting", "Succeeded", "Faile
 export const weekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"] as const;
 
 /** Values of a lead's `metadata.smsConsentStatus` that the ConsentStatus condition compares against. */
-export const consentStatuses = ["OptedIn", "OptedOut", "Unknown"] as const;
+export const consentStatuses = ["OptedIn", "OptedOut", "Unverified", "Unknown"] as const;
 
 /** Delivery outcomes the MessageFailed trigger reacts to. */
 export const messageFailureStatuses = ["Failed", "Undeliverable"] as const;

@@ -16,6 +16,8 @@ import { WalletRefusedError } from "#core/billing/index";
 import { Calls } from "#core/calls/index";
 import { DomainError } from "#core/errors";
 import { type Lead, Leads } from "#core/leads/index";
+import { leadConsentState } from "#core/leads/consent";
+import { basisForContact, type ConsentBasis } from "#core/consent/basis";
 import { Conversations } from "#core/messaging/conversations";
 import { enqueue, newMessage, Messages } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
@@ -39,6 +41,8 @@ export type Output = Record<string, unknown>;
 export type ActionOutcome =
   | { kind: "succeeded"; output: Output; input?: Output }
   | { kind: "stop"; output: Output }
+  /** The action was not done, for `reason` (a rule refused it), and the run goes on (a send its consent policy forbids). */
+  | { kind: "skipped"; reason: string; output: Output }
   | { kind: "failed"; error: string; output?: Output; input?: Output; status?: "Failed" | "Blocked" }
   /** Try the step again after `delayMs` as a new attempt (HttpRequest retries). */
   | { kind: "retry"; delayMs: number; error: string; output: Output; input?: Output }
@@ -98,9 +102,11 @@ async function sendMessage(
   let message = await Messages.find(run.organizationId, context.effectId);
   const input = { to: phone, ...(template ? { body: renderTemplate(template, lookupIn(context), { fallback }) } : {}), mediaUrls };
   if (!message) {
+    const consent = await automatedContact(context);
+    if ("skipped" in consent) return consent.skipped;
     const sender = fromPhoneNumberId ? await PhoneNumbers.find(run.organizationId, fromPhoneNumberId) : undefined;
     if (fromPhoneNumberId && !sender) return { kind: "failed", error: `The sender number ${fromPhoneNumberId} does not exist in this organization.`, input };
-    message = await createMessage(context, phone, input.body ?? "", mediaUrls, sender);
+    message = await createMessage(context, phone, input.body ?? "", mediaUrls, sender, consent.basis);
   }
   const output = messageOutput(message);
   if (handedOff.has(message.status)) return { kind: "succeeded", output, input };
@@ -124,6 +130,7 @@ async function createMessage(
   body: string,
   mediaUrls: string[],
   sender: { id: string; phoneNumber: string } | undefined,
+  consentBasis: ConsentBasis | null,
 ): Promise<Message> {
   const { run } = context;
   const conversation = await Conversations.ensure(run.organizationId, to, run.leadId ?? undefined);
@@ -143,6 +150,7 @@ async function createMessage(
     campaignId: `automation:${run.automationId}`,
     createdBy: `automation:${run.automationId}`,
     actorDisplayName: `Automation ${run.automationName}`,
+    consentBasis,
   });
   try {
     await enqueue(run.organizationId, message);
@@ -151,6 +159,18 @@ async function createMessage(
     if (!(isConditionFailed(error))) throw error;
     return (await Messages.find(run.organizationId, context.effectId)) ?? message;
   }
+}
+
+/**
+ * The consent basis an automated text or call relies on (core/consent/basis.ts). A lead whose source requires a
+ * verified consent it lacks is not contacted: the step is skipped with the rule as its reason, and the run goes on.
+ */
+async function automatedContact(context: ActionContext): Promise<{ basis: ConsentBasis | null } | { skipped: ActionOutcome }> {
+  const { run } = context;
+  const state = run.leadId ? await leadConsentState(run.organizationId, run.leadId) : undefined;
+  const decision = basisForContact(state, { kind: "Automated" }, new Date(context.now).toISOString());
+  if (!("refused" in decision)) return decision;
+  return { skipped: { kind: "skipped", reason: decision.refused, output: { complianceAction: "ConsentRequired", statusReason: decision.refused } } };
 }
 
 function messageOutput(message: Message): Output {
@@ -275,6 +295,8 @@ async function addToSuppression(context: ActionContext, reason: string | undefin
 async function placeCall(context: ActionContext, settings: { fromPhoneNumberId?: string; connectTo?: string; timeoutSeconds: number }): Promise<ActionOutcome> {
   const { run } = context;
   if (!run.leadId) return { kind: "failed", error: "The run has no lead to call." };
+  const consent = await automatedContact(context);
+  if ("skipped" in consent) return consent.skipped;
   const actor = { ...systemActor(run.organizationId), displayName: `Automation ${run.automationName}` };
   let call: Awaited<ReturnType<typeof Calls.place>>;
   try {

@@ -83,8 +83,11 @@ async function afterOutcome(
   const input = "input" in outcome && outcome.input ? outcome.input : step.input;
   switch (outcome.kind) {
     case "succeeded":
-    case "stop": {
-      const steps = update({ status: "Succeeded", attempts: step.attempts + 1, input, output: outcome.output, error: null, ...timing });
+    case "stop":
+    case "skipped": {
+      // The run goes on past a skipped action (a send its consent policy forbids) as past a done one; the step keeps why.
+      const skipped = outcome.kind === "skipped" ? outcome.reason : null;
+      const steps = update({ status: skipped ? "Skipped" : "Succeeded", attempts: step.attempts + 1, input, output: outcome.output, error: skipped, ...timing });
       const done: StoredRun = { ...run, ...released, steps, path: [...run.path, step.nodeId] };
       if (outcome.kind === "stop" || !definition) return { run: finish(done, "Succeeded", null, at), delayMs: 0 };
       const route = await routeFrom(definition, step.nodeId, evaluationContext(run, environment, now), random);

@@ -4,6 +4,7 @@ import * as a2a from "#core/http/operations/a2a";
 import * as analytics from "#core/http/operations/analytics";
 import * as automations from "#core/http/operations/automations";
 import * as automationRuns from "#core/http/operations/automation-runs";
+import * as consent from "#core/http/operations/consent";
 import * as conversations from "#core/http/operations/conversations";
 import * as events from "#core/http/operations/events";
 import * as billing from "#core/http/operations/billing";
@@ -31,6 +32,7 @@ const operationsById = {
   ...analytics,
   ...automations,
   ...automationRuns,
+  ...consent,
   ...sources,
   ...leads,
   ...billing,

@@ -12,14 +12,15 @@ export const sendMessage = defineOperation({
     "Answers 202 with the message `Pending`; read its delivery status later from `GET /messages/{id}` or the events. " +
     "Optional: `fromPhoneNumberId` (manual sender, `wasManuallyOverridden`), `scheduledFor` (any future time), " +
     "`overrideQuietHours` (needs messages:overrideQuietHours). Honours `Idempotency-Key`. " +
-    "Give exactly one of `leadId` (an existing lead of the organization) or `to` (a valid number of its numbering plan); otherwise 400.",
+    "Give exactly one of `leadId` (an existing lead of the organization) or `to` (a valid number of its numbering plan); otherwise 400. " +
+    "The message records its `consentBasis`: the lead's verified consent, or a user's one-to-one message; an API-key send to a lead whose source requires a verified consent it lacks is refused with 422.",
   tag: "Messages",
   auth: "bearer",
   permission: "messages:send",
   body: SendMessageSchema,
   idempotent: true,
   success: { status: 202, description: "Accepted; the message with status Pending", schema: MessageSchema },
-  problems: [400, 401, 402, 403, 409, 413, 415, 429],
+  problems: [400, 401, 402, 403, 409, 413, 415, 422, 429],
   example: { leadId: "01JABCDEFGHJKMNPQRSTVWXYZ0", body: "Hi Dana, thanks for your request! Reply STOP to opt out." },
 });
 

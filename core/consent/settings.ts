@@ -1,0 +1,82 @@
+import * as v from "valibot";
+import type { Actor } from "#core/auth/actor";
+import { getItem, table } from "#core/db/items";
+import { entities, keys } from "#core/db/keys";
+import { nowIso, timestamp } from "#core/shared/ids";
+import { maxChars } from "#core/shared/validation";
+
+const cap = v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)));
+/** Contacts per recipient per channel in any 24 hours (null: no cap of the organization's own; state caps still apply). */
+export const FrequencyCapsSchema = v.strictObject({ smsPerDay: cap, callsPerDay: cap });
+export type FrequencyCaps = v.InferOutput<typeof FrequencyCapsSchema>;
+const NO_CAPS: FrequencyCaps = { smsPerDay: null, callsPerDay: null };
+
+/** Body of `PUT /consent/settings`: the organization's own certificate-API accounts (null removes one). */
+export const ConsentSettingsRequestSchema = v.strictObject({
+  trustedForm: v.nullable(
+    v.strictObject({ apiKey: v.pipe(v.string(), v.trim(), v.minLength(8), maxChars(200), v.description("The API key of the organization's TrustedForm account (Settings tab); stored as a secret, never answered.")) }),
+  ),
+  jornaya: v.nullable(
+    v.strictObject({ accountCode: v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(100), v.description("The organization's Jornaya (Verisk) account code, for LeadiD token checks.")) }),
+  ),
+  frequencyCaps: v.optional(FrequencyCapsSchema, NO_CAPS),
+});
+export type ConsentSettingsRequest = v.InferOutput<typeof ConsentSettingsRequestSchema>;
+
+/** The settings as every read answers them: which accounts are configured, never their secrets. */
+export const ConsentSettingsSchema = v.object({
+  trustedForm: v.nullable(v.object({ apiKeyPreview: v.string() })),
+  jornaya: v.nullable(v.object({ accountCode: v.string() })),
+  frequencyCaps: FrequencyCapsSchema,
+  modifiedAt: v.nullable(timestamp),
+});
+export type ConsentSettings = v.InferOutput<typeof ConsentSettingsSchema>;
+
+/** The stored credentials, for the verification itself. */
+export interface ConsentCredentials {
+  trustedFormApiKey: string | null;
+  jornayaAccountCode: string | null;
+}
+
+/** The organization's own frequency caps (the send path reads them with each text and call). */
+export async function frequencyCaps(organizationId: string): Promise<FrequencyCaps> {
+  const item = await getItem(keys.consentSettings(organizationId));
+  return (item?.frequencyCaps as FrequencyCaps | undefined) ?? NO_CAPS;
+}
+
+/** Per-organization accounts of the certificate APIs (docs/compliance.md): each organization claims with its own key. */
+export const ConsentSettingsStore = {
+  async read(actor: Actor): Promise<ConsentSettings> {
+    return toSettings(await getItem(keys.consentSettings(actor.organizationId)));
+  },
+
+  /** `PUT /consent/settings`: replaces both accounts. */
+  async replace(actor: Actor, input: ConsentSettingsRequest): Promise<ConsentSettings> {
+    const item = {
+      ...keys.consentSettings(actor.organizationId),
+      entity: entities.consentSettings,
+      trustedFormApiKey: input.trustedForm?.apiKey ?? null,
+      jornayaAccountCode: input.jornaya?.accountCode ?? null,
+      frequencyCaps: input.frequencyCaps,
+      modifiedAt: nowIso(),
+    };
+    await table.put({ Item: item });
+    return toSettings(item);
+  },
+
+  async credentials(organizationId: string): Promise<ConsentCredentials> {
+    const item = await getItem(keys.consentSettings(organizationId));
+    return { trustedFormApiKey: (item?.trustedFormApiKey as string | null) ?? null, jornayaAccountCode: (item?.jornayaAccountCode as string | null) ?? null };
+  },
+};
+
+function toSettings(item: Record<string, unknown> | undefined): ConsentSettings {
+  const apiKey = (item?.trustedFormApiKey as string | null | undefined) ?? null;
+  const accountCode = (item?.jornayaAccountCode as string | null | undefined) ?? null;
+  return {
+    trustedForm: apiKey ? { apiKeyPreview: `${apiKey.slice(0, 4)}…` } : null,
+    jornaya: accountCode ? { accountCode } : null,
+    frequencyCaps: (item?.frequencyCaps as FrequencyCaps | undefined) ?? NO_CAPS,
+    modifiedAt: (item?.modifiedAt as string | undefined) ?? null,
+  };
+}

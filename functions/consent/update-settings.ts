@@ -1,0 +1,5 @@
+import { ConsentSettingsStore } from "#core/consent/settings";
+import { endpoint } from "#core/http/endpoint";
+import { updateConsentSettings } from "#core/http/operations/consent";
+
+export const handler = endpoint(updateConsentSettings, ({ actor, body }) => ConsentSettingsStore.replace(actor, body));

@@ -1,0 +1,35 @@
+import { randomUUID } from "node:crypto";
+import { expect, inject } from "vitest";
+import type { FakeCertificate, ReceivedRequest } from "#local/trustedform-fake";
+import { environmentNames } from "#stacks/definitions";
+import type { TestOrganization } from "#tests/helpers/stack";
+
+const fakeUrl = () => inject("stackEnv")[environmentNames.trustedFormApiUrl]!;
+
+/** Gives the organization its own TrustedForm account (PUT /consent/settings) and answers its API key. */
+export async function withTrustedForm(org: TestOrganization): Promise<string> {
+  const apiKey = `tf-${randomUUID()}`;
+  const response = await org.request("PUT", "/consent/settings", { body: { trustedForm: { apiKey }, jornaya: null } });
+  expect(response.status).toBe(200);
+  return apiKey;
+}
+
+/** Registers a certificate with the TrustedForm fake and answers its URL (on cert.trustedform.com, as sellers send it). */
+export async function newCertificate(certificate: Omit<FakeCertificate, "certificateId">): Promise<{ certificateId: string; url: string }> {
+  const certificateId = randomUUID().replaceAll("-", "") + randomUUID().replaceAll("-", "").slice(0, 8);
+  const response = await fetch(`${fakeUrl()}/__fake/certificates`, { method: "POST", body: JSON.stringify({ certificateId, ...certificate }) });
+  expect(response.status).toBe(204);
+  return { certificateId, url: `https://cert.trustedform.com/${certificateId}` };
+}
+
+/** The claims the fake received for one certificate. */
+export async function claimsOf(certificateId: string): Promise<ReceivedRequest[]> {
+  const response = await fetch(`${fakeUrl()}/__fake/requests?certificateId=${certificateId}`);
+  return (await response.json()) as ReceivedRequest[];
+}
+
+/** A verified certificate of `phone` for the organization's account: the lead arrives OptedIn. */
+export async function validCertificate(org: TestOrganization, phone: string): Promise<string> {
+  const apiKey = await withTrustedForm(org);
+  return (await newCertificate({ apiKey, phone })).url;
+}

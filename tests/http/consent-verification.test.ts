@@ -1,0 +1,167 @@
+import { describe, expect, it } from "vitest";
+import { claimsOf, newCertificate, withTrustedForm } from "#tests/helpers/consent";
+import { intakeByQuery, newSource, uniqueEmail, uniquePhone, waitForLead } from "#tests/helpers/leads";
+import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
+
+/** Posts a lead with the certificate and waits until it is processed; answers the lead and its consent record. */
+async function intakeWithCertificate(org: TestOrganization, url: string, contact: { Phone: string; Email?: string; JornayaLeadId?: string }, timeoutMs?: number) {
+  const source = await newSource(org);
+  const created = await intakeByQuery(source, { ...contact, CertifiedFormUrl: url });
+  expect(created.status).toBe(201);
+  const lead = await waitForLead(org, created.body.id, undefined, timeoutMs);
+  const record = await org.request("GET", `/leads/${lead.id}/consent`);
+  expect(record.status).toBe(200);
+  return { lead, record: record.body, source };
+}
+
+describe("TrustedForm verification at intake", () => {
+  it("a valid certificate of the lead's phone opts the lead in and keeps the certificate; the claim is the documented v4 request", async () => {
+    const org = await newOrganization();
+    const apiKey = await withTrustedForm(org);
+    const phone = uniquePhone();
+    const email = uniqueEmail();
+    const capturedAt = new Date(Date.now() - 5 * 60_000).toISOString();
+    const consentLanguage = "By clicking Submit I agree that Acme may call and text me at the number above, including by automated means.";
+    const certificate = await newCertificate({ apiKey, phone, email, capturedAt, consentLanguage, pageUrl: "https://quotes.example.com/auto" });
+
+    const { lead, record } = await intakeWithCertificate(org, certificate.url, { Phone: phone, Email: email });
+
+    expect(lead).toMatchObject({
+      processingStatus: "Processed",
+      processingReason: null,
+      metadata: { smsConsentStatus: "OptedIn", smsOptedOut: false, smsOptInAt: capturedAt, smsConsentPhoneNumber: phone, complianceStatus: "Allowed" },
+    });
+    expect(record.certificate).toMatchObject({
+      kind: "Certificate",
+      outcome: "Verified",
+      certificate: {
+        provider: "TrustedForm",
+        certificateId: certificate.certificateId,
+        certificateUrl: certificate.url,
+        pageUrl: "https://quotes.example.com/auto",
+        consentLanguage,
+        capturedAt,
+        expiresAt: expect.any(String),
+        retainedUntil: expect.any(String),
+        phoneMatched: true,
+        emailMatched: true,
+      },
+    });
+    expect(record.consentBasis).toMatchObject({ kind: "Certificate", reference: certificate.certificateId, evidenceId: record.certificate.id });
+
+    const claims = await claimsOf(certificate.certificateId);
+    expect(claims).toHaveLength(1);
+    expect(claims[0]).toMatchObject({
+      method: "POST",
+      apiVersion: "4.0",
+      contentType: "application/json",
+      authorization: `Basic ${Buffer.from(`API:${apiKey}`).toString("base64")}`,
+      answered: 200,
+    });
+    expect(claims[0]!.body).toEqual({
+      match_lead: { email, phone: phone.slice(2) },
+      retain: { reference: lead.id, vendor: "Test source" },
+      insights: { properties: ["page_url", "created_at", "expires_at"] },
+      verify: {},
+    });
+  });
+
+  it("an expired certificate leaves the lead Unverified, the outcome kept", async () => {
+    const org = await newOrganization();
+    const apiKey = await withTrustedForm(org);
+    const phone = uniquePhone();
+    const certificate = await newCertificate({ apiKey, phone, state: "expired" });
+    const { lead, record } = await intakeWithCertificate(org, certificate.url, { Phone: phone });
+    expect(lead).toMatchObject({ processingStatus: "Processed", metadata: { smsConsentStatus: "Unverified", smsOptInAt: null } });
+    expect(record.certificate).toMatchObject({ outcome: "Expired", reason: "Certificate has expired.", certificate: null });
+    expect(record.consentBasis).toBeNull();
+  });
+
+  it("a certificate whose fingerprints match neither the lead's phone nor its e-mail is a phone mismatch: Unverified", async () => {
+    const org = await newOrganization();
+    const apiKey = await withTrustedForm(org);
+    const certificate = await newCertificate({ apiKey, phone: uniquePhone(), email: uniqueEmail() });
+    const { lead, record } = await intakeWithCertificate(org, certificate.url, { Phone: uniquePhone(), Email: uniqueEmail() });
+    expect(lead.metadata.smsConsentStatus).toBe("Unverified");
+    expect(record.certificate).toMatchObject({ outcome: "PhoneMismatch", certificate: null });
+  });
+
+  it("an unknown certificate is not found: Unverified", async () => {
+    const org = await newOrganization();
+    await withTrustedForm(org);
+    const { lead, record } = await intakeWithCertificate(org, "https://cert.trustedform.com/0123456789abcdef0123456789abcdef01234567", { Phone: uniquePhone() });
+    expect(lead.metadata.smsConsentStatus).toBe("Unverified");
+    expect(record.certificate).toMatchObject({ outcome: "NotFound", reason: "Certificate not found." });
+  });
+
+  it("credentials TrustedForm refuses (another account's certificate) leave the lead Unverified", async () => {
+    const org = await newOrganization();
+    await withTrustedForm(org);
+    const phone = uniquePhone();
+    const certificate = await newCertificate({ apiKey: "someone-elses-key", phone });
+    const { lead, record } = await intakeWithCertificate(org, certificate.url, { Phone: phone });
+    expect(lead.metadata.smsConsentStatus).toBe("Unverified");
+    expect(record.certificate).toMatchObject({ outcome: "Refused", reason: "Invalid API key." });
+    expect((await claimsOf(certificate.certificateId)).map((claim) => claim.answered)).toEqual([403]);
+  });
+
+  it("a URL not on cert.trustedform.com is never sent our credentials, and no account means no claim: Unverified either way", async () => {
+    const org = await newOrganization();
+    const { lead: unconfigured, record: noAccount } = await intakeWithCertificate(org, "https://cert.trustedform.com/abcdef0123456789", { Phone: uniquePhone() });
+    expect(unconfigured.metadata.smsConsentStatus).toBe("Unverified");
+    expect(noAccount.certificate).toMatchObject({ outcome: "NotConfigured" });
+
+    await withTrustedForm(org);
+    const { lead, record } = await intakeWithCertificate(org, "https://cert.example.com/abc", { Phone: uniquePhone() });
+    expect(lead.metadata.smsConsentStatus).toBe("Unverified");
+    expect(record.certificate).toMatchObject({ outcome: "NotFound", reason: expect.stringContaining("Not a TrustedForm certificate URL") });
+  });
+
+  it("an outage is retried with the lead waiting (AwaitingConsentVerification), then verified once TrustedForm answers", async () => {
+    const org = await newOrganization();
+    const apiKey = await withTrustedForm(org);
+    const phone = uniquePhone();
+    const certificate = await newCertificate({ apiKey, phone, outages: 2 });
+    const source = await newSource(org);
+    const created = await intakeByQuery(source, { Phone: phone, CertifiedFormUrl: certificate.url });
+    expect(created.status).toBe(201);
+    const waiting = await waitForLead(org, created.body.id, (lead) => lead.processingReason === "AwaitingConsentVerification" || lead.processingStatus !== "Pending");
+    expect(waiting).toMatchObject({ processingStatus: "Pending", processingReason: "AwaitingConsentVerification" });
+    const lead = await waitForLead(org, created.body.id, undefined, 60_000);
+    expect(lead).toMatchObject({ processingStatus: "Processed", processingReason: null, metadata: { smsConsentStatus: "OptedIn" } });
+    expect((await claimsOf(certificate.certificateId)).map((claim) => claim.answered)).toEqual([503, 503, 200]);
+  });
+
+  it("an outage outlasting every retry never loses the lead: Processed Unverified, ConsentVerificationUnavailable", async () => {
+    const org = await newOrganization();
+    const apiKey = await withTrustedForm(org);
+    const phone = uniquePhone();
+    const certificate = await newCertificate({ apiKey, phone, outages: 1000 });
+    const { lead, record } = await intakeWithCertificate(org, certificate.url, { Phone: phone }, 90_000);
+    expect(lead).toMatchObject({ processingStatus: "Processed", processingReason: "ConsentVerificationUnavailable", metadata: { smsConsentStatus: "Unverified" } });
+    expect(record.certificate).toMatchObject({ outcome: "Unavailable", reason: "HTTP 503" });
+  });
+});
+
+describe("Jornaya LeadiD", () => {
+  it("a LeadiD token sent at intake is kept as the lead's consent evidence, marked not verified", async () => {
+    const org = await newOrganization();
+    const token = "8B8E5D66-1F8E-4D0B-9F7A-2C1C7A6F0E11";
+    const { record } = await intakeWithCertificate(org, "https://cert.example.com/none", { Phone: uniquePhone(), JornayaLeadId: token });
+    expect(record.consentEvents).toContainEqual(expect.objectContaining({ kind: "LeadiDToken", text: token, outcome: null, reason: expect.stringContaining("not verified") }));
+    expect(record.smsConsentStatus).toBe("Unverified");
+  });
+});
+
+describe("PUT /consent/settings", () => {
+  it("stores the TrustedForm key as a secret: reads show only its first characters", async () => {
+    const org = await newOrganization();
+    const apiKey = await withTrustedForm(org);
+    const read = await org.request("GET", "/consent/settings");
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual({ trustedForm: { apiKeyPreview: `${apiKey.slice(0, 4)}…` }, jornaya: null, frequencyCaps: { smsPerDay: null, callsPerDay: null }, modifiedAt: expect.any(String) });
+    expect(JSON.stringify(read.body)).not.toContain(apiKey);
+    const member = await org.request("PUT", "/consent/settings", { token: org.memberToken, body: { trustedForm: null, jornaya: null } });
+    expect(member.status).toBe(403);
+  });
+});

@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { readyToText } from "#tests/helpers/automations";
+import { createLead, events, eventsWhen, randomNumber, send, textFrom, waitForMessage } from "#tests/helpers/messaging";
+import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
+
+async function caps(org: TestOrganization, frequencyCaps: { smsPerDay: number | null; callsPerDay: number | null }) {
+  const response = await org.request("PUT", "/consent/settings", { body: { trustedForm: null, jornaya: null, frequencyCaps } });
+  expect(response.status).toBe(200);
+  expect(response.body.frequencyCaps).toEqual(frequencyCaps);
+}
+
+/** Sends and waits for the final status; `overrideQuietHours` keeps a test independent of the hour (windows have unit tests). */
+async function textAndSettle(org: TestOrganization, leadId: string, body: string) {
+  const accepted = await send(org, { leadId, body, overrideQuietHours: true });
+  expect(accepted.status).toBe(202);
+  return waitForMessage(org, accepted.body.id);
+}
+
+describe("frequency caps", () => {
+  it("the organization's texts-per-day cap blocks the next text with the rule, in the lead's timeline and consent record (a MessageBlocked, so analytics counts it in failedOrBlockedSms)", async () => {
+    const org = await newOrganization();
+    await readyToText(org);
+    await caps(org, { smsPerDay: 1, callsPerDay: null });
+    const lead = await createLead(org, randomNumber());
+    expect(await textAndSettle(org, lead.id, "First")).toMatchObject({ status: "Delivered" });
+    const blocked = await textAndSettle(org, lead.id, "Second");
+    expect(blocked).toMatchObject({ status: "Blocked", complianceAction: "FrequencyCap", statusReason: "1 texts to this recipient in the last 24 hours: the organization's frequency cap allows 1." });
+    const timeline = await eventsWhen(org, { leadId: lead.id }, (items) => items.some((event) => event.eventType === "MessageBlocked"));
+    expect(timeline.find((event) => event.eventType === "MessageBlocked")).toMatchObject({ relatedEntityId: blocked.id, complianceAction: "FrequencyCap", statusReason: blocked.statusReason });
+    const record = await org.request("GET", `/leads/${lead.id}/consent`);
+    expect(record.body.contactAttempts.map((attempt: any) => [attempt.content, attempt.status, attempt.complianceAction])).toEqual([
+      ["First", "Delivered", null],
+      ["Second", "Blocked", "FrequencyCap"],
+    ]);
+  });
+
+  it("Florida allows 3 texts in 24 hours to a Florida recipient: the fourth is blocked, naming the statute", async () => {
+    const org = await newOrganization();
+    await readyToText(org);
+    const lead = await createLead(org, randomNumber(), "FL");
+    for (const body of ["One", "Two", "Three"]) expect(await textAndSettle(org, lead.id, body)).toMatchObject({ status: "Delivered" });
+    expect(await textAndSettle(org, lead.id, "Four")).toMatchObject({
+      status: "Blocked",
+      complianceAction: "FrequencyCap",
+      statusReason: "3 texts to this recipient in the last 24 hours: Florida (Fla. Stat. § 501.059(8)(a)) allows 3.",
+    });
+  });
+
+  it("the organization's calls-per-day cap refuses the next call with a 422 naming the rule", async () => {
+    const org = await newOrganization();
+    await readyToText(org);
+    await caps(org, { smsPerDay: null, callsPerDay: 1 });
+    const lead = await createLead(org, randomNumber());
+    expect((await org.request("POST", "/calls", { body: { leadId: lead.id } })).status).toBe(202);
+    const second = await org.request("POST", "/calls", { body: { leadId: lead.id } });
+    expect(second.status).toBe(422);
+    expect(second.body.detail).toMatch(/calls to .* in the last 24 hours: the organization's frequency cap allows 1/);
+  });
+});
+
+describe("revocation", () => {
+  it("REVOKE opts the contact out of texts and calls, with one confirmation", async () => {
+    const org = await newOrganization();
+    const number = await readyToText(org);
+    const phone = randomNumber();
+    const lead = await createLead(org, phone);
+    expect((await textFrom(phone, number.phoneNumber, "Revoke")).status).toBe(200);
+    expect((await textFrom(phone, number.phoneNumber, "OPT OUT")).status).toBe(200);
+    const stored = (await org.request("GET", `/leads/${lead.id}`)).body;
+    expect(stored.metadata).toMatchObject({ smsOptedOut: true, smsConsentStatus: "OptedOut" });
+    const call = await org.request("POST", "/calls", { body: { leadId: lead.id } });
+    expect(call.status).toBe(422);
+    const confirmations = (await eventsWhen(org, { eventType: "MessageAccepted" }, (items) => items.length > 0)).filter((event) => event.toPhoneNumber === phone);
+    expect(confirmations).toHaveLength(1);
+    const record = (await org.request("GET", `/leads/${lead.id}/consent`)).body;
+    expect(record.optOuts).toHaveLength(2);
+  });
+
+  it("a free-text request to stop is flagged for review, kept as consent evidence, and opts nobody out by itself", async () => {
+    const org = await newOrganization();
+    const number = await readyToText(org);
+    const phone = randomNumber();
+    const lead = await createLead(org, phone);
+    expect((await textFrom(phone, number.phoneNumber, "please stop texting me")).status).toBe(200);
+    const [flag] = await eventsWhen(org, { eventType: "ContactRevocationFlagged" }, (items) => items.length > 0);
+    expect(flag).toMatchObject({ eventCategory: "Compliance", complianceAction: "RevocationFlaggedForReview", leadId: lead.id });
+    const record = (await org.request("GET", `/leads/${lead.id}/consent`)).body;
+    expect(record.consentEvents).toEqual([expect.objectContaining({ kind: "RevocationFlagged", text: "please stop texting me" })]);
+    expect((await org.request("GET", `/leads/${lead.id}`)).body.metadata.smsOptedOut).toBe(false);
+    expect(await events(org, { eventType: "ContactOptedOut" })).toHaveLength(0);
+  });
+});
