@@ -40,6 +40,12 @@ export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
    * endpoint counts its limit while reading (`rateLimitWhileReading`): then call it before the first write.
    */
   admitted: () => Promise<void>;
+  /**
+   * The id to give what this request creates, fixed by its Idempotency-Key (undefined without a key): a retry after
+   * the first request died gets the same id, so it finds and answers what that request stored instead of creating it
+   * twice. Resolves once the request is admitted (the key's claim may run beside the reads).
+   */
+  resourceId: () => Promise<string | undefined>;
 }
 
 type Event = APIGatewayProxyEventV2;
@@ -56,7 +62,7 @@ interface ChainState {
   query?: unknown;
   params?: unknown;
   /** Set when this request claimed an Idempotency-Key. */
-  idempotency?: { organizationId: string; scope: string; key: string };
+  idempotency?: { organizationId: string; scope: string; key: string; resourceId: string };
   /**
    * An Idempotency-Key claim running beside the request's reads (`rateLimitWhileReading`): the stored answer when the
    * key was used before, undefined once claimed. `admitted()` and the handler wait for it.
@@ -126,6 +132,7 @@ export function endpoint<
         requestId: event.requestContext.requestId,
         event,
         admitted: () => settleAdmission(state),
+        resourceId: () => settleAdmission(state).then(() => state.idempotency?.resourceId),
       } as EndpointInput<TAuth, TBody, TQuery, TParams>;
       const outcome = implementation(input);
       // Its reads may run beside the rate-limit write (safe requests, rateLimitWhileReading): over the limit, the 429
@@ -360,7 +367,7 @@ function idempotentReplay(options: EndpointOptions): ChainMiddleware {
     // The claim lasts as long as this invocation can run: a request killed by its timeout frees the key then.
     const claim = await Idempotency.claim(organizationId, scope, key, payload, { remainingMs: request.context.getRemainingTimeInMillis?.() });
     if (claim.kind === "replay") return claim.response;
-    state.idempotency = { organizationId, scope, key };
+    state.idempotency = { organizationId, scope, key, resourceId: claim.resourceId };
     return undefined;
   };
   return {

@@ -40,6 +40,11 @@ export const eventTypeOfStatus: Record<MessageStatus, MessagingEventType> = {
   Received: "MessageReceived",
 };
 
+interface SendOptions {
+  beforeWriting?: () => Promise<void>;
+  messageId?: () => Promise<string | undefined>;
+}
+
 /** Outbound and inbound SMS/MMS of the organization. */
 export const Messages = {
   /** A message of the organization, read consistently; undefined when absent. */
@@ -66,8 +71,12 @@ export const Messages = {
    * `Pending` and hands it to the outbound queue. Sender choice, compliance,
    * quiet hours, billing and the provider call happen in the consumer.
    */
-  /** `beforeWriting`: awaited after the reads and before the first write (the HTTP edge's rate-limit admission). */
-  send: domainOperation({ input: SendMessageSchema, permission: "messages:send" }, async (actor: Actor, input: SendMessageRequest, options: { beforeWriting?: () => Promise<void> } = {}): Promise<Message> => {
+  /**
+   * `beforeWriting`: awaited after the reads and before the first write (the HTTP edge's rate-limit admission).
+   * `messageId`: the new message's id, fixed by the request's Idempotency-Key (asked for after `beforeWriting`); when a
+   * message with it is stored already (the first request died before answering), it is the answer and nothing is written.
+   */
+  send: domainOperation({ input: SendMessageSchema, permission: "messages:send" }, async (actor: Actor, input: SendMessageRequest, options: SendOptions = {}): Promise<Message> => {
     const organizationId = actor.organizationId;
     if (input.overrideQuietHours && !actor.permissions.has("messages:overrideQuietHours")) {
       throw new ForbiddenError("Overriding quiet hours needs the 'messages:overrideQuietHours' permission.");
@@ -88,10 +97,14 @@ export const Messages = {
       input.to && !input.leadId ? conversationOf(input.to) : recipient.then(({ to: phone }) => conversationOf(phone)),
     ]);
     await options.beforeWriting?.();
+    const messageId = await options.messageId?.();
+    const stored = messageId ? await readMessage(organizationId, messageId) : undefined;
+    if (stored) return stored;
     const conversation = await Conversations.ensure(organizationId, to, leadId, knownConversation);
     const body = input.body ?? "";
     const media = input.media ?? [];
     const message = newMessage({
+      ...(messageId ? { id: messageId } : {}),
       conversationId: conversation.id,
       leadId: leadId ?? conversation.leadId ?? null,
       direction: "Outbound",
