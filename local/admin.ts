@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { roles, type Role } from "#core/auth/actor";
 import { signUserToken } from "#core/auth/local-tokens";
 import { Billing, type PriceOverrides } from "#core/billing/index";
+import { paymentsToReview } from "#core/billing/payment-records";
 import { ValidationError } from "#core/errors";
 import { Organizations } from "#core/organizations/index";
 import { backfillListIndexes } from "#core/operations/list-indexes";
@@ -37,7 +38,9 @@ Commands (output is JSON):
                                                       stored before (a full table scan, or one organization's
                                                       items; safe to run again): items scanned and updated
   status                                              queue and dead-letter depths, stuck work (count, oldest
-                                                      age) and the last run of every schedule
+                                                      age), payments to review and the last run of every schedule
+  payments-to-review                                  payment events not credited because they did not match
+                                                      their top-up (session, status, amount, currency), oldest first
   dlq show QUEUE                                      summary of a queue's dead letters (types, oldest, samples)
   dlq redrive QUEUE                                   move a queue's dead letters back to it (the effect of
                                                       aws sqs start-message-move-task)
@@ -170,16 +173,18 @@ function queueName(value: string | undefined): QueueName {
 async function status(): Promise<unknown> {
   await useTarget();
   const names = Object.keys(queues) as QueueName[];
-  const [depths, stuck, runs] = await Promise.all([
+  const [depths, stuck, runs, reviews] = await Promise.all([
     Promise.all(names.map(async (name) => [name, await queueDepth(await queueUrl(name))] as const)),
     stuckWork(),
     lastScheduleRuns(),
+    paymentsToReview(),
   ]);
   const lastRun = new Map(runs.map((run) => [run.schedule, run]));
   return {
     at: new Date().toISOString(),
     queues: Object.fromEntries(depths),
     stuckWork: stuck,
+    paymentsToReview: reviews.length,
     schedules: Object.fromEntries(schedules.map((schedule) => [schedule.name, { cron: schedule.cron, lastRun: lastRun.get(schedule.name) ?? null }])),
   };
 }
@@ -196,6 +201,9 @@ async function run(command: string | undefined): Promise<unknown> {
   switch (command) {
     case "status":
       return status();
+    case "payments-to-review":
+      await useTarget();
+      return paymentsToReview();
     case "dlq":
       return deadLetters(positionals[1], queueName(positionals[2]));
     case "create-org": {

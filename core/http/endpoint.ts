@@ -40,11 +40,7 @@ export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
    * endpoint counts its limit while reading (`rateLimitWhileReading`): then call it before the first write.
    */
   admitted: () => Promise<void>;
-  /**
-   * The id to give what this request creates, fixed by its Idempotency-Key (undefined without a key): a retry after
-   * the first request died gets the same id, so it finds and answers what that request stored instead of creating it
-   * twice. Resolves once the request is admitted (the key's claim may run beside the reads).
-   */
+  /** The id of what this request creates, fixed by its Idempotency-Key (a retry finds what a dead first try stored); once admitted. */
   resourceId: () => Promise<string | undefined>;
 }
 
@@ -343,9 +339,7 @@ function requestValidation(operation: AnyOperation): ChainMiddleware {
 }
 
 /** A stored response, answered again. */
-function replayed({ status, headers, body }: StoredResponse): Result {
-  return { statusCode: status, headers: { ...headers, "idempotent-replayed": "true" }, body };
-}
+const replayed = ({ status, headers, body }: StoredResponse): Result => ({ statusCode: status, headers: { ...headers, "idempotent-replayed": "true" }, body });
 
 /**
  * Honours `Idempotency-Key` on operations that declare `idempotent`: the first
