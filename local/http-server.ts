@@ -80,7 +80,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     if (options.jwks !== undefined && method === "GET" && path === "/.well-known/jwks.json") {
       return { statusCode: 200, headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify(options.jwks)) };
     }
-    const app = options.app ? await serveApp(method, path, options.app) : undefined;
+    const app = options.app ? await serveApp(method, path, options.app, request.headers.host) : undefined;
     if (app) return app;
     const matched = match(method, path);
     const routeKey = matched ? `${matched.route.method} ${matched.route.path}` : fallback.routeKey;

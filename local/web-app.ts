@@ -2,6 +2,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join, normalize, sep } from "node:path";
 import type { OutgoingResponse } from "#local/apigateway";
 import { projectRoot } from "#local/paths";
+import { dashboardHeaders } from "#stacks/web-headers";
 
 /** Where the dashboard is served by the local stack (a deployed stage serves it from its own static site). */
 export const appPath = "/app";
@@ -46,11 +47,25 @@ export interface AppOptions {
 }
 
 /** Answers GET requests under /app from web/dist (index.html for the app's own routes), or undefined for other paths. */
-export async function serveApp(method: string, path: string, options: AppOptions): Promise<OutgoingResponse | undefined> {
+export async function serveApp(method: string, path: string, options: AppOptions, host?: string): Promise<OutgoingResponse | undefined> {
   if (method !== "GET" || (path !== appPath && !path.startsWith(`${appPath}/`))) return undefined;
+  const answer = await appFile(path, options, host);
+  return { ...answer, headers: { ...dashboardHeaders(), ...answer.headers } };
+}
+
+/**
+ * A loopback `Host` (localhost, 127.0.0.0/8, [::1], any port). A page on another site that points its own name at
+ * 127.0.0.1 (DNS rebinding) reaches this server with its own name as the Host: it never gets the owner's token.
+ */
+export function isLoopbackHost(host: string | undefined): boolean {
+  const name = (host ?? "").toLowerCase().replace(/:\d+$/, "");
+  return name === "localhost" || name === "[::1]" || /^127(?:\.\d{1,3}){3}$/.test(name);
+}
+
+async function appFile(path: string, options: AppOptions, host: string | undefined): Promise<OutgoingResponse> {
   const noStore = { "cache-control": "no-store" };
   if (path === `${appPath}/dev-token`) {
-    const token = options.developmentToken?.();
+    const token = isLoopbackHost(host) ? options.developmentToken?.() : undefined;
     // 204, not 404: the app asks on every sign-in, and a 404 would be a console error in the browser.
     if (!token) return { statusCode: 204, headers: noStore, body: Buffer.alloc(0) };
     return { statusCode: 200, headers: { "content-type": "application/json", ...noStore }, body: Buffer.from(JSON.stringify({ token })) };

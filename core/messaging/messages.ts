@@ -21,6 +21,9 @@ import { publish } from "#core/queue/events";
 import { newId, nowIso } from "#core/shared/ids";
 import { allInOrder } from "#core/shared/parallel";
 
+/** The furthest ahead a message may be scheduled: a campaign's follow-ups, not a reminder for next year. */
+export const MAX_SCHEDULE_AHEAD_DAYS = 30;
+
 /** A Pending or Queued message the queue should have picked up is looked at again after this long. */
 export const DISPATCH_GRACE_MS = 5 * 60_000;
 
@@ -83,6 +86,9 @@ export const Messages = {
     }
     if (input.scheduledFor !== undefined && Date.parse(input.scheduledFor) <= Date.now()) {
       throw new ValidationError("scheduledFor must be in the future.", [{ pointer: "/scheduledFor", detail: "Must be a future date-time; omit it to send now." }]);
+    }
+    if (input.scheduledFor !== undefined && Date.parse(input.scheduledFor) > Date.now() + MAX_SCHEDULE_AHEAD_DAYS * 86_400_000) {
+      throw new ValidationError("scheduledFor is too far ahead.", [{ pointer: "/scheduledFor", detail: `Must be at most ${MAX_SCHEDULE_AHEAD_DAYS} days from now.` }]);
     }
     // Independent reads at once (recipient, sender, wallet, and the conversation of the number: at once for a number
     // given as is, right after the lead read for a lead's phone); their refusals keep the order of the checks:
