@@ -46,6 +46,8 @@ export const eventTypeOfStatus: Record<MessageStatus, MessagingEventType> = {
 interface SendOptions {
   beforeWriting?: () => Promise<void>;
   messageId?: () => Promise<string | undefined>;
+  /** What a sender inside the service records on the message: an automation as its creator, a compliance reply's purpose. */
+  origin?: Partial<Pick<Message, "createdBy" | "purpose">>;
 }
 
 /** Outbound and inbound SMS/MMS of the organization. */
@@ -130,6 +132,7 @@ export const Messages = {
       actorUserId: actor.userId ?? null,
       actorDisplayName: actor.displayName,
       actorEmail: actor.email ?? null,
+      ...options.origin,
     });
     await enqueue(organizationId, message, actor);
     return message;

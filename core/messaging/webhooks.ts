@@ -8,7 +8,10 @@ import { entities, keys } from "#core/db/keys";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
 import { classifyInbound } from "#core/messaging/keywords";
-import { enqueue, newMessage, recordMessageEvent } from "#core/messaging/messages";
+import { Messages, newMessage, recordMessageEvent } from "#core/messaging/messages";
+import { systemActor } from "#core/auth/actor";
+import { DomainError } from "#core/errors";
+import { logger } from "#core/observability/index";
 import type { Message, MessagePurpose } from "#core/messaging/model";
 import { finished } from "#core/messaging/outbound";
 import { PhoneNumbers, type NumberRoute } from "#core/messaging/phone-numbers";
@@ -217,28 +220,23 @@ async function consentEvent(contact: InboundContact, eventType: "ContactOptedOut
   });
 }
 
-/** A compliance reply from the number the contact texted; sent even to an opted-out number, outside quiet hours. */
+/**
+ * A compliance reply from the number the contact texted, through `Messages.send` (its schema, sender and wallet checks);
+ * its purpose sends it even to an opted-out number, outside quiet hours. A refusal (a wallet that cannot pay, a number
+ * the API cannot text) is logged, and the inbound message is still processed.
+ */
 async function reply(contact: InboundContact, purpose: MessagePurpose, body: string): Promise<void> {
   const { organizationId, message, route } = contact;
   if (contact.carrierReplied) return;
-  await enqueue(
-    organizationId,
-    newMessage({
-      conversationId: message.conversationId,
-      leadId: contact.leadId,
-      direction: "Outbound",
-      status: "Pending",
-      body,
-      media: [],
-      toPhoneNumber: message.fromPhoneNumber!,
-      fromPhoneNumberId: route.phoneNumberId,
-      fromPhoneNumber: route.phoneNumber,
-      wasManuallyOverridden: true,
-      selectionReason: "ManualOverride",
-      purpose,
-      createdBy: "system",
-      actorDisplayName: "System",
-    }),
-  );
+  try {
+    await Messages.send(
+      systemActor(organizationId),
+      { to: message.fromPhoneNumber!, body, fromPhoneNumberId: route.phoneNumberId },
+      { origin: { createdBy: "system", purpose } },
+    );
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    logger.warn("A compliance reply was refused (wallet, sender or number)", { organizationId, purpose, error: error.message });
+  }
 }
 
