@@ -2,7 +2,8 @@ import { actorId, type Actor } from "#core/auth/actor";
 import { PlaceCallSchema } from "#core/calls/schemas";
 import { domainOperation } from "#core/shared/operation";
 import { Billing, callReservation } from "#core/billing/index";
-import { recordCallEvent } from "#core/calls/events";
+import { callEventItem } from "#core/calls/events";
+import { Transaction } from "#core/db/transact";
 import { applyStatus, callDeadline } from "#core/calls/lifecycle";
 import type { Call, PlaceCallRequest } from "#core/calls/model";
 import { CallPlace } from "#core/calls/queue";
@@ -95,14 +96,12 @@ export const place = domainOperation({ input: PlaceCallSchema, permission: "call
     createdAt: now,
     createdBy: actorId(actor),
   };
-  await Billing.reserve({
-    organizationId,
-    reservationId: call.id,
-    amount: callReservation(prices),
-    relatedEntityType: "Call",
-    items: callWrites(organizationId, call, undefined, {}, dueEntry(organizationId, call.id, callDeadline(now, ringTime(call), prices.maxCallMinutes))),
-  });
-  await recordCallEvent(organizationId, call, "CallQueued", actor);
+  // The call, its hold and its CallQueued event are one write.
+  const queued = new Transaction();
+  queued.add(...callWrites(organizationId, call, undefined, {}, dueEntry(organizationId, call.id, callDeadline(now, ringTime(call), prices.maxCallMinutes))));
+  callEventItem(organizationId, call, "CallQueued", queued, actor);
+  await Billing.reserve({ organizationId, reservationId: call.id, amount: callReservation(prices), relatedEntityType: "Call", items: queued.items });
+  for (const effect of queued.effects) await effect();
   await publish(CallPlace, organizationId, { callId: call.id });
   return call;
 });

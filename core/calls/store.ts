@@ -1,6 +1,7 @@
 import { table, claimKey } from "#core/db/items";
 import { Billing, TransactionConditionFailed, type TransactItem } from "#core/billing/index";
 import type { Call } from "#core/calls/model";
+import type { AfterCommit } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import { callLifecycle } from "#core/shared/status";
 
@@ -78,7 +79,7 @@ export function callWrites(
 export async function updateCall(
   organizationId: string,
   callId: string,
-  change: (current: Stored) => Promise<{ call: Call; items?: TransactItem[]; extra?: Record<string, unknown> } | undefined>,
+  change: (current: Stored) => Promise<{ call: Call; items?: TransactItem[]; extra?: Record<string, unknown>; afterCommit?: AfterCommit[] } | undefined>,
 ): Promise<{ before: Call; after: Call } | undefined> {
   for (let attempt = 0; attempt < 8; attempt++) {
     const current = await readCall(organizationId, callId);
@@ -89,6 +90,7 @@ export async function updateCall(
     try {
       const due = current.gsi3pk && current.gsi3sk ? { gsi3pk: current.gsi3pk, gsi3sk: current.gsi3sk } : undefined;
       await Billing.commit([...callWrites(organizationId, next.call, current.version, extra, due), ...(next.items ?? [])]);
+      for (const effect of next.afterCommit ?? []) await effect();
       return { before: toCall(current), after: next.call };
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;

@@ -16,7 +16,7 @@ import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { countSegments } from "#core/shared/segments";
 import { messageLifecycle, type MessageStatus } from "#core/shared/status";
 import { dueAttributes, readMessage, dueShards } from "#core/messaging/store";
-import { MessagingEvents, type MessagingEventType } from "#core/messaging/timeline";
+import { MessagingEvents, messageEventInput, type MessagingEventType } from "#core/messaging/timeline";
 import { publish } from "#core/queue/events";
 import { newId, nowIso } from "#core/shared/ids";
 import { allInOrder } from "#core/shared/parallel";
@@ -153,11 +153,10 @@ export const Messages = {
       from,
       set: { status: "Canceled", canceledAt: now, cancelReason: reason ?? "CanceledByUser", statusReason: "Canceled by the caller." },
       due: null,
-    });
+    }, { type: "MessageCanceled", actor });
     if (!canceled) {
       throw new ConflictError(`The message is ${current.status === "Canceled" ? "already canceled" : `${current.status}`} and can no longer be canceled.`);
     }
-    await recordMessageEvent(actor.organizationId, canceled.message, "MessageCanceled", actor);
     return canceled.message;
   },
 };
@@ -255,38 +254,5 @@ export async function recordMessageEvent(
   actor?: Actor,
   description?: string,
 ): Promise<void> {
-  await MessagingEvents.record(organizationId, {
-    eventType,
-    eventCategory: "Sms",
-    description: description ?? describe(message, eventType),
-    summary: message.body.slice(0, 160),
-    conversationId: message.conversationId,
-    ...(message.leadId ? { leadId: message.leadId } : {}),
-    relatedEntityType: "Message",
-    relatedEntityId: message.id,
-    media: message.media,
-    direction: message.direction,
-    status: message.status,
-    trafficType: "RealLead",
-    ...pick(message, [
-      "statusReason", "selectionReason", "fromPhoneNumberId", "fromPhoneNumber", "toPhoneNumber", "campaignId",
-      "complianceAction", "billingStatus", "errorCode", "billableAmount", "queuedAt", "sendingStartedAt", "sentAt",
-      "deliveredAt", "receivedAt", "failedAt", "undeliverableAt", "blockedAt", "nextRetryAt", "scheduledFor",
-      "canceledAt", "scheduledReason", "cancelReason",
-    ]),
-    ...(message.direction === "Outbound" && message.fromPhoneNumberId ? { outboundPhoneNumberId: message.fromPhoneNumberId } : {}),
-    wasManuallyOverridden: message.wasManuallyOverridden,
-    retryCount: message.retryCount,
-    actor,
-  });
-}
-
-function pick(message: Message, fields: (keyof Message)[]): Record<string, unknown> {
-  return Object.fromEntries(fields.filter((field) => message[field] !== null && message[field] !== undefined).map((field) => [field, message[field]]));
-}
-
-function describe(message: Message, eventType: MessagingEventType): string {
-  const to = message.direction === "Inbound" ? `from ${message.fromPhoneNumber}` : `to ${message.toPhoneNumber}`;
-  const reason = message.statusReason ? `: ${message.statusReason}` : "";
-  return `${message.channel === "Mms" ? "MMS" : "SMS"} ${to} ${eventType.replace(/^Message/, "").toLowerCase()}${reason}`;
+  await MessagingEvents.record(organizationId, messageEventInput(message, eventType, actor, description));
 }

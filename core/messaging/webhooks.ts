@@ -90,8 +90,9 @@ export async function applyReceipt(
   };
   if (next === "Delivered" || next === "Undelivered" || next === "Failed") {
     // The final status and its settlement are one transaction.
-    const ended = await finishMessage(organizationId, message, { ...change, due: null });
-    if (ended) await finished(organizationId, ended.message, next === "Delivered" ? "MessageDelivered" : next === "Undelivered" ? "MessageUndelivered" : "MessageFailed");
+    const type = next === "Delivered" ? "MessageDelivered" : next === "Undelivered" ? "MessageUndelivered" : "MessageFailed";
+    const ended = await finishMessage(organizationId, message, { ...change, due: null }, { type });
+    if (ended) await finished(organizationId, ended.message);
     return ended?.message;
   }
   const changed = await changeMessage(organizationId, message.id, change);
