@@ -38,9 +38,9 @@ export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
   /**
    * Resolves once the request is admitted by the rate limit (throws the 429 otherwise). Already settled unless the
    * endpoint counts its limit while reading (`rateLimitWhileReading`): then call it before the first write.
+   * `resourceId()`, once admitted: the id of what the request creates, fixed by its Idempotency-Key (a retry finds it).
    */
   admitted: () => Promise<void>;
-  /** The id of what this request creates, fixed by its Idempotency-Key (a retry finds what a dead first try stored); once admitted. */
   resourceId: () => Promise<string | undefined>;
 }
 
