@@ -36,9 +36,8 @@ export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
   requestId: string;
   event: APIGatewayProxyEventV2;
   /**
-   * Resolves once the request is admitted by the rate limit (throws the 429 otherwise). Already settled unless the
-   * endpoint counts its limit while reading (`rateLimitWhileReading`): then call it before the first write.
-   * `resourceId()`, once admitted: the id of what the request creates, fixed by its Idempotency-Key (a retry finds it).
+   * Resolves once admitted by the rate limit (throws the 429 otherwise); settled unless the endpoint counts its limit while reading
+   * (`rateLimitWhileReading`): then call it before the first write. `resourceId()`: the id fixed by the Idempotency-Key (a retry finds it).
    */
   admitted: () => Promise<void>;
   resourceId: () => Promise<string | undefined>;
