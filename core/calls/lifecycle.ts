@@ -18,6 +18,18 @@ import { callLifecycle, isMissedCall, type CallStatus } from "#core/shared/statu
 export const CALL_SWEEP_GRACE_MINUTES = 15;
 
 /**
+ * How often the sweep looks at a placed call before its deadline: a placement whose queue message was lost is
+ * published again, and a final status the provider has but whose callback never arrived (the stack was down) is
+ * applied, within minutes of a crash instead of at the deadline.
+ */
+export const CALL_CHECK_IN_MS = 2 * 60_000;
+
+/** The call's next due time: its next check-in, never past its deadline. */
+export function nextCheckIn(now: number, deadlineAt: string): string {
+  return new Date(Math.min(now + CALL_CHECK_IN_MS, Date.parse(deadlineAt))).toISOString();
+}
+
+/**
  * When a call holding money is overdue (its due-index entry): from the hold,
  * the ring time, the longest talk time (`maxCallMinutes`, the hold's and the
  * provider time limit's), and the grace period.
