@@ -13,7 +13,9 @@ import { LEASE_MS } from "#core/automations/runs/engine";
 import { sweepAutomations } from "#core/automations/runs/schedule";
 import { db, tableName } from "#core/db/client";
 import { LeadProcessing, SWEEP_ATTEMPTS as LEAD_SWEEP_ATTEMPTS } from "#core/leads/processing";
-import { messageLifecycle, callLifecycle } from "#core/shared/status";
+import { messageLifecycle, callLifecycle, type CallStatus, type MessageStatus } from "#core/shared/status";
+import { eventTypeOfStatus } from "#core/messaging/messages";
+import { callEventTypes } from "#core/calls/lifecycle";
 import { SWEEP_ATTEMPTS as MESSAGE_SWEEP_ATTEMPTS, sweepDueMessages } from "#core/messaging/sweeper";
 import { Organizations } from "#core/organizations/index";
 import { maxRequestMs } from "#core/idempotency/index";
@@ -37,11 +39,29 @@ import { readJson, stackStatePath, type StackState } from "#local/state";
  * exits 1 on any violation.
  */
 
+const { values } = parseArgs({
+  options: {
+    cycles: { type: "string", default: "5" },
+    seed: { type: "string" },
+    keep: { type: "boolean", default: false },
+    "load-seconds": { type: "string", default: "6" },
+    "real-time": { type: "boolean", default: false },
+    "recovery-minutes": { type: "string", default: "10" },
+  },
+});
+/**
+ * `--real-time`: no clock is moved and no sweep is run by hand: after the last restart the stack's own schedules,
+ * queues and timeouts must bring every acknowledged item to its final state, and the run reports how long that took.
+ * The load leaves out the scenarios whose end is the product's own timeout (a message without a receipt waits 72 h,
+ * a silent call its deadline), which say nothing about recovery.
+ */
+const realTime = values["real-time"];
+
 const FINAL_RUN = new Set(["Succeeded", "Failed", "Skipped", "Canceled"]);
 /** Simulator scenarios (docs/provider-simulator.md): delivered, failed, undelivered, transient then delivered, always transient, slow, no receipt, filtered. */
-const MESSAGE_SCENARIOS = ["00", "01", "02", "03", "04", "05", "08", "11"];
+const MESSAGE_SCENARIOS = realTime ? ["00", "01", "02", "03", "04", "05", "11"] : ["00", "01", "02", "03", "04", "05", "08", "11"];
 /** Answered, busy, no answer, failed, long, silent (no callback ever). */
-const CALL_SCENARIOS = ["20", "21", "22", "23", "24", "28"];
+const CALL_SCENARIOS = realTime ? ["20", "21", "22", "23", "24"] : ["20", "21", "22", "23", "24", "28"];
 
 interface Org {
   organizationId: string;
@@ -67,16 +87,11 @@ interface Attempt {
   path: string;
   body?: unknown;
   headers: Record<string, string>;
+  /** What only this request's lead, message or call carries (its phone, body, metadata), to count what it created. */
+  mark?: string;
 }
 
-const { values } = parseArgs({
-  options: {
-    cycles: { type: "string", default: "5" },
-    seed: { type: "string" },
-    keep: { type: "boolean", default: false },
-    "load-seconds": { type: "string", default: "6" },
-  },
-});
+
 const cycles = Number(values.cycles);
 const seed = Number(values.seed ?? Date.now() % 100_000);
 const random = seededRandom(seed);
@@ -89,6 +104,8 @@ let baseUrl = "";
 let poisoned = 0;
 const acknowledged: Acknowledged[] = [];
 const cutShort: Attempt[] = [];
+/** Every keyed request sent (answered or cut short), to check that none created its lead, message or call twice. */
+const keyed: Attempt[] = [];
 
 async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
@@ -113,7 +130,7 @@ async function main(): Promise<void> {
     // In-flight claims of killed requests expire with the function timeout: retry them once it has passed.
     await sleep(Math.max(0, lastRestart + maxRequestMs + 1_000 - Date.now()));
     const stillLocked = await retryCutShort();
-    const rounds = await recover(orgs);
+    const rounds = realTime ? await recoverOnRealTime(orgs, lastRestart) : await recover(orgs);
     const rows = await checkInvariants(orgs, stillLocked);
     const boundSeconds = Math.round((Date.now() - lastRestart) / 1000);
     print(rows, { boundSeconds, rounds, totalSeconds: Math.round((Date.now() - started) / 1000) });
@@ -235,21 +252,31 @@ function uniquePhone(): string {
 
 /** One random request of the mixed load. */
 function nextAttempt(org: Org): Attempt {
-  const key = { "idempotency-key": randomUUID() };
+  const idempotencyKey = randomUUID();
+  const key = { "idempotency-key": idempotencyKey };
   const auth = { authorization: `Bearer ${org.apiKey}` };
   const choice = random();
-  if (choice < 0.12) return { kind: "lead", org, method: "POST", path: "/leads", body: { contact: { firstName: "Dana", phone: { number: uniquePhone() } } }, headers: { ...auth, ...key } };
+  const phone = uniquePhone();
+  if (choice < 0.12) return { kind: "lead", org, method: "POST", path: "/leads", body: { contact: { firstName: "Dana", phone: { number: phone } } }, headers: { ...auth, ...key }, mark: phone };
   if (choice < 0.24) {
-    return { kind: "lead", org, method: "POST", path: "/leads/intake", body: { FirstName: "Sam", Phone: uniquePhone() }, headers: { "x-source-id": org.source.sourceId, "x-source-key": org.source.apiKey, ...key } };
+    return { kind: "lead", org, method: "POST", path: "/leads/intake", body: { FirstName: "Sam", Phone: phone }, headers: { "x-source-id": org.source.sourceId, "x-source-key": org.source.apiKey, ...key }, mark: phone };
   }
   if (choice < 0.34) {
-    const query = new URLSearchParams({ sourceId: org.source.sourceId, apiKey: org.source.apiKey, FirstName: "Lee", Phone: uniquePhone() });
-    return { kind: "lead", org, method: "GET", path: `/leads/intake?${query}`, headers: key };
+    const query = new URLSearchParams({ sourceId: org.source.sourceId, apiKey: org.source.apiKey, FirstName: "Lee", Phone: phone });
+    return { kind: "lead", org, method: "GET", path: `/leads/intake?${query}`, headers: key, mark: phone };
   }
-  if (choice < 0.56) return { kind: "message", org, method: "POST", path: "/messages", body: { to: `+1212555${"01"}${pick(MESSAGE_SCENARIOS)}`, body: "chaos" }, headers: { ...auth, ...key } };
-  // Automated sends to leads of a source that requires consent: accepted for the consented one, a 422 for the other.
-  if (choice < 0.64) return { kind: "message", org, method: "POST", path: "/messages", body: { leadId: pick(org.requireLeads), body: "chaos (consent required)" }, headers: { ...auth, ...key } };
-  if (choice < 0.8) return { kind: "call", org, method: "POST", path: "/calls", body: { to: `+1212555${"01"}${pick(CALL_SCENARIOS)}` }, headers: { ...auth, ...key } };
+  if (choice < 0.56) {
+    const body = `chaos ${idempotencyKey}`;
+    return { kind: "message", org, method: "POST", path: "/messages", body: { to: `+1212555${"01"}${pick(MESSAGE_SCENARIOS)}`, body }, headers: { ...auth, ...key }, mark: body };
+  }
+  if (choice < 0.64) {
+    // Automated sends to leads of a source that requires consent: accepted for the consented one, a 422 for the other.
+    const body = `chaos (consent required) ${idempotencyKey}`;
+    return { kind: "message", org, method: "POST", path: "/messages", body: { leadId: pick(org.requireLeads), body }, headers: { ...auth, ...key }, mark: body };
+  }
+  if (choice < 0.8) {
+    return { kind: "call", org, method: "POST", path: "/calls", body: { to: `+1212555${"01"}${pick(CALL_SCENARIOS)}`, metadata: { attempt: idempotencyKey } }, headers: { ...auth, ...key }, mark: idempotencyKey };
+  }
   if (choice < 0.92) return { kind: "run", org, method: "POST", path: `/automations/${org.automationId}/runs`, body: { leadId: org.leadId }, headers: { ...auth, ...key } };
   return { kind: "topUp", org, method: "POST", path: "/billing/wallet/top-ups", body: { amount: "1.00" }, headers: { ...auth, ...key } };
 }
@@ -261,6 +288,7 @@ async function drive(orgs: Org[], durationMs: number): Promise<void> {
     Array.from({ length: 8 }, async () => {
       while (Date.now() < deadline) {
         const attempt = nextAttempt(pick(orgs));
+        keyed.push(attempt);
         try {
           const response = await send(attempt);
           record(attempt, response);
@@ -322,6 +350,23 @@ async function recover(orgs: Org[]): Promise<number> {
     if (pending === 0) return round;
   }
   return round;
+}
+
+/**
+ * Real-time recovery: nothing is swept by hand and no clock moves; polls until every acknowledged item is final (the
+ * stack's schedules and queues did it) or `--recovery-minutes` have passed since the last restart. Answers the polls.
+ */
+async function recoverOnRealTime(orgs: Org[], lastRestart: number): Promise<number> {
+  const giveUpAt = lastRestart + Number(values["recovery-minutes"]) * 60_000;
+  let polls = 0;
+  for (;;) {
+    polls += 1;
+    const waiting = (await snapshot(orgs)).flatMap((state) => notFinal(state));
+    const elapsed = Math.round((Date.now() - lastRestart) / 1000);
+    log(`${elapsed} s after the last restart: ${waiting.length} acknowledged item(s) not final yet${waiting[0] ? ` (e.g. ${waiting[0].kind} ${waiting[0].id})` : ""}`);
+    if (waiting.length === 0 || Date.now() >= giveUpAt) return polls;
+    await sleep(10_000);
+  }
 }
 
 interface OrgState {
@@ -448,6 +493,9 @@ async function checkInvariants(orgs: Org[], stillLocked: number): Promise<Row[]>
   add("no item republished past its attempt limit", sweptItems, republished);
   const { checked: sendsUnderRequire, failures: basisless } = consentBasisFailures(states);
   add("no message sent without a recorded consent basis where required", sendsUnderRequire, basisless);
+  add("one keyed request → at most one lead, message or call", keyed.filter((attempt) => attempt.mark).length, doubledByKey(states));
+  const { checked: finals, failures: eventless } = finalEventsMissing(states);
+  add("every final message and call has its final event", finals, eventless);
   poisoned = states.reduce(
     (count, { items }) =>
       count + [...items.values()].filter((item) => [item.errorCode, item.processingReason, item.error].some((reason) => String(reason ?? "").startsWith("ProcessingError"))).length,
@@ -476,6 +524,39 @@ function consentBasisFailures(states: OrgState[]): { checked: number; failures: 
   return { checked, failures };
 }
 
+/** Keyed requests whose mark (a lead's phone, a message's body, a call's metadata) is on more than one stored item. */
+function doubledByKey(states: OrgState[]): string[] {
+  const created = new Map<string, number>();
+  for (const { items } of states) {
+    for (const item of items.values()) {
+      const sk = String(item.sk);
+      const mark = sk.startsWith("LEAD#") ? item.contact?.phone?.number : sk.startsWith("MESSAGE#") ? item.body : sk.startsWith("CALL#") ? item.metadata?.attempt : undefined;
+      if (typeof mark === "string") created.set(mark, (created.get(mark) ?? 0) + 1);
+    }
+  }
+  return keyed.filter((attempt) => attempt.mark && (created.get(attempt.mark) ?? 0) > 1).map((attempt) => `${attempt.kind} of key ${attempt.headers["idempotency-key"]} stored ${created.get(attempt.mark!)} times`);
+}
+
+/** Final messages and calls without the event of their final status (a status written without its event). */
+function finalEventsMissing(states: OrgState[]): { checked: number; failures: string[] } {
+  const failures: string[] = [];
+  let checked = 0;
+  for (const { items } of states) {
+    const recorded = new Set<string>();
+    for (const item of items.values()) if (String(item.sk).startsWith("EVENT#")) recorded.add(`${item.relatedEntityId}#${item.eventType}`);
+    for (const item of items.values()) {
+      const sk = String(item.sk);
+      const isMessage = sk.startsWith("MESSAGE#") && item.direction === "Outbound" && (messageLifecycle.isFinal(item.status) || item.status === "Unknown");
+      const isCall = sk.startsWith("CALL#") && callLifecycle.isFinal(item.status);
+      if (!isMessage && !isCall) continue;
+      checked++;
+      const eventType = isMessage ? eventTypeOfStatus[item.status as MessageStatus] : callEventTypes[item.status as CallStatus];
+      if (!recorded.has(`${item.id}#${eventType}`)) failures.push(`${isMessage ? "message" : "call"} ${item.id} ${item.status} without ${eventType}`);
+    }
+  }
+  return { checked, failures };
+}
+
 function print(rows: Row[], run: { boundSeconds: number; rounds: number; totalSeconds: number }): void {
   const width = Math.max(...rows.map((row) => row.invariant.length));
   console.log("");
@@ -485,7 +566,7 @@ function print(rows: Row[], run: { boundSeconds: number; rounds: number; totalSe
   console.log("");
   console.log(
     `seed ${seed}; ${cycles} kill cycle(s); ${acknowledged.length} acknowledged, ${cutShort.length} cut short; final within ${run.boundSeconds} s of the last restart ` +
-      `(${run.rounds} sweep round(s), clock moved up to 80 h); ${poisoned} item(s) ended Failed (ProcessingError); ${run.totalSeconds} s in all`,
+      `(${realTime ? `real time: ${run.rounds} poll(s), no clock moved, no sweep run by hand` : `${run.rounds} sweep round(s), clock moved up to 80 h`}); ${poisoned} item(s) ended Failed (ProcessingError); ${run.totalSeconds} s in all`,
   );
   console.log(rows.some((row) => row.violations > 0) ? "FAIL" : "PASS");
 }

@@ -3,6 +3,7 @@ import { roleNamed, roles, type Role } from "#core/auth/actor";
 import { Users } from "#core/users/index";
 import { signUserToken } from "#core/auth/local-tokens";
 import { Billing, type PriceOverrides } from "#core/billing/index";
+import { paymentsToReview } from "#core/billing/payment-records";
 import { ValidationError } from "#core/errors";
 import { Organizations } from "#core/organizations/index";
 import { backfillListIndexes } from "#core/operations/list-indexes";
@@ -45,7 +46,9 @@ Commands (output is JSON):
                                                       stored before (a full table scan, or one organization's
                                                       items; safe to run again): items scanned and updated
   status                                              queue and dead-letter depths, stuck work (count, oldest
-                                                      age) and the last run of every schedule
+                                                      age), payments to review and the last run of every schedule
+  payments-to-review                                  payment events not credited because they did not match
+                                                      their top-up (session, status, amount, currency), oldest first
   dlq show QUEUE                                      summary of a queue's dead letters (types, oldest, samples)
   dlq redrive QUEUE                                   move a queue's dead letters back to it (the effect of
                                                       aws sqs start-message-move-task)
@@ -193,11 +196,12 @@ function queueName(value: string | undefined): QueueName | typeof streamFailures
 async function status(): Promise<unknown> {
   await useTarget();
   const names = Object.keys(queues) as QueueName[];
-  const [depths, streamDeadLetters, stuck, runs] = await Promise.all([
+  const [depths, streamDeadLetters, stuck, runs, reviews] = await Promise.all([
     Promise.all(names.map(async (name) => [name, await queueDepth(await queueUrl(name))] as const)),
     streamFailuresUrl().then((url) => summarizeDeadLetterQueue(url, 0)),
     stuckWork(),
     lastScheduleRuns(),
+    paymentsToReview(),
   ]);
   const lastRun = new Map(runs.map((run) => [run.schedule, run]));
   return {
@@ -205,6 +209,7 @@ async function status(): Promise<unknown> {
     queues: Object.fromEntries(depths),
     [streamFailures]: { deadLetters: streamDeadLetters.deadLetters },
     stuckWork: stuck,
+    paymentsToReview: reviews.length,
     schedules: Object.fromEntries(schedules.map((schedule) => [schedule.name, { cron: schedule.cron, lastRun: lastRun.get(schedule.name) ?? null }])),
   };
 }
@@ -241,6 +246,9 @@ async function run(command: string | undefined): Promise<unknown> {
   switch (command) {
     case "status":
       return status();
+    case "payments-to-review":
+      await useTarget();
+      return paymentsToReview();
     case "dlq":
       return deadLetters(positionals[1], queueName(positionals[2]));
     case "create-org": {

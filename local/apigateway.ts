@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { randomBytes } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from "aws-lambda";
 import { securityHeaders } from "#core/http/headers";
@@ -147,7 +148,8 @@ export function toApiGatewayEvent(
   if (query) event.queryStringParameters = query;
   if (pathParameters && Object.keys(pathParameters).length > 0) event.pathParameters = pathParameters;
   if (request.body.length > 0) {
-    const text = isTextContent(headers["content-type"]);
+    // Bytes that are not UTF-8 are passed base64-encoded as they came, never decoded into U+FFFD (core refuses them).
+    const text = isTextContent(headers["content-type"]) && isUtf8(request.body);
     event.body = request.body.toString(text ? "utf8" : "base64");
     event.isBase64Encoded = !text;
   }

@@ -2,6 +2,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join, normalize, sep } from "node:path";
 import type { OutgoingResponse } from "#local/apigateway";
 import { projectRoot } from "#local/paths";
+import { dashboardHeaders } from "#stacks/web-headers";
 
 /** Where the dashboard is served by the local stack (a deployed stage serves it from its own static site). */
 export const appPath = "/app";
@@ -48,6 +49,12 @@ export interface AppOptions {
 /** Answers GET requests under /app from web/dist (index.html for the app's own routes), or undefined for other paths. */
 export async function serveApp(method: string, path: string, options: AppOptions): Promise<OutgoingResponse | undefined> {
   if (method !== "GET" || (path !== appPath && !path.startsWith(`${appPath}/`))) return undefined;
+  const answer = await appFile(path, options);
+  const issuer = options.identity?.()?.issuer;
+  return { ...answer, headers: { ...dashboardHeaders(issuer ? [issuer] : []), ...answer.headers } };
+}
+
+async function appFile(path: string, options: AppOptions): Promise<OutgoingResponse> {
   const noStore = { "cache-control": "no-store" };
   if (path === `${appPath}/identity.json`) {
     const identity = options.identity?.();

@@ -410,8 +410,11 @@ export const schedules: ScheduleDefinition[] = [
   { name: "leadIntakeSweep", cron: "* * * * ? *", handler: "functions/schedules/lead-intake-sweep.handler", sendsTo: ["leadIntake"] },
   /** Fires Schedule triggers (organization time zone) and resends run steps whose wait ends or whose message was lost. */
   { name: "automationsDue", cron: "* * * * ? *", handler: "functions/schedules/automations-due.handler", sendsTo: ["automationRuns"] },
-  /** Ends calls whose final status never came (asks the provider, else Failed) and releases their holds (core/calls/sweeper). */
-  { name: "sweepDueCalls", cron: "0/5 * * * ? *", handler: "functions/schedules/sweep-due-calls.handler", sendsTo: ["automationRuns"] },
+  /**
+   * Checks placed calls every 2 minutes until their deadline (a lost placement is published again, a final status the provider
+   * has is applied), then ends those whose final status never came (else Failed) and releases their holds (core/calls/sweeper).
+   */
+  { name: "sweepDueCalls", cron: "* * * * ? *", handler: "functions/schedules/sweep-due-calls.handler", sendsTo: ["automationRuns", "outboundCalls"] },
   /** Charges each phone number's monthly fee once per billing month (daily, so a missed run is made up the next day; core/billing/number-fees). */
   { name: "phoneNumberFees", cron: "5 0 * * ? *", handler: "functions/schedules/phone-number-fees.handler" },
   /** Settles or releases any wallet hold whose message or call is final or gone (defence in depth; core/operations/hold-sweeper). */

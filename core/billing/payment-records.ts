@@ -4,7 +4,8 @@ import { reconcileSuspension } from "#core/billing/payment-reversals";
 import { type PaymentEventOutcome } from "#core/billing/payments";
 import { Billing, fromUnits, toUnits } from "#core/billing/index";
 import { fromMinorUnits, stripe, type Stripe } from "#core/billing/stripe";
-import { table, updateIf } from "#core/db/items";
+import { conditionally, table, updateIf } from "#core/db/items";
+import { queryAll } from "#core/db/query";
 import { entities, keys } from "#core/db/keys";
 import { NotFoundError } from "#core/errors";
 import { logger } from "#core/observability/index";
@@ -63,12 +64,20 @@ export interface PaidPayment {
   paymentId: string;
   amountMinor: number;
   currency: string;
+  /** The Checkout Session paid, when the event names it (session events; a PaymentIntent does not). */
+  checkoutSessionId?: string;
 }
 
-export function paidPayment(metadata: Stripe.Metadata | null, paymentId: string, amountMinor: number | null, currency: string | null): PaidPayment | undefined {
+export function paidPayment(
+  metadata: Stripe.Metadata | null,
+  paymentId: string,
+  amountMinor: number | null,
+  currency: string | null,
+  checkoutSessionId?: string,
+): PaidPayment | undefined {
   const { organizationId, topUpId } = metadata ?? {};
   if (!organizationId || !topUpId || amountMinor === null || !currency) return undefined;
-  return { organizationId, topUpId, paymentId, amountMinor, currency: currency.toUpperCase() };
+  return { organizationId, topUpId, paymentId, amountMinor, currency: currency.toUpperCase(), ...(checkoutSessionId ? { checkoutSessionId } : {}) };
 }
 
 /** The payment a charge or dispute belongs to, read back from the provider (charges do not carry the top-up's metadata). */
@@ -82,16 +91,24 @@ export async function paymentOf(intent: string | Stripe.PaymentIntent | null): P
   return payment;
 }
 
-/** Credits a paid top-up once: the payment's item and the top-up's success commit with the ledger entry. */
+/**
+ * Credits a paid top-up once, and only with what that top-up asked for: the payment must be of the top-up's Checkout
+ * Session (when the event names one), the top-up still Pending, and the amount and currency the top-up's. A payment
+ * that names a top-up of the organization but matches it in no other way is recorded for review (the operator's
+ * `payments-to-review`), never credited. The payment's item and the top-up's success commit with the ledger entry,
+ * conditional on the same facts, so a concurrent event cannot credit a changed top-up.
+ */
 export async function creditPayment(payment: PaidPayment | undefined): Promise<PaymentEventOutcome> {
   if (!payment) return "ignored";
   const { organizationId, topUpId, paymentId } = payment;
-  const wallet = await Billing.wallet(organizationId);
-  if (payment.currency !== wallet.currency) {
-    logger.error("A payment in another currency than the wallet's was not credited; refund it at the provider", { organizationId, paymentId, currency: payment.currency });
-    return "ignored";
-  }
+  const [topUp, alreadyCredited] = await Promise.all([storedTopUp(organizationId, topUpId), paymentRecorded(organizationId, paymentId)]);
+  // Not a top-up of this organization (another's, or none): not ours to credit.
+  if (!topUp) return "ignored";
+  // The same payment again (its session and its intent both report it; redeliveries): credited once already.
+  if (alreadyCredited) return "ignored";
   const units = toUnits(fromMinorUnits(payment.amountMinor));
+  const mismatches = paymentMismatches(topUp, payment, units);
+  if (mismatches.length > 0) return holdForReview(payment, topUp, mismatches);
   const now = nowIso();
   const credited = await Billing.recordPayment(organizationId, {
     entryType: "TopUp",
@@ -110,16 +127,86 @@ export async function creditPayment(payment: PaidPayment | undefined): Promise<P
         Update: {
           Key: keys.topUp(organizationId, topUpId),
           UpdateExpression: "SET #status = :succeeded, paymentId = :paymentId, completedAt = :now REMOVE checkoutUrl",
-          // Only a top-up this API started in this organization is credited.
-          ConditionExpression: "attribute_exists(pk)",
+          // What was checked above still holds when the credit commits.
+          ConditionExpression: "#status = :pending AND amountUnits = :units AND currency = :currency",
           ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":succeeded": "Succeeded", ":paymentId": paymentId, ":now": now },
+          ExpressionAttributeValues: { ":succeeded": "Succeeded", ":pending": "Pending", ":paymentId": paymentId, ":now": now, ":units": units, ":currency": topUp.currency },
         },
       },
     ],
   });
   await reconcileSuspension(organizationId, { afterRefund: false });
   return credited ? "credited" : "ignored";
+}
+
+/** Why a payment cannot credit the top-up it names (empty when it can). */
+function paymentMismatches(topUp: StoredTopUp, payment: PaidPayment, units: number): string[] {
+  return [
+    ...(payment.checkoutSessionId && payment.checkoutSessionId !== topUp.checkoutSessionId ? [`paid Checkout Session ${payment.checkoutSessionId}, not the top-up's ${topUp.checkoutSessionId ?? "(none)"}`] : []),
+    ...(topUp.status !== "Pending" ? [`the top-up is ${topUp.status}, not Pending`] : []),
+    ...(units !== topUp.amountUnits ? [`paid ${fromUnits(units)}, the top-up asked for ${fromUnits(topUp.amountUnits)}`] : []),
+    ...(payment.currency !== topUp.currency ? [`paid in ${payment.currency}, the top-up is in ${topUp.currency}`] : []),
+  ];
+}
+
+async function paymentRecorded(organizationId: string, paymentId: string): Promise<boolean> {
+  const { Item } = await table.get({ Key: keys.payment(organizationId, paymentId), ConsistentRead: true, ProjectionExpression: "pk" });
+  return Boolean(Item);
+}
+
+/** A payment to review: stored once per payment (redeliveries add nothing), listed to the operator, logged as an error. */
+async function holdForReview(payment: PaidPayment, topUp: StoredTopUp, mismatches: string[]): Promise<PaymentEventOutcome> {
+  const { organizationId, topUpId, paymentId } = payment;
+  const receivedAt = nowIso();
+  const review: PaymentToReview = {
+    organizationId,
+    topUpId,
+    paymentId,
+    checkoutSessionId: payment.checkoutSessionId ?? null,
+    amount: fromMinorUnits(payment.amountMinor),
+    currency: payment.currency,
+    topUpAmount: fromUnits(topUp.amountUnits),
+    topUpCurrency: topUp.currency,
+    topUpStatus: topUp.status,
+    mismatches,
+    receivedAt,
+  };
+  const recorded = await conditionally(
+    table.put({
+      Item: { ...keys.paymentReview(organizationId, paymentId), ...keys.paymentReviewIndex(receivedAt, organizationId, paymentId), entity: entities.paymentReview, ...review },
+      ConditionExpression: "attribute_not_exists(pk)",
+    }),
+  );
+  if (recorded) logger.error("A payment event did not match its top-up and was not credited; review it (admin payments-to-review)", { ...review });
+  return "recorded";
+}
+
+/** A payment that was not credited because it did not match the top-up it names. */
+export interface PaymentToReview {
+  organizationId: string;
+  topUpId: string;
+  paymentId: string;
+  checkoutSessionId: string | null;
+  amount: string;
+  currency: string;
+  topUpAmount: string;
+  topUpCurrency: string;
+  topUpStatus: TopUpStatus;
+  mismatches: string[];
+  receivedAt: string;
+}
+
+/** Every payment held for review, oldest first (operator CLI `payments-to-review`). */
+export async function paymentsToReview(): Promise<PaymentToReview[]> {
+  const items = await queryAll({
+    index: "paymentsToReview",
+    KeyConditionExpression: "gsi1pk = :pk",
+    ExpressionAttributeValues: { ":pk": keys.paymentReviewIndex("", "", "").gsi1pk },
+  });
+  return items.map((item) => {
+    const { pk: _pk, sk: _sk, gsi1pk: _gsi1pk, gsi1sk: _gsi1sk, entity: _entity, ...review } = item;
+    return review as unknown as PaymentToReview;
+  });
 }
 
 /** `GET /billing/wallet/top-ups/{topUpId}`: a read of the stored top-up, apart from payments.ts so that it bundles no Stripe. */

@@ -110,7 +110,7 @@ export const Payments = {
         // A delayed method (bank debit) completes the session unpaid; its async_payment_succeeded follows.
         if (session.payment_status !== "paid") return "ignored";
         const paymentId = typeof session.payment_intent === "string" ? session.payment_intent : (session.payment_intent?.id ?? session.id);
-        return creditPayment(paidPayment(session.metadata, paymentId, session.amount_total, session.currency));
+        return creditPayment(paidPayment(session.metadata, paymentId, session.amount_total, session.currency, session.id));
       }
       case "payment_intent.succeeded": {
         const intent = event.data.object;

@@ -1,6 +1,7 @@
 import { actorId, type Actor } from "#core/auth/actor";
 import type { Call } from "#core/calls/model";
-import { recordEvent } from "#core/events/index";
+import type { Transaction } from "#core/db/transact";
+import { Events, recordEvent, type EventRecordInput } from "#core/events/index";
 
 /** Event types calls add to the timeline (endpoint 13); endpoint 14 lists the calls themselves. */
 export type CallEventType =
@@ -17,9 +18,18 @@ export type CallEventType =
 
 /** Records the event record (spec 2.5) of a call's change, with its billing fields. */
 export async function recordCallEvent(organizationId: string, call: Call, eventType: CallEventType, actor?: Actor): Promise<void> {
+  await recordEvent(organizationId, callEventInput(call, eventType, actor));
+}
+
+/** Adds the event of a call's change to `transaction`: stored with the change it records, or not at all. */
+export function callEventItem(organizationId: string, call: Call, eventType: CallEventType, transaction: Transaction, actor?: Actor): void {
+  Events.item(organizationId, callEventInput(call, eventType, actor), transaction);
+}
+
+function callEventInput(call: Call, eventType: CallEventType, actor?: Actor): EventRecordInput {
   const counterpart = call.direction === "Outbound" ? `to ${call.toPhoneNumber}` : `from ${call.fromPhoneNumber}`;
   const what = eventType === "CallMissed" ? "missed" : eventType.replace(/^Call/, "").toLowerCase();
-  await recordEvent(organizationId, {
+  return {
     eventType,
     eventCategory: "Call",
     timelineCategory: "Call",
@@ -48,7 +58,7 @@ export async function recordCallEvent(organizationId: string, call: Call, eventT
     actorDisplayName: actor?.displayName ?? "System",
     ...(actor?.userId ? { actorUserId: actor.userId } : {}),
     ...(actor?.email ? { actorEmail: actor.email } : {}),
-  });
+  };
 }
 
 function present<T extends Record<string, unknown>>(fields: T): Partial<{ [K in keyof T]: NonNullable<T[K]> }> {

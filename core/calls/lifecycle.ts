@@ -1,5 +1,6 @@
 import { Billing, callCost, type TransactItem, type WalletRefusedError } from "#core/billing/index";
-import { recordCallEvent, type CallEventType } from "#core/calls/events";
+import { callEventItem, type CallEventType } from "#core/calls/events";
+import { Transaction } from "#core/db/transact";
 import type { Call, StatusChange } from "#core/calls/model";
 import { CallMissed } from "#core/calls/queue";
 import { toCall, updateCall } from "#core/calls/store";
@@ -15,6 +16,18 @@ import { callLifecycle, isMissedCall, type CallStatus } from "#core/shared/statu
 
 /** Slack after a call's longest possible end before the call sweep stops waiting for its final status. */
 export const CALL_SWEEP_GRACE_MINUTES = 15;
+
+/**
+ * How often the sweep looks at a placed call before its deadline: a placement whose queue message was lost is
+ * published again, and a final status the provider has but whose callback never arrived (the stack was down) is
+ * applied, within minutes of a crash instead of at the deadline.
+ */
+export const CALL_CHECK_IN_MS = 2 * 60_000;
+
+/** The call's next due time: its next check-in, never past its deadline. */
+export function nextCheckIn(now: number, deadlineAt: string): string {
+  return new Date(Math.min(now + CALL_CHECK_IN_MS, Date.parse(deadlineAt))).toISOString();
+}
 
 /**
  * When a call holding money is overdue (its due-index entry): from the hold,
@@ -35,7 +48,8 @@ const STATUS_REASONS: Partial<Record<CallStatus, string>> = {
 /** `billingStatus` of an inbound call not forwarded because the wallet refused its hold (as POST /calls answers 402). */
 export const WALLET_REFUSALS = new Set<string | null>(["InsufficientFunds", "WalletSuspended"] satisfies WalletRefusedError["billingStatus"][]);
 
-const EVENT_TYPES: Record<CallStatus, CallEventType> = {
+/** The event recorded when a call enters a status. */
+export const callEventTypes: Record<CallStatus, CallEventType> = {
   Queued: "CallQueued",
   Ringing: "CallRinging",
   InProgress: "CallAnswered",
@@ -88,7 +102,7 @@ export async function applyStatus(
     };
     if (applied.status === "Ringing") next.ringingAt = at;
     if (applied.status === "InProgress") next.answeredAt = at;
-    if (!callLifecycle.isFinal(applied.status)) return { call: next };
+    if (!callLifecycle.isFinal(applied.status)) return withStatusEvents(organizationId, call, { call: next });
     next.endedAt = at;
     const answered = applied.status === "Completed";
     const duration = answered ? (applied.durationSeconds ?? secondsBetween(next.answeredAt, at)) : 0;
@@ -98,16 +112,12 @@ export async function applyStatus(
     next.statusReason = applied.statusReason ?? notForwarded ?? (answered ? null : `${STATUS_REASONS[applied.status] ?? ""}${applied.errorCode ? ` (${applied.errorCode})` : ""}`.trim());
     next.missed = isMissedCall(next.direction === "Inbound" ? "inbound" : "outbound", applied.status);
     const billing = await billFinalCall(organizationId, next);
-    return { call: { ...next, ...billing.fields }, items: billing.items };
+    return withStatusEvents(organizationId, call, { call: { ...next, ...billing.fields }, items: billing.items });
   });
   if (!result) return false;
   const { before, after } = result;
   if (before.status === after.status) return false;
-  // An answer reported only with the end (a forwarded call's Dial result, a crossed callback) is still an answer.
-  if (after.answeredAt && !before.answeredAt && after.status !== "InProgress") await recordCallEvent(organizationId, after, "CallAnswered");
-  await recordCallEvent(organizationId, after, EVENT_TYPES[after.status]);
   if (after.missed && !before.missed) {
-    await recordCallEvent(organizationId, after, "CallMissed");
     await publish(CallMissed, organizationId, {
       callId: after.id,
       leadId: after.leadId,
@@ -118,6 +128,20 @@ export async function applyStatus(
     });
   }
   return true;
+}
+
+/**
+ * A status change with its events, written in its transaction (a crash keeps both or neither): an answer reported
+ * only with the end (a forwarded call's Dial result, a crossed callback) is still an answer, and a missed call says so.
+ */
+function withStatusEvents(organizationId: string, before: Call, change: { call: Call; items?: TransactItem[] }) {
+  const after = change.call;
+  const transaction = new Transaction();
+  transaction.add(...(change.items ?? []));
+  if (after.answeredAt && !before.answeredAt && after.status !== "InProgress") callEventItem(organizationId, after, "CallAnswered", transaction);
+  callEventItem(organizationId, after, callEventTypes[after.status], transaction);
+  if (after.missed && !before.missed) callEventItem(organizationId, after, "CallMissed", transaction);
+  return { call: after, items: transaction.items, afterCommit: transaction.effects };
 }
 
 /**

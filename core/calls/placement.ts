@@ -2,8 +2,9 @@ import { actorId, type Actor } from "#core/auth/actor";
 import { PlaceCallSchema } from "#core/calls/schemas";
 import { domainOperation } from "#core/shared/operation";
 import { Billing, callReservation } from "#core/billing/index";
-import { recordCallEvent } from "#core/calls/events";
-import { applyStatus, callDeadline } from "#core/calls/lifecycle";
+import { callEventItem } from "#core/calls/events";
+import { Transaction } from "#core/db/transact";
+import { applyStatus, callDeadline, nextCheckIn } from "#core/calls/lifecycle";
 import type { Call, PlaceCallRequest } from "#core/calls/model";
 import { CallPlace } from "#core/calls/queue";
 import { selectCaller } from "#core/calls/sender";
@@ -102,14 +103,14 @@ export const place = domainOperation({ input: PlaceCallSchema, permission: "call
     createdBy: actorId(actor),
     consentBasis,
   };
-  await Billing.reserve({
-    organizationId,
-    reservationId: call.id,
-    amount: callReservation(prices),
-    relatedEntityType: "Call",
-    items: callWrites(organizationId, call, undefined, {}, dueEntry(organizationId, call.id, callDeadline(now, ringTime(call), prices.maxCallMinutes))),
-  });
-  await recordCallEvent(organizationId, call, "CallQueued", actor);
+  // The call, its hold and its CallQueued event are one write.
+  const queued = new Transaction();
+  // Due for its first check-in soon (a placement cut short by a crash is picked up then), and final by its deadline.
+  const deadlineAt = callDeadline(now, ringTime(call), prices.maxCallMinutes);
+  queued.add(...callWrites(organizationId, call, undefined, { deadlineAt }, dueEntry(organizationId, call.id, nextCheckIn(Date.parse(now), deadlineAt))));
+  callEventItem(organizationId, call, "CallQueued", queued, actor);
+  await Billing.reserve({ organizationId, reservationId: call.id, amount: callReservation(prices), relatedEntityType: "Call", items: queued.items });
+  for (const effect of queued.effects) await effect();
   await publish(CallPlace, organizationId, { callId: call.id });
   return call;
 });

@@ -1,6 +1,7 @@
 import { table, claimKey } from "#core/db/items";
 import { Billing, TransactionConditionFailed, type TransactItem } from "#core/billing/index";
 import type { Call } from "#core/calls/model";
+import type { AfterCommit } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import { callLifecycle } from "#core/shared/status";
 
@@ -15,9 +16,9 @@ import { callLifecycle } from "#core/shared/status";
 /** The call's entry in the due index (gsi3, `keys.dueCall`): present while it holds money and is not final. */
 export type DueKeys = { gsi3pk: string; gsi3sk: string };
 
-type Stored = Call & { version: number; placementStartedAt?: string } & Partial<DueKeys>;
+type Stored = Call & { version: number; placementStartedAt?: string; deadlineAt?: string } & Partial<DueKeys>;
 
-const internal = new Set(["pk", "sk", "entity", "version", "organizationId", "placementStartedAt", "gsi3pk", "gsi3sk"]);
+const internal = new Set(["pk", "sk", "entity", "version", "organizationId", "placementStartedAt", "deadlineAt", "gsi3pk", "gsi3sk"]);
 
 export function toCall(item: Record<string, unknown>): Call {
   return { forwardedTo: null, connectTo: null, connectAnsweredAt: null, whisper: null, ringSeconds: null, ...Object.fromEntries(Object.entries(item).filter(([key]) => !internal.has(key))) } as unknown as Call;
@@ -78,17 +79,22 @@ export function callWrites(
 export async function updateCall(
   organizationId: string,
   callId: string,
-  change: (current: Stored) => Promise<{ call: Call; items?: TransactItem[]; extra?: Record<string, unknown> } | undefined>,
+  change: (current: Stored) => Promise<{ call: Call; items?: TransactItem[]; extra?: Record<string, unknown>; afterCommit?: AfterCommit[]; due?: DueKeys } | undefined>,
 ): Promise<{ before: Call; after: Call } | undefined> {
   for (let attempt = 0; attempt < 8; attempt++) {
     const current = await readCall(organizationId, callId);
     if (!current) return undefined;
     const next = await change(current);
     if (!next) return undefined;
-    const extra = { ...(current.placementStartedAt ? { placementStartedAt: current.placementStartedAt } : {}), ...next.extra };
+    const extra = {
+      ...(current.placementStartedAt ? { placementStartedAt: current.placementStartedAt } : {}),
+      ...(current.deadlineAt ? { deadlineAt: current.deadlineAt } : {}),
+      ...next.extra,
+    };
     try {
-      const due = current.gsi3pk && current.gsi3sk ? { gsi3pk: current.gsi3pk, gsi3sk: current.gsi3sk } : undefined;
+      const due = next.due ?? (current.gsi3pk && current.gsi3sk ? { gsi3pk: current.gsi3pk, gsi3sk: current.gsi3sk } : undefined);
       await Billing.commit([...callWrites(organizationId, next.call, current.version, extra, due), ...(next.items ?? [])]);
+      for (const effect of next.afterCommit ?? []) await effect();
       return { before: toCall(current), after: next.call };
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;

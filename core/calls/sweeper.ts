@@ -1,6 +1,8 @@
-import { applyStatus } from "#core/calls/lifecycle";
+import { applyStatus, nextCheckIn } from "#core/calls/lifecycle";
 import type { StatusChange } from "#core/calls/model";
-import { dueShards, readCall } from "#core/calls/store";
+import { dueEntry, dueShards, readCall, toCall, updateCall } from "#core/calls/store";
+import { CallPlace } from "#core/calls/queue";
+import { publish } from "#core/queue/events";
 import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";
 import { callLifecycle, inboundCallStatus } from "#core/shared/status";
@@ -11,6 +13,8 @@ export interface CallSweepResult {
   reported: number;
   /** Overdue calls the provider gave no final status for: ended Failed, their hold released. */
   expired: number;
+  /** Calls looked at before their deadline and left going (a lost placement published again), due again at their next check-in. */
+  checked: number;
   /** Items that could not be handled this time (logged; the next sweep tries again). */
   errors: number;
 }
@@ -32,11 +36,11 @@ export interface CallSweepResult {
  */
 export async function sweepDueCalls(options: { now?: Date; organizationId?: string } = {}): Promise<CallSweepResult> {
   const now = options.now ?? new Date();
-  const result: CallSweepResult = { reported: 0, expired: 0, errors: 0 };
+  const result: CallSweepResult = { reported: 0, expired: 0, checked: 0, errors: 0 };
   const partitions = dueShards.map((shard) => keys.dueCall(shard, "", "", "").gsi3pk);
   for await (const { seen, dueAt, organizationId, id: callId } of dueEntries(partitions, now.toISOString(), options.organizationId)) {
     try {
-      const outcome = await sweepCall(organizationId, callId, seen, Date.parse(dueAt));
+      const outcome = await sweepCall(organizationId, callId, seen, Date.parse(dueAt), now.getTime());
       if (outcome) result[outcome]++;
     } catch (error) {
       result.errors++;
@@ -46,7 +50,7 @@ export async function sweepDueCalls(options: { now?: Date; organizationId?: stri
   return result;
 }
 
-async function sweepCall(organizationId: string, callId: string, seen: string, dueAt: number): Promise<"reported" | "expired" | undefined> {
+async function sweepCall(organizationId: string, callId: string, seen: string, dueAt: number, now: number): Promise<"reported" | "expired" | "checked" | undefined> {
   const call = await readCall(organizationId, callId);
   if (!call || call.gsi3sk !== seen || callLifecycle.isFinal(call.status)) return undefined;
   const claim = (current: { gsi3sk?: string }) => current.gsi3sk === seen;
@@ -63,6 +67,15 @@ async function sweepCall(organizationId: string, callId: string, seen: string, d
       ...(report.durationSeconds !== undefined ? { durationSeconds: report.durationSeconds } : {}),
     };
     return (await applyStatus(organizationId, callId, call.provider, change, claim)) ? "reported" : undefined;
+  }
+  // A check-in before the deadline: the call goes on; a placement whose queue message was lost is published again
+  // (dispatch claims it once), and the next check-in is set.
+  if (call.deadlineAt && now < Date.parse(call.deadlineAt)) {
+    if (call.status === "Queued" && !call.placementStartedAt && !call.providerId) await publish(CallPlace, organizationId, { callId });
+    const moved = await updateCall(organizationId, callId, async (current) =>
+      claim(current) ? { call: toCall(current), due: dueEntry(organizationId, callId, nextCheckIn(now, call.deadlineAt!)) } : undefined,
+    );
+    return moved ? "checked" : undefined;
   }
   const minutes = Math.round((dueAt - Date.parse(call.createdAt)) / 60_000);
   const ended = await applyStatus(

@@ -14,6 +14,7 @@ export const accessPatterns = {
   runsByOrganization: "gsi1",
   messagesByConversation: "gsi1",
   organizationsByCreation: "gsi1",
+  paymentsToReview: "gsi1",
   // gsi2: one item found by a normalised natural key (projects only `id`).
   leadsByPhone: "gsi2",
   activeRunsByAutomation: "gsi2",

@@ -87,6 +87,7 @@ export const entities = {
   topUp: "TopUp",
   payment: "Payment",
   paymentDispute: "PaymentDispute",
+  paymentReview: "PaymentReview",
   phoneNumberFee: "PhoneNumberFee",
   call: "Call",
   callByPhone: "CallByPhone",

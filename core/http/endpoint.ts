@@ -40,10 +40,11 @@ export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
   requestId: string;
   event: APIGatewayProxyEventV2;
   /**
-   * Resolves once the request is admitted by the rate limit (throws the 429 otherwise). Already settled unless the
-   * endpoint counts its limit while reading (`rateLimitWhileReading`): then call it before the first write.
+   * Resolves once admitted by the rate limit (throws the 429 otherwise); settled unless the endpoint counts its limit while reading
+   * (`rateLimitWhileReading`): then call it before the first write. `resourceId()`: the id fixed by the Idempotency-Key (a retry finds it).
    */
   admitted: () => Promise<void>;
+  resourceId: () => Promise<string | undefined>;
 }
 
 type Event = APIGatewayProxyEventV2;
@@ -60,7 +61,7 @@ interface ChainState {
   query?: unknown;
   params?: unknown;
   /** Set when this request claimed an Idempotency-Key. */
-  idempotency?: { organizationId: string; scope: string; key: string };
+  idempotency?: { organizationId: string; scope: string; key: string; resourceId: string };
   /**
    * An Idempotency-Key claim running beside the request's reads (`rateLimitWhileReading`): the stored answer when the
    * key was used before, undefined once claimed. `admitted()` and the handler wait for it.
@@ -137,6 +138,7 @@ export function endpoint<
         requestId: event.requestContext.requestId,
         event,
         admitted: () => settleAdmission(state),
+        resourceId: () => settleAdmission(state).then(() => state.idempotency?.resourceId),
       } as EndpointInput<TAuth, TBody, TQuery, TParams>;
       const outcome = implementation(input);
       // Its reads may run beside the rate-limit write (safe requests, rateLimitWhileReading): over the limit, the 429
@@ -343,9 +345,7 @@ function requestValidation(operation: AnyOperation): ChainMiddleware {
 }
 
 /** A stored response, answered again. */
-function replayed({ status, headers, body }: StoredResponse): Result {
-  return { statusCode: status, headers: { ...headers, "idempotent-replayed": "true" }, body };
-}
+const replayed = ({ status, headers, body }: StoredResponse): Result => ({ statusCode: status, headers: { ...headers, "idempotent-replayed": "true" }, body });
 
 /**
  * Honours `Idempotency-Key` on operations that declare `idempotent`: the first
@@ -367,7 +367,7 @@ function idempotentReplay(options: EndpointOptions): ChainMiddleware {
     // The claim lasts as long as this invocation can run: a request killed by its timeout frees the key then.
     const claim = await Idempotency.claim(organizationId, scope, key, payload, { remainingMs: request.context.getRemainingTimeInMillis?.() });
     if (claim.kind === "replay") return claim.response;
-    state.idempotency = { organizationId, scope, key };
+    state.idempotency = { organizationId, scope, key, resourceId: claim.resourceId };
     return undefined;
   };
   return {

@@ -2,7 +2,7 @@ import { leadCountingFacts } from "#core/leads/facts";
 import { assignLeadFields } from "#core/leads/assign";
 import { transact, TransactionConditionFailed } from "#core/db/transact";
 import { indexOf } from "#core/db/indexes";
-import { table } from "#core/db/items";
+import { isConditionFailed, table } from "#core/db/items";
 import { createHash } from "node:crypto";
 import { decodeTime } from "ulid";
 import type { Actor } from "#core/auth/actor";
@@ -131,6 +131,11 @@ function leadsInOrder(organizationId: string, query: NormalizedQuery): IndexedPl
 /** How a lead arrived: the intake routes, or `POST /leads`. */
 export interface IntakeContext {
   channel: "Intake" | "Api";
+  /**
+   * The new lead's id, fixed by the request's Idempotency-Key: when a lead with it is stored already (the first
+   * request died before answering), that lead is the answer and nothing is written.
+   */
+  leadId?: string;
 }
 
 export interface IntakeResult {
@@ -167,14 +172,16 @@ export const Leads = {
    * the claim is a conditional write in the same transaction, so two concurrent
    * posts cannot both create one.
    */
-  async intake(actor: Actor, input: Partial<LeadWrite>, _context: IntakeContext): Promise<IntakeResult> {
+  async intake(actor: Actor, input: Partial<LeadWrite>, context: IntakeContext): Promise<IntakeResult> {
+    const stored = context.leadId ? await Leads.find(actor.organizationId, context.leadId) : undefined;
+    if (stored) return { lead: stored, created: true };
     const sourceId = await sourceOf(actor, input.sourceId);
     // A source-key caller's source was read when its key was checked; others name theirs in the body.
     const source = !sourceId ? undefined : actor.source?.id === sourceId ? actor.source : await Sources.settings(actor.organizationId, sourceId);
     if (sourceId && !source) {
       throw new ValidationError("The lead names an unknown source.", [{ pointer: "/sourceId", detail: `No source ${sourceId} in this organization.` }]);
     }
-    const lead = newLead(actor, input, source);
+    const lead = newLead(actor, input, source, context.leadId);
     const claims = sellerClaims(sourceId, lead);
     // The request's correlation id travels with the stored lead to the outbox that queues it.
     const correlationId = currentCorrelationId();
@@ -196,6 +203,9 @@ export const Leads = {
         ]);
       }
     } catch (error) {
+      // The first request with this key stored its lead meanwhile (it was not dead after all): that lead is the answer.
+      const first = context.leadId && (isConditionFailed(error) || error instanceof TransactionConditionFailed) ? await Leads.find(actor.organizationId, context.leadId) : undefined;
+      if (first) return { lead: first, created: true };
       const original = await originalOfRetry(actor.organizationId, claims, error);
       if (original) return { lead: original, created: false };
       throw error;
@@ -229,8 +239,7 @@ async function sourceOf(actor: Actor, requested: string | undefined): Promise<st
   return actor.sourceId;
 }
 
-function newLead(actor: Actor, input: Partial<LeadWrite>, source: Awaited<ReturnType<typeof Sources.settings>>): Lead {
-  const id = newId();
+function newLead(actor: Actor, input: Partial<LeadWrite>, source: Awaited<ReturnType<typeof Sources.settings>>, id = newId()): Lead {
   const createdAt = new Date(decodeTime(id)).toISOString();
   const { contact = {}, customer = {}, metadata = {} } = input;
   const phone = contact.phone?.number ? parsePhone(contact.phone.number) : undefined;

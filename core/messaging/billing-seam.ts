@@ -3,6 +3,9 @@ import { keys } from "#core/db/keys";
 import type { Message } from "#core/messaging/model";
 import { messageLifecycle, type MessageStatus } from "#core/shared/status";
 import { messageUpdate, readMessage, type MessageChange } from "#core/messaging/store";
+import { MessagingEvents, messageEventInput, type MessagingEventType } from "#core/messaging/timeline";
+import { Transaction } from "#core/db/transact";
+import type { Actor } from "#core/auth/actor";
 
 /**
  * The billing seam of the send pipeline. Messaging calls these functions
@@ -97,6 +100,7 @@ export async function finishMessage(
   organizationId: string,
   message: Message,
   change: MessageChange & { set: { status: MessageStatus } },
+  event: { type: MessagingEventType; actor?: Actor },
 ): Promise<{ message: Message; billed: BillingOutcome | undefined } | undefined> {
   // Unknown is not final (a late receipt may still replace it) but it settles the hold.
   if (!messageLifecycle.isFinal(change.set.status) && change.set.status !== "Unknown") {
@@ -106,8 +110,12 @@ export async function finishMessage(
     const { items, outcome } = await settlementPlan(organizationId, { ...message, status: change.set.status });
     const billed = items.length > 0 ? outcome : undefined;
     const set = billed ? { ...change.set, billingStatus: billed.billingStatus, billableAmount: Number(billed.billableAmount) } : change.set;
+    // The status, its settlement and its event are one write: a crash leaves all three or none.
+    const transaction = new Transaction();
+    transaction.add({ Update: messageUpdate(organizationId, message.id, { ...change, set }) }, ...items);
+    MessagingEvents.item(organizationId, messageEventInput({ ...message, ...set } as Message, event.type, event.actor), transaction);
     try {
-      await Billing.commit([{ Update: messageUpdate(organizationId, message.id, { ...change, set }) }, ...items]);
+      await Billing.commit(transaction);
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;
       if (error.failedIndexes.includes(0)) return undefined;

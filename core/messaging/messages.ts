@@ -18,10 +18,13 @@ import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { countSegments } from "#core/shared/segments";
 import { messageLifecycle, type MessageStatus } from "#core/shared/status";
 import { dueAttributes, readMessage, dueShards } from "#core/messaging/store";
-import { MessagingEvents, type MessagingEventType } from "#core/messaging/timeline";
+import { MessagingEvents, messageEventInput, type MessagingEventType } from "#core/messaging/timeline";
 import { publish } from "#core/queue/events";
 import { newId, nowIso } from "#core/shared/ids";
 import { allInOrder } from "#core/shared/parallel";
+
+/** The furthest ahead a message may be scheduled: a campaign's follow-ups, not a reminder for next year. */
+export const MAX_SCHEDULE_AHEAD_DAYS = 30;
 
 /** A Pending or Queued message the queue should have picked up is looked at again after this long. */
 export const DISPATCH_GRACE_MS = 5 * 60_000;
@@ -41,6 +44,13 @@ export const eventTypeOfStatus: Record<MessageStatus, MessagingEventType> = {
   Canceled: "MessageCanceled",
   Received: "MessageReceived",
 };
+
+interface SendOptions {
+  beforeWriting?: () => Promise<void>;
+  messageId?: () => Promise<string | undefined>;
+  /** What a sender inside the service records on the message: an automation as its creator, a compliance reply's purpose. */
+  origin?: Partial<Pick<Message, "createdBy" | "purpose">>;
+}
 
 /** Outbound and inbound SMS/MMS of the organization. */
 export const Messages = {
@@ -68,14 +78,21 @@ export const Messages = {
    * `Pending` and hands it to the outbound queue. Sender choice, compliance,
    * quiet hours, billing and the provider call happen in the consumer.
    */
-  /** `beforeWriting`: awaited after the reads and before the first write (the HTTP edge's rate-limit admission). */
-  send: domainOperation({ input: SendMessageSchema, permission: "messages:send" }, async (actor: Actor, input: SendMessageRequest, options: { beforeWriting?: () => Promise<void> } = {}): Promise<Message> => {
+  /**
+   * `beforeWriting`: awaited after the reads and before the first write (the HTTP edge's rate-limit admission).
+   * `messageId`: the new message's id, fixed by the request's Idempotency-Key (asked for after `beforeWriting`); when a
+   * message with it is stored already (the first request died before answering), it is the answer and nothing is written.
+   */
+  send: domainOperation({ input: SendMessageSchema, permission: "messages:send" }, async (actor: Actor, input: SendMessageRequest, options: SendOptions = {}): Promise<Message> => {
     const organizationId = actor.organizationId;
     if (input.overrideQuietHours && !actor.permissions.has("messages:overrideQuietHours")) {
       throw new ForbiddenError("Overriding quiet hours needs the 'messages:overrideQuietHours' permission.");
     }
     if (input.scheduledFor !== undefined && Date.parse(input.scheduledFor) <= Date.now()) {
       throw new ValidationError("scheduledFor must be in the future.", [{ pointer: "/scheduledFor", detail: "Must be a future date-time; omit it to send now." }]);
+    }
+    if (input.scheduledFor !== undefined && Date.parse(input.scheduledFor) > Date.now() + MAX_SCHEDULE_AHEAD_DAYS * 86_400_000) {
+      throw new ValidationError("scheduledFor is too far ahead.", [{ pointer: "/scheduledFor", detail: `Must be at most ${MAX_SCHEDULE_AHEAD_DAYS} days from now.` }]);
     }
     // Independent reads at once (recipient, sender, wallet, and the conversation of the number: at once for a number
     // given as is, right after the lead read for a lead's phone); their refusals keep the order of the checks:
@@ -91,10 +108,14 @@ export const Messages = {
     ]);
     const consentBasis = await consentBasisForContact(organizationId, leadId, initiatorOf(actor));
     await options.beforeWriting?.();
+    const messageId = await options.messageId?.();
+    const stored = messageId ? await readMessage(organizationId, messageId) : undefined;
+    if (stored) return stored;
     const conversation = await Conversations.ensure(organizationId, to, leadId, knownConversation);
     const body = input.body ?? "";
     const media = input.media ?? [];
     const message = newMessage({
+      ...(messageId ? { id: messageId } : {}),
       conversationId: conversation.id,
       leadId: leadId ?? conversation.leadId ?? null,
       direction: "Outbound",
@@ -115,6 +136,7 @@ export const Messages = {
       actorDisplayName: actor.displayName,
       actorEmail: actor.email ?? null,
       consentBasis,
+      ...options.origin,
     });
     await enqueue(organizationId, message, actor);
     return message;
@@ -135,11 +157,10 @@ export const Messages = {
       from,
       set: { status: "Canceled", canceledAt: now, cancelReason: reason ?? "CanceledByUser", statusReason: "Canceled by the caller." },
       due: null,
-    });
+    }, { type: "MessageCanceled", actor });
     if (!canceled) {
       throw new ConflictError(`The message is ${current.status === "Canceled" ? "already canceled" : `${current.status}`} and can no longer be canceled.`);
     }
-    await recordMessageEvent(actor.organizationId, canceled.message, "MessageCanceled", actor);
     return canceled.message;
   },
 };
@@ -237,38 +258,5 @@ export async function recordMessageEvent(
   actor?: Actor,
   description?: string,
 ): Promise<void> {
-  await MessagingEvents.record(organizationId, {
-    eventType,
-    eventCategory: "Sms",
-    description: description ?? describe(message, eventType),
-    summary: message.body.slice(0, 160),
-    conversationId: message.conversationId,
-    ...(message.leadId ? { leadId: message.leadId } : {}),
-    relatedEntityType: "Message",
-    relatedEntityId: message.id,
-    media: message.media,
-    direction: message.direction,
-    status: message.status,
-    trafficType: "RealLead",
-    ...pick(message, [
-      "statusReason", "selectionReason", "fromPhoneNumberId", "fromPhoneNumber", "toPhoneNumber", "campaignId",
-      "complianceAction", "billingStatus", "errorCode", "billableAmount", "queuedAt", "sendingStartedAt", "sentAt",
-      "deliveredAt", "receivedAt", "failedAt", "undeliverableAt", "blockedAt", "nextRetryAt", "scheduledFor",
-      "canceledAt", "scheduledReason", "cancelReason",
-    ]),
-    ...(message.direction === "Outbound" && message.fromPhoneNumberId ? { outboundPhoneNumberId: message.fromPhoneNumberId } : {}),
-    wasManuallyOverridden: message.wasManuallyOverridden,
-    retryCount: message.retryCount,
-    actor,
-  });
-}
-
-function pick(message: Message, fields: (keyof Message)[]): Record<string, unknown> {
-  return Object.fromEntries(fields.filter((field) => message[field] !== null && message[field] !== undefined).map((field) => [field, message[field]]));
-}
-
-function describe(message: Message, eventType: MessagingEventType): string {
-  const to = message.direction === "Inbound" ? `from ${message.fromPhoneNumber}` : `to ${message.toPhoneNumber}`;
-  const reason = message.statusReason ? `: ${message.statusReason}` : "";
-  return `${message.channel === "Mms" ? "MMS" : "SMS"} ${to} ${eventType.replace(/^Message/, "").toLowerCase()}${reason}`;
+  await MessagingEvents.record(organizationId, messageEventInput(message, eventType, actor, description));
 }

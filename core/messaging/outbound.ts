@@ -306,9 +306,8 @@ async function block(organizationId: string, message: Message, refusal: Refusal)
     from: ["Queued"],
     set: { status: "Blocked", blockedAt: nowIso(), ...refusal },
     due: null,
-  });
+  }, { type: "MessageBlocked" });
   if (!blocked) return;
-  await recordMessageEvent(organizationId, blocked.message, "MessageBlocked");
 }
 
 /** Ends a message Failed (from the given statuses), its hold released in the same write, and tells automations. */
@@ -324,17 +323,13 @@ export async function fail(
     from,
     set: { status: "Failed", failedAt: nowIso(), errorCode, statusReason, ...(complianceAction ? { complianceAction } : {}) },
     due: null,
-  });
+  }, { type: "MessageFailed" });
   if (!failed) return;
-  await finished(organizationId, failed.message, "MessageFailed");
+  await finished(organizationId, failed.message);
 }
 
-/**
- * Event and automation trigger of a message whose final status and settlement
- * were just written (finishMessage): the event carries the billing outcome.
- */
-export async function finished(organizationId: string, message: Message, eventType: "MessageFailed" | "MessageUndelivered" | "MessageDelivered" | "MessageUnknown"): Promise<void> {
-  await recordMessageEvent(organizationId, message, eventType);
+/** Automation trigger of a message whose final status, settlement and event were just written (finishMessage). */
+export async function finished(organizationId: string, message: Message): Promise<void> {
   if (message.status === "Failed" || message.status === "Undelivered") {
     await publish(MessageFailed, organizationId, {
       messageId: message.id,

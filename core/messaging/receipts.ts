@@ -63,7 +63,7 @@ export async function checkReceipt(organizationId: string, messageId: string, se
         ...claim,
         set: { status: "Unknown", statusReason: `No final delivery receipt within ${hours} hours.${carrierSays}` },
         due: null,
-      })
+      }, { type: "MessageUnknown" })
     : await finishMessage(organizationId, message, {
         from: ["Sending", "Sent"],
         ...claim,
@@ -74,9 +74,9 @@ export async function checkReceipt(organizationId: string, messageId: string, se
           statusReason: `The carrier never acknowledged the message (no provider message id within ${hours} hours); not charged.`,
         },
         due: null,
-      });
+      }, { type: "MessageFailed" });
   if (!ended) return undefined;
-  await finished(organizationId, ended.message, ended.message.status === "Failed" ? "MessageFailed" : "MessageUnknown");
+  await finished(organizationId, ended.message);
   return "expired";
 }
 

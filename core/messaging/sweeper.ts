@@ -94,10 +94,10 @@ async function handle(item: DueItem, now: number, result: SweepResult): Promise<
         statusReason: `${PROCESSING_ERROR}: still not sent after ${SWEEP_ATTEMPTS} republishes by the sweep.`,
       },
       due: null,
-    });
+    }, { type: "MessageFailed" });
     if (ended) {
       result.failed++;
-      await finished(organizationId, ended.message, "MessageFailed");
+      await finished(organizationId, ended.message);
     }
     return;
   }

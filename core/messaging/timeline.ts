@@ -1,5 +1,7 @@
 import { eventActorFields, type Actor } from "#core/auth/actor";
-import { recordEvent, type EventRecordInput } from "#core/events/index";
+import { Events, recordEvent, type EventRecordInput } from "#core/events/index";
+import type { Transaction } from "#core/db/transact";
+import type { Message } from "#core/messaging/model";
 
 /**
  * The event records (spec 2.5) messaging emits: one per state change of a
@@ -47,13 +49,59 @@ export type MessagingEventInput = Omit<EventRecordInput, "eventType" | "eventCat
 export const MessagingEvents = {
   /** Stores one event record of the organization. */
   async record(organizationId: string, input: MessagingEventInput): Promise<void> {
-    const { actor, ...event } = input;
-    await recordEvent(organizationId, {
-      timelineCategory: event.eventCategory === "Sms" ? "Message" : event.eventCategory,
-      timelineType: event.eventCategory === "Sms" ? "Message" : event.eventCategory,
-      ...event,
-      ...eventActorFields(actor),
-    });
+    await recordEvent(organizationId, stored(input));
+  },
+
+  /** Adds one event record to `transaction`: stored with the change it records, or not at all. */
+  item(organizationId: string, input: MessagingEventInput, transaction: Transaction): void {
+    Events.item(organizationId, stored(input), transaction);
   },
 };
 
+function stored(input: MessagingEventInput): EventRecordInput {
+  const { actor, ...event } = input;
+  return {
+    timelineCategory: event.eventCategory === "Sms" ? "Message" : event.eventCategory,
+    timelineType: event.eventCategory === "Sms" ? "Message" : event.eventCategory,
+    ...event,
+    ...eventActorFields(actor),
+  };
+}
+
+/** The event of a message's change, with every message field the event record carries (spec 2.5). */
+export function messageEventInput(message: Message, eventType: MessagingEventType, actor?: Actor, description?: string): MessagingEventInput {
+  return {
+    eventType,
+    eventCategory: "Sms",
+    description: description ?? describe(message, eventType),
+    summary: message.body.slice(0, 160),
+    conversationId: message.conversationId,
+    ...(message.leadId ? { leadId: message.leadId } : {}),
+    relatedEntityType: "Message",
+    relatedEntityId: message.id,
+    media: message.media,
+    direction: message.direction,
+    status: message.status,
+    trafficType: "RealLead",
+    ...pick(message, [
+      "statusReason", "selectionReason", "fromPhoneNumberId", "fromPhoneNumber", "toPhoneNumber", "campaignId",
+      "complianceAction", "billingStatus", "errorCode", "billableAmount", "queuedAt", "sendingStartedAt", "sentAt",
+      "deliveredAt", "receivedAt", "failedAt", "undeliverableAt", "blockedAt", "nextRetryAt", "scheduledFor",
+      "canceledAt", "scheduledReason", "cancelReason",
+    ]),
+    ...(message.direction === "Outbound" && message.fromPhoneNumberId ? { outboundPhoneNumberId: message.fromPhoneNumberId } : {}),
+    wasManuallyOverridden: message.wasManuallyOverridden,
+    retryCount: message.retryCount,
+    actor,
+  };
+}
+
+function pick(message: Message, fields: (keyof Message)[]): Record<string, unknown> {
+  return Object.fromEntries(fields.filter((field) => message[field] !== null && message[field] !== undefined).map((field) => [field, message[field]]));
+}
+
+function describe(message: Message, eventType: MessagingEventType): string {
+  const to = message.direction === "Inbound" ? `from ${message.fromPhoneNumber}` : `to ${message.toPhoneNumber}`;
+  const reason = message.statusReason ? `: ${message.statusReason}` : "";
+  return `${message.channel === "Mms" ? "MMS" : "SMS"} ${to} ${eventType.replace(/^Message/, "").toLowerCase()}${reason}`;
+}

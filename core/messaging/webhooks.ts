@@ -9,7 +9,10 @@ import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
 import { classifyInbound, revocationInFreeText } from "#core/messaging/keywords";
 import { Consent } from "#core/consent/index";
-import { enqueue, newMessage, recordMessageEvent } from "#core/messaging/messages";
+import { Messages, newMessage, recordMessageEvent } from "#core/messaging/messages";
+import { systemActor } from "#core/auth/actor";
+import { DomainError } from "#core/errors";
+import { logger } from "#core/observability/index";
 import type { Message, MessagePurpose } from "#core/messaging/model";
 import { finished } from "#core/messaging/outbound";
 import { PhoneNumbers, type NumberRoute } from "#core/messaging/phone-numbers";
@@ -88,8 +91,9 @@ export async function applyReceipt(
   };
   if (next === "Delivered" || next === "Undelivered" || next === "Failed") {
     // The final status and its settlement are one transaction.
-    const ended = await finishMessage(organizationId, message, { ...change, due: null });
-    if (ended) await finished(organizationId, ended.message, next === "Delivered" ? "MessageDelivered" : next === "Undelivered" ? "MessageUndelivered" : "MessageFailed");
+    const type = next === "Delivered" ? "MessageDelivered" : next === "Undelivered" ? "MessageUndelivered" : "MessageFailed";
+    const ended = await finishMessage(organizationId, message, { ...change, due: null }, { type });
+    if (ended) await finished(organizationId, ended.message);
     return ended?.message;
   }
   const changed = await changeMessage(organizationId, message.id, change);
@@ -234,28 +238,23 @@ async function consentEvent(contact: InboundContact, eventType: "ContactOptedOut
   });
 }
 
-/** A compliance reply from the number the contact texted; sent even to an opted-out number, outside quiet hours. */
+/**
+ * A compliance reply from the number the contact texted, through `Messages.send` (its schema, sender and wallet checks);
+ * its purpose sends it even to an opted-out number, outside quiet hours. A refusal (a wallet that cannot pay, a number
+ * the API cannot text) is logged, and the inbound message is still processed.
+ */
 async function reply(contact: InboundContact, purpose: MessagePurpose, body: string): Promise<void> {
   const { organizationId, message, route } = contact;
   if (contact.carrierReplied) return;
-  await enqueue(
-    organizationId,
-    newMessage({
-      conversationId: message.conversationId,
-      leadId: contact.leadId,
-      direction: "Outbound",
-      status: "Pending",
-      body,
-      media: [],
-      toPhoneNumber: message.fromPhoneNumber!,
-      fromPhoneNumberId: route.phoneNumberId,
-      fromPhoneNumber: route.phoneNumber,
-      wasManuallyOverridden: true,
-      selectionReason: "ManualOverride",
-      purpose,
-      createdBy: "system",
-      actorDisplayName: "System",
-    }),
-  );
+  try {
+    await Messages.send(
+      systemActor(organizationId),
+      { to: message.fromPhoneNumber!, body, fromPhoneNumberId: route.phoneNumberId },
+      { origin: { createdBy: "system", purpose } },
+    );
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    logger.warn("A compliance reply was refused (wallet, sender or number)", { organizationId, purpose, error: error.message });
+  }
 }
 

@@ -59,21 +59,20 @@ const illFormedText = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uD
 export const wellFormedText = v.pipe(
   v.unknown(),
   v.rawCheck(({ dataset, addIssue }) => {
-    const visit = (value: unknown, segments: (string | number)[]): void => {
+    // A walk with its own stack, not recursion: however deep the value, it costs its size and never the call stack.
+    const pending: [unknown, (string | number)[]][] = [[dataset.value, []]];
+    for (let next = pending.pop(); next; next = pending.pop()) {
+      const [value, segments] = next;
       if (typeof value === "string") {
         if (illFormedText.test(value)) {
-          addIssue({
-            message: "Must be valid UTF-8 text without NUL characters.",
-            path: toIssuePath(dataset.value, segments),
-          });
+          addIssue({ message: "Must be valid UTF-8 text without NUL characters.", path: toIssuePath(dataset.value, segments) });
         }
       } else if (Array.isArray(value)) {
-        value.forEach((item, index) => visit(item, [...segments, index]));
+        for (let index = value.length - 1; index >= 0; index--) pending.push([value[index], [...segments, index]]);
       } else if (value !== null && typeof value === "object") {
-        for (const [key, item] of Object.entries(value)) visit(item, [...segments, key]);
+        for (const [key, item] of Object.entries(value).reverse()) pending.push([item, [...segments, key]]);
       }
-    };
-    visit(dataset.value, []);
+    }
   }),
 );
 

@@ -2,4 +2,4 @@ import { Calls } from "#core/calls/index";
 import { endpoint } from "#core/http/endpoint";
 import { placeCall } from "#core/http/operations/calls";
 
-export const handler = endpoint(placeCall, ({ actor, body }) => Calls.place(actor, body));
+export const handler = endpoint(placeCall, async ({ actor, body, resourceId }) => Calls.place(actor, body, { callId: await resourceId() }));

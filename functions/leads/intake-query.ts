@@ -3,7 +3,7 @@ import { intakeLeadByQuery } from "#core/http/operations/leads";
 import { HttpResponse } from "#core/http/response";
 import { Leads } from "#core/leads/index";
 
-export const handler = endpoint(intakeLeadByQuery, async ({ actor, query }) => {
-  const { lead, created } = await Leads.intake(actor, query, { channel: "Intake" });
+export const handler = endpoint(intakeLeadByQuery, async ({ actor, query, resourceId }) => {
+  const { lead, created } = await Leads.intake(actor, query, { channel: "Intake", leadId: await resourceId() });
   return created ? lead : new HttpResponse(200, lead);
 });

@@ -3,7 +3,7 @@ import { intakeLead } from "#core/http/operations/leads";
 import { HttpResponse } from "#core/http/response";
 import { Leads } from "#core/leads/index";
 
-export const handler = endpoint(intakeLead, async ({ actor, body }) => {
-  const { lead, created } = await Leads.intake(actor, body, { channel: "Intake" });
+export const handler = endpoint(intakeLead, async ({ actor, body, resourceId }) => {
+  const { lead, created } = await Leads.intake(actor, body, { channel: "Intake", leadId: await resourceId() });
   return created ? lead : new HttpResponse(200, lead);
 });

@@ -11,8 +11,16 @@ export class SimulatedCrash extends Error {}
  * Local: nothing of our storage is faked, only the process is cut short.
  */
 export function crashAfterWriting(statuses: string[]): () => void {
+  return crashAfterWrite(new RegExp(`":status":(\\{"S":)?"(${statuses.join("|")})"`));
+}
+
+/** Kills this process's DynamoDB access right after the first command whose input (its JSON) matches `pattern`. */
+export function crashAfterWrite(pattern: RegExp): () => void {
+  return killSwitch(pattern).restart;
+}
+
+function killSwitch(pattern: RegExp): { restart: () => void; died: () => boolean } {
   const name = `crash-${Math.random().toString(36).slice(2)}`;
-  const pattern = new RegExp(`":status":(\\{"S":)?"(${statuses.join("|")})"`);
   let dead = false;
   db().middlewareStack.add(
     (next) => async (args) => {
@@ -23,7 +31,7 @@ export function crashAfterWriting(statuses: string[]): () => void {
     },
     { step: "initialize", name },
   );
-  return () => void db().middlewareStack.remove(name);
+  return { restart: () => void db().middlewareStack.remove(name), died: () => dead };
 }
 
 /** Runs `work` in a process that dies right after writing one of `statuses` (it must die there), then "restarts". */
@@ -37,6 +45,20 @@ export async function dieAfterWriting(statuses: string[], work: () => Promise<un
   } finally {
     restart();
   }
+}
+
+/**
+ * Runs `work` (a whole request, which answers its own errors) in a process killed right after the command matching
+ * `pattern`, then "restarts". Fails when the work never made that command.
+ */
+export async function killedAfterWrite(pattern: RegExp, work: () => Promise<unknown>): Promise<void> {
+  const { restart, died } = killSwitch(pattern);
+  try {
+    await work().catch(() => undefined);
+  } finally {
+    restart();
+  }
+  if (!died()) throw new Error(`The work never wrote anything matching ${pattern}.`);
 }
 
 /** The error a simulated fault throws: a dependency that keeps failing. */

@@ -238,8 +238,10 @@ describe("automation runs: failures, retries and billing", () => {
     await Billing.setSuspended(org.organizationId, true);
     const failed = await manual(org, automation.id, leadId);
     expect(failed).toMatchObject({ status: "Failed", error: expect.stringContaining("Blocked") });
-    const blocked = smsStep(failed);
+    // Refused by Messages.send's wallet check: no message was stored for the blocked step.
+    const blocked = failed.steps.find((step: any) => step.nodeId === "hello");
     expect(blocked).toMatchObject({ status: "Blocked", output: { status: "Blocked", billingStatus: "WalletSuspended" } });
+    expect(blocked.output.messageId).toBeUndefined();
     await Billing.setSuspended(org.organizationId, false);
     const retried = await org.request("POST", `/automations/${automation.id}/runs/${failed.id}/retry`);
     expect(retried.status).toBe(202);

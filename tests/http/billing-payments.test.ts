@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_TRIAL_CREDIT } from "#core/billing/index";
 import * as Money from "#core/shared/money";
 import { environmentNames } from "#stacks/definitions";
+import { adminCli } from "#tests/helpers/admin";
 import { allLedgerEntries, paymentSimulator, startTopUp, topUp } from "#tests/helpers/billing";
 import { applyStackEnv, newOrganization, request, type TestOrganization } from "#tests/helpers/stack";
 
@@ -35,6 +36,7 @@ async function paidTopUp(org: TestOrganization, amount: string) {
 }
 
 describe("payments: top-ups through Stripe", () => {
+  const admin = adminCli();
   it("creates the Checkout Session with the exact request Stripe expects: secret key, Idempotency-Key, amount in cents, the top-up in metadata", async () => {
     const org = await newOrganization();
     const started = await org.request("POST", "/billing/wallet/top-ups", {
@@ -105,7 +107,8 @@ describe("payments: top-ups through Stripe", () => {
     const started = await startTopUp(org, "42.50");
     const fixture = readFileSync("tests/fixtures/stripe/checkout.session.completed.json", "utf8")
       .replaceAll("ORGANIZATION_ID", org.organizationId)
-      .replaceAll("TOP_UP_ID", started.body.id);
+      .replaceAll("TOP_UP_ID", started.body.id)
+      .replaceAll("cs_test_a1recordedsession", started.body.checkoutSessionId);
     const answer = await deliver(JSON.parse(fixture));
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ received: true, outcome: "credited" });
@@ -141,6 +144,40 @@ describe("payments: top-ups through Stripe", () => {
     expect(refused.status).toBe(502);
     expect(refused.body.detail).toMatch(/nothing was charged/);
     expect((await wallet(org)).balance).toBe(DEFAULT_TRIAL_CREDIT);
+  });
+
+  it("a signed payment credits only its own top-up: another session, amount or currency, or a top-up no longer Pending, is recorded for review and credits nothing", async () => {
+    const org = await newOrganization();
+    const started = await startTopUp(org, "1.00");
+    const paid = await paymentSimulator(`sessions/${started.body.checkoutSessionId}/pay`, { deliver: false });
+    const session = paid.body.session;
+    const completed = (id: string, object: Record<string, unknown>) => ({ id, object: "event", type: "checkout.session.completed", data: { object: { ...session, ...object } } });
+    const attempts = [
+      completed("evt_inflated", { payment_intent: "pi_inflated", amount_total: 250_000 }),
+      completed("evt_other_session", { id: "cs_test_not_this_top_up", payment_intent: "pi_other_session" }),
+      completed("evt_other_currency", { payment_intent: "pi_other_currency", currency: "eur" }),
+    ];
+    for (const event of [...attempts, attempts[0]!]) {
+      const answer = await deliver(event);
+      expect([answer.status, answer.body.outcome]).toEqual([200, "recorded"]);
+    }
+    expect((await wallet(org)).balance).toBe(DEFAULT_TRIAL_CREDIT);
+    expect((await org.request("GET", `/billing/wallet/top-ups/${started.body.id}`)).body.status).toBe("Pending");
+
+    // Its own payment credits it; a second payment for the same top-up then finds it Succeeded.
+    expect((await deliver(completed("evt_own", {}))).body.outcome).toBe("credited");
+    expect((await deliver(completed("evt_second", { payment_intent: "pi_second" }))).body.outcome).toBe("recorded");
+    expect((await wallet(org)).balance).toBe(Money.toBilling(Money.add(DEFAULT_TRIAL_CREDIT, "1")));
+
+    const listed = (await admin("payments-to-review")).output.filter((review: { organizationId: string }) => review.organizationId === org.organizationId);
+    expect(listed.map((review: { paymentId: string }) => review.paymentId).sort()).toEqual(["pi_inflated", "pi_other_currency", "pi_other_session", "pi_second"]);
+    expect(listed.find((review: { paymentId: string }) => review.paymentId === "pi_inflated")).toMatchObject({
+      topUpId: started.body.id,
+      amount: "2500.00",
+      topUpAmount: "1.0000",
+      mismatches: ["paid 2500.0000, the top-up asked for 1.0000"],
+    });
+    expect((await admin("status")).output.paymentsToReview).toBeGreaterThanOrEqual(4);
   });
 
   it("another organization's top-up is not found", async () => {

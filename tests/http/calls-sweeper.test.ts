@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { CALL_SWEEP_GRACE_MINUTES, RING_TIMEOUT_SECONDS } from "#core/calls/index";
+import { CALL_CHECK_IN_MS } from "#core/calls/lifecycle";
 import { readCall } from "#core/calls/store";
 import { sweepDueCalls } from "#core/calls/sweeper";
 import { SIMULATOR_ACCOUNT_SID } from "#core/providers/simulator/adapter";
@@ -35,15 +36,16 @@ describe("call sweep: calls whose final status never came", () => {
     const ringing = await waitForCall(org, placed.body.id, (call) => call.status === "Ringing" && call.providerId);
     expect((await wallet(org)).reservedAmount).toBe("0.6000");
 
-    const dueAt = await dueAtOf(org, ringing.id);
+    // Due first for a check-in (a few minutes after placing), final by its deadline.
     const deadline = Date.parse(ringing.createdAt) + (RING_TIMEOUT_SECONDS + (MAX_CALL_MINUTES + CALL_SWEEP_GRACE_MINUTES) * 60) * 1000;
-    expect(dueAt).toBe(new Date(deadline).toISOString());
+    expect(await dueAtOf(org, ringing.id)).toBe(new Date(Date.parse(ringing.createdAt) + CALL_CHECK_IN_MS).toISOString());
 
-    // Before the deadline the sweep leaves it alone.
-    expect(await sweep(org, deadline - 1_000)).toEqual({ reported: 0, expired: 0, errors: 0 });
+    // Before the deadline the sweep only checks in: the call goes on, due again at its deadline.
+    expect(await sweep(org, deadline - 1_000)).toEqual({ reported: 0, expired: 0, checked: 1, errors: 0 });
     expect((await waitForCall(org, ringing.id, () => true)).status).toBe("Ringing");
+    expect(await dueAtOf(org, ringing.id)).toBe(new Date(deadline).toISOString());
 
-    expect(await sweep(org, deadline + 1_000)).toEqual({ reported: 0, expired: 1, errors: 0 });
+    expect(await sweep(org, deadline + 1_000)).toEqual({ reported: 0, expired: 1, checked: 0, errors: 0 });
     const ended = await waitForCall(org, ringing.id);
     expect(ended).toMatchObject({
       status: "Failed",
@@ -61,7 +63,7 @@ describe("call sweep: calls whose final status never came", () => {
     expect(await dueAtOf(org, ringing.id)).toBeUndefined();
 
     // A second sweep (or an overlapping one) changes nothing.
-    expect(await sweep(org, deadline + 60_000)).toEqual({ reported: 0, expired: 0, errors: 0 });
+    expect(await sweep(org, deadline + 60_000)).toEqual({ reported: 0, expired: 0, checked: 0, errors: 0 });
     expect(await waitForCall(org, ringing.id)).toEqual(ended);
   });
 
@@ -81,7 +83,7 @@ describe("call sweep: calls whose final status never came", () => {
     expect(first.expired + overlapping.expired).toBe(0);
     const call = await waitForCall(org, dispatched.id);
     expect(call).toMatchObject({ status: "Completed", providerStatus: "completed", duration: 42, billableSeconds: 60, billableAmount: 0.02, billingStatus: "Charged" });
-    expect(await sweep(org, deadline + 60_000)).toEqual({ reported: 0, expired: 0, errors: 0 });
+    expect(await sweep(org, deadline + 60_000)).toEqual({ reported: 0, expired: 0, checked: 0, errors: 0 });
     expect(await wallet(org)).toMatchObject({ balance: expected, reservedAmount: "0.0000" });
     const charges = (await allLedgerEntries(org)).filter((entry) => entry.callId === call.id && entry.entryType === "Charge");
     expect(charges).toEqual([expect.objectContaining({ amount: "-0.0200", reason: "CallMinutes", quantity: 60 })]);
@@ -94,7 +96,7 @@ describe("call sweep: calls whose final status never came", () => {
     const call = await waitForCall(org, placed.body.id);
     expect(call).toMatchObject({ status: "Completed", billingStatus: "Charged" });
     expect(await dueAtOf(org, call.id)).toBeUndefined();
-    expect(await sweep(org, Date.now() + 24 * 3_600_000)).toEqual({ reported: 0, expired: 0, errors: 0 });
+    expect(await sweep(org, Date.now() + 24 * 3_600_000)).toEqual({ reported: 0, expired: 0, checked: 0, errors: 0 });
     expect(await waitForCall(org, call.id)).toEqual(call);
   });
 
@@ -122,7 +124,7 @@ describe("call sweep: calls whose final status never came", () => {
     expect(deadline - Date.parse(ringing.createdAt)).toBeGreaterThanOrEqual((25 + (MAX_CALL_MINUTES + CALL_SWEEP_GRACE_MINUTES) * 60) * 1000);
 
     expect(await sweep(org, deadline - 1_000)).toMatchObject({ expired: 0 });
-    expect(await sweep(org, deadline + 1_000)).toEqual({ reported: 0, expired: 1, errors: 0 });
+    expect(await sweep(org, deadline + 1_000)).toEqual({ reported: 0, expired: 1, checked: 0, errors: 0 });
     expect(await waitForCall(org, callId)).toMatchObject({
       status: "Failed",
       missed: true,
@@ -145,10 +147,12 @@ describe("call sweep: bridged click-to-call", () => {
     const call = await waitForCall(org, placed.body.id, (current) => current.providerId !== null);
     // Business side rings 30 s, the whisper gets 60 s, the lead rings 40 s, then the longest talk and the grace.
     const deadline = Date.parse(call.createdAt) + (RING_TIMEOUT_SECONDS + 60 + 40 + (MAX_CALL_MINUTES + CALL_SWEEP_GRACE_MINUTES) * 60) * 1000;
-    expect(await dueAtOf(org, call.id)).toBe(new Date(deadline).toISOString());
-    expect(await sweep(org, deadline - 1_000)).toEqual({ reported: 0, expired: 0, errors: 0 });
+    expect(await dueAtOf(org, call.id)).toBe(new Date(Date.parse(call.createdAt) + CALL_CHECK_IN_MS).toISOString());
+    // A check-in asks the provider: the agent's leg may already have ended (then it is applied there), else at the deadline.
+    const early = await sweep(org, deadline - 1_000);
     await sleep(1_000); // the agent's simulated leg ends within a second of being placed
-    expect(await sweep(org, deadline + 1_000)).toEqual({ reported: 1, expired: 0, errors: 0 });
+    const late = await sweep(org, deadline + 1_000);
+    expect([early.reported + late.reported, early.expired + late.expired]).toEqual([1, 0]);
     const ended = await waitForCall(org, call.id);
     expect(ended).toMatchObject({
       status: "Canceled",
@@ -158,6 +162,6 @@ describe("call sweep: bridged click-to-call", () => {
       duration: 0,
     });
     expect(await wallet(org)).toMatchObject({ balance: before.balance, reservedAmount: "0.0000" });
-    expect(await sweep(org, deadline + 60_000)).toEqual({ reported: 0, expired: 0, errors: 0 });
+    expect(await sweep(org, deadline + 60_000)).toEqual({ reported: 0, expired: 0, checked: 0, errors: 0 });
   });
 });

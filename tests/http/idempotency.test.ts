@@ -100,12 +100,12 @@ describe("an in-flight Idempotency-Key claim lasts only as long as its request c
     const org = await newOrganization();
     await addNumber(org);
     const running = randomUUID();
-    expect(await claimAs(org, running, { startedMsAgo: 1_000, timeoutMs: 30_000 })).toEqual({ kind: "claimed" });
+    expect(await claimAs(org, running, { startedMsAgo: 1_000, timeoutMs: 30_000 })).toMatchObject({ kind: "claimed" });
     expect((await post(org, "/calls", body, running)).status).toBe(409);
 
     // A request that claimed its key 31 s ago with a 30 s timeout and never finished (killed, out of memory).
     const abandoned = randomUUID();
-    expect(await claimAs(org, abandoned, { startedMsAgo: 31_000, timeoutMs: 30_000 })).toEqual({ kind: "claimed" });
+    expect(await claimAs(org, abandoned, { startedMsAgo: 31_000, timeoutMs: 30_000 })).toMatchObject({ kind: "claimed" });
     const retry = await post(org, "/calls", body, abandoned);
     expect(retry.status).toBe(202);
     const replay = await post(org, "/calls", body, abandoned);

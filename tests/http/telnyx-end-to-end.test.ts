@@ -253,11 +253,11 @@ describe("Telnyx lookups: the sweeps ask Telnyx when callbacks never came", () =
     await setTelnyxRecord("calls", placed.providerId, { status: "completed", duration: 42 });
     const deadline = Date.parse((await readCall(org.organizationId, placed.id))!.gsi3sk!.split("#")[0]!);
     const sweep = (at: number) => sweepDueCalls({ now: new Date(at), organizationId: org.organizationId });
-    expect(await sweep(deadline - 1_000)).toEqual({ reported: 0, expired: 0, errors: 0 });
-    expect(await sweep(deadline + 1_000)).toEqual({ reported: 1, expired: 0, errors: 0 });
+    expect(await sweep(deadline - 1_000)).toEqual({ reported: 0, expired: 0, checked: 0, errors: 0 });
+    expect(await sweep(deadline + 1_000)).toEqual({ reported: 1, expired: 0, checked: 0, errors: 0 });
     const call = await waitForCall(org, placed.id);
     expect(call).toMatchObject({ status: "Completed", providerStatus: "completed", duration: 42, billableSeconds: 60, billingStatus: "Charged" });
-    expect(await sweep(deadline + 60_000)).toEqual({ reported: 0, expired: 0, errors: 0 });
+    expect(await sweep(deadline + 60_000)).toEqual({ reported: 0, expired: 0, checked: 0, errors: 0 });
     expect((await allLedgerEntries(org)).filter((entry) => entry.callId === call.id && entry.entryType === "Charge")).toEqual([expect.objectContaining({ reason: "CallMinutes", quantity: 60 })]);
     const lookups = (await carrierRequests(encodeURIComponent(placed.providerId))).filter((request) => request.method === "GET");
     expect(lookups.map(({ path, authorization }) => ({ path, authorization }))).toEqual([
@@ -270,8 +270,9 @@ describe("Telnyx lookups: the sweeps ask Telnyx when callbacks never came", () =
     const accepted = await org.request("POST", "/calls", { body: { to: randomNumber("312") } });
     const placed = await waitForCall(org, accepted.body.id, (call) => Boolean(call.providerId));
     await setTelnyxRecord("calls", placed.providerId, { status: "queued" });
-    const deadline = Date.parse((await readCall(org.organizationId, placed.id))!.gsi3sk!.split("#")[0]!);
-    expect(await sweepDueCalls({ now: new Date(deadline + 1_000), organizationId: org.organizationId })).toEqual({ reported: 0, expired: 1, errors: 0 });
+    // The call's deadline (its first due time is only a check-in).
+    const deadline = Date.parse((await readCall(org.organizationId, placed.id))!.deadlineAt!);
+    expect(await sweepDueCalls({ now: new Date(deadline + 1_000), organizationId: org.organizationId })).toEqual({ reported: 0, expired: 1, checked: 0, errors: 0 });
     expect(await waitForCall(org, placed.id)).toMatchObject({ status: "Failed", providerStatus: "queued", billingStatus: "Released" });
   });
 });

@@ -14,12 +14,11 @@ import { leadValue } from "#core/automations/runs/evaluate";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { WalletRefusedError } from "#core/billing/index";
 import { Calls } from "#core/calls/index";
-import { DomainError } from "#core/errors";
+import { DomainError, ValidationError } from "#core/errors";
 import { type Lead, Leads } from "#core/leads/index";
 import { leadConsentState } from "#core/leads/consent";
 import { basisForContact, type ConsentBasis } from "#core/consent/basis";
-import { Conversations } from "#core/messaging/conversations";
-import { enqueue, newMessage, Messages } from "#core/messaging/messages";
+import { Messages } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
@@ -99,14 +98,22 @@ async function sendMessage(
   const phone = lead?.contact.phone?.number;
   if (!lead) return { kind: "failed", error: "The run has no lead to send to." };
   if (!phone) return { kind: "failed", error: "The lead has no phone number." };
+  const body = template ? renderTemplate(template, lookupIn(context), { fallback }) : undefined;
+  const input = { to: phone, ...(body !== undefined ? { body } : {}), mediaUrls };
+  // A step looked at again (observe, redelivery) finds its message before any check that could refuse a new one.
   let message = await Messages.find(run.organizationId, context.effectId);
-  const input = { to: phone, ...(template ? { body: renderTemplate(template, lookupIn(context), { fallback }) } : {}), mediaUrls };
   if (!message) {
     const consent = await automatedContact(context);
     if ("skipped" in consent) return consent.skipped;
-    const sender = fromPhoneNumberId ? await PhoneNumbers.find(run.organizationId, fromPhoneNumberId) : undefined;
-    if (fromPhoneNumberId && !sender) return { kind: "failed", error: `The sender number ${fromPhoneNumberId} does not exist in this organization.`, input };
-    message = await createMessage(context, phone, input.body ?? "", mediaUrls, sender, consent.basis);
+  }
+  try {
+    message ??= await createMessage(context, lead.id, body, mediaUrls, fromPhoneNumberId);
+  } catch (error) {
+    if (error instanceof WalletRefusedError) {
+      return { kind: "failed", status: "Blocked", error: `The message was Blocked: ${error.message}`, input, output: { status: "Blocked", billingStatus: error.billingStatus } };
+    }
+    if (error instanceof DomainError) return { kind: "failed", error: refusalText(error), input };
+    throw error;
   }
   const output = messageOutput(message);
   if (handedOff.has(message.status)) return { kind: "succeeded", output, input };
@@ -124,40 +131,30 @@ async function sendMessage(
   };
 }
 
-async function createMessage(
-  context: ActionContext,
-  to: string,
-  body: string,
-  mediaUrls: string[],
-  sender: { id: string; phoneNumber: string } | undefined,
-  consentBasis: ConsentBasis | null,
-): Promise<Message> {
+/**
+ * The step's message through `Messages.send`, the one send path (its schema, sender and wallet checks), under the
+ * step's effect id: a redelivered or retried step finds the message it already made.
+ */
+async function createMessage(context: ActionContext, leadId: string, body: string | undefined, mediaUrls: string[], fromPhoneNumberId: string | undefined): Promise<Message> {
   const { run } = context;
-  const conversation = await Conversations.ensure(run.organizationId, to, run.leadId ?? undefined);
-  const message = newMessage({
-    id: context.effectId,
-    conversationId: conversation.id,
-    leadId: run.leadId,
-    direction: "Outbound",
-    status: "Pending",
-    body,
-    media: mediaUrls.map((url) => ({ url, contentType: contentTypeOf(url) })),
-    toPhoneNumber: to,
-    fromPhoneNumberId: sender?.id ?? null,
-    fromPhoneNumber: sender?.phoneNumber ?? null,
-    selectionReason: sender ? "ManualOverride" : null,
-    wasManuallyOverridden: Boolean(sender),
-    campaignId: `automation:${run.automationId}`,
-    createdBy: `automation:${run.automationId}`,
-    actorDisplayName: `Automation ${run.automationName}`,
-    consentBasis,
-  });
+  const automation = `automation:${run.automationId}`;
   try {
-    await enqueue(run.organizationId, message);
-    return message;
+    return await Messages.send(
+      automationActor(run),
+      {
+        leadId,
+        ...(body !== undefined ? { body } : {}),
+        ...(mediaUrls.length ? { media: mediaUrls.map((url) => ({ url, contentType: contentTypeOf(url) })) } : {}),
+        ...(fromPhoneNumberId ? { fromPhoneNumberId } : {}),
+        campaignId: automation,
+      },
+      { messageId: async () => context.effectId, origin: { createdBy: automation } },
+    );
   } catch (error) {
-    if (!(isConditionFailed(error))) throw error;
-    return (await Messages.find(run.organizationId, context.effectId)) ?? message;
+    // The same step ran at once elsewhere and stored the message first.
+    const stored = isConditionFailed(error) ? await Messages.find(run.organizationId, context.effectId) : undefined;
+    if (stored) return stored;
+    throw error;
   }
 }
 
@@ -171,6 +168,17 @@ async function automatedContact(context: ActionContext): Promise<{ basis: Consen
   const decision = basisForContact(state, { kind: "Automated" }, new Date(context.now).toISOString());
   if (!("refused" in decision)) return decision;
   return { skipped: { kind: "skipped", reason: decision.refused, output: { complianceAction: "ConsentRequired", statusReason: decision.refused } } };
+}
+
+/** A refusal as the step's error: a validation error with the detail of each field (the rendered body too long, …). */
+function refusalText(error: DomainError): string {
+  const details = error instanceof ValidationError ? error.errors.map((field) => field.detail) : [];
+  return [error.message, ...details].join(" ");
+}
+
+/** Who an automation's sends and calls are made by: the service, under the automation's name. */
+function automationActor(run: StoredRun) {
+  return { ...systemActor(run.organizationId), displayName: `Automation ${run.automationName}` };
 }
 
 function messageOutput(message: Message): Output {
@@ -297,7 +305,7 @@ async function placeCall(context: ActionContext, settings: { fromPhoneNumberId?:
   if (!run.leadId) return { kind: "failed", error: "The run has no lead to call." };
   const consent = await automatedContact(context);
   if ("skipped" in consent) return consent.skipped;
-  const actor = { ...systemActor(run.organizationId), displayName: `Automation ${run.automationName}` };
+  const actor = automationActor(run);
   let call: Awaited<ReturnType<typeof Calls.place>>;
   try {
     // The step's effect id is the call id, so a redelivered or retried step finds the call instead of placing another.

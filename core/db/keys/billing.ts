@@ -22,6 +22,16 @@ export const billingKeys = {
   topUp: (organizationId: string, topUpId: string): Key => ({ pk: org(organizationId), sk: `TOPUP#${topUpId}` }),
   /** One per payment received (keyed by the provider's payment id), put in the credit's transaction so it is credited once; holds what was refunded. */
   payment: (organizationId: string, paymentId: string): Key => ({ pk: org(organizationId), sk: `PAYMENT#${paymentId}` }),
+  /**
+   * One per payment event that named a top-up of the organization but did not match it (session, status, amount or
+   * currency): not credited, kept for the operator to review. Keyed by the provider's payment id, so redeliveries record it once.
+   */
+  paymentReview: (organizationId: string, paymentId: string): Key => ({ pk: org(organizationId), sk: `PAYMENTREVIEW#${paymentId}` }),
+  /** gsi1: the operator's list of payments to review across organizations (admin CLI `payments-to-review`). Not tenant data. */
+  paymentReviewIndex: (receivedAt: string, organizationId: string, paymentId: string) => ({
+    gsi1pk: "PAYMENTREVIEWS",
+    gsi1sk: `${receivedAt}#${organizationId}#${paymentId}`,
+  }),
   /** One per payment dispute (chargeback), put in its debit's transaction so it is taken once; its state says whether it was closed. */
   paymentDispute: (organizationId: string, disputeId: string): Key => ({ pk: org(organizationId), sk: `DISPUTE#${disputeId}` }),
   /** gsi5: the ledger by amount (decimalSortText; entries never change). */

@@ -10,7 +10,7 @@ export const sendMessage = defineOperation({
   summary: "Send an SMS, or an MMS with media, to a lead or a number",
   description:
     "Answers 202 with the message `Pending`; read its delivery status later from `GET /messages/{id}` or the events. " +
-    "Optional: `fromPhoneNumberId` (manual sender, `wasManuallyOverridden`), `scheduledFor` (any future time), " +
+    "Optional: `fromPhoneNumberId` (manual sender, `wasManuallyOverridden`), `scheduledFor` (a future time at most 30 days ahead), " +
     "`overrideQuietHours` (needs messages:overrideQuietHours). Honours `Idempotency-Key`. " +
     "Give exactly one of `leadId` (an existing lead of the organization) or `to` (a valid number of its numbering plan); otherwise 400. " +
     "The message records its `consentBasis`: the lead's verified consent, or a user's one-to-one message; an API-key send to a lead whose source requires a verified consent it lacks is refused with 422.",

@@ -1,0 +1,75 @@
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { table } from "#core/db/items";
+import { keys } from "#core/db/keys";
+import { killedAfterWrite } from "#tests/helpers/crash";
+import { apiEvent, lambdaContext } from "#tests/helpers/events";
+import { addNumber, magic, randomNumber } from "#tests/helpers/messaging";
+import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
+import { handler as createLead } from "#functions/leads/create";
+import { handler as sendMessage } from "#functions/messages/send";
+import { handler as placeCall } from "#functions/calls/place";
+
+/** The ids of the organization's stored items whose sort key begins with `prefix` (LEAD#, MESSAGE#, CALL#). */
+async function storedIds(org: TestOrganization, prefix: string): Promise<string[]> {
+  const { Items = [] } = await table.query({
+    KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+    ExpressionAttributeValues: { ":pk": keys.lead(org.organizationId, "").pk, ":prefix": prefix },
+    ConsistentRead: true,
+  });
+  return Items.map((item) => String(item.id));
+}
+
+/**
+ * The first request with a key (a 1 s function timeout) dies right after it stored its resource, before answering or
+ * completing the key; the client retries with the same key.
+ */
+async function killedThenRetried(org: TestOrganization, route: { path: string; handler: typeof createLead }, body: unknown, storedAs: RegExp) {
+  const key = randomUUID();
+  const event = apiEvent({ method: "POST", path: route.path, body, headers: { authorization: `Bearer ${org.ownerToken}`, "idempotency-key": key } });
+  await killedAfterWrite(storedAs, () => route.handler(event, { ...lambdaContext(), getRemainingTimeInMillis: () => 1_000 }));
+  // As a client does: a 409 while the first request could still be running, retried until its function timeout passed.
+  let retry = await org.request("POST", route.path, { body, headers: { "idempotency-key": key } });
+  for (const deadline = Date.now() + 30_000; retry.status === 409 && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    retry = await org.request("POST", route.path, { body, headers: { "idempotency-key": key } });
+  }
+  const again = await org.request("POST", route.path, { body, headers: { "idempotency-key": key } });
+  return { retry, again };
+}
+
+describe("an Idempotency-Key survives a crash: one keyed request yields at most one lead, message or call", () => {
+  applyStackEnv();
+
+  it("POST /leads killed right after storing its lead: the retry answers that lead, and no second one is stored", async () => {
+    const org = await newOrganization();
+    const body = { contact: { firstName: "Kim", phone: { number: randomNumber() } } };
+    const { retry, again } = await killedThenRetried(org, { path: "/leads", handler: createLead }, body, /"processingStatus":(\{"S":)?"Pending"/);
+    const stored = await storedIds(org, "LEAD#");
+    expect(stored).toHaveLength(1);
+    expect([retry.status, retry.body.id]).toEqual([201, stored[0]]);
+    expect([again.status, again.headers.get("idempotent-replayed"), again.body.id]).toEqual([201, "true", stored[0]]);
+  });
+
+  it("POST /messages killed right after storing its message: the retry answers that message, and no second one is stored", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const body = { to: randomNumber(), body: "once only" };
+    const { retry, again } = await killedThenRetried(org, { path: "/messages", handler: sendMessage }, body, /"entity":(\{"S":)?"Message"/);
+    const stored = await storedIds(org, "MESSAGE#");
+    expect(stored).toHaveLength(1);
+    expect([retry.status, retry.body.id]).toEqual([202, stored[0]]);
+    expect(again.body.id).toBe(stored[0]);
+  });
+
+  it("POST /calls killed right after storing its call and hold: the retry answers that call, and no second one is placed", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const body = { to: magic("27") };
+    const { retry, again } = await killedThenRetried(org, { path: "/calls", handler: placeCall }, body, /"entity":(\{"S":)?"Call"/);
+    const stored = await storedIds(org, "CALL#");
+    expect(stored).toHaveLength(1);
+    expect([retry.status, retry.body.id]).toEqual([202, stored[0]]);
+    expect(again.body.id).toBe(stored[0]);
+  });
+});

@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { table } from "#core/db/items";
+import { keys } from "#core/db/keys";
+import { CALL_CHECK_IN_MS } from "#core/calls/lifecycle";
+import { sweepDueCalls } from "#core/calls/sweeper";
+import { handler as placeCall } from "#functions/calls/place";
+import { waitForCall } from "#tests/helpers/calls";
+import { killedAfterWrite } from "#tests/helpers/crash";
+import { apiEvent, lambdaContext } from "#tests/helpers/events";
+import { addNumber, magic } from "#tests/helpers/messaging";
+import { applyStackEnv, newOrganization } from "#tests/helpers/stack";
+
+/** Work a crash cut short is picked up within minutes of the restart, not at a 46-minute deadline. */
+describe("recovery on real time", () => {
+  applyStackEnv();
+
+  it("a call stored and held but never queued for placement (the process died) is placed at its first check-in", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const event = apiEvent({ method: "POST", path: "/calls", body: { to: magic("20") }, headers: { authorization: `Bearer ${org.ownerToken}` } });
+    // Killed right after the call, its hold and its event were written: the placement message was never sent.
+    await killedAfterWrite(/"entity":(\{"S":)?"Call"/, () => placeCall(event, lambdaContext()));
+    const { Items = [] } = await table.query({
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": keys.call(org.organizationId, "").pk, ":prefix": "CALL#" },
+      ConsistentRead: true,
+    });
+    expect(Items.map((item) => item.status)).toEqual(["Queued"]);
+    const callId = String(Items[0]!.id);
+
+    // The sweep runs every minute; the call's first check-in is CALL_CHECK_IN_MS after it was placed.
+    const sweep = await sweepDueCalls({ now: new Date(Date.now() + CALL_CHECK_IN_MS + 1_000), organizationId: org.organizationId });
+    expect(sweep).toMatchObject({ checked: 1, expired: 0, errors: 0 });
+    expect(await waitForCall(org, callId)).toMatchObject({ status: "Completed", billingStatus: "Charged" });
+  });
+});
