@@ -8,8 +8,7 @@ import { authorizationRefusal, ipPartitionOf, resolveCredentials, type Credentia
 import type { AnySchema, AuthMode, Operation, SuccessAnswer } from "#core/http/operation";
 import { toProblem } from "#core/http/problem";
 import { parseBody, validate } from "#core/http/request-input";
-import { securityHeaders } from "#core/http/headers";
-import { HttpResponse } from "#core/http/response";
+import { HttpResponse, toResult, withProtectiveHeaders } from "#core/http/response";
 import { logger, withCorrelationId } from "#core/observability/index";
 import { consumeRateLimit, describePartition, rateLimitPolicy, type RateLimitDecision } from "#core/rate-limit/index";
 import { fingerprint, Idempotency, type StoredResponse } from "#core/idempotency/index";
@@ -175,33 +174,6 @@ function requestLog(handler: (event: Event, context: Context) => Promise<Result>
       });
       return result;
     });
-  };
-}
-
-/**
- * Headers every answer carries, problems included: bodies hold personal data
- * (leads, phone numbers, messages), so no shared cache may keep them, and no
- * browser may sniff a JSON or CSV body into something it runs. An operation
- * that sets either header itself keeps its own value.
- */
-function withProtectiveHeaders(result: Result): Result {
-  return { ...result, headers: { ...securityHeaders, ...result.headers } };
-}
-
-function toResult(operation: AnyOperation, outcome: unknown): Result {
-  if (outcome instanceof HttpResponse) {
-    const isText = typeof outcome.body === "string";
-    return {
-      statusCode: outcome.status,
-      headers: isText || outcome.body === undefined ? outcome.headers : { "content-type": "application/json", ...outcome.headers },
-      body: outcome.body === undefined ? "" : isText ? (outcome.body as string) : JSON.stringify(outcome.body),
-    };
-  }
-  if (operation.success.status === 204) return { statusCode: 204, headers: {}, body: "" };
-  return {
-    statusCode: operation.success.status,
-    headers: { "content-type": operation.success.contentType ?? "application/json" },
-    body: JSON.stringify(outcome),
   };
 }
 

@@ -1,4 +1,4 @@
-import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
+import { ReceiveMessageCommand, CreateQueueCommand } from "@aws-sdk/client-sqs";
 import type { DynamoDBBatchResponse, DynamoDBRecord } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { config } from "#core/config";
@@ -96,7 +96,9 @@ describe("a stream consumer's poison record", () => {
     const organizationId = `org_${newId()}`;
     const functionName = `age-probe-${organizationId}`;
     const invoked: DynamoDBRecord[] = [];
-    const deadLettersUrl = process.env[streamFailurePolicy.deadLetterQueue.urlEnv]!;
+    // A queue of its own: the shared stream DLQ may hold more descriptions than one receive returns (a full run's).
+    const { QueueUrl: deadLettersUrl } = await (await sqs()).send(new CreateQueueCommand({ QueueName: `stream-age-${organizationId}` }));
+    if (!deadLettersUrl) throw new Error("no queue URL");
     const poller = startStreamPoller({
       endpoint: config.dynamodbEndpoint!,
       dynamodb: db() as never,
