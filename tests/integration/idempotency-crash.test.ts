@@ -21,13 +21,13 @@ async function storedIds(org: TestOrganization, prefix: string): Promise<string[
 }
 
 /**
- * The first request with a key (a 1 s function timeout) dies right after it stored its resource, before answering or
- * completing the key; the client retries with the same key.
+ * The first request with a key (a 3 s function timeout: the chain answers 503 one second before it, httpLimits) dies
+ * right after it stored its resource, before answering or completing the key; the client retries with the same key.
  */
 async function killedThenRetried(org: TestOrganization, route: { path: string; handler: typeof createLead }, body: unknown, storedAs: RegExp) {
   const key = randomUUID();
   const event = apiEvent({ method: "POST", path: route.path, body, headers: { authorization: `Bearer ${org.ownerToken}`, "idempotency-key": key } });
-  await killedAfterWrite(storedAs, () => route.handler(event, { ...lambdaContext(), getRemainingTimeInMillis: () => 1_000 }));
+  await killedAfterWrite(storedAs, () => route.handler(event, { ...lambdaContext(), getRemainingTimeInMillis: () => 3_000 }));
   // As a client does: a 409 while the first request could still be running, retried until its function timeout passed.
   let retry = await org.request("POST", route.path, { body, headers: { "idempotency-key": key } });
   for (const deadline = Date.now() + 30_000; retry.status === 409 && Date.now() < deadline; ) {
