@@ -145,6 +145,9 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     socket.end(Buffer.concat([Buffer.from(`${head.join("\r\n")}\r\n\r\n`), answer.body]));
   });
 
+  // Idle keep-alive sockets stay open a minute, as API Gateway's do: with Node's 5 s default, a client whose event loop
+  // lags (a test worker on a busy machine) can send on a socket the server is closing at that moment (ECONNRESET).
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 3000, options.host ?? "127.0.0.1", () => resolve());
