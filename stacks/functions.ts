@@ -101,6 +101,8 @@ export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.In
     [environmentNames.stripeWebhookSecret]: stripeWebhookSecret.value,
     [environmentNames.publicBaseUrl]: publicBaseUrl,
     [environmentNames.provider]: $output([twilioAccountSid.value, telnyxApiKey.value]).apply(([sid, telnyxKey]) => deployedProvider(sid, telnyxKey)),
+    // Carriers block unregistered A2P traffic: a deployed stage refuses it before the carrier does (an operator may set false).
+    [environmentNames.a2pRegistrationRequired]: "true",
     ...operatorSettings,
   };
   args.runtime = "nodejs22.x";

@@ -26,6 +26,7 @@ import { rateLimitKeys } from "#core/db/keys/rate-limit";
 import { webhooksKeys } from "#core/db/keys/webhooks";
 import { idempotencyKeys } from "#core/db/keys/idempotency";
 import { operationsKeys } from "#core/db/keys/operations";
+import { carrierRegistrationKeys } from "#core/db/keys/carrier-registration";
 
 export { createdWithin, decimalSortText, type Key, type LeadClaim, type RateLimitPartition } from "#core/db/keys/shared";
 
@@ -45,6 +46,7 @@ export const keys = {
   ...webhooksKeys,
   ...idempotencyKeys,
   ...operationsKeys,
+  ...carrierRegistrationKeys,
 };
 
 /** The entity names stored in the `entity` attribute of every item. */
@@ -71,6 +73,9 @@ export const entities = {
   message: "Message",
   providerMessage: "ProviderMessage",
   messagingSettings: "MessagingSettings",
+  tenDlcBrand: "TenDlcBrand",
+  tenDlcCampaign: "TenDlcCampaign",
+  tenDlcPending: "TenDlcPending",
   a2aTask: "A2ATask",
   wallet: "Wallet",
   priceList: "PriceList",

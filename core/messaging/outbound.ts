@@ -10,6 +10,7 @@ import { DISPATCH_GRACE_MS, recordMessageEvent } from "#core/messaging/messages"
 import type { Message } from "#core/messaging/model";
 import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
 import { checkQuietHours } from "#core/messaging/quiet-hours";
+import { registeredForA2p, registrationRequired } from "#core/messaging/sender-registration";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { MESSAGE_STATUSES, messageLifecycle, planRetry, type MessageStatus } from "#core/shared/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
@@ -136,6 +137,10 @@ async function dispatch(organizationId: string, message: Message): Promise<void>
   }
   const selection = await selectSender(organizationId, message);
   if (!selection) return fail(organizationId, message, ["Queued"], "NoSenderNumber", "The organization has no phone number that can send this message.");
+  if (selection === UNREGISTERED) {
+    // Never handed to the carrier to be blocked (30034): it fails here, saying what to do.
+    return fail(organizationId, message, ["Queued"], "SenderNotRegistered", "No sender number this message may use is attached to an approved 10DLC campaign; attach one (PUT /phone-numbers/{id}/campaign).");
+  }
   const billing = await reserveForMessage(organizationId, message);
   if (!billing.allowed) {
     return block(organizationId, message, { complianceAction: "BillingBlocked", statusReason: billing.reason, billingStatus: billing.billingStatus });
@@ -345,6 +350,7 @@ export async function finished(organizationId: string, message: Message, eventTy
 }
 
 type SelectionReason = SenderSelectionReason;
+const UNREGISTERED = "Unregistered" as const;
 type SenderSelection = { number: PhoneNumber; reason: SelectionReason; movedFrom?: { id: string; phoneNumber: string | null } };
 
 /**
@@ -353,17 +359,23 @@ type SenderSelection = { number: PhoneNumber; reason: SelectionReason; movedFrom
  * code, else any; ties go to the least recently used. Only numbers with the
  * needed capability (sms, or mms for media) are candidates.
  */
-async function selectSender(organizationId: string, message: Message): Promise<SenderSelection | undefined> {
+async function selectSender(organizationId: string, message: Message): Promise<SenderSelection | typeof UNREGISTERED | undefined> {
   const capability = message.channel === "Mms" ? "mms" : "sms";
-  const [numbers, conversation] = await Promise.all([
+  const [numbers, conversation, gated] = await Promise.all([
     PhoneNumbers.all(organizationId),
     Conversations.find(organizationId, message.conversationId),
+    registrationRequired(organizationId),
   ]);
-  const candidates = numbers.filter((number) => number.capabilities.includes(capability));
+  const capable = numbers.filter((number) => number.capabilities.includes(capability));
+  // Where registration is required only registered numbers are candidates: an unregistered sticky number yields to one of the pool.
+  const candidates = gated ? capable.filter(registeredForA2p) : capable;
+  if (capable.length > 0 && candidates.length === 0) return UNREGISTERED;
   const byId = (id: string | null | undefined) => candidates.find((number) => number.id === id);
   if (message.wasManuallyOverridden) {
     const chosen = byId(message.fromPhoneNumberId);
     if (chosen) return { number: chosen, reason: "ManualOverride" };
+    // The caller's number lost its registration since the send was accepted: their choice is not silently replaced.
+    if (capable.some((number) => number.id === message.fromPhoneNumberId)) return UNREGISTERED;
   }
   let movedFrom: SenderSelection["movedFrom"];
   if (conversation?.phoneNumberId) {

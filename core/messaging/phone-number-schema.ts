@@ -14,5 +14,10 @@ export const PhoneNumberSchema = v.object({
   lastUsedAt: v.nullable(timestamp),
   createdAt: timestamp,
   modifiedAt: v.nullable(timestamp),
+  /**
+   * The 10DLC campaign the number carries A2P traffic for, and that campaign's status (null: on none). Where sends need
+   * registration (docs/providers.md), only a number on an Approved campaign sends SMS.
+   */
+  registration: v.nullable(v.object({ campaignId: v.string(), status: v.picklist(["Pending", "Approved", "Rejected"]) })),
 });
 export type PhoneNumber = v.InferOutput<typeof PhoneNumberSchema>;

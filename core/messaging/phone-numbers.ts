@@ -129,6 +129,25 @@ export const PhoneNumbers = {
     return e164 ? PhoneNumbers.route(e164) : undefined;
   },
 
+  /** Where the carrier holds the number (10DLC assignment needs its carrier id); undefined when absent. */
+  async atCarrier(organizationId: string, phoneNumberId: string): Promise<{ phoneNumber: string; provider?: string; providerNumberId?: string } | undefined> {
+    const { Item } = await table.get({ Key: keys.phoneNumber(organizationId, phoneNumberId) });
+    if (!Item) return undefined;
+    return { phoneNumber: String(Item.phoneNumber), ...(Item.provider ? { provider: String(Item.provider) } : {}), ...(Item.providerNumberId ? { providerNumberId: String(Item.providerNumberId) } : {}) };
+  },
+
+  /** Records the 10DLC campaign a number is on and its status (core/carrier-registration owns the campaign; null: on none). */
+  async setRegistration(organizationId: string, phoneNumberId: string, registration: PhoneNumber["registration"]): Promise<void> {
+    await conditionally(
+      table.update({
+        Key: keys.phoneNumber(organizationId, phoneNumberId),
+        UpdateExpression: "SET registration = :registration",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: { ":registration": registration },
+      }),
+    );
+  },
+
   /** Records that a number just sent (least-recently-used selection); best effort. */
   async touch(organizationId: string, phoneNumberId: string, at: string): Promise<void> {
     await conditionally(
@@ -152,5 +171,6 @@ function toPhoneNumber(item: Record<string, unknown>): PhoneNumber {
     lastUsedAt: (item.lastUsedAt as string | null) ?? null,
     createdAt: item.createdAt as string,
     modifiedAt: (item.modifiedAt as string | null) ?? null,
+    registration: (item.registration as PhoneNumber["registration"] | undefined) ?? null,
   };
 }

@@ -74,3 +74,9 @@ export async function buyNumber(org: TestOrganization, areaCode = "212"): Promis
   if (bought.status !== 201) throw new Error(`purchase: ${bought.status} ${JSON.stringify(bought.body)}`);
   return bought.body;
 }
+
+/** What the carrier fakes report from now on about a 10DLC brand or campaign (its reference as the API shows it; tests/setup/registration-fakes.ts). */
+export async function decideRegistration(reference: string, changes: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${fakes().url}/__fake/registrations/${encodeURIComponent(reference)}`, { method: "POST", body: JSON.stringify(changes) });
+  if (response.status !== 204) throw new Error(`registration ${reference}: ${response.status}`);
+}

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, randomInt } from "node:crypto";
+import { createSimulatorRegistrar } from "#core/providers/simulator/registration";
 import { messageLifecycle, type CallStatus, type MessageStatus } from "#core/shared/status";
 import {
   ProviderError,
@@ -93,6 +94,7 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
 
   return {
     name: "simulator",
+    registration: createSimulatorRegistrar(),
 
     async sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
       const previous = accepted.get(input.idempotencyKey);
