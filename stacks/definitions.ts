@@ -211,6 +211,8 @@ export const routeTable = {
   deletePhoneNumber: { method: "DELETE", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/delete.handler" },
   listAvailablePhoneNumbers: { method: "GET", path: "/available-phone-numbers", handler: "functions/phone-numbers/available.handler" },
   attachPhoneNumberToCampaign: { method: "PUT", path: "/phone-numbers/{phoneNumberId}/campaign", handler: "functions/carrier-registration/attach-number.handler" },
+  getPhoneNumberHealth: { method: "GET", path: "/phone-numbers/{phoneNumberId}/health", handler: "functions/phone-numbers/health.handler" },
+  resumePhoneNumber: { method: "POST", path: "/phone-numbers/{phoneNumberId}/resume", handler: "functions/phone-numbers/resume.handler" },
   registerBrand: { method: "POST", path: "/carrier-registration/brand", handler: "functions/carrier-registration/register-brand.handler" },
   getBrand: { method: "GET", path: "/carrier-registration/brand", handler: "functions/carrier-registration/get-brand.handler" },
   registerCampaign: { method: "POST", path: "/carrier-registration/campaigns", handler: "functions/carrier-registration/register-campaign.handler" },

@@ -11,6 +11,10 @@ import { ProviderError, type ProviderPort } from "#core/providers/port";
 import type { BrandReport, CampaignReport, TenDlcRegistrar } from "#core/providers/registration";
 import { newId, nowIso } from "#core/shared/ids";
 import type { Brand, BrandRequest, Campaign, CampaignRequest, RegistrationOverview } from "#core/carrier-registration/schemas";
+import { NumberHealth } from "#core/messaging/number-health";
+
+/** A campaign as stored; its opt-out figures are read from its numbers' health when it is answered. */
+type StoredCampaign = Omit<Campaign, "optOuts">;
 
 export * from "#core/carrier-registration/schemas";
 
@@ -56,23 +60,23 @@ export const CarrierRegistration = {
     const registrar = registrarByName(brand.provider);
     const report = await atCarrier(() => registrar.registerCampaign(brand.providerBrandId, input));
     const now = nowIso();
-    const campaign: Campaign = { id: newId(), ...input, provider: brand.provider, providerCampaignId: report.reference, status: "Pending", failureReason: null, phoneNumberIds: [], submittedAt: now, decidedAt: null, checkedAt: null };
+    const campaign: StoredCampaign = { id: newId(), ...input, provider: brand.provider, providerCampaignId: report.reference, status: "Pending", failureReason: null, phoneNumberIds: [], submittedAt: now, decidedAt: null, checkedAt: null };
     const stored = applyCampaign(campaign, report, now);
     // The numbers are a string set, added to as they are attached (DynamoDB stores no empty set).
     const { phoneNumberIds: _none, ...item } = stored;
     await table.put({ Item: { ...keys.tenDlcCampaign(organizationId, campaign.id), entity: entities.tenDlcCampaign, ...item } });
     await markPending(organizationId, `CAMPAIGN#${campaign.id}`, stored.status !== "Rejected");
-    return stored;
+    return withOptOuts(organizationId, stored);
   },
 
   async campaigns(actor: Actor): Promise<{ items: Campaign[] }> {
-    return { items: await readCampaigns(actor.organizationId) };
+    return { items: await Promise.all((await readCampaigns(actor.organizationId)).map((campaign) => withOptOuts(actor.organizationId, campaign))) };
   },
 
   async campaign(actor: Actor, campaignId: string): Promise<Campaign> {
     const campaign = await readCampaign(actor.organizationId, campaignId);
     if (!campaign) throw new NotFoundError("Campaign", campaignId);
-    return campaign;
+    return withOptOuts(actor.organizationId, campaign);
   },
 
   /**
@@ -149,7 +153,13 @@ async function refreshOrganization(organizationId: string): Promise<Registration
       return decided;
     }),
   );
-  return { brand: brand ?? null, campaigns };
+  return { brand: brand ?? null, campaigns: await Promise.all(campaigns.map((campaign) => withOptOuts(organizationId, campaign))) };
+}
+
+/** Opt-outs per campaign: the sum over its numbers' rolling windows. */
+async function withOptOuts(organizationId: string, campaign: StoredCampaign): Promise<Campaign> {
+  const { finalOutcomes, optOuts } = await NumberHealth.totals(organizationId, campaign.phoneNumberIds);
+  return { ...campaign, optOuts: { finalOutcomes, optOuts, optOutRate: finalOutcomes > 0 ? Math.round((optOuts / finalOutcomes) * 10_000) / 10_000 : null } };
 }
 
 function applyBrand(brand: Brand, report: BrandReport, now: string): Brand {
@@ -164,7 +174,7 @@ function applyBrand(brand: Brand, report: BrandReport, now: string): Brand {
   };
 }
 
-function applyCampaign(campaign: Campaign, report: CampaignReport, now: string): Campaign {
+function applyCampaign(campaign: StoredCampaign, report: CampaignReport, now: string): StoredCampaign {
   return {
     ...campaign,
     status: report.status,
@@ -179,18 +189,18 @@ async function readBrand(organizationId: string): Promise<Brand | undefined> {
   return Item ? (strip(Item) as Brand) : undefined;
 }
 
-async function readCampaign(organizationId: string, campaignId: string): Promise<Campaign | undefined> {
+async function readCampaign(organizationId: string, campaignId: string): Promise<StoredCampaign | undefined> {
   const { Item } = await table.get({ Key: keys.tenDlcCampaign(organizationId, campaignId), ConsistentRead: true });
   return Item ? toCampaign(Item) : undefined;
 }
 
-async function readCampaigns(organizationId: string): Promise<Campaign[]> {
+async function readCampaigns(organizationId: string): Promise<StoredCampaign[]> {
   return (await queryAll({ ...prefixQuery(keys.tenDlcCampaignPrefix(organizationId)), ConsistentRead: true })).map(toCampaign);
 }
 
-function toCampaign(item: Record<string, unknown>): Campaign {
+function toCampaign(item: Record<string, unknown>): StoredCampaign {
   const numbers = item.phoneNumberIds as Set<string> | string[] | undefined;
-  return { ...(strip(item) as Campaign), phoneNumberIds: numbers ? [...numbers].sort() : [] };
+  return { ...(strip(item) as StoredCampaign), phoneNumberIds: numbers ? [...numbers].sort() : [] };
 }
 
 function strip(item: Record<string, unknown>): Record<string, unknown> {

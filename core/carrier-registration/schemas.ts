@@ -86,6 +86,8 @@ export const CampaignSchema = v.object({
   failureReason: v.nullable(v.string()),
   /** The organization's numbers attached to the campaign. */
   phoneNumberIds: v.array(v.string()),
+  /** Opt-outs against the campaign's numbers' outcomes over the last 24 hours (number health); optOutRate null without outcomes. */
+  optOuts: v.object({ finalOutcomes: v.number(), optOuts: v.number(), optOutRate: v.nullable(v.number()) }),
   submittedAt: timestamp,
   decidedAt: v.nullable(timestamp),
   checkedAt: v.nullable(timestamp),

@@ -73,6 +73,7 @@ export const entities = {
   message: "Message",
   providerMessage: "ProviderMessage",
   messagingSettings: "MessagingSettings",
+  numberHealth: "NumberHealth",
   tenDlcBrand: "TenDlcBrand",
   tenDlcCampaign: "TenDlcCampaign",
   tenDlcPending: "TenDlcPending",

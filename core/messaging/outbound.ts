@@ -10,7 +10,8 @@ import { DISPATCH_GRACE_MS, recordMessageEvent } from "#core/messaging/messages"
 import type { Message } from "#core/messaging/model";
 import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
 import { checkQuietHours } from "#core/messaging/quiet-hours";
-import { registeredForA2p, registrationRequired } from "#core/messaging/sender-registration";
+import { NumberHealth } from "#core/messaging/number-health";
+import { eligibleSenders, registrationRequired, senderRefusal, type SenderRefusal } from "#core/messaging/sender-registration";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { MESSAGE_STATUSES, messageLifecycle, planRetry, type MessageStatus } from "#core/shared/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
@@ -137,10 +138,8 @@ async function dispatch(organizationId: string, message: Message): Promise<void>
   }
   const selection = await selectSender(organizationId, message);
   if (!selection) return fail(organizationId, message, ["Queued"], "NoSenderNumber", "The organization has no phone number that can send this message.");
-  if (selection === UNREGISTERED) {
-    // Never handed to the carrier to be blocked (30034): it fails here, saying what to do.
-    return fail(organizationId, message, ["Queued"], "SenderNotRegistered", "No sender number this message may use is attached to an approved 10DLC campaign; attach one (PUT /phone-numbers/{id}/campaign).");
-  }
+  // Never handed to the carrier to be blocked (30034) or filtered: it fails here, saying what to do.
+  if ("refused" in selection) return fail(organizationId, message, ["Queued"], selection.refused.code, selection.refused.reason);
   const billing = await reserveForMessage(organizationId, message);
   if (!billing.allowed) {
     return block(organizationId, message, { complianceAction: "BillingBlocked", statusReason: billing.reason, billingStatus: billing.billingStatus });
@@ -338,6 +337,7 @@ export async function fail(
  */
 export async function finished(organizationId: string, message: Message, eventType: "MessageFailed" | "MessageUndelivered" | "MessageDelivered" | "MessageUnknown"): Promise<void> {
   await recordMessageEvent(organizationId, message, eventType);
+  await NumberHealth.recordOutcome(organizationId, message);
   if (message.status === "Failed" || message.status === "Undelivered") {
     await publish(MessageFailed, organizationId, {
       messageId: message.id,
@@ -350,7 +350,6 @@ export async function finished(organizationId: string, message: Message, eventTy
 }
 
 type SelectionReason = SenderSelectionReason;
-const UNREGISTERED = "Unregistered" as const;
 type SenderSelection = { number: PhoneNumber; reason: SelectionReason; movedFrom?: { id: string; phoneNumber: string | null } };
 
 /**
@@ -359,7 +358,7 @@ type SenderSelection = { number: PhoneNumber; reason: SelectionReason; movedFrom
  * code, else any; ties go to the least recently used. Only numbers with the
  * needed capability (sms, or mms for media) are candidates.
  */
-async function selectSender(organizationId: string, message: Message): Promise<SenderSelection | typeof UNREGISTERED | undefined> {
+async function selectSender(organizationId: string, message: Message): Promise<SenderSelection | { refused: SenderRefusal } | undefined> {
   const capability = message.channel === "Mms" ? "mms" : "sms";
   const [numbers, conversation, gated] = await Promise.all([
     PhoneNumbers.all(organizationId),
@@ -367,15 +366,15 @@ async function selectSender(organizationId: string, message: Message): Promise<S
     registrationRequired(organizationId),
   ]);
   const capable = numbers.filter((number) => number.capabilities.includes(capability));
-  // Where registration is required only registered numbers are candidates: an unregistered sticky number yields to one of the pool.
-  const candidates = gated ? capable.filter(registeredForA2p) : capable;
-  if (capable.length > 0 && candidates.length === 0) return UNREGISTERED;
+  // Only registered (where required) and unpaused numbers are candidates: a sticky number that is neither yields to the pool.
+  const candidates = eligibleSenders(capable, gated);
+  if (capable.length > 0 && candidates.length === 0) return { refused: senderRefusal(gated) };
   const byId = (id: string | null | undefined) => candidates.find((number) => number.id === id);
   if (message.wasManuallyOverridden) {
     const chosen = byId(message.fromPhoneNumberId);
     if (chosen) return { number: chosen, reason: "ManualOverride" };
-    // The caller's number lost its registration since the send was accepted: their choice is not silently replaced.
-    if (capable.some((number) => number.id === message.fromPhoneNumberId)) return UNREGISTERED;
+    // The caller's number lost its registration or was paused since the send was accepted: their choice is not silently replaced.
+    if (capable.some((number) => number.id === message.fromPhoneNumberId)) return { refused: senderRefusal(gated) };
   }
   let movedFrom: SenderSelection["movedFrom"];
   if (conversation?.phoneNumberId) {

@@ -47,6 +47,7 @@ export const PhoneNumberCarrier = {
       createdAt: now,
       modifiedAt: null,
       registration: null,
+      paused: null,
     };
     const route: NumberRoute = { organizationId: actor.organizationId, phoneNumberId: number.id, phoneNumber: number.phoneNumber };
     // The first month's fee (prorated) is charged with the number: refused (402) unless the wallet covers it.

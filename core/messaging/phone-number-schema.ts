@@ -19,5 +19,7 @@ export const PhoneNumberSchema = v.object({
    * registration (docs/providers.md), only a number on an Approved campaign sends SMS.
    */
   registration: v.nullable(v.object({ campaignId: v.string(), status: v.picklist(["Pending", "Approved", "Rejected"]) })),
+  /** Set when the number was paused for a spike of carrier filtering (core/messaging/number-health.ts): it sends nothing until resumed. */
+  paused: v.nullable(v.object({ at: timestamp, reason: v.string() })),
 });
 export type PhoneNumber = v.InferOutput<typeof PhoneNumberSchema>;

@@ -148,6 +148,19 @@ export const PhoneNumbers = {
     );
   },
 
+  /** Pauses (a reason) or resumes (null) a number; true when this call changed it (a number is paused or resumed once). */
+  async setPaused(organizationId: string, phoneNumberId: string, paused: PhoneNumber["paused"]): Promise<boolean> {
+    const changed = await conditionally(
+      table.update({
+        Key: keys.phoneNumber(organizationId, phoneNumberId),
+        UpdateExpression: "SET paused = :paused",
+        ConditionExpression: paused ? "attribute_exists(pk) AND (attribute_not_exists(paused) OR paused = :none)" : "attribute_exists(pk) AND attribute_type(paused, :map)",
+        ExpressionAttributeValues: { ":paused": paused, ...(paused ? { ":none": null } : { ":map": "M" }) },
+      }),
+    );
+    return changed !== undefined;
+  },
+
   /** Records that a number just sent (least-recently-used selection); best effort. */
   async touch(organizationId: string, phoneNumberId: string, at: string): Promise<void> {
     await conditionally(
@@ -172,5 +185,6 @@ function toPhoneNumber(item: Record<string, unknown>): PhoneNumber {
     createdAt: item.createdAt as string,
     modifiedAt: (item.modifiedAt as string | null) ?? null,
     registration: (item.registration as PhoneNumber["registration"] | undefined) ?? null,
+    paused: (item.paused as PhoneNumber["paused"] | undefined) ?? null,
   };
 }

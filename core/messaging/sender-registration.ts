@@ -19,6 +19,20 @@ export async function registrationRequired(organizationId: string): Promise<bool
 /** A number that may carry A2P traffic: attached to a campaign the carriers approved. */
 export const registeredForA2p = (number: PhoneNumber): boolean => number.registration?.status === "Approved";
 
+/** The numbers sender choice may use: unpaused (number health), and registered where registration is required. */
+export function eligibleSenders(numbers: PhoneNumber[], registrationIsRequired: boolean): PhoneNumber[] {
+  return numbers.filter((number) => !number.paused && (!registrationIsRequired || registeredForA2p(number)));
+}
+
+export type SenderRefusal = { code: "SenderNotRegistered" | "SenderPaused"; reason: string };
+
+/** Why a queued message has no sender it may use (its numbers exist, none is eligible). */
+export function senderRefusal(registrationIsRequired: boolean): SenderRefusal {
+  return registrationIsRequired
+    ? { code: "SenderNotRegistered", reason: "No sender number this message may use is unpaused and on an approved 10DLC campaign; attach one (PUT /phone-numbers/{id}/campaign) or resume it." }
+    : { code: "SenderPaused", reason: "Every sender number this message may use is paused for carrier filtering; resume one (POST /phone-numbers/{id}/resume)." };
+}
+
 /**
  * `POST /messages`' check: the caller's sender, or else some number of the pool
  * with the capability, must be registered; refused before anything is stored.

@@ -16,6 +16,7 @@ const number = (id: string, phoneNumber: string, capabilities: string[], lastUse
   createdAt: `2026-01-01T00:00:0${id.length}.000Z`,
   modifiedAt: null,
   registration: null,
+  paused: null,
 });
 
 const ny = number("ny", "+12125550100", ["sms", "voice"], "2026-01-02T00:00:00.000Z");

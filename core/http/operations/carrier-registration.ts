@@ -9,6 +9,7 @@ import {
   CampaignsSchema,
   RegistrationOverviewSchema,
 } from "#core/carrier-registration/schemas";
+import { NumberHealthSchema } from "#core/messaging/number-health";
 import { PhoneNumberSchema } from "#core/messaging/phone-number-schema";
 
 const idParam = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
@@ -127,4 +128,32 @@ export const attachPhoneNumberToCampaign = defineOperation({
   success: { status: 200, description: "The number with its campaign", schema: PhoneNumberSchema },
   problems: [400, 401, 403, 404, 409, 413, 415, 422, 429, 502],
   example: { campaignId: "01J9Z8X7W6V5T4S3R2Q1P0N9M8" },
+});
+
+export const getPhoneNumberHealth = defineOperation({
+  operationId: "getPhoneNumberHealth",
+  summary: "Read a number's delivery health over the last 24 hours",
+  description:
+    "From its delivery receipts: final outcomes, delivery rate, the carrier errors 30007 (filtered), 30034 (unregistered), 30003 " +
+    "(unreachable) and 21610 (unsubscribed), and its opt-outs (STOP in its conversations) and opt-out rate. A spike of filtering " +
+    "(at least 5 messages filtered in 30 minutes, 20% or more of that window's outcomes) pauses the number: `status` Paused with the " +
+    "reason, a `phone_number.paused` webhook, and an analytics needsAttention item until the owner resumes it.",
+  tag: "Phone numbers",
+  auth: "bearer",
+  permission: "phoneNumbers:read",
+  params: v.object({ phoneNumberId: idParam }),
+  success: { status: 200, description: "The number's health", schema: NumberHealthSchema },
+  problems: [401, 403, 404, 429],
+});
+
+export const resumePhoneNumber = defineOperation({
+  operationId: "resumePhoneNumber",
+  summary: "Resume a number paused for carrier filtering",
+  description: "Puts the number back among the senders (recorded as a PhoneNumberResumed event). 409 when it is not paused.",
+  tag: "Phone numbers",
+  auth: "bearer",
+  permission: "phoneNumbers:write",
+  params: v.object({ phoneNumberId: idParam }),
+  success: { status: 200, description: "The number, unpaused", schema: PhoneNumberSchema },
+  problems: [401, 403, 404, 409, 429],
 });
