@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { CarrierRegistration } from "#core/carrier-registration/index";
 import { Outbound } from "#core/messaging/outbound";
 import { storedSettingsItem } from "#core/messaging/settings-item";
 import { buyNumber, carrierRequests, decideRegistration, onCarrier } from "#tests/helpers/carriers";
@@ -229,6 +230,14 @@ describe("10DLC registration at Twilio (TrustHub and A2P Messaging)", () => {
 });
 
 describe("the simulator's registry (npm start)", () => {
+  it("the poll (carrierRegistrationPoll) decides pending registrations without anyone asking", async () => {
+    const org = await newOrganization();
+    expect((await org.request("POST", "/carrier-registration/brand", { body: brandBody(uniqueName()) })).body.status).toBe("Pending");
+    const run = await CarrierRegistration.refreshPending();
+    expect(run.organizations).toBeGreaterThanOrEqual(1);
+    expect((await org.request("GET", "/carrier-registration/brand")).body).toMatchObject({ status: "Approved", vettingScore: 75, checkedAt: expect.any(String) });
+  });
+
   it("approves at the first refresh, and rejects a brand whose display name says so", async () => {
     const org = await newOrganization();
     const number = await addNumber(org);
