@@ -141,8 +141,13 @@ describe("10DLC registration at Telnyx", () => {
     expect((await refresh(org)).brand).toMatchObject({ status: "Rejected", failureReason: "The EIN does not match the legal name." });
     expect((await org.request("POST", "/carrier-registration/campaigns", { body: campaignBody() })).status).toBe(409);
 
-    const second = await org.request("POST", "/carrier-registration/brand", { body: { ...brandBody(uniqueName()), legalName: "Acme Roofing Holdings LLC" } });
+    const resubmission = { ...brandBody(uniqueName()), legalName: "Acme Roofing Holdings LLC" };
+    const second = await org.request("POST", "/carrier-registration/brand", { body: resubmission, headers: { "idempotency-key": "brand-resubmission" } });
     expect(second.status).toBe(201);
+    // A retried request (lost answer) is answered again, not submitted and billed a second time.
+    const retried = await org.request("POST", "/carrier-registration/brand", { body: resubmission, headers: { "idempotency-key": "brand-resubmission" } });
+    expect(retried).toMatchObject({ status: 201, body: second.body });
+    expect((await carrierRequests(resubmission.displayName)).filter((entry) => entry.path === "/v2/10dlc/brand")).toHaveLength(1);
     expect(second.body).toMatchObject({ status: "Pending", failureReason: null, legalName: "Acme Roofing Holdings LLC" });
     await decideRegistration(second.body.providerBrandId, { status: "OK", identityStatus: "VERIFIED" });
     expect((await refresh(org)).brand).toMatchObject({ status: "Approved", vettingScore: null });

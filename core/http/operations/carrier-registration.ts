@@ -29,6 +29,8 @@ export const registerBrand = defineOperation({
   permission: "phoneNumbers:write",
   body: BrandRequestSchema,
   success: { status: 201, description: "The submitted brand", schema: BrandSchema },
+  // The registry bills each submission: a retried request with the same Idempotency-Key is answered, not submitted again.
+  idempotent: true,
   problems: [400, 401, 403, 409, 413, 415, 422, 429, 502],
   example: {
     entityType: "PRIVATE_PROFIT",
@@ -68,6 +70,7 @@ export const registerCampaign = defineOperation({
   permission: "phoneNumbers:write",
   body: CampaignRequestSchema,
   success: { status: 201, description: "The submitted campaign", schema: CampaignSchema },
+  idempotent: true,
   problems: [400, 401, 403, 409, 413, 415, 422, 429, 502],
   example: {
     useCase: "CUSTOMER_CARE",
