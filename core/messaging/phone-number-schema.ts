@@ -21,5 +21,7 @@ export const PhoneNumberSchema = v.object({
   registration: v.nullable(v.object({ campaignId: v.string(), status: v.picklist(["Pending", "Approved", "Rejected"]) })),
   /** Set when the number was paused for a spike of carrier filtering (core/messaging/number-health.ts): it sends nothing until resumed. */
   paused: v.nullable(v.object({ at: timestamp, reason: v.string() })),
+  /** Messages per second this number may hand the carrier, overriding its type's default (core/messaging/pacing.ts); null: the default. */
+  messagesPerSecond: v.nullable(v.number()),
 });
 export type PhoneNumber = v.InferOutput<typeof PhoneNumberSchema>;

@@ -14,6 +14,7 @@ import { toE164 } from "#core/shared/phone";
 /** A valid phone number in any common form, normalised to E.164. */
 import { PhoneNumberInput } from "#core/shared/phone-input";
 import { PhoneNumberSchema, type PhoneNumber } from "#core/messaging/phone-number-schema";
+import { pacingOf } from "#core/messaging/pacing";
 export { PhoneNumberInput };
 
 export const capabilities = ["sms", "mms", "voice"] as const;
@@ -33,10 +34,18 @@ export const PhoneNumberRequestSchema = v.strictObject({
     v.pipe(v.array(v.picklist(capabilities, "Each capability must be one of: sms, mms, voice.")), v.minLength(1), v.maxLength(3)),
     ["sms", "mms", "voice"],
   ),
+  /**
+   * Throughput the carrier granted this number (its 10DLC campaign tier, a toll-free or short code upgrade), in
+   * messages per second; sends are paced to it. Default by number type: long code 1, toll-free 3, short code 100.
+   */
+  messagesPerSecond: v.optional(v.pipe(v.number(), v.minValue(0.1, "At least 0.1 message per second."), v.maxValue(1000, "At most 1000 messages per second."))),
 });
 export type PhoneNumberRequest = v.InferOutput<typeof PhoneNumberRequestSchema>;
 
 export { PhoneNumberSchema, type PhoneNumber };
+
+/** A number as sender choice sees it: with its next free send slot (epoch ms; 0 when never paced). */
+export type SenderNumber = PhoneNumber & { paceNextAt: number };
 
 
 /** Query of `GET /available-phone-numbers`. */
@@ -117,6 +126,11 @@ export const PhoneNumbers = {
     return (await queryAll(prefixQuery(keys.phoneNumberPrefix(organizationId)))).map(toPhoneNumber);
   },
 
+  /** Every active number with when its next send slot is free (sender choice and pacing, core/messaging/pacing.ts): the same one query. */
+  async senders(organizationId: string): Promise<SenderNumber[]> {
+    return (await queryAll(prefixQuery(keys.phoneNumberPrefix(organizationId)))).map((item) => ({ ...toPhoneNumber(item), paceNextAt: pacingOf(item).paceNextAt }));
+  },
+
   /** The organization a provider webhook's number belongs to (the one lookup not starting from an organization). */
   async route(e164: string): Promise<NumberRoute | undefined> {
     const { Item } = await table.get({ Key: keys.numberRoute(e164) });
@@ -186,5 +200,6 @@ function toPhoneNumber(item: Record<string, unknown>): PhoneNumber {
     modifiedAt: (item.modifiedAt as string | null) ?? null,
     registration: (item.registration as PhoneNumber["registration"] | undefined) ?? null,
     paused: (item.paused as PhoneNumber["paused"] | undefined) ?? null,
+    messagesPerSecond: pacingOf(item).messagesPerSecond,
   };
 }

@@ -20,7 +20,7 @@ export async function registrationRequired(organizationId: string): Promise<bool
 export const registeredForA2p = (number: PhoneNumber): boolean => number.registration?.status === "Approved";
 
 /** The numbers sender choice may use: unpaused (number health), and registered where registration is required. */
-export function eligibleSenders(numbers: PhoneNumber[], registrationIsRequired: boolean): PhoneNumber[] {
+export function eligibleSenders<T extends PhoneNumber>(numbers: T[], registrationIsRequired: boolean): T[] {
   return numbers.filter((number) => !number.paused && (!registrationIsRequired || registeredForA2p(number)));
 }
 

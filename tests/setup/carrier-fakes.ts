@@ -39,6 +39,8 @@ export type RecordedRequest = {
   body: unknown;
   /** What the fake answered: the status, or "dropped". */
   answered: number | "dropped";
+  /** When the request arrived (epoch ms): pacing tests read the carrier's view of a number's throughput from it. */
+  at: number;
 };
 
 type FakeCall = { sid: string; from: string; to: string; status: string; duration?: number };
@@ -68,7 +70,7 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
     const path = url.pathname.slice(carrier.length + 1) + url.search;
     const contentType = request.headers["content-type"];
     const body = raw === "" ? undefined : carrier === "telnyx" ? JSON.parse(raw) : [...new URLSearchParams(raw)];
-    const entry: RecordedRequest = { carrier, method: request.method ?? "GET", path, authorization: request.headers.authorization, contentType, body, answered: 0 };
+    const entry: RecordedRequest = { carrier, method: request.method ?? "GET", path, authorization: request.headers.authorization, contentType, body, answered: 0, at: Date.now() };
     recorded.push(entry);
     const reply = (status: number, payload: unknown) => {
       entry.answered = status;

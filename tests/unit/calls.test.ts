@@ -17,6 +17,7 @@ const number = (id: string, phoneNumber: string, capabilities: string[], lastUse
   modifiedAt: null,
   registration: null,
   paused: null,
+  messagesPerSecond: null,
 });
 
 const ny = number("ny", "+12125550100", ["sms", "voice"], "2026-01-02T00:00:00.000Z");

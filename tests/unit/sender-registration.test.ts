@@ -14,6 +14,7 @@ const number = (id: string, overrides: Partial<PhoneNumber> = {}): PhoneNumber =
   modifiedAt: null,
   registration: null,
   paused: null,
+  messagesPerSecond: null,
   ...overrides,
 });
 
