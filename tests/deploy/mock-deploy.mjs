@@ -185,6 +185,9 @@ function physicalState(type, name, inputs) {
       return { ...state, arn: arn("events", `rule/${physical}`), name: physical };
     case "aws:cloudwatch/logGroup:LogGroup":
       return { ...state, arn: arn("logs", `log-group:${inputs.name ?? physical}`) };
+    case "aws:lambda/functionUrl:FunctionUrl":
+      // The identity provider's issuer is reached at its function URL (sst.aws.Auth without a domain).
+      return { ...state, functionUrl: `https://${physical}.lambda-url.${region}.on.aws/`, urlId: physical };
     case "aws:sns/topic:Topic":
       return { ...state, arn: arn("sns", physical), name: physical };
     case "random:index/randomBytes:RandomBytes":
