@@ -10,6 +10,7 @@ import { automationsBench } from "#bench/automations";
 import { dashboardBench } from "#bench/dashboard";
 import { foundationBench } from "#bench/foundation";
 import { messagingBench } from "#bench/messaging";
+import { pacingBench } from "#bench/pacing";
 import { intakeBench } from "#bench/intake";
 import { webhooksBench } from "#bench/webhooks";
 import { logger } from "#core/observability/index";
@@ -35,6 +36,7 @@ const benches: Record<string, (context: BenchContext) => Promise<void>> = {
   webhooks: webhooksBench,
   cost: costBench,
   "hot-org": hotOrgBench,
+  pacing: pacingBench,
 };
 
 /** Benchmarks that need no running stack (they bundle or compute offline). */
@@ -68,8 +70,8 @@ async function main(): Promise<void> {
   const stack = await startLocalStack({ inMemory: true, port: 0, stateDir, provision: false, optimizeFor: "throughput" });
   try {
     for (const [name, bench] of Object.entries(benches)) {
-      // The call-counting benches run only when named.
-      if (selected.length ? !selected.includes(name) : name === "cost" || name === "hot-org") continue;
+      // The call-counting benches and the three-minute pacing one run only when named.
+      if (selected.length ? !selected.includes(name) : name === "cost" || name === "hot-org" || name === "pacing") continue;
       const { organization, apiKey } = await Organizations.create({ name: `Bench ${name}` });
       await turnQuietHoursOff(organization.id);
       await bench({ stack, baseUrl: stack.baseUrl, organizationId: organization.id, apiKey });

@@ -75,6 +75,11 @@ export class UnprocessableError extends DomainError {
   readonly code = "unprocessable";
 }
 
+/** Where 10DLC registration is required, the message has no sender number attached to an approved campaign. */
+export class SenderNotRegisteredError extends DomainError {
+  readonly code = "sender_not_registered";
+}
+
 /** The wallet cannot pay for the operation. */
 export class PaymentRequiredError extends DomainError {
   readonly code = "payment_required";

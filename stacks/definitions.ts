@@ -235,6 +235,15 @@ export const routeTable = {
   listPhoneNumbers: { method: "POST", path: "/phone-numbers/all/my", handler: "functions/phone-numbers/list.handler" },
   deletePhoneNumber: { method: "DELETE", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/delete.handler" },
   listAvailablePhoneNumbers: { method: "GET", path: "/available-phone-numbers", handler: "functions/phone-numbers/available.handler" },
+  attachPhoneNumberToCampaign: { method: "PUT", path: "/phone-numbers/{phoneNumberId}/campaign", handler: "functions/carrier-registration/attach-number.handler" },
+  getPhoneNumberHealth: { method: "GET", path: "/phone-numbers/{phoneNumberId}/health", handler: "functions/phone-numbers/health.handler" },
+  resumePhoneNumber: { method: "POST", path: "/phone-numbers/{phoneNumberId}/resume", handler: "functions/phone-numbers/resume.handler" },
+  registerBrand: { method: "POST", path: "/carrier-registration/brand", handler: "functions/carrier-registration/register-brand.handler" },
+  getBrand: { method: "GET", path: "/carrier-registration/brand", handler: "functions/carrier-registration/get-brand.handler" },
+  registerCampaign: { method: "POST", path: "/carrier-registration/campaigns", handler: "functions/carrier-registration/register-campaign.handler" },
+  listCampaigns: { method: "GET", path: "/carrier-registration/campaigns", handler: "functions/carrier-registration/list-campaigns.handler" },
+  getCampaign: { method: "GET", path: "/carrier-registration/campaigns/{campaignId}", handler: "functions/carrier-registration/get-campaign.handler" },
+  refreshCarrierRegistration: { method: "POST", path: "/carrier-registration/refresh", handler: "functions/carrier-registration/refresh.handler" },
   listConversations: { method: "POST", path: "/conversations/all/my", handler: "functions/conversations/list.handler" },
   getConversation: { method: "GET", path: "/conversations/{id}", handler: "functions/conversations/get.handler" },
   markConversationRead: { method: "POST", path: "/conversations/{id}/read", handler: "functions/conversations/read.handler" },
@@ -419,6 +428,8 @@ export const schedules: ScheduleDefinition[] = [
   { name: "phoneNumberFees", cron: "5 0 * * ? *", handler: "functions/schedules/phone-number-fees.handler" },
   /** Settles or releases any wallet hold whose message or call is final or gone (defence in depth; core/operations/hold-sweeper). */
   { name: "sweepHolds", cron: "0/15 * * * ? *", handler: "functions/schedules/sweep-holds.handler" },
+  /** Asks the carriers for the decision on every pending 10DLC brand and campaign (core/carrier-registration). */
+  { name: "carrierRegistrationPoll", cron: "0/15 * * * ? *", handler: "functions/schedules/carrier-registration-poll.handler" },
   /** Re-publishes webhook deliveries whose next retry is further away than SQS's 15-minute delay (core/webhooks). */
   { name: "webhookRetriesDue", cron: "* * * * ? *", handler: "functions/schedules/webhook-retries-due.handler", sendsTo: ["webhookDeliveries"] },
 ];
@@ -471,6 +482,12 @@ export const environmentNames = {
   stripeWebhookSecret: "STRIPE_WEBHOOK_SECRET",
   /** Local only: base URL of the payment simulator standing in for api.stripe.com. */
   stripeApiUrl: "STRIPE_API_URL",
+  /**
+   * `true`: a number sends SMS/MMS only while attached to an Approved 10DLC campaign (carriers block unregistered A2P
+   * traffic). Deployed stages set it; unset or `false` (the local stack) leaves it to each organization's
+   * `requireRegisteredSenders` messaging setting.
+   */
+  a2pRegistrationRequired: "A2P_REGISTRATION_REQUIRED",
   /** Carrier provider: `simulator` (default; local stack and tests), `twilio` or `telnyx`. */
   provider: "PROVIDER",
   /** Multiplies the local carrier simulator's callback delays (tests shorten them). */

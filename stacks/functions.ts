@@ -52,6 +52,8 @@ const operatorSettingNames = [
   environmentNames.webhookDisableAfterMs,
   // Whether anyone may create an organization by signing up (off unless the operator opens it for the stage).
   environmentNames.selfServiceSignUp,
+  // Whether senders must be on an approved 10DLC campaign (on unless the operator turns it off for the stage).
+  environmentNames.a2pRegistrationRequired,
 ];
 
 const operatorSettings = Object.fromEntries(
@@ -93,6 +95,9 @@ const lambdaOnlyTrust = JSON.stringify(aws.iam.assumeRolePolicyForPrincipal({ Se
  */
 export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.Input<string>): sst.aws.FunctionArgs {
   const shared = {
+    // Carriers block unregistered A2P traffic: a deployed stage refuses it before the carrier does (an operator
+    // may turn it off for the stage with A2P_REGISTRATION_REQUIRED=false, an operator setting).
+    [environmentNames.a2pRegistrationRequired]: "true",
     ...operatorSettings,
     [environmentNames.tableName]: table.name,
     // User tokens: only the stage's own identity provider, only for the dashboard's client.

@@ -1,6 +1,6 @@
 import { type AnalyticsReport } from "#core/analytics/report-schema";
 import { UnreadConversations } from "#core/messaging/unread";
-import { phoneNumberCount } from "#core/messaging/phone-number-count";
+import { phoneNumberSummary } from "#core/messaging/phone-number-count";
 import { sourceNames } from "#core/sources/names";
 import { automationSummaries, type AutomationSummary } from "#core/automations/summaries";
 import { table } from "#core/db/items";
@@ -88,7 +88,7 @@ async function gather(actor: Actor, range: TimeRange, now: number) {
     Billing.wallet(organizationId),
     automationSummaries(organizationId),
     sourceNames(organizationId),
-    phoneNumberCount(organizationId),
+    phoneNumberSummary(organizationId),
     UnreadConversations.waiting(organizationId),
     reachedItem,
     WebhookEndpoints.all(organizationId),
@@ -188,8 +188,8 @@ function activationHealth(data: Gathered) {
     item(
       "phoneNumber",
       "A phone number exists",
-      data.numbers > 0,
-      data.numbers > 0 ? `${data.numbers} phone number(s).` : "No phone number: add one to text and call leads.",
+      data.numbers.count > 0,
+      data.numbers.count > 0 ? `${data.numbers.count} phone number(s).` : "No phone number: add one to text and call leads.",
       "/phone-numbers",
     ),
     item(
@@ -264,6 +264,15 @@ function needsAttention(data: Gathered, now: number): AnalyticsReport["needsAtte
       detail: `${stale.length} conversation(s) have inbound messages nobody has read for over an hour.`,
       actionHref: "/conversations/all/my",
       actionText: "Open conversations",
+    });
+  }
+  for (const number of data.numbers.paused) {
+    items.push({
+      severity: "Critical",
+      title: `Number ${number.phoneNumber} paused`,
+      detail: `${number.reason} Its messages go out from the organization's other numbers meanwhile.`,
+      actionHref: `/phone-numbers/${number.id}/health`,
+      actionText: "Review and resume",
     });
   }
   const disabledEndpoints = data.webhookEndpoints.filter((endpoint) => !endpoint.enabled && endpoint.health.disabledReason !== "Manual");

@@ -29,6 +29,7 @@ import { operationsKeys } from "#core/db/keys/operations";
 import { usersKeys } from "#core/db/keys/users";
 import { auditKeys } from "#core/db/keys/audit";
 import { consentKeys } from "#core/db/keys/consent";
+import { carrierRegistrationKeys } from "#core/db/keys/carrier-registration";
 
 export { createdWithin, decimalSortText, type Key, type LeadClaim, type RateLimitPartition } from "#core/db/keys/shared";
 
@@ -51,6 +52,7 @@ export const keys = {
   ...usersKeys,
   ...auditKeys,
   ...consentKeys,
+  ...carrierRegistrationKeys,
 };
 
 /** The entity names stored in the `entity` attribute of every item. */
@@ -79,6 +81,10 @@ export const entities = {
   message: "Message",
   providerMessage: "ProviderMessage",
   messagingSettings: "MessagingSettings",
+  numberHealth: "NumberHealth",
+  tenDlcBrand: "TenDlcBrand",
+  tenDlcCampaign: "TenDlcCampaign",
+  tenDlcPending: "TenDlcPending",
   a2aTask: "A2ATask",
   wallet: "Wallet",
   priceList: "PriceList",

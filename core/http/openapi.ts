@@ -202,6 +202,7 @@ const tagDescriptions: Record<string, string> = {
   Automations: "Automation definitions (triggers, conditions, actions), their versions and their runs.",
   Billing: "The organization's prepaid wallet, its ledger and prices.",
   Calls: "Outbound and inbound calls, their status and what they cost.",
+  "Carrier registration": "The organization's 10DLC brand and campaigns at its carrier, and the numbers attached to them.",
   Conversations: "One thread per lead and contact number, with its sender number and unread state.",
   Events: "The organization's event history, the record behind timelines and webhooks.",
   Leads: "Lead intake from sellers and integrations, reading, updating and listing leads.",

@@ -34,6 +34,7 @@ const statusByCode: Record<string, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   unprocessable: 422,
+  sender_not_registered: 422,
   rate_limited: 429,
   carrier_unavailable: 502,
   payment_provider_unavailable: 502,

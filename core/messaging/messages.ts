@@ -14,7 +14,8 @@ import { consentBasisForContact } from "#core/leads/consent";
 import { initiatorOf } from "#core/consent/basis";
 import { Conversations } from "#core/messaging/conversations";
 import type { Message, SendMessageRequest } from "#core/messaging/model";
-import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
+import { assertRegisteredSender, registrationRequired } from "#core/messaging/sender-registration";
 import { countSegments } from "#core/shared/segments";
 import { messageLifecycle, type MessageStatus } from "#core/shared/status";
 import { dueAttributes, readMessage, dueShards } from "#core/messaging/store";
@@ -106,6 +107,7 @@ export const Messages = {
       assertCanSend(organizationId),
       input.to && !input.leadId ? conversationOf(input.to) : recipient.then(({ to: phone }) => conversationOf(phone)),
     ]);
+    await refuseUnregisteredSender(organizationId, sender, input.media?.length ? "mms" : "sms");
     const consentBasis = await consentBasisForContact(organizationId, leadId, initiatorOf(actor));
     await options.beforeWriting?.();
     const messageId = await options.messageId?.();
@@ -233,6 +235,12 @@ async function senderOf(organizationId: string, phoneNumberId: string | undefine
     ]);
   }
   return sender;
+}
+
+/** Where 10DLC registration is required, a send no registered number can carry is refused (422) before it is stored. */
+async function refuseUnregisteredSender(organizationId: string, sender: PhoneNumber | undefined, capability: "sms" | "mms"): Promise<void> {
+  if (!(await registrationRequired(organizationId))) return;
+  assertRegisteredSender(sender ? [] : await PhoneNumbers.all(organizationId), sender, capability);
 }
 
 /** Stores a new message with its conversation index and due entry. */

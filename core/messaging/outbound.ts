@@ -8,8 +8,11 @@ import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
 import { DISPATCH_GRACE_MS, recordMessageEvent } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
-import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
+import { PhoneNumbers, type SenderNumber } from "#core/messaging/phone-numbers";
 import { checkContactWindow, frequencyCapRefusal } from "#core/messaging/contact-rules";
+import { isThrottle, leastBusy, Pacing, type Slot } from "#core/messaging/pacing";
+import { NumberHealth } from "#core/messaging/number-health";
+import { eligibleSenders, registrationRequired, senderRefusal, type SenderRefusal } from "#core/messaging/sender-registration";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { MESSAGE_STATUSES, messageLifecycle, planRetry, type MessageStatus } from "#core/shared/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
@@ -40,11 +43,11 @@ import { parsePhone, recipientTimeZone } from "#core/shared/phone";
  * idempotency key.
  */
 export const Outbound = {
-  async process(organizationId: string, messageId: string): Promise<void> {
+  async process(organizationId: string, messageId: string, slot?: Slot): Promise<void> {
     const message = await readMessage(organizationId, messageId);
     if (!message || message.direction !== "Outbound" || messageLifecycle.isFinal(message.status)) return;
     if (message.status === "Pending" || message.status === "Scheduled") return plan(organizationId, message);
-    if (message.status === "Queued") return dispatch(organizationId, message);
+    if (message.status === "Queued") return dispatch(organizationId, message, slot);
     // Sending, Sent, Unknown: waiting for the provider's receipts.
   },
 
@@ -124,7 +127,7 @@ async function quietHours(organizationId: string, message: Message, at: number) 
 }
 
 /** Sends a Queued message: compliance, sender, billing, claim, provider. */
-async function dispatch(organizationId: string, message: Message): Promise<void> {
+async function dispatch(organizationId: string, message: Message, slot?: Slot): Promise<void> {
   const now = Date.now();
   if (message.nextRetryAt && Date.parse(message.nextRetryAt) > now + SLACK_MS) {
     await publish(MessageSend, organizationId, { messageId: message.id }, {
@@ -138,10 +141,14 @@ async function dispatch(organizationId: string, message: Message): Promise<void>
   }
   const selection = await selectSender(organizationId, message);
   if (!selection) return fail(organizationId, message, ["Queued"], "NoSenderNumber", "The organization has no phone number that can send this message.");
+  // Never handed to the carrier to be blocked (30034) or filtered: it fails here, saying what to do.
+  if ("refused" in selection) return fail(organizationId, message, ["Queued"], selection.refused.code, selection.refused.reason);
   const billing = await reserveForMessage(organizationId, message);
   if (!billing.allowed) {
     return block(organizationId, message, { complianceAction: "BillingBlocked", statusReason: billing.reason, billingStatus: billing.billingStatus });
   }
+  if (slot?.numberId === selection.number.id) selection.reason = slot.reason as SenderSelectionReason;
+  if (!(await Pacing.awaitSlot(organizationId, message, selection.number, selection.reason, slot))) return;
   const { primary: provider, failover } = await organizationProviders(organizationId);
   const claimedAt = nowIso();
   const claimed = await changeMessage(organizationId, message.id, {
@@ -262,6 +269,7 @@ async function providerRefused(organizationId: string, message: Message, error: 
     return;
   }
   if (error.kind === "transient") {
+    if (isThrottle(error)) await Pacing.throttled(organizationId, message.fromPhoneNumberId!, error);
     const retry = planRetry({
       retryCount: message.retryCount,
       now: new Date(),
@@ -330,6 +338,7 @@ export async function fail(
 
 /** Automation trigger of a message whose final status, settlement and event were just written (finishMessage). */
 export async function finished(organizationId: string, message: Message): Promise<void> {
+  await NumberHealth.recordOutcome(organizationId, message);
   if (message.status === "Failed" || message.status === "Undelivered") {
     await publish(MessageFailed, organizationId, {
       messageId: message.id,
@@ -341,26 +350,32 @@ export async function finished(organizationId: string, message: Message): Promis
   }
 }
 
-type SelectionReason = SenderSelectionReason;
-type SenderSelection = { number: PhoneNumber; reason: SelectionReason; movedFrom?: { id: string; phoneNumber: string | null } };
+type SenderSelection = { number: SenderNumber; reason: SenderSelectionReason; movedFrom?: { id: string; phoneNumber: string | null } };
 
 /**
  * Sender rule: the caller's override; else the conversation's sticky number;
- * else (no sticky number, or it was deleted) a number with the recipient's area
- * code, else any; ties go to the least recently used. Only numbers with the
+ * else (no sticky number, or it was deleted) the number that can send soonest
+ * (pacing: speed to lead), among free ones one with the recipient's area code,
+ * ties to the least recently used. Only numbers with the
  * needed capability (sms, or mms for media) are candidates.
  */
-async function selectSender(organizationId: string, message: Message): Promise<SenderSelection | undefined> {
+async function selectSender(organizationId: string, message: Message): Promise<SenderSelection | { refused: SenderRefusal } | undefined> {
   const capability = message.channel === "Mms" ? "mms" : "sms";
-  const [numbers, conversation] = await Promise.all([
-    PhoneNumbers.all(organizationId),
+  const [numbers, conversation, gated] = await Promise.all([
+    PhoneNumbers.senders(organizationId),
     Conversations.find(organizationId, message.conversationId),
+    registrationRequired(organizationId),
   ]);
-  const candidates = numbers.filter((number) => number.capabilities.includes(capability));
+  const capable = numbers.filter((number) => number.capabilities.includes(capability));
+  // Only registered (where required) and unpaused numbers are candidates: a sticky number that is neither yields to the pool.
+  const candidates = eligibleSenders(capable, gated);
+  if (capable.length > 0 && candidates.length === 0) return { refused: senderRefusal(gated) };
   const byId = (id: string | null | undefined) => candidates.find((number) => number.id === id);
   if (message.wasManuallyOverridden) {
     const chosen = byId(message.fromPhoneNumberId);
     if (chosen) return { number: chosen, reason: "ManualOverride" };
+    // The caller's number lost its registration or was paused since the send was accepted: their choice is not silently replaced.
+    if (capable.some((number) => number.id === message.fromPhoneNumberId)) return { refused: senderRefusal(gated) };
   }
   let movedFrom: SenderSelection["movedFrom"];
   if (conversation?.phoneNumberId) {
@@ -372,10 +387,10 @@ async function selectSender(organizationId: string, message: Message): Promise<S
   }
   if (candidates.length === 0) return undefined;
   const areaCode = parsePhone(message.toPhoneNumber)?.areaCode;
-  const local = candidates.filter((number) => areaCode !== undefined && number.areaCode === areaCode);
-  const pool = local.length ? local : candidates;
-  const leastRecent = [...pool].sort(
-    (a, b) => (a.lastUsedAt ?? "").localeCompare(b.lastUsedAt ?? "") || a.createdAt.localeCompare(b.createdAt),
-  )[0]!;
-  return { number: leastRecent, reason: local.length ? "AreaCodeMatch" : "LeastRecentlyUsed", ...(movedFrom ? { movedFrom } : {}) };
+  const isLocal = (number: SenderNumber) => areaCode !== undefined && number.areaCode === areaCode;
+  const now = Date.now();
+  const byRecency = [...candidates].sort((a, b) => (a.lastUsedAt ?? "").localeCompare(b.lastUsedAt ?? "") || a.createdAt.localeCompare(b.createdAt));
+  const free = byRecency.filter((number) => number.paceNextAt <= now);
+  const chosen = free.find(isLocal) ?? free[0] ?? leastBusy(byRecency, now)!;
+  return { number: chosen, reason: isLocal(chosen) ? "AreaCodeMatch" : "LeastRecentlyUsed", ...(movedFrom ? { movedFrom } : {}) };
 }

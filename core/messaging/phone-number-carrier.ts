@@ -46,6 +46,9 @@ export const PhoneNumberCarrier = {
       lastUsedAt: null,
       createdAt: now,
       modifiedAt: null,
+      registration: null,
+      paused: null,
+      messagesPerSecond: input.messagesPerSecond ?? null,
     };
     const route: NumberRoute = { organizationId: actor.organizationId, phoneNumberId: number.id, phoneNumber: number.phoneNumber };
     // The first month's fee (prorated) is charged with the number: refused (402) unless the wallet covers it.

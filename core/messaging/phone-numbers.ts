@@ -14,6 +14,7 @@ import { toE164 } from "#core/shared/phone";
 /** A valid phone number in any common form, normalised to E.164. */
 import { PhoneNumberInput } from "#core/shared/phone-input";
 import { PhoneNumberSchema, type PhoneNumber } from "#core/messaging/phone-number-schema";
+import { pacingOf } from "#core/messaging/pacing";
 export { PhoneNumberInput };
 
 export const capabilities = ["sms", "mms", "voice"] as const;
@@ -33,10 +34,18 @@ export const PhoneNumberRequestSchema = v.strictObject({
     v.pipe(v.array(v.picklist(capabilities, "Each capability must be one of: sms, mms, voice.")), v.minLength(1), v.maxLength(3)),
     ["sms", "mms", "voice"],
   ),
+  /**
+   * Throughput the carrier granted this number (its 10DLC campaign tier, a toll-free or short code upgrade), in
+   * messages per second; sends are paced to it. Default by number type: long code 1, toll-free 3, short code 100.
+   */
+  messagesPerSecond: v.optional(v.pipe(v.number(), v.minValue(0.1, "At least 0.1 message per second."), v.maxValue(1000, "At most 1000 messages per second."))),
 });
 export type PhoneNumberRequest = v.InferOutput<typeof PhoneNumberRequestSchema>;
 
 export { PhoneNumberSchema, type PhoneNumber };
+
+/** A number as sender choice sees it: with its next free send slot (epoch ms; 0 when never paced). */
+export type SenderNumber = PhoneNumber & { paceNextAt: number };
 
 
 /** Query of `GET /available-phone-numbers`. */
@@ -117,6 +126,11 @@ export const PhoneNumbers = {
     return (await queryAll(prefixQuery(keys.phoneNumberPrefix(organizationId)))).map(toPhoneNumber);
   },
 
+  /** Every active number with when its next send slot is free (sender choice and pacing, core/messaging/pacing.ts): the same one query. */
+  async senders(organizationId: string): Promise<SenderNumber[]> {
+    return (await queryAll(prefixQuery(keys.phoneNumberPrefix(organizationId)))).map((item) => ({ ...toPhoneNumber(item), paceNextAt: pacingOf(item).paceNextAt }));
+  },
+
   /** The organization a provider webhook's number belongs to (the one lookup not starting from an organization). */
   async route(e164: string): Promise<NumberRoute | undefined> {
     const { Item } = await table.get({ Key: keys.numberRoute(e164) });
@@ -127,6 +141,38 @@ export const PhoneNumbers = {
   async routeOf(raw: string | undefined): Promise<NumberRoute | undefined> {
     const e164 = raw ? toE164(raw) : undefined;
     return e164 ? PhoneNumbers.route(e164) : undefined;
+  },
+
+  /** Where the carrier holds the number (10DLC assignment needs its carrier id); undefined when absent. */
+  async atCarrier(organizationId: string, phoneNumberId: string): Promise<{ phoneNumber: string; provider?: string; providerNumberId?: string } | undefined> {
+    const { Item } = await table.get({ Key: keys.phoneNumber(organizationId, phoneNumberId) });
+    if (!Item) return undefined;
+    return { phoneNumber: String(Item.phoneNumber), ...(Item.provider ? { provider: String(Item.provider) } : {}), ...(Item.providerNumberId ? { providerNumberId: String(Item.providerNumberId) } : {}) };
+  },
+
+  /** Records the 10DLC campaign a number is on and its status (core/carrier-registration owns the campaign; null: on none). */
+  async setRegistration(organizationId: string, phoneNumberId: string, registration: PhoneNumber["registration"]): Promise<void> {
+    await conditionally(
+      table.update({
+        Key: keys.phoneNumber(organizationId, phoneNumberId),
+        UpdateExpression: "SET registration = :registration",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: { ":registration": registration },
+      }),
+    );
+  },
+
+  /** Pauses (a reason) or resumes (null) a number; true when this call changed it (a number is paused or resumed once). */
+  async setPaused(organizationId: string, phoneNumberId: string, paused: PhoneNumber["paused"]): Promise<boolean> {
+    const changed = await conditionally(
+      table.update({
+        Key: keys.phoneNumber(organizationId, phoneNumberId),
+        UpdateExpression: "SET paused = :paused",
+        ConditionExpression: paused ? "attribute_exists(pk) AND (attribute_not_exists(paused) OR paused = :none)" : "attribute_exists(pk) AND attribute_type(paused, :map)",
+        ExpressionAttributeValues: { ":paused": paused, ...(paused ? { ":none": null } : { ":map": "M" }) },
+      }),
+    );
+    return changed !== undefined;
   },
 
   /** Records that a number just sent (least-recently-used selection); best effort. */
@@ -152,5 +198,8 @@ function toPhoneNumber(item: Record<string, unknown>): PhoneNumber {
     lastUsedAt: (item.lastUsedAt as string | null) ?? null,
     createdAt: item.createdAt as string,
     modifiedAt: (item.modifiedAt as string | null) ?? null,
+    registration: (item.registration as PhoneNumber["registration"] | undefined) ?? null,
+    paused: (item.paused as PhoneNumber["paused"] | undefined) ?? null,
+    messagesPerSecond: pacingOf(item).messagesPerSecond,
   };
 }

@@ -2,7 +2,15 @@ import * as v from "valibot";
 import { defineMessage } from "#core/queue/events";
 
 /** Outbound queue: look at this message and move it forward (schedule, block, send, retry). */
-export const MessageSend = defineMessage("message.send", "outboundMessages", v.object({ messageId: v.string() }));
+export const MessageSend = defineMessage(
+  "message.send",
+  "outboundMessages",
+  v.object({
+    messageId: v.string(),
+    /** The send slot already reserved on a sender number (core/messaging/pacing.ts): the message waited in the queue for it. */
+    slot: v.optional(v.object({ numberId: v.string(), at: v.number(), reason: v.string() })),
+  }),
+);
 
 /** A contact's ordinary inbound message (not a compliance keyword): automation triggers. */
 export const MessageReceived = defineMessage(

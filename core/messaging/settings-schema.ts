@@ -69,6 +69,11 @@ export const MessagingSettingsSchema = v.strictObject({
     v.nullable(v.pipe(v.picklist(["simulator", "twilio", "telnyx"], "One of: simulator, twilio, telnyx."), v.description("A carrier configured on this stage, other than the primary (400 otherwise); null turns failover off."))),
     null,
   ),
+  /**
+   * true: send only from numbers attached to an approved 10DLC campaign, as deployed stages always do
+   * (docs/providers.md); false: the stage decides.
+   */
+  requireRegisteredSenders: v.optional(v.boolean(), false),
   helpText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))),
   optOutConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))),
   optInConfirmationText: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))),
@@ -82,6 +87,7 @@ export const MessagingSettingsResponseSchema = v.object({
   keywords: v.object({ optOut: v.array(v.string()), optIn: v.array(v.string()), help: v.array(v.string()) }),
   provider: v.nullable(v.string()),
   failoverProvider: v.nullable(v.string()),
+  requireRegisteredSenders: v.boolean(),
   helpText: v.string(),
   optOutConfirmationText: v.string(),
   optInConfirmationText: v.string(),

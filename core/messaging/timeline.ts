@@ -34,7 +34,9 @@ export type MessagingEventType =
   | "SuppressionAdded"
   | "SuppressionRemoved"
   | "PhoneNumberAdded"
-  | "PhoneNumberDeleted";
+  | "PhoneNumberDeleted"
+  | "PhoneNumberPaused"
+  | "PhoneNumberResumed";
 
 /** `Sms` for messages; the others for what they are about. */
 export type MessagingEventCategory = "Sms" | "Compliance" | "Conversation" | "PhoneNumber";

@@ -1,4 +1,5 @@
 import { LeadOptedOut, MessageReceived } from "#core/messaging/queue";
+import { NumberHealth } from "#core/messaging/number-health";
 import "#core/messaging/queue";
 import { verifiedProvider } from "#core/providers/index";
 import { transact, TransactionConditionFailed } from "#core/db/transact";
@@ -185,6 +186,8 @@ async function optOut(contact: InboundContact, keyword: string): Promise<void> {
   const at = message.receivedAt ?? nowIso();
   if (leadId) await Contacts.recordConsent(organizationId, leadId, { kind: "OptOut", at, phoneNumber: message.fromPhoneNumber! });
   const { created } = await Suppressions.add(organizationId, { phoneNumber: message.fromPhoneNumber!, reason: "OptOutKeyword", ...(leadId ? { leadId } : {}) });
+  // Counted once per contact put on the list, against the number they wrote to (its opt-out rate: number health).
+  if (created) await NumberHealth.recordOptOut(organizationId, contact.route.phoneNumberId);
   await consentEvent(contact, "ContactOptedOut", `Opted out by replying ${keyword}.`, "OptedOut");
   await publish(LeadOptedOut, organizationId, { leadId, phoneNumber: message.fromPhoneNumber!, keyword, at });
   // One confirmation: only when this STOP is what put the number on the list.

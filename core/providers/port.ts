@@ -1,4 +1,5 @@
 import type { CallStatus, MessageStatus } from "#core/shared/status";
+import type { TenDlcRegistrar } from "#core/providers/registration";
 
 /**
  * The carrier provider port: what messaging and calls need from a carrier,
@@ -235,6 +236,8 @@ export interface ProviderPort {
   configureNumber?(providerNumberId: string, webhooks: NumberWebhooks): Promise<void>;
   /** Releases a held number at the carrier; a number it no longer holds is already released. */
   releaseNumber?(providerNumberId: string): Promise<void>;
+  /** 10DLC brand and campaign registration through the carrier's ISV API (core/providers/registration.ts). */
+  readonly registration?: TenDlcRegistrar;
   /** Normalised events of a status-callback request ([] for callbacks we do not track). */
   parseStatusCallback(request: WebhookRequest): ProviderEvent[];
   /** The forwarding result of a Dial action request; undefined when it carries no outcome we know. */

@@ -38,6 +38,11 @@ export const webhookCatalogue = {
   "wallet.suspended": { description: "The wallet was suspended: usage is refused until it is reinstated.", resource: "wallet", from: ["WalletSuspended"] },
   "phone_number.added": { description: "A phone number was added to the organization.", resource: "phoneNumber", from: ["PhoneNumberAdded"] },
   "phone_number.removed": { description: "A phone number was removed (data is null: the number is gone).", resource: "phoneNumber", from: ["PhoneNumberDeleted"] },
+  "phone_number.paused": {
+    description: "A number drew a spike of carrier filtering errors and was paused: its sends move to the pool's other numbers until it is resumed.",
+    resource: "phoneNumber",
+    from: ["PhoneNumberPaused"],
+  },
   "webhook_endpoint.disabled": {
     description: "A webhook endpoint was disabled automatically (410 Gone, or failing for too long).",
     resource: "webhookEndpoint",

@@ -67,10 +67,16 @@ export async function onCarrier(org: TestOrganization, provider: "telnyx" | "twi
 }
 
 /** Buys an offered number through the API (`GET /available-phone-numbers`, then `POST /phone-numbers` with purchase). */
-export async function buyNumber(org: TestOrganization, areaCode = "212"): Promise<{ id: string; phoneNumber: string }> {
+export async function buyNumber(org: TestOrganization, areaCode = "212", extra: Record<string, unknown> = {}): Promise<{ id: string; phoneNumber: string }> {
   const offered = await org.request("GET", `/available-phone-numbers?areaCode=${areaCode}&capabilities=sms,voice&limit=1`);
   if (offered.status !== 200) throw new Error(`search: ${offered.status} ${JSON.stringify(offered.body)}`);
-  const bought = await org.request("POST", "/phone-numbers", { body: { phoneNumber: offered.body.items[0].phoneNumber, purchase: true } });
+  const bought = await org.request("POST", "/phone-numbers", { body: { phoneNumber: offered.body.items[0].phoneNumber, purchase: true, ...extra } });
   if (bought.status !== 201) throw new Error(`purchase: ${bought.status} ${JSON.stringify(bought.body)}`);
   return bought.body;
+}
+
+/** What the carrier fakes report from now on about a 10DLC brand or campaign (its reference as the API shows it; tests/setup/registration-fakes.ts). */
+export async function decideRegistration(reference: string, changes: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${fakes().url}/__fake/registrations/${encodeURIComponent(reference)}`, { method: "POST", body: JSON.stringify(changes) });
+  if (response.status !== 204) throw new Error(`registration ${reference}: ${response.status}`);
 }

@@ -3,6 +3,7 @@ import { text } from "node:stream/consumers";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { environmentNames } from "#stacks/definitions";
+import { fieldProblem, registrationFakes } from "#tests/setup/registration-fakes";
 
 /**
  * Local fakes of the Telnyx and Twilio REST APIs the test stack's adapters
@@ -17,7 +18,8 @@ import { environmentNames } from "#stacks/definitions";
  * that number answer the scripted results in order (an error with its code,
  * or a dropped connection after the request arrived), then accept. Lookups
  * answer what `POST /__fake/calls/{sid}` or `/__fake/messages/{id}` set;
- * `POST /__fake/telnyx/held` puts a number in the Telnyx account (bring your own).
+ * `POST /__fake/telnyx/held` puts a number in the Telnyx account (bring your own);
+ * `POST /__fake/registrations/{reference}` decides a 10DLC registration (tests/setup/registration-fakes.ts).
  */
 
 export const TELNYX_FAKE = { apiKey: "KEYfake0123", connectionId: "1894000000", messagingProfileId: "40017f4a-0000-4000-8000-000000000001", accountSid: "f5586561-8ff0-4291-a51b-c7dfe4139ff9" };
@@ -37,6 +39,8 @@ export type RecordedRequest = {
   body: unknown;
   /** What the fake answered: the status, or "dropped". */
   answered: number | "dropped";
+  /** When the request arrived (epoch ms): pacing tests read the carrier's view of a number's throughput from it. */
+  at: number;
 };
 
 type FakeCall = { sid: string; from: string; to: string; status: string; duration?: number };
@@ -49,6 +53,7 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
   const calls = new Map<string, FakeCall>();
   const messages = new Map<string, { to: string; status: string; errors?: { code: string; title: string }[] }>();
   const held = new Map<string, { id: string; phoneNumber: string }>();
+  const registrations = registrationFakes({ heldTelnyxNumber: (phoneNumber) => [...held.values()].some((number) => number.phoneNumber === phoneNumber) });
   /** Telnyx phone number ids, never reused (a released number's id is gone for good). */
   let lastNumberId = 1_000_000;
 
@@ -65,7 +70,7 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
     const path = url.pathname.slice(carrier.length + 1) + url.search;
     const contentType = request.headers["content-type"];
     const body = raw === "" ? undefined : carrier === "telnyx" ? JSON.parse(raw) : [...new URLSearchParams(raw)];
-    const entry: RecordedRequest = { carrier, method: request.method ?? "GET", path, authorization: request.headers.authorization, contentType, body, answered: 0 };
+    const entry: RecordedRequest = { carrier, method: request.method ?? "GET", path, authorization: request.headers.authorization, contentType, body, answered: 0, at: Date.now() };
     recorded.push(entry);
     const reply = (status: number, payload: unknown) => {
       entry.answered = status;
@@ -96,8 +101,9 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
     if (body !== undefined && entry.contentType !== "application/json") return mismatch("JSON bodies only");
     const path = url.pathname.slice("/telnyx".length);
     const route = `${entry.method} ${path.replace(/\/[^/]+$/, "/{id}")}`;
+    if (registrations.telnyx(entry.method, path, body, reply, mismatch)) return;
     if (entry.method === "POST" && path === "/v2/messages") {
-      const problem = unexpectedFields(body, ["from", "to"], ["text", "media_urls", "type", "webhook_url"]);
+      const problem = fieldProblem(body, ["from", "to"], ["text", "media_urls", "type", "webhook_url"]);
       if (problem) return mismatch(problem);
       if (!body!["text"] && !body!["media_urls"]) return mismatch("text or media_urls is required");
       if (body!["media_urls"] && body!["type"] !== "MMS") return mismatch("media needs type MMS");
@@ -112,7 +118,7 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
       return reply(200, { data: { id: path.split("/").pop(), record_type: "message", to: [{ phone_number: message.to, status: message.status }], errors: message.errors ?? [] } });
     }
     if (entry.method === "POST" && path === `/v2/texml/calls/${TELNYX_FAKE.connectionId}`) {
-      const problem = unexpectedFields(body, ["From", "To"], ["Texml", "Url", "StatusCallback", "StatusCallbackMethod", "StatusCallbackEvent", "Record", "Timeout", "TimeLimit"]);
+      const problem = fieldProblem(body, ["From", "To"], ["Texml", "Url", "StatusCallback", "StatusCallbackMethod", "StatusCallbackEvent", "Record", "Timeout", "TimeLimit"]);
       if (problem) return mismatch(problem);
       if (!body!["Texml"] === !body!["Url"]) return mismatch("exactly one of Texml and Url");
       if (scripted(String(body!["To"]))) return;
@@ -139,7 +145,7 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
       return reply(200, { data });
     }
     if (entry.method === "POST" && path === "/v2/number_orders") {
-      const problem = unexpectedFields(body, ["phone_numbers", "connection_id", "messaging_profile_id"], []);
+      const problem = fieldProblem(body, ["phone_numbers", "connection_id", "messaging_profile_id"], []);
       if (problem) return mismatch(problem);
       if (body!["connection_id"] !== TELNYX_FAKE.connectionId || body!["messaging_profile_id"] !== TELNYX_FAKE.messagingProfileId) return mismatch("the order must join the TeXML application and the messaging profile");
       const ordered = (body!["phone_numbers"] as { phone_number: string }[]).map((number) => ({ id: String(++lastNumberId), phone_number: number.phone_number }));
@@ -171,6 +177,7 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
     const basic = `Basic ${Buffer.from(`${TWILIO_FAKE.apiKeySid}:${TWILIO_FAKE.apiKeySecret}`).toString("base64")}`;
     if (entry.authorization !== basic) return reply(401, { code: 20003, message: "Authenticate", status: 401 });
     const path = url.pathname.slice("/twilio".length);
+    if (registrations.twilio(entry.method, path, entry.contentType, form, reply, mismatch)) return;
     if (entry.method === "POST" && path === `/2010-04-01/Accounts/${TWILIO_FAKE.accountSid}/Messages.json`) {
       if (entry.contentType !== "application/x-www-form-urlencoded") return mismatch("form bodies only");
       const names = new Set(form.keys());
@@ -196,6 +203,8 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
       held.set(id, { id, phoneNumber });
       return answer(response, 200, { id });
     }
+    const decided = url.pathname.match(/^\/__fake\/registrations\/(.+)$/);
+    if (method === "POST" && decided) return answer(response, registrations.decide(decodeURIComponent(decided[1]!), JSON.parse(raw) as Record<string, unknown>) ? 204 : 404, undefined);
     const [, kind, id] = url.pathname.match(/^\/__fake\/(calls|messages)\/(.+)$/) ?? [];
     if (method === "POST" && id) {
       const resource = (kind === "calls" ? calls : messages).get(decodeURIComponent(id));
@@ -231,16 +240,6 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
-
-/** A description of what is wrong with a JSON body's fields, or undefined when it has the required ones and nothing else. */
-function unexpectedFields(body: Record<string, unknown> | undefined, required: string[], optional: string[]): string | undefined {
-  if (!body) return "a JSON body is required";
-  const missing = required.filter((name) => body[name] === undefined);
-  if (missing.length) return `missing ${missing.join(", ")}`;
-  const extra = Object.keys(body).filter((name) => !required.includes(name) && !optional.includes(name));
-  return extra.length ? `unexpected ${extra.join(", ")}` : undefined;
-}
-
 
 function answer(response: ServerResponse, status: number, payload: unknown): void {
   if (response.headersSent || response.destroyed) return;

@@ -15,6 +15,9 @@ const number = (id: string, phoneNumber: string, capabilities: string[], lastUse
   lastUsedAt,
   createdAt: `2026-01-01T00:00:0${id.length}.000Z`,
   modifiedAt: null,
+  registration: null,
+  paused: null,
+  messagesPerSecond: null,
 });
 
 const ny = number("ny", "+12125550100", ["sms", "voice"], "2026-01-02T00:00:00.000Z");

@@ -5,6 +5,9 @@ export const messagingKeys = {
   /** Phone numbers the organization owns at the provider. */
   phoneNumber: (organizationId: string, phoneNumberId: string): Key => ({ pk: org(organizationId), sk: `PHONENUMBER#${phoneNumberId}` }),
   phoneNumberPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "PHONENUMBER#" }),
+  /** A number's delivery outcomes in one 10-minute bucket (`<yyyy-mm-ddThh:m0>`), counters added as receipts arrive; TTL. */
+  numberHealth: (organizationId: string, phoneNumberId: string, bucket: string): Key => ({ pk: org(organizationId), sk: `NUMBERHEALTH#${phoneNumberId}#${bucket}` }),
+  numberHealthPrefix: (phoneNumberId: string) => `NUMBERHEALTH#${phoneNumberId}#`,
   /**
    * Number → organization route (not tenant data): provider webhooks name only our
    * number (To of an inbound message, From of a status callback), so this is the one

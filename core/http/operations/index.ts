@@ -10,6 +10,7 @@ import * as events from "#core/http/operations/events";
 import * as billing from "#core/http/operations/billing";
 import * as callWebhooks from "#core/http/operations/call-webhooks";
 import * as calls from "#core/http/operations/calls";
+import * as carrierRegistration from "#core/http/operations/carrier-registration";
 import * as leads from "#core/http/operations/leads";
 import * as messages from "#core/http/operations/messages";
 import * as phoneNumbers from "#core/http/operations/phone-numbers";
@@ -38,6 +39,7 @@ const operationsById = {
   ...billing,
   ...calls,
   ...phoneNumbers,
+  ...carrierRegistration,
   ...conversations,
   ...messages,
   ...suppressions,

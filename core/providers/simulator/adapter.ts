@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, randomInt } from "node:crypto";
+import { createSimulatorRegistrar } from "#core/providers/simulator/registration";
 import { messageLifecycle, type CallStatus, type MessageStatus } from "#core/shared/status";
 import {
   ProviderError,
@@ -62,6 +63,15 @@ const accepted = new Map<string, SendMessageResult>();
 const acceptedCalls = new Map<string, PlaceCallResult>();
 
 /** The simulator's account id, as it appears in its callbacks. */
+/** Who watches the simulated carrier accept sends (the pacing bench reads each number's throughput from the carrier's side). */
+const sendWatchers = new Set<(send: { from: string; to: string; at: number }) => void>();
+
+/** Calls `watcher` for every send the simulator accepts, with when; answers the function that stops watching. */
+export function watchSimulatedSends(watcher: (send: { from: string; to: string; at: number }) => void): () => void {
+  sendWatchers.add(watcher);
+  return () => sendWatchers.delete(watcher);
+}
+
 export const SIMULATOR_ACCOUNT_SID = "ACsimulator000000000000000000000000";
 
 export function createSimulatorProvider(options: SimulatorOptions): ProviderPort {
@@ -93,6 +103,7 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
 
   return {
     name: "simulator",
+    registration: createSimulatorRegistrar(),
 
     async sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
       const previous = accepted.get(input.idempotencyKey);
@@ -104,6 +115,7 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
       if (error) throw new ProviderError(error.kind, error.code, error.message, { httpStatus: error.kind === "transient" ? 429 : 400 });
       const result: SendMessageResult = { providerMessageId: simulatedId("SM", options.authToken, input.to, MESSAGE_SCENARIOS, "00"), status: "Queued" };
       accepted.set(input.idempotencyKey, result);
+      for (const watcher of sendWatchers) watcher({ from: input.from, to: input.to, at: Date.now() });
       emit(input.statusCallbackUrl, scenario.callbacks, scenario.duplicateCallbacks === true, (callback) => [
         ["AccountSid", SIMULATOR_ACCOUNT_SID],
         ["MessageSid", result.providerMessageId],

@@ -21,6 +21,7 @@ import {
   type WebhookRequest,
 } from "#core/providers/port";
 import { createTwilioProvider } from "#core/providers/twilio/adapter";
+import { createTelnyxRegistrar } from "#core/providers/telnyx/registration";
 import { callReportFromTwilio } from "#core/providers/twilio/statuses";
 
 /**
@@ -160,6 +161,7 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
 
   return {
     name: "telnyx",
+    registration: createTelnyxRegistrar(request),
 
     async sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
       const data = await request("/v2/messages", {

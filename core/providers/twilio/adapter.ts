@@ -19,7 +19,8 @@ import {
   type SendMessageResult,
   type WebhookRequest,
 } from "#core/providers/port";
-import { twilioError } from "./errors.ts";
+import { twilioRequest, type Form } from "./http.ts";
+import { createTwilioRegistrar } from "./registration.ts";
 import { verifyTwilioSignature } from "./signature.ts";
 import { callReportFromTwilio, callStatusFromTwilio, dialStatusFromTwilio, messageStatusFromTwilio } from "./statuses.ts";
 
@@ -54,7 +55,6 @@ export type TwilioConfig = {
 /** Call progress events requested from Twilio for outbound calls. */
 export const CALL_STATUS_CALLBACK_EVENTS = ["initiated", "ringing", "answered", "completed"] as const;
 
-type Form = [string, string][];
 
 export function createTwilioProvider(config: TwilioConfig): ProviderPort {
   const baseUrl = config.baseUrl ?? "https://api.twilio.com";
@@ -68,39 +68,7 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
   async function request(resource: string, form?: Form, options: { method?: "DELETE"; query?: Form } = {}): Promise<Record<string, unknown>> {
     const query = options.query?.length ? `?${new URLSearchParams(options.query).toString()}` : "";
     const url = `${baseUrl}/2010-04-01/Accounts/${encodeURIComponent(config.accountSid)}/${resource}.json${query}`;
-    if (!authorization) throw new ProviderError("permanent", "provider_not_configured", "Twilio REST credentials (API key SID and secret) are not configured.");
-    let response: Response;
-    try {
-      response = await doFetch(url, {
-        method: options.method ?? (form ? "POST" : "GET"),
-        headers: {
-          authorization,
-          ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
-          accept: "application/json",
-        },
-        ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-        signal: AbortSignal.timeout(config.timeoutMs ?? 10_000),
-      });
-    } catch (error) {
-      const timedOut = error instanceof DOMException && error.name === "TimeoutError";
-      throw new ProviderError(
-        "transient",
-        timedOut ? "timeout" : "network_error",
-        `Twilio ${resource} request failed: ${(error as Error).message}`,
-        { ambiguous: true },
-      );
-    }
-    const text = await response.text();
-    let body: unknown;
-    try {
-      body = text === "" ? {} : JSON.parse(text);
-    } catch {
-      body = {};
-    }
-    if (!response.ok) {
-      throw twilioError({ httpStatus: response.status, body, retryAfter: response.headers.get("retry-after") });
-    }
-    return body as Record<string, unknown>;
+    return twilioRequest({ url, authorization, label: resource, ...(form ? { form } : {}), ...(options.method ? { method: options.method } : {}), fetch: doFetch, ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}) });
   }
 
   /** GETs one resource; undefined when Twilio does not know it (404). */
@@ -115,6 +83,7 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
 
   return {
     name: "twilio",
+    registration: createTwilioRegistrar({ baseUrl: config.baseUrl, authorization, fetch: doFetch }),
 
     async sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
       const form: Form = [

@@ -1,0 +1,259 @@
+import type { Actor } from "#core/auth/actor";
+import { conditionally, table } from "#core/db/items";
+import { entities, keys } from "#core/db/keys";
+import { prefixQuery } from "#core/db/list";
+import { queryAll } from "#core/db/query";
+import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
+import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
+import { organizationProvider } from "#core/messaging/provider-choice";
+import { providerByName } from "#core/providers/index";
+import { ProviderError, type ProviderPort } from "#core/providers/port";
+import type { BrandReport, CampaignReport, TenDlcRegistrar } from "#core/providers/registration";
+import { newId, nowIso } from "#core/shared/ids";
+import type { Brand, BrandRequest, Campaign, CampaignRequest, RegistrationOverview } from "#core/carrier-registration/schemas";
+import { NumberHealth } from "#core/messaging/number-health";
+
+/** A campaign as stored; its opt-out figures are read from its numbers' health when it is answered. */
+type StoredCampaign = Omit<Campaign, "optOuts">;
+
+export * from "#core/carrier-registration/schemas";
+
+/**
+ * 10DLC registration of an organization: its brand and campaigns at its
+ * carrier (the messaging settings' provider), their status as the registry
+ * decides it, and the numbers attached to each campaign. The status is polled
+ * (`refresh`, and the `carrierRegistrationPoll` schedule): a pending brand
+ * until decided, a campaign until rejected (an approved one may still be
+ * suspended); each decision is copied onto the attached numbers
+ * (`PhoneNumbers.setRegistration`), which is what sender choice reads.
+ */
+export const CarrierRegistration = {
+  /** `POST /carrier-registration/brand`: submits the brand (again only after a rejection: each submission is billed by the registry). */
+  async registerBrand(actor: Actor, input: BrandRequest): Promise<Brand> {
+    const organizationId = actor.organizationId;
+    const existing = await readBrand(organizationId);
+    if (existing && existing.status !== "Rejected") {
+      throw new ConflictError(`The organization's brand is already ${existing.status}; only a rejected brand is submitted again.`);
+    }
+    const { provider, registrar } = await registrarOf(organizationId);
+    const report = await atCarrier(() => registrar.registerBrand(input));
+    const now = nowIso();
+    const brand: Brand = { ...input, provider: provider.name, providerBrandId: report.reference, status: "Pending", failureReason: null, vettingScore: null, submittedAt: now, decidedAt: null, checkedAt: null };
+    await table.put({ Item: { ...keys.tenDlcBrand(organizationId), entity: entities.tenDlcBrand, ...applyBrand(brand, report, now) } });
+    await markPending(organizationId, "BRAND", report.status === "Pending");
+    return (await readBrand(organizationId))!;
+  },
+
+  async brand(actor: Actor): Promise<Brand> {
+    const brand = await readBrand(actor.organizationId);
+    if (!brand) throw new NotFoundError("Brand", "of this organization");
+    return brand;
+  },
+
+  /** `POST /carrier-registration/campaigns`: a campaign of the organization's approved brand. */
+  async registerCampaign(actor: Actor, input: CampaignRequest): Promise<Campaign> {
+    const organizationId = actor.organizationId;
+    const brand = await readBrand(organizationId);
+    if (brand?.status !== "Approved") {
+      throw new ConflictError(brand ? `The brand is ${brand.status}; campaigns are registered once it is Approved.` : "Register the organization's brand first (POST /carrier-registration/brand).");
+    }
+    const registrar = registrarByName(brand.provider);
+    const report = await atCarrier(() => registrar.registerCampaign(brand.providerBrandId, input));
+    const now = nowIso();
+    const campaign: StoredCampaign = { id: newId(), ...input, provider: brand.provider, providerCampaignId: report.reference, status: "Pending", failureReason: null, phoneNumberIds: [], submittedAt: now, decidedAt: null, checkedAt: null };
+    const stored = applyCampaign(campaign, report, now);
+    // The numbers are a string set, added to as they are attached (DynamoDB stores no empty set).
+    const { phoneNumberIds: _none, ...item } = stored;
+    await table.put({ Item: { ...keys.tenDlcCampaign(organizationId, campaign.id), entity: entities.tenDlcCampaign, ...item } });
+    await markPending(organizationId, `CAMPAIGN#${campaign.id}`, stored.status !== "Rejected");
+    return withOptOuts(organizationId, stored);
+  },
+
+  async campaigns(actor: Actor): Promise<{ items: Campaign[] }> {
+    return { items: await Promise.all((await readCampaigns(actor.organizationId)).map((campaign) => withOptOuts(actor.organizationId, campaign))) };
+  },
+
+  async campaign(actor: Actor, campaignId: string): Promise<Campaign> {
+    const campaign = await readCampaign(actor.organizationId, campaignId);
+    if (!campaign) throw new NotFoundError("Campaign", campaignId);
+    return withOptOuts(actor.organizationId, campaign);
+  },
+
+  /**
+   * `PUT /phone-numbers/{phoneNumberId}/campaign`: attaches a number to an
+   * approved campaign at the carrier, then here (moving it off any other
+   * campaign). Repeating it is harmless (the carriers accept the same assignment).
+   */
+  async attachNumber(actor: Actor, phoneNumberId: string, campaignId: string): Promise<PhoneNumber> {
+    const organizationId = actor.organizationId;
+    const [campaign, number, previous] = await Promise.all([
+      CarrierRegistration.campaign(actor, campaignId),
+      PhoneNumbers.atCarrier(organizationId, phoneNumberId),
+      PhoneNumbers.fromId(actor, phoneNumberId),
+    ]);
+    if (!number) throw new NotFoundError("Phone number", phoneNumberId);
+    if (campaign.status !== "Approved") throw new ConflictError(`The campaign is ${campaign.status}; numbers are attached once it is Approved.`);
+    if (number.provider && number.provider !== campaign.provider) {
+      throw new UnprocessableError(`${number.phoneNumber} is held at ${number.provider}, the campaign is registered at ${campaign.provider}.`);
+    }
+    await atCarrier(() => registrarByName(campaign.provider).assignNumber(campaign.providerCampaignId, number));
+    const formerCampaignId = previous.registration?.campaignId;
+    if (formerCampaignId && formerCampaignId !== campaignId) await updateNumbers(organizationId, formerCampaignId, "DELETE", phoneNumberId);
+    await updateNumbers(organizationId, campaignId, "ADD", phoneNumberId);
+    await PhoneNumbers.setRegistration(organizationId, phoneNumberId, { campaignId, status: campaign.status });
+    return PhoneNumbers.fromId(actor, phoneNumberId);
+  },
+
+  /** `POST /carrier-registration/refresh`: asks the carrier now about the pending brand and every campaign not rejected. */
+  async refresh(actor: Actor): Promise<RegistrationOverview> {
+    return refreshOrganization(actor.organizationId);
+  },
+
+  /** The `carrierRegistrationPoll` schedule: every organization with a pending brand or a live campaign, one after another. */
+  async refreshPending(): Promise<{ organizations: number; failed: number }> {
+    const pending = await queryAll({ KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": keys.tenDlcPendingPartition().pk } });
+    const organizations = [...new Set(pending.map((item) => String(item.sk).split("#")[0]!))];
+    let failed = 0;
+    for (const organizationId of organizations) {
+      // One carrier failing for one organization must not stop the others; the next run asks again.
+      await refreshOrganization(organizationId).catch(() => failed++);
+    }
+    return { organizations: organizations.length, failed };
+  },
+};
+
+async function refreshOrganization(organizationId: string): Promise<RegistrationOverview> {
+  let [brand, campaigns] = await Promise.all([readBrand(organizationId), readCampaigns(organizationId)]);
+  const now = nowIso();
+  if (brand?.status === "Pending") {
+    const pending = brand;
+    const report = await atCarrier(() => registrarByName(pending.provider).fetchBrand(pending.providerBrandId));
+    brand = applyBrand(pending, report, now);
+    await table.put({ Item: { ...keys.tenDlcBrand(organizationId), entity: entities.tenDlcBrand, ...brand } });
+    await markPending(organizationId, "BRAND", brand.status === "Pending");
+  }
+  campaigns = await Promise.all(
+    campaigns.map(async (campaign) => {
+      // An approved campaign is asked again too: carriers suspend campaigns, and its numbers must stop sending then.
+      if (campaign.status === "Rejected") return campaign;
+      const report = await atCarrier(() => registrarByName(campaign.provider).fetchCampaign(campaign.providerCampaignId));
+      const decided = applyCampaign(campaign, report, now);
+      await conditionally(
+        table.update({
+          Key: keys.tenDlcCampaign(organizationId, campaign.id),
+          UpdateExpression: "SET #status = :status, failureReason = :reason, decidedAt = :decidedAt, checkedAt = :checkedAt",
+          ConditionExpression: "attribute_exists(pk)",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":status": decided.status, ":reason": decided.failureReason, ":decidedAt": decided.decidedAt, ":checkedAt": now },
+        }),
+      );
+      await markPending(organizationId, `CAMPAIGN#${campaign.id}`, decided.status !== "Rejected");
+      // The numbers carry their campaign's decision: it is what gates their sends.
+      await Promise.all(decided.phoneNumberIds.map((id) => PhoneNumbers.setRegistration(organizationId, id, { campaignId: campaign.id, status: decided.status })));
+      return decided;
+    }),
+  );
+  return { brand: brand ?? null, campaigns: await Promise.all(campaigns.map((campaign) => withOptOuts(organizationId, campaign))) };
+}
+
+/** Opt-outs per campaign: the sum over its numbers' rolling windows. */
+async function withOptOuts(organizationId: string, campaign: StoredCampaign): Promise<Campaign> {
+  const { finalOutcomes, optOuts } = await NumberHealth.totals(organizationId, campaign.phoneNumberIds);
+  return { ...campaign, optOuts: { finalOutcomes, optOuts, optOutRate: finalOutcomes > 0 ? Math.round((optOuts / finalOutcomes) * 10_000) / 10_000 : null } };
+}
+
+function applyBrand(brand: Brand, report: BrandReport, now: string): Brand {
+  const decided = report.status !== "Pending";
+  return {
+    ...brand,
+    status: report.status,
+    failureReason: report.failureReason ?? (report.status === "Rejected" ? "The registry refused the brand without a reason." : null),
+    vettingScore: report.vettingScore ?? brand.vettingScore,
+    decidedAt: decided ? now : null,
+    checkedAt: now,
+  };
+}
+
+function applyCampaign(campaign: StoredCampaign, report: CampaignReport, now: string): StoredCampaign {
+  return {
+    ...campaign,
+    status: report.status,
+    failureReason: report.failureReason ?? (report.status === "Rejected" ? "The carriers refused the campaign without a reason." : null),
+    decidedAt: report.status !== "Pending" ? now : null,
+    checkedAt: now,
+  };
+}
+
+async function readBrand(organizationId: string): Promise<Brand | undefined> {
+  const { Item } = await table.get({ Key: keys.tenDlcBrand(organizationId), ConsistentRead: true });
+  return Item ? (strip(Item) as Brand) : undefined;
+}
+
+async function readCampaign(organizationId: string, campaignId: string): Promise<StoredCampaign | undefined> {
+  const { Item } = await table.get({ Key: keys.tenDlcCampaign(organizationId, campaignId), ConsistentRead: true });
+  return Item ? toCampaign(Item) : undefined;
+}
+
+async function readCampaigns(organizationId: string): Promise<StoredCampaign[]> {
+  return (await queryAll({ ...prefixQuery(keys.tenDlcCampaignPrefix(organizationId)), ConsistentRead: true })).map(toCampaign);
+}
+
+function toCampaign(item: Record<string, unknown>): StoredCampaign {
+  const numbers = item.phoneNumberIds as Set<string> | string[] | undefined;
+  return { ...(strip(item) as StoredCampaign), phoneNumberIds: numbers ? [...numbers].sort() : [] };
+}
+
+function strip(item: Record<string, unknown>): Record<string, unknown> {
+  const { pk: _pk, sk: _sk, entity: _entity, ...rest } = item;
+  return rest;
+}
+
+/** Adds or removes a number of a campaign's set (a string set: an empty one is removed by DynamoDB). */
+async function updateNumbers(organizationId: string, campaignId: string, action: "ADD" | "DELETE", phoneNumberId: string): Promise<void> {
+  await conditionally(
+    table.update({
+      Key: keys.tenDlcCampaign(organizationId, campaignId),
+      UpdateExpression: `${action} phoneNumberIds :ids`,
+      ConditionExpression: "attribute_exists(pk)",
+      ExpressionAttributeValues: { ":ids": new Set([phoneNumberId]) },
+    }),
+  );
+}
+
+/** Keeps the poll's index of pending registrations in step with one registration. */
+async function markPending(organizationId: string, what: string, pending: boolean): Promise<void> {
+  const key = keys.tenDlcPending(organizationId, what);
+  if (pending) await table.put({ Item: { ...key, entity: entities.tenDlcPending, organizationId } });
+  else await table.delete({ Key: key });
+}
+
+async function registrarOf(organizationId: string): Promise<{ provider: ProviderPort; registrar: TenDlcRegistrar }> {
+  const provider = await atCarrier(() => organizationProvider(organizationId));
+  if (!provider.registration) throw new CarrierUnavailableError(`The ${provider.name} provider cannot register 10DLC brands.`);
+  return { provider, registrar: provider.registration };
+}
+
+/** The registrar of the carrier a brand or campaign was registered at (it stays there if the organization changes provider). */
+function registrarByName(name: string): TenDlcRegistrar {
+  const registrar = providerByName(name)?.registration;
+  if (!registrar) throw new CarrierUnavailableError(`The ${name} provider the registration was made at is not configured on this deployment.`);
+  return registrar;
+}
+
+/**
+ * A registry request on behalf of an API call: the carrier refusing what was
+ * sent (a 4xx it explains) is a 422 saying why; the carrier failing or refusing
+ * us (down, credentials) is a 502, nothing stored.
+ */
+async function atCarrier<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    const status = error.details.httpStatus;
+    if (error.kind === "permanent" && status !== undefined && status < 500 && status !== 401 && status !== 403) {
+      throw new UnprocessableError(`The carrier refused the registration: ${error.message} (${error.code}).`);
+    }
+    throw new CarrierUnavailableError(`The carrier could not complete the request: ${error.message} (${error.code}). Nothing was changed; try again.`);
+  }
+}

@@ -1,0 +1,162 @@
+import * as v from "valibot";
+import { defineOperation } from "#core/http/operation";
+import {
+  AttachNumberSchema,
+  BrandRequestSchema,
+  BrandSchema,
+  CampaignRequestSchema,
+  CampaignSchema,
+  CampaignsSchema,
+  RegistrationOverviewSchema,
+} from "#core/carrier-registration/schemas";
+import { NumberHealthSchema } from "#core/messaging/number-health";
+import { PhoneNumberSchema } from "#core/messaging/phone-number-schema";
+
+const idParam = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
+const tag = "Carrier registration";
+
+export const registerBrand = defineOperation({
+  operationId: "registerBrand",
+  summary: "Register the organization's 10DLC brand at its carrier",
+  description:
+    "Submits the business to The Campaign Registry through the organization's carrier (its messaging settings' provider): Twilio " +
+    "(TrustHub customer profile and A2P profile, then an A2P brand registration) or Telnyx (10DLC brand). The brand starts " +
+    "`Pending`; `POST /carrier-registration/refresh` (and a schedule every 15 minutes) reads the decision: `Approved` with the " +
+    "vetting score, or `Rejected` with the reason. The registry bills each submission, so a brand is submitted again only after a " +
+    "rejection (409 otherwise). 422 when the carrier refuses the details (its reason in `detail`); 502 when it fails: nothing stored.",
+  tag,
+  auth: "bearer",
+  permission: "phoneNumbers:write",
+  body: BrandRequestSchema,
+  success: { status: 201, description: "The submitted brand", schema: BrandSchema },
+  // The registry bills each submission: a retried request with the same Idempotency-Key is answered, not submitted again.
+  idempotent: true,
+  problems: [400, 401, 403, 409, 413, 415, 422, 429, 502],
+  example: {
+    entityType: "PRIVATE_PROFIT",
+    legalName: "Acme Roofing LLC",
+    displayName: "Acme Roofing",
+    ein: "12-3456789",
+    phone: "+12125550100",
+    email: "compliance@acme-roofing.example",
+    website: "https://acme-roofing.example",
+    street: "1 Main St",
+    city: "New York",
+    state: "NY",
+    postalCode: "10001",
+    vertical: "CONSTRUCTION",
+  },
+});
+
+export const getBrand = defineOperation({
+  operationId: "getBrand",
+  summary: "Read the organization's 10DLC brand and its status",
+  tag,
+  auth: "bearer",
+  permission: "phoneNumbers:read",
+  success: { status: 200, description: "The brand", schema: BrandSchema },
+  problems: [401, 403, 404, 429],
+});
+
+export const registerCampaign = defineOperation({
+  operationId: "registerCampaign",
+  summary: "Register a 10DLC campaign of the organization's approved brand",
+  description:
+    "What the business sends (use case, description, 2-5 sample messages), how people opt in (`messageFlow`), and its HELP and STOP " +
+    "answers. Twilio: a Messaging Service with its A2P campaign (Usa2p); Telnyx: the campaign builder. It starts `Pending`; the " +
+    "carriers' decision is read like the brand's. 409 until the brand is Approved; 422 when the carrier refuses the details; 502 when it fails.",
+  tag,
+  auth: "bearer",
+  permission: "phoneNumbers:write",
+  body: CampaignRequestSchema,
+  success: { status: 201, description: "The submitted campaign", schema: CampaignSchema },
+  idempotent: true,
+  problems: [400, 401, 403, 409, 413, 415, 422, 429, 502],
+  example: {
+    useCase: "CUSTOMER_CARE",
+    description: "Replies to homeowners who asked Acme Roofing for a quote through our website form.",
+    sampleMessages: ["Hi Sam, this is Acme Roofing about your quote request. When can we visit? Reply STOP to opt out.", "Acme Roofing: your inspection is booked for Tuesday 10am. Reply STOP to opt out."],
+    messageFlow: "Homeowners fill in the quote form at https://acme-roofing.example/quote and tick a box agreeing to texts about their request.",
+    helpMessage: "Acme Roofing: call 212-555-0100 or email help@acme-roofing.example. Reply STOP to opt out.",
+    optOutMessage: "Acme Roofing: you are unsubscribed and will receive no further messages.",
+  },
+});
+
+export const listCampaigns = defineOperation({
+  operationId: "listCampaigns",
+  summary: "List the organization's 10DLC campaigns, their status and numbers",
+  tag,
+  auth: "bearer",
+  permission: "phoneNumbers:read",
+  success: { status: 200, description: "The campaigns", schema: CampaignsSchema },
+  problems: [401, 403, 429],
+});
+
+export const getCampaign = defineOperation({
+  operationId: "getCampaign",
+  summary: "Read one 10DLC campaign",
+  tag,
+  auth: "bearer",
+  permission: "phoneNumbers:read",
+  params: v.object({ campaignId: idParam }),
+  success: { status: 200, description: "The campaign", schema: CampaignSchema },
+  problems: [401, 403, 404, 429],
+});
+
+export const refreshCarrierRegistration = defineOperation({
+  operationId: "refreshCarrierRegistration",
+  summary: "Ask the carrier now for the decision on every pending brand and campaign",
+  description:
+    "The schedule does the same every 15 minutes. A decided campaign's status is copied onto its numbers (what gates their sends). " +
+    "502 when the carrier fails: the next refresh asks again.",
+  tag,
+  auth: "bearer",
+  permission: "phoneNumbers:write",
+  success: { status: 200, description: "The brand (null when none) and campaigns, as now known", schema: RegistrationOverviewSchema },
+  problems: [401, 403, 429, 502],
+});
+
+export const attachPhoneNumberToCampaign = defineOperation({
+  operationId: "attachPhoneNumberToCampaign",
+  summary: "Attach a phone number to an approved 10DLC campaign",
+  description:
+    "Assigns the number to the campaign at the carrier (Twilio: the campaign's Messaging Service; Telnyx: phone number campaign), " +
+    "moving it off its previous campaign. Where sends need registration, only a number on an Approved campaign sends SMS. " +
+    "409 while the campaign is not Approved; 422 when the number is held at another carrier than the campaign's; 502 when the carrier fails.",
+  tag,
+  auth: "bearer",
+  permission: "phoneNumbers:write",
+  params: v.object({ phoneNumberId: idParam }),
+  body: AttachNumberSchema,
+  success: { status: 200, description: "The number with its campaign", schema: PhoneNumberSchema },
+  problems: [400, 401, 403, 404, 409, 413, 415, 422, 429, 502],
+  example: { campaignId: "01J9Z8X7W6V5T4S3R2Q1P0N9M8" },
+});
+
+export const getPhoneNumberHealth = defineOperation({
+  operationId: "getPhoneNumberHealth",
+  summary: "Read a number's delivery health over the last 24 hours",
+  description:
+    "From its delivery receipts: final outcomes, delivery rate, the carrier errors 30007 (filtered), 30034 (unregistered), 30003 " +
+    "(unreachable) and 21610 (unsubscribed), and its opt-outs (STOP in its conversations) and opt-out rate. A spike of filtering " +
+    "(at least 5 messages filtered in 30 minutes, 20% or more of that window's outcomes) pauses the number: `status` Paused with the " +
+    "reason, a `phone_number.paused` webhook, and an analytics needsAttention item until the owner resumes it.",
+  tag: "Phone numbers",
+  auth: "bearer",
+  permission: "phoneNumbers:read",
+  params: v.object({ phoneNumberId: idParam }),
+  success: { status: 200, description: "The number's health", schema: NumberHealthSchema },
+  problems: [401, 403, 404, 429],
+});
+
+export const resumePhoneNumber = defineOperation({
+  operationId: "resumePhoneNumber",
+  summary: "Resume a number paused for carrier filtering",
+  description: "Puts the number back among the senders (recorded as a PhoneNumberResumed event). 409 when it is not paused.",
+  tag: "Phone numbers",
+  auth: "bearer",
+  permission: "phoneNumbers:write",
+  params: v.object({ phoneNumberId: idParam }),
+  success: { status: 200, description: "The number, unpaused", schema: PhoneNumberSchema },
+  problems: [401, 403, 404, 409, 429],
+});

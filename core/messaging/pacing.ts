@@ -1,0 +1,155 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { conditionally, table } from "#core/db/items";
+import { keys } from "#core/db/keys";
+import { Conversations } from "#core/messaging/conversations";
+import { DISPATCH_GRACE_MS } from "#core/messaging/messages";
+import type { Message } from "#core/messaging/model";
+import { MessageSend } from "#core/messaging/queue";
+import { changeMessage } from "#core/messaging/store";
+import type { ProviderError } from "#core/providers/port";
+import { publish } from "#core/queue/events";
+import type { SenderSelectionReason } from "#core/shared/enums";
+import { parsePhone } from "#core/shared/phone";
+
+/**
+ * Per-number pacing of outbound SMS: each sender number hands the carrier at
+ * most its messages per second. A number's next free send slot (`paceNextAt`,
+ * epoch ms) lives on its own phone-number item, which sender choice already
+ * reads, so knowing how busy every number is costs no extra read, and a send
+ * reserves its slot with one conditional write: "the number is free: the slot
+ * is now" or "it is busy: take the slot after the last one reserved". A send
+ * whose slot is ahead waits in the queue (SQS DelaySeconds), never in a loop,
+ * and is never refused; the carrier's own throttling (429, 30022) moves only
+ * that number's next slot ("not before"), not the queue.
+ */
+
+/** What a number type carries by default (messages per second): a 10DLC long code ~1, toll-free 3, short code 100. */
+export const MESSAGES_PER_SECOND = { LongCode: 1, TollFree: 3, ShortCode: 100 } as const;
+export type NumberType = keyof typeof MESSAGES_PER_SECOND;
+
+/** How long a throttled number sends nothing when the carrier gave no Retry-After. */
+export const THROTTLE_BACKOFF_MS = 5_000;
+
+/** The paced view of a sender number: its override (if any) and when its next send slot is free. */
+export type PacedNumber = { id: string; phoneNumber: string; messagesPerSecond: number | null; paceNextAt: number };
+
+/** A slot reserved on a number: the send goes to the carrier at `at` (epoch ms); `reason` is why the number was chosen. */
+export type Slot = { numberId: string; at: number; reason: string };
+
+/** A slot this close is waited for in the consumer (a timer, not a loop); a later one in the queue. SQS delays are whole seconds. */
+const WAIT_IN_PLACE_MS = 1_000;
+
+export function numberType(phoneNumber: string): NumberType {
+  if (/^\d{5,6}$/.test(phoneNumber)) return "ShortCode";
+  return parsePhone(phoneNumber)?.type === "TOLL_FREE" ? "TollFree" : "LongCode";
+}
+
+/** Milliseconds between two sends of this number: its override, else its type's rate. */
+export function sendInterval(number: Pick<PacedNumber, "phoneNumber" | "messagesPerSecond">): number {
+  const perSecond = number.messagesPerSecond ?? MESSAGES_PER_SECOND[numberType(number.phoneNumber)];
+  return Math.ceil(1000 / perSecond);
+}
+
+/** The pacing attributes of a phone-number item (read with the number, by sender choice). */
+export function pacingOf(item: Record<string, unknown>): Pick<PacedNumber, "messagesPerSecond" | "paceNextAt"> {
+  return {
+    messagesPerSecond: typeof item.messagesPerSecond === "number" ? item.messagesPerSecond : null,
+    paceNextAt: typeof item.paceNextAt === "number" ? item.paceNextAt : 0,
+  };
+}
+
+/**
+ * Of numbers equally suited, the one that can send soonest (speed to lead): a
+ * free number before a busy one, then the earliest next slot; ties stay in the
+ * given order (the caller's own preference).
+ */
+export function leastBusy<T extends Pick<PacedNumber, "paceNextAt">>(numbers: T[], now: number): T | undefined {
+  return [...numbers].sort((a, b) => Math.max(a.paceNextAt, now) - Math.max(b.paceNextAt, now))[0];
+}
+
+export const Pacing = {
+  /**
+   * Reserves the number's next send slot. One conditional write when the number
+   * is as busy as sender choice read it (the usual case); a second only when it
+   * turned free or busy meanwhile. Slots are handed out in reservation order, so
+   * a conversation's later message (same sticky number) never goes before an earlier one.
+   */
+  async reserve(organizationId: string, number: PacedNumber, now = Date.now()): Promise<number> {
+    const interval = sendInterval(number);
+    let busy = number.paceNextAt > now;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const at = busy ? await reserveAfterLast(organizationId, number.id, interval, now) : await reserveNow(organizationId, number.id, interval, now);
+      if (at !== undefined) return at;
+      busy = !busy;
+    }
+    // Freed and refilled twice in a row (or the number was just deleted): the slot after the last, else now.
+    return (await reserveAfterLast(organizationId, number.id, interval, now)) ?? now;
+  },
+
+  /**
+   * Holds a Queued message until its sender's slot: true when it may go now
+   * (after at most a second's timer). Otherwise the message goes back to the
+   * queue delayed to its slot, carrying it (a redelivery does not reserve
+   * again), its dispatch deadline moved past the slot (the sweep must not
+   * republish a message that is only waiting), and a conversation without a
+   * sender yet gets this number now, so its next message queues behind this one.
+   */
+  async awaitSlot(organizationId: string, message: Message, number: PacedNumber, reason: SenderSelectionReason, held: Slot | undefined): Promise<boolean> {
+    const at = held?.numberId === number.id ? held.at : await Pacing.reserve(organizationId, number);
+    const wait = at - Date.now();
+    if (wait <= WAIT_IN_PLACE_MS) {
+      if (wait > 0) await sleep(wait);
+      return true;
+    }
+    const dueAt = new Date(at + DISPATCH_GRACE_MS).toISOString();
+    const waiting = await changeMessage(organizationId, message.id, {
+      from: ["Queued"],
+      condition: "retryCount = :retryCount",
+      values: { ":retryCount": message.retryCount },
+      set: {},
+      due: { at: dueAt, kind: "Dispatch" },
+    });
+    if (!waiting) return false;
+    if (reason !== "StickyConversation" && reason !== "ManualOverride") await Conversations.setSender(organizationId, message.conversationId, number);
+    // Whole seconds, rounded down: it arrives up to a second early and waits the rest with the timer above.
+    await publish(MessageSend, organizationId, { messageId: message.id, slot: { numberId: number.id, at, reason } }, { delaySeconds: Math.floor(wait / 1000) });
+    return false;
+  },
+
+  /** The carrier throttled this number: it sends nothing before `retryAfter` (or the default backoff); other numbers go on. */
+  async throttled(organizationId: string, numberId: string, error: ProviderError, now = Date.now()): Promise<void> {
+    const notBefore = now + (error.details.retryAfterSeconds !== undefined ? error.details.retryAfterSeconds * 1000 : THROTTLE_BACKOFF_MS);
+    await updatePace(organizationId, numberId, "SET paceNextAt = :notBefore", "attribute_not_exists(paceNextAt) OR paceNextAt < :notBefore", { ":notBefore": notBefore });
+  },
+};
+
+/** Codes by which a carrier says "this number sends too fast" (HTTP 429; Twilio 20429, 14107, 30022 throughput, 21611 number queue full). */
+const THROTTLE_CODES = new Set(["20429", "14107", "30022", "21611"]);
+
+export function isThrottle(error: ProviderError): boolean {
+  return error.kind === "transient" && !error.details.ambiguous && (error.details.httpStatus === 429 || THROTTLE_CODES.has(error.code));
+}
+
+async function reserveNow(organizationId: string, numberId: string, interval: number, now: number): Promise<number | undefined> {
+  const written = await updatePace(organizationId, numberId, "SET paceNextAt = :next", "attribute_not_exists(paceNextAt) OR paceNextAt <= :now", { ":next": now + interval, ":now": now });
+  return written ? now : undefined;
+}
+
+async function reserveAfterLast(organizationId: string, numberId: string, interval: number, now: number): Promise<number | undefined> {
+  const written = await updatePace(organizationId, numberId, "ADD paceNextAt :interval", "paceNextAt > :now", { ":interval": interval, ":now": now });
+  const next = written?.Attributes?.paceNextAt;
+  return typeof next === "number" ? next - interval : undefined;
+}
+
+/** One conditional write of a number's pacing state (undefined when its condition failed, or the number is gone); answers the new value. */
+function updatePace(organizationId: string, numberId: string, update: string, condition: string, values: Record<string, number>) {
+  return conditionally(
+    table.update({
+      Key: keys.phoneNumber(organizationId, numberId),
+      UpdateExpression: update,
+      ConditionExpression: `attribute_exists(pk) AND (${condition})`,
+      ExpressionAttributeValues: values,
+      ReturnValues: "UPDATED_NEW",
+    }),
+  );
+}

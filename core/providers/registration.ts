@@ -1,0 +1,77 @@
+/**
+ * The 10DLC part of the carrier port: registering an organization's brand and
+ * campaigns with The Campaign Registry through the carrier's ISV API, reading
+ * their status back, and attaching numbers to a campaign. Carriers name the
+ * same steps differently (Twilio: TrustHub bundles, A2P BrandRegistrations and
+ * a Messaging Service's Usa2p campaign; Telnyx: `/v2/10dlc/brand`,
+ * `/campaignBuilder`, `/phone_number_campaigns`); these types are ours.
+ */
+
+/** Where a registration stands: with the registry or the carriers, accepted for traffic, or refused. */
+export type RegistrationStatus = "Pending" | "Approved" | "Rejected";
+
+/** TCR entity types of a business (sole proprietors register through another flow, not offered here). */
+export const brandEntityTypes = ["PRIVATE_PROFIT", "PUBLIC_PROFIT", "NON_PROFIT", "GOVERNMENT"] as const;
+
+/** TCR campaign use cases offered to businesses (standard campaigns). */
+export const campaignUseCases = [
+  "MARKETING",
+  "CUSTOMER_CARE",
+  "ACCOUNT_NOTIFICATION",
+  "DELIVERY_NOTIFICATION",
+  "LOW_VOLUME",
+  "MIXED",
+  "2FA",
+  "SECURITY_ALERT",
+  "FRAUD_ALERT",
+  "POLLING_VOTING",
+  "PUBLIC_SERVICE_ANNOUNCEMENT",
+  "HIGHER_EDUCATION",
+] as const;
+
+export type BrandDetails = {
+  entityType: (typeof brandEntityTypes)[number];
+  /** Legal name as the tax authority knows it (TCR checks it against the EIN). */
+  legalName: string;
+  displayName: string;
+  ein: string;
+  phone: string;
+  email: string;
+  website: string;
+  street: string;
+  city: string;
+  state: string;
+  postalCode: string;
+  country: "US";
+  vertical: string;
+};
+
+export type CampaignDetails = {
+  useCase: (typeof campaignUseCases)[number];
+  description: string;
+  sampleMessages: string[];
+  /** How a person opts in (TCR "message flow": where, what they are told, what they agree to). */
+  messageFlow: string;
+  helpMessage: string;
+  optOutMessage: string;
+  hasEmbeddedLinks: boolean;
+  hasEmbeddedPhone: boolean;
+};
+
+/** A brand as the carrier reports it; `reference` is what later requests name it by. */
+export type BrandReport = { reference: string; status: RegistrationStatus; failureReason?: string; vettingScore?: number };
+export type CampaignReport = { reference: string; status: RegistrationStatus; failureReason?: string };
+
+/** A number as the carrier holds it (Twilio needs its `PN…` sid, Telnyx its E.164). */
+export type RegisteredNumber = { phoneNumber: string; providerNumberId?: string };
+
+export interface TenDlcRegistrar {
+  /** Submits the brand (billable at the registry: never repeat blindly). */
+  registerBrand(details: BrandDetails): Promise<BrandReport>;
+  fetchBrand(reference: string): Promise<BrandReport>;
+  /** Submits a campaign of a brand the registry verified. */
+  registerCampaign(brandReference: string, details: CampaignDetails): Promise<CampaignReport>;
+  fetchCampaign(reference: string): Promise<CampaignReport>;
+  /** Puts a number on a campaign, so its A2P traffic is carried as the campaign's. */
+  assignNumber(campaignReference: string, number: RegisteredNumber): Promise<void>;
+}

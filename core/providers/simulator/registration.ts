@@ -1,0 +1,40 @@
+import { randomUUID } from "node:crypto";
+import type { BrandReport, CampaignReport, TenDlcRegistrar } from "#core/providers/registration";
+
+/**
+ * The simulator's registry: a brand or campaign is Pending when submitted and
+ * decided at its first status check (the next refresh): approved (brand vetting
+ * score 75), or rejected when its display name (brand) or description
+ * (campaign) contains "rejected", so the local stack can walk both paths.
+ */
+const brands = new Map<string, { reject: boolean }>();
+const campaigns = new Map<string, { reject: boolean }>();
+
+function decide<T extends BrandReport | CampaignReport>(registry: Map<string, { reject: boolean }>, reference: string, approved: Partial<T>, reason: string): T {
+  const entry = registry.get(reference);
+  // A registration from before the local stack restarted (the registry lives in the process) stays approved.
+  if (entry?.reject) return { reference, status: "Rejected", failureReason: reason } as T;
+  return { reference, status: "Approved", ...approved } as T;
+}
+
+export function createSimulatorRegistrar(): TenDlcRegistrar {
+  return {
+    async registerBrand(details) {
+      const reference = `SIMBRAND-${randomUUID()}`;
+      brands.set(reference, { reject: /rejected/i.test(details.displayName) });
+      return { reference, status: "Pending" };
+    },
+    async fetchBrand(reference) {
+      return decide<BrandReport>(brands, reference, { vettingScore: 75 }, "The simulator rejects brands whose display name says 'rejected'.");
+    },
+    async registerCampaign(_brand, details) {
+      const reference = `SIMCAMPAIGN-${randomUUID()}`;
+      campaigns.set(reference, { reject: /rejected/i.test(details.description) });
+      return { reference, status: "Pending" };
+    },
+    async fetchCampaign(reference) {
+      return decide<CampaignReport>(campaigns, reference, {}, "The simulator rejects campaigns whose description says 'rejected'.");
+    },
+    async assignNumber() {},
+  };
+}

@@ -1,0 +1,139 @@
+import { ProviderError } from "#core/providers/port";
+import type { BrandDetails, BrandReport, CampaignDetails, CampaignReport, RegistrationStatus, TenDlcRegistrar } from "#core/providers/registration";
+import { twilioRequest, type Form } from "./http.ts";
+
+/**
+ * Twilio's ISV A2P 10DLC flow, one brand per organization (a secondary customer
+ * profile of our account):
+ *
+ * 1. TrustHub (`trusthub.twilio.com/v1`): a secondary CustomerProfile with the
+ *    business's information (an EndUser) assigned and submitted for review;
+ *    then an A2P TrustProduct with the messaging profile information and the
+ *    customer profile assigned, submitted too.
+ * 2. Messaging (`messaging.twilio.com/v1`): `a2p/BrandRegistrations` from both
+ *    bundles (status PENDING → APPROVED or FAILED with `failure_reason`, and
+ *    `brand_score` once vetted).
+ * 3. A campaign is a Messaging Service with its `Compliance/Usa2p` resource
+ *    (IN_PROGRESS → VERIFIED or FAILED); a number joins the campaign by joining
+ *    the service (`Services/{MG}/PhoneNumbers`). Our campaign reference is
+ *    `MG…/QE…`.
+ *
+ * With a `baseUrl` (tests: the local fake) the hosts become `<baseUrl>/trusthub`
+ * and `<baseUrl>/messaging`.
+ */
+export const TWILIO_POLICIES = {
+  /** Secondary Customer Profile (ISV's customer). */
+  customerProfile: "RNdfbf3fae0e1107f8aded0e7cead80bf5",
+  /** A2P Messaging Profile (TrustProduct). */
+  a2pProfile: "RNb0d4771c2c98518d916a3d4cd70a8f8b",
+} as const;
+
+const COMPANY_TYPES: Record<BrandDetails["entityType"], string> = {
+  PRIVATE_PROFIT: "private",
+  PUBLIC_PROFIT: "public",
+  NON_PROFIT: "non-profit",
+  GOVERNMENT: "government",
+};
+
+export function createTwilioRegistrar(options: { baseUrl: string | undefined; authorization: string | undefined; fetch: typeof fetch }): TenDlcRegistrar {
+  const trusthub = options.baseUrl ? `${options.baseUrl}/trusthub` : "https://trusthub.twilio.com";
+  const messaging = options.baseUrl ? `${options.baseUrl}/messaging` : "https://messaging.twilio.com";
+  const call = (url: string, form?: Form) => twilioRequest({ url, authorization: options.authorization, label: url.replace(/^https?:\/\/[^/]+/, ""), ...(form ? { form } : {}), fetch: options.fetch });
+  const sidOf = (resource: Record<string, unknown>, what: string): string => {
+    const sid = resource["sid"];
+    if (typeof sid !== "string" || !sid) throw new ProviderError("transient", "malformed_response", `Twilio answered the ${what} request without a sid`, { ambiguous: true });
+    return sid;
+  };
+
+  /** A TrustHub bundle (CustomerProfiles or TrustProducts) with its entities assigned, submitted for review. */
+  async function submittedBundle(kind: "CustomerProfiles" | "TrustProducts", form: Form, entitySids: string[]): Promise<string> {
+    const bundle = sidOf(await call(`${trusthub}/v1/${kind}`, form), kind);
+    for (const objectSid of entitySids) await call(`${trusthub}/v1/${kind}/${bundle}/EntityAssignments`, [["ObjectSid", objectSid]]);
+    await call(`${trusthub}/v1/${kind}/${bundle}`, [["Status", "pending-review"]]);
+    return bundle;
+  }
+
+  async function endUser(type: string, friendlyName: string, attributes: Record<string, string>): Promise<string> {
+    return sidOf(await call(`${trusthub}/v1/EndUsers`, [["FriendlyName", friendlyName], ["Type", type], ["Attributes", JSON.stringify(attributes)]]), "EndUsers");
+  }
+
+  function brandReport(brand: Record<string, unknown>): BrandReport {
+    const status = brandStatus(String(brand["status"] ?? ""));
+    const score = brand["brand_score"];
+    return {
+      reference: sidOf(brand, "BrandRegistrations"),
+      status,
+      ...(status === "Rejected" && brand["failure_reason"] ? { failureReason: String(brand["failure_reason"]) } : {}),
+      ...(typeof score === "number" ? { vettingScore: score } : {}),
+    };
+  }
+
+  function campaignReport(service: string, campaign: Record<string, unknown>): CampaignReport {
+    const status = campaignStatus(String(campaign["campaign_status"] ?? ""));
+    const errors = (campaign["errors"] as { description?: string }[] | undefined) ?? [];
+    const reason = errors.map((error) => error.description).filter(Boolean).join("; ");
+    return { reference: `${service}/${sidOf(campaign, "Usa2p")}`, status, ...(status === "Rejected" && reason ? { failureReason: reason } : {}) };
+  }
+
+  const parts = (reference: string) => {
+    const [service, campaign] = reference.split("/");
+    return { service: encodeURIComponent(service ?? ""), campaign: encodeURIComponent(campaign ?? "") };
+  };
+
+  return {
+    async registerBrand(details: BrandDetails): Promise<BrandReport> {
+      const business = await endUser("customer_profile_business_information", `${details.displayName} business information`, {
+        business_name: details.legalName,
+        business_identity: "direct_customer",
+        business_type: details.entityType === "NON_PROFIT" ? "Non-profit Corporation" : "Corporation",
+        business_industry: details.vertical,
+        business_registration_identifier: "EIN",
+        business_registration_number: details.ein,
+        business_regions_of_operation: "USA_AND_CANADA",
+        website_url: details.website,
+      });
+      const customerProfile = await submittedBundle("CustomerProfiles", [["FriendlyName", details.displayName], ["Email", details.email], ["PolicySid", TWILIO_POLICIES.customerProfile]], [business]);
+      const a2p = await endUser("us_a2p_messaging_profile_information", `${details.displayName} A2P profile`, { company_type: COMPANY_TYPES[details.entityType] });
+      const a2pProfile = await submittedBundle("TrustProducts", [["FriendlyName", `${details.displayName} A2P`], ["Email", details.email], ["PolicySid", TWILIO_POLICIES.a2pProfile]], [a2p, customerProfile]);
+      return brandReport(await call(`${messaging}/v1/a2p/BrandRegistrations`, [["CustomerProfileBundleSid", customerProfile], ["A2PProfileBundleSid", a2pProfile]]));
+    },
+    async fetchBrand(reference: string): Promise<BrandReport> {
+      return brandReport(await call(`${messaging}/v1/a2p/BrandRegistrations/${encodeURIComponent(reference)}`));
+    },
+    async registerCampaign(brandReference: string, details: CampaignDetails): Promise<CampaignReport> {
+      const service = sidOf(await call(`${messaging}/v1/Services`, [["FriendlyName", `A2P ${details.useCase} ${brandReference}`.slice(0, 64)]]), "Services");
+      const campaign = await call(`${messaging}/v1/Services/${service}/Compliance/Usa2p`, [
+        ["BrandRegistrationSid", brandReference],
+        ["Description", details.description],
+        ["MessageFlow", details.messageFlow],
+        ...details.sampleMessages.map((sample): [string, string] => ["MessageSamples", sample]),
+        ["UsAppToPersonUsecase", details.useCase],
+        ["HasEmbeddedLinks", String(details.hasEmbeddedLinks)],
+        ["HasEmbeddedPhone", String(details.hasEmbeddedPhone)],
+        ["OptOutMessage", details.optOutMessage],
+        ["HelpMessage", details.helpMessage],
+      ]);
+      return campaignReport(service, campaign);
+    },
+    async fetchCampaign(reference: string): Promise<CampaignReport> {
+      const { service, campaign } = parts(reference);
+      return campaignReport(decodeURIComponent(service), await call(`${messaging}/v1/Services/${service}/Compliance/Usa2p/${campaign}`));
+    },
+    async assignNumber(campaignReference: string, number): Promise<void> {
+      if (!number.providerNumberId) throw new ProviderError("permanent", "number_not_at_twilio", `${number.phoneNumber} has no Twilio phone number sid; register it through POST /phone-numbers first.`);
+      await call(`${messaging}/v1/Services/${parts(campaignReference).service}/PhoneNumbers`, [["PhoneNumberSid", number.providerNumberId]]);
+    },
+  };
+}
+
+function brandStatus(status: string): RegistrationStatus {
+  if (status === "APPROVED") return "Approved";
+  if (status === "FAILED" || status === "DELETED") return "Rejected";
+  return "Pending";
+}
+
+function campaignStatus(status: string): RegistrationStatus {
+  if (status === "VERIFIED") return "Approved";
+  if (status === "FAILED") return "Rejected";
+  return "Pending";
+}

@@ -1,0 +1,5 @@
+import { CarrierRegistration } from "#core/carrier-registration/index";
+import { endpoint } from "#core/http/endpoint";
+import { registerBrand } from "#core/http/operations/carrier-registration";
+
+export const handler = endpoint(registerBrand, ({ actor, body }) => CarrierRegistration.registerBrand(actor, body));

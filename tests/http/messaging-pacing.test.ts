@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { buyNumber, carrierRequests, onCarrier, scriptCarrier } from "#tests/helpers/carriers";
+import { randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
+import { newOrganization } from "#tests/helpers/stack";
+import type { RecordedRequest } from "#tests/setup/carrier-fakes";
+
+/**
+ * Per-number pacing (core/messaging/pacing.ts) as the carrier sees it: the
+ * Telnyx fake records when each send arrived, so the assertions read the
+ * number's throughput from the carrier's side, with a tolerance of a whole
+ * second of sends rather than a wall-clock limit.
+ */
+
+/** Telnyx message sends from `ours`, in arrival order. */
+async function sendsFrom(ours: string): Promise<RecordedRequest[]> {
+  const requests = await carrierRequests(ours);
+  return requests.filter((request) => request.method === "POST" && request.path === "/v2/messages").sort((a, b) => a.at - b.at);
+}
+
+const field = (request: RecordedRequest, name: "to" | "text") => (request.body as Record<string, string>)[name];
+
+const handedOver = (message: { status: string; providerMessageId?: string | null }) => message.status === "Sending" && !!message.providerMessageId;
+
+describe("per-number pacing", () => {
+  it("a burst to one 2-MPS number reaches the carrier at most two a second, every message handed over, each conversation in order", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const ours = await buyNumber(org, "212", { messagesPerSecond: 2 });
+    const number = await org.request("GET", `/phone-numbers/${ours.id}`);
+    expect(number.body.messagesPerSecond).toBe(2);
+    // Five contacts, two messages each, posted in this order: first…, then second… to each.
+    const contacts = Array.from({ length: 5 }, () => randomNumber("212"));
+    const ids: string[] = [];
+    for (const round of ["first", "second"]) {
+      for (const to of contacts) {
+        const accepted = await send(org, { to, body: `${round} to ${to}` });
+        expect(accepted.status).toBe(202);
+        ids.push(accepted.body.id);
+      }
+    }
+    for (const id of ids) await waitForMessage(org, id, handedOver, 60_000);
+
+    const sends = await sendsFrom(ours.phoneNumber);
+    expect(sends.map((request) => request.answered)).toEqual(Array(10).fill(200));
+    // At 2 a second, the fifth send after any send comes at least two seconds of slots later: a full second is the tolerance.
+    for (let index = 0; index + 4 < sends.length; index++) expect(sends[index + 4]!.at - sends[index]!.at).toBeGreaterThanOrEqual(1_000);
+    // Ten sends at 2 a second span nine half-second slots (4.5 s); unpaced they would leave together.
+    expect(sends.at(-1)!.at - sends[0]!.at).toBeGreaterThanOrEqual(4_000);
+    for (const to of contacts) {
+      const bodies = sends.filter((request) => field(request, "to") === to).map((request) => field(request, "text"));
+      expect(bodies).toEqual([`first to ${to}`, `second to ${to}`]);
+    }
+  });
+
+  it("the carrier's 429 on one number holds back that number only: the pool's other number keeps sending", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const throttled = await buyNumber(org, "212");
+    const other = await buyNumber(org, "312");
+    const first = randomNumber("212");
+    await scriptCarrier("telnyx", first, [{ error: { status: 429, code: "10011", detail: "Too many requests" } }]);
+    const accepted = await send(org, { to: first, body: "throttled once" });
+    // The area-code match is the free 212 number; the carrier throttles it.
+    const retrying = await waitForMessage(org, accepted.body.id, (message) => message.status === "Queued" && message.errorCode === "10011");
+    expect(retrying.fromPhoneNumberId).toBe(throttled.id);
+
+    // New leads in 212 go to the number that is free now, not to the held one.
+    const later = [randomNumber("212"), randomNumber("212")];
+    const laterIds: string[] = [];
+    for (const to of later) laterIds.push((await send(org, { to, body: "not held" })).body.id);
+    for (const id of laterIds) expect(await waitForMessage(org, id, handedOver, 30_000)).toMatchObject({ fromPhoneNumberId: other.id });
+    expect(await waitForMessage(org, accepted.body.id, handedOver, 30_000)).toMatchObject({ fromPhoneNumberId: throttled.id, retryCount: 1 });
+
+    const [refused, resent] = await sendsFrom(throttled.phoneNumber);
+    expect([refused!.answered, resent!.answered]).toEqual([429, 200]);
+    // Without a Retry-After the number sends nothing for 5 s (THROTTLE_BACKOFF_MS); the other number sent meanwhile.
+    expect(resent!.at - refused!.at).toBeGreaterThanOrEqual(4_900);
+    for (const request of await sendsFrom(other.phoneNumber)) expect(request.at).toBeLessThan(resent!.at);
+  });
+});

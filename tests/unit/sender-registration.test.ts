@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { SenderNotRegisteredError } from "#core/errors";
+import type { PhoneNumber } from "#core/messaging/phone-number-schema";
+import { assertRegisteredSender, eligibleSenders, senderRefusal } from "#core/messaging/sender-registration";
+
+const number = (id: string, overrides: Partial<PhoneNumber> = {}): PhoneNumber => ({
+  id,
+  phoneNumber: `+1212555${id.padStart(4, "0")}`,
+  friendlyName: null,
+  capabilities: ["sms"],
+  areaCode: "212",
+  lastUsedAt: null,
+  createdAt: "2026-01-01T00:00:00.000Z",
+  modifiedAt: null,
+  registration: null,
+  paused: null,
+  messagesPerSecond: null,
+  ...overrides,
+});
+
+const approved = number("1", { registration: { campaignId: "c1", status: "Approved" } });
+const pending = number("2", { registration: { campaignId: "c2", status: "Pending" } });
+const bare = number("3");
+const pausedApproved = number("4", { registration: { campaignId: "c1", status: "Approved" }, paused: { at: "2026-01-02T00:00:00.000Z", reason: "filtered" } });
+
+describe("sender eligibility", () => {
+  it("where registration is required, only unpaused numbers on an approved campaign; elsewhere every unpaused number", () => {
+    expect(eligibleSenders([approved, pending, bare, pausedApproved], true).map((n) => n.id)).toEqual(["1"]);
+    expect(eligibleSenders([approved, pending, bare, pausedApproved], false).map((n) => n.id)).toEqual(["1", "2", "3"]);
+  });
+
+  it("says why a queued message has no sender: unregistered where required, else paused", () => {
+    expect(senderRefusal(true).code).toBe("SenderNotRegistered");
+    expect(senderRefusal(false).code).toBe("SenderPaused");
+  });
+
+  it("refuses at acceptance a chosen sender that is not registered, or a pool with no registered number able to send", () => {
+    expect(() => assertRegisteredSender([], approved, "sms")).not.toThrow();
+    expect(() => assertRegisteredSender([], pending, "sms")).toThrow(SenderNotRegisteredError);
+    expect(() => assertRegisteredSender([pending, bare, approved], undefined, "sms")).not.toThrow();
+    expect(() => assertRegisteredSender([pending, bare], undefined, "sms")).toThrow(/None of the organization's numbers/);
+    // MMS needs a registered number that can send MMS.
+    expect(() => assertRegisteredSender([approved], undefined, "mms")).toThrow(SenderNotRegisteredError);
+  });
+});
