@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, problemText } from "../api/client";
 import type { paths } from "../api/schema";
+import { fullName } from "../names";
 
 type Conversation = paths["/conversations/{id}"]["get"]["responses"]["200"]["content"]["application/json"];
 type Message = paths["/messages/{id}"]["get"]["responses"]["200"]["content"]["application/json"];
@@ -45,12 +46,17 @@ export function Conversations() {
  */
 export function Thread({ id }: { id: string }) {
   const [conversation, setConversation] = useState<Conversation | null>(null);
+  const [leadName, setLeadName] = useState<string | null>(null);
   const [messages, setMessages] = useState<Message[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [refresh, setRefresh] = useState(0);
 
   useEffect(() => {
-    void api.GET("/conversations/{id}", { params: { path: { id } } }).then(({ data, error: problem }) => (data ? setConversation(data) : setError(problemText(problem))));
+    void api.GET("/conversations/{id}", { params: { path: { id } } }).then(async ({ data, error: problem }) => {
+      if (!data) return setError(problemText(problem));
+      setConversation(data);
+      if (data.leadId) setLeadName((await leadNames([data]))[data.id] ?? null);
+    });
     void api.POST("/conversations/{id}/read", { params: { path: { id } } });
   }, [id]);
 
@@ -71,9 +77,10 @@ export function Thread({ id }: { id: string }) {
       <p>
         <a href="#/conversations">← Inbox</a>
       </p>
-      <h1>{conversation.contactPhoneNumber}</h1>
+      <h1>{leadName ?? conversation.contactPhoneNumber}</h1>
       <p class="hint">
-        From {conversation.phoneNumber ?? "—"}
+        {leadName && `${conversation.contactPhoneNumber} · `}
+        To {conversation.phoneNumber ?? "—"}
         {conversation.leadId && (
           <>
             {" · "}
@@ -148,4 +155,17 @@ function ReplyBox({ conversation, onSent }: { conversation: Conversation; onSent
       )}
     </form>
   );
+}
+
+/**
+ * The lead's name for each conversation that has one, by conversation id: one lead query for the whole page (the
+ * conversation carries only the lead's id and number; the lead list filters by phone, an array meaning "any of").
+ */
+export async function leadNames(conversations: Conversation[]): Promise<Record<string, string>> {
+  const linked = conversations.filter((conversation) => conversation.leadId);
+  if (linked.length === 0) return {};
+  const phones = [...new Set(linked.map((conversation) => conversation.contactPhoneNumber))];
+  const { data } = await api.POST("/leads/all/my", { body: { pageSize: 100, filters: [{ field: "phone", value: phones }] } });
+  const byId = new Map((data?.items ?? []).map((lead) => [lead.id, fullName(lead.contact)]));
+  return Object.fromEntries(linked.flatMap((conversation) => (byId.get(conversation.leadId!) ? [[conversation.id, byId.get(conversation.leadId!)!]] : [])));
 }

@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, problemText } from "../api/client";
 import type { paths } from "../api/schema";
 import { Pager } from "../Pager";
+import { fullName } from "../names";
 
 type LeadQuery = NonNullable<paths["/leads/all/my"]["post"]["requestBody"]>["content"]["application/json"];
 type LeadPage = paths["/leads/all/my"]["post"]["responses"]["200"]["content"]["application/json"];
@@ -121,9 +122,6 @@ export function Leads() {
   );
 }
 
-function fullName(contact: { firstName: string | null; lastName: string | null }): string {
-  return [contact.firstName, contact.lastName].filter(Boolean).join(" ");
-}
 
 /** One lead: contact, metadata with its consent state, and the timeline of its events. */
 export function LeadPage({ id }: { id: string }) {

@@ -1,0 +1,145 @@
+import { AxeBuilder } from "@axe-core/playwright";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chain, createAutomation } from "#tests/helpers/automations";
+import { intakeByBody, newSource, uniquePhone, waitForLead } from "#tests/helpers/leads";
+import { addNumber, send, sleep, textFrom, waitForMessage } from "#tests/helpers/messaging";
+import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
+import { launchBrowser, screenshot, signedInPage } from "./browser.ts";
+
+/** The two sizes the workspace must work at: a laptop and a phone. */
+const sizes = [
+  { name: "desktop", width: 1440, height: 900 },
+  { name: "phone", width: 390, height: 844 },
+] as const;
+
+let browser: Browser;
+let org: TestOrganization;
+let lead: any;
+let conversation: any;
+let automation: any;
+let delivered: any;
+
+/** Every page of the app, by the hash route that opens it and a heading it shows once loaded. */
+function pages(): { name: string; route: string; heading: string | RegExp }[] {
+  return [
+    { name: "overview", route: "/", heading: "Overview" },
+    { name: "leads", route: "/leads", heading: "Leads" },
+    { name: "lead", route: `/leads/${lead.id}`, heading: "Timeline" },
+    { name: "conversations", route: "/conversations", heading: "Conversations" },
+    { name: "thread", route: `/conversations/${conversation.id}`, heading: /Rosa Díaz/ },
+    { name: "automations", route: "/automations", heading: "Automations" },
+    { name: "automation-runs", route: `/automations/${automation.id}`, heading: "Run history" },
+    { name: "billing", route: "/billing", heading: "Billing" },
+    { name: "team", route: "/team", heading: "Team" },
+    { name: "api-keys", route: "/api-keys", heading: "API keys" },
+    { name: "audit-log", route: "/audit-log", heading: "Audit log" },
+  ];
+}
+
+async function open(page: Page, route: string, heading: string | RegExp): Promise<void> {
+  await page.evaluate(`location.hash = ${JSON.stringify(route)}`);
+  await page.getByRole("heading", { name: heading }).first().waitFor();
+  // Let the page's remaining requests land (lists, names) before it is measured.
+  await page.waitForLoadState("networkidle");
+}
+
+/** Controls a finger must hit, smaller than 44 px in either direction (inline links in running text are exempt). */
+async function smallTouchTargets(page: Page): Promise<string[]> {
+  return page.evaluate(`[...document.querySelectorAll("button, select, input, textarea, nav a")]
+    .filter((element) => element.getClientRects().length > 0 && getComputedStyle(element).visibility !== "hidden")
+    .map((element) => {
+      const target = element.type === "checkbox" || element.type === "radio" ? element.closest("label") ?? element : element;
+      const box = target.getBoundingClientRect();
+      return box.height < 44 || box.width < 44 ? (element.getAttribute("aria-label") || element.textContent.trim() || element.outerHTML.slice(0, 80)) + " " + Math.round(box.width) + "x" + Math.round(box.height) : null;
+    })
+    .filter(Boolean)`);
+}
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  org = await newOrganization();
+  const number = await addNumber(org);
+  const source = await newSource(org, { name: "Quotes R Us" });
+  const intake = await intakeByBody(source, { FirstName: "Rosa", LastName: "Díaz", Phone: uniquePhone(), Email: "rosa@example.com", UtmSource: "google" });
+  if (intake.status >= 300) throw new Error(`intake: ${intake.status} ${JSON.stringify(intake.body)}`);
+  lead = await waitForLead(org, intake.body.id);
+  delivered = await waitForMessage(org, (await send(org, { leadId: lead.id, body: "Hi Rosa, here is your quote." })).body.id);
+  await textFrom(lead.contact.phone.number, number.phoneNumber, "Is the quote still valid?");
+  const deadline = Date.now() + 20_000;
+  while (!conversation && Date.now() < deadline) {
+    const listed = await org.request("POST", "/conversations/all/my", { body: { filters: [{ field: "unread", value: true }] } });
+    conversation = listed.body.items.find((item: any) => item.leadId === lead.id);
+    if (!conversation) await sleep(150);
+  }
+  if (!conversation) throw new Error("the inbound text never opened a conversation");
+  automation = await createAutomation(org, chain({ type: "LeadCreated" }, [{ id: "hello", type: "SendSms", settings: { body: "Hi there" } }], { name: "Welcome text" }));
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("the workspace at a laptop's and a phone's size", () => {
+  it("no page scrolls sideways on a phone, every control is a 44 px touch target, and axe finds nothing serious", async () => {
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    const findings: string[] = [];
+    for (const size of sizes) {
+      await page.setViewportSize(size);
+      for (const { name, route, heading } of pages()) {
+        await open(page, route, heading);
+        const scrollWidth = (await page.evaluate("document.documentElement.scrollWidth")) as number;
+        if (scrollWidth > size.width) findings.push(`${name} at ${size.width} px is ${scrollWidth} px wide`);
+        if (size.name === "phone") for (const small of await smallTouchTargets(page)) findings.push(`${name}: ${small}`);
+        const axe = await new AxeBuilder({ page }).analyze();
+        if (axe.passes.length === 0) findings.push(`${name}: axe checked nothing`);
+        for (const violation of axe.violations.filter((found) => found.impact === "serious" || found.impact === "critical"))
+          findings.push(`${name} at ${size.width} px: ${violation.id} (${violation.impact}) ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+        await screenshot(page, `workspace-${name}-${size.name}`, { fullPage: false });
+      }
+    }
+    expect(findings).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it("on a phone the navigation folds behind a Menu button that opens it", async () => {
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    await page.setViewportSize(sizes[1]);
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    const menu = page.getByRole("button", { name: "Menu" });
+    expect(await menu.getAttribute("aria-expanded")).toBe("false");
+    expect(await page.getByRole("link", { name: "Leads", exact: true }).isVisible()).toBe(false);
+    await menu.click();
+    expect(await menu.getAttribute("aria-expanded")).toBe("true");
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Billing" }).click();
+    await page.getByRole("heading", { name: "Billing" }).waitFor();
+    expect(await menu.getAttribute("aria-expanded")).toBe("false");
+    await page.setViewportSize(sizes[0]);
+    expect(await menu.isVisible()).toBe(false);
+    expect(await page.getByRole("link", { name: "Leads", exact: true }).isVisible()).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  it("the keyboard alone reaches every section through the navigation", async () => {
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    await page.setViewportSize(sizes[0]);
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    // The first Tab lands on the skip link; Enter moves focus into the page.
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate("document.activeElement.textContent")).toBe("Skip to content");
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate("document.activeElement.id")).toBe("content");
+    for (const [label, heading] of [["Leads", "Leads"], ["Conversations", "Conversations"], ["Billing", "Billing"], ["Audit log", "Audit log"]]) {
+      await page.evaluate("document.body.focus(); document.activeElement.blur()");
+      let reached = false;
+      for (let press = 0; press < 20 && !reached; press++) {
+        await page.keyboard.press("Tab");
+        reached = (await page.evaluate("document.activeElement.textContent")) === label;
+      }
+      expect(reached, `Tab reaches ${label}`).toBe(true);
+      await page.keyboard.press("Enter");
+      await page.getByRole("heading", { name: heading, exact: true }).waitFor();
+    }
+    expect(errors).toEqual([]);
+  });
+});
