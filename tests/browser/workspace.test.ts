@@ -142,4 +142,35 @@ describe("the workspace at a laptop's and a phone's size", () => {
     }
     expect(errors).toEqual([]);
   });
+
+  it("the lead page reads in words: source name, consent, labelled details, and one timeline row per message", async () => {
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    for (const size of sizes) {
+      await page.setViewportSize(size);
+      await open(page, "/leads", "Leads");
+      await open(page, `/leads/${lead.id}`, "Timeline");
+      await expect.poll(() => page.getByTestId("source").textContent()).toBe("Quotes R Us");
+      const stored = (await org.request("GET", `/leads/${lead.id}`)).body;
+      expect(await page.getByTestId("consent").textContent()).toBe(stored.metadata.smsOptedOut ? "Opted out: texts are blocked" : stored.metadata.smsConsentStatus);
+      expect(await page.getByTestId("details").textContent()).toContain("UTM sourcegoogle");
+      const text = (await page.locator("main").textContent())!;
+      for (const key of ["smsConsentPhoneNumber", "utmSource", "businessId", "MessageDelivered"]) expect(text, key).not.toContain(key);
+
+      // One row per message whatever the number of its status events, showing the newest status; the steps fold out.
+      const events = (await org.request("POST", "/events/all/my", { body: { pageSize: 100, filters: [{ field: "leadId", value: lead.id }] } })).body.items;
+      const sentEvents = events.filter((event: any) => event.relatedEntityId === delivered.id);
+      expect(sentEvents.length).toBeGreaterThan(1);
+      const rows = page.getByTestId("timeline").locator(":scope > li");
+      const entities = new Set(events.map((event: any) => (["Message", "Call"].includes(event.relatedEntityType) ? `${event.relatedEntityType}:${event.relatedEntityId}` : event.id)));
+      expect(await rows.count()).toBe(entities.size);
+      const sent = page.locator(`[data-entity="Message:${delivered.id}"]`);
+      expect(await sent.getByTestId("row-status").textContent()).toBe("Delivered");
+      expect(await sent.locator(".steps li").first().isVisible()).toBe(false);
+      await sent.locator("summary").click();
+      expect(await sent.locator(".steps li").count()).toBe(sentEvents.length);
+      expect(await sent.locator(".steps li").first().isVisible()).toBe(true);
+      await screenshot(page, `workspace-lead-expanded-${size.name}`);
+    }
+    expect(errors).toEqual([]);
+  });
 });
