@@ -19,6 +19,7 @@ let lead: any;
 let conversation: any;
 let automation: any;
 let delivered: any;
+let unread: { lead: any; conversation: any };
 
 /** Every page of the app, by the hash route that opens it and a heading it shows once loaded. */
 function pages(): { name: string; route: string; heading: string | RegExp }[] {
@@ -61,18 +62,23 @@ beforeAll(async () => {
   org = await newOrganization();
   const number = await addNumber(org);
   const source = await newSource(org, { name: "Quotes R Us" });
-  const intake = await intakeByBody(source, { FirstName: "Rosa", LastName: "Díaz", Phone: uniquePhone(), Email: "rosa@example.com", UtmSource: "google" });
-  if (intake.status >= 300) throw new Error(`intake: ${intake.status} ${JSON.stringify(intake.body)}`);
-  lead = await waitForLead(org, intake.body.id);
-  delivered = await waitForMessage(org, (await send(org, { leadId: lead.id, body: "Hi Rosa, here is your quote." })).body.id);
-  await textFrom(lead.contact.phone.number, number.phoneNumber, "Is the quote still valid?");
-  const deadline = Date.now() + 20_000;
-  while (!conversation && Date.now() < deadline) {
-    const listed = await org.request("POST", "/conversations/all/my", { body: { filters: [{ field: "unread", value: true }] } });
-    conversation = listed.body.items.find((item: any) => item.leadId === lead.id);
-    if (!conversation) await sleep(150);
+  /** A lead from the source who texted us: the lead and the conversation the text opened. */
+  async function texter(firstName: string, lastName: string, text: string, extra: Record<string, string> = {}) {
+    const intake = await intakeByBody(source, { FirstName: firstName, LastName: lastName, Phone: uniquePhone(), ...extra });
+    if (intake.status >= 300) throw new Error(`intake: ${intake.status} ${JSON.stringify(intake.body)}`);
+    const texted = await waitForLead(org, intake.body.id);
+    if (firstName === "Rosa") delivered = await waitForMessage(org, (await send(org, { leadId: texted.id, body: "Hi Rosa, here is your quote." })).body.id);
+    await textFrom(texted.contact.phone.number, number.phoneNumber, text);
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline) {
+      const listed = await org.request("POST", "/conversations/all/my", { body: { filters: [{ field: "leadId", value: texted.id }, { field: "unread", value: true }] } });
+      if (listed.body.items[0]) return { lead: texted, conversation: listed.body.items[0] };
+      await sleep(150);
+    }
+    throw new Error(`${firstName}'s text never opened a conversation`);
   }
-  if (!conversation) throw new Error("the inbound text never opened a conversation");
+  ({ lead, conversation } = await texter("Rosa", "Díaz", "Is the quote still valid?", { Email: "rosa@example.com", UtmSource: "google" }));
+  unread = await texter("Sam", "Lee", "Can you call me after five?");
   automation = await createAutomation(org, chain({ type: "LeadCreated" }, [{ id: "hello", type: "SendSms", settings: { body: "Hi there" } }], { name: "Welcome text" }));
 });
 
@@ -170,6 +176,47 @@ describe("the workspace at a laptop's and a phone's size", () => {
       expect(await sent.locator(".steps li").count()).toBe(sentEvents.length);
       expect(await sent.locator(".steps li").first().isVisible()).toBe(true);
       await screenshot(page, `workspace-lead-expanded-${size.name}`);
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it("the inbox names each lead, previews the last message, narrows to unread, and finds a name or a number", async () => {
+    await org.request("POST", `/conversations/${conversation.id}/read`);
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    const rows = () => page.getByTestId("inbox").locator("li");
+    const names = () => page.getByTestId("inbox").locator(".who strong").allTextContents();
+    for (const size of sizes) {
+      await page.setViewportSize(size);
+      await open(page, "/leads", "Leads");
+      await open(page, "/conversations", "Conversations");
+      const sam = page.locator(`[data-conversation-id="${unread.conversation.id}"]`);
+      await expect.poll(() => sam.locator(".who strong").textContent()).toBe("Sam Lee");
+      expect(await sam.locator(".who small").textContent()).toBe(unread.lead.contact.phone.number);
+      expect(await sam.locator(".preview").textContent()).toBe("Can you call me after five?");
+      expect(await sam.locator(".unread-count").textContent()).toBe("1 unread");
+      const rosa = page.locator(`[data-conversation-id="${conversation.id}"]`);
+      expect(await rosa.locator(".who strong").textContent()).toBe("Rosa Díaz");
+      expect(await rosa.locator(".unread-count").count()).toBe(0);
+      expect(await names()).toEqual(["Sam Lee", "Rosa Díaz"]);
+      await screenshot(page, `workspace-inbox-${size.name}`, { fullPage: false });
+
+      await page.getByLabel("Show").selectOption("unread");
+      await expect.poll(names).toEqual(["Sam Lee"]);
+      await page.getByLabel("Show").selectOption("all");
+      await expect.poll(names).toEqual(["Sam Lee", "Rosa Díaz"]);
+
+      const search = page.getByLabel("Search by name or number");
+      await search.fill("rosa");
+      await expect.poll(names).toEqual(["Rosa Díaz"]);
+      // A number as a person types it: spaces and brackets, the last seven digits.
+      const digits = unread.lead.contact.phone.number.slice(-7);
+      await search.fill(`${digits.slice(0, 3)} ${digits.slice(3)}`);
+      await expect.poll(names).toEqual(["Sam Lee"]);
+      await search.fill("nobody by this name");
+      await page.getByRole("status").getByText("No conversation matches.").waitFor();
+      expect(await rows().count()).toBe(0);
+      await search.fill("");
+      await expect.poll(names).toEqual(["Sam Lee", "Rosa Díaz"]);
     }
     expect(errors).toEqual([]);
   });

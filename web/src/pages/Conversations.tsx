@@ -2,40 +2,114 @@ import { useEffect, useState } from "preact/hooks";
 import { api, problemText } from "../api/client";
 import type { paths } from "../api/schema";
 import { fullName } from "../names";
+import { Pager } from "../Pager";
 
 type Conversation = paths["/conversations/{id}"]["get"]["responses"]["200"]["content"]["application/json"];
 type Message = paths["/messages/{id}"]["get"]["responses"]["200"]["content"]["application/json"];
 
 const finalStatuses = ["Delivered", "Undelivered", "Failed", "Blocked", "Canceled", "Received"];
 
-/** The inbox: conversations with their unread counts, newest activity first. */
+type ConversationQuery = NonNullable<paths["/conversations/all/my"]["post"]["requestBody"]>["content"]["application/json"];
+
+/** A query that is a phone number ("+1 (201) 555", "2015550") searches numbers; anything with letters searches names. */
+const looksLikeNumber = (text: string) => /^[\d\s()+.-]+$/.test(text);
+
+/**
+ * The conversation query for the inbox's filter and search: numbers are searched on the conversation itself, names
+ * through the leads (the conversation only carries the lead's id), so a name search first asks which leads match.
+ * Answers null when no lead has that name (nothing to ask the conversations for).
+ */
+async function inboxQuery(show: "all" | "unread", search: string): Promise<ConversationQuery["filters"] | null> {
+  const filters: NonNullable<ConversationQuery["filters"]> = show === "unread" ? [{ field: "unread", value: true }] : [];
+  const text = search.trim();
+  if (!text || looksLikeNumber(text)) return filters;
+  const { data } = await api.POST("/leads/all/my", { body: { pageSize: 100, search: text, searchFields: ["name"] } });
+  const leadIds = (data?.items ?? []).map((lead) => lead.id);
+  return leadIds.length ? [...filters, { field: "leadId", value: leadIds }] : null;
+}
+
+/**
+ * The inbox: conversations newest activity first, each with the lead's name, the last message and its unread count;
+ * "Show" narrows to unread ones, search finds a name or a number. Paged by the API's continuation tokens.
+ */
 export function Conversations() {
-  const [conversations, setConversations] = useState<Conversation[] | null>(null);
+  const [show, setShow] = useState<"all" | "unread">("all");
+  const [search, setSearch] = useState("");
+  const [tokens, setTokens] = useState<(string | null)[]>([null]);
+  const [loaded, setLoaded] = useState<{ items: Conversation[]; names: Record<string, string>; next: string | null } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const token = tokens[tokens.length - 1] ?? null;
+
   useEffect(() => {
-    void api
-      .POST("/conversations/all/my", { body: { pageSize: 50, orderBy: [{ field: "lastMessageAt", direction: "desc" }] } })
-      .then(({ data, error: problem }) => (data ? setConversations(data.items) : setError(problemText(problem))));
-  }, []);
+    let current = true;
+    // Typing settles before the inbox asks (one query per pause, not per key).
+    const timer = setTimeout(async () => {
+      const filters = await inboxQuery(show, search);
+      if (!current) return;
+      if (filters === null) return setLoaded({ items: [], names: {}, next: null });
+      const text = search.trim();
+      const { data, error: problem } = await api.POST("/conversations/all/my", {
+        body: {
+          pageSize: 50,
+          continuationToken: token,
+          orderBy: [{ field: "lastMessageAt", direction: "desc" }],
+          filters,
+          ...(text && looksLikeNumber(text) ? { search: text.replace(/[^\d+]/g, ""), searchFields: ["contactPhoneNumber"] } : {}),
+        },
+      });
+      if (!current) return;
+      if (!data) return setError(problemText(problem));
+      setError(null);
+      setLoaded({ items: data.items, names: await leadNames(data.items), next: data.continuationToken });
+    }, search ? 300 : 0);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [show, search, token]);
+
   return (
     <>
       <h1>Conversations</h1>
+      <form class="filters" role="search" onSubmit={(event) => event.preventDefault()}>
+        <label>
+          Show
+          <select value={show} onChange={(event) => (setShow(event.currentTarget.value as "all" | "unread"), setTokens([null]))}>
+            <option value="all">All</option>
+            <option value="unread">Unread</option>
+          </select>
+        </label>
+        <label>
+          Search by name or number
+          <input type="search" value={search} onInput={(event) => (setSearch(event.currentTarget.value), setTokens([null]))} />
+        </label>
+      </form>
       {error && <p role="alert" class="error">{error}</p>}
-      {conversations && conversations.length === 0 && <p>No conversations yet.</p>}
-      {conversations && conversations.length > 0 && (
+      {loaded && loaded.items.length === 0 && <p role="status">{search || show === "unread" ? "No conversation matches." : "No conversations yet."}</p>}
+      {loaded && loaded.items.length > 0 && (
         <ul class="inbox" data-testid="inbox">
-          {conversations.map((conversation) => (
-            <li class={conversation.unreadCount ? "unread" : ""}>
-              <a href={`#/conversations/${encodeURIComponent(conversation.id)}`}>
-                <strong>{conversation.contactPhoneNumber}</strong>
-                {conversation.unreadCount > 0 && <span class="badge unread-count">{conversation.unreadCount} unread</span>}
-                <span class="preview">{conversation.lastMessagePreview ?? ""}</span>
-                <time dateTime={conversation.lastMessageAt ?? undefined}>{conversation.lastMessageAt ? new Date(conversation.lastMessageAt).toLocaleString() : ""}</time>
-              </a>
-            </li>
-          ))}
+          {loaded.items.map((conversation) => {
+            const name = loaded.names[conversation.id];
+            return (
+              <li class={conversation.unreadCount ? "unread" : ""} data-conversation-id={conversation.id}>
+                <a href={`#/conversations/${encodeURIComponent(conversation.id)}`}>
+                  <span class="who">
+                    <strong>{name ?? conversation.contactPhoneNumber}</strong>
+                    {name && <small>{conversation.contactPhoneNumber}</small>}
+                  </span>
+                  {conversation.unreadCount > 0 ? <span class="badge unread-count">{conversation.unreadCount} unread</span> : <span />}
+                  <span class="preview">
+                    {conversation.lastDirection === "Outbound" && "You: "}
+                    {conversation.lastMessagePreview ?? ""}
+                  </span>
+                  <time dateTime={conversation.lastMessageAt ?? undefined}>{conversation.lastMessageAt ? new Date(conversation.lastMessageAt).toLocaleString() : ""}</time>
+                </a>
+              </li>
+            );
+          })}
         </ul>
       )}
+      {loaded && (tokens.length > 1 || loaded.next) && <Pager label="Inbox pages" tokens={tokens} next={loaded.next} onChange={setTokens} />}
     </>
   );
 }
