@@ -101,7 +101,7 @@ describe("the workspace at a laptop's and a phone's size", () => {
         if (axe.passes.length === 0) findings.push(`${name}: axe checked nothing`);
         for (const violation of axe.violations.filter((found) => found.impact === "serious" || found.impact === "critical"))
           findings.push(`${name} at ${size.width} px: ${violation.id} (${violation.impact}) ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
-        await screenshot(page, `workspace-${name}-${size.name}`, { fullPage: false });
+        await screenshot(page, `${name}-${size.name}`, { fullPage: false });
       }
     }
     expect(findings).toEqual([]);
