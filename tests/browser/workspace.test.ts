@@ -220,4 +220,29 @@ describe("the workspace at a laptop's and a phone's size", () => {
     }
     expect(errors).toEqual([]);
   });
+
+  it("the lead page sends a text to the lead, and the timeline gains one row for it", async () => {
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    for (const size of sizes) {
+      await page.setViewportSize(size);
+      await open(page, "/leads", "Leads");
+      await open(page, `/leads/${unread.lead.id}`, "Timeline");
+      const sent = page.waitForResponse((response) => response.url().endsWith("/messages") && response.request().method() === "POST");
+      await page.getByLabel("Text message").fill(`See you at three (${size.name}).`);
+      await page.getByRole("button", { name: "Send" }).click();
+      const message = await (await sent).json();
+      expect(message.leadId).toBe(unread.lead.id);
+      expect(message.body).toBe(`See you at three (${size.name}).`);
+      await page.getByTestId("send-answer").waitFor();
+      const row = page.locator(`[data-entity="Message:${message.id}"]`);
+      await row.waitFor();
+      expect((await waitForMessage(org, message.id)).status).toBe("Delivered");
+      await open(page, "/leads", "Leads");
+      await open(page, `/leads/${unread.lead.id}`, "Timeline");
+      await expect.poll(() => row.getByTestId("row-status").textContent()).toBe("Delivered");
+      expect(await page.locator(`[data-entity="Message:${message.id}"]`).count()).toBe(1);
+      await screenshot(page, `workspace-lead-texted-${size.name}`, { fullPage: false });
+    }
+    expect(errors).toEqual([]);
+  });
 });

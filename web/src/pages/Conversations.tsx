@@ -176,7 +176,11 @@ export function Thread({ id }: { id: string }) {
           </li>
         ))}
       </ol>
-      <ReplyBox conversation={conversation} onSent={() => setRefresh((count) => count + 1)} />
+      <ReplyBox
+        target={conversation.leadId ? { leadId: conversation.leadId } : { to: conversation.contactPhoneNumber }}
+        fromPhoneNumberId={conversation.phoneNumberId}
+        onSent={() => setRefresh((count) => count + 1)}
+      />
     </>
   );
 }
@@ -191,7 +195,8 @@ async function loadMessages(conversationId: string): Promise<Message[]> {
 }
 
 /** Sends through POST /messages and shows the API's answer as it is: scheduled for quiet hours, blocked by an opt-out, or a problem. */
-function ReplyBox({ conversation, onSent }: { conversation: Conversation; onSent: () => void }) {
+export function ReplyBox(props: { target: { leadId: string } | { to: string }; fromPhoneNumberId?: string | null; label?: string; onSent: () => void }) {
+  const { target, fromPhoneNumberId, label = "Reply", onSent } = props;
   const [body, setBody] = useState("");
   const [answer, setAnswer] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
@@ -202,9 +207,8 @@ function ReplyBox({ conversation, onSent }: { conversation: Conversation; onSent
         event.preventDefault();
         if (!body.trim()) return;
         setSending(true);
-        const target = conversation.leadId ? { leadId: conversation.leadId } : { to: conversation.contactPhoneNumber };
         const { data, error } = await api.POST("/messages", {
-          body: { ...target, body, ...(conversation.phoneNumberId ? { fromPhoneNumberId: conversation.phoneNumberId } : {}) },
+          body: { ...target, body, ...(fromPhoneNumberId ? { fromPhoneNumberId } : {}) },
         });
         setSending(false);
         if (!data) return setAnswer(problemText(error));
@@ -217,7 +221,7 @@ function ReplyBox({ conversation, onSent }: { conversation: Conversation; onSent
         onSent();
       }}
     >
-      <label for="reply">Reply</label>
+      <label for="reply">{label}</label>
       <textarea id="reply" rows={3} maxLength={1600} value={body} onInput={(event) => setBody(event.currentTarget.value)} />
       <button type="submit" disabled={sending}>
         Send

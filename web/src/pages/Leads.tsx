@@ -3,6 +3,7 @@ import { api, problemText } from "../api/client";
 import type { paths } from "../api/schema";
 import { Pager } from "../Pager";
 import { fullName } from "../names";
+import { ReplyBox } from "./Conversations";
 
 type LeadQuery = NonNullable<paths["/leads/all/my"]["post"]["requestBody"]>["content"]["application/json"];
 type LeadPage = paths["/leads/all/my"]["post"]["responses"]["200"]["content"]["application/json"];
@@ -196,6 +197,7 @@ export function LeadPage({ id }: { id: string }) {
   const [sourceName, setSourceName] = useState<string | null>(null);
   const [events, setEvents] = useState<EventPage["items"]>([]);
   const [error, setError] = useState<string | null>(null);
+  const [eventsVersion, setEventsVersion] = useState(0);
   useEffect(() => {
     void api.GET("/leads/{id}", { params: { path: { id } } }).then(async ({ data, error: problem }) => {
       if (!data) return setError(problemText(problem));
@@ -205,10 +207,12 @@ export function LeadPage({ id }: { id: string }) {
         setSourceName(source.data?.name ?? null);
       }
     });
+  }, [id]);
+  useEffect(() => {
     void api
       .POST("/events/all/my", { body: { pageSize: 100, filters: [{ field: "leadId", value: id }], orderBy: [{ field: "createdAt", direction: "desc" }] } })
       .then(({ data }) => data && setEvents(data.items));
-  }, [id]);
+  }, [id, eventsVersion]);
   if (error) return <p role="alert" class="error">{error}</p>;
   if (!lead) return <p role="status">Loading…</p>;
   const { metadata } = lead;
@@ -283,6 +287,12 @@ export function LeadPage({ id }: { id: string }) {
           </section>
         )}
       </div>
+      {lead.contact.phone?.number && (
+        <section aria-labelledby="text-lead">
+          <h2 id="text-lead">Send a text</h2>
+          <ReplyBox target={{ leadId: lead.id }} label="Text message" onSent={() => setEventsVersion((version) => version + 1)} />
+        </section>
+      )}
       <section aria-labelledby="timeline">
         <h2 id="timeline">Timeline</h2>
         <ol class="timeline" data-testid="timeline">
