@@ -45,6 +45,12 @@ async function open(page: Page, route: string, heading: string | RegExp): Promis
   await page.waitForLoadState("networkidle");
 }
 
+/** Opens a page anew, even when it is the one showing (setting the same hash would keep the old component). */
+async function reopen(page: Page, route: string, heading: string | RegExp): Promise<void> {
+  await open(page, "/leads", "Leads");
+  await open(page, route, heading);
+}
+
 /** Controls a finger must hit, smaller than 44 px in either direction (inline links in running text are exempt). */
 async function smallTouchTargets(page: Page): Promise<string[]> {
   return page.evaluate(`[...document.querySelectorAll("button, select, input, textarea, nav a")]
@@ -153,8 +159,7 @@ describe("the workspace at a laptop's and a phone's size", () => {
     const { page, errors } = await signedInPage(browser, org.ownerToken);
     for (const size of sizes) {
       await page.setViewportSize(size);
-      await open(page, "/leads", "Leads");
-      await open(page, `/leads/${lead.id}`, "Timeline");
+      await reopen(page, `/leads/${lead.id}`, "Timeline");
       await expect.poll(() => page.getByTestId("source").textContent()).toBe("Quotes R Us");
       const stored = (await org.request("GET", `/leads/${lead.id}`)).body;
       expect(await page.getByTestId("consent").textContent()).toBe(stored.metadata.smsOptedOut ? "Opted out: texts are blocked" : stored.metadata.smsConsentStatus);
@@ -187,8 +192,7 @@ describe("the workspace at a laptop's and a phone's size", () => {
     const names = () => page.getByTestId("inbox").locator(".who strong").allTextContents();
     for (const size of sizes) {
       await page.setViewportSize(size);
-      await open(page, "/leads", "Leads");
-      await open(page, "/conversations", "Conversations");
+      await reopen(page, "/conversations", "Conversations");
       const sam = page.locator(`[data-conversation-id="${unread.conversation.id}"]`);
       await expect.poll(() => sam.locator(".who strong").textContent()).toBe("Sam Lee");
       expect(await sam.locator(".who small").textContent()).toBe(unread.lead.contact.phone.number);
@@ -225,8 +229,7 @@ describe("the workspace at a laptop's and a phone's size", () => {
     const { page, errors } = await signedInPage(browser, org.ownerToken);
     for (const size of sizes) {
       await page.setViewportSize(size);
-      await open(page, "/leads", "Leads");
-      await open(page, `/leads/${unread.lead.id}`, "Timeline");
+      await reopen(page, `/leads/${unread.lead.id}`, "Timeline");
       const sent = page.waitForResponse((response) => response.url().endsWith("/messages") && response.request().method() === "POST");
       await page.getByLabel("Text message").fill(`See you at three (${size.name}).`);
       await page.getByRole("button", { name: "Send" }).click();
@@ -237,8 +240,7 @@ describe("the workspace at a laptop's and a phone's size", () => {
       const row = page.locator(`[data-entity="Message:${message.id}"]`);
       await row.waitFor();
       expect((await waitForMessage(org, message.id)).status).toBe("Delivered");
-      await open(page, "/leads", "Leads");
-      await open(page, `/leads/${unread.lead.id}`, "Timeline");
+      await reopen(page, `/leads/${unread.lead.id}`, "Timeline");
       await expect.poll(() => row.getByTestId("row-status").textContent()).toBe("Delivered");
       expect(await page.locator(`[data-entity="Message:${message.id}"]`).count()).toBe(1);
       await screenshot(page, `workspace-lead-texted-${size.name}`, { fullPage: false });
