@@ -5,5 +5,5 @@ export default defineConfig({
   root: import.meta.dirname,
   base: process.env.WEB_BASE ?? "/app/",
   oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
-  build: { outDir: "dist", emptyOutDir: true, target: "es2022", reportCompressedSize: false },
+  build: { outDir: "dist", emptyOutDir: true, target: "es2022", reportCompressedSize: true },
 });

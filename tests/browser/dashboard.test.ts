@@ -33,6 +33,13 @@ async function reportWhen(done: (report: any) => boolean): Promise<any> {
   throw new Error(`analytics never matched: ${JSON.stringify(last?.summary)}`);
 }
 
+/** "4.7600" → "$4.76", "-0.0079" → "-$0.0079": written out by hand here, not with the app's formatter. */
+function dollars(amount: string): string {
+  const [whole, fraction = ""] = amount.replace("-", "").split(".");
+  const digits = fraction.replace(/0+$/, "").padEnd(2, "0");
+  return `${amount.startsWith("-") ? "-" : ""}$${Number(whole).toLocaleString("en-US")}.${digits}`;
+}
+
 beforeAll(async () => {
   browser = await launchBrowser();
   org = await newOrganization();
@@ -161,10 +168,13 @@ describe("dashboard in Chromium", () => {
 
     await page.getByRole("link", { name: "Billing" }).click();
     const wallet = (await org.request("GET", "/billing/wallet")).body;
-    await expect.poll(() => page.getByTestId("wallet-balance").textContent()).toBe(wallet.balance);
+    // Money as money: the API's decimal string in dollars, cents always, sub-cent digits only where the amount has them.
+    await expect.poll(() => page.getByTestId("wallet-balance").textContent()).toBe(dollars(wallet.balance));
+    expect(await page.getByTestId("wallet-available").textContent()).toBe(dollars(wallet.availableBalance));
+    expect(await page.getByTestId("prices").textContent()).toContain(`Text (per segment)${dollars(wallet.prices.smsSegment)}`);
     const ledger = (await org.request("POST", "/billing/ledger/all/my", { body: { pageSize: 25 } })).body;
     await expect.poll(() => page.getByTestId("ledger").locator("tbody tr").count()).toBe(ledger.items.length);
-    expect(await page.getByTestId("ledger").locator("tbody tr td:nth-child(3)").allTextContents()).toEqual(ledger.items.map((entry: any) => entry.amount));
+    expect(await page.getByTestId("ledger").locator("tbody tr td:nth-child(3)").allTextContents()).toEqual(ledger.items.map((entry: any) => dollars(entry.amount)));
     await screenshot(page, "billing");
     expect(errors).toEqual([]);
   });

@@ -74,6 +74,7 @@ function App() {
   const [signedIn, setSignedIn] = useState(isSignedIn());
   const [finishing, setFinishing] = useState(new URLSearchParams(location.search).has("code") || new URLSearchParams(location.search).has("error"));
   const [problem, setProblem] = useState<string | undefined>();
+  const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => {
     whenSessionEnds(() => setSignedIn(false));
     if (!finishing) return;
@@ -87,18 +88,33 @@ function App() {
   if (!signedIn) return <SignIn problem={problem} />;
   return (
     <>
+      {/* The hash is the route, so the skip link moves focus itself instead of changing the hash. */}
+      <a
+        class="skip"
+        href="#content"
+        onClick={(event) => {
+          event.preventDefault();
+          document.getElementById("content")?.focus();
+        }}
+      >
+        Skip to content
+      </a>
       <header class="top">
         <strong>Leads dashboard</strong>
-        <nav aria-label="Main">
+        {/* On a phone the sections fold behind this button; on a laptop it is hidden and the nav always shows. */}
+        <button type="button" class="secondary menu" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <nav id="main-nav" aria-label="Main" class={menuOpen ? "open" : ""}>
           {navigation.map(([path, label]) => (
-            <a href={`#${path}`} aria-current={route === path || (path !== "/" && route.startsWith(path)) ? "page" : undefined}>
+            <a href={`#${path}`} onClick={() => setMenuOpen(false)} aria-current={route === path || (path !== "/" && route.startsWith(path)) ? "page" : undefined}>
               {label}
             </a>
           ))}
         </nav>
         <button
           type="button"
-          class="secondary"
+          class="secondary signout"
           onClick={() => {
             void signOut().then(() => setSignedIn(false));
           }}
@@ -106,7 +122,7 @@ function App() {
           Sign out
         </button>
       </header>
-      <main>
+      <main id="content" tabIndex={-1}>
         <Page route={route} />
       </main>
     </>

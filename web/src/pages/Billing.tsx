@@ -3,6 +3,7 @@ import { api, problemText } from "../api/client";
 import type { paths } from "../api/schema";
 import { Card } from "../Card";
 import { Pager } from "../Pager";
+import { money } from "../money";
 
 type Wallet = paths["/billing/wallet"]["get"]["responses"]["200"]["content"]["application/json"];
 type LedgerPage = paths["/billing/ledger/all/my"]["post"]["responses"]["200"]["content"]["application/json"];
@@ -30,11 +31,28 @@ export function Billing() {
           <h2 id="wallet" class="visually-hidden">
             Wallet
           </h2>
-          <Card label={`Balance (${wallet.currency})`} value={wallet.balance} testId="wallet-balance">
-            {wallet.status}
+          <Card label="Balance" value={money(wallet.balance, wallet.currency)} testId="wallet-balance">
+            {wallet.status} · alert below {money(wallet.lowBalanceThreshold, wallet.currency)}
           </Card>
-          <Card label="Reserved" value={wallet.reservedAmount} />
-          <Card label="Available" value={wallet.availableBalance} />
+          <Card label="Reserved" value={money(wallet.reservedAmount, wallet.currency)} testId="wallet-reserved" />
+          <Card label="Available" value={money(wallet.availableBalance, wallet.currency)} testId="wallet-available" />
+        </section>
+      )}
+      {wallet && (
+        <section aria-labelledby="prices">
+          <h2 id="prices">Prices</h2>
+          <dl class="totals" data-testid="prices">
+            <dt>Text (per segment)</dt>
+            <dd>{money(wallet.prices.smsSegment, wallet.prices.currency)}</dd>
+            <dt>Picture message</dt>
+            <dd>{money(wallet.prices.mmsMessage, wallet.prices.currency)}</dd>
+            <dt>Call minute</dt>
+            <dd>
+              {money(wallet.prices.callMinute, wallet.prices.currency)} {wallet.prices.callRounding === "PerSecond" ? "(billed per second)" : "(per started minute)"}
+            </dd>
+            <dt>Phone number (monthly)</dt>
+            <dd>{money(wallet.prices.phoneNumberMonthly, wallet.prices.currency)}</dd>
+          </dl>
         </section>
       )}
       {ledger && (
@@ -54,7 +72,7 @@ export function Billing() {
                 <tr>
                   <th scope="row">{new Date(entry.createdAt).toLocaleString()}</th>
                   <td>{entry.entryType}</td>
-                  <td>{entry.amount}</td>
+                  <td class="amount">{money(entry.amount, entry.currency)}</td>
                   <td>{entry.description ?? entry.reason ?? ""}</td>
                 </tr>
               ))}

@@ -1,40 +1,115 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, problemText } from "../api/client";
 import type { paths } from "../api/schema";
+import { fullName } from "../names";
+import { Pager } from "../Pager";
 
 type Conversation = paths["/conversations/{id}"]["get"]["responses"]["200"]["content"]["application/json"];
 type Message = paths["/messages/{id}"]["get"]["responses"]["200"]["content"]["application/json"];
 
 const finalStatuses = ["Delivered", "Undelivered", "Failed", "Blocked", "Canceled", "Received"];
 
-/** The inbox: conversations with their unread counts, newest activity first. */
+type ConversationQuery = NonNullable<paths["/conversations/all/my"]["post"]["requestBody"]>["content"]["application/json"];
+
+/** A query that is a phone number ("+1 (201) 555", "2015550") searches numbers; anything with letters searches names. */
+const looksLikeNumber = (text: string) => /^[\d\s()+.-]+$/.test(text);
+
+/**
+ * The conversation query for the inbox's filter and search: numbers are searched on the conversation itself, names
+ * through the leads (the conversation only carries the lead's id), so a name search first asks which leads match.
+ * Answers null when no lead has that name (nothing to ask the conversations for).
+ */
+async function inboxQuery(show: "all" | "unread", search: string): Promise<ConversationQuery["filters"] | null> {
+  const filters: NonNullable<ConversationQuery["filters"]> = show === "unread" ? [{ field: "unread", value: true }] : [];
+  const text = search.trim();
+  if (!text || looksLikeNumber(text)) return filters;
+  const { data } = await api.POST("/leads/all/my", { body: { pageSize: 100, search: text, searchFields: ["name"] } });
+  const leadIds = (data?.items ?? []).map((lead) => lead.id);
+  return leadIds.length ? [...filters, { field: "leadId", value: leadIds }] : null;
+}
+
+/**
+ * The inbox: conversations newest activity first, each with the lead's name, the last message and its unread count;
+ * "Show" narrows to unread ones, search finds a name or a number. Paged by the API's continuation tokens.
+ */
 export function Conversations() {
-  const [conversations, setConversations] = useState<Conversation[] | null>(null);
+  const [show, setShow] = useState<"all" | "unread">("all");
+  const [search, setSearch] = useState("");
+  const [tokens, setTokens] = useState<(string | null)[]>([null]);
+  const [loaded, setLoaded] = useState<{ items: Conversation[]; names: Record<string, string>; next: string | null } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const token = tokens[tokens.length - 1] ?? null;
+
   useEffect(() => {
-    void api
-      .POST("/conversations/all/my", { body: { pageSize: 50, orderBy: [{ field: "lastMessageAt", direction: "desc" }] } })
-      .then(({ data, error: problem }) => (data ? setConversations(data.items) : setError(problemText(problem))));
-  }, []);
+    let current = true;
+    // Typing settles before the inbox asks (one query per pause, not per key).
+    const timer = setTimeout(async () => {
+      const filters = await inboxQuery(show, search);
+      if (!current) return;
+      if (filters === null) return setLoaded({ items: [], names: {}, next: null });
+      const text = search.trim();
+      const { data, error: problem } = await api.POST("/conversations/all/my", {
+        body: {
+          pageSize: 50,
+          continuationToken: token,
+          orderBy: [{ field: "lastMessageAt", direction: "desc" }],
+          filters,
+          ...(text && looksLikeNumber(text) ? { search: text.replace(/[^\d+]/g, ""), searchFields: ["contactPhoneNumber"] } : {}),
+        },
+      });
+      if (!current) return;
+      if (!data) return setError(problemText(problem));
+      setError(null);
+      setLoaded({ items: data.items, names: await leadNames(data.items), next: data.continuationToken });
+    }, search ? 300 : 0);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [show, search, token]);
+
   return (
     <>
       <h1>Conversations</h1>
+      <form class="filters" role="search" onSubmit={(event) => event.preventDefault()}>
+        <label>
+          Show
+          <select value={show} onChange={(event) => (setShow(event.currentTarget.value as "all" | "unread"), setTokens([null]))}>
+            <option value="all">All</option>
+            <option value="unread">Unread</option>
+          </select>
+        </label>
+        <label>
+          Search by name or number
+          <input type="search" value={search} onInput={(event) => (setSearch(event.currentTarget.value), setTokens([null]))} />
+        </label>
+      </form>
       {error && <p role="alert" class="error">{error}</p>}
-      {conversations && conversations.length === 0 && <p>No conversations yet.</p>}
-      {conversations && conversations.length > 0 && (
+      {loaded && loaded.items.length === 0 && <p role="status">{search || show === "unread" ? "No conversation matches." : "No conversations yet."}</p>}
+      {loaded && loaded.items.length > 0 && (
         <ul class="inbox" data-testid="inbox">
-          {conversations.map((conversation) => (
-            <li class={conversation.unreadCount ? "unread" : ""}>
-              <a href={`#/conversations/${encodeURIComponent(conversation.id)}`}>
-                <strong>{conversation.contactPhoneNumber}</strong>
-                {conversation.unreadCount > 0 && <span class="badge unread-count">{conversation.unreadCount} unread</span>}
-                <span class="preview">{conversation.lastMessagePreview ?? ""}</span>
-                <time dateTime={conversation.lastMessageAt ?? undefined}>{conversation.lastMessageAt ? new Date(conversation.lastMessageAt).toLocaleString() : ""}</time>
-              </a>
-            </li>
-          ))}
+          {loaded.items.map((conversation) => {
+            const name = loaded.names[conversation.id];
+            return (
+              <li class={conversation.unreadCount ? "unread" : ""} data-conversation-id={conversation.id}>
+                <a href={`#/conversations/${encodeURIComponent(conversation.id)}`}>
+                  <span class="who">
+                    <strong>{name ?? conversation.contactPhoneNumber}</strong>
+                    {name && <small>{conversation.contactPhoneNumber}</small>}
+                  </span>
+                  {conversation.unreadCount > 0 ? <span class="badge unread-count">{conversation.unreadCount} unread</span> : <span />}
+                  <span class="preview">
+                    {conversation.lastDirection === "Outbound" && "You: "}
+                    {conversation.lastMessagePreview ?? ""}
+                  </span>
+                  <time dateTime={conversation.lastMessageAt ?? undefined}>{conversation.lastMessageAt ? new Date(conversation.lastMessageAt).toLocaleString() : ""}</time>
+                </a>
+              </li>
+            );
+          })}
         </ul>
       )}
+      {loaded && (tokens.length > 1 || loaded.next) && <Pager label="Inbox pages" tokens={tokens} next={loaded.next} onChange={setTokens} />}
     </>
   );
 }
@@ -45,12 +120,17 @@ export function Conversations() {
  */
 export function Thread({ id }: { id: string }) {
   const [conversation, setConversation] = useState<Conversation | null>(null);
+  const [leadName, setLeadName] = useState<string | null>(null);
   const [messages, setMessages] = useState<Message[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [refresh, setRefresh] = useState(0);
 
   useEffect(() => {
-    void api.GET("/conversations/{id}", { params: { path: { id } } }).then(({ data, error: problem }) => (data ? setConversation(data) : setError(problemText(problem))));
+    void api.GET("/conversations/{id}", { params: { path: { id } } }).then(async ({ data, error: problem }) => {
+      if (!data) return setError(problemText(problem));
+      setConversation(data);
+      if (data.leadId) setLeadName((await leadNames([data]))[data.id] ?? null);
+    });
     void api.POST("/conversations/{id}/read", { params: { path: { id } } });
   }, [id]);
 
@@ -71,9 +151,10 @@ export function Thread({ id }: { id: string }) {
       <p>
         <a href="#/conversations">← Inbox</a>
       </p>
-      <h1>{conversation.contactPhoneNumber}</h1>
+      <h1>{leadName ?? conversation.contactPhoneNumber}</h1>
       <p class="hint">
-        From {conversation.phoneNumber ?? "—"}
+        {leadName && `${conversation.contactPhoneNumber} · `}
+        To {conversation.phoneNumber ?? "—"}
         {conversation.leadId && (
           <>
             {" · "}
@@ -95,7 +176,11 @@ export function Thread({ id }: { id: string }) {
           </li>
         ))}
       </ol>
-      <ReplyBox conversation={conversation} onSent={() => setRefresh((count) => count + 1)} />
+      <ReplyBox
+        target={conversation.leadId ? { leadId: conversation.leadId } : { to: conversation.contactPhoneNumber }}
+        fromPhoneNumberId={conversation.phoneNumberId}
+        onSent={() => setRefresh((count) => count + 1)}
+      />
     </>
   );
 }
@@ -110,7 +195,8 @@ async function loadMessages(conversationId: string): Promise<Message[]> {
 }
 
 /** Sends through POST /messages and shows the API's answer as it is: scheduled for quiet hours, blocked by an opt-out, or a problem. */
-function ReplyBox({ conversation, onSent }: { conversation: Conversation; onSent: () => void }) {
+export function ReplyBox(props: { target: { leadId: string } | { to: string }; fromPhoneNumberId?: string | null; label?: string; onSent: () => void }) {
+  const { target, fromPhoneNumberId, label = "Reply", onSent } = props;
   const [body, setBody] = useState("");
   const [answer, setAnswer] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
@@ -121,9 +207,8 @@ function ReplyBox({ conversation, onSent }: { conversation: Conversation; onSent
         event.preventDefault();
         if (!body.trim()) return;
         setSending(true);
-        const target = conversation.leadId ? { leadId: conversation.leadId } : { to: conversation.contactPhoneNumber };
         const { data, error } = await api.POST("/messages", {
-          body: { ...target, body, ...(conversation.phoneNumberId ? { fromPhoneNumberId: conversation.phoneNumberId } : {}) },
+          body: { ...target, body, ...(fromPhoneNumberId ? { fromPhoneNumberId } : {}) },
         });
         setSending(false);
         if (!data) return setAnswer(problemText(error));
@@ -136,7 +221,7 @@ function ReplyBox({ conversation, onSent }: { conversation: Conversation; onSent
         onSent();
       }}
     >
-      <label for="reply">Reply</label>
+      <label for="reply">{label}</label>
       <textarea id="reply" rows={3} maxLength={1600} value={body} onInput={(event) => setBody(event.currentTarget.value)} />
       <button type="submit" disabled={sending}>
         Send
@@ -148,4 +233,17 @@ function ReplyBox({ conversation, onSent }: { conversation: Conversation; onSent
       )}
     </form>
   );
+}
+
+/**
+ * The lead's name for each conversation that has one, by conversation id: one lead query for the whole page (the
+ * conversation carries only the lead's id and number; the lead list filters by phone, an array meaning "any of").
+ */
+export async function leadNames(conversations: Conversation[]): Promise<Record<string, string>> {
+  const linked = conversations.filter((conversation) => conversation.leadId);
+  if (linked.length === 0) return {};
+  const phones = [...new Set(linked.map((conversation) => conversation.contactPhoneNumber))];
+  const { data } = await api.POST("/leads/all/my", { body: { pageSize: 100, filters: [{ field: "phone", value: phones }] } });
+  const byId = new Map((data?.items ?? []).map((lead) => [lead.id, fullName(lead.contact)]));
+  return Object.fromEntries(linked.flatMap((conversation) => (byId.get(conversation.leadId!) ? [[conversation.id, byId.get(conversation.leadId!)!]] : [])));
 }

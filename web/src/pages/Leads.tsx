@@ -2,6 +2,8 @@ import { useEffect, useState } from "preact/hooks";
 import { api, problemText } from "../api/client";
 import type { paths } from "../api/schema";
 import { Pager } from "../Pager";
+import { fullName } from "../names";
+import { ReplyBox } from "./Conversations";
 
 type LeadQuery = NonNullable<paths["/leads/all/my"]["post"]["requestBody"]>["content"]["application/json"];
 type LeadPage = paths["/leads/all/my"]["post"]["responses"]["200"]["content"]["application/json"];
@@ -121,24 +123,100 @@ export function Leads() {
   );
 }
 
-function fullName(contact: { firstName: string | null; lastName: string | null }): string {
-  return [contact.firstName, contact.lastName].filter(Boolean).join(" ");
+
+/** Labels a person reads for the lead's metadata; keys not listed here are spelled out from their camelCase. */
+const metadataLabels: Record<string, string> = {
+  certifiedFormUrl: "Certified form URL",
+  utmSource: "UTM source",
+  utmMedium: "UTM medium",
+  utmCampaign: "UTM campaign",
+  utmTerm: "UTM term",
+  utmContent: "UTM content",
+  landingPage: "Landing page",
+  subId: "Sub ID",
+  pubId: "Publisher ID",
+  ipAddress: "IP address",
+  userAgent: "Browser",
+  externalId: "External ID",
+  sellerLeadId: "Seller's lead ID",
+  createdAt: "Created at the seller",
+  directPostPrice: "Direct-post price",
+  complianceStatus: "Compliance",
+  complianceBlockedReason: "Compliance block reason",
+};
+/** Shown elsewhere on the page (consent) or internal references a person has no use for. */
+const metadataShownElsewhere = new Set(["businessId", "userId", "assignedPhoneNumberId", "smsConsentStatus", "smsOptedOut", "smsOptOutAt", "smsOptInAt", "smsHelpRequestedAt", "smsConsentPhoneNumber"]);
+
+export function fieldLabel(key: string): string {
+  if (metadataLabels[key]) return metadataLabels[key];
+  const words = key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** One lead: contact, metadata with its consent state, and the timeline of its events. */
+const isoDateTime = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
+const when = (value: string | null | undefined) => (value ? new Date(value).toLocaleString() : null);
+
+type TimelineEvent = EventPage["items"][number];
+/** One row of the timeline: a message or call with all its events (newest first), or a single event about the lead. */
+interface TimelineRow {
+  key: string;
+  latest: TimelineEvent;
+  events: TimelineEvent[];
+}
+
+/**
+ * Folds the lead's events (newest first) into one row per message or call, showing the newest event's status: a text
+ * goes Accepted → Queued → Sending → Sent → Delivered, and a person wants to see that it was delivered, once.
+ */
+export function timelineRows(events: TimelineEvent[]): TimelineRow[] {
+  const rows: TimelineRow[] = [];
+  const byEntity = new Map<string, TimelineRow>();
+  for (const event of events) {
+    const entity = event.relatedEntityType === "Message" || event.relatedEntityType === "Call" ? `${event.relatedEntityType}:${event.relatedEntityId}` : null;
+    const row = entity ? byEntity.get(entity) : undefined;
+    if (row) row.events.push(event);
+    else {
+      const created = { key: entity ?? event.id, latest: event, events: [event] };
+      rows.push(created);
+      if (entity) byEntity.set(entity, created);
+    }
+  }
+  return rows;
+}
+
+function rowTitle({ latest }: TimelineRow): string {
+  const inbound = latest.direction === "Inbound";
+  if (latest.relatedEntityType === "Message") return inbound ? "Text received" : "Text sent";
+  if (latest.relatedEntityType === "Call") return inbound ? "Call in" : "Call out";
+  return fieldLabel(latest.eventType);
+}
+
+/** One lead: contact, source and consent, the rest of its metadata in words, and the timeline of its messages and calls. */
 export function LeadPage({ id }: { id: string }) {
   const [lead, setLead] = useState<Lead | null>(null);
+  const [sourceName, setSourceName] = useState<string | null>(null);
   const [events, setEvents] = useState<EventPage["items"]>([]);
   const [error, setError] = useState<string | null>(null);
+  const [eventsVersion, setEventsVersion] = useState(0);
   useEffect(() => {
-    void api.GET("/leads/{id}", { params: { path: { id } } }).then(({ data, error: problem }) => (data ? setLead(data) : setError(problemText(problem))));
+    void api.GET("/leads/{id}", { params: { path: { id } } }).then(async ({ data, error: problem }) => {
+      if (!data) return setError(problemText(problem));
+      setLead(data);
+      if (data.sourceId) {
+        const source = await api.GET("/sources/{id}", { params: { path: { id: data.sourceId } } });
+        setSourceName(source.data?.name ?? null);
+      }
+    });
+  }, [id]);
+  useEffect(() => {
     void api
       .POST("/events/all/my", { body: { pageSize: 100, filters: [{ field: "leadId", value: id }], orderBy: [{ field: "createdAt", direction: "desc" }] } })
       .then(({ data }) => data && setEvents(data.items));
-  }, [id]);
+  }, [id, eventsVersion]);
   if (error) return <p role="alert" class="error">{error}</p>;
   if (!lead) return <p role="status">Loading…</p>;
-  const metadata = Object.entries(lead.metadata).filter(([, value]) => value !== null && typeof value !== "object");
+  const { metadata } = lead;
+  const details = Object.entries(metadata).filter(([key, value]) => value !== null && typeof value !== "object" && !metadataShownElsewhere.has(key));
   return (
     <>
       <p>
@@ -153,34 +231,93 @@ export function LeadPage({ id }: { id: string }) {
             <dd>{lead.contact.phone?.number ?? "—"}</dd>
             <dt>Email</dt>
             <dd>{lead.contact.email ?? "—"}</dd>
+            <dt>Source</dt>
+            <dd data-testid="source">{sourceName ?? (lead.sourceId ? "…" : "Added by hand or through the API")}</dd>
             <dt>Status</dt>
-            <dd>{lead.processingStatus}</dd>
-            <dt>SMS consent</dt>
-            <dd data-testid="consent">
-              {lead.metadata.smsConsentStatus ?? "—"}
-              {lead.metadata.smsOptedOut ? " (opted out)" : ""}
+            <dd>
+              {lead.processingStatus}
+              {lead.processingReason && ` (${lead.processingReason})`}
             </dd>
+            <dt>Received</dt>
+            <dd>{when(lead.createdAt)}</dd>
           </dl>
         </section>
-        <section aria-labelledby="metadata">
-          <h2 id="metadata">Metadata</h2>
+        <section aria-labelledby="consent">
+          <h2 id="consent">Text consent</h2>
           <dl class="totals">
-            {metadata.map(([key, value]) => (
+            <dt>Consent</dt>
+            <dd data-testid="consent">{metadata.smsOptedOut ? "Opted out: texts are blocked" : (metadata.smsConsentStatus ?? "Unknown")}</dd>
+            {metadata.smsConsentPhoneNumber && (
               <>
-                <dt>{key}</dt>
-                <dd>{String(value)}</dd>
+                <dt>For number</dt>
+                <dd>{metadata.smsConsentPhoneNumber}</dd>
               </>
-            ))}
+            )}
+            {metadata.smsOptInAt && (
+              <>
+                <dt>Opted in</dt>
+                <dd>{when(metadata.smsOptInAt)}</dd>
+              </>
+            )}
+            {metadata.smsOptOutAt && (
+              <>
+                <dt>Opted out</dt>
+                <dd>{when(metadata.smsOptOutAt)}</dd>
+              </>
+            )}
+            {metadata.smsHelpRequestedAt && (
+              <>
+                <dt>Asked for help</dt>
+                <dd>{when(metadata.smsHelpRequestedAt)}</dd>
+              </>
+            )}
           </dl>
         </section>
+        {details.length > 0 && (
+          <section aria-labelledby="details">
+            <h2 id="details">Details</h2>
+            <dl class="totals" data-testid="details">
+              {details.map(([key, value]) => (
+                <>
+                  <dt>{fieldLabel(key)}</dt>
+                  <dd>{typeof value === "string" && isoDateTime.test(value) ? when(value) : String(value)}</dd>
+                </>
+              ))}
+            </dl>
+          </section>
+        )}
       </div>
+      {lead.contact.phone?.number && (
+        <section aria-labelledby="text-lead">
+          <h2 id="text-lead">Send a text</h2>
+          <ReplyBox target={{ leadId: lead.id }} label="Text message" onSent={() => setEventsVersion((version) => version + 1)} />
+        </section>
+      )}
       <section aria-labelledby="timeline">
         <h2 id="timeline">Timeline</h2>
-        <ol class="timeline">
-          {events.map((event) => (
-            <li>
-              <time dateTime={event.createdAt}>{new Date(event.createdAt).toLocaleString()}</time> <strong>{event.eventType}</strong> {event.summary ?? event.description ?? ""}
-              {event.status && <span class="badge">{event.status}</span>}
+        <ol class="timeline" data-testid="timeline">
+          {timelineRows(events).map((row) => (
+            <li data-entity={row.key}>
+              <details>
+                <summary>
+                  <time dateTime={row.latest.createdAt}>{when(row.latest.createdAt)}</time> <strong>{rowTitle(row)}</strong>{" "}
+                  {row.latest.summary ?? row.latest.description ?? ""}
+                  {row.latest.status && (
+                    <span class="badge" data-testid="row-status">
+                      {row.latest.status}
+                    </span>
+                  )}
+                </summary>
+                <ol class="steps">
+                  {row.events.map((event) => (
+                    <li>
+                      <time dateTime={event.createdAt}>{when(event.createdAt)}</time> {fieldLabel(event.eventType)}
+                      {event.status && ` · ${event.status}`}
+                      {event.statusReason && ` (${event.statusReason})`}
+                    </li>
+                  ))}
+                </ol>
+              </details>
             </li>
           ))}
         </ol>

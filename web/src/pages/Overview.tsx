@@ -4,6 +4,7 @@ import { accessToken } from "../api/session";
 import type { paths } from "../api/schema";
 import { Card } from "../Card";
 import { Chart } from "../Chart";
+import { money } from "../money";
 
 type Report = paths["/analytics/my"]["get"]["responses"]["200"]["content"]["application/json"];
 type RangeQuery = { days: string } | { startAt: string; endAt: string };
@@ -144,7 +145,7 @@ function ReportView({ report }: { report: Report }) {
         <Card label="Answered within 5 min" value={percent(responseMetrics.respondedWithinFiveMinutesPercent)} />
         <Card label="Missed leads" value={String(summary.missedLeads)} />
         <Card label="Unread messages" value={String(summary.unreadMessages)} />
-        <Card label="Wallet" value={summary.walletBalance}>
+        <Card label="Wallet" value={money(summary.walletBalance)}>
           {summary.walletStatus}
         </Card>
       </section>
