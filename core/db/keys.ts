@@ -29,6 +29,7 @@ import { operationsKeys } from "#core/db/keys/operations";
 import { usersKeys } from "#core/db/keys/users";
 import { auditKeys } from "#core/db/keys/audit";
 import { consentKeys } from "#core/db/keys/consent";
+import { routingKeys } from "#core/db/keys/routing";
 
 export { createdWithin, decimalSortText, type Key, type LeadClaim, type RateLimitPartition } from "#core/db/keys/shared";
 
@@ -51,6 +52,7 @@ export const keys = {
   ...usersKeys,
   ...auditKeys,
   ...consentKeys,
+  ...routingKeys,
 };
 
 /** The entity names stored in the `entity` attribute of every item. */
@@ -69,6 +71,8 @@ export const entities = {
   lead: "Lead",
   leadClaim: "LeadClaim",
   consentSettings: "ConsentSettings",
+  routingSettings: "RoutingSettings",
+  routingCounter: "RoutingCounter",
   consentEvidence: "ConsentEvidence",
   suppression: "Suppression",
   event: "Event",
