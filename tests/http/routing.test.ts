@@ -131,3 +131,96 @@ describe("assignment (PUT /leads/{id}/assignee)", () => {
     expect((await org.request("PUT", "/routing/settings", { body: {}, token: ann!.token })).status).toBe(403);
   });
 });
+
+/** Every lead of the organization, read through the paging query. */
+async function allLeads(org: TestOrganization): Promise<any[]> {
+  const leads: any[] = [];
+  let continuationToken: string | null = null;
+  do {
+    const response: any = await org.request("POST", "/leads/all/my", { body: { pageSize: 100, continuationToken } });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    leads.push(...response.body.items);
+    continuationToken = response.body.continuationToken;
+  } while (continuationToken);
+  return leads;
+}
+
+/** Waits until the organization holds `count` leads, each processed and routed (assigned, or flagged). */
+async function untilRouted(org: TestOrganization, count: number, timeoutMs = 120_000): Promise<any[]> {
+  const deadline = Date.now() + timeoutMs;
+  let leads: any[] = [];
+  while (Date.now() < deadline) {
+    leads = await allLeads(org);
+    if (leads.length === count && leads.every((lead) => lead.assignedUserId || lead.needsAttention)) return leads;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`${leads.filter((lead) => lead.assignedUserId || lead.needsAttention).length} of ${count} leads routed`);
+}
+
+const tally = (leads: any[]) => leads.reduce<Record<string, number>>((counts, lead) => ({ ...counts, [lead.assignedUserId]: (counts[lead.assignedUserId] ?? 0) + 1 }), {});
+
+describe("routing rules", () => {
+  it("sends each lead to the first matching rule's pool in round-robin order, skipping deactivated users, and flags what nobody takes", async () => {
+    const org = await newOrganization();
+    const [ann, bob, cat, dan] = await agents(org, 4);
+    const solar = await newSource(org);
+    const other = await newSource(org);
+    const settings = await routingSettings(org, {
+      rules: [
+        { id: "florida", name: "Florida", conditions: { states: ["fl"] }, pool: [ann!.id] },
+        { id: "solar", conditions: { sourceIds: [solar.sourceId] }, pool: [bob!.id, cat!.id, dan!.id] },
+      ],
+    });
+    expect(settings.rules).toEqual([
+      { id: "florida", name: "Florida", conditions: { states: ["FL"] }, pool: [ann!.id], strategy: "roundRobin" },
+      { id: "solar", name: null, conditions: { sourceIds: [solar.sourceId] }, pool: [bob!.id, cat!.id, dan!.id], strategy: "roundRobin" },
+    ]);
+    expect((await org.request("GET", "/routing/settings", { token: ann!.token })).body.rules).toHaveLength(2);
+
+    const florida = await processedLead(org, solar, { State: "FL" });
+    expect(florida).toMatchObject({ assignedUserId: ann!.id, assignedBy: { method: "rule", ruleId: "florida", userId: null }, needsAttention: false });
+    const inTurn = [];
+    for (let index = 0; index < 4; index++) inTurn.push((await waitForLead(org, (await intakeByQuery(solar, { Phone: uniquePhone() })).body.id, (lead) => lead.assignedUserId)).assignedUserId);
+    expect(inTurn).toEqual([bob!.id, cat!.id, dan!.id, bob!.id]);
+    const events = await leadEvents(org, florida.id);
+    expect(events.map((event) => event.eventType).sort()).toEqual(["LeadAssigned", "LeadCreated"]);
+    expect(events.find((event) => event.eventType === "LeadAssigned")?.description).toContain("by routing rule florida");
+
+    expect((await org.request("POST", `/users/${cat!.id}/deactivate`)).status).toBe(200);
+    const afterDeactivation = [];
+    for (let index = 0; index < 2; index++) afterDeactivation.push((await waitForLead(org, (await intakeByQuery(solar, { Phone: uniquePhone() })).body.id, (lead) => lead.assignedUserId)).assignedUserId);
+    expect(afterDeactivation).not.toContain(cat!.id);
+
+    const nobody = await waitForLead(org, (await intakeByQuery(other, { Phone: uniquePhone() })).body.id, (lead) => lead.needsAttention);
+    expect(nobody).toMatchObject({ processingStatus: "Processed", assignedUserId: null, needsAttention: true });
+    expect(await listedIds(org, org.ownerToken, [{ field: "assignedUserId", value: "unassigned" }])).toEqual([nobody.id]);
+  });
+
+  it("refuses a pool naming a user of no organization, and two rules with one id", async () => {
+    const org = await newOrganization();
+    const stranger = await newOrganization();
+    const unknown = await org.request("PUT", "/routing/settings", { body: { rules: [{ pool: [org.userIds.agent, stranger.userIds.agent] }] } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors).toEqual([expect.objectContaining({ pointer: "/rules/0/pool/1" })]);
+    const twice = await org.request("PUT", "/routing/settings", { body: { rules: [{ id: "a", pool: [org.userIds.agent] }, { id: "a", pool: [org.userIds.agent] }] } });
+    expect(twice.status).toBe(400);
+    const badState = await org.request("PUT", "/routing/settings", { body: { rules: [{ conditions: { states: ["Florida"] }, pool: [org.userIds.agent] }] } });
+    expect(badState.status).toBe(400);
+  });
+
+  it("splits 200 leads arriving at once exactly 50/50/50/50 across a round-robin pool of 4, each assigned once", async () => {
+    const org = await newOrganization();
+    const pool = await agents(org, 4);
+    await routingSettings(org, { rules: [{ id: "everyone", pool: pool.map((agent) => agent.id) }] });
+    const source = await newSource(org);
+    const created = await Promise.all(Array.from({ length: 200 }, () => intakeByQuery(source, { Phone: uniquePhone() })));
+    expect(created.every((response) => response.status === 201)).toBe(true);
+
+    const leads = await untilRouted(org, 200);
+    expect(leads.every((lead) => lead.processingStatus === "Processed" && lead.assignedBy?.ruleId === "everyone")).toBe(true);
+    expect(tally(leads)).toEqual(Object.fromEntries(pool.map((agent) => [agent.id, 50])));
+
+    const assignedEvents = await org.request("POST", "/events/all/my", { body: { filters: [{ field: "eventType", value: "LeadAssigned" }], pageSize: 1, includeCount: true } });
+    expect(assignedEvents.body.totalCount).toBe(200);
+  }, 180_000);
+});
