@@ -73,6 +73,7 @@ export const entities = {
   consentSettings: "ConsentSettings",
   routingSettings: "RoutingSettings",
   routingCounter: "RoutingCounter",
+  routingDailyCount: "RoutingDailyCount",
   consentEvidence: "ConsentEvidence",
   suppression: "Suppression",
   event: "Event",

@@ -43,7 +43,8 @@ export async function routeLead(organizationId: string, leadId: string): Promise
     const pick = await Routing.pick(organizationId, lead);
     if (!pick) return;
     const transaction = new Transaction();
-    const counter = pick.kind === "assign" ? transaction.add(pick.counterWrite) : -1;
+    // The rule's counter and the user's day count: a refusal of either means another lead got there first.
+    const routingWrites = pick.kind === "assign" ? pick.writes.map((write) => transaction.add(write)) : [];
     const leadWrite = transaction.add(routedWrite(organizationId, lead, pick));
     if (pick.kind === "assign") {
       const by: AssignedBy = { method: "rule", ruleId: pick.ruleId, userId: null };
@@ -55,8 +56,9 @@ export async function routeLead(organizationId: string, leadId: string): Promise
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;
       if (error.failedIndexes.includes(leadWrite)) return;
-      if (!error.failedIndexes.includes(counter)) throw error;
-      // Another lead took this position first: a short jittered pause spreads the next reads of a busy counter.
+      if (!error.failedIndexes.some((index) => routingWrites.includes(index))) throw error;
+      // Another lead took this position (or the user's last lead of the day) first: a short jittered pause spreads
+      // the next reads of a busy counter.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 * attempt)));
     }
   }

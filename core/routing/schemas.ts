@@ -33,11 +33,26 @@ export const RoutingRuleInputSchema = v.strictObject({
   strategy: v.optional(v.picklist(routingStrategies), "roundRobin"),
 });
 
+/** How one user takes routed leads; a user without an entry has no cap and no licence restriction. */
+export const RoutingAgentSchema = v.strictObject({
+  userId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+  dailyCap: v.pipe(
+    v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000))), null),
+    v.description("At most this many routed leads per day (the organization's time zone); null: no cap."),
+  ),
+  licensedStates: v.pipe(
+    v.optional(v.nullable(v.pipe(v.array(stateCode), v.maxLength(60))), null),
+    v.description("Only leads whose street-address state is one of these (a lead without a state is not routed to this user); null: any lead."),
+  ),
+});
+export type RoutingAgent = v.InferOutput<typeof RoutingAgentSchema>;
+
 /** Body of `PUT /routing/settings`: replaces the rules (first match wins, in this order) and the visibility settings. */
 export const RoutingSettingsRequestSchema = v.strictObject({
   agentsSeeAllLeads: v.pipe(v.optional(v.boolean(), true), v.description("False: an agent reads and lists only the leads assigned to them.")),
   agentsMayClaim: v.pipe(v.optional(v.boolean(), false), v.description("True: an agent may assign an unassigned lead to themselves.")),
   rules: v.pipe(v.optional(v.array(RoutingRuleInputSchema), []), v.maxLength(50)),
+  agents: v.pipe(v.optional(v.array(RoutingAgentSchema), []), v.maxLength(500)),
 });
 export type RoutingSettingsRequest = v.InferOutput<typeof RoutingSettingsRequestSchema>;
 
@@ -59,6 +74,7 @@ export const RoutingSettingsSchema = v.object({
   agentsSeeAllLeads: v.boolean(),
   agentsMayClaim: v.boolean(),
   rules: v.array(RoutingRuleSchema),
+  agents: v.array(v.object({ userId: v.string(), dailyCap: v.nullable(v.number()), licensedStates: v.nullable(v.array(v.string())) })),
   modifiedAt: v.nullable(timestamp),
 });
 export type RoutingSettings = v.InferOutput<typeof RoutingSettingsSchema>;

@@ -199,14 +199,54 @@ describe("routing rules", () => {
   it("refuses a pool naming a user of no organization, and two rules with one id", async () => {
     const org = await newOrganization();
     const stranger = await newOrganization();
-    const unknown = await org.request("PUT", "/routing/settings", { body: { rules: [{ pool: [org.userIds.agent, stranger.userIds.agent] }] } });
+    const unknown = await org.request("PUT", "/routing/settings", {
+      body: { rules: [{ pool: [org.userIds.agent, stranger.userIds.agent] }], agents: [{ userId: stranger.userIds.admin, dailyCap: 5 }] },
+    });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.errors).toEqual([expect.objectContaining({ pointer: "/rules/0/pool/1" })]);
+    expect(unknown.body.errors).toEqual([expect.objectContaining({ pointer: "/rules/0/pool/1" }), expect.objectContaining({ pointer: "/agents/0/userId" })]);
     const twice = await org.request("PUT", "/routing/settings", { body: { rules: [{ id: "a", pool: [org.userIds.agent] }, { id: "a", pool: [org.userIds.agent] }] } });
     expect(twice.status).toBe(400);
     const badState = await org.request("PUT", "/routing/settings", { body: { rules: [{ conditions: { states: ["Florida"] }, pool: [org.userIds.agent] }] } });
     expect(badState.status).toBe(400);
   });
+
+  it("routes a lead only to users licensed for its state; a lead nobody may take is flagged", async () => {
+    const org = await newOrganization();
+    const [ann, bob] = await agents(org, 2);
+    const source = await newSource(org);
+    const settings = await routingSettings(org, {
+      rules: [{ id: "licensed", pool: [ann!.id, bob!.id] }],
+      agents: [{ userId: ann!.id, licensedStates: ["fl"] }, { userId: bob!.id, licensedStates: ["TX", "FL"] }],
+    });
+    expect(settings.agents).toEqual([{ userId: ann!.id, dailyCap: null, licensedStates: ["FL"] }, { userId: bob!.id, dailyCap: null, licensedStates: ["TX", "FL"] }]);
+    const routed = async (params: Record<string, string>) =>
+      waitForLead(org, (await intakeByQuery(source, { Phone: uniquePhone(), ...params })).body.id, (lead) => lead.assignedUserId || lead.needsAttention);
+    expect((await routed({ State: "TX" })).assignedUserId).toBe(bob!.id);
+    expect((await routed({ State: "tx" })).assignedUserId).toBe(bob!.id);
+    expect((await routed({ State: "GA" })).needsAttention).toBe(true);
+    expect((await routed({})).needsAttention).toBe(true);
+    const florida = [(await routed({ State: "FL" })).assignedUserId, (await routed({ State: "FL" })).assignedUserId];
+    expect(florida.sort()).toEqual([ann!.id, bob!.id].sort());
+  });
+
+  it("never takes a user past their daily cap, even with leads arriving at once through two rules; the rest are flagged", async () => {
+    const org = await newOrganization();
+    const [ann, bob] = await agents(org, 2);
+    // Two rules share the pool: their counters are separate items, so only the day count keeps the cap.
+    await routingSettings(org, {
+      rules: [
+        { id: "florida", conditions: { states: ["FL"] }, pool: [ann!.id, bob!.id] },
+        { id: "others", pool: [bob!.id, ann!.id] },
+      ],
+      agents: [{ userId: ann!.id, dailyCap: 3 }, { userId: bob!.id, dailyCap: 4 }],
+    });
+    const source = await newSource(org);
+    const created = await Promise.all(Array.from({ length: 12 }, (_, index) => intakeByQuery(source, { Phone: uniquePhone(), State: index % 2 ? "FL" : "NY" })));
+    expect(created.every((response) => response.status === 201)).toBe(true);
+    const leads = await untilRouted(org, 12);
+    expect(tally(leads)).toEqual({ [ann!.id]: 3, [bob!.id]: 4, null: 5 });
+    expect(leads.filter((lead) => !lead.assignedUserId).every((lead) => lead.needsAttention)).toBe(true);
+  }, 120_000);
 
   it("splits 200 leads arriving at once exactly 50/50/50/50 across a round-robin pool of 4, each assigned once", async () => {
     const org = await newOrganization();

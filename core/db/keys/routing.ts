@@ -9,4 +9,6 @@ export const routingKeys = {
    * conditional update in the same transaction as the lead it assigns (core/leads/assignment.ts).
    */
   routingCounter: (organizationId: string, ruleId: string): Key => ({ pk: org(organizationId), sk: `ROUTING#COUNTER#${ruleId}` }),
+  /** How many leads routing gave one user on one day (the organization's time zone), for the daily cap; expires after. */
+  routingDailyCount: (organizationId: string, day: string, userId: string): Key => ({ pk: org(organizationId), sk: `ROUTING#DAY#${day}#${userId}` }),
 };
