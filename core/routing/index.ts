@@ -48,7 +48,8 @@ export const Routing = {
       const id = rule.id ?? newId();
       if (ids.has(id)) throw new ValidationError("Two routing rules have the same id.", [{ pointer: `/rules/${index}/id`, detail: `Rule id ${id} is used twice.` }]);
       ids.add(id);
-      return { id, name: rule.name, conditions: rule.conditions, pool: [...new Set(rule.pool)], strategy: rule.strategy };
+      const weighted = rule.strategy === "weighted" && rule.weights ? { weights: rule.weights } : {};
+      return { id, name: rule.name, conditions: rule.conditions, pool: [...new Set(rule.pool)], strategy: rule.strategy, ...weighted };
     });
     const item = {
       ...keys.routingSettings(actor.organizationId),
@@ -81,7 +82,8 @@ export const Routing = {
     const key = keys.routingCounter(organizationId, rule.id);
     const counter = await getItem(key, { consistent: true });
     const seq = Number(counter?.seq ?? 0);
-    const chosen = eligible[seq % eligible.length]!;
+    const turns = rule.strategy === "weighted" ? eligible.flatMap((member) => Array<typeof member>(rule.weights?.[member.userId] ?? 1).fill(member)) : eligible;
+    const chosen = turns[seq % turns.length]!;
     const counterWrite: TransactItem = {
       Update: {
         Key: key,

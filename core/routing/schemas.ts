@@ -2,7 +2,13 @@ import * as v from "valibot";
 import { timestamp } from "#core/shared/ids";
 import { maxChars } from "#core/shared/validation";
 
-export const routingStrategies = ["roundRobin"] as const;
+/** roundRobin: each eligible member in turn; weighted: in turn too, a member of weight w taking w turns per cycle. */
+export const routingStrategies = ["roundRobin", "weighted"] as const;
+
+const weights = v.pipe(
+  v.record(v.pipe(v.string(), v.minLength(1), v.maxLength(64)), v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100))),
+  v.description("For `weighted`: turns per cycle by user id (1-100); a pool member not named here has weight 1."),
+);
 
 const text = v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(100));
 const values = <T extends v.GenericSchema<string, string>>(schema: T) => v.optional(v.pipe(v.array(schema), v.minLength(1), v.maxLength(100)));
@@ -31,6 +37,7 @@ export const RoutingRuleInputSchema = v.strictObject({
   conditions: v.optional(RoutingConditionsSchema, {}),
   pool: v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(64))), v.minLength(1), v.maxLength(100), v.description("User ids of the organization who take this rule's leads.")),
   strategy: v.optional(v.picklist(routingStrategies), "roundRobin"),
+  weights: v.optional(weights),
 });
 
 /** How one user takes routed leads; a user without an entry has no cap and no licence restriction. */
@@ -67,6 +74,7 @@ export const RoutingRuleSchema = v.object({
   }),
   pool: v.array(v.string()),
   strategy: v.picklist(routingStrategies),
+  weights: v.optional(v.record(v.string(), v.number())),
 });
 export type RoutingRule = v.InferOutput<typeof RoutingRuleSchema>;
 

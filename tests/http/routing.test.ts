@@ -248,6 +248,17 @@ describe("routing rules", () => {
     expect(leads.filter((lead) => !lead.assignedUserId).every((lead) => lead.needsAttention)).toBe(true);
   }, 120_000);
 
+  it("weighted: a member of weight 3 takes three leads for every one of a member of weight 1, exactly, with leads arriving at once", async () => {
+    const org = await newOrganization();
+    const [ann, bob] = await agents(org, 2);
+    const settings = await routingSettings(org, { rules: [{ id: "weighted", pool: [ann!.id, bob!.id], strategy: "weighted", weights: { [ann!.id]: 3 } }] });
+    expect(settings.rules[0]).toMatchObject({ strategy: "weighted", weights: { [ann!.id]: 3 } });
+    const source = await newSource(org);
+    const created = await Promise.all(Array.from({ length: 40 }, () => intakeByQuery(source, { Phone: uniquePhone() })));
+    expect(created.every((response) => response.status === 201)).toBe(true);
+    expect(tally(await untilRouted(org, 40))).toEqual({ [ann!.id]: 30, [bob!.id]: 10 });
+  }, 120_000);
+
   it("splits 200 leads arriving at once exactly 50/50/50/50 across a round-robin pool of 4, each assigned once", async () => {
     const org = await newOrganization();
     const pool = await agents(org, 4);
