@@ -12,6 +12,7 @@ import { foundationBench } from "#bench/foundation";
 import { messagingBench } from "#bench/messaging";
 import { intakeBench } from "#bench/intake";
 import { webhooksBench } from "#bench/webhooks";
+import { routingBench } from "#bench/routing";
 import { logger } from "#core/observability/index";
 import { Organizations } from "#core/organizations/index";
 import { turnQuietHoursOff } from "#local/organizations";
@@ -35,6 +36,7 @@ const benches: Record<string, (context: BenchContext) => Promise<void>> = {
   webhooks: webhooksBench,
   cost: costBench,
   "hot-org": hotOrgBench,
+  routing: routingBench,
 };
 
 /** Benchmarks that need no running stack (they bundle or compute offline). */
