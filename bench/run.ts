@@ -13,6 +13,7 @@ import { messagingBench } from "#bench/messaging";
 import { pacingBench } from "#bench/pacing";
 import { intakeBench } from "#bench/intake";
 import { webhooksBench } from "#bench/webhooks";
+import { routingBench } from "#bench/routing";
 import { logger } from "#core/observability/index";
 import { Organizations } from "#core/organizations/index";
 import { turnQuietHoursOff } from "#local/organizations";
@@ -37,6 +38,7 @@ const benches: Record<string, (context: BenchContext) => Promise<void>> = {
   cost: costBench,
   "hot-org": hotOrgBench,
   pacing: pacingBench,
+  routing: routingBench,
 };
 
 /** Benchmarks that need no running stack (they bundle or compute offline). */

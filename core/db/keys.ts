@@ -30,6 +30,7 @@ import { usersKeys } from "#core/db/keys/users";
 import { auditKeys } from "#core/db/keys/audit";
 import { consentKeys } from "#core/db/keys/consent";
 import { carrierRegistrationKeys } from "#core/db/keys/carrier-registration";
+import { routingKeys } from "#core/db/keys/routing";
 
 export { createdWithin, decimalSortText, type Key, type LeadClaim, type RateLimitPartition } from "#core/db/keys/shared";
 
@@ -53,6 +54,7 @@ export const keys = {
   ...auditKeys,
   ...consentKeys,
   ...carrierRegistrationKeys,
+  ...routingKeys,
 };
 
 /** The entity names stored in the `entity` attribute of every item. */
@@ -71,6 +73,9 @@ export const entities = {
   lead: "Lead",
   leadClaim: "LeadClaim",
   consentSettings: "ConsentSettings",
+  routingSettings: "RoutingSettings",
+  routingCounter: "RoutingCounter",
+  routingDailyCount: "RoutingDailyCount",
   consentEvidence: "ConsentEvidence",
   suppression: "Suppression",
   event: "Event",

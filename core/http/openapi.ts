@@ -214,6 +214,7 @@ const tagDescriptions: Record<string, string> = {
   Users: "The organization's people: profiles (`/users/me`), roles, invitations by e-mail, deactivation, self-service sign-up. Roles per route: docs/permissions.md.",
   "API keys": "The organization's `sk_` keys: created with scopes (the secret shown once), listed, rotated with an overlap, revoked.",
   "Audit log": "Who changed what, when and from where: settings, users, roles, keys, automations, numbers, sources, webhook endpoints and suppressions.",
+  Routing: "Leads reach the right person: ordered routing rules with round-robin pools, and which leads agents see (docs/routing.md).",
   Consent: "Consent you can prove: certificate verification (TrustedForm), consent records and the per-lead evidence export (docs/compliance.md).",
   Webhooks: "Endpoints that receive signed event deliveries, their deliveries and replays.",
 };

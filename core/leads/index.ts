@@ -1,5 +1,7 @@
 import { leadCountingFacts } from "#core/leads/facts";
 import { assignLeadFields } from "#core/leads/assign";
+import { assignLead, routeLead } from "#core/leads/assignment";
+import { mayRead, visibleQuery } from "#core/leads/visibility";
 import { transact, TransactionConditionFailed } from "#core/db/transact";
 import { indexOf } from "#core/db/indexes";
 import { isConditionFailed, table } from "#core/db/items";
@@ -17,6 +19,7 @@ import { Sources } from "#core/sources/index";
 import { countMetric, currentCorrelationId } from "#core/observability/index";
 
 export * from "#core/leads/schemas";
+export { AssignLeadSchema } from "#core/leads/assignment";
 
 /** Shards of the pending-lead sweep index (gsi3). */
 export const pendingShards = 8;
@@ -39,6 +42,7 @@ const listResource: ListResource<Lead> = {
     name: { get: leadName, kind: "string", search: true, sort: true },
     email: { get: (l) => l.contact.email, kind: "string", filter: true, search: true },
     phone: { get: (l) => l.contact.phone?.number, kind: "string", filter: true, search: true },
+    assignedUserId: { get: (l) => l.assignedUserId, kind: "string", filter: true },
     createdAt: { get: (l) => l.createdAt, kind: "date", sort: true, range: true },
     modifiedAt: { get: (l) => l.modifiedAt, kind: "date", sort: true, range: true },
     price: { get: (l) => l.metadata.price, kind: "decimal", sort: true, range: true },
@@ -217,7 +221,7 @@ export const Leads = {
 
   async fromId(actor: Actor, leadId: string): Promise<Lead> {
     const lead = await Leads.find(actor.organizationId, leadId);
-    if (!lead) throw new NotFoundError("Lead", leadId);
+    if (!lead || !(await mayRead(actor, lead))) throw new NotFoundError("Lead", leadId);
     return lead;
   },
 
@@ -228,8 +232,12 @@ export const Leads = {
   },
 
   async list(actor: Actor, query: PagingQuery): Promise<Page<Lead>> {
-    return listPage(listResource, actor.organizationId, query);
+    return listPage(listResource, actor.organizationId, await visibleQuery(actor, query));
   },
+
+  /** `PUT /leads/{id}/assignee`; `route` runs the routing rules on a processed lead (core/leads/assignment.ts). */
+  assign: assignLead,
+  route: routeLead,
 };
 
 /** A source key posts into its own source only; Bearer callers may name one of their sources. */
@@ -253,6 +261,10 @@ function newLead(actor: Actor, input: Partial<LeadWrite>, source: Awaited<Return
     processingReason: null,
     duplicateOfLeadId: null,
     processedAt: null,
+    assignedUserId: null,
+    assignedAt: null,
+    assignedBy: null,
+    needsAttention: false,
     metadata: {
       certifiedFormUrl: metadata.certifiedFormUrl ?? null,
       utmSource: metadata.utmSource ?? null,
@@ -381,8 +393,8 @@ export function leadItem(organizationId: string, lead: Lead): Record<string, unk
   };
 }
 
-const leadFields = ["id", "createdAt", "modifiedAt", "sourceId", "processingStatus", "processingReason", "duplicateOfLeadId", "processedAt", "metadata", "contact", "customer"] as const;
+const leadFields = ["id", "createdAt", "modifiedAt", "sourceId", "processingStatus", "processingReason", "duplicateOfLeadId", "processedAt", "assignedUserId", "assignedAt", "assignedBy", "metadata", "contact", "customer"] as const;
 
 export function toLead(item: Record<string, unknown>): Lead {
-  return Object.fromEntries(leadFields.map((field) => [field, item[field] ?? null])) as unknown as Lead;
+  return { ...Object.fromEntries(leadFields.map((field) => [field, item[field] ?? null])), needsAttention: item.needsAttention === true } as unknown as Lead;
 }

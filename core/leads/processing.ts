@@ -356,6 +356,7 @@ async function settle(organizationId: string, lead: Lead, outcome: Outcome): Pro
 
 /** The LeadCreated trigger for automations; its id is stable, so a repeat is recognisable downstream. */
 async function publishTrigger(organizationId: string, lead: Lead): Promise<void> {
+  await Leads.route(organizationId, lead.id); // routing first: an automation may speak for the assigned agent
   await publish(
     LeadCreated, organizationId,
     { leadId: lead.id, sourceId: lead.sourceId, complianceStatus: lead.metadata.complianceStatus },

@@ -247,6 +247,23 @@ export const SourceCredentialQuerySchema = v.strictObject({
 const nullableString = v.nullable(v.string());
 const valueObject = v.nullable(v.object({ value: v.string() }));
 
+/** How a lead came to its assignee (docs/routing.md): a routing rule, a person, an agent claiming it, or an automation. */
+export const assignmentMethods = ["rule", "manual", "claim", "automation"] as const;
+
+/**
+ * Who works the lead (issue 28). Optional with defaults, so leads stored before assignment existed read as
+ * unassigned; `needsAttention` is raised when routing rules exist but nobody could take the lead.
+ */
+const LeadAssignmentFields = {
+  assignedUserId: v.pipe(v.optional(nullableString, null), v.description("The user who works the lead; null: unassigned.")),
+  assignedAt: v.optional(v.nullable(timestamp), null),
+  assignedBy: v.optional(
+    v.nullable(v.object({ method: v.picklist(assignmentMethods), ruleId: nullableString, userId: v.pipe(nullableString, v.description("Who assigned it (manual, claim).")) })),
+    null,
+  ),
+  needsAttention: v.pipe(v.optional(v.boolean(), false), v.description("Routing found nobody to take the lead (no rule matched, or nobody in the pool could).")),
+};
+
 /** The lead as every read answers it (spec 2.4, plus its processing outcome and source). */
 export const LeadSchema = v.object({
   id: v.string(),
@@ -257,6 +274,7 @@ export const LeadSchema = v.object({
   processingReason: nullableString,
   duplicateOfLeadId: nullableString,
   processedAt: v.nullable(timestamp),
+  ...LeadAssignmentFields,
   metadata: v.object({
     certifiedFormUrl: nullableString,
     utmSource: nullableString,

@@ -22,6 +22,8 @@ export const webhookCatalogue = {
   "lead.duplicate": { description: "A lead was recognised as a duplicate of an earlier one.", resource: "lead", from: ["LeadDuplicate"] },
   "lead.rejected": { description: "A lead was rejected (validation or source rules).", resource: "lead", from: ["LeadRejected"] },
   "lead.failed": { description: "Processing a lead failed.", resource: "lead", from: ["LeadProcessingFailed"] },
+  "lead.assigned": { description: "A lead was assigned or reassigned to a user (routing rule, person, claim).", resource: "lead", from: ["LeadAssigned"] },
+  "lead.unassigned": { description: "A lead's assignee was removed.", resource: "lead", from: ["LeadUnassigned"] },
   "message.queued": { description: "An outbound message was queued for sending.", resource: "message", from: ["MessageQueued"] },
   "message.sent": { description: "The carrier accepted an outbound message.", resource: "message", from: ["MessageSent"] },
   "message.delivered": { description: "The carrier reported an outbound message delivered.", resource: "message", from: ["MessageDelivered"] },

@@ -22,6 +22,7 @@ import * as webhookEndpoints from "#core/http/operations/webhook-endpoints";
 import * as users from "#core/http/operations/users";
 import * as apiKeys from "#core/http/operations/api-keys";
 import * as audit from "#core/http/operations/audit";
+import * as routing from "#core/http/operations/routing";
 
 /**
  * Every operation the API serves, by operationId (each module exports its operations under their operationId). The
@@ -48,6 +49,7 @@ const operationsById = {
   ...users,
   ...apiKeys,
   ...audit,
+  ...routing,
   ...callWebhooks,
   ...webhookEndpoints,
 } satisfies Record<OperationId, Operation>;

@@ -1,5 +1,6 @@
 import { defineOperation } from "#core/http/operation";
 import {
+  AssignLeadSchema,
   IntakeBodySchema,
   IntakeQuerySchema,
   LeadIdParams,
@@ -89,7 +90,7 @@ export const listLeads = defineOperation({
   operationId: "listLeads",
   summary: "List the current organization's leads (paging query in the body)",
   description:
-    "Filters: sourceId, processingStatus, vertical, product, complianceStatus, metadata.utmSource, metadata.utmCampaign, metadata.subId, email, phone. Search: name, email, phone. Sort: createdAt, modifiedAt, price, name. Ranges: createdAt, modifiedAt, price. Sorted by createdAt only (the default, newest first), every query is read page by page in key order; with filters, ranges or search a page may then hold fewer than pageSize items (even none) while a continuationToken is returned, so keep following it until it is null. Other sorts read the organization's leads.",
+    "Filters: sourceId, processingStatus, assignedUserId (a user id, `mine` for the calling user, `unassigned`), vertical, product, complianceStatus, metadata.utmSource, metadata.utmCampaign, metadata.subId, email, phone. Search: name, email, phone. Sort: createdAt, modifiedAt, price, name. Ranges: createdAt, modifiedAt, price. An agent of an organization whose agents see only their own leads lists only the leads assigned to them. Sorted by createdAt only (the default, newest first), every query is read page by page in key order; with filters, ranges or search a page may then hold fewer than pageSize items (even none) while a continuationToken is returned, so keep following it until it is null. Other sorts read the organization's leads.",
   tag: "Leads",
   auth: "bearer",
   permission: "leads:read",
@@ -97,4 +98,20 @@ export const listLeads = defineOperation({
   success: { status: 200, description: "A page of leads", schema: pageSchema(LeadSchema) },
   problems: [400, 401, 403, 413, 415, 429],
   example: { pageSize: 25, filters: [{ field: "processingStatus", value: "Processed" }], orderBy: [{ field: "createdAt", direction: "desc" }] },
+});
+
+export const assignLead = defineOperation({
+  operationId: "assignLead",
+  summary: "Assign, reassign or unassign a lead (an agent may claim an unassigned lead where the organization allows it)",
+  description:
+    "Owners, admins and API keys set any active user, or null to unassign. An agent may only set themselves on an unassigned lead, and only with `agentsMayClaim` (`PUT /routing/settings`); " +
+    "of two claims at once one wins and the other is a 409. Recorded on the lead's timeline (`LeadAssigned` / `LeadUnassigned`) and delivered as the `lead.assigned` / `lead.unassigned` webhooks.",
+  tag: "Leads",
+  auth: "bearer",
+  permission: "leads:write",
+  params: LeadIdParams,
+  body: AssignLeadSchema,
+  success: { status: 200, description: "The lead with its new assignee", schema: LeadSchema },
+  problems: [400, 401, 403, 404, 409, 413, 415, 429],
+  example: { userId: "01JAGENT1" },
 });

@@ -1,0 +1,33 @@
+import { defineOperation } from "#core/http/operation";
+import { RoutingSettingsRequestSchema, RoutingSettingsSchema } from "#core/routing/index";
+
+const tag = "Routing";
+
+export const getRoutingSettings = defineOperation({
+  operationId: "getRoutingSettings",
+  summary: "The organization's lead routing rules and who sees which leads",
+  tag,
+  auth: "bearer",
+  permission: "users:read",
+  success: { status: 200, description: "The routing settings", schema: RoutingSettingsSchema },
+  problems: [401, 403, 429],
+});
+
+export const updateRoutingSettings = defineOperation({
+  operationId: "updateRoutingSettings",
+  summary: "Replace the routing rules (first match wins) and the lead visibility settings",
+  description:
+    "Each processed lead goes to the first rule whose conditions it matches, and within that rule's pool to the next active user in round-robin order. " +
+    "Without a matching rule, or with nobody active in the pool, the lead stays unassigned with `needsAttention: true`. Keep a rule's `id` to keep its round-robin position. See docs/routing.md.",
+  tag,
+  auth: "bearer",
+  permission: "users:write",
+  body: RoutingSettingsRequestSchema,
+  success: { status: 200, description: "The routing settings", schema: RoutingSettingsSchema },
+  problems: [400, 401, 403, 413, 415, 429],
+  example: {
+    agentsSeeAllLeads: false,
+    agentsMayClaim: true,
+    rules: [{ name: "Florida insurance", conditions: { states: ["FL"], verticals: ["Insurance"] }, pool: ["01JAGENT1", "01JAGENT2"], strategy: "roundRobin" }],
+  },
+});

@@ -1,0 +1,157 @@
+import * as v from "valibot";
+import type { Actor } from "#core/auth/actor";
+import { table } from "#core/db/items";
+import { keys } from "#core/db/keys";
+import { Transaction, TransactionConditionFailed, transact } from "#core/db/transact";
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
+import { Events } from "#core/events/index";
+import { leadOrderSets, toLead } from "#core/leads/index";
+import type { Lead } from "#core/leads/schemas";
+import { mayRead } from "#core/leads/visibility";
+import { Routing, type RoutingPick } from "#core/routing/index";
+import { nowIso } from "#core/shared/ids";
+import { Users } from "#core/users/index";
+
+/** Event types assignment records (each on the lead's timeline). */
+export type LeadAssignmentEventType = "LeadAssigned" | "LeadUnassigned";
+
+/** Body of `PUT /leads/{id}/assignee`. */
+export const AssignLeadSchema = v.strictObject({
+  userId: v.pipe(v.nullable(v.pipe(v.string(), v.minLength(1), v.maxLength(64))), v.description("The user who takes the lead; null unassigns it.")),
+});
+export type AssignLead = v.InferOutput<typeof AssignLeadSchema>;
+
+type AssignedBy = NonNullable<Lead["assignedBy"]>;
+
+/** How many times routing reads the counter again after another lead took the position it read. */
+const ROUTING_ATTEMPTS = 200;
+
+const unassigned = "(attribute_not_exists(assignedUserId) OR attribute_type(assignedUserId, :nullType))";
+
+/**
+ * Routes a processed lead once (before its automation trigger is published, core/leads/processing.ts): the lead's
+ * assignment, its event and the rule's round-robin counter commit in one transaction whose conditions say "the
+ * counter is where I read it" and "this lead was never routed", so a lead is assigned at most once, no counter
+ * position is spent without a lead, and two leads never take the same position. A lost race reads the counter
+ * again. Redelivery and the sweep call it again: a routed lead (`routedAt`) is left as it is.
+ */
+export async function routeLead(organizationId: string, leadId: string): Promise<void> {
+  for (let attempt = 0; attempt < ROUTING_ATTEMPTS; attempt++) {
+    const item = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
+    if (!item.Item || item.Item.routedAt) return;
+    const lead = toLead(item.Item);
+    const pick = await Routing.pick(organizationId, lead);
+    if (!pick) return;
+    const transaction = new Transaction();
+    // The rule's counter and the user's day count: a refusal of either means another lead got there first.
+    const routingWrites = pick.kind === "assign" ? pick.writes.map((write) => transaction.add(write)) : [];
+    const leadWrite = transaction.add(routedWrite(organizationId, lead, pick));
+    if (pick.kind === "assign") {
+      const by: AssignedBy = { method: "rule", ruleId: pick.ruleId, userId: null };
+      Events.item(organizationId, await assignmentEvent(organizationId, lead, pick.userId, by), transaction);
+    }
+    try {
+      await transact(transaction);
+      return;
+    } catch (error) {
+      if (!(error instanceof TransactionConditionFailed)) throw error;
+      if (error.failedIndexes.includes(leadWrite)) return;
+      if (!error.failedIndexes.some((index) => routingWrites.includes(index))) throw error;
+      // Another lead took this position (or the user's last lead of the day) first: a short jittered pause spreads
+      // the next reads of a busy counter.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 * attempt)));
+    }
+  }
+  throw new Error(`Routing lead ${leadId} lost the rule's counter ${ROUTING_ATTEMPTS} times; the queue retries it.`);
+}
+
+function routedWrite(organizationId: string, lead: Lead, pick: RoutingPick) {
+  const at = nowIso();
+  const values: Record<string, unknown> = { ":at": at, ":nullType": "NULL" };
+  const sets = ["routedAt = :at"];
+  if (pick.kind === "assign") {
+    Object.assign(values, { ":user": pick.userId, ":by": { method: "rule", ruleId: pick.ruleId, userId: null }, ":attention": false });
+    sets.push("assignedUserId = :user", "assignedAt = :at", "assignedBy = :by", "needsAttention = :attention", ...leadOrderSets(organizationId, lead, new Map(), at, values));
+  } else {
+    values[":attention"] = true;
+    sets.push("needsAttention = :attention", "routingOutcome = :outcome");
+    values[":outcome"] = pick.reason;
+  }
+  return {
+    Update: {
+      Key: keys.lead(organizationId, lead.id),
+      UpdateExpression: `SET ${sets.join(", ")}`,
+      ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(routedAt) AND ${unassigned}`,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/**
+ * `PUT /leads/{id}/assignee`: owners, admins and API keys assign, reassign and unassign; an agent may only claim an
+ * unassigned lead for themselves, and only when the organization allows it. The write is conditioned on the
+ * assignee read, so of two people claiming one lead at once one wins and the other gets a 409.
+ */
+export async function assignLead(actor: Actor, leadId: string, input: AssignLead): Promise<Lead> {
+  const { Item } = await table.get({ Key: keys.lead(actor.organizationId, leadId), ConsistentRead: true });
+  const lead = Item ? toLead(Item) : undefined;
+  if (!lead || !(await mayRead(actor, lead))) throw new NotFoundError("Lead", leadId);
+  const claim = actor.role === "agent";
+  if (claim) {
+    const { agentsMayClaim } = await Routing.settings(actor.organizationId);
+    if (!agentsMayClaim || input.userId !== actor.userId) throw new ForbiddenError("An agent may only claim an unassigned lead for themselves, where the organization allows it.");
+    if (lead.assignedUserId && lead.assignedUserId !== actor.userId) throw new ConflictError("The lead is already assigned to someone else.");
+  }
+  if (lead.assignedUserId === input.userId) return lead;
+  if (input.userId && !(await Users.standing(actor.organizationId, input.userId))?.active) {
+    throw new ValidationError("The lead can only be assigned to an active user of the organization.", [{ pointer: "/userId", detail: `No active user ${input.userId}.` }]);
+  }
+  const at = nowIso();
+  const by: AssignedBy | null = input.userId ? { method: claim ? "claim" : "manual", ruleId: null, userId: actor.userId ?? null } : null;
+  const values: Record<string, unknown> = { ":user": input.userId, ":at": input.userId ? at : null, ":by": by, ":attention": false };
+  const previous = lead.assignedUserId ? "assignedUserId = :previous" : unassigned;
+  Object.assign(values, lead.assignedUserId ? { ":previous": lead.assignedUserId } : { ":nullType": "NULL" });
+  const sets = ["assignedUserId = :user", "assignedAt = :at", "assignedBy = :by", "needsAttention = :attention", ...leadOrderSets(actor.organizationId, lead, new Map(), at, values)];
+  const transaction = new Transaction();
+  transaction.add({
+    Update: {
+      Key: keys.lead(actor.organizationId, lead.id),
+      UpdateExpression: `SET ${sets.join(", ")}`,
+      ConditionExpression: `attribute_exists(pk) AND ${previous}`,
+      ExpressionAttributeValues: values,
+    },
+  });
+  Events.item(actor.organizationId, await assignmentEvent(actor.organizationId, lead, input.userId, by, actor), transaction);
+  try {
+    await transact(transaction);
+  } catch (error) {
+    if (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0)) throw new ConflictError("The lead's assignee changed meanwhile; read it again.");
+    throw error;
+  }
+  return { ...lead, assignedUserId: input.userId, assignedAt: input.userId ? at : null, assignedBy: by, needsAttention: false, modifiedAt: at };
+}
+
+async function assignmentEvent(organizationId: string, lead: Lead, userId: string | null, by: AssignedBy | null, actor?: Actor) {
+  const at = nowIso();
+  const who = [lead.contact.firstName, lead.contact.lastName].filter(Boolean).join(" ") || lead.contact.phone?.number || lead.contact.email || lead.id;
+  const assignee = userId ? ((await Users.standing(organizationId, userId))?.name ?? userId) : null;
+  const how = by?.method === "rule" ? ` by routing rule ${by.ruleId}` : by?.method === "claim" ? " (claimed)" : "";
+  return {
+    eventType: userId ? ("LeadAssigned" as const) : ("LeadUnassigned" as const),
+    eventCategory: "Lead",
+    timelineCategory: "Lead",
+    timelineType: "Lead" as const,
+    description: assignee ? `Lead ${who} assigned to ${assignee}${how}.` : `Lead ${who} unassigned.`,
+    summary: userId ? "Assigned" : "Unassigned",
+    leadId: lead.id,
+    relatedEntityType: "User",
+    ...(userId ? { relatedEntityId: userId } : {}),
+    status: userId ? "Assigned" : "Unassigned",
+    ...(by?.ruleId ? { statusReason: `rule:${by.ruleId}` } : {}),
+    ...(lead.sourceId ? { sourceId: lead.sourceId } : {}),
+    createdAt: at,
+    createdBy: actor?.userId ?? (actor?.apiKeyId ? `apiKey:${actor.apiKeyId}` : "routing"),
+    ...(actor?.userId ? { actorUserId: actor.userId } : {}),
+    actorDisplayName: actor?.displayName ?? "Lead routing",
+  };
+}

@@ -1,0 +1,88 @@
+import * as v from "valibot";
+import { timestamp } from "#core/shared/ids";
+import { maxChars } from "#core/shared/validation";
+
+/** roundRobin: each eligible member in turn; weighted: in turn too, a member of weight w taking w turns per cycle. */
+export const routingStrategies = ["roundRobin", "weighted"] as const;
+
+const weights = v.pipe(
+  v.record(v.pipe(v.string(), v.minLength(1), v.maxLength(64)), v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100))),
+  v.description("For `weighted`: turns per cycle by user id (1-100); a pool member not named here has weight 1."),
+);
+
+const text = v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(100));
+const values = <T extends v.GenericSchema<string, string>>(schema: T) => v.optional(v.pipe(v.array(schema), v.minLength(1), v.maxLength(100)));
+const stateCode = v.pipe(v.string(), v.trim(), v.toUpperCase(), v.regex(/^[A-Z]{2}$/, "Must be a two-letter state code, e.g. FL."));
+
+/**
+ * What a lead must match for a rule to take it: every condition given must hold (an absent one matches anything);
+ * within one condition, any of its values. Text compares case-insensitively.
+ */
+export const RoutingConditionsSchema = v.strictObject({
+  sourceIds: v.pipe(values(text), v.description("The lead's sourceId is one of these.")),
+  states: v.pipe(values(stateCode), v.description("The state of the lead's street address is one of these.")),
+  verticals: v.pipe(values(text), v.description("The lead's metadata.vertical is one of these.")),
+  products: v.pipe(values(text), v.description("The lead's metadata.product is one of these.")),
+});
+export type RoutingConditions = v.InferOutput<typeof RoutingConditionsSchema>;
+
+const ruleId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, "Letters, digits, - and _ only (at most 64)."));
+
+export const RoutingRuleInputSchema = v.strictObject({
+  id: v.pipe(
+    v.optional(ruleId),
+    v.description("Keep the id of an existing rule to keep its round-robin position; a rule without one gets a new id."),
+  ),
+  name: v.optional(v.nullable(text), null),
+  conditions: v.optional(RoutingConditionsSchema, {}),
+  pool: v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(64))), v.minLength(1), v.maxLength(100), v.description("User ids of the organization who take this rule's leads.")),
+  strategy: v.optional(v.picklist(routingStrategies), "roundRobin"),
+  weights: v.optional(weights),
+});
+
+/** How one user takes routed leads; a user without an entry has no cap and no licence restriction. */
+export const RoutingAgentSchema = v.strictObject({
+  userId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+  dailyCap: v.pipe(
+    v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000))), null),
+    v.description("At most this many routed leads per day (the organization's time zone); null: no cap."),
+  ),
+  licensedStates: v.pipe(
+    v.optional(v.nullable(v.pipe(v.array(stateCode), v.maxLength(60))), null),
+    v.description("Only leads whose street-address state is one of these (a lead without a state is not routed to this user); null: any lead."),
+  ),
+});
+export type RoutingAgent = v.InferOutput<typeof RoutingAgentSchema>;
+
+/** Body of `PUT /routing/settings`: replaces the rules (first match wins, in this order) and the visibility settings. */
+export const RoutingSettingsRequestSchema = v.strictObject({
+  agentsSeeAllLeads: v.pipe(v.optional(v.boolean(), true), v.description("False: an agent reads and lists only the leads assigned to them.")),
+  agentsMayClaim: v.pipe(v.optional(v.boolean(), false), v.description("True: an agent may assign an unassigned lead to themselves.")),
+  rules: v.pipe(v.optional(v.array(RoutingRuleInputSchema), []), v.maxLength(50)),
+  agents: v.pipe(v.optional(v.array(RoutingAgentSchema), []), v.maxLength(500)),
+});
+export type RoutingSettingsRequest = v.InferOutput<typeof RoutingSettingsRequestSchema>;
+
+export const RoutingRuleSchema = v.object({
+  id: v.string(),
+  name: v.nullable(v.string()),
+  conditions: v.object({
+    sourceIds: v.optional(v.array(v.string())),
+    states: v.optional(v.array(v.string())),
+    verticals: v.optional(v.array(v.string())),
+    products: v.optional(v.array(v.string())),
+  }),
+  pool: v.array(v.string()),
+  strategy: v.picklist(routingStrategies),
+  weights: v.optional(v.record(v.string(), v.number())),
+});
+export type RoutingRule = v.InferOutput<typeof RoutingRuleSchema>;
+
+export const RoutingSettingsSchema = v.object({
+  agentsSeeAllLeads: v.boolean(),
+  agentsMayClaim: v.boolean(),
+  rules: v.array(RoutingRuleSchema),
+  agents: v.array(v.object({ userId: v.string(), dailyCap: v.nullable(v.number()), licensedStates: v.nullable(v.array(v.string())) })),
+  modifiedAt: v.nullable(timestamp),
+});
+export type RoutingSettings = v.InferOutput<typeof RoutingSettingsSchema>;
