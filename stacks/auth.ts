@@ -1,4 +1,5 @@
 import { environmentNames } from "./definitions.ts";
+import { lambdaOnlyRole } from "./roles.ts";
 import { table } from "./table.ts";
 import { webDomain } from "./web-origin.ts";
 
@@ -38,6 +39,7 @@ export const auth = new sst.aws.Auth("Identity", {
       { actions: ["dynamodb:GetItem", "dynamodb:Query"], resources: [table.arn, $interpolate`${table.arn}/index/*`] },
       { actions: ["ses:SendEmail"], resources: ["*"] },
     ],
+    transform: lambdaOnlyRole(),
   },
   ...(identityDomain ? { domain: identityDomain } : {}),
 });

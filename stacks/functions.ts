@@ -1,5 +1,6 @@
 import { environmentNames, httpLimits, queues as queueDefinitions, type HandlerDefinition } from "./definitions.ts";
 import { queues } from "./queues.ts";
+import { lambdaOnlyRole } from "./roles.ts";
 import { auth, dashboardClientId } from "./auth.ts";
 import {
   stripeSecretKey,
@@ -80,14 +81,6 @@ export function deployedProvider(twilioAccountSidValue: string, telnyxApiKeyValu
 }
 
 /**
- * Who may assume a function's role: Lambda, nobody else. SST 3.18.10 also trusts the account root on every stage
- * (function.ts picks its `sst dev` trust policy with `!dev`, and `dev` there is a Pulumi Output, always truthy), so
- * any principal of the account allowed sts:AssumeRole could act as any function. `sst dev` keeps SST's policy: its
- * local bridge does assume the roles.
- */
-const lambdaOnlyTrust = JSON.stringify(aws.iam.assumeRolePolicyForPrincipal({ Service: "lambda.amazonaws.com" }));
-
-/**
  * Fills the defaults every function shares (the API's route transform, queue
  * consumers and schedules all go through here): Node 22 on arm64, the table,
  * the secrets and the public URL, a role only Lambda assumes. Runtime and architecture are fixed; other
@@ -122,6 +115,6 @@ export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.In
   args.timeout ??= `${httpLimits.functionTimeoutSeconds} seconds`;
   args.environment = $output([shared, args.environment ?? {}]).apply(([common, own]) => ({ ...common, ...own }));
   args.link = $output(args.link ?? []).apply((own) => [tableData, ...own]);
-  if (!$dev) args.transform = { ...args.transform, role: (role) => void (role.assumeRolePolicy = lambdaOnlyTrust) };
+  args.transform = { ...args.transform, ...lambdaOnlyRole() };
   return args;
 }

@@ -2,3 +2,4 @@
 export function resourceName(manifestKey: string): string {
   return manifestKey.charAt(0).toUpperCase() + manifestKey.slice(1);
 }
+

@@ -1,4 +1,3 @@
-import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { table } from "#core/db/items";
 import { keys } from "#core/db/keys";
@@ -6,7 +5,7 @@ import { Transaction, TransactionConditionFailed, transact } from "#core/db/tran
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import { Events } from "#core/events/index";
 import { leadOrderSets, toLead } from "#core/leads/index";
-import type { Lead } from "#core/leads/schemas";
+import type { AssignLead, Lead } from "#core/leads/schemas";
 import { mayRead } from "#core/leads/visibility";
 import { Routing, type RoutingPick } from "#core/routing/index";
 import { nowIso } from "#core/shared/ids";
@@ -14,12 +13,6 @@ import { Users } from "#core/users/index";
 
 /** Event types assignment records (each on the lead's timeline). */
 export type LeadAssignmentEventType = "LeadAssigned" | "LeadUnassigned";
-
-/** Body of `PUT /leads/{id}/assignee`. */
-export const AssignLeadSchema = v.strictObject({
-  userId: v.pipe(v.nullable(v.pipe(v.string(), v.minLength(1), v.maxLength(64))), v.description("The user who takes the lead; null unassigns it.")),
-});
-export type AssignLead = v.InferOutput<typeof AssignLeadSchema>;
 
 type AssignedBy = NonNullable<Lead["assignedBy"]>;
 

@@ -19,7 +19,6 @@ import { Sources } from "#core/sources/index";
 import { countMetric, currentCorrelationId } from "#core/observability/index";
 
 export * from "#core/leads/schemas";
-export { AssignLeadSchema } from "#core/leads/assignment";
 
 /** Shards of the pending-lead sweep index (gsi3). */
 export const pendingShards = 8;

@@ -340,3 +340,9 @@ export type Lead = v.InferOutput<typeof LeadSchema>;
 
 
 export const LeadIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
+
+/** Body of `PUT /leads/{id}/assignee`. */
+export const AssignLeadSchema = v.strictObject({
+  userId: v.pipe(v.nullable(v.pipe(v.string(), v.minLength(1), v.maxLength(64))), v.description("The user who takes the lead; null unassigns it.")),
+});
+export type AssignLead = v.InferOutput<typeof AssignLeadSchema>;

@@ -77,8 +77,7 @@ function triggersOf(graph: Graph): Map<RecordedResource, Trigger[]> {
 
 /** The grants the manifest gives a function: its table data, its `sendsTo` queues, and what its trigger needs. */
 function expectedGrants(graph: Graph, trigger: Trigger): string[] {
-  const table = graph.ofType("aws:dynamodb/table:Table")[0]!;
-  const tableArn = `arn:aws:dynamodb:us-east-1:123456789012:table/${graph.physical(table)}`;
+  const tableArn = `arn:aws:dynamodb:us-east-1:123456789012:table/${graph.physical(graph.appTable)}`;
   const grants = tableActions.flatMap((action) => [`${action} on ${tableArn}`, `${action} on ${tableArn}/index/*`]);
   for (const queue of trigger.definition.sendsTo ?? []) grants.push(`sqs:SendMessage on ${graph.queueArn(workQueue(graph, queue))}`);
   if (trigger.kind === "queue") grants.push(...queueConsumerActions.map((action) => `${action} on ${graph.queueArn(workQueue(graph, trigger.queue))}`));
@@ -129,6 +128,8 @@ describe.each(["ci", "prod"] as const)("the %s stage as sst deploy builds it", (
     const byFunction = [...triggers].map(([fn, found]) => [fn.inputs.handler, found.map((trigger) => trigger.kind)]);
     expect(byFunction.filter(([, kinds]) => kinds!.length !== 1)).toEqual([]);
     expect(graph.functions).toHaveLength(routes.length + 1 + consumers.length + streamConsumers.length + schedules.length);
+    // Besides them, only the identity provider's issuer, reached at its function URL.
+    expect(graph.identityFunctions.map((fn) => fn.inputs.handler)).toEqual(["functions/auth/issuer.handler"]);
   });
 
   it("fires every schedule's function with the input `{}`, as the local scheduler does", () => {
@@ -205,7 +206,7 @@ describe.each(["ci", "prod"] as const)("the %s stage as sst deploy builds it", (
   });
 
   it("lets only Lambda assume the function roles", () => {
-    const trusts = new Set(graph.functions.map((fn) => graph.roleOf(fn).inputs.assumeRolePolicy as string));
+    const trusts = new Set(graph.allFunctions.map((fn) => graph.roleOf(fn).inputs.assumeRolePolicy as string));
     const statements = [...trusts].flatMap((trust) => (JSON.parse(trust) as { Statement: unknown[] }).Statement);
     expect(statements.map((statement: any) => ({ effect: statement.Effect, action: [statement.Action].flat(), principal: statement.Principal }))).toEqual(
       statements.map(() => ({ effect: "Allow", action: ["sts:AssumeRole"], principal: { Service: "lambda.amazonaws.com" } })),
@@ -251,7 +252,7 @@ describe("a deploy from a shell holding local settings", () => {
     const hostile = loadGraph("ci-hostile-shell");
     expect(hostile.deploy.failure).toBeUndefined();
     const variables = (graph: Graph) =>
-      graph.functions.flatMap((fn) => Object.entries(fn.inputs.environment.variables as Record<string, string>).map(([key, value]) => `${key}=${value}`));
+      graph.allFunctions.flatMap((fn) => Object.entries(fn.inputs.environment.variables as Record<string, string>).map(([key, value]) => `${key}=${value}`));
     const changed = new Set(variables(hostile).filter((variable) => !variables(clean).includes(variable)).map((variable) => variable.split("=")[0]));
     expect([...changed].sort()).toEqual([]);
     // Registration order follows asynchronous builds: resources are compared by type and name, and physical names

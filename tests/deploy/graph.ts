@@ -69,13 +69,19 @@ const region = "us-east-1";
 export function loadGraph(name: DeployRunName) {
   const deploy = JSON.parse(readFileSync(graphFile(name), "utf8")) as MockDeploy;
   const ofType = (type: string) => deploy.resources.filter((resource) => resource.type === type);
-  const functions = ofType("aws:lambda/function:Function");
+  // The identity provider (sst.aws.Auth "Identity", stacks/auth.ts) brings its own issuer function and storage table:
+  // no manifest trigger starts it (its function URL does), and its table is not the app's single table.
+  const isIdentityProvider = (resource: RecordedResource) => resource.name.startsWith("Identity");
+  const allFunctions = ofType("aws:lambda/function:Function");
+  const functions = allFunctions.filter((fn) => !isIdentityProvider(fn));
+  const identityFunctions = allFunctions.filter(isIdentityProvider);
+  const appTable = one(ofType("aws:dynamodb/table:Table").filter((table) => !isIdentityProvider(table)), "the app's table");
   const queues = ofType("aws:sqs/queue:Queue");
   const roles = ofType("aws:iam/role:Role");
   const physical = (resource: RecordedResource) => `${resource.name}-mock`;
   const functionArn = (resource: RecordedResource) => `arn:aws:lambda:${region}:${account}:function:${physical(resource)}`;
   const queueArn = (resource: RecordedResource) => `arn:aws:sqs:${region}:${account}:${physical(resource)}`;
-  const streamArn = `arn:aws:dynamodb:${region}:${account}:table/${physical(ofType("aws:dynamodb/table:Table")[0]!)}/stream/2025-01-01T00:00:00.000`;
+  const streamArn = `arn:aws:dynamodb:${region}:${account}:table/${physical(appTable)}/stream/2025-01-01T00:00:00.000`;
 
   function one<T>(found: T[], what: string): T {
     if (found.length !== 1) throw new Error(`${what}: ${found.length} found in the ${name} graph`);
@@ -85,7 +91,12 @@ export function loadGraph(name: DeployRunName) {
   return {
     deploy,
     ofType,
+    /** Every function the manifest declares (routes, consumers, stream consumers, schedules, the fallback). */
     functions,
+    /** Those and the identity provider's issuer. */
+    allFunctions,
+    identityFunctions,
+    appTable,
     queues,
     streamArn,
     physical,
