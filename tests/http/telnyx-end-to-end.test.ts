@@ -97,6 +97,7 @@ describe("Telnyx end to end: messages", () => {
     const webhookUrl = `${baseUrl()}/webhooks/telnyx/messages/status?messageId=${accepted.body.id}`;
     expect(request).toEqual({
       carrier: "telnyx",
+      at: expect.any(Number),
       method: "POST",
       path: "/v2/messages",
       authorization: TELNYX_BEARER,
