@@ -17,8 +17,9 @@ export function randomNumber(areaCode = "212"): string {
 /** A simulator magic destination (+1 NPA 555 01XX): the two digits pick the outcome (docs/provider-simulator.md). */
 export const magic = (scenario: string, areaCode = "212") => `+1${areaCode}55501${scenario}`;
 
-export async function addNumber(org: TestOrganization, areaCode = "212", capabilities = ["sms", "mms", "voice"]) {
-  const response = await org.request("POST", "/phone-numbers", { body: { phoneNumber: randomNumber(areaCode), friendlyName: `Line ${areaCode}`, capabilities } });
+export async function addNumber(org: TestOrganization, areaCode = "212", capabilities = ["sms", "mms", "voice"], messagesPerSecond?: number) {
+  const body = { phoneNumber: randomNumber(areaCode), friendlyName: `Line ${areaCode}`, capabilities, ...(messagesPerSecond ? { messagesPerSecond } : {}) };
+  const response = await org.request("POST", "/phone-numbers", { body });
   if (response.status !== 201) throw new Error(`phone number not created: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body as { id: string; phoneNumber: string };
 }
