@@ -1,13 +1,18 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Two projects, the test pyramid's two floors:
+ * - `unit` (tests/unit): pure logic and module wiring. No emulator, no stack: it runs in seconds and runs first
+ *   (`npm test` stops there when it fails). A unit test that needs DynamoDB, a queue or the HTTP server belongs in
+ *   tests/integration.
+ * - `stack` (tests/http, tests/integration, tests/browser): behaviour through the public interface against the real
+ *   emulators, started once per run by the global setup.
+ */
 export default defineConfig({
   test: {
     environment: "node",
-    include: ["tests/**/*.test.ts"],
     // The mocked deploy has its own run (`npm run test:deploy`): no emulators, minutes of bundling.
     exclude: ["tests/deploy/**", "**/node_modules/**"],
-    // Starts DynamoDB Local, the SQS emulator and the local HTTP server once per run.
-    globalSetup: ["tests/setup/global.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     teardownTimeout: 30_000,
@@ -17,5 +22,17 @@ export default defineConfig({
     // Two cores: the JVM and the local server already run beside the workers.
     pool: "forks",
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: "unit", include: ["tests/unit/**/*.test.ts"] } },
+      {
+        extends: true,
+        test: {
+          name: "stack",
+          include: ["tests/http/**/*.test.ts", "tests/integration/**/*.test.ts", "tests/browser/**/*.test.ts"],
+          // Starts DynamoDB Local, the SQS emulator and the local HTTP server once per run.
+          globalSetup: ["tests/setup/global.ts"],
+        },
+      },
+    ],
   },
 });

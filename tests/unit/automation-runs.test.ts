@@ -140,6 +140,7 @@ describe("run engine: clocks and targets", () => {
 
   it("refuses private webhook targets unless the stage allows them", async () => {
     const before = process.env.AUTOMATION_HTTP_ALLOW_PRIVATE;
+    const endpointBefore = process.env.DYNAMODB_ENDPOINT;
     try {
       process.env.AUTOMATION_HTTP_ALLOW_PRIVATE = "false";
       expect(await targetRefusal("http://127.0.0.1:8080/hook")).toMatch(/private or loopback/);
@@ -150,13 +151,15 @@ describe("run engine: clocks and targets", () => {
       expect(await targetRefusal("https://8.8.8.8/hook")).toBeUndefined();
       process.env.AUTOMATION_HTTP_ALLOW_PRIVATE = "true";
       expect(await targetRefusal("http://127.0.0.1:8080/hook")).toBeUndefined();
-      // Unset means refused, even where a DynamoDB endpoint is configured (as in these tests).
+      // Unset means refused, even where a DynamoDB endpoint is configured (as on a local stack).
       delete process.env.AUTOMATION_HTTP_ALLOW_PRIVATE;
-      expect(process.env.DYNAMODB_ENDPOINT).toBeDefined();
+      process.env.DYNAMODB_ENDPOINT = "http://127.0.0.1:8000";
       expect(await targetRefusal("http://127.0.0.1:8080/hook")).toMatch(/private or loopback/);
     } finally {
       if (before === undefined) delete process.env.AUTOMATION_HTTP_ALLOW_PRIVATE;
       else process.env.AUTOMATION_HTTP_ALLOW_PRIVATE = before;
+      if (endpointBefore === undefined) delete process.env.DYNAMODB_ENDPOINT;
+      else process.env.DYNAMODB_ENDPOINT = endpointBefore;
     }
   });
 });
