@@ -22,6 +22,22 @@ import { nowIso, timestamp } from "#core/shared/ids";
 
 /** The error codes counted one by one (the rest count as `otherErrors`). */
 export const trackedErrorCodes = ["30007", "30034", "30003", "21610"] as const;
+type TrackedErrorCode = (typeof trackedErrorCodes)[number];
+/**
+ * Another carrier's codes counted under the Twilio code of the same meaning, so a Telnyx number's filtering pauses it
+ * just the same and the report keeps one set of keys (codes from developers.telnyx.com, messaging error codes).
+ */
+const equivalentCodes: Readonly<Record<string, TrackedErrorCode>> = {
+  "40002": "30007", // Telnyx: blocked as spam (temporary)
+  "40003": "30007", // Telnyx: blocked as spam (permanent)
+  "40015": "30007", // Telnyx: its own spam filter
+  "40300": "21610", // Telnyx: blocked due to a STOP from the recipient
+};
+/** The tracked code a carrier's error code counts under, if any. */
+export function trackedCodeOf(code: string | null | undefined): TrackedErrorCode | undefined {
+  if (!code) return undefined;
+  return (trackedErrorCodes as readonly string[]).includes(code) ? (code as TrackedErrorCode) : equivalentCodes[code];
+}
 /** Codes that mean the carriers are filtering the number's traffic. */
 const filteringCodes = new Set(["30007", "30034"]);
 
@@ -46,7 +62,11 @@ export const NumberHealthSchema = v.object({
   delivered: v.number(),
   /** delivered / finalOutcomes; null with no outcome yet. */
   deliveryRate: v.nullable(v.number()),
-  errors: v.object({ "30007": v.number(), "30034": v.number(), "30003": v.number(), "21610": v.number(), other: v.number() }),
+  /** Final errors by Twilio code; another carrier's codes count under the code of the same meaning (Telnyx 40002, 40003 and 40015 as 30007, 40300 as 21610). */
+  errors: v.pipe(
+    v.object({ "30007": v.number(), "30034": v.number(), "30003": v.number(), "21610": v.number(), other: v.number() }),
+    v.description("Final errors by Twilio code in the window; Telnyx codes count under the code of the same meaning (40002, 40003 and 40015 as 30007; 40300 as 21610)."),
+  ),
   /** Contacts who opted out (STOP) in a conversation on this number. */
   optOuts: v.number(),
   /** optOuts / finalOutcomes; null with no outcome yet. */
@@ -54,15 +74,15 @@ export const NumberHealthSchema = v.object({
 });
 export type NumberHealthReport = v.InferOutput<typeof NumberHealthSchema>;
 
-type Counts = { finals: number; delivered: number; optOuts: number; other: number } & Record<(typeof trackedErrorCodes)[number], number>;
+type Counts = { finals: number; delivered: number; optOuts: number; other: number } & Record<TrackedErrorCode, number>;
 
 export const NumberHealth = {
   /** Counts an outbound message's final outcome at the carrier for its number; a filtering error may pause the number. */
   async recordOutcome(organizationId: string, message: Message): Promise<void> {
     if (message.direction !== "Outbound" || !message.fromPhoneNumberId || !message.providerMessageId) return;
     if (message.status !== "Delivered" && message.status !== "Undelivered" && message.status !== "Failed") return;
-    const code = message.errorCode ?? undefined;
-    const counter = message.status === "Delivered" ? "delivered" : code && (trackedErrorCodes as readonly string[]).includes(code) ? `e${code}` : "other";
+    const code = trackedCodeOf(message.errorCode);
+    const counter = message.status === "Delivered" ? "delivered" : code ? `e${code}` : "other";
     await add(organizationId, message.fromPhoneNumberId, ["finals", counter]);
     if (code && filteringCodes.has(code)) await pauseOnSpike(organizationId, message.fromPhoneNumberId);
   },
@@ -111,7 +131,7 @@ async function pauseOnSpike(organizationId: string, phoneNumberId: string): Prom
   const filtered = [...filteringCodes].reduce((sum, code) => sum + recent[code as keyof Counts], 0);
   if (filtered < pauseAfterFiltered || filtered < pauseAtFilteredShare * recent.finals) return;
   const reason =
-    `${filtered} of its last ${recent.finals} messages were filtered by carriers (30007/30034) within ${spikeWindowMs / 60_000} minutes. ` +
+    `${filtered} of its last ${recent.finals} messages were filtered by carriers (30007/30034, Telnyx 40002/40003/40015) within ${spikeWindowMs / 60_000} minutes. ` +
     "Check the content (links, shorteners, wording) and its 10DLC campaign, then resume it.";
   const at = nowIso();
   if (!(await PhoneNumbers.setPaused(organizationId, phoneNumberId, { at, reason }))) return;

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { buyNumber, onCarrier, postTelnyxWebhook, telnyxEvent } from "#tests/helpers/carriers";
 import { addNumber, events, magic, randomNumber, send, textFrom, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization, waitForResource } from "#tests/helpers/stack";
 import { ofType, startReceiver, verified, type Receiver } from "#tests/helpers/webhooks";
@@ -71,5 +72,44 @@ describe("number health", () => {
     // The opt-out confirmation is the number's fifth outcome.
     const health = await waitForResource(org, `/phone-numbers/${number.id}/health`, (body) => body.finalOutcomes === 5 && body.optOuts === 1, 15_000, "health");
     expect(health).toMatchObject({ status: "Active", paused: null, delivered: 3, deliveryRate: 0.6, errors: { "30007": 1, "30003": 1 }, optOutRate: 0.2 });
+  });
+
+  it("counts a Telnyx number's spam blocks (40002, 40003, 40015) as filtering and pauses it; 40300 counts as an opt-out block", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const ours = await buyNumber(org);
+    const outcomes: [string, string][] = [
+      ["40002", "Blocked as spam - temporary"],
+      ["40003", "Blocked as spam - permanent"],
+      ["40015", "Internal spam filter"],
+      ["40002", "Blocked as spam - temporary"],
+      ["40300", "Blocked due to STOP message"],
+      ["40002", "Blocked as spam - temporary"],
+    ];
+    for (const [code, title] of outcomes) {
+      const to = randomNumber("312");
+      const accepted = await send(org, { to, body: "Your quote is ready.", fromPhoneNumberId: ours.id });
+      expect(accepted.status).toBe(202);
+      const sent = await waitForMessage(org, accepted.body.id, (message) => message.status === "Sending" && message.providerMessageId);
+      const finalized = telnyxEvent("message.finalized", {
+        id: sent.providerMessageId,
+        record_type: "message",
+        direction: "outbound",
+        type: "SMS",
+        parts: 1,
+        errors: [{ code, title }],
+        from: { phone_number: ours.phoneNumber },
+        to: [{ phone_number: to, status: "delivery_failed" }],
+      });
+      expect((await postTelnyxWebhook(`/webhooks/telnyx/messages/status?messageId=${accepted.body.id}`, finalized)).status).toBe(200);
+      expect(await waitForMessage(org, accepted.body.id)).toMatchObject({ status: "Undelivered", errorCode: code });
+    }
+    const health = await org.request("GET", `/phone-numbers/${ours.id}/health`);
+    expect(health.body).toMatchObject({
+      status: "Paused",
+      paused: { reason: expect.stringContaining("5 of its last 6 messages were filtered") },
+      finalOutcomes: 6,
+      errors: { "30007": 5, "30034": 0, "30003": 0, "21610": 1, other: 0 },
+    });
   });
 });
