@@ -5,7 +5,8 @@ import { config } from "#core/config";
 import { entities, keys } from "#core/db/keys";
 import { getItem } from "#core/db/items";
 import { listPage, listQuerySchema, prefixQuery, type ListResource } from "#core/db/list";
-import { transact, TransactionConditionFailed } from "#core/db/transact";
+import { transact, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
+import type { Key } from "#core/db/keys/shared";
 import { ConflictError, ForbiddenError, NotFoundError } from "#core/errors";
 import { sendMail } from "#core/mail/index";
 import { newId, nowIso } from "#core/shared/ids";
@@ -116,15 +117,7 @@ export async function acceptInvitation(invitationToken: string, identity: { emai
   const asUser: Actor = { organizationId, kind: "user", userId: user.id, role: user.role, permissions: new Set(), displayName: user.name, email: user.email };
   try {
     await transact([
-      {
-        Update: {
-          Key: key,
-          UpdateExpression: "SET #status = :accepted, acceptedAt = :now, userId = :user",
-          ConditionExpression: "#status = :pending AND linkExpiresAt > :now",
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":accepted": "Accepted", ":pending": "Pending", ":now": acceptedAt, ":user": user.id },
-        },
-      },
+      endPending(key, "Accepted", acceptedAt, { acceptedAt, userId: user.id }),
       ...newUserWrites(organizationId, user),
       Audit.entry(asUser, { action: "invitation.accepted", resourceType: "User", resourceId: user.id, after: auditView(user) }),
     ]);
@@ -149,15 +142,7 @@ export async function revokeInvitation(actor: Actor, invitationId: string): Prom
   const revokedAt = nowIso();
   try {
     await transact([
-      {
-        Update: {
-          Key: key,
-          UpdateExpression: "SET #status = :revoked, revokedAt = :now, revokedBy = :actor",
-          ConditionExpression: "#status = :pending AND linkExpiresAt > :now",
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":revoked": "Revoked", ":pending": "Pending", ":now": revokedAt, ":actor": actorId(actor) },
-        },
-      },
+      endPending(key, "Revoked", revokedAt, { revokedAt, revokedBy: actorId(actor) }),
       Audit.entry(actor, { action: "invitation.revoked", resourceType: "Invitation", resourceId: invitationId, before: { status: before.status }, after: { status: "Revoked" } }),
     ]);
   } catch (error) {
@@ -165,6 +150,23 @@ export async function revokeInvitation(actor: Actor, invitationId: string): Prom
     const now = toInvitation((await getItem(key, { consistent: true })) ?? item);
     throw new ConflictError(`This invitation is ${now.status.toLowerCase()}: only a pending invitation can be revoked.`);
   }
+}
+
+/**
+ * The write that ends a pending invitation (accepted or revoked), conditioned on it still being pending and its link
+ * unexpired `at` that moment: two of them cannot both succeed, so a link works once.
+ */
+function endPending(key: Key, status: "Accepted" | "Revoked", at: string, fields: Record<string, string>): TransactItem {
+  const names = Object.keys(fields);
+  return {
+    Update: {
+      Key: key,
+      UpdateExpression: `SET #status = :status, ${names.map((name) => `${name} = :${name}`).join(", ")}`,
+      ConditionExpression: "#status = :pending AND linkExpiresAt > :now",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: { ":status": status, ":pending": "Pending", ":now": at, ...Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])) },
+    },
+  };
 }
 
 function toInvitation(item: Record<string, unknown>): Invitation {
