@@ -29,6 +29,8 @@ export default $config({
     return {
       apiUrl: api.url,
       identityUrl: auth.url,
+      // The operator CLI writes a first owner's password there (npm run admin -- set-password --stage NAME).
+      identityTableName: auth.nodes.table.name,
       ...(web ? { webUrl: web.url } : {}),
       tableName: table.name,
       alarmTopicArn: alarmTopic.arn,

@@ -106,6 +106,11 @@ export class PaymentProviderUnavailableError extends DomainError {
   readonly code = "payment_provider_unavailable";
 }
 
+/** E-mail could not be sent (SES refused or is not configured on this stage); nothing was stored. */
+export class MailUnavailableError extends DomainError {
+  readonly code = "mail_unavailable";
+}
+
 /** The request ran out of time before it finished (it stops before its function's timeout): retrying may succeed. */
 export class TimedOutError extends DomainError {
   readonly code = "timed_out";

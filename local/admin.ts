@@ -14,7 +14,10 @@ import { environmentNames, queues, schedules, streamFailurePolicy, table, type Q
 import { resourceName } from "#stacks/names";
 import { projectRoot } from "#local/paths";
 import { readJson } from "#local/state";
-import { createSource, developerTokenLifetime } from "#local/provision";
+import { DynamoStorage } from "@openauthjs/openauth/storage/dynamo";
+import type { StorageAdapter } from "@openauthjs/openauth/storage/storage";
+import { identityStorageOptions } from "#local/identity";
+import { createSource, developerTokenLifetime, setSignInPassword } from "#local/provision";
 import { loadOrCreateSecrets } from "#local/secrets";
 import { defaultStateDir, readStackState } from "#local/state";
 
@@ -28,6 +31,9 @@ Commands (output is JSON):
                                                       e-mail) its owner, who signs in with that address
   create-user --org ID --email EMAIL --role ROLE [--name NAME]
                                                       a stored, active user (owner, admin or agent)
+  set-password --email EMAIL [--password-stdin]      a sign-in password for an active user (a deployed
+                                                      organization's first owner, before SES is set up): a
+                                                      generated one is printed once, or the one read from stdin
   create-user-token --org ID --user ID --role ROLE --name NAME [--email EMAIL]
                                                       user JWT signed with the local key (local stack only);
                                                       the API accepts it only for a stored active user
@@ -91,6 +97,7 @@ function parseCommandLine() {
         role: { type: "string" },
         email: { type: "string" },
         "owner-email": { type: "string" },
+        "password-stdin": { type: "boolean" },
         stage: { type: "string" },
         "state-dir": { type: "string" },
         amount: { type: "string" },
@@ -242,6 +249,25 @@ async function streamDeadLetters(action: string | undefined): Promise<unknown> {
   throw new UsageError("dlq needs show or redrive");
 }
 
+/**
+ * The identity provider's storage on the target: the local stack's table (the issuer keeps its keys there), or the
+ * deployed stage's own identity table (IDENTITY_TABLE_NAME, or `identityTableName` in the deploy's outputs file).
+ */
+async function identityStorage(): Promise<StorageAdapter> {
+  if (!values.stage) return DynamoStorage({ ...identityStorageOptions, endpoint: process.env[environmentNames.dynamodbEndpoint] });
+  const outputs = await readJson<Record<string, string>>(`${projectRoot}/.sst/outputs.json`);
+  const tableName = process.env.IDENTITY_TABLE_NAME ?? outputs?.identityTableName;
+  if (!tableName) throw new UsageError(`No identity table for stage ${values.stage}: set IDENTITY_TABLE_NAME (the deploy's identityTableName output)`);
+  return DynamoStorage({ table: tableName });
+}
+
+/** The first line of stdin, so a chosen password never sits in the shell's history or the process list. */
+async function passwordFromStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8").split(/\r?\n/)[0]!;
+}
+
 async function run(command: string | undefined): Promise<unknown> {
   switch (command) {
     case "status":
@@ -263,6 +289,11 @@ async function run(command: string | undefined): Promise<unknown> {
       const role = roleNamed(required("role"));
       if (!role) throw new UsageError(`--role must be one of ${roles.join(", ")}`);
       return Users.add(organizationId, { email: required("email"), name: values.name, role });
+    }
+    case "set-password": {
+      const email = required("email");
+      await useTarget();
+      return setSignInPassword(await identityStorage(), email, values["password-stdin"] ? await passwordFromStdin() : undefined);
     }
     case "create-user-token": {
       if (values.stage) throw new UsageError("User tokens are signed only by the local stack; a deployed stage trusts its identity provider");

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { DynamoStorage } from "@openauthjs/openauth/storage/dynamo";
 import type { StorageAdapter } from "@openauthjs/openauth/storage/storage";
 import { createIssuer } from "#core/identity/issuer";
+import { deliverToLocalMailbox, readLocalMailbox, type MailboxMessage } from "#core/mail/index";
 import { dashboardClientId } from "#core/auth/local-tokens";
 import { localCredentials, localRegion } from "#local/resources";
 import { table } from "#stacks/definitions";
@@ -15,20 +16,15 @@ import { table } from "#stacks/definitions";
  */
 export const identityStorageOptions = { table: table.name, ttl: table.ttlAttribute } as const;
 
-export interface MailboxMessage {
-  to: string;
-  subject: string;
-  code: string;
-  sentAt: string;
-}
-
 export interface LocalIdentityProvider {
   /** The issuer (`iss` of its tokens), e.g. http://127.0.0.1:3001. */
   url: string;
   /** Its public keys, preloaded into the API's verifier (aws-jwt-verify fetches JWKS only over https). */
   jwks: { keys: unknown[] };
-  /** The e-mails it sent, newest last; also at `<url>/dev/mailbox`. */
-  mailbox: MailboxMessage[];
+  /** Every e-mail of the stack (the issuer's codes and the API's invitations), oldest first; also at `<url>/dev/mailbox`. */
+  mailbox(): Promise<MailboxMessage[]>;
+  /** The mailbox folder, which the stack's functions write to as well (LOCAL_MAIL_DIR). */
+  mailDir: string;
   /** Its storage (provisioning writes the development owner's password there). */
   storage: StorageAdapter;
   stop(): Promise<void>;
@@ -36,8 +32,9 @@ export interface LocalIdentityProvider {
 
 /**
  * Runs the same OpenAuth issuer the stage deploys (core/identity/issuer.ts) on its own port: OpenAuth
- * serves from the root of its origin. Its storage is in DynamoDB Local (identityStorageOptions); its e-mails land
- * in a local mailbox, readable at /dev/mailbox (and /dev/mailbox.json) and printed in the log.
+ * serves from the root of its origin. Its storage is in DynamoDB Local (identityStorageOptions). Its e-mails land in
+ * the stack's one local mailbox (core/mail's folder, where the API's invitations land too), shown at /dev/mailbox
+ * (and /dev/mailbox.json) and printed in the log.
  */
 export async function startLocalIdentityProvider(options: {
   dynamodbEndpoint: string;
@@ -47,6 +44,8 @@ export async function startLocalIdentityProvider(options: {
   host?: string;
   /** Tests only: take the client address from X-Forwarded-For, as the API's local server does. */
   trustForwardedFor?: boolean;
+  /** The local mailbox folder (the stack's LOCAL_MAIL_DIR, core/mail). */
+  mailDir: string;
   log?: (line: string) => void;
 }): Promise<LocalIdentityProvider> {
   const log = options.log ?? (() => undefined);
@@ -55,13 +54,13 @@ export async function startLocalIdentityProvider(options: {
   process.env.AWS_SECRET_ACCESS_KEY ??= localCredentials.secretAccessKey;
   process.env.AWS_REGION ??= localRegion;
 
-  const mailbox: MailboxMessage[] = [];
+  const mailbox = () => readLocalMailbox(options.mailDir);
   const storage = DynamoStorage({ ...identityStorageOptions, endpoint: options.dynamodbEndpoint });
   const app = createIssuer({
     storage,
-    sendCode: async (email, code) => {
-      mailbox.push({ to: email, subject: "Your sign-in code", code, sentAt: new Date().toISOString() });
-      log(`mail to ${email}: your sign-in code is ${code} (also at ${url}/dev/mailbox)`);
+    sendMail: async (mail) => {
+      await deliverToLocalMailbox(options.mailDir, mail);
+      log(`mail to ${mail.to}: ${mail.text} (also at ${url}/dev/mailbox)`);
     },
     clients: { [dashboardClientId]: loopbackSpellings(options.appUrl) },
   });
@@ -72,8 +71,9 @@ export async function startLocalIdentityProvider(options: {
       const path = request.url ?? "/";
       if (request.method === "GET" && (path === "/dev/mailbox" || path === "/dev/mailbox.json")) {
         const json = path.endsWith(".json");
+        const messages = await mailbox();
         response.writeHead(200, { "content-type": json ? "application/json" : "text/html; charset=utf-8", "cache-control": "no-store" });
-        response.end(json ? JSON.stringify({ messages: mailbox }) : mailboxPage(mailbox));
+        response.end(json ? JSON.stringify({ messages }) : mailboxPage(messages));
         return;
       }
       const body = request.method === "GET" || request.method === "HEAD" ? undefined : await readAll(request);
@@ -117,6 +117,7 @@ export async function startLocalIdentityProvider(options: {
     url,
     jwks,
     mailbox,
+    mailDir: options.mailDir,
     storage,
     stop: () =>
       new Promise<void>((resolve) => {
@@ -149,11 +150,16 @@ function readAll(request: IncomingMessage): Promise<Buffer> {
 
 function mailboxPage(messages: MailboxMessage[]): string {
   const escape = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  // Links (an invitation's) are clickable, so a local invitation is accepted from here; a sign-in code is set apart.
+  const body = (text: string) =>
+    escape(text)
+      .replace(/https?:\/\/[^\s<]+/g, (link) => `<a href="${link}">${link}</a>`)
+      .replace(/\b(code is )(\d{6})\b/, "$1<code>$2</code>");
   const rows = [...messages]
     .reverse()
-    .map((m) => `<tr><td>${escape(m.sentAt)}</td><td>${escape(m.to)}</td><td>${escape(m.subject)}</td><td><code>${escape(m.code)}</code></td></tr>`)
+    .map((m) => `<tr><td>${escape(m.sentAt)}</td><td>${escape(m.to)}</td><td>${escape(m.subject)}</td><td style="white-space:pre-wrap">${body(m.text)}</td></tr>`)
     .join("");
   return `<!doctype html><meta charset="utf-8"><title>Local mailbox</title><body style="font-family:system-ui;margin:2rem">
-<h1>Local mailbox</h1><p>E-mails the local identity provider sent (kept until the stack stops; newest first).</p>
-<table border="1" cellpadding="6" style="border-collapse:collapse"><tr><th>Sent</th><th>To</th><th>Subject</th><th>Code</th></tr>${rows || '<tr><td colspan="4">No e-mail yet.</td></tr>'}</table></body>`;
+<h1>Local mailbox</h1><p>Every e-mail the local stack sent: sign-in codes and invitations (newest first; kept in .local/mail).</p>
+<table border="1" cellpadding="6" style="border-collapse:collapse"><tr><th>Sent</th><th>To</th><th>Subject</th><th>Message</th></tr>${rows || '<tr><td colspan="4">No e-mail yet.</td></tr>'}</table></body>`;
 }

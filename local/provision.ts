@@ -7,6 +7,8 @@ import { signUserToken } from "#core/auth/local-tokens";
 import { Organizations } from "#core/organizations/index";
 import { Sources } from "#core/sources/index";
 import { Users } from "#core/users/index";
+import { ValidationError } from "#core/errors";
+import { passwordProblem } from "#core/identity/password-rules";
 import type { LocalSecrets } from "#local/secrets";
 import { credentialsPath, readJson, writeJson, type LocalCredentials } from "#local/state";
 
@@ -19,6 +21,23 @@ export const developmentOwner = { name: "Local Developer", email: "owner@example
 /** Gives a user's e-mail a password in the identity provider's storage, hashed as its password provider does. */
 export async function registerPassword(storage: StorageAdapter, email: string, password: string): Promise<void> {
   await Storage.set(storage, ["email", email.toLowerCase(), "password"], await ScryptHasher().hash(password));
+}
+
+/**
+ * The operator's `set-password`: gives an active user (a deployed organization's first owner, typically) a sign-in
+ * password in the identity provider's storage. A given password is held to the sign-in rules; without one, a
+ * generated one is answered once. The user signs in with it, and may change it with "Forgot password?".
+ */
+export async function setSignInPassword(storage: StorageAdapter, email: string, chosen?: string): Promise<{ email: string; organizationId: string; userId: string; password?: string }> {
+  const user = await Users.forSignIn(email);
+  if (!user) throw new ValidationError(`No active user has the e-mail ${email}: create it first (create-org --owner-email, or create-user).`);
+  if (chosen !== undefined) {
+    const problem = passwordProblem(chosen);
+    if (problem) throw new ValidationError(problem);
+  }
+  const password = chosen ?? newDevelopmentPassword();
+  await registerPassword(storage, user.email, password);
+  return { email: user.email, organizationId: user.organizationId, userId: user.userId, ...(chosen === undefined ? { password } : {}) };
 }
 
 /** A password for the printed development login: 18 random characters, never a guessable default. */

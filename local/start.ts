@@ -110,6 +110,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       port: options.identityPort ?? 0,
       host: options.host,
       trustForwardedFor: options.trustForwardedFor,
+      mailDir: join(stateDir, "mail"),
       log,
     });
     identity = identityProvider;
@@ -121,7 +122,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...resources.env,
       ...secretsEnv(secrets, identityProvider),
       [environmentNames.publicBaseUrl]: server.url,
-      [environmentNames.localMailDir]: join(stateDir, "mail"),
+      [environmentNames.localMailDir]: identityProvider.mailDir,
       ...(payments
         ? {
             [environmentNames.stripeSecretKey]: payments.secretKey,

@@ -15,6 +15,20 @@ import { webDomain } from "./web-origin.ts";
 const identityDomain = process.env.IDENTITY_DOMAIN || undefined;
 export const googleClientId = new sst.Secret("GoogleClientId", "");
 
+/** The stage's e-mail sender (docs/identity.md), from the deploying shell; unset, the mail port refuses to send. */
+export const mailFrom = process.env[environmentNames.mailFrom] ?? "";
+
+/**
+ * SES v2 SendEmail, for the issuer and every function that sends mail (`sendsMail`). Its resources are the sender's
+ * identity and, in the SES sandbox, each recipient's, so it is not narrowed to one identity ARN; the condition keeps
+ * the function to the stage's own sender address.
+ */
+export const sendMailGrant = {
+  actions: ["ses:SendEmail"],
+  resources: ["*"],
+  conditions: [{ test: "StringEquals", variable: "ses:FromAddress", values: [mailFrom] }],
+};
+
 /** The dashboard's OAuth client id (core/auth/local-tokens.ts `dashboardClientId`); tokens name it in `aud`. */
 export const dashboardClientId = "dashboard";
 
@@ -27,7 +41,7 @@ export const auth = new sst.aws.Auth("Identity", {
     timeout: "20 seconds",
     environment: {
       [environmentNames.tableName]: table.name,
-      IDENTITY_EMAIL_FROM: process.env.IDENTITY_EMAIL_FROM ?? "",
+      [environmentNames.mailFrom]: mailFrom,
       // The dashboard's sign-in comes back to its root (WEB_BASE "/" in stacks/web.ts).
       IDENTITY_REDIRECT_URIS: webDomain ? `https://${webDomain}/` : "",
       GOOGLE_CLIENT_ID: googleClientId.value,
@@ -37,7 +51,7 @@ export const auth = new sst.aws.Auth("Identity", {
     permissions: [
       // Users.forSignIn reads the user with the e-mail that signed in.
       { actions: ["dynamodb:GetItem", "dynamodb:Query"], resources: [table.arn, $interpolate`${table.arn}/index/*`] },
-      { actions: ["ses:SendEmail"], resources: ["*"] },
+      sendMailGrant,
     ],
     transform: lambdaOnlyRole(),
   },

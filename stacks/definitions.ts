@@ -162,6 +162,8 @@ export interface HandlerDefinition {
    * the queue URL variable only for these (least privilege); omit when it sends none.
    */
   sendsTo?: readonly QueueName[];
+  /** Sends e-mail through the mail port (core/mail): in AWS it gets `ses:SendEmail` and the sender address. */
+  sendsMail?: boolean;
   /** Files packaged next to the handler (paths from the project root to the function root), read at run time. */
   copyFiles?: readonly { from: string; to: string }[];
 }
@@ -293,8 +295,9 @@ export const routeTable = {
   listUsers: { method: "POST", path: "/users/all/my", handler: "functions/users/list.handler" },
   changeUserRole: { method: "PUT", path: "/users/{id}/role", handler: "functions/users/change-role.handler" },
   deactivateUser: { method: "POST", path: "/users/{id}/deactivate", handler: "functions/users/deactivate.handler" },
-  createInvitation: { method: "POST", path: "/invitations", handler: "functions/invitations/create.handler" },
+  createInvitation: { method: "POST", path: "/invitations", handler: "functions/invitations/create.handler", sendsMail: true },
   listInvitations: { method: "POST", path: "/invitations/all/my", handler: "functions/invitations/list.handler" },
+  revokeInvitation: { method: "DELETE", path: "/invitations/{id}", handler: "functions/invitations/revoke.handler" },
   acceptInvitation: { method: "POST", path: "/invitations/accept", handler: "functions/invitations/accept.handler" },
   signUp: { method: "POST", path: "/organizations", handler: "functions/users/sign-up.handler" },
   createApiKey: { method: "POST", path: "/api-keys", handler: "functions/api-keys/create.handler" },
@@ -453,6 +456,10 @@ export const environmentNames = {
   publicBaseUrl: "PUBLIC_BASE_URL",
   /** Local only: the folder the mail port writes e-mails to (core/mail), read by the local mailbox and the tests. */
   localMailDir: "LOCAL_MAIL_DIR",
+  /** The verified SES identity e-mail is sent from (sign-in codes, invitations); an operator setting of the deploying shell. */
+  mailFrom: "IDENTITY_EMAIL_FROM",
+  /** Tests only: where SES's API is instead of https://email.<region>.amazonaws.com (a local fake). */
+  sesEndpoint: "SES_ENDPOINT",
   /** "true" lets anyone create an organization with POST /sign-up (docs/decisions.md "Self-service sign-up"); off by default. */
   selfServiceSignUp: "SELF_SERVICE_SIGN_UP",
   /** Requests per rate-limit partition per 60 s; unset means the spec's 300. */

@@ -1,7 +1,7 @@
 import { environmentNames, httpLimits, queues as queueDefinitions, type HandlerDefinition } from "./definitions.ts";
 import { queues } from "./queues.ts";
 import { lambdaOnlyRole } from "./roles.ts";
-import { auth, dashboardClientId } from "./auth.ts";
+import { auth, dashboardClientId, mailFrom, sendMailGrant } from "./auth.ts";
 import {
   stripeSecretKey,
   stripeWebhookSecret,
@@ -25,9 +25,14 @@ export function handlerArgs(definition: HandlerDefinition): sst.aws.FunctionArgs
     handler: definition.handler,
     ...(definition.copyFiles ? { copyFiles: definition.copyFiles.map((file) => ({ ...file })) } : {}),
     link: sendsTo.map((name) => queues[name].send),
-    environment: Object.fromEntries(sendsTo.map((name) => [queueDefinitions[name].urlEnv, queues[name].queue.url])),
+    environment: {
+      ...Object.fromEntries(sendsTo.map((name) => [queueDefinitions[name].urlEnv, queues[name].queue.url])),
+      ...(definition.sendsMail ? { [environmentNames.mailFrom]: mailFrom } : {}),
+    },
+    ...(definition.sendsMail ? { permissions: [sendMailGrant] } : {}),
   };
 }
+
 
 /**
  * The only settings a deploying shell may tune (`RATE_LIMIT_REQUESTS=600 npx sst deploy`): limits, retry timings

@@ -38,6 +38,7 @@ const statusByCode: Record<string, number> = {
   rate_limited: 429,
   carrier_unavailable: 502,
   payment_provider_unavailable: 502,
+  mail_unavailable: 502,
   timed_out: 503,
 };
 

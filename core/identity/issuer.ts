@@ -11,6 +11,7 @@ import * as v from "valibot";
 import { Users } from "#core/users/index";
 import { guardSignIn, revokeRefreshToken } from "#core/identity/sign-in-guard";
 import { passwordProblem } from "#core/identity/password-rules";
+import type { Mail } from "#core/mail/index";
 
 /**
  * The claims the API reads from an access token (core/http/authenticate.ts reads them under OpenAuth's
@@ -28,8 +29,8 @@ export const subjects = createSubjects({
 
 export interface IssuerOptions {
   storage: StorageAdapter;
-  /** Delivers a one-time code (SES when deployed, the local mailbox in `npm start`). */
-  sendCode: (email: string, code: string) => Promise<void>;
+  /** Delivers an e-mail (core/mail: SES when deployed, the local mailbox in `npm start`). */
+  sendMail: (mail: Mail) => Promise<void>;
   /** OAuth clients allowed to ask for tokens, and the redirect URIs each may use (exact origins). */
   clients: Record<string, readonly string[]>;
   /** A Google OAuth client of this stage, when one is configured. */
@@ -57,13 +58,14 @@ const noEnumeration = {
  * registration form answers "already registered", which would tell who has an account).
  */
 export function createIssuer(options: IssuerOptions) {
+  const sendCode = (email: string, code: string) => options.sendMail(signInCodeMail(email, code));
   const allowed = (clientId: string, redirectUri: string) => Object.hasOwn(options.clients, clientId) && options.clients[clientId]!.includes(redirectUri);
   const providers = {
     password: PasswordProvider({
-      ...PasswordUI({ sendCode: options.sendCode, copy: noEnumeration, validatePassword: passwordProblem }),
+      ...PasswordUI({ sendCode, copy: noEnumeration, validatePassword: passwordProblem }),
     }),
     code: CodeProvider({
-      ...CodeUI({ sendCode: async (claims, code) => options.sendCode(claims.email!.toLowerCase(), code) }),
+      ...CodeUI({ sendCode: async (claims, code) => sendCode(claims.email!.toLowerCase(), code) }),
     }),
     ...(options.google ? { google: GoogleOidcProvider({ clientID: options.google.clientId, scopes: ["openid", "email"] }) } : {}),
   };
@@ -84,6 +86,15 @@ export function createIssuer(options: IssuerOptions) {
     },
   });
   return guardSignIn(app, options.storage, { revoke: (token) => revokeRefreshToken(options.storage, token), allowed, behindProxy: options.behindProxy });
+}
+
+/** The e-mail carrying a one-time code (sign-in by code, or setting a forgotten password). */
+export function signInCodeMail(email: string, code: string): Mail {
+  return {
+    to: email,
+    subject: "Your sign-in code",
+    text: `Your sign-in code is ${code}. It works once. If you did not ask for it, ignore this e-mail.`,
+  };
 }
 
 function verifiedEmail(value: ({ provider: string } & Record<string, any>) | undefined): string | undefined {

@@ -1,8 +1,10 @@
 import { providerConfig } from "#core/providers/config";
-import { table } from "#core/db/items";
+import { getItem } from "#core/db/items";
+import { transact, TransactionConditionFailed } from "#core/db/transact";
+import { Audit } from "#core/audit/index";
 import type { Actor } from "#core/auth/actor";
 import { entities, keys } from "#core/db/keys";
-import { ValidationError } from "#core/errors";
+import { ConflictError, ValidationError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { DEFAULT_QUIET_HOURS_WINDOW } from "#core/messaging/quiet-hours";
 import { Organizations, type Organization } from "#core/organizations/index";
@@ -40,6 +42,25 @@ const defaults = (organizationName: string): Omit<MessagingSettings, "modifiedAt
   optInConfirmationText: `${organizationName}: you are subscribed again. Reply STOP to unsubscribe, HELP for help.`,
 });
 
+/** The settings as the API shows them: the stored item over the defaults. */
+function settingsOf(item: Record<string, unknown> | undefined, organizationName: string | undefined): MessagingSettings {
+  const stored = (item ?? {}) as Partial<MessagingSettings>;
+  const base = defaults(organizationName ?? "We");
+  return {
+    quietHours: stored.quietHours ?? base.quietHours,
+    inboundCalls: stored.inboundCalls ?? base.inboundCalls,
+    outboundCalls: stored.outboundCalls ?? base.outboundCalls,
+    keywords: stored.keywords ?? base.keywords,
+    provider: stored.provider ?? base.provider,
+    failoverProvider: stored.failoverProvider ?? base.failoverProvider,
+    requireRegisteredSenders: stored.requireRegisteredSenders ?? base.requireRegisteredSenders,
+    helpText: stored.helpText ?? base.helpText,
+    optOutConfirmationText: stored.optOutConfirmationText ?? base.optOutConfirmationText,
+    optInConfirmationText: stored.optInConfirmationText ?? base.optInConfirmationText,
+    modifiedAt: stored.modifiedAt ?? null,
+  };
+}
+
 export const MessagingSettingsStore = {
   /** `organization` lets a caller that reads the organization anyway share that read. */
   async read(
@@ -47,21 +68,7 @@ export const MessagingSettingsStore = {
     organization: Promise<Organization | undefined> = Organizations.fromId(organizationId),
   ): Promise<MessagingSettings> {
     const [Item, owner] = await Promise.all([storedSettingsItem.read(organizationId), organization]);
-    const stored = (Item ?? {}) as Partial<MessagingSettings>;
-    const base = defaults(owner?.name ?? "We");
-    return {
-      quietHours: stored.quietHours ?? base.quietHours,
-      inboundCalls: stored.inboundCalls ?? base.inboundCalls,
-      outboundCalls: stored.outboundCalls ?? base.outboundCalls,
-      keywords: stored.keywords ?? base.keywords,
-      provider: stored.provider ?? base.provider,
-      failoverProvider: stored.failoverProvider ?? base.failoverProvider,
-      requireRegisteredSenders: stored.requireRegisteredSenders ?? base.requireRegisteredSenders,
-      helpText: stored.helpText ?? base.helpText,
-      optOutConfirmationText: stored.optOutConfirmationText ?? base.optOutConfirmationText,
-      optInConfirmationText: stored.optInConfirmationText ?? base.optInConfirmationText,
-      modifiedAt: stored.modifiedAt ?? null,
-    };
+    return settingsOf(Item, owner?.name);
   },
 
   /** `PUT /messaging/settings`: replaces the settings; omitted texts fall back to the defaults. */
@@ -93,11 +100,31 @@ export const MessagingSettingsStore = {
         { pointer: "/outboundCalls/connectTo", detail: `${connectTo} is a number of this organization; give a person's phone.` },
       ]);
     }
-    const modifiedAt = nowIso();
-    await table.put({
-      Item: { ...keys.messagingSettings(actor.organizationId), entity: entities.messagingSettings, ...input, modifiedAt },
-    });
-    storedSettingsItem.forget(actor.organizationId);
-    return MessagingSettingsStore.read(actor.organizationId);
+    // The settings as they were, read consistently: the audit entry's "before", and the version the write expects.
+    const key = keys.messagingSettings(actor.organizationId);
+    const [stored, organization] = await Promise.all([getItem(key, { consistent: true }), Organizations.fromId(actor.organizationId)]);
+    const item = { ...key, entity: entities.messagingSettings, ...input, modifiedAt: nowIso() };
+    const before = settingsOf(stored, organization?.name);
+    const after = settingsOf(item, organization?.name);
+    try {
+      // The change and its audit entry commit together or not at all. The condition (nobody changed the settings
+      // since the read) keeps "before" true: a concurrent change makes this one a 409, with no entry.
+      await transact([
+        {
+          Put: {
+            Item: item,
+            ConditionExpression: stored ? "modifiedAt = :seen" : "attribute_not_exists(pk)",
+            ...(stored ? { ExpressionAttributeValues: { ":seen": stored.modifiedAt } } : {}),
+          },
+        },
+        Audit.entry(actor, { action: "messagingSettings.updated", resourceType: "MessagingSettings", resourceId: "messaging", before, after }),
+      ]);
+    } catch (error) {
+      if (error instanceof TransactionConditionFailed) throw new ConflictError("The messaging settings changed while this change was made: read them again and retry.");
+      throw error;
+    } finally {
+      storedSettingsItem.forget(actor.organizationId);
+    }
+    return after;
   },
 };

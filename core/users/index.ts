@@ -1,5 +1,5 @@
 import type { Role } from "#core/auth/actor";
-import { acceptInvitation, invite, listInvitations } from "#core/users/invitations";
+import { acceptInvitation, invite, listInvitations, revokeInvitation } from "#core/users/invitations";
 import { standingOf, userOfEmail, readUser } from "#core/users/store";
 import { signUp } from "#core/users/sign-up";
 import { addUser, changeRole, currentUser, deactivate, getUser, listUsers, updateProfile } from "#core/users/team";
@@ -32,6 +32,7 @@ export const Users = {
   acceptInvitation,
   invite,
   listInvitations,
+  revokeInvitation,
   add: addUser,
   signUp,
   me: currentUser,

@@ -5,18 +5,20 @@ import { config } from "#core/config";
 import { entities, keys } from "#core/db/keys";
 import { getItem } from "#core/db/items";
 import { listPage, listQuerySchema, prefixQuery, type ListResource } from "#core/db/list";
-import { transact, TransactionConditionFailed } from "#core/db/transact";
+import { transact, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
+import type { Key } from "#core/db/keys/shared";
 import { ConflictError, ForbiddenError, NotFoundError } from "#core/errors";
 import { sendMail } from "#core/mail/index";
 import { newId, nowIso } from "#core/shared/ids";
 import type { Page, PagingQuery } from "#core/shared/paging";
-import { hashSecret, randomSecret } from "#core/shared/secrets";
+import { hashSecret, randomSecret, safeEqual } from "#core/shared/secrets";
 import type { Invitation, InvitationRequest, User } from "#core/users/schemas";
 import { EmailSchema } from "#core/users/schemas";
 import { newUserWrites, userOfEmail } from "#core/users/store";
 import { auditView, newUser } from "#core/users/team";
 
-const invitationTokenPattern = /^inv_([0-9A-HJKMNP-TV-Z]{26})_([A-Za-z0-9_-]{32,})$/;
+/** `inv_<organization>_<invitation id>_<secret>`: the link names its item; only the secret's hash is stored. */
+const invitationTokenPattern = /^inv_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-HJKMNP-TV-Z]{26})_([A-Za-z0-9_-]{32,})$/;
 /** An invitation item stays listed (as Expired or Accepted) this long after its link stopped working, then TTL removes it. */
 const keptAfterExpiryDays = 30;
 
@@ -37,15 +39,17 @@ export const ListInvitationsSchema = listQuerySchema(listResource);
 
 /**
  * Invites an e-mail address: a single-use link, valid `expiresInHours`, e-mailed through the mail port. The token
- * is stored only as its hash and is never answered: only the invitee's mailbox has it.
+ * is stored only as its hash and is never answered: only the invitee's mailbox has it. The e-mail goes first: when
+ * it cannot be sent (502), nothing is stored and inviting again is safe; a link whose store then failed only 404s.
  */
 export async function invite(actor: Actor, input: InvitationRequest): Promise<Invitation> {
   if (input.role === "owner" && actor.role !== "owner") throw new ForbiddenError("Only an owner can invite an owner.");
   if (await userOfEmail(input.email)) throw new ConflictError(`${input.email} already belongs to a user.`);
-  const token = `inv_${actor.organizationId}_${randomSecret()}`;
+  const id = newId();
+  const token = `inv_${actor.organizationId}_${id}_${randomSecret()}`;
   const now = Date.now();
   const invitation: Invitation = {
-    id: newId(),
+    id,
     email: input.email,
     role: input.role,
     status: "Pending",
@@ -54,11 +58,23 @@ export async function invite(actor: Actor, input: InvitationRequest): Promise<In
     expiresAt: new Date(now + input.expiresInHours * 3_600_000).toISOString(),
     acceptedAt: null,
   };
+  await sendMail({
+    to: invitation.email,
+    subject: `${actor.displayName} invited you to join their team`,
+    text: [
+      `${actor.displayName} invited you to join their organization as ${invitation.role}.`,
+      "",
+      `Accept the invitation (the link works once, until ${invitation.expiresAt}):`,
+      // In the fragment: a browser never sends it to a server, so it is in no request log or Referer.
+      `${config.publicBaseUrl}/app/#/invitation/${token}`,
+    ].join("\n"),
+  });
   await transact([
     {
       Put: {
         Item: {
-          ...keys.invitation(actor.organizationId, hashSecret(token)),
+          ...keys.invitation(actor.organizationId, invitation.id),
+          tokenHash: hashSecret(token),
           entity: entities.invitation,
           organizationId: actor.organizationId,
           ...invitation,
@@ -72,17 +88,6 @@ export async function invite(actor: Actor, input: InvitationRequest): Promise<In
     },
     Audit.entry(actor, { action: "invitation.created", resourceType: "Invitation", resourceId: invitation.id, after: { email: invitation.email, role: invitation.role, expiresAt: invitation.expiresAt } }),
   ]);
-  await sendMail({
-    to: invitation.email,
-    subject: `${actor.displayName} invited you to join their team`,
-    text: [
-      `${actor.displayName} invited you to join their organization as ${invitation.role}.`,
-      "",
-      `Accept the invitation (the link works once, until ${invitation.expiresAt}):`,
-      // In the fragment: a browser never sends it to a server, so it is in no request log or Referer.
-      `${config.publicBaseUrl}/app/#/invitation/${token}`,
-    ].join("\n"),
-  });
   return invitation;
 }
 
@@ -98,9 +103,9 @@ export async function acceptInvitation(invitationToken: string, identity: { emai
   const match = invitationTokenPattern.exec(invitationToken);
   if (!match) throw new NotFoundError("Invitation", "in this link");
   const organizationId = match[1]!;
-  const key = keys.invitation(organizationId, hashSecret(invitationToken));
+  const key = keys.invitation(organizationId, match[2]!);
   const item = await getItem(key, { consistent: true });
-  if (!item) throw new NotFoundError("Invitation", "in this link");
+  if (!item || !safeEqual(item.tokenHash as string, hashSecret(invitationToken))) throw new NotFoundError("Invitation", "in this link");
   const invitation = toInvitation(item);
   if (invitation.status !== "Pending") throw new ConflictError(`This invitation was ${invitation.status.toLowerCase()} and cannot be used again.`);
   const email = v.safeParse(EmailSchema, identity.email);
@@ -112,24 +117,56 @@ export async function acceptInvitation(invitationToken: string, identity: { emai
   const asUser: Actor = { organizationId, kind: "user", userId: user.id, role: user.role, permissions: new Set(), displayName: user.name, email: user.email };
   try {
     await transact([
-      {
-        Update: {
-          Key: key,
-          UpdateExpression: "SET #status = :accepted, acceptedAt = :now, userId = :user",
-          ConditionExpression: "#status = :pending AND linkExpiresAt > :now",
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":accepted": "Accepted", ":pending": "Pending", ":now": acceptedAt, ":user": user.id },
-        },
-      },
+      endPending(key, "Accepted", acceptedAt, { acceptedAt, userId: user.id }),
       ...newUserWrites(organizationId, user),
       Audit.entry(asUser, { action: "invitation.accepted", resourceType: "User", resourceId: user.id, after: auditView(user) }),
     ]);
   } catch (error) {
     if (!(error instanceof TransactionConditionFailed)) throw error;
-    if (error.failedIndexes.includes(0)) throw new ConflictError("This invitation has expired or was used already.");
+    if (error.failedIndexes.includes(0)) throw new ConflictError("This invitation has expired, was revoked or was used already.");
     throw new ConflictError(`${user.email} already belongs to a user.`);
   }
   return user;
+}
+
+/**
+ * Revokes a pending invitation of the actor's organization: its link stops working at once (accepting it is a 409).
+ * Another organization's invitation is not found; an accepted, expired or revoked one is a 409.
+ */
+export async function revokeInvitation(actor: Actor, invitationId: string): Promise<void> {
+  const key = keys.invitation(actor.organizationId, invitationId);
+  const item = await getItem(key, { consistent: true });
+  if (!item) throw new NotFoundError("Invitation", invitationId);
+  const before = toInvitation(item);
+  if (before.role === "owner" && actor.role !== "owner") throw new ForbiddenError("Only an owner can revoke an owner's invitation.");
+  const revokedAt = nowIso();
+  try {
+    await transact([
+      endPending(key, "Revoked", revokedAt, { revokedAt, revokedBy: actorId(actor) }),
+      Audit.entry(actor, { action: "invitation.revoked", resourceType: "Invitation", resourceId: invitationId, before: { status: before.status }, after: { status: "Revoked" } }),
+    ]);
+  } catch (error) {
+    if (!(error instanceof TransactionConditionFailed)) throw error;
+    const now = toInvitation((await getItem(key, { consistent: true })) ?? item);
+    throw new ConflictError(`This invitation is ${now.status.toLowerCase()}: only a pending invitation can be revoked.`);
+  }
+}
+
+/**
+ * The write that ends a pending invitation (accepted or revoked), conditioned on it still being pending and its link
+ * unexpired `at` that moment: two of them cannot both succeed, so a link works once.
+ */
+function endPending(key: Key, status: "Accepted" | "Revoked", at: string, fields: Record<string, string>): TransactItem {
+  const names = Object.keys(fields);
+  return {
+    Update: {
+      Key: key,
+      UpdateExpression: `SET #status = :status, ${names.map((name) => `${name} = :${name}`).join(", ")}`,
+      ConditionExpression: "#status = :pending AND linkExpiresAt > :now",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: { ":status": status, ":pending": "Pending", ":now": at, ...Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])) },
+    },
+  };
 }
 
 function toInvitation(item: Record<string, unknown>): Invitation {

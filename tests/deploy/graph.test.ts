@@ -75,11 +75,13 @@ function triggersOf(graph: Graph): Map<RecordedResource, Trigger[]> {
   return triggers;
 }
 
-/** The grants the manifest gives a function: its table data, its `sendsTo` queues, and what its trigger needs. */
+/** The grants the manifest gives a function: its table data, its `sendsTo` queues, mail, and what its trigger needs. */
 function expectedGrants(graph: Graph, trigger: Trigger): string[] {
   const tableArn = `arn:aws:dynamodb:us-east-1:123456789012:table/${graph.physical(graph.appTable)}`;
   const grants = tableActions.flatMap((action) => [`${action} on ${tableArn}`, `${action} on ${tableArn}/index/*`]);
   for (const queue of trigger.definition.sendsTo ?? []) grants.push(`sqs:SendMessage on ${graph.queueArn(workQueue(graph, queue))}`);
+  // The mail port's SES call (core/mail); its resource is "*", kept to the stage's sender by a condition.
+  if (trigger.definition.sendsMail) grants.push("ses:SendEmail on *");
   if (trigger.kind === "queue") grants.push(...queueConsumerActions.map((action) => `${action} on ${graph.queueArn(workQueue(graph, trigger.queue))}`));
   if (trigger.kind === "stream") {
     grants.push(...streamReadActions.map((action) => `${action} on ${graph.streamArn}`));

@@ -82,8 +82,10 @@ export async function signInWithPassword(email: string, password: string) {
   return token({ grant_type: "authorization_code", code: back.searchParams.get("code")!, redirect_uri: appRedirect(), client_id: "dashboard", code_verifier: verifier });
 }
 
-export async function mailbox(): Promise<{ to: string; code: string }[]> {
-  return ((await (await fetch(new URL("/dev/mailbox.json", identityUrl()))).json()) as { messages: { to: string; code: string }[] }).messages;
+/** The local mailbox as its page's JSON shows it (sign-in codes and invitations), oldest first, each sign-in code picked out. */
+export async function mailbox(): Promise<{ to: string; subject: string; text: string; code: string }[]> {
+  const { messages } = (await (await fetch(new URL("/dev/mailbox.json", identityUrl()))).json()) as { messages: { to: string; subject: string; text: string }[] };
+  return messages.map((message) => ({ ...message, code: /sign-in code is (\d{6})/.exec(message.text)?.[1] ?? "" }));
 }
 
 function rnd() {

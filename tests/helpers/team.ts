@@ -1,10 +1,8 @@
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { importJWK, SignJWT } from "jose";
 import { inject } from "vitest";
 import { dashboardClientId } from "#core/auth/local-tokens";
-import { environmentNames } from "#stacks/definitions";
+import { mailbox } from "#tests/helpers/identity";
 import type { TestOrganization } from "#tests/helpers/stack";
 
 /** A signed-in person's token that belongs to no organization yet (what sign-in gives an invitee). */
@@ -20,16 +18,12 @@ export async function identityToken(email: string, name = "Invitee"): Promise<st
     .sign(await importJWK(signing.privateJwk, "RS256"));
 }
 
-/** Waits for the e-mail the local mail port wrote to `to` (core/mail) and answers it. */
+/** Waits for the e-mail to `to` in the stack's local mailbox, as the identity provider's `/dev/mailbox.json` shows it. */
 export async function mailTo(to: string, timeoutMs = 20_000): Promise<{ to: string; subject: string; text: string }> {
-  const folder = inject("stackEnv")[environmentNames.localMailDir]!;
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const files = await readdir(folder).catch(() => [] as string[]);
-    for (const file of files) {
-      const mail = JSON.parse(await readFile(join(folder, file), "utf8"));
-      if (mail.to === to) return mail;
-    }
+    const mail = (await mailbox()).findLast((message) => message.to === to);
+    if (mail) return mail;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`No e-mail to ${to} arrived`);

@@ -3,9 +3,9 @@ import { importJWK, SignJWT } from "jose";
 import { describe, expect, inject, it } from "vitest";
 import { keys } from "#core/db/keys";
 import { table } from "#core/db/items";
-import { hashSecret } from "#core/shared/secrets";
 import { newOrganization, request, userToken } from "#tests/helpers/stack";
 import { identityToken, invitationTokenIn, inviteAndAccept, mailTo, untilStatus } from "#tests/helpers/team";
+import { identityUrl } from "#tests/helpers/identity";
 
 const email = () => `person-${randomUUID()}@example.com`;
 
@@ -77,11 +77,12 @@ describe("users of an organization", () => {
   it("an expired invitation is refused", async () => {
     const org = await newOrganization();
     const address = email();
-    expect((await org.request("POST", "/invitations", { body: { email: address, expiresInHours: 1 } })).status).toBe(201);
+    const invited = await org.request("POST", "/invitations", { body: { email: address, expiresInHours: 1 } });
+    expect(invited.status).toBe(201);
     const token = invitationTokenIn((await mailTo(address)).text);
     // An hour passes: the stored link expiry moves into the past.
     await table.update({
-      Key: keys.invitation(org.organizationId, hashSecret(token)),
+      Key: keys.invitation(org.organizationId, invited.body.id),
       UpdateExpression: "SET linkExpiresAt = :past",
       ExpressionAttributeValues: { ":past": new Date(Date.now() - 1000).toISOString() },
     });
@@ -89,6 +90,58 @@ describe("users of an organization", () => {
     expect(late.status).toBe(409);
     expect(late.body.detail).toMatch(/expired/);
     expect((await org.request("POST", "/invitations/all/my", { body: {} })).body.items[0].status).toBe("Expired");
+  });
+
+  it("a local invitation lands in the identity provider's mailbox page, beside sign-in codes, and is accepted from its link there", async () => {
+    const org = await newOrganization();
+    const address = email();
+    expect((await org.request("POST", "/invitations", { body: { email: address, role: "admin" } })).status).toBe(201);
+    await mailTo(address);
+    // The page a developer reads (GET <issuer>/dev/mailbox): the invitation's link is there, clickable.
+    const page = await (await fetch(new URL("/dev/mailbox", identityUrl()))).text();
+    const row = page.split("<tr>").find((line) => line.includes(address))!;
+    expect(row).toContain("invited you to join their team");
+    const link = /<a href="([^"]+)">/.exec(row)?.[1];
+    expect(link).toMatch(new RegExp(`^${inject("baseUrl")}/app/#/invitation/inv_`));
+    const token = invitationTokenIn(link!);
+    const accepted = await request("POST", "/invitations/accept", { token: await identityToken(address), body: { token } });
+    expect(accepted.status).toBe(201);
+    expect(accepted.body).toMatchObject({ email: address, role: "admin" });
+  });
+
+  it("a pending invitation is revoked by an owner or admin: its link then fails with a clear 409, and it lists as Revoked", async () => {
+    const org = await newOrganization();
+    const address = email();
+    const invited = await org.request("POST", "/invitations", { body: { email: address } });
+    const token = invitationTokenIn((await mailTo(address)).text);
+    const path = `/invitations/${invited.body.id}`;
+
+    expect((await org.request("DELETE", path, { token: org.agentToken })).status).toBe(403);
+    const other = await newOrganization();
+    expect((await other.request("DELETE", path)).status).toBe(404);
+    expect((await org.request("DELETE", "/invitations/01JABCDEFGHJKMNPQRSTVWXYZ0")).status).toBe(404);
+
+    const revoked = await org.request("DELETE", path, { token: org.adminToken });
+    expect(revoked.status).toBe(204);
+    const late = await request("POST", "/invitations/accept", { token: await identityToken(address), body: { token } });
+    expect(late.status).toBe(409);
+    expect(late.body.detail).toBe("This invitation was revoked and cannot be used again.");
+    const listed = await org.request("POST", "/invitations/all/my", { body: { filters: [{ field: "status", value: "Revoked" }] } });
+    expect(listed.body.items).toEqual([expect.objectContaining({ id: invited.body.id, email: address, status: "Revoked" })]);
+    const again = await org.request("DELETE", path);
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toMatch(/revoked: only a pending invitation/);
+    const audit = await org.request("POST", "/audit-log/all/my", { body: { filters: [{ field: "action", value: "invitation.revoked" }] } });
+    expect(audit.body.items).toEqual([expect.objectContaining({ resourceId: invited.body.id, changes: { status: { before: "Pending", after: "Revoked" } } })]);
+
+    // An accepted invitation cannot be revoked; only an owner revokes an invitation to the owner role.
+    const accepted = await inviteAndAccept(org, email());
+    const used = (await org.request("POST", "/invitations/all/my", { body: { filters: [{ field: "status", value: "Accepted" }] } })).body.items[0];
+    expect(accepted.user.email).toBe(used.email);
+    expect((await org.request("DELETE", `/invitations/${used.id}`)).status).toBe(409);
+    const toOwner = await org.request("POST", "/invitations", { body: { email: email(), role: "owner" } });
+    expect((await org.request("DELETE", `/invitations/${toOwner.body.id}`, { token: org.adminToken })).status).toBe(403);
+    expect((await org.request("DELETE", `/invitations/${toOwner.body.id}`)).status).toBe(204);
   });
 
   it("agents cannot invite or change roles; admins cannot make owners; only an owner can, and an organization keeps an owner", async () => {

@@ -9,7 +9,7 @@ export const usersKeys = {
    * knows only the e-mail, so this key cannot begin with an organization; it holds nothing but the pointer.
    */
   userEmail: (email: string): Key => ({ pk: `USEREMAIL#${email}`, sk: "USER" }),
-  /** Invitations are found by their token's hash; the token embeds the organization (`inv_<org>_<secret>`). */
-  invitation: (organizationId: string, tokenHash: string): Key => ({ pk: org(organizationId), sk: `INVITATION#${tokenHash}` }),
+  /** The token names its invitation (`inv_<org>_<id>_<secret>`); the item holds only the token's hash. */
+  invitation: (organizationId: string, invitationId: string): Key => ({ pk: org(organizationId), sk: `INVITATION#${invitationId}` }),
   invitationPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "INVITATION#" }),
 };

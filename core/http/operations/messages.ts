@@ -62,12 +62,14 @@ export const getMessagingSettings = defineOperation({
 export const updateMessagingSettings = defineOperation({
   operationId: "updateMessagingSettings",
   summary: "Replace the organization's messaging settings",
-  description: "`quietHours` is the local-time sending window of the recipient (default 08:00-21:00; start inclusive, end exclusive).",
+  description:
+    "`quietHours` is the local-time sending window of the recipient (default 08:00-21:00; start inclusive, end exclusive). " +
+    "A change made at the same moment as another one is a 409 (read the settings again and retry).",
   tag: "Messages",
   auth: "bearer",
   permission: "phoneNumbers:write",
   body: MessagingSettingsSchema,
   success: { status: 200, description: "The settings", schema: MessagingSettingsResponseSchema },
-  problems: [400, 401, 403, 413, 415, 429],
+  problems: [400, 401, 403, 409, 413, 415, 429],
   example: { quietHours: { start: "09:00", end: "20:00" }, helpText: "Acme: call 212-555-0100 for help. Reply STOP to opt out." },
 });

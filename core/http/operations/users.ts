@@ -15,6 +15,7 @@ import {
 } from "#core/users/index";
 
 const userId = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
+const invitationId = userId;
 
 export const getCurrentUser = defineOperation({
   operationId: "getCurrentUser",
@@ -81,13 +82,13 @@ export const createInvitation = defineOperation({
   operationId: "createInvitation",
   summary: "Invite someone by e-mail",
   description:
-    "E-mails a single-use link that expires after `expiresInHours`. The token is stored only hashed and never answered. An address that already belongs to a user is a 409 (one organization per e-mail).",
+    "E-mails a single-use link that expires after `expiresInHours`. The token is stored only hashed and never answered. An address that already belongs to a user is a 409 (one organization per e-mail). When the e-mail cannot be sent (502), nothing is stored.",
   tag: "Users",
   auth: "bearer",
   permission: "users:write",
   body: InvitationRequestSchema,
   success: { status: 201, description: "The invitation (without its token)", schema: InvitationSchema },
-  problems: [400, 401, 403, 409, 413, 415, 429],
+  problems: [400, 401, 403, 409, 413, 415, 429, 502],
   example: { email: "dana@example.com", role: "agent" },
 });
 
@@ -101,6 +102,19 @@ export const listInvitations = defineOperation({
   success: { status: 200, description: "A page of invitations", schema: pageSchema(InvitationSchema) },
   problems: [400, 401, 403, 413, 415, 429],
   example: {},
+});
+
+export const revokeInvitation = defineOperation({
+  operationId: "revokeInvitation",
+  summary: "Revoke a pending invitation: its link stops working at once",
+  description:
+    "Accepting a revoked invitation is a 409. Only an owner revokes an invitation to the owner role (403); an accepted, expired or already revoked invitation is a 409; another organization's is a 404.",
+  tag: "Users",
+  auth: "bearer",
+  permission: "users:write",
+  params: invitationId,
+  success: { status: 204, description: "Revoked; no content" },
+  problems: [401, 403, 404, 409, 429],
 });
 
 export const acceptInvitation = defineOperation({
