@@ -138,7 +138,7 @@ function digits(phone: string): string {
   return phone.replace(/\D/g, "").replace(/^1(?=\d{10}$)/, "");
 }
 
-function answer(response: ServerResponse, status: number, payload: unknown): void {
+export function answer(response: ServerResponse, status: number, payload: unknown): void {
   if (payload === undefined) {
     response.writeHead(status).end();
     return;

@@ -479,6 +479,8 @@ export const environmentNames = {
   twilioApiBaseUrl: "TWILIO_API_BASE_URL",
   /** Where TrustedForm's certificate API is instead of https://cert.trustedform.com; unset means TrustedForm itself (local: the consent fake). */
   trustedFormApiUrl: "TRUSTEDFORM_API_URL",
+  /** Where Jornaya's LeadiD API is instead of https://api.leadid.com; unset means Jornaya itself (local: the LeadiD fake). */
+  jornayaApiUrl: "JORNAYA_API_URL",
   /** Stripe secret API key (`sk_…` or a restricted `rk_…` key) the API creates top-up payments with; unset means top-ups answer 502. */
   stripeSecretKey: "STRIPE_SECRET_KEY",
   /** Signing secret (`whsec_…`) of the Stripe webhook endpoint `/webhooks/payments/stripe`: the only proof a payment event is Stripe's. */

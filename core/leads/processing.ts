@@ -46,8 +46,9 @@ export const LeadProcessing = {
       if (lead.processingStatus === "Processed" && !Item.triggerPublishedAt) await publishTrigger(organizationId, lead);
       return;
     }
-    if (typeof Item.jornayaLeadId === "string") await Consent.keepLeadiDToken(organizationId, lead.id, Item.jornayaLeadId, lead.sourceId ? `source:${lead.sourceId}` : "system");
-    const outcome = await decide(organizationId, lead);
+    const leadiDToken = typeof Item.jornayaLeadId === "string" ? Item.jornayaLeadId : null;
+    if (leadiDToken) await Consent.keepLeadiDToken(organizationId, lead.id, leadiDToken, lead.sourceId ? `source:${lead.sourceId}` : "system");
+    const outcome = await decide(organizationId, lead, leadiDToken);
     const settled = await settle(organizationId, lead, outcome);
     // Not settled: another attempt did it, or the contact texted STOP or START after the lead was read (its consent
     // must not be overwritten by what this attempt decided): decide again from the lead as it is now.
@@ -149,7 +150,7 @@ async function republish(item: Record<string, unknown>, shard: number, now: numb
   return true;
 }
 
-async function decide(organizationId: string, lead: Lead): Promise<Outcome> {
+async function decide(organizationId: string, lead: Lead, leadiDToken: string | null): Promise<Outcome> {
   const phone = lead.contact.phone?.number ?? null;
   const email = lead.contact.email;
   if (!phone && !email) return { status: "Rejected", reason: "NoContactChannel" };
@@ -179,7 +180,7 @@ async function decide(organizationId: string, lead: Lead): Promise<Outcome> {
         : { status: "OptedOut", optedOut: true, optOutAt: suppression.createdAt ?? null, optInAt: null, phoneNumber: phone },
     };
   }
-  const consent = recorded ?? (await certificateConsent(organizationId, lead, phone, source?.name ?? null));
+  const consent = recorded ?? (await certificateConsent(organizationId, lead, phone, source?.name ?? null, leadiDToken));
   const policy = source?.consentPolicy ?? "allow";
   const flagged = policy === "require" && consent.status !== "OptedIn";
   return {
