@@ -64,7 +64,8 @@ export const place = domainOperation({ input: PlaceCallSchema, permission: "call
     Organizations.fromId(organizationId),
     MessagingSettingsStore.read(organizationId),
   ]);
-  const ruleRefusal = await callRuleRefusal({ organizationId, to, leadId, organizationTimeZone: organization?.timeZone ?? "America/New_York" });
+  const callId = options.callId ?? newId();
+  const ruleRefusal = await callRuleRefusal({ organizationId, callId, to, leadId, organizationTimeZone: organization?.timeZone ?? "America/New_York" });
   if (ruleRefusal) throw new UnprocessableError(ruleRefusal);
   const connectTo = input.connectTo ?? outboundCalls.connectTo;
   if (connectTo && numbers.some((number) => number.phoneNumber === connectTo)) {
@@ -83,7 +84,7 @@ export const place = domainOperation({ input: PlaceCallSchema, permission: "call
   const now = nowIso();
   const call: Call = {
     ...emptyCall(organizationId, organization?.name ?? null, "Outbound", selection.number.phoneNumber, to),
-    ...(options.callId ? { id: options.callId } : {}),
+    id: callId,
     leadId: leadId ?? conversation.leadId ?? null,
     userId: actor.userId ?? null,
     user: actor.displayName,
