@@ -420,6 +420,8 @@ export const schedules: ScheduleDefinition[] = [
   },
   /** Republishes leads left Pending by a lost queue message (core/leads/processing). */
   { name: "leadIntakeSweep", cron: "* * * * ? *", handler: "functions/schedules/lead-intake-sweep.handler", sendsTo: ["leadIntake"] },
+  /** Tries again the consent verification of leads a certificate-API outage left Unverified, with backoff (core/leads/reverify). */
+  { name: "consentReverify", cron: "0/5 * * * ? *", handler: "functions/schedules/consent-reverify.handler" },
   /** Fires Schedule triggers (organization time zone) and resends run steps whose wait ends or whose message was lost. */
   { name: "automationsDue", cron: "* * * * ? *", handler: "functions/schedules/automations-due.handler", sendsTo: ["automationRuns"] },
   /**

@@ -6,7 +6,8 @@ import { conditionally, table } from "#core/db/items";
 import { queryPages } from "#core/db/query";
 import { entities, keys, type LeadClaim } from "#core/db/keys";
 import { type EventRecordInput, Events } from "#core/events/index";
-import { Leads, LeadSchema, pendingShards, type Lead, type ProcessingStatus } from "#core/leads/index";
+import { Leads, LeadSchema, pendingShard, pendingShards, type Lead, type ProcessingStatus } from "#core/leads/index";
+import { firstReverificationAt } from "#core/leads/reverify";
 import { publish } from "#core/queue/events";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { nowIso } from "#core/shared/ids";
@@ -26,6 +27,8 @@ interface Outcome {
   consent?: IntakeConsent;
   /** The source's consent policy, kept on the lead for its sends. */
   policy?: "allow" | "require";
+  /** Verification was cut short by an outage: when to try it again (core/leads/reverify.ts). */
+  reverifyAt?: string;
 }
 
 /**
@@ -109,13 +112,16 @@ async function settleUnverified(organizationId: string, leadId: string, error: C
   const source = lead.sourceId ? await Sources.settings(organizationId, lead.sourceId) : undefined;
   const policy = source?.consentPolicy ?? "allow";
   const phone = lead.contact.phone?.number ?? null;
+  const recorded = recordedKeywordConsent(lead, phone);
   const compliance = policy === "require" ? { status: "ConsentRequired" as const, blockedReason: "VerifiedConsentRequired:Unavailable" } : { status: "Allowed" as const, blockedReason: null };
   const settled = await settle(organizationId, lead, {
     status: "Processed",
     reason: "ConsentVerificationUnavailable",
     policy,
     compliance,
-    consent: recordedKeywordConsent(lead, phone) ?? { status: "Unverified", optedOut: false, optOutAt: null, optInAt: null, phoneNumber: phone, verification: "Unavailable" },
+    consent: recorded ?? { status: "Unverified", optedOut: false, optOutAt: null, optInAt: null, phoneNumber: phone, verification: "Unavailable" },
+    // Tried again later with backoff (a contact's own STOP or START needs no certificate).
+    ...(recorded ? {} : { reverifyAt: firstReverificationAt() }),
   });
   if (settled) await publishTrigger(organizationId, { ...lead, metadata: { ...lead.metadata, complianceStatus: compliance.status } });
 }
@@ -335,11 +341,17 @@ async function settle(organizationId: string, lead: Lead, outcome: Outcome): Pro
     : consentRead !== null
       ? " AND #metadata.smsConsentStatus = :consentRead"
       : " AND (attribute_not_exists(#metadata.smsConsentStatus) OR attribute_type(#metadata.smsConsentStatus, :null))";
+  // The pending entry becomes the re-verification entry, or goes.
+  if (outcome.reverifyAt) {
+    const due = keys.reverifyLead(pendingShard(lead.id), outcome.reverifyAt, organizationId, lead.id);
+    Object.assign(values, { ":duePartition": due.gsi3pk, ":dueOrder": due.gsi3sk, ":noAttempts": 0 });
+    sets.push("gsi3pk = :duePartition", "gsi3sk = :dueOrder", "consentReverifyAttempts = :noAttempts");
+  }
   const transaction = new Transaction();
   transaction.add({
     Update: {
       Key: keys.lead(organizationId, lead.id),
-      UpdateExpression: `SET ${sets.join(", ")} REMOVE gsi3pk, gsi3sk`,
+      UpdateExpression: `SET ${sets.join(", ")}${outcome.reverifyAt ? "" : " REMOVE gsi3pk, gsi3sk"}`,
       ConditionExpression: `processingStatus = :pending${consentUnchanged}`,
       ...(outcome.compliance || outcome.consent ? { ExpressionAttributeNames: { "#metadata": "metadata" } } : {}),
       ExpressionAttributeValues: values,

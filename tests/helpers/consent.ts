@@ -15,10 +15,13 @@ export async function withTrustedForm(org: TestOrganization): Promise<string> {
   return apiKey;
 }
 
-/** Registers a certificate with the TrustedForm fake and answers its URL (on cert.trustedform.com, as sellers send it). */
-export async function newCertificate(certificate: Omit<FakeCertificate, "certificateId">): Promise<{ certificateId: string; url: string }> {
-  const certificateId = randomUUID().replaceAll("-", "") + randomUUID().replaceAll("-", "").slice(0, 8);
-  const response = await fetch(`${fakeUrl()}/__fake/certificates`, { method: "POST", body: JSON.stringify({ certificateId, ...certificate }) });
+/**
+ * Registers a certificate with the TrustedForm fake (again, with `certificateId`: it then answers as now given) and
+ * answers its URL (on cert.trustedform.com, as sellers send it).
+ */
+export async function newCertificate(certificate: Omit<FakeCertificate, "certificateId"> & { certificateId?: string }): Promise<{ certificateId: string; url: string }> {
+  const certificateId = certificate.certificateId ?? randomUUID().replaceAll("-", "") + randomUUID().replaceAll("-", "").slice(0, 8);
+  const response = await fetch(`${fakeUrl()}/__fake/certificates`, { method: "POST", body: JSON.stringify({ ...certificate, certificateId }) });
   expect(response.status).toBe(204);
   return { certificateId, url: `https://cert.trustedform.com/${certificateId}` };
 }

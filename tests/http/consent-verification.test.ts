@@ -3,6 +3,8 @@ import { randomUUID } from "node:crypto";
 import { claimsOf, leadiDRequestsOf, newCertificate, newLeadiDToken, withJornaya, withTrustedForm } from "#tests/helpers/consent";
 import { intakeByQuery, newSource, uniqueEmail, uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
+import { eventsWhen } from "#tests/helpers/messaging";
+import { REVERIFY_BACKOFF_MS, reverifyDue } from "#core/leads/reverify";
 
 /** Posts a lead with the certificate and waits until it is processed; answers the lead and its consent record. */
 async function intakeWithCertificate(org: TestOrganization, url: string, contact: { Phone: string; Email?: string; JornayaLeadId?: string }, timeoutMs?: number) {
@@ -141,6 +143,36 @@ describe("TrustedForm verification at intake", () => {
     const { lead, record } = await intakeWithCertificate(org, certificate.url, { Phone: phone }, 90_000);
     expect(lead).toMatchObject({ processingStatus: "Processed", processingReason: "ConsentVerificationUnavailable", metadata: { smsConsentStatus: "Unverified" } });
     expect(record.certificate).toMatchObject({ outcome: "Unavailable", reason: "HTTP 503" });
+  });
+
+  it("a lead left Unverified by an outage is verified again later, with backoff: OptedIn once TrustedForm answers, shown in its timeline", async () => {
+    const org = await newOrganization();
+    const apiKey = await withTrustedForm(org);
+    const phone = uniquePhone();
+    const certificate = await newCertificate({ apiKey, phone, outages: 1000 });
+    const { lead } = await intakeWithCertificate(org, certificate.url, { Phone: phone }, 90_000);
+    expect(lead).toMatchObject({ processingReason: "ConsentVerificationUnavailable", metadata: { smsConsentStatus: "Unverified" } });
+
+    // Not due before its first backoff step; still down when due: the next try moves further out.
+    const start = Date.now();
+    expect(await reverifyDue(start, org.organizationId)).toEqual({ verified: 0, unverified: 0, retried: 0, gaveUp: 0 });
+    expect(await reverifyDue(start + REVERIFY_BACKOFF_MS[0]! + 60_000, org.organizationId)).toEqual({ verified: 0, unverified: 0, retried: 1, gaveUp: 0 });
+    expect(await reverifyDue(start + REVERIFY_BACKOFF_MS[0]! + 120_000, org.organizationId)).toEqual({ verified: 0, unverified: 0, retried: 0, gaveUp: 0 });
+
+    // TrustedForm is back: the next due try verifies the certificate.
+    await newCertificate({ apiKey, phone, certificateId: certificate.certificateId });
+    const later = start + REVERIFY_BACKOFF_MS[0]! + REVERIFY_BACKOFF_MS[1]! + 120_000;
+    expect(await reverifyDue(later, org.organizationId)).toEqual({ verified: 1, unverified: 0, retried: 0, gaveUp: 0 });
+    expect(await reverifyDue(later + 86_400_000, org.organizationId)).toEqual({ verified: 0, unverified: 0, retried: 0, gaveUp: 0 });
+
+    const verified = (await org.request("GET", `/leads/${lead.id}`)).body;
+    expect(verified.metadata).toMatchObject({ smsConsentStatus: "OptedIn", complianceStatus: "Allowed" });
+    const record = (await org.request("GET", `/leads/${lead.id}/consent`)).body;
+    expect(record.certificate).toMatchObject({ outcome: "Verified", certificate: { certificateId: certificate.certificateId } });
+    expect(record.consentBasis).toMatchObject({ kind: "Certificate", reference: certificate.certificateId });
+    const timeline = await eventsWhen(org, { leadId: lead.id }, (items) => items.some((event) => event.eventType === "LeadConsentVerified"));
+    expect(timeline.find((event) => event.eventType === "LeadConsentVerified")).toMatchObject({ status: "OptedIn", leadId: lead.id });
+    expect((await claimsOf(certificate.certificateId)).at(-1)!.answered).toBe(200);
   });
 });
 
