@@ -104,6 +104,49 @@ describe("frequency caps", () => {
   });
 });
 
+/** The instant that is `hour`:00 in `timeZone` on the day `daysAhead` from now there (an hour an offset either way is checked). */
+function localInstant(timeZone: string, daysAhead: number, hour: number): Date {
+  const day = new Date(Date.now() + daysAhead * 86_400_000);
+  const [year, month, date] = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(day).split("-").map(Number);
+  for (let offset = -14; offset <= 14; offset++) {
+    const candidate = new Date(Date.UTC(year!, month! - 1, date!, hour - offset));
+    if (localTime(timeZone, candidate) === `${String(hour).padStart(2, "0")}:00` && localDate(timeZone, candidate) === localDate(timeZone, day)) return candidate;
+  }
+  throw new Error(`no ${hour}:00 in ${timeZone}`);
+}
+const localTime = (timeZone: string, at: Date) => new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(at);
+const localDate = (timeZone: string, at: Date) => new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(at);
+
+describe("state windows", () => {
+  it("an automated text to a Florida lead due at 21:00 there is deferred to 08:00 the next morning, naming the statute, though the organization's own hours allow it", async () => {
+    const org = await newOrganization();
+    await readyToText(org); // the organization's quiet hours are open all day: only Florida's window applies
+    const lead = await createLead(org, randomNumber("305"), "FL");
+    const nine = localInstant("America/New_York", 1, 21);
+    const accepted = await send(org, { leadId: lead.id, body: "Your quote is ready.", scheduledFor: nine.toISOString() });
+    expect(accepted.status).toBe(202);
+    const deferred = await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled" && message.complianceAction !== null);
+    expect(deferred).toMatchObject({ status: "Scheduled", complianceAction: "StateWindow:FL", scheduledReason: expect.stringContaining("Florida contact window (Fla. Stat. § 501.059(8)(a)): 21:00") });
+    const at = new Date(deferred.scheduledFor);
+    expect(localTime("America/New_York", at)).toBe("08:00");
+    expect(localDate("America/New_York", at)).toBe(localDate("America/New_York", new Date(nine.getTime() + 86_400_000)));
+    expect(at.getTime() - nine.getTime()).toBeLessThanOrEqual(12 * 3_600_000);
+    const timeline = await eventsWhen(org, { leadId: lead.id }, (items) => items.some((event) => event.eventType === "MessageScheduled"));
+    expect(timeline.find((event) => event.eventType === "MessageScheduled")).toMatchObject({ relatedEntityId: accepted.body.id });
+  });
+
+  it("the same text to a New York lead at 21:00 goes at 21:00: no state window of its own", async () => {
+    const org = await newOrganization();
+    await readyToText(org);
+    const lead = await createLead(org, randomNumber("212"), "NY");
+    const nine = localInstant("America/New_York", 1, 21);
+    const accepted = await send(org, { leadId: lead.id, body: "Your quote is ready.", scheduledFor: nine.toISOString() });
+    expect(accepted.status).toBe(202);
+    const scheduled = await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
+    expect(scheduled).toMatchObject({ scheduledFor: nine.toISOString(), complianceAction: null });
+  });
+});
+
 describe("revocation", () => {
   it("REVOKE opts the contact out of texts and calls, with one confirmation", async () => {
     const org = await newOrganization();
