@@ -1,7 +1,5 @@
-import { text } from "node:stream/consumers";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { answer } from "#local/trustedform-fake";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { answer, startFakeServer, type FakeServer } from "#local/fake-server";
 
 /**
  * A local stand-in for Jornaya's LeadiD Authentication API (api.leadid.com) for `npm start` and the tests.
@@ -33,10 +31,7 @@ export interface ReceivedLeadiDRequest {
   answered: number;
 }
 
-export interface JornayaFake {
-  url: string;
-  stop(): Promise<void>;
-}
+export type JornayaFake = FakeServer;
 
 const parameters = new Set(["lac", "id", "format"]);
 
@@ -44,15 +39,8 @@ export async function startJornayaFake(options: { port?: number } = {}): Promise
   const tokens = new Map<string, FakeLeadiDToken>();
   const received: ReceivedLeadiDRequest[] = [];
 
-  const server = createServer((request, response) => {
-    void handle(request, response).catch((error: unknown) => answer(response, 500, { error: String(error) }));
-  });
-
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const raw = await text(request);
-    const url = new URL(request.url ?? "/", "http://fake");
+  function handle(request: IncomingMessage, url: URL, raw: string, response: ServerResponse): void {
     const method = request.method ?? "GET";
-    if (url.pathname.startsWith("/__fake/")) return control(method, url, raw, response);
     const entry: ReceivedLeadiDRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), body: raw, answered: 0 };
     received.push(entry);
     const reply = (status: number, payload: unknown) => {
@@ -76,23 +64,14 @@ export async function startJornayaFake(options: { port?: number } = {}): Promise
     reply(200, { authenticate: { authentic: token?.state === "valid" ? 1 : 0, token: id } });
   }
 
-  function control(method: string, url: URL, raw: string, response: ServerResponse): void {
-    if (method === "POST" && url.pathname === "/__fake/tokens") {
+  return startFakeServer({
+    port: options.port,
+    registerPath: "tokens",
+    register(raw) {
       const token = JSON.parse(raw) as FakeLeadiDToken;
       tokens.set(token.token, { state: "valid", ...token });
-      return answer(response, 204, undefined);
-    }
-    if (method === "GET" && url.pathname === "/__fake/requests") {
-      const id = url.searchParams.get("token");
-      return answer(response, 200, received.filter((entry) => !id || entry.query.id === id));
-    }
-    answer(response, 404, {});
-  }
-
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+    },
+    requests: (query) => received.filter((entry) => !query.get("token") || entry.query.id === query.get("token")),
+    handle,
+  });
 }
