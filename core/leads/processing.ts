@@ -7,7 +7,7 @@ import { queryPages } from "#core/db/query";
 import { entities, keys, type LeadClaim } from "#core/db/keys";
 import { type EventRecordInput, Events } from "#core/events/index";
 import { Leads, LeadSchema, pendingShard, pendingShards, type Lead, type ProcessingStatus } from "#core/leads/index";
-import { firstReverificationAt } from "#core/leads/reverify";
+import { settleUnverified } from "#core/leads/reverify";
 import { publish } from "#core/queue/events";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { nowIso } from "#core/shared/ids";
@@ -19,7 +19,7 @@ import { defaultDuplicateWindowHours, maxDuplicateWindowHours, Sources } from "#
 export const sweepAfterMs = 2 * 60 * 1000;
 
 /** Processing outcome written in one step with its event record. */
-interface Outcome {
+export interface Outcome {
   status: Exclude<ProcessingStatus, "Pending">;
   reason: string | null;
   duplicateOfLeadId?: string;
@@ -99,32 +99,6 @@ export const LeadProcessing = {
     return republished;
   },
 };
-
-/**
- * TrustedForm stayed unavailable through every retry: the lead is not lost but processed `Unverified` (the outage
- * kept as its certificate evidence, the reason `ConsentVerificationUnavailable`), so its automations run under its
- * source's policy like any unverified lead's.
- */
-async function settleUnverified(organizationId: string, leadId: string, error: ConsentVerificationUnavailable): Promise<void> {
-  const lead = await Leads.find(organizationId, leadId);
-  if (!lead || lead.processingStatus !== "Pending") return;
-  await Consent.verificationUnavailable(organizationId, leadId, error.reason);
-  const source = lead.sourceId ? await Sources.settings(organizationId, lead.sourceId) : undefined;
-  const policy = source?.consentPolicy ?? "allow";
-  const phone = lead.contact.phone?.number ?? null;
-  const recorded = recordedKeywordConsent(lead, phone);
-  const compliance = policy === "require" ? { status: "ConsentRequired" as const, blockedReason: "VerifiedConsentRequired:Unavailable" } : { status: "Allowed" as const, blockedReason: null };
-  const settled = await settle(organizationId, lead, {
-    status: "Processed",
-    reason: "ConsentVerificationUnavailable",
-    policy,
-    compliance,
-    consent: recorded ?? { status: "Unverified", optedOut: false, optOutAt: null, optInAt: null, phoneNumber: phone, verification: "Unavailable" },
-    // Tried again later with backoff (a contact's own STOP or START needs no certificate).
-    ...(recorded ? {} : { reverifyAt: firstReverificationAt() }),
-  });
-  if (settled) await publishTrigger(organizationId, { ...lead, metadata: { ...lead.metadata, complianceStatus: compliance.status } });
-}
 
 /** How many times the sweep republishes one lead before it ends the lead Failed. */
 export const SWEEP_ATTEMPTS = 3;
@@ -283,7 +257,7 @@ function leadEvent(lead: Lead, outcome: Outcome, at: string): EventRecordInput {
 }
 
 /** Writes the outcome while the lead is still Pending, with its event record; false if another attempt settled it first. */
-async function settle(organizationId: string, lead: Lead, outcome: Outcome): Promise<boolean> {
+export async function settle(organizationId: string, lead: Lead, outcome: Outcome): Promise<boolean> {
   const at = nowIso();
   const values: Record<string, unknown> = {
     ":status": outcome.status,
@@ -368,7 +342,7 @@ async function settle(organizationId: string, lead: Lead, outcome: Outcome): Pro
 }
 
 /** The LeadCreated trigger for automations; its id is stable, so a repeat is recognisable downstream. */
-async function publishTrigger(organizationId: string, lead: Lead): Promise<void> {
+export async function publishTrigger(organizationId: string, lead: Lead): Promise<void> {
   await Leads.route(organizationId, lead.id); // routing first: an automation may speak for the assigned agent
   await publish(
     LeadCreated, organizationId,

@@ -5,8 +5,9 @@ import { queryPages } from "#core/db/query";
 import { keys } from "#core/db/keys";
 import { Transaction, transact, TransactionConditionFailed } from "#core/db/transact";
 import { Events } from "#core/events/index";
-import { LeadSchema, pendingShard, pendingShards } from "#core/leads/index";
-import { certificateConsent } from "#core/leads/intake-consent";
+import { Leads, LeadSchema, pendingShard, pendingShards } from "#core/leads/index";
+import { certificateConsent, recordedKeywordConsent } from "#core/leads/intake-consent";
+import { publishTrigger, settle } from "#core/leads/processing";
 import { nowIso } from "#core/shared/ids";
 import { Sources } from "#core/sources/index";
 
@@ -23,6 +24,32 @@ export function firstReverificationAt(now = Date.now()): string {
 
 /** The event a re-verification that opts a lead in records in its timeline. */
 export type LeadConsentEventType = "LeadConsentVerified";
+
+/**
+ * The certificate API (TrustedForm, Jornaya) stayed unavailable through every retry: the lead is not lost but processed `Unverified` (the outage
+ * kept as its certificate evidence, the reason `ConsentVerificationUnavailable`), so its automations run under its
+ * source's policy like any unverified lead's, and it is verified again later (`reverifyDue`).
+ */
+export async function settleUnverified(organizationId: string, leadId: string, error: ConsentVerificationUnavailable): Promise<void> {
+  const lead = await Leads.find(organizationId, leadId);
+  if (!lead || lead.processingStatus !== "Pending") return;
+  await Consent.verificationUnavailable(organizationId, leadId, error.reason);
+  const source = lead.sourceId ? await Sources.settings(organizationId, lead.sourceId) : undefined;
+  const policy = source?.consentPolicy ?? "allow";
+  const phone = lead.contact.phone?.number ?? null;
+  const recorded = recordedKeywordConsent(lead, phone);
+  const compliance = policy === "require" ? { status: "ConsentRequired" as const, blockedReason: "VerifiedConsentRequired:Unavailable" } : { status: "Allowed" as const, blockedReason: null };
+  const settled = await settle(organizationId, lead, {
+    status: "Processed",
+    reason: "ConsentVerificationUnavailable",
+    policy,
+    compliance,
+    consent: recorded ?? { status: "Unverified", optedOut: false, optOutAt: null, optInAt: null, phoneNumber: phone, verification: "Unavailable" },
+    // Tried again later with backoff (a contact's own STOP or START needs no certificate).
+    ...(recorded ? {} : { reverifyAt: firstReverificationAt() }),
+  });
+  if (settled) await publishTrigger(organizationId, { ...lead, metadata: { ...lead.metadata, complianceStatus: compliance.status } });
+}
 
 export interface ReverifyResult {
   verified: number;
