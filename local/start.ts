@@ -7,6 +7,7 @@ import { functionName, loadFunction } from "#local/handlers";
 import { startHttpServer } from "#local/http-server";
 import { startPaymentSimulator } from "#local/payment-simulator";
 import { startTrustedFormFake } from "#local/trustedform-fake";
+import { startJornayaFake } from "#local/jornaya-fake";
 import { ensureDevelopmentCredentials } from "#local/provision";
 import { startLocalIdentityProvider, type LocalIdentityProvider } from "#local/identity";
 import { dashboardClientId } from "#core/auth/local-tokens";
@@ -118,6 +119,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Consent certificates: the TrustedForm fake answers claims unless the developer points TRUSTEDFORM_API_URL elsewhere.
     const trustedForm = process.env[environmentNames.trustedFormApiUrl] ? undefined : await startTrustedFormFake();
     if (trustedForm) stoppers.push(trustedForm.stop);
+    const jornaya = process.env[environmentNames.jornayaApiUrl] ? undefined : await startJornayaFake();
+    if (jornaya) stoppers.push(jornaya.stop);
     const env = {
       ...resources.env,
       ...secretsEnv(secrets, identityProvider),
@@ -131,6 +134,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           }
         : {}),
       ...(trustedForm ? { [environmentNames.trustedFormApiUrl]: trustedForm.url } : {}),
+      ...(jornaya ? { [environmentNames.jornayaApiUrl]: jornaya.url } : {}),
       // The local stack (development and tests) is the one place automations may call loopback receivers.
       [environmentNames.automationHttpAllowPrivate]: process.env[environmentNames.automationHttpAllowPrivate] ?? "true",
       // … and receive event webhooks there over plain http (deployed stages: public https only).
@@ -223,6 +227,7 @@ async function main(): Promise<void> {
       `  SQS          ${env[environmentNames.sqsEndpoint]} (fauxqs; queues are recreated on every start)`,
       `  payments     ${env[environmentNames.stripeApiUrl] ? `payment simulator at ${env[environmentNames.stripeApiUrl]} (top-up checkout pages are paid there; no card is charged)` : "Stripe (STRIPE_SECRET_KEY from your shell)"}`,
       `  TrustedForm  ${env[environmentNames.trustedFormApiUrl] ? `certificate fake at ${env[environmentNames.trustedFormApiUrl]} (register certificates with POST /__fake/certificates)` : "cert.trustedform.com"}`,
+      `  Jornaya      ${env[environmentNames.jornayaApiUrl] ? `LeadiD fake at ${env[environmentNames.jornayaApiUrl]} (register tokens with POST /__fake/tokens)` : "api.leadid.com"}`,
       `  consumers    ${consumers.length}, schedules ${schedules.length}`,
       `  credentials  ${stack.credentialsFile}`,
       `Press Ctrl-C to stop.`,

@@ -1,6 +1,5 @@
-import { text } from "node:stream/consumers";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { answer, startFakeServer, type FakeServer } from "#local/fake-server";
 
 /**
  * A local stand-in for TrustedForm's Certificate API v4 (cert.trustedform.com) for `npm start` and the tests.
@@ -40,10 +39,7 @@ export interface ReceivedRequest {
   answered: number;
 }
 
-export interface TrustedFormFake {
-  url: string;
-  stop(): Promise<void>;
-}
+export type TrustedFormFake = FakeServer;
 
 const operations = new Set(["match_lead", "retain", "insights", "verify"]);
 
@@ -51,14 +47,7 @@ export async function startTrustedFormFake(options: { port?: number } = {}): Pro
   const certificates = new Map<string, FakeCertificate>();
   const received: ReceivedRequest[] = [];
 
-  const server = createServer((request, response) => {
-    void handle(request, response).catch((error: unknown) => answer(response, 500, { outcome: "error", reason: String(error) }));
-  });
-
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const raw = await text(request);
-    const url = new URL(request.url ?? "/", "http://fake");
-    if (url.pathname.startsWith("/__fake/")) return control(request.method ?? "GET", url, raw, response);
+  function handle(request: IncomingMessage, url: URL, raw: string, response: ServerResponse): void {
     const certificateId = url.pathname.slice(1);
     let body: unknown;
     try {
@@ -113,36 +102,18 @@ export async function startTrustedFormFake(options: { port?: number } = {}): Pro
     });
   }
 
-  function control(method: string, url: URL, raw: string, response: ServerResponse): void {
-    if (method === "POST" && url.pathname === "/__fake/certificates") {
+  return startFakeServer({
+    port: options.port,
+    registerPath: "certificates",
+    register(raw) {
       const certificate = JSON.parse(raw) as FakeCertificate;
       certificates.set(certificate.certificateId, { state: "valid", ...certificate });
-      return answer(response, 204, undefined);
-    }
-    if (method === "GET" && url.pathname === "/__fake/requests") {
-      const id = url.searchParams.get("certificateId");
-      return answer(response, 200, received.filter((entry) => !id || entry.certificateId === id));
-    }
-    answer(response, 404, {});
-  }
-
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+    },
+    requests: (query) => received.filter((entry) => !query.get("certificateId") || entry.certificateId === query.get("certificateId")),
+    handle,
+  });
 }
 
 function digits(phone: string): string {
   return phone.replace(/\D/g, "").replace(/^1(?=\d{10}$)/, "");
-}
-
-function answer(response: ServerResponse, status: number, payload: unknown): void {
-  if (payload === undefined) {
-    response.writeHead(status).end();
-    return;
-  }
-  const body = typeof payload === "string" ? payload : JSON.stringify(payload);
-  response.writeHead(status, { "content-type": typeof payload === "string" ? "text/plain" : "application/json" }).end(body);
 }

@@ -423,6 +423,8 @@ export const schedules: ScheduleDefinition[] = [
   },
   /** Republishes leads left Pending by a lost queue message (core/leads/processing). */
   { name: "leadIntakeSweep", cron: "* * * * ? *", handler: "functions/schedules/lead-intake-sweep.handler", sendsTo: ["leadIntake"] },
+  /** Tries again the consent verification of leads a certificate-API outage left Unverified, with backoff (core/leads/reverify). */
+  { name: "consentReverify", cron: "0/5 * * * ? *", handler: "functions/schedules/consent-reverify.handler" },
   /** Fires Schedule triggers (organization time zone) and resends run steps whose wait ends or whose message was lost. */
   { name: "automationsDue", cron: "* * * * ? *", handler: "functions/schedules/automations-due.handler", sendsTo: ["automationRuns"] },
   /**
@@ -486,6 +488,8 @@ export const environmentNames = {
   twilioApiBaseUrl: "TWILIO_API_BASE_URL",
   /** Where TrustedForm's certificate API is instead of https://cert.trustedform.com; unset means TrustedForm itself (local: the consent fake). */
   trustedFormApiUrl: "TRUSTEDFORM_API_URL",
+  /** Where Jornaya's LeadiD API is instead of https://api.leadid.com; unset means Jornaya itself (local: the LeadiD fake). */
+  jornayaApiUrl: "JORNAYA_API_URL",
   /** Stripe secret API key (`sk_…` or a restricted `rk_…` key) the API creates top-up payments with; unset means top-ups answer 502. */
   stripeSecretKey: "STRIPE_SECRET_KEY",
   /** Signing secret (`whsec_…`) of the Stripe webhook endpoint `/webhooks/payments/stripe`: the only proof a payment event is Stripe's. */

@@ -1,10 +1,9 @@
 import { contactCap, stateContactRule } from "#core/consent/contact-rules";
 import { frequencyCaps } from "#core/consent/settings";
-import { keys } from "#core/db/keys";
-import { queryCount } from "#core/db/query";
+import { claimContactAttempt } from "#core/consent/contact-attempts";
+import { readCall } from "#core/calls/store";
 import { Contacts } from "#core/messaging/contacts";
 import { checkContactWindow } from "#core/messaging/contact-rules";
-import { ulidFloor } from "#core/shared/ids";
 import { recipientTimeZone } from "#core/shared/phone";
 
 /** A window that is always open: only the state's applies to calls. */
@@ -15,7 +14,7 @@ const ALWAYS = { start: "00:00", end: "00:00" };
  * state window (a call cannot wait like a text, so it is refused; the organization's quiet hours stay a texting
  * setting) or over the calls-per-24-hours cap of the organization or the state. Undefined when it may go.
  */
-export async function callRuleRefusal(input: { organizationId: string; to: string; leadId: string | undefined; organizationTimeZone: string }): Promise<string | undefined> {
+export async function callRuleRefusal(input: { organizationId: string; callId: string; to: string; leadId: string | undefined; organizationTimeZone: string }): Promise<string | undefined> {
   const contact = input.leadId ? await Contacts.ofLead(input.organizationId, input.leadId) : undefined;
   const rule = stateContactRule(contact?.state);
   if (rule) {
@@ -25,14 +24,17 @@ export async function callRuleRefusal(input: { organizationId: string; to: strin
   }
   const cap = contactCap((await frequencyCaps(input.organizationId)).callsPerDay, rule);
   if (!cap) return undefined;
-  const { pk, skPrefix } = keys.callByPhonePrefix(input.organizationId, input.to);
-  const { count } = await queryCount(
-    {
-      KeyConditionExpression: "pk = :pk AND sk BETWEEN :from AND :to",
-      FilterExpression: "direction = :outbound",
-      ExpressionAttributeValues: { ":pk": pk, ":from": `${skPrefix}${ulidFloor(Date.now() - 24 * 3_600_000)}`, ":to": `${skPrefix}~`, ":outbound": "Outbound" },
+  // The call claims its place under the cap (calls placed at the same instant cannot all pass); a call that was never
+  // stored (refused after this check) gives it back a minute later.
+  const claim = await claimContactAttempt(input.organizationId, {
+    channel: "Call",
+    to: input.to,
+    attemptId: input.callId,
+    cap: cap.max,
+    stillCounts: async (ids) => {
+      const calls = await Promise.all(ids.map((id) => readCall(input.organizationId, id)));
+      return new Map(ids.map((id, index) => [id, calls[index] ? true : undefined]));
     },
-    1000,
-  );
-  return count >= cap.max ? `${count} calls to ${input.to} in the last 24 hours: ${cap.source} allows ${cap.max}.` : undefined;
+  });
+  return claim.claimed ? undefined : `${claim.count} calls to ${input.to} in the last 24 hours: ${cap.source} allows ${cap.max}.`;
 }

@@ -15,7 +15,7 @@ import { UnprocessableError, ValidationError } from "#core/errors";
 import { Contacts } from "#core/messaging/contacts";
 import { consentBasisForContact } from "#core/leads/consent";
 import { callRuleRefusal } from "#core/calls/contact-rules";
-import { initiatorOf } from "#core/consent/basis";
+import { initiatorOf, type ConsentBasis } from "#core/consent/basis";
 import { Conversations } from "#core/messaging/conversations";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { organizationProvider } from "#core/messaging/provider-choice";
@@ -47,7 +47,7 @@ const WHISPER_ALLOWANCE_SECONDS = 60;
  * `callId` (e.g. an automation step's effect id) makes a repeated request
  * answer the call it already placed.
  */
-export const place = domainOperation({ input: PlaceCallSchema, permission: "calls:place" }, async (actor: Actor, input: PlaceCallRequest, options: { callId?: string } = {}): Promise<Call> => {
+export const place = domainOperation({ input: PlaceCallSchema, permission: "calls:place" }, async (actor: Actor, input: PlaceCallRequest, options: { callId?: string; consentBasis?: ConsentBasis | null } = {}): Promise<Call> => {
   const organizationId = actor.organizationId;
   if (options.callId) {
     const existing = await readCall(organizationId, options.callId);
@@ -56,7 +56,8 @@ export const place = domainOperation({ input: PlaceCallSchema, permission: "call
   const { to, leadId } = await Contacts.recipient(organizationId, input, "call");
   const suppression = await Suppressions.find(organizationId, to);
   if (suppression) throw new UnprocessableError(`${to} is on the suppression list (${suppression.reason}); it cannot be called.`);
-  const consentBasis = await consentBasisForContact(organizationId, leadId, initiatorOf(actor));
+  // An automation step decided the basis already (to skip when there is none): not read again.
+  const consentBasis = options.consentBasis !== undefined ? options.consentBasis : await consentBasisForContact(organizationId, leadId, initiatorOf(actor));
   const [numbers, conversation, prices, organization, { outboundCalls }] = await Promise.all([
     PhoneNumbers.all(organizationId),
     Conversations.ensure(organizationId, to, leadId),
@@ -64,7 +65,8 @@ export const place = domainOperation({ input: PlaceCallSchema, permission: "call
     Organizations.fromId(organizationId),
     MessagingSettingsStore.read(organizationId),
   ]);
-  const ruleRefusal = await callRuleRefusal({ organizationId, to, leadId, organizationTimeZone: organization?.timeZone ?? "America/New_York" });
+  const callId = options.callId ?? newId();
+  const ruleRefusal = await callRuleRefusal({ organizationId, callId, to, leadId, organizationTimeZone: organization?.timeZone ?? "America/New_York" });
   if (ruleRefusal) throw new UnprocessableError(ruleRefusal);
   const connectTo = input.connectTo ?? outboundCalls.connectTo;
   if (connectTo && numbers.some((number) => number.phoneNumber === connectTo)) {
@@ -83,7 +85,7 @@ export const place = domainOperation({ input: PlaceCallSchema, permission: "call
   const now = nowIso();
   const call: Call = {
     ...emptyCall(organizationId, organization?.name ?? null, "Outbound", selection.number.phoneNumber, to),
-    ...(options.callId ? { id: options.callId } : {}),
+    id: callId,
     leadId: leadId ?? conversation.leadId ?? null,
     userId: actor.userId ?? null,
     user: actor.displayName,

@@ -6,6 +6,7 @@
 import { ConsentSettingsStore } from "#core/consent/settings";
 import { Evidence, type ConsentEvidence } from "#core/consent/evidence";
 import { claimCertificate } from "#core/consent/trustedform";
+import { authenticateLeadiD } from "#core/consent/jornaya";
 
 export { ConsentSettingsStore } from "#core/consent/settings";
 export { Evidence, type ConsentEvidence, type ConsentRecordRequest, ConsentRecordRequestSchema, ConsentEvidenceSchema } from "#core/consent/evidence";
@@ -52,11 +53,29 @@ export const Consent = {
     return Evidence.add(organizationId, { leadId, kind: "Certificate", at: new Date().toISOString(), outcome: "Unavailable", reason, certificate: null, record: null, recordedBy: "system", text: null });
   },
 
-  /** Keeps a Jornaya LeadiD token the seller sent as the lead's evidence; verifying it with Jornaya is not built yet. */
+  /**
+   * Keeps a Jornaya LeadiD token the seller sent as the lead's evidence, as received: `verifyLeadiD` replaces it with
+   * Jornaya's answer where the organization has a Jornaya account.
+   */
   async keepLeadiDToken(organizationId: string, leadId: string, token: string, recordedBy: string): Promise<ConsentEvidence> {
     return Evidence.add(organizationId, {
-      leadId, kind: "LeadiDToken", at: new Date().toISOString(), outcome: null, reason: "Stored, not verified: no Jornaya verification is configured.",
+      leadId, kind: "LeadiDToken", at: new Date().toISOString(), outcome: null, reason: "Stored, not verified: verified only where the organization has a Jornaya account (PUT /consent/settings).",
       certificate: null, record: null, recordedBy, text: token,
+    });
+  },
+
+  /**
+   * Authenticates the lead's LeadiD token with the organization's Jornaya account and keeps the answer as the lead's
+   * LeadiD evidence. Undefined when the organization has no Jornaya account (the token stays stored, not verified).
+   * Throws ConsentVerificationUnavailable when Jornaya does not answer: the caller retries, nothing is recorded.
+   */
+  async verifyLeadiD(organizationId: string, subject: { leadId: string; token: string; recordedBy: string }): Promise<ConsentEvidence | undefined> {
+    const { jornayaAccountCode } = await ConsentSettingsStore.credentials(organizationId);
+    if (!jornayaAccountCode) return undefined;
+    const check = await authenticateLeadiD({ token: subject.token, accountCode: jornayaAccountCode });
+    return Evidence.add(organizationId, {
+      leadId: subject.leadId, kind: "LeadiDToken", at: new Date().toISOString(), outcome: check.outcome, reason: check.outcome === "Verified" ? null : check.reason,
+      certificate: null, record: null, recordedBy: subject.recordedBy, text: subject.token,
     });
   },
 

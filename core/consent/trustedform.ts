@@ -37,10 +37,13 @@ export interface VerifiedCertificate {
   verifiedAt: string;
 }
 
-/** TrustedForm did not answer (network, timeout, 429, 5xx): the verification must be tried again, the lead kept waiting. */
+/** A certificate API (TrustedForm, Jornaya) did not answer (network, timeout, 429, 5xx): the verification must be tried again, the lead kept waiting. */
 export class ConsentVerificationUnavailable extends Error {
-  constructor(readonly reason: string) {
-    super(`TrustedForm is unavailable: ${reason}`);
+  constructor(
+    readonly reason: string,
+    readonly provider: "TrustedForm" | "Jornaya" = "TrustedForm",
+  ) {
+    super(`${provider} is unavailable: ${reason}`);
     this.name = "ConsentVerificationUnavailable";
   }
 }

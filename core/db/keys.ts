@@ -77,6 +77,7 @@ export const entities = {
   routingCounter: "RoutingCounter",
   routingDailyCount: "RoutingDailyCount",
   consentEvidence: "ConsentEvidence",
+  contactAttempts: "ContactAttempts",
   suppression: "Suppression",
   event: "Event",
   phoneNumber: "PhoneNumber",

@@ -3,6 +3,7 @@ import type { BillingEventType } from "#core/billing/wallet-events";
 import type { CallEventType } from "#core/calls/events";
 import type { LeadEventType } from "#core/leads/processing";
 import type { LeadAssignmentEventType } from "#core/leads/assignment";
+import type { LeadConsentEventType } from "#core/leads/reverify";
 import type { MessagingEventType } from "#core/messaging/timeline";
 import type { WebhookEndpointEventType } from "#core/webhooks/endpoints";
 
@@ -13,4 +14,4 @@ import type { WebhookEndpointEventType } from "#core/webhooks/endpoints";
  * type is a compile-time decision and a misspelt one is a type error. Type-only
  * imports: core/events depends on no domain at run time.
  */
-export type EventType = LeadEventType | LeadAssignmentEventType | MessagingEventType | CallEventType | AutomationEventType | BillingEventType | WebhookEndpointEventType;
+export type EventType = LeadEventType | LeadAssignmentEventType | LeadConsentEventType | MessagingEventType | CallEventType | AutomationEventType | BillingEventType | WebhookEndpointEventType;

@@ -24,39 +24,46 @@ export function recordedKeywordConsent(lead: Lead, phone: string | null): Intake
 }
 
 /**
- * The consent the seller's certificate proves. Only a certificate TrustedForm verified for this lead's phone or
- * e-mail opts the lead in; any other certified-form URL leaves it `Unverified` (its outcome kept as evidence).
- * TrustedForm not answering throws (the queue retries; the lead waits, `AwaitingConsentVerification`).
+ * The consent the seller's certificates prove. Only a certificate TrustedForm verified for this lead's phone or
+ * e-mail, or a LeadiD token Jornaya authenticated, opts the lead in; any other certified-form URL or token leaves it
+ * `Unverified` (the outcome kept as evidence). A certificate API not answering throws (the queue retries; the lead
+ * waits, `AwaitingConsentVerification`).
  */
-export async function certificateConsent(organizationId: string, lead: Lead, phone: string | null, vendor: string | null): Promise<IntakeConsent> {
+export async function certificateConsent(organizationId: string, lead: Lead, phone: string | null, vendor: string | null, leadiDToken: string | null = null): Promise<IntakeConsent> {
   const none = { optedOut: false, optOutAt: null, optInAt: null, phoneNumber: phone };
   const url = lead.metadata.certifiedFormUrl;
   if (!phone) return { ...none, status: "NoPhone" };
-  if (!url) return { ...none, status: "Unknown" };
-  let evidence: ConsentEvidence;
+  if (!url && !leadiDToken) return { ...none, status: "Unknown" };
+  const recordedBy = lead.sourceId ? `source:${lead.sourceId}` : "system";
+  const verified = (evidence: ConsentEvidence, reference: string, capturedAt: string | null): IntakeConsent => ({
+    status: "OptedIn",
+    optedOut: false,
+    optOutAt: null,
+    optInAt: capturedAt ?? lead.createdAt,
+    phoneNumber: phone,
+    verification: "Verified",
+    basis: { kind: "Certificate", evidenceId: evidence.id, reference, at: evidence.certificate?.verifiedAt ?? evidence.at },
+  });
+  let outcome: string | undefined;
   try {
-    evidence = await Consent.verifyCertificate(organizationId, {
-      leadId: lead.id, certificateUrl: url, phone, email: lead.contact.email, vendor,
-      recordedBy: lead.sourceId ? `source:${lead.sourceId}` : "system",
-    });
+    if (url) {
+      const evidence = await Consent.verifyCertificate(organizationId, { leadId: lead.id, certificateUrl: url, phone, email: lead.contact.email, vendor, recordedBy });
+      if (evidence.outcome === "Verified" && evidence.certificate) return verified(evidence, evidence.certificate.certificateId, evidence.certificate.capturedAt);
+      outcome = evidence.outcome ?? "NotFound";
+    }
+    if (leadiDToken) {
+      const evidence = await Consent.verifyLeadiD(organizationId, { leadId: lead.id, token: leadiDToken, recordedBy });
+      if (evidence?.outcome === "Verified") return verified(evidence, leadiDToken, null);
+      outcome ??= evidence?.outcome ?? "NotConfigured";
+    }
   } catch (error) {
     if (error instanceof ConsentVerificationUnavailable) await markAwaitingVerification(organizationId, lead.id);
     throw error;
   }
-  const certificate = evidence.certificate;
-  if (evidence.outcome !== "Verified" || !certificate) return { ...none, status: "Unverified", verification: evidence.outcome ?? "NotFound" };
-  return {
-    status: "OptedIn",
-    optedOut: false,
-    optOutAt: null,
-    optInAt: certificate.capturedAt ?? lead.createdAt,
-    phoneNumber: phone,
-    verification: "Verified",
-    basis: { kind: "Certificate", evidenceId: evidence.id, reference: certificate.certificateId, at: certificate.verifiedAt },
-  };
+  return { ...none, status: "Unverified", verification: outcome ?? "NotFound" };
 }
 
-/** Says on the pending lead why it waits (GET /leads/{id} shows it) while TrustedForm is retried. */
+/** Says on the pending lead why it waits (GET /leads/{id} shows it) while the certificate API is retried. */
 async function markAwaitingVerification(organizationId: string, leadId: string): Promise<void> {
   await conditionally(
     table.update({
@@ -68,6 +75,6 @@ async function markAwaitingVerification(organizationId: string, leadId: string):
   );
 }
 
-/** The processing reason of a lead waiting for TrustedForm to answer. */
+/** The processing reason of a lead waiting for a certificate API to answer. */
 export const AWAITING_VERIFICATION = "AwaitingConsentVerification";
 

@@ -6,7 +6,8 @@ import { conditionally, table } from "#core/db/items";
 import { queryPages } from "#core/db/query";
 import { entities, keys, type LeadClaim } from "#core/db/keys";
 import { type EventRecordInput, Events } from "#core/events/index";
-import { Leads, LeadSchema, pendingShards, type Lead, type ProcessingStatus } from "#core/leads/index";
+import { Leads, LeadSchema, pendingShard, pendingShards, type Lead, type ProcessingStatus } from "#core/leads/index";
+import { settleUnverified } from "#core/leads/reverify";
 import { publish } from "#core/queue/events";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { nowIso } from "#core/shared/ids";
@@ -18,7 +19,7 @@ import { defaultDuplicateWindowHours, maxDuplicateWindowHours, Sources } from "#
 export const sweepAfterMs = 2 * 60 * 1000;
 
 /** Processing outcome written in one step with its event record. */
-interface Outcome {
+export interface Outcome {
   status: Exclude<ProcessingStatus, "Pending">;
   reason: string | null;
   duplicateOfLeadId?: string;
@@ -26,6 +27,8 @@ interface Outcome {
   consent?: IntakeConsent;
   /** The source's consent policy, kept on the lead for its sends. */
   policy?: "allow" | "require";
+  /** Verification was cut short by an outage: when to try it again (core/leads/reverify.ts). */
+  reverifyAt?: string;
 }
 
 /**
@@ -46,8 +49,9 @@ export const LeadProcessing = {
       if (lead.processingStatus === "Processed" && !Item.triggerPublishedAt) await publishTrigger(organizationId, lead);
       return;
     }
-    if (typeof Item.jornayaLeadId === "string") await Consent.keepLeadiDToken(organizationId, lead.id, Item.jornayaLeadId, lead.sourceId ? `source:${lead.sourceId}` : "system");
-    const outcome = await decide(organizationId, lead);
+    const leadiDToken = typeof Item.jornayaLeadId === "string" ? Item.jornayaLeadId : null;
+    if (leadiDToken) await Consent.keepLeadiDToken(organizationId, lead.id, leadiDToken, lead.sourceId ? `source:${lead.sourceId}` : "system");
+    const outcome = await decide(organizationId, lead, leadiDToken);
     const settled = await settle(organizationId, lead, outcome);
     // Not settled: another attempt did it, or the contact texted STOP or START after the lead was read (its consent
     // must not be overwritten by what this attempt decided): decide again from the lead as it is now.
@@ -96,29 +100,6 @@ export const LeadProcessing = {
   },
 };
 
-/**
- * TrustedForm stayed unavailable through every retry: the lead is not lost but processed `Unverified` (the outage
- * kept as its certificate evidence, the reason `ConsentVerificationUnavailable`), so its automations run under its
- * source's policy like any unverified lead's.
- */
-async function settleUnverified(organizationId: string, leadId: string, error: ConsentVerificationUnavailable): Promise<void> {
-  const lead = await Leads.find(organizationId, leadId);
-  if (!lead || lead.processingStatus !== "Pending") return;
-  await Consent.verificationUnavailable(organizationId, leadId, error.reason);
-  const source = lead.sourceId ? await Sources.settings(organizationId, lead.sourceId) : undefined;
-  const policy = source?.consentPolicy ?? "allow";
-  const phone = lead.contact.phone?.number ?? null;
-  const compliance = policy === "require" ? { status: "ConsentRequired" as const, blockedReason: "VerifiedConsentRequired:Unavailable" } : { status: "Allowed" as const, blockedReason: null };
-  const settled = await settle(organizationId, lead, {
-    status: "Processed",
-    reason: "ConsentVerificationUnavailable",
-    policy,
-    compliance,
-    consent: recordedKeywordConsent(lead, phone) ?? { status: "Unverified", optedOut: false, optOutAt: null, optInAt: null, phoneNumber: phone, verification: "Unavailable" },
-  });
-  if (settled) await publishTrigger(organizationId, { ...lead, metadata: { ...lead.metadata, complianceStatus: compliance.status } });
-}
-
 /** How many times the sweep republishes one lead before it ends the lead Failed. */
 export const SWEEP_ATTEMPTS = 3;
 
@@ -149,7 +130,7 @@ async function republish(item: Record<string, unknown>, shard: number, now: numb
   return true;
 }
 
-async function decide(organizationId: string, lead: Lead): Promise<Outcome> {
+async function decide(organizationId: string, lead: Lead, leadiDToken: string | null): Promise<Outcome> {
   const phone = lead.contact.phone?.number ?? null;
   const email = lead.contact.email;
   if (!phone && !email) return { status: "Rejected", reason: "NoContactChannel" };
@@ -179,7 +160,7 @@ async function decide(organizationId: string, lead: Lead): Promise<Outcome> {
         : { status: "OptedOut", optedOut: true, optOutAt: suppression.createdAt ?? null, optInAt: null, phoneNumber: phone },
     };
   }
-  const consent = recorded ?? (await certificateConsent(organizationId, lead, phone, source?.name ?? null));
+  const consent = recorded ?? (await certificateConsent(organizationId, lead, phone, source?.name ?? null, leadiDToken));
   const policy = source?.consentPolicy ?? "allow";
   const flagged = policy === "require" && consent.status !== "OptedIn";
   return {
@@ -276,7 +257,7 @@ function leadEvent(lead: Lead, outcome: Outcome, at: string): EventRecordInput {
 }
 
 /** Writes the outcome while the lead is still Pending, with its event record; false if another attempt settled it first. */
-async function settle(organizationId: string, lead: Lead, outcome: Outcome): Promise<boolean> {
+export async function settle(organizationId: string, lead: Lead, outcome: Outcome): Promise<boolean> {
   const at = nowIso();
   const values: Record<string, unknown> = {
     ":status": outcome.status,
@@ -334,11 +315,17 @@ async function settle(organizationId: string, lead: Lead, outcome: Outcome): Pro
     : consentRead !== null
       ? " AND #metadata.smsConsentStatus = :consentRead"
       : " AND (attribute_not_exists(#metadata.smsConsentStatus) OR attribute_type(#metadata.smsConsentStatus, :null))";
+  // The pending entry becomes the re-verification entry, or goes.
+  if (outcome.reverifyAt) {
+    const due = keys.reverifyLead(pendingShard(lead.id), outcome.reverifyAt, organizationId, lead.id);
+    Object.assign(values, { ":duePartition": due.gsi3pk, ":dueOrder": due.gsi3sk, ":noAttempts": 0 });
+    sets.push("gsi3pk = :duePartition", "gsi3sk = :dueOrder", "consentReverifyAttempts = :noAttempts");
+  }
   const transaction = new Transaction();
   transaction.add({
     Update: {
       Key: keys.lead(organizationId, lead.id),
-      UpdateExpression: `SET ${sets.join(", ")} REMOVE gsi3pk, gsi3sk`,
+      UpdateExpression: `SET ${sets.join(", ")}${outcome.reverifyAt ? "" : " REMOVE gsi3pk, gsi3sk"}`,
       ConditionExpression: `processingStatus = :pending${consentUnchanged}`,
       ...(outcome.compliance || outcome.consent ? { ExpressionAttributeNames: { "#metadata": "metadata" } } : {}),
       ExpressionAttributeValues: values,
@@ -355,7 +342,7 @@ async function settle(organizationId: string, lead: Lead, outcome: Outcome): Pro
 }
 
 /** The LeadCreated trigger for automations; its id is stable, so a repeat is recognisable downstream. */
-async function publishTrigger(organizationId: string, lead: Lead): Promise<void> {
+export async function publishTrigger(organizationId: string, lead: Lead): Promise<void> {
   await Leads.route(organizationId, lead.id); // routing first: an automation may speak for the assigned agent
   await publish(
     LeadCreated, organizationId,

@@ -62,7 +62,7 @@ export const LeadWriteSchema = v.strictObject({
   metadata: v.optional(
     v.strictObject({
       certifiedFormUrl: f.url,
-      jornayaLeadId: v.optional(v.pipe(f.text(100), v.description("A Jornaya (Verisk) LeadiD token of the form session: kept as the lead's consent evidence (not verified yet)."))),
+      jornayaLeadId: v.optional(v.pipe(f.text(100), v.description("A Jornaya (Verisk) LeadiD token of the form session: kept as the lead's consent evidence, authenticated with Jornaya where the organization has a Jornaya account."))),
       utmSource: shortText,
       utmMedium: shortText,
       utmCampaign: shortText,
@@ -122,7 +122,7 @@ const flatFields = {
   Referrer: longText,
   LandingPage: longText,
   CertifiedFormUrl: f.url,
-  JornayaLeadId: v.optional(v.pipe(f.text(100), v.description("A Jornaya LeadiD token: kept as consent evidence (not verified yet)."))),
+  JornayaLeadId: v.optional(v.pipe(f.text(100), v.description("A Jornaya LeadiD token: kept as consent evidence, authenticated with Jornaya where the organization has a Jornaya account."))),
   ExternalId: shortText,
   DirectPostPrice: f.decimal,
   Price: f.decimal,

@@ -1,13 +1,12 @@
-import { encodeTime } from "ulid";
 import { contactCap, stateContactRule } from "#core/consent/contact-rules";
 import { frequencyCaps } from "#core/consent/settings";
-import { queryPages } from "#core/db/query";
-import { keys } from "#core/db/keys";
+import { claimContactAttempt } from "#core/consent/contact-attempts";
+import { readMessage } from "#core/messaging/store";
 import type { Message } from "#core/messaging/model";
 import { checkQuietHours, type QuietHoursDecision, type QuietHoursWindow } from "#core/messaging/quiet-hours";
 
-/** The statuses of a text that went (or is going) to the carrier: what a frequency cap counts. */
-const ATTEMPTED = new Set(["Sending", "Sent", "Delivered", "Undelivered", "Unknown"]);
+/** A text that ended here never reached the recipient: it gives its place under a cap back. */
+const NOT_SENT = new Set(["Failed", "Blocked", "Canceled"]);
 
 /**
  * The organization's quiet hours and the recipient's state window (core/consent/contact-rules.ts) together: a send
@@ -37,28 +36,23 @@ export function checkContactWindow(input: { at: Date; timeZone: string; window: 
 }
 
 /**
- * The cap a text would break: the organization's texts per recipient per day, or the recipient's state's
- * (Florida, Oklahoma, Maryland: 3 in 24 hours), counting texts already handed to the carrier in the last 24 hours.
+ * The cap a text would break: the organization's texts per recipient per day, or the recipient's state's (Florida,
+ * Oklahoma, Maryland: 3 in 24 hours). The text claims its place under the cap (core/consent/contact-attempts.ts), so
+ * texts dispatched at the same instant cannot all pass; a text that ends without being sent gives its place back.
  */
 export async function frequencyCapRefusal(organizationId: string, message: Message, state: string | null | undefined): Promise<{ complianceAction: string; statusReason: string } | undefined> {
   const cap = contactCap((await frequencyCaps(organizationId)).smsPerDay, stateContactRule(state));
   if (!cap) return undefined;
-  const sent = await textsSince(organizationId, message.conversationId, Date.now() - 24 * 3_600_000);
-  if (sent < cap.max) return undefined;
-  return { complianceAction: "FrequencyCap", statusReason: `${sent} texts to this recipient in the last 24 hours: ${cap.source} allows ${cap.max}.` };
-}
-
-/** Outbound texts of the conversation attempted since `sinceMs` (message ids are ULIDs of their time: a key range). */
-async function textsSince(organizationId: string, conversationId: string, sinceMs: number): Promise<number> {
-  const { gsi1pk, gsi1sk } = keys.messagesByConversation(organizationId, conversationId);
-  let count = 0;
-  for await (const page of queryPages({
-    index: "messagesByConversation",
-    KeyConditionExpression: "gsi1pk = :pk AND gsi1sk >= :from",
-    ExpressionAttributeValues: { ":pk": gsi1pk, ":from": `${gsi1sk}${encodeTime(sinceMs, 10)}` },
-    where: (item) => item.direction === "Outbound" && !item.purpose && ATTEMPTED.has(String(item.status)),
-  })) {
-    count += page.length;
-  }
-  return count;
+  const claim = await claimContactAttempt(organizationId, {
+    channel: "Sms",
+    to: message.toPhoneNumber,
+    attemptId: message.id,
+    cap: cap.max,
+    stillCounts: async (ids) => {
+      const messages = await Promise.all(ids.map((id) => readMessage(organizationId, id)));
+      return new Map(ids.map((id, index) => [id, messages[index] ? !NOT_SENT.has(messages[index]!.status) : undefined]));
+    },
+  });
+  if (claim.claimed) return undefined;
+  return { complianceAction: "FrequencyCap", statusReason: `${claim.count} texts to this recipient in the last 24 hours: ${cap.source} allows ${cap.max}.` };
 }

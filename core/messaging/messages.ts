@@ -11,7 +11,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#
 import { assertCanSend, finishMessage } from "#core/messaging/billing-seam";
 import { Contacts } from "#core/messaging/contacts";
 import { consentBasisForContact } from "#core/leads/consent";
-import { initiatorOf } from "#core/consent/basis";
+import { initiatorOf, type ConsentBasis } from "#core/consent/basis";
 import { Conversations } from "#core/messaging/conversations";
 import type { Message, SendMessageRequest } from "#core/messaging/model";
 import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
@@ -51,6 +51,8 @@ interface SendOptions {
   messageId?: () => Promise<string | undefined>;
   /** What a sender inside the service records on the message: an automation as its creator, a compliance reply's purpose. */
   origin?: Partial<Pick<Message, "createdBy" | "purpose">>;
+  /** The consent basis the caller already decided (an automation step checks it to skip): not read again. */
+  consentBasis?: ConsentBasis | null;
 }
 
 /** Outbound and inbound SMS/MMS of the organization. */
@@ -108,7 +110,7 @@ export const Messages = {
       input.to && !input.leadId ? conversationOf(input.to) : recipient.then(({ to: phone }) => conversationOf(phone)),
     ]);
     await refuseUnregisteredSender(organizationId, sender, input.media?.length ? "mms" : "sms");
-    const consentBasis = await consentBasisForContact(organizationId, leadId, initiatorOf(actor));
+    const consentBasis = options.consentBasis !== undefined ? options.consentBasis : await consentBasisForContact(organizationId, leadId, initiatorOf(actor));
     await options.beforeWriting?.();
     const messageId = await options.messageId?.();
     const stored = messageId ? await readMessage(organizationId, messageId) : undefined;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { expect, inject } from "vitest";
 import type { FakeCertificate, ReceivedRequest } from "#local/trustedform-fake";
+import type { FakeLeadiDToken, ReceivedLeadiDRequest } from "#local/jornaya-fake";
 import { environmentNames } from "#stacks/definitions";
 import type { TestOrganization } from "#tests/helpers/stack";
 
@@ -14,10 +15,13 @@ export async function withTrustedForm(org: TestOrganization): Promise<string> {
   return apiKey;
 }
 
-/** Registers a certificate with the TrustedForm fake and answers its URL (on cert.trustedform.com, as sellers send it). */
-export async function newCertificate(certificate: Omit<FakeCertificate, "certificateId">): Promise<{ certificateId: string; url: string }> {
-  const certificateId = randomUUID().replaceAll("-", "") + randomUUID().replaceAll("-", "").slice(0, 8);
-  const response = await fetch(`${fakeUrl()}/__fake/certificates`, { method: "POST", body: JSON.stringify({ certificateId, ...certificate }) });
+/**
+ * Registers a certificate with the TrustedForm fake (again, with `certificateId`: it then answers as now given) and
+ * answers its URL (on cert.trustedform.com, as sellers send it).
+ */
+export async function newCertificate(certificate: Omit<FakeCertificate, "certificateId"> & { certificateId?: string }): Promise<{ certificateId: string; url: string }> {
+  const certificateId = certificate.certificateId ?? randomUUID().replaceAll("-", "") + randomUUID().replaceAll("-", "").slice(0, 8);
+  const response = await fetch(`${fakeUrl()}/__fake/certificates`, { method: "POST", body: JSON.stringify({ ...certificate, certificateId }) });
   expect(response.status).toBe(204);
   return { certificateId, url: `https://cert.trustedform.com/${certificateId}` };
 }
@@ -32,4 +36,28 @@ export async function claimsOf(certificateId: string): Promise<ReceivedRequest[]
 export async function validCertificate(org: TestOrganization, phone: string): Promise<string> {
   const apiKey = await withTrustedForm(org);
   return (await newCertificate({ apiKey, phone })).url;
+}
+
+const jornayaUrl = () => inject("stackEnv")[environmentNames.jornayaApiUrl]!;
+
+/** Gives the organization a Jornaya account (PUT /consent/settings, no TrustedForm) and answers its account code. */
+export async function withJornaya(org: TestOrganization): Promise<string> {
+  const accountCode = randomUUID();
+  const response = await org.request("PUT", "/consent/settings", { body: { trustedForm: null, jornaya: { accountCode } } });
+  expect(response.status).toBe(200);
+  return accountCode;
+}
+
+/** Registers a LeadiD token with the Jornaya fake (the account it belongs to becomes known there) and answers it. */
+export async function newLeadiDToken(token: Omit<FakeLeadiDToken, "token">): Promise<string> {
+  const id = randomUUID().toUpperCase();
+  const response = await fetch(`${jornayaUrl()}/__fake/tokens`, { method: "POST", body: JSON.stringify({ token: id, ...token }) });
+  expect(response.status).toBe(204);
+  return id;
+}
+
+/** The Authenticate requests the Jornaya fake received for one token. */
+export async function leadiDRequestsOf(token: string): Promise<ReceivedLeadiDRequest[]> {
+  const response = await fetch(`${jornayaUrl()}/__fake/requests?token=${token}`);
+  return (await response.json()) as ReceivedLeadiDRequest[];
 }

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { claimsOf, newCertificate, withTrustedForm } from "#tests/helpers/consent";
+import { randomUUID } from "node:crypto";
+import { claimsOf, leadiDRequestsOf, newCertificate, newLeadiDToken, withJornaya, withTrustedForm } from "#tests/helpers/consent";
 import { intakeByQuery, newSource, uniqueEmail, uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
+import { eventsWhen } from "#tests/helpers/messaging";
+import { REVERIFY_BACKOFF_MS, reverifyDue } from "#core/leads/reverify";
 
 /** Posts a lead with the certificate and waits until it is processed; answers the lead and its consent record. */
 async function intakeWithCertificate(org: TestOrganization, url: string, contact: { Phone: string; Email?: string; JornayaLeadId?: string }, timeoutMs?: number) {
@@ -141,15 +144,106 @@ describe("TrustedForm verification at intake", () => {
     expect(lead).toMatchObject({ processingStatus: "Processed", processingReason: "ConsentVerificationUnavailable", metadata: { smsConsentStatus: "Unverified" } });
     expect(record.certificate).toMatchObject({ outcome: "Unavailable", reason: "HTTP 503" });
   });
+
+  it("a lead left Unverified by an outage is verified again later, with backoff: OptedIn once TrustedForm answers, shown in its timeline", async () => {
+    const org = await newOrganization();
+    const apiKey = await withTrustedForm(org);
+    const phone = uniquePhone();
+    const certificate = await newCertificate({ apiKey, phone, outages: 1000 });
+    const { lead } = await intakeWithCertificate(org, certificate.url, { Phone: phone }, 90_000);
+    expect(lead).toMatchObject({ processingReason: "ConsentVerificationUnavailable", metadata: { smsConsentStatus: "Unverified" } });
+
+    // Not due before its first backoff step; still down when due: the next try moves further out.
+    const start = Date.now();
+    expect(await reverifyDue(start, org.organizationId)).toEqual({ verified: 0, unverified: 0, retried: 0, gaveUp: 0 });
+    expect(await reverifyDue(start + REVERIFY_BACKOFF_MS[0]! + 60_000, org.organizationId)).toEqual({ verified: 0, unverified: 0, retried: 1, gaveUp: 0 });
+    expect(await reverifyDue(start + REVERIFY_BACKOFF_MS[0]! + 120_000, org.organizationId)).toEqual({ verified: 0, unverified: 0, retried: 0, gaveUp: 0 });
+
+    // TrustedForm is back: the next due try verifies the certificate.
+    await newCertificate({ apiKey, phone, certificateId: certificate.certificateId });
+    const later = start + REVERIFY_BACKOFF_MS[0]! + REVERIFY_BACKOFF_MS[1]! + 120_000;
+    expect(await reverifyDue(later, org.organizationId)).toEqual({ verified: 1, unverified: 0, retried: 0, gaveUp: 0 });
+    expect(await reverifyDue(later + 86_400_000, org.organizationId)).toEqual({ verified: 0, unverified: 0, retried: 0, gaveUp: 0 });
+
+    const verified = (await org.request("GET", `/leads/${lead.id}`)).body;
+    expect(verified.metadata).toMatchObject({ smsConsentStatus: "OptedIn", complianceStatus: "Allowed" });
+    const record = (await org.request("GET", `/leads/${lead.id}/consent`)).body;
+    expect(record.certificate).toMatchObject({ outcome: "Verified", certificate: { certificateId: certificate.certificateId } });
+    expect(record.consentBasis).toMatchObject({ kind: "Certificate", reference: certificate.certificateId });
+    const timeline = await eventsWhen(org, { leadId: lead.id }, (items) => items.some((event) => event.eventType === "LeadConsentVerified"));
+    expect(timeline.find((event) => event.eventType === "LeadConsentVerified")).toMatchObject({ status: "OptedIn", leadId: lead.id });
+    expect((await claimsOf(certificate.certificateId)).at(-1)!.answered).toBe(200);
+  });
 });
 
 describe("Jornaya LeadiD", () => {
-  it("a LeadiD token sent at intake is kept as the lead's consent evidence, marked not verified", async () => {
+  /** Posts a lead with a LeadiD token (no TrustedForm URL) and waits until it is processed. */
+  async function intakeWithToken(org: TestOrganization, token: string, timeoutMs?: number) {
+    const source = await newSource(org);
+    const created = await intakeByQuery(source, { Phone: uniquePhone(), JornayaLeadId: token });
+    expect(created.status).toBe(201);
+    const lead = await waitForLead(org, created.body.id, undefined, timeoutMs);
+    const record = await org.request("GET", `/leads/${lead.id}/consent`);
+    expect(record.status).toBe(200);
+    return { lead, record: record.body };
+  }
+  const leadiDEvidence = (record: any) => record.consentEvents.find((event: any) => event.kind === "LeadiDToken");
+
+  it("without a Jornaya account the token is kept, marked not verified, and nothing is sent to Jornaya", async () => {
     const org = await newOrganization();
-    const token = "8B8E5D66-1F8E-4D0B-9F7A-2C1C7A6F0E11";
+    const token = await newLeadiDToken({ accountCode: randomUUID() });
     const { record } = await intakeWithCertificate(org, "https://cert.example.com/none", { Phone: uniquePhone(), JornayaLeadId: token });
-    expect(record.consentEvents).toContainEqual(expect.objectContaining({ kind: "LeadiDToken", text: token, outcome: null, reason: expect.stringContaining("not verified") }));
+    expect(leadiDEvidence(record)).toMatchObject({ kind: "LeadiDToken", text: token, outcome: null, reason: expect.stringContaining("not verified") });
     expect(record.smsConsentStatus).toBe("Unverified");
+    expect(await leadiDRequestsOf(token)).toEqual([]);
+  });
+
+  it("an authentic token of the organization's account opts the lead in: the documented Authenticate request, the token as the basis", async () => {
+    const org = await newOrganization();
+    const accountCode = await withJornaya(org);
+    const token = await newLeadiDToken({ accountCode });
+    const { lead, record } = await intakeWithToken(org, token);
+    expect(lead).toMatchObject({ processingStatus: "Processed", metadata: { smsConsentStatus: "OptedIn", complianceStatus: "Allowed" } });
+    expect(leadiDEvidence(record)).toMatchObject({ kind: "LeadiDToken", text: token, outcome: "Verified", reason: null });
+    expect(record.consentBasis).toMatchObject({ kind: "Certificate", reference: token, evidenceId: "LEADID" });
+    expect(await leadiDRequestsOf(token)).toEqual([{ method: "GET", path: "/Authenticate", query: { lac: accountCode, id: token }, body: "", answered: 200 }]);
+  });
+
+  it("a token Jornaya does not authenticate (expired, over-queried, opted out, or not its own) leaves the lead Unverified", async () => {
+    const org = await newOrganization();
+    const accountCode = await withJornaya(org);
+    const token = await newLeadiDToken({ accountCode, state: "not-authentic" });
+    const { lead, record } = await intakeWithToken(org, token);
+    expect(lead.metadata.smsConsentStatus).toBe("Unverified");
+    expect(leadiDEvidence(record)).toMatchObject({ outcome: "NotFound", reason: expect.stringContaining("does not authenticate") });
+    expect(record.consentBasis).toBeNull();
+  });
+
+  it("a token that is not 36 characters is never sent to Jornaya: NotFound, Unverified", async () => {
+    const org = await newOrganization();
+    await withJornaya(org);
+    const { lead, record } = await intakeWithToken(org, "not-a-leadid-token");
+    expect(lead.metadata.smsConsentStatus).toBe("Unverified");
+    expect(leadiDEvidence(record)).toMatchObject({ outcome: "NotFound", reason: expect.stringContaining("36 characters") });
+    expect(await leadiDRequestsOf("not-a-leadid-token")).toEqual([]);
+  });
+
+  it("an account code Jornaya does not know is refused: Unverified with the reason", async () => {
+    const org = await newOrganization();
+    await withJornaya(org);
+    const token = await newLeadiDToken({ accountCode: randomUUID() });
+    const { lead, record } = await intakeWithToken(org, token);
+    expect(lead.metadata.smsConsentStatus).toBe("Unverified");
+    expect(leadiDEvidence(record)).toMatchObject({ outcome: "Refused", reason: expect.stringContaining("HTTP 401") });
+  });
+
+  it("an outage is retried with the lead waiting, then verified once Jornaya answers", async () => {
+    const org = await newOrganization();
+    const accountCode = await withJornaya(org);
+    const token = await newLeadiDToken({ accountCode, outages: 2 });
+    const { lead } = await intakeWithToken(org, token, 60_000);
+    expect(lead).toMatchObject({ processingStatus: "Processed", processingReason: null, metadata: { smsConsentStatus: "OptedIn" } });
+    expect((await leadiDRequestsOf(token)).map((request) => request.answered)).toEqual([503, 503, 200]);
   });
 });
 

@@ -102,12 +102,15 @@ async function sendMessage(
   const input = { to: phone, ...(body !== undefined ? { body } : {}), mediaUrls };
   // A step looked at again (observe, redelivery) finds its message before any check that could refuse a new one.
   let message = await Messages.find(run.organizationId, context.effectId);
+  // The lead's consent is read once: the basis that decides whether to skip is the one the message records.
+  let basis: ConsentBasis | null = null;
   if (!message) {
     const consent = await automatedContact(context);
     if ("skipped" in consent) return consent.skipped;
+    basis = consent.basis;
   }
   try {
-    message ??= await createMessage(context, lead.id, body, mediaUrls, fromPhoneNumberId);
+    message ??= await createMessage(context, lead.id, body, mediaUrls, fromPhoneNumberId, basis);
   } catch (error) {
     if (error instanceof WalletRefusedError) {
       return { kind: "failed", status: "Blocked", error: `The message was Blocked: ${error.message}`, input, output: { status: "Blocked", billingStatus: error.billingStatus } };
@@ -135,7 +138,7 @@ async function sendMessage(
  * The step's message through `Messages.send`, the one send path (its schema, sender and wallet checks), under the
  * step's effect id: a redelivered or retried step finds the message it already made.
  */
-async function createMessage(context: ActionContext, leadId: string, body: string | undefined, mediaUrls: string[], fromPhoneNumberId: string | undefined): Promise<Message> {
+async function createMessage(context: ActionContext, leadId: string, body: string | undefined, mediaUrls: string[], fromPhoneNumberId: string | undefined, consentBasis: ConsentBasis | null): Promise<Message> {
   const { run } = context;
   const automation = `automation:${run.automationId}`;
   try {
@@ -148,7 +151,7 @@ async function createMessage(context: ActionContext, leadId: string, body: strin
         ...(fromPhoneNumberId ? { fromPhoneNumberId } : {}),
         campaignId: automation,
       },
-      { messageId: async () => context.effectId, origin: { createdBy: automation } },
+      { messageId: async () => context.effectId, origin: { createdBy: automation }, consentBasis },
     );
   } catch (error) {
     // The same step ran at once elsewhere and stored the message first.
@@ -320,7 +323,7 @@ async function placeCall(context: ActionContext, settings: { fromPhoneNumberId?:
         record: false,
         metadata: { automationId: run.automationId, runId: run.id },
       },
-      { callId: context.effectId },
+      { callId: context.effectId, consentBasis: consent.basis },
     );
   } catch (error) {
     if (error instanceof WalletRefusedError) {

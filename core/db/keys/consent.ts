@@ -10,4 +10,6 @@ export const consentKeys = {
    */
   consentEvidence: (organizationId: string, leadId: string, evidenceId: string): Key => ({ pk: org(organizationId), sk: `CONSENT#${leadId}#${evidenceId}` }),
   consentEvidencePrefix: (organizationId: string, leadId: string) => ({ pk: org(organizationId), skPrefix: `CONSENT#${leadId}#` }),
+  /** A recipient's texts (or calls) of the last 24 hours, one item per channel and number: frequency caps are claimed on it. */
+  contactAttempts: (organizationId: string, channel: "Sms" | "Call", phoneNumber: string): Key => ({ pk: org(organizationId), sk: `CONTACTS#${channel}#${phoneNumber}` }),
 };

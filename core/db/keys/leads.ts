@@ -47,6 +47,14 @@ export const leadsKeys = {
     gsi3pk: `PENDINGLEADS#${shard}`,
     gsi3sk: `${createdAt}#${organizationId}#${leadId}`,
   }),
+  /**
+   * gsi3 (sparse): processed leads whose consent could not be verified because the certificate API was down, by when
+   * to try again (core/leads/reverify.ts). Not tenant data, sharded like pending leads; removed once settled.
+   */
+  reverifyLead: (shard: number, dueAt: string, organizationId: string, leadId: string) => ({
+    gsi3pk: `REVERIFYLEADS#${shard}`,
+    gsi3sk: `${dueAt}#${organizationId}#${leadId}`,
+  }),
   /** Dedupe claims on a normalised natural key (conditional writes make them race-free). */
   leadClaim: (organizationId: string, claim: LeadClaim): Key => ({
     pk: org(organizationId),
