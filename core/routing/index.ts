@@ -10,7 +10,6 @@ import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import type { Lead } from "#core/leads/schemas";
 import { newId, nowIso } from "#core/shared/ids";
 import { Users } from "#core/users/index";
-import { standingMs } from "#core/users/store";
 import type { RoutingAgent, RoutingAvailability, RoutingAway, RoutingConditions, RoutingRule, RoutingSettings, RoutingSettingsRequest } from "#core/routing/schemas";
 
 export * from "#core/routing/schemas";
@@ -23,8 +22,8 @@ const DEFAULTS: RoutingSettings = { agentsSeeAllLeads: true, agentsMayClaim: fal
  */
 export const routingSettingsMs = 5_000;
 const settingsReads = warmReads({ ttlMs: routingSettingsMs, maxEntries: 5_000 });
-/** Away marks, read for each pool member like their standing (a few seconds late on other instances). */
-const awayReads = warmReads({ ttlMs: standingMs, maxEntries: 5_000 });
+/** Away marks, read for each pool member and remembered as long as their standing (a few seconds late on other instances). */
+const awayReads = warmReads({ ttlMs: 3_000, maxEntries: 5_000 });
 
 /** Where routing sent a lead: a user of a rule's pool (with the cap counts that must commit with it), or nobody. */
 export type RoutingPick =
