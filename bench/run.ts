@@ -66,8 +66,8 @@ async function main(): Promise<void> {
     logger.setLogLevel("ERROR");
     process.env.SIMULATOR_DELAY_SCALE ??= "0.05";
   }
-  // The analytics bench counts the items one report reads; the middleware records nothing outside a measurement.
-  if (selected.includes("analytics")) process.env.MEASURE_CALLS = "1";
+  // The analytics bench counts the items one report reads, the routing bench the calls per lead; the middleware records nothing outside a measurement.
+  if (selected.includes("analytics") || selected.includes("routing")) process.env.MEASURE_CALLS = "1";
   const stateDir = await mkdtemp(join(tmpdir(), "bench-"));
   const stack = await startLocalStack({ inMemory: true, port: 0, stateDir, provision: false, optimizeFor: "throughput" });
   try {

@@ -224,6 +224,7 @@ export const routeTable = {
   assignLead: { method: "PUT", path: "/leads/{id}/assignee", handler: "functions/leads/assign.handler" },
   getRoutingSettings: { method: "GET", path: "/routing/settings", handler: "functions/routing/get-settings.handler" },
   updateRoutingSettings: { method: "PUT", path: "/routing/settings", handler: "functions/routing/update-settings.handler" },
+  setRoutingAway: { method: "PUT", path: "/routing/agents/{userId}/away", handler: "functions/routing/set-away.handler" },
   recordLeadConsent: { method: "POST", path: "/leads/{id}/consent", handler: "functions/consent/record.handler" },
   getLeadConsentRecord: { method: "GET", path: "/leads/{id}/consent", handler: "functions/consent/get-record.handler" },
   printLeadConsentRecord: { method: "GET", path: "/leads/{id}/consent/print", handler: "functions/consent/print-record.handler" },

@@ -16,28 +16,27 @@ export type LeadAssignmentEventType = "LeadAssigned" | "LeadUnassigned";
 
 type AssignedBy = NonNullable<Lead["assignedBy"]>;
 
-/** How many times routing reads the counter again after another lead took the position it read. */
-const ROUTING_ATTEMPTS = 200;
+/** How many times routing picks again after a user it picked reached a cap meanwhile (each pick excludes the capped). */
+const ROUTING_ATTEMPTS = 50;
 
 const unassigned = "(attribute_not_exists(assignedUserId) OR attribute_type(assignedUserId, :nullType))";
 
 /**
  * Routes a processed lead once (before its automation trigger is published, core/leads/processing.ts): the lead's
- * assignment, its event and the rule's round-robin counter commit in one transaction whose conditions say "the
- * counter is where I read it" and "this lead was never routed", so a lead is assigned at most once, no counter
- * position is spent without a lead, and two leads never take the same position. A lost race reads the counter
- * again. Redelivery and the sweep call it again: a routed lead (`routedAt`) is left as it is.
+ * assignment, its event and the chosen user's cap counts commit in one transaction conditioned on "this lead was
+ * never routed", so a lead is assigned at most once and a cap is never passed. The round-robin position is a ticket
+ * taken before (an atomic add, core/routing), so concurrent leads never contend for it. Redelivery and the sweep
+ * call this again: a routed lead (`routedAt`) is left as it is.
  */
 export async function routeLead(organizationId: string, leadId: string): Promise<void> {
+  const item = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
+  if (!item.Item || item.Item.routedAt) return;
+  const lead = toLead(item.Item);
   for (let attempt = 0; attempt < ROUTING_ATTEMPTS; attempt++) {
-    const item = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
-    if (!item.Item || item.Item.routedAt) return;
-    const lead = toLead(item.Item);
     const pick = await Routing.pick(organizationId, lead);
     if (!pick) return;
     const transaction = new Transaction();
-    // The rule's counter and the user's day count: a refusal of either means another lead got there first.
-    const routingWrites = pick.kind === "assign" ? pick.writes.map((write) => transaction.add(write)) : [];
+    const capWrites = pick.kind === "assign" ? pick.writes.map((write) => transaction.add(write)) : [];
     const leadWrite = transaction.add(routedWrite(organizationId, lead, pick));
     if (pick.kind === "assign") {
       const by: AssignedBy = { method: "rule", ruleId: pick.ruleId, userId: null };
@@ -49,13 +48,11 @@ export async function routeLead(organizationId: string, leadId: string): Promise
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;
       if (error.failedIndexes.includes(leadWrite)) return;
-      if (!error.failedIndexes.some((index) => routingWrites.includes(index))) throw error;
-      // Another lead took this position (or the user's last lead of the day) first: a short jittered pause spreads
-      // the next reads of a busy counter.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 * attempt)));
+      // The user reached a cap since the pick read it (another lead got there first): pick again.
+      if (!error.failedIndexes.some((index) => capWrites.includes(index))) throw error;
     }
   }
-  throw new Error(`Routing lead ${leadId} lost the rule's counter ${ROUTING_ATTEMPTS} times; the queue retries it.`);
+  throw new Error(`Routing lead ${leadId} found its pick capped ${ROUTING_ATTEMPTS} times; the queue retries it.`);
 }
 
 function routedWrite(organizationId: string, lead: Lead, pick: RoutingPick) {

@@ -1,31 +1,42 @@
 import type { Actor } from "#core/auth/actor";
 import { getItem, getItems, table } from "#core/db/items";
+import { warmReads } from "#core/db/warm";
 import { organizationProfile } from "#core/organizations/profile";
+import { capPeriods, isWorkingTime } from "#core/routing/availability";
+import { inTurn, leastRecentlyAssigned } from "#core/routing/strategies";
 import { entities, keys } from "#core/db/keys";
 import type { TransactItem } from "#core/db/transact";
-import { ValidationError } from "#core/errors";
+import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import type { Lead } from "#core/leads/schemas";
 import { newId, nowIso } from "#core/shared/ids";
 import { Users } from "#core/users/index";
-import type { RoutingAgent, RoutingConditions, RoutingRule, RoutingSettings, RoutingSettingsRequest } from "#core/routing/schemas";
+import type { RoutingAgent, RoutingAvailability, RoutingAway, RoutingConditions, RoutingRule, RoutingSettings, RoutingSettingsRequest } from "#core/routing/schemas";
 
 export * from "#core/routing/schemas";
 
 const DEFAULTS: RoutingSettings = { agentsSeeAllLeads: true, agentsMayClaim: false, rules: [], agents: [], modifiedAt: null };
 
-/** Where routing sent a lead: a user of a rule's pool (with the counter move that must commit with it), or nobody. */
+/**
+ * How long a warm instance routes by the settings it read: every processed lead needs them, most organizations have
+ * no rules, and a rule change reaches the other instances this much later (the instance that wrote it forgets at once).
+ */
+export const routingSettingsMs = 5_000;
+const settingsReads = warmReads({ ttlMs: routingSettingsMs, maxEntries: 5_000 });
+/** Away marks, read for each pool member and remembered as long as their standing (a few seconds late on other instances). */
+const awayReads = warmReads({ ttlMs: 3_000, maxEntries: 5_000 });
+
+/** Where routing sent a lead: a user of a rule's pool (with the cap counts that must commit with it), or nobody. */
 export type RoutingPick =
   | { kind: "assign"; ruleId: string; userId: string; writes: TransactItem[] }
   | { kind: "unassigned"; reason: "NoRuleMatched" | "NoEligibleUser"; ruleId: string | null };
 
 /**
  * Routing rules and lead-visibility settings of an organization (docs/routing.md). This aggregate decides who a
- * lead goes to; core/leads writes the assignment, in one transaction with the round-robin counter move this
- * returns, so a counter position is spent exactly when a lead is assigned.
+ * lead goes to; core/leads writes the assignment, in one transaction with the cap counts this returns.
  */
 export const Routing = {
   async settings(organizationId: string): Promise<RoutingSettings> {
-    // Read as stored (not warm-cached): a rule change applies to the next lead, and visibility to the next request.
+    // Read as stored: a visibility change applies to the next request (routing itself warm-reads them, see `pick`).
     return toSettings(await getItem(keys.routingSettings(organizationId), { consistent: true }));
   },
 
@@ -61,88 +72,140 @@ export const Routing = {
       modifiedAt: nowIso(),
     };
     await table.put({ Item: item });
+    settingsReads.forget(keys.routingSettings(actor.organizationId));
     return toSettings(item);
   },
 
   /**
-   * Who the lead goes to: the first rule whose conditions it matches, then the rule's pool members who are active
-   * users, licensed for the lead's state and under their daily cap, in round-robin order from the rule's counter
-   * (read consistently). The writes it answers must commit with the lead's assignment: the counter moves on only
-   * if nobody moved it meanwhile, the user's day count only while under the cap; a caller whose transaction lost
-   * on either asks again. Undefined when the organization has no rules.
+   * Who the lead goes to: the first rule whose conditions it matches, then the rule's pool members who may take it
+   * now (`eligibleMembers`), chosen by the rule's strategy. Round robin and weighted take a ticket from the rule's
+   * counter with one atomic `ADD` (no read, no race to lose): concurrent leads get distinct consecutive tickets, so
+   * they split exactly. The writes it answers must commit with the lead's assignment: the cap counts refuse past
+   * their cap, the least-recently-assigned mark refuses if another lead moved it since it was read; a caller whose
+   * transaction lost on one asks again. Settings are warm-read (`routingSettingsMs`): undefined, at no read, when
+   * the organization has no rules.
    */
   async pick(organizationId: string, lead: Lead, now = new Date()): Promise<RoutingPick | undefined> {
-    const settings = await Routing.settings(organizationId);
+    const settings = toSettings(await settingsReads.get(keys.routingSettings(organizationId)));
     if (!settings.rules.length) return undefined;
     const rule = settings.rules.find((candidate) => matches(candidate.conditions, lead));
     if (!rule) return { kind: "unassigned", reason: "NoRuleMatched", ruleId: null };
-    const day = await dayOf(organizationId, now);
-    const eligible = await eligibleMembers(organizationId, rule.pool, settings.agents, lead, day);
+    const timeZone = (await organizationProfile(organizationId))?.timeZone ?? "UTC";
+    const periods = capPeriods(timeZone, now);
+    const eligible = await eligibleMembers(organizationId, rule.pool, settings.agents, lead, { timeZone, periods, now });
     if (!eligible.length) return { kind: "unassigned", reason: "NoEligibleUser", ruleId: rule.id };
-    const key = keys.routingCounter(organizationId, rule.id);
-    const counter = await getItem(key, { consistent: true });
-    const seq = Number(counter?.seq ?? 0);
-    const turns = rule.strategy === "weighted" ? eligible.flatMap((member) => Array<typeof member>(rule.weights?.[member.userId] ?? 1).fill(member)) : eligible;
-    const chosen = turns[seq % turns.length]!;
-    const counterWrite: TransactItem = {
-      Update: {
-        Key: key,
-        UpdateExpression: "SET seq = :next, entity = :entity, organizationId = :organizationId, ruleId = :ruleId",
-        ConditionExpression: counter ? "seq = :seq" : "attribute_not_exists(pk)",
-        ExpressionAttributeValues: {
-          ":next": seq + 1,
-          ":entity": entities.routingCounter,
-          ":organizationId": organizationId,
-          ":ruleId": rule.id,
-          ...(counter ? { ":seq": seq } : {}),
-        },
-      },
-    };
-    const writes = [counterWrite];
-    if (chosen.dailyCap !== null) writes.push(dailyCountWrite(organizationId, day, chosen.userId, chosen.dailyCap, now));
+    const writes: TransactItem[] = [];
+    let chosen: Member;
+    if (rule.strategy === "leastRecentlyAssigned") {
+      const marks = await getItems(eligible.map((member) => keys.routingLastAssigned(organizationId, member.userId)), { consistent: true });
+      const markOf = new Map(marks.map((item) => [item.userId as string, item.at as string]));
+      chosen = leastRecentlyAssigned(eligible, markOf);
+      writes.push(lastAssignedWrite(organizationId, chosen.userId, markOf.get(chosen.userId), now));
+    } else {
+      chosen = inTurn(eligible, await takeTicket(organizationId, rule.id), rule.strategy === "weighted" ? rule.weights : undefined);
+    }
+    if (chosen.dailyCap !== null) writes.push(countWrite(organizationId, "day", periods.day, chosen.userId, chosen.dailyCap, now));
+    if (chosen.hourlyCap !== null) writes.push(countWrite(organizationId, "hour", periods.hour, chosen.userId, chosen.hourlyCap, now));
     return { kind: "assign", ruleId: rule.id, userId: chosen.userId, writes };
+  },
+
+  /**
+   * `PUT /routing/agents/{userId}/away`: a user marks themselves away (owners, admins and API keys may mark anyone);
+   * routing skips an away user until they are back. Routing warm-reads the mark (`awayReads`).
+   */
+  async setAway(actor: Actor, userId: string, input: RoutingAway): Promise<RoutingAvailability> {
+    if (actor.role === "agent" && actor.userId !== userId) throw new ForbiddenError("An agent may only mark themselves away.");
+    if (!(await Users.standing(actor.organizationId, userId))) throw new NotFoundError("User", userId);
+    const modifiedAt = nowIso();
+    const key = keys.routingAway(actor.organizationId, userId);
+    await table.put({ Item: { ...key, entity: entities.routingAway, organizationId: actor.organizationId, userId, away: input.away, modifiedAt } });
+    awayReads.forget(key);
+    return { userId, away: input.away, modifiedAt };
   },
 };
 
-/** Pool members who may take this lead now: active, licensed for its state (when they hold a list), under their cap. */
-async function eligibleMembers(organizationId: string, pool: string[], agents: RoutingAgent[], lead: Lead, day: string) {
+type Member = RoutingAgent & { userId: string };
+
+/**
+ * Pool members who may take this lead now: active users, not away, within their working hours (their time zone,
+ * else the organization's), licensed for its state (when they hold a list), under their daily and hourly caps.
+ */
+async function eligibleMembers(organizationId: string, pool: string[], agents: RoutingAgent[], lead: Lead, at: { timeZone: string; periods: { day: string; hour: string }; now: Date }): Promise<Member[]> {
   const settingsOf = new Map(agents.map((agent) => [agent.userId, agent]));
   const state = lead.contact.streetAddress?.state?.trim().toUpperCase();
   const standings = await Promise.all(pool.map((userId) => Users.standing(organizationId, userId)));
+  const away = await Promise.all(pool.map(async (userId) => (await awayReads.get(keys.routingAway(organizationId, userId)))?.away === true));
   const members = pool
-    .map((userId, index) => ({ dailyCap: null, licensedStates: null, ...settingsOf.get(userId), userId, active: standings[index]?.active }))
-    .filter((member) => member.active && (!member.licensedStates || (state !== undefined && member.licensedStates.includes(state))));
-  const capped = members.filter((member) => member.dailyCap !== null);
-  const counts = new Map(
-    (await getItems(capped.map((member) => keys.routingDailyCount(organizationId, day, member.userId)), { consistent: true })).map((item) => [item.userId as string, Number(item.assigned ?? 0)]),
+    .map((userId, index) => ({ member: { dailyCap: null, hourlyCap: null, licensedStates: null, ...settingsOf.get(userId), userId }, standing: standings[index], away: away[index] }))
+    .filter(({ member, standing, away }) => standing?.active && !away && isWorkingTime(standing.workingHours, standing.timeZone ?? at.timeZone, at.now) && (!member.licensedStates || (state !== undefined && member.licensedStates.includes(state))))
+    .map(({ member }) => member);
+  const countKeys = members.flatMap((member) => [
+    ...(member.dailyCap !== null ? [keys.routingDailyCount(organizationId, at.periods.day, member.userId)] : []),
+    ...(member.hourlyCap !== null ? [keys.routingHourlyCount(organizationId, at.periods.hour, member.userId)] : []),
+  ]);
+  const counts = new Map((await getItems(countKeys, { consistent: true })).map((item) => [`${item.sk as string}`, Number(item.assigned ?? 0)]));
+  const under = (key: { sk: string }, cap: number | null) => cap === null || (counts.get(key.sk) ?? 0) < cap;
+  return members.filter(
+    (member) =>
+      under(keys.routingDailyCount(organizationId, at.periods.day, member.userId), member.dailyCap) &&
+      under(keys.routingHourlyCount(organizationId, at.periods.hour, member.userId), member.hourlyCap),
   );
-  return members.filter((member) => member.dailyCap === null || (counts.get(member.userId) ?? 0) < member.dailyCap);
 }
 
-/** One more lead for the user today, refused at the cap, so concurrent routing never takes a user past it. */
-function dailyCountWrite(organizationId: string, day: string, userId: string, cap: number, now: Date): TransactItem {
+/**
+ * The rule's next round-robin position (0, 1, 2, …): `seq` counts the tickets taken. A ticket taken by a lead that
+ * then is not assigned with it (the process crashed in between, or a redelivered copy of the lead won) is skipped,
+ * which moves the split by one; it never assigns a lead twice.
+ */
+async function takeTicket(organizationId: string, ruleId: string): Promise<number> {
+  const { Attributes } = await table.update({
+    Key: keys.routingCounter(organizationId, ruleId),
+    UpdateExpression: "ADD seq :one SET entity = :entity, organizationId = :organizationId, ruleId = :ruleId",
+    ExpressionAttributeValues: { ":one": 1, ":entity": entities.routingCounter, ":organizationId": organizationId, ":ruleId": ruleId },
+    ReturnValues: "UPDATED_NEW",
+  });
+  return Number(Attributes?.seq) - 1;
+}
+
+/** One more lead for the user in a cap's period, refused at the cap, so concurrent routing never takes a user past it. */
+function countWrite(organizationId: string, period: "day" | "hour", key: string, userId: string, cap: number, now: Date): TransactItem {
+  const [Key, entity, keepDays] =
+    period === "day" ? [keys.routingDailyCount(organizationId, key, userId), entities.routingDailyCount, 3] : [keys.routingHourlyCount(organizationId, key, userId), entities.routingHourlyCount, 1];
   return {
     Update: {
-      Key: keys.routingDailyCount(organizationId, day, userId),
+      Key,
       UpdateExpression: "SET assigned = if_not_exists(assigned, :zero) + :one, entity = :entity, organizationId = :organizationId, userId = :userId, expiresAt = :expiresAt",
       ConditionExpression: "attribute_not_exists(assigned) OR assigned < :cap",
       ExpressionAttributeValues: {
         ":zero": 0,
         ":one": 1,
         ":cap": cap,
-        ":entity": entities.routingDailyCount,
+        ":entity": entity,
         ":organizationId": organizationId,
         ":userId": userId,
-        ":expiresAt": Math.floor(now.getTime() / 1000) + 3 * 86_400,
+        ":expiresAt": Math.floor(now.getTime() / 1000) + keepDays * 86_400,
       },
     },
   };
 }
 
-/** The organization's calendar day (its time zone), as YYYY-MM-DD: daily caps restart at its midnight. */
-async function dayOf(organizationId: string, now: Date): Promise<string> {
-  const timeZone = (await organizationProfile(organizationId))?.timeZone ?? "UTC";
-  return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(now);
+/** The user was given a lead now, if nobody gave them one since `read` (so two leads never take the same "longest waiting"). */
+function lastAssignedWrite(organizationId: string, userId: string, read: string | undefined, now: Date): TransactItem {
+  return {
+    Update: {
+      Key: keys.routingLastAssigned(organizationId, userId),
+      UpdateExpression: "SET #at = :now, entity = :entity, organizationId = :organizationId, userId = :userId",
+      ConditionExpression: read === undefined ? "attribute_not_exists(#at)" : "#at = :read",
+      ExpressionAttributeNames: { "#at": "at" },
+      ExpressionAttributeValues: {
+        ":now": now.toISOString(),
+        ":entity": entities.routingLastAssigned,
+        ":organizationId": organizationId,
+        ":userId": userId,
+        ...(read === undefined ? {} : { ":read": read }),
+      },
+    },
+  };
 }
 
 const same = (wanted: string[] | undefined, actual: string | null | undefined) =>
@@ -163,7 +226,7 @@ function toSettings(item: Record<string, unknown> | undefined): RoutingSettings 
     agentsSeeAllLeads: item.agentsSeeAllLeads !== false,
     agentsMayClaim: item.agentsMayClaim === true,
     rules: (item.rules as RoutingRule[] | undefined) ?? [],
-    agents: (item.agents as RoutingAgent[] | undefined) ?? [],
+    agents: ((item.agents as RoutingAgent[] | undefined) ?? []).map((agent) => ({ ...agent, hourlyCap: agent.hourlyCap ?? null })),
     modifiedAt: (item.modifiedAt as string | undefined) ?? null,
   };
 }

@@ -2,8 +2,11 @@ import * as v from "valibot";
 import { timestamp } from "#core/shared/ids";
 import { maxChars } from "#core/shared/validation";
 
-/** roundRobin: each eligible member in turn; weighted: in turn too, a member of weight w taking w turns per cycle. */
-export const routingStrategies = ["roundRobin", "weighted"] as const;
+/**
+ * roundRobin: each eligible member in turn; weighted: in turn too, a member of weight w taking w turns per cycle;
+ * leastRecentlyAssigned: the eligible member whom routing gave a lead longest ago (never: first).
+ */
+export const routingStrategies = ["roundRobin", "weighted", "leastRecentlyAssigned"] as const;
 
 const weights = v.pipe(
   v.record(v.pipe(v.string(), v.minLength(1), v.maxLength(64)), v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100))),
@@ -40,13 +43,13 @@ export const RoutingRuleInputSchema = v.strictObject({
   weights: v.optional(weights),
 });
 
+const cap = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000));
+
 /** How one user takes routed leads; a user without an entry has no cap and no licence restriction. */
 export const RoutingAgentSchema = v.strictObject({
   userId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
-  dailyCap: v.pipe(
-    v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000))), null),
-    v.description("At most this many routed leads per day (the organization's time zone); null: no cap."),
-  ),
+  dailyCap: v.pipe(v.optional(v.nullable(cap), null), v.description("At most this many routed leads per day (the organization's time zone); null: no cap.")),
+  hourlyCap: v.pipe(v.optional(v.nullable(cap), null), v.description("At most this many routed leads per clock hour (the organization's time zone); null: no cap.")),
   licensedStates: v.pipe(
     v.optional(v.nullable(v.pipe(v.array(stateCode), v.maxLength(60))), null),
     v.description("Only leads whose street-address state is one of these (a lead without a state is not routed to this user); null: any lead."),
@@ -82,7 +85,14 @@ export const RoutingSettingsSchema = v.object({
   agentsSeeAllLeads: v.boolean(),
   agentsMayClaim: v.boolean(),
   rules: v.array(RoutingRuleSchema),
-  agents: v.array(v.object({ userId: v.string(), dailyCap: v.nullable(v.number()), licensedStates: v.nullable(v.array(v.string())) })),
+  agents: v.array(v.object({ userId: v.string(), dailyCap: v.nullable(v.number()), hourlyCap: v.nullable(v.number()), licensedStates: v.nullable(v.array(v.string())) })),
   modifiedAt: v.nullable(timestamp),
 });
 export type RoutingSettings = v.InferOutput<typeof RoutingSettingsSchema>;
+
+/** Body of `PUT /routing/agents/{userId}/away`: an away user is skipped by routing until they come back. */
+export const RoutingAwaySchema = v.strictObject({ away: v.pipe(v.boolean(), v.description("True: routing gives this user no lead.")) });
+export type RoutingAway = v.InferOutput<typeof RoutingAwaySchema>;
+
+export const RoutingAvailabilitySchema = v.object({ userId: v.string(), away: v.boolean(), modifiedAt: timestamp });
+export type RoutingAvailability = v.InferOutput<typeof RoutingAvailabilitySchema>;

@@ -1,6 +1,9 @@
 import { keys } from "#core/db/keys";
 import { warmReads } from "#core/db/warm";
 import { roleNamed } from "#core/auth/actor";
+import type { User } from "#core/users/schemas";
+
+type WorkingHours = User["workingHours"];
 
 /**
  * A user's role and status as authentication sees them, remembered in the warm instance for a few seconds: a
@@ -14,7 +17,15 @@ export async function standingOf(organizationId: string, userId: string) {
   const item = await standingReads.get(keys.user(organizationId, userId));
   const role = item ? roleNamed(item.role) : undefined;
   if (!item || !role) return undefined;
-  return { role, active: item.status === "Active", name: item.name as string, email: item.email as string };
+  return {
+    role,
+    active: item.status === "Active",
+    name: item.name as string,
+    email: item.email as string,
+    // When routing may give the user a lead (core/routing), read with the standing rather than again.
+    timeZone: (item.timeZone as string | null | undefined) ?? null,
+    workingHours: (item.workingHours as WorkingHours | undefined) ?? [],
+  };
 }
 
 /** Drops this instance's remembered standing after a change it made (other instances follow within `standingMs`). */

@@ -74,6 +74,7 @@ export async function updateProfile(actor: Actor, input: UpdateProfile): Promise
     { Put: { Item: userItem(actor.organizationId, updated), ConditionExpression: "attribute_exists(pk)" } },
     Audit.entry(actor, { action: "user.profileUpdated", resourceType: "User", resourceId: user.id, before: auditView(user), after: auditView(updated) }),
   ]);
+  forgetStanding(actor.organizationId, user.id); // the standing carries the working hours routing reads
   return updated;
 }
 

@@ -177,7 +177,8 @@ describe("routing rules", () => {
     ]);
     expect((await org.request("GET", "/routing/settings", { token: ann!.token })).body.rules).toHaveLength(2);
 
-    const florida = await processedLead(org, solar, { State: "FL" });
+    // Routing follows the Processed write (before the automation trigger): wait for the assignment itself.
+    const florida = await waitForLead(org, (await intakeByQuery(solar, { FirstName: "Ada", Phone: uniquePhone(), State: "FL" })).body.id, (lead) => lead.assignedUserId);
     expect(florida).toMatchObject({ assignedUserId: ann!.id, assignedBy: { method: "rule", ruleId: "florida", userId: null }, needsAttention: false });
     const inTurn = [];
     for (let index = 0; index < 4; index++) inTurn.push((await waitForLead(org, (await intakeByQuery(solar, { Phone: uniquePhone() })).body.id, (lead) => lead.assignedUserId)).assignedUserId);
@@ -218,7 +219,7 @@ describe("routing rules", () => {
       rules: [{ id: "licensed", pool: [ann!.id, bob!.id] }],
       agents: [{ userId: ann!.id, licensedStates: ["fl"] }, { userId: bob!.id, licensedStates: ["TX", "FL"] }],
     });
-    expect(settings.agents).toEqual([{ userId: ann!.id, dailyCap: null, licensedStates: ["FL"] }, { userId: bob!.id, dailyCap: null, licensedStates: ["TX", "FL"] }]);
+    expect(settings.agents).toEqual([{ userId: ann!.id, dailyCap: null, hourlyCap: null, licensedStates: ["FL"] }, { userId: bob!.id, dailyCap: null, hourlyCap: null, licensedStates: ["TX", "FL"] }]);
     const routed = async (params: Record<string, string>) =>
       waitForLead(org, (await intakeByQuery(source, { Phone: uniquePhone(), ...params })).body.id, (lead) => lead.assignedUserId || lead.needsAttention);
     expect((await routed({ State: "TX" })).assignedUserId).toBe(bob!.id);
@@ -257,6 +258,64 @@ describe("routing rules", () => {
     const created = await Promise.all(Array.from({ length: 40 }, () => intakeByQuery(source, { Phone: uniquePhone() })));
     expect(created.every((response) => response.status === 201)).toBe(true);
     expect(tally(await untilRouted(org, 40))).toEqual({ [ann!.id]: 30, [bob!.id]: 10 });
+  }, 120_000);
+
+  it("never takes a user past their hourly cap with leads arriving at once; the rest go to the others", async () => {
+    const org = await newOrganization();
+    const [ann, bob] = await agents(org, 2);
+    const settings = await routingSettings(org, { rules: [{ id: "hourly", pool: [ann!.id, bob!.id] }], agents: [{ userId: ann!.id, hourlyCap: 2 }] });
+    expect(settings.agents).toEqual([{ userId: ann!.id, dailyCap: null, hourlyCap: 2, licensedStates: null }]);
+    const source = await newSource(org);
+    const created = await Promise.all(Array.from({ length: 8 }, () => intakeByQuery(source, { Phone: uniquePhone() })));
+    expect(created.every((response) => response.status === 201)).toBe(true);
+    expect(tally(await untilRouted(org, 8))).toEqual({ [ann!.id]: 2, [bob!.id]: 6 });
+  }, 120_000);
+
+  it("skips a user who is away or outside their working hours (in their time zone), and routes to them again once back", async () => {
+    const org = await newOrganization();
+    const [ann, bob, cat] = await agents(org, 3);
+    await routingSettings(org, { rules: [{ id: "available", pool: [ann!.id, bob!.id, cat!.id] }] });
+    const source = await newSource(org);
+    const routed = async () => (await waitForLead(org, (await intakeByQuery(source, { Phone: uniquePhone() })).body.id, (lead) => lead.assignedUserId || lead.needsAttention)).assignedUserId;
+
+    expect((await org.request("PUT", `/routing/agents/${bob!.id}/away`, { token: ann!.token, body: { away: true } })).status).toBe(403);
+    expect((await org.request("PUT", `/routing/agents/${randomUUID()}/away`, { body: { away: true } })).status).toBe(404);
+    expect((await org.request("PUT", `/routing/agents/${bob!.id}/away`, { token: bob!.token, body: { away: "yes" } })).status).toBe(400);
+    const away = await org.request("PUT", `/routing/agents/${bob!.id}/away`, { token: bob!.token, body: { away: true } });
+    expect(away.status, JSON.stringify(away.body)).toBe(200);
+    expect(away.body).toMatchObject({ userId: bob!.id, away: true });
+    // Cat works only on the weekday three days from now in Tokyo, so not today there.
+    const notToday = new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Tokyo", weekday: "short" }).format(new Date(Date.now() + 3 * 86_400_000));
+    const hours = await org.request("PUT", "/users/me", { token: cat!.token, body: { timeZone: "Asia/Tokyo", workingHours: [{ day: notToday, start: "00:00", end: "23:59" }] } });
+    expect(hours.status, JSON.stringify(hours.body)).toBe(200);
+
+    expect([await routed(), await routed(), await routed()]).toEqual([ann!.id, ann!.id, ann!.id]);
+    expect((await org.request("PUT", `/routing/agents/${bob!.id}/away`, { token: org.adminToken, body: { away: false } })).body.away).toBe(false);
+    const today = new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Tokyo", weekday: "short" }).format(new Date());
+    const tomorrow = new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Tokyo", weekday: "short" }).format(new Date(Date.now() + 86_400_000));
+    // Working all of today and tomorrow in Tokyo: available whenever the next leads arrive.
+    await org.request("PUT", "/users/me", { token: cat!.token, body: { workingHours: [today, tomorrow].map((day) => ({ day, start: "00:00", end: "23:59" })) } });
+    const back = [await routed(), await routed(), await routed()];
+    expect(back.sort()).toEqual([ann!.id, bob!.id, cat!.id].sort());
+
+    for (const agent of [ann, bob, cat]) await org.request("PUT", `/routing/agents/${agent!.id}/away`, { body: { away: true } });
+    expect(await routed()).toBeNull();
+  }, 120_000);
+
+  it("least recently assigned: gives each lead to the available member routing served longest ago", async () => {
+    const org = await newOrganization();
+    const [ann, bob, cat] = await agents(org, 3);
+    await routingSettings(org, { rules: [{ id: "lra", pool: [ann!.id, bob!.id, cat!.id], strategy: "leastRecentlyAssigned" }] });
+    const source = await newSource(org);
+    const routed = async () => (await waitForLead(org, (await intakeByQuery(source, { Phone: uniquePhone() })).body.id, (lead) => lead.assignedUserId)).assignedUserId;
+    expect([await routed(), await routed(), await routed(), await routed()]).toEqual([ann!.id, bob!.id, cat!.id, ann!.id]);
+    await org.request("PUT", `/routing/agents/${bob!.id}/away`, { body: { away: true } });
+    expect([await routed(), await routed()]).toEqual([cat!.id, ann!.id]);
+
+    const created = await Promise.all(Array.from({ length: 9 }, () => intakeByQuery(source, { Phone: uniquePhone() })));
+    expect(created.every((response) => response.status === 201)).toBe(true);
+    const leads = await untilRouted(org, 15);
+    expect(leads.every((lead) => lead.assignedBy?.ruleId === "lra")).toBe(true);
   }, 120_000);
 
   it("splits 200 leads arriving at once exactly 50/50/50/50 across a round-robin pool of 4, each assigned once", async () => {

@@ -1,5 +1,6 @@
+import * as v from "valibot";
 import { defineOperation } from "#core/http/operation";
-import { RoutingSettingsRequestSchema, RoutingSettingsSchema } from "#core/routing/index";
+import { RoutingAvailabilitySchema, RoutingAwaySchema, RoutingSettingsRequestSchema, RoutingSettingsSchema } from "#core/routing/index";
 
 const tag = "Routing";
 
@@ -17,7 +18,8 @@ export const updateRoutingSettings = defineOperation({
   operationId: "updateRoutingSettings",
   summary: "Replace the routing rules (first match wins) and the lead visibility settings",
   description:
-    "Each processed lead goes to the first rule whose conditions it matches, and within that rule's pool to the next active user in round-robin order. " +
+    "Each processed lead goes to the first rule whose conditions it matches, and within that rule's pool to the next user who may take it now " +
+    "(active, not away, within their working hours, licensed for the lead's state, under their caps), by the rule's strategy. " +
     "Without a matching rule, or with nobody active in the pool, the lead stays unassigned with `needsAttention: true`. Keep a rule's `id` to keep its round-robin position. See docs/routing.md.",
   tag,
   auth: "bearer",
@@ -30,4 +32,18 @@ export const updateRoutingSettings = defineOperation({
     agentsMayClaim: true,
     rules: [{ name: "Florida insurance", conditions: { states: ["FL"], verticals: ["Insurance"] }, pool: ["01JAGENT1", "01JAGENT2"], strategy: "roundRobin" }],
   },
+});
+
+export const setRoutingAway = defineOperation({
+  operationId: "setRoutingAway",
+  summary: "Mark a user away (routing skips them) or back",
+  description: "An agent marks only themselves; owners, admins and API keys mark anyone of the organization. Routing sees the change within seconds on every instance. See docs/routing.md.",
+  tag,
+  auth: "bearer",
+  permission: "leads:write",
+  params: v.object({ userId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) }),
+  body: RoutingAwaySchema,
+  success: { status: 200, description: "The user's availability", schema: RoutingAvailabilitySchema },
+  problems: [400, 401, 403, 404, 413, 415, 429],
+  example: { away: true },
 });
