@@ -98,6 +98,8 @@ interface Lease {
   admittedBefore: number;
   waiting: Waiter[];
   leasing: boolean;
+  /** What admitted requests answer (remaining, reset), as of `stored` seen from `bucket`. */
+  view?: { stored: Allowance; bucket: number; limit: number; headroom: number; oldest: number };
 }
 
 const leases = new Map<string, Lease>();
@@ -213,11 +215,19 @@ function admit(lease: Lease, now: number): RateLimitDecision {
   }
   lease.admitted++;
   const limit = rateLimitPolicy.limit;
-  const buckets = lease.stored!.buckets;
+  const view = windowView(lease, bucket, limit);
   // This instance's unused slots are leased but not yet admitted: they are still there for its next requests.
-  const remaining = Math.max(0, headroom(buckets, bucket, limit) + lease.available);
-  const oldest = Math.min(...[...buckets].filter(([counted, hits]) => hits > 0 && counted > bucket - bucketsPerWindow && counted <= bucket).map(([counted]) => counted), bucket);
-  return { allowed: true, limit, remaining, resetSeconds: secondsUntil((oldest + bucketsPerWindow) * bucketMs, now), partition: lease.partition };
+  const remaining = Math.max(0, view.headroom + lease.available);
+  return { allowed: true, limit, remaining, resetSeconds: secondsUntil((view.oldest + bucketsPerWindow) * bucketMs, now), partition: lease.partition };
+}
+
+/** The window as the stored copy shows it from `bucket`, computed once per copy and bucket (not per admitted request). */
+function windowView(lease: Lease, bucket: number, limit: number): NonNullable<Lease["view"]> {
+  const stored = lease.stored!;
+  if (lease.view?.stored === stored && lease.view.bucket === bucket && lease.view.limit === limit) return lease.view;
+  const counted = [...stored.buckets].filter(([at, hits]) => hits > 0 && at > bucket - bucketsPerWindow && at <= bucket).map(([at]) => at);
+  lease.view = { stored, bucket, limit, headroom: headroom(stored.buckets, bucket, limit), oldest: Math.min(...counted, bucket) };
+  return lease.view;
 }
 
 /** Retry-After: the start of the first bucket whose rolling window leaves room for one more request. */
