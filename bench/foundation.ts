@@ -1,7 +1,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { load, printTable } from "#bench/measure";
+import { load, printTable, type LoadResult } from "#bench/measure";
 import type { BenchContext } from "#bench/run";
+import { countRateLimits } from "#core/rate-limit/index";
 
 /**
  * The HTTP chain's overhead: GET /automations/{id} and the agent card through
@@ -39,4 +40,25 @@ export async function foundationBench(context: BenchContext): Promise<void> {
   );
   const ratio = (service: number, baseline: number) => (rows[baseline]!.requestsPerSecond / Math.max(1, rows[service]!.requestsPerSecond)).toFixed(1);
   console.log(`bare/service throughput ratio: automation ${ratio(0, 1)}x, agent card ${ratio(2, 3)}x`);
+  await rateLimitCost(`${context.baseUrl}/automations/${automation.id}`, headers);
+}
+
+/**
+ * What the rate limit costs a warm GET (issue 27, goal ≥ 0.9×): the same route with the limiter counting and with
+ * counting turned off in this process (the stack's handlers run here), alternated to spread the machine's noise.
+ * DynamoDB Local is warmed first: its first ~25 s of load run slower (JIT) and would bias whichever run came first.
+ */
+async function rateLimitCost(url: string, headers: Record<string, string>): Promise<void> {
+  await load("warm-up", url, { headers, durationSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 25) });
+  const runs: LoadResult[] = [];
+  for (let round = 0; round < 2; round++) {
+    for (const counting of [true, false]) {
+      countRateLimits(counting);
+      runs.push(await load(`GET /automations/{id} rate limit ${counting ? "counted" : "off"}`, url, { headers }));
+    }
+  }
+  countRateLimits(true);
+  printTable("Rate limit: warm GET with and without it", runs.map((run) => ({ ...run })));
+  const mean = (name: string) => runs.filter((run) => run.name.endsWith(name)).reduce((sum, run) => sum + run.requestsPerSecond, 0) / 2;
+  console.log(`rate-limited/unlimited warm GET throughput: ${(mean("counted") / Math.max(1, mean("off"))).toFixed(2)}x (goal ≥ 0.9x)`);
 }

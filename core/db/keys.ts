@@ -66,7 +66,7 @@ export const entities = {
   automationTrigger: "AutomationTrigger",
   automationRun: "AutomationRun",
   automationRunClaim: "AutomationRunClaim",
-  rateLimitWindow: "RateLimitWindow",
+  rateLimitAllowance: "RateLimitAllowance",
   scheduleRun: "ScheduleRun",
   idempotency: "IdempotencyRecord",
   source: "Source",

@@ -21,6 +21,13 @@ import { parsePhone } from "#core/shared/phone";
  * whose slot is ahead waits in the queue (SQS DelaySeconds), never in a loop,
  * and is never refused; the carrier's own throttling (429, 30022) moves only
  * that number's next slot ("not before"), not the queue.
+ *
+ * A slot says when a send may go, not that it goes then: a consumer running
+ * late would hand over together every send whose slot has passed. So the
+ * hand-over itself is paced too: just before it, a send reserves the number's
+ * next hand-over time (`paceHandedAt`, one conditional write), at least its
+ * interval and a margin after the previous one; a send whose hand-over time is
+ * further away goes back to the queue, delayed to it, instead.
  */
 
 /** What a number type carries by default (messages per second): a 10DLC long code ~1, toll-free 3, short code 100. */
@@ -38,6 +45,13 @@ export type Slot = { numberId: string; at: number; reason: string };
 
 /** A slot this close is waited for in the consumer (a timer, not a loop); a later one in the queue. SQS delays are whole seconds. */
 const WAIT_IN_PLACE_MS = 1_000;
+
+/**
+ * Added to a number's interval between two hand-overs (at most a fifth of the interval): the claim, the bookkeeping
+ * and the request between the hand-over and the carrier take a varying time, and with sends exactly one interval
+ * apart that variation alone would put two sends of a 1 MPS number into one clock second now and then.
+ */
+const HAND_OVER_MARGIN_MS = 200;
 
 export function numberType(phoneNumber: string): NumberType {
   if (/^\d{5,6}$/.test(phoneNumber)) return "ShortCode";
@@ -95,9 +109,12 @@ export const Pacing = {
    * sender yet gets this number now, so its next message queues behind this one.
    */
   async awaitSlot(organizationId: string, message: Message, number: PacedNumber, reason: SenderSelectionReason, held: Slot | undefined): Promise<boolean> {
-    const at = held?.numberId === number.id ? held.at : await Pacing.reserve(organizationId, number);
+    const slot = held?.numberId === number.id ? held.at : await Pacing.reserve(organizationId, number);
+    // Only a send about to go takes a hand-over time: one further ahead would hold it while it waits in the queue.
+    const handOver = slot - Date.now() <= WAIT_IN_PLACE_MS ? await reserveHandOver(organizationId, number, slot) : { at: slot, reserved: false };
+    const at = handOver.at;
     const wait = at - Date.now();
-    if (wait <= WAIT_IN_PLACE_MS) {
+    if (handOver.reserved) {
       if (wait > 0) await sleep(wait);
       return true;
     }
@@ -111,8 +128,8 @@ export const Pacing = {
     });
     if (!waiting) return false;
     if (reason !== "StickyConversation" && reason !== "ManualOverride") await Conversations.setSender(organizationId, message.conversationId, number);
-    // Whole seconds, rounded down: it arrives up to a second early and waits the rest with the timer above.
-    await publish(MessageSend, organizationId, { messageId: message.id, slot: { numberId: number.id, at, reason } }, { delaySeconds: Math.floor(wait / 1000) });
+    // Whole seconds, rounded down (at least one): it arrives up to a second early and waits the rest with the timer above.
+    await publish(MessageSend, organizationId, { messageId: message.id, slot: { numberId: number.id, at, reason } }, { delaySeconds: Math.max(1, Math.floor(wait / 1000)) });
     return false;
   },
 
@@ -128,6 +145,39 @@ const THROTTLE_CODES = new Set(["20429", "14107", "30022", "21611"]);
 
 export function isThrottle(error: ProviderError): boolean {
   return error.kind === "transient" && !error.details.ambiguous && (error.details.httpStatus === 429 || THROTTLE_CODES.has(error.code));
+}
+
+/**
+ * The hand-over time of a send whose slot is near: the slot, or the previous hand-over plus the number's interval and
+ * its margin (HAND_OVER_MARGIN_MS), whichever is later. Reserved (`paceHandedAt`) when it is at most a second past one spacing
+ * away; a later one is only answered, for the send to wait in the queue and ask again. Two sends at the hand-over at once are
+ * ordered by whose conditional write lands first.
+ */
+async function reserveHandOver(organizationId: string, number: PacedNumber, slot: number): Promise<{ at: number; reserved: boolean }> {
+  const interval = sendInterval(number);
+  const spacing = interval + Math.min(HAND_OVER_MARGIN_MS, Math.ceil(interval / 5));
+  // Unknown until read: first assume the previous hand-over was long enough ago (the usual case: one write).
+  let previous: number | null | undefined;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const now = Date.now();
+    const at = Math.max(slot, now, (previous ?? -Infinity) + spacing);
+    // Waited in place up to a second past one spacing: the send right behind a passing one stays on its number
+    // (back in the queue, it would choose its sender again).
+    if (at - now > WAIT_IN_PLACE_MS + spacing) return { at, reserved: false };
+    const written = await updatePace(
+      organizationId,
+      number.id,
+      "SET paceHandedAt = :at",
+      previous === undefined ? "attribute_not_exists(paceHandedAt) OR paceHandedAt <= :latest" : previous === null ? "attribute_not_exists(paceHandedAt)" : "paceHandedAt = :previous",
+      previous === undefined ? { ":at": at, ":latest": at - spacing } : previous === null ? { ":at": at } : { ":at": at, ":previous": previous },
+    );
+    if (written) return { at, reserved: true };
+    const { Item } = await table.get({ Key: keys.phoneNumber(organizationId, number.id), ProjectionExpression: "paceHandedAt", ConsistentRead: true });
+    if (!Item) return { at, reserved: true }; // the number is gone: nothing to pace, the send fails at the carrier or is refused
+    previous = typeof Item.paceHandedAt === "number" ? Item.paceHandedAt : null;
+  }
+  // Contended five times in a row: ask again in a second or two.
+  return { at: Date.now() + WAIT_IN_PLACE_MS + spacing, reserved: false };
 }
 
 async function reserveNow(organizationId: string, numberId: string, interval: number, now: number): Promise<number | undefined> {
