@@ -41,7 +41,7 @@ const WAIT_IN_PLACE_MS = 1_000;
 
 export function numberType(phoneNumber: string): NumberType {
   if (/^\d{5,6}$/.test(phoneNumber)) return "ShortCode";
-  return parsePhone(phoneNumber)?.type === "TOLL_FREE" ? "TollFree" : "LongCode";
+  return parsePhone(phoneNumber)?.tollFree ? "TollFree" : "LongCode";
 }
 
 /** Milliseconds between two sends of this number: its override, else its type's rate. */
