@@ -3,17 +3,17 @@ import { keys } from "#core/db/keys";
 import { table, writeItems } from "#core/db/items";
 import type { EventRecord } from "#core/events/index";
 import { effectOf, leadCounters, mergeCounters, responseCounters, responseSecondsOf, type Counters } from "#core/analytics/counters";
-import { dayBucket, floorDay, floorHour, floorMinute, floorWeek, hourBucket, minuteBucket, weekBucket } from "#core/analytics/range";
-import { histogramUpdate, isHistogram, leadItem, maxCountersPerUpdate, rollupUpdate, type Level } from "#core/analytics/rollups";
+import { dayBucket, floorDay, floorHour, floorMinute, floorSecond, floorWeek, hourBucket, minuteBucket, secondBucket, weekBucket } from "#core/analytics/range";
+import { histogramUpdate, isFine, isHistogram, leadItem, maxCountersPerUpdate, rollupUpdate, type Level } from "#core/analytics/rollups";
 import { minuteKept, setMinuteRollupsFrom } from "#core/analytics/minutes";
 
 /**
  * Builds an organization's rollups from a batch of event records in one pass:
  * the same counting rules as the live hook (effectOf, leadCounters,
  * responseCounters: a lead counts once, only its first response counts), but
- * summed per minute, hour, day and week in memory and written as one ADD per
- * rollup item, plus one per-lead item per lead; minute rollups then answer edges
- * from the start (`minuteRollupsFrom` 0). It writes no per-event markers, so it is for
+ * summed per second, minute, hour, day and week in memory and written as one ADD per
+ * rollup item, plus one per-lead item per lead; minute and second rollups then answer edges
+ * from the start (`minuteRollupsFrom`, `secondRollupsFrom` 0). It writes no per-event markers, so it is for
  * an organization whose rollups start empty (a rebuild, a migration, the
  * benchmark's seeding), never for events the live hook has counted already.
  */
@@ -23,7 +23,7 @@ export interface BackfillLookups {
   /** Talk seconds of a completed call, as the live hook reads them from the call. */
   callSeconds(callId: string): number;
   /**
-   * Which minute items to write (default: every minute still read, as the aggregator). The benchmark writes only the
+   * Which minute items (and their second items) to write (default: every minute still read, as the aggregator). The benchmark writes only the
    * minutes near its window's edges, as it stores only the event records near them.
    */
   writeMinute?(minuteStart: number): boolean;
@@ -60,10 +60,16 @@ export async function storeEventItems(items: Record<string, unknown>[]): Promise
 
 /** Counts `events` (any order) into empty rollups; see the module comment. */
 export async function backfill(organizationId: string, events: EventRecord[], lookups: BackfillLookups): Promise<BackfillResult> {
+  const writeMinute = lookups.writeMinute ?? ((start: number) => minuteKept(start));
   const minutes = new Map<number, Counters>();
+  /** Only the seconds of minutes written (a year of seconds would not fit in memory, and is never read). */
+  const seconds = new Map<number, Counters>();
   const add = (at: number, counters: Counters) => {
     const minute = floorMinute(at);
     mergeCounters(minutes.get(minute) ?? minutes.set(minute, {}).get(minute)!, counters);
+    if (!writeMinute(minute)) return;
+    const second = floorSecond(at);
+    mergeCounters(seconds.get(second) ?? seconds.set(second, {}).get(second)!, counters);
   };
   const leads = new Map<string, ReturnType<typeof leadItem> & { respondedAt?: string; responseSeconds?: number }>();
   /** Lead id → the time of its earliest response. */
@@ -96,10 +102,10 @@ export async function backfill(organizationId: string, events: EventRecord[], lo
   const hours = rollUp(minutes, floorHour);
   const days = rollUp(hours, floorDay);
   const weeks = rollUp(days, floorWeek);
-  const writeMinute = lookups.writeMinute ?? ((start: number) => minuteKept(start));
   const kept = new Map([...minutes].filter(([start]) => writeMinute(start)));
   await setMinuteRollupsFrom(organizationId, 0);
   const updates = ([
+    ["S", seconds, secondBucket],
     ["M", kept, minuteBucket],
     ["H", hours, hourBucket],
     ["D", days, dayBucket],
@@ -109,7 +115,7 @@ export async function backfill(organizationId: string, events: EventRecord[], lo
     await table.update(update.Update!);
   });
   await batchPut([...leads.values()]);
-  return { events: events.length, leads: leads.size, rollupItems: kept.size + hours.size + days.size + weeks.size, leadItems: leads.size };
+  return { events: events.length, leads: leads.size, rollupItems: seconds.size + kept.size + hours.size + days.size + weeks.size, leadItems: leads.size };
 }
 
 /** Sums finer buckets into coarser ones (hours into days, days into weeks). */
@@ -124,10 +130,10 @@ function rollUp(finer: Map<number, Counters>, floor: (t: number) => number): Map
 
 /**
  * The writes of one bucket: numeric ADDs in expression-sized parts, and its histogram item (which must not exist yet);
- * a minute item keeps its histogram counters as plain numbers, as the aggregator writes them.
+ * a minute or second item keeps its histogram counters as plain numbers, as the aggregator writes them.
  */
 function updatesOf(organizationId: string, level: Level, bucket: string, counters: Counters) {
-  if (level === "M") return chunked(counters).map((part) => rollupUpdate(organizationId, level, bucket, part));
+  if (isFine(level)) return chunked(counters).map((part) => rollupUpdate(organizationId, level, bucket, part));
   const hist = Object.fromEntries(Object.entries(counters).filter(([name]) => isHistogram(name)));
   const parts = chunked(Object.fromEntries(Object.entries(counters).filter(([name]) => !isHistogram(name))));
   if (parts.length === 0) parts.push({});

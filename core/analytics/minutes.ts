@@ -1,18 +1,16 @@
 import { table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
-import { maxDays } from "#core/analytics/range";
+import { maxDays, type FineRollupsFrom } from "#core/analytics/range";
 
 /**
- * Minute rollups (`ANALYTICS#M#2026-01-05T14:07`): only the sub-hour edges of a
- * window read them, so a busy organization's partial hours cost at most 59 minute
- * items each plus the event records of one partial minute, instead of every event
- * of the partial hour. Written by the stream aggregator in the same transaction as
- * the hour, day and week items.
+ * Minute and second rollups (`ANALYTICS#M#2026-01-05T14:07`, `ANALYTICS#S#2026-01-05T14:07:33`): only the sub-hour
+ * edges of a window read them, so a busy organization's partial hours cost at most 59 minute items and 59 second
+ * items each, instead of every event of the partial hour (or of its partial minutes). Written by the stream
+ * aggregator in the same transaction as the hour, day and week items.
  *
- * They are complete only for minutes whose every fact was counted by an
- * aggregator that writes them. The organization's milestones item records from
- * when (`minuteRollupsFrom`, epoch ms); earlier edges are read from the records as
- * before, so a deploy over existing data never reports a partial minute item.
+ * They are complete only for minutes (seconds) whose every fact was counted by an aggregator that writes them. The
+ * organization's milestones item records from when (`minuteRollupsFrom`, `secondRollupsFrom`, epoch ms); earlier
+ * edges are read from the records as before, so a deploy over existing data never reports a partial item.
  */
 
 const dayMs = 24 * 3600_000;
@@ -24,10 +22,10 @@ const dayMs = 24 * 3600_000;
 export const minutesReadableMs = 2 * maxDays * dayMs;
 const minutesKeptMs = minutesReadableMs + 2 * dayMs;
 
-/** TTL (`expiresAt`, epoch seconds) of the minute item starting at `minuteStart`. */
+/** TTL (`expiresAt`, epoch seconds) of the minute (or second) item starting at `minuteStart`. */
 export const minuteExpiresAt = (minuteStart: number) => Math.floor((minuteStart + minutesKeptMs) / 1000);
 
-/** Whether a fact at `at` still gets a minute item (older minutes are no longer read; writing them would be waste). */
+/** Whether a fact at `at` still gets minute and second items (older ones are no longer read; writing them would be waste). */
 export const minuteKept = (at: number, now = Date.now()) => at >= now - minutesReadableMs;
 
 /** The earliest time from which minute rollups answer a read, given the stored `minuteRollupsFrom` (undefined: none). */
@@ -35,17 +33,25 @@ export function readableFrom(stored: unknown, now = Date.now()): number | undefi
   return typeof stored === "number" ? Math.max(stored, now - minutesReadableMs) : undefined;
 }
 
-/** `readableFrom` of the organization's stored `minuteRollupsFrom` (the milestones item). */
-export async function minuteRollupsFrom(organizationId: string, now = Date.now()): Promise<number | undefined> {
-  const { Item } = await table.get({ Key: keys.analyticsMilestones(organizationId), ProjectionExpression: "minuteRollupsFrom" });
-  return readableFrom(Item?.minuteRollupsFrom, now);
+/** From when the minute and second rollups of a stored milestones item answer a read (Infinity: not at all). */
+export function fineRollupsFrom(milestones: Record<string, unknown> | undefined, now = Date.now()): FineRollupsFrom {
+  return {
+    minutes: readableFrom(milestones?.minuteRollupsFrom, now) ?? Infinity,
+    seconds: readableFrom(milestones?.secondRollupsFrom, now) ?? Infinity,
+  };
 }
 
-/** Organizations whose `minuteRollupsFrom` this warm instance has seen written: it never changes once set. */
+/** `fineRollupsFrom` of the organization's milestones item. */
+export async function storedFineRollupsFrom(organizationId: string, now = Date.now()): Promise<FineRollupsFrom> {
+  const { Item } = await table.get({ Key: keys.analyticsMilestones(organizationId), ProjectionExpression: "minuteRollupsFrom, secondRollupsFrom" });
+  return fineRollupsFrom(Item, now);
+}
+
+/** Organizations whose `minuteRollupsFrom` and `secondRollupsFrom` this warm instance has seen written: they never change once set. */
 const marked = new Set<string>();
 
 /**
- * Records, before the aggregator first counts for an organization, from when its minute rollups are complete:
+ * Records, before the aggregator first counts for an organization, from when its minute and second rollups are complete:
  * from the start when nothing was counted before (no hour item exists), else from a whole minute at least a minute
  * ahead (facts counted before this aggregator version ran are not in minute items; the margin covers clock skew
  * between the producers and the aggregator). Kept if already set.
@@ -64,11 +70,16 @@ export async function markMinuteRollups(organizationId: string, now = Date.now()
   marked.add(organizationId);
 }
 
-/** Sets `minuteRollupsFrom` unless it is set (backfill into empty rollups: 0, every minute is written). */
+/**
+ * Sets `minuteRollupsFrom` and `secondRollupsFrom`, each unless it is set (backfill into empty rollups: 0, every minute
+ * and second is written). An organization whose minute rollups began under an earlier version gets its second rollups
+ * from now on.
+ */
 export async function setMinuteRollupsFrom(organizationId: string, from: number): Promise<void> {
   await table.update({
     Key: keys.analyticsMilestones(organizationId),
-    UpdateExpression: "SET #entity = :entity, minuteRollupsFrom = if_not_exists(minuteRollupsFrom, :from)",
+    UpdateExpression:
+      "SET #entity = :entity, minuteRollupsFrom = if_not_exists(minuteRollupsFrom, :from), secondRollupsFrom = if_not_exists(secondRollupsFrom, :from)",
     ExpressionAttributeNames: { "#entity": "entity" },
     ExpressionAttributeValues: { ":entity": entities.analyticsMilestones, ":from": from },
   });

@@ -6,7 +6,8 @@ import { ValidationError } from "#core/errors";
  * into trend buckets. Pure functions: unit-tested without storage.
  */
 
-const minuteMs = 60 * 1000;
+const secondMs = 1000;
+const minuteMs = 60 * secondMs;
 const hourMs = 60 * minuteMs;
 const dayMs = 24 * hourMs;
 export const maxDays = 365;
@@ -36,6 +37,7 @@ const daysParameter = v.pipe(
 /**
  * Query of endpoints 3 and 4: `startAt` (inclusive), `endAt` (exclusive, default
  * now), `days` (1-365, default 30, counted back from `endAt`, only without `startAt`).
+ * Windows are resolved to whole seconds (see resolveRange).
  */
 export const AnalyticsQuerySchema = v.object({
   startAt: v.optional(isoDateTime),
@@ -58,9 +60,12 @@ export interface Bucket extends TimeRange {
 }
 
 /**
- * The window a query asks for. `startAt` with `days` is ambiguous, a start at or
- * after the end is empty, and a window longer than 365 days is refused: each is a
- * 400 naming the offending parameter.
+ * The window a query asks for, resolved to whole seconds: the sub-second part of
+ * `startAt`, `endAt` and now is dropped (the answer's `range` shows the resolved
+ * window). Second rollups then answer every partial minute at an edge, so a report
+ * never reads event records however busy the organization (docs/analytics.md).
+ * `startAt` with `days` is ambiguous, a start at or after the end is empty, and a
+ * window longer than 365 days is refused: each is a 400 naming the offending parameter.
  */
 export function resolveRange(query: AnalyticsQuery, now: number = Date.now()): TimeRange {
   if (query.startAt !== undefined && query.days !== undefined) {
@@ -68,8 +73,8 @@ export function resolveRange(query: AnalyticsQuery, now: number = Date.now()): T
       { in: "query", field: "days", detail: "days counts back from endAt and cannot be combined with startAt." },
     ]);
   }
-  const end = query.endAt !== undefined ? Date.parse(query.endAt) : now;
-  const start = query.startAt !== undefined ? Date.parse(query.startAt) : end - (query.days ?? 30) * dayMs;
+  const end = floorSecond(query.endAt !== undefined ? Date.parse(query.endAt) : now);
+  const start = query.startAt !== undefined ? floorSecond(Date.parse(query.startAt)) : end - (query.days ?? 30) * dayMs;
   if (start >= end) {
     throw new ValidationError("startAt must be before endAt.", [{ in: "query", field: "startAt", detail: "startAt must be earlier than endAt." }]);
   }
@@ -94,6 +99,7 @@ export function granularityOf(range: TimeRange): Granularity {
   return "Day";
 }
 
+export const floorSecond = (t: number) => Math.floor(t / secondMs) * secondMs;
 export const floorMinute = (t: number) => Math.floor(t / minuteMs) * minuteMs;
 export const floorHour = (t: number) => Math.floor(t / hourMs) * hourMs;
 export const floorDay = (t: number) => Math.floor(t / dayMs) * dayMs;
@@ -128,33 +134,43 @@ function labelOf(at: number, granularity: Granularity): string {
 
 /** A piece of a range and where its figures come from. */
 export type Piece =
-  | { kind: "week" | "day" | "hour" | "minute"; start: number; end: number; bucket: string }
+  | { kind: "week" | "day" | "hour" | "minute" | "second"; start: number; end: number; bucket: string }
   | { kind: "exact"; start: number; end: number };
 
 /**
- * Rollup bucket names, UTC: `2026-01-05T14:07` (minute), `2026-01-05T14` (hour), `2026-01-05` (day), the Monday
+ * Rollup bucket names, UTC: `2026-01-05T14:07:33` (second), `2026-01-05T14:07` (minute), `2026-01-05T14` (hour), `2026-01-05` (day), the Monday
  * `2026-01-05` (ISO week).
  */
+export const secondBucket = (t: number) => new Date(t).toISOString().slice(0, 19);
 export const minuteBucket = (t: number) => new Date(t).toISOString().slice(0, 16);
 export const dayBucket = (t: number) => new Date(t).toISOString().slice(0, 10);
 export const hourBucket = (t: number) => new Date(t).toISOString().slice(0, 13);
 export const weekBucket = (t: number) => dayBucket(floorWeek(t));
 
+/** From when minute and second rollups are complete (epoch ms; Infinity: not at all): core/analytics/minutes. */
+export interface FineRollupsFrom {
+  minutes: number;
+  seconds: number;
+}
+
+const noFineRollups: FineRollupsFrom = { minutes: Infinity, seconds: Infinity };
+
 /**
  * Cuts a range into the fewest rollup reads: whole ISO weeks from week rollups
  * (weekly trends only), whole UTC days from day rollups (not for hourly trends),
  * whole hours from hour rollups, and the sub-hour edges (at most two, each under
- * an hour): whole minutes from minute rollups where they are kept (from
- * `minutesFrom`), the partial minutes (at most two in a range) and anything before
- * `minutesFrom` exactly from the records themselves. A 365-day range is about 51
- * weeks, 12 days, 46 hours and at most 118 minutes; where minute rollups are kept,
- * it reads no more event records than its two partial minutes hold.
+ * an hour): whole minutes from minute rollups, the partial minutes (at most two)
+ * from second rollups, each where it is kept (`from`), and whatever is left (a
+ * sub-second part, times before `from`) exactly from the records themselves. A
+ * 365-day range is about 51 weeks, 12 days, 46 hours, at most 118 minutes and
+ * 118 seconds; where fine rollups are kept and the range is in whole seconds (as
+ * resolveRange makes it), it reads no event record at all.
  */
-export function piecesOf(range: TimeRange, granularity: Granularity = "Day", minutesFrom = Infinity): Piece[] {
+export function piecesOf(range: TimeRange, granularity: Granularity = "Day", from: FineRollupsFrom = noFineRollups): Piece[] {
   const pieces: Piece[] = [];
   let at = range.start;
   const firstHour = Math.min(range.end, floorHour(at) === at ? at : floorHour(at) + hourMs);
-  if (firstHour > at) pieces.push(...edgePieces(at, firstHour, minutesFrom));
+  if (firstHour > at) pieces.push(...edgePieces(at, firstHour, from));
   at = firstHour;
   const lastHour = floorHour(range.end);
   while (at < lastHour) {
@@ -169,20 +185,31 @@ export function piecesOf(range: TimeRange, granularity: Granularity = "Day", min
       at += hourMs;
     }
   }
-  if (range.end > at) pieces.push(...edgePieces(at, range.end, minutesFrom));
+  if (range.end > at) pieces.push(...edgePieces(at, range.end, from));
   return pieces;
 }
 
-/** A sub-hour edge: whole minutes from `minutesFrom` on from minute rollups, the rest (partial minutes, older times) exactly. */
-function edgePieces(start: number, end: number, minutesFrom: number): Piece[] {
-  if (minutesFrom >= end) return [{ kind: "exact", start, end }];
-  const from = Math.max(start, minutesFrom);
-  const firstMinute = floorMinute(from) === from ? from : floorMinute(from) + minuteMs;
-  const lastMinute = floorMinute(end);
-  if (firstMinute >= lastMinute) return [{ kind: "exact", start, end }];
-  const pieces: Piece[] = [];
-  if (firstMinute > start) pieces.push({ kind: "exact", start, end: firstMinute });
-  for (let at = firstMinute; at < lastMinute; at += minuteMs) pieces.push({ kind: "minute", start: at, end: at + minuteMs, bucket: minuteBucket(at) });
-  if (end > lastMinute) pieces.push({ kind: "exact", start: lastMinute, end });
-  return pieces;
+/** The finer units of a sub-hour edge, coarsest first: its kind, length, bucket name and from when it is kept. */
+const edgeUnits = (from: FineRollupsFrom) =>
+  [
+    { kind: "minute", ms: minuteMs, bucketOf: minuteBucket, from: from.minutes },
+    { kind: "second", ms: secondMs, bucketOf: secondBucket, from: from.seconds },
+  ] as const;
+
+/** A sub-hour edge: whole minutes from minute rollups, whole seconds of what is left from second rollups, the rest exactly. */
+function edgePieces(start: number, end: number, from: FineRollupsFrom): Piece[] {
+  return cut(start, end, edgeUnits(from));
+}
+
+function cut(start: number, end: number, units: readonly ReturnType<typeof edgeUnits>[number][]): Piece[] {
+  if (start >= end) return [];
+  const [unit, ...finer] = units;
+  if (!unit || unit.from >= end) return unit ? cut(start, end, finer) : [{ kind: "exact", start, end }];
+  const from = Math.max(start, unit.from);
+  const first = Math.ceil(from / unit.ms) * unit.ms;
+  const last = Math.floor(end / unit.ms) * unit.ms;
+  if (first >= last) return cut(start, end, finer);
+  const whole: Piece[] = [];
+  for (let at = first; at < last; at += unit.ms) whole.push({ kind: unit.kind, start: at, end: at + unit.ms, bucket: unit.bucketOf(at) });
+  return [...cut(start, first, finer), ...whole, ...cut(last, end, finer)];
 }

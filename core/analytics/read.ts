@@ -2,7 +2,7 @@ import { decodeTime, ulid } from "ulid";
 import { type EventRecord, Events } from "#core/events/index";
 import { organizationRange, prefixItems } from "#core/db/query";
 import { keys, createdWithin } from "#core/db/keys";
-import { callSeconds, emptyHistogram, histogramOf, isHistogram, mergeHistograms, parseHistogram, type Histogram, type Level } from "#core/analytics/rollups";
+import { callSeconds, emptyHistogram, histogramOf, isFine, isHistogram, mergeHistograms, parseHistogram, type Histogram, type Level } from "#core/analytics/rollups";
 import {
   countedEventFields,
   countedEventTypes,
@@ -13,15 +13,16 @@ import {
   responseCounters,
   type Counters,
 } from "#core/analytics/counters";
-import { bucketsOf, piecesOf, type Bucket, type Granularity, type Piece, type TimeRange } from "#core/analytics/range";
-import { minuteRollupsFrom } from "#core/analytics/minutes";
+import { bucketsOf, piecesOf, type Bucket, type FineRollupsFrom, type Granularity, type Piece, type TimeRange } from "#core/analytics/range";
+import { storedFineRollupsFrom } from "#core/analytics/minutes";
 
 /**
  * The read side: a range's counters, per trend bucket and in total, from the
- * rollups (whole weeks, days and hours, and the whole minutes of the sub-hour
- * edges) plus the exact records of at most two partial minutes. A
- * 365-day report reads about 110 week, day and hour items, at most 118 minute
- * items and the records of two partial minutes; it never reads the period's events.
+ * rollups (whole weeks, days and hours, the whole minutes of the sub-hour
+ * edges and the whole seconds of their partial minutes); only times before the
+ * fine rollups began are read exactly from the records. A 365-day report reads
+ * about 110 week, day and hour items and at most 118 minute and 118 second
+ * items, however many events a minute holds; it never reads the period's events.
  */
 
 export interface RangeFigures {
@@ -86,7 +87,7 @@ function splitHistogram(all: Counters): Required<Contribution> {
   return { counters, histogram: histogramOf(all) };
 }
 
-/** Exact figures of a sub-hour window, from the event records and per-lead items themselves. */
+/** Exact figures of a sub-hour window, from the event records and per-lead items themselves (times before fine rollups). */
 async function exactCounters(organizationId: string, range: TimeRange, leadsOnly: boolean): Promise<Contribution> {
   const [facts, events] = await Promise.all([
     leadFacts(organizationId, range),
@@ -118,8 +119,8 @@ async function windowEvents(organizationId: string, range: TimeRange) {
 /**
  * Rollup items and their histogram items (sorted right after each) of the pieces
  * of one level, one ranged query per run of consecutive pieces; keyed by the
- * rollup sort key. `countsOnly` projects just the lead count. Minute items carry
- * their few histogram counters as plain numbers (no histogram item).
+ * rollup sort key. `countsOnly` projects just the lead count. Minute and second
+ * items carry their few histogram counters as plain numbers (no histogram item).
  */
 async function rollups(organizationId: string, pieces: Piece[], level: Level, countsOnly: boolean): Promise<Map<string, Contribution>> {
   const runs: Extract<Piece, { bucket: string }>[][] = [];
@@ -134,7 +135,7 @@ async function rollups(organizationId: string, pieces: Piece[], level: Level, co
       organizationRange(
         organizationId,
         keys.analyticsRollup(organizationId, level, run[0]!.bucket).sk,
-        level === "M" ? keys.analyticsRollup(organizationId, level, run.at(-1)!.bucket).sk : keys.analyticsHistogram(organizationId, level, run.at(-1)!.bucket).sk,
+        isFine(level) ? keys.analyticsRollup(organizationId, level, run.at(-1)!.bucket).sk : keys.analyticsHistogram(organizationId, level, run.at(-1)!.bucket).sk,
         countsOnly ? { ProjectionExpression: "sk, leads" } : {},
       ),
     ),
@@ -146,7 +147,7 @@ async function rollups(organizationId: string, pieces: Piece[], level: Level, co
       if (countsOnly) continue;
       const rollupSk = sk.slice(0, -"#HIST".length);
       found.set(rollupSk, { counters: found.get(rollupSk)?.counters ?? {}, histogram: parseHistogram(item) });
-    } else if (level === "M") found.set(sk, splitHistogram(countersOf(item)));
+    } else if (isFine(level)) found.set(sk, splitHistogram(countersOf(item)));
     else found.set(sk, { counters: countersOf(item), histogram: found.get(sk)?.histogram });
   }
   return found;
@@ -154,31 +155,31 @@ async function rollups(organizationId: string, pieces: Piece[], level: Level, co
 
 /**
  * The figures of a range, in total and per trend bucket. `leadsOnly` reads just the lead count (previous-period
- * comparisons); `bucketHistograms` keeps a histogram per bucket too (per-bucket medians); `minutesFrom` is where the
- * organization's minute rollups start (core/analytics/minutes; read here when not given).
+ * comparisons); `bucketHistograms` keeps a histogram per bucket too (per-bucket medians); `fineFrom` is where the
+ * organization's minute and second rollups start (core/analytics/minutes; read here when not given).
  */
 export async function rangeFigures(
   organizationId: string,
   range: TimeRange,
   granularity: Granularity,
-  options: { leadsOnly?: boolean; bucketHistograms?: boolean; minutesFrom?: Promise<number | undefined> } = {},
+  options: { leadsOnly?: boolean; bucketHistograms?: boolean; fineFrom?: Promise<FineRollupsFrom> } = {},
 ): Promise<RangeFigures> {
   const leadsOnly = options.leadsOnly ?? false;
-  const levelOf = { week: "W", day: "D", hour: "H", minute: "M" } as const;
-  // Whole weeks, days and hours do not depend on where minute rollups start: they are read without waiting for it.
+  const levelOf = { week: "W", day: "D", hour: "H", minute: "M", second: "S" } as const;
+  // Whole weeks, days and hours do not depend on where fine rollups start: they are read without waiting for it.
   const coarse = piecesOf(range, granularity);
   let pieces = coarse;
-  const [coarseMaps, [minutes, exact]] = await Promise.all([
+  const [coarseMaps, [fineMaps, exact]] = await Promise.all([
     Promise.all((["week", "day", "hour"] as const).map((kind) => rollups(organizationId, coarse.filter((piece) => piece.kind === kind), levelOf[kind], leadsOnly))),
-    (options.minutesFrom ?? minuteRollupsFrom(organizationId)).then((minutesFrom) => {
-      pieces = piecesOf(range, granularity, minutesFrom ?? Infinity);
+    (options.fineFrom ?? storedFineRollupsFrom(organizationId)).then((fineFrom) => {
+      pieces = piecesOf(range, granularity, fineFrom);
       return Promise.all([
-        rollups(organizationId, pieces.filter((piece) => piece.kind === "minute"), "M", leadsOnly),
+        Promise.all((["minute", "second"] as const).map((kind) => rollups(organizationId, pieces.filter((piece) => piece.kind === kind), levelOf[kind], leadsOnly))),
         Promise.all(pieces.map((piece) => (piece.kind === "exact" ? exactCounters(organizationId, piece, leadsOnly) : undefined))),
       ]);
     }),
   ]);
-  const stored = new Map([...coarseMaps, minutes].flatMap((map) => [...map]));
+  const stored = new Map([...coarseMaps, ...fineMaps].flatMap((map) => [...map]));
   const buckets: RangeFigures["buckets"] = bucketsOf(range, granularity).map((bucket) =>
     options.bucketHistograms ? { bucket, counters: {}, histogram: emptyHistogram() } : { bucket, counters: {} },
   );

@@ -13,7 +13,7 @@ import { counter, fromUnits, missedThresholdMinutes, noSource, type Counters } f
 import { granularityOf, previousRange, type Bucket, type TimeRange } from "#core/analytics/range";
 import { leadCreatedAt, leadFacts, medianOf, rangeFigures, type RangeFigures } from "#core/analytics/read";
 import type { Histogram } from "#core/analytics/rollups";
-import { readableFrom } from "#core/analytics/minutes";
+import { fineRollupsFrom } from "#core/analytics/minutes";
 
 const minuteMs = 60_000;
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
@@ -68,9 +68,9 @@ export function bucketRow(bucket: Bucket, counters: Counters, histogram?: Histog
 
 /** The automation fields analytics shows (read with a projection, not the full definitions). */
 
-async function milestones(organizationId: string): Promise<{ firstDeliveredAt?: string; firstSourcedLeadAt?: string; minuteRollupsFrom?: number }> {
+async function milestones(organizationId: string): Promise<{ firstDeliveredAt?: string; firstSourcedLeadAt?: string; minuteRollupsFrom?: number; secondRollupsFrom?: number }> {
   const { Item } = await table.get({ Key: keys.analyticsMilestones(organizationId) });
-  return (Item ?? {}) as { firstDeliveredAt?: string; firstSourcedLeadAt?: string; minuteRollupsFrom?: number };
+  return (Item ?? {}) as { firstDeliveredAt?: string; firstSourcedLeadAt?: string; minuteRollupsFrom?: number; secondRollupsFrom?: number };
 }
 
 /** Everything the report reads, in parallel. */
@@ -78,12 +78,12 @@ async function gather(actor: Actor, range: TimeRange, now: number) {
   const organizationId = actor.organizationId;
   const granularity = granularityOf(range);
   const recent = { start: now - 24 * 60 * minuteMs, end: now };
-  // The milestones item also says where minute rollups start: both ranges' edges wait for it, nothing else does.
+  // The milestones item also says where minute and second rollups start: both ranges' edges wait for it, nothing else does.
   const reachedItem = milestones(organizationId);
-  const minutesFrom = reachedItem.then((item) => readableFrom(item.minuteRollupsFrom));
+  const fineFrom = reachedItem.then((item) => fineRollupsFrom(item, now));
   const [current, previous, recentLeads, wallet, automations, sources, numbers, unread, reached, webhookEndpoints] = await Promise.all([
-    rangeFigures(organizationId, range, granularity, { minutesFrom }),
-    rangeFigures(organizationId, previousRange(range), granularity, { leadsOnly: true, minutesFrom }),
+    rangeFigures(organizationId, range, granularity, { fineFrom }),
+    rangeFigures(organizationId, previousRange(range), granularity, { leadsOnly: true, fineFrom }),
     leadFacts(organizationId, recent),
     Billing.wallet(organizationId),
     automationSummaries(organizationId),

@@ -1,28 +1,38 @@
 import type { TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
-import { dayBucket, hourBucket, minuteBucket, weekBucket } from "#core/analytics/range";
+import { dayBucket, hourBucket, minuteBucket, secondBucket, weekBucket } from "#core/analytics/range";
 import { minuteExpiresAt, minuteKept } from "#core/analytics/minutes";
 import type { Counters } from "#core/analytics/counters";
 
 /**
- * The items of the analytics write side: per-organization minute, hour, day and
+ * The items of the analytics write side: per-organization second, minute, hour, day and
  * week counters, so a report reads a few hundred rollup items instead of every event.
  * They are written off the request path by the stream aggregator
  * (core/analytics/aggregator.ts), which counts each fact once; the unread index
  * below is kept by messaging's hooks.
  */
 
-export type Level = "M" | "H" | "D" | "W";
+export type Level = "S" | "M" | "H" | "D" | "W";
+/** The fine levels (second, minute): read only at a window's edges, kept two years, histogram counters as plain numbers. */
+export type FineLevel = Extract<Level, "S" | "M">;
+export const isFine = (level: Level): level is FineLevel => level === "S" || level === "M";
 /** Levels whose response-time histograms live in a histogram item beside the rollup item. */
-export type HistogramLevel = Exclude<Level, "M">;
+export type HistogramLevel = Exclude<Level, FineLevel>;
 /** Every fact is added to its hour, its day and its ISO week (the levels with histogram items)… */
 export const levels: [HistogramLevel, (t: number) => string][] = [
   ["H", hourBucket],
   ["D", dayBucket],
   ["W", weekBucket],
 ];
-/** …and to its minute while minute items are still read (core/analytics/minutes). */
-export const levelsOf = (at: number): [Level, (t: number) => string][] => (minuteKept(at) ? [["M", minuteBucket], ...levels] : levels);
+const fineLevels: [FineLevel, (t: number) => string][] = [
+  ["M", minuteBucket],
+  ["S", secondBucket],
+];
+/** …and to its minute and second while those items are still read (core/analytics/minutes). */
+export const levelsOf = (at: number): [Level, (t: number) => string][] => (minuteKept(at) ? [...fineLevels, ...levels] : levels);
+
+/** Start (epoch ms) of a fine bucket (`2026-01-05T14:07`, `2026-01-05T14:07:33`). */
+const fineStart = (level: FineLevel, bucket: string) => Date.parse(level === "M" ? `${bucket}:00.000Z` : `${bucket}.000Z`);
 
 /**
  * Response-time histograms (`h#<minutes>`, `hs#<source>#<minutes>`) are stored
@@ -40,11 +50,11 @@ export interface HistogramWrite {
   readVersion: number | undefined;
 }
 
-/** Adds numeric `counters` to one rollup item (an update item); a minute item also gets its TTL. */
+/** Adds numeric `counters` to one rollup item (an update item); a minute or second item also gets its TTL. */
 export function rollupUpdate(organizationId: string, level: Level, bucket: string, counters: Counters): TransactItem {
   const names: Record<string, string> = { "#entity": "entity" };
   const values: Record<string, unknown> = { ":entity": entities.analyticsRollup };
-  if (level === "M") values[":expiresAt"] = minuteExpiresAt(Date.parse(`${bucket}:00.000Z`));
+  if (isFine(level)) values[":expiresAt"] = minuteExpiresAt(fineStart(level, bucket));
   const adds = Object.entries(counters).map(([name, amount], index) => {
     names[`#c${index}`] = name;
     values[`:c${index}`] = amount;
@@ -53,7 +63,7 @@ export function rollupUpdate(organizationId: string, level: Level, bucket: strin
   return {
     Update: {
       Key: keys.analyticsRollup(organizationId, level, bucket),
-      UpdateExpression: `SET #entity = :entity${level === "M" ? ", expiresAt = :expiresAt" : ""}${adds.length ? ` ADD ${adds.join(", ")}` : ""}`,
+      UpdateExpression: `SET #entity = :entity${isFine(level) ? ", expiresAt = :expiresAt" : ""}${adds.length ? ` ADD ${adds.join(", ")}` : ""}`,
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
     },
@@ -85,13 +95,14 @@ const numeric = (counters: Counters) => Object.fromEntries(Object.entries(counte
 
 /**
  * Adds `counters` to the rollups of time `at` (update items of one transaction): the numeric ones to its hour, day and
- * week, and all of them to its minute, which keeps its few histogram counters as plain numbers (ADD, no rewrite).
+ * week, and all of them to its minute and second, which keep their few histogram counters as plain numbers (ADD, no rewrite).
  */
 export function rollupUpdates(organizationId: string, at: number, counters: Counters): TransactItem[] {
   const plain = numeric(counters);
   const all = Object.fromEntries(Object.entries(counters).filter(([, amount]) => amount !== 0));
   const hours = Object.keys(plain).length === 0 ? [] : levels.map(([level, bucketOf]) => rollupUpdate(organizationId, level, bucketOf(at), plain));
-  return minuteKept(at) && Object.keys(all).length > 0 ? [...hours, rollupUpdate(organizationId, "M", minuteBucket(at), all)] : hours;
+  if (!minuteKept(at) || Object.keys(all).length === 0) return hours;
+  return [...hours, ...fineLevels.map(([level, bucketOf]) => rollupUpdate(organizationId, level, bucketOf(at), all))];
 }
 
 /**

@@ -55,7 +55,7 @@ const HAND_OVER_MARGIN_MS = 200;
 
 export function numberType(phoneNumber: string): NumberType {
   if (/^\d{5,6}$/.test(phoneNumber)) return "ShortCode";
-  return parsePhone(phoneNumber)?.type === "TOLL_FREE" ? "TollFree" : "LongCode";
+  return parsePhone(phoneNumber)?.tollFree ? "TollFree" : "LongCode";
 }
 
 /** Milliseconds between two sends of this number: its override, else its type's rate. */

@@ -1,9 +1,11 @@
-import { parsePhoneNumberFromString, type CountryCode, type NumberType } from "libphonenumber-js/max";
+import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/min";
 
 /**
- * Phone numbers: E.164 normalisation (libphonenumber-js, "max" metadata so
- * validity is checked against real number ranges, not only lengths), area
- * codes, and the recipient's IANA time zone used by quiet hours.
+ * Phone numbers: E.164 normalisation (libphonenumber-js with its "min" metadata:
+ * each country's number pattern and lengths, ~75 KB lighter in every bundle that
+ * declares a phone field than "max", whose per-line-type ranges only refine
+ * which numbers are valid and which line type they are), area codes, and the
+ * recipient's IANA time zone used by quiet hours.
  */
 
 export const DEFAULT_COUNTRY: CountryCode = "US";
@@ -20,9 +22,12 @@ export type PhoneDetails = {
   nationalNumber: string;
   /** NANP area code (first three national digits) for +1 numbers. */
   areaCode: string | undefined;
-  /** Line type from the metadata (MOBILE, FIXED_LINE_OR_MOBILE, TOLL_FREE...). */
-  type: NumberType;
+  /** A NANP toll-free number (+1 8XX: 800, 833, 844, 855, 866, 877, 888), which carriers pace apart from long codes. */
+  tollFree: boolean;
 };
+
+/** NANP toll-free area codes (the min metadata has no line types, and these are the only ones pacing needs). */
+const tollFreeAreaCodes = new Set(["800", "833", "844", "855", "866", "877", "888"]);
 
 /**
  * Undoes URL encoding of a phone number taken from a path or query
@@ -53,7 +58,7 @@ export function parsePhone(raw: string, defaultCountry: CountryCode = DEFAULT_CO
     countryCallingCode: parsed.countryCallingCode,
     nationalNumber: parsed.nationalNumber,
     areaCode: nanp ? parsed.nationalNumber.slice(0, 3) : undefined,
-    type: parsed.getType(),
+    tollFree: nanp && tollFreeAreaCodes.has(parsed.nationalNumber.slice(0, 3)),
   };
 }
 

@@ -163,4 +163,43 @@ describe("analytics windows whose edges fall mid-hour", () => {
     expect(body.summary.leads).toBe(2);
     expect(itemsRead).toBeLessThanOrEqual(4 * 59 + 40);
   });
+  it("read no event records however busy the edge minutes are: second rollups answer the partial minutes", async () => {
+    const org = await newOrganization();
+    const base = Math.floor(Date.now() / hour) * hour - 4 * hour;
+    const start = base + 10 * minute + 30_000;
+    const end = base + 2 * hour + 47 * minute + 15_000;
+    // 1,200 events in each edge's minute (one every 50 ms: 72,000 a minute), a few in the whole minutes between.
+    const inputs: EventRecordInput[] = [];
+    const add = (at: number) => {
+      const kind = inputs.length % 3;
+      if (kind === 0) inputs.push({ eventType: "MessageReceived", eventCategory: "Sms", direction: "Inbound" });
+      if (kind === 1) inputs.push({ eventType: "MessageSent", eventCategory: "Sms", direction: "Outbound", sentAt: iso(at) });
+      if (kind === 2) inputs.push({ eventType: "MessageDelivered", eventCategory: "Sms", direction: "Outbound", sentAt: iso(at), billingStatus: "Charged", billableAmount: 0.0079 });
+      Object.assign(inputs.at(-1)!, { id: ulid(at), createdAt: iso(at) });
+    };
+    for (const edgeMinute of [floorMinute(start), floorMinute(end)]) for (let at = edgeMinute + 25; at < edgeMinute + minute; at += 50) add(at);
+    for (let at = start + 7 * minute; at < end - 7 * minute; at += 10 * minute) add(at);
+    await storeEventItems(inputs.map((input) => eventItem(org.organizationId, input).item));
+    const query = { startAt: iso(start), endAt: iso(end) };
+    const want = expected(inputs, start, end);
+    await reportWhen(
+      org,
+      { startAt: iso(base), endAt: iso(base + 3 * hour) },
+      (r) => r.summary.smsReceived + r.summary.smsSent + r.communicationUsage.failedOrBlockedSms === inputs.length - inputs.filter((input) => input.eventType === "MessageDelivered").length,
+      120_000,
+    );
+
+    const { body, itemsRead } = await measuredReport(org, query);
+    expect(body.range).toEqual(query);
+    expect(body.summary).toMatchObject({ smsReceived: want.smsReceived, smsSent: want.smsSent, usageSpend: want.usageSpend });
+    const partialMinuteEvents = inputs.filter((input) => {
+      const at = Date.parse(input.createdAt!);
+      return (at >= start && at < floorMinute(start) + minute) || (at >= floorMinute(end) && at < end);
+    }).length;
+    expect(partialMinuteEvents).toBeGreaterThan(800);
+    // This window and the previous period: at most 59 minute and 59 second items at each of their four edges, and the
+    // report's other items (hour rollups, wallet, settings); bounded by the minutes, not by the events they hold.
+    expect(itemsRead).toBeLessThanOrEqual(4 * (59 + 59) + 40);
+    expect(itemsRead).toBeLessThan(partialMinuteEvents);
+  });
 });

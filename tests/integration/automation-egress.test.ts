@@ -1,7 +1,6 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fetch } from "undici";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import * as v from "valibot";
 import { rolePermissions, type Actor } from "#core/auth/actor";
@@ -10,7 +9,7 @@ import { Automations } from "#core/automations/index";
 import { executeAction, type ActionContext } from "#core/automations/runs/actions";
 import { ValidationError } from "#core/errors";
 import { newOrganization } from "#tests/helpers/stack";
-import { egressFetch, privateTargetCause, PrivateTargetError, publicAddresses, publicOnlyDispatcher, type Resolve } from "#core/automations/runs/egress";
+import { egressFetch, privateTargetCause, PrivateTargetError, publicAddresses, type Resolve } from "#core/automations/runs/egress";
 import { environmentNames } from "#stacks/definitions";
 
 // A rebinding host for the whole HttpRequest path: public for the first lookup (the early check), loopback after.
@@ -90,13 +89,8 @@ describe("HttpRequest connections with private targets disallowed", () => {
     const rebind: Resolve = async () => [{ address: lookups++ === 0 ? "93.184.215.14" : "127.0.0.1", family: 4 }];
     expect(await publicAddresses("rebind.example", rebind)).toEqual([{ address: "93.184.215.14", family: 4 }]);
 
-    const dispatcher = await publicOnlyDispatcher(rebind);
-    try {
-      const refusal = await refusalOf(fetch(`http://rebind.example:${port}/hook`, { dispatcher }));
-      expect(refusal?.message).toMatch(/rebind\.example resolves to a private or loopback address \(127\.0\.0\.1\)/);
-    } finally {
-      await dispatcher.close();
-    }
+    const refusal = await refusalOf(egressFetch(`http://rebind.example:${port}/hook`, { method: "GET" }, false, rebind));
+    expect(refusal?.message).toMatch(/rebind\.example resolves to a private or loopback address \(127\.0\.0\.1\)/);
     expect(lookups).toBe(2);
     expect(hits).toBe(0);
   });

@@ -12,7 +12,7 @@ const day = 24 * hour;
 
 describe("analytics range", () => {
   it("defaults to the 30 days before now, endAt exclusive", () => {
-    const now = at("2026-03-10T12:34:56.789Z");
+    const now = at("2026-03-10T12:34:56Z");
     expect(resolveRange({}, now)).toEqual({ start: now - 30 * day, end: now });
     expect(resolveRange({ days: 7, endAt: "2026-03-01T00:00:00Z" }, now)).toEqual({ start: at("2026-02-22T00:00:00Z"), end: at("2026-03-01T00:00:00Z") });
   });
@@ -75,28 +75,55 @@ describe("analytics range", () => {
     expect(year.reduce((sum, piece) => sum + piece.end - piece.start, 0)).toBe(at("2026-03-10T12:34:56Z") - at("2025-03-10T13:20:00Z"));
   });
 
-  it("reads the edges' whole minutes from minute rollups where they are kept, and only partial minutes exactly", () => {
-    const range = { start: at("2026-03-01T22:30:30.500Z"), end: at("2026-03-02T01:15:10Z") };
+  it("reads the edges' whole minutes from minute rollups and their partial minutes from second rollups where they are kept", () => {
+    const range = { start: at("2026-03-01T22:30:30Z"), end: at("2026-03-02T01:15:10Z") };
     const label = (piece: ReturnType<typeof piecesOf>[number]) => [piece.kind, "bucket" in piece ? piece.bucket : `${new Date(piece.start).toISOString()}…${new Date(piece.end).toISOString()}`];
-    const pieces = piecesOf(range, "Hour", 0).map(label);
-    expect(pieces[0]).toEqual(["exact", "2026-03-01T22:30:30.500Z…2026-03-01T22:31:00.000Z"]);
-    expect(pieces[1]).toEqual(["minute", "2026-03-01T22:31"]);
+    const everything = { minutes: 0, seconds: 0 };
+    const pieces = piecesOf(range, "Hour", everything).map(label);
+    expect(pieces.slice(0, 2)).toEqual([
+      ["second", "2026-03-01T22:30:30"],
+      ["second", "2026-03-01T22:30:31"],
+    ]);
+    expect(pieces.filter(([kind]) => kind === "second")).toHaveLength(30 + 10);
+    expect(pieces[30]).toEqual(["minute", "2026-03-01T22:31"]);
     expect(pieces.filter(([kind]) => kind === "minute")).toHaveLength(29 + 15);
     expect(pieces.filter(([kind]) => kind === "hour").map(([, bucket]) => bucket)).toEqual(["2026-03-01T23", "2026-03-02T00"]);
-    expect(pieces.at(-2)).toEqual(["minute", "2026-03-02T01:14"]);
-    expect(pieces.at(-1)).toEqual(["exact", "2026-03-02T01:15:00.000Z…2026-03-02T01:15:10.000Z"]);
-    // Before minute rollups start, the edge is read exactly up to the first whole minute after that.
-    const partly = piecesOf(range, "Hour", at("2026-03-01T22:50:20Z")).map(label);
-    expect(partly[0]).toEqual(["exact", "2026-03-01T22:30:30.500Z…2026-03-01T22:51:00.000Z"]);
-    expect(partly[1]).toEqual(["minute", "2026-03-01T22:51"]);
-    // Without minute rollups (the default), edges are exact as a whole; inside one minute, too.
-    expect(piecesOf(range, "Hour").map(label)[0]).toEqual(["exact", "2026-03-01T22:30:30.500Z…2026-03-01T23:00:00.000Z"]);
-    expect(piecesOf({ start: at("2026-03-01T10:10:10Z"), end: at("2026-03-01T10:10:50Z") }, "Hour", 0)).toEqual([
-      { kind: "exact", start: at("2026-03-01T10:10:10Z"), end: at("2026-03-01T10:10:50Z") },
+    expect(pieces.at(-11)).toEqual(["minute", "2026-03-02T01:14"]);
+    expect(pieces.at(-1)).toEqual(["second", "2026-03-02T01:15:09"]);
+    expect(pieces.filter(([kind]) => kind === "exact")).toEqual([]);
+    // A sub-second part (resolveRange leaves none) is read exactly.
+    expect(piecesOf({ start: at("2026-03-01T22:30:30.500Z"), end: range.end }, "Hour", everything).map(label)[0]).toEqual([
+      "exact",
+      "2026-03-01T22:30:30.500Z…2026-03-01T22:30:31.000Z",
     ]);
+    // Before minute rollups start, the edge is read exactly up to the first whole minute after that (second rollups
+    // began no earlier); before second rollups start, a partial minute is read exactly.
+    const partly = piecesOf(range, "Hour", { minutes: at("2026-03-01T22:50:20Z"), seconds: at("2026-03-01T22:50:20Z") }).map(label);
+    expect(partly.slice(0, 2)).toEqual([
+      ["exact", "2026-03-01T22:30:30.000Z…2026-03-01T22:50:20.000Z"],
+      ["second", "2026-03-01T22:50:20"],
+    ]);
+    expect(partly[40]).toEqual(["second", "2026-03-01T22:50:59"]);
+    expect(partly[41]).toEqual(["minute", "2026-03-01T22:51"]);
+    const minutesOnly = piecesOf(range, "Hour", { minutes: 0, seconds: Infinity }).map(label);
+    expect(minutesOnly[0]).toEqual(["exact", "2026-03-01T22:30:30.000Z…2026-03-01T22:31:00.000Z"]);
+    expect(minutesOnly.at(-1)).toEqual(["exact", "2026-03-02T01:15:00.000Z…2026-03-02T01:15:10.000Z"]);
+    // Without fine rollups (the default), edges are exact as a whole; inside one minute, seconds.
+    expect(piecesOf(range, "Hour").map(label)[0]).toEqual(["exact", "2026-03-01T22:30:30.000Z…2026-03-01T23:00:00.000Z"]);
+    expect(piecesOf({ start: at("2026-03-01T10:10:10Z"), end: at("2026-03-01T10:10:50Z") }, "Hour", everything)).toHaveLength(40);
     const pieceSpan = (list: ReturnType<typeof piecesOf>) => list.reduce((sum, piece) => sum + piece.end - piece.start, 0);
-    expect(pieceSpan(piecesOf(range, "Hour", 0))).toBe(range.end - range.start);
-    expect(pieceSpan(piecesOf(range, "Hour", at("2026-03-01T22:50:20Z")))).toBe(range.end - range.start);
+    expect(pieceSpan(piecesOf(range, "Hour", everything))).toBe(range.end - range.start);
+    expect(pieceSpan(piecesOf(range, "Hour", { minutes: at("2026-03-01T22:50:20Z"), seconds: at("2026-03-01T22:55:00Z") }))).toBe(range.end - range.start);
+  });
+
+  it("resolves windows to whole seconds", () => {
+    const now = at("2026-03-10T12:34:56.789Z");
+    expect(resolveRange({ days: 1 }, now)).toEqual({ start: at("2026-03-09T12:34:56Z"), end: at("2026-03-10T12:34:56Z") });
+    expect(resolveRange({ startAt: "2026-03-10T10:00:00.999Z", endAt: "2026-03-10T11:00:00.500Z" }, now)).toEqual({
+      start: at("2026-03-10T10:00:00Z"),
+      end: at("2026-03-10T11:00:00Z"),
+    });
+    expect(() => resolveRange({ startAt: "2026-03-10T10:00:00.100Z", endAt: "2026-03-10T10:00:00.900Z" }, now)).toThrow(ValidationError);
   });
 });
 

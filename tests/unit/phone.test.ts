@@ -44,16 +44,16 @@ describe("E.164 normalisation", () => {
     expect(toE164("020 7946 0958", "GB")).toBe("+442079460958");
   });
 
-  it("describes region, area code and line type", () => {
+  it("describes region, area code and whether it is toll-free", () => {
     expect(parsePhone("+14165550100")).toEqual({
       e164: "+14165550100",
       country: "CA",
       countryCallingCode: "1",
       nationalNumber: "4165550100",
       areaCode: "416",
-      type: "FIXED_LINE_OR_MOBILE",
+      tollFree: false,
     });
-    expect(parsePhone("+18005550100")?.type).toBe("TOLL_FREE");
+    for (const areaCode of ["800", "833", "844", "855", "866", "877", "888"]) expect(parsePhone(`+1${areaCode}5550100`)?.tollFree, areaCode).toBe(true);
     expect(parsePhone("+442079460958")?.areaCode).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 // The same metadata set as core/shared/phone.ts: one set in every bundle, not two.
-import { isPossiblePhoneNumber } from "libphonenumber-js/max";
+import { isPossiblePhoneNumber } from "libphonenumber-js/min";
 import * as v from "valibot";
 import { maxChars } from "#core/shared/validation";
 import { leadFieldPathProblem } from "./lead-fields.ts";

@@ -6,8 +6,10 @@
  */
 import type { LookupAddress } from "node:dns";
 import { lookup } from "node:dns/promises";
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
-import type { Agent, RequestInit, Response } from "undici";
+import { Readable } from "node:stream";
 import { isPublicAddress } from "#core/automations/runs/public-address";
 import { runsConfig } from "#core/automations/runs/config";
 
@@ -36,49 +38,66 @@ export async function publicAddresses(host: string, resolve: Resolve = systemRes
   return addresses;
 }
 
-/**
- * An undici dispatcher that connects only to public addresses: host names through a lookup that refuses (and never
- * returns) a non-public address, IP literals (which skip lookup) checked before connecting.
- */
-export async function publicOnlyDispatcher(resolve: Resolve = systemResolve): Promise<Agent> {
-  const { Agent, buildConnector } = await undici();
-  const pinnedLookup: LookupFunction = (hostname, options, callback) => {
+/** A socket lookup that refuses (and never returns) a non-public address: what it checked is what the socket connects to. */
+function pinnedLookup(resolve: Resolve): LookupFunction {
+  return (hostname, options, callback) => {
     publicAddresses(hostname, resolve).then(
       (addresses) => (options.all ? callback(null, addresses) : callback(null, addresses[0]!.address, addresses[0]!.family)),
       (error: NodeJS.ErrnoException) => callback(error, ""),
     );
   };
-  const connect = buildConnector({ lookup: pinnedLookup });
-  return new Agent({
-    connect: (options, callback) => {
-      const host = options.hostname.replace(/^\[|\]$/g, "");
-      if (isIP(host) && !isPublicAddress(host)) return callback(new PrivateTargetError(host, host), null);
-      connect(options, callback);
-    },
+}
+
+/** Keep-alive agents per policy: a socket opened where private targets are allowed is never reused where they are not. */
+interface Agents {
+  http: HttpAgent;
+  https: HttpsAgent;
+}
+
+function agentsOf(lookup?: LookupFunction): Agents {
+  const options = { keepAlive: true, ...(lookup ? { lookup } : {}) };
+  return { http: new HttpAgent(options), https: new HttpsAgent(options) };
+}
+
+let anyTarget: Agents | undefined;
+let publicOnly: Agents | undefined;
+
+/** What an outbound request may carry (the subset of fetch's RequestInit the callers use; redirects are never followed). */
+export interface EgressInit {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+  redirect?: "manual";
+}
+
+/**
+ * fetch for HttpRequest steps (and webhook deliveries, which pass their own stage setting), answering a web Response:
+ * Node's own http/https clients (no fetch library in the bundle), with a pinned lookup unless the stage allows private
+ * targets. IP literals skip lookup, so they are checked here before connecting. Redirects are not followed; a timeout
+ * rejects with the signal's reason (a TimeoutError), as fetch does. `resolve` replaces DNS (tests).
+ */
+export async function egressFetch(url: string, init: EgressInit, allowPrivate = runsConfig.allowPrivateHttpTargets, resolve?: Resolve): Promise<Response> {
+  const target = new URL(url);
+  const host = target.hostname.replace(/^\[|\]$/g, "");
+  if (!allowPrivate && isIP(host) && !isPublicAddress(host)) throw new PrivateTargetError(host, host);
+  const agents = allowPrivate ? (anyTarget ??= agentsOf()) : resolve ? agentsOf(pinnedLookup(resolve)) : (publicOnly ??= agentsOf(pinnedLookup(systemResolve)));
+  const secure = target.protocol === "https:";
+  const method = (init.method ?? "GET").toUpperCase();
+  const answer = await new Promise<IncomingMessage>((done, fail) => {
+    const request = (secure ? httpsRequest : httpRequest)(target, { method, headers: init.headers, agent: secure ? agents.https : agents.http, signal: init.signal }, done);
+    request.on("error", (error) => fail(init.signal?.aborted ? init.signal.reason : error));
+    request.end(init.body);
   });
+  const headers = new Headers();
+  for (let index = 0; index < answer.rawHeaders.length; index += 2) headers.append(answer.rawHeaders[index]!, answer.rawHeaders[index + 1]!);
+  const status = answer.statusCode ?? 502;
+  const empty = method === "HEAD" || status === 204 || status === 205 || status === 304;
+  if (empty) answer.resume();
+  return new Response(empty ? null : (Readable.toWeb(answer) as ReadableStream<Uint8Array>), { status, statusText: answer.statusMessage ?? "", headers });
 }
 
-/**
- * undici is loaded on the first outbound request: it is half a megabyte of the
- * bundle of every function that reaches this module (automation and webhook
- * code), and only the steps that call out need it; the others' cold starts skip it.
- */
-const undici = () => import("undici");
-
-let publicOnly: Promise<Agent> | undefined;
-
-/**
- * fetch for HttpRequest steps (and webhook deliveries, which pass their own stage setting): through the public-only
- * dispatcher unless the stage allows private targets.
- */
-export async function egressFetch(url: string, init: Omit<RequestInit, "dispatcher">, allowPrivate = runsConfig.allowPrivateHttpTargets): Promise<Response> {
-  const { fetch } = await undici();
-  if (allowPrivate) return fetch(url, init);
-  publicOnly ??= publicOnlyDispatcher();
-  return fetch(url, { ...init, dispatcher: await publicOnly });
-}
-
-/** The PrivateTargetError behind a failed fetch (undici wraps connection errors as `cause`), if that is why. */
+/** The PrivateTargetError behind a failed request (a connection error may carry it as `cause`), if that is why. */
 export function privateTargetCause(error: unknown): PrivateTargetError | undefined {
   for (let current = error; current instanceof Error; current = current.cause) {
     if (current instanceof PrivateTargetError) return current;

@@ -3,14 +3,14 @@ import { org, type Key } from "#core/db/keys/shared";
 /** Keys of the items core/analytics owns (docs/data-model.md). */
 export const analyticsKeys = {
   /**
-   * Analytics (core/analytics): per-minute (`M`, bucket `2026-01-05T14:07`, TTL; only the
-   * sub-hour edges of a window read them), per-hour (`H`, bucket `2026-01-05T14`), per-day
+   * Analytics (core/analytics): per-second (`S`, bucket `2026-01-05T14:07:33`) and per-minute
+   * (`M`, bucket `2026-01-05T14:07`), both with a TTL and read only at the sub-hour edges of a window, per-hour (`H`, bucket `2026-01-05T14`), per-day
    * (`D`, bucket `2026-01-05`) and per-ISO-week (`W`, bucket = its Monday
    * `2026-01-05`) counters, UTC; one item per lead counted (its
    * creation source and first response, sorted by lead id = creation time); one
    * item per conversation with unread messages; first-time milestones.
    */
-  analyticsRollup: (organizationId: string, level: "M" | "H" | "D" | "W", bucket: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#${level}#${bucket}` }),
+  analyticsRollup: (organizationId: string, level: "S" | "M" | "H" | "D" | "W", bucket: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#${level}#${bucket}` }),
   /** The response-time histograms of one rollup bucket, sorted right after it (one range query reads both). */
   analyticsHistogram: (organizationId: string, level: "H" | "D" | "W", bucket: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#${level}#${bucket}#HIST` }),
   analyticsLead: (organizationId: string, leadId: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#LEAD#${leadId}` }),
