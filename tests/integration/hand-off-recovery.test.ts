@@ -4,11 +4,10 @@ import { Calls } from "#core/calls/index";
 import { sweepDueCalls } from "#core/calls/sweeper";
 import { Outbound } from "#core/messaging/outbound";
 import { sweepDueMessages } from "#core/messaging/sweeper";
-import { sqs } from "#core/queue/client";
 import { newId } from "#core/shared/ids";
 import { dispatch as placeCall } from "#core/calls/placement";
 import { waitForCall } from "#tests/helpers/calls";
-import { faultWhen, killedAfterWrite } from "#tests/helpers/crash";
+import { failPublishes, faultWhen, killedAfterWrite } from "#tests/helpers/crash";
 import { addNumber, magic, queuedOutsideTheStack } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization } from "#tests/helpers/stack";
 
@@ -62,16 +61,3 @@ describe("a hand-off cut short by a crash is recovered within minutes", () => {
     expect(placed).toMatchObject({ status: "Queued", billingStatus: "Reserved" });
   });
 });
-
-/** Makes this process's SQS sends fail until the answered function is called. */
-async function failPublishes(): Promise<() => void> {
-  const name = `no-publish-${newId()}`;
-  const client = await sqs();
-  client.middlewareStack.add(
-    () => async () => {
-      throw new Error("SQS is unreachable.");
-    },
-    { step: "initialize", name },
-  );
-  return () => void client.middlewareStack.remove(name);
-}
