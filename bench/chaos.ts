@@ -14,7 +14,7 @@ import { sweepAutomations } from "#core/automations/runs/schedule";
 import { db, tableName } from "#core/db/client";
 import { LeadProcessing, SWEEP_ATTEMPTS as LEAD_SWEEP_ATTEMPTS } from "#core/leads/processing";
 import { messageLifecycle, callLifecycle, type CallStatus, type MessageStatus } from "#core/shared/status";
-import { eventTypeOfStatus } from "#core/messaging/messages";
+import { eventTypeOfStatus } from "#core/messaging/lifecycle";
 import { callEventTypes } from "#core/calls/lifecycle";
 import { SWEEP_ATTEMPTS as MESSAGE_SWEEP_ATTEMPTS, sweepDueMessages } from "#core/messaging/sweeper";
 import { Organizations } from "#core/organizations/index";

@@ -1,7 +1,7 @@
 import { abandon, dispatch, place } from "#core/calls/placement";
 import { find, fromId, listByPhone } from "#core/calls/queries";
 import { dueShards } from "#core/calls/store";
-import { dialResult, inbound, statusCallback } from "#core/calls/webhooks";
+import { dialResult, inbound, statusCallback } from "#core/calls/carrier-callbacks";
 
 export type { Call, PlaceCallRequest, StatusChange } from "#core/calls/model";
 export { CallSchema, PlaceCallSchema } from "#core/calls/schemas";
@@ -11,7 +11,7 @@ export { CALL_SWEEP_GRACE_MINUTES, applyStatus, billFinalCall, callDeadline } fr
 
 /**
  * Outbound and inbound calls: placing (core/calls/placement), provider
- * callbacks (core/calls/webhooks), status and billing by the minute
+ * callbacks (core/calls/carrier-callbacks), status and billing by the minute
  * (core/calls/lifecycle), reads (core/calls/queries).
  */
 export const Calls = {

@@ -124,14 +124,15 @@ export const place = domainOperation({ input: PlaceCallSchema, permission: "call
  * retried later (a person is waiting to talk now).
  */
 export async function dispatch(organizationId: string, callId: string): Promise<void> {
+  const provider = await organizationProvider(organizationId);
+  // The claim names the provider asked, so a placement cut short is looked up there (core/calls/sweeper.ts).
   const claimed = await updateCall(organizationId, callId, async (current) =>
     current.status === "Queued" && !current.placementStartedAt && !current.providerId
-      ? { call: toCall(current), extra: { placementStartedAt: nowIso() } }
+      ? { call: { ...toCall(current), provider: provider.name }, extra: { placementStartedAt: nowIso() } }
       : undefined,
   );
   if (!claimed) return;
   const call = claimed.after;
-  const provider = await organizationProvider(organizationId);
   const prices = await Billing.prices(organizationId);
   try {
     const result = await provider.placeCall({

@@ -1,12 +1,15 @@
 import { applyStatus, nextCheckIn } from "#core/calls/lifecycle";
 import type { StatusChange } from "#core/calls/model";
-import { dueEntry, dueShards, readCall, toCall, updateCall } from "#core/calls/store";
+import { claimProviderCall, dueEntry, dueShards, readCall, toCall, updateCall } from "#core/calls/store";
 import { CallPlace } from "#core/calls/queue";
 import { publish } from "#core/queue/events";
 import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";
 import { callLifecycle, inboundCallStatus } from "#core/shared/status";
 import { providerByName } from "#core/providers/index";
+import { ProviderError } from "#core/providers/port";
+import { nowIso } from "#core/shared/ids";
+import { queues } from "#stacks/definitions";
 
 export interface CallSweepResult {
   /** Overdue calls ended with the final status the provider reported when asked. */
@@ -50,6 +53,44 @@ export async function sweepDueCalls(options: { now?: Date; organizationId?: stri
   return result;
 }
 
+/**
+ * How long a consumer may hold a call claimed for placement before the placement counts as cut short: four times the
+ * outbound-calls consumer's function timeout, after which that consumer is surely gone (Lambda ends it).
+ */
+export const PLACEMENT_LEASE_MS = 4 * queues.outboundCalls.consumerTimeoutSeconds * 1000;
+
+/**
+ * A placement cut short (claimed, no provider id stored: the consumer died during its request, or it timed out): the
+ * provider the claim named is asked whether it placed the call, by our id (its idempotency key). It did: its id is
+ * recorded (the next check-in asks for its status). It did not: the claim is dropped and the placement queued again
+ * (the consumer claims it once, with the same idempotency key). A provider that cannot say leaves the call to its
+ * deadline, as before. Conditional on the due entry and the claim read.
+ */
+async function recoverPlacement(organizationId: string, call: NonNullable<Awaited<ReturnType<typeof readCall>>>, claim: (current: { gsi3sk?: string }) => boolean): Promise<void> {
+  const provider = call.provider ? providerByName(call.provider) : undefined;
+  if (!provider?.findPlacedCall) return;
+  let placed;
+  try {
+    placed = await provider.findPlacedCall({ idempotencyKey: call.id, from: call.fromPhoneNumber, to: call.connectTo ?? call.toPhoneNumber, since: call.placementStartedAt! });
+  } catch (error) {
+    if (error instanceof ProviderError) return;
+    throw error;
+  }
+  if (placed) {
+    await claimProviderCall(organizationId, provider.name, placed.providerCallId, call.id);
+    await updateCall(organizationId, call.id, async (current) =>
+      current.providerId ? undefined : { call: { ...toCall(current), providerId: placed.providerCallId, provider: provider.name, modifiedAt: nowIso() } },
+    );
+    return;
+  }
+  const released = await updateCall(organizationId, call.id, async (current) =>
+    claim(current) && current.status === "Queued" && !current.providerId && current.placementStartedAt === call.placementStartedAt
+      ? { call: toCall(current), extra: { placementStartedAt: undefined } }
+      : undefined,
+  );
+  if (released) await publish(CallPlace, organizationId, { callId: call.id });
+}
+
 async function sweepCall(organizationId: string, callId: string, seen: string, dueAt: number, now: number): Promise<"reported" | "expired" | "checked" | undefined> {
   const call = await readCall(organizationId, callId);
   if (!call || call.gsi3sk !== seen || callLifecycle.isFinal(call.status)) return undefined;
@@ -71,7 +112,10 @@ async function sweepCall(organizationId: string, callId: string, seen: string, d
   // A check-in before the deadline: the call goes on; a placement whose queue message was lost is published again
   // (dispatch claims it once), and the next check-in is set.
   if (call.deadlineAt && now < Date.parse(call.deadlineAt)) {
-    if (call.status === "Queued" && !call.placementStartedAt && !call.providerId) await publish(CallPlace, organizationId, { callId });
+    if (call.status === "Queued" && !call.providerId) {
+      if (!call.placementStartedAt) await publish(CallPlace, organizationId, { callId });
+      else if (now >= Date.parse(call.placementStartedAt) + PLACEMENT_LEASE_MS) await recoverPlacement(organizationId, call, claim);
+    }
     const moved = await updateCall(organizationId, callId, async (current) =>
       claim(current) ? { call: toCall(current), due: dueEntry(organizationId, callId, nextCheckIn(now, call.deadlineAt!)) } : undefined,
     );

@@ -28,8 +28,12 @@ export const messagingConfig = {
   },
 };
 
-/** A lost receipt is usually final at the carrier within minutes: the first lookup is after an hour. */
-const RECEIPT_CHECK_MS = 60 * 60 * 1000;
+/**
+ * The first lookup is 2 minutes after the hand-off: a receipt lost while the stack was down, or a hand-off cut short
+ * (no provider id stored; core/messaging/receipts.ts HANDOFF_LEASE_MS), is settled within minutes, not hours. A
+ * message delivered in seconds has left the due index by then, so only stragglers are asked (then at 4, 8, 16 … min).
+ */
+const RECEIPT_CHECK_MS = 2 * 60 * 1000;
 
 function integer(name: string): number | undefined {
   const raw = process.env[name];

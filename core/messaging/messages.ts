@@ -4,11 +4,11 @@ import { MessageSend } from "#core/messaging/queue";
 import "#core/messaging/queue";
 import { encodeTime } from "ulid";
 import { queryPages } from "#core/db/query";
-import { table } from "#core/db/items";
 import { actorId, type Actor } from "#core/auth/actor";
-import { entities, keys } from "#core/db/keys";
+import { keys } from "#core/db/keys";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
-import { assertCanSend, finishMessage } from "#core/messaging/billing-seam";
+import { assertCanSend } from "#core/messaging/billing-seam";
+import { DISPATCH_GRACE_MS, MessageLifecycle } from "#core/messaging/lifecycle";
 import { Contacts } from "#core/messaging/contacts";
 import { consentBasisForContact } from "#core/leads/consent";
 import { initiatorOf, type ConsentBasis } from "#core/consent/basis";
@@ -17,9 +17,8 @@ import type { Message, SendMessageRequest } from "#core/messaging/model";
 import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
 import { assertRegisteredSender, registrationRequired } from "#core/messaging/sender-registration";
 import { countSegments } from "#core/shared/segments";
-import { messageLifecycle, type MessageStatus } from "#core/shared/status";
-import { dueAttributes, readMessage, dueShards } from "#core/messaging/store";
-import { MessagingEvents, messageEventInput, type MessagingEventType } from "#core/messaging/timeline";
+import { messageLifecycle } from "#core/shared/status";
+import { readMessage, dueShards } from "#core/messaging/store";
 import { publish } from "#core/queue/events";
 import { newId, nowIso } from "#core/shared/ids";
 import { allInOrder } from "#core/shared/parallel";
@@ -27,24 +26,8 @@ import { allInOrder } from "#core/shared/parallel";
 /** The furthest ahead a message may be scheduled: a campaign's follow-ups, not a reminder for next year. */
 export const MAX_SCHEDULE_AHEAD_DAYS = 30;
 
-/** A Pending or Queued message the queue should have picked up is looked at again after this long. */
-export const DISPATCH_GRACE_MS = 5 * 60_000;
-
-/** The event type recorded when a message enters a status. */
-export const eventTypeOfStatus: Record<MessageStatus, MessagingEventType> = {
-  Pending: "MessageAccepted",
-  Scheduled: "MessageScheduled",
-  Queued: "MessageQueued",
-  Sending: "MessageSending",
-  Sent: "MessageSent",
-  Unknown: "MessageUnknown",
-  Delivered: "MessageDelivered",
-  Undelivered: "MessageUndelivered",
-  Failed: "MessageFailed",
-  Blocked: "MessageBlocked",
-  Canceled: "MessageCanceled",
-  Received: "MessageReceived",
-};
+/** Re-exported for the pacing hook, which sets a waiting message's due entry like the pipeline does. */
+export { DISPATCH_GRACE_MS } from "#core/messaging/lifecycle";
 
 interface SendOptions {
   beforeWriting?: () => Promise<void>;
@@ -157,11 +140,11 @@ export const Messages = {
     const current = await Messages.fromId(actor, messageId);
     const from = messageLifecycle.acceptedFrom("Canceled");
     const now = nowIso();
-    const canceled = await finishMessage(actor.organizationId, current, {
+    const canceled = await MessageLifecycle.finish(actor.organizationId, current, {
       from,
       set: { status: "Canceled", canceledAt: now, cancelReason: reason ?? "CanceledByUser", statusReason: "Canceled by the caller." },
       due: null,
-    }, { type: "MessageCanceled", actor });
+    }, { actor });
     if (!canceled) {
       throw new ConflictError(`The message is ${current.status === "Canceled" ? "already canceled" : `${current.status}`} and can no longer be canceled.`);
     }
@@ -218,11 +201,11 @@ export function newMessage(
   };
 }
 
-/** Stores an outbound message Pending and hands it to the outbound queue (the API and system replies). */
+/** Stores an outbound message Pending (with its MessageAccepted event) and hands it to the outbound queue (the API and system replies). */
 export async function enqueue(organizationId: string, message: Message, actor?: Actor): Promise<void> {
-  await storeNew(organizationId, message, { at: new Date(Date.now() + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" });
+  const due = { at: new Date(Date.now() + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" as const };
+  if (!(await MessageLifecycle.create(organizationId, message, due, { actor }))) throw new ConflictError(`Message ${message.id} exists already.`);
   await Promise.all([
-    recordMessageEvent(organizationId, message, "MessageAccepted", actor),
     Conversations.noteMessage(organizationId, message.conversationId, { direction: "Outbound", body: message.body, at: message.createdAt }),
     publish(MessageSend, organizationId, { messageId: message.id }),
   ]);
@@ -243,30 +226,4 @@ async function senderOf(organizationId: string, phoneNumberId: string | undefine
 async function refuseUnregisteredSender(organizationId: string, sender: PhoneNumber | undefined, capability: "sms" | "mms"): Promise<void> {
   if (!(await registrationRequired(organizationId))) return;
   assertRegisteredSender(sender ? [] : await PhoneNumbers.all(organizationId), sender, capability);
-}
-
-/** Stores a new message with its conversation index and due entry. */
-export async function storeNew(organizationId: string, message: Message, due: { at: string; kind: "Dispatch" | "Release" } | null): Promise<void> {
-  await table.put({
-    Item: {
-      ...keys.message(organizationId, message.id),
-      ...keys.messagesByConversation(organizationId, message.conversationId, message.id),
-      ...(due ? dueAttributes(organizationId, message.id, due) : {}),
-      entity: entities.message,
-      organizationId,
-      ...message,
-    },
-    ConditionExpression: "attribute_not_exists(pk)",
-  });
-}
-
-/** Records the event of a message's change, with every message field the event record carries (spec 2.5). */
-export async function recordMessageEvent(
-  organizationId: string,
-  message: Message,
-  eventType: MessagingEventType,
-  actor?: Actor,
-  description?: string,
-): Promise<void> {
-  await MessagingEvents.record(organizationId, messageEventInput(message, eventType, actor, description));
 }

@@ -1,12 +1,10 @@
-import { LeadOptedOut, MessageFailed, MessageSend } from "#core/messaging/queue";
+import { LeadOptedOut, MessageSend } from "#core/messaging/queue";
 import "#core/messaging/queue";
-import { table } from "#core/db/items";
-import { entities, keys } from "#core/db/keys";
-import { finishMessage, reserveForMessage, settleMessage } from "#core/messaging/billing-seam";
+import { reserveForMessage } from "#core/messaging/billing-seam";
 import { messagingConfig } from "#core/messaging/config";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
-import { DISPATCH_GRACE_MS, recordMessageEvent } from "#core/messaging/messages";
+import { DISPATCH_GRACE_MS, MessageLifecycle, recordProviderId } from "#core/messaging/lifecycle";
 import type { Message } from "#core/messaging/model";
 import { PhoneNumbers, type SenderNumber } from "#core/messaging/phone-numbers";
 import { checkContactWindow, frequencyCapRefusal } from "#core/messaging/contact-rules";
@@ -14,7 +12,7 @@ import { isThrottle, leastBusy, Pacing, type Slot } from "#core/messaging/pacing
 import { NumberHealth } from "#core/messaging/number-health";
 import { eligibleSenders, registrationRequired, senderRefusal, type SenderRefusal } from "#core/messaging/sender-registration";
 import { MessagingSettingsStore } from "#core/messaging/settings";
-import { MESSAGE_STATUSES, messageLifecycle, planRetry, type MessageStatus } from "#core/shared/status";
+import { messageLifecycle, planRetry, type MessageStatus } from "#core/shared/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/suppressions/index";
 import { MessagingEvents } from "#core/messaging/timeline";
@@ -89,25 +87,25 @@ async function plan(organizationId: string, message: Message): Promise<void> {
   if (at > now + SLACK_MS) {
     const scheduledFor = new Date(at).toISOString();
     const near = at - now <= maxDelaySeconds * 1000;
-    const scheduled = await changeMessage(organizationId, message.id, {
-      from: ["Pending", "Scheduled"],
-      set: { status: "Scheduled", scheduledFor, scheduledReason, complianceAction },
-      due: near ? { at: new Date(at + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" } : { at: scheduledFor, kind: "Release" },
-    });
+    const change = {
+      from: ["Pending", "Scheduled"] as MessageStatus[],
+      set: { status: "Scheduled" as const, scheduledFor, scheduledReason, complianceAction },
+      due: near ? { at: new Date(at + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" as const } : { at: scheduledFor, kind: "Release" as const },
+    };
+    // Its event only when it enters Scheduled or its time moves; a replanned message keeps the one it has.
+    const scheduled = message.status !== "Scheduled" || message.scheduledFor !== scheduledFor
+      ? await MessageLifecycle.move(organizationId, message, change)
+      : await changeMessage(organizationId, message.id, change);
     if (!scheduled) return;
-    if (message.status !== "Scheduled" || message.scheduledFor !== scheduledFor) {
-      await recordMessageEvent(organizationId, scheduled, "MessageScheduled");
-    }
     if (near) await publish(MessageSend, organizationId, { messageId: message.id }, { delaySeconds: (at - now) / 1000 });
     return;
   }
-  const queued = await changeMessage(organizationId, message.id, {
+  const queued = await MessageLifecycle.move(organizationId, message, {
     from: ["Pending", "Scheduled"],
     set: { status: "Queued", queuedAt: nowIso() },
     due: { at: new Date(now + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
   });
   if (!queued) return;
-  await recordMessageEvent(organizationId, queued, "MessageQueued");
   await dispatch(organizationId, queued);
 }
 
@@ -151,7 +149,7 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
   if (!(await Pacing.awaitSlot(organizationId, message, selection.number, selection.reason, slot))) return;
   const { primary: provider, failover } = await organizationProviders(organizationId);
   const claimedAt = nowIso();
-  const claimed = await changeMessage(organizationId, message.id, {
+  const claimed = await MessageLifecycle.claim(organizationId, message, {
     from: ["Queued"],
     condition: "retryCount = :retryCount",
     values: { ":retryCount": message.retryCount },
@@ -169,16 +167,13 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
     remove: ["failedOverFrom"],
     due: { at: new Date(Date.parse(claimedAt) + messagingConfig.receiptCheckMs).toISOString(), kind: "ReceiptTimeout" },
   });
-  if (!claimed) return settleLostClaim(organizationId, message.id);
+  if (!claimed) return;
   await afterClaim(organizationId, claimed, selection);
   try {
     const handedOver = await handOver(organizationId, claimed, provider, failover);
     if (!handedOver) return;
     const { result, by } = handedOver;
-    await changeMessage(organizationId, claimed.id, { from: MESSAGE_STATUSES, set: { providerMessageId: result.providerMessageId } });
-    await table.put({
-      Item: { ...keys.providerMessage(organizationId, by.name, result.providerMessageId), entity: entities.providerMessage, messageId: claimed.id },
-    });
+    await recordProviderId(organizationId, claimed.id, by.name, result.providerMessageId);
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
     await providerRefused(organizationId, claimed, error);
@@ -225,22 +220,8 @@ async function handOver(organizationId: string, message: Message, primary: Provi
   }
 }
 
-/**
- * The claim failed after the hold was taken: the message moved on meanwhile. If
- * it ended (canceled, blocked, failed) its own settlement may have run before the
- * hold existed, so settle again from its final status: the hold is released
- * (idempotent; a settlement that already ran makes this a no-op). A message still
- * in flight (claimed by a concurrent consumer, requeued for a retry) keeps the
- * hold: it is keyed by the message id, so its next dispatch reuses it.
- */
-async function settleLostClaim(organizationId: string, messageId: string): Promise<void> {
-  const current = await readMessage(organizationId, messageId);
-  if (current && messageLifecycle.isFinal(current.status)) await settleMessage(organizationId, current);
-}
-
 async function afterClaim(organizationId: string, message: Message, selection: SenderSelection): Promise<void> {
   await Promise.all([
-    recordMessageEvent(organizationId, message, "MessageSending"),
     Conversations.setSender(organizationId, message.conversationId, selection.number),
     PhoneNumbers.touch(organizationId, selection.number.id, message.sendingStartedAt ?? nowIso()),
     selection.movedFrom
@@ -279,13 +260,12 @@ async function providerRefused(organizationId: string, message: Message, error: 
     if (!retry.retry) {
       return fail(organizationId, message, ["Sending"], error.code, `Gave up after ${message.retryCount} retries: ${error.message}`);
     }
-    const requeued = await changeMessage(organizationId, message.id, {
+    const requeued = await MessageLifecycle.move(organizationId, message, {
       from: ["Sending"],
       set: { status: "Queued", retryCount: retry.retryCount, nextRetryAt: retry.nextRetryAt, errorCode: error.code, statusReason: `Transient provider error: ${error.message}` },
       due: { at: new Date(Date.parse(retry.nextRetryAt) + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
-    });
+    }, { type: "MessageRetryScheduled" });
     if (!requeued) return;
-    await recordMessageEvent(organizationId, requeued, "MessageRetryScheduled");
     await publish(MessageSend, organizationId, { messageId: message.id }, { delaySeconds: retry.delayMs / 1000 });
     return;
   }
@@ -310,16 +290,11 @@ async function complianceRefusal(organizationId: string, message: Message): Prom
 }
 
 async function block(organizationId: string, message: Message, refusal: Refusal): Promise<void> {
-  const blocked = await finishMessage(organizationId, message, {
-    from: ["Queued"],
-    set: { status: "Blocked", blockedAt: nowIso(), ...refusal },
-    due: null,
-  }, { type: "MessageBlocked" });
-  if (!blocked) return;
+  await MessageLifecycle.finish(organizationId, message, { from: ["Queued"], set: { status: "Blocked", blockedAt: nowIso(), ...refusal }, due: null });
 }
 
-/** Ends a message Failed (from the given statuses), its hold released in the same write, and tells automations. */
-export async function fail(
+/** Ends a message Failed (from the given statuses): its hold released and its event in the same write. */
+async function fail(
   organizationId: string,
   message: Message,
   from: readonly MessageStatus[],
@@ -327,27 +302,11 @@ export async function fail(
   statusReason: string,
   complianceAction?: string,
 ): Promise<void> {
-  const failed = await finishMessage(organizationId, message, {
+  await MessageLifecycle.finish(organizationId, message, {
     from,
     set: { status: "Failed", failedAt: nowIso(), errorCode, statusReason, ...(complianceAction ? { complianceAction } : {}) },
     due: null,
-  }, { type: "MessageFailed" });
-  if (!failed) return;
-  await finished(organizationId, failed.message);
-}
-
-/** Automation trigger of a message whose final status, settlement and event were just written (finishMessage). */
-export async function finished(organizationId: string, message: Message): Promise<void> {
-  await NumberHealth.recordOutcome(organizationId, message);
-  if (message.status === "Failed" || message.status === "Undelivered") {
-    await publish(MessageFailed, organizationId, {
-      messageId: message.id,
-      conversationId: message.conversationId,
-      leadId: message.leadId ?? null,
-      status: message.status,
-      errorCode: message.errorCode ?? null,
-    });
-  }
+  });
 }
 
 type SenderSelection = { number: SenderNumber; reason: SenderSelectionReason; movedFrom?: { id: string; phoneNumber: string | null } };

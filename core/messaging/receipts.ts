@@ -1,18 +1,26 @@
 import { messagingConfig } from "#core/messaging/config";
-import { finishMessage } from "#core/messaging/billing-seam";
-import { finished } from "#core/messaging/outbound";
+import { DISPATCH_GRACE_MS, MessageLifecycle, recordProviderId } from "#core/messaging/lifecycle";
+import type { Message } from "#core/messaging/model";
+import { MessageSend } from "#core/messaging/queue";
+import "#core/messaging/queue";
+import { publish } from "#core/queue/events";
+import { queues } from "#stacks/definitions";
 import { messageLifecycle } from "#core/shared/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
-import { applyReceipt } from "#core/messaging/webhooks";
 import { providerByName } from "#core/providers/index";
 import { ProviderError, type MessageStatusReport } from "#core/providers/port";
 
 /** How long past the receipt timeout a carrier that keeps failing to answer is asked again before the message turns Unknown. */
 const LOOKUP_GRACE_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a consumer may hold a message claimed (Sending) before its hand-off counts as cut short: four times the
+ * outbound consumer's function timeout, after which that consumer is surely gone (Lambda ends it).
+ */
+export const HANDOFF_LEASE_MS = 4 * queues.outboundMessages.consumerTimeoutSeconds * 1000;
 /** Never ask again sooner than this. */
 const MIN_RECHECK_MS = 60_000;
 
-export type ReceiptCheckOutcome = "reconciled" | "rechecked" | "expired";
+export type ReceiptCheckOutcome = "reconciled" | "rechecked" | "expired" | "resent";
 
 /**
  * A message handed to the carrier whose final receipt has not come by its due
@@ -20,7 +28,7 @@ export type ReceiptCheckOutcome = "reconciled" | "rechecked" | "expired";
  * hand-off): the carrier is asked (`fetchMessageStatus`, Twilio's Message
  * resource).
  * - A final status is applied through the ranked lifecycle like its callback
- *   would be (`applyReceipt`): billing settles once, the due entry goes.
+ *   would be (`MessageLifecycle.applyReceipt`): billing settles once, the due entry goes.
  * - Not final yet (or the carrier did not answer) before the receipt timeout:
  *   a `sent` it reports is applied, and it is asked again after twice the
  *   time since the hand-off (1 h, 2 h, 4 h … up to the timeout).
@@ -32,15 +40,21 @@ export type ReceiptCheckOutcome = "reconciled" | "rechecked" | "expired";
  * sweeps act once.
  */
 export async function checkReceipt(organizationId: string, messageId: string, seen: string, now: number): Promise<ReceiptCheckOutcome | undefined> {
-  const message = await readMessage(organizationId, messageId);
-  if (!message || (message.status !== "Sending" && message.status !== "Sent")) return undefined;
+  const read = await readMessage(organizationId, messageId);
+  if (!read || (read.status !== "Sending" && read.status !== "Sent")) return undefined;
   const claim = { condition: "gsi3sk = :seen", values: { ":seen": seen } };
+  let message = read;
+  if (!message.providerMessageId) {
+    const handOff = await recoverHandOff(organizationId, message, claim, now);
+    if (handOff !== "unresolved" && typeof handOff !== "object") return handOff;
+    if (typeof handOff === "object") message = handOff;
+  }
   const lookup = await lookUp(message.provider, message.providerMessageId);
   const report = lookup === "unreachable" ? undefined : lookup;
   if (report && messageLifecycle.isFinal(report.status)) {
-    return (await applyReceipt(organizationId, message, report, claim)) ? "reconciled" : undefined;
+    return (await MessageLifecycle.applyReceipt(organizationId, message, report, claim)) ? "reconciled" : undefined;
   }
-  if (report?.status === "Sent" && message.status === "Sending") await applyReceipt(organizationId, message, report, claim);
+  if (report?.status === "Sent" && message.status === "Sending") await MessageLifecycle.applyReceipt(organizationId, message, report, claim);
   const handedAt = Date.parse(message.sendingStartedAt ?? message.createdAt);
   const timeout = handedAt + messagingConfig.receiptTimeoutMs;
   const giveUp = lookup === "unreachable" ? timeout + LOOKUP_GRACE_MS : timeout;
@@ -58,13 +72,13 @@ export async function checkReceipt(organizationId: string, messageId: string, se
   const carrierSays = report ? ` The carrier still reports ${report.providerStatus}.` : lookup === "unreachable" ? " The carrier could not be asked." : "";
   // No provider message id: the carrier never acknowledged the hand-off, so nothing is charged (docs/decisions.md).
   const ended = message.providerMessageId
-    ? await finishMessage(organizationId, message, {
+    ? await MessageLifecycle.finish(organizationId, message, {
         from: ["Sending", "Sent"],
         ...claim,
         set: { status: "Unknown", statusReason: `No final delivery receipt within ${hours} hours.${carrierSays}` },
         due: null,
-      }, { type: "MessageUnknown" })
-    : await finishMessage(organizationId, message, {
+      })
+    : await MessageLifecycle.finish(organizationId, message, {
         from: ["Sending", "Sent"],
         ...claim,
         set: {
@@ -74,10 +88,72 @@ export async function checkReceipt(organizationId: string, messageId: string, se
           statusReason: `The carrier never acknowledged the message (no provider message id within ${hours} hours); not charged.`,
         },
         due: null,
-      }, { type: "MessageFailed" });
-  if (!ended) return undefined;
-  await finished(organizationId, ended.message);
-  return "expired";
+      });
+  return ended ? "expired" : undefined;
+}
+
+/**
+ * A message claimed for the carrier (Sending) whose answer was never stored: the consumer died during the hand-off,
+ * or the request timed out. Once its hand-off lease has passed (the consumer is surely gone: the lease is four times
+ * its function timeout), the carrier is asked whether it took the message, by our id (its idempotency key):
+ * - it did: its provider id is recorded, and the receipt check goes on with it (the message answered);
+ * - it did not: the message is queued again for another attempt (`resent`; its hold kept, its retry count moved on so
+ *   no stale claim can send it), sent with the same idempotency key;
+ * - it cannot say (no lookup, unreachable): "unresolved", and the receipt timeout decides as before.
+ * Before the lease ends the check is set for its end (`rechecked`). Writes are conditional on the due entry read.
+ */
+async function recoverHandOff(
+  organizationId: string,
+  message: Message,
+  claim: { condition: string; values: Record<string, unknown> },
+  now: number,
+): Promise<Message | "rechecked" | "resent" | undefined | "unresolved"> {
+  const claimedAt = Date.parse(message.sendingStartedAt ?? message.createdAt);
+  if (message.status !== "Sending") return "unresolved";
+  if (now < claimedAt + HANDOFF_LEASE_MS) {
+    const moved = await changeMessage(organizationId, message.id, {
+      from: ["Sending"],
+      ...claim,
+      set: {},
+      due: { at: new Date(claimedAt + HANDOFF_LEASE_MS).toISOString(), kind: "ReceiptTimeout" },
+    });
+    return moved ? "rechecked" : undefined;
+  }
+  const provider = message.provider ? providerByName(message.provider) : undefined;
+  if (!provider?.findSentMessage || !message.fromPhoneNumber) return "unresolved";
+  let taken;
+  try {
+    taken = await provider.findSentMessage({
+      idempotencyKey: message.id,
+      from: message.fromPhoneNumber,
+      to: message.toPhoneNumber,
+      ...(message.body ? { body: message.body } : {}),
+      since: new Date(claimedAt).toISOString(),
+    });
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    return "unresolved";
+  }
+  if (taken) {
+    await recordProviderId(organizationId, message.id, provider.name, taken.providerMessageId);
+    return { ...message, providerMessageId: taken.providerMessageId };
+  }
+  const requeued = await MessageLifecycle.move(organizationId, message, {
+    from: ["Sending"],
+    condition: `${claim.condition} AND retryCount = :claimedRetryCount`,
+    values: { ...claim.values, ":claimedRetryCount": message.retryCount },
+    set: {
+      status: "Queued",
+      retryCount: message.retryCount + 1,
+      nextRetryAt: null,
+      errorCode: "HandOffInterrupted",
+      statusReason: `The hand-off to ${provider.name} was cut short and the carrier does not have the message: sending it again.`,
+    },
+    due: { at: new Date(now + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
+  }, { type: "MessageRetryScheduled" });
+  if (!requeued) return undefined;
+  await publish(MessageSend, organizationId, { messageId: message.id });
+  return "resent";
 }
 
 /** The carrier's report of a message; undefined when it does not know it or cannot be asked for it, "unreachable" on a transient error. */

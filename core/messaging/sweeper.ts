@@ -2,9 +2,7 @@ import { MessageSend } from "#core/messaging/queue";
 import "#core/messaging/queue";
 import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";
-import { DISPATCH_GRACE_MS, recordMessageEvent } from "#core/messaging/messages";
-import { finishMessage } from "#core/messaging/billing-seam";
-import { finished } from "#core/messaging/outbound";
+import { DISPATCH_GRACE_MS, MessageLifecycle } from "#core/messaging/lifecycle";
 import { checkReceipt } from "#core/messaging/receipts";
 import { changeMessage, dueShards, readMessage, type DueKind } from "#core/messaging/store";
 import { maxDelaySeconds, publish } from "#core/queue/events";
@@ -19,6 +17,8 @@ export interface SweepResult {
   reconciled: number;
   /** Asked the carrier, nothing final yet: asked again later. */
   rechecked: number;
+  /** Hand-offs cut short (claimed, no answer stored) the carrier did not take: queued again for another attempt. */
+  resent: number;
   /** Overdue messages past their republish limit, ended Failed (ProcessingError). */
   failed: number;
 }
@@ -33,13 +33,14 @@ const LOOKAHEAD_MS = (maxDelaySeconds - 60) * 1000;
  * - Dispatch: a Pending/Queued message whose queue message is overdue; published again (the consumer is idempotent),
  *   at most SWEEP_ATTEMPTS times (counted on the message), then ended Failed (ProcessingError);
  * - ReceiptTimeout: handed to the provider but no final receipt yet: the carrier is asked (`checkReceipt`);
- *   its final status applied, else asked again later, and `Unknown` at the receipt timeout.
+ *   its final status applied, else asked again later, and `Unknown` at the receipt timeout. A hand-off cut short
+ *   (claimed, no provider id) is asked about by our id once its lease has passed: recorded, or sent again.
  * Each item is claimed by a conditional write on its due key, so overlapping sweeps act once.
  * `organizationId` restricts the sweep to one organization (tests that move the clock).
  */
 export async function sweepDueMessages(options: { now?: Date; organizationId?: string } = {}): Promise<SweepResult> {
   const now = (options.now ?? new Date()).getTime();
-  const result: SweepResult = { released: 0, dispatched: 0, expired: 0, failed: 0, reconciled: 0, rechecked: 0 };
+  const result: SweepResult = { released: 0, dispatched: 0, expired: 0, failed: 0, reconciled: 0, rechecked: 0, resent: 0 };
   const partitions = dueShards.map((shard) => keys.dueMessage(shard, "", "", "").gsi3pk);
   for await (const { item, seen, dueAt, organizationId, id } of dueEntries(partitions, new Date(now + LOOKAHEAD_MS).toISOString(), options.organizationId)) {
     await handle({ dueAt: Date.parse(dueAt), organizationId, messageId: id, kind: item.dueKind as DueKind, seen, sweepAttempts: Number(item.sweepAttempts ?? 0) }, now, result);
@@ -62,7 +63,8 @@ async function handle(item: DueItem, now: number, result: SweepResult): Promise<
     return;
   }
   if (item.kind === "Release" && item.dueAt <= now) {
-    const queued = await changeMessage(organizationId, messageId, {
+    const scheduled = await readMessage(organizationId, messageId);
+    const queued = scheduled && await MessageLifecycle.move(organizationId, scheduled, {
       from: ["Scheduled"],
       ...claim,
       set: { status: "Queued", queuedAt: new Date(now).toISOString() },
@@ -70,7 +72,6 @@ async function handle(item: DueItem, now: number, result: SweepResult): Promise<
     });
     if (!queued) return;
     result.released++;
-    await recordMessageEvent(organizationId, queued, "MessageQueued");
     return void (await send());
   }
   if (item.kind === "Release") {
@@ -84,7 +85,7 @@ async function handle(item: DueItem, now: number, result: SweepResult): Promise<
   const attempts = item.sweepAttempts + 1;
   const message = attempts > SWEEP_ATTEMPTS ? await readMessage(organizationId, messageId) : undefined;
   if (message) {
-    const ended = await finishMessage(organizationId, message, {
+    const ended = await MessageLifecycle.finish(organizationId, message, {
       from: ["Pending", "Scheduled", "Queued"],
       ...claim,
       set: {
@@ -94,11 +95,8 @@ async function handle(item: DueItem, now: number, result: SweepResult): Promise<
         statusReason: `${PROCESSING_ERROR}: still not sent after ${SWEEP_ATTEMPTS} republishes by the sweep.`,
       },
       due: null,
-    }, { type: "MessageFailed" });
-    if (ended) {
-      result.failed++;
-      await finished(organizationId, ended.message);
-    }
+    });
+    if (ended) result.failed++;
     return;
   }
   const redo = await changeMessage(organizationId, messageId, { from: ["Pending", "Scheduled", "Queued"], ...claim, set: { sweepAttempts: attempts }, due: later(now) });

@@ -7,7 +7,7 @@ import { conditionally, table } from "#core/db/items";
 import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";
 import { recordEvent } from "#core/events/index";
-import { settleMessage } from "#core/messaging/billing-seam";
+import { MessageLifecycle } from "#core/messaging/lifecycle";
 import { callLifecycle, messageLifecycle } from "#core/shared/status";
 
 export interface HoldSweepResult {
@@ -93,7 +93,7 @@ async function ownerOf(organizationId: string, id: string, ownerType: string): P
     if (!message) return { kind: "gone" };
     // Unknown is not final, but it is where a message's hold is settled (charged).
     if (!messageLifecycle.isFinal(message.status) && message.status !== "Unknown") return { kind: "waiting" };
-    return { kind: "final", settle: () => settleMessage(organizationId, message) };
+    return { kind: "final", settle: () => MessageLifecycle.settleHoldOfEnded(organizationId, message) };
   }
   if (ownerType === "Call") {
     const call = await findCall(organizationId, id);

@@ -49,6 +49,9 @@ export type PlaceCallInput = {
   timeLimitSeconds?: number;
 };
 
+/** What identifies a hand-off cut short by a crash: our id (sent as the idempotency key), the numbers, and when it was claimed. */
+export type HandOffReference = { idempotencyKey: string; from: string; to: string; since: string };
+
 export type PlaceCallResult = { providerCallId: string; status: CallStatus };
 
 /** A number the carrier offers for purchase. */
@@ -226,6 +229,14 @@ export interface ProviderPort {
    * not know. Optional: without it the sweep can only end the message Unknown.
    */
   fetchMessageStatus?(providerMessageId: string): Promise<MessageStatusReport | undefined>;
+  /**
+   * Finds the message the carrier took for our reference (the `idempotencyKey` it was sent with; from, to, body and
+   * the claim time for carriers that can only search), when the hand-off was cut short before its answer was stored.
+   * Undefined when the carrier never took it. Optional: without it such a message waits for the receipt timeout.
+   */
+  findSentMessage?(reference: HandOffReference & { body?: string }): Promise<SendMessageResult | undefined>;
+  /** Finds the call the carrier placed for our reference, like `findSentMessage`. Optional: without it the call waits for its deadline. */
+  findPlacedCall?(reference: HandOffReference): Promise<PlaceCallResult | undefined>;
   /** Numbers the carrier offers (Twilio AvailablePhoneNumbers). Optional, like every number operation below. */
   searchAvailableNumbers?(query: AvailableNumberQuery): Promise<AvailableNumber[]>;
   /** Buys a number into our account with its webhooks configured; throws ProviderError when refused (taken meanwhile). */

@@ -1,9 +1,9 @@
 import { endpoint } from "#core/http/endpoint";
 import { messageStatusWebhook } from "#core/http/operations/webhooks";
 import { emptyTwiml, providerWebhookOptions, webhookRequest } from "#core/http/webhook-request";
-import { Webhooks } from "#core/messaging/webhooks";
+import { CarrierCallbacks } from "#core/messaging/carrier-callbacks";
 
 export const handler = endpoint(messageStatusWebhook, async ({ params, event }) => {
-  await Webhooks.messageStatus(params.provider, webhookRequest(event));
+  await CarrierCallbacks.messageStatus(params.provider, webhookRequest(event));
   return emptyTwiml();
 }, providerWebhookOptions);

@@ -1,4 +1,5 @@
 import { db } from "#core/db/client";
+import { sqs } from "#core/queue/client";
 
 /** The error a simulated crash throws: the process died here. */
 export class SimulatedCrash extends Error {}
@@ -80,4 +81,17 @@ export function faultWhen(...parts: string[]): () => void {
     { step: "initialize", name },
   );
   return () => void db().middlewareStack.remove(name);
+}
+
+/** Makes this process's SQS sends fail until the answered function is called (a queue message that never leaves it). */
+export async function failPublishes(): Promise<() => void> {
+  const name = `no-publish-${Math.random().toString(36).slice(2)}`;
+  const client = await sqs();
+  client.middlewareStack.add(
+    () => async () => {
+      throw new Error("SQS is unreachable.");
+    },
+    { step: "initialize", name },
+  );
+  return () => void client.middlewareStack.remove(name);
 }

@@ -24,8 +24,8 @@ describe("messages: receipts that never come are looked up at the carrier", () =
     const accepted = await send(org, { to: magic("12"), body: "lost receipt" });
     const sent = await waitForMessage(org, accepted.body.id, sentWithProviderId);
     expect(sent.billingStatus).toBe("Reserved");
-    // Before the first lookup (1 h after the hand-off) nothing is asked.
-    expect(await sweepAt(org, 0.5)).toMatchObject({ reconciled: 0, rechecked: 0, expired: 0 });
+    // Before the first lookup (2 min after the hand-off) nothing is asked.
+    expect(await sweepAt(org, 1 / 60)).toMatchObject({ reconciled: 0, rechecked: 0, expired: 0 });
     await untilTheCarrierHasFinished();
     expect(await sweepAt(org, 1.1)).toMatchObject({ reconciled: 1, expired: 0 });
     const delivered = await waitForMessage(org, sent.id);

@@ -34,7 +34,7 @@ describe("a STOP or START texted before the lead is processed", () => {
     const phone = lead.contact.phone!.number;
     const stoppedAt = new Date(Date.now() - 2_000).toISOString();
     const startedAt = new Date(Date.now() - 1_000).toISOString();
-    // What the inbound STOP and START do (core/messaging/webhooks.ts): consent on the lead, the suppression added, then removed.
+    // What the inbound STOP and START do (core/messaging/carrier-callbacks.ts): consent on the lead, the suppression added, then removed.
     await recordLeadConsent(org.organizationId, lead.id, { kind: "OptOut", at: stoppedAt, phoneNumber: phone });
     await Suppressions.add(org.organizationId, { phoneNumber: phone, reason: "OptOutKeyword", leadId: lead.id });
     await recordLeadConsent(org.organizationId, lead.id, { kind: "OptIn", at: startedAt, phoneNumber: phone });

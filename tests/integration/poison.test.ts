@@ -7,7 +7,6 @@ import { describe, expect, it } from "vitest";
 import { systemActor } from "#core/auth/actor";
 import { AutomationRuns } from "#core/automations/runs/index";
 import { Calls } from "#core/calls/index";
-import { sqs } from "#core/queue/client";
 import { RunStore } from "#core/automations/runs/store";
 import { leadItem, Leads, type Lead } from "#core/leads/index";
 import { LeadProcessing, SWEEP_ATTEMPTS as LEAD_SWEEP_ATTEMPTS, sweepAfterMs } from "#core/leads/processing";
@@ -20,7 +19,7 @@ import { handler as outboundConsumer } from "#functions/consumers/outbound-messa
 import { handler as outboundCallsConsumer } from "#functions/consumers/outbound-calls";
 import { queues } from "#stacks/definitions";
 import { waitForRun } from "#tests/helpers/automations";
-import { faultWhen } from "#tests/helpers/crash";
+import { failPublishes, faultWhen } from "#tests/helpers/crash";
 import { storeUnqueuedLead, uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { addNumber, events, queuedOutsideTheStack, randomNumber } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
@@ -136,19 +135,6 @@ describe("the call placement's poison hook", () => {
     expect((await org.request("GET", "/billing/wallet")).body.reservedAmount).toBe("0.0000");
   });
 });
-
-/** Makes this process's SQS sends fail until the answered function is called. */
-async function failPublishes(): Promise<() => void> {
-  const name = `no-publish-${newId()}`;
-  const client = await sqs();
-  client.middlewareStack.add(
-    () => async () => {
-      throw new Error("SQS is unreachable.");
-    },
-    { step: "initialize", name },
-  );
-  return () => void client.middlewareStack.remove(name);
-}
 
 describe("the automation step's poison hook", () => {
   applyStackEnv();

@@ -22,6 +22,26 @@ describe("a message's or call's status and its event survive a crash together", 
     expect(recorded).toEqual([expect.objectContaining({ status: "Failed", billingStatus: "Released" })]);
   });
 
+  it("a message claimed for the carrier: killed right after Sending is written, its MessageSending event is stored", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const queued = await queuedOutsideTheStack(org, magic("00"));
+    await dieAfterWriting(["Sending"], () => Outbound.dispatch(org.organizationId, queued));
+    const recorded = (await events(org, { eventType: "MessageSending" })).filter((event) => event.relatedEntityId === queued.id);
+    expect(recorded).toEqual([expect.objectContaining({ status: "Sending" })]);
+  });
+
+  it("a message the carrier refused for now: killed right after it is queued again, its MessageRetryScheduled event is stored", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const queued = await queuedOutsideTheStack(org, magic("03"));
+    // Nothing of our storage follows the requeue (its publish is SQS), so the work may end as if it lived: it died there all the same.
+    await killedAfterWrite(/":status":(\{"S":)?"Queued"/, () => Outbound.dispatch(org.organizationId, queued));
+    expect((await org.request("GET", `/messages/${queued.id}`)).body).toMatchObject({ status: "Queued", retryCount: 1 });
+    const recorded = (await events(org, { eventType: "MessageRetryScheduled" })).filter((event) => event.relatedEntityId === queued.id);
+    expect(recorded).toEqual([expect.objectContaining({ status: "Queued", retryCount: 1 })]);
+  });
+
   it("a call that never ends: killed right after the sweep writes its final status, that status's event is stored", async () => {
     const org = await newOrganization();
     await addNumber(org);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ForbiddenError } from "#core/errors";
-import { Webhooks } from "#core/messaging/webhooks";
+import { CarrierCallbacks } from "#core/messaging/carrier-callbacks";
 import type { WebhookRequest } from "#core/providers/port";
 import { events, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
@@ -24,14 +24,14 @@ describe("Twilio webhooks (recorded fixtures)", () => {
     const owned = await org.request("POST", "/phone-numbers", { body: { phoneNumber: "+12025550142", friendlyName: "Fixture line" } });
     expect(owned.status).toBe(201);
 
-    await Webhooks.inboundMessage("twilio", recorded("webhook-inbound-mms.json"));
-    await Webhooks.inboundMessage("twilio", recorded("webhook-inbound-mms.json")); // Twilio retried it
+    await CarrierCallbacks.inboundMessage("twilio", recorded("webhook-inbound-mms.json"));
+    await CarrierCallbacks.inboundMessage("twilio", recorded("webhook-inbound-mms.json")); // Twilio retried it
     const [received] = await events(org, { eventType: "MessageReceived" });
     expect(received).toMatchObject({ fromPhoneNumber: "+13125550187", toPhoneNumber: "+12025550142", summary: "Here's the house 🏠 & garage" });
     expect(received.media).toEqual([{ url: expect.stringContaining("/Media/ME4f3e"), contentType: "image/jpeg" }]);
     expect(await events(org, { eventType: "MessageReceived" })).toHaveLength(1);
 
-    await Webhooks.inboundMessage("twilio", recorded("webhook-inbound-stop.json"));
+    await CarrierCallbacks.inboundMessage("twilio", recorded("webhook-inbound-stop.json"));
     const suppressions = (await org.request("POST", "/suppressions/all/my", { body: {} })).body.items;
     expect(suppressions).toMatchObject([{ phoneNumber: "+13125550187", reason: "OptOutKeyword" }]);
     const [confirmation] = await events(org, { eventType: "MessageAccepted" });
@@ -41,7 +41,7 @@ describe("Twilio webhooks (recorded fixtures)", () => {
 
   it("refuses a recorded webhook whose body was altered", async () => {
     const request = recorded("webhook-inbound-stop.json");
-    await expect(Webhooks.inboundMessage("twilio", { ...request, body: request.body.replace("Body=Stop", "Body=Start") })).rejects.toBeInstanceOf(ForbiddenError);
-    await expect(Webhooks.messageStatus("twilio", { ...recorded("webhook-message-delivered.json"), url: "https://evil.example.com/webhooks/twilio/messages/status" })).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(CarrierCallbacks.inboundMessage("twilio", { ...request, body: request.body.replace("Body=Stop", "Body=Start") })).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(CarrierCallbacks.messageStatus("twilio", { ...recorded("webhook-message-delivered.json"), url: "https://evil.example.com/webhooks/twilio/messages/status" })).rejects.toBeInstanceOf(ForbiddenError);
   });
 });

@@ -6,6 +6,7 @@ import {
   type AvailableNumber,
   type AvailableNumberQuery,
   type CallStatusReport,
+  type HandOffReference,
   type MessageStatusReport,
   type OwnedNumber,
   type PlaceCallInput,
@@ -156,6 +157,16 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
         ...(callback.errorCode ? ([["ErrorCode", callback.errorCode]] as [string, string][]) : []),
       ]);
       return result;
+    },
+
+    // What this carrier took, by the idempotency key it was sent with (its memory is this process's: a restarted
+    // simulator took nothing, and its callbacks of before died with it).
+    async findSentMessage(reference: HandOffReference): Promise<SendMessageResult | undefined> {
+      return accepted.get(reference.idempotencyKey);
+    },
+
+    async findPlacedCall(reference: HandOffReference): Promise<PlaceCallResult | undefined> {
+      return acceptedCalls.get(reference.idempotencyKey);
     },
 
     async fetchMessageStatus(providerMessageId: string): Promise<MessageStatusReport | undefined> {

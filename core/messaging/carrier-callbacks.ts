@@ -2,24 +2,21 @@ import { LeadOptedOut, MessageReceived } from "#core/messaging/queue";
 import { NumberHealth } from "#core/messaging/number-health";
 import "#core/messaging/queue";
 import { verifiedProvider } from "#core/providers/index";
-import { transact, TransactionConditionFailed } from "#core/db/transact";
 import { table } from "#core/db/items";
-import { finishMessage } from "#core/messaging/billing-seam";
-import { entities, keys } from "#core/db/keys";
+import { MessageLifecycle, providerMessageItem } from "#core/messaging/lifecycle";
+import { keys } from "#core/db/keys";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
 import { classifyInbound, revocationInFreeText } from "#core/messaging/keywords";
 import { Consent } from "#core/consent/index";
-import { Messages, newMessage, recordMessageEvent } from "#core/messaging/messages";
+import { Messages, newMessage } from "#core/messaging/messages";
 import { systemActor } from "#core/auth/actor";
 import { DomainError } from "#core/errors";
 import { logger } from "#core/observability/index";
 import type { Message, MessagePurpose } from "#core/messaging/model";
-import { finished } from "#core/messaging/outbound";
 import { PhoneNumbers, type NumberRoute } from "#core/messaging/phone-numbers";
 import { MessagingSettingsStore } from "#core/messaging/settings";
-import { messageLifecycle, type MessageStatus } from "#core/shared/status";
-import { changeMessage, readMessage } from "#core/messaging/store";
+import { readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/suppressions/index";
 import { MessagingEvents } from "#core/messaging/timeline";
 import type { InboundMessage, MessageStatusEvent, ProviderPort, WebhookRequest } from "#core/providers/port";
@@ -34,7 +31,7 @@ import { toE164 } from "#core/shared/phone";
  * applies when the ranked lifecycle accepts it (a late `sent` never overwrites
  * `delivered`), and an inbound message is claimed by its provider id.
  */
-export const Webhooks = {
+export const CarrierCallbacks = {
   async messageStatus(providerName: string, request: WebhookRequest): Promise<void> {
     const provider = verifiedProvider(providerName, request);
     const messageId = new URL(request.url).searchParams.get("messageId") ?? undefined;
@@ -58,48 +55,7 @@ async function applyStatus(provider: ProviderPort, event: MessageStatusEvent, me
   const message = id ? await readMessage(organizationId, id) : undefined;
   if (!message || message.direction !== "Outbound") return;
   if (message.providerMessageId && message.providerMessageId !== event.providerMessageId) return;
-  await applyReceipt(organizationId, message, event);
-}
-
-/**
- * Applies a receipt (a status callback, or the carrier's answer when the
- * message sweep asked) through the ranked lifecycle: only a message already
- * handed to the provider moves, never backwards; a final status drops the due
- * entry and settles the hold in the same transaction (`finishMessage`).
- * `claim` (the sweep's) must hold in that same conditional write. The changed
- * message, or undefined when nothing changed.
- */
-export async function applyReceipt(
-  organizationId: string,
-  message: Message,
-  receipt: { status: MessageStatus; providerStatus: string; errorCode?: string },
-  claim?: { condition: string; values: Record<string, unknown> },
-): Promise<Message | undefined> {
-  const next = receipt.status;
-  // Only receipts of a message already handed to the provider count; never earlier states.
-  const from = messageLifecycle.acceptedFrom(next).filter((status) => status === "Sending" || status === "Sent" || status === "Unknown");
-  if (from.length === 0) return undefined;
-  const timestampField = messageLifecycle.timestampField(next);
-  const change = {
-    from,
-    ...claim,
-    set: {
-      status: next,
-      providerStatus: receipt.providerStatus,
-      ...(timestampField ? { [timestampField]: nowIso() } : {}),
-      ...(receipt.errorCode ? { errorCode: receipt.errorCode, statusReason: `Provider reported ${receipt.providerStatus} (${receipt.errorCode}).` } : {}),
-    },
-  };
-  if (next === "Delivered" || next === "Undelivered" || next === "Failed") {
-    // The final status and its settlement are one transaction.
-    const type = next === "Delivered" ? "MessageDelivered" : next === "Undelivered" ? "MessageUndelivered" : "MessageFailed";
-    const ended = await finishMessage(organizationId, message, { ...change, due: null }, { type });
-    if (ended) await finished(organizationId, ended.message);
-    return ended?.message;
-  }
-  const changed = await changeMessage(organizationId, message.id, change);
-  if (changed) await recordMessageEvent(organizationId, changed, next === "Sent" ? "MessageSent" : "MessageUnknown");
-  return changed;
+  await MessageLifecycle.applyReceipt(organizationId, message, event);
 }
 
 async function messageIdOfProvider(organizationId: string, provider: string, providerMessageId: string): Promise<string | undefined> {
@@ -131,30 +87,9 @@ async function receive(provider: ProviderPort, inbound: InboundMessage): Promise
     receivedAt: now,
     createdBy: "contact",
   });
-  try {
-    await transact([
-      {
-        Put: {
-          Item: { ...keys.providerMessage(organizationId, provider.name, inbound.providerMessageId), entity: entities.providerMessage, messageId: message.id },
-          ConditionExpression: "attribute_not_exists(pk)",
-        },
-      },
-      {
-        Put: {
-          Item: {
-            ...keys.message(organizationId, message.id),
-            ...keys.messagesByConversation(organizationId, message.conversationId, message.id),
-            entity: entities.message,
-            organizationId,
-            ...message,
-          },
-        },
-      },
-    ]);
-  } catch (error) {
-    if (error instanceof TransactionConditionFailed) return; // a redelivered webhook: already stored
-    throw error;
-  }
+  // Claimed by its provider id, stored with its MessageReceived event: a redelivered webhook finds the claim and stops.
+  const claim = { Put: { Item: providerMessageItem(organizationId, provider.name, inbound.providerMessageId, message.id), ConditionExpression: "attribute_not_exists(pk)" } };
+  if (!(await MessageLifecycle.create(organizationId, message, null, {}, claim))) return;
   // The carrier's own keyword handling (Twilio Advanced Opt-Out's OptOutType) decides first, and it already answered the contact.
   const keyword = inbound.carrierKeyword
     ? { kind: inbound.carrierKeyword.kind, keyword: inbound.carrierKeyword.word }
@@ -162,7 +97,6 @@ async function receive(provider: ProviderPort, inbound: InboundMessage): Promise
   const ordinary = keyword.kind === "Message";
   await Conversations.noteMessage(organizationId, conversation.id, { direction: "Inbound", body: message.body, at: now, unread: ordinary });
   if (!conversation.phoneNumberId) await Conversations.setSender(organizationId, conversation.id, { id: route.phoneNumberId, phoneNumber: route.phoneNumber });
-  await recordMessageEvent(organizationId, message, "MessageReceived");
   const contact = { organizationId, message, route, leadId: message.leadId ?? null, carrierReplied: inbound.carrierKeyword !== undefined };
   if (keyword.kind === "OptOut") return optOut(contact, keyword.keyword!);
   if (keyword.kind === "OptIn") return optIn(contact, keyword.keyword!);

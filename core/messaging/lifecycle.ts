@@ -1,0 +1,268 @@
+import { Billing, messageCost, TransactionConditionFailed, type BillingOutcome, type TransactItem } from "#core/billing/index";
+import { table } from "#core/db/items";
+import { entities, keys } from "#core/db/keys";
+import { Transaction } from "#core/db/transact";
+import type { Actor } from "#core/auth/actor";
+import type { Message } from "#core/messaging/model";
+import { NumberHealth } from "#core/messaging/number-health";
+import { MessageFailed } from "#core/messaging/queue";
+import "#core/messaging/queue";
+import { changeMessage, dueAttributes, messageUpdate, readMessage, toMessage, type Due, type MessageChange } from "#core/messaging/store";
+import { MessagingEvents, messageEventInput, type MessagingEventType } from "#core/messaging/timeline";
+import { publish } from "#core/queue/events";
+import { nowIso } from "#core/shared/ids";
+import { MESSAGE_STATUSES, messageLifecycle, type MessageStatus } from "#core/shared/status";
+
+/**
+ * A message's life after it is accepted, in one place: every status it enters
+ * is written together with its event (one transaction: a crash keeps both or
+ * neither), and the one way a message ends, `finish`, also settles or releases
+ * its hold in that transaction and then tells automations and number health.
+ * Storage (the conditional update, the due entry) lives in store.ts; what moves
+ * a message (the outbound pipeline, carrier callbacks, the sweep) calls this.
+ */
+
+/** A Pending or Queued message the queue should have picked up is looked at again after this long. */
+export const DISPATCH_GRACE_MS = 5 * 60_000;
+
+/** The event type recorded when a message enters a status. */
+export const eventTypeOfStatus: Record<MessageStatus, MessagingEventType> = {
+  Pending: "MessageAccepted",
+  Scheduled: "MessageScheduled",
+  Queued: "MessageQueued",
+  Sending: "MessageSending",
+  Sent: "MessageSent",
+  Unknown: "MessageUnknown",
+  Delivered: "MessageDelivered",
+  Undelivered: "MessageUndelivered",
+  Failed: "MessageFailed",
+  Blocked: "MessageBlocked",
+  Canceled: "MessageCanceled",
+  Received: "MessageReceived",
+};
+
+/** The event a change records: by default the one of the status it enters. */
+export type StatusEvent = { type?: MessagingEventType; actor?: Actor; description?: string };
+
+/** A change that ends a message (or, for Unknown, settles its hold while a late receipt may still come). */
+export type Ending = MessageChange & { set: { status: MessageStatus } };
+
+/** Statuses that are billed: the carrier took the message (Twilio bills undelivered ones too). */
+const CHARGED = new Set<Message["status"]>(["Delivered", "Undelivered", "Unknown", "Sent"]);
+
+export const MessageLifecycle = {
+  /**
+   * Stores a new message (outbound Pending with its due entry, or inbound Received) with the event of its first
+   * status, in one transaction; `alsoPut` (an inbound message's provider-id claim) must succeed in it too. False when
+   * a condition failed (the message or the claim existed already).
+   */
+  async create(organizationId: string, message: Message, due: NonNullable<Due> | null, event: StatusEvent = {}, alsoPut?: TransactItem): Promise<boolean> {
+    const transaction = new Transaction();
+    if (alsoPut) transaction.add(alsoPut);
+    transaction.add({
+      Put: {
+        Item: {
+          ...keys.message(organizationId, message.id),
+          ...keys.messagesByConversation(organizationId, message.conversationId, message.id),
+          ...(due ? dueAttributes(organizationId, message.id, due) : {}),
+          entity: entities.message,
+          organizationId,
+          ...message,
+        },
+        ConditionExpression: "attribute_not_exists(pk)",
+      },
+    });
+    MessagingEvents.item(organizationId, eventInput(message, event), transaction);
+    try {
+      await Billing.commit(transaction);
+    } catch (error) {
+      if (error instanceof TransactionConditionFailed) return false;
+      throw error;
+    }
+    return true;
+  },
+
+  /**
+   * Moves a message that is still in one of `change.from` to another status that does not end it (Scheduled, Queued,
+   * Sending, Sent, a retry), its event written in the same transaction. The changed message, or undefined when it
+   * had moved on. A change of fields alone (no new status) records no event: use `changeMessage` for it.
+   */
+  async move(organizationId: string, message: Message, change: MessageChange & { set: { status?: MessageStatus } }, event: StatusEvent = {}): Promise<Message | undefined> {
+    const status = (change.set.status ?? message.status) as MessageStatus;
+    if (messageLifecycle.isFinal(status) || status === "Unknown") throw new Error(`A move cannot end a message (${status}): finish it.`);
+    const next = applied(message, change);
+    const transaction = new Transaction();
+    transaction.add({ Update: messageUpdate(organizationId, message.id, change) });
+    MessagingEvents.item(organizationId, eventInput(next, event), transaction);
+    try {
+      await Billing.commit(transaction);
+    } catch (error) {
+      if (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0)) return undefined;
+      throw error;
+    }
+    return next;
+  },
+
+  /**
+   * The claim before a hand-off (Queued → Sending, with its event), taken after the hold was: when it fails because
+   * the message ended meanwhile (canceled, blocked), that ending may have been written before the hold existed, so
+   * the hold is settled from the final status (idempotent). A message still in flight (claimed by a concurrent
+   * consumer, requeued for a retry) keeps the hold: it is keyed by the message id, so its next dispatch reuses it.
+   */
+  async claim(organizationId: string, message: Message, change: MessageChange & { set: { status: "Sending" } }): Promise<Message | undefined> {
+    const claimed = await MessageLifecycle.move(organizationId, message, change);
+    if (claimed) return claimed;
+    const current = await readMessage(organizationId, message.id);
+    if (current && settles(current.status)) await settle(organizationId, current);
+    return undefined;
+  },
+
+  /**
+   * The one way a message ends: its final status (or Unknown), the settlement of its hold (charged when the carrier
+   * took it, released otherwise), its `billingStatus` and its event are ONE transaction, so a crash can never leave a
+   * final message holding money, a charge on a message that is not final, or a final status without its event. Once
+   * committed, number health counts the outcome and a Failed or Undelivered message triggers automations.
+   * `message` is the caller's read (its id, channel, segments and recipient never change). Undefined when the message
+   * was no longer in one of `ending.from` (someone else moved it first).
+   */
+  async finish(organizationId: string, message: Message, ending: Ending, event: StatusEvent = {}): Promise<{ message: Message; billed: BillingOutcome | undefined } | undefined> {
+    if (!settles(ending.set.status)) throw new Error(`A message cannot end ${ending.set.status}: move it.`);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const { items, outcome } = await settlementPlan(organizationId, { ...message, status: ending.set.status });
+      const billed = items.length > 0 ? outcome : undefined;
+      const set = billed ? { ...ending.set, billingStatus: billed.billingStatus, billableAmount: Number(billed.billableAmount) } : ending.set;
+      const transaction = new Transaction();
+      transaction.add({ Update: messageUpdate(organizationId, message.id, { ...ending, set }) }, ...items);
+      MessagingEvents.item(organizationId, eventInput({ ...message, ...set } as Message, event), transaction);
+      try {
+        await Billing.commit(transaction);
+      } catch (error) {
+        if (!(error instanceof TransactionConditionFailed)) throw error;
+        if (error.failedIndexes.includes(0)) return undefined;
+        continue; // the hold was settled or released meanwhile (the hold sweeper): plan again
+      }
+      const ended = (await readMessage(organizationId, message.id))!;
+      await afterEnding(organizationId, ended);
+      return { message: ended, billed };
+    }
+    throw new Error(`The hold of message ${message.id} kept changing while it was being settled.`);
+  },
+
+  /**
+   * A carrier's receipt (its status callback, or its answer when the sweep asked) through the ranked lifecycle: only
+   * a message already handed to the carrier moves, never backwards; a final status ends it (`finish`). `claim` (the
+   * sweep's) must hold in that same conditional write. The changed message, or undefined when nothing changed.
+   */
+  async applyReceipt(
+    organizationId: string,
+    message: Message,
+    receipt: { status: MessageStatus; providerStatus: string; errorCode?: string },
+    claim?: { condition: string; values: Record<string, unknown> },
+  ): Promise<Message | undefined> {
+    const next = receipt.status;
+    const from = messageLifecycle.acceptedFrom(next).filter((status) => status === "Sending" || status === "Sent" || status === "Unknown");
+    if (from.length === 0) return undefined;
+    const timestampField = messageLifecycle.timestampField(next);
+    const change = {
+      from,
+      ...claim,
+      set: {
+        status: next,
+        providerStatus: receipt.providerStatus,
+        ...(timestampField ? { [timestampField]: nowIso() } : {}),
+        ...(receipt.errorCode ? { errorCode: receipt.errorCode, statusReason: `Provider reported ${receipt.providerStatus} (${receipt.errorCode}).` } : {}),
+      },
+    };
+    if (messageLifecycle.isFinal(next)) return (await MessageLifecycle.finish(organizationId, message, { ...change, due: null }))?.message;
+    return MessageLifecycle.move(organizationId, message, change);
+  },
+
+  /**
+   * The hold sweeper's net: settles the hold of a message that already ended (its `finish` settled it unless
+   * something went wrong) exactly as `finish` would have; repeating it changes nothing. The outcome when this call
+   * settled it.
+   */
+  async settleHoldOfEnded(organizationId: string, message: Message): Promise<BillingOutcome | undefined> {
+    if (!settles(message.status)) return undefined;
+    return settle(organizationId, message);
+  },
+};
+
+/** Final statuses, and Unknown: not final (a late receipt may still replace it) but where the hold is settled (charged). */
+function settles(status: MessageStatus): boolean {
+  return messageLifecycle.isFinal(status) || status === "Unknown";
+}
+
+/** The message as `change` leaves it (the conditional write guarantees the status it started from). */
+function applied(message: Message, change: MessageChange): Message {
+  const next = { ...message, ...change.set, modifiedAt: nowIso() } as Record<string, unknown>;
+  for (const field of change.remove ?? []) delete next[field];
+  return toMessage(next);
+}
+
+function eventInput(message: Message, event: StatusEvent) {
+  return messageEventInput(message, event.type ?? eventTypeOfStatus[message.status], event.actor, event.description);
+}
+
+/** What follows a committed ending: number health counts it, and automations hear of a Failed or Undelivered message. */
+async function afterEnding(organizationId: string, message: Message): Promise<void> {
+  await NumberHealth.recordOutcome(organizationId, message);
+  if (message.status === "Failed" || message.status === "Undelivered") {
+    await publish(MessageFailed, organizationId, {
+      messageId: message.id,
+      conversationId: message.conversationId,
+      leadId: message.leadId ?? null,
+      status: message.status,
+      errorCode: message.errorCode ?? null,
+    });
+  }
+}
+
+/** The writes that settle (charged statuses) or release (the others) the hold of a message in its final `status`. */
+async function settlementPlan(organizationId: string, message: Message): Promise<{ items: TransactItem[]; outcome: BillingOutcome }> {
+  if (message.direction !== "Outbound") return { items: [], outcome: { billingStatus: "NotBillable", billableAmount: "0.0000" } };
+  if (!CHARGED.has(message.status)) return Billing.releaseItems(organizationId, message.id);
+  const kind = message.channel === "Mms" ? "mms" : "sms";
+  return Billing.settlement({
+    organizationId,
+    reservationId: message.id,
+    relatedEntityId: message.id,
+    amount: messageCost(await Billing.prices(organizationId), { kind, segments: message.segments }).amount,
+    reason: kind === "mms" ? "MmsMessage" : "SmsSegments",
+    description: `${kind === "mms" ? "MMS" : `SMS, ${message.segments} segment(s)`} to ${message.toPhoneNumber}`,
+    quantity: kind === "mms" ? 1 : message.segments,
+  });
+}
+
+/** Settles the hold of a message already in its settling status, with its `billingStatus`/`billableAmount`; a no-op when done before. */
+async function settle(organizationId: string, message: Message): Promise<BillingOutcome | undefined> {
+  const { items, outcome } = await settlementPlan(organizationId, message);
+  if (items.length === 0) return undefined;
+  const usage: TransactItem = {
+    Update: {
+      Key: keys.message(organizationId, message.id),
+      UpdateExpression: "SET billingStatus = :status, billableAmount = :amount",
+      ConditionExpression: "attribute_exists(pk)",
+      ExpressionAttributeValues: { ":status": outcome.billingStatus, ":amount": Number(outcome.billableAmount) },
+    },
+  };
+  try {
+    await Billing.commit([...items, usage]);
+  } catch (error) {
+    // A concurrent duplicate callback settled it first: nothing left to do.
+    if (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0)) return undefined;
+    throw error;
+  }
+  return outcome;
+}
+
+/** The provider-id index of a message handed to the carrier (status callbacks without our id find it by this). */
+export function providerMessageItem(organizationId: string, provider: string, providerMessageId: string, messageId: string) {
+  return { ...keys.providerMessage(organizationId, provider, providerMessageId), entity: entities.providerMessage, messageId };
+}
+
+/** Records the carrier's id of a message it took, and the index its callbacks find the message by. */
+export async function recordProviderId(organizationId: string, messageId: string, provider: string, providerMessageId: string): Promise<void> {
+  await changeMessage(organizationId, messageId, { from: MESSAGE_STATUSES, set: { providerMessageId } });
+  await table.put({ Item: providerMessageItem(organizationId, provider, providerMessageId, messageId) });
+}
