@@ -156,7 +156,7 @@ export const Events = {
    */
   item(organizationId: string, input: EventRecordInput, transaction: Transaction): EventRecord {
     const { item, event } = eventItem(organizationId, input);
-    transaction.add({ Put: { Item: item, ConditionExpression: "attribute_not_exists(pk)" } });
+    transaction.put("event", { Item: item, ConditionExpression: "attribute_not_exists(pk)" });
     transaction.afterCommit(() => eventRecorded(organizationId, event));
     return event;
   },

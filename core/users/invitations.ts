@@ -5,7 +5,7 @@ import { config } from "#core/config";
 import { entities, keys } from "#core/db/keys";
 import { getItem } from "#core/db/items";
 import { listPage, listQuerySchema, prefixQuery, type ListResource } from "#core/db/list";
-import { transact, TransactionConditionFailed } from "#core/db/transact";
+import { transact, Transaction, TransactionConditionFailed } from "#core/db/transact";
 import { ConflictError, ForbiddenError, NotFoundError } from "#core/errors";
 import { sendMail } from "#core/mail/index";
 import { newId, nowIso } from "#core/shared/ids";
@@ -111,22 +111,21 @@ export async function acceptInvitation(invitationToken: string, identity: { emai
   const acceptedAt = nowIso();
   const asUser: Actor = { organizationId, kind: "user", userId: user.id, role: user.role, permissions: new Set(), displayName: user.name, email: user.email };
   try {
-    await transact([
-      {
-        Update: {
+    await transact(
+      new Transaction()
+        .update("invitation", {
           Key: key,
           UpdateExpression: "SET #status = :accepted, acceptedAt = :now, userId = :user",
           ConditionExpression: "#status = :pending AND linkExpiresAt > :now",
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: { ":accepted": "Accepted", ":pending": "Pending", ":now": acceptedAt, ":user": user.id },
-        },
-      },
-      ...newUserWrites(organizationId, user),
-      Audit.entry(asUser, { action: "invitation.accepted", resourceType: "User", resourceId: user.id, after: auditView(user) }),
-    ]);
+        })
+        .include("user", ...newUserWrites(organizationId, user))
+        .include("audit", Audit.entry(asUser, { action: "invitation.accepted", resourceType: "User", resourceId: user.id, after: auditView(user) })),
+    );
   } catch (error) {
     if (!(error instanceof TransactionConditionFailed)) throw error;
-    if (error.failedIndexes.includes(0)) throw new ConflictError("This invitation has expired or was used already.");
+    if (error.failed("invitation")) throw new ConflictError("This invitation has expired or was used already.");
     throw new ConflictError(`${user.email} already belongs to a user.`);
   }
   return user;
