@@ -53,7 +53,6 @@ const notYetMigrated = new Set([
   "core/calls/webhooks.ts",
   "core/carrier-registration/index.ts",
   "core/events/index.ts",
-  "core/events/list.ts",
   "core/idempotency/index.ts",
   "core/messaging/billing-seam.ts",
   "core/messaging/contact-rules.ts",
