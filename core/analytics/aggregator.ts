@@ -1,7 +1,7 @@
 import { decodeTime } from "ulid";
 import { leadCountingFacts } from "#core/leads/facts";
 import { conditionally, getItems, table } from "#core/db/items";
-import { TransactionConditionFailed, transact, type TransactItem } from "#core/db/transact";
+import { Transaction, TransactionConditionFailed, transact, type TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import type { EventRecord } from "#core/events/index";
 import { effectOf, leadCounters, mergeCounters, responseCounters, responseSecondsOf, toUnits, type Counters, type EventEffect } from "#core/analytics/counters";
@@ -132,6 +132,9 @@ function addTo(sums: Sums, fact: Fact): boolean {
   return true;
 }
 
+/** The transaction part of the `index`th fact's marker in one batch. */
+const markerPart = (index: number) => `marker:${index}`;
+
 /** Writes the facts not counted yet: as few transactions as the item limits allow, each its markers plus the summed rollups. */
 async function countFacts(organizationId: string, facts: Fact[]): Promise<void> {
   let pending = facts;
@@ -150,11 +153,13 @@ async function countFacts(organizationId: string, facts: Fact[]): Promise<void> 
     }
     const updates = [...sums.values()].map(({ level, bucket, counters }) => rollupUpdate(organizationId, level, bucket, counters));
     try {
-      await transact([...chunk.map((fact) => fact.marker), ...updates]);
+      const transaction = new Transaction();
+      for (const [index, fact] of chunk.entries()) transaction.include(markerPart(index), fact.marker);
+      await transact(transaction.include("rollups", ...updates));
       pending = pending.slice(chunk.length);
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;
-      const counted = new Set(error.failedIndexes.filter((index) => index < chunk.length).map((index) => chunk[index]));
+      const counted = new Set(chunk.filter((_, index) => error.failed(markerPart(index))));
       if (counted.size === 0) throw error;
       pending = pending.filter((fact) => !counted.has(fact));
     }
@@ -211,21 +216,20 @@ async function countResponse(organizationId: string, response: { leadId: string;
     );
     const updates = [...rollupUpdates(organizationId, createdAt, counters), ...histograms];
     try {
-      await transact([
-        {
-          Update: {
+      await transact(
+        new Transaction()
+          .update("lead", {
             Key: key,
             UpdateExpression: "SET respondedAt = :at, responseSeconds = :seconds",
             ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(respondedAt)",
             ExpressionAttributeValues: { ":at": new Date(at).toISOString(), ":seconds": seconds },
-          },
-        },
-        ...updates,
-      ]);
+          })
+          .include("rollups", ...updates),
+      );
       return;
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;
-      if (error.failedIndexes.includes(0) || attempt >= 10) return;
+      if (error.failed("lead") || attempt >= 10) return;
     }
   }
 }

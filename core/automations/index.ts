@@ -3,7 +3,7 @@ import { automationSummaries, type AutomationSummary } from "#core/automations/s
 import { AutomationDisabled } from "#core/automations/runs/queue";
 import * as v from "valibot";
 import { indexOf } from "#core/db/indexes";
-import { transact, TransactionConditionFailed } from "#core/db/transact";
+import { transact, Transaction, TransactionConditionFailed } from "#core/db/transact";
 import { table } from "#core/db/items";
 import { actorId, type Actor } from "#core/auth/actor";
 import { wholeNumber, newId, nowIso, timestamp } from "#core/shared/ids";
@@ -152,18 +152,17 @@ export const Automations = {
     };
     const organization = await Organizations.fromId(actor.organizationId);
     try {
-      await transact([
-        {
-          Update: {
+      await transact(
+        new Transaction()
+          .update("automation", {
             Key: keys.automation(actor.organizationId, automationId),
             ...definitionUpdate(updated),
             ConditionExpression: "attribute_exists(pk) AND version = :expectedVersion",
-          },
-        },
-        ...triggerIndexWrites(actor.organizationId, current, updated, timeZoneOf(organization)),
-      ]);
+          })
+          .include("triggers", ...triggerIndexWrites(actor.organizationId, current, updated, timeZoneOf(organization))),
+      );
     } catch (error) {
-      if (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0)) {
+      if (error instanceof TransactionConditionFailed && error.failed("automation")) {
         throw new ConflictError("The automation was changed by another request; read it again and reapply your change.");
       }
       throw error;

@@ -6,7 +6,7 @@ import { type Wallet, type LedgerEntry, WalletSettingsSchema } from "#core/billi
 import { table } from "#core/db/items";
 import type { Actor } from "#core/auth/actor";
 import { fromUnits, PriceListSchema, PriceOverridesSchema, toUnits, type PriceList, type PriceOverrides } from "#core/billing/prices";
-import { transact, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
+import { transact, Transaction, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import { listPage } from "#core/db/list";
 import { ValidationError } from "#core/errors";
@@ -64,10 +64,14 @@ export const Billing = {
     const units = toUnits(input.amount);
     const entry = ledgerEntry({ ...input, amount: fromUnits(units), currency: wallet.currency, createdBy: "payments", createdAt: nowIso() });
     try {
-      await transact([...input.items, walletChange(organizationId, { balance: units, reserved: 0, available: units }, entry.createdAt), ledgerPut(organizationId, entry)]);
+      await transact(
+        new Transaction()
+          .include("payment", ...input.items)
+          .adopt(walletChange(organizationId, { balance: units, reserved: 0, available: units }, entry.createdAt), ledgerPut(organizationId, entry)),
+      );
       return true;
     } catch (error) {
-      if (error instanceof TransactionConditionFailed && error.failedIndexes.every((index) => index < input.items.length)) return false;
+      if (error instanceof TransactionConditionFailed && error.failedOnlyIn("payment")) return false;
       throw error;
     }
   },

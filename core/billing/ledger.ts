@@ -1,7 +1,7 @@
 /** The ledger: one entry per movement of money, written in the same transaction as the wallet change it explains, and its list. */
 import { type LedgerEntry } from "#core/billing/schemas";
 import { toUnits } from "#core/billing/prices";
-import { type TransactItem } from "#core/db/transact";
+import { part, type TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import { indexOrder, keyOrder, type ListResource, listQuerySchema } from "#core/db/list";
 import { newId } from "#core/shared/ids";
@@ -35,7 +35,7 @@ export const ledgerResource: ListResource<LedgerEntry> = {
 export const ListLedgerSchema = listQuerySchema(ledgerResource);
 
 export function ledgerPut(organizationId: string, entry: LedgerEntry): TransactItem {
-  return {
+  return part("ledger", {
     Put: {
       Item: {
         ...keys.ledgerEntry(organizationId, entry.id),
@@ -46,7 +46,7 @@ export function ledgerPut(organizationId: string, entry: LedgerEntry): TransactI
       },
       ConditionExpression: "attribute_not_exists(pk)",
     },
-  };
+  });
 }
 
 /** A ledger entry with every reference it does not name empty. */

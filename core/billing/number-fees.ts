@@ -1,4 +1,5 @@
 import { table } from "#core/db/items";
+import { part } from "#core/db/transact";
 import { Billing, billingMonth, phoneNumberFee, TransactionConditionFailed, type LedgerEntry, type TransactItem } from "#core/billing/index";
 import { entities, keys } from "#core/db/keys";
 import { nowIso } from "#core/shared/ids";
@@ -47,7 +48,7 @@ export const PhoneNumberFees = {
       return { charged: true, ...(plan.entry ? { entry: plan.entry } : {}) };
     } catch (error) {
       // A concurrent run put the marker first.
-      if (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0)) return { charged: false };
+      if (error instanceof TransactionConditionFailed && error.failed("fee")) return { charged: false };
       throw error;
     }
   },
@@ -74,7 +75,7 @@ async function feeItems(
         createdBy: options.createdBy,
         mustCover: options.mustCover,
       });
-  const marker: TransactItem = {
+  const marker = part("fee", {
     Put: {
       Item: {
         ...keys.phoneNumberFee(organizationId, number.id, month),
@@ -88,7 +89,7 @@ async function feeItems(
       },
       ConditionExpression: "attribute_not_exists(pk)",
     },
-  };
+  });
   return { items: [marker, ...(charge?.items ?? [])], fee: fee.amount, ...(charge ? { entry: charge.entry } : {}) };
 }
 

@@ -4,7 +4,7 @@ import { floorUnits, storedWallet, refusal, storedPrices, walletChange, requireC
 import { type BillingOutcome, type StoredReservation, type ReserveInput, type SettleInput, type LedgerEntry, type ChargeInput, WalletRefusedError } from "#core/billing/schemas";
 import { table } from "#core/db/items";
 import { fromUnits, toUnits } from "#core/billing/prices";
-import { transact, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
+import { part, transact, Transaction, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import { nowIso } from "#core/shared/ids";
 
@@ -30,17 +30,17 @@ export async function commitWithRetry(
     const { items, outcome } = await plan();
     if (items.length === 0 && extra.length === 0) return outcome;
     try {
-      await transact([...items, ...extra]);
+      await transact(new Transaction().adopt(...items, ...extra));
       return outcome;
     } catch (error) {
-      if (!(error instanceof TransactionConditionFailed) || !error.failedIndexes.includes(0)) throw error;
+      if (!(error instanceof TransactionConditionFailed) || !error.failed("reservation")) throw error;
     }
   }
   throw new Error("The reservation kept changing while it was being settled.");
 }
 
 export function closeReservation(organizationId: string, reservationId: string, state: "Settled" | "Released", charged: number, now: string): TransactItem {
-  return {
+  return part("reservation", {
     Update: {
       Key: keys.reservation(organizationId, reservationId),
       // The closed hold leaves the hold sweeper's index (gsi3).
@@ -49,7 +49,7 @@ export function closeReservation(organizationId: string, reservationId: string, 
       ExpressionAttributeNames: { "#state": "state" },
       ExpressionAttributeValues: { ":state": state, ":charged": charged, ":now": now, ":reserved": "Reserved" },
     },
-  };
+  });
 }
 
 export async function storedReservation(organizationId: string, reservationId: string): Promise<StoredReservation | undefined> {
@@ -83,43 +83,38 @@ export const Reservations = {
   async reserve(input: ReserveInput): Promise<BillingOutcome> {
     const units = toUnits(input.amount);
     const now = nowIso();
-    const items: TransactItem[] = [
-      {
-        Update: {
-          Key: keys.wallet(input.organizationId),
-          UpdateExpression: "SET availableUnits = availableUnits - :units, reservedUnits = reservedUnits + :units, modifiedAt = :now",
-          ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(suspendedAt) AND availableUnits >= :needed",
-          ExpressionAttributeValues: { ":units": units, ":needed": units + floorUnits(), ":now": now },
+    const transaction = new Transaction()
+      .update("wallet", {
+        Key: keys.wallet(input.organizationId),
+        UpdateExpression: "SET availableUnits = availableUnits - :units, reservedUnits = reservedUnits + :units, modifiedAt = :now",
+        ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(suspendedAt) AND availableUnits >= :needed",
+        ExpressionAttributeValues: { ":units": units, ":needed": units + floorUnits(), ":now": now },
+      })
+      .put("reservation", {
+        Item: {
+          ...keys.reservation(input.organizationId, input.reservationId),
+          entity: entities.reservation,
+          reservationId: input.reservationId,
+          state: "Reserved",
+          amountUnits: units,
+          relatedEntityType: input.relatedEntityType,
+          createdAt: now,
+          ...holdCheckEntry(input.organizationId, input.reservationId, Date.parse(now) + HOLD_CHECK_AFTER_MS),
         },
-      },
-      {
-        Put: {
-          Item: {
-            ...keys.reservation(input.organizationId, input.reservationId),
-            entity: entities.reservation,
-            reservationId: input.reservationId,
-            state: "Reserved",
-            amountUnits: units,
-            relatedEntityType: input.relatedEntityType,
-            createdAt: now,
-            ...holdCheckEntry(input.organizationId, input.reservationId, Date.parse(now) + HOLD_CHECK_AFTER_MS),
-          },
-          ConditionExpression: "attribute_not_exists(pk)",
-        },
-      },
-      ...(input.items ?? []),
-    ];
+        ConditionExpression: "attribute_not_exists(pk)",
+      })
+      .adopt(...(input.items ?? []));
     for (let attempt = 0; ; attempt++) {
       try {
-        await transact(items);
+        await transact(transaction);
         return { billingStatus: "Reserved", billableAmount: fromUnits(units) };
       } catch (error) {
         if (!(error instanceof TransactionConditionFailed)) throw error;
-        if (error.failedIndexes.includes(1)) {
+        if (error.failed("reservation")) {
           const existing = await storedReservation(input.organizationId, input.reservationId);
           if (existing) return outcomeOf(existing);
         }
-        if (!error.failedIndexes.includes(0)) throw error;
+        if (!error.failed("wallet")) throw error;
         const wallet = await storedWallet(input.organizationId);
         if (attempt === 0 && wallet.availableUnits >= units + floorUnits() && !wallet.suspendedAt) continue; // just opened
         throw refusal(input.organizationId, wallet, units);

@@ -3,7 +3,7 @@ import { ledgerEntry, ledgerPut } from "#core/billing/ledger";
 import { type LedgerEntry, type StoredWallet, type WalletStatus, WalletRefusedError, type Wallet } from "#core/billing/schemas";
 import { table } from "#core/db/items";
 import { BALANCE_FLOOR, DEFAULT_LOW_BALANCE_THRESHOLD, DEFAULT_PRICES, DEFAULT_TRIAL_CREDIT, fromUnits, toUnits, type PriceList } from "#core/billing/prices";
-import { transact, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
+import { part, transact, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import { ValidationError } from "#core/errors";
 import { nowIso } from "#core/shared/ids";
@@ -19,14 +19,14 @@ export function trialCredit(): string {
 }
 
 export function walletChange(organizationId: string, delta: { balance: number; reserved: number; available: number }, now: string): TransactItem {
-  return {
+  return part("wallet", {
     Update: {
       Key: keys.wallet(organizationId),
       UpdateExpression: "SET modifiedAt = :now ADD balanceUnits :balance, reservedUnits :reserved, availableUnits :available",
       ConditionExpression: "attribute_exists(pk)",
       ExpressionAttributeValues: { ":now": now, ":balance": delta.balance, ":reserved": delta.reserved, ":available": delta.available },
     },
-  };
+  });
 }
 
 /** Makes a wallet change that takes `units` conditional on the available balance staying at or above the floor (and, for usage, on the wallet not being suspended). */
@@ -49,7 +49,7 @@ export async function credit(
   try {
     await transact([change, ledgerPut(organizationId, entry)]);
   } catch (error) {
-    if (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0)) {
+    if (error instanceof TransactionConditionFailed && error.failed("wallet")) {
       throw new ValidationError("The adjustment would take the available balance below the floor.", [
         { pointer: "/amount", detail: `At most ${fromUnits(wallet.availableUnits - floorUnits())} can be taken.` },
       ]);

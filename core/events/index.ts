@@ -1,9 +1,10 @@
 import { ulid } from "ulid";
 import * as v from "valibot";
 import { getItem, table } from "#core/db/items";
-import { createdWithin, entities, keys } from "#core/db/keys";
+import { createdWithin, keys } from "#core/db/keys";
 import { queryPages, type QueryInput } from "#core/db/query";
 import type { Transaction } from "#core/db/transact";
+import { EventEntity, type StoredEvent } from "#core/db/entities/events";
 import type { EventType } from "#core/events/types";
 import { directions, senderSelectionReasons, timelineTypes, trafficTypes } from "#core/shared/enums";
 import { nowIso, timestamp, wholeNumber } from "#core/shared/ids";
@@ -88,28 +89,21 @@ const fieldNames = Object.keys(EventRecordSchema.entries) as (keyof EventRecord)
  * lead's events from gsi1. Exposed for producers that must write the event in
  * the same transaction as the change it records.
  */
-export function eventItem(organizationId: string, input: EventRecordInput): { item: Record<string, unknown>; event: EventRecord } {
+export function eventItem(organizationId: string, input: EventRecordInput) {
   const createdAt = input.createdAt ?? nowIso();
   const id = input.id ?? ulid(Date.parse(createdAt));
   const event = toEventRecord({ ...input, id, createdAt });
   const correlationId = currentCorrelationId();
-  const item = {
-    ...keys.event(organizationId, id),
-    ...(event.leadId ? keys.eventsByLead(organizationId, event.leadId, id) : {}),
-    ...keys.eventsByType(organizationId, event.eventType, id),
-    entity: entities.event,
-    organizationId,
-    ...Object.fromEntries(Object.entries(event).filter(([, value]) => value !== null)),
-    // The journey this event belongs to (core/observability); stored for operators, not part of the API's event shape.
-    ...(correlationId ? { correlationId } : {}),
-  };
-  return { item, event };
+  const stored = { organizationId, ...Object.fromEntries(Object.entries(event).filter(([, value]) => value !== null)) } as StoredEvent;
+  // The journey this event belongs to (core/observability); stored for operators, not part of the API's event shape.
+  const put = EventEntity.create(stored, correlationId ? { correlationId } : {});
+  return { item: put.Item, event, put };
 }
 
 /** Stores one event record of the organization (a put that never overwrites); the analytics aggregator counts it from the table's stream. */
 export async function recordEvent(organizationId: string, input: EventRecordInput): Promise<EventRecord> {
-  const { item, event } = eventItem(organizationId, input);
-  await table.put({ Item: item, ConditionExpression: "attribute_not_exists(pk)" });
+  const { put, event } = eventItem(organizationId, input);
+  await table.put(put);
   eventRecorded(organizationId, event);
   return event;
 }
@@ -155,8 +149,8 @@ export const Events = {
    * counts every stored event.
    */
   item(organizationId: string, input: EventRecordInput, transaction: Transaction): EventRecord {
-    const { item, event } = eventItem(organizationId, input);
-    transaction.add({ Put: { Item: item, ConditionExpression: "attribute_not_exists(pk)" } });
+    const { put, event } = eventItem(organizationId, input);
+    transaction.put("event", put);
     transaction.afterCommit(() => eventRecorded(organizationId, event));
     return event;
   },

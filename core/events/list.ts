@@ -1,6 +1,8 @@
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
-import { createdWithin, keys } from "#core/db/keys";
+import { createdWithin } from "#core/db/keys";
+import { EventEntity } from "#core/db/entities/events";
+import { where } from "#core/db/expression";
 import { dateWindow, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { ValidationError } from "#core/errors";
 import { toEventRecord, type EventRecord } from "#core/events/index";
@@ -78,54 +80,25 @@ export const ListEventsSchema = listQuerySchema(listResource);
 function plan(organizationId: string, query: ListEventsQuery & { indexedType?: string }, forward = false, window = dateWindow([], "createdAt")) {
   const from = Math.max(window.from, query.startAt ? Date.parse(query.startAt) : 0);
   const to = Math.min(window.to, query.endAt ? Date.parse(query.endAt) - 1 : window.to);
-  const byLead = query.leadId ? keys.eventsByLead(organizationId, query.leadId) : undefined;
-  // One type's events come from gsi7 (the type lower-cased there; an exact `eventType` parameter still filters below).
+  // One type's events come from their type's index (the type lower-cased there; an exact `eventType` parameter still filters below).
   const type = query.eventType ?? query.indexedType;
-  const byType = !byLead && type !== undefined ? keys.eventsByType(organizationId, type) : undefined;
-  const prefix = byLead ? byLead.gsi1sk : byType ? byType.gsi7sk : keys.eventPrefix(organizationId).skPrefix;
-  const { lower, upper } = createdWithin(prefix, from, to);
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ":lower": lower, ":upper": upper };
-  const filters: string[] = [];
+  const pattern = query.leadId ? "byLead" : type !== undefined ? "byType" : "collection";
+  const { lower, upper } = createdWithin(EventEntity.sortKey(pattern, {}), from, to);
   const wanted: [string, unknown][] = [];
   for (const field of filterable) {
     const value = query[field];
-    if (value === undefined || (field === "leadId" && byLead)) continue;
-    names[`#${field}`] = field;
-    values[`:${field}`] = value;
-    filters.push(`#${field} = :${field}`);
+    if (value === undefined || (field === "leadId" && pattern === "byLead")) continue;
     wanted.push([field, value]);
   }
   // The indexes hold only keys (stacks/definitions.ts): their events are checked in memory once read from the table.
-  const inMemory = wanted.length ? { where: (item: Record<string, unknown>) => wanted.every(([field, value]) => item[field] === value) } : {};
-  const input = byLead
-    ? {
-        index: "eventsByLead" as const,
-        KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :lower AND :upper",
-        ExpressionAttributeValues: { ":lower": lower, ":upper": upper, ":pk": byLead.gsi1pk },
-        ...inMemory,
-      }
-    : byType
-      ? {
-          index: "eventsByType" as const,
-          KeyConditionExpression: "gsi7pk = :pk AND gsi7sk BETWEEN :lower AND :upper",
-          ExpressionAttributeValues: { ":lower": lower, ":upper": upper, ":pk": byType.gsi7pk },
-          ...inMemory,
-        }
-      : {
-          KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
-          ExpressionAttributeValues: { ...values, ":pk": keys.eventPrefix(organizationId).pk },
-          ...(filters.length ? { FilterExpression: filters.join(" AND "), ExpressionAttributeNames: names } : {}),
-        };
-  return {
-    input: { ...input, ScanIndexForward: forward },
-    keyOf: (item: Record<string, unknown>) =>
-      byLead
-        ? { pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk }
-        : byType
-          ? { pk: item.pk, sk: item.sk, gsi7pk: item.gsi7pk, gsi7sk: item.gsi7sk }
-          : { pk: item.pk, sk: item.sk },
-  };
+  const narrowing =
+    wanted.length === 0
+      ? {}
+      : pattern === "collection"
+        ? { filter: where.all(...wanted.map(([field, value]) => where.equals(field, value))) }
+        : { where: (item: Record<string, unknown>) => wanted.every(([field, value]) => item[field] === value) };
+  const composites = { organizationId, ...(query.leadId ? { leadId: query.leadId } : {}), ...(type !== undefined ? { eventType: type } : {}) };
+  return EventEntity.plan(pattern, composites, { range: { between: [lower, upper] }, forward, ...narrowing });
 }
 
 /** `POST /events/all/my`: the events of the caller's organization (every member sees all of them). */

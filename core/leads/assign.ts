@@ -1,6 +1,7 @@
 import { table } from "#core/db/items";
-import { keys } from "#core/db/keys";
-import { leadOrderSets, type Lead } from "#core/leads/index";
+import { LeadEntity } from "#core/db/entities/leads";
+import { where } from "#core/db/expression";
+import type { Lead } from "#core/leads/schemas";
 import { nowIso } from "#core/shared/ids";
 
 const objectFields = new Set(["contact.streetAddress", "metadata.sourceMetadata"]);
@@ -8,13 +9,10 @@ const valueObjects = new Set(["customer.gender", "customer.maritalStatus", "cust
 
 /**
  * Writes fixed values into the lead (an automation's UpdateLead action): plain
- * fields one by one, nested objects merged and written whole, the ordered-list
- * index keys kept exact. Answers what was written, by path.
+ * fields one by one, nested objects merged and written whole (the entity keeps
+ * the index keys exact). Answers what was written, by path.
  */
 export async function assignLeadFields(organizationId: string, lead: Lead, fields: Record<string, string | number | boolean | null>): Promise<Record<string, unknown>> {
-  const names: Record<string, string> = {};
-  const modifiedAt = nowIso();
-  const values: Record<string, unknown> = { ":modifiedAt": modifiedAt };
   const assignments = new Map<string, unknown>();
   for (const [path, value] of Object.entries(fields)) {
     const [root = "", field = "", ...rest] = path.split(".");
@@ -26,19 +24,6 @@ export async function assignLeadFields(organizationId: string, lead: Lead, field
       assignments.set(top, value === null ? null : { value: String(value) });
     } else assignments.set(top, value);
   }
-  const sets = [...assignments].map(([path, value], index) => {
-    const [root = "", field = ""] = path.split(".");
-    names[`#r${index}`] = root;
-    names[`#f${index}`] = field;
-    values[`:v${index}`] = value;
-    return `#r${index}.#f${index} = :v${index}`;
-  });
-  await table.update({
-    Key: keys.lead(organizationId, lead.id),
-    UpdateExpression: `SET ${[...sets, ...leadOrderSets(organizationId, lead, assignments, modifiedAt, values)].join(", ")}`,
-    ConditionExpression: "attribute_exists(pk)",
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  });
+  await table.update(LeadEntity.update({ ...lead, organizationId }, { ...Object.fromEntries(assignments), modifiedAt: nowIso() }, { condition: where.stored() }));
   return Object.fromEntries(assignments);
 }

@@ -4,7 +4,9 @@ import { keys } from "#core/db/keys";
 import { Transaction, TransactionConditionFailed, transact } from "#core/db/transact";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import { Events } from "#core/events/index";
-import { leadOrderSets, toLead } from "#core/leads/index";
+import { toLead } from "#core/leads/index";
+import { LeadEntity } from "#core/db/entities/leads";
+import { where } from "#core/db/expression";
 import type { AssignLead, Lead } from "#core/leads/schemas";
 import { mayRead } from "#core/leads/visibility";
 import { Routing, type RoutingPick } from "#core/routing/index";
@@ -19,7 +21,7 @@ type AssignedBy = NonNullable<Lead["assignedBy"]>;
 /** How many times routing picks again after a user it picked reached a cap meanwhile (each pick excludes the capped). */
 const ROUTING_ATTEMPTS = 50;
 
-const unassigned = "(attribute_not_exists(assignedUserId) OR attribute_type(assignedUserId, :nullType))";
+const unassigned = where.absentOrNull("assignedUserId");
 
 /**
  * Routes a processed lead once (before its automation trigger is published, core/leads/processing.ts): the lead's
@@ -36,8 +38,9 @@ export async function routeLead(organizationId: string, leadId: string): Promise
     const pick = await Routing.pick(organizationId, lead);
     if (!pick) return;
     const transaction = new Transaction();
-    const capWrites = pick.kind === "assign" ? pick.writes.map((write) => transaction.add(write)) : [];
-    const leadWrite = transaction.add(routedWrite(organizationId, lead, pick));
+    // The user's cap counts: a refusal means another lead reached the cap first.
+    if (pick.kind === "assign") transaction.include("caps", ...pick.writes);
+    transaction.update("lead", routedWrite(organizationId, lead, pick));
     if (pick.kind === "assign") {
       const by: AssignedBy = { method: "rule", ruleId: pick.ruleId, userId: null };
       Events.item(organizationId, await assignmentEvent(organizationId, lead, pick.userId, by), transaction);
@@ -47,9 +50,9 @@ export async function routeLead(organizationId: string, leadId: string): Promise
       return;
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;
-      if (error.failedIndexes.includes(leadWrite)) return;
+      if (error.failed("lead")) return;
       // The user reached a cap since the pick read it (another lead got there first): pick again.
-      if (!error.failedIndexes.some((index) => capWrites.includes(index))) throw error;
+      if (!error.failed("caps")) throw error;
     }
   }
   throw new Error(`Routing lead ${leadId} found its pick capped ${ROUTING_ATTEMPTS} times; the queue retries it.`);
@@ -57,24 +60,11 @@ export async function routeLead(organizationId: string, leadId: string): Promise
 
 function routedWrite(organizationId: string, lead: Lead, pick: RoutingPick) {
   const at = nowIso();
-  const values: Record<string, unknown> = { ":at": at, ":nullType": "NULL" };
-  const sets = ["routedAt = :at"];
-  if (pick.kind === "assign") {
-    Object.assign(values, { ":user": pick.userId, ":by": { method: "rule", ruleId: pick.ruleId, userId: null }, ":attention": false });
-    sets.push("assignedUserId = :user", "assignedAt = :at", "assignedBy = :by", "needsAttention = :attention", ...leadOrderSets(organizationId, lead, new Map(), at, values));
-  } else {
-    values[":attention"] = true;
-    sets.push("needsAttention = :attention", "routingOutcome = :outcome");
-    values[":outcome"] = pick.reason;
-  }
-  return {
-    Update: {
-      Key: keys.lead(organizationId, lead.id),
-      UpdateExpression: `SET ${sets.join(", ")}`,
-      ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(routedAt) AND ${unassigned}`,
-      ExpressionAttributeValues: values,
-    },
-  };
+  const changes =
+    pick.kind === "assign"
+      ? { routedAt: at, assignedUserId: pick.userId, assignedAt: at, assignedBy: { method: "rule", ruleId: pick.ruleId, userId: null }, needsAttention: false, modifiedAt: at }
+      : { routedAt: at, needsAttention: true, routingOutcome: pick.reason };
+  return LeadEntity.update({ ...lead, organizationId }, changes, { condition: where.all(where.stored(), where.absent("routedAt"), unassigned) });
 }
 
 /**
@@ -98,24 +88,20 @@ export async function assignLead(actor: Actor, leadId: string, input: AssignLead
   }
   const at = nowIso();
   const by: AssignedBy | null = input.userId ? { method: claim ? "claim" : "manual", ruleId: null, userId: actor.userId ?? null } : null;
-  const values: Record<string, unknown> = { ":user": input.userId, ":at": input.userId ? at : null, ":by": by, ":attention": false };
-  const previous = lead.assignedUserId ? "assignedUserId = :previous" : unassigned;
-  Object.assign(values, lead.assignedUserId ? { ":previous": lead.assignedUserId } : { ":nullType": "NULL" });
-  const sets = ["assignedUserId = :user", "assignedAt = :at", "assignedBy = :by", "needsAttention = :attention", ...leadOrderSets(actor.organizationId, lead, new Map(), at, values)];
-  const transaction = new Transaction();
-  transaction.add({
-    Update: {
-      Key: keys.lead(actor.organizationId, lead.id),
-      UpdateExpression: `SET ${sets.join(", ")}`,
-      ConditionExpression: `attribute_exists(pk) AND ${previous}`,
-      ExpressionAttributeValues: values,
-    },
-  });
+  const previous = lead.assignedUserId ? where.equals("assignedUserId", lead.assignedUserId) : unassigned;
+  const transaction = new Transaction().update(
+    "lead",
+    LeadEntity.update(
+      { ...lead, organizationId: actor.organizationId },
+      { assignedUserId: input.userId, assignedAt: input.userId ? at : null, assignedBy: by, needsAttention: false, modifiedAt: at },
+      { condition: where.all(where.stored(), previous) },
+    ),
+  );
   Events.item(actor.organizationId, await assignmentEvent(actor.organizationId, lead, input.userId, by, actor), transaction);
   try {
     await transact(transaction);
   } catch (error) {
-    if (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0)) throw new ConflictError("The lead's assignee changed meanwhile; read it again.");
+    if (error instanceof TransactionConditionFailed && error.failed("lead")) throw new ConflictError("The lead's assignee changed meanwhile; read it again.");
     throw error;
   }
   return { ...lead, assignedUserId: input.userId, assignedAt: input.userId ? at : null, assignedBy: by, needsAttention: false, modifiedAt: at };

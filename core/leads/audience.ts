@@ -1,5 +1,7 @@
 import { Suppressions } from "#core/suppressions/index";
-import { createdWithin, keys } from "#core/db/keys";
+import { createdWithin } from "#core/db/keys";
+import { LeadEntity } from "#core/db/entities/leads";
+import { where, type Condition } from "#core/db/expression";
 import { queryPages, type QueryInput } from "#core/db/query";
 import type { ProcessingStatus } from "#core/leads/schemas";
 
@@ -33,10 +35,7 @@ export async function audienceLeadIds(organizationId: string, audience: LeadAudi
   const from = until - audience.createdWithinDays * DAY_MS;
   const ids: string[] = [];
   let examined = 0;
-  const range = rangeOf(organizationId, audience, from, until);
-  // By source, the leads come from a keys-only index and are read from the table: the filter is checked in memory there.
-  const filter = range.index ? { where: (item: Record<string, unknown>) => inAudience(audience, item) } : filterOf(audience);
-  const input: QueryInput = { ...range, ...filter, ExpressionAttributeValues: { ...range.ExpressionAttributeValues, ...("ExpressionAttributeValues" in filter ? filter.ExpressionAttributeValues : {}) }, ScanIndexForward: false, Limit: PAGE_SIZE };
+  const input = audienceQuery(organizationId, audience, from, until);
   for await (const page of queryPages(input)) {
     const suppressed = audience.excludeOptedOut ? await suppressedPhones(organizationId, page) : new Set<string>();
     for (const item of page) {
@@ -49,17 +48,18 @@ export async function audienceLeadIds(organizationId: string, audience: LeadAudi
   return ids;
 }
 
-function rangeOf(organizationId: string, audience: LeadAudience, from: number, until: number): QueryInput {
-  if (audience.sourceId) {
-    const { gsi1pk, gsi1sk: prefix } = keys.leadsBySource(organizationId, audience.sourceId);
-    const { lower, upper } = createdWithin(prefix, from, until);
-    const bounds = { ":from": lower, ":until": upper };
-    return { index: "leadsBySource", KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :from AND :until", ExpressionAttributeValues: { ":pk": gsi1pk, ...bounds } };
-  }
-  const { pk, skPrefix } = keys.leadPrefix(organizationId);
-  const { lower, upper } = createdWithin(skPrefix, from, until);
-  const bounds = { ":from": lower, ":until": upper };
-  return { KeyConditionExpression: "pk = :pk AND sk BETWEEN :from AND :until", ExpressionAttributeValues: { ":pk": pk, ...bounds } };
+/**
+ * The creation window as a key range (the organization's leads, or one source's from its keys-only index, where the
+ * other fields are checked in memory on the items read), the other fields as a filter; only the id and phone come back.
+ */
+function audienceQuery(organizationId: string, audience: LeadAudience, from: number, until: number): QueryInput {
+  const pattern = audience.sourceId ? "bySource" : "collection";
+  const composites = { organizationId, ...(audience.sourceId ? { sourceId: audience.sourceId } : {}) };
+  const { lower, upper } = createdWithin(LeadEntity.sortKey(pattern, {}), from, until);
+  const read = { range: { between: [lower, upper] as const }, forward: false, limit: PAGE_SIZE };
+  return audience.sourceId
+    ? LeadEntity.query(pattern, composites, { ...read, where: (item) => inAudience(audience, item) })
+    : LeadEntity.query(pattern, composites, { ...read, filter: filterOf(audience), attributes: ["id", "contact.phone.number"] });
 }
 
 /** The non-key fields of the audience, checked on a stored lead (the same rules as `filterOf`). */
@@ -72,41 +72,13 @@ function inAudience(audience: LeadAudience, item: Record<string, unknown>): bool
   return !(audience.excludeOptedOut && metadata.smsOptedOut === true);
 }
 
-/** The non-key fields as a FilterExpression; only the id and phone come back. */
-function filterOf(audience: LeadAudience): Pick<QueryInput, "FilterExpression" | "ProjectionExpression" | "ExpressionAttributeNames"> & { ExpressionAttributeValues: Record<string, unknown> } {
-  const clauses: string[] = [];
-  const values: Record<string, unknown> = {};
-  const statuses = audience.processingStatus.map((status, index) => {
-    values[`:status${index}`] = status;
-    return `:status${index}`;
-  });
-  clauses.push(`#processingStatus IN (${statuses.join(", ")})`);
-  for (const field of ["vertical", "product"] as const) {
-    const value = audience[field];
-    if (value === undefined) continue;
-    values[`:${field}`] = value;
-    clauses.push(`#metadata.#${field} = :${field}`);
-  }
-  if (audience.excludeOptedOut) {
-    values[":optedOut"] = true;
-    clauses.push("NOT (#metadata.#smsOptedOut = :optedOut)");
-  }
-  return {
-    FilterExpression: clauses.join(" AND "),
-    ProjectionExpression: "#id, #contact.#phone.#number",
-    ExpressionAttributeNames: {
-      "#id": "id",
-      "#processingStatus": "processingStatus",
-      "#metadata": "metadata",
-      "#contact": "contact",
-      "#phone": "phone",
-      "#number": "number",
-      ...(audience.vertical === undefined ? {} : { "#vertical": "vertical" }),
-      ...(audience.product === undefined ? {} : { "#product": "product" }),
-      ...(audience.excludeOptedOut ? { "#smsOptedOut": "smsOptedOut" } : {}),
-    },
-    ExpressionAttributeValues: values,
-  };
+/** The non-key fields as a filter DynamoDB checks (the same rules as `inAudience`). */
+function filterOf(audience: LeadAudience): Condition {
+  return where.all(
+    where.oneOf("processingStatus", audience.processingStatus),
+    ...(["vertical", "product"] as const).map((field) => (audience[field] === undefined ? undefined : where.equals(`metadata.${field}`, audience[field]))),
+    audience.excludeOptedOut ? where.not(where.equals("metadata.smsOptedOut", true)) : undefined,
+  );
 }
 
 function phoneOf(item: Record<string, unknown>): string | undefined {

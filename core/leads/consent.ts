@@ -11,6 +11,8 @@ import {
   type LeadConsentState,
 } from "#core/consent/index";
 import { conditionally, getItem, table } from "#core/db/items";
+import { LeadEntity } from "#core/db/entities/leads";
+import { where } from "#core/db/expression";
 import { keys } from "#core/db/keys";
 import { NotFoundError, UnprocessableError } from "#core/errors";
 import { nowIso } from "#core/shared/ids";
@@ -90,24 +92,9 @@ export async function consentBasisForContact(organizationId: string, leadId: str
 
 /** Sets consent fields of the lead's metadata (and its consent basis when given) in one conditional update. */
 async function writeConsent(organizationId: string, leadId: string, at: string, fields: Record<string, unknown>, basis?: ConsentBasis | null): Promise<void> {
-  const names: Record<string, string> = { "#metadata": "metadata", "#modifiedAt": "modifiedAt", "#modifiedOrder": "gsi6sk" };
-  const values: Record<string, unknown> = { ":map": "M", ":modifiedAt": at, ":modifiedOrder": keys.leadsByModified(organizationId, at, leadId).gsi6sk };
-  const sets = Object.entries(fields).map(([field, value]) => {
-    names[`#${field}`] = field;
-    values[`:${field}`] = value;
-    return `#metadata.#${field} = :${field}`;
-  });
-  if (basis !== undefined) {
-    values[":basis"] = basis;
-    sets.push("consentBasis = :basis");
-  }
-  await conditionally(
-    table.update({
-      Key: keys.lead(organizationId, leadId),
-      UpdateExpression: `SET ${sets.join(", ")}, #modifiedAt = :modifiedAt, #modifiedOrder = :modifiedOrder`,
-      ConditionExpression: "attribute_exists(pk) AND attribute_type(#metadata, :map)",
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    }),
-  );
+  const changes: Record<string, unknown> = Object.fromEntries(Object.entries(fields).map(([field, value]) => [`metadata.${field}`, value]));
+  if (basis !== undefined) changes.consentBasis = basis;
+  // Only consent fields of the metadata change: the price it is listed by is not among them.
+  const lead = { organizationId, id: leadId };
+  await conditionally(table.update(LeadEntity.update(lead, { ...changes, modifiedAt: at }, { condition: where.all(where.stored(), where.isMap("metadata")) })));
 }

@@ -2,14 +2,14 @@ import { leadCountingFacts } from "#core/leads/facts";
 import { assignLeadFields } from "#core/leads/assign";
 import { assignLead, routeLead } from "#core/leads/assignment";
 import { mayRead, visibleQuery } from "#core/leads/visibility";
-import { transact, TransactionConditionFailed } from "#core/db/transact";
-import { indexOf } from "#core/db/indexes";
+import { transact, Transaction, TransactionConditionFailed } from "#core/db/transact";
 import { isConditionFailed, table } from "#core/db/items";
-import { createHash } from "node:crypto";
+import { LeadClaimEntity, LeadEntity, leadName, pendingShard, pendingShards, type StoredLead } from "#core/db/entities/leads";
+import { where } from "#core/db/expression";
 import { decodeTime } from "ulid";
 import type { Actor } from "#core/auth/actor";
 import { createdWithin, entities, keys, type LeadClaim } from "#core/db/keys";
-import { dateWindow, indexOrder, listPage, type IndexedPlan, type ListResource, type NormalizedQuery, listQuerySchema } from "#core/db/list";
+import { dateWindow, listPage, type IndexedPlan, type ListResource, type NormalizedQuery, listQuerySchema } from "#core/db/list";
 import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import { processingStatuses, type Lead, type LeadWrite } from "#core/leads/schemas";
 import { newId } from "#core/shared/ids";
@@ -20,12 +20,7 @@ import { countMetric, currentCorrelationId } from "#core/observability/index";
 
 export * from "#core/leads/schemas";
 
-/** Shards of the pending-lead sweep index (gsi3). */
-export const pendingShards = 8;
-
-export function pendingShard(leadId: string): number {
-  return createHash("sha256").update(leadId).digest()[0]! % pendingShards;
-}
+export { pendingShard, pendingShards };
 
 const listResource: ListResource<Lead> = {
   name: "leads",
@@ -49,10 +44,7 @@ const listResource: ListResource<Lead> = {
   defaultOrder: [{ field: "createdAt", direction: "desc" }],
   idOf: (l) => l.id,
   fromItem: toLead,
-  candidates: (organizationId) => {
-    const { pk, skPrefix } = keys.leadPrefix(organizationId);
-    return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
-  },
+  candidates: (organizationId) => LeadEntity.query("collection", { organizationId }, { range: { beginsWith: LeadEntity.sortKey("collection", {}) } }),
   /**
    * The common listings read only their page: newest (or oldest) first, of the
    * whole organization from the table, of one source from gsi1, or of one
@@ -67,9 +59,9 @@ const listResource: ListResource<Lead> = {
   ordered: leadsInOrder,
   /** The other sort fields each have an ordered-list index of the organization's leads. */
   orders: {
-    name: indexOrder("sortedByField", keys.leadsByNamePartition),
-    price: indexOrder("sortedByPrice", keys.leadsByPricePartition),
-    modifiedAt: indexOrder("sortedByModifiedAt", keys.leadsByModifiedPartition),
+    name: (organizationId, _context, forward) => LeadEntity.plan("byName", { organizationId }, { forward }),
+    price: (organizationId, _context, forward) => LeadEntity.plan("byPrice", { organizationId }, { forward }),
+    modifiedAt: (organizationId, _context, forward) => LeadEntity.plan("byModified", { organizationId }, { forward }),
   },
 };
 
@@ -95,40 +87,14 @@ function leadsInOrder(organizationId: string, query: NormalizedQuery): IndexedPl
   const sourceFilter = query.filters.find((filter) => filter.field === "sourceId" && typeof filter.value === "string");
   const status = statusOf(query);
   const window = dateWindow(query.ranges, "createdAt");
-  const bounds = (prefix: string) => {
-    const { lower, upper } = createdWithin(prefix, window.from, window.to);
-    return { ":lower": lower, ":upper": upper };
+  /** One createdAt-ordered pattern (the organization's leads, one source's, one status's) over the window. */
+  const inWindow = (pattern: "collection" | "bySource" | "byStatus", composites: Partial<StoredLead>): IndexedPlan => {
+    const { lower, upper } = createdWithin(LeadEntity.sortKey(pattern, composites), window.from, window.to);
+    return LeadEntity.plan(pattern, { organizationId, ...composites }, { range: { between: [lower, upper] }, forward: order.direction === "asc" });
   };
-  /** A createdAt-ordered index partition (gsi1 by source, gsi7 by status) over the same window. */
-  const indexRange = (pattern: "leadsBySource" | "leadsByProcessingStatus", partition: string, prefix: string): IndexedPlan => {
-    const index = indexOf(pattern);
-    return {
-      input: {
-        index: pattern,
-        KeyConditionExpression: `${index.pk} = :pk AND ${index.sk} BETWEEN :lower AND :upper`,
-        ExpressionAttributeValues: { ":pk": partition, ...bounds(prefix) },
-        ScanIndexForward: order.direction === "asc",
-      },
-      keyOf: (item) => ({ pk: item.pk, sk: item.sk, [index.pk]: item[index.pk], [index.sk]: item[index.sk] }),
-    };
-  };
-  if (sourceFilter) {
-    const bySource = keys.leadsBySource(organizationId, String(sourceFilter.value).toUpperCase());
-    return indexRange("leadsBySource", bySource.gsi1pk, bySource.gsi1sk);
-  }
-  if (status) {
-    const byStatus = keys.leadsByStatus(organizationId, status);
-    return indexRange("leadsByProcessingStatus", byStatus.gsi7pk, byStatus.gsi7sk);
-  }
-  const { pk, skPrefix } = keys.leadPrefix(organizationId);
-  return {
-    input: {
-      KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
-      ExpressionAttributeValues: { ":pk": pk, ...bounds(skPrefix) },
-      ScanIndexForward: order.direction === "asc",
-    },
-    keyOf: (item) => ({ pk: item.pk, sk: item.sk }),
-  };
+  if (sourceFilter) return inWindow("bySource", { sourceId: String(sourceFilter.value).toUpperCase() });
+  if (status) return inWindow("byStatus", { processingStatus: status as StoredLead["processingStatus"] });
+  return inWindow("collection", {});
 }
 
 /** How a lead arrived: the intake routes, or `POST /leads`. */
@@ -151,14 +117,8 @@ export interface IntakeResult {
 export const Leads = {
   /** The newest lead with this phone number, if any (leads by phone). */
   async idByPhone(organizationId: string, e164: string): Promise<string | undefined> {
-    const key = keys.leadsByPhone(organizationId, e164);
-    const { Items } = await table.query({
-      index: "leadsByPhone",
-      KeyConditionExpression: "gsi2pk = :pk AND begins_with(gsi2sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": key.gsi2pk, ":prefix": key.gsi2sk },
-      ScanIndexForward: false,
-      Limit: 1,
-    });
+    const phone = { organizationId, contact: { phone: { number: e164 } } } as Partial<StoredLead>;
+    const { Items } = await table.query(LeadEntity.query("byPhone", phone, { range: { beginsWith: LeadEntity.sortKey("byPhone", {}) }, forward: false, limit: 1 }));
     return Items?.[0]?.id as string | undefined;
   },
 
@@ -190,20 +150,16 @@ export const Leads = {
     const correlationId = currentCorrelationId();
     // A Jornaya LeadiD token is kept beside the lead (not in its spec'd metadata) until processing files it as evidence.
     const jornayaLeadId = input.metadata?.jornayaLeadId;
-    const item = { ...leadItem(actor.organizationId, lead), ...(correlationId ? { correlationId } : {}), ...(jornayaLeadId ? { jornayaLeadId } : {}) };
+    const put = LeadEntity.create({ ...lead, organizationId: actor.organizationId }, { ...(correlationId ? { correlationId } : {}), ...(jornayaLeadId ? { jornayaLeadId } : {}) });
     try {
       if (claims.length === 0) {
-        await table.put({ Item: item, ConditionExpression: "attribute_not_exists(pk)" });
+        await table.put(put);
       } else {
-        await transact([
-          { Put: { Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
-          ...claims.map((claim) => ({
-            Put: {
-              Item: { ...keys.leadClaim(actor.organizationId, claim), entity: entities.leadClaim, leadId: lead.id, claimedAt: lead.createdAt },
-              ConditionExpression: "attribute_not_exists(pk)",
-            },
-          })),
-        ]);
+        const transaction = new Transaction().put("lead", put);
+        for (const claim of claims) {
+          transaction.put(claimPart(claim), LeadClaimEntity.create({ organizationId: actor.organizationId, claim, leadId: lead.id, claimedAt: lead.createdAt }));
+        }
+        await transact(transaction);
       }
     } catch (error) {
       // The first request with this key stored its lead meanwhile (it was not dead after all): that lead is the answer.
@@ -324,6 +280,9 @@ function newLead(actor: Actor, input: Partial<LeadWrite>, source: Awaited<Return
   };
 }
 
+/** The transaction part of a dedupe claim: its kind (a lead holds at most one claim of each). */
+export const claimPart = (claim: LeadClaim) => `claim:${claim.kind}`;
+
 function sellerClaims(sourceId: string | undefined, lead: Lead): LeadClaim[] {
   if (!sourceId) return [];
   const claims: LeadClaim[] = [];
@@ -335,65 +294,23 @@ function sellerClaims(sourceId: string | undefined, lead: Lead): LeadClaim[] {
 /** When the transaction failed on a seller-id claim, the lead that holds it (the seller's first post). */
 async function originalOfRetry(organizationId: string, claims: LeadClaim[], error: unknown): Promise<Lead | undefined> {
   if (!(error instanceof TransactionConditionFailed)) return undefined;
-  for (const [index, claim] of claims.entries()) {
-    if (!error.failedIndexes.includes(index + 1)) continue;
-    const { Item } = await table.get({ Key: keys.leadClaim(organizationId, claim), ConsistentRead: true });
+  for (const claim of claims) {
+    if (!error.failed(claimPart(claim))) continue;
+    const Item = await LeadClaimEntity.get({ organizationId, claim }, { consistent: true });
     const original = Item ? await Leads.find(organizationId, Item.leadId as string) : undefined;
     if (original) return original;
   }
   return undefined;
 }
 
-/** The name a lead is listed, searched and ordered by: first and last name. */
-function leadName(lead: Pick<Lead, "contact">): string {
-  return [lead.contact.firstName, lead.contact.lastName].filter(Boolean).join(" ");
-}
+export { leadName };
 
-/**
- * The SET clauses (values added to `values`) that keep a lead's ordered-list
- * index keys exact in an update that writes modifiedAt and maybe the name
- * (`assignments` by path, as an UpdateLead action writes them).
- */
-export function leadOrderSets(
-  organizationId: string,
-  lead: Lead,
-  assignments: ReadonlyMap<string, unknown>,
-  modifiedAt: string,
-  values: Record<string, unknown>,
-): string[] {
-  values[":modifiedAt"] = modifiedAt;
-  values[":modifiedOrder"] = keys.leadsByModified(organizationId, modifiedAt, lead.id).gsi6sk;
-  const sets = ["modifiedAt = :modifiedAt", "gsi6sk = :modifiedOrder"];
-  if (assignments.has("contact.firstName") || assignments.has("contact.lastName")) {
-    const named = (field: "firstName" | "lastName") => (assignments.has(`contact.${field}`) ? (assignments.get(`contact.${field}`) as string | null) : lead.contact[field]);
-    values[":nameOrder"] = keys.leadsByName(organizationId, leadName({ contact: { ...lead.contact, firstName: named("firstName"), lastName: named("lastName") } }), lead.id).gsi4sk;
-    sets.push("gsi4sk = :nameOrder");
-  }
-  return sets;
-}
-
-/**
- * The stored item: the lead plus its index keys (by source, by phone, pending
- * sweep, and the ordered lists: by name, price, modifiedAt and processing status).
- */
+/** The stored item of a lead, every index key derived by its entity (tests and the operator's backfill store leads with it). */
 export function leadItem(organizationId: string, lead: Lead): Record<string, unknown> {
-  return {
-    ...keys.lead(organizationId, lead.id),
-    ...keys.leadsByName(organizationId, leadName(lead), lead.id),
-    ...keys.leadsByPrice(organizationId, lead.metadata.price, lead.id),
-    ...keys.leadsByModified(organizationId, lead.modifiedAt, lead.id),
-    ...keys.leadsByStatus(organizationId, lead.processingStatus, lead.id),
-    ...(lead.sourceId ? keys.leadsBySource(organizationId, lead.sourceId, lead.id) : {}),
-    ...(lead.contact.phone ? keys.leadsByPhone(organizationId, lead.contact.phone.number, lead.id) : {}),
-    ...(lead.processingStatus === "Pending" ? keys.pendingLead(pendingShard(lead.id), lead.createdAt, organizationId, lead.id) : {}),
-    entity: entities.lead,
-    organizationId,
-    ...lead,
-  };
+  return LeadEntity.item({ ...lead, organizationId });
 }
-
-const leadFields = ["id", "createdAt", "modifiedAt", "sourceId", "processingStatus", "processingReason", "duplicateOfLeadId", "processedAt", "assignedUserId", "assignedAt", "assignedBy", "metadata", "contact", "customer"] as const;
 
 export function toLead(item: Record<string, unknown>): Lead {
-  return { ...Object.fromEntries(leadFields.map((field) => [field, item[field] ?? null])), needsAttention: item.needsAttention === true } as unknown as Lead;
+  const { organizationId: _organizationId, sweepDueAt: _sweepDueAt, ...lead } = LeadEntity.fromItem(item);
+  return { ...lead, needsAttention: item.needsAttention === true };
 }

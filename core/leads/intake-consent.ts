@@ -1,5 +1,7 @@
 import { Consent, ConsentVerificationUnavailable, type ConsentBasis, type ConsentEvidence } from "#core/consent/index";
 import { conditionally, table } from "#core/db/items";
+import { LeadEntity } from "#core/db/entities/leads";
+import { where } from "#core/db/expression";
 import { keys } from "#core/db/keys";
 import type { Lead } from "#core/leads/index";
 
@@ -66,12 +68,7 @@ export async function certificateConsent(organizationId: string, lead: Lead, pho
 /** Says on the pending lead why it waits (GET /leads/{id} shows it) while the certificate API is retried. */
 async function markAwaitingVerification(organizationId: string, leadId: string): Promise<void> {
   await conditionally(
-    table.update({
-      Key: keys.lead(organizationId, leadId),
-      UpdateExpression: "SET processingReason = :reason",
-      ConditionExpression: "processingStatus = :pending",
-      ExpressionAttributeValues: { ":reason": AWAITING_VERIFICATION, ":pending": "Pending" },
-    }),
+    table.update(LeadEntity.update({ organizationId, id: leadId }, { processingReason: AWAITING_VERIFICATION }, { condition: where.equals("processingStatus", "Pending") })),
   );
 }
 

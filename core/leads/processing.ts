@@ -5,8 +5,10 @@ import { transact, TransactionConditionFailed, Transaction } from "#core/db/tran
 import { conditionally, table } from "#core/db/items";
 import { queryPages } from "#core/db/query";
 import { entities, keys, type LeadClaim } from "#core/db/keys";
+import { LeadClaimEntity, LeadEntity } from "#core/db/entities/leads";
+import { where } from "#core/db/expression";
 import { type EventRecordInput, Events } from "#core/events/index";
-import { Leads, LeadSchema, pendingShard, pendingShards, type Lead, type ProcessingStatus } from "#core/leads/index";
+import { claimPart, Leads, LeadSchema, pendingShard, pendingShards, type Lead, type ProcessingStatus } from "#core/leads/index";
 import { settleUnverified } from "#core/leads/reverify";
 import { publish } from "#core/queue/events";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
@@ -81,17 +83,11 @@ export const LeadProcessing = {
     const cutoff = new Date(now - sweepAfterMs).toISOString();
     let republished = 0;
     for (let shard = 0; shard < pendingShards; shard++) {
-      const { gsi3pk } = keys.pendingLead(shard, "", "", "");
-      const pages = queryPages({
-        index: "dueWork",
-        KeyConditionExpression: "gsi3pk = :pk AND gsi3sk < :cutoff",
-        ExpressionAttributeValues: { ":pk": gsi3pk, ":cutoff": cutoff },
-        Limit: 100,
-      });
+      const pages = queryPages(LeadEntity.query("pending", { shard }, { range: { below: cutoff }, limit: 100 }));
       for await (const items of pages) {
         for (const item of items) {
           if (organizationId && item.organizationId !== organizationId) continue;
-          if (await republish(item, shard, now)) republished++;
+          if (await republish(item, now)) republished++;
         }
         if (republished >= 1000) break;
       }
@@ -103,7 +99,7 @@ export const LeadProcessing = {
 /** How many times the sweep republishes one lead before it ends the lead Failed. */
 export const SWEEP_ATTEMPTS = 3;
 
-async function republish(item: Record<string, unknown>, shard: number, now: number): Promise<boolean> {
+async function republish(item: Record<string, unknown>, now: number): Promise<boolean> {
   const organizationId = item.organizationId as string;
   const leadId = item.id as string;
   const attempts = Number(item.sweepAttempts ?? 0) + 1;
@@ -113,17 +109,13 @@ async function republish(item: Record<string, unknown>, shard: number, now: numb
   }
   // Claimed on the entry read, so overlapping sweeps republish once.
   const claimed = await conditionally(
-    table.update({
-      Key: keys.lead(organizationId, leadId),
-      UpdateExpression: "SET sweepAttempts = :attempts, gsi3sk = :next",
-      ConditionExpression: "processingStatus = :pending AND gsi3sk = :seen",
-      ExpressionAttributeValues: {
-        ":attempts": attempts,
-        ":next": keys.pendingLead(shard, new Date(now).toISOString(), organizationId, leadId).gsi3sk,
-        ":pending": "Pending",
-        ":seen": item.gsi3sk,
-      },
-    }),
+    table.update(
+      LeadEntity.update(
+        { organizationId, id: leadId, processingStatus: "Pending" },
+        { sweepAttempts: attempts, sweepDueAt: new Date(now).toISOString() },
+        { condition: where.all(where.equals("processingStatus", "Pending"), LeadEntity.indexedAt("pending", LeadEntity.indexPosition("pending", item))) },
+      ),
+    ),
   );
   if (!claimed) return false;
   await publish(LeadReceived, organizationId, { leadId });
@@ -186,27 +178,24 @@ async function claimContact(organizationId: string, lead: Lead, claims: LeadClai
   const now = Date.now();
   const cutoff = new Date(now - windowHours * 3_600_000).toISOString();
   try {
-    await transact(
-      claims.map((claim) => ({
-        Put: {
-          Item: {
-            ...keys.leadClaim(organizationId, claim),
-            entity: entities.leadClaim,
-            leadId: lead.id,
-            claimedAt: lead.createdAt,
-            expiresAt: Math.ceil((Date.parse(lead.createdAt) + maxDuplicateWindowHours * 3_600_000) / 1000),
-          },
-          ConditionExpression: "attribute_not_exists(pk) OR leadId = :self OR claimedAt < :cutoff",
-          ExpressionAttributeValues: { ":self": lead.id, ":cutoff": cutoff },
-        },
-      })),
-    );
+    const transaction = new Transaction();
+    for (const claim of claims) {
+      const expiresAt = Math.ceil((Date.parse(lead.createdAt) + maxDuplicateWindowHours * 3_600_000) / 1000);
+      transaction.put(
+        claimPart(claim),
+        LeadClaimEntity.put(
+          { organizationId, claim, leadId: lead.id, claimedAt: lead.createdAt, expiresAt },
+          { condition: where.any(where.new(), where.equals("leadId", lead.id), where.before("claimedAt", cutoff)) },
+        ),
+      );
+    }
+    await transact(transaction);
     return undefined;
   } catch (error) {
     if (!(error instanceof TransactionConditionFailed)) throw error;
-    for (const [index, claim] of claims.entries()) {
-      if (!error.failedIndexes.includes(index)) continue;
-      const { Item } = await table.get({ Key: keys.leadClaim(organizationId, claim), ConsistentRead: true });
+    for (const claim of claims) {
+      if (!error.failed(claimPart(claim))) continue;
+      const Item = await LeadClaimEntity.get({ organizationId, claim }, { consistent: true });
       if (Item && Item.leadId !== lead.id) return Item.leadId as string;
     }
     // The claim changed hands meanwhile (expired and was taken again): let SQS retry.
@@ -259,84 +248,50 @@ function leadEvent(lead: Lead, outcome: Outcome, at: string): EventRecordInput {
 /** Writes the outcome while the lead is still Pending, with its event record; false if another attempt settled it first. */
 export async function settle(organizationId: string, lead: Lead, outcome: Outcome): Promise<boolean> {
   const at = nowIso();
-  const values: Record<string, unknown> = {
-    ":status": outcome.status,
-    ":reason": outcome.reason,
-    ":duplicateOf": outcome.duplicateOfLeadId ?? null,
-    ":at": at,
-    ":pending": "Pending",
-    ":statusIndex": keys.leadsByStatus(organizationId, outcome.status).gsi7pk,
-    ":modifiedOrder": keys.leadsByModified(organizationId, at, lead.id).gsi6sk,
+  const changes: Record<string, unknown> = {
+    processingStatus: outcome.status,
+    processingReason: outcome.reason,
+    duplicateOfLeadId: outcome.duplicateOfLeadId ?? null,
+    processedAt: at,
+    modifiedAt: at,
   };
-  const sets = [
-    "processingStatus = :status",
-    "processingReason = :reason",
-    "duplicateOfLeadId = :duplicateOf",
-    "processedAt = :at",
-    "modifiedAt = :at",
-    "gsi7pk = :statusIndex",
-    "gsi6sk = :modifiedOrder",
-  ];
-  if (outcome.compliance) {
-    Object.assign(values, { ":compliance": outcome.compliance.status, ":blockedReason": outcome.compliance.blockedReason });
-    sets.push("#metadata.complianceStatus = :compliance", "#metadata.complianceBlockedReason = :blockedReason");
-  }
-  if (outcome.policy) {
-    values[":policy"] = outcome.policy;
-    sets.push("consentPolicy = :policy");
-  }
-  if (outcome.consent?.basis) {
-    values[":basis"] = outcome.consent.basis;
-    sets.push("consentBasis = :basis");
-  }
+  if (outcome.compliance) Object.assign(changes, { "metadata.complianceStatus": outcome.compliance.status, "metadata.complianceBlockedReason": outcome.compliance.blockedReason });
+  if (outcome.policy) changes.consentPolicy = outcome.policy;
+  if (outcome.consent?.basis) changes.consentBasis = outcome.consent.basis;
   if (outcome.consent) {
     const consent = outcome.consent;
-    Object.assign(values, {
-      ":consent": consent.status,
-      ":optedOut": consent.optedOut,
-      ":optOutAt": consent.optOutAt,
-      ":optInAt": consent.optInAt,
-      ":consentPhone": consent.phoneNumber,
+    Object.assign(changes, {
+      "metadata.smsConsentStatus": consent.status,
+      "metadata.smsOptedOut": consent.optedOut,
+      "metadata.smsOptOutAt": consent.optOutAt,
+      "metadata.smsOptInAt": consent.optInAt,
+      "metadata.smsConsentPhoneNumber": consent.phoneNumber,
     });
-    sets.push(
-      "#metadata.smsConsentStatus = :consent",
-      "#metadata.smsOptedOut = :optedOut",
-      "#metadata.smsOptOutAt = :optOutAt",
-      "#metadata.smsOptInAt = :optInAt",
-      "#metadata.smsConsentPhoneNumber = :consentPhone",
-    );
   }
   // The consent it decided replaces only the consent it read: a STOP or START recorded since wins.
   const consentRead = lead.metadata.smsConsentStatus ?? null;
-  if (consentRead !== null) values[":consentRead"] = consentRead;
-  else if (outcome.consent) values[":null"] = "NULL";
   const consentUnchanged = !outcome.consent
-    ? ""
+    ? undefined
     : consentRead !== null
-      ? " AND #metadata.smsConsentStatus = :consentRead"
-      : " AND (attribute_not_exists(#metadata.smsConsentStatus) OR attribute_type(#metadata.smsConsentStatus, :null))";
-  // The pending entry becomes the re-verification entry, or goes.
-  if (outcome.reverifyAt) {
-    const due = keys.reverifyLead(pendingShard(lead.id), outcome.reverifyAt, organizationId, lead.id);
-    Object.assign(values, { ":duePartition": due.gsi3pk, ":dueOrder": due.gsi3sk, ":noAttempts": 0 });
-    sets.push("gsi3pk = :duePartition", "gsi3sk = :dueOrder", "consentReverifyAttempts = :noAttempts");
-  }
-  const transaction = new Transaction();
-  transaction.add({
-    Update: {
-      Key: keys.lead(organizationId, lead.id),
-      UpdateExpression: `SET ${sets.join(", ")}${outcome.reverifyAt ? "" : " REMOVE gsi3pk, gsi3sk"}`,
-      ConditionExpression: `processingStatus = :pending${consentUnchanged}`,
-      ...(outcome.compliance || outcome.consent ? { ExpressionAttributeNames: { "#metadata": "metadata" } } : {}),
-      ExpressionAttributeValues: values,
-    },
-  });
+      ? where.equals("metadata.smsConsentStatus", consentRead)
+      : where.absentOrNull("metadata.smsConsentStatus");
+  // Leaving Pending takes the lead out of the pending sweep's index (the entity removes that entry), unless its consent
+  // is to be verified again: then the entry becomes the re-verification entry (core/leads/reverify.ts).
+  if (outcome.reverifyAt) changes.consentReverifyAttempts = 0;
+  const entries = outcome.reverifyAt ? keys.reverifyLead(pendingShard(lead.id), outcome.reverifyAt, organizationId, lead.id) : undefined;
+  const transaction = new Transaction().update(
+    "lead",
+    LeadEntity.update({ ...lead, organizationId }, changes, {
+      condition: where.all(where.equals("processingStatus", "Pending"), consentUnchanged),
+      ...(entries ? { entries } : {}),
+    }),
+  );
   Events.item(organizationId, leadEvent(lead, outcome, at), transaction);
   try {
     await transact(transaction);
     return true;
   } catch (error) {
-    if (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0)) return false;
+    if (error instanceof TransactionConditionFailed && error.failed("lead")) return false;
     throw error;
   }
 }
@@ -349,11 +304,7 @@ export async function publishTrigger(organizationId: string, lead: Lead): Promis
     { leadId: lead.id, sourceId: lead.sourceId, complianceStatus: lead.metadata.complianceStatus },
     { id: `lead.created:${lead.id}` },
   );
-  await table.update({
-    Key: keys.lead(organizationId, lead.id),
-    UpdateExpression: "SET triggerPublishedAt = :at",
-    ExpressionAttributeValues: { ":at": nowIso() },
-  });
+  await table.update(LeadEntity.update({ ...lead, organizationId }, { triggerPublishedAt: nowIso() }));
 }
 
 async function markFailed(organizationId: string, leadId: string, error: unknown): Promise<void> {
@@ -365,21 +316,9 @@ async function markFailed(organizationId: string, leadId: string, error: unknown
   }
   // The stored lead cannot even be read: mark it without an event.
   const failedAt = nowIso();
+  const failed = { processingStatus: "Failed", processingReason: reason, processedAt: failedAt, modifiedAt: failedAt };
   await table
-    .update({
-      Key: keys.lead(organizationId, leadId),
-      UpdateExpression:
-        "SET processingStatus = :failed, processingReason = :reason, processedAt = :at, modifiedAt = :at, gsi7pk = :statusIndex, gsi6sk = :modifiedOrder REMOVE gsi3pk, gsi3sk",
-      ConditionExpression: "attribute_exists(pk) AND processingStatus = :pending",
-      ExpressionAttributeValues: {
-        ":failed": "Failed",
-        ":reason": reason,
-        ":at": failedAt,
-        ":pending": "Pending",
-        ":statusIndex": keys.leadsByStatus(organizationId, "Failed").gsi7pk,
-        ":modifiedOrder": keys.leadsByModified(organizationId, failedAt, leadId).gsi6sk,
-      },
-    })
+    .update(LeadEntity.update({ organizationId, id: leadId }, failed, { condition: where.all(where.stored(), where.equals("processingStatus", "Pending")) }))
     .catch(() => undefined);
   console.error(JSON.stringify({ level: "error", message: "lead processing failed for good", leadId, error: String(error) }));
 }

@@ -111,7 +111,7 @@ async function settleFinalCall(organizationId: string, call: Call): Promise<Bill
   try {
     await Billing.commit(items);
   } catch (error) {
-    if (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0)) return undefined; // settled meanwhile
+    if (error instanceof TransactionConditionFailed && error.failed("reservation")) return undefined; // settled meanwhile
     throw error;
   }
   return { billingStatus: fields.billingStatus ?? "Charged", billableAmount: String(fields.billableAmount ?? "0.0000") } as BillingOutcome;

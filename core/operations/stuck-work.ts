@@ -2,6 +2,7 @@ import { Calls } from "#core/calls/index";
 import { Messages } from "#core/messaging/messages";
 import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";
+import { LeadEntity } from "#core/db/entities/leads";
 import { pendingShards } from "#core/leads/index";
 import { sweepAfterMs } from "#core/leads/processing";
 
@@ -30,7 +31,7 @@ export interface StuckWork {
 export async function stuckWork(now = new Date()): Promise<StuckWork> {
   const [leadsPending, messages, callsHoldingMoneyPastDeadline] = await Promise.all([
     countDue(
-      Array.from({ length: pendingShards }, (_, shard) => keys.pendingLead(shard, "", "", "").gsi3pk),
+      Array.from({ length: pendingShards }, (_, shard) => LeadEntity.partitionKey("pending", { shard })),
       new Date(now.getTime() - sweepAfterMs),
       now,
     ),

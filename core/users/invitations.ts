@@ -5,7 +5,7 @@ import { config } from "#core/config";
 import { entities, keys } from "#core/db/keys";
 import { getItem } from "#core/db/items";
 import { listPage, listQuerySchema, prefixQuery, type ListResource } from "#core/db/list";
-import { transact, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
+import { transact, Transaction, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
 import type { Key } from "#core/db/keys/shared";
 import { ConflictError, ForbiddenError, NotFoundError } from "#core/errors";
 import { sendMail } from "#core/mail/index";
@@ -116,14 +116,15 @@ export async function acceptInvitation(invitationToken: string, identity: { emai
   const acceptedAt = nowIso();
   const asUser: Actor = { organizationId, kind: "user", userId: user.id, role: user.role, permissions: new Set(), displayName: user.name, email: user.email };
   try {
-    await transact([
-      endPending(key, "Accepted", acceptedAt, { acceptedAt, userId: user.id }),
-      ...newUserWrites(organizationId, user),
-      Audit.entry(asUser, { action: "invitation.accepted", resourceType: "User", resourceId: user.id, after: auditView(user) }),
-    ]);
+    await transact(
+      new Transaction()
+        .include("invitation", endPending(key, "Accepted", acceptedAt, { acceptedAt, userId: user.id }))
+        .include("user", ...newUserWrites(organizationId, user))
+        .include("audit", Audit.entry(asUser, { action: "invitation.accepted", resourceType: "User", resourceId: user.id, after: auditView(user) })),
+    );
   } catch (error) {
     if (!(error instanceof TransactionConditionFailed)) throw error;
-    if (error.failedIndexes.includes(0)) throw new ConflictError("This invitation has expired, was revoked or was used already.");
+    if (error.failed("invitation")) throw new ConflictError("This invitation has expired, was revoked or was used already.");
     throw new ConflictError(`${user.email} already belongs to a user.`);
   }
   return user;

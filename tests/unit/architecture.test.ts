@@ -23,6 +23,72 @@ function sourceFiles(dir: string): string[] {
 
 const coreFiles = sourceFiles(coreDir).map((file) => path.relative(root, file).split(path.sep).join("/"));
 
+/** Core files outside core/db that still write expression strings or gsi attribute names (issue 26: it shrinks). */
+const notYetMigrated = new Set([
+  "core/agent/task-store.ts",
+  "core/analytics/aggregator.ts",
+  "core/analytics/minutes.ts",
+  "core/analytics/read.ts",
+  "core/analytics/rollups.ts",
+  "core/automations/index.ts",
+  "core/automations/runs/records.ts",
+  "core/automations/runs/schedule.ts",
+  "core/automations/runs/store.ts",
+  "core/automations/runs/triggers.ts",
+  "core/automations/summaries.ts",
+  "core/billing/index.ts",
+  "core/billing/ledger.ts",
+  "core/billing/number-fees.ts",
+  "core/billing/payment-records.ts",
+  "core/billing/payment-reversals.ts",
+  "core/billing/payments.ts",
+  "core/billing/reservations.ts",
+  "core/billing/wallet-store.ts",
+  "core/calls/contact-rules.ts",
+  "core/calls/duration.ts",
+  "core/calls/lifecycle.ts",
+  "core/calls/queries.ts",
+  "core/calls/store.ts",
+  "core/calls/sweeper.ts",
+  "core/calls/webhooks.ts",
+  "core/carrier-registration/index.ts",
+  "core/events/index.ts",
+  "core/idempotency/index.ts",
+  "core/messaging/billing-seam.ts",
+  "core/messaging/contact-rules.ts",
+  "core/messaging/conversations.ts",
+  "core/messaging/messages.ts",
+  "core/messaging/number-health.ts",
+  "core/messaging/pacing.ts",
+  "core/messaging/phone-number-carrier.ts",
+  "core/messaging/phone-number-count.ts",
+  "core/messaging/phone-numbers.ts",
+  "core/messaging/receipts.ts",
+  "core/messaging/store.ts",
+  "core/messaging/sweeper.ts",
+  "core/messaging/unread.ts",
+  "core/messaging/webhooks.ts",
+  "core/operations/hold-sweeper.ts",
+  "core/operations/list-indexes.ts",
+  "core/operations/schedule-runs.ts",
+  "core/operations/stuck-work.ts",
+  "core/organizations/api-keys.ts",
+  "core/organizations/index.ts",
+  "core/organizations/key-resolution.ts",
+  "core/rate-limit/index.ts",
+  "core/routing/index.ts",
+  "core/sources/index.ts",
+  "core/sources/names.ts",
+  "core/suppressions/index.ts",
+  "core/users/invitations.ts",
+  "core/users/store.ts",
+  "core/users/team.ts",
+  "core/webhooks/attempt.ts",
+  "core/webhooks/delivery-log.ts",
+  "core/webhooks/due-retries.ts",
+  "core/webhooks/endpoints.ts",
+]);
+
 interface ImportEdge {
   /** The import as written (`#core/db/keys`, `@aws-sdk/lib-dynamodb`, `./cron`). */
   specifier: string;
@@ -132,6 +198,21 @@ describe("architecture (docs/architecture.md)", () => {
       .filter(({ lines }) => lines > 400)
       .map(({ file, lines }) => `${file}: ${lines}`);
     expect(long).toEqual([]);
+  });
+
+  it("leaves expression strings and physical index names to core/db (entities, issue 26), but for files not yet migrated", () => {
+    // Migrated aggregates state conditions, changes and reads through their entity (core/db/entity.ts,
+    // core/db/entities/*): core/leads first. This list only shrinks: a file leaves it when it is migrated.
+    const storage = /\b(Update|Condition|KeyCondition|Filter|Projection)Expression\b|gsi\d(pk|sk)/;
+    const writesStorage = coreFiles.filter((file) => !file.startsWith("core/db/") && storage.test(readFileSync(path.join(root, file), "utf8")));
+    expect(writesStorage.filter((file) => !notYetMigrated.has(file))).toEqual([]);
+    // A file migrated meanwhile must leave the list, so it never lets storage strings back in.
+    expect([...notYetMigrated].filter((file) => !writesStorage.includes(file))).toEqual([]);
+  });
+
+  it("names transaction parts instead of reading positions, but in core/messaging until it moves", () => {
+    const positional = coreFiles.filter((file) => !file.startsWith("core/db/") && /\bfailedIndexes\b/.test(readFileSync(path.join(root, file), "utf8")));
+    expect(positional.filter((file) => !file.startsWith("core/messaging/") && !file.startsWith("core/calls/"))).toEqual([]);
   });
 
   it("keeps JSON pointers (an HTTP notion) out of the domain", () => {

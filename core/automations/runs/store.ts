@@ -73,15 +73,11 @@ export const RunStore = {
       ConditionExpression: "rev = :rev",
       ExpressionAttributeValues: { ":rev": run.rev },
     };
-    let runIndex = 0;
     try {
       if (!alongside) await table.put(put);
-      else {
-        runIndex = alongside.add({ Put: put });
-        await transact(alongside);
-      }
+      else await transact(alongside.put("run", put));
     } catch (error) {
-      const staleRun = isConditionFailed(error) || (error instanceof TransactionConditionFailed && error.failedIndexes.includes(runIndex));
+      const staleRun = isConditionFailed(error) || (error instanceof TransactionConditionFailed && error.failed("run"));
       if (staleRun) throw new StaleRunError(`Run ${run.id} changed meanwhile.`);
       throw error;
     }

@@ -1,0 +1,234 @@
+import { Placeholders, where, type Condition } from "#core/db/expression";
+import { indexOf, type AccessPattern } from "#core/db/indexes";
+import type { QueryInput } from "#core/db/query";
+import type { IndexedPlan } from "#core/db/list";
+import { table } from "#core/db/items";
+
+/**
+ * Entities in the ElectroDB manner (tywalch/electrodb, `taskmanager/src/database/task.ts`), as a thin layer over
+ * our table: an entity declares its stored attributes, its primary key and, per access pattern, the composites of
+ * each secondary index. A put derives every index key from the record; an update derives the keys of every index
+ * whose composites it touches (and removes a sparse index's keys when the item leaves it); a read names the access
+ * pattern (`Leads.query("byStatus", …)`). So no aggregate writes a `gsiN` attribute or an expression string, and
+ * moving an entity to other partitions (issue 27) is a change of its declaration.
+ *
+ * Key builders receive the record; a query passes only the composites it knows, and a sort-key builder then yields
+ * the prefix up to the first composite missing (`LEAD#` without an id), which is what a range reads.
+ */
+export interface IndexDeclaration<T> {
+  /** The access pattern (core/db/indexes.ts) whose physical index holds these keys. */
+  index: AccessPattern;
+  pk: (item: T) => string;
+  sk: (item: T) => string;
+  /** Attribute paths the keys are built from (`metadata.price`): an update touching one (or its parent) re-derives this index. */
+  composites: readonly string[];
+  /** A sparse index: the item is in it only while this holds (its keys are removed otherwise). */
+  when?: (item: T) => boolean;
+}
+
+export interface EntityDeclaration<T, Identity, Pattern extends string> {
+  /** The stored `entity` attribute. */
+  name: string;
+  /** The attributes read back from an item (absent ones read as null). */
+  attributes: readonly string[];
+  key: (identity: Identity) => { pk: string; sk: string };
+  identity: (item: T) => Identity;
+  /** The primary key's own access pattern (items of one partition in sort-key order). */
+  collection?: { name: string; pk: (item: T) => string; sk: (item: T) => string };
+  indexes: Record<Pattern, IndexDeclaration<T>>;
+}
+
+/** A sort-key range of a query: full sort keys or prefixes built with `sortKey`. */
+export type KeyRange = { between: readonly [string, string] } | { beginsWith: string } | { below: string } | { atMost: string };
+
+export type ReadOptions = {
+  range?: KeyRange;
+  forward?: boolean;
+  limit?: number;
+  /** Checked by DynamoDB on each item read (a FilterExpression; not on a keys-only index). */
+  filter?: Condition;
+  /** The attributes to read back (a ProjectionExpression). */
+  attributes?: readonly string[];
+  /** Checked in memory on each item read (on a keys-only index, on the item fetched from the table). */
+  where?: (item: Record<string, unknown>) => boolean;
+};
+
+type Changes = Record<string, unknown>;
+/** The composites a read knows (a key builder given fewer yields a prefix); extra ones a builder reads (a shard). */
+type Composites<T> = Partial<T> & Record<string, unknown>;
+
+export function defineEntity<T extends object, Identity, Pattern extends string>(declaration: EntityDeclaration<T, Identity, Pattern>) {
+  const patterns = Object.entries(declaration.indexes) as [Pattern, IndexDeclaration<T>][];
+  const indexKeys = (pattern: Pattern) => indexOf(declaration.indexes[pattern].index);
+  const collection = () => {
+    if (!declaration.collection) throw new Error(`${declaration.name} declares no collection to read.`);
+    return declaration.collection;
+  };
+
+  /** The key attributes of every index the record belongs to (and the names of those it left). */
+  function derive(record: T, only?: (index: IndexDeclaration<T>) => boolean) {
+    const set = new Map<string, unknown>();
+    const remove: string[] = [];
+    for (const [, index] of patterns) {
+      if (only && !only(index)) continue;
+      const physical = indexOf(index.index);
+      if (index.when && !index.when(record)) remove.push(physical.pk, physical.sk);
+      else set.set(physical.pk, index.pk(record)).set(physical.sk, index.sk(record));
+    }
+    return { set, remove };
+  }
+
+  function keyCondition(placeholders: Placeholders, pk: { name: string; value: string }, sk: string, range?: KeyRange): string {
+    const partition = `${placeholders.path(pk.name)} = ${placeholders.value(pk.value)}`;
+    if (!range) return partition;
+    const key = placeholders.path(sk);
+    if ("between" in range) return `${partition} AND ${key} BETWEEN ${placeholders.value(range.between[0])} AND ${placeholders.value(range.between[1])}`;
+    if ("beginsWith" in range) return `${partition} AND begins_with(${key}, ${placeholders.value(range.beginsWith)})`;
+    if ("below" in range) return `${partition} AND ${key} < ${placeholders.value(range.below)}`;
+    return `${partition} AND ${key} <= ${placeholders.value(range.atMost)}`;
+  }
+
+  const entity = {
+    name: declaration.name,
+    key: declaration.key,
+
+    /** The stored item: the record, its key, `entity`, and the keys of every index it belongs to (`extra` beside). */
+    item(record: T, extra: Record<string, unknown> = {}): Record<string, unknown> {
+      return {
+        ...declaration.key(declaration.identity(record)),
+        ...Object.fromEntries(derive(record).set),
+        entity: declaration.name,
+        ...extra,
+        ...record,
+      };
+    },
+
+    /** A put of the record (for `table.put` or `Transaction.put`), unless `condition` fails. */
+    put(record: T, options: { condition?: Condition; extra?: Record<string, unknown> } = {}) {
+      const placeholders = new Placeholders();
+      const condition = options.condition ? placeholders.condition(options.condition) : "";
+      return { Item: entity.item(record, options.extra), ...(condition ? { ConditionExpression: condition, ...placeholders.attributes() } : {}) };
+    },
+
+    /** A put that stores the record only if no item holds its key. */
+    create(record: T, extra?: Record<string, unknown>) {
+      return entity.put(record, { condition: where.new(), ...(extra ? { extra } : {}) });
+    },
+
+    /**
+     * An update of `current` by `changes` (by dotted path: `metadata.smsConsentStatus`), with the keys of every
+     * index whose composites a change touches derived from the record as it will be (for `table.update` or
+     * `Transaction.update`). `remove` names attributes to drop. `current` is the record as read, or at least its
+     * identity and the composites of the indexes the changes touch.
+     */
+    update(
+      current: Composites<T>,
+      changes: Changes,
+      options: { condition?: Condition; remove?: readonly string[]; entries?: Readonly<Record<string, unknown>> } = {},
+    ) {
+      const next = applied(current as T, changes);
+      const paths = Object.keys(changes);
+      const derived = derive(next, (index) => index.composites.some((composite) => paths.some((path) => overlaps(path, composite))));
+      const placeholders = new Placeholders();
+      // `entries`: index keys a key builder gave for a state the declaration does not model (a due entry); they
+      // replace what is derived for the same attributes.
+      const entries = Object.entries(options.entries ?? {});
+      const set = new Map<string, unknown>([...Object.entries(changes), ...derived.set, ...entries]);
+      const removed = derived.remove.filter((name) => !entries.some(([entry]) => entry === name));
+      const expression = placeholders.update(set, [...(options.remove ?? []), ...removed]);
+      const condition = options.condition ? placeholders.condition(options.condition) : "";
+      return {
+        Key: declaration.key(declaration.identity(current as T)),
+        UpdateExpression: expression,
+        ...(condition ? { ConditionExpression: condition } : {}),
+        ...placeholders.attributes(),
+      };
+    },
+
+    /** The stored item at `identity` (its `attributes` only, by dotted path, when given), or undefined. */
+    async get(identity: Identity, options: { consistent?: boolean; attributes?: readonly string[] } = {}): Promise<Record<string, unknown> | undefined> {
+      const placeholders = new Placeholders();
+      const projection = options.attributes ? placeholders.projection(options.attributes) : "";
+      const { Item } = await table.get({
+        Key: declaration.key(identity),
+        ...(options.consistent ? { ConsistentRead: true } : {}),
+        ...(projection ? { ProjectionExpression: projection, ...placeholders.attributes() } : {}),
+      });
+      return Item;
+    },
+
+    /** The record an item holds (the declared attributes; absent ones null). */
+    fromItem(item: Record<string, unknown>): T {
+      return Object.fromEntries(declaration.attributes.map((attribute) => [attribute, item[attribute] ?? null])) as T;
+    },
+
+    /** The partition key of a pattern for the composites given. */
+    partitionKey(pattern: Pattern | "collection", composites: Composites<T>): string {
+      return (pattern === "collection" ? collection() : declaration.indexes[pattern]).pk(composites as T);
+    },
+
+    /** The sort key (or its prefix, up to the first composite missing) of a pattern. */
+    sortKey(pattern: Pattern | "collection", composites: Composites<T>): string {
+      return (pattern === "collection" ? collection() : declaration.indexes[pattern]).sk(composites as T);
+    },
+
+    /** A condition on the sort key an item holds in a pattern's index (a sweep claiming the entry it read). */
+    indexedAt(pattern: Pattern, sortKey: string): Condition {
+      return where.equals(indexKeys(pattern).sk, sortKey);
+    },
+
+    /** The sort key an item read from a pattern's index holds there. */
+    indexPosition(pattern: Pattern, item: Record<string, unknown>): string {
+      return String(item[indexKeys(pattern).sk]);
+    },
+
+    /** The Query of one access pattern's partition (the primary key's own: `collection`), by the composites given. */
+    query(pattern: Pattern | "collection", composites: Composites<T>, options: ReadOptions = {}): QueryInput {
+      const placeholders = new Placeholders();
+      const physical = pattern === "collection" ? { pk: "pk", sk: "sk" } : indexKeys(pattern);
+      const condition = keyCondition(placeholders, { name: physical.pk, value: entity.partitionKey(pattern, composites) }, physical.sk, options.range);
+      const filter = options.filter ? placeholders.condition(options.filter) : "";
+      const projection = options.attributes ? placeholders.projection(options.attributes) : "";
+      return {
+        ...(pattern === "collection" ? {} : { index: declaration.indexes[pattern].index }),
+        KeyConditionExpression: condition,
+        ...(filter ? { FilterExpression: filter } : {}),
+        ...(projection ? { ProjectionExpression: projection } : {}),
+        ...placeholders.attributes(),
+        ...(options.forward === undefined ? {} : { ScanIndexForward: options.forward }),
+        ...(options.limit === undefined ? {} : { Limit: options.limit }),
+        ...(options.where ? { where: options.where } : {}),
+      };
+    },
+
+    /** A list plan (core/db/list.ts) of one access pattern: the query and the key an item's cursor is. */
+    plan(pattern: Pattern | "collection", composites: Composites<T>, options: ReadOptions = {}): IndexedPlan {
+      const physical = pattern === "collection" ? undefined : indexKeys(pattern);
+      return {
+        input: entity.query(pattern, composites, options),
+        keyOf: (item) => ({ pk: item.pk, sk: item.sk, ...(physical ? { [physical.pk]: item[physical.pk], [physical.sk]: item[physical.sk] } : {}) }),
+      };
+    },
+  };
+  return entity;
+}
+
+/** The record with `changes` (by dotted path) applied: what the item will hold, for deriving its keys. */
+function applied<T extends object>(record: T, changes: Changes): T {
+  const next = structuredClone(record) as Record<string, unknown>;
+  for (const [path, value] of Object.entries(changes)) {
+    const segments = path.split(".");
+    let target = next;
+    for (const segment of segments.slice(0, -1)) {
+      const inner = target[segment];
+      target = (target[segment] = typeof inner === "object" && inner !== null ? inner : {}) as Record<string, unknown>;
+    }
+    target[segments.at(-1)!] = value;
+  }
+  return next as T;
+}
+
+/** Whether writing `path` changes `composite` (the same path, a parent of it, or a part of it). */
+function overlaps(path: string, composite: string): boolean {
+  return path === composite || composite.startsWith(`${path}.`) || path.startsWith(`${composite}.`);
+}

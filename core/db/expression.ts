@@ -1,0 +1,103 @@
+/**
+ * Conditions and updates as data, compiled to DynamoDB expression strings here, so an aggregate states what must
+ * hold (`where.equals("processingStatus", "Pending")`) and never writes an expression string or a placeholder.
+ * Paths are dotted attribute paths (`metadata.smsConsentStatus`); every segment becomes a name placeholder.
+ */
+
+export type Condition =
+  | { kind: "exists" | "absent" | "absentOrNull" | "isMap"; path: string }
+  | { kind: "=" | "<" | "<=" | ">" | ">="; path: string; value: unknown }
+  | { kind: "in"; path: string; values: readonly unknown[] }
+  | { kind: "and" | "or"; parts: Condition[] }
+  | { kind: "not"; part: Condition };
+
+/** The conditions an aggregate may state on an item it writes. */
+export const where = {
+  /** The item exists (its key attribute is present). */
+  stored: (): Condition => ({ kind: "exists", path: "pk" }),
+  /** No item holds the key yet. */
+  new: (): Condition => ({ kind: "absent", path: "pk" }),
+  exists: (path: string): Condition => ({ kind: "exists", path }),
+  absent: (path: string): Condition => ({ kind: "absent", path }),
+  /** Absent, or present and null (a field stored as null means "not set" too). */
+  absentOrNull: (path: string): Condition => ({ kind: "absentOrNull", path }),
+  isMap: (path: string): Condition => ({ kind: "isMap", path }),
+  equals: (path: string, value: unknown): Condition => ({ kind: "=", path, value }),
+  before: (path: string, value: unknown): Condition => ({ kind: "<", path, value }),
+  oneOf: (path: string, values: readonly unknown[]): Condition => ({ kind: "in", path, values }),
+  /** All of the parts (undefined parts are left out: a condition that applies only sometimes). */
+  all: (...parts: (Condition | undefined)[]): Condition => ({ kind: "and", parts: parts.filter((part) => part !== undefined) }),
+  any: (...parts: Condition[]): Condition => ({ kind: "or", parts }),
+  not: (part: Condition): Condition => ({ kind: "not", part }),
+};
+
+/** An expression's placeholders, shared by the update and condition of one write. */
+export class Placeholders {
+  readonly names: Record<string, string> = {};
+  readonly values: Record<string, unknown> = {};
+  private readonly nameOf = new Map<string, string>();
+
+  path(path: string): string {
+    return path
+      .split(".")
+      .map((segment) => {
+        let placeholder = this.nameOf.get(segment);
+        if (!placeholder) {
+          placeholder = `#n${this.nameOf.size}`;
+          this.nameOf.set(segment, placeholder);
+          this.names[placeholder] = segment;
+        }
+        return placeholder;
+      })
+      .join(".");
+  }
+
+  value(value: unknown): string {
+    const placeholder = `:v${Object.keys(this.values).length}`;
+    this.values[placeholder] = value;
+    return placeholder;
+  }
+
+  condition(condition: Condition): string {
+    switch (condition.kind) {
+      case "exists":
+        return `attribute_exists(${this.path(condition.path)})`;
+      case "absent":
+        return `attribute_not_exists(${this.path(condition.path)})`;
+      case "absentOrNull": {
+        const path = this.path(condition.path);
+        return `(attribute_not_exists(${path}) OR attribute_type(${path}, ${this.value("NULL")}))`;
+      }
+      case "isMap":
+        return `attribute_type(${this.path(condition.path)}, ${this.value("M")})`;
+      case "in":
+        return `${this.path(condition.path)} IN (${condition.values.map((value) => this.value(value)).join(", ")})`;
+      case "not":
+        return `NOT ${this.condition(condition.part)}`;
+      case "and":
+      case "or":
+        return condition.parts.length === 0 ? "" : `(${condition.parts.map((part) => this.condition(part)).join(` ${condition.kind.toUpperCase()} `)})`;
+      default:
+        return `${this.path(condition.path)} ${condition.kind} ${this.value(condition.value)}`;
+    }
+  }
+
+  /** `SET a = :v, … REMOVE b, …` of the assignments (by path) and removals. */
+  update(set: ReadonlyMap<string, unknown>, remove: readonly string[] = []): string {
+    const clauses = [...set].map(([path, value]) => `${this.path(path)} = ${this.value(value)}`);
+    return [clauses.length ? `SET ${clauses.join(", ")}` : "", remove.length ? `REMOVE ${remove.map((path) => this.path(path)).join(", ")}` : ""].filter(Boolean).join(" ");
+  }
+
+  /** A ProjectionExpression of the paths. */
+  projection(paths: readonly string[]): string {
+    return paths.map((path) => this.path(path)).join(", ");
+  }
+
+  /** The names and values to send (DynamoDB refuses empty maps). */
+  attributes(): { ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> } {
+    return {
+      ...(Object.keys(this.names).length ? { ExpressionAttributeNames: this.names } : {}),
+      ...(Object.keys(this.values).length ? { ExpressionAttributeValues: this.values } : {}),
+    };
+  }
+}
