@@ -31,6 +31,8 @@ function pages(): { name: string; route: string; heading: string | RegExp }[] {
     { name: "thread", route: `/conversations/${conversation.id}`, heading: /Rosa Díaz/ },
     { name: "automations", route: "/automations", heading: "Automations" },
     { name: "automation-runs", route: `/automations/${automation.id}`, heading: "Run history" },
+    { name: "automation-new", route: "/automations/new", heading: "New automation" },
+    { name: "automation-edit", route: `/automations/${automation.id}/edit`, heading: "Edit Welcome text" },
     { name: "billing", route: "/billing", heading: "Billing" },
     { name: "team", route: "/team", heading: "Team" },
     { name: "api-keys", route: "/api-keys", heading: "API keys" },
