@@ -37,6 +37,8 @@ function pages(): { name: string; route: string; heading: string | RegExp }[] {
     { name: "team", route: "/team", heading: "Team" },
     { name: "api-keys", route: "/api-keys", heading: "API keys" },
     { name: "audit-log", route: "/audit-log", heading: "Audit log" },
+    { name: "webhooks", route: "/webhooks", heading: "Webhooks" },
+    { name: "suppressions", route: "/suppressions", heading: "Suppressions" },
   ];
 }
 
@@ -88,7 +90,8 @@ beforeAll(async () => {
   ({ lead, conversation } = await texter("Rosa", "Díaz", "Is the quote still valid?", { Email: "rosa@example.com", UtmSource: "google" }));
   unread = await texter("Sam", "Lee", "Can you call me after five?");
   automation = await createAutomation(org, chain({ type: "LeadCreated" }, [{ id: "hello", type: "SendSms", settings: { body: "Hi there" } }], { name: "Welcome text" }));
-});
+  // Two leads through intake and texts on a machine shared with other work: more than the default minute.
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();

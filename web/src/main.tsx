@@ -11,6 +11,8 @@ import { Billing } from "./pages/Billing";
 import { Team } from "./pages/Team";
 import { ApiKeys } from "./pages/ApiKeys";
 import { AuditLog } from "./pages/AuditLog";
+import { Suppressions } from "./pages/Suppressions";
+import { Webhooks } from "./pages/Webhooks";
 import "./styles.css";
 
 /** Hash routes (#/leads, #/leads/<id>): the static site needs no rewrite rules and no token is ever in the path. */
@@ -54,6 +56,8 @@ const navigation = [
   ["/billing", "Billing"],
   ["/team", "Team"],
   ["/api-keys", "API keys"],
+  ["/webhooks", "Webhooks"],
+  ["/suppressions", "Suppressions"],
   ["/audit-log", "Audit log"],
 ] as const;
 
@@ -71,6 +75,8 @@ function Page({ route }: { route: string }) {
   if (section === "team") return <Team />;
   if (section === "api-keys") return <ApiKeys />;
   if (section === "audit-log") return <AuditLog />;
+  if (section === "webhooks") return <Webhooks />;
+  if (section === "suppressions") return <Suppressions />;
   return <Overview />;
 }
 
