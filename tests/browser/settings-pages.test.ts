@@ -120,4 +120,33 @@ describe("webhooks and suppressions from the dashboard", () => {
     }
     expect(errors.filter((error) => !error.includes("status of 400"))).toEqual([]);
   });
+
+  it("messaging settings: quiet hours, replies and call forwarding saved, a bad number explained beside its input", async () => {
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    for (const size of sizes) {
+      await page.setViewportSize(size);
+      await open(page, "/settings", "Settings");
+      const helpText = `Reply STOP to end (${size.name}).`;
+      await page.getByLabel("No texts from", { exact: true }).fill("21:00");
+      await page.getByLabel("Until", { exact: true }).fill("08:00");
+      await page.getByLabel("Reply to HELP", { exact: true }).fill(helpText);
+      await page.getByLabel("Extra opt-out words", { exact: true }).fill("UNSUB\nREMOVE");
+      await page.getByLabel("Ring calls to", { exact: true }).fill("123");
+      await page.getByRole("button", { name: "Save settings" }).click();
+      expect(await errorOf(page, "Ring calls to")).toBeTruthy();
+      await noSideways(page, size.width);
+      await screenshot(page, `settings-error-${size.name}`, { fullPage: false });
+
+      await page.getByLabel("Ring calls to", { exact: true }).fill("+14155550123");
+      await page.getByRole("button", { name: "Save settings" }).click();
+      await page.getByTestId("saved").waitFor();
+      expect((await org.request("GET", "/messaging/settings")).body).toMatchObject({
+        quietHours: { start: "21:00", end: "08:00" },
+        helpText,
+        keywords: { optOut: ["UNSUB", "REMOVE"] },
+        inboundCalls: { forwardTo: "+14155550123" },
+      });
+    }
+    expect(errors.filter((error) => !error.includes("status of 400"))).toEqual([]);
+  });
 });

@@ -37,6 +37,7 @@ function pages(): { name: string; route: string; heading: string | RegExp }[] {
     { name: "team", route: "/team", heading: "Team" },
     { name: "api-keys", route: "/api-keys", heading: "API keys" },
     { name: "audit-log", route: "/audit-log", heading: "Audit log" },
+    { name: "settings", route: "/settings", heading: "Settings" },
     { name: "webhooks", route: "/webhooks", heading: "Webhooks" },
     { name: "suppressions", route: "/suppressions", heading: "Suppressions" },
   ];
@@ -117,7 +118,8 @@ describe("the workspace at a laptop's and a phone's size", () => {
     }
     expect(findings).toEqual([]);
     expect(errors).toEqual([]);
-  });
+    // Sixteen pages, two sizes, an axe run each: minutes on a shared machine.
+  }, 600_000);
 
   it("on a phone the navigation folds behind a Menu button that opens it", async () => {
     const { page, errors } = await signedInPage(browser, org.ownerToken);

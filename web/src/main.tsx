@@ -12,6 +12,7 @@ import { Team } from "./pages/Team";
 import { ApiKeys } from "./pages/ApiKeys";
 import { AuditLog } from "./pages/AuditLog";
 import { Suppressions } from "./pages/Suppressions";
+import { MessagingSettings } from "./pages/Settings";
 import { Webhooks } from "./pages/Webhooks";
 import "./styles.css";
 
@@ -56,6 +57,7 @@ const navigation = [
   ["/billing", "Billing"],
   ["/team", "Team"],
   ["/api-keys", "API keys"],
+  ["/settings", "Settings"],
   ["/webhooks", "Webhooks"],
   ["/suppressions", "Suppressions"],
   ["/audit-log", "Audit log"],
@@ -75,6 +77,7 @@ function Page({ route }: { route: string }) {
   if (section === "team") return <Team />;
   if (section === "api-keys") return <ApiKeys />;
   if (section === "audit-log") return <AuditLog />;
+  if (section === "settings") return <MessagingSettings />;
   if (section === "webhooks") return <Webhooks />;
   if (section === "suppressions") return <Suppressions />;
   return <Overview />;

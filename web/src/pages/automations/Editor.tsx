@@ -3,9 +3,9 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client";
 import { Field, ProblemSummary } from "../../forms/Field";
 import { errorsAt, errorsExactly, formProblem, type FormProblem } from "../../forms/problem";
-import { actionFields, actionTypes, conditionFields, conditionTypes, operatorLabels, operatorsByConditionType, triggerFields, triggerTypes, typeLabels, type FieldSpec } from "./fields";
+import { SettingInput, type FieldSpec } from "../../forms/SettingInput";
+import { actionFields, actionTypes, conditionFields, conditionTypes, operatorLabels, operatorsByConditionType, triggerFields, triggerTypes, typeLabels } from "./fields";
 import { changeNodes, draftOf, freeId, inOrder, newDraft, nodeLabel, placeOf, type Draft, type Settings } from "./draft";
-import { SettingInput } from "./SettingInput";
 
 /** One trigger, condition or action: its type, its own settings, on/off and removal, with its errors beside each input. */
 function NodeEditor(props: {

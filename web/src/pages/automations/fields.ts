@@ -2,31 +2,7 @@
  * What the automation form asks for each trigger, condition and action type: one entry per setting the API's schema
  * has (core/automations/definition/*). The API stays the judge of validity; these only shape the inputs.
  */
-
-export type FieldKind =
-  | { kind: "text" | "textarea" | "time" | "url" }
-  | { kind: "number" }
-  | { kind: "select"; options: readonly string[]; optional?: boolean }
-  | { kind: "checks"; options: readonly string[] }
-  /** A list of strings, one a line. */
-  | { kind: "lines" }
-  /** A map of strings, one `key: value` a line (headers). */
-  | { kind: "pairs" }
-  /** A map of lead fields to values, one `field = value` a line; `null` clears, numbers and true/false are typed. */
-  | { kind: "assignments" }
-  /** A string, number or true/false, typed from what is written (`42` is a number, `true` a boolean). */
-  | { kind: "scalar" }
-  /** Like scalar but a list, one a line. */
-  | { kind: "scalars" }
-  /** A number, or an ISO date kept as text. */
-  | { kind: "ordered" }
-  /** Yes or no, required. */
-  | { kind: "yesno" }
-  /** Yes, no or the API's default. */
-  | { kind: "maybe" };
-
-/** One setting: its key (dots reach into nested objects such as `audience.maxLeads`) and how it is asked. */
-export type FieldSpec = FieldKind & { key: string; label: string; hint?: string };
+import type { FieldSpec } from "../../forms/SettingInput";
 
 const leadFieldHint = "A lead field such as contact.firstName, metadata.product or customer.creditScore.";
 const templateHint = "Placeholders such as {{contact.firstName|there}} fill in lead fields.";

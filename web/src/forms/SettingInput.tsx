@@ -1,5 +1,31 @@
-import { Field } from "../../forms/Field";
-import type { FieldSpec } from "./fields";
+import { Field } from "./Field";
+
+/** How a setting is asked for: the input, and how its text becomes the value the API takes. */
+export type FieldKind =
+  | { kind: "text" | "textarea" | "time" | "url" }
+  | { kind: "number" }
+  | { kind: "select"; options: readonly string[]; optional?: boolean }
+  | { kind: "checks"; options: readonly string[] }
+  /** A list of strings, one a line. */
+  | { kind: "lines" }
+  /** A map of strings, one `key: value` a line (headers). */
+  | { kind: "pairs" }
+  /** A map of lead fields to values, one `field = value` a line; `null` clears, numbers and true/false are typed. */
+  | { kind: "assignments" }
+  /** A string, number or true/false, typed from what is written (`42` is a number, `true` a boolean). */
+  | { kind: "scalar" }
+  /** Like scalar but a list, one a line. */
+  | { kind: "scalars" }
+  /** A number, or an ISO date kept as text. */
+  | { kind: "ordered" }
+  /** Yes or no, required. */
+  | { kind: "yesno" }
+  /** Yes, no or the API's default. */
+  | { kind: "maybe" };
+
+/** One setting: its key (dots reach into nested objects such as `audience.maxLeads`) and how it is asked. */
+export type FieldSpec = FieldKind & { key: string; label: string; hint?: string };
+
 
 type Settings = Record<string, unknown>;
 
@@ -39,7 +65,7 @@ function pairsOf(text: string, separator: string, value: (raw: string) => unknow
 
 /** The text a setting's value is shown as in its input. */
 function shown(spec: FieldSpec, value: unknown): string {
-  if (value === undefined) return "";
+  if (value === undefined || value === null) return "";
   if (spec.kind === "pairs") return Object.entries(value as Settings).map(([name, text]) => `${name}: ${String(text)}`).join("\n");
   if (spec.kind === "assignments") return Object.entries(value as Settings).map(([name, text]) => `${name} = ${String(text)}`).join("\n");
   if (Array.isArray(value)) return value.map(String).join("\n");
