@@ -137,7 +137,7 @@ export function AutomationRuns({ id }: { id: string }) {
       <h1>Run history</h1>
       {error && <p role="alert" class="error">{error}</p>}
       {runs && runs.length === 0 && <p>No runs yet.</p>}
-      {runs && (
+      {runs && runs.length > 0 && (
         <ul class="runs" data-testid="runs">
           {runs.map((run) => (
             <li class={run.status === "Failed" ? "failed" : ""} data-run-id={run.id}>
