@@ -5,12 +5,7 @@ import { createAutomation, readyToText, waitForRun } from "#tests/helpers/automa
 import { newSource } from "#tests/helpers/leads";
 import { createLead, randomNumber } from "#tests/helpers/messaging";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
-import { launchBrowser, screenshot, signedInPage } from "./browser.ts";
-
-const sizes = [
-  { name: "desktop", width: 1440, height: 900 },
-  { name: "phone", width: 390, height: 844 },
-] as const;
+import { launchBrowser, open, screenshot, signedInPage, sizes } from "./browser.ts";
 
 let browser: Browser;
 let org: TestOrganization;
@@ -27,12 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
-
-async function open(page: Page, route: string, heading: string | RegExp): Promise<void> {
-  await page.evaluate(`location.hash = ${JSON.stringify(route)}`);
-  await page.getByRole("heading", { name: heading }).first().waitFor();
-  await page.waitForLoadState("networkidle");
-}
 
 /** One trigger, condition or action of the form, by the JSON Pointer of its node in the request. */
 const node = (page: Page, pointer: string) => page.locator(`[data-node="${pointer}"]`);

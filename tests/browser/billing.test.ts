@@ -1,7 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseUrl, newOrganization, type TestOrganization } from "#tests/helpers/stack";
-import { launchBrowser, screenshot, signedInPage } from "./browser.ts";
+import { launchBrowser, open, screenshot, signedInPage, sizes } from "./browser.ts";
 
 let browser: Browser;
 let org: TestOrganization;
@@ -26,7 +26,7 @@ describe("adding funds from the billing page", () => {
     page.on("console", (message) => {
       if (message.type() === "error" && new URL(message.location().url || page.url()).origin === new URL(baseUrl()).origin) ours.push(message.text());
     });
-    for (const size of [{ name: "desktop", width: 1440, height: 900 }, { name: "phone", width: 390, height: 844 }] as const) {
+    for (const size of sizes) {
       await page.setViewportSize(size);
       await page.evaluate(`location.hash = "/billing"`);
       await page.getByRole("heading", { name: "Add funds" }).waitFor();

@@ -3,12 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomNumber } from "#tests/helpers/messaging";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 import { startReceiver, type Receiver } from "#tests/helpers/webhooks";
-import { launchBrowser, screenshot, signedInPage } from "./browser.ts";
-
-const sizes = [
-  { name: "desktop", width: 1440, height: 900 },
-  { name: "phone", width: 390, height: 844 },
-] as const;
+import { launchBrowser, open, screenshot, signedInPage, sizes } from "./browser.ts";
 
 let browser: Browser;
 let org: TestOrganization;
@@ -24,12 +19,6 @@ afterAll(async () => {
   await browser?.close();
   await receiver?.close();
 });
-
-async function open(page: Page, route: string, heading: string): Promise<void> {
-  await page.evaluate(`location.hash = ${JSON.stringify(route)}`);
-  await page.getByRole("heading", { name: heading, exact: true }).waitFor();
-  await page.waitForLoadState("networkidle");
-}
 
 /** The text of the error an input is described by. */
 async function errorOf(page: Page, label: string): Promise<string | null> {

@@ -5,13 +5,7 @@ import { chain, createAutomation } from "#tests/helpers/automations";
 import { intakeByBody, newSource, uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { addNumber, send, sleep, textFrom, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
-import { launchBrowser, screenshot, signedInPage } from "./browser.ts";
-
-/** The two sizes the workspace must work at: a laptop and a phone. */
-const sizes = [
-  { name: "desktop", width: 1440, height: 900 },
-  { name: "phone", width: 390, height: 844 },
-] as const;
+import { launchBrowser, open, screenshot, signedInPage, sizes } from "./browser.ts";
 
 let browser: Browser;
 let org: TestOrganization;
@@ -41,13 +35,6 @@ function pages(): { name: string; route: string; heading: string | RegExp }[] {
     { name: "webhooks", route: "/webhooks", heading: "Webhooks" },
     { name: "suppressions", route: "/suppressions", heading: "Suppressions" },
   ];
-}
-
-async function open(page: Page, route: string, heading: string | RegExp): Promise<void> {
-  await page.evaluate(`location.hash = ${JSON.stringify(route)}`);
-  await page.getByRole("heading", { name: heading }).first().waitFor();
-  // Let the page's remaining requests land (lists, names) before it is measured.
-  await page.waitForLoadState("networkidle");
 }
 
 /** Opens a page anew, even when it is the one showing (setting the same hash would keep the old component). */

@@ -3,6 +3,7 @@ import { api, problemText } from "../api/client";
 import type { paths } from "../api/schema";
 import { Field, ProblemSummary } from "../forms/Field";
 import { errorsAt, formProblem, type FormProblem } from "../forms/problem";
+import { ConfirmDelete } from "../ConfirmDelete";
 import { SecretOnce } from "../SecretOnce";
 import { usePaged } from "../usePaged";
 
@@ -56,7 +57,6 @@ function DeliveryLog({ endpointId, version }: { endpointId: string; version: num
 function EndpointCard({ endpoint, onSecret, onChanged }: { endpoint: Endpoint; onSecret: (secret: string) => void; onChanged: () => void }) {
   const [error, setError] = useState<string | null>(null);
   const [logVersion, setLogVersion] = useState(0);
-  const [confirmDelete, setConfirmDelete] = useState(false);
   const path = { params: { path: { id: endpoint.id } } };
   const done = (problem: unknown) => {
     setError(problem ? problemText(problem) : null);
@@ -108,20 +108,7 @@ function EndpointCard({ endpoint, onSecret, onChanged }: { endpoint: Endpoint; o
         >
           New secret
         </button>
-        {!confirmDelete ? (
-          <button type="button" class="secondary danger" onClick={() => setConfirmDelete(true)}>
-            Delete
-          </button>
-        ) : (
-          <>
-            <button type="button" class="danger" onClick={async () => done((await api.DELETE("/webhook-endpoints/{id}", path)).error)}>
-              Delete for good
-            </button>
-            <button type="button" class="secondary" onClick={() => setConfirmDelete(false)}>
-              Keep it
-            </button>
-          </>
-        )}
+        <ConfirmDelete onDelete={async () => done((await api.DELETE("/webhook-endpoints/{id}", path)).error)} />
       </div>
       <details onToggle={(event) => event.currentTarget.open && setLogVersion((count) => count + 1)}>
         <summary>Delivery log</summary>

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client";
+import { ConfirmDelete } from "../../ConfirmDelete";
 import { Field, ProblemSummary } from "../../forms/Field";
 import { errorsAt, errorsExactly, formProblem, type FormProblem } from "../../forms/problem";
 import { SettingInput, type FieldSpec } from "../../forms/SettingInput";
@@ -76,7 +77,6 @@ export function AutomationEditor({ id }: { id?: string }) {
   const [draft, setDraft] = useState<Draft | null>(id ? null : newDraft());
   const [problem, setProblem] = useState<FormProblem | null>(null);
   const [busy, setBusy] = useState(false);
-  const [confirmDelete, setConfirmDelete] = useState(false);
   useEffect(() => {
     if (!id) return;
     void api.GET("/automations/{id}", { params: { path: { id } } }).then(({ data, error }) => (data ? setDraft(draftOf(data as unknown as Draft)) : setProblem(formProblem(error))));
@@ -325,21 +325,7 @@ export function AutomationEditor({ id }: { id?: string }) {
         <a class="button secondary" href="#/automations">
           Cancel
         </a>
-        {id && !confirmDelete && (
-          <button type="button" class="secondary danger" onClick={() => setConfirmDelete(true)}>
-            Delete
-          </button>
-        )}
-        {id && confirmDelete && (
-          <>
-            <button type="button" class="danger" onClick={() => void remove()}>
-              Delete for good
-            </button>
-            <button type="button" class="secondary" onClick={() => setConfirmDelete(false)}>
-              Keep it
-            </button>
-          </>
-        )}
+        {id && <ConfirmDelete onDelete={() => void remove()} />}
       </div>
     </form>
   );
