@@ -67,7 +67,7 @@ function EndpointCard({ endpoint, onSecret, onChanged }: { endpoint: Endpoint; o
       <h3 class="endpoint-url">{endpoint.url}</h3>
       {endpoint.description && <p>{endpoint.description}</p>}
       <p class="hint">
-        {endpoint.enabledEventTypes === "all" ? "Every event" : endpoint.enabledEventTypes.join(", ")} · secret {endpoint.secretPreview}…
+        {endpoint.enabledEventTypes === "all" ? "Every event" : endpoint.enabledEventTypes.join(", ")} · secret {endpoint.secretPreview}
         {endpoint.health.consecutiveFailures > 0 ? ` · ${endpoint.health.consecutiveFailures} failures in a row` : ""}
         {endpoint.health.disabledReason ? ` · disabled (${endpoint.health.disabledReason})` : ""}
       </p>
