@@ -53,3 +53,16 @@ export async function screenshot(page: Page, name: string, { fullPage = true }: 
   await mkdir(screenshotsDir, { recursive: true });
   await page.screenshot({ path: join(screenshotsDir, `${name}.png`), fullPage });
 }
+
+/** The two sizes the workspace must work at: a laptop and a phone. */
+export const sizes = [
+  { name: "desktop", width: 1440, height: 900 },
+  { name: "phone", width: 390, height: 844 },
+] as const;
+
+/** Opens a hash route and waits until its heading shows and its requests (lists, names) have landed. */
+export async function open(page: Page, route: string, heading: string | RegExp): Promise<void> {
+  await page.evaluate(`location.hash = ${JSON.stringify(route)}`);
+  await page.getByRole("heading", { name: heading }).first().waitFor();
+  await page.waitForLoadState("networkidle");
+}

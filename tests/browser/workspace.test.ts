@@ -5,13 +5,7 @@ import { chain, createAutomation } from "#tests/helpers/automations";
 import { intakeByBody, newSource, uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { addNumber, send, sleep, textFrom, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
-import { launchBrowser, screenshot, signedInPage } from "./browser.ts";
-
-/** The two sizes the workspace must work at: a laptop and a phone. */
-const sizes = [
-  { name: "desktop", width: 1440, height: 900 },
-  { name: "phone", width: 390, height: 844 },
-] as const;
+import { launchBrowser, open, screenshot, signedInPage, sizes } from "./browser.ts";
 
 let browser: Browser;
 let org: TestOrganization;
@@ -31,18 +25,16 @@ function pages(): { name: string; route: string; heading: string | RegExp }[] {
     { name: "thread", route: `/conversations/${conversation.id}`, heading: /Rosa Díaz/ },
     { name: "automations", route: "/automations", heading: "Automations" },
     { name: "automation-runs", route: `/automations/${automation.id}`, heading: "Run history" },
+    { name: "automation-new", route: "/automations/new", heading: "New automation" },
+    { name: "automation-edit", route: `/automations/${automation.id}/edit`, heading: "Edit Welcome text" },
     { name: "billing", route: "/billing", heading: "Billing" },
     { name: "team", route: "/team", heading: "Team" },
     { name: "api-keys", route: "/api-keys", heading: "API keys" },
     { name: "audit-log", route: "/audit-log", heading: "Audit log" },
+    { name: "settings", route: "/settings", heading: "Settings" },
+    { name: "webhooks", route: "/webhooks", heading: "Webhooks" },
+    { name: "suppressions", route: "/suppressions", heading: "Suppressions" },
   ];
-}
-
-async function open(page: Page, route: string, heading: string | RegExp): Promise<void> {
-  await page.evaluate(`location.hash = ${JSON.stringify(route)}`);
-  await page.getByRole("heading", { name: heading }).first().waitFor();
-  // Let the page's remaining requests land (lists, names) before it is measured.
-  await page.waitForLoadState("networkidle");
 }
 
 /** Opens a page anew, even when it is the one showing (setting the same hash would keep the old component). */
@@ -86,7 +78,8 @@ beforeAll(async () => {
   ({ lead, conversation } = await texter("Rosa", "Díaz", "Is the quote still valid?", { Email: "rosa@example.com", UtmSource: "google" }));
   unread = await texter("Sam", "Lee", "Can you call me after five?");
   automation = await createAutomation(org, chain({ type: "LeadCreated" }, [{ id: "hello", type: "SendSms", settings: { body: "Hi there" } }], { name: "Welcome text" }));
-});
+  // Two leads through intake and texts on a machine shared with other work: more than the default minute.
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -112,7 +105,8 @@ describe("the workspace at a laptop's and a phone's size", () => {
     }
     expect(findings).toEqual([]);
     expect(errors).toEqual([]);
-  });
+    // Sixteen pages, two sizes, an axe run each: minutes on a shared machine.
+  }, 600_000);
 
   it("on a phone the navigation folds behind a Menu button that opens it", async () => {
     const { page, errors } = await signedInPage(browser, org.ownerToken);

@@ -6,10 +6,14 @@ import { Overview } from "./pages/Overview";
 import { Leads, LeadPage } from "./pages/Leads";
 import { Conversations, Thread } from "./pages/Conversations";
 import { AutomationRuns, Automations } from "./pages/Automations";
+import { AutomationEditor } from "./pages/automations/Editor";
 import { Billing } from "./pages/Billing";
 import { Team } from "./pages/Team";
 import { ApiKeys } from "./pages/ApiKeys";
 import { AuditLog } from "./pages/AuditLog";
+import { Suppressions } from "./pages/Suppressions";
+import { MessagingSettings } from "./pages/Settings";
+import { Webhooks } from "./pages/Webhooks";
 import "./styles.css";
 
 /** Hash routes (#/leads, #/leads/<id>): the static site needs no rewrite rules and no token is ever in the path. */
@@ -53,19 +57,29 @@ const navigation = [
   ["/billing", "Billing"],
   ["/team", "Team"],
   ["/api-keys", "API keys"],
+  ["/settings", "Settings"],
+  ["/webhooks", "Webhooks"],
+  ["/suppressions", "Suppressions"],
   ["/audit-log", "Audit log"],
 ] as const;
 
 /** The page for a route: #/, #/leads, #/leads/<id>, #/conversations, #/conversations/<id>. */
 function Page({ route }: { route: string }) {
-  const [, section, id] = route.split("/").map((part) => decodeURIComponent(part));
+  const [, section, id, view] = route.split("/").map((part) => decodeURIComponent(part));
   if (section === "leads") return id ? <LeadPage id={id} /> : <Leads />;
   if (section === "conversations") return id ? <Thread id={id} /> : <Conversations />;
-  if (section === "automations") return id ? <AutomationRuns id={id} /> : <Automations />;
+  if (section === "automations") {
+    if (id === "new") return <AutomationEditor />;
+    if (id && view === "edit") return <AutomationEditor id={id} />;
+    return id ? <AutomationRuns id={id} /> : <Automations />;
+  }
   if (section === "billing") return <Billing />;
   if (section === "team") return <Team />;
   if (section === "api-keys") return <ApiKeys />;
   if (section === "audit-log") return <AuditLog />;
+  if (section === "settings") return <MessagingSettings />;
+  if (section === "webhooks") return <Webhooks />;
+  if (section === "suppressions") return <Suppressions />;
   return <Overview />;
 }
 

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api, problemText } from "../api/client";
 import type { paths } from "../api/schema";
 import { Pager } from "../Pager";
+import { SecretOnce } from "../SecretOnce";
 import { usePaged } from "../usePaged";
 
 type KeyPage = paths["/api-keys/all/my"]["post"]["responses"]["200"]["content"]["application/json"];
@@ -32,21 +33,7 @@ export function ApiKeys() {
     <>
       <h1>API keys</h1>
       {(error ?? keys.error) && <p role="alert" class="error">{error ?? keys.error}</p>}
-      {secret && (
-        <section aria-labelledby="secret">
-          <h2 id="secret">Copy the key “{secret.name}” now</h2>
-          <p>It is shown this once; only its hash is stored.</p>
-          <code data-testid="new-secret" class="secret">{secret.key}</code>
-          <p>
-            <button type="button" class="secondary" onClick={() => void navigator.clipboard?.writeText(secret.key)}>
-              Copy
-            </button>{" "}
-            <button type="button" class="secondary" onClick={() => setSecret(null)}>
-              Done
-            </button>
-          </p>
-        </section>
-      )}
+      {secret && <SecretOnce title={`Copy the key “${secret.name}” now`} note="It is shown this once; only its hash is stored." secret={secret.key} onDone={() => setSecret(null)} />}
       <section aria-labelledby="create">
         <h2 id="create">Create a key</h2>
         <form

@@ -4,6 +4,7 @@ import type { paths } from "../api/schema";
 import { Card } from "../Card";
 import { Pager } from "../Pager";
 import { money } from "../money";
+import { AddFunds } from "./TopUp";
 
 type Wallet = paths["/billing/wallet"]["get"]["responses"]["200"]["content"]["application/json"];
 type LedgerPage = paths["/billing/ledger/all/my"]["post"]["responses"]["200"]["content"]["application/json"];
@@ -14,14 +15,15 @@ export function Billing() {
   const [tokens, setTokens] = useState<(string | null)[]>([null]);
   const [ledger, setLedger] = useState<LedgerPage | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [credited, setCredited] = useState(0);
   useEffect(() => {
     void api.GET("/billing/wallet").then(({ data, error: problem }) => (data ? setWallet(data) : setError(problemText(problem))));
-  }, []);
+  }, [credited]);
   useEffect(() => {
     void api
       .POST("/billing/ledger/all/my", { body: { pageSize: 25, continuationToken: tokens[tokens.length - 1] ?? null } })
       .then(({ data, error: problem }) => (data ? setLedger(data) : setError(problemText(problem))));
-  }, [tokens]);
+  }, [tokens, credited]);
   return (
     <>
       <h1>Billing</h1>
@@ -38,6 +40,7 @@ export function Billing() {
           <Card label="Available" value={money(wallet.availableBalance, wallet.currency)} testId="wallet-available" />
         </section>
       )}
+      {wallet && <AddFunds currency={wallet.currency} onCredited={() => setCredited((count) => count + 1)} />}
       {wallet && (
         <section aria-labelledby="prices">
           <h2 id="prices">Prices</h2>
@@ -58,7 +61,7 @@ export function Billing() {
       {ledger && (
         <section aria-labelledby="ledger">
           <h2 id="ledger">Ledger</h2>
-          <table data-testid="ledger">
+          <table class="stacked" data-testid="ledger">
             <thead>
               <tr>
                 <th scope="col">When</th>

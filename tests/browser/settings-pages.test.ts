@@ -1,0 +1,141 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomNumber } from "#tests/helpers/messaging";
+import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
+import { startReceiver, type Receiver } from "#tests/helpers/webhooks";
+import { launchBrowser, open, screenshot, signedInPage, sizes } from "./browser.ts";
+
+let browser: Browser;
+let org: TestOrganization;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  org = await newOrganization();
+  receiver = await startReceiver();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.close();
+});
+
+/** The text of the error an input is described by. */
+async function errorOf(page: Page, label: string): Promise<string | null> {
+  const input = page.getByLabel(label, { exact: true });
+  await expect.poll(() => input.getAttribute("aria-invalid")).toBe("true");
+  return page.locator(`#${(await input.getAttribute("aria-describedby"))!}`).textContent();
+}
+
+const noSideways = async (page: Page, width: number) => expect((await page.evaluate("document.documentElement.scrollWidth")) as number).toBeLessThanOrEqual(width);
+
+describe("webhooks and suppressions from the dashboard", () => {
+  it("a webhook endpoint is added (secret shown once), tested, given a new secret, switched off and deleted", async () => {
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    for (const size of sizes) {
+      await page.setViewportSize(size);
+      await open(page, "/webhooks", "Webhooks");
+      await page.getByLabel("URL", { exact: true }).fill("not a url");
+      await page.getByRole("button", { name: "Add endpoint" }).click();
+      expect(await errorOf(page, "URL")).toBe("Must be an absolute URL such as https://example.com/webhooks.");
+
+      const url = `${receiver.url}/${size.name}`;
+      await page.getByLabel("URL", { exact: true }).fill(url);
+      await page.getByLabel("Description", { exact: true }).fill(`CRM (${size.name})`);
+      await page.getByRole("button", { name: "Add endpoint" }).click();
+      const first = await page.getByTestId("new-secret").textContent();
+      expect(first).toMatch(/^whsec_/);
+      const card = page.locator(".endpoints > li", { hasText: url });
+      await card.waitFor();
+      const id = await card.getAttribute("data-endpoint-id");
+      expect((await org.request("GET", `/webhook-endpoints/${id}`)).body).toMatchObject({ url, description: `CRM (${size.name})`, enabledEventTypes: "all", enabled: true });
+      await page.getByRole("button", { name: "Done" }).click();
+
+      await card.getByRole("button", { name: "Send test" }).click();
+      const tests = sizes.indexOf(size) + 1;
+      await receiver.waitFor((received) => received.filter((delivery) => delivery.body.includes("webhook.test")).length === tests, 30_000);
+      await expect
+        .poll(async () => {
+          // Reopening the log reads it again.
+          const summary = card.getByText("Delivery log");
+          if (await card.locator("details").getAttribute("open") !== null) await summary.click();
+          await summary.click();
+          return card.getByTestId("attempt-outcome").first().textContent({ timeout: 5000 }).catch(() => null);
+        }, { timeout: 30_000 })
+        .toBe("Delivered: HTTP 200");
+      await screenshot(page, `webhooks-log-${size.name}`, { fullPage: false });
+      await noSideways(page, size.width);
+
+      await card.getByRole("button", { name: "New secret" }).click();
+      await expect.poll(() => page.getByTestId("new-secret").textContent()).not.toBe(first);
+      expect((await org.request("GET", `/webhook-endpoints/${id}`)).body.secretRotatedAt).not.toBeNull();
+      await page.getByRole("button", { name: "Done" }).click();
+
+      await card.getByLabel(`Enabled ${url}`).uncheck();
+      await expect.poll(async () => (await org.request("GET", `/webhook-endpoints/${id}`)).body.enabled).toBe(false);
+      await card.getByRole("button", { name: "Delete", exact: true }).click();
+      await card.getByRole("button", { name: "Delete for good" }).click();
+      await expect.poll(async () => (await org.request("GET", `/webhook-endpoints/${id}`)).status).toBe(404);
+      await expect.poll(() => card.count()).toBe(0);
+    }
+    expect(errors.filter((error) => !error.includes("status of 400"))).toEqual([]);
+  });
+
+  it("a number is suppressed with a note and removed again; a malformed number is explained beside the input", async () => {
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    for (const size of sizes) {
+      await page.setViewportSize(size);
+      await open(page, "/suppressions", "Suppressions");
+      await page.getByLabel("Phone number", { exact: true }).fill("12");
+      await page.getByRole("button", { name: "Add", exact: true }).click();
+      expect(await errorOf(page, "Phone number")).toBeTruthy();
+
+      const phone = randomNumber("212");
+      await page.getByLabel("Phone number", { exact: true }).fill(phone);
+      await page.getByLabel("Note", { exact: true }).fill("Asked on the phone");
+      await page.getByRole("button", { name: "Add", exact: true }).click();
+      const row = page.locator(`[data-phone="${phone}"]`);
+      await row.waitFor();
+      expect(await row.textContent()).toContain("Added by hand");
+      expect(await row.textContent()).toContain("Asked on the phone");
+      const listed = (await org.request("POST", "/suppressions/all/my", { body: {} })).body.items;
+      expect(listed.find((entry: any) => entry.phoneNumber === phone)).toMatchObject({ reason: "Manual", note: "Asked on the phone" });
+      await noSideways(page, size.width);
+      await screenshot(page, `suppressions-${size.name}`, { fullPage: false });
+
+      await row.getByRole("button", { name: `Remove ${phone}` }).click();
+      await expect.poll(() => row.count()).toBe(0);
+      expect((await org.request("POST", "/suppressions/all/my", { body: {} })).body.items.some((entry: any) => entry.phoneNumber === phone)).toBe(false);
+    }
+    expect(errors.filter((error) => !error.includes("status of 400"))).toEqual([]);
+  });
+
+  it("messaging settings: quiet hours, replies and call forwarding saved, a bad number explained beside its input", async () => {
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    for (const size of sizes) {
+      await page.setViewportSize(size);
+      await open(page, "/settings", "Settings");
+      const helpText = `Reply STOP to end (${size.name}).`;
+      await page.getByLabel("No texts from", { exact: true }).fill("21:00");
+      await page.getByLabel("Until", { exact: true }).fill("08:00");
+      await page.getByLabel("Reply to HELP", { exact: true }).fill(helpText);
+      await page.getByLabel("Extra opt-out words", { exact: true }).fill("UNSUB\nREMOVE");
+      await page.getByLabel("Ring calls to", { exact: true }).fill("123");
+      await page.getByRole("button", { name: "Save settings" }).click();
+      expect(await errorOf(page, "Ring calls to")).toBeTruthy();
+      await noSideways(page, size.width);
+      await screenshot(page, `settings-error-${size.name}`, { fullPage: false });
+
+      await page.getByLabel("Ring calls to", { exact: true }).fill("+14155550123");
+      await page.getByRole("button", { name: "Save settings" }).click();
+      await page.getByTestId("saved").waitFor();
+      expect((await org.request("GET", "/messaging/settings")).body).toMatchObject({
+        quietHours: { start: "21:00", end: "08:00" },
+        helpText,
+        keywords: { optOut: ["UNSUB", "REMOVE"] },
+        inboundCalls: { forwardTo: "+14155550123" },
+      });
+    }
+    expect(errors.filter((error) => !error.includes("status of 400"))).toEqual([]);
+  });
+});

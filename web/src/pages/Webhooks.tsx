@@ -1,0 +1,193 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, problemText } from "../api/client";
+import type { paths } from "../api/schema";
+import { Field, ProblemSummary } from "../forms/Field";
+import { errorsAt, formProblem, type FormProblem } from "../forms/problem";
+import { ConfirmDelete } from "../ConfirmDelete";
+import { SecretOnce } from "../SecretOnce";
+import { usePaged } from "../usePaged";
+
+type EndpointPage = paths["/webhook-endpoints/all/my"]["post"]["responses"]["200"]["content"]["application/json"];
+type Endpoint = EndpointPage["items"][number];
+type Attempt = paths["/webhook-endpoints/{id}/attempts/all/my"]["post"]["responses"]["200"]["content"]["application/json"]["items"][number];
+
+/** The endpoint's latest delivery attempts: when, what, the receiver's status and how long it took. */
+function DeliveryLog({ endpointId, version }: { endpointId: string; version: number }) {
+  const [attempts, setAttempts] = useState<Attempt[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    void api
+      .POST("/webhook-endpoints/{id}/attempts/all/my", { params: { path: { id: endpointId } }, body: { pageSize: 20 } })
+      .then(({ data, error: problem }) => (data ? setAttempts(data.items) : setError(problemText(problem))));
+  }, [endpointId, version]);
+  if (error) return <p class="error">{error}</p>;
+  if (!attempts) return <p role="status">Loading…</p>;
+  if (attempts.length === 0) return <p>No delivery yet.</p>;
+  return (
+    <table class="stacked" data-testid="attempts">
+      <thead>
+        <tr>
+          <th scope="col">When</th>
+          <th scope="col">Event</th>
+          <th scope="col">Outcome</th>
+          <th scope="col">Took</th>
+        </tr>
+      </thead>
+      <tbody>
+        {attempts.map((attempt) => (
+          <tr class={attempt.succeeded ? "" : "failed"}>
+            <th scope="row">{new Date(attempt.attemptedAt).toLocaleString()}</th>
+            <td>
+              {attempt.eventType} ({attempt.trigger}, attempt {attempt.attempt})
+            </td>
+            <td data-testid="attempt-outcome">
+              {attempt.succeeded ? "Delivered" : "Failed"}
+              {attempt.httpStatus !== null ? `: HTTP ${attempt.httpStatus}` : ""}
+              {attempt.errorMessage ? ` (${attempt.errorMessage})` : ""}
+            </td>
+            <td>{attempt.latencyMs !== null ? `${attempt.latencyMs} ms` : "—"}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** One endpoint: on/off, a test message, a new secret, its delivery log, removal. */
+function EndpointCard({ endpoint, onSecret, onChanged }: { endpoint: Endpoint; onSecret: (secret: string) => void; onChanged: () => void }) {
+  const [error, setError] = useState<string | null>(null);
+  const [logVersion, setLogVersion] = useState(0);
+  const path = { params: { path: { id: endpoint.id } } };
+  const done = (problem: unknown) => {
+    setError(problem ? problemText(problem) : null);
+    onChanged();
+  };
+  return (
+    <li class="card" data-endpoint-id={endpoint.id}>
+      <h3 class="endpoint-url">{endpoint.url}</h3>
+      {endpoint.description && <p>{endpoint.description}</p>}
+      <p class="hint">
+        {endpoint.enabledEventTypes === "all" ? "Every event" : endpoint.enabledEventTypes.join(", ")} · secret {endpoint.secretPreview}
+        {endpoint.health.consecutiveFailures > 0 ? ` · ${endpoint.health.consecutiveFailures} failures in a row` : ""}
+        {endpoint.health.disabledReason ? ` · disabled (${endpoint.health.disabledReason})` : ""}
+      </p>
+      {error && <p role="alert" class="error">{error}</p>}
+      <div class="node-actions">
+        <label>
+          <input
+            type="checkbox"
+            checked={endpoint.enabled}
+            onChange={async () => {
+              const { url, description, enabledEventTypes } = endpoint;
+              const { error: problem } = await api.PUT("/webhook-endpoints/{id}", { ...path, body: { url, description, enabledEventTypes: enabledEventTypes as never, enabled: !endpoint.enabled } });
+              done(problem);
+            }}
+          />
+          Enabled<span class="visually-hidden"> {endpoint.url}</span>
+        </label>
+        <button
+          type="button"
+          class="secondary"
+          onClick={async () => {
+            const { error: problem } = await api.POST("/webhook-endpoints/{id}/test", path);
+            setError(problem ? problemText(problem) : null);
+            // The test message is queued; its attempt shows in the log once sent.
+            setTimeout(() => setLogVersion((count) => count + 1), 1500);
+          }}
+        >
+          Send test
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          onClick={async () => {
+            const { data, error: problem } = await api.POST("/webhook-endpoints/{id}/secret", path);
+            if (data) onSecret(data.secret);
+            done(problem);
+          }}
+        >
+          New secret
+        </button>
+        <ConfirmDelete onDelete={async () => done((await api.DELETE("/webhook-endpoints/{id}", path)).error)} />
+      </div>
+      <details onToggle={(event) => event.currentTarget.open && setLogVersion((count) => count + 1)}>
+        <summary>Delivery log</summary>
+        {logVersion > 0 && <DeliveryLog endpointId={endpoint.id} version={logVersion} />}
+      </details>
+    </li>
+  );
+}
+
+/** Webhook endpoints: subscribe a URL (the signing secret is shown once), test it, rotate its secret, read its log. */
+export function Webhooks() {
+  const endpoints = usePaged<EndpointPage>((continuationToken) => api.POST("/webhook-endpoints/all/my", { body: { pageSize: 50, continuationToken } }));
+  const [catalogue, setCatalogue] = useState<string[]>([]);
+  const [url, setUrl] = useState("");
+  const [description, setDescription] = useState("");
+  const [types, setTypes] = useState<string[]>([]);
+  const [problem, setProblem] = useState<FormProblem | null>(null);
+  const [secret, setSecret] = useState<string | null>(null);
+  useEffect(() => {
+    void api.GET("/webhook-event-types").then(({ data }) => data && setCatalogue(data.items.map((item) => item.type)));
+  }, []);
+
+  async function create() {
+    const { data, error } = await api.POST("/webhook-endpoints", {
+      body: { url: url.trim(), description: description.trim() || null, enabledEventTypes: (types.length > 0 ? types : "all") as never },
+    });
+    if (!data) return setProblem(formProblem(error));
+    setProblem(null);
+    setSecret(data.secret);
+    setUrl("");
+    setDescription("");
+    setTypes([]);
+    endpoints.reload();
+  }
+
+  return (
+    <>
+      <h1>Webhooks</h1>
+      {secret && <SecretOnce title="Copy the signing secret now" note="It is shown this once; your receiver checks each delivery's signature with it." secret={secret} onDone={() => setSecret(null)} />}
+      <section aria-labelledby="add-endpoint">
+        <h2 id="add-endpoint">Add an endpoint</h2>
+        {problem && problem.errors.length === 0 && <ProblemSummary detail={problem.detail} errors={[]} />}
+        <form
+          noValidate
+          onSubmit={(event) => {
+            event.preventDefault();
+            void create();
+          }}
+        >
+          <div class="node-fields">
+            <Field label="URL" pointer="/url" errors={errorsAt(problem, "/url")}>
+              {(control) => <input {...control} type="url" placeholder="https://example.com/webhooks" value={url} onInput={(event) => setUrl(event.currentTarget.value)} />}
+            </Field>
+            <Field label="Description" pointer="/description" errors={errorsAt(problem, "/description")}>
+              {(control) => <input {...control} value={description} onInput={(event) => setDescription(event.currentTarget.value)} />}
+            </Field>
+          </div>
+          <fieldset class="field" data-pointer="/enabledEventTypes">
+            <legend>Events (none chosen: every event, also future ones)</legend>
+            <div class="checks">
+              {catalogue.map((type) => (
+                <label>
+                  <input type="checkbox" checked={types.includes(type)} onChange={(event) => setTypes(event.currentTarget.checked ? [...types, type] : types.filter((item) => item !== type))} />
+                  {type}
+                </label>
+              ))}
+            </div>
+            {errorsAt(problem, "/enabledEventTypes").length > 0 && <p class="field-error">{errorsAt(problem, "/enabledEventTypes").join(" ")}</p>}
+          </fieldset>
+          <button type="submit">Add endpoint</button>
+        </form>
+      </section>
+      {endpoints.error && <p role="alert" class="error">{endpoints.error}</p>}
+      {endpoints.page && endpoints.page.items.length === 0 && <p>No endpoint yet.</p>}
+      <ul class="endpoints" data-testid="endpoints">
+        {endpoints.page?.items.map((endpoint) => (
+          <EndpointCard endpoint={endpoint} onSecret={setSecret} onChanged={endpoints.reload} />
+        ))}
+      </ul>
+    </>
+  );
+}
