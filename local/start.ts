@@ -77,6 +77,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   };
 
   try {
+    // eslint-disable-next-line prefer-const -- the server (started first) reads it through a closure before the provider exists
     let identity: LocalIdentityProvider | undefined;
     const [secrets, dynamodb, sqsEmulator] = await Promise.all([
       loadOrCreateSecrets(stateDir),

@@ -1,5 +1,4 @@
 import { decodeTime } from "ulid";
-import { keys } from "#core/db/keys";
 import { table, writeItems } from "#core/db/items";
 import type { EventRecord } from "#core/events/index";
 import { effectOf, leadCounters, mergeCounters, responseCounters, responseSecondsOf, type Counters } from "#core/analytics/counters";

@@ -1,7 +1,7 @@
 import { decodeTime, ulid } from "ulid";
 import { type EventRecord, Events } from "#core/events/index";
-import { organizationRange, prefixItems } from "#core/db/query";
-import { keys, createdWithin } from "#core/db/keys";
+import { organizationRange } from "#core/db/query";
+import { keys } from "#core/db/keys";
 import { callSeconds, emptyHistogram, histogramOf, isFine, isHistogram, mergeHistograms, parseHistogram, type Histogram, type Level } from "#core/analytics/rollups";
 import {
   countedEventFields,

@@ -1,7 +1,6 @@
 /** The shape of the analytics report (GET /analytics/my), feeding validation of the answer and the contract. */
 import * as v from "valibot";
 import { timestamp } from "#core/shared/ids";
-import * as Money from "#core/shared/money";
 
 
 /** The customer analytics answer (spec 2.3); see docs/analytics.md for every definition. */

@@ -2,7 +2,6 @@ import { keepStoredCredentials, redactActions, visibleTo } from "#core/automatio
 import { automationSummaries, type AutomationSummary } from "#core/automations/summaries";
 import { AutomationDisabled } from "#core/automations/runs/queue";
 import * as v from "valibot";
-import { indexOf } from "#core/db/indexes";
 import { transact, Transaction, TransactionConditionFailed } from "#core/db/transact";
 import { table } from "#core/db/items";
 import { actorId, type Actor } from "#core/auth/actor";

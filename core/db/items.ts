@@ -18,7 +18,6 @@ import {
   type ScanCommandInput,
   type UpdateCommandInput,
 } from "@aws-sdk/lib-dynamodb";
-import { keys } from "#core/db/keys";
 import { db, tableName } from "#core/db/client";
 import { accessPatterns, type AccessPattern } from "#core/db/indexes";
 import { table as tableDefinition } from "#stacks/definitions";

@@ -10,7 +10,6 @@
  * are not tenant data (rate-limit windows for anonymous IPs, the operator's
  * organization index) say so where they are built.
  */
-import { createdWithin } from "#core/db/keys";
 import { organizationsKeys } from "#core/db/keys/organizations";
 import { automationsKeys } from "#core/db/keys/automations";
 import { sourcesKeys } from "#core/db/keys/sources";

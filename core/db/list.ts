@@ -1,4 +1,3 @@
-import { keys } from "#core/db/keys";
 import { matches, comparator, compareToCursor, cursorOf, isComparable } from "#core/db/list-compare";
 import { table } from "#core/db/items";
 import { indexOf } from "#core/db/indexes";

@@ -1,4 +1,3 @@
-import { keys } from "#core/db/keys";
 import { config } from "#core/config";
 import { UnauthorizedError } from "#core/errors";
 import { resolveApiKey } from "#core/organizations/key-resolution";

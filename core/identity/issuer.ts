@@ -97,6 +97,7 @@ export function signInCodeMail(email: string, code: string): Mail {
   };
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- an upstream provider's claims are untyped JSON
 function verifiedEmail(value: ({ provider: string } & Record<string, any>) | undefined): string | undefined {
   if (!value) return undefined;
   if (value.provider === "password") return value.email;

@@ -28,10 +28,12 @@ type Failures = { failures: number; lockedUntil: number };
 
 /** Mounts the OpenAuth issuer behind the sign-in limits, and adds token revocation (RFC 7009). */
 export function guardSignIn(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- OpenAuth's issuer is a Hono app of its own, untyped environment
   issuerApp: Hono<any>,
   storage: StorageAdapter,
   options: { revoke: (token: string) => Promise<void>; allowed: (clientId: string, redirectUri: string) => boolean; behindProxy?: boolean },
 ) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
   const app = new Hono<any>();
 
   // RFC 6749 §4.1.2.1: an unknown client or redirect URI is answered here, never redirected to (OpenAuth would

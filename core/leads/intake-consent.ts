@@ -2,7 +2,6 @@ import { Consent, ConsentVerificationUnavailable, type ConsentBasis, type Consen
 import { conditionally, table } from "#core/db/items";
 import { LeadEntity } from "#core/db/entities/leads";
 import { where } from "#core/db/expression";
-import { keys } from "#core/db/keys";
 import type { Lead } from "#core/leads/index";
 
 /** The consent lead processing decides and writes with the outcome (metadata's consent fields). */

@@ -4,7 +4,7 @@ import { Suppressions } from "#core/suppressions/index";
 import { transact, TransactionConditionFailed, Transaction } from "#core/db/transact";
 import { conditionally, table } from "#core/db/items";
 import { queryPages } from "#core/db/query";
-import { entities, keys, type LeadClaim } from "#core/db/keys";
+import { keys, type LeadClaim } from "#core/db/keys";
 import { LeadClaimEntity, LeadEntity } from "#core/db/entities/leads";
 import { where } from "#core/db/expression";
 import { type EventRecordInput, Events } from "#core/events/index";

@@ -9,7 +9,6 @@ import type { Message } from "#core/messaging/model";
 import { PhoneNumbers, type SenderNumber } from "#core/messaging/phone-numbers";
 import { checkContactWindow, frequencyCapRefusal } from "#core/messaging/contact-rules";
 import { isThrottle, leastBusy, Pacing, type Slot } from "#core/messaging/pacing";
-import { NumberHealth } from "#core/messaging/number-health";
 import { eligibleSenders, registrationRequired, senderRefusal, type SenderRefusal } from "#core/messaging/sender-registration";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { messageLifecycle, planRetry, type MessageStatus } from "#core/shared/status";

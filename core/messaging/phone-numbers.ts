@@ -6,7 +6,6 @@ import { conditionally, table } from "#core/db/items";
 import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { queryAll } from "#core/db/query";
 import { NotFoundError } from "#core/errors";
-import type { AvailableNumber } from "#core/providers/port";
 import type { Actor } from "#core/auth/actor";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 import { toE164 } from "#core/shared/phone";

@@ -8,7 +8,7 @@ import { ApiKeys } from "#core/organizations/index";
 import { newId, nowIso } from "#core/shared/ids";
 import type { Page, PagingQuery } from "#core/shared/paging";
 import type { UpdateProfile, User } from "#core/users/schemas";
-import { allUsers, forgetStanding, newUserWrites, readUser, toUser, updateUser, userItem, userPrefixQuery } from "#core/users/store";
+import { allUsers, forgetStanding, newUserWrites, readUser, toUser, userItem, userPrefixQuery } from "#core/users/store";
 
 const listResource: ListResource<User> = {
   name: "users",

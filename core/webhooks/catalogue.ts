@@ -1,5 +1,4 @@
 import * as v from "valibot";
-import { keys } from "#core/db/keys";
 import type { EventType } from "#core/events/types";
 
 /** What the `data` of a webhook payload is: the resource as its REST read answers it when the event is fanned out. */

@@ -1,5 +1,4 @@
 /** One delivery attempt: the signed POST to the integrator's endpoint, its outcome, and the attempt log. */
-import * as v from "valibot";
 import type { DeliverMessage } from "#core/webhooks/queue";
 import { type Trigger, retentionSeconds, type AttemptErrorKind, type WebhookAttempt } from "#core/webhooks/delivery-log";
 import { egressFetch, privateTargetCause } from "#core/automations/runs/egress";

@@ -1,7 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseUrl, newOrganization, type TestOrganization } from "#tests/helpers/stack";
-import { launchBrowser, open, screenshot, signedInPage, sizes } from "./browser.ts";
+import { launchBrowser, screenshot, signedInPage, sizes } from "./browser.ts";
 
 let browser: Browser;
 let org: TestOrganization;

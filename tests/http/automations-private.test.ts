@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { keys } from "#core/db/keys";
 import { table } from "#core/db/items";
-import { newOrganization, request } from "#tests/helpers/stack";
+import { newOrganization } from "#tests/helpers/stack";
 
 const crmToken = "Bearer crm-live-0123456789abcdef";
 

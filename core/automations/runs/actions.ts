@@ -20,7 +20,6 @@ import { leadConsentState } from "#core/leads/consent";
 import { basisForContact, type ConsentBasis } from "#core/consent/basis";
 import { Messages } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
-import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
 import { Suppressions } from "#core/suppressions/index";
 

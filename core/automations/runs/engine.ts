@@ -17,7 +17,7 @@ import type { Trigger } from "#core/automations/definition";
 import type { EvaluationContext } from "#core/automations/runs/evaluate";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { routeFrom, type Definition, type Route } from "#core/automations/runs/route";
-import { isFinal, noteLastRun, RunStore, StaleRunError, storedAutomation, Versions } from "#core/automations/runs/store";
+import { isFinal, noteLastRun, RunStore, StaleRunError, Versions } from "#core/automations/runs/store";
 import { Leads, type Lead } from "#core/leads/index";
 import { Conversations } from "#core/messaging/conversations";
 import { Organizations } from "#core/organizations/index";
