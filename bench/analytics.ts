@@ -40,7 +40,13 @@ interface Seeded {
 }
 
 /** A year of activity: every lead arrives; most get a text (some a call); texts are delivered and charged; contacts text back. */
-export function generate(now: number, leadCount: number, eventTarget: number, edgeEvents = 0, busy?: { window: { start: number; end: number }; perMinute: number }): Seeded {
+export function generate(
+  now: number,
+  leadCount: number,
+  eventTarget: number,
+  edgeEvents = 0,
+  busy?: { window: { start: number; end: number }; perMinute: number },
+): Seeded {
   const next = seededRandom(42); // the same year every run
   const sources = [
     { id: "01BENCHSOURCEA0000000000000", price: "12.50" },
@@ -62,7 +68,12 @@ export function generate(now: number, leadCount: number, eventTarget: number, ed
     const leadId = ulid(created);
     const source = sources[Math.floor(next() * sources.length)]!;
     leads.set(leadId, { sourceId: source.id, priceUnits: toUnits(source.price) });
-    record(created + 200, { eventType: "LeadCreated", eventCategory: "Lead", leadId, ...(source.id ? { sourceId: source.id } : {}) });
+    record(created + 200, {
+      eventType: "LeadCreated",
+      eventCategory: "Lead",
+      leadId,
+      ...(source.id ? { sourceId: source.id } : {}),
+    });
     if (next() < 0.1) continue; // never answered
     let budget = Math.round(perAnswered - 1 + (next() - 0.5));
     let at = created + Math.floor(Math.exp(next() * 10) * 1000); // 1 s to ~6 h, most within minutes
@@ -71,14 +82,40 @@ export function generate(now: number, leadCount: number, eventTarget: number, ed
       if (budget >= 3 && next() < 0.15) {
         const callId = ulid(at);
         calls.set(callId, 30 + Math.floor(next() * 600));
-        record(at, { eventType: "CallQueued", eventCategory: "Call", direction: "Outbound", leadId, relatedEntityId: callId });
-        record(at + 15_000, { eventType: "CallAnswered", eventCategory: "Call", direction: "Outbound", leadId, relatedEntityId: callId });
-        record(at + 300_000, { eventType: "CallCompleted", eventCategory: "Call", direction: "Outbound", leadId, relatedEntityId: callId, billingStatus: "Charged", billableAmount: 0.14 });
+        record(at, {
+          eventType: "CallQueued",
+          eventCategory: "Call",
+          direction: "Outbound",
+          leadId,
+          relatedEntityId: callId,
+        });
+        record(at + 15_000, {
+          eventType: "CallAnswered",
+          eventCategory: "Call",
+          direction: "Outbound",
+          leadId,
+          relatedEntityId: callId,
+        });
+        record(at + 300_000, {
+          eventType: "CallCompleted",
+          eventCategory: "Call",
+          direction: "Outbound",
+          leadId,
+          relatedEntityId: callId,
+          billingStatus: "Charged",
+          billableAmount: 0.14,
+        });
         budget -= 3;
       } else if (budget >= 2) {
         const sentAt = new Date(at).toISOString();
         record(at, { eventType: "MessageSent", ...sms, sentAt });
-        record(at + 3000, { eventType: next() < 0.97 ? "MessageDelivered" : "MessageUndelivered", ...sms, sentAt, billingStatus: "Charged", billableAmount: 0.0079 });
+        record(at + 3000, {
+          eventType: next() < 0.97 ? "MessageDelivered" : "MessageUndelivered",
+          ...sms,
+          sentAt,
+          billingStatus: "Charged",
+          billableAmount: 0.0079,
+        });
         budget -= 2;
       } else {
         record(at + 600_000, { eventType: "MessageReceived", eventCategory: "Sms", direction: "Inbound", leadId });
@@ -88,7 +125,12 @@ export function generate(now: number, leadCount: number, eventTarget: number, ed
     }
   }
   const text = (at: number, inbound: boolean) =>
-    record(at, { eventType: inbound ? "MessageReceived" : "MessageSent", eventCategory: "Sms", direction: inbound ? "Inbound" : "Outbound", ...(inbound ? {} : { sentAt: new Date(at).toISOString() }) });
+    record(at, {
+      eventType: inbound ? "MessageReceived" : "MessageSent",
+      eventCategory: "Sms",
+      direction: inbound ? "Inbound" : "Outbound",
+      ...(inbound ? {} : { sentAt: new Date(at).toISOString() }),
+    });
   // The busy edges: within an hour either side of the window's start (365 days ago) and in the hour before now.
   for (let index = 0; index < edgeEvents; index++) {
     const aroundStart = index % 2 === 0;
@@ -98,7 +140,8 @@ export function generate(now: number, leadCount: number, eventTarget: number, ed
   // The busiest edges: every millisecond-spread event of the two minutes that hold the busy window's edges.
   for (const edge of busy ? [busy.window.start, busy.window.end] : []) {
     const minuteStart = Math.floor(edge / 60_000) * 60_000;
-    for (let index = 0; index < busy!.perMinute; index++) text(minuteStart + Math.floor((index * 60_000) / busy!.perMinute), index % 2 === 0);
+    for (let index = 0; index < busy!.perMinute; index++)
+      text(minuteStart + Math.floor((index * 60_000) / busy!.perMinute), index % 2 === 0);
   }
   return { events, leads, calls };
 }
@@ -126,7 +169,8 @@ export async function seedAnalytics(context: BenchContext, now = Date.now()) {
     writeMinute: nearEdge,
   });
   const edgeRecords = seeded.events.filter((event) => nearEdge(Date.parse(event.createdAt)));
-  const asInput = (event: EventRecord) => Object.fromEntries(Object.entries(event).filter(([, value]) => value !== null)) as EventRecordInput;
+  const asInput = (event: EventRecord) =>
+    Object.fromEntries(Object.entries(event).filter(([, value]) => value !== null)) as EventRecordInput;
   await storeEventItems(edgeRecords.map((event) => eventItem(context.organizationId, asInput(event)).item));
   const seedMs = Date.now() - started;
   return { result, edgeRecords: edgeRecords.length, busy, seedSeconds: Math.round((generatedMs + seedMs) / 100) / 10 };
@@ -139,7 +183,10 @@ export async function analyticsBench(context: BenchContext): Promise<void> {
   const iso = (t: number) => new Date(t).toISOString();
   const cases = [
     { case: "days=365 (edges move with now)", query: "days=365" },
-    { case: `365 days, ${busy.perMinute} events/min in both edge minutes`, query: new URLSearchParams({ startAt: iso(busy.window.start), endAt: iso(busy.window.end) }).toString() },
+    {
+      case: `365 days, ${busy.perMinute} events/min in both edge minutes`,
+      query: new URLSearchParams({ startAt: iso(busy.window.start), endAt: iso(busy.window.end) }).toString(),
+    },
   ];
   const rows: Record<string, string | number>[] = [];
   let reported = "";
@@ -172,7 +219,10 @@ export async function analyticsBench(context: BenchContext): Promise<void> {
       p99Ms: Math.round(percentile(latencies, 99) * 10) / 10,
     });
   }
-  printTable("Analytics: GET /analytics/my, 365-day windows (sequential requests; goal p50 <= 100 ms, items read bounded by minutes)", rows);
+  printTable(
+    "Analytics: GET /analytics/my, 365-day windows (sequential requests; goal p50 <= 100 ms, items read bounded by minutes)",
+    rows,
+  );
   console.log(reported);
 }
 

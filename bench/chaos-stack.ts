@@ -11,7 +11,12 @@ import { startLocalStack } from "#local/start";
  */
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { "state-dir": { type: "string" }, port: { type: "string" }, "dynamodb-port": { type: "string" }, "sqs-port": { type: "string" } },
+    options: {
+      "state-dir": { type: "string" },
+      port: { type: "string" },
+      "dynamodb-port": { type: "string" },
+      "sqs-port": { type: "string" },
+    },
   });
   process.env.RATE_LIMIT_REQUESTS = String(1_000_000_000);
   // The tests' short waits, so provider retries finish in seconds of real time and only the hour-long

@@ -59,7 +59,9 @@ const realTime = values["real-time"];
 
 const FINAL_RUN = new Set(["Succeeded", "Failed", "Skipped", "Canceled"]);
 /** Simulator scenarios (docs/provider-simulator.md): delivered, failed, undelivered, transient then delivered, always transient, slow, no receipt, filtered. */
-const MESSAGE_SCENARIOS = realTime ? ["00", "01", "02", "03", "04", "05", "11"] : ["00", "01", "02", "03", "04", "05", "08", "11"];
+const MESSAGE_SCENARIOS = realTime
+  ? ["00", "01", "02", "03", "04", "05", "11"]
+  : ["00", "01", "02", "03", "04", "05", "08", "11"];
 /** Answered, busy, no answer, failed, long, silent (no callback ever). */
 const CALL_SCENARIOS = realTime ? ["20", "21", "22", "23", "24"] : ["20", "21", "22", "23", "24", "28"];
 
@@ -90,7 +92,6 @@ interface Attempt {
   /** What only this request's lead, message or call carries (its phone, body, metadata), to count what it created. */
   mark?: string;
 }
-
 
 const cycles = Number(values.cycles);
 const seed = Number(values.seed ?? Date.now() % 100_000);
@@ -143,10 +144,25 @@ async function main(): Promise<void> {
 }
 
 /** Starts the stack in its own process and applies its environment here (the sweeps and checks run in this process). */
-async function startStack(stateDir: string, ports: { http: number; dynamodb: number; sqs: number }): Promise<{ child: ChildProcess }> {
+async function startStack(
+  stateDir: string,
+  ports: { http: number; dynamodb: number; sqs: number },
+): Promise<{ child: ChildProcess }> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "bench/chaos-stack.ts", "--state-dir", stateDir, "--port", String(ports.http), "--dynamodb-port", String(ports.dynamodb), "--sqs-port", String(ports.sqs)],
+    [
+      "--import",
+      "tsx",
+      "bench/chaos-stack.ts",
+      "--state-dir",
+      stateDir,
+      "--port",
+      String(ports.http),
+      "--dynamodb-port",
+      String(ports.dynamodb),
+      "--sqs-port",
+      String(ports.sqs),
+    ],
     { cwd: projectRoot, stdio: ["ignore", "pipe", "inherit"], detached: true },
   );
   await new Promise<void>((resolve, reject) => {
@@ -192,7 +208,11 @@ function killStack(stateDir: string): number {
   return killed;
 }
 
-async function api(method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+async function api(
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: {
@@ -204,7 +224,10 @@ async function api(method: string, path: string, options: { token?: string; body
     signal: AbortSignal.timeout(15_000),
   });
   const text = await response.text();
-  return { status: response.status, body: text && /json/.test(response.headers.get("content-type") ?? "") ? JSON.parse(text) : text };
+  return {
+    status: response.status,
+    body: text && /json/.test(response.headers.get("content-type") ?? "") ? JSON.parse(text) : text,
+  };
 }
 
 async function setUpOrganization(): Promise<Org> {
@@ -212,10 +235,14 @@ async function setUpOrganization(): Promise<Org> {
   await turnQuietHoursOff(organization.id);
   const must = async (method: string, path: string, body: unknown) => {
     const response = await api(method, path, { token: apiKey, body, headers: { "idempotency-key": randomUUID() } });
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+    if (response.status >= 300)
+      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
     return response.body;
   };
-  await must("POST", "/phone-numbers", { phoneNumber: `+1212${200 + Math.floor(random() * 700)}${String(Math.floor(random() * 10_000)).padStart(4, "0")}`, capabilities: ["sms", "mms", "voice"] });
+  await must("POST", "/phone-numbers", {
+    phoneNumber: `+1212${200 + Math.floor(random() * 700)}${String(Math.floor(random() * 10_000)).padStart(4, "0")}`,
+    capabilities: ["sms", "mms", "voice"],
+  });
   // Money enters through a payment or an operator credit; the payment simulator restarts with each kill, so the operator credits it.
   await Billing.adjust(organization.id, "500.00", "Chaos run funding");
   const source = await must("POST", "/sources", { name: "Chaos seller" });
@@ -233,15 +260,32 @@ async function setUpOrganization(): Promise<Org> {
     ],
   });
   const lead = await must("POST", "/leads", { contact: { firstName: "Chaos", phone: { number: uniquePhone() } } });
-  const requireSource = await must("POST", "/sources", { name: "Chaos seller (consent required)", consentPolicy: "require" });
+  const requireSource = await must("POST", "/sources", {
+    name: "Chaos seller (consent required)",
+    consentPolicy: "require",
+  });
   const requireLeads: string[] = [];
   for (const name of ["Consented", "Unconsented"]) {
-    const intake = await api("POST", "/leads/intake", { body: { FirstName: name, Phone: uniquePhone() }, headers: { "x-source-id": requireSource.sourceId, "x-source-key": requireSource.apiKey } });
+    const intake = await api("POST", "/leads/intake", {
+      body: { FirstName: name, Phone: uniquePhone() },
+      headers: { "x-source-id": requireSource.sourceId, "x-source-key": requireSource.apiKey },
+    });
     if (intake.status !== 201) throw new Error(`intake: ${intake.status} ${JSON.stringify(intake.body)}`);
     requireLeads.push(intake.body.id);
   }
-  await must("POST", `/leads/${requireLeads[0]}/consent`, { capturedAt: new Date().toISOString(), channel: "Phone", consentLanguage: "The chaos lead agreed to be texted and called, including by automated means." });
-  const org: Org = { organizationId: organization.id, apiKey, source: { sourceId: source.sourceId, apiKey: source.apiKey }, automationId: automation.id, leadId: lead.id, requireLeads };
+  await must("POST", `/leads/${requireLeads[0]}/consent`, {
+    capturedAt: new Date().toISOString(),
+    channel: "Phone",
+    consentLanguage: "The chaos lead agreed to be texted and called, including by automated means.",
+  });
+  const org: Org = {
+    organizationId: organization.id,
+    apiKey,
+    source: { sourceId: source.sourceId, apiKey: source.apiKey },
+    automationId: automation.id,
+    leadId: lead.id,
+    requireLeads,
+  };
   for (const id of [lead.id, ...requireLeads]) acknowledged.push({ kind: "lead", org, id });
   return org;
 }
@@ -257,28 +301,89 @@ function nextAttempt(org: Org): Attempt {
   const auth = { authorization: `Bearer ${org.apiKey}` };
   const choice = random();
   const phone = uniquePhone();
-  if (choice < 0.12) return { kind: "lead", org, method: "POST", path: "/leads", body: { contact: { firstName: "Dana", phone: { number: phone } } }, headers: { ...auth, ...key }, mark: phone };
+  if (choice < 0.12)
+    return {
+      kind: "lead",
+      org,
+      method: "POST",
+      path: "/leads",
+      body: { contact: { firstName: "Dana", phone: { number: phone } } },
+      headers: { ...auth, ...key },
+      mark: phone,
+    };
   if (choice < 0.24) {
-    return { kind: "lead", org, method: "POST", path: "/leads/intake", body: { FirstName: "Sam", Phone: phone }, headers: { "x-source-id": org.source.sourceId, "x-source-key": org.source.apiKey, ...key }, mark: phone };
+    return {
+      kind: "lead",
+      org,
+      method: "POST",
+      path: "/leads/intake",
+      body: { FirstName: "Sam", Phone: phone },
+      headers: { "x-source-id": org.source.sourceId, "x-source-key": org.source.apiKey, ...key },
+      mark: phone,
+    };
   }
   if (choice < 0.34) {
-    const query = new URLSearchParams({ sourceId: org.source.sourceId, apiKey: org.source.apiKey, FirstName: "Lee", Phone: phone });
+    const query = new URLSearchParams({
+      sourceId: org.source.sourceId,
+      apiKey: org.source.apiKey,
+      FirstName: "Lee",
+      Phone: phone,
+    });
     return { kind: "lead", org, method: "GET", path: `/leads/intake?${query}`, headers: key, mark: phone };
   }
   if (choice < 0.56) {
     const body = `chaos ${idempotencyKey}`;
-    return { kind: "message", org, method: "POST", path: "/messages", body: { to: `+1212555${"01"}${pick(MESSAGE_SCENARIOS)}`, body }, headers: { ...auth, ...key }, mark: body };
+    return {
+      kind: "message",
+      org,
+      method: "POST",
+      path: "/messages",
+      body: { to: `+1212555${"01"}${pick(MESSAGE_SCENARIOS)}`, body },
+      headers: { ...auth, ...key },
+      mark: body,
+    };
   }
   if (choice < 0.64) {
     // Automated sends to leads of a source that requires consent: accepted for the consented one, a 422 for the other.
     const body = `chaos (consent required) ${idempotencyKey}`;
-    return { kind: "message", org, method: "POST", path: "/messages", body: { leadId: pick(org.requireLeads), body }, headers: { ...auth, ...key }, mark: body };
+    return {
+      kind: "message",
+      org,
+      method: "POST",
+      path: "/messages",
+      body: { leadId: pick(org.requireLeads), body },
+      headers: { ...auth, ...key },
+      mark: body,
+    };
   }
   if (choice < 0.8) {
-    return { kind: "call", org, method: "POST", path: "/calls", body: { to: `+1212555${"01"}${pick(CALL_SCENARIOS)}`, metadata: { attempt: idempotencyKey } }, headers: { ...auth, ...key }, mark: idempotencyKey };
+    return {
+      kind: "call",
+      org,
+      method: "POST",
+      path: "/calls",
+      body: { to: `+1212555${"01"}${pick(CALL_SCENARIOS)}`, metadata: { attempt: idempotencyKey } },
+      headers: { ...auth, ...key },
+      mark: idempotencyKey,
+    };
   }
-  if (choice < 0.92) return { kind: "run", org, method: "POST", path: `/automations/${org.automationId}/runs`, body: { leadId: org.leadId }, headers: { ...auth, ...key } };
-  return { kind: "topUp", org, method: "POST", path: "/billing/wallet/top-ups", body: { amount: "1.00" }, headers: { ...auth, ...key } };
+  if (choice < 0.92)
+    return {
+      kind: "run",
+      org,
+      method: "POST",
+      path: `/automations/${org.automationId}/runs`,
+      body: { leadId: org.leadId },
+      headers: { ...auth, ...key },
+    };
+  return {
+    kind: "topUp",
+    org,
+    method: "POST",
+    path: "/billing/wallet/top-ups",
+    body: { amount: "1.00" },
+    headers: { ...auth, ...key },
+  };
 }
 
 /** Sends attempts, 8 at a time, for `durationMs`; records what was acknowledged (2xx) and what a kill cut short. */
@@ -308,7 +413,13 @@ async function send(attempt: Attempt) {
 function record(attempt: Attempt, response: { status: number; body: any }): void {
   if (response.status >= 300) return;
   const id = response.body.id;
-  if (id) acknowledged.push({ kind: attempt.kind, org: attempt.org, id, ...(attempt.kind === "run" ? { automationId: attempt.org.automationId } : {}) });
+  if (id)
+    acknowledged.push({
+      kind: attempt.kind,
+      org: attempt.org,
+      id,
+      ...(attempt.kind === "run" ? { automationId: attempt.org.automationId } : {}),
+    });
 }
 
 /** Retries every request a kill cut short, with its key and payload: none may still be locked (409). */
@@ -363,7 +474,9 @@ async function recoverOnRealTime(orgs: Org[], lastRestart: number): Promise<numb
     polls += 1;
     const waiting = (await snapshot(orgs)).flatMap((state) => notFinal(state));
     const elapsed = Math.round((Date.now() - lastRestart) / 1000);
-    log(`${elapsed} s after the last restart: ${waiting.length} acknowledged item(s) not final yet${waiting[0] ? ` (e.g. ${waiting[0].kind} ${waiting[0].id})` : ""}`);
+    log(
+      `${elapsed} s after the last restart: ${waiting.length} acknowledged item(s) not final yet${waiting[0] ? ` (e.g. ${waiting[0].kind} ${waiting[0].id})` : ""}`,
+    );
     if (waiting.length === 0 || Date.now() >= giveUpAt) return polls;
     await sleep(10_000);
   }
@@ -381,7 +494,13 @@ async function snapshot(orgs: Org[]): Promise<OrgState[]> {
       let ExclusiveStartKey: Record<string, unknown> | undefined;
       do {
         const page = await db().send(
-          new QueryCommand({ TableName: tableName(), KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": `ORG#${org.organizationId}` }, ExclusiveStartKey, ConsistentRead: true }),
+          new QueryCommand({
+            TableName: tableName(),
+            KeyConditionExpression: "pk = :pk",
+            ExpressionAttributeValues: { ":pk": `ORG#${org.organizationId}` },
+            ExclusiveStartKey,
+            ConsistentRead: true,
+          }),
         );
         for (const item of page.Items ?? []) items.set(String(item.sk), item);
         ExclusiveStartKey = page.LastEvaluatedKey;
@@ -392,7 +511,13 @@ async function snapshot(orgs: Org[]): Promise<OrgState[]> {
 }
 
 function itemOf(state: OrgState, entry: Acknowledged): Record<string, any> | undefined {
-  const sk = { lead: `LEAD#${entry.id}`, message: `MESSAGE#${entry.id}`, call: `CALL#${entry.id}`, run: `RUN#${entry.automationId}#${entry.id}`, topUp: `TOPUP#${entry.id}` }[entry.kind];
+  const sk = {
+    lead: `LEAD#${entry.id}`,
+    message: `MESSAGE#${entry.id}`,
+    call: `CALL#${entry.id}`,
+    run: `RUN#${entry.automationId}#${entry.id}`,
+    topUp: `TOPUP#${entry.id}`,
+  }[entry.kind];
   return state.items.get(sk);
 }
 
@@ -412,10 +537,12 @@ function isFinal(entry: Acknowledged, item: Record<string, any>): boolean {
 }
 
 function notFinal(state: OrgState): Acknowledged[] {
-  return acknowledged.filter((entry) => entry.org === state.org).filter((entry) => {
-    const item = itemOf(state, entry);
-    return !item || !isFinal(entry, item);
-  });
+  return acknowledged
+    .filter((entry) => entry.org === state.org)
+    .filter((entry) => {
+      const item = itemOf(state, entry);
+      return !item || !isFinal(entry, item);
+    });
 }
 
 interface Row {
@@ -428,15 +555,23 @@ interface Row {
 async function checkInvariants(orgs: Org[], stillLocked: number): Promise<Row[]> {
   const states = await snapshot(orgs);
   const rows: Row[] = [];
-  const add = (invariant: string, checked: number, failures: string[]) => rows.push({ invariant, checked, violations: failures.length, ...(failures[0] ? { example: failures[0] } : {}) });
+  const add = (invariant: string, checked: number, failures: string[]) =>
+    rows.push({ invariant, checked, violations: failures.length, ...(failures[0] ? { example: failures[0] } : {}) });
   for (const kind of ["lead", "message", "call", "run", "topUp"] as const) {
     const entries = acknowledged.filter((entry) => entry.kind === kind);
     const failures = entries.flatMap((entry) => {
-      const item = itemOf(states.find((state) => state.org === entry.org)!, entry);
+      const item = itemOf(
+        states.find((state) => state.org === entry.org)!,
+        entry,
+      );
       if (!item) return [`${kind} ${entry.id} missing`];
       return isFinal(entry, item) ? [] : [`${kind} ${entry.id} still ${item.status ?? item.processingStatus}`];
     });
-    add(`every acknowledged ${kind} exists${kind === "topUp" ? " (a pending or paid top-up)" : " and is final"}`, entries.length, failures);
+    add(
+      `every acknowledged ${kind} exists${kind === "topUp" ? " (a pending or paid top-up)" : " and is final"}`,
+      entries.length,
+      failures,
+    );
   }
   const walletFailures: string[] = [];
   const holdFailures: string[] = [];
@@ -455,14 +590,24 @@ async function checkInvariants(orgs: Org[], stillLocked: number): Promise<Row[]>
     const wallet = items.get("WALLET")!;
     const ledgerSum = ledger.reduce((sum, entry) => sum + Number(entry.amountUnits), 0);
     const heldSum = open.reduce((sum, hold) => sum + Number(hold.amountUnits), 0);
-    if (wallet.balanceUnits !== ledgerSum) walletFailures.push(`${org.organizationId}: balance ${wallet.balanceUnits} ≠ ledger ${ledgerSum}`);
-    if (wallet.reservedUnits !== heldSum) walletFailures.push(`${org.organizationId}: reserved ${wallet.reservedUnits} ≠ open holds ${heldSum}`);
-    if (wallet.availableUnits !== wallet.balanceUnits - wallet.reservedUnits) walletFailures.push(`${org.organizationId}: available ≠ balance − reserved`);
+    if (wallet.balanceUnits !== ledgerSum)
+      walletFailures.push(`${org.organizationId}: balance ${wallet.balanceUnits} ≠ ledger ${ledgerSum}`);
+    if (wallet.reservedUnits !== heldSum)
+      walletFailures.push(`${org.organizationId}: reserved ${wallet.reservedUnits} ≠ open holds ${heldSum}`);
+    if (wallet.availableUnits !== wallet.balanceUnits - wallet.reservedUnits)
+      walletFailures.push(`${org.organizationId}: available ≠ balance − reserved`);
     for (const hold of open) {
       holds++;
       const owner = items.get(`${hold.relatedEntityType === "Call" ? "CALL" : "MESSAGE"}#${hold.reservationId}`);
-      const ownerFinal = owner && (hold.relatedEntityType === "Call" ? callLifecycle.isFinal(owner.status) : messageLifecycle.isFinal(owner.status) || owner.status === "Unknown");
-      if (!owner || ownerFinal) holdFailures.push(`hold ${hold.reservationId} open on a ${owner ? owner.status : "missing"} ${String(hold.relatedEntityType).toLowerCase()}`);
+      const ownerFinal =
+        owner &&
+        (hold.relatedEntityType === "Call"
+          ? callLifecycle.isFinal(owner.status)
+          : messageLifecycle.isFinal(owner.status) || owner.status === "Unknown");
+      if (!owner || ownerFinal)
+        holdFailures.push(
+          `hold ${hold.reservationId} open on a ${owner ? owner.status : "missing"} ${String(hold.relatedEntityType).toLowerCase()}`,
+        );
     }
     const chargesByItem = new Map<string, number>();
     for (const entry of ledger.filter((item) => item.entryType === "Charge" && (item.messageId || item.callId))) {
@@ -470,13 +615,15 @@ async function checkInvariants(orgs: Org[], stillLocked: number): Promise<Row[]>
       const id = entry.messageId ?? entry.callId;
       chargesByItem.set(id, (chargesByItem.get(id) ?? 0) + 1);
       const owner = items.get(entry.messageId ? `MESSAGE#${id}` : `CALL#${id}`);
-      if (!owner || !(entry.messageId ? owner.providerMessageId : owner.providerId)) carrierless.push(`${entry.messageId ? "message" : "call"} ${id} charged without a provider id`);
+      if (!owner || !(entry.messageId ? owner.providerMessageId : owner.providerId))
+        carrierless.push(`${entry.messageId ? "message" : "call"} ${id} charged without a provider id`);
     }
     for (const [id, count] of chargesByItem) if (count > 1) doubleCharges.push(`${id} charged ${count} times`);
     for (const claim of all.filter((item) => item.entity === "IdempotencyRecord" && item.state === "InFlight")) {
       claims++;
       const claimedAt = (Number(claim.expiresAt) - 24 * 3600) * 1000;
-      if (typeof claim.inFlightUntil !== "number" || claim.inFlightUntil - claimedAt > maxRequestMs + 1_000) lockedKeys.push(`${claim.sk} locked until ${claim.inFlightUntil}`);
+      if (typeof claim.inFlightUntil !== "number" || claim.inFlightUntil - claimedAt > maxRequestMs + 1_000)
+        lockedKeys.push(`${claim.sk} locked until ${claim.inFlightUntil}`);
     }
     for (const item of all.filter((candidate) => candidate.sweepAttempts !== undefined)) {
       sweptItems++;
@@ -489,16 +636,29 @@ async function checkInvariants(orgs: Org[], stillLocked: number): Promise<Row[]>
   add("no message or call charged twice", charges, doubleCharges);
   add("no charge without the carrier's acceptance", charges, carrierless);
   add("no Idempotency-Key claim outlives the function timeout (stored)", claims, lockedKeys);
-  add("no request cut short by a kill still locked on retry", cutShort.filter((attempt) => attempt.headers["idempotency-key"]).length, Array.from({ length: stillLocked }, () => "409 on retry"));
+  add(
+    "no request cut short by a kill still locked on retry",
+    cutShort.filter((attempt) => attempt.headers["idempotency-key"]).length,
+    Array.from({ length: stillLocked }, () => "409 on retry"),
+  );
   add("no item republished past its attempt limit", sweptItems, republished);
   const { checked: sendsUnderRequire, failures: basisless } = consentBasisFailures(states);
   add("no message sent without a recorded consent basis where required", sendsUnderRequire, basisless);
-  add("one keyed request → at most one lead, message or call", keyed.filter((attempt) => attempt.mark).length, doubledByKey(states));
+  add(
+    "one keyed request → at most one lead, message or call",
+    keyed.filter((attempt) => attempt.mark).length,
+    doubledByKey(states),
+  );
   const { checked: finals, failures: eventless } = finalEventsMissing(states);
   add("every final message and call has its final event", finals, eventless);
   poisoned = states.reduce(
     (count, { items }) =>
-      count + [...items.values()].filter((item) => [item.errorCode, item.processingReason, item.error].some((reason) => String(reason ?? "").startsWith("ProcessingError"))).length,
+      count +
+      [...items.values()].filter((item) =>
+        [item.errorCode, item.processingReason, item.error].some((reason) =>
+          String(reason ?? "").startsWith("ProcessingError"),
+        ),
+      ).length,
     0,
   );
   return rows;
@@ -513,12 +673,26 @@ function consentBasisFailures(states: OrgState[]): { checked: number; failures: 
   const failures: string[] = [];
   for (const { items } of states) {
     const all = [...items.values()];
-    const requireLeads = new Set(all.filter((item) => item.entity === "Lead" && item.consentPolicy === "require").map((item) => item.id));
-    for (const item of all.filter((candidate) => (candidate.entity === "Message" || candidate.entity === "Call") && candidate.direction === "Outbound" && !candidate.purpose)) {
+    const requireLeads = new Set(
+      all.filter((item) => item.entity === "Lead" && item.consentPolicy === "require").map((item) => item.id),
+    );
+    for (const item of all.filter(
+      (candidate) =>
+        (candidate.entity === "Message" || candidate.entity === "Call") &&
+        candidate.direction === "Outbound" &&
+        !candidate.purpose,
+    )) {
       if (!requireLeads.has(item.leadId)) continue;
       checked++;
-      const reached = item.entity === "Message" ? Boolean(item.providerMessageId) || ["Sending", "Sent", "Delivered", "Undelivered", "Unknown"].includes(item.status) : Boolean(item.providerId);
-      if (reached && !item.consentBasis) failures.push(`${String(item.entity).toLowerCase()} ${item.id} to lead ${item.leadId} sent without a consent basis`);
+      const reached =
+        item.entity === "Message"
+          ? Boolean(item.providerMessageId) ||
+            ["Sending", "Sent", "Delivered", "Undelivered", "Unknown"].includes(item.status)
+          : Boolean(item.providerId);
+      if (reached && !item.consentBasis)
+        failures.push(
+          `${String(item.entity).toLowerCase()} ${item.id} to lead ${item.leadId} sent without a consent basis`,
+        );
     }
   }
   return { checked, failures };
@@ -530,11 +704,22 @@ function doubledByKey(states: OrgState[]): string[] {
   for (const { items } of states) {
     for (const item of items.values()) {
       const sk = String(item.sk);
-      const mark = sk.startsWith("LEAD#") ? item.contact?.phone?.number : sk.startsWith("MESSAGE#") ? item.body : sk.startsWith("CALL#") ? item.metadata?.attempt : undefined;
+      const mark = sk.startsWith("LEAD#")
+        ? item.contact?.phone?.number
+        : sk.startsWith("MESSAGE#")
+          ? item.body
+          : sk.startsWith("CALL#")
+            ? item.metadata?.attempt
+            : undefined;
       if (typeof mark === "string") created.set(mark, (created.get(mark) ?? 0) + 1);
     }
   }
-  return keyed.filter((attempt) => attempt.mark && (created.get(attempt.mark) ?? 0) > 1).map((attempt) => `${attempt.kind} of key ${attempt.headers["idempotency-key"]} stored ${created.get(attempt.mark!)} times`);
+  return keyed
+    .filter((attempt) => attempt.mark && (created.get(attempt.mark) ?? 0) > 1)
+    .map(
+      (attempt) =>
+        `${attempt.kind} of key ${attempt.headers["idempotency-key"]} stored ${created.get(attempt.mark!)} times`,
+    );
 }
 
 /** Final messages and calls without the event of their final status (a status written without its event). */
@@ -543,15 +728,22 @@ function finalEventsMissing(states: OrgState[]): { checked: number; failures: st
   let checked = 0;
   for (const { items } of states) {
     const recorded = new Set<string>();
-    for (const item of items.values()) if (String(item.sk).startsWith("EVENT#")) recorded.add(`${item.relatedEntityId}#${item.eventType}`);
+    for (const item of items.values())
+      if (String(item.sk).startsWith("EVENT#")) recorded.add(`${item.relatedEntityId}#${item.eventType}`);
     for (const item of items.values()) {
       const sk = String(item.sk);
-      const isMessage = sk.startsWith("MESSAGE#") && item.direction === "Outbound" && (messageLifecycle.isFinal(item.status) || item.status === "Unknown");
+      const isMessage =
+        sk.startsWith("MESSAGE#") &&
+        item.direction === "Outbound" &&
+        (messageLifecycle.isFinal(item.status) || item.status === "Unknown");
       const isCall = sk.startsWith("CALL#") && callLifecycle.isFinal(item.status);
       if (!isMessage && !isCall) continue;
       checked++;
-      const eventType = isMessage ? eventTypeOfStatus[item.status as MessageStatus] : callEventTypes[item.status as CallStatus];
-      if (!recorded.has(`${item.id}#${eventType}`)) failures.push(`${isMessage ? "message" : "call"} ${item.id} ${item.status} without ${eventType}`);
+      const eventType = isMessage
+        ? eventTypeOfStatus[item.status as MessageStatus]
+        : callEventTypes[item.status as CallStatus];
+      if (!recorded.has(`${item.id}#${eventType}`))
+        failures.push(`${isMessage ? "message" : "call"} ${item.id} ${item.status} without ${eventType}`);
     }
   }
   return { checked, failures };
@@ -562,7 +754,10 @@ function print(rows: Row[], run: { boundSeconds: number; rounds: number; totalSe
   console.log("");
   console.log(`${"invariant".padEnd(width)}  checked  violations  example`);
   console.log(`${"-".repeat(width)}  -------  ----------  -------`);
-  for (const row of rows) console.log(`${row.invariant.padEnd(width)}  ${String(row.checked).padStart(7)}  ${String(row.violations).padStart(10)}  ${row.example ?? ""}`);
+  for (const row of rows)
+    console.log(
+      `${row.invariant.padEnd(width)}  ${String(row.checked).padStart(7)}  ${String(row.violations).padStart(10)}  ${row.example ?? ""}`,
+    );
   console.log("");
   console.log(
     `seed ${seed}; ${cycles} kill cycle(s); ${acknowledged.length} acknowledged, ${cutShort.length} cut short; final within ${run.boundSeconds} s of the last restart ` +

@@ -38,8 +38,10 @@ const goalKb = 700;
 /** The SDK clients a bundle may contain, and how the floor entry keeps each (a client constructed, so nothing is tree-shaken away). */
 const sdkClients: Record<string, string> = {
   "@aws-sdk/client-dynamodb": 'import { DynamoDBClient } from "@aws-sdk/client-dynamodb"; keep.push(DynamoDBClient);',
-  "@aws-sdk/lib-dynamodb": 'import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb"; keep.push(DynamoDBDocumentClient, GetCommand);',
-  "@aws-sdk/client-sqs": 'import { SQSClient, SendMessageCommand } from "@aws-sdk/client-sqs"; keep.push(SQSClient, SendMessageCommand);',
+  "@aws-sdk/lib-dynamodb":
+    'import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb"; keep.push(DynamoDBDocumentClient, GetCommand);',
+  "@aws-sdk/client-sqs":
+    'import { SQSClient, SendMessageCommand } from "@aws-sdk/client-sqs"; keep.push(SQSClient, SendMessageCommand);',
 };
 
 interface Row {
@@ -73,7 +75,9 @@ function heaviestPackages(output: Metafile["outputs"][string]): string {
 
 async function bundle(entry: string, outfile: string, fromStdin?: string): Promise<Metafile> {
   const result = await build({
-    ...(fromStdin ? { stdin: { contents: fromStdin, resolveDir: process.cwd(), loader: "ts" } } : { entryPoints: [entry] }),
+    ...(fromStdin
+      ? { stdin: { contents: fromStdin, resolveDir: process.cwd(), loader: "ts" } }
+      : { entryPoints: [entry] }),
     bundle: true,
     platform: "node",
     format: "esm",
@@ -126,11 +130,17 @@ export async function coldstartBench(): Promise<void> {
       const metafile = await bundle(resolve(`${handler}.ts`), outfile);
       const output = Object.values(metafile.outputs)[0]!;
       const inputs = Object.keys(output.inputs);
-      const clients = Object.keys(sdkClients).filter((client) => inputs.some((input) => input.includes(`node_modules/${client}/`)));
+      const clients = Object.keys(sdkClients).filter((client) =>
+        inputs.some((input) => input.includes(`node_modules/${client}/`)),
+      );
       const key = clients.join(",");
       if (!floors.has(key)) {
         const floorFile = join(dir, `floor-${floors.size}.mjs`);
-        const floorMeta = await bundle("", floorFile, `const keep: unknown[] = [];\n${clients.map((client) => sdkClients[client]).join("\n")}\nexport const handler = async () => keep.length;`);
+        const floorMeta = await bundle(
+          "",
+          floorFile,
+          `const keep: unknown[] = [];\n${clients.map((client) => sdkClients[client]).join("\n")}\nexport const handler = async () => keep.length;`,
+        );
         floors.set(key, { kb: Object.values(floorMeta.outputs)[0]!.bytes / 1024, ...importMs(floorFile, samples * 3) });
       }
       const floor = floors.get(key)!;
@@ -172,9 +182,15 @@ export async function coldstartBench(): Promise<void> {
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const overSize = rows.filter((row) => row.kb > goalKb);
     const largest = rows.reduce((most, row) => (row.kb > most.kb ? row : most));
-    console.log(`worst ${worst.handler} ${worst.ratio.toFixed(2)}× its floor; ${over.length} of ${rows.length} handlers above ${goalRatio}× (goal 0); median ${median(rows.map((row) => row.ratio)).toFixed(2)}×`);
-    console.log(`CPU time: worst ${Math.max(...rows.map((row) => row.cpuRatio)).toFixed(2)}×, median ${median(rows.map((row) => row.cpuRatio)).toFixed(2)}× the floor; ${overCpu.length} of ${rows.length} handlers above ${goalRatio}×`);
-    console.log(`bundles: ${overSize.length} of ${rows.length} above ${goalKb} KB (goal 0); largest ${largest.handler} ${largest.kb.toFixed(0)} KB; median ${median(rows.map((row) => row.kb)).toFixed(0)} KB`);
+    console.log(
+      `worst ${worst.handler} ${worst.ratio.toFixed(2)}× its floor; ${over.length} of ${rows.length} handlers above ${goalRatio}× (goal 0); median ${median(rows.map((row) => row.ratio)).toFixed(2)}×`,
+    );
+    console.log(
+      `CPU time: worst ${Math.max(...rows.map((row) => row.cpuRatio)).toFixed(2)}×, median ${median(rows.map((row) => row.cpuRatio)).toFixed(2)}× the floor; ${overCpu.length} of ${rows.length} handlers above ${goalRatio}×`,
+    );
+    console.log(
+      `bundles: ${overSize.length} of ${rows.length} above ${goalKb} KB (goal 0); largest ${largest.handler} ${largest.kb.toFixed(0)} KB; median ${median(rows.map((row) => row.kb)).toFixed(0)} KB`,
+    );
     writeFileSync(join(process.cwd(), ".cache", "coldstart.json"), JSON.stringify(rows, null, 2));
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,13 @@ import type { BenchContext } from "#bench/run";
 import { db, tableName } from "#core/db/client";
 import { eventItem } from "#core/events/index";
 import { leadItem, Leads, type Lead } from "#core/leads/index";
-import { measureScope, sequentialDepth, startMeasuring, stopMeasuring, type CallRecord } from "#core/observability/call-count";
+import {
+  measureScope,
+  sequentialDepth,
+  startMeasuring,
+  stopMeasuring,
+  type CallRecord,
+} from "#core/observability/call-count";
 import { handler as getAutomation } from "#functions/automations/get";
 import { handler as listEvents } from "#functions/events/list";
 import { handler as intakeQuery } from "#functions/leads/intake-query";
@@ -55,7 +61,13 @@ async function warmAndMeasure(name: string, goal: string, invoke: () => Promise<
 
 /** Measures everything the stack does from `start` until no call was made for `quietMs` (at most `maxMs`). */
 // Quiet for longer than the analytics aggregator's 5 s batching window (stacks/definitions.ts), which the bench keeps as deployed.
-async function measureFlow(name: string, goal: string, start: () => Promise<unknown>, quietMs = 6500, maxMs = 30_000): Promise<Row> {
+async function measureFlow(
+  name: string,
+  goal: string,
+  start: () => Promise<unknown>,
+  quietMs = 6500,
+  maxMs = 30_000,
+): Promise<Row> {
   const measurement = startMeasuring();
   const began = Date.now();
   await start();
@@ -71,7 +83,11 @@ async function measureFlow(name: string, goal: string, start: () => Promise<unkn
   stopMeasuring();
   if (process.env.COST_TRACE === "1") printTrace(name, measurement.calls);
   // The every-minute sweeps may fire inside the window: their due-work queries (gsi3) and run markers are not the flow's.
-  return summarize(name, measurement.calls.filter((call) => call.index !== "gsi3" && !call.target.startsWith("OPERATIONS|")), goal);
+  return summarize(
+    name,
+    measurement.calls.filter((call) => call.index !== "gsi3" && !call.target.startsWith("OPERATIONS|")),
+    goal,
+  );
 }
 
 /** `COST_TRACE=1`: every call of a flow in order, with what it touched and its units (where the calls and WCU go). */
@@ -79,18 +95,27 @@ function printTrace(name: string, calls: CallRecord[]): void {
   const first = calls[0]?.startedAt ?? 0;
   console.log(`\n### ${name}`);
   for (const record of calls) {
-    const units = record.service === "dynamodb" ? ` ${record.writeUnits ? `${record.writeUnits} WCU` : `${record.readUnits} RCU`}` : "";
-    console.log(`${String(Math.round(record.startedAt - first)).padStart(6)} ms ${record.command.replace(/Command$/, "").padEnd(18)}${record.index ? ` [${record.index}]` : ""} ${record.target}${units}${record.error ? ` (${record.error})` : ""}`);
+    const units =
+      record.service === "dynamodb"
+        ? ` ${record.writeUnits ? `${record.writeUnits} WCU` : `${record.readUnits} RCU`}`
+        : "";
+    console.log(
+      `${String(Math.round(record.startedAt - first)).padStart(6)} ms ${record.command.replace(/Command$/, "").padEnd(18)}${record.index ? ` [${record.index}]` : ""} ${record.target}${units}${record.error ? ` (${record.error})` : ""}`,
+    );
   }
 }
 
-const call = async (handler: (event: APIGatewayProxyEventV2, context: never) => Promise<unknown>, event: APIGatewayProxyEventV2) => {
+const call = async (
+  handler: (event: APIGatewayProxyEventV2, context: never) => Promise<unknown>,
+  event: APIGatewayProxyEventV2,
+) => {
   const result = (await handler(event, lambdaContext() as never)) as { statusCode: number; body?: string };
   if (result.statusCode >= 300) throw new Error(`${event.routeKey}: ${result.statusCode} ${result.body}`);
   return result.body ? JSON.parse(result.body) : undefined;
 };
 
-const phone = () => `+1201${200 + Math.floor(Math.random() * 700)}${String(Math.floor(Math.random() * 10_000)).padStart(4, "0")}`;
+const phone = () =>
+  `+1201${200 + Math.floor(Math.random() * 700)}${String(Math.floor(Math.random() * 10_000)).padStart(4, "0")}`;
 
 /** DynamoDB Local's JIT needs ~25 s of load before its figures settle (the brief): reads and writes until then. */
 async function warmUp(context: BenchContext, automationId: string): Promise<void> {
@@ -99,7 +124,16 @@ async function warmUp(context: BenchContext, automationId: string): Promise<void
   while (Date.now() < until) {
     await Promise.all(
       Array.from({ length: 8 }, () =>
-        call(getAutomation, apiEvent({ method: "GET", path: `/automations/${automationId}`, routeKey: "GET /automations/{id}", pathParameters: { id: automationId }, headers: auth })),
+        call(
+          getAutomation,
+          apiEvent({
+            method: "GET",
+            path: `/automations/${automationId}`,
+            routeKey: "GET /automations/{id}",
+            pathParameters: { id: automationId },
+            headers: auth,
+          }),
+        ),
       ),
     );
   }
@@ -109,35 +143,84 @@ export async function costBench(context: BenchContext): Promise<void> {
   if (process.env.MEASURE_CALLS !== "1") throw new Error("run with MEASURE_CALLS=1 (npm run bench -- cost sets it)");
   const auth = { authorization: `Bearer ${context.apiKey}`, "idempotency-key": "" };
   const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${context.baseUrl}${path}`, { method, headers: { ...auth, "idempotency-key": randomUUID(), "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(`${context.baseUrl}${path}`, {
+      method,
+      headers: { ...auth, "idempotency-key": randomUUID(), "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await response.text();
     if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
     return text ? JSON.parse(text) : undefined;
   };
   await api("POST", "/phone-numbers", { phoneNumber: "+12125550142", capabilities: ["sms", "mms", "voice"] });
   const source = await api("POST", "/sources", { name: "Cost seller" });
-  const idle = await api("POST", "/automations", { name: "Idle", enabled: false, triggers: [{ id: "t", type: "Manual" }], actions: [{ id: "a", type: "Wait", settings: { durationSeconds: 60 } }], connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "a" }] });
+  const idle = await api("POST", "/automations", {
+    name: "Idle",
+    enabled: false,
+    triggers: [{ id: "t", type: "Manual" }],
+    actions: [{ id: "a", type: "Wait", settings: { durationSeconds: 60 } }],
+    connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "a" }],
+  });
   await warmUp(context, idle.id);
   const lead = await api("POST", "/leads", { contact: { firstName: "Cost", phone: { number: phone() } } });
   const sourceHeaders = { "x-source-id": source.sourceId, "x-source-key": source.apiKey };
 
   const rows: Row[] = [
     await warmAndMeasure("warm GET /automations/{id}", "1 round trip", () =>
-      call(getAutomation, apiEvent({ method: "GET", path: `/automations/${idle.id}`, routeKey: "GET /automations/{id}", pathParameters: { id: idle.id }, headers: auth })),
+      call(
+        getAutomation,
+        apiEvent({
+          method: "GET",
+          path: `/automations/${idle.id}`,
+          routeKey: "GET /automations/{id}",
+          pathParameters: { id: idle.id },
+          headers: auth,
+        }),
+      ),
     ),
     await warmAndMeasure("warm GET /leads/intake", "2 round trips", () =>
-      call(intakeQuery, apiEvent({ method: "GET", path: "/leads/intake", routeKey: "GET /leads/intake", queryStringParameters: { sourceId: source.sourceId, apiKey: source.apiKey, FirstName: "Ada", Phone: phone() } })),
+      call(
+        intakeQuery,
+        apiEvent({
+          method: "GET",
+          path: "/leads/intake",
+          routeKey: "GET /leads/intake",
+          queryStringParameters: { sourceId: source.sourceId, apiKey: source.apiKey, FirstName: "Ada", Phone: phone() },
+        }),
+      ),
     ),
     await warmAndMeasure("warm POST /leads/intake", "2 round trips", () =>
-      call(intakeBody, apiEvent({ method: "POST", path: "/leads/intake", routeKey: "POST /leads/intake", headers: sourceHeaders, body: { FirstName: "Ada", Phone: phone() } })),
+      call(
+        intakeBody,
+        apiEvent({
+          method: "POST",
+          path: "/leads/intake",
+          routeKey: "POST /leads/intake",
+          headers: sourceHeaders,
+          body: { FirstName: "Ada", Phone: phone() },
+        }),
+      ),
     ),
     await warmAndMeasure("warm POST /messages {leadId}", "≤ 4 calls / ≤ 3 round trips", () =>
-      call(sendMessage, apiEvent({ method: "POST", path: "/messages", routeKey: "POST /messages", headers: { ...auth, "idempotency-key": randomUUID() }, body: { leadId: lead.id, body: "Cost bench" } })),
+      call(
+        sendMessage,
+        apiEvent({
+          method: "POST",
+          path: "/messages",
+          routeKey: "POST /messages",
+          headers: { ...auth, "idempotency-key": randomUUID() },
+          body: { leadId: lead.id, body: "Cost bench" },
+        }),
+      ),
     ),
   ];
   // Longer than the analytics batching window: the previous requests' events are counted before the flow starts.
   await new Promise((resolve) => setTimeout(resolve, 7000));
-  rows.push(await measureFlow("one message: POST → Delivered (all consumers)", "≤ 25 calls / ≤ 60 WCU", () => api("POST", "/messages", { to: phone(), body: "Cost bench flow" })));
+  rows.push(
+    await measureFlow("one message: POST → Delivered (all consumers)", "≤ 25 calls / ≤ 60 WCU", () =>
+      api("POST", "/messages", { to: phone(), body: "Cost bench flow" }),
+    ),
+  );
   await api("PUT", `/automations/${idle.id}`, {
     ...(await api("GET", `/automations/${idle.id}`)),
     enabled: true,
@@ -148,11 +231,21 @@ export async function costBench(context: BenchContext): Promise<void> {
   // Longer than the analytics batching window: the previous requests' events are counted before the flow starts.
   await new Promise((resolve) => setTimeout(resolve, 7000));
   rows.push(
-    await measureFlow("one lead: intake → first automated SMS Delivered (all consumers)", "≤ 35 calls / ≤ 120 WCU", () =>
-      fetch(`${context.baseUrl}/leads/intake`, { method: "POST", headers: { ...sourceHeaders, "content-type": "application/json" }, body: JSON.stringify({ FirstName: "Flow", Phone: phone() }) }),
+    await measureFlow(
+      "one lead: intake → first automated SMS Delivered (all consumers)",
+      "≤ 35 calls / ≤ 120 WCU",
+      () =>
+        fetch(`${context.baseUrl}/leads/intake`, {
+          method: "POST",
+          headers: { ...sourceHeaders, "content-type": "application/json" },
+          body: JSON.stringify({ FirstName: "Flow", Phone: phone() }),
+        }),
     ),
   );
-  printTable("cost per request and flow (DynamoDB Local's capacity figures; a transaction is charged 2× per item)", rows);
+  printTable(
+    "cost per request and flow (DynamoDB Local's capacity figures; a transaction is charged 2× per item)",
+    rows,
+  );
   await listCosts(context, lead.id);
 }
 
@@ -169,18 +262,37 @@ async function listCosts(context: BenchContext, templateId: string): Promise<voi
       id: ulid(createdMs),
       createdAt,
       processingStatus: index % 10 === 0 ? "Rejected" : "Processed",
-      metadata: { ...template.metadata, createdAt, utmSource: index % 2500 === 7 ? "rare-utm" : "common-utm", price: `${(index * 37) % 500}.${index % 100}` },
-      contact: { ...template.contact, firstName: `N${(index * 7919) % 10_000}`, lastName: index % 2500 === 3 ? "Needleman" : "Bulk", email: `bulk-${index}@example.com`, phone: null },
+      metadata: {
+        ...template.metadata,
+        createdAt,
+        utmSource: index % 2500 === 7 ? "rare-utm" : "common-utm",
+        price: `${(index * 37) % 500}.${index % 100}`,
+      },
+      contact: {
+        ...template.contact,
+        firstName: `N${(index * 7919) % 10_000}`,
+        lastName: index % 2500 === 3 ? "Needleman" : "Bulk",
+        email: `bulk-${index}@example.com`,
+        phone: null,
+      },
     });
   });
-  const events = Array.from({ length: count / 2 }, (_, index) =>
-    eventItem(context.organizationId, { eventType: index % 1000 === 1 ? "WebhookEndpointDisabled" : "MessageQueued", eventCategory: "Bulk", createdAt: new Date(start + index * 2000).toISOString() }).item,
+  const events = Array.from(
+    { length: count / 2 },
+    (_, index) =>
+      eventItem(context.organizationId, {
+        eventType: index % 1000 === 1 ? "WebhookEndpointDisabled" : "MessageQueued",
+        eventCategory: "Bulk",
+        createdAt: new Date(start + index * 2000).toISOString(),
+      }).item,
   );
   const all = [...items, ...events];
   for (let offset = 0; offset < all.length; offset += 25 * 8) {
     await Promise.all(
       Array.from({ length: 8 }, async (_, chunk) => {
-        let requests = all.slice(offset + chunk * 25, offset + chunk * 25 + 25).map((Item) => ({ PutRequest: { Item } }));
+        let requests = all
+          .slice(offset + chunk * 25, offset + chunk * 25 + 25)
+          .map((Item) => ({ PutRequest: { Item } }));
         while (requests.length) {
           const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
           requests = (result.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
@@ -189,13 +301,36 @@ async function listCosts(context: BenchContext, templateId: string): Promise<voi
     );
   }
   const auth = { authorization: `Bearer ${context.apiKey}` };
-  const list = (name: string, body: Record<string, unknown>, handler = listLeads, path = "/leads/all/my", query?: Record<string, string>) => async (): Promise<Row> => {
-    const { measurement } = await measureScope(() =>
-      call(handler, apiEvent({ method: "POST", path, routeKey: `POST ${path}`, headers: auth, body: { pageSize: 50, ...body }, queryStringParameters: query })),
-    );
-    const row = summarize(name, measurement.calls);
-    return { "list shape (page of 50)": name, "items read": row["items read"] ?? 0, "DynamoDB calls": row["DynamoDB calls"] ?? 0, RCU: row.RCU ?? 0 };
-  };
+  const list =
+    (
+      name: string,
+      body: Record<string, unknown>,
+      handler = listLeads,
+      path = "/leads/all/my",
+      query?: Record<string, string>,
+    ) =>
+    async (): Promise<Row> => {
+      const { measurement } = await measureScope(() =>
+        call(
+          handler,
+          apiEvent({
+            method: "POST",
+            path,
+            routeKey: `POST ${path}`,
+            headers: auth,
+            body: { pageSize: 50, ...body },
+            queryStringParameters: query,
+          }),
+        ),
+      );
+      const row = summarize(name, measurement.calls);
+      return {
+        "list shape (page of 50)": name,
+        "items read": row["items read"] ?? 0,
+        "DynamoDB calls": row["DynamoDB calls"] ?? 0,
+        RCU: row.RCU ?? 0,
+      };
+    };
   const shapes = [
     list("newest first", {}),
     list("sort by name", { orderBy: [{ field: "name", direction: "asc" }] }),
@@ -208,5 +343,8 @@ async function listCosts(context: BenchContext, templateId: string): Promise<voi
   ];
   const rows: Row[] = [];
   for (const shape of shapes) rows.push(await shape());
-  printTable(`items read per list request at ${count} leads and ${count / 2} events (budget max(4 × pageSize, 500))`, rows);
+  printTable(
+    `items read per list request at ${count} leads and ${count / 2} events (budget max(4 × pageSize, 500))`,
+    rows,
+  );
 }

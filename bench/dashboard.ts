@@ -19,7 +19,9 @@ export async function dashboardBench(context: BenchContext): Promise<void> {
   try {
     for (let index = 0; index < loads; index++) {
       const browserContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-      await browserContext.addInitScript({ content: `sessionStorage.setItem("accessToken", ${JSON.stringify(context.apiKey)});` });
+      await browserContext.addInitScript({
+        content: `sessionStorage.setItem("accessToken", ${JSON.stringify(context.apiKey)});`,
+      });
       const page = await browserContext.newPage();
       await page.goto(`${context.baseUrl}/app/`);
       await page.locator("figure canvas").first().waitFor({ timeout: 60_000 });

@@ -37,7 +37,11 @@ async function putsPerSecond(client: DynamoDBClient, table: string, seconds: num
         await client.send(
           new PutItemCommand({
             TableName: table,
-            Item: { pk: { S: `ORG#bench#${prefix}` }, sk: { S: `ITEM#${worker}#${index}` }, body: { S: "x".repeat(400) } },
+            Item: {
+              pk: { S: `ORG#bench#${prefix}` },
+              sk: { S: `ITEM#${worker}#${index}` },
+              body: { S: "x".repeat(400) },
+            },
             ConditionExpression: "attribute_not_exists(pk)",
           }),
         );
@@ -53,7 +57,11 @@ async function measure(setting: Setting): Promise<{ startMs: number; coldPuts: n
   const started = performance.now();
   const emulator = await startDynamoDbLocal({ ...setting.options, dbPath });
   const startMs = Math.round(performance.now() - started);
-  const client = new DynamoDBClient({ endpoint: emulator.endpoint, region: "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  const client = new DynamoDBClient({
+    endpoint: emulator.endpoint,
+    region: "us-east-1",
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+  });
   try {
     const table = "Bench";
     await client.send(

@@ -17,7 +17,9 @@ export async function foundationBench(context: BenchContext): Promise<void> {
     body: JSON.stringify({ name: "Benchmark automation", description: "Speed to lead" }),
   });
   const automation = (await created.json()) as { id: string };
-  const automationJson = JSON.stringify(await (await fetch(`${context.baseUrl}/automations/${automation.id}`, { headers })).json());
+  const automationJson = JSON.stringify(
+    await (await fetch(`${context.baseUrl}/automations/${automation.id}`, { headers })).json(),
+  );
   const cardJson = await (await fetch(`${context.baseUrl}/.well-known/agent-card.json`)).text();
 
   const bare = createServer((request, response) => {
@@ -38,7 +40,8 @@ export async function foundationBench(context: BenchContext): Promise<void> {
     "Foundation: service vs bare node:http",
     rows.map((row) => ({ ...row })),
   );
-  const ratio = (service: number, baseline: number) => (rows[baseline]!.requestsPerSecond / Math.max(1, rows[service]!.requestsPerSecond)).toFixed(1);
+  const ratio = (service: number, baseline: number) =>
+    (rows[baseline]!.requestsPerSecond / Math.max(1, rows[service]!.requestsPerSecond)).toFixed(1);
   console.log(`bare/service throughput ratio: automation ${ratio(0, 1)}x, agent card ${ratio(2, 3)}x`);
   await rateLimitCost(`${context.baseUrl}/automations/${automation.id}`, headers);
 }
@@ -58,7 +61,13 @@ async function rateLimitCost(url: string, headers: Record<string, string>): Prom
     }
   }
   countRateLimits(true);
-  printTable("Rate limit: warm GET with and without it", runs.map((run) => ({ ...run })));
-  const mean = (name: string) => runs.filter((run) => run.name.endsWith(name)).reduce((sum, run) => sum + run.requestsPerSecond, 0) / 2;
-  console.log(`rate-limited/unlimited warm GET throughput: ${(mean("counted") / Math.max(1, mean("off"))).toFixed(2)}x (goal ≥ 0.9x)`);
+  printTable(
+    "Rate limit: warm GET with and without it",
+    runs.map((run) => ({ ...run })),
+  );
+  const mean = (name: string) =>
+    runs.filter((run) => run.name.endsWith(name)).reduce((sum, run) => sum + run.requestsPerSecond, 0) / 2;
+  console.log(
+    `rate-limited/unlimited warm GET throughput: ${(mean("counted") / Math.max(1, mean("off"))).toFixed(2)}x (goal ≥ 0.9x)`,
+  );
 }

@@ -40,7 +40,13 @@ const seed = Number(values.seed ?? 20261123);
 const perOperation = Number(values["per-operation"] ?? 24);
 const random = seededRandom(seed);
 const document = JSON.parse(readFileSync(new URL("../docs/openapi.json", import.meta.url), "utf8")) as Json;
-const faker = createGeneratorSync({ seed, alwaysFakeOptionals: false, optionalsProbability: 0.6, maxItems: 3, maxLength: 40 } as never);
+const faker = createGeneratorSync({
+  seed,
+  alwaysFakeOptionals: false,
+  optionalsProbability: 0.6,
+  maxItems: 3,
+  maxLength: 40,
+} as never);
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 
@@ -50,7 +56,10 @@ function resolve(schema: unknown, depth = 0): unknown {
   if (!schema || typeof schema !== "object") return schema;
   const object = schema as Json;
   if (typeof object.$ref === "string" && object.$ref.startsWith("#/") && depth < 8) {
-    const target = object.$ref.slice(2).split("/").reduce((node: Json, key: string) => node[key], document);
+    const target = object.$ref
+      .slice(2)
+      .split("/")
+      .reduce((node: Json, key: string) => node[key], document);
     return resolve(target, depth + 1);
   }
   return Object.fromEntries(Object.entries(object).map(([key, value]) => [key, resolve(value, depth)]));
@@ -75,12 +84,24 @@ function mutate(value: unknown, schema: Json | undefined): { value: unknown; wha
   if (object && choice === 1) return { value: { ...object, unexpectedField: "x" }, what: "unknown field" };
   if (object && names.length && choice <= 4) {
     const name = pick(names);
-    const replacement = pick<unknown>([{ nested: true }, [1, 2], -1e308, "x".repeat(70_000), "\u0000", "not-in-any-enum", true, "2026-13-45T99:99:99Z"]);
+    const replacement = pick<unknown>([
+      { nested: true },
+      [1, 2],
+      -1e308,
+      "x".repeat(70_000),
+      "\u0000",
+      "not-in-any-enum",
+      true,
+      "2026-13-45T99:99:99Z",
+    ]);
     return { value: { ...object, [name]: replacement }, what: `${name} = ${JSON.stringify(replacement).slice(0, 30)}` };
   }
   if (choice === 5) return { value: pick<unknown>(["[1,2", "null", 42, "a string"]), what: "not an object" };
   if (choice === 6) return { value: [value], what: "wrapped in an array" };
-  return { value: object ? { ...object, ...Object.fromEntries(names.slice(0, 1).map((name) => [name, null])) } : null, what: "null field" };
+  return {
+    value: object ? { ...object, ...Object.fromEntries(names.slice(0, 1).map((name) => [name, null])) } : null,
+    what: "null field",
+  };
 }
 
 interface Fixtures {
@@ -95,13 +116,22 @@ async function main(): Promise<void> {
   process.env.POWERTOOLS_METRICS_DISABLED = "true";
   process.env.RATE_LIMIT_REQUESTS = String(1_000_000_000);
   const stateDir = await mkdtemp(join(tmpdir(), "fuzz-"));
-  const stack = await startLocalStack({ inMemory: true, port: 0, stateDir, provision: false, optimizeFor: "throughput", log: () => undefined });
+  const stack = await startLocalStack({
+    inMemory: true,
+    port: 0,
+    stateDir,
+    provision: false,
+    optimizeFor: "throughput",
+    log: () => undefined,
+  });
   const started = Date.now();
   try {
     const fixtures = await setUp(stack.baseUrl);
     const outcomes: Outcome[] = [];
     const operations = Object.entries(document.paths as Json).flatMap(([path, item]) =>
-      (["get", "post", "put", "delete"] as const).filter((method) => (item as Json)[method]).map((method) => ({ path, method, operation: (item as Json)[method] as Json })),
+      (["get", "post", "put", "delete"] as const)
+        .filter((method) => (item as Json)[method])
+        .map((method) => ({ path, method, operation: (item as Json)[method] as Json })),
     );
     // Deletions last, so the other operations meet the fixtures alive.
     operations.sort((a, b) => Number(a.method === "delete") - Number(b.method === "delete"));
@@ -124,17 +154,30 @@ async function setUp(baseUrl: string): Promise<Fixtures> {
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", "idempotency-key": randomUUID() },
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        "content-type": "application/json",
+        "idempotency-key": randomUUID(),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
     if (response.status >= 300) throw new Error(`fuzz set-up ${method} ${path}: ${response.status} ${text}`);
     return text ? (JSON.parse(text) as Json) : {};
   };
-  const number = await call("POST", "/phone-numbers", { phoneNumber: "+12125550142", capabilities: ["sms", "mms", "voice"] });
+  const number = await call("POST", "/phone-numbers", {
+    phoneNumber: "+12125550142",
+    capabilities: ["sms", "mms", "voice"],
+  });
   const source = await call("POST", "/sources", { name: "Fuzz seller" });
   const lead = await call("POST", "/leads", { contact: { firstName: "Fuzz", phone: { number: "+12015550123" } } });
-  const automation = await call("POST", "/automations", { name: "Fuzz", enabled: false, triggers: [{ id: "t", type: "Manual" }], actions: [{ id: "a", type: "Wait", settings: { durationSeconds: 60 } }], connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "a" }] });
+  const automation = await call("POST", "/automations", {
+    name: "Fuzz",
+    enabled: false,
+    triggers: [{ id: "t", type: "Manual" }],
+    actions: [{ id: "a", type: "Wait", settings: { durationSeconds: 60 } }],
+    connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "a" }],
+  });
   const run = await call("POST", `/automations/${automation.id}/runs`, { leadId: lead.id });
   const message = await call("POST", "/messages", { leadId: lead.id, body: "Hello from the fuzz" });
   const placed = await call("POST", "/calls", { to: "+12015550123" });
@@ -170,7 +213,14 @@ function pathValue(fixtures: Fixtures, path: string, name: string, kind: Kind, s
   return encodeURIComponent(String(generate(schema) ?? "x"));
 }
 
-async function fuzzOne(baseUrl: string, fixtures: Fixtures, template: string, method: string, operation: Json, kind: Kind): Promise<Outcome> {
+async function fuzzOne(
+  baseUrl: string,
+  fixtures: Fixtures,
+  template: string,
+  method: string,
+  operation: Json,
+  kind: Kind,
+): Promise<Outcome> {
   const parameters = (operation.parameters ?? []) as Json[];
   let path = template;
   for (const parameter of parameters.filter((entry) => entry.in === "path")) {
@@ -180,12 +230,14 @@ async function fuzzOne(baseUrl: string, fixtures: Fixtures, template: string, me
   for (const parameter of parameters.filter((entry) => entry.in === "query")) {
     if (!parameter.required && random() < 0.4) continue;
     const value = generate(parameter.schema);
-    if (value !== undefined && value !== null) query.set(parameter.name, typeof value === "object" ? JSON.stringify(value) : String(value));
+    if (value !== undefined && value !== null)
+      query.set(parameter.name, typeof value === "object" ? JSON.stringify(value) : String(value));
   }
   const headers: Record<string, string> = {};
   const security = (operation.security ?? [{ bearer: [] }]) as Json[];
   if (security.some((scheme) => "bearer" in scheme)) headers.authorization = `Bearer ${fixtures.apiKey}`;
-  else if (security.some((scheme) => "sourceIdHeader" in scheme)) Object.assign(headers, { "x-source-id": fixtures.source.sourceId, "x-source-key": fixtures.source.apiKey });
+  else if (security.some((scheme) => "sourceIdHeader" in scheme))
+    Object.assign(headers, { "x-source-id": fixtures.source.sourceId, "x-source-key": fixtures.source.apiKey });
   if (parameters.some((entry) => entry.name === "Idempotency-Key")) headers["idempotency-key"] = randomUUID();
   const bodySchema = operation.requestBody?.content?.["application/json"]?.schema as Json | undefined;
   let body: unknown;
@@ -199,27 +251,45 @@ async function fuzzOne(baseUrl: string, fixtures: Fixtures, template: string, me
   const response = await fetch(`${baseUrl}${path}${query.size ? `?${query}` : ""}`, {
     method: method.toUpperCase(),
     headers,
-    body: body === undefined ? undefined : typeof body === "string" && mutation === "not an object" ? body : JSON.stringify(body),
+    body:
+      body === undefined
+        ? undefined
+        : typeof body === "string" && mutation === "not an object"
+          ? body
+          : JSON.stringify(body),
   });
   const text = await response.text();
   const contentType = response.headers.get("content-type") ?? "";
   let parsed: unknown = text;
   if (/json/.test(contentType) && text) parsed = JSON.parse(text);
-  const violations = contractViolations(method.toUpperCase(), path.split("?")[0]!, response.status, contentType, parsed);
+  const violations = contractViolations(
+    method.toUpperCase(),
+    path.split("?")[0]!,
+    response.status,
+    contentType,
+    parsed,
+  );
   const problem = parsed as Json;
-  const detail = response.status === 400 ? `${problem?.errors?.[0]?.pointer ?? ""} ${problem?.errors?.[0]?.detail ?? problem?.detail ?? ""}`.trim() : mutation;
+  const detail =
+    response.status === 400
+      ? `${problem?.errors?.[0]?.pointer ?? ""} ${problem?.errors?.[0]?.detail ?? problem?.detail ?? ""}`.trim()
+      : mutation;
   return { operation: label, kind, status: response.status, violations, detail };
 }
 
 function report(outcomes: Outcome[], elapsedMs: number): void {
   const serverErrors = outcomes.filter((outcome) => outcome.status >= 500 && outcome.status !== 502);
-  const undeclared = outcomes.filter((outcome) => outcome.violations.some((violation) => /not declared|undeclared/.test(violation)));
+  const undeclared = outcomes.filter((outcome) =>
+    outcome.violations.some((violation) => /not declared|undeclared/.test(violation)),
+  );
   const invalidBodies = outcomes.filter((outcome) => outcome.violations.length > 0 && !undeclared.includes(outcome));
   const validRefused = outcomes.filter((outcome) => outcome.kind === "valid" && outcome.status === 400);
   const mutatedAccepted = outcomes.filter((outcome) => outcome.kind === "mutated" && outcome.status < 300);
   const byStatus = new Map<number, number>();
   for (const outcome of outcomes) byStatus.set(outcome.status, (byStatus.get(outcome.status) ?? 0) + 1);
-  console.log(`\nfuzz: seed ${seed}, ${perOperation} valid + ${perOperation} mutated requests per operation, ${new Set(outcomes.map((o) => o.operation)).size} operations, ${outcomes.length} requests in ${(elapsedMs / 1000).toFixed(1)} s`);
+  console.log(
+    `\nfuzz: seed ${seed}, ${perOperation} valid + ${perOperation} mutated requests per operation, ${new Set(outcomes.map((o) => o.operation)).size} operations, ${outcomes.length} requests in ${(elapsedMs / 1000).toFixed(1)} s`,
+  );
   console.table([
     { class: "requests", count: outcomes.length },
     { class: "server errors (5xx other than a carrier's 502)", count: serverErrors.length },
@@ -228,20 +298,32 @@ function report(outcomes: Outcome[], elapsedMs: number): void {
     { class: "schema-valid requests refused with 400", count: validRefused.length },
     { class: "mutated requests accepted (2xx)", count: mutatedAccepted.length },
   ]);
-  console.log(`statuses: ${[...byStatus].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(", ")}`);
+  console.log(
+    `statuses: ${[...byStatus]
+      .sort(([a], [b]) => a - b)
+      .map(([status, count]) => `${status}×${count}`)
+      .join(", ")}`,
+  );
   const group = (list: Outcome[]) => {
     const groups = new Map<string, number>();
     for (const outcome of list) {
       const key = `${outcome.operation}: ${outcome.violations[0] ?? outcome.detail}`.slice(0, 220);
       groups.set(key, (groups.get(key) ?? 0) + 1);
     }
-    return [...groups].sort(([, a], [, b]) => b - a).map(([key, count]) => `  ${count}× ${key}`).join("\n");
+    return [...groups]
+      .sort(([, a], [, b]) => b - a)
+      .map(([key, count]) => `  ${count}× ${key}`)
+      .join("\n");
   };
   if (serverErrors.length) console.log(`\nserver errors:\n${group(serverErrors)}`);
   if (undeclared.length) console.log(`\nundeclared:\n${group(undeclared)}`);
   if (invalidBodies.length) console.log(`\ninvalid bodies:\n${group(invalidBodies)}`);
-  if (validRefused.length) console.log(`\nschema-valid requests refused (each must be a rule the schema cannot express, stated in the operation's description):\n${group(validRefused)}`);
-  if (mutatedAccepted.length) console.log(`\nmutated requests accepted (lenient, not a contract break):\n${group(mutatedAccepted)}`);
+  if (validRefused.length)
+    console.log(
+      `\nschema-valid requests refused (each must be a rule the schema cannot express, stated in the operation's description):\n${group(validRefused)}`,
+    );
+  if (mutatedAccepted.length)
+    console.log(`\nmutated requests accepted (lenient, not a contract break):\n${group(mutatedAccepted)}`);
   process.exitCode = serverErrors.length || undeclared.length || invalidBodies.length ? 1 : 0;
 }
 

@@ -16,7 +16,11 @@ export async function hotOrgBench(context: BenchContext): Promise<void> {
   const concurrency = Number(process.env.HOT_ORG_CONCURRENCY ?? 16);
   const auth = { authorization: `Bearer ${context.apiKey}`, "content-type": "application/json" };
   const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${context.baseUrl}${path}`, { method, headers: { ...auth, "idempotency-key": randomUUID() }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(`${context.baseUrl}${path}`, {
+      method,
+      headers: { ...auth, "idempotency-key": randomUUID() },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await response.text();
     if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
     return text ? JSON.parse(text) : undefined;
@@ -59,13 +63,17 @@ export async function hotOrgBench(context: BenchContext): Promise<void> {
   stopMeasuring();
   const calls = measurement.calls.filter((call) => call.index !== "gsi3");
   const errors = new Map<string, number>();
-  for (const call of calls) if (call.error) errors.set(`${call.command} ${call.error}`, (errors.get(`${call.command} ${call.error}`) ?? 0) + 1);
+  for (const call of calls)
+    if (call.error) errors.set(`${call.command} ${call.error}`, (errors.get(`${call.command} ${call.error}`) ?? 0) + 1);
   const writes = new Map<string, number>();
-  for (const call of calls) if (!call.error) for (const key of call.writtenKeys) writes.set(key, (writes.get(key) ?? 0) + 1);
+  for (const call of calls)
+    if (!call.error) for (const key of call.writtenKeys) writes.set(key, (writes.get(key) ?? 0) + 1);
   // Items keyed by a lead, message, event… are written a few times each; the hot ones are shared by the organization.
   const hot = [...writes].sort(([, a], [, b]) => b - a).slice(0, 12);
   const perLead = (count: number) => count / Math.max(1, accepted);
-  console.log(`\nhot organization: ${accepted} leads accepted (${refused} refused) in ${loadSeconds.toFixed(1)} s at ${concurrency} concurrent sellers = ${(accepted / loadSeconds).toFixed(1)} leads/s; ${calls.length} AWS calls`);
+  console.log(
+    `\nhot organization: ${accepted} leads accepted (${refused} refused) in ${loadSeconds.toFixed(1)} s at ${concurrency} concurrent sellers = ${(accepted / loadSeconds).toFixed(1)} leads/s; ${calls.length} AWS calls`,
+  );
   printTable(
     "items written most often (per lead accepted, and extrapolated to 10,000 leads/min = 167 leads/s)",
     hot.map(([key, count]) => ({
@@ -77,6 +85,10 @@ export async function hotOrgBench(context: BenchContext): Promise<void> {
   );
   printTable(
     "failed calls (transaction cancellations and conflicts are retried by transact(); conditions are expected outcomes)",
-    [...errors].map(([kind, count]) => ({ kind, count, "per 1,000 leads": ((count / Math.max(1, accepted)) * 1000).toFixed(1) })),
+    [...errors].map(([kind, count]) => ({
+      kind,
+      count,
+      "per 1,000 leads": ((count / Math.max(1, accepted)) * 1000).toFixed(1),
+    })),
   );
 }

@@ -17,7 +17,14 @@ function nextLead() {
   counter++;
   const line = String(counter % 10_000).padStart(4, "0");
   const exchange = 200 + (Math.floor(counter / 10_000) % 700);
-  return { FirstName: "Bench", LastName: `Lead${counter}`, Phone: `+1201${exchange}${line}`, Email: `bench-${counter}@example.com`, Price: "1.25", UtmSource: "bench" };
+  return {
+    FirstName: "Bench",
+    LastName: `Lead${counter}`,
+    Phone: `+1201${exchange}${line}`,
+    Email: `bench-${counter}@example.com`,
+    Price: "1.25",
+    UtmSource: "bench",
+  };
 }
 
 /**
@@ -28,10 +35,16 @@ function nextLead() {
  */
 export async function intakeBench(context: BenchContext): Promise<void> {
   const { baseUrl, organizationId } = context;
-  const { sourceId, apiKey } = await Sources.create(systemActor(organizationId), { name: "Bench source", duplicateWindowHours: 0 });
+  const { sourceId, apiKey } = await Sources.create(systemActor(organizationId), {
+    name: "Bench source",
+    duplicateWindowHours: 0,
+  });
   const credentials = { "x-source-id": sourceId, "x-source-key": apiKey };
 
-  const getRequest = (request: any) => ({ ...request, path: `/leads/intake?${new URLSearchParams({ sourceId, apiKey, ...nextLead() })}` });
+  const getRequest = (request: any) => ({
+    ...request,
+    path: `/leads/intake?${new URLSearchParams({ sourceId, apiKey, ...nextLead() })}`,
+  });
   // Warm-up: JIT of the DynamoDB Local JVM and of the handler modules; not measured.
   await rawPutRate(organizationId, 2);
   await run("warm-up", `${baseUrl}/leads/intake`, getRequest, 2);
@@ -47,12 +60,24 @@ export async function intakeBench(context: BenchContext): Promise<void> {
   const latency = await timeToProcessed(baseUrl, credentials, context.apiKey);
 
   printTable("Lead intake (local stack)", [
-    { name: "DynamoDB Local PutItem (lead-sized item, same run)", "per second": raw, "p50 ms": "-", "p99 ms": "-", "non-2xx": 0 },
+    {
+      name: "DynamoDB Local PutItem (lead-sized item, same run)",
+      "per second": raw,
+      "p50 ms": "-",
+      "p99 ms": "-",
+      "non-2xx": 0,
+    },
     get,
     post,
   ]);
   printTable("Time from 201 to Processed", [
-    { leads: latency.count, "p50 ms": latency.p50, "p99 ms": latency.p99, "max ms": latency.max, processed: latency.processed },
+    {
+      leads: latency.count,
+      "p50 ms": latency.p50,
+      "p99 ms": latency.p99,
+      "max ms": latency.max,
+      processed: latency.processed,
+    },
   ]);
 }
 
@@ -77,7 +102,12 @@ async function rawPutRate(organizationId: string, duration = seconds()): Promise
   await Promise.all(
     Array.from({ length: connections }, async () => {
       while (Date.now() < deadline) {
-        await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.lead(organizationId, `BENCH${newId()}`), ...item } }));
+        await db().send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: { ...keys.lead(organizationId, `BENCH${newId()}`), ...item },
+          }),
+        );
         puts++;
       }
     }),
@@ -93,7 +123,11 @@ async function timeToProcessed(baseUrl: string, credentials: Record<string, stri
   await Promise.all(
     Array.from({ length: 5 }, async () => {
       for (let lead = queue.pop(); lead; lead = queue.pop()) {
-        const response = await fetch(`${baseUrl}/leads/intake`, { method: "POST", headers: { ...credentials, "content-type": "application/json" }, body: JSON.stringify(lead) });
+        const response = await fetch(`${baseUrl}/leads/intake`, {
+          method: "POST",
+          headers: { ...credentials, "content-type": "application/json" },
+          body: JSON.stringify(lead),
+        });
         const at = Date.now();
         if (response.status === 201) accepted.set(((await response.json()) as { id: string }).id, at);
       }
@@ -105,12 +139,22 @@ async function timeToProcessed(baseUrl: string, credentials: Record<string, stri
   const pending = new Set(accepted.keys());
   while (pending.size && Date.now() < deadline) {
     for (const id of [...pending]) {
-      const lead = (await (await fetch(`${baseUrl}/leads/${id}`, { headers })).json()) as { processingStatus: string; processedAt: string | null };
+      const lead = (await (await fetch(`${baseUrl}/leads/${id}`, { headers })).json()) as {
+        processingStatus: string;
+        processedAt: string | null;
+      };
       if (lead.processingStatus === "Pending") continue;
       pending.delete(id);
-      if (lead.processingStatus === "Processed" && lead.processedAt) delays.push(Date.parse(lead.processedAt) - accepted.get(id)!);
+      if (lead.processingStatus === "Processed" && lead.processedAt)
+        delays.push(Date.parse(lead.processedAt) - accepted.get(id)!);
     }
     if (pending.size) await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  return { count: accepted.size, processed: delays.length, p50: percentile(delays, 50), p99: percentile(delays, 99), max: Math.max(...delays) };
+  return {
+    count: accepted.size,
+    processed: delays.length,
+    p50: percentile(delays, 50),
+    p99: percentile(delays, 99),
+    max: Math.max(...delays),
+  };
 }

@@ -12,7 +12,13 @@ export interface LoadResult {
 export async function load(
   name: string,
   url: string,
-  options: { headers?: Record<string, string>; connections?: number; durationSeconds?: number; method?: "GET" | "POST"; body?: string } = {},
+  options: {
+    headers?: Record<string, string>;
+    connections?: number;
+    durationSeconds?: number;
+    method?: "GET" | "POST";
+    body?: string;
+  } = {},
 ): Promise<LoadResult> {
   const result = await autocannon({
     url,

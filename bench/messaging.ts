@@ -14,23 +14,35 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function messagingBench(context: BenchContext): Promise<void> {
   const headers = { authorization: `Bearer ${context.apiKey}`, "content-type": "application/json" };
   const api = (path: string, init: RequestInit = {}) => fetch(`${context.baseUrl}${path}`, { ...init, headers });
-  const created = await api("/phone-numbers", { method: "POST", body: JSON.stringify({ phoneNumber: "+12125550999", friendlyName: "Bench line" }) });
+  const created = await api("/phone-numbers", {
+    method: "POST",
+    body: JSON.stringify({ phoneNumber: "+12125550999", friendlyName: "Bench line" }),
+  });
   if (created.status !== 201) throw new Error(`bench phone number: ${created.status} ${await created.text()}`);
 
   /** Sends one message and waits for Delivered; the service's own timestamps give accept → Delivered. */
   const deliver = async (to: string, body: string, timeoutMs = 10_000): Promise<number> => {
-    const accepted = (await (await api("/messages", { method: "POST", body: JSON.stringify({ to, body }) })).json()) as { id: string };
+    const accepted = (await (
+      await api("/messages", { method: "POST", body: JSON.stringify({ to, body }) })
+    ).json()) as { id: string };
     for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(10)) {
-      const message = (await (await api(`/messages/${accepted.id}`)).json()) as { status: string; createdAt: string; deliveredAt?: string };
-      if (message.status === "Delivered" && message.deliveredAt) return Date.parse(message.deliveredAt) - Date.parse(message.createdAt);
-      if (["Failed", "Undelivered", "Blocked"].includes(message.status)) throw new Error(`bench message ended ${message.status}`);
+      const message = (await (await api(`/messages/${accepted.id}`)).json()) as {
+        status: string;
+        createdAt: string;
+        deliveredAt?: string;
+      };
+      if (message.status === "Delivered" && message.deliveredAt)
+        return Date.parse(message.deliveredAt) - Date.parse(message.createdAt);
+      if (["Failed", "Undelivered", "Blocked"].includes(message.status))
+        throw new Error(`bench message ended ${message.status}`);
     }
     throw new Error(`bench message ${accepted.id} not delivered within ${timeoutMs} ms`);
   };
 
   const samples = Number(process.env.BENCH_MESSAGES ?? 40);
   const latencies: number[] = [];
-  for (let index = 0; index < samples; index++) latencies.push(await deliver(`+1212${3000000 + index}`, `Latency sample ${index}`));
+  for (let index = 0; index < samples; index++)
+    latencies.push(await deliver(`+1212${3000000 + index}`, `Latency sample ${index}`));
 
   const accept = await load("POST /messages (202 Pending)", `${context.baseUrl}/messages`, {
     method: "POST",

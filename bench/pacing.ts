@@ -27,7 +27,10 @@ export async function pacingBench(context: BenchContext): Promise<void> {
   // A new organization's wallet pays for a few hundred texts; the bench is about throughput, not funds.
   await Billing.adjust(context.organizationId, "100.00", "Pacing bench funding");
   for (const phoneNumber of NUMBERS) {
-    const created = await api("/phone-numbers", { method: "POST", body: JSON.stringify({ phoneNumber, friendlyName: "Pacing bench line" }) });
+    const created = await api("/phone-numbers", {
+      method: "POST",
+      body: JSON.stringify({ phoneNumber, friendlyName: "Pacing bench line" }),
+    });
     if (created.status !== 201) throw new Error(`bench phone number: ${created.status} ${await created.text()}`);
   }
   const total = Number(process.env.BENCH_PACING_SENDS ?? 500);
@@ -41,7 +44,10 @@ export async function pacingBench(context: BenchContext): Promise<void> {
     const batch = Array.from({ length: Math.min(20, total - offset) }, (_, index) => offset + index);
     const accepted = await Promise.all(
       batch.map(async (index) => {
-        const response = await api("/messages", { method: "POST", body: JSON.stringify({ to: `+1212${4000000 + index}`, body: `Thanks for your request, lead ${index}!` }) });
+        const response = await api("/messages", {
+          method: "POST",
+          body: JSON.stringify({ to: `+1212${4000000 + index}`, body: `Thanks for your request, lead ${index}!` }),
+        });
         if (response.status !== 202) throw new Error(`bench send: ${response.status} ${await response.text()}`);
         return ((await response.json()) as { id: string }).id;
       }),
@@ -50,7 +56,8 @@ export async function pacingBench(context: BenchContext): Promise<void> {
   }
   const postedMs = Date.now() - started;
   const theoreticalMs = ((total - NUMBERS.length) / NUMBERS.length) * 1000;
-  for (const deadline = started + theoreticalMs * 2 + 120_000; sends.length < total && Date.now() < deadline; ) await sleep(500);
+  for (const deadline = started + theoreticalMs * 2 + 120_000; sends.length < total && Date.now() < deadline;)
+    await sleep(500);
   const handedOverMs = Math.max(...sends.map((send) => send.at)) - started;
   const cpuMs = stackCpuMs() - cpuBefore;
   stopWatching();
@@ -100,7 +107,8 @@ function stackCpuMs(): number {
     }
   }
   const descends = (pid: number): boolean => {
-    for (let parent = stats.get(pid)?.parent; parent !== undefined && parent > 1; parent = stats.get(parent)?.parent) if (parent === process.pid) return true;
+    for (let parent = stats.get(pid)?.parent; parent !== undefined && parent > 1; parent = stats.get(parent)?.parent)
+      if (parent === process.pid) return true;
     return false;
   };
   let descendants = 0;

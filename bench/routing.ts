@@ -23,7 +23,13 @@ export async function routingBench(context: BenchContext): Promise<void> {
   const { baseUrl, organizationId } = context;
   const actor = systemActor(organizationId);
   const agents = await Promise.all(
-    Array.from({ length: agentCount }, (_, index) => Users.add(organizationId, { email: `bench-agent-${index}-${organizationId}@example.com`, name: `Agent ${index}`, role: "agent" })),
+    Array.from({ length: agentCount }, (_, index) =>
+      Users.add(organizationId, {
+        email: `bench-agent-${index}-${organizationId}@example.com`,
+        name: `Agent ${index}`,
+        role: "agent",
+      }),
+    ),
   );
   const pool = agents.map((agent) => agent.id);
   const warmUp = await Sources.create(actor, { name: "Routing bench warm-up", duplicateWindowHours: 0 });
@@ -44,22 +50,36 @@ export async function routingBench(context: BenchContext): Promise<void> {
   const { assigned, started, ids } = run;
   const latencies = assigned.map((lead) => Date.parse(lead.assignedAt!) - Date.parse(lead.createdAt));
   const lastAssigned = Math.max(...assigned.map((lead) => Date.parse(lead.assignedAt!)));
-  const perAgent = Object.values(assigned.reduce<Record<string, number>>((counts, lead) => ({ ...counts, [lead.assignedUserId!]: (counts[lead.assignedUserId!] ?? 0) + 1 }), {}));
+  const perAgent = Object.values(
+    assigned.reduce<Record<string, number>>(
+      (counts, lead) => ({ ...counts, [lead.assignedUserId!]: (counts[lead.assignedUserId!] ?? 0) + 1 }),
+      {},
+    ),
+  );
 
-  printTable(`Routing: ${ids.length} leads, one round-robin rule over ${agentCount} agents (local stack, after ${warmUpCount()} warm-up leads)`, [
-    {
-      assigned: assigned.length,
-      "assignments/s": Math.round((assigned.length / (lastAssigned - started)) * 1000),
-      "intake→assigned p50 ms": percentile(latencies, 50),
-      "intake→assigned p99 ms": percentile(latencies, 99),
-      "per agent (min-max)": `${Math.min(...perAgent)}-${Math.max(...perAgent)}`,
-      ...(measurement ? callsPerLead(measurement, ids.length) : {}),
-    },
-  ]);
+  printTable(
+    `Routing: ${ids.length} leads, one round-robin rule over ${agentCount} agents (local stack, after ${warmUpCount()} warm-up leads)`,
+    [
+      {
+        assigned: assigned.length,
+        "assignments/s": Math.round((assigned.length / (lastAssigned - started)) * 1000),
+        "intake→assigned p50 ms": percentile(latencies, 50),
+        "intake→assigned p99 ms": percentile(latencies, 99),
+        "per agent (min-max)": `${Math.min(...perAgent)}-${Math.max(...perAgent)}`,
+        ...(measurement ? callsPerLead(measurement, ids.length) : {}),
+      },
+    ],
+  );
 }
 
 /** Posts `count` leads to the source and waits (at most 10 minutes) until each is assigned. */
-async function routeLeads(baseUrl: string, organizationId: string, source: { sourceId: string; apiKey: string }, count: number, phoneOffset: number) {
+async function routeLeads(
+  baseUrl: string,
+  organizationId: string,
+  source: { sourceId: string; apiKey: string },
+  count: number,
+  phoneOffset: number,
+) {
   const ids: string[] = [];
   let next = 0;
   const started = Date.now();
@@ -68,7 +88,9 @@ async function routeLeads(baseUrl: string, organizationId: string, source: { sou
       while (next < count) {
         const index = phoneOffset + next++;
         const phone = `+1202${String(200 + Math.floor(index / 10_000))}${String(index % 10_000).padStart(4, "0")}`;
-        const response = await fetch(`${baseUrl}/leads/intake?${new URLSearchParams({ sourceId: source.sourceId, apiKey: source.apiKey, FirstName: "Bench", Phone: phone })}`);
+        const response = await fetch(
+          `${baseUrl}/leads/intake?${new URLSearchParams({ sourceId: source.sourceId, apiKey: source.apiKey, FirstName: "Bench", Phone: phone })}`,
+        );
         if (response.status === 201) ids.push(((await response.json()) as { id: string }).id);
       }
     }),

@@ -69,11 +69,18 @@ async function main(): Promise<void> {
   // The analytics bench counts the items one report reads, the routing bench the calls per lead; the middleware records nothing outside a measurement.
   if (selected.includes("analytics") || selected.includes("routing")) process.env.MEASURE_CALLS = "1";
   const stateDir = await mkdtemp(join(tmpdir(), "bench-"));
-  const stack = await startLocalStack({ inMemory: true, port: 0, stateDir, provision: false, optimizeFor: "throughput" });
+  const stack = await startLocalStack({
+    inMemory: true,
+    port: 0,
+    stateDir,
+    provision: false,
+    optimizeFor: "throughput",
+  });
   try {
     for (const [name, bench] of Object.entries(benches)) {
       // The call-counting benches and the three-minute pacing one run only when named.
-      if (selected.length ? !selected.includes(name) : name === "cost" || name === "hot-org" || name === "pacing") continue;
+      if (selected.length ? !selected.includes(name) : name === "cost" || name === "hot-org" || name === "pacing")
+        continue;
       const { organization, apiKey } = await Organizations.create({ name: `Bench ${name}` });
       await turnQuietHoursOff(organization.id);
       await bench({ stack, baseUrl: stack.baseUrl, organizationId: organization.id, apiKey });

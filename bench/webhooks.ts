@@ -38,7 +38,12 @@ function successes(receiver: Receiver, answered: Map<number, number>): Map<strin
     if ((answered.get(index) ?? 200) >= 300) return;
     const id = String(delivery.headers["webhook-id"]);
     const seen = byId.get(id);
-    byId.set(id, seen ? { firstAt: Math.min(seen.firstAt, delivery.receivedAt), count: seen.count + 1 } : { firstAt: delivery.receivedAt, count: 1 });
+    byId.set(
+      id,
+      seen
+        ? { firstAt: Math.min(seen.firstAt, delivery.receivedAt), count: seen.count + 1 }
+        : { firstAt: delivery.receivedAt, count: 1 },
+    );
   });
   return byId;
 }
@@ -89,7 +94,15 @@ export async function webhooksBench(context: BenchContext): Promise<void> {
       return status;
     }),
   ]);
-  for (const receiver of receivers) secrets.push((await WebhookEndpoints.create(systemActor(context.organizationId), { url: receiver.url, enabledEventTypes: ["phone_number.added"] })).secret);
+  for (const receiver of receivers)
+    secrets.push(
+      (
+        await WebhookEndpoints.create(systemActor(context.organizationId), {
+          url: receiver.url,
+          enabledEventTypes: ["phone_number.added"],
+        })
+      ).secret,
+    );
 
   // Unloaded latency first: BENCH_WEBHOOK_PACED events at 20 per second, each timed to its first 2xx at A.
   const pacedCount = Number(process.env.BENCH_WEBHOOK_PACED ?? 200);
@@ -101,7 +114,9 @@ export async function webhooksBench(context: BenchContext): Promise<void> {
   await receivers[0]!.waitFor((received) => received.length >= pacedCount, 120_000);
   const pacedFirst = successes(receivers[0]!, new Map());
   const pacedLatencies = [...paced].map(([id, at]) => pacedFirst.get(id)!.firstAt - at);
-  await Promise.all(receivers.map((receiver) => receiver.waitFor((received) => received.length >= pacedCount, 120_000)));
+  await Promise.all(
+    receivers.map((receiver) => receiver.waitFor((received) => received.length >= pacedCount, 120_000)),
+  );
   await sleep(5_000); // the failing receiver's retries of the paced events
   for (const receiver of receivers) receiver.received.length = 0;
   failingAnswers.clear();
@@ -117,7 +132,9 @@ export async function webhooksBench(context: BenchContext): Promise<void> {
     await sleep(250);
     if (Date.now() - lastProgress > 30_000) {
       lastProgress = Date.now();
-      console.error(`webhooks bench: ${results.map((byId) => byId.size).join(" / ")} of ${total} delivered after ${Math.round((Date.now() - started) / 1000)} s`);
+      console.error(
+        `webhooks bench: ${results.map((byId) => byId.size).join(" / ")} of ${total} delivered after ${Math.round((Date.now() - started) / 1000)} s`,
+      );
     }
     results = receivers.map((receiver, index) => successes(receiver, answered[index]!));
   }
@@ -142,15 +159,22 @@ export async function webhooksBench(context: BenchContext): Promise<void> {
     { name: "p50 ms", value: Math.round(percentile(pacedLatencies, 50)) },
     { name: "p99 ms", value: Math.round(percentile(pacedLatencies, 99)) },
   ]);
-  printTable(`Webhooks: ${total} events → 3 endpoints (events recorded in ${recordedSeconds.toFixed(1)} s, after ${warmEvents} warm-up events)`, rows);
+  printTable(
+    `Webhooks: ${total} events → 3 endpoints (events recorded in ${recordedSeconds.toFixed(1)} s, after ${warmEvents} warm-up events)`,
+    rows,
+  );
   const delivered = results.reduce((sum, byId) => sum + byId.size, 0);
   printTable("Webhooks: throughput", [
     { name: "successful deliveries", value: delivered },
-    { name: "HTTP requests (with retries)", value: receivers.reduce((sum, receiver) => sum + receiver.received.length, 0) },
+    {
+      name: "HTTP requests (with retries)",
+      value: receivers.reduce((sum, receiver) => sum + receiver.received.length, 0),
+    },
     { name: "first event recorded → last delivery, s", value: Number(seconds.toFixed(1)) },
     { name: "deliveries per second", value: Math.round(delivered / seconds) },
     { name: "deliveries verified with standardwebhooks on arrival", value: verifiedCount },
   ]);
   await Promise.all(receivers.map((receiver) => receiver.close()));
-  if (rows.some((row) => row.lost > 0 || row["2xx more than once"] > 0)) throw new Error("Webhook deliveries were lost or duplicated.");
+  if (rows.some((row) => row.lost > 0 || row["2xx more than once"] > 0))
+    throw new Error("Webhook deliveries were lost or duplicated.");
 }

@@ -69,7 +69,11 @@ export const config = {
   },
   /** Stripe credentials and (locally) the payment simulator's URL; see core/billing/stripe.ts. */
   get stripe(): { secretKey?: string; webhookSecret?: string; apiUrl?: string } {
-    return { secretKey: optional(environmentNames.stripeSecretKey), webhookSecret: optional(environmentNames.stripeWebhookSecret), apiUrl: optional(environmentNames.stripeApiUrl) };
+    return {
+      secretKey: optional(environmentNames.stripeSecretKey),
+      webhookSecret: optional(environmentNames.stripeWebhookSecret),
+      apiUrl: optional(environmentNames.stripeApiUrl),
+    };
   },
   /** Whether anyone signed in may create an organization (`POST /organizations`); a stage setting, off by default. */
   get selfServiceSignUp(): boolean {

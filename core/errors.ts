@@ -38,7 +38,9 @@ export interface RequestFieldError {
 
 /** Field errors as JSON pointers (RFC 6901): request parameters become `/<in>/<field>`. */
 export function asPointers(errors: readonly (FieldError | RequestFieldError)[]): FieldError[] {
-  return errors.map((error) => ("pointer" in error ? error : { pointer: `/${error.in}/${error.field}`, detail: error.detail }));
+  return errors.map((error) =>
+    "pointer" in error ? error : { pointer: `/${error.in}/${error.field}`, detail: error.detail },
+  );
 }
 
 /** Credentials missing (`reason` absent) or present but invalid. */

@@ -9,7 +9,12 @@ import { Organizations } from "#core/organizations/index";
 import { backfillListIndexes } from "#core/operations/list-indexes";
 import { lastScheduleRuns } from "#core/operations/schedule-runs";
 import { stuckWork } from "#core/operations/stuck-work";
-import { queueDepth, redriveDeadLetters, summarizeDeadLetterQueue, summarizeDeadLetters } from "#core/queue/dead-letters";
+import {
+  queueDepth,
+  redriveDeadLetters,
+  summarizeDeadLetterQueue,
+  summarizeDeadLetters,
+} from "#core/queue/dead-letters";
 import { environmentNames, queues, schedules, streamFailurePolicy, table, type QueueName } from "#stacks/definitions";
 import { resourceName } from "#stacks/names";
 import { projectRoot } from "#local/paths";
@@ -154,7 +159,8 @@ async function useTarget(): Promise<void> {
     delete process.env[environmentNames.dynamodbEndpoint];
     delete process.env[environmentNames.sqsEndpoint];
     const linked = process.env[`SST_RESOURCE_${table.name}`];
-    const tableName = process.env[environmentNames.tableName] ?? (linked ? (JSON.parse(linked) as { name?: string }).name : undefined);
+    const tableName =
+      process.env[environmentNames.tableName] ?? (linked ? (JSON.parse(linked) as { name?: string }).name : undefined);
     if (!tableName) {
       throw new UsageError(
         `No table for stage ${values.stage}: set TABLE_NAME, or run under \`npx sst shell --stage ${values.stage} -- npm run admin -- …\``,
@@ -181,7 +187,9 @@ async function queueUrl(name: QueueName): Promise<string> {
   const outputs = await readJson<Record<string, string>>(`${projectRoot}/.sst/outputs.json`);
   const fromOutputs = outputs?.[`${name}QueueUrl`];
   if (fromOutputs) return fromOutputs;
-  throw new UsageError(`No URL for queue ${name}: set ${queues[name].urlEnv}, or run under \`npx sst shell --stage ${values.stage}\``);
+  throw new UsageError(
+    `No URL for queue ${name}: set ${queues[name].urlEnv}, or run under \`npx sst shell --stage ${values.stage}\``,
+  );
 }
 
 /** The stream consumers' DLQ URL on the target: its variable (local stack), the linked queue, or the outputs file. */
@@ -189,14 +197,21 @@ async function streamFailuresUrl(): Promise<string> {
   const { urlEnv } = streamFailurePolicy.deadLetterQueue;
   const linked = process.env[`SST_RESOURCE_${resourceName(streamFailures)}Dlq`];
   const outputs = await readJson<Record<string, string>>(`${projectRoot}/.sst/outputs.json`);
-  const url = process.env[urlEnv] ?? (linked ? (JSON.parse(linked) as { url?: string }).url : undefined) ?? outputs?.[`${streamFailures}DlqUrl`];
-  if (!url) throw new UsageError(`No URL for ${streamFailures}: set ${urlEnv}, or run under \`npx sst shell --stage ${values.stage}\``);
+  const url =
+    process.env[urlEnv] ??
+    (linked ? (JSON.parse(linked) as { url?: string }).url : undefined) ??
+    outputs?.[`${streamFailures}DlqUrl`];
+  if (!url)
+    throw new UsageError(
+      `No URL for ${streamFailures}: set ${urlEnv}, or run under \`npx sst shell --stage ${values.stage}\``,
+    );
   return url;
 }
 
 function queueName(value: string | undefined): QueueName | typeof streamFailures {
   if (value === streamFailures) return streamFailures;
-  if (!value || !(value in queues)) throw new UsageError(`QUEUE must be one of ${[...Object.keys(queues), streamFailures].join(", ")}`);
+  if (!value || !(value in queues))
+    throw new UsageError(`QUEUE must be one of ${[...Object.keys(queues), streamFailures].join(", ")}`);
   return value as QueueName;
 }
 
@@ -217,7 +232,12 @@ async function status(): Promise<unknown> {
     [streamFailures]: { deadLetters: streamDeadLetters.deadLetters },
     stuckWork: stuck,
     paymentsToReview: reviews.length,
-    schedules: Object.fromEntries(schedules.map((schedule) => [schedule.name, { cron: schedule.cron, lastRun: lastRun.get(schedule.name) ?? null }])),
+    schedules: Object.fromEntries(
+      schedules.map((schedule) => [
+        schedule.name,
+        { cron: schedule.cron, lastRun: lastRun.get(schedule.name) ?? null },
+      ]),
+    ),
   };
 }
 
@@ -254,10 +274,14 @@ async function streamDeadLetters(action: string | undefined): Promise<unknown> {
  * deployed stage's own identity table (IDENTITY_TABLE_NAME, or `identityTableName` in the deploy's outputs file).
  */
 async function identityStorage(): Promise<StorageAdapter> {
-  if (!values.stage) return DynamoStorage({ ...identityStorageOptions, endpoint: process.env[environmentNames.dynamodbEndpoint] });
+  if (!values.stage)
+    return DynamoStorage({ ...identityStorageOptions, endpoint: process.env[environmentNames.dynamodbEndpoint] });
   const outputs = await readJson<Record<string, string>>(`${projectRoot}/.sst/outputs.json`);
   const tableName = process.env.IDENTITY_TABLE_NAME ?? outputs?.identityTableName;
-  if (!tableName) throw new UsageError(`No identity table for stage ${values.stage}: set IDENTITY_TABLE_NAME (the deploy's identityTableName output)`);
+  if (!tableName)
+    throw new UsageError(
+      `No identity table for stage ${values.stage}: set IDENTITY_TABLE_NAME (the deploy's identityTableName output)`,
+    );
   return DynamoStorage({ table: tableName });
 }
 
@@ -281,8 +305,16 @@ async function run(command: string | undefined): Promise<unknown> {
       const name = required("name");
       await useTarget();
       const { organization, apiKey } = await Organizations.create({ name });
-      const owner = values["owner-email"] ? await Users.add(organization.id, { email: values["owner-email"], role: "owner" }) : undefined;
-      return { organizationId: organization.id, name: organization.name, createdAt: organization.createdAt, apiKey, ...(owner ? { owner } : {}) };
+      const owner = values["owner-email"]
+        ? await Users.add(organization.id, { email: values["owner-email"], role: "owner" })
+        : undefined;
+      return {
+        organizationId: organization.id,
+        name: organization.name,
+        createdAt: organization.createdAt,
+        apiKey,
+        ...(owner ? { owner } : {}),
+      };
     }
     case "create-user": {
       const organizationId = await existingOrganization();
@@ -293,10 +325,17 @@ async function run(command: string | undefined): Promise<unknown> {
     case "set-password": {
       const email = required("email");
       await useTarget();
-      return setSignInPassword(await identityStorage(), email, values["password-stdin"] ? await passwordFromStdin() : undefined);
+      return setSignInPassword(
+        await identityStorage(),
+        email,
+        values["password-stdin"] ? await passwordFromStdin() : undefined,
+      );
     }
     case "create-user-token": {
-      if (values.stage) throw new UsageError("User tokens are signed only by the local stack; a deployed stage trusts its identity provider");
+      if (values.stage)
+        throw new UsageError(
+          "User tokens are signed only by the local stack; a deployed stage trusts its identity provider",
+        );
       const role = required("role");
       if (!roles.includes(role as Role)) throw new UsageError(`--role must be one of ${roles.join(", ")}`);
       const claims = {
@@ -307,7 +346,11 @@ async function run(command: string | undefined): Promise<unknown> {
         ...(values.email ? { email: values.email } : {}),
       };
       const secrets = await loadOrCreateSecrets(defaultStateDir);
-      const token = await signUserToken(claims, { privateJwk: secrets.privateJwk, issuer: secrets.issuer, expiresIn: developerTokenLifetime });
+      const token = await signUserToken(claims, {
+        privateJwk: secrets.privateJwk,
+        issuer: secrets.issuer,
+        expiresIn: developerTokenLifetime,
+      });
       return { token, ...claims };
     }
     case "create-source": {
@@ -334,7 +377,9 @@ async function run(command: string | undefined): Promise<unknown> {
     case "billing-prices": {
       const organizationId = await existingOrganization();
       const overrides = priceOverrides();
-      const prices = Object.keys(overrides).length ? await Billing.setPrices(organizationId, overrides) : await Billing.prices(organizationId);
+      const prices = Object.keys(overrides).length
+        ? await Billing.setPrices(organizationId, overrides)
+        : await Billing.prices(organizationId);
       return { organizationId, prices };
     }
     default:

@@ -27,7 +27,9 @@ const rank = { static: 0, param: 1, greedy: 2 } as const;
  * segment, `{name+}` the rest, and where several routes match the most specific
  * wins (a static segment beats a parameter, which beats a greedy parameter).
  */
-export function routeMatcher(routes: readonly RouteEntry[]): (method: string, rawPath: string) => RouteMatch | undefined {
+export function routeMatcher(
+  routes: readonly RouteEntry[],
+): (method: string, rawPath: string) => RouteMatch | undefined {
   const compiled: CompiledRoute[] = routes.map((route) => ({ route, segments: splitPath(route.path).map(toSegment) }));
   return (method, rawPath) => {
     const parts = splitPath(rawPath).map(safeDecode);
@@ -37,7 +39,8 @@ export function routeMatcher(routes: readonly RouteEntry[]): (method: string, ra
       const match = matchSegments(candidate.segments, parts);
       if (!match) continue;
       const ranks = candidate.segments.map((segment) => rank[segment.kind]);
-      if (!best || moreSpecific(ranks, best.ranks)) best = { match: { route: candidate.route, pathParameters: match }, ranks };
+      if (!best || moreSpecific(ranks, best.ranks))
+        best = { match: { route: candidate.route, pathParameters: match }, ranks };
     }
     return best?.match;
   };
@@ -115,7 +118,8 @@ export function toApiGatewayEvent(
   headers["x-forwarded-for"] = request.sourceIp;
   headers["x-forwarded-proto"] ??= "http";
   headers["x-forwarded-port"] ??= host.includes(":") ? host.slice(host.lastIndexOf(":") + 1) : "80";
-  headers["x-amzn-trace-id"] ??= `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString("hex")}`;
+  headers["x-amzn-trace-id"] ??=
+    `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString("hex")}`;
   const now = new Date();
   const event: APIGatewayProxyEventV2 = {
     version: "2.0",
@@ -164,7 +168,12 @@ function collectHeaders(rawHeaders: string[]): { headers: Record<string, string>
     const name = rawHeaders[index]!.toLowerCase();
     const value = rawHeaders[index + 1]!;
     if (name === "cookie") {
-      cookies.push(...value.split(";").map((cookie) => cookie.trim()).filter(Boolean));
+      cookies.push(
+        ...value
+          .split(";")
+          .map((cookie) => cookie.trim())
+          .filter(Boolean),
+      );
       continue;
     }
     headers[name] = name in headers ? `${headers[name]},${value}` : value;
@@ -187,7 +196,9 @@ function isTextContent(contentType: string | undefined): boolean {
   const type = contentType.split(";")[0]!.trim().toLowerCase();
   return (
     type.startsWith("text/") ||
-    /^application\/(?:json|[\w.+-]+\+json|xml|[\w.+-]+\+xml|javascript|ecmascript|graphql|x-ndjson|yaml|x-yaml)$/.test(type)
+    /^application\/(?:json|[\w.+-]+\+json|xml|[\w.+-]+\+xml|javascript|ecmascript|graphql|x-ndjson|yaml|x-yaml)$/.test(
+      type,
+    )
   );
 }
 

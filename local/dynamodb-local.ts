@@ -60,7 +60,9 @@ export async function ensureDynamoDbLocal(cacheDir = join(projectRoot, ".cache",
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   const emulatorDir = await ensureDynamoDbLocal(options.cacheDir);
   const port = options.port ?? (await freePort());
-  const storage = options.inMemory ? ["-inMemory"] : ["-dbPath", options.dbPath ?? join(projectRoot, ".local", "dynamodb")];
+  const storage = options.inMemory
+    ? ["-inMemory"]
+    : ["-dbPath", options.dbPath ?? join(projectRoot, ".local", "dynamodb")];
   if (!options.inMemory) await mkdir(storage[1]!, { recursive: true });
   const java = [
     "java",

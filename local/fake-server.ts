@@ -28,7 +28,8 @@ export async function startFakeServer(options: {
         options.register(raw);
         return answer(response, 204, undefined);
       }
-      if (method === "GET" && url.pathname === "/__fake/requests") return answer(response, 200, options.requests(url.searchParams));
+      if (method === "GET" && url.pathname === "/__fake/requests")
+        return answer(response, 200, options.requests(url.searchParams));
       if (url.pathname.startsWith("/__fake/")) return answer(response, 404, {});
       options.handle(request, url, raw, response);
     })().catch((error: unknown) => answer(response, 500, { error: String(error) }));
@@ -48,5 +49,7 @@ export function answer(response: ServerResponse, status: number, payload: unknow
     return;
   }
   const body = typeof payload === "string" ? payload : JSON.stringify(payload);
-  response.writeHead(status, { "content-type": typeof payload === "string" ? "text/plain" : "application/json" }).end(body);
+  response
+    .writeHead(status, { "content-type": typeof payload === "string" ? "text/plain" : "application/json" })
+    .end(body);
 }

@@ -8,7 +8,10 @@ import { projectRoot } from "#local/paths";
 import { localRegion } from "#local/resources";
 
 /** A Lambda handler as our functions export it (async, no callback). */
-export type LambdaHandler<TEvent = unknown, TResult = unknown> = (event: TEvent, context: Context) => Promise<TResult> | TResult;
+export type LambdaHandler<TEvent = unknown, TResult = unknown> = (
+  event: TEvent,
+  context: Context,
+) => Promise<TResult> | TResult;
 
 const loaded = new Map<string, Promise<LambdaHandler>>();
 
@@ -50,7 +53,10 @@ async function importHandler(spec: string): Promise<LambdaHandler> {
 
 /** Lambda's function name for a handler spec: `functions/automations/create.handler` → `automations-create`. */
 export function functionName(spec: string): string {
-  return spec.slice(0, spec.lastIndexOf(".")).replace(/^functions\//, "").replaceAll("/", "-");
+  return spec
+    .slice(0, spec.lastIndexOf("."))
+    .replace(/^functions\//, "")
+    .replaceAll("/", "-");
 }
 
 /** A Lambda-like invocation context with a running deadline. */

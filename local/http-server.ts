@@ -15,7 +15,6 @@ import { serveApp, type AppOptions } from "#local/web-app";
 import { redactUrl } from "#core/observability/index";
 import { functionName, InvocationTimeout, lambdaContext, loadFunction, withTimeout } from "#local/handlers";
 
-
 export interface HttpServerOptions {
   /** 0 picks a free port. */
   port?: number;
@@ -52,7 +51,8 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   const fallback = options.fallback ?? fallbackRoute;
   const log = options.log ?? (() => undefined);
   const functionTimeoutMs = (options.limits?.functionTimeoutSeconds ?? httpLimits.functionTimeoutSeconds) * 1000;
-  const integrationTimeoutMs = (options.limits?.integrationTimeoutSeconds ?? httpLimits.integrationTimeoutSeconds) * 1000;
+  const integrationTimeoutMs =
+    (options.limits?.integrationTimeoutSeconds ?? httpLimits.integrationTimeoutSeconds) * 1000;
 
   // Room for a 60 KB query in the request line; header values are held to 16 KB below, as before.
   const server = createServer({ maxHeaderSize: maxQueryBytes + 2 * maxHeaderBytes }, (request, response) => {
@@ -73,14 +73,19 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     const method = request.method ?? "GET";
     const url = request.url ?? "/";
     const path = url.split("?", 1)[0] ?? url;
-    if (headerBytes(request.rawHeaders) > maxHeaderBytes) return gatewayError(431, `The request headers exceed ${maxHeaderBytes} bytes.`, path);
+    if (headerBytes(request.rawHeaders) > maxHeaderBytes)
+      return gatewayError(431, `The request headers exceed ${maxHeaderBytes} bytes.`, path);
     const body = await readBody(request);
     if (!body) return gatewayError(413, `The request body exceeds ${maxPayloadBytes} bytes.`, path);
     if (Buffer.byteLength(url) - Buffer.byteLength(path) > maxQueryBytes) {
       return gatewayError(414, `The query string exceeds ${maxQueryBytes} bytes.`, path);
     }
     if (options.jwks !== undefined && method === "GET" && path === "/.well-known/jwks.json") {
-      return { statusCode: 200, headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify(options.jwks)) };
+      return {
+        statusCode: 200,
+        headers: { "content-type": "application/json" },
+        body: Buffer.from(JSON.stringify(options.jwks)),
+      };
     }
     const app = options.app ? await serveApp(method, path, options.app) : undefined;
     if (app) return app;
@@ -103,7 +108,11 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     );
     // Lambda refuses an invocation whose payload (the whole event) exceeds its limit; API Gateway answers 413.
     if (Buffer.byteLength(JSON.stringify(event)) > httpLimits.maxInvocationPayloadBytes) {
-      return gatewayError(413, `The request exceeds the function's ${httpLimits.maxInvocationPayloadBytes} byte invocation payload.`, path);
+      return gatewayError(
+        413,
+        `The request exceeds the function's ${httpLimits.maxInvocationPayloadBytes} byte invocation payload.`,
+        path,
+      );
     }
     let handler;
     try {
@@ -117,12 +126,21 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     const context = lambdaContext(functionName(spec), functionTimeoutMs);
     const gatewayGivesUpFirst = integrationTimeoutMs < functionTimeoutMs;
     try {
-      const result = await withTimeout(Promise.resolve(handler(event, context)), Math.min(functionTimeoutMs, integrationTimeoutMs), spec);
+      const result = await withTimeout(
+        Promise.resolve(handler(event, context)),
+        Math.min(functionTimeoutMs, integrationTimeoutMs),
+        spec,
+      );
       return fromApiGatewayResult(result);
     } catch (error) {
       log(`${spec} failed (${context.awsRequestId}): ${error instanceof Error ? error.stack : String(error)}`);
-      if (error instanceof InvocationTimeout && gatewayGivesUpFirst) return gatewayError(503, "The function did not answer within the gateway's integration timeout.", path);
-      return gatewayError(500, error instanceof InvocationTimeout ? "The function timed out." : "The function failed.", path);
+      if (error instanceof InvocationTimeout && gatewayGivesUpFirst)
+        return gatewayError(503, "The function did not answer within the gateway's integration timeout.", path);
+      return gatewayError(
+        500,
+        error instanceof InvocationTimeout ? "The function timed out." : "The function failed.",
+        path,
+      );
     }
   }
 
@@ -139,7 +157,10 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     const answer = tooLarge
       ? gatewayError(431, "The request headers are too large.")
       : gatewayError(400, "The request is not valid HTTP.");
-    const head = [`HTTP/1.1 ${answer.statusCode} ${tooLarge ? "Request Header Fields Too Large" : "Bad Request"}`, "connection: close"];
+    const head = [
+      `HTTP/1.1 ${answer.statusCode} ${tooLarge ? "Request Header Fields Too Large" : "Bad Request"}`,
+      "connection: close",
+    ];
     for (const [name, value] of Object.entries(answer.headers)) head.push(`${name}: ${String(value)}`);
     head.push(`content-length: ${answer.body.length}`);
     socket.end(Buffer.concat([Buffer.from(`${head.join("\r\n")}\r\n\r\n`), answer.body]));
@@ -185,11 +206,11 @@ function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-
 function send(response: ServerResponse, result: OutgoingResponse): void {
   if (response.headersSent) return;
   for (const [name, value] of Object.entries(result.headers)) response.setHeader(name, value);
-  if (result.statusCode === 413 || result.statusCode === 414 || result.statusCode === 431) response.setHeader("connection", "close");
+  if (result.statusCode === 413 || result.statusCode === 414 || result.statusCode === 431)
+    response.setHeader("connection", "close");
   response.statusCode = result.statusCode;
   response.end(result.body);
 }

@@ -72,7 +72,10 @@ export async function startLocalIdentityProvider(options: {
       if (request.method === "GET" && (path === "/dev/mailbox" || path === "/dev/mailbox.json")) {
         const json = path.endsWith(".json");
         const messages = await mailbox();
-        response.writeHead(200, { "content-type": json ? "application/json" : "text/html; charset=utf-8", "cache-control": "no-store" });
+        response.writeHead(200, {
+          "content-type": json ? "application/json" : "text/html; charset=utf-8",
+          "cache-control": "no-store",
+        });
         response.end(json ? JSON.stringify({ messages }) : mailboxPage(messages));
         return;
       }
@@ -80,7 +83,8 @@ export async function startLocalIdentityProvider(options: {
       // The issuer's URL is fixed (not taken from Host), so `iss` is the same whatever name the browser used.
       const headers = new Headers();
       for (const [name, value] of Object.entries(request.headers)) {
-        if (value !== undefined && !name.startsWith("x-forwarded-")) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+        if (value !== undefined && !name.startsWith("x-forwarded-"))
+          headers.set(name, Array.isArray(value) ? value.join(", ") : value);
       }
       const answer = await app.fetch(new Request(new URL(path, base), { method: request.method, headers, body }), {
         requestContext: { http: { sourceIp: sourceIp(request) } },
@@ -157,7 +161,10 @@ function mailboxPage(messages: MailboxMessage[]): string {
       .replace(/\b(code is )(\d{6})\b/, "$1<code>$2</code>");
   const rows = [...messages]
     .reverse()
-    .map((m) => `<tr><td>${escape(m.sentAt)}</td><td>${escape(m.to)}</td><td>${escape(m.subject)}</td><td style="white-space:pre-wrap">${body(m.text)}</td></tr>`)
+    .map(
+      (m) =>
+        `<tr><td>${escape(m.sentAt)}</td><td>${escape(m.to)}</td><td>${escape(m.subject)}</td><td style="white-space:pre-wrap">${body(m.text)}</td></tr>`,
+    )
     .join("");
   return `<!doctype html><meta charset="utf-8"><title>Local mailbox</title><body style="font-family:system-ui;margin:2rem">
 <h1>Local mailbox</h1><p>Every e-mail the local stack sent: sign-in codes and invitations (newest first; kept in .local/mail).</p>

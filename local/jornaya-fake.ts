@@ -41,7 +41,13 @@ export async function startJornayaFake(options: { port?: number } = {}): Promise
 
   function handle(request: IncomingMessage, url: URL, raw: string, response: ServerResponse): void {
     const method = request.method ?? "GET";
-    const entry: ReceivedLeadiDRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), body: raw, answered: 0 };
+    const entry: ReceivedLeadiDRequest = {
+      method,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      body: raw,
+      answered: 0,
+    };
     received.push(entry);
     const reply = (status: number, payload: unknown) => {
       entry.answered = status;
@@ -55,7 +61,8 @@ export async function startJornayaFake(options: { port?: number } = {}): Promise
     const lac = url.searchParams.get("lac");
     const id = url.searchParams.get("id");
     if (!lac || !id) return reply(400, { error: "lac and id are required." });
-    if (![...tokens.values()].some((token) => token.accountCode === lac)) return reply(401, { error: "Invalid account code." });
+    if (![...tokens.values()].some((token) => token.accountCode === lac))
+      return reply(401, { error: "Invalid account code." });
     const token = tokens.get(id);
     if (token?.outages && token.outages > 0) {
       token.outages--;

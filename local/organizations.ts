@@ -8,5 +8,8 @@ import { MessagingSettingsSchema, MessagingSettingsStore } from "#core/messaging
  */
 export async function turnQuietHoursOff(organizationId: string): Promise<void> {
   const setup: Actor = { organizationId, kind: "apiKey", permissions: new Set(), displayName: "Setup" };
-  await MessagingSettingsStore.replace(setup, v.parse(MessagingSettingsSchema, { quietHours: { start: "00:00", end: "00:00" } }));
+  await MessagingSettingsStore.replace(
+    setup,
+    v.parse(MessagingSettingsSchema, { quietHours: { start: "00:00", end: "00:00" } }),
+  );
 }

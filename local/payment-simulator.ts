@@ -39,7 +39,10 @@ export interface EventDelivery {
   body: string;
 }
 
-export async function startPaymentSimulator(options: { webhookUrl: () => string; port?: number }): Promise<PaymentSimulator> {
+export async function startPaymentSimulator(options: {
+  webhookUrl: () => string;
+  port?: number;
+}): Promise<PaymentSimulator> {
   const secretKey = "sk_test_local_payment_simulator";
   const webhookSecret = `whsec_${randomBytes(24).toString("base64url")}`;
   const sessions = new Map<string, Json>();
@@ -67,7 +70,11 @@ export async function startPaymentSimulator(options: { webhookUrl: () => string;
     const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: webhookSecret });
     const response = await fetch(options.webhookUrl(), {
       method: "POST",
-      headers: { "content-type": "application/json; charset=utf-8", "stripe-signature": signature, "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)" },
+      headers: {
+        "content-type": "application/json; charset=utf-8",
+        "stripe-signature": signature,
+        "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)",
+      },
       body: payload,
     });
     return { eventId: event.id, type, status: response.status, body: await response.text() };
@@ -109,7 +116,10 @@ export async function startPaymentSimulator(options: { webhookUrl: () => string;
     });
     Object.assign(session, { payment_intent: intent.id, payment_status: "paid", status: "complete", url: null });
     if (!deliver) return Promise.resolve([]);
-    return Promise.all([send("checkout.session.completed", publicSession(session)), send("payment_intent.succeeded", intent)]);
+    return Promise.all([
+      send("checkout.session.completed", publicSession(session)),
+      send("payment_intent.succeeded", intent),
+    ]);
   }
 
   function chargeOfPayment(paymentIntentId: string): Json | undefined {
@@ -195,10 +205,27 @@ export async function startPaymentSimulator(options: { webhookUrl: () => string;
     ].filter((field) => !form[field]);
     if (missing.length) return [400, stripeError(`Missing required param: ${missing[0]}.`, missing[0])];
     const unitAmount = Number(form["line_items[0][price_data][unit_amount]"]);
-    if (form.mode !== "payment" || !Number.isInteger(unitAmount) || unitAmount < 50) return [400, stripeError("Invalid mode or amount.", "line_items[0][price_data][unit_amount]")];
-    if (!request.idempotencyKey) return [400, stripeError("This simulator requires an Idempotency-Key on every POST, as the API always sends one.", "idempotency_key")];
+    if (form.mode !== "payment" || !Number.isInteger(unitAmount) || unitAmount < 50)
+      return [400, stripeError("Invalid mode or amount.", "line_items[0][price_data][unit_amount]")];
+    if (!request.idempotencyKey)
+      return [
+        400,
+        stripeError(
+          "This simulator requires an Idempotency-Key on every POST, as the API always sends one.",
+          "idempotency_key",
+        ),
+      ];
     const earlier = byIdempotencyKey.get(request.idempotencyKey);
-    if (earlier) return earlier.form === raw ? [200, publicSession(earlier.session)] : [400, stripeError("Keys for idempotent requests can only be used with the same parameters they were first used with.", "idempotency_key")];
+    if (earlier)
+      return earlier.form === raw
+        ? [200, publicSession(earlier.session)]
+        : [
+            400,
+            stripeError(
+              "Keys for idempotent requests can only be used with the same parameters they were first used with.",
+              "idempotency_key",
+            ),
+          ];
     const sessionId = id("cs_test");
     const session: Json = {
       id: sessionId,
@@ -208,7 +235,10 @@ export async function startPaymentSimulator(options: { webhookUrl: () => string;
       currency: form["line_items[0][price_data][currency]"],
       client_reference_id: form.client_reference_id ?? null,
       metadata: { organizationId: form["metadata[organizationId]"], topUpId: form["metadata[topUpId]"] },
-      payment_intent_data_metadata: { organizationId: form["payment_intent_data[metadata][organizationId]"], topUpId: form["payment_intent_data[metadata][topUpId]"] },
+      payment_intent_data_metadata: {
+        organizationId: form["payment_intent_data[metadata][organizationId]"],
+        topUpId: form["payment_intent_data[metadata][topUpId]"],
+      },
       mode: "payment",
       payment_intent: null,
       payment_status: "unpaid",
@@ -265,8 +295,10 @@ export async function startPaymentSimulator(options: { webhookUrl: () => string;
       outage--;
       return reply(500, stripeError("An error occurred with our connection to Stripe.", undefined, "api_error"));
     }
-    if (recorded.authorization !== `Bearer ${secretKey}`) return reply(401, stripeError("Invalid API Key provided.", undefined, "invalid_request_error"));
-    if (recorded.method === "POST" && url.pathname === "/v1/checkout/sessions") return reply(...createSession(recorded, raw));
+    if (recorded.authorization !== `Bearer ${secretKey}`)
+      return reply(401, stripeError("Invalid API Key provided.", undefined, "invalid_request_error"));
+    if (recorded.method === "POST" && url.pathname === "/v1/checkout/sessions")
+      return reply(...createSession(recorded, raw));
     const intentMatch = /^\/v1\/payment_intents\/([^/]+)$/.exec(url.pathname);
     if (recorded.method === "GET" && intentMatch) {
       const intent = intents.get(intentMatch[1]!);
@@ -278,7 +310,11 @@ export async function startPaymentSimulator(options: { webhookUrl: () => string;
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       response.writeHead(500, { "content-type": "application/json" });
-      response.end(JSON.stringify({ error: { message: error instanceof Error ? error.message : String(error), type: "api_error" } }));
+      response.end(
+        JSON.stringify({
+          error: { message: error instanceof Error ? error.message : String(error), type: "api_error" },
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
@@ -305,4 +341,3 @@ function header(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
-

@@ -28,16 +28,28 @@ export async function registerPassword(storage: StorageAdapter, email: string, p
  * password in the identity provider's storage. A given password is held to the sign-in rules; without one, a
  * generated one is answered once. The user signs in with it, and may change it with "Forgot password?".
  */
-export async function setSignInPassword(storage: StorageAdapter, email: string, chosen?: string): Promise<{ email: string; organizationId: string; userId: string; password?: string }> {
+export async function setSignInPassword(
+  storage: StorageAdapter,
+  email: string,
+  chosen?: string,
+): Promise<{ email: string; organizationId: string; userId: string; password?: string }> {
   const user = await Users.forSignIn(email);
-  if (!user) throw new ValidationError(`No active user has the e-mail ${email}: create it first (create-org --owner-email, or create-user).`);
+  if (!user)
+    throw new ValidationError(
+      `No active user has the e-mail ${email}: create it first (create-org --owner-email, or create-user).`,
+    );
   if (chosen !== undefined) {
     const problem = passwordProblem(chosen);
     if (problem) throw new ValidationError(problem);
   }
   const password = chosen ?? newDevelopmentPassword();
   await registerPassword(storage, user.email, password);
-  return { email: user.email, organizationId: user.organizationId, userId: user.userId, ...(chosen === undefined ? { password } : {}) };
+  return {
+    email: user.email,
+    organizationId: user.organizationId,
+    userId: user.userId,
+    ...(chosen === undefined ? { password } : {}),
+  };
 }
 
 /** A password for the printed development login: 18 random characters, never a guessable default. */
@@ -50,17 +62,29 @@ export const developerTokenLifetime = "30d";
 
 /** The operator acting for operator commands (creating sources) in an organization. */
 export function operatorActor(organizationId: string, role: Role = "owner"): Actor {
-  return { organizationId, kind: "apiKey", apiKeyId: "operator", role, permissions: rolePermissions[role], displayName: "Operator" };
+  return {
+    organizationId,
+    kind: "apiKey",
+    apiKeyId: "operator",
+    role,
+    permissions: rolePermissions[role],
+    displayName: "Operator",
+  };
 }
 
 /** Creates an enabled lead source with a fresh intake key (returned once). */
-export async function createSource(organizationId: string, name: string): Promise<{ sourceId: string; apiKey: string }> {
+export async function createSource(
+  organizationId: string,
+  name: string,
+): Promise<{ sourceId: string; apiKey: string }> {
   const { sourceId, apiKey } = await Sources.create(operatorActor(organizationId), { name });
   return { sourceId, apiKey };
 }
 
 /** The organization's development owner (`owner@example.com`), stored on first need. */
-async function ensureDevelopmentOwner(organizationId: string): Promise<{ userId: string; name: string; email: string }> {
+async function ensureDevelopmentOwner(
+  organizationId: string,
+): Promise<{ userId: string; name: string; email: string }> {
   const known = await Users.forSignIn(developmentOwner.email);
   if (known?.organizationId === organizationId) return known;
   // The address is taken by another organization (an older data folder): the owner gets a second address.
@@ -85,7 +109,12 @@ export async function developerToken(organizationId: string, secrets: LocalSecre
  * exists in the local table: provisions one on first start (or after the data
  * folder was wiped) and refreshes the base URL and user token on every start.
  */
-export async function ensureDevelopmentCredentials(stateDir: string, baseUrl: string, secrets: LocalSecrets, identity: { storage: StorageAdapter }) {
+export async function ensureDevelopmentCredentials(
+  stateDir: string,
+  baseUrl: string,
+  secrets: LocalSecrets,
+  identity: { storage: StorageAdapter },
+) {
   const file = credentialsPath(stateDir);
   const existing = await readJson<LocalCredentials>(file);
   let credentials: LocalCredentials;

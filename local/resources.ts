@@ -59,7 +59,9 @@ export async function createLocalResources(endpoints: { dynamodb: string; sqs: s
       [environmentNames.sqsEndpoint]: endpoints.sqs,
     };
     for (const [name, queue] of Object.entries(created)) env[queues[name as QueueName].urlEnv] = queue.url;
-    const streamFailuresUrl = await createQueueUrl(sqsClient, `${streamFailurePolicy.deadLetterQueue.name}-dlq`, { MessageRetentionPeriod: String(deadLetterRetentionSeconds) });
+    const streamFailuresUrl = await createQueueUrl(sqsClient, `${streamFailurePolicy.deadLetterQueue.name}-dlq`, {
+      MessageRetentionPeriod: String(deadLetterRetentionSeconds),
+    });
     env[streamFailurePolicy.deadLetterQueue.urlEnv] = streamFailuresUrl;
     return { env, queues: created, streamFailuresUrl };
   } finally {
@@ -75,7 +77,11 @@ function sameProjection(current: Projection | undefined, wanted: Projection | un
 
 async function createTable(client: DynamoDBClient): Promise<void> {
   const indexes = Object.entries(table.globalIndexes);
-  const keyNames = [table.partitionKey, table.sortKey, ...indexes.flatMap(([, index]) => [index.partitionKey, index.sortKey])];
+  const keyNames = [
+    table.partitionKey,
+    table.sortKey,
+    ...indexes.flatMap(([, index]) => [index.partitionKey, index.sortKey]),
+  ];
   const attributes: AttributeDefinition[] = keyNames.map((name) => ({ AttributeName: name, AttributeType: "S" }));
   const globalIndexes: GlobalSecondaryIndex[] = indexes.map(([name, index]) => ({
     IndexName: name,
@@ -83,7 +89,10 @@ async function createTable(client: DynamoDBClient): Promise<void> {
       { AttributeName: index.partitionKey, KeyType: "HASH" },
       { AttributeName: index.sortKey, KeyType: "RANGE" },
     ],
-    Projection: typeof index.projection === "string" ? { ProjectionType: index.projection } : { ProjectionType: "INCLUDE", NonKeyAttributes: [...index.projection] },
+    Projection:
+      typeof index.projection === "string"
+        ? { ProjectionType: index.projection }
+        : { ProjectionType: "INCLUDE", NonKeyAttributes: [...index.projection] },
   }));
   try {
     await client.send(
@@ -109,10 +118,17 @@ async function createTable(client: DynamoDBClient): Promise<void> {
       return wanted !== undefined && !sameProjection(current.Projection, wanted.Projection);
     });
     for (const index of stale) {
-      await client.send(new UpdateTableCommand({ TableName: table.name, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: index.IndexName } }] }));
+      await client.send(
+        new UpdateTableCommand({
+          TableName: table.name,
+          GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: index.IndexName } }],
+        }),
+      );
     }
     const staleNames = new Set(stale.map((index) => index.IndexName));
-    const existing = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName).filter((name) => !staleNames.has(name)));
+    const existing = new Set(
+      (Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName).filter((name) => !staleNames.has(name)),
+    );
     const missing = globalIndexes.filter((candidate) => !existing.has(candidate.IndexName));
     for (const index of missing) {
       const keyAttributes = new Set(index.KeySchema!.map((key) => key.AttributeName));
@@ -120,7 +136,9 @@ async function createTable(client: DynamoDBClient): Promise<void> {
         new UpdateTableCommand({
           TableName: table.name,
           AttributeDefinitions: attributes.filter((attribute) => keyAttributes.has(attribute.AttributeName)),
-          GlobalSecondaryIndexUpdates: [{ Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection } }],
+          GlobalSecondaryIndexUpdates: [
+            { Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection } },
+          ],
         }),
       );
     }
@@ -133,8 +151,16 @@ async function createTable(client: DynamoDBClient): Promise<void> {
     // A table kept in .local/ from before the stream (or with another view) gets the manifest's stream now.
     const stream = Table?.StreamSpecification;
     if (stream?.StreamEnabled && stream.StreamViewType === table.streamView) return;
-    if (stream?.StreamEnabled) await client.send(new UpdateTableCommand({ TableName: table.name, StreamSpecification: { StreamEnabled: false } }));
-    await client.send(new UpdateTableCommand({ TableName: table.name, StreamSpecification: { StreamEnabled: true, StreamViewType: table.streamView } }));
+    if (stream?.StreamEnabled)
+      await client.send(
+        new UpdateTableCommand({ TableName: table.name, StreamSpecification: { StreamEnabled: false } }),
+      );
+    await client.send(
+      new UpdateTableCommand({
+        TableName: table.name,
+        StreamSpecification: { StreamEnabled: true, StreamViewType: table.streamView },
+      }),
+    );
     return;
   }
   await client.send(
@@ -147,7 +173,9 @@ async function createTable(client: DynamoDBClient): Promise<void> {
 
 async function createQueue(client: SQSClient, name: QueueName): Promise<LocalQueue> {
   const definition = queues[name];
-  const deadLetterUrl = await createQueueUrl(client, `${name}-dlq`, { MessageRetentionPeriod: String(deadLetterRetentionSeconds) });
+  const deadLetterUrl = await createQueueUrl(client, `${name}-dlq`, {
+    MessageRetentionPeriod: String(deadLetterRetentionSeconds),
+  });
   const deadLetterArn = await queueArn(client, deadLetterUrl);
   const url = await createQueueUrl(client, name, {
     VisibilityTimeout: String(definition.visibilityTimeoutSeconds),
@@ -157,14 +185,20 @@ async function createQueue(client: SQSClient, name: QueueName): Promise<LocalQue
 }
 
 /** Creates (or finds) a queue with the given attributes and returns its URL. */
-export async function createQueueUrl(client: SQSClient, name: string, attributes: Record<string, string>): Promise<string> {
+export async function createQueueUrl(
+  client: SQSClient,
+  name: string,
+  attributes: Record<string, string>,
+): Promise<string> {
   const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
   if (!QueueUrl) throw new Error(`CreateQueue ${name} returned no URL`);
   return QueueUrl;
 }
 
 export async function queueArn(client: SQSClient, url: string): Promise<string> {
-  const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["QueueArn"] }));
+  const { Attributes } = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["QueueArn"] }),
+  );
   const arn = Attributes?.QueueArn;
   if (!arn) throw new Error(`Queue ${url} has no ARN`);
   return arn;

@@ -9,10 +9,15 @@ import { functionName, lambdaContext, loadFunction, withTimeout } from "#local/h
  * (`alternativeWeekdays`) numbers weekdays 1 = Sunday like EventBridge does.
  */
 export function toCronerPattern(expression: string): string {
-  const body = expression.trim().replace(/^cron\((.*)\)$/s, "$1").trim();
+  const body = expression
+    .trim()
+    .replace(/^cron\((.*)\)$/s, "$1")
+    .trim();
   const fields = body.split(/\s+/);
-  if (fields.length !== 6) throw new Error(`EventBridge cron needs 6 fields (min hour dom month dow year): "${expression}"`);
-  if (fields[2] !== "?" && fields[4] !== "?") throw new Error(`EventBridge cron needs "?" in day-of-month or day-of-week: "${expression}"`);
+  if (fields.length !== 6)
+    throw new Error(`EventBridge cron needs 6 fields (min hour dom month dow year): "${expression}"`);
+  if (fields[2] !== "?" && fields[4] !== "?")
+    throw new Error(`EventBridge cron needs "?" in day-of-month or day-of-week: "${expression}"`);
   return `0 ${fields.join(" ")}`;
 }
 
@@ -34,7 +39,10 @@ export interface Scheduler {
 }
 
 /** Fires each schedule's handler on its cron until stopped; a run still going when stopped is awaited. */
-export function startScheduler(schedules: readonly ScheduleDefinition[], log: (line: string) => void = () => undefined): Scheduler {
+export function startScheduler(
+  schedules: readonly ScheduleDefinition[],
+  log: (line: string) => void = () => undefined,
+): Scheduler {
   const running = new Set<Promise<void>>();
   const jobs = schedules.map((schedule) =>
     eventBridgeCron(schedule.cron, () => {

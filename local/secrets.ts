@@ -37,9 +37,11 @@ export async function loadOrCreateSecrets(stateDir: string): Promise<LocalSecret
     tokenSigningKey: randomBytes(32).toString("base64url"),
   };
   await mkdir(stateDir, { recursive: true });
-  await writeFile(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: "wx" }).catch(async (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EEXIST") throw error;
-  });
+  await writeFile(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: "wx" }).catch(
+    async (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EEXIST") throw error;
+    },
+  );
   return JSON.parse(await readFile(file, "utf8")) as LocalSecrets;
 }
 
@@ -48,7 +50,10 @@ export async function loadOrCreateSecrets(stateDir: string): Promise<LocalSecret
  * identity provider the dashboard signs in with (same as deployed) and, for tests and the operator CLI,
  * tokens this stack signs itself. Both must be issued to the dashboard's client.
  */
-export function secretsEnv(secrets: LocalSecrets, identity?: { url: string; jwks: { keys: unknown[] } }): Record<string, string> {
+export function secretsEnv(
+  secrets: LocalSecrets,
+  identity?: { url: string; jwks: { keys: unknown[] } },
+): Record<string, string> {
   return {
     [environmentNames.jwtIssuer]: [secrets.issuer, ...(identity ? [identity.url] : [])].join(" "),
     [environmentNames.jwtAudience]: dashboardClientId,

@@ -28,7 +28,9 @@ if (!state) {
   process.exit(1);
 }
 if (!values.from || !values.to) {
-  console.error("Usage: npx tsx local/simulate-inbound.ts --from +1... --to <one of your numbers> --body TEXT [--media URL ...]");
+  console.error(
+    "Usage: npx tsx local/simulate-inbound.ts --from +1... --to <one of your numbers> --body TEXT [--media URL ...]",
+  );
   process.exit(1);
 }
 const result = await simulateInboundMessage({

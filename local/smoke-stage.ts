@@ -24,10 +24,15 @@ const apiUrl = process.env.API_URL ?? (await readJson<{ apiUrl?: string }>(`${pr
 if (!apiUrl) throw new Error("No API URL: run after `npx sst deploy` (writes .sst/outputs.json) or set API_URL");
 const linked = process.env[`SST_RESOURCE_${table.name}`];
 process.env[environmentNames.tableName] ??= linked ? (JSON.parse(linked) as { name: string }).name : undefined;
-if (!process.env[environmentNames.tableName]) throw new Error("No table: run under `npx sst shell --stage NAME`, or set TABLE_NAME");
+if (!process.env[environmentNames.tableName])
+  throw new Error("No table: run under `npx sst shell --stage NAME`, or set TABLE_NAME");
 const { Organizations } = await import("#core/organizations/index");
 
-async function call(method: string, path: string, options: { token?: string; body?: unknown; raw?: Buffer } = {}): Promise<Answer> {
+async function call(
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; raw?: Buffer } = {},
+): Promise<Answer> {
   const response = await fetch(`${apiUrl}${path}`, {
     method,
     headers: {
@@ -53,12 +58,23 @@ const contract = await call("GET", "/openapi.json");
 check("the contract is served", contract.status === 200 && typeof contract.body.openapi === "string", contract.status);
 
 const unknown = await call("GET", `/no-such-route-${Date.now()}`);
-check("an unknown path is a 404 problem", unknown.status === 404 && unknown.type.startsWith("application/problem+json"), unknown);
+check(
+  "an unknown path is a 404 problem",
+  unknown.status === 404 && unknown.type.startsWith("application/problem+json"),
+  unknown,
+);
 
 const first = await Organizations.create({ name: `smoke ${new Date().toISOString()}` });
 const second = await Organizations.create({ name: `smoke other ${new Date().toISOString()}` });
-const created = await call("POST", "/leads", { token: first.apiKey, body: { contact: { email: `smoke-${Date.now()}@example.com` } } });
-check("a lead is created (201, Pending)", created.status === 201 && created.body.processingStatus === "Pending", created);
+const created = await call("POST", "/leads", {
+  token: first.apiKey,
+  body: { contact: { email: `smoke-${Date.now()}@example.com` } },
+});
+check(
+  "a lead is created (201, Pending)",
+  created.status === 201 && created.body.processingStatus === "Pending",
+  created,
+);
 
 const deadline = Date.now() + 60_000;
 let lead = created;
@@ -66,12 +82,21 @@ while (lead.body.processingStatus === "Pending" && Date.now() < deadline) {
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   lead = await call("GET", `/leads/${created.body.id}`, { token: first.apiKey });
 }
-check("the lead is processed through the stream outbox and the intake queue", lead.status === 200 && lead.body.processingStatus !== "Pending", lead.body);
+check(
+  "the lead is processed through the stream outbox and the intake queue",
+  lead.status === 200 && lead.body.processingStatus !== "Pending",
+  lead.body,
+);
 
 const foreign = await call("GET", `/leads/${created.body.id}`, { token: second.apiKey });
 check("another organization cannot read it (404)", foreign.status === 404, foreign);
 
 const tooLarge = await call("POST", "/leads", { token: first.apiKey, raw: Buffer.alloc(7 * 1024 * 1024, 0x20) });
-check("a body over Lambda's 6 MB is refused with 413", tooLarge.status === 413, { status: tooLarge.status, body: tooLarge.body });
+check("a body over Lambda's 6 MB is refused with 413", tooLarge.status === 413, {
+  status: tooLarge.status,
+  body: tooLarge.body,
+});
 
-console.log(`Stage at ${apiUrl} answered every check. Next: npm run -s admin -- status --stage <stage> (no dead letters, no stuck work).`);
+console.log(
+  `Stage at ${apiUrl} answered every check. Next: npm run -s admin -- status --stage <stage> (no dead letters, no stuck work).`,
+);

@@ -72,7 +72,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const stoppers: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const stopOne of stoppers.splice(0).reverse()) {
-      await stopOne().catch((error: unknown) => log(`shutdown: ${error instanceof Error ? error.message : String(error)}`));
+      await stopOne().catch((error: unknown) =>
+        log(`shutdown: ${error instanceof Error ? error.message : String(error)}`),
+      );
     }
   };
 
@@ -99,12 +101,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const resources = await createLocalResources({ dynamodb: dynamodb.endpoint, sqs: sqsEmulator.endpoint });
     Object.assign(process.env, resources.env, secretsEnv(secrets));
 
-    const server = await startHttpServer({ port: options.port ?? 3000, host: options.host, jwks: secrets.jwks, trustForwardedFor: options.trustForwardedFor, log, app: { identity: () => identity && { issuer: identity.url, clientId: dashboardClientId } } });
+    const server = await startHttpServer({
+      port: options.port ?? 3000,
+      host: options.host,
+      jwks: secrets.jwks,
+      trustForwardedFor: options.trustForwardedFor,
+      log,
+      app: { identity: () => identity && { issuer: identity.url, clientId: dashboardClientId } },
+    });
     stoppers.push(server.stop);
     // Payments: the local payment simulator stands in for Stripe unless the developer set a real (test-mode) key
     // without a simulator URL (a restarted stack that inherited an earlier simulator's settings gets a fresh one).
-    const realStripe = Boolean(process.env[environmentNames.stripeSecretKey]) && !process.env[environmentNames.stripeApiUrl];
-    const payments = realStripe ? undefined : await startPaymentSimulator({ webhookUrl: () => `${server.url}/webhooks/payments/stripe` });
+    const realStripe =
+      Boolean(process.env[environmentNames.stripeSecretKey]) && !process.env[environmentNames.stripeApiUrl];
+    const payments = realStripe
+      ? undefined
+      : await startPaymentSimulator({ webhookUrl: () => `${server.url}/webhooks/payments/stripe` });
     if (payments) stoppers.push(payments.stop);
     const identityProvider = await startLocalIdentityProvider({
       dynamodbEndpoint: dynamodb.endpoint,
@@ -171,7 +183,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         records: consumer.records,
         batchSize: consumer.batchSize,
         // As deployed (analytics rollups gather 5 s); the tests and the chaos harness scale it to 0 (local/short-waits.ts).
-        batchingWindowMs: (consumer.batchingWindowSeconds ?? 0) * 1000 * Number(process.env.STREAM_BATCHING_WINDOW_SCALE ?? 1),
+        batchingWindowMs:
+          (consumer.batchingWindowSeconds ?? 0) * 1000 * Number(process.env.STREAM_BATCHING_WINDOW_SCALE ?? 1),
         timeoutSeconds: consumer.timeoutSeconds,
         functionName: functionName(consumer.handler),
         handler: async (event, context) => (await loadFunction(consumer))(event, context) as never,
@@ -194,7 +207,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await writeJson(stackStatePath(stateDir), state);
     stoppers.unshift(() => removeStackState(stateDir));
 
-    return { baseUrl: server.url, env, secrets, queues: resources.queues, credentialsFile, ownerLogin, identity: identityProvider, stop };
+    return {
+      baseUrl: server.url,
+      env,
+      secrets,
+      queues: resources.queues,
+      credentialsFile,
+      ownerLogin,
+      identity: identityProvider,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
@@ -222,7 +244,11 @@ async function main(): Promise<void> {
       `Local stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       `  API          ${stack.baseUrl}`,
       `  Dashboard    ${stack.baseUrl}/app/`,
-      ...(stack.ownerLogin ? [`  sign in as   ${stack.ownerLogin.email}  password ${stack.ownerLogin.password}  (the development organization's owner)`] : []),
+      ...(stack.ownerLogin
+        ? [
+            `  sign in as   ${stack.ownerLogin.email}  password ${stack.ownerLogin.password}  (the development organization's owner)`,
+          ]
+        : []),
       `  identity     ${stack.identity.url} (OpenAuth issuer; e-mails it sends: ${stack.identity.url}/dev/mailbox)`,
       `  DynamoDB     ${env[environmentNames.dynamodbEndpoint]} (table ${env[environmentNames.tableName]}, data in .local/dynamodb)`,
       `  SQS          ${env[environmentNames.sqsEndpoint]} (fauxqs; queues are recreated on every start)`,
@@ -259,7 +285,11 @@ async function main(): Promise<void> {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main().catch((error: unknown) => {
     const inUse = (error as NodeJS.ErrnoException).code === "EADDRINUSE";
-    console.error(inUse ? `${(error as Error).message}: is another \`npm start\` running? Pick another port with PORT=3001 npm start` : error);
+    console.error(
+      inUse
+        ? `${(error as Error).message}: is another \`npm start\` running? Pick another port with PORT=3001 npm start`
+        : error,
+    );
     process.exit(1);
   });
 }

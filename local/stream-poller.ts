@@ -40,7 +40,12 @@ export type StreamFailureCondition = "RetryAttemptsExhausted" | "RecordAgeExceed
 
 /** The message Lambda sends a DynamoDB stream event source's on-failure destination (the records stay in the stream). */
 export interface StreamFailureRecord {
-  requestContext: { requestId: string; functionArn: string; condition: StreamFailureCondition; approximateInvokeCount: number };
+  requestContext: {
+    requestId: string;
+    functionArn: string;
+    condition: StreamFailureCondition;
+    approximateInvokeCount: number;
+  };
   responseContext: { statusCode: number; executedVersion: string; functionError: string };
   version: "1.0";
   timestamp: string;
@@ -63,8 +68,12 @@ interface StreamFailurePolicy {
 }
 
 /** Sends each stream failure description to an SQS queue (the local stream DLQ), as Lambda does. */
-export function sendStreamFailuresTo(client: SQSClient, queueUrl: string): (failure: StreamFailureRecord) => Promise<void> {
-  return async (failure) => void (await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(failure) })));
+export function sendStreamFailuresTo(
+  client: SQSClient,
+  queueUrl: string,
+): (failure: StreamFailureRecord) => Promise<void> {
+  return async (failure) =>
+    void (await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(failure) })));
 }
 
 const sequenceOf = (record: StreamRecord) => record.dynamodb!.SequenceNumber!;
@@ -72,7 +81,9 @@ const sequenceOf = (record: StreamRecord) => record.dynamodb!.SequenceNumber!;
 /** The leading records of a batch older than the maximum record age (Lambda discards those rather than invoke). */
 function prefixOlderThan(batch: StreamRecord[], maximumAgeSeconds: number): StreamRecord[] {
   const oldest = Date.now() - maximumAgeSeconds * 1000;
-  const young = batch.findIndex((record) => (record.dynamodb?.ApproximateCreationDateTime?.getTime() ?? Date.now()) >= oldest);
+  const young = batch.findIndex(
+    (record) => (record.dynamodb?.ApproximateCreationDateTime?.getTime() ?? Date.now()) >= oldest,
+  );
   return young < 0 ? batch : batch.slice(0, young);
 }
 
@@ -86,7 +97,11 @@ function prefixOlderThan(batch: StreamRecord[], maximumAgeSeconds: number): Stre
  * invoked but dead-lettered.
  */
 export function startStreamPoller(options: StreamPollerOptions): { stop(): Promise<void> } {
-  const client = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: localRegion, credentials: localCredentials });
+  const client = new DynamoDBStreamsClient({
+    endpoint: options.endpoint,
+    region: localRegion,
+    credentials: localCredentials,
+  });
   const log = options.log ?? (() => undefined);
   const name = options.functionName ?? "stream-consumer";
   let stopped = false;
@@ -105,7 +120,11 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
     for (const shard of StreamDescription?.Shards ?? []) {
       if (!shard.ShardId || iterators.has(shard.ShardId)) continue;
       const { ShardIterator } = await client.send(
-        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: "TRIM_HORIZON" }),
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shard.ShardId,
+          ShardIteratorType: "TRIM_HORIZON",
+        }),
       );
       iterators.set(shard.ShardId, ShardIterator);
     }
@@ -114,7 +133,9 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
   async function readShard(streamArn: string, shardId: string): Promise<number> {
     const iterator = iterators.get(shardId);
     if (!iterator) return 0;
-    const { Records = [], NextShardIterator } = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
+    const { Records = [], NextShardIterator } = await client.send(
+      new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }),
+    );
     const wanted = Records.filter((record) =>
       options.records.some(
         (filter) =>
@@ -160,9 +181,18 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
         start += failing.length;
         continue;
       }
-      retries.set(shardId, { sequenceNumber: sequenceOf(failing[0]!), attempts, batchSize: split ? Math.ceil(failing.length / 2) : failing.length });
+      retries.set(shardId, {
+        sequenceNumber: sequenceOf(failing[0]!),
+        attempts,
+        batchSize: split ? Math.ceil(failing.length / 2) : failing.length,
+      });
       const { ShardIterator } = await client.send(
-        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: "AT_SEQUENCE_NUMBER", SequenceNumber: sequenceOf(failing[0]!) }),
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shardId,
+          ShardIteratorType: "AT_SEQUENCE_NUMBER",
+          SequenceNumber: sequenceOf(failing[0]!),
+        }),
       );
       iterators.set(shardId, ShardIterator);
       await sleep(options.retryDelayMs ?? 1_000);
@@ -174,10 +204,16 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
 
   /** Runs the handler; answers the index in `batch` to retry from, or undefined when the whole batch is done. */
   async function invoke(batch: StreamRecord[]): Promise<number | undefined> {
-    const records = batch.map((record) => ({ ...record, eventSource: "aws:dynamodb", awsRegion: localRegion }) as DynamoDBRecord);
+    const records = batch.map(
+      (record) => ({ ...record, eventSource: "aws:dynamodb", awsRegion: localRegion }) as DynamoDBRecord,
+    );
     const context = lambdaContext(name, options.timeoutSeconds * 1000);
     try {
-      const result = await withTimeout(Promise.resolve(options.handler({ Records: records }, context)), options.timeoutSeconds * 1000, name);
+      const result = await withTimeout(
+        Promise.resolve(options.handler({ Records: records }, context)),
+        options.timeoutSeconds * 1000,
+        name,
+      );
       const failed = result?.batchItemFailures?.[0]?.itemIdentifier;
       if (!failed) return undefined;
       const index = batch.findIndex((record) => sequenceOf(record) === failed);
@@ -190,10 +226,21 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
   }
 
   /** What Lambda sends an on-failure destination for a stream batch: where it was, never the records. */
-  async function deadLetter(streamArn: string, shardId: string, batch: StreamRecord[], condition: StreamFailureCondition, attempts: number) {
+  async function deadLetter(
+    streamArn: string,
+    shardId: string,
+    batch: StreamRecord[],
+    condition: StreamFailureCondition,
+    attempts: number,
+  ) {
     const arrival = (record: StreamRecord) => record.dynamodb?.ApproximateCreationDateTime?.toISOString() ?? null;
     const failure: StreamFailureRecord = {
-      requestContext: { requestId: randomUUID(), functionArn: `arn:aws:lambda:${localRegion}:000000000000:function:${name}`, condition, approximateInvokeCount: attempts },
+      requestContext: {
+        requestId: randomUUID(),
+        functionArn: `arn:aws:lambda:${localRegion}:000000000000:function:${name}`,
+        condition,
+        approximateInvokeCount: attempts,
+      },
       responseContext: { statusCode: 200, executedVersion: "$LATEST", functionError: "Unhandled" },
       version: "1.0",
       timestamp: new Date().toISOString(),
@@ -207,7 +254,9 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
         streamArn,
       },
     };
-    log(`${name}: ${batch.length} stream record(s) from ${failure.DDBStreamBatchInfo.startSequenceNumber} sent to the dead-letter queue (${condition})`);
+    log(
+      `${name}: ${batch.length} stream record(s) from ${failure.DDBStreamBatchInfo.startSequenceNumber} sent to the dead-letter queue (${condition})`,
+    );
     await options.deadLetters(failure);
   }
 
@@ -216,7 +265,8 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
     let lastDiscovery = 0;
     while (!stopped) {
       try {
-        streamArn ??= (await options.dynamodb.send(new DescribeTableCommand({ TableName: options.tableName }))).Table?.LatestStreamArn;
+        streamArn ??= (await options.dynamodb.send(new DescribeTableCommand({ TableName: options.tableName }))).Table
+          ?.LatestStreamArn;
         if (!streamArn) throw new Error(`The table ${options.tableName} has no stream.`);
         if (Date.now() - lastDiscovery > 1_000) {
           await discoverShards(streamArn);

@@ -75,13 +75,16 @@ export async function startTrustedFormFake(options: { port?: number } = {}): Pro
     if (entry.contentType !== "application/json") return refuse("Content-Type must be application/json.");
     const certificate = certificates.get(certificateId);
     if (!certificate) return reply(404, { outcome: "error", reason: "Certificate not found." });
-    if (entry.authorization !== `Basic ${Buffer.from(`API:${certificate.apiKey}`).toString("base64")}`) return reply(403, { outcome: "error", reason: "Invalid API key." });
-    if (typeof body !== "object" || body === null || Array.isArray(body)) return refuse("The body must be a JSON object.");
+    if (entry.authorization !== `Basic ${Buffer.from(`API:${certificate.apiKey}`).toString("base64")}`)
+      return reply(403, { outcome: "error", reason: "Invalid API key." });
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      return refuse("The body must be a JSON object.");
     const fields = body as Record<string, any>;
     const unknown = Object.keys(fields).find((name) => !operations.has(name));
     if (unknown) return refuse(`Unknown operation ${unknown}.`);
     const lead = fields.match_lead as { email?: string; phone?: string } | undefined;
-    if (fields.retain && !lead?.email && !lead?.phone) return refuse("match_lead with an email or a phone is required to retain.");
+    if (fields.retain && !lead?.email && !lead?.phone)
+      return refuse("match_lead with an email or a phone is required to retain.");
     if (certificate.outages && certificate.outages > 0) {
       certificate.outages--;
       return reply(503, "Service Unavailable");
@@ -96,9 +99,36 @@ export async function startTrustedFormFake(options: { port?: number } = {}): Pro
       outcome: success ? "success" : "failure",
       reason: success ? null : "Lead data does not match any fingerprint.",
       match_lead: { ...lead, result: { success, email_match: emailMatch, phone_match: phoneMatch } },
-      ...(fields.retain ? { retain: { ...fields.retain, results: { expires_at: success ? new Date(Date.parse(capturedAt) + 5 * 365 * 86_400_000).toISOString() : null, previously_retained: false } } } : {}),
-      ...(fields.insights ? { insights: { properties: { page_url: certificate.pageUrl ?? "https://forms.example.com/quote", created_at: capturedAt, expires_at: expiresAt } } } : {}),
-      ...(fields.verify ? { verify: { languages: certificate.consentLanguage ? [{ text: certificate.consentLanguage }] : [], result: { success: Boolean(certificate.consentLanguage) } } } : {}),
+      ...(fields.retain
+        ? {
+            retain: {
+              ...fields.retain,
+              results: {
+                expires_at: success ? new Date(Date.parse(capturedAt) + 5 * 365 * 86_400_000).toISOString() : null,
+                previously_retained: false,
+              },
+            },
+          }
+        : {}),
+      ...(fields.insights
+        ? {
+            insights: {
+              properties: {
+                page_url: certificate.pageUrl ?? "https://forms.example.com/quote",
+                created_at: capturedAt,
+                expires_at: expiresAt,
+              },
+            },
+          }
+        : {}),
+      ...(fields.verify
+        ? {
+            verify: {
+              languages: certificate.consentLanguage ? [{ text: certificate.consentLanguage }] : [],
+              result: { success: Boolean(certificate.consentLanguage) },
+            },
+          }
+        : {}),
     });
   }
 
@@ -109,7 +139,8 @@ export async function startTrustedFormFake(options: { port?: number } = {}): Pro
       const certificate = JSON.parse(raw) as FakeCertificate;
       certificates.set(certificate.certificateId, { state: "valid", ...certificate });
     },
-    requests: (query) => received.filter((entry) => !query.get("certificateId") || entry.certificateId === query.get("certificateId")),
+    requests: (query) =>
+      received.filter((entry) => !query.get("certificateId") || entry.certificateId === query.get("certificateId")),
     handle,
   });
 }

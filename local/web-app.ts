@@ -47,7 +47,11 @@ export interface AppOptions {
 }
 
 /** Answers GET requests under /app from web/dist (index.html for the app's own routes), or undefined for other paths. */
-export async function serveApp(method: string, path: string, options: AppOptions): Promise<OutgoingResponse | undefined> {
+export async function serveApp(
+  method: string,
+  path: string,
+  options: AppOptions,
+): Promise<OutgoingResponse | undefined> {
   if (method !== "GET" || (path !== appPath && !path.startsWith(`${appPath}/`))) return undefined;
   const answer = await appFile(path, options);
   const issuer = options.identity?.()?.issuer;
@@ -58,15 +62,34 @@ async function appFile(path: string, options: AppOptions): Promise<OutgoingRespo
   const noStore = { "cache-control": "no-store" };
   if (path === `${appPath}/identity.json`) {
     const identity = options.identity?.();
-    if (!identity) return { statusCode: 503, headers: { "content-type": "text/plain", ...noStore }, body: Buffer.from("The identity provider is not running.") };
-    return { statusCode: 200, headers: { "content-type": "application/json", ...noStore }, body: Buffer.from(JSON.stringify(identity)) };
+    if (!identity)
+      return {
+        statusCode: 503,
+        headers: { "content-type": "text/plain", ...noStore },
+        body: Buffer.from("The identity provider is not running."),
+      };
+    return {
+      statusCode: 200,
+      headers: { "content-type": "application/json", ...noStore },
+      body: Buffer.from(JSON.stringify(identity)),
+    };
   }
   const relative = normalize(path.slice(appPath.length + 1) || "index.html");
   const file = relative.startsWith("..") || relative.includes(`..${sep}`) ? undefined : join(distDir, relative);
   const body = file ? await readFile(file).catch(() => undefined) : undefined;
-  if (body && file) return { statusCode: 200, headers: { "content-type": contentTypes[extname(file)] ?? "application/octet-stream" }, body };
+  if (body && file)
+    return {
+      statusCode: 200,
+      headers: { "content-type": contentTypes[extname(file)] ?? "application/octet-stream" },
+      body,
+    };
   const index = await readFile(join(distDir, "index.html")).catch(() => undefined);
-  if (!index) return { statusCode: 503, headers: { "content-type": "text/plain" }, body: Buffer.from("The dashboard is not built: run npm start or npm test.") };
+  if (!index)
+    return {
+      statusCode: 503,
+      headers: { "content-type": "text/plain" },
+      body: Buffer.from("The dashboard is not built: run npm start or npm test."),
+    };
   return { statusCode: 200, headers: { "content-type": contentTypes[".html"]!, ...noStore }, body: index };
 }
 
@@ -77,7 +100,9 @@ async function appFile(path: string, options: AppOptions): Promise<OutgoingRespo
 export async function initialJavaScriptGzipBytes(): Promise<{ files: string[]; bytes: number }> {
   const { gzipSync } = await import("node:zlib");
   const html = await readFile(join(distDir, "index.html"), "utf8");
-  const files = [...html.matchAll(/<(?:script[^>]+src|link[^>]+rel="modulepreload"[^>]+href)="([^"]+\.js)"/g)].map((found) => found[1]!.replace(/^\/app\//, ""));
+  const files = [...html.matchAll(/<(?:script[^>]+src|link[^>]+rel="modulepreload"[^>]+href)="([^"]+\.js)"/g)].map(
+    (found) => found[1]!.replace(/^\/app\//, ""),
+  );
   let bytes = 0;
   for (const file of files) bytes += gzipSync(await readFile(join(distDir, file)), { level: 9 }).length;
   return { files, bytes };

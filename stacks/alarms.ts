@@ -1,4 +1,11 @@
-import { consumers, queues as queueDefinitions, schedules, streamConsumers, streamFailurePolicy, type QueueName } from "./definitions.ts";
+import {
+  consumers,
+  queues as queueDefinitions,
+  schedules,
+  streamConsumers,
+  streamFailurePolicy,
+  type QueueName,
+} from "./definitions.ts";
 import { api } from "./api.ts";
 import { streamSubscribers, subscribers } from "./consumers.ts";
 import { resourceName } from "./names.ts";
@@ -60,17 +67,25 @@ function queueAlarms(name: QueueName) {
   const id = resourceName(name);
   const { queue, dlq } = queues[name];
   return [
-    deadLettersAlarm(id, `A ${name} message failed every attempt and waits in the DLQ: npm run admin -- dlq show ${name}`, dlq.nodes.queue.name),
-    alarm(`${id}OldestMessage`, `The ${name} consumer is not keeping up (oldest message > ${oldestMessageAgeAlarmSeconds[name]} s)`, {
-      namespace: "AWS/SQS",
-      metricName: "ApproximateAgeOfOldestMessage",
-      dimensions: { QueueName: queue.nodes.queue.name },
-      statistic: "Maximum",
-      period: 60,
-      evaluationPeriods: 3,
-      threshold: oldestMessageAgeAlarmSeconds[name],
-      comparisonOperator: "GreaterThanThreshold",
-    }),
+    deadLettersAlarm(
+      id,
+      `A ${name} message failed every attempt and waits in the DLQ: npm run admin -- dlq show ${name}`,
+      dlq.nodes.queue.name,
+    ),
+    alarm(
+      `${id}OldestMessage`,
+      `The ${name} consumer is not keeping up (oldest message > ${oldestMessageAgeAlarmSeconds[name]} s)`,
+      {
+        namespace: "AWS/SQS",
+        metricName: "ApproximateAgeOfOldestMessage",
+        dimensions: { QueueName: queue.nodes.queue.name },
+        statistic: "Maximum",
+        period: 60,
+        evaluationPeriods: 3,
+        threshold: oldestMessageAgeAlarmSeconds[name],
+        comparisonOperator: "GreaterThanThreshold",
+      },
+    ),
   ];
 }
 
@@ -93,7 +108,11 @@ function functionAlarms(id: string, functionName: $util.Input<string>, what: str
 export const alarms = [
   ...(Object.keys(queueDefinitions) as QueueName[]).flatMap(queueAlarms),
   ...consumers.flatMap((consumer, index) =>
-    functionAlarms(`${resourceName(consumer.queue)}Consumer`, subscribers[index]!.nodes.function.name, `The ${consumer.queue} consumer`),
+    functionAlarms(
+      `${resourceName(consumer.queue)}Consumer`,
+      subscribers[index]!.nodes.function.name,
+      `The ${consumer.queue} consumer`,
+    ),
   ),
   // A stream consumer swallows its errors into batchItemFailures: its iterator age and the stream DLQ are what show it.
   ...streamConsumers.flatMap((consumer, index) => {
@@ -101,16 +120,20 @@ export const alarms = [
     const functionName = streamSubscribers[index]!.nodes.function.name;
     return [
       ...functionAlarms(id, functionName, `The ${consumer.name} stream consumer`),
-      alarm(`${id}IteratorAge`, `The ${consumer.name} stream consumer is behind its shard by more than ${streamIteratorAgeAlarmMs / 60_000} minutes (failing records are retried, then dead-lettered)`, {
-        namespace: "AWS/Lambda",
-        metricName: "IteratorAge",
-        dimensions: { FunctionName: functionName },
-        statistic: "Maximum",
-        period: 60,
-        evaluationPeriods: 3,
-        threshold: streamIteratorAgeAlarmMs,
-        comparisonOperator: "GreaterThanThreshold",
-      }),
+      alarm(
+        `${id}IteratorAge`,
+        `The ${consumer.name} stream consumer is behind its shard by more than ${streamIteratorAgeAlarmMs / 60_000} minutes (failing records are retried, then dead-lettered)`,
+        {
+          namespace: "AWS/Lambda",
+          metricName: "IteratorAge",
+          dimensions: { FunctionName: functionName },
+          statistic: "Maximum",
+          period: 60,
+          evaluationPeriods: 3,
+          threshold: streamIteratorAgeAlarmMs,
+          comparisonOperator: "GreaterThanThreshold",
+        },
+      ),
     ];
   }),
   deadLettersAlarm(
@@ -119,7 +142,11 @@ export const alarms = [
     streamFailures.nodes.queue.name,
   ),
   ...schedules.flatMap((schedule, index) => [
-    ...functionAlarms(`${resourceName(schedule.name)}Schedule`, crons[index]!.nodes.function.name, `The ${schedule.name} schedule`),
+    ...functionAlarms(
+      `${resourceName(schedule.name)}Schedule`,
+      crons[index]!.nodes.function.name,
+      `The ${schedule.name} schedule`,
+    ),
     alarm(`${resourceName(schedule.name)}ScheduleFailed`, `EventBridge could not run the ${schedule.name} schedule`, {
       namespace: "AWS/Events",
       metricName: "FailedInvocations",
@@ -136,8 +163,26 @@ export const alarms = [
     threshold: api5xxRatePercent,
     comparisonOperator: "GreaterThanThreshold",
     metricQueries: [
-      { id: "errors", metric: { namespace: "AWS/ApiGateway", metricName: "5xx", dimensions: { ApiId: api.nodes.api.id }, stat: "Sum", period: fiveMinutes } },
-      { id: "requests", metric: { namespace: "AWS/ApiGateway", metricName: "Count", dimensions: { ApiId: api.nodes.api.id }, stat: "Sum", period: fiveMinutes } },
+      {
+        id: "errors",
+        metric: {
+          namespace: "AWS/ApiGateway",
+          metricName: "5xx",
+          dimensions: { ApiId: api.nodes.api.id },
+          stat: "Sum",
+          period: fiveMinutes,
+        },
+      },
+      {
+        id: "requests",
+        metric: {
+          namespace: "AWS/ApiGateway",
+          metricName: "Count",
+          dimensions: { ApiId: api.nodes.api.id },
+          stat: "Sum",
+          period: fiveMinutes,
+        },
+      },
       // Below 5 errors a window is not a rate worth waking someone for.
       { id: "rate", expression: "IF(errors >= 5, 100 * errors / requests, 0)", label: "5xx %", returnData: true },
     ],
@@ -147,8 +192,26 @@ export const alarms = [
     threshold: 0,
     comparisonOperator: "GreaterThanThreshold",
     metricQueries: [
-      { id: "reads", metric: { namespace: "AWS/DynamoDB", metricName: "ReadThrottleEvents", dimensions: { TableName: table.name }, stat: "Sum", period: fiveMinutes } },
-      { id: "writes", metric: { namespace: "AWS/DynamoDB", metricName: "WriteThrottleEvents", dimensions: { TableName: table.name }, stat: "Sum", period: fiveMinutes } },
+      {
+        id: "reads",
+        metric: {
+          namespace: "AWS/DynamoDB",
+          metricName: "ReadThrottleEvents",
+          dimensions: { TableName: table.name },
+          stat: "Sum",
+          period: fiveMinutes,
+        },
+      },
+      {
+        id: "writes",
+        metric: {
+          namespace: "AWS/DynamoDB",
+          metricName: "WriteThrottleEvents",
+          dimensions: { TableName: table.name },
+          stat: "Sum",
+          period: fiveMinutes,
+        },
+      },
       { id: "throttled", expression: "reads + writes", label: "Throttled requests", returnData: true },
     ],
   }),

@@ -21,7 +21,11 @@ export function subscribe(consumer: ConsumerDefinition) {
   const definition = queueDefinitions[consumer.queue];
   const args = { ...handlerArgs(consumer), timeout: `${definition.consumerTimeoutSeconds} seconds` as const };
   return queues[consumer.queue].queue.subscribe(withDefaults(args, api.url), {
-    batch: { size: definition.batchSize, window: `${definition.batchingWindowSeconds} seconds`, partialResponses: true },
+    batch: {
+      size: definition.batchSize,
+      window: `${definition.batchingWindowSeconds} seconds`,
+      partialResponses: true,
+    },
     transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: definition.maximumConcurrency } } },
   });
 }
@@ -44,7 +48,12 @@ export function subscribeToStream(consumer: StreamConsumerDefinition) {
   return table.subscribe(resourceName(consumer.name), withDefaults(args, api.url), {
     filters: consumer.records.map(({ eventName, entity, where = {} }) => ({
       eventName: [eventName],
-      dynamodb: { NewImage: { entity: { S: [entity] }, ...Object.fromEntries(Object.entries(where).map(([name, value]) => [name, { S: [value] }])) } },
+      dynamodb: {
+        NewImage: {
+          entity: { S: [entity] },
+          ...Object.fromEntries(Object.entries(where).map(([name, value]) => [name, { S: [value] }])),
+        },
+      },
     })),
     transform: {
       eventSourceMapping: {

@@ -37,7 +37,16 @@ export const table = {
     gsi3: {
       partitionKey: "gsi3pk",
       sortKey: "gsi3sk",
-      projection: ["organizationId", "id", "sweepAttempts", "dueKind", "relatedEntityType", "settings", "timeZone", "status"],
+      projection: [
+        "organizationId",
+        "id",
+        "sweepAttempts",
+        "dueKind",
+        "relatedEntityType",
+        "settings",
+        "timeZone",
+        "status",
+      ],
     },
     /** A list in the order of one more field: leads by name, conversations by last message, suppressions by creation. */
     gsi4: { partitionKey: "gsi4pk", sortKey: "gsi4sk", projection: "KEYS_ONLY" },
@@ -188,7 +197,11 @@ export interface RouteDefinition extends RouteEntry {
 export const routeTable = {
   getOpenApi: { method: "GET", path: "/openapi.json", handler: "functions/contract/openapi.handler" },
   getAgentCard: { method: "GET", path: "/.well-known/agent-card.json", handler: "functions/agent/card.handler" },
-  getAgentCardBesideRpc: { method: "GET", path: "/a2a/.well-known/agent-card.json", handler: "functions/agent/card-beside-rpc.handler" },
+  getAgentCardBesideRpc: {
+    method: "GET",
+    path: "/a2a/.well-known/agent-card.json",
+    handler: "functions/agent/card-beside-rpc.handler",
+  },
   /** The API reference page and its Redoc script (public; served by us, no CDN). */
   getApiReference: { method: "GET", path: "/docs", handler: "functions/contract/docs.handler" },
   getApiReferenceScript: {
@@ -202,14 +215,42 @@ export const routeTable = {
   getAnalytics: { method: "GET", path: "/analytics/my", handler: "functions/analytics/get.handler" },
   exportAnalytics: { method: "GET", path: "/analytics/my/export", handler: "functions/analytics/export.handler" },
   createAutomation: { method: "POST", path: "/automations", handler: "functions/automations/create.handler" },
-  updateAutomation: { method: "PUT", path: "/automations/{id}", handler: "functions/automations/update.handler", sendsTo: ["automationRuns"] },
+  updateAutomation: {
+    method: "PUT",
+    path: "/automations/{id}",
+    handler: "functions/automations/update.handler",
+    sendsTo: ["automationRuns"],
+  },
   getAutomation: { method: "GET", path: "/automations/{id}", handler: "functions/automations/get.handler" },
   listAutomations: { method: "POST", path: "/automations/all/my", handler: "functions/automations/list.handler" },
-  deleteAutomation: { method: "DELETE", path: "/automations/{id}", handler: "functions/automations/delete.handler", sendsTo: ["automationRuns"] },
-  listAutomationRuns: { method: "POST", path: "/automations/{id}/runs/all/my", handler: "functions/automations/runs/list.handler" },
-  getAutomationRun: { method: "GET", path: "/automations/{id}/runs/{runId}", handler: "functions/automations/runs/get.handler" },
-  startAutomationRun: { method: "POST", path: "/automations/{id}/runs", handler: "functions/automations/runs/start.handler", sendsTo: ["automationRuns"] },
-  retryAutomationRun: { method: "POST", path: "/automations/{id}/runs/{runId}/retry", handler: "functions/automations/runs/retry.handler", sendsTo: ["automationRuns"] },
+  deleteAutomation: {
+    method: "DELETE",
+    path: "/automations/{id}",
+    handler: "functions/automations/delete.handler",
+    sendsTo: ["automationRuns"],
+  },
+  listAutomationRuns: {
+    method: "POST",
+    path: "/automations/{id}/runs/all/my",
+    handler: "functions/automations/runs/list.handler",
+  },
+  getAutomationRun: {
+    method: "GET",
+    path: "/automations/{id}/runs/{runId}",
+    handler: "functions/automations/runs/get.handler",
+  },
+  startAutomationRun: {
+    method: "POST",
+    path: "/automations/{id}/runs",
+    handler: "functions/automations/runs/start.handler",
+    sendsTo: ["automationRuns"],
+  },
+  retryAutomationRun: {
+    method: "POST",
+    path: "/automations/{id}/runs/{runId}/retry",
+    handler: "functions/automations/runs/retry.handler",
+    sendsTo: ["automationRuns"],
+  },
   createSource: { method: "POST", path: "/sources", handler: "functions/sources/create.handler" },
   getSource: { method: "GET", path: "/sources/{id}", handler: "functions/sources/get.handler" },
   listSources: { method: "POST", path: "/sources/all/my", handler: "functions/sources/list.handler" },
@@ -223,44 +264,141 @@ export const routeTable = {
   listLeads: { method: "POST", path: "/leads/all/my", handler: "functions/leads/list.handler" },
   assignLead: { method: "PUT", path: "/leads/{id}/assignee", handler: "functions/leads/assign.handler" },
   getRoutingSettings: { method: "GET", path: "/routing/settings", handler: "functions/routing/get-settings.handler" },
-  updateRoutingSettings: { method: "PUT", path: "/routing/settings", handler: "functions/routing/update-settings.handler" },
-  setRoutingAway: { method: "PUT", path: "/routing/agents/{userId}/away", handler: "functions/routing/set-away.handler" },
+  updateRoutingSettings: {
+    method: "PUT",
+    path: "/routing/settings",
+    handler: "functions/routing/update-settings.handler",
+  },
+  setRoutingAway: {
+    method: "PUT",
+    path: "/routing/agents/{userId}/away",
+    handler: "functions/routing/set-away.handler",
+  },
   recordLeadConsent: { method: "POST", path: "/leads/{id}/consent", handler: "functions/consent/record.handler" },
   getLeadConsentRecord: { method: "GET", path: "/leads/{id}/consent", handler: "functions/consent/get-record.handler" },
-  printLeadConsentRecord: { method: "GET", path: "/leads/{id}/consent/print", handler: "functions/consent/print-record.handler" },
+  printLeadConsentRecord: {
+    method: "GET",
+    path: "/leads/{id}/consent/print",
+    handler: "functions/consent/print-record.handler",
+  },
   getConsentSettings: { method: "GET", path: "/consent/settings", handler: "functions/consent/get-settings.handler" },
-  updateConsentSettings: { method: "PUT", path: "/consent/settings", handler: "functions/consent/update-settings.handler" },
+  updateConsentSettings: {
+    method: "PUT",
+    path: "/consent/settings",
+    handler: "functions/consent/update-settings.handler",
+  },
   getWallet: { method: "GET", path: "/billing/wallet", handler: "functions/billing/get-wallet.handler" },
   updateWallet: { method: "PUT", path: "/billing/wallet", handler: "functions/billing/update-wallet.handler" },
   topUpWallet: { method: "POST", path: "/billing/wallet/top-ups", handler: "functions/billing/top-up.handler" },
-  getTopUp: { method: "GET", path: "/billing/wallet/top-ups/{topUpId}", handler: "functions/billing/get-top-up.handler" },
-  stripePaymentWebhook: { method: "POST", path: "/webhooks/payments/stripe", handler: "functions/webhooks/stripe-payments.handler" },
+  getTopUp: {
+    method: "GET",
+    path: "/billing/wallet/top-ups/{topUpId}",
+    handler: "functions/billing/get-top-up.handler",
+  },
+  stripePaymentWebhook: {
+    method: "POST",
+    path: "/webhooks/payments/stripe",
+    handler: "functions/webhooks/stripe-payments.handler",
+  },
   listLedger: { method: "POST", path: "/billing/ledger/all/my", handler: "functions/billing/ledger.handler" },
   createPhoneNumber: { method: "POST", path: "/phone-numbers", handler: "functions/phone-numbers/create.handler" },
-  getPhoneNumber: { method: "GET", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/get.handler" },
+  getPhoneNumber: {
+    method: "GET",
+    path: "/phone-numbers/{phoneNumberId}",
+    handler: "functions/phone-numbers/get.handler",
+  },
   listPhoneNumbers: { method: "POST", path: "/phone-numbers/all/my", handler: "functions/phone-numbers/list.handler" },
-  deletePhoneNumber: { method: "DELETE", path: "/phone-numbers/{phoneNumberId}", handler: "functions/phone-numbers/delete.handler" },
-  listAvailablePhoneNumbers: { method: "GET", path: "/available-phone-numbers", handler: "functions/phone-numbers/available.handler" },
-  attachPhoneNumberToCampaign: { method: "PUT", path: "/phone-numbers/{phoneNumberId}/campaign", handler: "functions/carrier-registration/attach-number.handler" },
-  getPhoneNumberHealth: { method: "GET", path: "/phone-numbers/{phoneNumberId}/health", handler: "functions/phone-numbers/health.handler" },
-  resumePhoneNumber: { method: "POST", path: "/phone-numbers/{phoneNumberId}/resume", handler: "functions/phone-numbers/resume.handler" },
-  registerBrand: { method: "POST", path: "/carrier-registration/brand", handler: "functions/carrier-registration/register-brand.handler" },
-  getBrand: { method: "GET", path: "/carrier-registration/brand", handler: "functions/carrier-registration/get-brand.handler" },
-  registerCampaign: { method: "POST", path: "/carrier-registration/campaigns", handler: "functions/carrier-registration/register-campaign.handler" },
-  listCampaigns: { method: "GET", path: "/carrier-registration/campaigns", handler: "functions/carrier-registration/list-campaigns.handler" },
-  getCampaign: { method: "GET", path: "/carrier-registration/campaigns/{campaignId}", handler: "functions/carrier-registration/get-campaign.handler" },
-  refreshCarrierRegistration: { method: "POST", path: "/carrier-registration/refresh", handler: "functions/carrier-registration/refresh.handler" },
+  deletePhoneNumber: {
+    method: "DELETE",
+    path: "/phone-numbers/{phoneNumberId}",
+    handler: "functions/phone-numbers/delete.handler",
+  },
+  listAvailablePhoneNumbers: {
+    method: "GET",
+    path: "/available-phone-numbers",
+    handler: "functions/phone-numbers/available.handler",
+  },
+  attachPhoneNumberToCampaign: {
+    method: "PUT",
+    path: "/phone-numbers/{phoneNumberId}/campaign",
+    handler: "functions/carrier-registration/attach-number.handler",
+  },
+  getPhoneNumberHealth: {
+    method: "GET",
+    path: "/phone-numbers/{phoneNumberId}/health",
+    handler: "functions/phone-numbers/health.handler",
+  },
+  resumePhoneNumber: {
+    method: "POST",
+    path: "/phone-numbers/{phoneNumberId}/resume",
+    handler: "functions/phone-numbers/resume.handler",
+  },
+  registerBrand: {
+    method: "POST",
+    path: "/carrier-registration/brand",
+    handler: "functions/carrier-registration/register-brand.handler",
+  },
+  getBrand: {
+    method: "GET",
+    path: "/carrier-registration/brand",
+    handler: "functions/carrier-registration/get-brand.handler",
+  },
+  registerCampaign: {
+    method: "POST",
+    path: "/carrier-registration/campaigns",
+    handler: "functions/carrier-registration/register-campaign.handler",
+  },
+  listCampaigns: {
+    method: "GET",
+    path: "/carrier-registration/campaigns",
+    handler: "functions/carrier-registration/list-campaigns.handler",
+  },
+  getCampaign: {
+    method: "GET",
+    path: "/carrier-registration/campaigns/{campaignId}",
+    handler: "functions/carrier-registration/get-campaign.handler",
+  },
+  refreshCarrierRegistration: {
+    method: "POST",
+    path: "/carrier-registration/refresh",
+    handler: "functions/carrier-registration/refresh.handler",
+  },
   listConversations: { method: "POST", path: "/conversations/all/my", handler: "functions/conversations/list.handler" },
   getConversation: { method: "GET", path: "/conversations/{id}", handler: "functions/conversations/get.handler" },
-  markConversationRead: { method: "POST", path: "/conversations/{id}/read", handler: "functions/conversations/read.handler" },
-  reassignConversationSender: { method: "PUT", path: "/conversations/{id}/sender", handler: "functions/conversations/reassign-sender.handler" },
-  sendMessage: { method: "POST", path: "/messages", handler: "functions/messages/send.handler", sendsTo: ["outboundMessages"] },
+  markConversationRead: {
+    method: "POST",
+    path: "/conversations/{id}/read",
+    handler: "functions/conversations/read.handler",
+  },
+  reassignConversationSender: {
+    method: "PUT",
+    path: "/conversations/{id}/sender",
+    handler: "functions/conversations/reassign-sender.handler",
+  },
+  sendMessage: {
+    method: "POST",
+    path: "/messages",
+    handler: "functions/messages/send.handler",
+    sendsTo: ["outboundMessages"],
+  },
   getMessage: { method: "GET", path: "/messages/{id}", handler: "functions/messages/get.handler" },
   cancelMessage: { method: "POST", path: "/messages/{id}/cancel", handler: "functions/messages/cancel.handler" },
-  getMessagingSettings: { method: "GET", path: "/messaging/settings", handler: "functions/messaging/get-settings.handler" },
-  updateMessagingSettings: { method: "PUT", path: "/messaging/settings", handler: "functions/messaging/update-settings.handler" },
+  getMessagingSettings: {
+    method: "GET",
+    path: "/messaging/settings",
+    handler: "functions/messaging/get-settings.handler",
+  },
+  updateMessagingSettings: {
+    method: "PUT",
+    path: "/messaging/settings",
+    handler: "functions/messaging/update-settings.handler",
+  },
   createSuppression: { method: "POST", path: "/suppressions", handler: "functions/suppressions/create.handler" },
-  deleteSuppression: { method: "DELETE", path: "/suppressions/{phone}", handler: "functions/suppressions/delete.handler" },
+  deleteSuppression: {
+    method: "DELETE",
+    path: "/suppressions/{phone}",
+    handler: "functions/suppressions/delete.handler",
+  },
   listSuppressions: { method: "POST", path: "/suppressions/all/my", handler: "functions/suppressions/list.handler" },
   listEvents: { method: "POST", path: "/events/all/my", handler: "functions/events/list.handler" },
   messageStatusWebhook: {
@@ -277,26 +415,92 @@ export const routeTable = {
   },
   placeCall: { method: "POST", path: "/calls", handler: "functions/calls/place.handler", sendsTo: ["outboundCalls"] },
   getCall: { method: "GET", path: "/calls/{id}", handler: "functions/calls/get.handler" },
-  listCallEventsByPhone: { method: "POST", path: "/events/calls/phone/{phoneNumber}", handler: "functions/events/calls-by-phone.handler" },
-  callStatusWebhook: { method: "POST", path: "/webhooks/{provider}/calls/status", handler: "functions/webhooks/call-status.handler", sendsTo: ["automationRuns"] },
-  inboundCallWebhook: { method: "POST", path: "/webhooks/{provider}/calls/inbound", handler: "functions/webhooks/inbound-call.handler", sendsTo: ["automationRuns"] },
-  callDialWebhook: { method: "POST", path: "/webhooks/{provider}/calls/dial", handler: "functions/webhooks/call-dial.handler", sendsTo: ["automationRuns"] },
-  createWebhookEndpoint: { method: "POST", path: "/webhook-endpoints", handler: "functions/webhook-endpoints/create.handler" },
-  getWebhookEndpoint: { method: "GET", path: "/webhook-endpoints/{id}", handler: "functions/webhook-endpoints/get.handler" },
-  listWebhookEndpoints: { method: "POST", path: "/webhook-endpoints/all/my", handler: "functions/webhook-endpoints/list.handler" },
-  updateWebhookEndpoint: { method: "PUT", path: "/webhook-endpoints/{id}", handler: "functions/webhook-endpoints/update.handler" },
-  deleteWebhookEndpoint: { method: "DELETE", path: "/webhook-endpoints/{id}", handler: "functions/webhook-endpoints/delete.handler" },
-  rotateWebhookSecret: { method: "POST", path: "/webhook-endpoints/{id}/secret", handler: "functions/webhook-endpoints/rotate-secret.handler" },
-  listWebhookAttempts: { method: "POST", path: "/webhook-endpoints/{id}/attempts/all/my", handler: "functions/webhook-endpoints/attempts.handler" },
-  replayWebhookEvents: { method: "POST", path: "/webhook-endpoints/{id}/replay", handler: "functions/webhook-endpoints/replay.handler", sendsTo: ["webhookDeliveries"] },
-  pingWebhookEndpoint: { method: "POST", path: "/webhook-endpoints/{id}/test", handler: "functions/webhook-endpoints/test.handler", sendsTo: ["webhookDeliveries"] },
-  listWebhookEventTypes: { method: "GET", path: "/webhook-event-types", handler: "functions/webhook-endpoints/event-types.handler" },
+  listCallEventsByPhone: {
+    method: "POST",
+    path: "/events/calls/phone/{phoneNumber}",
+    handler: "functions/events/calls-by-phone.handler",
+  },
+  callStatusWebhook: {
+    method: "POST",
+    path: "/webhooks/{provider}/calls/status",
+    handler: "functions/webhooks/call-status.handler",
+    sendsTo: ["automationRuns"],
+  },
+  inboundCallWebhook: {
+    method: "POST",
+    path: "/webhooks/{provider}/calls/inbound",
+    handler: "functions/webhooks/inbound-call.handler",
+    sendsTo: ["automationRuns"],
+  },
+  callDialWebhook: {
+    method: "POST",
+    path: "/webhooks/{provider}/calls/dial",
+    handler: "functions/webhooks/call-dial.handler",
+    sendsTo: ["automationRuns"],
+  },
+  createWebhookEndpoint: {
+    method: "POST",
+    path: "/webhook-endpoints",
+    handler: "functions/webhook-endpoints/create.handler",
+  },
+  getWebhookEndpoint: {
+    method: "GET",
+    path: "/webhook-endpoints/{id}",
+    handler: "functions/webhook-endpoints/get.handler",
+  },
+  listWebhookEndpoints: {
+    method: "POST",
+    path: "/webhook-endpoints/all/my",
+    handler: "functions/webhook-endpoints/list.handler",
+  },
+  updateWebhookEndpoint: {
+    method: "PUT",
+    path: "/webhook-endpoints/{id}",
+    handler: "functions/webhook-endpoints/update.handler",
+  },
+  deleteWebhookEndpoint: {
+    method: "DELETE",
+    path: "/webhook-endpoints/{id}",
+    handler: "functions/webhook-endpoints/delete.handler",
+  },
+  rotateWebhookSecret: {
+    method: "POST",
+    path: "/webhook-endpoints/{id}/secret",
+    handler: "functions/webhook-endpoints/rotate-secret.handler",
+  },
+  listWebhookAttempts: {
+    method: "POST",
+    path: "/webhook-endpoints/{id}/attempts/all/my",
+    handler: "functions/webhook-endpoints/attempts.handler",
+  },
+  replayWebhookEvents: {
+    method: "POST",
+    path: "/webhook-endpoints/{id}/replay",
+    handler: "functions/webhook-endpoints/replay.handler",
+    sendsTo: ["webhookDeliveries"],
+  },
+  pingWebhookEndpoint: {
+    method: "POST",
+    path: "/webhook-endpoints/{id}/test",
+    handler: "functions/webhook-endpoints/test.handler",
+    sendsTo: ["webhookDeliveries"],
+  },
+  listWebhookEventTypes: {
+    method: "GET",
+    path: "/webhook-event-types",
+    handler: "functions/webhook-endpoints/event-types.handler",
+  },
   getCurrentUser: { method: "GET", path: "/users/me", handler: "functions/users/me.handler" },
   updateCurrentUser: { method: "PUT", path: "/users/me", handler: "functions/users/update-me.handler" },
   listUsers: { method: "POST", path: "/users/all/my", handler: "functions/users/list.handler" },
   changeUserRole: { method: "PUT", path: "/users/{id}/role", handler: "functions/users/change-role.handler" },
   deactivateUser: { method: "POST", path: "/users/{id}/deactivate", handler: "functions/users/deactivate.handler" },
-  createInvitation: { method: "POST", path: "/invitations", handler: "functions/invitations/create.handler", sendsMail: true },
+  createInvitation: {
+    method: "POST",
+    path: "/invitations",
+    handler: "functions/invitations/create.handler",
+    sendsMail: true,
+  },
   listInvitations: { method: "POST", path: "/invitations/all/my", handler: "functions/invitations/list.handler" },
   revokeInvitation: { method: "DELETE", path: "/invitations/{id}", handler: "functions/invitations/revoke.handler" },
   acceptInvitation: { method: "POST", path: "/invitations/accept", handler: "functions/invitations/accept.handler" },
@@ -311,7 +515,10 @@ export const routeTable = {
 export type OperationId = keyof typeof routeTable;
 
 /** The route table as a list, in declaration order (the order SST declares the API's routes in). */
-export const routes: readonly RouteDefinition[] = Object.entries(routeTable).map(([operationId, route]) => ({ operationId, ...route }));
+export const routes: readonly RouteDefinition[] = Object.entries(routeTable).map(([operationId, route]) => ({
+  operationId,
+  ...route,
+}));
 
 export interface ConsumerDefinition extends HandlerDefinition {
   queue: QueueName;
@@ -319,13 +526,25 @@ export interface ConsumerDefinition extends HandlerDefinition {
 
 /** Queue subscribers; each answers with `batchItemFailures` (partial batch responses). */
 export const consumers: ConsumerDefinition[] = [
-  { queue: "outboundMessages", handler: "functions/consumers/outbound-messages.handler", sendsTo: ["outboundMessages", "automationRuns"] },
+  {
+    queue: "outboundMessages",
+    handler: "functions/consumers/outbound-messages.handler",
+    sendsTo: ["outboundMessages", "automationRuns"],
+  },
   { queue: "leadIntake", handler: "functions/consumers/lead-intake.handler", sendsTo: ["automationRuns"] },
   /** Trigger fan-out and run steps; sends SMS through the outbound queue and places calls. */
-  { queue: "automationRuns", handler: "functions/consumers/automation-runs.handler", sendsTo: ["automationRuns", "outboundMessages", "outboundCalls"] },
+  {
+    queue: "automationRuns",
+    handler: "functions/consumers/automation-runs.handler",
+    sendsTo: ["automationRuns", "outboundMessages", "outboundCalls"],
+  },
   { queue: "outboundCalls", handler: "functions/consumers/outbound-calls.handler", sendsTo: ["automationRuns"] },
   /** Sends one signed webhook delivery per message; failures are re-published with a backoff delay. */
-  { queue: "webhookDeliveries", handler: "functions/consumers/webhook-deliveries.handler", sendsTo: ["webhookDeliveries"] },
+  {
+    queue: "webhookDeliveries",
+    handler: "functions/consumers/webhook-deliveries.handler",
+    sendsTo: ["webhookDeliveries"],
+  },
 ];
 
 /** A function fed by the table's stream, only with the inserted items of the named entities. */
@@ -423,24 +642,48 @@ export const schedules: ScheduleDefinition[] = [
     sendsTo: ["outboundMessages", "automationRuns"],
   },
   /** Republishes leads left Pending by a lost queue message (core/leads/processing). */
-  { name: "leadIntakeSweep", cron: "* * * * ? *", handler: "functions/schedules/lead-intake-sweep.handler", sendsTo: ["leadIntake"] },
+  {
+    name: "leadIntakeSweep",
+    cron: "* * * * ? *",
+    handler: "functions/schedules/lead-intake-sweep.handler",
+    sendsTo: ["leadIntake"],
+  },
   /** Tries again the consent verification of leads a certificate-API outage left Unverified, with backoff (core/leads/reverify). */
   { name: "consentReverify", cron: "0/5 * * * ? *", handler: "functions/schedules/consent-reverify.handler" },
   /** Fires Schedule triggers (organization time zone) and resends run steps whose wait ends or whose message was lost. */
-  { name: "automationsDue", cron: "* * * * ? *", handler: "functions/schedules/automations-due.handler", sendsTo: ["automationRuns"] },
+  {
+    name: "automationsDue",
+    cron: "* * * * ? *",
+    handler: "functions/schedules/automations-due.handler",
+    sendsTo: ["automationRuns"],
+  },
   /**
    * Checks placed calls every 2 minutes until their deadline (a lost placement is published again, a final status the provider
    * has is applied), then ends those whose final status never came (else Failed) and releases their holds (core/calls/sweeper).
    */
-  { name: "sweepDueCalls", cron: "* * * * ? *", handler: "functions/schedules/sweep-due-calls.handler", sendsTo: ["automationRuns", "outboundCalls"] },
+  {
+    name: "sweepDueCalls",
+    cron: "* * * * ? *",
+    handler: "functions/schedules/sweep-due-calls.handler",
+    sendsTo: ["automationRuns", "outboundCalls"],
+  },
   /** Charges each phone number's monthly fee once per billing month (daily, so a missed run is made up the next day; core/billing/number-fees). */
   { name: "phoneNumberFees", cron: "5 0 * * ? *", handler: "functions/schedules/phone-number-fees.handler" },
   /** Settles or releases any wallet hold whose message or call is final or gone (defence in depth; core/operations/hold-sweeper). */
   { name: "sweepHolds", cron: "0/15 * * * ? *", handler: "functions/schedules/sweep-holds.handler" },
   /** Asks the carriers for the decision on every pending 10DLC brand and campaign (core/carrier-registration). */
-  { name: "carrierRegistrationPoll", cron: "0/15 * * * ? *", handler: "functions/schedules/carrier-registration-poll.handler" },
+  {
+    name: "carrierRegistrationPoll",
+    cron: "0/15 * * * ? *",
+    handler: "functions/schedules/carrier-registration-poll.handler",
+  },
   /** Re-publishes webhook deliveries whose next retry is further away than SQS's 15-minute delay (core/webhooks). */
-  { name: "webhookRetriesDue", cron: "* * * * ? *", handler: "functions/schedules/webhook-retries-due.handler", sendsTo: ["webhookDeliveries"] },
+  {
+    name: "webhookRetriesDue",
+    cron: "* * * * ? *",
+    handler: "functions/schedules/webhook-retries-due.handler",
+    sendsTo: ["webhookDeliveries"],
+  },
 ];
 
 /** Names of the settings every function reads from its environment. */

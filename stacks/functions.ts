@@ -33,7 +33,6 @@ export function handlerArgs(definition: HandlerDefinition): sst.aws.FunctionArgs
   };
 }
 
-
 /**
  * The only settings a deploying shell may tune (`RATE_LIMIT_REQUESTS=600 npx sst deploy`): limits, retry timings
  * and carrier account identifiers; unset ones keep the code's default. Everything else is computed by the stacks
@@ -112,7 +111,9 @@ export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.In
     [environmentNames.stripeSecretKey]: stripeSecretKey.value,
     [environmentNames.stripeWebhookSecret]: stripeWebhookSecret.value,
     [environmentNames.publicBaseUrl]: publicBaseUrl,
-    [environmentNames.provider]: $output([twilioAccountSid.value, telnyxApiKey.value]).apply(([sid, telnyxKey]) => deployedProvider(sid, telnyxKey)),
+    [environmentNames.provider]: $output([twilioAccountSid.value, telnyxApiKey.value]).apply(([sid, telnyxKey]) =>
+      deployedProvider(sid, telnyxKey),
+    ),
   };
   args.runtime = "nodejs22.x";
   args.architecture = "arm64";

@@ -2,4 +2,3 @@
 export function resourceName(manifestKey: string): string {
   return manifestKey.charAt(0).toUpperCase() + manifestKey.slice(1);
 }
-

@@ -13,13 +13,21 @@ export const web = webDomain
   ? new sst.aws.StaticSite("Web", {
       path: "web",
       build: { command: "npx vite build", output: "dist" },
-      environment: { VITE_API_URL: api.url, VITE_AUTH_URL: auth.url, VITE_AUTH_CLIENT_ID: dashboardClientId, WEB_BASE: "/" },
+      environment: {
+        VITE_API_URL: api.url,
+        VITE_AUTH_URL: auth.url,
+        VITE_AUTH_CLIENT_ID: dashboardClientId,
+        WEB_BASE: "/",
+      },
       domain: webDomain,
       edge: {
         viewerResponse: {
           injection: $util.all([api.url, auth.url]).apply((origins) =>
             Object.entries(dashboardHeaders(origins))
-              .map(([name, value]) => `event.response.headers[${JSON.stringify(name)}] = { value: ${JSON.stringify(value)} };`)
+              .map(
+                ([name, value]) =>
+                  `event.response.headers[${JSON.stringify(name)}] = { value: ${JSON.stringify(value)} };`,
+              )
               .join("\n"),
           ),
         },

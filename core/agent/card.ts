@@ -13,7 +13,10 @@ export const agentSkills = [
     description:
       "Summarizes lead volume, speed to lead, messaging and call usage for a recent period (analytics). Input: { days?: 1-365 (default 30) }.",
     tags: ["analytics", "speed-to-lead"],
-    examples: ["How fast did we respond to leads in the last 7 days?", '{"skill":"summarize-performance","input":{"days":7}}'],
+    examples: [
+      "How fast did we respond to leads in the last 7 days?",
+      '{"skill":"summarize-performance","input":{"days":7}}',
+    ],
   },
   {
     id: "find-leads",
@@ -29,7 +32,10 @@ export const agentSkills = [
     description:
       "Lists the events of one lead: intake, messages, calls and automation steps, newest first. Input: { leadId: string, pageSize?: 1-50 }.",
     tags: ["leads", "events"],
-    examples: ["Show the timeline of lead 01JABCDEFGHJKMNPQRSTVWXYZ0", '{"skill":"lead-timeline","input":{"leadId":"01JABCDEFGHJKMNPQRSTVWXYZ0"}}'],
+    examples: [
+      "Show the timeline of lead 01JABCDEFGHJKMNPQRSTVWXYZ0",
+      '{"skill":"lead-timeline","input":{"leadId":"01JABCDEFGHJKMNPQRSTVWXYZ0"}}',
+    ],
   },
   {
     id: "send-message",
@@ -107,7 +113,12 @@ export function agentCard(protocol: CardProtocol = "1.0") {
     })),
   };
   if (protocol === "0.3") {
-    return { protocolVersion: "0.3.0", ...common, securitySchemes: { bearer: { type: "http", ...bearer } }, security: [{ bearer: [] }] };
+    return {
+      protocolVersion: "0.3.0",
+      ...common,
+      securitySchemes: { bearer: { type: "http", ...bearer } },
+      security: [{ bearer: [] }],
+    };
   }
   return {
     ...common,

@@ -14,7 +14,11 @@ import { toFieldErrors } from "#core/shared/validation";
 /** How a skill run ended: completed with a result, or rejected/failed with an error for the data part. */
 type Outcome =
   | { state: TaskState.TASK_STATE_COMPLETED; result: SkillResult }
-  | { state: TaskState.TASK_STATE_REJECTED | TaskState.TASK_STATE_FAILED; text: string; error: Record<string, unknown> };
+  | {
+      state: TaskState.TASK_STATE_REJECTED | TaskState.TASK_STATE_FAILED;
+      text: string;
+      error: Record<string, unknown>;
+    };
 
 /**
  * Runs one skill per message, synchronously, for the Actor the HTTP chain
@@ -57,26 +61,35 @@ async function runSkill(actor: Actor, skillId: AgentSkillId, rawInput: unknown):
   const skill = skills[skillId];
   const missing = skill.permissions.filter((permission) => !actor.permissions.has(permission));
   if (missing.length > 0) {
-    return rejected(`This credential cannot use ${skillId}: it needs the ${missing.map((p) => `'${p}'`).join(" and ")} permission.`, {
-      code: "forbidden",
-      missingPermissions: missing,
-    });
+    return rejected(
+      `This credential cannot use ${skillId}: it needs the ${missing.map((p) => `'${p}'`).join(" and ")} permission.`,
+      {
+        code: "forbidden",
+        missingPermissions: missing,
+      },
+    );
   }
   const parsed = v.safeParse(skill.input, rawInput ?? {});
   if (!parsed.success) {
     const errors = toFieldErrors(parsed.issues);
-    return rejected(`I could not run ${skillId}: ${errors.map((e) => e.detail).join(" ")}`, { code: "validation_failed", errors });
+    return rejected(`I could not run ${skillId}: ${errors.map((e) => e.detail).join(" ")}`, {
+      code: "validation_failed",
+      errors,
+    });
   }
   try {
     return { state: TaskState.TASK_STATE_COMPLETED, result: await skill.run(actor, parsed.output) };
   } catch (error) {
-    if (error instanceof ValidationError) return rejected(error.message, { code: error.code, errors: asPointers(error.errors) });
+    if (error instanceof ValidationError)
+      return rejected(error.message, { code: error.code, errors: asPointers(error.errors) });
     if (error instanceof DomainError) {
       return { state: TaskState.TASK_STATE_FAILED, text: error.message, error: { code: error.code } };
     }
     const correlationId = randomUUID();
     const failure = error as Error;
-    console.error(JSON.stringify({ level: "error", correlationId, skillId, message: failure?.message, stack: failure?.stack }));
+    console.error(
+      JSON.stringify({ level: "error", correlationId, skillId, message: failure?.message, stack: failure?.stack }),
+    );
     return {
       state: TaskState.TASK_STATE_FAILED,
       text: `The ${skillId} skill failed unexpectedly. Quote correlation id ${correlationId} when reporting this.`,
@@ -92,7 +105,9 @@ function rejected(text: string, error: Record<string, unknown>): Outcome {
 function toTask(context: RequestContext, skillId: AgentSkillId, outcome: Outcome): Task {
   const completed = outcome.state === TaskState.TASK_STATE_COMPLETED;
   const text = completed ? outcome.result.text : outcome.text;
-  const statusParts = completed ? [textPart(text)] : [textPart(text), dataPart({ skill: skillId, error: outcome.error })];
+  const statusParts = completed
+    ? [textPart(text)]
+    : [textPart(text), dataPart({ skill: skillId, error: outcome.error })];
   const artifacts: Artifact[] = completed
     ? [
         {
@@ -132,7 +147,11 @@ function inputRequiredTask(context: RequestContext, requested: string | undefine
   return {
     id: context.taskId,
     contextId: context.contextId,
-    status: { state: TaskState.TASK_STATE_INPUT_REQUIRED, message: unknownSkillMessage(context, requested), timestamp: nowIso() },
+    status: {
+      state: TaskState.TASK_STATE_INPUT_REQUIRED,
+      message: unknownSkillMessage(context, requested),
+      timestamp: nowIso(),
+    },
     artifacts: [],
     history: historyWith(context),
     metadata: undefined,

@@ -16,7 +16,10 @@ const message = (roles: [string, ...string[]]) =>
     message: v.looseObject(
       {
         role: v.picklist(roles, `Must be ${roles.join(" or ")}.`),
-        parts: v.pipe(v.array(v.unknown(), "Must be an array of parts."), v.minLength(1, "A message needs at least one part.")),
+        parts: v.pipe(
+          v.array(v.unknown(), "Must be an array of parts."),
+          v.minLength(1, "A message needs at least one part."),
+        ),
       },
       "Must be a message object.",
     ),
@@ -25,7 +28,9 @@ const message = (roles: [string, ...string[]]) =>
 const getTask = v.looseObject({ historyLength });
 
 const listTasks = v.looseObject({
-  pageSize: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1, "Must be 1-100."), v.maxValue(100, "Must be 1-100.")))),
+  pageSize: v.optional(
+    v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1, "Must be 1-100."), v.maxValue(100, "Must be 1-100."))),
+  ),
   historyLength,
   statusTimestampAfter: v.optional(v.nullable(timestamp)),
   pageToken: v.optional(v.nullable(v.string())),

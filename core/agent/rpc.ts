@@ -98,7 +98,8 @@ class LeadAgentRequestHandler extends DefaultRequestHandler {
 
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
     const task = await this.tasks.load(params.id, context);
-    if (task?.status?.state === TaskState.TASK_STATE_CANCELED) throw new TaskNotCancelableError(`Task ${params.id} is already canceled.`);
+    if (task?.status?.state === TaskState.TASK_STATE_CANCELED)
+      throw new TaskNotCancelableError(`Task ${params.id} is already canceled.`);
     return super.cancelTask(params, context);
   }
 }
@@ -107,12 +108,19 @@ class LeadAgentRequestHandler extends DefaultRequestHandler {
 function sdkTransports() {
   if (!transports) {
     const requestHandler = new LeadAgentRequestHandler(new DynamoTaskStore());
-    transports = { v1: new JsonRpcTransportHandler(requestHandler), legacy: new LegacyJsonRpcTransportHandler(requestHandler) };
+    transports = {
+      v1: new JsonRpcTransportHandler(requestHandler),
+      legacy: new LegacyJsonRpcTransportHandler(requestHandler),
+    };
   }
   return transports;
 }
 
-const failure = (id: JsonRpcResponse["id"], code: number, message: string): JsonRpcResponse => ({ jsonrpc: "2.0", id, error: { code, message } });
+const failure = (id: JsonRpcResponse["id"], code: number, message: string): JsonRpcResponse => ({
+  jsonrpc: "2.0",
+  id,
+  error: { code, message },
+});
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 const isValidId = (id: unknown): id is string | number | null =>
@@ -125,25 +133,41 @@ const isValidId = (id: unknown): id is string | number | null =>
  * the 0.3 ones are served, chosen by the method name.
  */
 export async function handleRpc(actor: Actor, request: RpcRequest): Promise<JsonRpcResponse | JsonRpcEventStream> {
-  const raw = request.isBase64Encoded && request.body ? Buffer.from(request.body, "base64").toString("utf8") : (request.body ?? "");
-  if (Buffer.byteLength(raw) > maxRpcBytes) return failure(null, A2A_ERROR_CODE.INVALID_REQUEST, `The request exceeds ${maxRpcBytes} bytes.`);
+  const raw =
+    request.isBase64Encoded && request.body
+      ? Buffer.from(request.body, "base64").toString("utf8")
+      : (request.body ?? "");
+  if (Buffer.byteLength(raw) > maxRpcBytes)
+    return failure(null, A2A_ERROR_CODE.INVALID_REQUEST, `The request exceeds ${maxRpcBytes} bytes.`);
   let message: unknown;
   try {
     message = JSON.parse(raw);
   } catch {
     return failure(null, A2A_ERROR_CODE.PARSE_ERROR, "Parse error: the body is not valid JSON.");
   }
-  if (Array.isArray(message)) return failure(null, A2A_ERROR_CODE.INVALID_REQUEST, "Batch requests are not supported; send one request per call.");
-  if (!isObject(message)) return failure(null, A2A_ERROR_CODE.INVALID_REQUEST, "The request must be a JSON-RPC 2.0 request object.");
+  if (Array.isArray(message))
+    return failure(
+      null,
+      A2A_ERROR_CODE.INVALID_REQUEST,
+      "Batch requests are not supported; send one request per call.",
+    );
+  if (!isObject(message))
+    return failure(null, A2A_ERROR_CODE.INVALID_REQUEST, "The request must be a JSON-RPC 2.0 request object.");
   const id = isValidId(message.id) ? message.id : null;
   const idValid = !("id" in message) || isValidId(message.id);
   if (message.jsonrpc !== "2.0" || !idValid) {
-    return failure(id, A2A_ERROR_CODE.INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0" and "id" a string, an integer or null.');
+    return failure(
+      id,
+      A2A_ERROR_CODE.INVALID_REQUEST,
+      'Invalid request: "jsonrpc" must be "2.0" and "id" a string, an integer or null.',
+    );
   }
   const method = message.method;
-  if (typeof method !== "string" || method === "") return failure(id, A2A_ERROR_CODE.INVALID_REQUEST, 'Invalid request: "method" must be a non-empty string.');
+  if (typeof method !== "string" || method === "")
+    return failure(id, A2A_ERROR_CODE.INVALID_REQUEST, 'Invalid request: "method" must be a non-empty string.');
   const legacy = legacyMethods.has(method) || legacyStreamingMethods.has(method);
-  if (!legacy && !v1Methods.has(method) && !streamingMethods.has(method)) return failure(id, A2A_ERROR_CODE.METHOD_NOT_FOUND, `Method not found: ${method}.`);
+  if (!legacy && !v1Methods.has(method) && !streamingMethods.has(method))
+    return failure(id, A2A_ERROR_CODE.METHOD_NOT_FOUND, `Method not found: ${method}.`);
   if (!methodsWithoutParams.has(method) && !isObject(message.params)) {
     return failure(id, A2A_ERROR_CODE.INVALID_PARAMS, 'Invalid params: "params" must be an object.');
   }
@@ -151,7 +175,13 @@ export async function handleRpc(actor: Actor, request: RpcRequest): Promise<Json
   const refuse = (response: JsonRpcResponse) => (streaming ? { stream: [], failure: response } : response);
   const requestedVersion = request.headers["a2a-version"];
   if (requestedVersion !== undefined && !supportedVersions.has(requestedVersion)) {
-    return refuse(failure(id, A2A_ERROR_CODE.VERSION_NOT_SUPPORTED, `A2A version ${requestedVersion} is not supported; use 1.0 or 0.3.`));
+    return refuse(
+      failure(
+        id,
+        A2A_ERROR_CODE.VERSION_NOT_SUPPORTED,
+        `A2A version ${requestedVersion} is not supported; use 1.0 or 0.3.`,
+      ),
+    );
   }
   const params = isObject(message.params) ? checkParams(method, message.params) : undefined;
   if (params && !params.ok) return refuse(failure(id, A2A_ERROR_CODE.INVALID_PARAMS, params.message));
@@ -159,7 +189,9 @@ export async function handleRpc(actor: Actor, request: RpcRequest): Promise<Json
   const context = new ServerCallContext({
     user: new ActorUser(actor),
     requestedVersion: legacy ? "0.3" : "1.0",
-    requestedExtensions: Extensions.parseServiceParameter(request.headers["a2a-extensions"] ?? request.headers["x-a2a-extensions"]),
+    requestedExtensions: Extensions.parseServiceParameter(
+      request.headers["a2a-extensions"] ?? request.headers["x-a2a-extensions"],
+    ),
     state: new Map<string, unknown>([[STATE_HEADERS_KEY, request.headers]]),
   });
   const { v1, legacy: legacyTransport } = sdkTransports();
@@ -174,7 +206,10 @@ export async function handleRpc(actor: Actor, request: RpcRequest): Promise<Json
  * Drains a streaming answer. An error ends the stream with an error event, also before the first event (A2A's
  * conformance suite and SDK clients read a subscription to an unknown task as a stream carrying -32001).
  */
-async function collectStream(id: JsonRpcResponse["id"], answer: AsyncIterable<JsonRpcResponse>): Promise<JsonRpcEventStream> {
+async function collectStream(
+  id: JsonRpcResponse["id"],
+  answer: AsyncIterable<JsonRpcResponse>,
+): Promise<JsonRpcEventStream> {
   const stream: JsonRpcResponse[] = [];
   try {
     for await (const event of answer) stream.push({ ...event, jsonrpc: "2.0" });

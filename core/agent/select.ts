@@ -9,16 +9,21 @@ export type Selection =
   | { kind: "unknown"; requested?: string; text: string };
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Plain-text routing, tried in order; the first match wins. */
 const keywordRoutes: { skillId: AgentSkillId; matches: (text: string) => boolean }[] = [
-  { skillId: "lead-timeline", matches: (t) => /\b(timeline|history|events?|activity)\b/i.test(t) && ulidInText.test(t) },
+  {
+    skillId: "lead-timeline",
+    matches: (t) => /\b(timeline|history|events?|activity)\b/i.test(t) && ulidInText.test(t),
+  },
   { skillId: "send-message", matches: (t) => /\b(text|sms|send|message|reply|write)\b/i.test(t) && ulidInText.test(t) },
   { skillId: "automation-health", matches: (t) => /\bautomations?\b|\bworkflows?\b/i.test(t) },
   {
     skillId: "summarize-performance",
-    matches: (t) => /\b(summar\w*|performance|analytics|stats|metrics|response times?|speed to lead|how (fast|quick\w*))\b/i.test(t),
+    matches: (t) =>
+      /\b(summar\w*|performance|analytics|stats|metrics|response times?|speed to lead|how (fast|quick\w*))\b/i.test(t),
   },
   { skillId: "find-leads", matches: (t) => /\bleads?\b/i.test(t) },
 ];
@@ -29,8 +34,13 @@ const keywordRoutes: { skillId: AgentSkillId; matches: (text: string) => boolean
  * or a data part), then keywords in the text parts (people).
  */
 export function selectSkill(message: Message, requestMetadata: Json | undefined): Selection {
-  const dataParts = message.parts.flatMap((part) => (part.content?.$case === "data" && isObject(part.content.value) ? [part.content.value] : []));
-  const text = message.parts.flatMap((part) => (part.content?.$case === "text" ? [part.content.value] : [])).join("\n").trim();
+  const dataParts = message.parts.flatMap((part) =>
+    part.content?.$case === "data" && isObject(part.content.value) ? [part.content.value] : [],
+  );
+  const text = message.parts
+    .flatMap((part) => (part.content?.$case === "text" ? [part.content.value] : []))
+    .join("\n")
+    .trim();
 
   const structured = dataParts.find((data) => "skill" in data);
   if (structured) return chosen(structured.skill, structured.input ?? {}, "data", text);

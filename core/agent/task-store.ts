@@ -63,7 +63,9 @@ export class DynamoTaskStore implements TaskStore {
     const partition = keys.a2aTasksByStatusTimePartition(organizationId).gsi4pk;
     const now = Math.floor(Date.now() / 1000);
     const where = (item: Record<string, unknown>) =>
-      !isExpired(item, now) && (!params.contextId || item.contextId === params.contextId) && (!params.status || item.state === params.status);
+      !isExpired(item, now) &&
+      (!params.contextId || item.contextId === params.contextId) &&
+      (!params.status || item.state === params.status);
     const after = params.statusTimestampAfter ? new Date(params.statusTimestampAfter).toISOString() : undefined;
     const query: QueryInput = {
       index: "sortedByField",

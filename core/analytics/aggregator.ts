@@ -4,8 +4,29 @@ import { conditionally, getItems, table } from "#core/db/items";
 import { Transaction, TransactionConditionFailed, transact, type TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import type { EventRecord } from "#core/events/index";
-import { effectOf, leadCounters, mergeCounters, responseCounters, responseSecondsOf, toUnits, type Counters, type EventEffect } from "#core/analytics/counters";
-import { callSeconds, histogramUpdate, isHistogram, leadItem, levels, levelsOf, maxCountersPerUpdate, rollupUpdate, rollupUpdates, unpackHistogram, type Level } from "#core/analytics/rollups";
+import {
+  effectOf,
+  leadCounters,
+  mergeCounters,
+  responseCounters,
+  responseSecondsOf,
+  toUnits,
+  type Counters,
+  type EventEffect,
+} from "#core/analytics/counters";
+import {
+  callSeconds,
+  histogramUpdate,
+  isHistogram,
+  leadItem,
+  levels,
+  levelsOf,
+  maxCountersPerUpdate,
+  rollupUpdate,
+  rollupUpdates,
+  unpackHistogram,
+  type Level,
+} from "#core/analytics/rollups";
 import { markMinuteRollups } from "#core/analytics/minutes";
 
 /**
@@ -56,7 +77,9 @@ export async function countRecordedEvents(recorded: RecordedEvent[]): Promise<vo
     events.set(event.id, event);
     byOrganization.set(organizationId, events);
   }
-  await Promise.all([...byOrganization].map(([organizationId, events]) => countForOrganization(organizationId, [...events.values()])));
+  await Promise.all(
+    [...byOrganization].map(([organizationId, events]) => countForOrganization(organizationId, [...events.values()])),
+  );
 }
 
 async function countForOrganization(organizationId: string, events: EventRecord[]): Promise<void> {
@@ -64,7 +87,10 @@ async function countForOrganization(organizationId: string, events: EventRecord[
   await markMinuteRollups(organizationId);
   const effects = events.map((event) => ({ event, effect: effectOf(event) }));
   const facts = await Promise.all(effects.map(({ event, effect }) => factOf(organizationId, event, effect)));
-  await countFacts(organizationId, facts.filter((fact): fact is Fact => fact !== undefined));
+  await countFacts(
+    organizationId,
+    facts.filter((fact): fact is Fact => fact !== undefined),
+  );
   // Responses after the leads of the same batch are counted (a response needs its lead's per-lead item).
   for (const { effect } of effects) if (effect.response) await countResponse(organizationId, effect.response);
   // Leads answered while they were still being processed: their response waited for the lead to be counted.
@@ -85,7 +111,9 @@ async function factOf(organizationId: string, event: EventRecord, effect: EventE
     const seconds = await callSeconds(organizationId, effect.completedCallId);
     if (seconds > 0) counters.callSeconds = (counters.callSeconds ?? 0) + seconds;
   }
-  const own: Addition[] = Object.values(counters).some((amount) => amount !== 0) ? [{ at: Date.parse(event.createdAt), counters }] : [];
+  const own: Addition[] = Object.values(counters).some((amount) => amount !== 0)
+    ? [{ at: Date.parse(event.createdAt), counters }]
+    : [];
   if (effect.leadCreated) {
     const lead = await leadFact(organizationId, effect.leadCreated.leadId);
     if (lead) return { marker: lead.marker, additions: [...lead.additions, ...own] };
@@ -105,7 +133,11 @@ async function leadFact(organizationId: string, leadId: string): Promise<Fact | 
   return facts && leadFactOf(organizationId, leadId, facts);
 }
 
-function leadFactOf(organizationId: string, leadId: string, facts: { sourceId: string | null; price: string | undefined }): Fact {
+function leadFactOf(
+  organizationId: string,
+  leadId: string,
+  facts: { sourceId: string | null; price: string | undefined },
+): Fact {
   const lead = { leadId, sourceId: facts.sourceId, priceUnits: toUnits(facts.price) };
   return {
     marker: { Put: { Item: leadItem(organizationId, lead), ConditionExpression: "attribute_not_exists(pk)" } },
@@ -151,7 +183,9 @@ async function countFacts(organizationId: string, facts: Fact[]): Promise<void> 
       }
       chunk.push(fact);
     }
-    const updates = [...sums.values()].map(({ level, bucket, counters }) => rollupUpdate(organizationId, level, bucket, counters));
+    const updates = [...sums.values()].map(({ level, bucket, counters }) =>
+      rollupUpdate(organizationId, level, bucket, counters),
+    );
     try {
       const transaction = new Transaction();
       for (const [index, fact] of chunk.entries()) transaction.include(markerPart(index), fact.marker);
@@ -183,7 +217,9 @@ async function countResponse(organizationId: string, response: { leadId: string;
   let leadCounted = false;
   let keptEarly = false;
   for (let attempt = 1; ; attempt++) {
-    const stored = await getItems([key, keys.analyticsEarlyResponse(organizationId, response.leadId)], { consistent: true });
+    const stored = await getItems([key, keys.analyticsEarlyResponse(organizationId, response.leadId)], {
+      consistent: true,
+    });
     const Item = stored.find((item) => item.sk === key.sk);
     const early = stored.find((item) => item.sk !== key.sk);
     if (!Item && !leadCounted) {
@@ -211,7 +247,10 @@ async function countResponse(organizationId: string, response: { leadId: string;
         const histogramKey = keys.analyticsHistogram(organizationId, level, bucketOf(createdAt));
         const { Item: stored } = await table.get({ Key: histogramKey, ConsistentRead: true });
         const hist = mergeCounters(unpackHistogram(stored), histogramPart);
-        return histogramUpdate(organizationId, level, bucketOf(createdAt), { hist, readVersion: stored?.hv as number | undefined });
+        return histogramUpdate(organizationId, level, bucketOf(createdAt), {
+          hist,
+          readVersion: stored?.hv as number | undefined,
+        });
       }),
     );
     const updates = [...rollupUpdates(organizationId, createdAt, counters), ...histograms];
@@ -259,13 +298,20 @@ async function earlyResponses(organizationId: string, leadIds: string[]): Promis
     leadIds.map((leadId) => keys.analyticsEarlyResponse(organizationId, leadId)),
     { consistent: true },
   );
-  return found.map((item) => ({ leadId: String(item.sk).slice(keys.analyticsEarlyResponse(organizationId, "").sk.length), at: Date.parse(String(item.respondedAt)) }));
+  return found.map((item) => ({
+    leadId: String(item.sk).slice(keys.analyticsEarlyResponse(organizationId, "").sk.length),
+    at: Date.parse(String(item.respondedAt)),
+  }));
 }
 
 /** Milestones this warm instance has written: first-time values never change, so each is written once per instance. */
 const writtenMilestones = new Set<string>();
 
-async function milestone(organizationId: string, name: "firstDeliveredAt" | "firstSourcedLeadAt", at: string): Promise<void> {
+async function milestone(
+  organizationId: string,
+  name: "firstDeliveredAt" | "firstSourcedLeadAt",
+  at: string,
+): Promise<void> {
   if (writtenMilestones.has(`${organizationId}#${name}`)) return;
   await table.update({
     Key: keys.analyticsMilestones(organizationId),

@@ -1,9 +1,35 @@
 import { decodeTime } from "ulid";
 import { table, writeItems } from "#core/db/items";
 import type { EventRecord } from "#core/events/index";
-import { effectOf, leadCounters, mergeCounters, responseCounters, responseSecondsOf, type Counters } from "#core/analytics/counters";
-import { dayBucket, floorDay, floorHour, floorMinute, floorSecond, floorWeek, hourBucket, minuteBucket, secondBucket, weekBucket } from "#core/analytics/range";
-import { histogramUpdate, isFine, isHistogram, leadItem, maxCountersPerUpdate, rollupUpdate, type Level } from "#core/analytics/rollups";
+import {
+  effectOf,
+  leadCounters,
+  mergeCounters,
+  responseCounters,
+  responseSecondsOf,
+  type Counters,
+} from "#core/analytics/counters";
+import {
+  dayBucket,
+  floorDay,
+  floorHour,
+  floorMinute,
+  floorSecond,
+  floorWeek,
+  hourBucket,
+  minuteBucket,
+  secondBucket,
+  weekBucket,
+} from "#core/analytics/range";
+import {
+  histogramUpdate,
+  isFine,
+  isHistogram,
+  leadItem,
+  maxCountersPerUpdate,
+  rollupUpdate,
+  type Level,
+} from "#core/analytics/rollups";
 import { minuteKept, setMinuteRollupsFrom } from "#core/analytics/minutes";
 
 /**
@@ -58,7 +84,11 @@ export async function storeEventItems(items: Record<string, unknown>[]): Promise
 }
 
 /** Counts `events` (any order) into empty rollups; see the module comment. */
-export async function backfill(organizationId: string, events: EventRecord[], lookups: BackfillLookups): Promise<BackfillResult> {
+export async function backfill(
+  organizationId: string,
+  events: EventRecord[],
+  lookups: BackfillLookups,
+): Promise<BackfillResult> {
   const writeMinute = lookups.writeMinute ?? ((start: number) => minuteKept(start));
   const minutes = new Map<number, Counters>();
   /** Only the seconds of minutes written (a year of seconds would not fit in memory, and is never read). */
@@ -77,7 +107,8 @@ export async function backfill(organizationId: string, events: EventRecord[], lo
   for (const event of ordered) {
     const effect = effectOf(event);
     const at = Date.parse(event.createdAt);
-    if (effect.completedCallId) mergeCounters(effect.counters, { callSeconds: lookups.callSeconds(effect.completedCallId) });
+    if (effect.completedCallId)
+      mergeCounters(effect.counters, { callSeconds: lookups.callSeconds(effect.completedCallId) });
     add(at, effect.counters);
     const created = effect.leadCreated;
     const known = created ? lookups.lead(created.leadId) : undefined;
@@ -87,7 +118,8 @@ export async function backfill(organizationId: string, events: EventRecord[], lo
     }
     const response = effect.response;
     const earliest = response && firstResponses.get(response.leadId);
-    if (response && (earliest === undefined || response.at < earliest)) firstResponses.set(response.leadId, response.at);
+    if (response && (earliest === undefined || response.at < earliest))
+      firstResponses.set(response.leadId, response.at);
   }
   // A lead's first response is its earliest, even one sent before the lead was processed (before its LeadCreated).
   for (const [leadId, at] of firstResponses) {
@@ -103,18 +135,27 @@ export async function backfill(organizationId: string, events: EventRecord[], lo
   const weeks = rollUp(days, floorWeek);
   const kept = new Map([...minutes].filter(([start]) => writeMinute(start)));
   await setMinuteRollupsFrom(organizationId, 0);
-  const updates = ([
-    ["S", seconds, secondBucket],
-    ["M", kept, minuteBucket],
-    ["H", hours, hourBucket],
-    ["D", days, dayBucket],
-    ["W", weeks, weekBucket],
-  ] as const).flatMap(([level, buckets, bucketOf]) => [...buckets].flatMap(([start, counters]) => updatesOf(organizationId, level, bucketOf(start), counters)));
+  const updates = (
+    [
+      ["S", seconds, secondBucket],
+      ["M", kept, minuteBucket],
+      ["H", hours, hourBucket],
+      ["D", days, dayBucket],
+      ["W", weeks, weekBucket],
+    ] as const
+  ).flatMap(([level, buckets, bucketOf]) =>
+    [...buckets].flatMap(([start, counters]) => updatesOf(organizationId, level, bucketOf(start), counters)),
+  );
   await inParallel(updates, async (update) => {
     await table.update(update.Update!);
   });
   await batchPut([...leads.values()]);
-  return { events: events.length, leads: leads.size, rollupItems: seconds.size + kept.size + hours.size + days.size + weeks.size, leadItems: leads.size };
+  return {
+    events: events.length,
+    leads: leads.size,
+    rollupItems: seconds.size + kept.size + hours.size + days.size + weeks.size,
+    leadItems: leads.size,
+  };
 }
 
 /** Sums finer buckets into coarser ones (hours into days, days into weeks). */
@@ -137,13 +178,15 @@ function updatesOf(organizationId: string, level: Level, bucket: string, counter
   const parts = chunked(Object.fromEntries(Object.entries(counters).filter(([name]) => !isHistogram(name))));
   if (parts.length === 0) parts.push({});
   const updates = parts.map((part) => rollupUpdate(organizationId, level, bucket, part));
-  if (Object.keys(hist).length > 0) updates.push(histogramUpdate(organizationId, level, bucket, { hist, readVersion: undefined }));
+  if (Object.keys(hist).length > 0)
+    updates.push(histogramUpdate(organizationId, level, bucket, { hist, readVersion: undefined }));
   return updates;
 }
 
 function chunked(counters: Counters): Counters[] {
   const entries = Object.entries(counters).filter(([, amount]) => amount !== 0);
   const parts: Counters[] = [];
-  for (let index = 0; index < entries.length; index += maxCountersPerUpdate) parts.push(Object.fromEntries(entries.slice(index, index + maxCountersPerUpdate)));
+  for (let index = 0; index < entries.length; index += maxCountersPerUpdate)
+    parts.push(Object.fromEntries(entries.slice(index, index + maxCountersPerUpdate)));
   return parts;
 }

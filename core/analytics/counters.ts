@@ -46,7 +46,13 @@ export const counter = {
   sourceMinutes: (source: string, minutes: number) => `hs#${source}#${minutes}`,
 } as const;
 
-const finalMessageEvents = new Set<EventType>(["MessageDelivered", "MessageUndelivered", "MessageFailed", "MessageUnknown", "MessageBlocked"]);
+const finalMessageEvents = new Set<EventType>([
+  "MessageDelivered",
+  "MessageUndelivered",
+  "MessageFailed",
+  "MessageUnknown",
+  "MessageBlocked",
+]);
 /** Final receipts that prove the carrier accepted the message. */
 const acceptedOutcomes = new Set<EventType>(["MessageDelivered", "MessageUndelivered", "MessageUnknown"]);
 const failedOrBlocked = new Set<EventType>(["MessageUndelivered", "MessageFailed", "MessageBlocked"]);
@@ -82,7 +88,18 @@ export const countedEventTypes = [
 
 /** The event fields `effectOf` reads (the exact edge reads project just these). */
 export const countedEventFields = [
-  "id", "eventType", "eventCategory", "direction", "leadId", "relatedEntityId", "billingStatus", "billableAmount", "status", "sentAt", "sendingStartedAt", "createdAt",
+  "id",
+  "eventType",
+  "eventCategory",
+  "direction",
+  "leadId",
+  "relatedEntityId",
+  "billingStatus",
+  "billableAmount",
+  "status",
+  "sentAt",
+  "sendingStartedAt",
+  "createdAt",
 ] as const;
 
 /** The figures an event record changes (docs/analytics.md lists each definition). */

@@ -43,7 +43,10 @@ export function fineRollupsFrom(milestones: Record<string, unknown> | undefined,
 
 /** `fineRollupsFrom` of the organization's milestones item. */
 export async function storedFineRollupsFrom(organizationId: string, now = Date.now()): Promise<FineRollupsFrom> {
-  const { Item } = await table.get({ Key: keys.analyticsMilestones(organizationId), ProjectionExpression: "minuteRollupsFrom, secondRollupsFrom" });
+  const { Item } = await table.get({
+    Key: keys.analyticsMilestones(organizationId),
+    ProjectionExpression: "minuteRollupsFrom, secondRollupsFrom",
+  });
   return fineRollupsFrom(Item, now);
 }
 

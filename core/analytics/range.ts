@@ -23,7 +23,9 @@ const isoDateTime = v.pipe(
 function isRealDate(value: string): boolean {
   const [, year, month, day] = /^(\d{4})-(\d{2})-(\d{2})/.exec(value) ?? [];
   const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
-  return !Number.isNaN(Date.parse(value)) && date.getUTCMonth() === Number(month) - 1 && date.getUTCDate() === Number(day);
+  return (
+    !Number.isNaN(Date.parse(value)) && date.getUTCMonth() === Number(month) - 1 && date.getUTCDate() === Number(day)
+  );
 }
 
 /** API Gateway hands query parameters over as strings, so `days` is parsed here. */
@@ -76,7 +78,9 @@ export function resolveRange(query: AnalyticsQuery, now: number = Date.now()): T
   const end = floorSecond(query.endAt !== undefined ? Date.parse(query.endAt) : now);
   const start = query.startAt !== undefined ? floorSecond(Date.parse(query.startAt)) : end - (query.days ?? 30) * dayMs;
   if (start >= end) {
-    throw new ValidationError("startAt must be before endAt.", [{ in: "query", field: "startAt", detail: "startAt must be earlier than endAt." }]);
+    throw new ValidationError("startAt must be before endAt.", [
+      { in: "query", field: "startAt", detail: "startAt must be earlier than endAt." },
+    ]);
   }
   if (end - start > maxSpanMs) {
     throw new ValidationError(`The range may cover at most ${maxDays} days.`, [
@@ -104,7 +108,7 @@ export const floorMinute = (t: number) => Math.floor(t / minuteMs) * minuteMs;
 export const floorHour = (t: number) => Math.floor(t / hourMs) * hourMs;
 export const floorDay = (t: number) => Math.floor(t / dayMs) * dayMs;
 /** Monday 00:00 UTC of the ISO week of `t` (1970-01-01 was a Thursday). */
-export const floorWeek = (t: number) => floorDay(t) - (((new Date(floorDay(t)).getUTCDay() + 6) % 7) * dayMs);
+export const floorWeek = (t: number) => floorDay(t) - ((new Date(floorDay(t)).getUTCDay() + 6) % 7) * dayMs;
 
 const stepOf: Record<Granularity, { floor: (t: number) => number; next: (t: number) => number }> = {
   Hour: { floor: floorHour, next: (t) => t + hourMs },
@@ -120,7 +124,11 @@ export function bucketsOf(range: TimeRange, granularity: Granularity = granulari
   const { floor, next } = stepOf[granularity];
   const buckets: Bucket[] = [];
   for (let at = floor(range.start); at < range.end; at = next(at)) {
-    buckets.push({ start: Math.max(at, range.start), end: Math.min(next(at), range.end), label: labelOf(at, granularity) });
+    buckets.push({
+      start: Math.max(at, range.start),
+      end: Math.min(next(at), range.end),
+      label: labelOf(at, granularity),
+    });
   }
   return buckets;
 }
@@ -166,7 +174,11 @@ const noFineRollups: FineRollupsFrom = { minutes: Infinity, seconds: Infinity };
  * 118 seconds; where fine rollups are kept and the range is in whole seconds (as
  * resolveRange makes it), it reads no event record at all.
  */
-export function piecesOf(range: TimeRange, granularity: Granularity = "Day", from: FineRollupsFrom = noFineRollups): Piece[] {
+export function piecesOf(
+  range: TimeRange,
+  granularity: Granularity = "Day",
+  from: FineRollupsFrom = noFineRollups,
+): Piece[] {
   const pieces: Piece[] = [];
   let at = range.start;
   const firstHour = Math.min(range.end, floorHour(at) === at ? at : floorHour(at) + hourMs);
@@ -210,6 +222,7 @@ function cut(start: number, end: number, units: readonly ReturnType<typeof edgeU
   const last = Math.floor(end / unit.ms) * unit.ms;
   if (first >= last) return cut(start, end, finer);
   const whole: Piece[] = [];
-  for (let at = first; at < last; at += unit.ms) whole.push({ kind: unit.kind, start: at, end: at + unit.ms, bucket: unit.bucketOf(at) });
+  for (let at = first; at < last; at += unit.ms)
+    whole.push({ kind: unit.kind, start: at, end: at + unit.ms, bucket: unit.bucketOf(at) });
   return [...cut(start, first, finer), ...whole, ...cut(last, end, finer)];
 }

@@ -2,7 +2,17 @@ import { decodeTime, ulid } from "ulid";
 import { type EventRecord, Events } from "#core/events/index";
 import { organizationRange } from "#core/db/query";
 import { keys } from "#core/db/keys";
-import { callSeconds, emptyHistogram, histogramOf, isFine, isHistogram, mergeHistograms, parseHistogram, type Histogram, type Level } from "#core/analytics/rollups";
+import {
+  callSeconds,
+  emptyHistogram,
+  histogramOf,
+  isFine,
+  isHistogram,
+  mergeHistograms,
+  parseHistogram,
+  type Histogram,
+  type Level,
+} from "#core/analytics/rollups";
 import {
   countedEventFields,
   countedEventTypes,
@@ -13,7 +23,15 @@ import {
   responseCounters,
   type Counters,
 } from "#core/analytics/counters";
-import { bucketsOf, piecesOf, type Bucket, type FineRollupsFrom, type Granularity, type Piece, type TimeRange } from "#core/analytics/range";
+import {
+  bucketsOf,
+  piecesOf,
+  type Bucket,
+  type FineRollupsFrom,
+  type Granularity,
+  type Piece,
+  type TimeRange,
+} from "#core/analytics/range";
 import { storedFineRollupsFrom } from "#core/analytics/minutes";
 
 /**
@@ -58,26 +76,35 @@ export { prefixItems } from "#core/db/query";
 /** A rollup item's counters: its numeric attributes. */
 function countersOf(item: Record<string, unknown>): Counters {
   const counters: Counters = {};
-  for (const [name, value] of Object.entries(item)) if (!notCounters.has(name) && typeof value === "number") counters[name] = value;
+  for (const [name, value] of Object.entries(item))
+    if (!notCounters.has(name) && typeof value === "number") counters[name] = value;
   return counters;
 }
 
 /** Per-lead analytics items of leads created in [start, end). */
 export async function leadFacts(organizationId: string, range: TimeRange): Promise<LeadFact[]> {
   const prefix = keys.analyticsLead(organizationId, "").sk;
-  const items = await organizationRange(organizationId, `${prefix}${ulidFloor(range.start)}`, `${prefix}${ulidCeiling(range.end - 1)}`);
+  const items = await organizationRange(
+    organizationId,
+    `${prefix}${ulidFloor(range.start)}`,
+    `${prefix}${ulidCeiling(range.end - 1)}`,
+  );
   return items.map((item) => ({
     leadId: item.leadId as string,
     sourceId: (item.sourceId as string | null) ?? null,
     priceUnits: Number(item.priceUnits ?? 0),
-    ...(item.respondedAt ? { respondedAt: item.respondedAt as string, responseSeconds: Number(item.responseSeconds ?? 0) } : {}),
+    ...(item.respondedAt
+      ? { respondedAt: item.respondedAt as string, responseSeconds: Number(item.responseSeconds ?? 0) }
+      : {}),
   }));
 }
 
 /** What one counted lead contributes (the same counters the rollups received for it). */
 export function factCounters(fact: LeadFact): Counters {
   const counters = leadCounters(fact.sourceId, fact.priceUnits);
-  return fact.respondedAt ? mergeCounters(counters, responseCounters(fact.sourceId, fact.responseSeconds ?? 0)) : counters;
+  return fact.respondedAt
+    ? mergeCounters(counters, responseCounters(fact.sourceId, fact.responseSeconds ?? 0))
+    : counters;
 }
 
 /** Splits counters that include `h#`/`hs#` histogram counters into the plain ones and the histogram. */
@@ -95,7 +122,11 @@ async function exactCounters(organizationId: string, range: TimeRange, leadsOnly
   ]);
   const counters: Counters = {};
   for (const fact of facts) mergeCounters(counters, leadsOnly ? { [counter.leads]: 1 } : factCounters(fact));
-  const seconds = await Promise.all(events.map((event) => effectOf(event)).map((effect) => (effect.completedCallId ? callSeconds(organizationId, effect.completedCallId) : 0)));
+  const seconds = await Promise.all(
+    events
+      .map((event) => effectOf(event))
+      .map((effect) => (effect.completedCallId ? callSeconds(organizationId, effect.completedCallId) : 0)),
+  );
   events.forEach((event, index) => {
     mergeCounters(counters, effectOf(event).counters);
     if (seconds[index]) mergeCounters(counters, { [counter.callSeconds]: seconds[index]! });
@@ -110,7 +141,10 @@ async function windowEvents(organizationId: string, range: TimeRange) {
     FilterExpression: `eventType IN (${typeNames.join(", ")}) OR eventCategory = :automation`,
     ProjectionExpression: countedEventFields.map((_, index) => `#f${index}`).join(", "),
     ExpressionAttributeNames: Object.fromEntries(countedEventFields.map((field, index) => [`#f${index}`, field])),
-    ExpressionAttributeValues: { ...Object.fromEntries(countedEventTypes.map((type, index) => [`:t${index}`, type])), ":automation": "Automation" },
+    ExpressionAttributeValues: {
+      ...Object.fromEntries(countedEventTypes.map((type, index) => [`:t${index}`, type])),
+      ":automation": "Automation",
+    },
   });
   for await (const page of pages) events.push(...page);
   return events;
@@ -122,7 +156,12 @@ async function windowEvents(organizationId: string, range: TimeRange) {
  * rollup sort key. `countsOnly` projects just the lead count. Minute and second
  * items carry their few histogram counters as plain numbers (no histogram item).
  */
-async function rollups(organizationId: string, pieces: Piece[], level: Level, countsOnly: boolean): Promise<Map<string, Contribution>> {
+async function rollups(
+  organizationId: string,
+  pieces: Piece[],
+  level: Level,
+  countsOnly: boolean,
+): Promise<Map<string, Contribution>> {
   const runs: Extract<Piece, { bucket: string }>[][] = [];
   for (const piece of pieces) {
     if (piece.kind === "exact") continue;
@@ -135,7 +174,9 @@ async function rollups(organizationId: string, pieces: Piece[], level: Level, co
       organizationRange(
         organizationId,
         keys.analyticsRollup(organizationId, level, run[0]!.bucket).sk,
-        isFine(level) ? keys.analyticsRollup(organizationId, level, run.at(-1)!.bucket).sk : keys.analyticsHistogram(organizationId, level, run.at(-1)!.bucket).sk,
+        isFine(level)
+          ? keys.analyticsRollup(organizationId, level, run.at(-1)!.bucket).sk
+          : keys.analyticsHistogram(organizationId, level, run.at(-1)!.bucket).sk,
         countsOnly ? { ProjectionExpression: "sk, leads" } : {},
       ),
     ),
@@ -170,12 +211,32 @@ export async function rangeFigures(
   const coarse = piecesOf(range, granularity);
   let pieces = coarse;
   const [coarseMaps, [fineMaps, exact]] = await Promise.all([
-    Promise.all((["week", "day", "hour"] as const).map((kind) => rollups(organizationId, coarse.filter((piece) => piece.kind === kind), levelOf[kind], leadsOnly))),
+    Promise.all(
+      (["week", "day", "hour"] as const).map((kind) =>
+        rollups(
+          organizationId,
+          coarse.filter((piece) => piece.kind === kind),
+          levelOf[kind],
+          leadsOnly,
+        ),
+      ),
+    ),
     (options.fineFrom ?? storedFineRollupsFrom(organizationId)).then((fineFrom) => {
       pieces = piecesOf(range, granularity, fineFrom);
       return Promise.all([
-        Promise.all((["minute", "second"] as const).map((kind) => rollups(organizationId, pieces.filter((piece) => piece.kind === kind), levelOf[kind], leadsOnly))),
-        Promise.all(pieces.map((piece) => (piece.kind === "exact" ? exactCounters(organizationId, piece, leadsOnly) : undefined))),
+        Promise.all(
+          (["minute", "second"] as const).map((kind) =>
+            rollups(
+              organizationId,
+              pieces.filter((piece) => piece.kind === kind),
+              levelOf[kind],
+              leadsOnly,
+            ),
+          ),
+        ),
+        Promise.all(
+          pieces.map((piece) => (piece.kind === "exact" ? exactCounters(organizationId, piece, leadsOnly) : undefined)),
+        ),
       ]);
     }),
   ]);
@@ -189,7 +250,9 @@ export async function rangeFigures(
   pieces.forEach((piece, position) => {
     while (index < buckets.length - 1 && buckets[index]!.bucket.end <= piece.start) index++;
     const contribution =
-      piece.kind === "exact" ? exact[position]! : stored.get(keys.analyticsRollup(organizationId, levelOf[piece.kind], piece.bucket).sk);
+      piece.kind === "exact"
+        ? exact[position]!
+        : stored.get(keys.analyticsRollup(organizationId, levelOf[piece.kind], piece.bucket).sk);
     if (!contribution) return;
     const bucket = buckets[index]!;
     mergeCounters(bucket.counters, contribution.counters);

@@ -2,14 +2,23 @@
 import * as v from "valibot";
 import { timestamp } from "#core/shared/ids";
 
-
 /** The customer analytics answer (spec 2.3); see docs/analytics.md for every definition. */
 export const num = v.number();
 export const nullableNum = v.nullable(v.number());
 export const time = timestamp;
-export const comparison = v.object({ current: num, previous: num, changePercent: nullableNum, direction: v.picklist(["up", "down", "flat"]) });
+export const comparison = v.object({
+  current: num,
+  previous: num,
+  changePercent: nullableNum,
+  direction: v.picklist(["up", "down", "flat"]),
+});
 export const point = { startAt: time, endAt: time, label: v.string() };
-export const failure = v.object({ automationId: v.string(), name: v.string(), failedAt: v.nullable(time), error: v.nullable(v.string()) });
+export const failure = v.object({
+  automationId: v.string(),
+  name: v.string(),
+  failedAt: v.nullable(time),
+  error: v.nullable(v.string()),
+});
 
 export const AnalyticsReportSchema = v.object({
   range: v.object({ startAt: time, endAt: time }),
@@ -59,7 +68,9 @@ export const AnalyticsReportSchema = v.object({
     callMinutes: num,
     callSeconds: num,
     usageSpend: v.string(),
-    trend: v.array(v.object({ ...point, smsSent: num, smsReceived: num, calls: num, callMinutes: num, spend: v.string() })),
+    trend: v.array(
+      v.object({ ...point, smsSent: num, smsReceived: num, calls: num, callMinutes: num, spend: v.string() }),
+    ),
   }),
   leadSources: v.array(
     v.object({
@@ -87,11 +98,23 @@ export const AnalyticsReportSchema = v.object({
   activationHealth: v.object({
     overallStatus: v.picklist(["Complete", "Incomplete"]),
     items: v.array(
-      v.object({ key: v.string(), label: v.string(), status: v.picklist(["Complete", "Incomplete"]), detail: v.string(), actionHref: v.string() }),
+      v.object({
+        key: v.string(),
+        label: v.string(),
+        status: v.picklist(["Complete", "Incomplete"]),
+        detail: v.string(),
+        actionHref: v.string(),
+      }),
     ),
   }),
   needsAttention: v.array(
-    v.object({ severity: v.picklist(["Critical", "Warning", "Info"]), title: v.string(), detail: v.string(), actionHref: v.string(), actionText: v.string() }),
+    v.object({
+      severity: v.picklist(["Critical", "Warning", "Info"]),
+      title: v.string(),
+      detail: v.string(),
+      actionHref: v.string(),
+      actionText: v.string(),
+    }),
   ),
   generatedAt: time,
 });

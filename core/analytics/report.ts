@@ -68,9 +68,19 @@ export function bucketRow(bucket: Bucket, counters: Counters, histogram?: Histog
 
 /** The automation fields analytics shows (read with a projection, not the full definitions). */
 
-async function milestones(organizationId: string): Promise<{ firstDeliveredAt?: string; firstSourcedLeadAt?: string; minuteRollupsFrom?: number; secondRollupsFrom?: number }> {
+async function milestones(organizationId: string): Promise<{
+  firstDeliveredAt?: string;
+  firstSourcedLeadAt?: string;
+  minuteRollupsFrom?: number;
+  secondRollupsFrom?: number;
+}> {
   const { Item } = await table.get({ Key: keys.analyticsMilestones(organizationId) });
-  return (Item ?? {}) as { firstDeliveredAt?: string; firstSourcedLeadAt?: string; minuteRollupsFrom?: number; secondRollupsFrom?: number };
+  return (Item ?? {}) as {
+    firstDeliveredAt?: string;
+    firstSourcedLeadAt?: string;
+    minuteRollupsFrom?: number;
+    secondRollupsFrom?: number;
+  };
 }
 
 /** Everything the report reads, in parallel. */
@@ -81,19 +91,32 @@ async function gather(actor: Actor, range: TimeRange, now: number) {
   // The milestones item also says where minute and second rollups start: both ranges' edges wait for it, nothing else does.
   const reachedItem = milestones(organizationId);
   const fineFrom = reachedItem.then((item) => fineRollupsFrom(item, now));
-  const [current, previous, recentLeads, wallet, automations, sources, numbers, unread, reached, webhookEndpoints] = await Promise.all([
-    rangeFigures(organizationId, range, granularity, { fineFrom }),
-    rangeFigures(organizationId, previousRange(range), granularity, { leadsOnly: true, fineFrom }),
-    leadFacts(organizationId, recent),
-    Billing.wallet(organizationId),
-    automationSummaries(organizationId),
-    sourceNames(organizationId),
-    phoneNumberSummary(organizationId),
-    UnreadConversations.waiting(organizationId),
-    reachedItem,
-    WebhookEndpoints.all(organizationId),
-  ]);
-  return { granularity, current, previous, recentLeads, wallet, automations, sources, numbers, unread, reached, webhookEndpoints };
+  const [current, previous, recentLeads, wallet, automations, sources, numbers, unread, reached, webhookEndpoints] =
+    await Promise.all([
+      rangeFigures(organizationId, range, granularity, { fineFrom }),
+      rangeFigures(organizationId, previousRange(range), granularity, { leadsOnly: true, fineFrom }),
+      leadFacts(organizationId, recent),
+      Billing.wallet(organizationId),
+      automationSummaries(organizationId),
+      sourceNames(organizationId),
+      phoneNumberSummary(organizationId),
+      UnreadConversations.waiting(organizationId),
+      reachedItem,
+      WebhookEndpoints.all(organizationId),
+    ]);
+  return {
+    granularity,
+    current,
+    previous,
+    recentLeads,
+    wallet,
+    automations,
+    sources,
+    numbers,
+    unread,
+    reached,
+    webhookEndpoints,
+  };
 }
 
 type Gathered = Awaited<ReturnType<typeof gather>>;
@@ -108,7 +131,9 @@ function missedLeads(totals: Counters, recent: Gathered["recentLeads"], range: T
     const created = leadCreatedAt(fact.leadId);
     return created >= Math.max(range.start, matureBefore) && created < range.end;
   });
-  const youngAnswered = young.filter((fact) => fact.respondedAt && (fact.responseSeconds ?? 0) <= missedThresholdMinutes * 60).length;
+  const youngAnswered = young.filter(
+    (fact) => fact.respondedAt && (fact.responseSeconds ?? 0) <= missedThresholdMinutes * 60,
+  ).length;
   return get(totals, counter.leads) - get(totals, counter.withinThreshold) - (young.length - youngAnswered);
 }
 
@@ -140,7 +165,12 @@ function leadSources(totals: Counters, histogram: Histogram, sources: { id: stri
 function automationHealth(automations: AutomationSummary[], totals: Counters) {
   const failing = automations
     .filter((automation) => automation.lastRunStatus === "Failed")
-    .map((automation) => ({ automationId: automation.id, name: automation.name, failedAt: automation.lastRunAt, error: automation.lastRunError ?? "The last run failed." }))
+    .map((automation) => ({
+      automationId: automation.id,
+      name: automation.name,
+      failedAt: automation.lastRunAt,
+      error: automation.lastRunError ?? "The last run failed.",
+    }))
     .sort((a, b) => (b.failedAt ?? "").localeCompare(a.failedAt ?? ""));
   return {
     automationCount: automations.length,
@@ -189,7 +219,9 @@ function activationHealth(data: Gathered) {
       "phoneNumber",
       "A phone number exists",
       data.numbers.count > 0,
-      data.numbers.count > 0 ? `${data.numbers.count} phone number(s).` : "No phone number: add one to text and call leads.",
+      data.numbers.count > 0
+        ? `${data.numbers.count} phone number(s).`
+        : "No phone number: add one to text and call leads.",
       "/phone-numbers",
     ),
     item(
@@ -210,24 +242,35 @@ function activationHealth(data: Gathered) {
       "messageDelivered",
       "A message was delivered",
       Boolean(data.reached.firstDeliveredAt),
-      data.reached.firstDeliveredAt ? `First delivery at ${data.reached.firstDeliveredAt}.` : "No message has been delivered yet.",
+      data.reached.firstDeliveredAt
+        ? `First delivery at ${data.reached.firstDeliveredAt}.`
+        : "No message has been delivered yet.",
       "/messages",
     ),
   ];
   // Only organizations that subscribed to webhooks get this item: a disabled endpoint means missed events.
   if (data.webhookEndpoints.length > 0) {
-    const disabled = data.webhookEndpoints.filter((endpoint) => !endpoint.enabled && endpoint.health.disabledReason !== "Manual");
+    const disabled = data.webhookEndpoints.filter(
+      (endpoint) => !endpoint.enabled && endpoint.health.disabledReason !== "Manual",
+    );
     items.push(
       item(
         "webhooks",
         "Webhook endpoints receive events",
         disabled.length === 0,
-        disabled.length === 0 ? `${data.webhookEndpoints.length} webhook endpoint(s), none disabled by failures.` : `${disabled.length} webhook endpoint(s) disabled after failing deliveries.`,
+        disabled.length === 0
+          ? `${data.webhookEndpoints.length} webhook endpoint(s), none disabled by failures.`
+          : `${disabled.length} webhook endpoint(s) disabled after failing deliveries.`,
         disabled.length === 0 ? "/webhook-endpoints/all/my" : `/webhook-endpoints/${disabled[0]!.id}`,
       ),
     );
   }
-  return { overallStatus: items.every((entry) => entry.status === "Complete") ? ("Complete" as const) : ("Incomplete" as const), items };
+  return {
+    overallStatus: items.every((entry) => entry.status === "Complete")
+      ? ("Complete" as const)
+      : ("Incomplete" as const),
+    items,
+  };
 }
 
 /** Leads created in the last 24 hours, more than 5 minutes ago, still without a response. */
@@ -240,7 +283,10 @@ function needsAttention(data: Gathered, now: number): AnalyticsReport["needsAtte
     items.push({
       severity: "Warning",
       title: `${failing.length} automation(s) failing`,
-      detail: `The last run failed: ${failing.slice(0, 3).map((automation) => automation.name).join(", ")}${failing.length > 3 ? ", …" : ""}.`,
+      detail: `The last run failed: ${failing
+        .slice(0, 3)
+        .map((automation) => automation.name)
+        .join(", ")}${failing.length > 3 ? ", …" : ""}.`,
       actionHref: `/automations/${failing[0]!.id}`,
       actionText: "Review automation",
     });
@@ -248,7 +294,12 @@ function needsAttention(data: Gathered, now: number): AnalyticsReport["needsAtte
   if (data.wallet.status !== "Active") {
     items.push({
       severity: data.wallet.status === "Low" ? "Warning" : "Critical",
-      title: data.wallet.status === "Suspended" ? "Wallet suspended" : data.wallet.status === "Empty" ? "Wallet empty" : "Wallet balance low",
+      title:
+        data.wallet.status === "Suspended"
+          ? "Wallet suspended"
+          : data.wallet.status === "Empty"
+            ? "Wallet empty"
+            : "Wallet balance low",
       detail: `Available balance ${data.wallet.availableBalance} ${data.wallet.currency}; messages and calls stop when it is used up.`,
       actionHref: "/billing/wallet/top-ups",
       actionText: "Top up",
@@ -275,7 +326,9 @@ function needsAttention(data: Gathered, now: number): AnalyticsReport["needsAtte
       actionText: "Review and resume",
     });
   }
-  const disabledEndpoints = data.webhookEndpoints.filter((endpoint) => !endpoint.enabled && endpoint.health.disabledReason !== "Manual");
+  const disabledEndpoints = data.webhookEndpoints.filter(
+    (endpoint) => !endpoint.enabled && endpoint.health.disabledReason !== "Manual",
+  );
   if (disabledEndpoints.length > 0) {
     const first = disabledEndpoints[0]!;
     items.push({
@@ -286,7 +339,9 @@ function needsAttention(data: Gathered, now: number): AnalyticsReport["needsAtte
       actionText: "Re-enable endpoint",
     });
   }
-  const waiting = data.recentLeads.filter((fact) => !fact.respondedAt && leadCreatedAt(fact.leadId) <= now - waitingAfterMinutes * minuteMs);
+  const waiting = data.recentLeads.filter(
+    (fact) => !fact.respondedAt && leadCreatedAt(fact.leadId) <= now - waitingAfterMinutes * minuteMs,
+  );
   if (waiting.length > 0) {
     items.push({
       severity: waiting.length >= 10 ? "Critical" : "Warning",
@@ -342,7 +397,12 @@ export async function buildReport(actor: Actor, range: TimeRange, now: number = 
       unrespondedLeads: all.leads - all.respondedLeads,
       unreadMessages,
       missedCalls: all.missedCalls,
-      averageMinutesTrend: rows.map((row) => ({ startAt: row.startAt, endAt: row.endAt, label: row.label, value: row.averageResponseMinutes })),
+      averageMinutesTrend: rows.map((row) => ({
+        startAt: row.startAt,
+        endAt: row.endAt,
+        label: row.label,
+        value: row.averageResponseMinutes,
+      })),
     },
     communicationUsage: {
       smsSent: all.smsSent,
@@ -376,7 +436,9 @@ export async function buildReport(actor: Actor, range: TimeRange, now: number = 
 
 /** The figures of each trend bucket (the CSV export's rows). */
 export async function bucketRows(organizationId: string, range: TimeRange): Promise<ReturnType<typeof bucketRow>[]> {
-  const figures: RangeFigures = await rangeFigures(organizationId, range, granularityOf(range), { bucketHistograms: true });
+  const figures: RangeFigures = await rangeFigures(organizationId, range, granularityOf(range), {
+    bucketHistograms: true,
+  });
   return figures.buckets.map(({ bucket, counters, histogram }) => bucketRow(bucket, counters, histogram));
 }
 export { AnalyticsReportSchema, type AnalyticsReport } from "#core/analytics/report-schema";

@@ -29,10 +29,12 @@ const fineLevels: [FineLevel, (t: number) => string][] = [
   ["S", secondBucket],
 ];
 /** …and to its minute and second while those items are still read (core/analytics/minutes). */
-export const levelsOf = (at: number): [Level, (t: number) => string][] => (minuteKept(at) ? [...fineLevels, ...levels] : levels);
+export const levelsOf = (at: number): [Level, (t: number) => string][] =>
+  minuteKept(at) ? [...fineLevels, ...levels] : levels;
 
 /** Start (epoch ms) of a fine bucket (`2026-01-05T14:07`, `2026-01-05T14:07:33`). */
-const fineStart = (level: FineLevel, bucket: string) => Date.parse(level === "M" ? `${bucket}:00.000Z` : `${bucket}.000Z`);
+const fineStart = (level: FineLevel, bucket: string) =>
+  Date.parse(level === "M" ? `${bucket}:00.000Z` : `${bucket}.000Z`);
 
 /**
  * Response-time histograms (`h#<minutes>`, `hs#<source>#<minutes>`) are stored
@@ -71,7 +73,12 @@ export function rollupUpdate(organizationId: string, level: Level, bucket: strin
 }
 
 /** Rewrites the histogram item of one bucket, on condition nobody rewrote it since it was read (an update item). */
-export function histogramUpdate(organizationId: string, level: HistogramLevel, bucket: string, histogram: HistogramWrite): TransactItem {
+export function histogramUpdate(
+  organizationId: string,
+  level: HistogramLevel,
+  bucket: string,
+  histogram: HistogramWrite,
+): TransactItem {
   const values: Record<string, unknown> = {
     ":entity": entities.analyticsHistogram,
     ":hist": packHistogram(histogram.hist),
@@ -91,7 +98,8 @@ export function histogramUpdate(organizationId: string, level: HistogramLevel, b
 
 export const maxCountersPerUpdate = 100;
 
-const numeric = (counters: Counters) => Object.fromEntries(Object.entries(counters).filter(([name, amount]) => amount !== 0 && !isHistogram(name)));
+const numeric = (counters: Counters) =>
+  Object.fromEntries(Object.entries(counters).filter(([name, amount]) => amount !== 0 && !isHistogram(name)));
 
 /**
  * Adds `counters` to the rollups of time `at` (update items of one transaction): the numeric ones to its hour, day and
@@ -100,7 +108,10 @@ const numeric = (counters: Counters) => Object.fromEntries(Object.entries(counte
 export function rollupUpdates(organizationId: string, at: number, counters: Counters): TransactItem[] {
   const plain = numeric(counters);
   const all = Object.fromEntries(Object.entries(counters).filter(([, amount]) => amount !== 0));
-  const hours = Object.keys(plain).length === 0 ? [] : levels.map(([level, bucketOf]) => rollupUpdate(organizationId, level, bucketOf(at), plain));
+  const hours =
+    Object.keys(plain).length === 0
+      ? []
+      : levels.map(([level, bucketOf]) => rollupUpdate(organizationId, level, bucketOf(at), plain));
   if (!minuteKept(at) || Object.keys(all).length === 0) return hours;
   return [...hours, ...fineLevels.map(([level, bucketOf]) => rollupUpdate(organizationId, level, bucketOf(at), all))];
 }
@@ -164,7 +175,10 @@ export function unpackHistogram(item: Record<string, unknown> | undefined): Coun
 }
 
 /** The per-lead analytics item of a counted lead (the lead's creation time is its ULID's). */
-export function leadItem(organizationId: string, lead: { leadId: string; sourceId: string | null; priceUnits: number }) {
+export function leadItem(
+  organizationId: string,
+  lead: { leadId: string; sourceId: string | null; priceUnits: number },
+) {
   return {
     ...keys.analyticsLead(organizationId, lead.leadId),
     entity: entities.analyticsLead,

@@ -19,7 +19,10 @@ const changeValue = v.pipe(v.unknown(), v.description("The field's value (any JS
 export const AuditEntrySchema = v.object({
   id: v.string(),
   occurredAt: timestamp,
-  action: v.pipe(v.string(), v.description("What happened, `<resource>.<verb>` (e.g. `user.roleChanged`, `apiKey.revoked`).")),
+  action: v.pipe(
+    v.string(),
+    v.description("What happened, `<resource>.<verb>` (e.g. `user.roleChanged`, `apiKey.revoked`)."),
+  ),
   resourceType: v.string(),
   resourceId: v.nullable(v.string()),
   actor: v.object({
@@ -101,7 +104,9 @@ export function redact(field: string, value: unknown): unknown {
   if (secretField.test(field)) return redacted;
   if (Array.isArray(value)) return value.map((entry) => redact("", entry));
   if (typeof value === "object") {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, inner]) => [name, redact(name, inner)]));
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([name, inner]) => [name, redact(name, inner)]),
+    );
   }
   return value;
 }

@@ -19,7 +19,12 @@ export interface UserTokenClaims {
  */
 export async function signUserToken(
   claims: UserTokenClaims,
-  signing: { privateJwk: JWK; issuer: string; expiresIn?: string; /** The client (`aud`); the dashboard's unless a test names another. */ audience?: string },
+  signing: {
+    privateJwk: JWK;
+    issuer: string;
+    expiresIn?: string;
+    /** The client (`aud`); the dashboard's unless a test names another. */ audience?: string;
+  },
 ): Promise<string> {
   const key = await importJWK(signing.privateJwk, "RS256");
   return new SignJWT({

@@ -15,10 +15,20 @@ export * from "./definition/values.ts";
 export * from "./definition/triggers.ts";
 export * from "./definition/conditions.ts";
 export * from "./definition/actions.ts";
-export { validateAutomationGraph, findGraphProblems, type AutomationGraph, type GraphProblem } from "./definition/graph.ts";
+export {
+  validateAutomationGraph,
+  findGraphProblems,
+  type AutomationGraph,
+  type GraphProblem,
+} from "./definition/graph.ts";
 export { parseTemplate, renderTemplate, jsonStringEncode, type TemplatePlaceholder } from "./definition/template.ts";
 export { parseCron, minutesOfDay, isWithinWindow, type CronFields } from "./definition/time.ts";
-export { leadFields, leadFieldPathProblem, templatePathProblem, writableFieldPathProblem } from "./definition/lead-fields.ts";
+export {
+  leadFields,
+  leadFieldPathProblem,
+  templatePathProblem,
+  writableFieldPathProblem,
+} from "./definition/lead-fields.ts";
 export { speedToLeadExample, webhookOnFailureExample } from "./definition/examples.ts";
 
 /** A directed link between two nodes; among several outgoing links one is picked at random in proportion to `weight`. */
@@ -60,10 +70,10 @@ const AutomationBodySchema = v.strictObject({
   actions: listOf(ActionSchema, automationLimits.actions),
   connections: listOf(ConnectionSchema, automationLimits.connections),
   version: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-  ...Object.fromEntries(readOnlyFields.map((field) => [field, v.optional(v.unknown())])) as Record<
+  ...(Object.fromEntries(readOnlyFields.map((field) => [field, v.optional(v.unknown())])) as Record<
     ReadOnlyField,
     v.OptionalSchema<v.UnknownSchema, undefined>
-  >,
+  >),
 });
 
 type AutomationBody = v.InferOutput<typeof AutomationBodySchema>;
@@ -73,7 +83,10 @@ function normalize(body: AutomationBody) {
   const definition = Object.fromEntries(
     Object.entries(body).filter(([key]) => !(readOnlyFields as readonly string[]).includes(key)),
   ) as Omit<AutomationBody, ReadOnlyField>;
-  return { ...definition, actions: definition.actions.map((action, index) => ({ ...action, order: action.order ?? index })) };
+  return {
+    ...definition,
+    actions: definition.actions.map((action, index) => ({ ...action, order: action.order ?? index })),
+  };
 }
 
 /**

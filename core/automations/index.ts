@@ -56,7 +56,6 @@ export type Automation = v.InferOutput<typeof AutomationSchema>;
 
 export { redactedSecret } from "#core/automations/secrets";
 
-
 const listResource: ListResource<Automation> = {
   name: "automations",
   fields: {
@@ -92,7 +91,6 @@ export type { AutomationSummary };
 
 export const Automations = {
   summaries: automationSummaries,
-
 
   async create(actor: Actor, input: AutomationRequest): Promise<Automation> {
     await assertPublicTargets(input.actions);
@@ -162,7 +160,9 @@ export const Automations = {
       );
     } catch (error) {
       if (error instanceof TransactionConditionFailed && error.failed("automation")) {
-        throw new ConflictError("The automation was changed by another request; read it again and reapply your change.");
+        throw new ConflictError(
+          "The automation was changed by another request; read it again and reapply your change.",
+        );
       }
       throw error;
     }
@@ -172,7 +172,8 @@ export const Automations = {
 
   async remove(actor: Actor, automationId: string): Promise<void> {
     const current = await storedAutomation(actor, automationId);
-    if (current.isSystemManaged) throw new ForbiddenError("System-managed automations cannot be deleted; disable them instead.");
+    if (current.isSystemManaged)
+      throw new ForbiddenError("System-managed automations cannot be deleted; disable them instead.");
     await transact([
       { Delete: { Key: keys.automation(actor.organizationId, automationId) } },
       ...triggerIndexWrites(actor.organizationId, current, undefined, "UTC"),
@@ -192,7 +193,12 @@ export const Automations = {
  * `lastRunAt`/`lastRunStatus`/`lastRunError` on the same item, and an edit must not overwrite them.
  */
 function definitionUpdate(updated: Automation) {
-  const { lastRunAt: _lastRunAt, lastRunStatus: _lastRunStatus, lastRunError: _lastRunError, ...owned } = updated as Automation & { lastRunError?: unknown };
+  const {
+    lastRunAt: _lastRunAt,
+    lastRunStatus: _lastRunStatus,
+    lastRunError: _lastRunError,
+    ...owned
+  } = updated as Automation & { lastRunError?: unknown };
   const fields = Object.entries(owned);
   return {
     UpdateExpression: `SET ${fields.map((_, index) => `#f${index} = :v${index}`).join(", ")}`,
@@ -221,7 +227,8 @@ async function assertPublicTargets(actions: AutomationRequest["actions"]): Promi
     }),
   );
   const errors = refusals.filter((refusal) => refusal !== undefined);
-  if (errors.length > 0) throw new ValidationError("An HttpRequest action targets an address automations may not call.", errors);
+  if (errors.length > 0)
+    throw new ValidationError("An HttpRequest action targets an address automations may not call.", errors);
 }
 
 function definitionFields(input: AutomationRequest) {

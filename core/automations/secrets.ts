@@ -16,7 +16,8 @@ interface ActionLike {
 }
 
 const headersOf = (action: ActionLike) => action.settings.headers as Record<string, string> | undefined;
-const secretOf = (action: ActionLike) => (typeof action.settings.secret === "string" ? action.settings.secret : undefined);
+const secretOf = (action: ActionLike) =>
+  typeof action.settings.secret === "string" ? action.settings.secret : undefined;
 
 /** Whether a header's value is a credential, by its name. */
 export function isCredentialHeader(name: string): boolean {
@@ -30,9 +31,18 @@ export function redactActions<TAction extends ActionLike>(actions: TAction[]): T
     const secret = secretOf(action);
     if (!secret && !headers) return action;
     const redactedHeaders = headers
-      ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, isCredentialHeader(name) ? redactedSecret : value]))
+      ? Object.fromEntries(
+          Object.entries(headers).map(([name, value]) => [name, isCredentialHeader(name) ? redactedSecret : value]),
+        )
       : undefined;
-    return { ...action, settings: { ...action.settings, ...(secret ? { secret: redactedSecret } : {}), ...(redactedHeaders ? { headers: redactedHeaders } : {}) } };
+    return {
+      ...action,
+      settings: {
+        ...action.settings,
+        ...(secret ? { secret: redactedSecret } : {}),
+        ...(redactedHeaders ? { headers: redactedHeaders } : {}),
+      },
+    };
   });
 }
 
@@ -46,11 +56,15 @@ export function keepStoredCredentials<TAction extends ActionLike>(actions: TActi
     }
     const headers = headersOf(action);
     if (headers && Object.values(headers).includes(redactedSecret)) {
-      const before = Object.fromEntries(Object.entries((previous && headersOf(previous)) ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+      const before = Object.fromEntries(
+        Object.entries((previous && headersOf(previous)) ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+      );
       settings.headers = Object.fromEntries(
         Object.entries(headers).map(([name, value]) => [
           name,
-          value === redactedSecret ? storedValue(before[name.toLowerCase()], `/actions/${index}/settings/headers/${name}`) : value,
+          value === redactedSecret
+            ? storedValue(before[name.toLowerCase()], `/actions/${index}/settings/headers/${name}`)
+            : value,
         ]),
       );
     }

@@ -5,7 +5,14 @@ import { storedWallet, toWallet, storedPrices, walletChange, credit } from "#cor
 import { type Wallet, type LedgerEntry, WalletSettingsSchema } from "#core/billing/schemas";
 import { table } from "#core/db/items";
 import type { Actor } from "#core/auth/actor";
-import { fromUnits, PriceListSchema, PriceOverridesSchema, toUnits, type PriceList, type PriceOverrides } from "#core/billing/prices";
+import {
+  fromUnits,
+  PriceListSchema,
+  PriceOverridesSchema,
+  toUnits,
+  type PriceList,
+  type PriceOverrides,
+} from "#core/billing/prices";
 import { transact, Transaction, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import { listPage } from "#core/db/list";
@@ -41,10 +48,13 @@ export const Billing = {
   /** Operator: overrides some prices of one organization (a ValidationError names each bad field). */
   async setPrices(organizationId: string, overrides: PriceOverrides): Promise<PriceList> {
     const parsed = v.safeParse(PriceOverridesSchema, overrides);
-    if (!parsed.success) throw new ValidationError("The prices are not valid; see errors for each field.", toFieldErrors(parsed.issues));
+    if (!parsed.success)
+      throw new ValidationError("The prices are not valid; see errors for each field.", toFieldErrors(parsed.issues));
     const current = await Billing.prices(organizationId);
     const next = v.parse(PriceListSchema, { ...current, ...parsed.output });
-    await table.put({ Item: { ...keys.priceList(organizationId), entity: entities.priceList, ...next, modifiedAt: nowIso() } });
+    await table.put({
+      Item: { ...keys.priceList(organizationId), entity: entities.priceList, ...next, modifiedAt: nowIso() },
+    });
     return next;
   },
 
@@ -58,16 +68,27 @@ export const Billing = {
    */
   async recordPayment(
     organizationId: string,
-    input: Pick<LedgerEntry, "entryType" | "amount" | "reason" | "description" | "reference"> & { items: TransactItem[] },
+    input: Pick<LedgerEntry, "entryType" | "amount" | "reason" | "description" | "reference"> & {
+      items: TransactItem[];
+    },
   ): Promise<boolean> {
     const wallet = await storedWallet(organizationId);
     const units = toUnits(input.amount);
-    const entry = ledgerEntry({ ...input, amount: fromUnits(units), currency: wallet.currency, createdBy: "payments", createdAt: nowIso() });
+    const entry = ledgerEntry({
+      ...input,
+      amount: fromUnits(units),
+      currency: wallet.currency,
+      createdBy: "payments",
+      createdAt: nowIso(),
+    });
     try {
       await transact(
         new Transaction()
           .include("payment", ...input.items)
-          .adopt(walletChange(organizationId, { balance: units, reserved: 0, available: units }, entry.createdAt), ledgerPut(organizationId, entry)),
+          .adopt(
+            walletChange(organizationId, { balance: units, reserved: 0, available: units }, entry.createdAt),
+            ledgerPut(organizationId, entry),
+          ),
       );
       return true;
     } catch (error) {
@@ -79,19 +100,41 @@ export const Billing = {
   /** Operator: a signed correction of the balance (refunds, goodwill, test set-up); may not take it below the floor. */
   async adjust(organizationId: string, amount: string, description: string): Promise<LedgerEntry> {
     const errors = [
-      ...(/^-?(?:0|[1-9]\d*)(?:\.\d{1,4})?$/.test(amount) && !Money.isZero(amount) ? [] : [{ pointer: "/amount", detail: "Must be a non-zero signed amount with at most 4 decimals, such as \"-1.25\"." }]),
-      ...(description.trim() ? [] : [{ pointer: "/reason", detail: "A reason is required: it is the ledger entry's description." }]),
+      ...(/^-?(?:0|[1-9]\d*)(?:\.\d{1,4})?$/.test(amount) && !Money.isZero(amount)
+        ? []
+        : [
+            {
+              pointer: "/amount",
+              detail: 'Must be a non-zero signed amount with at most 4 decimals, such as "-1.25".',
+            },
+          ]),
+      ...(description.trim()
+        ? []
+        : [{ pointer: "/reason", detail: "A reason is required: it is the ledger entry's description." }]),
     ];
     if (errors.length) throw new ValidationError("The adjustment is not valid; see errors for each field.", errors);
-    return credit(organizationId, { entryType: "Adjustment", amount, reason: "Adjustment", description, reference: null, createdBy: "operator" });
+    return credit(organizationId, {
+      entryType: "Adjustment",
+      amount,
+      reason: "Adjustment",
+      description,
+      reference: null,
+      createdBy: "operator",
+    });
   },
 
   /** Operator: suspends the wallet (every new send and call is refused) or lifts the suspension. */
-  async setSuspended(organizationId: string, suspended: boolean, reason = "Suspended by the operator"): Promise<Wallet> {
+  async setSuspended(
+    organizationId: string,
+    suspended: boolean,
+    reason = "Suspended by the operator",
+  ): Promise<Wallet> {
     await storedWallet(organizationId);
     await table.update({
       Key: keys.wallet(organizationId),
-      UpdateExpression: suspended ? "SET suspendedAt = :now, suspendedReason = :reason, modifiedAt = :now" : "SET modifiedAt = :now REMOVE suspendedAt, suspendedReason",
+      UpdateExpression: suspended
+        ? "SET suspendedAt = :now, suspendedReason = :reason, modifiedAt = :now"
+        : "SET modifiedAt = :now REMOVE suspendedAt, suspendedReason",
       ExpressionAttributeValues: suspended ? { ":now": nowIso(), ":reason": reason } : { ":now": nowIso() },
     });
     return Billing.wallet(organizationId);

@@ -6,7 +6,6 @@ import { entities, keys } from "#core/db/keys";
 import { indexOrder, keyOrder, type ListResource, listQuerySchema } from "#core/db/list";
 import { newId } from "#core/shared/ids";
 
-
 export const ledgerResource: ListResource<LedgerEntry> = {
   name: "ledger",
   fields: {
@@ -27,7 +26,10 @@ export const ledgerResource: ListResource<LedgerEntry> = {
   fromItem: toLedgerEntry,
   candidates: (organizationId) => {
     const { pk, skPrefix } = keys.ledgerPrefix(organizationId);
-    return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
+    return {
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
+    };
   },
   orders: { createdAt: keyOrder(keys.ledgerPrefix), amount: indexOrder("sortedByPrice", keys.ledgerByAmountPartition) },
 };
@@ -50,7 +52,10 @@ export function ledgerPut(organizationId: string, entry: LedgerEntry): TransactI
 }
 
 /** A ledger entry with every reference it does not name empty. */
-export function ledgerEntry(fields: Pick<LedgerEntry, "entryType" | "amount" | "currency" | "reason" | "createdBy" | "createdAt"> & Partial<LedgerEntry>): LedgerEntry {
+export function ledgerEntry(
+  fields: Pick<LedgerEntry, "entryType" | "amount" | "currency" | "reason" | "createdBy" | "createdAt"> &
+    Partial<LedgerEntry>,
+): LedgerEntry {
   return {
     id: newId(),
     description: null,

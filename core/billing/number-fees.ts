@@ -1,6 +1,13 @@
 import { table } from "#core/db/items";
 import { part } from "#core/db/transact";
-import { Billing, billingMonth, phoneNumberFee, TransactionConditionFailed, type LedgerEntry, type TransactItem } from "#core/billing/index";
+import {
+  Billing,
+  billingMonth,
+  phoneNumberFee,
+  TransactionConditionFailed,
+  type LedgerEntry,
+  type TransactItem,
+} from "#core/billing/index";
 import { entities, keys } from "#core/db/keys";
 import { nowIso } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
@@ -30,8 +37,15 @@ export const PhoneNumberFees = {
    * month, to commit in the transaction that stores it. The wallet must cover
    * it: when the commit's wallet item fails, answer `refusal()` (402).
    */
-  async firstMonth(organizationId: string, number: BilledNumber, createdBy: string): Promise<{ items: TransactItem[]; fee: string; refusal: () => Promise<Error> }> {
-    const plan = await feeItems(organizationId, number, billingMonth(new Date(number.createdAt)), { mustCover: true, createdBy });
+  async firstMonth(
+    organizationId: string,
+    number: BilledNumber,
+    createdBy: string,
+  ): Promise<{ items: TransactItem[]; fee: string; refusal: () => Promise<Error> }> {
+    const plan = await feeItems(organizationId, number, billingMonth(new Date(number.createdAt)), {
+      mustCover: true,
+      createdBy,
+    });
     return { items: plan.items, fee: plan.fee, refusal: () => Billing.refusal(organizationId, plan.fee) };
   },
 
@@ -94,6 +108,9 @@ async function feeItems(
 }
 
 async function isCharged(organizationId: string, phoneNumberId: string, month: string): Promise<boolean> {
-  const { Item } = await table.get({ Key: keys.phoneNumberFee(organizationId, phoneNumberId, month), ConsistentRead: true });
+  const { Item } = await table.get({
+    Key: keys.phoneNumberFee(organizationId, phoneNumberId, month),
+    ConsistentRead: true,
+  });
   return Item !== undefined;
 }

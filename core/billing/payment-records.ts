@@ -11,7 +11,6 @@ import { NotFoundError } from "#core/errors";
 import { logger } from "#core/observability/index";
 import { nowIso, timestamp } from "#core/shared/ids";
 
-
 /**
  * Money enters the wallet only through a payment the payment provider (Stripe)
  * confirms: `POST /billing/wallet/top-ups` creates a Checkout Session and a
@@ -77,7 +76,14 @@ export function paidPayment(
 ): PaidPayment | undefined {
   const { organizationId, topUpId } = metadata ?? {};
   if (!organizationId || !topUpId || amountMinor === null || !currency) return undefined;
-  return { organizationId, topUpId, paymentId, amountMinor, currency: currency.toUpperCase(), ...(checkoutSessionId ? { checkoutSessionId } : {}) };
+  return {
+    organizationId,
+    topUpId,
+    paymentId,
+    amountMinor,
+    currency: currency.toUpperCase(),
+    ...(checkoutSessionId ? { checkoutSessionId } : {}),
+  };
 }
 
 /** The payment a charge or dispute belongs to, read back from the provider (charges do not carry the top-up's metadata). */
@@ -101,7 +107,10 @@ export async function paymentOf(intent: string | Stripe.PaymentIntent | null): P
 export async function creditPayment(payment: PaidPayment | undefined): Promise<PaymentEventOutcome> {
   if (!payment) return "ignored";
   const { organizationId, topUpId, paymentId } = payment;
-  const [topUp, alreadyCredited] = await Promise.all([storedTopUp(organizationId, topUpId), paymentRecorded(organizationId, paymentId)]);
+  const [topUp, alreadyCredited] = await Promise.all([
+    storedTopUp(organizationId, topUpId),
+    paymentRecorded(organizationId, paymentId),
+  ]);
   // Not a top-up of this organization (another's, or none): not ours to credit.
   if (!topUp) return "ignored";
   // The same payment again (its session and its intent both report it; redeliveries): credited once already.
@@ -119,7 +128,15 @@ export async function creditPayment(payment: PaidPayment | undefined): Promise<P
     items: [
       {
         Put: {
-          Item: { ...keys.payment(organizationId, paymentId), entity: entities.payment, paymentId, topUpId, amountUnits: units, refundedUnits: 0, createdAt: now },
+          Item: {
+            ...keys.payment(organizationId, paymentId),
+            entity: entities.payment,
+            paymentId,
+            topUpId,
+            amountUnits: units,
+            refundedUnits: 0,
+            createdAt: now,
+          },
           ConditionExpression: "attribute_not_exists(pk)",
         },
       },
@@ -130,7 +147,14 @@ export async function creditPayment(payment: PaidPayment | undefined): Promise<P
           // What was checked above still holds when the credit commits.
           ConditionExpression: "#status = :pending AND amountUnits = :units AND currency = :currency",
           ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":succeeded": "Succeeded", ":pending": "Pending", ":paymentId": paymentId, ":now": now, ":units": units, ":currency": topUp.currency },
+          ExpressionAttributeValues: {
+            ":succeeded": "Succeeded",
+            ":pending": "Pending",
+            ":paymentId": paymentId,
+            ":now": now,
+            ":units": units,
+            ":currency": topUp.currency,
+          },
         },
       },
     ],
@@ -142,20 +166,32 @@ export async function creditPayment(payment: PaidPayment | undefined): Promise<P
 /** Why a payment cannot credit the top-up it names (empty when it can). */
 function paymentMismatches(topUp: StoredTopUp, payment: PaidPayment, units: number): string[] {
   return [
-    ...(payment.checkoutSessionId && payment.checkoutSessionId !== topUp.checkoutSessionId ? [`paid Checkout Session ${payment.checkoutSessionId}, not the top-up's ${topUp.checkoutSessionId ?? "(none)"}`] : []),
+    ...(payment.checkoutSessionId && payment.checkoutSessionId !== topUp.checkoutSessionId
+      ? [`paid Checkout Session ${payment.checkoutSessionId}, not the top-up's ${topUp.checkoutSessionId ?? "(none)"}`]
+      : []),
     ...(topUp.status !== "Pending" ? [`the top-up is ${topUp.status}, not Pending`] : []),
-    ...(units !== topUp.amountUnits ? [`paid ${fromUnits(units)}, the top-up asked for ${fromUnits(topUp.amountUnits)}`] : []),
+    ...(units !== topUp.amountUnits
+      ? [`paid ${fromUnits(units)}, the top-up asked for ${fromUnits(topUp.amountUnits)}`]
+      : []),
     ...(payment.currency !== topUp.currency ? [`paid in ${payment.currency}, the top-up is in ${topUp.currency}`] : []),
   ];
 }
 
 async function paymentRecorded(organizationId: string, paymentId: string): Promise<boolean> {
-  const { Item } = await table.get({ Key: keys.payment(organizationId, paymentId), ConsistentRead: true, ProjectionExpression: "pk" });
+  const { Item } = await table.get({
+    Key: keys.payment(organizationId, paymentId),
+    ConsistentRead: true,
+    ProjectionExpression: "pk",
+  });
   return Boolean(Item);
 }
 
 /** A payment to review: stored once per payment (redeliveries add nothing), listed to the operator, logged as an error. */
-async function holdForReview(payment: PaidPayment, topUp: StoredTopUp, mismatches: string[]): Promise<PaymentEventOutcome> {
+async function holdForReview(
+  payment: PaidPayment,
+  topUp: StoredTopUp,
+  mismatches: string[],
+): Promise<PaymentEventOutcome> {
   const { organizationId, topUpId, paymentId } = payment;
   const receivedAt = nowIso();
   const review: PaymentToReview = {
@@ -173,11 +209,20 @@ async function holdForReview(payment: PaidPayment, topUp: StoredTopUp, mismatche
   };
   const recorded = await conditionally(
     table.put({
-      Item: { ...keys.paymentReview(organizationId, paymentId), ...keys.paymentReviewIndex(receivedAt, organizationId, paymentId), entity: entities.paymentReview, ...review },
+      Item: {
+        ...keys.paymentReview(organizationId, paymentId),
+        ...keys.paymentReviewIndex(receivedAt, organizationId, paymentId),
+        entity: entities.paymentReview,
+        ...review,
+      },
       ConditionExpression: "attribute_not_exists(pk)",
     }),
   );
-  if (recorded) logger.error("A payment event did not match its top-up and was not credited; review it (admin payments-to-review)", { ...review });
+  if (recorded)
+    logger.error(
+      "A payment event did not match its top-up and was not credited; review it (admin payments-to-review)",
+      { ...review },
+    );
   return "recorded";
 }
 
@@ -222,7 +267,12 @@ export async function storedTopUp(organizationId: string, topUpId: string): Prom
 }
 
 /** Sets fields of a stored top-up: only while it is in `from` when given (undefined when it was not), else while it exists. */
-export async function setTopUp(organizationId: string, topUpId: string, fields: Partial<StoredTopUp>, from?: TopUpStatus): Promise<Record<string, unknown> | undefined> {
+export async function setTopUp(
+  organizationId: string,
+  topUpId: string,
+  fields: Partial<StoredTopUp>,
+  from?: TopUpStatus,
+): Promise<Record<string, unknown> | undefined> {
   const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
   const key = keys.topUp(organizationId, topUpId);
   const update = {

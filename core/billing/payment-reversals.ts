@@ -7,13 +7,16 @@ import { conditionally, table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { nowIso } from "#core/shared/ids";
 
-
 /** Why a wallet was suspended by a payment event; only these suspensions lift by themselves. */
 export const suspendedForDispute = "A payment was disputed";
 export const suspendedForRefund = "A refund left the available balance below zero";
 
 /** Records what was refunded since the last refund event (Stripe reports the charge's cumulative refunded amount). */
-export async function refund(payment: PaidPayment, refundedMinor: number, chargeId: string): Promise<PaymentEventOutcome> {
+export async function refund(
+  payment: PaidPayment,
+  refundedMinor: number,
+  chargeId: string,
+): Promise<PaymentEventOutcome> {
   const { organizationId, paymentId, topUpId } = payment;
   for (let attempt = 0; attempt < 5; attempt++) {
     const { Item } = await table.get({ Key: keys.payment(organizationId, paymentId), ConsistentRead: true });
@@ -42,7 +45,10 @@ export async function refund(payment: PaidPayment, refundedMinor: number, charge
             UpdateExpression: "SET refundedUnits = :total, #status = :status",
             ConditionExpression: "attribute_exists(pk)",
             ExpressionAttributeNames: { "#status": "status" },
-            ExpressionAttributeValues: { ":total": total, ":status": total >= Number(Item.amountUnits) ? "Refunded" : "Succeeded" },
+            ExpressionAttributeValues: {
+              ":total": total,
+              ":status": total >= Number(Item.amountUnits) ? "Refunded" : "Succeeded",
+            },
           },
         },
       ],
@@ -75,7 +81,15 @@ export async function applyDispute(payment: PaidPayment, dispute: Stripe.Dispute
     items: [
       {
         Put: {
-          Item: { ...key, entity: entities.paymentDispute, disputeId: dispute.id, paymentId, amountUnits: units, state: "Open", createdAt: nowIso() },
+          Item: {
+            ...key,
+            entity: entities.paymentDispute,
+            disputeId: dispute.id,
+            paymentId,
+            amountUnits: units,
+            state: "Open",
+            createdAt: nowIso(),
+          },
           ConditionExpression: "attribute_not_exists(pk)",
         },
       },
@@ -118,7 +132,10 @@ export function closeDispute(key: { pk: string; sk: string }, state: "Won" | "Lo
  * back. A suspension by the operator is never lifted here. Each step is a
  * conditional write, so concurrent events and a retried event agree.
  */
-export async function reconcileSuspension(organizationId: string, { afterRefund }: { afterRefund: boolean }): Promise<void> {
+export async function reconcileSuspension(
+  organizationId: string,
+  { afterRefund }: { afterRefund: boolean },
+): Promise<void> {
   const { Items = [] } = await table.query({
     KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
     FilterExpression: "#state = :open",
@@ -144,7 +161,12 @@ export async function reconcileSuspension(organizationId: string, { afterRefund 
       Key: keys.wallet(organizationId),
       UpdateExpression: "SET modifiedAt = :now REMOVE suspendedAt, suspendedReason",
       ConditionExpression: "suspendedReason IN (:dispute, :refund) AND availableUnits >= :floor",
-      ExpressionAttributeValues: { ":now": now, ":dispute": suspendedForDispute, ":refund": suspendedForRefund, ":floor": floor },
+      ExpressionAttributeValues: {
+        ":now": now,
+        ":dispute": suspendedForDispute,
+        ":refund": suspendedForRefund,
+        ":floor": floor,
+      },
     }),
   );
 }

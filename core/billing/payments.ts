@@ -1,6 +1,15 @@
 import * as v from "valibot";
 import { refund, applyDispute } from "#core/billing/payment-reversals";
-import { type TopUp, type StoredTopUp, readTopUp, setTopUp, toTopUp, creditPayment, paidPayment, paymentOf } from "#core/billing/payment-records";
+import {
+  type TopUp,
+  type StoredTopUp,
+  readTopUp,
+  setTopUp,
+  toTopUp,
+  creditPayment,
+  paidPayment,
+  paymentOf,
+} from "#core/billing/payment-records";
 import { actorId, type Actor } from "#core/auth/actor";
 import { Billing, MAX_TOP_UP, toUnits } from "#core/billing/index";
 import { stripe, toMinorUnits, verifiedEvent, type Stripe } from "#core/billing/stripe";
@@ -20,7 +29,12 @@ export const MIN_TOP_UP = "1.00";
 
 const CARD_AMOUNT = /^(?:0|[1-9]\d*)(?:\.\d{1,2})?$/;
 
-const returnUrl = v.pipe(v.string(), v.maxLength(2048), v.url("Must be an absolute URL."), v.regex(/^https?:\/\//i, "Must be an http(s) URL."));
+const returnUrl = v.pipe(
+  v.string(),
+  v.maxLength(2048),
+  v.url("Must be an absolute URL."),
+  v.regex(/^https?:\/\//i, "Must be an http(s) URL."),
+);
 
 /** Body of `POST /billing/wallet/top-ups`. */
 export const StartTopUpSchema = v.strictObject({
@@ -28,17 +42,32 @@ export const StartTopUpSchema = v.strictObject({
   amount: v.pipe(
     v.union(
       [
-        v.pipe(v.string(), statedShape({ pattern: "^[1-9]\\d{0,4}(?:\\.\\d{1,2})?$", description: `From ${MIN_TOP_UP} to ${Money.toScale(MAX_TOP_UP, 2)}, at most 2 decimals.` })),
-        v.pipe(v.number(), describedCheck<number>(() => true, "", { minimum: Number(MIN_TOP_UP), maximum: Number(MAX_TOP_UP), multipleOf: 0.01 })),
+        v.pipe(
+          v.string(),
+          statedShape({
+            pattern: "^[1-9]\\d{0,4}(?:\\.\\d{1,2})?$",
+            description: `From ${MIN_TOP_UP} to ${Money.toScale(MAX_TOP_UP, 2)}, at most 2 decimals.`,
+          }),
+        ),
+        v.pipe(
+          v.number(),
+          describedCheck<number>(() => true, "", {
+            minimum: Number(MIN_TOP_UP),
+            maximum: Number(MAX_TOP_UP),
+            multipleOf: 0.01,
+          }),
+        ),
       ],
       'Must be a decimal amount such as "25.00".',
     ),
     v.transform((value) => String(value)),
     v.rawCheck(({ dataset, addIssue }) => {
       if (!dataset.typed) return;
-      if (!CARD_AMOUNT.test(dataset.value)) addIssue({ message: 'Must be a positive amount with at most 2 decimals, such as "25.00".' });
+      if (!CARD_AMOUNT.test(dataset.value))
+        addIssue({ message: 'Must be a positive amount with at most 2 decimals, such as "25.00".' });
       else if (Money.compare(dataset.value, MIN_TOP_UP) < 0) addIssue({ message: `Must be at least ${MIN_TOP_UP}.` });
-      else if (Money.compare(dataset.value, MAX_TOP_UP) > 0) addIssue({ message: `Must be at most ${Money.toScale(MAX_TOP_UP, 2)}.` });
+      else if (Money.compare(dataset.value, MAX_TOP_UP) > 0)
+        addIssue({ message: `Must be at most ${Money.toScale(MAX_TOP_UP, 2)}.` });
     }),
   ),
   /** Where the payment page sends the payer after paying; default the dashboard. */
@@ -62,8 +91,17 @@ export const Payments = {
     const client = await stripe();
     const { currency } = await Billing.wallet(organizationId);
     const id = newId();
-    const stored: StoredTopUp = { amountUnits: toUnits(input.amount), currency, status: "Pending", createdBy: actorId(actor), createdAt: nowIso() };
-    await table.put({ Item: { ...keys.topUp(organizationId, id), entity: entities.topUp, ...stored }, ConditionExpression: "attribute_not_exists(pk)" });
+    const stored: StoredTopUp = {
+      amountUnits: toUnits(input.amount),
+      currency,
+      status: "Pending",
+      createdBy: actorId(actor),
+      createdAt: nowIso(),
+    };
+    await table.put({
+      Item: { ...keys.topUp(organizationId, id), entity: entities.topUp, ...stored },
+      ConditionExpression: "attribute_not_exists(pk)",
+    });
     const back = `${config.publicBaseUrl.replace(/\/$/, "")}/app/?topUp=${id}`;
     const metadata = { organizationId, topUpId: id };
     let session: Stripe.Checkout.Session;
@@ -71,7 +109,16 @@ export const Payments = {
       session = await client.checkout.sessions.create(
         {
           mode: "payment",
-          line_items: [{ quantity: 1, price_data: { currency: currency.toLowerCase(), unit_amount: toMinorUnits(input.amount), product_data: { name: "Wallet top-up" } } }],
+          line_items: [
+            {
+              quantity: 1,
+              price_data: {
+                currency: currency.toLowerCase(),
+                unit_amount: toMinorUnits(input.amount),
+                product_data: { name: "Wallet top-up" },
+              },
+            },
+          ],
           client_reference_id: organizationId,
           metadata,
           payment_intent_data: { metadata },
@@ -83,7 +130,9 @@ export const Payments = {
     } catch (error) {
       logger.warn("Stripe refused or could not be reached creating a Checkout Session", { error, topUpId: id });
       await setTopUp(organizationId, id, { status: "Failed", completedAt: nowIso() });
-      throw new PaymentProviderUnavailableError("The payment provider could not start the payment; nothing was charged. Retry with a new Idempotency-Key.");
+      throw new PaymentProviderUnavailableError(
+        "The payment provider could not start the payment; nothing was charged. Retry with a new Idempotency-Key.",
+      );
     }
     const payable = { checkoutSessionId: session.id, checkoutUrl: session.url ?? undefined };
     await setTopUp(organizationId, id, payable);
@@ -102,15 +151,24 @@ export const Payments = {
    */
   async receiveStripeEvent(payload: string, signature: string | undefined): Promise<PaymentEventOutcome> {
     const event = await verifiedEvent(payload, signature);
-    if (!event) throw new ValidationError("The Stripe-Signature header does not verify against this endpoint's signing secret.", []);
+    if (!event)
+      throw new ValidationError(
+        "The Stripe-Signature header does not verify against this endpoint's signing secret.",
+        [],
+      );
     switch (event.type) {
       case "checkout.session.completed":
       case "checkout.session.async_payment_succeeded": {
         const session = event.data.object;
         // A delayed method (bank debit) completes the session unpaid; its async_payment_succeeded follows.
         if (session.payment_status !== "paid") return "ignored";
-        const paymentId = typeof session.payment_intent === "string" ? session.payment_intent : (session.payment_intent?.id ?? session.id);
-        return creditPayment(paidPayment(session.metadata, paymentId, session.amount_total, session.currency, session.id));
+        const paymentId =
+          typeof session.payment_intent === "string"
+            ? session.payment_intent
+            : (session.payment_intent?.id ?? session.id);
+        return creditPayment(
+          paidPayment(session.metadata, paymentId, session.amount_total, session.currency, session.id),
+        );
       }
       case "payment_intent.succeeded": {
         const intent = event.data.object;
@@ -119,7 +177,12 @@ export const Payments = {
       case "checkout.session.expired": {
         const { organizationId, topUpId } = event.data.object.metadata ?? {};
         if (!organizationId || !topUpId) return "ignored";
-        const expired = await setTopUp(organizationId, topUpId, { status: "Expired", completedAt: nowIso() }, "Pending");
+        const expired = await setTopUp(
+          organizationId,
+          topUpId,
+          { status: "Expired", completedAt: nowIso() },
+          "Pending",
+        );
         return expired ? "recorded" : "ignored";
       }
       case "charge.refunded": {

@@ -29,8 +29,8 @@ export const PriceListSchema = v.object({
 export type PriceList = v.InferOutput<typeof PriceListSchema>;
 
 const price = v.pipe(
-  v.string("Must be a decimal amount such as \"0.0100\"."),
-  v.regex(/^(?:0|[1-9]\d*)(?:\.\d{1,4})?$/, "Must be a non-negative amount with at most 4 decimals, such as \"0.0100\"."),
+  v.string('Must be a decimal amount such as "0.0100".'),
+  v.regex(/^(?:0|[1-9]\d*)(?:\.\d{1,4})?$/, 'Must be a non-negative amount with at most 4 decimals, such as "0.0100".'),
   v.transform((amount) => Money.toBilling(amount)),
 );
 
@@ -40,7 +40,9 @@ export const PriceOverridesSchema = v.strictObject({
   mmsMessage: v.optional(price),
   callMinute: v.optional(price),
   callRounding: v.optional(v.picklist(callRoundings, `Must be one of: ${callRoundings.join(", ")}.`)),
-  maxCallMinutes: v.optional(v.pipe(v.number(), v.integer("Must be a whole number of minutes."), v.minValue(1), v.maxValue(240))),
+  maxCallMinutes: v.optional(
+    v.pipe(v.number(), v.integer("Must be a whole number of minutes."), v.minValue(1), v.maxValue(240)),
+  ),
   phoneNumberMonthly: v.optional(price),
 });
 export type PriceOverrides = v.InferInput<typeof PriceOverridesSchema>;
@@ -89,7 +91,10 @@ export function fromUnits(units: number): string {
 export type MessageKind = "sms" | "mms";
 
 /** Cost of one outbound message: segments × segment rate for SMS, the flat MMS rate for MMS. */
-export function messageCost(prices: PriceList, input: { kind: MessageKind; body?: string | undefined; segments?: number }): {
+export function messageCost(
+  prices: PriceList,
+  input: { kind: MessageKind; body?: string | undefined; segments?: number },
+): {
   amount: string;
   segments: number;
 } {
@@ -134,11 +139,18 @@ export function monthStart(month: string): Date {
  * number added during that month the days from the day it was added (counted
  * whole) to the month's end, `monthly × days ÷ daysInMonth` rounded half-up to 0.0001.
  */
-export function phoneNumberFee(prices: PriceList, month: string, addedAt: string): { amount: string; days: number; daysInMonth: number } {
+export function phoneNumberFee(
+  prices: PriceList,
+  month: string,
+  addedAt: string,
+): { amount: string; days: number; daysInMonth: number } {
   const start = monthStart(month);
   const daysInMonth = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 0)).getUTCDate();
   const firstDay = billingMonth(new Date(addedAt)) === month ? new Date(addedAt).getUTCDate() : 1;
   const days = daysInMonth - firstDay + 1;
-  const amount = days === daysInMonth ? prices.phoneNumberMonthly : Money.divide(Money.multiply(prices.phoneNumberMonthly, days), daysInMonth, 4);
+  const amount =
+    days === daysInMonth
+      ? prices.phoneNumberMonthly
+      : Money.divide(Money.multiply(prices.phoneNumberMonthly, days), daysInMonth, 4);
   return { amount: Money.toBilling(amount), days, daysInMonth };
 }

@@ -1,13 +1,27 @@
 /** Holds on the wallet: reserved while a message or call is under way, then settled (charged) or released, once. */
 import { ledgerEntry, ledgerPut } from "#core/billing/ledger";
-import { floorUnits, storedWallet, refusal, storedPrices, walletChange, requireCover } from "#core/billing/wallet-store";
-import { type BillingOutcome, type StoredReservation, type ReserveInput, type SettleInput, type LedgerEntry, type ChargeInput, WalletRefusedError } from "#core/billing/schemas";
+import {
+  floorUnits,
+  storedWallet,
+  refusal,
+  storedPrices,
+  walletChange,
+  requireCover,
+} from "#core/billing/wallet-store";
+import {
+  type BillingOutcome,
+  type StoredReservation,
+  type ReserveInput,
+  type SettleInput,
+  type LedgerEntry,
+  type ChargeInput,
+  WalletRefusedError,
+} from "#core/billing/schemas";
 import { table } from "#core/db/items";
 import { fromUnits, toUnits } from "#core/billing/prices";
 import { part, transact, Transaction, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import { nowIso } from "#core/shared/ids";
-
 
 /** How long after a hold is taken (and then between looks) the hold sweeper checks that its owner still needs it. */
 export const HOLD_CHECK_AFTER_MS = 60 * 60 * 1000;
@@ -39,7 +53,13 @@ export async function commitWithRetry(
   throw new Error("The reservation kept changing while it was being settled.");
 }
 
-export function closeReservation(organizationId: string, reservationId: string, state: "Settled" | "Released", charged: number, now: string): TransactItem {
+export function closeReservation(
+  organizationId: string,
+  reservationId: string,
+  state: "Settled" | "Released",
+  charged: number,
+  now: string,
+): TransactItem {
   return part("reservation", {
     Update: {
       Key: keys.reservation(organizationId, reservationId),
@@ -52,7 +72,10 @@ export function closeReservation(organizationId: string, reservationId: string, 
   });
 }
 
-export async function storedReservation(organizationId: string, reservationId: string): Promise<StoredReservation | undefined> {
+export async function storedReservation(
+  organizationId: string,
+  reservationId: string,
+): Promise<StoredReservation | undefined> {
   const { Item } = await table.get({ Key: keys.reservation(organizationId, reservationId), ConsistentRead: true });
   return Item as StoredReservation | undefined;
 }
@@ -62,7 +85,10 @@ export function outcomeOf(reservation: StoredReservation): BillingOutcome {
     case "Reserved":
       return { billingStatus: "Reserved", billableAmount: fromUnits(reservation.amountUnits) };
     case "Settled":
-      return { billingStatus: (reservation.chargedUnits ?? 0) > 0 ? "Charged" : "Released", billableAmount: fromUnits(reservation.chargedUnits ?? 0) };
+      return {
+        billingStatus: (reservation.chargedUnits ?? 0) > 0 ? "Charged" : "Released",
+        billableAmount: fromUnits(reservation.chargedUnits ?? 0),
+      };
     case "Released":
       return { billingStatus: "Released", billableAmount: "0.0000" };
   }
@@ -86,7 +112,8 @@ export const Reservations = {
     const transaction = new Transaction()
       .update("wallet", {
         Key: keys.wallet(input.organizationId),
-        UpdateExpression: "SET availableUnits = availableUnits - :units, reservedUnits = reservedUnits + :units, modifiedAt = :now",
+        UpdateExpression:
+          "SET availableUnits = availableUnits - :units, reservedUnits = reservedUnits + :units, modifiedAt = :now",
         ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(suspendedAt) AND availableUnits >= :needed",
         ExpressionAttributeValues: { ":units": units, ":needed": units + floorUnits(), ":now": now },
       })
@@ -127,7 +154,9 @@ export const Reservations = {
    * what was held, and free the rest), to commit together with the usage
    * record. No items when it was already settled or released.
    */
-  async settlement(input: SettleInput & { relatedEntityId: string; createdBy?: string }): Promise<{ items: TransactItem[]; outcome: BillingOutcome }> {
+  async settlement(
+    input: SettleInput & { relatedEntityId: string; createdBy?: string },
+  ): Promise<{ items: TransactItem[]; outcome: BillingOutcome }> {
     const reservation = await storedReservation(input.organizationId, input.reservationId);
     if (!reservation) return { items: [], outcome: { billingStatus: "NotBillable", billableAmount: "0.0000" } };
     if (reservation.state !== "Reserved") return { items: [], outcome: outcomeOf(reservation) };
@@ -152,14 +181,24 @@ export const Reservations = {
         : undefined;
     const items: TransactItem[] = [
       closeReservation(input.organizationId, input.reservationId, "Settled", charged, now),
-      walletChange(input.organizationId, { balance: -charged, reserved: -reservation.amountUnits, available: reservation.amountUnits - charged }, now),
+      walletChange(
+        input.organizationId,
+        { balance: -charged, reserved: -reservation.amountUnits, available: reservation.amountUnits - charged },
+        now,
+      ),
       ...(entry ? [ledgerPut(input.organizationId, entry)] : []),
     ];
-    return { items, outcome: { billingStatus: charged > 0 ? "Charged" : "Released", billableAmount: fromUnits(charged) } };
+    return {
+      items,
+      outcome: { billingStatus: charged > 0 ? "Charged" : "Released", billableAmount: fromUnits(charged) },
+    };
   },
 
   /** The writes that give a reservation back (the message or call never reached the provider, or failed). */
-  async releaseItems(organizationId: string, reservationId: string): Promise<{ items: TransactItem[]; outcome: BillingOutcome }> {
+  async releaseItems(
+    organizationId: string,
+    reservationId: string,
+  ): Promise<{ items: TransactItem[]; outcome: BillingOutcome }> {
     const reservation = await storedReservation(organizationId, reservationId);
     if (!reservation) return { items: [], outcome: { billingStatus: "NotBillable", billableAmount: "0.0000" } };
     if (reservation.state !== "Reserved") return { items: [], outcome: outcomeOf(reservation) };
@@ -167,7 +206,11 @@ export const Reservations = {
     return {
       items: [
         closeReservation(organizationId, reservationId, "Released", 0, now),
-        walletChange(organizationId, { balance: 0, reserved: -reservation.amountUnits, available: reservation.amountUnits }, now),
+        walletChange(
+          organizationId,
+          { balance: 0, reserved: -reservation.amountUnits, available: reservation.amountUnits },
+          now,
+        ),
       ],
       outcome: { billingStatus: "Released", billableAmount: "0.0000" },
     };
@@ -199,7 +242,11 @@ export const Reservations = {
       createdBy: input.createdBy,
       createdAt: nowIso(),
     });
-    const change = walletChange(input.organizationId, { balance: -units, reserved: 0, available: -units }, entry.createdAt);
+    const change = walletChange(
+      input.organizationId,
+      { balance: -units, reserved: 0, available: -units },
+      entry.createdAt,
+    );
     if (input.mustCover) requireCover(change, units, { refuseSuspended: true });
     return { items: [change, ledgerPut(input.organizationId, entry)], entry };
   },

@@ -7,7 +7,6 @@ import { timestamp } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
 import { describedCheck, statedShape } from "#core/shared/validation";
 
-
 export const walletStatuses = ["Active", "Low", "Empty", "Suspended"] as const;
 export type WalletStatus = (typeof walletStatuses)[number];
 
@@ -16,11 +15,26 @@ export type WalletStatus = (typeof walletStatuses)[number];
  * (Charged), given back (Released), nothing to pay (NotBillable), or it was
  * refused before queueing (InsufficientFunds, WalletSuspended).
  */
-export const billingStatuses = ["Reserved", "Charged", "Released", "NotBillable", "InsufficientFunds", "WalletSuspended"] as const;
+export const billingStatuses = [
+  "Reserved",
+  "Charged",
+  "Released",
+  "NotBillable",
+  "InsufficientFunds",
+  "WalletSuspended",
+] as const;
 export type BillingStatus = (typeof billingStatuses)[number];
 
 /** TopUp: a payment received; Refund and Dispute: money the payment provider took back; DisputeWon: a dispute's amount returned. */
-export const ledgerEntryTypes = ["TrialCredit", "TopUp", "Charge", "Adjustment", "Refund", "Dispute", "DisputeWon"] as const;
+export const ledgerEntryTypes = [
+  "TrialCredit",
+  "TopUp",
+  "Charge",
+  "Adjustment",
+  "Refund",
+  "Dispute",
+  "DisputeWon",
+] as const;
 export type LedgerEntryType = (typeof ledgerEntryTypes)[number];
 
 export const WalletSchema = v.object({
@@ -76,17 +90,32 @@ export function amountField(min: { value: string; inclusive: boolean }, max: str
   return v.pipe(
     v.union(
       [
-        v.pipe(v.string(), statedShape({ pattern: "^(?:0|[1-9]\\d{0,4})(?:\\.\\d{1,4})?$", description: `A decimal amount with at most 4 decimals, ${min.inclusive ? "from" : "above"} ${min.value} to ${max}.` })),
-        v.pipe(v.number(), describedCheck<number>(() => true, "", { ...(min.inclusive ? { minimum: Number(min.value) } : { exclusiveMinimum: Number(min.value) }), maximum: Number(max), multipleOf: 0.0001 })),
+        v.pipe(
+          v.string(),
+          statedShape({
+            pattern: "^(?:0|[1-9]\\d{0,4})(?:\\.\\d{1,4})?$",
+            description: `A decimal amount with at most 4 decimals, ${min.inclusive ? "from" : "above"} ${min.value} to ${max}.`,
+          }),
+        ),
+        v.pipe(
+          v.number(),
+          describedCheck<number>(() => true, "", {
+            ...(min.inclusive ? { minimum: Number(min.value) } : { exclusiveMinimum: Number(min.value) }),
+            maximum: Number(max),
+            multipleOf: 0.0001,
+          }),
+        ),
       ],
-      "Must be a decimal amount such as \"25.00\".",
+      'Must be a decimal amount such as "25.00".',
     ),
     v.transform((value) => String(value)),
     v.rawCheck(({ dataset, addIssue }) => {
       if (!dataset.typed) return;
       const value = dataset.value;
-      if (!AMOUNT.test(value)) addIssue({ message: "Must be a non-negative amount with at most 4 decimals, such as \"25.00\"." });
-      else if (Money.compare(value, min.value) < (min.inclusive ? 0 : 1)) addIssue({ message: `Must be ${min.inclusive ? "at least" : "greater than"} ${min.value}.` });
+      if (!AMOUNT.test(value))
+        addIssue({ message: 'Must be a non-negative amount with at most 4 decimals, such as "25.00".' });
+      else if (Money.compare(value, min.value) < (min.inclusive ? 0 : 1))
+        addIssue({ message: `Must be ${min.inclusive ? "at least" : "greater than"} ${min.value}.` });
       else if (Money.compare(value, max) > 0) addIssue({ message: `Must be at most ${max}.` });
     }),
   );
@@ -96,7 +125,6 @@ export function amountField(min: { value: string; inclusive: boolean }, max: str
 export const WalletSettingsSchema = v.strictObject({
   lowBalanceThreshold: amountField({ value: "0", inclusive: true }, MAX_TOP_UP),
 });
-
 
 /** A send or call refused by the wallet (402); `billingStatus` says why. */
 export class WalletRefusedError extends PaymentRequiredError {

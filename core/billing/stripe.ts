@@ -13,7 +13,10 @@ let clientKey: string | undefined;
 
 export async function stripe(): Promise<Stripe> {
   const { secretKey, apiUrl } = config.stripe;
-  if (!secretKey) throw new PaymentProviderUnavailableError("Payments are not configured on this stage (no Stripe key): the wallet cannot be topped up.");
+  if (!secretKey)
+    throw new PaymentProviderUnavailableError(
+      "Payments are not configured on this stage (no Stripe key): the wallet cannot be topped up.",
+    );
   const identity = `${secretKey}@${apiUrl ?? ""}`;
   if (!client || clientKey !== identity) {
     clientKey = identity;
@@ -23,7 +26,9 @@ export async function stripe(): Promise<Stripe> {
         // One retry of a network failure or 5xx, with the same Idempotency-Key (the library's own policy), within the function's 20 s.
         maxNetworkRetries: 1,
         timeout: 6_000,
-        ...(target ? { host: target.hostname, port: target.port, protocol: target.protocol.replace(":", "") as "http" | "https" } : {}),
+        ...(target
+          ? { host: target.hostname, port: target.port, protocol: target.protocol.replace(":", "") as "http" | "https" }
+          : {}),
       });
     });
   }

@@ -44,6 +44,15 @@ export async function recordWalletEvents(before: WalletImage, after: WalletImage
     const seed = Buffer.from(`${organizationId}:${event.eventType}:${at}`);
     let index = 0;
     const id = ulid(Date.parse(at), () => (seed[index++ % seed.length]! % 32) / 32);
-    await conditionally(recordEvent(organizationId, { ...event, id, createdAt: at, relatedEntityId: organizationId, createdBy: "system", actorDisplayName: "System" }));
+    await conditionally(
+      recordEvent(organizationId, {
+        ...event,
+        id,
+        createdAt: at,
+        relatedEntityId: organizationId,
+        createdBy: "system",
+        actorDisplayName: "System",
+      }),
+    );
   }
 }

@@ -1,15 +1,28 @@
 /** The wallet item: opened with the trial credit on first use, changed only together with a ledger entry, never below the floor. */
 import { ledgerEntry, ledgerPut } from "#core/billing/ledger";
-import { type LedgerEntry, type StoredWallet, type WalletStatus, WalletRefusedError, type Wallet } from "#core/billing/schemas";
+import {
+  type LedgerEntry,
+  type StoredWallet,
+  type WalletStatus,
+  WalletRefusedError,
+  type Wallet,
+} from "#core/billing/schemas";
 import { table } from "#core/db/items";
-import { BALANCE_FLOOR, DEFAULT_LOW_BALANCE_THRESHOLD, DEFAULT_PRICES, DEFAULT_TRIAL_CREDIT, fromUnits, toUnits, type PriceList } from "#core/billing/prices";
+import {
+  BALANCE_FLOOR,
+  DEFAULT_LOW_BALANCE_THRESHOLD,
+  DEFAULT_PRICES,
+  DEFAULT_TRIAL_CREDIT,
+  fromUnits,
+  toUnits,
+  type PriceList,
+} from "#core/billing/prices";
 import { part, transact, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import { ValidationError } from "#core/errors";
 import { nowIso } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
 import { environmentNames } from "#stacks/definitions";
-
 
 export const floorUnits = () => toUnits(BALANCE_FLOOR);
 
@@ -18,13 +31,23 @@ export function trialCredit(): string {
   return configured && Money.isDecimal(configured) ? Money.toBilling(configured) : DEFAULT_TRIAL_CREDIT;
 }
 
-export function walletChange(organizationId: string, delta: { balance: number; reserved: number; available: number }, now: string): TransactItem {
+export function walletChange(
+  organizationId: string,
+  delta: { balance: number; reserved: number; available: number },
+  now: string,
+): TransactItem {
   return part("wallet", {
     Update: {
       Key: keys.wallet(organizationId),
-      UpdateExpression: "SET modifiedAt = :now ADD balanceUnits :balance, reservedUnits :reserved, availableUnits :available",
+      UpdateExpression:
+        "SET modifiedAt = :now ADD balanceUnits :balance, reservedUnits :reserved, availableUnits :available",
       ConditionExpression: "attribute_exists(pk)",
-      ExpressionAttributeValues: { ":now": now, ":balance": delta.balance, ":reserved": delta.reserved, ":available": delta.available },
+      ExpressionAttributeValues: {
+        ":now": now,
+        ":balance": delta.balance,
+        ":reserved": delta.reserved,
+        ":available": delta.available,
+      },
     },
   });
 }
@@ -62,9 +85,7 @@ export async function credit(
 /** Reads the wallet, opening it (with the trial credit and its ledger entry) the first time. */
 export async function storedWallet(organizationId: string): Promise<StoredWallet> {
   const read = async () =>
-    (await table.get({ Key: keys.wallet(organizationId), ConsistentRead: true })).Item as
-      | StoredWallet
-      | undefined;
+    (await table.get({ Key: keys.wallet(organizationId), ConsistentRead: true })).Item as StoredWallet | undefined;
   const existing = await read();
   if (existing) return existing;
   const now = nowIso();
@@ -120,7 +141,11 @@ export function walletStatus(stored: StoredWallet): WalletStatus {
 export function refusal(organizationId: string, stored: StoredWallet, units: number): WalletRefusedError {
   const status = walletStatus(stored);
   if (status === "Suspended") {
-    return new WalletRefusedError("WalletSuspended", status, `The wallet of organization ${organizationId} is suspended: ${stored.suspendedReason ?? "contact support"}.`);
+    return new WalletRefusedError(
+      "WalletSuspended",
+      status,
+      `The wallet of organization ${organizationId} is suspended: ${stored.suspendedReason ?? "contact support"}.`,
+    );
   }
   return new WalletRefusedError(
     "InsufficientFunds",
@@ -151,6 +176,10 @@ export function toWallet(organizationId: string, stored: StoredWallet, prices: P
 export async function storedPrices(organizationId: string): Promise<PriceList> {
   const { Item } = await table.get({ Key: keys.priceList(organizationId) });
   if (!Item) return DEFAULT_PRICES;
-  const overrides = Object.fromEntries(Object.keys(DEFAULT_PRICES).filter((field) => Item[field] !== undefined).map((field) => [field, Item[field]]));
+  const overrides = Object.fromEntries(
+    Object.keys(DEFAULT_PRICES)
+      .filter((field) => Item[field] !== undefined)
+      .map((field) => [field, Item[field]]),
+  );
   return { ...DEFAULT_PRICES, ...overrides } as PriceList;
 }

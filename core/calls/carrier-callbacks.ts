@@ -1,4 +1,11 @@
-import { Billing, callReservation, TransactionConditionFailed, WalletRefusedError, type PriceList, type TransactItem } from "#core/billing/index";
+import {
+  Billing,
+  callReservation,
+  TransactionConditionFailed,
+  WalletRefusedError,
+  type PriceList,
+  type TransactItem,
+} from "#core/billing/index";
 import { recordCallEvent } from "#core/calls/events";
 import { applyStatus, callDeadline, WALLET_REFUSALS } from "#core/calls/lifecycle";
 import type { Call } from "#core/calls/model";
@@ -95,7 +102,11 @@ async function inboundInstructions(provider: ProviderName, organizationId: strin
   if (WALLET_REFUSALS.has(call.billingStatus)) return Twiml.unattended();
   const forwardTo = call.forwardedTo ?? inboundCalls.forwardTo;
   if (!forwardTo) return Twiml.unattended();
-  if (!call.forwardedTo && !(await holdForwardedLeg(organizationId, callId, forwardTo, prices, inboundCalls.ringSeconds))) return Twiml.unattended();
+  if (
+    !call.forwardedTo &&
+    !(await holdForwardedLeg(organizationId, callId, forwardTo, prices, inboundCalls.ringSeconds))
+  )
+    return Twiml.unattended();
   return Twiml.forward({
     forwardTo,
     ringSeconds: inboundCalls.ringSeconds,
@@ -112,7 +123,13 @@ async function inboundInstructions(provider: ProviderName, organizationId: strin
  * wallet refused the hold (suspended, or not enough available), which the call
  * then records as its `billingStatus` and `statusReason`.
  */
-async function holdForwardedLeg(organizationId: string, callId: string, forwardTo: string, prices: PriceList, ringSeconds: number): Promise<boolean> {
+async function holdForwardedLeg(
+  organizationId: string,
+  callId: string,
+  forwardTo: string,
+  prices: PriceList,
+  ringSeconds: number,
+): Promise<boolean> {
   for (let attempt = 0; attempt < 8; attempt++) {
     const current = await readCall(organizationId, callId);
     if (!current || callLifecycle.isFinal(current.status) || WALLET_REFUSALS.has(current.billingStatus)) return false;
@@ -122,14 +139,27 @@ async function holdForwardedLeg(organizationId: string, callId: string, forwardT
     try {
       const due = dueEntry(organizationId, callId, callDeadline(heldAt, ringSeconds, prices.maxCallMinutes));
       const items = callWrites(organizationId, call, current.version, {}, due);
-      await Billing.reserve({ organizationId, reservationId: callId, amount: callReservation(prices), relatedEntityType: "Call", items });
+      await Billing.reserve({
+        organizationId,
+        reservationId: callId,
+        amount: callReservation(prices),
+        relatedEntityType: "Call",
+        items,
+      });
       return true;
     } catch (error) {
       if (error instanceof WalletRefusedError) {
         await updateCall(organizationId, callId, async (latest) =>
           latest.forwardedTo || callLifecycle.isFinal(latest.status)
             ? undefined
-            : { call: { ...toCall(latest), billingStatus: error.billingStatus, statusReason: `Not forwarded: ${error.message}`, modifiedAt: nowIso() } },
+            : {
+                call: {
+                  ...toCall(latest),
+                  billingStatus: error.billingStatus,
+                  statusReason: `Not forwarded: ${error.message}`,
+                  modifiedAt: nowIso(),
+                },
+              },
         );
         return false;
       }
@@ -140,7 +170,12 @@ async function holdForwardedLeg(organizationId: string, callId: string, forwardT
 }
 
 /** The organization owning our number of a call, and the call when it is known (by our id, else by the provider's). */
-async function locateCall(provider: ProviderName, ourNumber: string, providerCallId: string, callIdHint: string | undefined) {
+async function locateCall(
+  provider: ProviderName,
+  ourNumber: string,
+  providerCallId: string,
+  callIdHint: string | undefined,
+) {
   const route = await PhoneNumbers.routeOf(ourNumber);
   if (!route) return undefined;
   const callId = callIdHint ?? (await callIdOfProvider(route.organizationId, provider, providerCallId));
@@ -157,7 +192,12 @@ async function applyProviderEvent(
   event: CallStatusEvent,
   callIdHint: string | undefined,
 ): Promise<{ organizationId: string; callId: string } | undefined> {
-  const found = await locateCall(provider.name, event.direction === "outbound" ? event.from : event.to, event.providerCallId, callIdHint);
+  const found = await locateCall(
+    provider.name,
+    event.direction === "outbound" ? event.from : event.to,
+    event.providerCallId,
+    callIdHint,
+  );
   if (!found) return undefined;
   const { organizationId, route } = found;
   let callId = found.callId;
@@ -181,7 +221,12 @@ async function applyProviderEvent(
 }
 
 /** Records a new inbound call once per provider call id (the pointer claim decides the winner). */
-async function createInbound(organizationId: string, provider: string, event: CallStatusEvent, phoneNumberId: string): Promise<string> {
+async function createInbound(
+  organizationId: string,
+  provider: string,
+  event: CallStatusEvent,
+  phoneNumberId: string,
+): Promise<string> {
   const from = toE164(event.from) ?? event.from;
   const to = toE164(event.to) ?? event.to;
   const [organization, conversation] = await Promise.all([
@@ -200,7 +245,11 @@ async function createInbound(organizationId: string, provider: string, event: Ca
   };
   const pointer: TransactItem = {
     Put: {
-      Item: { ...keys.providerCall(organizationId, provider, event.providerCallId), entity: entities.providerCall, callId: call.id },
+      Item: {
+        ...keys.providerCall(organizationId, provider, event.providerCallId),
+        entity: entities.providerCall,
+        callId: call.id,
+      },
       ConditionExpression: "attribute_not_exists(pk)",
     },
   };

@@ -14,13 +14,24 @@ const ALWAYS = { start: "00:00", end: "00:00" };
  * state window (a call cannot wait like a text, so it is refused; the organization's quiet hours stay a texting
  * setting) or over the calls-per-24-hours cap of the organization or the state. Undefined when it may go.
  */
-export async function callRuleRefusal(input: { organizationId: string; callId: string; to: string; leadId: string | undefined; organizationTimeZone: string }): Promise<string | undefined> {
+export async function callRuleRefusal(input: {
+  organizationId: string;
+  callId: string;
+  to: string;
+  leadId: string | undefined;
+  organizationTimeZone: string;
+}): Promise<string | undefined> {
   const contact = input.leadId ? await Contacts.ofLead(input.organizationId, input.leadId) : undefined;
   const rule = stateContactRule(contact?.state);
   if (rule) {
-    const { timeZone } = recipientTimeZone({ phone: input.to, state: contact?.state, organizationTimeZone: input.organizationTimeZone });
+    const { timeZone } = recipientTimeZone({
+      phone: input.to,
+      state: contact?.state,
+      organizationTimeZone: input.organizationTimeZone,
+    });
     const window = checkContactWindow({ at: new Date(), timeZone, window: ALWAYS, state: rule.state });
-    if (!window.allowed) return `${window.scheduledReason.replace(/; scheduled for .*$/, "")}: call again from ${window.nextAllowedAt}.`;
+    if (!window.allowed)
+      return `${window.scheduledReason.replace(/; scheduled for .*$/, "")}: call again from ${window.nextAllowedAt}.`;
   }
   const cap = contactCap((await frequencyCaps(input.organizationId)).callsPerDay, rule);
   if (!cap) return undefined;
@@ -36,5 +47,7 @@ export async function callRuleRefusal(input: { organizationId: string; callId: s
       return new Map(ids.map((id, index) => [id, calls[index] ? true : undefined]));
     },
   });
-  return claim.claimed ? undefined : `${claim.count} calls to ${input.to} in the last 24 hours: ${cap.source} allows ${cap.max}.`;
+  return claim.claimed
+    ? undefined
+    : `${claim.count} calls to ${input.to} in the last 24 hours: ${cap.source} allows ${cap.max}.`;
 }

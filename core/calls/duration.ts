@@ -7,7 +7,11 @@ import { keys } from "#core/db/keys";
  * own, so the analytics consumer reads it without loading call placement.
  */
 export async function talkSeconds(organizationId: string, callId: string): Promise<number> {
-  const { Item } = await table.get({ Key: keys.call(organizationId, callId), ProjectionExpression: "#d", ExpressionAttributeNames: { "#d": "duration" } });
+  const { Item } = await table.get({
+    Key: keys.call(organizationId, callId),
+    ProjectionExpression: "#d",
+    ExpressionAttributeNames: { "#d": "duration" },
+  });
   const duration = Number(Item?.duration ?? 0);
   return Number.isFinite(duration) && duration > 0 ? Math.round(duration) : 0;
 }

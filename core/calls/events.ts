@@ -17,12 +17,23 @@ export type CallEventType =
   | "CallMissed";
 
 /** Records the event record (spec 2.5) of a call's change, with its billing fields. */
-export async function recordCallEvent(organizationId: string, call: Call, eventType: CallEventType, actor?: Actor): Promise<void> {
+export async function recordCallEvent(
+  organizationId: string,
+  call: Call,
+  eventType: CallEventType,
+  actor?: Actor,
+): Promise<void> {
   await recordEvent(organizationId, callEventInput(call, eventType, actor));
 }
 
 /** Adds the event of a call's change to `transaction`: stored with the change it records, or not at all. */
-export function callEventItem(organizationId: string, call: Call, eventType: CallEventType, transaction: Transaction, actor?: Actor): void {
+export function callEventItem(
+  organizationId: string,
+  call: Call,
+  eventType: CallEventType,
+  transaction: Transaction,
+  actor?: Actor,
+): void {
   Events.item(organizationId, callEventInput(call, eventType, actor), transaction);
 }
 
@@ -62,5 +73,7 @@ function callEventInput(call: Call, eventType: CallEventType, actor?: Actor): Ev
 }
 
 function present<T extends Record<string, unknown>>(fields: T): Partial<{ [K in keyof T]: NonNullable<T[K]> }> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null && value !== undefined)) as never;
+  return Object.fromEntries(
+    Object.entries(fields).filter(([, value]) => value !== null && value !== undefined),
+  ) as never;
 }

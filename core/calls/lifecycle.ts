@@ -35,7 +35,9 @@ export function nextCheckIn(now: number, deadlineAt: string): string {
  * provider time limit's), and the grace period.
  */
 export function callDeadline(heldAt: string, ringSeconds: number, maxCallMinutes: number): string {
-  return new Date(Date.parse(heldAt) + (ringSeconds + (maxCallMinutes + CALL_SWEEP_GRACE_MINUTES) * 60) * 1000).toISOString();
+  return new Date(
+    Date.parse(heldAt) + (ringSeconds + (maxCallMinutes + CALL_SWEEP_GRACE_MINUTES) * 60) * 1000,
+  ).toISOString();
 }
 
 const STATUS_REASONS: Partial<Record<CallStatus, string>> = {
@@ -46,7 +48,10 @@ const STATUS_REASONS: Partial<Record<CallStatus, string>> = {
 };
 
 /** `billingStatus` of an inbound call not forwarded because the wallet refused its hold (as POST /calls answers 402). */
-export const WALLET_REFUSALS = new Set<string | null>(["InsufficientFunds", "WalletSuspended"] satisfies WalletRefusedError["billingStatus"][]);
+export const WALLET_REFUSALS = new Set<string | null>([
+  "InsufficientFunds",
+  "WalletSuspended",
+] satisfies WalletRefusedError["billingStatus"][]);
 
 /** The event recorded when a call enters a status. */
 export const callEventTypes: Record<CallStatus, CallEventType> = {
@@ -79,15 +84,20 @@ export async function applyStatus(
 ): Promise<boolean> {
   const result = await updateCall(organizationId, callId, async (current) => {
     if (!claim(current)) return undefined;
-    const applied = change.leg === "business" && current.connectTo ? businessLegChange(current.connectTo, change) : change;
+    const applied =
+      change.leg === "business" && current.connectTo ? businessLegChange(current.connectTo, change) : change;
     if (applied === "answered") {
       // The business side picked up: the lead is being dialed now; the call is answered only when the lead is.
-      return current.connectAnsweredAt ? undefined : { call: { ...toCall(current), connectAnsweredAt: nowIso(), modifiedAt: nowIso() } };
+      return current.connectAnsweredAt
+        ? undefined
+        : { call: { ...toCall(current), connectAnsweredAt: nowIso(), modifiedAt: nowIso() } };
     }
     const transition = callLifecycle.applyTransition(current.status, applied.status);
     const call = toCall(current);
     if (!transition.accepted) {
-      return applied.recordingUrl && !current.recordingUrl ? { call: { ...call, recordingUrl: applied.recordingUrl, modifiedAt: nowIso() } } : undefined;
+      return applied.recordingUrl && !current.recordingUrl
+        ? { call: { ...call, recordingUrl: applied.recordingUrl, modifiedAt: nowIso() } }
+        : undefined;
     }
     const at = nowIso();
     const next: Call = {
@@ -109,7 +119,12 @@ export async function applyStatus(
     if (answered && !next.answeredAt) next.answeredAt = new Date(Date.parse(at) - duration * 1000).toISOString();
     next.duration = duration;
     const notForwarded = WALLET_REFUSALS.has(next.billingStatus) ? next.statusReason : null;
-    next.statusReason = applied.statusReason ?? notForwarded ?? (answered ? null : `${STATUS_REASONS[applied.status] ?? ""}${applied.errorCode ? ` (${applied.errorCode})` : ""}`.trim());
+    next.statusReason =
+      applied.statusReason ??
+      notForwarded ??
+      (answered
+        ? null
+        : `${STATUS_REASONS[applied.status] ?? ""}${applied.errorCode ? ` (${applied.errorCode})` : ""}`.trim());
     next.missed = isMissedCall(next.direction === "Inbound" ? "inbound" : "outbound", applied.status);
     const billing = await billFinalCall(organizationId, next);
     return withStatusEvents(organizationId, call, { call: { ...next, ...billing.fields }, items: billing.items });
@@ -138,7 +153,8 @@ function withStatusEvents(organizationId: string, before: Call, change: { call: 
   const after = change.call;
   const transaction = new Transaction();
   transaction.add(...(change.items ?? []));
-  if (after.answeredAt && !before.answeredAt && after.status !== "InProgress") callEventItem(organizationId, after, "CallAnswered", transaction);
+  if (after.answeredAt && !before.answeredAt && after.status !== "InProgress")
+    callEventItem(organizationId, after, "CallAnswered", transaction);
   callEventItem(organizationId, after, callEventTypes[after.status], transaction);
   if (after.missed && !before.missed) callEventItem(organizationId, after, "CallMissed", transaction);
   return { call: after, items: transaction.items, afterCommit: transaction.effects };
@@ -150,7 +166,10 @@ function withStatusEvents(organizationId: string, before: Call, change: { call: 
  * was forwarded (the forwarded leg is charged as `CallForwarded`); without one
  * it is NotBillable, and one the wallet refused keeps that `billingStatus`.
  */
-export async function billFinalCall(organizationId: string, call: Call): Promise<{ fields: Partial<Call>; items: TransactItem[] }> {
+export async function billFinalCall(
+  organizationId: string,
+  call: Call,
+): Promise<{ fields: Partial<Call>; items: TransactItem[] }> {
   if (WALLET_REFUSALS.has(call.billingStatus)) return { fields: { billableSeconds: 0, billableAmount: 0 }, items: [] };
   const prices = await Billing.prices(organizationId);
   const cost = callCost(prices, call.duration ?? 0);
@@ -164,14 +183,21 @@ export async function billFinalCall(organizationId: string, call: Call): Promise
           amount: cost.amount,
           ...(call.direction === "Outbound"
             ? { reason: "CallMinutes", description: `Call to ${call.toPhoneNumber}, ${talk}` }
-            : { reason: "CallForwarded", description: `Call from ${call.fromPhoneNumber} forwarded to ${call.forwardedTo}, ${talk}` }),
+            : {
+                reason: "CallForwarded",
+                description: `Call from ${call.fromPhoneNumber} forwarded to ${call.forwardedTo}, ${talk}`,
+              }),
           quantity: cost.billableSeconds,
           createdBy: call.createdBy,
         })
       : await Billing.releaseItems(organizationId, call.id);
   const billed = call.status === "Completed" && outcome.billingStatus !== "NotBillable";
   return {
-    fields: { billableSeconds: billed ? cost.billableSeconds : 0, billableAmount: Number(outcome.billableAmount), billingStatus: outcome.billingStatus },
+    fields: {
+      billableSeconds: billed ? cost.billableSeconds : 0,
+      billableAmount: Number(outcome.billableAmount),
+      billingStatus: outcome.billingStatus,
+    },
     items,
   };
 }
@@ -188,10 +214,17 @@ function businessLegChange(connectTo: string, change: StatusChange): StatusChang
   if (!callLifecycle.isFinal(change.status)) return change;
   const { durationSeconds: _businessTalk, ...rest } = change;
   if (change.status === "Completed") {
-    return { ...rest, status: "Canceled", statusReason: change.statusReason ?? `The business side (${connectTo}) hung up before the lead was connected.` };
+    return {
+      ...rest,
+      status: "Canceled",
+      statusReason: change.statusReason ?? `The business side (${connectTo}) hung up before the lead was connected.`,
+    };
   }
   const reason = `${STATUS_REASONS[change.status] ?? ""}${change.errorCode ? ` (${change.errorCode})` : ""}`.trim();
-  return { ...rest, statusReason: change.statusReason ?? `The business side (${connectTo}) was not reached: ${reason}` };
+  return {
+    ...rest,
+    statusReason: change.statusReason ?? `The business side (${connectTo}) was not reached: ${reason}`,
+  };
 }
 
 function secondsBetween(from: string | null, to: string): number {

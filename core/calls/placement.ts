@@ -47,75 +47,118 @@ const WHISPER_ALLOWANCE_SECONDS = 60;
  * `callId` (e.g. an automation step's effect id) makes a repeated request
  * answer the call it already placed.
  */
-export const place = domainOperation({ input: PlaceCallSchema, permission: "calls:place" }, async (actor: Actor, input: PlaceCallRequest, options: { callId?: string; consentBasis?: ConsentBasis | null } = {}): Promise<Call> => {
-  const organizationId = actor.organizationId;
-  if (options.callId) {
-    const existing = await readCall(organizationId, options.callId);
-    if (existing) return toCall(existing);
-  }
-  const { to, leadId } = await Contacts.recipient(organizationId, input, "call");
-  const suppression = await Suppressions.find(organizationId, to);
-  if (suppression) throw new UnprocessableError(`${to} is on the suppression list (${suppression.reason}); it cannot be called.`);
-  // An automation step decided the basis already (to skip when there is none): not read again.
-  const consentBasis = options.consentBasis !== undefined ? options.consentBasis : await consentBasisForContact(organizationId, leadId, initiatorOf(actor));
-  const [numbers, conversation, prices, organization, { outboundCalls }] = await Promise.all([
-    PhoneNumbers.all(organizationId),
-    Conversations.ensure(organizationId, to, leadId),
-    Billing.prices(organizationId),
-    Organizations.fromId(organizationId),
-    MessagingSettingsStore.read(organizationId),
-  ]);
-  const callId = options.callId ?? newId();
-  const ruleRefusal = await callRuleRefusal({ organizationId, callId, to, leadId, organizationTimeZone: organization?.timeZone ?? "America/New_York" });
-  if (ruleRefusal) throw new UnprocessableError(ruleRefusal);
-  const connectTo = input.connectTo ?? outboundCalls.connectTo;
-  if (connectTo && numbers.some((number) => number.phoneNumber === connectTo)) {
-    throw new ValidationError("The business side of a call cannot be one of the organization's own numbers.", [
-      { pointer: "/connectTo", detail: `${connectTo} is a number of this organization; give a person's phone.` },
+export const place = domainOperation(
+  { input: PlaceCallSchema, permission: "calls:place" },
+  async (
+    actor: Actor,
+    input: PlaceCallRequest,
+    options: { callId?: string; consentBasis?: ConsentBasis | null } = {},
+  ): Promise<Call> => {
+    const organizationId = actor.organizationId;
+    if (options.callId) {
+      const existing = await readCall(organizationId, options.callId);
+      if (existing) return toCall(existing);
+    }
+    const { to, leadId } = await Contacts.recipient(organizationId, input, "call");
+    const suppression = await Suppressions.find(organizationId, to);
+    if (suppression)
+      throw new UnprocessableError(`${to} is on the suppression list (${suppression.reason}); it cannot be called.`);
+    // An automation step decided the basis already (to skip when there is none): not read again.
+    const consentBasis =
+      options.consentBasis !== undefined
+        ? options.consentBasis
+        : await consentBasisForContact(organizationId, leadId, initiatorOf(actor));
+    const [numbers, conversation, prices, organization, { outboundCalls }] = await Promise.all([
+      PhoneNumbers.all(organizationId),
+      Conversations.ensure(organizationId, to, leadId),
+      Billing.prices(organizationId),
+      Organizations.fromId(organizationId),
+      MessagingSettingsStore.read(organizationId),
     ]);
-  }
-  if (connectTo === to) throw new UnprocessableError("The business side and the lead are the same number.");
-  if (input.fromPhoneNumberId && !numbers.some((number) => number.id === input.fromPhoneNumberId && number.capabilities.includes("voice"))) {
-    throw new ValidationError("The calling number does not exist in this organization or cannot make calls.", [
-      { pointer: "/fromPhoneNumberId", detail: `Phone number ${input.fromPhoneNumberId} is not a voice-capable number of this organization.` },
-    ]);
-  }
-  const selection = selectCaller({ numbers, to, overrideId: input.fromPhoneNumberId, stickyId: conversation.phoneNumberId });
-  if (!selection) throw new UnprocessableError("The organization has no phone number with the voice capability to call from.");
-  const now = nowIso();
-  const call: Call = {
-    ...emptyCall(organizationId, organization?.name ?? null, "Outbound", selection.number.phoneNumber, to),
-    id: callId,
-    leadId: leadId ?? conversation.leadId ?? null,
-    userId: actor.userId ?? null,
-    user: actor.displayName,
-    conversationId: conversation.id,
-    fromPhoneNumberId: selection.number.id,
-    billingPhoneNumberId: selection.number.id,
-    callerId: selection.number.phoneNumber,
-    selectionReason: selection.reason,
-    record: input.record,
-    connectTo: connectTo ?? null,
-    whisper: connectTo ? (input.whisper ?? outboundCalls.whisper ?? null) : null,
-    ringSeconds: input.ringSeconds ?? RING_TIMEOUT_SECONDS,
-    metadata: input.metadata,
-    billingStatus: "Reserved",
-    queuedAt: now,
-    createdAt: now,
-    createdBy: actorId(actor),
-    consentBasis,
-  };
-  // The call, its hold and its CallQueued event are one write.
-  const queued = new Transaction();
-  // Due for its first check-in soon (a placement cut short by a crash is picked up then), and final by its deadline.
-  const deadlineAt = callDeadline(now, ringTime(call), prices.maxCallMinutes);
-  queued.add(...callWrites(organizationId, call, undefined, { deadlineAt }, dueEntry(organizationId, call.id, nextCheckIn(Date.parse(now), deadlineAt))));
-  callEventItem(organizationId, call, "CallQueued", queued, actor);
-  await Billing.reserve({ organizationId, reservationId: call.id, amount: callReservation(prices), relatedEntityType: "Call", items: queued.items });
-  for (const effect of queued.effects) await effect();
-  await publish(CallPlace, organizationId, { callId: call.id });
-  return call;
-});
+    const callId = options.callId ?? newId();
+    const ruleRefusal = await callRuleRefusal({
+      organizationId,
+      callId,
+      to,
+      leadId,
+      organizationTimeZone: organization?.timeZone ?? "America/New_York",
+    });
+    if (ruleRefusal) throw new UnprocessableError(ruleRefusal);
+    const connectTo = input.connectTo ?? outboundCalls.connectTo;
+    if (connectTo && numbers.some((number) => number.phoneNumber === connectTo)) {
+      throw new ValidationError("The business side of a call cannot be one of the organization's own numbers.", [
+        { pointer: "/connectTo", detail: `${connectTo} is a number of this organization; give a person's phone.` },
+      ]);
+    }
+    if (connectTo === to) throw new UnprocessableError("The business side and the lead are the same number.");
+    if (
+      input.fromPhoneNumberId &&
+      !numbers.some((number) => number.id === input.fromPhoneNumberId && number.capabilities.includes("voice"))
+    ) {
+      throw new ValidationError("The calling number does not exist in this organization or cannot make calls.", [
+        {
+          pointer: "/fromPhoneNumberId",
+          detail: `Phone number ${input.fromPhoneNumberId} is not a voice-capable number of this organization.`,
+        },
+      ]);
+    }
+    const selection = selectCaller({
+      numbers,
+      to,
+      overrideId: input.fromPhoneNumberId,
+      stickyId: conversation.phoneNumberId,
+    });
+    if (!selection)
+      throw new UnprocessableError("The organization has no phone number with the voice capability to call from.");
+    const now = nowIso();
+    const call: Call = {
+      ...emptyCall(organizationId, organization?.name ?? null, "Outbound", selection.number.phoneNumber, to),
+      id: callId,
+      leadId: leadId ?? conversation.leadId ?? null,
+      userId: actor.userId ?? null,
+      user: actor.displayName,
+      conversationId: conversation.id,
+      fromPhoneNumberId: selection.number.id,
+      billingPhoneNumberId: selection.number.id,
+      callerId: selection.number.phoneNumber,
+      selectionReason: selection.reason,
+      record: input.record,
+      connectTo: connectTo ?? null,
+      whisper: connectTo ? (input.whisper ?? outboundCalls.whisper ?? null) : null,
+      ringSeconds: input.ringSeconds ?? RING_TIMEOUT_SECONDS,
+      metadata: input.metadata,
+      billingStatus: "Reserved",
+      queuedAt: now,
+      createdAt: now,
+      createdBy: actorId(actor),
+      consentBasis,
+    };
+    // The call, its hold and its CallQueued event are one write.
+    const queued = new Transaction();
+    // Due for its first check-in soon (a placement cut short by a crash is picked up then), and final by its deadline.
+    const deadlineAt = callDeadline(now, ringTime(call), prices.maxCallMinutes);
+    queued.add(
+      ...callWrites(
+        organizationId,
+        call,
+        undefined,
+        { deadlineAt },
+        dueEntry(organizationId, call.id, nextCheckIn(Date.parse(now), deadlineAt)),
+      ),
+    );
+    callEventItem(organizationId, call, "CallQueued", queued, actor);
+    await Billing.reserve({
+      organizationId,
+      reservationId: call.id,
+      amount: callReservation(prices),
+      relatedEntityType: "Call",
+      items: queued.items,
+    });
+    for (const effect of queued.effects) await effect();
+    await publish(CallPlace, organizationId, { callId: call.id });
+    return call;
+  },
+);
 
 /**
  * The outbound-calls consumer: claims the Queued call (at most one placement,
@@ -144,13 +187,24 @@ export async function dispatch(organizationId: string, callId: string): Promise<
     });
     await claimProviderCall(organizationId, provider.name, result.providerCallId, call.id);
     await updateCall(organizationId, callId, async (current) =>
-      current.providerId ? undefined : { call: { ...toCall(current), providerId: result.providerCallId, provider: provider.name, modifiedAt: nowIso() } },
+      current.providerId
+        ? undefined
+        : {
+            call: {
+              ...toCall(current),
+              providerId: result.providerCallId,
+              provider: provider.name,
+              modifiedAt: nowIso(),
+            },
+          },
     );
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
     if (error.details.ambiguous) {
       // The provider may have placed it: its callbacks will tell; never place twice.
-      await updateCall(organizationId, callId, async (current) => ({ call: { ...toCall(current), statusReason: `Provider outcome unknown: ${error.message}` } }));
+      await updateCall(organizationId, callId, async (current) => ({
+        call: { ...toCall(current), statusReason: `Provider outcome unknown: ${error.message}` },
+      }));
       return;
     }
     await applyStatus(organizationId, callId, provider.name, {
@@ -191,9 +245,14 @@ export async function abandon(organizationId: string, callId: string, error: unk
  * talk time are the Dial's, its outcome posted to the dial webhook; the
  * business leg may last the whole Dial plus the whisper.
  */
-function placement(provider: ProviderName, call: Call, talkSeconds: number): Pick<PlaceCallInput, "to" | "instructions" | "ringTimeoutSeconds" | "timeLimitSeconds"> {
+function placement(
+  provider: ProviderName,
+  call: Call,
+  talkSeconds: number,
+): Pick<PlaceCallInput, "to" | "instructions" | "ringTimeoutSeconds" | "timeLimitSeconds"> {
   const leadRingSeconds = call.ringSeconds ?? RING_TIMEOUT_SECONDS;
-  if (!call.connectTo) return { to: call.toPhoneNumber, ringTimeoutSeconds: leadRingSeconds, timeLimitSeconds: talkSeconds };
+  if (!call.connectTo)
+    return { to: call.toPhoneNumber, ringTimeoutSeconds: leadRingSeconds, timeLimitSeconds: talkSeconds };
   return {
     to: call.connectTo,
     ringTimeoutSeconds: RING_TIMEOUT_SECONDS,
@@ -220,11 +279,19 @@ function ringTime(call: Call): number {
  * forwarding it (`dial`); our call id rides in the query, covered by the signature.
  */
 export function callWebhookUrl(provider: ProviderName, hook: "status" | "dial", callId: string): string {
-  return withCorrelationParameter(`${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/calls/${hook}?callId=${encodeURIComponent(callId)}`);
+  return withCorrelationParameter(
+    `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/calls/${hook}?callId=${encodeURIComponent(callId)}`,
+  );
 }
 
 /** A call with every optional field empty, the base of a placed and of an inbound call. */
-export function emptyCall(organizationId: string, business: string | null, direction: Call["direction"], from: string, to: string): Call {
+export function emptyCall(
+  organizationId: string,
+  business: string | null,
+  direction: Call["direction"],
+  from: string,
+  to: string,
+): Call {
   return {
     id: newId(),
     providerId: null,

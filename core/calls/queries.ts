@@ -31,10 +31,15 @@ const listResource: ListResource<Call> = {
   fromItem: toCall,
   candidates: (organizationId, context) => {
     const { pk, skPrefix } = keys.callByPhonePrefix(organizationId, (context as { e164: string }).e164);
-    return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
+    return {
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
+    };
   },
   orders: {
-    createdAt: keyOrder((organizationId, context) => keys.callByPhonePrefix(organizationId, (context as { e164: string }).e164)),
+    createdAt: keyOrder((organizationId, context) =>
+      keys.callByPhonePrefix(organizationId, (context as { e164: string }).e164),
+    ),
   },
 };
 

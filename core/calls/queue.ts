@@ -8,7 +8,14 @@ export const CallPlace = defineMessage("call.place", "outboundCalls", v.object({
 export const CallMissed = defineMessage(
   "call.missed",
   "automationRuns",
-  v.object({ callId: v.string(), leadId: v.nullable(v.string()), conversationId: v.nullable(v.string()), from: v.string(), to: v.string(), at: v.string() }),
+  v.object({
+    callId: v.string(),
+    leadId: v.nullable(v.string()),
+    conversationId: v.nullable(v.string()),
+    from: v.string(),
+    to: v.string(),
+    at: v.string(),
+  }),
 );
 
 declare module "#core/queue/events" {

@@ -6,7 +6,10 @@ import { PhoneNumberInput } from "#core/shared/phone-input";
 import { CALL_STATUSES } from "#core/shared/status";
 import { directions, senderSelectionReasons } from "#core/shared/enums";
 
-const metadataValue = v.union([v.string(), v.number(), v.boolean(), v.null()], "Metadata values must be strings, numbers, booleans or null.");
+const metadataValue = v.union(
+  [v.string(), v.number(), v.boolean(), v.null()],
+  "Metadata values must be strings, numbers, booleans or null.",
+);
 
 /** Body of `POST /calls`: a call to a lead or a number, from an organization number. */
 export const PlaceCallSchema = v.pipe(
@@ -27,7 +30,14 @@ export const PlaceCallSchema = v.pipe(
     /** Said to the business side once it answers, before the lead is dialed (bridged calls). */
     whisper: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))),
     /** Seconds the lead's phone rings before the call ends NoAnswer (default 30). */
-    ringSeconds: v.optional(v.pipe(v.number(), v.integer("Must be a whole number of seconds."), v.minValue(5, "At least 5 seconds."), v.maxValue(120, "At most 120 seconds."))),
+    ringSeconds: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer("Must be a whole number of seconds."),
+        v.minValue(5, "At least 5 seconds."),
+        v.maxValue(120, "At most 120 seconds."),
+      ),
+    ),
     metadata: v.optional(
       v.pipe(
         v.record(v.pipe(v.string(), v.maxLength(64)), metadataValue),
@@ -40,7 +50,10 @@ export const PlaceCallSchema = v.pipe(
     if (!dataset.typed) return;
     const input = dataset.value;
     if ((input.leadId === undefined) === (input.to === undefined)) {
-      addIssue({ message: "Call exactly one of leadId or to.", path: [{ type: "object", origin: "value", input, key: "to", value: input.to }] });
+      addIssue({
+        message: "Call exactly one of leadId or to.",
+        path: [{ type: "object", origin: "value", input, key: "to", value: input.to }],
+      });
     }
   }),
 );
@@ -114,4 +127,3 @@ export const CallSchema = v.object({
   /** Outbound: what the call relies on (core/consent/basis.ts); null when none was needed. */
   consentBasis: v.nullish(ConsentBasisSchema),
 });
-

@@ -4,7 +4,6 @@ import { parsePhone } from "#core/shared/phone";
 
 export type { CallerSelectionReason };
 
-
 /**
  * The calling number, by the messaging sender rule restricted to voice-capable
  * numbers: the caller's choice; else the conversation's sticky number; else one
@@ -26,6 +25,8 @@ export function selectCaller(input: {
   const areaCode = parsePhone(input.to)?.areaCode;
   const local = voice.filter((number) => areaCode !== undefined && number.areaCode === areaCode);
   const pool = local.length ? local : voice;
-  const chosen = [...pool].sort((a, b) => (a.lastUsedAt ?? "").localeCompare(b.lastUsedAt ?? "") || a.createdAt.localeCompare(b.createdAt))[0];
+  const chosen = [...pool].sort(
+    (a, b) => (a.lastUsedAt ?? "").localeCompare(b.lastUsedAt ?? "") || a.createdAt.localeCompare(b.createdAt),
+  )[0];
   return chosen ? { number: chosen, reason: local.length ? "AreaCodeMatch" : "LeastRecentlyUsed" } : undefined;
 }

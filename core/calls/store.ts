@@ -18,10 +18,27 @@ export type DueKeys = { gsi3pk: string; gsi3sk: string };
 
 type Stored = Call & { version: number; placementStartedAt?: string; deadlineAt?: string } & Partial<DueKeys>;
 
-const internal = new Set(["pk", "sk", "entity", "version", "organizationId", "placementStartedAt", "deadlineAt", "gsi3pk", "gsi3sk"]);
+const internal = new Set([
+  "pk",
+  "sk",
+  "entity",
+  "version",
+  "organizationId",
+  "placementStartedAt",
+  "deadlineAt",
+  "gsi3pk",
+  "gsi3sk",
+]);
 
 export function toCall(item: Record<string, unknown>): Call {
-  return { forwardedTo: null, connectTo: null, connectAnsweredAt: null, whisper: null, ringSeconds: null, ...Object.fromEntries(Object.entries(item).filter(([key]) => !internal.has(key))) } as unknown as Call;
+  return {
+    forwardedTo: null,
+    connectTo: null,
+    connectAnsweredAt: null,
+    whisper: null,
+    ringSeconds: null,
+    ...Object.fromEntries(Object.entries(item).filter(([key]) => !internal.has(key))),
+  } as unknown as Call;
 }
 
 export async function readCall(organizationId: string, callId: string): Promise<Stored | undefined> {
@@ -62,11 +79,9 @@ export function callWrites(
         ...(readVersion === undefined ? {} : { ExpressionAttributeValues: { ":version": readVersion } }),
       },
     },
-    ...numbers.map(
-      (e164): TransactItem => ({
-        Put: { Item: { ...keys.callByPhone(organizationId, e164, call.id), entity: entities.callByPhone, ...body } },
-      }),
-    ),
+    ...numbers.map((e164): TransactItem => ({
+      Put: { Item: { ...keys.callByPhone(organizationId, e164, call.id), entity: entities.callByPhone, ...body } },
+    })),
   ];
 }
 
@@ -79,7 +94,16 @@ export function callWrites(
 export async function updateCall(
   organizationId: string,
   callId: string,
-  change: (current: Stored) => Promise<{ call: Call; items?: TransactItem[]; extra?: Record<string, unknown>; afterCommit?: AfterCommit[]; due?: DueKeys } | undefined>,
+  change: (current: Stored) => Promise<
+    | {
+        call: Call;
+        items?: TransactItem[];
+        extra?: Record<string, unknown>;
+        afterCommit?: AfterCommit[];
+        due?: DueKeys;
+      }
+    | undefined
+  >,
 ): Promise<{ before: Call; after: Call } | undefined> {
   for (let attempt = 0; attempt < 8; attempt++) {
     const current = await readCall(organizationId, callId);
@@ -92,8 +116,12 @@ export async function updateCall(
       ...next.extra,
     };
     try {
-      const due = next.due ?? (current.gsi3pk && current.gsi3sk ? { gsi3pk: current.gsi3pk, gsi3sk: current.gsi3sk } : undefined);
-      await Billing.commit([...callWrites(organizationId, next.call, current.version, extra, due), ...(next.items ?? [])]);
+      const due =
+        next.due ?? (current.gsi3pk && current.gsi3sk ? { gsi3pk: current.gsi3pk, gsi3sk: current.gsi3sk } : undefined);
+      await Billing.commit([
+        ...callWrites(organizationId, next.call, current.version, extra, due),
+        ...(next.items ?? []),
+      ]);
       for (const effect of next.afterCommit ?? []) await effect();
       return { before: toCall(current), after: next.call };
     } catch (error) {
@@ -104,12 +132,27 @@ export async function updateCall(
 }
 
 /** Claims provider call id → call id; false when it already points at a call. */
-export async function claimProviderCall(organizationId: string, provider: string, providerCallId: string, callId: string): Promise<boolean> {
-  return claimKey(keys.providerCall(organizationId, provider, providerCallId), { entity: entities.providerCall, callId });
+export async function claimProviderCall(
+  organizationId: string,
+  provider: string,
+  providerCallId: string,
+  callId: string,
+): Promise<boolean> {
+  return claimKey(keys.providerCall(organizationId, provider, providerCallId), {
+    entity: entities.providerCall,
+    callId,
+  });
 }
 
 /** Our call id of a provider call id, when a placement or an inbound call claimed it. */
-export async function callIdOfProvider(organizationId: string, provider: string, providerCallId: string): Promise<string | undefined> {
-  const { Item } = await table.get({ Key: keys.providerCall(organizationId, provider, providerCallId), ConsistentRead: true });
+export async function callIdOfProvider(
+  organizationId: string,
+  provider: string,
+  providerCallId: string,
+): Promise<string | undefined> {
+  const { Item } = await table.get({
+    Key: keys.providerCall(organizationId, provider, providerCallId),
+    ConsistentRead: true,
+  });
   return Item?.callId as string | undefined;
 }

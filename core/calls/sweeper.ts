@@ -41,13 +41,19 @@ export async function sweepDueCalls(options: { now?: Date; organizationId?: stri
   const now = options.now ?? new Date();
   const result: CallSweepResult = { reported: 0, expired: 0, checked: 0, errors: 0 };
   const partitions = dueShards.map((shard) => keys.dueCall(shard, "", "", "").gsi3pk);
-  for await (const { seen, dueAt, organizationId, id: callId } of dueEntries(partitions, now.toISOString(), options.organizationId)) {
+  for await (const { seen, dueAt, organizationId, id: callId } of dueEntries(
+    partitions,
+    now.toISOString(),
+    options.organizationId,
+  )) {
     try {
       const outcome = await sweepCall(organizationId, callId, seen, Date.parse(dueAt), now.getTime());
       if (outcome) result[outcome]++;
     } catch (error) {
       result.errors++;
-      console.error(JSON.stringify({ level: "error", sweep: "dueCalls", organizationId, callId, error: (error as Error).message }));
+      console.error(
+        JSON.stringify({ level: "error", sweep: "dueCalls", organizationId, callId, error: (error as Error).message }),
+      );
     }
   }
   return result;
@@ -66,12 +72,21 @@ export const PLACEMENT_LEASE_MS = 4 * queues.outboundCalls.consumerTimeoutSecond
  * (the consumer claims it once, with the same idempotency key). A provider that cannot say leaves the call to its
  * deadline, as before. Conditional on the due entry and the claim read.
  */
-async function recoverPlacement(organizationId: string, call: NonNullable<Awaited<ReturnType<typeof readCall>>>, claim: (current: { gsi3sk?: string }) => boolean): Promise<void> {
+async function recoverPlacement(
+  organizationId: string,
+  call: NonNullable<Awaited<ReturnType<typeof readCall>>>,
+  claim: (current: { gsi3sk?: string }) => boolean,
+): Promise<void> {
   const provider = call.provider ? providerByName(call.provider) : undefined;
   if (!provider?.findPlacedCall) return;
   let placed;
   try {
-    placed = await provider.findPlacedCall({ idempotencyKey: call.id, from: call.fromPhoneNumber, to: call.connectTo ?? call.toPhoneNumber, since: call.placementStartedAt! });
+    placed = await provider.findPlacedCall({
+      idempotencyKey: call.id,
+      from: call.fromPhoneNumber,
+      to: call.connectTo ?? call.toPhoneNumber,
+      since: call.placementStartedAt!,
+    });
   } catch (error) {
     if (error instanceof ProviderError) return;
     throw error;
@@ -79,24 +94,43 @@ async function recoverPlacement(organizationId: string, call: NonNullable<Awaite
   if (placed) {
     await claimProviderCall(organizationId, provider.name, placed.providerCallId, call.id);
     await updateCall(organizationId, call.id, async (current) =>
-      current.providerId ? undefined : { call: { ...toCall(current), providerId: placed.providerCallId, provider: provider.name, modifiedAt: nowIso() } },
+      current.providerId
+        ? undefined
+        : {
+            call: {
+              ...toCall(current),
+              providerId: placed.providerCallId,
+              provider: provider.name,
+              modifiedAt: nowIso(),
+            },
+          },
     );
     return;
   }
   const released = await updateCall(organizationId, call.id, async (current) =>
-    claim(current) && current.status === "Queued" && !current.providerId && current.placementStartedAt === call.placementStartedAt
+    claim(current) &&
+    current.status === "Queued" &&
+    !current.providerId &&
+    current.placementStartedAt === call.placementStartedAt
       ? { call: toCall(current), extra: { placementStartedAt: undefined } }
       : undefined,
   );
   if (released) await publish(CallPlace, organizationId, { callId: call.id });
 }
 
-async function sweepCall(organizationId: string, callId: string, seen: string, dueAt: number, now: number): Promise<"reported" | "expired" | "checked" | undefined> {
+async function sweepCall(
+  organizationId: string,
+  callId: string,
+  seen: string,
+  dueAt: number,
+  now: number,
+): Promise<"reported" | "expired" | "checked" | undefined> {
   const call = await readCall(organizationId, callId);
   if (!call || call.gsi3sk !== seen || callLifecycle.isFinal(call.status)) return undefined;
   const claim = (current: { gsi3sk?: string }) => current.gsi3sk === seen;
   const provider = call.provider ? providerByName(call.provider) : undefined;
-  const report = call.providerId && provider?.fetchCallStatus ? await provider.fetchCallStatus(call.providerId) : undefined;
+  const report =
+    call.providerId && provider?.fetchCallStatus ? await provider.fetchCallStatus(call.providerId) : undefined;
   // An inbound call's own leg never answers it (only the Dial result does), as for its callbacks.
   const status = report && (call.direction === "Inbound" ? inboundCallStatus(report.status) : report.status);
   if (report && status && callLifecycle.isFinal(status)) {
@@ -114,10 +148,13 @@ async function sweepCall(organizationId: string, callId: string, seen: string, d
   if (call.deadlineAt && now < Date.parse(call.deadlineAt)) {
     if (call.status === "Queued" && !call.providerId) {
       if (!call.placementStartedAt) await publish(CallPlace, organizationId, { callId });
-      else if (now >= Date.parse(call.placementStartedAt) + PLACEMENT_LEASE_MS) await recoverPlacement(organizationId, call, claim);
+      else if (now >= Date.parse(call.placementStartedAt) + PLACEMENT_LEASE_MS)
+        await recoverPlacement(organizationId, call, claim);
     }
     const moved = await updateCall(organizationId, callId, async (current) =>
-      claim(current) ? { call: toCall(current), due: dueEntry(organizationId, callId, nextCheckIn(now, call.deadlineAt!)) } : undefined,
+      claim(current)
+        ? { call: toCall(current), due: dueEntry(organizationId, callId, nextCheckIn(now, call.deadlineAt!)) }
+        : undefined,
     );
     return moved ? "checked" : undefined;
   }

@@ -7,13 +7,22 @@ const PROLOG = '<?xml version="1.0" encoding="UTF-8"?>';
 
 /** Escapes text or an attribute value for XML. */
 export function xmlEscape(value: string | number): string {
-  return String(value).replace(/[&<>"']/g, (char) => `&${{ "&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos" }[char]};`);
+  return String(value).replace(
+    /[&<>"']/g,
+    (char) => `&${{ "&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos" }[char]};`,
+  );
 }
 
 const document = (body: string) => `${PROLOG}<Response>${body}</Response>`;
 
 /** A `<Dial>` of one number, its outcome posted to `action`; `timeLimitSeconds` caps the dialed leg's talk time. */
-const dial = (input: { number: string; ringSeconds: number; action: string; callerId: string; timeLimitSeconds?: number }) =>
+const dial = (input: {
+  number: string;
+  ringSeconds: number;
+  action: string;
+  callerId: string;
+  timeLimitSeconds?: number;
+}) =>
   `<Dial timeout="${xmlEscape(input.ringSeconds)}"${input.timeLimitSeconds === undefined ? "" : ` timeLimit="${xmlEscape(input.timeLimitSeconds)}"`}` +
   ` action="${xmlEscape(input.action)}" method="POST" callerId="${xmlEscape(input.callerId)}">` +
   `<Number>${xmlEscape(input.number)}</Number></Dial>`;
@@ -24,28 +33,47 @@ export const Twiml = {
 
   /** Nobody can take the call (no forwarding number): say so and hang up; the call is missed. */
   unattended: () =>
-    document("<Say>Thank you for calling. Nobody can take your call right now; we will get back to you shortly.</Say><Hangup/>"),
+    document(
+      "<Say>Thank you for calling. Nobody can take your call right now; we will get back to you shortly.</Say><Hangup/>",
+    ),
 
   /**
    * Rings the forwarding number for `ringSeconds`, showing the caller's number;
    * the provider posts the outcome to `action`. `timeLimitSeconds` caps the
    * forwarded leg's talk time (what its billing hold covers).
    */
-  forward: (input: { forwardTo: string; ringSeconds: number; action: string; callerId: string; timeLimitSeconds?: number }) =>
-    document(dial({ ...input, number: input.forwardTo })),
+  forward: (input: {
+    forwardTo: string;
+    ringSeconds: number;
+    action: string;
+    callerId: string;
+    timeLimitSeconds?: number;
+  }) => document(dial({ ...input, number: input.forwardTo })),
 
   /**
    * Click-to-call, played to the business side once it answers: the optional
    * whisper, then the lead dialed with the organization's number as caller id;
    * the provider posts the lead leg's outcome to `action`.
    */
-  bridge: (input: { whisper: string | null; lead: string; ringSeconds: number; action: string; callerId: string; timeLimitSeconds: number }) =>
-    document(`${input.whisper ? `<Say>${xmlEscape(input.whisper)}</Say>` : ""}${dial({ ...input, number: input.lead })}`),
+  bridge: (input: {
+    whisper: string | null;
+    lead: string;
+    ringSeconds: number;
+    action: string;
+    callerId: string;
+    timeLimitSeconds: number;
+  }) =>
+    document(
+      `${input.whisper ? `<Say>${xmlEscape(input.whisper)}</Say>` : ""}${dial({ ...input, number: input.lead })}`,
+    ),
 
   /** After a bridged call's Dial: the business side hears why the lead was not connected. */
-  afterBridge: (connected: boolean) => (connected ? document("") : document("<Say>The lead could not be reached.</Say><Hangup/>")),
+  afterBridge: (connected: boolean) =>
+    connected ? document("") : document("<Say>The lead could not be reached.</Say><Hangup/>"),
 
   /** After the Dial: an answered call just ends; an unanswered one hears an apology first. */
   afterDial: (answered: boolean) =>
-    answered ? document("") : document("<Say>Sorry, nobody could take your call. We will get back to you shortly.</Say><Hangup/>"),
+    answered
+      ? document("")
+      : document("<Say>Sorry, nobody could take your call. We will get back to you shortly.</Say><Hangup/>"),
 };

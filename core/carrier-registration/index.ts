@@ -10,7 +10,13 @@ import { providerByName } from "#core/providers/index";
 import { ProviderError, type ProviderPort } from "#core/providers/port";
 import type { BrandReport, CampaignReport, TenDlcRegistrar } from "#core/providers/registration";
 import { newId, nowIso } from "#core/shared/ids";
-import type { Brand, BrandRequest, Campaign, CampaignRequest, RegistrationOverview } from "#core/carrier-registration/schemas";
+import type {
+  Brand,
+  BrandRequest,
+  Campaign,
+  CampaignRequest,
+  RegistrationOverview,
+} from "#core/carrier-registration/schemas";
 import { NumberHealth } from "#core/messaging/number-health";
 
 /** A campaign as stored; its opt-out figures are read from its numbers' health when it is answered. */
@@ -33,13 +39,27 @@ export const CarrierRegistration = {
     const organizationId = actor.organizationId;
     const existing = await readBrand(organizationId);
     if (existing && existing.status !== "Rejected") {
-      throw new ConflictError(`The organization's brand is already ${existing.status}; only a rejected brand is submitted again.`);
+      throw new ConflictError(
+        `The organization's brand is already ${existing.status}; only a rejected brand is submitted again.`,
+      );
     }
     const { provider, registrar } = await registrarOf(organizationId);
     const report = await atCarrier(() => registrar.registerBrand(input));
     const now = nowIso();
-    const brand: Brand = { ...input, provider: provider.name, providerBrandId: report.reference, status: "Pending", failureReason: null, vettingScore: null, submittedAt: now, decidedAt: null, checkedAt: null };
-    await table.put({ Item: { ...keys.tenDlcBrand(organizationId), entity: entities.tenDlcBrand, ...applyBrand(brand, report, now) } });
+    const brand: Brand = {
+      ...input,
+      provider: provider.name,
+      providerBrandId: report.reference,
+      status: "Pending",
+      failureReason: null,
+      vettingScore: null,
+      submittedAt: now,
+      decidedAt: null,
+      checkedAt: null,
+    };
+    await table.put({
+      Item: { ...keys.tenDlcBrand(organizationId), entity: entities.tenDlcBrand, ...applyBrand(brand, report, now) },
+    });
     await markPending(organizationId, "BRAND", report.status === "Pending");
     return (await readBrand(organizationId))!;
   },
@@ -55,22 +75,43 @@ export const CarrierRegistration = {
     const organizationId = actor.organizationId;
     const brand = await readBrand(organizationId);
     if (brand?.status !== "Approved") {
-      throw new ConflictError(brand ? `The brand is ${brand.status}; campaigns are registered once it is Approved.` : "Register the organization's brand first (POST /carrier-registration/brand).");
+      throw new ConflictError(
+        brand
+          ? `The brand is ${brand.status}; campaigns are registered once it is Approved.`
+          : "Register the organization's brand first (POST /carrier-registration/brand).",
+      );
     }
     const registrar = registrarByName(brand.provider);
     const report = await atCarrier(() => registrar.registerCampaign(brand.providerBrandId, input));
     const now = nowIso();
-    const campaign: StoredCampaign = { id: newId(), ...input, provider: brand.provider, providerCampaignId: report.reference, status: "Pending", failureReason: null, phoneNumberIds: [], submittedAt: now, decidedAt: null, checkedAt: null };
+    const campaign: StoredCampaign = {
+      id: newId(),
+      ...input,
+      provider: brand.provider,
+      providerCampaignId: report.reference,
+      status: "Pending",
+      failureReason: null,
+      phoneNumberIds: [],
+      submittedAt: now,
+      decidedAt: null,
+      checkedAt: null,
+    };
     const stored = applyCampaign(campaign, report, now);
     // The numbers are a string set, added to as they are attached (DynamoDB stores no empty set).
     const { phoneNumberIds: _none, ...item } = stored;
-    await table.put({ Item: { ...keys.tenDlcCampaign(organizationId, campaign.id), entity: entities.tenDlcCampaign, ...item } });
+    await table.put({
+      Item: { ...keys.tenDlcCampaign(organizationId, campaign.id), entity: entities.tenDlcCampaign, ...item },
+    });
     await markPending(organizationId, `CAMPAIGN#${campaign.id}`, stored.status !== "Rejected");
     return withOptOuts(organizationId, stored);
   },
 
   async campaigns(actor: Actor): Promise<{ items: Campaign[] }> {
-    return { items: await Promise.all((await readCampaigns(actor.organizationId)).map((campaign) => withOptOuts(actor.organizationId, campaign))) };
+    return {
+      items: await Promise.all(
+        (await readCampaigns(actor.organizationId)).map((campaign) => withOptOuts(actor.organizationId, campaign)),
+      ),
+    };
   },
 
   async campaign(actor: Actor, campaignId: string): Promise<Campaign> {
@@ -92,13 +133,17 @@ export const CarrierRegistration = {
       PhoneNumbers.fromId(actor, phoneNumberId),
     ]);
     if (!number) throw new NotFoundError("Phone number", phoneNumberId);
-    if (campaign.status !== "Approved") throw new ConflictError(`The campaign is ${campaign.status}; numbers are attached once it is Approved.`);
+    if (campaign.status !== "Approved")
+      throw new ConflictError(`The campaign is ${campaign.status}; numbers are attached once it is Approved.`);
     if (number.provider && number.provider !== campaign.provider) {
-      throw new UnprocessableError(`${number.phoneNumber} is held at ${number.provider}, the campaign is registered at ${campaign.provider}.`);
+      throw new UnprocessableError(
+        `${number.phoneNumber} is held at ${number.provider}, the campaign is registered at ${campaign.provider}.`,
+      );
     }
     await atCarrier(() => registrarByName(campaign.provider).assignNumber(campaign.providerCampaignId, number));
     const formerCampaignId = previous.registration?.campaignId;
-    if (formerCampaignId && formerCampaignId !== campaignId) await updateNumbers(organizationId, formerCampaignId, "DELETE", phoneNumberId);
+    if (formerCampaignId && formerCampaignId !== campaignId)
+      await updateNumbers(organizationId, formerCampaignId, "DELETE", phoneNumberId);
     await updateNumbers(organizationId, campaignId, "ADD", phoneNumberId);
     await PhoneNumbers.setRegistration(organizationId, phoneNumberId, { campaignId, status: campaign.status });
     return PhoneNumbers.fromId(actor, phoneNumberId);
@@ -111,7 +156,10 @@ export const CarrierRegistration = {
 
   /** The `carrierRegistrationPoll` schedule: every organization with a pending brand or a live campaign, one after another. */
   async refreshPending(): Promise<{ organizations: number; failed: number }> {
-    const pending = await queryAll({ KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": keys.tenDlcPendingPartition().pk } });
+    const pending = await queryAll({
+      KeyConditionExpression: "pk = :pk",
+      ExpressionAttributeValues: { ":pk": keys.tenDlcPendingPartition().pk },
+    });
     const organizations = [...new Set(pending.map((item) => String(item.sk).split("#")[0]!))];
     let failed = 0;
     for (const organizationId of organizations) {
@@ -136,30 +184,52 @@ async function refreshOrganization(organizationId: string): Promise<Registration
     campaigns.map(async (campaign) => {
       // An approved campaign is asked again too: carriers suspend campaigns, and its numbers must stop sending then.
       if (campaign.status === "Rejected") return campaign;
-      const report = await atCarrier(() => registrarByName(campaign.provider).fetchCampaign(campaign.providerCampaignId));
+      const report = await atCarrier(() =>
+        registrarByName(campaign.provider).fetchCampaign(campaign.providerCampaignId),
+      );
       const decided = applyCampaign(campaign, report, now);
       await conditionally(
         table.update({
           Key: keys.tenDlcCampaign(organizationId, campaign.id),
-          UpdateExpression: "SET #status = :status, failureReason = :reason, decidedAt = :decidedAt, checkedAt = :checkedAt",
+          UpdateExpression:
+            "SET #status = :status, failureReason = :reason, decidedAt = :decidedAt, checkedAt = :checkedAt",
           ConditionExpression: "attribute_exists(pk)",
           ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":status": decided.status, ":reason": decided.failureReason, ":decidedAt": decided.decidedAt, ":checkedAt": now },
+          ExpressionAttributeValues: {
+            ":status": decided.status,
+            ":reason": decided.failureReason,
+            ":decidedAt": decided.decidedAt,
+            ":checkedAt": now,
+          },
         }),
       );
       await markPending(organizationId, `CAMPAIGN#${campaign.id}`, decided.status !== "Rejected");
       // The numbers carry their campaign's decision: it is what gates their sends.
-      await Promise.all(decided.phoneNumberIds.map((id) => PhoneNumbers.setRegistration(organizationId, id, { campaignId: campaign.id, status: decided.status })));
+      await Promise.all(
+        decided.phoneNumberIds.map((id) =>
+          PhoneNumbers.setRegistration(organizationId, id, { campaignId: campaign.id, status: decided.status }),
+        ),
+      );
       return decided;
     }),
   );
-  return { brand: brand ?? null, campaigns: await Promise.all(campaigns.map((campaign) => withOptOuts(organizationId, campaign))) };
+  return {
+    brand: brand ?? null,
+    campaigns: await Promise.all(campaigns.map((campaign) => withOptOuts(organizationId, campaign))),
+  };
 }
 
 /** Opt-outs per campaign: the sum over its numbers' rolling windows. */
 async function withOptOuts(organizationId: string, campaign: StoredCampaign): Promise<Campaign> {
   const { finalOutcomes, optOuts } = await NumberHealth.totals(organizationId, campaign.phoneNumberIds);
-  return { ...campaign, optOuts: { finalOutcomes, optOuts, optOutRate: finalOutcomes > 0 ? Math.round((optOuts / finalOutcomes) * 10_000) / 10_000 : null } };
+  return {
+    ...campaign,
+    optOuts: {
+      finalOutcomes,
+      optOuts,
+      optOutRate: finalOutcomes > 0 ? Math.round((optOuts / finalOutcomes) * 10_000) / 10_000 : null,
+    },
+  };
 }
 
 function applyBrand(brand: Brand, report: BrandReport, now: string): Brand {
@@ -167,7 +237,9 @@ function applyBrand(brand: Brand, report: BrandReport, now: string): Brand {
   return {
     ...brand,
     status: report.status,
-    failureReason: report.failureReason ?? (report.status === "Rejected" ? "The registry refused the brand without a reason." : null),
+    failureReason:
+      report.failureReason ??
+      (report.status === "Rejected" ? "The registry refused the brand without a reason." : null),
     vettingScore: report.vettingScore ?? brand.vettingScore,
     decidedAt: decided ? now : null,
     checkedAt: now,
@@ -178,7 +250,9 @@ function applyCampaign(campaign: StoredCampaign, report: CampaignReport, now: st
   return {
     ...campaign,
     status: report.status,
-    failureReason: report.failureReason ?? (report.status === "Rejected" ? "The carriers refused the campaign without a reason." : null),
+    failureReason:
+      report.failureReason ??
+      (report.status === "Rejected" ? "The carriers refused the campaign without a reason." : null),
     decidedAt: report.status !== "Pending" ? now : null,
     checkedAt: now,
   };
@@ -195,7 +269,9 @@ async function readCampaign(organizationId: string, campaignId: string): Promise
 }
 
 async function readCampaigns(organizationId: string): Promise<StoredCampaign[]> {
-  return (await queryAll({ ...prefixQuery(keys.tenDlcCampaignPrefix(organizationId)), ConsistentRead: true })).map(toCampaign);
+  return (await queryAll({ ...prefixQuery(keys.tenDlcCampaignPrefix(organizationId)), ConsistentRead: true })).map(
+    toCampaign,
+  );
 }
 
 function toCampaign(item: Record<string, unknown>): StoredCampaign {
@@ -209,7 +285,12 @@ function strip(item: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** Adds or removes a number of a campaign's set (a string set: an empty one is removed by DynamoDB). */
-async function updateNumbers(organizationId: string, campaignId: string, action: "ADD" | "DELETE", phoneNumberId: string): Promise<void> {
+async function updateNumbers(
+  organizationId: string,
+  campaignId: string,
+  action: "ADD" | "DELETE",
+  phoneNumberId: string,
+): Promise<void> {
   await conditionally(
     table.update({
       Key: keys.tenDlcCampaign(organizationId, campaignId),
@@ -229,14 +310,18 @@ async function markPending(organizationId: string, what: string, pending: boolea
 
 async function registrarOf(organizationId: string): Promise<{ provider: ProviderPort; registrar: TenDlcRegistrar }> {
   const provider = await atCarrier(() => organizationProvider(organizationId));
-  if (!provider.registration) throw new CarrierUnavailableError(`The ${provider.name} provider cannot register 10DLC brands.`);
+  if (!provider.registration)
+    throw new CarrierUnavailableError(`The ${provider.name} provider cannot register 10DLC brands.`);
   return { provider, registrar: provider.registration };
 }
 
 /** The registrar of the carrier a brand or campaign was registered at (it stays there if the organization changes provider). */
 function registrarByName(name: string): TenDlcRegistrar {
   const registrar = providerByName(name)?.registration;
-  if (!registrar) throw new CarrierUnavailableError(`The ${name} provider the registration was made at is not configured on this deployment.`);
+  if (!registrar)
+    throw new CarrierUnavailableError(
+      `The ${name} provider the registration was made at is not configured on this deployment.`,
+    );
   return registrar;
 }
 
@@ -254,6 +339,8 @@ async function atCarrier<T>(operation: () => Promise<T>): Promise<T> {
     if (error.kind === "permanent" && status !== undefined && status < 500 && status !== 401 && status !== 403) {
       throw new UnprocessableError(`The carrier refused the registration: ${error.message} (${error.code}).`);
     }
-    throw new CarrierUnavailableError(`The carrier could not complete the request: ${error.message} (${error.code}). Nothing was changed; try again.`);
+    throw new CarrierUnavailableError(
+      `The carrier could not complete the request: ${error.message} (${error.code}). Nothing was changed; try again.`,
+    );
   }
 }

@@ -4,7 +4,8 @@ import { timestamp } from "#core/shared/ids";
 import { PhoneNumberInput } from "#core/shared/phone-input";
 import { maxChars } from "#core/shared/validation";
 
-const text = (min: number, max: number, hint: string) => v.pipe(v.string(), v.trim(), v.minLength(min, `At least ${min} characters: ${hint}`), maxChars(max));
+const text = (min: number, max: number, hint: string) =>
+  v.pipe(v.string(), v.trim(), v.minLength(min, `At least ${min} characters: ${hint}`), maxChars(max));
 
 /** Body of `POST /carrier-registration/brand`: the business as The Campaign Registry checks it. */
 export const BrandRequestSchema = v.strictObject({
@@ -97,7 +98,10 @@ export type Campaign = v.InferOutput<typeof CampaignSchema>;
 export const CampaignsSchema = v.object({ items: v.array(CampaignSchema) });
 
 /** What `POST /carrier-registration/refresh` answers: the brand (null when none) and campaigns as the carrier now reports them. */
-export const RegistrationOverviewSchema = v.object({ brand: v.nullable(BrandSchema), campaigns: v.array(CampaignSchema) });
+export const RegistrationOverviewSchema = v.object({
+  brand: v.nullable(BrandSchema),
+  campaigns: v.array(CampaignSchema),
+});
 export type RegistrationOverview = v.InferOutput<typeof RegistrationOverviewSchema>;
 
 /** Body of `PUT /phone-numbers/{phoneNumberId}/campaign`. */

@@ -83,7 +83,11 @@ async function contactAttempts(actor: Actor, leadId: string): Promise<ContactAtt
   const callIds = new Set<string>();
   let continuationToken: string | null = null;
   for (let page = 0; page < MAX_EVENT_PAGES; page++) {
-    const events = await listEvents(actor, { leadId }, { pageSize: 100, ...(continuationToken ? { continuationToken } : {}) });
+    const events = await listEvents(
+      actor,
+      { leadId },
+      { pageSize: 100, ...(continuationToken ? { continuationToken } : {}) },
+    );
     for (const event of events.items) {
       if (!event.relatedEntityId || event.direction === "Inbound") continue;
       if (event.relatedEntityType === "Message") messageIds.add(event.relatedEntityId);
@@ -101,18 +105,35 @@ async function contactAttempts(actor: Actor, leadId: string): Promise<ContactAtt
   for (const message of messages) {
     if (!message || message.direction !== "Outbound") continue;
     attempts.push({
-      id: message.id, at: message.createdAt, channel: message.channel, sender: message.actorDisplayName ?? message.createdBy,
-      fromPhoneNumber: message.fromPhoneNumber ?? null, toPhoneNumber: message.toPhoneNumber, content: message.body, status: message.status,
-      complianceAction: message.complianceAction ?? null, statusReason: message.statusReason ?? null, scheduledReason: message.scheduledReason ?? null,
+      id: message.id,
+      at: message.createdAt,
+      channel: message.channel,
+      sender: message.actorDisplayName ?? message.createdBy,
+      fromPhoneNumber: message.fromPhoneNumber ?? null,
+      toPhoneNumber: message.toPhoneNumber,
+      content: message.body,
+      status: message.status,
+      complianceAction: message.complianceAction ?? null,
+      statusReason: message.statusReason ?? null,
+      scheduledReason: message.scheduledReason ?? null,
       consentBasis: message.consentBasis ?? null,
     });
   }
   for (const call of calls) {
     if (!call || call.direction !== "Outbound") continue;
     attempts.push({
-      id: call.id, at: call.createdAt, channel: "Call", sender: call.user ?? call.createdBy, fromPhoneNumber: call.fromPhoneNumber,
-      toPhoneNumber: call.toPhoneNumber, content: null, status: call.status, complianceAction: null, statusReason: call.statusReason,
-      scheduledReason: null, consentBasis: call.consentBasis ?? null,
+      id: call.id,
+      at: call.createdAt,
+      channel: "Call",
+      sender: call.user ?? call.createdBy,
+      fromPhoneNumber: call.fromPhoneNumber,
+      toPhoneNumber: call.toPhoneNumber,
+      content: null,
+      status: call.status,
+      complianceAction: null,
+      statusReason: call.statusReason,
+      scheduledReason: null,
+      consentBasis: call.consentBasis ?? null,
     });
   }
   return attempts.sort((a, b) => a.at.localeCompare(b.at));
@@ -120,10 +141,12 @@ async function contactAttempts(actor: Actor, leadId: string): Promise<ContactAtt
 
 /** The record as a self-contained page to print or save as PDF (no script, no outside resource). */
 export function consentRecordPage(record: ConsentRecord): string {
-  const row = (cells: (string | null | undefined)[]) => `<tr>${cells.map((cell) => `<td>${escape(cell ?? "—")}</td>`).join("")}</tr>`;
+  const row = (cells: (string | null | undefined)[]) =>
+    `<tr>${cells.map((cell) => `<td>${escape(cell ?? "—")}</td>`).join("")}</tr>`;
   const head = (cells: string[]) => `<tr>${cells.map((cell) => `<th>${escape(cell)}</th>`).join("")}</tr>`;
   const certificate = record.certificate?.certificate;
-  const basis = (b: ContactAttempt["consentBasis"]) => (b ? `${b.kind}${b.reference ? ` ${b.reference}` : ""}` : "none");
+  const basis = (b: ContactAttempt["consentBasis"]) =>
+    b ? `${b.kind}${b.reference ? ` ${b.reference}` : ""}` : "none";
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Consent record of lead ${escape(record.leadId)}</title>
 <style>body{font:14px/1.4 system-ui,sans-serif;margin:2rem}table{border-collapse:collapse;width:100%;margin-bottom:1.5rem}td,th{border:1px solid #999;padding:4px 6px;text-align:left;vertical-align:top}h2{margin-top:2rem}</style></head>

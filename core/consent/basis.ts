@@ -42,9 +42,13 @@ export type BasisDecision = { basis: ConsentBasis | null } | { refused: string }
  */
 export function basisForContact(state: LeadConsentState | undefined, initiator: Initiator, now: string): BasisDecision {
   if (state?.optedIn && state.basis) return { basis: state.basis };
-  if (initiator.kind === "Agent") return { basis: { kind: "ManualOneToOne", evidenceId: null, reference: initiator.userId, at: now } };
+  if (initiator.kind === "Agent")
+    return { basis: { kind: "ManualOneToOne", evidenceId: null, reference: initiator.userId, at: now } };
   if (state?.policy === "require") {
-    return { refused: "The lead's source requires a verified consent (certificate, consent record or the contact's opt-in) before any automated text or call, and the lead has none." };
+    return {
+      refused:
+        "The lead's source requires a verified consent (certificate, consent record or the contact's opt-in) before any automated text or call, and the lead has none.",
+    };
   }
   return { basis: null };
 }

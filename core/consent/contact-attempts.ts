@@ -45,7 +45,14 @@ export async function claimContactAttempt(
     const version = Number(Item?.version ?? 0);
     const written = await conditionally(
       table.put({
-        Item: { ...key, entity: entities.contactAttempts, organizationId, attempts, version: version + 1, expiresAt: Math.ceil((now + DAY_MS) / 1000) + 3600 },
+        Item: {
+          ...key,
+          entity: entities.contactAttempts,
+          organizationId,
+          attempts,
+          version: version + 1,
+          expiresAt: Math.ceil((now + DAY_MS) / 1000) + 3600,
+        },
         ConditionExpression: "attribute_not_exists(pk) OR version = :version",
         ExpressionAttributeValues: { ":version": version },
       }),

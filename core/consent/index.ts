@@ -9,7 +9,13 @@ import { claimCertificate } from "#core/consent/trustedform";
 import { authenticateLeadiD } from "#core/consent/jornaya";
 
 export { ConsentSettingsStore } from "#core/consent/settings";
-export { Evidence, type ConsentEvidence, type ConsentRecordRequest, ConsentRecordRequestSchema, ConsentEvidenceSchema } from "#core/consent/evidence";
+export {
+  Evidence,
+  type ConsentEvidence,
+  type ConsentRecordRequest,
+  ConsentRecordRequestSchema,
+  ConsentEvidenceSchema,
+} from "#core/consent/evidence";
 export { ConsentVerificationUnavailable } from "#core/consent/trustedform";
 export * from "#core/consent/basis";
 
@@ -31,9 +37,21 @@ export const Consent = {
    */
   async verifyCertificate(organizationId: string, subject: CertificateSubject): Promise<ConsentEvidence> {
     const { trustedFormApiKey } = await ConsentSettingsStore.credentials(organizationId);
-    const base = { leadId: subject.leadId, kind: "Certificate" as const, at: new Date().toISOString(), record: null, recordedBy: subject.recordedBy, text: null };
+    const base = {
+      leadId: subject.leadId,
+      kind: "Certificate" as const,
+      at: new Date().toISOString(),
+      record: null,
+      recordedBy: subject.recordedBy,
+      text: null,
+    };
     if (!trustedFormApiKey) {
-      return Evidence.add(organizationId, { ...base, outcome: "NotConfigured", reason: "The organization has no TrustedForm account configured (PUT /consent/settings).", certificate: null });
+      return Evidence.add(organizationId, {
+        ...base,
+        outcome: "NotConfigured",
+        reason: "The organization has no TrustedForm account configured (PUT /consent/settings).",
+        certificate: null,
+      });
     }
     const check = await claimCertificate({
       certificateUrl: subject.certificateUrl,
@@ -50,17 +68,40 @@ export const Consent = {
 
   /** Records that verification could not happen before the lead had to be settled (the outage outlasted the retries). */
   async verificationUnavailable(organizationId: string, leadId: string, reason: string): Promise<ConsentEvidence> {
-    return Evidence.add(organizationId, { leadId, kind: "Certificate", at: new Date().toISOString(), outcome: "Unavailable", reason, certificate: null, record: null, recordedBy: "system", text: null });
+    return Evidence.add(organizationId, {
+      leadId,
+      kind: "Certificate",
+      at: new Date().toISOString(),
+      outcome: "Unavailable",
+      reason,
+      certificate: null,
+      record: null,
+      recordedBy: "system",
+      text: null,
+    });
   },
 
   /**
    * Keeps a Jornaya LeadiD token the seller sent as the lead's evidence, as received: `verifyLeadiD` replaces it with
    * Jornaya's answer where the organization has a Jornaya account.
    */
-  async keepLeadiDToken(organizationId: string, leadId: string, token: string, recordedBy: string): Promise<ConsentEvidence> {
+  async keepLeadiDToken(
+    organizationId: string,
+    leadId: string,
+    token: string,
+    recordedBy: string,
+  ): Promise<ConsentEvidence> {
     return Evidence.add(organizationId, {
-      leadId, kind: "LeadiDToken", at: new Date().toISOString(), outcome: null, reason: "Stored, not verified: verified only where the organization has a Jornaya account (PUT /consent/settings).",
-      certificate: null, record: null, recordedBy, text: token,
+      leadId,
+      kind: "LeadiDToken",
+      at: new Date().toISOString(),
+      outcome: null,
+      reason:
+        "Stored, not verified: verified only where the organization has a Jornaya account (PUT /consent/settings).",
+      certificate: null,
+      record: null,
+      recordedBy,
+      text: token,
     });
   },
 
@@ -69,13 +110,23 @@ export const Consent = {
    * LeadiD evidence. Undefined when the organization has no Jornaya account (the token stays stored, not verified).
    * Throws ConsentVerificationUnavailable when Jornaya does not answer: the caller retries, nothing is recorded.
    */
-  async verifyLeadiD(organizationId: string, subject: { leadId: string; token: string; recordedBy: string }): Promise<ConsentEvidence | undefined> {
+  async verifyLeadiD(
+    organizationId: string,
+    subject: { leadId: string; token: string; recordedBy: string },
+  ): Promise<ConsentEvidence | undefined> {
     const { jornayaAccountCode } = await ConsentSettingsStore.credentials(organizationId);
     if (!jornayaAccountCode) return undefined;
     const check = await authenticateLeadiD({ token: subject.token, accountCode: jornayaAccountCode });
     return Evidence.add(organizationId, {
-      leadId: subject.leadId, kind: "LeadiDToken", at: new Date().toISOString(), outcome: check.outcome, reason: check.outcome === "Verified" ? null : check.reason,
-      certificate: null, record: null, recordedBy: subject.recordedBy, text: subject.token,
+      leadId: subject.leadId,
+      kind: "LeadiDToken",
+      at: new Date().toISOString(),
+      outcome: check.outcome,
+      reason: check.outcome === "Verified" ? null : check.reason,
+      certificate: null,
+      record: null,
+      recordedBy: subject.recordedBy,
+      text: subject.token,
     });
   },
 

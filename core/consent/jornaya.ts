@@ -13,7 +13,9 @@ export type LeadiDCheck =
   /** Jornaya refused our request (a wrong account code, a malformed query): a configuration problem, not the lead's. */
   | { outcome: "Refused"; reason: string };
 
-const AnswerSchema = v.object({ authenticate: v.object({ authentic: v.picklist([0, 1]), token: v.nullish(v.string()) }) });
+const AnswerSchema = v.object({
+  authenticate: v.object({ authentic: v.picklist([0, 1]), token: v.nullish(v.string()) }),
+});
 
 /** Why a token may answer `authentic: 0`, as Jornaya documents it ("How to Check the Authenticity of a LeadiD Token"). */
 const NOT_AUTHENTIC =
@@ -25,22 +27,35 @@ const NOT_AUTHENTIC =
  * this API; it does not match the lead's data (docs/decisions.md, issue 30). Throws ConsentVerificationUnavailable
  * when Jornaya does not answer (network, timeout, 429, 5xx, an unreadable answer): the caller retries.
  */
-export async function authenticateLeadiD(request: { token: string; accountCode: string }, timeoutMs = 10_000): Promise<LeadiDCheck> {
-  if (request.token.trim().length !== 36) return { outcome: "NotFound", reason: "Not a LeadiD token (every LeadiD token is 36 characters)." };
+export async function authenticateLeadiD(
+  request: { token: string; accountCode: string },
+  timeoutMs = 10_000,
+): Promise<LeadiDCheck> {
+  if (request.token.trim().length !== 36)
+    return { outcome: "NotFound", reason: "Not a LeadiD token (every LeadiD token is 36 characters)." };
   const base = (process.env[environmentNames.jornayaApiUrl] || JORNAYA_API).replace(/\/$/, "");
   const url = `${base}/Authenticate?${new URLSearchParams({ lac: request.accountCode, id: request.token.trim() })}`;
   let response: Response;
   try {
-    response = await fetch(url, { method: "GET", headers: { Accept: "application/json" }, signal: AbortSignal.timeout(timeoutMs) });
+    response = await fetch(url, {
+      method: "GET",
+      headers: { Accept: "application/json" },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch (error) {
     throw new ConsentVerificationUnavailable((error as Error).message, "Jornaya");
   }
   const text = await response.text().catch(() => "");
-  if (response.status === 429 || response.status >= 500) throw new ConsentVerificationUnavailable(`HTTP ${response.status}`, "Jornaya");
-  if (response.status !== 200) return { outcome: "Refused", reason: `HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ""}` };
+  if (response.status === 429 || response.status >= 500)
+    throw new ConsentVerificationUnavailable(`HTTP ${response.status}`, "Jornaya");
+  if (response.status !== 200)
+    return { outcome: "Refused", reason: `HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ""}` };
   const parsed = v.safeParse(AnswerSchema, parseJson(text));
-  if (!parsed.success) throw new ConsentVerificationUnavailable(`unreadable answer: ${parsed.issues[0]?.message}`, "Jornaya");
-  return parsed.output.authenticate.authentic === 1 ? { outcome: "Verified" } : { outcome: "NotFound", reason: NOT_AUTHENTIC };
+  if (!parsed.success)
+    throw new ConsentVerificationUnavailable(`unreadable answer: ${parsed.issues[0]?.message}`, "Jornaya");
+  return parsed.output.authenticate.authentic === 1
+    ? { outcome: "Verified" }
+    : { outcome: "NotFound", reason: NOT_AUTHENTIC };
 }
 
 function parseJson(text: string): unknown {

@@ -14,10 +14,28 @@ const NO_CAPS: FrequencyCaps = { smsPerDay: null, callsPerDay: null };
 /** Body of `PUT /consent/settings`: the organization's own certificate-API accounts (null removes one). */
 export const ConsentSettingsRequestSchema = v.strictObject({
   trustedForm: v.nullable(
-    v.strictObject({ apiKey: v.pipe(v.string(), v.trim(), v.minLength(8), maxChars(200), v.description("The API key of the organization's TrustedForm account (Settings tab); stored as a secret, never answered.")) }),
+    v.strictObject({
+      apiKey: v.pipe(
+        v.string(),
+        v.trim(),
+        v.minLength(8),
+        maxChars(200),
+        v.description(
+          "The API key of the organization's TrustedForm account (Settings tab); stored as a secret, never answered.",
+        ),
+      ),
+    }),
   ),
   jornaya: v.nullable(
-    v.strictObject({ accountCode: v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(100), v.description("The organization's Jornaya (Verisk) account code, for LeadiD token checks.")) }),
+    v.strictObject({
+      accountCode: v.pipe(
+        v.string(),
+        v.trim(),
+        v.minLength(1),
+        maxChars(100),
+        v.description("The organization's Jornaya (Verisk) account code, for LeadiD token checks."),
+      ),
+    }),
   ),
   frequencyCaps: v.optional(FrequencyCapsSchema, NO_CAPS),
 });
@@ -66,7 +84,10 @@ export const ConsentSettingsStore = {
 
   async credentials(organizationId: string): Promise<ConsentCredentials> {
     const item = await getItem(keys.consentSettings(organizationId));
-    return { trustedFormApiKey: (item?.trustedFormApiKey as string | null) ?? null, jornayaAccountCode: (item?.jornayaAccountCode as string | null) ?? null };
+    return {
+      trustedFormApiKey: (item?.trustedFormApiKey as string | null) ?? null,
+      jornayaAccountCode: (item?.jornayaAccountCode as string | null) ?? null,
+    };
   },
 };
 

@@ -56,12 +56,30 @@ const AnswerSchema = v.object({
   reason: v.nullish(v.string()),
   match_lead: v.nullish(
     v.object({
-      result: v.nullish(v.object({ success: v.nullish(v.boolean()), email_match: v.nullish(v.boolean()), phone_match: v.nullish(v.boolean()) })),
+      result: v.nullish(
+        v.object({
+          success: v.nullish(v.boolean()),
+          email_match: v.nullish(v.boolean()),
+          phone_match: v.nullish(v.boolean()),
+        }),
+      ),
     }),
   ),
-  retain: v.nullish(v.object({ results: v.nullish(v.object({ expires_at: v.nullish(v.string()), previously_retained: v.nullish(v.boolean()) })) })),
+  retain: v.nullish(
+    v.object({
+      results: v.nullish(v.object({ expires_at: v.nullish(v.string()), previously_retained: v.nullish(v.boolean()) })),
+    }),
+  ),
   insights: v.nullish(
-    v.object({ properties: v.nullish(v.object({ page_url: v.nullish(v.string()), created_at: v.nullish(v.string()), expires_at: v.nullish(v.string()) })) }),
+    v.object({
+      properties: v.nullish(
+        v.object({
+          page_url: v.nullish(v.string()),
+          created_at: v.nullish(v.string()),
+          expires_at: v.nullish(v.string()),
+        }),
+      ),
+    }),
   ),
   verify: v.nullish(v.object({ languages: v.nullish(v.array(v.object({ text: v.string() }))) })),
 });
@@ -85,8 +103,15 @@ export interface ClaimRequest {
  */
 export async function claimCertificate(request: ClaimRequest, timeoutMs = 10_000): Promise<CertificateCheck> {
   const target = certificateTarget(request.certificateUrl);
-  if (!target) return { outcome: "NotFound", reason: `Not a TrustedForm certificate URL (must be https://${TRUSTEDFORM_HOST}/<id>).` };
-  const matchLead = { ...(request.email ? { email: request.email } : {}), ...(request.phone ? { phone: nationalDigits(request.phone) } : {}) };
+  if (!target)
+    return {
+      outcome: "NotFound",
+      reason: `Not a TrustedForm certificate URL (must be https://${TRUSTEDFORM_HOST}/<id>).`,
+    };
+  const matchLead = {
+    ...(request.email ? { email: request.email } : {}),
+    ...(request.phone ? { phone: nationalDigits(request.phone) } : {}),
+  };
   let response: Response;
   try {
     response = await fetch(target.url, {
@@ -109,7 +134,8 @@ export async function claimCertificate(request: ClaimRequest, timeoutMs = 10_000
     throw new ConsentVerificationUnavailable((error as Error).message);
   }
   const text = await response.text().catch(() => "");
-  if (response.status === 429 || response.status >= 500) throw new ConsentVerificationUnavailable(`HTTP ${response.status}`);
+  if (response.status === 429 || response.status >= 500)
+    throw new ConsentVerificationUnavailable(`HTTP ${response.status}`);
   const parsed = v.safeParse(AnswerSchema, parseJson(text));
   const reason = parsed.success ? (parsed.output.reason ?? `HTTP ${response.status}`) : `HTTP ${response.status}`;
   if (response.status === 404) return { outcome: "NotFound", reason };
@@ -122,7 +148,8 @@ export async function claimCertificate(request: ClaimRequest, timeoutMs = 10_000
   const expiresAt = answer.retain?.results?.expires_at ?? properties?.expires_at ?? null;
   if (answer.outcome === "error") return { outcome: "Refused", reason };
   if (matched && matched.success === false) return { outcome: "PhoneMismatch", reason };
-  if (expiresAt && Date.parse(expiresAt) <= Date.now()) return { outcome: "Expired", reason: `Expired at ${expiresAt}.` };
+  if (expiresAt && Date.parse(expiresAt) <= Date.now())
+    return { outcome: "Expired", reason: `Expired at ${expiresAt}.` };
   if (answer.outcome === "failure") return { outcome: "Refused", reason };
   return {
     outcome: "Verified",
@@ -151,7 +178,8 @@ export function certificateTarget(certificateUrl: string): { id: string; url: st
     return undefined;
   }
   const id = url.pathname.replace(/^\//, "");
-  if (url.protocol !== "https:" || url.hostname !== TRUSTEDFORM_HOST || !/^[A-Za-z0-9_-]{1,255}$/.test(id)) return undefined;
+  if (url.protocol !== "https:" || url.hostname !== TRUSTEDFORM_HOST || !/^[A-Za-z0-9_-]{1,255}$/.test(id))
+    return undefined;
   const base = process.env[environmentNames.trustedFormApiUrl];
   return { id, url: base ? `${base.replace(/\/$/, "")}/${id}` : `https://${TRUSTEDFORM_HOST}/${id}` };
 }

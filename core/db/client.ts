@@ -11,11 +11,16 @@ export function db(): DynamoDBDocumentClient {
     const endpoint = config.dynamodbEndpoint;
     const client = new DynamoDBClient(
       endpoint
-        ? { endpoint, region: process.env.AWS_REGION ?? "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } }
+        ? {
+            endpoint,
+            region: process.env.AWS_REGION ?? "us-east-1",
+            credentials: { accessKeyId: "local", secretAccessKey: "local" },
+          }
         : {},
     );
     // Benchmarks only (npm run bench -- cost): count calls, items and capacity. Nothing is added otherwise.
-    if (measuringEnabled()) client.middlewareStack.add(countingMiddleware("dynamodb"), { step: "initialize", name: "countCalls" });
+    if (measuringEnabled())
+      client.middlewareStack.add(countingMiddleware("dynamodb"), { step: "initialize", name: "countCalls" });
     documentClient = DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true },
     });

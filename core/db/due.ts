@@ -1,7 +1,13 @@
 import { queryPages } from "#core/db/query";
 
 /** One entry of a sharded due index (gsi3 sort key `<dueAt>#<org>#<id>`). */
-export type DueEntry = { item: Record<string, unknown>; seen: string; dueAt: string; organizationId: string; id: string };
+export type DueEntry = {
+  item: Record<string, unknown>;
+  seen: string;
+  dueAt: string;
+  organizationId: string;
+  id: string;
+};
 
 /**
  * The entries of a sharded due index (gsi3) due up to `upTo` (ISO time), one
@@ -9,7 +15,11 @@ export type DueEntry = { item: Record<string, unknown>; seen: string; dueAt: str
  * organization's (sweeps that tests run with a moved clock). `seen` (the sort
  * key read) is what a sweep's conditional claim names.
  */
-export async function* dueEntries(partitions: readonly string[], upTo: string, organizationId?: string): AsyncGenerator<DueEntry> {
+export async function* dueEntries(
+  partitions: readonly string[],
+  upTo: string,
+  organizationId?: string,
+): AsyncGenerator<DueEntry> {
   for (const gsi3pk of partitions) {
     const pages = queryPages({
       index: "dueWork",

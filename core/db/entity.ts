@@ -39,7 +39,8 @@ export interface EntityDeclaration<T, Identity, Pattern extends string> {
 }
 
 /** A sort-key range of a query: full sort keys or prefixes built with `sortKey`. */
-export type KeyRange = { between: readonly [string, string] } | { beginsWith: string } | { below: string } | { atMost: string };
+export type KeyRange =
+  { between: readonly [string, string] } | { beginsWith: string } | { below: string } | { atMost: string };
 
 export type ReadOptions = {
   range?: KeyRange;
@@ -57,7 +58,9 @@ type Changes = Record<string, unknown>;
 /** The composites a read knows (a key builder given fewer yields a prefix); extra ones a builder reads (a shard). */
 type Composites<T> = Partial<T> & Record<string, unknown>;
 
-export function defineEntity<T extends object, Identity, Pattern extends string>(declaration: EntityDeclaration<T, Identity, Pattern>) {
+export function defineEntity<T extends object, Identity, Pattern extends string>(
+  declaration: EntityDeclaration<T, Identity, Pattern>,
+) {
   const patterns = Object.entries(declaration.indexes) as [Pattern, IndexDeclaration<T>][];
   const indexKeys = (pattern: Pattern) => indexOf(declaration.indexes[pattern].index);
   const collection = () => {
@@ -78,11 +81,17 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
     return { set, remove };
   }
 
-  function keyCondition(placeholders: Placeholders, pk: { name: string; value: string }, sk: string, range?: KeyRange): string {
+  function keyCondition(
+    placeholders: Placeholders,
+    pk: { name: string; value: string },
+    sk: string,
+    range?: KeyRange,
+  ): string {
     const partition = `${placeholders.path(pk.name)} = ${placeholders.value(pk.value)}`;
     if (!range) return partition;
     const key = placeholders.path(sk);
-    if ("between" in range) return `${partition} AND ${key} BETWEEN ${placeholders.value(range.between[0])} AND ${placeholders.value(range.between[1])}`;
+    if ("between" in range)
+      return `${partition} AND ${key} BETWEEN ${placeholders.value(range.between[0])} AND ${placeholders.value(range.between[1])}`;
     if ("beginsWith" in range) return `${partition} AND begins_with(${key}, ${placeholders.value(range.beginsWith)})`;
     if ("below" in range) return `${partition} AND ${key} < ${placeholders.value(range.below)}`;
     return `${partition} AND ${key} <= ${placeholders.value(range.atMost)}`;
@@ -107,7 +116,10 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
     put(record: T, options: { condition?: Condition; extra?: Record<string, unknown> } = {}) {
       const placeholders = new Placeholders();
       const condition = options.condition ? placeholders.condition(options.condition) : "";
-      return { Item: entity.item(record, options.extra), ...(condition ? { ConditionExpression: condition, ...placeholders.attributes() } : {}) };
+      return {
+        Item: entity.item(record, options.extra),
+        ...(condition ? { ConditionExpression: condition, ...placeholders.attributes() } : {}),
+      };
     },
 
     /** A put that stores the record only if no item holds its key. */
@@ -128,7 +140,9 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
     ) {
       const next = applied(current as T, changes);
       const paths = Object.keys(changes);
-      const derived = derive(next, (index) => index.composites.some((composite) => paths.some((path) => overlaps(path, composite))));
+      const derived = derive(next, (index) =>
+        index.composites.some((composite) => paths.some((path) => overlaps(path, composite))),
+      );
       const placeholders = new Placeholders();
       // `entries`: index keys a key builder gave for a state the declaration does not model (a due entry); they
       // replace what is derived for the same attributes.
@@ -146,7 +160,10 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
     },
 
     /** The stored item at `identity` (its `attributes` only, by dotted path, when given), or undefined. */
-    async get(identity: Identity, options: { consistent?: boolean; attributes?: readonly string[] } = {}): Promise<Record<string, unknown> | undefined> {
+    async get(
+      identity: Identity,
+      options: { consistent?: boolean; attributes?: readonly string[] } = {},
+    ): Promise<Record<string, unknown> | undefined> {
       const placeholders = new Placeholders();
       const projection = options.attributes ? placeholders.projection(options.attributes) : "";
       const { Item } = await table.get({
@@ -186,7 +203,12 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
     query(pattern: Pattern | "collection", composites: Composites<T>, options: ReadOptions = {}): QueryInput {
       const placeholders = new Placeholders();
       const physical = pattern === "collection" ? { pk: "pk", sk: "sk" } : indexKeys(pattern);
-      const condition = keyCondition(placeholders, { name: physical.pk, value: entity.partitionKey(pattern, composites) }, physical.sk, options.range);
+      const condition = keyCondition(
+        placeholders,
+        { name: physical.pk, value: entity.partitionKey(pattern, composites) },
+        physical.sk,
+        options.range,
+      );
       const filter = options.filter ? placeholders.condition(options.filter) : "";
       const projection = options.attributes ? placeholders.projection(options.attributes) : "";
       return {
@@ -206,7 +228,11 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
       const physical = pattern === "collection" ? undefined : indexKeys(pattern);
       return {
         input: entity.query(pattern, composites, options),
-        keyOf: (item) => ({ pk: item.pk, sk: item.sk, ...(physical ? { [physical.pk]: item[physical.pk], [physical.sk]: item[physical.sk] } : {}) }),
+        keyOf: (item) => ({
+          pk: item.pk,
+          sk: item.sk,
+          ...(physical ? { [physical.pk]: item[physical.pk], [physical.sk]: item[physical.sk] } : {}),
+        }),
       };
     },
   };

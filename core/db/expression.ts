@@ -26,7 +26,10 @@ export const where = {
   before: (path: string, value: unknown): Condition => ({ kind: "<", path, value }),
   oneOf: (path: string, values: readonly unknown[]): Condition => ({ kind: "in", path, values }),
   /** All of the parts (undefined parts are left out: a condition that applies only sometimes). */
-  all: (...parts: (Condition | undefined)[]): Condition => ({ kind: "and", parts: parts.filter((part) => part !== undefined) }),
+  all: (...parts: (Condition | undefined)[]): Condition => ({
+    kind: "and",
+    parts: parts.filter((part) => part !== undefined),
+  }),
   any: (...parts: Condition[]): Condition => ({ kind: "or", parts }),
   not: (part: Condition): Condition => ({ kind: "not", part }),
 };
@@ -76,7 +79,9 @@ export class Placeholders {
         return `NOT ${this.condition(condition.part)}`;
       case "and":
       case "or":
-        return condition.parts.length === 0 ? "" : `(${condition.parts.map((part) => this.condition(part)).join(` ${condition.kind.toUpperCase()} `)})`;
+        return condition.parts.length === 0
+          ? ""
+          : `(${condition.parts.map((part) => this.condition(part)).join(` ${condition.kind.toUpperCase()} `)})`;
       default:
         return `${this.path(condition.path)} ${condition.kind} ${this.value(condition.value)}`;
     }
@@ -85,7 +90,12 @@ export class Placeholders {
   /** `SET a = :v, … REMOVE b, …` of the assignments (by path) and removals. */
   update(set: ReadonlyMap<string, unknown>, remove: readonly string[] = []): string {
     const clauses = [...set].map(([path, value]) => `${this.path(path)} = ${this.value(value)}`);
-    return [clauses.length ? `SET ${clauses.join(", ")}` : "", remove.length ? `REMOVE ${remove.map((path) => this.path(path)).join(", ")}` : ""].filter(Boolean).join(" ");
+    return [
+      clauses.length ? `SET ${clauses.join(", ")}` : "",
+      remove.length ? `REMOVE ${remove.map((path) => this.path(path)).join(", ")}` : "",
+    ]
+      .filter(Boolean)
+      .join(" ");
   }
 
   /** A ProjectionExpression of the paths. */
@@ -94,7 +104,10 @@ export class Placeholders {
   }
 
   /** The names and values to send (DynamoDB refuses empty maps). */
-  attributes(): { ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> } {
+  attributes(): {
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues?: Record<string, unknown>;
+  } {
     return {
       ...(Object.keys(this.names).length ? { ExpressionAttributeNames: this.names } : {}),
       ...(Object.keys(this.values).length ? { ExpressionAttributeValues: this.values } : {}),

@@ -45,7 +45,10 @@ export type QueryInput = Omit<QueryCommandInput, "TableName" | "IndexName"> & {
 
 /** Whether a write failed because its condition did not hold (someone got there first). */
 export function isConditionFailed(error: unknown): boolean {
-  return error instanceof ConditionalCheckFailedException || (error as Error | undefined)?.name === "ConditionalCheckFailedException";
+  return (
+    error instanceof ConditionalCheckFailedException ||
+    (error as Error | undefined)?.name === "ConditionalCheckFailedException"
+  );
 }
 
 /**
@@ -68,10 +71,13 @@ export const table = {
   delete: (input: Input<DeleteCommandInput>) => db().send(new DeleteCommand({ ...input, TableName: tableName() })),
   query: async ({ index, where, ...input }: QueryInput) => {
     const indexName = index ? accessPatterns[index] : undefined;
-    const send = (query: Input<QueryCommandInput>) => db().send(new QueryCommand({ ...query, TableName: tableName(), ...(indexName ? { IndexName: indexName } : {}) }));
+    const send = (query: Input<QueryCommandInput>) =>
+      db().send(new QueryCommand({ ...query, TableName: tableName(), ...(indexName ? { IndexName: indexName } : {}) }));
     const keysOnly = indexName !== undefined && tableDefinition.globalIndexes[indexName].projection === "KEYS_ONLY";
     if (keysOnly && (input.FilterExpression || input.ProjectionExpression)) {
-      throw new Error(`The ${index} index holds only keys: filter with \`where\` (checked on the items read from the table), not an expression.`);
+      throw new Error(
+        `The ${index} index holds only keys: filter with \`where\` (checked on the items read from the table), not an expression.`,
+      );
     }
     // DynamoDB counts by itself unless a filter runs here, which needs the items.
     const counting = input.Select === "COUNT";
@@ -79,13 +85,21 @@ export const table = {
     const page = await send(counting ? { ...input, Select: undefined } : input);
     const read = page.Items ?? [];
     const items = (keysOnly ? await itemsAt(read) : read).filter((item) => !where || where(item));
-    return { ...page, Items: counting ? undefined : items, Count: items.length, ScannedCount: page.ScannedCount ?? read.length };
+    return {
+      ...page,
+      Items: counting ? undefined : items,
+      Count: items.length,
+      ScannedCount: page.ScannedCount ?? read.length,
+    };
   },
   scan: (input: Input<ScanCommandInput>) => db().send(new ScanCommand({ ...input, TableName: tableName() })),
 };
 
 /** The item at `key`, or undefined. */
-export async function getItem(key: Key, options: { consistent?: boolean; attributes?: string[] } = {}): Promise<Item | undefined> {
+export async function getItem(
+  key: Key,
+  options: { consistent?: boolean; attributes?: string[] } = {},
+): Promise<Item | undefined> {
   const { Item } = await table.get({
     Key: key,
     ConsistentRead: options.consistent,
@@ -98,10 +112,16 @@ export async function getItem(key: Key, options: { consistent?: boolean; attribu
  * The items at `keys` (any order; absent ones left out), 100 per call and up to 8 calls at once (a keys-only index
  * page can name thousands), unprocessed keys asked again.
  */
-export async function getItems(keys: Key[], options: { consistent?: boolean; attributes?: string[] } = {}): Promise<Item[]> {
+export async function getItems(
+  keys: Key[],
+  options: { consistent?: boolean; attributes?: string[] } = {},
+): Promise<Item[]> {
   const found: Item[] = [];
-  const chunks = Array.from({ length: Math.ceil(keys.length / 100) }, (_, index) => keys.slice(index * 100, index * 100 + 100));
-  for (let next = 0; next < chunks.length; next += 8) await Promise.all(chunks.slice(next, next + 8).map((chunk) => readChunk(chunk)));
+  const chunks = Array.from({ length: Math.ceil(keys.length / 100) }, (_, index) =>
+    keys.slice(index * 100, index * 100 + 100),
+  );
+  for (let next = 0; next < chunks.length; next += 8)
+    await Promise.all(chunks.slice(next, next + 8).map((chunk) => readChunk(chunk)));
   return found;
 
   async function readChunk(chunk: Key[]): Promise<void> {
@@ -111,7 +131,11 @@ export async function getItems(keys: Key[], options: { consistent?: boolean; att
       const result: BatchGetCommandOutput = await db().send(
         new BatchGetCommand({
           RequestItems: {
-            [tableName()]: { Keys: requested, ConsistentRead: options.consistent, ...(options.attributes ? projection(options.attributes) : {}) },
+            [tableName()]: {
+              Keys: requested,
+              ConsistentRead: options.consistent,
+              ...(options.attributes ? projection(options.attributes) : {}),
+            },
           },
         }),
       );
@@ -129,7 +153,12 @@ export async function getItems(keys: Key[], options: { consistent?: boolean; att
 async function itemsAt(indexEntries: Item[]): Promise<Item[]> {
   if (indexEntries.length === 0) return [];
   const identity = (item: Item) => `${String(item.pk)}\u0000${String(item.sk)}`;
-  const stored = new Map((await getItems(indexEntries.map((entry) => ({ pk: String(entry.pk), sk: String(entry.sk) })))).map((item) => [identity(item), item]));
+  const stored = new Map(
+    (await getItems(indexEntries.map((entry) => ({ pk: String(entry.pk), sk: String(entry.sk) })))).map((item) => [
+      identity(item),
+      item,
+    ]),
+  );
   return indexEntries.flatMap((entry) => {
     const item = stored.get(identity(entry));
     return item ? [{ ...item, ...entry }] : [];
@@ -138,7 +167,9 @@ async function itemsAt(indexEntries: Item[]): Promise<Item[]> {
 
 /** Stores `item` unless an item already holds its key: false when one did (nothing is written). */
 export async function putIfNew(item: Item): Promise<boolean> {
-  return (await conditionally(table.put({ Item: item, ConditionExpression: "attribute_not_exists(pk)" }))) !== undefined;
+  return (
+    (await conditionally(table.put({ Item: item, ConditionExpression: "attribute_not_exists(pk)" }))) !== undefined
+  );
 }
 
 /**
@@ -180,13 +211,18 @@ export async function writeItems(requests: NonNullable<BatchWriteCommandInput["R
     let pending: typeof requests | undefined = requests.slice(start, start + 25);
     for (let attempt = 0; pending?.length; attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
-      const result: BatchWriteCommandOutput = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      const result: BatchWriteCommandOutput = await db().send(
+        new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }),
+      );
       pending = result.UnprocessedItems?.[tableName()];
     }
   }
 }
 
-function projection(attributes: string[]): { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> } {
+function projection(attributes: string[]): {
+  ProjectionExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+} {
   return {
     ProjectionExpression: attributes.map((_, index) => `#p${index}`).join(", "),
     ExpressionAttributeNames: Object.fromEntries(attributes.map((name, index) => [`#p${index}`, name])),

@@ -31,7 +31,13 @@ import { consentKeys } from "#core/db/keys/consent";
 import { carrierRegistrationKeys } from "#core/db/keys/carrier-registration";
 import { routingKeys } from "#core/db/keys/routing";
 
-export { createdWithin, decimalSortText, type Key, type LeadClaim, type RateLimitPartition } from "#core/db/keys/shared";
+export {
+  createdWithin,
+  decimalSortText,
+  type Key,
+  type LeadClaim,
+  type RateLimitPartition,
+} from "#core/db/keys/shared";
 
 export const keys = {
   ...organizationsKeys,

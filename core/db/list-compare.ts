@@ -4,7 +4,10 @@ import type { FieldValue, ListField, ListResource, NormalizedQuery } from "#core
 
 export function isComparable(kind: ListField<unknown>["kind"], value: unknown): boolean {
   if (kind === "date") return typeof value === "string" && !Number.isNaN(Date.parse(value));
-  if (kind === "number") return typeof value === "number" || (typeof value === "string" && value.trim() !== "" && !Number.isNaN(Number(value)));
+  if (kind === "number")
+    return (
+      typeof value === "number" || (typeof value === "string" && value.trim() !== "" && !Number.isNaN(Number(value)))
+    );
   if (kind === "decimal") return /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/.test(String(value));
   return true;
 }
@@ -28,7 +31,11 @@ export function matches<TItem>(resource: ListResource<TItem>, query: NormalizedQ
   }
   if (query.search) {
     const needle = query.search.toLowerCase();
-    return query.searchFields.some((field) => String(resource.fields[field]!.get(item) ?? "").toLowerCase().includes(needle));
+    return query.searchFields.some((field) =>
+      String(resource.fields[field]!.get(item) ?? "")
+        .toLowerCase()
+        .includes(needle),
+    );
   }
   return true;
 }
@@ -86,11 +93,20 @@ export function comparator<TItem>(resource: ListResource<TItem>, order: Normaliz
   };
 }
 
-export function cursorOf<TItem>(resource: ListResource<TItem>, order: NormalizedQuery["order"], item: TItem): FieldValue[] {
+export function cursorOf<TItem>(
+  resource: ListResource<TItem>,
+  order: NormalizedQuery["order"],
+  item: TItem,
+): FieldValue[] {
   return [...order.map(({ field }) => resource.fields[field]!.get(item) ?? null), resource.idOf(item)];
 }
 
-export function compareToCursor<TItem>(resource: ListResource<TItem>, order: NormalizedQuery["order"], item: TItem, cursor: FieldValue[]): number {
+export function compareToCursor<TItem>(
+  resource: ListResource<TItem>,
+  order: NormalizedQuery["order"],
+  item: TItem,
+  cursor: FieldValue[],
+): number {
   for (const [index, { field, direction }] of order.entries()) {
     const spec = resource.fields[field]!;
     const result = compareValues(spec.kind, spec.get(item), cursor[index]);

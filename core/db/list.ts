@@ -141,7 +141,8 @@ export async function listPage<TItem>(
     items,
     pageSize,
     ...(query.includeCount ? { totalCount: matched.length, totalCountCapped: false } : { totalCount: null }),
-    continuationToken: hasMore && last ? signContinuationToken(binding, cursorOf(resource, normalized.order, last)) : null,
+    continuationToken:
+      hasMore && last ? signContinuationToken(binding, cursorOf(resource, normalized.order, last)) : null,
   };
 }
 
@@ -156,7 +157,12 @@ export function readBudget(pageSize: number): number {
 export const minimumReadBudget = 500;
 
 /** The plan of a query ordered by one field the resource reads in order from a key or index. */
-function orderPlan<TItem>(resource: ListResource<TItem>, organizationId: string, query: NormalizedQuery, context: unknown): IndexedPlan | undefined {
+function orderPlan<TItem>(
+  resource: ListResource<TItem>,
+  organizationId: string,
+  query: NormalizedQuery,
+  context: unknown,
+): IndexedPlan | undefined {
   const [order, ...more] = query.order;
   const plan = order && !more.length ? resource.orders?.[order.field] : undefined;
   return plan?.(organizationId, context, order!.direction === "asc");
@@ -177,7 +183,10 @@ function tooLargeToSort<TItem>(resource: ListResource<TItem>, query: NormalizedQ
  * `includeCount` of a plan DynamoDB can count: reads at most `budget` keys; past
  * that the count is a lower bound, flagged `totalCountCapped`.
  */
-async function cappedCount(input: IndexedPlan["input"], budget: number): Promise<{ totalCount: number; totalCountCapped: boolean }> {
+async function cappedCount(
+  input: IndexedPlan["input"],
+  budget: number,
+): Promise<{ totalCount: number; totalCountCapped: boolean }> {
   const { count, more } = await queryCount(input, budget);
   return { totalCount: count, totalCountCapped: more };
 }
@@ -245,7 +254,10 @@ export function prefixQuery(prefix: { pk: string; skPrefix: string }) {
 
 /** The field names each use allows: the enums of the resource's list query (`listQuerySchema`). */
 export function listableFields<TItem>(resource: ListResource<TItem>): ListableFields {
-  const allowed = (ability: keyof ListableFields) => Object.entries(resource.fields).filter(([, spec]) => spec[ability]).map(([name]) => name);
+  const allowed = (ability: keyof ListableFields) =>
+    Object.entries(resource.fields)
+      .filter(([, spec]) => spec[ability])
+      .map(([name]) => name);
   return { sort: allowed("sort"), filter: allowed("filter"), range: allowed("range"), search: allowed("search") };
 }
 
@@ -260,7 +272,10 @@ function normalize<TItem>(resource: ListResource<TItem>, query: PagingQuery): No
     const spec = resource.fields[field];
     if (!spec?.[ability]) {
       const allowed = listableFields(resource)[ability];
-      errors.push({ pointer, detail: `'${field}' cannot be used to ${ability} ${resource.name}; use one of: ${allowed.join(", ") || "none"}.` });
+      errors.push({
+        pointer,
+        detail: `'${field}' cannot be used to ${ability} ${resource.name}; use one of: ${allowed.join(", ") || "none"}.`,
+      });
     }
   };
   const order = query.orderBy?.length
@@ -284,7 +299,9 @@ function normalize<TItem>(resource: ListResource<TItem>, query: PagingQuery): No
     }
     return range;
   });
-  const searchable = Object.entries(resource.fields).filter(([, spec]) => spec.search).map(([name]) => name);
+  const searchable = Object.entries(resource.fields)
+    .filter(([, spec]) => spec.search)
+    .map(([name]) => name);
   const searchFields = query.searchFields?.length
     ? query.searchFields.map((field, index) => {
         check(`/searchFields/${index}`, field, "search");
@@ -300,12 +317,21 @@ function normalize<TItem>(resource: ListResource<TItem>, query: PagingQuery): No
  * a filter expression stops at the read budget too: its page may then be short
  * and resumes after the last item read.
  */
-async function queryPage(plan: IndexedPlan, pageSize: number, budget: number, startKey: Record<string, unknown> | undefined) {
+async function queryPage(
+  plan: IndexedPlan,
+  pageSize: number,
+  budget: number,
+  startKey: Record<string, unknown> | undefined,
+) {
   const items: Record<string, unknown>[] = [];
   let next = startKey;
   let read = 0;
   do {
-    const page = await table.query({ ...plan.input, ExclusiveStartKey: next, Limit: Math.min(pageSize + 1 - items.length, budget - read) });
+    const page = await table.query({
+      ...plan.input,
+      ExclusiveStartKey: next,
+      Limit: Math.min(pageSize + 1 - items.length, budget - read),
+    });
     items.push(...(page.Items ?? []));
     read += page.ScannedCount ?? page.Items?.length ?? 0;
     next = page.LastEvaluatedKey;
@@ -368,10 +394,12 @@ async function countMatches<TItem>(
   return { totalCount, totalCountCapped: more };
 }
 
-const isKey = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isKey = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A token of a listing taken another way (the code changed between two pages): the client starts over. */
-const staleCursor = () => invalidContinuationToken("The token was issued for another way of reading this list; request the first page again.");
+const staleCursor = () =>
+  invalidContinuationToken("The token was issued for another way of reading this list; request the first page again.");
 
 function indexCursor(cursor: unknown): Record<string, unknown> | undefined {
   if (cursor === undefined) return undefined;

@@ -30,7 +30,12 @@ export async function queryCount(input: QueryInput, limit: number): Promise<{ co
   let evaluated = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await table.query({ ...input, Select: "COUNT", ExclusiveStartKey: startKey, Limit: limit - evaluated });
+    const page = await table.query({
+      ...input,
+      Select: "COUNT",
+      ExclusiveStartKey: startKey,
+      Limit: limit - evaluated,
+    });
     count += page.Count ?? 0;
     evaluated += page.ScannedCount ?? page.Count ?? 0;
     startKey = page.LastEvaluatedKey;
@@ -43,7 +48,10 @@ export async function queryCount(input: QueryInput, limit: number): Promise<{ co
  * filter expression); `more` when the query goes on past them (DynamoDB returns
  * a key whenever Limit is reached, so that is checked by reading one more key).
  */
-export async function queryUpTo(input: QueryInput, limit: number): Promise<{ items: Record<string, unknown>[]; more: boolean }> {
+export async function queryUpTo(
+  input: QueryInput,
+  limit: number,
+): Promise<{ items: Record<string, unknown>[]; more: boolean }> {
   const items: Record<string, unknown>[] = [];
   let evaluated = 0;
   let startKey: Record<string, unknown> | undefined;
@@ -63,11 +71,21 @@ async function goesOn(input: QueryInput, startKey: Record<string, unknown>): Pro
 }
 
 /** Items of the organization's partition whose sort key lies in [lower, upper]. */
-export function organizationRange(organizationId: string, lower: string, upper: string, extra: Omit<QueryInput, "KeyConditionExpression"> = {}) {
+export function organizationRange(
+  organizationId: string,
+  lower: string,
+  upper: string,
+  extra: Omit<QueryInput, "KeyConditionExpression"> = {},
+) {
   return queryAll({
     ...extra,
     KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
-    ExpressionAttributeValues: { ...extra.ExpressionAttributeValues, ":pk": keys.organization(organizationId).pk, ":lower": lower, ":upper": upper },
+    ExpressionAttributeValues: {
+      ...extra.ExpressionAttributeValues,
+      ":pk": keys.organization(organizationId).pk,
+      ":lower": lower,
+      ":upper": upper,
+    },
   });
 }
 
@@ -76,6 +94,10 @@ export function organizationRange(organizationId: string, lower: string, upper: 
  * range (`BETWEEN prefix AND prefix~`): DynamoDB Local answers `begins_with` by
  * scanning the partition, which an organization with 100 000 leads makes slow.
  */
-export function prefixItems(organizationId: string, prefix: string, extra: Omit<QueryInput, "KeyConditionExpression"> = {}) {
+export function prefixItems(
+  organizationId: string,
+  prefix: string,
+  extra: Omit<QueryInput, "KeyConditionExpression"> = {},
+) {
   return organizationRange(organizationId, prefix, `${prefix}~`, extra);
 }

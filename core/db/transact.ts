@@ -37,7 +37,9 @@ export class TransactionConditionFailed extends Error {
     names: readonly (string | undefined)[] = [],
   ) {
     const failedNames = failedIndexes.map((index) => names[index]);
-    super(`Transaction condition failed on ${failedIndexes.map((index, at) => failedNames[at] ?? `item ${index}`).join(", ")}`);
+    super(
+      `Transaction condition failed on ${failedIndexes.map((index, at) => failedNames[at] ?? `item ${index}`).join(", ")}`,
+    );
     this.name = "TransactionConditionFailed";
     this.failedNames = failedNames;
   }
@@ -129,7 +131,10 @@ export async function transact(write: TransactItem[] | Transaction): Promise<voi
   const names = transaction.items.map(nameOf);
   const transactItems = transaction.items.map(
     // Object.entries skips the symbol-keyed name: only the write itself goes to DynamoDB.
-    (item) => Object.fromEntries(Object.entries(item).map(([kind, body]) => [kind, { ...body, TableName: table }])) as SdkTransactItem,
+    (item) =>
+      Object.fromEntries(
+        Object.entries(item).map(([kind, body]) => [kind, { ...body, TableName: table }]),
+      ) as SdkTransactItem,
   );
   for (let attempt = 1; ; attempt++) {
     try {
@@ -138,10 +143,12 @@ export async function transact(write: TransactItem[] | Transaction): Promise<voi
     } catch (error) {
       const reasons = error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
       const failed = reasons.flatMap((reason, index) => (reason.Code === "ConditionalCheckFailed" ? [index] : []));
-      if (error instanceof TransactionCanceledException && failed.length > 0) throw new TransactionConditionFailed(failed, error, names);
+      if (error instanceof TransactionCanceledException && failed.length > 0)
+        throw new TransactionConditionFailed(failed, error, names);
       const conflict =
         error instanceof TransactionConflictException ||
-        (error instanceof TransactionCanceledException && reasons.some((reason) => reason.Code === "TransactionConflict"));
+        (error instanceof TransactionCanceledException &&
+          reasons.some((reason) => reason.Code === "TransactionConflict"));
       if (!conflict || attempt >= MAX_ATTEMPTS) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1000, 20 * 2 ** attempt)));
     }

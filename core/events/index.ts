@@ -76,7 +76,9 @@ export const EventRecordSchema = v.object({
 export type EventRecord = v.InferOutput<typeof EventRecordSchema>;
 
 /** What a producer supplies: type and category, and any other field of the record (id and time are filled in). */
-export type EventRecordInput = Partial<{ [K in keyof Omit<EventRecord, "eventType">]: Exclude<EventRecord[K], null> }> & {
+export type EventRecordInput = Partial<{
+  [K in keyof Omit<EventRecord, "eventType">]: Exclude<EventRecord[K], null>;
+}> & {
   eventType: EventType;
   eventCategory: string;
 };
@@ -94,7 +96,10 @@ export function eventItem(organizationId: string, input: EventRecordInput) {
   const id = input.id ?? ulid(Date.parse(createdAt));
   const event = toEventRecord({ ...input, id, createdAt });
   const correlationId = currentCorrelationId();
-  const stored = { organizationId, ...Object.fromEntries(Object.entries(event).filter(([, value]) => value !== null)) } as StoredEvent;
+  const stored = {
+    organizationId,
+    ...Object.fromEntries(Object.entries(event).filter(([, value]) => value !== null)),
+  } as StoredEvent;
   // The journey this event belongs to (core/observability); stored for operators, not part of the API's event shape.
   const put = EventEntity.create(stored, correlationId ? { correlationId } : {});
   return { item: put.Item, event, put };
@@ -126,7 +131,9 @@ export const Events = {
     organizationId: string,
     fromMs: number,
     toMs: number,
-    query: Pick<QueryInput, "FilterExpression" | "ProjectionExpression" | "ExpressionAttributeNames"> & { ExpressionAttributeValues?: Record<string, unknown> } = {},
+    query: Pick<QueryInput, "FilterExpression" | "ProjectionExpression" | "ExpressionAttributeNames"> & {
+      ExpressionAttributeValues?: Record<string, unknown>;
+    } = {},
   ): AsyncGenerator<EventRecord[]> {
     const { pk, skPrefix } = keys.eventPrefix(organizationId);
     const { lower, upper } = createdWithin(skPrefix, fromMs, toMs);

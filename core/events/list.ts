@@ -26,7 +26,6 @@ export const ListEventsQuerySchema = v.object({
 });
 export type ListEventsQuery = v.InferOutput<typeof ListEventsQuerySchema>;
 
-
 const filterable = ["eventCategory", "eventType", "leadId", "conversationId"] as const;
 
 const listResource: ListResource<EventRecord> = {
@@ -63,7 +62,10 @@ const listResource: ListResource<EventRecord> = {
     const [order, ...moreOrder] = query.order;
     if (!order || order.field !== "createdAt" || moreOrder.length) return undefined;
     const typeFilter = query.filters.find((filter) => filter.field === "eventType" && typeof filter.value === "string");
-    const narrowed = { ...(context as ListEventsQuery), indexedType: typeFilter ? String(typeFilter.value) : undefined };
+    const narrowed = {
+      ...(context as ListEventsQuery),
+      indexedType: typeFilter ? String(typeFilter.value) : undefined,
+    };
     return plan(organizationId, narrowed, order.direction === "asc", dateWindow(query.ranges, "createdAt"));
   },
 };
@@ -77,7 +79,12 @@ export const ListEventsSchema = listQuerySchema(listResource);
  * one lead's events come from gsi1, one type's from gsi7; the other narrowings are
  * filter expressions on that range (checked in memory on the keys-only indexes). A plain query (no body filters, default order) reads only its page.
  */
-function plan(organizationId: string, query: ListEventsQuery & { indexedType?: string }, forward = false, window = dateWindow([], "createdAt")) {
+function plan(
+  organizationId: string,
+  query: ListEventsQuery & { indexedType?: string },
+  forward = false,
+  window = dateWindow([], "createdAt"),
+) {
   const from = Math.max(window.from, query.startAt ? Date.parse(query.startAt) : 0);
   const to = Math.min(window.to, query.endAt ? Date.parse(query.endAt) - 1 : window.to);
   // One type's events come from their type's index (the type lower-cased there; an exact `eventType` parameter still filters below).
@@ -97,14 +104,24 @@ function plan(organizationId: string, query: ListEventsQuery & { indexedType?: s
       : pattern === "collection"
         ? { filter: where.all(...wanted.map(([field, value]) => where.equals(field, value))) }
         : { where: (item: Record<string, unknown>) => wanted.every(([field, value]) => item[field] === value) };
-  const composites = { organizationId, ...(query.leadId ? { leadId: query.leadId } : {}), ...(type !== undefined ? { eventType: type } : {}) };
+  const composites = {
+    organizationId,
+    ...(query.leadId ? { leadId: query.leadId } : {}),
+    ...(type !== undefined ? { eventType: type } : {}),
+  };
   return EventEntity.plan(pattern, composites, { range: { between: [lower, upper] }, forward, ...narrowing });
 }
 
 /** `POST /events/all/my`: the events of the caller's organization (every member sees all of them). */
-export async function listEvents(actor: Actor, query: ListEventsQuery, paging: PagingQuery): Promise<Page<EventRecord>> {
+export async function listEvents(
+  actor: Actor,
+  query: ListEventsQuery,
+  paging: PagingQuery,
+): Promise<Page<EventRecord>> {
   if (query.startAt && query.endAt && Date.parse(query.startAt) >= Date.parse(query.endAt)) {
-    throw new ValidationError("endAt must be after startAt.", [{ in: "query", field: "endAt", detail: "endAt (exclusive) must be later than startAt (inclusive)." }]);
+    throw new ValidationError("endAt must be after startAt.", [
+      { in: "query", field: "endAt", detail: "endAt (exclusive) must be later than startAt (inclusive)." },
+    ]);
   }
   return listPage(listResource, actor.organizationId, paging, query);
 }

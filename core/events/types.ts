@@ -14,4 +14,12 @@ import type { WebhookEndpointEventType } from "#core/webhooks/endpoints";
  * type is a compile-time decision and a misspelt one is a type error. Type-only
  * imports: core/events depends on no domain at run time.
  */
-export type EventType = LeadEventType | LeadAssignmentEventType | LeadConsentEventType | MessagingEventType | CallEventType | AutomationEventType | BillingEventType | WebhookEndpointEventType;
+export type EventType =
+  | LeadEventType
+  | LeadAssignmentEventType
+  | LeadConsentEventType
+  | MessagingEventType
+  | CallEventType
+  | AutomationEventType
+  | BillingEventType
+  | WebhookEndpointEventType;

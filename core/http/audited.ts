@@ -22,13 +22,23 @@ export interface AuditSpec<TInput extends Input> {
  * changed fields of the resource as the API shows it, before (read first) and after (the answer), credentials
  * redacted. Users and keys record their own entries inside their transactions (core/users, core/organizations).
  */
-export function audited<TInput extends Input, TResult>(spec: AuditSpec<TInput>, implementation: (input: TInput) => Promise<TResult>) {
+export function audited<TInput extends Input, TResult>(
+  spec: AuditSpec<TInput>,
+  implementation: (input: TInput) => Promise<TResult>,
+) {
   return async (input: TInput): Promise<TResult> => {
     const before = spec.before ? asFields(await spec.before(input).catch(notFoundAsNone)) : undefined;
     const result = await implementation(input);
     const after = asFields(result instanceof HttpResponse ? result.body : result);
-    const id = spec.idOf?.(input, before, after) ?? idIn(after) ?? idIn(before) ?? idIn(input.params as Fields | undefined);
-    await Audit.record(input.actor, { action: spec.action, resourceType: spec.resourceType, resourceId: id, before, after });
+    const id =
+      spec.idOf?.(input, before, after) ?? idIn(after) ?? idIn(before) ?? idIn(input.params as Fields | undefined);
+    await Audit.record(input.actor, {
+      action: spec.action,
+      resourceType: spec.resourceType,
+      resourceId: id,
+      before,
+      after,
+    });
     return result;
   };
 }

@@ -63,7 +63,10 @@ function hasCriticalExtensions(token: string): boolean {
  * come from the claims `org_id` and `role` (top level, under OpenAuth's
  * `properties`, or Cognito's `custom:org_id` / `custom:role`).
  */
-export async function resolveBearer(authorization: string | undefined, options: CredentialLookupOptions = {}): Promise<BearerResolution> {
+export async function resolveBearer(
+  authorization: string | undefined,
+  options: CredentialLookupOptions = {},
+): Promise<BearerResolution> {
   if (!authorization) return failure("Credentials are required.", "missing");
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) return failure("The Authorization header must be 'Bearer <token>'.", "invalid");
@@ -88,7 +91,8 @@ export async function resolveBearer(authorization: string | undefined, options: 
   }
 
   // RFC 7515 4.1.11: a header naming extensions in `crit` must be refused by a verifier that implements none of them.
-  if (hasCriticalExtensions(token)) return failure("The access token names critical header extensions this API does not implement.", "invalid");
+  if (hasCriticalExtensions(token))
+    return failure("The access token names critical header extensions this API does not implement.", "invalid");
   let claims: Record<string, unknown>;
   try {
     claims = await (await jwtVerifier()).verify(token);
@@ -102,10 +106,15 @@ export async function resolveBearer(authorization: string | undefined, options: 
   const organizationId = stringClaim(claims, "org_id");
   if (!organizationId) {
     const identity = { subject: userId, email: stringClaim(claims, "email"), name: stringClaim(claims, "name") };
-    return { ...failure("The access token belongs to no organization.", "invalid"), userWithoutOrganization: userId, identity };
+    return {
+      ...failure("The access token belongs to no organization.", "invalid"),
+      userWithoutOrganization: userId,
+      identity,
+    };
   }
   // A token naming an organization that does not exist (deleted, or a claim set by mistake) reaches no data.
-  if (!(await organizationExists(organizationId))) return failure("The access token's organization does not exist.", "invalid");
+  if (!(await organizationExists(organizationId)))
+    return failure("The access token's organization does not exist.", "invalid");
   // The stored user decides, not the token: a deactivated user is refused and a changed role applies within seconds.
   const standing = await standingOf(organizationId, userId);
   if (!standing?.active) return failure("The user is not an active member of the organization.", "invalid");
@@ -154,10 +163,14 @@ export const unknownCredential = Symbol("unknown credential");
  * distinct bad keys never evicts a good one. `peek` answers without I/O: the
  * value, `unknownCredential`, or undefined when a lookup is needed.
  */
-export function warmCredentialCache<T>(load: (key: string) => Promise<T | undefined>, options: { hitMs: number; missMs?: number }) {
+export function warmCredentialCache<T>(
+  load: (key: string) => Promise<T | undefined>,
+  options: { hitMs: number; missMs?: number },
+) {
   const hits = boundedExpiringMap<T>(1000);
   const misses = boundedExpiringMap<true>(10_000);
-  const peek = (key: string): T | typeof unknownCredential | undefined => (misses.get(key) ? unknownCredential : hits.get(key));
+  const peek = (key: string): T | typeof unknownCredential | undefined =>
+    misses.get(key) ? unknownCredential : hits.get(key);
   const rememberUnknown = (key: string): void => {
     if (options.missMs) misses.set(key, true, options.missMs);
   };
@@ -194,15 +207,24 @@ function boundedExpiringMap<T>(maxEntries: number) {
   };
 }
 
-const cachedApiKey = warmCredentialCache((token) => resolveApiKey(token), { hitMs: apiKeyCacheMs, missMs: unknownCredentialMs });
-const knownOrganizations = warmCredentialCache(async (organizationId) => ((await organizationProfile(organizationId)) ? true : undefined), {
-  hitMs: warmCacheMs,
+const cachedApiKey = warmCredentialCache((token) => resolveApiKey(token), {
+  hitMs: apiKeyCacheMs,
+  missMs: unknownCredentialMs,
 });
+const knownOrganizations = warmCredentialCache(
+  async (organizationId) => ((await organizationProfile(organizationId)) ? true : undefined),
+  {
+    hitMs: warmCacheMs,
+  },
+);
 const organizationExists = (organizationId: string) => knownOrganizations.get(organizationId);
 
 /** A claim at the top level, under OpenAuth's `properties`, or Cognito's `custom:` name. */
 function stringClaim(claims: Record<string, unknown>, name: string): string | undefined {
-  const properties = typeof claims.properties === "object" && claims.properties !== null ? (claims.properties as Record<string, unknown>) : {};
+  const properties =
+    typeof claims.properties === "object" && claims.properties !== null
+      ? (claims.properties as Record<string, unknown>)
+      : {};
   const value = claims[name] ?? properties[name] ?? claims[`custom:${name}`];
   return typeof value === "string" && value !== "" ? value : undefined;
 }

@@ -1,6 +1,13 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { sourcePermissions, type Actor } from "#core/auth/actor";
-import { resolveBearer, type SignedInIdentity, unknownCredential, unknownCredentialMs, warmCredentialCache, type CredentialLookupOptions } from "#core/http/authenticate";
+import {
+  resolveBearer,
+  type SignedInIdentity,
+  unknownCredential,
+  unknownCredentialMs,
+  warmCredentialCache,
+  type CredentialLookupOptions,
+} from "#core/http/authenticate";
 import type { RateLimitPartition } from "#core/db/keys";
 import { ForbiddenError, UnauthorizedError } from "#core/errors";
 import type { AuthMode, Operation } from "#core/http/operation";
@@ -38,12 +45,16 @@ export async function resolveCredentials(
   const bearer = await resolveBearer(event.headers?.authorization, options);
   if (bearer.ok) {
     const actor = { ...bearer.actor, origin: originOf(event) };
-    const identity = actor.kind === "user" && actor.userId ? { subject: actor.userId, email: actor.email, name: actor.displayName } : undefined;
+    const identity =
+      actor.kind === "user" && actor.userId
+        ? { subject: actor.userId, email: actor.email, name: actor.displayName }
+        : undefined;
     return { actor, identity, partition: { kind: "business", organizationId: actor.organizationId } };
   }
   // Authenticated, but no organization to act in: counts as the user, then fails authorization (403) unless the
   // operation takes an identity (accepting an invitation).
-  if (bearer.userWithoutOrganization) return { identity: bearer.identity, partition: { kind: "user", id: bearer.userWithoutOrganization } };
+  if (bearer.userWithoutOrganization)
+    return { identity: bearer.identity, partition: { kind: "user", id: bearer.userWithoutOrganization } };
   return { partition: ipPartition, error: bearer.error };
 }
 
@@ -51,9 +62,13 @@ export async function resolveCredentials(
  * Why an authenticated request may not call an operation (403), or undefined when it may: an organization's
  * credential needs the operation's permission; an `identity` operation needs only a signed-in person.
  */
-export function authorizationRefusal(operation: Pick<Operation, "auth" | "permission">, credentials: Credentials | undefined): ForbiddenError | undefined {
+export function authorizationRefusal(
+  operation: Pick<Operation, "auth" | "permission">,
+  credentials: Credentials | undefined,
+): ForbiddenError | undefined {
   if (operation.auth === "public") return undefined;
-  if (operation.auth === "identity") return credentials?.identity ? undefined : new ForbiddenError("This operation needs a user's access token.");
+  if (operation.auth === "identity")
+    return credentials?.identity ? undefined : new ForbiddenError("This operation needs a user's access token.");
   const actor = credentials?.actor;
   if (!actor) return new ForbiddenError("The credential is not associated with an organization.");
   if (operation.permission && !actor.permissions.has(operation.permission)) {
@@ -95,10 +110,20 @@ function hasSourceCredentials(event: APIGatewayProxyEventV2): boolean {
  * allowed address, acts as that source and counts against the organization's
  * business-intake partition; anything else is a 401 on the caller's IP (spec 8).
  */
-async function resolveSource(event: APIGatewayProxyEventV2, ipPartition: RateLimitPartition, options: CredentialLookupOptions): Promise<Credentials> {
+async function resolveSource(
+  event: APIGatewayProxyEventV2,
+  ipPartition: RateLimitPartition,
+  options: CredentialLookupOptions,
+): Promise<Credentials> {
   const { sourceId, apiKey } = sourceCredentials(event);
   if (!sourceId || !apiKey) {
-    return { partition: ipPartition, error: new UnauthorizedError("A source key needs both sourceId and apiKey (or X-Source-Id and X-Source-Key).", "missing") };
+    return {
+      partition: ipPartition,
+      error: new UnauthorizedError(
+        "A source key needs both sourceId and apiKey (or X-Source-Id and X-Source-Key).",
+        "missing",
+      ),
+    };
   }
   const pair = `${sourceId}\n${apiKey}`;
   // A key the instance has verified recently is answered from its cache; any other lookup is counted against the IP first.

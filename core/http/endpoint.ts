@@ -23,7 +23,11 @@ type Output<T> = T extends AnySchema ? v.InferOutput<T> : undefined;
  */
 export type EndpointAnswer<TSuccess extends SuccessAnswer> =
   | HttpResponse
-  | (TSuccess extends { schema: infer TSchema extends AnySchema } ? v.InferOutput<TSchema> : TSuccess extends { status: 204 } ? void : unknown);
+  | (TSuccess extends { schema: infer TSchema extends AnySchema }
+      ? v.InferOutput<TSchema>
+      : TSuccess extends { status: 204 }
+        ? void
+        : unknown);
 
 /** What an endpoint implementation receives: validated input and the caller. */
 export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
@@ -48,7 +52,13 @@ export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
-type AnyOperation = Operation<AuthMode, AnySchema | undefined, AnySchema | undefined, AnySchema | undefined, SuccessAnswer>;
+type AnyOperation = Operation<
+  AuthMode,
+  AnySchema | undefined,
+  AnySchema | undefined,
+  AnySchema | undefined,
+  SuccessAnswer
+>;
 
 /** Per-invocation state the middlewares hand to each other and to the implementation. */
 interface ChainState {
@@ -115,7 +125,9 @@ export function endpoint<
     // Stop before Lambda's timeout would kill the invocation (a bare 500 from API Gateway): a problem+json 503.
     timeoutEarlyInMillis: httpLimits.earlyTimeoutMs,
     timeoutEarlyResponse: () => {
-      throw new TimedOutError("The request ran out of time before it finished. Part of its work may be done: retry it (with the same Idempotency-Key where it takes one).");
+      throw new TimedOutError(
+        "The request ran out of time before it finished. Part of its work may be done: retry it (with the same Idempotency-Key where it takes one).",
+      );
     },
   })
     .use(problemResponses())
@@ -125,29 +137,29 @@ export function endpoint<
     .use(requestValidation(generic));
   if (generic.idempotent) chain.use(idempotentReplay(options));
   const handler = chain.handler(async (event) => {
-      const state = stateOf({ event });
-      const input = {
-        actor: state.credentials?.actor,
-        body: state.body,
-        query: state.query,
-        params: state.params,
-        identity: state.credentials?.identity,
-        headers: event.headers ?? {},
-        sourceIp: event.requestContext.http.sourceIp,
-        requestId: event.requestContext.requestId,
-        event,
-        admitted: () => settleAdmission(state),
-        resourceId: () => settleAdmission(state).then(() => state.idempotency?.resourceId),
-      } as EndpointInput<TAuth, TBody, TQuery, TParams>;
-      const outcome = implementation(input);
-      // Its reads may run beside the rate-limit write (safe requests, rateLimitWhileReading): over the limit, the 429
-      // wins; then beside the Idempotency-Key claim: a key used before answers its stored response, whatever the reads found.
-      outcome.catch(() => undefined);
-      await settleRateLimit(state);
-      const replay = await state.pendingClaim;
-      if (replay) return replayed(replay);
-      return toResult(generic, await outcome);
-    });
+    const state = stateOf({ event });
+    const input = {
+      actor: state.credentials?.actor,
+      body: state.body,
+      query: state.query,
+      params: state.params,
+      identity: state.credentials?.identity,
+      headers: event.headers ?? {},
+      sourceIp: event.requestContext.http.sourceIp,
+      requestId: event.requestContext.requestId,
+      event,
+      admitted: () => settleAdmission(state),
+      resourceId: () => settleAdmission(state).then(() => state.idempotency?.resourceId),
+    } as EndpointInput<TAuth, TBody, TQuery, TParams>;
+    const outcome = implementation(input);
+    // Its reads may run beside the rate-limit write (safe requests, rateLimitWhileReading): over the limit, the 429
+    // wins; then beside the Idempotency-Key claim: a key used before answers its stored response, whatever the reads found.
+    outcome.catch(() => undefined);
+    await settleRateLimit(state);
+    const replay = await state.pendingClaim;
+    if (replay) return replayed(replay);
+    return toResult(generic, await outcome);
+  });
   return requestLog(handler, options);
 }
 
@@ -235,9 +247,11 @@ function authentication(operation: AnyOperation, options: EndpointOptions): Chai
       // An unseen credential's lookup counts against the IP, whose verdict applies only if it proves invalid: a valid
       // key behind a shared address flooded with bad ones (an office NAT) counts in its own partition.
       let ipDecision: RateLimitDecision | undefined;
-      const beforeLookup = exempt ? undefined : async () => {
-        ipDecision = await consumeRateLimit(ipPartitionOf(request.event));
-      };
+      const beforeLookup = exempt
+        ? undefined
+        : async () => {
+            ipDecision = await consumeRateLimit(ipPartitionOf(request.event));
+          };
       const credentials = await resolveCredentials(operation.auth, request.event, { beforeLookup });
       state.credentials = credentials;
       if (exempt) {
@@ -288,7 +302,8 @@ async function settleRateLimit(state: ChainState): Promise<void> {
 /** `admitted()`: the rate limit, then the Idempotency-Key claim; a request answered by a stored response writes nothing. */
 async function settleAdmission(state: ChainState): Promise<void> {
   await settleRateLimit(state);
-  if (await state.pendingClaim) throw new Error("This Idempotency-Key was used before: the request is answered by its stored response.");
+  if (await state.pendingClaim)
+    throw new Error("This Idempotency-Key was used before: the request is answered by its stored response.");
 }
 
 /** A valid credential without the operation's permission is a 403. */
@@ -317,7 +332,11 @@ function requestValidation(operation: AnyOperation): ChainMiddleware {
 }
 
 /** A stored response, answered again. */
-const replayed = ({ status, headers, body }: StoredResponse): Result => ({ statusCode: status, headers: { ...headers, "idempotent-replayed": "true" }, body });
+const replayed = ({ status, headers, body }: StoredResponse): Result => ({
+  statusCode: status,
+  headers: { ...headers, "idempotent-replayed": "true" },
+  body,
+});
 
 /**
  * Honours `Idempotency-Key` on operations that declare `idempotent`: the first
@@ -330,14 +349,20 @@ function idempotentReplay(options: EndpointOptions): ChainMiddleware {
     if (claim) await Idempotency.release(claim.organizationId, claim.scope, claim.key);
   };
   /** Claims the key once the request is admitted: undefined when claimed, the stored response when it was used before. */
-  const claimKey = async (request: Request<Event, Result, Error, Context>, organizationId: string, key: string): Promise<StoredResponse | undefined> => {
+  const claimKey = async (
+    request: Request<Event, Result, Error, Context>,
+    organizationId: string,
+    key: string,
+  ): Promise<StoredResponse | undefined> => {
     const state = stateOf(request);
     // The claim is a write: only an admitted request makes it (and a replay is answered only within the limit).
     await settleRateLimit(state);
     const payload = fingerprint({ query: request.event.rawQueryString ?? "", body: request.event.body ?? "" });
     const scope = request.event.routeKey;
     // The claim lasts as long as this invocation can run: a request killed by its timeout frees the key then.
-    const claim = await Idempotency.claim(organizationId, scope, key, payload, { remainingMs: request.context.getRemainingTimeInMillis?.() });
+    const claim = await Idempotency.claim(organizationId, scope, key, payload, {
+      remainingMs: request.context.getRemainingTimeInMillis?.(),
+    });
     if (claim.kind === "replay") return claim.response;
     state.idempotency = { organizationId, scope, key, resourceId: claim.resourceId };
     return undefined;
@@ -369,9 +394,15 @@ function idempotentReplay(options: EndpointOptions): ChainMiddleware {
       const status = response.statusCode ?? 200;
       if (status >= 300) return release(request);
       const headers = Object.fromEntries(
-        Object.entries(response.headers ?? {}).filter(([name]) => !name.startsWith("ratelimit")).map(([name, value]) => [name, String(value)]),
+        Object.entries(response.headers ?? {})
+          .filter(([name]) => !name.startsWith("ratelimit"))
+          .map(([name, value]) => [name, String(value)]),
       );
-      await Idempotency.complete(claim.organizationId, claim.scope, claim.key, { status, headers, body: String(response.body ?? "") });
+      await Idempotency.complete(claim.organizationId, claim.scope, claim.key, {
+        status,
+        headers,
+        body: String(response.body ?? ""),
+      });
     },
     onError: async (request) => release(request),
   };

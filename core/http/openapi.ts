@@ -49,7 +49,9 @@ const namedResponseSchemas: Record<string, AnySchema> = {
 /** Rules stated by a `describedCheck` (core/shared/validation.ts) go into the field's schema. */
 const statedRules: Pick<ConversionConfig, "overrideAction"> = {
   overrideAction: ({ valibotAction, jsonSchema }) =>
-    "jsonSchema" in valibotAction ? { ...jsonSchema, ...(valibotAction.jsonSchema as Record<string, unknown>) } : undefined,
+    "jsonSchema" in valibotAction
+      ? { ...jsonSchema, ...(valibotAction.jsonSchema as Record<string, unknown>) }
+      : undefined,
 };
 
 const outputNaming: Pick<ConversionConfig, "definitions" | "overrideRef"> = {
@@ -59,7 +61,11 @@ const outputNaming: Pick<ConversionConfig, "definitions" | "overrideRef"> = {
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of a valibot schema; output schemas refer to the named resources. */
 export function jsonSchema(schema: AnySchema, typeMode: "input" | "output"): JsonObject {
-  const { $schema: _dialect, $defs: _named, ...rest } = toJsonSchema(schema, {
+  const {
+    $schema: _dialect,
+    $defs: _named,
+    ...rest
+  } = toJsonSchema(schema, {
     target: "draft-2020-12",
     typeMode,
     errorMode: "ignore",
@@ -70,7 +76,13 @@ export function jsonSchema(schema: AnySchema, typeMode: "input" | "output"): Jso
 }
 
 function namedComponentSchemas(): Record<string, JsonObject> {
-  return toJsonSchemaDefs(namedResponseSchemas, { target: "draft-2020-12", typeMode: "output", errorMode: "ignore", ...statedRules, overrideRef: outputNaming.overrideRef }) as Record<string, JsonObject>;
+  return toJsonSchemaDefs(namedResponseSchemas, {
+    target: "draft-2020-12",
+    typeMode: "output",
+    errorMode: "ignore",
+    ...statedRules,
+    overrideRef: outputNaming.overrideRef,
+  }) as Record<string, JsonObject>;
 }
 
 const problemSchema = {
@@ -84,22 +96,38 @@ const problemSchema = {
     instance: { type: "string", description: "The request path." },
     errors: {
       type: "array",
-      description: "400 only: each offending field, by JSON Pointer (body fields as `/field`, query parameters as `/query/Name`, path parameters as `/path/name`).",
-      items: { type: "object", required: ["pointer", "detail"], properties: { pointer: { type: "string" }, detail: { type: "string" } } },
+      description:
+        "400 only: each offending field, by JSON Pointer (body fields as `/field`, query parameters as `/query/Name`, path parameters as `/path/name`).",
+      items: {
+        type: "object",
+        required: ["pointer", "detail"],
+        properties: { pointer: { type: "string" }, detail: { type: "string" } },
+      },
     },
     correlationId: { type: "string", description: "500 only: quote it when reporting the failure." },
   },
 };
 
 const rateLimitHeaders = {
-  "RateLimit-Policy": { description: "IETF draft: `\"<partition>\";q=300;w=60`.", schema: { type: "string" } },
-  RateLimit: { description: "IETF draft: `\"<partition>\";r=<remaining>;t=<seconds to reset>`.", schema: { type: "string" } },
+  "RateLimit-Policy": { description: 'IETF draft: `"<partition>";q=300;w=60`.', schema: { type: "string" } },
+  RateLimit: {
+    description: 'IETF draft: `"<partition>";r=<remaining>;t=<seconds to reset>`.',
+    schema: { type: "string" },
+  },
 };
 
 function problemResponse(status: number): JsonObject {
   const headers: JsonObject = { ...rateLimitHeaders };
-  if (status === 401) headers["WWW-Authenticate"] = { description: 'Bearer challenge, e.g. `Bearer realm="lead-messaging-api", error="invalid_token"`.', schema: { type: "string" } };
-  if (status === 429) headers["Retry-After"] = { description: "Whole seconds until the window frees (≥ 0).", schema: { type: "integer", minimum: 0 } };
+  if (status === 401)
+    headers["WWW-Authenticate"] = {
+      description: 'Bearer challenge, e.g. `Bearer realm="lead-messaging-api", error="invalid_token"`.',
+      schema: { type: "string" },
+    };
+  if (status === 429)
+    headers["Retry-After"] = {
+      description: "Whole seconds until the window frees (≥ 0).",
+      schema: { type: "integer", minimum: 0 },
+    };
   if (status === 405) headers.Allow = { description: "Methods the path accepts.", schema: { type: "string" } };
   return {
     description: STATUS_CODES[status] ?? "Error",
@@ -144,18 +172,29 @@ function operationObject(operation: Operation): JsonObject {
       ? {
           content: {
             [contentType]: { schema: body ?? { type: "string" } },
-            ...Object.fromEntries(Object.entries(success.alternativeContent ?? {}).map(([type, schema]) => [type, { schema }])),
+            ...Object.fromEntries(
+              Object.entries(success.alternativeContent ?? {}).map(([type, schema]) => [type, { schema }]),
+            ),
           },
         }
       : {}),
   };
   if (success.alternateStatus) {
-    responses[String(success.alternateStatus.status)] = { ...(responses[String(success.status)] as JsonObject), description: success.alternateStatus.description };
+    responses[String(success.alternateStatus.status)] = {
+      ...(responses[String(success.status)] as JsonObject),
+      description: success.alternateStatus.description,
+    };
   }
   // Any operation with a path parameter, query or body can refuse its input (e.g. an over-long id) with 400.
   const inputRefusal = operation.params || operation.query || operation.body ? [400] : [];
   // Every operation can fail (500) or run out of time (503: it stops before its function's timeout).
-  const declared = [...operation.problems, ...inputRefusal, ...(operation.idempotent ? idempotencyProblems : []), 500, 503];
+  const declared = [
+    ...operation.problems,
+    ...inputRefusal,
+    ...(operation.idempotent ? idempotencyProblems : []),
+    500,
+    503,
+  ];
   for (const status of [...new Set(declared)].sort()) responses[String(status)] = problemResponse(status);
   return {
     operationId: operation.operationId,
@@ -198,7 +237,8 @@ const tagDescriptions: Record<string, string> = {
   Automations: "Automation definitions (triggers, conditions, actions), their versions and their runs.",
   Billing: "The organization's prepaid wallet, its ledger and prices.",
   Calls: "Outbound and inbound calls, their status and what they cost.",
-  "Carrier registration": "The organization's 10DLC brand and campaigns at its carrier, and the numbers attached to them.",
+  "Carrier registration":
+    "The organization's 10DLC brand and campaigns at its carrier, and the numbers attached to them.",
   Conversations: "One thread per lead and contact number, with its sender number and unread state.",
   Events: "The organization's event history, the record behind timelines and webhooks.",
   Leads: "Lead intake from sellers and integrations, reading, updating and listing leads.",
@@ -207,11 +247,16 @@ const tagDescriptions: Record<string, string> = {
   Platform: "Health, the contract itself and carrier callbacks.",
   Sources: "Lead sources (sellers) and their intake credentials.",
   Suppressions: "Contacts that must not be messaged (opt-outs and manual blocks).",
-  Users: "The organization's people: profiles (`/users/me`), roles, invitations by e-mail, deactivation, self-service sign-up. Roles per route: docs/permissions.md.",
-  "API keys": "The organization's `sk_` keys: created with scopes (the secret shown once), listed, rotated with an overlap, revoked.",
-  "Audit log": "Who changed what, when and from where: settings, users, roles, keys, automations, numbers, sources, webhook endpoints and suppressions.",
-  Routing: "Leads reach the right person: ordered routing rules with round-robin pools, and which leads agents see (docs/routing.md).",
-  Consent: "Consent you can prove: certificate verification (TrustedForm), consent records and the per-lead evidence export (docs/compliance.md).",
+  Users:
+    "The organization's people: profiles (`/users/me`), roles, invitations by e-mail, deactivation, self-service sign-up. Roles per route: docs/permissions.md.",
+  "API keys":
+    "The organization's `sk_` keys: created with scopes (the secret shown once), listed, rotated with an overlap, revoked.",
+  "Audit log":
+    "Who changed what, when and from where: settings, users, roles, keys, automations, numbers, sources, webhook endpoints and suppressions.",
+  Routing:
+    "Leads reach the right person: ordered routing rules with round-robin pools, and which leads agents see (docs/routing.md).",
+  Consent:
+    "Consent you can prove: certificate verification (TrustedForm), consent records and the per-lead evidence export (docs/compliance.md).",
   Webhooks: "Endpoints that receive signed event deliveries, their deliveries and replays.",
 };
 
@@ -240,20 +285,55 @@ export function openApiDocument(serverUrl: string | undefined): JsonObject {
         : {
             url: "{apiUrl}",
             description: "Your stage's API: the ApiUrl output of `sst deploy`, or the local stack of `npm start`.",
-            variables: { apiUrl: { default: "http://localhost:3000", description: "The stage's base URL, without a trailing slash." } },
+            variables: {
+              apiUrl: {
+                default: "http://localhost:3000",
+                description: "The stage's base URL, without a trailing slash.",
+              },
+            },
           },
     ],
-    tags: [...new Set(allOperations.map((operation) => operation.tag))].sort().map((name) => ({ name, description: tagDescriptions[name] })),
+    tags: [...new Set(allOperations.map((operation) => operation.tag))]
+      .sort()
+      .map((name) => ({ name, description: tagDescriptions[name] })),
     paths,
     webhooks: webhookContract(),
     components: {
-      schemas: { Problem: problemSchema, ...namedComponentSchemas(), ...webhookJsonSchemas((name) => `#/components/schemas/${name}`).schemas },
+      schemas: {
+        Problem: problemSchema,
+        ...namedComponentSchemas(),
+        ...webhookJsonSchemas((name) => `#/components/schemas/${name}`).schemas,
+      },
       securitySchemes: {
-        bearer: { type: "http", scheme: "bearer", description: "A user access token (JWT) or an organization API key beginning `sk_`." },
-        sourceId: { type: "apiKey", in: "query", name: "sourceId", description: "Lead source id (intake routes only); also accepted as the `X-Source-Id` header." },
-        sourceKey: { type: "apiKey", in: "query", name: "apiKey", description: "Lead source key (intake routes only); also accepted as the `X-Source-Key` header." },
-        sourceIdHeader: { type: "apiKey", in: "header", name: "X-Source-Id", description: "Lead source id as a header (intake routes only), with `X-Source-Key`." },
-        sourceKeyHeader: { type: "apiKey", in: "header", name: "X-Source-Key", description: "Lead source key as a header (intake routes only), with `X-Source-Id`." },
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "A user access token (JWT) or an organization API key beginning `sk_`.",
+        },
+        sourceId: {
+          type: "apiKey",
+          in: "query",
+          name: "sourceId",
+          description: "Lead source id (intake routes only); also accepted as the `X-Source-Id` header.",
+        },
+        sourceKey: {
+          type: "apiKey",
+          in: "query",
+          name: "apiKey",
+          description: "Lead source key (intake routes only); also accepted as the `X-Source-Key` header.",
+        },
+        sourceIdHeader: {
+          type: "apiKey",
+          in: "header",
+          name: "X-Source-Id",
+          description: "Lead source id as a header (intake routes only), with `X-Source-Key`.",
+        },
+        sourceKeyHeader: {
+          type: "apiKey",
+          in: "header",
+          name: "X-Source-Key",
+          description: "Lead source key as a header (intake routes only), with `X-Source-Id`.",
+        },
       },
     },
   };
@@ -262,9 +342,21 @@ export function openApiDocument(serverUrl: string | undefined): JsonObject {
 /** OpenAPI 3.1 `webhooks`: what each event type POSTs to a subscribed endpoint (docs/webhooks.md). */
 function webhookContract(): Record<string, JsonObject> {
   const headers = {
-    "webhook-id": { required: true, schema: { type: "string" }, description: "The message id; the same on every retry and replay." },
-    "webhook-timestamp": { required: true, schema: { type: "string" }, description: "Unix seconds when this attempt was signed." },
-    "webhook-signature": { required: true, schema: { type: "string" }, description: "`v1,<base64 HMAC-SHA256>` per valid secret, space-separated (Standard Webhooks)." },
+    "webhook-id": {
+      required: true,
+      schema: { type: "string" },
+      description: "The message id; the same on every retry and replay.",
+    },
+    "webhook-timestamp": {
+      required: true,
+      schema: { type: "string" },
+      description: "Unix seconds when this attempt was signed.",
+    },
+    "webhook-signature": {
+      required: true,
+      schema: { type: "string" },
+      description: "`v1,<base64 HMAC-SHA256>` per valid secret, space-separated (Standard Webhooks).",
+    },
   };
   const { payloads } = webhookJsonSchemas((name) => `#/components/schemas/${name}`);
   return Object.fromEntries(
@@ -273,7 +365,10 @@ function webhookContract(): Record<string, JsonObject> {
       {
         post: {
           // Named for generators (`onLeadProcessed`); the receiver authenticates the call by its signature headers, no scheme.
-          operationId: `on${entry.type.split(/[._]/).map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join("")}`,
+          operationId: `on${entry.type
+            .split(/[._]/)
+            .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+            .join("")}`,
           summary: entry.description,
           tags: ["Webhooks"],
           security: [],

@@ -95,7 +95,9 @@ export function defineOperation<
   TQuery extends AnySchema | undefined = undefined,
   TParams extends AnySchema | undefined = undefined,
   TSuccess extends SuccessAnswer = SuccessAnswer,
->(spec: OperationSpec<TId, TAuth, TBody, TQuery, TParams, TSuccess>): Operation<TAuth, TBody, TQuery, TParams, TSuccess> {
+>(
+  spec: OperationSpec<TId, TAuth, TBody, TQuery, TParams, TSuccess>,
+): Operation<TAuth, TBody, TQuery, TParams, TSuccess> {
   const { method, path } = routeTable[spec.operationId];
   return { ...spec, method, path };
 }

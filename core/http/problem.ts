@@ -90,7 +90,8 @@ export function toProblem(error: unknown, instance: string, correlationId: strin
         ? `Bearer realm="${authRealm}"`
         : `Bearer realm="${authRealm}", error="invalid_token", error_description="${error.message.replace(/"/g, "'")}"`;
   }
-  if (error instanceof RateLimitedError) headers["retry-after"] = String(Math.max(0, Math.ceil(error.retryAfterSeconds)));
+  if (error instanceof RateLimitedError)
+    headers["retry-after"] = String(Math.max(0, Math.ceil(error.retryAfterSeconds)));
   if (error instanceof MethodNotAllowedError) headers.allow = error.allow.join(", ");
   return { problem, headers };
 }

@@ -27,7 +27,8 @@ export async function parseBody(
   const raw = event.body;
   const required = operation.bodyRequired ?? true;
   if (raw === undefined || raw === null || raw === "") {
-    if (required) throw new ValidationError("A JSON request body is required.", [{ pointer: "", detail: "The body is missing." }]);
+    if (required)
+      throw new ValidationError("A JSON request body is required.", [{ pointer: "", detail: "The body is missing." }]);
     return validate(operation.body!, undefined, "");
   }
   const size = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw);
@@ -42,11 +43,15 @@ export async function parseBody(
       event.body = strictUtf8.decode(Buffer.from(raw, "base64"));
       event.isBase64Encoded = false;
     } catch {
-      throw new ValidationError("The request body is not valid UTF-8.", [{ pointer: "", detail: "Send JSON encoded as UTF-8." }]);
+      throw new ValidationError("The request body is not valid UTF-8.", [
+        { pointer: "", detail: "Send JSON encoded as UTF-8." },
+      ]);
     }
   }
   if (jsonNestingDepth(event.body!) > maxJsonDepth) {
-    throw new ValidationError("The request body is nested too deeply.", [{ pointer: "", detail: `At most ${maxJsonDepth} levels of arrays and objects.` }]);
+    throw new ValidationError("The request body is nested too deeply.", [
+      { pointer: "", detail: `At most ${maxJsonDepth} levels of arrays and objects.` },
+    ]);
   }
   try {
     await jsonBodyParser.before!(request as never);
@@ -64,7 +69,8 @@ export function jsonNestingDepth(text: string): number {
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (inString) {
-      if (code === 0x5c) index++; // backslash: the escaped character is skipped
+      if (code === 0x5c)
+        index++; // backslash: the escaped character is skipped
       else if (code === 0x22) inString = false;
     } else if (code === 0x22) inString = true;
     else if (code === 0x5b || code === 0x7b) deepest = Math.max(deepest, ++depth);
@@ -74,10 +80,17 @@ export function jsonNestingDepth(text: string): number {
 }
 
 /** Runs a schema; failures become a 400 listing every offending field by JSON Pointer. */
-export function validate<TSchema extends AnySchema>(schema: TSchema, value: unknown, pointerPrefix: string): v.InferOutput<TSchema> {
+export function validate<TSchema extends AnySchema>(
+  schema: TSchema,
+  value: unknown,
+  pointerPrefix: string,
+): v.InferOutput<TSchema> {
   const text = v.safeParse(wellFormedText, value);
   const result = text.success ? v.safeParse(schema, value) : text;
   if (result.success) return result.output as v.InferOutput<TSchema>;
-  const errors = toFieldErrors(result.issues).map((error) => ({ ...error, pointer: `${pointerPrefix}${error.pointer}` }));
+  const errors = toFieldErrors(result.issues).map((error) => ({
+    ...error,
+    pointer: `${pointerPrefix}${error.pointer}`,
+  }));
   throw new ValidationError("The request is not valid; see errors for each field.", errors);
 }

@@ -34,12 +34,18 @@ export function withProtectiveHeaders(result: Result): Result {
 }
 
 /** The Lambda result of an implementation's outcome: an `HttpResponse` as it is, anything else as the operation's success answer. */
-export function toResult(operation: Pick<Operation<AuthMode, undefined, undefined, undefined, SuccessAnswer>, "success">, outcome: unknown): Result {
+export function toResult(
+  operation: Pick<Operation<AuthMode, undefined, undefined, undefined, SuccessAnswer>, "success">,
+  outcome: unknown,
+): Result {
   if (outcome instanceof HttpResponse) {
     const isText = typeof outcome.body === "string";
     return {
       statusCode: outcome.status,
-      headers: isText || outcome.body === undefined ? outcome.headers : { "content-type": "application/json", ...outcome.headers },
+      headers:
+        isText || outcome.body === undefined
+          ? outcome.headers
+          : { "content-type": "application/json", ...outcome.headers },
       body: outcome.body === undefined ? "" : isText ? (outcome.body as string) : JSON.stringify(outcome.body),
     };
   }

@@ -61,19 +61,39 @@ export interface ClaimOptions {
  * kept for 24 h.
  */
 export const Idempotency = {
-  async claim(organizationId: string, scope: string, idempotencyKey: string, payloadHash: string, options: ClaimOptions = {}): Promise<IdempotencyClaim> {
+  async claim(
+    organizationId: string,
+    scope: string,
+    idempotencyKey: string,
+    payloadHash: string,
+    options: ClaimOptions = {},
+  ): Promise<IdempotencyClaim> {
     assertValidKey(idempotencyKey);
     const key = keys.idempotency(organizationId, scope, idempotencyKey);
     const now = options.now ?? Date.now();
     const inFlightUntil = now + Math.max(0, options.remainingMs ?? maxRequestMs);
     const expiresAt = Math.floor(now / 1000) + idempotencyTtlSeconds;
     const resourceId = newId();
-    const nowValues = { ":now": Math.floor(now / 1000), ":nowMs": now, ":inFlight": "InFlight", ":payloadHash": payloadHash };
+    const nowValues = {
+      ":now": Math.floor(now / 1000),
+      ":nowMs": now,
+      ":inFlight": "InFlight",
+      ":payloadHash": payloadHash,
+    };
     // A first use, or a key whose record expired (not yet removed by TTL), or an abandoned claim of another payload: a new request.
     const fresh = await conditionally(
       table.put({
-        Item: { ...key, entity: entities.idempotency, state: "InFlight", payloadHash, resourceId, inFlightUntil, expiresAt },
-        ConditionExpression: "attribute_not_exists(pk) OR expiresAt < :now OR (#state = :inFlight AND inFlightUntil < :nowMs AND payloadHash <> :payloadHash)",
+        Item: {
+          ...key,
+          entity: entities.idempotency,
+          state: "InFlight",
+          payloadHash,
+          resourceId,
+          inFlightUntil,
+          expiresAt,
+        },
+        ConditionExpression:
+          "attribute_not_exists(pk) OR expiresAt < :now OR (#state = :inFlight AND inFlightUntil < :nowMs AND payloadHash <> :payloadHash)",
         ExpressionAttributeNames: { "#state": "state" },
         ExpressionAttributeValues: nowValues,
       }),
@@ -84,7 +104,8 @@ export const Idempotency = {
       table.update({
         Key: key,
         UpdateExpression: "SET inFlightUntil = :inFlightUntil, resourceId = if_not_exists(resourceId, :resourceId)",
-        ConditionExpression: "#state = :inFlight AND inFlightUntil < :nowMs AND payloadHash = :payloadHash AND expiresAt >= :now",
+        ConditionExpression:
+          "#state = :inFlight AND inFlightUntil < :nowMs AND payloadHash = :payloadHash AND expiresAt >= :now",
         ExpressionAttributeNames: { "#state": "state" },
         ExpressionAttributeValues: { ...nowValues, ":inFlightUntil": inFlightUntil, ":resourceId": resourceId },
         ReturnValues: "ALL_NEW",
@@ -96,11 +117,17 @@ export const Idempotency = {
     if (Item.payloadHash !== payloadHash) {
       throw new UnprocessableError("This Idempotency-Key was already used with a different request payload.");
     }
-    if (Item.state !== "Completed") throw new ConflictError("A request with this Idempotency-Key is still being processed; retry shortly.");
+    if (Item.state !== "Completed")
+      throw new ConflictError("A request with this Idempotency-Key is still being processed; retry shortly.");
     return { kind: "replay", response: Item.response as StoredResponse };
   },
 
-  async complete(organizationId: string, scope: string, idempotencyKey: string, response: StoredResponse): Promise<void> {
+  async complete(
+    organizationId: string,
+    scope: string,
+    idempotencyKey: string,
+    response: StoredResponse,
+  ): Promise<void> {
     await table.update({
       Key: keys.idempotency(organizationId, scope, idempotencyKey),
       UpdateExpression: "SET #state = :completed, #response = :response REMOVE inFlightUntil",

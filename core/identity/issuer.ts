@@ -59,7 +59,8 @@ const noEnumeration = {
  */
 export function createIssuer(options: IssuerOptions) {
   const sendCode = (email: string, code: string) => options.sendMail(signInCodeMail(email, code));
-  const allowed = (clientId: string, redirectUri: string) => Object.hasOwn(options.clients, clientId) && options.clients[clientId]!.includes(redirectUri);
+  const allowed = (clientId: string, redirectUri: string) =>
+    Object.hasOwn(options.clients, clientId) && options.clients[clientId]!.includes(redirectUri);
   const providers = {
     password: PasswordProvider({
       ...PasswordUI({ sendCode, copy: noEnumeration, validatePassword: passwordProblem }),
@@ -67,7 +68,9 @@ export function createIssuer(options: IssuerOptions) {
     code: CodeProvider({
       ...CodeUI({ sendCode: async (claims, code) => sendCode(claims.email!.toLowerCase(), code) }),
     }),
-    ...(options.google ? { google: GoogleOidcProvider({ clientID: options.google.clientId, scopes: ["openid", "email"] }) } : {}),
+    ...(options.google
+      ? { google: GoogleOidcProvider({ clientID: options.google.clientId, scopes: ["openid", "email"] }) }
+      : {}),
   };
   const app = issuer({
     storage: options.storage,
@@ -75,17 +78,27 @@ export function createIssuer(options: IssuerOptions) {
     providers,
     // reuse 0: a refresh token works once (each refresh hands out the next), so a stolen one is dead after use.
     ttl: { access: options.accessTtlSeconds ?? 15 * 60, refresh: refreshTtlSeconds, reuse: 0 },
-    select: Select({ providers: { password: { display: "e-mail and password" }, code: { display: "a one-time e-mail code" } } }),
+    select: Select({
+      providers: { password: { display: "e-mail and password" }, code: { display: "a one-time e-mail code" } },
+    }),
     allow: async ({ clientID, redirectURI }) => allowed(clientID, redirectURI),
     success: async (ctx, value) => {
       const email = verifiedEmail(value);
       if (!email) throw new Error("The identity provider returned no verified e-mail.");
       const user = await Users.forSignIn(email);
       if (!user) return ctx.subject("user", { email }, { subject: `email:${email}` });
-      return ctx.subject("user", { email: user.email, org_id: user.organizationId, role: user.role, name: user.name }, { subject: user.userId });
+      return ctx.subject(
+        "user",
+        { email: user.email, org_id: user.organizationId, role: user.role, name: user.name },
+        { subject: user.userId },
+      );
     },
   });
-  return guardSignIn(app, options.storage, { revoke: (token) => revokeRefreshToken(options.storage, token), allowed, behindProxy: options.behindProxy });
+  return guardSignIn(app, options.storage, {
+    revoke: (token) => revokeRefreshToken(options.storage, token),
+    allowed,
+    behindProxy: options.behindProxy,
+  });
 }
 
 /** The e-mail carrying a one-time code (sign-in by code, or setting a forgotten password). */
@@ -101,8 +114,10 @@ export function signInCodeMail(email: string, code: string): Mail {
 function verifiedEmail(value: ({ provider: string } & Record<string, any>) | undefined): string | undefined {
   if (!value) return undefined;
   if (value.provider === "password") return value.email;
-  if (value.provider === "code") return typeof value.claims?.email === "string" ? value.claims.email.toLowerCase() : undefined;
+  if (value.provider === "code")
+    return typeof value.claims?.email === "string" ? value.claims.email.toLowerCase() : undefined;
   // Google: only an e-mail Google itself verified.
-  if (value.provider === "google" && value.id?.email_verified === true && typeof value.id.email === "string") return value.id.email.toLowerCase();
+  if (value.provider === "google" && value.id?.email_verified === true && typeof value.id.email === "string")
+    return value.id.email.toLowerCase();
   return undefined;
 }

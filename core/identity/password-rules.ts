@@ -5,8 +5,18 @@
 export const passwordLength = { min: 12, max: 128 } as const;
 
 const common = new Set([
-  "password1234", "123456789012", "qwertyuiopas", "passwordpassword", "iloveyou1234", "letmein12345",
-  "welcome12345", "administrator", "changeme1234", "000000000000", "111111111111", "abcdefghijkl",
+  "password1234",
+  "123456789012",
+  "qwertyuiopas",
+  "passwordpassword",
+  "iloveyou1234",
+  "letmein12345",
+  "welcome12345",
+  "administrator",
+  "changeme1234",
+  "000000000000",
+  "111111111111",
+  "abcdefghijkl",
 ]);
 
 /** Why a new password is refused, or undefined when it is acceptable. */

@@ -31,7 +31,11 @@ export function guardSignIn(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- OpenAuth's issuer is a Hono app of its own, untyped environment
   issuerApp: Hono<any>,
   storage: StorageAdapter,
-  options: { revoke: (token: string) => Promise<void>; allowed: (clientId: string, redirectUri: string) => boolean; behindProxy?: boolean },
+  options: {
+    revoke: (token: string) => Promise<void>;
+    allowed: (clientId: string, redirectUri: string) => boolean;
+    behindProxy?: boolean;
+  },
 ) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
   const app = new Hono<any>();
@@ -54,19 +58,25 @@ export function guardSignIn(
 
   // People join by invitation (and sign in with an e-mail code first); a registration form would answer
   // "already registered" and tell who has an account.
-  app.all("/password/register", (c) => c.text("Registration is by invitation: sign in with a one-time e-mail code.", 404));
+  app.all("/password/register", (c) =>
+    c.text("Registration is by invitation: sign in with a one-time e-mail code.", 404),
+  );
 
   app.post("/:provider/authorize", async (c, next) => {
     const provider = c.req.param("provider");
     const form = await c.req.formData();
-    const email = String(form.get("email") ?? "").trim().toLowerCase();
+    const email = String(form.get("email") ?? "")
+      .trim()
+      .toLowerCase();
     const action = String(form.get("action") ?? "");
     const ip = clientIp(c.env, c.req.header("x-forwarded-for"), options.behindProxy ?? false);
     if (await overWindow(storage, ["signin:ip", ip], signInLimits.ipAttempts, signInLimits.ipWindowSeconds)) {
       return tooMany(c, signInLimits.ipWindowSeconds);
     }
     if (provider === "code" && (action === "request" || action === "resend") && email) {
-      if (await overWindow(storage, ["signin:code", email], signInLimits.codesPerAccount, signInLimits.codeWindowSeconds)) {
+      if (
+        await overWindow(storage, ["signin:code", email], signInLimits.codesPerAccount, signInLimits.codeWindowSeconds)
+      ) {
         return tooMany(c, signInLimits.codeWindowSeconds);
       }
     }
@@ -77,7 +87,8 @@ export function guardSignIn(
     const now = Date.now();
     if (record && record.lockedUntil > now) return tooMany(c, Math.ceil((record.lockedUntil - now) / 1000));
     // OpenAuth skips the (slow, on purpose) hash check for an unknown e-mail: check a dummy hash so both take as long.
-    if (!(await Storage.get(storage, ["email", email, "password"]))) await ScryptHasher().verify(String(form.get("password") ?? ""), await dummyHash());
+    if (!(await Storage.get(storage, ["email", email, "password"])))
+      await ScryptHasher().verify(String(form.get("password") ?? ""), await dummyHash());
     await next();
     // OpenAuth answers a good password with a redirect to the client, a wrong one with the form again.
     if (c.res.status === 302) {
@@ -86,7 +97,8 @@ export function guardSignIn(
     }
     const failures = (record?.failures ?? 0) + 1;
     const over = failures - signInLimits.freeFailures + 1;
-    const backoff = over > 0 ? Math.min(signInLimits.maxBackoffSeconds, signInLimits.firstBackoffSeconds * 2 ** (over - 1)) : 0;
+    const backoff =
+      over > 0 ? Math.min(signInLimits.maxBackoffSeconds, signInLimits.firstBackoffSeconds * 2 ** (over - 1)) : 0;
     await Storage.set(storage, key, { failures, lockedUntil: now + backoff * 1000 } satisfies Failures, 24 * 60 * 60);
   });
 
@@ -107,12 +119,22 @@ export async function revokeRefreshToken(storage: StorageAdapter, refreshToken: 
 }
 
 /** Counts one request in a fixed window; true when the window was already full. */
-async function overWindow(storage: StorageAdapter, key: string[], limit: number, windowSeconds: number): Promise<boolean> {
+async function overWindow(
+  storage: StorageAdapter,
+  key: string[],
+  limit: number,
+  windowSeconds: number,
+): Promise<boolean> {
   const now = Date.now();
   const current = (await Storage.get(storage, key)) as Window | undefined;
   const window = current && now - current.startedAt < windowSeconds * 1000 ? current : { count: 0, startedAt: now };
   if (window.count >= limit) return true;
-  await Storage.set(storage, key, { count: window.count + 1, startedAt: window.startedAt } satisfies Window, windowSeconds);
+  await Storage.set(
+    storage,
+    key,
+    { count: window.count + 1, startedAt: window.startedAt } satisfies Window,
+    windowSeconds,
+  );
   return false;
 }
 
@@ -121,7 +143,11 @@ async function overWindow(storage: StorageAdapter, key: string[], limit: number,
  * (`behindProxy`), the entry CloudFront appended last to X-Forwarded-For (earlier entries are the client's own
  * claims). The local runner passes the payload 2.0 shape.
  */
-export function clientIp(event: { requestContext?: { http?: { sourceIp?: string } } } | undefined, forwardedFor: string | undefined, behindProxy: boolean): string {
+export function clientIp(
+  event: { requestContext?: { http?: { sourceIp?: string } } } | undefined,
+  forwardedFor: string | undefined,
+  behindProxy: boolean,
+): string {
   const proxied = behindProxy ? forwardedFor?.split(",").at(-1)?.trim() : undefined;
   return proxied || event?.requestContext?.http?.sourceIp || "unknown";
 }

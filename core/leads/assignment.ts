@@ -62,9 +62,18 @@ function routedWrite(organizationId: string, lead: Lead, pick: RoutingPick) {
   const at = nowIso();
   const changes =
     pick.kind === "assign"
-      ? { routedAt: at, assignedUserId: pick.userId, assignedAt: at, assignedBy: { method: "rule", ruleId: pick.ruleId, userId: null }, needsAttention: false, modifiedAt: at }
+      ? {
+          routedAt: at,
+          assignedUserId: pick.userId,
+          assignedAt: at,
+          assignedBy: { method: "rule", ruleId: pick.ruleId, userId: null },
+          needsAttention: false,
+          modifiedAt: at,
+        }
       : { routedAt: at, needsAttention: true, routingOutcome: pick.reason };
-  return LeadEntity.update({ ...lead, organizationId }, changes, { condition: where.all(where.stored(), where.absent("routedAt"), unassigned) });
+  return LeadEntity.update({ ...lead, organizationId }, changes, {
+    condition: where.all(where.stored(), where.absent("routedAt"), unassigned),
+  });
 }
 
 /**
@@ -79,37 +88,73 @@ export async function assignLead(actor: Actor, leadId: string, input: AssignLead
   const claim = actor.role === "agent";
   if (claim) {
     const { agentsMayClaim } = await Routing.settings(actor.organizationId);
-    if (!agentsMayClaim || input.userId !== actor.userId) throw new ForbiddenError("An agent may only claim an unassigned lead for themselves, where the organization allows it.");
-    if (lead.assignedUserId && lead.assignedUserId !== actor.userId) throw new ConflictError("The lead is already assigned to someone else.");
+    if (!agentsMayClaim || input.userId !== actor.userId)
+      throw new ForbiddenError(
+        "An agent may only claim an unassigned lead for themselves, where the organization allows it.",
+      );
+    if (lead.assignedUserId && lead.assignedUserId !== actor.userId)
+      throw new ConflictError("The lead is already assigned to someone else.");
   }
   if (lead.assignedUserId === input.userId) return lead;
   if (input.userId && !(await Users.standing(actor.organizationId, input.userId))?.active) {
-    throw new ValidationError("The lead can only be assigned to an active user of the organization.", [{ pointer: "/userId", detail: `No active user ${input.userId}.` }]);
+    throw new ValidationError("The lead can only be assigned to an active user of the organization.", [
+      { pointer: "/userId", detail: `No active user ${input.userId}.` },
+    ]);
   }
   const at = nowIso();
-  const by: AssignedBy | null = input.userId ? { method: claim ? "claim" : "manual", ruleId: null, userId: actor.userId ?? null } : null;
+  const by: AssignedBy | null = input.userId
+    ? { method: claim ? "claim" : "manual", ruleId: null, userId: actor.userId ?? null }
+    : null;
   const previous = lead.assignedUserId ? where.equals("assignedUserId", lead.assignedUserId) : unassigned;
   const transaction = new Transaction().update(
     "lead",
     LeadEntity.update(
       { ...lead, organizationId: actor.organizationId },
-      { assignedUserId: input.userId, assignedAt: input.userId ? at : null, assignedBy: by, needsAttention: false, modifiedAt: at },
+      {
+        assignedUserId: input.userId,
+        assignedAt: input.userId ? at : null,
+        assignedBy: by,
+        needsAttention: false,
+        modifiedAt: at,
+      },
       { condition: where.all(where.stored(), previous) },
     ),
   );
-  Events.item(actor.organizationId, await assignmentEvent(actor.organizationId, lead, input.userId, by, actor), transaction);
+  Events.item(
+    actor.organizationId,
+    await assignmentEvent(actor.organizationId, lead, input.userId, by, actor),
+    transaction,
+  );
   try {
     await transact(transaction);
   } catch (error) {
-    if (error instanceof TransactionConditionFailed && error.failed("lead")) throw new ConflictError("The lead's assignee changed meanwhile; read it again.");
+    if (error instanceof TransactionConditionFailed && error.failed("lead"))
+      throw new ConflictError("The lead's assignee changed meanwhile; read it again.");
     throw error;
   }
-  return { ...lead, assignedUserId: input.userId, assignedAt: input.userId ? at : null, assignedBy: by, needsAttention: false, modifiedAt: at };
+  return {
+    ...lead,
+    assignedUserId: input.userId,
+    assignedAt: input.userId ? at : null,
+    assignedBy: by,
+    needsAttention: false,
+    modifiedAt: at,
+  };
 }
 
-async function assignmentEvent(organizationId: string, lead: Lead, userId: string | null, by: AssignedBy | null, actor?: Actor) {
+async function assignmentEvent(
+  organizationId: string,
+  lead: Lead,
+  userId: string | null,
+  by: AssignedBy | null,
+  actor?: Actor,
+) {
   const at = nowIso();
-  const who = [lead.contact.firstName, lead.contact.lastName].filter(Boolean).join(" ") || lead.contact.phone?.number || lead.contact.email || lead.id;
+  const who =
+    [lead.contact.firstName, lead.contact.lastName].filter(Boolean).join(" ") ||
+    lead.contact.phone?.number ||
+    lead.contact.email ||
+    lead.id;
   const assignee = userId ? ((await Users.standing(organizationId, userId))?.name ?? userId) : null;
   const how = by?.method === "rule" ? ` by routing rule ${by.ruleId}` : by?.method === "claim" ? " (claimed)" : "";
   return {

@@ -59,7 +59,11 @@ function audienceQuery(organizationId: string, audience: LeadAudience, from: num
   const read = { range: { between: [lower, upper] as const }, forward: false, limit: PAGE_SIZE };
   return audience.sourceId
     ? LeadEntity.query(pattern, composites, { ...read, where: (item) => inAudience(audience, item) })
-    : LeadEntity.query(pattern, composites, { ...read, filter: filterOf(audience), attributes: ["id", "contact.phone.number"] });
+    : LeadEntity.query(pattern, composites, {
+        ...read,
+        filter: filterOf(audience),
+        attributes: ["id", "contact.phone.number"],
+      });
 }
 
 /** The non-key fields of the audience, checked on a stored lead (the same rules as `filterOf`). */
@@ -76,7 +80,9 @@ function inAudience(audience: LeadAudience, item: Record<string, unknown>): bool
 function filterOf(audience: LeadAudience): Condition {
   return where.all(
     where.oneOf("processingStatus", audience.processingStatus),
-    ...(["vertical", "product"] as const).map((field) => (audience[field] === undefined ? undefined : where.equals(`metadata.${field}`, audience[field]))),
+    ...(["vertical", "product"] as const).map((field) =>
+      audience[field] === undefined ? undefined : where.equals(`metadata.${field}`, audience[field]),
+    ),
     audience.excludeOptedOut ? where.not(where.equals("metadata.smsOptedOut", true)) : undefined,
   );
 }
@@ -88,5 +94,8 @@ function phoneOf(item: Record<string, unknown>): string | undefined {
 
 /** The phones of `items` on the organization's suppression list (asked of the list, 100 numbers per read). */
 async function suppressedPhones(organizationId: string, items: Record<string, unknown>[]): Promise<Set<string>> {
-  return Suppressions.suppressedAmong(organizationId, items.map(phoneOf).filter((phone): phone is string => Boolean(phone)));
+  return Suppressions.suppressedAmong(
+    organizationId,
+    items.map(phoneOf).filter((phone): phone is string => Boolean(phone)),
+  );
 }

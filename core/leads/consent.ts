@@ -34,14 +34,48 @@ export type ConsentChange =
 export async function recordLeadConsent(organizationId: string, leadId: string, change: ConsentChange): Promise<void> {
   if (change.kind === "Help") return writeConsent(organizationId, leadId, change.at, { smsHelpRequestedAt: change.at });
   const evidence = await Consent.addEvidence(organizationId, {
-    leadId, kind: change.kind === "OptIn" ? "InboundOptIn" : "OptOut", at: change.at, outcome: null, reason: null, certificate: null, record: null,
-    recordedBy: `contact:${change.phoneNumber}`, text: null,
+    leadId,
+    kind: change.kind === "OptIn" ? "InboundOptIn" : "OptOut",
+    at: change.at,
+    outcome: null,
+    reason: null,
+    certificate: null,
+    record: null,
+    recordedBy: `contact:${change.phoneNumber}`,
+    text: null,
   });
   if (change.kind === "OptOut") {
-    return writeConsent(organizationId, leadId, change.at, { smsOptedOut: true, smsOptOutAt: change.at, smsConsentStatus: "OptedOut", smsConsentPhoneNumber: change.phoneNumber }, null);
+    return writeConsent(
+      organizationId,
+      leadId,
+      change.at,
+      {
+        smsOptedOut: true,
+        smsOptOutAt: change.at,
+        smsConsentStatus: "OptedOut",
+        smsConsentPhoneNumber: change.phoneNumber,
+      },
+      null,
+    );
   }
-  const basis: ConsentBasis = { kind: "InboundOptIn", evidenceId: evidence.id, reference: change.phoneNumber, at: change.at };
-  return writeConsent(organizationId, leadId, change.at, { smsOptedOut: false, smsOptInAt: change.at, smsConsentStatus: "OptedIn", smsConsentPhoneNumber: change.phoneNumber }, basis);
+  const basis: ConsentBasis = {
+    kind: "InboundOptIn",
+    evidenceId: evidence.id,
+    reference: change.phoneNumber,
+    at: change.at,
+  };
+  return writeConsent(
+    organizationId,
+    leadId,
+    change.at,
+    {
+      smsOptedOut: false,
+      smsOptInAt: change.at,
+      smsConsentStatus: "OptedIn",
+      smsConsentPhoneNumber: change.phoneNumber,
+    },
+    basis,
+  );
 }
 
 /**
@@ -49,25 +83,54 @@ export async function recordLeadConsent(organizationId: string, leadId: string, 
  * opted in with that record as its basis, unless the contact opted out since (an opt-out is the contact's own word;
  * only the contact's START undoes it).
  */
-export async function recordConsentEvidence(actor: Actor, leadId: string, request: ConsentRecordRequest): Promise<ConsentEvidence> {
+export async function recordConsentEvidence(
+  actor: Actor,
+  leadId: string,
+  request: ConsentRecordRequest,
+): Promise<ConsentEvidence> {
   const item = await getItem(keys.lead(actor.organizationId, leadId), { consistent: true });
   if (!item) throw new NotFoundError("Lead", leadId);
   const metadata = (item.metadata ?? {}) as Record<string, unknown>;
-  const phone = ((item.contact as { phone?: { number?: string } | null } | undefined)?.phone?.number) ?? null;
+  const phone = (item.contact as { phone?: { number?: string } | null } | undefined)?.phone?.number ?? null;
   const evidence = await Consent.addEvidence(actor.organizationId, {
-    leadId, kind: "ConsentRecord", at: nowIso(), outcome: null, reason: null, certificate: null,
-    record: { ...request, evidenceUrl: request.evidenceUrl ?? null, pageUrl: request.pageUrl ?? null, ipAddress: request.ipAddress ?? null },
-    recordedBy: actorId(actor), text: null,
+    leadId,
+    kind: "ConsentRecord",
+    at: nowIso(),
+    outcome: null,
+    reason: null,
+    certificate: null,
+    record: {
+      ...request,
+      evidenceUrl: request.evidenceUrl ?? null,
+      pageUrl: request.pageUrl ?? null,
+      ipAddress: request.ipAddress ?? null,
+    },
+    recordedBy: actorId(actor),
+    text: null,
   });
   if (metadata.smsOptedOut === true) return evidence;
-  const basis: ConsentBasis = { kind: "ConsentRecord", evidenceId: evidence.id, reference: null, at: request.capturedAt };
-  await writeConsent(actor.organizationId, leadId, evidence.at, { smsOptedOut: false, smsOptInAt: request.capturedAt, smsConsentStatus: "OptedIn", smsConsentPhoneNumber: phone }, basis);
+  const basis: ConsentBasis = {
+    kind: "ConsentRecord",
+    evidenceId: evidence.id,
+    reference: null,
+    at: request.capturedAt,
+  };
+  await writeConsent(
+    actor.organizationId,
+    leadId,
+    evidence.at,
+    { smsOptedOut: false, smsOptInAt: request.capturedAt, smsConsentStatus: "OptedIn", smsConsentPhoneNumber: phone },
+    basis,
+  );
   return evidence;
 }
 
 /** What the send path needs: the policy the lead arrived under, and the consent it holds now. */
 export async function leadConsentState(organizationId: string, leadId: string): Promise<LeadConsentState | undefined> {
-  const item = await getItem(keys.lead(organizationId, leadId), { consistent: true, attributes: ["metadata", "consentPolicy", "consentBasis"] });
+  const item = await getItem(keys.lead(organizationId, leadId), {
+    consistent: true,
+    attributes: ["metadata", "consentPolicy", "consentBasis"],
+  });
   if (!item) return undefined;
   const metadata = (item.metadata ?? {}) as Record<string, unknown>;
   return {
@@ -83,7 +146,11 @@ export async function leadConsentState(organizationId: string, leadId: string): 
  * one-to-one contact, or none. Automated contact of a lead whose source requires a verified consent it lacks is
  * refused (UnprocessableError, a 422 at the edge): never sent, never silently dropped.
  */
-export async function consentBasisForContact(organizationId: string, leadId: string | null | undefined, initiator: Initiator): Promise<ConsentBasis | null> {
+export async function consentBasisForContact(
+  organizationId: string,
+  leadId: string | null | undefined,
+  initiator: Initiator,
+): Promise<ConsentBasis | null> {
   const state = leadId ? await leadConsentState(organizationId, leadId) : undefined;
   const decision = basisForContact(state, initiator, nowIso());
   if ("refused" in decision) throw new UnprocessableError(decision.refused);
@@ -91,10 +158,26 @@ export async function consentBasisForContact(organizationId: string, leadId: str
 }
 
 /** Sets consent fields of the lead's metadata (and its consent basis when given) in one conditional update. */
-async function writeConsent(organizationId: string, leadId: string, at: string, fields: Record<string, unknown>, basis?: ConsentBasis | null): Promise<void> {
-  const changes: Record<string, unknown> = Object.fromEntries(Object.entries(fields).map(([field, value]) => [`metadata.${field}`, value]));
+async function writeConsent(
+  organizationId: string,
+  leadId: string,
+  at: string,
+  fields: Record<string, unknown>,
+  basis?: ConsentBasis | null,
+): Promise<void> {
+  const changes: Record<string, unknown> = Object.fromEntries(
+    Object.entries(fields).map(([field, value]) => [`metadata.${field}`, value]),
+  );
   if (basis !== undefined) changes.consentBasis = basis;
   // Only consent fields of the metadata change: the price it is listed by is not among them.
   const lead = { organizationId, id: leadId };
-  await conditionally(table.update(LeadEntity.update(lead, { ...changes, modifiedAt: at }, { condition: where.all(where.stored(), where.isMap("metadata")) })));
+  await conditionally(
+    table.update(
+      LeadEntity.update(
+        lead,
+        { ...changes, modifiedAt: at },
+        { condition: where.all(where.stored(), where.isMap("metadata")) },
+      ),
+    ),
+  );
 }

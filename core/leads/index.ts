@@ -4,11 +4,25 @@ import { assignLead, routeLead } from "#core/leads/assignment";
 import { mayRead, visibleQuery } from "#core/leads/visibility";
 import { transact, Transaction, TransactionConditionFailed } from "#core/db/transact";
 import { isConditionFailed, table } from "#core/db/items";
-import { LeadClaimEntity, LeadEntity, leadName, pendingShard, pendingShards, type StoredLead } from "#core/db/entities/leads";
+import {
+  LeadClaimEntity,
+  LeadEntity,
+  leadName,
+  pendingShard,
+  pendingShards,
+  type StoredLead,
+} from "#core/db/entities/leads";
 import { decodeTime } from "ulid";
 import type { Actor } from "#core/auth/actor";
 import { createdWithin, keys, type LeadClaim } from "#core/db/keys";
-import { dateWindow, listPage, type IndexedPlan, type ListResource, type NormalizedQuery, listQuerySchema } from "#core/db/list";
+import {
+  dateWindow,
+  listPage,
+  type IndexedPlan,
+  type ListResource,
+  type NormalizedQuery,
+  listQuerySchema,
+} from "#core/db/list";
 import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import { processingStatuses, type Lead, type LeadWrite } from "#core/leads/schemas";
 import { newId } from "#core/shared/ids";
@@ -43,7 +57,8 @@ const listResource: ListResource<Lead> = {
   defaultOrder: [{ field: "createdAt", direction: "desc" }],
   idOf: (l) => l.id,
   fromItem: toLead,
-  candidates: (organizationId) => LeadEntity.query("collection", { organizationId }, { range: { beginsWith: LeadEntity.sortKey("collection", {}) } }),
+  candidates: (organizationId) =>
+    LeadEntity.query("collection", { organizationId }, { range: { beginsWith: LeadEntity.sortKey("collection", {}) } }),
   /**
    * The common listings read only their page: newest (or oldest) first, of the
    * whole organization from the table, of one source from gsi1, or of one
@@ -51,7 +66,10 @@ const listResource: ListResource<Lead> = {
    */
   indexed: (organizationId, query) => {
     const [filter, ...moreFilters] = query.filters;
-    const plain = !filter || (!moreFilters.length && ((filter.field === "sourceId" && typeof filter.value === "string") || statusOf(query) !== undefined));
+    const plain =
+      !filter ||
+      (!moreFilters.length &&
+        ((filter.field === "sourceId" && typeof filter.value === "string") || statusOf(query) !== undefined));
     return plain && !query.search && !query.ranges.length ? leadsInOrder(organizationId, query) : undefined;
   },
   /** Any other query in createdAt order reads the same keys in order, filtering as it goes. */
@@ -89,7 +107,11 @@ function leadsInOrder(organizationId: string, query: NormalizedQuery): IndexedPl
   /** One createdAt-ordered pattern (the organization's leads, one source's, one status's) over the window. */
   const inWindow = (pattern: "collection" | "bySource" | "byStatus", composites: Partial<StoredLead>): IndexedPlan => {
     const { lower, upper } = createdWithin(LeadEntity.sortKey(pattern, composites), window.from, window.to);
-    return LeadEntity.plan(pattern, { organizationId, ...composites }, { range: { between: [lower, upper] }, forward: order.direction === "asc" });
+    return LeadEntity.plan(
+      pattern,
+      { organizationId, ...composites },
+      { range: { between: [lower, upper] }, forward: order.direction === "asc" },
+    );
   };
   if (sourceFilter) return inWindow("bySource", { sourceId: String(sourceFilter.value).toUpperCase() });
   if (status) return inWindow("byStatus", { processingStatus: status as StoredLead["processingStatus"] });
@@ -117,14 +139,20 @@ export const Leads = {
   /** The newest lead with this phone number, if any (leads by phone). */
   async idByPhone(organizationId: string, e164: string): Promise<string | undefined> {
     const phone = { organizationId, contact: { phone: { number: e164 } } } as Partial<StoredLead>;
-    const { Items } = await table.query(LeadEntity.query("byPhone", phone, { range: { beginsWith: LeadEntity.sortKey("byPhone", {}) }, forward: false, limit: 1 }));
+    const { Items } = await table.query(
+      LeadEntity.query("byPhone", phone, {
+        range: { beginsWith: LeadEntity.sortKey("byPhone", {}) },
+        forward: false,
+        limit: 1,
+      }),
+    );
     return Items?.[0]?.id as string | undefined;
   },
 
   countingFacts: leadCountingFacts,
 
-
-  assignFields: (organizationId: string, lead: Lead, fields: Record<string, string | number | boolean | null>) => assignLeadFields(organizationId, lead, fields),
+  assignFields: (organizationId: string, lead: Lead, fields: Record<string, string | number | boolean | null>) =>
+    assignLeadFields(organizationId, lead, fields),
 
   /**
    * Stores a lead as Pending; the table's stream queues it for processing (the
@@ -139,9 +167,15 @@ export const Leads = {
     if (stored) return { lead: stored, created: true };
     const sourceId = await sourceOf(actor, input.sourceId);
     // A source-key caller's source was read when its key was checked; others name theirs in the body.
-    const source = !sourceId ? undefined : actor.source?.id === sourceId ? actor.source : await Sources.settings(actor.organizationId, sourceId);
+    const source = !sourceId
+      ? undefined
+      : actor.source?.id === sourceId
+        ? actor.source
+        : await Sources.settings(actor.organizationId, sourceId);
     if (sourceId && !source) {
-      throw new ValidationError("The lead names an unknown source.", [{ pointer: "/sourceId", detail: `No source ${sourceId} in this organization.` }]);
+      throw new ValidationError("The lead names an unknown source.", [
+        { pointer: "/sourceId", detail: `No source ${sourceId} in this organization.` },
+      ]);
     }
     const lead = newLead(actor, input, source, context.leadId);
     const claims = sellerClaims(sourceId, lead);
@@ -149,20 +183,34 @@ export const Leads = {
     const correlationId = currentCorrelationId();
     // A Jornaya LeadiD token is kept beside the lead (not in its spec'd metadata) until processing files it as evidence.
     const jornayaLeadId = input.metadata?.jornayaLeadId;
-    const put = LeadEntity.create({ ...lead, organizationId: actor.organizationId }, { ...(correlationId ? { correlationId } : {}), ...(jornayaLeadId ? { jornayaLeadId } : {}) });
+    const put = LeadEntity.create(
+      { ...lead, organizationId: actor.organizationId },
+      { ...(correlationId ? { correlationId } : {}), ...(jornayaLeadId ? { jornayaLeadId } : {}) },
+    );
     try {
       if (claims.length === 0) {
         await table.put(put);
       } else {
         const transaction = new Transaction().put("lead", put);
         for (const claim of claims) {
-          transaction.put(claimPart(claim), LeadClaimEntity.create({ organizationId: actor.organizationId, claim, leadId: lead.id, claimedAt: lead.createdAt }));
+          transaction.put(
+            claimPart(claim),
+            LeadClaimEntity.create({
+              organizationId: actor.organizationId,
+              claim,
+              leadId: lead.id,
+              claimedAt: lead.createdAt,
+            }),
+          );
         }
         await transact(transaction);
       }
     } catch (error) {
       // The first request with this key stored its lead meanwhile (it was not dead after all): that lead is the answer.
-      const first = context.leadId && (isConditionFailed(error) || error instanceof TransactionConditionFailed) ? await Leads.find(actor.organizationId, context.leadId) : undefined;
+      const first =
+        context.leadId && (isConditionFailed(error) || error instanceof TransactionConditionFailed)
+          ? await Leads.find(actor.organizationId, context.leadId)
+          : undefined;
       if (first) return { lead: first, created: true };
       const original = await originalOfRetry(actor.organizationId, claims, error);
       if (original) return { lead: original, created: false };
@@ -197,11 +245,17 @@ export const Leads = {
 /** A source key posts into its own source only; Bearer callers may name one of their sources. */
 async function sourceOf(actor: Actor, requested: string | undefined): Promise<string | undefined> {
   if (actor.kind !== "source") return requested;
-  if (requested && requested !== actor.sourceId) throw new ForbiddenError("A source key may only post leads into its own source.");
+  if (requested && requested !== actor.sourceId)
+    throw new ForbiddenError("A source key may only post leads into its own source.");
   return actor.sourceId;
 }
 
-function newLead(actor: Actor, input: Partial<LeadWrite>, source: Awaited<ReturnType<typeof Sources.settings>>, id = newId()): Lead {
+function newLead(
+  actor: Actor,
+  input: Partial<LeadWrite>,
+  source: Awaited<ReturnType<typeof Sources.settings>>,
+  id = newId(),
+): Lead {
   const createdAt = new Date(decodeTime(id)).toISOString();
   const { contact = {}, customer = {}, metadata = {} } = input;
   const phone = contact.phone?.number ? parsePhone(contact.phone.number) : undefined;
@@ -256,9 +310,17 @@ function newLead(actor: Actor, input: Partial<LeadWrite>, source: Awaited<Return
       firstName: contact.firstName ?? null,
       lastName: contact.lastName ?? null,
       streetAddress: address
-        ? { line1: address.line1 ?? null, line2: address.line2 ?? null, city: address.city ?? null, state: address.state ?? null, postalCode: address.postalCode ?? null }
+        ? {
+            line1: address.line1 ?? null,
+            line2: address.line2 ?? null,
+            city: address.city ?? null,
+            state: address.state ?? null,
+            postalCode: address.postalCode ?? null,
+          }
         : null,
-      phone: phone ? { number: phone.e164, type: contact.phone?.type ?? null, countryCode: phone.country ?? null } : null,
+      phone: phone
+        ? { number: phone.e164, type: contact.phone?.type ?? null, countryCode: phone.country ?? null }
+        : null,
       email: contact.email ?? null,
     },
     customer: {

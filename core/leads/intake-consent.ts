@@ -21,7 +21,13 @@ export interface IntakeConsent {
 export function recordedKeywordConsent(lead: Lead, phone: string | null): IntakeConsent | undefined {
   const { smsConsentStatus, smsOptedOut, smsOptOutAt, smsOptInAt, smsConsentPhoneNumber } = lead.metadata;
   if (smsConsentStatus !== "OptedIn" && smsConsentStatus !== "OptedOut") return undefined;
-  return { status: smsConsentStatus, optedOut: smsOptedOut, optOutAt: smsOptOutAt, optInAt: smsOptInAt, phoneNumber: smsConsentPhoneNumber ?? phone };
+  return {
+    status: smsConsentStatus,
+    optedOut: smsOptedOut,
+    optOutAt: smsOptOutAt,
+    optInAt: smsOptInAt,
+    phoneNumber: smsConsentPhoneNumber ?? phone,
+  };
 }
 
 /**
@@ -30,7 +36,13 @@ export function recordedKeywordConsent(lead: Lead, phone: string | null): Intake
  * `Unverified` (the outcome kept as evidence). A certificate API not answering throws (the queue retries; the lead
  * waits, `AwaitingConsentVerification`).
  */
-export async function certificateConsent(organizationId: string, lead: Lead, phone: string | null, vendor: string | null, leadiDToken: string | null = null): Promise<IntakeConsent> {
+export async function certificateConsent(
+  organizationId: string,
+  lead: Lead,
+  phone: string | null,
+  vendor: string | null,
+  leadiDToken: string | null = null,
+): Promise<IntakeConsent> {
   const none = { optedOut: false, optOutAt: null, optInAt: null, phoneNumber: phone };
   const url = lead.metadata.certifiedFormUrl;
   if (!phone) return { ...none, status: "NoPhone" };
@@ -43,13 +55,26 @@ export async function certificateConsent(organizationId: string, lead: Lead, pho
     optInAt: capturedAt ?? lead.createdAt,
     phoneNumber: phone,
     verification: "Verified",
-    basis: { kind: "Certificate", evidenceId: evidence.id, reference, at: evidence.certificate?.verifiedAt ?? evidence.at },
+    basis: {
+      kind: "Certificate",
+      evidenceId: evidence.id,
+      reference,
+      at: evidence.certificate?.verifiedAt ?? evidence.at,
+    },
   });
   let outcome: string | undefined;
   try {
     if (url) {
-      const evidence = await Consent.verifyCertificate(organizationId, { leadId: lead.id, certificateUrl: url, phone, email: lead.contact.email, vendor, recordedBy });
-      if (evidence.outcome === "Verified" && evidence.certificate) return verified(evidence, evidence.certificate.certificateId, evidence.certificate.capturedAt);
+      const evidence = await Consent.verifyCertificate(organizationId, {
+        leadId: lead.id,
+        certificateUrl: url,
+        phone,
+        email: lead.contact.email,
+        vendor,
+        recordedBy,
+      });
+      if (evidence.outcome === "Verified" && evidence.certificate)
+        return verified(evidence, evidence.certificate.certificateId, evidence.certificate.capturedAt);
       outcome = evidence.outcome ?? "NotFound";
     }
     if (leadiDToken) {
@@ -67,10 +92,15 @@ export async function certificateConsent(organizationId: string, lead: Lead, pho
 /** Says on the pending lead why it waits (GET /leads/{id} shows it) while the certificate API is retried. */
 async function markAwaitingVerification(organizationId: string, leadId: string): Promise<void> {
   await conditionally(
-    table.update(LeadEntity.update({ organizationId, id: leadId }, { processingReason: AWAITING_VERIFICATION }, { condition: where.equals("processingStatus", "Pending") })),
+    table.update(
+      LeadEntity.update(
+        { organizationId, id: leadId },
+        { processingReason: AWAITING_VERIFICATION },
+        { condition: where.equals("processingStatus", "Pending") },
+      ),
+    ),
   );
 }
 
 /** The processing reason of a lead waiting for a certificate API to answer. */
 export const AWAITING_VERIFICATION = "AwaitingConsentVerification";
-

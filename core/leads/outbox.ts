@@ -18,11 +18,22 @@ export interface StoredLeadImage {
  */
 export async function queueStoredLeads(leads: StoredLeadImage[]): Promise<number | undefined> {
   const sent = await Promise.allSettled(
-    leads.map((lead) => withCorrelationId(lead.correlationId ?? lead.id, () => publish(LeadReceived, lead.organizationId, { leadId: lead.id }))),
+    leads.map((lead) =>
+      withCorrelationId(lead.correlationId ?? lead.id, () =>
+        publish(LeadReceived, lead.organizationId, { leadId: lead.id }),
+      ),
+    ),
   );
   const failed = sent.findIndex((outcome) => outcome.status === "rejected");
   if (failed === -1) return undefined;
   const reason = (sent[failed] as PromiseRejectedResult).reason;
-  console.error(JSON.stringify({ level: "error", consumer: "leadIntakeOutbox", leadId: leads[failed]!.id, message: reason instanceof Error ? reason.message : String(reason) }));
+  console.error(
+    JSON.stringify({
+      level: "error",
+      consumer: "leadIntakeOutbox",
+      leadId: leads[failed]!.id,
+      message: reason instanceof Error ? reason.message : String(reason),
+    }),
+  );
   return failed;
 }

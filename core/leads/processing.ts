@@ -8,7 +8,15 @@ import { keys, type LeadClaim } from "#core/db/keys";
 import { LeadClaimEntity, LeadEntity } from "#core/db/entities/leads";
 import { where } from "#core/db/expression";
 import { type EventRecordInput, Events } from "#core/events/index";
-import { claimPart, Leads, LeadSchema, pendingShard, pendingShards, type Lead, type ProcessingStatus } from "#core/leads/index";
+import {
+  claimPart,
+  Leads,
+  LeadSchema,
+  pendingShard,
+  pendingShards,
+  type Lead,
+  type ProcessingStatus,
+} from "#core/leads/index";
 import { settleUnverified } from "#core/leads/reverify";
 import { publish } from "#core/queue/events";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
@@ -52,13 +60,23 @@ export const LeadProcessing = {
       return;
     }
     const leadiDToken = typeof Item.jornayaLeadId === "string" ? Item.jornayaLeadId : null;
-    if (leadiDToken) await Consent.keepLeadiDToken(organizationId, lead.id, leadiDToken, lead.sourceId ? `source:${lead.sourceId}` : "system");
+    if (leadiDToken)
+      await Consent.keepLeadiDToken(
+        organizationId,
+        lead.id,
+        leadiDToken,
+        lead.sourceId ? `source:${lead.sourceId}` : "system",
+      );
     const outcome = await decide(organizationId, lead, leadiDToken);
     const settled = await settle(organizationId, lead, outcome);
     // Not settled: another attempt did it, or the contact texted STOP or START after the lead was read (its consent
     // must not be overwritten by what this attempt decided): decide again from the lead as it is now.
     if (!settled && attempt === 0) return LeadProcessing.process(organizationId, leadId, 1);
-    if (settled && outcome.status === "Processed") await publishTrigger(organizationId, { ...lead, metadata: { ...lead.metadata, complianceStatus: outcome.compliance?.status ?? null } });
+    if (settled && outcome.status === "Processed")
+      await publishTrigger(organizationId, {
+        ...lead,
+        metadata: { ...lead.metadata, complianceStatus: outcome.compliance?.status ?? null },
+      });
   },
 
   /**
@@ -104,7 +122,11 @@ async function republish(item: Record<string, unknown>, now: number): Promise<bo
   const leadId = item.id as string;
   const attempts = Number(item.sweepAttempts ?? 0) + 1;
   if (attempts > SWEEP_ATTEMPTS) {
-    await markFailed(organizationId, leadId, new Error(`Still not processed after ${SWEEP_ATTEMPTS} republishes by the sweep.`));
+    await markFailed(
+      organizationId,
+      leadId,
+      new Error(`Still not processed after ${SWEEP_ATTEMPTS} republishes by the sweep.`),
+    );
     return false;
   }
   // Claimed on the entry read, so overlapping sweeps republish once.
@@ -113,7 +135,12 @@ async function republish(item: Record<string, unknown>, now: number): Promise<bo
       LeadEntity.update(
         { organizationId, id: leadId, processingStatus: "Pending" },
         { sweepAttempts: attempts, sweepDueAt: new Date(now).toISOString() },
-        { condition: where.all(where.equals("processingStatus", "Pending"), LeadEntity.indexedAt("pending", LeadEntity.indexPosition("pending", item))) },
+        {
+          condition: where.all(
+            where.equals("processingStatus", "Pending"),
+            LeadEntity.indexedAt("pending", LeadEntity.indexPosition("pending", item)),
+          ),
+        },
       ),
     ),
   );
@@ -146,13 +173,23 @@ async function decide(organizationId: string, lead: Lead, leadiDToken: string | 
       status: "Processed",
       reason: null,
       policy: source?.consentPolicy ?? "allow",
-      compliance: { status: "Blocked", blockedReason: `Suppressed${suppression.reason ? `:${suppression.reason}` : ""}` },
+      compliance: {
+        status: "Blocked",
+        blockedReason: `Suppressed${suppression.reason ? `:${suppression.reason}` : ""}`,
+      },
       consent: recorded?.optedOut
         ? recorded
-        : { status: "OptedOut", optedOut: true, optOutAt: suppression.createdAt ?? null, optInAt: null, phoneNumber: phone },
+        : {
+            status: "OptedOut",
+            optedOut: true,
+            optOutAt: suppression.createdAt ?? null,
+            optInAt: null,
+            phoneNumber: phone,
+          },
     };
   }
-  const consent = recorded ?? (await certificateConsent(organizationId, lead, phone, source?.name ?? null, leadiDToken));
+  const consent =
+    recorded ?? (await certificateConsent(organizationId, lead, phone, source?.name ?? null, leadiDToken));
   const policy = source?.consentPolicy ?? "allow";
   const flagged = policy === "require" && consent.status !== "OptedIn";
   return {
@@ -162,7 +199,10 @@ async function decide(organizationId: string, lead: Lead, leadiDToken: string | 
     // Flagged, not blocked: the lead is kept and an agent may still contact it one to one; automated texts and calls
     // are refused until it holds a verified consent (core/consent/basis.ts).
     compliance: flagged
-      ? { status: "ConsentRequired", blockedReason: `VerifiedConsentRequired:${consent.verification ?? "NoCertificate"}` }
+      ? {
+          status: "ConsentRequired",
+          blockedReason: `VerifiedConsentRequired:${consent.verification ?? "NoCertificate"}`,
+        }
       : { status: "Allowed", blockedReason: null },
     consent,
   };
@@ -174,7 +214,12 @@ async function decide(organizationId: string, lead: Lead, leadiDToken: string | 
  * lead holding it is returned and this lead is its duplicate. Conditional
  * writes, not read-then-write, so two simultaneous posts yield one original.
  */
-async function claimContact(organizationId: string, lead: Lead, claims: LeadClaim[], windowHours: number): Promise<string | undefined> {
+async function claimContact(
+  organizationId: string,
+  lead: Lead,
+  claims: LeadClaim[],
+  windowHours: number,
+): Promise<string | undefined> {
   const now = Date.now();
   const cutoff = new Date(now - windowHours * 3_600_000).toISOString();
   try {
@@ -214,7 +259,11 @@ const eventTypes = {
 export type LeadEventType = (typeof eventTypes)[keyof typeof eventTypes];
 
 function leadEvent(lead: Lead, outcome: Outcome, at: string): EventRecordInput {
-  const who = [lead.contact.firstName, lead.contact.lastName].filter(Boolean).join(" ") || lead.contact.phone?.number || lead.contact.email || lead.id;
+  const who =
+    [lead.contact.firstName, lead.contact.lastName].filter(Boolean).join(" ") ||
+    lead.contact.phone?.number ||
+    lead.contact.email ||
+    lead.id;
   const descriptions: Record<Outcome["status"], string> = {
     Processed: `Lead ${who} received${outcome.compliance?.status === "Blocked" ? " (contact suppressed: messaging blocked)" : ""}.`,
     Duplicate: `Lead ${who} is a duplicate of lead ${outcome.duplicateOfLeadId}.`,
@@ -255,7 +304,11 @@ export async function settle(organizationId: string, lead: Lead, outcome: Outcom
     processedAt: at,
     modifiedAt: at,
   };
-  if (outcome.compliance) Object.assign(changes, { "metadata.complianceStatus": outcome.compliance.status, "metadata.complianceBlockedReason": outcome.compliance.blockedReason });
+  if (outcome.compliance)
+    Object.assign(changes, {
+      "metadata.complianceStatus": outcome.compliance.status,
+      "metadata.complianceBlockedReason": outcome.compliance.blockedReason,
+    });
   if (outcome.policy) changes.consentPolicy = outcome.policy;
   if (outcome.consent?.basis) changes.consentBasis = outcome.consent.basis;
   if (outcome.consent) {
@@ -278,7 +331,9 @@ export async function settle(organizationId: string, lead: Lead, outcome: Outcom
   // Leaving Pending takes the lead out of the pending sweep's index (the entity removes that entry), unless its consent
   // is to be verified again: then the entry becomes the re-verification entry (core/leads/reverify.ts).
   if (outcome.reverifyAt) changes.consentReverifyAttempts = 0;
-  const entries = outcome.reverifyAt ? keys.reverifyLead(pendingShard(lead.id), outcome.reverifyAt, organizationId, lead.id) : undefined;
+  const entries = outcome.reverifyAt
+    ? keys.reverifyLead(pendingShard(lead.id), outcome.reverifyAt, organizationId, lead.id)
+    : undefined;
   const transaction = new Transaction().update(
     "lead",
     LeadEntity.update({ ...lead, organizationId }, changes, {
@@ -300,7 +355,8 @@ export async function settle(organizationId: string, lead: Lead, outcome: Outcom
 export async function publishTrigger(organizationId: string, lead: Lead): Promise<void> {
   await Leads.route(organizationId, lead.id); // routing first: an automation may speak for the assigned agent
   await publish(
-    LeadCreated, organizationId,
+    LeadCreated,
+    organizationId,
     { leadId: lead.id, sourceId: lead.sourceId, complianceStatus: lead.metadata.complianceStatus },
     { id: `lead.created:${lead.id}` },
   );
@@ -318,7 +374,13 @@ async function markFailed(organizationId: string, leadId: string, error: unknown
   const failedAt = nowIso();
   const failed = { processingStatus: "Failed", processingReason: reason, processedAt: failedAt, modifiedAt: failedAt };
   await table
-    .update(LeadEntity.update({ organizationId, id: leadId }, failed, { condition: where.all(where.stored(), where.equals("processingStatus", "Pending")) }))
+    .update(
+      LeadEntity.update({ organizationId, id: leadId }, failed, {
+        condition: where.all(where.stored(), where.equals("processingStatus", "Pending")),
+      }),
+    )
     .catch(() => undefined);
-  console.error(JSON.stringify({ level: "error", message: "lead processing failed for good", leadId, error: String(error) }));
+  console.error(
+    JSON.stringify({ level: "error", message: "lead processing failed for good", leadId, error: String(error) }),
+  );
 }

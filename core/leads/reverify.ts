@@ -30,7 +30,11 @@ export type LeadConsentEventType = "LeadConsentVerified";
  * kept as its certificate evidence, the reason `ConsentVerificationUnavailable`), so its automations run under its
  * source's policy like any unverified lead's, and it is verified again later (`reverifyDue`).
  */
-export async function settleUnverified(organizationId: string, leadId: string, error: ConsentVerificationUnavailable): Promise<void> {
+export async function settleUnverified(
+  organizationId: string,
+  leadId: string,
+  error: ConsentVerificationUnavailable,
+): Promise<void> {
   const lead = await Leads.find(organizationId, leadId);
   if (!lead || lead.processingStatus !== "Pending") return;
   await Consent.verificationUnavailable(organizationId, leadId, error.reason);
@@ -38,17 +42,31 @@ export async function settleUnverified(organizationId: string, leadId: string, e
   const policy = source?.consentPolicy ?? "allow";
   const phone = lead.contact.phone?.number ?? null;
   const recorded = recordedKeywordConsent(lead, phone);
-  const compliance = policy === "require" ? { status: "ConsentRequired" as const, blockedReason: "VerifiedConsentRequired:Unavailable" } : { status: "Allowed" as const, blockedReason: null };
+  const compliance =
+    policy === "require"
+      ? { status: "ConsentRequired" as const, blockedReason: "VerifiedConsentRequired:Unavailable" }
+      : { status: "Allowed" as const, blockedReason: null };
   const settled = await settle(organizationId, lead, {
     status: "Processed",
     reason: "ConsentVerificationUnavailable",
     policy,
     compliance,
-    consent: recorded ?? { status: "Unverified", optedOut: false, optOutAt: null, optInAt: null, phoneNumber: phone, verification: "Unavailable" },
+    consent: recorded ?? {
+      status: "Unverified",
+      optedOut: false,
+      optOutAt: null,
+      optInAt: null,
+      phoneNumber: phone,
+      verification: "Unavailable",
+    },
     // Tried again later with backoff (a contact's own STOP or START needs no certificate).
     ...(recorded ? {} : { reverifyAt: firstReverificationAt() }),
   });
-  if (settled) await publishTrigger(organizationId, { ...lead, metadata: { ...lead.metadata, complianceStatus: compliance.status } });
+  if (settled)
+    await publishTrigger(organizationId, {
+      ...lead,
+      metadata: { ...lead.metadata, complianceStatus: compliance.status },
+    });
 }
 
 export interface ReverifyResult {
@@ -86,14 +104,24 @@ export async function reverifyDue(now = Date.now(), organizationId?: string): Pr
   return result;
 }
 
-async function reverify(organizationId: string, leadId: string, seen: string, now: number): Promise<keyof ReverifyResult | undefined> {
+async function reverify(
+  organizationId: string,
+  leadId: string,
+  seen: string,
+  now: number,
+): Promise<keyof ReverifyResult | undefined> {
   const { Item } = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
   if (!Item || Item.gsi3sk !== seen) return undefined;
   const lead = v.parse(LeadSchema, Item);
   const attempts = Number(Item.consentReverifyAttempts ?? 0) + 1;
   const shard = pendingShard(leadId);
   // Claimed by moving the entry to the next backoff step: a run that crashes here leaves it due again then.
-  const next = keys.reverifyLead(shard, new Date(now + (REVERIFY_BACKOFF_MS[attempts] ?? REVERIFY_BACKOFF_MS.at(-1)!)).toISOString(), organizationId, leadId).gsi3sk;
+  const next = keys.reverifyLead(
+    shard,
+    new Date(now + (REVERIFY_BACKOFF_MS[attempts] ?? REVERIFY_BACKOFF_MS.at(-1)!)).toISOString(),
+    organizationId,
+    leadId,
+  ).gsi3sk;
   const claimed = await conditionally(
     table.update({
       Key: keys.lead(organizationId, leadId),
@@ -111,11 +139,21 @@ async function reverify(organizationId: string, leadId: string, seen: string, no
   const phone = lead.contact.phone?.number ?? null;
   let consent;
   try {
-    consent = await certificateConsent(organizationId, lead, phone, source?.name ?? null, typeof Item.jornayaLeadId === "string" ? Item.jornayaLeadId : null);
+    consent = await certificateConsent(
+      organizationId,
+      lead,
+      phone,
+      source?.name ?? null,
+      typeof Item.jornayaLeadId === "string" ? Item.jornayaLeadId : null,
+    );
   } catch (error) {
     if (!(error instanceof ConsentVerificationUnavailable)) throw error;
     if (attempts < REVERIFY_BACKOFF_MS.length) return "retried";
-    await Consent.verificationUnavailable(organizationId, leadId, `${error.message} (still, after ${attempts} more attempts over a day).`);
+    await Consent.verificationUnavailable(
+      organizationId,
+      leadId,
+      `${error.message} (still, after ${attempts} more attempts over a day).`,
+    );
     await finish(organizationId, leadId, next);
     return "gaveUp";
   }
@@ -130,33 +168,44 @@ async function reverify(organizationId: string, leadId: string, seen: string, no
       Key: keys.lead(organizationId, leadId),
       UpdateExpression:
         "SET #metadata.smsConsentStatus = :optedIn, #metadata.smsOptInAt = :optInAt, #metadata.smsConsentPhoneNumber = :phone, consentBasis = :basis, modifiedAt = :at" +
-        (lead.metadata.complianceStatus === "ConsentRequired" ? ", #metadata.complianceStatus = :allowed, #metadata.complianceBlockedReason = :none" : "") +
+        (lead.metadata.complianceStatus === "ConsentRequired"
+          ? ", #metadata.complianceStatus = :allowed, #metadata.complianceBlockedReason = :none"
+          : "") +
         " REMOVE gsi3pk, gsi3sk",
       // Only over the Unverified it read: a STOP texted meanwhile wins.
       ConditionExpression: "gsi3sk = :claimed AND #metadata.smsConsentStatus = :unverified",
       ExpressionAttributeNames: { "#metadata": "metadata" },
       ExpressionAttributeValues: {
-        ":optedIn": "OptedIn", ":optInAt": consent.optInAt, ":phone": consent.phoneNumber, ":basis": consent.basis, ":at": at,
-        ":claimed": next, ":unverified": "Unverified",
+        ":optedIn": "OptedIn",
+        ":optInAt": consent.optInAt,
+        ":phone": consent.phoneNumber,
+        ":basis": consent.basis,
+        ":at": at,
+        ":claimed": next,
+        ":unverified": "Unverified",
         ...(lead.metadata.complianceStatus === "ConsentRequired" ? { ":allowed": "Allowed", ":none": null } : {}),
       },
     },
   });
-  Events.item(organizationId, {
-    eventType: "LeadConsentVerified",
-    eventCategory: "Lead",
-    timelineCategory: "Lead",
-    timelineType: "Lead",
-    description: `Consent verified after the certificate API came back (attempt ${attempts}): the lead is opted in.`,
-    summary: "OptedIn",
-    leadId,
-    relatedEntityType: "Lead",
-    relatedEntityId: leadId,
-    status: "OptedIn",
-    createdAt: at,
-    createdBy: "system",
-    actorDisplayName: "Consent verification",
-  }, transaction);
+  Events.item(
+    organizationId,
+    {
+      eventType: "LeadConsentVerified",
+      eventCategory: "Lead",
+      timelineCategory: "Lead",
+      timelineType: "Lead",
+      description: `Consent verified after the certificate API came back (attempt ${attempts}): the lead is opted in.`,
+      summary: "OptedIn",
+      leadId,
+      relatedEntityType: "Lead",
+      relatedEntityId: leadId,
+      status: "OptedIn",
+      createdAt: at,
+      createdBy: "system",
+      actorDisplayName: "Consent verification",
+    },
+    transaction,
+  );
   try {
     await transact(transaction);
     return "verified";

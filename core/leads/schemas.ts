@@ -17,12 +17,17 @@ const sourceMetadataField = v.optional(
     v.unknown(),
     v.rawCheck(({ dataset, addIssue }) => {
       for (const error of f.checkSourceMetadata(dataset.value).errors) {
-        const segments = error.pointer.split("/").slice(1).map((segment) => segment.replaceAll("~1", "/").replaceAll("~0", "~"));
+        const segments = error.pointer
+          .split("/")
+          .slice(1)
+          .map((segment) => segment.replaceAll("~1", "/").replaceAll("~0", "~"));
         addIssue({ message: error.detail, path: toIssuePath(dataset.value, segments) });
       }
     }),
     v.transform((value) => f.checkSourceMetadata(value).metadata),
-    v.description("Key-value data about the lead from the seller; echoed in responses, so only safe scalar values (docs/decisions.md)."),
+    v.description(
+      "Key-value data about the lead from the seller; echoed in responses, so only safe scalar values (docs/decisions.md).",
+    ),
   ),
 );
 
@@ -36,7 +41,9 @@ export const LeadWriteSchema = v.strictObject({
       email: f.email,
       phone: v.optional(v.nullable(v.strictObject({ number: f.phone, type: f.phoneType }))),
       streetAddress: v.optional(
-        v.nullable(v.strictObject({ line1: shortText, line2: shortText, city: name, state: name, postalCode: f.postalCode })),
+        v.nullable(
+          v.strictObject({ line1: shortText, line2: shortText, city: name, state: name, postalCode: f.postalCode }),
+        ),
       ),
     }),
     {},
@@ -62,7 +69,14 @@ export const LeadWriteSchema = v.strictObject({
   metadata: v.optional(
     v.strictObject({
       certifiedFormUrl: f.url,
-      jornayaLeadId: v.optional(v.pipe(f.text(100), v.description("A Jornaya (Verisk) LeadiD token of the form session: kept as the lead's consent evidence, authenticated with Jornaya where the organization has a Jornaya account."))),
+      jornayaLeadId: v.optional(
+        v.pipe(
+          f.text(100),
+          v.description(
+            "A Jornaya (Verisk) LeadiD token of the form session: kept as the lead's consent evidence, authenticated with Jornaya where the organization has a Jornaya account.",
+          ),
+        ),
+      ),
       utmSource: shortText,
       utmMedium: shortText,
       utmCampaign: shortText,
@@ -122,11 +136,25 @@ const flatFields = {
   Referrer: longText,
   LandingPage: longText,
   CertifiedFormUrl: f.url,
-  JornayaLeadId: v.optional(v.pipe(f.text(100), v.description("A Jornaya LeadiD token: kept as consent evidence, authenticated with Jornaya where the organization has a Jornaya account."))),
+  JornayaLeadId: v.optional(
+    v.pipe(
+      f.text(100),
+      v.description(
+        "A Jornaya LeadiD token: kept as consent evidence, authenticated with Jornaya where the organization has a Jornaya account.",
+      ),
+    ),
+  ),
   ExternalId: shortText,
   DirectPostPrice: f.decimal,
   Price: f.decimal,
-  SourceMetadata: v.optional(v.pipe(v.unknown(), v.description("JSON object (or its JSON text), or bracketed keys SourceMetadata[key]=value; safe scalar values only."))),
+  SourceMetadata: v.optional(
+    v.pipe(
+      v.unknown(),
+      v.description(
+        "JSON object (or its JSON text), or bracketed keys SourceMetadata[key]=value; safe scalar values only.",
+      ),
+    ),
+  ),
 };
 
 const aliases = [
@@ -149,18 +177,27 @@ function flatSchema<TExtra extends v.ObjectEntries>(extra: TExtra) {
       const record = input as Record<string, unknown>;
       for (const key of Object.keys(record)) {
         if (known.has(key) || bracketKey.test(key)) continue;
-        addIssue({ message: `Unknown parameter ${JSON.stringify(key)}; parameter names are case-sensitive (e.g. FirstName, Phone).`, path: toIssuePath(record, [key]) });
+        addIssue({
+          message: `Unknown parameter ${JSON.stringify(key)}; parameter names are case-sensitive (e.g. FirstName, Phone).`,
+          path: toIssuePath(record, [key]),
+        });
       }
       const invalid = new Set((dataset.issues ?? []).map((issue) => issue.path?.[0]?.key));
       for (const [first, second] of aliases) {
         if (invalid.has(first) || invalid.has(second)) continue;
         if (record[first] !== undefined && record[second] !== undefined && record[first] !== record[second]) {
-          addIssue({ message: `${second} is an alias of ${first}; send one, or the same value in both.`, path: toIssuePath(record, [second]) });
+          addIssue({
+            message: `${second} is an alias of ${first}; send one, or the same value in both.`,
+            path: toIssuePath(record, [second]),
+          });
         }
       }
       const merged = { SourceMetadata: mergedSourceMetadata(record) };
       for (const error of f.checkSourceMetadata(merged.SourceMetadata).errors) {
-        addIssue({ message: error.detail, path: toIssuePath(merged, ["SourceMetadata", ...error.pointer.split("/").slice(1)]) });
+        addIssue({
+          message: error.detail,
+          path: toIssuePath(merged, ["SourceMetadata", ...error.pointer.split("/").slice(1)]),
+        });
       }
     }),
     v.transform((output) => flatToLead(output as FlatOutput & Record<string, unknown>)),
@@ -182,7 +219,10 @@ function mergedSourceMetadata(record: Record<string, unknown>): unknown {
   base ??= {};
   if (typeof base === "string") base = {};
   if (base === null || typeof base !== "object" || Array.isArray(base)) return base;
-  return { ...(base as object), ...Object.fromEntries(brackets.map(([key, value]) => [bracketKey.exec(key)![1], value])) };
+  return {
+    ...(base as object),
+    ...Object.fromEntries(brackets.map(([key, value]) => [bracketKey.exec(key)![1], value])),
+  };
 }
 
 /** Maps validated flat parameters to the lead's writable shape. */
@@ -255,13 +295,25 @@ export const assignmentMethods = ["rule", "manual", "claim", "automation"] as co
  * unassigned; `needsAttention` is raised when routing rules exist but nobody could take the lead.
  */
 const LeadAssignmentFields = {
-  assignedUserId: v.pipe(v.optional(nullableString, null), v.description("The user who works the lead; null: unassigned.")),
+  assignedUserId: v.pipe(
+    v.optional(nullableString, null),
+    v.description("The user who works the lead; null: unassigned."),
+  ),
   assignedAt: v.optional(v.nullable(timestamp), null),
   assignedBy: v.optional(
-    v.nullable(v.object({ method: v.picklist(assignmentMethods), ruleId: nullableString, userId: v.pipe(nullableString, v.description("Who assigned it (manual, claim).")) })),
+    v.nullable(
+      v.object({
+        method: v.picklist(assignmentMethods),
+        ruleId: nullableString,
+        userId: v.pipe(nullableString, v.description("Who assigned it (manual, claim).")),
+      }),
+    ),
     null,
   ),
-  needsAttention: v.pipe(v.optional(v.boolean(), false), v.description("Routing found nobody to take the lead (no rule matched, or nobody in the pool could).")),
+  needsAttention: v.pipe(
+    v.optional(v.boolean(), false),
+    v.description("Routing found nobody to take the lead (no rule matched, or nobody in the pool could)."),
+  ),
 };
 
 /** The lead as every read answers it (spec 2.4, plus its processing outcome and source). */
@@ -301,7 +353,9 @@ export const LeadSchema = v.object({
     assignedPhoneNumberId: nullableString,
     smsConsentStatus: v.pipe(
       nullableString,
-      v.description("`OptedIn` (a verified certificate, a consent record of the business, or the contact's START), `OptedOut`, `Unverified` (a certified-form URL that could not be verified), `Unknown` (no consent given), `NoPhone`; null until processed."),
+      v.description(
+        "`OptedIn` (a verified certificate, a consent record of the business, or the contact's START), `OptedOut`, `Unverified` (a certified-form URL that could not be verified), `Unknown` (no consent given), `NoPhone`; null until processed.",
+      ),
     ),
     smsOptedOut: v.boolean(),
     smsOptOutAt: v.nullable(timestamp),
@@ -315,7 +369,13 @@ export const LeadSchema = v.object({
     firstName: nullableString,
     lastName: nullableString,
     streetAddress: v.nullable(
-      v.object({ line1: nullableString, line2: nullableString, city: nullableString, state: nullableString, postalCode: nullableString }),
+      v.object({
+        line1: nullableString,
+        line2: nullableString,
+        city: nullableString,
+        state: nullableString,
+        postalCode: nullableString,
+      }),
     ),
     phone: v.nullable(v.object({ number: v.string(), type: nullableString, countryCode: nullableString })),
     email: nullableString,
@@ -338,11 +398,13 @@ export const LeadSchema = v.object({
 });
 export type Lead = v.InferOutput<typeof LeadSchema>;
 
-
 export const LeadIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 
 /** Body of `PUT /leads/{id}/assignee`. */
 export const AssignLeadSchema = v.strictObject({
-  userId: v.pipe(v.nullable(v.pipe(v.string(), v.minLength(1), v.maxLength(64))), v.description("The user who takes the lead; null unassigns it.")),
+  userId: v.pipe(
+    v.nullable(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
+    v.description("The user who takes the lead; null unassigns it."),
+  ),
 });
 export type AssignLead = v.InferOutput<typeof AssignLeadSchema>;

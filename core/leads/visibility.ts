@@ -24,10 +24,16 @@ export async function visibleQuery(actor: Actor, query: PagingQuery): Promise<Pa
     const spell = (value: unknown) => {
       if (value === "unassigned") return null;
       if (value !== "mine") return value;
-      if (!actor.userId) throw new ValidationError("`mine` names the calling user; an API key is no user.", [{ pointer: `/filters/${index}/value`, detail: "Use a user id." }]);
+      if (!actor.userId)
+        throw new ValidationError("`mine` names the calling user; an API key is no user.", [
+          { pointer: `/filters/${index}/value`, detail: "Use a user id." },
+        ]);
       return actor.userId;
     };
-    return { ...filter, value: (Array.isArray(filter.value) ? filter.value.map(spell) : spell(filter.value)) as typeof filter.value };
+    return {
+      ...filter,
+      value: (Array.isArray(filter.value) ? filter.value.map(spell) : spell(filter.value)) as typeof filter.value,
+    };
   });
   if (await onlyTheirs(actor)) filters.push({ field: "assignedUserId", value: actor.userId! });
   return { ...query, filters };

@@ -30,7 +30,12 @@ export async function sendMail(mail: Mail): Promise<void> {
   if (folder) {
     await deliverToLocalMailbox(folder, mail);
     // Local only, the developer's own mailbox: the whole e-mail is printed, so a link can be followed from the log.
-    logger.info("mail", { to: mail.to, subject: mail.subject, text: mail.text, delivered: "local mailbox (/dev/mailbox of the identity provider)" });
+    logger.info("mail", {
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      delivered: "local mailbox (/dev/mailbox of the identity provider)",
+    });
     return;
   }
   await sendWithSes(mail);
@@ -47,14 +52,19 @@ export async function deliverToLocalMailbox(folder: string, mail: Mail): Promise
 /** The local mailbox, oldest first. */
 export async function readLocalMailbox(folder: string): Promise<MailboxMessage[]> {
   const files = (await readdir(folder).catch(() => [] as string[])).filter((file) => file.endsWith(".json")).sort();
-  const messages = await Promise.all(files.map(async (file) => JSON.parse(await readFile(join(folder, file), "utf8")) as MailboxMessage));
+  const messages = await Promise.all(
+    files.map(async (file) => JSON.parse(await readFile(join(folder, file), "utf8")) as MailboxMessage),
+  );
   return messages;
 }
 
 /** SES v2 SendEmail, signed with the function's own credentials (its role grants `ses:SendEmail`). */
 async function sendWithSes(mail: Mail): Promise<void> {
   const sender = process.env[environmentNames.mailFrom];
-  if (!sender) throw new MailUnavailableError(`${environmentNames.mailFrom} is not set on this stage: it cannot send e-mail (docs/identity.md).`);
+  if (!sender)
+    throw new MailUnavailableError(
+      `${environmentNames.mailFrom} is not set on this stage: it cannot send e-mail (docs/identity.md).`,
+    );
   const region = process.env.AWS_REGION;
   const ses = new AwsClient({
     accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? "",
@@ -76,7 +86,9 @@ async function sendWithSes(mail: Mail): Promise<void> {
       }),
     })
     .catch((error: unknown) => {
-      throw new MailUnavailableError(`SES could not be reached (${error instanceof Error ? error.message : String(error)}).`);
+      throw new MailUnavailableError(
+        `SES could not be reached (${error instanceof Error ? error.message : String(error)}).`,
+      );
     });
   // Neither the address nor SES's words are logged or answered: only its status, so no log lists who gets mail.
   if (!response.ok) throw new MailUnavailableError(`SES refused to send the e-mail (${response.status}).`);

@@ -17,10 +17,18 @@ export type BillingDecision =
 export async function assertCanSend(organizationId: string): Promise<void> {
   const wallet = await Billing.wallet(organizationId);
   if (wallet.status === "Suspended") {
-    throw new WalletRefusedError("WalletSuspended", wallet.status, `The wallet is suspended (${wallet.suspendedReason ?? "contact support"}); no messages can be sent.`);
+    throw new WalletRefusedError(
+      "WalletSuspended",
+      wallet.status,
+      `The wallet is suspended (${wallet.suspendedReason ?? "contact support"}); no messages can be sent.`,
+    );
   }
   if (wallet.status === "Empty") {
-    throw new WalletRefusedError("InsufficientFunds", wallet.status, `The wallet has no available balance (${wallet.availableBalance} ${wallet.currency}); top it up to send.`);
+    throw new WalletRefusedError(
+      "InsufficientFunds",
+      wallet.status,
+      `The wallet has no available balance (${wallet.availableBalance} ${wallet.currency}); top it up to send.`,
+    );
   }
 }
 
@@ -32,9 +40,17 @@ export async function assertCanSend(organizationId: string): Promise<void> {
  */
 export async function reserveForMessage(organizationId: string, message: Message): Promise<BillingDecision> {
   const prices = await Billing.prices(organizationId);
-  const { amount } = messageCost(prices, { kind: message.channel === "Mms" ? "mms" : "sms", segments: message.segments });
+  const { amount } = messageCost(prices, {
+    kind: message.channel === "Mms" ? "mms" : "sms",
+    segments: message.segments,
+  });
   try {
-    const outcome = await Billing.reserve({ organizationId, reservationId: message.id, amount, relatedEntityType: "Message" });
+    const outcome = await Billing.reserve({
+      organizationId,
+      reservationId: message.id,
+      amount,
+      relatedEntityType: "Message",
+    });
     return { allowed: true, billingStatus: outcome.billingStatus, billableAmount: Number(outcome.billableAmount) };
   } catch (error) {
     if (!(error instanceof WalletRefusedError)) throw error;

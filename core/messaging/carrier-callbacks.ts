@@ -47,7 +47,11 @@ export const CarrierCallbacks = {
   },
 };
 
-async function applyStatus(provider: ProviderPort, event: MessageStatusEvent, messageId: string | undefined): Promise<void> {
+async function applyStatus(
+  provider: ProviderPort,
+  event: MessageStatusEvent,
+  messageId: string | undefined,
+): Promise<void> {
   const route = await PhoneNumbers.routeOf(event.from);
   if (!route) return;
   const organizationId = route.organizationId;
@@ -58,7 +62,11 @@ async function applyStatus(provider: ProviderPort, event: MessageStatusEvent, me
   await MessageLifecycle.applyReceipt(organizationId, message, event);
 }
 
-async function messageIdOfProvider(organizationId: string, provider: string, providerMessageId: string): Promise<string | undefined> {
+async function messageIdOfProvider(
+  organizationId: string,
+  provider: string,
+  providerMessageId: string,
+): Promise<string | undefined> {
   const { Item } = await table.get({ Key: keys.providerMessage(organizationId, provider, providerMessageId) });
   return Item?.messageId as string | undefined;
 }
@@ -88,16 +96,36 @@ async function receive(provider: ProviderPort, inbound: InboundMessage): Promise
     createdBy: "contact",
   });
   // Claimed by its provider id, stored with its MessageReceived event: a redelivered webhook finds the claim and stops.
-  const claim = { Put: { Item: providerMessageItem(organizationId, provider.name, inbound.providerMessageId, message.id), ConditionExpression: "attribute_not_exists(pk)" } };
+  const claim = {
+    Put: {
+      Item: providerMessageItem(organizationId, provider.name, inbound.providerMessageId, message.id),
+      ConditionExpression: "attribute_not_exists(pk)",
+    },
+  };
   if (!(await MessageLifecycle.create(organizationId, message, null, {}, claim))) return;
   // The carrier's own keyword handling (Twilio Advanced Opt-Out's OptOutType) decides first, and it already answered the contact.
   const keyword = inbound.carrierKeyword
     ? { kind: inbound.carrierKeyword.kind, keyword: inbound.carrierKeyword.word }
     : classifyInbound(inbound.body, (await MessagingSettingsStore.read(organizationId)).keywords);
   const ordinary = keyword.kind === "Message";
-  await Conversations.noteMessage(organizationId, conversation.id, { direction: "Inbound", body: message.body, at: now, unread: ordinary });
-  if (!conversation.phoneNumberId) await Conversations.setSender(organizationId, conversation.id, { id: route.phoneNumberId, phoneNumber: route.phoneNumber });
-  const contact = { organizationId, message, route, leadId: message.leadId ?? null, carrierReplied: inbound.carrierKeyword !== undefined };
+  await Conversations.noteMessage(organizationId, conversation.id, {
+    direction: "Inbound",
+    body: message.body,
+    at: now,
+    unread: ordinary,
+  });
+  if (!conversation.phoneNumberId)
+    await Conversations.setSender(organizationId, conversation.id, {
+      id: route.phoneNumberId,
+      phoneNumber: route.phoneNumber,
+    });
+  const contact = {
+    organizationId,
+    message,
+    route,
+    leadId: message.leadId ?? null,
+    carrierReplied: inbound.carrierKeyword !== undefined,
+  };
   if (keyword.kind === "OptOut") return optOut(contact, keyword.keyword!);
   if (keyword.kind === "OptIn") return optIn(contact, keyword.keyword!);
   if (keyword.kind === "Help") return help(contact);
@@ -113,32 +141,59 @@ async function receive(provider: ProviderPort, inbound: InboundMessage): Promise
 }
 
 /** `carrierReplied`: the carrier already sent the contact its confirmation or help text; we send no second one. */
-type InboundContact = { organizationId: string; message: Message; route: NumberRoute; leadId: string | null; carrierReplied: boolean };
+type InboundContact = {
+  organizationId: string;
+  message: Message;
+  route: NumberRoute;
+  leadId: string | null;
+  carrierReplied: boolean;
+};
 
 async function optOut(contact: InboundContact, keyword: string): Promise<void> {
   const { organizationId, message, leadId } = contact;
   const at = message.receivedAt ?? nowIso();
-  if (leadId) await Contacts.recordConsent(organizationId, leadId, { kind: "OptOut", at, phoneNumber: message.fromPhoneNumber! });
-  const { created } = await Suppressions.add(organizationId, { phoneNumber: message.fromPhoneNumber!, reason: "OptOutKeyword", ...(leadId ? { leadId } : {}) });
+  if (leadId)
+    await Contacts.recordConsent(organizationId, leadId, { kind: "OptOut", at, phoneNumber: message.fromPhoneNumber! });
+  const { created } = await Suppressions.add(organizationId, {
+    phoneNumber: message.fromPhoneNumber!,
+    reason: "OptOutKeyword",
+    ...(leadId ? { leadId } : {}),
+  });
   // Counted once per contact put on the list, against the number they wrote to (its opt-out rate: number health).
   if (created) await NumberHealth.recordOptOut(organizationId, contact.route.phoneNumberId);
   await consentEvent(contact, "ContactOptedOut", `Opted out by replying ${keyword}.`, "OptedOut");
   await publish(LeadOptedOut, organizationId, { leadId, phoneNumber: message.fromPhoneNumber!, keyword, at });
   // One confirmation: only when this STOP is what put the number on the list.
-  if (created) await reply(contact, "OptOutConfirmation", (await MessagingSettingsStore.read(organizationId)).optOutConfirmationText);
+  if (created)
+    await reply(
+      contact,
+      "OptOutConfirmation",
+      (await MessagingSettingsStore.read(organizationId)).optOutConfirmationText,
+    );
 }
 
 async function optIn(contact: InboundContact, keyword: string): Promise<void> {
   const { organizationId, message, leadId } = contact;
-  if (leadId) await Contacts.recordConsent(organizationId, leadId, { kind: "OptIn", at: message.receivedAt ?? nowIso(), phoneNumber: message.fromPhoneNumber! });
-  await Suppressions.delete(organizationId, message.fromPhoneNumber!, undefined, `removed from the suppression list: the contact replied ${keyword}`);
+  if (leadId)
+    await Contacts.recordConsent(organizationId, leadId, {
+      kind: "OptIn",
+      at: message.receivedAt ?? nowIso(),
+      phoneNumber: message.fromPhoneNumber!,
+    });
+  await Suppressions.delete(
+    organizationId,
+    message.fromPhoneNumber!,
+    undefined,
+    `removed from the suppression list: the contact replied ${keyword}`,
+  );
   await consentEvent(contact, "ContactOptedIn", `Opted in by replying ${keyword}.`, "OptedIn");
   await reply(contact, "OptInConfirmation", (await MessagingSettingsStore.read(organizationId)).optInConfirmationText);
 }
 
 async function help(contact: InboundContact): Promise<void> {
   const { organizationId, message, leadId } = contact;
-  if (leadId) await Contacts.recordConsent(organizationId, leadId, { kind: "Help", at: message.receivedAt ?? nowIso() });
+  if (leadId)
+    await Contacts.recordConsent(organizationId, leadId, { kind: "Help", at: message.receivedAt ?? nowIso() });
   await consentEvent(contact, "ContactHelpRequested", "Asked for help (HELP/INFO).", "HelpRequested");
   await reply(contact, "HelpReply", (await MessagingSettingsStore.read(organizationId)).helpText);
 }
@@ -151,14 +206,31 @@ async function flagRevocation(contact: InboundContact): Promise<void> {
   const { organizationId, message, leadId } = contact;
   if (leadId) {
     await Consent.addEvidence(organizationId, {
-      leadId, kind: "RevocationFlagged", at: message.receivedAt ?? nowIso(), outcome: null, reason: "Free-text request to stop; needs review.",
-      certificate: null, record: null, recordedBy: `contact:${message.fromPhoneNumber}`, text: message.body,
+      leadId,
+      kind: "RevocationFlagged",
+      at: message.receivedAt ?? nowIso(),
+      outcome: null,
+      reason: "Free-text request to stop; needs review.",
+      certificate: null,
+      record: null,
+      recordedBy: `contact:${message.fromPhoneNumber}`,
+      text: message.body,
     });
   }
-  await consentEvent(contact, "ContactRevocationFlagged", "Asked in free text to stop being contacted: review and opt out if so.", "RevocationFlaggedForReview");
+  await consentEvent(
+    contact,
+    "ContactRevocationFlagged",
+    "Asked in free text to stop being contacted: review and opt out if so.",
+    "RevocationFlaggedForReview",
+  );
 }
 
-async function consentEvent(contact: InboundContact, eventType: "ContactOptedOut" | "ContactOptedIn" | "ContactHelpRequested" | "ContactRevocationFlagged", description: string, complianceAction: string) {
+async function consentEvent(
+  contact: InboundContact,
+  eventType: "ContactOptedOut" | "ContactOptedIn" | "ContactHelpRequested" | "ContactRevocationFlagged",
+  description: string,
+  complianceAction: string,
+) {
   await MessagingEvents.record(contact.organizationId, {
     eventType,
     eventCategory: "Compliance",
@@ -191,7 +263,10 @@ async function reply(contact: InboundContact, purpose: MessagePurpose, body: str
     );
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    logger.warn("A compliance reply was refused (wallet, sender or number)", { organizationId, purpose, error: error.message });
+    logger.warn("A compliance reply was refused (wallet, sender or number)", {
+      organizationId,
+      purpose,
+      error: error.message,
+    });
   }
 }
-

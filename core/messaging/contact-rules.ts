@@ -12,10 +12,18 @@ const NOT_SENT = new Set(["Failed", "Blocked", "Canceled"]);
  * The organization's quiet hours and the recipient's state window (core/consent/contact-rules.ts) together: a send
  * goes when both allow it, else at the first instant both do. A deferral by the state's window names the rule.
  */
-export function checkContactWindow(input: { at: Date; timeZone: string; window: QuietHoursWindow; state: string | null | undefined }): QuietHoursDecision & { complianceAction?: string } {
+export function checkContactWindow(input: {
+  at: Date;
+  timeZone: string;
+  window: QuietHoursWindow;
+  state: string | null | undefined;
+}): QuietHoursDecision & { complianceAction?: string } {
   const rule = stateContactRule(input.state);
   const windows = rule ? [rule.window, input.window] : [input.window];
-  const refusalAt = (at: number) => windows.map((window) => checkQuietHours({ at: new Date(at), timeZone: input.timeZone, window })).find((decision) => !decision.allowed);
+  const refusalAt = (at: number) =>
+    windows
+      .map((window) => checkQuietHours({ at: new Date(at), timeZone: input.timeZone, window }))
+      .find((decision) => !decision.allowed);
   const first = refusalAt(input.at.getTime());
   if (!first || first.allowed) return checkQuietHours({ at: input.at, timeZone: input.timeZone, window: input.window });
   // Each window's next start may fall outside the other: move on until both hold (three passes settle any two daily windows).
@@ -25,7 +33,8 @@ export function checkContactWindow(input: { at: Date; timeZone: string; window: 
     if (!next || next.allowed) break;
     at = Date.parse(next.nextAllowedAt);
   }
-  const byState = rule !== undefined && !checkQuietHours({ at: input.at, timeZone: input.timeZone, window: rule.window }).allowed;
+  const byState =
+    rule !== undefined && !checkQuietHours({ at: input.at, timeZone: input.timeZone, window: rule.window }).allowed;
   if (!byState) return { ...first, nextAllowedAt: new Date(at).toISOString() };
   return {
     ...first,
@@ -40,7 +49,11 @@ export function checkContactWindow(input: { at: Date; timeZone: string; window: 
  * Oklahoma, Maryland: 3 in 24 hours). The text claims its place under the cap (core/consent/contact-attempts.ts), so
  * texts dispatched at the same instant cannot all pass; a text that ends without being sent gives its place back.
  */
-export async function frequencyCapRefusal(organizationId: string, message: Message, state: string | null | undefined): Promise<{ complianceAction: string; statusReason: string } | undefined> {
+export async function frequencyCapRefusal(
+  organizationId: string,
+  message: Message,
+  state: string | null | undefined,
+): Promise<{ complianceAction: string; statusReason: string } | undefined> {
   const cap = contactCap((await frequencyCaps(organizationId)).smsPerDay, stateContactRule(state));
   if (!cap) return undefined;
   const claim = await claimContactAttempt(organizationId, {
@@ -50,9 +63,14 @@ export async function frequencyCapRefusal(organizationId: string, message: Messa
     cap: cap.max,
     stillCounts: async (ids) => {
       const messages = await Promise.all(ids.map((id) => readMessage(organizationId, id)));
-      return new Map(ids.map((id, index) => [id, messages[index] ? !NOT_SENT.has(messages[index]!.status) : undefined]));
+      return new Map(
+        ids.map((id, index) => [id, messages[index] ? !NOT_SENT.has(messages[index]!.status) : undefined]),
+      );
     },
   });
   if (claim.claimed) return undefined;
-  return { complianceAction: "FrequencyCap", statusReason: `${claim.count} texts to this recipient in the last 24 hours: ${cap.source} allows ${cap.max}.` };
+  return {
+    complianceAction: "FrequencyCap",
+    statusReason: `${claim.count} texts to this recipient in the last 24 hours: ${cap.source} allows ${cap.max}.`,
+  };
 }

@@ -30,16 +30,27 @@ export const Contacts = {
    * lead is not in the organization or has no phone), else the number given and
    * the newest lead with it.
    */
-  async recipient(organizationId: string, input: { leadId?: string; to?: string }, purpose: "call" | "text"): Promise<{ to: string; leadId: string | undefined }> {
+  async recipient(
+    organizationId: string,
+    input: { leadId?: string; to?: string },
+    purpose: "call" | "text",
+  ): Promise<{ to: string; leadId: string | undefined }> {
     if (input.leadId) {
       const contact = await Contacts.ofLead(organizationId, input.leadId);
-      if (!contact) throw new ValidationError("The lead does not exist in this organization.", [{ pointer: "/leadId", detail: `Lead ${input.leadId} was not found.` }]);
-      if (!contact.phone) throw new ValidationError("The lead has no valid phone number.", [{ pointer: "/leadId", detail: `The lead has no phone number to ${purpose}.` }]);
+      if (!contact)
+        throw new ValidationError("The lead does not exist in this organization.", [
+          { pointer: "/leadId", detail: `Lead ${input.leadId} was not found.` },
+        ]);
+      if (!contact.phone)
+        throw new ValidationError("The lead has no valid phone number.", [
+          { pointer: "/leadId", detail: `The lead has no phone number to ${purpose}.` },
+        ]);
       return { to: contact.phone, leadId: contact.leadId };
     }
     const to = input.to!;
     return { to, leadId: await Contacts.leadIdByPhone(organizationId, to) };
   },
 
-  recordConsent: (organizationId: string, leadId: string, change: ConsentChange) => recordLeadConsent(organizationId, leadId, change),
+  recordConsent: (organizationId: string, leadId: string, change: ConsentChange) =>
+    recordLeadConsent(organizationId, leadId, change),
 };

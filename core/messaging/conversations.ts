@@ -2,7 +2,16 @@ import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { entities, keys } from "#core/db/keys";
 import { claimKey, conditionally, putIfNew, table } from "#core/db/items";
-import { indexOrder, keyOrder, listPage, prefixQuery, type IndexedPlan, type ListResource, type NormalizedQuery, listQuerySchema } from "#core/db/list";
+import {
+  indexOrder,
+  keyOrder,
+  listPage,
+  prefixQuery,
+  type IndexedPlan,
+  type ListResource,
+  type NormalizedQuery,
+  listQuerySchema,
+} from "#core/db/list";
 import { NotFoundError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { MessagingEvents } from "#core/messaging/timeline";
@@ -28,9 +37,10 @@ export const ConversationSchema = v.object({
 });
 export type Conversation = v.InferOutput<typeof ConversationSchema>;
 
-
 /** Body of `PUT /conversations/{id}/sender`. */
-export const ReassignSenderSchema = v.strictObject({ phoneNumberId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
+export const ReassignSenderSchema = v.strictObject({
+  phoneNumberId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+});
 
 const listResource: ListResource<Conversation> = {
   name: "conversations",
@@ -47,9 +57,15 @@ const listResource: ListResource<Conversation> = {
   idOf: (c) => c.id,
   fromItem: toConversation,
   candidates: (organizationId) => prefixQuery(keys.conversationPrefix(organizationId)),
-  orders: { createdAt: keyOrder(keys.conversationPrefix), lastMessageAt: indexOrder("sortedByField", keys.conversationsByLastMessagePartition) },
+  orders: {
+    createdAt: keyOrder(keys.conversationPrefix),
+    lastMessageAt: indexOrder("sortedByField", keys.conversationsByLastMessagePartition),
+  },
   /** The inbox (unread only, latest activity first or last) reads only unread conversations, from gsi7. */
-  indexed: (organizationId, query) => (query.filters.length === 1 && !query.ranges.length && !query.search ? unreadInOrder(organizationId, query) : undefined),
+  indexed: (organizationId, query) =>
+    query.filters.length === 1 && !query.ranges.length && !query.search
+      ? unreadInOrder(organizationId, query)
+      : undefined,
   ordered: unreadInOrder,
 };
 
@@ -74,9 +90,15 @@ function unreadInOrder(organizationId: string, query: NormalizedQuery): IndexedP
 /** Conversations: one per contact phone number within the organization. */
 export const Conversations = {
   /** The conversation of a contact number, created on first use (race-free through its phone pointer). */
-  async ensure(organizationId: string, contactPhoneNumber: string, leadId: string | undefined, known?: Conversation | null): Promise<Conversation> {
+  async ensure(
+    organizationId: string,
+    contactPhoneNumber: string,
+    leadId: string | undefined,
+    known?: Conversation | null,
+  ): Promise<Conversation> {
     // `known`: the caller already looked the number up (null: it has none yet); undefined: look it up here.
-    const existing = known !== undefined ? (known ?? undefined) : await Conversations.byPhone(organizationId, contactPhoneNumber);
+    const existing =
+      known !== undefined ? (known ?? undefined) : await Conversations.byPhone(organizationId, contactPhoneNumber);
     if (existing) {
       if (leadId && !existing.leadId) await setLead(organizationId, existing.id, leadId);
       return existing.leadId || !leadId ? existing : { ...existing, leadId };
@@ -107,7 +129,12 @@ export const Conversations = {
       if (winner) return winner;
       toStore = { ...conversation, id: claimedId };
     }
-    const item = { ...keys.conversation(organizationId, toStore.id), ...keys.conversationsByLastMessage(organizationId, null, toStore.id), entity: entities.conversation, ...toStore };
+    const item = {
+      ...keys.conversation(organizationId, toStore.id),
+      ...keys.conversationsByLastMessage(organizationId, null, toStore.id),
+      entity: entities.conversation,
+      ...toStore,
+    };
     if (await putIfNew(item)) return toStore;
     const stored = await Conversations.find(organizationId, toStore.id);
     if (!stored) throw new Error(`Conversation ${toStore.id} was refused as existing but cannot be read.`);
@@ -115,7 +142,10 @@ export const Conversations = {
   },
 
   async byPhone(organizationId: string, contactPhoneNumber: string): Promise<Conversation | undefined> {
-    const { Item } = await table.get({ Key: keys.conversationByPhone(organizationId, contactPhoneNumber), ConsistentRead: true });
+    const { Item } = await table.get({
+      Key: keys.conversationByPhone(organizationId, contactPhoneNumber),
+      ConsistentRead: true,
+    });
     return Item ? Conversations.find(organizationId, Item.conversationId as string) : undefined;
   },
 
@@ -137,11 +167,16 @@ export const Conversations = {
   /** `POST /conversations/{id}/read`: clears the unread flag and count. */
   async markRead(actor: Actor, conversationId: string): Promise<Conversation> {
     const now = nowIso();
-    const conversation = await update(actor.organizationId, conversationId, "SET unread = :false, unreadCount = :zero, modifiedAt = :now REMOVE gsi7pk", {
-      ":false": false,
-      ":zero": 0,
-      ":now": now,
-    });
+    const conversation = await update(
+      actor.organizationId,
+      conversationId,
+      "SET unread = :false, unreadCount = :zero, modifiedAt = :now REMOVE gsi7pk",
+      {
+        ":false": false,
+        ":zero": 0,
+        ":now": now,
+      },
+    );
     await UnreadConversations.onRead(actor.organizationId, conversationId, now);
     return conversation;
   },
@@ -169,7 +204,11 @@ export const Conversations = {
   },
 
   /** Makes a number the conversation's sticky sender. */
-  async setSender(organizationId: string, conversationId: string, number: { id: string; phoneNumber: string }): Promise<Conversation> {
+  async setSender(
+    organizationId: string,
+    conversationId: string,
+    number: { id: string; phoneNumber: string },
+  ): Promise<Conversation> {
     return update(organizationId, conversationId, "SET phoneNumberId = :id, phoneNumber = :number, modifiedAt = :now", {
       ":id": number.id,
       ":number": number.phoneNumber,
@@ -195,7 +234,13 @@ export const Conversations = {
         ":lastMessageOrder": keys.conversationsByLastMessage(organizationId, message.at, conversationId).gsi4sk,
         ":preview": message.body.slice(0, 160),
         ":direction": message.direction,
-        ...(inbound ? { ":true": true, ":one": 1, ":unreadIndex": keys.unreadConversations(organizationId, message.at, conversationId).gsi7pk } : {}),
+        ...(inbound
+          ? {
+              ":true": true,
+              ":one": 1,
+              ":unreadIndex": keys.unreadConversations(organizationId, message.at, conversationId).gsi7pk,
+            }
+          : {}),
       },
     });
     if (inbound) await UnreadConversations.onUnread(organizationId, conversationId, message.at);
@@ -213,7 +258,12 @@ async function setLead(organizationId: string, conversationId: string, leadId: s
   );
 }
 
-async function update(organizationId: string, conversationId: string, expression: string, values: Record<string, unknown>): Promise<Conversation> {
+async function update(
+  organizationId: string,
+  conversationId: string,
+  expression: string,
+  values: Record<string, unknown>,
+): Promise<Conversation> {
   const result = await conditionally(
     table.update({
       Key: keys.conversation(organizationId, conversationId),

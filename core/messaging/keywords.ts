@@ -10,7 +10,17 @@
 
 export type InboundKind = "OptOut" | "OptIn" | "Help" | "Message";
 
-export const OPT_OUT_KEYWORDS = ["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "REVOKE", "OPTOUT", "OPT OUT"] as const;
+export const OPT_OUT_KEYWORDS = [
+  "STOP",
+  "STOPALL",
+  "UNSUBSCRIBE",
+  "CANCEL",
+  "END",
+  "QUIT",
+  "REVOKE",
+  "OPTOUT",
+  "OPT OUT",
+] as const;
 export const OPT_IN_KEYWORDS = ["START", "UNSTOP", "YES"] as const;
 export const HELP_KEYWORDS = ["HELP", "INFO"] as const;
 

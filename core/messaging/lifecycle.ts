@@ -1,4 +1,10 @@
-import { Billing, messageCost, TransactionConditionFailed, type BillingOutcome, type TransactItem } from "#core/billing/index";
+import {
+  Billing,
+  messageCost,
+  TransactionConditionFailed,
+  type BillingOutcome,
+  type TransactItem,
+} from "#core/billing/index";
 import { table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { Transaction } from "#core/db/transact";
@@ -7,7 +13,15 @@ import type { Message } from "#core/messaging/model";
 import { NumberHealth } from "#core/messaging/number-health";
 import { MessageFailed } from "#core/messaging/queue";
 import "#core/messaging/queue";
-import { changeMessage, dueAttributes, messageUpdate, readMessage, toMessage, type Due, type MessageChange } from "#core/messaging/store";
+import {
+  changeMessage,
+  dueAttributes,
+  messageUpdate,
+  readMessage,
+  toMessage,
+  type Due,
+  type MessageChange,
+} from "#core/messaging/store";
 import { MessagingEvents, messageEventInput, type MessagingEventType } from "#core/messaging/timeline";
 import { publish } from "#core/queue/events";
 import { nowIso } from "#core/shared/ids";
@@ -56,7 +70,13 @@ export const MessageLifecycle = {
    * status, in one transaction; `alsoPut` (an inbound message's provider-id claim) must succeed in it too. False when
    * a condition failed (the message or the claim existed already).
    */
-  async create(organizationId: string, message: Message, due: NonNullable<Due> | null, event: StatusEvent = {}, alsoPut?: TransactItem): Promise<boolean> {
+  async create(
+    organizationId: string,
+    message: Message,
+    due: NonNullable<Due> | null,
+    event: StatusEvent = {},
+    alsoPut?: TransactItem,
+  ): Promise<boolean> {
     const transaction = new Transaction();
     if (alsoPut) transaction.add(alsoPut);
     transaction.add({
@@ -87,9 +107,15 @@ export const MessageLifecycle = {
    * Sending, Sent, a retry), its event written in the same transaction. The changed message, or undefined when it
    * had moved on. A change of fields alone (no new status) records no event: use `changeMessage` for it.
    */
-  async move(organizationId: string, message: Message, change: MessageChange & { set: { status?: MessageStatus } }, event: StatusEvent = {}): Promise<Message | undefined> {
+  async move(
+    organizationId: string,
+    message: Message,
+    change: MessageChange & { set: { status?: MessageStatus } },
+    event: StatusEvent = {},
+  ): Promise<Message | undefined> {
     const status = (change.set.status ?? message.status) as MessageStatus;
-    if (messageLifecycle.isFinal(status) || status === "Unknown") throw new Error(`A move cannot end a message (${status}): finish it.`);
+    if (messageLifecycle.isFinal(status) || status === "Unknown")
+      throw new Error(`A move cannot end a message (${status}): finish it.`);
     const next = applied(message, change);
     const transaction = new Transaction();
     transaction.add({ Update: messageUpdate(organizationId, message.id, change) });
@@ -109,7 +135,11 @@ export const MessageLifecycle = {
    * the hold is settled from the final status (idempotent). A message still in flight (claimed by a concurrent
    * consumer, requeued for a retry) keeps the hold: it is keyed by the message id, so its next dispatch reuses it.
    */
-  async claim(organizationId: string, message: Message, change: MessageChange & { set: { status: "Sending" } }): Promise<Message | undefined> {
+  async claim(
+    organizationId: string,
+    message: Message,
+    change: MessageChange & { set: { status: "Sending" } },
+  ): Promise<Message | undefined> {
     const claimed = await MessageLifecycle.move(organizationId, message, change);
     if (claimed) return claimed;
     const current = await readMessage(organizationId, message.id);
@@ -125,12 +155,19 @@ export const MessageLifecycle = {
    * `message` is the caller's read (its id, channel, segments and recipient never change). Undefined when the message
    * was no longer in one of `ending.from` (someone else moved it first).
    */
-  async finish(organizationId: string, message: Message, ending: Ending, event: StatusEvent = {}): Promise<{ message: Message; billed: BillingOutcome | undefined } | undefined> {
+  async finish(
+    organizationId: string,
+    message: Message,
+    ending: Ending,
+    event: StatusEvent = {},
+  ): Promise<{ message: Message; billed: BillingOutcome | undefined } | undefined> {
     if (!settles(ending.set.status)) throw new Error(`A message cannot end ${ending.set.status}: move it.`);
     for (let attempt = 0; attempt < 5; attempt++) {
       const { items, outcome } = await settlementPlan(organizationId, { ...message, status: ending.set.status });
       const billed = items.length > 0 ? outcome : undefined;
-      const set = billed ? { ...ending.set, billingStatus: billed.billingStatus, billableAmount: Number(billed.billableAmount) } : ending.set;
+      const set = billed
+        ? { ...ending.set, billingStatus: billed.billingStatus, billableAmount: Number(billed.billableAmount) }
+        : ending.set;
       const transaction = new Transaction();
       transaction.add({ Update: messageUpdate(organizationId, message.id, { ...ending, set }) }, ...items);
       MessagingEvents.item(organizationId, eventInput({ ...message, ...set } as Message, event), transaction);
@@ -160,7 +197,9 @@ export const MessageLifecycle = {
     claim?: { condition: string; values: Record<string, unknown> },
   ): Promise<Message | undefined> {
     const next = receipt.status;
-    const from = messageLifecycle.acceptedFrom(next).filter((status) => status === "Sending" || status === "Sent" || status === "Unknown");
+    const from = messageLifecycle
+      .acceptedFrom(next)
+      .filter((status) => status === "Sending" || status === "Sent" || status === "Unknown");
     if (from.length === 0) return undefined;
     const timestampField = messageLifecycle.timestampField(next);
     const change = {
@@ -170,10 +209,16 @@ export const MessageLifecycle = {
         status: next,
         providerStatus: receipt.providerStatus,
         ...(timestampField ? { [timestampField]: nowIso() } : {}),
-        ...(receipt.errorCode ? { errorCode: receipt.errorCode, statusReason: `Provider reported ${receipt.providerStatus} (${receipt.errorCode}).` } : {}),
+        ...(receipt.errorCode
+          ? {
+              errorCode: receipt.errorCode,
+              statusReason: `Provider reported ${receipt.providerStatus} (${receipt.errorCode}).`,
+            }
+          : {}),
       },
     };
-    if (messageLifecycle.isFinal(next)) return (await MessageLifecycle.finish(organizationId, message, { ...change, due: null }))?.message;
+    if (messageLifecycle.isFinal(next))
+      return (await MessageLifecycle.finish(organizationId, message, { ...change, due: null }))?.message;
     return MessageLifecycle.move(organizationId, message, change);
   },
 
@@ -219,8 +264,12 @@ async function afterEnding(organizationId: string, message: Message): Promise<vo
 }
 
 /** The writes that settle (charged statuses) or release (the others) the hold of a message in its final `status`. */
-async function settlementPlan(organizationId: string, message: Message): Promise<{ items: TransactItem[]; outcome: BillingOutcome }> {
-  if (message.direction !== "Outbound") return { items: [], outcome: { billingStatus: "NotBillable", billableAmount: "0.0000" } };
+async function settlementPlan(
+  organizationId: string,
+  message: Message,
+): Promise<{ items: TransactItem[]; outcome: BillingOutcome }> {
+  if (message.direction !== "Outbound")
+    return { items: [], outcome: { billingStatus: "NotBillable", billableAmount: "0.0000" } };
   if (!CHARGED.has(message.status)) return Billing.releaseItems(organizationId, message.id);
   const kind = message.channel === "Mms" ? "mms" : "sms";
   return Billing.settlement({
@@ -257,12 +306,26 @@ async function settle(organizationId: string, message: Message): Promise<Billing
 }
 
 /** The provider-id index of a message handed to the carrier (status callbacks without our id find it by this). */
-export function providerMessageItem(organizationId: string, provider: string, providerMessageId: string, messageId: string) {
-  return { ...keys.providerMessage(organizationId, provider, providerMessageId), entity: entities.providerMessage, messageId };
+export function providerMessageItem(
+  organizationId: string,
+  provider: string,
+  providerMessageId: string,
+  messageId: string,
+) {
+  return {
+    ...keys.providerMessage(organizationId, provider, providerMessageId),
+    entity: entities.providerMessage,
+    messageId,
+  };
 }
 
 /** Records the carrier's id of a message it took, and the index its callbacks find the message by. */
-export async function recordProviderId(organizationId: string, messageId: string, provider: string, providerMessageId: string): Promise<void> {
+export async function recordProviderId(
+  organizationId: string,
+  messageId: string,
+  provider: string,
+  providerMessageId: string,
+): Promise<void> {
   await changeMessage(organizationId, messageId, { from: MESSAGE_STATUSES, set: { providerMessageId } });
   await table.put({ Item: providerMessageItem(organizationId, provider, providerMessageId, messageId) });
 }

@@ -69,65 +69,79 @@ export const Messages = {
    * `messageId`: the new message's id, fixed by the request's Idempotency-Key (asked for after `beforeWriting`); when a
    * message with it is stored already (the first request died before answering), it is the answer and nothing is written.
    */
-  send: domainOperation({ input: SendMessageSchema, permission: "messages:send" }, async (actor: Actor, input: SendMessageRequest, options: SendOptions = {}): Promise<Message> => {
-    const organizationId = actor.organizationId;
-    if (input.overrideQuietHours && !actor.permissions.has("messages:overrideQuietHours")) {
-      throw new ForbiddenError("Overriding quiet hours needs the 'messages:overrideQuietHours' permission.");
-    }
-    if (input.scheduledFor !== undefined && Date.parse(input.scheduledFor) <= Date.now()) {
-      throw new ValidationError("scheduledFor must be in the future.", [{ pointer: "/scheduledFor", detail: "Must be a future date-time; omit it to send now." }]);
-    }
-    if (input.scheduledFor !== undefined && Date.parse(input.scheduledFor) > Date.now() + MAX_SCHEDULE_AHEAD_DAYS * 86_400_000) {
-      throw new ValidationError("scheduledFor is too far ahead.", [{ pointer: "/scheduledFor", detail: `Must be at most ${MAX_SCHEDULE_AHEAD_DAYS} days from now.` }]);
-    }
-    // Independent reads at once (recipient, sender, wallet, and the conversation of the number: at once for a number
-    // given as is, right after the lead read for a lead's phone); their refusals keep the order of the checks:
-    // recipient, sender, wallet. The conversation is null when the number has none yet, so `ensure` creates it
-    // without looking again (a lead's existing conversation was found by trying to create it: three round trips).
-    const recipient = Contacts.recipient(organizationId, input, "text");
-    const conversationOf = (phone: string) => Conversations.byPhone(organizationId, phone).then((found) => found ?? null);
-    const [{ to, leadId }, sender, , knownConversation] = await allInOrder([
-      recipient,
-      senderOf(organizationId, input.fromPhoneNumberId),
-      assertCanSend(organizationId),
-      input.to && !input.leadId ? conversationOf(input.to) : recipient.then(({ to: phone }) => conversationOf(phone)),
-    ]);
-    await refuseUnregisteredSender(organizationId, sender, input.media?.length ? "mms" : "sms");
-    const consentBasis = options.consentBasis !== undefined ? options.consentBasis : await consentBasisForContact(organizationId, leadId, initiatorOf(actor));
-    await options.beforeWriting?.();
-    const messageId = await options.messageId?.();
-    const stored = messageId ? await readMessage(organizationId, messageId) : undefined;
-    if (stored) return stored;
-    const conversation = await Conversations.ensure(organizationId, to, leadId, knownConversation);
-    const body = input.body ?? "";
-    const media = input.media ?? [];
-    const message = newMessage({
-      ...(messageId ? { id: messageId } : {}),
-      conversationId: conversation.id,
-      leadId: leadId ?? conversation.leadId ?? null,
-      direction: "Outbound",
-      status: "Pending",
-      body,
-      media,
-      fromPhoneNumberId: sender?.id ?? null,
-      fromPhoneNumber: sender?.phoneNumber ?? null,
-      toPhoneNumber: to,
-      selectionReason: sender ? "ManualOverride" : null,
-      wasManuallyOverridden: Boolean(sender),
-      quietHoursOverridden: input.overrideQuietHours,
-      scheduledFor: input.scheduledFor ? new Date(input.scheduledFor).toISOString() : null,
-      scheduledReason: input.scheduledFor ? "RequestedByCaller" : null,
-      campaignId: input.campaignId ?? null,
-      createdBy: actorId(actor),
-      actorUserId: actor.userId ?? null,
-      actorDisplayName: actor.displayName,
-      actorEmail: actor.email ?? null,
-      consentBasis,
-      ...options.origin,
-    });
-    await enqueue(organizationId, message, actor);
-    return message;
-  }),
+  send: domainOperation(
+    { input: SendMessageSchema, permission: "messages:send" },
+    async (actor: Actor, input: SendMessageRequest, options: SendOptions = {}): Promise<Message> => {
+      const organizationId = actor.organizationId;
+      if (input.overrideQuietHours && !actor.permissions.has("messages:overrideQuietHours")) {
+        throw new ForbiddenError("Overriding quiet hours needs the 'messages:overrideQuietHours' permission.");
+      }
+      if (input.scheduledFor !== undefined && Date.parse(input.scheduledFor) <= Date.now()) {
+        throw new ValidationError("scheduledFor must be in the future.", [
+          { pointer: "/scheduledFor", detail: "Must be a future date-time; omit it to send now." },
+        ]);
+      }
+      if (
+        input.scheduledFor !== undefined &&
+        Date.parse(input.scheduledFor) > Date.now() + MAX_SCHEDULE_AHEAD_DAYS * 86_400_000
+      ) {
+        throw new ValidationError("scheduledFor is too far ahead.", [
+          { pointer: "/scheduledFor", detail: `Must be at most ${MAX_SCHEDULE_AHEAD_DAYS} days from now.` },
+        ]);
+      }
+      // Independent reads at once (recipient, sender, wallet, and the conversation of the number: at once for a number
+      // given as is, right after the lead read for a lead's phone); their refusals keep the order of the checks:
+      // recipient, sender, wallet. The conversation is null when the number has none yet, so `ensure` creates it
+      // without looking again (a lead's existing conversation was found by trying to create it: three round trips).
+      const recipient = Contacts.recipient(organizationId, input, "text");
+      const conversationOf = (phone: string) =>
+        Conversations.byPhone(organizationId, phone).then((found) => found ?? null);
+      const [{ to, leadId }, sender, , knownConversation] = await allInOrder([
+        recipient,
+        senderOf(organizationId, input.fromPhoneNumberId),
+        assertCanSend(organizationId),
+        input.to && !input.leadId ? conversationOf(input.to) : recipient.then(({ to: phone }) => conversationOf(phone)),
+      ]);
+      await refuseUnregisteredSender(organizationId, sender, input.media?.length ? "mms" : "sms");
+      const consentBasis =
+        options.consentBasis !== undefined
+          ? options.consentBasis
+          : await consentBasisForContact(organizationId, leadId, initiatorOf(actor));
+      await options.beforeWriting?.();
+      const messageId = await options.messageId?.();
+      const stored = messageId ? await readMessage(organizationId, messageId) : undefined;
+      if (stored) return stored;
+      const conversation = await Conversations.ensure(organizationId, to, leadId, knownConversation);
+      const body = input.body ?? "";
+      const media = input.media ?? [];
+      const message = newMessage({
+        ...(messageId ? { id: messageId } : {}),
+        conversationId: conversation.id,
+        leadId: leadId ?? conversation.leadId ?? null,
+        direction: "Outbound",
+        status: "Pending",
+        body,
+        media,
+        fromPhoneNumberId: sender?.id ?? null,
+        fromPhoneNumber: sender?.phoneNumber ?? null,
+        toPhoneNumber: to,
+        selectionReason: sender ? "ManualOverride" : null,
+        wasManuallyOverridden: Boolean(sender),
+        quietHoursOverridden: input.overrideQuietHours,
+        scheduledFor: input.scheduledFor ? new Date(input.scheduledFor).toISOString() : null,
+        scheduledReason: input.scheduledFor ? "RequestedByCaller" : null,
+        campaignId: input.campaignId ?? null,
+        createdBy: actorId(actor),
+        actorUserId: actor.userId ?? null,
+        actorDisplayName: actor.displayName,
+        actorEmail: actor.email ?? null,
+        consentBasis,
+        ...options.origin,
+      });
+      await enqueue(organizationId, message, actor);
+      return message;
+    },
+  ),
 
   async fromId(actor: Actor, messageId: string): Promise<Message> {
     const message = await readMessage(actor.organizationId, messageId);
@@ -140,13 +154,25 @@ export const Messages = {
     const current = await Messages.fromId(actor, messageId);
     const from = messageLifecycle.acceptedFrom("Canceled");
     const now = nowIso();
-    const canceled = await MessageLifecycle.finish(actor.organizationId, current, {
-      from,
-      set: { status: "Canceled", canceledAt: now, cancelReason: reason ?? "CanceledByUser", statusReason: "Canceled by the caller." },
-      due: null,
-    }, { actor });
+    const canceled = await MessageLifecycle.finish(
+      actor.organizationId,
+      current,
+      {
+        from,
+        set: {
+          status: "Canceled",
+          canceledAt: now,
+          cancelReason: reason ?? "CanceledByUser",
+          statusReason: "Canceled by the caller.",
+        },
+        due: null,
+      },
+      { actor },
+    );
     if (!canceled) {
-      throw new ConflictError(`The message is ${current.status === "Canceled" ? "already canceled" : `${current.status}`} and can no longer be canceled.`);
+      throw new ConflictError(
+        `The message is ${current.status === "Canceled" ? "already canceled" : `${current.status}`} and can no longer be canceled.`,
+      );
     }
     return canceled.message;
   },
@@ -154,7 +180,8 @@ export const Messages = {
 
 /** A message with every optional field empty; segments and channel follow from body and media. */
 export function newMessage(
-  fields: Pick<Message, "conversationId" | "direction" | "status" | "body" | "media" | "toPhoneNumber" | "createdBy"> & Partial<Message>,
+  fields: Pick<Message, "conversationId" | "direction" | "status" | "body" | "media" | "toPhoneNumber" | "createdBy"> &
+    Partial<Message>,
 ): Message {
   const segments = countSegments(fields.body);
   return {
@@ -204,9 +231,14 @@ export function newMessage(
 /** Stores an outbound message Pending (with its MessageAccepted event) and hands it to the outbound queue (the API and system replies). */
 export async function enqueue(organizationId: string, message: Message, actor?: Actor): Promise<void> {
   const due = { at: new Date(Date.now() + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" as const };
-  if (!(await MessageLifecycle.create(organizationId, message, due, { actor }))) throw new ConflictError(`Message ${message.id} exists already.`);
+  if (!(await MessageLifecycle.create(organizationId, message, due, { actor })))
+    throw new ConflictError(`Message ${message.id} exists already.`);
   await Promise.all([
-    Conversations.noteMessage(organizationId, message.conversationId, { direction: "Outbound", body: message.body, at: message.createdAt }),
+    Conversations.noteMessage(organizationId, message.conversationId, {
+      direction: "Outbound",
+      body: message.body,
+      at: message.createdAt,
+    }),
     publish(MessageSend, organizationId, { messageId: message.id }),
   ]);
 }
@@ -223,7 +255,11 @@ async function senderOf(organizationId: string, phoneNumberId: string | undefine
 }
 
 /** Where 10DLC registration is required, a send no registered number can carry is refused (422) before it is stored. */
-async function refuseUnregisteredSender(organizationId: string, sender: PhoneNumber | undefined, capability: "sms" | "mms"): Promise<void> {
+async function refuseUnregisteredSender(
+  organizationId: string,
+  sender: PhoneNumber | undefined,
+  capability: "sms" | "mms",
+): Promise<void> {
   if (!(await registrationRequired(organizationId))) return;
   assertRegisteredSender(sender ? [] : await PhoneNumbers.all(organizationId), sender, capability);
 }

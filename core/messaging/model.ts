@@ -8,15 +8,25 @@ import { directions, senderSelectionReasons } from "#core/shared/enums";
 
 /** An MMS attachment (spec 2.5 media). */
 export const MediaSchema = v.strictObject({
-  url: v.pipe(v.string(), v.url("Must be an absolute URL."), v.regex(/^https?:\/\//i, "Must be an http(s) URL."), v.maxLength(2048)),
+  url: v.pipe(
+    v.string(),
+    v.url("Must be an absolute URL."),
+    v.regex(/^https?:\/\//i, "Must be an http(s) URL."),
+    v.maxLength(2048),
+  ),
   contentType: v.pipe(v.string(), v.regex(/^[\w.+-]+\/[\w.+-]+$/, "Must be a media type such as image/jpeg.")),
-  size: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(5 * 1024 * 1024, "MMS media is limited to 5 MB."))),
+  size: v.optional(
+    v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(5 * 1024 * 1024, "MMS media is limited to 5 MB.")),
+  ),
   sha256: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, "Must be a hex SHA-256 digest."))),
   fileName: v.optional(v.pipe(v.string(), v.maxLength(255))),
 });
 export type Media = v.InferOutput<typeof MediaSchema>;
 
-const iso = v.pipe(v.string(), v.isoTimestamp("Must be an ISO 8601 date-time with a time zone, e.g. 2030-01-01T15:00:00Z."));
+const iso = v.pipe(
+  v.string(),
+  v.isoTimestamp("Must be an ISO 8601 date-time with a time zone, e.g. 2030-01-01T15:00:00Z."),
+);
 
 /** Body of `POST /messages`: SMS (body) or MMS (media), to a lead or a number. */
 export const SendMessageSchema = v.pipe(
@@ -35,17 +45,26 @@ export const SendMessageSchema = v.pipe(
     if (!dataset.typed) return;
     const input = dataset.value;
     if ((input.leadId === undefined) === (input.to === undefined)) {
-      addIssue({ message: "Send to exactly one of leadId or to.", path: [{ type: "object", origin: "value", input, key: "to", value: input.to }] });
+      addIssue({
+        message: "Send to exactly one of leadId or to.",
+        path: [{ type: "object", origin: "value", input, key: "to", value: input.to }],
+      });
     }
     if (!input.body?.trim() && !input.media?.length) {
-      addIssue({ message: "A message needs a body, media, or both.", path: [{ type: "object", origin: "value", input, key: "body", value: input.body }] });
+      addIssue({
+        message: "A message needs a body, media, or both.",
+        path: [{ type: "object", origin: "value", input, key: "body", value: input.body }],
+      });
     }
   }),
 );
 export type SendMessageRequest = v.InferOutput<typeof SendMessageSchema>;
 
 /** Body of `POST /messages/{id}/cancel` (optional). */
-export const CancelMessageSchema = v.optional(v.strictObject({ reason: v.optional(v.pipe(v.string(), v.trim(), maxChars(500))) }), {});
+export const CancelMessageSchema = v.optional(
+  v.strictObject({ reason: v.optional(v.pipe(v.string(), v.trim(), maxChars(500))) }),
+  {},
+);
 
 const nullableString = v.nullish(v.string());
 

@@ -39,14 +39,26 @@ const PARALLEL_ORGANIZATIONS = 8;
  * day; the per-number-and-month marker makes every repeat a no-op.
  * `organizationId` restricts the run to one organization (tests that move the clock).
  */
-export async function chargePhoneNumberFees(options: { now?: Date; organizationId?: string } = {}): Promise<NumberFeeRunResult> {
+export async function chargePhoneNumberFees(
+  options: { now?: Date; organizationId?: string } = {},
+): Promise<NumberFeeRunResult> {
   const now = options.now ?? new Date();
   const month = billingMonth(now);
-  const organizationIds = options.organizationId ? [options.organizationId] : (await Organizations.list()).map((organization) => organization.id);
-  const result: NumberFeeRunResult = { month, organizations: organizationIds.length, numbers: 0, charged: 0, amount: "0.0000" };
+  const organizationIds = options.organizationId
+    ? [options.organizationId]
+    : (await Organizations.list()).map((organization) => organization.id);
+  const result: NumberFeeRunResult = {
+    month,
+    organizations: organizationIds.length,
+    numbers: 0,
+    charged: 0,
+    amount: "0.0000",
+  };
   let chargedUnits = 0;
   const chargeOrganization = async (organizationId: string) => {
-    const numbers = (await PhoneNumbers.all(organizationId)).filter((number) => Date.parse(number.createdAt) <= now.getTime());
+    const numbers = (await PhoneNumbers.all(organizationId)).filter(
+      (number) => Date.parse(number.createdAt) <= now.getTime(),
+    );
     result.numbers += numbers.length;
     for (const number of numbers) {
       const outcome = await PhoneNumberFees.charge(organizationId, number, month);

@@ -65,7 +65,9 @@ export const NumberHealthSchema = v.object({
   /** Final errors by Twilio code; another carrier's codes count under the code of the same meaning (Telnyx 40002, 40003 and 40015 as 30007, 40300 as 21610). */
   errors: v.pipe(
     v.object({ "30007": v.number(), "30034": v.number(), "30003": v.number(), "21610": v.number(), other: v.number() }),
-    v.description("Final errors by Twilio code in the window; Telnyx codes count under the code of the same meaning (40002, 40003 and 40015 as 30007; 40300 as 21610)."),
+    v.description(
+      "Final errors by Twilio code in the window; Telnyx codes count under the code of the same meaning (40002, 40003 and 40015 as 30007; 40300 as 21610).",
+    ),
   ),
   /** Contacts who opted out (STOP) in a conversation on this number. */
   optOuts: v.number(),
@@ -99,10 +101,16 @@ export const NumberHealth = {
   },
 
   /** Sums of several numbers' windows (a campaign's opt-out rate). */
-  async totals(organizationId: string, phoneNumberIds: readonly string[]): Promise<{ finalOutcomes: number; optOuts: number }> {
+  async totals(
+    organizationId: string,
+    phoneNumberIds: readonly string[],
+  ): Promise<{ finalOutcomes: number; optOuts: number }> {
     const now = Date.now();
     const all = await Promise.all(phoneNumberIds.map((id) => counts(organizationId, id, now - reportWindowMs, now)));
-    return { finalOutcomes: all.reduce((sum, c) => sum + c.finals, 0), optOuts: all.reduce((sum, c) => sum + c.optOuts, 0) };
+    return {
+      finalOutcomes: all.reduce((sum, c) => sum + c.finals, 0),
+      optOuts: all.reduce((sum, c) => sum + c.optOuts, 0),
+    };
   },
 
   /** `POST /phone-numbers/{id}/resume`: the owner puts a paused number back in the pool. */
@@ -175,13 +183,19 @@ async function add(organizationId: string, phoneNumberId: string, counters: stri
     Key: keys.numberHealth(organizationId, phoneNumberId, bucketOf(Date.now())),
     UpdateExpression: `SET entity = :entity, expiresAt = if_not_exists(expiresAt, :expires) ADD ${counters.map((_, index) => `#c${index} :one`).join(", ")}`,
     ExpressionAttributeNames: names,
-    ExpressionAttributeValues: { ":entity": entities.numberHealth, ":expires": Math.floor(Date.now() / 1000) + KEEP_SECONDS, ":one": 1 },
+    ExpressionAttributeValues: {
+      ":entity": entities.numberHealth,
+      ":expires": Math.floor(Date.now() / 1000) + KEEP_SECONDS,
+      ":one": 1,
+    },
   });
 }
 
 async function counts(organizationId: string, phoneNumberId: string, fromMs: number, toMs: number): Promise<Counts> {
   const prefix = keys.numberHealthPrefix(phoneNumberId);
-  const items = await organizationRange(organizationId, `${prefix}${bucketOf(fromMs)}`, `${prefix}${bucketOf(toMs)}`, { ConsistentRead: true });
+  const items = await organizationRange(organizationId, `${prefix}${bucketOf(fromMs)}`, `${prefix}${bucketOf(toMs)}`, {
+    ConsistentRead: true,
+  });
   const sum = (name: string) => items.reduce((total, item) => total + Number(item[name] ?? 0), 0);
   return {
     finals: sum("finals"),

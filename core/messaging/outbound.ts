@@ -9,7 +9,12 @@ import type { Message } from "#core/messaging/model";
 import { PhoneNumbers, type SenderNumber } from "#core/messaging/phone-numbers";
 import { checkContactWindow, frequencyCapRefusal } from "#core/messaging/contact-rules";
 import { isThrottle, leastBusy, Pacing, type Slot } from "#core/messaging/pacing";
-import { eligibleSenders, registrationRequired, senderRefusal, type SenderRefusal } from "#core/messaging/sender-registration";
+import {
+  eligibleSenders,
+  registrationRequired,
+  senderRefusal,
+  type SenderRefusal,
+} from "#core/messaging/sender-registration";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { messageLifecycle, planRetry, type MessageStatus } from "#core/shared/status";
 import { changeMessage, readMessage } from "#core/messaging/store";
@@ -57,7 +62,13 @@ export const Outbound = {
   async abandon(organizationId: string, messageId: string, error: unknown): Promise<void> {
     const message = await readMessage(organizationId, messageId);
     if (!message || message.direction !== "Outbound") return;
-    await fail(organizationId, message, WAITING, PROCESSING_ERROR, `${PROCESSING_ERROR}: processing kept failing (${error instanceof Error ? error.message : String(error)}).`);
+    await fail(
+      organizationId,
+      message,
+      WAITING,
+      PROCESSING_ERROR,
+      `${PROCESSING_ERROR}: processing kept failing (${error instanceof Error ? error.message : String(error)}).`,
+    );
   },
 
   /** Sends a message the caller read as Queued (the consumer's step after `process`; tests replay a stale read with it). */
@@ -89,14 +100,18 @@ async function plan(organizationId: string, message: Message): Promise<void> {
     const change = {
       from: ["Pending", "Scheduled"] as MessageStatus[],
       set: { status: "Scheduled" as const, scheduledFor, scheduledReason, complianceAction },
-      due: near ? { at: new Date(at + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" as const } : { at: scheduledFor, kind: "Release" as const },
+      due: near
+        ? { at: new Date(at + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" as const }
+        : { at: scheduledFor, kind: "Release" as const },
     };
     // Its event only when it enters Scheduled or its time moves; a replanned message keeps the one it has.
-    const scheduled = message.status !== "Scheduled" || message.scheduledFor !== scheduledFor
-      ? await MessageLifecycle.move(organizationId, message, change)
-      : await changeMessage(organizationId, message.id, change);
+    const scheduled =
+      message.status !== "Scheduled" || message.scheduledFor !== scheduledFor
+        ? await MessageLifecycle.move(organizationId, message, change)
+        : await changeMessage(organizationId, message.id, change);
     if (!scheduled) return;
-    if (near) await publish(MessageSend, organizationId, { messageId: message.id }, { delaySeconds: (at - now) / 1000 });
+    if (near)
+      await publish(MessageSend, organizationId, { messageId: message.id }, { delaySeconds: (at - now) / 1000 });
     return;
   }
   const queued = await MessageLifecycle.move(organizationId, message, {
@@ -127,9 +142,14 @@ async function quietHours(organizationId: string, message: Message, at: number) 
 async function dispatch(organizationId: string, message: Message, slot?: Slot): Promise<void> {
   const now = Date.now();
   if (message.nextRetryAt && Date.parse(message.nextRetryAt) > now + SLACK_MS) {
-    await publish(MessageSend, organizationId, { messageId: message.id }, {
-      delaySeconds: (Date.parse(message.nextRetryAt) - now) / 1000,
-    });
+    await publish(
+      MessageSend,
+      organizationId,
+      { messageId: message.id },
+      {
+        delaySeconds: (Date.parse(message.nextRetryAt) - now) / 1000,
+      },
+    );
     return;
   }
   if (!message.purpose) {
@@ -137,12 +157,24 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
     if (refusal) return block(organizationId, message, refusal);
   }
   const selection = await selectSender(organizationId, message);
-  if (!selection) return fail(organizationId, message, ["Queued"], "NoSenderNumber", "The organization has no phone number that can send this message.");
+  if (!selection)
+    return fail(
+      organizationId,
+      message,
+      ["Queued"],
+      "NoSenderNumber",
+      "The organization has no phone number that can send this message.",
+    );
   // Never handed to the carrier to be blocked (30034) or filtered: it fails here, saying what to do.
-  if ("refused" in selection) return fail(organizationId, message, ["Queued"], selection.refused.code, selection.refused.reason);
+  if ("refused" in selection)
+    return fail(organizationId, message, ["Queued"], selection.refused.code, selection.refused.reason);
   const billing = await reserveForMessage(organizationId, message);
   if (!billing.allowed) {
-    return block(organizationId, message, { complianceAction: "BillingBlocked", statusReason: billing.reason, billingStatus: billing.billingStatus });
+    return block(organizationId, message, {
+      complianceAction: "BillingBlocked",
+      statusReason: billing.reason,
+      billingStatus: billing.billingStatus,
+    });
   }
   if (slot?.numberId === selection.number.id) selection.reason = slot.reason as SenderSelectionReason;
   if (!(await Pacing.awaitSlot(organizationId, message, selection.number, selection.reason, slot))) return;
@@ -192,7 +224,12 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
  * opted-out refusal never fails over (docs/decisions.md). Undefined when the
  * message moved on before the failover could take it.
  */
-async function handOver(organizationId: string, message: Message, primary: ProviderPort, failover: ProviderPort | undefined): Promise<{ result: SendMessageResult; by: ProviderPort } | undefined> {
+async function handOver(
+  organizationId: string,
+  message: Message,
+  primary: ProviderPort,
+  failover: ProviderPort | undefined,
+): Promise<{ result: SendMessageResult; by: ProviderPort } | undefined> {
   const send = (provider: ProviderPort) =>
     provider.sendMessage({
       from: message.fromPhoneNumber!,
@@ -205,14 +242,20 @@ async function handOver(organizationId: string, message: Message, primary: Provi
   try {
     return { result: await send(primary), by: primary };
   } catch (error) {
-    const failsOver = failover && error instanceof ProviderError && error.kind === "transient" && !error.details.ambiguous;
+    const failsOver =
+      failover && error instanceof ProviderError && error.kind === "transient" && !error.details.ambiguous;
     if (!failsOver) throw error;
     const moved = await changeMessage(organizationId, message.id, {
       from: ["Sending"],
       // This attempt's claim, still at the primary: one failover per attempt, never a second hand-over.
       condition: "#provider = :primaryProvider AND retryCount = :retryCount",
       values: { ":primaryProvider": primary.name, ":retryCount": message.retryCount },
-      set: { provider: failover.name, failedOverFrom: primary.name, errorCode: error.code, statusReason: `${primary.name} refused it for now (${error.message}); failed over to ${failover.name}.` },
+      set: {
+        provider: failover.name,
+        failedOverFrom: primary.name,
+        errorCode: error.code,
+        statusReason: `${primary.name} refused it for now (${error.message}); failed over to ${failover.name}.`,
+      },
     });
     if (!moved) return undefined;
     return { result: await send(failover), by: failover };
@@ -245,7 +288,10 @@ async function afterClaim(organizationId: string, message: Message, selection: S
 async function providerRefused(organizationId: string, message: Message, error: ProviderError): Promise<void> {
   if (error.kind === "transient" && error.details.ambiguous) {
     // The request may have reached the provider: never resend; the receipt timeout settles it (Unknown).
-    await changeMessage(organizationId, message.id, { from: ["Sending"], set: { statusReason: `Provider outcome unknown: ${error.message}`, errorCode: error.code } });
+    await changeMessage(organizationId, message.id, {
+      from: ["Sending"],
+      set: { statusReason: `Provider outcome unknown: ${error.message}`, errorCode: error.code },
+    });
     return;
   }
   if (error.kind === "transient") {
@@ -257,21 +303,54 @@ async function providerRefused(organizationId: string, message: Message, error: 
       ...(error.details.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.details.retryAfterSeconds } : {}),
     });
     if (!retry.retry) {
-      return fail(organizationId, message, ["Sending"], error.code, `Gave up after ${message.retryCount} retries: ${error.message}`);
+      return fail(
+        organizationId,
+        message,
+        ["Sending"],
+        error.code,
+        `Gave up after ${message.retryCount} retries: ${error.message}`,
+      );
     }
-    const requeued = await MessageLifecycle.move(organizationId, message, {
-      from: ["Sending"],
-      set: { status: "Queued", retryCount: retry.retryCount, nextRetryAt: retry.nextRetryAt, errorCode: error.code, statusReason: `Transient provider error: ${error.message}` },
-      due: { at: new Date(Date.parse(retry.nextRetryAt) + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
-    }, { type: "MessageRetryScheduled" });
+    const requeued = await MessageLifecycle.move(
+      organizationId,
+      message,
+      {
+        from: ["Sending"],
+        set: {
+          status: "Queued",
+          retryCount: retry.retryCount,
+          nextRetryAt: retry.nextRetryAt,
+          errorCode: error.code,
+          statusReason: `Transient provider error: ${error.message}`,
+        },
+        due: { at: new Date(Date.parse(retry.nextRetryAt) + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
+      },
+      { type: "MessageRetryScheduled" },
+    );
     if (!requeued) return;
     await publish(MessageSend, organizationId, { messageId: message.id }, { delaySeconds: retry.delayMs / 1000 });
     return;
   }
   if (error.kind === "optedOut") {
-    await Suppressions.add(organizationId, { phoneNumber: message.toPhoneNumber, reason: "ProviderOptOut", ...(message.leadId ? { leadId: message.leadId } : {}) });
-    await publish(LeadOptedOut, organizationId, { leadId: message.leadId ?? null, phoneNumber: message.toPhoneNumber, keyword: null, at: nowIso() });
-    return fail(organizationId, message, ["Sending"], error.code, `The recipient has opted out at the carrier: ${error.message}`, "ProviderOptOut");
+    await Suppressions.add(organizationId, {
+      phoneNumber: message.toPhoneNumber,
+      reason: "ProviderOptOut",
+      ...(message.leadId ? { leadId: message.leadId } : {}),
+    });
+    await publish(LeadOptedOut, organizationId, {
+      leadId: message.leadId ?? null,
+      phoneNumber: message.toPhoneNumber,
+      keyword: null,
+      at: nowIso(),
+    });
+    return fail(
+      organizationId,
+      message,
+      ["Sending"],
+      error.code,
+      `The recipient has opted out at the carrier: ${error.message}`,
+      "ProviderOptOut",
+    );
   }
   return fail(organizationId, message, ["Sending"], error.code, `The provider refused the message: ${error.message}`);
 }
@@ -284,12 +363,20 @@ async function complianceRefusal(organizationId: string, message: Message): Prom
     Suppressions.find(organizationId, message.toPhoneNumber),
   ]);
   if (contact?.smsOptedOut) return { complianceAction: "OptedOut", statusReason: "The lead has opted out of SMS." };
-  if (suppression) return { complianceAction: "Suppressed", statusReason: `The number is on the suppression list (${suppression.reason}).` };
+  if (suppression)
+    return {
+      complianceAction: "Suppressed",
+      statusReason: `The number is on the suppression list (${suppression.reason}).`,
+    };
   return frequencyCapRefusal(organizationId, message, contact?.state);
 }
 
 async function block(organizationId: string, message: Message, refusal: Refusal): Promise<void> {
-  await MessageLifecycle.finish(organizationId, message, { from: ["Queued"], set: { status: "Blocked", blockedAt: nowIso(), ...refusal }, due: null });
+  await MessageLifecycle.finish(organizationId, message, {
+    from: ["Queued"],
+    set: { status: "Blocked", blockedAt: nowIso(), ...refusal },
+    due: null,
+  });
 }
 
 /** Ends a message Failed (from the given statuses): its hold released and its event in the same write. */
@@ -303,12 +390,22 @@ async function fail(
 ): Promise<void> {
   await MessageLifecycle.finish(organizationId, message, {
     from,
-    set: { status: "Failed", failedAt: nowIso(), errorCode, statusReason, ...(complianceAction ? { complianceAction } : {}) },
+    set: {
+      status: "Failed",
+      failedAt: nowIso(),
+      errorCode,
+      statusReason,
+      ...(complianceAction ? { complianceAction } : {}),
+    },
     due: null,
   });
 }
 
-type SenderSelection = { number: SenderNumber; reason: SenderSelectionReason; movedFrom?: { id: string; phoneNumber: string | null } };
+type SenderSelection = {
+  number: SenderNumber;
+  reason: SenderSelectionReason;
+  movedFrom?: { id: string; phoneNumber: string | null };
+};
 
 /**
  * Sender rule: the caller's override; else the conversation's sticky number;
@@ -317,7 +414,10 @@ type SenderSelection = { number: SenderNumber; reason: SenderSelectionReason; mo
  * ties to the least recently used. Only numbers with the
  * needed capability (sms, or mms for media) are candidates.
  */
-async function selectSender(organizationId: string, message: Message): Promise<SenderSelection | { refused: SenderRefusal } | undefined> {
+async function selectSender(
+  organizationId: string,
+  message: Message,
+): Promise<SenderSelection | { refused: SenderRefusal } | undefined> {
   const capability = message.channel === "Mms" ? "mms" : "sms";
   const [numbers, conversation, gated] = await Promise.all([
     PhoneNumbers.senders(organizationId),
@@ -347,8 +447,14 @@ async function selectSender(organizationId: string, message: Message): Promise<S
   const areaCode = parsePhone(message.toPhoneNumber)?.areaCode;
   const isLocal = (number: SenderNumber) => areaCode !== undefined && number.areaCode === areaCode;
   const now = Date.now();
-  const byRecency = [...candidates].sort((a, b) => (a.lastUsedAt ?? "").localeCompare(b.lastUsedAt ?? "") || a.createdAt.localeCompare(b.createdAt));
+  const byRecency = [...candidates].sort(
+    (a, b) => (a.lastUsedAt ?? "").localeCompare(b.lastUsedAt ?? "") || a.createdAt.localeCompare(b.createdAt),
+  );
   const free = byRecency.filter((number) => number.paceNextAt <= now);
   const chosen = free.find(isLocal) ?? free[0] ?? leastBusy(byRecency, now)!;
-  return { number: chosen, reason: isLocal(chosen) ? "AreaCodeMatch" : "LeastRecentlyUsed", ...(movedFrom ? { movedFrom } : {}) };
+  return {
+    number: chosen,
+    reason: isLocal(chosen) ? "AreaCodeMatch" : "LeastRecentlyUsed",
+    ...(movedFrom ? { movedFrom } : {}),
+  };
 }

@@ -92,7 +92,9 @@ export const Pacing = {
     const interval = sendInterval(number);
     let busy = number.paceNextAt > now;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const at = busy ? await reserveAfterLast(organizationId, number.id, interval, now) : await reserveNow(organizationId, number.id, interval, now);
+      const at = busy
+        ? await reserveAfterLast(organizationId, number.id, interval, now)
+        : await reserveNow(organizationId, number.id, interval, now);
       if (at !== undefined) return at;
       busy = !busy;
     }
@@ -108,10 +110,19 @@ export const Pacing = {
    * republish a message that is only waiting), and a conversation without a
    * sender yet gets this number now, so its next message queues behind this one.
    */
-  async awaitSlot(organizationId: string, message: Message, number: PacedNumber, reason: SenderSelectionReason, held: Slot | undefined): Promise<boolean> {
+  async awaitSlot(
+    organizationId: string,
+    message: Message,
+    number: PacedNumber,
+    reason: SenderSelectionReason,
+    held: Slot | undefined,
+  ): Promise<boolean> {
     const slot = held?.numberId === number.id ? held.at : await Pacing.reserve(organizationId, number);
     // Only a send about to go takes a hand-over time: one further ahead would hold it while it waits in the queue.
-    const handOver = slot - Date.now() <= WAIT_IN_PLACE_MS ? await reserveHandOver(organizationId, number, slot) : { at: slot, reserved: false };
+    const handOver =
+      slot - Date.now() <= WAIT_IN_PLACE_MS
+        ? await reserveHandOver(organizationId, number, slot)
+        : { at: slot, reserved: false };
     const at = handOver.at;
     const wait = at - Date.now();
     if (handOver.reserved) {
@@ -127,16 +138,30 @@ export const Pacing = {
       due: { at: dueAt, kind: "Dispatch" },
     });
     if (!waiting) return false;
-    if (reason !== "StickyConversation" && reason !== "ManualOverride") await Conversations.setSender(organizationId, message.conversationId, number);
+    if (reason !== "StickyConversation" && reason !== "ManualOverride")
+      await Conversations.setSender(organizationId, message.conversationId, number);
     // Whole seconds, rounded down (at least one): it arrives up to a second early and waits the rest with the timer above.
-    await publish(MessageSend, organizationId, { messageId: message.id, slot: { numberId: number.id, at, reason } }, { delaySeconds: Math.max(1, Math.floor(wait / 1000)) });
+    await publish(
+      MessageSend,
+      organizationId,
+      { messageId: message.id, slot: { numberId: number.id, at, reason } },
+      { delaySeconds: Math.max(1, Math.floor(wait / 1000)) },
+    );
     return false;
   },
 
   /** The carrier throttled this number: it sends nothing before `retryAfter` (or the default backoff); other numbers go on. */
   async throttled(organizationId: string, numberId: string, error: ProviderError, now = Date.now()): Promise<void> {
-    const notBefore = now + (error.details.retryAfterSeconds !== undefined ? error.details.retryAfterSeconds * 1000 : THROTTLE_BACKOFF_MS);
-    await updatePace(organizationId, numberId, "SET paceNextAt = :notBefore", "attribute_not_exists(paceNextAt) OR paceNextAt < :notBefore", { ":notBefore": notBefore });
+    const notBefore =
+      now +
+      (error.details.retryAfterSeconds !== undefined ? error.details.retryAfterSeconds * 1000 : THROTTLE_BACKOFF_MS);
+    await updatePace(
+      organizationId,
+      numberId,
+      "SET paceNextAt = :notBefore",
+      "attribute_not_exists(paceNextAt) OR paceNextAt < :notBefore",
+      { ":notBefore": notBefore },
+    );
   },
 };
 
@@ -144,7 +169,11 @@ export const Pacing = {
 const THROTTLE_CODES = new Set(["20429", "14107", "30022", "21611"]);
 
 export function isThrottle(error: ProviderError): boolean {
-  return error.kind === "transient" && !error.details.ambiguous && (error.details.httpStatus === 429 || THROTTLE_CODES.has(error.code));
+  return (
+    error.kind === "transient" &&
+    !error.details.ambiguous &&
+    (error.details.httpStatus === 429 || THROTTLE_CODES.has(error.code))
+  );
 }
 
 /**
@@ -153,7 +182,11 @@ export function isThrottle(error: ProviderError): boolean {
  * away; a later one is only answered, for the send to wait in the queue and ask again. Two sends at the hand-over at once are
  * ordered by whose conditional write lands first.
  */
-async function reserveHandOver(organizationId: string, number: PacedNumber, slot: number): Promise<{ at: number; reserved: boolean }> {
+async function reserveHandOver(
+  organizationId: string,
+  number: PacedNumber,
+  slot: number,
+): Promise<{ at: number; reserved: boolean }> {
   const interval = sendInterval(number);
   const spacing = interval + Math.min(HAND_OVER_MARGIN_MS, Math.ceil(interval / 5));
   // Unknown until read: first assume the previous hand-over was long enough ago (the usual case: one write).
@@ -168,11 +201,23 @@ async function reserveHandOver(organizationId: string, number: PacedNumber, slot
       organizationId,
       number.id,
       "SET paceHandedAt = :at",
-      previous === undefined ? "attribute_not_exists(paceHandedAt) OR paceHandedAt <= :latest" : previous === null ? "attribute_not_exists(paceHandedAt)" : "paceHandedAt = :previous",
-      previous === undefined ? { ":at": at, ":latest": at - spacing } : previous === null ? { ":at": at } : { ":at": at, ":previous": previous },
+      previous === undefined
+        ? "attribute_not_exists(paceHandedAt) OR paceHandedAt <= :latest"
+        : previous === null
+          ? "attribute_not_exists(paceHandedAt)"
+          : "paceHandedAt = :previous",
+      previous === undefined
+        ? { ":at": at, ":latest": at - spacing }
+        : previous === null
+          ? { ":at": at }
+          : { ":at": at, ":previous": previous },
     );
     if (written) return { at, reserved: true };
-    const { Item } = await table.get({ Key: keys.phoneNumber(organizationId, number.id), ProjectionExpression: "paceHandedAt", ConsistentRead: true });
+    const { Item } = await table.get({
+      Key: keys.phoneNumber(organizationId, number.id),
+      ProjectionExpression: "paceHandedAt",
+      ConsistentRead: true,
+    });
     if (!Item) return { at, reserved: true }; // the number is gone: nothing to pace, the send fails at the carrier or is refused
     previous = typeof Item.paceHandedAt === "number" ? Item.paceHandedAt : null;
   }
@@ -180,19 +225,44 @@ async function reserveHandOver(organizationId: string, number: PacedNumber, slot
   return { at: Date.now() + WAIT_IN_PLACE_MS + spacing, reserved: false };
 }
 
-async function reserveNow(organizationId: string, numberId: string, interval: number, now: number): Promise<number | undefined> {
-  const written = await updatePace(organizationId, numberId, "SET paceNextAt = :next", "attribute_not_exists(paceNextAt) OR paceNextAt <= :now", { ":next": now + interval, ":now": now });
+async function reserveNow(
+  organizationId: string,
+  numberId: string,
+  interval: number,
+  now: number,
+): Promise<number | undefined> {
+  const written = await updatePace(
+    organizationId,
+    numberId,
+    "SET paceNextAt = :next",
+    "attribute_not_exists(paceNextAt) OR paceNextAt <= :now",
+    { ":next": now + interval, ":now": now },
+  );
   return written ? now : undefined;
 }
 
-async function reserveAfterLast(organizationId: string, numberId: string, interval: number, now: number): Promise<number | undefined> {
-  const written = await updatePace(organizationId, numberId, "ADD paceNextAt :interval", "paceNextAt > :now", { ":interval": interval, ":now": now });
+async function reserveAfterLast(
+  organizationId: string,
+  numberId: string,
+  interval: number,
+  now: number,
+): Promise<number | undefined> {
+  const written = await updatePace(organizationId, numberId, "ADD paceNextAt :interval", "paceNextAt > :now", {
+    ":interval": interval,
+    ":now": now,
+  });
   const next = written?.Attributes?.paceNextAt;
   return typeof next === "number" ? next - interval : undefined;
 }
 
 /** One conditional write of a number's pacing state (undefined when its condition failed, or the number is gone); answers the new value. */
-function updatePace(organizationId: string, numberId: string, update: string, condition: string, values: Record<string, number>) {
+function updatePace(
+  organizationId: string,
+  numberId: string,
+  update: string,
+  condition: string,
+  values: Record<string, number>,
+) {
   return conditionally(
     table.update({
       Key: keys.phoneNumber(organizationId, numberId),

@@ -34,7 +34,9 @@ export const PhoneNumberCarrier = {
     const provider = await numberProvider(actor.organizationId);
     const held = input.purchase ? undefined : await carrier(() => provider.findOwnedNumber!(input.phoneNumber));
     if (!input.purchase && !held) {
-      throw new UnprocessableError(`${input.phoneNumber} is not held by this platform's ${provider.name} account; buy it (purchase: true) or port it there first.`);
+      throw new UnprocessableError(
+        `${input.phoneNumber} is not held by this platform's ${provider.name} account; buy it (purchase: true) or port it there first.`,
+      );
     }
     const now = nowIso();
     const number: PhoneNumber = {
@@ -50,7 +52,11 @@ export const PhoneNumberCarrier = {
       paused: null,
       messagesPerSecond: input.messagesPerSecond ?? null,
     };
-    const route: NumberRoute = { organizationId: actor.organizationId, phoneNumberId: number.id, phoneNumber: number.phoneNumber };
+    const route: NumberRoute = {
+      organizationId: actor.organizationId,
+      phoneNumberId: number.id,
+      phoneNumber: number.phoneNumber,
+    };
     // The first month's fee (prorated) is charged with the number: refused (402) unless the wallet covers it.
     const fee = await PhoneNumberFees.firstMonth(actor.organizationId, number, actorId(actor));
     const atCarrier = { provider: provider.name, ...(held ? { providerNumberId: held.providerNumberId } : {}) };
@@ -58,7 +64,12 @@ export const PhoneNumberCarrier = {
       await Billing.commit([
         {
           Put: {
-            Item: { ...keys.phoneNumber(actor.organizationId, number.id), entity: entities.phoneNumber, ...number, ...atCarrier },
+            Item: {
+              ...keys.phoneNumber(actor.organizationId, number.id),
+              entity: entities.phoneNumber,
+              ...number,
+              ...atCarrier,
+            },
             ConditionExpression: "attribute_not_exists(pk)",
           },
         },
@@ -72,7 +83,8 @@ export const PhoneNumberCarrier = {
       ]);
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;
-      if (error.failedIndexes.some((index) => index < 2)) throw new ConflictError(`${number.phoneNumber} is already registered to an organization.`);
+      if (error.failedIndexes.some((index) => index < 2))
+        throw new ConflictError(`${number.phoneNumber} is already registered to an organization.`);
       throw await fee.refusal();
     }
     // The number is ours (route claimed, fee paid): only now is it bought or pointed at us at the carrier.
@@ -183,13 +195,30 @@ async function releaseAtCarrier(organizationId: string, phoneNumberId: string): 
 /** A purchase or registration the carrier refused after the number was stored: forgotten again, its fee refunded. */
 async function undoAdd(actor: Actor, number: PhoneNumber, fee: string): Promise<void> {
   await forget(actor, number);
-  if (Money.compare(fee, "0") > 0) await Billing.adjust(actor.organizationId, fee, `Refund: ${number.phoneNumber} could not be set up at the carrier`);
+  if (Money.compare(fee, "0") > 0)
+    await Billing.adjust(actor.organizationId, fee, `Refund: ${number.phoneNumber} could not be set up at the carrier`);
 }
 
 /** The carrier that buys and holds the organization's numbers (its provider); it must support number operations. */
-async function numberProvider(organizationId: string): Promise<ProviderPort & Required<Pick<ProviderPort, "searchAvailableNumbers" | "buyNumber" | "findOwnedNumber" | "configureNumber" | "releaseNumber">>> {
+async function numberProvider(
+  organizationId: string,
+): Promise<
+  ProviderPort &
+    Required<
+      Pick<
+        ProviderPort,
+        "searchAvailableNumbers" | "buyNumber" | "findOwnedNumber" | "configureNumber" | "releaseNumber"
+      >
+    >
+> {
   const provider = await carrier(() => organizationProvider(organizationId));
-  if (!provider.searchAvailableNumbers || !provider.buyNumber || !provider.findOwnedNumber || !provider.configureNumber || !provider.releaseNumber) {
+  if (
+    !provider.searchAvailableNumbers ||
+    !provider.buyNumber ||
+    !provider.findOwnedNumber ||
+    !provider.configureNumber ||
+    !provider.releaseNumber
+  ) {
     throw new CarrierUnavailableError(`The ${provider.name} provider cannot manage numbers.`);
   }
   return provider as Awaited<ReturnType<typeof numberProvider>>;
@@ -198,7 +227,11 @@ async function numberProvider(organizationId: string): Promise<ProviderPort & Re
 /** Where the carrier sends a number's inbound messages and calls. */
 function numberWebhooks(provider: string): NumberWebhooks {
   const base = `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}`;
-  return { smsUrl: `${base}/messages/inbound`, voiceUrl: `${base}/calls/inbound`, voiceStatusCallbackUrl: `${base}/calls/status` };
+  return {
+    smsUrl: `${base}/messages/inbound`,
+    voiceUrl: `${base}/calls/inbound`,
+    voiceStatusCallbackUrl: `${base}/calls/status`,
+  };
 }
 
 /**
@@ -211,9 +244,17 @@ async function carrier<T>(operation: () => Promise<T>): Promise<T> {
     return await operation();
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
-    if (error.kind === "permanent" && error.details.httpStatus !== undefined && error.details.httpStatus < 500 && error.details.httpStatus !== 401 && error.details.httpStatus !== 403) {
+    if (
+      error.kind === "permanent" &&
+      error.details.httpStatus !== undefined &&
+      error.details.httpStatus < 500 &&
+      error.details.httpStatus !== 401 &&
+      error.details.httpStatus !== 403
+    ) {
       throw new ConflictError(`The carrier refused the number: ${error.message} (${error.code}).`);
     }
-    throw new CarrierUnavailableError(`The carrier could not complete the request: ${error.message} (${error.code}). Nothing was changed; try again.`);
+    throw new CarrierUnavailableError(
+      `The carrier could not complete the request: ${error.message} (${error.code}). Nothing was changed; try again.`,
+    );
   }
 }

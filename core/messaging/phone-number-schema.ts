@@ -18,7 +18,9 @@ export const PhoneNumberSchema = v.object({
    * The 10DLC campaign the number carries A2P traffic for, and that campaign's status (null: on none). Where sends need
    * registration (docs/providers.md), only a number on an Approved campaign sends SMS.
    */
-  registration: v.nullable(v.object({ campaignId: v.string(), status: v.picklist(["Pending", "Approved", "Rejected"]) })),
+  registration: v.nullable(
+    v.object({ campaignId: v.string(), status: v.picklist(["Pending", "Approved", "Rejected"]) }),
+  ),
   /** Set when the number was paused for a spike of carrier filtering (core/messaging/number-health.ts): it sends nothing until resumed. */
   paused: v.nullable(v.object({ at: timestamp, reason: v.string() })),
   /** Messages per second this number may hand the carrier, overriding its type's default (core/messaging/pacing.ts); null: the default. */

@@ -30,14 +30,24 @@ export const PhoneNumberRequestSchema = v.strictObject({
   purchase: v.optional(v.boolean(), false),
   friendlyName: v.optional(v.pipe(v.string(), v.trim(), maxChars(255))),
   capabilities: v.optional(
-    v.pipe(v.array(v.picklist(capabilities, "Each capability must be one of: sms, mms, voice.")), v.minLength(1), v.maxLength(3)),
+    v.pipe(
+      v.array(v.picklist(capabilities, "Each capability must be one of: sms, mms, voice.")),
+      v.minLength(1),
+      v.maxLength(3),
+    ),
     ["sms", "mms", "voice"],
   ),
   /**
    * Throughput the carrier granted this number (its 10DLC campaign tier, a toll-free or short code upgrade), in
    * messages per second; sends are paced to it. Default by number type: long code 1, toll-free 3, short code 100.
    */
-  messagesPerSecond: v.optional(v.pipe(v.number(), v.minValue(0.1, "At least 0.1 message per second."), v.maxValue(1000, "At most 1000 messages per second."))),
+  messagesPerSecond: v.optional(
+    v.pipe(
+      v.number(),
+      v.minValue(0.1, "At least 0.1 message per second."),
+      v.maxValue(1000, "At most 1000 messages per second."),
+    ),
+  ),
 });
 export type PhoneNumberRequest = v.InferOutput<typeof PhoneNumberRequestSchema>;
 
@@ -45,7 +55,6 @@ export { PhoneNumberSchema, type PhoneNumber };
 
 /** A number as sender choice sees it: with its next free send slot (epoch ms; 0 when never paced). */
 export type SenderNumber = PhoneNumber & { paceNextAt: number };
-
 
 /** Query of `GET /available-phone-numbers`. */
 export const AvailableNumbersQuerySchema = v.strictObject({
@@ -56,12 +65,20 @@ export const AvailableNumbersQuerySchema = v.strictObject({
     v.pipe(
       v.string(),
       statedShape({ pattern: "^\\s*(?:sms|mms|voice)(?:\\s*,\\s*(?:sms|mms|voice))*\\s*$" }),
-      v.transform((value) => value.split(",").map((item) => item.trim()).filter(Boolean)),
+      v.transform((value) =>
+        value
+          .split(",")
+          .map((item) => item.trim())
+          .filter(Boolean),
+      ),
       v.array(v.picklist(capabilities, "Each capability must be one of: sms, mms, voice.")),
     ),
     "sms,voice",
   ),
-  limit: v.optional(v.pipe(v.string(), v.regex(/^(?:[1-9]|[1-4]\d|50)$/, "A whole number from 1 to 50."), v.transform(Number)), "20"),
+  limit: v.optional(
+    v.pipe(v.string(), v.regex(/^(?:[1-9]|[1-4]\d|50)$/, "A whole number from 1 to 50."), v.transform(Number)),
+    "20",
+  ),
 });
 export type AvailableNumbersQuery = v.InferOutput<typeof AvailableNumbersQuerySchema>;
 
@@ -127,7 +144,10 @@ export const PhoneNumbers = {
 
   /** Every active number with when its next send slot is free (sender choice and pacing, core/messaging/pacing.ts): the same one query. */
   async senders(organizationId: string): Promise<SenderNumber[]> {
-    return (await queryAll(prefixQuery(keys.phoneNumberPrefix(organizationId)))).map((item) => ({ ...toPhoneNumber(item), paceNextAt: pacingOf(item).paceNextAt }));
+    return (await queryAll(prefixQuery(keys.phoneNumberPrefix(organizationId)))).map((item) => ({
+      ...toPhoneNumber(item),
+      paceNextAt: pacingOf(item).paceNextAt,
+    }));
   },
 
   /** The organization a provider webhook's number belongs to (the one lookup not starting from an organization). */
@@ -143,14 +163,25 @@ export const PhoneNumbers = {
   },
 
   /** Where the carrier holds the number (10DLC assignment needs its carrier id); undefined when absent. */
-  async atCarrier(organizationId: string, phoneNumberId: string): Promise<{ phoneNumber: string; provider?: string; providerNumberId?: string } | undefined> {
+  async atCarrier(
+    organizationId: string,
+    phoneNumberId: string,
+  ): Promise<{ phoneNumber: string; provider?: string; providerNumberId?: string } | undefined> {
     const { Item } = await table.get({ Key: keys.phoneNumber(organizationId, phoneNumberId) });
     if (!Item) return undefined;
-    return { phoneNumber: String(Item.phoneNumber), ...(Item.provider ? { provider: String(Item.provider) } : {}), ...(Item.providerNumberId ? { providerNumberId: String(Item.providerNumberId) } : {}) };
+    return {
+      phoneNumber: String(Item.phoneNumber),
+      ...(Item.provider ? { provider: String(Item.provider) } : {}),
+      ...(Item.providerNumberId ? { providerNumberId: String(Item.providerNumberId) } : {}),
+    };
   },
 
   /** Records the 10DLC campaign a number is on and its status (core/carrier-registration owns the campaign; null: on none). */
-  async setRegistration(organizationId: string, phoneNumberId: string, registration: PhoneNumber["registration"]): Promise<void> {
+  async setRegistration(
+    organizationId: string,
+    phoneNumberId: string,
+    registration: PhoneNumber["registration"],
+  ): Promise<void> {
     await conditionally(
       table.update({
         Key: keys.phoneNumber(organizationId, phoneNumberId),
@@ -167,7 +198,9 @@ export const PhoneNumbers = {
       table.update({
         Key: keys.phoneNumber(organizationId, phoneNumberId),
         UpdateExpression: "SET paused = :paused",
-        ConditionExpression: paused ? "attribute_exists(pk) AND (attribute_not_exists(paused) OR paused = :none)" : "attribute_exists(pk) AND attribute_type(paused, :map)",
+        ConditionExpression: paused
+          ? "attribute_exists(pk) AND (attribute_not_exists(paused) OR paused = :none)"
+          : "attribute_exists(pk) AND attribute_type(paused, :map)",
         ExpressionAttributeValues: { ":paused": paused, ...(paused ? { ":none": null } : { ":map": "M" }) },
       }),
     );

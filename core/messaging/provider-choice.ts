@@ -18,14 +18,21 @@ export async function organizationProvider(organizationId: string): Promise<Prov
  * provider of its message sends (undefined when off, or no longer configured
  * here: a send then just has no second chance). Same single read.
  */
-export async function organizationProviders(organizationId: string): Promise<{ primary: ProviderPort; failover?: ProviderPort }> {
+export async function organizationProviders(
+  organizationId: string,
+): Promise<{ primary: ProviderPort; failover?: ProviderPort }> {
   const Item = await storedSettingsItem.read(organizationId);
   const chosen = Item?.provider as string | null | undefined;
   let primary: ProviderPort;
   if (!chosen) primary = outboundProvider();
   else {
     const provider = providerByName(chosen);
-    if (!provider) throw new ProviderError("permanent", "provider_not_configured", `The organization's provider ${chosen} is not configured on this deployment.`);
+    if (!provider)
+      throw new ProviderError(
+        "permanent",
+        "provider_not_configured",
+        `The organization's provider ${chosen} is not configured on this deployment.`,
+      );
     primary = provider;
   }
   const failoverName = Item?.failoverProvider as string | null | undefined;

@@ -16,21 +16,39 @@ export const MessageSend = defineMessage(
 export const MessageReceived = defineMessage(
   "message.received",
   "automationRuns",
-  v.object({ messageId: v.string(), conversationId: v.string(), leadId: v.nullable(v.string()), from: v.string(), to: v.string(), body: v.string() }),
+  v.object({
+    messageId: v.string(),
+    conversationId: v.string(),
+    leadId: v.nullable(v.string()),
+    from: v.string(),
+    to: v.string(),
+    body: v.string(),
+  }),
 );
 
 /** An outbound message ended Failed or Undelivered. */
 export const MessageFailed = defineMessage(
   "message.failed",
   "automationRuns",
-  v.object({ messageId: v.string(), conversationId: v.string(), leadId: v.nullable(v.string()), status: v.string(), errorCode: v.nullable(v.string()) }),
+  v.object({
+    messageId: v.string(),
+    conversationId: v.string(),
+    leadId: v.nullable(v.string()),
+    status: v.string(),
+    errorCode: v.nullable(v.string()),
+  }),
 );
 
 /** A contact opted out (STOP family keyword, or the provider said so). */
 export const LeadOptedOut = defineMessage(
   "lead.optedOut",
   "automationRuns",
-  v.object({ leadId: v.nullable(v.string()), phoneNumber: v.string(), keyword: v.nullable(v.string()), at: v.string() }),
+  v.object({
+    leadId: v.nullable(v.string()),
+    phoneNumber: v.string(),
+    keyword: v.nullable(v.string()),
+    at: v.string(),
+  }),
 );
 
 declare module "#core/queue/events" {

@@ -68,7 +68,14 @@ export function wallTimeAt(instant: number, timeZone: string): WallTime {
     if (part.type !== "literal") parts[part.type] = Number(part.value);
   }
   const get = (name: string) => parts[name] ?? 0;
-  return { year: get("year"), month: get("month"), day: get("day"), hour: get("hour"), minute: get("minute"), second: get("second") };
+  return {
+    year: get("year"),
+    month: get("month"),
+    day: get("day"),
+    hour: get("hour"),
+    minute: get("minute"),
+    second: get("second"),
+  };
 }
 
 function asUtc(wall: WallTime): number {

@@ -39,7 +39,12 @@ export type ReceiptCheckOutcome = "reconciled" | "rechecked" | "expired" | "rese
  * Every write is conditional on the due entry read (`seen`), so overlapping
  * sweeps act once.
  */
-export async function checkReceipt(organizationId: string, messageId: string, seen: string, now: number): Promise<ReceiptCheckOutcome | undefined> {
+export async function checkReceipt(
+  organizationId: string,
+  messageId: string,
+  seen: string,
+  now: number,
+): Promise<ReceiptCheckOutcome | undefined> {
   const read = await readMessage(organizationId, messageId);
   if (!read || (read.status !== "Sending" && read.status !== "Sent")) return undefined;
   const claim = { condition: "gsi3sk = :seen", values: { ":seen": seen } };
@@ -54,12 +59,16 @@ export async function checkReceipt(organizationId: string, messageId: string, se
   if (report && messageLifecycle.isFinal(report.status)) {
     return (await MessageLifecycle.applyReceipt(organizationId, message, report, claim)) ? "reconciled" : undefined;
   }
-  if (report?.status === "Sent" && message.status === "Sending") await MessageLifecycle.applyReceipt(organizationId, message, report, claim);
+  if (report?.status === "Sent" && message.status === "Sending")
+    await MessageLifecycle.applyReceipt(organizationId, message, report, claim);
   const handedAt = Date.parse(message.sendingStartedAt ?? message.createdAt);
   const timeout = handedAt + messagingConfig.receiptTimeoutMs;
   const giveUp = lookup === "unreachable" ? timeout + LOOKUP_GRACE_MS : timeout;
   if (now < giveUp) {
-    const next = Math.max(now + MIN_RECHECK_MS, now < timeout ? Math.min(timeout, handedAt + 2 * (now - handedAt)) : now + messagingConfig.receiptCheckMs);
+    const next = Math.max(
+      now + MIN_RECHECK_MS,
+      now < timeout ? Math.min(timeout, handedAt + 2 * (now - handedAt)) : now + messagingConfig.receiptCheckMs,
+    );
     const moved = await changeMessage(organizationId, messageId, {
       from: ["Sending", "Sent"],
       ...claim,
@@ -69,7 +78,11 @@ export async function checkReceipt(organizationId: string, messageId: string, se
     return moved ? "rechecked" : undefined;
   }
   const hours = Math.round(messagingConfig.receiptTimeoutMs / 3_600_000);
-  const carrierSays = report ? ` The carrier still reports ${report.providerStatus}.` : lookup === "unreachable" ? " The carrier could not be asked." : "";
+  const carrierSays = report
+    ? ` The carrier still reports ${report.providerStatus}.`
+    : lookup === "unreachable"
+      ? " The carrier could not be asked."
+      : "";
   // No provider message id: the carrier never acknowledged the hand-off, so nothing is charged (docs/decisions.md).
   const ended = message.providerMessageId
     ? await MessageLifecycle.finish(organizationId, message, {
@@ -138,26 +151,34 @@ async function recoverHandOff(
     await recordProviderId(organizationId, message.id, provider.name, taken.providerMessageId);
     return { ...message, providerMessageId: taken.providerMessageId };
   }
-  const requeued = await MessageLifecycle.move(organizationId, message, {
-    from: ["Sending"],
-    condition: `${claim.condition} AND retryCount = :claimedRetryCount`,
-    values: { ...claim.values, ":claimedRetryCount": message.retryCount },
-    set: {
-      status: "Queued",
-      retryCount: message.retryCount + 1,
-      nextRetryAt: null,
-      errorCode: "HandOffInterrupted",
-      statusReason: `The hand-off to ${provider.name} was cut short and the carrier does not have the message: sending it again.`,
+  const requeued = await MessageLifecycle.move(
+    organizationId,
+    message,
+    {
+      from: ["Sending"],
+      condition: `${claim.condition} AND retryCount = :claimedRetryCount`,
+      values: { ...claim.values, ":claimedRetryCount": message.retryCount },
+      set: {
+        status: "Queued",
+        retryCount: message.retryCount + 1,
+        nextRetryAt: null,
+        errorCode: "HandOffInterrupted",
+        statusReason: `The hand-off to ${provider.name} was cut short and the carrier does not have the message: sending it again.`,
+      },
+      due: { at: new Date(now + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
     },
-    due: { at: new Date(now + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
-  }, { type: "MessageRetryScheduled" });
+    { type: "MessageRetryScheduled" },
+  );
   if (!requeued) return undefined;
   await publish(MessageSend, organizationId, { messageId: message.id });
   return "resent";
 }
 
 /** The carrier's report of a message; undefined when it does not know it or cannot be asked for it, "unreachable" on a transient error. */
-async function lookUp(providerName: string | null | undefined, providerMessageId: string | null | undefined): Promise<MessageStatusReport | "unreachable" | undefined> {
+async function lookUp(
+  providerName: string | null | undefined,
+  providerMessageId: string | null | undefined,
+): Promise<MessageStatusReport | "unreachable" | undefined> {
   const provider = providerName ? providerByName(providerName) : undefined;
   if (!provider?.fetchMessageStatus || !providerMessageId) return undefined;
   try {

@@ -29,15 +29,27 @@ export type SenderRefusal = { code: "SenderNotRegistered" | "SenderPaused"; reas
 /** Why a queued message has no sender it may use (its numbers exist, none is eligible). */
 export function senderRefusal(registrationIsRequired: boolean): SenderRefusal {
   return registrationIsRequired
-    ? { code: "SenderNotRegistered", reason: "No sender number this message may use is unpaused and on an approved 10DLC campaign; attach one (PUT /phone-numbers/{id}/campaign) or resume it." }
-    : { code: "SenderPaused", reason: "Every sender number this message may use is paused for carrier filtering; resume one (POST /phone-numbers/{id}/resume)." };
+    ? {
+        code: "SenderNotRegistered",
+        reason:
+          "No sender number this message may use is unpaused and on an approved 10DLC campaign; attach one (PUT /phone-numbers/{id}/campaign) or resume it.",
+      }
+    : {
+        code: "SenderPaused",
+        reason:
+          "Every sender number this message may use is paused for carrier filtering; resume one (POST /phone-numbers/{id}/resume).",
+      };
 }
 
 /**
  * `POST /messages`' check: the caller's sender, or else some number of the pool
  * with the capability, must be registered; refused before anything is stored.
  */
-export function assertRegisteredSender(numbers: PhoneNumber[], sender: PhoneNumber | undefined, capability: "sms" | "mms"): void {
+export function assertRegisteredSender(
+  numbers: PhoneNumber[],
+  sender: PhoneNumber | undefined,
+  capability: "sms" | "mms",
+): void {
   if (sender) {
     if (registeredForA2p(sender)) return;
     throw new SenderNotRegisteredError(

@@ -16,7 +16,12 @@ const InboundCallsSchema = v.strictObject({
   forwardTo: v.optional(v.nullable(PhoneNumberInput), DEFAULT_INBOUND_CALLS.forwardTo),
   /** Seconds the forwarding number rings before the call counts as missed. */
   ringSeconds: v.optional(
-    v.pipe(v.number(), v.integer("Must be a whole number of seconds."), v.minValue(5, "At least 5 seconds."), v.maxValue(60, "At most 60 seconds.")),
+    v.pipe(
+      v.number(),
+      v.integer("Must be a whole number of seconds."),
+      v.minValue(5, "At least 5 seconds."),
+      v.maxValue(60, "At most 60 seconds."),
+    ),
     DEFAULT_INBOUND_CALLS.ringSeconds,
   ),
 });
@@ -28,7 +33,10 @@ const OutboundCallsSchema = v.strictObject({
   /** The phone (E.164) rung first for outbound calls that name no `connectTo`; null: the lead is called directly. */
   connectTo: v.optional(v.nullable(PhoneNumberInput), DEFAULT_OUTBOUND_CALLS.connectTo),
   /** Said to the business side before the lead is dialed. */
-  whisper: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))), DEFAULT_OUTBOUND_CALLS.whisper),
+  whisper: v.optional(
+    v.nullable(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(320))),
+    DEFAULT_OUTBOUND_CALLS.whisper,
+  ),
 });
 
 const keywordList = v.optional(
@@ -38,7 +46,10 @@ const keywordList = v.optional(
         v.string(),
         v.transform(normalizeKeyword),
         v.regex(/^[\p{L}\p{N}]{2,20}$/u, "Each keyword is one word of 2-20 letters or digits."),
-        v.check((keyword) => classifyInbound(keyword).kind === "Message", "The standard keywords (STOP, START, HELP…) are always recognised; list only extra ones."),
+        v.check(
+          (keyword) => classifyInbound(keyword).kind === "Message",
+          "The standard keywords (STOP, START, HELP…) are always recognised; list only extra ones.",
+        ),
       ),
     ),
     v.maxLength(20, "At most 20 keywords per list."),
@@ -58,7 +69,12 @@ export const MessagingSettingsSchema = v.strictObject({
   keywords: v.optional(KeywordsSchema, DEFAULT_KEYWORDS),
   /** The carrier this organization sends, calls and buys numbers through; null: the deployment's default. Only a configured one is accepted. */
   provider: v.optional(
-    v.nullable(v.pipe(v.picklist(["simulator", "twilio", "telnyx"], "One of: simulator, twilio, telnyx."), v.description("A carrier configured on this stage (400 otherwise); null for the stage's default."))),
+    v.nullable(
+      v.pipe(
+        v.picklist(["simulator", "twilio", "telnyx"], "One of: simulator, twilio, telnyx."),
+        v.description("A carrier configured on this stage (400 otherwise); null for the stage's default."),
+      ),
+    ),
     null,
   ),
   /**
@@ -66,7 +82,14 @@ export const MessagingSettingsSchema = v.strictObject({
    * instead (once, never after an ambiguous outcome). null: off. Must be configured and differ from `provider`.
    */
   failoverProvider: v.optional(
-    v.nullable(v.pipe(v.picklist(["simulator", "twilio", "telnyx"], "One of: simulator, twilio, telnyx."), v.description("A carrier configured on this stage, other than the primary (400 otherwise); null turns failover off."))),
+    v.nullable(
+      v.pipe(
+        v.picklist(["simulator", "twilio", "telnyx"], "One of: simulator, twilio, telnyx."),
+        v.description(
+          "A carrier configured on this stage, other than the primary (400 otherwise); null turns failover off.",
+        ),
+      ),
+    ),
     null,
   ),
   /**

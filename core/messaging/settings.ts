@@ -43,7 +43,10 @@ const defaults = (organizationName: string): Omit<MessagingSettings, "modifiedAt
 });
 
 /** The settings as the API shows them: the stored item over the defaults. */
-function settingsOf(item: Record<string, unknown> | undefined, organizationName: string | undefined): MessagingSettings {
+function settingsOf(
+  item: Record<string, unknown> | undefined,
+  organizationName: string | undefined,
+): MessagingSettings {
   const stored = (item ?? {}) as Partial<MessagingSettings>;
   const base = defaults(organizationName ?? "We");
   return {
@@ -77,12 +80,18 @@ export const MessagingSettingsStore = {
     const forwardTo = input.inboundCalls.forwardTo;
     if (forwardTo && own.has(forwardTo)) {
       throw new ValidationError("Calls cannot be forwarded to one of the organization's own numbers.", [
-        { pointer: "/inboundCalls/forwardTo", detail: `${forwardTo} is a number of this organization; forward to a person's phone.` },
+        {
+          pointer: "/inboundCalls/forwardTo",
+          detail: `${forwardTo} is a number of this organization; forward to a person's phone.`,
+        },
       ]);
     }
     if (input.provider && !providerByName(input.provider)) {
       throw new ValidationError("That provider is not configured on this deployment.", [
-        { pointer: "/provider", detail: `${input.provider} has no credentials here; choose a configured provider or null for the default.` },
+        {
+          pointer: "/provider",
+          detail: `${input.provider} has no credentials here; choose a configured provider or null for the default.`,
+        },
       ]);
     }
     if (input.failoverProvider) {
@@ -92,17 +101,26 @@ export const MessagingSettingsStore = {
         : input.failoverProvider === primary
           ? `${input.failoverProvider} is already the organization's provider; fail over to another one.`
           : undefined;
-      if (problem) throw new ValidationError("That failover provider cannot be used.", [{ pointer: "/failoverProvider", detail: problem }]);
+      if (problem)
+        throw new ValidationError("That failover provider cannot be used.", [
+          { pointer: "/failoverProvider", detail: problem },
+        ]);
     }
     const connectTo = input.outboundCalls.connectTo;
     if (connectTo && own.has(connectTo)) {
       throw new ValidationError("Outbound calls cannot ring one of the organization's own numbers first.", [
-        { pointer: "/outboundCalls/connectTo", detail: `${connectTo} is a number of this organization; give a person's phone.` },
+        {
+          pointer: "/outboundCalls/connectTo",
+          detail: `${connectTo} is a number of this organization; give a person's phone.`,
+        },
       ]);
     }
     // The settings as they were, read consistently: the audit entry's "before", and the version the write expects.
     const key = keys.messagingSettings(actor.organizationId);
-    const [stored, organization] = await Promise.all([getItem(key, { consistent: true }), Organizations.fromId(actor.organizationId)]);
+    const [stored, organization] = await Promise.all([
+      getItem(key, { consistent: true }),
+      Organizations.fromId(actor.organizationId),
+    ]);
     const item = { ...key, entity: entities.messagingSettings, ...input, modifiedAt: nowIso() };
     const before = settingsOf(stored, organization?.name);
     const after = settingsOf(item, organization?.name);
@@ -117,10 +135,19 @@ export const MessagingSettingsStore = {
             ...(stored ? { ExpressionAttributeValues: { ":seen": stored.modifiedAt } } : {}),
           },
         },
-        Audit.entry(actor, { action: "messagingSettings.updated", resourceType: "MessagingSettings", resourceId: "messaging", before, after }),
+        Audit.entry(actor, {
+          action: "messagingSettings.updated",
+          resourceType: "MessagingSettings",
+          resourceId: "messaging",
+          before,
+          after,
+        }),
       ]);
     } catch (error) {
-      if (error instanceof TransactionConditionFailed) throw new ConflictError("The messaging settings changed while this change was made: read them again and retry.");
+      if (error instanceof TransactionConditionFailed)
+        throw new ConflictError(
+          "The messaging settings changed while this change was made: read them again and retry.",
+        );
       throw error;
     } finally {
       storedSettingsItem.forget(actor.organizationId);

@@ -49,8 +49,14 @@ export interface MessageChange {
 }
 
 /** Applies a change if the message is still in one of `from`; undefined when it was not. */
-export async function changeMessage(organizationId: string, messageId: string, change: MessageChange): Promise<Message | undefined> {
-  const result = await conditionally(table.update({ ...messageUpdate(organizationId, messageId, change), ReturnValues: "ALL_NEW" }));
+export async function changeMessage(
+  organizationId: string,
+  messageId: string,
+  change: MessageChange,
+): Promise<Message | undefined> {
+  const result = await conditionally(
+    table.update({ ...messageUpdate(organizationId, messageId, change), ReturnValues: "ALL_NEW" }),
+  );
   return result ? toMessage(result.Attributes!) : undefined;
 }
 
@@ -91,7 +97,20 @@ export function messageUpdate(organizationId: string, messageId: string, change:
   };
 }
 
-const internal = new Set(["sweepAttempts", "pk", "sk", "entity", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk", "dueKind", "organizationId"]);
+const internal = new Set([
+  "sweepAttempts",
+  "pk",
+  "sk",
+  "entity",
+  "gsi1pk",
+  "gsi1sk",
+  "gsi2pk",
+  "gsi2sk",
+  "gsi3pk",
+  "gsi3sk",
+  "dueKind",
+  "organizationId",
+]);
 
 export function toMessage(item: Record<string, unknown>): Message {
   return Object.fromEntries(Object.entries(item).filter(([key]) => !internal.has(key))) as unknown as Message;

@@ -40,20 +40,51 @@ const LOOKAHEAD_MS = (maxDelaySeconds - 60) * 1000;
  */
 export async function sweepDueMessages(options: { now?: Date; organizationId?: string } = {}): Promise<SweepResult> {
   const now = (options.now ?? new Date()).getTime();
-  const result: SweepResult = { released: 0, dispatched: 0, expired: 0, failed: 0, reconciled: 0, rechecked: 0, resent: 0 };
+  const result: SweepResult = {
+    released: 0,
+    dispatched: 0,
+    expired: 0,
+    failed: 0,
+    reconciled: 0,
+    rechecked: 0,
+    resent: 0,
+  };
   const partitions = dueShards.map((shard) => keys.dueMessage(shard, "", "", "").gsi3pk);
-  for await (const { item, seen, dueAt, organizationId, id } of dueEntries(partitions, new Date(now + LOOKAHEAD_MS).toISOString(), options.organizationId)) {
-    await handle({ dueAt: Date.parse(dueAt), organizationId, messageId: id, kind: item.dueKind as DueKind, seen, sweepAttempts: Number(item.sweepAttempts ?? 0) }, now, result);
+  for await (const { item, seen, dueAt, organizationId, id } of dueEntries(
+    partitions,
+    new Date(now + LOOKAHEAD_MS).toISOString(),
+    options.organizationId,
+  )) {
+    await handle(
+      {
+        dueAt: Date.parse(dueAt),
+        organizationId,
+        messageId: id,
+        kind: item.dueKind as DueKind,
+        seen,
+        sweepAttempts: Number(item.sweepAttempts ?? 0),
+      },
+      now,
+      result,
+    );
   }
   return result;
 }
 
-type DueItem = { dueAt: number; organizationId: string; messageId: string; kind: DueKind; seen: string; sweepAttempts: number };
+type DueItem = {
+  dueAt: number;
+  organizationId: string;
+  messageId: string;
+  kind: DueKind;
+  seen: string;
+  sweepAttempts: number;
+};
 
 async function handle(item: DueItem, now: number, result: SweepResult): Promise<void> {
   const { organizationId, messageId } = item;
   const claim = { condition: "gsi3sk = :seen", values: { ":seen": item.seen } };
-  const send = (delayMs = 0) => publish(MessageSend, organizationId, { messageId }, { delaySeconds: Math.max(0, delayMs) / 1000 });
+  const send = (delayMs = 0) =>
+    publish(MessageSend, organizationId, { messageId }, { delaySeconds: Math.max(0, delayMs) / 1000 });
   const later = (at: number) => ({ at: new Date(at + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" as const });
 
   if (item.kind === "ReceiptTimeout") {
@@ -64,18 +95,25 @@ async function handle(item: DueItem, now: number, result: SweepResult): Promise<
   }
   if (item.kind === "Release" && item.dueAt <= now) {
     const scheduled = await readMessage(organizationId, messageId);
-    const queued = scheduled && await MessageLifecycle.move(organizationId, scheduled, {
-      from: ["Scheduled"],
-      ...claim,
-      set: { status: "Queued", queuedAt: new Date(now).toISOString() },
-      due: later(now),
-    });
+    const queued =
+      scheduled &&
+      (await MessageLifecycle.move(organizationId, scheduled, {
+        from: ["Scheduled"],
+        ...claim,
+        set: { status: "Queued", queuedAt: new Date(now).toISOString() },
+        due: later(now),
+      }));
     if (!queued) return;
     result.released++;
     return void (await send());
   }
   if (item.kind === "Release") {
-    const moved = await changeMessage(organizationId, messageId, { from: ["Scheduled"], ...claim, set: {}, due: later(item.dueAt) });
+    const moved = await changeMessage(organizationId, messageId, {
+      from: ["Scheduled"],
+      ...claim,
+      set: {},
+      due: later(item.dueAt),
+    });
     if (!moved) return;
     result.released++;
     return void (await send(item.dueAt - now));
@@ -99,7 +137,12 @@ async function handle(item: DueItem, now: number, result: SweepResult): Promise<
     if (ended) result.failed++;
     return;
   }
-  const redo = await changeMessage(organizationId, messageId, { from: ["Pending", "Scheduled", "Queued"], ...claim, set: { sweepAttempts: attempts }, due: later(now) });
+  const redo = await changeMessage(organizationId, messageId, {
+    from: ["Pending", "Scheduled", "Queued"],
+    ...claim,
+    set: { sweepAttempts: attempts },
+    due: later(now),
+  });
   if (!redo) return;
   result.dispatched++;
   await send();

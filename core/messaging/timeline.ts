@@ -71,7 +71,12 @@ function stored(input: MessagingEventInput): EventRecordInput {
 }
 
 /** The event of a message's change, with every message field the event record carries (spec 2.5). */
-export function messageEventInput(message: Message, eventType: MessagingEventType, actor?: Actor, description?: string): MessagingEventInput {
+export function messageEventInput(
+  message: Message,
+  eventType: MessagingEventType,
+  actor?: Actor,
+  description?: string,
+): MessagingEventInput {
   return {
     eventType,
     eventCategory: "Sms",
@@ -86,12 +91,33 @@ export function messageEventInput(message: Message, eventType: MessagingEventTyp
     status: message.status,
     trafficType: "RealLead",
     ...pick(message, [
-      "statusReason", "selectionReason", "fromPhoneNumberId", "fromPhoneNumber", "toPhoneNumber", "campaignId",
-      "complianceAction", "billingStatus", "errorCode", "billableAmount", "queuedAt", "sendingStartedAt", "sentAt",
-      "deliveredAt", "receivedAt", "failedAt", "undeliverableAt", "blockedAt", "nextRetryAt", "scheduledFor",
-      "canceledAt", "scheduledReason", "cancelReason",
+      "statusReason",
+      "selectionReason",
+      "fromPhoneNumberId",
+      "fromPhoneNumber",
+      "toPhoneNumber",
+      "campaignId",
+      "complianceAction",
+      "billingStatus",
+      "errorCode",
+      "billableAmount",
+      "queuedAt",
+      "sendingStartedAt",
+      "sentAt",
+      "deliveredAt",
+      "receivedAt",
+      "failedAt",
+      "undeliverableAt",
+      "blockedAt",
+      "nextRetryAt",
+      "scheduledFor",
+      "canceledAt",
+      "scheduledReason",
+      "cancelReason",
     ]),
-    ...(message.direction === "Outbound" && message.fromPhoneNumberId ? { outboundPhoneNumberId: message.fromPhoneNumberId } : {}),
+    ...(message.direction === "Outbound" && message.fromPhoneNumberId
+      ? { outboundPhoneNumberId: message.fromPhoneNumberId }
+      : {}),
     wasManuallyOverridden: message.wasManuallyOverridden,
     retryCount: message.retryCount,
     actor,
@@ -99,7 +125,11 @@ export function messageEventInput(message: Message, eventType: MessagingEventTyp
 }
 
 function pick(message: Message, fields: (keyof Message)[]): Record<string, unknown> {
-  return Object.fromEntries(fields.filter((field) => message[field] !== null && message[field] !== undefined).map((field) => [field, message[field]]));
+  return Object.fromEntries(
+    fields
+      .filter((field) => message[field] !== null && message[field] !== undefined)
+      .map((field) => [field, message[field]]),
+  );
 }
 
 function describe(message: Message, eventType: MessagingEventType): string {

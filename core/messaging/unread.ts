@@ -16,11 +16,22 @@ export const UnreadConversations = {
     await table
       .update({
         Key: keys.analyticsUnread(organizationId, conversationId),
-        UpdateExpression: "SET #entity = :entity, conversationId = :id, oldestUnreadAt = if_not_exists(oldestUnreadAt, :at), lastUnreadAt = :at ADD unreadCount :one",
+        UpdateExpression:
+          "SET #entity = :entity, conversationId = :id, oldestUnreadAt = if_not_exists(oldestUnreadAt, :at), lastUnreadAt = :at ADD unreadCount :one",
         ExpressionAttributeNames: { "#entity": "entity" },
         ExpressionAttributeValues: { ":entity": entities.analyticsUnread, ":id": conversationId, ":at": at, ":one": 1 },
       })
-      .catch((error: unknown) => console.error(JSON.stringify({ level: "error", message: "analytics unread not updated", organizationId, conversationId, error: String(error) })));
+      .catch((error: unknown) =>
+        console.error(
+          JSON.stringify({
+            level: "error",
+            message: "analytics unread not updated",
+            organizationId,
+            conversationId,
+            error: String(error),
+          }),
+        ),
+      );
   },
 
   /** The conversation was read at `readAt`: it leaves the ledger (unless a newer message arrived since). */
@@ -33,7 +44,15 @@ export const UnreadConversations = {
       })
       .catch((error: unknown) => {
         if (!isConditionFailed(error)) {
-          console.error(JSON.stringify({ level: "error", message: "analytics unread not cleared", organizationId, conversationId, error: String(error) }));
+          console.error(
+            JSON.stringify({
+              level: "error",
+              message: "analytics unread not cleared",
+              organizationId,
+              conversationId,
+              error: String(error),
+            }),
+          );
         }
       });
   },
@@ -41,6 +60,9 @@ export const UnreadConversations = {
   /** Every conversation waiting with unread messages: how many, and the oldest one's time. */
   async waiting(organizationId: string): Promise<{ unreadCount: number; oldestUnreadAt: string }[]> {
     const items = await prefixItems(organizationId, keys.analyticsUnread(organizationId, "").sk);
-    return items.map((item) => ({ unreadCount: Number(item.unreadCount ?? 0), oldestUnreadAt: String(item.oldestUnreadAt ?? "") }));
+    return items.map((item) => ({
+      unreadCount: Number(item.unreadCount ?? 0),
+      oldestUnreadAt: String(item.oldestUnreadAt ?? ""),
+    }));
   },
 };

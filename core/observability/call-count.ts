@@ -66,7 +66,8 @@ type Output = Record<string, any>;
 
 function keyOf(key: Input | undefined): string[] {
   if (!key) return [];
-  const text = (value: unknown) => (typeof value === "object" && value !== null && "S" in value ? String((value as { S: unknown }).S) : String(value));
+  const text = (value: unknown) =>
+    typeof value === "object" && value !== null && "S" in value ? String((value as { S: unknown }).S) : String(value);
   return [`${text(key.pk)}|${text(key.sk)}`];
 }
 
@@ -78,7 +79,9 @@ function writtenKeysOf(command: string, input: Input): string[] {
     case "DeleteItemCommand":
       return keyOf(input.Key);
     case "TransactWriteItemsCommand":
-      return (input.TransactItems ?? []).flatMap((item: Input) => keyOf(item.Put?.Item ?? item.Update?.Key ?? item.Delete?.Key));
+      return (input.TransactItems ?? []).flatMap((item: Input) =>
+        keyOf(item.Put?.Item ?? item.Update?.Key ?? item.Delete?.Key),
+      );
     default:
       return [];
   }
@@ -92,7 +95,13 @@ function itemsOf(command: string, input: Input, output: Output): { read: number;
     case "ScanCommand":
       return { read: output.ScannedCount ?? output.Count ?? 0, written: 0 };
     case "BatchGetItemCommand":
-      return { read: Object.values((output.Responses ?? {}) as Record<string, unknown[]>).reduce((sum, items) => sum + items.length, 0), written: 0 };
+      return {
+        read: Object.values((output.Responses ?? {}) as Record<string, unknown[]>).reduce(
+          (sum, items) => sum + items.length,
+          0,
+        ),
+        written: 0,
+      };
     case "PutItemCommand":
     case "UpdateItemCommand":
     case "DeleteItemCommand":
@@ -100,7 +109,13 @@ function itemsOf(command: string, input: Input, output: Output): { read: number;
     case "TransactWriteItemsCommand":
       return { read: 0, written: (input.TransactItems ?? []).filter((item: Input) => !item.ConditionCheck).length };
     case "BatchWriteItemCommand":
-      return { read: 0, written: Object.values((input.RequestItems ?? {}) as Record<string, unknown[]>).reduce((sum, items) => sum + items.length, 0) };
+      return {
+        read: 0,
+        written: Object.values((input.RequestItems ?? {}) as Record<string, unknown[]>).reduce(
+          (sum, items) => sum + items.length,
+          0,
+        ),
+      };
     default:
       return { read: 0, written: 0 };
   }
@@ -108,15 +123,42 @@ function itemsOf(command: string, input: Input, output: Output): { read: number;
 
 /** A short description of the call's target: the key of a get or query, or the keys written. */
 function targetOf(command: string, input: Input): string {
-  const short = (key: string) => key.split("|").map((part) => part.split("#").filter((_, index) => index !== 1).join("#")).join("|");
+  const short = (key: string) =>
+    key
+      .split("|")
+      .map((part) =>
+        part
+          .split("#")
+          .filter((_, index) => index !== 1)
+          .join("#"),
+      )
+      .join("|");
   if (command === "GetItemCommand") return short(keyOf(input.Key)[0] ?? "");
-  if (command === "QueryCommand") return String(Object.values(input.ExpressionAttributeValues ?? {})[0] ?? "").split("#").filter((_, index) => index !== 1).join("#");
-  if (command === "BatchGetItemCommand") return Object.values((input.RequestItems ?? {}) as Record<string, { Keys: Input[] }>).flatMap((request) => request.Keys.map((key) => short(keyOf(key)[0] ?? ""))).join(", ");
-  if (command === "SendMessageCommand" || command === "SendMessageBatchCommand") return String(input.QueueUrl ?? "").split("/").pop() ?? "";
+  if (command === "QueryCommand")
+    return String(Object.values(input.ExpressionAttributeValues ?? {})[0] ?? "")
+      .split("#")
+      .filter((_, index) => index !== 1)
+      .join("#");
+  if (command === "BatchGetItemCommand")
+    return Object.values((input.RequestItems ?? {}) as Record<string, { Keys: Input[] }>)
+      .flatMap((request) => request.Keys.map((key) => short(keyOf(key)[0] ?? "")))
+      .join(", ");
+  if (command === "SendMessageCommand" || command === "SendMessageBatchCommand")
+    return (
+      String(input.QueueUrl ?? "")
+        .split("/")
+        .pop() ?? ""
+    );
   return writtenKeysOf(command, input).map(short).join(", ");
 }
 
-const readCommands = new Set(["GetItemCommand", "QueryCommand", "ScanCommand", "BatchGetItemCommand", "TransactGetItemsCommand"]);
+const readCommands = new Set([
+  "GetItemCommand",
+  "QueryCommand",
+  "ScanCommand",
+  "BatchGetItemCommand",
+  "TransactGetItemsCommand",
+]);
 
 /** Capacity units of a call (`ReturnConsumedCapacity: TOTAL` reports one total: a read command's are read units, a write's are write units). */
 function unitsOf(command: string, output: Output): { read: number; write: number } {
@@ -128,40 +170,52 @@ function unitsOf(command: string, output: Output): { read: number; write: number
 /** The middleware, for `client.middlewareStack.add(…, { step: "initialize" })`. */
 export function countingMiddleware(service: CallRecord["service"]) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an AWS SDK middleware is generic over every command's input and output
-  return (next: (args: any) => Promise<any>, context: { commandName?: string }) =>
-    async (args: { input: Input }) => {
-      const targets = [global, scope.getStore()].filter((target): target is Measurement => target !== undefined);
-      if (targets.length === 0) return next(args);
-      const command = context.commandName ?? "unknown";
-      if (service === "dynamodb" && command !== "DescribeTableCommand") args.input.ReturnConsumedCapacity ??= "TOTAL";
-      const startedAt = performance.now();
-      let result: { output?: Output };
-      try {
-        result = await next(args);
-      } catch (error) {
-        const failed: CallRecord = { service, command, index: args.input.IndexName, startedAt, endedAt: performance.now(), itemsRead: 0, itemsWritten: 0, readUnits: 0, writeUnits: 0, error: (error as Error).name, writtenKeys: [], target: targetOf(command, args.input) };
-        for (const target of targets) target.calls.push(failed);
-        throw error;
-      }
-      const output = (result.output ?? {}) as Output;
-      const items = itemsOf(command, args.input, output);
-      const units = unitsOf(command, output);
-      const record: CallRecord = {
+  return (next: (args: any) => Promise<any>, context: { commandName?: string }) => async (args: { input: Input }) => {
+    const targets = [global, scope.getStore()].filter((target): target is Measurement => target !== undefined);
+    if (targets.length === 0) return next(args);
+    const command = context.commandName ?? "unknown";
+    if (service === "dynamodb" && command !== "DescribeTableCommand") args.input.ReturnConsumedCapacity ??= "TOTAL";
+    const startedAt = performance.now();
+    let result: { output?: Output };
+    try {
+      result = await next(args);
+    } catch (error) {
+      const failed: CallRecord = {
         service,
         command,
         index: args.input.IndexName,
         startedAt,
         endedAt: performance.now(),
-        itemsRead: items.read,
-        itemsWritten: items.written,
-        readUnits: units.read,
-        writeUnits: units.write,
-        writtenKeys: writtenKeysOf(command, args.input),
+        itemsRead: 0,
+        itemsWritten: 0,
+        readUnits: 0,
+        writeUnits: 0,
+        error: (error as Error).name,
+        writtenKeys: [],
         target: targetOf(command, args.input),
       };
-      for (const target of targets) target.calls.push(record);
-      return result;
+      for (const target of targets) target.calls.push(failed);
+      throw error;
+    }
+    const output = (result.output ?? {}) as Output;
+    const items = itemsOf(command, args.input, output);
+    const units = unitsOf(command, output);
+    const record: CallRecord = {
+      service,
+      command,
+      index: args.input.IndexName,
+      startedAt,
+      endedAt: performance.now(),
+      itemsRead: items.read,
+      itemsWritten: items.written,
+      readUnits: units.read,
+      writeUnits: units.write,
+      writtenKeys: writtenKeysOf(command, args.input),
+      target: targetOf(command, args.input),
     };
+    for (const target of targets) target.calls.push(record);
+    return result;
+  };
 }
 
 /** Ends the process-wide measurement. */

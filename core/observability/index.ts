@@ -37,7 +37,9 @@ export function currentCorrelationId(): string | undefined {
  */
 export function withCorrelationParameter(url: string): string {
   const correlationId = currentCorrelationId();
-  return correlationId ? `${url}${url.includes("?") ? "&" : "?"}correlationId=${encodeURIComponent(correlationId)}` : url;
+  return correlationId
+    ? `${url}${url.includes("?") ? "&" : "?"}correlationId=${encodeURIComponent(correlationId)}`
+    : url;
 }
 
 /**
@@ -53,7 +55,19 @@ export function countMetric(name: string, dimensions: Record<string, string> = {
 
 /** Query parameter names whose values are secrets, compared after percent-decoding and lower-casing. */
 // `code`: the OAuth authorization code the identity provider sends back to the dashboard's URL (issue 25).
-const secretParameterNames = new Set(["apikey", "api_key", "key", "token", "access_token", "refresh_token", "code", "code_verifier", "signature", "password", "secret"]);
+const secretParameterNames = new Set([
+  "apikey",
+  "api_key",
+  "key",
+  "token",
+  "access_token",
+  "refresh_token",
+  "code",
+  "code_verifier",
+  "signature",
+  "password",
+  "secret",
+]);
 
 /**
  * A URL (or path with query) safe to log: the value of every parameter whose

@@ -1,7 +1,14 @@
 import { type Call } from "#core/calls/model";
 import { find as findCall } from "#core/calls/queries";
 import { Messages } from "#core/messaging/messages";
-import { Billing, HOLD_CHECK_AFTER_MS, holdCheckEntry, holdShards, TransactionConditionFailed, type BillingOutcome } from "#core/billing/index";
+import {
+  Billing,
+  HOLD_CHECK_AFTER_MS,
+  holdCheckEntry,
+  holdShards,
+  TransactionConditionFailed,
+  type BillingOutcome,
+} from "#core/billing/index";
 import { billFinalCall } from "#core/calls/lifecycle";
 import { conditionally, table } from "#core/db/items";
 import { dueEntries } from "#core/db/due";
@@ -21,7 +28,8 @@ export interface HoldSweepResult {
   errors: number;
 }
 
-type Owner = { kind: "final"; settle: () => Promise<BillingOutcome | undefined> } | { kind: "gone" } | { kind: "waiting" };
+type Owner =
+  { kind: "final"; settle: () => Promise<BillingOutcome | undefined> } | { kind: "gone" } | { kind: "waiting" };
 
 /**
  * The hold sweeper (defence in depth; EventBridge every 15 minutes). Every
@@ -42,19 +50,37 @@ export async function sweepHolds(options: { now?: Date; organizationId?: string 
   const now = (options.now ?? new Date()).getTime();
   const result: HoldSweepResult = { settled: 0, released: 0, kept: 0, errors: 0 };
   const partitions = holdShards.map((shard) => keys.dueHold(shard, "", "", "").gsi3pk);
-  for await (const { item, seen, organizationId, id } of dueEntries(partitions, new Date(now).toISOString(), options.organizationId)) {
+  for await (const { item, seen, organizationId, id } of dueEntries(
+    partitions,
+    new Date(now).toISOString(),
+    options.organizationId,
+  )) {
     try {
       const outcome = await sweepHold(organizationId, id, String(item.relatedEntityType), seen, now);
       result[outcome]++;
     } catch (error) {
       result.errors++;
-      console.error(JSON.stringify({ level: "error", sweep: "holds", organizationId, reservationId: id, error: (error as Error).message }));
+      console.error(
+        JSON.stringify({
+          level: "error",
+          sweep: "holds",
+          organizationId,
+          reservationId: id,
+          error: (error as Error).message,
+        }),
+      );
     }
   }
   return result;
 }
 
-async function sweepHold(organizationId: string, reservationId: string, ownerType: string, seen: string, now: number): Promise<keyof Omit<HoldSweepResult, "errors">> {
+async function sweepHold(
+  organizationId: string,
+  reservationId: string,
+  ownerType: string,
+  seen: string,
+  now: number,
+): Promise<keyof Omit<HoldSweepResult, "errors">> {
   const owner = await ownerOf(organizationId, reservationId, ownerType);
   if (owner.kind === "waiting") {
     // Look again later; conditional on the entry read, so overlapping sweeps move it once.
@@ -64,7 +90,11 @@ async function sweepHold(organizationId: string, reservationId: string, ownerTyp
         UpdateExpression: "SET gsi3sk = :next",
         ConditionExpression: "gsi3sk = :seen AND #state = :reserved",
         ExpressionAttributeNames: { "#state": "state" },
-        ExpressionAttributeValues: { ":next": holdCheckEntry(organizationId, reservationId, now + HOLD_CHECK_AFTER_MS).gsi3sk, ":seen": seen, ":reserved": "Reserved" },
+        ExpressionAttributeValues: {
+          ":next": holdCheckEntry(organizationId, reservationId, now + HOLD_CHECK_AFTER_MS).gsi3sk,
+          ":seen": seen,
+          ":reserved": "Reserved",
+        },
       }),
     );
     return "kept";
@@ -114,5 +144,8 @@ async function settleFinalCall(organizationId: string, call: Call): Promise<Bill
     if (error instanceof TransactionConditionFailed && error.failed("reservation")) return undefined; // settled meanwhile
     throw error;
   }
-  return { billingStatus: fields.billingStatus ?? "Charged", billableAmount: String(fields.billableAmount ?? "0.0000") } as BillingOutcome;
+  return {
+    billingStatus: fields.billingStatus ?? "Charged",
+    billableAmount: String(fields.billableAmount ?? "0.0000"),
+  } as BillingOutcome;
 }

@@ -3,7 +3,13 @@ import { entities, keys } from "#core/db/keys";
 import { leadItem, toLead } from "#core/leads/index";
 
 /** The entities whose lists or filters read gsi4-gsi7. */
-const indexed: string[] = [entities.lead, entities.event, entities.conversation, entities.suppression, entities.ledgerEntry];
+const indexed: string[] = [
+  entities.lead,
+  entities.event,
+  entities.conversation,
+  entities.suppression,
+  entities.ledgerEntry,
+];
 
 /**
  * The ordered-list and filter index attributes (gsi4-gsi7, docs/data-model.md)
@@ -57,7 +63,10 @@ export async function backfillListIndexes(organizationId?: string): Promise<{ sc
       ? table.query({
           KeyConditionExpression: "pk = :pk",
           ...listed,
-          ExpressionAttributeValues: { ...listed.ExpressionAttributeValues, ":pk": keys.organization(organizationId).pk },
+          ExpressionAttributeValues: {
+            ...listed.ExpressionAttributeValues,
+            ":pk": keys.organization(organizationId).pk,
+          },
           ExclusiveStartKey: startKey,
         })
       : table.scan({ ...listed, ExclusiveStartKey: startKey }));

@@ -28,7 +28,13 @@ export function scheduledJob<TEvent, TResult>(schedule: string, run: (event: TEv
       const started = Date.now();
       try {
         const result = await run(event);
-        await record({ schedule, startedAt, finishedAt: nowIso(), outcome: "Succeeded", ...(result === undefined ? {} : { result }) });
+        await record({
+          schedule,
+          startedAt,
+          finishedAt: nowIso(),
+          outcome: "Succeeded",
+          ...(result === undefined ? {} : { result }),
+        });
         logger.info("schedule run", { schedule, outcome: "Succeeded", latencyMs: Date.now() - started, result });
         // Work a sweep recovered (republished, expired, released …), by schedule and kind.
         for (const [kind, count] of Object.entries(result ?? {})) {
@@ -37,8 +43,15 @@ export function scheduledJob<TEvent, TResult>(schedule: string, run: (event: TEv
         return result;
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        await record({ schedule, startedAt, finishedAt: nowIso(), outcome: "Failed", error: message }).catch(() => undefined);
-        logger.error("schedule run failed", { schedule, outcome: "Failed", latencyMs: Date.now() - started, error: error as Error });
+        await record({ schedule, startedAt, finishedAt: nowIso(), outcome: "Failed", error: message }).catch(
+          () => undefined,
+        );
+        logger.error("schedule run failed", {
+          schedule,
+          outcome: "Failed",
+          latencyMs: Date.now() - started,
+          error: error as Error,
+        });
         throw error;
       }
     });

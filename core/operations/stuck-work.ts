@@ -35,11 +35,24 @@ export async function stuckWork(now = new Date()): Promise<StuckWork> {
       new Date(now.getTime() - sweepAfterMs),
       now,
     ),
-    countDue(Messages.dueShards.map((shard) => keys.dueMessage(shard, "", "", "").gsi3pk), now, now, (item) => String(item.dueKind ?? "Unknown")),
-    countDue(Calls.dueShards.map((shard) => keys.dueCall(shard, "", "", "").gsi3pk), now, now),
+    countDue(
+      Messages.dueShards.map((shard) => keys.dueMessage(shard, "", "", "").gsi3pk),
+      now,
+      now,
+      (item) => String(item.dueKind ?? "Unknown"),
+    ),
+    countDue(
+      Calls.dueShards.map((shard) => keys.dueCall(shard, "", "", "").gsi3pk),
+      now,
+      now,
+    ),
   ]);
   const counts = ({ count, oldestAgeSeconds }: StuckCount): StuckCount => ({ count, oldestAgeSeconds });
-  return { leadsPending: counts(leadsPending), messagesPastDeadline: messages, callsHoldingMoneyPastDeadline: counts(callsHoldingMoneyPastDeadline) };
+  return {
+    leadsPending: counts(leadsPending),
+    messagesPastDeadline: messages,
+    callsHoldingMoneyPastDeadline: counts(callsHoldingMoneyPastDeadline),
+  };
 }
 
 async function countDue(
@@ -57,5 +70,9 @@ async function countDue(
     if (oldest === undefined || at < oldest) oldest = at;
     if (kindOf) byKind[kindOf(item)] = (byKind[kindOf(item)] ?? 0) + 1;
   }
-  return { count, oldestAgeSeconds: oldest === undefined ? null : Math.max(0, Math.round((now.getTime() - oldest) / 1000)), byKind };
+  return {
+    count,
+    oldestAgeSeconds: oldest === undefined ? null : Math.max(0, Math.round((now.getTime() - oldest) / 1000)),
+    byKind,
+  };
 }

@@ -22,7 +22,10 @@ const ScopesSchema = v.pipe(v.array(v.picklist(permissions)), v.minLength(1), v.
 /** Body of `POST /api-keys`. */
 export const CreateApiKeySchema = v.strictObject({
   name: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100)),
-  scopes: v.pipe(ScopesSchema, v.description("Permissions the key carries; at most the creator's own (docs/permissions.md).")),
+  scopes: v.pipe(
+    ScopesSchema,
+    v.description("Permissions the key carries; at most the creator's own (docs/permissions.md)."),
+  ),
   expiresInDays: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(3650))),
 });
 
@@ -31,7 +34,9 @@ export const RotateApiKeySchema = v.optional(
   v.strictObject({
     overlapHours: v.pipe(
       v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(168)), 24),
-      v.description("How long the old key keeps working beside the new one (default 24 h, 0 ends it at once, at most 7 days)."),
+      v.description(
+        "How long the old key keeps working beside the new one (default 24 h, 0 ends it at once, at most 7 days).",
+      ),
     ),
   }),
   {},
@@ -42,7 +47,10 @@ export const apiKeyStatuses = ["Active", "Expiring", "Expired", "Revoked"] as co
 export const ApiKeySchema = v.object({
   id: v.string(),
   name: v.string(),
-  prefix: v.pipe(v.string(), v.description("The key's first characters (`sk_<organization>_` and six of the secret), to recognise it.")),
+  prefix: v.pipe(
+    v.string(),
+    v.description("The key's first characters (`sk_<organization>_` and six of the secret), to recognise it."),
+  ),
   scopes: v.array(v.string()),
   createdBy: v.string(),
   createdByName: v.string(),
@@ -85,7 +93,13 @@ export const ApiKeys = {
     actor?: Actor,
   ): Promise<{ apiKey: string; record: ApiKeyRecord; item: Record<string, unknown> }> {
     const apiKey = `sk_${organizationId}_${randomSecret()}`;
-    const record: ApiKeyRecord = { keyId: newId(), organizationId, name: input.name, scopes: input.scopes, createdAt: nowIso() };
+    const record: ApiKeyRecord = {
+      keyId: newId(),
+      organizationId,
+      name: input.name,
+      scopes: input.scopes,
+      createdAt: nowIso(),
+    };
     const item = {
       ...keys.apiKey(organizationId, hashSecret(apiKey)),
       entity: entities.apiKey,
@@ -102,10 +116,23 @@ export const ApiKeys = {
   /** `POST /api-keys`: a key with at most the creator's own permissions. */
   async create(actor: Actor, input: v.InferOutput<typeof CreateApiKeySchema>) {
     const beyond = input.scopes.filter((scope) => !actor.permissions.has(scope));
-    if (beyond.length) throw new ForbiddenError(`A key cannot carry permissions its creator lacks: ${beyond.join(", ")}.`);
-    const { apiKey, item } = await ApiKeys.issue(actor.organizationId, { ...input, scopes: [...new Set(input.scopes)] }, actor);
+    if (beyond.length)
+      throw new ForbiddenError(`A key cannot carry permissions its creator lacks: ${beyond.join(", ")}.`);
+    const { apiKey, item } = await ApiKeys.issue(
+      actor.organizationId,
+      { ...input, scopes: [...new Set(input.scopes)] },
+      actor,
+    );
     const view = toApiKey(item);
-    await transact([{ Put: { Item: item } }, Audit.entry(actor, { action: "apiKey.created", resourceType: "ApiKey", resourceId: view.id, after: auditView(view) })]);
+    await transact([
+      { Put: { Item: item } },
+      Audit.entry(actor, {
+        action: "apiKey.created",
+        resourceType: "ApiKey",
+        resourceId: view.id,
+        after: auditView(view),
+      }),
+    ]);
     return { ...view, key: apiKey };
   },
 
@@ -116,7 +143,11 @@ export const ApiKeys = {
   /** A new key with the same name and scopes; the old one keeps working for `overlapHours`, then stops. */
   async rotate(actor: Actor, keyId: string, input: v.InferOutput<typeof RotateApiKeySchema>) {
     const old = await usableKey(actor.organizationId, keyId);
-    const { apiKey, item } = await ApiKeys.issue(actor.organizationId, { name: old.name as string, scopes: old.scopes as Permission[], rotatedFromKeyId: keyId }, actor);
+    const { apiKey, item } = await ApiKeys.issue(
+      actor.organizationId,
+      { name: old.name as string, scopes: old.scopes as Permission[], rotatedFromKeyId: keyId },
+      actor,
+    );
     const endsAt = epochSeconds(Date.now() + input.overlapHours * 3_600_000);
     const before = toApiKey(old);
     await transact([
@@ -125,11 +156,18 @@ export const ApiKeys = {
         Update: {
           Key: { pk: old.pk as string, sk: old.sk as string },
           UpdateExpression: "SET expiresAt = :endsAt",
-          ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(revokedAt) AND (attribute_not_exists(expiresAt) OR expiresAt > :endsAt)",
+          ConditionExpression:
+            "attribute_exists(pk) AND attribute_not_exists(revokedAt) AND (attribute_not_exists(expiresAt) OR expiresAt > :endsAt)",
           ExpressionAttributeValues: { ":endsAt": endsAt },
         },
       },
-      Audit.entry(actor, { action: "apiKey.rotated", resourceType: "ApiKey", resourceId: keyId, before: auditView(before), after: auditView(toApiKey({ ...old, expiresAt: endsAt })) }),
+      Audit.entry(actor, {
+        action: "apiKey.rotated",
+        resourceType: "ApiKey",
+        resourceId: keyId,
+        before: auditView(before),
+        after: auditView(toApiKey({ ...old, expiresAt: endsAt })),
+      }),
     ]);
     return { ...toApiKey(item), key: apiKey };
   },
@@ -162,7 +200,13 @@ async function revokeItem(actor: Actor, item: Record<string, unknown>): Promise<
         ExpressionAttributeValues: { ":now": revokedAt },
       },
     },
-    Audit.entry(actor, { action: "apiKey.revoked", resourceType: "ApiKey", resourceId: before.id, before: auditView(before), after: auditView(toApiKey({ ...item, revokedAt })) }),
+    Audit.entry(actor, {
+      action: "apiKey.revoked",
+      resourceType: "ApiKey",
+      resourceId: before.id,
+      before: auditView(before),
+      after: auditView(toApiKey({ ...item, revokedAt })),
+    }),
   ]);
 }
 
@@ -175,7 +219,8 @@ async function usableKey(organizationId: string, keyId: string): Promise<Record<
   const item = (await keyItems(organizationId)).find((candidate) => candidate.keyId === keyId);
   if (!item) throw new NotFoundError("API key", keyId);
   const status = toApiKey(item).status;
-  if (status === "Revoked" || status === "Expired") throw new ConflictError(`API key ${keyId} is ${status.toLowerCase()}.`);
+  if (status === "Revoked" || status === "Expired")
+    throw new ConflictError(`API key ${keyId} is ${status.toLowerCase()}.`);
   return item;
 }
 

@@ -21,7 +21,10 @@ export const Organizations = {
       timeZone: input.timeZone ?? "America/New_York",
       createdAt: nowIso(),
     };
-    const { apiKey, item: keyItem } = await ApiKeys.issue(organization.id, { name: "Default key", scopes: [...permissions] });
+    const { apiKey, item: keyItem } = await ApiKeys.issue(organization.id, {
+      name: "Default key",
+      scopes: [...permissions],
+    });
     await transact([
       {
         Put: {
@@ -52,8 +55,14 @@ export const Organizations = {
   },
 
   /** Issues another `sk_` key (operator CLI, tests); the plain key is returned once and stored only hashed. */
-  async issueApiKey(organizationId: string, input: { name: string; scopes?: Permission[] }): Promise<{ apiKey: string; record: ApiKeyRecord }> {
-    const { apiKey, record, item } = await ApiKeys.issue(organizationId, { name: input.name, scopes: input.scopes ?? [...permissions] });
+  async issueApiKey(
+    organizationId: string,
+    input: { name: string; scopes?: Permission[] },
+  ): Promise<{ apiKey: string; record: ApiKeyRecord }> {
+    const { apiKey, record, item } = await ApiKeys.issue(organizationId, {
+      name: input.name,
+      scopes: input.scopes ?? [...permissions],
+    });
     await table.put({ Item: item });
     return { apiKey, record };
   },

@@ -29,8 +29,15 @@ export async function resolveApiKey(apiKey: string): Promise<ApiKeyRecord | unde
   const organizationId = match[1]!;
   const { Item } = await table.get({ Key: keys.apiKey(organizationId, hashSecret(apiKey)) });
   if (!Item || Item.revokedAt || isPast(Item.expiresAt)) return undefined;
-  if (!Item.lastUsedAt || Date.parse(Item.lastUsedAt as string) < Date.now() - lastUsedPrecisionMs) await markUsed(Item);
-  return { keyId: Item.keyId, organizationId: Item.organizationId, name: Item.name, scopes: Item.scopes, createdAt: Item.createdAt };
+  if (!Item.lastUsedAt || Date.parse(Item.lastUsedAt as string) < Date.now() - lastUsedPrecisionMs)
+    await markUsed(Item);
+  return {
+    keyId: Item.keyId,
+    organizationId: Item.organizationId,
+    name: Item.name,
+    scopes: Item.scopes,
+    createdAt: Item.createdAt,
+  };
 }
 
 async function markUsed(item: Record<string, unknown>): Promise<void> {
@@ -45,4 +52,3 @@ async function markUsed(item: Record<string, unknown>): Promise<void> {
     }),
   ).catch(() => undefined);
 }
-

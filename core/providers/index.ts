@@ -18,9 +18,10 @@ const cache = new Map<string, ProviderPort>();
 export function outboundProvider(): ProviderPort {
   const provider = providerByName(providerConfig.provider);
   if (!provider) {
-    const detail = runsInLambda() && providerConfig.provider === "simulator"
-      ? "The carrier simulator does not run in AWS; set the stage's Twilio credentials."
-      : `${providerConfig.provider} credentials are not configured.`;
+    const detail =
+      runsInLambda() && providerConfig.provider === "simulator"
+        ? "The carrier simulator does not run in AWS; set the stage's Twilio credentials."
+        : `${providerConfig.provider} credentials are not configured.`;
     throw new ProviderError("permanent", "provider_not_configured", detail);
   }
   return provider;
@@ -37,7 +38,10 @@ export function providerByName(name: string): ProviderPort | undefined {
   const keySid = process.env[environmentNames.twilioApiKeySid];
   const keySecret = process.env[environmentNames.twilioApiKeySecret];
   const apiKey = keySid && keySecret ? { sid: keySid, secret: keySecret } : undefined;
-  const key = name === "twilio" ? `twilio:${sid}:${token}:${keySid}:${keySecret}:${process.env[environmentNames.twilioApiBaseUrl]}` : `simulator:${config.tokenSigningKey}:${providerConfig.simulatorDelayScale}`;
+  const key =
+    name === "twilio"
+      ? `twilio:${sid}:${token}:${keySid}:${keySecret}:${process.env[environmentNames.twilioApiBaseUrl]}`
+      : `simulator:${config.tokenSigningKey}:${providerConfig.simulatorDelayScale}`;
   let provider = cache.get(key);
   if (!provider) {
     provider = create(name as ProviderName, sid, token, apiKey);
@@ -52,17 +56,35 @@ function runsInLambda(): boolean {
   return Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
 }
 
-function create(name: ProviderName, sid: string | undefined, token: string | undefined, apiKey: { sid: string; secret: string } | undefined): ProviderPort | undefined {
+function create(
+  name: ProviderName,
+  sid: string | undefined,
+  token: string | undefined,
+  apiKey: { sid: string; secret: string } | undefined,
+): ProviderPort | undefined {
   // The auth token only checks webhook signatures; REST requests need the API key (the adapter refuses them without one).
   const baseUrl = process.env[environmentNames.twilioApiBaseUrl];
-  if (name === "twilio") return sid && token ? createTwilioProvider({ accountSid: sid, authToken: token, ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}) }) : undefined;
+  if (name === "twilio")
+    return sid && token
+      ? createTwilioProvider({
+          accountSid: sid,
+          authToken: token,
+          ...(apiKey ? { apiKey } : {}),
+          ...(baseUrl ? { baseUrl } : {}),
+        })
+      : undefined;
   if (providerConfig.provider !== "simulator") return undefined;
-  return createSimulatorProvider({ authToken: simulatorAuthToken(config.tokenSigningKey), delayScale: providerConfig.simulatorDelayScale });
+  return createSimulatorProvider({
+    authToken: simulatorAuthToken(config.tokenSigningKey),
+    delayScale: providerConfig.simulatorDelayScale,
+  });
 }
 
 /** Where the provider posts a message's status callbacks (our message id rides in the query, covered by the signature). */
 export function statusCallbackUrl(provider: ProviderName, messageId: string): string {
-  return withCorrelationParameter(`${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/messages/status?messageId=${encodeURIComponent(messageId)}`);
+  return withCorrelationParameter(
+    `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/messages/status?messageId=${encodeURIComponent(messageId)}`,
+  );
 }
 
 /** Telnyx, when its API key and webhook public key are configured. */
@@ -79,7 +101,9 @@ function telnyx(): ProviderPort | undefined {
   const key = `telnyx:${apiKey}:${publicKey}:${Object.values(settings).join(":")}`;
   let provider = cache.get(key);
   if (!provider) {
-    const present = Object.fromEntries(Object.entries(settings).filter(([, value]) => value)) as { [name in keyof typeof settings]?: string };
+    const present = Object.fromEntries(Object.entries(settings).filter(([, value]) => value)) as {
+      [name in keyof typeof settings]?: string;
+    };
     provider = createTelnyxProvider({ apiKey, publicKey, ...present });
     cache.set(key, provider);
   }
@@ -94,6 +118,7 @@ function telnyx(): ProviderPort | undefined {
 export function verifiedProvider(providerName: string, request: WebhookRequest): ProviderPort {
   const provider = providerByName(providerName);
   if (!provider) throw new NotFoundError("Provider", providerName);
-  if (!provider.verifyWebhookSignature(request)) throw new ForbiddenError("The webhook signature is missing or does not match.");
+  if (!provider.verifyWebhookSignature(request))
+    throw new ForbiddenError("The webhook signature is missing or does not match.");
   return provider;
 }

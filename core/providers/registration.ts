@@ -59,7 +59,12 @@ export type CampaignDetails = {
 };
 
 /** A brand as the carrier reports it; `reference` is what later requests name it by. */
-export type BrandReport = { reference: string; status: RegistrationStatus; failureReason?: string; vettingScore?: number };
+export type BrandReport = {
+  reference: string;
+  status: RegistrationStatus;
+  failureReason?: string;
+  vettingScore?: number;
+};
 export type CampaignReport = { reference: string; status: RegistrationStatus; failureReason?: string };
 
 /** A number as the carrier holds it (Twilio needs its `PN…` sid, Telnyx its E.164). */

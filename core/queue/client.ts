@@ -20,10 +20,15 @@ export function sqs(): Promise<SqsSdk.SQSClient> {
     const endpoint = config.sqsEndpoint;
     const client = new SQSClient(
       endpoint
-        ? { endpoint, region: process.env.AWS_REGION ?? "us-east-1", credentials: { accessKeyId: "local", secretAccessKey: "local" } }
+        ? {
+            endpoint,
+            region: process.env.AWS_REGION ?? "us-east-1",
+            credentials: { accessKeyId: "local", secretAccessKey: "local" },
+          }
         : {},
     );
-    if (measuringEnabled()) client.middlewareStack.add(countingMiddleware("sqs"), { step: "initialize", name: "countCalls" });
+    if (measuringEnabled())
+      client.middlewareStack.add(countingMiddleware("sqs"), { step: "initialize", name: "countCalls" });
     return client;
   });
   return sqsClient;

@@ -27,13 +27,25 @@ export interface DeadLetterSummary {
   /** When the oldest message looked at was first sent to the work queue. */
   oldestSentAt: string | null;
   /** A few of them, as they are (id, type, organization, receives, body). */
-  samples: { messageId: string; type: string; organizationId: string | null; receiveCount: number; sentAt: string | null; body: string }[];
+  samples: {
+    messageId: string;
+    type: string;
+    organizationId: string | null;
+    receiveCount: number;
+    sentAt: string | null;
+    body: string;
+  }[];
 }
 
 const numberOf = (attributes: Record<string, string> | undefined, name: string) => Number(attributes?.[name] ?? 0);
 
-async function attributes(url: string, names: ("All" | "RedrivePolicy" | "QueueArn" | "ApproximateNumberOfMessages")[]) {
-  const { Attributes } = await (await sqs()).send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: names }));
+async function attributes(
+  url: string,
+  names: ("All" | "RedrivePolicy" | "QueueArn" | "ApproximateNumberOfMessages")[],
+) {
+  const { Attributes } = await (
+    await sqs()
+  ).send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: names }));
   return Attributes ?? {};
 }
 
@@ -43,13 +55,18 @@ export async function deadLetterUrlOf(queueUrl: string): Promise<string> {
   const arn = policy ? (JSON.parse(policy) as { deadLetterTargetArn?: string }).deadLetterTargetArn : undefined;
   if (!arn) throw new Error(`Queue ${queueUrl} has no dead-letter queue`);
   const [, , , , account, name] = arn.split(":");
-  const { QueueUrl } = await (await sqs()).send(new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account }));
+  const { QueueUrl } = await (
+    await sqs()
+  ).send(new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account }));
   if (!QueueUrl) throw new Error(`No URL for dead-letter queue ${arn}`);
   return QueueUrl;
 }
 
 export async function queueDepth(queueUrl: string): Promise<QueueDepth> {
-  const [queue, deadLetters] = await Promise.all([attributes(queueUrl, ["All"]), deadLetterUrlOf(queueUrl).then((url) => attributes(url, ["ApproximateNumberOfMessages"]))]);
+  const [queue, deadLetters] = await Promise.all([
+    attributes(queueUrl, ["All"]),
+    deadLetterUrlOf(queueUrl).then((url) => attributes(url, ["ApproximateNumberOfMessages"])),
+  ]);
   return {
     visible: numberOf(queue, "ApproximateNumberOfMessages"),
     inFlight: numberOf(queue, "ApproximateNumberOfMessagesNotVisible"),
@@ -71,11 +88,20 @@ export async function summarizeDeadLetterQueue(url: string, limit = 50): Promise
   // Counted before looking, in flight included: a message being looked at (here or by another operator) is briefly
   // in flight, and nothing else receives from a dead-letter queue.
   const counts = await attributes(url, ["All"]);
-  const deadLetters = numberOf(counts, "ApproximateNumberOfMessages") + numberOf(counts, "ApproximateNumberOfMessagesNotVisible");
+  const deadLetters =
+    numberOf(counts, "ApproximateNumberOfMessages") + numberOf(counts, "ApproximateNumberOfMessagesNotVisible");
   const seen = new Map<string, Message>();
   for (let attempt = 0; attempt < Math.ceil(limit / 10) + 2 && seen.size < limit; attempt++) {
-    const { Messages = [] } = await (await sqs()).send(
-      new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 0, WaitTimeSeconds: 0, MessageSystemAttributeNames: ["All"] }),
+    const { Messages = [] } = await (
+      await sqs()
+    ).send(
+      new ReceiveMessageCommand({
+        QueueUrl: url,
+        MaxNumberOfMessages: 10,
+        VisibilityTimeout: 0,
+        WaitTimeSeconds: 0,
+        MessageSystemAttributeNames: ["All"],
+      }),
     );
     if (Messages.length === 0) break;
     for (const message of Messages) seen.set(message.MessageId ?? "", message);
@@ -85,7 +111,11 @@ export async function summarizeDeadLetterQueue(url: string, limit = 50): Promise
     const sent = message.Attributes?.SentTimestamp;
     return {
       messageId: message.MessageId ?? "",
-      type: envelope?.type ?? (envelope?.DDBStreamBatchInfo ? `stream batch: ${envelope.requestContext?.condition ?? "failed"}` : "unreadable"),
+      type:
+        envelope?.type ??
+        (envelope?.DDBStreamBatchInfo
+          ? `stream batch: ${envelope.requestContext?.condition ?? "failed"}`
+          : "unreadable"),
       organizationId: envelope?.organizationId ?? null,
       receiveCount: numberOf(message.Attributes, "ApproximateReceiveCount"),
       sentAt: sent ? new Date(Number(sent)).toISOString() : null,
@@ -94,7 +124,10 @@ export async function summarizeDeadLetterQueue(url: string, limit = 50): Promise
   });
   const byType: Record<string, number> = {};
   for (const sample of samples) byType[sample.type] = (byType[sample.type] ?? 0) + 1;
-  const sentAts = samples.map((sample) => sample.sentAt).filter((at): at is string => at !== null).sort();
+  const sentAts = samples
+    .map((sample) => sample.sentAt)
+    .filter((at): at is string => at !== null)
+    .sort();
   return {
     deadLetters,
     byType,
@@ -113,29 +146,47 @@ export async function redriveDeadLetters(queueUrl: string): Promise<{ moved: num
   const url = await deadLetterUrlOf(queueUrl);
   let moved = 0;
   for (;;) {
-    const { Messages = [] } = await (await sqs()).send(
-      new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 60, WaitTimeSeconds: 1, MessageAttributeNames: ["All"] }),
+    const { Messages = [] } = await (
+      await sqs()
+    ).send(
+      new ReceiveMessageCommand({
+        QueueUrl: url,
+        MaxNumberOfMessages: 10,
+        VisibilityTimeout: 60,
+        WaitTimeSeconds: 1,
+        MessageAttributeNames: ["All"],
+      }),
     );
     if (Messages.length === 0) return { moved };
-    const sent = await (await sqs()).send(
+    const sent = await (
+      await sqs()
+    ).send(
       new SendMessageBatchCommand({
         QueueUrl: queueUrl,
         Entries: Messages.map((message, index) => ({
           Id: String(index),
           MessageBody: message.Body ?? "",
-          ...(message.MessageAttributes && Object.keys(message.MessageAttributes).length > 0 ? { MessageAttributes: message.MessageAttributes } : {}),
+          ...(message.MessageAttributes && Object.keys(message.MessageAttributes).length > 0
+            ? { MessageAttributes: message.MessageAttributes }
+            : {}),
         })),
       }),
     );
     const stored = new Set((sent.Successful ?? []).map((entry) => Number(entry.Id)));
     const done = Messages.filter((_, index) => stored.has(index));
     if (done.length > 0) {
-      await (await sqs()).send(
-        new DeleteMessageBatchCommand({ QueueUrl: url, Entries: done.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle })) }),
+      await (
+        await sqs()
+      ).send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: url,
+          Entries: done.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle })),
+        }),
       );
     }
     moved += done.length;
-    if (sent.Failed?.length) throw new Error(`SQS refused ${sent.Failed.length} message(s) while redriving: ${sent.Failed[0]?.Message}`);
+    if (sent.Failed?.length)
+      throw new Error(`SQS refused ${sent.Failed.length} message(s) while redriving: ${sent.Failed[0]?.Message}`);
   }
 }
 

@@ -23,26 +23,32 @@ export interface QueueMessages {}
 
 export type QueueMessageType = keyof QueueMessages & string;
 
-export interface MessageDefinition<TType extends string = string, TQueue extends QueueName = QueueName, TSchema extends v.GenericSchema = v.GenericSchema> {
+export interface MessageDefinition<
+  TType extends string = string,
+  TQueue extends QueueName = QueueName,
+  TSchema extends v.GenericSchema = v.GenericSchema,
+> {
   readonly type: TType;
   readonly queue: TQueue;
   readonly schema: TSchema;
 }
 
 /** The data of a declared message type, as its schema outputs it. */
-export type MessageData<TType extends QueueMessageType> = QueueMessages[TType] extends MessageDefinition<string, QueueName, infer TSchema> ? v.InferOutput<TSchema> : never;
+export type MessageData<TType extends QueueMessageType> =
+  QueueMessages[TType] extends MessageDefinition<string, QueueName, infer TSchema> ? v.InferOutput<TSchema> : never;
 
 /** The queue a declared message type travels on. */
-export type QueueOfMessage<TType extends QueueMessageType> = QueueMessages[TType] extends MessageDefinition<string, infer TQueue> ? TQueue : never;
+export type QueueOfMessage<TType extends QueueMessageType> =
+  QueueMessages[TType] extends MessageDefinition<string, infer TQueue> ? TQueue : never;
 
 const declared = new Map<string, MessageDefinition>();
 
 /** Declares a message type: the queue it travels on and the schema of its data (registered for `subscribe` and the tests). */
-export function defineMessage<const TType extends string, const TQueue extends QueueName, TSchema extends v.GenericSchema>(
-  type: TType,
-  queue: TQueue,
-  schema: TSchema,
-): MessageDefinition<TType, TQueue, TSchema> {
+export function defineMessage<
+  const TType extends string,
+  const TQueue extends QueueName,
+  TSchema extends v.GenericSchema,
+>(type: TType, queue: TQueue, schema: TSchema): MessageDefinition<TType, TQueue, TSchema> {
   const definition = { type, queue, schema };
   // One declaration per type: two would let publisher and consumer disagree on the queue or the data.
   if (declared.has(type)) throw new Error(`Message type ${type} is declared twice.`);
@@ -97,7 +103,14 @@ export function envelope<TType extends QueueMessageType>(
   data: MessageData<TType>,
   id: string = newId(),
 ): Envelope<TType> {
-  return { id, type: message.type, organizationId, occurredAt: nowIso(), correlationId: currentCorrelationId() ?? id, data };
+  return {
+    id,
+    type: message.type,
+    organizationId,
+    occurredAt: nowIso(),
+    correlationId: currentCorrelationId() ?? id,
+    data,
+  };
 }
 
 /** Sends one message; resolves once SQS has stored it. */
@@ -145,7 +158,8 @@ async function sendBatches(queue: QueueName, messages: { envelope: Envelope; del
         })),
       }),
     );
-    if (result.Failed?.length) throw new Error(`SQS refused ${result.Failed.length} message(s): ${result.Failed[0]?.Message}`);
+    if (result.Failed?.length)
+      throw new Error(`SQS refused ${result.Failed.length} message(s): ${result.Failed[0]?.Message}`);
   }
 }
 
@@ -157,7 +171,10 @@ async function sendBatches(queue: QueueName, messages: { envelope: Envelope; del
  */
 function messageBody(envelope: Envelope): string {
   return JSON.stringify(envelope).replace(/[\u{10000}-\u{10FFFF}]/gu, (character) =>
-    Array.from({ length: character.length }, (_, index) => `\\u${character.charCodeAt(index).toString(16).padStart(4, "0")}`).join(""),
+    Array.from(
+      { length: character.length },
+      (_, index) => `\\u${character.charCodeAt(index).toString(16).padStart(4, "0")}`,
+    ).join(""),
   );
 }
 

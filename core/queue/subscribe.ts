@@ -3,10 +3,19 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda"
 import * as v from "valibot";
 import { logger, withCorrelationId } from "#core/observability/index";
 import { sqs } from "#core/queue/client";
-import { EnvelopeSchema, messageDefinition, type Envelope, type QueueMessageType, type QueueOfMessage } from "#core/queue/events";
+import {
+  EnvelopeSchema,
+  messageDefinition,
+  type Envelope,
+  type QueueMessageType,
+  type QueueOfMessage,
+} from "#core/queue/events";
 import { queues, type QueueName } from "#stacks/definitions";
 
-export type MessageHandler<TType extends QueueMessageType> = (message: Envelope<TType>, record: SQSRecord) => Promise<void>;
+export type MessageHandler<TType extends QueueMessageType> = (
+  message: Envelope<TType>,
+  record: SQSRecord,
+) => Promise<void>;
 
 /**
  * Called once, on the last receive of a message whose handling failed (SQS then
@@ -17,7 +26,8 @@ export type MessageHandler<TType extends QueueMessageType> = (message: Envelope<
 export type PoisonHandler<TType extends QueueMessageType> = (message: Envelope<TType>, error: unknown) => Promise<void>;
 
 /** A message type's handler, and what ends its item when the handler keeps failing. */
-export type Subscription<TType extends QueueMessageType> = MessageHandler<TType> | { handle: MessageHandler<TType>; onPoison: PoisonHandler<TType> };
+export type Subscription<TType extends QueueMessageType> =
+  MessageHandler<TType> | { handle: MessageHandler<TType>; onPoison: PoisonHandler<TType> };
 
 /** The handlers of one queue's consumer: only message types declared for that queue (another's is a type error). */
 export type MessageHandlers<TQueue extends QueueName = QueueName> = {
@@ -44,7 +54,8 @@ export function subscribe<TQueue extends QueueName>(queue: TQueue, handlers: Mes
   // Checked once, at cold start: every handled type is declared, for this queue (its schema validates each record).
   for (const type of Object.keys(handlers)) {
     const declared = messageDefinition(type);
-    if (!declared) throw new Error(`Message type ${type} has no declaration (defineMessage) loaded by the ${queue} consumer.`);
+    if (!declared)
+      throw new Error(`Message type ${type} has no declaration (defineMessage) loaded by the ${queue} consumer.`);
     if (declared.queue !== queue) throw new Error(`Message type ${type} travels on ${declared.queue}, not ${queue}.`);
   }
   const handlerOf = (type: string) => (handlers as Record<string, Subscription<QueueMessageType> | undefined>)[type];
@@ -62,7 +73,11 @@ export function subscribe<TQueue extends QueueName>(queue: TQueue, handlers: Mes
           const parsed = v.safeParse(EnvelopeSchema, JSON.parse(record.body));
           if (!parsed.success) throw new Error("The message is not a valid envelope.");
           const correlationId = parsed.output.correlationId ?? parsed.output.id;
-          Object.assign(line, { type: parsed.output.type, organizationId: parsed.output.organizationId, correlationId });
+          Object.assign(line, {
+            type: parsed.output.type,
+            organizationId: parsed.output.organizationId,
+            correlationId,
+          });
           const subscription = handlerOf(parsed.output.type);
           if (!subscription) throw new Error(`No handler for message type ${parsed.output.type}.`);
           // The data as its declaration states it; a payload that does not match is a failed record (then poison).
@@ -75,14 +90,20 @@ export function subscribe<TQueue extends QueueName>(queue: TQueue, handlers: Mes
           logger.info("queue record", { ...line, outcome: "Succeeded", latencyMs: Date.now() - started });
         } catch (error) {
           const last = attempt >= maxReceiveCount;
-          logger.error("queue record failed", { ...line, outcome: "Failed", poison: last, latencyMs: Date.now() - started, error: error as Error });
+          logger.error("queue record failed", {
+            ...line,
+            outcome: "Failed",
+            poison: last,
+            latencyMs: Date.now() - started,
+            error: error as Error,
+          });
           const subscription = message ? handlerOf(message.type) : undefined;
           if (last && message && subscription && typeof subscription !== "function") {
             const poisoned = message;
             // What the hook records (the item's final event) belongs to the same journey.
-            await withCorrelationId(poisoned.correlationId ?? poisoned.id, () => subscription.onPoison(poisoned, error)).catch((hookError: unknown) =>
-              logger.error("onPoison failed", { ...line, error: hookError as Error }),
-            );
+            await withCorrelationId(poisoned.correlationId ?? poisoned.id, () =>
+              subscription.onPoison(poisoned, error),
+            ).catch((hookError: unknown) => logger.error("onPoison failed", { ...line, error: hookError as Error }));
           }
           await delayRetry(record, last ? 0 : Math.min(2 ** (attempt - 1), visibilityTimeoutSeconds));
           failures.push({ itemIdentifier: record.messageId });
@@ -114,7 +135,15 @@ async function delayRetry(record: SQSRecord, seconds: number): Promise<void> {
     queueUrls.set(record.eventSourceARN, url);
     url.catch(() => queueUrls.delete(record.eventSourceARN));
   }
-  await (await sqs())
-    .send(new ChangeMessageVisibilityCommand({ QueueUrl: await url, ReceiptHandle: record.receiptHandle, VisibilityTimeout: seconds }))
+  await (
+    await sqs()
+  )
+    .send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: await url,
+        ReceiptHandle: record.receiptHandle,
+        VisibilityTimeout: seconds,
+      }),
+    )
     .catch(() => undefined);
 }

@@ -52,7 +52,14 @@ const clockSkewBuckets = 5;
  * `now` is injectable so window arithmetic is testable without waiting.
  */
 export async function consumeRateLimit(partition: RateLimitPartition, now = Date.now()): Promise<RateLimitDecision> {
-  if (!counting) return { allowed: true, limit: rateLimitPolicy.limit, remaining: rateLimitPolicy.limit, resetSeconds: 0, partition };
+  if (!counting)
+    return {
+      allowed: true,
+      limit: rateLimitPolicy.limit,
+      remaining: rateLimitPolicy.limit,
+      resetSeconds: 0,
+      partition,
+    };
   const lease = leaseOf(partition);
   if (lease.waiting.length === 0 && lease.bucket === bucketOf(now) && lease.available > 0) return admit(lease, now);
   return new Promise<RateLimitDecision>((resolve, reject) => {
@@ -112,7 +119,17 @@ function leaseOf(partition: RateLimitPartition): Lease {
   if (!lease) {
     // Oldest out first; an evicted block's unused slots stay counted until they age out (conservative).
     if (leases.size >= maxLeases) leases.delete(leases.keys().next().value!);
-    lease = { partition, key, bucket: -1, available: 0, admittedBucket: -1, admitted: 0, admittedBefore: 0, waiting: [], leasing: false };
+    lease = {
+      partition,
+      key,
+      bucket: -1,
+      available: 0,
+      admittedBucket: -1,
+      admitted: 0,
+      admittedBefore: 0,
+      waiting: [],
+      leasing: false,
+    };
     leases.set(cacheKey, lease);
   }
   return lease;
@@ -139,7 +156,10 @@ async function serveWaiting(lease: Lease): Promise<void> {
         for (const waiter of batch) waiter.reject(error);
         continue;
       }
-      for (const waiter of batch) waiter.resolve(lease.bucket === bucket && lease.available > 0 ? admit(lease, waiter.now) : refuse(lease, waiter.now));
+      for (const waiter of batch)
+        waiter.resolve(
+          lease.bucket === bucket && lease.available > 0 ? admit(lease, waiter.now) : refuse(lease, waiter.now),
+        );
     }
   } finally {
     lease.leasing = false;
@@ -159,7 +179,8 @@ async function leaseBlock(lease: Lease, bucket: number, needed: number, now: num
     }
     const buckets = new Map(lease.stored.buckets);
     const giveBack = lease.bucket !== bucket ? lease.available : 0;
-    if (giveBack > 0 && buckets.has(lease.bucket)) buckets.set(lease.bucket, Math.max(0, buckets.get(lease.bucket)! - giveBack));
+    if (giveBack > 0 && buckets.has(lease.bucket))
+      buckets.set(lease.bucket, Math.max(0, buckets.get(lease.bucket)! - giveBack));
     const left = headroom(buckets, bucket, limit);
     const grant = Math.min(left, needed + Math.min(forecast(lease, bucket, now), Math.floor(left / 8)));
     if (grant <= 0 && giveBack === 0) {
@@ -176,13 +197,15 @@ async function leaseBlock(lease: Lease, bucket: number, needed: number, now: num
     }
     // Another instance leased since this copy: read its lease and decide again (bounded by the number of instances).
     lease.stored = await readAllowance(lease.key, now);
-    if (attempt > 50) throw new Error(`The rate-limit allowance of ${lease.key.pk} ${lease.key.sk} kept changing under 50 leases.`);
+    if (attempt > 50)
+      throw new Error(`The rate-limit allowance of ${lease.key.pk} ${lease.key.sk} kept changing under 50 leases.`);
   }
 }
 
 /** The instance's own expected requests for the rest of `bucket`: last second's rate, or what this second already took. */
 function forecast(lease: Lease, bucket: number, now: number): number {
-  const before = lease.admittedBucket === bucket ? lease.admittedBefore : lease.admittedBucket === bucket - 1 ? lease.admitted : 0;
+  const before =
+    lease.admittedBucket === bucket ? lease.admittedBefore : lease.admittedBucket === bucket - 1 ? lease.admitted : 0;
   const already = lease.admittedBucket === bucket ? lease.admitted : 0;
   const restOfBucket = ((bucket + 1) * bucketMs - now) / bucketMs;
   return Math.max(Math.ceil(before * restOfBucket), already);
@@ -218,15 +241,29 @@ function admit(lease: Lease, now: number): RateLimitDecision {
   const view = windowView(lease, bucket, limit);
   // This instance's unused slots are leased but not yet admitted: they are still there for its next requests.
   const remaining = Math.max(0, view.headroom + lease.available);
-  return { allowed: true, limit, remaining, resetSeconds: secondsUntil((view.oldest + bucketsPerWindow) * bucketMs, now), partition: lease.partition };
+  return {
+    allowed: true,
+    limit,
+    remaining,
+    resetSeconds: secondsUntil((view.oldest + bucketsPerWindow) * bucketMs, now),
+    partition: lease.partition,
+  };
 }
 
 /** The window as the stored copy shows it from `bucket`, computed once per copy and bucket (not per admitted request). */
 function windowView(lease: Lease, bucket: number, limit: number): NonNullable<Lease["view"]> {
   const stored = lease.stored!;
   if (lease.view?.stored === stored && lease.view.bucket === bucket && lease.view.limit === limit) return lease.view;
-  const counted = [...stored.buckets].filter(([at, hits]) => hits > 0 && at > bucket - bucketsPerWindow && at <= bucket).map(([at]) => at);
-  lease.view = { stored, bucket, limit, headroom: headroom(stored.buckets, bucket, limit), oldest: Math.min(...counted, bucket) };
+  const counted = [...stored.buckets]
+    .filter(([at, hits]) => hits > 0 && at > bucket - bucketsPerWindow && at <= bucket)
+    .map(([at]) => at);
+  lease.view = {
+    stored,
+    bucket,
+    limit,
+    headroom: headroom(stored.buckets, bucket, limit),
+    oldest: Math.min(...counted, bucket),
+  };
   return lease.view;
 }
 
@@ -237,7 +274,13 @@ function refuse(lease: Lease, now: number): RateLimitDecision {
   const buckets = lease.stored?.buckets ?? new Map<number, number>();
   let retryBucket = bucket + 1;
   while (retryBucket < bucket + bucketsPerWindow && headroom(buckets, retryBucket, limit) <= 0) retryBucket++;
-  return { allowed: false, limit, remaining: 0, resetSeconds: secondsUntil(retryBucket * bucketMs, now), partition: lease.partition };
+  return {
+    allowed: false,
+    limit,
+    remaining: 0,
+    resetSeconds: secondsUntil(retryBucket * bucketMs, now),
+    partition: lease.partition,
+  };
 }
 
 const secondsUntil = (at: number, now: number): number => Math.max(0, Math.ceil((at - now) / 1000));
@@ -257,7 +300,12 @@ function toAllowance(item: Record<string, unknown> | undefined, now: number): Al
 }
 
 /** The new allowance if `version` was still the stored one, else undefined (another instance leased meanwhile). */
-async function writeAllowance(key: Key, version: number, buckets: Map<number, number>, now: number): Promise<Allowance | undefined> {
+async function writeAllowance(
+  key: Key,
+  version: number,
+  buckets: Map<number, number>,
+  now: number,
+): Promise<Allowance | undefined> {
   const newest = Math.max(...buckets.keys());
   const item = {
     ...key,

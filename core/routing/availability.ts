@@ -7,7 +7,15 @@ import type { User } from "#core/users/schemas";
 export function isWorkingTime(workingHours: User["workingHours"], timeZone: string, now: Date): boolean {
   if (!workingHours.length) return true;
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-US", { timeZone, weekday: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).formatToParts(now).map((part) => [part.type, part.value]),
+    new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      weekday: "short",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    })
+      .formatToParts(now)
+      .map((part) => [part.type, part.value]),
   );
   const clock = `${parts.hour}:${parts.minute}`;
   return workingHours.some((span) => span.day === parts.weekday && span.start <= clock && clock < span.end);
@@ -16,7 +24,16 @@ export function isWorkingTime(workingHours: User["workingHours"], timeZone: stri
 /** The calendar day (YYYY-MM-DD) and clock hour (YYYY-MM-DDTHH) of `now` in a time zone: where caps restart. */
 export function capPeriods(timeZone: string, now: Date): { day: string; hour: string } {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", hourCycle: "h23" }).formatToParts(now).map((part) => [part.type, part.value]),
+    new Intl.DateTimeFormat("en-CA", {
+      timeZone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      hourCycle: "h23",
+    })
+      .formatToParts(now)
+      .map((part) => [part.type, part.value]),
   );
   const day = `${parts.year}-${parts.month}-${parts.day}`;
   return { day, hour: `${day}T${parts.hour}` };

@@ -10,11 +10,25 @@ import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import type { Lead } from "#core/leads/schemas";
 import { newId, nowIso } from "#core/shared/ids";
 import { Users } from "#core/users/index";
-import type { RoutingAgent, RoutingAvailability, RoutingAway, RoutingConditions, RoutingRule, RoutingSettings, RoutingSettingsRequest } from "#core/routing/schemas";
+import type {
+  RoutingAgent,
+  RoutingAvailability,
+  RoutingAway,
+  RoutingConditions,
+  RoutingRule,
+  RoutingSettings,
+  RoutingSettingsRequest,
+} from "#core/routing/schemas";
 
 export * from "#core/routing/schemas";
 
-const DEFAULTS: RoutingSettings = { agentsSeeAllLeads: true, agentsMayClaim: false, rules: [], agents: [], modifiedAt: null };
+const DEFAULTS: RoutingSettings = {
+  agentsSeeAllLeads: true,
+  agentsMayClaim: false,
+  rules: [],
+  agents: [],
+  modifiedAt: null,
+};
 
 /**
  * How long a warm instance routes by the settings it read: every processed lead needs them, most organizations have
@@ -47,20 +61,32 @@ export const Routing = {
     const errors = [];
     for (const [index, rule] of input.rules.entries()) {
       for (const [member, userId] of rule.pool.entries()) {
-        if (!(await Users.standing(actor.organizationId, userId))) errors.push({ pointer: `/rules/${index}/pool/${member}`, detail: `No user ${userId} in this organization.` });
+        if (!(await Users.standing(actor.organizationId, userId)))
+          errors.push({ pointer: `/rules/${index}/pool/${member}`, detail: `No user ${userId} in this organization.` });
       }
     }
     for (const [index, agent] of input.agents.entries()) {
-      if (!(await Users.standing(actor.organizationId, agent.userId))) errors.push({ pointer: `/agents/${index}/userId`, detail: `No user ${agent.userId} in this organization.` });
+      if (!(await Users.standing(actor.organizationId, agent.userId)))
+        errors.push({ pointer: `/agents/${index}/userId`, detail: `No user ${agent.userId} in this organization.` });
     }
     if (errors.length) throw new ValidationError("The routing settings name an unknown user.", errors);
     const ids = new Set<string>();
     const rules: RoutingRule[] = input.rules.map((rule, index) => {
       const id = rule.id ?? newId();
-      if (ids.has(id)) throw new ValidationError("Two routing rules have the same id.", [{ pointer: `/rules/${index}/id`, detail: `Rule id ${id} is used twice.` }]);
+      if (ids.has(id))
+        throw new ValidationError("Two routing rules have the same id.", [
+          { pointer: `/rules/${index}/id`, detail: `Rule id ${id} is used twice.` },
+        ]);
       ids.add(id);
       const weighted = rule.strategy === "weighted" && rule.weights ? { weights: rule.weights } : {};
-      return { id, name: rule.name, conditions: rule.conditions, pool: [...new Set(rule.pool)], strategy: rule.strategy, ...weighted };
+      return {
+        id,
+        name: rule.name,
+        conditions: rule.conditions,
+        pool: [...new Set(rule.pool)],
+        strategy: rule.strategy,
+        ...weighted,
+      };
     });
     const item = {
       ...keys.routingSettings(actor.organizationId),
@@ -92,20 +118,33 @@ export const Routing = {
     if (!rule) return { kind: "unassigned", reason: "NoRuleMatched", ruleId: null };
     const timeZone = (await organizationProfile(organizationId))?.timeZone ?? "UTC";
     const periods = capPeriods(timeZone, now);
-    const eligible = await eligibleMembers(organizationId, rule.pool, settings.agents, lead, { timeZone, periods, now });
+    const eligible = await eligibleMembers(organizationId, rule.pool, settings.agents, lead, {
+      timeZone,
+      periods,
+      now,
+    });
     if (!eligible.length) return { kind: "unassigned", reason: "NoEligibleUser", ruleId: rule.id };
     const writes: TransactItem[] = [];
     let chosen: Member;
     if (rule.strategy === "leastRecentlyAssigned") {
-      const marks = await getItems(eligible.map((member) => keys.routingLastAssigned(organizationId, member.userId)), { consistent: true });
+      const marks = await getItems(
+        eligible.map((member) => keys.routingLastAssigned(organizationId, member.userId)),
+        { consistent: true },
+      );
       const markOf = new Map(marks.map((item) => [item.userId as string, item.at as string]));
       chosen = leastRecentlyAssigned(eligible, markOf);
       writes.push(lastAssignedWrite(organizationId, chosen.userId, markOf.get(chosen.userId), now));
     } else {
-      chosen = inTurn(eligible, await takeTicket(organizationId, rule.id), rule.strategy === "weighted" ? rule.weights : undefined);
+      chosen = inTurn(
+        eligible,
+        await takeTicket(organizationId, rule.id),
+        rule.strategy === "weighted" ? rule.weights : undefined,
+      );
     }
-    if (chosen.dailyCap !== null) writes.push(countWrite(organizationId, "day", periods.day, chosen.userId, chosen.dailyCap, now));
-    if (chosen.hourlyCap !== null) writes.push(countWrite(organizationId, "hour", periods.hour, chosen.userId, chosen.hourlyCap, now));
+    if (chosen.dailyCap !== null)
+      writes.push(countWrite(organizationId, "day", periods.day, chosen.userId, chosen.dailyCap, now));
+    if (chosen.hourlyCap !== null)
+      writes.push(countWrite(organizationId, "hour", periods.hour, chosen.userId, chosen.hourlyCap, now));
     return { kind: "assign", ruleId: rule.id, userId: chosen.userId, writes };
   },
 
@@ -114,11 +153,21 @@ export const Routing = {
    * routing skips an away user until they are back. Routing warm-reads the mark (`awayReads`).
    */
   async setAway(actor: Actor, userId: string, input: RoutingAway): Promise<RoutingAvailability> {
-    if (actor.role === "agent" && actor.userId !== userId) throw new ForbiddenError("An agent may only mark themselves away.");
+    if (actor.role === "agent" && actor.userId !== userId)
+      throw new ForbiddenError("An agent may only mark themselves away.");
     if (!(await Users.standing(actor.organizationId, userId))) throw new NotFoundError("User", userId);
     const modifiedAt = nowIso();
     const key = keys.routingAway(actor.organizationId, userId);
-    await table.put({ Item: { ...key, entity: entities.routingAway, organizationId: actor.organizationId, userId, away: input.away, modifiedAt } });
+    await table.put({
+      Item: {
+        ...key,
+        entity: entities.routingAway,
+        organizationId: actor.organizationId,
+        userId,
+        away: input.away,
+        modifiedAt,
+      },
+    });
     awayReads.forget(key);
     return { userId, away: input.away, modifiedAt };
   },
@@ -130,20 +179,43 @@ type Member = RoutingAgent & { userId: string };
  * Pool members who may take this lead now: active users, not away, within their working hours (their time zone,
  * else the organization's), licensed for its state (when they hold a list), under their daily and hourly caps.
  */
-async function eligibleMembers(organizationId: string, pool: string[], agents: RoutingAgent[], lead: Lead, at: { timeZone: string; periods: { day: string; hour: string }; now: Date }): Promise<Member[]> {
+async function eligibleMembers(
+  organizationId: string,
+  pool: string[],
+  agents: RoutingAgent[],
+  lead: Lead,
+  at: { timeZone: string; periods: { day: string; hour: string }; now: Date },
+): Promise<Member[]> {
   const settingsOf = new Map(agents.map((agent) => [agent.userId, agent]));
   const state = lead.contact.streetAddress?.state?.trim().toUpperCase();
   const standings = await Promise.all(pool.map((userId) => Users.standing(organizationId, userId)));
-  const away = await Promise.all(pool.map(async (userId) => (await awayReads.get(keys.routingAway(organizationId, userId)))?.away === true));
+  const away = await Promise.all(
+    pool.map(async (userId) => (await awayReads.get(keys.routingAway(organizationId, userId)))?.away === true),
+  );
   const members = pool
-    .map((userId, index) => ({ member: { dailyCap: null, hourlyCap: null, licensedStates: null, ...settingsOf.get(userId), userId }, standing: standings[index], away: away[index] }))
-    .filter(({ member, standing, away }) => standing?.active && !away && isWorkingTime(standing.workingHours, standing.timeZone ?? at.timeZone, at.now) && (!member.licensedStates || (state !== undefined && member.licensedStates.includes(state))))
+    .map((userId, index) => ({
+      member: { dailyCap: null, hourlyCap: null, licensedStates: null, ...settingsOf.get(userId), userId },
+      standing: standings[index],
+      away: away[index],
+    }))
+    .filter(
+      ({ member, standing, away }) =>
+        standing?.active &&
+        !away &&
+        isWorkingTime(standing.workingHours, standing.timeZone ?? at.timeZone, at.now) &&
+        (!member.licensedStates || (state !== undefined && member.licensedStates.includes(state))),
+    )
     .map(({ member }) => member);
   const countKeys = members.flatMap((member) => [
     ...(member.dailyCap !== null ? [keys.routingDailyCount(organizationId, at.periods.day, member.userId)] : []),
     ...(member.hourlyCap !== null ? [keys.routingHourlyCount(organizationId, at.periods.hour, member.userId)] : []),
   ]);
-  const counts = new Map((await getItems(countKeys, { consistent: true })).map((item) => [`${item.sk as string}`, Number(item.assigned ?? 0)]));
+  const counts = new Map(
+    (await getItems(countKeys, { consistent: true })).map((item) => [
+      `${item.sk as string}`,
+      Number(item.assigned ?? 0),
+    ]),
+  );
   const under = (key: { sk: string }, cap: number | null) => cap === null || (counts.get(key.sk) ?? 0) < cap;
   return members.filter(
     (member) =>
@@ -161,20 +233,35 @@ async function takeTicket(organizationId: string, ruleId: string): Promise<numbe
   const { Attributes } = await table.update({
     Key: keys.routingCounter(organizationId, ruleId),
     UpdateExpression: "ADD seq :one SET entity = :entity, organizationId = :organizationId, ruleId = :ruleId",
-    ExpressionAttributeValues: { ":one": 1, ":entity": entities.routingCounter, ":organizationId": organizationId, ":ruleId": ruleId },
+    ExpressionAttributeValues: {
+      ":one": 1,
+      ":entity": entities.routingCounter,
+      ":organizationId": organizationId,
+      ":ruleId": ruleId,
+    },
     ReturnValues: "UPDATED_NEW",
   });
   return Number(Attributes?.seq) - 1;
 }
 
 /** One more lead for the user in a cap's period, refused at the cap, so concurrent routing never takes a user past it. */
-function countWrite(organizationId: string, period: "day" | "hour", key: string, userId: string, cap: number, now: Date): TransactItem {
+function countWrite(
+  organizationId: string,
+  period: "day" | "hour",
+  key: string,
+  userId: string,
+  cap: number,
+  now: Date,
+): TransactItem {
   const [Key, entity, keepDays] =
-    period === "day" ? [keys.routingDailyCount(organizationId, key, userId), entities.routingDailyCount, 3] : [keys.routingHourlyCount(organizationId, key, userId), entities.routingHourlyCount, 1];
+    period === "day"
+      ? [keys.routingDailyCount(organizationId, key, userId), entities.routingDailyCount, 3]
+      : [keys.routingHourlyCount(organizationId, key, userId), entities.routingHourlyCount, 1];
   return {
     Update: {
       Key,
-      UpdateExpression: "SET assigned = if_not_exists(assigned, :zero) + :one, entity = :entity, organizationId = :organizationId, userId = :userId, expiresAt = :expiresAt",
+      UpdateExpression:
+        "SET assigned = if_not_exists(assigned, :zero) + :one, entity = :entity, organizationId = :organizationId, userId = :userId, expiresAt = :expiresAt",
       ConditionExpression: "attribute_not_exists(assigned) OR assigned < :cap",
       ExpressionAttributeValues: {
         ":zero": 0,
@@ -226,7 +313,10 @@ function toSettings(item: Record<string, unknown> | undefined): RoutingSettings 
     agentsSeeAllLeads: item.agentsSeeAllLeads !== false,
     agentsMayClaim: item.agentsMayClaim === true,
     rules: (item.rules as RoutingRule[] | undefined) ?? [],
-    agents: ((item.agents as RoutingAgent[] | undefined) ?? []).map((agent) => ({ ...agent, hourlyCap: agent.hourlyCap ?? null })),
+    agents: ((item.agents as RoutingAgent[] | undefined) ?? []).map((agent) => ({
+      ...agent,
+      hourlyCap: agent.hourlyCap ?? null,
+    })),
     modifiedAt: (item.modifiedAt as string | undefined) ?? null,
   };
 }

@@ -9,13 +9,22 @@ import { maxChars } from "#core/shared/validation";
 export const routingStrategies = ["roundRobin", "weighted", "leastRecentlyAssigned"] as const;
 
 const weights = v.pipe(
-  v.record(v.pipe(v.string(), v.minLength(1), v.maxLength(64)), v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100))),
+  v.record(
+    v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+    v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)),
+  ),
   v.description("For `weighted`: turns per cycle by user id (1-100); a pool member not named here has weight 1."),
 );
 
 const text = v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(100));
-const values = <T extends v.GenericSchema<string, string>>(schema: T) => v.optional(v.pipe(v.array(schema), v.minLength(1), v.maxLength(100)));
-const stateCode = v.pipe(v.string(), v.trim(), v.toUpperCase(), v.regex(/^[A-Z]{2}$/, "Must be a two-letter state code, e.g. FL."));
+const values = <T extends v.GenericSchema<string, string>>(schema: T) =>
+  v.optional(v.pipe(v.array(schema), v.minLength(1), v.maxLength(100)));
+const stateCode = v.pipe(
+  v.string(),
+  v.trim(),
+  v.toUpperCase(),
+  v.regex(/^[A-Z]{2}$/, "Must be a two-letter state code, e.g. FL."),
+);
 
 /**
  * What a lead must match for a rule to take it: every condition given must hold (an absent one matches anything);
@@ -34,11 +43,18 @@ const ruleId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, "Letters, dig
 export const RoutingRuleInputSchema = v.strictObject({
   id: v.pipe(
     v.optional(ruleId),
-    v.description("Keep the id of an existing rule to keep its round-robin position; a rule without one gets a new id."),
+    v.description(
+      "Keep the id of an existing rule to keep its round-robin position; a rule without one gets a new id.",
+    ),
   ),
   name: v.optional(v.nullable(text), null),
   conditions: v.optional(RoutingConditionsSchema, {}),
-  pool: v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(64))), v.minLength(1), v.maxLength(100), v.description("User ids of the organization who take this rule's leads.")),
+  pool: v.pipe(
+    v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
+    v.minLength(1),
+    v.maxLength(100),
+    v.description("User ids of the organization who take this rule's leads."),
+  ),
   strategy: v.optional(v.picklist(routingStrategies), "roundRobin"),
   weights: v.optional(weights),
 });
@@ -48,19 +64,33 @@ const cap = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000));
 /** How one user takes routed leads; a user without an entry has no cap and no licence restriction. */
 export const RoutingAgentSchema = v.strictObject({
   userId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
-  dailyCap: v.pipe(v.optional(v.nullable(cap), null), v.description("At most this many routed leads per day (the organization's time zone); null: no cap.")),
-  hourlyCap: v.pipe(v.optional(v.nullable(cap), null), v.description("At most this many routed leads per clock hour (the organization's time zone); null: no cap.")),
+  dailyCap: v.pipe(
+    v.optional(v.nullable(cap), null),
+    v.description("At most this many routed leads per day (the organization's time zone); null: no cap."),
+  ),
+  hourlyCap: v.pipe(
+    v.optional(v.nullable(cap), null),
+    v.description("At most this many routed leads per clock hour (the organization's time zone); null: no cap."),
+  ),
   licensedStates: v.pipe(
     v.optional(v.nullable(v.pipe(v.array(stateCode), v.maxLength(60))), null),
-    v.description("Only leads whose street-address state is one of these (a lead without a state is not routed to this user); null: any lead."),
+    v.description(
+      "Only leads whose street-address state is one of these (a lead without a state is not routed to this user); null: any lead.",
+    ),
   ),
 });
 export type RoutingAgent = v.InferOutput<typeof RoutingAgentSchema>;
 
 /** Body of `PUT /routing/settings`: replaces the rules (first match wins, in this order) and the visibility settings. */
 export const RoutingSettingsRequestSchema = v.strictObject({
-  agentsSeeAllLeads: v.pipe(v.optional(v.boolean(), true), v.description("False: an agent reads and lists only the leads assigned to them.")),
-  agentsMayClaim: v.pipe(v.optional(v.boolean(), false), v.description("True: an agent may assign an unassigned lead to themselves.")),
+  agentsSeeAllLeads: v.pipe(
+    v.optional(v.boolean(), true),
+    v.description("False: an agent reads and lists only the leads assigned to them."),
+  ),
+  agentsMayClaim: v.pipe(
+    v.optional(v.boolean(), false),
+    v.description("True: an agent may assign an unassigned lead to themselves."),
+  ),
   rules: v.pipe(v.optional(v.array(RoutingRuleInputSchema), []), v.maxLength(50)),
   agents: v.pipe(v.optional(v.array(RoutingAgentSchema), []), v.maxLength(500)),
 });
@@ -85,13 +115,22 @@ export const RoutingSettingsSchema = v.object({
   agentsSeeAllLeads: v.boolean(),
   agentsMayClaim: v.boolean(),
   rules: v.array(RoutingRuleSchema),
-  agents: v.array(v.object({ userId: v.string(), dailyCap: v.nullable(v.number()), hourlyCap: v.nullable(v.number()), licensedStates: v.nullable(v.array(v.string())) })),
+  agents: v.array(
+    v.object({
+      userId: v.string(),
+      dailyCap: v.nullable(v.number()),
+      hourlyCap: v.nullable(v.number()),
+      licensedStates: v.nullable(v.array(v.string())),
+    }),
+  ),
   modifiedAt: v.nullable(timestamp),
 });
 export type RoutingSettings = v.InferOutput<typeof RoutingSettingsSchema>;
 
 /** Body of `PUT /routing/agents/{userId}/away`: an away user is skipped by routing until they come back. */
-export const RoutingAwaySchema = v.strictObject({ away: v.pipe(v.boolean(), v.description("True: routing gives this user no lead.")) });
+export const RoutingAwaySchema = v.strictObject({
+  away: v.pipe(v.boolean(), v.description("True: routing gives this user no lead.")),
+});
 export type RoutingAway = v.InferOutput<typeof RoutingAwaySchema>;
 
 export const RoutingAvailabilitySchema = v.object({ userId: v.string(), away: v.boolean(), modifiedAt: timestamp });

@@ -4,7 +4,12 @@
  */
 
 /** Why a sender (or caller id) number was chosen for an outbound message or call. */
-export const senderSelectionReasons = ["ManualOverride", "StickyConversation", "AreaCodeMatch", "LeastRecentlyUsed"] as const;
+export const senderSelectionReasons = [
+  "ManualOverride",
+  "StickyConversation",
+  "AreaCodeMatch",
+  "LeastRecentlyUsed",
+] as const;
 export type SenderSelectionReason = (typeof senderSelectionReasons)[number];
 
 /** Which way a message or call went. */

@@ -28,7 +28,10 @@ function ulidTime(epochMs: number): string {
 }
 
 /** An instant as the API writes them (`nowIso`): `format: date-time` in the contract. */
-export const timestamp = v.pipe(v.string(), v.isoTimestamp("Must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z."));
+export const timestamp = v.pipe(
+  v.string(),
+  v.isoTimestamp("Must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z."),
+);
 
 /** A whole count or version number: `integer` in the contract. */
 export const wholeNumber = v.pipe(v.number(), v.integer());

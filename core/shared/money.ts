@@ -12,10 +12,7 @@ export const DECIMAL_PATTERN = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
 export const BILLING_SCALE = 4;
 
 /** Valibot schema for a decimal string, shared by operation schemas. */
-export const decimalString = v.pipe(
-  v.string(),
-  v.regex(DECIMAL_PATTERN, "Expected a decimal number such as 12.50"),
-);
+export const decimalString = v.pipe(v.string(), v.regex(DECIMAL_PATTERN, "Expected a decimal number such as 12.50"));
 
 /** How to drop digits when an amount is brought to a smaller scale. */
 export type Rounding = "halfUp" | "halfEven" | "up" | "down";

@@ -22,9 +22,11 @@ export function domainOperation<TSchema extends v.GenericSchema, TResult, TRest 
   implementation: (actor: Actor, input: v.InferOutput<TSchema>, ...rest: TRest) => Promise<TResult>,
 ): DomainOperation<TSchema, TResult, TRest> {
   const run = async (actor: Actor, input: v.InferInput<TSchema>, ...rest: TRest): Promise<TResult> => {
-    if (!actor.permissions.has(spec.permission)) throw new ForbiddenError(`This operation needs the '${spec.permission}' permission.`);
+    if (!actor.permissions.has(spec.permission))
+      throw new ForbiddenError(`This operation needs the '${spec.permission}' permission.`);
     const parsed = v.safeParse(spec.input, input);
-    if (!parsed.success) throw new ValidationError("The input is not valid; see errors for each field.", toFieldErrors(parsed.issues));
+    if (!parsed.success)
+      throw new ValidationError("The input is not valid; see errors for each field.", toFieldErrors(parsed.issues));
     return implementation(actor, parsed.output, ...rest);
   };
   return Object.assign(run, { input: spec.input, permission: spec.permission });

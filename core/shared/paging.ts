@@ -28,7 +28,8 @@ export interface ListableFields {
 /** A field name out of `allowed` (an enum in the contract), or any name when the caller checks it itself. */
 function fieldName(allowed: readonly string[] | undefined, ability: string, resource: string) {
   if (!allowed) return v.string();
-  const message = (issue: v.BaseIssue<unknown>) => `'${String(issue.input)}' cannot be used to ${ability} ${resource}; use one of: ${allowed.join(", ") || "none"}.`;
+  const message = (issue: v.BaseIssue<unknown>) =>
+    `'${String(issue.input)}' cannot be used to ${ability} ${resource}; use one of: ${allowed.join(", ") || "none"}.`;
   return allowed.length ? v.picklist(allowed as [string, ...string[]], message) : v.never(message);
 }
 
@@ -38,42 +39,48 @@ function fieldName(allowed: readonly string[] | undefined, ability: string, reso
  * so a schema-valid query names only fields the list can use.
  */
 export function pagingQuerySchema(resource?: { name: string; fields: ListableFields }) {
-  const names = (ability: keyof ListableFields, verb: string) => fieldName(resource?.fields[ability], verb, resource?.name ?? "");
-  return v.pipe(v.strictObject({
-    pageSize: v.nullish(v.pipe(v.number(), v.integer(), v.minValue(1, "pageSize must be at least 1."))),
-    continuationToken: v.nullish(v.pipe(v.string(), v.maxLength(4096))),
-    orderBy: v.nullish(
-      v.pipe(
-        v.array(v.strictObject({ field: names("sort", "sort"), direction: v.optional(direction, "asc") })),
-        v.maxLength(5),
-      ),
-    ),
-    includeCount: v.nullish(v.boolean()),
-    search: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(200))),
-    searchFields: v.nullish(v.pipe(v.array(names("search", "search")), v.maxLength(20))),
-    filters: v.nullish(
-      v.pipe(
-        v.array(v.strictObject({ field: names("filter", "filter"), value: v.union([scalar, v.null(), v.array(scalar)]) })),
-        v.maxLength(20),
-      ),
-    ),
-    rangeFilters: v.nullish(
-      v.pipe(
-        v.array(
-          v.strictObject({
-            field: names("range", "range"),
-            greaterThan: v.optional(boundValue),
-            greaterThanOrEqual: v.optional(boundValue),
-            lessThan: v.optional(boundValue),
-            lessThanOrEqual: v.optional(boundValue),
-          }),
+  const names = (ability: keyof ListableFields, verb: string) =>
+    fieldName(resource?.fields[ability], verb, resource?.name ?? "");
+  return v.pipe(
+    v.strictObject({
+      pageSize: v.nullish(v.pipe(v.number(), v.integer(), v.minValue(1, "pageSize must be at least 1."))),
+      continuationToken: v.nullish(v.pipe(v.string(), v.maxLength(4096))),
+      orderBy: v.nullish(
+        v.pipe(
+          v.array(v.strictObject({ field: names("sort", "sort"), direction: v.optional(direction, "asc") })),
+          v.maxLength(5),
         ),
-        v.maxLength(20),
       ),
+      includeCount: v.nullish(v.boolean()),
+      search: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(200))),
+      searchFields: v.nullish(v.pipe(v.array(names("search", "search")), v.maxLength(20))),
+      filters: v.nullish(
+        v.pipe(
+          v.array(
+            v.strictObject({ field: names("filter", "filter"), value: v.union([scalar, v.null(), v.array(scalar)]) }),
+          ),
+          v.maxLength(20),
+        ),
+      ),
+      rangeFilters: v.nullish(
+        v.pipe(
+          v.array(
+            v.strictObject({
+              field: names("range", "range"),
+              greaterThan: v.optional(boundValue),
+              greaterThanOrEqual: v.optional(boundValue),
+              lessThan: v.optional(boundValue),
+              lessThanOrEqual: v.optional(boundValue),
+            }),
+          ),
+          v.maxLength(20),
+        ),
+      ),
+    }),
+    v.description(
+      "Rules the schema cannot express (each a 400 with the pointer): `continuationToken` is one this API issued for the same query; a `rangeFilters` bound is a date-time for a date field and a number or decimal string for an amount or count field.",
     ),
-  }), v.description(
-    "Rules the schema cannot express (each a 400 with the pointer): `continuationToken` is one this API issued for the same query; a `rangeFilters` bound is a date-time for a date field and a number or decimal string for an amount or count field.",
-  ));
+  );
 }
 
 /** The paging query with any field names (checked by the list itself, core/db/list.ts). */
@@ -143,7 +150,9 @@ export function signContinuationToken(binding: TokenBinding, cursor: unknown): s
 
 /** The 400 of a continuation token that cannot be used for this query. */
 export function invalidContinuationToken(detail: string): ValidationError {
-  return new ValidationError("The continuation token is not valid for this query.", [{ pointer: "/continuationToken", detail }]);
+  return new ValidationError("The continuation token is not valid for this query.", [
+    { pointer: "/continuationToken", detail },
+  ]);
 }
 
 export function readContinuationToken(binding: TokenBinding, token: string): unknown {
@@ -158,7 +167,9 @@ export function readContinuationToken(binding: TokenBinding, token: string): unk
     throw invalidContinuationToken("The token cannot be read.");
   }
   if (decoded.b !== bindingHash(binding)) {
-    throw invalidContinuationToken("The token belongs to a different query; send the same filters, search and sort as the first page.");
+    throw invalidContinuationToken(
+      "The token belongs to a different query; send the same filters, search and sort as the first page.",
+    );
   }
   return decoded.c;
 }

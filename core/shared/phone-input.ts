@@ -8,7 +8,8 @@ export const PhoneNumberInput = v.pipe(
   v.string(),
   statedShape({
     pattern: "^\\s*\\+?[0-9][0-9 ().-]{5,38}$",
-    description: "A phone number: E.164 (+12125550100) or a common national form ((212) 555-0100, US by default); it must be a valid number of its country's numbering plan. Answered in E.164.",
+    description:
+      "A phone number: E.164 (+12125550100) or a common national form ((212) 555-0100, US by default); it must be a valid number of its country's numbering plan. Answered in E.164.",
   }),
   v.trim(),
   v.minLength(1, "A phone number is required."),

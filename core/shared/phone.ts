@@ -110,7 +110,8 @@ const AREA_CODES_BY_ZONE: Record<string, string> = {
   "Pacific/Guam": "671",
   "Pacific/Saipan": "670",
   "Pacific/Pago_Pago": "684",
-  "America/Toronto": "226 249 263 273 289 343 354 365 367 382 416 418 437 438 450 468 514 519 548 579 581 613 647 683 705 742 753 807 819 873 905 942",
+  "America/Toronto":
+    "226 249 263 273 289 343 354 365 367 382 416 418 437 438 450 468 514 519 548 579 581 613 647 683 705 742 753 807 819 873 905 942",
   "America/Winnipeg": "204 431 584",
   "America/Regina": "306 474 639",
   "America/Edmonton": "368 403 587 780 825 867",

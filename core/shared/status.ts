@@ -33,7 +33,16 @@ export type MessageTimestampField =
   | "canceledAt"
   | "receivedAt";
 
-export const CALL_STATUSES = ["Queued", "Ringing", "InProgress", "Completed", "Busy", "NoAnswer", "Failed", "Canceled"] as const;
+export const CALL_STATUSES = [
+  "Queued",
+  "Ringing",
+  "InProgress",
+  "Completed",
+  "Busy",
+  "NoAnswer",
+  "Failed",
+  "Canceled",
+] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
 export type CallTimestampField = "answeredAt" | "endedAt";
 
@@ -41,8 +50,7 @@ export type CallTimestampField = "answeredAt" | "endedAt";
 export type IgnoredReason = "Duplicate" | "Final" | "Backwards" | "NotAllowed";
 
 export type TransitionResult<S extends string, F extends string> =
-  | { accepted: true; status: S; timestampField: F | undefined }
-  | { accepted: false; status: S; reason: IgnoredReason };
+  { accepted: true; status: S; timestampField: F | undefined } | { accepted: false; status: S; reason: IgnoredReason };
 
 type Rule<F extends string> = {
   rank: number;
@@ -62,7 +70,10 @@ export type Lifecycle<S extends string, F extends string> = {
   acceptedFrom(next: S): S[];
 };
 
-function lifecycle<S extends string, F extends string>(statuses: readonly S[], rules: Record<S, Rule<F>>): Lifecycle<S, F> {
+function lifecycle<S extends string, F extends string>(
+  statuses: readonly S[],
+  rules: Record<S, Rule<F>>,
+): Lifecycle<S, F> {
   const applyTransition = (current: S, next: S): TransitionResult<S, F> => {
     const from = rules[current];
     const to = rules[next];

@@ -26,7 +26,10 @@ export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[]): FieldErr
  * Valibot path items for `segments`, walking `root`, for checks that report an issue deeper than where they run
  * (valibot's `rawCheck` `addIssue({ path })`).
  */
-export function toIssuePath(root: unknown, segments: PathSegments): [v.IssuePathItem, ...v.IssuePathItem[]] | undefined {
+export function toIssuePath(
+  root: unknown,
+  segments: PathSegments,
+): [v.IssuePathItem, ...v.IssuePathItem[]] | undefined {
   const items: v.IssuePathItem[] = [];
   let input: unknown = root;
   for (const key of segments) {
@@ -65,7 +68,10 @@ export const wellFormedText = v.pipe(
       const [value, segments] = next;
       if (typeof value === "string") {
         if (illFormedText.test(value)) {
-          addIssue({ message: "Must be valid UTF-8 text without NUL characters.", path: toIssuePath(dataset.value, segments) });
+          addIssue({
+            message: "Must be valid UTF-8 text without NUL characters.",
+            path: toIssuePath(dataset.value, segments),
+          });
         }
       } else if (Array.isArray(value)) {
         for (let index = value.length - 1; index >= 0; index--) pending.push([value[index], [...segments, index]]);
@@ -109,7 +115,8 @@ function describeIssue(issue: v.BaseIssue<unknown>): string {
       if (received === "undefined") return `Required; must be one of ${listOptions(issue.expected)}.`;
       return `Must be one of ${listOptions(issue.expected)} (received ${received}).`;
     case "min_length":
-      if (issue.requirement === 1) return Array.isArray(issue.input) ? "Must not be empty." : "Must not be empty or blank.";
+      if (issue.requirement === 1)
+        return Array.isArray(issue.input) ? "Must not be empty." : "Must not be empty or blank.";
       return Array.isArray(issue.input)
         ? `Must contain at least ${issue.requirement as number} item(s).`
         : `Must be at least ${issue.requirement as number} character(s) long.`;
@@ -154,7 +161,11 @@ function listOptions(expected: string | null): string {
  * merges `jsonSchema` into the field's schema, so a rule valibot cannot express
  * natively (characters counted as code points) still reaches the contract.
  */
-export function describedCheck<T>(requirement: (value: T) => boolean, message: string, jsonSchema: Record<string, unknown>) {
+export function describedCheck<T>(
+  requirement: (value: T) => boolean,
+  message: string,
+  jsonSchema: Record<string, unknown>,
+) {
   return Object.assign(v.check<T, string>(requirement, message), { jsonSchema });
 }
 

@@ -22,7 +22,10 @@ export const maxDuplicateWindowHours = 24 * 90;
 const ipOrCidr = v.pipe(
   v.string(),
   v.trim(),
-  v.check((value) => parseIpRange(value) !== undefined, "Must be an IPv4/IPv6 address or CIDR range such as 203.0.113.0/24."),
+  v.check(
+    (value) => parseIpRange(value) !== undefined,
+    "Must be an IPv4/IPv6 address or CIDR range such as 203.0.113.0/24.",
+  ),
 );
 
 const sourceFields = {
@@ -31,13 +34,26 @@ const sourceFields = {
   defaultPrice: v.nullish(decimalString),
   vertical: v.nullish(v.pipe(v.string(), v.trim(), maxChars(100))),
   product: v.nullish(v.pipe(v.string(), v.trim(), maxChars(100))),
-  allowedIps: v.nullish(v.pipe(v.array(ipOrCidr), v.maxLength(50), v.description("IPv4/IPv6 addresses or CIDR ranges (203.0.113.0/24) allowed to post leads; null or empty allows any."))),
+  allowedIps: v.nullish(
+    v.pipe(
+      v.array(ipOrCidr),
+      v.maxLength(50),
+      v.description(
+        "IPv4/IPv6 addresses or CIDR ranges (203.0.113.0/24) allowed to post leads; null or empty allows any.",
+      ),
+    ),
+  ),
   duplicateWindowHours: v.optional(
     v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(maxDuplicateWindowHours)),
     defaultDuplicateWindowHours,
   ),
   consentPolicy: v.optional(
-    v.pipe(v.picklist(consentPolicies), v.description("`require`: leads need a verified consent (certificate, consent record, opt-in) before any automated text or call; `allow` (default): they do not.")),
+    v.pipe(
+      v.picklist(consentPolicies),
+      v.description(
+        "`require`: leads need a verified consent (certificate, consent record, opt-in) before any automated text or call; `allow` (default): they do not.",
+      ),
+    ),
     "allow",
   ),
 };
@@ -73,7 +89,6 @@ export type Source = v.InferOutput<typeof SourceSchema>;
 export const SourceWithKeySchema = v.object({ source: SourceSchema, sourceId: v.string(), apiKey: v.string() });
 export type SourceWithKey = v.InferOutput<typeof SourceWithKeySchema>;
 
-
 const sourceKeyPattern = /^lk_([0-9A-HJKMNP-TV-Z]{26})_([A-Za-z0-9_-]{32,})$/;
 
 const listResource: ListResource<Source> = {
@@ -91,7 +106,10 @@ const listResource: ListResource<Source> = {
   fromItem: toSource,
   candidates: (organizationId) => {
     const { pk, skPrefix } = keys.sourcePrefix(organizationId);
-    return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
+    return {
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
+    };
   },
   orders: { createdAt: keyOrder(keys.sourcePrefix) },
 };
@@ -104,7 +122,6 @@ export type SourceKeyRefusal = "unknown" | "disabled" | "ipNotAllowed";
 /** Lead sources of an organization and their intake keys. */
 export const Sources = {
   names: sourceNames,
-
 
   /** Creates a source with a fresh key; the plain key is returned once. */
   async create(actor: Actor, input: SourceRequest): Promise<SourceWithKey> {
@@ -122,7 +139,12 @@ export const Sources = {
       modifiedAt: null,
     };
     await table.put({
-      Item: { ...keys.source(actor.organizationId, source.id), entity: entities.source, ...source, keyHash: hashSecret(apiKey) },
+      Item: {
+        ...keys.source(actor.organizationId, source.id),
+        entity: entities.source,
+        ...source,
+        keyHash: hashSecret(apiKey),
+      },
       ConditionExpression: "attribute_not_exists(pk)",
     });
     return { source, sourceId: source.id, apiKey };
@@ -173,15 +195,23 @@ export const Sources = {
     const now = nowIso();
     const overlap = typeof before.keyHash === "string" && overlapHours > 0;
     const previous = overlap ? ", previousKeyHash = :old, previousKeyExpiresAt = :until" : "";
-    const { Attributes } = await updateKey(actor, sourceId, before, {
-      UpdateExpression: `SET keyHash = :hash, keyPreview = :preview, keyRotatedAt = :now, modifiedAt = :now${previous} REMOVE keyRevokedAt${overlap ? "" : ", previousKeyHash, previousKeyExpiresAt"}`,
-      ExpressionAttributeValues: {
-        ":hash": hashSecret(apiKey),
-        ":preview": preview(apiKey),
-        ":now": now,
-        ...(overlap ? { ":old": before.keyHash, ":until": new Date(Date.now() + overlapHours * 3_600_000).toISOString() } : {}),
+    const { Attributes } = await updateKey(
+      actor,
+      sourceId,
+      before,
+      {
+        UpdateExpression: `SET keyHash = :hash, keyPreview = :preview, keyRotatedAt = :now, modifiedAt = :now${previous} REMOVE keyRevokedAt${overlap ? "" : ", previousKeyHash, previousKeyExpiresAt"}`,
+        ExpressionAttributeValues: {
+          ":hash": hashSecret(apiKey),
+          ":preview": preview(apiKey),
+          ":now": now,
+          ...(overlap
+            ? { ":old": before.keyHash, ":until": new Date(Date.now() + overlapHours * 3_600_000).toISOString() }
+            : {}),
+        },
       },
-    }, "source.keyRotated");
+      "source.keyRotated",
+    );
     return { source: toSource(Attributes!), sourceId, apiKey };
   },
 
@@ -190,10 +220,17 @@ export const Sources = {
     const before = await readSource(actor.organizationId, sourceId);
     if (!before) throw new NotFoundError("Source", sourceId);
     if (typeof before.keyHash !== "string") throw new ConflictError(`Source ${sourceId} has no key to revoke.`);
-    const { Attributes } = await updateKey(actor, sourceId, before, {
-      UpdateExpression: "SET keyRevokedAt = :now, modifiedAt = :now REMOVE keyHash, previousKeyHash, previousKeyExpiresAt",
-      ExpressionAttributeValues: { ":now": nowIso() },
-    }, "source.keyRevoked");
+    const { Attributes } = await updateKey(
+      actor,
+      sourceId,
+      before,
+      {
+        UpdateExpression:
+          "SET keyRevokedAt = :now, modifiedAt = :now REMOVE keyHash, previousKeyHash, previousKeyExpiresAt",
+        ExpressionAttributeValues: { ":now": nowIso() },
+      },
+      "source.keyRevoked",
+    );
     return toSource(Attributes!);
   },
 
@@ -217,7 +254,8 @@ export const Sources = {
     if (!item || !acceptsKey(item, keyHash)) return { ok: false, reason: "unknown" };
     const source = toSource(item);
     if (!source.enabled) return { ok: false, reason: "disabled" };
-    if (source.allowedIps?.length && !ipAllowed(source.allowedIps, callerIp)) return { ok: false, reason: "ipNotAllowed" };
+    if (source.allowedIps?.length && !ipAllowed(source.allowedIps, callerIp))
+      return { ok: false, reason: "ipNotAllowed" };
     return { ok: true, organizationId, source };
   },
 
@@ -230,7 +268,8 @@ export const Sources = {
 
 function parseRequest(input: SourceRequest) {
   const result = v.safeParse(SourceRequestSchema, input);
-  if (!result.success) throw new ValidationError("The source is not valid; see errors for each field.", toFieldErrors(result.issues));
+  if (!result.success)
+    throw new ValidationError("The source is not valid; see errors for each field.", toFieldErrors(result.issues));
   return result.output;
 }
 
@@ -242,9 +281,15 @@ function parseRequest(input: SourceRequest) {
  */
 const verifiedSourceMs = 5_000;
 const verifiedSources = new Map<string, { item: Record<string, unknown>; expiresAt: number }>();
-const verifiedKey = (organizationId: string, sourceId: string, keyHash: string) => `${organizationId}#${sourceId}#${keyHash}`;
+const verifiedKey = (organizationId: string, sourceId: string, keyHash: string) =>
+  `${organizationId}#${sourceId}#${keyHash}`;
 
-async function sourceForKey(organizationId: string, sourceId: string, keyHash: string, beforeLookup?: () => Promise<void>) {
+async function sourceForKey(
+  organizationId: string,
+  sourceId: string,
+  keyHash: string,
+  beforeLookup?: () => Promise<void>,
+) {
   const cacheKey = verifiedKey(organizationId, sourceId, keyHash);
   const cached = verifiedSources.get(cacheKey);
   if (cached && cached.expiresAt > Date.now()) return cached.item;
@@ -260,7 +305,11 @@ async function sourceForKey(organizationId: string, sourceId: string, keyHash: s
 /** The source's current key, or its previous one while the rotation's overlap lasts. */
 function acceptsKey(item: Record<string, unknown>, keyHash: string): boolean {
   if (typeof item.keyHash === "string" && safeEqual(item.keyHash, keyHash)) return true;
-  return typeof item.previousKeyHash === "string" && safeEqual(item.previousKeyHash, keyHash) && Date.parse(String(item.previousKeyExpiresAt)) > Date.now();
+  return (
+    typeof item.previousKeyHash === "string" &&
+    safeEqual(item.previousKeyHash, keyHash) &&
+    Date.parse(String(item.previousKeyExpiresAt)) > Date.now()
+  );
 }
 
 /** One key change, written over the key just read (a concurrent change is a 409) and recorded in the audit log. */
@@ -278,7 +327,10 @@ async function updateKey(
       Key,
       ...change,
       ConditionExpression: `attribute_exists(pk) AND ${sameKey}`,
-      ExpressionAttributeValues: { ...change.ExpressionAttributeValues, ...(typeof before.keyHash === "string" ? { ":seen": before.keyHash } : {}) },
+      ExpressionAttributeValues: {
+        ...change.ExpressionAttributeValues,
+        ...(typeof before.keyHash === "string" ? { ":seen": before.keyHash } : {}),
+      },
       ReturnValues: "ALL_NEW",
     });
     forgetVerifiedSource(actor.organizationId, sourceId);
@@ -287,18 +339,30 @@ async function updateKey(
       action,
       resourceType: "Source",
       resourceId: sourceId,
-      before: { keyPreview: before.keyPreview, keyRotatedAt: before.keyRotatedAt ?? null, keyRevokedAt: before.keyRevokedAt ?? null, previousKeyExpiresAt: before.previousKeyExpiresAt ?? null },
-      after: { keyPreview: after.keyPreview, keyRotatedAt: after.keyRotatedAt ?? null, keyRevokedAt: after.keyRevokedAt ?? null, previousKeyExpiresAt: after.previousKeyExpiresAt ?? null },
+      before: {
+        keyPreview: before.keyPreview,
+        keyRotatedAt: before.keyRotatedAt ?? null,
+        keyRevokedAt: before.keyRevokedAt ?? null,
+        previousKeyExpiresAt: before.previousKeyExpiresAt ?? null,
+      },
+      after: {
+        keyPreview: after.keyPreview,
+        keyRotatedAt: after.keyRotatedAt ?? null,
+        keyRevokedAt: after.keyRevokedAt ?? null,
+        previousKeyExpiresAt: after.previousKeyExpiresAt ?? null,
+      },
     });
     return result;
   } catch (error) {
-    if (isConditionFailed(error)) throw new ConflictError(`The key of source ${sourceId} changed meanwhile; try again.`);
+    if (isConditionFailed(error))
+      throw new ConflictError(`The key of source ${sourceId} changed meanwhile; try again.`);
     throw error;
   }
 }
 
 function forgetVerifiedSource(organizationId: string, sourceId: string): void {
-  for (const cacheKey of verifiedSources.keys()) if (cacheKey.startsWith(`${organizationId}#${sourceId}#`)) verifiedSources.delete(cacheKey);
+  for (const cacheKey of verifiedSources.keys())
+    if (cacheKey.startsWith(`${organizationId}#${sourceId}#`)) verifiedSources.delete(cacheKey);
 }
 
 async function readSource(organizationId: string, sourceId: string) {

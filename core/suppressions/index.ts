@@ -34,7 +34,6 @@ export const SuppressionSchema = v.object({
 });
 export type Suppression = v.InferOutput<typeof SuppressionSchema>;
 
-
 const listResource: ListResource<Suppression> = {
   name: "suppressions",
   fields: {
@@ -134,13 +133,21 @@ export const Suppressions = {
   },
 
   /** Removes a number; false when it was not listed. */
-  async delete(organizationId: string, e164: string, actor?: Actor, why = "removed from the suppression list", onlyReason?: SuppressionReason): Promise<boolean> {
+  async delete(
+    organizationId: string,
+    e164: string,
+    actor?: Actor,
+    why = "removed from the suppression list",
+    onlyReason?: SuppressionReason,
+  ): Promise<boolean> {
     const deleted = await conditionally(
       table.delete({
         Key: keys.suppression(organizationId, e164),
         // A manual entry replaced by the contact's own opt-out meanwhile is not removed.
         ConditionExpression: onlyReason ? "attribute_exists(pk) AND #reason = :reason" : "attribute_exists(pk)",
-        ...(onlyReason ? { ExpressionAttributeNames: { "#reason": "reason" }, ExpressionAttributeValues: { ":reason": onlyReason } } : {}),
+        ...(onlyReason
+          ? { ExpressionAttributeNames: { "#reason": "reason" }, ExpressionAttributeValues: { ":reason": onlyReason } }
+          : {}),
       }),
     );
     if (!deleted) return false;
@@ -168,9 +175,17 @@ export const Suppressions = {
     const listed = await Suppressions.find(actor.organizationId, e164);
     if (!listed) throw new NotFoundError("Suppression", e164);
     if (CONTACT_REASONS.has(listed.reason)) {
-      throw new ConflictError(`${e164} opted out itself (${listed.reason}); only the contact can lift it, by texting START or UNSTOP.`);
+      throw new ConflictError(
+        `${e164} opted out itself (${listed.reason}); only the contact can lift it, by texting START or UNSTOP.`,
+      );
     }
-    const removed = await Suppressions.delete(actor.organizationId, e164, actor, "removed from the suppression list", "Manual");
+    const removed = await Suppressions.delete(
+      actor.organizationId,
+      e164,
+      actor,
+      "removed from the suppression list",
+      "Manual",
+    );
     if (!removed) throw new NotFoundError("Suppression", e164);
   },
 
@@ -191,7 +206,16 @@ function toSuppression(item: Record<string, unknown>): Suppression {
 }
 
 /** A change of the list, on the compliance timeline, naming who made it. */
-async function recordSuppressionEvent(organizationId: string, input: Omit<EventRecordInput, "eventCategory"> & { actor?: Actor }): Promise<void> {
+async function recordSuppressionEvent(
+  organizationId: string,
+  input: Omit<EventRecordInput, "eventCategory"> & { actor?: Actor },
+): Promise<void> {
   const { actor, ...event } = input;
-  await recordEvent(organizationId, { timelineCategory: "Compliance", timelineType: "Compliance", eventCategory: "Compliance", ...event, ...eventActorFields(actor) });
+  await recordEvent(organizationId, {
+    timelineCategory: "Compliance",
+    timelineType: "Compliance",
+    eventCategory: "Compliance",
+    ...event,
+    ...eventActorFields(actor),
+  });
 }

@@ -16,12 +16,20 @@ export { SignUpSchema, SignedUpSchema } from "#core/users/sign-up";
  */
 export const Users = {
   /** The active user an e-mail signs in as; undefined when unknown or deactivated. */
-  async forSignIn(email: string): Promise<{ userId: string; organizationId: string; role: Role; name: string; email: string } | undefined> {
+  async forSignIn(
+    email: string,
+  ): Promise<{ userId: string; organizationId: string; role: Role; name: string; email: string } | undefined> {
     const pointer = await userOfEmail(email.trim().toLowerCase());
     if (!pointer) return undefined;
     const user = await readUser(pointer.organizationId, pointer.userId);
     if (!user || user.status !== "Active") return undefined;
-    return { userId: user.id, organizationId: pointer.organizationId, role: user.role, name: user.name, email: user.email };
+    return {
+      userId: user.id,
+      organizationId: pointer.organizationId,
+      role: user.role,
+      name: user.name,
+      email: user.email,
+    };
   },
   /** Whether a user of the organization exists and is active (warm-cached for a few seconds). */
   async isActive(organizationId: string, userId: string): Promise<boolean> {

@@ -86,7 +86,12 @@ export async function invite(actor: Actor, input: InvitationRequest): Promise<In
         },
       },
     },
-    Audit.entry(actor, { action: "invitation.created", resourceType: "Invitation", resourceId: invitation.id, after: { email: invitation.email, role: invitation.role, expiresAt: invitation.expiresAt } }),
+    Audit.entry(actor, {
+      action: "invitation.created",
+      resourceType: "Invitation",
+      resourceId: invitation.id,
+      after: { email: invitation.email, role: invitation.role, expiresAt: invitation.expiresAt },
+    }),
   ]);
   return invitation;
 }
@@ -99,32 +104,58 @@ export function listInvitations(actor: Actor, query: PagingQuery): Promise<Page<
  * Accepts an invitation for the signed-in identity: its e-mail must be the invited one. Creates the user (active,
  * with the invited role) and uses up the invitation in one transaction, so a link works exactly once.
  */
-export async function acceptInvitation(invitationToken: string, identity: { email: string; name?: string }): Promise<User> {
+export async function acceptInvitation(
+  invitationToken: string,
+  identity: { email: string; name?: string },
+): Promise<User> {
   const match = invitationTokenPattern.exec(invitationToken);
   if (!match) throw new NotFoundError("Invitation", "in this link");
   const organizationId = match[1]!;
   const key = keys.invitation(organizationId, match[2]!);
   const item = await getItem(key, { consistent: true });
-  if (!item || !safeEqual(item.tokenHash as string, hashSecret(invitationToken))) throw new NotFoundError("Invitation", "in this link");
+  if (!item || !safeEqual(item.tokenHash as string, hashSecret(invitationToken)))
+    throw new NotFoundError("Invitation", "in this link");
   const invitation = toInvitation(item);
-  if (invitation.status !== "Pending") throw new ConflictError(`This invitation was ${invitation.status.toLowerCase()} and cannot be used again.`);
+  if (invitation.status !== "Pending")
+    throw new ConflictError(`This invitation was ${invitation.status.toLowerCase()} and cannot be used again.`);
   const email = v.safeParse(EmailSchema, identity.email);
   if (!email.success || email.output !== invitation.email) {
     throw new ForbiddenError("This invitation is for another e-mail address: sign in with the address it was sent to.");
   }
-  const user = newUser({ email: invitation.email, name: identity.name ?? (item.name as string | undefined), role: invitation.role });
+  const user = newUser({
+    email: invitation.email,
+    name: identity.name ?? (item.name as string | undefined),
+    role: invitation.role,
+  });
   const acceptedAt = nowIso();
-  const asUser: Actor = { organizationId, kind: "user", userId: user.id, role: user.role, permissions: new Set(), displayName: user.name, email: user.email };
+  const asUser: Actor = {
+    organizationId,
+    kind: "user",
+    userId: user.id,
+    role: user.role,
+    permissions: new Set(),
+    displayName: user.name,
+    email: user.email,
+  };
   try {
     await transact(
       new Transaction()
         .include("invitation", endPending(key, "Accepted", acceptedAt, { acceptedAt, userId: user.id }))
         .include("user", ...newUserWrites(organizationId, user))
-        .include("audit", Audit.entry(asUser, { action: "invitation.accepted", resourceType: "User", resourceId: user.id, after: auditView(user) })),
+        .include(
+          "audit",
+          Audit.entry(asUser, {
+            action: "invitation.accepted",
+            resourceType: "User",
+            resourceId: user.id,
+            after: auditView(user),
+          }),
+        ),
     );
   } catch (error) {
     if (!(error instanceof TransactionConditionFailed)) throw error;
-    if (error.failed("invitation")) throw new ConflictError("This invitation has expired, was revoked or was used already.");
+    if (error.failed("invitation"))
+      throw new ConflictError("This invitation has expired, was revoked or was used already.");
     throw new ConflictError(`${user.email} already belongs to a user.`);
   }
   return user;
@@ -139,17 +170,26 @@ export async function revokeInvitation(actor: Actor, invitationId: string): Prom
   const item = await getItem(key, { consistent: true });
   if (!item) throw new NotFoundError("Invitation", invitationId);
   const before = toInvitation(item);
-  if (before.role === "owner" && actor.role !== "owner") throw new ForbiddenError("Only an owner can revoke an owner's invitation.");
+  if (before.role === "owner" && actor.role !== "owner")
+    throw new ForbiddenError("Only an owner can revoke an owner's invitation.");
   const revokedAt = nowIso();
   try {
     await transact([
       endPending(key, "Revoked", revokedAt, { revokedAt, revokedBy: actorId(actor) }),
-      Audit.entry(actor, { action: "invitation.revoked", resourceType: "Invitation", resourceId: invitationId, before: { status: before.status }, after: { status: "Revoked" } }),
+      Audit.entry(actor, {
+        action: "invitation.revoked",
+        resourceType: "Invitation",
+        resourceId: invitationId,
+        before: { status: before.status },
+        after: { status: "Revoked" },
+      }),
     ]);
   } catch (error) {
     if (!(error instanceof TransactionConditionFailed)) throw error;
     const now = toInvitation((await getItem(key, { consistent: true })) ?? item);
-    throw new ConflictError(`This invitation is ${now.status.toLowerCase()}: only a pending invitation can be revoked.`);
+    throw new ConflictError(
+      `This invitation is ${now.status.toLowerCase()}: only a pending invitation can be revoked.`,
+    );
   }
 }
 
@@ -157,7 +197,12 @@ export async function revokeInvitation(actor: Actor, invitationId: string): Prom
  * The write that ends a pending invitation (accepted or revoked), conditioned on it still being pending and its link
  * unexpired `at` that moment: two of them cannot both succeed, so a link works once.
  */
-function endPending(key: Key, status: "Accepted" | "Revoked", at: string, fields: Record<string, string>): TransactItem {
+function endPending(
+  key: Key,
+  status: "Accepted" | "Revoked",
+  at: string,
+  fields: Record<string, string>,
+): TransactItem {
   const names = Object.keys(fields);
   return {
     Update: {
@@ -165,7 +210,12 @@ function endPending(key: Key, status: "Accepted" | "Revoked", at: string, fields
       UpdateExpression: `SET #status = :status, ${names.map((name) => `${name} = :${name}`).join(", ")}`,
       ConditionExpression: "#status = :pending AND linkExpiresAt > :now",
       ExpressionAttributeNames: { "#status": "status" },
-      ExpressionAttributeValues: { ":status": status, ":pending": "Pending", ":now": at, ...Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])) },
+      ExpressionAttributeValues: {
+        ":status": status,
+        ":pending": "Pending",
+        ":now": at,
+        ...Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
+      },
     },
   };
 }

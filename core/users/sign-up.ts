@@ -23,8 +23,12 @@ export const SignedUpSchema = v.object({
  * off by default, when organizations come from the operator CLI). One organization per e-mail: an address that
  * already has a user is a 409.
  */
-export async function signUp(identity: { email?: string; name?: string } | undefined, input: v.InferOutput<typeof SignUpSchema>) {
-  if (!config.selfServiceSignUp) throw new ForbiddenError("Self-service sign-up is off on this stage: ask the operator for an organization.");
+export async function signUp(
+  identity: { email?: string; name?: string } | undefined,
+  input: v.InferOutput<typeof SignUpSchema>,
+) {
+  if (!config.selfServiceSignUp)
+    throw new ForbiddenError("Self-service sign-up is off on this stage: ask the operator for an organization.");
   const email = v.safeParse(EmailSchema, identity?.email ?? "");
   if (!email.success) throw new ValidationError("The access token carries no e-mail address to own the organization.");
   if (await userOfEmail(email.output)) throw new ConflictError(`${email.output} already belongs to a user.`);

@@ -55,7 +55,9 @@ export async function updateUser(organizationId: string, userId: string, fields:
     UpdateExpression: `SET ${names.map((name, index) => `#f${index} = :v${index}`).join(", ")}`,
     ConditionExpression: "attribute_exists(pk)",
     ExpressionAttributeNames: Object.fromEntries(names.map((name, index) => [`#f${index}`, name])),
-    ExpressionAttributeValues: Object.fromEntries(names.map((name, index) => [`:v${index}`, fields[name as keyof User]])),
+    ExpressionAttributeValues: Object.fromEntries(
+      names.map((name, index) => [`:v${index}`, fields[name as keyof User]]),
+    ),
   });
 }
 

@@ -8,7 +8,15 @@ import { ApiKeys } from "#core/organizations/index";
 import { newId, nowIso } from "#core/shared/ids";
 import type { Page, PagingQuery } from "#core/shared/paging";
 import type { UpdateProfile, User } from "#core/users/schemas";
-import { allUsers, forgetStanding, newUserWrites, readUser, toUser, userItem, userPrefixQuery } from "#core/users/store";
+import {
+  allUsers,
+  forgetStanding,
+  newUserWrites,
+  readUser,
+  toUser,
+  userItem,
+  userPrefixQuery,
+} from "#core/users/store";
 
 const listResource: ListResource<User> = {
   name: "users",
@@ -46,13 +54,20 @@ export function newUser(input: { email: string; name?: string; role: Role }): Us
 }
 
 /** Stores a new user; a 409 when the e-mail already belongs to a user (of any organization: one per e-mail). */
-export async function addUser(organizationId: string, input: { email: string; name?: string; role: Role }, actor?: Actor): Promise<User> {
+export async function addUser(
+  organizationId: string,
+  input: { email: string; name?: string; role: Role },
+  actor?: Actor,
+): Promise<User> {
   const user = newUser(input);
-  const audit = actor ? [Audit.entry(actor, { action: "user.added", resourceType: "User", resourceId: user.id, after: auditView(user) })] : [];
+  const audit = actor
+    ? [Audit.entry(actor, { action: "user.added", resourceType: "User", resourceId: user.id, after: auditView(user) })]
+    : [];
   try {
     await transact([...newUserWrites(organizationId, user), ...audit]);
   } catch (error) {
-    if (error instanceof TransactionConditionFailed) throw new ConflictError(`${user.email} already belongs to a user.`);
+    if (error instanceof TransactionConditionFailed)
+      throw new ConflictError(`${user.email} already belongs to a user.`);
     throw error;
   }
   return user;
@@ -60,7 +75,8 @@ export async function addUser(organizationId: string, input: { email: string; na
 
 /** The caller as a user (`/users/me`): an API key is no user. */
 export async function currentUser(actor: Actor): Promise<User> {
-  if (actor.kind !== "user" || !actor.userId) throw new ForbiddenError("/users/me needs a user's access token, not an API key.");
+  if (actor.kind !== "user" || !actor.userId)
+    throw new ForbiddenError("/users/me needs a user's access token, not an API key.");
   const user = await readUser(actor.organizationId, actor.userId);
   if (!user) throw new NotFoundError("User", actor.userId);
   return user;
@@ -72,7 +88,13 @@ export async function updateProfile(actor: Actor, input: UpdateProfile): Promise
   const updated: User = { ...user, ...fields, modifiedAt: nowIso() };
   await transact([
     { Put: { Item: userItem(actor.organizationId, updated), ConditionExpression: "attribute_exists(pk)" } },
-    Audit.entry(actor, { action: "user.profileUpdated", resourceType: "User", resourceId: user.id, before: auditView(user), after: auditView(updated) }),
+    Audit.entry(actor, {
+      action: "user.profileUpdated",
+      resourceType: "User",
+      resourceId: user.id,
+      before: auditView(user),
+      after: auditView(updated),
+    }),
   ]);
   forgetStanding(actor.organizationId, user.id); // the standing carries the working hours routing reads
   return updated;
@@ -105,7 +127,8 @@ export async function changeRole(actor: Actor, userId: string, role: Role): Prom
 /** Deactivates a user: their tokens are refused within seconds and the API keys they created are revoked. */
 export async function deactivate(actor: Actor, userId: string): Promise<User> {
   const user = await getUser(actor, userId);
-  if (user.role === "owner" && actor.role !== "owner") throw new ForbiddenError("Only an owner can deactivate an owner.");
+  if (user.role === "owner" && actor.role !== "owner")
+    throw new ForbiddenError("Only an owner can deactivate an owner.");
   if (user.status === "Deactivated") return user;
   if (user.role === "owner") await keepAnOwner(actor.organizationId, userId);
   const deactivated = await writeChange(actor, user, { status: "Deactivated" }, "user.deactivated");
@@ -126,10 +149,17 @@ async function writeChange(actor: Actor, user: User, change: Partial<User>, acti
           ExpressionAttributeValues: { ":role": user.role, ":status": user.status },
         },
       },
-      Audit.entry(actor, { action, resourceType: "User", resourceId: user.id, before: auditView(user), after: auditView(updated) }),
+      Audit.entry(actor, {
+        action,
+        resourceType: "User",
+        resourceId: user.id,
+        before: auditView(user),
+        after: auditView(updated),
+      }),
     ]);
   } catch (error) {
-    if (error instanceof TransactionConditionFailed || isConditionFailed(error)) throw new ConflictError(`User ${user.id} changed meanwhile; try again.`);
+    if (error instanceof TransactionConditionFailed || isConditionFailed(error))
+      throw new ConflictError(`User ${user.id} changed meanwhile; try again.`);
     throw error;
   }
   forgetStanding(actor.organizationId, user.id);
@@ -137,10 +167,20 @@ async function writeChange(actor: Actor, user: User, change: Partial<User>, acti
 }
 
 async function keepAnOwner(organizationId: string, leaving: string): Promise<void> {
-  const others = (await allUsers(organizationId)).filter((u) => u.role === "owner" && u.status === "Active" && u.id !== leaving);
+  const others = (await allUsers(organizationId)).filter(
+    (u) => u.role === "owner" && u.status === "Active" && u.id !== leaving,
+  );
   if (others.length === 0) throw new ConflictError("The organization must keep an active owner.");
 }
 
 export function auditView(user: User) {
-  return { email: user.email, name: user.name, phone: user.phone, timeZone: user.timeZone, workingHours: user.workingHours, role: user.role, status: user.status };
+  return {
+    email: user.email,
+    name: user.name,
+    phone: user.phone,
+    timeZone: user.timeZone,
+    workingHours: user.workingHours,
+    role: user.role,
+    status: user.status,
+  };
 }

@@ -28,7 +28,13 @@ export const DeliveryAttempts = {
     const trigger = String(delivery.trigger) as Trigger;
     if (!endpoint) return void (await finish(organizationId, message, "Failed", "The endpoint was deleted."));
     if (!endpoint.enabled && trigger !== "Test") {
-      await logAttempt(organizationId, message, { eventType, trigger, succeeded: false, errorKind: "EndpointDisabled", errorMessage: "The endpoint is disabled; replay once it is re-enabled." });
+      await logAttempt(organizationId, message, {
+        eventType,
+        trigger,
+        succeeded: false,
+        errorKind: "EndpointDisabled",
+        errorMessage: "The endpoint is disabled; replay once it is re-enabled.",
+      });
       return void (await finish(organizationId, message, "Failed", "The endpoint is disabled."));
     }
     const outcome = await send(endpoint, message.messageId, payload);
@@ -38,16 +44,35 @@ export const DeliveryAttempts = {
       await WebhookEndpoints.recordSuccess(organizationId, endpoint, attemptedAt);
       return void (await finish(organizationId, message, "Delivered"));
     }
-    const disabled = await WebhookEndpoints.recordFailure(organizationId, endpoint.id, attemptedAt, outcome.httpStatus === 410);
-    const retryAt = !disabled && message.attempt < maxAttempts ? new Date(Date.now() + retryDelayMs(message.attempt)) : undefined;
-    await logAttempt(organizationId, message, { eventType, trigger, ...outcome, nextAttemptAt: retryAt?.toISOString() ?? null });
-    if (!retryAt) return void (await finish(organizationId, message, "Failed", disabled ? "The endpoint was disabled." : `No success after ${message.attempt} attempts.`));
+    const disabled = await WebhookEndpoints.recordFailure(
+      organizationId,
+      endpoint.id,
+      attemptedAt,
+      outcome.httpStatus === 410,
+    );
+    const retryAt =
+      !disabled && message.attempt < maxAttempts ? new Date(Date.now() + retryDelayMs(message.attempt)) : undefined;
+    await logAttempt(organizationId, message, {
+      eventType,
+      trigger,
+      ...outcome,
+      nextAttemptAt: retryAt?.toISOString() ?? null,
+    });
+    if (!retryAt)
+      return void (await finish(
+        organizationId,
+        message,
+        "Failed",
+        disabled ? "The endpoint was disabled." : `No success after ${message.attempt} attempts.`,
+      ));
     await scheduleRetry(organizationId, { ...message, attempt: message.attempt + 1 }, retryAt);
   },
 
   /** The queue gave up on a message (it kept failing inside our own code): the attempt is logged as failed, the delivery ends. */
   async abandon(organizationId: string, message: DeliverMessage, error: unknown): Promise<void> {
-    const { Item } = await table.get({ Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId) });
+    const { Item } = await table.get({
+      Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId),
+    });
     if (!Item || Item.status !== "Pending" || Item.generation !== message.generation) return;
     await logAttempt(organizationId, message, {
       eventType: String(Item.eventType),
@@ -63,7 +88,8 @@ export const DeliveryAttempts = {
 
 /** Backoff with ±20 % jitter: the stage's scale times the schedule's delay after `attempt`. */
 function retryDelayMs(attempt: number): number {
-  const base = retryScheduleSeconds[Math.min(attempt, retryScheduleSeconds.length) - 1]! * 1000 * webhooksConfig.retryScale;
+  const base =
+    retryScheduleSeconds[Math.min(attempt, retryScheduleSeconds.length) - 1]! * 1000 * webhooksConfig.retryScale;
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
 
@@ -74,16 +100,28 @@ async function claim(organizationId: string, message: DeliverMessage): Promise<R
     table.update({
       Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId),
       UpdateExpression: "SET attempts = :attempt, leaseUntil = :lease REMOVE gsi3pk, gsi3sk",
-      ConditionExpression: "#status = :pending AND generation = :generation AND (attempts < :attempt OR (attempts = :attempt AND leaseUntil < :now))",
+      ConditionExpression:
+        "#status = :pending AND generation = :generation AND (attempts < :attempt OR (attempts = :attempt AND leaseUntil < :now))",
       ExpressionAttributeNames: { "#status": "status" },
-      ExpressionAttributeValues: { ":pending": "Pending", ":generation": message.generation, ":attempt": message.attempt, ":lease": now + leaseMs, ":now": now },
+      ExpressionAttributeValues: {
+        ":pending": "Pending",
+        ":generation": message.generation,
+        ":attempt": message.attempt,
+        ":lease": now + leaseMs,
+        ":now": now,
+      },
       ReturnValues: "ALL_NEW",
     }),
   );
   return claimed?.Attributes;
 }
 
-async function finish(organizationId: string, message: DeliverMessage, status: "Delivered" | "Failed", reason?: string): Promise<void> {
+async function finish(
+  organizationId: string,
+  message: DeliverMessage,
+  status: "Delivered" | "Failed",
+  reason?: string,
+): Promise<void> {
   // No write when a replay started a new round meanwhile: that round decides.
   await conditionally(
     table.update({
@@ -91,7 +129,13 @@ async function finish(organizationId: string, message: DeliverMessage, status: "
       UpdateExpression: `SET #status = :status, finishedAt = :now${reason ? ", reason = :reason" : ""} REMOVE leaseUntil, gsi3pk, gsi3sk`,
       ConditionExpression: "generation = :generation AND attempts = :attempt",
       ExpressionAttributeNames: { "#status": "status" },
-      ExpressionAttributeValues: { ":status": status, ":now": nowIso(), ":generation": message.generation, ":attempt": message.attempt, ...(reason ? { ":reason": reason } : {}) },
+      ExpressionAttributeValues: {
+        ":status": status,
+        ":now": nowIso(),
+        ":generation": message.generation,
+        ":attempt": message.attempt,
+        ...(reason ? { ":reason": reason } : {}),
+      },
     }),
   );
 }
@@ -109,7 +153,15 @@ async function scheduleRetry(organizationId: string, next: DeliverMessage, at: D
   await table.update({
     Key: keys.webhookDelivery(organizationId, next.endpointId, next.messageId),
     UpdateExpression: "SET gsi3pk = :gsi3pk, gsi3sk = :gsi3sk, nextAttempt = :attempt, nextAttemptAt = :at",
-    ExpressionAttributeValues: { ":gsi3pk": due.gsi3pk, ":gsi3sk": due.gsi3sk, ":attempt": next.attempt, ":at": at.toISOString() },
+    ExpressionAttributeValues: {
+      ":gsi3pk": due.gsi3pk,
+      ":gsi3sk": due.gsi3sk,
+      ":attempt": next.attempt,
+      ":at": at.toISOString(),
+    },
   });
-  if (viaQueue) await publishAll([{ envelope: envelope(WebhookDeliver, organizationId, next), delaySeconds: Math.floor(delayMs / 1000) }]);
+  if (viaQueue)
+    await publishAll([
+      { envelope: envelope(WebhookDeliver, organizationId, next), delaySeconds: Math.floor(delayMs / 1000) },
+    ]);
 }

@@ -2,7 +2,8 @@ import * as v from "valibot";
 import type { EventType } from "#core/events/types";
 
 /** What the `data` of a webhook payload is: the resource as its REST read answers it when the event is fanned out. */
-export type WebhookResource = "lead" | "message" | "call" | "automationRun" | "wallet" | "phoneNumber" | "webhookEndpoint" | "ping";
+export type WebhookResource =
+  "lead" | "message" | "call" | "automationRun" | "wallet" | "phoneNumber" | "webhookEndpoint" | "ping";
 
 interface CatalogueEntry {
   description: string;
@@ -16,31 +17,92 @@ interface CatalogueEntry {
  * comes from. `lead.received` comes from the lead itself (its first write), not from an event record.
  */
 export const webhookCatalogue = {
-  "lead.received": { description: "A lead was accepted by intake and waits for processing.", resource: "lead", from: [] },
+  "lead.received": {
+    description: "A lead was accepted by intake and waits for processing.",
+    resource: "lead",
+    from: [],
+  },
   "lead.processed": { description: "A lead was processed and created.", resource: "lead", from: ["LeadCreated"] },
-  "lead.duplicate": { description: "A lead was recognised as a duplicate of an earlier one.", resource: "lead", from: ["LeadDuplicate"] },
-  "lead.rejected": { description: "A lead was rejected (validation or source rules).", resource: "lead", from: ["LeadRejected"] },
+  "lead.duplicate": {
+    description: "A lead was recognised as a duplicate of an earlier one.",
+    resource: "lead",
+    from: ["LeadDuplicate"],
+  },
+  "lead.rejected": {
+    description: "A lead was rejected (validation or source rules).",
+    resource: "lead",
+    from: ["LeadRejected"],
+  },
   "lead.failed": { description: "Processing a lead failed.", resource: "lead", from: ["LeadProcessingFailed"] },
-  "lead.assigned": { description: "A lead was assigned or reassigned to a user (routing rule, person, claim).", resource: "lead", from: ["LeadAssigned"] },
+  "lead.assigned": {
+    description: "A lead was assigned or reassigned to a user (routing rule, person, claim).",
+    resource: "lead",
+    from: ["LeadAssigned"],
+  },
   "lead.unassigned": { description: "A lead's assignee was removed.", resource: "lead", from: ["LeadUnassigned"] },
-  "message.queued": { description: "An outbound message was queued for sending.", resource: "message", from: ["MessageQueued"] },
-  "message.sent": { description: "The carrier accepted an outbound message.", resource: "message", from: ["MessageSent"] },
-  "message.delivered": { description: "The carrier reported an outbound message delivered.", resource: "message", from: ["MessageDelivered"] },
-  "message.undelivered": { description: "The carrier reported an outbound message undelivered.", resource: "message", from: ["MessageUndelivered"] },
+  "message.queued": {
+    description: "An outbound message was queued for sending.",
+    resource: "message",
+    from: ["MessageQueued"],
+  },
+  "message.sent": {
+    description: "The carrier accepted an outbound message.",
+    resource: "message",
+    from: ["MessageSent"],
+  },
+  "message.delivered": {
+    description: "The carrier reported an outbound message delivered.",
+    resource: "message",
+    from: ["MessageDelivered"],
+  },
+  "message.undelivered": {
+    description: "The carrier reported an outbound message undelivered.",
+    resource: "message",
+    from: ["MessageUndelivered"],
+  },
   "message.failed": { description: "An outbound message failed.", resource: "message", from: ["MessageFailed"] },
-  "message.blocked": { description: "An outbound message was blocked (compliance or billing).", resource: "message", from: ["MessageBlocked"] },
+  "message.blocked": {
+    description: "An outbound message was blocked (compliance or billing).",
+    resource: "message",
+    from: ["MessageBlocked"],
+  },
   "message.received": { description: "An inbound message arrived.", resource: "message", from: ["MessageReceived"] },
   "call.completed": { description: "A call ended after being answered.", resource: "call", from: ["CallCompleted"] },
   "call.missed": { description: "An inbound call was missed.", resource: "call", from: ["CallMissed"] },
   "call.failed": { description: "A call failed.", resource: "call", from: ["CallFailed"] },
-  "automation_run.succeeded": { description: "An automation run succeeded.", resource: "automationRun", from: ["AutomationRunSucceeded"] },
-  "automation_run.failed": { description: "An automation run failed.", resource: "automationRun", from: ["AutomationRunFailed"] },
-  "wallet.low_balance": { description: "The wallet's available balance fell below its low-balance threshold.", resource: "wallet", from: ["WalletLowBalance"] },
-  "wallet.suspended": { description: "The wallet was suspended: usage is refused until it is reinstated.", resource: "wallet", from: ["WalletSuspended"] },
-  "phone_number.added": { description: "A phone number was added to the organization.", resource: "phoneNumber", from: ["PhoneNumberAdded"] },
-  "phone_number.removed": { description: "A phone number was removed (data is null: the number is gone).", resource: "phoneNumber", from: ["PhoneNumberDeleted"] },
+  "automation_run.succeeded": {
+    description: "An automation run succeeded.",
+    resource: "automationRun",
+    from: ["AutomationRunSucceeded"],
+  },
+  "automation_run.failed": {
+    description: "An automation run failed.",
+    resource: "automationRun",
+    from: ["AutomationRunFailed"],
+  },
+  "wallet.low_balance": {
+    description: "The wallet's available balance fell below its low-balance threshold.",
+    resource: "wallet",
+    from: ["WalletLowBalance"],
+  },
+  "wallet.suspended": {
+    description: "The wallet was suspended: usage is refused until it is reinstated.",
+    resource: "wallet",
+    from: ["WalletSuspended"],
+  },
+  "phone_number.added": {
+    description: "A phone number was added to the organization.",
+    resource: "phoneNumber",
+    from: ["PhoneNumberAdded"],
+  },
+  "phone_number.removed": {
+    description: "A phone number was removed (data is null: the number is gone).",
+    resource: "phoneNumber",
+    from: ["PhoneNumberDeleted"],
+  },
   "phone_number.paused": {
-    description: "A number drew a spike of carrier filtering errors and was paused: its sends move to the pool's other numbers until it is resumed.",
+    description:
+      "A number drew a spike of carrier filtering errors and was paused: its sends move to the pool's other numbers until it is resumed.",
     resource: "phoneNumber",
     from: ["PhoneNumberPaused"],
   },

@@ -19,7 +19,8 @@ import { WebhookDeliver } from "#core/webhooks/queue";
 export const retentionSeconds = 30 * 24 * 3600;
 
 /** Why an attempt failed, for the delivery log. */
-export type AttemptErrorKind = "HttpStatus" | "Timeout" | "ConnectionFailed" | "PrivateTarget" | "EndpointDisabled" | "Internal";
+export type AttemptErrorKind =
+  "HttpStatus" | "Timeout" | "ConnectionFailed" | "PrivateTarget" | "EndpointDisabled" | "Internal";
 
 /** One entry of an endpoint's delivery log. */
 export const WebhookAttemptSchema = v.object({
@@ -44,11 +45,12 @@ export const WebhookAttemptSchema = v.object({
 });
 export type WebhookAttempt = v.InferOutput<typeof WebhookAttemptSchema>;
 
-
 /** `POST /webhook-endpoints/{id}/replay`: one event (`eventId`) or every event since a time (`since`). */
 export const ReplayRequestSchema = v.union([
   v.strictObject({ eventId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) }),
-  v.strictObject({ since: v.pipe(v.string(), v.isoTimestamp("Must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z.")) }),
+  v.strictObject({
+    since: v.pipe(v.string(), v.isoTimestamp("Must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z.")),
+  }),
 ]);
 export type ReplayRequest = v.InferOutput<typeof ReplayRequestSchema>;
 
@@ -74,10 +76,17 @@ const attemptsResource: ListResource<WebhookAttempt> = {
   },
   defaultOrder: [{ field: "attemptedAt", direction: "desc" }],
   idOf: (a) => a.id,
-  fromItem: (item) => v.parse(WebhookAttemptSchema, Object.fromEntries(Object.keys(WebhookAttemptSchema.entries).map((name) => [name, item[name] ?? null]))),
-  candidates: (organizationId, context) => attemptsQuery(organizationId, (context as { endpointId: string }).endpointId),
+  fromItem: (item) =>
+    v.parse(
+      WebhookAttemptSchema,
+      Object.fromEntries(Object.keys(WebhookAttemptSchema.entries).map((name) => [name, item[name] ?? null])),
+    ),
+  candidates: (organizationId, context) =>
+    attemptsQuery(organizationId, (context as { endpointId: string }).endpointId),
   orders: {
-    attemptedAt: keyOrder((organizationId, context) => keys.webhookAttemptPrefix(organizationId, (context as { endpointId: string }).endpointId)),
+    attemptedAt: keyOrder((organizationId, context) =>
+      keys.webhookAttemptPrefix(organizationId, (context as { endpointId: string }).endpointId),
+    ),
   },
 };
 
@@ -85,17 +94,21 @@ export const ListWebhookAttemptsSchema = listQuerySchema(attemptsResource);
 
 function attemptsQuery(organizationId: string, endpointId: string) {
   const { pk, skPrefix } = keys.webhookAttemptPrefix(organizationId, endpointId);
-  return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix }, ScanIndexForward: false };
+  return {
+    KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+    ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
+    ScanIndexForward: false,
+  };
 }
 
 export type Trigger = "Event" | "Replay" | "Test";
-
 
 /** The delivery-log routes: the endpoint's attempts and test pings. */
 export const WebhookDeliveryLog = {
   /** `POST /webhook-endpoints/{id}/test`: a signed `webhook.test` message, sent even to a disabled endpoint. */
   async ping(actor: Actor, endpointId: string): Promise<{ messageId: string }> {
-    if (!(await WebhookEndpoints.stored(actor.organizationId, endpointId))) throw new NotFoundError("Webhook endpoint", endpointId);
+    if (!(await WebhookEndpoints.stored(actor.organizationId, endpointId)))
+      throw new NotFoundError("Webhook endpoint", endpointId);
     const messageId = `msg_${newId()}`;
     const payload: WebhookPayload = {
       id: messageId,
@@ -111,7 +124,8 @@ export const WebhookDeliveryLog = {
 
   /** `POST /webhook-endpoints/{id}/attempts/all/my`: the endpoint's delivery log, newest first. */
   async attempts(actor: Actor, endpointId: string, query: PagingQuery): Promise<Page<WebhookAttempt>> {
-    if (!(await WebhookEndpoints.stored(actor.organizationId, endpointId))) throw new NotFoundError("Webhook endpoint", endpointId);
+    if (!(await WebhookEndpoints.stored(actor.organizationId, endpointId)))
+      throw new NotFoundError("Webhook endpoint", endpointId);
     return listPage(attemptsResource, actor.organizationId, query, { endpointId });
   },
 };
@@ -120,10 +134,16 @@ export const WebhookDeliveryLog = {
  * Stores a delivery (a fan-out creates it once; a replay or ping starts a new round of it) and answers the message of
  * its first attempt, or nothing when the fan-out already created it and its first attempt has been claimed.
  */
-export async function createDelivery(organizationId: string, endpointId: string, payload: WebhookPayload, trigger: Trigger): Promise<Envelope | undefined> {
+export async function createDelivery(
+  organizationId: string,
+  endpointId: string,
+  payload: WebhookPayload,
+  trigger: Trigger,
+): Promise<Envelope | undefined> {
   const now = nowIso();
   const key = keys.webhookDelivery(organizationId, endpointId, payload.id);
-  const condition = trigger === "Event" ? "attribute_not_exists(pk) OR (#status = :pending AND attempts = :zero)" : undefined;
+  const condition =
+    trigger === "Event" ? "attribute_not_exists(pk) OR (#status = :pending AND attempts = :zero)" : undefined;
   const created = await conditionally(
     table.update({
       Key: key,
@@ -150,5 +170,13 @@ export async function createDelivery(organizationId: string, endpointId: string,
       ReturnValues: "ALL_NEW",
     }),
   );
-  return created && envelope(WebhookDeliver, organizationId, { endpointId, messageId: payload.id, generation: Number(created.Attributes!.generation), attempt: 1 });
+  return (
+    created &&
+    envelope(WebhookDeliver, organizationId, {
+      endpointId,
+      messageId: payload.id,
+      generation: Number(created.Attributes!.generation),
+      attempt: 1,
+    })
+  );
 }

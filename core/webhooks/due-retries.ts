@@ -22,7 +22,13 @@ export const DueRetries = {
     for await (const entry of dueEntries(partitions, now.toISOString(), organizationId)) {
       const [endpointId = "", messageId = ""] = entry.id.split(":");
       // Claimed by moving the entry a backstop later (not removing it): if the publish below is lost, it fires again.
-      const later = keys.dueWebhookDelivery(0, new Date(now.getTime() + backstopMs).toISOString(), entry.organizationId, endpointId, messageId).gsi3sk;
+      const later = keys.dueWebhookDelivery(
+        0,
+        new Date(now.getTime() + backstopMs).toISOString(),
+        entry.organizationId,
+        endpointId,
+        messageId,
+      ).gsi3sk;
       const claimed = await conditionally(
         table.update({
           Key: keys.webhookDelivery(entry.organizationId, endpointId, messageId),
@@ -34,7 +40,14 @@ export const DueRetries = {
       );
       if (!claimed) continue;
       const { generation, nextAttempt } = claimed.Attributes!;
-      messages.push(envelope(WebhookDeliver, entry.organizationId, { endpointId, messageId, generation: Number(generation), attempt: Number(nextAttempt) }));
+      messages.push(
+        envelope(WebhookDeliver, entry.organizationId, {
+          endpointId,
+          messageId,
+          generation: Number(generation),
+          attempt: Number(nextAttempt),
+        }),
+      );
     }
     await publishAll(messages.map((message) => ({ envelope: message })));
     return messages.length;

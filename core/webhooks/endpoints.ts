@@ -19,10 +19,19 @@ import { newSigningSecret } from "#core/webhooks/signing";
 export type WebhookEndpointEventType = "WebhookEndpointDisabled";
 
 export const WebhookEndpointRequestSchema = v.strictObject({
-  url: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(2048), v.url("Must be an absolute URL such as https://example.com/webhooks.")),
+  url: v.pipe(
+    v.string(),
+    v.trim(),
+    v.minLength(1),
+    v.maxLength(2048),
+    v.url("Must be an absolute URL such as https://example.com/webhooks."),
+  ),
   description: v.nullish(v.pipe(v.string(), v.trim(), maxChars(500))),
   /** `"all"` (also future types) or the types to receive. */
-  enabledEventTypes: v.optional(v.union([v.literal("all"), v.pipe(v.array(WebhookEventTypeSchema), v.minLength(1), v.maxLength(100))]), "all"),
+  enabledEventTypes: v.optional(
+    v.union([v.literal("all"), v.pipe(v.array(WebhookEventTypeSchema), v.minLength(1), v.maxLength(100))]),
+    "all",
+  ),
   /** Setting `true` on an automatically disabled endpoint re-enables it and clears its failure streak. */
   enabled: v.optional(v.boolean(), true),
 });
@@ -62,7 +71,6 @@ export type WebhookEndpoint = v.InferOutput<typeof WebhookEndpointSchema>;
 export const WebhookEndpointWithSecretSchema = v.object({ endpoint: WebhookEndpointSchema, secret: v.string() });
 export type WebhookEndpointWithSecret = v.InferOutput<typeof WebhookEndpointWithSecretSchema>;
 
-
 /** The stored endpoint with what deliveries need (its secrets). */
 export type StoredEndpoint = WebhookEndpoint & { organizationId: string; secret: string; previousSecret?: string };
 
@@ -81,7 +89,10 @@ const listResource: ListResource<WebhookEndpoint> = {
   fromItem: toEndpoint,
   candidates: (organizationId) => {
     const { pk, skPrefix } = keys.webhookEndpointPrefix(organizationId);
-    return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
+    return {
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
+    };
   },
   orders: { createdAt: keyOrder(keys.webhookEndpointPrefix) },
 };
@@ -93,7 +104,9 @@ export const WebhookEndpoints = {
   async create(actor: Actor, input: WebhookEndpointRequest): Promise<WebhookEndpointWithSecret> {
     const request = parseRequest(input);
     if ((await storedEndpoints(actor.organizationId)).length >= webhooksConfig.maxEndpoints) {
-      throw new ConflictError(`An organization may have at most ${webhooksConfig.maxEndpoints} webhook endpoints; delete one first.`);
+      throw new ConflictError(
+        `An organization may have at most ${webhooksConfig.maxEndpoints} webhook endpoints; delete one first.`,
+      );
     }
     const secret = newSigningSecret();
     const endpoint: WebhookEndpoint = {
@@ -102,13 +115,27 @@ export const WebhookEndpoints = {
       secretPreview: preview(secret),
       secretRotatedAt: null,
       previousSecretExpiresAt: null,
-      health: { lastSuccessAt: null, lastFailureAt: null, consecutiveFailures: 0, failingSince: null, disabledAt: null, disabledReason: null },
+      health: {
+        lastSuccessAt: null,
+        lastFailureAt: null,
+        consecutiveFailures: 0,
+        failingSince: null,
+        disabledAt: null,
+        disabledReason: null,
+      },
       createdAt: nowIso(),
       modifiedAt: null,
     };
     await table.put({
       // Health fields are absent until they happen (if_not_exists sets failingSince on the first failure).
-      Item: { ...keys.webhookEndpoint(actor.organizationId, endpoint.id), entity: entities.webhookEndpoint, organizationId: actor.organizationId, ...endpoint, health: { consecutiveFailures: 0 }, secret },
+      Item: {
+        ...keys.webhookEndpoint(actor.organizationId, endpoint.id),
+        entity: entities.webhookEndpoint,
+        organizationId: actor.organizationId,
+        ...endpoint,
+        health: { consecutiveFailures: 0 },
+        secret,
+      },
       ConditionExpression: "attribute_not_exists(pk)",
     });
     return { endpoint, secret };
@@ -155,7 +182,10 @@ export const WebhookEndpoints = {
   /** Deletes the endpoint; deliveries in flight to it end without another attempt. */
   async remove(actor: Actor, endpointId: string): Promise<void> {
     const deleted = await conditionally(
-      table.delete({ Key: keys.webhookEndpoint(actor.organizationId, endpointId), ConditionExpression: "attribute_exists(pk)" }),
+      table.delete({
+        Key: keys.webhookEndpoint(actor.organizationId, endpointId),
+        ConditionExpression: "attribute_exists(pk)",
+      }),
     );
     if (!deleted) throw new NotFoundError("Webhook endpoint", endpointId);
   },
@@ -205,8 +235,19 @@ export const WebhookEndpoints = {
    */
   async recordSuccess(organizationId: string, endpoint: WebhookEndpoint, at: string): Promise<void> {
     const { consecutiveFailures, failingSince, lastSuccessAt } = endpoint.health;
-    if (consecutiveFailures === 0 && !failingSince && lastSuccessAt && Date.parse(at) - Date.parse(lastSuccessAt) < 60_000) return;
-    await updateIfExists(organizationId, endpoint.id, "SET health.lastSuccessAt = :at, health.consecutiveFailures = :zero REMOVE health.failingSince", { ":at": at, ":zero": 0 });
+    if (
+      consecutiveFailures === 0 &&
+      !failingSince &&
+      lastSuccessAt &&
+      Date.parse(at) - Date.parse(lastSuccessAt) < 60_000
+    )
+      return;
+    await updateIfExists(
+      organizationId,
+      endpoint.id,
+      "SET health.lastSuccessAt = :at, health.consecutiveFailures = :zero REMOVE health.failingSince",
+      { ":at": at, ":zero": 0 },
+    );
   },
 
   /**
@@ -236,11 +277,17 @@ export const WebhookEndpoints = {
   },
 };
 
-async function disable(organizationId: string, endpointId: string, reason: "Gone" | "FailingTooLong", at: string): Promise<void> {
+async function disable(
+  organizationId: string,
+  endpointId: string,
+  reason: "Gone" | "FailingTooLong",
+  at: string,
+): Promise<void> {
   const disabled = await conditionally(
     table.update({
       Key: keys.webhookEndpoint(organizationId, endpointId),
-      UpdateExpression: "SET enabled = :false, health.disabledAt = :at, health.disabledReason = :reason, modifiedAt = :at",
+      UpdateExpression:
+        "SET enabled = :false, health.disabledAt = :at, health.disabledReason = :reason, modifiedAt = :at",
       ConditionExpression: "attribute_exists(pk) AND enabled = :true",
       ExpressionAttributeValues: { ":false": false, ":true": true, ":at": at, ":reason": reason },
       ReturnValues: "ALL_NEW",
@@ -266,7 +313,12 @@ async function disable(organizationId: string, endpointId: string, reason: "Gone
   });
 }
 
-async function updateIfExists(organizationId: string, endpointId: string, expression: string, values: Record<string, unknown>) {
+async function updateIfExists(
+  organizationId: string,
+  endpointId: string,
+  expression: string,
+  values: Record<string, unknown>,
+) {
   const updated = await conditionally(
     table.update({
       Key: keys.webhookEndpoint(organizationId, endpointId),
@@ -290,13 +342,20 @@ async function storedEndpoints(organizationId: string): Promise<Record<string, u
 
 function parseRequest(input: WebhookEndpointRequest) {
   const parsed = v.safeParse(WebhookEndpointRequestSchema, input);
-  if (!parsed.success) throw new ValidationError("The webhook endpoint is not valid; see errors for each field.", toFieldErrors(parsed.issues));
+  if (!parsed.success)
+    throw new ValidationError(
+      "The webhook endpoint is not valid; see errors for each field.",
+      toFieldErrors(parsed.issues),
+    );
   const request = parsed.output;
   const url = new URL(request.url);
-  const refuse = (detail: string) => new ValidationError("The webhook URL is not allowed.", [{ pointer: "/url", detail }]);
+  const refuse = (detail: string) =>
+    new ValidationError("The webhook URL is not allowed.", [{ pointer: "/url", detail }]);
   if (url.protocol !== "https:" && url.protocol !== "http:") throw refuse("Must be an https:// URL.");
-  if (url.protocol === "http:" && webhooksConfig.requireHttps) throw refuse("Must be an https:// URL: this stage requires TLS for webhook receivers.");
-  if (url.username || url.password) throw refuse("Must not carry credentials; authenticate deliveries by their signature.");
+  if (url.protocol === "http:" && webhooksConfig.requireHttps)
+    throw refuse("Must be an https:// URL: this stage requires TLS for webhook receivers.");
+  if (url.username || url.password)
+    throw refuse("Must not carry credentials; authenticate deliveries by their signature.");
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (!webhooksConfig.allowPrivateTargets && (host === "localhost" || (isIP(host) && !isPublicAddress(host)))) {
     throw refuse("Must point at a public receiver, not a private or loopback address.");

@@ -42,13 +42,21 @@ export const WebhookFanOut = {
 
 /** Publishes SQS batches of ten side by side (a fan-out of a full stream batch is hundreds of messages). */
 async function publishInParallel(messages: Envelope[]): Promise<void> {
-  const chunks = Array.from({ length: Math.ceil(messages.length / 10) }, (_, index) => messages.slice(index * 10, index * 10 + 10));
+  const chunks = Array.from({ length: Math.ceil(messages.length / 10) }, (_, index) =>
+    messages.slice(index * 10, index * 10 + 10),
+  );
   await Promise.all(chunks.map((chunk) => publishAll(chunk.map((message) => ({ envelope: message })))));
 }
 
-async function payloadOfItem(organizationId: string, item: Record<string, unknown>, endpoints: StoredEndpoint[]): Promise<WebhookPayload | undefined> {
+async function payloadOfItem(
+  organizationId: string,
+  item: Record<string, unknown>,
+  endpoints: StoredEndpoint[],
+): Promise<WebhookPayload | undefined> {
   if (item.entity === entities.lead) {
-    return endpoints.some((endpoint) => WebhookEndpoints.accepts(endpoint, "lead.received")) ? leadReceivedPayload(toLead(item)) : undefined;
+    return endpoints.some((endpoint) => WebhookEndpoints.accepts(endpoint, "lead.received"))
+      ? leadReceivedPayload(toLead(item))
+      : undefined;
   }
   if (item.entity !== entities.event) return undefined;
   const event = toEventRecord(item);

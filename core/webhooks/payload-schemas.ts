@@ -7,7 +7,13 @@ import { EventRecordSchema } from "#core/events/index";
 import { LeadSchema } from "#core/leads/schemas";
 import { MessageSchema } from "#core/messaging/model";
 import { PhoneNumberSchema } from "#core/messaging/phone-number-schema";
-import { pingEventType, webhookCatalogue, webhookEventTypes, type WebhookEventType, type WebhookResource } from "#core/webhooks/catalogue";
+import {
+  pingEventType,
+  webhookCatalogue,
+  webhookEventTypes,
+  type WebhookEventType,
+  type WebhookResource,
+} from "#core/webhooks/catalogue";
 import { WebhookEndpointSchema } from "#core/webhooks/endpoints";
 
 // The payloads' JSON Schemas, apart from payloads.ts (which reads each resource for a delivery): the event catalogue
@@ -24,14 +30,19 @@ const resourceSchemas: Record<WebhookResource, v.GenericSchema> = {
   ping: v.object({ endpointId: v.string(), message: v.string() }),
 };
 
-const resourceOf = (type: WebhookEventType | typeof pingEventType): WebhookResource => (type === pingEventType ? "ping" : webhookCatalogue[type].resource);
+const resourceOf = (type: WebhookEventType | typeof pingEventType): WebhookResource =>
+  type === pingEventType ? "ping" : webhookCatalogue[type].resource;
 
 export const allPayloadTypes = [...webhookEventTypes, pingEventType] as const;
 
 type JsonSchema = Record<string, unknown>;
 
 function jsonSchemaOf(schema: v.GenericSchema): JsonSchema {
-  const { $schema: _dialect, ...rest } = toJsonSchema(schema, { target: "draft-2020-12", typeMode: "output", errorMode: "ignore" }) as JsonSchema;
+  const { $schema: _dialect, ...rest } = toJsonSchema(schema, {
+    target: "draft-2020-12",
+    typeMode: "output",
+    errorMode: "ignore",
+  }) as JsonSchema;
   return rest;
 }
 
@@ -39,10 +50,14 @@ function jsonSchemaOf(schema: v.GenericSchema): JsonSchema {
  * JSON Schemas of the webhook payloads, each resource (and the event record) written once: `payloads[type]` refers to
  * them through `ref(name)` (`#/components/schemas/…` in the contract, `#/schemas/…` in the catalogue's answer).
  */
-export function webhookJsonSchemas(ref: (name: string) => string): { schemas: Record<string, JsonSchema>; payloads: Record<string, JsonSchema> } {
+export function webhookJsonSchemas(ref: (name: string) => string): {
+  schemas: Record<string, JsonSchema>;
+  payloads: Record<string, JsonSchema>;
+} {
   const name = (resource: WebhookResource) => `Webhook${resource.charAt(0).toUpperCase()}${resource.slice(1)}`;
   const schemas: Record<string, JsonSchema> = { WebhookEventRecord: jsonSchemaOf(EventRecordSchema) };
-  for (const resource of Object.keys(resourceSchemas) as WebhookResource[]) schemas[name(resource)] = jsonSchemaOf(resourceSchemas[resource]);
+  for (const resource of Object.keys(resourceSchemas) as WebhookResource[])
+    schemas[name(resource)] = jsonSchemaOf(resourceSchemas[resource]);
   const payloads = Object.fromEntries(
     allPayloadTypes.map((type) => [
       type,
@@ -63,10 +78,16 @@ export function webhookJsonSchemas(ref: (name: string) => string): { schemas: Re
 }
 
 /** `GET /webhook-event-types`: every type with its description, resource and payload JSON Schema (resources under `schemas`). */
-export function webhookCatalogueEntries(): { items: { type: string; description: string; resource: string; payloadSchema: JsonSchema }[]; schemas: Record<string, JsonSchema> } {
+export function webhookCatalogueEntries(): {
+  items: { type: string; description: string; resource: string; payloadSchema: JsonSchema }[];
+  schemas: Record<string, JsonSchema>;
+} {
   const { schemas, payloads } = webhookJsonSchemas((schemaName) => `#/schemas/${schemaName}`);
   const items = allPayloadTypes.map((type) => {
-    const entry = type === pingEventType ? { description: "A test message sent by POST /webhook-endpoints/{id}/test.", resource: "ping" } : webhookCatalogue[type];
+    const entry =
+      type === pingEventType
+        ? { description: "A test message sent by POST /webhook-endpoints/{id}/test.", resource: "ping" }
+        : webhookCatalogue[type];
     return { type, description: entry.description, resource: entry.resource, payloadSchema: payloads[type]! };
   });
   return { items, schemas };

@@ -33,8 +33,18 @@ export function messageIdOfEvent(eventId: string): string {
 }
 
 /** The payload of an event record delivered as `type`, with its resource read now. */
-export async function eventPayload(organizationId: string, type: WebhookEventType, event: EventRecord): Promise<WebhookPayload> {
-  return { id: messageIdOfEvent(event.id), type, timestamp: event.createdAt, data: await currentResource(organizationId, webhookCatalogue[type].resource, event), event };
+export async function eventPayload(
+  organizationId: string,
+  type: WebhookEventType,
+  event: EventRecord,
+): Promise<WebhookPayload> {
+  return {
+    id: messageIdOfEvent(event.id),
+    type,
+    timestamp: event.createdAt,
+    data: await currentResource(organizationId, webhookCatalogue[type].resource, event),
+    event,
+  };
 }
 
 /** The `lead.received` payload of a lead just written by intake. */
@@ -42,7 +52,11 @@ export function leadReceivedPayload(lead: Lead): WebhookPayload {
   return { id: `msg_lead_${lead.id}`, type: "lead.received", timestamp: lead.createdAt, data: lead, event: null };
 }
 
-async function currentResource(organizationId: string, resource: WebhookResource, event: EventRecord): Promise<unknown> {
+async function currentResource(
+  organizationId: string,
+  resource: WebhookResource,
+  event: EventRecord,
+): Promise<unknown> {
   const actor = systemActor(organizationId);
   const id = event.relatedEntityId ?? "";
   try {

@@ -20,8 +20,16 @@ export const WebhookReplay = {
       const event = await Events.find(actor.organizationId, request.eventId);
       if (!event) throw new NotFoundError("Event", request.eventId);
       const type = webhookTypeOf(event.eventType);
-      if (!type) throw new ValidationError("This event type is not delivered by webhooks.", [{ pointer: "/eventId", detail: `${event.eventType} has no webhook type (GET /webhook-event-types).` }]);
-      const queued = await createDelivery(actor.organizationId, endpointId, await eventPayload(actor.organizationId, type, event), "Replay");
+      if (!type)
+        throw new ValidationError("This event type is not delivered by webhooks.", [
+          { pointer: "/eventId", detail: `${event.eventType} has no webhook type (GET /webhook-event-types).` },
+        ]);
+      const queued = await createDelivery(
+        actor.organizationId,
+        endpointId,
+        await eventPayload(actor.organizationId, type, event),
+        "Replay",
+      );
       await publishAll([{ envelope: queued! }]);
       return { replayed: 1, continueFrom: null };
     }
@@ -42,7 +50,12 @@ async function replaySince(organizationId: string, endpoint: StoredEndpoint, sin
         continueFrom = last ?? event.createdAt;
         break scan;
       }
-      const queued = await createDelivery(organizationId, endpoint.id, await eventPayload(organizationId, type, event), "Replay");
+      const queued = await createDelivery(
+        organizationId,
+        endpoint.id,
+        await eventPayload(organizationId, type, event),
+        "Replay",
+      );
       if (queued) messages.push(queued);
       last = event.createdAt;
     }

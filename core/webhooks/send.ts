@@ -1,6 +1,11 @@
 /** One delivery attempt: the signed POST to the integrator's endpoint, its outcome, and the attempt log. */
 import type { DeliverMessage } from "#core/webhooks/queue";
-import { type Trigger, retentionSeconds, type AttemptErrorKind, type WebhookAttempt } from "#core/webhooks/delivery-log";
+import {
+  type Trigger,
+  retentionSeconds,
+  type AttemptErrorKind,
+  type WebhookAttempt,
+} from "#core/webhooks/delivery-log";
 import { egressFetch, privateTargetCause } from "#core/automations/runs/egress";
 import { table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
@@ -8,7 +13,6 @@ import { newId, nowIso } from "#core/shared/ids";
 import { webhooksConfig } from "#core/webhooks/config";
 import { type StoredEndpoint } from "#core/webhooks/endpoints";
 import { signatureHeader } from "#core/webhooks/signing";
-
 
 export interface SendOutcome {
   succeeded: boolean;
@@ -23,7 +27,12 @@ export interface SendOutcome {
 export async function send(endpoint: StoredEndpoint, messageId: string, payload: string): Promise<SendOutcome> {
   const timestamp = Math.floor(Date.now() / 1000);
   const secrets = [endpoint.secret];
-  if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && Date.parse(endpoint.previousSecretExpiresAt) > Date.now()) secrets.push(endpoint.previousSecret);
+  if (
+    endpoint.previousSecret &&
+    endpoint.previousSecretExpiresAt &&
+    Date.parse(endpoint.previousSecretExpiresAt) > Date.now()
+  )
+    secrets.push(endpoint.previousSecret);
   const started = performance.now();
   try {
     const response = await egressFetch(
@@ -60,8 +69,19 @@ export async function send(endpoint: StoredEndpoint, messageId: string, payload:
     const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
     const errorKind: AttemptErrorKind = blocked ? "PrivateTarget" : timedOut ? "Timeout" : "ConnectionFailed";
     const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
-    const errorMessage = blocked ? blocked.message : timedOut ? `No answer within ${webhooksConfig.attemptTimeoutMs} ms.` : `${error instanceof Error ? error.message : String(error)}${cause}`;
-    return { succeeded: false, httpStatus: null, latencyMs, responseBody: null, errorKind, errorMessage: errorMessage.slice(0, 500) };
+    const errorMessage = blocked
+      ? blocked.message
+      : timedOut
+        ? `No answer within ${webhooksConfig.attemptTimeoutMs} ms.`
+        : `${error instanceof Error ? error.message : String(error)}${cause}`;
+    return {
+      succeeded: false,
+      httpStatus: null,
+      latencyMs,
+      responseBody: null,
+      errorKind,
+      errorMessage: errorMessage.slice(0, 500),
+    };
   }
 }
 
@@ -88,7 +108,12 @@ export async function readCapped(body: ReadableStream<Uint8Array> | null, cap: n
 export async function logAttempt(
   organizationId: string,
   message: DeliverMessage,
-  attempt: Partial<SendOutcome> & { eventType: string; trigger: Trigger; succeeded: boolean; nextAttemptAt?: string | null },
+  attempt: Partial<SendOutcome> & {
+    eventType: string;
+    trigger: Trigger;
+    succeeded: boolean;
+    nextAttemptAt?: string | null;
+  },
 ): Promise<void> {
   const id = newId();
   const entry: WebhookAttempt = {

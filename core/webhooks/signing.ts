@@ -9,7 +9,12 @@ export function newSigningSecret(): string {
  * The `webhook-signature` header value of Standard Webhooks: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` per
  * secret (the key is the base64 after `whsec_`), space-separated when a rotated-out secret still applies.
  */
-export function signatureHeader(secrets: readonly string[], messageId: string, timestampSeconds: number, body: string): string {
+export function signatureHeader(
+  secrets: readonly string[],
+  messageId: string,
+  timestampSeconds: number,
+  body: string,
+): string {
   return secrets
     .map((secret) => {
       const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");

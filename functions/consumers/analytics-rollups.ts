@@ -10,14 +10,22 @@ import { toEventRecord } from "#core/events/index";
  */
 export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   try {
-    const recorded = event.Records.map((record) => unmarshall((record.dynamodb?.NewImage ?? {}) as Record<string, AttributeValue>)).map((item) => ({
+    const recorded = event.Records.map((record) =>
+      unmarshall((record.dynamodb?.NewImage ?? {}) as Record<string, AttributeValue>),
+    ).map((item) => ({
       organizationId: String(item.organizationId),
       event: toEventRecord(item),
     }));
     await countRecordedEvents(recorded);
     return { batchItemFailures: [] };
   } catch (error) {
-    console.error(JSON.stringify({ level: "error", consumer: "analyticsRollups", message: error instanceof Error ? error.message : String(error) }));
+    console.error(
+      JSON.stringify({
+        level: "error",
+        consumer: "analyticsRollups",
+        message: error instanceof Error ? error.message : String(error),
+      }),
+    );
     const first = event.Records[0]?.dynamodb?.SequenceNumber;
     return { batchItemFailures: first ? [{ itemIdentifier: first }] : [] };
   }

@@ -8,7 +8,9 @@ import { queueStoredLeads } from "#core/leads/outbox";
  * so the batch resumes there; the leads after it may be queued again, which processing absorbs.
  */
 export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
-  const leads = event.Records.map((record) => unmarshall((record.dynamodb?.NewImage ?? {}) as Record<string, AttributeValue>)).map((item) => ({
+  const leads = event.Records.map((record) =>
+    unmarshall((record.dynamodb?.NewImage ?? {}) as Record<string, AttributeValue>),
+  ).map((item) => ({
     organizationId: String(item.organizationId),
     id: String(item.id),
     ...(typeof item.correlationId === "string" ? { correlationId: item.correlationId } : {}),

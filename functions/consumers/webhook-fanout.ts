@@ -13,13 +13,22 @@ const image = (value: unknown) => unmarshall((value ?? {}) as Record<string, Att
  */
 export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   try {
-    const inserted = event.Records.filter((record) => record.eventName === "INSERT").map((record) => image(record.dynamodb?.NewImage));
+    const inserted = event.Records.filter((record) => record.eventName === "INSERT").map((record) =>
+      image(record.dynamodb?.NewImage),
+    );
     const walletChanges = event.Records.filter((record) => record.eventName === "MODIFY");
     await WebhookFanOut.fanOut(inserted);
-    for (const change of walletChanges) await recordWalletEvents(image(change.dynamodb?.OldImage), image(change.dynamodb?.NewImage));
+    for (const change of walletChanges)
+      await recordWalletEvents(image(change.dynamodb?.OldImage), image(change.dynamodb?.NewImage));
     return { batchItemFailures: [] };
   } catch (error) {
-    console.error(JSON.stringify({ level: "error", consumer: "webhookFanout", message: error instanceof Error ? error.message : String(error) }));
+    console.error(
+      JSON.stringify({
+        level: "error",
+        consumer: "webhookFanout",
+        message: error instanceof Error ? error.message : String(error),
+      }),
+    );
     const first = event.Records[0]?.dynamodb?.SequenceNumber;
     return { batchItemFailures: first ? [{ itemIdentifier: first }] : [] };
   }

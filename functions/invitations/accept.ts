@@ -3,4 +3,6 @@ import { acceptInvitation } from "#core/http/operations/users";
 import { Users } from "#core/users/index";
 
 /** The identity is guaranteed by the operation's `identity` auth; its e-mail must be the invited one. */
-export const handler = endpoint(acceptInvitation, ({ identity, body }) => Users.acceptInvitation(body.token, { email: identity?.email ?? "", name: identity?.name }));
+export const handler = endpoint(acceptInvitation, ({ identity, body }) =>
+  Users.acceptInvitation(body.token, { email: identity?.email ?? "", name: identity?.name }),
+);

@@ -3,4 +3,6 @@ import { updateMessagingSettings } from "#core/http/operations/messages";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 
 /** The change records its own audit entry, in its transaction (core/messaging/settings.ts). */
-export const handler = endpoint(updateMessagingSettings, ({ actor, body }) => MessagingSettingsStore.replace(actor, body));
+export const handler = endpoint(updateMessagingSettings, ({ actor, body }) =>
+  MessagingSettingsStore.replace(actor, body),
+);

@@ -3,4 +3,9 @@ import { endpoint } from "#core/http/endpoint";
 import { createPhoneNumber } from "#core/http/operations/phone-numbers";
 import { PhoneNumberCarrier } from "#core/messaging/phone-number-carrier";
 
-export const handler = endpoint(createPhoneNumber, audited({ action: "phoneNumber.added", resourceType: "PhoneNumber" }, ({ actor, body }) => PhoneNumberCarrier.create(actor, body)));
+export const handler = endpoint(
+  createPhoneNumber,
+  audited({ action: "phoneNumber.added", resourceType: "PhoneNumber" }, ({ actor, body }) =>
+    PhoneNumberCarrier.create(actor, body),
+  ),
+);

@@ -4,6 +4,7 @@ import { scheduledJob } from "#core/operations/schedule-runs";
 /** EventBridge, every minute: due Schedule triggers, waits ending soon, stalled run steps. */
 export const handler = scheduledJob("automationsDue", async () => {
   const result = await sweepAutomations();
-  if (result.schedulesFired + result.runsResumed > 0) console.log(JSON.stringify({ level: "info", sweep: "automations", ...result }));
+  if (result.schedulesFired + result.runsResumed > 0)
+    console.log(JSON.stringify({ level: "info", sweep: "automations", ...result }));
   return result;
 });

@@ -4,6 +4,7 @@ import { scheduledJob } from "#core/operations/schedule-runs";
 /** EventBridge, every minute: far-future scheduled sends, stuck dispatches, receipt timeouts. */
 export const handler = scheduledJob("sweepDueMessages", async () => {
   const result = await sweepDueMessages();
-  if (result.released + result.dispatched + result.expired > 0) console.log(JSON.stringify({ level: "info", sweep: "dueMessages", ...result }));
+  if (result.released + result.dispatched + result.expired > 0)
+    console.log(JSON.stringify({ level: "info", sweep: "dueMessages", ...result }));
   return result;
 });

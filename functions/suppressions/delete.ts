@@ -3,4 +3,9 @@ import { endpoint } from "#core/http/endpoint";
 import { deleteSuppression } from "#core/http/operations/suppressions";
 import { Suppressions } from "#core/suppressions/index";
 
-export const handler = endpoint(deleteSuppression, audited({ action: "suppression.removed", resourceType: "Suppression" }, ({ actor, params }) => Suppressions.remove(actor, params.phone)));
+export const handler = endpoint(
+  deleteSuppression,
+  audited({ action: "suppression.removed", resourceType: "Suppression" }, ({ actor, params }) =>
+    Suppressions.remove(actor, params.phone),
+  ),
+);

@@ -3,4 +3,9 @@ import { endpoint } from "#core/http/endpoint";
 import { createWebhookEndpoint } from "#core/http/operations/webhook-endpoints";
 import { WebhookEndpoints } from "#core/webhooks/endpoints";
 
-export const handler = endpoint(createWebhookEndpoint, audited({ action: "webhookEndpoint.created", resourceType: "WebhookEndpoint" }, ({ actor, body }) => WebhookEndpoints.create(actor, body)));
+export const handler = endpoint(
+  createWebhookEndpoint,
+  audited({ action: "webhookEndpoint.created", resourceType: "WebhookEndpoint" }, ({ actor, body }) =>
+    WebhookEndpoints.create(actor, body),
+  ),
+);

@@ -4,7 +4,9 @@ import { inboundCallWebhook } from "#core/http/operations/call-webhooks";
 import { HttpResponse } from "#core/http/response";
 import { providerWebhookOptions, webhookRequest } from "#core/http/webhook-request";
 
-export const handler = endpoint(inboundCallWebhook, async ({ params, event }) =>
-  HttpResponse.text(200, await Calls.inbound(params.provider, webhookRequest(event)), "text/xml"),
+export const handler = endpoint(
+  inboundCallWebhook,
+  async ({ params, event }) =>
+    HttpResponse.text(200, await Calls.inbound(params.provider, webhookRequest(event)), "text/xml"),
   providerWebhookOptions,
 );

@@ -3,7 +3,11 @@ import { inboundMessageWebhook } from "#core/http/operations/webhooks";
 import { emptyTwiml, providerWebhookOptions, webhookRequest } from "#core/http/webhook-request";
 import { CarrierCallbacks } from "#core/messaging/carrier-callbacks";
 
-export const handler = endpoint(inboundMessageWebhook, async ({ params, event }) => {
-  await CarrierCallbacks.inboundMessage(params.provider, webhookRequest(event));
-  return emptyTwiml();
-}, providerWebhookOptions);
+export const handler = endpoint(
+  inboundMessageWebhook,
+  async ({ params, event }) => {
+    await CarrierCallbacks.inboundMessage(params.provider, webhookRequest(event));
+    return emptyTwiml();
+  },
+  providerWebhookOptions,
+);

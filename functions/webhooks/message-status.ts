@@ -3,7 +3,11 @@ import { messageStatusWebhook } from "#core/http/operations/webhooks";
 import { emptyTwiml, providerWebhookOptions, webhookRequest } from "#core/http/webhook-request";
 import { CarrierCallbacks } from "#core/messaging/carrier-callbacks";
 
-export const handler = endpoint(messageStatusWebhook, async ({ params, event }) => {
-  await CarrierCallbacks.messageStatus(params.provider, webhookRequest(event));
-  return emptyTwiml();
-}, providerWebhookOptions);
+export const handler = endpoint(
+  messageStatusWebhook,
+  async ({ params, event }) => {
+    await CarrierCallbacks.messageStatus(params.provider, webhookRequest(event));
+    return emptyTwiml();
+  },
+  providerWebhookOptions,
+);

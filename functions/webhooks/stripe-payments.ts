@@ -3,7 +3,11 @@ import { endpoint } from "#core/http/endpoint";
 import { stripePaymentWebhook } from "#core/http/operations/billing";
 import { stripeSignatureOf, stripeWebhookOptions, webhookRequest } from "#core/http/webhook-request";
 
-export const handler = endpoint(stripePaymentWebhook, async ({ event }) => {
-  const request = webhookRequest(event);
-  return { received: true, outcome: await Payments.receiveStripeEvent(request.body, stripeSignatureOf(request)) };
-}, stripeWebhookOptions);
+export const handler = endpoint(
+  stripePaymentWebhook,
+  async ({ event }) => {
+    const request = webhookRequest(event);
+    return { received: true, outcome: await Payments.receiveStripeEvent(request.body, stripeSignatureOf(request)) };
+  },
+  stripeWebhookOptions,
+);

@@ -31,12 +31,19 @@ describe("the API reference page in a browser", () => {
 
     await page.goto(`${baseUrl()}/docs`);
     // Operation summaries from the contract appear in the menu and the body.
-    await page.getByRole("heading", { name: "This API's OpenAPI 3.1 contract" }).waitFor({ state: "visible", timeout: 30_000 });
+    await page
+      .getByRole("heading", { name: "This API's OpenAPI 3.1 contract" })
+      .waitFor({ state: "visible", timeout: 30_000 });
     // Each card route once (the name matches as a substring: the card beside /a2a has its own, longer summary).
     const cardHeadings = await page.getByRole("heading", { name: "The public A2A agent card" }).allInnerTexts();
-    expect(cardHeadings.sort()).toEqual(["The public A2A agent card", "The public A2A agent card, beside the JSON-RPC endpoint"]);
+    expect(cardHeadings.sort()).toEqual([
+      "The public A2A agent card",
+      "The public A2A agent card, beside the JSON-RPC endpoint",
+    ]);
     // The side menu lists every operation of the contract (collapsed groups keep them in the DOM).
-    const contract = (await (await fetch(`${origin}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId?: string }>> };
+    const contract = (await (await fetch(`${origin}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { operationId?: string }>>;
+    };
     const operationIds = Object.values(contract.paths).flatMap((item) =>
       Object.values(item).flatMap((operation) => (operation?.operationId ? [operation.operationId] : [])),
     );

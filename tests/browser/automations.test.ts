@@ -35,7 +35,11 @@ async function add(page: Page, button: string, pointer: string, type: string): P
 
 /** Saves the form and answers the API's answer to it. */
 async function save(page: Page, button: string): Promise<{ status: number; body: any }> {
-  const answered = page.waitForResponse((response) => /\/automations(\/[^/]+)?$/.test(new URL(response.url()).pathname) && ["POST", "PUT"].includes(response.request().method()));
+  const answered = page.waitForResponse(
+    (response) =>
+      /\/automations(\/[^/]+)?$/.test(new URL(response.url()).pathname) &&
+      ["POST", "PUT"].includes(response.request().method()),
+  );
   await page.getByRole("button", { name: button }).click();
   const response = await answered;
   return { status: response.status(), body: await response.json() };
@@ -134,20 +138,54 @@ describe("automations from the dashboard", () => {
       ["MessageFailed", { statuses: ["Undeliverable"] }],
       ["CallMissed", { phoneNumberIds: [numberId] }],
       ["LeadOptedOut", {}],
-      ["Schedule", { cron: "0 9 * * 1-5", audience: { createdWithinDays: 3, processingStatus: ["Processed"], excludeOptedOut: true, maxLeads: 50 } }],
+      [
+        "Schedule",
+        {
+          cron: "0 9 * * 1-5",
+          audience: { createdWithinDays: 3, processingStatus: ["Processed"], excludeOptedOut: true, maxLeads: 50 },
+        },
+      ],
       ["Manual", {}],
     ]);
     expect(stored.triggers[6].displayName).toBe("Test button");
-    const conditions = stored.conditionGroups.map((group: any) => [group.mode, group.conditions.map((condition: any) => [condition.type, condition.operator, condition.settings])]);
+    const conditions = stored.conditionGroups.map((group: any) => [
+      group.mode,
+      group.conditions.map((condition: any) => [condition.type, condition.operator, condition.settings]),
+    ]);
     expect(conditions).toEqual([
-      ["all", [["LeadField", "Equals", { field: "metadata.vertical", value: "auto" }], ["TimeOfDay", "Between", { start: "09:00", end: "17:00" }], ["Weekday", "In", { days: ["Monday", "Friday"] }]]],
-      ["any", [["LeadAge", "GreaterThan", { seconds: 60 }], ["HasReplied", "Equals", { value: false, since: "LeadCreated" }], ["ConsentStatus", "In", { values: ["OptedIn", "Unknown"] }]]],
+      [
+        "all",
+        [
+          ["LeadField", "Equals", { field: "metadata.vertical", value: "auto" }],
+          ["TimeOfDay", "Between", { start: "09:00", end: "17:00" }],
+          ["Weekday", "In", { days: ["Monday", "Friday"] }],
+        ],
+      ],
+      [
+        "any",
+        [
+          ["LeadAge", "GreaterThan", { seconds: 60 }],
+          ["HasReplied", "Equals", { value: false, since: "LeadCreated" }],
+          ["ConsentStatus", "In", { values: ["OptedIn", "Unknown"] }],
+        ],
+      ],
     ]);
     expect(stored.actions.map((action: any) => [action.type, action.settings])).toEqual([
       ["SendSms", { body: "Hi {{contact.firstName|there}}", fallback: "friend" }],
       ["SendMms", { mediaUrls: ["https://example.com/a.png"], fallback: "" }],
       ["Wait", { durationSeconds: 600 }],
-      ["HttpRequest", { url: "https://crm.example.com/hook", method: "PUT", headers: { "X-Source": "dashboard" }, body: '{"id":"{{lead.id}}"}', secret: expect.any(String), timeoutMs: 5000, maxRetries: 2 }],
+      [
+        "HttpRequest",
+        {
+          url: "https://crm.example.com/hook",
+          method: "PUT",
+          headers: { "X-Source": "dashboard" },
+          body: '{"id":"{{lead.id}}"}',
+          secret: expect.any(String),
+          timeoutMs: 5000,
+          maxRetries: 2,
+        },
+      ],
       ["UpdateLead", { fields: { "metadata.product": "auto", "customer.creditScore": 700 } }],
       ["AddToSuppression", { reason: "Asked by phone" }],
       ["PlaceCall", { connectTo: "+14155550123", timeoutSeconds: 20 }],
@@ -182,10 +220,14 @@ describe("automations from the dashboard", () => {
       const name = page.getByLabel("Name", { exact: true });
       expect(await name.getAttribute("aria-invalid")).toBe("true");
       const nameError = page.locator(`#${(await name.getAttribute("aria-describedby"))!}`);
-      expect(await nameError.textContent()).toBe(refused.body.errors.find((error: any) => error.pointer === "/name").detail);
+      expect(await nameError.textContent()).toBe(
+        refused.body.errors.find((error: any) => error.pointer === "/name").detail,
+      );
       const url = field(page, "/actions/1", "URL");
       expect(await page.locator(`#${(await url.getAttribute("aria-describedby"))!}`).textContent()).toContain("URL");
-      expect(await node(page, "/actions/0").locator(":scope > .field-error").textContent()).toContain('Give exactly one of "durationSeconds" or "untilTime"');
+      expect(await node(page, "/actions/0").locator(":scope > .field-error").textContent()).toContain(
+        'Give exactly one of "durationSeconds" or "untilTime"',
+      );
       // And all of them above the form, placed in words.
       expect(await page.getByTestId("problem").textContent()).toContain("Action 2: Call a webhook, url:");
       await screenshot(page, `automation-errors-${size.name}`, { fullPage: false });
@@ -220,7 +262,12 @@ describe("automations from the dashboard", () => {
     expect((await save(page, "Save changes")).status).toBe(200);
     await page.getByRole("heading", { name: "Automations" }).waitFor();
     const edited = (await org.request("GET", `/automations/${automation.id}`)).body;
-    expect(edited).toMatchObject({ name: "Edited", version: automation.version + 1, enabled: false, actions: [{ settings: { body: "Hello again" } }] });
+    expect(edited).toMatchObject({
+      name: "Edited",
+      version: automation.version + 1,
+      enabled: false,
+      actions: [{ settings: { body: "Hello again" } }],
+    });
 
     const toggled = page.waitForResponse((response) => response.request().method() === "PUT");
     await page.getByLabel("Enable Edited").check();
@@ -262,7 +309,10 @@ describe("automations from the dashboard", () => {
       await run.locator("summary").click();
       const steps = run.getByTestId("steps").locator("li");
       if (size.name === "desktop") {
-        expect(await steps.allTextContents()).toEqual([expect.stringContaining("Started by hand (t): Succeeded"), expect.stringContaining("Send a text (hello): Blocked")]);
+        expect(await steps.allTextContents()).toEqual([
+          expect.stringContaining("Started by hand (t): Succeeded"),
+          expect.stringContaining("Send a text (hello): Blocked"),
+        ]);
         await screenshot(page, "automation-runs-failed-desktop", { fullPage: false });
         await run.getByRole("button", { name: /^Retry/ }).click();
         await waitForRun(org, automation.id, failed.id, (latest) => latest.status === "Succeeded");

@@ -49,7 +49,11 @@ export async function signedInPage(browser: Browser, token: string): Promise<Das
 /** Where screenshots go: the test artifacts, or docs/screenshots when `npm run web:screenshots` regenerates them. */
 const screenshotsDir = process.env.SCREENSHOTS_DIR ? join(projectRoot, process.env.SCREENSHOTS_DIR) : artifactsDir;
 
-export async function screenshot(page: Page, name: string, { fullPage = true }: { fullPage?: boolean } = {}): Promise<void> {
+export async function screenshot(
+  page: Page,
+  name: string,
+  { fullPage = true }: { fullPage?: boolean } = {},
+): Promise<void> {
   await mkdir(screenshotsDir, { recursive: true });
   await page.screenshot({ path: join(screenshotsDir, `${name}.png`), fullPage });
 }

@@ -50,8 +50,11 @@ beforeAll(async () => {
   for (let index = 0; index < 7; index++) leads.push(await sourcedLead(quotes, `Quote${index}`));
   for (let index = 0; index < 5; index++) leads.push(await sourcedLead(forms, `Form${index}`));
   texter = leads[11];
-  for (const lead of leads.slice(0, 3)) await waitForMessage(org, (await send(org, { leadId: lead.id, body: "Hi, here is your quote." })).body.id);
-  report = await reportWhen((r) => r.leadTrend.total === 12 && r.responseMetrics.respondedLeads === 3 && r.summary.smsSent === 3);
+  for (const lead of leads.slice(0, 3))
+    await waitForMessage(org, (await send(org, { leadId: lead.id, body: "Hi, here is your quote." })).body.id);
+  report = await reportWhen(
+    (r) => r.leadTrend.total === 12 && r.responseMetrics.respondedLeads === 3 && r.summary.smsSent === 3,
+  );
 });
 
 afterAll(async () => {
@@ -71,10 +74,19 @@ describe("dashboard in Chromium", () => {
       // The text alternative: one table row per bucket of the API's series.
       expect(await chart.locator("details tbody tr").count()).toBe(report.leadTrend.points.length);
     }
-    const rows = await page.getByTestId("sources").locator("tbody tr").evaluateAll((trs) =>
-      trs.map((tr) => [tr.querySelector("th")!.textContent, tr.querySelectorAll("td")[0]!.textContent, tr.querySelectorAll("td")[1]!.textContent]),
+    const rows = await page
+      .getByTestId("sources")
+      .locator("tbody tr")
+      .evaluateAll((trs) =>
+        trs.map((tr) => [
+          tr.querySelector("th")!.textContent,
+          tr.querySelectorAll("td")[0]!.textContent,
+          tr.querySelectorAll("td")[1]!.textContent,
+        ]),
+      );
+    expect(rows).toEqual(
+      report.leadSources.map((source: any) => [source.source, String(source.leads), `${source.percent}%`]),
     );
-    expect(rows).toEqual(report.leadSources.map((source: any) => [source.source, String(source.leads), `${source.percent}%`]));
     const leadTrendTable = page.getByRole("figure", { name: "Lead trend (day)" }).locator("details tbody td");
     const trendSum = (await leadTrendTable.allTextContents()).reduce((sum, value) => sum + Number(value), 0);
     expect(trendSum).toBe(report.leadTrend.total);
@@ -87,25 +99,39 @@ describe("dashboard in Chromium", () => {
     const sentTokens: (string | null)[] = [];
     const answeredTokens: (string | null)[] = [];
     page.on("request", (request) => {
-      if (request.url().endsWith("/leads/all/my")) sentTokens.push(JSON.parse(request.postData() ?? "{}").continuationToken ?? null);
+      if (request.url().endsWith("/leads/all/my"))
+        sentTokens.push(JSON.parse(request.postData() ?? "{}").continuationToken ?? null);
     });
     page.on("response", async (response) => {
-      if (response.url().endsWith("/leads/all/my")) answeredTokens.push((await response.json()).continuationToken ?? null);
+      if (response.url().endsWith("/leads/all/my"))
+        answeredTokens.push((await response.json()).continuationToken ?? null);
     });
     await page.getByRole("link", { name: "Leads" }).click();
     await page.getByLabel("Page size").selectOption("10");
     await expect.poll(() => page.getByRole("status").textContent()).toBe("Page 1 · 10 shown · 12 leads in all");
     const seen: string[] = [];
-    seen.push(...(await page.getByTestId("leads").locator("tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-lead-id")!))));
+    seen.push(
+      ...(await page
+        .getByTestId("leads")
+        .locator("tbody tr")
+        .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-lead-id")!))),
+    );
     await screenshot(page, "leads");
     const next = page.getByRole("button", { name: "Next" });
     while (await next.isEnabled()) {
       const pageNumber = seen.length / 10 + 1;
       await next.click();
       await expect.poll(() => page.getByRole("status").textContent()).toMatch(new RegExp(`^Page ${pageNumber} · `));
-      seen.push(...(await page.getByTestId("leads").locator("tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-lead-id")!))));
+      seen.push(
+        ...(await page
+          .getByTestId("leads")
+          .locator("tbody tr")
+          .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-lead-id")!))),
+      );
     }
-    const all = await org.request("POST", "/leads/all/my", { body: { pageSize: 100, orderBy: [{ field: "createdAt", direction: "desc" }] } });
+    const all = await org.request("POST", "/leads/all/my", {
+      body: { pageSize: 100, orderBy: [{ field: "createdAt", direction: "desc" }] },
+    });
     expect(seen).toEqual(all.body.items.map((lead: any) => lead.id));
     // Every token the app sent back is one the API answered on the page before (never one of its own).
     const nextTokens = sentTokens.filter((token) => token !== null);
@@ -124,7 +150,9 @@ describe("dashboard in Chromium", () => {
     const deadline = Date.now() + 15_000;
     let conversation: any;
     while (!conversation && Date.now() < deadline) {
-      const listed = await org.request("POST", "/conversations/all/my", { body: { filters: [{ field: "unread", value: true }] } });
+      const listed = await org.request("POST", "/conversations/all/my", {
+        body: { filters: [{ field: "unread", value: true }] },
+      });
       conversation = listed.body.items.find((item: any) => item.contactPhoneNumber === texter.contact.phone.number);
       if (!conversation) await sleep(150);
     }
@@ -132,13 +160,17 @@ describe("dashboard in Chromium", () => {
 
     const { page, errors } = await signedInPage(browser, org.ownerToken);
     await page.getByRole("link", { name: "Conversations" }).click();
-    const row = page.getByTestId("inbox").getByRole("link", { name: new RegExp(texter.contact.phone.number.replace("+", "\\+")) });
+    const row = page
+      .getByTestId("inbox")
+      .getByRole("link", { name: new RegExp(texter.contact.phone.number.replace("+", "\\+")) });
     await expect.poll(() => row.locator(".unread-count").textContent()).toBe("1 unread");
     await screenshot(page, "conversations");
     await row.click();
     await page.getByText("Is the quote still valid?").waitFor();
 
-    const sent = page.waitForResponse((response) => response.url().endsWith("/messages") && response.request().method() === "POST");
+    const sent = page.waitForResponse(
+      (response) => response.url().endsWith("/messages") && response.request().method() === "POST",
+    );
     await page.getByLabel("Reply").fill("Yes, until Friday.");
     await page.getByRole("button", { name: "Send" }).click();
     const message = await (await sent).json();
@@ -146,14 +178,21 @@ describe("dashboard in Chromium", () => {
     expect((await waitForMessage(org, message.id)).status).toBe("Delivered");
     // The thread follows the message until its final status, as the API reports it.
     await expect
-      .poll(() => page.locator(`[data-message-id="${message.id}"] [data-testid="message-status"]`).textContent(), { timeout: 15_000 })
+      .poll(() => page.locator(`[data-message-id="${message.id}"] [data-testid="message-status"]`).textContent(), {
+        timeout: 15_000,
+      })
       .toBe("Delivered");
     await screenshot(page, "thread");
     expect(errors).toEqual([]);
   });
 
   it("automations switch off through the API, and billing shows the API's wallet and ledger", async () => {
-    const automation = await createAutomation(org, chain({ type: "LeadCreated" }, [{ id: "hello", type: "SendSms", settings: { body: "Hi there" } }], { name: "Welcome text" }));
+    const automation = await createAutomation(
+      org,
+      chain({ type: "LeadCreated" }, [{ id: "hello", type: "SendSms", settings: { body: "Hi there" } }], {
+        name: "Welcome text",
+      }),
+    );
     const { page, errors } = await signedInPage(browser, org.ownerToken);
     await page.getByRole("link", { name: "Automations" }).click();
     const toggle = page.getByLabel("Enable Welcome text");
@@ -171,10 +210,14 @@ describe("dashboard in Chromium", () => {
     // Money as money: the API's decimal string in dollars, cents always, sub-cent digits only where the amount has them.
     await expect.poll(() => page.getByTestId("wallet-balance").textContent()).toBe(dollars(wallet.balance));
     expect(await page.getByTestId("wallet-available").textContent()).toBe(dollars(wallet.availableBalance));
-    expect(await page.getByTestId("prices").textContent()).toContain(`Text (per segment)${dollars(wallet.prices.smsSegment)}`);
+    expect(await page.getByTestId("prices").textContent()).toContain(
+      `Text (per segment)${dollars(wallet.prices.smsSegment)}`,
+    );
     const ledger = (await org.request("POST", "/billing/ledger/all/my", { body: { pageSize: 25 } })).body;
     await expect.poll(() => page.getByTestId("ledger").locator("tbody tr").count()).toBe(ledger.items.length);
-    expect(await page.getByTestId("ledger").locator("tbody tr td:nth-child(3)").allTextContents()).toEqual(ledger.items.map((entry: any) => dollars(entry.amount)));
+    expect(await page.getByTestId("ledger").locator("tbody tr td:nth-child(3)").allTextContents()).toEqual(
+      ledger.items.map((entry: any) => dollars(entry.amount)),
+    );
     await screenshot(page, "billing");
     expect(errors).toEqual([]);
   });

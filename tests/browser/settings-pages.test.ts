@@ -27,7 +27,8 @@ async function errorOf(page: Page, label: string): Promise<string | null> {
   return page.locator(`#${(await input.getAttribute("aria-describedby"))!}`).textContent();
 }
 
-const noSideways = async (page: Page, width: number) => expect((await page.evaluate("document.documentElement.scrollWidth")) as number).toBeLessThanOrEqual(width);
+const noSideways = async (page: Page, width: number) =>
+  expect((await page.evaluate("document.documentElement.scrollWidth")) as number).toBeLessThanOrEqual(width);
 
 describe("webhooks and suppressions from the dashboard", () => {
   it("a webhook endpoint is added (secret shown once), tested, given a new secret, switched off and deleted", async () => {
@@ -48,20 +49,35 @@ describe("webhooks and suppressions from the dashboard", () => {
       const card = page.locator(".endpoints > li", { hasText: url });
       await card.waitFor();
       const id = await card.getAttribute("data-endpoint-id");
-      expect((await org.request("GET", `/webhook-endpoints/${id}`)).body).toMatchObject({ url, description: `CRM (${size.name})`, enabledEventTypes: "all", enabled: true });
+      expect((await org.request("GET", `/webhook-endpoints/${id}`)).body).toMatchObject({
+        url,
+        description: `CRM (${size.name})`,
+        enabledEventTypes: "all",
+        enabled: true,
+      });
       await page.getByRole("button", { name: "Done" }).click();
 
       await card.getByRole("button", { name: "Send test" }).click();
       const tests = sizes.indexOf(size) + 1;
-      await receiver.waitFor((received) => received.filter((delivery) => delivery.body.includes("webhook.test")).length === tests, 30_000);
+      await receiver.waitFor(
+        (received) => received.filter((delivery) => delivery.body.includes("webhook.test")).length === tests,
+        30_000,
+      );
       await expect
-        .poll(async () => {
-          // Reopening the log reads it again.
-          const summary = card.getByText("Delivery log");
-          if (await card.locator("details").getAttribute("open") !== null) await summary.click();
-          await summary.click();
-          return card.getByTestId("attempt-outcome").first().textContent({ timeout: 5000 }).catch(() => null);
-        }, { timeout: 30_000 })
+        .poll(
+          async () => {
+            // Reopening the log reads it again.
+            const summary = card.getByText("Delivery log");
+            if ((await card.locator("details").getAttribute("open")) !== null) await summary.click();
+            await summary.click();
+            return card
+              .getByTestId("attempt-outcome")
+              .first()
+              .textContent({ timeout: 5000 })
+              .catch(() => null);
+          },
+          { timeout: 30_000 },
+        )
         .toBe("Delivered: HTTP 200");
       await screenshot(page, `webhooks-log-${size.name}`, { fullPage: false });
       await noSideways(page, size.width);
@@ -99,13 +115,20 @@ describe("webhooks and suppressions from the dashboard", () => {
       expect(await row.textContent()).toContain("Added by hand");
       expect(await row.textContent()).toContain("Asked on the phone");
       const listed = (await org.request("POST", "/suppressions/all/my", { body: {} })).body.items;
-      expect(listed.find((entry: any) => entry.phoneNumber === phone)).toMatchObject({ reason: "Manual", note: "Asked on the phone" });
+      expect(listed.find((entry: any) => entry.phoneNumber === phone)).toMatchObject({
+        reason: "Manual",
+        note: "Asked on the phone",
+      });
       await noSideways(page, size.width);
       await screenshot(page, `suppressions-${size.name}`, { fullPage: false });
 
       await row.getByRole("button", { name: `Remove ${phone}` }).click();
       await expect.poll(() => row.count()).toBe(0);
-      expect((await org.request("POST", "/suppressions/all/my", { body: {} })).body.items.some((entry: any) => entry.phoneNumber === phone)).toBe(false);
+      expect(
+        (await org.request("POST", "/suppressions/all/my", { body: {} })).body.items.some(
+          (entry: any) => entry.phoneNumber === phone,
+        ),
+      ).toBe(false);
     }
     expect(errors.filter((error) => !error.includes("status of 400"))).toEqual([]);
   });

@@ -23,7 +23,8 @@ function watch(page: Page) {
   const posts: { url: string; body: string }[] = [];
   page.on("request", (request) => {
     urls.push(request.url());
-    if (request.method() === "POST" && request.url().startsWith(identityUrl())) posts.push({ url: new URL(request.url()).pathname, body: request.postData() ?? "" });
+    if (request.method() === "POST" && request.url().startsWith(identityUrl()))
+      posts.push({ url: new URL(request.url()).pathname, body: request.postData() ?? "" });
   });
   return { urls, posts };
 }
@@ -62,8 +63,15 @@ describe("signing in to the dashboard in Chromium (OAuth code + PKCE against the
       await page.getByRole("heading", { name: "Overview" }).waitFor();
       expect(new URL(page.url()).search).toBe(""); // the one-time code was removed from the address bar
       await screenshot(page, `sign-in-${viewport.name}-3-overview`);
-      const first = await page.evaluate(() => ({ access: sessionStorage.getItem("accessToken")!, refresh: sessionStorage.getItem("refreshToken")! }));
-      expect(seen.posts.filter((post) => post.url === "/token").map((post) => new URLSearchParams(post.body).get("grant_type"))).toEqual(["authorization_code"]);
+      const first = await page.evaluate(() => ({
+        access: sessionStorage.getItem("accessToken")!,
+        refresh: sessionStorage.getItem("refreshToken")!,
+      }));
+      expect(
+        seen.posts
+          .filter((post) => post.url === "/token")
+          .map((post) => new URLSearchParams(post.body).get("grant_type")),
+      ).toEqual(["authorization_code"]);
 
       // The access token is about to expire: the next API call refreshes first, without the person noticing.
       await page.evaluate(() => {
@@ -75,17 +83,27 @@ describe("signing in to the dashboard in Chromium (OAuth code + PKCE against the
       });
       await page.reload();
       await page.getByRole("heading", { name: "Overview" }).waitFor();
-      await expect.poll(() => seen.posts.filter((post) => new URLSearchParams(post.body).get("grant_type") === "refresh_token").length).toBe(1);
+      await expect
+        .poll(
+          () =>
+            seen.posts.filter((post) => new URLSearchParams(post.body).get("grant_type") === "refresh_token").length,
+        )
+        .toBe(1);
       // The refresh answer is stored when it arrives: wait for the rotated refresh token.
       await expect.poll(() => page.evaluate(() => sessionStorage.getItem("refreshToken"))).not.toBe(first.refresh);
-      const second = await page.evaluate(() => ({ access: sessionStorage.getItem("accessToken")!, refresh: sessionStorage.getItem("refreshToken")! }));
+      const second = await page.evaluate(() => ({
+        access: sessionStorage.getItem("accessToken")!,
+        refresh: sessionStorage.getItem("refreshToken")!,
+      }));
       expect(second.access).not.toBe(first.access);
       await page.getByTestId("lead-total").waitFor();
 
       await page.getByRole("button", { name: "Sign out" }).click();
       await page.getByRole("heading", { name: "Sign in" }).waitFor();
       await expect.poll(() => seen.posts.filter((post) => post.url === "/revoke").length).toBe(1);
-      expect(await page.evaluate(() => [sessionStorage.getItem("accessToken"), sessionStorage.getItem("refreshToken")])).toEqual([null, null]);
+      expect(
+        await page.evaluate(() => [sessionStorage.getItem("accessToken"), sessionStorage.getItem("refreshToken")]),
+      ).toEqual([null, null]);
       await screenshot(page, `sign-in-${viewport.name}-4-signed-out`);
       const afterSignOut = await token({ grant_type: "refresh_token", refresh_token: second.refresh });
       expect(afterSignOut.body.error).toBe("invalid_grant");
@@ -122,8 +140,13 @@ describe("signing in to the dashboard in Chromium (OAuth code + PKCE against the
     await page.getByPlaceholder("Code").fill(code);
     await page.getByRole("button", { name: "Continue" }).click();
     await page.getByRole("heading", { name: "Overview" }).waitFor();
-    const claims = await page.evaluate(() => JSON.parse(atob(sessionStorage.getItem("accessToken")!.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/"))));
-    expect(claims).toMatchObject({ sub: user.userId, properties: { role: "agent", org_id: organization.organizationId } });
+    const claims = await page.evaluate(() =>
+      JSON.parse(atob(sessionStorage.getItem("accessToken")!.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/"))),
+    );
+    expect(claims).toMatchObject({
+      sub: user.userId,
+      properties: { role: "agent", org_id: organization.organizationId },
+    });
     await context.close();
   });
 });

@@ -22,7 +22,10 @@ async function atEverySize(page: import("playwright-core").Page, name: string) {
   for (const size of sizes) {
     await page.setViewportSize(size);
     await screenshot(page, `${name}-${size.name}`);
-    expect(await page.evaluate("document.documentElement.scrollWidth"), `${name} at ${size.width} px`).toBeLessThanOrEqual(size.width);
+    expect(
+      await page.evaluate("document.documentElement.scrollWidth"),
+      `${name} at ${size.width} px`,
+    ).toBeLessThanOrEqual(size.width);
   }
 }
 
@@ -49,7 +52,9 @@ describe("team, API keys and audit log pages in Chromium", () => {
 
     await page.getByLabel("Role of Test agent").selectOption("admin");
     await page.getByRole("status").getByText("Test agent is now admin.").waitFor();
-    const agent = (await org.request("POST", "/users/all/my", { body: { filters: [{ field: "id", value: org.userIds.agent }] } })).body.items[0];
+    const agent = (
+      await org.request("POST", "/users/all/my", { body: { filters: [{ field: "id", value: org.userIds.agent }] } })
+    ).body.items[0];
     expect(agent.role).toBe("admin");
 
     await members.locator("tr", { hasText: "Test admin" }).getByRole("button", { name: "Deactivate" }).click();
@@ -79,9 +84,18 @@ describe("team, API keys and audit log pages in Chromium", () => {
     await page.getByRole("button", { name: "Done" }).click();
     await page.getByTestId("api-keys").locator("tr", { hasText: "Expiring" }).waitFor();
 
-    await page.getByTestId("api-keys").locator("tr", { hasText: "Active" }).filter({ hasText: "Browser key" }).getByRole("button", { name: "Revoke" }).click();
+    await page
+      .getByTestId("api-keys")
+      .locator("tr", { hasText: "Active" })
+      .filter({ hasText: "Browser key" })
+      .getByRole("button", { name: "Revoke" })
+      .click();
     await page.getByTestId("api-keys").locator("tr", { hasText: "Revoked" }).waitFor();
-    await expect.poll(async () => (await request("POST", "/leads/all/my", { token: rotated, body: {} })).status, { timeout: 30_000 }).toBe(401);
+    await expect
+      .poll(async () => (await request("POST", "/leads/all/my", { token: rotated, body: {} })).status, {
+        timeout: 30_000,
+      })
+      .toBe(401);
     expect(errors).toEqual([]);
   });
 

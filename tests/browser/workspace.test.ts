@@ -62,22 +62,46 @@ beforeAll(async () => {
   const source = await newSource(org, { name: "Quotes R Us" });
   /** A lead from the source who texted us: the lead and the conversation the text opened. */
   async function texter(firstName: string, lastName: string, text: string, extra: Record<string, string> = {}) {
-    const intake = await intakeByBody(source, { FirstName: firstName, LastName: lastName, Phone: uniquePhone(), ...extra });
+    const intake = await intakeByBody(source, {
+      FirstName: firstName,
+      LastName: lastName,
+      Phone: uniquePhone(),
+      ...extra,
+    });
     if (intake.status >= 300) throw new Error(`intake: ${intake.status} ${JSON.stringify(intake.body)}`);
     const texted = await waitForLead(org, intake.body.id);
-    if (firstName === "Rosa") delivered = await waitForMessage(org, (await send(org, { leadId: texted.id, body: "Hi Rosa, here is your quote." })).body.id);
+    if (firstName === "Rosa")
+      delivered = await waitForMessage(
+        org,
+        (await send(org, { leadId: texted.id, body: "Hi Rosa, here is your quote." })).body.id,
+      );
     await textFrom(texted.contact.phone.number, number.phoneNumber, text);
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline) {
-      const listed = await org.request("POST", "/conversations/all/my", { body: { filters: [{ field: "leadId", value: texted.id }, { field: "unread", value: true }] } });
+      const listed = await org.request("POST", "/conversations/all/my", {
+        body: {
+          filters: [
+            { field: "leadId", value: texted.id },
+            { field: "unread", value: true },
+          ],
+        },
+      });
       if (listed.body.items[0]) return { lead: texted, conversation: listed.body.items[0] };
       await sleep(150);
     }
     throw new Error(`${firstName}'s text never opened a conversation`);
   }
-  ({ lead, conversation } = await texter("Rosa", "Díaz", "Is the quote still valid?", { Email: "rosa@example.com", UtmSource: "google" }));
+  ({ lead, conversation } = await texter("Rosa", "Díaz", "Is the quote still valid?", {
+    Email: "rosa@example.com",
+    UtmSource: "google",
+  }));
   unread = await texter("Sam", "Lee", "Can you call me after five?");
-  automation = await createAutomation(org, chain({ type: "LeadCreated" }, [{ id: "hello", type: "SendSms", settings: { body: "Hi there" } }], { name: "Welcome text" }));
+  automation = await createAutomation(
+    org,
+    chain({ type: "LeadCreated" }, [{ id: "hello", type: "SendSms", settings: { body: "Hi there" } }], {
+      name: "Welcome text",
+    }),
+  );
   // Two leads through intake and texts on a machine shared with other work: more than the default minute.
 }, 180_000);
 
@@ -95,11 +119,16 @@ describe("the workspace at a laptop's and a phone's size", () => {
         await open(page, route, heading);
         const scrollWidth = (await page.evaluate("document.documentElement.scrollWidth")) as number;
         if (scrollWidth > size.width) findings.push(`${name} at ${size.width} px is ${scrollWidth} px wide`);
-        if (size.name === "phone") for (const small of await smallTouchTargets(page)) findings.push(`${name}: ${small}`);
+        if (size.name === "phone")
+          for (const small of await smallTouchTargets(page)) findings.push(`${name}: ${small}`);
         const axe = await new AxeBuilder({ page }).analyze();
         if (axe.passes.length === 0) findings.push(`${name}: axe checked nothing`);
-        for (const violation of axe.violations.filter((found) => found.impact === "serious" || found.impact === "critical"))
-          findings.push(`${name} at ${size.width} px: ${violation.id} (${violation.impact}) ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+        for (const violation of axe.violations.filter(
+          (found) => found.impact === "serious" || found.impact === "critical",
+        ))
+          findings.push(
+            `${name} at ${size.width} px: ${violation.id} (${violation.impact}) ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
+          );
         await screenshot(page, `${name}-${size.name}`, { fullPage: false });
       }
     }
@@ -135,7 +164,12 @@ describe("the workspace at a laptop's and a phone's size", () => {
     expect(await page.evaluate("document.activeElement.textContent")).toBe("Skip to content");
     await page.keyboard.press("Enter");
     expect(await page.evaluate("document.activeElement.id")).toBe("content");
-    for (const [label, heading] of [["Leads", "Leads"], ["Conversations", "Conversations"], ["Billing", "Billing"], ["Audit log", "Audit log"]]) {
+    for (const [label, heading] of [
+      ["Leads", "Leads"],
+      ["Conversations", "Conversations"],
+      ["Billing", "Billing"],
+      ["Audit log", "Audit log"],
+    ]) {
       await page.evaluate("document.body.focus(); document.activeElement.blur()");
       let reached = false;
       for (let press = 0; press < 20 && !reached; press++) {
@@ -156,17 +190,30 @@ describe("the workspace at a laptop's and a phone's size", () => {
       await reopen(page, `/leads/${lead.id}`, "Timeline");
       await expect.poll(() => page.getByTestId("source").textContent()).toBe("Quotes R Us");
       const stored = (await org.request("GET", `/leads/${lead.id}`)).body;
-      expect(await page.getByTestId("consent").textContent()).toBe(stored.metadata.smsOptedOut ? "Opted out: texts are blocked" : stored.metadata.smsConsentStatus);
+      expect(await page.getByTestId("consent").textContent()).toBe(
+        stored.metadata.smsOptedOut ? "Opted out: texts are blocked" : stored.metadata.smsConsentStatus,
+      );
       expect(await page.getByTestId("details").textContent()).toContain("UTM sourcegoogle");
       const text = (await page.locator("main").textContent())!;
-      for (const key of ["smsConsentPhoneNumber", "utmSource", "businessId", "MessageDelivered"]) expect(text, key).not.toContain(key);
+      for (const key of ["smsConsentPhoneNumber", "utmSource", "businessId", "MessageDelivered"])
+        expect(text, key).not.toContain(key);
 
       // One row per message whatever the number of its status events, showing the newest status; the steps fold out.
-      const events = (await org.request("POST", "/events/all/my", { body: { pageSize: 100, filters: [{ field: "leadId", value: lead.id }] } })).body.items;
+      const events = (
+        await org.request("POST", "/events/all/my", {
+          body: { pageSize: 100, filters: [{ field: "leadId", value: lead.id }] },
+        })
+      ).body.items;
       const sentEvents = events.filter((event: any) => event.relatedEntityId === delivered.id);
       expect(sentEvents.length).toBeGreaterThan(1);
       const rows = page.getByTestId("timeline").locator(":scope > li");
-      const entities = new Set(events.map((event: any) => (["Message", "Call"].includes(event.relatedEntityType) ? `${event.relatedEntityType}:${event.relatedEntityId}` : event.id)));
+      const entities = new Set(
+        events.map((event: any) =>
+          ["Message", "Call"].includes(event.relatedEntityType)
+            ? `${event.relatedEntityType}:${event.relatedEntityId}`
+            : event.id,
+        ),
+      );
       expect(await rows.count()).toBe(entities.size);
       const sent = page.locator(`[data-entity="Message:${delivered.id}"]`);
       expect(await sent.getByTestId("row-status").textContent()).toBe("Delivered");
@@ -224,7 +271,9 @@ describe("the workspace at a laptop's and a phone's size", () => {
     for (const size of sizes) {
       await page.setViewportSize(size);
       await reopen(page, `/leads/${unread.lead.id}`, "Timeline");
-      const sent = page.waitForResponse((response) => response.url().endsWith("/messages") && response.request().method() === "POST");
+      const sent = page.waitForResponse(
+        (response) => response.url().endsWith("/messages") && response.request().method() === "POST",
+      );
       await page.getByLabel("Text message").fill(`See you at three (${size.name}).`);
       await page.getByRole("button", { name: "Send" }).click();
       const message = await (await sent).json();

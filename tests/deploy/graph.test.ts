@@ -26,11 +26,30 @@ import { grantsOf, hostileShell, loadGraph, type Graph, type RecordedResource } 
 
 const root = join(import.meta.dirname, "../..");
 const tableActions = [
-  "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem",
-  "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:TransactGetItems", "dynamodb:TransactWriteItems",
+  "dynamodb:GetItem",
+  "dynamodb:BatchGetItem",
+  "dynamodb:Query",
+  "dynamodb:PutItem",
+  "dynamodb:UpdateItem",
+  "dynamodb:DeleteItem",
+  "dynamodb:BatchWriteItem",
+  "dynamodb:ConditionCheckItem",
+  "dynamodb:TransactGetItems",
+  "dynamodb:TransactWriteItems",
 ];
-const queueConsumerActions = ["sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage"];
-const streamReadActions = ["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"];
+const queueConsumerActions = [
+  "sqs:ChangeMessageVisibility",
+  "sqs:DeleteMessage",
+  "sqs:GetQueueAttributes",
+  "sqs:GetQueueUrl",
+  "sqs:ReceiveMessage",
+];
+const streamReadActions = [
+  "dynamodb:DescribeStream",
+  "dynamodb:GetRecords",
+  "dynamodb:GetShardIterator",
+  "dynamodb:ListStreams",
+];
 /** Lambda's limit on a function's environment: keys and values together. */
 const environmentLimitBytes = 4 * 1024;
 
@@ -42,7 +61,8 @@ type Trigger =
 
 const workQueue = (graph: Graph, name: QueueName) => graph.queue(`${resourceName(name)}Queue`);
 const deadLetterQueue = (graph: Graph, name: QueueName) => graph.queue(`${resourceName(name)}Dlq`);
-const streamDeadLetterQueue = (graph: Graph) => graph.queue(`${resourceName(streamFailurePolicy.deadLetterQueue.name)}Dlq`);
+const streamDeadLetterQueue = (graph: Graph) =>
+  graph.queue(`${resourceName(streamFailurePolicy.deadLetterQueue.name)}Dlq`);
 
 /** Every function of the graph with what invokes it (route integration, event source mapping, schedule target). */
 function triggersOf(graph: Graph): Map<RecordedResource, Trigger[]> {
@@ -51,20 +71,41 @@ function triggersOf(graph: Graph): Map<RecordedResource, Trigger[]> {
     if (!fn) throw new Error(`${trigger.kind} ${JSON.stringify(trigger)} targets no function of the graph`);
     triggers.get(fn)!.push(trigger);
   };
-  const integrations = new Map(graph.ofType("aws:apigatewayv2/integration:Integration").map((integration) => [`integrations/${integration.name}-mock-id`, integration]));
-  const manifestRoutes = new Map<string, HandlerDefinition>([...routes.map((route) => [`${route.method} ${route.path}`, route] as const), [fallbackRoute.routeKey, fallbackRoute]]);
+  const integrations = new Map(
+    graph
+      .ofType("aws:apigatewayv2/integration:Integration")
+      .map((integration) => [`integrations/${integration.name}-mock-id`, integration]),
+  );
+  const manifestRoutes = new Map<string, HandlerDefinition>([
+    ...routes.map((route) => [`${route.method} ${route.path}`, route] as const),
+    [fallbackRoute.routeKey, fallbackRoute],
+  ]);
   for (const route of graph.ofType("aws:apigatewayv2/route:Route")) {
     const integration = integrations.get(route.inputs.target)!;
-    add(graph.functionByArn(integration.inputs.integrationUri), { kind: "route", routeKey: route.inputs.routeKey, definition: manifestRoutes.get(route.inputs.routeKey)! });
+    add(graph.functionByArn(integration.inputs.integrationUri), {
+      kind: "route",
+      routeKey: route.inputs.routeKey,
+      definition: manifestRoutes.get(route.inputs.routeKey)!,
+    });
   }
   for (const consumer of consumers) {
     for (const mapping of graph.eventSourceMappingsOf(graph.queueArn(workQueue(graph, consumer.queue)))) {
-      add(graph.functionByName(mapping.inputs.functionName), { kind: "queue", queue: consumer.queue, definition: consumer });
+      add(graph.functionByName(mapping.inputs.functionName), {
+        kind: "queue",
+        queue: consumer.queue,
+        definition: consumer,
+      });
     }
   }
   for (const mapping of graph.eventSourceMappingsOf(graph.streamArn)) {
-    const consumer = streamConsumers.find((candidate) => mapping.name === `LeadsTableSubscriber${resourceName(candidate.name)}EventSourceMapping`)!;
-    add(graph.functionByName(mapping.inputs.functionName), { kind: "stream", name: consumer.name, definition: consumer });
+    const consumer = streamConsumers.find(
+      (candidate) => mapping.name === `LeadsTableSubscriber${resourceName(candidate.name)}EventSourceMapping`,
+    )!;
+    add(graph.functionByName(mapping.inputs.functionName), {
+      kind: "stream",
+      name: consumer.name,
+      definition: consumer,
+    });
   }
   const rules = graph.ofType("aws:cloudwatch/eventRule:EventRule");
   for (const target of graph.ofType("aws:cloudwatch/eventTarget:EventTarget")) {
@@ -79,10 +120,14 @@ function triggersOf(graph: Graph): Map<RecordedResource, Trigger[]> {
 function expectedGrants(graph: Graph, trigger: Trigger): string[] {
   const tableArn = `arn:aws:dynamodb:us-east-1:123456789012:table/${graph.physical(graph.appTable)}`;
   const grants = tableActions.flatMap((action) => [`${action} on ${tableArn}`, `${action} on ${tableArn}/index/*`]);
-  for (const queue of trigger.definition.sendsTo ?? []) grants.push(`sqs:SendMessage on ${graph.queueArn(workQueue(graph, queue))}`);
+  for (const queue of trigger.definition.sendsTo ?? [])
+    grants.push(`sqs:SendMessage on ${graph.queueArn(workQueue(graph, queue))}`);
   // The mail port's SES call (core/mail); its resource is "*", kept to the stage's sender by a condition.
   if (trigger.definition.sendsMail) grants.push("ses:SendEmail on *");
-  if (trigger.kind === "queue") grants.push(...queueConsumerActions.map((action) => `${action} on ${graph.queueArn(workQueue(graph, trigger.queue))}`));
+  if (trigger.kind === "queue")
+    grants.push(
+      ...queueConsumerActions.map((action) => `${action} on ${graph.queueArn(workQueue(graph, trigger.queue))}`),
+    );
   if (trigger.kind === "stream") {
     grants.push(...streamReadActions.map((action) => `${action} on ${graph.streamArn}`));
     // Lambda sends the failed batch's description to the on-failure destination with the function's own role.
@@ -92,9 +137,14 @@ function expectedGrants(graph: Graph, trigger: Trigger): string[] {
 }
 
 const alarmsOn = (graph: Graph, namespace: string, metricName: string, dimension: string, value: string) =>
-  graph.ofType("aws:cloudwatch/metricAlarm:MetricAlarm").filter(
-    (alarm) => alarm.inputs.namespace === namespace && alarm.inputs.metricName === metricName && alarm.inputs.dimensions?.[dimension] === value,
-  );
+  graph
+    .ofType("aws:cloudwatch/metricAlarm:MetricAlarm")
+    .filter(
+      (alarm) =>
+        alarm.inputs.namespace === namespace &&
+        alarm.inputs.metricName === metricName &&
+        alarm.inputs.dimensions?.[dimension] === value,
+    );
 
 describe.each(["ci", "prod"] as const)("the %s stage as sst deploy builds it", (stage) => {
   const graph = loadGraph(stage);
@@ -113,23 +163,39 @@ describe.each(["ci", "prod"] as const)("the %s stage as sst deploy builds it", (
     );
     const integrations = graph.ofType("aws:apigatewayv2/integration:Integration");
     for (const route of deployed) {
-      const integration = integrations.find((candidate) => route.inputs.target === `integrations/${candidate.name}-mock-id`);
-      expect(integration?.inputs, route.inputs.routeKey).toMatchObject({ integrationType: "AWS_PROXY", payloadFormatVersion: "2.0" });
+      const integration = integrations.find(
+        (candidate) => route.inputs.target === `integrations/${candidate.name}-mock-id`,
+      );
+      expect(integration?.inputs, route.inputs.routeKey).toMatchObject({
+        integrationType: "AWS_PROXY",
+        payloadFormatVersion: "2.0",
+      });
       const fn = graph.functionByArn(integration!.inputs.integrationUri);
-      const manifest = [...routes, { ...fallbackRoute, method: "", path: "" }].find((candidate) => (candidate.method ? `${candidate.method} ${candidate.path}` : fallbackRoute.routeKey) === route.inputs.routeKey)!;
+      const manifest = [...routes, { ...fallbackRoute, method: "", path: "" }].find(
+        (candidate) =>
+          (candidate.method ? `${candidate.method} ${candidate.path}` : fallbackRoute.routeKey) ===
+          route.inputs.routeKey,
+      )!;
       expect(fn?.inputs.handler, route.inputs.routeKey).toBe(manifest.handler);
       // The timeout the local gateway gives it too; the handler answers 503 before it, the gateway gives up after it.
       expect(fn?.inputs.timeout, route.inputs.routeKey).toBe(httpLimits.functionTimeoutSeconds);
-      expect(httpLimits.functionTimeoutSeconds * 1000 - httpLimits.earlyTimeoutMs).toBeLessThan(httpLimits.integrationTimeoutSeconds * 1000);
+      expect(httpLimits.functionTimeoutSeconds * 1000 - httpLimits.earlyTimeoutMs).toBeLessThan(
+        httpLimits.integrationTimeoutSeconds * 1000,
+      );
       const file = manifest.handler.replace(/\.[^.]+$/, "");
-      expect([".ts", ".js"].some((extension) => existsSync(join(root, file + extension))), `${manifest.handler} exists`).toBe(true);
+      expect(
+        [".ts", ".js"].some((extension) => existsSync(join(root, file + extension))),
+        `${manifest.handler} exists`,
+      ).toBe(true);
     }
   });
 
   it("invokes every function from exactly one trigger of the manifest", () => {
     const byFunction = [...triggers].map(([fn, found]) => [fn.inputs.handler, found.map((trigger) => trigger.kind)]);
     expect(byFunction.filter(([, kinds]) => kinds!.length !== 1)).toEqual([]);
-    expect(graph.functions).toHaveLength(routes.length + 1 + consumers.length + streamConsumers.length + schedules.length);
+    expect(graph.functions).toHaveLength(
+      routes.length + 1 + consumers.length + streamConsumers.length + schedules.length,
+    );
     // Besides them, only the identity provider's issuer, reached at its function URL.
     expect(graph.identityFunctions.map((fn) => fn.inputs.handler)).toEqual(["functions/auth/issuer.handler"]);
   });
@@ -153,16 +219,26 @@ describe.each(["ci", "prod"] as const)("the %s stage as sst deploy builds it", (
         scalingConfig: { maximumConcurrency: definition.maximumConcurrency },
       });
       expect(fn.inputs.timeout, name).toBe(definition.consumerTimeoutSeconds);
-      expect(queue.inputs.visibilityTimeoutSeconds, name).toBeGreaterThanOrEqual(6 * fn.inputs.timeout + (mapping.inputs.maximumBatchingWindowInSeconds ?? 0));
-      expect(JSON.parse(queue.inputs.redrivePolicy), name).toEqual({ deadLetterTargetArn: graph.queueArn(deadLetterQueue(graph, name)), maxReceiveCount: definition.maxReceiveCount });
-      expect(graph.eventSourceMappingsOf(graph.queueArn(deadLetterQueue(graph, name))), `${name} DLQ has no consumer`).toEqual([]);
+      expect(queue.inputs.visibilityTimeoutSeconds, name).toBeGreaterThanOrEqual(
+        6 * fn.inputs.timeout + (mapping.inputs.maximumBatchingWindowInSeconds ?? 0),
+      );
+      expect(JSON.parse(queue.inputs.redrivePolicy), name).toEqual({
+        deadLetterTargetArn: graph.queueArn(deadLetterQueue(graph, name)),
+        maxReceiveCount: definition.maxReceiveCount,
+      });
+      expect(
+        graph.eventSourceMappingsOf(graph.queueArn(deadLetterQueue(graph, name))),
+        `${name} DLQ has no consumer`,
+      ).toEqual([]);
     }
   });
 
   it("gives every stream consumer a failure destination, bounded retries and record age, bisection and its filters", () => {
     const dlq = streamDeadLetterQueue(graph);
     for (const consumer of streamConsumers) {
-      const mapping = graph.eventSourceMappingsOf(graph.streamArn).find((candidate) => candidate.name === `LeadsTableSubscriber${resourceName(consumer.name)}EventSourceMapping`);
+      const mapping = graph
+        .eventSourceMappingsOf(graph.streamArn)
+        .find((candidate) => candidate.name === `LeadsTableSubscriber${resourceName(consumer.name)}EventSourceMapping`);
       expect(mapping?.inputs, consumer.name).toMatchObject({
         functionResponseTypes: ["ReportBatchItemFailures"],
         batchSize: consumer.batchSize,
@@ -189,7 +265,9 @@ describe.each(["ci", "prod"] as const)("the %s stage as sst deploy builds it", (
       const extra = granted.filter((grant) => !expected.includes(grant));
       const missing = expected.filter((grant) => !granted.includes(grant));
       if (extra.length || missing.length) mismatches.push({ handler: fn.inputs.handler, extra, missing });
-      expect(role.inputs.managedPolicyArns, fn.inputs.handler).toEqual(["arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"]);
+      expect(role.inputs.managedPolicyArns, fn.inputs.handler).toEqual([
+        "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole",
+      ]);
     }
     expect(mismatches).toEqual([]);
   });
@@ -201,7 +279,8 @@ describe.each(["ci", "prod"] as const)("the %s stage as sst deploy builds it", (
     for (const [fn, [trigger]] of triggers) {
       const bundle = graph.bundleOf(fn);
       for (const queue of trigger!.definition.sendsTo ?? []) {
-        if (!new RegExp(`"[a-z]+(?:\\.[a-z]+)+","${queue}"`).test(bundle)) unused.push(`${fn.inputs.handler} → ${queue}`);
+        if (!new RegExp(`"[a-z]+(?:\\.[a-z]+)+","${queue}"`).test(bundle))
+          unused.push(`${fn.inputs.handler} → ${queue}`);
       }
     }
     expect(unused).toEqual([]);
@@ -210,39 +289,94 @@ describe.each(["ci", "prod"] as const)("the %s stage as sst deploy builds it", (
   it("lets only Lambda assume the function roles", () => {
     const trusts = new Set(graph.allFunctions.map((fn) => graph.roleOf(fn).inputs.assumeRolePolicy as string));
     const statements = [...trusts].flatMap((trust) => (JSON.parse(trust) as { Statement: unknown[] }).Statement);
-    expect(statements.map((statement: any) => ({ effect: statement.Effect, action: [statement.Action].flat(), principal: statement.Principal }))).toEqual(
-      statements.map(() => ({ effect: "Allow", action: ["sts:AssumeRole"], principal: { Service: "lambda.amazonaws.com" } })),
+    expect(
+      statements.map((statement: any) => ({
+        effect: statement.Effect,
+        action: [statement.Action].flat(),
+        principal: statement.Principal,
+      })),
+    ).toEqual(
+      statements.map(() => ({
+        effect: "Allow",
+        action: ["sts:AssumeRole"],
+        principal: { Service: "lambda.amazonaws.com" },
+      })),
     );
   });
 
   it("gives every function the URL variable of each queue it sends to, the stage's carrier, and an environment under 4 KB", () => {
     for (const [fn, [trigger]] of triggers) {
       const variables = fn.inputs.environment.variables as Record<string, string>;
-      const size = Object.entries(variables).reduce((bytes, [key, value]) => bytes + Buffer.byteLength(key) + Buffer.byteLength(value), 0);
+      const size = Object.entries(variables).reduce(
+        (bytes, [key, value]) => bytes + Buffer.byteLength(key) + Buffer.byteLength(value),
+        0,
+      );
       expect(size, fn.inputs.handler).toBeLessThan(environmentLimitBytes);
-      const queueVariables = Object.keys(variables).filter((key) => Object.values(queues).some((queue) => queue.urlEnv === key));
-      expect(queueVariables.sort(), fn.inputs.handler).toEqual((trigger!.definition.sendsTo ?? []).map((queue) => queues[queue].urlEnv).sort());
+      const queueVariables = Object.keys(variables).filter((key) =>
+        Object.values(queues).some((queue) => queue.urlEnv === key),
+      );
+      expect(queueVariables.sort(), fn.inputs.handler).toEqual(
+        (trigger!.definition.sendsTo ?? []).map((queue) => queues[queue].urlEnv).sort(),
+      );
       expect(variables.PROVIDER, fn.inputs.handler).toBe("twilio");
-      expect(Object.keys(variables).filter((key) => key in hostileShell && key !== "PROVIDER"), fn.inputs.handler).toEqual([]);
+      expect(
+        Object.keys(variables).filter((key) => key in hostileShell && key !== "PROVIDER"),
+        fn.inputs.handler,
+      ).toEqual([]);
       expect(fn.inputs).toMatchObject({ runtime: "nodejs22.x", architectures: ["arm64"] });
     }
   });
 
   it("alarms on every queue, dead-letter queue, consumer, stream consumer and schedule", () => {
     const missing: string[] = [];
-    const need = (what: string, alarms: RecordedResource[]) => void (alarms.length === 1 || missing.push(`${what}: ${alarms.length} alarms`));
+    const need = (what: string, alarms: RecordedResource[]) =>
+      void (alarms.length === 1 || missing.push(`${what}: ${alarms.length} alarms`));
     for (const name of Object.keys(queues) as QueueName[]) {
-      need(`${name} oldest message`, alarmsOn(graph, "AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName", graph.physical(workQueue(graph, name))));
-      need(`${name} dead letters`, alarmsOn(graph, "AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", graph.physical(deadLetterQueue(graph, name))));
+      need(
+        `${name} oldest message`,
+        alarmsOn(
+          graph,
+          "AWS/SQS",
+          "ApproximateAgeOfOldestMessage",
+          "QueueName",
+          graph.physical(workQueue(graph, name)),
+        ),
+      );
+      need(
+        `${name} dead letters`,
+        alarmsOn(
+          graph,
+          "AWS/SQS",
+          "ApproximateNumberOfMessagesVisible",
+          "QueueName",
+          graph.physical(deadLetterQueue(graph, name)),
+        ),
+      );
     }
-    need("stream dead letters", alarmsOn(graph, "AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", graph.physical(streamDeadLetterQueue(graph))));
+    need(
+      "stream dead letters",
+      alarmsOn(
+        graph,
+        "AWS/SQS",
+        "ApproximateNumberOfMessagesVisible",
+        "QueueName",
+        graph.physical(streamDeadLetterQueue(graph)),
+      ),
+    );
     for (const [fn, [trigger]] of triggers) {
       if (trigger!.kind === "route") continue;
       need(`${fn.inputs.handler} errors`, alarmsOn(graph, "AWS/Lambda", "Errors", "FunctionName", graph.physical(fn)));
-      if (trigger!.kind === "stream") need(`${fn.inputs.handler} iterator age`, alarmsOn(graph, "AWS/Lambda", "IteratorAge", "FunctionName", graph.physical(fn)));
+      if (trigger!.kind === "stream")
+        need(
+          `${fn.inputs.handler} iterator age`,
+          alarmsOn(graph, "AWS/Lambda", "IteratorAge", "FunctionName", graph.physical(fn)),
+        );
     }
     for (const rule of graph.ofType("aws:cloudwatch/eventRule:EventRule")) {
-      need(`${rule.name} failed invocations`, alarmsOn(graph, "AWS/Events", "FailedInvocations", "RuleName", graph.physical(rule)));
+      need(
+        `${rule.name} failed invocations`,
+        alarmsOn(graph, "AWS/Events", "FailedInvocations", "RuleName", graph.physical(rule)),
+      );
     }
     expect(missing).toEqual([]);
   });
@@ -254,16 +388,31 @@ describe("a deploy from a shell holding local settings", () => {
     const hostile = loadGraph("ci-hostile-shell");
     expect(hostile.deploy.failure).toBeUndefined();
     const variables = (graph: Graph) =>
-      graph.allFunctions.flatMap((fn) => Object.entries(fn.inputs.environment.variables as Record<string, string>).map(([key, value]) => `${key}=${value}`));
-    const changed = new Set(variables(hostile).filter((variable) => !variables(clean).includes(variable)).map((variable) => variable.split("=")[0]));
+      graph.allFunctions.flatMap((fn) =>
+        Object.entries(fn.inputs.environment.variables as Record<string, string>).map(
+          ([key, value]) => `${key}=${value}`,
+        ),
+      );
+    const changed = new Set(
+      variables(hostile)
+        .filter((variable) => !variables(clean).includes(variable))
+        .map((variable) => variable.split("=")[0]),
+    );
     expect([...changed].sort()).toEqual([]);
     // Registration order follows asynchronous builds: resources are compared by type and name, and physical names
     // without the random suffix SST gives each deploy (`lead-messaging-api-ci-Api-sarmzcte`).
     const randomSuffix = /-[a-z]{8}(?=")/g;
     const byName = (graph: Graph) =>
-      new Map(graph.deploy.resources.map((resource) => [`${resource.type} ${resource.name}`, JSON.stringify(resource.inputs).replace(randomSuffix, "-<random>")]));
+      new Map(
+        graph.deploy.resources.map((resource) => [
+          `${resource.type} ${resource.name}`,
+          JSON.stringify(resource.inputs).replace(randomSuffix, "-<random>"),
+        ]),
+      );
     const [cleanResources, hostileResources] = [byName(clean), byName(hostile)];
     expect([...hostileResources.keys()].sort()).toEqual([...cleanResources.keys()].sort());
-    expect([...hostileResources].filter(([key, inputs]) => cleanResources.get(key) !== inputs).map(([key]) => key)).toEqual([]);
+    expect(
+      [...hostileResources].filter(([key, inputs]) => cleanResources.get(key) !== inputs).map(([key]) => key),
+    ).toEqual([]);
   });
 });

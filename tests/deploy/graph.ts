@@ -75,11 +75,15 @@ export function loadGraph(name: DeployRunName) {
   const allFunctions = ofType("aws:lambda/function:Function");
   const functions = allFunctions.filter((fn) => !isIdentityProvider(fn));
   const identityFunctions = allFunctions.filter(isIdentityProvider);
-  const appTable = one(ofType("aws:dynamodb/table:Table").filter((table) => !isIdentityProvider(table)), "the app's table");
+  const appTable = one(
+    ofType("aws:dynamodb/table:Table").filter((table) => !isIdentityProvider(table)),
+    "the app's table",
+  );
   const queues = ofType("aws:sqs/queue:Queue");
   const roles = ofType("aws:iam/role:Role");
   const physical = (resource: RecordedResource) => `${resource.name}-mock`;
-  const functionArn = (resource: RecordedResource) => `arn:aws:lambda:${region}:${account}:function:${physical(resource)}`;
+  const functionArn = (resource: RecordedResource) =>
+    `arn:aws:lambda:${region}:${account}:function:${physical(resource)}`;
   const queueArn = (resource: RecordedResource) => `arn:aws:sqs:${region}:${account}:${physical(resource)}`;
   const streamArn = `arn:aws:dynamodb:${region}:${account}:table/${physical(appTable)}/stream/2025-01-01T00:00:00.000`;
 
@@ -103,15 +107,32 @@ export function loadGraph(name: DeployRunName) {
     functionArn,
     queueArn,
     /** The SQS queue SST's `sst.aws.Queue` named `<id>` created (its resource is `<id>Queue`). */
-    queue: (componentName: string) => one(queues.filter((queue) => queue.name === `${componentName}Queue`), `queue ${componentName}`),
+    queue: (componentName: string) =>
+      one(
+        queues.filter((queue) => queue.name === `${componentName}Queue`),
+        `queue ${componentName}`,
+      ),
     functionByArn: (arn: string) => functions.find((fn) => functionArn(fn) === arn),
     functionByName: (functionName: string) => functions.find((fn) => physical(fn) === functionName),
     functionsWithHandler: (handler: string) => functions.filter((fn) => fn.inputs.handler === handler),
     /** The bundled code of a function (its package's S3 key names the build it was made from). */
-    bundleOf: (fn: RecordedResource) => readFileSync(one(deploy.builds.filter((build) => fn.inputs.s3Key.startsWith(`assets/${build.functionID}-code-`)), `bundle of ${fn.name}`).bundle, "utf8"),
-    roleOf: (fn: RecordedResource) => one(roles.filter((role) => `arn:aws:iam::${account}:role/${physical(role)}` === fn.inputs.role), `role of ${fn.name}`),
+    bundleOf: (fn: RecordedResource) =>
+      readFileSync(
+        one(
+          deploy.builds.filter((build) => fn.inputs.s3Key.startsWith(`assets/${build.functionID}-code-`)),
+          `bundle of ${fn.name}`,
+        ).bundle,
+        "utf8",
+      ),
+    roleOf: (fn: RecordedResource) =>
+      one(
+        roles.filter((role) => `arn:aws:iam::${account}:role/${physical(role)}` === fn.inputs.role),
+        `role of ${fn.name}`,
+      ),
     eventSourceMappingsOf: (sourceArn: string) =>
-      ofType("aws:lambda/eventSourceMapping:EventSourceMapping").filter((mapping) => mapping.inputs.eventSourceArn === sourceArn),
+      ofType("aws:lambda/eventSourceMapping:EventSourceMapping").filter(
+        (mapping) => mapping.inputs.eventSourceArn === sourceArn,
+      ),
   };
 }
 
@@ -119,7 +140,9 @@ export type Graph = ReturnType<typeof loadGraph>;
 
 /** `[action, resource]` pairs an IAM policy document allows, sorted, as `action on resource` strings. */
 export function grantsOf(policyJson: string): string[] {
-  const document = JSON.parse(policyJson) as { Statement: { Effect: string; Action: string | string[]; Resource: string | string[] }[] };
+  const document = JSON.parse(policyJson) as {
+    Statement: { Effect: string; Action: string | string[]; Resource: string | string[] }[];
+  };
   const pairs = document.Statement.flatMap((statement) => {
     if (statement.Effect !== "Allow") return [];
     const actions = [statement.Action].flat();

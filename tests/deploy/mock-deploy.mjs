@@ -35,7 +35,8 @@ if (installed !== pinnedSstVersion) {
       "Check pkg/project/stack.go, pkg/js/js.go and pkg/runtime/node/build.go of the new version, then update pinnedSstVersion.",
   );
 }
-if (!existsSync(join(platform, "node_modules/@pulumi/pulumi"))) throw new Error("No .sst/platform: run `npm run typecheck:infra` first");
+if (!existsSync(join(platform, "node_modules/@pulumi/pulumi")))
+  throw new Error("No .sst/platform: run `npm run typecheck:infra` first");
 
 /** Where this stage's program, function bundles and packages go (inside .sst, so platform packages resolve). */
 const work = join(platform, "deploy-test", stage);
@@ -48,8 +49,16 @@ const region = "us-east-1";
 async function appConfig() {
   const file = join(work, "app.mjs");
   await build({
-    stdin: { contents: `import config from ${JSON.stringify(join(root, "sst.config.ts"))};\nexport const app = config.app;`, resolveDir: root, loader: "ts" },
-    bundle: true, platform: "node", format: "esm", outfile: file, logLevel: "error",
+    stdin: {
+      contents: `import config from ${JSON.stringify(join(root, "sst.config.ts"))};\nexport const app = config.app;`,
+      resolveDir: root,
+      loader: "ts",
+    },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile: file,
+    logLevel: "error",
     banner: { js: "const $config = (config) => config;" },
   });
   const { app } = await import(pathToFileURL(file).href);
@@ -58,29 +67,52 @@ async function appConfig() {
 
 // --- sst.config.ts bundled as the CLI does for `sst deploy`
 async function bundleProgram(app) {
-  const cli = { command: "deploy", dev: false, paths: { home: join(work, "home"), root, work: join(root, ".sst"), platform }, state: { version: {} } };
+  const cli = {
+    command: "deploy",
+    dev: false,
+    paths: { home: join(work, "home"), root, work: join(root, ".sst"), platform },
+    state: { version: {} },
+  };
   const globals = `import * as aws from "@pulumi/aws";\nimport * as sst from "${platform}/src/components";`;
   const outfile = join(work, "eval.mjs");
   await build({
     stdin: {
       contents: `import { run } from "${platform}/src/auto/run.ts";\nimport mod from "${root}/sst.config.ts";\nexport async function main() { return run(mod.run); }\n`,
-      resolveDir: root, sourcefile: "eval.ts", loader: "ts",
+      resolveDir: root,
+      sourcefile: "eval.ts",
+      loader: "ts",
     },
-    bundle: true, platform: "node", format: "esm", mainFields: ["module", "main"], nodePaths: [join(platform, "node_modules")],
-    external: ["@pulumi/*", "undici", "@pulumiverse/*", "@sst-provider/*", "@aws-sdk/*", "esbuild", "archiver", "glob", "vite"],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    mainFields: ["module", "main"],
+    nodePaths: [join(platform, "node_modules")],
+    external: [
+      "@pulumi/*",
+      "undici",
+      "@pulumiverse/*",
+      "@sst-provider/*",
+      "@aws-sdk/*",
+      "esbuild",
+      "archiver",
+      "glob",
+      "vite",
+    ],
     outfile,
     define: { $app: JSON.stringify(app), $cli: JSON.stringify(cli), $dev: "false" },
     inject: [join(platform, "src/shim/run.js")],
     banner: { js: esmBanner },
-    plugins: [{
-      name: "InjectGlobals",
-      setup(b) {
-        b.onLoad({ filter: /\.(js|ts|jsx|tsx)$/ }, async (args) => {
-          const contents = readFileSync(args.path, "utf8");
-          return { contents: args.path.includes(".sst") ? contents : `${globals}\n${contents}`, loader: "default" };
-        });
+    plugins: [
+      {
+        name: "InjectGlobals",
+        setup(b) {
+          b.onLoad({ filter: /\.(js|ts|jsx|tsx)$/ }, async (args) => {
+            const contents = readFileSync(args.path, "utf8");
+            return { contents: args.path.includes(".sst") ? contents : `${globals}\n${contents}`, loader: "default" };
+          });
+        },
       },
-    }],
+    ],
     logLevel: "error",
   });
   return outfile;
@@ -104,13 +136,25 @@ async function runtimeBuild(input) {
   if (!ext) return { handler: "", out: "", errors: [`Handler not found: ${input.handler}`], sourcemaps: [] };
   const nodejs = input.properties ?? {};
   const out = join(work, "artifacts", `${input.functionID}-src`);
-  const key = createHash("sha256").update(JSON.stringify([input.handler, nodejs])).digest("hex").slice(0, 16);
+  const key = createHash("sha256")
+    .update(JSON.stringify([input.handler, nodejs]))
+    .digest("hex")
+    .slice(0, 16);
   const cached = join(bundleCache, key);
   if (!existsSync(join(cached, base + ".mjs"))) {
     const result = await build({
-      entryPoints: [join(root, base + ext)], platform: "node", bundle: true, format: "esm", target: "esnext", keepNames: true,
-      mainFields: ["module", "main"], external: ["sharp", "pg-native", ...(nodejs.install ?? []), ...(nodejs.esbuild?.external ?? [])],
-      outfile: join(cached, base + ".mjs"), minify: nodejs.minify ?? true, logLevel: "silent", banner: { js: esmBanner },
+      entryPoints: [join(root, base + ext)],
+      platform: "node",
+      bundle: true,
+      format: "esm",
+      target: "esnext",
+      keepNames: true,
+      mainFields: ["module", "main"],
+      external: ["sharp", "pg-native", ...(nodejs.install ?? []), ...(nodejs.esbuild?.external ?? [])],
+      outfile: join(cached, base + ".mjs"),
+      minify: nodejs.minify ?? true,
+      logLevel: "silent",
+      banner: { js: esmBanner },
     }).catch((error) => ({ errors: error.errors ?? [{ text: String(error) }] }));
     if (result.errors?.length) return { handler: "", out, errors: result.errors.map((e) => e.text), sourcemaps: [] };
   }
@@ -147,7 +191,14 @@ async function serveRpc() {
       let result, error;
       try {
         if (method === "Provider.Aws.Bootstrap") {
-          result = { asset: "sst-asset-mock", assetEcrRegistryId: account, assetEcrUrl: `${account}.dkr.ecr.${region}.amazonaws.com/sst-asset`, state: "sst-state-mock", appsyncHttp: "", appsyncRealtime: "" };
+          result = {
+            asset: "sst-asset-mock",
+            assetEcrRegistryId: account,
+            assetEcrUrl: `${account}.dkr.ecr.${region}.amazonaws.com/sst-asset`,
+            state: "sst-state-mock",
+            appsyncHttp: "",
+            appsyncRealtime: "",
+          };
         } else if (method === "Runtime.Build") {
           result = await limited(() => runtimeBuild(args));
           if (result.errors.length) rpcErrors.push(`${args.handler}: ${result.errors.join("; ")}`);
@@ -172,15 +223,34 @@ function physicalState(type, name, inputs) {
   const state = { ...inputs };
   switch (type) {
     case "aws:sqs/queue:Queue":
-      return { ...state, arn: arn("sqs", physical), url: `https://sqs.${region}.amazonaws.com/${account}/${physical}`, name: physical };
+      return {
+        ...state,
+        arn: arn("sqs", physical),
+        url: `https://sqs.${region}.amazonaws.com/${account}/${physical}`,
+        name: physical,
+      };
     case "aws:dynamodb/table:Table":
-      return { ...state, arn: arn("dynamodb", `table/${physical}`), name: physical, streamArn: arn("dynamodb", `table/${physical}/stream/2025-01-01T00:00:00.000`) };
+      return {
+        ...state,
+        arn: arn("dynamodb", `table/${physical}`),
+        name: physical,
+        streamArn: arn("dynamodb", `table/${physical}/stream/2025-01-01T00:00:00.000`),
+      };
     case "aws:lambda/function:Function":
-      return { ...state, arn: arn("lambda", `function:${physical}`), name: physical, invokeArn: `arn:aws:apigateway:${region}:lambda:path/2015-03-31/functions/${arn("lambda", `function:${physical}`)}/invocations` };
+      return {
+        ...state,
+        arn: arn("lambda", `function:${physical}`),
+        name: physical,
+        invokeArn: `arn:aws:apigateway:${region}:lambda:path/2015-03-31/functions/${arn("lambda", `function:${physical}`)}/invocations`,
+      };
     case "aws:iam/role:Role":
       return { ...state, arn: `arn:aws:iam::${account}:role/${physical}`, name: physical };
     case "aws:apigatewayv2/api:Api":
-      return { ...state, apiEndpoint: `https://abc123.execute-api.${region}.amazonaws.com`, executionArn: `arn:aws:execute-api:${region}:${account}:abc123` };
+      return {
+        ...state,
+        apiEndpoint: `https://abc123.execute-api.${region}.amazonaws.com`,
+        executionArn: `arn:aws:execute-api:${region}:${account}:abc123`,
+      };
     case "aws:cloudwatch/eventRule:EventRule":
       return { ...state, arn: arn("events", `rule/${physical}`), name: physical };
     case "aws:cloudwatch/logGroup:LogGroup":
@@ -213,25 +283,40 @@ await pulumi.runtime.setMocks(
   {
     newResource({ type, name, inputs, custom }) {
       resources.push({ type, name, inputs, custom });
-      return { id: type === "aws:apigatewayv2/api:Api" ? "abc123" : `${name}-mock-id`, state: physicalState(type, name, inputs) };
+      return {
+        id: type === "aws:apigatewayv2/api:Api" ? "abc123" : `${name}-mock-id`,
+        state: physicalState(type, name, inputs),
+      };
     },
     call({ token, inputs }) {
       switch (token) {
-        case "aws:index/getRegion:getRegion": return { name: region, id: region, region };
-        case "aws:index/getPartition:getPartition": return { partition: "aws", id: "aws", dnsSuffix: "amazonaws.com" };
-        case "aws:index/getCallerIdentity:getCallerIdentity": return { accountId: account, arn: `arn:aws:iam::${account}:user/mock`, userId: "mock", id: account };
+        case "aws:index/getRegion:getRegion":
+          return { name: region, id: region, region };
+        case "aws:index/getPartition:getPartition":
+          return { partition: "aws", id: "aws", dnsSuffix: "amazonaws.com" };
+        case "aws:index/getCallerIdentity:getCallerIdentity":
+          return { accountId: account, arn: `arn:aws:iam::${account}:user/mock`, userId: "mock", id: account };
         case "aws:iam/getPolicyDocument:getPolicyDocument": {
           // The IAM document as the provider renders it (conditions included, so a trust policy's narrowing shows).
           const statements = (inputs.statements ?? []).map((s) => ({
             Effect: s.effect ?? "Allow",
             Action: s.actions,
             Resource: s.resources,
-            ...(s.principals ? { Principal: Object.fromEntries(s.principals.map((p) => [p.type, p.identifiers])) } : {}),
-            ...(s.conditions ? { Condition: Object.fromEntries(s.conditions.map((c) => [c.test, { [c.variable]: c.values }])) } : {}),
+            ...(s.principals
+              ? { Principal: Object.fromEntries(s.principals.map((p) => [p.type, p.identifiers])) }
+              : {}),
+            ...(s.conditions
+              ? { Condition: Object.fromEntries(s.conditions.map((c) => [c.test, { [c.variable]: c.values }])) }
+              : {}),
           }));
-          return { json: JSON.stringify({ Version: "2012-10-17", Statement: statements }), id: "policy", statements: inputs.statements };
+          return {
+            json: JSON.stringify({ Version: "2012-10-17", Statement: statements }),
+            id: "policy",
+            statements: inputs.statements,
+          };
         }
-        default: return {};
+        default:
+          return {};
       }
     },
   },
@@ -256,7 +341,13 @@ try {
 }
 server.close();
 mkdirSync(dirname(outFile), { recursive: true });
-const plain = (value) => JSON.parse(JSON.stringify(value, (_, x) => (x && typeof x === "object" && "__pulumiOutput" in x ? "<output>" : x)));
-writeFileSync(outFile, JSON.stringify({ stage, app, failure, rpcErrors, resources: unwrapSecrets(plain(resources)), builds }, null, 1));
-console.log(`${stage}: ${resources.length} resources, ${builds.length} function builds${failure ? `; FAILED: ${failure.slice(0, 500)}` : ""}`);
+const plain = (value) =>
+  JSON.parse(JSON.stringify(value, (_, x) => (x && typeof x === "object" && "__pulumiOutput" in x ? "<output>" : x)));
+writeFileSync(
+  outFile,
+  JSON.stringify({ stage, app, failure, rpcErrors, resources: unwrapSecrets(plain(resources)), builds }, null, 1),
+);
+console.log(
+  `${stage}: ${resources.length} resources, ${builds.length} function builds${failure ? `; FAILED: ${failure.slice(0, 500)}` : ""}`,
+);
 process.exit(failure ? 1 : 0);

@@ -11,7 +11,9 @@ function mockDeploy(stage: string, outFile: string, env: Record<string, string>)
       stdio: ["ignore", "inherit", "inherit"],
     });
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`mock deploy of ${stage} exited with ${code}; see the output above`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`mock deploy of ${stage} exited with ${code}; see the output above`)),
+    );
   });
 }
 

@@ -17,7 +17,9 @@ export const bearerFetch =
 
 /** An A2A 1.0 client, built the way an agent would: discover the card, then pick its JSON-RPC interface. */
 export function agentClient(token: string): Promise<Client> {
-  return new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl: bearerFetch(token) })] }).createFromUrl(baseUrl());
+  return new ClientFactory({
+    transports: [new JsonRpcTransportFactory({ fetchImpl: bearerFetch(token) })],
+  }).createFromUrl(baseUrl());
 }
 
 /** An A2A 0.3 client (`message/send`, `tasks/get`, `tasks/cancel`) against the same endpoint. */
@@ -26,7 +28,12 @@ export async function legacyClient(token: string): Promise<Client> {
   return new Client(new LegacyJsonRpcTransport({ endpoint: `${baseUrl()}/a2a`, fetchImpl: bearerFetch(token) }), card);
 }
 
-export const textPart = (value: string): Part => ({ content: { $case: "text", value }, mediaType: "text/plain", filename: "", metadata: undefined });
+export const textPart = (value: string): Part => ({
+  content: { $case: "text", value },
+  mediaType: "text/plain",
+  filename: "",
+  metadata: undefined,
+});
 export const dataPart = (value: Record<string, unknown>): Part => ({
   content: { $case: "data", value },
   mediaType: "application/json",
@@ -34,7 +41,10 @@ export const dataPart = (value: Record<string, unknown>): Part => ({
   metadata: undefined,
 });
 
-export function userMessage(parts: Part[], options: { metadata?: Record<string, unknown>; taskId?: string } = {}): Message {
+export function userMessage(
+  parts: Part[],
+  options: { metadata?: Record<string, unknown>; taskId?: string } = {},
+): Message {
   return {
     messageId: randomUUID(),
     contextId: "",
@@ -47,8 +57,17 @@ export function userMessage(parts: Part[], options: { metadata?: Record<string, 
   };
 }
 
-export function send(client: Client, parts: Part[], options: { metadata?: Record<string, unknown>; taskId?: string } = {}) {
-  return client.sendMessage({ tenant: "", message: userMessage(parts, options), configuration: undefined, metadata: undefined });
+export function send(
+  client: Client,
+  parts: Part[],
+  options: { metadata?: Record<string, unknown>; taskId?: string } = {},
+) {
+  return client.sendMessage({
+    tenant: "",
+    message: userMessage(parts, options),
+    configuration: undefined,
+    metadata: undefined,
+  });
 }
 
 export const skill = (id: string, input: Record<string, unknown> = {}) => [dataPart({ skill: id, input })];
@@ -77,12 +96,23 @@ export function partsOf(parts: Part[]) {
 
 /** A raw JSON-RPC call to `/a2a` (a string body is sent as is). */
 export const rpc = (body: unknown, token: string | null, headers: Record<string, string> = {}) =>
-  request("POST", "/a2a", { body: typeof body === "string" ? body : JSON.stringify(body), token, headers: { "content-type": "application/json", ...headers } });
+  request("POST", "/a2a", {
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    token,
+    headers: { "content-type": "application/json", ...headers },
+  });
 
 /** The JSON-RPC responses of an event-stream answer, in order (`event: error` ones included). */
 export function eventsOf(body: unknown): any[] {
   return String(body)
     .split("\n\n")
     .filter(Boolean)
-    .map((chunk) => JSON.parse(chunk.split("\n").find((line) => line.startsWith("data: "))!.slice("data: ".length)));
+    .map((chunk) =>
+      JSON.parse(
+        chunk
+          .split("\n")
+          .find((line) => line.startsWith("data: "))!
+          .slice("data: ".length),
+      ),
+    );
 }

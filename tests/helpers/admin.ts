@@ -27,7 +27,12 @@ export function adminCli(): (...args: string[]) => Promise<AdminResult> {
   let stateDir = "";
   beforeAll(async () => {
     stateDir = await mkdtemp(join(tmpdir(), "admin-cli-"));
-    const state: StackState = { baseUrl: baseUrl(), env: inject("stackEnv"), pid: process.pid, startedAt: new Date().toISOString() };
+    const state: StackState = {
+      baseUrl: baseUrl(),
+      env: inject("stackEnv"),
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+    };
     await writeJson(stackStatePath(stateDir), state);
   });
   afterAll(async () => {
@@ -35,7 +40,11 @@ export function adminCli(): (...args: string[]) => Promise<AdminResult> {
   });
   return async (...args) => {
     try {
-      const { stdout } = await run(process.execPath, ["--import", "tsx", "local/admin.ts", ...args, "--state-dir", stateDir], { cwd: projectRoot });
+      const { stdout } = await run(
+        process.execPath,
+        ["--import", "tsx", "local/admin.ts", ...args, "--state-dir", stateDir],
+        { cwd: projectRoot },
+      );
       return { code: 0, output: JSON.parse(stdout), error: undefined };
     } catch (failure) {
       const { code, stderr } = failure as { code: number; stderr: string };

@@ -17,13 +17,19 @@ export async function setAvailableBalance(org: TestOrganization, amount: string)
 
 /** `POST /billing/wallet/top-ups` with a fresh Idempotency-Key unless one is given: a pending top-up, nothing credited yet. */
 export function startTopUp(org: TestOrganization, amount: string, idempotencyKey: string = randomUUID()) {
-  return org.request("POST", "/billing/wallet/top-ups", { body: { amount }, headers: { "idempotency-key": idempotencyKey } });
+  return org.request("POST", "/billing/wallet/top-ups", {
+    body: { amount },
+    headers: { "idempotency-key": idempotencyKey },
+  });
 }
 
 /** A control of the local payment simulator (local/payment-simulator.ts): pay, refund, dispute, replay… */
 export async function paymentSimulator(path: string, body: unknown = {}): Promise<{ status: number; body: any }> {
   applyStackEnv();
-  const response = await fetch(`${process.env[environmentNames.stripeApiUrl]}/simulator/${path}`, { method: "POST", body: JSON.stringify(body) });
+  const response = await fetch(`${process.env[environmentNames.stripeApiUrl]}/simulator/${path}`, {
+    method: "POST",
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -40,11 +46,16 @@ export async function topUp(org: TestOrganization, amount: string, idempotencyKe
 }
 
 /** Every ledger entry, following continuation tokens. */
-export async function allLedgerEntries(org: TestOrganization, pageSize = 200): Promise<{ amount: string; entryType: string; [field: string]: unknown }[]> {
+export async function allLedgerEntries(
+  org: TestOrganization,
+  pageSize = 200,
+): Promise<{ amount: string; entryType: string; [field: string]: unknown }[]> {
   const entries = [];
   let continuationToken: string | null = null;
   do {
-    const page: { status: number; body: any } = await org.request("POST", "/billing/ledger/all/my", { body: { pageSize, continuationToken } });
+    const page: { status: number; body: any } = await org.request("POST", "/billing/ledger/all/my", {
+      body: { pageSize, continuationToken },
+    });
     if (page.status !== 200) throw new Error(`ledger page: ${page.status} ${JSON.stringify(page.body)}`);
     entries.push(...page.body.items);
     continuationToken = page.body.continuationToken;

@@ -6,7 +6,12 @@ import { baseUrl, waitForResource, type TestOrganization } from "#tests/helpers/
 const FINAL = ["Completed", "Busy", "NoAnswer", "Failed", "Canceled"];
 
 /** Polls a call until `done` holds (default: a final status). */
-export async function waitForCall(org: TestOrganization, callId: string, done: (call: any) => boolean = (call) => FINAL.includes(call.status), timeoutMs = 15_000): Promise<any> {
+export async function waitForCall(
+  org: TestOrganization,
+  callId: string,
+  done: (call: any) => boolean = (call) => FINAL.includes(call.status),
+  timeoutMs = 15_000,
+): Promise<any> {
   return waitForResource(org, `/calls/${callId}`, done, timeoutMs, `call ${callId}`);
 }
 
@@ -27,8 +32,14 @@ export async function postSigned(url: string, form: Record<string, string>): Pro
 const simulatorToken = () => simulatorAuthToken(inject("stackEnv").TOKEN_SIGNING_KEY!);
 
 /** Sets where the organization's inbound calls ring (null: nobody takes calls). */
-export async function forwardCalls(org: TestOrganization, forwardTo: string | null, ringSeconds?: number): Promise<void> {
-  const response = await org.request("PUT", "/messaging/settings", { body: { inboundCalls: { forwardTo, ...(ringSeconds ? { ringSeconds } : {}) } } });
+export async function forwardCalls(
+  org: TestOrganization,
+  forwardTo: string | null,
+  ringSeconds?: number,
+): Promise<void> {
+  const response = await org.request("PUT", "/messaging/settings", {
+    body: { inboundCalls: { forwardTo, ...(ringSeconds ? { ringSeconds } : {}) } },
+  });
   if (response.status !== 200) throw new Error(`settings: ${response.status} ${JSON.stringify(response.body)}`);
 }
 
@@ -37,7 +48,9 @@ export async function callEventsOf(org: TestOrganization, phoneSegment: string, 
   const items: any[] = [];
   let continuationToken: string | null = null;
   do {
-    const response: { status: number; body: any } = await org.request("POST", `/events/calls/phone/${phoneSegment}`, { body: { pageSize, ...(continuationToken ? { continuationToken } : {}) } });
+    const response: { status: number; body: any } = await org.request("POST", `/events/calls/phone/${phoneSegment}`, {
+      body: { pageSize, ...(continuationToken ? { continuationToken } : {}) },
+    });
     if (response.status !== 200) throw new Error(`call events: ${response.status} ${JSON.stringify(response.body)}`);
     items.push(...response.body.items);
     continuationToken = response.body.continuationToken;

@@ -19,9 +19,15 @@ export async function withTrustedForm(org: TestOrganization): Promise<string> {
  * Registers a certificate with the TrustedForm fake (again, with `certificateId`: it then answers as now given) and
  * answers its URL (on cert.trustedform.com, as sellers send it).
  */
-export async function newCertificate(certificate: Omit<FakeCertificate, "certificateId"> & { certificateId?: string }): Promise<{ certificateId: string; url: string }> {
-  const certificateId = certificate.certificateId ?? randomUUID().replaceAll("-", "") + randomUUID().replaceAll("-", "").slice(0, 8);
-  const response = await fetch(`${fakeUrl()}/__fake/certificates`, { method: "POST", body: JSON.stringify({ ...certificate, certificateId }) });
+export async function newCertificate(
+  certificate: Omit<FakeCertificate, "certificateId"> & { certificateId?: string },
+): Promise<{ certificateId: string; url: string }> {
+  const certificateId =
+    certificate.certificateId ?? randomUUID().replaceAll("-", "") + randomUUID().replaceAll("-", "").slice(0, 8);
+  const response = await fetch(`${fakeUrl()}/__fake/certificates`, {
+    method: "POST",
+    body: JSON.stringify({ ...certificate, certificateId }),
+  });
   expect(response.status).toBe(204);
   return { certificateId, url: `https://cert.trustedform.com/${certificateId}` };
 }
@@ -43,7 +49,9 @@ const jornayaUrl = () => inject("stackEnv")[environmentNames.jornayaApiUrl]!;
 /** Gives the organization a Jornaya account (PUT /consent/settings, no TrustedForm) and answers its account code. */
 export async function withJornaya(org: TestOrganization): Promise<string> {
   const accountCode = randomUUID();
-  const response = await org.request("PUT", "/consent/settings", { body: { trustedForm: null, jornaya: { accountCode } } });
+  const response = await org.request("PUT", "/consent/settings", {
+    body: { trustedForm: null, jornaya: { accountCode } },
+  });
   expect(response.status).toBe(200);
   return accountCode;
 }
@@ -51,7 +59,10 @@ export async function withJornaya(org: TestOrganization): Promise<string> {
 /** Registers a LeadiD token with the Jornaya fake (the account it belongs to becomes known there) and answers it. */
 export async function newLeadiDToken(token: Omit<FakeLeadiDToken, "token">): Promise<string> {
   const id = randomUUID().toUpperCase();
-  const response = await fetch(`${jornayaUrl()}/__fake/tokens`, { method: "POST", body: JSON.stringify({ token: id, ...token }) });
+  const response = await fetch(`${jornayaUrl()}/__fake/tokens`, {
+    method: "POST",
+    body: JSON.stringify({ token: id, ...token }),
+  });
   expect(response.status).toBe(204);
   return id;
 }

@@ -21,7 +21,9 @@ ajv.addSchema(document, "openapi");
 const methods = ["get", "put", "post", "delete", "patch"] as const;
 const match = routeMatcher(
   Object.entries(document.paths as JsonObject).flatMap(([path, item]) =>
-    methods.filter((method) => item[method]).map((method) => ({ method: method.toUpperCase() as HttpMethod, path, handler: "contract" })),
+    methods
+      .filter((method) => item[method])
+      .map((method) => ({ method: method.toUpperCase() as HttpMethod, path, handler: "contract" })),
   ),
 );
 
@@ -36,7 +38,8 @@ const gatewayStatuses = new Set([413, 414, 431, 500, 503]);
  * Not the API: the key set local user tokens are signed with (local stack only) and the dashboard's static
  * files under /app (a separate static site when deployed).
  */
-const isOutsideTheApi = (path: string) => path === "/.well-known/jwks.json" || path === "/app" || path.startsWith("/app/");
+const isOutsideTheApi = (path: string) =>
+  path === "/.well-known/jwks.json" || path === "/app" || path.startsWith("/app/");
 
 const validators = new Map<string, ValidateFunction>();
 function validatorFor(pointer: string): ValidateFunction {
@@ -47,14 +50,21 @@ function validatorFor(pointer: string): ValidateFunction {
 const escape = (segment: string) => segment.replaceAll("~", "~0").replaceAll("/", "~1");
 
 /** The contract violations of one response (empty when it conforms). */
-export function contractViolations(method: string, path: string, status: number, contentType: string, body: unknown): string[] {
+export function contractViolations(
+  method: string,
+  path: string,
+  status: number,
+  contentType: string,
+  body: unknown,
+): string[] {
   if (isOutsideTheApi(path)) return [];
   const mediaType = contentType.split(";", 1)[0]!.trim().toLowerCase();
   const matched = match(method.toUpperCase(), path);
   const where = `${method} ${path} → ${status}`;
   if (!matched) {
     // Unknown routes and methods are answered by the `$default` route, outside the contract: always a problem.
-    if (mediaType !== "application/problem+json") return [`${where}: an unmatched route must answer application/problem+json, not ${mediaType || "nothing"}`];
+    if (mediaType !== "application/problem+json")
+      return [`${where}: an unmatched route must answer application/problem+json, not ${mediaType || "nothing"}`];
     return bodyViolations(where, "/components/schemas/Problem", body);
   }
   const template = matched.route.path;
@@ -62,12 +72,16 @@ export function contractViolations(method: string, path: string, status: number,
   const responses = document.paths[template][method.toLowerCase()].responses as JsonObject;
   const response = responses[String(status)] as JsonObject | undefined;
   if (!response) {
-    if (gatewayStatuses.has(status) && mediaType === "application/problem+json") return bodyViolations(where, "/components/schemas/Problem", body);
+    if (gatewayStatuses.has(status) && mediaType === "application/problem+json")
+      return bodyViolations(where, "/components/schemas/Problem", body);
     return [`${where}: status ${status} is not declared (declared: ${Object.keys(responses).join(", ")})`];
   }
   const content = response.content as JsonObject | undefined;
   if (!content) return mediaType && body !== "" ? [`${where}: declares no body, received ${mediaType}`] : [];
-  if (!content[mediaType]) return [`${where}: content type ${mediaType || "(none)"} is not declared (declared: ${Object.keys(content).join(", ")})`];
+  if (!content[mediaType])
+    return [
+      `${where}: content type ${mediaType || "(none)"} is not declared (declared: ${Object.keys(content).join(", ")})`,
+    ];
   if (!content[mediaType].schema) return [];
   return bodyViolations(where, `${operationPointer}/responses/${status}/content/${escape(mediaType)}/schema`, body);
 }
@@ -75,5 +89,10 @@ export function contractViolations(method: string, path: string, status: number,
 function bodyViolations(where: string, pointer: string, body: unknown): string[] {
   const validate = validatorFor(pointer);
   if (validate(body)) return [];
-  return (validate.errors ?? []).slice(0, 10).map((error) => `${where}: body${error.instancePath || ""} ${error.message ?? "is invalid"} ${JSON.stringify(error.params)}`);
+  return (validate.errors ?? [])
+    .slice(0, 10)
+    .map(
+      (error) =>
+        `${where}: body${error.instancePath || ""} ${error.message ?? "is invalid"} ${JSON.stringify(error.params)}`,
+    );
 }

@@ -2,19 +2,26 @@ import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { randomUUID } from "node:crypto";
 
 /** An API Gateway HTTP API (payload 2.0) event, for calling a handler module directly. */
-export function apiEvent(overrides: {
-  method?: string;
-  path?: string;
-  routeKey?: string;
-  headers?: Record<string, string>;
-  body?: unknown;
-  pathParameters?: Record<string, string>;
-  queryStringParameters?: Record<string, string>;
-  sourceIp?: string;
-} = {}): APIGatewayProxyEventV2 {
+export function apiEvent(
+  overrides: {
+    method?: string;
+    path?: string;
+    routeKey?: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+    pathParameters?: Record<string, string>;
+    queryStringParameters?: Record<string, string>;
+    sourceIp?: string;
+  } = {},
+): APIGatewayProxyEventV2 {
   const method = overrides.method ?? "GET";
   const path = overrides.path ?? "/";
-  const body = overrides.body === undefined ? undefined : typeof overrides.body === "string" ? overrides.body : JSON.stringify(overrides.body);
+  const body =
+    overrides.body === undefined
+      ? undefined
+      : typeof overrides.body === "string"
+        ? overrides.body
+        : JSON.stringify(overrides.body);
   return {
     version: "2.0",
     routeKey: overrides.routeKey ?? `${method} ${path}`,
@@ -30,7 +37,13 @@ export function apiEvent(overrides: {
       apiId: "local",
       domainName: "localhost",
       domainPrefix: "localhost",
-      http: { method, path, protocol: "HTTP/1.1", sourceIp: overrides.sourceIp ?? `203.0.113.${Math.floor(Math.random() * 250)}`, userAgent: "vitest" },
+      http: {
+        method,
+        path,
+        protocol: "HTTP/1.1",
+        sourceIp: overrides.sourceIp ?? `203.0.113.${Math.floor(Math.random() * 250)}`,
+        userAgent: "vitest",
+      },
       requestId: randomUUID(),
       routeKey: overrides.routeKey ?? `${method} ${path}`,
       stage: "$default",

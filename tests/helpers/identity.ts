@@ -46,7 +46,12 @@ export function issuerSession(sourceIp = `10.${rnd()}.${rnd()}.${rnd()}`) {
       const [name, ...value] = pair!.split("=");
       cookies.set(name!.trim(), value.join("="));
     }
-    return { status: response.status, location: response.headers.get("location"), text: await response.text(), headers: response.headers };
+    return {
+      status: response.status,
+      location: response.headers.get("location"),
+      text: await response.text(),
+      headers: response.headers,
+    };
   }
   return { call, sourceIp };
 }
@@ -56,7 +61,14 @@ export async function authorize(session: ReturnType<typeof issuerSession>, clien
   const verifier = randomBytes(32).toString("base64url");
   const challenge = createHash("sha256").update(verifier).digest("base64url");
   const state = randomUUID();
-  const query = new URLSearchParams({ client_id: clientId, redirect_uri: appRedirect(), response_type: "code", state, code_challenge: challenge, code_challenge_method: "S256" });
+  const query = new URLSearchParams({
+    client_id: clientId,
+    redirect_uri: appRedirect(),
+    response_type: "code",
+    state,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+  });
   const started = await session.call(`/authorize?${query}`);
   return { verifier, state, started };
 }
@@ -76,15 +88,24 @@ export async function signInWithPassword(email: string, password: string) {
   const session = issuerSession();
   const { verifier, state } = await authorize(session);
   const answer = await passwordSignIn(session, email, password);
-  if (answer.status !== 302 || !answer.location) throw new Error(`sign-in: ${answer.status} ${answer.text.slice(0, 300)}`);
+  if (answer.status !== 302 || !answer.location)
+    throw new Error(`sign-in: ${answer.status} ${answer.text.slice(0, 300)}`);
   const back = new URL(answer.location);
   if (back.searchParams.get("state") !== state) throw new Error("state mismatch");
-  return token({ grant_type: "authorization_code", code: back.searchParams.get("code")!, redirect_uri: appRedirect(), client_id: "dashboard", code_verifier: verifier });
+  return token({
+    grant_type: "authorization_code",
+    code: back.searchParams.get("code")!,
+    redirect_uri: appRedirect(),
+    client_id: "dashboard",
+    code_verifier: verifier,
+  });
 }
 
 /** The local mailbox as its page's JSON shows it (sign-in codes and invitations), oldest first, each sign-in code picked out. */
 export async function mailbox(): Promise<{ to: string; subject: string; text: string; code: string }[]> {
-  const { messages } = (await (await fetch(new URL("/dev/mailbox.json", identityUrl()))).json()) as { messages: { to: string; subject: string; text: string }[] };
+  const { messages } = (await (await fetch(new URL("/dev/mailbox.json", identityUrl()))).json()) as {
+    messages: { to: string; subject: string; text: string }[];
+  };
   return messages.map((message) => ({ ...message, code: /sign-in code is (\d{6})/.exec(message.text)?.[1] ?? "" }));
 }
 

@@ -11,19 +11,31 @@ export interface TestSource {
 /** Creates a lead source in the organization (owner token). */
 export async function newSource(org: TestOrganization, body: Record<string, unknown> = {}): Promise<TestSource> {
   const response = await org.request("POST", "/sources", { body: { name: "Test source", ...body } });
-  if (response.status !== 201) throw new Error(`source not created: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 201)
+    throw new Error(`source not created: ${response.status} ${JSON.stringify(response.body)}`);
   return { sourceId: response.body.sourceId, apiKey: response.body.apiKey };
 }
 
 /** `GET /leads/intake` with the source key in the query and `params` as flat parameters. */
-export function intakeByQuery(source: TestSource, params: Record<string, string>, headers: Record<string, string> = {}): Promise<TestResponse> {
+export function intakeByQuery(
+  source: TestSource,
+  params: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<TestResponse> {
   const query = new URLSearchParams({ sourceId: source.sourceId, apiKey: source.apiKey, ...params });
   return request("GET", `/leads/intake?${query}`, { headers });
 }
 
 /** `POST /leads/intake` with the source key in the X-Source-Id / X-Source-Key headers. */
-export function intakeByBody(source: TestSource, body: unknown, headers: Record<string, string> = {}): Promise<TestResponse> {
-  return request("POST", "/leads/intake", { body, headers: { "x-source-id": source.sourceId, "x-source-key": source.apiKey, ...headers } });
+export function intakeByBody(
+  source: TestSource,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<TestResponse> {
+  return request("POST", "/leads/intake", {
+    body,
+    headers: { "x-source-id": source.sourceId, "x-source-key": source.apiKey, ...headers },
+  });
 }
 
 /** A random valid New Jersey number in E.164, so tests do not share contacts. */
@@ -63,6 +75,8 @@ export async function waitForLead(
  * stand for a lead whose queue message was lost (the pending-lead sweep).
  */
 export async function storeUnqueuedLead(item: Record<string, unknown>): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: { pk: item.pk, sk: item.sk, entity: "Placeholder" } }));
+  await db().send(
+    new PutCommand({ TableName: tableName(), Item: { pk: item.pk, sk: item.sk, entity: "Placeholder" } }),
+  );
   await db().send(new PutCommand({ TableName: tableName(), Item: item }));
 }

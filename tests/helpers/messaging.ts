@@ -17,10 +17,21 @@ export function randomNumber(areaCode = "212"): string {
 /** A simulator magic destination (+1 NPA 555 01XX): the two digits pick the outcome (docs/provider-simulator.md). */
 export const magic = (scenario: string, areaCode = "212") => `+1${areaCode}55501${scenario}`;
 
-export async function addNumber(org: TestOrganization, areaCode = "212", capabilities = ["sms", "mms", "voice"], messagesPerSecond?: number) {
-  const body = { phoneNumber: randomNumber(areaCode), friendlyName: `Line ${areaCode}`, capabilities, ...(messagesPerSecond ? { messagesPerSecond } : {}) };
+export async function addNumber(
+  org: TestOrganization,
+  areaCode = "212",
+  capabilities = ["sms", "mms", "voice"],
+  messagesPerSecond?: number,
+) {
+  const body = {
+    phoneNumber: randomNumber(areaCode),
+    friendlyName: `Line ${areaCode}`,
+    capabilities,
+    ...(messagesPerSecond ? { messagesPerSecond } : {}),
+  };
   const response = await org.request("POST", "/phone-numbers", { body });
-  if (response.status !== 201) throw new Error(`phone number not created: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 201)
+    throw new Error(`phone number not created: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body as { id: string; phoneNumber: string };
 }
 
@@ -38,9 +49,13 @@ export async function createLead(org: TestOrganization, phone: string, state?: s
  */
 export async function queuedOutsideTheStack(org: TestOrganization, to: string, body = "hello") {
   const accepted = await send(org, { to, body, scheduledFor: new Date(Date.now() + 86_400_000).toISOString() });
-  if (accepted.status !== 202) throw new Error(`message not accepted: ${accepted.status} ${JSON.stringify(accepted.body)}`);
+  if (accepted.status !== 202)
+    throw new Error(`message not accepted: ${accepted.status} ${JSON.stringify(accepted.body)}`);
   await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
-  const queued = await changeMessage(org.organizationId, accepted.body.id, { from: ["Scheduled"], set: { status: "Queued", queuedAt: new Date().toISOString() } });
+  const queued = await changeMessage(org.organizationId, accepted.body.id, {
+    from: ["Scheduled"],
+    set: { status: "Queued", queuedAt: new Date().toISOString() },
+  });
   if (!queued) throw new Error("the message moved on before the test could queue it");
   return queued;
 }
@@ -55,7 +70,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function waitForMessage(
   org: TestOrganization,
   messageId: string,
-  done: (message: any) => boolean = (message) => ["Delivered", "Undelivered", "Failed", "Blocked", "Canceled"].includes(message.status),
+  done: (message: any) => boolean = (message) =>
+    ["Delivered", "Undelivered", "Failed", "Blocked", "Canceled"].includes(message.status),
   timeoutMs = 15_000,
 ): Promise<any> {
   return waitForResource(org, `/messages/${messageId}`, done, timeoutMs, `message ${messageId}`);
@@ -67,9 +83,13 @@ export async function events(org: TestOrganization, query: Record<string, string
   let continuationToken: string | null = null;
   const search = new URLSearchParams(query).toString();
   do {
-    const response: { status: number; body: any } = await org.request("POST", `/events/all/my${search ? `?${search}` : ""}`, {
-      body: continuationToken ? { continuationToken, pageSize: 200 } : { pageSize: 200 },
-    });
+    const response: { status: number; body: any } = await org.request(
+      "POST",
+      `/events/all/my${search ? `?${search}` : ""}`,
+      {
+        body: continuationToken ? { continuationToken, pageSize: 200 } : { pageSize: 200 },
+      },
+    );
     if (response.status !== 200) throw new Error(`events: ${response.status} ${JSON.stringify(response.body)}`);
     items.push(...response.body.items);
     continuationToken = response.body.continuationToken;
@@ -78,7 +98,12 @@ export async function events(org: TestOrganization, query: Record<string, string
 }
 
 /** Polls the events until `done` holds for them (an event is recorded just after the change it records). */
-export async function eventsWhen(org: TestOrganization, query: Record<string, string>, done: (items: any[]) => boolean, timeoutMs = 10_000): Promise<any[]> {
+export async function eventsWhen(
+  org: TestOrganization,
+  query: Record<string, string>,
+  done: (items: any[]) => boolean,
+  timeoutMs = 10_000,
+): Promise<any[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const items = await events(org, query);
@@ -88,7 +113,13 @@ export async function eventsWhen(org: TestOrganization, query: Record<string, st
 }
 
 /** A contact texts one of our numbers, through the simulator's signed inbound webhook. */
-export function textFrom(from: string, to: string, body: string, providerMessageId?: string, optOutType?: "STOP" | "START" | "HELP") {
+export function textFrom(
+  from: string,
+  to: string,
+  body: string,
+  providerMessageId?: string,
+  optOutType?: "STOP" | "START" | "HELP",
+) {
   const stackEnv = inject("stackEnv");
   return simulateInboundMessage({
     baseUrl: baseUrl(),

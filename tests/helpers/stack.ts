@@ -52,7 +52,11 @@ function clientAddressOf(credential: string | undefined): string | undefined {
 }
 
 /** A small fetch wrapper: JSON bodies in, parsed bodies out. */
-export async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse<T>> {
+export async function request<T = any>(
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<TestResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
   let body: string | Uint8Array | undefined;
   if (typeof options.body === "string" || options.body instanceof Uint8Array) body = options.body;
@@ -62,7 +66,9 @@ export async function request<T = any>(method: string, path: string, options: Re
   }
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   const url = new URL(path, baseUrl());
-  const sourceIp = options.sourceIp ?? clientAddressOf(options.token ?? headers["x-source-id"] ?? url.searchParams.get("sourceId") ?? undefined);
+  const sourceIp =
+    options.sourceIp ??
+    clientAddressOf(options.token ?? headers["x-source-id"] ?? url.searchParams.get("sourceId") ?? undefined);
   if (sourceIp) headers["x-forwarded-for"] = sourceIp;
   const response = await fetch(url, { method, headers, body });
   const parsed = await parsedAnswer(method, url, response, !options.contractCheck);
@@ -75,12 +81,19 @@ export async function parsedAnswer(method: string, url: URL, response: Response,
   const type = response.headers.get("content-type") ?? "";
   const parsed = /\/(?:[\w.+-]+\+)?json\b/.test(type) && text !== "" ? JSON.parse(text) : text;
   const violations = check ? contractViolations(method, url.pathname, response.status, type, parsed) : [];
-  if (violations.length > 0) throw new Error(`The response breaks docs/openapi.json:\n${violations.join("\n")}\n${text.slice(0, 2000)}`);
+  if (violations.length > 0)
+    throw new Error(`The response breaks docs/openapi.json:\n${violations.join("\n")}\n${text.slice(0, 2000)}`);
   return parsed;
 }
 
 /** Signs a user access token with the test stack's key (the real verification path checks it). */
-export function userToken(claims: { organizationId: string; userId?: string; role: Role; name?: string; email?: string }): Promise<string> {
+export function userToken(claims: {
+  organizationId: string;
+  userId?: string;
+  role: Role;
+  name?: string;
+  email?: string;
+}): Promise<string> {
   const userId = claims.userId ?? `user-${randomUUID()}`;
   return signUserToken(
     { name: `Test ${claims.role}`, email: `${userId}@example.com`, ...claims, userId },
@@ -116,7 +129,9 @@ export async function newOrganization(
   const organizationId = organization.id;
   if (options.quietHours !== "default") await turnQuietHoursOff(organizationId);
   const [owner, admin, agent] = await Promise.all(
-    (["owner", "admin", "agent"] as const).map((role) => Users.add(organizationId, { email: `${role}-${randomUUID()}@example.com`, name: `Test ${role}`, role })),
+    (["owner", "admin", "agent"] as const).map((role) =>
+      Users.add(organizationId, { email: `${role}-${randomUUID()}@example.com`, name: `Test ${role}`, role }),
+    ),
   );
   const userIds = { owner: owner!.id, admin: admin!.id, agent: agent!.id };
   const [ownerToken, adminToken, agentToken] = await Promise.all([
@@ -141,7 +156,13 @@ export async function newOrganization(
  * Polls `GET path` until it answers 200 with a body for which `done` holds, failing after `timeoutMs` with the last
  * body (the waits for a message, a call or an automation to reach a state).
  */
-export async function waitForResource(org: TestOrganization, path: string, done: (body: any) => boolean, timeoutMs: number, label: string): Promise<any> {
+export async function waitForResource(
+  org: TestOrganization,
+  path: string,
+  done: (body: any) => boolean,
+  timeoutMs: number,
+  label: string,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   let last: any;
   while (Date.now() < deadline) {

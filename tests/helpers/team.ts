@@ -37,7 +37,11 @@ export function invitationTokenIn(text: string): string {
 }
 
 /** Polls a request until it answers `status` (a change that reaches other warm instances within seconds). */
-export async function untilStatus(send: () => Promise<{ status: number; body: unknown }>, status: number, timeoutMs = 30_000) {
+export async function untilStatus(
+  send: () => Promise<{ status: number; body: unknown }>,
+  status: number,
+  timeoutMs = 30_000,
+) {
   const deadline = Date.now() + timeoutMs;
   let last: { status: number; body: unknown } | undefined;
   while (Date.now() < deadline) {
@@ -49,7 +53,11 @@ export async function untilStatus(send: () => Promise<{ status: number; body: un
 }
 
 /** Invites `email` as `role` and accepts it with a fresh identity token: the new user and their org token signer. */
-export async function inviteAndAccept(org: TestOrganization, email: string, role: "owner" | "admin" | "agent" = "agent") {
+export async function inviteAndAccept(
+  org: TestOrganization,
+  email: string,
+  role: "owner" | "admin" | "agent" = "agent",
+) {
   const invited = await org.request("POST", "/invitations", { body: { email, role } });
   if (invited.status !== 201) throw new Error(`invite failed: ${invited.status} ${JSON.stringify(invited.body)}`);
   const token = invitationTokenIn((await mailTo(email)).text);

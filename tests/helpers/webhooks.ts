@@ -20,13 +20,22 @@ export interface Receiver {
  * A real HTTP receiver on loopback. `answer` picks the status (and body) of each delivery in arrival order
  * (default 200), so a test can fail the first attempts, answer 410, or stall.
  */
-export async function startReceiver(answer: (delivery: ReceivedDelivery, index: number) => number | { status: number; body?: string; delayMs?: number } = () => 200): Promise<Receiver> {
+export async function startReceiver(
+  answer: (
+    delivery: ReceivedDelivery,
+    index: number,
+  ) => number | { status: number; body?: string; delayMs?: number } = () => 200,
+): Promise<Receiver> {
   const received: ReceivedDelivery[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      const delivery = { headers: request.headers, body: Buffer.concat(chunks).toString("utf8"), receivedAt: Date.now() };
+      const delivery = {
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+        receivedAt: Date.now(),
+      };
       received.push(delivery);
       const reply = answer(delivery, received.length - 1);
       const { status, body = "ok", delayMs = 0 } = typeof reply === "number" ? { status: reply } : reply;
@@ -41,7 +50,8 @@ export async function startReceiver(answer: (delivery: ReceivedDelivery, index: 
     async waitFor(done, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
       while (!done(received)) {
-        if (Date.now() > deadline) throw new Error(`receiver: condition not met after ${timeoutMs} ms (${received.length} deliveries)`);
+        if (Date.now() > deadline)
+          throw new Error(`receiver: condition not met after ${timeoutMs} ms (${received.length} deliveries)`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       return received;

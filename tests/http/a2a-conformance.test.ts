@@ -27,15 +27,23 @@ describe("A2A conformance: the agent card", () => {
     const card = await request("GET", "/.well-known/agent-card.json");
     expect(card.status).toBe(200);
     expect(card.headers.get("vary")).toContain("A2A-Version");
-    expect(card.body.supportedInterfaces[0]).toEqual({ url: `${baseUrl()}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" });
+    expect(card.body.supportedInterfaces[0]).toEqual({
+      url: `${baseUrl()}/a2a`,
+      protocolBinding: "JSONRPC",
+      protocolVersion: "1.0",
+    });
     // One key per scheme, naming its kind (a2a.proto SecurityScheme oneof), and 1.0's securityRequirements.
-    expect(card.body.securitySchemes).toEqual({ bearer: { httpAuthSecurityScheme: expect.objectContaining({ scheme: "bearer" }) } });
+    expect(card.body.securitySchemes).toEqual({
+      bearer: { httpAuthSecurityScheme: expect.objectContaining({ scheme: "bearer" }) },
+    });
     expect(card.body.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }]);
     expect(card.body).not.toHaveProperty("security");
 
     const legacy = await request("GET", "/.well-known/agent-card.json", { headers: { "a2a-version": "0.3" } });
     expect(legacy.body.protocolVersion).toBe("0.3.0");
-    expect(legacy.body.securitySchemes).toEqual({ bearer: expect.objectContaining({ type: "http", scheme: "bearer" }) });
+    expect(legacy.body.securitySchemes).toEqual({
+      bearer: expect.objectContaining({ type: "http", scheme: "bearer" }),
+    });
     expect(legacy.body.security).toEqual([{ bearer: [] }]);
   });
 
@@ -46,7 +54,10 @@ describe("A2A conformance: the agent card", () => {
 
     const org = await newOrganization();
     const card = await (await agentClient(org.apiKey)).getAgentCard();
-    expect(card.securitySchemes.bearer?.scheme).toEqual({ $case: "httpAuthSecurityScheme", value: expect.objectContaining({ scheme: "bearer" }) });
+    expect(card.securitySchemes.bearer?.scheme).toEqual({
+      $case: "httpAuthSecurityScheme",
+      value: expect.objectContaining({ scheme: "bearer" }),
+    });
   });
 });
 
@@ -58,12 +69,20 @@ describe("A2A conformance: every message gets a task", () => {
     expect(task.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
     expect(task.status.message.parts[0].text).toContain("Available skills");
 
-    expect((await call(org.apiKey, "GetTask", { id: task.id })).result).toMatchObject({ id: task.id, status: { state: "TASK_STATE_INPUT_REQUIRED" } });
+    expect((await call(org.apiKey, "GetTask", { id: task.id })).result).toMatchObject({
+      id: task.id,
+      status: { state: "TASK_STATE_INPUT_REQUIRED" },
+    });
     expect((await call(org.apiKey, "ListTasks", {})).result.tasks.map((listed: Task) => listed.id)).toEqual([task.id]);
 
-    const subscribed = await rpc({ jsonrpc: "2.0", id: 4, method: "SubscribeToTask", params: { id: task.id } }, org.apiKey);
+    const subscribed = await rpc(
+      { jsonrpc: "2.0", id: 4, method: "SubscribeToTask", params: { id: task.id } },
+      org.apiKey,
+    );
     expect(subscribed.headers.get("content-type")).toMatch(/^text\/event-stream/);
-    expect(eventsOf(subscribed.body)).toEqual([{ jsonrpc: "2.0", id: 4, result: { task: expect.objectContaining({ id: task.id }) } }]);
+    expect(eventsOf(subscribed.body)).toEqual([
+      { jsonrpc: "2.0", id: 4, result: { task: expect.objectContaining({ id: task.id }) } },
+    ]);
 
     const canceled = await call(org.apiKey, "CancelTask", { id: task.id });
     expect(canceled.result).toMatchObject({ id: task.id, status: { state: "TASK_STATE_CANCELED" } });
@@ -76,7 +95,10 @@ describe("A2A conformance: every message gets a task", () => {
     const task = (await call(org.apiKey, "SendMessage", hello("push test"))).result.task;
     const card = await request("GET", "/.well-known/agent-card.json");
     expect(card.body.capabilities.pushNotifications).toBe(false);
-    const answer = await call(org.apiKey, "CreateTaskPushNotificationConfig", { taskId: task.id, url: "https://hooks.example.com/a2a" });
+    const answer = await call(org.apiKey, "CreateTaskPushNotificationConfig", {
+      taskId: task.id,
+      url: "https://hooks.example.com/a2a",
+    });
     expect(answer.error?.code).toBe(-32003);
   });
 
@@ -100,7 +122,8 @@ describe("A2A conformance: every message gets a task", () => {
 });
 
 describe("A2A conformance: ListTasks", () => {
-  const listed = async (token: string, params: Record<string, unknown>) => (await call(token, "ListTasks", params)).result;
+  const listed = async (token: string, params: Record<string, unknown>) =>
+    (await call(token, "ListTasks", params)).result;
 
   it("lists the most recently updated task first, and counts the page it answers in pageSize", async () => {
     const org = await newOrganization();
@@ -121,15 +144,23 @@ describe("A2A conformance: ListTasks", () => {
     expect(rest).toMatchObject({ pageSize: 1, nextPageToken: "" });
     expect(rest.tasks[0].id).toBe(second.id);
 
-    expect(await listed(org.apiKey, { contextId: randomUUID() })).toEqual({ tasks: [], totalSize: 0, pageSize: 0, nextPageToken: "" });
+    expect(await listed(org.apiKey, { contextId: randomUUID() })).toEqual({
+      tasks: [],
+      totalSize: 0,
+      pageSize: 0,
+      nextPageToken: "",
+    });
     const since = await listed(org.apiKey, { statusTimestampAfter: all.tasks[0].status.timestamp });
     expect(since.tasks.map((task: Task) => task.id)).toEqual([first.id]);
-    expect((await listed(org.apiKey, { status: "TASK_STATE_CANCELED" })).tasks.map((task: Task) => task.id)).toEqual([first.id]);
+    expect((await listed(org.apiKey, { status: "TASK_STATE_CANCELED" })).tasks.map((task: Task) => task.id)).toEqual([
+      first.id,
+    ]);
   });
 
   it("pages 50 tasks at a time unless asked otherwise", { timeout: 120_000 }, async () => {
     const org = await newOrganization();
-    for (let sent = 0; sent < 51; sent++) await call(org.apiKey, "SendMessage", hello(`task ${sent}`, { contextId: "fifty-one" }));
+    for (let sent = 0; sent < 51; sent++)
+      await call(org.apiKey, "SendMessage", hello(`task ${sent}`, { contextId: "fifty-one" }));
     const page = await listed(org.apiKey, { contextId: "fifty-one" });
     expect(page).toMatchObject({ totalSize: 51, pageSize: 50 });
     expect(page.tasks).toHaveLength(50);
@@ -157,7 +188,13 @@ describe("A2A conformance: ListTasks", () => {
     const org = await newOrganization();
     const client = await agentClient(org.apiKey);
     const task = asTask(await send(client, skill("automation-health")));
-    const page = await client.listTasks({ tenant: "", contextId: "", status: undefined as unknown as TaskState, pageToken: "", statusTimestampAfter: undefined });
+    const page = await client.listTasks({
+      tenant: "",
+      contextId: "",
+      status: undefined as unknown as TaskState,
+      pageToken: "",
+      statusTimestampAfter: undefined,
+    });
     expect(page.tasks.map((listedTask) => listedTask.id)).toEqual([task.id]);
   });
 });
@@ -181,10 +218,16 @@ describe("A2A conformance: messages and streams", () => {
 
   it("answers a subscription to an unknown task with an event stream carrying -32001", async () => {
     const org = await newOrganization();
-    const response = await rpc({ jsonrpc: "2.0", id: 9, method: "SubscribeToTask", params: { id: randomUUID() } }, org.apiKey, { accept: "text/event-stream" });
+    const response = await rpc(
+      { jsonrpc: "2.0", id: 9, method: "SubscribeToTask", params: { id: randomUUID() } },
+      org.apiKey,
+      { accept: "text/event-stream" },
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
-    expect(eventsOf(response.body)).toEqual([{ jsonrpc: "2.0", id: 9, error: expect.objectContaining({ code: -32001 }) }]);
+    expect(eventsOf(response.body)).toEqual([
+      { jsonrpc: "2.0", id: 9, error: expect.objectContaining({ code: -32001 }) },
+    ]);
 
     const client = await agentClient(org.apiKey);
     const subscription = client.resubscribeTask({ tenant: "", id: randomUUID() });

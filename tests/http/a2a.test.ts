@@ -4,11 +4,23 @@ import { TaskNotCancelableError, TaskNotFoundError } from "@a2a-js/sdk/errors";
 import { describe, expect, it } from "vitest";
 import { speedToLeadExample } from "#core/automations/definition";
 import { Organizations } from "#core/organizations/index";
-import { agentClient, asTask, eventsOf, legacyClient, resultOf, rpc, send, skill, statusOf, textPart } from "#tests/helpers/a2a";
+import {
+  agentClient,
+  asTask,
+  eventsOf,
+  legacyClient,
+  resultOf,
+  rpc,
+  send,
+  skill,
+  statusOf,
+  textPart,
+} from "#tests/helpers/a2a";
 import { addNumber, createLead as createLeadWithPhone, randomNumber, waitForMessage } from "#tests/helpers/messaging";
 import { baseUrl, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
-const createLead = (org: TestOrganization, contact: Record<string, unknown>) => org.request("POST", "/leads", { body: { contact } });
+const createLead = (org: TestOrganization, contact: Record<string, unknown>) =>
+  org.request("POST", "/leads", { body: { contact } });
 
 const createAutomation = (org: TestOrganization, overrides: Record<string, unknown> = {}) =>
   org.request("POST", "/automations", { body: { ...speedToLeadExample, ...overrides } });
@@ -42,7 +54,12 @@ describe("A2A agent: discovery and skills", () => {
     expect(data).toMatchObject({ automationCount: 2, enabledCount: 1, failingCount: 0, truncated: false });
     expect(data.automations).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ id: enabled.body.id, name: "Speed to lead", health: "NeverRun", lastRunStatus: null }),
+        expect.objectContaining({
+          id: enabled.body.id,
+          name: "Speed to lead",
+          health: "NeverRun",
+          lastRunStatus: null,
+        }),
         expect.objectContaining({ id: disabled.body.id, name: "Paused follow-up", health: "Disabled" }),
       ]),
     );
@@ -59,7 +76,9 @@ describe("A2A agent: discovery and skills", () => {
     expect(failing.data).toMatchObject({ automationCount: 1, automations: [] });
     expect(failing.text).toContain("None is failing");
 
-    const viaMetadata = asTask(await send(client, [textPart("please")], { metadata: { skill: "automation-health", input: {} } }));
+    const viaMetadata = asTask(
+      await send(client, [textPart("please")], { metadata: { skill: "automation-health", input: {} } }),
+    );
     expect(resultOf(viaMetadata).data.automations).toHaveLength(1);
   });
 
@@ -71,10 +90,11 @@ describe("A2A agent: discovery and skills", () => {
     await createLeadWithPhone(await newOrganization(), randomNumber("212"));
     const client = await agentClient(org.apiKey);
     // Leads are counted once processing records them (asynchronously): ask until both are in.
-    const ask = async () => resultOf(asTask(await send(client, [textPart("How fast did we respond to leads in the last 7 days?")])));
+    const ask = async () =>
+      resultOf(asTask(await send(client, [textPart("How fast did we respond to leads in the last 7 days?")])));
     let answer = await ask();
     // Counted off the table's stream: on a busy machine that can take several seconds.
-    for (const deadline = Date.now() + 40_000; answer.data.summary.leads < 2 && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 40_000; answer.data.summary.leads < 2 && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       answer = await ask();
     }
@@ -98,7 +118,9 @@ describe("A2A agent: discovery and skills", () => {
 
     const structured = resultOf(asTask(await send(client, skill("find-leads", { search: "lovelace" }))));
     expect(structured.data.totalCount).toBe(1);
-    expect(structured.data.leads).toEqual([expect.objectContaining({ id: ada.body.id, firstName: "Ada", email: "ada@example.com" })]);
+    expect(structured.data.leads).toEqual([
+      expect.objectContaining({ id: ada.body.id, firstName: "Ada", email: "ada@example.com" }),
+    ]);
     expect(structured.text).toContain(ada.body.id);
 
     const worded = resultOf(asTask(await send(client, [textPart("Find leads named Ada")])));
@@ -111,9 +133,14 @@ describe("A2A agent: discovery and skills", () => {
 
   it("find-leads rejects a filter the lead list does not support", async () => {
     const org = await newOrganization();
-    const task = asTask(await send(await agentClient(org.apiKey), skill("find-leads", { filters: [{ field: "shoeSize", value: 42 }] })));
+    const task = asTask(
+      await send(await agentClient(org.apiKey), skill("find-leads", { filters: [{ field: "shoeSize", value: 42 }] })),
+    );
     expect(task.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
-    expect(statusOf(task).data.error).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/filters/0/field" }] });
+    expect(statusOf(task).data.error).toMatchObject({
+      code: "validation_failed",
+      errors: [{ pointer: "/filters/0/field" }],
+    });
   });
 
   it("send-message texts a lead through the messaging pipeline, and lead-timeline shows the message's events", async () => {
@@ -122,9 +149,16 @@ describe("A2A agent: discovery and skills", () => {
     const lead = await createLeadWithPhone(org, randomNumber("212"));
     const client = await agentClient(org.memberToken);
 
-    const task = asTask(await send(client, [textPart(`Text lead ${lead.id}: "Thanks for reaching out, when is a good time to call?"`)]));
+    const task = asTask(
+      await send(client, [textPart(`Text lead ${lead.id}: "Thanks for reaching out, when is a good time to call?"`)]),
+    );
     const sent = resultOf(task);
-    expect(sent.data.message).toMatchObject({ leadId: lead.id, direction: "Outbound", status: "Pending", body: "Thanks for reaching out, when is a good time to call?" });
+    expect(sent.data.message).toMatchObject({
+      leadId: lead.id,
+      direction: "Outbound",
+      status: "Pending",
+      body: "Thanks for reaching out, when is a good time to call?",
+    });
     expect(sent.text).toContain(sent.data.message.id);
     const delivered = await waitForMessage(org, sent.data.message.id, (message) => message.status === "Delivered");
     expect(delivered.leadId).toBe(lead.id);
@@ -133,7 +167,10 @@ describe("A2A agent: discovery and skills", () => {
     const typesOf = (events: { relatedEntityId?: string; eventType: string }[]) =>
       events.filter((event) => event.relatedEntityId === delivered.id).map((event) => event.eventType);
     let timeline = resultOf(asTask(await send(client, skill("lead-timeline", { leadId: lead.id }))));
-    for (const deadline = Date.now() + 15_000; !typesOf(timeline.data.events).includes("MessageDelivered") && Date.now() < deadline; ) {
+    for (
+      const deadline = Date.now() + 15_000;
+      !typesOf(timeline.data.events).includes("MessageDelivered") && Date.now() < deadline;
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       timeline = resultOf(asTask(await send(client, skill("lead-timeline", { leadId: lead.id }))));
     }
@@ -186,7 +223,10 @@ describe("A2A agent: discovery and skills", () => {
 
   it("refuses a skill whose underlying permission the credential lacks", async () => {
     const org = await newOrganization();
-    const { apiKey } = await Organizations.issueApiKey(org.organizationId, { name: "agent only", scopes: ["agent:use"] });
+    const { apiKey } = await Organizations.issueApiKey(org.organizationId, {
+      name: "agent only",
+      scopes: ["agent:use"],
+    });
     const client = await agentClient(apiKey);
     const leadId = "01JABCDEFGHJKMNPQRSTVWXYZ0";
     const task = asTask(await send(client, skill("send-message", { leadId, body: "Hi" })));
@@ -209,7 +249,9 @@ describe("A2A agent: tasks", () => {
 
     const stranger = await agentClient((await newOrganization()).apiKey);
     await expect(stranger.getTask({ tenant: "", id: task.id })).rejects.toBeInstanceOf(TaskNotFoundError);
-    await expect(stranger.cancelTask({ tenant: "", id: task.id, metadata: undefined })).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(stranger.cancelTask({ tenant: "", id: task.id, metadata: undefined })).rejects.toBeInstanceOf(
+      TaskNotFoundError,
+    );
     // Another credential of the same organization sees it.
     expect((await (await agentClient(org.memberToken)).getTask({ tenant: "", id: task.id })).id).toBe(task.id);
   });
@@ -218,7 +260,9 @@ describe("A2A agent: tasks", () => {
     const org = await newOrganization();
     const client = await agentClient(org.apiKey);
     const task = asTask(await send(client, skill("automation-health")));
-    await expect(client.cancelTask({ tenant: "", id: task.id, metadata: undefined })).rejects.toBeInstanceOf(TaskNotCancelableError);
+    await expect(client.cancelTask({ tenant: "", id: task.id, metadata: undefined })).rejects.toBeInstanceOf(
+      TaskNotCancelableError,
+    );
   });
 
   it("refuses a follow-up message on a finished task, and on another organization's task", async () => {
@@ -227,7 +271,9 @@ describe("A2A agent: tasks", () => {
     const task = asTask(await send(client, skill("automation-health")));
     await expect(send(client, skill("automation-health"), { taskId: task.id })).rejects.toThrow(/terminal state/);
     const stranger = await agentClient((await newOrganization()).apiKey);
-    await expect(send(stranger, skill("automation-health"), { taskId: task.id })).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(send(stranger, skill("automation-health"), { taskId: task.id })).rejects.toBeInstanceOf(
+      TaskNotFoundError,
+    );
   });
 
   it("speaks A2A 0.3: message/send, tasks/get and tasks/cancel with the 0.3 client", async () => {
@@ -237,7 +283,9 @@ describe("A2A agent: tasks", () => {
     const task = asTask(await send(client, skill("automation-health")));
     expect(resultOf(task).data.automationCount).toBe(1);
     expect((await client.getTask({ tenant: "", id: task.id })).id).toBe(task.id);
-    await expect(client.cancelTask({ tenant: "", id: task.id, metadata: undefined })).rejects.toBeInstanceOf(TaskNotCancelableError);
+    await expect(client.cancelTask({ tenant: "", id: task.id, metadata: undefined })).rejects.toBeInstanceOf(
+      TaskNotCancelableError,
+    );
     await expect(client.getTask({ tenant: "", id: randomUUID() })).rejects.toBeInstanceOf(TaskNotFoundError);
   });
 
@@ -256,7 +304,13 @@ describe("A2A agent: tasks", () => {
         referenceTaskIds: [],
       };
       const events = [];
-      for await (const event of client.sendMessageStream({ tenant: "", message: request, configuration: undefined, metadata: undefined })) events.push(event);
+      for await (const event of client.sendMessageStream({
+        tenant: "",
+        message: request,
+        configuration: undefined,
+        metadata: undefined,
+      }))
+        events.push(event);
       expect(events.length).toBeGreaterThan(0);
       const last = events.at(-1)!.payload;
       expect(last?.$case).toBe("task");
@@ -268,7 +322,9 @@ describe("A2A agent: tasks", () => {
 
   it("answers a raw message/stream as server-sent events", async () => {
     const org = await newOrganization();
-    const streamed = await rpc({ jsonrpc: "2.0", id: 8, method: "message/stream", params: { message } }, org.apiKey, { accept: "text/event-stream" });
+    const streamed = await rpc({ jsonrpc: "2.0", id: 8, method: "message/stream", params: { message } }, org.apiKey, {
+      accept: "text/event-stream",
+    });
     expect(streamed.status).toBe(200);
     expect(streamed.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const events = eventsOf(streamed.body);
@@ -293,14 +349,20 @@ describe("A2A agent: tasks", () => {
     });
     expect(listed.totalSize).toBe(2);
     expect(listed.tasks).toHaveLength(1);
-    const next = await client.listTasks({ tenant: "", contextId: "", status: 0, pageSize: 1, pageToken: listed.nextPageToken, statusTimestampAfter: undefined });
+    const next = await client.listTasks({
+      tenant: "",
+      contextId: "",
+      status: 0,
+      pageSize: 1,
+      pageToken: listed.nextPageToken,
+      statusTimestampAfter: undefined,
+    });
     expect([listed.tasks[0]!.id, next.tasks[0]!.id].sort()).toEqual([first.id, second.id].sort());
     expect(next.nextPageToken).toBe("");
   });
 });
 
 describe("A2A agent: JSON-RPC errors", () => {
-
   it("answers malformed JSON with a -32700 parse error (HTTP 200, id null)", async () => {
     const org = await newOrganization();
     const response = await rpc('{"jsonrpc": "2.0", "method": ', org.apiKey);
@@ -310,7 +372,13 @@ describe("A2A agent: JSON-RPC errors", () => {
 
   it("answers an invalid request object with -32600", async () => {
     const org = await newOrganization();
-    for (const body of [{ jsonrpc: "1.0", id: 1, method: "message/send", params: {} }, { jsonrpc: "2.0", id: 2 }, [], "42", { jsonrpc: "2.0", id: 1.5, method: "tasks/get" }]) {
+    for (const body of [
+      { jsonrpc: "1.0", id: 1, method: "message/send", params: {} },
+      { jsonrpc: "2.0", id: 2 },
+      [],
+      "42",
+      { jsonrpc: "2.0", id: 1.5, method: "tasks/get" },
+    ]) {
       const response = await rpc(body, org.apiKey);
       expect(response.status).toBe(200);
       expect(response.body.error.code).toBe(-32600);
@@ -366,26 +434,33 @@ describe("A2A agent: authentication", () => {
     expect(invalid.headers.get("www-authenticate")).toMatch(/^Bearer .*error="invalid_token"/);
   });
 
-  it("counts against the organization's business partition and answers 429 problems over the limit", { timeout: 120_000 }, async () => {
-    const org = await newOrganization();
-    // Fixed 60 s windows: start the burst early in a window so it is not split over two.
-    const left = 60_000 - (Date.now() % 60_000);
-    if (left < 45_000) await new Promise((resolve) => setTimeout(resolve, left + 250));
-    const responses = await Promise.all(Array.from({ length: 310 }, () => rpc("{", org.apiKey)));
-    const answered = responses.filter((response) => response.status === 200);
-    expect(answered).toHaveLength(300);
-    expect(answered[0]!.body.error.code).toBe(-32700);
-    expect(answered[0]!.headers.get("ratelimit")).toMatch(/^"business";r=\d+;t=\d+$/);
-    const limited = responses.filter((response) => response.status === 429);
-    expect(limited).toHaveLength(10);
-    expect(limited[0]!.headers.get("content-type")).toBe("application/problem+json");
-    expect(limited[0]!.headers.get("retry-after")).toMatch(/^\d+$/);
-    expect(limited[0]!.body).toMatchObject({ status: 429, title: "Too Many Requests" });
-  });
+  it(
+    "counts against the organization's business partition and answers 429 problems over the limit",
+    { timeout: 120_000 },
+    async () => {
+      const org = await newOrganization();
+      // Fixed 60 s windows: start the burst early in a window so it is not split over two.
+      const left = 60_000 - (Date.now() % 60_000);
+      if (left < 45_000) await new Promise((resolve) => setTimeout(resolve, left + 250));
+      const responses = await Promise.all(Array.from({ length: 310 }, () => rpc("{", org.apiKey)));
+      const answered = responses.filter((response) => response.status === 200);
+      expect(answered).toHaveLength(300);
+      expect(answered[0]!.body.error.code).toBe(-32700);
+      expect(answered[0]!.headers.get("ratelimit")).toMatch(/^"business";r=\d+;t=\d+$/);
+      const limited = responses.filter((response) => response.status === 429);
+      expect(limited).toHaveLength(10);
+      expect(limited[0]!.headers.get("content-type")).toBe("application/problem+json");
+      expect(limited[0]!.headers.get("retry-after")).toMatch(/^\d+$/);
+      expect(limited[0]!.body).toMatchObject({ status: 429, title: "Too Many Requests" });
+    },
+  );
 
   it("answers a valid credential without agent:use with a 403 problem", async () => {
     const org = await newOrganization();
-    const { apiKey } = await Organizations.issueApiKey(org.organizationId, { name: "reader", scopes: ["automations:read"] });
+    const { apiKey } = await Organizations.issueApiKey(org.organizationId, {
+      name: "reader",
+      scopes: ["automations:read"],
+    });
     const response = await rpc({ jsonrpc: "2.0", id: 1, method: "message/send", params: { message } }, apiKey);
     expect(response.status).toBe(403);
     expect(response.body).toMatchObject({ status: 403, title: "Forbidden" });

@@ -23,7 +23,12 @@ const iso = (t: number) => new Date(t).toISOString();
 const floorMinute = (t: number) => Math.floor(t / minute) * minute;
 
 /** Polls the report over HTTP until `done` holds (the stream aggregator counts events a moment after they are stored). */
-async function reportWhen(org: TestOrganization, query: Record<string, string>, done: (report: any) => boolean, timeoutMs = 60_000) {
+async function reportWhen(
+  org: TestOrganization,
+  query: Record<string, string>,
+  done: (report: any) => boolean,
+  timeoutMs = 60_000,
+) {
   const deadline = Date.now() + timeoutMs;
   let last: any;
   while (Date.now() < deadline) {
@@ -38,12 +43,27 @@ async function reportWhen(org: TestOrganization, query: Record<string, string>, 
 
 /** The same report from the Lambda handler in this worker, with the DynamoDB items it read. */
 async function measuredReport(org: TestOrganization, query: Record<string, string>) {
-  const event = apiEvent({ method: "GET", path: "/analytics/my", routeKey: "GET /analytics/my", queryStringParameters: query, headers: { authorization: `Bearer ${org.apiKey}` } });
-  const { result, measurement } = await measureScope(async () => (await analyticsHandler(event, lambdaContext() as never)) as { statusCode: number; body: string; headers: Record<string, string> });
+  const event = apiEvent({
+    method: "GET",
+    path: "/analytics/my",
+    routeKey: "GET /analytics/my",
+    queryStringParameters: query,
+    headers: { authorization: `Bearer ${org.apiKey}` },
+  });
+  const { result, measurement } = await measureScope(
+    async () =>
+      (await analyticsHandler(event, lambdaContext() as never)) as {
+        statusCode: number;
+        body: string;
+        headers: Record<string, string>;
+      },
+  );
   expect(result.statusCode).toBe(200);
   const url = new URL(`http://local/analytics/my?${new URLSearchParams(query)}`);
   const body = await parsedAnswer("GET", url, new Response(result.body, { status: 200, headers: result.headers }));
-  const itemsRead = measurement.calls.filter((call) => call.service === "dynamodb").reduce((sum, call) => sum + call.itemsRead, 0);
+  const itemsRead = measurement.calls
+    .filter((call) => call.service === "dynamodb")
+    .reduce((sum, call) => sum + call.itemsRead, 0);
   return { body, itemsRead };
 }
 
@@ -55,7 +75,14 @@ function busyHours(start: number) {
     const sms = { eventCategory: "Sms", sentAt: iso(at) } as const;
     if (kind === 0) inputs.push({ eventType: "MessageReceived", eventCategory: "Sms", direction: "Inbound" });
     if (kind === 1) inputs.push({ eventType: "MessageSent", direction: "Outbound", ...sms });
-    if (kind === 2) inputs.push({ eventType: "MessageDelivered", direction: "Outbound", ...sms, billingStatus: "Charged", billableAmount: 0.0079 });
+    if (kind === 2)
+      inputs.push({
+        eventType: "MessageDelivered",
+        direction: "Outbound",
+        ...sms,
+        billingStatus: "Charged",
+        billableAmount: 0.0079,
+      });
     if (kind === 3) inputs.push({ eventType: "MessageFailed", direction: "Outbound", ...sms });
     if (kind === 4) inputs.push({ eventType: "CallReceived", eventCategory: "Call", direction: "Inbound" });
     Object.assign(inputs.at(-1)!, { id: ulid(at), createdAt: iso(at) });
@@ -101,10 +128,19 @@ describe("analytics windows whose edges fall mid-hour", () => {
     const query = { startAt: iso(start), endAt: iso(end) };
     const want = expected(inputs, start, end);
     const report = (await org.request("GET", `/analytics/my?${new URLSearchParams(query)}`)).body;
-    expect(report.summary).toMatchObject({ smsReceived: want.smsReceived, smsSent: want.smsSent, callsReceived: want.callsReceived, usageSpend: want.usageSpend });
+    expect(report.summary).toMatchObject({
+      smsReceived: want.smsReceived,
+      smsSent: want.smsSent,
+      callsReceived: want.callsReceived,
+      usageSpend: want.usageSpend,
+    });
     expect(report.communicationUsage.failedOrBlockedSms).toBe(want.failedOrBlockedSms);
     // Hourly buckets, the first and last clipped to the window: each exact.
-    const points = report.communicationUsage.trend.map((point: any) => ({ smsReceived: point.smsReceived, smsSent: point.smsSent, spend: point.spend }));
+    const points = report.communicationUsage.trend.map((point: any) => ({
+      smsReceived: point.smsReceived,
+      smsSent: point.smsSent,
+      spend: point.spend,
+    }));
     expect(points).toEqual(
       [start, base + hour, base + 2 * hour].map((from, index) => {
         const figures = expected(inputs, from, index === 2 ? end : base + (index + 1) * hour);
@@ -125,7 +161,7 @@ describe("analytics windows whose edges fall mid-hour", () => {
     // This window and the previous period: at most 2 × 59 minute items each, the partial minutes' event records, and the
     // report's other items (hour rollups, wallet, settings): far below the ~1,450 events of the two partial hours.
     expect(edgeEvents).toBeGreaterThan(1400);
-      expect(itemsRead).toBeLessThanOrEqual(4 * 59 + partialMinuteEvents + 40);
+    expect(itemsRead).toBeLessThanOrEqual(4 * 59 + partialMinuteEvents + 40);
   });
 
   it("give the same lead, response and source figures from minute rollups as whole hours give from hour rollups", async () => {
@@ -143,8 +179,18 @@ describe("analytics windows whose edges fall mid-hour", () => {
       spendUnits += Math.round(Number(message.billableAmount) * 10_000);
     }
     // Every event counted (the stream aggregator writes a batch's minute, hour, day and week items in one transaction).
-    const hours = { startAt: iso(Math.floor(began / hour) * hour), endAt: iso(Math.floor(Date.now() / hour) * hour + 2 * hour) };
-    const whole = await reportWhen(org, hours, (r) => r.responseMetrics.respondedLeads === 2 && r.summary.smsSent === 2 && r.summary.usageSpend === (spendUnits / 10_000).toFixed(4));
+    const hours = {
+      startAt: iso(Math.floor(began / hour) * hour),
+      endAt: iso(Math.floor(Date.now() / hour) * hour + 2 * hour),
+    };
+    const whole = await reportWhen(
+      org,
+      hours,
+      (r) =>
+        r.responseMetrics.respondedLeads === 2 &&
+        r.summary.smsSent === 2 &&
+        r.summary.usageSpend === (spendUnits / 10_000).toFixed(4),
+    );
 
     // Both edges mid-minute with nothing in their partial minutes, so every figure comes from minute rollups.
     const query = { startAt: iso(floorMinute(began) - 29_500), endAt: iso(floorMinute(Date.now()) + 2 * minute + 250) };
@@ -173,11 +219,21 @@ describe("analytics windows whose edges fall mid-hour", () => {
     const add = (at: number) => {
       const kind = inputs.length % 3;
       if (kind === 0) inputs.push({ eventType: "MessageReceived", eventCategory: "Sms", direction: "Inbound" });
-      if (kind === 1) inputs.push({ eventType: "MessageSent", eventCategory: "Sms", direction: "Outbound", sentAt: iso(at) });
-      if (kind === 2) inputs.push({ eventType: "MessageDelivered", eventCategory: "Sms", direction: "Outbound", sentAt: iso(at), billingStatus: "Charged", billableAmount: 0.0079 });
+      if (kind === 1)
+        inputs.push({ eventType: "MessageSent", eventCategory: "Sms", direction: "Outbound", sentAt: iso(at) });
+      if (kind === 2)
+        inputs.push({
+          eventType: "MessageDelivered",
+          eventCategory: "Sms",
+          direction: "Outbound",
+          sentAt: iso(at),
+          billingStatus: "Charged",
+          billableAmount: 0.0079,
+        });
       Object.assign(inputs.at(-1)!, { id: ulid(at), createdAt: iso(at) });
     };
-    for (const edgeMinute of [floorMinute(start), floorMinute(end)]) for (let at = edgeMinute + 25; at < edgeMinute + minute; at += 50) add(at);
+    for (const edgeMinute of [floorMinute(start), floorMinute(end)])
+      for (let at = edgeMinute + 25; at < edgeMinute + minute; at += 50) add(at);
     for (let at = start + 7 * minute; at < end - 7 * minute; at += 10 * minute) add(at);
     await storeEventItems(inputs.map((input) => eventItem(org.organizationId, input).item));
     const query = { startAt: iso(start), endAt: iso(end) };
@@ -185,13 +241,19 @@ describe("analytics windows whose edges fall mid-hour", () => {
     await reportWhen(
       org,
       { startAt: iso(base), endAt: iso(base + 3 * hour) },
-      (r) => r.summary.smsReceived + r.summary.smsSent + r.communicationUsage.failedOrBlockedSms === inputs.length - inputs.filter((input) => input.eventType === "MessageDelivered").length,
+      (r) =>
+        r.summary.smsReceived + r.summary.smsSent + r.communicationUsage.failedOrBlockedSms ===
+        inputs.length - inputs.filter((input) => input.eventType === "MessageDelivered").length,
       120_000,
     );
 
     const { body, itemsRead } = await measuredReport(org, query);
     expect(body.range).toEqual(query);
-    expect(body.summary).toMatchObject({ smsReceived: want.smsReceived, smsSent: want.smsSent, usageSpend: want.usageSpend });
+    expect(body.summary).toMatchObject({
+      smsReceived: want.smsReceived,
+      smsSent: want.smsSent,
+      usageSpend: want.usageSpend,
+    });
     const partialMinuteEvents = inputs.filter((input) => {
       const at = Date.parse(input.createdAt!);
       return (at >= start && at < floorMinute(start) + minute) || (at >= floorMinute(end) && at < end);

@@ -5,7 +5,10 @@ import { newOrganization } from "#tests/helpers/stack";
 describe("analytics permissions", () => {
   it("answers 403 to a credential without analytics:read, on the report and the export", async () => {
     const organization = await newOrganization();
-    const { apiKey } = await Organizations.issueApiKey(organization.organizationId, { name: "Leads only", scopes: ["leads:read"] });
+    const { apiKey } = await Organizations.issueApiKey(organization.organizationId, {
+      name: "Leads only",
+      scopes: ["leads:read"],
+    });
     for (const path of ["/analytics/my", "/analytics/my/export"]) {
       const refused = await organization.request("GET", path, { token: apiKey });
       expect(refused.status).toBe(403);

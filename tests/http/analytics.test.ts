@@ -8,8 +8,24 @@ import { decodeTime, ulid } from "ulid";
 import { systemActor } from "#core/auth/actor";
 import { leadItem, Leads, type Lead } from "#core/leads/index";
 import { queueStoredLeads } from "#core/leads/outbox";
-import { addNumber, createLead, events, randomNumber, send, sleep, textFrom, waitForMessage } from "#tests/helpers/messaging";
-import { intakeByBody, newSource, storeUnqueuedLead, uniquePhone, waitForLead, type TestSource } from "#tests/helpers/leads";
+import {
+  addNumber,
+  createLead,
+  events,
+  randomNumber,
+  send,
+  sleep,
+  textFrom,
+  waitForMessage,
+} from "#tests/helpers/messaging";
+import {
+  intakeByBody,
+  newSource,
+  storeUnqueuedLead,
+  uniquePhone,
+  waitForLead,
+  type TestSource,
+} from "#tests/helpers/leads";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 const hour = 3600_000;
@@ -28,7 +44,12 @@ async function sourcedLead(org: TestOrganization, source: TestSource, phone = un
 }
 
 /** Polls the report until `done` holds (the stream aggregator counts events a moment after the API answers). */
-async function reportWhen(org: TestOrganization, query: Record<string, string>, done: (report: any) => boolean, timeoutMs = 15_000) {
+async function reportWhen(
+  org: TestOrganization,
+  query: Record<string, string>,
+  done: (report: any) => boolean,
+  timeoutMs = 15_000,
+) {
   const deadline = Date.now() + timeoutMs;
   let last: any;
   while (Date.now() < deadline) {
@@ -58,14 +79,25 @@ describe("GET /analytics/my from real data", () => {
     const direct = await createLead(org, uniquePhone());
     await waitForLead(org, direct.id);
 
-    const message = await waitForMessage(org, (await send(org, { leadId: answered.id, body: "Hi Sam, here is your quote." })).body.id);
+    const message = await waitForMessage(
+      org,
+      (await send(org, { leadId: answered.id, body: "Hi Sam, here is your quote." })).body.id,
+    );
     expect(message.status).toBe("Delivered");
     await textFrom(waiting.contact.phone.number, number.phoneNumber, "Call me tomorrow?");
 
     // The stream aggregator counts each event in its own batch: wait for all of them, the delivery milestone included.
-    const delivered = (r: any) => r.activationHealth.items.some((item: any) => item.key === "messageDelivered" && item.status === "Complete");
-    const report = await reportWhen(org, {}, (r) => r.summary.smsSent === 1 && r.summary.smsReceived === 1 && r.summary.usageSpend !== "0.0000" && delivered(r));
-    const seconds = Math.floor((Date.parse(message.sentAt ?? message.sendingStartedAt) - Date.parse(answered.createdAt)) / 1000);
+    const delivered = (r: any) =>
+      r.activationHealth.items.some((item: any) => item.key === "messageDelivered" && item.status === "Complete");
+    const report = await reportWhen(
+      org,
+      {},
+      (r) =>
+        r.summary.smsSent === 1 && r.summary.smsReceived === 1 && r.summary.usageSpend !== "0.0000" && delivered(r),
+    );
+    const seconds = Math.floor(
+      (Date.parse(message.sentAt ?? message.sendingStartedAt) - Date.parse(answered.createdAt)) / 1000,
+    );
     const minutes = Math.round((seconds / 60) * 100) / 100;
 
     expect(report.summary).toMatchObject({
@@ -84,27 +116,71 @@ describe("GET /analytics/my from real data", () => {
       billingStatus: "Good",
     });
     expect(report.responseMetrics).toMatchObject({ respondedLeads: 1, unrespondedLeads: 2, unreadMessages: 1 });
-    expect(report.communicationUsage).toMatchObject({ smsSent: 1, smsReceived: 1, failedOrBlockedSms: 0, answeredCalls: 0, callSeconds: 0 });
+    expect(report.communicationUsage).toMatchObject({
+      smsSent: 1,
+      smsReceived: 1,
+      failedOrBlockedSms: 0,
+      answeredCalls: 0,
+      callSeconds: 0,
+    });
     expect(report.leadSources).toEqual([
       {
         source: "Quotes R Us",
         sourceId: source.sourceId,
         leads: 2,
         percent: 66.7,
-        performance: { respondedLeads: 1, medianResponseMinutes: Math.floor(seconds / 60), leadSpend: "25.0000", spendPerRespondedLead: "25.0000" },
+        performance: {
+          respondedLeads: 1,
+          medianResponseMinutes: Math.floor(seconds / 60),
+          leadSpend: "25.0000",
+          spendPerRespondedLead: "25.0000",
+        },
       },
-      { source: "Direct", sourceId: null, leads: 1, percent: 33.3, performance: { respondedLeads: 0, medianResponseMinutes: null, leadSpend: "0.0000", spendPerRespondedLead: null } },
+      {
+        source: "Direct",
+        sourceId: null,
+        leads: 1,
+        percent: 33.3,
+        performance: {
+          respondedLeads: 0,
+          medianResponseMinutes: null,
+          leadSpend: "0.0000",
+          spendPerRespondedLead: null,
+        },
+      },
     ]);
     const activation = Object.fromEntries(report.activationHealth.items.map((item: any) => [item.key, item.status]));
-    expect(activation).toEqual({ leadSource: "Complete", phoneNumber: "Complete", wallet: "Complete", automation: "Incomplete", messageDelivered: "Complete" });
+    expect(activation).toEqual({
+      leadSource: "Complete",
+      phoneNumber: "Complete",
+      wallet: "Complete",
+      automation: "Incomplete",
+      messageDelivered: "Complete",
+    });
     expect(report.activationHealth.overallStatus).toBe("Incomplete");
-    expect(report.automationHealth).toMatchObject({ automationCount: 0, enabledCount: 0, executions: 0, lastFailure: null, failingAutomations: [] });
+    expect(report.automationHealth).toMatchObject({
+      automationCount: 0,
+      enabledCount: 0,
+      executions: 0,
+      lastFailure: null,
+      failingAutomations: [],
+    });
     expect(report.range.endAt <= report.generatedAt).toBe(true);
 
     // The same figures from the hour rollups (a window of whole hours) as from the exact edge records. The rollups are
     // the stream aggregator's, which may count the last events a moment after the edge records were read: wait for them.
-    const fromRollups = await reportWhen(org, wholeHours(began), (r) => r.summary.smsSent === 1 && r.summary.smsReceived === 1);
-    expect(fromRollups.summary).toMatchObject({ leads: 3, smsSent: 1, smsReceived: 1, usageSpend: report.summary.usageSpend, averageResponseMinutes: minutes });
+    const fromRollups = await reportWhen(
+      org,
+      wholeHours(began),
+      (r) => r.summary.smsSent === 1 && r.summary.smsReceived === 1,
+    );
+    expect(fromRollups.summary).toMatchObject({
+      leads: 3,
+      smsSent: 1,
+      smsReceived: 1,
+      usageSpend: report.summary.usageSpend,
+      averageResponseMinutes: minutes,
+    });
     expect(fromRollups.leadSources).toEqual(report.leadSources);
   });
 
@@ -117,7 +193,11 @@ describe("GET /analytics/my from real data", () => {
     const report = await reportWhen(org, query, (r) => r.summary.leads === 2);
     expect(report.leadTrend.granularity).toBe("Day");
     expect(report.leadTrend.points.map((point: any) => point.value)).toEqual([0, 0, 2]);
-    expect(report.leadTrend.points.at(-1)).toMatchObject({ label: iso(today).slice(0, 10), startAt: iso(today), endAt: iso(today + day) });
+    expect(report.leadTrend.points.at(-1)).toMatchObject({
+      label: iso(today).slice(0, 10),
+      startAt: iso(today),
+      endAt: iso(today + day),
+    });
   });
 
   it("reads whole ISO weeks from the week rollups, with weekly points", async () => {
@@ -136,16 +216,32 @@ describe("GET /analytics/my from real data", () => {
     const copy = await newOrganization();
     await addNumber(org);
     const source = await newSource(org, { defaultPrice: "3.25" });
-    const leads = [await sourcedLead(org, source), await sourcedLead(org, source), await waitForLead(org, (await createLead(org, uniquePhone())).id)];
+    const leads = [
+      await sourcedLead(org, source),
+      await sourcedLead(org, source),
+      await waitForLead(org, (await createLead(org, uniquePhone())).id),
+    ];
     const messages = [];
-    for (const lead of leads.slice(0, 2)) messages.push(await waitForMessage(org, (await send(org, { leadId: lead.id, body: "Hello" })).body.id));
+    for (const lead of leads.slice(0, 2))
+      messages.push(await waitForMessage(org, (await send(org, { leadId: lead.id, body: "Hello" })).body.id));
     // Every figure counted live before the copy is compared: both charges too (each Delivered event is counted in its own batch).
-    const spend = (messages.reduce((sum, message) => sum + Math.round(Number(message.billableAmount) * 10_000), 0) / 10_000).toFixed(4);
-    const live = await reportWhen(org, {}, (r) => r.summary.smsSent === 2 && r.responseMetrics.respondedLeads === 2 && r.summary.usageSpend === spend);
+    const spend = (
+      messages.reduce((sum, message) => sum + Math.round(Number(message.billableAmount) * 10_000), 0) / 10_000
+    ).toFixed(4);
+    const live = await reportWhen(
+      org,
+      {},
+      (r) => r.summary.smsSent === 2 && r.responseMetrics.respondedLeads === 2 && r.summary.usageSpend === spend,
+    );
 
     applyStackEnv();
-    const byId = new Map(leads.map((lead) => [lead.id, { sourceId: lead.sourceId, priceUnits: toUnits(lead.metadata.price) }]));
-    await backfill(copy.organizationId, await events(org), { lead: (leadId) => byId.get(leadId), callSeconds: () => 0 });
+    const byId = new Map(
+      leads.map((lead) => [lead.id, { sourceId: lead.sourceId, priceUnits: toUnits(lead.metadata.price) }]),
+    );
+    await backfill(copy.organizationId, await events(org), {
+      lead: (leadId) => byId.get(leadId),
+      callSeconds: () => 0,
+    });
     const figures = (r: any) => ({
       ...r.summary,
       unreadMessages: 0,
@@ -173,15 +269,34 @@ describe("GET /analytics/my from real data", () => {
     await addNumber(org);
     applyStackEnv();
     // A lead stored as intake stores it, but held Pending: the intake outbox does not queue it until the test does.
-    const template = (await Leads.intake(systemActor(org.organizationId), { contact: { email: `early-${ulid()}@example.com` } }, { channel: "Api" })).lead;
+    const template = (
+      await Leads.intake(
+        systemActor(org.organizationId),
+        { contact: { email: `early-${ulid()}@example.com` } },
+        { channel: "Api" },
+      )
+    ).lead;
     await waitForLead(org, template.id);
-    const held: Lead = { ...template, id: ulid(), createdAt: new Date().toISOString(), processingStatus: "Pending", contact: { ...template.contact, email: null, phone: { number: uniquePhone(), type: null, countryCode: "US" } } };
+    const held: Lead = {
+      ...template,
+      id: ulid(),
+      createdAt: new Date().toISOString(),
+      processingStatus: "Pending",
+      contact: { ...template.contact, email: null, phone: { number: uniquePhone(), type: null, countryCode: "US" } },
+    };
     await storeUnqueuedLead(leadItem(org.organizationId, held));
 
-    const message = await waitForMessage(org, (await send(org, { leadId: held.id, body: "Thanks, calling you in a minute" })).body.id);
+    const message = await waitForMessage(
+      org,
+      (await send(org, { leadId: held.id, body: "Thanks, calling you in a minute" })).body.id,
+    );
     expect(message.status).toBe("Delivered");
     // The send is counted (and its response kept) while the lead is not: a Pending lead is no lead of the report yet.
-    const before = await reportWhen(org, {}, (r) => r.summary.smsSent === 1 && r.summary.usageSpend === Number(message.billableAmount).toFixed(4));
+    const before = await reportWhen(
+      org,
+      {},
+      (r) => r.summary.smsSent === 1 && r.summary.usageSpend === Number(message.billableAmount).toFixed(4),
+    );
     expect(before.summary.leads).toBe(1);
     expect(before.responseMetrics.respondedLeads).toBe(0);
 
@@ -189,12 +304,18 @@ describe("GET /analytics/my from real data", () => {
     expect((await waitForLead(org, held.id)).processingStatus).toBe("Processed");
     const after = await reportWhen(org, {}, (r) => r.summary.leads === 2 && r.responseMetrics.respondedLeads === 1);
     const seconds = Math.floor((Date.parse(message.sentAt ?? message.sendingStartedAt) - decodeTime(held.id)) / 1000);
-    expect(after.summary).toMatchObject({ averageResponseMinutes: Math.round((seconds / 60) * 100) / 100, respondedWithinFiveMinutesPercent: 50 });
+    expect(after.summary).toMatchObject({
+      averageResponseMinutes: Math.round((seconds / 60) * 100) / 100,
+      respondedWithinFiveMinutesPercent: 50,
+    });
 
     // Backfill reads the same events in time order, where the response comes before its LeadCreated: the same figures.
     const copy = await newOrganization();
     const byId = new Map([template, held].map((lead) => [lead.id, { sourceId: null, priceUnits: 0 }]));
-    await backfill(copy.organizationId, await events(org), { lead: (leadId) => byId.get(leadId), callSeconds: () => 0 });
+    await backfill(copy.organizationId, await events(org), {
+      lead: (leadId) => byId.get(leadId),
+      callSeconds: () => 0,
+    });
     const range = wholeHours(Date.parse(after.range.endAt) - hour);
     const responses = (r: any) => ({ ...r.responseMetrics, unreadMessages: 0 });
     expect(responses((await analytics(copy, range)).body)).toEqual(responses((await analytics(org, range)).body));
@@ -206,14 +327,20 @@ describe("GET /analytics/my from real data", () => {
     await waitForLead(org, first.id);
     await sleep(50);
     const middle = Date.now();
-    for (const lead of [await createLead(org, uniquePhone()), await createLead(org, uniquePhone())]) await waitForLead(org, lead.id);
+    for (const lead of [await createLead(org, uniquePhone()), await createLead(org, uniquePhone())])
+      await waitForLead(org, lead.id);
     const span = Math.max(Date.now() - middle + 1000, middle - Date.parse((first as any).createdAt) + 1000);
     const query = { startAt: iso(middle), endAt: iso(middle + span) };
     const report = await reportWhen(org, query, (r) => r.summary.leads === 2);
     expect(report.summary.leadsComparison).toEqual({ current: 2, previous: 1, changePercent: 100, direction: "up" });
     expect(report.leadTrend.comparison).toEqual(report.summary.leadsComparison);
     const before = await analytics(org, { startAt: iso(middle - span), endAt: iso(middle) });
-    expect(before.body.summary.leadsComparison).toEqual({ current: 1, previous: 0, changePercent: null, direction: "up" });
+    expect(before.body.summary.leadsComparison).toEqual({
+      current: 1,
+      previous: 0,
+      changePercent: null,
+      direction: "up",
+    });
   });
 
   it("counts a redelivered event once, and only a lead's first response", async () => {
@@ -221,7 +348,8 @@ describe("GET /analytics/my from real data", () => {
     await addNumber(org);
     const lead = await createLead(org, uniquePhone());
     await waitForLead(org, lead.id);
-    for (const body of ["First", "Second"]) await waitForMessage(org, (await send(org, { leadId: lead.id, body })).body.id);
+    for (const body of ["First", "Second"])
+      await waitForMessage(org, (await send(org, { leadId: lead.id, body })).body.id);
     const before = await reportWhen(org, {}, (r) => r.summary.smsSent === 2 && r.responseMetrics.respondedLeads === 1);
 
     applyStackEnv();
@@ -233,7 +361,12 @@ describe("GET /analytics/my from real data", () => {
     for (const one of replay) await Analytics.countRecordedEvents([one]);
 
     const after = (await analytics(org, { startAt: before.range.startAt, endAt: before.range.endAt })).body;
-    expect(after.summary).toMatchObject({ leads: 1, smsSent: 2, usageSpend: before.summary.usageSpend, averageResponseMinutes: before.summary.averageResponseMinutes });
+    expect(after.summary).toMatchObject({
+      leads: 1,
+      smsSent: 2,
+      usageSpend: before.summary.usageSpend,
+      averageResponseMinutes: before.summary.averageResponseMinutes,
+    });
     expect(after.responseMetrics.respondedLeads).toBe(1);
     const rollups = (await analytics(org, wholeHours(Date.parse(before.range.endAt) - hour))).body;
     expect(rollups.summary).toMatchObject({ leads: 1, smsSent: 2 });
@@ -259,7 +392,13 @@ describe("GET /analytics/my from real data", () => {
     const at = Date.now();
     const received = Array.from({ length: 150 }, (_, index) => ({
       organizationId: org.organizationId,
-      event: toEventRecord({ id: ulid(at + index), eventType: "MessageReceived", eventCategory: "Message", direction: "Inbound", createdAt: iso(at + index) }),
+      event: toEventRecord({
+        id: ulid(at + index),
+        eventType: "MessageReceived",
+        eventCategory: "Message",
+        direction: "Inbound",
+        createdAt: iso(at + index),
+      }),
     }));
     await Analytics.countRecordedEvents(received);
     await Analytics.countRecordedEvents(received.slice(40, 140));
@@ -346,13 +485,19 @@ describe("GET /analytics/my/export", () => {
     const json = await reportWhen(
       org,
       { days: "3" },
-      (r) => r.summary.smsSent === 1 && r.summary.smsReceived === 1 && r.responseMetrics.respondedLeads === 1 && r.summary.usageSpend === spend,
+      (r) =>
+        r.summary.smsSent === 1 &&
+        r.summary.smsReceived === 1 &&
+        r.responseMetrics.respondedLeads === 1 &&
+        r.summary.usageSpend === spend,
     );
     const query = new URLSearchParams({ startAt: json.range.startAt, endAt: json.range.endAt });
     const response = await org.request("GET", `/analytics/my/export?${query}`);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
-    expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="analytics-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv"$/);
+    expect(response.headers.get("content-disposition")).toMatch(
+      /^attachment; filename="analytics-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv"$/,
+    );
     const text = response.body as string;
     expect(text.endsWith("\r\n")).toBe(true);
     const [header, ...lines] = text.trimEnd().split("\r\n");

@@ -5,11 +5,20 @@ import { untilStatus } from "#tests/helpers/team";
 describe("API keys managed through the API", () => {
   it("creates a key whose secret is answered once and listed only by its prefix, with who created it", async () => {
     const org = await newOrganization();
-    const created = await org.request("POST", "/api-keys", { body: { name: "CRM sync", scopes: ["leads:read"] }, token: org.adminToken });
+    const created = await org.request("POST", "/api-keys", {
+      body: { name: "CRM sync", scopes: ["leads:read"] },
+      token: org.adminToken,
+    });
     expect(created.status).toBe(201);
     expect(created.body.key).toMatch(/^sk_/);
     expect(created.body.key.startsWith(created.body.prefix)).toBe(true);
-    expect(created.body).toMatchObject({ name: "CRM sync", scopes: ["leads:read"], createdBy: org.userIds.admin, status: "Active", lastUsedAt: null });
+    expect(created.body).toMatchObject({
+      name: "CRM sync",
+      scopes: ["leads:read"],
+      createdBy: org.userIds.admin,
+      status: "Active",
+      lastUsedAt: null,
+    });
 
     expect((await request("POST", "/leads/all/my", { token: created.body.key, body: {} })).status).toBe(200);
     // Its scopes are all it can do.
@@ -25,9 +34,15 @@ describe("API keys managed through the API", () => {
 
   it("refuses keys beyond the creator's permissions, and key management to agents", async () => {
     const org = await newOrganization();
-    const beyond = await org.request("POST", "/api-keys", { body: { name: "money", scopes: ["billing:write"] }, token: org.adminToken });
+    const beyond = await org.request("POST", "/api-keys", {
+      body: { name: "money", scopes: ["billing:write"] },
+      token: org.adminToken,
+    });
     expect(beyond.status).toBe(403);
-    expect((await org.request("POST", "/api-keys", { body: { name: "x", scopes: ["leads:read"] }, token: org.agentToken })).status).toBe(403);
+    expect(
+      (await org.request("POST", "/api-keys", { body: { name: "x", scopes: ["leads:read"] }, token: org.agentToken }))
+        .status,
+    ).toBe(403);
     expect((await org.request("POST", "/api-keys/all/my", { body: {}, token: org.agentToken })).status).toBe(403);
     expect((await org.request("POST", "/api-keys", { body: { name: "x", scopes: ["no:such"] } })).status).toBe(400);
   });
@@ -39,8 +54,11 @@ describe("API keys managed through the API", () => {
     expect(rotated.status).toBe(201);
     expect(rotated.body).toMatchObject({ name: "rotating", scopes: ["leads:read"], rotatedFromKeyId: created.body.id });
     expect(rotated.body.key).not.toBe(created.body.key);
-    for (const key of [created.body.key, rotated.body.key]) expect((await request("POST", "/leads/all/my", { token: key, body: {} })).status).toBe(200);
-    const old = (await org.request("POST", "/api-keys/all/my", { body: {} })).body.items.find((key: { id: string }) => key.id === created.body.id);
+    for (const key of [created.body.key, rotated.body.key])
+      expect((await request("POST", "/leads/all/my", { token: key, body: {} })).status).toBe(200);
+    const old = (await org.request("POST", "/api-keys/all/my", { body: {} })).body.items.find(
+      (key: { id: string }) => key.id === created.body.id,
+    );
     expect(old.status).toBe("Expiring");
     const hours = (Date.parse(old.expiresAt) - Date.now()) / 3_600_000;
     expect(hours).toBeGreaterThan(23.9);
@@ -67,11 +85,19 @@ describe("API keys managed through the API", () => {
 
   it("records key changes in the audit log, with who, from where, and never the secret", async () => {
     const org = await newOrganization();
-    const created = await org.request("POST", "/api-keys", { body: { name: "audited", scopes: ["leads:read"] }, headers: { "user-agent": "audit-test/1.0" } });
+    const created = await org.request("POST", "/api-keys", {
+      body: { name: "audited", scopes: ["leads:read"] },
+      headers: { "user-agent": "audit-test/1.0" },
+    });
     await org.request("DELETE", `/api-keys/${created.body.id}`, { headers: { "user-agent": "audit-test/1.0" } });
-    const log = await org.request("POST", "/audit-log/all/my", { body: { filters: [{ field: "resourceId", value: created.body.id }] } });
+    const log = await org.request("POST", "/audit-log/all/my", {
+      body: { filters: [{ field: "resourceId", value: created.body.id }] },
+    });
     expect(log.status).toBe(200);
-    expect(log.body.items.map((entry: { action: string }) => entry.action)).toEqual(["apiKey.revoked", "apiKey.created"]);
+    expect(log.body.items.map((entry: { action: string }) => entry.action)).toEqual([
+      "apiKey.revoked",
+      "apiKey.created",
+    ]);
     const [revoked] = log.body.items;
     expect(revoked).toMatchObject({
       resourceType: "ApiKey",

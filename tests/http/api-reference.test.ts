@@ -17,7 +17,8 @@ describe("GET /docs: the API reference page (issue 14 §1)", () => {
     const html = page.body as string;
     const references = [...html.matchAll(/\b(?:src|href|spec-url)="([^"]+)"/g)].map((match) => match[1]!);
     expect(references).toHaveLength(2);
-    for (const reference of references) expect(new URL(reference, new URL("/docs", baseUrl())).origin).toBe(new URL(baseUrl()).origin);
+    for (const reference of references)
+      expect(new URL(reference, new URL("/docs", baseUrl())).origin).toBe(new URL(baseUrl()).origin);
     expect(html).not.toMatch(/https?:\/\//);
 
     // Each reference resolves, with its right content type.

@@ -6,7 +6,10 @@ const automation = { name: "Speed to lead" };
 describe("the audit log", () => {
   it("records a settings change with the changed fields before and after, who made it and from where", async () => {
     const org = await newOrganization();
-    const created = await org.request("POST", "/automations", { body: automation, headers: { "user-agent": "audit-log-test" } });
+    const created = await org.request("POST", "/automations", {
+      body: automation,
+      headers: { "user-agent": "audit-log-test" },
+    });
     expect(created.status).toBe(201);
     const updated = await org.request("PUT", `/automations/${created.body.id}`, {
       body: { ...automation, name: "Renamed", version: 1 },
@@ -14,9 +17,14 @@ describe("the audit log", () => {
       headers: { "user-agent": "audit-log-test" },
     });
     expect(updated.status).toBe(200);
-    const log = await org.request("POST", "/audit-log/all/my", { body: { filters: [{ field: "resourceId", value: created.body.id }] } });
+    const log = await org.request("POST", "/audit-log/all/my", {
+      body: { filters: [{ field: "resourceId", value: created.body.id }] },
+    });
     expect(log.status).toBe(200);
-    expect(log.body.items.map((entry: { action: string }) => entry.action)).toEqual(["automation.updated", "automation.created"]);
+    expect(log.body.items.map((entry: { action: string }) => entry.action)).toEqual([
+      "automation.updated",
+      "automation.created",
+    ]);
     const [change] = log.body.items;
     expect(change).toMatchObject({
       resourceType: "Automation",
@@ -31,11 +39,20 @@ describe("the audit log", () => {
 
   it("records changes made with an API key as the key, and never stores a secret", async () => {
     const org = await newOrganization();
-    const endpoint = await org.request("POST", "/webhook-endpoints", { body: { url: "https://crm.example.com/hooks", enabledEventTypes: ["lead.processed"] }, token: org.apiKey });
+    const endpoint = await org.request("POST", "/webhook-endpoints", {
+      body: { url: "https://crm.example.com/hooks", enabledEventTypes: ["lead.processed"] },
+      token: org.apiKey,
+    });
     expect(endpoint.status).toBe(201);
-    const log = await org.request("POST", "/audit-log/all/my", { body: { filters: [{ field: "action", value: "webhookEndpoint.created" }] } });
+    const log = await org.request("POST", "/audit-log/all/my", {
+      body: { filters: [{ field: "action", value: "webhookEndpoint.created" }] },
+    });
     const [entry] = log.body.items;
-    expect(entry).toMatchObject({ resourceType: "WebhookEndpoint", resourceId: endpoint.body.endpoint.id, actor: { kind: "apiKey" } });
+    expect(entry).toMatchObject({
+      resourceType: "WebhookEndpoint",
+      resourceId: endpoint.body.endpoint.id,
+      actor: { kind: "apiKey" },
+    });
     expect(entry.changes.secret).toEqual({ before: null, after: "[redacted]" });
     expect(JSON.stringify(log.body)).not.toContain(endpoint.body.secret);
   });
@@ -51,10 +68,16 @@ describe("the audit log", () => {
     do {
       // The suppressions' entries (the test organization's setup records its quiet-hours change too).
       const filters = [{ field: "resourceType", value: "Suppression" }];
-      const page = await org.request("POST", "/audit-log/all/my", { body: { pageSize: 2, continuationToken, includeCount: true, filters } });
+      const page = await org.request("POST", "/audit-log/all/my", {
+        body: { pageSize: 2, continuationToken, includeCount: true, filters },
+      });
       expect(page.status).toBe(200);
       expect(page.body.totalCount).toBe(4);
-      seen.push(...page.body.items.map((entry: { action: string; resourceId: string }) => `${entry.action} ${entry.resourceId}`));
+      seen.push(
+        ...page.body.items.map(
+          (entry: { action: string; resourceId: string }) => `${entry.action} ${entry.resourceId}`,
+        ),
+      );
       continuationToken = page.body.continuationToken;
     } while (continuationToken);
     expect(seen).toEqual([

@@ -4,7 +4,8 @@ import { describe, expect, inject, it } from "vitest";
 import { signUserToken } from "#core/auth/local-tokens";
 import { newOrganization, request } from "#tests/helpers/stack";
 
-const freshIp = () => `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
+const freshIp = () =>
+  `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
 
 describe("authentication and authorization", () => {
   it("answers a request without credentials with 401, a bare Bearer challenge and a problem body", async () => {
@@ -20,7 +21,9 @@ describe("authentication and authorization", () => {
     const fakeKey = `sk_01ARZ3NDEKTSV4RRFFQ69G5FAV_${"x".repeat(43)}`;
     const response = await request("GET", "/automations/abc", { token: fakeKey, sourceIp: freshIp() });
     expect(response.status).toBe(401);
-    expect(response.headers.get("www-authenticate")).toMatch(/^Bearer realm="lead-messaging-api", error="invalid_token"/);
+    expect(response.headers.get("www-authenticate")).toMatch(
+      /^Bearer realm="lead-messaging-api", error="invalid_token"/,
+    );
   });
 
   it("rejects a JWT signed by another key, an expired JWT and a malformed header", async () => {
@@ -59,7 +62,11 @@ describe("authentication and authorization", () => {
       .setAudience("dashboard")
       .setIssuedAt()
       .sign(key);
-    const response = await request("POST", "/automations/all/my", { token: everlasting, body: {}, sourceIp: freshIp() });
+    const response = await request("POST", "/automations/all/my", {
+      token: everlasting,
+      body: {},
+      sourceIp: freshIp(),
+    });
     expect(response.status).toBe(401);
     expect(response.body.detail).toBe("The access token has no expiry (exp).");
     expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"');

@@ -5,7 +5,16 @@ import { Billing } from "#core/billing/index";
 import { publish } from "#core/queue/events";
 import "#core/leads/index";
 import "#core/automations/runs/queue";
-import { createAutomation, listRuns, readyToText, smsStep, lastRunFinished, waitForAutomation, waitForRun, waitForRuns } from "#tests/helpers/automations";
+import {
+  createAutomation,
+  listRuns,
+  readyToText,
+  smsStep,
+  lastRunFinished,
+  waitForAutomation,
+  waitForRun,
+  waitForRuns,
+} from "#tests/helpers/automations";
 import { waitForCall } from "#tests/helpers/calls";
 import { createLead, randomNumber, textFrom, waitForMessage } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
@@ -18,7 +27,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const sms = (id: string, body: string) => ({ id, type: "SendSms", settings: { body } });
 const stop = (id: string) => ({ id, type: "Stop" });
 const lead = async (org: TestOrganization, body: Record<string, unknown>) => {
-  const response = await org.request("POST", "/leads", { body: { contact: { firstName: "Dana", phone: { number: randomNumber("212") } }, ...body } });
+  const response = await org.request("POST", "/leads", {
+    body: { contact: { firstName: "Dana", phone: { number: randomNumber("212") } }, ...body },
+  });
   expect(response.status).toBeLessThan(300);
   return response.body as { id: string };
 };
@@ -34,8 +45,30 @@ function ifElse(mode: "all" | "any", extra: unknown[] = []) {
     name: "If/else",
     triggers: [{ id: "t", type: "Manual" }],
     conditionGroups: [
-      { id: "auto", mode, conditions: [{ id: "is-auto", type: "LeadField", operator: "Equals", settings: { field: "metadata.vertical", value: "auto" } }, ...extra] },
-      { id: "other", conditions: [{ id: "not-auto", type: "LeadField", operator: "NotEquals", settings: { field: "metadata.vertical", value: "auto" } }] },
+      {
+        id: "auto",
+        mode,
+        conditions: [
+          {
+            id: "is-auto",
+            type: "LeadField",
+            operator: "Equals",
+            settings: { field: "metadata.vertical", value: "auto" },
+          },
+          ...extra,
+        ],
+      },
+      {
+        id: "other",
+        conditions: [
+          {
+            id: "not-auto",
+            type: "LeadField",
+            operator: "NotEquals",
+            settings: { field: "metadata.vertical", value: "auto" },
+          },
+        ],
+      },
     ],
     actions: [stop("a"), stop("b")],
     connections: [
@@ -56,8 +89,13 @@ describe("automation runs: conditions and paths", () => {
     expect(auto).toMatchObject({ status: "Succeeded", path: ["t", "auto", "a"] });
     expect(home).toMatchObject({ status: "Succeeded", path: ["t", "other", "b"] });
     const groups = home.steps.filter((step: any) => step.kind === "ConditionGroup");
-    expect(groups.map((step: any) => [step.nodeId, step.status, step.output.passed])).toEqual([["auto", "Skipped", false], ["other", "Succeeded", true]]);
-    expect(groups[0].output.conditions).toEqual([{ id: "is-auto", type: "LeadField", operator: "Equals", result: false }]);
+    expect(groups.map((step: any) => [step.nodeId, step.status, step.output.passed])).toEqual([
+      ["auto", "Skipped", false],
+      ["other", "Succeeded", true],
+    ]);
+    expect(groups[0].output.conditions).toEqual([
+      { id: "is-auto", type: "LeadField", operator: "Equals", result: false },
+    ]);
   });
 
   it("combines conditions with all and any", async () => {
@@ -76,9 +114,17 @@ describe("automation runs: conditions and paths", () => {
     const automation = await createAutomation(org, {
       name: "Only opted-in",
       triggers: [{ id: "t", type: "LeadCreated" }],
-      conditionGroups: [{ id: "consent", conditions: [{ id: "opted-in", type: "ConsentStatus", operator: "Equals", settings: { value: "OptedIn" } }] }],
+      conditionGroups: [
+        {
+          id: "consent",
+          conditions: [{ id: "opted-in", type: "ConsentStatus", operator: "Equals", settings: { value: "OptedIn" } }],
+        },
+      ],
       actions: [sms("hello", "Hi")],
-      connections: [{ id: "c1", sourceNodeId: "t", targetNodeId: "consent" }, { id: "c2", sourceNodeId: "consent", targetNodeId: "hello" }],
+      connections: [
+        { id: "c1", sourceNodeId: "t", targetNodeId: "consent" },
+        { id: "c2", sourceNodeId: "consent", targetNodeId: "hello" },
+      ],
     });
     await createLead(org, randomNumber("212"));
     const [run] = await waitForRuns(org, automation.id);
@@ -92,12 +138,22 @@ describe("automation runs: conditions and paths", () => {
     const automation = await createAutomation(org, {
       name: "Disabled step",
       triggers: [{ id: "t", type: "Manual" }],
-      actions: [{ id: "off", type: "UpdateLead", isEnabled: false, settings: { fields: { "metadata.vertical": "never" } } }, stop("on")],
-      connections: [{ id: "c1", sourceNodeId: "t", targetNodeId: "off" }, { id: "c2", sourceNodeId: "off", targetNodeId: "on" }],
+      actions: [
+        { id: "off", type: "UpdateLead", isEnabled: false, settings: { fields: { "metadata.vertical": "never" } } },
+        stop("on"),
+      ],
+      connections: [
+        { id: "c1", sourceNodeId: "t", targetNodeId: "off" },
+        { id: "c2", sourceNodeId: "off", targetNodeId: "on" },
+      ],
     });
     const run = await manual(org, automation.id, (await lead(org, {})).id);
     expect(run.path).toEqual(["t", "off", "on"]);
-    expect(run.steps.map((step: any) => [step.nodeId, step.status])).toEqual([["t", "Succeeded"], ["off", "Skipped"], ["on", "Succeeded"]]);
+    expect(run.steps.map((step: any) => [step.nodeId, step.status])).toEqual([
+      ["t", "Succeeded"],
+      ["off", "Skipped"],
+      ["on", "Succeeded"],
+    ]);
   });
 
   it("splits runs by weight (70/30 over 60 runs)", async () => {
@@ -106,10 +162,14 @@ describe("automation runs: conditions and paths", () => {
       name: "Split test",
       triggers: [{ id: "t", type: "Manual" }],
       actions: [stop("a"), stop("b")],
-      connections: [{ id: "c1", sourceNodeId: "t", targetNodeId: "a", weight: 70 }, { id: "c2", sourceNodeId: "t", targetNodeId: "b", weight: 30 }],
+      connections: [
+        { id: "c1", sourceNodeId: "t", targetNodeId: "a", weight: 70 },
+        { id: "c2", sourceNodeId: "t", targetNodeId: "b", weight: 30 },
+      ],
     });
     const leadId = (await lead(org, {})).id;
-    for (let i = 0; i < 60; i++) expect((await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId } })).status).toBe(202);
+    for (let i = 0; i < 60; i++)
+      expect((await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId } })).status).toBe(202);
     const runs = await waitForRuns(org, automation.id, 60);
     const a = runs.filter((run) => run.path.at(-1) === "a").length;
     expect(a + runs.filter((run) => run.path.at(-1) === "b").length).toBe(60);
@@ -126,8 +186,14 @@ describe("automation runs: waits, versions, idempotency", () => {
     const automation = await createAutomation(org, {
       name: "Wait then send",
       triggers: [{ id: "t", type: "Manual" }],
-      actions: [{ id: "wait", type: "Wait", settings: { durationSeconds: 3 } }, sms("later", "Still interested, {{contact.firstName}}?")],
-      connections: [{ id: "c1", sourceNodeId: "t", targetNodeId: "wait" }, { id: "c2", sourceNodeId: "wait", targetNodeId: "later" }],
+      actions: [
+        { id: "wait", type: "Wait", settings: { durationSeconds: 3 } },
+        sms("later", "Still interested, {{contact.firstName}}?"),
+      ],
+      connections: [
+        { id: "c1", sourceNodeId: "t", targetNodeId: "wait" },
+        { id: "c2", sourceNodeId: "wait", targetNodeId: "later" },
+      ],
     });
     const leadId = (await createLead(org, randomNumber("212"))).id;
     const started = await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId } });
@@ -138,7 +204,9 @@ describe("automation runs: waits, versions, idempotency", () => {
     const [wait, send] = [run.steps.find((s: any) => s.nodeId === "wait"), smsStep(run)];
     expect(Date.parse(send.startedAt) - Date.parse(wait.startedAt)).toBeGreaterThanOrEqual(3000);
     expect(wait.output.until).toBe(waiting.waitingUntil);
-    expect((await waitForMessage(org, send.output.messageId, (m) => m.status === "Delivered")).body).toBe("Still interested, Dana?");
+    expect((await waitForMessage(org, send.output.messageId, (m) => m.status === "Delivered")).body).toBe(
+      "Still interested, Dana?",
+    );
   });
 
   it("finishes a run in flight on the version it started with, while new runs use the edit", async () => {
@@ -149,16 +217,24 @@ describe("automation runs: waits, versions, idempotency", () => {
       enabled: true,
       triggers: [{ id: "t", type: "Manual" }],
       actions: [{ id: "wait", type: "Wait", settings: { durationSeconds: 3 } }, sms("text", text)],
-      connections: [{ id: "c1", sourceNodeId: "t", targetNodeId: "wait" }, { id: "c2", sourceNodeId: "wait", targetNodeId: "text" }],
+      connections: [
+        { id: "c1", sourceNodeId: "t", targetNodeId: "wait" },
+        { id: "c2", sourceNodeId: "wait", targetNodeId: "text" },
+      ],
     });
     const automation = await createAutomation(org, definition("Version one"));
     const leadId = (await createLead(org, randomNumber("212"))).id;
     const first = await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId } });
     await waitForRun(org, automation.id, first.body.id, (run) => run.status === "Waiting");
-    const edited = await org.request("PUT", `/automations/${automation.id}`, { body: { ...definition("Version two"), version: 1 } });
+    const edited = await org.request("PUT", `/automations/${automation.id}`, {
+      body: { ...definition("Version two"), version: 1 },
+    });
     expect(edited.status).toBe(200);
     const second = await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId } });
-    const [old, fresh] = [await waitForRun(org, automation.id, first.body.id), await waitForRun(org, automation.id, second.body.id)];
+    const [old, fresh] = [
+      await waitForRun(org, automation.id, first.body.id),
+      await waitForRun(org, automation.id, second.body.id),
+    ];
     expect(old).toMatchObject({ status: "Succeeded", automationVersion: 1 });
     expect(fresh).toMatchObject({ status: "Succeeded", automationVersion: 2 });
     expect(smsStep(old).input.body).toBe("Version one");
@@ -168,19 +244,31 @@ describe("automation runs: waits, versions, idempotency", () => {
   it("a redelivered trigger and a repeated step message start no second run and send no second SMS", async () => {
     const org = await newOrganization();
     await readyToText(org);
-    const automation = await createAutomation(org, { name: "Once", triggers: [{ id: "t", type: "LeadCreated" }], actions: [sms("hello", "Hello once")], connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "hello" }] });
+    const automation = await createAutomation(org, {
+      name: "Once",
+      triggers: [{ id: "t", type: "LeadCreated" }],
+      actions: [sms("hello", "Hello once")],
+      connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "hello" }],
+    });
     const created = await createLead(org, randomNumber("212"));
     const [run] = await waitForRuns(org, automation.id);
     const data = { leadId: created.id, sourceId: null, complianceStatus: null };
     await publish(LeadCreated, org.organizationId, data, { id: `lead.created:${created.id}` });
     await publish(LeadCreated, org.organizationId, data, { id: `lead.created:${created.id}` });
-    await publish(AutomationStep, org.organizationId, { automationId: automation.id, runId: run.id, seq: 1, attempt: 0 });
+    await publish(AutomationStep, org.organizationId, {
+      automationId: automation.id,
+      runId: run.id,
+      seq: 1,
+      attempt: 0,
+    });
     await sleep(2500);
     expect(await listRuns(org, automation.id)).toHaveLength(1);
     const again = await waitForRun(org, automation.id, run.id);
     expect(again.steps).toEqual(run.steps);
     const conversation = (await org.request("POST", "/conversations/all/my", { body: {} })).body.items[0];
-    const messages = await org.request("POST", "/events/all/my", { body: { pageSize: 100, filters: [{ field: "eventType", value: "MessageAccepted" }] } });
+    const messages = await org.request("POST", "/events/all/my", {
+      body: { pageSize: 100, filters: [{ field: "eventType", value: "MessageAccepted" }] },
+    });
     expect(messages.status).toBe(200);
     expect(messages.body.items.filter((event: any) => event.conversationId === conversation.id)).toHaveLength(1);
   });
@@ -188,21 +276,38 @@ describe("automation runs: waits, versions, idempotency", () => {
   it("a trigger claimed by an attempt that stopped before storing its run gets that run, with the claimed id, once", async () => {
     const org = await newOrganization();
     await readyToText(org);
-    const automation = await createAutomation(org, { name: "Claimed", triggers: [{ id: "t", type: "LeadCreated" }], actions: [sms("hello", "Hello claimed")], connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "hello" }] });
+    const automation = await createAutomation(org, {
+      name: "Claimed",
+      triggers: [{ id: "t", type: "LeadCreated" }],
+      actions: [sms("hello", "Hello claimed")],
+      connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "hello" }],
+    });
     const created = await createLead(org, randomNumber("212"));
     await waitForRuns(org, automation.id);
     // What an attempt leaves when it stops between its two puts: the claim on the trigger event, naming a run never stored.
     applyStackEnv();
     const eventId = `lead.created:${created.id}:interrupted`;
     const claimedRunId = newId();
-    await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.automationRunClaim(org.organizationId, automation.id, eventId), entity: entities.automationRunClaim, runId: claimedRunId, createdAt: new Date().toISOString() } }));
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.automationRunClaim(org.organizationId, automation.id, eventId),
+          entity: entities.automationRunClaim,
+          runId: claimedRunId,
+          createdAt: new Date().toISOString(),
+        },
+      }),
+    );
     const data = { leadId: created.id, sourceId: null, complianceStatus: null };
     await publish(LeadCreated, org.organizationId, data, { id: eventId });
     await publish(LeadCreated, org.organizationId, data, { id: eventId });
     const finished = await waitForRun(org, automation.id, claimedRunId);
     expect(finished).toMatchObject({ id: claimedRunId, status: "Succeeded" });
     await sleep(1500);
-    expect((await listRuns(org, automation.id)).map((run) => run.id).filter((id) => id === claimedRunId)).toHaveLength(1);
+    expect((await listRuns(org, automation.id)).map((run) => run.id).filter((id) => id === claimedRunId)).toHaveLength(
+      1,
+    );
     expect(await listRuns(org, automation.id)).toHaveLength(2);
   });
 
@@ -214,12 +319,17 @@ describe("automation runs: waits, versions, idempotency", () => {
       enabled: true,
       triggers: [{ id: "t", type: "LeadCreated" }],
       actions: [{ id: "wait", type: "Wait", settings: { durationSeconds: 3600 } }, sms("late", "Too late")],
-      connections: [{ id: "c1", sourceNodeId: "t", targetNodeId: "wait" }, { id: "c2", sourceNodeId: "wait", targetNodeId: "late" }],
+      connections: [
+        { id: "c1", sourceNodeId: "t", targetNodeId: "wait" },
+        { id: "c2", sourceNodeId: "wait", targetNodeId: "late" },
+      ],
     };
     const automation = await createAutomation(org, body);
     await createLead(org, randomNumber("212"));
     const [waiting] = await waitForRuns(org, automation.id, 1, (run) => run.status === "Waiting");
-    expect((await org.request("PUT", `/automations/${automation.id}`, { body: { ...body, enabled: false } })).status).toBe(200);
+    expect(
+      (await org.request("PUT", `/automations/${automation.id}`, { body: { ...body, enabled: false } })).status,
+    ).toBe(200);
     const canceled = await waitForRun(org, automation.id, waiting.id, (run) => run.status === "Canceled");
     expect(canceled).toMatchObject({ error: "The automation was disabled.", waitingUntil: null });
     expect(canceled.steps.at(-1)).toMatchObject({ nodeId: "wait", status: "Canceled" });
@@ -233,14 +343,22 @@ describe("automation runs: failures, retries and billing", () => {
   it("a send blocked by an empty wallet ends Blocked with the billing status; retry after a top-up sends a new message", async () => {
     const org = await newOrganization();
     await readyToText(org);
-    const automation = await createAutomation(org, { name: "Paid text", triggers: [{ id: "t", type: "Manual" }], actions: [sms("hello", "Hello")], connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "hello" }] });
+    const automation = await createAutomation(org, {
+      name: "Paid text",
+      triggers: [{ id: "t", type: "Manual" }],
+      actions: [sms("hello", "Hello")],
+      connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "hello" }],
+    });
     const leadId = (await createLead(org, randomNumber("212"))).id;
     await Billing.setSuspended(org.organizationId, true);
     const failed = await manual(org, automation.id, leadId);
     expect(failed).toMatchObject({ status: "Failed", error: expect.stringContaining("Blocked") });
     // Refused by Messages.send's wallet check: no message was stored for the blocked step.
     const blocked = failed.steps.find((step: any) => step.nodeId === "hello");
-    expect(blocked).toMatchObject({ status: "Blocked", output: { status: "Blocked", billingStatus: "WalletSuspended" } });
+    expect(blocked).toMatchObject({
+      status: "Blocked",
+      output: { status: "Blocked", billingStatus: "WalletSuspended" },
+    });
     expect(blocked.output.messageId).toBeUndefined();
     await Billing.setSuspended(org.organizationId, false);
     const retried = await org.request("POST", `/automations/${automation.id}/runs/${failed.id}/retry`);
@@ -257,46 +375,86 @@ describe("automation runs: failures, retries and billing", () => {
   it("answers validation problems with pointers, and 404 across organizations", async () => {
     const org = await newOrganization();
     const other = await newOrganization();
-    const automation = await createAutomation(org, { name: "Any", triggers: [{ id: "t", type: "Manual" }], actions: [stop("s")], connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "s" }] });
+    const automation = await createAutomation(org, {
+      name: "Any",
+      triggers: [{ id: "t", type: "Manual" }],
+      actions: [stop("s")],
+      connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "s" }],
+    });
     const typed = await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId: 5, extra: true } });
     expect(typed.status).toBe(400);
     expect(typed.body.errors.map((error: any) => error.pointer).sort()).toEqual(["/extra", "/leadId"]);
-    const unknown = await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId: "01NOSUCHLEAD" } });
+    const unknown = await org.request("POST", `/automations/${automation.id}/runs`, {
+      body: { leadId: "01NOSUCHLEAD" },
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors).toEqual([{ pointer: "/leadId", detail: "Lead 01NOSUCHLEAD was not found." }]);
-    const trigger = await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId: (await lead(org, {})).id, triggerId: "ghost" } });
+    const trigger = await org.request("POST", `/automations/${automation.id}/runs`, {
+      body: { leadId: (await lead(org, {})).id, triggerId: "ghost" },
+    });
     expect(trigger.body.errors[0].pointer).toBe("/triggerId");
-    const paging = await org.request("POST", `/automations/${automation.id}/runs/all/my`, { body: { filters: [{ field: "colour", value: "x" }] } });
+    const paging = await org.request("POST", `/automations/${automation.id}/runs/all/my`, {
+      body: { filters: [{ field: "colour", value: "x" }] },
+    });
     expect(paging.status).toBe(400);
     expect(paging.body.errors[0].pointer).toBe("/filters/0/field");
-    const settings = await org.request("POST", "/automations", { body: { name: "Bad", triggers: [{ id: "t", type: "Manual" }], actions: [{ id: "w", type: "Wait", settings: {} }] } });
+    const settings = await org.request("POST", "/automations", {
+      body: {
+        name: "Bad",
+        triggers: [{ id: "t", type: "Manual" }],
+        actions: [{ id: "w", type: "Wait", settings: {} }],
+      },
+    });
     expect(settings.status).toBe(400);
     expect(settings.body.errors.map((error: any) => error.pointer)).toEqual(["/actions/0/settings"]);
-    const graph = await org.request("POST", "/automations", { body: { name: "Bad", triggers: [{ id: "t", type: "Manual" }], actions: [stop("s")], connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "ghost" }] } });
+    const graph = await org.request("POST", "/automations", {
+      body: {
+        name: "Bad",
+        triggers: [{ id: "t", type: "Manual" }],
+        actions: [stop("s")],
+        connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "ghost" }],
+      },
+    });
     expect(graph.status).toBe(400);
-    expect(graph.body.errors.map((error: any) => error.pointer)).toEqual(expect.arrayContaining(["/connections/0/targetNodeId", "/actions/0"]));
+    expect(graph.body.errors.map((error: any) => error.pointer)).toEqual(
+      expect.arrayContaining(["/connections/0/targetNodeId", "/actions/0"]),
+    );
     const run = await manual(org, automation.id, (await lead(org, {})).id);
     expect((await other.request("GET", `/automations/${automation.id}/runs/${run.id}`)).status).toBe(404);
     expect((await other.request("POST", `/automations/${automation.id}/runs/all/my`, { body: {} })).status).toBe(404);
-    expect((await other.request("POST", `/automations/${automation.id}/runs`, { body: { leadId: run.leadId } })).status).toBe(404);
+    expect(
+      (await other.request("POST", `/automations/${automation.id}/runs`, { body: { leadId: run.leadId } })).status,
+    ).toBe(404);
     expect((await org.request("GET", `/automations/${automation.id}/runs/01NOSUCHRUN`)).status).toBe(404);
   });
 
   it("pages runs newest first and filters them by status", async () => {
     const org = await newOrganization();
-    const automation = await createAutomation(org, { name: "Many", triggers: [{ id: "t", type: "Manual" }], actions: [stop("s")], connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "s" }] });
+    const automation = await createAutomation(org, {
+      name: "Many",
+      triggers: [{ id: "t", type: "Manual" }],
+      actions: [stop("s")],
+      connections: [{ id: "c", sourceNodeId: "t", targetNodeId: "s" }],
+    });
     const leadId = (await lead(org, {})).id;
     for (let i = 0; i < 5; i++) await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId } });
     await waitForRuns(org, automation.id, 5);
-    const first = await org.request("POST", `/automations/${automation.id}/runs/all/my`, { body: { pageSize: 2, includeCount: true } });
+    const first = await org.request("POST", `/automations/${automation.id}/runs/all/my`, {
+      body: { pageSize: 2, includeCount: true },
+    });
     expect(first.body).toMatchObject({ pageSize: 2, totalCount: 5, continuationToken: expect.any(String) });
     const all = await listRuns(org, automation.id, { pageSize: 2 });
     expect(all.map((run) => run.createdAt)).toEqual([...all.map((run) => run.createdAt)].sort().reverse());
     expect(new Set(all.map((run) => run.id)).size).toBe(5);
     expect(await listRuns(org, automation.id, { filters: [{ field: "status", value: "Failed" }] })).toHaveLength(0);
     // finishedAt order (in memory within the read budget): unfinished first, the id breaking ties.
-    const byFinished = await listRuns(org, automation.id, { pageSize: 2, orderBy: [{ field: "finishedAt", direction: "asc" }] });
-    const finishedOrder = [...byFinished].sort((a, b) => (a.finishedAt ?? "").localeCompare(b.finishedAt ?? "") || (a.id < b.id ? -1 : 1));
+    const byFinished = await listRuns(org, automation.id, {
+      pageSize: 2,
+      orderBy: [{ field: "finishedAt", direction: "asc" }],
+    });
+    const finishedOrder = [...byFinished].sort(
+      (a, b) => (a.finishedAt ?? "").localeCompare(b.finishedAt ?? "") || (a.id < b.id ? -1 : 1),
+    );
     expect(byFinished.map((run) => run.id)).toEqual(finishedOrder.map((run) => run.id));
     expect(new Set(byFinished.map((run) => run.id))).toEqual(new Set(all.map((run) => run.id)));
   });
@@ -309,8 +467,17 @@ describe("automation runs: the other actions", () => {
     const automation = await createAutomation(org, {
       name: "Follow up unless replied",
       triggers: [{ id: "t", type: "LeadCreated" }],
-      conditionGroups: [{ id: "no-reply", conditions: [{ id: "quiet", type: "HasReplied", operator: "Equals", settings: { value: false } }] }],
-      actions: [sms("first", "Hi {{contact.firstName}}!"), { id: "wait", type: "Wait", settings: { durationSeconds: 10 } }, sms("again", "Still there?")],
+      conditionGroups: [
+        {
+          id: "no-reply",
+          conditions: [{ id: "quiet", type: "HasReplied", operator: "Equals", settings: { value: false } }],
+        },
+      ],
+      actions: [
+        sms("first", "Hi {{contact.firstName}}!"),
+        { id: "wait", type: "Wait", settings: { durationSeconds: 10 } },
+        sms("again", "Still there?"),
+      ],
       connections: [
         { id: "c1", sourceNodeId: "t", targetNodeId: "first" },
         { id: "c2", sourceNodeId: "first", targetNodeId: "wait" },
@@ -323,7 +490,12 @@ describe("automation runs: the other actions", () => {
     await createLead(org, silent);
     // The reply must land while the replying lead's run waits: send it as soon as that run waits (waiting for both
     // runs first let a slow second run eat the first one's wait on a busy machine), and give the wait some margin.
-    const [waiting] = await waitForRuns(org, automation.id, 1, (run) => run.status === "Waiting" && run.leadId === replyingLead.id);
+    const [waiting] = await waitForRuns(
+      org,
+      automation.id,
+      1,
+      (run) => run.status === "Waiting" && run.leadId === replyingLead.id,
+    );
     expect(waiting).toMatchObject({ currentNodeId: "wait", waitingUntil: expect.any(String) });
     await textFrom(replying, number.phoneNumber, "Yes please call me");
     const runs = await waitForRuns(org, automation.id, 2);
@@ -341,25 +513,50 @@ describe("automation runs: the other actions", () => {
       name: "Other actions",
       triggers: [{ id: "t", type: "Manual" }],
       actions: [
-        { id: "mms", type: "SendMms", settings: { body: "Your quote, {{contact.firstName}}", mediaUrls: ["https://cdn.example.com/quote.png"] } },
+        {
+          id: "mms",
+          type: "SendMms",
+          settings: { body: "Your quote, {{contact.firstName}}", mediaUrls: ["https://cdn.example.com/quote.png"] },
+        },
         { id: "call", type: "PlaceCall", settings: { connectTo: "+14155550123" } },
         { id: "suppress", type: "AddToSuppression", settings: { reason: "Asked not to be contacted" } },
       ],
-      connections: [{ id: "c1", sourceNodeId: "t", targetNodeId: "mms" }, { id: "c2", sourceNodeId: "mms", targetNodeId: "call" }, { id: "c3", sourceNodeId: "call", targetNodeId: "suppress" }],
+      connections: [
+        { id: "c1", sourceNodeId: "t", targetNodeId: "mms" },
+        { id: "c2", sourceNodeId: "mms", targetNodeId: "call" },
+        { id: "c3", sourceNodeId: "call", targetNodeId: "suppress" },
+      ],
     });
     const run = await manual(org, automation.id, leadId);
     expect(run).toMatchObject({ status: "Succeeded", path: ["t", "mms", "call", "suppress"] });
     const [mms, call, suppress] = run.steps.slice(1);
     const message = await waitForMessage(org, mms.output.messageId, (m) => m.status === "Delivered");
-    expect(message).toMatchObject({ channel: "Mms", body: "Your quote, Dana", media: [{ url: "https://cdn.example.com/quote.png", contentType: "image/png" }] });
+    expect(message).toMatchObject({
+      channel: "Mms",
+      body: "Your quote, Dana",
+      media: [{ url: "https://cdn.example.com/quote.png", contentType: "image/png" }],
+    });
     const placed = await org.request("GET", `/calls/${call.output.callId}`);
     expect(placed.status).toBe(200);
-    expect(placed.body).toMatchObject({ leadId, toPhoneNumber: phone, direction: "Outbound", connectTo: "+14155550123", ringSeconds: 30 });
+    expect(placed.body).toMatchObject({
+      leadId,
+      toPhoneNumber: phone,
+      direction: "Outbound",
+      connectTo: "+14155550123",
+      ringSeconds: 30,
+    });
     // The agent is rung first; +1 415 555 0123 is the simulator's failing line (scenario 23), so the lead is never dialed.
     const bridged = await waitForCall(org, call.output.callId);
-    expect(bridged).toMatchObject({ status: "Failed", statusReason: "The business side (+14155550123) was not reached: The call could not be connected. (31005)", billingStatus: "Released", connectAnsweredAt: null });
+    expect(bridged).toMatchObject({
+      status: "Failed",
+      statusReason: "The business side (+14155550123) was not reached: The call could not be connected. (31005)",
+      billingStatus: "Released",
+      connectAnsweredAt: null,
+    });
     expect(suppress.output).toEqual({ phoneNumber: phone, created: true });
     const suppressions = await org.request("POST", "/suppressions/all/my", { body: {} });
-    expect(suppressions.body.items).toEqual([expect.objectContaining({ phoneNumber: phone, reason: "Manual", note: "Asked not to be contacted", leadId })]);
+    expect(suppressions.body.items).toEqual([
+      expect.objectContaining({ phoneNumber: phone, reason: "Manual", note: "Asked not to be contacted", leadId }),
+    ]);
   });
 });

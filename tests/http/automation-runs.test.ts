@@ -3,13 +3,30 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhookSignature } from "#core/automations/definition";
 import { AutomationRuns } from "#core/automations/runs/index";
-import { chain, createAutomation, listRuns, readyToText, smsStep, lastRunFinished, waitForAutomation, waitForRun, waitForRuns } from "#tests/helpers/automations";
+import {
+  chain,
+  createAutomation,
+  listRuns,
+  readyToText,
+  smsStep,
+  lastRunFinished,
+  waitForAutomation,
+  waitForRun,
+  waitForRuns,
+} from "#tests/helpers/automations";
 import { callFrom } from "#tests/helpers/calls";
 import { newSource } from "#tests/helpers/leads";
 import { createLead, randomNumber, send, textFrom, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
 
-const hello = { id: "hello", type: "SendSms", settings: { body: "Hi {{contact.firstName|there}}, this is {{organization.name}}. Product: {{metadata.product}}", fallback: "our plans" } };
+const hello = {
+  id: "hello",
+  type: "SendSms",
+  settings: {
+    body: "Hi {{contact.firstName|there}}, this is {{organization.name}}. Product: {{metadata.product}}",
+    fallback: "our plans",
+  },
+};
 
 /** A local webhook receiver: answers with the queued statuses (then 200) and keeps every request. */
 interface Received {
@@ -27,7 +44,10 @@ beforeAll(async () => {
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       const path = request.url ?? "/";
-      received.set(path, [...(received.get(path) ?? []), { headers: request.headers, body: Buffer.concat(chunks).toString("utf8") }]);
+      received.set(path, [
+        ...(received.get(path) ?? []),
+        { headers: request.headers, body: Buffer.concat(chunks).toString("utf8") },
+      ]);
       const status = scripted.get(path)?.shift() ?? 200;
       response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ ok: status < 300 }));
     });
@@ -37,7 +57,11 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const hook = (path: string, extra: Record<string, unknown> = {}) => ({ id: "hook", type: "HttpRequest", settings: { url: `${receiverUrl}${path}`, ...extra } });
+const hook = (path: string, extra: Record<string, unknown> = {}) => ({
+  id: "hook",
+  type: "HttpRequest",
+  settings: { url: `${receiverUrl}${path}`, ...extra },
+});
 
 describe("automation runs: every trigger type end to end", () => {
   it("LeadCreated: a posted lead gets the templated SMS, it is delivered, and the run ends Succeeded", async () => {
@@ -46,8 +70,20 @@ describe("automation runs: every trigger type end to end", () => {
     const automation = await createAutomation(org, chain({ type: "LeadCreated" }, [hello]));
     const lead = await createLead(org, randomNumber("212"));
     const [run] = await waitForRuns(org, automation.id);
-    expect(run).toMatchObject({ status: "Succeeded", automationVersion: 1, leadId: lead.id, path: ["t", "hello"], error: null, finishedAt: expect.any(String) });
-    expect(run.trigger).toMatchObject({ nodeId: "t", type: "LeadCreated", eventType: "lead.created", eventId: `lead.created:${lead.id}` });
+    expect(run).toMatchObject({
+      status: "Succeeded",
+      automationVersion: 1,
+      leadId: lead.id,
+      path: ["t", "hello"],
+      error: null,
+      finishedAt: expect.any(String),
+    });
+    expect(run.trigger).toMatchObject({
+      nodeId: "t",
+      type: "LeadCreated",
+      eventType: "lead.created",
+      eventId: `lead.created:${lead.id}`,
+    });
     const step = smsStep(run);
     expect(step).toMatchObject({ status: "Succeeded", attempts: 1, error: null, durationMs: expect.any(Number) });
     expect(step.input.body).toBe("Hi Dana, this is Acme Roofing. Product: our plans");
@@ -57,15 +93,29 @@ describe("automation runs: every trigger type end to end", () => {
     expect(stored).toMatchObject({ lastRunStatus: "Succeeded", lastRunAt: run.createdAt });
     const events = await org.request("POST", "/events/all/my", { body: { pageSize: 100 } });
     const ended = events.body.items.filter((event: any) => event.relatedEntityId === run.id);
-    expect(ended).toEqual([expect.objectContaining({ eventType: "AutomationRunSucceeded", eventCategory: "Automation", status: "Succeeded", leadId: lead.id, summary: "t → hello" })]);
+    expect(ended).toEqual([
+      expect.objectContaining({
+        eventType: "AutomationRunSucceeded",
+        eventCategory: "Automation",
+        status: "Succeeded",
+        leadId: lead.id,
+        summary: "t → hello",
+      }),
+    ]);
   });
 
   it("LeadCreated with sourceIds runs only for leads of those sources", async () => {
     const org = await newOrganization();
     await readyToText(org);
     const [wanted, other] = [await newSource(org), await newSource(org)];
-    const automation = await createAutomation(org, chain({ type: "LeadCreated", settings: { sourceIds: [wanted.sourceId] } }, [hello]));
-    const body = (sourceId: string) => ({ sourceId, contact: { firstName: "Sam", phone: { number: randomNumber("212") } } });
+    const automation = await createAutomation(
+      org,
+      chain({ type: "LeadCreated", settings: { sourceIds: [wanted.sourceId] } }, [hello]),
+    );
+    const body = (sourceId: string) => ({
+      sourceId,
+      contact: { firstName: "Sam", phone: { number: randomNumber("212") } },
+    });
     expect((await org.request("POST", "/leads", { body: body(other.sourceId) })).status).toBeLessThan(300);
     const posted = await org.request("POST", "/leads", { body: body(wanted.sourceId) });
     const [run] = await waitForRuns(org, automation.id);
@@ -79,11 +129,20 @@ describe("automation runs: every trigger type end to end", () => {
     const number = await readyToText(org);
     const phone = randomNumber("212");
     const lead = await createLead(org, phone);
-    const automation = await createAutomation(org, chain({ type: "MessageReceived", settings: { keywords: ["quote"] } }, [{ ...hello, settings: { body: "Here is your quote, {{contact.firstName}}." } }]));
+    const automation = await createAutomation(
+      org,
+      chain({ type: "MessageReceived", settings: { keywords: ["quote"] } }, [
+        { ...hello, settings: { body: "Here is your quote, {{contact.firstName}}." } },
+      ]),
+    );
     await textFrom(phone, number.phoneNumber, "hello there");
     await textFrom(phone, number.phoneNumber, " Quote ");
     const [run] = await waitForRuns(org, automation.id);
-    expect(run).toMatchObject({ status: "Succeeded", leadId: lead.id, trigger: { type: "MessageReceived", eventType: "message.received" } });
+    expect(run).toMatchObject({
+      status: "Succeeded",
+      leadId: lead.id,
+      trigger: { type: "MessageReceived", eventType: "message.received" },
+    });
     expect(run.trigger.data).toMatchObject({ from: phone, to: number.phoneNumber, phoneNumberId: number.id });
     const message = await waitForMessage(org, smsStep(run).output.messageId, (m) => m.status === "Delivered");
     expect(message.body).toBe("Here is your quote, Dana.");
@@ -96,7 +155,13 @@ describe("automation runs: every trigger type end to end", () => {
     const lead = await createLead(org, "+12125550102");
     const automation = await createAutomation(
       org,
-      chain({ type: "MessageFailed", settings: { statuses: ["Undeliverable"] } }, [{ id: "mark", type: "UpdateLead", settings: { fields: { "metadata.vertical": "bad-number", "customer.isHomeowner": false } } }]),
+      chain({ type: "MessageFailed", settings: { statuses: ["Undeliverable"] } }, [
+        {
+          id: "mark",
+          type: "UpdateLead",
+          settings: { fields: { "metadata.vertical": "bad-number", "customer.isHomeowner": false } },
+        },
+      ]),
     );
     const sent = await send(org, { leadId: lead.id, body: "Hello" });
     await waitForMessage(org, sent.body.id, (m) => m.status === "Undelivered");
@@ -112,10 +177,19 @@ describe("automation runs: every trigger type end to end", () => {
     const number = await readyToText(org);
     const phone = randomNumber("212");
     const lead = await createLead(org, phone);
-    const automation = await createAutomation(org, chain({ type: "CallMissed", settings: { phoneNumberIds: [number.id] } }, [{ ...hello, settings: { body: "Sorry we missed your call, {{contact.firstName}}!" } }]));
+    const automation = await createAutomation(
+      org,
+      chain({ type: "CallMissed", settings: { phoneNumberIds: [number.id] } }, [
+        { ...hello, settings: { body: "Sorry we missed your call, {{contact.firstName}}!" } },
+      ]),
+    );
     await callFrom(phone, number.phoneNumber);
     const [run] = await waitForRuns(org, automation.id);
-    expect(run).toMatchObject({ status: "Succeeded", leadId: lead.id, trigger: { type: "CallMissed", eventType: "call.missed" } });
+    expect(run).toMatchObject({
+      status: "Succeeded",
+      leadId: lead.id,
+      trigger: { type: "CallMissed", eventType: "call.missed" },
+    });
     const message = await waitForMessage(org, smsStep(run).output.messageId, (m) => m.status === "Delivered");
     expect(message.body).toBe("Sorry we missed your call, Dana!");
   });
@@ -126,7 +200,12 @@ describe("automation runs: every trigger type end to end", () => {
     const phone = randomNumber("212");
     const lead = await createLead(org, phone);
     const path = `/opted-out/${org.organizationId}`;
-    const automation = await createAutomation(org, chain({ type: "LeadOptedOut" }, [hook(path, { body: '{"leadId":"{{lead.id}}","name":"{{contact.firstName}}"}', secret: "s".repeat(24) })]));
+    const automation = await createAutomation(
+      org,
+      chain({ type: "LeadOptedOut" }, [
+        hook(path, { body: '{"leadId":"{{lead.id}}","name":"{{contact.firstName}}"}', secret: "s".repeat(24) }),
+      ]),
+    );
     await textFrom(phone, number.phoneNumber, "STOP");
     const [run] = await waitForRuns(org, automation.id);
     expect(run).toMatchObject({ status: "Succeeded", leadId: lead.id, trigger: { type: "LeadOptedOut" } });
@@ -137,14 +216,25 @@ describe("automation runs: every trigger type end to end", () => {
   it("Schedule: the sweep fires an interval trigger in the organization's time zone, once per firing", async () => {
     const org = await newOrganization();
     const path = `/scheduled/${org.organizationId}`;
-    const automation = await createAutomation(org, chain({ type: "Schedule", settings: { intervalMinutes: 1 } }, [hook(path)]));
+    const automation = await createAutomation(
+      org,
+      chain({ type: "Schedule", settings: { intervalMinutes: 1 } }, [hook(path)]),
+    );
     const later = new Date(Date.now() + 2 * 60_000);
     await AutomationRuns.sweep({ now: later, organizationId: org.organizationId });
     await AutomationRuns.sweep({ now: later, organizationId: org.organizationId });
     const [run] = await waitForRuns(org, automation.id);
-    expect(run).toMatchObject({ status: "Succeeded", leadId: null, trigger: { type: "Schedule", eventType: "automation.scheduled" } });
+    expect(run).toMatchObject({
+      status: "Succeeded",
+      leadId: null,
+      trigger: { type: "Schedule", eventType: "automation.scheduled" },
+    });
     expect(received.get(path)).toHaveLength(1);
-    expect(JSON.parse(received.get(path)![0]!.body)).toMatchObject({ automationId: automation.id, runId: run.id, leadId: null });
+    expect(JSON.parse(received.get(path)![0]!.body)).toMatchObject({
+      automationId: automation.id,
+      runId: run.id,
+      leadId: null,
+    });
     expect(await listRuns(org, automation.id)).toHaveLength(1);
   });
 
@@ -155,7 +245,12 @@ describe("automation runs: every trigger type end to end", () => {
     const automation = await createAutomation(org, { ...chain({ type: "Manual" }, [hello]), enabled: false });
     const started = await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId: lead.id } });
     expect(started.status).toBe(202);
-    expect(started.body).toMatchObject({ automationId: automation.id, leadId: lead.id, status: "Pending", trigger: { type: "Manual", eventType: "Manual" } });
+    expect(started.body).toMatchObject({
+      automationId: automation.id,
+      leadId: lead.id,
+      status: "Pending",
+      trigger: { type: "Manual", eventType: "Manual" },
+    });
     const run = await waitForRun(org, automation.id, started.body.id);
     expect(run.status).toBe("Succeeded");
     await waitForMessage(org, smsStep(run).output.messageId, (m) => m.status === "Delivered");
@@ -169,7 +264,10 @@ describe("automation runs: signed webhooks", () => {
     const path = `/flaky/${org.organizationId}`;
     scripted.set(path, [500, 503]);
     const secret = "a-long-webhook-secret";
-    const automation = await createAutomation(org, chain({ type: "Manual" }, [hook(path, { secret, body: '{"email":"{{contact.email|none}}"}', maxRetries: 3 })]));
+    const automation = await createAutomation(
+      org,
+      chain({ type: "Manual" }, [hook(path, { secret, body: '{"email":"{{contact.email|none}}"}', maxRetries: 3 })]),
+    );
     const started = await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId: lead.id } });
     const run = await waitForRun(org, automation.id, started.body.id);
     expect(run.status).toBe("Succeeded");
@@ -178,7 +276,9 @@ describe("automation runs: signed webhooks", () => {
     expect(step.output.status).toBe(200);
     expect(step.output.attempts.map((attempt: any) => attempt.status)).toEqual([500, 503, 200]);
     // Backoff (AUTOMATION_RETRY_BASE_MS = 200 in tests, doubled per attempt) rides on SQS delays, whole seconds.
-    const gaps = step.output.attempts.slice(1).map((attempt: any, index: number) => Date.parse(attempt.at) - Date.parse(step.output.attempts[index].at));
+    const gaps = step.output.attempts
+      .slice(1)
+      .map((attempt: any, index: number) => Date.parse(attempt.at) - Date.parse(step.output.attempts[index].at));
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(200);
     const requests = received.get(path)!;
     expect(requests).toHaveLength(3);
@@ -205,14 +305,27 @@ describe("automation runs: signed webhooks", () => {
     expect(run.steps.at(-1)).toMatchObject({ nodeId: "hook", status: "Failed", attempts: 2 });
     const events = await org.request("POST", "/events/all/my", { body: { pageSize: 50 } });
     const failure = events.body.items.find((event: any) => event.eventType === "AutomationRunFailed");
-    expect(failure).toMatchObject({ eventCategory: "Automation", relatedEntityType: "AutomationRun", relatedEntityId: run.id, leadId: lead.id, status: "Failed" });
-    const health = await AutomationRuns.health(org.organizationId, { startAt: new Date(Date.now() - 3_600_000).toISOString(), endAt: new Date(Date.now() + 60_000).toISOString() });
+    expect(failure).toMatchObject({
+      eventCategory: "Automation",
+      relatedEntityType: "AutomationRun",
+      relatedEntityId: run.id,
+      leadId: lead.id,
+      status: "Failed",
+    });
+    const health = await AutomationRuns.health(org.organizationId, {
+      startAt: new Date(Date.now() - 3_600_000).toISOString(),
+      endAt: new Date(Date.now() + 60_000).toISOString(),
+    });
     expect(health).toMatchObject({ automationCount: 1, executions: 1, successCount: 0, failureCount: 1 });
     expect(health.lastFailure).toMatchObject({ automationId: automation.id, name: automation.name, error: run.error });
     expect(health.failingAutomations).toHaveLength(1);
     expect((await waitForAutomation(org, automation.id, lastRunFinished)).lastRunStatus).toBe("Failed");
     const report = (await org.request("GET", "/analytics/my?days=1")).body;
-    expect(report.automationHealth.lastFailure).toMatchObject({ automationId: automation.id, name: automation.name, error: run.error });
+    expect(report.automationHealth.lastFailure).toMatchObject({
+      automationId: automation.id,
+      name: automation.name,
+      error: run.error,
+    });
     expect(report.automationHealth.failingAutomations).toEqual([report.automationHealth.lastFailure]);
   });
 });

@@ -16,7 +16,10 @@ const withCrmCall = (visibility: "Private" | "Organization") => ({
       type: "HttpRequest",
       order: 0,
       isEnabled: true,
-      settings: { url: "https://crm.example.com/hooks/leads", headers: { Authorization: crmToken, "X-Api-Key": "k-123456", "X-Trace": "visible" } },
+      settings: {
+        url: "https://crm.example.com/hooks/leads",
+        headers: { Authorization: crmToken, "X-Api-Key": "k-123456", "X-Trace": "visible" },
+      },
     },
   ],
 });
@@ -30,13 +33,19 @@ describe("automation visibility and credentials in actions", () => {
     const listed = await org.request("POST", "/automations/all/my", { body: {}, token: org.agentToken });
     expect(listed.status).toBe(200);
     expect(listed.body.items.map((a: { id: string }) => a.id)).not.toContain(created.body.id);
-    expect((await org.request("POST", `/automations/${created.body.id}/runs/all/my`, { body: {}, token: org.agentToken })).status).toBe(404);
+    expect(
+      (await org.request("POST", `/automations/${created.body.id}/runs/all/my`, { body: {}, token: org.agentToken }))
+        .status,
+    ).toBe(404);
     // Its creator, the owner and the organization's API key see it.
     for (const token of [org.adminToken, org.ownerToken, org.apiKey]) {
       expect((await org.request("GET", `/automations/${created.body.id}`, { token })).status).toBe(200);
     }
     // An Organization automation is visible to agents.
-    const shared = await org.request("POST", "/automations", { body: withCrmCall("Organization"), token: org.adminToken });
+    const shared = await org.request("POST", "/automations", {
+      body: withCrmCall("Organization"),
+      token: org.adminToken,
+    });
     expect((await org.request("GET", `/automations/${shared.body.id}`, { token: org.agentToken })).status).toBe(200);
   });
 
@@ -45,7 +54,11 @@ describe("automation visibility and credentials in actions", () => {
     const created = await org.request("POST", "/automations", { body: withCrmCall("Organization") });
     expect(created.status).toBe(201);
     const headers = created.body.actions[0].settings.headers;
-    expect(headers).toEqual({ Authorization: "__redacted_secret__", "X-Api-Key": "__redacted_secret__", "X-Trace": "visible" });
+    expect(headers).toEqual({
+      Authorization: "__redacted_secret__",
+      "X-Api-Key": "__redacted_secret__",
+      "X-Trace": "visible",
+    });
     const read = await org.request("GET", `/automations/${created.body.id}`, { token: org.agentToken });
     expect(JSON.stringify(read.body)).not.toContain("crm-live");
     const listed = await org.request("POST", "/automations/all/my", { body: {} });
@@ -53,15 +66,36 @@ describe("automation visibility and credentials in actions", () => {
 
     // Sending the read automation back unchanged keeps the stored credentials; a marker where none is stored is a 400.
     const { id: _id, ...rest } = read.body;
-    const resent = await org.request("PUT", `/automations/${created.body.id}`, { body: { name: rest.name, visibility: rest.visibility, triggers: rest.triggers, connections: rest.connections, actions: rest.actions } });
+    const resent = await org.request("PUT", `/automations/${created.body.id}`, {
+      body: {
+        name: rest.name,
+        visibility: rest.visibility,
+        triggers: rest.triggers,
+        connections: rest.connections,
+        actions: rest.actions,
+      },
+    });
     expect(resent.status).toBe(200);
     const { Item } = await table.get({ Key: keys.automation(org.organizationId, created.body.id) });
-    expect(Item!.actions[0].settings.headers).toEqual({ Authorization: crmToken, "X-Api-Key": "k-123456", "X-Trace": "visible" });
+    expect(Item!.actions[0].settings.headers).toEqual({
+      Authorization: crmToken,
+      "X-Api-Key": "k-123456",
+      "X-Trace": "visible",
+    });
     const stored = await org.request("PUT", `/automations/${created.body.id}`, {
-      body: { name: "Push", triggers: rest.triggers, connections: rest.connections, actions: [{ ...rest.actions[0], settings: { ...rest.actions[0].settings, headers: { Cookie: "__redacted_secret__" } } }] },
+      body: {
+        name: "Push",
+        triggers: rest.triggers,
+        connections: rest.connections,
+        actions: [
+          { ...rest.actions[0], settings: { ...rest.actions[0].settings, headers: { Cookie: "__redacted_secret__" } } },
+        ],
+      },
     });
     expect(stored.status).toBe(400);
-    const log = await org.request("POST", "/audit-log/all/my", { body: { filters: [{ field: "resourceId", value: created.body.id }] } });
+    const log = await org.request("POST", "/audit-log/all/my", {
+      body: { filters: [{ field: "resourceId", value: created.body.id }] },
+    });
     expect(JSON.stringify(log.body)).not.toContain("crm-live");
   });
 });

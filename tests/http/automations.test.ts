@@ -7,7 +7,9 @@ const speedToLead = {
   enabled: true,
   triggers: [{ id: "t1", type: "LeadCreated", displayName: "New lead", isEnabled: true, settings: {} }],
   conditionGroups: [],
-  actions: [{ id: "a1", type: "SendSms", order: 0, isEnabled: true, settings: { body: "Hi {{contact.firstName|there}}!" } }],
+  actions: [
+    { id: "a1", type: "SendSms", order: 0, isEnabled: true, settings: { body: "Hi {{contact.firstName|there}}!" } },
+  ],
   connections: [{ id: "c1", sourceNodeId: "t1", targetNodeId: "a1", weight: 1 }],
 };
 
@@ -41,7 +43,13 @@ describe("automations", () => {
     const organization = await newOrganization();
     const response = await organization.request("POST", "/automations", { body: { name: "Minimal" } });
     expect(response.status).toBe(201);
-    expect(response.body).toMatchObject({ name: "Minimal", enabled: false, triggers: [], actions: [], connections: [] });
+    expect(response.body).toMatchObject({
+      name: "Minimal",
+      enabled: false,
+      triggers: [],
+      actions: [],
+      connections: [],
+    });
   });
 
   it("rejects a missing name, a name over 255 characters and bad nodes, pointing at each field", async () => {
@@ -67,7 +75,9 @@ describe("automations", () => {
       body: { ...speedToLead, connections: [{ id: "c1", sourceNodeId: "t1", targetNodeId: "ghost" }] },
     });
     expect(response.status).toBe(400);
-    expect(response.body.errors.map((error: { pointer: string }) => error.pointer)).toContain("/connections/0/targetNodeId");
+    expect(response.body.errors.map((error: { pointer: string }) => error.pointer)).toContain(
+      "/connections/0/targetNodeId",
+    );
   });
 
   it("updates with optimistic concurrency: the right version increments, a stale one is a 409", async () => {
@@ -94,7 +104,12 @@ describe("automations", () => {
       name: "Notify CRM",
       triggers: [{ id: "t1", type: "LeadCreated", isEnabled: true, settings: {} }],
       actions: [
-        { id: "a1", type: "HttpRequest", isEnabled: true, settings: { url: "https://crm.example.com/hook", secret: "s".repeat(32) } },
+        {
+          id: "a1",
+          type: "HttpRequest",
+          isEnabled: true,
+          settings: { url: "https://crm.example.com/hook", secret: "s".repeat(32) },
+        },
       ],
       connections: [{ id: "c1", sourceNodeId: "t1", targetNodeId: "a1" }],
     };
@@ -111,7 +126,9 @@ describe("automations", () => {
     const intruder = await newOrganization();
     const created = (await owner.request("POST", "/automations", { body: speedToLead })).body;
     expect((await intruder.request("GET", `/automations/${created.id}`)).status).toBe(404);
-    expect((await intruder.request("PUT", `/automations/${created.id}`, { body: { name: "Hijack" } })).status).toBe(404);
+    expect((await intruder.request("PUT", `/automations/${created.id}`, { body: { name: "Hijack" } })).status).toBe(
+      404,
+    );
     expect((await intruder.request("DELETE", `/automations/${created.id}`)).status).toBe(404);
     expect((await owner.request("GET", "/automations/01ARZ3NDEKTSV4RRFFQ69G5FAV")).status).toBe(404);
     const list = await intruder.request("POST", "/automations/all/my", { body: {} });

@@ -12,7 +12,8 @@ function monthFromNow(offset: number): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1, 0, 5));
 }
 
-const numberFees = async (org: TestOrganization) => (await allLedgerEntries(org)).filter((entry) => entry.reason === "PhoneNumberMonthly");
+const numberFees = async (org: TestOrganization) =>
+  (await allLedgerEntries(org)).filter((entry) => entry.reason === "PhoneNumberMonthly");
 const wallet = async (org: TestOrganization) => (await org.request("GET", "/billing/wallet")).body;
 
 async function expectBalanceIsLedgerSum(org: TestOrganization) {
@@ -41,7 +42,11 @@ describe("billing: phone number fees", () => {
     ]);
     expect((await wallet(org)).balance).toBe(Money.toBilling(Money.subtract(DEFAULT_TRIAL_CREDIT, fee.amount)));
     // The month it was added is paid: the schedule charges nothing more for it.
-    expect(await chargePhoneNumberFees({ now: new Date(), organizationId: org.organizationId })).toMatchObject({ month, numbers: 1, charged: 0 });
+    expect(await chargePhoneNumberFees({ now: new Date(), organizationId: org.organizationId })).toMatchObject({
+      month,
+      numbers: 1,
+      charged: 0,
+    });
     await expectBalanceIsLedgerSum(org);
   });
 
@@ -53,22 +58,40 @@ describe("billing: phone number fees", () => {
     const before = await wallet(org);
 
     const next = monthFromNow(1);
-    const runs = await Promise.all(Array.from({ length: 4 }, () => chargePhoneNumberFees({ now: next, organizationId: org.organizationId })));
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, () => chargePhoneNumberFees({ now: next, organizationId: org.organizationId })),
+    );
     expect(runs.reduce((sum, run) => sum + run.charged, 0)).toBe(1);
     expect(runs.every((run) => run.month === billingMonth(next) && run.numbers === 1)).toBe(true);
-    expect(await chargePhoneNumberFees({ now: new Date(next.getTime() + 86_400_000), organizationId: org.organizationId })).toMatchObject({ charged: 0 });
+    expect(
+      await chargePhoneNumberFees({ now: new Date(next.getTime() + 86_400_000), organizationId: org.organizationId }),
+    ).toMatchObject({ charged: 0 });
     const fees = await numberFees(org);
     const renewal = fees.filter((entry) => String(entry.description).includes(billingMonth(next)));
     const fullMonth = phoneNumberFee(DEFAULT_PRICES, billingMonth(next), before.createdAt);
     expect(fullMonth).toMatchObject({ amount: "1.1500", days: fullMonth.daysInMonth });
-    expect(renewal).toEqual([expect.objectContaining({ amount: "-1.1500", phoneNumberId: kept.id, quantity: fullMonth.days, createdBy: "system" })]);
-    expect(fees.some((entry) => entry.phoneNumberId === deleted.id && String(entry.description).includes(billingMonth(next)))).toBe(false);
+    expect(renewal).toEqual([
+      expect.objectContaining({
+        amount: "-1.1500",
+        phoneNumberId: kept.id,
+        quantity: fullMonth.days,
+        createdBy: "system",
+      }),
+    ]);
+    expect(
+      fees.some(
+        (entry) => entry.phoneNumberId === deleted.id && String(entry.description).includes(billingMonth(next)),
+      ),
+    ).toBe(false);
     expect((await wallet(org)).balance).toBe(Money.toBilling(Money.subtract(before.balance, "1.15")));
 
     const monthAfter = await chargePhoneNumberFees({ now: monthFromNow(2), organizationId: org.organizationId });
     expect(monthAfter).toMatchObject({ month: billingMonth(monthFromNow(2)), charged: 1, amount: "1.1500" });
     // A month before the number was added charges nothing.
-    expect(await chargePhoneNumberFees({ now: monthFromNow(-1), organizationId: org.organizationId })).toMatchObject({ numbers: 0, charged: 0 });
+    expect(await chargePhoneNumberFees({ now: monthFromNow(-1), organizationId: org.organizationId })).toMatchObject({
+      numbers: 0,
+      charged: 0,
+    });
     await expectBalanceIsLedgerSum(org);
   });
 
@@ -76,8 +99,15 @@ describe("billing: phone number fees", () => {
     const org = await newOrganization();
     await addNumber(org);
     await setAvailableBalance(org, "0.5000");
-    expect(await chargePhoneNumberFees({ now: monthFromNow(1), organizationId: org.organizationId })).toMatchObject({ charged: 1 });
-    expect(await wallet(org)).toMatchObject({ balance: "-0.6500", availableBalance: "-0.6500", reservedAmount: "0.0000", status: "Empty" });
+    expect(await chargePhoneNumberFees({ now: monthFromNow(1), organizationId: org.organizationId })).toMatchObject({
+      charged: 1,
+    });
+    expect(await wallet(org)).toMatchObject({
+      balance: "-0.6500",
+      availableBalance: "-0.6500",
+      reservedAmount: "0.0000",
+      status: "Empty",
+    });
     expect((await send(org, { to: randomNumber(), body: "hi" })).status).toBe(402);
     expect((await org.request("POST", "/calls", { body: { to: randomNumber() } })).status).toBe(402);
     expect((await topUp(org, "1.00")).status).toBe(201);
@@ -91,8 +121,14 @@ describe("billing: phone number fees", () => {
     await addNumber(org);
     await Billing.setSuspended(org.organizationId, true, "Chargeback");
     const before = await wallet(org);
-    expect(await chargePhoneNumberFees({ now: monthFromNow(1), organizationId: org.organizationId })).toMatchObject({ charged: 1, amount: "1.1500" });
-    expect(await wallet(org)).toMatchObject({ status: "Suspended", balance: Money.toBilling(Money.subtract(before.balance, "1.15")) });
+    expect(await chargePhoneNumberFees({ now: monthFromNow(1), organizationId: org.organizationId })).toMatchObject({
+      charged: 1,
+      amount: "1.1500",
+    });
+    expect(await wallet(org)).toMatchObject({
+      status: "Suspended",
+      balance: Money.toBilling(Money.subtract(before.balance, "1.15")),
+    });
   });
 
   it("adding a number is refused with 402 when the wallet cannot cover its first month or is suspended; nothing is stored or charged", async () => {
@@ -121,9 +157,15 @@ describe("billing: phone number fees", () => {
     const org = await newOrganization();
     await Billing.setPrices(org.organizationId, { phoneNumberMonthly: "0" });
     await addNumber(org);
-    expect(await chargePhoneNumberFees({ now: monthFromNow(1), organizationId: org.organizationId })).toMatchObject({ charged: 1, amount: "0.0000" });
+    expect(await chargePhoneNumberFees({ now: monthFromNow(1), organizationId: org.organizationId })).toMatchObject({
+      charged: 1,
+      amount: "0.0000",
+    });
     await Billing.setPrices(org.organizationId, { phoneNumberMonthly: "2.5" });
-    expect(await chargePhoneNumberFees({ now: monthFromNow(2), organizationId: org.organizationId })).toMatchObject({ charged: 1, amount: "2.5000" });
+    expect(await chargePhoneNumberFees({ now: monthFromNow(2), organizationId: org.organizationId })).toMatchObject({
+      charged: 1,
+      amount: "2.5000",
+    });
     expect((await numberFees(org)).map((entry) => entry.amount)).toEqual(["-2.5000"]);
     expect((await wallet(org)).balance).toBe("2.5000");
   });

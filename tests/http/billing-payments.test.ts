@@ -10,12 +10,21 @@ import { allLedgerEntries, paymentSimulator, startTopUp, topUp } from "#tests/he
 import { applyStackEnv, newOrganization, request, type TestOrganization } from "#tests/helpers/stack";
 
 /** Posts a Stripe event to the API as Stripe would, signed with `secret` (the stack's signing secret unless given). */
-async function deliver(event: unknown, options: { secret?: string; timestamp?: number; signature?: string | null } = {}) {
+async function deliver(
+  event: unknown,
+  options: { secret?: string; timestamp?: number; signature?: string | null } = {},
+) {
   applyStackEnv();
   const payload = JSON.stringify(event);
   const secret = options.secret ?? process.env[environmentNames.stripeWebhookSecret]!;
-  const signature = options.signature === undefined ? Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp: options.timestamp }) : options.signature;
-  return request("POST", "/webhooks/payments/stripe", { body: payload, headers: { "content-type": "application/json", ...(signature === null ? {} : { "stripe-signature": signature }) } });
+  const signature =
+    options.signature === undefined
+      ? Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp: options.timestamp })
+      : options.signature;
+  return request("POST", "/webhooks/payments/stripe", {
+    body: payload,
+    headers: { "content-type": "application/json", ...(signature === null ? {} : { "stripe-signature": signature }) },
+  });
 }
 
 async function wallet(org: TestOrganization) {
@@ -44,7 +53,13 @@ describe("payments: top-ups through Stripe", () => {
       headers: { "idempotency-key": randomUUID() },
     });
     expect(started.status).toBe(201);
-    const requests = (await paymentSimulator("requests")).body as { method: string; path: string; authorization: string; idempotencyKey: string; form: Record<string, string> }[];
+    const requests = (await paymentSimulator("requests")).body as {
+      method: string;
+      path: string;
+      authorization: string;
+      idempotencyKey: string;
+      form: Record<string, string>;
+    }[];
     const create = requests.find((entry) => entry.form["metadata[topUpId]"] === started.body.id);
     expect(create).toMatchObject({
       method: "POST",
@@ -70,7 +85,12 @@ describe("payments: top-ups through Stripe", () => {
     const org = await newOrganization();
     const started = await startTopUp(org, "50.00");
     const paid = await paymentSimulator(`sessions/${started.body.checkoutSessionId}/pay`, { deliver: false });
-    const event = { id: "evt_forged", object: "event", type: "checkout.session.completed", data: { object: paid.body.session } };
+    const event = {
+      id: "evt_forged",
+      object: "event",
+      type: "checkout.session.completed",
+      data: { object: paid.body.session },
+    };
     for (const attempt of [
       await deliver(event, { signature: null }),
       await deliver(event, { secret: "whsec_not_the_endpoint_secret" }),
@@ -88,17 +108,36 @@ describe("payments: top-ups through Stripe", () => {
     const org = await newOrganization();
     const started = await startTopUp(org, "30.00");
     const paid = await paymentSimulator(`sessions/${started.body.checkoutSessionId}/pay`, { deliver: false });
-    const session = { id: "evt_session", object: "event", type: "checkout.session.completed", data: { object: paid.body.session } };
+    const session = {
+      id: "evt_session",
+      object: "event",
+      type: "checkout.session.completed",
+      data: { object: paid.body.session },
+    };
     const intent = {
       id: "evt_intent",
       object: "event",
       type: "payment_intent.succeeded",
-      data: { object: { id: paid.body.paymentIntentId, object: "payment_intent", amount_received: 3000, currency: "usd", status: "succeeded", metadata: { organizationId: org.organizationId, topUpId: started.body.id } } },
+      data: {
+        object: {
+          id: paid.body.paymentIntentId,
+          object: "payment_intent",
+          amount_received: 3000,
+          currency: "usd",
+          status: "succeeded",
+          metadata: { organizationId: org.organizationId, topUpId: started.body.id },
+        },
+      },
     };
-    const answers = await Promise.all([...Array.from({ length: 6 }, () => deliver(session)), ...Array.from({ length: 6 }, () => deliver(intent))]);
+    const answers = await Promise.all([
+      ...Array.from({ length: 6 }, () => deliver(session)),
+      ...Array.from({ length: 6 }, () => deliver(intent)),
+    ]);
     expect(answers.map((answer) => answer.status)).toEqual(Array(12).fill(200));
     expect(answers.filter((answer) => answer.body.outcome === "credited")).toHaveLength(1);
-    expect((await allLedgerEntries(org)).filter((entry) => entry.entryType === "TopUp")).toEqual([expect.objectContaining({ amount: "30.0000", reference: paid.body.paymentIntentId })]);
+    expect((await allLedgerEntries(org)).filter((entry) => entry.entryType === "TopUp")).toEqual([
+      expect.objectContaining({ amount: "30.0000", reference: paid.body.paymentIntentId }),
+    ]);
     expect((await wallet(org)).balance).toBe(Money.toBilling(Money.add(DEFAULT_TRIAL_CREDIT, "30")));
   });
 
@@ -112,17 +151,36 @@ describe("payments: top-ups through Stripe", () => {
     const answer = await deliver(JSON.parse(fixture));
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ received: true, outcome: "credited" });
-    expect((await org.request("GET", `/billing/wallet/top-ups/${started.body.id}`)).body).toMatchObject({ status: "Succeeded", paymentId: "pi_3QrecordedIntent" });
+    expect((await org.request("GET", `/billing/wallet/top-ups/${started.body.id}`)).body).toMatchObject({
+      status: "Succeeded",
+      paymentId: "pi_3QrecordedIntent",
+    });
     expect((await wallet(org)).balance).toBe(Money.toBilling(Money.add(DEFAULT_TRIAL_CREDIT, "42.50")));
   });
 
   it("ignores events of payments this API did not start, of another organization's top-up, and of unknown types", async () => {
     const [org, other] = await Promise.all([newOrganization(), newOrganization()]);
     const started = await startTopUp(other, "10.00");
-    const foreign = { id: "cs_test_foreign", object: "checkout.session", payment_status: "paid", payment_intent: "pi_foreign", amount_total: 1000, currency: "usd" };
-    const crossTenant = { ...foreign, payment_intent: "pi_cross", metadata: { organizationId: org.organizationId, topUpId: started.body.id } };
+    const foreign = {
+      id: "cs_test_foreign",
+      object: "checkout.session",
+      payment_status: "paid",
+      payment_intent: "pi_foreign",
+      amount_total: 1000,
+      currency: "usd",
+    };
+    const crossTenant = {
+      ...foreign,
+      payment_intent: "pi_cross",
+      metadata: { organizationId: org.organizationId, topUpId: started.body.id },
+    };
     for (const event of [
-      { id: "evt_1", object: "event", type: "checkout.session.completed", data: { object: { ...foreign, metadata: {} } } },
+      {
+        id: "evt_1",
+        object: "event",
+        type: "checkout.session.completed",
+        data: { object: { ...foreign, metadata: {} } },
+      },
       { id: "evt_2", object: "event", type: "checkout.session.completed", data: { object: crossTenant } },
       { id: "evt_3", object: "event", type: "customer.created", data: { object: { id: "cus_1", object: "customer" } } },
     ]) {
@@ -138,7 +196,10 @@ describe("payments: top-ups through Stripe", () => {
     const org = await newOrganization();
     const started = await startTopUp(org, "5.00");
     await paymentSimulator(`sessions/${started.body.checkoutSessionId}/expire`);
-    expect((await org.request("GET", `/billing/wallet/top-ups/${started.body.id}`)).body).toMatchObject({ status: "Expired", checkoutUrl: null });
+    expect((await org.request("GET", `/billing/wallet/top-ups/${started.body.id}`)).body).toMatchObject({
+      status: "Expired",
+      checkoutUrl: null,
+    });
     await paymentSimulator("outage", { requests: 2 });
     const refused = await startTopUp(org, "5.00");
     expect(refused.status).toBe(502);
@@ -151,7 +212,12 @@ describe("payments: top-ups through Stripe", () => {
     const started = await startTopUp(org, "1.00");
     const paid = await paymentSimulator(`sessions/${started.body.checkoutSessionId}/pay`, { deliver: false });
     const session = paid.body.session;
-    const completed = (id: string, object: Record<string, unknown>) => ({ id, object: "event", type: "checkout.session.completed", data: { object: { ...session, ...object } } });
+    const completed = (id: string, object: Record<string, unknown>) => ({
+      id,
+      object: "event",
+      type: "checkout.session.completed",
+      data: { object: { ...session, ...object } },
+    });
     const attempts = [
       completed("evt_inflated", { payment_intent: "pi_inflated", amount_total: 250_000 }),
       completed("evt_other_session", { id: "cs_test_not_this_top_up", payment_intent: "pi_other_session" }),
@@ -169,8 +235,15 @@ describe("payments: top-ups through Stripe", () => {
     expect((await deliver(completed("evt_second", { payment_intent: "pi_second" }))).body.outcome).toBe("recorded");
     expect((await wallet(org)).balance).toBe(Money.toBilling(Money.add(DEFAULT_TRIAL_CREDIT, "1")));
 
-    const listed = (await admin("payments-to-review")).output.filter((review: { organizationId: string }) => review.organizationId === org.organizationId);
-    expect(listed.map((review: { paymentId: string }) => review.paymentId).sort()).toEqual(["pi_inflated", "pi_other_currency", "pi_other_session", "pi_second"]);
+    const listed = (await admin("payments-to-review")).output.filter(
+      (review: { organizationId: string }) => review.organizationId === org.organizationId,
+    );
+    expect(listed.map((review: { paymentId: string }) => review.paymentId).sort()).toEqual([
+      "pi_inflated",
+      "pi_other_currency",
+      "pi_other_session",
+      "pi_second",
+    ]);
     expect(listed.find((review: { paymentId: string }) => review.paymentId === "pi_inflated")).toMatchObject({
       topUpId: started.body.id,
       amount: "2500.00",
@@ -191,15 +264,23 @@ describe("payments: refunds and disputes", () => {
   it("refunds are negative ledger entries of what was refunded since the last event; a replay adds nothing", async () => {
     const org = await newOrganization();
     const { topUpId, paymentId } = await paidTopUp(org, "20.00");
-    expect((await paymentSimulator(`payments/${paymentId}/refund`, { amount: 500 })).body.deliveries[0].status).toBe(200);
+    expect((await paymentSimulator(`payments/${paymentId}/refund`, { amount: 500 })).body.deliveries[0].status).toBe(
+      200,
+    );
     const full = await paymentSimulator(`payments/${paymentId}/refund`);
     // The same refund event again: Stripe's cumulative amount_refunded makes it a no-op.
-    const replay = await paymentSimulator("events", { type: "charge.refunded", object: { id: "ch_replayed", object: "charge", payment_intent: paymentId, amount_refunded: 2000 } });
+    const replay = await paymentSimulator("events", {
+      type: "charge.refunded",
+      object: { id: "ch_replayed", object: "charge", payment_intent: paymentId, amount_refunded: 2000 },
+    });
     expect(full.body.deliveries[0].status).toBe(200);
     expect(replay.body.deliveries[0].body).toContain('"ignored"');
     const refunds = (await allLedgerEntries(org)).filter((entry) => entry.entryType === "Refund");
     expect(refunds.map((entry) => entry.amount).sort()).toEqual(["-15.0000", "-5.0000"]);
-    expect((await org.request("GET", `/billing/wallet/top-ups/${topUpId}`)).body).toMatchObject({ status: "Refunded", refundedAmount: "20.0000" });
+    expect((await org.request("GET", `/billing/wallet/top-ups/${topUpId}`)).body).toMatchObject({
+      status: "Refunded",
+      refundedAmount: "20.0000",
+    });
     expect((await wallet(org)).balance).toBe(DEFAULT_TRIAL_CREDIT);
     await expectBalanceIsLedgerSum(org);
   });
@@ -211,9 +292,17 @@ describe("payments: refunds and disputes", () => {
     await org.request("GET", "/billing/wallet");
     const { Billing } = await import("#core/billing/index");
     applyStackEnv();
-    await Billing.reserve({ organizationId: org.organizationId, reservationId: `spend-${randomUUID()}`, amount: spend, relatedEntityType: "Message" });
+    await Billing.reserve({
+      organizationId: org.organizationId,
+      reservationId: `spend-${randomUUID()}`,
+      amount: spend,
+      relatedEntityType: "Message",
+    });
     await paymentSimulator(`payments/${paymentId}/refund`);
-    expect(await wallet(org)).toMatchObject({ status: "Suspended", suspendedReason: "A refund left the available balance below zero" });
+    expect(await wallet(org)).toMatchObject({
+      status: "Suspended",
+      suspendedReason: "A refund left the available balance below zero",
+    });
     expect(Money.isNegative((await wallet(org)).availableBalance)).toBe(true);
     await topUp(org, "20.00");
     expect(await wallet(org)).toMatchObject({ suspendedAt: null, suspendedReason: null });
@@ -224,22 +313,54 @@ describe("payments: refunds and disputes", () => {
     const org = await newOrganization();
     const { paymentId } = await paidTopUp(org, "15.00");
     const opened = await paymentSimulator(`payments/${paymentId}/dispute`);
-    await paymentSimulator("events", { type: "charge.dispute.created", object: { id: opened.body.disputeId, object: "dispute", amount: 1500, currency: "usd", payment_intent: paymentId, reason: "fraudulent", status: "needs_response" } });
+    await paymentSimulator("events", {
+      type: "charge.dispute.created",
+      object: {
+        id: opened.body.disputeId,
+        object: "dispute",
+        amount: 1500,
+        currency: "usd",
+        payment_intent: paymentId,
+        reason: "fraudulent",
+        status: "needs_response",
+      },
+    });
     expect(await wallet(org)).toMatchObject({ status: "Suspended", suspendedReason: "A payment was disputed" });
-    expect((await allLedgerEntries(org)).filter((entry) => entry.entryType === "Dispute")).toEqual([expect.objectContaining({ amount: "-15.0000", reference: opened.body.disputeId })]);
+    expect((await allLedgerEntries(org)).filter((entry) => entry.entryType === "Dispute")).toEqual([
+      expect.objectContaining({ amount: "-15.0000", reference: opened.body.disputeId }),
+    ]);
     await paymentSimulator(`disputes/${opened.body.disputeId}/close`, { status: "won" });
     await paymentSimulator(`disputes/${opened.body.disputeId}/close`, { status: "won" });
-    expect((await allLedgerEntries(org)).filter((entry) => entry.entryType === "DisputeWon")).toEqual([expect.objectContaining({ amount: "15.0000" })]);
-    expect(await wallet(org)).toMatchObject({ suspendedAt: null, balance: Money.toBilling(Money.add(DEFAULT_TRIAL_CREDIT, "15")) });
+    expect((await allLedgerEntries(org)).filter((entry) => entry.entryType === "DisputeWon")).toEqual([
+      expect.objectContaining({ amount: "15.0000" }),
+    ]);
+    expect(await wallet(org)).toMatchObject({
+      suspendedAt: null,
+      balance: Money.toBilling(Money.add(DEFAULT_TRIAL_CREDIT, "15")),
+    });
     await expectBalanceIsLedgerSum(org);
   });
 
   it("an inquiry (a dispute still in its warning stage) moves no money and suspends nothing", async () => {
     const org = await newOrganization();
     const { paymentId } = await paidTopUp(org, "12.00");
-    const inquiry = await paymentSimulator("events", { type: "charge.dispute.created", object: { id: "dp_inquiry", object: "dispute", amount: 1200, currency: "usd", payment_intent: paymentId, reason: "general", status: "warning_needs_response" } });
+    const inquiry = await paymentSimulator("events", {
+      type: "charge.dispute.created",
+      object: {
+        id: "dp_inquiry",
+        object: "dispute",
+        amount: 1200,
+        currency: "usd",
+        payment_intent: paymentId,
+        reason: "general",
+        status: "warning_needs_response",
+      },
+    });
     expect(inquiry.body.deliveries[0].body).toContain('"ignored"');
-    expect(await wallet(org)).toMatchObject({ suspendedAt: null, balance: Money.toBilling(Money.add(DEFAULT_TRIAL_CREDIT, "12")) });
+    expect(await wallet(org)).toMatchObject({
+      suspendedAt: null,
+      balance: Money.toBilling(Money.add(DEFAULT_TRIAL_CREDIT, "12")),
+    });
     expect((await allLedgerEntries(org)).filter((entry) => entry.entryType === "Dispute")).toEqual([]);
   });
 
@@ -248,7 +369,10 @@ describe("payments: refunds and disputes", () => {
     const { paymentId } = await paidTopUp(org, "15.00");
     const opened = await paymentSimulator(`payments/${paymentId}/dispute`, { amount: 700 });
     await paymentSimulator(`disputes/${opened.body.disputeId}/close`, { status: "lost" });
-    expect(await wallet(org)).toMatchObject({ suspendedAt: null, balance: Money.toBilling(Money.add(DEFAULT_TRIAL_CREDIT, "8")) });
+    expect(await wallet(org)).toMatchObject({
+      suspendedAt: null,
+      balance: Money.toBilling(Money.add(DEFAULT_TRIAL_CREDIT, "8")),
+    });
     const { Billing } = await import("#core/billing/index");
     applyStackEnv();
     await Billing.setSuspended(org.organizationId, true, "Terms of service review");
@@ -262,13 +386,20 @@ describe("payments: refunds and disputes", () => {
     const started = await startTopUp(org, "9.00");
     const paid = await paymentSimulator(`sessions/${started.body.checkoutSessionId}/pay`, { deliver: false });
     await paymentSimulator(`payments/${paid.body.paymentIntentId}/refund`, { amount: 400 });
-    const late = await deliver({ id: "evt_late", object: "event", type: "checkout.session.completed", data: { object: paid.body.session } });
+    const late = await deliver({
+      id: "evt_late",
+      object: "event",
+      type: "checkout.session.completed",
+      data: { object: paid.body.session },
+    });
     expect(late.body.outcome).toBe("ignored");
     const entries = await allLedgerEntries(org);
     expect(entries.filter((entry) => entry.entryType === "TopUp").map((entry) => entry.amount)).toEqual(["9.0000"]);
     expect(entries.filter((entry) => entry.entryType === "Refund").map((entry) => entry.amount)).toEqual(["-4.0000"]);
     const requests = (await paymentSimulator("requests")).body as { method: string; path: string }[];
-    expect(requests).toContainEqual(expect.objectContaining({ method: "GET", path: `/v1/payment_intents/${paid.body.paymentIntentId}` }));
+    expect(requests).toContainEqual(
+      expect.objectContaining({ method: "GET", path: `/v1/payment_intents/${paid.body.paymentIntentId}` }),
+    );
     await expectBalanceIsLedgerSum(org);
   });
 });

@@ -21,10 +21,18 @@ describe("billing: wallet", () => {
       lowBalanceThreshold: "1.0000",
       floor: "0.0000",
       suspendedAt: null,
-      prices: { currency: "USD", smsSegment: "0.0100", mmsMessage: "0.0300", callMinute: "0.0200", callRounding: "PerStartedMinute" },
+      prices: {
+        currency: "USD",
+        smsSegment: "0.0100",
+        mmsMessage: "0.0300",
+        callMinute: "0.0200",
+        callRounding: "PerStartedMinute",
+      },
     });
     const ledger = await allLedgerEntries(org);
-    expect(ledger).toEqual([expect.objectContaining({ entryType: "TrialCredit", amount: DEFAULT_TRIAL_CREDIT, reason: "TrialCredit" })]);
+    expect(ledger).toEqual([
+      expect.objectContaining({ entryType: "TrialCredit", amount: DEFAULT_TRIAL_CREDIT, reason: "TrialCredit" }),
+    ]);
   });
 
   it("reports Low below the threshold, Empty with nothing available and Suspended when the operator suspends it", async () => {
@@ -37,7 +45,10 @@ describe("billing: wallet", () => {
     await setAvailableBalance(org, "0");
     expect((await org.request("GET", "/billing/wallet")).body.status).toBe("Empty");
     await Billing.setSuspended(org.organizationId, true, "Chargeback");
-    expect((await org.request("GET", "/billing/wallet")).body).toMatchObject({ status: "Suspended", suspendedReason: "Chargeback" });
+    expect((await org.request("GET", "/billing/wallet")).body).toMatchObject({
+      status: "Suspended",
+      suspendedReason: "Chargeback",
+    });
   });
 
   it("needs billing:read to read and billing:write to credit", async () => {
@@ -52,7 +63,10 @@ describe("billing: wallet", () => {
       });
       expect(refused.status).toBe(403);
     }
-    expect((await org.request("PUT", "/billing/wallet", { token: org.adminToken, body: { lowBalanceThreshold: "2" } })).status).toBe(403);
+    expect(
+      (await org.request("PUT", "/billing/wallet", { token: org.adminToken, body: { lowBalanceThreshold: "2" } }))
+        .status,
+    ).toBe(403);
   });
 });
 
@@ -61,15 +75,35 @@ describe("billing: top-ups", () => {
     const org = await newOrganization();
     const response = await startTopUp(org, "25.10");
     expect(response.status).toBe(201);
-    expect(response.body).toMatchObject({ amount: "25.1000", currency: "USD", status: "Pending", paymentId: null, createdBy: org.userIds.owner });
+    expect(response.body).toMatchObject({
+      amount: "25.1000",
+      currency: "USD",
+      status: "Pending",
+      paymentId: null,
+      createdBy: org.userIds.owner,
+    });
     expect(response.body.checkoutUrl).toMatch(/\/pay\/cs_test_/);
     expect((await org.request("GET", "/billing/wallet")).body.balance).toBe(DEFAULT_TRIAL_CREDIT);
     expect((await paymentSimulator(`sessions/${response.body.checkoutSessionId}/pay`)).status).toBe(200);
     const paid = await org.request("GET", `/billing/wallet/top-ups/${response.body.id}`);
-    expect(paid.body).toMatchObject({ status: "Succeeded", paymentId: expect.stringMatching(/^pi_/), checkoutUrl: null, completedAt: expect.any(String) });
+    expect(paid.body).toMatchObject({
+      status: "Succeeded",
+      paymentId: expect.stringMatching(/^pi_/),
+      checkoutUrl: null,
+      completedAt: expect.any(String),
+    });
     const entries = (await allLedgerEntries(org)).filter((entry) => entry.entryType === "TopUp");
-    expect(entries).toEqual([expect.objectContaining({ amount: "25.1000", reason: "TopUp", reference: paid.body.paymentId, createdBy: "payments" })]);
-    expect((await org.request("GET", "/billing/wallet")).body.balance).toBe(Money.toBilling(Money.add(DEFAULT_TRIAL_CREDIT, "25.10")));
+    expect(entries).toEqual([
+      expect.objectContaining({
+        amount: "25.1000",
+        reason: "TopUp",
+        reference: paid.body.paymentId,
+        createdBy: "payments",
+      }),
+    ]);
+    expect((await org.request("GET", "/billing/wallet")).body.balance).toBe(
+      Money.toBilling(Money.add(DEFAULT_TRIAL_CREDIT, "25.10")),
+    );
   });
 
   it("one payment per Idempotency-Key: the replay answers the same top-up, the key with another body is a 422", async () => {
@@ -93,12 +127,15 @@ describe("billing: top-ups", () => {
     expect(response.body.errors).toEqual([expect.objectContaining({ pointer: "/header/Idempotency-Key" })]);
   });
 
-  it.each([["0"], ["-5"], ["0.99"], ["1.234"], ["10000.01"], ["abc"], [""]])("refuses the amount %j with a pointer to it", async (amount) => {
-    const org = await newOrganization();
-    const response = await startTopUp(org, amount);
-    expect(response.status).toBe(400);
-    expect(response.body.errors.map((error: { pointer: string }) => error.pointer)).toEqual(["/amount"]);
-  });
+  it.each([["0"], ["-5"], ["0.99"], ["1.234"], ["10000.01"], ["abc"], [""]])(
+    "refuses the amount %j with a pointer to it",
+    async (amount) => {
+      const org = await newOrganization();
+      const response = await startTopUp(org, amount);
+      expect(response.status).toBe(400);
+      expect(response.body.errors.map((error: { pointer: string }) => error.pointer)).toEqual(["/amount"]);
+    },
+  );
 
   it("refuses unknown fields (a reference cannot be claimed) and a missing amount", async () => {
     const org = await newOrganization();
@@ -107,7 +144,10 @@ describe("billing: top-ups", () => {
       headers: { "idempotency-key": randomUUID() },
     });
     expect(response.status).toBe(400);
-    expect(response.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual(["/amount", "/reference"]);
+    expect(response.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual([
+      "/amount",
+      "/reference",
+    ]);
   });
 });
 
@@ -125,8 +165,12 @@ describe("billing: ledger", () => {
     const wallet = await org.request("GET", "/billing/wallet");
     expect(Money.toBilling(Money.sum(entries.map((entry) => entry.amount)))).toBe(wallet.body.balance);
     // Ordered by amount from its index (gsi5), largest first, the id breaking ties.
-    const byAmount = await org.request("POST", "/billing/ledger/all/my", { body: { orderBy: [{ field: "amount", direction: "desc" }] } });
-    const expected = [...entries].sort((a, b) => Number(b.amount) - Number(a.amount) || (String(a.id) < String(b.id) ? 1 : -1));
+    const byAmount = await org.request("POST", "/billing/ledger/all/my", {
+      body: { orderBy: [{ field: "amount", direction: "desc" }] },
+    });
+    const expected = [...entries].sort(
+      (a, b) => Number(b.amount) - Number(a.amount) || (String(a.id) < String(b.id) ? 1 : -1),
+    );
     expect(byAmount.body.items.map((entry: { id: string }) => entry.id)).toEqual(expected.map((entry) => entry.id));
   });
 
@@ -134,10 +178,14 @@ describe("billing: ledger", () => {
     const [org, other] = await Promise.all([newOrganization(), newOrganization()]);
     await topUp(other, "9.00");
     await topUp(org, "1.00");
-    const page = await org.request("POST", "/billing/ledger/all/my", { body: { filters: [{ field: "entryType", value: "TopUp" }] } });
+    const page = await org.request("POST", "/billing/ledger/all/my", {
+      body: { filters: [{ field: "entryType", value: "TopUp" }] },
+    });
     expect(page.status).toBe(200);
     expect(page.body.items).toEqual([expect.objectContaining({ amount: "1.0000" })]);
-    const bad = await org.request("POST", "/billing/ledger/all/my", { body: { filters: [{ field: "secret", value: 1 }] } });
+    const bad = await org.request("POST", "/billing/ledger/all/my", {
+      body: { filters: [{ field: "secret", value: 1 }] },
+    });
     expect(bad.status).toBe(400);
   });
 
@@ -162,7 +210,13 @@ describe("billing: ledger", () => {
               .then(() => {
                 if (keepOpen) return undefined;
                 if (release) return Billing.release(org.organizationId, reservationId);
-                return Billing.settle({ organizationId: org.organizationId, reservationId, relatedEntityId: reservationId, amount: settleFor, reason: "Test" });
+                return Billing.settle({
+                  organizationId: org.organizationId,
+                  reservationId,
+                  relatedEntityId: reservationId,
+                  amount: settleFor,
+                  reason: "Test",
+                });
               })
               .catch((error: unknown) => {
                 if (!(error instanceof Error && error.name === "WalletRefusedError")) throw error;

@@ -19,7 +19,8 @@ async function dueAtOf(org: TestOrganization, callId: string): Promise<string | 
   return stored?.gsi3sk?.split("#")[0];
 }
 
-const sweep = (org: TestOrganization, at: number) => sweepDueCalls({ now: new Date(at), organizationId: org.organizationId });
+const sweep = (org: TestOrganization, at: number) =>
+  sweepDueCalls({ now: new Date(at), organizationId: org.organizationId });
 
 async function wallet(org: TestOrganization) {
   return (await org.request("GET", "/billing/wallet")).body;
@@ -37,8 +38,12 @@ describe("call sweep: calls whose final status never came", () => {
     expect((await wallet(org)).reservedAmount).toBe("0.6000");
 
     // Due first for a check-in (a few minutes after placing), final by its deadline.
-    const deadline = Date.parse(ringing.createdAt) + (RING_TIMEOUT_SECONDS + (MAX_CALL_MINUTES + CALL_SWEEP_GRACE_MINUTES) * 60) * 1000;
-    expect(await dueAtOf(org, ringing.id)).toBe(new Date(Date.parse(ringing.createdAt) + CALL_CHECK_IN_MS).toISOString());
+    const deadline =
+      Date.parse(ringing.createdAt) +
+      (RING_TIMEOUT_SECONDS + (MAX_CALL_MINUTES + CALL_SWEEP_GRACE_MINUTES) * 60) * 1000;
+    expect(await dueAtOf(org, ringing.id)).toBe(
+      new Date(Date.parse(ringing.createdAt) + CALL_CHECK_IN_MS).toISOString(),
+    );
 
     // Before the deadline the sweep only checks in: the call goes on, due again at its deadline.
     expect(await sweep(org, deadline - 1_000)).toEqual({ reported: 0, expired: 0, checked: 1, errors: 0 });
@@ -56,9 +61,17 @@ describe("call sweep: calls whose final status never came", () => {
       missed: false,
     });
     expect(ended.endedAt).toBeTruthy();
-    expect(await wallet(org)).toMatchObject({ balance: before.balance, reservedAmount: "0.0000", availableBalance: before.balance });
-    expect((await allLedgerEntries(org)).filter((entry) => entry.callId === ringing.id && entry.entryType === "Charge")).toEqual([]);
-    const failed = await eventsWhen(org, { eventType: "CallFailed" }, (items) => items.some((event) => event.relatedEntityId === ringing.id));
+    expect(await wallet(org)).toMatchObject({
+      balance: before.balance,
+      reservedAmount: "0.0000",
+      availableBalance: before.balance,
+    });
+    expect(
+      (await allLedgerEntries(org)).filter((entry) => entry.callId === ringing.id && entry.entryType === "Charge"),
+    ).toEqual([]);
+    const failed = await eventsWhen(org, { eventType: "CallFailed" }, (items) =>
+      items.some((event) => event.relatedEntityId === ringing.id),
+    );
     expect(failed.filter((event) => event.relatedEntityId === ringing.id)).toHaveLength(1);
     expect(await dueAtOf(org, ringing.id)).toBeUndefined();
 
@@ -82,10 +95,19 @@ describe("call sweep: calls whose final status never came", () => {
     expect(first.reported + overlapping.reported).toBe(1);
     expect(first.expired + overlapping.expired).toBe(0);
     const call = await waitForCall(org, dispatched.id);
-    expect(call).toMatchObject({ status: "Completed", providerStatus: "completed", duration: 42, billableSeconds: 60, billableAmount: 0.02, billingStatus: "Charged" });
+    expect(call).toMatchObject({
+      status: "Completed",
+      providerStatus: "completed",
+      duration: 42,
+      billableSeconds: 60,
+      billableAmount: 0.02,
+      billingStatus: "Charged",
+    });
     expect(await sweep(org, deadline + 60_000)).toEqual({ reported: 0, expired: 0, checked: 0, errors: 0 });
     expect(await wallet(org)).toMatchObject({ balance: expected, reservedAmount: "0.0000" });
-    const charges = (await allLedgerEntries(org)).filter((entry) => entry.callId === call.id && entry.entryType === "Charge");
+    const charges = (await allLedgerEntries(org)).filter(
+      (entry) => entry.callId === call.id && entry.entryType === "Charge",
+    );
     expect(charges).toEqual([expect.objectContaining({ amount: "-0.0200", reason: "CallMinutes", quantity: 60 })]);
   });
 
@@ -116,12 +138,16 @@ describe("call sweep: calls whose final status never came", () => {
       To: number.phoneNumber,
     });
     expect(answer.text).toContain("<Dial");
-    const callId = new URL(/action="([^"]+)"/.exec(answer.text)![1]!.replace(/&amp;/g, "&")).searchParams.get("callId")!;
+    const callId = new URL(/action="([^"]+)"/.exec(answer.text)![1]!.replace(/&amp;/g, "&")).searchParams.get(
+      "callId",
+    )!;
     const ringing = await waitForCall(org, callId, () => true);
     expect(ringing).toMatchObject({ status: "Ringing", direction: "Inbound", billingStatus: "Reserved" });
     expect((await wallet(org)).reservedAmount).toBe("0.6000");
     const deadline = Date.parse((await dueAtOf(org, callId))!);
-    expect(deadline - Date.parse(ringing.createdAt)).toBeGreaterThanOrEqual((25 + (MAX_CALL_MINUTES + CALL_SWEEP_GRACE_MINUTES) * 60) * 1000);
+    expect(deadline - Date.parse(ringing.createdAt)).toBeGreaterThanOrEqual(
+      (25 + (MAX_CALL_MINUTES + CALL_SWEEP_GRACE_MINUTES) * 60) * 1000,
+    );
 
     expect(await sweep(org, deadline - 1_000)).toMatchObject({ expired: 0 });
     expect(await sweep(org, deadline + 1_000)).toEqual({ reported: 0, expired: 1, checked: 0, errors: 0 });
@@ -142,11 +168,15 @@ describe("call sweep: bridged click-to-call", () => {
     const before = await wallet(org);
     // The agent's line (28) answers and completes at the carrier but posts nothing: only the sweep's lookup tells.
     const agent = magic("28", "415");
-    const placed = await org.request("POST", "/calls", { body: { to: magic("20"), connectTo: agent, ringSeconds: 40 } });
+    const placed = await org.request("POST", "/calls", {
+      body: { to: magic("20"), connectTo: agent, ringSeconds: 40 },
+    });
     expect(placed.status).toBe(202);
     const call = await waitForCall(org, placed.body.id, (current) => current.providerId !== null);
     // Business side rings 30 s, the whisper gets 60 s, the lead rings 40 s, then the longest talk and the grace.
-    const deadline = Date.parse(call.createdAt) + (RING_TIMEOUT_SECONDS + 60 + 40 + (MAX_CALL_MINUTES + CALL_SWEEP_GRACE_MINUTES) * 60) * 1000;
+    const deadline =
+      Date.parse(call.createdAt) +
+      (RING_TIMEOUT_SECONDS + 60 + 40 + (MAX_CALL_MINUTES + CALL_SWEEP_GRACE_MINUTES) * 60) * 1000;
     expect(await dueAtOf(org, call.id)).toBe(new Date(Date.parse(call.createdAt) + CALL_CHECK_IN_MS).toISOString());
     // A check-in asks the provider: the agent's leg may already have ended (then it is applied there), else at the deadline.
     const early = await sweep(org, deadline - 1_000);

@@ -68,12 +68,26 @@ describe("calls: outbound lifecycle through the simulator", () => {
     expect(wallet).toMatchObject({ balance: expected, reservedAmount: "0.0000", availableBalance: expected });
     const ledger = await allLedgerEntries(org);
     expect(ledger).toContainEqual(
-      expect.objectContaining({ entryType: "Charge", amount: "-0.0200", reason: "CallMinutes", callId: call.id, relatedEntityType: "Call", quantity: 60 }),
+      expect.objectContaining({
+        entryType: "Charge",
+        amount: "-0.0200",
+        reason: "CallMinutes",
+        callId: call.id,
+        relatedEntityType: "Call",
+        quantity: 60,
+      }),
     );
-    const timeline = await eventually(() => events(org), (all) => all.some((event) => event.eventType === "CallCompleted"));
+    const timeline = await eventually(
+      () => events(org),
+      (all) => all.some((event) => event.eventType === "CallCompleted"),
+    );
     const callEvents = timeline.filter((event) => event.relatedEntityId === call.id).map((event) => event.eventType);
     expect(callEvents).toEqual(expect.arrayContaining(["CallQueued", "CallAnswered", "CallCompleted"]));
-    expect(timeline.find((event) => event.eventType === "CallCompleted")).toMatchObject({ billingStatus: "Charged", billableAmount: 0.02, eventCategory: "Call" });
+    expect(timeline.find((event) => event.eventType === "CallCompleted")).toMatchObject({
+      billingStatus: "Charged",
+      billableAmount: 0.02,
+      eventCategory: "Call",
+    });
   });
 
   it("rounds a 125-second call up to 3 minutes and keeps the recording URL", async () => {
@@ -81,9 +95,16 @@ describe("calls: outbound lifecycle through the simulator", () => {
     await addNumber(org);
     const long = await placeCall(org, { to: magic("24") });
     const recorded = await placeCall(org, { to: magic("25"), record: true });
-    const [longCall, recordedCall] = await Promise.all([waitForCall(org, long.body.id), waitForCall(org, recorded.body.id)]);
+    const [longCall, recordedCall] = await Promise.all([
+      waitForCall(org, long.body.id),
+      waitForCall(org, recorded.body.id),
+    ]);
     expect(longCall).toMatchObject({ status: "Completed", duration: 125, billableSeconds: 180, billableAmount: 0.06 });
-    expect(recordedCall).toMatchObject({ status: "Completed", record: true, recordingUrl: expect.stringContaining(recordedCall.providerId) });
+    expect(recordedCall).toMatchObject({
+      status: "Completed",
+      record: true,
+      recordingUrl: expect.stringContaining(recordedCall.providerId),
+    });
   });
 
   it.each([
@@ -98,7 +119,16 @@ describe("calls: outbound lifecycle through the simulator", () => {
     const accepted = await placeCall(org, { to: magic(scenario) });
     expect(accepted.status).toBe(202);
     const call = await waitForCall(org, accepted.body.id);
-    expect(call).toMatchObject({ status, statusReason: reason, billingStatus: "Released", billableAmount: 0, billableSeconds: 0, duration: 0, answeredAt: null, missed: false });
+    expect(call).toMatchObject({
+      status,
+      statusReason: reason,
+      billingStatus: "Released",
+      billableAmount: 0,
+      billableSeconds: 0,
+      duration: 0,
+      answeredAt: null,
+      missed: false,
+    });
     expect(call.endedAt).toEqual(expect.any(String));
     const wallet = (await org.request("GET", "/billing/wallet")).body;
     expect(wallet).toMatchObject({ balance: expected, reservedAmount: "0.0000" });
@@ -110,13 +140,20 @@ describe("calls: outbound lifecycle through the simulator", () => {
     const lead = await createLead(org, magic("20", "415"));
     const accepted = await placeCall(org, { leadId: lead.id });
     expect(accepted.status).toBe(202);
-    expect(accepted.body).toMatchObject({ leadId: lead.id, toPhoneNumber: magic("20", "415"), conversationId: expect.any(String) });
+    expect(accepted.body).toMatchObject({
+      leadId: lead.id,
+      toPhoneNumber: magic("20", "415"),
+      conversationId: expect.any(String),
+    });
   });
 });
 
 describe("calls: inbound and missed calls", () => {
   const timelineOf = async (org: TestOrganization, callId: string, eventType: string) => {
-    const timeline = await eventually(() => events(org), (all) => all.some((event) => event.relatedEntityId === callId && event.eventType === eventType));
+    const timeline = await eventually(
+      () => events(org),
+      (all) => all.some((event) => event.relatedEntityId === callId && event.eventType === eventType),
+    );
     return timeline.filter((event) => event.relatedEntityId === callId).map((event) => event.eventType);
   };
 
@@ -165,12 +202,21 @@ describe("calls: inbound and missed calls", () => {
       forwardTo,
       timeoutSeconds: 25,
       // The signed URL also carries the journey's correlation id (core/observability).
-      action: expect.stringMatching(new RegExp(`/webhooks/simulator/calls/dial\\?callId=${listed.id}&correlationId=[^&]+$`)),
+      action: expect.stringMatching(
+        new RegExp(`/webhooks/simulator/calls/dial\\?callId=${listed.id}&correlationId=[^&]+$`),
+      ),
       callerId: caller,
     });
     expect(simulated.dialTwiml).toMatch(/<Response><\/Response>$/);
     const call = await waitForCall(org, listed.id);
-    expect(call).toMatchObject({ status: "Completed", providerStatus: "completed", missed: false, duration: 42, forwardedTo: forwardTo, answeredAt: expect.any(String) });
+    expect(call).toMatchObject({
+      status: "Completed",
+      providerStatus: "completed",
+      missed: false,
+      duration: 42,
+      forwardedTo: forwardTo,
+      answeredAt: expect.any(String),
+    });
     expect(Date.parse(call.endedAt) - Date.parse(call.answeredAt)).toBe(42_000);
     const timeline = await timelineOf(org, call.id, "CallCompleted");
     expect(timeline).toEqual(expect.arrayContaining(["CallReceived", "CallAnswered", "CallCompleted"]));
@@ -181,19 +227,29 @@ describe("calls: inbound and missed calls", () => {
     ["21", "Busy", "busy"],
     ["22", "NoAnswer", "no-answer"],
     ["23", "Failed", "failed"],
-  ])("forwarding to a number of scenario %s ends the call %s and missed, with an apology", async (scenario, status, providerStatus) => {
-    const org = await newOrganization();
-    const ours = await addNumber(org);
-    await forwardCalls(org, magic(scenario, "646"));
-    const caller = randomNumber("312");
-    const simulated = await callFrom(caller, ours.phoneNumber);
-    expect(simulated.dialTwiml).toContain("<Say>Sorry, nobody could take your call.");
-    expect(simulated.dialTwiml).toContain("<Hangup/>");
-    const [listed] = await callEventsOf(org, encodeURIComponent(caller));
-    const call = await waitForCall(org, listed.id);
-    expect(call).toMatchObject({ status, providerStatus, missed: true, answeredAt: null, duration: 0, forwardedTo: magic(scenario, "646") });
-    expect(await timelineOf(org, call.id, "CallMissed")).toContain("CallMissed");
-  });
+  ])(
+    "forwarding to a number of scenario %s ends the call %s and missed, with an apology",
+    async (scenario, status, providerStatus) => {
+      const org = await newOrganization();
+      const ours = await addNumber(org);
+      await forwardCalls(org, magic(scenario, "646"));
+      const caller = randomNumber("312");
+      const simulated = await callFrom(caller, ours.phoneNumber);
+      expect(simulated.dialTwiml).toContain("<Say>Sorry, nobody could take your call.");
+      expect(simulated.dialTwiml).toContain("<Hangup/>");
+      const [listed] = await callEventsOf(org, encodeURIComponent(caller));
+      const call = await waitForCall(org, listed.id);
+      expect(call).toMatchObject({
+        status,
+        providerStatus,
+        missed: true,
+        answeredAt: null,
+        duration: 0,
+        forwardedTo: magic(scenario, "646"),
+      });
+      expect(await timelineOf(org, call.id, "CallMissed")).toContain("CallMissed");
+    },
+  );
 
   it("a caller who hangs up while the forwarded number rings is a missed call", async () => {
     const org = await newOrganization();
@@ -214,37 +270,73 @@ describe("calls: inbound and missed calls", () => {
     const [listed] = await callEventsOf(org, encodeURIComponent(caller));
     const before = await waitForCall(org, listed.id);
     expect(before).toMatchObject({ status: "Busy", missed: true });
-    const form = { AccountSid: "ACsimulator000000000000000000000000", CallSid: simulated.providerCallId, CallStatus: "in-progress", Direction: "inbound", From: caller, To: ours.phoneNumber };
-    const replayed = await postSigned(simulated.dial!.action, { ...form, DialCallStatus: "busy", DialCallDuration: "0" });
-    const contradicting = await postSigned(simulated.dial!.action, { ...form, DialCallStatus: "completed", DialCallDuration: "30" });
+    const form = {
+      AccountSid: "ACsimulator000000000000000000000000",
+      CallSid: simulated.providerCallId,
+      CallStatus: "in-progress",
+      Direction: "inbound",
+      From: caller,
+      To: ours.phoneNumber,
+    };
+    const replayed = await postSigned(simulated.dial!.action, {
+      ...form,
+      DialCallStatus: "busy",
+      DialCallDuration: "0",
+    });
+    const contradicting = await postSigned(simulated.dial!.action, {
+      ...form,
+      DialCallStatus: "completed",
+      DialCallDuration: "30",
+    });
     const again = await callFrom(caller, ours.phoneNumber, { providerCallId: simulated.providerCallId });
     expect([replayed.status, contradicting.status, ...again.statuses].every((status) => status === 200)).toBe(true);
     const calls = await callEventsOf(org, encodeURIComponent(caller));
     expect(calls).toHaveLength(1);
     const after = await waitForCall(org, listed.id);
     expect(after).toEqual(before);
-    const missed = (await events(org)).filter((event) => event.relatedEntityId === listed.id && event.eventType === "CallMissed");
+    const missed = (await events(org)).filter(
+      (event) => event.relatedEntityId === listed.id && event.eventType === "CallMissed",
+    );
     expect(missed).toHaveLength(1);
   });
 
   it("keeps inbound call forwarding in the messaging settings, validated field by field", async () => {
     const org = await newOrganization();
     const ours = await addNumber(org);
-    expect((await org.request("GET", "/messaging/settings")).body.inboundCalls).toEqual({ forwardTo: null, ringSeconds: 20 });
-    const saved = await org.request("PUT", "/messaging/settings", { body: { inboundCalls: { forwardTo: "(415) 555-0120", ringSeconds: 45 } } });
+    expect((await org.request("GET", "/messaging/settings")).body.inboundCalls).toEqual({
+      forwardTo: null,
+      ringSeconds: 20,
+    });
+    const saved = await org.request("PUT", "/messaging/settings", {
+      body: { inboundCalls: { forwardTo: "(415) 555-0120", ringSeconds: 45 } },
+    });
     expect(saved.status).toBe(200);
     expect(saved.body.inboundCalls).toEqual({ forwardTo: "+14155550120", ringSeconds: 45 });
-    expect((await org.request("GET", "/messaging/settings")).body.inboundCalls).toEqual({ forwardTo: "+14155550120", ringSeconds: 45 });
-    const invalid = await org.request("PUT", "/messaging/settings", { body: { inboundCalls: { forwardTo: "12", ringSeconds: 3, extra: true } } });
+    expect((await org.request("GET", "/messaging/settings")).body.inboundCalls).toEqual({
+      forwardTo: "+14155550120",
+      ringSeconds: 45,
+    });
+    const invalid = await org.request("PUT", "/messaging/settings", {
+      body: { inboundCalls: { forwardTo: "12", ringSeconds: 3, extra: true } },
+    });
     expect(invalid.status).toBe(400);
     expect(invalid.headers.get("content-type")).toContain("application/problem+json");
-    expect(invalid.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual(["/inboundCalls/extra", "/inboundCalls/forwardTo", "/inboundCalls/ringSeconds"]);
+    expect(invalid.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual([
+      "/inboundCalls/extra",
+      "/inboundCalls/forwardTo",
+      "/inboundCalls/ringSeconds",
+    ]);
     const tooLong = await org.request("PUT", "/messaging/settings", { body: { inboundCalls: { ringSeconds: 61 } } });
     expect(tooLong.body.errors).toEqual([expect.objectContaining({ pointer: "/inboundCalls/ringSeconds" })]);
-    const loop = await org.request("PUT", "/messaging/settings", { body: { inboundCalls: { forwardTo: ours.phoneNumber } } });
+    const loop = await org.request("PUT", "/messaging/settings", {
+      body: { inboundCalls: { forwardTo: ours.phoneNumber } },
+    });
     expect(loop.status).toBe(400);
     expect(loop.body.errors).toEqual([expect.objectContaining({ pointer: "/inboundCalls/forwardTo" })]);
-    expect((await org.request("GET", "/messaging/settings")).body.inboundCalls).toEqual({ forwardTo: "+14155550120", ringSeconds: 45 });
+    expect((await org.request("GET", "/messaging/settings")).body.inboundCalls).toEqual({
+      forwardTo: "+14155550120",
+      ringSeconds: 45,
+    });
   });
 
   it("refuses unsigned or wrongly signed call webhooks with 403", async () => {
@@ -294,7 +386,11 @@ describe("calls: refusals", () => {
     expect(both.body.errors.map((error: { pointer: string }) => error.pointer)).toContain("/to");
     const bad = await placeCall(org, { to: "12", record: "yes", extra: 1 });
     expect(bad.status).toBe(400);
-    expect(bad.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual(["/extra", "/record", "/to"]);
+    expect(bad.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual([
+      "/extra",
+      "/record",
+      "/to",
+    ]);
     const unknownSender = await placeCall(org, { to: magic("20"), fromPhoneNumberId: "nope" });
     expect(unknownSender.status).toBe(400);
     expect(unknownSender.body.errors[0].pointer).toBe("/fromPhoneNumberId");
@@ -375,7 +471,9 @@ describe("endpoint 14: call events by phone number", () => {
     for (let index = 0; index < 3; index++) placed.push((await placeCall(org, { to: contact })).body.id);
     await placeCall(other, { to: contact });
     const inbound = await callFrom(contact, ours.phoneNumber);
-    const first = await org.request("POST", `/events/calls/phone/${encodeURIComponent(contact)}`, { body: { pageSize: 2, includeCount: true } });
+    const first = await org.request("POST", `/events/calls/phone/${encodeURIComponent(contact)}`, {
+      body: { pageSize: 2, includeCount: true },
+    });
     expect(first.status).toBe(200);
     expect(first.body.pageSize).toBe(2);
     expect(first.body.totalCount).toBe(4);
@@ -388,18 +486,45 @@ describe("endpoint 14: call events by phone number", () => {
     expect(all[0]).toMatchObject({ providerId: inbound.providerCallId, direction: "Inbound" });
     // The other sorts (in memory within the read budget): missing values first, the id breaking ties.
     for (const field of ["duration", "endedAt"] as const) {
-      const sorted = await org.request("POST", `/events/calls/phone/${encodeURIComponent(contact)}`, { body: { orderBy: [{ field, direction: "asc" }] } });
+      const sorted = await org.request("POST", `/events/calls/phone/${encodeURIComponent(contact)}`, {
+        body: { orderBy: [{ field, direction: "asc" }] },
+      });
       const current: { id: string; duration: number | null; endedAt: string | null }[] = sorted.body.items;
-      const value = (call: (typeof current)[number]) => (field === "duration" ? (call.duration ?? -1) : call.endedAt ? Date.parse(call.endedAt) : -1);
-      expect(current.map((call) => call.id)).toEqual([...current].sort((a, b) => value(a) - value(b) || (a.id < b.id ? -1 : 1)).map((call) => call.id));
+      const value = (call: (typeof current)[number]) =>
+        field === "duration" ? (call.duration ?? -1) : call.endedAt ? Date.parse(call.endedAt) : -1;
+      expect(current.map((call) => call.id)).toEqual(
+        [...current].sort((a, b) => value(a) - value(b) || (a.id < b.id ? -1 : 1)).map((call) => call.id),
+      );
       expect(new Set(current.map((call) => call.id))).toEqual(new Set(all.map((call) => call.id)));
     }
     for (const call of all) {
       expect(Object.keys(call)).toEqual(
         expect.arrayContaining([
-          "id", "providerId", "leadId", "businessId", "userId", "conversationId", "fromPhoneNumberId", "billingPhoneNumberId",
-          "fromPhoneNumber", "toPhoneNumber", "callerId", "statusReason", "direction", "providerStatus", "billingStatus",
-          "recordingUrl", "user", "business", "createdAt", "answeredAt", "endedAt", "duration", "billableSeconds", "billableAmount", "metadata",
+          "id",
+          "providerId",
+          "leadId",
+          "businessId",
+          "userId",
+          "conversationId",
+          "fromPhoneNumberId",
+          "billingPhoneNumberId",
+          "fromPhoneNumber",
+          "toPhoneNumber",
+          "callerId",
+          "statusReason",
+          "direction",
+          "providerStatus",
+          "billingStatus",
+          "recordingUrl",
+          "user",
+          "business",
+          "createdAt",
+          "answeredAt",
+          "endedAt",
+          "duration",
+          "billableSeconds",
+          "billableAmount",
+          "metadata",
         ]),
       );
       expect(call.businessId).toBe(org.organizationId);
@@ -411,7 +536,9 @@ describe("endpoint 14: call events by phone number", () => {
     const otherView = await callEventsOf(other, encodeURIComponent(contact));
     expect(otherView).toHaveLength(1);
     expect(otherView[0].businessId).toBe(other.organizationId);
-    const inboundOnly = await org.request("POST", `/events/calls/phone/${encodeURIComponent(contact)}`, { body: { filters: [{ field: "direction", value: "Inbound" }] } });
+    const inboundOnly = await org.request("POST", `/events/calls/phone/${encodeURIComponent(contact)}`, {
+      body: { filters: [{ field: "direction", value: "Inbound" }] },
+    });
     expect(inboundOnly.body.items).toHaveLength(1);
   });
 
@@ -423,13 +550,16 @@ describe("endpoint 14: call events by phone number", () => {
     const empty = await org.request("POST", `/events/calls/phone/${encodeURIComponent(randomNumber())}`, { body: {} });
     expect(empty.status).toBe(200);
     expect(empty.body).toMatchObject({ items: [], continuationToken: null });
-    expect((await org.request("POST", "/events/calls/phone/%2B12125550100", { body: {}, token: null })).status).toBe(401);
+    expect((await org.request("POST", "/events/calls/phone/%2B12125550100", { body: {}, token: null })).status).toBe(
+      401,
+    );
   });
 });
 
 describe("calls: forwarded inbound calls are billed", () => {
   const walletOf = async (org: TestOrganization) => (await org.request("GET", "/billing/wallet")).body;
-  const chargesOf = async (org: TestOrganization, callId: string) => (await allLedgerEntries(org)).filter((entry) => entry.callId === callId);
+  const chargesOf = async (org: TestOrganization, callId: string) =>
+    (await allLedgerEntries(org)).filter((entry) => entry.callId === callId);
 
   it("a forwarded call answered for 42 s is charged one started minute, once, even when the dial result and callbacks are replayed", async () => {
     const org = await newOrganization();
@@ -450,18 +580,49 @@ describe("calls: forwarded inbound calls are billed", () => {
       billableAmount: Number(prices.callMinute),
       billingStatus: "Charged",
     });
-    expect(await walletOf(org)).toMatchObject({ balance: expected, reservedAmount: "0.0000", availableBalance: expected });
-    const charge = { entryType: "Charge", amount: Money.toBilling(Money.negate(prices.callMinute)), reason: "CallForwarded", callId: call.id, relatedEntityType: "Call", quantity: 60 };
+    expect(await walletOf(org)).toMatchObject({
+      balance: expected,
+      reservedAmount: "0.0000",
+      availableBalance: expected,
+    });
+    const charge = {
+      entryType: "Charge",
+      amount: Money.toBilling(Money.negate(prices.callMinute)),
+      reason: "CallForwarded",
+      callId: call.id,
+      relatedEntityType: "Call",
+      quantity: 60,
+    };
     expect(await chargesOf(org, call.id)).toEqual([expect.objectContaining(charge)]);
-    const timeline = await eventually(() => events(org), (all) => all.some((event) => event.relatedEntityId === call.id && event.eventType === "CallCompleted"));
-    expect(timeline.find((event) => event.relatedEntityId === call.id && event.eventType === "CallCompleted")).toMatchObject({
+    const timeline = await eventually(
+      () => events(org),
+      (all) => all.some((event) => event.relatedEntityId === call.id && event.eventType === "CallCompleted"),
+    );
+    expect(
+      timeline.find((event) => event.relatedEntityId === call.id && event.eventType === "CallCompleted"),
+    ).toMatchObject({
       billingStatus: "Charged",
       billableAmount: Number(prices.callMinute),
     });
 
-    const form = { AccountSid: "ACsimulator000000000000000000000000", CallSid: simulated.providerCallId, CallStatus: "in-progress", Direction: "inbound", From: caller, To: ours.phoneNumber };
-    const replayed = await postSigned(simulated.dial!.action, { ...form, DialCallStatus: "completed", DialCallDuration: "42" });
-    const longer = await postSigned(simulated.dial!.action, { ...form, DialCallStatus: "completed", DialCallDuration: "300" });
+    const form = {
+      AccountSid: "ACsimulator000000000000000000000000",
+      CallSid: simulated.providerCallId,
+      CallStatus: "in-progress",
+      Direction: "inbound",
+      From: caller,
+      To: ours.phoneNumber,
+    };
+    const replayed = await postSigned(simulated.dial!.action, {
+      ...form,
+      DialCallStatus: "completed",
+      DialCallDuration: "42",
+    });
+    const longer = await postSigned(simulated.dial!.action, {
+      ...form,
+      DialCallStatus: "completed",
+      DialCallDuration: "300",
+    });
     const again = await callFrom(caller, ours.phoneNumber, { providerCallId: simulated.providerCallId });
     expect([replayed.status, longer.status, ...again.statuses].every((status) => status === 200)).toBe(true);
     expect(await waitForCall(org, call.id)).toEqual(call);
@@ -470,9 +631,12 @@ describe("calls: forwarded inbound calls are billed", () => {
     const ledger = await allLedgerEntries(org);
     expect(ledger.filter((entry) => entry.callId === call.id)).toEqual([expect.objectContaining(charge)]);
     expect(Money.toBilling(Money.sum(ledger.map((entry) => entry.amount)))).toBe(wallet.balance);
-    const spent = (report: any) => report.summary?.usageSpend === prices.callMinute && report.summary?.callsReceived === 1;
+    const spent = (report: any) =>
+      report.summary?.usageSpend === prices.callMinute && report.summary?.callsReceived === 1;
     // Analytics counts the call off the table's stream (stream poller, then the aggregator): a slower hop than an event.
-    expect(await eventually(async () => (await org.request("GET", "/analytics/my")).body, spent, 40_000)).toSatisfy(spent);
+    expect(await eventually(async () => (await org.request("GET", "/analytics/my")).body, spent, 40_000)).toSatisfy(
+      spent,
+    );
   });
 
   it("a forwarded call nobody answers is charged nothing and its hold is released", async () => {
@@ -485,35 +649,64 @@ describe("calls: forwarded inbound calls are billed", () => {
     expect(simulated.dial).toBeDefined();
     const [listed] = await callEventsOf(org, encodeURIComponent(caller));
     const call = await waitForCall(org, listed.id);
-    expect(call).toMatchObject({ status: "NoAnswer", missed: true, billableSeconds: 0, billableAmount: 0, billingStatus: "Released" });
-    expect(await walletOf(org)).toMatchObject({ balance: before.balance, reservedAmount: "0.0000", availableBalance: before.availableBalance });
+    expect(call).toMatchObject({
+      status: "NoAnswer",
+      missed: true,
+      billableSeconds: 0,
+      billableAmount: 0,
+      billingStatus: "Released",
+    });
+    expect(await walletOf(org)).toMatchObject({
+      balance: before.balance,
+      reservedAmount: "0.0000",
+      availableBalance: before.availableBalance,
+    });
     expect(await chargesOf(org, call.id)).toEqual([]);
   });
 
   it.each([
     ["empty", "InsufficientFunds"],
     ["suspended", "WalletSuspended"],
-  ])("an inbound call to an organization whose wallet is %s is not forwarded: it is missed, says why, and nothing is charged", async (state, billingStatus) => {
-    const org = await newOrganization();
-    const ours = await addNumber(org);
-    await forwardCalls(org, magic("20", "415"));
-    await setAvailableBalance(org, state === "empty" ? "0" : "5");
-    if (state === "suspended") await Billing.setSuspended(org.organizationId, true);
-    expect((await placeCall(org, { to: magic("20") })).status).toBe(402);
-    const before = await walletOf(org);
-    const caller = randomNumber("312");
-    const simulated = await callFrom(caller, ours.phoneNumber);
-    expect(simulated.dial).toBeUndefined();
-    expect(simulated.twiml).toContain("<Say>Thank you for calling. Nobody can take your call right now");
-    const [listed] = await callEventsOf(org, encodeURIComponent(caller));
-    const call = await waitForCall(org, listed.id);
-    expect(call).toMatchObject({ status: "NoAnswer", missed: true, forwardedTo: null, billingStatus, billableSeconds: 0, billableAmount: 0 });
-    expect(call.statusReason).toMatch(/^Not forwarded: /);
-    expect(await walletOf(org)).toMatchObject({ balance: before.balance, reservedAmount: "0.0000", availableBalance: before.availableBalance });
-    expect(await chargesOf(org, call.id)).toEqual([]);
-    const missed = await eventually(() => events(org), (all) => all.some((event) => event.relatedEntityId === call.id && event.eventType === "CallMissed"));
-    expect(missed.find((event) => event.relatedEntityId === call.id && event.eventType === "CallNoAnswer")).toMatchObject({ billingStatus });
-  });
+  ])(
+    "an inbound call to an organization whose wallet is %s is not forwarded: it is missed, says why, and nothing is charged",
+    async (state, billingStatus) => {
+      const org = await newOrganization();
+      const ours = await addNumber(org);
+      await forwardCalls(org, magic("20", "415"));
+      await setAvailableBalance(org, state === "empty" ? "0" : "5");
+      if (state === "suspended") await Billing.setSuspended(org.organizationId, true);
+      expect((await placeCall(org, { to: magic("20") })).status).toBe(402);
+      const before = await walletOf(org);
+      const caller = randomNumber("312");
+      const simulated = await callFrom(caller, ours.phoneNumber);
+      expect(simulated.dial).toBeUndefined();
+      expect(simulated.twiml).toContain("<Say>Thank you for calling. Nobody can take your call right now");
+      const [listed] = await callEventsOf(org, encodeURIComponent(caller));
+      const call = await waitForCall(org, listed.id);
+      expect(call).toMatchObject({
+        status: "NoAnswer",
+        missed: true,
+        forwardedTo: null,
+        billingStatus,
+        billableSeconds: 0,
+        billableAmount: 0,
+      });
+      expect(call.statusReason).toMatch(/^Not forwarded: /);
+      expect(await walletOf(org)).toMatchObject({
+        balance: before.balance,
+        reservedAmount: "0.0000",
+        availableBalance: before.availableBalance,
+      });
+      expect(await chargesOf(org, call.id)).toEqual([]);
+      const missed = await eventually(
+        () => events(org),
+        (all) => all.some((event) => event.relatedEntityId === call.id && event.eventType === "CallMissed"),
+      );
+      expect(
+        missed.find((event) => event.relatedEntityId === call.id && event.eventType === "CallNoAnswer"),
+      ).toMatchObject({ billingStatus });
+    },
+  );
 });
 
 describe("calls: click-to-call rings the business side, then bridges the lead", () => {
@@ -525,23 +718,60 @@ describe("calls: click-to-call rings the business side, then bridges the lead", 
     const agent = magic("20", "415");
     const { prices } = await walletOf(org);
     const expected = await balanceLess(org, Money.toBilling(Money.multiply(prices.callMinute, 3)));
-    const accepted = await placeCall(org, { to: magic("24"), connectTo: "(415) 555-0120", whisper: "Lead from the spring campaign", ringSeconds: 25 });
+    const accepted = await placeCall(org, {
+      to: magic("24"),
+      connectTo: "(415) 555-0120",
+      whisper: "Lead from the spring campaign",
+      ringSeconds: 25,
+    });
     expect(accepted.status).toBe(202);
-    expect(accepted.body).toMatchObject({ connectTo: agent, whisper: "Lead from the spring campaign", ringSeconds: 25, toPhoneNumber: magic("24"), callerId: ours.phoneNumber });
+    expect(accepted.body).toMatchObject({
+      connectTo: agent,
+      whisper: "Lead from the spring campaign",
+      ringSeconds: 25,
+      toPhoneNumber: magic("24"),
+      callerId: ours.phoneNumber,
+    });
     const call = await waitForCall(org, accepted.body.id);
     // The lead (scenario 24) talks 125 s: 3 started minutes, whatever the agent's own leg lasted.
-    expect(call).toMatchObject({ status: "Completed", duration: 125, billableSeconds: 180, billingStatus: "Charged", missed: false, statusReason: null, providerId: expect.stringMatching(/^CA/) });
+    expect(call).toMatchObject({
+      status: "Completed",
+      duration: 125,
+      billableSeconds: 180,
+      billingStatus: "Charged",
+      missed: false,
+      statusReason: null,
+      providerId: expect.stringMatching(/^CA/),
+    });
     expect(Date.parse(call.connectAnsweredAt)).toBeLessThanOrEqual(Date.parse(call.endedAt));
-    expect(await walletOf(org)).toMatchObject({ balance: expected, reservedAmount: "0.0000", availableBalance: expected });
+    expect(await walletOf(org)).toMatchObject({
+      balance: expected,
+      reservedAmount: "0.0000",
+      availableBalance: expected,
+    });
     const charges = (await allLedgerEntries(org)).filter((entry) => entry.callId === call.id);
     expect(charges).toEqual([expect.objectContaining({ entryType: "Charge", reason: "CallMinutes", quantity: 180 })]);
-    const timeline = await eventually(() => events(org), (all) => all.some((event) => event.relatedEntityId === call.id && event.eventType === "CallCompleted"));
-    expect(timeline.filter((event) => event.relatedEntityId === call.id).map((event) => event.eventType)).toEqual(expect.arrayContaining(["CallQueued", "CallAnswered", "CallCompleted"]));
+    const timeline = await eventually(
+      () => events(org),
+      (all) => all.some((event) => event.relatedEntityId === call.id && event.eventType === "CallCompleted"),
+    );
+    expect(timeline.filter((event) => event.relatedEntityId === call.id).map((event) => event.eventType)).toEqual(
+      expect.arrayContaining(["CallQueued", "CallAnswered", "CallCompleted"]),
+    );
 
     // The agent's leg ending after the Dial changes nothing; a replayed Dial result charges nothing more.
     const dial = `${baseUrl()}/webhooks/simulator/calls/dial?callId=${call.id}`;
-    const form = { AccountSid: "ACsimulator000000000000000000000000", CallSid: call.providerId, CallStatus: "in-progress", Direction: "outbound-api", From: ours.phoneNumber, To: agent };
-    expect((await postSigned(dial, { ...form, DialCallStatus: "completed", DialCallDuration: "600" })).status).toBe(200);
+    const form = {
+      AccountSid: "ACsimulator000000000000000000000000",
+      CallSid: call.providerId,
+      CallStatus: "in-progress",
+      Direction: "outbound-api",
+      From: ours.phoneNumber,
+      To: agent,
+    };
+    expect((await postSigned(dial, { ...form, DialCallStatus: "completed", DialCallDuration: "600" })).status).toBe(
+      200,
+    );
     expect(await waitForCall(org, call.id)).toEqual(call);
     expect((await allLedgerEntries(org)).filter((entry) => entry.callId === call.id)).toHaveLength(1);
   });
@@ -549,55 +779,94 @@ describe("calls: click-to-call rings the business side, then bridges the lead", 
   it.each([
     ["21", "Busy", "The line was busy."],
     ["22", "NoAnswer", "Nobody answered."],
-  ])("a lead that does not answer (scenario %s) ends the bridged call %s and releases the hold", async (scenario, status, reason) => {
-    const org = await newOrganization();
-    await addNumber(org);
-    const before = await walletOf(org);
-    const accepted = await placeCall(org, { to: magic(scenario), connectTo: magic("20", "415") });
-    const call = await waitForCall(org, accepted.body.id);
-    expect(call).toMatchObject({ status, statusReason: reason, billingStatus: "Released", billableAmount: 0, duration: 0, answeredAt: null, missed: false });
-    expect(call.connectAnsweredAt).toEqual(expect.any(String));
-    expect(await walletOf(org)).toMatchObject({ balance: before.balance, reservedAmount: "0.0000" });
-  });
+  ])(
+    "a lead that does not answer (scenario %s) ends the bridged call %s and releases the hold",
+    async (scenario, status, reason) => {
+      const org = await newOrganization();
+      await addNumber(org);
+      const before = await walletOf(org);
+      const accepted = await placeCall(org, { to: magic(scenario), connectTo: magic("20", "415") });
+      const call = await waitForCall(org, accepted.body.id);
+      expect(call).toMatchObject({
+        status,
+        statusReason: reason,
+        billingStatus: "Released",
+        billableAmount: 0,
+        duration: 0,
+        answeredAt: null,
+        missed: false,
+      });
+      expect(call.connectAnsweredAt).toEqual(expect.any(String));
+      expect(await walletOf(org)).toMatchObject({ balance: before.balance, reservedAmount: "0.0000" });
+    },
+  );
 
   it.each([
     ["21", "Busy", "was not reached: The line was busy."],
     ["23", "Failed", "was not reached: The call could not be connected. (31005)"],
-  ])("a business side that does not answer (scenario %s) never dials the lead: %s, nothing charged", async (scenario, status, reason) => {
-    const org = await newOrganization();
-    await addNumber(org);
-    const agent = magic(scenario, "415");
-    const before = await walletOf(org);
-    const accepted = await placeCall(org, { to: magic("20"), connectTo: agent });
-    const call = await waitForCall(org, accepted.body.id);
-    expect(call).toMatchObject({ status, statusReason: `The business side (${agent}) ${reason}`, billingStatus: "Released", connectAnsweredAt: null, answeredAt: null });
-    expect(await walletOf(org)).toMatchObject({ balance: before.balance, reservedAmount: "0.0000" });
-  });
+  ])(
+    "a business side that does not answer (scenario %s) never dials the lead: %s, nothing charged",
+    async (scenario, status, reason) => {
+      const org = await newOrganization();
+      await addNumber(org);
+      const agent = magic(scenario, "415");
+      const before = await walletOf(org);
+      const accepted = await placeCall(org, { to: magic("20"), connectTo: agent });
+      const call = await waitForCall(org, accepted.body.id);
+      expect(call).toMatchObject({
+        status,
+        statusReason: `The business side (${agent}) ${reason}`,
+        billingStatus: "Released",
+        connectAnsweredAt: null,
+        answeredAt: null,
+      });
+      expect(await walletOf(org)).toMatchObject({ balance: before.balance, reservedAmount: "0.0000" });
+    },
+  );
 
   it("an agent who hangs up before the Dial result ends the call Canceled; the organization's settings give the default business side", async () => {
     const org = await newOrganization();
     const ours = await addNumber(org);
     // Scenario 28 answers but posts nothing itself: the agent's hang-up below is the only news of the call.
     const agent = magic("28", "646");
-    const saved = await org.request("PUT", "/messaging/settings", { body: { outboundCalls: { connectTo: agent, whisper: "New lead" } } });
+    const saved = await org.request("PUT", "/messaging/settings", {
+      body: { outboundCalls: { connectTo: agent, whisper: "New lead" } },
+    });
     expect(saved.status).toBe(200);
     expect(saved.body.outboundCalls).toEqual({ connectTo: agent, whisper: "New lead" });
     const ringsOut = await placeCall(org, { to: magic("20") });
     expect(ringsOut.body).toMatchObject({ connectTo: agent, whisper: "New lead" });
     const placed = await waitForCall(org, ringsOut.body.id, (call) => call.providerId !== null);
-    const form = { AccountSid: "ACsimulator000000000000000000000000", CallSid: placed.providerId, Direction: "outbound-api", From: ours.phoneNumber, To: agent };
+    const form = {
+      AccountSid: "ACsimulator000000000000000000000000",
+      CallSid: placed.providerId,
+      Direction: "outbound-api",
+      From: ours.phoneNumber,
+      To: agent,
+    };
     const status = `${baseUrl()}/webhooks/simulator/calls/status?callId=${placed.id}`;
     expect((await postSigned(status, { ...form, CallStatus: "completed", CallDuration: "9" })).status).toBe(200);
     const call = await waitForCall(org, placed.id);
-    expect(call).toMatchObject({ status: "Canceled", statusReason: `The business side (${agent}) hung up before the lead was connected.`, billingStatus: "Released", duration: 0 });
+    expect(call).toMatchObject({
+      status: "Canceled",
+      statusReason: `The business side (${agent}) hung up before the lead was connected.`,
+      billingStatus: "Released",
+      duration: 0,
+    });
 
     const own = await placeCall(org, { to: magic("20"), connectTo: ours.phoneNumber });
     expect(own.status).toBe(400);
     expect(own.body.errors).toEqual([expect.objectContaining({ pointer: "/connectTo" })]);
     const invalid = await placeCall(org, { to: magic("20"), connectTo: "12", ringSeconds: 2, whisper: "" });
     expect(invalid.status).toBe(400);
-    expect(invalid.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual(["/connectTo", "/ringSeconds", "/whisper"]);
-    const loop = await org.request("PUT", "/messaging/settings", { body: { outboundCalls: { connectTo: ours.phoneNumber } } });
+    expect(invalid.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual([
+      "/connectTo",
+      "/ringSeconds",
+      "/whisper",
+    ]);
+    const loop = await org.request("PUT", "/messaging/settings", {
+      body: { outboundCalls: { connectTo: ours.phoneNumber } },
+    });
     expect(loop.status).toBe(400);
   });
 });

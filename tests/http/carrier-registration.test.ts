@@ -31,11 +31,17 @@ const brandBody = (displayName: string) => ({
   vertical: "CONSTRUCTION",
 });
 
-const campaignBody = (description = "Replies to homeowners who asked Acme Roofing for a quote through the website form.") => ({
+const campaignBody = (
+  description = "Replies to homeowners who asked Acme Roofing for a quote through the website form.",
+) => ({
   useCase: "CUSTOMER_CARE",
   description,
-  sampleMessages: ["Hi Sam, this is Acme Roofing about your quote request. When can we visit? Reply STOP to opt out.", "Acme Roofing: your inspection is booked for Tuesday 10am. Reply STOP to opt out."],
-  messageFlow: "Homeowners fill in the quote form at https://acme-roofing.example/quote and tick a box agreeing to texts about their request.",
+  sampleMessages: [
+    "Hi Sam, this is Acme Roofing about your quote request. When can we visit? Reply STOP to opt out.",
+    "Acme Roofing: your inspection is booked for Tuesday 10am. Reply STOP to opt out.",
+  ],
+  messageFlow:
+    "Homeowners fill in the quote form at https://acme-roofing.example/quote and tick a box agreeing to texts about their request.",
   helpMessage: "Acme Roofing: call 212-555-0100 or email help@acme-roofing.example. Reply STOP to opt out.",
   optOutMessage: "Acme Roofing: you are unsubscribed and will receive no further messages.",
 });
@@ -57,7 +63,9 @@ async function approvedAtTelnyx(org: TestOrganization): Promise<{ id: string; pr
   const campaign = await org.request("POST", "/carrier-registration/campaigns", { body: campaignBody() });
   expect(campaign.status).toBe(201);
   await decideRegistration(campaign.body.providerCampaignId, { campaignStatus: "MNO_PROVISIONED" });
-  expect((await refresh(org)).campaigns).toEqual([expect.objectContaining({ id: campaign.body.id, status: "Approved" })]);
+  expect((await refresh(org)).campaigns).toEqual([
+    expect.objectContaining({ id: campaign.body.id, status: "Approved" }),
+  ]);
   return campaign.body;
 }
 
@@ -70,66 +78,140 @@ describe("10DLC registration at Telnyx", () => {
 
     const brand = await org.request("POST", "/carrier-registration/brand", { body: brandBody(displayName) });
     expect(brand.status).toBe(201);
-    expect(brand.body).toMatchObject({ provider: "telnyx", status: "Pending", failureReason: null, vettingScore: null, phone: "+12125550100", state: "NY", country: "US" });
+    expect(brand.body).toMatchObject({
+      provider: "telnyx",
+      status: "Pending",
+      failureReason: null,
+      vettingScore: null,
+      phone: "+12125550100",
+      state: "NY",
+      country: "US",
+    });
     expect((await org.request("GET", "/carrier-registration/brand")).body).toEqual(brand.body);
     // A pending brand is neither submitted twice (each submission is billed) nor given campaigns.
-    expect((await org.request("POST", "/carrier-registration/brand", { body: brandBody(displayName) })).status).toBe(409);
+    expect((await org.request("POST", "/carrier-registration/brand", { body: brandBody(displayName) })).status).toBe(
+      409,
+    );
     expect((await org.request("POST", "/carrier-registration/campaigns", { body: campaignBody() })).status).toBe(409);
     expect((await refresh(org)).brand.status).toBe("Pending");
 
-    await decideRegistration(brand.body.providerBrandId, { status: "OK", identityStatus: "VETTED_VERIFIED", vettingScore: 82 });
-    expect((await refresh(org)).brand).toMatchObject({ status: "Approved", vettingScore: 82, decidedAt: expect.any(String) });
+    await decideRegistration(brand.body.providerBrandId, {
+      status: "OK",
+      identityStatus: "VETTED_VERIFIED",
+      vettingScore: 82,
+    });
+    expect((await refresh(org)).brand).toMatchObject({
+      status: "Approved",
+      vettingScore: 82,
+      decidedAt: expect.any(String),
+    });
 
     const campaign = await org.request("POST", "/carrier-registration/campaigns", { body: campaignBody() });
     expect(campaign.status).toBe(201);
     expect(campaign.body).toMatchObject({ provider: "telnyx", status: "Pending", phoneNumberIds: [] });
     // Numbers join approved campaigns only.
-    expect((await org.request("PUT", `/phone-numbers/${number.id}/campaign`, { body: { campaignId: campaign.body.id } })).status).toBe(409);
+    expect(
+      (await org.request("PUT", `/phone-numbers/${number.id}/campaign`, { body: { campaignId: campaign.body.id } }))
+        .status,
+    ).toBe(409);
     await decideRegistration(campaign.body.providerCampaignId, { campaignStatus: "MNO_PROVISIONED" });
-    expect((await refresh(org)).campaigns).toEqual([expect.objectContaining({ id: campaign.body.id, status: "Approved" })]);
+    expect((await refresh(org)).campaigns).toEqual([
+      expect.objectContaining({ id: campaign.body.id, status: "Approved" }),
+    ]);
 
-    const attached = await org.request("PUT", `/phone-numbers/${number.id}/campaign`, { body: { campaignId: campaign.body.id } });
+    const attached = await org.request("PUT", `/phone-numbers/${number.id}/campaign`, {
+      body: { campaignId: campaign.body.id },
+    });
     expect(attached.status).toBe(200);
     expect(attached.body.registration).toEqual({ campaignId: campaign.body.id, status: "Approved" });
-    expect((await org.request("GET", `/carrier-registration/campaigns/${campaign.body.id}`)).body.phoneNumberIds).toEqual([number.id]);
+    expect(
+      (await org.request("GET", `/carrier-registration/campaigns/${campaign.body.id}`)).body.phoneNumberIds,
+    ).toEqual([number.id]);
 
-    const shape = ({ method, path, authorization, body, answered }: { method: string; path: string; authorization?: string; body: unknown; answered: unknown }) => ({ method, path, authorization, body, answered });
+    const shape = ({
+      method,
+      path,
+      authorization,
+      body,
+      answered,
+    }: {
+      method: string;
+      path: string;
+      authorization?: string;
+      body: unknown;
+      answered: unknown;
+    }) => ({ method, path, authorization, body, answered });
     expect((await carrierRequests(displayName)).map(shape)).toEqual([
       {
         method: "POST",
         path: "/v2/10dlc/brand",
         authorization: TELNYX_BEARER,
         body: {
-          entityType: "PRIVATE_PROFIT", displayName, companyName: `${displayName} LLC`, ein: "12-3456789", phone: "+12125550100", email: "compliance@acme-roofing.example",
-          website: "https://acme-roofing.example", street: "1 Main St", city: "New York", state: "NY", postalCode: "10001", country: "US", vertical: "CONSTRUCTION",
+          entityType: "PRIVATE_PROFIT",
+          displayName,
+          companyName: `${displayName} LLC`,
+          ein: "12-3456789",
+          phone: "+12125550100",
+          email: "compliance@acme-roofing.example",
+          website: "https://acme-roofing.example",
+          street: "1 Main St",
+          city: "New York",
+          state: "NY",
+          postalCode: "10001",
+          country: "US",
+          vertical: "CONSTRUCTION",
         },
         answered: 200,
       },
       // The second submission was refused here, before Telnyx.
     ]);
-    const reads = (await carrierRequests(brand.body.providerBrandId)).map(({ method, path, answered }) => ({ method, path, answered }));
+    const reads = (await carrierRequests(brand.body.providerBrandId)).map(({ method, path, answered }) => ({
+      method,
+      path,
+      answered,
+    }));
     expect(reads).toEqual([
       { method: "GET", path: `/v2/10dlc/brand/${brand.body.providerBrandId}`, answered: 200 },
       { method: "GET", path: `/v2/10dlc/brand/${brand.body.providerBrandId}`, answered: 200 },
       { method: "GET", path: `/v2/10dlc/brand/${brand.body.providerBrandId}/externalVetting`, answered: 200 },
       { method: "POST", path: "/v2/10dlc/campaignBuilder", answered: 200 },
     ]);
-    const [builder] = await carrierRequests("/v2/10dlc/campaignBuilder").then((all) => all.filter((entry) => JSON.stringify(entry.body).includes(brand.body.providerBrandId)));
+    const [builder] = await carrierRequests("/v2/10dlc/campaignBuilder").then((all) =>
+      all.filter((entry) => JSON.stringify(entry.body).includes(brand.body.providerBrandId)),
+    );
     const sent = campaignBody();
     expect(shape(builder!)).toEqual({
       method: "POST",
       path: "/v2/10dlc/campaignBuilder",
       authorization: TELNYX_BEARER,
       body: {
-        brandId: brand.body.providerBrandId, usecase: "CUSTOMER_CARE", description: sent.description, messageFlow: sent.messageFlow, helpMessage: sent.helpMessage,
-        optoutMessage: sent.optOutMessage, sample1: sent.sampleMessages[0], sample2: sent.sampleMessages[1], embeddedLink: false, embeddedPhone: false,
-        subscriberOptin: true, subscriberOptout: true, subscriberHelp: true,
+        brandId: brand.body.providerBrandId,
+        usecase: "CUSTOMER_CARE",
+        description: sent.description,
+        messageFlow: sent.messageFlow,
+        helpMessage: sent.helpMessage,
+        optoutMessage: sent.optOutMessage,
+        sample1: sent.sampleMessages[0],
+        sample2: sent.sampleMessages[1],
+        embeddedLink: false,
+        embeddedPhone: false,
+        subscriberOptin: true,
+        subscriberOptout: true,
+        subscriberHelp: true,
       },
       answered: 200,
     });
-    const assignment = (await carrierRequests("/v2/10dlc/phone_number_campaigns")).filter((entry) => JSON.stringify(entry.body).includes(number.phoneNumber));
+    const assignment = (await carrierRequests("/v2/10dlc/phone_number_campaigns")).filter((entry) =>
+      JSON.stringify(entry.body).includes(number.phoneNumber),
+    );
     expect(assignment.map(shape)).toEqual([
-      { method: "POST", path: "/v2/10dlc/phone_number_campaigns", authorization: TELNYX_BEARER, body: { phoneNumber: number.phoneNumber, campaignId: campaign.body.providerCampaignId }, answered: 200 },
+      {
+        method: "POST",
+        path: "/v2/10dlc/phone_number_campaigns",
+        authorization: TELNYX_BEARER,
+        body: { phoneNumber: number.phoneNumber, campaignId: campaign.body.providerCampaignId },
+        answered: 200,
+      },
     ]);
   });
 
@@ -137,32 +219,59 @@ describe("10DLC registration at Telnyx", () => {
     const org = await newOrganization();
     await onCarrier(org, "telnyx");
     const first = await org.request("POST", "/carrier-registration/brand", { body: brandBody(uniqueName()) });
-    await decideRegistration(first.body.providerBrandId, { status: "REGISTRATION_FAILED", failureReasons: "The EIN does not match the legal name." });
-    expect((await refresh(org)).brand).toMatchObject({ status: "Rejected", failureReason: "The EIN does not match the legal name." });
+    await decideRegistration(first.body.providerBrandId, {
+      status: "REGISTRATION_FAILED",
+      failureReasons: "The EIN does not match the legal name.",
+    });
+    expect((await refresh(org)).brand).toMatchObject({
+      status: "Rejected",
+      failureReason: "The EIN does not match the legal name.",
+    });
     expect((await org.request("POST", "/carrier-registration/campaigns", { body: campaignBody() })).status).toBe(409);
 
     const resubmission = { ...brandBody(uniqueName()), legalName: "Acme Roofing Holdings LLC" };
-    const second = await org.request("POST", "/carrier-registration/brand", { body: resubmission, headers: { "idempotency-key": "brand-resubmission" } });
+    const second = await org.request("POST", "/carrier-registration/brand", {
+      body: resubmission,
+      headers: { "idempotency-key": "brand-resubmission" },
+    });
     expect(second.status).toBe(201);
     // A retried request (lost answer) is answered again, not submitted and billed a second time.
-    const retried = await org.request("POST", "/carrier-registration/brand", { body: resubmission, headers: { "idempotency-key": "brand-resubmission" } });
+    const retried = await org.request("POST", "/carrier-registration/brand", {
+      body: resubmission,
+      headers: { "idempotency-key": "brand-resubmission" },
+    });
     expect(retried).toMatchObject({ status: 201, body: second.body });
-    expect((await carrierRequests(resubmission.displayName)).filter((entry) => entry.path === "/v2/10dlc/brand")).toHaveLength(1);
-    expect(second.body).toMatchObject({ status: "Pending", failureReason: null, legalName: "Acme Roofing Holdings LLC" });
+    expect(
+      (await carrierRequests(resubmission.displayName)).filter((entry) => entry.path === "/v2/10dlc/brand"),
+    ).toHaveLength(1);
+    expect(second.body).toMatchObject({
+      status: "Pending",
+      failureReason: null,
+      legalName: "Acme Roofing Holdings LLC",
+    });
     await decideRegistration(second.body.providerBrandId, { status: "OK", identityStatus: "VERIFIED" });
     expect((await refresh(org)).brand).toMatchObject({ status: "Approved", vettingScore: null });
 
     const campaign = await org.request("POST", "/carrier-registration/campaigns", { body: campaignBody() });
-    await decideRegistration(campaign.body.providerCampaignId, { campaignStatus: "MNO_REJECTED", failureReasons: "Opt-in flow does not show consent to texts." });
+    await decideRegistration(campaign.body.providerCampaignId, {
+      campaignStatus: "MNO_REJECTED",
+      failureReasons: "Opt-in flow does not show consent to texts.",
+    });
     expect((await org.request("POST", "/carrier-registration/refresh")).body.campaigns).toEqual([
-      expect.objectContaining({ id: campaign.body.id, status: "Rejected", failureReason: "Opt-in flow does not show consent to texts." }),
+      expect.objectContaining({
+        id: campaign.body.id,
+        status: "Rejected",
+        failureReason: "Opt-in flow does not show consent to texts.",
+      }),
     ]);
   });
 
   it("refuses an invalid brand with a 400 naming each field, and reads 404 before any brand", async () => {
     const org = await newOrganization();
     expect((await org.request("GET", "/carrier-registration/brand")).status).toBe(404);
-    const refused = await org.request("POST", "/carrier-registration/brand", { body: { ...brandBody(uniqueName()), ein: "12345", website: "acme" } });
+    const refused = await org.request("POST", "/carrier-registration/brand", {
+      body: { ...brandBody(uniqueName()), ein: "12345", website: "acme" },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual(["/ein", "/website"]);
   });
@@ -175,9 +284,15 @@ describe("10DLC registration at Twilio (TrustHub and A2P Messaging)", () => {
     const displayName = uniqueName();
     const brand = await org.request("POST", "/carrier-registration/brand", { body: brandBody(displayName) });
     expect(brand.status).toBe(201);
-    expect(brand.body).toMatchObject({ provider: "twilio", status: "Pending", providerBrandId: expect.stringMatching(/^BN[0-9a-f]{32}$/) });
+    expect(brand.body).toMatchObject({
+      provider: "twilio",
+      status: "Pending",
+      providerBrandId: expect.stringMatching(/^BN[0-9a-f]{32}$/),
+    });
 
-    const flow = (await carrierRequests("/trusthub/v1/")).concat(await carrierRequests("/messaging/v1/a2p/BrandRegistrations"));
+    const flow = (await carrierRequests("/trusthub/v1/")).concat(
+      await carrierRequests("/messaging/v1/a2p/BrandRegistrations"),
+    );
     const form = (body: unknown) => Object.fromEntries(body as [string, string][]);
     expect(flow.every((entry) => entry.authorization === TWILIO_BASIC && entry.answered !== 422)).toBe(true);
     expect(flow.map((entry) => `${entry.method} ${entry.path.replace(/(BU|IT)[0-9a-f]{32}/g, "$1…")}`)).toEqual([
@@ -195,18 +310,34 @@ describe("10DLC registration at Twilio (TrustHub and A2P Messaging)", () => {
     const business = form(flow[0]!.body);
     expect(business.Type).toBe("customer_profile_business_information");
     expect(JSON.parse(business.Attributes!)).toEqual({
-      business_name: `${displayName} LLC`, business_identity: "direct_customer", business_type: "Corporation", business_industry: "CONSTRUCTION",
-      business_registration_identifier: "EIN", business_registration_number: "12-3456789", business_regions_of_operation: "USA_AND_CANADA", website_url: "https://acme-roofing.example",
+      business_name: `${displayName} LLC`,
+      business_identity: "direct_customer",
+      business_type: "Corporation",
+      business_industry: "CONSTRUCTION",
+      business_registration_identifier: "EIN",
+      business_registration_number: "12-3456789",
+      business_regions_of_operation: "USA_AND_CANADA",
+      website_url: "https://acme-roofing.example",
     });
-    expect(form(flow[1]!.body)).toEqual({ FriendlyName: displayName, Email: "compliance@acme-roofing.example", PolicySid: "RNdfbf3fae0e1107f8aded0e7cead80bf5" });
+    expect(form(flow[1]!.body)).toEqual({
+      FriendlyName: displayName,
+      Email: "compliance@acme-roofing.example",
+      PolicySid: "RNdfbf3fae0e1107f8aded0e7cead80bf5",
+    });
     expect(form(flow[3]!.body)).toEqual({ Status: "pending-review" });
-    expect(form(flow[5]!.body)).toEqual({ FriendlyName: `${displayName} A2P`, Email: "compliance@acme-roofing.example", PolicySid: "RNb0d4771c2c98518d916a3d4cd70a8f8b" });
+    expect(form(flow[5]!.body)).toEqual({
+      FriendlyName: `${displayName} A2P`,
+      Email: "compliance@acme-roofing.example",
+      PolicySid: "RNb0d4771c2c98518d916a3d4cd70a8f8b",
+    });
     expect(Object.keys(form(flow[9]!.body))).toEqual(["CustomerProfileBundleSid", "A2PProfileBundleSid"]);
 
     await decideRegistration(brand.body.providerBrandId, { status: "APPROVED", brand_score: 77 });
     expect((await refresh(org)).brand).toMatchObject({ status: "Approved", vettingScore: 77 });
 
-    const campaign = await org.request("POST", "/carrier-registration/campaigns", { body: { ...campaignBody(), hasEmbeddedLinks: true } });
+    const campaign = await org.request("POST", "/carrier-registration/campaigns", {
+      body: { ...campaignBody(), hasEmbeddedLinks: true },
+    });
     expect(campaign.status).toBe(201);
     expect(campaign.body.providerCampaignId).toMatch(/^MG[0-9a-f]{32}\/QE[0-9a-f]{32}$/);
     const [service] = campaign.body.providerCampaignId.split("/");
@@ -229,18 +360,29 @@ describe("10DLC registration at Twilio (TrustHub and A2P Messaging)", () => {
       ],
     });
 
-    await decideRegistration(campaign.body.providerCampaignId, { campaign_status: "FAILED", errors: [{ description: "Sample messages do not match the use case." }] });
-    expect((await refresh(org)).campaigns).toEqual([expect.objectContaining({ status: "Rejected", failureReason: "Sample messages do not match the use case." })]);
+    await decideRegistration(campaign.body.providerCampaignId, {
+      campaign_status: "FAILED",
+      errors: [{ description: "Sample messages do not match the use case." }],
+    });
+    expect((await refresh(org)).campaigns).toEqual([
+      expect.objectContaining({ status: "Rejected", failureReason: "Sample messages do not match the use case." }),
+    ]);
   });
 });
 
 describe("the simulator's registry (npm start)", () => {
   it("the poll (carrierRegistrationPoll) decides pending registrations without anyone asking", async () => {
     const org = await newOrganization();
-    expect((await org.request("POST", "/carrier-registration/brand", { body: brandBody(uniqueName()) })).body.status).toBe("Pending");
+    expect(
+      (await org.request("POST", "/carrier-registration/brand", { body: brandBody(uniqueName()) })).body.status,
+    ).toBe("Pending");
     const run = await CarrierRegistration.refreshPending();
     expect(run.organizations).toBeGreaterThanOrEqual(1);
-    expect((await org.request("GET", "/carrier-registration/brand")).body).toMatchObject({ status: "Approved", vettingScore: 75, checkedAt: expect.any(String) });
+    expect((await org.request("GET", "/carrier-registration/brand")).body).toMatchObject({
+      status: "Approved",
+      vettingScore: 75,
+      checkedAt: expect.any(String),
+    });
   });
 
   it("approves at the first refresh, and rejects a brand whose display name says so", async () => {
@@ -250,11 +392,17 @@ describe("the simulator's registry (npm start)", () => {
     expect((await refresh(org)).brand).toMatchObject({ provider: "simulator", status: "Approved", vettingScore: 75 });
     const campaign = await org.request("POST", "/carrier-registration/campaigns", { body: campaignBody() });
     expect((await refresh(org)).campaigns[0].status).toBe("Approved");
-    expect((await org.request("PUT", `/phone-numbers/${number.id}/campaign`, { body: { campaignId: campaign.body.id } })).body.registration.status).toBe("Approved");
+    expect(
+      (await org.request("PUT", `/phone-numbers/${number.id}/campaign`, { body: { campaignId: campaign.body.id } }))
+        .body.registration.status,
+    ).toBe("Approved");
 
     const other = await newOrganization();
     await other.request("POST", "/carrier-registration/brand", { body: brandBody("Rejected Roofing") });
-    expect((await refresh(other)).brand).toMatchObject({ status: "Rejected", failureReason: expect.stringContaining("rejected") });
+    expect((await refresh(other)).brand).toMatchObject({
+      status: "Rejected",
+      failureReason: expect.stringContaining("rejected"),
+    });
   });
 });
 
@@ -271,14 +419,21 @@ describe("gating: where registration is required, only numbers on an approved ca
     expect(none.body.detail).toMatch(/approved 10DLC campaign/);
 
     const campaign = await approvedAtTelnyx(org);
-    expect((await org.request("PUT", `/phone-numbers/${registered.id}/campaign`, { body: { campaignId: campaign.id } })).status).toBe(200);
+    expect(
+      (await org.request("PUT", `/phone-numbers/${registered.id}/campaign`, { body: { campaignId: campaign.id } }))
+        .status,
+    ).toBe(200);
     const chosen = await send(org, { to, body: "Your quote is ready.", fromPhoneNumberId: unregistered.id });
     expect(chosen.status).toBe(422);
     expect(chosen.body.detail).toContain(unregistered.phoneNumber);
 
     const accepted = await send(org, { to, body: "Your quote is ready." });
     expect(accepted.status).toBe(202);
-    const handed = await waitForMessage(org, accepted.body.id, (message) => message.status === "Sending" || message.status === "Sent");
+    const handed = await waitForMessage(
+      org,
+      accepted.body.id,
+      (message) => message.status === "Sending" || message.status === "Sent",
+    );
     expect(handed.fromPhoneNumberId).toBe(registered.id);
     const sends = (await carrierRequests(to)).filter((entry) => entry.path === "/v2/messages");
     expect(sends.map((entry) => (entry.body as { from: string }).from)).toEqual([registered.phoneNumber]);
@@ -294,9 +449,18 @@ describe("gating: where registration is required, only numbers on an approved ca
     const queued = await queuedOutsideTheStack(org, to, "Your inspection is booked.");
 
     // The carriers suspend the campaign; the refresh copies it onto the number.
-    await decideRegistration(campaign.providerCampaignId, { campaignStatus: "TCR_SUSPENDED", failureReasons: "Campaign suspended by T-Mobile." });
-    expect((await refresh(org)).campaigns[0]).toMatchObject({ status: "Rejected", failureReason: "Campaign suspended by T-Mobile." });
-    expect((await org.request("GET", `/phone-numbers/${number.id}`)).body.registration).toEqual({ campaignId: campaign.id, status: "Rejected" });
+    await decideRegistration(campaign.providerCampaignId, {
+      campaignStatus: "TCR_SUSPENDED",
+      failureReasons: "Campaign suspended by T-Mobile.",
+    });
+    expect((await refresh(org)).campaigns[0]).toMatchObject({
+      status: "Rejected",
+      failureReason: "Campaign suspended by T-Mobile.",
+    });
+    expect((await org.request("GET", `/phone-numbers/${number.id}`)).body.registration).toEqual({
+      campaignId: campaign.id,
+      status: "Rejected",
+    });
 
     // This process dispatches as a consumer instance would; it read the settings before the PUT made Telnyx the carrier.
     storedSettingsItem.forget(org.organizationId);

@@ -10,7 +10,10 @@ async function leadUnder(org: TestOrganization, consentPolicy: "require" | "allo
   const source = await newSource(org, { consentPolicy });
   const phone = uniquePhone();
   const verified = certificate ? await newCertificate({ apiKey: await withTrustedForm(org), phone }) : undefined;
-  const created = await intakeByQuery(source, { Phone: phone, ...(verified ? { CertifiedFormUrl: verified.url } : {}) });
+  const created = await intakeByQuery(source, {
+    Phone: phone,
+    ...(verified ? { CertifiedFormUrl: verified.url } : {}),
+  });
   expect(created.status).toBe(201);
   return { lead: await waitForLead(org, created.body.id), certificate: verified };
 }
@@ -18,7 +21,8 @@ async function leadUnder(org: TestOrganization, consentPolicy: "require" | "allo
 const consentRecord = {
   capturedAt: "2026-01-05T14:03:00.000Z",
   channel: "Phone",
-  consentLanguage: "I agree that Acme may call and text me about my quote at this number, including by automated means.",
+  consentLanguage:
+    "I agree that Acme may call and text me about my quote at this number, including by automated means.",
   evidenceUrl: "https://files.example.com/recordings/123.mp3",
 };
 
@@ -29,7 +33,11 @@ describe("consent policy of a source: require", () => {
     const { lead } = await leadUnder(org, "require");
     expect(lead).toMatchObject({
       processingStatus: "Processed",
-      metadata: { smsConsentStatus: "Unknown", complianceStatus: "ConsentRequired", complianceBlockedReason: "VerifiedConsentRequired:NoCertificate" },
+      metadata: {
+        smsConsentStatus: "Unknown",
+        complianceStatus: "ConsentRequired",
+        complianceBlockedReason: "VerifiedConsentRequired:NoCertificate",
+      },
     });
 
     const automated = await send(org, { leadId: lead.id, body: "Your quote is ready" }, org.apiKey);
@@ -40,7 +48,11 @@ describe("consent policy of a source: require", () => {
 
     const agent = await send(org, { leadId: lead.id, body: "Hi, this is Sam from Acme" });
     expect(agent.status).toBe(202);
-    expect(agent.body.consentBasis).toMatchObject({ kind: "ManualOneToOne", reference: org.userIds.owner, evidenceId: null });
+    expect(agent.body.consentBasis).toMatchObject({
+      kind: "ManualOneToOne",
+      reference: org.userIds.owner,
+      evidenceId: null,
+    });
   });
 
   it("a consent record the business posts opts the lead in and is the basis of its automated sends", async () => {
@@ -49,20 +61,32 @@ describe("consent policy of a source: require", () => {
     const { lead } = await leadUnder(org, "require");
     const recorded = await org.request("POST", `/leads/${lead.id}/consent`, { body: consentRecord });
     expect(recorded.status).toBe(201);
-    expect(recorded.body).toMatchObject({ kind: "ConsentRecord", leadId: lead.id, record: { ...consentRecord, pageUrl: null, ipAddress: null }, recordedBy: org.userIds.owner });
+    expect(recorded.body).toMatchObject({
+      kind: "ConsentRecord",
+      leadId: lead.id,
+      record: { ...consentRecord, pageUrl: null, ipAddress: null },
+      recordedBy: org.userIds.owner,
+    });
     const read = await org.request("GET", `/leads/${lead.id}`);
     expect(read.body.metadata).toMatchObject({ smsConsentStatus: "OptedIn", smsOptInAt: consentRecord.capturedAt });
 
     const sent = await send(org, { leadId: lead.id, body: "Your quote is ready" }, org.apiKey);
     expect(sent.status).toBe(202);
-    expect(sent.body.consentBasis).toEqual({ kind: "ConsentRecord", evidenceId: recorded.body.id, reference: null, at: consentRecord.capturedAt });
+    expect(sent.body.consentBasis).toEqual({
+      kind: "ConsentRecord",
+      evidenceId: recorded.body.id,
+      reference: null,
+      at: consentRecord.capturedAt,
+    });
   });
 
   it("a consent record without its consent language is a 400, and another organization's lead a 404", async () => {
     const org = await newOrganization();
     const other = await newOrganization();
     const { lead } = await leadUnder(org, "require");
-    const missing = await org.request("POST", `/leads/${lead.id}/consent`, { body: { capturedAt: consentRecord.capturedAt, channel: "Phone" } });
+    const missing = await org.request("POST", `/leads/${lead.id}/consent`, {
+      body: { capturedAt: consentRecord.capturedAt, channel: "Phone" },
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.errors.map((error: { pointer: string }) => error.pointer)).toContain("/consentLanguage");
     expect((await other.request("POST", `/leads/${lead.id}/consent`, { body: consentRecord })).status).toBe(404);
@@ -72,12 +96,22 @@ describe("consent policy of a source: require", () => {
   it("automations skip texting a lead without verified consent, with the rule as the step's reason, and send nothing", async () => {
     const org = await newOrganization();
     await readyToText(org);
-    const automation = await createAutomation(org, chain({ type: "LeadCreated" }, [{ id: "hello", type: "SendSms", settings: { body: "Hi!" } }, { id: "end", type: "Stop" }]));
+    const automation = await createAutomation(
+      org,
+      chain({ type: "LeadCreated" }, [
+        { id: "hello", type: "SendSms", settings: { body: "Hi!" } },
+        { id: "end", type: "Stop" },
+      ]),
+    );
     const { lead } = await leadUnder(org, "require");
     const [run] = await waitForRuns(org, automation.id);
     expect(run.leadId).toBe(lead.id);
     const step = run.steps.find((entry: { nodeId: string }) => entry.nodeId === "hello");
-    expect(step).toMatchObject({ status: "Skipped", error: expect.stringMatching(/requires a verified consent/), output: { complianceAction: "ConsentRequired" } });
+    expect(step).toMatchObject({
+      status: "Skipped",
+      error: expect.stringMatching(/requires a verified consent/),
+      output: { complianceAction: "ConsentRequired" },
+    });
     expect(run.path).toEqual(["t", "hello", "end"]);
     const record = await org.request("GET", `/leads/${lead.id}/consent`);
     expect(record.body.contactAttempts).toEqual([]);
@@ -106,7 +140,14 @@ describe("consent policy of a source: require", () => {
       optOuts: [],
     });
     expect(record.body.contactAttempts).toEqual([
-      expect.objectContaining({ id: sent.body.id, channel: "Sms", toPhoneNumber: lead.contact.phone.number, content: "Your quote is ready", status: "Delivered", consentBasis: sent.body.consentBasis }),
+      expect.objectContaining({
+        id: sent.body.id,
+        channel: "Sms",
+        toPhoneNumber: lead.contact.phone.number,
+        content: "Your quote is ready",
+        status: "Delivered",
+        consentBasis: sent.body.consentBasis,
+      }),
     ]);
 
     const page = await org.request("GET", `/leads/${lead.id}/consent/print`);

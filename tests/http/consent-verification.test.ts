@@ -1,13 +1,25 @@
 import { describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { claimsOf, leadiDRequestsOf, newCertificate, newLeadiDToken, withJornaya, withTrustedForm } from "#tests/helpers/consent";
+import {
+  claimsOf,
+  leadiDRequestsOf,
+  newCertificate,
+  newLeadiDToken,
+  withJornaya,
+  withTrustedForm,
+} from "#tests/helpers/consent";
 import { intakeByQuery, newSource, uniqueEmail, uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 import { eventsWhen } from "#tests/helpers/messaging";
 import { REVERIFY_BACKOFF_MS, reverifyDue } from "#core/leads/reverify";
 
 /** Posts a lead with the certificate and waits until it is processed; answers the lead and its consent record. */
-async function intakeWithCertificate(org: TestOrganization, url: string, contact: { Phone: string; Email?: string; JornayaLeadId?: string }, timeoutMs?: number) {
+async function intakeWithCertificate(
+  org: TestOrganization,
+  url: string,
+  contact: { Phone: string; Email?: string; JornayaLeadId?: string },
+  timeoutMs?: number,
+) {
   const source = await newSource(org);
   const created = await intakeByQuery(source, { ...contact, CertifiedFormUrl: url });
   expect(created.status).toBe(201);
@@ -24,15 +36,29 @@ describe("TrustedForm verification at intake", () => {
     const phone = uniquePhone();
     const email = uniqueEmail();
     const capturedAt = new Date(Date.now() - 5 * 60_000).toISOString();
-    const consentLanguage = "By clicking Submit I agree that Acme may call and text me at the number above, including by automated means.";
-    const certificate = await newCertificate({ apiKey, phone, email, capturedAt, consentLanguage, pageUrl: "https://quotes.example.com/auto" });
+    const consentLanguage =
+      "By clicking Submit I agree that Acme may call and text me at the number above, including by automated means.";
+    const certificate = await newCertificate({
+      apiKey,
+      phone,
+      email,
+      capturedAt,
+      consentLanguage,
+      pageUrl: "https://quotes.example.com/auto",
+    });
 
     const { lead, record } = await intakeWithCertificate(org, certificate.url, { Phone: phone, Email: email });
 
     expect(lead).toMatchObject({
       processingStatus: "Processed",
       processingReason: null,
-      metadata: { smsConsentStatus: "OptedIn", smsOptedOut: false, smsOptInAt: capturedAt, smsConsentPhoneNumber: phone, complianceStatus: "Allowed" },
+      metadata: {
+        smsConsentStatus: "OptedIn",
+        smsOptedOut: false,
+        smsOptInAt: capturedAt,
+        smsConsentPhoneNumber: phone,
+        complianceStatus: "Allowed",
+      },
     });
     expect(record.certificate).toMatchObject({
       kind: "Certificate",
@@ -50,7 +76,11 @@ describe("TrustedForm verification at intake", () => {
         emailMatched: true,
       },
     });
-    expect(record.consentBasis).toMatchObject({ kind: "Certificate", reference: certificate.certificateId, evidenceId: record.certificate.id });
+    expect(record.consentBasis).toMatchObject({
+      kind: "Certificate",
+      reference: certificate.certificateId,
+      evidenceId: record.certificate.id,
+    });
 
     const claims = await claimsOf(certificate.certificateId);
     expect(claims).toHaveLength(1);
@@ -75,8 +105,15 @@ describe("TrustedForm verification at intake", () => {
     const phone = uniquePhone();
     const certificate = await newCertificate({ apiKey, phone, state: "expired" });
     const { lead, record } = await intakeWithCertificate(org, certificate.url, { Phone: phone });
-    expect(lead).toMatchObject({ processingStatus: "Processed", metadata: { smsConsentStatus: "Unverified", smsOptInAt: null } });
-    expect(record.certificate).toMatchObject({ outcome: "Expired", reason: "Certificate has expired.", certificate: null });
+    expect(lead).toMatchObject({
+      processingStatus: "Processed",
+      metadata: { smsConsentStatus: "Unverified", smsOptInAt: null },
+    });
+    expect(record.certificate).toMatchObject({
+      outcome: "Expired",
+      reason: "Certificate has expired.",
+      certificate: null,
+    });
     expect(record.consentBasis).toBeNull();
   });
 
@@ -84,7 +121,10 @@ describe("TrustedForm verification at intake", () => {
     const org = await newOrganization();
     const apiKey = await withTrustedForm(org);
     const certificate = await newCertificate({ apiKey, phone: uniquePhone(), email: uniqueEmail() });
-    const { lead, record } = await intakeWithCertificate(org, certificate.url, { Phone: uniquePhone(), Email: uniqueEmail() });
+    const { lead, record } = await intakeWithCertificate(org, certificate.url, {
+      Phone: uniquePhone(),
+      Email: uniqueEmail(),
+    });
     expect(lead.metadata.smsConsentStatus).toBe("Unverified");
     expect(record.certificate).toMatchObject({ outcome: "PhoneMismatch", certificate: null });
   });
@@ -92,7 +132,11 @@ describe("TrustedForm verification at intake", () => {
   it("an unknown certificate is not found: Unverified", async () => {
     const org = await newOrganization();
     await withTrustedForm(org);
-    const { lead, record } = await intakeWithCertificate(org, "https://cert.trustedform.com/0123456789abcdef0123456789abcdef01234567", { Phone: uniquePhone() });
+    const { lead, record } = await intakeWithCertificate(
+      org,
+      "https://cert.trustedform.com/0123456789abcdef0123456789abcdef01234567",
+      { Phone: uniquePhone() },
+    );
     expect(lead.metadata.smsConsentStatus).toBe("Unverified");
     expect(record.certificate).toMatchObject({ outcome: "NotFound", reason: "Certificate not found." });
   });
@@ -110,14 +154,21 @@ describe("TrustedForm verification at intake", () => {
 
   it("a URL not on cert.trustedform.com is never sent our credentials, and no account means no claim: Unverified either way", async () => {
     const org = await newOrganization();
-    const { lead: unconfigured, record: noAccount } = await intakeWithCertificate(org, "https://cert.trustedform.com/abcdef0123456789", { Phone: uniquePhone() });
+    const { lead: unconfigured, record: noAccount } = await intakeWithCertificate(
+      org,
+      "https://cert.trustedform.com/abcdef0123456789",
+      { Phone: uniquePhone() },
+    );
     expect(unconfigured.metadata.smsConsentStatus).toBe("Unverified");
     expect(noAccount.certificate).toMatchObject({ outcome: "NotConfigured" });
 
     await withTrustedForm(org);
     const { lead, record } = await intakeWithCertificate(org, "https://cert.example.com/abc", { Phone: uniquePhone() });
     expect(lead.metadata.smsConsentStatus).toBe("Unverified");
-    expect(record.certificate).toMatchObject({ outcome: "NotFound", reason: expect.stringContaining("Not a TrustedForm certificate URL") });
+    expect(record.certificate).toMatchObject({
+      outcome: "NotFound",
+      reason: expect.stringContaining("Not a TrustedForm certificate URL"),
+    });
   });
 
   it("an outage is retried with the lead waiting (AwaitingConsentVerification), then verified once TrustedForm answers", async () => {
@@ -128,10 +179,18 @@ describe("TrustedForm verification at intake", () => {
     const source = await newSource(org);
     const created = await intakeByQuery(source, { Phone: phone, CertifiedFormUrl: certificate.url });
     expect(created.status).toBe(201);
-    const waiting = await waitForLead(org, created.body.id, (lead) => lead.processingReason === "AwaitingConsentVerification" || lead.processingStatus !== "Pending");
+    const waiting = await waitForLead(
+      org,
+      created.body.id,
+      (lead) => lead.processingReason === "AwaitingConsentVerification" || lead.processingStatus !== "Pending",
+    );
     expect(waiting).toMatchObject({ processingStatus: "Pending", processingReason: "AwaitingConsentVerification" });
     const lead = await waitForLead(org, created.body.id, undefined, 60_000);
-    expect(lead).toMatchObject({ processingStatus: "Processed", processingReason: null, metadata: { smsConsentStatus: "OptedIn" } });
+    expect(lead).toMatchObject({
+      processingStatus: "Processed",
+      processingReason: null,
+      metadata: { smsConsentStatus: "OptedIn" },
+    });
     expect((await claimsOf(certificate.certificateId)).map((claim) => claim.answered)).toEqual([503, 503, 200]);
   });
 
@@ -141,7 +200,11 @@ describe("TrustedForm verification at intake", () => {
     const phone = uniquePhone();
     const certificate = await newCertificate({ apiKey, phone, outages: 1000 });
     const { lead, record } = await intakeWithCertificate(org, certificate.url, { Phone: phone }, 90_000);
-    expect(lead).toMatchObject({ processingStatus: "Processed", processingReason: "ConsentVerificationUnavailable", metadata: { smsConsentStatus: "Unverified" } });
+    expect(lead).toMatchObject({
+      processingStatus: "Processed",
+      processingReason: "ConsentVerificationUnavailable",
+      metadata: { smsConsentStatus: "Unverified" },
+    });
     expect(record.certificate).toMatchObject({ outcome: "Unavailable", reason: "HTTP 503" });
   });
 
@@ -151,27 +214,53 @@ describe("TrustedForm verification at intake", () => {
     const phone = uniquePhone();
     const certificate = await newCertificate({ apiKey, phone, outages: 1000 });
     const { lead } = await intakeWithCertificate(org, certificate.url, { Phone: phone }, 90_000);
-    expect(lead).toMatchObject({ processingReason: "ConsentVerificationUnavailable", metadata: { smsConsentStatus: "Unverified" } });
+    expect(lead).toMatchObject({
+      processingReason: "ConsentVerificationUnavailable",
+      metadata: { smsConsentStatus: "Unverified" },
+    });
 
     // Not due before its first backoff step; still down when due: the next try moves further out.
     const start = Date.now();
     expect(await reverifyDue(start, org.organizationId)).toEqual({ verified: 0, unverified: 0, retried: 0, gaveUp: 0 });
-    expect(await reverifyDue(start + REVERIFY_BACKOFF_MS[0]! + 60_000, org.organizationId)).toEqual({ verified: 0, unverified: 0, retried: 1, gaveUp: 0 });
-    expect(await reverifyDue(start + REVERIFY_BACKOFF_MS[0]! + 120_000, org.organizationId)).toEqual({ verified: 0, unverified: 0, retried: 0, gaveUp: 0 });
+    expect(await reverifyDue(start + REVERIFY_BACKOFF_MS[0]! + 60_000, org.organizationId)).toEqual({
+      verified: 0,
+      unverified: 0,
+      retried: 1,
+      gaveUp: 0,
+    });
+    expect(await reverifyDue(start + REVERIFY_BACKOFF_MS[0]! + 120_000, org.organizationId)).toEqual({
+      verified: 0,
+      unverified: 0,
+      retried: 0,
+      gaveUp: 0,
+    });
 
     // TrustedForm is back: the next due try verifies the certificate.
     await newCertificate({ apiKey, phone, certificateId: certificate.certificateId });
     const later = start + REVERIFY_BACKOFF_MS[0]! + REVERIFY_BACKOFF_MS[1]! + 120_000;
     expect(await reverifyDue(later, org.organizationId)).toEqual({ verified: 1, unverified: 0, retried: 0, gaveUp: 0 });
-    expect(await reverifyDue(later + 86_400_000, org.organizationId)).toEqual({ verified: 0, unverified: 0, retried: 0, gaveUp: 0 });
+    expect(await reverifyDue(later + 86_400_000, org.organizationId)).toEqual({
+      verified: 0,
+      unverified: 0,
+      retried: 0,
+      gaveUp: 0,
+    });
 
     const verified = (await org.request("GET", `/leads/${lead.id}`)).body;
     expect(verified.metadata).toMatchObject({ smsConsentStatus: "OptedIn", complianceStatus: "Allowed" });
     const record = (await org.request("GET", `/leads/${lead.id}/consent`)).body;
-    expect(record.certificate).toMatchObject({ outcome: "Verified", certificate: { certificateId: certificate.certificateId } });
+    expect(record.certificate).toMatchObject({
+      outcome: "Verified",
+      certificate: { certificateId: certificate.certificateId },
+    });
     expect(record.consentBasis).toMatchObject({ kind: "Certificate", reference: certificate.certificateId });
-    const timeline = await eventsWhen(org, { leadId: lead.id }, (items) => items.some((event) => event.eventType === "LeadConsentVerified"));
-    expect(timeline.find((event) => event.eventType === "LeadConsentVerified")).toMatchObject({ status: "OptedIn", leadId: lead.id });
+    const timeline = await eventsWhen(org, { leadId: lead.id }, (items) =>
+      items.some((event) => event.eventType === "LeadConsentVerified"),
+    );
+    expect(timeline.find((event) => event.eventType === "LeadConsentVerified")).toMatchObject({
+      status: "OptedIn",
+      leadId: lead.id,
+    });
     expect((await claimsOf(certificate.certificateId)).at(-1)!.answered).toBe(200);
   });
 });
@@ -192,8 +281,16 @@ describe("Jornaya LeadiD", () => {
   it("without a Jornaya account the token is kept, marked not verified, and nothing is sent to Jornaya", async () => {
     const org = await newOrganization();
     const token = await newLeadiDToken({ accountCode: randomUUID() });
-    const { record } = await intakeWithCertificate(org, "https://cert.example.com/none", { Phone: uniquePhone(), JornayaLeadId: token });
-    expect(leadiDEvidence(record)).toMatchObject({ kind: "LeadiDToken", text: token, outcome: null, reason: expect.stringContaining("not verified") });
+    const { record } = await intakeWithCertificate(org, "https://cert.example.com/none", {
+      Phone: uniquePhone(),
+      JornayaLeadId: token,
+    });
+    expect(leadiDEvidence(record)).toMatchObject({
+      kind: "LeadiDToken",
+      text: token,
+      outcome: null,
+      reason: expect.stringContaining("not verified"),
+    });
     expect(record.smsConsentStatus).toBe("Unverified");
     expect(await leadiDRequestsOf(token)).toEqual([]);
   });
@@ -203,10 +300,20 @@ describe("Jornaya LeadiD", () => {
     const accountCode = await withJornaya(org);
     const token = await newLeadiDToken({ accountCode });
     const { lead, record } = await intakeWithToken(org, token);
-    expect(lead).toMatchObject({ processingStatus: "Processed", metadata: { smsConsentStatus: "OptedIn", complianceStatus: "Allowed" } });
-    expect(leadiDEvidence(record)).toMatchObject({ kind: "LeadiDToken", text: token, outcome: "Verified", reason: null });
+    expect(lead).toMatchObject({
+      processingStatus: "Processed",
+      metadata: { smsConsentStatus: "OptedIn", complianceStatus: "Allowed" },
+    });
+    expect(leadiDEvidence(record)).toMatchObject({
+      kind: "LeadiDToken",
+      text: token,
+      outcome: "Verified",
+      reason: null,
+    });
     expect(record.consentBasis).toMatchObject({ kind: "Certificate", reference: token, evidenceId: "LEADID" });
-    expect(await leadiDRequestsOf(token)).toEqual([{ method: "GET", path: "/Authenticate", query: { lac: accountCode, id: token }, body: "", answered: 200 }]);
+    expect(await leadiDRequestsOf(token)).toEqual([
+      { method: "GET", path: "/Authenticate", query: { lac: accountCode, id: token }, body: "", answered: 200 },
+    ]);
   });
 
   it("a token Jornaya does not authenticate (expired, over-queried, opted out, or not its own) leaves the lead Unverified", async () => {
@@ -215,7 +322,10 @@ describe("Jornaya LeadiD", () => {
     const token = await newLeadiDToken({ accountCode, state: "not-authentic" });
     const { lead, record } = await intakeWithToken(org, token);
     expect(lead.metadata.smsConsentStatus).toBe("Unverified");
-    expect(leadiDEvidence(record)).toMatchObject({ outcome: "NotFound", reason: expect.stringContaining("does not authenticate") });
+    expect(leadiDEvidence(record)).toMatchObject({
+      outcome: "NotFound",
+      reason: expect.stringContaining("does not authenticate"),
+    });
     expect(record.consentBasis).toBeNull();
   });
 
@@ -224,7 +334,10 @@ describe("Jornaya LeadiD", () => {
     await withJornaya(org);
     const { lead, record } = await intakeWithToken(org, "not-a-leadid-token");
     expect(lead.metadata.smsConsentStatus).toBe("Unverified");
-    expect(leadiDEvidence(record)).toMatchObject({ outcome: "NotFound", reason: expect.stringContaining("36 characters") });
+    expect(leadiDEvidence(record)).toMatchObject({
+      outcome: "NotFound",
+      reason: expect.stringContaining("36 characters"),
+    });
     expect(await leadiDRequestsOf("not-a-leadid-token")).toEqual([]);
   });
 
@@ -242,7 +355,11 @@ describe("Jornaya LeadiD", () => {
     const accountCode = await withJornaya(org);
     const token = await newLeadiDToken({ accountCode, outages: 2 });
     const { lead } = await intakeWithToken(org, token, 60_000);
-    expect(lead).toMatchObject({ processingStatus: "Processed", processingReason: null, metadata: { smsConsentStatus: "OptedIn" } });
+    expect(lead).toMatchObject({
+      processingStatus: "Processed",
+      processingReason: null,
+      metadata: { smsConsentStatus: "OptedIn" },
+    });
     expect((await leadiDRequestsOf(token)).map((request) => request.answered)).toEqual([503, 503, 200]);
   });
 });
@@ -253,9 +370,17 @@ describe("PUT /consent/settings", () => {
     const apiKey = await withTrustedForm(org);
     const read = await org.request("GET", "/consent/settings");
     expect(read.status).toBe(200);
-    expect(read.body).toEqual({ trustedForm: { apiKeyPreview: `${apiKey.slice(0, 4)}…` }, jornaya: null, frequencyCaps: { smsPerDay: null, callsPerDay: null }, modifiedAt: expect.any(String) });
+    expect(read.body).toEqual({
+      trustedForm: { apiKeyPreview: `${apiKey.slice(0, 4)}…` },
+      jornaya: null,
+      frequencyCaps: { smsPerDay: null, callsPerDay: null },
+      modifiedAt: expect.any(String),
+    });
     expect(JSON.stringify(read.body)).not.toContain(apiKey);
-    const member = await org.request("PUT", "/consent/settings", { token: org.memberToken, body: { trustedForm: null, jornaya: null } });
+    const member = await org.request("PUT", "/consent/settings", {
+      token: org.memberToken,
+      body: { trustedForm: null, jornaya: null },
+    });
     expect(member.status).toBe(403);
   });
 });

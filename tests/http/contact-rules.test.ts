@@ -1,11 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { readyToText } from "#tests/helpers/automations";
 import { Outbound } from "#core/messaging/outbound";
-import { createLead, events, eventsWhen, queuedOutsideTheStack, randomNumber, send, textFrom, waitForMessage } from "#tests/helpers/messaging";
+import {
+  createLead,
+  events,
+  eventsWhen,
+  queuedOutsideTheStack,
+  randomNumber,
+  send,
+  textFrom,
+  waitForMessage,
+} from "#tests/helpers/messaging";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 async function caps(org: TestOrganization, frequencyCaps: { smsPerDay: number | null; callsPerDay: number | null }) {
-  const response = await org.request("PUT", "/consent/settings", { body: { trustedForm: null, jornaya: null, frequencyCaps } });
+  const response = await org.request("PUT", "/consent/settings", {
+    body: { trustedForm: null, jornaya: null, frequencyCaps },
+  });
   expect(response.status).toBe(200);
   expect(response.body.frequencyCaps).toEqual(frequencyCaps);
 }
@@ -25,11 +36,23 @@ describe("frequency caps", () => {
     const lead = await createLead(org, randomNumber());
     expect(await textAndSettle(org, lead.id, "First")).toMatchObject({ status: "Delivered" });
     const blocked = await textAndSettle(org, lead.id, "Second");
-    expect(blocked).toMatchObject({ status: "Blocked", complianceAction: "FrequencyCap", statusReason: "1 texts to this recipient in the last 24 hours: the organization's frequency cap allows 1." });
-    const timeline = await eventsWhen(org, { leadId: lead.id }, (items) => items.some((event) => event.eventType === "MessageBlocked"));
-    expect(timeline.find((event) => event.eventType === "MessageBlocked")).toMatchObject({ relatedEntityId: blocked.id, complianceAction: "FrequencyCap", statusReason: blocked.statusReason });
+    expect(blocked).toMatchObject({
+      status: "Blocked",
+      complianceAction: "FrequencyCap",
+      statusReason: "1 texts to this recipient in the last 24 hours: the organization's frequency cap allows 1.",
+    });
+    const timeline = await eventsWhen(org, { leadId: lead.id }, (items) =>
+      items.some((event) => event.eventType === "MessageBlocked"),
+    );
+    expect(timeline.find((event) => event.eventType === "MessageBlocked")).toMatchObject({
+      relatedEntityId: blocked.id,
+      complianceAction: "FrequencyCap",
+      statusReason: blocked.statusReason,
+    });
     const record = await org.request("GET", `/leads/${lead.id}/consent`);
-    expect(record.body.contactAttempts.map((attempt: any) => [attempt.content, attempt.status, attempt.complianceAction])).toEqual([
+    expect(
+      record.body.contactAttempts.map((attempt: any) => [attempt.content, attempt.status, attempt.complianceAction]),
+    ).toEqual([
       ["First", "Delivered", null],
       ["Second", "Blocked", "FrequencyCap"],
     ]);
@@ -39,7 +62,8 @@ describe("frequency caps", () => {
     const org = await newOrganization();
     await readyToText(org);
     const lead = await createLead(org, randomNumber(), "FL");
-    for (const body of ["One", "Two", "Three"]) expect(await textAndSettle(org, lead.id, body)).toMatchObject({ status: "Delivered" });
+    for (const body of ["One", "Two", "Three"])
+      expect(await textAndSettle(org, lead.id, body)).toMatchObject({ status: "Delivered" });
     expect(await textAndSettle(org, lead.id, "Four")).toMatchObject({
       status: "Blocked",
       complianceAction: "FrequencyCap",
@@ -51,13 +75,22 @@ describe("frequency caps", () => {
     const org = await newOrganization();
     await readyToText(org);
     const lead = await createLead(org, randomNumber(), "FL");
-    const accepted = await Promise.all(Array.from({ length: 8 }, (_, index) => send(org, { leadId: lead.id, body: `Burst ${index}`, overrideQuietHours: true })));
+    const accepted = await Promise.all(
+      Array.from({ length: 8 }, (_, index) =>
+        send(org, { leadId: lead.id, body: `Burst ${index}`, overrideQuietHours: true }),
+      ),
+    );
     expect(accepted.map((response) => response.status)).toEqual(Array(8).fill(202));
-    const settled = await Promise.all(accepted.map((response) => waitForMessage(org, response.body.id, undefined, 60_000)));
+    const settled = await Promise.all(
+      accepted.map((response) => waitForMessage(org, response.body.id, undefined, 60_000)),
+    );
     const statuses = settled.map((message) => message.status).sort();
     expect(statuses).toEqual([...Array(5).fill("Blocked"), ...Array(3).fill("Delivered")]);
     for (const message of settled.filter((message) => message.status === "Blocked")) {
-      expect(message).toMatchObject({ complianceAction: "FrequencyCap", statusReason: "3 texts to this recipient in the last 24 hours: Florida (Fla. Stat. § 501.059(8)(a)) allows 3." });
+      expect(message).toMatchObject({
+        complianceAction: "FrequencyCap",
+        statusReason: "3 texts to this recipient in the last 24 hours: Florida (Fla. Stat. § 501.059(8)(a)) allows 3.",
+      });
     }
   });
 
@@ -66,21 +99,32 @@ describe("frequency caps", () => {
     await readyToText(org);
     await caps(org, { smsPerDay: 3, callsPerDay: null });
     const to = randomNumber();
-    const queued = await Promise.all(Array.from({ length: 8 }, (_, index) => queuedOutsideTheStack(org, to, `Burst ${index}`)));
+    const queued = await Promise.all(
+      Array.from({ length: 8 }, (_, index) => queuedOutsideTheStack(org, to, `Burst ${index}`)),
+    );
     // As eight consumer instances would, each holding its own Queued read (the queue keeps a conversation in order; this does not).
     await Promise.all(queued.map((message) => Outbound.dispatch(org.organizationId, message)));
     const settled = await Promise.all(queued.map((message) => waitForMessage(org, message.id, undefined, 60_000)));
-    expect(settled.map((message) => message.status).sort()).toEqual([...Array(5).fill("Blocked"), ...Array(3).fill("Delivered")]);
+    expect(settled.map((message) => message.status).sort()).toEqual([
+      ...Array(5).fill("Blocked"),
+      ...Array(3).fill("Delivered"),
+    ]);
   });
 
   it("a text that ends without being sent (no number to send from) gives its place under the cap back", async () => {
     const org = await newOrganization();
     await caps(org, { smsPerDay: 1, callsPerDay: null });
     const lead = await createLead(org, randomNumber());
-    expect(await textAndSettle(org, lead.id, "No number yet")).toMatchObject({ status: "Failed", errorCode: "NoSenderNumber" });
+    expect(await textAndSettle(org, lead.id, "No number yet")).toMatchObject({
+      status: "Failed",
+      errorCode: "NoSenderNumber",
+    });
     await readyToText(org);
     expect(await textAndSettle(org, lead.id, "Now")).toMatchObject({ status: "Delivered" });
-    expect(await textAndSettle(org, lead.id, "Over the cap")).toMatchObject({ status: "Blocked", statusReason: "1 texts to this recipient in the last 24 hours: the organization's frequency cap allows 1." });
+    expect(await textAndSettle(org, lead.id, "Over the cap")).toMatchObject({
+      status: "Blocked",
+      statusReason: "1 texts to this recipient in the last 24 hours: the organization's frequency cap allows 1.",
+    });
   });
 
   it("five calls placed at the same instant under a cap of 2 calls a day: exactly 2 are placed, 3 refused with a 422", async () => {
@@ -88,7 +132,9 @@ describe("frequency caps", () => {
     await readyToText(org);
     await caps(org, { smsPerDay: null, callsPerDay: 2 });
     const lead = await createLead(org, randomNumber());
-    const responses = await Promise.all(Array.from({ length: 5 }, () => org.request("POST", "/calls", { body: { leadId: lead.id } })));
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () => org.request("POST", "/calls", { body: { leadId: lead.id } })),
+    );
     expect(responses.map((response) => response.status).sort()).toEqual([202, 202, 422, 422, 422]);
   });
 
@@ -107,15 +153,29 @@ describe("frequency caps", () => {
 /** The instant that is `hour`:00 in `timeZone` on the day `daysAhead` from now there (an hour an offset either way is checked). */
 function localInstant(timeZone: string, daysAhead: number, hour: number): Date {
   const day = new Date(Date.now() + daysAhead * 86_400_000);
-  const [year, month, date] = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(day).split("-").map(Number);
+  const [year, month, date] = new Intl.DateTimeFormat("en-CA", {
+    timeZone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+  })
+    .format(day)
+    .split("-")
+    .map(Number);
   for (let offset = -14; offset <= 14; offset++) {
     const candidate = new Date(Date.UTC(year!, month! - 1, date!, hour - offset));
-    if (localTime(timeZone, candidate) === `${String(hour).padStart(2, "0")}:00` && localDate(timeZone, candidate) === localDate(timeZone, day)) return candidate;
+    if (
+      localTime(timeZone, candidate) === `${String(hour).padStart(2, "0")}:00` &&
+      localDate(timeZone, candidate) === localDate(timeZone, day)
+    )
+      return candidate;
   }
   throw new Error(`no ${hour}:00 in ${timeZone}`);
 }
-const localTime = (timeZone: string, at: Date) => new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(at);
-const localDate = (timeZone: string, at: Date) => new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(at);
+const localTime = (timeZone: string, at: Date) =>
+  new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(at);
+const localDate = (timeZone: string, at: Date) =>
+  new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(at);
 
 describe("state windows", () => {
   it("an automated text to a Florida lead due at 21:00 there is deferred to 08:00 the next morning, naming the statute, though the organization's own hours allow it", async () => {
@@ -123,16 +183,34 @@ describe("state windows", () => {
     await readyToText(org); // the organization's quiet hours are open all day: only Florida's window applies
     const lead = await createLead(org, randomNumber("305"), "FL");
     const nine = localInstant("America/New_York", 1, 21);
-    const accepted = await send(org, { leadId: lead.id, body: "Your quote is ready.", scheduledFor: nine.toISOString() });
+    const accepted = await send(org, {
+      leadId: lead.id,
+      body: "Your quote is ready.",
+      scheduledFor: nine.toISOString(),
+    });
     expect(accepted.status).toBe(202);
-    const deferred = await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled" && message.complianceAction !== null);
-    expect(deferred).toMatchObject({ status: "Scheduled", complianceAction: "StateWindow:FL", scheduledReason: expect.stringContaining("Florida contact window (Fla. Stat. § 501.059(8)(a)): 21:00") });
+    const deferred = await waitForMessage(
+      org,
+      accepted.body.id,
+      (message) => message.status === "Scheduled" && message.complianceAction !== null,
+    );
+    expect(deferred).toMatchObject({
+      status: "Scheduled",
+      complianceAction: "StateWindow:FL",
+      scheduledReason: expect.stringContaining("Florida contact window (Fla. Stat. § 501.059(8)(a)): 21:00"),
+    });
     const at = new Date(deferred.scheduledFor);
     expect(localTime("America/New_York", at)).toBe("08:00");
-    expect(localDate("America/New_York", at)).toBe(localDate("America/New_York", new Date(nine.getTime() + 86_400_000)));
+    expect(localDate("America/New_York", at)).toBe(
+      localDate("America/New_York", new Date(nine.getTime() + 86_400_000)),
+    );
     expect(at.getTime() - nine.getTime()).toBeLessThanOrEqual(12 * 3_600_000);
-    const timeline = await eventsWhen(org, { leadId: lead.id }, (items) => items.some((event) => event.eventType === "MessageScheduled"));
-    expect(timeline.find((event) => event.eventType === "MessageScheduled")).toMatchObject({ relatedEntityId: accepted.body.id });
+    const timeline = await eventsWhen(org, { leadId: lead.id }, (items) =>
+      items.some((event) => event.eventType === "MessageScheduled"),
+    );
+    expect(timeline.find((event) => event.eventType === "MessageScheduled")).toMatchObject({
+      relatedEntityId: accepted.body.id,
+    });
   });
 
   it("the same text to a New York lead at 21:00 goes at 21:00: no state window of its own", async () => {
@@ -140,7 +218,11 @@ describe("state windows", () => {
     await readyToText(org);
     const lead = await createLead(org, randomNumber("212"), "NY");
     const nine = localInstant("America/New_York", 1, 21);
-    const accepted = await send(org, { leadId: lead.id, body: "Your quote is ready.", scheduledFor: nine.toISOString() });
+    const accepted = await send(org, {
+      leadId: lead.id,
+      body: "Your quote is ready.",
+      scheduledFor: nine.toISOString(),
+    });
     expect(accepted.status).toBe(202);
     const scheduled = await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
     expect(scheduled).toMatchObject({ scheduledFor: nine.toISOString(), complianceAction: null });
@@ -159,7 +241,9 @@ describe("revocation", () => {
     expect(stored.metadata).toMatchObject({ smsOptedOut: true, smsConsentStatus: "OptedOut" });
     const call = await org.request("POST", "/calls", { body: { leadId: lead.id } });
     expect(call.status).toBe(422);
-    const confirmations = (await eventsWhen(org, { eventType: "MessageAccepted" }, (items) => items.length > 0)).filter((event) => event.toPhoneNumber === phone);
+    const confirmations = (await eventsWhen(org, { eventType: "MessageAccepted" }, (items) => items.length > 0)).filter(
+      (event) => event.toPhoneNumber === phone,
+    );
     expect(confirmations).toHaveLength(1);
     const record = (await org.request("GET", `/leads/${lead.id}/consent`)).body;
     expect(record.optOuts).toHaveLength(2);
@@ -172,9 +256,15 @@ describe("revocation", () => {
     const lead = await createLead(org, phone);
     expect((await textFrom(phone, number.phoneNumber, "please stop texting me")).status).toBe(200);
     const [flag] = await eventsWhen(org, { eventType: "ContactRevocationFlagged" }, (items) => items.length > 0);
-    expect(flag).toMatchObject({ eventCategory: "Compliance", complianceAction: "RevocationFlaggedForReview", leadId: lead.id });
+    expect(flag).toMatchObject({
+      eventCategory: "Compliance",
+      complianceAction: "RevocationFlaggedForReview",
+      leadId: lead.id,
+    });
     const record = (await org.request("GET", `/leads/${lead.id}/consent`)).body;
-    expect(record.consentEvents).toEqual([expect.objectContaining({ kind: "RevocationFlagged", text: "please stop texting me" })]);
+    expect(record.consentEvents).toEqual([
+      expect.objectContaining({ kind: "RevocationFlagged", text: "please stop texting me" }),
+    ]);
     expect((await org.request("GET", `/leads/${lead.id}`)).body.metadata.smsOptedOut).toBe(false);
     expect(await events(org, { eventType: "ContactOptedOut" })).toHaveLength(0);
   });

@@ -3,7 +3,8 @@ import { importJWK, SignJWT } from "jose";
 import { describe, expect, inject, it } from "vitest";
 import { baseUrl, newOrganization, request } from "#tests/helpers/stack";
 
-const freshIp = () => `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
+const freshIp = () =>
+  `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
 
 function expectSecurityHeaders(headers: Headers | Record<string, unknown>): void {
   const get = (name: string) => (headers instanceof Headers ? headers.get(name) : headers[name]);
@@ -74,16 +75,28 @@ describe("text fields", () => {
 });
 
 /** Sends raw bytes and reads the answer (fetch refuses to send some of these requests). */
-function rawRequest(path: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; headers: Record<string, unknown>; body: any }> {
+function rawRequest(
+  path: string,
+  headers: Record<string, string>,
+  body?: Buffer,
+): Promise<{ status: number; headers: Record<string, unknown>; body: any }> {
   return new Promise((resolve, reject) => {
-    const outgoing = rawHttpRequest(new URL(path, baseUrl()), { method: body ? "POST" : "GET", headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text ? JSON.parse(text) : undefined });
-      });
-    });
+    const outgoing = rawHttpRequest(
+      new URL(path, baseUrl()),
+      { method: body ? "POST" : "GET", headers },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: text ? JSON.parse(text) : undefined,
+          });
+        });
+      },
+    );
     outgoing.on("error", reject);
     outgoing.end(body);
   });
@@ -98,12 +111,19 @@ describe("the local gateway's own errors", () => {
     );
     expect(response.status).toBe(413);
     expect(response.headers["content-type"]).toBe("application/problem+json");
-    expect(response.body).toMatchObject({ type: "about:blank", title: "Payload Too Large", status: 413, instance: "/automations" });
+    expect(response.body).toMatchObject({
+      type: "about:blank",
+      title: "Payload Too Large",
+      status: 413,
+      instance: "/automations",
+    });
     expectSecurityHeaders(response.headers);
   });
 
   it("answers a query string over 60 KB with 414 problem+json", async () => {
-    const response = await rawRequest(`/automations/x?search=${"a".repeat(61 * 1024)}`, { "x-forwarded-for": freshIp() });
+    const response = await rawRequest(`/automations/x?search=${"a".repeat(61 * 1024)}`, {
+      "x-forwarded-for": freshIp(),
+    });
     expect(response.status).toBe(414);
     expect(response.headers["content-type"]).toBe("application/problem+json");
     expect(response.body).toMatchObject({ title: "URI Too Long", status: 414, instance: "/automations/x" });

@@ -11,7 +11,10 @@ describe("hostile edges are answered with a 4xx", () => {
   it("a JSON body nested 4,000 deep (8 KB) is a 400, not a 500, and nothing is stored", async () => {
     const org = await newOrganization();
     const deep = `${"[".repeat(4_000)}${"]".repeat(4_000)}`;
-    const answer = await org.request("POST", "/leads", { body: `{"contact":{"firstName":"Deep"},"customer":${deep}}`, headers: { "content-type": "application/json" } });
+    const answer = await org.request("POST", "/leads", {
+      body: `{"contact":{"firstName":"Deep"},"customer":${deep}}`,
+      headers: { "content-type": "application/json" },
+    });
     expect(answer.status).toBe(400);
     expect(answer.body.detail).toMatch(/nested too deeply/);
     expect((await org.request("POST", "/leads/all/my", { body: {} })).body).toMatchObject({ items: [] });
@@ -19,8 +22,15 @@ describe("hostile edges are answered with a 4xx", () => {
 
   it("bytes that are not UTF-8 are a 400, never stored as U+FFFD", async () => {
     const org = await newOrganization();
-    const body = Buffer.concat([Buffer.from('{"contact":{"firstName":"Ma'), Buffer.from([0xff, 0xfe]), Buffer.from('x"}}')]);
-    const answer = await org.request("POST", "/leads", { body: new Uint8Array(body), headers: { "content-type": "application/json" } });
+    const body = Buffer.concat([
+      Buffer.from('{"contact":{"firstName":"Ma'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('x"}}'),
+    ]);
+    const answer = await org.request("POST", "/leads", {
+      body: new Uint8Array(body),
+      headers: { "content-type": "application/json" },
+    });
     expect(answer.status).toBe(400);
     expect(answer.body.detail).toMatch(/not valid UTF-8/);
     expect((await org.request("POST", "/leads/all/my", { body: {} })).body).toMatchObject({ items: [] });
@@ -30,11 +40,16 @@ describe("hostile edges are answered with a 4xx", () => {
     const org = await newOrganization();
     await addNumber(org);
     for (const scheduledFor of [days(400), "9999-12-31T00:00:00Z", days(31)]) {
-      const refused = await org.request("POST", "/messages", { body: { to: randomNumber(), body: "later", scheduledFor } });
+      const refused = await org.request("POST", "/messages", {
+        body: { to: randomNumber(), body: "later", scheduledFor },
+      });
       expect(refused.status).toBe(400);
       expect(refused.body.errors).toEqual([expect.objectContaining({ pointer: "/scheduledFor" })]);
     }
-    expect((await org.request("POST", "/messages", { body: { to: randomNumber(), body: "later", scheduledFor: days(29) } })).status).toBe(202);
+    expect(
+      (await org.request("POST", "/messages", { body: { to: randomNumber(), body: "later", scheduledFor: days(29) } }))
+        .status,
+    ).toBe(202);
   });
 });
 
@@ -59,7 +74,9 @@ describe("the dashboard may not be framed, sniffed or read from another site", (
     // The sign-in calls the provider's token endpoint: the page's CSP lets it, and no other origin.
     const identity = (await request("GET", "/app/identity.json")).body as { issuer: string };
     const policy = (await request("GET", "/app/")).headers.get("content-security-policy")!;
-    expect(policy).toMatch(new RegExp(`(^|; )connect-src 'self' ${new URL(identity.issuer).origin.replace(/[.]/g, "\\.")}(;|$)`));
+    expect(policy).toMatch(
+      new RegExp(`(^|; )connect-src 'self' ${new URL(identity.issuer).origin.replace(/[.]/g, "\\.")}(;|$)`),
+    );
   });
 });
 

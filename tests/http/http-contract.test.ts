@@ -59,7 +59,9 @@ describe("the HTTP contract", () => {
 
   it("answers a missing body with a 400 problem", async () => {
     const organization = await newOrganization();
-    const response = await organization.request("POST", "/automations", { headers: { "content-type": "application/json" } });
+    const response = await organization.request("POST", "/automations", {
+      headers: { "content-type": "application/json" },
+    });
     expectProblem(response, 400);
   });
 
@@ -92,7 +94,9 @@ describe("the HTTP contract", () => {
     const response = await request("GET", "/openapi.json", { sourceIp: "192.0.2.12" });
     expect(response.status).toBe(200);
     expect(response.body.openapi).toBe("3.1.0");
-    const documented = Object.entries(response.body.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)
+    const documented = Object.entries(
+      response.body.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>,
+    )
       .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`))
       .sort();
     const served = routes.map((route) => `${route.method} ${route.path}`).sort();
@@ -122,13 +126,20 @@ describe("the HTTP contract", () => {
       description: expect.any(String),
       url: expect.stringMatching(/\/a2a$/),
       version: expect.any(String),
-      supportedInterfaces: expect.arrayContaining([expect.objectContaining({ protocolBinding: "JSONRPC", protocolVersion: "1.0" })]),
+      supportedInterfaces: expect.arrayContaining([
+        expect.objectContaining({ protocolBinding: "JSONRPC", protocolVersion: "1.0" }),
+      ]),
       capabilities: expect.any(Object),
       defaultInputModes: expect.arrayContaining(["text/plain"]),
       defaultOutputModes: expect.arrayContaining(["text/plain"]),
     });
     expect(card.securitySchemes.bearer).toMatchObject({ httpAuthSecurityScheme: { scheme: "bearer" } });
     expect(card.skills.length).toBeGreaterThan(0);
-    for (const skill of card.skills) expect(skill).toMatchObject({ id: expect.any(String), name: expect.any(String), description: expect.any(String) });
+    for (const skill of card.skills)
+      expect(skill).toMatchObject({
+        id: expect.any(String),
+        name: expect.any(String),
+        description: expect.any(String),
+      });
   });
 });

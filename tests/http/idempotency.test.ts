@@ -6,7 +6,8 @@ import { callEventsOf } from "#tests/helpers/calls";
 import { addNumber, createLead, events, magic, randomNumber, waitForMessage } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
-const post = (org: TestOrganization, path: string, body: unknown, key: string) => org.request("POST", path, { body, headers: { "idempotency-key": key } });
+const post = (org: TestOrganization, path: string, body: unknown, key: string) =>
+  org.request("POST", path, { body, headers: { "idempotency-key": key } });
 
 describe("Idempotency-Key on every POST that creates something or moves money", () => {
   it("20 parallel POST /calls with one key place one call and hold its cost once", async () => {
@@ -24,7 +25,9 @@ describe("Idempotency-Key on every POST that creates something or moves money", 
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(replay.body.id).toBe(accepted[0]!.body.id);
     expect((await org.request("GET", "/billing/wallet")).body.reservedAmount).toBe("0.6000");
-    expect(new Set((await callEventsOf(org, encodeURIComponent(to))).map((event) => event.callId ?? event.id))).toEqual(new Set([accepted[0]!.body.id]));
+    expect(new Set((await callEventsOf(org, encodeURIComponent(to))).map((event) => event.callId ?? event.id))).toEqual(
+      new Set([accepted[0]!.body.id]),
+    );
   });
 
   it("20 parallel POST /messages with one key (the claim runs beside the send's reads) store one message and one event; a refused send frees the key", async () => {
@@ -32,13 +35,19 @@ describe("Idempotency-Key on every POST that creates something or moves money", 
     await addNumber(org);
     const lead = await createLead(org, randomNumber());
     const key = randomUUID();
-    const attempts = await Promise.all(Array.from({ length: 20 }, () => post(org, "/messages", { leadId: lead.id, body: "Just once" }, key)));
+    const attempts = await Promise.all(
+      Array.from({ length: 20 }, () => post(org, "/messages", { leadId: lead.id, body: "Just once" }, key)),
+    );
     expect(attempts.every((attempt) => attempt.status === 202 || attempt.status === 409)).toBe(true);
     const accepted = attempts.filter((attempt) => attempt.status === 202);
     expect(accepted.length).toBeGreaterThanOrEqual(1);
     expect(new Set(accepted.map((attempt) => attempt.body.id)).size).toBe(1);
     const replay = await post(org, "/messages", { leadId: lead.id, body: "Just once" }, key);
-    expect([replay.status, replay.headers.get("idempotent-replayed"), replay.body.id]).toEqual([202, "true", accepted[0]!.body.id]);
+    expect([replay.status, replay.headers.get("idempotent-replayed"), replay.body.id]).toEqual([
+      202,
+      "true",
+      accepted[0]!.body.id,
+    ]);
     expect(replay.headers.get("ratelimit")).toMatch(/r=\d+/);
     await waitForMessage(org, accepted[0]!.body.id);
     // One message was stored and sent: the lead's message events all name it, and it was accepted once.
@@ -58,7 +67,11 @@ describe("Idempotency-Key on every POST that creates something or moves money", 
     const org = await newOrganization();
     await addNumber(org);
     const creations: [string, unknown, unknown][] = [
-      ["/phone-numbers", { phoneNumber: randomNumber("415"), friendlyName: "Line" }, { phoneNumber: randomNumber("415"), friendlyName: "Other" }],
+      [
+        "/phone-numbers",
+        { phoneNumber: randomNumber("415"), friendlyName: "Line" },
+        { phoneNumber: randomNumber("415"), friendlyName: "Other" },
+      ],
       ["/suppressions", { phoneNumber: randomNumber() }, { phoneNumber: randomNumber() }],
       ["/automations", { name: "Once" }, { name: "Twice" }],
       ["/messages", { to: randomNumber(), body: "once" }, { to: randomNumber(), body: "twice" }],
@@ -69,18 +82,40 @@ describe("Idempotency-Key on every POST that creates something or moves money", 
       const first = await post(org, path, body, key);
       expect(first.status, path).toBeLessThan(300);
       const again = await post(org, path, body, key);
-      expect([again.status, again.headers.get("idempotent-replayed"), again.body], path).toEqual([first.status, "true", first.body]);
+      expect([again.status, again.headers.get("idempotent-replayed"), again.body], path).toEqual([
+        first.status,
+        "true",
+        first.body,
+      ]);
       expect((await post(org, path, other, key)).status, path).toBe(422);
     }
-    expect((await org.request("POST", "/automations/all/my", { body: {} })).body.items.filter((item: any) => item.name === "Once")).toHaveLength(1);
+    expect(
+      (await org.request("POST", "/automations/all/my", { body: {} })).body.items.filter(
+        (item: any) => item.name === "Once",
+      ),
+    ).toHaveLength(1);
   });
 
   it("documents the key and its 409/422 answers on every creating POST in the contract", async () => {
     const contract = (await (await newOrganization()).request("GET", "/openapi.json")).body;
-    const creating = ["/calls", "/phone-numbers", "/suppressions", "/automations", "/automations/{id}/runs", "/automations/{id}/runs/{runId}/retry", "/messages", "/leads", "/leads/intake", "/billing/wallet/top-ups"];
+    const creating = [
+      "/calls",
+      "/phone-numbers",
+      "/suppressions",
+      "/automations",
+      "/automations/{id}/runs",
+      "/automations/{id}/runs/{runId}/retry",
+      "/messages",
+      "/leads",
+      "/leads/intake",
+      "/billing/wallet/top-ups",
+    ];
     for (const path of creating) {
       const operation = contract.paths[path].post;
-      expect(operation.parameters.map((parameter: any) => parameter.name), path).toContain("Idempotency-Key");
+      expect(
+        operation.parameters.map((parameter: any) => parameter.name),
+        path,
+      ).toContain("Idempotency-Key");
       expect(Object.keys(operation.responses), path).toEqual(expect.arrayContaining(["409", "422"]));
     }
   });
@@ -105,10 +140,16 @@ describe("an in-flight Idempotency-Key claim lasts only as long as its request c
 
     // A request that claimed its key 31 s ago with a 30 s timeout and never finished (killed, out of memory).
     const abandoned = randomUUID();
-    expect(await claimAs(org, abandoned, { startedMsAgo: 31_000, timeoutMs: 30_000 })).toMatchObject({ kind: "claimed" });
+    expect(await claimAs(org, abandoned, { startedMsAgo: 31_000, timeoutMs: 30_000 })).toMatchObject({
+      kind: "claimed",
+    });
     const retry = await post(org, "/calls", body, abandoned);
     expect(retry.status).toBe(202);
     const replay = await post(org, "/calls", body, abandoned);
-    expect([replay.status, replay.headers.get("idempotent-replayed"), replay.body.id]).toEqual([202, "true", retry.body.id]);
+    expect([replay.status, replay.headers.get("idempotent-replayed"), replay.body.id]).toEqual([
+      202,
+      "true",
+      retry.body.id,
+    ]);
   });
 });

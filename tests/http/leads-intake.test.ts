@@ -157,7 +157,11 @@ describe("GET /leads/intake", () => {
       "SourceMetadata[1bad]": "x",
     });
     expect(response.status).toBe(400);
-    expect(pointers(response.body)).toEqual(["/query/SourceMetadata/1bad", "/query/SourceMetadata/note", "/query/SourceMetadata/password"]);
+    expect(pointers(response.body)).toEqual([
+      "/query/SourceMetadata/1bad",
+      "/query/SourceMetadata/note",
+      "/query/SourceMetadata/password",
+    ]);
     const nested = await intakeByQuery(source, { SourceMetadata: JSON.stringify({ deep: { a: 1 } }) });
     expect(pointers(nested.body)).toEqual(["/query/SourceMetadata/deep"]);
     const notJson = await intakeByQuery(source, { SourceMetadata: "{oops" });
@@ -200,7 +204,13 @@ describe("GET /leads/intake", () => {
 });
 
 describe("POST /leads/intake", () => {
-  const body = { FirstName: "Alan", Phone: "201-555-0126", Email: "alan@example.com", Price: "0.10", SourceMetadata: { campaign: "winter" } };
+  const body = {
+    FirstName: "Alan",
+    Phone: "201-555-0126",
+    Email: "alan@example.com",
+    Price: "0.10",
+    SourceMetadata: { campaign: "winter" },
+  };
 
   it("takes the flat fields as JSON with the source key in X-Source-Id / X-Source-Key", async () => {
     const org = await newOrganization();
@@ -236,7 +246,13 @@ describe("POST /leads/intake", () => {
   it("lists every offending body field in one 400", async () => {
     const org = await newOrganization();
     const source = await newSource(org);
-    const response = await intakeByBody(source, { Phone: "nope", Price: "1e3", Email: ["x"], apiKey: "in-the-body", SourceMetadata: "[1]" });
+    const response = await intakeByBody(source, {
+      Phone: "nope",
+      Price: "1e3",
+      Email: ["x"],
+      apiKey: "in-the-body",
+      SourceMetadata: "[1]",
+    });
     expect(response.status).toBe(400);
     expect(pointers(response.body)).toEqual(["/Email", "/Phone", "/Price", "/SourceMetadata", "/apiKey"]);
   });
@@ -245,7 +261,9 @@ describe("POST /leads/intake", () => {
     const org = await newOrganization();
     const source = await newSource(org);
     expect((await intakeByBody(source, "{not json", { "content-type": "application/json" })).status).toBe(400);
-    expect((await intakeByBody(source, "Phone=1", { "content-type": "application/x-www-form-urlencoded" })).status).toBe(415);
+    expect(
+      (await intakeByBody(source, "Phone=1", { "content-type": "application/x-www-form-urlencoded" })).status,
+    ).toBe(415);
   });
 });
 
@@ -257,17 +275,53 @@ describe("POST /leads", () => {
       token: org.memberToken,
       body: {
         sourceId: source.sourceId,
-        contact: { firstName: "Grace", lastName: "Hopper", email: "GRACE@example.com", phone: { number: "2015550127", type: "landline" }, streetAddress: { city: "Arlington", state: "VA" } },
-        customer: { birthDate: "1906-12-09", creditScore: 720, isHomeowner: true, maritalStatus: { value: "married" }, employmentType: { value: "Self-Employed" }, income: "85000" },
-        metadata: { utmSource: "newsletter", price: "19.99", pubId: "p1", ipAddress: "203.0.113.5", sourceMetadata: { tier: "gold" } },
+        contact: {
+          firstName: "Grace",
+          lastName: "Hopper",
+          email: "GRACE@example.com",
+          phone: { number: "2015550127", type: "landline" },
+          streetAddress: { city: "Arlington", state: "VA" },
+        },
+        customer: {
+          birthDate: "1906-12-09",
+          creditScore: 720,
+          isHomeowner: true,
+          maritalStatus: { value: "married" },
+          employmentType: { value: "Self-Employed" },
+          income: "85000",
+        },
+        metadata: {
+          utmSource: "newsletter",
+          price: "19.99",
+          pubId: "p1",
+          ipAddress: "203.0.113.5",
+          sourceMetadata: { tier: "gold" },
+        },
       },
     });
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({
       sourceId: source.sourceId,
-      contact: { email: "grace@example.com", phone: { number: "+12015550127", type: "Landline" }, streetAddress: { city: "Arlington", state: "VA", line1: null } },
-      customer: { birthDate: "1906-12-09", creditScore: 720, isHomeowner: true, maritalStatus: { value: "Married" }, employmentType: { value: "SelfEmployed" }, income: "85000" },
-      metadata: { utmSource: "newsletter", price: "19.99", pubId: "p1", ipAddress: "203.0.113.5", userId: org.userIds.agent },
+      contact: {
+        email: "grace@example.com",
+        phone: { number: "+12015550127", type: "Landline" },
+        streetAddress: { city: "Arlington", state: "VA", line1: null },
+      },
+      customer: {
+        birthDate: "1906-12-09",
+        creditScore: 720,
+        isHomeowner: true,
+        maritalStatus: { value: "Married" },
+        employmentType: { value: "SelfEmployed" },
+        income: "85000",
+      },
+      metadata: {
+        utmSource: "newsletter",
+        price: "19.99",
+        pubId: "p1",
+        ipAddress: "203.0.113.5",
+        userId: org.userIds.agent,
+      },
     });
     expect(response.headers.get("ratelimit-policy")).toMatch(/^"business";/);
   });
@@ -283,9 +337,19 @@ describe("POST /leads", () => {
     });
     expect(response.status).toBe(400);
     expect(pointers(response.body)).toEqual(
-      ["/contact/email", "/contact/phone/number", "/customer/birthDate", "/customer/creditScore", "/metadata/complianceStatus", "/metadata/price", "/metadata/sourceMetadata/apiKey"].sort(),
+      [
+        "/contact/email",
+        "/contact/phone/number",
+        "/customer/birthDate",
+        "/customer/creditScore",
+        "/metadata/complianceStatus",
+        "/metadata/price",
+        "/metadata/sourceMetadata/apiKey",
+      ].sort(),
     );
-    const unknownSource = await org.request("POST", "/leads", { body: { sourceId: "01ARZ3NDEKTSV4RRFFQ69G5FAV", contact: { email: uniqueEmail() } } });
+    const unknownSource = await org.request("POST", "/leads", {
+      body: { sourceId: "01ARZ3NDEKTSV4RRFFQ69G5FAV", contact: { email: uniqueEmail() } },
+    });
     expect(unknownSource.status).toBe(400);
     expect(pointers(unknownSource.body)).toEqual(["/sourceId"]);
   });
@@ -298,7 +362,10 @@ describe("POST /leads", () => {
     const own = await request("POST", "/leads", { headers, body: { contact: { email: uniqueEmail() } } });
     expect(own.status).toBe(201);
     expect(own.body.sourceId).toBe(source.sourceId);
-    const foreign = await request("POST", "/leads", { headers, body: { sourceId: other.sourceId, contact: { email: uniqueEmail() } } });
+    const foreign = await request("POST", "/leads", {
+      headers,
+      body: { sourceId: other.sourceId, contact: { email: uniqueEmail() } },
+    });
     expect(foreign.status).toBe(403);
   });
 
@@ -350,7 +417,9 @@ describe("retries", () => {
     const org = await newOrganization();
     const source = await newSource(org);
     const phone = uniquePhone();
-    const responses = await Promise.all(Array.from({ length: 8 }, () => intakeByQuery(source, { Phone: phone, SellerLeadId: "SAME" })));
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, () => intakeByQuery(source, { Phone: phone, SellerLeadId: "SAME" })),
+    );
     expect(responses.filter((response) => response.status === 201)).toHaveLength(1);
     expect(responses.every((response) => response.status === 201 || response.status === 200)).toBe(true);
     expect(new Set(responses.map((response) => response.body.id)).size).toBe(1);
@@ -368,7 +437,9 @@ describe("tenant isolation", () => {
     expect((await b.request("GET", `/leads/${created.body.id}`)).status).toBe(404);
     const listed = await b.request("POST", "/leads/all/my", { body: { includeCount: true } });
     expect(listed.body).toMatchObject({ items: [], totalCount: 0 });
-    const bySource = await b.request("POST", "/leads/all/my", { body: { filters: [{ field: "sourceId", value: source.sourceId }] } });
+    const bySource = await b.request("POST", "/leads/all/my", {
+      body: { filters: [{ field: "sourceId", value: source.sourceId }] },
+    });
     expect(bySource.body.items).toEqual([]);
   });
 });

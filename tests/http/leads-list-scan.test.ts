@@ -4,7 +4,12 @@ import { startHttpServer, type LocalHttpServer } from "#local/http-server";
 import { uniqueEmail } from "#tests/helpers/leads";
 import { applyStackEnv, newOrganization, request, type TestOrganization } from "#tests/helpers/stack";
 
-type Lead = { id: string; createdAt: string; contact: { firstName: string }; metadata: { utmSource: string | null; vertical: string | null } };
+type Lead = {
+  id: string;
+  createdAt: string;
+  contact: { firstName: string };
+  metadata: { utmSource: string | null; vertical: string | null };
+};
 type PageBody = { items: Lead[]; pageSize: number; totalCount: number | null; continuationToken: string | null };
 
 const leadCount = 120;
@@ -12,7 +17,10 @@ const leadCount = 120;
 const rare = new Set([4, 5, 61, 117]);
 
 /** Follows continuation tokens to the end; returns every page as answered. */
-async function readPages(list: (body: Record<string, unknown>) => Promise<{ status: number; body: PageBody }>, query: Record<string, unknown>) {
+async function readPages(
+  list: (body: Record<string, unknown>) => Promise<{ status: number; body: PageBody }>,
+  query: Record<string, unknown>,
+) {
   const pages: PageBody[] = [];
   let token: string | null = null;
   do {
@@ -40,7 +48,10 @@ describe("POST /leads/all/my with filters in createdAt order (key-ordered scan)"
           return org.request("POST", "/leads", {
             body: {
               contact: { firstName: `Lead${index}`, email: uniqueEmail() },
-              metadata: { utmSource: index % 3 === 0 ? "scan-match" : "other", vertical: rare.has(index) ? "Rare" : "Common" },
+              metadata: {
+                utmSource: index % 3 === 0 ? "scan-match" : "other",
+                vertical: rare.has(index) ? "Rare" : "Common",
+              },
             },
           });
         }),
@@ -64,7 +75,11 @@ describe("POST /leads/all/my with filters in createdAt order (key-ordered scan)"
     // The look-ahead keeps pages full and the last page without a token.
     expect(oldest.pages.map((page) => page.items.length)).toEqual([7, 7, 7, 7, 7, 5]);
 
-    const newest = await readPages(list, { pageSize: 7, filters, orderBy: [{ field: "createdAt", direction: "desc" }] });
+    const newest = await readPages(list, {
+      pageSize: 7,
+      filters,
+      orderBy: [{ field: "createdAt", direction: "desc" }],
+    });
     expect(newest.ids).toEqual([...matching].reverse());
 
     const counted = await list({ pageSize: 7, filters, includeCount: true });
@@ -75,7 +90,9 @@ describe("POST /leads/all/my with filters in createdAt order (key-ordered scan)"
   it("narrows by a createdAt range together with other filters", async () => {
     const from = leads[30]!.createdAt;
     const to = leads[90]!.createdAt;
-    const expected = idsWhere((lead) => lead.metadata.utmSource === "other" && lead.createdAt >= from && lead.createdAt < to);
+    const expected = idsWhere(
+      (lead) => lead.metadata.utmSource === "other" && lead.createdAt >= from && lead.createdAt < to,
+    );
     const { ids } = await readPages(list, {
       pageSize: 9,
       filters: [{ field: "metadata.utmSource", value: "other" }],
@@ -112,7 +129,8 @@ describe("POST /leads/all/my with filters in createdAt order (key-ordered scan)"
     let server: LocalHttpServer;
     const budget = 25;
     // A server of this worker's own, sharing the test stack's table, whose lists read at most `budget` items a request.
-    const listBudgeted = (body: Record<string, unknown>) => request("POST", `${server.url}/leads/all/my`, { body, token: org.ownerToken });
+    const listBudgeted = (body: Record<string, unknown>) =>
+      request("POST", `${server.url}/leads/all/my`, { body, token: org.ownerToken });
 
     beforeAll(async () => {
       applyStackEnv();
@@ -141,10 +159,24 @@ describe("POST /leads/all/my with filters in createdAt order (key-ordered scan)"
 
     it("sorts by name from its index at any size, and answers 400 at /orderBy for an order it would have to sort in memory past the budget", async () => {
       const byName = await readPages(listBudgeted, { pageSize: 10, orderBy: [{ field: "name", direction: "desc" }] });
-      const expected = [...leads].sort((a, b) => (a.contact.firstName < b.contact.firstName ? 1 : a.contact.firstName > b.contact.firstName ? -1 : a.id < b.id ? 1 : -1));
+      const expected = [...leads].sort((a, b) =>
+        a.contact.firstName < b.contact.firstName
+          ? 1
+          : a.contact.firstName > b.contact.firstName
+            ? -1
+            : a.id < b.id
+              ? 1
+              : -1,
+      );
       expect(byName.ids).toEqual(expected.map((lead) => lead.id));
 
-      const unindexed = await listBudgeted({ pageSize: 10, orderBy: [{ field: "price", direction: "asc" }, { field: "name", direction: "asc" }] });
+      const unindexed = await listBudgeted({
+        pageSize: 10,
+        orderBy: [
+          { field: "price", direction: "asc" },
+          { field: "name", direction: "asc" },
+        ],
+      });
       expect(unindexed.status).toBe(400);
       expect(unindexed.body.errors[0].pointer).toBe("/orderBy");
       expect(unindexed.body.errors[0].detail).toContain(`at most ${budget} items`);
@@ -157,7 +189,10 @@ describe("POST /leads/all/my with filters in createdAt order (key-ordered scan)"
 
     it("pages a denser filter exactly once across budget-cut pages", async () => {
       const matching = idsWhere((lead) => lead.metadata.utmSource === "scan-match");
-      const { pages, ids } = await readPages(listBudgeted, { pageSize: 10, filters: [{ field: "metadata.utmSource", value: "scan-match" }] });
+      const { pages, ids } = await readPages(listBudgeted, {
+        pageSize: 10,
+        filters: [{ field: "metadata.utmSource", value: "scan-match" }],
+      });
       expect(ids).toEqual([...matching].reverse());
       expect(pages.some((page) => page.items.length < 10 && page.continuationToken !== null)).toBe(true);
     });

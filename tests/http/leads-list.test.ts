@@ -5,14 +5,19 @@ import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 type Lead = { id: string; createdAt: string; sourceId: string; processingStatus: string; contact: any; metadata: any };
 
 /** Reads every page of a query, asserting each page's size and token discipline; returns the ids in order. */
-async function readAll(org: TestOrganization, query: Record<string, unknown>, pageSize: number): Promise<{ ids: string[]; pages: number }> {
+async function readAll(
+  org: TestOrganization,
+  query: Record<string, unknown>,
+  pageSize: number,
+): Promise<{ ids: string[]; pages: number }> {
   const ids: string[] = [];
   let token: string | null = null;
   let pages = 0;
   do {
-    const response: { status: number; body: { items: Lead[]; pageSize: number; continuationToken: string | null } } = await org.request("POST", "/leads/all/my", {
-      body: { ...query, pageSize, continuationToken: token },
-    });
+    const response: { status: number; body: { items: Lead[]; pageSize: number; continuationToken: string | null } } =
+      await org.request("POST", "/leads/all/my", {
+        body: { ...query, pageSize, continuationToken: token },
+      });
     expect(response.status).toBe(200);
     expect(response.body.pageSize).toBe(pageSize);
     expect(response.body.items.length).toBeLessThanOrEqual(pageSize);
@@ -61,7 +66,9 @@ describe("POST /leads/all/my", () => {
     const ofA = created.filter((lead) => lead.sourceId === sourceA.sourceId).map((lead) => lead.id);
     const filter = { filters: [{ field: "sourceId", value: sourceA.sourceId }] };
     expect((await readAll(org, filter, 2)).ids).toEqual([...ofA].reverse());
-    expect((await readAll(org, { ...filter, orderBy: [{ field: "createdAt", direction: "asc" }] }, 2)).ids).toEqual(ofA);
+    expect((await readAll(org, { ...filter, orderBy: [{ field: "createdAt", direction: "asc" }] }, 2)).ids).toEqual(
+      ofA,
+    );
   });
 
   it("filters on processing status, vertical, product, compliance status and metadata.utmSource", async () => {
@@ -73,12 +80,19 @@ describe("POST /leads/all/my", () => {
     expect(await count([{ field: "product", value: "Auto" }])).toBe(5);
     expect(await count([{ field: "complianceStatus", value: "Allowed" }])).toBe(7);
     expect(await count([{ field: "metadata.utmSource", value: "google" }])).toBe(3);
-    expect(await count([{ field: "metadata.utmSource", value: "google" }, { field: "sourceId", value: sourceB.sourceId }])).toBe(1);
+    expect(
+      await count([
+        { field: "metadata.utmSource", value: "google" },
+        { field: "sourceId", value: sourceB.sourceId },
+      ]),
+    ).toBe(1);
   });
 
   it("searches name, email and phone case-insensitively", async () => {
     const search = async (term: string, searchFields?: string[]) =>
-      (await org.request("POST", "/leads/all/my", { body: { search: term, searchFields } })).body.items.map((lead: Lead) => lead.id);
+      (await org.request("POST", "/leads/all/my", { body: { search: term, searchFields } })).body.items.map(
+        (lead: Lead) => lead.id,
+      );
     expect(await search("marie cur")).toEqual([created[3]!.id]);
     expect(await search("mixedcase.person")).toEqual([created[5]!.id]);
     const phone = created[2]!.contact.phone.number as string;
@@ -88,7 +102,9 @@ describe("POST /leads/all/my", () => {
 
   it("orders by price exactly (decimal, not text or float) in both directions, paging exactly once", async () => {
     const priced = created.filter((lead) => lead.metadata.price !== null);
-    const byPrice = [...priced].sort((a, b) => Number(a.metadata.price) - Number(b.metadata.price) || (a.id < b.id ? -1 : 1));
+    const byPrice = [...priced].sort(
+      (a, b) => Number(a.metadata.price) - Number(b.metadata.price) || (a.id < b.id ? -1 : 1),
+    );
     const asc = await readAll(org, { orderBy: [{ field: "price", direction: "asc" }] }, 3);
     expect(asc.ids).toEqual(byPrice.map((lead) => lead.id));
     const desc = await readAll(org, { orderBy: [{ field: "price", direction: "desc" }] }, 2);
@@ -101,7 +117,12 @@ describe("POST /leads/all/my", () => {
     expect(new Set(byModified.ids).size).toBe(created.length);
     const middle = created[3]!.createdAt;
     const after = await readAll(org, { rangeFilters: [{ field: "createdAt", greaterThan: middle }] }, 2);
-    expect(after.ids).toEqual(created.slice(4).reverse().map((lead) => lead.id));
+    expect(after.ids).toEqual(
+      created
+        .slice(4)
+        .reverse()
+        .map((lead) => lead.id),
+    );
     const cheap = await org.request("POST", "/leads/all/my", {
       body: { rangeFilters: [{ field: "price", greaterThanOrEqual: "0.10", lessThan: "1" }], includeCount: true },
     });
@@ -119,9 +140,15 @@ describe("POST /leads/all/my", () => {
       },
     });
     expect(fields.status).toBe(400);
-    expect(fields.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual(["/filters/0/field", "/orderBy/0/field", "/searchFields/0"]);
+    expect(fields.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual([
+      "/filters/0/field",
+      "/orderBy/0/field",
+      "/searchFields/0",
+    ]);
     // A bound of the wrong kind for its field (a rule the schema cannot express) is named too.
-    const bound = await org.request("POST", "/leads/all/my", { body: { rangeFilters: [{ field: "price", lessThan: "cheap" }] } });
+    const bound = await org.request("POST", "/leads/all/my", {
+      body: { rangeFilters: [{ field: "price", lessThan: "cheap" }] },
+    });
     expect(bound.status).toBe(400);
     expect(bound.body.errors.map((error: { pointer: string }) => error.pointer)).toEqual(["/rangeFilters/0/lessThan"]);
   });
@@ -129,7 +156,11 @@ describe("POST /leads/all/my", () => {
   it("refuses a continuation token used with another query", async () => {
     const first = await org.request("POST", "/leads/all/my", { body: { pageSize: 2 } });
     const misuse = await org.request("POST", "/leads/all/my", {
-      body: { pageSize: 2, continuationToken: first.body.continuationToken, filters: [{ field: "vertical", value: "Solar" }] },
+      body: {
+        pageSize: 2,
+        continuationToken: first.body.continuationToken,
+        filters: [{ field: "vertical", value: "Solar" }],
+      },
     });
     expect(misuse.status).toBe(400);
   });

@@ -7,18 +7,32 @@ import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
 import { publish } from "#core/queue/events";
 import { sqs } from "#core/queue/client";
-import { intakeByBody, intakeByQuery, newSource, storeUnqueuedLead, uniqueEmail, uniquePhone, waitForLead } from "#tests/helpers/leads";
+import {
+  intakeByBody,
+  intakeByQuery,
+  newSource,
+  storeUnqueuedLead,
+  uniqueEmail,
+  uniquePhone,
+  waitForLead,
+} from "#tests/helpers/leads";
 import { applyStackEnv, newOrganization } from "#tests/helpers/stack";
 
 applyStackEnv();
 
 async function leadEvents(organizationId: string, leadId: string) {
   const { gsi1pk } = keys.eventsByLead(organizationId, leadId);
-  return queryAll({ index: "eventsByLead", KeyConditionExpression: "gsi1pk = :pk", ExpressionAttributeValues: { ":pk": gsi1pk } });
+  return queryAll({
+    index: "eventsByLead",
+    KeyConditionExpression: "gsi1pk = :pk",
+    ExpressionAttributeValues: { ":pk": gsi1pk },
+  });
 }
 
 async function storedLead(organizationId: string, leadId: string) {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.lead(organizationId, leadId), ConsistentRead: true }));
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.lead(organizationId, leadId), ConsistentRead: true }),
+  );
   return Item!;
 }
 
@@ -43,7 +57,9 @@ describe("lead processing", () => {
       toPhoneNumber: lead.contact.phone.number,
       createdBy: `source:${source.sourceId}`,
     });
-    await expect.poll(async () => (await storedLead(org.organizationId, lead.id)).triggerPublishedAt, { timeout: 15_000 }).toEqual(expect.any(String));
+    await expect
+      .poll(async () => (await storedLead(org.organizationId, lead.id)).triggerPublishedAt, { timeout: 15_000 })
+      .toEqual(expect.any(String));
   });
 
   it("marks a second lead with the same phone within the window as Duplicate of the first", async () => {
@@ -55,7 +71,11 @@ describe("lead processing", () => {
     const second = await intakeByBody(source, { Phone: phone.replace("+1", ""), SellerLeadId: "D-2" });
     expect(second.status).toBe(201);
     const duplicate = await waitForLead(org, second.body.id);
-    expect(duplicate).toMatchObject({ processingStatus: "Duplicate", processingReason: "DuplicateContact", duplicateOfLeadId: first.body.id });
+    expect(duplicate).toMatchObject({
+      processingStatus: "Duplicate",
+      processingReason: "DuplicateContact",
+      duplicateOfLeadId: first.body.id,
+    });
     expect((await leadEvents(org.organizationId, second.body.id))[0]).toMatchObject({ eventType: "LeadDuplicate" });
     expect((await storedLead(org.organizationId, second.body.id)).triggerPublishedAt).toBeUndefined();
   });
@@ -66,14 +86,19 @@ describe("lead processing", () => {
     const first = await intakeByQuery(await newSource(org), { Email: email });
     await waitForLead(org, first.body.id);
     const second = await intakeByQuery(await newSource(org), { Email: email.toUpperCase() });
-    expect(await waitForLead(org, second.body.id)).toMatchObject({ processingStatus: "Duplicate", duplicateOfLeadId: first.body.id });
+    expect(await waitForLead(org, second.body.id)).toMatchObject({
+      processingStatus: "Duplicate",
+      duplicateOfLeadId: first.body.id,
+    });
   });
 
   it("keeps exactly one original when the same contact arrives many times at once", async () => {
     const org = await newOrganization();
     const source = await newSource(org);
     const phone = uniquePhone();
-    const responses = await Promise.all(Array.from({ length: 6 }, (_, index) => intakeByQuery(source, { Phone: phone, SellerLeadId: `C-${index}` })));
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, (_, index) => intakeByQuery(source, { Phone: phone, SellerLeadId: `C-${index}` })),
+    );
     expect(responses.every((response) => response.status === 201)).toBe(true);
     const leads = await Promise.all(responses.map((response) => waitForLead(org, response.body.id)));
     const originals = leads.filter((lead) => lead.processingStatus === "Processed");
@@ -101,7 +126,13 @@ describe("lead processing", () => {
     await db().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...keys.suppression(org.organizationId, phone), entity: entities.suppression, phoneNumber: phone, reason: "OptOutKeyword", createdAt: suppressedAt },
+        Item: {
+          ...keys.suppression(org.organizationId, phone),
+          entity: entities.suppression,
+          phoneNumber: phone,
+          reason: "OptOutKeyword",
+          createdAt: suppressedAt,
+        },
       }),
     );
     const created = await intakeByQuery(source, { Phone: phone });
@@ -123,7 +154,10 @@ describe("lead processing", () => {
     const org = await newOrganization();
     const created = await intakeByQuery(await newSource(org), { FirstName: "Nobody" });
     expect(created.status).toBe(201);
-    expect(await waitForLead(org, created.body.id)).toMatchObject({ processingStatus: "Rejected", processingReason: "NoContactChannel" });
+    expect(await waitForLead(org, created.body.id)).toMatchObject({
+      processingStatus: "Rejected",
+      processingReason: "NoContactChannel",
+    });
   });
 
   it("creates no second lead, event or trigger when the intake message is redelivered", async () => {
@@ -131,7 +165,9 @@ describe("lead processing", () => {
     const source = await newSource(org);
     const created = await intakeByQuery(source, { Phone: uniquePhone() });
     const lead = await waitForLead(org, created.body.id);
-    await expect.poll(async () => (await storedLead(org.organizationId, lead.id)).triggerPublishedAt, { timeout: 15_000 }).toEqual(expect.any(String));
+    await expect
+      .poll(async () => (await storedLead(org.organizationId, lead.id)).triggerPublishedAt, { timeout: 15_000 })
+      .toEqual(expect.any(String));
     const before = await storedLead(org.organizationId, lead.id);
     await Promise.all([1, 2, 3].map(() => publish(LeadReceived, org.organizationId, { leadId: lead.id })));
     await sleep(2_000);
@@ -143,22 +179,40 @@ describe("lead processing", () => {
     expect(listed.body.totalCount).toBe(1);
   });
 
-  it("sends a poison message to the DLQ after its retries and shows the lead as Failed", { timeout: 60_000 }, async () => {
-    const org = await newOrganization();
-    const leadId = `01POISON${Date.now()}`.slice(0, 26);
-    // A stored lead whose record cannot be read (fault injection): processing throws on every attempt.
-    await storeUnqueuedLead({ ...keys.lead(org.organizationId, leadId), entity: entities.lead, id: leadId, createdAt: new Date().toISOString(), processingStatus: "Pending", contact: "garbage" });
-    await publish(LeadReceived, org.organizationId, { leadId });
-    await expect
-      .poll(async () => (await storedLead(org.organizationId, leadId)).processingStatus, { timeout: 45_000, interval: 500 })
-      .toBe("Failed");
-    expect((await storedLead(org.organizationId, leadId)).processingReason).toBe("ProcessingError");
+  it(
+    "sends a poison message to the DLQ after its retries and shows the lead as Failed",
+    { timeout: 60_000 },
+    async () => {
+      const org = await newOrganization();
+      const leadId = `01POISON${Date.now()}`.slice(0, 26);
+      // A stored lead whose record cannot be read (fault injection): processing throws on every attempt.
+      await storeUnqueuedLead({
+        ...keys.lead(org.organizationId, leadId),
+        entity: entities.lead,
+        id: leadId,
+        createdAt: new Date().toISOString(),
+        processingStatus: "Pending",
+        contact: "garbage",
+      });
+      await publish(LeadReceived, org.organizationId, { leadId });
+      await expect
+        .poll(async () => (await storedLead(org.organizationId, leadId)).processingStatus, {
+          timeout: 45_000,
+          interval: 500,
+        })
+        .toBe("Failed");
+      expect((await storedLead(org.organizationId, leadId)).processingReason).toBe("ProcessingError");
 
-    const { QueueUrl } = await (await sqs()).send(new GetQueueUrlCommand({ QueueName: "leadIntake-dlq" }));
-    const found = async () => {
-      const { Messages } = await (await sqs()).send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 1 }));
-      return (Messages ?? []).some((message) => message.Body?.includes(leadId));
-    };
-    await expect.poll(found, { timeout: 15_000, interval: 200 }).toBe(true);
-  });
+      const { QueueUrl } = await (await sqs()).send(new GetQueueUrlCommand({ QueueName: "leadIntake-dlq" }));
+      const found = async () => {
+        const { Messages } = await (
+          await sqs()
+        ).send(
+          new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 1 }),
+        );
+        return (Messages ?? []).some((message) => message.Body?.includes(leadId));
+      };
+      await expect.poll(found, { timeout: 15_000, interval: 200 }).toBe(true);
+    },
+  );
 });

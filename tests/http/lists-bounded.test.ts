@@ -27,23 +27,40 @@ const pageSize = 50;
 const pageBudget = readBudget(pageSize) + 10;
 const countedBudget = 2 * readBudget(pageSize) + 10;
 
-type PageBody<T> = { items: T[]; pageSize: number; totalCount: number | null; totalCountCapped?: boolean; continuationToken: string | null };
+type PageBody<T> = {
+  items: T[];
+  pageSize: number;
+  totalCount: number | null;
+  totalCountCapped?: boolean;
+  continuationToken: string | null;
+};
 
 let itemsRead = 0;
 let keyEntriesRead = 0;
-const keysOnlyIndexes = new Set(Object.entries(table.globalIndexes).filter(([, index]) => index.projection === "KEYS_ONLY").map(([name]) => name));
+const keysOnlyIndexes = new Set(
+  Object.entries(table.globalIndexes)
+    .filter(([, index]) => index.projection === "KEYS_ONLY")
+    .map(([name]) => name),
+);
 
 /** Counts the items each DynamoDB call of this process reads (a minimal hook; h16-bench's middleware does it for the benches). */
 function countItemsRead(): void {
   db().middlewareStack.add(
     (next) => async (args) => {
       const result = await next(args);
-      const output = result.output as { ScannedCount?: number; Count?: number; Item?: unknown; Responses?: Record<string, unknown[]> };
+      const output = result.output as {
+        ScannedCount?: number;
+        Count?: number;
+        Item?: unknown;
+        Responses?: Record<string, unknown[]>;
+      };
       const indexName = (args.input as { IndexName?: string }).IndexName;
-      if (typeof output.ScannedCount === "number" && indexName && keysOnlyIndexes.has(indexName)) keyEntriesRead += output.ScannedCount;
+      if (typeof output.ScannedCount === "number" && indexName && keysOnlyIndexes.has(indexName))
+        keyEntriesRead += output.ScannedCount;
       else if (typeof output.ScannedCount === "number") itemsRead += output.ScannedCount;
       else if (output.Item) itemsRead += 1;
-      else if (output.Responses) itemsRead += Object.values(output.Responses).reduce((sum, items) => sum + items.length, 0);
+      else if (output.Responses)
+        itemsRead += Object.values(output.Responses).reduce((sum, items) => sum + items.length, 0);
       return result;
     },
     { step: "initialize", name: "countItemsReadForTests" },
@@ -72,10 +89,16 @@ describe("list requests at 10,000 leads read a bounded number of items", () => {
   const needle = new Set([3, 1003, 4003, 8003]);
 
   /** One list request; returns its answer and the items it read. */
-  async function list<T = Lead>(path: string, body: Record<string, unknown>): Promise<{ status: number; body: PageBody<T> & { errors?: { pointer: string }[] }; read: number }> {
+  async function list<T = Lead>(
+    path: string,
+    body: Record<string, unknown>,
+  ): Promise<{ status: number; body: PageBody<T> & { errors?: { pointer: string }[] }; read: number }> {
     itemsRead = 0;
     keyEntriesRead = 0;
-    const response = await request("POST", `${server.url}${path}`, { body: { pageSize, ...body }, token: org.ownerToken });
+    const response = await request("POST", `${server.url}${path}`, {
+      body: { pageSize, ...body },
+      token: org.ownerToken,
+    });
     expect(keyEntriesRead).toBeLessThanOrEqual(body.includeCount ? countedBudget : pageBudget);
     return { status: response.status, body: response.body, read: itemsRead };
   }
@@ -86,7 +109,10 @@ describe("list requests at 10,000 leads read a bounded number of items", () => {
     let token: string | null = null;
     let requests = 0;
     do {
-      const page: { status: number; body: PageBody<{ id: string }>; read: number } = await list<{ id: string }>(path, { ...body, continuationToken: token });
+      const page: { status: number; body: PageBody<{ id: string }>; read: number } = await list<{ id: string }>(path, {
+        ...body,
+        continuationToken: token,
+      });
       expect(page.status).toBe(200);
       expect(page.read).toBeLessThanOrEqual(pageBudget);
       ids.push(...page.body.items.map((item: { id: string }) => item.id));
@@ -101,7 +127,11 @@ describe("list requests at 10,000 leads read a bounded number of items", () => {
     applyStackEnv();
     org = await newOrganization();
     sources = [await newSource(org), await newSource(org)];
-    const first = await intakeByBody(sources[0]!, { FirstName: "Template", Phone: uniquePhone(), Email: `template-${Date.now()}@example.com` });
+    const first = await intakeByBody(sources[0]!, {
+      FirstName: "Template",
+      Phone: uniquePhone(),
+      Email: `template-${Date.now()}@example.com`,
+    });
     await waitForLead(org, first.body.id);
     const template = (await Leads.find(org.organizationId, first.body.id))!;
     const start = Date.now() - leadCount * 1000 - 60_000;
@@ -119,7 +149,8 @@ describe("list requests at 10,000 leads read a bounded number of items", () => {
           ...template.metadata,
           createdAt,
           utmSource: rareUtm.has(index) ? "rare-utm" : "common-utm",
-          price: index % 50 === 0 ? null : index % 333 === 0 ? `-${index % 7}.5` : `${(index * 37) % 500}.${index % 100}`,
+          price:
+            index % 50 === 0 ? null : index % 333 === 0 ? `-${index % 7}.5` : `${(index * 37) % 500}.${index % 100}`,
         },
         contact: {
           ...template.contact,
@@ -133,12 +164,14 @@ describe("list requests at 10,000 leads read a bounded number of items", () => {
     await batchPut(leads.map((lead) => leadItem(org.organizationId, lead)));
     const eventStart = Date.now() - eventCount * 1000;
     await batchPut(
-      Array.from({ length: eventCount }, (_, index) =>
-        eventItem(org.organizationId, {
-          eventType: index % 1000 === 1 ? "WebhookEndpointDisabled" : "MessageQueued",
-          eventCategory: "Bulk",
-          createdAt: new Date(eventStart + index * 1000).toISOString(),
-        }).item,
+      Array.from(
+        { length: eventCount },
+        (_, index) =>
+          eventItem(org.organizationId, {
+            eventType: index % 1000 === 1 ? "WebhookEndpointDisabled" : "MessageQueued",
+            eventCategory: "Bulk",
+            createdAt: new Date(eventStart + index * 1000).toISOString(),
+          }).item,
       ),
     );
     leads.push(template);
@@ -154,7 +187,11 @@ describe("list requests at 10,000 leads read a bounded number of items", () => {
   /** The expected order of a sort, as the list comparator defines it (missing first, id breaking ties). */
   const sorted = (field: "name" | "price" | "modifiedAt", direction: "asc" | "desc") => {
     const value = (lead: Lead) =>
-      field === "name" ? [lead.contact.firstName, lead.contact.lastName].filter(Boolean).join(" ") : field === "price" ? lead.metadata.price : lead.modifiedAt;
+      field === "name"
+        ? [lead.contact.firstName, lead.contact.lastName].filter(Boolean).join(" ")
+        : field === "price"
+          ? lead.metadata.price
+          : lead.modifiedAt;
     const kind = field === "price" ? "decimal" : field === "name" ? "string" : "date";
     const ordered = [...leads].sort((a, b) => compareValues(kind, value(a), value(b)) || (a.id < b.id ? -1 : 1));
     return (direction === "asc" ? ordered : ordered.reverse()).map((lead) => lead.id);
@@ -170,7 +207,10 @@ describe("list requests at 10,000 leads read a bounded number of items", () => {
         // The hook sees this process's reads: a page of 50 reads at least its 50 items.
         expect(first.read).toBeGreaterThan(pageSize);
         expect(first.body.items.map((lead) => lead.id)).toEqual(expected.slice(0, pageSize));
-        const second = await list("/leads/all/my", { orderBy: [{ field, direction }], continuationToken: first.body.continuationToken });
+        const second = await list("/leads/all/my", {
+          orderBy: [{ field, direction }],
+          continuationToken: first.body.continuationToken,
+        });
         expect(second.read).toBeLessThanOrEqual(pageBudget);
         expect(second.body.items.map((lead) => lead.id)).toEqual(expected.slice(pageSize, 2 * pageSize));
       }
@@ -180,10 +220,20 @@ describe("list requests at 10,000 leads read a bounded number of items", () => {
   it("lists newest first and one processing status or source from indexes within the budget", async () => {
     const newest = await list("/leads/all/my", {});
     expect(newest.read).toBeLessThanOrEqual(pageBudget);
-    expect(newest.body.items.map((lead) => lead.id)).toEqual([...leads].sort((a, b) => (a.id < b.id ? 1 : -1)).slice(0, pageSize).map((lead) => lead.id));
+    expect(newest.body.items.map((lead) => lead.id)).toEqual(
+      [...leads]
+        .sort((a, b) => (a.id < b.id ? 1 : -1))
+        .slice(0, pageSize)
+        .map((lead) => lead.id),
+    );
 
-    const rejected = leads.filter((lead) => lead.processingStatus === "Rejected").sort((a, b) => (a.id < b.id ? -1 : 1));
-    const byStatus = await list("/leads/all/my", { filters: [{ field: "processingStatus", value: "rejected" }], orderBy: [{ field: "createdAt", direction: "asc" }] });
+    const rejected = leads
+      .filter((lead) => lead.processingStatus === "Rejected")
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
+    const byStatus = await list("/leads/all/my", {
+      filters: [{ field: "processingStatus", value: "rejected" }],
+      orderBy: [{ field: "createdAt", direction: "asc" }],
+    });
     expect(byStatus.read).toBeLessThanOrEqual(pageBudget);
     expect(byStatus.body.items.map((lead) => lead.id)).toEqual(rejected.slice(0, pageSize).map((lead) => lead.id));
 
@@ -195,18 +245,35 @@ describe("list requests at 10,000 leads read a bounded number of items", () => {
 
   it("pages a rare non-indexed filter and a search in partial pages, each request within the budget, every match once", async () => {
     const rare = await readAll("/leads/all/my", { filters: [{ field: "metadata.utmSource", value: "rare-utm" }] });
-    expect(rare.ids).toEqual(leads.filter((lead) => lead.metadata.utmSource === "rare-utm").map((lead) => lead.id).sort().reverse());
+    expect(rare.ids).toEqual(
+      leads
+        .filter((lead) => lead.metadata.utmSource === "rare-utm")
+        .map((lead) => lead.id)
+        .sort()
+        .reverse(),
+    );
     // 10,000 leads at most readBudget a request: the scan takes many requests, most with empty pages and a token.
     expect(rare.requests).toBeGreaterThanOrEqual(Math.floor(leadCount / readBudget(pageSize)));
 
-    const found = await readAll("/leads/all/my", { search: "needleman", searchFields: ["name"], orderBy: [{ field: "createdAt", direction: "asc" }] });
-    expect(found.ids).toEqual(leads.filter((lead) => lead.contact.lastName === "Needleman").map((lead) => lead.id).sort());
+    const found = await readAll("/leads/all/my", {
+      search: "needleman",
+      searchFields: ["name"],
+      orderBy: [{ field: "createdAt", direction: "asc" }],
+    });
+    expect(found.ids).toEqual(
+      leads
+        .filter((lead) => lead.contact.lastName === "Needleman")
+        .map((lead) => lead.id)
+        .sort(),
+    );
 
     const ranged = await readAll("/leads/all/my", {
       filters: [{ field: "metadata.utmSource", value: "rare-utm" }],
       orderBy: [{ field: "price", direction: "desc" }],
     });
-    expect(ranged.ids).toEqual(sorted("price", "desc").filter((id) => leads.find((lead) => lead.id === id)!.metadata.utmSource === "rare-utm"));
+    expect(ranged.ids).toEqual(
+      sorted("price", "desc").filter((id) => leads.find((lead) => lead.id === id)!.metadata.utmSource === "rare-utm"),
+    );
   });
 
   it("counts within the budget: exact when the list fits, a flagged lower bound otherwise", async () => {
@@ -214,7 +281,10 @@ describe("list requests at 10,000 leads read a bounded number of items", () => {
     expect(all.read).toBeLessThanOrEqual(countedBudget);
     expect(all.body).toMatchObject({ totalCount: readBudget(pageSize), totalCountCapped: true });
 
-    const rare = await list("/leads/all/my", { filters: [{ field: "metadata.utmSource", value: "rare-utm" }], includeCount: true });
+    const rare = await list("/leads/all/my", {
+      filters: [{ field: "metadata.utmSource", value: "rare-utm" }],
+      includeCount: true,
+    });
     expect(rare.read).toBeLessThanOrEqual(countedBudget);
     expect(rare.body.totalCountCapped).toBe(true);
     expect(rare.body.totalCount).toBeLessThanOrEqual(rareUtm.size);
@@ -224,9 +294,14 @@ describe("list requests at 10,000 leads read a bounded number of items", () => {
   });
 
   it("lists events of one type from their index within the budget", async () => {
-    const rareEvents = await readAll("/events/all/my", { filters: [{ field: "eventType", value: "webhookendpointdisabled" }] });
+    const rareEvents = await readAll("/events/all/my", {
+      filters: [{ field: "eventType", value: "webhookendpointdisabled" }],
+    });
     expect(rareEvents.ids).toHaveLength(eventCount / 1000);
-    const byParameter = await list<{ id: string; eventType: string }>("/events/all/my?eventType=WebhookEndpointDisabled", {});
+    const byParameter = await list<{ id: string; eventType: string }>(
+      "/events/all/my?eventType=WebhookEndpointDisabled",
+      {},
+    );
     expect(byParameter.read).toBeLessThanOrEqual(pageBudget);
     expect(byParameter.body.items.map((event) => event.id)).toEqual(rareEvents.ids);
     expect(byParameter.body.continuationToken).toBeNull();

@@ -48,7 +48,10 @@ describe("the local API Gateway", () => {
   const echoed = async (path: string, init: RequestInit = {}) => {
     const response = await call(path, init);
     expect(response.status).toBe(200);
-    return (await response.json()) as { event: APIGatewayProxyEventV2; context: { functionName: string; remainingMs: number } };
+    return (await response.json()) as {
+      event: APIGatewayProxyEventV2;
+      context: { functionName: string; remainingMs: number };
+    };
   };
 
   /** A GET that sends a repeated header as separate lines (fetch would merge them). */
@@ -56,14 +59,21 @@ describe("the local API Gateway", () => {
     new Promise<string>((resolve, reject) => {
       const outgoing = httpRequest(`${server.url}${path}`, { headers }, (response) => {
         let text = "";
-        response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk)).on("end", () => resolve(text));
+        response
+          .setEncoding("utf8")
+          .on("data", (chunk: string) => (text += chunk))
+          .on("end", () => resolve(text));
       });
       outgoing.on("error", reject).end();
     });
 
   it("builds a payload 2.0 event with the route key, decoded path parameters and comma-joined repeats", async () => {
     const { event, context } = JSON.parse(
-      await rawGet("/things/a%20b?x=1&x=2&y=%C3%A9", { "X-Custom": ["one", "two"], Cookie: "s=1; t=2", "User-Agent": "vitest" }),
+      await rawGet("/things/a%20b?x=1&x=2&y=%C3%A9", {
+        "X-Custom": ["one", "two"],
+        Cookie: "s=1; t=2",
+        "User-Agent": "vitest",
+      }),
     ) as Awaited<ReturnType<typeof echoed>>;
     expect(event).toMatchObject({
       version: "2.0",
@@ -103,19 +113,35 @@ describe("the local API Gateway", () => {
   });
 
   it("passes text bodies as text and other bodies base64-encoded", async () => {
-    const json = await echoed("/things/1", { method: "POST", headers: { "content-type": "application/json" }, body: '{"a":1}' });
+    const json = await echoed("/things/1", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"a":1}',
+    });
     expect(json.event).toMatchObject({ body: '{"a":1}', isBase64Encoded: false });
-    const binary = await echoed("/things/1", { method: "POST", headers: { "content-type": "image/png" }, body: new Uint8Array([137, 80, 0]) });
+    const binary = await echoed("/things/1", {
+      method: "POST",
+      headers: { "content-type": "image/png" },
+      body: new Uint8Array([137, 80, 0]),
+    });
     expect(binary.event).toMatchObject({ body: Buffer.from([137, 80, 0]).toString("base64"), isBase64Encoded: true });
   });
 
   it("converts every result shape the way API Gateway does", async () => {
     const object = await call("/x", { headers: { "x-echo-mode": "object" } });
-    expect([object.status, object.headers.get("content-type"), await object.json()]).toEqual([200, "application/json", { hello: "world" }]);
+    expect([object.status, object.headers.get("content-type"), await object.json()]).toEqual([
+      200,
+      "application/json",
+      { hello: "world" },
+    ]);
     const text = await call("/x", { headers: { "x-echo-mode": "string" } });
     expect(await text.text()).toBe("just a string");
     const cookies = await call("/x", { headers: { "x-echo-mode": "cookies" } });
-    expect([cookies.status, cookies.headers.get("x-one"), cookies.headers.getSetCookie()]).toEqual([201, "1", ["a=1; Path=/", "b=2"]]);
+    expect([cookies.status, cookies.headers.get("x-one"), cookies.headers.getSetCookie()]).toEqual([
+      201,
+      "1",
+      ["a=1; Path=/", "b=2"],
+    ]);
     const binary = await call("/x", { headers: { "x-echo-mode": "binary" } });
     expect([...new Uint8Array(await binary.arrayBuffer())]).toEqual([0, 1, 2, 255]);
   });
@@ -129,20 +155,28 @@ describe("the local API Gateway", () => {
   });
 
   it("refuses a request over Lambda's 6 MB invocation payload with 413 problem+json, as deployed", async () => {
-    const response = await call("/things/1", { method: "POST", headers: { "content-type": "text/plain" }, body: "x".repeat(httpLimits.maxInvocationPayloadBytes) });
+    const response = await call("/things/1", {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "x".repeat(httpLimits.maxInvocationPayloadBytes),
+    });
     expect(response.status).toBe(413);
     expect(response.headers.get("content-type")).toBe("application/problem+json");
     expect(await response.json()).toMatchObject({ title: "Payload Too Large", status: 413, instance: "/things/1" });
   });
 
   it("rejects a payload over 10 MB with 413 before invoking the handler", async () => {
-    const response = await call("/things/1", { method: "POST", headers: { "content-type": "text/plain" }, body: "x".repeat(10 * 1024 * 1024 + 1) });
+    const response = await call("/things/1", {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "x".repeat(10 * 1024 * 1024 + 1),
+    });
     expect(response.status).toBe(413);
-    expect([response.headers.get("content-type"), response.headers.get("cache-control"), response.headers.get("x-content-type-options")]).toEqual([
-      "application/problem+json",
-      "no-store",
-      "nosniff",
-    ]);
+    expect([
+      response.headers.get("content-type"),
+      response.headers.get("cache-control"),
+      response.headers.get("x-content-type-options"),
+    ]).toEqual(["application/problem+json", "no-store", "nosniff"]);
     expect(await response.json()).toMatchObject({ title: "Payload Too Large", status: 413, instance: "/things/1" });
   });
 });
@@ -178,7 +212,8 @@ describe("a local queue consumer", () => {
       },
     });
     try {
-      for (let index = 0; index < 2 * maximumConcurrency; index++) await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: `m${index}` }));
+      for (let index = 0; index < 2 * maximumConcurrency; index++)
+        await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: `m${index}` }));
       await expect.poll(() => mostAtOnce, { timeout: 30_000 }).toBe(maximumConcurrency);
       release();
       await expect.poll(() => handled, { timeout: 30_000 }).toBe(2 * maximumConcurrency);
@@ -207,7 +242,9 @@ describe("a local queue consumer", () => {
       handler: async (event) => {
         received.push(...event.Records);
         const failed = event.Records.filter(
-          (record) => record.body === "always-fails" || (record.body === "fails-once" && record.attributes.ApproximateReceiveCount === "1"),
+          (record) =>
+            record.body === "always-fails" ||
+            (record.body === "fails-once" && record.attributes.ApproximateReceiveCount === "1"),
         );
         return { batchItemFailures: failed.map((record) => ({ itemIdentifier: record.messageId })) };
       },
@@ -215,17 +252,26 @@ describe("a local queue consumer", () => {
     try {
       for (const body of ["succeeds", "fails-once", "always-fails"]) {
         await client.send(
-          new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageAttributes: { kind: { DataType: "String", StringValue: body } } }),
+          new SendMessageCommand({
+            QueueUrl: queueUrl,
+            MessageBody: body,
+            MessageAttributes: { kind: { DataType: "String", StringValue: body } },
+          }),
         );
       }
-      await expect.poll(() => received.filter((record) => record.body === "always-fails").length, { timeout: 15_000 }).toBe(2);
-      await expect.poll(() => received.filter((record) => record.body === "fails-once").length, { timeout: 15_000 }).toBe(2);
+      await expect
+        .poll(() => received.filter((record) => record.body === "always-fails").length, { timeout: 15_000 })
+        .toBe(2);
+      await expect
+        .poll(() => received.filter((record) => record.body === "fails-once").length, { timeout: 15_000 })
+        .toBe(2);
       await new Promise((resolve) => setTimeout(resolve, 2_500));
     } finally {
       await poller.stop();
     }
 
-    const receives = (body: string) => received.filter((record) => record.body === body).map((record) => record.attributes.ApproximateReceiveCount);
+    const receives = (body: string) =>
+      received.filter((record) => record.body === body).map((record) => record.attributes.ApproximateReceiveCount);
     expect(receives("succeeds")).toEqual(["1"]);
     expect(receives("fails-once")).toEqual(["1", "2"]);
     expect(receives("always-fails")).toEqual(["1", "2"]);
@@ -235,9 +281,15 @@ describe("a local queue consumer", () => {
       awsRegion: expect.any(String),
       md5OfBody: expect.stringMatching(/^[0-9a-f]{32}$/),
       messageAttributes: { kind: { dataType: "String", stringValue: expect.any(String) } },
-      attributes: { SentTimestamp: expect.any(String), ApproximateFirstReceiveTimestamp: expect.any(String), SenderId: expect.any(String) },
+      attributes: {
+        SentTimestamp: expect.any(String),
+        ApproximateFirstReceiveTimestamp: expect.any(String),
+        SenderId: expect.any(String),
+      },
     });
-    const { Messages } = await client.send(new ReceiveMessageCommand({ QueueUrl: deadLetterUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+    const { Messages } = await client.send(
+      new ReceiveMessageCommand({ QueueUrl: deadLetterUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+    );
     expect(Messages?.map((message) => message.Body)).toEqual(["always-fails"]);
   });
 });

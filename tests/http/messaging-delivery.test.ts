@@ -2,9 +2,17 @@ import { MessageSend } from "#core/messaging/queue";
 import { describe, expect, inject, it } from "vitest";
 import { twilioSignature } from "#core/providers/twilio/signature";
 import { simulatorAuthToken } from "#core/providers/simulator/adapter";
-import { addNumber, events, eventsWhen, magic, randomNumber, send, sleep, waitForMessage } from "#tests/helpers/messaging";
+import {
+  addNumber,
+  events,
+  eventsWhen,
+  magic,
+  randomNumber,
+  send,
+  sleep,
+  waitForMessage,
+} from "#tests/helpers/messaging";
 import { baseUrl, newOrganization } from "#tests/helpers/stack";
-
 
 const simulatorToken = () => simulatorAuthToken(inject("stackEnv").TOKEN_SIGNING_KEY!);
 
@@ -13,7 +21,12 @@ async function statusCallback(params: [string, string][], query = "", signature?
   const url = `${baseUrl()}/webhooks/simulator/messages/status${query}`;
   return fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", ...(signature !== "" ? { "x-twilio-signature": signature ?? twilioSignature(simulatorToken(), url, params) } : {}) },
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      ...(signature !== ""
+        ? { "x-twilio-signature": signature ?? twilioSignature(simulatorToken(), url, params) }
+        : {}),
+    },
     body: new URLSearchParams(params).toString(),
   });
 }
@@ -45,7 +58,11 @@ describe("retries of transient provider errors", () => {
     const org = await newOrganization();
     await addNumber(org);
     const accepted = await send(org, { to: magic("07"), body: "bad number" });
-    expect(await waitForMessage(org, accepted.body.id)).toMatchObject({ status: "Failed", errorCode: "21614", retryCount: 0 });
+    expect(await waitForMessage(org, accepted.body.id)).toMatchObject({
+      status: "Failed",
+      errorCode: "21614",
+      retryCount: 0,
+    });
   });
 });
 
@@ -68,10 +85,17 @@ describe("status callbacks", () => {
     const accepted = await send(org, { to: magic("10"), body: "twice" });
     await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered");
     // Each event is recorded just after its status change: wait for both, then give a duplicate the time to show up.
-    const ofThis = (items: any[], type: string) => items.filter((event) => event.relatedEntityId === accepted.body.id && event.eventType === type);
-    await eventsWhen(org, { eventCategory: "Sms" }, (items) => ofThis(items, "MessageDelivered").length > 0 && ofThis(items, "MessageSent").length > 0);
+    const ofThis = (items: any[], type: string) =>
+      items.filter((event) => event.relatedEntityId === accepted.body.id && event.eventType === type);
+    await eventsWhen(
+      org,
+      { eventCategory: "Sms" },
+      (items) => ofThis(items, "MessageDelivered").length > 0 && ofThis(items, "MessageSent").length > 0,
+    );
     await sleep(200);
-    const mine = (await events(org, { eventCategory: "Sms" })).filter((event) => event.relatedEntityId === accepted.body.id);
+    const mine = (await events(org, { eventCategory: "Sms" })).filter(
+      (event) => event.relatedEntityId === accepted.body.id,
+    );
     expect(mine.filter((event) => event.eventType === "MessageDelivered")).toHaveLength(1);
     expect(mine.filter((event) => event.eventType === "MessageSent")).toHaveLength(1);
   });
@@ -81,7 +105,11 @@ describe("status callbacks", () => {
     const number = await addNumber(org);
     const accepted = await send(org, { to: randomNumber(), body: "replay" });
     // The provider id is stored just after the hand-off, and the callbacks may overtake that write.
-    const delivered = await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered" && message.providerMessageId !== null);
+    const delivered = await waitForMessage(
+      org,
+      accepted.body.id,
+      (message) => message.status === "Delivered" && message.providerMessageId !== null,
+    );
     const params: [string, string][] = [
       ["MessageSid", delivered.providerMessageId],
       ["MessageStatus", "sent"],
@@ -95,7 +123,11 @@ describe("status callbacks", () => {
   });
 
   it("refuses unsigned and wrongly signed webhooks with 403, and an unknown provider with 404", async () => {
-    const params: [string, string][] = [["MessageSid", "SMxyz"], ["MessageStatus", "delivered"], ["From", "+12125550100"]];
+    const params: [string, string][] = [
+      ["MessageSid", "SMxyz"],
+      ["MessageStatus", "delivered"],
+      ["From", "+12125550100"],
+    ];
     expect((await statusCallback(params, "", "")).status).toBe(403);
     expect((await statusCallback(params, "", "bm90IGEgc2lnbmF0dXJl")).status).toBe(403);
     const inbound = await fetch(`${baseUrl()}/webhooks/simulator/messages/inbound`, {
@@ -118,13 +150,25 @@ describe("at-most-once sending", () => {
     await import("#core/messaging/queue");
     const accepted = await send(org, { to: randomNumber(), body: "once" });
     // SQS may deliver a message more than once; here eight copies race the original.
-    await Promise.all(Array.from({ length: 8 }, () => publish(MessageSend, org.organizationId, { messageId: accepted.body.id })));
+    await Promise.all(
+      Array.from({ length: 8 }, () => publish(MessageSend, org.organizationId, { messageId: accepted.body.id })),
+    );
     // The provider id is stored just after the hand-off, and the callbacks may overtake that write.
-    const delivered = await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered" && message.providerMessageId !== null);
+    const delivered = await waitForMessage(
+      org,
+      accepted.body.id,
+      (message) => message.status === "Delivered" && message.providerMessageId !== null,
+    );
     await sleep(1_000);
     const after = await waitForMessage(org, delivered.id, () => true);
-    expect(after).toMatchObject({ status: "Delivered", providerMessageId: delivered.providerMessageId, sendingStartedAt: delivered.sendingStartedAt });
-    const mine = (await events(org, { eventCategory: "Sms" })).filter((event) => event.relatedEntityId === delivered.id);
+    expect(after).toMatchObject({
+      status: "Delivered",
+      providerMessageId: delivered.providerMessageId,
+      sendingStartedAt: delivered.sendingStartedAt,
+    });
+    const mine = (await events(org, { eventCategory: "Sms" })).filter(
+      (event) => event.relatedEntityId === delivered.id,
+    );
     expect(mine.filter((event) => event.eventType === "MessageSending")).toHaveLength(1);
     expect(mine.filter((event) => event.eventType === "MessageQueued")).toHaveLength(1);
   });

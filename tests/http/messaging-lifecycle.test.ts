@@ -9,7 +9,14 @@ describe("POST /messages: delivery lifecycle through the carrier simulator", () 
     const lead = await createLead(org, randomNumber("212"));
     const accepted = await send(org, { leadId: lead.id, body: "Hi Dana, thanks for your request!" });
     expect(accepted.status).toBe(202);
-    expect(accepted.body).toMatchObject({ status: "Pending", leadId: lead.id, direction: "Outbound", channel: "Sms", segments: 1, encoding: "GSM7" });
+    expect(accepted.body).toMatchObject({
+      status: "Pending",
+      leadId: lead.id,
+      direction: "Outbound",
+      channel: "Sms",
+      segments: 1,
+      encoding: "GSM7",
+    });
     const delivered = await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered");
     expect(delivered).toMatchObject({
       fromPhoneNumberId: number.id,
@@ -19,17 +26,30 @@ describe("POST /messages: delivery lifecycle through the carrier simulator", () 
       provider: "simulator",
       retryCount: 0,
     });
-    for (const field of ["queuedAt", "sendingStartedAt", "sentAt", "deliveredAt"]) expect(delivered[field], field).toMatch(/Z$/);
+    for (const field of ["queuedAt", "sendingStartedAt", "sentAt", "deliveredAt"])
+      expect(delivered[field], field).toMatch(/Z$/);
     expect(delivered.providerMessageId).toMatch(/^SM/);
-    const timeline = await eventsWhen(org, { eventCategory: "Sms" }, (items) => items.some((event) => event.eventType === "MessageDelivered"));
+    const timeline = await eventsWhen(org, { eventCategory: "Sms" }, (items) =>
+      items.some((event) => event.eventType === "MessageDelivered"),
+    );
     const types = timeline.filter((event) => event.relatedEntityId === delivered.id).map((event) => event.eventType);
-    expect(new Set(types)).toEqual(new Set(["MessageAccepted", "MessageQueued", "MessageSending", "MessageSent", "MessageDelivered"]));
+    expect(new Set(types)).toEqual(
+      new Set(["MessageAccepted", "MessageQueued", "MessageSending", "MessageSent", "MessageDelivered"]),
+    );
   });
 
   it("sends MMS media and records it on the message and its events", async () => {
     const org = await newOrganization();
     await addNumber(org);
-    const media = [{ url: "https://cdn.example.com/brochure.jpg", contentType: "image/jpeg", size: 2048, sha256: "a".repeat(64), fileName: "brochure.jpg" }];
+    const media = [
+      {
+        url: "https://cdn.example.com/brochure.jpg",
+        contentType: "image/jpeg",
+        size: 2048,
+        sha256: "a".repeat(64),
+        fileName: "brochure.jpg",
+      },
+    ];
     const accepted = await send(org, { to: randomNumber("415"), body: "Our brochure", media });
     expect(accepted.status).toBe(202);
     expect(accepted.body.channel).toBe("Mms");

@@ -1,14 +1,27 @@
 import { describe, expect, it } from "vitest";
 import { Organizations } from "#core/organizations/index";
-import { addNumber, createLead, events, eventsWhen, magic, randomNumber, send, textFrom, waitForMessage } from "#tests/helpers/messaging";
+import {
+  addNumber,
+  createLead,
+  events,
+  eventsWhen,
+  magic,
+  randomNumber,
+  send,
+  textFrom,
+  waitForMessage,
+} from "#tests/helpers/messaging";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 async function repliesTo(org: TestOrganization, phone: string) {
-  const accepted = (await events(org, { eventType: "MessageAccepted" })).filter((event) => event.toPhoneNumber === phone);
+  const accepted = (await events(org, { eventType: "MessageAccepted" })).filter(
+    (event) => event.toPhoneNumber === phone,
+  );
   return Promise.all(accepted.map((event) => waitForMessage(org, event.relatedEntityId)));
 }
 
-const suppressionsOf = async (org: TestOrganization) => (await org.request("POST", "/suppressions/all/my", { body: {} })).body.items;
+const suppressionsOf = async (org: TestOrganization) =>
+  (await org.request("POST", "/suppressions/all/my", { body: {} })).body.items;
 
 describe("opt-out with the carrier", () => {
   it("a STOP the carrier already answered (OptOutType) suppresses the number without a second confirmation", async () => {
@@ -34,7 +47,9 @@ describe("opt-out with the carrier", () => {
   it("an organization's extra keywords opt out, opt in and ask for help; the standard ones cannot be listed", async () => {
     const org = await newOrganization();
     const number = await addNumber(org);
-    const saved = await org.request("PUT", "/messaging/settings", { body: { keywords: { optOut: ["arrêt", "Baja"], optIn: ["alta"], help: ["ayuda"] } } });
+    const saved = await org.request("PUT", "/messaging/settings", {
+      body: { keywords: { optOut: ["arrêt", "Baja"], optIn: ["alta"], help: ["ayuda"] } },
+    });
     expect(saved.status).toBe(200);
     expect(saved.body.keywords).toEqual({ optOut: ["ARRÊT", "BAJA"], optIn: ["ALTA"], help: ["AYUDA"] });
     const phone = randomNumber();
@@ -44,10 +59,19 @@ describe("opt-out with the carrier", () => {
     expect(await suppressionsOf(org)).toEqual([]);
     await textFrom(phone, number.phoneNumber, "AYUDA");
     const replies = await repliesTo(org, phone);
-    expect(replies.map((message) => message.purpose).sort()).toEqual(["HelpReply", "OptInConfirmation", "OptOutConfirmation"]);
-    const invalid = await org.request("PUT", "/messaging/settings", { body: { keywords: { optOut: ["stop"], help: ["two words"] } } });
+    expect(replies.map((message) => message.purpose).sort()).toEqual([
+      "HelpReply",
+      "OptInConfirmation",
+      "OptOutConfirmation",
+    ]);
+    const invalid = await org.request("PUT", "/messaging/settings", {
+      body: { keywords: { optOut: ["stop"], help: ["two words"] } },
+    });
     expect(invalid.status).toBe(400);
-    expect(invalid.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual(["/keywords/help/0", "/keywords/optOut/0"]);
+    expect(invalid.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual([
+      "/keywords/help/0",
+      "/keywords/optOut/0",
+    ]);
   });
 
   it("a suppression the contact asked for (STOP, carrier 21610) cannot be deleted through the API, by anyone: 409; a manual one can, the actor recorded", async () => {
@@ -59,16 +83,25 @@ describe("opt-out with the carrier", () => {
     await waitForMessage(org, (await send(org, { to: carrierOptedOut, body: "hi" })).body.id);
     const manual = randomNumber();
     expect((await org.request("POST", "/suppressions", { body: { phoneNumber: manual } })).status).toBe(201);
-    const apiKey = await Organizations.issueApiKey(org.organizationId, { name: "integration", scopes: ["suppressions:write", "suppressions:read"] });
+    const apiKey = await Organizations.issueApiKey(org.organizationId, {
+      name: "integration",
+      scopes: ["suppressions:write", "suppressions:read"],
+    });
 
     for (const phone of [stopped, carrierOptedOut]) {
       for (const token of [undefined, apiKey.apiKey]) {
-        const refused = await org.request("DELETE", `/suppressions/${encodeURIComponent(phone)}`, token ? { token } : {});
+        const refused = await org.request(
+          "DELETE",
+          `/suppressions/${encodeURIComponent(phone)}`,
+          token ? { token } : {},
+        );
         expect(refused.status).toBe(409);
         expect(refused.body.detail).toMatch(/only the contact can lift it/);
       }
     }
-    expect((await suppressionsOf(org)).map((entry: { phoneNumber: string }) => entry.phoneNumber).sort()).toEqual([stopped, carrierOptedOut, manual].sort());
+    expect((await suppressionsOf(org)).map((entry: { phoneNumber: string }) => entry.phoneNumber).sort()).toEqual(
+      [stopped, carrierOptedOut, manual].sort(),
+    );
     expect((await org.request("DELETE", `/suppressions/${encodeURIComponent(manual)}`)).status).toBe(204);
     const removed = await eventsWhen(org, { eventType: "SuppressionRemoved" }, (items) => items.length === 1);
     expect(removed[0]).toMatchObject({ toPhoneNumber: manual, actorUserId: org.userIds.owner });

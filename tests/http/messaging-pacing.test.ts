@@ -14,12 +14,15 @@ import type { RecordedRequest } from "#tests/setup/carrier-fakes";
 /** Telnyx message sends from `ours`, in arrival order. */
 async function sendsFrom(ours: string): Promise<RecordedRequest[]> {
   const requests = await carrierRequests(ours);
-  return requests.filter((request) => request.method === "POST" && request.path === "/v2/messages").sort((a, b) => a.at - b.at);
+  return requests
+    .filter((request) => request.method === "POST" && request.path === "/v2/messages")
+    .sort((a, b) => a.at - b.at);
 }
 
 const field = (request: RecordedRequest, name: "to" | "text") => (request.body as Record<string, string>)[name];
 
-const handedOver = (message: { status: string; providerMessageId?: string | null }) => message.status === "Sending" && !!message.providerMessageId;
+const handedOver = (message: { status: string; providerMessageId?: string | null }) =>
+  message.status === "Sending" && !!message.providerMessageId;
 
 describe("per-number pacing", () => {
   it("a burst to one 2-MPS number is spread over its slots, every message handed over, each conversation in order", async () => {
@@ -45,7 +48,8 @@ describe("per-number pacing", () => {
     // The carrier never sees more than the number's 2 a second in any clock second, even when the consumer runs late
     // (each hand-over takes its own time, spaced from the previous one, instead of going with its passed slot).
     const perSecond = new Map<number, number>();
-    for (const request of sends) perSecond.set(Math.floor(request.at / 1000), (perSecond.get(Math.floor(request.at / 1000)) ?? 0) + 1);
+    for (const request of sends)
+      perSecond.set(Math.floor(request.at / 1000), (perSecond.get(Math.floor(request.at / 1000)) ?? 0) + 1);
     expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(2);
     // Ten sends at 2 a second span nine half-second slots (4.5 s); unpaced they would leave together.
     expect(sends.at(-1)!.at - sends[0]!.at).toBeGreaterThanOrEqual(4_000);
@@ -64,15 +68,23 @@ describe("per-number pacing", () => {
     await scriptCarrier("telnyx", first, [{ error: { status: 429, code: "10011", detail: "Too many requests" } }]);
     const accepted = await send(org, { to: first, body: "throttled once" });
     // The area-code match is the free 212 number; the carrier throttles it.
-    const retrying = await waitForMessage(org, accepted.body.id, (message) => message.status === "Queued" && message.errorCode === "10011");
+    const retrying = await waitForMessage(
+      org,
+      accepted.body.id,
+      (message) => message.status === "Queued" && message.errorCode === "10011",
+    );
     expect(retrying.fromPhoneNumberId).toBe(throttled.id);
 
     // New leads in 212 go to the number that is free now, not to the held one.
     const later = [randomNumber("212"), randomNumber("212")];
     const laterIds: string[] = [];
     for (const to of later) laterIds.push((await send(org, { to, body: "not held" })).body.id);
-    for (const id of laterIds) expect(await waitForMessage(org, id, handedOver, 30_000)).toMatchObject({ fromPhoneNumberId: other.id });
-    expect(await waitForMessage(org, accepted.body.id, handedOver, 30_000)).toMatchObject({ fromPhoneNumberId: throttled.id, retryCount: 1 });
+    for (const id of laterIds)
+      expect(await waitForMessage(org, id, handedOver, 30_000)).toMatchObject({ fromPhoneNumberId: other.id });
+    expect(await waitForMessage(org, accepted.body.id, handedOver, 30_000)).toMatchObject({
+      fromPhoneNumberId: throttled.id,
+      retryCount: 1,
+    });
 
     const [refused, resent] = await sendsFrom(throttled.phoneNumber);
     expect([refused!.answered, resent!.answered]).toEqual([429, 200]);

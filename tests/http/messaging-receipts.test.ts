@@ -29,7 +29,13 @@ describe("messages: receipts that never come are looked up at the carrier", () =
     await untilTheCarrierHasFinished();
     expect(await sweepAt(org, 1.1)).toMatchObject({ reconciled: 1, expired: 0 });
     const delivered = await waitForMessage(org, sent.id);
-    expect(delivered).toMatchObject({ status: "Delivered", providerStatus: "delivered", billingStatus: "Charged", billableAmount: 0.01, deliveredAt: expect.any(String) });
+    expect(delivered).toMatchObject({
+      status: "Delivered",
+      providerStatus: "delivered",
+      billingStatus: "Charged",
+      billableAmount: 0.01,
+      deliveredAt: expect.any(String),
+    });
     expect(await sweepAt(org, 80)).toMatchObject({ reconciled: 0, expired: 0 });
 
     // The lost callback turns up after all: nothing changes, nothing more is charged.
@@ -43,12 +49,18 @@ describe("messages: receipts that never come are looked up at the carrier", () =
     expect(late.status).toBe(200);
     expect(await waitForMessage(org, sent.id)).toEqual(delivered);
     const ledger = await allLedgerEntries(org);
-    expect(ledger.filter((entry) => entry.messageId === sent.id)).toEqual([expect.objectContaining({ entryType: "Charge", reason: "SmsSegments", amount: "-0.0100" })]);
+    expect(ledger.filter((entry) => entry.messageId === sent.id)).toEqual([
+      expect.objectContaining({ entryType: "Charge", reason: "SmsSegments", amount: "-0.0100" }),
+    ]);
     const wallet = (await org.request("GET", "/billing/wallet")).body;
     expect(wallet).toMatchObject({ balance: expected, reservedAmount: "0.0000" });
     expect(Money.toBilling(Money.sum(ledger.map((entry) => entry.amount)))).toBe(wallet.balance);
-    const timeline = await eventsWhen(org, {}, (items) => items.some((event) => event.relatedEntityId === sent.id && event.eventType === "MessageDelivered"));
-    expect(timeline.filter((event) => event.relatedEntityId === sent.id && event.eventType === "MessageDelivered")).toHaveLength(1);
+    const timeline = await eventsWhen(org, {}, (items) =>
+      items.some((event) => event.relatedEntityId === sent.id && event.eventType === "MessageDelivered"),
+    );
+    expect(
+      timeline.filter((event) => event.relatedEntityId === sent.id && event.eventType === "MessageDelivered"),
+    ).toHaveLength(1);
   });
 
   it("an undelivered message whose receipt was lost ends Undelivered with the carrier's error, settled as its callback would be", async () => {
@@ -61,10 +73,23 @@ describe("messages: receipts that never come are looked up at the carrier", () =
     await untilTheCarrierHasFinished();
     expect(await sweepAt(org, 1.1)).toMatchObject({ reconciled: 1 });
     const undelivered = await waitForMessage(org, sent.id, (message) => message.billingStatus !== "Reserved");
-    expect(undelivered).toMatchObject({ status: "Undelivered", errorCode: "30003", statusReason: "Provider reported undelivered (30003).", billingStatus: "Charged", billableAmount: 0.01 });
-    expect((await org.request("GET", "/billing/wallet")).body).toMatchObject({ balance: expected, reservedAmount: "0.0000" });
-    const timeline = await eventsWhen(org, {}, (items) => items.some((event) => event.relatedEntityId === sent.id && event.eventType === "MessageUndelivered"));
-    expect(timeline.filter((event) => event.relatedEntityId === sent.id && event.eventType === "MessageUndelivered")).toHaveLength(1);
+    expect(undelivered).toMatchObject({
+      status: "Undelivered",
+      errorCode: "30003",
+      statusReason: "Provider reported undelivered (30003).",
+      billingStatus: "Charged",
+      billableAmount: 0.01,
+    });
+    expect((await org.request("GET", "/billing/wallet")).body).toMatchObject({
+      balance: expected,
+      reservedAmount: "0.0000",
+    });
+    const timeline = await eventsWhen(org, {}, (items) =>
+      items.some((event) => event.relatedEntityId === sent.id && event.eventType === "MessageUndelivered"),
+    );
+    expect(
+      timeline.filter((event) => event.relatedEntityId === sent.id && event.eventType === "MessageUndelivered"),
+    ).toHaveLength(1);
   });
 
   it("asks again at doubling intervals while the carrier says sent, and only then turns the message Unknown, saying so", async () => {
@@ -76,9 +101,15 @@ describe("messages: receipts that never come are looked up at the carrier", () =
     // Next lookup at about 2.2 h, not sooner.
     expect(await sweepAt(org, 2)).toMatchObject({ rechecked: 0 });
     expect(await sweepAt(org, 2.5)).toMatchObject({ rechecked: 1 });
-    expect((await org.request("GET", `/messages/${sent.id}`)).body).toMatchObject({ status: "Sent", billingStatus: "Reserved" });
+    expect((await org.request("GET", `/messages/${sent.id}`)).body).toMatchObject({
+      status: "Sent",
+      billingStatus: "Reserved",
+    });
     expect(await sweepAt(org, 73)).toMatchObject({ expired: 1 });
     const unknown = await waitForMessage(org, sent.id, (message) => message.billingStatus !== "Reserved");
-    expect(unknown).toMatchObject({ status: "Unknown", statusReason: "No final delivery receipt within 72 hours. The carrier still reports sent." });
+    expect(unknown).toMatchObject({
+      status: "Unknown",
+      statusReason: "No final delivery receipt within 72 hours. The carrier still reports sent.",
+    });
   });
 });

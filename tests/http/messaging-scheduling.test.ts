@@ -20,7 +20,11 @@ describe("quiet hours", () => {
     const org = await newOrganization(undefined, { quietHours: "default" });
     await addNumber(org);
     const lateEvening = nextLocal(23, "America/New_York");
-    const accepted = await send(org, { to: randomNumber("212"), body: "late", scheduledFor: lateEvening.toISOString() });
+    const accepted = await send(org, {
+      to: randomNumber("212"),
+      body: "late",
+      scheduledFor: lateEvening.toISOString(),
+    });
     expect(accepted.status).toBe(202);
     const scheduled = await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
     const local = wallTimeAt(Date.parse(scheduled.scheduledFor), "America/New_York");
@@ -45,12 +49,21 @@ describe("quiet hours", () => {
     const org = await newOrganization();
     await addNumber(org);
     const lateEvening = nextLocal(23, "America/New_York");
-    const body = { to: randomNumber("212"), body: "urgent", scheduledFor: lateEvening.toISOString(), overrideQuietHours: true };
+    const body = {
+      to: randomNumber("212"),
+      body: "urgent",
+      scheduledFor: lateEvening.toISOString(),
+      overrideQuietHours: true,
+    };
     const denied = await send(org, body, org.memberToken);
     expect(denied.status).toBe(403);
     const accepted = await send(org, body);
     const scheduled = await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
-    expect(scheduled).toMatchObject({ scheduledFor: lateEvening.toISOString(), quietHoursOverridden: true, scheduledReason: "RequestedByCaller" });
+    expect(scheduled).toMatchObject({
+      scheduledFor: lateEvening.toISOString(),
+      quietHoursOverridden: true,
+      scheduledReason: "RequestedByCaller",
+    });
   });
 });
 
@@ -64,18 +77,29 @@ describe("scheduled sends", () => {
     expect(scheduled.scheduledFor).toBe(noon.toISOString());
 
     // Before it is due the sweep leaves it alone; at its time it is queued and sent.
-    expect(await sweepDueMessages({ now: new Date(noon.getTime() - 60 * 60_000), organizationId: org.organizationId })).toMatchObject({ released: 0 });
-    expect(await sweepDueMessages({ now: new Date(noon.getTime() + 1_000), organizationId: org.organizationId })).toMatchObject({ released: 1 });
+    expect(
+      await sweepDueMessages({ now: new Date(noon.getTime() - 60 * 60_000), organizationId: org.organizationId }),
+    ).toMatchObject({ released: 0 });
+    expect(
+      await sweepDueMessages({ now: new Date(noon.getTime() + 1_000), organizationId: org.organizationId }),
+    ).toMatchObject({ released: 1 });
     const delivered = await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered");
     expect(delivered.queuedAt).toBeTruthy();
-    expect(await sweepDueMessages({ now: new Date(noon.getTime() + 2_000), organizationId: org.organizationId })).toMatchObject({ released: 0 });
+    expect(
+      await sweepDueMessages({ now: new Date(noon.getTime() + 2_000), organizationId: org.organizationId }),
+    ).toMatchObject({ released: 0 });
   });
 
   it("sends a near-future send (under 15 minutes) through the queue's delay", async () => {
     const org = await newOrganization();
     await addNumber(org);
     const soon = new Date(Date.now() + 3_000);
-    const accepted = await send(org, { to: randomNumber("212"), body: "soon", scheduledFor: soon.toISOString(), overrideQuietHours: true });
+    const accepted = await send(org, {
+      to: randomNumber("212"),
+      body: "soon",
+      scheduledFor: soon.toISOString(),
+      overrideQuietHours: true,
+    });
     const delivered = await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered", 20_000);
     expect(Date.parse(delivered.queuedAt)).toBeGreaterThanOrEqual(soon.getTime() - 1_000);
   });
@@ -83,13 +107,21 @@ describe("scheduled sends", () => {
   it("cancels a scheduled message (canceledAt, cancelReason); 409 once it was sent", async () => {
     const org = await newOrganization();
     await addNumber(org);
-    const accepted = await send(org, { to: randomNumber("212"), body: "maybe", scheduledFor: nextLocal(12, "America/New_York", 2 * 3_600_000).toISOString() });
+    const accepted = await send(org, {
+      to: randomNumber("212"),
+      body: "maybe",
+      scheduledFor: nextLocal(12, "America/New_York", 2 * 3_600_000).toISOString(),
+    });
     await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
-    const canceled = await org.request("POST", `/messages/${accepted.body.id}/cancel`, { body: { reason: "Lead called us" } });
+    const canceled = await org.request("POST", `/messages/${accepted.body.id}/cancel`, {
+      body: { reason: "Lead called us" },
+    });
     expect(canceled.status).toBe(200);
     expect(canceled.body).toMatchObject({ status: "Canceled", cancelReason: "Lead called us" });
     expect(canceled.body.canceledAt).toBeTruthy();
-    expect(await sweepDueMessages({ now: new Date(Date.now() + 3 * 86_400_000), organizationId: org.organizationId })).toMatchObject({ released: 0 });
+    expect(
+      await sweepDueMessages({ now: new Date(Date.now() + 3 * 86_400_000), organizationId: org.organizationId }),
+    ).toMatchObject({ released: 0 });
     expect((await org.request("POST", `/messages/${accepted.body.id}/cancel`)).status).toBe(409);
 
     const sent = await waitForMessage(org, (await send(org, { to: randomNumber("212"), body: "now" })).body.id);
@@ -103,9 +135,17 @@ describe("scheduled sends", () => {
     await addNumber(org);
     const accepted = await send(org, { to: magic("08"), body: "no receipt" });
     // The sweep asks the carrier by provider id, stored just after the hand-off (the Sent callback may come first).
-    const sent = await waitForMessage(org, accepted.body.id, (message) => message.status === "Sent" && message.providerMessageId !== null);
-    expect(await sweepDueMessages({ now: new Date(Date.now() + 71 * 3_600_000), organizationId: org.organizationId })).toMatchObject({ expired: 0 });
-    expect(await sweepDueMessages({ now: new Date(Date.now() + 73 * 3_600_000), organizationId: org.organizationId })).toMatchObject({ expired: 1 });
+    const sent = await waitForMessage(
+      org,
+      accepted.body.id,
+      (message) => message.status === "Sent" && message.providerMessageId !== null,
+    );
+    expect(
+      await sweepDueMessages({ now: new Date(Date.now() + 71 * 3_600_000), organizationId: org.organizationId }),
+    ).toMatchObject({ expired: 0 });
+    expect(
+      await sweepDueMessages({ now: new Date(Date.now() + 73 * 3_600_000), organizationId: org.organizationId }),
+    ).toMatchObject({ expired: 1 });
     const unknown = await waitForMessage(org, sent.id, () => true);
     expect(unknown.status).toBe("Unknown");
     expect(unknown.statusReason).toMatch(/No final delivery receipt within 72 hours/);

@@ -8,9 +8,21 @@ describe("phone numbers", () => {
   it("creates, reads, lists and deletes a number (endpoint 12: 204 without a body, then 404)", async () => {
     const org = await newOrganization();
     const phoneNumber = randomNumber("305");
-    const created = await org.request("POST", "/phone-numbers", { body: { phoneNumber: `(${phoneNumber.slice(2, 5)}) ${phoneNumber.slice(5, 8)}-${phoneNumber.slice(8)}`, friendlyName: "Miami", capabilities: ["sms"] } });
+    const created = await org.request("POST", "/phone-numbers", {
+      body: {
+        phoneNumber: `(${phoneNumber.slice(2, 5)}) ${phoneNumber.slice(5, 8)}-${phoneNumber.slice(8)}`,
+        friendlyName: "Miami",
+        capabilities: ["sms"],
+      },
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ phoneNumber, friendlyName: "Miami", capabilities: ["sms"], areaCode: "305", lastUsedAt: null });
+    expect(created.body).toMatchObject({
+      phoneNumber,
+      friendlyName: "Miami",
+      capabilities: ["sms"],
+      areaCode: "305",
+      lastUsedAt: null,
+    });
     expect((await org.request("GET", `/phone-numbers/${created.body.id}`)).body).toEqual(created.body);
     const page = await org.request("POST", "/phone-numbers/all/my", { body: {} });
     expect(page.body.items).toEqual([created.body]);
@@ -31,10 +43,17 @@ describe("phone numbers", () => {
     expect((await org.request("DELETE", `/phone-numbers/${number.id}`, { token: org.memberToken })).status).toBe(403);
     expect((await other.request("DELETE", `/phone-numbers/${number.id}`)).status).toBe(404);
     expect((await other.request("GET", `/phone-numbers/${number.id}`)).status).toBe(404);
-    expect((await other.request("POST", "/phone-numbers", { body: { phoneNumber: number.phoneNumber } })).status).toBe(409);
-    const invalid = await org.request("POST", "/phone-numbers", { body: { phoneNumber: "555", capabilities: ["fax"] } });
+    expect((await other.request("POST", "/phone-numbers", { body: { phoneNumber: number.phoneNumber } })).status).toBe(
+      409,
+    );
+    const invalid = await org.request("POST", "/phone-numbers", {
+      body: { phoneNumber: "555", capabilities: ["fax"] },
+    });
     expect(invalid.status).toBe(400);
-    expect(invalid.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual(["/capabilities/0", "/phoneNumber"]);
+    expect(invalid.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual([
+      "/capabilities/0",
+      "/phoneNumber",
+    ]);
   });
 });
 
@@ -49,9 +68,17 @@ describe("sender selection", () => {
     const second = await waitForMessage(org, (await send(org, { to, body: "two" })).body.id, delivered);
     expect(second).toMatchObject({ fromPhoneNumberId: newYork.id, selectionReason: "StickyConversation" });
     const conversation = (await org.request("GET", `/conversations/${second.conversationId}`)).body;
-    expect(conversation).toMatchObject({ phoneNumberId: newYork.id, phoneNumber: newYork.phoneNumber, contactPhoneNumber: to });
+    expect(conversation).toMatchObject({
+      phoneNumberId: newYork.id,
+      phoneNumber: newYork.phoneNumber,
+      contactPhoneNumber: to,
+    });
 
-    const other = await waitForMessage(org, (await send(org, { to: randomNumber("415"), body: "la" })).body.id, delivered);
+    const other = await waitForMessage(
+      org,
+      (await send(org, { to: randomNumber("415"), body: "la" })).body.id,
+      delivered,
+    );
     expect(other.selectionReason).toBe("LeastRecentlyUsed");
     expect(other.fromPhoneNumberId).toBe(chicago.id);
   });
@@ -60,11 +87,27 @@ describe("sender selection", () => {
     const org = await newOrganization();
     await addNumber(org, "212");
     const chosen = await addNumber(org, "312");
-    const message = await waitForMessage(org, (await send(org, { to: randomNumber("212"), body: "x", fromPhoneNumberId: chosen.id })).body.id, delivered);
-    expect(message).toMatchObject({ fromPhoneNumberId: chosen.id, wasManuallyOverridden: true, selectionReason: "ManualOverride" });
+    const message = await waitForMessage(
+      org,
+      (await send(org, { to: randomNumber("212"), body: "x", fromPhoneNumberId: chosen.id })).body.id,
+      delivered,
+    );
+    expect(message).toMatchObject({
+      fromPhoneNumberId: chosen.id,
+      wasManuallyOverridden: true,
+      selectionReason: "ManualOverride",
+    });
     const [sending] = await events(org, { eventType: "MessageSending" });
-    expect(sending).toMatchObject({ wasManuallyOverridden: true, outboundPhoneNumberId: chosen.id, selectionReason: "ManualOverride" });
-    const unknown = await send(org, { to: randomNumber("212"), body: "x", fromPhoneNumberId: "01JNOSUCHNUMBER00000000000" });
+    expect(sending).toMatchObject({
+      wasManuallyOverridden: true,
+      outboundPhoneNumberId: chosen.id,
+      selectionReason: "ManualOverride",
+    });
+    const unknown = await send(org, {
+      to: randomNumber("212"),
+      body: "x",
+      fromPhoneNumberId: "01JNOSUCHNUMBER00000000000",
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors[0].pointer).toBe("/fromPhoneNumberId");
   });
@@ -80,23 +123,46 @@ describe("sender selection", () => {
     const after = await waitForMessage(org, (await send(org, { to, body: "two" })).body.id, delivered);
     expect(after).toMatchObject({ fromPhoneNumberId: replacement.id, selectionReason: "AreaCodeMatch" });
     const [moved] = await events(org, { eventType: "ConversationSenderMoved" });
-    expect(moved).toMatchObject({ conversationId: after.conversationId, fromPhoneNumberId: replacement.id, statusReason: `PreviousNumberDeleted:${first.id}` });
-    expect((await org.request("GET", `/conversations/${after.conversationId}`)).body.phoneNumberId).toBe(replacement.id);
+    expect(moved).toMatchObject({
+      conversationId: after.conversationId,
+      fromPhoneNumberId: replacement.id,
+      statusReason: `PreviousNumberDeleted:${first.id}`,
+    });
+    expect((await org.request("GET", `/conversations/${after.conversationId}`)).body.phoneNumberId).toBe(
+      replacement.id,
+    );
   });
 
   it("reassigns a conversation's sender (PUT /conversations/{id}/sender) and records the event", async () => {
     const org = await newOrganization();
     await addNumber(org, "212");
     const other = await addNumber(org, "312");
-    const first = await waitForMessage(org, (await send(org, { to: randomNumber("212"), body: "one" })).body.id, delivered);
-    const reassigned = await org.request("PUT", `/conversations/${first.conversationId}/sender`, { body: { phoneNumberId: other.id } });
+    const first = await waitForMessage(
+      org,
+      (await send(org, { to: randomNumber("212"), body: "one" })).body.id,
+      delivered,
+    );
+    const reassigned = await org.request("PUT", `/conversations/${first.conversationId}/sender`, {
+      body: { phoneNumberId: other.id },
+    });
     expect(reassigned.status).toBe(200);
     expect(reassigned.body.phoneNumberId).toBe(other.id);
     const [event] = await events(org, { eventType: "ConversationSenderReassigned" });
-    expect(event).toMatchObject({ conversationId: first.conversationId, fromPhoneNumberId: other.id, actorUserId: org.userIds.owner });
-    const next = await waitForMessage(org, (await send(org, { to: first.toPhoneNumber, body: "two" })).body.id, delivered);
+    expect(event).toMatchObject({
+      conversationId: first.conversationId,
+      fromPhoneNumberId: other.id,
+      actorUserId: org.userIds.owner,
+    });
+    const next = await waitForMessage(
+      org,
+      (await send(org, { to: first.toPhoneNumber, body: "two" })).body.id,
+      delivered,
+    );
     expect(next).toMatchObject({ fromPhoneNumberId: other.id, selectionReason: "StickyConversation" });
-    expect((await org.request("PUT", `/conversations/${first.conversationId}/sender`, { body: { phoneNumberId: "nope" } })).status).toBe(404);
+    expect(
+      (await org.request("PUT", `/conversations/${first.conversationId}/sender`, { body: { phoneNumberId: "nope" } }))
+        .status,
+    ).toBe(404);
   });
 
   it("fails a message when the organization has no number that can send it", async () => {
@@ -117,7 +183,10 @@ describe("POST /messages validation", () => {
     const empty = await send(org, { to: randomNumber() });
     expect(empty.body.errors[0].pointer).toBe("/body");
     const media = await send(org, { to: randomNumber(), media: [{ url: "ftp://x", contentType: "image" }] });
-    expect(media.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual(["/media/0/contentType", "/media/0/url"]);
+    expect(media.body.errors.map((error: { pointer: string }) => error.pointer).sort()).toEqual([
+      "/media/0/contentType",
+      "/media/0/url",
+    ]);
     const lead = await send(org, { leadId: "01JNOSUCHLEAD0000000000000", body: "x" });
     expect(lead.status).toBe(400);
     expect(lead.body.errors[0].pointer).toBe("/leadId");

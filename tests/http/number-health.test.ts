@@ -18,15 +18,22 @@ describe("number health", () => {
     const org = await newOrganization();
     const receiver = await startReceiver();
     receivers.push(receiver);
-    const endpoint = await org.request("POST", "/webhook-endpoints", { body: { url: receiver.url, enabledEventTypes: ["phone_number.paused"] } });
+    const endpoint = await org.request("POST", "/webhook-endpoints", {
+      body: { url: receiver.url, enabledEventTypes: ["phone_number.paused"] },
+    });
     expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
     const filtered = await addNumber(org, "212");
     const healthy = await addNumber(org, "646");
 
     // Five messages from the same number, each filtered by the carrier (30007): the fifth makes the spike.
-    const sends = await Promise.all(["212", "718", "917", "347", "332"].map((areaCode) => send(org, { to: magic("11", areaCode), body: "Big sale today!", fromPhoneNumberId: filtered.id })));
+    const sends = await Promise.all(
+      ["212", "718", "917", "347", "332"].map((areaCode) =>
+        send(org, { to: magic("11", areaCode), body: "Big sale today!", fromPhoneNumberId: filtered.id }),
+      ),
+    );
     for (const sent of sends) expect(sent.status).toBe(202);
-    for (const sent of sends) expect(await waitForMessage(org, sent.body.id)).toMatchObject({ status: "Undelivered", errorCode: "30007" });
+    for (const sent of sends)
+      expect(await waitForMessage(org, sent.body.id)).toMatchObject({ status: "Undelivered", errorCode: "30007" });
 
     const health = await org.request("GET", `/phone-numbers/${filtered.id}/health`);
     expect(health.status).toBe(200);
@@ -41,10 +48,22 @@ describe("number health", () => {
     });
     expect((await org.request("GET", `/phone-numbers/${filtered.id}`)).body.paused).toEqual(health.body.paused);
 
-    const [delivery] = ofType(await receiver.waitFor((received) => ofType(received, "phone_number.paused").length > 0), "phone_number.paused");
-    expect(verified(endpoint.body.secret, delivery!)).toMatchObject({ type: "phone_number.paused", data: { id: filtered.id, paused: health.body.paused } });
+    const [delivery] = ofType(
+      await receiver.waitFor((received) => ofType(received, "phone_number.paused").length > 0),
+      "phone_number.paused",
+    );
+    expect(verified(endpoint.body.secret, delivery!)).toMatchObject({
+      type: "phone_number.paused",
+      data: { id: filtered.id, paused: health.body.paused },
+    });
     const attention = await org.request("GET", "/analytics/my");
-    expect(attention.body.needsAttention).toContainEqual(expect.objectContaining({ severity: "Critical", title: `Number ${filtered.phoneNumber} paused`, actionHref: `/phone-numbers/${filtered.id}/health` }));
+    expect(attention.body.needsAttention).toContainEqual(
+      expect.objectContaining({
+        severity: "Critical",
+        title: `Number ${filtered.phoneNumber} paused`,
+        actionHref: `/phone-numbers/${filtered.id}/health`,
+      }),
+    );
 
     // The paused number's area code no longer wins it the send: the pool's healthy number carries it.
     const moved = await send(org, { to: randomNumber("212"), body: "Your quote is ready." });
@@ -56,22 +75,43 @@ describe("number health", () => {
     expect((await org.request("POST", `/phone-numbers/${filtered.id}/resume`)).status).toBe(409);
     const back = await send(org, { to: randomNumber("212"), body: "Your quote is ready." });
     expect((await waitForMessage(org, back.body.id)).fromPhoneNumberId).toBe(filtered.id);
-    expect((await events(org, { eventType: "PhoneNumberPaused" })).map((event) => event.relatedEntityId)).toEqual([filtered.id]);
-    expect((await events(org, { eventType: "PhoneNumberResumed" })).map((event) => event.relatedEntityId)).toEqual([filtered.id]);
+    expect((await events(org, { eventType: "PhoneNumberPaused" })).map((event) => event.relatedEntityId)).toEqual([
+      filtered.id,
+    ]);
+    expect((await events(org, { eventType: "PhoneNumberResumed" })).map((event) => event.relatedEntityId)).toEqual([
+      filtered.id,
+    ]);
   });
 
   it("a few filtered messages among many delivered do not pause; opt-outs count against the number written to", async () => {
     const org = await newOrganization();
     const number = await addNumber(org, "212");
-    const outcomes = await Promise.all([magic("11", "212"), magic("00", "718"), magic("00", "917"), magic("02", "347")].map((to) => send(org, { to, body: "Hello from Acme." })));
+    const outcomes = await Promise.all(
+      [magic("11", "212"), magic("00", "718"), magic("00", "917"), magic("02", "347")].map((to) =>
+        send(org, { to, body: "Hello from Acme." }),
+      ),
+    );
     for (const sent of outcomes) await waitForMessage(org, sent.body.id);
     const contact = randomNumber("212");
     await textFrom(contact, number.phoneNumber, "STOP");
     await textFrom(contact, number.phoneNumber, "STOP"); // a second STOP is not a second opt-out
 
     // The opt-out confirmation is the number's fifth outcome.
-    const health = await waitForResource(org, `/phone-numbers/${number.id}/health`, (body) => body.finalOutcomes === 5 && body.optOuts === 1, 15_000, "health");
-    expect(health).toMatchObject({ status: "Active", paused: null, delivered: 3, deliveryRate: 0.6, errors: { "30007": 1, "30003": 1 }, optOutRate: 0.2 });
+    const health = await waitForResource(
+      org,
+      `/phone-numbers/${number.id}/health`,
+      (body) => body.finalOutcomes === 5 && body.optOuts === 1,
+      15_000,
+      "health",
+    );
+    expect(health).toMatchObject({
+      status: "Active",
+      paused: null,
+      delivered: 3,
+      deliveryRate: 0.6,
+      errors: { "30007": 1, "30003": 1 },
+      optOutRate: 0.2,
+    });
   });
 
   it("counts a Telnyx number's spam blocks (40002, 40003, 40015) as filtering and pauses it; 40300 counts as an opt-out block", async () => {
@@ -90,7 +130,11 @@ describe("number health", () => {
       const to = randomNumber("312");
       const accepted = await send(org, { to, body: "Your quote is ready.", fromPhoneNumberId: ours.id });
       expect(accepted.status).toBe(202);
-      const sent = await waitForMessage(org, accepted.body.id, (message) => message.status === "Sending" && message.providerMessageId);
+      const sent = await waitForMessage(
+        org,
+        accepted.body.id,
+        (message) => message.status === "Sending" && message.providerMessageId,
+      );
       const finalized = telnyxEvent("message.finalized", {
         id: sent.providerMessageId,
         record_type: "message",
@@ -101,7 +145,9 @@ describe("number health", () => {
         from: { phone_number: ours.phoneNumber },
         to: [{ phone_number: to, status: "delivery_failed" }],
       });
-      expect((await postTelnyxWebhook(`/webhooks/telnyx/messages/status?messageId=${accepted.body.id}`, finalized)).status).toBe(200);
+      expect(
+        (await postTelnyxWebhook(`/webhooks/telnyx/messages/status?messageId=${accepted.body.id}`, finalized)).status,
+      ).toBe(200);
       expect(await waitForMessage(org, accepted.body.id)).toMatchObject({ status: "Undelivered", errorCode: code });
     }
     const health = await org.request("GET", `/phone-numbers/${ours.id}/health`);

@@ -14,10 +14,14 @@ describe("one send path", () => {
     // 70 × 21 template characters render to 70 × 100 = 7,000: past the 1,600 an SMS body may have.
     const long = { id: "long", type: "SendSms", settings: { body: "{{contact.firstName}}".repeat(70) } };
     const automation = await createAutomation(org, chain({ type: "LeadCreated" }, [long]));
-    const response = await org.request("POST", "/leads", { body: { contact: { firstName: "N".repeat(100), phone: { number: randomNumber() } } } });
+    const response = await org.request("POST", "/leads", {
+      body: { contact: { firstName: "N".repeat(100), phone: { number: randomNumber() } } },
+    });
     expect(response.status).toBe(201);
     const [run] = await waitForRuns(org, automation.id);
-    const step = run.steps.find((candidate: any) => candidate.nodeId === "long" || candidate.actionId === "long" || candidate.type === "SendSms");
+    const step = run.steps.find(
+      (candidate: any) => candidate.nodeId === "long" || candidate.actionId === "long" || candidate.type === "SendSms",
+    );
     expect(step).toMatchObject({ status: "Failed" });
     expect(step.error).toMatch(/1600 characters/);
     expect(step.output?.messageId).toBeUndefined();
@@ -28,7 +32,10 @@ describe("one send path", () => {
     const org = await newOrganization();
     await readyToText(org);
     await setAvailableBalance(org, "0");
-    const automation = await createAutomation(org, chain({ type: "LeadCreated" }, [{ id: "hi", type: "SendSms", settings: { body: "Hi there" } }]));
+    const automation = await createAutomation(
+      org,
+      chain({ type: "LeadCreated" }, [{ id: "hi", type: "SendSms", settings: { body: "Hi there" } }]),
+    );
     await createLead(org, randomNumber());
     const [run] = await waitForRuns(org, automation.id);
     const step = run.steps.find((candidate: any) => candidate.type === "SendSms");

@@ -25,11 +25,8 @@ async function pageThrough(organization: TestOrganization, query: Record<string,
   let token: string | null = null;
   let pages = 0;
   do {
-    const response: { status: number; body: { items: any[]; continuationToken: string | null } } = await organization.request(
-      "POST",
-      "/automations/all/my",
-      { body: { ...query, continuationToken: token } },
-    );
+    const response: { status: number; body: { items: any[]; continuationToken: string | null } } =
+      await organization.request("POST", "/automations/all/my", { body: { ...query, continuationToken: token } });
     expect(response.status).toBe(200);
     seen.push(...response.body.items);
     token = response.body.continuationToken;
@@ -68,7 +65,9 @@ describe("paging (spec 2.7)", () => {
   it("applies the default and maximum page size and reports the effective one", async () => {
     const organization = await newOrganization();
     expect((await organization.request("POST", "/automations/all/my", { body: {} })).body.pageSize).toBe(50);
-    expect((await organization.request("POST", "/automations/all/my", { body: { pageSize: 5000 } })).body.pageSize).toBe(200);
+    expect(
+      (await organization.request("POST", "/automations/all/my", { body: { pageSize: 5000 } })).body.pageSize,
+    ).toBe(200);
     expect((await organization.request("POST", "/automations/all/my", { body: { pageSize: 0 } })).status).toBe(400);
   });
 
@@ -113,15 +112,14 @@ describe("paging (spec 2.7)", () => {
     expect(token).toEqual(expect.any(String));
 
     const [payload, signature] = token.split(".");
-    const tampered = Buffer.from(JSON.stringify({ b: "x", c: ["2000-01-01T00:00:00.000Z", "0"] })).toString("base64url");
-    const attempts = [
-      `${tampered}.${signature}`,
-      token.slice(0, -3),
-      `${payload}`,
-      "not-a-token",
-    ];
+    const tampered = Buffer.from(JSON.stringify({ b: "x", c: ["2000-01-01T00:00:00.000Z", "0"] })).toString(
+      "base64url",
+    );
+    const attempts = [`${tampered}.${signature}`, token.slice(0, -3), `${payload}`, "not-a-token"];
     for (const continuationToken of attempts) {
-      const response = await organization.request("POST", "/automations/all/my", { body: { pageSize: 2, continuationToken } });
+      const response = await organization.request("POST", "/automations/all/my", {
+        body: { pageSize: 2, continuationToken },
+      });
       expect(response.status).toBe(400);
       expect(response.body.errors[0].pointer).toBe("/continuationToken");
     }
@@ -129,7 +127,9 @@ describe("paging (spec 2.7)", () => {
       body: { pageSize: 2, continuationToken: token, orderBy: [{ field: "name" }] },
     });
     expect(mismatched.status).toBe(400);
-    const foreign = await other.request("POST", "/automations/all/my", { body: { pageSize: 2, continuationToken: token } });
+    const foreign = await other.request("POST", "/automations/all/my", {
+      body: { pageSize: 2, continuationToken: token },
+    });
     expect(foreign.status).toBe(400);
   });
 });

@@ -9,37 +9,48 @@ import { newOrganization, request } from "#tests/helpers/stack";
  */
 
 describe("rate limits (spec 8)", () => {
-  it("admits exactly 300 requests of one organization in 60 s, then answers 429 problems", { timeout: 150_000 }, async () => {
-    const organization = await newOrganization();
-    const automation = (await organization.request("POST", "/automations", { body: { name: "Hot" }, token: organization.apiKey })).body;
-    // The create counts in the same rolling 60 s as the burst: 299 of these are admitted.
-    const responses = await Promise.all(
-      Array.from({ length: 330 }, () => organization.request("GET", `/automations/${automation.id}`, { token: organization.apiKey })),
-    );
-    const statuses = responses.map((response) => response.status);
-    expect(statuses.filter((status) => status === 200)).toHaveLength(299);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(31);
+  it(
+    "admits exactly 300 requests of one organization in 60 s, then answers 429 problems",
+    { timeout: 150_000 },
+    async () => {
+      const organization = await newOrganization();
+      const automation = (
+        await organization.request("POST", "/automations", { body: { name: "Hot" }, token: organization.apiKey })
+      ).body;
+      // The create counts in the same rolling 60 s as the burst: 299 of these are admitted.
+      const responses = await Promise.all(
+        Array.from({ length: 330 }, () =>
+          organization.request("GET", `/automations/${automation.id}`, { token: organization.apiKey }),
+        ),
+      );
+      const statuses = responses.map((response) => response.status);
+      expect(statuses.filter((status) => status === 200)).toHaveLength(299);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(31);
 
-    const limited = responses.find((response) => response.status === 429)!;
-    expect(limited.headers.get("content-type")).toBe("application/problem+json");
-    expect(limited.body).toMatchObject({ status: 429, title: "Too Many Requests" });
-    expect(limited.body.detail).toContain("business");
-    const retryAfter = limited.headers.get("retry-after")!;
-    expect(retryAfter).toMatch(/^\d+$/);
-    expect(Number(retryAfter)).toBeGreaterThanOrEqual(0);
-    // Counted per second: the burst's first second leaves the window at most 61 s after it began.
-    expect(Number(retryAfter)).toBeLessThanOrEqual(61);
-    expect(limited.headers.get("ratelimit")).toMatch(/^"business";r=0;t=\d+$/);
+      const limited = responses.find((response) => response.status === 429)!;
+      expect(limited.headers.get("content-type")).toBe("application/problem+json");
+      expect(limited.body).toMatchObject({ status: 429, title: "Too Many Requests" });
+      expect(limited.body.detail).toContain("business");
+      const retryAfter = limited.headers.get("retry-after")!;
+      expect(retryAfter).toMatch(/^\d+$/);
+      expect(Number(retryAfter)).toBeGreaterThanOrEqual(0);
+      // Counted per second: the burst's first second leaves the window at most 61 s after it began.
+      expect(Number(retryAfter)).toBeLessThanOrEqual(61);
+      expect(limited.headers.get("ratelimit")).toMatch(/^"business";r=0;t=\d+$/);
 
-    // Another organization has its own partition.
-    const neighbour = await newOrganization();
-    expect((await neighbour.request("POST", "/automations/all/my", { body: {} })).status).toBe(200);
-  });
+      // Another organization has its own partition.
+      const neighbour = await newOrganization();
+      expect((await neighbour.request("POST", "/automations/all/my", { body: {} })).status).toBe(200);
+    },
+  );
 
   it("counts the same organization's users and API keys in one business partition", async () => {
     const organization = await newOrganization();
     const first = await organization.request("POST", "/automations/all/my", { body: {}, token: organization.apiKey });
-    const second = await organization.request("POST", "/automations/all/my", { body: {}, token: organization.memberToken });
+    const second = await organization.request("POST", "/automations/all/my", {
+      body: {},
+      token: organization.memberToken,
+    });
     const remaining = (response: typeof first) => Number(/r=(\d+)/.exec(response.headers.get("ratelimit") ?? "")?.[1]);
     expect(remaining(first) - remaining(second)).toBe(1);
   });

@@ -13,8 +13,20 @@ afterAll(async () => void (await Promise.all(receivers.map((receiver) => receive
 async function agents(org: TestOrganization, count: number): Promise<{ id: string; token: string }[]> {
   return Promise.all(
     Array.from({ length: count }, async (_, index) => {
-      const user = await Users.add(org.organizationId, { email: `agent-${randomUUID()}@example.com`, name: `Agent ${index + 1}`, role: "agent" });
-      return { id: user.id, token: await userToken({ organizationId: org.organizationId, userId: user.id, role: "agent", email: user.email }) };
+      const user = await Users.add(org.organizationId, {
+        email: `agent-${randomUUID()}@example.com`,
+        name: `Agent ${index + 1}`,
+        role: "agent",
+      });
+      return {
+        id: user.id,
+        token: await userToken({
+          organizationId: org.organizationId,
+          userId: user.id,
+          role: "agent",
+          email: user.email,
+        }),
+      };
     }),
   );
 }
@@ -25,7 +37,11 @@ async function routingSettings(org: TestOrganization, body: Record<string, unkno
   return response.body;
 }
 
-async function processedLead(org: TestOrganization, source: Awaited<ReturnType<typeof newSource>>, params: Record<string, string> = {}) {
+async function processedLead(
+  org: TestOrganization,
+  source: Awaited<ReturnType<typeof newSource>>,
+  params: Record<string, string> = {},
+) {
   const created = await intakeByQuery(source, { FirstName: "Ada", Phone: uniquePhone(), ...params });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return waitForLead(org, created.body.id, (lead) => lead.processingStatus === "Processed");
@@ -38,7 +54,9 @@ async function listedIds(org: TestOrganization, token: string, filters: unknown[
 }
 
 async function leadEvents(org: TestOrganization, leadId: string) {
-  const response = await org.request("POST", "/events/all/my", { body: { filters: [{ field: "leadId", value: leadId }], pageSize: 50 } });
+  const response = await org.request("POST", "/events/all/my", {
+    body: { filters: [{ field: "leadId", value: leadId }], pageSize: 50 },
+  });
   expect(response.status).toBe(200);
   return response.body.items as { eventType: string; relatedEntityId: string | null; description: string }[];
 }
@@ -49,7 +67,9 @@ describe("assignment (PUT /leads/{id}/assignee)", () => {
     const [ann, bob] = await agents(org, 2);
     const receiver = await startReceiver();
     receivers.push(receiver);
-    const endpoint = await org.request("POST", "/webhook-endpoints", { body: { url: receiver.url, enabledEventTypes: ["lead.assigned", "lead.unassigned"] } });
+    const endpoint = await org.request("POST", "/webhook-endpoints", {
+      body: { url: receiver.url, enabledEventTypes: ["lead.assigned", "lead.unassigned"] },
+    });
     expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
     const source = await newSource(org);
     const lead = await processedLead(org, source);
@@ -58,25 +78,47 @@ describe("assignment (PUT /leads/{id}/assignee)", () => {
 
     const assigned = await org.request("PUT", `/leads/${lead.id}/assignee`, { body: { userId: ann!.id } });
     expect(assigned.status, JSON.stringify(assigned.body)).toBe(200);
-    expect(assigned.body).toMatchObject({ assignedUserId: ann!.id, assignedAt: expect.any(String), assignedBy: { method: "manual", ruleId: null, userId: org.userIds.owner } });
+    expect(assigned.body).toMatchObject({
+      assignedUserId: ann!.id,
+      assignedAt: expect.any(String),
+      assignedBy: { method: "manual", ruleId: null, userId: org.userIds.owner },
+    });
     expect((await org.request("GET", `/leads/${lead.id}`)).body.assignedUserId).toBe(ann!.id);
 
     expect(await listedIds(org, ann!.token, [{ field: "assignedUserId", value: "mine" }])).toEqual([lead.id]);
     expect(await listedIds(org, org.ownerToken, [{ field: "assignedUserId", value: ann!.id }])).toEqual([lead.id]);
-    expect(await listedIds(org, org.ownerToken, [{ field: "assignedUserId", value: "unassigned" }])).toEqual([other.id]);
+    expect(await listedIds(org, org.ownerToken, [{ field: "assignedUserId", value: "unassigned" }])).toEqual([
+      other.id,
+    ]);
 
-    const reassigned = await org.request("PUT", `/leads/${lead.id}/assignee`, { body: { userId: bob!.id }, token: org.adminToken });
+    const reassigned = await org.request("PUT", `/leads/${lead.id}/assignee`, {
+      body: { userId: bob!.id },
+      token: org.adminToken,
+    });
     expect(reassigned.body).toMatchObject({ assignedUserId: bob!.id });
-    const cleared = await org.request("PUT", `/leads/${lead.id}/assignee`, { body: { userId: null }, token: org.apiKey });
+    const cleared = await org.request("PUT", `/leads/${lead.id}/assignee`, {
+      body: { userId: null },
+      token: org.apiKey,
+    });
     expect(cleared.body).toMatchObject({ assignedUserId: null, assignedAt: null, assignedBy: null });
 
     const events = await leadEvents(org, lead.id);
-    expect(events.filter((event) => event.eventType === "LeadAssigned").map((event) => event.relatedEntityId).sort()).toEqual([ann!.id, bob!.id].sort());
+    expect(
+      events
+        .filter((event) => event.eventType === "LeadAssigned")
+        .map((event) => event.relatedEntityId)
+        .sort(),
+    ).toEqual([ann!.id, bob!.id].sort());
     expect(events.filter((event) => event.eventType === "LeadUnassigned")).toHaveLength(1);
     expect(events.find((event) => event.relatedEntityId === ann!.id)?.description).toContain("assigned to Agent 1");
 
-    await receiver.waitFor((received) => ofType(received, "lead.assigned").length === 2 && ofType(received, "lead.unassigned").length === 1, 30_000);
-    const payloads = ofType(receiver.received, "lead.assigned").map((delivery) => verified(endpoint.body.secret, delivery));
+    await receiver.waitFor(
+      (received) => ofType(received, "lead.assigned").length === 2 && ofType(received, "lead.unassigned").length === 1,
+      30_000,
+    );
+    const payloads = ofType(receiver.received, "lead.assigned").map((delivery) =>
+      verified(endpoint.body.secret, delivery),
+    );
     expect(payloads.map((payload) => payload.event.relatedEntityId).sort()).toEqual([ann!.id, bob!.id].sort());
     expect(payloads[0].data.id).toBe(lead.id);
   });
@@ -84,13 +126,17 @@ describe("assignment (PUT /leads/{id}/assignee)", () => {
   it("refuses an unknown or deactivated assignee (400) and an unknown lead (404)", async () => {
     const org = await newOrganization();
     const lead = await processedLead(org, await newSource(org));
-    const unknown = await org.request("PUT", `/leads/${lead.id}/assignee`, { body: { userId: "01JNOSUCHUSER0000000000000" } });
+    const unknown = await org.request("PUT", `/leads/${lead.id}/assignee`, {
+      body: { userId: "01JNOSUCHUSER0000000000000" },
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors[0].pointer).toBe("/userId");
     const [gone] = await agents(org, 1);
     expect((await org.request("POST", `/users/${gone!.id}/deactivate`)).status).toBe(200);
     await untilStatus(() => org.request("PUT", `/leads/${lead.id}/assignee`, { body: { userId: gone!.id } }), 400);
-    const missing = await org.request("PUT", "/leads/01JZZZZZZZZZZZZZZZZZZZZZZZ/assignee", { body: { userId: org.userIds.agent } });
+    const missing = await org.request("PUT", "/leads/01JZZZZZZZZZZZZZZZZZZZZZZZ/assignee", {
+      body: { userId: org.userIds.agent },
+    });
     expect(missing.status).toBe(404);
   });
 
@@ -98,12 +144,21 @@ describe("assignment (PUT /leads/{id}/assignee)", () => {
     const org = await newOrganization();
     const [ann, bob] = await agents(org, 2);
     const lead = await processedLead(org, await newSource(org));
-    const refused = await org.request("PUT", `/leads/${lead.id}/assignee`, { body: { userId: ann!.id }, token: ann!.token });
+    const refused = await org.request("PUT", `/leads/${lead.id}/assignee`, {
+      body: { userId: ann!.id },
+      token: ann!.token,
+    });
     expect(refused.status).toBe(403);
 
     await routingSettings(org, { agentsMayClaim: true });
-    expect((await org.request("PUT", `/leads/${lead.id}/assignee`, { body: { userId: bob!.id }, token: ann!.token })).status).toBe(403);
-    const claims = await Promise.all([ann!, bob!].map((agent) => org.request("PUT", `/leads/${lead.id}/assignee`, { body: { userId: agent.id }, token: agent.token })));
+    expect(
+      (await org.request("PUT", `/leads/${lead.id}/assignee`, { body: { userId: bob!.id }, token: ann!.token })).status,
+    ).toBe(403);
+    const claims = await Promise.all(
+      [ann!, bob!].map((agent) =>
+        org.request("PUT", `/leads/${lead.id}/assignee`, { body: { userId: agent.id }, token: agent.token }),
+      ),
+    );
     expect(claims.map((claim) => claim.status).sort()).toEqual([200, 409]);
     const winner = claims.find((claim) => claim.status === 200)!.body;
     expect(winner.assignedBy.method).toBe("claim");
@@ -154,10 +209,16 @@ async function untilRouted(org: TestOrganization, count: number, timeoutMs = 120
     if (leads.length === count && leads.every((lead) => lead.assignedUserId || lead.needsAttention)) return leads;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  throw new Error(`${leads.filter((lead) => lead.assignedUserId || lead.needsAttention).length} of ${count} leads routed`);
+  throw new Error(
+    `${leads.filter((lead) => lead.assignedUserId || lead.needsAttention).length} of ${count} leads routed`,
+  );
 }
 
-const tally = (leads: any[]) => leads.reduce<Record<string, number>>((counts, lead) => ({ ...counts, [lead.assignedUserId]: (counts[lead.assignedUserId] ?? 0) + 1 }), {});
+const tally = (leads: any[]) =>
+  leads.reduce<Record<string, number>>(
+    (counts, lead) => ({ ...counts, [lead.assignedUserId]: (counts[lead.assignedUserId] ?? 0) + 1 }),
+    {},
+  );
 
 describe("routing rules", () => {
   it("sends each lead to the first matching rule's pool in round-robin order, skipping deactivated users, and flags what nobody takes", async () => {
@@ -173,41 +234,96 @@ describe("routing rules", () => {
     });
     expect(settings.rules).toEqual([
       { id: "florida", name: "Florida", conditions: { states: ["FL"] }, pool: [ann!.id], strategy: "roundRobin" },
-      { id: "solar", name: null, conditions: { sourceIds: [solar.sourceId] }, pool: [bob!.id, cat!.id, dan!.id], strategy: "roundRobin" },
+      {
+        id: "solar",
+        name: null,
+        conditions: { sourceIds: [solar.sourceId] },
+        pool: [bob!.id, cat!.id, dan!.id],
+        strategy: "roundRobin",
+      },
     ]);
     expect((await org.request("GET", "/routing/settings", { token: ann!.token })).body.rules).toHaveLength(2);
 
     // Routing follows the Processed write (before the automation trigger): wait for the assignment itself.
-    const florida = await waitForLead(org, (await intakeByQuery(solar, { FirstName: "Ada", Phone: uniquePhone(), State: "FL" })).body.id, (lead) => lead.assignedUserId);
-    expect(florida).toMatchObject({ assignedUserId: ann!.id, assignedBy: { method: "rule", ruleId: "florida", userId: null }, needsAttention: false });
+    const florida = await waitForLead(
+      org,
+      (await intakeByQuery(solar, { FirstName: "Ada", Phone: uniquePhone(), State: "FL" })).body.id,
+      (lead) => lead.assignedUserId,
+    );
+    expect(florida).toMatchObject({
+      assignedUserId: ann!.id,
+      assignedBy: { method: "rule", ruleId: "florida", userId: null },
+      needsAttention: false,
+    });
     const inTurn = [];
-    for (let index = 0; index < 4; index++) inTurn.push((await waitForLead(org, (await intakeByQuery(solar, { Phone: uniquePhone() })).body.id, (lead) => lead.assignedUserId)).assignedUserId);
+    for (let index = 0; index < 4; index++)
+      inTurn.push(
+        (
+          await waitForLead(
+            org,
+            (await intakeByQuery(solar, { Phone: uniquePhone() })).body.id,
+            (lead) => lead.assignedUserId,
+          )
+        ).assignedUserId,
+      );
     expect(inTurn).toEqual([bob!.id, cat!.id, dan!.id, bob!.id]);
     const events = await leadEvents(org, florida.id);
     expect(events.map((event) => event.eventType).sort()).toEqual(["LeadAssigned", "LeadCreated"]);
-    expect(events.find((event) => event.eventType === "LeadAssigned")?.description).toContain("by routing rule florida");
+    expect(events.find((event) => event.eventType === "LeadAssigned")?.description).toContain(
+      "by routing rule florida",
+    );
 
     expect((await org.request("POST", `/users/${cat!.id}/deactivate`)).status).toBe(200);
     const afterDeactivation = [];
-    for (let index = 0; index < 2; index++) afterDeactivation.push((await waitForLead(org, (await intakeByQuery(solar, { Phone: uniquePhone() })).body.id, (lead) => lead.assignedUserId)).assignedUserId);
+    for (let index = 0; index < 2; index++)
+      afterDeactivation.push(
+        (
+          await waitForLead(
+            org,
+            (await intakeByQuery(solar, { Phone: uniquePhone() })).body.id,
+            (lead) => lead.assignedUserId,
+          )
+        ).assignedUserId,
+      );
     expect(afterDeactivation).not.toContain(cat!.id);
 
-    const nobody = await waitForLead(org, (await intakeByQuery(other, { Phone: uniquePhone() })).body.id, (lead) => lead.needsAttention);
+    const nobody = await waitForLead(
+      org,
+      (await intakeByQuery(other, { Phone: uniquePhone() })).body.id,
+      (lead) => lead.needsAttention,
+    );
     expect(nobody).toMatchObject({ processingStatus: "Processed", assignedUserId: null, needsAttention: true });
-    expect(await listedIds(org, org.ownerToken, [{ field: "assignedUserId", value: "unassigned" }])).toEqual([nobody.id]);
+    expect(await listedIds(org, org.ownerToken, [{ field: "assignedUserId", value: "unassigned" }])).toEqual([
+      nobody.id,
+    ]);
   });
 
   it("refuses a pool naming a user of no organization, and two rules with one id", async () => {
     const org = await newOrganization();
     const stranger = await newOrganization();
     const unknown = await org.request("PUT", "/routing/settings", {
-      body: { rules: [{ pool: [org.userIds.agent, stranger.userIds.agent] }], agents: [{ userId: stranger.userIds.admin, dailyCap: 5 }] },
+      body: {
+        rules: [{ pool: [org.userIds.agent, stranger.userIds.agent] }],
+        agents: [{ userId: stranger.userIds.admin, dailyCap: 5 }],
+      },
     });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.errors).toEqual([expect.objectContaining({ pointer: "/rules/0/pool/1" }), expect.objectContaining({ pointer: "/agents/0/userId" })]);
-    const twice = await org.request("PUT", "/routing/settings", { body: { rules: [{ id: "a", pool: [org.userIds.agent] }, { id: "a", pool: [org.userIds.agent] }] } });
+    expect(unknown.body.errors).toEqual([
+      expect.objectContaining({ pointer: "/rules/0/pool/1" }),
+      expect.objectContaining({ pointer: "/agents/0/userId" }),
+    ]);
+    const twice = await org.request("PUT", "/routing/settings", {
+      body: {
+        rules: [
+          { id: "a", pool: [org.userIds.agent] },
+          { id: "a", pool: [org.userIds.agent] },
+        ],
+      },
+    });
     expect(twice.status).toBe(400);
-    const badState = await org.request("PUT", "/routing/settings", { body: { rules: [{ conditions: { states: ["Florida"] }, pool: [org.userIds.agent] }] } });
+    const badState = await org.request("PUT", "/routing/settings", {
+      body: { rules: [{ conditions: { states: ["Florida"] }, pool: [org.userIds.agent] }] },
+    });
     expect(badState.status).toBe(400);
   });
 
@@ -217,11 +333,21 @@ describe("routing rules", () => {
     const source = await newSource(org);
     const settings = await routingSettings(org, {
       rules: [{ id: "licensed", pool: [ann!.id, bob!.id] }],
-      agents: [{ userId: ann!.id, licensedStates: ["fl"] }, { userId: bob!.id, licensedStates: ["TX", "FL"] }],
+      agents: [
+        { userId: ann!.id, licensedStates: ["fl"] },
+        { userId: bob!.id, licensedStates: ["TX", "FL"] },
+      ],
     });
-    expect(settings.agents).toEqual([{ userId: ann!.id, dailyCap: null, hourlyCap: null, licensedStates: ["FL"] }, { userId: bob!.id, dailyCap: null, hourlyCap: null, licensedStates: ["TX", "FL"] }]);
+    expect(settings.agents).toEqual([
+      { userId: ann!.id, dailyCap: null, hourlyCap: null, licensedStates: ["FL"] },
+      { userId: bob!.id, dailyCap: null, hourlyCap: null, licensedStates: ["TX", "FL"] },
+    ]);
     const routed = async (params: Record<string, string>) =>
-      waitForLead(org, (await intakeByQuery(source, { Phone: uniquePhone(), ...params })).body.id, (lead) => lead.assignedUserId || lead.needsAttention);
+      waitForLead(
+        org,
+        (await intakeByQuery(source, { Phone: uniquePhone(), ...params })).body.id,
+        (lead) => lead.assignedUserId || lead.needsAttention,
+      );
     expect((await routed({ State: "TX" })).assignedUserId).toBe(bob!.id);
     expect((await routed({ State: "tx" })).assignedUserId).toBe(bob!.id);
     expect((await routed({ State: "GA" })).needsAttention).toBe(true);
@@ -239,10 +365,17 @@ describe("routing rules", () => {
         { id: "florida", conditions: { states: ["FL"] }, pool: [ann!.id, bob!.id] },
         { id: "others", pool: [bob!.id, ann!.id] },
       ],
-      agents: [{ userId: ann!.id, dailyCap: 3 }, { userId: bob!.id, dailyCap: 4 }],
+      agents: [
+        { userId: ann!.id, dailyCap: 3 },
+        { userId: bob!.id, dailyCap: 4 },
+      ],
     });
     const source = await newSource(org);
-    const created = await Promise.all(Array.from({ length: 12 }, (_, index) => intakeByQuery(source, { Phone: uniquePhone(), State: index % 2 ? "FL" : "NY" })));
+    const created = await Promise.all(
+      Array.from({ length: 12 }, (_, index) =>
+        intakeByQuery(source, { Phone: uniquePhone(), State: index % 2 ? "FL" : "NY" }),
+      ),
+    );
     expect(created.every((response) => response.status === 201)).toBe(true);
     const leads = await untilRouted(org, 12);
     expect(tally(leads)).toEqual({ [ann!.id]: 3, [bob!.id]: 4, null: 5 });
@@ -252,10 +385,14 @@ describe("routing rules", () => {
   it("weighted: a member of weight 3 takes three leads for every one of a member of weight 1, exactly, with leads arriving at once", async () => {
     const org = await newOrganization();
     const [ann, bob] = await agents(org, 2);
-    const settings = await routingSettings(org, { rules: [{ id: "weighted", pool: [ann!.id, bob!.id], strategy: "weighted", weights: { [ann!.id]: 3 } }] });
+    const settings = await routingSettings(org, {
+      rules: [{ id: "weighted", pool: [ann!.id, bob!.id], strategy: "weighted", weights: { [ann!.id]: 3 } }],
+    });
     expect(settings.rules[0]).toMatchObject({ strategy: "weighted", weights: { [ann!.id]: 3 } });
     const source = await newSource(org);
-    const created = await Promise.all(Array.from({ length: 40 }, () => intakeByQuery(source, { Phone: uniquePhone() })));
+    const created = await Promise.all(
+      Array.from({ length: 40 }, () => intakeByQuery(source, { Phone: uniquePhone() })),
+    );
     expect(created.every((response) => response.status === 201)).toBe(true);
     expect(tally(await untilRouted(org, 40))).toEqual({ [ann!.id]: 30, [bob!.id]: 10 });
   }, 120_000);
@@ -263,7 +400,10 @@ describe("routing rules", () => {
   it("never takes a user past their hourly cap with leads arriving at once; the rest go to the others", async () => {
     const org = await newOrganization();
     const [ann, bob] = await agents(org, 2);
-    const settings = await routingSettings(org, { rules: [{ id: "hourly", pool: [ann!.id, bob!.id] }], agents: [{ userId: ann!.id, hourlyCap: 2 }] });
+    const settings = await routingSettings(org, {
+      rules: [{ id: "hourly", pool: [ann!.id, bob!.id] }],
+      agents: [{ userId: ann!.id, hourlyCap: 2 }],
+    });
     expect(settings.agents).toEqual([{ userId: ann!.id, dailyCap: null, hourlyCap: 2, licensedStates: null }]);
     const source = await newSource(org);
     const created = await Promise.all(Array.from({ length: 8 }, () => intakeByQuery(source, { Phone: uniquePhone() })));
@@ -276,39 +416,84 @@ describe("routing rules", () => {
     const [ann, bob, cat] = await agents(org, 3);
     await routingSettings(org, { rules: [{ id: "available", pool: [ann!.id, bob!.id, cat!.id] }] });
     const source = await newSource(org);
-    const routed = async () => (await waitForLead(org, (await intakeByQuery(source, { Phone: uniquePhone() })).body.id, (lead) => lead.assignedUserId || lead.needsAttention)).assignedUserId;
+    const routed = async () =>
+      (
+        await waitForLead(
+          org,
+          (await intakeByQuery(source, { Phone: uniquePhone() })).body.id,
+          (lead) => lead.assignedUserId || lead.needsAttention,
+        )
+      ).assignedUserId;
 
-    expect((await org.request("PUT", `/routing/agents/${bob!.id}/away`, { token: ann!.token, body: { away: true } })).status).toBe(403);
-    expect((await org.request("PUT", `/routing/agents/${randomUUID()}/away`, { body: { away: true } })).status).toBe(404);
-    expect((await org.request("PUT", `/routing/agents/${bob!.id}/away`, { token: bob!.token, body: { away: "yes" } })).status).toBe(400);
-    const away = await org.request("PUT", `/routing/agents/${bob!.id}/away`, { token: bob!.token, body: { away: true } });
+    expect(
+      (await org.request("PUT", `/routing/agents/${bob!.id}/away`, { token: ann!.token, body: { away: true } })).status,
+    ).toBe(403);
+    expect((await org.request("PUT", `/routing/agents/${randomUUID()}/away`, { body: { away: true } })).status).toBe(
+      404,
+    );
+    expect(
+      (await org.request("PUT", `/routing/agents/${bob!.id}/away`, { token: bob!.token, body: { away: "yes" } }))
+        .status,
+    ).toBe(400);
+    const away = await org.request("PUT", `/routing/agents/${bob!.id}/away`, {
+      token: bob!.token,
+      body: { away: true },
+    });
     expect(away.status, JSON.stringify(away.body)).toBe(200);
     expect(away.body).toMatchObject({ userId: bob!.id, away: true });
     // Cat works only on the weekday three days from now in Tokyo, so not today there.
-    const notToday = new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Tokyo", weekday: "short" }).format(new Date(Date.now() + 3 * 86_400_000));
-    const hours = await org.request("PUT", "/users/me", { token: cat!.token, body: { timeZone: "Asia/Tokyo", workingHours: [{ day: notToday, start: "00:00", end: "23:59" }] } });
+    const notToday = new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Tokyo", weekday: "short" }).format(
+      new Date(Date.now() + 3 * 86_400_000),
+    );
+    const hours = await org.request("PUT", "/users/me", {
+      token: cat!.token,
+      body: { timeZone: "Asia/Tokyo", workingHours: [{ day: notToday, start: "00:00", end: "23:59" }] },
+    });
     expect(hours.status, JSON.stringify(hours.body)).toBe(200);
 
     expect([await routed(), await routed(), await routed()]).toEqual([ann!.id, ann!.id, ann!.id]);
-    expect((await org.request("PUT", `/routing/agents/${bob!.id}/away`, { token: org.adminToken, body: { away: false } })).body.away).toBe(false);
+    expect(
+      (await org.request("PUT", `/routing/agents/${bob!.id}/away`, { token: org.adminToken, body: { away: false } }))
+        .body.away,
+    ).toBe(false);
     const today = new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Tokyo", weekday: "short" }).format(new Date());
-    const tomorrow = new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Tokyo", weekday: "short" }).format(new Date(Date.now() + 86_400_000));
+    const tomorrow = new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Tokyo", weekday: "short" }).format(
+      new Date(Date.now() + 86_400_000),
+    );
     // Working all of today and tomorrow in Tokyo: available whenever the next leads arrive.
-    await org.request("PUT", "/users/me", { token: cat!.token, body: { workingHours: [today, tomorrow].map((day) => ({ day, start: "00:00", end: "23:59" })) } });
+    await org.request("PUT", "/users/me", {
+      token: cat!.token,
+      body: { workingHours: [today, tomorrow].map((day) => ({ day, start: "00:00", end: "23:59" })) },
+    });
     const back = [await routed(), await routed(), await routed()];
     expect(back.sort()).toEqual([ann!.id, bob!.id, cat!.id].sort());
 
-    for (const agent of [ann, bob, cat]) await org.request("PUT", `/routing/agents/${agent!.id}/away`, { body: { away: true } });
+    for (const agent of [ann, bob, cat])
+      await org.request("PUT", `/routing/agents/${agent!.id}/away`, { body: { away: true } });
     expect(await routed()).toBeNull();
   }, 120_000);
 
   it("least recently assigned: gives each lead to the available member routing served longest ago", async () => {
     const org = await newOrganization();
     const [ann, bob, cat] = await agents(org, 3);
-    await routingSettings(org, { rules: [{ id: "lra", pool: [ann!.id, bob!.id, cat!.id], strategy: "leastRecentlyAssigned" }] });
+    await routingSettings(org, {
+      rules: [{ id: "lra", pool: [ann!.id, bob!.id, cat!.id], strategy: "leastRecentlyAssigned" }],
+    });
     const source = await newSource(org);
-    const routed = async () => (await waitForLead(org, (await intakeByQuery(source, { Phone: uniquePhone() })).body.id, (lead) => lead.assignedUserId)).assignedUserId;
-    expect([await routed(), await routed(), await routed(), await routed()]).toEqual([ann!.id, bob!.id, cat!.id, ann!.id]);
+    const routed = async () =>
+      (
+        await waitForLead(
+          org,
+          (await intakeByQuery(source, { Phone: uniquePhone() })).body.id,
+          (lead) => lead.assignedUserId,
+        )
+      ).assignedUserId;
+    expect([await routed(), await routed(), await routed(), await routed()]).toEqual([
+      ann!.id,
+      bob!.id,
+      cat!.id,
+      ann!.id,
+    ]);
     await org.request("PUT", `/routing/agents/${bob!.id}/away`, { body: { away: true } });
     expect([await routed(), await routed()]).toEqual([cat!.id, ann!.id]);
 
@@ -323,14 +508,20 @@ describe("routing rules", () => {
     const pool = await agents(org, 4);
     await routingSettings(org, { rules: [{ id: "everyone", pool: pool.map((agent) => agent.id) }] });
     const source = await newSource(org);
-    const created = await Promise.all(Array.from({ length: 200 }, () => intakeByQuery(source, { Phone: uniquePhone() })));
+    const created = await Promise.all(
+      Array.from({ length: 200 }, () => intakeByQuery(source, { Phone: uniquePhone() })),
+    );
     expect(created.every((response) => response.status === 201)).toBe(true);
 
     const leads = await untilRouted(org, 200);
-    expect(leads.every((lead) => lead.processingStatus === "Processed" && lead.assignedBy?.ruleId === "everyone")).toBe(true);
+    expect(leads.every((lead) => lead.processingStatus === "Processed" && lead.assignedBy?.ruleId === "everyone")).toBe(
+      true,
+    );
     expect(tally(leads)).toEqual(Object.fromEntries(pool.map((agent) => [agent.id, 50])));
 
-    const assignedEvents = await org.request("POST", "/events/all/my", { body: { filters: [{ field: "eventType", value: "LeadAssigned" }], pageSize: 1, includeCount: true } });
+    const assignedEvents = await org.request("POST", "/events/all/my", {
+      body: { filters: [{ field: "eventType", value: "LeadAssigned" }], pageSize: 1, includeCount: true },
+    });
     expect(assignedEvents.body.totalCount).toBe(200);
   }, 180_000);
 });

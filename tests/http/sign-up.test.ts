@@ -11,7 +11,10 @@ describe("self-service sign-up", () => {
   });
 
   it("is refused where the stage does not allow it (the default)", async () => {
-    const response = await request("POST", "/organizations", { token: await identityToken(`founder-${randomUUID()}@example.com`), body: { organizationName: "Acme" } });
+    const response = await request("POST", "/organizations", {
+      token: await identityToken(`founder-${randomUUID()}@example.com`),
+      body: { organizationName: "Acme" },
+    });
     expect(response.status).toBe(403);
     expect(response.body.detail).toMatch(/Self-service sign-up is off/);
   });
@@ -23,7 +26,11 @@ describe("self-service sign-up", () => {
     const email = `founder-${randomUUID()}@example.com`;
     const { organization, user } = await Users.signUp({ email, name: "Founder" }, { organizationName: "Acme Roofing" });
     expect(user).toMatchObject({ email, name: "Founder", role: "owner", status: "Active" });
-    expect(await Users.forSignIn(email)).toMatchObject({ userId: user.id, organizationId: organization.id, role: "owner" });
+    expect(await Users.forSignIn(email)).toMatchObject({
+      userId: user.id,
+      organizationId: organization.id,
+      role: "owner",
+    });
     const token = await userToken({ organizationId: organization.id, userId: user.id, role: "owner" });
     expect((await request("GET", "/users/me", { token })).body).toMatchObject({ id: user.id, role: "owner" });
     await expect(Users.signUp({ email }, { organizationName: "Second" })).rejects.toThrow(/already belongs/);

@@ -6,7 +6,10 @@ const createSource = (org: TestOrganization, body: Record<string, unknown> = {})
   org.request("POST", "/sources", { body: { name: "Acme Leads", ...body } });
 
 const intake = (sourceId: string, apiKey: string, extra = "") =>
-  request("GET", `/leads/intake?sourceId=${encodeURIComponent(sourceId)}&apiKey=${encodeURIComponent(apiKey)}&FirstName=Ada&Phone=2015550123${extra}`);
+  request(
+    "GET",
+    `/leads/intake?sourceId=${encodeURIComponent(sourceId)}&apiKey=${encodeURIComponent(apiKey)}&FirstName=Ada&Phone=2015550123${extra}`,
+  );
 
 describe("lead sources", () => {
   it("creates a source and shows its key once, storing only a preview", async () => {
@@ -46,7 +49,9 @@ describe("lead sources", () => {
     const org = await newOrganization();
     const created = await createSource(org);
     expect((await org.request("POST", "/sources", { token: org.memberToken, body: { name: "x" } })).status).toBe(403);
-    expect((await org.request("GET", `/sources/${created.body.sourceId}`, { token: org.memberToken })).status).toBe(200);
+    expect((await org.request("GET", `/sources/${created.body.sourceId}`, { token: org.memberToken })).status).toBe(
+      200,
+    );
     expect((await org.request("GET", `/sources/${created.body.sourceId}`, { token: null })).status).toBe(401);
   });
 
@@ -56,10 +61,23 @@ describe("lead sources", () => {
     expect((await intake(body.sourceId, body.apiKey)).status).toBe(201);
 
     const updated = await org.request("PUT", `/sources/${body.sourceId}`, {
-      body: { name: "Renamed", enabled: false, defaultPrice: "3", vertical: null, product: "Home", duplicateWindowHours: 0 },
+      body: {
+        name: "Renamed",
+        enabled: false,
+        defaultPrice: "3",
+        vertical: null,
+        product: "Home",
+        duplicateWindowHours: 0,
+      },
     });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ name: "Renamed", enabled: false, defaultPrice: "3", product: "Home", duplicateWindowHours: 0 });
+    expect(updated.body).toMatchObject({
+      name: "Renamed",
+      enabled: false,
+      defaultPrice: "3",
+      product: "Home",
+      duplicateWindowHours: 0,
+    });
     expect(updated.body.modifiedAt).toEqual(expect.any(String));
 
     const refused = await intake(body.sourceId, body.apiKey);
@@ -104,8 +122,15 @@ describe("lead sources", () => {
 
     const fresh = await org.request("POST", `/sources/${body.sourceId}/keys`);
     expect((await intake(body.sourceId, fresh.body.apiKey)).status).toBe(201);
-    const log = await org.request("POST", "/audit-log/all/my", { body: { filters: [{ field: "resourceId", value: body.sourceId }] } });
-    expect(log.body.items.map((entry: { action: string }) => entry.action)).toEqual(["source.keyRotated", "source.keyRevoked", "source.keyRotated", "source.created"]);
+    const log = await org.request("POST", "/audit-log/all/my", {
+      body: { filters: [{ field: "resourceId", value: body.sourceId }] },
+    });
+    expect(log.body.items.map((entry: { action: string }) => entry.action)).toEqual([
+      "source.keyRotated",
+      "source.keyRevoked",
+      "source.keyRotated",
+      "source.created",
+    ]);
   });
 
   it("accepts leads only from the allowed addresses when a source lists them", async () => {
@@ -132,21 +157,28 @@ describe("lead sources", () => {
 
   it("lists sources page by page, each exactly once, with filters and counts", async () => {
     const org = await newOrganization();
-    for (let index = 0; index < 5; index++) await createSource(org, { name: `Source ${index}`, enabled: index % 2 === 0 });
+    for (let index = 0; index < 5; index++)
+      await createSource(org, { name: `Source ${index}`, enabled: index % 2 === 0 });
     const seen: string[] = [];
     let token: string | null = null;
     do {
-      const page: { body: { items: { name: string }[]; continuationToken: string | null; totalCount: number | null } } = await org.request(
-        "POST",
-        "/sources/all/my",
-        { body: { pageSize: 2, orderBy: [{ field: "name", direction: "asc" }], includeCount: true, continuationToken: token } },
-      );
+      const page: { body: { items: { name: string }[]; continuationToken: string | null; totalCount: number | null } } =
+        await org.request("POST", "/sources/all/my", {
+          body: {
+            pageSize: 2,
+            orderBy: [{ field: "name", direction: "asc" }],
+            includeCount: true,
+            continuationToken: token,
+          },
+        });
       expect(page.body.totalCount).toBe(5);
       seen.push(...page.body.items.map((item) => item.name));
       token = page.body.continuationToken;
     } while (token);
     expect(seen).toEqual(["Source 0", "Source 1", "Source 2", "Source 3", "Source 4"]);
-    const enabled = await org.request("POST", "/sources/all/my", { body: { filters: [{ field: "enabled", value: true }] } });
+    const enabled = await org.request("POST", "/sources/all/my", {
+      body: { filters: [{ field: "enabled", value: true }] },
+    });
     expect(enabled.body.items).toHaveLength(3);
     const bad = await org.request("POST", "/sources/all/my", { body: { filters: [{ field: "keyHash", value: "x" }] } });
     expect(bad.status).toBe(400);

@@ -18,7 +18,10 @@ const checkedAgainstContract: Middleware = {
 };
 
 function apiClient(apiKey: string) {
-  const client = createClient<paths>({ baseUrl: baseUrl().replace(/\/$/, ""), headers: { Authorization: `Bearer ${apiKey}` } });
+  const client = createClient<paths>({
+    baseUrl: baseUrl().replace(/\/$/, ""),
+    headers: { Authorization: `Bearer ${apiKey}` },
+  });
   client.use(checkedAgainstContract);
   return client;
 }

@@ -14,13 +14,27 @@ describe("users of an organization", () => {
     const org = await newOrganization();
     const me = await org.request("GET", "/users/me");
     expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ id: org.userIds.owner, role: "owner", status: "Active", phone: null, workingHours: [] });
+    expect(me.body).toMatchObject({
+      id: org.userIds.owner,
+      role: "owner",
+      status: "Active",
+      phone: null,
+      workingHours: [],
+    });
 
     const updated = await org.request("PUT", "/users/me", {
-      body: { phone: "(212) 555-0100", timeZone: "America/Chicago", workingHours: [{ day: "Mon", start: "09:00", end: "17:00" }] },
+      body: {
+        phone: "(212) 555-0100",
+        timeZone: "America/Chicago",
+        workingHours: [{ day: "Mon", start: "09:00", end: "17:00" }],
+      },
     });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ phone: "+12125550100", timeZone: "America/Chicago", workingHours: [{ day: "Mon", start: "09:00", end: "17:00" }] });
+    expect(updated.body).toMatchObject({
+      phone: "+12125550100",
+      timeZone: "America/Chicago",
+      workingHours: [{ day: "Mon", start: "09:00", end: "17:00" }],
+    });
     expect((await org.request("GET", "/users/me")).body.phone).toBe("+12125550100");
 
     const badZone = await org.request("PUT", "/users/me", { body: { timeZone: "Mars/Olympus" } });
@@ -34,34 +48,56 @@ describe("users of an organization", () => {
     expect(all.status).toBe(200);
     expect(all.body.totalCount).toBe(3);
     expect(all.body.items.map((u: { role: string }) => u.role).sort()).toEqual(["admin", "agent", "owner"]);
-    const agents = await org.request("POST", "/users/all/my", { body: { filters: [{ field: "role", value: "agent" }] }, token: org.agentToken });
+    const agents = await org.request("POST", "/users/all/my", {
+      body: { filters: [{ field: "role", value: "agent" }] },
+      token: org.agentToken,
+    });
     expect(agents.body.items.map((u: { id: string }) => u.id)).toEqual([org.userIds.agent]);
-    const mine = await org.request("POST", "/users/all/my", { body: { filters: [{ field: "id", value: org.userIds.admin }] } });
+    const mine = await org.request("POST", "/users/all/my", {
+      body: { filters: [{ field: "id", value: org.userIds.admin }] },
+    });
     expect(mine.body.items).toHaveLength(1);
     const other = await newOrganization();
-    const foreign = await other.request("POST", "/users/all/my", { body: { filters: [{ field: "id", value: org.userIds.admin }] } });
+    const foreign = await other.request("POST", "/users/all/my", {
+      body: { filters: [{ field: "id", value: org.userIds.admin }] },
+    });
     expect(foreign.body.items).toEqual([]);
   });
 
   it("an invitation is e-mailed, accepted once by the invited address, and never answers its token", async () => {
     const org = await newOrganization();
     const address = email();
-    const invited = await org.request("POST", "/invitations", { body: { email: address.toUpperCase(), role: "agent" }, token: org.adminToken });
+    const invited = await org.request("POST", "/invitations", {
+      body: { email: address.toUpperCase(), role: "agent" },
+      token: org.adminToken,
+    });
     expect(invited.status).toBe(201);
     expect(invited.body).toMatchObject({ email: address, role: "agent", status: "Pending", acceptedAt: null });
     expect(JSON.stringify(invited.body)).not.toContain("inv_");
     const token = invitationTokenIn((await mailTo(address)).text);
 
-    const stranger = await request("POST", "/invitations/accept", { token: await identityToken(email()), body: { token } });
+    const stranger = await request("POST", "/invitations/accept", {
+      token: await identityToken(email()),
+      body: { token },
+    });
     expect(stranger.status).toBe(403);
-    const unknown = await request("POST", "/invitations/accept", { token: await identityToken(address), body: { token: `${token.slice(0, -4)}AAAA` } });
+    const unknown = await request("POST", "/invitations/accept", {
+      token: await identityToken(address),
+      body: { token: `${token.slice(0, -4)}AAAA` },
+    });
     expect(unknown.status).toBe(404);
 
-    const accepted = await request("POST", "/invitations/accept", { token: await identityToken(address, "Dana"), body: { token } });
+    const accepted = await request("POST", "/invitations/accept", {
+      token: await identityToken(address, "Dana"),
+      body: { token },
+    });
     expect(accepted.status).toBe(201);
     expect(accepted.body).toMatchObject({ email: address, name: "Dana", role: "agent", status: "Active" });
 
-    const again = await request("POST", "/invitations/accept", { token: await identityToken(address), body: { token } });
+    const again = await request("POST", "/invitations/accept", {
+      token: await identityToken(address),
+      body: { token },
+    });
     expect(again.status).toBe(409);
 
     // The new user signs in (a token of the organization) and is who the invitation said.
@@ -104,7 +140,10 @@ describe("users of an organization", () => {
     const link = /<a href="([^"]+)">/.exec(row)?.[1];
     expect(link).toMatch(new RegExp(`^${inject("baseUrl")}/app/#/invitation/inv_`));
     const token = invitationTokenIn(link!);
-    const accepted = await request("POST", "/invitations/accept", { token: await identityToken(address), body: { token } });
+    const accepted = await request("POST", "/invitations/accept", {
+      token: await identityToken(address),
+      body: { token },
+    });
     expect(accepted.status).toBe(201);
     expect(accepted.body).toMatchObject({ email: address, role: "admin" });
   });
@@ -126,37 +165,71 @@ describe("users of an organization", () => {
     const late = await request("POST", "/invitations/accept", { token: await identityToken(address), body: { token } });
     expect(late.status).toBe(409);
     expect(late.body.detail).toBe("This invitation was revoked and cannot be used again.");
-    const listed = await org.request("POST", "/invitations/all/my", { body: { filters: [{ field: "status", value: "Revoked" }] } });
-    expect(listed.body.items).toEqual([expect.objectContaining({ id: invited.body.id, email: address, status: "Revoked" })]);
+    const listed = await org.request("POST", "/invitations/all/my", {
+      body: { filters: [{ field: "status", value: "Revoked" }] },
+    });
+    expect(listed.body.items).toEqual([
+      expect.objectContaining({ id: invited.body.id, email: address, status: "Revoked" }),
+    ]);
     const again = await org.request("DELETE", path);
     expect(again.status).toBe(409);
     expect(again.body.detail).toMatch(/revoked: only a pending invitation/);
-    const audit = await org.request("POST", "/audit-log/all/my", { body: { filters: [{ field: "action", value: "invitation.revoked" }] } });
-    expect(audit.body.items).toEqual([expect.objectContaining({ resourceId: invited.body.id, changes: { status: { before: "Pending", after: "Revoked" } } })]);
+    const audit = await org.request("POST", "/audit-log/all/my", {
+      body: { filters: [{ field: "action", value: "invitation.revoked" }] },
+    });
+    expect(audit.body.items).toEqual([
+      expect.objectContaining({
+        resourceId: invited.body.id,
+        changes: { status: { before: "Pending", after: "Revoked" } },
+      }),
+    ]);
 
     // An accepted invitation cannot be revoked; only an owner revokes an invitation to the owner role.
     const accepted = await inviteAndAccept(org, email());
-    const used = (await org.request("POST", "/invitations/all/my", { body: { filters: [{ field: "status", value: "Accepted" }] } })).body.items[0];
+    const used = (
+      await org.request("POST", "/invitations/all/my", { body: { filters: [{ field: "status", value: "Accepted" }] } })
+    ).body.items[0];
     expect(accepted.user.email).toBe(used.email);
     expect((await org.request("DELETE", `/invitations/${used.id}`)).status).toBe(409);
     const toOwner = await org.request("POST", "/invitations", { body: { email: email(), role: "owner" } });
-    expect((await org.request("DELETE", `/invitations/${toOwner.body.id}`, { token: org.adminToken })).status).toBe(403);
+    expect((await org.request("DELETE", `/invitations/${toOwner.body.id}`, { token: org.adminToken })).status).toBe(
+      403,
+    );
     expect((await org.request("DELETE", `/invitations/${toOwner.body.id}`)).status).toBe(204);
   });
 
   it("agents cannot invite or change roles; admins cannot make owners; only an owner can, and an organization keeps an owner", async () => {
     const org = await newOrganization();
-    expect((await org.request("POST", "/invitations", { body: { email: email() }, token: org.agentToken })).status).toBe(403);
-    expect((await org.request("PUT", `/users/${org.userIds.agent}/role`, { body: { role: "admin" }, token: org.agentToken })).status).toBe(403);
-    expect((await org.request("PUT", `/users/${org.userIds.agent}/role`, { body: { role: "owner" }, token: org.adminToken })).status).toBe(403);
-    expect((await org.request("POST", "/invitations", { body: { email: email(), role: "owner" }, token: org.adminToken })).status).toBe(403);
-    expect((await org.request("PUT", `/users/${org.userIds.owner}/role`, { body: { role: "agent" } })).status).toBe(409);
+    expect(
+      (await org.request("POST", "/invitations", { body: { email: email() }, token: org.agentToken })).status,
+    ).toBe(403);
+    expect(
+      (await org.request("PUT", `/users/${org.userIds.agent}/role`, { body: { role: "admin" }, token: org.agentToken }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await org.request("PUT", `/users/${org.userIds.agent}/role`, { body: { role: "owner" }, token: org.adminToken }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await org.request("POST", "/invitations", { body: { email: email(), role: "owner" }, token: org.adminToken }))
+        .status,
+    ).toBe(403);
+    expect((await org.request("PUT", `/users/${org.userIds.owner}/role`, { body: { role: "agent" } })).status).toBe(
+      409,
+    );
 
-    const promoted = await org.request("PUT", `/users/${org.userIds.agent}/role`, { body: { role: "admin" }, token: org.adminToken });
+    const promoted = await org.request("PUT", `/users/${org.userIds.agent}/role`, {
+      body: { role: "admin" },
+      token: org.adminToken,
+    });
     expect(promoted.status).toBe(200);
     expect(promoted.body.role).toBe("admin");
     // The stored role decides, not the token's claim: the same token may now invite.
-    await untilStatus(() => org.request("POST", "/invitations", { body: { email: email() }, token: org.agentToken }), 201);
+    await untilStatus(
+      () => org.request("POST", "/invitations", { body: { email: email() }, token: org.agentToken }),
+      201,
+    );
   });
 
   it("a deactivated user's token is refused before it expires, and the keys they created stop working", async () => {
@@ -179,7 +252,13 @@ describe("users of an organization", () => {
     const org = await newOrganization();
     const signing = inject("signing");
     const token = await new SignJWT({ org_id: org.organizationId, role: "owner", "https://example.com/ext": true })
-      .setProtectedHeader({ alg: "RS256", kid: signing.privateJwk.kid, typ: "JWT", crit: ["https://example.com/ext"], "https://example.com/ext": true })
+      .setProtectedHeader({
+        alg: "RS256",
+        kid: signing.privateJwk.kid,
+        typ: "JWT",
+        crit: ["https://example.com/ext"],
+        "https://example.com/ext": true,
+      })
       .setSubject(org.userIds.owner)
       .setIssuer(signing.issuer)
       .setIssuedAt()
@@ -192,7 +271,11 @@ describe("users of an organization", () => {
 
   it("refuses a well-signed token of a user the organization does not have", async () => {
     const org = await newOrganization();
-    const token = await userToken({ organizationId: org.organizationId, userId: `ghost-${randomUUID()}`, role: "owner" });
+    const token = await userToken({
+      organizationId: org.organizationId,
+      userId: `ghost-${randomUUID()}`,
+      role: "owner",
+    });
     expect((await request("GET", "/users/me", { token })).status).toBe(401);
   });
 });

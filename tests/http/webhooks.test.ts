@@ -20,12 +20,18 @@ async function subscribe(org: TestOrganization, url: string, body: Record<string
   return response.body as { endpoint: any; secret: string };
 }
 
-async function endpointWhen(org: TestOrganization, id: string, done: (endpoint: any) => boolean, timeoutMs = 15_000): Promise<any> {
+async function endpointWhen(
+  org: TestOrganization,
+  id: string,
+  done: (endpoint: any) => boolean,
+  timeoutMs = 15_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { body } = await org.request("GET", `/webhook-endpoints/${id}`);
     if (done(body)) return body;
-    if (Date.now() > deadline) throw new Error(`endpoint ${id} never reached the expected state: ${JSON.stringify(body)}`);
+    if (Date.now() > deadline)
+      throw new Error(`endpoint ${id} never reached the expected state: ${JSON.stringify(body)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -49,14 +55,23 @@ async function attemptsLogged(org: TestOrganization, id: string, count: number, 
 describe("webhook endpoints", () => {
   it("are created with a whsec_ secret shown once, read, listed, replaced and deleted; members and other tenants cannot reach them", async () => {
     const org = await newOrganization();
-    const created = await subscribe(org, "https://crm.example.com/hooks", { description: "CRM", enabledEventTypes: ["lead.processed", "message.received"] });
+    const created = await subscribe(org, "https://crm.example.com/hooks", {
+      description: "CRM",
+      enabledEventTypes: ["lead.processed", "message.received"],
+    });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     expect(created.endpoint).toMatchObject({
       url: "https://crm.example.com/hooks",
       description: "CRM",
       enabledEventTypes: ["lead.processed", "message.received"],
       enabled: true,
-      health: { lastSuccessAt: null, lastFailureAt: null, consecutiveFailures: 0, failingSince: null, disabledReason: null },
+      health: {
+        lastSuccessAt: null,
+        lastFailureAt: null,
+        consecutiveFailures: 0,
+        failingSince: null,
+        disabledReason: null,
+      },
       modifiedAt: null,
     });
     const id = created.endpoint.id;
@@ -70,9 +85,17 @@ describe("webhook endpoints", () => {
     expect(listed.status).toBe(200);
     expect(listed.body.items.map((item: any) => item.id)).toEqual([id]);
 
-    const replaced = await org.request("PUT", `/webhook-endpoints/${id}`, { body: { url: "https://crm.example.com/v2", enabledEventTypes: "all", enabled: false } });
+    const replaced = await org.request("PUT", `/webhook-endpoints/${id}`, {
+      body: { url: "https://crm.example.com/v2", enabledEventTypes: "all", enabled: false },
+    });
     expect(replaced.status).toBe(200);
-    expect(replaced.body).toMatchObject({ url: "https://crm.example.com/v2", description: null, enabledEventTypes: "all", enabled: false, health: { disabledReason: "Manual" } });
+    expect(replaced.body).toMatchObject({
+      url: "https://crm.example.com/v2",
+      description: null,
+      enabledEventTypes: "all",
+      enabled: false,
+      health: { disabledReason: "Manual" },
+    });
     expect(replaced.body.modifiedAt).not.toBeNull();
 
     expect((await org.request("GET", `/webhook-endpoints/${id}`, { token: org.memberToken })).status).toBe(403);
@@ -82,9 +105,19 @@ describe("webhook endpoints", () => {
     expect((await other.request("DELETE", `/webhook-endpoints/${id}`)).status).toBe(404);
 
     const key = `create-${id}`;
-    const once = await org.request("POST", "/webhook-endpoints", { body: { url: "https://other.example.com/hooks" }, headers: { "idempotency-key": key } });
-    const again = await org.request("POST", "/webhook-endpoints", { body: { url: "https://other.example.com/hooks" }, headers: { "idempotency-key": key } });
-    expect([again.status, again.headers.get("idempotent-replayed"), again.body.endpoint.id]).toEqual([201, "true", once.body.endpoint.id]);
+    const once = await org.request("POST", "/webhook-endpoints", {
+      body: { url: "https://other.example.com/hooks" },
+      headers: { "idempotency-key": key },
+    });
+    const again = await org.request("POST", "/webhook-endpoints", {
+      body: { url: "https://other.example.com/hooks" },
+      headers: { "idempotency-key": key },
+    });
+    expect([again.status, again.headers.get("idempotent-replayed"), again.body.endpoint.id]).toEqual([
+      201,
+      "true",
+      once.body.endpoint.id,
+    ]);
 
     expect((await org.request("DELETE", `/webhook-endpoints/${id}`)).status).toBe(204);
     expect((await org.request("GET", `/webhook-endpoints/${id}`)).status).toBe(404);
@@ -93,12 +126,20 @@ describe("webhook endpoints", () => {
   it("API keys reach them by scope: webhooks:read reads, only webhooks:write changes", async () => {
     const org = await newOrganization();
     const { endpoint } = await subscribe(org, "https://crm.example.com/hooks");
-    const { apiKey: reader } = await Organizations.issueApiKey(org.organizationId, { name: "reader", scopes: ["webhooks:read"] });
+    const { apiKey: reader } = await Organizations.issueApiKey(org.organizationId, {
+      name: "reader",
+      scopes: ["webhooks:read"],
+    });
     expect((await request("GET", `/webhook-endpoints/${endpoint.id}`, { token: reader })).status).toBe(200);
     expect((await request("GET", "/webhook-event-types", { token: reader })).status).toBe(200);
-    expect((await request("POST", "/webhook-endpoints", { token: reader, body: { url: "https://x.example.com" } })).status).toBe(403);
+    expect(
+      (await request("POST", "/webhook-endpoints", { token: reader, body: { url: "https://x.example.com" } })).status,
+    ).toBe(403);
     expect((await request("POST", `/webhook-endpoints/${endpoint.id}/secret`, { token: reader })).status).toBe(403);
-    const { apiKey: leadsOnly } = await Organizations.issueApiKey(org.organizationId, { name: "leads", scopes: ["leads:read"] });
+    const { apiKey: leadsOnly } = await Organizations.issueApiKey(org.organizationId, {
+      name: "leads",
+      scopes: ["leads:read"],
+    });
     expect((await request("GET", `/webhook-endpoints/${endpoint.id}`, { token: leadsOnly })).status).toBe(403);
   });
 
@@ -127,18 +168,41 @@ describe("event catalogue", () => {
     const types = response.body.items.map((item: any) => item.type);
     expect(types).toEqual(
       expect.arrayContaining([
-        "lead.received", "lead.processed", "lead.duplicate", "lead.rejected", "lead.failed",
-        "message.queued", "message.sent", "message.delivered", "message.undelivered", "message.failed", "message.blocked", "message.received",
-        "call.completed", "call.missed", "call.failed", "automation_run.succeeded", "automation_run.failed",
-        "wallet.low_balance", "wallet.suspended", "phone_number.added", "phone_number.removed", "webhook_endpoint.disabled", "webhook.test",
+        "lead.received",
+        "lead.processed",
+        "lead.duplicate",
+        "lead.rejected",
+        "lead.failed",
+        "message.queued",
+        "message.sent",
+        "message.delivered",
+        "message.undelivered",
+        "message.failed",
+        "message.blocked",
+        "message.received",
+        "call.completed",
+        "call.missed",
+        "call.failed",
+        "automation_run.succeeded",
+        "automation_run.failed",
+        "wallet.low_balance",
+        "wallet.suspended",
+        "phone_number.added",
+        "phone_number.removed",
+        "webhook_endpoint.disabled",
+        "webhook.test",
       ]),
     );
     const lead = response.body.items.find((item: any) => item.type === "lead.processed");
     expect(lead.resource).toBe("lead");
     expect(lead.payloadSchema.required).toEqual(expect.arrayContaining(["id", "type", "timestamp", "data", "event"]));
     expect(lead.payloadSchema.properties.data.anyOf[0].$ref).toBe("#/schemas/WebhookLead");
-    expect(response.body.schemas.WebhookLead.required).toEqual(expect.arrayContaining(["id", "processingStatus", "contact"]));
-    expect(response.body.schemas.WebhookEventRecord.required).toEqual(expect.arrayContaining(["id", "eventType", "createdAt"]));
+    expect(response.body.schemas.WebhookLead.required).toEqual(
+      expect.arrayContaining(["id", "processingStatus", "contact"]),
+    );
+    expect(response.body.schemas.WebhookEventRecord.required).toEqual(
+      expect.arrayContaining(["id", "eventType", "createdAt"]),
+    );
   });
 });
 
@@ -150,15 +214,29 @@ describe("deliveries", () => {
     const number = await addNumber(org);
     const [delivery] = await hooks.waitFor((received) => received.length >= 1);
     const payload = verified(secret, delivery!);
-    expect(payload).toMatchObject({ type: "phone_number.added", data: { id: number.id, phoneNumber: number.phoneNumber }, event: { eventType: "PhoneNumberAdded", relatedEntityId: number.id } });
+    expect(payload).toMatchObject({
+      type: "phone_number.added",
+      data: { id: number.id, phoneNumber: number.phoneNumber },
+      event: { eventType: "PhoneNumberAdded", relatedEntityId: number.id },
+    });
     expect(delivery!.headers["webhook-id"]).toBe(payload.id);
     expect(payload.id).toBe(`msg_${payload.event.id}`);
     expect(payload.data).toEqual((await org.request("GET", `/phone-numbers/${number.id}`)).body);
     const log = await attemptsLogged(org, endpoint.id, 1);
     expect(log).toHaveLength(1);
-    expect(log[0]).toMatchObject({ messageId: payload.id, eventType: "phone_number.added", attempt: 1, succeeded: true, httpStatus: 200, responseBody: "ok", errorKind: null });
+    expect(log[0]).toMatchObject({
+      messageId: payload.id,
+      eventType: "phone_number.added",
+      attempt: 1,
+      succeeded: true,
+      httpStatus: 200,
+      responseBody: "ok",
+      errorKind: null,
+    });
     expect(log[0].latencyMs).toBeGreaterThanOrEqual(0);
-    expect((await endpointWhen(org, endpoint.id, (e) => e.health.lastSuccessAt !== null)).health.consecutiveFailures).toBe(0);
+    expect(
+      (await endpointWhen(org, endpoint.id, (e) => e.health.lastSuccessAt !== null)).health.consecutiveFailures,
+    ).toBe(0);
   });
 
   it("only subscribed types are delivered: a lead sends lead.received and lead.processed, nothing else", async () => {
@@ -168,9 +246,14 @@ describe("deliveries", () => {
     const { secret } = await subscribe(org, leads.url, { enabledEventTypes: ["lead.received", "lead.processed"] });
     const all = await subscribe(org, everything.url);
     const lead = await createLead(org, randomNumber("973"));
-    await leads.waitFor((received) => ofType(received, "lead.processed").length === 1 && ofType(received, "lead.received").length === 1);
+    await leads.waitFor(
+      (received) => ofType(received, "lead.processed").length === 1 && ofType(received, "lead.received").length === 1,
+    );
     await addNumber(org);
-    await everything.waitFor((received) => ofType(received, "phone_number.added").length === 1 && ofType(received, "lead.processed").length === 1);
+    await everything.waitFor(
+      (received) =>
+        ofType(received, "phone_number.added").length === 1 && ofType(received, "lead.processed").length === 1,
+    );
     const processed = verified(secret, ofType(leads.received, "lead.processed")[0]!);
     expect(processed.data.id).toBe(lead.id);
     expect(processed.event.eventType).toBe("LeadCreated");
@@ -208,24 +291,38 @@ describe("deliveries", () => {
     const gone = await receiver(() => 410);
     const watcher = await receiver();
     const { endpoint } = await subscribe(org, gone.url, { enabledEventTypes: ["phone_number.added"] });
-    const { secret: watcherSecret } = await subscribe(org, watcher.url, { enabledEventTypes: ["webhook_endpoint.disabled"] });
+    const { secret: watcherSecret } = await subscribe(org, watcher.url, {
+      enabledEventTypes: ["webhook_endpoint.disabled"],
+    });
     await addNumber(org);
     const disabled = await endpointWhen(org, endpoint.id, (e) => !e.enabled);
     expect(disabled.health).toMatchObject({ disabledReason: "Gone", consecutiveFailures: 1 });
     const [notice] = await watcher.waitFor((received) => received.length >= 1);
-    expect(verified(watcherSecret, notice!)).toMatchObject({ type: "webhook_endpoint.disabled", data: { id: endpoint.id, enabled: false }, event: { statusReason: "Gone" } });
+    expect(verified(watcherSecret, notice!)).toMatchObject({
+      type: "webhook_endpoint.disabled",
+      data: { id: endpoint.id, enabled: false },
+      event: { statusReason: "Gone" },
+    });
     expect(gone.received).toHaveLength(1);
 
     const analytics = await org.request("GET", "/analytics/my");
     expect(analytics.status).toBe(200);
     expect(JSON.stringify(analytics.body.needsAttention)).toContain(endpoint.id);
-    expect(analytics.body.activationHealth.items.find((item: any) => item.key === "webhooks")).toMatchObject({ status: "Incomplete", actionHref: `/webhook-endpoints/${endpoint.id}` });
+    expect(analytics.body.activationHealth.items.find((item: any) => item.key === "webhooks")).toMatchObject({
+      status: "Incomplete",
+      actionHref: `/webhook-endpoints/${endpoint.id}`,
+    });
 
     await addNumber(org);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(gone.received).toHaveLength(1);
-    const enabled = await org.request("PUT", `/webhook-endpoints/${endpoint.id}`, { body: { url: gone.url, enabledEventTypes: ["phone_number.added"], enabled: true } });
-    expect(enabled.body).toMatchObject({ enabled: true, health: { disabledReason: null, failingSince: null, consecutiveFailures: 0 } });
+    const enabled = await org.request("PUT", `/webhook-endpoints/${endpoint.id}`, {
+      body: { url: gone.url, enabledEventTypes: ["phone_number.added"], enabled: true },
+    });
+    expect(enabled.body).toMatchObject({
+      enabled: true,
+      health: { disabledReason: null, failingSince: null, consecutiveFailures: 0 },
+    });
     expect(JSON.stringify((await org.request("GET", "/analytics/my")).body.needsAttention)).not.toContain(endpoint.id);
   });
 
@@ -250,13 +347,19 @@ describe("deliveries", () => {
     const ping = await org.request("POST", `/webhook-endpoints/${endpoint.id}/test`);
     expect(ping.status).toBe(202);
     const [pinged] = await hooks.waitFor((received) => received.length === 1);
-    expect(verified(first, pinged!)).toMatchObject({ id: ping.body.messageId, type: "webhook.test", data: { endpointId: endpoint.id } });
+    expect(verified(first, pinged!)).toMatchObject({
+      id: ping.body.messageId,
+      type: "webhook.test",
+      data: { endpointId: endpoint.id },
+    });
 
     const rotated = await org.request("POST", `/webhook-endpoints/${endpoint.id}/secret`);
     expect(rotated.status).toBe(201);
     const second = rotated.body.secret as string;
     expect(second).not.toBe(first);
-    expect(Date.parse(rotated.body.endpoint.previousSecretExpiresAt) - Date.parse(rotated.body.endpoint.secretRotatedAt)).toBe(24 * 3600 * 1000);
+    expect(
+      Date.parse(rotated.body.endpoint.previousSecretExpiresAt) - Date.parse(rotated.body.endpoint.secretRotatedAt),
+    ).toBe(24 * 3600 * 1000);
     await org.request("POST", `/webhook-endpoints/${endpoint.id}/test`);
     const [, afterRotation] = await hooks.waitFor((received) => received.length === 2);
     expect(String(afterRotation!.headers["webhook-signature"]).split(" ")).toHaveLength(2);
@@ -269,12 +372,17 @@ describe("deliveries", () => {
     const org = await newOrganization();
     const hooks = await receiver();
     const since = new Date().toISOString();
-    const { endpoint, secret } = await subscribe(org, hooks.url, { enabledEventTypes: ["phone_number.added"], enabled: false });
+    const { endpoint, secret } = await subscribe(org, hooks.url, {
+      enabledEventTypes: ["phone_number.added"],
+      enabled: false,
+    });
     const numbers = [await addNumber(org), await addNumber(org), await addNumber(org)];
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(hooks.received).toHaveLength(0);
 
-    await org.request("PUT", `/webhook-endpoints/${endpoint.id}`, { body: { url: hooks.url, enabledEventTypes: ["phone_number.added"], enabled: true } });
+    await org.request("PUT", `/webhook-endpoints/${endpoint.id}`, {
+      body: { url: hooks.url, enabledEventTypes: ["phone_number.added"], enabled: true },
+    });
     const replay = await org.request("POST", `/webhook-endpoints/${endpoint.id}/replay`, { body: { since } });
     expect(replay.status).toBe(202);
     expect(replay.body).toEqual({ replayed: 3, continueFrom: null });
@@ -287,8 +395,16 @@ describe("deliveries", () => {
     expect(one.body).toEqual({ replayed: 1, continueFrom: null });
     const [, , , again] = await hooks.waitFor((all) => all.length === 4);
     expect(again!.headers["webhook-id"]).toBe(`msg_${eventId}`);
-    expect((await org.request("POST", `/webhook-endpoints/${endpoint.id}/replay`, { body: { eventId: "01NOSUCHEVENT0000000000000" } })).status).toBe(404);
-    expect((await org.request("POST", `/webhook-endpoints/${endpoint.id}/replay`, { body: { since: "yesterday" } })).status).toBe(400);
+    expect(
+      (
+        await org.request("POST", `/webhook-endpoints/${endpoint.id}/replay`, {
+          body: { eventId: "01NOSUCHEVENT0000000000000" },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await org.request("POST", `/webhook-endpoints/${endpoint.id}/replay`, { body: { since: "yesterday" } })).status,
+    ).toBe(400);
   });
 });
 
@@ -296,17 +412,32 @@ describe("wallet events", () => {
   it("a balance falling below the low-balance threshold and a suspension are recorded and delivered with the wallet", async () => {
     const org = await newOrganization();
     const hooks = await receiver();
-    const { secret } = await subscribe(org, hooks.url, { enabledEventTypes: ["wallet.low_balance", "wallet.suspended"] });
+    const { secret } = await subscribe(org, hooks.url, {
+      enabledEventTypes: ["wallet.low_balance", "wallet.suspended"],
+    });
     const wallet = (await org.request("GET", "/billing/wallet")).body;
-    const raised = await org.request("PUT", "/billing/wallet", { body: { lowBalanceThreshold: String(Number(wallet.availableBalance) + 1) } });
+    const raised = await org.request("PUT", "/billing/wallet", {
+      body: { lowBalanceThreshold: String(Number(wallet.availableBalance) + 1) },
+    });
     expect(raised.status, JSON.stringify(raised.body)).toBe(200);
     const [low] = await hooks.waitFor((received) => received.length === 1);
-    expect(verified(secret, low!)).toMatchObject({ type: "wallet.low_balance", data: { status: "Low" }, event: { eventType: "WalletLowBalance", eventCategory: "Billing" } });
+    expect(verified(secret, low!)).toMatchObject({
+      type: "wallet.low_balance",
+      data: { status: "Low" },
+      event: { eventType: "WalletLowBalance", eventCategory: "Billing" },
+    });
 
     await Billing.setSuspended(org.organizationId, true, "Chargeback under review");
     const [, suspended] = await hooks.waitFor((received) => received.length === 2);
-    expect(verified(secret, suspended!)).toMatchObject({ type: "wallet.suspended", data: { status: "Suspended" }, event: { eventType: "WalletSuspended", statusReason: "Chargeback under review" } });
+    expect(verified(secret, suspended!)).toMatchObject({
+      type: "wallet.suspended",
+      data: { status: "Suspended" },
+      event: { eventType: "WalletSuspended", statusReason: "Chargeback under review" },
+    });
     const events = await org.request("POST", "/events/all/my?eventCategory=Billing", { body: {} });
-    expect(events.body.items.map((event: any) => event.eventType).sort()).toEqual(["WalletLowBalance", "WalletSuspended"]);
+    expect(events.body.items.map((event: any) => event.eventType).sort()).toEqual([
+      "WalletLowBalance",
+      "WalletSuspended",
+    ]);
   });
 });

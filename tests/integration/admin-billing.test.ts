@@ -10,11 +10,33 @@ const admin = adminCli();
 describe("admin CLI: billing commands", () => {
   it("billing-adjust credits or takes a signed amount with its reason in the ledger, and refuses to cross the floor", async () => {
     const org = await newOrganization();
-    const credit = await admin("billing-adjust", "--org", org.organizationId, "--amount", "1.23", "--reason", "Goodwill for the outage");
+    const credit = await admin(
+      "billing-adjust",
+      "--org",
+      org.organizationId,
+      "--amount",
+      "1.23",
+      "--reason",
+      "Goodwill for the outage",
+    );
     expect(credit.code).toBe(0);
-    expect(credit.output.entry).toMatchObject({ entryType: "Adjustment", amount: "1.2300", reason: "Adjustment", description: "Goodwill for the outage", createdBy: "operator" });
+    expect(credit.output.entry).toMatchObject({
+      entryType: "Adjustment",
+      amount: "1.2300",
+      reason: "Adjustment",
+      description: "Goodwill for the outage",
+      createdBy: "operator",
+    });
     expect(credit.output.wallet).toMatchObject({ balance: "6.2300", availableBalance: "6.2300" });
-    const debit = await admin("billing-adjust", "--org", org.organizationId, "--amount", "-0.23", "--reason", "Correction");
+    const debit = await admin(
+      "billing-adjust",
+      "--org",
+      org.organizationId,
+      "--amount",
+      "-0.23",
+      "--reason",
+      "Correction",
+    );
     expect(debit.output.entry.amount).toBe("-0.2300");
     expect((await org.request("GET", "/billing/wallet")).body.balance).toBe("6.0000");
     expect(await allLedgerEntries(org)).toEqual(
@@ -24,7 +46,15 @@ describe("admin CLI: billing commands", () => {
       ]),
     );
 
-    const belowFloor = await admin("billing-adjust", "--org", org.organizationId, "--amount", "-6.0001", "--reason", "Too much");
+    const belowFloor = await admin(
+      "billing-adjust",
+      "--org",
+      org.organizationId,
+      "--amount",
+      "-6.0001",
+      "--reason",
+      "Too much",
+    );
     expect(belowFloor.code).toBe(1);
     expect(belowFloor.error.errors).toEqual([{ pointer: "/amount", detail: "At most 6.0000 can be taken." }]);
     const invalid = await admin("billing-adjust", "--org", org.organizationId, "--amount", "1.23456", "--reason", " ");
@@ -39,7 +69,11 @@ describe("admin CLI: billing commands", () => {
     const org = await newOrganization();
     await addNumber(org);
     const suspended = await admin("billing-suspend", "--org", org.organizationId, "--reason", "Chargeback");
-    expect(suspended.output).toMatchObject({ organizationId: org.organizationId, status: "Suspended", suspendedReason: "Chargeback" });
+    expect(suspended.output).toMatchObject({
+      organizationId: org.organizationId,
+      status: "Suspended",
+      suspendedReason: "Chargeback",
+    });
     const refused = await send(org, { to: randomNumber(), body: "hi" });
     expect(refused.status).toBe(402);
     const lifted = await admin("billing-suspend", "--org", org.organizationId, "--off");
@@ -49,17 +83,47 @@ describe("admin CLI: billing commands", () => {
 
   it("billing-prices overrides some prices, shows them without flags and names each invalid one", async () => {
     const org = await newOrganization();
-    const set = await admin("billing-prices", "--org", org.organizationId, "--sms-segment", "0.008", "--call-rounding", "PerSecond", "--max-call-minutes", "10");
+    const set = await admin(
+      "billing-prices",
+      "--org",
+      org.organizationId,
+      "--sms-segment",
+      "0.008",
+      "--call-rounding",
+      "PerSecond",
+      "--max-call-minutes",
+      "10",
+    );
     expect(set.output).toMatchObject({
       organizationId: org.organizationId,
-      prices: { currency: "USD", smsSegment: "0.0080", mmsMessage: "0.0300", callRounding: "PerSecond", maxCallMinutes: 10 },
+      prices: {
+        currency: "USD",
+        smsSegment: "0.0080",
+        mmsMessage: "0.0300",
+        callRounding: "PerSecond",
+        maxCallMinutes: 10,
+      },
     });
     expect((await org.request("GET", "/billing/wallet")).body.prices).toEqual(set.output.prices);
     const shown = await admin("billing-prices", "--org", org.organizationId);
     expect(shown.output.prices).toEqual(set.output.prices);
-    const invalid = await admin("billing-prices", "--org", org.organizationId, "--mms-message", "-1", "--call-rounding", "Hourly", "--max-call-minutes", "2.5");
+    const invalid = await admin(
+      "billing-prices",
+      "--org",
+      org.organizationId,
+      "--mms-message",
+      "-1",
+      "--call-rounding",
+      "Hourly",
+      "--max-call-minutes",
+      "2.5",
+    );
     expect(invalid.code).toBe(1);
-    expect(invalid.error.errors.map((error: any) => error.pointer)).toEqual(["/mmsMessage", "/callRounding", "/maxCallMinutes"]);
+    expect(invalid.error.errors.map((error: any) => error.pointer)).toEqual([
+      "/mmsMessage",
+      "/callRounding",
+      "/maxCallMinutes",
+    ]);
     expect((await admin("billing-prices", "--org", org.organizationId)).output.prices).toEqual(set.output.prices);
   });
 });

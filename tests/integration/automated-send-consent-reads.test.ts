@@ -39,7 +39,14 @@ describe("an automated send reads the lead's consent once", () => {
 
     const effectId = randomUUID();
     const context = {
-      run: { id: "01RUN", organizationId: org.organizationId, automationId: "01AUTOMATION", automationName: "Consent reads", leadId: lead.id, trigger: { type: "Manual", eventId: null } },
+      run: {
+        id: "01RUN",
+        organizationId: org.organizationId,
+        automationId: "01AUTOMATION",
+        automationName: "Consent reads",
+        leadId: lead.id,
+        trigger: { type: "Manual", eventId: null },
+      },
       step: { seq: 1, nodeId: "send", attempts: 0 },
       action: { id: "send", type: "SendSms", settings: { body: "Your quote is ready." } },
       lead,

@@ -9,7 +9,13 @@ import { Automations } from "#core/automations/index";
 import { executeAction, type ActionContext } from "#core/automations/runs/actions";
 import { ValidationError } from "#core/errors";
 import { newOrganization } from "#tests/helpers/stack";
-import { egressFetch, privateTargetCause, PrivateTargetError, publicAddresses, type Resolve } from "#core/automations/runs/egress";
+import {
+  egressFetch,
+  privateTargetCause,
+  PrivateTargetError,
+  publicAddresses,
+  type Resolve,
+} from "#core/automations/runs/egress";
 import { environmentNames } from "#stacks/definitions";
 
 // A rebinding host for the whole HttpRequest path: public for the first lookup (the early check), loopback after.
@@ -56,7 +62,13 @@ const refusalOf = (promise: Promise<unknown>) => promise.then(() => undefined, p
 
 const hookContext = (url: string): ActionContext =>
   ({
-    run: { id: "01RUN", automationId: "01AUTOMATION", automationName: "Egress", leadId: null, trigger: { type: "Manual", eventId: null } },
+    run: {
+      id: "01RUN",
+      automationId: "01AUTOMATION",
+      automationName: "Egress",
+      leadId: null,
+      trigger: { type: "Manual", eventId: null },
+    },
     step: { seq: 1, nodeId: "hook", attempts: 0 },
     action: { id: "hook", type: "HttpRequest", settings: { url, method: "POST", timeoutMs: 2_000, maxRetries: 3 } },
     lead: undefined,
@@ -69,7 +81,9 @@ describe("HttpRequest connections with private targets disallowed", () => {
   it("refuses a host name resolving to loopback when connecting, with no check before it", async () => {
     const refusal = await refusalOf(egressFetch(`http://localhost:${port}/hook`, { method: "POST", body: "{}" }));
     expect(refusal).toBeInstanceOf(PrivateTargetError);
-    expect(refusal?.message).toMatch(/^The host localhost resolves to a private or loopback address \((127\.0\.0\.1|::1)\)/);
+    expect(refusal?.message).toMatch(
+      /^The host localhost resolves to a private or loopback address \((127\.0\.0\.1|::1)\)/,
+    );
     expect(hits).toBe(0);
 
     process.env[allowPrivate] = "true";
@@ -79,7 +93,9 @@ describe("HttpRequest connections with private targets disallowed", () => {
 
   it("refuses loopback IP literals, IPv4-mapped IPv6 in hex form included, when connecting", async () => {
     for (const host of ["127.0.0.1", "[::ffff:7f00:1]", "[::ffff:127.0.0.1]"]) {
-      expect(await refusalOf(egressFetch(`http://${host}:${port}/hook`, { method: "GET" })), host).toBeInstanceOf(PrivateTargetError);
+      expect(await refusalOf(egressFetch(`http://${host}:${port}/hook`, { method: "GET" })), host).toBeInstanceOf(
+        PrivateTargetError,
+      );
     }
     expect(hits).toBe(0);
   });
@@ -89,7 +105,9 @@ describe("HttpRequest connections with private targets disallowed", () => {
     const rebind: Resolve = async () => [{ address: lookups++ === 0 ? "93.184.215.14" : "127.0.0.1", family: 4 }];
     expect(await publicAddresses("rebind.example", rebind)).toEqual([{ address: "93.184.215.14", family: 4 }]);
 
-    const refusal = await refusalOf(egressFetch(`http://rebind.example:${port}/hook`, { method: "GET" }, false, rebind));
+    const refusal = await refusalOf(
+      egressFetch(`http://rebind.example:${port}/hook`, { method: "GET" }, false, rebind),
+    );
     expect(refusal?.message).toMatch(/rebind\.example resolves to a private or loopback address \(127\.0\.0\.1\)/);
     expect(lookups).toBe(2);
     expect(hits).toBe(0);
@@ -101,14 +119,18 @@ describe("HttpRequest connections with private targets disallowed", () => {
     expect(rebinding.lookups).toBe(2);
     expect(outcome).toMatchObject({
       kind: "failed",
-      error: "The host rebind.test resolves to a private or loopback address (127.0.0.1); automations may only call public receivers.",
+      error:
+        "The host rebind.test resolves to a private or loopback address (127.0.0.1); automations may only call public receivers.",
     });
     expect(hits).toBe(0);
   });
 
   it("refuses a step whose host resolves to loopback before sending anything", async () => {
     const outcome = await executeAction(hookContext(`http://localhost:${port}/hook`));
-    expect(outcome).toMatchObject({ kind: "failed", error: expect.stringMatching(/^The host localhost resolves to a private or loopback address/) });
+    expect(outcome).toMatchObject({
+      kind: "failed",
+      error: expect.stringMatching(/^The host localhost resolves to a private or loopback address/),
+    });
     expect(hits).toBe(0);
   });
 });
@@ -132,7 +154,9 @@ describe("saving an automation with private targets disallowed", () => {
         actions: [{ id: "a1", type: "HttpRequest", isEnabled: true, settings: { url } }],
         connections: [{ id: "c1", sourceNodeId: "t1", targetNodeId: "a1" }],
       });
-    const refusal = await Automations.create(actor, definition(`http://127.0.0.1:${port}/hook`)).catch((error: unknown) => error);
+    const refusal = await Automations.create(actor, definition(`http://127.0.0.1:${port}/hook`)).catch(
+      (error: unknown) => error,
+    );
     expect(refusal).toBeInstanceOf(ValidationError);
     expect((refusal as ValidationError).errors).toEqual([
       { pointer: "/actions/0/settings/url", detail: expect.stringMatching(/private or loopback/) },

@@ -17,7 +17,9 @@ describe("creating a number's conversation", () => {
   it("gives every concurrent first message to a number the same conversation", async () => {
     const organizationId = newId();
     const phone = uniquePhone();
-    const created = await Promise.all(Array.from({ length: 8 }, () => Conversations.ensure(organizationId, phone, undefined, null)));
+    const created = await Promise.all(
+      Array.from({ length: 8 }, () => Conversations.ensure(organizationId, phone, undefined, null)),
+    );
     expect(new Set(created.map((conversation) => conversation.id)).size).toBe(1);
     expect((await Conversations.byPhone(organizationId, phone))?.id).toBe(created[0]!.id);
   });
@@ -26,7 +28,11 @@ describe("creating a number's conversation", () => {
     const organizationId = newId();
     const phone = uniquePhone();
     const claimedId = newId();
-    await putIfNew({ ...keys.conversationByPhone(organizationId, phone), entity: entities.conversationByPhone, conversationId: claimedId });
+    await putIfNew({
+      ...keys.conversationByPhone(organizationId, phone),
+      entity: entities.conversationByPhone,
+      conversationId: claimedId,
+    });
     expect(await Conversations.byPhone(organizationId, phone)).toBeUndefined();
     const conversation = await Conversations.ensure(organizationId, phone, undefined, null);
     expect(conversation).toMatchObject({ id: claimedId, contactPhoneNumber: phone, unreadCount: 0 });

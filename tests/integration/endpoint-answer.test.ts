@@ -47,7 +47,8 @@ export function wronglyShapedHandlers() {
   ];
 }
 
-const call = (handler: ReturnType<typeof endpoint>, method = "GET") => handler(apiEvent({ method, path: "/answer-probe" }), lambdaContext());
+const call = (handler: ReturnType<typeof endpoint>, method = "GET") =>
+  handler(apiEvent({ method, path: "/answer-probe" }), lambdaContext());
 
 describe("what an endpoint implementation answers", () => {
   it("sends the success schema's output as JSON with the operation's status", async () => {
@@ -58,7 +59,10 @@ describe("what an endpoint implementation answers", () => {
   });
 
   it("sends nothing for a 204 operation", async () => {
-    const result = await call(endpoint(removeProbe, async () => undefined), "DELETE");
+    const result = await call(
+      endpoint(removeProbe, async () => undefined),
+      "DELETE",
+    );
     expect(result.statusCode).toBe(204);
     expect(result.body).toBe("");
   });

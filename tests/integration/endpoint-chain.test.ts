@@ -15,7 +15,10 @@ const probe = defineUnroutedOperation({
   summary: "test operation",
   tag: "Test",
   auth: "public",
-  body: v.strictObject({ mode: v.picklist(["ok", "bug", "missing"]), count: v.optional(v.pipe(v.number(), v.integer())) }),
+  body: v.strictObject({
+    mode: v.picklist(["ok", "bug", "missing"]),
+    count: v.optional(v.pipe(v.number(), v.integer())),
+  }),
   success: { status: 201, description: "created" },
   problems: [400, 404, 429],
 });
@@ -43,7 +46,12 @@ describe("the shared endpoint chain", () => {
     expect(result.statusCode).toBe(500);
     expect(result.headers?.["content-type"]).toBe("application/problem+json");
     const problem = JSON.parse(result.body!);
-    expect(problem).toMatchObject({ type: "about:blank", title: "Internal Server Error", status: 500, instance: "/probe" });
+    expect(problem).toMatchObject({
+      type: "about:blank",
+      title: "Internal Server Error",
+      status: 500,
+      instance: "/probe",
+    });
     expect(result.body).not.toContain("hunter2");
     expect(result.body).not.toContain("at ");
     expect(problem.correlationId).toBe(event.requestContext.requestId);
@@ -60,7 +68,9 @@ describe("the shared endpoint chain", () => {
   it("lists every offending field of an invalid body", async () => {
     const result = await call({ mode: "sideways", count: 1.5, extra: true });
     expect(result.statusCode).toBe(400);
-    const pointers = JSON.parse(result.body!).errors.map((error: { pointer: string }) => error.pointer).sort();
+    const pointers = JSON.parse(result.body!)
+      .errors.map((error: { pointer: string }) => error.pointer)
+      .sort();
     expect(pointers).toEqual(["/count", "/extra", "/mode"]);
   });
 
@@ -79,7 +89,8 @@ describe("the shared endpoint chain", () => {
         { rateLimitWhileReading: true },
       );
       const sourceIp = `198.51.100.${Math.floor(Math.random() * 250)}`;
-      const post = () => readsThenWrites(apiEvent({ method: "POST", path: "/probe", body: { mode: "ok" }, sourceIp }), lambdaContext());
+      const post = () =>
+        readsThenWrites(apiEvent({ method: "POST", path: "/probe", body: { mode: "ok" }, sourceIp }), lambdaContext());
       const first = await post();
       const second = await post();
       expect(first.statusCode).toBe(201);

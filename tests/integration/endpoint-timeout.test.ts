@@ -31,7 +31,12 @@ describe("an endpoint running out of time", () => {
     const result = await neverDone(apiEvent({ method: "GET", path: "/slow-probe" }), context);
     expect(result.statusCode).toBe(503);
     expect(result.headers?.["content-type"]).toBe("application/problem+json");
-    expect(JSON.parse(result.body!)).toMatchObject({ status: 503, title: "Service Unavailable", instance: "/slow-probe", detail: expect.stringMatching(/ran out of time/) });
+    expect(JSON.parse(result.body!)).toMatchObject({
+      status: 503,
+      title: "Service Unavailable",
+      instance: "/slow-probe",
+      detail: expect.stringMatching(/ran out of time/),
+    });
   });
 
   it("leaves a fast answer alone", async () => {

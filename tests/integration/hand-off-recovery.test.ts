@@ -32,13 +32,21 @@ describe("a hand-off cut short by a crash is recovered within minutes", () => {
     } finally {
       stop();
     }
-    expect((await org.request("GET", `/messages/${queued.id}`)).body).toMatchObject({ status: "Sending", providerMessageId: null });
-    const sweep = (minutes: number) => sweepDueMessages({ now: new Date(Date.now() + minutes * MINUTE), organizationId: org.organizationId });
+    expect((await org.request("GET", `/messages/${queued.id}`)).body).toMatchObject({
+      status: "Sending",
+      providerMessageId: null,
+    });
+    const sweep = (minutes: number) =>
+      sweepDueMessages({ now: new Date(Date.now() + minutes * MINUTE), organizationId: org.organizationId });
     expect(await sweep(1)).toMatchObject({ resent: 0, rechecked: 0 }); // within the lease: the consumer may still be at it
     expect(await sweep(3)).toMatchObject({ resent: 0, rechecked: 1 });
     const found = (await org.request("GET", `/messages/${queued.id}`)).body;
     // Still waiting for its receipt (the carrier's Sent may have come meanwhile), never sent a second time.
-    expect(found).toMatchObject({ status: expect.stringMatching(/^(Sending|Sent)$/), retryCount: 0, billingStatus: "Reserved" });
+    expect(found).toMatchObject({
+      status: expect.stringMatching(/^(Sending|Sent)$/),
+      retryCount: 0,
+      billingStatus: "Reserved",
+    });
     expect(found.providerMessageId).toMatch(/^SM/);
   });
 
@@ -49,14 +57,18 @@ describe("a hand-off cut short by a crash is recovered within minutes", () => {
     // Stored with its hold, but its queue message stays in this process: only the placement below (then the sweep) runs it.
     const stopPublish = await failPublishes();
     try {
-      await expect(Calls.place(systemActor(org.organizationId), { to: magic("28"), record: false, metadata: {} }, { callId })).rejects.toThrow();
+      await expect(
+        Calls.place(systemActor(org.organizationId), { to: magic("28"), record: false, metadata: {} }, { callId }),
+      ).rejects.toThrow();
     } finally {
       stopPublish();
     }
     // The consumer claims the placement and dies right there (scenario 28: the carrier never calls back).
     await killedAfterWrite(/placementStartedAt/, () => placeCall(org.organizationId, callId));
     expect((await org.request("GET", `/calls/${callId}`)).body).toMatchObject({ status: "Queued", providerId: null });
-    expect(await sweepDueCalls({ now: new Date(Date.now() + 3 * MINUTE), organizationId: org.organizationId })).toMatchObject({ checked: 1, errors: 0 });
+    expect(
+      await sweepDueCalls({ now: new Date(Date.now() + 3 * MINUTE), organizationId: org.organizationId }),
+    ).toMatchObject({ checked: 1, errors: 0 });
     const placed = await waitForCall(org, callId, (call) => call.providerId !== null, 60_000);
     expect(placed).toMatchObject({ status: "Queued", billingStatus: "Reserved" });
   });

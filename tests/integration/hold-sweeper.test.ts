@@ -12,7 +12,11 @@ import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/he
 /** A message handed to the carrier that never gets a final receipt (scenario 08): Sent, holding its cost. */
 async function holdingMessage(org: TestOrganization): Promise<string> {
   const accepted = await send(org, { to: magic("08"), body: "held" });
-  await waitForMessage(org, accepted.body.id, (message) => message.status === "Sent" && message.billingStatus === "Reserved");
+  await waitForMessage(
+    org,
+    accepted.body.id,
+    (message) => message.status === "Sent" && message.billingStatus === "Reserved",
+  );
   return accepted.body.id;
 }
 
@@ -22,27 +26,60 @@ describe("the hold sweeper", () => {
   it("settles a hold left open on a final message, releases one whose message is gone, keeps one still under way; wallet = ledger after", async () => {
     const org = await newOrganization();
     await addNumber(org);
-    const [delivered, vanished, waiting] = [await holdingMessage(org), await holdingMessage(org), await holdingMessage(org)];
+    const [delivered, vanished, waiting] = [
+      await holdingMessage(org),
+      await holdingMessage(org),
+      await holdingMessage(org),
+    ];
     // Crash-like paths: the final status written without its settlement (as the status and settlement were two writes),
     // and a message item lost (its hold has no owner any more).
-    await changeMessage(org.organizationId, delivered, { from: ["Sent"], set: { status: "Delivered", deliveredAt: new Date().toISOString() }, due: null });
+    await changeMessage(org.organizationId, delivered, {
+      from: ["Sent"],
+      set: { status: "Delivered", deliveredAt: new Date().toISOString() },
+      due: null,
+    });
     await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.message(org.organizationId, vanished) }));
     expect((await org.request("GET", "/billing/wallet")).body.reservedAmount).not.toBe("0.0000");
 
     // Nothing is due before the first look.
-    expect(await sweepHolds({ organizationId: org.organizationId })).toMatchObject({ settled: 0, released: 0, kept: 0 });
+    expect(await sweepHolds({ organizationId: org.organizationId })).toMatchObject({
+      settled: 0,
+      released: 0,
+      kept: 0,
+    });
     const later = new Date(Date.now() + 2 * 3_600_000);
-    expect(await sweepHolds({ organizationId: org.organizationId, now: later })).toEqual({ settled: 1, released: 1, kept: 1, errors: 0 });
-    expect(await sweepHolds({ organizationId: org.organizationId, now: later })).toEqual({ settled: 0, released: 0, kept: 0, errors: 0 });
+    expect(await sweepHolds({ organizationId: org.organizationId, now: later })).toEqual({
+      settled: 1,
+      released: 1,
+      kept: 1,
+      errors: 0,
+    });
+    expect(await sweepHolds({ organizationId: org.organizationId, now: later })).toEqual({
+      settled: 0,
+      released: 0,
+      kept: 0,
+      errors: 0,
+    });
 
-    expect((await org.request("GET", `/messages/${delivered}`)).body).toMatchObject({ status: "Delivered", billingStatus: "Charged" });
-    expect((await org.request("GET", `/messages/${waiting}`)).body).toMatchObject({ status: "Sent", billingStatus: "Reserved" });
+    expect((await org.request("GET", `/messages/${delivered}`)).body).toMatchObject({
+      status: "Delivered",
+      billingStatus: "Charged",
+    });
+    expect((await org.request("GET", `/messages/${waiting}`)).body).toMatchObject({
+      status: "Sent",
+      billingStatus: "Reserved",
+    });
     const ledger = await allLedgerEntries(org);
     expect(ledger.filter((entry) => entry.messageId === delivered)).toHaveLength(1);
     expect(ledger.filter((entry) => entry.messageId === vanished)).toHaveLength(0);
     const wallet = (await org.request("GET", "/billing/wallet")).body;
     expect(wallet.balance).toBe(Money.toBilling(ledger.reduce((sum, entry) => Money.add(sum, entry.amount), "0")));
     const recovered = await events(org, { eventType: "HoldRecovered" });
-    expect(recovered.map((event) => [event.relatedEntityId, event.billingStatus]).sort()).toEqual([[delivered, "Charged"], [vanished, "Released"]].sort());
+    expect(recovered.map((event) => [event.relatedEntityId, event.billingStatus]).sort()).toEqual(
+      [
+        [delivered, "Charged"],
+        [vanished, "Released"],
+      ].sort(),
+    );
   });
 });

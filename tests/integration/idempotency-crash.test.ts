@@ -24,13 +24,25 @@ async function storedIds(org: TestOrganization, prefix: string): Promise<string[
  * The first request with a key (a 3 s function timeout: the chain answers 503 one second before it, httpLimits) dies
  * right after it stored its resource, before answering or completing the key; the client retries with the same key.
  */
-async function killedThenRetried(org: TestOrganization, route: { path: string; handler: typeof createLead }, body: unknown, storedAs: RegExp) {
+async function killedThenRetried(
+  org: TestOrganization,
+  route: { path: string; handler: typeof createLead },
+  body: unknown,
+  storedAs: RegExp,
+) {
   const key = randomUUID();
-  const event = apiEvent({ method: "POST", path: route.path, body, headers: { authorization: `Bearer ${org.ownerToken}`, "idempotency-key": key } });
-  await killedAfterWrite(storedAs, () => route.handler(event, { ...lambdaContext(), getRemainingTimeInMillis: () => 3_000 }));
+  const event = apiEvent({
+    method: "POST",
+    path: route.path,
+    body,
+    headers: { authorization: `Bearer ${org.ownerToken}`, "idempotency-key": key },
+  });
+  await killedAfterWrite(storedAs, () =>
+    route.handler(event, { ...lambdaContext(), getRemainingTimeInMillis: () => 3_000 }),
+  );
   // As a client does: a 409 while the first request could still be running, retried until its function timeout passed.
   let retry = await org.request("POST", route.path, { body, headers: { "idempotency-key": key } });
-  for (const deadline = Date.now() + 30_000; retry.status === 409 && Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 30_000; retry.status === 409 && Date.now() < deadline;) {
     await new Promise((resolve) => setTimeout(resolve, 200));
     retry = await org.request("POST", route.path, { body, headers: { "idempotency-key": key } });
   }
@@ -44,7 +56,12 @@ describe("an Idempotency-Key survives a crash: one keyed request yields at most 
   it("POST /leads killed right after storing its lead: the retry answers that lead, and no second one is stored", async () => {
     const org = await newOrganization();
     const body = { contact: { firstName: "Kim", phone: { number: randomNumber() } } };
-    const { retry, again } = await killedThenRetried(org, { path: "/leads", handler: createLead }, body, /"processingStatus":(\{"S":)?"Pending"/);
+    const { retry, again } = await killedThenRetried(
+      org,
+      { path: "/leads", handler: createLead },
+      body,
+      /"processingStatus":(\{"S":)?"Pending"/,
+    );
     const stored = await storedIds(org, "LEAD#");
     expect(stored).toHaveLength(1);
     expect([retry.status, retry.body.id]).toEqual([201, stored[0]]);
@@ -55,7 +72,12 @@ describe("an Idempotency-Key survives a crash: one keyed request yields at most 
     const org = await newOrganization();
     await addNumber(org);
     const body = { to: randomNumber(), body: "once only" };
-    const { retry, again } = await killedThenRetried(org, { path: "/messages", handler: sendMessage }, body, /"entity":(\{"S":)?"Message"/);
+    const { retry, again } = await killedThenRetried(
+      org,
+      { path: "/messages", handler: sendMessage },
+      body,
+      /"entity":(\{"S":)?"Message"/,
+    );
     const stored = await storedIds(org, "MESSAGE#");
     expect(stored).toHaveLength(1);
     expect([retry.status, retry.body.id]).toEqual([202, stored[0]]);
@@ -66,7 +88,12 @@ describe("an Idempotency-Key survives a crash: one keyed request yields at most 
     const org = await newOrganization();
     await addNumber(org);
     const body = { to: magic("27") };
-    const { retry, again } = await killedThenRetried(org, { path: "/calls", handler: placeCall }, body, /"entity":(\{"S":)?"Call"/);
+    const { retry, again } = await killedThenRetried(
+      org,
+      { path: "/calls", handler: placeCall },
+      body,
+      /"entity":(\{"S":)?"Call"/,
+    );
     const stored = await storedIds(org, "CALL#");
     expect(stored).toHaveLength(1);
     expect([retry.status, retry.body.id]).toEqual([202, stored[0]]);

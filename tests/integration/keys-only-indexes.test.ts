@@ -15,7 +15,11 @@ import { applyStackEnv } from "#tests/helpers/stack";
 describe("queries on keys-only indexes", () => {
   const organizationId = newId();
   const byType = keys.eventsByType(organizationId, "WebhookEndpointDisabled");
-  const query = { index: "eventsByType" as const, KeyConditionExpression: "gsi7pk = :pk", ExpressionAttributeValues: { ":pk": byType.gsi7pk } };
+  const query = {
+    index: "eventsByType" as const,
+    KeyConditionExpression: "gsi7pk = :pk",
+    ExpressionAttributeValues: { ":pk": byType.gsi7pk },
+  };
   const start = Date.parse("2026-11-01T00:00:00Z");
   let ids: string[] = [];
 
@@ -34,12 +38,18 @@ describe("queries on keys-only indexes", () => {
   });
 
   it("the list indexes are declared KEYS_ONLY and their queries answer whole items in index order", async () => {
-    expect(["gsi1", "gsi4", "gsi5", "gsi6", "gsi7"].map((name) => definition.globalIndexes[name as keyof typeof definition.globalIndexes].projection)).toEqual(
-      Array(5).fill("KEYS_ONLY"),
-    );
+    expect(
+      ["gsi1", "gsi4", "gsi5", "gsi6", "gsi7"].map(
+        (name) => definition.globalIndexes[name as keyof typeof definition.globalIndexes].projection,
+      ),
+    ).toEqual(Array(5).fill("KEYS_ONLY"));
     const newestFirst = await table.query({ ...query, ScanIndexForward: false });
     expect(newestFirst.Items!.map((item) => item.id)).toEqual([...ids].reverse());
-    expect(newestFirst.Items![0]).toMatchObject({ eventType: "WebhookEndpointDisabled", eventCategory: "Common", description: "event 11" });
+    expect(newestFirst.Items![0]).toMatchObject({
+      eventType: "WebhookEndpointDisabled",
+      eventCategory: "Common",
+      description: "event 11",
+    });
   });
 
   it("filters in memory like a FilterExpression: Limit counts what was read, Count what was kept", async () => {
@@ -47,15 +57,26 @@ describe("queries on keys-only indexes", () => {
     expect(page.Items!.map((item) => item.description)).toEqual(["event 0", "event 3"]);
     expect(page).toMatchObject({ Count: 2, ScannedCount: 6 });
     expect(page.LastEvaluatedKey).toBeDefined();
-    const rest = await table.query({ ...query, ExclusiveStartKey: page.LastEvaluatedKey, where: (item) => item.eventCategory === "Rare" });
+    const rest = await table.query({
+      ...query,
+      ExclusiveStartKey: page.LastEvaluatedKey,
+      where: (item) => item.eventCategory === "Rare",
+    });
     expect(rest.Items!.map((item) => item.description)).toEqual(["event 6", "event 9"]);
-    expect(await queryCount({ ...query, where: (item) => item.eventCategory === "Rare" }, 100)).toEqual({ count: 4, more: false });
+    expect(await queryCount({ ...query, where: (item) => item.eventCategory === "Rare" }, 100)).toEqual({
+      count: 4,
+      more: false,
+    });
     expect(await queryCount(query, 100)).toEqual({ count: 12, more: false });
   });
 
   it("refuses a server-side filter it could not apply to key entries", async () => {
-    await expect(table.query({ ...query, FilterExpression: "eventCategory = :rare", ExpressionAttributeValues: { ...query.ExpressionAttributeValues, ":rare": "Rare" } })).rejects.toThrow(
-      /holds only keys/,
-    );
+    await expect(
+      table.query({
+        ...query,
+        FilterExpression: "eventCategory = :rare",
+        ExpressionAttributeValues: { ...query.ExpressionAttributeValues, ":rare": "Rare" },
+      }),
+    ).rejects.toThrow(/holds only keys/);
   });
 });

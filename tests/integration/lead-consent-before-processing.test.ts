@@ -10,7 +10,13 @@ import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/he
 
 /** A new lead with a phone, stored Pending as intake stores it, that only this process will process. */
 async function pendingLead(org: TestOrganization): Promise<Lead> {
-  const template = (await Leads.intake(systemActor(org.organizationId), { contact: { email: `consent-${newId()}@example.com` } }, { channel: "Api" })).lead;
+  const template = (
+    await Leads.intake(
+      systemActor(org.organizationId),
+      { contact: { email: `consent-${newId()}@example.com` } },
+      { channel: "Api" },
+    )
+  ).lead;
   await waitForLead(org, template.id);
   const lead: Lead = {
     ...template,
@@ -18,7 +24,16 @@ async function pendingLead(org: TestOrganization): Promise<Lead> {
     createdAt: new Date().toISOString(),
     processingStatus: "Pending",
     contact: { ...template.contact, email: null, phone: { number: uniquePhone(), type: null, countryCode: "US" } },
-    metadata: { ...template.metadata, complianceStatus: null, complianceBlockedReason: null, smsConsentStatus: null, smsOptedOut: false, smsOptOutAt: null, smsOptInAt: null, smsConsentPhoneNumber: null },
+    metadata: {
+      ...template.metadata,
+      complianceStatus: null,
+      complianceBlockedReason: null,
+      smsConsentStatus: null,
+      smsOptedOut: false,
+      smsOptOutAt: null,
+      smsOptInAt: null,
+      smsConsentPhoneNumber: null,
+    },
   };
   await storeUnqueuedLead(leadItem(org.organizationId, lead));
   return lead;
@@ -38,12 +53,24 @@ describe("a STOP or START texted before the lead is processed", () => {
     await recordLeadConsent(org.organizationId, lead.id, { kind: "OptOut", at: stoppedAt, phoneNumber: phone });
     await Suppressions.add(org.organizationId, { phoneNumber: phone, reason: "OptOutKeyword", leadId: lead.id });
     await recordLeadConsent(org.organizationId, lead.id, { kind: "OptIn", at: startedAt, phoneNumber: phone });
-    await Suppressions.delete(org.organizationId, phone, undefined, "removed from the suppression list: the contact replied START");
+    await Suppressions.delete(
+      org.organizationId,
+      phone,
+      undefined,
+      "removed from the suppression list: the contact replied START",
+    );
 
     await LeadProcessing.process(org.organizationId, lead.id);
     const processed = await waitForLead(org, lead.id);
     expect(processed.processingStatus).toBe("Processed");
-    expect(processed.metadata).toMatchObject({ complianceStatus: "Allowed", smsConsentStatus: "OptedIn", smsOptedOut: false, smsOptInAt: startedAt, smsOptOutAt: stoppedAt, smsConsentPhoneNumber: phone });
+    expect(processed.metadata).toMatchObject({
+      complianceStatus: "Allowed",
+      smsConsentStatus: "OptedIn",
+      smsOptedOut: false,
+      smsOptInAt: startedAt,
+      smsOptOutAt: stoppedAt,
+      smsConsentPhoneNumber: phone,
+    });
   });
 
   it("STOP: processing blocks the lead and keeps the time the contact opted out", async () => {
@@ -56,6 +83,12 @@ describe("a STOP or START texted before the lead is processed", () => {
 
     await LeadProcessing.process(org.organizationId, lead.id);
     const processed = await waitForLead(org, lead.id);
-    expect(processed.metadata).toMatchObject({ complianceStatus: "Blocked", complianceBlockedReason: "Suppressed:OptOutKeyword", smsConsentStatus: "OptedOut", smsOptedOut: true, smsOptOutAt: stoppedAt });
+    expect(processed.metadata).toMatchObject({
+      complianceStatus: "Blocked",
+      complianceBlockedReason: "Suppressed:OptOutKeyword",
+      smsConsentStatus: "OptedOut",
+      smsOptedOut: true,
+      smsOptOutAt: stoppedAt,
+    });
   });
 });

@@ -17,12 +17,23 @@ import { newOrganization } from "#tests/helpers/stack";
 describe("the lead intake outbox", () => {
   it("queues a lead for processing from its insert alone: no request published it", async () => {
     const org = await newOrganization();
-    const template = (await Leads.intake(systemActor(org.organizationId), { contact: { email: `outbox-${newId()}@example.com` } }, { channel: "Api" })).lead;
+    const template = (
+      await Leads.intake(
+        systemActor(org.organizationId),
+        { contact: { email: `outbox-${newId()}@example.com` } },
+        { channel: "Api" },
+      )
+    ).lead;
     await waitForLead(org, template.id);
     // Stored the way intake stores it, with no request around it and no publish after it.
-    const stored: Lead = { ...template, id: newId(), processingStatus: "Pending", processedAt: null, contact: { ...template.contact, email: null, phone: { number: uniquePhone(), type: null, countryCode: "US" } } };
+    const stored: Lead = {
+      ...template,
+      id: newId(),
+      processingStatus: "Pending",
+      processedAt: null,
+      contact: { ...template.contact, email: null, phone: { number: uniquePhone(), type: null, countryCode: "US" } },
+    };
     await db().send(new PutCommand({ TableName: tableName(), Item: leadItem(org.organizationId, stored) }));
     expect((await waitForLead(org, stored.id)).processingStatus).toBe("Processed");
   });
-
 });

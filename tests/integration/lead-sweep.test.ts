@@ -10,10 +10,22 @@ describe("the pending-lead sweep", () => {
   it("republishes a lead whose queue message was lost, and the consumer then processes it", async () => {
     const org = await newOrganization();
     // Store a lead as intake does, but so that the intake outbox never queues it (a stream consumer that could not catch up).
-    const template = (await Leads.intake(systemActor(org.organizationId), { contact: { email: `sweep-${newId()}@example.com` } }, { channel: "Api" })).lead;
+    const template = (
+      await Leads.intake(
+        systemActor(org.organizationId),
+        { contact: { email: `sweep-${newId()}@example.com` } },
+        { channel: "Api" },
+      )
+    ).lead;
     await waitForLead(org, template.id);
     const createdAt = new Date(Date.now() - sweepAfterMs - 60_000).toISOString();
-    const lost: Lead = { ...template, id: newId(), createdAt, processingStatus: "Pending", contact: { ...template.contact, email: null, phone: { number: uniquePhone(), type: null, countryCode: "US" } } };
+    const lost: Lead = {
+      ...template,
+      id: newId(),
+      createdAt,
+      processingStatus: "Pending",
+      contact: { ...template.contact, email: null, phone: { number: uniquePhone(), type: null, countryCode: "US" } },
+    };
     await storeUnqueuedLead(leadItem(org.organizationId, lost));
 
     expect(await LeadProcessing.sweep()).toBeGreaterThanOrEqual(1);

@@ -8,23 +8,42 @@ import { newOrganization } from "#tests/helpers/stack";
 
 /** Removes the list index attributes, as an item stored before the indexes existed has none. */
 async function stripListIndexes(key: { pk: string; sk: string }, names: string[]) {
-  await db().send(new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: `REMOVE ${names.join(", ")}` }));
+  await db().send(
+    new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: `REMOVE ${names.join(", ")}` }),
+  );
 }
 
 describe("backfill-list-indexes", () => {
   it("puts items stored before the list indexes back into the index-backed lists, and a second run changes nothing", async () => {
     const org = await newOrganization();
     const source = await newSource(org);
-    const [older, newer] = [await intakeByBody(source, { FirstName: "Zed", Email: `zed-${Date.now()}@example.com`, Price: "3" }), await intakeByBody(source, { FirstName: "Amy", Phone: uniquePhone(), Price: "1" })];
+    const [older, newer] = [
+      await intakeByBody(source, { FirstName: "Zed", Email: `zed-${Date.now()}@example.com`, Price: "3" }),
+      await intakeByBody(source, { FirstName: "Amy", Phone: uniquePhone(), Price: "1" }),
+    ];
     for (const lead of [older, newer]) await waitForLead(org, lead.body.id);
     const phone = uniquePhone();
     expect((await org.request("POST", "/suppressions", { body: { phoneNumber: phone } })).status).toBeLessThan(300);
 
-    await stripListIndexes(keys.lead(org.organizationId, older.body.id), ["gsi4pk", "gsi4sk", "gsi5pk", "gsi5sk", "gsi6pk", "gsi6sk", "gsi7pk", "gsi7sk"]);
+    await stripListIndexes(keys.lead(org.organizationId, older.body.id), [
+      "gsi4pk",
+      "gsi4sk",
+      "gsi5pk",
+      "gsi5sk",
+      "gsi6pk",
+      "gsi6sk",
+      "gsi7pk",
+      "gsi7sk",
+    ]);
     await stripListIndexes(keys.suppression(org.organizationId, phone), ["gsi4pk", "gsi4sk"]);
     const byName = async () =>
-      (await org.request("POST", "/leads/all/my", { body: { orderBy: [{ field: "name", direction: "asc" }] } })).body.items.map((lead: { id: string }) => lead.id);
-    const suppressed = async () => (await org.request("POST", "/suppressions/all/my", { body: {} })).body.items.map((entry: { phoneNumber: string }) => entry.phoneNumber);
+      (
+        await org.request("POST", "/leads/all/my", { body: { orderBy: [{ field: "name", direction: "asc" }] } })
+      ).body.items.map((lead: { id: string }) => lead.id);
+    const suppressed = async () =>
+      (await org.request("POST", "/suppressions/all/my", { body: {} })).body.items.map(
+        (entry: { phoneNumber: string }) => entry.phoneNumber,
+      );
     expect(await byName()).toEqual([newer.body.id]);
     expect(await suppressed()).toEqual([]);
 
@@ -32,7 +51,9 @@ describe("backfill-list-indexes", () => {
     expect(first.updated).toBe(2);
     expect(await byName()).toEqual([newer.body.id, older.body.id]);
     expect(await suppressed()).toEqual([phone]);
-    const processed = await org.request("POST", "/leads/all/my", { body: { filters: [{ field: "processingStatus", value: "Processed" }], includeCount: true } });
+    const processed = await org.request("POST", "/leads/all/my", {
+      body: { filters: [{ field: "processingStatus", value: "Processed" }], includeCount: true },
+    });
     expect(processed.body.totalCount).toBe(2);
     expect((await backfillListIndexes(org.organizationId)).updated).toBe(0);
   });

@@ -24,7 +24,11 @@ const fake = createServer((request, response) => {
   void text(request).then((body) => {
     received.push({ method: request.method!, path: request.url!, headers: request.headers, body: JSON.parse(body) });
     response.writeHead(answerStatus, { "content-type": "application/json" });
-    response.end(answerStatus === 200 ? JSON.stringify({ MessageId: "fake-message-id" }) : JSON.stringify({ message: "Email address is not verified." }));
+    response.end(
+      answerStatus === 200
+        ? JSON.stringify({ MessageId: "fake-message-id" })
+        : JSON.stringify({ message: "Email address is not verified." }),
+    );
   });
 });
 
@@ -42,7 +46,11 @@ let org: Awaited<ReturnType<typeof newOrganization>>;
 beforeAll(async () => {
   org = await newOrganization();
   await new Promise<void>((resolve) => fake.listen(0, "127.0.0.1", resolve));
-  const settings = { ...deployedEnv, [environmentNames.sesEndpoint]: `http://127.0.0.1:${(fake.address() as AddressInfo).port}`, [environmentNames.localMailDir]: undefined };
+  const settings = {
+    ...deployedEnv,
+    [environmentNames.sesEndpoint]: `http://127.0.0.1:${(fake.address() as AddressInfo).port}`,
+    [environmentNames.localMailDir]: undefined,
+  };
   for (const [name, value] of Object.entries(settings)) {
     saved[name] = process.env[name];
     if (value === undefined) delete process.env[name];
@@ -66,7 +74,9 @@ describe("the mail port on a deployed stage (SES)", () => {
     const [call] = received;
     expect(call).toMatchObject({ method: "POST", path: "/v2/email/outbound-emails" });
     expect(call!.headers["content-type"]).toBe("application/json");
-    expect(call!.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDFUNCTIONROLE\/\d{8}\/us-east-1\/ses\/aws4_request, SignedHeaders=[a-z0-9;-]+, Signature=[0-9a-f]{64}$/);
+    expect(call!.headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDFUNCTIONROLE\/\d{8}\/us-east-1\/ses\/aws4_request, SignedHeaders=[a-z0-9;-]+, Signature=[0-9a-f]{64}$/,
+    );
     expect(call!.headers["x-amz-security-token"]).toBe("function-role-session");
     expect(call!.body).toEqual({
       FromEmailAddress: "no-reply@example.com",
@@ -74,7 +84,11 @@ describe("the mail port on a deployed stage (SES)", () => {
       Content: {
         Simple: {
           Subject: { Data: "Your sign-in code" },
-          Body: { Text: { Data: "Your sign-in code is 123456. It works once. If you did not ask for it, ignore this e-mail." } },
+          Body: {
+            Text: {
+              Data: "Your sign-in code is 123456. It works once. If you did not ask for it, ignore this e-mail.",
+            },
+          },
         },
       },
     });
@@ -86,11 +100,15 @@ describe("the mail port on a deployed stage (SES)", () => {
     const invitation = await Users.invite(actor, { email: "dana@example.com", role: "agent", expiresInHours: 72 });
     expect(received).toHaveLength(1);
     expect(received[0]!.body.Destination).toEqual({ ToAddresses: ["dana@example.com"] });
-    expect(received[0]!.body.Content.Simple.Body.Text.Data).toMatch(new RegExp(`/app/#/invitation/inv_${org.organizationId}_${invitation.id}_[A-Za-z0-9_-]{43}$`));
+    expect(received[0]!.body.Content.Simple.Body.Text.Data).toMatch(
+      new RegExp(`/app/#/invitation/inv_${org.organizationId}_${invitation.id}_[A-Za-z0-9_-]{43}$`),
+    );
 
     answerStatus = 400;
     try {
-      const refused = await Users.invite(actor, { email: "lee@example.com", role: "agent", expiresInHours: 72 }).catch((error: unknown) => error);
+      const refused = await Users.invite(actor, { email: "lee@example.com", role: "agent", expiresInHours: 72 }).catch(
+        (error: unknown) => error,
+      );
       expect(refused).toBeInstanceOf(MailUnavailableError);
       expect((refused as Error).message).toBe("SES refused to send the e-mail (400).");
     } finally {
@@ -103,7 +121,9 @@ describe("the mail port on a deployed stage (SES)", () => {
   it("refuses to send (mail_unavailable) on a stage without a sender, rather than drop the e-mail", async () => {
     delete process.env[environmentNames.mailFrom];
     try {
-      await expect(sendMail({ to: "pat@example.com", subject: "s", text: "t" })).rejects.toBeInstanceOf(MailUnavailableError);
+      await expect(sendMail({ to: "pat@example.com", subject: "s", text: "t" })).rejects.toBeInstanceOf(
+        MailUnavailableError,
+      );
     } finally {
       process.env[environmentNames.mailFrom] = deployedEnv[environmentNames.mailFrom];
     }

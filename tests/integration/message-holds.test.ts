@@ -12,12 +12,19 @@ describe("message holds", () => {
     const wallet = async () => (await org.request("GET", "/billing/wallet")).body;
     const before = await wallet();
     // A send a day ahead waits in the due index, so no consumer touches it while the test plays the consumer.
-    const accepted = await send(org, { to: randomNumber(), body: "hello", scheduledFor: new Date(Date.now() + 86_400_000).toISOString() });
+    const accepted = await send(org, {
+      to: randomNumber(),
+      body: "hello",
+      scheduledFor: new Date(Date.now() + 86_400_000).toISOString(),
+    });
     expect(accepted.status).toBe(202);
     await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
 
     // The consumer's read: the message is Queued (as after the sweeper releases it).
-    const queued = await changeMessage(org.organizationId, accepted.body.id, { from: ["Scheduled"], set: { status: "Queued", queuedAt: new Date().toISOString() } });
+    const queued = await changeMessage(org.organizationId, accepted.body.id, {
+      from: ["Scheduled"],
+      set: { status: "Queued", queuedAt: new Date().toISOString() },
+    });
     expect(queued?.status).toBe("Queued");
     // The caller cancels before the consumer takes the hold: the cancellation finds nothing to release.
     const canceled = await org.request("POST", `/messages/${accepted.body.id}/cancel`, { body: {} });
@@ -27,9 +34,18 @@ describe("message holds", () => {
     await Outbound.dispatch(org.organizationId, queued!);
 
     const after = await wallet();
-    expect(after).toMatchObject({ reservedAmount: "0.0000", balance: before.balance, availableBalance: before.availableBalance });
+    expect(after).toMatchObject({
+      reservedAmount: "0.0000",
+      balance: before.balance,
+      availableBalance: before.availableBalance,
+    });
     const message = (await org.request("GET", `/messages/${accepted.body.id}`)).body;
-    expect(message).toMatchObject({ status: "Canceled", billingStatus: "Released", billableAmount: 0, providerMessageId: null });
+    expect(message).toMatchObject({
+      status: "Canceled",
+      billingStatus: "Released",
+      billableAmount: 0,
+      providerMessageId: null,
+    });
     expect((await allLedgerEntries(org)).filter((entry) => entry.messageId === accepted.body.id)).toEqual([]);
   });
 });

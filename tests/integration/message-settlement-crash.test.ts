@@ -18,11 +18,19 @@ async function sentAndHolding(org: TestOrganization) {
   expect(accepted.status).toBe(202);
   // With its provider id, stored just after the hand-off (the Sent callback may come first): the receipt timeout ends
   // a message without one Failed (NotAcceptedByCarrier), not Unknown.
-  return waitForMessage(org, accepted.body.id, (message) => message.status === "Sent" && message.billingStatus === "Reserved" && message.providerMessageId !== null);
+  return waitForMessage(
+    org,
+    accepted.body.id,
+    (message) =>
+      message.status === "Sent" && message.billingStatus === "Reserved" && message.providerMessageId !== null,
+  );
 }
 
 /** The carrier's signed status callback, captured instead of posted, to hand to core in this process. */
-async function signedStatusCallback(message: { id: string; providerMessageId: string; fromPhoneNumber: string; toPhoneNumber: string }, status: string) {
+async function signedStatusCallback(
+  message: { id: string; providerMessageId: string; fromPhoneNumber: string; toPhoneNumber: string },
+  status: string,
+) {
   let captured: WebhookRequest | undefined;
   await signedPost(
     simulatorAuthToken(config.tokenSigningKey),
@@ -41,7 +49,11 @@ async function signedStatusCallback(message: { id: string; providerMessageId: st
   return captured!;
 }
 
-async function expectNoHold(org: TestOrganization, messageId: string, billing: { billingStatus: string; charged: boolean }) {
+async function expectNoHold(
+  org: TestOrganization,
+  messageId: string,
+  billing: { billingStatus: string; charged: boolean },
+) {
   const message = (await org.request("GET", `/messages/${messageId}`)).body;
   expect(message.billingStatus).toBe(billing.billingStatus);
   const wallet = (await org.request("GET", "/billing/wallet")).body;
@@ -74,7 +86,9 @@ describe("a crash right after a message's final status is written leaves no mone
   it("the receipt timeout: the process dies after Unknown is written; the message is already charged", async () => {
     const org = await newOrganization();
     const sent = await sentAndHolding(org);
-    await dieAfterWriting(["Unknown"], () => sweepDueMessages({ now: new Date(Date.now() + 73 * 3_600_000), organizationId: org.organizationId }));
+    await dieAfterWriting(["Unknown"], () =>
+      sweepDueMessages({ now: new Date(Date.now() + 73 * 3_600_000), organizationId: org.organizationId }),
+    );
     expect((await org.request("GET", `/messages/${sent.id}`)).body.status).toBe("Unknown");
     await expectNoHold(org, sent.id, { billingStatus: "Charged", charged: true });
   });
@@ -84,10 +98,20 @@ describe("a crash right after a message's final status is written leaves no mone
     await addNumber(org);
     const queued = await queuedOutsideTheStack(org, magic("00"), "lost hand-off");
     await dieAfterWriting(["Sending"], () => Outbound.dispatch(org.organizationId, queued));
-    expect((await org.request("GET", `/messages/${queued.id}`)).body).toMatchObject({ status: "Sending", providerMessageId: null, billingStatus: "Reserved" });
+    expect((await org.request("GET", `/messages/${queued.id}`)).body).toMatchObject({
+      status: "Sending",
+      providerMessageId: null,
+      billingStatus: "Reserved",
+    });
     // Past its hand-off lease the sweep asks the carrier by our id; it has nothing, so the message is queued again.
-    expect(await sweepDueMessages({ now: new Date(Date.now() + 3 * 60_000), organizationId: org.organizationId })).toMatchObject({ resent: 1 });
-    const delivered = await waitForMessage(org, queued.id, (message) => message.status === "Delivered" && message.billingStatus === "Charged");
+    expect(
+      await sweepDueMessages({ now: new Date(Date.now() + 3 * 60_000), organizationId: org.organizationId }),
+    ).toMatchObject({ resent: 1 });
+    const delivered = await waitForMessage(
+      org,
+      queued.id,
+      (message) => message.status === "Delivered" && message.billingStatus === "Charged",
+    );
     expect(delivered).toMatchObject({ retryCount: 1, providerMessageId: expect.any(String) });
     await expectNoHold(org, queued.id, { billingStatus: "Charged", charged: true });
   });

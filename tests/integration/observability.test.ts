@@ -55,7 +55,12 @@ describe("structured logs", () => {
   it("writes one JSON line per request: route, status, latency, organization, request id, cold start", async () => {
     const org = await newOrganization();
     const handler = endpoint(probe, async () => ({ done: true }));
-    const event = apiEvent({ method: "POST", path: "/observed", body: { ok: true }, headers: { authorization: `Bearer ${org.apiKey}` } });
+    const event = apiEvent({
+      method: "POST",
+      path: "/observed",
+      body: { ok: true },
+      headers: { authorization: `Bearer ${org.apiKey}` },
+    });
     const lines = await stdoutLines(() => handler(event, lambdaContext()));
     const requests = lines.filter((line) => line.message === "request");
     expect(requests).toHaveLength(1);
@@ -74,8 +79,12 @@ describe("structured logs", () => {
   });
 
   it("never logs a secret query parameter, whatever its spelling or percent-encoding", () => {
-    expect(redactUrl("/leads/intake?sourceId=s1&api%4Bey=sk_live_1&x=1")).toBe("/leads/intake?sourceId=s1&api%4Bey=…&x=1");
-    expect(redactUrl("/leads/intake?apiKey=a&API_KEY=b&%61pikey=c")).toBe("/leads/intake?apiKey=…&API_KEY=…&%61pikey=…");
+    expect(redactUrl("/leads/intake?sourceId=s1&api%4Bey=sk_live_1&x=1")).toBe(
+      "/leads/intake?sourceId=s1&api%4Bey=…&x=1",
+    );
+    expect(redactUrl("/leads/intake?apiKey=a&API_KEY=b&%61pikey=c")).toBe(
+      "/leads/intake?apiKey=…&API_KEY=…&%61pikey=…",
+    );
     // The dashboard's sign-in comes back with a one-time authorization code in its URL: the request log never shows it.
     expect(redactUrl("/app/?code=8f0c2e&state=s1")).toBe("/app/?code=…&state=s1");
     expect(redactUrl("/leads?page=2")).toBe("/leads?page=2");
@@ -98,37 +107,64 @@ describe("business metrics", () => {
 describe("correlation ids", () => {
   it("carries the intake request's id through the queue to the lead's events", async () => {
     const org = await newOrganization();
-    const created = await org.request("POST", "/leads", { body: { contact: { firstName: "Cora", phone: { number: "+12125550142" } } }, token: org.apiKey });
+    const created = await org.request("POST", "/leads", {
+      body: { contact: { firstName: "Cora", phone: { number: "+12125550142" } } },
+      token: org.apiKey,
+    });
     expect(created.status).toBeLessThan(300);
     const requestId = created.headers.get("apigw-requestid");
     const leadId = created.body.id;
     let events: Record<string, unknown>[] = [];
     // Intake's hops (outbox stream, queue, consumer) can take several seconds on a busy machine.
-    for (const deadline = Date.now() + 30_000; !events.some((event) => event.eventType === "LeadCreated") && Date.now() < deadline; ) {
+    for (
+      const deadline = Date.now() + 30_000;
+      !events.some((event) => event.eventType === "LeadCreated") && Date.now() < deadline;
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const { gsi1pk } = keys.eventsByLead(org.organizationId, leadId);
-      events = await queryAll({ index: "eventsByLead", KeyConditionExpression: "gsi1pk = :pk", ExpressionAttributeValues: { ":pk": gsi1pk } });
+      events = await queryAll({
+        index: "eventsByLead",
+        KeyConditionExpression: "gsi1pk = :pk",
+        ExpressionAttributeValues: { ":pk": gsi1pk },
+      });
     }
     expect(events.map((event) => event.eventType)).toContain("LeadCreated");
     for (const event of events) expect(event.correlationId, String(event.eventType)).toBe(requestId);
   });
 
-  it("joins a message's delivery receipt (a callback request of its own) to the journey of the send", { timeout: 30_000 }, async () => {
-    const org = await newOrganization();
-    await addNumber(org);
-    const accepted = await send(org, { to: randomNumber(), body: "follow me" });
-    const requestId = accepted.headers.get("apigw-requestid");
-    await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered");
-    const { pk, skPrefix } = keys.eventPrefix(org.organizationId);
-    let events: Record<string, unknown>[] = [];
-    for (const deadline = Date.now() + 15_000; !events.some((event) => event.eventType === "MessageDelivered") && Date.now() < deadline; ) {
-      const items =
-        (await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } })))
-          .Items ?? [];
-      events = items.filter((event) => event.relatedEntityId === accepted.body.id);
-      if (!events.some((event) => event.eventType === "MessageDelivered")) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(events.map((event) => event.eventType)).toEqual(expect.arrayContaining(["MessageAccepted", "MessageDelivered"]));
-    for (const event of events) expect(event.correlationId, String(event.eventType)).toBe(requestId);
-  });
+  it(
+    "joins a message's delivery receipt (a callback request of its own) to the journey of the send",
+    { timeout: 30_000 },
+    async () => {
+      const org = await newOrganization();
+      await addNumber(org);
+      const accepted = await send(org, { to: randomNumber(), body: "follow me" });
+      const requestId = accepted.headers.get("apigw-requestid");
+      await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered");
+      const { pk, skPrefix } = keys.eventPrefix(org.organizationId);
+      let events: Record<string, unknown>[] = [];
+      for (
+        const deadline = Date.now() + 15_000;
+        !events.some((event) => event.eventType === "MessageDelivered") && Date.now() < deadline;
+      ) {
+        const items =
+          (
+            await db().send(
+              new QueryCommand({
+                TableName: tableName(),
+                KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+                ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
+              }),
+            )
+          ).Items ?? [];
+        events = items.filter((event) => event.relatedEntityId === accepted.body.id);
+        if (!events.some((event) => event.eventType === "MessageDelivered"))
+          await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(events.map((event) => event.eventType)).toEqual(
+        expect.arrayContaining(["MessageAccepted", "MessageDelivered"]),
+      );
+      for (const event of events) expect(event.correlationId, String(event.eventType)).toBe(requestId);
+    },
+  );
 });

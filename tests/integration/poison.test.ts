@@ -44,7 +44,12 @@ function delivery(body: unknown, receiveCount: number): SQSEvent {
 }
 
 /** Delivers the same message on every receive SQS allows, as a queue does with a message whose handling keeps failing. */
-async function deliverUntilDeadLetter(consumer: (event: SQSEvent) => Promise<{ batchItemFailures: unknown[] }>, body: unknown, maxReceiveCount: number, afterEach: () => Promise<void>) {
+async function deliverUntilDeadLetter(
+  consumer: (event: SQSEvent) => Promise<{ batchItemFailures: unknown[] }>,
+  body: unknown,
+  maxReceiveCount: number,
+  afterEach: () => Promise<void>,
+) {
   for (let receive = 1; receive <= maxReceiveCount; receive++) {
     expect((await consumer(delivery(body, receive))).batchItemFailures).toHaveLength(1);
     await afterEach();
@@ -52,10 +57,26 @@ async function deliverUntilDeadLetter(consumer: (event: SQSEvent) => Promise<{ b
 }
 
 /** A lead stored exactly as intake stores it (Pending), without its queue message. */
-async function pendingLead(org: TestOrganization, createdAt = new Date().toISOString(), corrupt: Record<string, unknown> = {}): Promise<Lead> {
-  const template = (await Leads.intake(systemActor(org.organizationId), { contact: { email: `poison-${newId()}@example.com` } }, { channel: "Api" })).lead;
+async function pendingLead(
+  org: TestOrganization,
+  createdAt = new Date().toISOString(),
+  corrupt: Record<string, unknown> = {},
+): Promise<Lead> {
+  const template = (
+    await Leads.intake(
+      systemActor(org.organizationId),
+      { contact: { email: `poison-${newId()}@example.com` } },
+      { channel: "Api" },
+    )
+  ).lead;
   await waitForLead(org, template.id);
-  const lead: Lead = { ...template, id: newId(), createdAt, processingStatus: "Pending", contact: { ...template.contact, email: null, phone: { number: uniquePhone(), type: null, countryCode: "US" } } };
+  const lead: Lead = {
+    ...template,
+    id: newId(),
+    createdAt,
+    processingStatus: "Pending",
+    contact: { ...template.contact, email: null, phone: { number: uniquePhone(), type: null, countryCode: "US" } },
+  };
   // Only this process handles it: the intake outbox does not queue it for the stack's consumer.
   await storeUnqueuedLead({ ...leadItem(org.organizationId, lead), ...corrupt });
   return lead;
@@ -99,12 +120,22 @@ describe("poison messages end their item Failed (ProcessingError) with an event,
     const lead = await pendingLead(org);
     const stopFault = faultWhen(lead.id, '"Processed"');
     try {
-      await deliverUntilDeadLetter(intakeConsumer, envelope(LeadReceived, org.organizationId, { leadId: lead.id }), queues.leadIntake.maxReceiveCount, async () => undefined);
+      await deliverUntilDeadLetter(
+        intakeConsumer,
+        envelope(LeadReceived, org.organizationId, { leadId: lead.id }),
+        queues.leadIntake.maxReceiveCount,
+        async () => undefined,
+      );
     } finally {
       stopFault();
     }
-    expect(await waitForLead(org, lead.id)).toMatchObject({ processingStatus: "Failed", processingReason: "ProcessingError" });
-    expect(await events(org, { eventType: "LeadProcessingFailed" })).toMatchObject([{ leadId: lead.id, statusReason: "ProcessingError" }]);
+    expect(await waitForLead(org, lead.id)).toMatchObject({
+      processingStatus: "Failed",
+      processingReason: "ProcessingError",
+    });
+    expect(await events(org, { eventType: "LeadProcessingFailed" })).toMatchObject([
+      { leadId: lead.id, statusReason: "ProcessingError" },
+    ]);
   });
 });
 
@@ -118,14 +149,24 @@ describe("the call placement's poison hook", () => {
     const stopPublish = await failPublishes();
     const callId = newId();
     try {
-      await expect(Calls.place(systemActor(org.organizationId), { to: randomNumber(), record: false, metadata: {} }, { callId })).rejects.toThrow();
+      await expect(
+        Calls.place(systemActor(org.organizationId), { to: randomNumber(), record: false, metadata: {} }, { callId }),
+      ).rejects.toThrow();
     } finally {
       stopPublish();
     }
-    expect((await org.request("GET", `/calls/${callId}`)).body).toMatchObject({ status: "Queued", billingStatus: "Reserved" });
+    expect((await org.request("GET", `/calls/${callId}`)).body).toMatchObject({
+      status: "Queued",
+      billingStatus: "Reserved",
+    });
     const stopFault = faultWhen(callId, "placementStartedAt"); // the placement claim fails every time
     try {
-      await deliverUntilDeadLetter(outboundCallsConsumer, envelope(CallPlace, org.organizationId, { callId }), queues.outboundCalls.maxReceiveCount, async () => undefined);
+      await deliverUntilDeadLetter(
+        outboundCallsConsumer,
+        envelope(CallPlace, org.organizationId, { callId }),
+        queues.outboundCalls.maxReceiveCount,
+        async () => undefined,
+      );
     } finally {
       stopFault();
     }
@@ -142,14 +183,22 @@ describe("the automation step's poison hook", () => {
   it("ends the run Failed (ProcessingError) at the step the poison message named, with its AutomationRunFailed event; a stale copy changes nothing", async () => {
     const org = await newOrganization();
     await addNumber(org);
-    const lead = (await org.request("POST", "/leads", { body: { contact: { firstName: "Run", phone: { number: uniquePhone() } } } })).body;
+    const lead = (
+      await org.request("POST", "/leads", { body: { contact: { firstName: "Run", phone: { number: uniquePhone() } } } })
+    ).body;
     const automation = (
       await org.request("POST", "/automations", {
         body: {
           name: "Waits an hour",
           triggers: [{ id: "t", type: "Manual" }],
-          actions: [{ id: "wait", type: "Wait", settings: { durationSeconds: 3600 } }, { id: "late", type: "SendSms", settings: { body: "Later" } }],
-          connections: [{ id: "c1", sourceNodeId: "t", targetNodeId: "wait" }, { id: "c2", sourceNodeId: "wait", targetNodeId: "late" }],
+          actions: [
+            { id: "wait", type: "Wait", settings: { durationSeconds: 3600 } },
+            { id: "late", type: "SendSms", settings: { body: "Later" } },
+          ],
+          connections: [
+            { id: "c1", sourceNodeId: "t", targetNodeId: "wait" },
+            { id: "c2", sourceNodeId: "wait", targetNodeId: "late" },
+          ],
         },
       })
     ).body;
@@ -157,10 +206,18 @@ describe("the automation step's poison hook", () => {
     expect(started.status).toBe(202);
     const waiting = await waitForRun(org, automation.id, started.body.id, (run) => run.status === "Waiting");
     const stored = (await RunStore.read(org.organizationId, automation.id, waiting.id))!;
-    const step = { automationId: automation.id, runId: waiting.id, seq: stored.cursorSeq, attempt: stored.cursorAttempt };
+    const step = {
+      automationId: automation.id,
+      runId: waiting.id,
+      seq: stored.cursorSeq,
+      attempt: stored.cursorAttempt,
+    };
     const hook = AutomationRuns.handlers["automation.step"];
 
-    await hook.onPoison(envelope(AutomationStep, org.organizationId, { ...step, attempt: step.attempt + 1 }), new Error("stale"));
+    await hook.onPoison(
+      envelope(AutomationStep, org.organizationId, { ...step, attempt: step.attempt + 1 }),
+      new Error("stale"),
+    );
     expect((await org.request("GET", `/automations/${automation.id}/runs/${waiting.id}`)).body.status).toBe("Waiting");
     await hook.onPoison(envelope(AutomationStep, org.organizationId, step), new Error("the step keeps failing"));
     const failed = (await org.request("GET", `/automations/${automation.id}/runs/${waiting.id}`)).body;
@@ -178,18 +235,27 @@ describe("sweeps never republish an item past its attempt limit", () => {
     const org = await newOrganization();
     const messageId = await queuedMessage(org);
     // A stored message no process can send (its segment count is unreadable: the cost cannot be computed), overdue now.
-    await changeMessage(org.organizationId, messageId, { from: ["Queued"], set: { segments: "many" }, due: { at: new Date(Date.now() - 60_000).toISOString(), kind: "Dispatch" } });
+    await changeMessage(org.organizationId, messageId, {
+      from: ["Queued"],
+      set: { segments: "many" },
+      due: { at: new Date(Date.now() - 60_000).toISOString(), kind: "Dispatch" },
+    });
     let dispatched = 0;
     let failed = 0;
     for (let sweep = 1; sweep <= MESSAGE_SWEEP_ATTEMPTS + 2; sweep++) {
       // Each sweep runs after the previous republish came due again (the clock moves ten minutes a sweep).
-      const result = await sweepDueMessages({ organizationId: org.organizationId, now: new Date(Date.now() + sweep * 600_000) });
+      const result = await sweepDueMessages({
+        organizationId: org.organizationId,
+        now: new Date(Date.now() + sweep * 600_000),
+      });
       dispatched += result.dispatched;
       failed += result.failed;
     }
     expect(dispatched).toBe(MESSAGE_SWEEP_ATTEMPTS);
     expect(failed).toBe(1);
-    const message = (await org.request("GET", `/messages/${messageId}`, { contractCheck: "skip: the test planted a corrupt item" })).body;
+    const message = (
+      await org.request("GET", `/messages/${messageId}`, { contractCheck: "skip: the test planted a corrupt item" })
+    ).body;
     expect(message).toMatchObject({ status: "Failed", errorCode: "ProcessingError" });
     expect(message.statusReason).toMatch(/after 3 republishes/);
   });
@@ -204,7 +270,9 @@ describe("sweeps never republish an item past its attempt limit", () => {
       republished += await LeadProcessing.sweep(Date.now() + sweep * (sweepAfterMs + 60_000), org.organizationId);
     }
     expect(republished).toBe(LEAD_SWEEP_ATTEMPTS);
-    const failed = await waitForLead(org, lead.id, undefined, undefined, { contractCheck: "skip: the test planted a corrupt item" });
+    const failed = await waitForLead(org, lead.id, undefined, undefined, {
+      contractCheck: "skip: the test planted a corrupt item",
+    });
     expect(failed).toMatchObject({ processingStatus: "Failed", processingReason: "ProcessingError" });
   });
 });

@@ -26,7 +26,9 @@ describe("queue grants of the running function", () => {
 
   it("refuses every queue to a function that declares none", async () => {
     const handler = await loadFunction({ handler: publisher.handler });
-    await expect(handler({ queue: "leadIntake" }, lambdaContext("publisher", 5_000))).rejects.toThrow(/not granted the leadIntake queue/);
+    await expect(handler({ queue: "leadIntake" }, lambdaContext("publisher", 5_000))).rejects.toThrow(
+      /not granted the leadIntake queue/,
+    );
   });
 
   it("checks nothing outside a function invocation (tests and the admin CLI talk to core directly)", () => {

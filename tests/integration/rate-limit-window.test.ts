@@ -28,7 +28,9 @@ const freshPartition = () => ({ kind: "ip" as const, id: `203.0.113.${randomUUID
 
 /** `size` requests at once at `now`, dealt round-robin over the instances. */
 async function burst(limiters: Limiter[], partition: ReturnType<typeof freshPartition>, size: number, now: number) {
-  const decisions = await Promise.all(Array.from({ length: size }, (_, index) => limiters[index % limiters.length]!.consumeRateLimit(partition, now)));
+  const decisions = await Promise.all(
+    Array.from({ length: size }, (_, index) => limiters[index % limiters.length]!.consumeRateLimit(partition, now)),
+  );
   return { admitted: decisions.filter((decision) => decision.allowed).length, decisions };
 }
 
@@ -90,7 +92,9 @@ describe("rate limit over every rolling 60 s, across instances (issue 27, issue 
       const now = edge + 30_000 + tick * 250;
       const sizes = [(tick * 3) % 7, (tick * 5 + 3) % 6];
       const decisions = await Promise.all(
-        sizes.flatMap((size, instance) => Array.from({ length: size }, () => limiters[instance]!.consumeRateLimit(partition, now))),
+        sizes.flatMap((size, instance) =>
+          Array.from({ length: size }, () => limiters[instance]!.consumeRateLimit(partition, now)),
+        ),
       );
       for (const decision of decisions) if (decision.allowed) admittedAt.push(now);
       refusals += decisions.filter((decision) => !decision.allowed).length;
@@ -106,8 +110,15 @@ describe("rate limit over every rolling 60 s, across instances (issue 27, issue 
     const limit = limiter!.rateLimitPolicy.limit;
     const partition = freshPartition();
     const decisions: RateLimitDecision[] = [];
-    for (let index = 0; index < 5; index++) decisions.push(await limiter!.consumeRateLimit(partition, edge + 10_000 + index * 300));
-    expect(decisions.map((decision) => decision.remaining)).toEqual([limit - 1, limit - 2, limit - 3, limit - 4, limit - 5]);
+    for (let index = 0; index < 5; index++)
+      decisions.push(await limiter!.consumeRateLimit(partition, edge + 10_000 + index * 300));
+    expect(decisions.map((decision) => decision.remaining)).toEqual([
+      limit - 1,
+      limit - 2,
+      limit - 3,
+      limit - 4,
+      limit - 5,
+    ]);
     // `t`: until the oldest counted second (edge + 10 s) leaves the window, at edge + 71 s.
     expect(decisions.map((decision) => decision.resetSeconds)).toEqual([61, 61, 61, 61, 60]);
   });
@@ -123,7 +134,9 @@ describe("rate limit over every rolling 60 s, across instances (issue 27, issue 
     try {
       // 5 requests a tick at 100 ms ticks over 3 simulated seconds.
       for (let tick = 0; tick < 30; tick++) {
-        const decisions = await Promise.all(Array.from({ length: 5 }, () => limiter!.consumeRateLimit(partition, edge + 200_000 + tick * 100)));
+        const decisions = await Promise.all(
+          Array.from({ length: 5 }, () => limiter!.consumeRateLimit(partition, edge + 200_000 + tick * 100)),
+        );
         expect(decisions.every((decision) => decision.allowed)).toBe(true);
         const stored = await getItem(key, { consistent: true, attributes: ["version"] });
         if (stored?.version !== version) writes++;

@@ -17,7 +17,12 @@ describe("recovery on real time", () => {
   it("a call stored and held but never queued for placement (the process died) is placed at its first check-in", async () => {
     const org = await newOrganization();
     await addNumber(org);
-    const event = apiEvent({ method: "POST", path: "/calls", body: { to: magic("20") }, headers: { authorization: `Bearer ${org.ownerToken}` } });
+    const event = apiEvent({
+      method: "POST",
+      path: "/calls",
+      body: { to: magic("20") },
+      headers: { authorization: `Bearer ${org.ownerToken}` },
+    });
     // Killed right after the call, its hold and its event were written: the placement message was never sent.
     await killedAfterWrite(/"entity":(\{"S":)?"Call"/, () => placeCall(event, lambdaContext()));
     const { Items = [] } = await table.query({
@@ -29,7 +34,10 @@ describe("recovery on real time", () => {
     const callId = String(Items[0]!.id);
 
     // The sweep runs every minute; the call's first check-in is CALL_CHECK_IN_MS after it was placed.
-    const sweep = await sweepDueCalls({ now: new Date(Date.now() + CALL_CHECK_IN_MS + 1_000), organizationId: org.organizationId });
+    const sweep = await sweepDueCalls({
+      now: new Date(Date.now() + CALL_CHECK_IN_MS + 1_000),
+      organizationId: org.organizationId,
+    });
     expect(sweep).toMatchObject({ checked: 1, expired: 0, errors: 0 });
     expect(await waitForCall(org, callId)).toMatchObject({ status: "Completed", billingStatus: "Charged" });
   });

@@ -14,9 +14,17 @@ import { applyStackEnv } from "#tests/helpers/stack";
 describe("the schedules' functions as EventBridge invokes them", () => {
   applyStackEnv();
 
-  it.each(schedules.map((schedule) => [schedule.name, schedule] as const))("%s takes `{}` and runs twice at once", async (_name, schedule) => {
-    const handler = await loadFunction(schedule);
-    const runs = await Promise.allSettled([1, 2].map(() => handler({ ...scheduleInput }, lambdaContext(schedule.name, 60_000))));
-    expect(runs.map((run) => (run.status === "rejected" ? String(run.reason) : "fulfilled"))).toEqual(["fulfilled", "fulfilled"]);
-  });
+  it.each(schedules.map((schedule) => [schedule.name, schedule] as const))(
+    "%s takes `{}` and runs twice at once",
+    async (_name, schedule) => {
+      const handler = await loadFunction(schedule);
+      const runs = await Promise.allSettled(
+        [1, 2].map(() => handler({ ...scheduleInput }, lambdaContext(schedule.name, 60_000))),
+      );
+      expect(runs.map((run) => (run.status === "rejected" ? String(run.reason) : "fulfilled"))).toEqual([
+        "fulfilled",
+        "fulfilled",
+      ]);
+    },
+  );
 });

@@ -18,7 +18,9 @@ describe("a message's or call's status and its event survive a crash together", 
     const queued = await queuedOutsideTheStack(org, magic("07"), "invalid");
     await dieAfterWriting(["Failed"], () => Outbound.dispatch(org.organizationId, queued));
     expect((await org.request("GET", `/messages/${queued.id}`)).body.status).toBe("Failed");
-    const recorded = (await events(org, { eventType: "MessageFailed" })).filter((event) => event.relatedEntityId === queued.id);
+    const recorded = (await events(org, { eventType: "MessageFailed" })).filter(
+      (event) => event.relatedEntityId === queued.id,
+    );
     expect(recorded).toEqual([expect.objectContaining({ status: "Failed", billingStatus: "Released" })]);
   });
 
@@ -27,7 +29,9 @@ describe("a message's or call's status and its event survive a crash together", 
     await addNumber(org);
     const queued = await queuedOutsideTheStack(org, magic("00"));
     await dieAfterWriting(["Sending"], () => Outbound.dispatch(org.organizationId, queued));
-    const recorded = (await events(org, { eventType: "MessageSending" })).filter((event) => event.relatedEntityId === queued.id);
+    const recorded = (await events(org, { eventType: "MessageSending" })).filter(
+      (event) => event.relatedEntityId === queued.id,
+    );
     expect(recorded).toEqual([expect.objectContaining({ status: "Sending" })]);
   });
 
@@ -37,8 +41,13 @@ describe("a message's or call's status and its event survive a crash together", 
     const queued = await queuedOutsideTheStack(org, magic("03"));
     // Nothing of our storage follows the requeue (its publish is SQS), so the work may end as if it lived: it died there all the same.
     await killedAfterWrite(/":status":(\{"S":)?"Queued"/, () => Outbound.dispatch(org.organizationId, queued));
-    expect((await org.request("GET", `/messages/${queued.id}`)).body).toMatchObject({ status: "Queued", retryCount: 1 });
-    const recorded = (await events(org, { eventType: "MessageRetryScheduled" })).filter((event) => event.relatedEntityId === queued.id);
+    expect((await org.request("GET", `/messages/${queued.id}`)).body).toMatchObject({
+      status: "Queued",
+      retryCount: 1,
+    });
+    const recorded = (await events(org, { eventType: "MessageRetryScheduled" })).filter(
+      (event) => event.relatedEntityId === queued.id,
+    );
     expect(recorded).toEqual([expect.objectContaining({ status: "Queued", retryCount: 1 })]);
   });
 
@@ -49,12 +58,15 @@ describe("a message's or call's status and its event survive a crash together", 
     expect(placed.status).toBe(202);
     // Handed to the carrier (its provider id stored), then silence: no callback ever comes.
     await waitForCall(org, placed.body.id, (call) => call.providerId !== null);
-    await killedAfterWrite(/^(?=.*"entity":(\{"S":)?"Call")(?=.*"status":(\{"S":)?"(Completed|Busy|NoAnswer|Failed|Canceled)")/, () =>
-      sweepDueCalls({ now: new Date(Date.now() + 6 * 3_600_000), organizationId: org.organizationId }),
+    await killedAfterWrite(
+      /^(?=.*"entity":(\{"S":)?"Call")(?=.*"status":(\{"S":)?"(Completed|Busy|NoAnswer|Failed|Canceled)")/,
+      () => sweepDueCalls({ now: new Date(Date.now() + 6 * 3_600_000), organizationId: org.organizationId }),
     );
     const ended = (await org.request("GET", `/calls/${placed.body.id}`)).body;
     expect(callLifecycle.isFinal(ended.status)).toBe(true);
-    const recorded = (await events(org, { eventType: callEventTypes[ended.status as CallStatus] })).filter((event) => event.relatedEntityId === ended.id);
+    const recorded = (await events(org, { eventType: callEventTypes[ended.status as CallStatus] })).filter(
+      (event) => event.relatedEntityId === ended.id,
+    );
     expect(recorded).toHaveLength(1);
   });
 });

@@ -72,11 +72,16 @@ describe("a stream consumer's poison record", () => {
 
       let failure: StreamFailureRecord | undefined;
       const described = async () => {
-        failure = (await deadLetterDescriptions(deadLettersUrl)).find((body) => body.DDBStreamBatchInfo?.startSequenceNumber === poisonSequence);
+        failure = (await deadLetterDescriptions(deadLettersUrl)).find(
+          (body) => body.DDBStreamBatchInfo?.startSequenceNumber === poisonSequence,
+        );
         return failure !== undefined;
       };
       await expect.poll(described, { timeout: 30_000, interval: 200 }).toBe(true);
-      expect(failure!.requestContext).toMatchObject({ condition: "RetryAttemptsExhausted", approximateInvokeCount: streamFailurePolicy.maximumRetryAttempts + 1 });
+      expect(failure!.requestContext).toMatchObject({
+        condition: "RetryAttemptsExhausted",
+        approximateInvokeCount: streamFailurePolicy.maximumRetryAttempts + 1,
+      });
       expect(failure!.DDBStreamBatchInfo).toMatchObject({ batchSize: 1, endSequenceNumber: poisonSequence });
 
       // The operator sees it: in status, and in `dlq show` as a stream batch description.
@@ -97,7 +102,9 @@ describe("a stream consumer's poison record", () => {
     const functionName = `age-probe-${organizationId}`;
     const invoked: DynamoDBRecord[] = [];
     // A queue of its own: the shared stream DLQ may hold more descriptions than one receive returns (a full run's).
-    const { QueueUrl: deadLettersUrl } = await (await sqs()).send(new CreateQueueCommand({ QueueName: `stream-age-${organizationId}` }));
+    const { QueueUrl: deadLettersUrl } = await (
+      await sqs()
+    ).send(new CreateQueueCommand({ QueueName: `stream-age-${organizationId}` }));
     if (!deadLettersUrl) throw new Error("no queue URL");
     const poller = startStreamPoller({
       endpoint: config.dynamodbEndpoint!,
@@ -116,10 +123,14 @@ describe("a stream consumer's poison record", () => {
       deadLetters: sendStreamFailuresTo(await sqs(), deadLettersUrl),
     });
     try {
-      await table.put({ Item: { pk: `${organizationId}#streamProbe#old`, sk: "probe", entity: "StreamAgeProbe", organizationId } });
+      await table.put({
+        Item: { pk: `${organizationId}#streamProbe#old`, sk: "probe", entity: "StreamAgeProbe", organizationId },
+      });
       const aged = async () =>
         (await deadLetterDescriptions(deadLettersUrl)).some(
-          (body) => body.requestContext?.condition === "RecordAgeExceeded" && body.requestContext.functionArn.endsWith(`:function:${functionName}`),
+          (body) =>
+            body.requestContext?.condition === "RecordAgeExceeded" &&
+            body.requestContext.functionArn.endsWith(`:function:${functionName}`),
         );
       await expect.poll(aged, { timeout: 30_000, interval: 200 }).toBe(true);
       expect(invoked).toEqual([]);
@@ -131,6 +142,8 @@ describe("a stream consumer's poison record", () => {
 
 /** The stream DLQ's messages, looked at without consuming them. */
 async function deadLetterDescriptions(url: string): Promise<StreamFailureRecord[]> {
-  const { Messages = [] } = await (await sqs()).send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
+  const { Messages = [] } = await (
+    await sqs()
+  ).send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
   return Messages.map((message) => JSON.parse(message.Body ?? "{}") as StreamFailureRecord);
 }

@@ -21,7 +21,13 @@ describe("stream consumer filters", () => {
 
   it("hands the intake outbox only leads inserted Pending", async () => {
     const org = await newOrganization();
-    const template = (await Leads.intake(systemActor(org.organizationId), { contact: { email: `filter-${newId()}@example.com` } }, { channel: "Api" })).lead;
+    const template = (
+      await Leads.intake(
+        systemActor(org.organizationId),
+        { contact: { email: `filter-${newId()}@example.com` } },
+        { channel: "Api" },
+      )
+    ).lead;
     await waitForLead(org, template.id);
     const outbox = streamConsumers.find((consumer) => consumer.name === "leadIntakeOutbox")!;
     const received: DynamoDBRecord[] = [];
@@ -34,7 +40,9 @@ describe("stream consumer filters", () => {
       batchSize: outbox.batchSize,
       timeoutSeconds: outbox.timeoutSeconds,
       handler: async (event) => {
-        received.push(...event.Records.filter((record) => record.dynamodb?.NewImage?.organizationId?.S === org.organizationId));
+        received.push(
+          ...event.Records.filter((record) => record.dynamodb?.NewImage?.organizationId?.S === org.organizationId),
+        );
         return { batchItemFailures: [] };
       },
       deadLetters: async (failure) => void deadLetters.push(failure),
@@ -48,7 +56,9 @@ describe("stream consumer filters", () => {
       // A last insert: once it has arrived, every earlier change of the shard has been filtered.
       const last = { ...template, id: newId(), processingStatus: "Pending" as const };
       await table.put({ Item: leadItem(org.organizationId, last) });
-      await expect.poll(() => received.map((record) => record.dynamodb?.NewImage?.id?.S), { timeout: 30_000, interval: 200 }).toContain(last.id);
+      await expect
+        .poll(() => received.map((record) => record.dynamodb?.NewImage?.id?.S), { timeout: 30_000, interval: 200 })
+        .toContain(last.id);
       // The template (inserted Pending by intake) and the two new pending leads; not the processed one, not the rewrite.
       expect(received.map((record) => [record.eventName, record.dynamodb?.NewImage?.id?.S])).toEqual([
         ["INSERT", template.id],

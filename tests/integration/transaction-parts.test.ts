@@ -44,7 +44,14 @@ describe("named transaction parts", () => {
   });
 
   it("keeps a write's name however the writes are assembled (a builder's `part`, an array, `adopt`)", async () => {
-    const wallet = part("wallet", { Update: { Key: key("missing-wallet"), UpdateExpression: "SET x = :x", ConditionExpression: "attribute_exists(pk)", ExpressionAttributeValues: { ":x": 1 } } });
+    const wallet = part("wallet", {
+      Update: {
+        Key: key("missing-wallet"),
+        UpdateExpression: "SET x = :x",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: { ":x": 1 },
+      },
+    });
     const fromArray = await transact([{ Put: create(`plain-${newId()}`) }, wallet]).then(
       () => undefined,
       (failure: unknown) => failure as TransactionConditionFailed,

@@ -6,7 +6,8 @@ import type { WebhookRequest } from "#core/providers/port";
 import { events, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
 
-const fixture = <T>(name: string): T => JSON.parse(readFileSync(new URL(`../fixtures/twilio/${name}`, import.meta.url), "utf8")) as T;
+const fixture = <T>(name: string): T =>
+  JSON.parse(readFileSync(new URL(`../fixtures/twilio/${name}`, import.meta.url), "utf8")) as T;
 const account = fixture<{ accountSid: string; authToken: string }>("account.json");
 const recorded = (name: string) => fixture<WebhookRequest>(name);
 
@@ -21,13 +22,19 @@ describe("Twilio webhooks (recorded fixtures)", () => {
 
   it("stores an inbound MMS and opts the contact out on a recorded 'Stop', for the organization owning the number", async () => {
     const org = await newOrganization();
-    const owned = await org.request("POST", "/phone-numbers", { body: { phoneNumber: "+12025550142", friendlyName: "Fixture line" } });
+    const owned = await org.request("POST", "/phone-numbers", {
+      body: { phoneNumber: "+12025550142", friendlyName: "Fixture line" },
+    });
     expect(owned.status).toBe(201);
 
     await CarrierCallbacks.inboundMessage("twilio", recorded("webhook-inbound-mms.json"));
     await CarrierCallbacks.inboundMessage("twilio", recorded("webhook-inbound-mms.json")); // Twilio retried it
     const [received] = await events(org, { eventType: "MessageReceived" });
-    expect(received).toMatchObject({ fromPhoneNumber: "+13125550187", toPhoneNumber: "+12025550142", summary: "Here's the house 🏠 & garage" });
+    expect(received).toMatchObject({
+      fromPhoneNumber: "+13125550187",
+      toPhoneNumber: "+12025550142",
+      summary: "Here's the house 🏠 & garage",
+    });
     expect(received.media).toEqual([{ url: expect.stringContaining("/Media/ME4f3e"), contentType: "image/jpeg" }]);
     expect(await events(org, { eventType: "MessageReceived" })).toHaveLength(1);
 
@@ -35,13 +42,23 @@ describe("Twilio webhooks (recorded fixtures)", () => {
     const suppressions = (await org.request("POST", "/suppressions/all/my", { body: {} })).body.items;
     expect(suppressions).toMatchObject([{ phoneNumber: "+13125550187", reason: "OptOutKeyword" }]);
     const [confirmation] = await events(org, { eventType: "MessageAccepted" });
-    expect(await waitForMessage(org, confirmation.relatedEntityId)).toMatchObject({ purpose: "OptOutConfirmation", toPhoneNumber: "+13125550187" });
+    expect(await waitForMessage(org, confirmation.relatedEntityId)).toMatchObject({
+      purpose: "OptOutConfirmation",
+      toPhoneNumber: "+13125550187",
+    });
     expect((await org.request("DELETE", "/phone-numbers/" + owned.body.id)).status).toBe(204);
   });
 
   it("refuses a recorded webhook whose body was altered", async () => {
     const request = recorded("webhook-inbound-stop.json");
-    await expect(CarrierCallbacks.inboundMessage("twilio", { ...request, body: request.body.replace("Body=Stop", "Body=Start") })).rejects.toBeInstanceOf(ForbiddenError);
-    await expect(CarrierCallbacks.messageStatus("twilio", { ...recorded("webhook-message-delivered.json"), url: "https://evil.example.com/webhooks/twilio/messages/status" })).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(
+      CarrierCallbacks.inboundMessage("twilio", { ...request, body: request.body.replace("Body=Stop", "Body=Start") }),
+    ).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(
+      CarrierCallbacks.messageStatus("twilio", {
+        ...recorded("webhook-message-delivered.json"),
+        url: "https://evil.example.com/webhooks/twilio/messages/status",
+      }),
+    ).rejects.toBeInstanceOf(ForbiddenError);
   });
 });

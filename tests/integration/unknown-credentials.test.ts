@@ -33,27 +33,38 @@ async function awayFromWindowEnd(): Promise<void> {
 
 const call = (token: string, sourceIp: string) =>
   getAutomation(
-    apiEvent({ method: "GET", path: "/automations/a1", routeKey: "GET /automations/{id}", pathParameters: { id: "a1" }, headers: { authorization: `Bearer ${token}` }, sourceIp }),
+    apiEvent({
+      method: "GET",
+      path: "/automations/a1",
+      routeKey: "GET /automations/{id}",
+      pathParameters: { id: "a1" },
+      headers: { authorization: `Bearer ${token}` },
+      sourceIp,
+    }),
     lambdaContext(),
   );
 
 describe("unknown credentials (issue 14 §4)", () => {
-  it("looks an unknown API key up once, then answers from the warm negative cache, limited by the caller's IP", { timeout: 60_000 }, async () => {
-    const organization = await newOrganization();
-    // A well-formed key of a real organization that was never issued: it costs a read to find out.
-    const unknownKey = organization.apiKey.replace(/.{8}$/, "deadbeef");
-    const sourceIp = `198.18.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
-    await awayFromWindowEnd();
-    readKeys.length = 0;
-    const results = [];
-    for (let index = 0; index < rateLimitPolicy.limit + 5; index += 1) results.push(await call(unknownKey, sourceIp));
-    expect(readKeys).toHaveLength(1);
-    expect(results.filter((result) => result.statusCode === 401)).toHaveLength(rateLimitPolicy.limit);
-    const limited = results.filter((result) => result.statusCode === 429);
-    expect(limited).toHaveLength(5);
-    expect(JSON.parse(limited[0]!.body!).detail).toContain("IP address");
-    expect(limited[0]!.headers?.ratelimit).toMatch(/^"ip";r=0;t=\d+$/);
-  });
+  it(
+    "looks an unknown API key up once, then answers from the warm negative cache, limited by the caller's IP",
+    { timeout: 60_000 },
+    async () => {
+      const organization = await newOrganization();
+      // A well-formed key of a real organization that was never issued: it costs a read to find out.
+      const unknownKey = organization.apiKey.replace(/.{8}$/, "deadbeef");
+      const sourceIp = `198.18.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+      await awayFromWindowEnd();
+      readKeys.length = 0;
+      const results = [];
+      for (let index = 0; index < rateLimitPolicy.limit + 5; index += 1) results.push(await call(unknownKey, sourceIp));
+      expect(readKeys).toHaveLength(1);
+      expect(results.filter((result) => result.statusCode === 401)).toHaveLength(rateLimitPolicy.limit);
+      const limited = results.filter((result) => result.statusCode === 429);
+      expect(limited).toHaveLength(5);
+      expect(JSON.parse(limited[0]!.body!).detail).toContain("IP address");
+      expect(limited[0]!.headers?.ratelimit).toMatch(/^"ip";r=0;t=\d+$/);
+    },
+  );
 
   it("answers a new unknown key from an IP over its limit 429 after one lookup (a valid key from a shared address must pass), and the same key again with no read", async () => {
     const organization = await newOrganization();
@@ -69,24 +80,37 @@ describe("unknown credentials (issue 14 §4)", () => {
     expect(readKeys).toHaveLength(1);
   });
 
-  it("counts an unknown source key against the IP before its lookup: a flood costs one read and stops at the IP limit", { timeout: 60_000 }, async () => {
-    const organization = await newOrganization();
-    const source = (await organization.request("POST", "/sources", { body: { name: "Seller" } })).body as { sourceId: string; apiKey: string };
-    const wrongKey = source.apiKey.replace(/.{8}$/, "deadbeef");
-    const sourceIp = `198.18.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
-    const post = () =>
-      intakeQuery(
-        apiEvent({ method: "GET", path: "/leads/intake", routeKey: "GET /leads/intake", queryStringParameters: { sourceId: source.sourceId, apiKey: wrongKey, FirstName: "Ada" }, sourceIp }),
-        lambdaContext(),
-      );
-    await awayFromWindowEnd();
-    readKeys.length = 0;
-    const results = [];
-    for (let index = 0; index < rateLimitPolicy.limit + 5; index += 1) results.push(await post());
-    expect(readKeys).toHaveLength(1);
-    expect(results.filter((result) => result.statusCode === 401)).toHaveLength(rateLimitPolicy.limit);
-    expect(results.filter((result) => result.statusCode === 429)).toHaveLength(5);
-  });
+  it(
+    "counts an unknown source key against the IP before its lookup: a flood costs one read and stops at the IP limit",
+    { timeout: 60_000 },
+    async () => {
+      const organization = await newOrganization();
+      const source = (await organization.request("POST", "/sources", { body: { name: "Seller" } })).body as {
+        sourceId: string;
+        apiKey: string;
+      };
+      const wrongKey = source.apiKey.replace(/.{8}$/, "deadbeef");
+      const sourceIp = `198.18.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+      const post = () =>
+        intakeQuery(
+          apiEvent({
+            method: "GET",
+            path: "/leads/intake",
+            routeKey: "GET /leads/intake",
+            queryStringParameters: { sourceId: source.sourceId, apiKey: wrongKey, FirstName: "Ada" },
+            sourceIp,
+          }),
+          lambdaContext(),
+        );
+      await awayFromWindowEnd();
+      readKeys.length = 0;
+      const results = [];
+      for (let index = 0; index < rateLimitPolicy.limit + 5; index += 1) results.push(await post());
+      expect(readKeys).toHaveLength(1);
+      expect(results.filter((result) => result.statusCode === 401)).toHaveLength(rateLimitPolicy.limit);
+      expect(results.filter((result) => result.statusCode === 429)).toHaveLength(5);
+    },
+  );
 
   it("still serves a valid key, counted against its business partition", async () => {
     const organization = await newOrganization();

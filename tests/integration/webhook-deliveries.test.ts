@@ -33,26 +33,50 @@ describe("endpoint URLs in a deployed stage", () => {
     process.env[environmentNames.webhookRequireHttps] = "true";
     process.env[environmentNames.webhookAllowPrivate] = "false";
     const actor = systemActor(org.organizationId);
-    for (const url of ["http://crm.example.com/hooks", "https://127.0.0.1/hooks", "https://localhost/hooks", "https://10.1.2.3/hooks", "https://[::1]/hooks", "https://169.254.169.254/latest"]) {
-      const refused = await WebhookEndpoints.create(actor, { url }).then(() => undefined, (error: unknown) => error);
+    for (const url of [
+      "http://crm.example.com/hooks",
+      "https://127.0.0.1/hooks",
+      "https://localhost/hooks",
+      "https://10.1.2.3/hooks",
+      "https://[::1]/hooks",
+      "https://169.254.169.254/latest",
+    ]) {
+      const refused = await WebhookEndpoints.create(actor, { url }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(refused, url).toBeInstanceOf(ValidationError);
       expect((refused as ValidationError).errors[0]).toMatchObject({ pointer: "/url" });
     }
-    expect((await WebhookEndpoints.create(actor, { url: "https://crm.example.com/hooks" })).endpoint.url).toBe("https://crm.example.com/hooks");
+    expect((await WebhookEndpoints.create(actor, { url: "https://crm.example.com/hooks" })).endpoint.url).toBe(
+      "https://crm.example.com/hooks",
+    );
   });
 });
 
 /** Puts a delivered ping back as "attempt 1 failed, attempt 2 due at `dueAt`", as a long retry wait leaves it. */
-async function awaitingLongRetry(org: TestOrganization, endpointId: string, messageId: string, dueAt: string): Promise<number> {
+async function awaitingLongRetry(
+  org: TestOrganization,
+  endpointId: string,
+  messageId: string,
+  dueAt: string,
+): Promise<number> {
   const key = keys.webhookDelivery(org.organizationId, endpointId, messageId);
   const due = keys.dueWebhookDelivery(0, dueAt, org.organizationId, endpointId, messageId);
   const { Attributes } = await db().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: key,
-      UpdateExpression: "SET #status = :pending, nextAttempt = :two, nextAttemptAt = :due, gsi3pk = :gsi3pk, gsi3sk = :gsi3sk REMOVE finishedAt",
+      UpdateExpression:
+        "SET #status = :pending, nextAttempt = :two, nextAttemptAt = :due, gsi3pk = :gsi3pk, gsi3sk = :gsi3sk REMOVE finishedAt",
       ExpressionAttributeNames: { "#status": "status" },
-      ExpressionAttributeValues: { ":pending": "Pending", ":two": 2, ":due": dueAt, ":gsi3pk": due.gsi3pk, ":gsi3sk": due.gsi3sk },
+      ExpressionAttributeValues: {
+        ":pending": "Pending",
+        ":two": 2,
+        ":due": dueAt,
+        ":gsi3pk": due.gsi3pk,
+        ":gsi3sk": due.gsi3sk,
+      },
       ReturnValues: "ALL_NEW",
     }),
   );
@@ -68,7 +92,13 @@ async function pinged(org: TestOrganization): Promise<{ endpointId: string; secr
 }
 
 async function deliveryItem(org: TestOrganization, endpointId: string, messageId: string) {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.webhookDelivery(org.organizationId, endpointId, messageId), ConsistentRead: true }));
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.webhookDelivery(org.organizationId, endpointId, messageId),
+      ConsistentRead: true,
+    }),
+  );
   return Item;
 }
 
@@ -81,9 +111,11 @@ describe("long retry waits", () => {
 
     expect(await WebhookDeliveries.publishDue(new Date(Date.now() + 3600_000 + 1000), org.organizationId)).toBe(1);
     expect(await WebhookDeliveries.publishDue(new Date(Date.now() + 3600_000 + 1000), org.organizationId)).toBe(0);
-    const again = (await receiver.waitFor((received) => received.filter((delivery) => delivery.headers["webhook-id"] === messageId).length === 2)).filter(
-      (delivery) => delivery.headers["webhook-id"] === messageId,
-    );
+    const again = (
+      await receiver.waitFor(
+        (received) => received.filter((delivery) => delivery.headers["webhook-id"] === messageId).length === 2,
+      )
+    ).filter((delivery) => delivery.headers["webhook-id"] === messageId);
     expect(verified(secret, again[1]!).id).toBe(messageId);
     await expect.poll(async () => (await deliveryItem(org, endpointId, messageId))?.status).toBe("Delivered");
     expect((await deliveryItem(org, endpointId, messageId))!.gsi3pk).toBeUndefined();
@@ -92,10 +124,24 @@ describe("long retry waits", () => {
   it("a delivery the queue gives up on ends Failed, logged as an Internal failed attempt", async () => {
     const org = await newOrganization();
     const { endpointId, messageId } = await pinged(org);
-    const generation = await awaitingLongRetry(org, endpointId, messageId, new Date(Date.now() + 3600_000).toISOString());
-    await WebhookDeliveries.abandon(org.organizationId, { endpointId, messageId, generation, attempt: 2 }, new Error("DynamoDB throttled"));
+    const generation = await awaitingLongRetry(
+      org,
+      endpointId,
+      messageId,
+      new Date(Date.now() + 3600_000).toISOString(),
+    );
+    await WebhookDeliveries.abandon(
+      org.organizationId,
+      { endpointId, messageId, generation, attempt: 2 },
+      new Error("DynamoDB throttled"),
+    );
     expect((await deliveryItem(org, endpointId, messageId))!.status).toBe("Failed");
     const log = await WebhookDeliveries.attempts(systemActor(org.organizationId), endpointId, {});
-    expect(log.items[0]).toMatchObject({ messageId, succeeded: false, errorKind: "Internal", errorMessage: "Delivery gave up: DynamoDB throttled" });
+    expect(log.items[0]).toMatchObject({
+      messageId,
+      succeeded: false,
+      errorKind: "Internal",
+      errorMessage: "Delivery gave up: DynamoDB throttled",
+    });
   });
 });

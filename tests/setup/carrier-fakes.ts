@@ -22,8 +22,18 @@ import { fieldProblem, registrationFakes } from "#tests/setup/registration-fakes
  * `POST /__fake/registrations/{reference}` decides a 10DLC registration (tests/setup/registration-fakes.ts).
  */
 
-export const TELNYX_FAKE = { apiKey: "KEYfake0123", connectionId: "1894000000", messagingProfileId: "40017f4a-0000-4000-8000-000000000001", accountSid: "f5586561-8ff0-4291-a51b-c7dfe4139ff9" };
-export const TWILIO_FAKE = { accountSid: "AC00000000000000000000000000fake", authToken: "fake-auth-token", apiKeySid: "SK00000000000000000000000000fake", apiKeySecret: "fake-api-key-secret" };
+export const TELNYX_FAKE = {
+  apiKey: "KEYfake0123",
+  connectionId: "1894000000",
+  messagingProfileId: "40017f4a-0000-4000-8000-000000000001",
+  accountSid: "f5586561-8ff0-4291-a51b-c7dfe4139ff9",
+};
+export const TWILIO_FAKE = {
+  accountSid: "AC00000000000000000000000000fake",
+  authToken: "fake-auth-token",
+  apiKeySid: "SK00000000000000000000000000fake",
+  apiKeySecret: "fake-api-key-secret",
+};
 
 /** One scripted answer to a send: a carrier error (status and code), or the connection dropped after the request was read. */
 export type ScriptedOutcome = { error: { status: number; code: string; detail?: string } } | { dropConnection: true };
@@ -45,7 +55,12 @@ export type RecordedRequest = {
 
 type FakeCall = { sid: string; from: string; to: string; status: string; duration?: number };
 
-export async function startCarrierFakes(): Promise<{ url: string; env: Record<string, string>; telnyxPrivateKeyPem: string; stop: () => Promise<void> }> {
+export async function startCarrierFakes(): Promise<{
+  url: string;
+  env: Record<string, string>;
+  telnyxPrivateKeyPem: string;
+  stop: () => Promise<void>;
+}> {
   const keys = generateKeyPairSync("ed25519");
   const telnyxPublicKey = keys.publicKey.export({ format: "der", type: "spki" }).subarray(12).toString("base64");
   const recorded: RecordedRequest[] = [];
@@ -53,30 +68,53 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
   const calls = new Map<string, FakeCall>();
   const messages = new Map<string, { to: string; status: string; errors?: { code: string; title: string }[] }>();
   const held = new Map<string, { id: string; phoneNumber: string }>();
-  const registrations = registrationFakes({ heldTelnyxNumber: (phoneNumber) => [...held.values()].some((number) => number.phoneNumber === phoneNumber) });
+  const registrations = registrationFakes({
+    heldTelnyxNumber: (phoneNumber) => [...held.values()].some((number) => number.phoneNumber === phoneNumber),
+  });
   /** Telnyx phone number ids, never reused (a released number's id is gone for good). */
   let lastNumberId = 1_000_000;
 
   const server = createServer((request, response) => {
-    void handle(request, response).catch((error: unknown) => answer(response, 500, { errors: [{ code: "fake_crashed", detail: String(error) }] }));
+    void handle(request, response).catch((error: unknown) =>
+      answer(response, 500, { errors: [{ code: "fake_crashed", detail: String(error) }] }),
+    );
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const raw = await text(request);
     const url = new URL(request.url ?? "/", "http://fake");
     if (url.pathname.startsWith("/__fake/")) return control(request.method ?? "GET", url, raw, response);
-    const carrier = url.pathname.startsWith("/telnyx/") ? "telnyx" : url.pathname.startsWith("/twilio/") ? "twilio" : undefined;
+    const carrier = url.pathname.startsWith("/telnyx/")
+      ? "telnyx"
+      : url.pathname.startsWith("/twilio/")
+        ? "twilio"
+        : undefined;
     if (!carrier) return answer(response, 404, {});
     const path = url.pathname.slice(carrier.length + 1) + url.search;
     const contentType = request.headers["content-type"];
     const body = raw === "" ? undefined : carrier === "telnyx" ? JSON.parse(raw) : [...new URLSearchParams(raw)];
-    const entry: RecordedRequest = { carrier, method: request.method ?? "GET", path, authorization: request.headers.authorization, contentType, body, answered: 0, at: Date.now() };
+    const entry: RecordedRequest = {
+      carrier,
+      method: request.method ?? "GET",
+      path,
+      authorization: request.headers.authorization,
+      contentType,
+      body,
+      answered: 0,
+      at: Date.now(),
+    };
     recorded.push(entry);
     const reply = (status: number, payload: unknown) => {
       entry.answered = status;
       answer(response, status, payload);
     };
-    const mismatch = (detail: string) => reply(422, carrier === "telnyx" ? { errors: [{ code: "fake_request_mismatch", title: "Request mismatch", detail }] } : { code: 0, message: `fake_request_mismatch: ${detail}`, status: 422 });
+    const mismatch = (detail: string) =>
+      reply(
+        422,
+        carrier === "telnyx"
+          ? { errors: [{ code: "fake_request_mismatch", title: "Request mismatch", detail }] }
+          : { code: 0, message: `fake_request_mismatch: ${detail}`, status: 422 },
+      );
     const scripted = (to: string): boolean => {
       const next = scripts.get(`${carrier}:${to}`)?.shift();
       if (!next) return false;
@@ -86,18 +124,34 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
         return true;
       }
       const { status, code, detail = "Scripted by the test" } = next.error;
-      reply(status, carrier === "telnyx" ? { errors: [{ code, title: "Scripted", detail }] } : { code: Number(code), message: detail, status });
+      reply(
+        status,
+        carrier === "telnyx"
+          ? { errors: [{ code, title: "Scripted", detail }] }
+          : { code: Number(code), message: detail, status },
+      );
       return true;
     };
-    if (carrier === "telnyx") return telnyx(entry, url, body as Record<string, unknown> | undefined, { reply, mismatch, scripted });
+    if (carrier === "telnyx")
+      return telnyx(entry, url, body as Record<string, unknown> | undefined, { reply, mismatch, scripted });
     return twilio(entry, url, new URLSearchParams(raw), { reply, mismatch, scripted });
   }
 
-  type Answer = { reply: (status: number, payload: unknown) => void; mismatch: (detail: string) => void; scripted: (to: string) => boolean };
+  type Answer = {
+    reply: (status: number, payload: unknown) => void;
+    mismatch: (detail: string) => void;
+    scripted: (to: string) => boolean;
+  };
 
   /** Telnyx API v2: JSON in and out, `Authorization: Bearer <API key>`. */
-  function telnyx(entry: RecordedRequest, url: URL, body: Record<string, unknown> | undefined, { reply, mismatch, scripted }: Answer): void {
-    if (entry.authorization !== `Bearer ${TELNYX_FAKE.apiKey}`) return reply(401, { errors: [{ code: "10009", title: "Authentication failed" }] });
+  function telnyx(
+    entry: RecordedRequest,
+    url: URL,
+    body: Record<string, unknown> | undefined,
+    { reply, mismatch, scripted }: Answer,
+  ): void {
+    if (entry.authorization !== `Bearer ${TELNYX_FAKE.apiKey}`)
+      return reply(401, { errors: [{ code: "10009", title: "Authentication failed" }] });
     if (body !== undefined && entry.contentType !== "application/json") return mismatch("JSON bodies only");
     const path = url.pathname.slice("/telnyx".length);
     const route = `${entry.method} ${path.replace(/\/[^/]+$/, "/{id}")}`;
@@ -110,15 +164,45 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
       if (scripted(String(body!["to"]))) return;
       const id = randomUUID();
       messages.set(id, { to: String(body!["to"]), status: "queued" });
-      return reply(200, { data: { record_type: "message", id, direction: "outbound", type: body!["media_urls"] ? "MMS" : "SMS", parts: 1, from: { phone_number: body!["from"] }, to: [{ phone_number: body!["to"], status: "queued" }] } });
+      return reply(200, {
+        data: {
+          record_type: "message",
+          id,
+          direction: "outbound",
+          type: body!["media_urls"] ? "MMS" : "SMS",
+          parts: 1,
+          from: { phone_number: body!["from"] },
+          to: [{ phone_number: body!["to"], status: "queued" }],
+        },
+      });
     }
     if (entry.method === "GET" && route === "GET /v2/messages/{id}") {
       const message = messages.get(path.split("/").pop()!);
       if (!message) return reply(404, { errors: [{ code: "10005", title: "Resource not found" }] });
-      return reply(200, { data: { id: path.split("/").pop(), record_type: "message", to: [{ phone_number: message.to, status: message.status }], errors: message.errors ?? [] } });
+      return reply(200, {
+        data: {
+          id: path.split("/").pop(),
+          record_type: "message",
+          to: [{ phone_number: message.to, status: message.status }],
+          errors: message.errors ?? [],
+        },
+      });
     }
     if (entry.method === "POST" && path === `/v2/texml/calls/${TELNYX_FAKE.connectionId}`) {
-      const problem = fieldProblem(body, ["From", "To"], ["Texml", "Url", "StatusCallback", "StatusCallbackMethod", "StatusCallbackEvent", "Record", "Timeout", "TimeLimit"]);
+      const problem = fieldProblem(
+        body,
+        ["From", "To"],
+        [
+          "Texml",
+          "Url",
+          "StatusCallback",
+          "StatusCallbackMethod",
+          "StatusCallbackEvent",
+          "Record",
+          "Timeout",
+          "TimeLimit",
+        ],
+      );
       if (problem) return mismatch(problem);
       if (!body!["Texml"] === !body!["Url"]) return mismatch("exactly one of Texml and Url");
       if (scripted(String(body!["To"]))) return;
@@ -129,7 +213,15 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
     if (entry.method === "GET" && path.startsWith(`/v2/texml/Accounts/${TELNYX_FAKE.accountSid}/Calls/`)) {
       const call = calls.get(decodeURIComponent(path.split("/").pop()!));
       if (!call) return reply(404, { errors: [{ code: "10005", title: "Resource not found" }] });
-      return reply(200, { account_sid: TELNYX_FAKE.accountSid, sid: call.sid, from: call.from, to: call.to, direction: "outbound", status: call.status, ...(call.duration !== undefined ? { duration: String(call.duration) } : {}) });
+      return reply(200, {
+        account_sid: TELNYX_FAKE.accountSid,
+        sid: call.sid,
+        from: call.from,
+        to: call.to,
+        direction: "outbound",
+        status: call.status,
+        ...(call.duration !== undefined ? { duration: String(call.duration) } : {}),
+      });
     }
     if (entry.method === "GET" && path === "/v2/available_phone_numbers") {
       if (url.searchParams.get("filter[country_code]") !== "US") return mismatch("filter[country_code] is required");
@@ -139,7 +231,10 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
       const data = Array.from({ length: limit }, () => ({
         record_type: "available_phone_number",
         phone_number: `+1${areaCode}${200 + Math.floor(Math.random() * 700)}${String(Math.floor(Math.random() * 10_000)).padStart(4, "0")}`,
-        region_information: [{ region_type: "rate_center", region_name: "NEW YORK" }, { region_type: "state", region_name: url.searchParams.get("filter[administrative_area]") ?? "NY" }],
+        region_information: [
+          { region_type: "rate_center", region_name: "NEW YORK" },
+          { region_type: "state", region_name: url.searchParams.get("filter[administrative_area]") ?? "NY" },
+        ],
         features: [...new Set(["sms", "voice", ...features])].map((name) => ({ name })),
       }));
       return reply(200, { data });
@@ -147,16 +242,34 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
     if (entry.method === "POST" && path === "/v2/number_orders") {
       const problem = fieldProblem(body, ["phone_numbers", "connection_id", "messaging_profile_id"], []);
       if (problem) return mismatch(problem);
-      if (body!["connection_id"] !== TELNYX_FAKE.connectionId || body!["messaging_profile_id"] !== TELNYX_FAKE.messagingProfileId) return mismatch("the order must join the TeXML application and the messaging profile");
-      const ordered = (body!["phone_numbers"] as { phone_number: string }[]).map((number) => ({ id: String(++lastNumberId), phone_number: number.phone_number }));
+      if (
+        body!["connection_id"] !== TELNYX_FAKE.connectionId ||
+        body!["messaging_profile_id"] !== TELNYX_FAKE.messagingProfileId
+      )
+        return mismatch("the order must join the TeXML application and the messaging profile");
+      const ordered = (body!["phone_numbers"] as { phone_number: string }[]).map((number) => ({
+        id: String(++lastNumberId),
+        phone_number: number.phone_number,
+      }));
       for (const number of ordered) held.set(number.id, { id: number.id, phoneNumber: number.phone_number });
       // As Telnyx: the order's items are order records with their own ids, not the phone number resources.
-      const items = ordered.map((number) => ({ id: randomUUID(), record_type: "number_order_phone_number", phone_number: number.phone_number, status: "pending" }));
-      return reply(200, { data: { id: randomUUID(), record_type: "number_order", status: "pending", phone_numbers: items } });
+      const items = ordered.map((number) => ({
+        id: randomUUID(),
+        record_type: "number_order_phone_number",
+        phone_number: number.phone_number,
+        status: "pending",
+      }));
+      return reply(200, {
+        data: { id: randomUUID(), record_type: "number_order", status: "pending", phone_numbers: items },
+      });
     }
     if (entry.method === "GET" && path === "/v2/phone_numbers") {
       const wanted = url.searchParams.get("filter[phone_number]");
-      return reply(200, { data: [...held.values()].filter((number) => number.phoneNumber === wanted).map((number) => ({ id: number.id, phone_number: number.phoneNumber })) });
+      return reply(200, {
+        data: [...held.values()]
+          .filter((number) => number.phoneNumber === wanted)
+          .map((number) => ({ id: number.id, phone_number: number.phoneNumber })),
+      });
     }
     const numberId = path.match(/^\/v2\/phone_numbers\/([^/]+)(\/messaging)?$/);
     if (numberId) {
@@ -166,14 +279,21 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
         held.delete(number.id);
         return reply(200, { data: { id: number.id, phone_number: number.phoneNumber, status: "deleted" } });
       }
-      if (entry.method === "PATCH" && !numberId[2] && body?.["connection_id"] === TELNYX_FAKE.connectionId) return reply(200, { data: { id: number.id } });
-      if (entry.method === "PATCH" && numberId[2] && body?.["messaging_profile_id"] === TELNYX_FAKE.messagingProfileId) return reply(200, { data: { id: number.id } });
+      if (entry.method === "PATCH" && !numberId[2] && body?.["connection_id"] === TELNYX_FAKE.connectionId)
+        return reply(200, { data: { id: number.id } });
+      if (entry.method === "PATCH" && numberId[2] && body?.["messaging_profile_id"] === TELNYX_FAKE.messagingProfileId)
+        return reply(200, { data: { id: number.id } });
     }
     return mismatch(`no Telnyx route ${entry.method} ${path}`);
   }
 
   /** Twilio REST 2010-04-01: forms in, JSON out, Basic auth with the API key. */
-  function twilio(entry: RecordedRequest, url: URL, form: URLSearchParams, { reply, mismatch, scripted }: Answer): void {
+  function twilio(
+    entry: RecordedRequest,
+    url: URL,
+    form: URLSearchParams,
+    { reply, mismatch, scripted }: Answer,
+  ): void {
     const basic = `Basic ${Buffer.from(`${TWILIO_FAKE.apiKeySid}:${TWILIO_FAKE.apiKeySecret}`).toString("base64")}`;
     if (entry.authorization !== basic) return reply(401, { code: 20003, message: "Authenticate", status: 401 });
     const path = url.pathname.slice("/twilio".length);
@@ -181,12 +301,21 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
     if (entry.method === "POST" && path === `/2010-04-01/Accounts/${TWILIO_FAKE.accountSid}/Messages.json`) {
       if (entry.contentType !== "application/x-www-form-urlencoded") return mismatch("form bodies only");
       const names = new Set(form.keys());
-      for (const name of names) if (!["To", "From", "Body", "MediaUrl", "StatusCallback"].includes(name)) return mismatch(`unexpected field ${name}`);
+      for (const name of names)
+        if (!["To", "From", "Body", "MediaUrl", "StatusCallback"].includes(name))
+          return mismatch(`unexpected field ${name}`);
       if (!form.get("To") || !form.get("From")) return mismatch("To and From are required");
       if (scripted(form.get("To")!)) return;
       const sid = `SM${randomUUID().replaceAll("-", "")}`;
       messages.set(sid, { to: form.get("To")!, status: "queued" });
-      return reply(201, { sid, account_sid: TWILIO_FAKE.accountSid, to: form.get("To"), from: form.get("From"), status: "queued", num_segments: "1" });
+      return reply(201, {
+        sid,
+        account_sid: TWILIO_FAKE.accountSid,
+        to: form.get("To"),
+        from: form.get("From"),
+        status: "queued",
+        num_segments: "1",
+      });
     }
     return mismatch(`no Twilio route ${entry.method} ${path}`);
   }
@@ -204,7 +333,12 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
       return answer(response, 200, { id });
     }
     const decided = url.pathname.match(/^\/__fake\/registrations\/(.+)$/);
-    if (method === "POST" && decided) return answer(response, registrations.decide(decodeURIComponent(decided[1]!), JSON.parse(raw) as Record<string, unknown>) ? 204 : 404, undefined);
+    if (method === "POST" && decided)
+      return answer(
+        response,
+        registrations.decide(decodeURIComponent(decided[1]!), JSON.parse(raw) as Record<string, unknown>) ? 204 : 404,
+        undefined,
+      );
     const [, kind, id] = url.pathname.match(/^\/__fake\/(calls|messages)\/(.+)$/) ?? [];
     if (method === "POST" && id) {
       const resource = (kind === "calls" ? calls : messages).get(decodeURIComponent(id));
@@ -214,7 +348,11 @@ export async function startCarrierFakes(): Promise<{ url: string; env: Record<st
     }
     if (method === "GET" && url.pathname === "/__fake/requests") {
       const containing = url.searchParams.get("containing") ?? "";
-      return answer(response, 200, recorded.filter((entry) => JSON.stringify(entry).includes(containing)));
+      return answer(
+        response,
+        200,
+        recorded.filter((entry) => JSON.stringify(entry).includes(containing)),
+      );
     }
     answer(response, 404, {});
   }

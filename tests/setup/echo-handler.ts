@@ -17,14 +17,23 @@ export async function handler(event: APIGatewayProxyEventV2, context: Context): 
     case "cookies":
       return { statusCode: 201, headers: { "X-One": "1" }, cookies: ["a=1; Path=/", "b=2"], body: "made" };
     case "binary":
-      return { statusCode: 200, headers: { "content-type": "application/octet-stream" }, body: Buffer.from([0, 1, 2, 255]).toString("base64"), isBase64Encoded: true };
+      return {
+        statusCode: 200,
+        headers: { "content-type": "application/octet-stream" },
+        body: Buffer.from([0, 1, 2, 255]).toString("base64"),
+        isBase64Encoded: true,
+      };
     default:
       return {
         statusCode: 200,
         headers: { "content-type": "application/json" },
         body: JSON.stringify({
           event,
-          context: { functionName: context.functionName, awsRequestId: context.awsRequestId, remainingMs: context.getRemainingTimeInMillis() },
+          context: {
+            functionName: context.functionName,
+            awsRequestId: context.awsRequestId,
+            remainingMs: context.getRemainingTimeInMillis(),
+          },
         }),
       };
   }

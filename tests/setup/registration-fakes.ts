@@ -14,13 +14,57 @@ import { randomBytes, randomUUID } from "node:crypto";
 type Reply = (status: number, payload: unknown) => void;
 type Mismatch = (detail: string) => void;
 
-export const TWILIO_POLICY_SIDS = { customerProfile: "RNdfbf3fae0e1107f8aded0e7cead80bf5", a2pProfile: "RNb0d4771c2c98518d916a3d4cd70a8f8b" };
+export const TWILIO_POLICY_SIDS = {
+  customerProfile: "RNdfbf3fae0e1107f8aded0e7cead80bf5",
+  a2pProfile: "RNb0d4771c2c98518d916a3d4cd70a8f8b",
+};
 
-const TELNYX_BRAND_FIELDS = ["entityType", "displayName", "companyName", "ein", "phone", "email", "website", "street", "city", "state", "postalCode", "country", "vertical"];
-const TELNYX_CAMPAIGN_REQUIRED = ["brandId", "usecase", "description", "messageFlow", "helpMessage", "optoutMessage", "sample1", "sample2"];
-const TELNYX_CAMPAIGN_OPTIONAL = ["sample3", "sample4", "sample5", "embeddedLink", "embeddedPhone", "subscriberOptin", "subscriberOptout", "subscriberHelp"];
+const TELNYX_BRAND_FIELDS = [
+  "entityType",
+  "displayName",
+  "companyName",
+  "ein",
+  "phone",
+  "email",
+  "website",
+  "street",
+  "city",
+  "state",
+  "postalCode",
+  "country",
+  "vertical",
+];
+const TELNYX_CAMPAIGN_REQUIRED = [
+  "brandId",
+  "usecase",
+  "description",
+  "messageFlow",
+  "helpMessage",
+  "optoutMessage",
+  "sample1",
+  "sample2",
+];
+const TELNYX_CAMPAIGN_OPTIONAL = [
+  "sample3",
+  "sample4",
+  "sample5",
+  "embeddedLink",
+  "embeddedPhone",
+  "subscriberOptin",
+  "subscriberOptout",
+  "subscriberHelp",
+];
 const END_USER_ATTRIBUTES: Record<string, string[]> = {
-  customer_profile_business_information: ["business_name", "business_identity", "business_type", "business_industry", "business_registration_identifier", "business_registration_number", "business_regions_of_operation", "website_url"],
+  customer_profile_business_information: [
+    "business_name",
+    "business_identity",
+    "business_type",
+    "business_industry",
+    "business_registration_identifier",
+    "business_registration_number",
+    "business_regions_of_operation",
+    "website_url",
+  ],
   us_a2p_messaging_profile_information: ["company_type"],
 };
 
@@ -35,11 +79,17 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
   const endUsers = new Set<string>();
   const services = new Set<string>();
 
-  function telnyx(method: string, path: string, body: Record<string, unknown> | undefined, reply: Reply, mismatch: Mismatch): boolean {
+  function telnyx(
+    method: string,
+    path: string,
+    body: Record<string, unknown> | undefined,
+    reply: Reply,
+    mismatch: Mismatch,
+  ): boolean {
     if (!path.startsWith("/v2/10dlc/")) return false;
     if (method === "POST" && path === "/v2/10dlc/brand") {
       const problem = fieldProblem(body, TELNYX_BRAND_FIELDS, []);
-      if (problem) return mismatch(problem), true;
+      if (problem) return (mismatch(problem), true);
       const brandId = randomUUID();
       records.set(brandId, { brandId, status: "REGISTRATION_PENDING", ...body });
       reply(200, records.get(brandId));
@@ -48,16 +98,34 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
     const brand = path.match(/^\/v2\/10dlc\/brand\/([^/]+)(\/externalVetting)?$/);
     if (method === "GET" && brand) {
       const record = records.get(decodeURIComponent(brand[1]!));
-      if (!record) return reply(404, { errors: [{ code: "10005", title: "Resource not found" }] }), true;
-      if (brand[2]) reply(200, record.vettingScore === undefined ? [] : [{ evpId: "AEGIS", vettingClass: "STANDARD", vettingScore: record.vettingScore }]);
+      if (!record) return (reply(404, { errors: [{ code: "10005", title: "Resource not found" }] }), true);
+      if (brand[2])
+        reply(
+          200,
+          record.vettingScore === undefined
+            ? []
+            : [{ evpId: "AEGIS", vettingClass: "STANDARD", vettingScore: record.vettingScore }],
+        );
       else reply(200, { ...record, vettingScore: undefined });
       return true;
     }
     if (method === "POST" && path === "/v2/10dlc/campaignBuilder") {
       const problem = fieldProblem(body, TELNYX_CAMPAIGN_REQUIRED, TELNYX_CAMPAIGN_OPTIONAL);
-      if (problem) return mismatch(problem), true;
+      if (problem) return (mismatch(problem), true);
       const owner = records.get(String(body!["brandId"]));
-      if (owner?.["status"] !== "OK") return reply(400, { errors: [{ code: "10015", title: "Bad Request", detail: "Cannot associate campaign with brand in pending or failed status" }] }), true;
+      if (owner?.["status"] !== "OK")
+        return (
+          reply(400, {
+            errors: [
+              {
+                code: "10015",
+                title: "Bad Request",
+                detail: "Cannot associate campaign with brand in pending or failed status",
+              },
+            ],
+          }),
+          true
+        );
       const campaignId = randomUUID();
       records.set(campaignId, { campaignId, campaignStatus: "TCR_PENDING", ...body });
       reply(200, records.get(campaignId));
@@ -71,10 +139,20 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
     }
     if (method === "POST" && path === "/v2/10dlc/phone_number_campaigns") {
       const problem = fieldProblem(body, ["phoneNumber", "campaignId"], []);
-      if (problem) return mismatch(problem), true;
+      if (problem) return (mismatch(problem), true);
       const phoneNumber = String(body!["phoneNumber"]);
-      if (records.get(String(body!["campaignId"]))?.["campaignStatus"] !== "MNO_PROVISIONED") return reply(400, { errors: [{ code: "10015", title: "Bad Request", detail: "The campaign is not active" }] }), true;
-      if (!options.heldTelnyxNumber(phoneNumber)) return reply(404, { errors: [{ code: "10005", title: "Resource not found", detail: "Phone number not in the account" }] }), true;
+      if (records.get(String(body!["campaignId"]))?.["campaignStatus"] !== "MNO_PROVISIONED")
+        return (
+          reply(400, { errors: [{ code: "10015", title: "Bad Request", detail: "The campaign is not active" }] }),
+          true
+        );
+      if (!options.heldTelnyxNumber(phoneNumber))
+        return (
+          reply(404, {
+            errors: [{ code: "10005", title: "Resource not found", detail: "Phone number not in the account" }],
+          }),
+          true
+        );
       assignments.set(phoneNumber, String(body!["campaignId"]));
       reply(200, { phoneNumber, campaignId: body!["campaignId"], assignmentStatus: "ASSIGNED" });
       return true;
@@ -84,9 +162,17 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
   }
 
   /** `path` after `/twilio`: `/trusthub/v1/…` or `/messaging/v1/…` (the adapter's hosts under the fake's base URL). */
-  function twilio(method: string, path: string, contentType: string | undefined, form: URLSearchParams, reply: Reply, mismatch: Mismatch): boolean {
+  function twilio(
+    method: string,
+    path: string,
+    contentType: string | undefined,
+    form: URLSearchParams,
+    reply: Reply,
+    mismatch: Mismatch,
+  ): boolean {
     if (!path.startsWith("/trusthub/") && !path.startsWith("/messaging/")) return false;
-    if (method === "POST" && contentType !== "application/x-www-form-urlencoded") return mismatch("form bodies only"), true;
+    if (method === "POST" && contentType !== "application/x-www-form-urlencoded")
+      return (mismatch("form bodies only"), true);
     const post = (required: string[], optional: string[], answer: () => void) => {
       const problem = formProblem(form, required, optional);
       if (problem) mismatch(problem);
@@ -105,12 +191,15 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
         reply(201, { sid: endUser, type: form.get("Type") });
       });
     }
-    const bundle = path.match(/^\/trusthub\/v1\/(CustomerProfiles|TrustProducts)(?:\/(BU[0-9a-f]{32}))?(\/EntityAssignments)?$/);
+    const bundle = path.match(
+      /^\/trusthub\/v1\/(CustomerProfiles|TrustProducts)(?:\/(BU[0-9a-f]{32}))?(\/EntityAssignments)?$/,
+    );
     if (method === "POST" && bundle) {
       const [, kind, bundleSid, assignment] = bundle;
       if (!bundleSid) {
         return post(["FriendlyName", "Email", "PolicySid"], [], () => {
-          const policy = kind === "CustomerProfiles" ? TWILIO_POLICY_SIDS.customerProfile : TWILIO_POLICY_SIDS.a2pProfile;
+          const policy =
+            kind === "CustomerProfiles" ? TWILIO_POLICY_SIDS.customerProfile : TWILIO_POLICY_SIDS.a2pProfile;
           if (form.get("PolicySid") !== policy) return mismatch(`PolicySid of ${kind} must be ${policy}`);
           const created = sid("BU");
           bundles.set(created, { kind: kind!, assigned: [], status: "draft" });
@@ -118,7 +207,8 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
         });
       }
       const stored = bundles.get(bundleSid);
-      if (!stored || stored.kind !== kind) return reply(404, { code: 20404, message: "Resource not found", status: 404 }), true;
+      if (!stored || stored.kind !== kind)
+        return (reply(404, { code: 20404, message: "Resource not found", status: 404 }), true);
       if (assignment) {
         return post(["ObjectSid"], [], () => {
           const object = form.get("ObjectSid")!;
@@ -129,8 +219,11 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
       }
       return post(["Status"], [], () => {
         if (form.get("Status") !== "pending-review") return mismatch("Status must be pending-review");
-        const needsProfile = kind === "TrustProducts" && !stored.assigned.some((object) => bundles.get(object)?.kind === "CustomerProfiles");
-        if (stored.assigned.length === 0 || needsProfile) return reply(400, { code: 22209, message: "The bundle is missing required entities", status: 400 });
+        const needsProfile =
+          kind === "TrustProducts" &&
+          !stored.assigned.some((object) => bundles.get(object)?.kind === "CustomerProfiles");
+        if (stored.assigned.length === 0 || needsProfile)
+          return reply(400, { code: 22209, message: "The bundle is missing required entities", status: 400 });
         stored.status = "pending-review";
         reply(200, { sid: bundleSid, status: "pending-review" });
       });
@@ -139,7 +232,12 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
       return post(["CustomerProfileBundleSid", "A2PProfileBundleSid"], [], () => {
         const profile = bundles.get(form.get("CustomerProfileBundleSid")!);
         const a2p = bundles.get(form.get("A2PProfileBundleSid")!);
-        if (profile?.kind !== "CustomerProfiles" || a2p?.kind !== "TrustProducts" || profile.status !== "pending-review" || a2p.status !== "pending-review") {
+        if (
+          profile?.kind !== "CustomerProfiles" ||
+          a2p?.kind !== "TrustProducts" ||
+          profile.status !== "pending-review" ||
+          a2p.status !== "pending-review"
+        ) {
           return reply(400, { code: 21718, message: "Both bundles must be submitted for review", status: 400 });
         }
         const brand = sid("BN");
@@ -160,7 +258,9 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
         reply(201, { sid: service, friendly_name: form.get("FriendlyName") });
       });
     }
-    const service = path.match(/^\/messaging\/v1\/Services\/(MG[0-9a-f]{32})\/(Compliance\/Usa2p|PhoneNumbers)(?:\/(QE[0-9a-f]{32}))?$/);
+    const service = path.match(
+      /^\/messaging\/v1\/Services\/(MG[0-9a-f]{32})\/(Compliance\/Usa2p|PhoneNumbers)(?:\/(QE[0-9a-f]{32}))?$/,
+    );
     if (service && services.has(service[1]!)) {
       const [, serviceSid, resource, campaignSid] = service;
       if (method === "GET" && campaignSid) {
@@ -168,17 +268,34 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
         reply(record ? 200 : 404, record ?? { code: 20404, message: "Resource not found", status: 404 });
         return true;
       }
-      if (method === "POST" && resource === "PhoneNumbers") return post(["PhoneNumberSid"], [], () => reply(201, { sid: form.get("PhoneNumberSid"), service_sid: serviceSid }));
+      if (method === "POST" && resource === "PhoneNumbers")
+        return post(["PhoneNumberSid"], [], () =>
+          reply(201, { sid: form.get("PhoneNumberSid"), service_sid: serviceSid }),
+        );
       if (method === "POST" && !campaignSid) {
         return post(
-          ["BrandRegistrationSid", "Description", "MessageFlow", "MessageSamples", "UsAppToPersonUsecase", "HasEmbeddedLinks", "HasEmbeddedPhone"],
+          [
+            "BrandRegistrationSid",
+            "Description",
+            "MessageFlow",
+            "MessageSamples",
+            "UsAppToPersonUsecase",
+            "HasEmbeddedLinks",
+            "HasEmbeddedPhone",
+          ],
           ["OptOutMessage", "HelpMessage"],
           () => {
             const samples = form.getAll("MessageSamples");
             if (samples.length < 2 || samples.length > 5) return mismatch("MessageSamples: 2 to 5");
-            if (records.get(form.get("BrandRegistrationSid")!)?.["status"] !== "APPROVED") return reply(400, { code: 21711, message: "The brand is not approved", status: 400 });
+            if (records.get(form.get("BrandRegistrationSid")!)?.["status"] !== "APPROVED")
+              return reply(400, { code: 21711, message: "The brand is not approved", status: 400 });
             const campaign = sid("QE");
-            records.set(`${serviceSid}/${campaign}`, { sid: campaign, messaging_service_sid: serviceSid, campaign_status: "IN_PROGRESS", errors: [] });
+            records.set(`${serviceSid}/${campaign}`, {
+              sid: campaign,
+              messaging_service_sid: serviceSid,
+              campaign_status: "IN_PROGRESS",
+              errors: [],
+            });
             reply(201, records.get(`${serviceSid}/${campaign}`));
           },
         );
@@ -200,7 +317,11 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
 }
 
 /** What is wrong with a JSON body's fields, or undefined when it has the required ones (non-empty) and nothing else. */
-export function fieldProblem(body: Record<string, unknown> | undefined, required: string[], optional: string[]): string | undefined {
+export function fieldProblem(
+  body: Record<string, unknown> | undefined,
+  required: string[],
+  optional: string[],
+): string | undefined {
   if (!body) return "a JSON body is required";
   const missing = required.filter((name) => body[name] === undefined || body[name] === "");
   if (missing.length) return `missing ${missing.join(", ")}`;

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { isPublicAddress, PrivateTargetError, publicAddresses } from "#core/automations/runs/egress";
 
-const allowed = ["8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "::ffff:8.8.8.8", "2606:4700::1111", "2a00:1450:4001:81c::200e"];
+const allowed = [
+  "8.8.8.8",
+  "1.1.1.1",
+  "172.32.0.1",
+  "100.128.0.1",
+  "::ffff:8.8.8.8",
+  "2606:4700::1111",
+  "2a00:1450:4001:81c::200e",
+];
 
 const refused = {
   loopback: ["127.0.0.1", "127.255.255.254", "::1"],
@@ -25,19 +33,30 @@ describe("HttpRequest target addresses", () => {
     expect(isPublicAddress(address)).toBe(true);
   });
 
-  it.each(Object.entries(refused).flatMap(([kind, addresses]) => addresses.map((address) => [kind, address])))("refuses %s address %s", (_kind, address) => {
-    expect(isPublicAddress(address!)).toBe(false);
-  });
+  it.each(Object.entries(refused).flatMap(([kind, addresses]) => addresses.map((address) => [kind, address])))(
+    "refuses %s address %s",
+    (_kind, address) => {
+      expect(isPublicAddress(address!)).toBe(false);
+    },
+  );
 
   it("refuses a host when any of its addresses is not public, naming that address", async () => {
-    const resolve = async () => [{ address: "8.8.8.8", family: 4 }, { address: "::ffff:7f00:1", family: 6 }];
+    const resolve = async () => [
+      { address: "8.8.8.8", family: 4 },
+      { address: "::ffff:7f00:1", family: 6 },
+    ];
     const refusal = await publicAddresses("mixed.example", resolve).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(PrivateTargetError);
-    expect((refusal as Error).message).toBe("The host mixed.example resolves to a private or loopback address (::ffff:7f00:1); automations may only call public receivers.");
+    expect((refusal as Error).message).toBe(
+      "The host mixed.example resolves to a private or loopback address (::ffff:7f00:1); automations may only call public receivers.",
+    );
   });
 
   it("returns every address of a public host, and takes an IP literal as its own address", async () => {
-    const addresses = [{ address: "8.8.8.8", family: 4 }, { address: "2606:4700::1111", family: 6 }];
+    const addresses = [
+      { address: "8.8.8.8", family: 4 },
+      { address: "2606:4700::1111", family: 6 },
+    ];
     expect(await publicAddresses("public.example", async () => addresses)).toEqual(addresses);
     expect(await publicAddresses("1.1.1.1", async () => [])).toEqual([{ address: "1.1.1.1", family: 4 }]);
     await expect(publicAddresses("nowhere.example", async () => [])).rejects.toThrow("could not be resolved");

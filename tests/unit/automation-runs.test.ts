@@ -10,8 +10,21 @@ import type { Lead } from "#core/leads/index";
 const lead = {
   id: "01LEAD",
   createdAt: "2030-01-07T14:00:00.000Z",
-  contact: { firstName: "Dana", lastName: null, email: "dana@gmail.com", phone: { number: "+12125550123", type: "Mobile", countryCode: "US" }, streetAddress: null },
-  metadata: { utmSource: "google", price: "12.50", product: "Solar", smsOptedOut: false, smsConsentStatus: null, sourceMetadata: { campaign: "spring" } },
+  contact: {
+    firstName: "Dana",
+    lastName: null,
+    email: "dana@gmail.com",
+    phone: { number: "+12125550123", type: "Mobile", countryCode: "US" },
+    streetAddress: null,
+  },
+  metadata: {
+    utmSource: "google",
+    price: "12.50",
+    product: "Solar",
+    smsOptedOut: false,
+    smsConsentStatus: null,
+    sourceMetadata: { campaign: "spring" },
+  },
   customer: { creditScore: 710, isHomeowner: true, gender: { value: "Female" } },
 } as unknown as Lead;
 
@@ -25,23 +38,73 @@ const context = (overrides: Partial<EvaluationContext> = {}): EvaluationContext 
   ...overrides,
 });
 
-const group = (mode: "all" | "any", conditions: unknown[]) => v.parse(ConditionGroupSchema, { id: "g", mode, conditions: conditions.map((c, i) => ({ id: `c${i}`, ...(c as object) })) });
-const holds = async (condition: unknown, overrides?: Partial<EvaluationContext>) => (await evaluateGroup(group("all", [condition]), context(overrides))).passed;
+const group = (mode: "all" | "any", conditions: unknown[]) =>
+  v.parse(ConditionGroupSchema, {
+    id: "g",
+    mode,
+    conditions: conditions.map((c, i) => ({ id: `c${i}`, ...(c as object) })),
+  });
+const holds = async (condition: unknown, overrides?: Partial<EvaluationContext>) =>
+  (await evaluateGroup(group("all", [condition]), context(overrides))).passed;
 
 describe("run engine: conditions", () => {
   it("compares lead fields case-insensitively, numerically and by presence", async () => {
-    expect(await holds({ type: "LeadField", operator: "Equals", settings: { field: "contact.firstName", value: "DANA" } })).toBe(true);
-    expect(await holds({ type: "LeadField", operator: "NotEquals", settings: { field: "contact.firstName", value: "dana" } })).toBe(false);
-    expect(await holds({ type: "LeadField", operator: "Contains", settings: { field: "contact.email", value: "@GMAIL" } })).toBe(true);
-    expect(await holds({ type: "LeadField", operator: "StartsWith", settings: { field: "contact.phone", value: "+1212" } })).toBe(true);
-    expect(await holds({ type: "LeadField", operator: "In", settings: { field: "metadata.utmSource", values: ["bing", "Google"] } })).toBe(true);
-    expect(await holds({ type: "LeadField", operator: "NotIn", settings: { field: "metadata.utmSource", values: ["google"] } })).toBe(false);
-    expect(await holds({ type: "LeadField", operator: "GreaterThan", settings: { field: "metadata.price", value: 10 } })).toBe(true);
-    expect(await holds({ type: "LeadField", operator: "LessThan", settings: { field: "customer.creditScore", value: 700 } })).toBe(false);
-    expect(await holds({ type: "LeadField", operator: "Equals", settings: { field: "customer.isHomeowner", value: true } })).toBe(true);
-    expect(await holds({ type: "LeadField", operator: "Equals", settings: { field: "customer.gender", value: "female" } })).toBe(true);
-    expect(await holds({ type: "LeadField", operator: "Equals", settings: { field: "metadata.sourceMetadata.campaign", value: "spring" } })).toBe(true);
-    expect(await holds({ type: "LeadField", operator: "GreaterThan", settings: { field: "metadata.createdAt", value: "2029-12-31" } })).toBe(false);
+    expect(
+      await holds({ type: "LeadField", operator: "Equals", settings: { field: "contact.firstName", value: "DANA" } }),
+    ).toBe(true);
+    expect(
+      await holds({
+        type: "LeadField",
+        operator: "NotEquals",
+        settings: { field: "contact.firstName", value: "dana" },
+      }),
+    ).toBe(false);
+    expect(
+      await holds({ type: "LeadField", operator: "Contains", settings: { field: "contact.email", value: "@GMAIL" } }),
+    ).toBe(true);
+    expect(
+      await holds({ type: "LeadField", operator: "StartsWith", settings: { field: "contact.phone", value: "+1212" } }),
+    ).toBe(true);
+    expect(
+      await holds({
+        type: "LeadField",
+        operator: "In",
+        settings: { field: "metadata.utmSource", values: ["bing", "Google"] },
+      }),
+    ).toBe(true);
+    expect(
+      await holds({
+        type: "LeadField",
+        operator: "NotIn",
+        settings: { field: "metadata.utmSource", values: ["google"] },
+      }),
+    ).toBe(false);
+    expect(
+      await holds({ type: "LeadField", operator: "GreaterThan", settings: { field: "metadata.price", value: 10 } }),
+    ).toBe(true);
+    expect(
+      await holds({ type: "LeadField", operator: "LessThan", settings: { field: "customer.creditScore", value: 700 } }),
+    ).toBe(false);
+    expect(
+      await holds({ type: "LeadField", operator: "Equals", settings: { field: "customer.isHomeowner", value: true } }),
+    ).toBe(true);
+    expect(
+      await holds({ type: "LeadField", operator: "Equals", settings: { field: "customer.gender", value: "female" } }),
+    ).toBe(true);
+    expect(
+      await holds({
+        type: "LeadField",
+        operator: "Equals",
+        settings: { field: "metadata.sourceMetadata.campaign", value: "spring" },
+      }),
+    ).toBe(true);
+    expect(
+      await holds({
+        type: "LeadField",
+        operator: "GreaterThan",
+        settings: { field: "metadata.createdAt", value: "2029-12-31" },
+      }),
+    ).toBe(false);
   });
 
   it("treats a missing field as false for every operator except NotEquals, NotIn and NotExists", async () => {
@@ -54,21 +117,45 @@ describe("run engine: conditions", () => {
   });
 
   it("reads time of day and weekday in the organization's time zone", async () => {
-    expect(await holds({ type: "TimeOfDay", operator: "Between", settings: { start: "09:00", end: "17:00" } })).toBe(true);
-    expect(await holds({ type: "TimeOfDay", operator: "Between", settings: { start: "09:00", end: "17:00" } }, { timeZone: "Asia/Tokyo" })).toBe(false);
-    expect(await holds({ type: "TimeOfDay", operator: "NotBetween", settings: { start: "22:00", end: "06:00" } })).toBe(true);
+    expect(await holds({ type: "TimeOfDay", operator: "Between", settings: { start: "09:00", end: "17:00" } })).toBe(
+      true,
+    );
+    expect(
+      await holds(
+        { type: "TimeOfDay", operator: "Between", settings: { start: "09:00", end: "17:00" } },
+        { timeZone: "Asia/Tokyo" },
+      ),
+    ).toBe(false);
+    expect(await holds({ type: "TimeOfDay", operator: "NotBetween", settings: { start: "22:00", end: "06:00" } })).toBe(
+      true,
+    );
     expect(await holds({ type: "Weekday", operator: "In", settings: { days: ["Monday"] } })).toBe(true);
-    expect(await holds({ type: "Weekday", operator: "In", settings: { days: ["Monday"] } }, { timeZone: "Pacific/Kiritimati" })).toBe(false);
+    expect(
+      await holds(
+        { type: "Weekday", operator: "In", settings: { days: ["Monday"] } },
+        { timeZone: "Pacific/Kiritimati" },
+      ),
+    ).toBe(false);
   });
 
   it("checks lead age, replies and consent", async () => {
     expect(await holds({ type: "LeadAge", operator: "GreaterThan", settings: { seconds: 3600 } })).toBe(true);
     expect(await holds({ type: "LeadAge", operator: "LessThan", settings: { seconds: 60 } })).toBe(false);
     expect(await holds({ type: "HasReplied", operator: "Equals", settings: { value: false } })).toBe(true);
-    expect(await holds({ type: "HasReplied", operator: "Equals", settings: { value: true } }, { hasReplied: async () => true })).toBe(true);
+    expect(
+      await holds(
+        { type: "HasReplied", operator: "Equals", settings: { value: true } },
+        { hasReplied: async () => true },
+      ),
+    ).toBe(true);
     expect(await holds({ type: "ConsentStatus", operator: "Equals", settings: { value: "Unknown" } })).toBe(true);
     const optedOut = { ...lead, metadata: { ...lead.metadata, smsOptedOut: true } } as Lead;
-    expect(await holds({ type: "ConsentStatus", operator: "In", settings: { values: ["OptedIn", "Unknown"] } }, { lead: optedOut })).toBe(false);
+    expect(
+      await holds(
+        { type: "ConsentStatus", operator: "In", settings: { values: ["OptedIn", "Unknown"] } },
+        { lead: optedOut },
+      ),
+    ).toBe(false);
   });
 
   it("combines a group with all or any, skips disabled conditions, and passes a group with none enabled", async () => {
@@ -91,7 +178,11 @@ describe("run engine: conditions", () => {
 
 describe("run engine: weighted split", () => {
   it("picks each connection in proportion to its weight, within 2 percentage points over 20,000 picks", () => {
-    const candidates = [{ id: "a", weight: 70 }, { id: "b", weight: 20 }, { id: "c", weight: 10 }];
+    const candidates = [
+      { id: "a", weight: 70 },
+      { id: "b", weight: 20 },
+      { id: "c", weight: 10 },
+    ];
     const counts: Record<string, number> = { a: 0, b: 0, c: 0 };
     for (let i = 0; i < 20_000; i++) counts[pickWeighted(candidates)!.id]!++;
     expect(Math.abs(counts.a! / 20_000 - 0.7)).toBeLessThan(0.02);
@@ -103,7 +194,9 @@ describe("run engine: weighted split", () => {
   it("drops candidates whose condition group fails before choosing, and passes through disabled actions", async () => {
     const definition = {
       triggers: [{ id: "t", type: "LeadCreated", isEnabled: true, displayName: "x", settings: {} }],
-      conditionGroups: [group("all", [{ type: "LeadField", operator: "Exists", settings: { field: "contact.lastName" } }])],
+      conditionGroups: [
+        group("all", [{ type: "LeadField", operator: "Exists", settings: { field: "contact.lastName" } }]),
+      ],
       actions: [
         { id: "skip", type: "Stop", order: 0, isEnabled: false, settings: {} },
         { id: "after", type: "Stop", order: 1, isEnabled: true, settings: {} },
@@ -119,17 +212,28 @@ describe("run engine: weighted split", () => {
     const route = await routeFrom(definition, "t", context(), () => 0);
     expect(route.next?.id).toBe("after");
     expect(route.conditionFailed).toBe(true);
-    expect(route.visited.map((step) => [step.kind, step.nodeId])).toEqual([["ConditionGroup", "g"], ["SkippedAction", "skip"]]);
+    expect(route.visited.map((step) => [step.kind, step.nodeId])).toEqual([
+      ["ConditionGroup", "g"],
+      ["SkippedAction", "skip"],
+    ]);
   });
 });
 
 describe("run engine: clocks and targets", () => {
   it("fires cron schedules in the organization's time zone and intervals on the minute", () => {
     const after = Date.parse("2030-01-07T15:30:00Z"); // Monday 10:30 New York
-    expect(new Date(nextFireAt({ cron: "0 9 * * MON-FRI" }, "America/New_York", after)).toISOString()).toBe("2030-01-08T14:00:00.000Z");
-    expect(new Date(nextFireAt({ cron: "*/15 * * * *" }, "America/New_York", after)).toISOString()).toBe("2030-01-07T15:45:00.000Z");
-    expect(new Date(nextFireAt({ cron: "0 0 1 * *" }, "Europe/Paris", after)).toISOString()).toBe("2030-01-31T23:00:00.000Z");
-    expect(new Date(nextFireAt({ intervalMinutes: 5 }, "UTC", after + 20_000)).toISOString()).toBe("2030-01-07T15:35:00.000Z");
+    expect(new Date(nextFireAt({ cron: "0 9 * * MON-FRI" }, "America/New_York", after)).toISOString()).toBe(
+      "2030-01-08T14:00:00.000Z",
+    );
+    expect(new Date(nextFireAt({ cron: "*/15 * * * *" }, "America/New_York", after)).toISOString()).toBe(
+      "2030-01-07T15:45:00.000Z",
+    );
+    expect(new Date(nextFireAt({ cron: "0 0 1 * *" }, "Europe/Paris", after)).toISOString()).toBe(
+      "2030-01-31T23:00:00.000Z",
+    );
+    expect(new Date(nextFireAt({ intervalMinutes: 5 }, "UTC", after + 20_000)).toISOString()).toBe(
+      "2030-01-07T15:35:00.000Z",
+    );
   });
 
   it("waits until the next wall-clock time, tomorrow when today's has passed", () => {

@@ -95,7 +95,9 @@ describe("automation request defaults", () => {
       name: "defaults",
       enabled: true,
       triggers: [{ id: "t", type: "LeadCreated" }],
-      conditionGroups: [{ id: "g", conditions: [{ id: "k", type: "HasReplied", operator: "Equals", settings: { value: false } }] }],
+      conditionGroups: [
+        { id: "g", conditions: [{ id: "k", type: "HasReplied", operator: "Equals", settings: { value: false } }] },
+      ],
       actions: [
         { id: "w", type: "Wait", settings: { durationSeconds: 60 } },
         { id: "h", type: "HttpRequest", settings: { url: "http://127.0.0.1:9999/hook" } },
@@ -106,10 +108,24 @@ describe("automation request defaults", () => {
         { id: "c3", sourceNodeId: "w", targetNodeId: "h" },
       ],
     });
-    expect(output.triggers[0]).toEqual({ id: "t", type: "LeadCreated", displayName: "Lead created", isEnabled: true, settings: {} });
-    expect(output.conditionGroups[0]).toMatchObject({ mode: "all", conditions: [{ isEnabled: true, settings: { value: false, since: "RunStarted" } }] });
+    expect(output.triggers[0]).toEqual({
+      id: "t",
+      type: "LeadCreated",
+      displayName: "Lead created",
+      isEnabled: true,
+      settings: {},
+    });
+    expect(output.conditionGroups[0]).toMatchObject({
+      mode: "all",
+      conditions: [{ isEnabled: true, settings: { value: false, since: "RunStarted" } }],
+    });
     expect(output.actions.map((action) => action.order)).toEqual([0, 1]);
-    expect(output.actions[1]!.settings).toEqual({ url: "http://127.0.0.1:9999/hook", method: "POST", timeoutMs: 10_000, maxRetries: 3 });
+    expect(output.actions[1]!.settings).toEqual({
+      url: "http://127.0.0.1:9999/hook",
+      method: "POST",
+      timeoutMs: 10_000,
+      maxRetries: 3,
+    });
     expect(output.connections.map((connection) => connection.weight)).toEqual([1, 1, 1]);
   });
 
@@ -151,7 +167,11 @@ describe("automation request defaults", () => {
     const body = withAction({ type: "Stop" });
     const connections = [{ id: "c1", sourceNodeId: "t", targetNodeId: "a", weight: 0 }];
     expectSingleError({ ...body, connections }, "/connections/0/weight", /at least 1/);
-    expectSingleError({ ...body, connections: [{ ...connections[0], weight: 101 }] }, "/connections/0/weight", /at most 100/);
+    expectSingleError(
+      { ...body, connections: [{ ...connections[0], weight: 101 }] },
+      "/connections/0/weight",
+      /at most 100/,
+    );
   });
 
   it("accepts both exported examples unchanged", () => {
@@ -162,14 +182,26 @@ describe("automation request defaults", () => {
 
 describe("node types", () => {
   it("reports an unknown trigger, condition and action type at the node's type", () => {
-    expectSingleError(withTrigger({ type: "LeadUpdated" }), "/triggers/0/type", /Must be one of "LeadCreated".*received "LeadUpdated"/);
+    expectSingleError(
+      withTrigger({ type: "LeadUpdated" }),
+      "/triggers/0/type",
+      /Must be one of "LeadCreated".*received "LeadUpdated"/,
+    );
     expectSingleError(withAction({ type: "SendFax" }), "/actions/0/type", /received "SendFax"/);
-    expectSingleError(withCondition({ type: "Mood", operator: "Equals" }), "/conditionGroups/0/conditions/0/type", /received "Mood"/);
+    expectSingleError(
+      withCondition({ type: "Mood", operator: "Equals" }),
+      "/conditionGroups/0/conditions/0/type",
+      /received "Mood"/,
+    );
     expectSingleError(withAction({}), "/actions/0/type", /Required; must be one of/);
   });
 
   it("rejects unknown settings keys and unknown node keys", () => {
-    expectSingleError(withAction({ type: "Stop", settings: { reason: "x" } }), "/actions/0/settings/reason", 'Unknown field "reason" is not allowed here.');
+    expectSingleError(
+      withAction({ type: "Stop", settings: { reason: "x" } }),
+      "/actions/0/settings/reason",
+      'Unknown field "reason" is not allowed here.',
+    );
     expectSingleError(withAction({ type: "Stop", colour: "red" }), "/actions/0/colour", /Unknown field/);
   });
 
@@ -222,7 +254,9 @@ describe("trigger settings", () => {
   });
 
   it("defaults MessageFailed to both failure statuses", () => {
-    expect(valid(withTrigger({ type: "MessageFailed" })).triggers[0]!.settings).toEqual({ statuses: ["Failed", "Undeliverable"] });
+    expect(valid(withTrigger({ type: "MessageFailed" })).triggers[0]!.settings).toEqual({
+      statuses: ["Failed", "Undeliverable"],
+    });
   });
 });
 
@@ -251,13 +285,31 @@ describe("condition settings", () => {
 
   const at = "/conditionGroups/0/conditions/0";
   it.each([
-    ["LeadField", "Equals", { field: "contact.nickname", value: "x" }, `${at}/settings/field`, /"contact.nickname" is not a lead field/],
-    ["LeadField", "Equals", { field: "lead.id", value: "x" }, `${at}/settings/field`, /must start with one of "contact."/],
+    [
+      "LeadField",
+      "Equals",
+      { field: "contact.nickname", value: "x" },
+      `${at}/settings/field`,
+      /"contact.nickname" is not a lead field/,
+    ],
+    [
+      "LeadField",
+      "Equals",
+      { field: "lead.id", value: "x" },
+      `${at}/settings/field`,
+      /must start with one of "contact."/,
+    ],
     ["LeadField", "Equals", { field: "contact.firstName.x", value: "x" }, `${at}/settings/field`, /no nested fields/],
     ["LeadField", "Equals", { field: "contact.firstName" }, `${at}/settings/value`, '"value" is required.'],
     ["LeadField", "In", { field: "contact.firstName", values: [] }, `${at}/settings/values`, /empty/],
     ["LeadField", "Exists", { field: "contact.email", value: "x" }, `${at}/settings/value`, /Unknown field/],
-    ["LeadField", "GreaterThan", { field: "metadata.price", value: "soon" }, `${at}/settings/value`, /number or an ISO 8601 date/],
+    [
+      "LeadField",
+      "GreaterThan",
+      { field: "metadata.price", value: "soon" },
+      `${at}/settings/value`,
+      /number or an ISO 8601 date/,
+    ],
     ["LeadField", "Matches", { field: "contact.email" }, `${at}/operator`, /received "Matches"/],
     ["TimeOfDay", "Between", { start: "9:00", end: "17:00" }, `${at}/settings/start`, /HH:mm/],
     ["TimeOfDay", "Between", { start: "09:00", end: "09:00" }, `${at}/settings`, /must differ/],
@@ -266,7 +318,13 @@ describe("condition settings", () => {
     ["Weekday", "In", { days: ["Funday"] }, `${at}/settings/days/0`, /received "Funday"/],
     ["LeadAge", "GreaterThan", { seconds: -1 }, `${at}/settings/seconds`, /at least 0/],
     ["HasReplied", "Equals", { value: "no" }, `${at}/settings/value`, /true or false/],
-    ["ConsentStatus", "Equals", { value: "Maybe" }, `${at}/settings/value`, /"OptedIn", "OptedOut", "Unverified" or "Unknown"/],
+    [
+      "ConsentStatus",
+      "Equals",
+      { value: "Maybe" },
+      `${at}/settings/value`,
+      /"OptedIn", "OptedOut", "Unverified" or "Unknown"/,
+    ],
     ["ConsentStatus", "In", { value: "OptedIn" }, `${at}/settings/values`, '"values" is required.'],
   ])("rejects %s %s %j", (type, operator, settings, pointer, fragment) => {
     const errors = errorsOf(withCondition({ type, operator, settings }));
@@ -276,8 +334,16 @@ describe("condition settings", () => {
   it("requires at least one condition per group and a known mode", () => {
     const body = withCondition({ type: "HasReplied", operator: "Equals", settings: { value: false } });
     const groups = body.conditionGroups as Json[];
-    expectSingleError({ ...body, conditionGroups: [{ ...groups[0], conditions: [] }] }, "/conditionGroups/0/conditions", /empty/);
-    expectSingleError({ ...body, conditionGroups: [{ ...groups[0], mode: "All" }] }, "/conditionGroups/0/mode", /"all" or "any"/);
+    expectSingleError(
+      { ...body, conditionGroups: [{ ...groups[0], conditions: [] }] },
+      "/conditionGroups/0/conditions",
+      /empty/,
+    );
+    expectSingleError(
+      { ...body, conditionGroups: [{ ...groups[0], mode: "All" }] },
+      "/conditionGroups/0/mode",
+      /"all" or "any"/,
+    );
   });
 });
 
@@ -289,9 +355,23 @@ describe("action settings", () => {
     ["SendMms", { body: "Your quote", mediaUrls: ["https://cdn.example.com/quote.pdf"] }],
     ["Wait", { durationSeconds: 600 }],
     ["Wait", { untilTime: "09:30" }],
-    ["HttpRequest", { url: "https://hooks.example.com/x", method: "PUT", headers: { "X-Api-Key": "k" }, body: '{"id":"{{lead.id}}"}', secret: "s".repeat(32), timeoutMs: 2000, maxRetries: 0 }],
+    [
+      "HttpRequest",
+      {
+        url: "https://hooks.example.com/x",
+        method: "PUT",
+        headers: { "X-Api-Key": "k" },
+        body: '{"id":"{{lead.id}}"}',
+        secret: "s".repeat(32),
+        timeoutMs: 2000,
+        maxRetries: 0,
+      },
+    ],
     ["HttpRequest", { url: "https://hooks.example.com/x", method: "GET" }],
-    ["UpdateLead", { fields: { "metadata.vertical": "auto", "customer.isHomeowner": true, "contact.streetAddress.city": null } }],
+    [
+      "UpdateLead",
+      { fields: { "metadata.vertical": "auto", "customer.isHomeowner": true, "contact.streetAddress.city": null } },
+    ],
     ["AddToSuppression", { reason: "Asked not to be contacted" }],
     ["AddToSuppression", {}],
     ["PlaceCall", { connectTo: "+14155550123", timeoutSeconds: 20 }],
@@ -315,16 +395,51 @@ describe("action settings", () => {
     ["Wait", { untilTime: "25:00" }, "/actions/0/settings/untilTime", /HH:mm/],
     ["HttpRequest", { url: "not a url" }, "/actions/0/settings/url", /absolute http or https URL/],
     ["HttpRequest", { url: "https://x.example.com", method: "post" }, "/actions/0/settings/method", /received "post"/],
-    ["HttpRequest", { url: "https://x.example.com", headers: { "X-Signature": "forged" } }, "/actions/0/settings/headers/X-Signature", /set by the service/],
-    ["HttpRequest", { url: "https://x.example.com", headers: { "Bad Header": "x" } }, "/actions/0/settings/headers/Bad Header", /header name/],
+    [
+      "HttpRequest",
+      { url: "https://x.example.com", headers: { "X-Signature": "forged" } },
+      "/actions/0/settings/headers/X-Signature",
+      /set by the service/,
+    ],
+    [
+      "HttpRequest",
+      { url: "https://x.example.com", headers: { "Bad Header": "x" } },
+      "/actions/0/settings/headers/Bad Header",
+      /header name/,
+    ],
     ["HttpRequest", { url: "https://x.example.com", secret: "short" }, "/actions/0/settings/secret", /at least 16/],
-    ["HttpRequest", { url: "https://x.example.com", timeoutMs: 60_000 }, "/actions/0/settings/timeoutMs", /at most 30000/],
+    [
+      "HttpRequest",
+      { url: "https://x.example.com", timeoutMs: 60_000 },
+      "/actions/0/settings/timeoutMs",
+      /at most 30000/,
+    ],
     ["HttpRequest", { url: "https://x.example.com", maxRetries: 11 }, "/actions/0/settings/maxRetries", /at most 10/],
-    ["HttpRequest", { url: "https://x.example.com", method: "GET", body: "{}" }, "/actions/0/settings", "A GET request cannot have a body."],
+    [
+      "HttpRequest",
+      { url: "https://x.example.com", method: "GET", body: "{}" },
+      "/actions/0/settings",
+      "A GET request cannot have a body.",
+    ],
     ["UpdateLead", { fields: {} }, "/actions/0/settings/fields", /at least 1 entry/],
-    ["UpdateLead", { fields: { "metadata.smsOptedOut": false } }, "/actions/0/settings/fields/metadata.smsOptedOut", /cannot be changed by an automation/],
-    ["UpdateLead", { fields: { "contact.phone": "+14155550123" } }, "/actions/0/settings/fields/contact.phone", /cannot be changed/],
-    ["UpdateLead", { fields: { "customer.income": [1] } }, "/actions/0/settings/fields/customer.income", /string, a number, true\/false or null/],
+    [
+      "UpdateLead",
+      { fields: { "metadata.smsOptedOut": false } },
+      "/actions/0/settings/fields/metadata.smsOptedOut",
+      /cannot be changed by an automation/,
+    ],
+    [
+      "UpdateLead",
+      { fields: { "contact.phone": "+14155550123" } },
+      "/actions/0/settings/fields/contact.phone",
+      /cannot be changed/,
+    ],
+    [
+      "UpdateLead",
+      { fields: { "customer.income": [1] } },
+      "/actions/0/settings/fields/customer.income",
+      /string, a number, true\/false or null/,
+    ],
     ["AddToSuppression", { reason: "x".repeat(256) }, "/actions/0/settings/reason", /at most 255/],
     ["PlaceCall", { connectTo: "4155550123" }, "/actions/0/settings/connectTo", /E.164/],
     ["PlaceCall", { timeoutSeconds: 1 }, "/actions/0/settings/timeoutSeconds", /at least 5/],
@@ -361,19 +476,27 @@ describe("workflow graph", () => {
     const errors = errorsOf({
       name: "dup",
       triggers: [trigger],
-      conditionGroups: [{ id: "g", conditions: [{ id: "t", type: "HasReplied", operator: "Equals", settings: { value: false } }] }],
+      conditionGroups: [
+        { id: "g", conditions: [{ id: "t", type: "HasReplied", operator: "Equals", settings: { value: false } }] },
+      ],
       actions: [sms("g")],
       connections: [link("c1", "t", "g")],
     });
     expect(errors).toContainEqual({
       pointer: "/conditionGroups/0/conditions/0/id",
-      detail: 'Node id "t" is already used at /triggers/0; ids must be unique across triggers, condition groups, conditions and actions.',
+      detail:
+        'Node id "t" is already used at /triggers/0; ids must be unique across triggers, condition groups, conditions and actions.',
     });
     expect(errors.map((error) => error.pointer)).toContain("/actions/0/id");
   });
 
   it("rejects connections to ids that do not exist, at the dangling end", () => {
-    const errors = errorsOf({ name: "dangling", triggers: [trigger], actions: [sms("a")], connections: [link("c1", "t", "a"), link("c2", "ghost", "a"), link("c3", "a", "nowhere")] });
+    const errors = errorsOf({
+      name: "dangling",
+      triggers: [trigger],
+      actions: [sms("a")],
+      connections: [link("c1", "t", "a"), link("c2", "ghost", "a"), link("c3", "a", "nowhere")],
+    });
     expect(errors).toEqual([
       { pointer: "/connections/1/sourceNodeId", detail: 'No trigger, condition group or action has id "ghost".' },
       { pointer: "/connections/2/targetNodeId", detail: 'No trigger, condition group or action has id "nowhere".' },
@@ -394,13 +517,24 @@ describe("workflow graph", () => {
       connections: [link("c1", "t", "s"), link("c2", "s", "a"), link("c3", "t2", "a"), link("c4", "a", "t")],
     });
     expect(errors).toEqual([
-      { pointer: "/connections/1/sourceNodeId", detail: '"s" is a Stop action; it ends the run and cannot have outgoing connections.' },
-      { pointer: "/connections/3/targetNodeId", detail: '"t" is a trigger; triggers start runs and cannot be the target of a connection.' },
+      {
+        pointer: "/connections/1/sourceNodeId",
+        detail: '"s" is a Stop action; it ends the run and cannot have outgoing connections.',
+      },
+      {
+        pointer: "/connections/3/targetNodeId",
+        detail: '"t" is a trigger; triggers start runs and cannot be the target of a connection.',
+      },
     ]);
   });
 
   it("rejects duplicate connection ids and duplicate links", () => {
-    const errors = errorsOf({ name: "dups", triggers: [trigger], actions: [sms("a")], connections: [link("c1", "t", "a"), link("c1", "t", "a")] });
+    const errors = errorsOf({
+      name: "dups",
+      triggers: [trigger],
+      actions: [sms("a")],
+      connections: [link("c1", "t", "a"), link("c1", "t", "a")],
+    });
     expect(errors).toEqual([
       { pointer: "/connections/1/id", detail: 'Connection id "c1" is already used at /connections/0.' },
       { pointer: "/connections/1", detail: 'Duplicate of /connections/0: both connect "t" to "a".' },
@@ -411,19 +545,35 @@ describe("workflow graph", () => {
     const errors = errorsOf({
       name: "islands",
       triggers: [trigger],
-      conditionGroups: [{ id: "g", conditions: [{ id: "k", type: "HasReplied", operator: "Equals", settings: { value: true } }] }],
+      conditionGroups: [
+        { id: "g", conditions: [{ id: "k", type: "HasReplied", operator: "Equals", settings: { value: true } }] },
+      ],
       actions: [sms("a"), sms("b"), sms("c")],
       connections: [link("c1", "t", "a"), link("c2", "b", "c"), link("c3", "g", "b")],
     });
     expect(errors).toEqual([
-      { pointer: "/conditionGroups/0", detail: 'Condition group "g" is not reachable from any trigger; connect it or remove it.' },
-      { pointer: "/actions/1", detail: 'Action "b" (SendSms) is not reachable from any trigger; connect it or remove it.' },
-      { pointer: "/actions/2", detail: 'Action "c" (SendSms) is not reachable from any trigger; connect it or remove it.' },
+      {
+        pointer: "/conditionGroups/0",
+        detail: 'Condition group "g" is not reachable from any trigger; connect it or remove it.',
+      },
+      {
+        pointer: "/actions/1",
+        detail: 'Action "b" (SendSms) is not reachable from any trigger; connect it or remove it.',
+      },
+      {
+        pointer: "/actions/2",
+        detail: 'Action "c" (SendSms) is not reachable from any trigger; connect it or remove it.',
+      },
     ]);
   });
 
   it("treats a disabled action as a pass-through for reachability", () => {
-    valid({ name: "skip", triggers: [trigger], actions: [{ ...sms("a"), isEnabled: false }, sms("b")], connections: [link("c1", "t", "a"), link("c2", "a", "b")] });
+    valid({
+      name: "skip",
+      triggers: [trigger],
+      actions: [{ ...sms("a"), isEnabled: false }, sms("b")],
+      connections: [link("c1", "t", "a"), link("c2", "a", "b")],
+    });
   });
 
   it("rejects a loop without a Wait, at the connection that closes it", () => {
@@ -434,13 +584,22 @@ describe("workflow graph", () => {
       connections: [link("c1", "t", "a"), link("c2", "a", "b"), link("c3", "b", "a")],
     });
     expect(errors).toEqual([
-      { pointer: "/connections/2", detail: 'Connections form a loop "a" → "b" → "a" without an enabled Wait action; add a Wait action to the loop.' },
+      {
+        pointer: "/connections/2",
+        detail:
+          'Connections form a loop "a" → "b" → "a" without an enabled Wait action; add a Wait action to the loop.',
+      },
     ]);
   });
 
   it("rejects a self-loop and a loop whose only Wait is disabled", () => {
     expectSingleError(
-      { name: "self", triggers: [trigger], actions: [sms("a")], connections: [link("c1", "t", "a"), link("c2", "a", "a")] },
+      {
+        name: "self",
+        triggers: [trigger],
+        actions: [sms("a")],
+        connections: [link("c1", "t", "a"), link("c2", "a", "a")],
+      },
       "/connections/1",
       /loop "a" → "a"/,
     );
@@ -461,14 +620,20 @@ describe("workflow graph", () => {
       name: "drip",
       enabled: true,
       triggers: [trigger],
-      conditionGroups: [{ id: "g", conditions: [{ id: "k", type: "HasReplied", operator: "Equals", settings: { value: false } }] }],
+      conditionGroups: [
+        { id: "g", conditions: [{ id: "k", type: "HasReplied", operator: "Equals", settings: { value: false } }] },
+      ],
       actions: [sms("a"), { id: "w", type: "Wait", settings: { durationSeconds: 86_400 } }],
       connections: [link("c1", "t", "a"), link("c2", "a", "w"), link("c3", "w", "g"), link("c4", "g", "a")],
     });
   });
 
   it("requires an enabled trigger when the automation is enabled, but not for a disabled draft", () => {
-    expectSingleError({ name: "no trigger", enabled: true }, "/triggers", "An enabled automation needs at least one trigger.");
+    expectSingleError(
+      { name: "no trigger", enabled: true },
+      "/triggers",
+      "An enabled automation needs at least one trigger.",
+    );
     valid({ name: "draft", enabled: false });
     const disabledTrigger = { ...withTrigger({ type: "Manual", isEnabled: false }), enabled: true };
     expectSingleError(disabledTrigger, "/triggers", /at least one enabled trigger; all of its triggers are disabled/);
@@ -481,7 +646,10 @@ describe("workflow graph", () => {
       enabled: true,
       triggers: [trigger],
       actions: [sms("a"), sms("b")],
-      connections: [{ ...link("c1", "t", "a"), weight: 70 }, { ...link("c2", "t", "b"), weight: 30 }],
+      connections: [
+        { ...link("c1", "t", "a"), weight: 70 },
+        { ...link("c2", "t", "b"), weight: 30 },
+      ],
     });
     expect(output.connections.map((connection) => connection.weight)).toEqual([70, 30]);
   });
@@ -497,9 +665,13 @@ describe("templates, cron and signatures", () => {
   it("renders placeholders with inline and action fallbacks", () => {
     const lead: Record<string, unknown> = { "contact.firstName": "Ann", "metadata.product": "" };
     const lookup = (path: string) => lead[path];
-    expect(renderTemplate("Hi {{ contact.firstName | there }}, {{metadata.product}}!", lookup, { fallback: "our plans" })).toBe("Hi Ann, our plans!");
+    expect(
+      renderTemplate("Hi {{ contact.firstName | there }}, {{metadata.product}}!", lookup, { fallback: "our plans" }),
+    ).toBe("Hi Ann, our plans!");
     expect(renderTemplate("Hi {{contact.lastName|friend}}", lookup)).toBe("Hi friend");
-    expect(renderTemplate('{"name":"{{contact.firstName}}"}', () => 'A "quoted" name', { encode: jsonStringEncode })).toBe('{"name":"A \\"quoted\\" name"}');
+    expect(
+      renderTemplate('{"name":"{{contact.firstName}}"}', () => 'A "quoted" name', { encode: jsonStringEncode }),
+    ).toBe('{"name":"A \\"quoted\\" name"}');
   });
 
   it("lists placeholders and explains malformed templates", () => {
@@ -513,7 +685,11 @@ describe("templates, cron and signatures", () => {
 
   it("expands cron fields, treating 7 as Sunday", () => {
     const parsed = parseCron("*/20 9-11 * * 1-5,7");
-    expect(parsed.ok && parsed.fields).toMatchObject({ minutes: [0, 20, 40], hours: [9, 10, 11], daysOfWeek: [0, 1, 2, 3, 4, 5] });
+    expect(parsed.ok && parsed.fields).toMatchObject({
+      minutes: [0, 20, 40],
+      hours: [9, 10, 11],
+      daysOfWeek: [0, 1, 2, 3, 4, 5],
+    });
     expect(parseCron("0 9 * * 5-1")).toMatchObject({ ok: false });
   });
 

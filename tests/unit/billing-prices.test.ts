@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { billableSeconds, billingMonth, callCost, callReservation, DEFAULT_PRICES, fromUnits, messageCost, phoneNumberFee, toUnits, type PriceList } from "#core/billing/prices";
+import {
+  billableSeconds,
+  billingMonth,
+  callCost,
+  callReservation,
+  DEFAULT_PRICES,
+  fromUnits,
+  messageCost,
+  phoneNumberFee,
+  toUnits,
+  type PriceList,
+} from "#core/billing/prices";
 
 const perSecond: PriceList = { ...DEFAULT_PRICES, callRounding: "PerSecond" };
 
@@ -35,7 +46,10 @@ describe("billing prices", () => {
   });
 
   it("prices an MMS flat, whatever its text", () => {
-    expect(messageCost(DEFAULT_PRICES, { kind: "mms", body: "x".repeat(1000) })).toEqual({ amount: "0.0300", segments: 1 });
+    expect(messageCost(DEFAULT_PRICES, { kind: "mms", body: "x".repeat(1000) })).toEqual({
+      amount: "0.0300",
+      segments: 1,
+    });
   });
 
   it("rounds call time up to started minutes by default", () => {
@@ -63,9 +77,12 @@ describe("billing prices", () => {
     ["2026-03", "2026-03-31T08:00:00.000Z", "0.0371", 1],
     ["2026-04", "2026-04-16T08:00:00.000Z", "0.5750", 15],
     ["2028-02", "2028-02-15T08:00:00.000Z", "0.5948", 15],
-  ])("charges a number's month %s (added %s) %s for %i day(s), prorated half-up in the month it was added", (month, addedAt, amount, days) => {
-    expect(phoneNumberFee(DEFAULT_PRICES, month, addedAt)).toMatchObject({ amount, days });
-  });
+  ])(
+    "charges a number's month %s (added %s) %s for %i day(s), prorated half-up in the month it was added",
+    (month, addedAt, amount, days) => {
+      expect(phoneNumberFee(DEFAULT_PRICES, month, addedAt)).toMatchObject({ amount, days });
+    },
+  );
 
   it("bills by UTC calendar month", () => {
     expect(billingMonth(new Date("2026-03-31T23:59:59.999Z"))).toBe("2026-03");

@@ -6,7 +6,12 @@ import { ValidationError } from "#core/errors";
 import type { PhoneNumber } from "#core/messaging/phone-numbers";
 import { dialOutcome, parseDial } from "#core/providers/simulator/calls";
 
-const number = (id: string, phoneNumber: string, capabilities: string[], lastUsedAt: string | null = null): PhoneNumber => ({
+const number = (
+  id: string,
+  phoneNumber: string,
+  capabilities: string[],
+  lastUsedAt: string | null = null,
+): PhoneNumber => ({
   id,
   phoneNumber,
   friendlyName: null,
@@ -27,17 +32,28 @@ const smsOnly = number("sms", "+13125550100", ["sms"]);
 
 describe("calling number selection", () => {
   it("takes the caller's voice-capable choice first", () => {
-    expect(selectCaller({ numbers: [ny, la], to: "+12125550199", overrideId: "la", stickyId: "ny" })).toMatchObject({ number: la, reason: "ManualOverride" });
+    expect(selectCaller({ numbers: [ny, la], to: "+12125550199", overrideId: "la", stickyId: "ny" })).toMatchObject({
+      number: la,
+      reason: "ManualOverride",
+    });
   });
 
   it("keeps the conversation's sticky number, then prefers the recipient's area code, least recently used", () => {
-    expect(selectCaller({ numbers: [ny, la], to: "+12125550199", overrideId: undefined, stickyId: "la" })).toMatchObject({ reason: "StickyConversation", number: la });
-    expect(selectCaller({ numbers: [ny, nyOld, la], to: "+12125550199", overrideId: undefined, stickyId: null })).toMatchObject({ reason: "AreaCodeMatch", number: nyOld });
-    expect(selectCaller({ numbers: [ny, la], to: "+13125550199", overrideId: undefined, stickyId: null })).toMatchObject({ reason: "LeastRecentlyUsed", number: la });
+    expect(
+      selectCaller({ numbers: [ny, la], to: "+12125550199", overrideId: undefined, stickyId: "la" }),
+    ).toMatchObject({ reason: "StickyConversation", number: la });
+    expect(
+      selectCaller({ numbers: [ny, nyOld, la], to: "+12125550199", overrideId: undefined, stickyId: null }),
+    ).toMatchObject({ reason: "AreaCodeMatch", number: nyOld });
+    expect(
+      selectCaller({ numbers: [ny, la], to: "+13125550199", overrideId: undefined, stickyId: null }),
+    ).toMatchObject({ reason: "LeastRecentlyUsed", number: la });
   });
 
   it("never picks a number without the voice capability", () => {
-    expect(selectCaller({ numbers: [smsOnly], to: "+13125550199", overrideId: "sms", stickyId: "sms" })).toBeUndefined();
+    expect(
+      selectCaller({ numbers: [smsOnly], to: "+13125550199", overrideId: "sms", stickyId: "sms" }),
+    ).toBeUndefined();
   });
 });
 
@@ -70,18 +86,36 @@ describe("inbound call instructions (TwiML)", () => {
     expect(twiml).toBe(
       '<?xml version="1.0" encoding="UTF-8"?><Response><Dial timeout="25" action="https://api.example.com/webhooks/twilio/calls/dial?callId=01J&amp;stage=&lt;x&gt;" method="POST" callerId="+13125550187"><Number>+14155550120</Number></Dial></Response>',
     );
-    expect(parseDial(twiml)).toEqual({ forwardTo: "+14155550120", timeoutSeconds: 25, action, callerId: "+13125550187" });
+    expect(parseDial(twiml)).toEqual({
+      forwardTo: "+14155550120",
+      timeoutSeconds: 25,
+      action,
+      callerId: "+13125550187",
+    });
     expect(xmlEscape(`a&b<c>"d'`)).toBe("a&amp;b&lt;c&gt;&quot;d&apos;");
   });
 
   it("caps the forwarded leg's talk time with the Dial's timeLimit when given", () => {
-    const twiml = Twiml.forward({ forwardTo: "+14155550120", ringSeconds: 20, action: "https://api.example.com/dial", callerId: "+13125550187", timeLimitSeconds: 1800 });
+    const twiml = Twiml.forward({
+      forwardTo: "+14155550120",
+      ringSeconds: 20,
+      action: "https://api.example.com/dial",
+      callerId: "+13125550187",
+      timeLimitSeconds: 1800,
+    });
     expect(twiml).toContain('<Dial timeout="20" timeLimit="1800" action="https://api.example.com/dial" method="POST"');
-    expect(parseDial(twiml)).toEqual({ forwardTo: "+14155550120", timeoutSeconds: 20, action: "https://api.example.com/dial", callerId: "+13125550187" });
+    expect(parseDial(twiml)).toEqual({
+      forwardTo: "+14155550120",
+      timeoutSeconds: 20,
+      action: "https://api.example.com/dial",
+      callerId: "+13125550187",
+    });
   });
 
   it("says nobody can take an unforwarded call and hangs up; after a Dial, an unanswered caller hears an apology", () => {
-    expect(Twiml.unattended()).toMatch(/<Response><Say>Thank you for calling\. Nobody can take your call right now;[^<]*<\/Say><Hangup\/><\/Response>$/);
+    expect(Twiml.unattended()).toMatch(
+      /<Response><Say>Thank you for calling\. Nobody can take your call right now;[^<]*<\/Say><Hangup\/><\/Response>$/,
+    );
     expect(parseDial(Twiml.unattended())).toBeUndefined();
     expect(Twiml.afterDial(true)).toMatch(/<Response><\/Response>$/);
     expect(Twiml.afterDial(false)).toContain("<Hangup/>");

@@ -25,10 +25,18 @@ describe("inbound keyword classification", () => {
     expect(classifyInbound(body)).toEqual({ kind, keyword });
   });
 
-  it.each(["", "   ", "stop texting me", "please stop", "STOP STOP", "S T O P", "yes please", "Is this the help desk?", "Hello", "ST0P"])(
-    "%j is an ordinary message",
-    (body) => {
-      expect(classifyInbound(body)).toEqual({ kind: "Message" });
-    },
-  );
+  it.each([
+    "",
+    "   ",
+    "stop texting me",
+    "please stop",
+    "STOP STOP",
+    "S T O P",
+    "yes please",
+    "Is this the help desk?",
+    "Hello",
+    "ST0P",
+  ])("%j is an ordinary message", (body) => {
+    expect(classifyInbound(body)).toEqual({ kind: "Message" });
+  });
 });

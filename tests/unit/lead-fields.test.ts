@@ -37,10 +37,20 @@ describe("SourceMetadata safety rule", () => {
       fine: "ok",
     });
     expect(metadata).toBeUndefined();
-    expect(errors.map((error) => error.pointer).sort()).toEqual(["/api_key", "/creditCardNumber", "/has space", "/html", "/list", "/long", "/nested"]);
+    expect(errors.map((error) => error.pointer).sort()).toEqual([
+      "/api_key",
+      "/creditCardNumber",
+      "/has space",
+      "/html",
+      "/list",
+      "/long",
+      "/nested",
+    ]);
   });
   it("refuses more than 20 keys and values that are not objects", () => {
-    expect(checkSourceMetadata(Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, i]))).errors[0]?.pointer).toBe("");
+    expect(
+      checkSourceMetadata(Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, i]))).errors[0]?.pointer,
+    ).toBe("");
     expect(checkSourceMetadata("[1,2]").errors).toHaveLength(1);
     expect(checkSourceMetadata("not json").errors).toHaveLength(1);
   });
@@ -77,7 +87,10 @@ describe("flat intake parameters", () => {
 
 describe("the lead's writable shape", () => {
   it("normalises enumerations given in any case", () => {
-    const lead = v.parse(LeadWriteSchema, { contact: { phone: { number: "+44 20 7946 0958", type: "CELL" } }, customer: { gender: { value: "F" } } });
+    const lead = v.parse(LeadWriteSchema, {
+      contact: { phone: { number: "+44 20 7946 0958", type: "CELL" } },
+      customer: { gender: { value: "F" } },
+    });
     expect(lead.contact.phone).toEqual({ number: "+442079460958", type: "Mobile" });
     expect(lead.customer.gender).toEqual({ value: "Female" });
   });

@@ -15,9 +15,15 @@ describe("docs/openapi.json", () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
       ["node_modules/@redocly/cli/bin/cli.js", "lint", openApiPath, "--format=json"],
-      { env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" }, maxBuffer: 16 * 1024 * 1024 },
+      {
+        env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+        maxBuffer: 16 * 1024 * 1024,
+      },
     ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }));
-    const report = JSON.parse(stdout.slice(stdout.indexOf("{"))) as { totals: { errors: number; warnings: number }; problems: { message: string }[] };
+    const report = JSON.parse(stdout.slice(stdout.indexOf("{"))) as {
+      totals: { errors: number; warnings: number };
+      problems: { message: string }[];
+    };
     expect(report.problems.map((problem) => problem.message)).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   });
@@ -26,7 +32,9 @@ describe("docs/openapi.json", () => {
 describe("the generated contract's shape", () => {
   const contract = () => {
     process.env.TOKEN_SIGNING_KEY ??= "unused";
-    return JSON.parse(renderOpenApi()) as { paths: Record<string, Record<string, { parameters?: { in: string }[]; responses: Record<string, unknown> }>> };
+    return JSON.parse(renderOpenApi()) as {
+      paths: Record<string, Record<string, { parameters?: { in: string }[]; responses: Record<string, unknown> }>>;
+    };
   };
 
   it("describes every tag an operation uses", () => {
@@ -42,7 +50,9 @@ describe("the generated contract's shape", () => {
   it("declares 400 on every operation that takes a path parameter, a query or a body", () => {
     const undeclared = Object.entries(contract().paths).flatMap(([path, operations]) =>
       Object.entries(operations)
-        .filter(([, operation]) => (operation.parameters ?? []).some((parameter) => parameter.in === "path" || parameter.in === "query"))
+        .filter(([, operation]) =>
+          (operation.parameters ?? []).some((parameter) => parameter.in === "path" || parameter.in === "query"),
+        )
         .filter(([, operation]) => !("400" in operation.responses))
         .map(([method]) => `${method.toUpperCase()} ${path}`),
     );

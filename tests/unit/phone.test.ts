@@ -53,7 +53,8 @@ describe("E.164 normalisation", () => {
       areaCode: "416",
       tollFree: false,
     });
-    for (const areaCode of ["800", "833", "844", "855", "866", "877", "888"]) expect(parsePhone(`+1${areaCode}5550100`)?.tollFree, areaCode).toBe(true);
+    for (const areaCode of ["800", "833", "844", "855", "866", "877", "888"])
+      expect(parsePhone(`+1${areaCode}5550100`)?.tollFree, areaCode).toBe(true);
     expect(parsePhone("+442079460958")?.areaCode).toBeUndefined();
   });
 });

@@ -25,7 +25,10 @@ function queueModules(dir: string): string[] {
   });
 }
 
-type Consumer = ((event: SQSEvent) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>) & { queue: string; messageTypes: string[] };
+type Consumer = ((event: SQSEvent) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>) & {
+  queue: string;
+  messageTypes: string[];
+};
 
 async function loadConsumers(): Promise<Consumer[]> {
   return Promise.all(
@@ -74,17 +77,34 @@ describe("queue messages", () => {
     const loaded = await loadConsumers();
     const intake = loaded.find((consumer) => consumer.queue === "leadIntake")!;
     expect(messageDefinition("lead.received")?.queue).toBe("leadIntake");
-    const body = JSON.stringify({ id: "m1", type: "lead.received", organizationId: "org", occurredAt: new Date().toISOString(), data: { leadId: 42 } });
+    const body = JSON.stringify({
+      id: "m1",
+      type: "lead.received",
+      organizationId: "org",
+      occurredAt: new Date().toISOString(),
+      data: { leadId: 42 },
+    });
     const result = await intake({
-      Records: [{ messageId: "m1", body, attributes: { ApproximateReceiveCount: "1" }, receiptHandle: "r", eventSourceARN: "" } as never],
+      Records: [
+        {
+          messageId: "m1",
+          body,
+          attributes: { ApproximateReceiveCount: "1" },
+          receiptHandle: "r",
+          eventSourceARN: "",
+        } as never,
+      ],
     });
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: "m1" }]);
   });
 
   it("keeps each domain's declarations free of runtime imports but valibot and core/queue", () => {
     for (const file of queueModules(path.join(root, "core"))) {
-      const imported = [...readFileSync(file, "utf8").matchAll(/^import\s+(?!type\b)[^;]*?from\s+"([^"]+)"/gms)].map((match) => match[1]);
-      for (const specifier of imported) expect(["valibot", "#core/queue/events"], path.relative(root, file)).toContain(specifier);
+      const imported = [...readFileSync(file, "utf8").matchAll(/^import\s+(?!type\b)[^;]*?from\s+"([^"]+)"/gms)].map(
+        (match) => match[1],
+      );
+      for (const specifier of imported)
+        expect(["valibot", "#core/queue/events"], path.relative(root, file)).toContain(specifier);
     }
   });
 
@@ -115,14 +135,24 @@ describe("queue messages", () => {
     });
     const record = (id: string, data: unknown, receives: number) => ({
       messageId: id,
-      body: JSON.stringify({ id, type: "lead.received", organizationId: "org", occurredAt: new Date().toISOString(), data }),
+      body: JSON.stringify({
+        id,
+        type: "lead.received",
+        organizationId: "org",
+        occurredAt: new Date().toISOString(),
+        data,
+      }),
       attributes: { ApproximateReceiveCount: String(receives) },
       receiptHandle: id,
       eventSourceARN: "",
     });
     const last = queues.leadIntake.maxReceiveCount;
     const result = await consumer({
-      Records: [record("bad-first", { leadId: 42 }, 1), record("bad-last", { id: "l1" }, last), record("good", { leadId: "l2" }, 1)] as never,
+      Records: [
+        record("bad-first", { leadId: 42 }, 1),
+        record("bad-last", { id: "l1" }, last),
+        record("good", { leadId: "l2" }, 1),
+      ] as never,
     });
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: "bad-first" }, { itemIdentifier: "bad-last" }]);
     expect(seen).toEqual(["handled l2"]);

@@ -17,9 +17,27 @@ describe("quiet hours with the default 08:00-21:00 window", () => {
     ["21:00 local defers to the next morning", "2025-06-11T01:00:00.000Z", NY, "21:00", "2025-06-11T12:00:00.000Z"],
     ["07:59 local defers to 08:00 the same day", "2025-06-10T11:59:00.000Z", NY, "07:59", "2025-06-10T12:00:00.000Z"],
     ["03:00 local defers to 08:00 the same day", "2025-06-10T07:00:00.000Z", NY, "03:00", "2025-06-10T12:00:00.000Z"],
-    ["23:30 in Los Angeles crosses the UTC date", "2025-06-11T06:30:00.000Z", "America/Los_Angeles", "23:30", "2025-06-11T15:00:00.000Z"],
-    ["22:00 on New Year's Eve rolls into the next year", "2026-01-01T03:00:00.000Z", NY, "22:00", "2026-01-01T13:00:00.000Z"],
-    ["late evening in Newfoundland (half-hour offset)", "2025-01-16T01:00:00.000Z", "America/St_Johns", "21:30", "2025-01-16T11:30:00.000Z"],
+    [
+      "23:30 in Los Angeles crosses the UTC date",
+      "2025-06-11T06:30:00.000Z",
+      "America/Los_Angeles",
+      "23:30",
+      "2025-06-11T15:00:00.000Z",
+    ],
+    [
+      "22:00 on New Year's Eve rolls into the next year",
+      "2026-01-01T03:00:00.000Z",
+      NY,
+      "22:00",
+      "2026-01-01T13:00:00.000Z",
+    ],
+    [
+      "late evening in Newfoundland (half-hour offset)",
+      "2025-01-16T01:00:00.000Z",
+      "America/St_Johns",
+      "21:30",
+      "2025-01-16T11:30:00.000Z",
+    ],
   ])("%s", (_name, at, timeZone, localTime, nextAllowedAt) => {
     const decision = checkQuietHours({ at, timeZone });
     expect(decision).toMatchObject({ allowed: false, localTime, nextAllowedAt, reason: "QuietHours" });
@@ -104,7 +122,11 @@ describe("invalid input", () => {
     expect(isValidTimeZone("Mars/Olympus_Mons")).toBe(false);
     expect(() => checkQuietHours({ at: "2025-06-10T16:00:00Z", timeZone: "Mars/Olympus_Mons" })).toThrow(RangeError);
     expect(() => checkQuietHours({ at: "not a date", timeZone: NY })).toThrow(RangeError);
-    expect(() => checkQuietHours({ at: "2025-06-10T16:00:00Z", timeZone: NY, window: { start: "8:00", end: "21:00" } })).toThrow();
-    expect(() => checkQuietHours({ at: "2025-06-10T16:00:00Z", timeZone: NY, window: { start: "24:00", end: "21:00" } })).toThrow();
+    expect(() =>
+      checkQuietHours({ at: "2025-06-10T16:00:00Z", timeZone: NY, window: { start: "8:00", end: "21:00" } }),
+    ).toThrow();
+    expect(() =>
+      checkQuietHours({ at: "2025-06-10T16:00:00Z", timeZone: NY, window: { start: "24:00", end: "21:00" } }),
+    ).toThrow();
   });
 });

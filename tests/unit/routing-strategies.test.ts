@@ -6,14 +6,40 @@ const members = [{ userId: "ann" }, { userId: "bob" }, { userId: "cat" }];
 
 describe("routing strategies", () => {
   it("round robin gives consecutive tickets to consecutive members; weighted gives a member w turns per cycle", () => {
-    expect([0, 1, 2, 3, 4].map((ticket) => inTurn(members, ticket).userId)).toEqual(["ann", "bob", "cat", "ann", "bob"]);
-    expect(Array.from({ length: 10 }, (_, ticket) => inTurn(members.slice(0, 2), ticket, { ann: 3 }).userId)).toEqual(["ann", "ann", "ann", "bob", "ann", "ann", "ann", "bob", "ann", "ann"]);
+    expect([0, 1, 2, 3, 4].map((ticket) => inTurn(members, ticket).userId)).toEqual([
+      "ann",
+      "bob",
+      "cat",
+      "ann",
+      "bob",
+    ]);
+    expect(Array.from({ length: 10 }, (_, ticket) => inTurn(members.slice(0, 2), ticket, { ann: 3 }).userId)).toEqual([
+      "ann",
+      "ann",
+      "ann",
+      "bob",
+      "ann",
+      "ann",
+      "ann",
+      "bob",
+      "ann",
+      "ann",
+    ]);
   });
 
   it("least recently assigned takes a member never assigned first (pool order on ties), else the oldest", () => {
     expect(leastRecentlyAssigned(members, new Map()).userId).toBe("ann");
     expect(leastRecentlyAssigned(members, new Map([["ann", "2026-01-01T00:00:02Z"]])).userId).toBe("bob");
-    expect(leastRecentlyAssigned(members, new Map([["ann", "2026-01-01T00:00:03Z"], ["bob", "2026-01-01T00:00:01Z"], ["cat", "2026-01-01T00:00:02Z"]])).userId).toBe("bob");
+    expect(
+      leastRecentlyAssigned(
+        members,
+        new Map([
+          ["ann", "2026-01-01T00:00:03Z"],
+          ["bob", "2026-01-01T00:00:01Z"],
+          ["cat", "2026-01-01T00:00:02Z"],
+        ]),
+      ).userId,
+    ).toBe("bob");
   });
 });
 

@@ -21,7 +21,10 @@ const number = (id: string, overrides: Partial<PhoneNumber> = {}): PhoneNumber =
 const approved = number("1", { registration: { campaignId: "c1", status: "Approved" } });
 const pending = number("2", { registration: { campaignId: "c2", status: "Pending" } });
 const bare = number("3");
-const pausedApproved = number("4", { registration: { campaignId: "c1", status: "Approved" }, paused: { at: "2026-01-02T00:00:00.000Z", reason: "filtered" } });
+const pausedApproved = number("4", {
+  registration: { campaignId: "c1", status: "Approved" },
+  paused: { at: "2026-01-02T00:00:00.000Z", reason: "filtered" },
+});
 
 describe("sender eligibility", () => {
   it("where registration is required, only unpaused numbers on an approved campaign; elsewhere every unpaused number", () => {
@@ -38,7 +41,9 @@ describe("sender eligibility", () => {
     expect(() => assertRegisteredSender([], approved, "sms")).not.toThrow();
     expect(() => assertRegisteredSender([], pending, "sms")).toThrow(SenderNotRegisteredError);
     expect(() => assertRegisteredSender([pending, bare, approved], undefined, "sms")).not.toThrow();
-    expect(() => assertRegisteredSender([pending, bare], undefined, "sms")).toThrow(/None of the organization's numbers/);
+    expect(() => assertRegisteredSender([pending, bare], undefined, "sms")).toThrow(
+      /None of the organization's numbers/,
+    );
     // MMS needs a registered number that can send MMS.
     expect(() => assertRegisteredSender([approved], undefined, "mms")).toThrow(SenderNotRegisteredError);
   });

@@ -9,7 +9,9 @@ describe("the address sign-in limits count", () => {
   });
 
   it("behind the CloudFront router, is the address CloudFront appended, not the client's own claims before it", () => {
-    expect(clientIp({ requestContext: { http: { sourceIp: "130.176.0.1" } } }, "1.2.3.4, 198.51.100.7", true)).toBe("198.51.100.7");
+    expect(clientIp({ requestContext: { http: { sourceIp: "130.176.0.1" } } }, "1.2.3.4, 198.51.100.7", true)).toBe(
+      "198.51.100.7",
+    );
     expect(clientIp(event, undefined, true)).toBe("203.0.113.9");
   });
 });

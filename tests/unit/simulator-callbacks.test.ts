@@ -28,7 +28,13 @@ describe("the carrier simulator's status callbacks", () => {
     // The receiver takes 600 ms to answer the first callback: far longer than the gap between the two (250 ms).
     const { posts, fakeFetch } = slowReceiver(600);
     const simulator = createSimulatorProvider({ authToken: "token", delayScale: 1, fetch: fakeFetch });
-    await simulator.sendMessage({ from: "+12125550100", to: "+12125550109", body: "out of order", idempotencyKey: "m-09", statusCallbackUrl: "http://receiver.invalid/status" });
+    await simulator.sendMessage({
+      from: "+12125550100",
+      to: "+12125550109",
+      body: "out of order",
+      idempotencyKey: "m-09",
+      statusCallbackUrl: "http://receiver.invalid/status",
+    });
     await until(() => posts.length === 2 && posts[1]!.answeredAt !== undefined);
     expect(posts.map((post) => post.status)).toEqual(["delivered", "sent"]);
     expect(posts[1]!.startedAt).toBeGreaterThanOrEqual(posts[0]!.answeredAt!);
@@ -37,7 +43,13 @@ describe("the carrier simulator's status callbacks", () => {
   it("still posts a duplicated callback beside its original, and the next one only after both were answered", async () => {
     const { posts, fakeFetch } = slowReceiver(400);
     const simulator = createSimulatorProvider({ authToken: "token", delayScale: 1, fetch: fakeFetch });
-    await simulator.sendMessage({ from: "+12125550100", to: "+12125550110", body: "twice", idempotencyKey: "m-10", statusCallbackUrl: "http://receiver.invalid/status" });
+    await simulator.sendMessage({
+      from: "+12125550100",
+      to: "+12125550110",
+      body: "twice",
+      idempotencyKey: "m-10",
+      statusCallbackUrl: "http://receiver.invalid/status",
+    });
     await until(() => posts.length === 4 && posts.every((post) => post.answeredAt !== undefined));
     expect(posts.map((post) => post.status)).toEqual(["sent", "sent", "delivered", "delivered"]);
     // The duplicate did not wait for its slow original…

@@ -10,7 +10,11 @@ describe("the carrier simulator inside Lambda", () => {
   });
 
   it("is never used in a Lambda function: sends fail permanently with provider_not_configured and its webhooks are unknown", () => {
-    Object.assign(process.env, { PROVIDER: "simulator", TOKEN_SIGNING_KEY: "k", AWS_LAMBDA_FUNCTION_NAME: "lead-messaging-api-prod-Send" });
+    Object.assign(process.env, {
+      PROVIDER: "simulator",
+      TOKEN_SIGNING_KEY: "k",
+      AWS_LAMBDA_FUNCTION_NAME: "lead-messaging-api-prod-Send",
+    });
     expect(providerByName("simulator")).toBeUndefined();
     let refusal: unknown;
     try {

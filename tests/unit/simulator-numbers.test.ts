@@ -56,7 +56,8 @@ describe("simulator magic numbers", () => {
 
   it("every magic number passes phone validation (under any real area code)", () => {
     for (const suffix of [...Object.keys(MESSAGE_SCENARIOS), ...Object.keys(CALL_SCENARIOS)]) {
-      for (const areaCode of ["202", "312", "415", "416"]) expect(isValidPhone(`+1${areaCode}55501${suffix}`)).toBe(true);
+      for (const areaCode of ["202", "312", "415", "416"])
+        expect(isValidPhone(`+1${areaCode}55501${suffix}`)).toBe(true);
     }
   });
 
@@ -93,7 +94,10 @@ describe("simulator magic numbers", () => {
 
   it("out-of-order callbacks still end Delivered under the status rules", () => {
     const statuses = messageScenario("+12025550109").callbacks.map((callback) => callback.status);
-    const final = statuses.reduce<MessageStatus>((current, next) => messageLifecycle.applyTransition(current, next).status, "Sending");
+    const final = statuses.reduce<MessageStatus>(
+      (current, next) => messageLifecycle.applyTransition(current, next).status,
+      "Sending",
+    );
     expect(final).toBe("Delivered");
   });
 

@@ -23,7 +23,11 @@ function component(kind: string, extra: (name: string, args: any, self: Recorded
     constructor(name: string, args: any = {}) {
       const self: Recorded = { kind, name, args, calls: [] };
       recorded.push(self);
-      Object.assign(this, { name: `${name}-name`, arn: `arn:${name}`, url: `https://${name}` }, extra(name, args, self));
+      Object.assign(
+        this,
+        { name: `${name}-name`, arn: `arn:${name}`, url: `https://${name}` },
+        extra(name, args, self),
+      );
     }
   };
 }
@@ -75,7 +79,12 @@ function installSstStandIn() {
     },
     $dev: false,
     aws: {
-      iam: { assumeRolePolicyForPrincipal: (principal: object) => ({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Principal: principal, Action: "sts:AssumeRole" }] }) },
+      iam: {
+        assumeRolePolicyForPrincipal: (principal: object) => ({
+          Version: "2012-10-17",
+          Statement: [{ Effect: "Allow", Principal: principal, Action: "sts:AssumeRole" }],
+        }),
+      },
       sns: { TopicSubscription: component("TopicSubscription") },
       cloudwatch: { MetricAlarm: component("MetricAlarm") },
     },
@@ -151,12 +160,16 @@ describe("deployed resources follow stacks/definitions.ts", () => {
 
   it("records every schedule's runs under its manifest name (what admin status shows)", () => {
     for (const schedule of schedules) {
-      expect(readFileSync(handlerFile(schedule.handler), "utf8"), schedule.name).toContain(`scheduledJob("${schedule.name}"`);
+      expect(readFileSync(handlerFile(schedule.handler), "utf8"), schedule.name).toContain(
+        `scheduledJob("${schedule.name}"`,
+      );
     }
   });
 
   it("points every route, consumer and schedule at a handler file that exists", () => {
-    const handlers = [...routes, fallbackRoute, ...consumers, ...schedules, ...streamConsumers].map((entry) => entry.handler);
+    const handlers = [...routes, fallbackRoute, ...consumers, ...schedules, ...streamConsumers].map(
+      (entry) => entry.handler,
+    );
     expect(handlers.filter((handler) => !existsSync(handlerFile(handler)))).toEqual([]);
   });
 
@@ -201,21 +214,38 @@ describe("deployed resources follow stacks/definitions.ts", () => {
   it("feeds stream consumers from the table's stream, only the changes they name, with partial batch responses", () => {
     const [dynamo] = of("Dynamo");
     expect(dynamo!.args.stream).toBe("new-and-old-images");
-    expect(dynamo!.calls.map((call) => call.args[0])).toEqual(streamConsumers.map((consumer) => consumer.name.charAt(0).toUpperCase() + consumer.name.slice(1)));
+    expect(dynamo!.calls.map((call) => call.args[0])).toEqual(
+      streamConsumers.map((consumer) => consumer.name.charAt(0).toUpperCase() + consumer.name.slice(1)),
+    );
     streamConsumers.forEach((consumer, index) => {
       const [, fn, args] = dynamo!.calls[index]!.args;
       expect(args.filters).toEqual(
         consumer.records.map(({ eventName, entity, where = {} }) => ({
           eventName: [eventName],
-          dynamodb: { NewImage: { entity: { S: [entity] }, ...Object.fromEntries(Object.entries(where).map(([name, value]) => [name, { S: [value] }])) } },
+          dynamodb: {
+            NewImage: {
+              entity: { S: [entity] },
+              ...Object.fromEntries(Object.entries(where).map(([name, value]) => [name, { S: [value] }])),
+            },
+          },
         })),
       );
-      expect(args.transform.eventSourceMapping).toMatchObject({ functionResponseTypes: ["ReportBatchItemFailures"], batchSize: consumer.batchSize });
-      const sends = (consumer.sendsTo ?? []).map((queue) => `${queue.charAt(0).toUpperCase()}${queue.slice(1)}Send-name`);
+      expect(args.transform.eventSourceMapping).toMatchObject({
+        functionResponseTypes: ["ReportBatchItemFailures"],
+        batchSize: consumer.batchSize,
+      });
+      const sends = (consumer.sendsTo ?? []).map(
+        (queue) => `${queue.charAt(0).toUpperCase()}${queue.slice(1)}Send-name`,
+      );
       expect(fn.link.map((link: any) => link.name)).toEqual([`${table.name}Data-name`, ...sends]);
     });
     // The intake outbox receives only leads inserted Pending.
-    expect(dynamo!.calls[0]!.args[2].filters).toEqual([{ eventName: ["INSERT"], dynamodb: { NewImage: { entity: { S: ["Lead"] }, processingStatus: { S: ["Pending"] } } } }]);
+    expect(dynamo!.calls[0]!.args[2].filters).toEqual([
+      {
+        eventName: ["INSERT"],
+        dynamodb: { NewImage: { entity: { S: ["Lead"] }, processingStatus: { S: ["Pending"] } } },
+      },
+    ]);
   });
 
   it("gives every queue a dead-letter queue after maxReceiveCount receives", () => {
@@ -228,18 +258,34 @@ describe("deployed resources follow stacks/definitions.ts", () => {
   });
 
   it("subscribes a consumer with partial batch responses, its queue's batch size and timeout", () => {
-    stacks.consumers.subscribe({ queue: "leadIntake", handler: "functions/leads/process.handler", sendsTo: ["automationRuns"] });
-    const [fn, args] = of("Queue").find((queue) => queue.name === "LeadIntakeQueue")!.calls.at(-1)!.args;
+    stacks.consumers.subscribe({
+      queue: "leadIntake",
+      handler: "functions/leads/process.handler",
+      sendsTo: ["automationRuns"],
+    });
+    const [fn, args] = of("Queue")
+      .find((queue) => queue.name === "LeadIntakeQueue")!
+      .calls.at(-1)!.args;
     expect(args).toEqual({
-      batch: { size: queues.leadIntake.batchSize, window: `${queues.leadIntake.batchingWindowSeconds} seconds`, partialResponses: true },
-      transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: queues.leadIntake.maximumConcurrency } } },
+      batch: {
+        size: queues.leadIntake.batchSize,
+        window: `${queues.leadIntake.batchingWindowSeconds} seconds`,
+        partialResponses: true,
+      },
+      transform: {
+        eventSourceMapping: { scalingConfig: { maximumConcurrency: queues.leadIntake.maximumConcurrency } },
+      },
     });
     expect(fn.timeout).toBe(`${queues.leadIntake.consumerTimeoutSeconds} seconds`);
     expect(fn.link.map((link: any) => link.name)).toEqual([`${table.name}Data-name`, "AutomationRunsSend-name"]);
   });
 
   it("schedules timed work as an EventBridge cron named after the manifest entry", () => {
-    const cron = stacks.schedules.schedule({ name: "dueMessages", cron: "0/5 * * * ? *", handler: "functions/m/due.handler" });
+    const cron = stacks.schedules.schedule({
+      name: "dueMessages",
+      cron: "0/5 * * * ? *",
+      handler: "functions/m/due.handler",
+    });
     expect(cron.name).toBe("DueMessagesCron-name");
     expect(of("Cron").at(-1)!.args.schedule).toBe("cron(0/5 * * * ? *)");
   });
@@ -268,13 +314,17 @@ describe("deployed resources follow stacks/definitions.ts", () => {
       expect(maximumConcurrency, consumer.queue).toBeLessThanOrEqual(1000);
     }
     const subscribed = of("Queue").flatMap((queue) => queue.calls.filter((call) => call.method === "subscribe"));
-    expect(subscribed.every((call) => call.args[1].transform.eventSourceMapping.scalingConfig.maximumConcurrency >= 2)).toBe(true);
+    expect(
+      subscribed.every((call) => call.args[1].transform.eventSourceMapping.scalingConfig.maximumConcurrency >= 2),
+    ).toBe(true);
   });
 
   it("refuses to deploy a stage without carrier credentials instead of running the simulator inside Lambda", () => {
     expect(stacks.functions.deployedProvider("ACstage")).toBe("twilio");
     expect(stacks.functions.deployedProvider("", "KEYtelnyx")).toBe("telnyx");
-    expect(() => stacks.functions.deployedProvider("")).toThrow(/Stage "test" has no carrier credentials[\s\S]*sst secret set TwilioAccountSid/);
+    expect(() => stacks.functions.deployedProvider("")).toThrow(
+      /Stage "test" has no carrier credentials[\s\S]*sst secret set TwilioAccountSid/,
+    );
   });
 });
 
@@ -285,7 +335,11 @@ describe("alarms notify the operator's SNS topic", () => {
 
   it("sends every alarm (and its recovery) to the topic, which the deploying shell's ALARM_EMAIL subscribes to", () => {
     expect(of("SnsTopic").map((topic) => topic.name)).toEqual(["Alarms"]);
-    expect(of("TopicSubscription")[0]!.args).toEqual({ topic: topicArn, protocol: "email", endpoint: shell.ALARM_EMAIL });
+    expect(of("TopicSubscription")[0]!.args).toEqual({
+      topic: topicArn,
+      protocol: "email",
+      endpoint: shell.ALARM_EMAIL,
+    });
     for (const alarm of alarms()) {
       expect(alarm.args.alarmActions, alarm.name).toEqual([topicArn]);
       expect(alarm.args.okActions, alarm.name).toEqual([topicArn]);
@@ -315,24 +369,40 @@ describe("alarms notify the operator's SNS topic", () => {
     for (const consumer of consumers) {
       const id = consumer.queue.charAt(0).toUpperCase() + consumer.queue.slice(1);
       for (const metric of ["Errors", "Throttles"]) {
-        expect(named(`${id}Consumer${metric}`).args).toMatchObject({ namespace: "AWS/Lambda", metricName: metric, dimensions: { FunctionName: `${consumer.handler}-function` } });
+        expect(named(`${id}Consumer${metric}`).args).toMatchObject({
+          namespace: "AWS/Lambda",
+          metricName: metric,
+          dimensions: { FunctionName: `${consumer.handler}-function` },
+        });
       }
     }
     for (const schedule of schedules) {
       const id = schedule.name.charAt(0).toUpperCase() + schedule.name.slice(1);
       expect(named(`${id}ScheduleErrors`).args.dimensions).toEqual({ FunctionName: `${schedule.handler}-function` });
       expect(named(`${id}ScheduleThrottles`).args.metricName).toBe("Throttles");
-      expect(named(`${id}ScheduleFailed`).args).toMatchObject({ namespace: "AWS/Events", metricName: "FailedInvocations", dimensions: { RuleName: `${id}Cron-rule` } });
+      expect(named(`${id}ScheduleFailed`).args).toMatchObject({
+        namespace: "AWS/Events",
+        metricName: "FailedInvocations",
+        dimensions: { RuleName: `${id}Cron-rule` },
+      });
     }
   });
 
   it("alarms on the API's 5xx rate and on DynamoDB throttled requests", () => {
     const api = named("Api5xxRate").args;
     expect(api.threshold).toBe(stacks.alarms.api5xxRatePercent);
-    expect(api.metricQueries.map((query: any) => query.metric?.metricName ?? query.expression)).toEqual(["5xx", "Count", "IF(errors >= 5, 100 * errors / requests, 0)"]);
+    expect(api.metricQueries.map((query: any) => query.metric?.metricName ?? query.expression)).toEqual([
+      "5xx",
+      "Count",
+      "IF(errors >= 5, 100 * errors / requests, 0)",
+    ]);
     expect(api.metricQueries[0].metric.dimensions).toEqual({ ApiId: "Api-id" });
     const throttles = named("TableThrottles").args;
-    expect(throttles.metricQueries.map((query: any) => query.metric?.metricName ?? query.expression)).toEqual(["ReadThrottleEvents", "WriteThrottleEvents", "reads + writes"]);
+    expect(throttles.metricQueries.map((query: any) => query.metric?.metricName ?? query.expression)).toEqual([
+      "ReadThrottleEvents",
+      "WriteThrottleEvents",
+      "reads + writes",
+    ]);
     expect(throttles.metricQueries[0].metric.dimensions).toEqual({ TableName: `${table.name}-name` });
   });
 });

@@ -73,7 +73,14 @@ describe("message status transitions", () => {
 
   it("lists the statuses a conditional write may overwrite", () => {
     expect(messageLifecycle.acceptedFrom("Sent")).toEqual(["Pending", "Scheduled", "Queued", "Sending"]);
-    expect(messageLifecycle.acceptedFrom("Delivered")).toEqual(["Pending", "Scheduled", "Queued", "Sending", "Sent", "Unknown"]);
+    expect(messageLifecycle.acceptedFrom("Delivered")).toEqual([
+      "Pending",
+      "Scheduled",
+      "Queued",
+      "Sending",
+      "Sent",
+      "Unknown",
+    ]);
     expect(messageLifecycle.acceptedFrom("Canceled")).toEqual(["Pending", "Scheduled", "Queued"]);
     expect(messageLifecycle.acceptedFrom("Sending")).toEqual(["Pending", "Scheduled", "Queued"]);
     expect(messageLifecycle.acceptedFrom("Received")).toEqual([]);
@@ -155,9 +162,12 @@ describe("retry policy", () => {
     [3, 0.5, 2500],
     [10, 0.999, 4995],
     [0, 0, 0],
-  ])("retry %s with random %s waits %s ms (full jitter under an exponential ceiling)", (retryCount, sample, expected) => {
-    expect(retryDelayMs(retryCount, policy, () => sample)).toBe(expected);
-  });
+  ])(
+    "retry %s with random %s waits %s ms (full jitter under an exponential ceiling)",
+    (retryCount, sample, expected) => {
+      expect(retryDelayMs(retryCount, policy, () => sample)).toBe(expected);
+    },
+  );
 
   it("never waits less than the provider's Retry-After", () => {
     expect(retryDelayMs(0, policy, () => 0.1, 30)).toBe(30_000);
@@ -167,7 +177,9 @@ describe("retry policy", () => {
     for (let retryCount = 0; retryCount < 12; retryCount++) {
       const delay = retryDelayMs(retryCount, DEFAULT_RETRY_POLICY);
       expect(delay).toBeGreaterThanOrEqual(0);
-      expect(delay).toBeLessThan(Math.min(DEFAULT_RETRY_POLICY.maxDelayMs, DEFAULT_RETRY_POLICY.baseDelayMs * 2 ** retryCount));
+      expect(delay).toBeLessThan(
+        Math.min(DEFAULT_RETRY_POLICY.maxDelayMs, DEFAULT_RETRY_POLICY.baseDelayMs * 2 ** retryCount),
+      );
     }
   });
 

@@ -5,7 +5,8 @@ import { providerByName } from "#core/providers/index";
 import { ProviderError } from "#core/providers/port";
 import { classifyTelnyxError, createTelnyxProvider } from "#core/providers/telnyx/adapter";
 
-const raw = (name: string) => JSON.stringify(JSON.parse(readFileSync(new URL(`../fixtures/telnyx/${name}`, import.meta.url), "utf8")));
+const raw = (name: string) =>
+  JSON.stringify(JSON.parse(readFileSync(new URL(`../fixtures/telnyx/${name}`, import.meta.url), "utf8")));
 const keys = generateKeyPairSync("ed25519");
 /** The raw 32-byte public key, base64, as Telnyx shows it. */
 const publicKey = keys.publicKey.export({ format: "der", type: "spki" }).subarray(12).toString("base64");
@@ -13,39 +14,97 @@ const NOW = 1_795_000_000_000;
 
 function signed(body: string, timestamp = String(Math.floor(NOW / 1000))) {
   const signature = sign(null, Buffer.from(`${timestamp}|${body}`), keys.privateKey).toString("base64");
-  return { url: "https://api.example.com/webhooks/telnyx/messages/status", headers: { "Telnyx-Signature-Ed25519": signature, "Telnyx-Timestamp": timestamp, "content-type": "application/json" }, body };
+  return {
+    url: "https://api.example.com/webhooks/telnyx/messages/status",
+    headers: {
+      "Telnyx-Signature-Ed25519": signature,
+      "Telnyx-Timestamp": timestamp,
+      "content-type": "application/json",
+    },
+    body,
+  };
 }
 
 function fake(...responses: { status: number; body?: unknown }[]) {
   const seen: { method: string; url: string; authorization: string | null; body: unknown }[] = [];
   const fetch = async (url: string | URL | Request, init?: RequestInit) => {
     const headers = new Headers(init?.headers);
-    seen.push({ method: init?.method ?? "GET", url: String(url), authorization: headers.get("authorization"), body: init?.body ? JSON.parse(String(init.body)) : undefined });
+    seen.push({
+      method: init?.method ?? "GET",
+      url: String(url),
+      authorization: headers.get("authorization"),
+      body: init?.body ? JSON.parse(String(init.body)) : undefined,
+    });
     const next = responses[seen.length - 1] ?? { status: 500 };
-    return new Response(next.body === undefined ? null : JSON.stringify(next.body), { status: next.status, headers: { "content-type": "application/json" } });
+    return new Response(next.body === undefined ? null : JSON.stringify(next.body), {
+      status: next.status,
+      headers: { "content-type": "application/json" },
+    });
   };
-  return { provider: createTelnyxProvider({ apiKey: "KEY0123", publicKey, fetch: fetch as typeof globalThis.fetch, now: () => NOW }), seen };
+  return {
+    provider: createTelnyxProvider({
+      apiKey: "KEY0123",
+      publicKey,
+      fetch: fetch as typeof globalThis.fetch,
+      now: () => NOW,
+    }),
+    seen,
+  };
 }
 
 describe("Telnyx messaging API v2", () => {
   it("sends an SMS as JSON with a Bearer key and a per-message webhook_url", async () => {
-    const { provider, seen } = fake({ status: 200, body: { data: { id: "40317c5b-0f8a-4a1b-b5d5-bf6c9a3c21aa", parts: 2, to: [{ phone_number: "+13125550187", status: "queued" }] } } });
-    const result = await provider.sendMessage({ from: "+12025550142", to: "+13125550187", body: "Hi", idempotencyKey: "k", statusCallbackUrl: "https://api.example.com/webhooks/telnyx/messages/status?messageId=m1" });
+    const { provider, seen } = fake({
+      status: 200,
+      body: {
+        data: {
+          id: "40317c5b-0f8a-4a1b-b5d5-bf6c9a3c21aa",
+          parts: 2,
+          to: [{ phone_number: "+13125550187", status: "queued" }],
+        },
+      },
+    });
+    const result = await provider.sendMessage({
+      from: "+12025550142",
+      to: "+13125550187",
+      body: "Hi",
+      idempotencyKey: "k",
+      statusCallbackUrl: "https://api.example.com/webhooks/telnyx/messages/status?messageId=m1",
+    });
     expect(seen).toEqual([
       {
         method: "POST",
         url: "https://api.telnyx.com/v2/messages",
         authorization: "Bearer KEY0123",
-        body: { from: "+12025550142", to: "+13125550187", text: "Hi", webhook_url: "https://api.example.com/webhooks/telnyx/messages/status?messageId=m1" },
+        body: {
+          from: "+12025550142",
+          to: "+13125550187",
+          text: "Hi",
+          webhook_url: "https://api.example.com/webhooks/telnyx/messages/status?messageId=m1",
+        },
       },
     ]);
-    expect(result).toEqual({ providerMessageId: "40317c5b-0f8a-4a1b-b5d5-bf6c9a3c21aa", status: "Queued", segments: 2 });
+    expect(result).toEqual({
+      providerMessageId: "40317c5b-0f8a-4a1b-b5d5-bf6c9a3c21aa",
+      status: "Queued",
+      segments: 2,
+    });
   });
 
   it("sends MMS media as media_urls", async () => {
     const { provider, seen } = fake({ status: 200, body: { data: { id: "m", to: [{ status: "queued" }] } } });
-    await provider.sendMessage({ from: "+12025550142", to: "+13125550187", media: [{ url: "https://cdn.example.com/a.png" }], idempotencyKey: "k" });
-    expect(seen[0]?.body).toEqual({ from: "+12025550142", to: "+13125550187", media_urls: ["https://cdn.example.com/a.png"], type: "MMS" });
+    await provider.sendMessage({
+      from: "+12025550142",
+      to: "+13125550187",
+      media: [{ url: "https://cdn.example.com/a.png" }],
+      idempotencyKey: "k",
+    });
+    expect(seen[0]?.body).toEqual({
+      from: "+12025550142",
+      to: "+13125550187",
+      media_urls: ["https://cdn.example.com/a.png"],
+      type: "MMS",
+    });
   });
 
   it.each([
@@ -55,8 +114,13 @@ describe("Telnyx messaging API v2", () => {
     [422, "10002", "permanent"],
     [400, "40012", "permanent"],
   ] as const)("maps HTTP %s / code %s to %s", async (status, code, kind) => {
-    const { provider } = fake({ status, body: { errors: code ? [{ code, title: "Refused", detail: "Refused by Telnyx" }] : [] } });
-    const error = await provider.sendMessage({ from: "+12025550142", to: "+13125550187", body: "Hi", idempotencyKey: "k" }).catch((caught: unknown) => caught);
+    const { provider } = fake({
+      status,
+      body: { errors: code ? [{ code, title: "Refused", detail: "Refused by Telnyx" }] : [] },
+    });
+    const error = await provider
+      .sendMessage({ from: "+12025550142", to: "+13125550187", body: "Hi", idempotencyKey: "k" })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ kind, code: code ?? `http_${status}` });
     expect(classifyTelnyxError(code, status)).toBe(kind);
@@ -64,10 +128,24 @@ describe("Telnyx messaging API v2", () => {
 
   it("looks a message up (GET /v2/messages/{id}): its recipient status and error; 404 is unknown", async () => {
     const { provider, seen } = fake(
-      { status: 200, body: { data: { id: "m1", to: [{ phone_number: "+13125550187", status: "delivery_failed" }], errors: [{ code: "40008", title: "Undeliverable" }] } } },
+      {
+        status: 200,
+        body: {
+          data: {
+            id: "m1",
+            to: [{ phone_number: "+13125550187", status: "delivery_failed" }],
+            errors: [{ code: "40008", title: "Undeliverable" }],
+          },
+        },
+      },
       { status: 404, body: { errors: [{ code: "10005", title: "Resource not found" }] } },
     );
-    expect(await provider.fetchMessageStatus!("m1")).toEqual({ providerMessageId: "m1", status: "Undelivered", providerStatus: "delivery_failed", errorCode: "40008" });
+    expect(await provider.fetchMessageStatus!("m1")).toEqual({
+      providerMessageId: "m1",
+      status: "Undelivered",
+      providerStatus: "delivery_failed",
+      errorCode: "40008",
+    });
     expect(await provider.fetchMessageStatus!("gone")).toBeUndefined();
     expect(seen.map((request) => `${request.method} ${request.url} ${request.authorization}`)).toEqual([
       "GET https://api.telnyx.com/v2/messages/m1 Bearer KEY0123",
@@ -77,18 +155,34 @@ describe("Telnyx messaging API v2", () => {
 
   it("refuses calls without a TeXML application, before any request", async () => {
     const { provider, seen } = fake();
-    await expect(provider.placeCall({ from: "+12025550142", to: "+13125550187", idempotencyKey: "k" })).rejects.toMatchObject({ kind: "permanent", code: "provider_not_configured" });
+    await expect(
+      provider.placeCall({ from: "+12025550142", to: "+13125550187", idempotencyKey: "k" }),
+    ).rejects.toMatchObject({ kind: "permanent", code: "provider_not_configured" });
     expect(seen).toEqual([]);
   });
 
   it("places a bridged call through TeXML with the same inline instructions, and parses its Twilio-compatible callbacks", async () => {
     const seen: { url: string; body: unknown; authorization: string | null }[] = [];
     const fetch = async (url: string | URL | Request, init?: RequestInit) => {
-      seen.push({ url: String(url), body: JSON.parse(String(init?.body)), authorization: new Headers(init?.headers).get("authorization") });
-      return new Response(JSON.stringify({ call_sid: "v3:abc", from: "+12025550142", to: "+14155550120", status: "queued" }), { status: 200 });
+      seen.push({
+        url: String(url),
+        body: JSON.parse(String(init?.body)),
+        authorization: new Headers(init?.headers).get("authorization"),
+      });
+      return new Response(
+        JSON.stringify({ call_sid: "v3:abc", from: "+12025550142", to: "+14155550120", status: "queued" }),
+        { status: 200 },
+      );
     };
-    const provider = createTelnyxProvider({ apiKey: "KEY0123", publicKey, texmlConnectionId: "1894", fetch: fetch as typeof globalThis.fetch, now: () => NOW });
-    const twiml = '<?xml version="1.0" encoding="UTF-8"?><Response><Dial timeout="25" action="https://api.example.com/webhooks/telnyx/calls/dial?callId=c1" method="POST" callerId="+12025550142"><Number>+13125550187</Number></Dial></Response>';
+    const provider = createTelnyxProvider({
+      apiKey: "KEY0123",
+      publicKey,
+      texmlConnectionId: "1894",
+      fetch: fetch as typeof globalThis.fetch,
+      now: () => NOW,
+    });
+    const twiml =
+      '<?xml version="1.0" encoding="UTF-8"?><Response><Dial timeout="25" action="https://api.example.com/webhooks/telnyx/calls/dial?callId=c1" method="POST" callerId="+12025550142"><Number>+13125550187</Number></Dial></Response>';
     const placed = await provider.placeCall({
       from: "+12025550142",
       to: "+14155550120",
@@ -115,9 +209,17 @@ describe("Telnyx messaging API v2", () => {
         },
       },
     ]);
-    const form = "AccountSid=ACx&CallSid=v3%3Aabc&CallStatus=in-progress&Direction=outbound-api&From=%2B12025550142&To=%2B14155550120";
-    expect(provider.parseStatusCallback(signed(form))).toMatchObject([{ type: "call.status", providerCallId: "v3:abc", status: "InProgress", direction: "outbound" }]);
-    expect(provider.parseDialResult(signed(`${form}&DialCallStatus=completed&DialCallDuration=64`))).toMatchObject({ direction: "outbound", status: "Completed", durationSeconds: 64, from: "+12025550142" });
+    const form =
+      "AccountSid=ACx&CallSid=v3%3Aabc&CallStatus=in-progress&Direction=outbound-api&From=%2B12025550142&To=%2B14155550120";
+    expect(provider.parseStatusCallback(signed(form))).toMatchObject([
+      { type: "call.status", providerCallId: "v3:abc", status: "InProgress", direction: "outbound" },
+    ]);
+    expect(provider.parseDialResult(signed(`${form}&DialCallStatus=completed&DialCallDuration=64`))).toMatchObject({
+      direction: "outbound",
+      status: "Completed",
+      durationSeconds: 64,
+      from: "+12025550142",
+    });
     expect(provider.verifyWebhookSignature(signed(form))).toBe(true);
   });
 });
@@ -126,7 +228,12 @@ describe("Telnyx call lookup (the call sweep)", () => {
   it("fetches the TeXML call resource with the account sid: status and talk time; 404 is unknown; no account sid asks nothing", async () => {
     const seen: string[] = [];
     const answers = [
-      { status: 200, body: JSON.parse(readFileSync(new URL("../fixtures/telnyx/texml-call-fetch-completed.json", import.meta.url), "utf8")) },
+      {
+        status: 200,
+        body: JSON.parse(
+          readFileSync(new URL("../fixtures/telnyx/texml-call-fetch-completed.json", import.meta.url), "utf8"),
+        ),
+      },
       { status: 404, body: { errors: [{ code: "10005", title: "Resource not found" }] } },
     ];
     const fetch = async (url: string | URL | Request, init?: RequestInit) => {
@@ -134,9 +241,20 @@ describe("Telnyx call lookup (the call sweep)", () => {
       const next = answers[seen.length - 1]!;
       return new Response(JSON.stringify(next.body), { status: next.status });
     };
-    const provider = createTelnyxProvider({ apiKey: "KEY0123", publicKey, accountSid: "f5586561-8ff0-4291-a51b-c7dfe4139ff9", fetch: fetch as typeof globalThis.fetch });
+    const provider = createTelnyxProvider({
+      apiKey: "KEY0123",
+      publicKey,
+      accountSid: "f5586561-8ff0-4291-a51b-c7dfe4139ff9",
+      fetch: fetch as typeof globalThis.fetch,
+    });
     const sid = "v3:9X2vxPDFY2RHSJ1EdMS0RHRksMTg7ldNxdjWbVr9zBjbGjGsSe-aiQ";
-    expect(await provider.fetchCallStatus!(sid)).toEqual({ providerCallId: sid, status: "Completed", providerStatus: "completed", direction: "outbound", durationSeconds: 64 });
+    expect(await provider.fetchCallStatus!(sid)).toEqual({
+      providerCallId: sid,
+      status: "Completed",
+      providerStatus: "completed",
+      direction: "outbound",
+      durationSeconds: 64,
+    });
     expect(await provider.fetchCallStatus!("v3:gone")).toBeUndefined();
     expect(seen).toEqual([
       `GET https://api.telnyx.com/v2/texml/Accounts/f5586561-8ff0-4291-a51b-c7dfe4139ff9/Calls/${encodeURIComponent(sid)} Bearer KEY0123`,
@@ -153,11 +271,21 @@ describe("Telnyx numbers API", () => {
     const seen: { method: string; url: string; body: unknown }[] = [];
     const fetch = async (url: string | URL | Request, init?: RequestInit) => {
       expect(new Headers(init?.headers).get("authorization")).toBe("Bearer KEY0123");
-      seen.push({ method: init?.method ?? "GET", url: String(url), body: init?.body ? JSON.parse(String(init.body)) : undefined });
+      seen.push({
+        method: init?.method ?? "GET",
+        url: String(url),
+        body: init?.body ? JSON.parse(String(init.body)) : undefined,
+      });
       const next = responses[seen.length - 1] ?? { status: 500 };
       return new Response(next.body === undefined ? null : JSON.stringify(next.body), { status: next.status });
     };
-    const provider = createTelnyxProvider({ apiKey: "KEY0123", publicKey, texmlConnectionId: "1894", messagingProfileId: "4001", fetch: fetch as typeof globalThis.fetch });
+    const provider = createTelnyxProvider({
+      apiKey: "KEY0123",
+      publicKey,
+      texmlConnectionId: "1894",
+      messagingProfileId: "4001",
+      fetch: fetch as typeof globalThis.fetch,
+    });
     return { provider, seen };
   }
 
@@ -168,13 +296,24 @@ describe("Telnyx numbers API", () => {
         data: [
           {
             phone_number: "+14155550123",
-            region_information: [{ region_type: "rate_center", region_name: "SAN FRANCISCO" }, { region_type: "state", region_name: "CA" }],
+            region_information: [
+              { region_type: "rate_center", region_name: "SAN FRANCISCO" },
+              { region_type: "state", region_name: "CA" },
+            ],
             features: [{ name: "sms" }, { name: "voice" }],
           },
         ],
       },
     });
-    expect(await provider.searchAvailableNumbers!({ country: "US", areaCode: "415", region: "CA", capabilities: ["sms", "voice"], limit: 5 })).toEqual([
+    expect(
+      await provider.searchAvailableNumbers!({
+        country: "US",
+        areaCode: "415",
+        region: "CA",
+        capabilities: ["sms", "voice"],
+        limit: 5,
+      }),
+    ).toEqual([
       { phoneNumber: "+14155550123", region: "CA", locality: "SAN FRANCISCO", capabilities: ["sms", "voice"] },
     ]);
     const url = new URL(seen[0]!.url);
@@ -192,7 +331,23 @@ describe("Telnyx numbers API", () => {
   it("orders a number into the TeXML application and messaging profile, finds, configures and releases held ones", async () => {
     const { provider, seen } = numbersFake(
       // The order's items are order records (number_order_phone_number), not the phone number resources DELETE takes.
-      { status: 200, body: { data: { id: "ord1", status: "pending", phone_numbers: [{ id: "item1", record_type: "number_order_phone_number", phone_number: "+14155550123", status: "pending" }] } } },
+      {
+        status: 200,
+        body: {
+          data: {
+            id: "ord1",
+            status: "pending",
+            phone_numbers: [
+              {
+                id: "item1",
+                record_type: "number_order_phone_number",
+                phone_number: "+14155550123",
+                status: "pending",
+              },
+            ],
+          },
+        },
+      },
       { status: 200, body: { data: [{ id: "pn2", phone_number: "+14155550124" }] } },
       { status: 200, body: { data: [] } },
       { status: 200, body: { data: { id: "pn2" } } },
@@ -204,8 +359,14 @@ describe("Telnyx numbers API", () => {
       { status: 200, body: { data: [] } },
     );
     const webhooks = { smsUrl: "s", voiceUrl: "v", voiceStatusCallbackUrl: "c" };
-    expect(await provider.buyNumber!("+14155550123", webhooks)).toEqual({ providerNumberId: "+14155550123", phoneNumber: "+14155550123" });
-    expect(await provider.findOwnedNumber!("+14155550124")).toEqual({ providerNumberId: "pn2", phoneNumber: "+14155550124" });
+    expect(await provider.buyNumber!("+14155550123", webhooks)).toEqual({
+      providerNumberId: "+14155550123",
+      phoneNumber: "+14155550123",
+    });
+    expect(await provider.findOwnedNumber!("+14155550124")).toEqual({
+      providerNumberId: "pn2",
+      phoneNumber: "+14155550124",
+    });
     expect(await provider.findOwnedNumber!("+14155550198")).toBeUndefined();
     await provider.configureNumber!("pn2", webhooks);
     await provider.releaseNumber!("pn2");
@@ -214,16 +375,44 @@ describe("Telnyx numbers API", () => {
     await provider.releaseNumber!("+14155550123");
     await provider.releaseNumber!("+14155550123");
     expect(seen).toEqual([
-      { method: "POST", url: "https://api.telnyx.com/v2/number_orders", body: { phone_numbers: [{ phone_number: "+14155550123" }], connection_id: "1894", messaging_profile_id: "4001" } },
-      { method: "GET", url: "https://api.telnyx.com/v2/phone_numbers?filter%5Bphone_number%5D=%2B14155550124", body: undefined },
-      { method: "GET", url: "https://api.telnyx.com/v2/phone_numbers?filter%5Bphone_number%5D=%2B14155550198", body: undefined },
+      {
+        method: "POST",
+        url: "https://api.telnyx.com/v2/number_orders",
+        body: {
+          phone_numbers: [{ phone_number: "+14155550123" }],
+          connection_id: "1894",
+          messaging_profile_id: "4001",
+        },
+      },
+      {
+        method: "GET",
+        url: "https://api.telnyx.com/v2/phone_numbers?filter%5Bphone_number%5D=%2B14155550124",
+        body: undefined,
+      },
+      {
+        method: "GET",
+        url: "https://api.telnyx.com/v2/phone_numbers?filter%5Bphone_number%5D=%2B14155550198",
+        body: undefined,
+      },
       { method: "PATCH", url: "https://api.telnyx.com/v2/phone_numbers/pn2", body: { connection_id: "1894" } },
-      { method: "PATCH", url: "https://api.telnyx.com/v2/phone_numbers/pn2/messaging", body: { messaging_profile_id: "4001" } },
+      {
+        method: "PATCH",
+        url: "https://api.telnyx.com/v2/phone_numbers/pn2/messaging",
+        body: { messaging_profile_id: "4001" },
+      },
       { method: "DELETE", url: "https://api.telnyx.com/v2/phone_numbers/pn2", body: undefined },
       { method: "DELETE", url: "https://api.telnyx.com/v2/phone_numbers/pn2", body: undefined },
-      { method: "GET", url: "https://api.telnyx.com/v2/phone_numbers?filter%5Bphone_number%5D=%2B14155550123", body: undefined },
+      {
+        method: "GET",
+        url: "https://api.telnyx.com/v2/phone_numbers?filter%5Bphone_number%5D=%2B14155550123",
+        body: undefined,
+      },
       { method: "DELETE", url: "https://api.telnyx.com/v2/phone_numbers/pn1", body: undefined },
-      { method: "GET", url: "https://api.telnyx.com/v2/phone_numbers?filter%5Bphone_number%5D=%2B14155550123", body: undefined },
+      {
+        method: "GET",
+        url: "https://api.telnyx.com/v2/phone_numbers?filter%5Bphone_number%5D=%2B14155550123",
+        body: undefined,
+      },
     ]);
   });
 });
@@ -237,10 +426,22 @@ describe("Telnyx webhooks", () => {
     expect(provider.verifyWebhookSignature(request)).toBe(true);
     expect(provider.verifyWebhookSignature({ ...request, body: body.replace("delivered", "sent") })).toBe(false);
     expect(provider.verifyWebhookSignature(signed(body, String(Math.floor(NOW / 1000) - 3600)))).toBe(false);
-    expect(provider.verifyWebhookSignature({ ...request, headers: { "Telnyx-Timestamp": request.headers["Telnyx-Timestamp"] } })).toBe(false);
+    expect(
+      provider.verifyWebhookSignature({
+        ...request,
+        headers: { "Telnyx-Timestamp": request.headers["Telnyx-Timestamp"] },
+      }),
+    ).toBe(false);
     const other = generateKeyPairSync("ed25519");
-    const forged = sign(null, Buffer.from(`${request.headers["Telnyx-Timestamp"]}|${body}`), other.privateKey).toString("base64");
-    expect(provider.verifyWebhookSignature({ ...request, headers: { ...request.headers, "Telnyx-Signature-Ed25519": forged } })).toBe(false);
+    const forged = sign(null, Buffer.from(`${request.headers["Telnyx-Timestamp"]}|${body}`), other.privateKey).toString(
+      "base64",
+    );
+    expect(
+      provider.verifyWebhookSignature({
+        ...request,
+        headers: { ...request.headers, "Telnyx-Signature-Ed25519": forged },
+      }),
+    ).toBe(false);
   });
 
   it("parses message.finalized receipts: delivered, and failed with its error code", () => {
@@ -255,7 +456,9 @@ describe("Telnyx webhooks", () => {
         dedupKey: "4ee8c3a6-4995-4309-a3c6-38e3db9ea4be",
       },
     ]);
-    expect(provider.parseStatusCallback(signed(raw("webhook-message-finalized-failed-40008.json")))).toMatchObject([{ status: "Undelivered", providerStatus: "delivery_failed", errorCode: "40008" }]);
+    expect(provider.parseStatusCallback(signed(raw("webhook-message-finalized-failed-40008.json")))).toMatchObject([
+      { status: "Undelivered", providerStatus: "delivery_failed", errorCode: "40008" },
+    ]);
     expect(provider.parseStatusCallback(signed(raw("webhook-message-received.json")))).toEqual([]);
   });
 
@@ -284,7 +487,10 @@ describe("Telnyx on a deployment", () => {
       process.env.TELNYX_API_KEY = "KEY0123";
       expect(providerByName("telnyx")?.name).toBe("telnyx");
     } finally {
-      for (const [name, value] of [["TELNYX_API_KEY", saved.key], ["TELNYX_PUBLIC_KEY", saved.publicKey]] as const) {
+      for (const [name, value] of [
+        ["TELNYX_API_KEY", saved.key],
+        ["TELNYX_PUBLIC_KEY", saved.publicKey],
+      ] as const) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }

@@ -14,8 +14,14 @@ type Exchange = {
 
 const fixture = <T>(name: string): T =>
   JSON.parse(readFileSync(new URL(`../fixtures/twilio/${name}`, import.meta.url), "utf8")) as T;
-const credentials = fixture<{ accountSid: string; authToken: string; apiKeySid: string; apiKeySecret: string }>("account.json");
-const account = { accountSid: credentials.accountSid, authToken: credentials.authToken, apiKey: { sid: credentials.apiKeySid, secret: credentials.apiKeySecret } };
+const credentials = fixture<{ accountSid: string; authToken: string; apiKeySid: string; apiKeySecret: string }>(
+  "account.json",
+);
+const account = {
+  accountSid: credentials.accountSid,
+  authToken: credentials.authToken,
+  apiKey: { sid: credentials.apiKeySid, secret: credentials.apiKeySecret },
+};
 
 /** A fetch that replays one recorded exchange and records what it was asked. */
 function replay(name: string) {
@@ -102,9 +108,18 @@ describe("Twilio Messages API", () => {
   it("fetches a message's status: the Message resource by sid, its status and error code", async () => {
     const { provider, exchange, calls, sentRequest } = replay("messages-fetch-undelivered-30003.json");
     const report = await provider.fetchMessageStatus!("SM5d2a7c9e1b3f4a6c8e0b2d4f6a8c1e3b");
-    expect(sentRequest()).toMatchObject({ method: "GET", url: exchange.request.url, authorization: exchange.request.headers.authorization });
+    expect(sentRequest()).toMatchObject({
+      method: "GET",
+      url: exchange.request.url,
+      authorization: exchange.request.headers.authorization,
+    });
     expect(calls[0]?.init.body).toBeUndefined();
-    expect(report).toEqual({ providerMessageId: "SM5d2a7c9e1b3f4a6c8e0b2d4f6a8c1e3b", status: "Undelivered", providerStatus: "undelivered", errorCode: "30003" });
+    expect(report).toEqual({
+      providerMessageId: "SM5d2a7c9e1b3f4a6c8e0b2d4f6a8c1e3b",
+      status: "Undelivered",
+      providerStatus: "undelivered",
+      errorCode: "30003",
+    });
   });
 
   it("answers no status for a message Twilio does not know (404)", async () => {
@@ -155,7 +170,13 @@ describe("Twilio Calls API", () => {
 
   it("sends inline TwiML when there is no answer URL", async () => {
     const { provider, sentRequest } = replay("calls-create-queued.json");
-    await provider.placeCall({ from: "+12025550142", to: "+13125550187", idempotencyKey: "k", instructions: "<Response><Say>Hi</Say></Response>", record: true });
+    await provider.placeCall({
+      from: "+12025550142",
+      to: "+13125550187",
+      idempotencyKey: "k",
+      instructions: "<Response><Say>Hi</Say></Response>",
+      record: true,
+    });
     expect(sentRequest().form).toEqual([
       ["To", "+13125550187"],
       ["From", "+12025550142"],
@@ -174,8 +195,19 @@ describe("Twilio Calls API", () => {
       callerId: "+12025550142",
       timeLimitSeconds: 3600,
     });
-    await provider.placeCall({ from: "+12025550142", to: "+14155550120", idempotencyKey: "k", instructions: twiml, ringTimeoutSeconds: 30, timeLimitSeconds: 3685 });
-    expect(sentRequest()).toMatchObject({ method: "POST", authorization: expect.stringMatching(/^Basic /), contentType: "application/x-www-form-urlencoded" });
+    await provider.placeCall({
+      from: "+12025550142",
+      to: "+14155550120",
+      idempotencyKey: "k",
+      instructions: twiml,
+      ringTimeoutSeconds: 30,
+      timeLimitSeconds: 3685,
+    });
+    expect(sentRequest()).toMatchObject({
+      method: "POST",
+      authorization: expect.stringMatching(/^Basic /),
+      contentType: "application/x-www-form-urlencoded",
+    });
     expect(sentRequest().form).toEqual([
       ["To", "+14155550120"],
       ["From", "+12025550142"],
@@ -195,7 +227,12 @@ describe("Twilio Calls API", () => {
   it("maps a geo-permission refusal to a permanent error", async () => {
     const { provider } = replay("calls-create-21215-geo-permission.json");
     const error = await providerErrorOf(
-      provider.placeCall({ from: "+12025550142", to: "+13125550187", idempotencyKey: "k", answerUrl: "https://api.example.com/webhooks/twilio/calls/answer" }),
+      provider.placeCall({
+        from: "+12025550142",
+        to: "+13125550187",
+        idempotencyKey: "k",
+        answerUrl: "https://api.example.com/webhooks/twilio/calls/answer",
+      }),
     );
     expect(error).toMatchObject({ kind: "permanent", code: "21215" });
   });
@@ -203,7 +240,11 @@ describe("Twilio Calls API", () => {
   it("fetches a call's status: the Call resource by sid, its status and talk time", async () => {
     const { provider, exchange, calls, sentRequest } = replay("calls-fetch-completed.json");
     const report = await provider.fetchCallStatus!("CA7e2b9d4f1a6c3e8b0d5f2a7c4e9b1d36");
-    expect(sentRequest()).toMatchObject({ method: "GET", url: exchange.request.url, authorization: exchange.request.headers.authorization });
+    expect(sentRequest()).toMatchObject({
+      method: "GET",
+      url: exchange.request.url,
+      authorization: exchange.request.headers.authorization,
+    });
     expect(calls[0]?.init.body).toBeUndefined();
     expect(report).toEqual({
       providerCallId: "CA7e2b9d4f1a6c3e8b0d5f2a7c4e9b1d36",
@@ -243,15 +284,30 @@ describe("Twilio webhooks", () => {
 
   it("rejects a signed webhook whose body was altered or whose signature is missing", () => {
     const delivered = webhook("webhook-message-delivered.json");
-    expect(provider.verifyWebhookSignature({ ...delivered, body: delivered.body.replace("delivered", "failed") })).toBe(false);
-    expect(provider.verifyWebhookSignature({ ...delivered, headers: { "content-type": "application/x-www-form-urlencoded" } })).toBe(false);
-    expect(provider.verifyWebhookSignature({ ...delivered, headers: { "X-Twilio-Signature": delivered.headers["x-twilio-signature"] } })).toBe(true);
+    expect(provider.verifyWebhookSignature({ ...delivered, body: delivered.body.replace("delivered", "failed") })).toBe(
+      false,
+    );
+    expect(
+      provider.verifyWebhookSignature({
+        ...delivered,
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+      }),
+    ).toBe(false);
+    expect(
+      provider.verifyWebhookSignature({
+        ...delivered,
+        headers: { "X-Twilio-Signature": delivered.headers["x-twilio-signature"] },
+      }),
+    ).toBe(true);
   });
 
   it.each([
     ["webhook-message-sent.json", { status: "Sent", providerStatus: "sent" }],
     ["webhook-message-delivered.json", { status: "Delivered", providerStatus: "delivered" }],
-    ["webhook-message-undelivered-30003.json", { status: "Undelivered", providerStatus: "undelivered", errorCode: "30003" }],
+    [
+      "webhook-message-undelivered-30003.json",
+      { status: "Undelivered", providerStatus: "undelivered", errorCode: "30003" },
+    ],
   ])("%s is a message status event", (name, expected) => {
     expect(provider.parseStatusCallback(webhook(name))).toEqual([
       {
@@ -285,15 +341,26 @@ describe("Twilio webhooks", () => {
   });
 
   it("parses ringing, no-answer and an incoming call", () => {
-    expect(provider.parseStatusCallback(webhook("webhook-call-ringing.json"))).toMatchObject([{ status: "Ringing", direction: "outbound" }]);
-    expect(provider.parseStatusCallback(webhook("webhook-call-no-answer.json"))).toMatchObject([{ status: "NoAnswer", durationSeconds: 0 }]);
+    expect(provider.parseStatusCallback(webhook("webhook-call-ringing.json"))).toMatchObject([
+      { status: "Ringing", direction: "outbound" },
+    ]);
+    expect(provider.parseStatusCallback(webhook("webhook-call-no-answer.json"))).toMatchObject([
+      { status: "NoAnswer", durationSeconds: 0 },
+    ]);
     expect(provider.parseStatusCallback(webhook("webhook-inbound-call.json"))).toMatchObject([
       { status: "Ringing", direction: "inbound", from: "+13125550187", to: "+12025550142" },
     ]);
   });
 
   it("parses a Dial action: a forwarded call that was answered, and one that rang out", () => {
-    const common = { type: "call.dial", direction: "inbound", providerCallId: "CA0f1e2d3c4b5a69788796a5b4c3d2e1f0", dialedCallId: "CA9a8b7c6d5e4f30211203f4e5d6c7b8a9", from: "+13125550187", to: "+12025550142" };
+    const common = {
+      type: "call.dial",
+      direction: "inbound",
+      providerCallId: "CA0f1e2d3c4b5a69788796a5b4c3d2e1f0",
+      dialedCallId: "CA9a8b7c6d5e4f30211203f4e5d6c7b8a9",
+      from: "+13125550187",
+      to: "+12025550142",
+    };
     expect(provider.parseDialResult(webhook("webhook-call-dial-completed.json"))).toEqual({
       ...common,
       status: "Completed",
@@ -335,13 +402,20 @@ describe("Twilio webhooks", () => {
     ["whatever", undefined],
   ])("maps DialCallStatus %s to %s", (word, status) => {
     const dial = webhook("webhook-call-dial-no-answer.json");
-    const result = provider.parseDialResult({ ...dial, body: dial.body.replace("DialCallStatus=no-answer", `DialCallStatus=${word}`) });
+    const result = provider.parseDialResult({
+      ...dial,
+      body: dial.body.replace("DialCallStatus=no-answer", `DialCallStatus=${word}`),
+    });
     expect(result?.status).toBe(status);
   });
 
   it("reads Advanced Opt-Out's OptOutType: the carrier matched (and answered) the keyword itself", () => {
     const stop = webhook("webhook-inbound-stop.json");
-    for (const [type, kind] of [["STOP", "OptOut"], ["START", "OptIn"], ["HELP", "Help"]] as const) {
+    for (const [type, kind] of [
+      ["STOP", "OptOut"],
+      ["START", "OptIn"],
+      ["HELP", "Help"],
+    ] as const) {
       const parsed = provider.parseInboundMessage({ ...stop, body: `${stop.body}&OptOutType=${type}` });
       expect(parsed.carrierKeyword).toEqual({ kind, word: "STOP" });
     }
@@ -366,8 +440,12 @@ describe("Twilio webhooks", () => {
   });
 
   it("ignores callbacks with a status it does not track and refuses malformed ones", () => {
-    expect(provider.parseStatusCallback({ url: "https://x", headers: {}, body: "MessageSid=SM1&MessageStatus=mystery" })).toEqual([]);
-    expect(() => provider.parseInboundMessage({ url: "https://x", headers: {}, body: "Body=hi" })).toThrow(ProviderError);
+    expect(
+      provider.parseStatusCallback({ url: "https://x", headers: {}, body: "MessageSid=SM1&MessageStatus=mystery" }),
+    ).toEqual([]);
+    expect(() => provider.parseInboundMessage({ url: "https://x", headers: {}, body: "Body=hi" })).toThrow(
+      ProviderError,
+    );
   });
 });
 
@@ -446,7 +524,10 @@ describe("Twilio credentials", () => {
         return new Response("{}");
       }) as typeof globalThis.fetch,
     });
-    expect(await providerErrorOf(tokenOnly.sendMessage({ ...sms, to: "+13125550187" }))).toMatchObject({ kind: "permanent", code: "provider_not_configured" });
+    expect(await providerErrorOf(tokenOnly.sendMessage({ ...sms, to: "+13125550187" }))).toMatchObject({
+      kind: "permanent",
+      code: "provider_not_configured",
+    });
     expect(asked).toBe(false);
     expect(tokenOnly.verifyWebhookSignature(fixture<WebhookRequest>("webhook-message-delivered.json"))).toBe(true);
   });
@@ -474,9 +555,17 @@ describe("Twilio numbers API (AvailablePhoneNumbers, IncomingPhoneNumbers)", () 
     const seen: { method: string; url: string; authorization: string | null; form: [string, string][] }[] = [];
     const fetch = async (url: string | URL | Request, init?: RequestInit) => {
       const headers = new Headers(init?.headers);
-      seen.push({ method: init?.method ?? "GET", url: String(url), authorization: headers.get("authorization"), form: init?.body ? [...new URLSearchParams(String(init.body))] : [] });
+      seen.push({
+        method: init?.method ?? "GET",
+        url: String(url),
+        authorization: headers.get("authorization"),
+        form: init?.body ? [...new URLSearchParams(String(init.body))] : [],
+      });
       const next = responses[seen.length - 1] ?? { status: 500 };
-      return new Response(next.body === undefined ? null : JSON.stringify(next.body), { status: next.status, headers: { "content-type": "application/json" } });
+      return new Response(next.body === undefined ? null : JSON.stringify(next.body), {
+        status: next.status,
+        headers: { "content-type": "application/json" },
+      });
     };
     return { provider: createTwilioProvider({ ...account, fetch: fetch as typeof globalThis.fetch }), seen };
   }
@@ -486,34 +575,76 @@ describe("Twilio numbers API (AvailablePhoneNumbers, IncomingPhoneNumbers)", () 
       status: 200,
       body: {
         available_phone_numbers: [
-          { phone_number: "+14155550123", friendly_name: "(415) 555-0123", locality: "San Francisco", region: "CA", iso_country: "US", capabilities: { voice: true, SMS: true, MMS: false } },
+          {
+            phone_number: "+14155550123",
+            friendly_name: "(415) 555-0123",
+            locality: "San Francisco",
+            region: "CA",
+            iso_country: "US",
+            capabilities: { voice: true, SMS: true, MMS: false },
+          },
         ],
         uri: "/2010-04-01/Accounts/AC…/AvailablePhoneNumbers/US/Local.json",
       },
     });
-    const found = await provider.searchAvailableNumbers!({ country: "US", areaCode: "415", region: "CA", capabilities: ["sms", "voice"], limit: 5 });
+    const found = await provider.searchAvailableNumbers!({
+      country: "US",
+      areaCode: "415",
+      region: "CA",
+      capabilities: ["sms", "voice"],
+      limit: 5,
+    });
     expect(seen).toEqual([
-      { method: "GET", url: `${accountUrl}/AvailablePhoneNumbers/US/Local.json?AreaCode=415&InRegion=CA&SmsEnabled=true&VoiceEnabled=true&PageSize=5`, authorization, form: [] },
+      {
+        method: "GET",
+        url: `${accountUrl}/AvailablePhoneNumbers/US/Local.json?AreaCode=415&InRegion=CA&SmsEnabled=true&VoiceEnabled=true&PageSize=5`,
+        authorization,
+        form: [],
+      },
     ]);
-    expect(found).toEqual([{ phoneNumber: "+14155550123", region: "CA", locality: "San Francisco", capabilities: ["sms", "voice"] }]);
+    expect(found).toEqual([
+      { phoneNumber: "+14155550123", region: "CA", locality: "San Francisco", capabilities: ["sms", "voice"] },
+    ]);
   });
 
   it("buys a number with its SMS and voice webhooks, and configures a held one the same way", async () => {
-    const { provider, seen } = fake({ status: 201, body: { sid: "PN0123456789abcdef0123456789abcdef", phone_number: "+14155550123" } }, { status: 200, body: { sid: "PN0123456789abcdef0123456789abcdef" } });
-    expect(await provider.buyNumber!("+14155550123", webhooks)).toEqual({ providerNumberId: "PN0123456789abcdef0123456789abcdef", phoneNumber: "+14155550123" });
+    const { provider, seen } = fake(
+      { status: 201, body: { sid: "PN0123456789abcdef0123456789abcdef", phone_number: "+14155550123" } },
+      { status: 200, body: { sid: "PN0123456789abcdef0123456789abcdef" } },
+    );
+    expect(await provider.buyNumber!("+14155550123", webhooks)).toEqual({
+      providerNumberId: "PN0123456789abcdef0123456789abcdef",
+      phoneNumber: "+14155550123",
+    });
     await provider.configureNumber!("PN0123456789abcdef0123456789abcdef", webhooks);
     expect(seen).toEqual([
-      { method: "POST", url: `${accountUrl}/IncomingPhoneNumbers.json`, authorization, form: [["PhoneNumber", "+14155550123"], ...webhookForm] },
-      { method: "POST", url: `${accountUrl}/IncomingPhoneNumbers/PN0123456789abcdef0123456789abcdef.json`, authorization, form: webhookForm },
+      {
+        method: "POST",
+        url: `${accountUrl}/IncomingPhoneNumbers.json`,
+        authorization,
+        form: [["PhoneNumber", "+14155550123"], ...webhookForm],
+      },
+      {
+        method: "POST",
+        url: `${accountUrl}/IncomingPhoneNumbers/PN0123456789abcdef0123456789abcdef.json`,
+        authorization,
+        form: webhookForm,
+      },
     ]);
   });
 
   it("proves ownership by listing IncomingPhoneNumbers filtered by PhoneNumber; none held is undefined", async () => {
     const { provider, seen } = fake(
-      { status: 200, body: { incoming_phone_numbers: [{ sid: "PN0123456789abcdef0123456789abcdef", phone_number: "+14155550123" }] } },
+      {
+        status: 200,
+        body: { incoming_phone_numbers: [{ sid: "PN0123456789abcdef0123456789abcdef", phone_number: "+14155550123" }] },
+      },
       { status: 200, body: { incoming_phone_numbers: [] } },
     );
-    expect(await provider.findOwnedNumber!("+14155550123")).toEqual({ providerNumberId: "PN0123456789abcdef0123456789abcdef", phoneNumber: "+14155550123" });
+    expect(await provider.findOwnedNumber!("+14155550123")).toEqual({
+      providerNumberId: "PN0123456789abcdef0123456789abcdef",
+      phoneNumber: "+14155550123",
+    });
     expect(await provider.findOwnedNumber!("+14155550124")).toBeUndefined();
     expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([
       `GET ${accountUrl}/IncomingPhoneNumbers.json?PhoneNumber=%2B14155550123`,
@@ -522,12 +653,20 @@ describe("Twilio numbers API (AvailablePhoneNumbers, IncomingPhoneNumbers)", () 
   });
 
   it("releases with DELETE (204); a number Twilio no longer holds (404) counts as released; a 5xx is a transient error", async () => {
-    const { provider, seen } = fake({ status: 204 }, { status: 404, body: { code: 20404, message: "not found", status: 404 } }, { status: 503, body: { code: 20503, message: "Service unavailable", status: 503 } });
+    const { provider, seen } = fake(
+      { status: 204 },
+      { status: 404, body: { code: 20404, message: "not found", status: 404 } },
+      { status: 503, body: { code: 20503, message: "Service unavailable", status: 503 } },
+    );
     await provider.releaseNumber!("PN0123456789abcdef0123456789abcdef");
     await provider.releaseNumber!("PN0123456789abcdef0123456789abcdef");
     const error = await providerErrorOf(provider.releaseNumber!("PN0123456789abcdef0123456789abcdef"));
     expect(error.kind).toBe("transient");
     expect(seen.map((request) => request.method)).toEqual(["DELETE", "DELETE", "DELETE"]);
-    expect(seen[0]).toMatchObject({ url: `${accountUrl}/IncomingPhoneNumbers/PN0123456789abcdef0123456789abcdef.json`, authorization, form: [] });
+    expect(seen[0]).toMatchObject({
+      url: `${accountUrl}/IncomingPhoneNumbers/PN0123456789abcdef0123456789abcdef.json`,
+      authorization,
+      form: [],
+    });
   });
 });

@@ -19,7 +19,9 @@ const documentedBody = new URLSearchParams(documented.params).toString();
 
 describe("X-Twilio-Signature", () => {
   it("reproduces Twilio's documented example signature", () => {
-    expect(twilioSignature(documented.authToken, documented.url, Object.entries(documented.params))).toBe(documented.signature);
+    expect(twilioSignature(documented.authToken, documented.url, Object.entries(documented.params))).toBe(
+      documented.signature,
+    );
   });
 
   it("sorts parameters by name whatever order they arrive in", () => {
@@ -46,23 +48,46 @@ describe("X-Twilio-Signature", () => {
 
   it("accepts the URL with or without the default port", () => {
     const url = "https://api.example.com/webhooks/twilio/messages/status";
-    const params: [string, string][] = [["MessageSid", "SM1"], ["MessageStatus", "sent"]];
+    const params: [string, string][] = [
+      ["MessageSid", "SM1"],
+      ["MessageStatus", "sent"],
+    ];
     const body = new URLSearchParams(params).toString();
-    const signedWithPort = twilioSignature("token", "https://api.example.com:443/webhooks/twilio/messages/status", params);
+    const signedWithPort = twilioSignature(
+      "token",
+      "https://api.example.com:443/webhooks/twilio/messages/status",
+      params,
+    );
     expect(verifyTwilioSignature({ authToken: "token", url, body, signature: signedWithPort })).toBe(true);
     const signedWithout = twilioSignature("token", url, params);
     expect(
-      verifyTwilioSignature({ authToken: "token", url: "https://api.example.com:443/webhooks/twilio/messages/status", body, signature: signedWithout }),
+      verifyTwilioSignature({
+        authToken: "token",
+        url: "https://api.example.com:443/webhooks/twilio/messages/status",
+        body,
+        signature: signedWithout,
+      }),
     ).toBe(true);
     expect(
-      verifyTwilioSignature({ authToken: "token", url: "https://api.example.com:8443/webhooks/twilio/messages/status", body, signature: signedWithout }),
+      verifyTwilioSignature({
+        authToken: "token",
+        url: "https://api.example.com:8443/webhooks/twilio/messages/status",
+        body,
+        signature: signedWithout,
+      }),
     ).toBe(false);
   });
 
   it("signs repeated parameters with each value, sorted", () => {
     const url = "https://example.com/hook";
-    const a = twilioSignature("token", url, [["MediaUrl", "b"], ["MediaUrl", "a"]]);
-    const b = twilioSignature("token", url, [["MediaUrl", "a"], ["MediaUrl", "b"]]);
+    const a = twilioSignature("token", url, [
+      ["MediaUrl", "b"],
+      ["MediaUrl", "a"],
+    ]);
+    const b = twilioSignature("token", url, [
+      ["MediaUrl", "a"],
+      ["MediaUrl", "b"],
+    ]);
     expect(a).toBe(b);
     expect(verifyTwilioSignature({ authToken: "token", url, body: "MediaUrl=b&MediaUrl=a", signature: a })).toBe(true);
   });
@@ -71,7 +96,9 @@ describe("X-Twilio-Signature", () => {
     const url = "https://example.com/hook?name=a%20b&x=%2B1";
     const signature = twilioSignature("token", url);
     expect(verifyTwilioSignature({ authToken: "token", url, body: "", signature })).toBe(true);
-    expect(verifyTwilioSignature({ authToken: "token", url: "https://example.com/hook?name=a b&x=+1", body: "", signature })).toBe(false);
+    expect(
+      verifyTwilioSignature({ authToken: "token", url: "https://example.com/hook?name=a b&x=+1", body: "", signature }),
+    ).toBe(false);
   });
 
   it("validates JSON webhooks by URL signature and body hash", () => {
@@ -81,7 +108,17 @@ describe("X-Twilio-Signature", () => {
     const signature = twilioSignature("token", url);
     const contentType = "application/json";
     expect(verifyTwilioSignature({ authToken: "token", url, body, signature, contentType })).toBe(true);
-    expect(verifyTwilioSignature({ authToken: "token", url, body: body.replace("SM1", "SM2"), signature, contentType })).toBe(false);
-    expect(verifyTwilioSignature({ authToken: "token", url: "https://example.com/hook", body, signature: twilioSignature("token", "https://example.com/hook"), contentType })).toBe(false);
+    expect(
+      verifyTwilioSignature({ authToken: "token", url, body: body.replace("SM1", "SM2"), signature, contentType }),
+    ).toBe(false);
+    expect(
+      verifyTwilioSignature({
+        authToken: "token",
+        url: "https://example.com/hook",
+        body,
+        signature: twilioSignature("token", "https://example.com/hook"),
+        contentType,
+      }),
+    ).toBe(false);
   });
 });

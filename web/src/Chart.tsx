@@ -21,7 +21,10 @@ export function Chart({ title, labels, series }: { title: string; labels: string
       {
         width,
         height: 220,
-        series: [{ label: "Bucket", value: (_plot, index) => labels[index] ?? "" }, ...series.map((one) => ({ label: one.label, stroke: one.color, width: 2, points: { show: true, size: 5 } }))],
+        series: [
+          { label: "Bucket", value: (_plot, index) => labels[index] ?? "" },
+          ...series.map((one) => ({ label: one.label, stroke: one.color, width: 2, points: { show: true, size: 5 } })),
+        ],
         axes: [{ values: (_plot, ticks) => ticks.map((tick) => shortLabel(labels[tick] ?? "")) }, {}],
         scales: { x: { time: false } },
       },

@@ -1,5 +1,15 @@
 /** A secret the API shows this once (an API key, a signing secret): copy it now, then dismiss it. */
-export function SecretOnce({ title, note, secret, onDone }: { title: string; note: string; secret: string; onDone: () => void }) {
+export function SecretOnce({
+  title,
+  note,
+  secret,
+  onDone,
+}: {
+  title: string;
+  note: string;
+  secret: string;
+  onDone: () => void;
+}) {
   return (
     <section aria-labelledby="secret">
       <h2 id="secret">{title}</h2>

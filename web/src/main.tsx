@@ -86,7 +86,9 @@ function Page({ route }: { route: string }) {
 function App() {
   const route = useRoute();
   const [signedIn, setSignedIn] = useState(isSignedIn());
-  const [finishing, setFinishing] = useState(new URLSearchParams(location.search).has("code") || new URLSearchParams(location.search).has("error"));
+  const [finishing, setFinishing] = useState(
+    new URLSearchParams(location.search).has("code") || new URLSearchParams(location.search).has("error"),
+  );
   const [problem, setProblem] = useState<string | undefined>();
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => {
@@ -116,12 +118,22 @@ function App() {
       <header class="top">
         <strong>Leads dashboard</strong>
         {/* On a phone the sections fold behind this button; on a laptop it is hidden and the nav always shows. */}
-        <button type="button" class="secondary menu" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+        <button
+          type="button"
+          class="secondary menu"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
           Menu
         </button>
         <nav id="main-nav" aria-label="Main" class={menuOpen ? "open" : ""}>
           {navigation.map(([path, label]) => (
-            <a href={`#${path}`} onClick={() => setMenuOpen(false)} aria-current={route === path || (path !== "/" && route.startsWith(path)) ? "page" : undefined}>
+            <a
+              href={`#${path}`}
+              onClick={() => setMenuOpen(false)}
+              aria-current={route === path || (path !== "/" && route.startsWith(path)) ? "page" : undefined}
+            >
               {label}
             </a>
           ))}

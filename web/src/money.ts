@@ -5,5 +5,10 @@
 export function money(amount: string, currency = "USD"): string {
   const fraction = amount.split(".")[1]?.replace(/0+$/, "") ?? "";
   const digits = Math.min(Math.max(fraction.length, 2), 6);
-  return new Intl.NumberFormat("en-US", { style: "currency", currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(Number(amount));
+  return new Intl.NumberFormat("en-US", {
+    style: "currency",
+    currency,
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  }).format(Number(amount));
 }

@@ -9,7 +9,10 @@ export const findLeads = defineSkill({
   input: v.strictObject({
     search: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(200))),
     filters: v.optional(
-      v.pipe(v.array(v.strictObject({ field: v.string(), value: v.union([v.string(), v.number(), v.boolean(), v.null()]) })), v.maxLength(20)),
+      v.pipe(
+        v.array(v.strictObject({ field: v.string(), value: v.union([v.string(), v.number(), v.boolean(), v.null()]) })),
+        v.maxLength(20),
+      ),
     ),
     pageSize: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50)), 20),
     continuationToken: v.optional(v.pipe(v.string(), v.maxLength(4096))),

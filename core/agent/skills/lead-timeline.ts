@@ -18,10 +18,19 @@ export const leadTimeline = defineSkill({
   },
   async run(actor, input) {
     const lead = leadSummary(await Leads.fromId(actor, input.leadId));
-    const page = await listEvents(actor, { leadId: input.leadId }, { pageSize: input.pageSize, continuationToken: input.continuationToken });
+    const page = await listEvents(
+      actor,
+      { leadId: input.leadId },
+      { pageSize: input.pageSize, continuationToken: input.continuationToken },
+    );
     // Spec 2.5 lists every field on every event; the agent answer keeps the ones this event has.
-    const events = page.items.map((event) => Object.fromEntries(Object.entries(event).filter(([, value]) => value !== null)));
-    const lines = page.items.map((event) => `${event.createdAt} ${event.eventType}${event.summary ?? event.description ? `: ${event.summary ?? event.description}` : ""}`);
+    const events = page.items.map((event) =>
+      Object.fromEntries(Object.entries(event).filter(([, value]) => value !== null)),
+    );
+    const lines = page.items.map(
+      (event) =>
+        `${event.createdAt} ${event.eventType}${(event.summary ?? event.description) ? `: ${event.summary ?? event.description}` : ""}`,
+    );
     const text =
       events.length === 0
         ? `No events yet for ${describeLead(lead)}.`

@@ -13,11 +13,21 @@ export const sendMessage = defineSkill({
   permissions: [Messages.send.permission],
   input: v.strictObject({
     leadId: v.pipe(v.string(), v.trim(), v.minLength(1, "leadId is required."), v.maxLength(64)),
-    body: v.pipe(v.string(), v.trim(), v.minLength(1, "body is required."), v.maxLength(1600, "body is at most 1600 characters.")),
+    body: v.pipe(
+      v.string(),
+      v.trim(),
+      v.minLength(1, "body is required."),
+      v.maxLength(1600, "body is at most 1600 characters."),
+    ),
   }),
   fromText(text) {
     const id = ulidInText.exec(text)?.[0];
-    const afterId = id ? text.slice(text.indexOf(id) + id.length).replace(/^\s*[:,-]\s*/, "").trim() : undefined;
+    const afterId = id
+      ? text
+          .slice(text.indexOf(id) + id.length)
+          .replace(/^\s*[:,-]\s*/, "")
+          .trim()
+      : undefined;
     const body = quotedIn(text) ?? (afterId || undefined);
     return { ...(id ? { leadId: id.toUpperCase() } : {}), ...(body ? { body } : {}) };
   },

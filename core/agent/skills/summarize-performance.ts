@@ -4,7 +4,9 @@ import { Analytics, type AnalyticsReport } from "#core/analytics/index";
 
 const minutes = (value: number | null) => (value === null ? "n/a" : `${Math.round(value * 10) / 10} min`);
 const change = ({ changePercent, direction }: AnalyticsReport["summary"]["leadsComparison"]) =>
-  changePercent === null ? "no earlier leads to compare" : `${direction} ${Math.abs(changePercent)}% on the previous period`;
+  changePercent === null
+    ? "no earlier leads to compare"
+    : `${direction} ${Math.abs(changePercent)}% on the previous period`;
 
 /** People's version of the report: the headline figures in a few sentences. */
 function describe(days: number, report: AnalyticsReport): string {
@@ -15,7 +17,9 @@ function describe(days: number, report: AnalyticsReport): string {
       `${summary.respondedWithinFiveMinutesPercent ?? "n/a"}% within 5 minutes; ${summary.missedLeads} missed.`,
     `SMS ${summary.smsSent} sent, ${summary.smsReceived} received; calls ${summary.callsPlaced} placed, ${summary.callsReceived} received, ${summary.missedCalls} missed; spend ${summary.usageSpend}.`,
     `Automations: ${automationHealth.automationCount} (${automationHealth.enabledCount} enabled, ${automationHealth.failingAutomations.length} failing).`,
-    needsAttention.length ? `Needs attention: ${needsAttention.map((item) => item.title).join("; ")}.` : "Nothing needs attention.",
+    needsAttention.length
+      ? `Needs attention: ${needsAttention.map((item) => item.title).join("; ")}.`
+      : "Nothing needs attention.",
   ].join(" ");
 }
 
@@ -27,7 +31,10 @@ function describe(days: number, report: AnalyticsReport): string {
 export const summarizePerformance = defineSkill({
   permissions: ["analytics:read"],
   input: v.strictObject({
-    days: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1, "days must be 1-365."), v.maxValue(365, "days must be 1-365.")), 30),
+    days: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(1, "days must be 1-365."), v.maxValue(365, "days must be 1-365.")),
+      30,
+    ),
   }),
   fromText(text) {
     const days = /\b(\d{1,3})\s*days?\b/i.exec(text)?.[1];

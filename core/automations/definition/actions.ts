@@ -43,7 +43,9 @@ export const SendMmsSettingsSchema = settingsSchema("Sends an MMS (media with op
 
 export const WaitSettingsSchema = v.pipe(
   settingsSchema("Pauses the run for a duration, or until the next time of day in the organization's time zone.", {
-    durationSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(automationLimits.maxWaitSeconds))),
+    durationSeconds: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(automationLimits.maxWaitSeconds)),
+    ),
     untilTime: v.optional(ClockTimeSchema),
   }),
   exactlyOne(["durationSeconds", "untilTime"]),
@@ -52,7 +54,10 @@ export const WaitSettingsSchema = v.pipe(
 const HeaderNameSchema = v.pipe(
   v.string(),
   v.regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "Must be a valid HTTP header name."),
-  v.check((name) => !reservedHeaders.has(name.toLowerCase()), "This header is set by the service and cannot be configured."),
+  v.check(
+    (name) => !reservedHeaders.has(name.toLowerCase()),
+    "This header is set by the service and cannot be configured.",
+  ),
 );
 
 export const HttpRequestSettingsSchema = v.pipe(
@@ -74,7 +79,9 @@ export const HttpRequestSettingsSchema = v.pipe(
     },
   ),
   problemCheck((settings) =>
-    (settings.method ?? "POST") === "GET" && settings.body !== undefined ? "A GET request cannot have a body." : undefined,
+    (settings.method ?? "POST") === "GET" && settings.body !== undefined
+      ? "A GET request cannot have a body."
+      : undefined,
   ),
 );
 
@@ -82,7 +89,12 @@ export const UpdateLeadSettingsSchema = settingsSchema("Sets lead fields to fixe
   fields: v.pipe(
     v.record(
       v.pipe(v.string(), problemCheck(writableFieldPathProblem)),
-      v.nullable(v.union([v.pipe(v.string(), v.maxLength(1000)), v.number(), v.boolean()], "Must be a string, a number, true/false or null.")),
+      v.nullable(
+        v.union(
+          [v.pipe(v.string(), v.maxLength(1000)), v.number(), v.boolean()],
+          "Must be a string, a number, true/false or null.",
+        ),
+      ),
     ),
     v.minEntries(1),
     v.maxEntries(automationLimits.updateLeadFields),

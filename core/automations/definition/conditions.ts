@@ -77,21 +77,30 @@ export const WeekdaySettingsSchema = settingsSchema("Whether today (organization
   ),
 });
 
-export const LeadAgeSettingsSchema = settingsSchema("Compares the time since the lead was created with a number of seconds.", {
-  seconds: v.pipe(v.number(), v.integer(), v.minValue(0)),
-});
+export const LeadAgeSettingsSchema = settingsSchema(
+  "Compares the time since the lead was created with a number of seconds.",
+  {
+    seconds: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  },
+);
 
-export const HasRepliedSettingsSchema = settingsSchema("Whether the lead has sent an inbound message (since the run started by default).", {
-  value: v.boolean(),
-  since: v.optional(v.picklist(replyWindows), "RunStarted"),
-});
+export const HasRepliedSettingsSchema = settingsSchema(
+  "Whether the lead has sent an inbound message (since the run started by default).",
+  {
+    value: v.boolean(),
+    since: v.optional(v.picklist(replyWindows), "RunStarted"),
+  },
+);
 
 export const ConsentStatusEqualsSettingsSchema = settingsSchema("Compares the lead's SMS consent status.", {
   value: ConsentStatusSchema,
 });
-export const ConsentStatusInSettingsSchema = settingsSchema("Whether the lead's SMS consent status is one of the values.", {
-  values: inValues(ConsentStatusSchema),
-});
+export const ConsentStatusInSettingsSchema = settingsSchema(
+  "Whether the lead's SMS consent status is one of the values.",
+  {
+    values: inValues(ConsentStatusSchema),
+  },
+);
 
 function condition<
   const TType extends ConditionType,
@@ -103,7 +112,18 @@ function condition<
 
 /** Operators each condition type accepts (documented in docs/automations.md). */
 export const operatorsByConditionType = {
-  LeadField: ["Equals", "NotEquals", "Contains", "StartsWith", "In", "NotIn", "Exists", "NotExists", "GreaterThan", "LessThan"],
+  LeadField: [
+    "Equals",
+    "NotEquals",
+    "Contains",
+    "StartsWith",
+    "In",
+    "NotIn",
+    "Exists",
+    "NotExists",
+    "GreaterThan",
+    "LessThan",
+  ],
   TimeOfDay: ["Between", "NotBetween"],
   Weekday: ["In", "NotIn"],
   LeadAge: ["GreaterThan", "LessThan"],

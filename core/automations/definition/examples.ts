@@ -10,20 +10,36 @@ export const speedToLeadExample = {
   enabled: true,
   scope: "Organization",
   visibility: "Organization",
-  triggers: [{ id: "lead-created", type: "LeadCreated", displayName: "New lead (any source)", isEnabled: true, settings: {} }],
+  triggers: [
+    { id: "lead-created", type: "LeadCreated", displayName: "New lead (any source)", isEnabled: true, settings: {} },
+  ],
   conditionGroups: [
     {
       id: "can-text",
       mode: "all",
       conditions: [
-        { id: "has-phone", type: "LeadField", operator: "Exists", isEnabled: true, settings: { field: "contact.phone" } },
-        { id: "not-opted-out", type: "ConsentStatus", operator: "NotEquals", isEnabled: true, settings: { value: "OptedOut" } },
+        {
+          id: "has-phone",
+          type: "LeadField",
+          operator: "Exists",
+          isEnabled: true,
+          settings: { field: "contact.phone" },
+        },
+        {
+          id: "not-opted-out",
+          type: "ConsentStatus",
+          operator: "NotEquals",
+          isEnabled: true,
+          settings: { value: "OptedOut" },
+        },
       ],
     },
     {
       id: "no-reply-yet",
       mode: "all",
-      conditions: [{ id: "has-not-replied", type: "HasReplied", operator: "Equals", isEnabled: true, settings: { value: false } }],
+      conditions: [
+        { id: "has-not-replied", type: "HasReplied", operator: "Equals", isEnabled: true, settings: { value: false } },
+      ],
     },
   ],
   actions: [

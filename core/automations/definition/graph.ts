@@ -60,18 +60,21 @@ function indexNodes(automation: AutomationGraph, problems: GraphProblem[]) {
   };
   automation.triggers.forEach((trigger, index) => {
     const path = ["triggers", index];
-    if (claim(trigger.id, path)) nodes.set(trigger.id, { kind: "trigger", id: trigger.id, path, type: undefined, isEnabled: trigger.isEnabled });
+    if (claim(trigger.id, path))
+      nodes.set(trigger.id, { kind: "trigger", id: trigger.id, path, type: undefined, isEnabled: trigger.isEnabled });
   });
   automation.conditionGroups.forEach((group, index) => {
     const path = ["conditionGroups", index];
-    if (claim(group.id, path)) nodes.set(group.id, { kind: "conditionGroup", id: group.id, path, type: undefined, isEnabled: true });
+    if (claim(group.id, path))
+      nodes.set(group.id, { kind: "conditionGroup", id: group.id, path, type: undefined, isEnabled: true });
     group.conditions.forEach((condition, conditionIndex) => {
       if (claim(condition.id, [...path, "conditions", conditionIndex])) conditionGroupOf.set(condition.id, group.id);
     });
   });
   automation.actions.forEach((action, index) => {
     const path = ["actions", index];
-    if (claim(action.id, path)) nodes.set(action.id, { kind: "action", id: action.id, path, type: action.type, isEnabled: action.isEnabled });
+    if (claim(action.id, path))
+      nodes.set(action.id, { kind: "action", id: action.id, path, type: action.type, isEnabled: action.isEnabled });
   });
   return { nodes, conditionGroupOf };
 }
@@ -95,7 +98,11 @@ function collectEdges(
     const path = ["connections", index];
     const earlierId = connectionIds.get(connection.id);
     if (earlierId === undefined) connectionIds.set(connection.id, index);
-    else problems.push({ path: [...path, "id"], detail: `Connection id "${connection.id}" is already used at /connections/${earlierId}.` });
+    else
+      problems.push({
+        path: [...path, "id"],
+        detail: `Connection id "${connection.id}" is already used at /connections/${earlierId}.`,
+      });
 
     const endpoint = (key: "sourceNodeId" | "targetNodeId"): GraphNode | undefined => {
       const id = connection[key];
@@ -114,17 +121,26 @@ function collectEdges(
     const target = endpoint("targetNodeId");
     if (!source || !target) return;
     if (target.kind === "trigger") {
-      problems.push({ path: [...path, "targetNodeId"], detail: `"${target.id}" is a trigger; triggers start runs and cannot be the target of a connection.` });
+      problems.push({
+        path: [...path, "targetNodeId"],
+        detail: `"${target.id}" is a trigger; triggers start runs and cannot be the target of a connection.`,
+      });
       return;
     }
     if (source.type === "Stop") {
-      problems.push({ path: [...path, "sourceNodeId"], detail: `"${source.id}" is a Stop action; it ends the run and cannot have outgoing connections.` });
+      problems.push({
+        path: [...path, "sourceNodeId"],
+        detail: `"${source.id}" is a Stop action; it ends the run and cannot have outgoing connections.`,
+      });
       return;
     }
     const pair = `${source.id}\u0000${target.id}`;
     const earlierPair = pairs.get(pair);
     if (earlierPair !== undefined) {
-      problems.push({ path, detail: `Duplicate of /connections/${earlierPair}: both connect "${source.id}" to "${target.id}".` });
+      problems.push({
+        path,
+        detail: `Duplicate of /connections/${earlierPair}: both connect "${source.id}" to "${target.id}".`,
+      });
       return;
     }
     pairs.set(pair, index);

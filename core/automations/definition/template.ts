@@ -23,14 +23,21 @@ export function parseTemplate(text: string): ParsedTemplate {
     }
     if (open === -1) return { ok: true, placeholders };
     const close = text.indexOf("}}", open + 2);
-    if (close === -1) return { ok: false, problem: `The placeholder opened at position ${open} is never closed with "}}".` };
+    if (close === -1)
+      return { ok: false, problem: `The placeholder opened at position ${open} is never closed with "}}".` };
     const inner = text.slice(open + 2, close);
-    if (inner.includes("{{")) return { ok: false, problem: `The placeholder opened at position ${open} contains another "{{".` };
+    if (inner.includes("{{"))
+      return { ok: false, problem: `The placeholder opened at position ${open} contains another "{{".` };
     const bar = inner.indexOf("|");
     const path = (bar === -1 ? inner : inner.slice(0, bar)).trim();
     const problem = templatePathProblem(path);
     if (problem) return { ok: false, problem: `The placeholder "{{${inner}}}" is invalid: ${problem}` };
-    placeholders.push({ path, fallback: bar === -1 ? undefined : inner.slice(bar + 1).trim(), start: open, end: close + 2 });
+    placeholders.push({
+      path,
+      fallback: bar === -1 ? undefined : inner.slice(bar + 1).trim(),
+      start: open,
+      end: close + 2,
+    });
     cursor = close + 2;
   }
 }
@@ -52,7 +59,8 @@ export function renderTemplate(text: string, lookup: (path: string) => unknown, 
   for (const placeholder of parsed.placeholders) {
     const value = lookup(placeholder.path);
     const rendered = value === undefined || value === null || value === "" ? undefined : stringify(value);
-    output += text.slice(cursor, placeholder.start) + encode(rendered ?? placeholder.fallback ?? options.fallback ?? "");
+    output +=
+      text.slice(cursor, placeholder.start) + encode(rendered ?? placeholder.fallback ?? options.fallback ?? "");
     cursor = placeholder.end;
   }
   return output + text.slice(cursor);

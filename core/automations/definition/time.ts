@@ -33,7 +33,10 @@ type FieldSpec = (typeof fieldSpecs)[number];
 export function parseCron(expression: string): ParsedCron {
   const parts = expression.trim().split(/\s+/);
   if (parts.length !== 5) {
-    return { ok: false, problem: `A cron expression has 5 fields (minute hour day-of-month month day-of-week); "${expression}" has ${parts.length}.` };
+    return {
+      ok: false,
+      problem: `A cron expression has 5 fields (minute hour day-of-month month day-of-week); "${expression}" has ${parts.length}.`,
+    };
   }
   const values: number[][] = [];
   for (const [index, spec] of fieldSpecs.entries()) {
@@ -45,7 +48,14 @@ export function parseCron(expression: string): ParsedCron {
   const daysOfWeek = [...new Set(daysOfWeekRaw.map((day) => day % 7))].sort((a, b) => a - b);
   return {
     ok: true,
-    fields: { minutes, hours, daysOfMonth, months, daysOfWeek, dayFieldsBothRestricted: parts[2] !== "*" && parts[4] !== "*" },
+    fields: {
+      minutes,
+      hours,
+      daysOfMonth,
+      months,
+      daysOfWeek,
+      dayFieldsBothRestricted: parts[2] !== "*" && parts[4] !== "*",
+    },
   };
 }
 

@@ -17,15 +17,23 @@ export const LeadCreatedSettingsSchema = settingsSchema("A lead was created (aft
   sourceIds: v.optional(ResourceIdListSchema),
 });
 
-export const MessageReceivedSettingsSchema = settingsSchema("The lead sent an inbound SMS/MMS (opt-out keywords excluded).", {
-  phoneNumberIds: v.optional(ResourceIdListSchema),
-  keywords: v.optional(v.pipe(v.array(text(160)), v.minLength(1), v.maxLength(50))),
-});
+export const MessageReceivedSettingsSchema = settingsSchema(
+  "The lead sent an inbound SMS/MMS (opt-out keywords excluded).",
+  {
+    phoneNumberIds: v.optional(ResourceIdListSchema),
+    keywords: v.optional(v.pipe(v.array(text(160)), v.minLength(1), v.maxLength(50))),
+  },
+);
 
-export const MessageFailedSettingsSchema = settingsSchema("An outbound message to the lead ended Failed or Undeliverable.", {
-  statuses: v.optional(v.pipe(v.array(v.picklist(messageFailureStatuses)), v.minLength(1)), () => [...messageFailureStatuses]),
-  phoneNumberIds: v.optional(ResourceIdListSchema),
-});
+export const MessageFailedSettingsSchema = settingsSchema(
+  "An outbound message to the lead ended Failed or Undeliverable.",
+  {
+    statuses: v.optional(v.pipe(v.array(v.picklist(messageFailureStatuses)), v.minLength(1)), () => [
+      ...messageFailureStatuses,
+    ]),
+    phoneNumberIds: v.optional(ResourceIdListSchema),
+  },
+);
 
 export const CallMissedSettingsSchema = settingsSchema("An inbound call from the lead was not answered.", {
   phoneNumberIds: v.optional(ResourceIdListSchema),
@@ -40,49 +48,82 @@ export const LeadOptedOutSettingsSchema = settingsSchema("The lead opted out of 
 export const ScheduleAudienceSchema = v.pipe(
   v.strictObject({
     createdWithinDays: v.optional(
-      v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(90), v.description("Leads created in the last N days before the firing (default 30).")),
+      v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(1),
+        v.maxValue(90),
+        v.description("Leads created in the last N days before the firing (default 30)."),
+      ),
       30,
     ),
     sourceId: v.optional(v.pipe(ResourceIdSchema, v.description("Only leads of this source."))),
     processingStatus: v.optional(
-      v.pipe(v.array(v.picklist(processingStatuses)), v.minLength(1), v.description("Only leads with one of these processing statuses (default Processed).")),
+      v.pipe(
+        v.array(v.picklist(processingStatuses)),
+        v.minLength(1),
+        v.description("Only leads with one of these processing statuses (default Processed)."),
+      ),
       () => ["Processed" as const],
     ),
     vertical: v.optional(v.pipe(text(100), v.description("Only leads whose metadata.vertical equals this."))),
     product: v.optional(v.pipe(text(100), v.description("Only leads whose metadata.product equals this."))),
     excludeOptedOut: v.optional(
-      v.pipe(v.boolean(), v.description("Leave out leads that opted out of SMS or whose phone is suppressed (default true).")),
+      v.pipe(
+        v.boolean(),
+        v.description("Leave out leads that opted out of SMS or whose phone is suppressed (default true)."),
+      ),
       true,
     ),
     maxLeads: v.optional(
-      v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000), v.description("At most this many leads per firing, newest first (default 500).")),
+      v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(1),
+        v.maxValue(1000),
+        v.description("At most this many leads per firing, newest first (default 500)."),
+      ),
       500,
     ),
   }),
   v.description("Run once per matching lead instead of once without a lead."),
-  v.examples([{ createdWithinDays: 3, sourceId: "01J0SRC0000000000000000000", processingStatus: ["Processed"], excludeOptedOut: true, maxLeads: 500 }]),
+  v.examples([
+    {
+      createdWithinDays: 3,
+      sourceId: "01J0SRC0000000000000000000",
+      processingStatus: ["Processed"],
+      excludeOptedOut: true,
+      maxLeads: 500,
+    },
+  ]),
 );
 
 export const ScheduleSettingsSchema = v.pipe(
-  settingsSchema("Fires on a cron expression or every N minutes, in the organization's time zone; with `audience`, one run per matching lead.", {
-    cron: v.optional(
-      v.pipe(
-        v.string(),
-        problemCheck<string>((expression) => {
-          const parsed = parseCron(expression);
-          return parsed.ok ? undefined : parsed.problem;
-        }),
+  settingsSchema(
+    "Fires on a cron expression or every N minutes, in the organization's time zone; with `audience`, one run per matching lead.",
+    {
+      cron: v.optional(
+        v.pipe(
+          v.string(),
+          problemCheck<string>((expression) => {
+            const parsed = parseCron(expression);
+            return parsed.ok ? undefined : parsed.problem;
+          }),
+        ),
       ),
-    ),
-    intervalMinutes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(7 * 24 * 60))),
-    audience: v.optional(ScheduleAudienceSchema),
-  }),
+      intervalMinutes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(7 * 24 * 60))),
+      audience: v.optional(ScheduleAudienceSchema),
+    },
+  ),
   exactlyOne(["cron", "intervalMinutes"]),
 );
 
 export type ScheduleSettings = v.InferOutput<typeof ScheduleSettingsSchema>;
 
-export const ManualSettingsSchema = settingsSchema("Started by a person or API call for one lead (the test button).", {});
+export const ManualSettingsSchema = settingsSchema(
+  "Started by a person or API call for one lead (the test button).",
+  {},
+);
 
 function trigger<const TType extends TriggerType, TSettings extends v.GenericSchema<Record<string, unknown>>>(
   type: TType,

@@ -5,7 +5,15 @@
  */
 import { isConditionFailed } from "#core/db/items";
 import { systemActor } from "#core/auth/actor";
-import { jsonStringEncode, minutesOfDay, renderTemplate, webhookSignature, webhookSignatureHeader, webhookTimestampHeader, type Action } from "#core/automations/definition";
+import {
+  jsonStringEncode,
+  minutesOfDay,
+  renderTemplate,
+  webhookSignature,
+  webhookSignatureHeader,
+  webhookTimestampHeader,
+  type Action,
+} from "#core/automations/definition";
 import { runsConfig } from "#core/automations/runs/config";
 import { egressFetch, privateTargetCause, targetRefusal } from "#core/automations/runs/egress";
 
@@ -62,9 +70,21 @@ async function dispatch(context: ActionContext): Promise<ActionOutcome> {
   const { action } = context;
   switch (action.type) {
     case "SendSms":
-      return sendMessage(context, action.settings.body, [], action.settings.fallback, action.settings.fromPhoneNumberId);
+      return sendMessage(
+        context,
+        action.settings.body,
+        [],
+        action.settings.fallback,
+        action.settings.fromPhoneNumberId,
+      );
     case "SendMms":
-      return sendMessage(context, action.settings.body, action.settings.mediaUrls, action.settings.fallback, action.settings.fromPhoneNumberId);
+      return sendMessage(
+        context,
+        action.settings.body,
+        action.settings.mediaUrls,
+        action.settings.fallback,
+        action.settings.fromPhoneNumberId,
+      );
     case "Wait":
       return wait(context, action.settings);
     case "HttpRequest":
@@ -112,7 +132,13 @@ async function sendMessage(
     message ??= await createMessage(context, lead.id, body, mediaUrls, fromPhoneNumberId, basis);
   } catch (error) {
     if (error instanceof WalletRefusedError) {
-      return { kind: "failed", status: "Blocked", error: `The message was Blocked: ${error.message}`, input, output: { status: "Blocked", billingStatus: error.billingStatus } };
+      return {
+        kind: "failed",
+        status: "Blocked",
+        error: `The message was Blocked: ${error.message}`,
+        input,
+        output: { status: "Blocked", billingStatus: error.billingStatus },
+      };
     }
     if (error instanceof DomainError) return { kind: "failed", error: refusalText(error), input };
     throw error;
@@ -122,7 +148,12 @@ async function sendMessage(
   if (message.status === "Pending" || message.status === "Queued") {
     const observations = Number(context.step.output?.observations ?? 0) + 1;
     if (context.now - Date.parse(message.createdAt) > OBSERVE_LIMIT_MS) return { kind: "succeeded", output, input };
-    return { kind: "observe", delayMs: Math.min(30_000, 1_000 * 2 ** Math.min(observations - 1, 5)), output: { ...output, observations }, input };
+    return {
+      kind: "observe",
+      delayMs: Math.min(30_000, 1_000 * 2 ** Math.min(observations - 1, 5)),
+      output: { ...output, observations },
+      input,
+    };
   }
   return {
     kind: "failed",
@@ -137,7 +168,14 @@ async function sendMessage(
  * The step's message through `Messages.send`, the one send path (its schema, sender and wallet checks), under the
  * step's effect id: a redelivered or retried step finds the message it already made.
  */
-async function createMessage(context: ActionContext, leadId: string, body: string | undefined, mediaUrls: string[], fromPhoneNumberId: string | undefined, consentBasis: ConsentBasis | null): Promise<Message> {
+async function createMessage(
+  context: ActionContext,
+  leadId: string,
+  body: string | undefined,
+  mediaUrls: string[],
+  fromPhoneNumberId: string | undefined,
+  consentBasis: ConsentBasis | null,
+): Promise<Message> {
   const { run } = context;
   const automation = `automation:${run.automationId}`;
   try {
@@ -164,12 +202,20 @@ async function createMessage(context: ActionContext, leadId: string, body: strin
  * The consent basis an automated text or call relies on (core/consent/basis.ts). A lead whose source requires a
  * verified consent it lacks is not contacted: the step is skipped with the rule as its reason, and the run goes on.
  */
-async function automatedContact(context: ActionContext): Promise<{ basis: ConsentBasis | null } | { skipped: ActionOutcome }> {
+async function automatedContact(
+  context: ActionContext,
+): Promise<{ basis: ConsentBasis | null } | { skipped: ActionOutcome }> {
   const { run } = context;
   const state = run.leadId ? await leadConsentState(run.organizationId, run.leadId) : undefined;
   const decision = basisForContact(state, { kind: "Automated" }, new Date(context.now).toISOString());
   if (!("refused" in decision)) return decision;
-  return { skipped: { kind: "skipped", reason: decision.refused, output: { complianceAction: "ConsentRequired", statusReason: decision.refused } } };
+  return {
+    skipped: {
+      kind: "skipped",
+      reason: decision.refused,
+      output: { complianceAction: "ConsentRequired", statusReason: decision.refused },
+    },
+  };
 }
 
 /** A refusal as the step's error: a validation error with the detail of each field (the rendered body too long, …). */
@@ -184,11 +230,31 @@ function automationActor(run: StoredRun) {
 }
 
 function messageOutput(message: Message): Output {
-  const fields = ["status", "statusReason", "fromPhoneNumber", "toPhoneNumber", "scheduledFor", "complianceAction", "billingStatus", "errorCode"] as const;
-  return { messageId: message.id, ...Object.fromEntries(fields.filter((field) => message[field] != null).map((field) => [field, message[field]])) };
+  const fields = [
+    "status",
+    "statusReason",
+    "fromPhoneNumber",
+    "toPhoneNumber",
+    "scheduledFor",
+    "complianceAction",
+    "billingStatus",
+    "errorCode",
+  ] as const;
+  return {
+    messageId: message.id,
+    ...Object.fromEntries(fields.filter((field) => message[field] != null).map((field) => [field, message[field]])),
+  };
 }
 
-const mediaTypes: Record<string, string> = { jpg: "image/jpeg", jpeg: "image/jpeg", png: "image/png", gif: "image/gif", pdf: "application/pdf", mp4: "video/mp4", vcf: "text/vcard" };
+const mediaTypes: Record<string, string> = {
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  png: "image/png",
+  gif: "image/gif",
+  pdf: "application/pdf",
+  mp4: "video/mp4",
+  vcf: "text/vcard",
+};
 
 function contentTypeOf(url: string): string {
   const extension = new URL(url).pathname.split(".").pop()?.toLowerCase() ?? "";
@@ -198,11 +264,14 @@ function contentTypeOf(url: string): string {
 function wait(context: ActionContext, settings: { durationSeconds?: number; untilTime?: string }): ActionOutcome {
   const until = context.step.output?.until;
   if (typeof until === "string") {
-    return Date.parse(until) <= context.now ? { kind: "succeeded", output: { until } } : { kind: "wait", until, output: { until } };
+    return Date.parse(until) <= context.now
+      ? { kind: "succeeded", output: { until } }
+      : { kind: "wait", until, output: { until } };
   }
-  const at = settings.durationSeconds !== undefined
-    ? context.now + settings.durationSeconds * 1000
-    : nextWallClock(context.now, settings.untilTime!, context.organization.timeZone);
+  const at =
+    settings.durationSeconds !== undefined
+      ? context.now + settings.durationSeconds * 1000
+      : nextWallClock(context.now, settings.untilTime!, context.organization.timeZone);
   const next = new Date(at).toISOString();
   return { kind: "wait", until: next, output: { until: next } };
 }
@@ -214,7 +283,14 @@ export function nextWallClock(now: number, time: string, timeZone: string): numb
   for (let offset = 0; offset <= 2; offset++) {
     const day = new Date(Date.UTC(wall.year, wall.month - 1, wall.day + offset));
     const at = instantOfWallTime(
-      { year: day.getUTCFullYear(), month: day.getUTCMonth() + 1, day: day.getUTCDate(), hour: Math.floor(minutes / 60), minute: minutes % 60, second: 0 },
+      {
+        year: day.getUTCFullYear(),
+        month: day.getUTCMonth() + 1,
+        day: day.getUTCDate(),
+        hour: Math.floor(minutes / 60),
+        minute: minutes % 60,
+        second: 0,
+      },
       timeZone,
     );
     if (at > now) return at;
@@ -238,11 +314,18 @@ async function httpRequest(context: ActionContext, settings: HttpSettings): Prom
   const { run, step } = context;
   const attempt = step.attempts;
   const previous = (step.output?.attempts as AttemptRecord[] | undefined) ?? [];
-  const body = settings.method === "GET"
-    ? undefined
-    : settings.body !== undefined
-      ? renderTemplate(settings.body, lookupIn(context), { encode: jsonStringEncode })
-      : JSON.stringify({ automationId: run.automationId, runId: run.id, stepId: step.nodeId, leadId: run.leadId, trigger: { type: run.trigger.type, eventId: run.trigger.eventId } });
+  const body =
+    settings.method === "GET"
+      ? undefined
+      : settings.body !== undefined
+        ? renderTemplate(settings.body, lookupIn(context), { encode: jsonStringEncode })
+        : JSON.stringify({
+            automationId: run.automationId,
+            runId: run.id,
+            stepId: step.nodeId,
+            leadId: run.leadId,
+            trigger: { type: run.trigger.type, eventId: run.trigger.eventId },
+          });
   const input = { url: settings.url, method: settings.method, ...(body !== undefined ? { body } : {}) };
   const refusal = await targetRefusal(settings.url);
   if (refusal) return { kind: "failed", error: refusal, input };
@@ -253,7 +336,10 @@ async function httpRequest(context: ActionContext, settings: HttpSettings): Prom
     ...(body !== undefined ? { "content-type": "application/json" } : {}),
     ...settings.headers,
     ...(settings.secret
-      ? { [webhookTimestampHeader]: String(timestamp), [webhookSignatureHeader]: webhookSignature(settings.secret, timestamp, body ?? "") }
+      ? {
+          [webhookTimestampHeader]: String(timestamp),
+          [webhookSignatureHeader]: webhookSignature(settings.secret, timestamp, body ?? ""),
+        }
       : {}),
   };
   const started = Date.now();
@@ -261,7 +347,13 @@ async function httpRequest(context: ActionContext, settings: HttpSettings): Prom
   let error: string | null = null;
   let responseBody = "";
   try {
-    const response = await egressFetch(settings.url, { method: settings.method, headers, body, redirect: "manual", signal: AbortSignal.timeout(settings.timeoutMs) });
+    const response = await egressFetch(settings.url, {
+      method: settings.method,
+      headers,
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(settings.timeoutMs),
+    });
     status = response.status;
     responseBody = (await response.text()).slice(0, 1000);
     if (status >= 300) error = `The receiver answered ${status}.`;
@@ -269,9 +361,15 @@ async function httpRequest(context: ActionContext, settings: HttpSettings): Prom
     // The connection itself refused a private address (the host resolved differently than for the check above).
     const refused = privateTargetCause(cause);
     if (refused) return { kind: "failed", error: refused.message, input };
-    error = cause instanceof Error && cause.name === "TimeoutError" ? `No answer within ${settings.timeoutMs} ms.` : `Request failed: ${String(cause instanceof Error ? cause.message : cause)}`;
+    error =
+      cause instanceof Error && cause.name === "TimeoutError"
+        ? `No answer within ${settings.timeoutMs} ms.`
+        : `Request failed: ${String(cause instanceof Error ? cause.message : cause)}`;
   }
-  const attempts = [...previous, { attempt: attempt + 1, at: new Date(started).toISOString(), status, error, durationMs: Date.now() - started }];
+  const attempts = [
+    ...previous,
+    { attempt: attempt + 1, at: new Date(started).toISOString(), status, error, durationMs: Date.now() - started },
+  ];
   const output = { status, attempts, ...(responseBody ? { responseBody } : {}) };
   if (!error) return { kind: "succeeded", output, input };
   const retriable = status === null || status >= 500 || status === 429 || status === 408;
@@ -279,11 +377,19 @@ async function httpRequest(context: ActionContext, settings: HttpSettings): Prom
     const base = runsConfig.retryBaseMs * 2 ** attempt;
     return { kind: "retry", delayMs: Math.min(300_000, base + Math.random() * base * 0.2), error, output, input };
   }
-  return { kind: "failed", error: attempt > 0 ? `${error} Gave up after ${attempt + 1} attempts.` : error, output, input };
+  return {
+    kind: "failed",
+    error: attempt > 0 ? `${error} Gave up after ${attempt + 1} attempts.` : error,
+    output,
+    input,
+  };
 }
 
 /** Writes fixed values into the lead (core/leads owns how: plain fields one by one, nested objects merged). */
-async function updateLead(context: ActionContext, fields: Record<string, string | number | boolean | null>): Promise<ActionOutcome> {
+async function updateLead(
+  context: ActionContext,
+  fields: Record<string, string | number | boolean | null>,
+): Promise<ActionOutcome> {
   const { lead, run } = context;
   if (!lead) return { kind: "failed", error: "The run has no lead to update." };
   const updated = await Leads.assignFields(run.organizationId, lead, fields);
@@ -302,7 +408,10 @@ async function addToSuppression(context: ActionContext, reason: string | undefin
   return { kind: "succeeded", output: { phoneNumber: phone, created } };
 }
 
-async function placeCall(context: ActionContext, settings: { fromPhoneNumberId?: string; connectTo?: string; timeoutSeconds: number }): Promise<ActionOutcome> {
+async function placeCall(
+  context: ActionContext,
+  settings: { fromPhoneNumberId?: string; connectTo?: string; timeoutSeconds: number },
+): Promise<ActionOutcome> {
   const { run } = context;
   if (!run.leadId) return { kind: "failed", error: "The run has no lead to call." };
   const consent = await automatedContact(context);
@@ -326,7 +435,12 @@ async function placeCall(context: ActionContext, settings: { fromPhoneNumberId?:
     );
   } catch (error) {
     if (error instanceof WalletRefusedError) {
-      return { kind: "failed", status: "Blocked", error: error.message, output: { billingStatus: error.billingStatus } };
+      return {
+        kind: "failed",
+        status: "Blocked",
+        error: error.message,
+        output: { billingStatus: error.billingStatus },
+      };
     }
     throw error;
   }

@@ -2,8 +2,13 @@ import { parseCron } from "#core/automations/definition/time";
 import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
 
 /** The next firing of a Schedule trigger strictly after `after`, in the organization's time zone. */
-export function nextFireAt(settings: { cron?: string; intervalMinutes?: number }, timeZone: string, after: number): number {
-  if (settings.intervalMinutes !== undefined) return Math.floor(after / 60_000) * 60_000 + settings.intervalMinutes * 60_000;
+export function nextFireAt(
+  settings: { cron?: string; intervalMinutes?: number },
+  timeZone: string,
+  after: number,
+): number {
+  if (settings.intervalMinutes !== undefined)
+    return Math.floor(after / 60_000) * 60_000 + settings.intervalMinutes * 60_000;
   const parsed = parseCron(settings.cron ?? "");
   if (!parsed.ok) throw new Error(parsed.problem);
   const { minutes, hours, daysOfMonth, months, daysOfWeek, dayFieldsBothRestricted } = parsed.fields;

@@ -17,8 +17,13 @@ export { isPublicAddress };
 
 /** A target host that resolves to an address automations may not call. */
 export class PrivateTargetError extends Error {
-  constructor(readonly host: string, readonly address: string) {
-    super(`The host ${host} resolves to a private or loopback address (${address}); automations may only call public receivers.`);
+  constructor(
+    readonly host: string,
+    readonly address: string,
+  ) {
+    super(
+      `The host ${host} resolves to a private or loopback address (${address}); automations may only call public receivers.`,
+    );
     this.name = "PrivateTargetError";
   }
 }
@@ -32,7 +37,8 @@ const systemResolve: Resolve = (hostname) => lookup(hostname, { all: true, verba
 export async function publicAddresses(host: string, resolve: Resolve = systemResolve): Promise<LookupAddress[]> {
   const family = isIP(host);
   const addresses = family ? [{ address: host, family }] : await resolve(host);
-  if (addresses.length === 0) throw Object.assign(new Error(`The host ${host} could not be resolved.`), { code: "ENOTFOUND" });
+  if (addresses.length === 0)
+    throw Object.assign(new Error(`The host ${host} could not be resolved.`), { code: "ENOTFOUND" });
   const blocked = addresses.find((entry) => !isPublicAddress(entry.address));
   if (blocked) throw new PrivateTargetError(host, blocked.address);
   return addresses;
@@ -42,7 +48,8 @@ export async function publicAddresses(host: string, resolve: Resolve = systemRes
 function pinnedLookup(resolve: Resolve): LookupFunction {
   return (hostname, options, callback) => {
     publicAddresses(hostname, resolve).then(
-      (addresses) => (options.all ? callback(null, addresses) : callback(null, addresses[0]!.address, addresses[0]!.family)),
+      (addresses) =>
+        options.all ? callback(null, addresses) : callback(null, addresses[0]!.address, addresses[0]!.family),
       (error: NodeJS.ErrnoException) => callback(error, ""),
     );
   };
@@ -77,24 +84,42 @@ export interface EgressInit {
  * targets. IP literals skip lookup, so they are checked here before connecting. Redirects are not followed; a timeout
  * rejects with the signal's reason (a TimeoutError), as fetch does. `resolve` replaces DNS (tests).
  */
-export async function egressFetch(url: string, init: EgressInit, allowPrivate = runsConfig.allowPrivateHttpTargets, resolve?: Resolve): Promise<Response> {
+export async function egressFetch(
+  url: string,
+  init: EgressInit,
+  allowPrivate = runsConfig.allowPrivateHttpTargets,
+  resolve?: Resolve,
+): Promise<Response> {
   const target = new URL(url);
   const host = target.hostname.replace(/^\[|\]$/g, "");
   if (!allowPrivate && isIP(host) && !isPublicAddress(host)) throw new PrivateTargetError(host, host);
-  const agents = allowPrivate ? (anyTarget ??= agentsOf()) : resolve ? agentsOf(pinnedLookup(resolve)) : (publicOnly ??= agentsOf(pinnedLookup(systemResolve)));
+  const agents = allowPrivate
+    ? (anyTarget ??= agentsOf())
+    : resolve
+      ? agentsOf(pinnedLookup(resolve))
+      : (publicOnly ??= agentsOf(pinnedLookup(systemResolve)));
   const secure = target.protocol === "https:";
   const method = (init.method ?? "GET").toUpperCase();
   const answer = await new Promise<IncomingMessage>((done, fail) => {
-    const request = (secure ? httpsRequest : httpRequest)(target, { method, headers: init.headers, agent: secure ? agents.https : agents.http, signal: init.signal }, done);
+    const request = (secure ? httpsRequest : httpRequest)(
+      target,
+      { method, headers: init.headers, agent: secure ? agents.https : agents.http, signal: init.signal },
+      done,
+    );
     request.on("error", (error) => fail(init.signal?.aborted ? init.signal.reason : error));
     request.end(init.body);
   });
   const headers = new Headers();
-  for (let index = 0; index < answer.rawHeaders.length; index += 2) headers.append(answer.rawHeaders[index]!, answer.rawHeaders[index + 1]!);
+  for (let index = 0; index < answer.rawHeaders.length; index += 2)
+    headers.append(answer.rawHeaders[index]!, answer.rawHeaders[index + 1]!);
   const status = answer.statusCode ?? 502;
   const empty = method === "HEAD" || status === 204 || status === 205 || status === 304;
   if (empty) answer.resume();
-  return new Response(empty ? null : (Readable.toWeb(answer) as ReadableStream<Uint8Array>), { status, statusText: answer.statusMessage ?? "", headers });
+  return new Response(empty ? null : (Readable.toWeb(answer) as ReadableStream<Uint8Array>), {
+    status,
+    statusText: answer.statusMessage ?? "",
+    headers,
+  });
 }
 
 /** The PrivateTargetError behind a failed request (a connection error may carry it as `cause`), if that is why. */

@@ -5,7 +5,6 @@ import { ulid } from "ulid";
 import "#core/automations/runs/queue";
 import type { StoredRun } from "#core/automations/runs/model";
 
-
 export const endEventTypes: Partial<Record<StoredRun["status"], AutomationEventType>> = {
   Succeeded: "AutomationRunSucceeded",
   Failed: "AutomationRunFailed",
@@ -20,7 +19,10 @@ export function endEvent(run: StoredRun): EventRecordInput {
   let index = 0;
   const id = ulid(Date.parse(at), () => (seed[index++ % seed.length]! % 32) / 32);
   const failed = run.steps.findLast((step) => step.status === "Failed" || step.status === "Blocked");
-  const outcome = run.status === "Failed" ? ` failed${failed ? ` at ${failed.nodeId} (${failed.type})` : ""}: ${run.error ?? "unknown error"}` : ` ended ${run.status}${run.error ? `: ${run.error}` : "."}`;
+  const outcome =
+    run.status === "Failed"
+      ? ` failed${failed ? ` at ${failed.nodeId} (${failed.type})` : ""}: ${run.error ?? "unknown error"}`
+      : ` ended ${run.status}${run.error ? `: ${run.error}` : "."}`;
   return {
     id,
     createdAt: at,
@@ -35,7 +37,9 @@ export function endEvent(run: StoredRun): EventRecordInput {
     status: run.status,
     ...(run.error ? { statusReason: run.error } : {}),
     ...(typeof failed?.output?.billingStatus === "string" ? { billingStatus: failed.output.billingStatus } : {}),
-    ...(typeof failed?.output?.complianceAction === "string" ? { complianceAction: failed.output.complianceAction } : {}),
+    ...(typeof failed?.output?.complianceAction === "string"
+      ? { complianceAction: failed.output.complianceAction }
+      : {}),
     ...(typeof failed?.output?.errorCode === "string" ? { errorCode: failed.output.errorCode } : {}),
     retryCount: run.retryCount,
     campaignId: `automation:${run.automationId}`,

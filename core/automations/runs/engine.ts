@@ -60,7 +60,10 @@ async function organizationOf(organizationId: string): Promise<Environment["orga
 }
 
 export async function environmentOf(organizationId: string, leadId: string | null): Promise<Environment> {
-  const [lead, organization] = await Promise.all([leadId ? Leads.find(organizationId, leadId) : undefined, organizationOf(organizationId)]);
+  const [lead, organization] = await Promise.all([
+    leadId ? Leads.find(organizationId, leadId) : undefined,
+    organizationOf(organizationId),
+  ]);
   return { lead, organization };
 }
 
@@ -83,7 +86,20 @@ async function hasReplied(organizationId: string, lead: Lead | undefined, since:
 }
 
 function newStep(seq: number, nodeId: string, kind: RunStep["kind"], type: string): RunStep {
-  return { seq, nodeId, kind, type, status: "Pending", attempts: 0, input: null, output: null, error: null, startedAt: null, finishedAt: null, durationMs: null };
+  return {
+    seq,
+    nodeId,
+    kind,
+    type,
+    status: "Pending",
+    attempts: 0,
+    input: null,
+    output: null,
+    error: null,
+    startedAt: null,
+    finishedAt: null,
+    durationMs: null,
+  };
 }
 
 /** Appends the route's steps (groups evaluated, disabled actions passed) and points the cursor at the next action. */
@@ -91,7 +107,12 @@ export function applyRoute(run: StoredRun, route: Route, at: string): StoredRun 
   const steps = [...run.steps];
   const path = [...run.path];
   for (const visited of route.visited) {
-    const step = newStep(steps.length, visited.nodeId, visited.kind === "ConditionGroup" ? "ConditionGroup" : "Action", visited.kind === "ConditionGroup" ? "ConditionGroup" : visited.type);
+    const step = newStep(
+      steps.length,
+      visited.nodeId,
+      visited.kind === "ConditionGroup" ? "ConditionGroup" : "Action",
+      visited.kind === "ConditionGroup" ? "ConditionGroup" : visited.type,
+    );
     const chosen = visited.kind === "SkippedAction" || visited.chosen;
     steps.push({
       ...step,
@@ -107,7 +128,8 @@ export function applyRoute(run: StoredRun, route: Route, at: string): StoredRun 
     const anyActionRan = run.steps.some((step) => step.kind === "Action" && step.status === "Succeeded");
     return finish({ ...run, steps, path }, anyActionRan ? "Succeeded" : "Skipped", null, at);
   }
-  if (steps.length >= MAX_STEPS) return finish({ ...run, steps, path }, "Failed", `The run reached ${MAX_STEPS} steps.`, at);
+  if (steps.length >= MAX_STEPS)
+    return finish({ ...run, steps, path }, "Failed", `The run reached ${MAX_STEPS} steps.`, at);
   steps.push(newStep(steps.length, route.next.id, "Action", route.next.type));
   return {
     ...run,
@@ -127,7 +149,19 @@ export function applyRoute(run: StoredRun, route: Route, at: string): StoredRun 
 }
 
 export function finish(run: StoredRun, status: StoredRun["status"], error: string | null, at: string): StoredRun {
-  return { ...run, status, error, finishedAt: at, modifiedAt: at, currentNodeId: null, waitingUntil: null, cursorSeq: -1, effectId: null, leaseToken: null, leaseUntil: null };
+  return {
+    ...run,
+    status,
+    error,
+    finishedAt: at,
+    modifiedAt: at,
+    currentNodeId: null,
+    waitingUntil: null,
+    cursorSeq: -1,
+    effectId: null,
+    leaseToken: null,
+    leaseUntil: null,
+  };
 }
 
 /**
@@ -149,7 +183,8 @@ export async function sendStep(run: StoredRun, delayMs = 0): Promise<void> {
   const delaySeconds = Math.max(0, delayMs) / 1000;
   if (delaySeconds > maxDelaySeconds) return; // the sweep sends it when it comes due
   await publish(
-    AutomationStep, run.organizationId,
+    AutomationStep,
+    run.organizationId,
     { automationId: run.automationId, runId: run.id, seq: run.cursorSeq, attempt: run.cursorAttempt },
     { delaySeconds },
   );
@@ -161,7 +196,12 @@ export const Engine = {
    * a redelivered event answers the existing run. The trigger step and the routing to the first action happen here;
    * the first action is the first queued step.
    */
-  async start(automation: Automation, trigger: Trigger, event: TriggerEvent, options: { random?: () => number } = {}): Promise<{ run: StoredRun; created: boolean }> {
+  async start(
+    automation: Automation,
+    trigger: Trigger,
+    event: TriggerEvent,
+    options: { random?: () => number } = {},
+  ): Promise<{ run: StoredRun; created: boolean }> {
     await Versions.ensure(automation);
     const now = Date.now();
     const at = new Date(now).toISOString();
@@ -178,7 +218,17 @@ export const Engine = {
       path: [trigger.id],
       currentNodeId: null,
       waitingUntil: null,
-      steps: [{ ...newStep(0, trigger.id, "Trigger", trigger.type), status: "Succeeded", attempts: 1, output: { eventId: event.id, eventType: event.type, ...event.data }, startedAt: at, finishedAt: at, durationMs: 0 }],
+      steps: [
+        {
+          ...newStep(0, trigger.id, "Trigger", trigger.type),
+          status: "Succeeded",
+          attempts: 1,
+          output: { eventId: event.id, eventType: event.type, ...event.data },
+          startedAt: at,
+          finishedAt: at,
+          durationMs: 0,
+        },
+      ],
       error: null,
       retryCount: 0,
       createdAt: at,
@@ -222,12 +272,18 @@ export const Engine = {
    * message names kept failing, so the run ends Failed (`ProcessingError`) at
    * that step, with its AutomationRunFailed event. A run that moved on is left alone.
    */
-  async abandon(organizationId: string, data: { automationId: string; runId: string; seq: number; attempt: number }, error: unknown): Promise<void> {
+  async abandon(
+    organizationId: string,
+    data: { automationId: string; runId: string; seq: number; attempt: number },
+    error: unknown,
+  ): Promise<void> {
     const run = await RunStore.read(organizationId, data.automationId, data.runId);
     if (!run || isFinal(run) || run.cursorSeq !== data.seq || run.cursorAttempt !== data.attempt) return;
     const at = nowIso();
     const reason = `${PROCESSING_ERROR}: the step kept failing (${error instanceof Error ? error.message : String(error)}).`;
-    const steps = run.steps.map((step, index) => (index === run.cursorSeq ? { ...step, status: "Failed" as const, finishedAt: at, error: reason } : step));
+    const steps = run.steps.map((step, index) =>
+      index === run.cursorSeq ? { ...step, status: "Failed" as const, finishedAt: at, error: reason } : step,
+    );
     await save(finish({ ...run, steps }, "Failed", reason, at), run).catch(ignoreStale);
   },
 
@@ -259,7 +315,9 @@ export const Engine = {
 
 export function cancel(run: StoredRun, reason: string, at: string): StoredRun {
   const steps = run.steps.map((step, index) =>
-    index === run.cursorSeq && !["Succeeded", "Failed", "Blocked", "Skipped"].includes(step.status) ? { ...step, status: "Canceled" as const, finishedAt: at, error: reason } : step,
+    index === run.cursorSeq && !["Succeeded", "Failed", "Blocked", "Skipped"].includes(step.status)
+      ? { ...step, status: "Canceled" as const, finishedAt: at, error: reason }
+      : step,
   );
   return finish({ ...run, steps }, "Canceled", reason, at);
 }

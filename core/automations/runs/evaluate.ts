@@ -49,7 +49,11 @@ export async function evaluateCondition(condition: Condition, context: Evaluatio
       return compareLeadField(condition, leadValue(context.lead, condition.settings.field));
     case "TimeOfDay": {
       const wall = wallTimeAt(context.now, context.timeZone);
-      const inside = isWithinWindow(wall.hour * 60 + wall.minute, minutesOfDay(condition.settings.start)!, minutesOfDay(condition.settings.end)!);
+      const inside = isWithinWindow(
+        wall.hour * 60 + wall.minute,
+        minutesOfDay(condition.settings.start)!,
+        minutesOfDay(condition.settings.end)!,
+      );
       return condition.operator === "Between" ? inside : !inside;
     }
     case "Weekday": {
@@ -60,7 +64,9 @@ export async function evaluateCondition(condition: Condition, context: Evaluatio
     case "LeadAge": {
       if (!context.lead) return false;
       const ageSeconds = (context.now - Date.parse(context.lead.createdAt)) / 1000;
-      return condition.operator === "GreaterThan" ? ageSeconds > condition.settings.seconds : ageSeconds < condition.settings.seconds;
+      return condition.operator === "GreaterThan"
+        ? ageSeconds > condition.settings.seconds
+        : ageSeconds < condition.settings.seconds;
     }
     case "HasReplied": {
       const since = condition.settings.since === "LeadCreated" ? context.lead?.createdAt : context.runStartedAt;
@@ -99,7 +105,10 @@ export function leadValue(lead: Lead | undefined, path: string, organizationName
   if (path === "organization.name") return organizationName;
   if (!lead) return undefined;
   const [root, ...rest] = path.split(".");
-  let value: unknown = root === "lead" ? { id: lead.id, createdAt: lead.createdAt } : (lead as unknown as Record<string, unknown>)[root ?? ""];
+  let value: unknown =
+    root === "lead"
+      ? { id: lead.id, createdAt: lead.createdAt }
+      : (lead as unknown as Record<string, unknown>)[root ?? ""];
   for (const segment of rest) {
     if (value === null || typeof value !== "object") return undefined;
     value = (value as Record<string, unknown>)[segment];
@@ -116,7 +125,8 @@ function scalarOf(value: unknown): unknown {
   return value;
 }
 
-const isMissing = (value: unknown) => value === undefined || value === null || (typeof value === "string" && value.trim() === "");
+const isMissing = (value: unknown) =>
+  value === undefined || value === null || (typeof value === "string" && value.trim() === "");
 
 function asNumber(value: unknown): number | undefined {
   if (typeof value === "number") return value;
@@ -125,7 +135,8 @@ function asNumber(value: unknown): number | undefined {
 }
 
 function sameValue(actual: unknown, wanted: unknown): boolean {
-  if (typeof wanted === "boolean" || typeof actual === "boolean") return String(actual).toLowerCase() === String(wanted).toLowerCase();
+  if (typeof wanted === "boolean" || typeof actual === "boolean")
+    return String(actual).toLowerCase() === String(wanted).toLowerCase();
   const [a, b] = [asNumber(actual), asNumber(wanted)];
   if (a !== undefined && b !== undefined) return a === b;
   return String(actual).trim().toLowerCase() === String(wanted).trim().toLowerCase();
@@ -175,7 +186,10 @@ function compareOrdered(actual: unknown, wanted: unknown): number | undefined {
  * Picks one connection at random in proportion to `weight` (`random` in [0, 1)); undefined when there is none.
  * Exposed for the split-distribution test.
  */
-export function pickWeighted<T extends Pick<Connection, "weight">>(candidates: readonly T[], random: () => number = Math.random): T | undefined {
+export function pickWeighted<T extends Pick<Connection, "weight">>(
+  candidates: readonly T[],
+  random: () => number = Math.random,
+): T | undefined {
   const total = candidates.reduce((sum, candidate) => sum + candidate.weight, 0);
   if (total <= 0) return undefined;
   let point = random() * total;

@@ -42,10 +42,12 @@ export const AutomationRuns = {
   ...AutomationRunRecords,
   ...ManualRuns,
 
-
   /** Analytics `automationHealth` for the organization over [startAt, endAt). */
   async health(organizationId: string, range: { startAt: string; endAt: string }): Promise<AutomationHealth> {
-    const [runs, automations] = await Promise.all([RunStore.inRange(organizationId, range.startAt, range.endAt), allAutomations(organizationId)]);
+    const [runs, automations] = await Promise.all([
+      RunStore.inRange(organizationId, range.startAt, range.endAt),
+      allAutomations(organizationId),
+    ]);
     const names = new Map(automations.map((automation) => [automation.id, automation.name]));
     const failure = (run: StoredRun): AutomationFailure => ({
       automationId: run.automationId,
@@ -56,7 +58,9 @@ export const AutomationRuns = {
     const newestFirst = [...runs].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
     const failed = newestFirst.filter((run) => run.status === "Failed");
     const latestByAutomation = new Map<string, StoredRun>();
-    for (const run of newestFirst) if (!latestByAutomation.has(run.automationId) && run.status !== "Pending") latestByAutomation.set(run.automationId, run);
+    for (const run of newestFirst)
+      if (!latestByAutomation.has(run.automationId) && run.status !== "Pending")
+        latestByAutomation.set(run.automationId, run);
     return {
       automationCount: automations.length,
       enabledCount: automations.filter((automation) => automation.enabled).length,
@@ -82,10 +86,15 @@ export const AutomationRuns = {
     ...triggerHandlers,
     "automation.step": {
       handle: (message: Envelope<"automation.step">) => runStep(message.organizationId, message.data),
-      onPoison: (message: Envelope<"automation.step">, error: unknown) => Engine.abandon(message.organizationId, message.data, error),
+      onPoison: (message: Envelope<"automation.step">, error: unknown) =>
+        Engine.abandon(message.organizationId, message.data, error),
     },
     "automation.disabled": async (message: Envelope<"automation.disabled">) => {
-      await AutomationRuns.cancelActive(message.organizationId, message.data.automationId, "The automation was disabled.");
+      await AutomationRuns.cancelActive(
+        message.organizationId,
+        message.data.automationId,
+        "The automation was disabled.",
+      );
     },
   },
 
@@ -96,7 +105,10 @@ async function allAutomations(organizationId: string): Promise<Automation[]> {
   const items: Automation[] = [];
   let continuationToken: string | undefined;
   do {
-    const page = await Automations.list(systemActor(organizationId), { pageSize: 100, ...(continuationToken ? { continuationToken } : {}) } as PagingQuery);
+    const page = await Automations.list(systemActor(organizationId), {
+      pageSize: 100,
+      ...(continuationToken ? { continuationToken } : {}),
+    } as PagingQuery);
     items.push(...page.items);
     continuationToken = page.continuationToken ?? undefined;
   } while (continuationToken);

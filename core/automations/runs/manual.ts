@@ -18,9 +18,17 @@ export const ManualRuns = {
     const automation = await storedAutomation(actor.organizationId, automationId);
     if (!automation) throw new NotFoundError("Automation", automationId);
     const lead = await Leads.find(actor.organizationId, input.leadId);
-    if (!lead) throw new ValidationError("The lead does not exist in this organization.", [{ pointer: "/leadId", detail: `Lead ${input.leadId} was not found.` }]);
+    if (!lead)
+      throw new ValidationError("The lead does not exist in this organization.", [
+        { pointer: "/leadId", detail: `Lead ${input.leadId} was not found.` },
+      ]);
     const trigger = chooseTrigger(automation, input.triggerId);
-    const { run } = await Engine.start(automation, trigger, { id: `manual:${newId()}`, type: "Manual", leadId: lead.id, data: { requestedBy: actor.displayName } });
+    const { run } = await Engine.start(automation, trigger, {
+      id: `manual:${newId()}`,
+      type: "Manual",
+      leadId: lead.id,
+      data: { requestedBy: actor.displayName },
+    });
     return publicRun(run);
   },
 
@@ -37,11 +45,17 @@ export const ManualRuns = {
 function chooseTrigger(automation: Automation, triggerId: string | undefined) {
   if (triggerId) {
     const named = automation.triggers.find((trigger) => trigger.id === triggerId);
-    if (!named) throw new ValidationError("The automation has no such trigger.", [{ pointer: "/triggerId", detail: `No trigger "${triggerId}" in this automation.` }]);
+    if (!named)
+      throw new ValidationError("The automation has no such trigger.", [
+        { pointer: "/triggerId", detail: `No trigger "${triggerId}" in this automation.` },
+      ]);
     return named;
   }
   const enabled = automation.triggers.filter((trigger) => trigger.isEnabled);
   const chosen = enabled.find((trigger) => trigger.type === "Manual") ?? enabled[0];
-  if (!chosen) throw new ValidationError("The automation has no enabled trigger to start from.", [{ pointer: "/triggerId", detail: "Add a Manual trigger or enable one." }]);
+  if (!chosen)
+    throw new ValidationError("The automation has no enabled trigger to start from.", [
+      { pointer: "/triggerId", detail: "Add a Manual trigger or enable one." },
+    ]);
   return chosen;
 }

@@ -3,7 +3,16 @@ import { timestamp, wholeNumber } from "#core/shared/ids";
 import { RunStatusSchema, type RunStatus } from "#core/automations/definition/values";
 
 /** Status of one step of a run; `Blocked` is a send the messaging pipeline refused (compliance or billing). */
-export const stepStatuses = ["Pending", "Running", "Waiting", "Succeeded", "Failed", "Blocked", "Skipped", "Canceled"] as const;
+export const stepStatuses = [
+  "Pending",
+  "Running",
+  "Waiting",
+  "Succeeded",
+  "Failed",
+  "Blocked",
+  "Skipped",
+  "Canceled",
+] as const;
 export type StepStatus = (typeof stepStatuses)[number];
 
 /** Run statuses after which nothing more happens (a Failed run may still be retried by a person). */
@@ -88,4 +97,9 @@ export const RunParamsSchema = v.object({
 });
 
 /** Event types an automation run records when it ends. */
-export type AutomationEventType = "AutomationRunSucceeded" | "AutomationRunFailed" | "AutomationRunSkipped" | "AutomationRunCanceled" | "AutomationRunEnded";
+export type AutomationEventType =
+  | "AutomationRunSucceeded"
+  | "AutomationRunFailed"
+  | "AutomationRunSkipped"
+  | "AutomationRunCanceled"
+  | "AutomationRunEnded";

@@ -25,7 +25,11 @@ export const AutomationScheduled = defineMessage(
 );
 
 /** An automation was disabled or deleted: cancel its unfinished runs. */
-export const AutomationDisabled = defineMessage("automation.disabled", "automationRuns", v.object({ automationId: v.string() }));
+export const AutomationDisabled = defineMessage(
+  "automation.disabled",
+  "automationRuns",
+  v.object({ automationId: v.string() }),
+);
 
 declare module "#core/queue/events" {
   interface QueueMessages {

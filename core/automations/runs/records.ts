@@ -25,11 +25,19 @@ const runsResource: ListResource<AutomationRun> = {
   idOf: (run) => run.id,
   fromItem: (item) => publicRun(toStoredRun(item)),
   candidates: (organizationId, context) => {
-    const { pk, skPrefix } = keys.automationRunPrefix(organizationId, (context as { automationId: string }).automationId);
-    return { KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix } };
+    const { pk, skPrefix } = keys.automationRunPrefix(
+      organizationId,
+      (context as { automationId: string }).automationId,
+    );
+    return {
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
+    };
   },
   orders: {
-    createdAt: keyOrder((organizationId, context) => keys.automationRunPrefix(organizationId, (context as { automationId: string }).automationId)),
+    createdAt: keyOrder((organizationId, context) =>
+      keys.automationRunPrefix(organizationId, (context as { automationId: string }).automationId),
+    ),
   },
 };
 
@@ -47,7 +55,6 @@ export const AutomationRunRecords = {
     await visibleAutomation(actor, automationId);
     return publicRun(await storedRun(actor, automationId, runId));
   },
-
 };
 
 /** The automation, when the actor may see it (another agent's Private automation is not found, nor are its runs). */

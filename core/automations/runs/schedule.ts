@@ -23,14 +23,23 @@ async function* dueItems(prefix: string, upper: string): AsyncGenerator<Record<s
 }
 
 /** Moves a due entry from `seen` to `next` (the claim: overlapping sweeps act once). */
-async function claimDue(key: { pk: string; sk: string }, seen: string, nextSk: string, extra: Record<string, unknown> = {}): Promise<boolean> {
+async function claimDue(
+  key: { pk: string; sk: string },
+  seen: string,
+  nextSk: string,
+  extra: Record<string, unknown> = {},
+): Promise<boolean> {
   const names = Object.keys(extra);
   try {
     await table.update({
       Key: key,
       UpdateExpression: `SET gsi3sk = :next${names.map((name) => `, ${name} = :${name}`).join("")}`,
       ConditionExpression: "gsi3sk = :seen",
-      ExpressionAttributeValues: { ":next": nextSk, ":seen": seen, ...Object.fromEntries(names.map((name) => [`:${name}`, extra[name]])) },
+      ExpressionAttributeValues: {
+        ":next": nextSk,
+        ":seen": seen,
+        ...Object.fromEntries(names.map((name) => [`:${name}`, extra[name]])),
+      },
     });
     return true;
   } catch (error) {
@@ -54,10 +63,26 @@ export async function sweepAutomations(options: { now?: Date; organizationId?: s
   for await (const item of dueItems("DUESCHEDULES", `${new Date(now).toISOString()}#~`)) {
     const [dueAt = "", organizationId = "", automationId = "", triggerId = ""] = String(item.gsi3sk).split("#");
     if (options.organizationId && organizationId !== options.organizationId) continue;
-    await publish(AutomationScheduled, organizationId, { automationId, triggerId, firedAt: dueAt }, { id: `schedule:${automationId}:${triggerId}:${dueAt}` });
-    const next = new Date(nextFireAt(item.settings as { cron?: string; intervalMinutes?: number }, String(item.timeZone), Math.max(now, Date.parse(dueAt)))).toISOString();
+    await publish(
+      AutomationScheduled,
+      organizationId,
+      { automationId, triggerId, firedAt: dueAt },
+      { id: `schedule:${automationId}:${triggerId}:${dueAt}` },
+    );
+    const next = new Date(
+      nextFireAt(
+        item.settings as { cron?: string; intervalMinutes?: number },
+        String(item.timeZone),
+        Math.max(now, Date.parse(dueAt)),
+      ),
+    ).toISOString();
     const nextKeys = keys.dueSchedule(shardOf(automationId), next, organizationId, automationId, triggerId);
-    if (await claimDue({ pk: String(item.pk), sk: String(item.sk) }, String(item.gsi3sk), nextKeys.gsi3sk, { nextFireAt: next })) result.schedulesFired++;
+    if (
+      await claimDue({ pk: String(item.pk), sk: String(item.sk) }, String(item.gsi3sk), nextKeys.gsi3sk, {
+        nextFireAt: next,
+      })
+    )
+      result.schedulesFired++;
   }
   for await (const item of dueItems("DUERUNS", `${new Date(now + LOOKAHEAD_MS).toISOString()}#~`)) {
     const [dueAt = "", organizationId = "", automationId = "", runId = ""] = String(item.gsi3sk).split("#");
@@ -66,11 +91,21 @@ export async function sweepAutomations(options: { now?: Date; organizationId?: s
     if (!waiting && Date.parse(dueAt) > now) continue;
     const resendAt = waiting ? Math.max(now, Date.parse(dueAt)) : now;
     const nextDue = new Date(resendAt + STALL_MS).toISOString();
-    const claimed = await claimDue({ pk: String(item.pk), sk: String(item.sk) }, String(item.gsi3sk), keys.dueRun(shardOf(runId), nextDue, organizationId, automationId, runId).gsi3sk, { dueAt: nextDue });
+    const claimed = await claimDue(
+      { pk: String(item.pk), sk: String(item.sk) },
+      String(item.gsi3sk),
+      keys.dueRun(shardOf(runId), nextDue, organizationId, automationId, runId).gsi3sk,
+      { dueAt: nextDue },
+    );
     if (!claimed) continue;
     const run = await RunStore.read(organizationId, automationId, runId);
     if (!run || isFinal(run) || run.cursorSeq < 0) continue;
-    await publish(AutomationStep, organizationId, { automationId, runId, seq: run.cursorSeq, attempt: run.cursorAttempt }, { delaySeconds: (resendAt - now) / 1000 });
+    await publish(
+      AutomationStep,
+      organizationId,
+      { automationId, runId, seq: run.cursorSeq, attempt: run.cursorAttempt },
+      { delaySeconds: (resendAt - now) / 1000 },
+    );
     result.runsResumed++;
   }
   return result;

@@ -20,7 +20,11 @@ import { newId } from "#core/shared/ids";
 // an action, so they do not bundle the action executor (messages, calls, suppressions, outbound HTTP).
 
 /** Executes the step a queue message names, if it is still the run's current step and nobody holds it. */
-export async function runStep(organizationId: string, data: { automationId: string; runId: string; seq: number; attempt: number }, options: { random?: () => number } = {}): Promise<void> {
+export async function runStep(
+  organizationId: string,
+  data: { automationId: string; runId: string; seq: number; attempt: number },
+  options: { random?: () => number } = {},
+): Promise<void> {
   const current = await RunStore.read(organizationId, data.automationId, data.runId);
   if (!current || isFinal(current) || current.cursorSeq !== data.seq || current.cursorAttempt !== data.attempt) return;
   const now = Date.now();
@@ -28,7 +32,10 @@ export async function runStep(organizationId: string, data: { automationId: stri
   if (current.leaseUntil && Date.parse(current.leaseUntil) > now) return;
   const automation = await storedAutomation(organizationId, data.automationId);
   if (!automation || (!automation.enabled && current.trigger.eventType !== "Manual")) {
-    await save(cancel(current, automation ? "The automation was disabled." : "The automation was deleted.", at), current).catch(ignoreStale);
+    await save(
+      cancel(current, automation ? "The automation was disabled." : "The automation was deleted.", at),
+      current,
+    ).catch(ignoreStale);
     return;
   }
   if (current.status === "Waiting" && current.waitingUntil && Date.parse(current.waitingUntil) > now + 1_000) {
@@ -45,7 +52,9 @@ export async function runStep(organizationId: string, data: { automationId: stri
     effectId: current.effectId ?? newId(),
     dueAt: null,
     modifiedAt: at,
-    steps: current.steps.map((step, index) => (index === stepIndex ? { ...step, status: "Running", startedAt: step.startedAt ?? at } : step)),
+    steps: current.steps.map((step, index) =>
+      index === stepIndex ? { ...step, status: "Running", startedAt: step.startedAt ?? at } : step,
+    ),
   };
   let run: StoredRun;
   try {
@@ -58,10 +67,20 @@ export async function runStep(organizationId: string, data: { automationId: stri
   const environment = await environmentOf(organizationId, run.leadId);
   const step = run.steps[stepIndex]!;
   const outcome: ActionOutcome = action
-    ? await executeAction({ run, step, action, lead: environment.lead, organization: environment.organization, now, effectId: run.effectId! })
+    ? await executeAction({
+        run,
+        step,
+        action,
+        lead: environment.lead,
+        organization: environment.organization,
+        now,
+        effectId: run.effectId!,
+      })
     : { kind: "failed", error: `Version ${run.automationVersion} of the automation has no action ${pending.nodeId}.` };
   const next = await afterOutcome(run, stepIndex, outcome, definition, environment, options.random);
-  const saved = await save(next.run, run).catch((error: unknown) => (error instanceof StaleRunError ? undefined : Promise.reject(error)));
+  const saved = await save(next.run, run).catch((error: unknown) =>
+    error instanceof StaleRunError ? undefined : Promise.reject(error),
+  );
   if (saved) await sendStep(saved, next.delayMs);
 }
 
@@ -78,7 +97,8 @@ async function afterOutcome(
   const at = new Date(now).toISOString();
   const step = run.steps[index]!;
   const timing = { finishedAt: at, durationMs: Math.max(0, now - Date.parse(step.startedAt ?? at)) };
-  const update = (changes: Partial<RunStep>) => run.steps.map((entry, position) => (position === index ? { ...entry, ...changes } : entry));
+  const update = (changes: Partial<RunStep>) =>
+    run.steps.map((entry, position) => (position === index ? { ...entry, ...changes } : entry));
   const released = { leaseToken: null, leaseUntil: null, modifiedAt: at };
   const input = "input" in outcome && outcome.input ? outcome.input : step.input;
   switch (outcome.kind) {
@@ -87,20 +107,40 @@ async function afterOutcome(
     case "skipped": {
       // The run goes on past a skipped action (a send its consent policy forbids) as past a done one; the step keeps why.
       const skipped = outcome.kind === "skipped" ? outcome.reason : null;
-      const steps = update({ status: skipped ? "Skipped" : "Succeeded", attempts: step.attempts + 1, input, output: outcome.output, error: skipped, ...timing });
+      const steps = update({
+        status: skipped ? "Skipped" : "Succeeded",
+        attempts: step.attempts + 1,
+        input,
+        output: outcome.output,
+        error: skipped,
+        ...timing,
+      });
       const done: StoredRun = { ...run, ...released, steps, path: [...run.path, step.nodeId] };
       if (outcome.kind === "stop" || !definition) return { run: finish(done, "Succeeded", null, at), delayMs: 0 };
       const route = await routeFrom(definition, step.nodeId, evaluationContext(run, environment, now), random);
       return { run: applyRoute(done, route, at), delayMs: 0 };
     }
     case "failed": {
-      const steps = update({ status: outcome.status ?? "Failed", attempts: step.attempts + 1, input, output: outcome.output ?? step.output, error: outcome.error, ...timing });
-      return { run: finish({ ...run, ...released, steps, path: [...run.path, step.nodeId] }, "Failed", outcome.error, at), delayMs: 0 };
+      const steps = update({
+        status: outcome.status ?? "Failed",
+        attempts: step.attempts + 1,
+        input,
+        output: outcome.output ?? step.output,
+        error: outcome.error,
+        ...timing,
+      });
+      return {
+        run: finish({ ...run, ...released, steps, path: [...run.path, step.nodeId] }, "Failed", outcome.error, at),
+        delayMs: 0,
+      };
     }
     case "retry": {
       const steps = update({ attempts: step.attempts + 1, input, output: outcome.output, error: outcome.error });
       const dueAt = new Date(now + outcome.delayMs + 60_000).toISOString();
-      return { run: { ...run, ...released, steps, cursorAttempt: run.cursorAttempt + 1, dueAt }, delayMs: outcome.delayMs };
+      return {
+        run: { ...run, ...released, steps, cursorAttempt: run.cursorAttempt + 1, dueAt },
+        delayMs: outcome.delayMs,
+      };
     }
     case "observe": {
       const steps = update({ input, output: outcome.output });
@@ -109,7 +149,10 @@ async function afterOutcome(
     }
     case "wait": {
       const steps = update({ status: "Waiting", input, output: outcome.output });
-      return { run: { ...run, ...released, steps, status: "Waiting", waitingUntil: outcome.until, dueAt: null }, delayMs: Date.parse(outcome.until) - now };
+      return {
+        run: { ...run, ...released, steps, status: "Waiting", waitingUntil: outcome.until, dueAt: null },
+        delayMs: Date.parse(outcome.until) - now,
+      };
     }
   }
 }

@@ -25,7 +25,9 @@ export function isFinal(run: Pick<AutomationRun, "status">): boolean {
 
 /** The response shape of a stored run (engine fields removed). */
 export function publicRun(run: StoredRun): AutomationRun {
-  return Object.fromEntries(Object.entries(run).filter(([key]) => !(privateFields as readonly string[]).includes(key))) as AutomationRun;
+  return Object.fromEntries(
+    Object.entries(run).filter(([key]) => !(privateFields as readonly string[]).includes(key)),
+  ) as AutomationRun;
 }
 
 /** When the sweep should look at an unfinished run: the end of its wait, or a stall deadline. */
@@ -49,7 +51,18 @@ export function runItem(run: StoredRun): Record<string, unknown> {
 }
 
 export function toStoredRun(item: Record<string, unknown>): StoredRun {
-  const { pk: _pk, sk: _sk, entity: _entity, gsi1pk: _a, gsi1sk: _b, gsi2pk: _c, gsi2sk: _d, gsi3pk: _e, gsi3sk: _f, ...run } = item;
+  const {
+    pk: _pk,
+    sk: _sk,
+    entity: _entity,
+    gsi1pk: _a,
+    gsi1sk: _b,
+    gsi2pk: _c,
+    gsi2sk: _d,
+    gsi3pk: _e,
+    gsi3sk: _f,
+    ...run
+  } = item;
   return run as unknown as StoredRun;
 }
 
@@ -58,7 +71,10 @@ export class StaleRunError extends Error {}
 
 export const RunStore = {
   async read(organizationId: string, automationId: string, runId: string): Promise<StoredRun | undefined> {
-    const { Item } = await table.get({ Key: keys.automationRun(organizationId, automationId, runId), ConsistentRead: true });
+    const { Item } = await table.get({
+      Key: keys.automationRun(organizationId, automationId, runId),
+      ConsistentRead: true,
+    });
     return Item ? toStoredRun(Item) : undefined;
   },
 
@@ -110,7 +126,11 @@ export const RunStore = {
   /** Ids of the unfinished runs of one automation (gsi2). */
   async activeRunIds(organizationId: string, automationId: string): Promise<string[]> {
     const { gsi2pk } = keys.activeRunsByAutomation(organizationId, automationId);
-    const items = await queryAll({ index: "activeRunsByAutomation", KeyConditionExpression: "gsi2pk = :pk", ExpressionAttributeValues: { ":pk": gsi2pk } });
+    const items = await queryAll({
+      index: "activeRunsByAutomation",
+      KeyConditionExpression: "gsi2pk = :pk",
+      ExpressionAttributeValues: { ":pk": gsi2pk },
+    });
     return items.map((item) => String(item.id));
   },
 
@@ -128,7 +148,8 @@ export const RunStore = {
 
 /** Versions are immutable, so each process remembers the ones it wrote or read. */
 const versionCache = new Map<string, Definition>();
-const versionKey = (organizationId: string, automationId: string, version: number) => `${organizationId}#${automationId}#${version}`;
+const versionKey = (organizationId: string, automationId: string, version: number) =>
+  `${organizationId}#${automationId}#${version}`;
 
 /** The definition a run executes: the automation at `version`, copied once (immutable) when a run first needs it. */
 export const Versions = {
@@ -148,7 +169,7 @@ export const Versions = {
         ConditionExpression: "attribute_not_exists(pk)",
       });
     } catch (error) {
-      if (!(isConditionFailed(error))) throw error;
+      if (!isConditionFailed(error)) throw error;
     }
     versionCache.set(cacheKey, definitionOf(automation));
   },
@@ -185,15 +206,25 @@ export async function storedAutomation(organizationId: string, automationId: str
  * Sets the automation's lastRunAt/lastRunStatus (and the run's error, which analytics shows for failing automations)
  * unless a newer run already did (runs finish out of order).
  */
-export async function noteLastRun(organizationId: string, automationId: string, run: { createdAt: string; status: string; error: string | null }): Promise<void> {
+export async function noteLastRun(
+  organizationId: string,
+  automationId: string,
+  run: { createdAt: string; status: string; error: string | null },
+): Promise<void> {
   try {
     await table.update({
       Key: keys.automation(organizationId, automationId),
       UpdateExpression: "SET lastRunAt = :at, lastRunStatus = :status, lastRunError = :error",
-      ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(lastRunAt) OR lastRunAt = :null OR lastRunAt <= :at)",
-      ExpressionAttributeValues: { ":at": run.createdAt, ":status": run.status, ":error": run.error ?? null, ":null": null },
+      ConditionExpression:
+        "attribute_exists(pk) AND (attribute_not_exists(lastRunAt) OR lastRunAt = :null OR lastRunAt <= :at)",
+      ExpressionAttributeValues: {
+        ":at": run.createdAt,
+        ":status": run.status,
+        ":error": run.error ?? null,
+        ":null": null,
+      },
     });
   } catch (error) {
-    if (!(isConditionFailed(error))) throw error;
+    if (!isConditionFailed(error)) throw error;
   }
 }

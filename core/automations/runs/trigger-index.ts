@@ -14,15 +14,23 @@ function indexEntries(automation: Automation | undefined): Trigger[] {
  * The trigger-index writes that take an automation from `previous` to `next` (either may be absent): one entry per
  * enabled trigger of an enabled automation; Schedule entries carry their next firing in the due index.
  */
-export function triggerIndexWrites(organizationId: string, previous: Automation | undefined, next: Automation | undefined, timeZone: string, now = Date.now()): TransactItem[] {
+export function triggerIndexWrites(
+  organizationId: string,
+  previous: Automation | undefined,
+  next: Automation | undefined,
+  timeZone: string,
+  now = Date.now(),
+): TransactItem[] {
   const wanted = indexEntries(next);
-  const key = (trigger: Trigger, automationId: string) => keys.automationTrigger(organizationId, trigger.type, automationId, trigger.id);
+  const key = (trigger: Trigger, automationId: string) =>
+    keys.automationTrigger(organizationId, trigger.type, automationId, trigger.id);
   const wantedKeys = new Set(wanted.map((trigger) => key(trigger, next!.id).sk));
   const deletes = indexEntries(previous)
     .filter((trigger) => !wantedKeys.has(key(trigger, previous!.id).sk))
     .map((trigger) => ({ Delete: { Key: key(trigger, previous!.id) } }));
   const puts = wanted.map((trigger) => {
-    const schedule = trigger.type === "Schedule" ? new Date(nextFireAt(trigger.settings, timeZone, now)).toISOString() : undefined;
+    const schedule =
+      trigger.type === "Schedule" ? new Date(nextFireAt(trigger.settings, timeZone, now)).toISOString() : undefined;
     return {
       Put: {
         Item: {

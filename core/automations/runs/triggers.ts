@@ -31,13 +31,20 @@ async function candidates(organizationId: string, type: TriggerType): Promise<st
 }
 
 /** Starts a run in every enabled automation whose first enabled trigger of `type` accepts the event. */
-async function fanOut(organizationId: string, type: TriggerType, event: TriggerEvent, accepts: (trigger: Trigger) => boolean): Promise<number> {
+async function fanOut(
+  organizationId: string,
+  type: TriggerType,
+  event: TriggerEvent,
+  accepts: (trigger: Trigger) => boolean,
+): Promise<number> {
   const ids = await candidates(organizationId, type);
   const started = await Promise.all(
     ids.map(async (automationId) => {
       const automation = await storedAutomation(organizationId, automationId);
       if (!automation?.enabled) return 0;
-      const trigger = automation.triggers.find((candidate) => candidate.type === type && candidate.isEnabled && accepts(candidate));
+      const trigger = automation.triggers.find(
+        (candidate) => candidate.type === type && candidate.isEnabled && accepts(candidate),
+      );
       if (!trigger) return 0;
       const { created } = await Engine.start(automation, trigger, event);
       return created ? 1 : 0;
@@ -51,16 +58,26 @@ async function fanOut(organizationId: string, type: TriggerType, event: TriggerE
  * (a large audience never runs inside one invocation). The copies' ids and the runs' claims are keyed on (trigger,
  * firing, lead): a redelivered firing publishes them again, and each lead still gets one run.
  */
-async function fanOutAudience(organizationId: string, firing: MessageData<"automation.scheduled">, leadIds: string[]): Promise<void> {
+async function fanOutAudience(
+  organizationId: string,
+  firing: MessageData<"automation.scheduled">,
+  leadIds: string[],
+): Promise<void> {
   const { automationId, triggerId, firedAt } = firing;
   await publishAll(
     leadIds.map((leadId) => ({
-      envelope: envelope(AutomationScheduled, organizationId, { automationId, triggerId, firedAt, leadId }, `schedule:${automationId}:${triggerId}:${firedAt}:${leadId}`),
+      envelope: envelope(
+        AutomationScheduled,
+        organizationId,
+        { automationId, triggerId, firedAt, leadId },
+        `schedule:${automationId}:${triggerId}:${firedAt}:${leadId}`,
+      ),
     })),
   );
 }
 
-const within = (ids: readonly string[] | undefined, id: string | null | undefined) => !ids || (id !== null && id !== undefined && ids.includes(id));
+const within = (ids: readonly string[] | undefined, id: string | null | undefined) =>
+  !ids || (id !== null && id !== undefined && ids.includes(id));
 
 async function phoneNumberIdOf(e164: string): Promise<string | undefined> {
   return (await PhoneNumbers.route(e164))?.phoneNumberId;
@@ -70,46 +87,72 @@ async function phoneNumberIdOf(e164: string): Promise<string | undefined> {
 export const triggerHandlers = {
   "lead.created": async (message: Envelope<"lead.created">) => {
     const { leadId, sourceId } = message.data;
-    await fanOut(message.organizationId, "LeadCreated", { id: message.id, type: message.type, leadId, data: { ...message.data } }, (trigger) =>
-      within((trigger.settings as { sourceIds?: string[] }).sourceIds, sourceId),
+    await fanOut(
+      message.organizationId,
+      "LeadCreated",
+      { id: message.id, type: message.type, leadId, data: { ...message.data } },
+      (trigger) => within((trigger.settings as { sourceIds?: string[] }).sourceIds, sourceId),
     );
   },
   "message.received": async (message: Envelope<"message.received">) => {
     const data = message.data;
     const phoneNumberId = await phoneNumberIdOf(data.to);
     const leadId = data.leadId ?? (await Contacts.leadIdByPhone(message.organizationId, data.from)) ?? null;
-    await fanOut(message.organizationId, "MessageReceived", { id: message.id, type: message.type, leadId, data: { ...data, phoneNumberId } }, (trigger) => {
-      const settings = trigger.settings as { phoneNumberIds?: string[]; keywords?: string[] };
-      const text = data.body.trim().toLowerCase();
-      return within(settings.phoneNumberIds, phoneNumberId) && (!settings.keywords || settings.keywords.some((keyword) => keyword.toLowerCase() === text));
-    });
+    await fanOut(
+      message.organizationId,
+      "MessageReceived",
+      { id: message.id, type: message.type, leadId, data: { ...data, phoneNumberId } },
+      (trigger) => {
+        const settings = trigger.settings as { phoneNumberIds?: string[]; keywords?: string[] };
+        const text = data.body.trim().toLowerCase();
+        return (
+          within(settings.phoneNumberIds, phoneNumberId) &&
+          (!settings.keywords || settings.keywords.some((keyword) => keyword.toLowerCase() === text))
+        );
+      },
+    );
   },
   "message.failed": async (message: Envelope<"message.failed">) => {
     const data = message.data;
     const status = data.status === "Undelivered" ? "Undeliverable" : data.status;
     const stored = await Messages.find(message.organizationId, data.messageId);
-    await fanOut(message.organizationId, "MessageFailed", { id: message.id, type: message.type, leadId: data.leadId, data: { ...data } }, (trigger) => {
-      const settings = trigger.settings as { statuses: string[]; phoneNumberIds?: string[] };
-      return settings.statuses.includes(status) && within(settings.phoneNumberIds, stored?.fromPhoneNumberId);
-    });
+    await fanOut(
+      message.organizationId,
+      "MessageFailed",
+      { id: message.id, type: message.type, leadId: data.leadId, data: { ...data } },
+      (trigger) => {
+        const settings = trigger.settings as { statuses: string[]; phoneNumberIds?: string[] };
+        return settings.statuses.includes(status) && within(settings.phoneNumberIds, stored?.fromPhoneNumberId);
+      },
+    );
   },
   "call.missed": async (message: Envelope<"call.missed">) => {
     const data = message.data;
     const phoneNumberId = await phoneNumberIdOf(data.to);
     const leadId = data.leadId ?? (await Contacts.leadIdByPhone(message.organizationId, data.from)) ?? null;
-    await fanOut(message.organizationId, "CallMissed", { id: message.id, type: message.type, leadId, data: { ...data, phoneNumberId } }, (trigger) =>
-      within((trigger.settings as { phoneNumberIds?: string[] }).phoneNumberIds, phoneNumberId),
+    await fanOut(
+      message.organizationId,
+      "CallMissed",
+      { id: message.id, type: message.type, leadId, data: { ...data, phoneNumberId } },
+      (trigger) => within((trigger.settings as { phoneNumberIds?: string[] }).phoneNumberIds, phoneNumberId),
     );
   },
   "lead.optedOut": async (message: Envelope<"lead.optedOut">) => {
     const data = message.data;
     const leadId = data.leadId ?? (await Contacts.leadIdByPhone(message.organizationId, data.phoneNumber)) ?? null;
-    await fanOut(message.organizationId, "LeadOptedOut", { id: message.id, type: message.type, leadId, data: { ...data } }, () => true);
+    await fanOut(
+      message.organizationId,
+      "LeadOptedOut",
+      { id: message.id, type: message.type, leadId, data: { ...data } },
+      () => true,
+    );
   },
   "automation.scheduled": async (message: Envelope<"automation.scheduled">) => {
     const { automationId, triggerId, firedAt, leadId } = message.data;
     const automation = await storedAutomation(message.organizationId, automationId);
-    const trigger = automation?.triggers.find((candidate) => candidate.id === triggerId && candidate.type === "Schedule" && candidate.isEnabled);
+    const trigger = automation?.triggers.find(
+      (candidate) => candidate.id === triggerId && candidate.type === "Schedule" && candidate.isEnabled,
+    );
     if (!automation?.enabled || !trigger) return;
     const audience = (trigger.settings as ScheduleSettings).audience;
     if (leadId || !audience) {
@@ -117,6 +160,10 @@ export const triggerHandlers = {
       await Engine.start(automation, trigger, { id, type: message.type, leadId: leadId ?? null, data: { firedAt } });
       return;
     }
-    await fanOutAudience(message.organizationId, message.data, await audienceLeadIds(message.organizationId, audience, firedAt));
+    await fanOutAudience(
+      message.organizationId,
+      message.data,
+      await audienceLeadIds(message.organizationId, audience, firedAt),
+    );
   },
 } satisfies { [TType in keyof QueueMessages]?: (message: Envelope<TType>) => Promise<void> };

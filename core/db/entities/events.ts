@@ -3,7 +3,10 @@ import { eventsKeys } from "#core/db/keys/events";
 import { org } from "#core/db/keys/shared";
 
 /** A stored event: its organization, id (a ULID of its createdAt), type, lead and the rest of the record. */
-export type StoredEvent = { organizationId: string; id: string; eventType: string; leadId?: string | null } & Record<string, unknown>;
+export type StoredEvent = { organizationId: string; id: string; eventType: string; leadId?: string | null } & Record<
+  string,
+  unknown
+>;
 
 /**
  * The Event entity (docs/data-model.md): one item per event under its organization in creation order, an entry
@@ -15,7 +18,11 @@ export const EventEntity = defineEntity({
   key: ({ organizationId, id }: { organizationId: string; id: string }) => eventsKeys.event(organizationId, id),
   identity: (event: StoredEvent) => ({ organizationId: event.organizationId, id: event.id }),
   /** The organization's events, oldest first (ULID ids). */
-  collection: { name: "byCreation", pk: (event: StoredEvent) => org(event.organizationId), sk: (event: StoredEvent) => `EVENT#${event.id ?? ""}` },
+  collection: {
+    name: "byCreation",
+    pk: (event: StoredEvent) => org(event.organizationId),
+    sk: (event: StoredEvent) => `EVENT#${event.id ?? ""}`,
+  },
   indexes: {
     /** One lead's events, in creation order. */
     byLead: {
@@ -29,7 +36,8 @@ export const EventEntity = defineEntity({
     byType: {
       index: "eventsByType",
       pk: (event: StoredEvent) => eventsKeys.eventsByType(event.organizationId, String(event.eventType)).gsi7pk,
-      sk: (event: StoredEvent) => eventsKeys.eventsByType(event.organizationId, String(event.eventType), event.id).gsi7sk,
+      sk: (event: StoredEvent) =>
+        eventsKeys.eventsByType(event.organizationId, String(event.eventType), event.id).gsi7sk,
       composites: ["eventType"],
     },
   },

@@ -28,11 +28,31 @@ const leadKey = (id: string | undefined) => `LEAD#${id ?? ""}`;
  */
 export const LeadEntity = defineEntity({
   name: "Lead",
-  attributes: ["id", "createdAt", "modifiedAt", "sourceId", "processingStatus", "processingReason", "duplicateOfLeadId", "processedAt", "assignedUserId", "assignedAt", "assignedBy", "metadata", "contact", "customer", "needsAttention"],
+  attributes: [
+    "id",
+    "createdAt",
+    "modifiedAt",
+    "sourceId",
+    "processingStatus",
+    "processingReason",
+    "duplicateOfLeadId",
+    "processedAt",
+    "assignedUserId",
+    "assignedAt",
+    "assignedBy",
+    "metadata",
+    "contact",
+    "customer",
+    "needsAttention",
+  ],
   key: ({ organizationId, id }: { organizationId: string; id: string }) => leadsKeys.lead(organizationId, id),
   identity: (lead: StoredLead) => ({ organizationId: lead.organizationId, id: lead.id }),
   /** The organization's leads, newest first when read backwards (ULID ids). */
-  collection: { name: "byCreation", pk: (lead: StoredLead) => org(lead.organizationId), sk: (lead: StoredLead) => leadKey(lead.id) },
+  collection: {
+    name: "byCreation",
+    pk: (lead: StoredLead) => org(lead.organizationId),
+    sk: (lead: StoredLead) => leadKey(lead.id),
+  },
   indexes: {
     /** One source's leads, in creation order. */
     bySource: {
@@ -93,12 +113,19 @@ export const LeadEntity = defineEntity({
 });
 
 /** A claim on a normalised natural key two leads can share (dedupe: conditional writes make it race-free). */
-export type StoredLeadClaim = { organizationId: string; claim: LeadClaim; leadId: string; claimedAt: string; expiresAt?: number };
+export type StoredLeadClaim = {
+  organizationId: string;
+  claim: LeadClaim;
+  leadId: string;
+  claimedAt: string;
+  expiresAt?: number;
+};
 
 export const LeadClaimEntity = defineEntity({
   name: "LeadClaim",
   attributes: ["leadId", "claimedAt", "expiresAt"],
-  key: ({ organizationId, claim }: { organizationId: string; claim: LeadClaim }) => leadsKeys.leadClaim(organizationId, claim),
+  key: ({ organizationId, claim }: { organizationId: string; claim: LeadClaim }) =>
+    leadsKeys.leadClaim(organizationId, claim),
   identity: ({ organizationId, claim }: StoredLeadClaim) => ({ organizationId, claim }),
   indexes: {},
 });

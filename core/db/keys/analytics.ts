@@ -10,16 +10,31 @@ export const analyticsKeys = {
    * creation source and first response, sorted by lead id = creation time); one
    * item per conversation with unread messages; first-time milestones.
    */
-  analyticsRollup: (organizationId: string, level: "S" | "M" | "H" | "D" | "W", bucket: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#${level}#${bucket}` }),
+  analyticsRollup: (organizationId: string, level: "S" | "M" | "H" | "D" | "W", bucket: string): Key => ({
+    pk: org(organizationId),
+    sk: `ANALYTICS#${level}#${bucket}`,
+  }),
   /** The response-time histograms of one rollup bucket, sorted right after it (one range query reads both). */
-  analyticsHistogram: (organizationId: string, level: "H" | "D" | "W", bucket: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#${level}#${bucket}#HIST` }),
-  analyticsLead: (organizationId: string, leadId: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#LEAD#${leadId}` }),
+  analyticsHistogram: (organizationId: string, level: "H" | "D" | "W", bucket: string): Key => ({
+    pk: org(organizationId),
+    sk: `ANALYTICS#${level}#${bucket}#HIST`,
+  }),
+  analyticsLead: (organizationId: string, leadId: string): Key => ({
+    pk: org(organizationId),
+    sk: `ANALYTICS#LEAD#${leadId}`,
+  }),
   /**
    * The earliest response to a lead still being processed (not counted yet): its LeadCreated counting picks it up
    * (expires by TTL, so a lead that is never processed leaves nothing behind).
    */
-  analyticsEarlyResponse: (organizationId: string, leadId: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#EARLY#${leadId}` }),
+  analyticsEarlyResponse: (organizationId: string, leadId: string): Key => ({
+    pk: org(organizationId),
+    sk: `ANALYTICS#EARLY#${leadId}`,
+  }),
   analyticsMilestones: (organizationId: string): Key => ({ pk: org(organizationId), sk: "ANALYTICS#MILESTONES" }),
   /** Marker of an event counted by the stream aggregator (expires by TTL once the stream can no longer redeliver it). */
-  analyticsCounted: (organizationId: string, eventId: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#COUNTED#${eventId}` }),
+  analyticsCounted: (organizationId: string, eventId: string): Key => ({
+    pk: org(organizationId),
+    sk: `ANALYTICS#COUNTED#${eventId}`,
+  }),
 };

@@ -17,7 +17,10 @@ export const automationsKeys = {
     pk: org(organizationId),
     sk: `AUTOTRIGGER#${triggerType}#${automationId}#${triggerId}`,
   }),
-  automationTriggerPrefix: (organizationId: string, triggerType: string) => ({ pk: org(organizationId), skPrefix: `AUTOTRIGGER#${triggerType}#` }),
+  automationTriggerPrefix: (organizationId: string, triggerType: string) => ({
+    pk: org(organizationId),
+    skPrefix: `AUTOTRIGGER#${triggerType}#`,
+  }),
   /**
    * gsi3 (sparse): Schedule triggers by their next firing. Not tenant data: the
    * sweeper's operator index across organizations, sharded by automation id.
@@ -31,7 +34,10 @@ export const automationsKeys = {
     pk: org(organizationId),
     sk: `RUN#${automationId}#${runId}`,
   }),
-  automationRunPrefix: (organizationId: string, automationId: string) => ({ pk: org(organizationId), skPrefix: `RUN#${automationId}#` }),
+  automationRunPrefix: (organizationId: string, automationId: string) => ({
+    pk: org(organizationId),
+    skPrefix: `RUN#${automationId}#`,
+  }),
   /** One run per (automation, trigger event): claimed with a conditional put in the run's own transaction. */
   automationRunClaim: (organizationId: string, automationId: string, triggerEventId: string): Key => ({
     pk: org(organizationId),

@@ -21,19 +21,28 @@ export const billingKeys = {
   /** A wallet top-up asked for through the payment provider (pending until its signed payment event arrives). */
   topUp: (organizationId: string, topUpId: string): Key => ({ pk: org(organizationId), sk: `TOPUP#${topUpId}` }),
   /** One per payment received (keyed by the provider's payment id), put in the credit's transaction so it is credited once; holds what was refunded. */
-  payment: (organizationId: string, paymentId: string): Key => ({ pk: org(organizationId), sk: `PAYMENT#${paymentId}` }),
+  payment: (organizationId: string, paymentId: string): Key => ({
+    pk: org(organizationId),
+    sk: `PAYMENT#${paymentId}`,
+  }),
   /**
    * One per payment event that named a top-up of the organization but did not match it (session, status, amount or
    * currency): not credited, kept for the operator to review. Keyed by the provider's payment id, so redeliveries record it once.
    */
-  paymentReview: (organizationId: string, paymentId: string): Key => ({ pk: org(organizationId), sk: `PAYMENTREVIEW#${paymentId}` }),
+  paymentReview: (organizationId: string, paymentId: string): Key => ({
+    pk: org(organizationId),
+    sk: `PAYMENTREVIEW#${paymentId}`,
+  }),
   /** gsi1: the operator's list of payments to review across organizations (admin CLI `payments-to-review`). Not tenant data. */
   paymentReviewIndex: (receivedAt: string, organizationId: string, paymentId: string) => ({
     gsi1pk: "PAYMENTREVIEWS",
     gsi1sk: `${receivedAt}#${organizationId}#${paymentId}`,
   }),
   /** One per payment dispute (chargeback), put in its debit's transaction so it is taken once; its state says whether it was closed. */
-  paymentDispute: (organizationId: string, disputeId: string): Key => ({ pk: org(organizationId), sk: `DISPUTE#${disputeId}` }),
+  paymentDispute: (organizationId: string, disputeId: string): Key => ({
+    pk: org(organizationId),
+    sk: `DISPUTE#${disputeId}`,
+  }),
   /** gsi5: the ledger by amount (decimalSortText; entries never change). */
   ledgerByAmount: (organizationId: string, amount: string, entryId: string) => ({
     gsi5pk: `${org(organizationId)}#LEDGER#AMOUNT`,
@@ -41,7 +50,10 @@ export const billingKeys = {
   }),
   ledgerByAmountPartition: (organizationId: string) => ({ gsi5pk: `${org(organizationId)}#LEDGER#AMOUNT` }),
   /** One per message or call whose estimated cost is held; keyed by that message or call id. */
-  reservation: (organizationId: string, reservationId: string): Key => ({ pk: org(organizationId), sk: `RESERVATION#${reservationId}` }),
+  reservation: (organizationId: string, reservationId: string): Key => ({
+    pk: org(organizationId),
+    sk: `RESERVATION#${reservationId}`,
+  }),
   /** One per phone number and billing month (`2026-03`) whose fee was charged, put in the charge's transaction so it happens once. */
   phoneNumberFee: (organizationId: string, phoneNumberId: string, month: string): Key => ({
     pk: org(organizationId),

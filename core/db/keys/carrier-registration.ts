@@ -5,13 +5,19 @@ export const carrierRegistrationKeys = {
   /** The organization's 10DLC brand (one per organization). */
   tenDlcBrand: (organizationId: string): Key => ({ pk: org(organizationId), sk: "TENDLC#BRAND" }),
   /** Its campaigns, each with the numbers attached to it. */
-  tenDlcCampaign: (organizationId: string, campaignId: string): Key => ({ pk: org(organizationId), sk: `TENDLC#CAMPAIGN#${campaignId}` }),
+  tenDlcCampaign: (organizationId: string, campaignId: string): Key => ({
+    pk: org(organizationId),
+    sk: `TENDLC#CAMPAIGN#${campaignId}`,
+  }),
   tenDlcCampaignPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "TENDLC#CAMPAIGN#" }),
   /**
    * Registrations the poll asks about (not tenant data: its operator index across
    * organizations, one partition since registrations are few): a brand until decided, a
    * campaign until rejected (carriers suspend approved ones).
    */
-  tenDlcPending: (organizationId: string, what: string): Key => ({ pk: "TENDLC#PENDING", sk: `${organizationId}#${what}` }),
+  tenDlcPending: (organizationId: string, what: string): Key => ({
+    pk: "TENDLC#PENDING",
+    sk: `${organizationId}#${what}`,
+  }),
   tenDlcPendingPartition: () => ({ pk: "TENDLC#PENDING" }),
 };

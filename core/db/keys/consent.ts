@@ -8,8 +8,17 @@ export const consentKeys = {
    * One piece of a lead's consent evidence (its verified certificate, a consent record the business posted, an
    * inbound opt-in, an opt-out); the lead's evidence is one key range, oldest first by ULID.
    */
-  consentEvidence: (organizationId: string, leadId: string, evidenceId: string): Key => ({ pk: org(organizationId), sk: `CONSENT#${leadId}#${evidenceId}` }),
-  consentEvidencePrefix: (organizationId: string, leadId: string) => ({ pk: org(organizationId), skPrefix: `CONSENT#${leadId}#` }),
+  consentEvidence: (organizationId: string, leadId: string, evidenceId: string): Key => ({
+    pk: org(organizationId),
+    sk: `CONSENT#${leadId}#${evidenceId}`,
+  }),
+  consentEvidencePrefix: (organizationId: string, leadId: string) => ({
+    pk: org(organizationId),
+    skPrefix: `CONSENT#${leadId}#`,
+  }),
   /** A recipient's texts (or calls) of the last 24 hours, one item per channel and number: frequency caps are claimed on it. */
-  contactAttempts: (organizationId: string, channel: "Sms" | "Call", phoneNumber: string): Key => ({ pk: org(organizationId), sk: `CONTACTS#${channel}#${phoneNumber}` }),
+  contactAttempts: (organizationId: string, channel: "Sms" | "Call", phoneNumber: string): Key => ({
+    pk: org(organizationId),
+    sk: `CONTACTS#${channel}#${phoneNumber}`,
+  }),
 };

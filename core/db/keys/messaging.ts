@@ -3,10 +3,16 @@ import { org, ordered, type Key } from "#core/db/keys/shared";
 /** Keys of the items core/messaging owns (docs/data-model.md). */
 export const messagingKeys = {
   /** Phone numbers the organization owns at the provider. */
-  phoneNumber: (organizationId: string, phoneNumberId: string): Key => ({ pk: org(organizationId), sk: `PHONENUMBER#${phoneNumberId}` }),
+  phoneNumber: (organizationId: string, phoneNumberId: string): Key => ({
+    pk: org(organizationId),
+    sk: `PHONENUMBER#${phoneNumberId}`,
+  }),
   phoneNumberPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "PHONENUMBER#" }),
   /** A number's delivery outcomes in one 10-minute bucket (`<yyyy-mm-ddThh:m0>`), counters added as receipts arrive; TTL. */
-  numberHealth: (organizationId: string, phoneNumberId: string, bucket: string): Key => ({ pk: org(organizationId), sk: `NUMBERHEALTH#${phoneNumberId}#${bucket}` }),
+  numberHealth: (organizationId: string, phoneNumberId: string, bucket: string): Key => ({
+    pk: org(organizationId),
+    sk: `NUMBERHEALTH#${phoneNumberId}#${bucket}`,
+  }),
   numberHealthPrefix: (phoneNumberId: string) => `NUMBERHEALTH#${phoneNumberId}#`,
   /**
    * Number → organization route (not tenant data): provider webhooks name only our
@@ -17,15 +23,23 @@ export const messagingKeys = {
   numberRoute: (e164: string): Key => ({ pk: `NUMBER#${e164}`, sk: "ROUTE" }),
 
   /** Conversations: one per contact phone; the pointer item makes "conversation of this phone" race-free. */
-  conversation: (organizationId: string, conversationId: string): Key => ({ pk: org(organizationId), sk: `CONVERSATION#${conversationId}` }),
+  conversation: (organizationId: string, conversationId: string): Key => ({
+    pk: org(organizationId),
+    sk: `CONVERSATION#${conversationId}`,
+  }),
   conversationPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "CONVERSATION#" }),
-  conversationByPhone: (organizationId: string, e164: string): Key => ({ pk: org(organizationId), sk: `CONVERSATIONPHONE#${e164}` }),
+  conversationByPhone: (organizationId: string, e164: string): Key => ({
+    pk: org(organizationId),
+    sk: `CONVERSATIONPHONE#${e164}`,
+  }),
   /** gsi4: the organization's conversations by their last message (none yet first). */
   conversationsByLastMessage: (organizationId: string, lastMessageAt: string | null, conversationId: string) => ({
     gsi4pk: `${org(organizationId)}#CONVERSATIONS#LASTMESSAGE`,
     gsi4sk: ordered(lastMessageAt ?? "", conversationId),
   }),
-  conversationsByLastMessagePartition: (organizationId: string) => ({ gsi4pk: `${org(organizationId)}#CONVERSATIONS#LASTMESSAGE` }),
+  conversationsByLastMessagePartition: (organizationId: string) => ({
+    gsi4pk: `${org(organizationId)}#CONVERSATIONS#LASTMESSAGE`,
+  }),
   /**
    * gsi7 (sparse): the unread conversations by their last message (the inbox). The partition key is set by an
    * inbound message and removed when the conversation is read; the sort key follows every message.
@@ -36,7 +50,10 @@ export const messagingKeys = {
   }),
 
   /** Messages (outbound and inbound); gsi1 lists one conversation's messages in order. */
-  message: (organizationId: string, messageId: string): Key => ({ pk: org(organizationId), sk: `MESSAGE#${messageId}` }),
+  message: (organizationId: string, messageId: string): Key => ({
+    pk: org(organizationId),
+    sk: `MESSAGE#${messageId}`,
+  }),
   messagesByConversation: (organizationId: string, conversationId: string, messageId = "") => ({
     gsi1pk: `${org(organizationId)}#CONVERSATION#${conversationId}#MESSAGES`,
     gsi1sk: `MESSAGE#${messageId}`,
@@ -57,5 +74,8 @@ export const messagingKeys = {
   }),
   /** Messaging settings of an organization (quiet hours, help and confirmation texts). */
   messagingSettings: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#MESSAGING" }),
-  analyticsUnread: (organizationId: string, conversationId: string): Key => ({ pk: org(organizationId), sk: `ANALYTICS#UNREAD#${conversationId}` }),
+  analyticsUnread: (organizationId: string, conversationId: string): Key => ({
+    pk: org(organizationId),
+    sk: `ANALYTICS#UNREAD#${conversationId}`,
+  }),
 };

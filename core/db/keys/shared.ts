@@ -53,6 +53,4 @@ export type RateLimitPartition =
 
 /** A normalised key two leads can share: phone/email within the organization, seller ids per source. */
 export type LeadClaim =
-  | { kind: "phone" | "email"; value: string }
-  | { kind: "sellerLeadId" | "externalId"; sourceId: string; value: string };
-
+  { kind: "phone" | "email"; value: string } | { kind: "sellerLeadId" | "externalId"; sourceId: string; value: string };

@@ -10,5 +10,7 @@ export const suppressionsKeys = {
     gsi4pk: `${org(organizationId)}#SUPPRESSIONS#CREATED`,
     gsi4sk: ordered(createdAt, e164),
   }),
-  suppressionsByCreatedPartition: (organizationId: string) => ({ gsi4pk: `${org(organizationId)}#SUPPRESSIONS#CREATED` }),
+  suppressionsByCreatedPartition: (organizationId: string) => ({
+    gsi4pk: `${org(organizationId)}#SUPPRESSIONS#CREATED`,
+  }),
 };

@@ -10,6 +10,9 @@ export const usersKeys = {
    */
   userEmail: (email: string): Key => ({ pk: `USEREMAIL#${email}`, sk: "USER" }),
   /** The token names its invitation (`inv_<org>_<id>_<secret>`); the item holds only the token's hash. */
-  invitation: (organizationId: string, invitationId: string): Key => ({ pk: org(organizationId), sk: `INVITATION#${invitationId}` }),
+  invitation: (organizationId: string, invitationId: string): Key => ({
+    pk: org(organizationId),
+    sk: `INVITATION#${invitationId}`,
+  }),
   invitationPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "INVITATION#" }),
 };

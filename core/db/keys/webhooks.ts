@@ -3,7 +3,10 @@ import { org, type Key } from "#core/db/keys/shared";
 /** Keys of the items core/webhooks owns (docs/data-model.md). */
 export const webhooksKeys = {
   /** Webhook endpoints of the organization (core/webhooks); the item holds the signing secrets. */
-  webhookEndpoint: (organizationId: string, endpointId: string): Key => ({ pk: org(organizationId), sk: `WEBHOOKENDPOINT#${endpointId}` }),
+  webhookEndpoint: (organizationId: string, endpointId: string): Key => ({
+    pk: org(organizationId),
+    sk: `WEBHOOKENDPOINT#${endpointId}`,
+  }),
   webhookEndpointPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "WEBHOOKENDPOINT#" }),
   /** One delivery of one webhook message (an event, or a test ping) to one endpoint; its id is the `webhook-id`. */
   webhookDelivery: (organizationId: string, endpointId: string, messageId: string): Key => ({
@@ -15,13 +18,22 @@ export const webhooksKeys = {
     pk: org(organizationId),
     sk: `WEBHOOKATTEMPT#${endpointId}#${attemptId}`,
   }),
-  webhookAttemptPrefix: (organizationId: string, endpointId: string) => ({ pk: org(organizationId), skPrefix: `WEBHOOKATTEMPT#${endpointId}#` }),
+  webhookAttemptPrefix: (organizationId: string, endpointId: string) => ({
+    pk: org(organizationId),
+    skPrefix: `WEBHOOKATTEMPT#${endpointId}#`,
+  }),
   /**
    * gsi3 (sparse): webhook deliveries whose next retry is further away than an SQS delay allows. Not tenant
    * data: the retry schedule's operator index across organizations, sharded; on the delivery item, removed when
    * the retry is re-published. The id part is `<endpointId>:<messageId>`.
    */
-  dueWebhookDelivery: (shard: number, dueAt: string, organizationId: string, endpointId: string, messageId: string) => ({
+  dueWebhookDelivery: (
+    shard: number,
+    dueAt: string,
+    organizationId: string,
+    endpointId: string,
+    messageId: string,
+  ) => ({
     gsi3pk: `DUEWEBHOOKS#${shard}`,
     gsi3sk: `${dueAt}#${organizationId}#${endpointId}:${messageId}`,
   }),

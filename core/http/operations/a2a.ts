@@ -48,7 +48,8 @@ export const agentRpc = defineOperation({
     alternativeContent: {
       "text/event-stream": {
         type: "string",
-        description: "Server-sent events: one `data:` line per JSON-RPC response object, then `event: error` if the stream failed.",
+        description:
+          "Server-sent events: one `data:` line per JSON-RPC response object, then `event: error` if the stream failed.",
       },
     },
   },

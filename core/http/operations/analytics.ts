@@ -8,7 +8,8 @@ const window =
 
 export const getAnalytics = defineOperation({
   operationId: "getAnalytics",
-  summary: "Customer analytics of the organization: leads, response times, messaging, calls, spend, sources, health (endpoint 3)",
+  summary:
+    "Customer analytics of the organization: leads, response times, messaging, calls, spend, sources, health (endpoint 3)",
   description: window,
   tag: "Analytics",
   auth: "bearer",

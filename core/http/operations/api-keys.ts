@@ -1,14 +1,21 @@
 import * as v from "valibot";
 import { defineOperation } from "#core/http/operation";
 import { pageSchema } from "#core/shared/paging";
-import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema, ListApiKeysSchema, RotateApiKeySchema } from "#core/organizations/api-keys";
+import {
+  ApiKeySchema,
+  CreateApiKeySchema,
+  CreatedApiKeySchema,
+  ListApiKeysSchema,
+  RotateApiKeySchema,
+} from "#core/organizations/api-keys";
 
 const keyId = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 
 export const createApiKey = defineOperation({
   operationId: "createApiKey",
   summary: "Create an `sk_` API key (the secret is answered this once)",
-  description: "Scopes are permissions (docs/permissions.md), at most the creator's own (403 otherwise). Only the key's hash is stored.",
+  description:
+    "Scopes are permissions (docs/permissions.md), at most the creator's own (403 otherwise). Only the key's hash is stored.",
   tag: "API keys",
   auth: "bearer",
   permission: "apiKeys:write",

@@ -9,7 +9,8 @@ const AutomationIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.m
 export const listAutomationRuns = defineOperation({
   operationId: "listAutomationRuns",
   summary: "List one automation's runs, newest first (paging query in the body)",
-  description: "Filters: `status`, `leadId`, `automationVersion`, `triggerType`; ranges and sorting on `createdAt` and `finishedAt`.",
+  description:
+    "Filters: `status`, `leadId`, `automationVersion`, `triggerType`; ranges and sorting on `createdAt` and `finishedAt`.",
   tag: "Automations",
   auth: "bearer",
   permission: "automations:read",
@@ -50,7 +51,8 @@ export const startAutomationRun = defineOperation({
 export const retryAutomationRun = defineOperation({
   operationId: "retryAutomationRun",
   summary: "Retry a failed run from the step that failed",
-  description: "Steps that succeeded are not repeated; the failed step runs again with a new side-effect key, on the run's own automation version. 409 unless the run is Failed.",
+  description:
+    "Steps that succeeded are not repeated; the failed step runs again with a new side-effect key, on the run's own automation version. 409 unless the run is Failed.",
   tag: "Automations",
   auth: "bearer",
   permission: "automations:write",

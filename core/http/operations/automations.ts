@@ -60,7 +60,11 @@ export const listAutomations = defineOperation({
   body: ListAutomationsSchema,
   success: { status: 200, description: "A page of automations", schema: pageSchema(AutomationSchema) },
   problems: [400, 401, 403, 413, 415, 429],
-  example: { pageSize: 20, orderBy: [{ field: "name", direction: "asc" }], filters: [{ field: "enabled", value: true }] },
+  example: {
+    pageSize: 20,
+    orderBy: [{ field: "name", direction: "asc" }],
+    filters: [{ field: "enabled", value: true }],
+  },
 });
 
 export const deleteAutomation = defineOperation({

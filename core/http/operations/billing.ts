@@ -1,9 +1,4 @@
-import {
-  LedgerEntrySchema,
-  ListLedgerSchema,
-  WalletSchema,
-  WalletSettingsSchema,
-} from "#core/billing/index";
+import { LedgerEntrySchema, ListLedgerSchema, WalletSchema, WalletSettingsSchema } from "#core/billing/index";
 import { StartTopUpSchema, TopUpSchema } from "#core/billing/payments";
 import { defineOperation } from "#core/http/operation";
 import * as v from "valibot";
@@ -48,7 +43,11 @@ export const topUpWallet = defineOperation({
   permission: "billing:write",
   body: StartTopUpSchema,
   idempotent: true,
-  success: { status: 201, description: "The pending top-up, with the payment page to send the payer to", schema: TopUpSchema },
+  success: {
+    status: 201,
+    description: "The pending top-up, with the payment page to send the payer to",
+    schema: TopUpSchema,
+  },
   problems: [400, 401, 403, 409, 413, 415, 422, 429, 502],
   example: { amount: "25.00", successUrl: "https://example.com/billing/thanks" },
 });
@@ -74,7 +73,11 @@ export const stripePaymentWebhook = defineOperation({
     "in any order and however often it is delivered; other event types, and payments this API did not start, are acknowledged and ignored.",
   tag: "Webhooks",
   auth: "public",
-  success: { status: 200, description: "Acknowledged", schema: v.object({ received: v.boolean(), outcome: v.picklist(["credited", "recorded", "ignored"]) }) },
+  success: {
+    status: 200,
+    description: "Acknowledged",
+    schema: v.object({ received: v.boolean(), outcome: v.picklist(["credited", "recorded", "ignored"]) }),
+  },
   problems: [400, 429],
 });
 

@@ -75,8 +75,12 @@ export const registerCampaign = defineOperation({
   example: {
     useCase: "CUSTOMER_CARE",
     description: "Replies to homeowners who asked Acme Roofing for a quote through our website form.",
-    sampleMessages: ["Hi Sam, this is Acme Roofing about your quote request. When can we visit? Reply STOP to opt out.", "Acme Roofing: your inspection is booked for Tuesday 10am. Reply STOP to opt out."],
-    messageFlow: "Homeowners fill in the quote form at https://acme-roofing.example/quote and tick a box agreeing to texts about their request.",
+    sampleMessages: [
+      "Hi Sam, this is Acme Roofing about your quote request. When can we visit? Reply STOP to opt out.",
+      "Acme Roofing: your inspection is booked for Tuesday 10am. Reply STOP to opt out.",
+    ],
+    messageFlow:
+      "Homeowners fill in the quote form at https://acme-roofing.example/quote and tick a box agreeing to texts about their request.",
     helpMessage: "Acme Roofing: call 212-555-0100 or email help@acme-roofing.example. Reply STOP to opt out.",
     optOutMessage: "Acme Roofing: you are unsubscribed and will receive no further messages.",
   },
@@ -112,7 +116,11 @@ export const refreshCarrierRegistration = defineOperation({
   tag,
   auth: "bearer",
   permission: "phoneNumbers:write",
-  success: { status: 200, description: "The brand (null when none) and campaigns, as now known", schema: RegistrationOverviewSchema },
+  success: {
+    status: 200,
+    description: "The brand (null when none) and campaigns, as now known",
+    schema: RegistrationOverviewSchema,
+  },
   problems: [401, 403, 429, 502],
 });
 
@@ -152,7 +160,8 @@ export const getPhoneNumberHealth = defineOperation({
 export const resumePhoneNumber = defineOperation({
   operationId: "resumePhoneNumber",
   summary: "Resume a number paused for carrier filtering",
-  description: "Puts the number back among the senders (recorded as a PhoneNumberResumed event). 409 when it is not paused.",
+  description:
+    "Puts the number back among the senders (recorded as a PhoneNumberResumed event). 409 when it is not paused.",
   tag: "Phone numbers",
   auth: "bearer",
   permission: "phoneNumbers:write",

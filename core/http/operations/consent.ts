@@ -35,7 +35,8 @@ export const updateConsentSettings = defineOperation({
 export const recordLeadConsent = defineOperation({
   operationId: "recordLeadConsent",
   summary: "Record a consent the business collected itself, with its evidence; the lead becomes OptedIn on it",
-  description: "A contact who opted out stays opted out (only their own START undoes it); the record is kept either way.",
+  description:
+    "A contact who opted out stays opted out (only their own START undoes it); the record is kept either way.",
   tag,
   auth: "bearer",
   permission: "leads:write",
@@ -43,12 +44,19 @@ export const recordLeadConsent = defineOperation({
   body: ConsentRecordRequestSchema,
   success: { status: 201, description: "The consent event recorded", schema: ConsentEvidenceSchema },
   problems: [400, 401, 403, 404, 413, 415, 429],
-  example: { capturedAt: "2026-01-05T14:03:00Z", channel: "Phone", consentLanguage: "I agree that Acme may call and text me about my quote at the number above, including by automated means.", evidenceUrl: "https://files.example.com/recordings/123.mp3" },
+  example: {
+    capturedAt: "2026-01-05T14:03:00Z",
+    channel: "Phone",
+    consentLanguage:
+      "I agree that Acme may call and text me about my quote at the number above, including by automated means.",
+    evidenceUrl: "https://files.example.com/recordings/123.mp3",
+  },
 });
 
 export const getLeadConsentRecord = defineOperation({
   operationId: "getLeadConsentRecord",
-  summary: "The lead's consent record: certificate, consent events, every text and call with its consent basis and rule outcome, opt-outs",
+  summary:
+    "The lead's consent record: certificate, consent events, every text and call with its consent basis and rule outcome, opt-outs",
   tag,
   auth: "bearer",
   permission: "leads:read",

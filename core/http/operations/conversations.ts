@@ -8,7 +8,7 @@ const ConversationIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v
 export const listConversations = defineOperation({
   operationId: "listConversations",
   summary: "List the organization's conversations, latest activity first (paging query in the body)",
-  description: "Filter unread ones with `filters: [{ field: \"unread\", value: true }]`.",
+  description: 'Filter unread ones with `filters: [{ field: "unread", value: true }]`.',
   tag: "Conversations",
   auth: "bearer",
   permission: "messages:read",

@@ -12,7 +12,7 @@ import {
 import { pageSchema } from "#core/shared/paging";
 
 const outcome =
-  "Answers 201 once the lead is durably stored, with `processingStatus: \"Pending\"`; processing (dedupe, suppression, consent, automations) runs after the answer and `GET /leads/{id}` shows `Processed`, `Duplicate`, `Rejected` (with `processingReason`) or `Failed`. " +
+  'Answers 201 once the lead is durably stored, with `processingStatus: "Pending"`; processing (dedupe, suppression, consent, automations) runs after the answer and `GET /leads/{id}` shows `Processed`, `Duplicate`, `Rejected` (with `processingReason`) or `Failed`. ' +
   "A repeat of a `SellerLeadId`/`ExternalId` already received from the same source answers 200 with the original lead.";
 
 /**
@@ -23,7 +23,10 @@ const storedLead = {
   status: 201,
   description: "The stored lead (processing pending)",
   schema: LeadSchema,
-  alternateStatus: { status: 200, description: "A repeat of a SellerLeadId/ExternalId this source already sent: the original lead, unchanged" },
+  alternateStatus: {
+    status: 200,
+    description: "A repeat of a SellerLeadId/ExternalId this source already sent: the original lead, unchanged",
+  },
 } as const;
 
 const sourceKey = "Source key: query `sourceId` + `apiKey`, or headers `X-Source-Id` + `X-Source-Key`.";
@@ -53,7 +56,16 @@ export const intakeLead = defineOperation({
   idempotent: true,
   success: storedLead,
   problems: [400, 401, 403, 409, 413, 415, 422, 429],
-  example: { FirstName: "Ada", LastName: "Lovelace", Phone: "(201) 555-0123", Email: "ada@example.com", Zip: "07030", Price: "12.50", SellerLeadId: "A-1001", SourceMetadata: { campaign: "spring" } },
+  example: {
+    FirstName: "Ada",
+    LastName: "Lovelace",
+    Phone: "(201) 555-0123",
+    Email: "ada@example.com",
+    Zip: "07030",
+    Price: "12.50",
+    SellerLeadId: "A-1001",
+    SourceMetadata: { campaign: "spring" },
+  },
 });
 
 export const createLead = defineOperation({
@@ -69,7 +81,12 @@ export const createLead = defineOperation({
   success: storedLead,
   problems: [400, 401, 403, 409, 413, 415, 422, 429],
   example: {
-    contact: { firstName: "Ada", lastName: "Lovelace", email: "ada@example.com", phone: { number: "+12015550123", type: "Mobile" } },
+    contact: {
+      firstName: "Ada",
+      lastName: "Lovelace",
+      email: "ada@example.com",
+      phone: { number: "+12015550123", type: "Mobile" },
+    },
     customer: { birthDate: "1990-12-10" },
     metadata: { utmSource: "google", price: "12.50", vertical: "Insurance" },
   },
@@ -97,12 +114,17 @@ export const listLeads = defineOperation({
   body: ListLeadsSchema,
   success: { status: 200, description: "A page of leads", schema: pageSchema(LeadSchema) },
   problems: [400, 401, 403, 413, 415, 429],
-  example: { pageSize: 25, filters: [{ field: "processingStatus", value: "Processed" }], orderBy: [{ field: "createdAt", direction: "desc" }] },
+  example: {
+    pageSize: 25,
+    filters: [{ field: "processingStatus", value: "Processed" }],
+    orderBy: [{ field: "createdAt", direction: "desc" }],
+  },
 });
 
 export const assignLead = defineOperation({
   operationId: "assignLead",
-  summary: "Assign, reassign or unassign a lead (an agent may claim an unassigned lead where the organization allows it)",
+  summary:
+    "Assign, reassign or unassign a lead (an agent may claim an unassigned lead where the organization allows it)",
   description:
     "Owners, admins and API keys set any active user, or null to unassign. An agent may only set themselves on an unassigned lead, and only with `agentsMayClaim` (`PUT /routing/settings`); " +
     "of two claims at once one wins and the other is a 409. Recorded on the lead's timeline (`LeadAssigned` / `LeadUnassigned`) and delivered as the `lead.assigned` / `lead.unassigned` webhooks.",

@@ -55,7 +55,11 @@ export const getMessagingSettings = defineOperation({
   tag: "Messages",
   auth: "bearer",
   permission: "messages:read",
-  success: { status: 200, description: "The settings (defaults where never set)", schema: MessagingSettingsResponseSchema },
+  success: {
+    status: 200,
+    description: "The settings (defaults where never set)",
+    schema: MessagingSettingsResponseSchema,
+  },
   problems: [401, 403, 429],
 });
 
@@ -71,5 +75,8 @@ export const updateMessagingSettings = defineOperation({
   body: MessagingSettingsSchema,
   success: { status: 200, description: "The settings", schema: MessagingSettingsResponseSchema },
   problems: [400, 401, 403, 409, 413, 415, 429],
-  example: { quietHours: { start: "09:00", end: "20:00" }, helpText: "Acme: call 212-555-0100 for help. Reply STOP to opt out." },
+  example: {
+    quietHours: { start: "09:00", end: "20:00" },
+    helpText: "Acme: call 212-555-0100 for help. Reply STOP to opt out.",
+  },
 });

@@ -29,7 +29,12 @@ export const createPhoneNumber = defineOperation({
   success: { status: 201, description: "The stored number", schema: PhoneNumberSchema },
   idempotent: true,
   problems: [400, 401, 402, 403, 409, 413, 415, 422, 429, 502],
-  example: { phoneNumber: "+12125550123", friendlyName: "Main line", capabilities: ["sms", "mms", "voice"], purchase: true },
+  example: {
+    phoneNumber: "+12125550123",
+    friendlyName: "Main line",
+    capabilities: ["sms", "mms", "voice"],
+    purchase: true,
+  },
 });
 
 export const getPhoneNumber = defineOperation({

@@ -10,7 +10,11 @@ export const getOpenApi = defineOperation({
 });
 
 /** The card's two routes, one document (functions/agent/card.ts). */
-const agentCardOperation = <TOperationId extends "getAgentCard" | "getAgentCardBesideRpc">(operationId: TOperationId, summary: string, where: string) =>
+const agentCardOperation = <TOperationId extends "getAgentCard" | "getAgentCardBesideRpc">(
+  operationId: TOperationId,
+  summary: string,
+  where: string,
+) =>
   defineOperation({
     operationId,
     summary,
@@ -47,7 +51,8 @@ export const getApiReference = defineOperation({
 export const getApiReferenceScript = defineOperation({
   operationId: "getApiReferenceScript",
   summary: "The Redoc script of the API reference page",
-  description: "Redoc's standalone bundle, as published on npm. The page asks for it with `?v=<hash of the bundle>`, so it is cached for a year.",
+  description:
+    "Redoc's standalone bundle, as published on npm. The page asks for it with `?v=<hash of the bundle>`, so it is cached for a year.",
   tag: "Platform",
   auth: "public",
   success: { status: 200, description: "The JavaScript bundle", contentType: "text/javascript" },

@@ -1,6 +1,11 @@
 import * as v from "valibot";
 import { defineOperation } from "#core/http/operation";
-import { RoutingAvailabilitySchema, RoutingAwaySchema, RoutingSettingsRequestSchema, RoutingSettingsSchema } from "#core/routing/index";
+import {
+  RoutingAvailabilitySchema,
+  RoutingAwaySchema,
+  RoutingSettingsRequestSchema,
+  RoutingSettingsSchema,
+} from "#core/routing/index";
 
 const tag = "Routing";
 
@@ -30,14 +35,22 @@ export const updateRoutingSettings = defineOperation({
   example: {
     agentsSeeAllLeads: false,
     agentsMayClaim: true,
-    rules: [{ name: "Florida insurance", conditions: { states: ["FL"], verticals: ["Insurance"] }, pool: ["01JAGENT1", "01JAGENT2"], strategy: "roundRobin" }],
+    rules: [
+      {
+        name: "Florida insurance",
+        conditions: { states: ["FL"], verticals: ["Insurance"] },
+        pool: ["01JAGENT1", "01JAGENT2"],
+        strategy: "roundRobin",
+      },
+    ],
   },
 });
 
 export const setRoutingAway = defineOperation({
   operationId: "setRoutingAway",
   summary: "Mark a user away (routing skips them) or back",
-  description: "An agent marks only themselves; owners, admins and API keys mark anyone of the organization. Routing sees the change within seconds on every instance. See docs/routing.md.",
+  description:
+    "An agent marks only themselves; owners, admins and API keys mark anyone of the organization. Routing sees the change within seconds on every instance. See docs/routing.md.",
   tag,
   auth: "bearer",
   permission: "leads:write",

@@ -6,7 +6,14 @@ import { pageSchema } from "#core/shared/paging";
 
 const SourceIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 
-const sourceExample = { name: "Acme Leads", enabled: true, defaultPrice: "12.50", vertical: "Insurance", product: "Auto", duplicateWindowHours: 24 };
+const sourceExample = {
+  name: "Acme Leads",
+  enabled: true,
+  defaultPrice: "12.50",
+  vertical: "Insurance",
+  product: "Auto",
+  duplicateWindowHours: 24,
+};
 
 export const createSource = defineOperation({
   operationId: "createSource",
@@ -46,8 +53,10 @@ export const listSources = defineOperation({
 
 export const updateSource = defineOperation({
   operationId: "updateSource",
-  summary: "Replace a lead source's settings (name, enabled, default price, vertical/product, allowed IPs, duplicate window)",
-  description: "A disabled source's key is refused with 401 at once. The key itself is unchanged; rotate it with POST /sources/{id}/keys.",
+  summary:
+    "Replace a lead source's settings (name, enabled, default price, vertical/product, allowed IPs, duplicate window)",
+  description:
+    "A disabled source's key is refused with 401 at once. The key itself is unchanged; rotate it with POST /sources/{id}/keys.",
   tag: "Sources",
   auth: "bearer",
   permission: "sources:write",
@@ -60,8 +69,10 @@ export const updateSource = defineOperation({
 
 export const rotateSourceKey = defineOperation({
   operationId: "rotateSourceKey",
-  summary: "Issue a new key for a source; the previous key keeps working for `overlapHours` (default 24, 0 stops it at once)",
-  description: "Intake instances that verified the old key recently refuse it within seconds of the overlap's end. The change is in the audit log.",
+  summary:
+    "Issue a new key for a source; the previous key keeps working for `overlapHours` (default 24, 0 stops it at once)",
+  description:
+    "Intake instances that verified the old key recently refuse it within seconds of the overlap's end. The change is in the audit log.",
   tag: "Sources",
   auth: "bearer",
   permission: "sources:write",

@@ -30,19 +30,25 @@ export const getCurrentUser = defineOperation({
 export const updateCurrentUser = defineOperation({
   operationId: "updateCurrentUser",
   summary: "Change the signed-in user's name, phone, time zone or working hours",
-  description: "Absent fields are kept; `phone` and `timeZone` take null to clear them. The change is in the audit log.",
+  description:
+    "Absent fields are kept; `phone` and `timeZone` take null to clear them. The change is in the audit log.",
   tag: "Users",
   auth: "bearer",
   body: UpdateProfileSchema,
   success: { status: 200, description: "The user", schema: UserSchema },
   problems: [400, 401, 403, 413, 415, 429],
-  example: { name: "Dana Reyes", phone: "+12125550100", timeZone: "America/Chicago", workingHours: [{ day: "Mon", start: "09:00", end: "17:00" }] },
+  example: {
+    name: "Dana Reyes",
+    phone: "+12125550100",
+    timeZone: "America/Chicago",
+    workingHours: [{ day: "Mon", start: "09:00", end: "17:00" }],
+  },
 });
 
 export const listUsers = defineOperation({
   operationId: "listUsers",
   summary: "List the organization's users (paging query in the body)",
-  description: "Filter by `id` to narrow the list to one user (\"mine\").",
+  description: 'Filter by `id` to narrow the list to one user ("mine").',
   tag: "Users",
   auth: "bearer",
   permission: "users:read",

@@ -2,7 +2,13 @@ import * as v from "valibot";
 import { defineOperation } from "#core/http/operation";
 import { pageSchema } from "#core/shared/paging";
 import { WebhookEventTypeEntrySchema } from "#core/webhooks/catalogue";
-import { ListWebhookAttemptsSchema, PingResultSchema, ReplayRequestSchema, ReplayResultSchema, WebhookAttemptSchema } from "#core/webhooks/delivery-log";
+import {
+  ListWebhookAttemptsSchema,
+  PingResultSchema,
+  ReplayRequestSchema,
+  ReplayResultSchema,
+  WebhookAttemptSchema,
+} from "#core/webhooks/delivery-log";
 import {
   ListWebhookEndpointsSchema,
   WebhookEndpointRequestSchema,
@@ -31,7 +37,11 @@ export const createWebhookEndpoint = defineOperation({
   permission: "webhooks:write",
   body: WebhookEndpointRequestSchema,
   idempotent: true,
-  success: { status: 201, description: "The endpoint and its signing secret (shown only now)", schema: WebhookEndpointWithSecretSchema },
+  success: {
+    status: 201,
+    description: "The endpoint and its signing secret (shown only now)",
+    schema: WebhookEndpointWithSecretSchema,
+  },
   problems: [400, 401, 403, 409, 413, 415, 429],
   example: endpointExample,
 });
@@ -91,19 +101,28 @@ export const rotateWebhookSecret = defineOperation({
   permission: "webhooks:write",
   params: EndpointIdParams,
   bodyRequired: false,
-  success: { status: 201, description: "The endpoint and its new secret (shown only now)", schema: WebhookEndpointWithSecretSchema },
+  success: {
+    status: 201,
+    description: "The endpoint and its new secret (shown only now)",
+    schema: WebhookEndpointWithSecretSchema,
+  },
   problems: [401, 403, 404, 429],
 });
 
 export const listWebhookAttempts = defineOperation({
   operationId: "listWebhookAttempts",
-  summary: "The endpoint's delivery log: every attempt with time, HTTP status, latency, response excerpt and error kind",
+  summary:
+    "The endpoint's delivery log: every attempt with time, HTTP status, latency, response excerpt and error kind",
   tag,
   auth: "bearer",
   permission: "webhooks:read",
   params: EndpointIdParams,
   body: ListWebhookAttemptsSchema,
-  success: { status: 200, description: "A page of attempts, newest first by default", schema: pageSchema(WebhookAttemptSchema) },
+  success: {
+    status: 200,
+    description: "A page of attempts, newest first by default",
+    schema: pageSchema(WebhookAttemptSchema),
+  },
   problems: [400, 401, 403, 404, 413, 415, 429],
   example: { pageSize: 50, filters: [{ field: "succeeded", value: false }] },
 });
@@ -131,7 +150,11 @@ export const pingWebhookEndpoint = defineOperation({
   permission: "webhooks:write",
   params: EndpointIdParams,
   bodyRequired: false,
-  success: { status: 202, description: "The test message was queued; its attempts appear in the delivery log", schema: PingResultSchema },
+  success: {
+    status: 202,
+    description: "The test message was queued; its attempts appear in the delivery log",
+    schema: PingResultSchema,
+  },
   problems: [401, 403, 404, 429],
 });
 
@@ -143,8 +166,12 @@ export const listWebhookEventTypes = defineOperation({
   permission: "webhooks:read",
   success: {
     status: 200,
-    description: "Every event type; payload schemas refer to the resource schemas under `schemas` (`#/schemas/WebhookLead`, …)",
-    schema: v.object({ items: v.array(WebhookEventTypeEntrySchema), schemas: v.record(v.string(), v.record(v.string(), v.unknown())) }),
+    description:
+      "Every event type; payload schemas refer to the resource schemas under `schemas` (`#/schemas/WebhookLead`, …)",
+    schema: v.object({
+      items: v.array(WebhookEventTypeEntrySchema),
+      schemas: v.record(v.string(), v.record(v.string(), v.unknown())),
+    }),
   },
   problems: [401, 403, 429],
 });

@@ -13,7 +13,12 @@ export const messageStatusWebhook = defineOperation({
   tag: "Webhooks",
   auth: "public",
   params: ProviderParams,
-  success: { status: 200, description: "Acknowledged (empty TwiML)", contentType: "text/xml", jsonSchema: { type: "string" } },
+  success: {
+    status: 200,
+    description: "Acknowledged (empty TwiML)",
+    contentType: "text/xml",
+    jsonSchema: { type: "string" },
+  },
   problems: [403, 404, 429],
 });
 
@@ -24,6 +29,11 @@ export const inboundMessageWebhook = defineOperation({
   tag: "Webhooks",
   auth: "public",
   params: ProviderParams,
-  success: { status: 200, description: "Acknowledged (empty TwiML)", contentType: "text/xml", jsonSchema: { type: "string" } },
+  success: {
+    status: 200,
+    description: "Acknowledged (empty TwiML)",
+    contentType: "text/xml",
+    jsonSchema: { type: "string" },
+  },
   problems: [403, 404, 429],
 });

@@ -16,7 +16,16 @@ import {
   type SendMessageResult,
 } from "#core/providers/port";
 import { dialOutcome, parseDial, type SimulatedDial } from "#core/providers/simulator/calls";
-import { CALL_SCENARIOS, callScenario, magicSuffix, MESSAGE_SCENARIOS, messageScenario, sendAttemptError, SIMULATOR_DELAYS, type SimulatedCallback } from "#core/providers/simulator/numbers";
+import {
+  CALL_SCENARIOS,
+  callScenario,
+  magicSuffix,
+  MESSAGE_SCENARIOS,
+  messageScenario,
+  sendAttemptError,
+  SIMULATOR_DELAYS,
+  type SimulatedCallback,
+} from "#core/providers/simulator/numbers";
 import { createTwilioProvider } from "#core/providers/twilio/adapter";
 import { twilioSignature } from "#core/providers/twilio/signature";
 
@@ -78,7 +87,8 @@ export const SIMULATOR_ACCOUNT_SID = "ACsimulator000000000000000000000000";
 export function createSimulatorProvider(options: SimulatorOptions): ProviderPort {
   const webhooks = createTwilioProvider({ accountSid: SIMULATOR_ACCOUNT_SID, authToken: options.authToken });
   const scale = options.delayScale ?? 1;
-  const post = (url: string, params: [string, string][]) => signedPost(options.authToken, url, params, options.fetch ?? fetch);
+  const post = (url: string, params: [string, string][]) =>
+    signedPost(options.authToken, url, params, options.fetch ?? fetch);
 
   /**
    * Posts the callbacks in order, each when it is due and not before the previous one was answered (as `playDial`
@@ -86,18 +96,31 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
    * a slow "delivered" be overtaken by the "sent" posted after it (scenario 09), or a slow "sent" by the "delivered".
    * A duplicated callback (`twice`) is posted 5 ms after its original, without waiting for it.
    */
-  function emit<S extends string>(url: string | undefined, callbacks: SimulatedCallback<S>[], twice: boolean, params: (callback: SimulatedCallback<S>) => [string, string][]) {
+  function emit<S extends string>(
+    url: string | undefined,
+    callbacks: SimulatedCallback<S>[],
+    twice: boolean,
+    params: (callback: SimulatedCallback<S>) => [string, string][],
+  ) {
     if (!url) return;
     const start = Date.now();
     // Unreferenced timers: a pending callback (a 60 s ring-out) must not keep a finished process alive.
-    const until = (at: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())).unref());
-    const fire = (callback: SimulatedCallback<S>) => post(url, params(callback)).then(() => undefined, () => undefined);
+    const until = (at: number) =>
+      new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())).unref());
+    const fire = (callback: SimulatedCallback<S>) =>
+      post(url, params(callback)).then(
+        () => undefined,
+        () => undefined,
+      );
     void (async () => {
       for (const callback of callbacks) {
         if (callback.lost) continue;
         const due = start + callback.afterMs * scale;
         await until(due);
-        await Promise.all([fire(callback), twice ? until(Math.max(due, Date.now()) + 5).then(() => fire(callback)) : undefined]);
+        await Promise.all([
+          fire(callback),
+          twice ? until(Math.max(due, Date.now()) + 5).then(() => fire(callback)) : undefined,
+        ]);
       }
     })();
   }
@@ -113,8 +136,14 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
       attempts.set(input.idempotencyKey, attempt);
       const scenario = messageScenario(input.to);
       const error = sendAttemptError(scenario, attempt);
-      if (error) throw new ProviderError(error.kind, error.code, error.message, { httpStatus: error.kind === "transient" ? 429 : 400 });
-      const result: SendMessageResult = { providerMessageId: simulatedId("SM", options.authToken, input.to, MESSAGE_SCENARIOS, "00"), status: "Queued" };
+      if (error)
+        throw new ProviderError(error.kind, error.code, error.message, {
+          httpStatus: error.kind === "transient" ? 429 : 400,
+        });
+      const result: SendMessageResult = {
+        providerMessageId: simulatedId("SM", options.authToken, input.to, MESSAGE_SCENARIOS, "00"),
+        status: "Queued",
+      };
       accepted.set(input.idempotencyKey, result);
       for (const watcher of sendWatchers) watcher({ from: input.from, to: input.to, at: Date.now() });
       emit(input.statusCallbackUrl, scenario.callbacks, scenario.duplicateCallbacks === true, (callback) => [
@@ -137,7 +166,10 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
       const scenario = callScenario(input.to);
       const error = sendAttemptError(scenario, attempt);
       if (error) throw new ProviderError(error.kind, error.code, error.message, { httpStatus: 400 });
-      const result: PlaceCallResult = { providerCallId: simulatedId("CA", options.authToken, input.to, CALL_SCENARIOS, "20"), status: "Queued" };
+      const result: PlaceCallResult = {
+        providerCallId: simulatedId("CA", options.authToken, input.to, CALL_SCENARIOS, "20"),
+        status: "Queued",
+      };
       acceptedCalls.set(input.idempotencyKey, result);
       const leg = { providerCallId: result.providerCallId, from: input.from, to: input.to };
       const dial = input.instructions ? parseDial(input.instructions) : undefined;
@@ -145,12 +177,20 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
       if (dial && answered && !scenario.silent && input.statusCallbackUrl) {
         // The business side answers and hears the instructions: the Dial decides the rest.
         const statusUrl = input.statusCallbackUrl;
-        void playDial({ leg, dial, statusUrl, post, delay: (ms) => new Promise((resolve) => setTimeout(resolve, ms * scale).unref()) }).catch(() => undefined);
+        void playDial({
+          leg,
+          dial,
+          statusUrl,
+          post,
+          delay: (ms) => new Promise((resolve) => setTimeout(resolve, ms * scale).unref()),
+        }).catch(() => undefined);
         return result;
       }
       emit(scenario.silent ? undefined : input.statusCallbackUrl, scenario.callbacks, false, (callback) => [
         ...outboundCallParams(leg, TWILIO_CALL_WORD[callback.status]),
-        ...(callback.status === "Completed" ? ([["CallDuration", String(scenario.durationSeconds)]] as [string, string][]) : []),
+        ...(callback.status === "Completed"
+          ? ([["CallDuration", String(scenario.durationSeconds)]] as [string, string][])
+          : []),
         ...(callback.status === "Completed" && scenario.recording
           ? ([["RecordingUrl", `https://simulator.invalid/recordings/${result.providerCallId}`]] as [string, string][])
           : []),
@@ -210,12 +250,15 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
     },
 
     async buyNumber(phoneNumber: string): Promise<OwnedNumber> {
-      if (magicSuffix(phoneNumber) === NOT_OURS) throw new ProviderError("permanent", "21422", "PhoneNumber requested is not available", { httpStatus: 400 });
+      if (magicSuffix(phoneNumber) === NOT_OURS)
+        throw new ProviderError("permanent", "21422", "PhoneNumber requested is not available", { httpStatus: 400 });
       return { providerNumberId: simulatedNumberId(options.authToken, phoneNumber), phoneNumber };
     },
 
     async findOwnedNumber(phoneNumber: string): Promise<OwnedNumber | undefined> {
-      return magicSuffix(phoneNumber) === NOT_OURS ? undefined : { providerNumberId: simulatedNumberId(options.authToken, phoneNumber), phoneNumber };
+      return magicSuffix(phoneNumber) === NOT_OURS
+        ? undefined
+        : { providerNumberId: simulatedNumberId(options.authToken, phoneNumber), phoneNumber };
     },
 
     async configureNumber(): Promise<void> {},
@@ -279,13 +322,24 @@ async function playDial(input: {
  * it was accepted (12), the scenario digits (2), a nonce (6) and an HMAC of
  * those with the auth token (12).
  */
-function simulatedId(prefix: "SM" | "CA", authToken: string, to: string, scenarios: Readonly<Record<string, unknown>>, fallback: string): string {
+function simulatedId(
+  prefix: "SM" | "CA",
+  authToken: string,
+  to: string,
+  scenarios: Readonly<Record<string, unknown>>,
+  fallback: string,
+): string {
   const suffix = magicSuffix(to);
   const body = `${Date.now().toString(16).padStart(12, "0")}${suffix !== undefined && scenarios[suffix] ? suffix : fallback}${randomBytes(3).toString("hex")}`;
   return `${prefix}${body}${idTag(prefix, authToken, body)}`;
 }
 
-function readSimulatedId<T>(prefix: "SM" | "CA", authToken: string, providerId: string, scenarios: Readonly<Record<string, T>>) {
+function readSimulatedId<T>(
+  prefix: "SM" | "CA",
+  authToken: string,
+  providerId: string,
+  scenarios: Readonly<Record<string, T>>,
+) {
   const match = /^(SM|CA)(([0-9a-f]{12})(\d{2})[0-9a-f]{6})([0-9a-f]{12})$/.exec(providerId);
   if (!match || match[1] !== prefix || idTag(prefix, authToken, match[2]!) !== match[5]) return undefined;
   const scenario = scenarios[match[4]!];
@@ -294,7 +348,10 @@ function readSimulatedId<T>(prefix: "SM" | "CA", authToken: string, providerId: 
 
 function idTag(prefix: "SM" | "CA", authToken: string, body: string): string {
   // Calls keep their original tag label, so ids issued before messages had one still read.
-  return createHmac("sha256", authToken).update(`${prefix === "CA" ? "call" : "message"}:${body}`).digest("hex").slice(0, 12);
+  return createHmac("sha256", authToken)
+    .update(`${prefix === "CA" ? "call" : "message"}:${body}`)
+    .digest("hex")
+    .slice(0, 12);
 }
 
 /**
@@ -313,12 +370,18 @@ function simulatedNumberId(authToken: string, phoneNumber: string): string {
 function availableNumber(areaCode: string): string {
   for (;;) {
     const exchange = 200 + randomInt(800);
-    if (exchange !== 555 && exchange % 100 !== 11) return `+1${areaCode}${exchange}${String(randomInt(10_000)).padStart(4, "0")}`;
+    if (exchange !== 555 && exchange % 100 !== 11)
+      return `+1${areaCode}${exchange}${String(randomInt(10_000)).padStart(4, "0")}`;
   }
 }
 
 /** Posts a form signed like Twilio; retries twice on a network error or 5xx (providers retry too). */
-export async function signedPost(authToken: string, url: string, params: [string, string][], doFetch: typeof fetch = fetch): Promise<Response> {
+export async function signedPost(
+  authToken: string,
+  url: string,
+  params: [string, string][],
+  doFetch: typeof fetch = fetch,
+): Promise<Response> {
   const signature = twilioSignature(authToken, url, params);
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -371,6 +434,10 @@ export async function simulateInboundMessage(input: {
       [`MediaContentType${index}`, item.contentType],
     ]),
   ];
-  const response = await signedPost(input.authToken, `${input.baseUrl.replace(/\/$/, "")}/webhooks/simulator/messages/inbound`, params);
+  const response = await signedPost(
+    input.authToken,
+    `${input.baseUrl.replace(/\/$/, "")}/webhooks/simulator/messages/inbound`,
+    params,
+  );
   return { status: response.status, providerMessageId };
 }

@@ -24,7 +24,13 @@ export async function simulateInboundCall(input: {
   to: string;
   callerHangsUp?: boolean;
   providerCallId?: string;
-}): Promise<{ providerCallId: string; statuses: number[]; twiml: string; dial: SimulatedDial | undefined; dialTwiml: string | undefined }> {
+}): Promise<{
+  providerCallId: string;
+  statuses: number[];
+  twiml: string;
+  dial: SimulatedDial | undefined;
+  dialTwiml: string | undefined;
+}> {
   const providerCallId = input.providerCallId ?? `CA${randomBytes(16).toString("hex")}`;
   const base = input.baseUrl.replace(/\/$/, "");
   const params = (status: string, extra: [string, string][] = []): [string, string][] => [
@@ -61,7 +67,10 @@ export async function simulateInboundCall(input: {
     );
   }
   // The caller's leg: our instructions answered it, so it ends `completed` whoever answered.
-  await post(`${base}/webhooks/simulator/calls/status`, params("completed", [["CallDuration", String(talkSeconds + 5)]]));
+  await post(
+    `${base}/webhooks/simulator/calls/status`,
+    params("completed", [["CallDuration", String(talkSeconds + 5)]]),
+  );
   return { providerCallId, statuses, twiml, dial, dialTwiml };
 }
 
@@ -76,7 +85,9 @@ export function dialOutcome(forwardTo: string): { word: string; talkSeconds: num
 export function parseDial(twiml: string): SimulatedDial | undefined {
   const match = /<Dial\b([^>]*)>\s*<Number[^>]*>([^<]*)<\/Number>/.exec(twiml);
   if (!match) return undefined;
-  const attributes = Object.fromEntries([...(match[1] ?? "").matchAll(/(\w+)="([^"]*)"/g)].map(([, name, value]) => [name, unescapeXml(value ?? "")]));
+  const attributes = Object.fromEntries(
+    [...(match[1] ?? "").matchAll(/(\w+)="([^"]*)"/g)].map(([, name, value]) => [name, unescapeXml(value ?? "")]),
+  );
   const action = attributes["action"];
   if (!action) return undefined;
   return {
@@ -88,5 +99,8 @@ export function parseDial(twiml: string): SimulatedDial | undefined {
 }
 
 function unescapeXml(value: string): string {
-  return value.replace(/&(amp|lt|gt|quot|apos);/g, (_, name: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" })[name] ?? "");
+  return value.replace(
+    /&(amp|lt|gt|quot|apos);/g,
+    (_, name: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" })[name] ?? "",
+  );
 }

@@ -39,7 +39,15 @@ export type CallScenario = {
 };
 
 /** Delays of the simulated carrier: quick enough for tests, ordered like a real one. */
-export const SIMULATOR_DELAYS = { sent: 50, delivered: 150, slowDelivered: 15_000, ringing: 50, answered: 150, ended: 300, ringOut: 60_000 } as const;
+export const SIMULATOR_DELAYS = {
+  sent: 50,
+  delivered: 150,
+  slowDelivered: 15_000,
+  ringing: 50,
+  answered: 150,
+  ended: 300,
+  ringOut: 60_000,
+} as const;
 const d = SIMULATOR_DELAYS;
 
 const delivered: SimulatedCallback<MessageStatus>[] = [
@@ -47,7 +55,11 @@ const delivered: SimulatedCallback<MessageStatus>[] = [
   { status: "Delivered", afterMs: d.delivered },
 ];
 
-const DEFAULT_MESSAGE: MessageScenario = { name: "Delivered", description: "Sent, then delivered.", callbacks: delivered };
+const DEFAULT_MESSAGE: MessageScenario = {
+  name: "Delivered",
+  description: "Sent, then delivered.",
+  callbacks: delivered,
+};
 
 export const MESSAGE_SCENARIOS: Readonly<Record<string, MessageScenario>> = {
   "00": DEFAULT_MESSAGE,
@@ -87,13 +99,23 @@ export const MESSAGE_SCENARIOS: Readonly<Record<string, MessageScenario>> = {
   "06": {
     name: "OptedOut",
     description: "Refused: the recipient unsubscribed at the carrier (21610); the number joins the suppression list.",
-    sendError: { kind: "optedOut", code: "21610", message: "Attempt to send to unsubscribed recipient", failedAttempts: "all" },
+    sendError: {
+      kind: "optedOut",
+      code: "21610",
+      message: "Attempt to send to unsubscribed recipient",
+      failedAttempts: "all",
+    },
     callbacks: [],
   },
   "07": {
     name: "InvalidNumber",
     description: "Refused permanently: not a valid mobile number (21614).",
-    sendError: { kind: "permanent", code: "21614", message: "'To' number is not a valid mobile number", failedAttempts: "all" },
+    sendError: {
+      kind: "permanent",
+      code: "21614",
+      message: "'To' number is not a valid mobile number",
+      failedAttempts: "all",
+    },
     callbacks: [],
   },
   "08": {
@@ -127,7 +149,8 @@ export const MESSAGE_SCENARIOS: Readonly<Record<string, MessageScenario>> = {
   },
   "12": {
     name: "LostReceipt",
-    description: "Sent, then delivered at the carrier, but the delivered callback is never posted: the message sweep asks the carrier.",
+    description:
+      "Sent, then delivered at the carrier, but the delivered callback is never posted: the message sweep asks the carrier.",
     callbacks: [
       { status: "Sent", afterMs: d.sent },
       { status: "Delivered", afterMs: d.delivered, lost: true },
@@ -135,7 +158,8 @@ export const MESSAGE_SCENARIOS: Readonly<Record<string, MessageScenario>> = {
   },
   "13": {
     name: "LostFailure",
-    description: "Sent, then undelivered at the carrier (30003), but that callback is never posted: the message sweep asks the carrier.",
+    description:
+      "Sent, then undelivered at the carrier (30003), but that callback is never posted: the message sweep asks the carrier.",
     callbacks: [
       { status: "Sent", afterMs: d.sent },
       { status: "Undelivered", afterMs: d.delivered, errorCode: "30003", lost: true },
@@ -210,7 +234,8 @@ export const CALL_SCENARIOS: Readonly<Record<string, CallScenario>> = {
   },
   "27": {
     name: "RingsOut",
-    description: "Rings for 60 seconds (Twilio's default timeout), then ends unanswered: the call holds its reservation meanwhile.",
+    description:
+      "Rings for 60 seconds (Twilio's default timeout), then ends unanswered: the call holds its reservation meanwhile.",
     callbacks: [
       { status: "Ringing", afterMs: d.ringing },
       { status: "NoAnswer", afterMs: d.ringOut },
@@ -220,7 +245,8 @@ export const CALL_SCENARIOS: Readonly<Record<string, CallScenario>> = {
   },
   "28": {
     name: "Silent",
-    description: "Answered and completed after 42 seconds of talk, but no status callback is ever posted (lost webhooks): the call sweep asks for its status.",
+    description:
+      "Answered and completed after 42 seconds of talk, but no status callback is ever posted (lost webhooks): the call sweep asks for its status.",
     callbacks: answered,
     durationSeconds: 42,
     recording: false,

@@ -10,7 +10,12 @@ import type { BrandReport, CampaignReport, TenDlcRegistrar } from "#core/provide
 const brands = new Map<string, { reject: boolean }>();
 const campaigns = new Map<string, { reject: boolean }>();
 
-function decide<T extends BrandReport | CampaignReport>(registry: Map<string, { reject: boolean }>, reference: string, approved: Partial<T>, reason: string): T {
+function decide<T extends BrandReport | CampaignReport>(
+  registry: Map<string, { reject: boolean }>,
+  reference: string,
+  approved: Partial<T>,
+  reason: string,
+): T {
   const entry = registry.get(reference);
   // A registration from before the local stack restarted (the registry lives in the process) stays approved.
   if (entry?.reject) return { reference, status: "Rejected", failureReason: reason } as T;
@@ -25,7 +30,12 @@ export function createSimulatorRegistrar(): TenDlcRegistrar {
       return { reference, status: "Pending" };
     },
     async fetchBrand(reference) {
-      return decide<BrandReport>(brands, reference, { vettingScore: 75 }, "The simulator rejects brands whose display name says 'rejected'.");
+      return decide<BrandReport>(
+        brands,
+        reference,
+        { vettingScore: 75 },
+        "The simulator rejects brands whose display name says 'rejected'.",
+      );
     },
     async registerCampaign(_brand, details) {
       const reference = `SIMCAMPAIGN-${randomUUID()}`;
@@ -33,7 +43,12 @@ export function createSimulatorRegistrar(): TenDlcRegistrar {
       return { reference, status: "Pending" };
     },
     async fetchCampaign(reference) {
-      return decide<CampaignReport>(campaigns, reference, {}, "The simulator rejects campaigns whose description says 'rejected'.");
+      return decide<CampaignReport>(
+        campaigns,
+        reference,
+        {},
+        "The simulator rejects campaigns whose description says 'rejected'.",
+      );
     },
     async assignNumber() {},
   };

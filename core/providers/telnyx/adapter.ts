@@ -112,25 +112,42 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
   const doFetch = config.fetch ?? fetch;
   // Parses TeXML's Twilio-compatible form callbacks; its signature check is never used (Telnyx signs with Ed25519).
   const texml = createTwilioProvider({ accountSid: "", authToken: "" });
-  const publicKey = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(config.publicKey, "base64")]), format: "der", type: "spki" });
+  const publicKey = createPublicKey({
+    key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(config.publicKey, "base64")]),
+    format: "der",
+    type: "spki",
+  });
 
   /**
    * `flat`: the response is the resource itself (TeXML calls), not `{ data }`;
    * `list`: `data` is an array. A GET or DELETE of something Telnyx does not
    * know (404) answers undefined (an empty list).
    */
-  async function request(path: string, body?: unknown, options: { flat?: boolean; list?: boolean; method?: "PATCH" | "DELETE" } = {}): Promise<Record<string, unknown> | undefined> {
+  async function request(
+    path: string,
+    body?: unknown,
+    options: { flat?: boolean; list?: boolean; method?: "PATCH" | "DELETE" } = {},
+  ): Promise<Record<string, unknown> | undefined> {
     let response: Response;
     try {
       response = await doFetch(`${baseUrl}${path}`, {
         method: options.method ?? (body === undefined ? "GET" : "POST"),
-        headers: { authorization: `Bearer ${config.apiKey}`, accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: {
+          authorization: `Bearer ${config.apiKey}`,
+          accept: "application/json",
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(config.timeoutMs ?? 10_000),
       });
     } catch (error) {
       const timedOut = error instanceof DOMException && error.name === "TimeoutError";
-      throw new ProviderError("transient", timedOut ? "timeout" : "network_error", `Telnyx ${path} request failed: ${(error as Error).message}`, { ambiguous: true });
+      throw new ProviderError(
+        "transient",
+        timedOut ? "timeout" : "network_error",
+        `Telnyx ${path} request failed: ${(error as Error).message}`,
+        { ambiguous: true },
+      );
     }
     const text = await response.text();
     let parsed: Record<string, unknown> = {};
@@ -139,22 +156,35 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
     } catch {
       parsed = {};
     }
-    if (response.status === 404 && body === undefined) return options.list ? ([] as unknown as Record<string, unknown>) : undefined;
+    if (response.status === 404 && body === undefined)
+      return options.list ? ([] as unknown as Record<string, unknown>) : undefined;
     if (!response.ok) {
       const first = ((parsed["errors"] as { code?: string; title?: string; detail?: string }[] | undefined) ?? [])[0];
       const code = first?.code === undefined ? undefined : String(first.code);
       const retryAfter = Number(response.headers.get("retry-after"));
-      throw new ProviderError(classifyTelnyxError(code, response.status), code ?? `http_${response.status}`, first?.detail ?? first?.title ?? `Telnyx answered ${response.status}`, {
-        httpStatus: response.status,
-        ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
-      });
+      throw new ProviderError(
+        classifyTelnyxError(code, response.status),
+        code ?? `http_${response.status}`,
+        first?.detail ?? first?.title ?? `Telnyx answered ${response.status}`,
+        {
+          httpStatus: response.status,
+          ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
+        },
+      );
     }
     if (options.flat) return parsed;
-    return (parsed["data"] as Record<string, unknown> | undefined) ?? (options.list ? ([] as unknown as Record<string, unknown>) : {});
+    return (
+      (parsed["data"] as Record<string, unknown> | undefined) ??
+      (options.list ? ([] as unknown as Record<string, unknown>) : {})
+    );
   }
 
   async function findOwnedNumber(phoneNumber: string): Promise<OwnedNumber | undefined> {
-    const held = (await request(`/v2/phone_numbers?${new URLSearchParams([["filter[phone_number]", phoneNumber]]).toString()}`, undefined, { list: true })) as unknown as { id?: string; phone_number?: string }[];
+    const held = (await request(
+      `/v2/phone_numbers?${new URLSearchParams([["filter[phone_number]", phoneNumber]]).toString()}`,
+      undefined,
+      { list: true },
+    )) as unknown as { id?: string; phone_number?: string }[];
     const match = held.find((number) => number.phone_number === phoneNumber);
     return match?.id ? { providerNumberId: match.id, phoneNumber } : undefined;
   }
@@ -181,20 +211,42 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
 
     async placeCall(input: PlaceCallInput): Promise<PlaceCallResult> {
       if (!config.texmlConnectionId) {
-        throw new ProviderError("permanent", "provider_not_configured", "Calls through Telnyx need a TeXML application (TELNYX_TEXML_CONNECTION_ID).");
+        throw new ProviderError(
+          "permanent",
+          "provider_not_configured",
+          "Calls through Telnyx need a TeXML application (TELNYX_TEXML_CONNECTION_ID).",
+        );
       }
       // TeXML is TwiML-compatible: the same instructions (bridge, whisper, Dial) and the same form-encoded callbacks.
-      const call = await request(`/v2/texml/calls/${encodeURIComponent(config.texmlConnectionId)}`, {
-        From: input.from,
-        To: input.to,
-        ...(input.answerUrl ? { Url: input.answerUrl } : { Texml: input.instructions ?? "<Response><Hangup/></Response>" }),
-        ...(input.statusCallbackUrl ? { StatusCallback: input.statusCallbackUrl, StatusCallbackMethod: "POST", StatusCallbackEvent: "initiated ringing answered completed" } : {}),
-        ...(input.record ? { Record: true } : {}),
-        ...(input.ringTimeoutSeconds !== undefined ? { Timeout: input.ringTimeoutSeconds } : {}),
-        ...(input.timeLimitSeconds !== undefined ? { TimeLimit: input.timeLimitSeconds } : {}),
-      }, { flat: true });
+      const call = await request(
+        `/v2/texml/calls/${encodeURIComponent(config.texmlConnectionId)}`,
+        {
+          From: input.from,
+          To: input.to,
+          ...(input.answerUrl
+            ? { Url: input.answerUrl }
+            : { Texml: input.instructions ?? "<Response><Hangup/></Response>" }),
+          ...(input.statusCallbackUrl
+            ? {
+                StatusCallback: input.statusCallbackUrl,
+                StatusCallbackMethod: "POST",
+                StatusCallbackEvent: "initiated ringing answered completed",
+              }
+            : {}),
+          ...(input.record ? { Record: true } : {}),
+          ...(input.ringTimeoutSeconds !== undefined ? { Timeout: input.ringTimeoutSeconds } : {}),
+          ...(input.timeLimitSeconds !== undefined ? { TimeLimit: input.timeLimitSeconds } : {}),
+        },
+        { flat: true },
+      );
       const callSid = call?.["call_sid"] ?? call?.["sid"];
-      if (!callSid) throw new ProviderError("transient", "malformed_response", "Telnyx answered the call request without a call_sid", { ambiguous: true });
+      if (!callSid)
+        throw new ProviderError(
+          "transient",
+          "malformed_response",
+          "Telnyx answered the call request without a call_sid",
+          { ambiguous: true },
+        );
       return { providerCallId: String(callSid), status: "Queued" };
     },
 
@@ -210,7 +262,11 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
     async fetchCallStatus(providerCallId: string): Promise<CallStatusReport | undefined> {
       if (!config.accountSid) return undefined;
       // The TeXML call resource is flat (not under `data`) and uses Twilio's status words.
-      const call = await request(`/v2/texml/Accounts/${encodeURIComponent(config.accountSid)}/Calls/${encodeURIComponent(providerCallId)}`, undefined, { flat: true });
+      const call = await request(
+        `/v2/texml/Accounts/${encodeURIComponent(config.accountSid)}/Calls/${encodeURIComponent(providerCallId)}`,
+        undefined,
+        { flat: true },
+      );
       return call ? callReportFromTwilio(call, providerCallId) : undefined;
     },
 
@@ -220,10 +276,17 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
       if (query.region) filters.push(["filter[administrative_area]", query.region]);
       for (const capability of query.capabilities) filters.push(["filter[features][]", capability]);
       filters.push(["filter[limit]", String(query.limit)]);
-      const offered = (await request(`/v2/available_phone_numbers?${new URLSearchParams(filters).toString()}`, undefined, { list: true })) as unknown as Record<string, unknown>[];
+      const offered = (await request(
+        `/v2/available_phone_numbers?${new URLSearchParams(filters).toString()}`,
+        undefined,
+        { list: true },
+      )) as unknown as Record<string, unknown>[];
       return offered.map((number) => {
-        const regions = (number["region_information"] as { region_type?: string; region_name?: string }[] | undefined) ?? [];
-        const features = new Set(((number["features"] as { name?: string }[] | undefined) ?? []).map((feature) => feature.name));
+        const regions =
+          (number["region_information"] as { region_type?: string; region_name?: string }[] | undefined) ?? [];
+        const features = new Set(
+          ((number["features"] as { name?: string }[] | undefined) ?? []).map((feature) => feature.name),
+        );
         return {
           phoneNumber: String(number["phone_number"]),
           region: regions.find((region) => region.region_type === "state")?.region_name ?? null,
@@ -240,8 +303,13 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
         ...(config.texmlConnectionId ? { connection_id: config.texmlConnectionId } : {}),
         ...(config.messagingProfileId ? { messaging_profile_id: config.messagingProfileId } : {}),
       });
-      const ordered = ((order?.["phone_numbers"] as { phone_number?: string }[] | undefined) ?? []).some((number) => number.phone_number === phoneNumber);
-      if (!ordered) throw new ProviderError("transient", "malformed_response", `Telnyx answered the order without ${phoneNumber}`, { ambiguous: true });
+      const ordered = ((order?.["phone_numbers"] as { phone_number?: string }[] | undefined) ?? []).some(
+        (number) => number.phone_number === phoneNumber,
+      );
+      if (!ordered)
+        throw new ProviderError("transient", "malformed_response", `Telnyx answered the order without ${phoneNumber}`, {
+          ambiguous: true,
+        });
       // The order completes asynchronously and its items are order records, not phone number resources:
       // the number is our handle, resolved to its phone number id when it is released.
       return { providerNumberId: phoneNumber, phoneNumber };
@@ -251,13 +319,21 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
 
     async configureNumber(providerNumberId: string): Promise<void> {
       const id = encodeURIComponent(providerNumberId);
-      if (config.texmlConnectionId) await request(`/v2/phone_numbers/${id}`, { connection_id: config.texmlConnectionId }, { method: "PATCH" });
-      if (config.messagingProfileId) await request(`/v2/phone_numbers/${id}/messaging`, { messaging_profile_id: config.messagingProfileId }, { method: "PATCH" });
+      if (config.texmlConnectionId)
+        await request(`/v2/phone_numbers/${id}`, { connection_id: config.texmlConnectionId }, { method: "PATCH" });
+      if (config.messagingProfileId)
+        await request(
+          `/v2/phone_numbers/${id}/messaging`,
+          { messaging_profile_id: config.messagingProfileId },
+          { method: "PATCH" },
+        );
     },
 
     async releaseNumber(providerNumberId: string): Promise<void> {
       // A bought number's handle is its E.164 (above); a number the account no longer holds is already released.
-      const numberId = providerNumberId.startsWith("+") ? (await findOwnedNumber(providerNumberId))?.providerNumberId : providerNumberId;
+      const numberId = providerNumberId.startsWith("+")
+        ? (await findOwnedNumber(providerNumberId))?.providerNumberId
+        : providerNumberId;
       if (!numberId) return;
       await request(`/v2/phone_numbers/${encodeURIComponent(numberId)}`, undefined, { method: "DELETE" });
     },
@@ -292,12 +368,20 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
 
     parseInboundMessage(request: WebhookRequest): InboundMessage {
       const { eventType, payload } = envelope(request.body);
-      if (eventType !== "message.received") throw new ProviderError("permanent", "malformed_webhook", `Telnyx webhook ${eventType} is not an inbound message`);
+      if (eventType !== "message.received")
+        throw new ProviderError(
+          "permanent",
+          "malformed_webhook",
+          `Telnyx webhook ${eventType} is not an inbound message`,
+        );
       const id = String(payload["id"] ?? "");
       const from = (payload["from"] as { phone_number?: string } | undefined)?.phone_number;
       const to = ((payload["to"] as { phone_number?: string }[] | undefined) ?? [])[0]?.phone_number;
-      if (!id || !from || !to) throw new ProviderError("permanent", "malformed_webhook", "Telnyx inbound message without id, from or to");
-      const media = ((payload["media"] as { url?: string; content_type?: string }[] | undefined) ?? []).filter((item) => item.url);
+      if (!id || !from || !to)
+        throw new ProviderError("permanent", "malformed_webhook", "Telnyx inbound message without id, from or to");
+      const media = ((payload["media"] as { url?: string; content_type?: string }[] | undefined) ?? []).filter(
+        (item) => item.url,
+      );
       const parts = Number(payload["parts"]);
       return {
         type: "message.inbound",
@@ -334,8 +418,13 @@ function envelope(body: string): { eventType: string; eventId: string; payload: 
     throw new ProviderError("permanent", "malformed_webhook", "Telnyx webhook body is not JSON");
   }
   const data = parsed.data;
-  if (!data?.event_type || !data.payload) throw new ProviderError("permanent", "malformed_webhook", "Telnyx webhook without data.event_type or data.payload");
-  return { eventType: data.event_type, eventId: String(data.id ?? `${String(data.payload["id"])}:${data.event_type}`), payload: data.payload };
+  if (!data?.event_type || !data.payload)
+    throw new ProviderError("permanent", "malformed_webhook", "Telnyx webhook without data.event_type or data.payload");
+  return {
+    eventType: data.event_type,
+    eventId: String(data.id ?? `${String(data.payload["id"])}:${data.event_type}`),
+    payload: data.payload,
+  };
 }
 
 /** The (single) recipient's status of a message record. */

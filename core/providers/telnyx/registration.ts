@@ -1,8 +1,19 @@
 import { ProviderError } from "#core/providers/port";
-import type { BrandDetails, BrandReport, CampaignDetails, CampaignReport, RegistrationStatus, TenDlcRegistrar } from "#core/providers/registration";
+import type {
+  BrandDetails,
+  BrandReport,
+  CampaignDetails,
+  CampaignReport,
+  RegistrationStatus,
+  TenDlcRegistrar,
+} from "#core/providers/registration";
 
 /** The Telnyx adapter's JSON request (`flat`: the 10DLC API answers the resource itself, not `{ data }`). */
-type TelnyxRequest = (path: string, body?: unknown, options?: { flat?: boolean; list?: boolean }) => Promise<Record<string, unknown> | undefined>;
+type TelnyxRequest = (
+  path: string,
+  body?: unknown,
+  options?: { flat?: boolean; list?: boolean },
+) => Promise<Record<string, unknown> | undefined>;
 
 /**
  * Telnyx 10DLC (API v2, `Authorization: Bearer`): `POST /v2/10dlc/brand`,
@@ -14,21 +25,43 @@ type TelnyxRequest = (path: string, body?: unknown, options?: { flat?: boolean; 
 export function createTelnyxRegistrar(request: TelnyxRequest): TenDlcRegistrar {
   async function brandReport(brand: Record<string, unknown> | undefined): Promise<BrandReport> {
     const reference = String(brand?.["brandId"] ?? "");
-    if (!reference) throw new ProviderError("transient", "malformed_response", "Telnyx answered the brand request without a brandId", { ambiguous: true });
+    if (!reference)
+      throw new ProviderError(
+        "transient",
+        "malformed_response",
+        "Telnyx answered the brand request without a brandId",
+        { ambiguous: true },
+      );
     const status = brandStatus(String(brand?.["status"] ?? ""), String(brand?.["identityStatus"] ?? ""));
     const reason = brand?.["failureReasons"];
     let vettingScore: number | undefined;
     if (brand?.["identityStatus"] === "VETTED_VERIFIED") {
-      const vettings = (await request(`/v2/10dlc/brand/${encodeURIComponent(reference)}/externalVetting`, undefined, { flat: true, list: true })) as unknown as { vettingScore?: number }[];
-      const scores = (Array.isArray(vettings) ? vettings : []).map((vetting) => vetting.vettingScore).filter((score): score is number => typeof score === "number");
+      const vettings = (await request(`/v2/10dlc/brand/${encodeURIComponent(reference)}/externalVetting`, undefined, {
+        flat: true,
+        list: true,
+      })) as unknown as { vettingScore?: number }[];
+      const scores = (Array.isArray(vettings) ? vettings : [])
+        .map((vetting) => vetting.vettingScore)
+        .filter((score): score is number => typeof score === "number");
       if (scores.length) vettingScore = Math.max(...scores);
     }
-    return { reference, status, ...(status === "Rejected" && reason ? { failureReason: String(reason) } : {}), ...(vettingScore !== undefined ? { vettingScore } : {}) };
+    return {
+      reference,
+      status,
+      ...(status === "Rejected" && reason ? { failureReason: String(reason) } : {}),
+      ...(vettingScore !== undefined ? { vettingScore } : {}),
+    };
   }
 
   function campaignReport(campaign: Record<string, unknown> | undefined): CampaignReport {
     const reference = String(campaign?.["campaignId"] ?? "");
-    if (!reference) throw new ProviderError("transient", "malformed_response", "Telnyx answered the campaign request without a campaignId", { ambiguous: true });
+    if (!reference)
+      throw new ProviderError(
+        "transient",
+        "malformed_response",
+        "Telnyx answered the campaign request without a campaignId",
+        { ambiguous: true },
+      );
     const status = campaignStatus(String(campaign?.["campaignStatus"] ?? ""));
     const reason = campaign?.["failureReasons"];
     return { reference, status, ...(status === "Rejected" && reason ? { failureReason: String(reason) } : {}) };
@@ -85,10 +118,16 @@ export function createTelnyxRegistrar(request: TelnyxRequest): TenDlcRegistrar {
       );
     },
     async fetchCampaign(reference: string): Promise<CampaignReport> {
-      return campaignReport(await request(`/v2/10dlc/campaign/${encodeURIComponent(reference)}`, undefined, { flat: true }));
+      return campaignReport(
+        await request(`/v2/10dlc/campaign/${encodeURIComponent(reference)}`, undefined, { flat: true }),
+      );
     },
     async assignNumber(campaignReference: string, number): Promise<void> {
-      await request("/v2/10dlc/phone_number_campaigns", { phoneNumber: number.phoneNumber, campaignId: campaignReference }, { flat: true });
+      await request(
+        "/v2/10dlc/phone_number_campaigns",
+        { phoneNumber: number.phoneNumber, campaignId: campaignReference },
+        { flat: true },
+      );
     },
   };
 }

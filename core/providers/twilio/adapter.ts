@@ -22,7 +22,12 @@ import {
 import { twilioRequest, type Form } from "./http.ts";
 import { createTwilioRegistrar } from "./registration.ts";
 import { verifyTwilioSignature } from "./signature.ts";
-import { callReportFromTwilio, callStatusFromTwilio, dialStatusFromTwilio, messageStatusFromTwilio } from "./statuses.ts";
+import {
+  callReportFromTwilio,
+  callStatusFromTwilio,
+  dialStatusFromTwilio,
+  messageStatusFromTwilio,
+} from "./statuses.ts";
 
 /**
  * Twilio adapter of the provider port: the 2010-04-01 REST API over `fetch`
@@ -55,20 +60,33 @@ export type TwilioConfig = {
 /** Call progress events requested from Twilio for outbound calls. */
 export const CALL_STATUS_CALLBACK_EVENTS = ["initiated", "ringing", "answered", "completed"] as const;
 
-
 export function createTwilioProvider(config: TwilioConfig): ProviderPort {
   const baseUrl = config.baseUrl ?? "https://api.twilio.com";
   const doFetch = config.fetch ?? fetch;
-  const authorization = config.apiKey ? `Basic ${Buffer.from(`${config.apiKey.sid}:${config.apiKey.secret}`).toString("base64")}` : undefined;
+  const authorization = config.apiKey
+    ? `Basic ${Buffer.from(`${config.apiKey.sid}:${config.apiKey.secret}`).toString("base64")}`
+    : undefined;
 
   /**
    * POST a form to a resource (`Messages`), or GET one (`Calls/CA…`) when no
    * form is given; `method` DELETE removes one, `query` filters a GET.
    */
-  async function request(resource: string, form?: Form, options: { method?: "DELETE"; query?: Form } = {}): Promise<Record<string, unknown>> {
+  async function request(
+    resource: string,
+    form?: Form,
+    options: { method?: "DELETE"; query?: Form } = {},
+  ): Promise<Record<string, unknown>> {
     const query = options.query?.length ? `?${new URLSearchParams(options.query).toString()}` : "";
     const url = `${baseUrl}/2010-04-01/Accounts/${encodeURIComponent(config.accountSid)}/${resource}.json${query}`;
-    return twilioRequest({ url, authorization, label: resource, ...(form ? { form } : {}), ...(options.method ? { method: options.method } : {}), fetch: doFetch, ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}) });
+    return twilioRequest({
+      url,
+      authorization,
+      label: resource,
+      ...(form ? { form } : {}),
+      ...(options.method ? { method: options.method } : {}),
+      fetch: doFetch,
+      ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
+    });
   }
 
   /** GETs one resource; undefined when Twilio does not know it (404). */
@@ -156,7 +174,9 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
           phoneNumber: String(number["phone_number"]),
           region: (number["region"] as string | null | undefined) ?? null,
           locality: (number["locality"] as string | null | undefined) ?? null,
-          capabilities: (["sms", "mms", "voice"] as const).filter((capability) => flags[CAPABILITY_FLAGS[capability]] === true),
+          capabilities: (["sms", "mms", "voice"] as const).filter(
+            (capability) => flags[CAPABILITY_FLAGS[capability]] === true,
+          ),
         };
       });
     },
@@ -168,7 +188,9 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
 
     async findOwnedNumber(phoneNumber: string): Promise<OwnedNumber | undefined> {
       const page = await request("IncomingPhoneNumbers", undefined, { query: [["PhoneNumber", phoneNumber]] });
-      const held = ((page["incoming_phone_numbers"] as Record<string, unknown>[] | undefined) ?? []).find((number) => number["phone_number"] === phoneNumber);
+      const held = ((page["incoming_phone_numbers"] as Record<string, unknown>[] | undefined) ?? []).find(
+        (number) => number["phone_number"] === phoneNumber,
+      );
       return held ? { providerNumberId: String(held["sid"]), phoneNumber } : undefined;
     },
 
@@ -283,7 +305,9 @@ function callEvent(params: URLSearchParams): CallStatusEvent | undefined {
     ...(Number.isFinite(duration) ? { durationSeconds: duration } : {}),
     ...(recordingUrl !== undefined ? { recordingUrl } : {}),
     ...(errorCode !== undefined ? { errorCode } : {}),
-    ...(occurredAt !== undefined && !Number.isNaN(occurredAt.getTime()) ? { occurredAt: occurredAt.toISOString() } : {}),
+    ...(occurredAt !== undefined && !Number.isNaN(occurredAt.getTime())
+      ? { occurredAt: occurredAt.toISOString() }
+      : {}),
     dedupKey: `${providerCallId}:${providerStatus}${sequence === undefined ? "" : `:${sequence}`}`,
   };
 }
@@ -315,13 +339,16 @@ function inboundMessage(params: URLSearchParams): InboundMessage {
   const media: InboundMessage["media"] = [];
   for (let index = 0; index < (Number.isFinite(count) ? count : 0); index++) {
     const url = optional(params, `MediaUrl${index}`);
-    if (url !== undefined) media.push({ url, contentType: optional(params, `MediaContentType${index}`) ?? "application/octet-stream" });
+    if (url !== undefined)
+      media.push({ url, contentType: optional(params, `MediaContentType${index}`) ?? "application/octet-stream" });
   }
   const segments = Number.parseInt(optional(params, "NumSegments") ?? "", 10);
   const optOutType = optional(params, "OptOutType")?.toUpperCase();
   const carrierKind = optOutType === undefined ? undefined : OPT_OUT_TYPES[optOutType];
   return {
-    ...(carrierKind ? { carrierKeyword: { kind: carrierKind, word: (params.get("Body") ?? "").trim().toUpperCase() || optOutType! } } : {}),
+    ...(carrierKind
+      ? { carrierKeyword: { kind: carrierKind, word: (params.get("Body") ?? "").trim().toUpperCase() || optOutType! } }
+      : {}),
     type: "message.inbound",
     providerMessageId,
     from: required(params, "From"),

@@ -46,17 +46,15 @@ export function classifyTwilioError(code: string | undefined, httpStatus?: numbe
 }
 
 /** A ProviderError from a Twilio REST error response. */
-export function twilioError(input: {
-  httpStatus: number;
-  body: unknown;
-  retryAfter?: string | null;
-}): ProviderError {
+export function twilioError(input: { httpStatus: number; body: unknown; retryAfter?: string | null }): ProviderError {
   const body = (typeof input.body === "object" && input.body !== null ? input.body : {}) as Record<string, unknown>;
   const code = body["code"] === undefined || body["code"] === null ? undefined : String(body["code"]);
   const message = typeof body["message"] === "string" ? body["message"] : `Twilio answered HTTP ${input.httpStatus}`;
   const retryAfter = input.retryAfter == null ? undefined : Number.parseInt(input.retryAfter, 10);
   return new ProviderError(classifyTwilioError(code, input.httpStatus), code ?? `http_${input.httpStatus}`, message, {
     httpStatus: input.httpStatus,
-    ...(retryAfter !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfterSeconds: retryAfter } : {}),
+    ...(retryAfter !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0
+      ? { retryAfterSeconds: retryAfter }
+      : {}),
   });
 }

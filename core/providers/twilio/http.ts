@@ -18,7 +18,12 @@ export async function twilioRequest(input: {
   fetch: typeof fetch;
   timeoutMs?: number;
 }): Promise<Record<string, unknown>> {
-  if (!input.authorization) throw new ProviderError("permanent", "provider_not_configured", "Twilio REST credentials (API key SID and secret) are not configured.");
+  if (!input.authorization)
+    throw new ProviderError(
+      "permanent",
+      "provider_not_configured",
+      "Twilio REST credentials (API key SID and secret) are not configured.",
+    );
   let response: Response;
   try {
     response = await input.fetch(input.url, {
@@ -33,7 +38,12 @@ export async function twilioRequest(input: {
     });
   } catch (error) {
     const timedOut = error instanceof DOMException && error.name === "TimeoutError";
-    throw new ProviderError("transient", timedOut ? "timeout" : "network_error", `Twilio ${input.label} request failed: ${(error as Error).message}`, { ambiguous: true });
+    throw new ProviderError(
+      "transient",
+      timedOut ? "timeout" : "network_error",
+      `Twilio ${input.label} request failed: ${(error as Error).message}`,
+      { ambiguous: true },
+    );
   }
   const text = await response.text();
   let body: unknown;
@@ -42,6 +52,7 @@ export async function twilioRequest(input: {
   } catch {
     body = {};
   }
-  if (!response.ok) throw twilioError({ httpStatus: response.status, body, retryAfter: response.headers.get("retry-after") });
+  if (!response.ok)
+    throw twilioError({ httpStatus: response.status, body, retryAfter: response.headers.get("retry-after") });
   return body as Record<string, unknown>;
 }

@@ -1,5 +1,12 @@
 import { ProviderError } from "#core/providers/port";
-import type { BrandDetails, BrandReport, CampaignDetails, CampaignReport, RegistrationStatus, TenDlcRegistrar } from "#core/providers/registration";
+import type {
+  BrandDetails,
+  BrandReport,
+  CampaignDetails,
+  CampaignReport,
+  RegistrationStatus,
+  TenDlcRegistrar,
+} from "#core/providers/registration";
 import { twilioRequest, type Form } from "./http.ts";
 
 /**
@@ -35,26 +42,52 @@ const COMPANY_TYPES: Record<BrandDetails["entityType"], string> = {
   GOVERNMENT: "government",
 };
 
-export function createTwilioRegistrar(options: { baseUrl: string | undefined; authorization: string | undefined; fetch: typeof fetch }): TenDlcRegistrar {
+export function createTwilioRegistrar(options: {
+  baseUrl: string | undefined;
+  authorization: string | undefined;
+  fetch: typeof fetch;
+}): TenDlcRegistrar {
   const trusthub = options.baseUrl ? `${options.baseUrl}/trusthub` : "https://trusthub.twilio.com";
   const messaging = options.baseUrl ? `${options.baseUrl}/messaging` : "https://messaging.twilio.com";
-  const call = (url: string, form?: Form) => twilioRequest({ url, authorization: options.authorization, label: url.replace(/^https?:\/\/[^/]+/, ""), ...(form ? { form } : {}), fetch: options.fetch });
+  const call = (url: string, form?: Form) =>
+    twilioRequest({
+      url,
+      authorization: options.authorization,
+      label: url.replace(/^https?:\/\/[^/]+/, ""),
+      ...(form ? { form } : {}),
+      fetch: options.fetch,
+    });
   const sidOf = (resource: Record<string, unknown>, what: string): string => {
     const sid = resource["sid"];
-    if (typeof sid !== "string" || !sid) throw new ProviderError("transient", "malformed_response", `Twilio answered the ${what} request without a sid`, { ambiguous: true });
+    if (typeof sid !== "string" || !sid)
+      throw new ProviderError("transient", "malformed_response", `Twilio answered the ${what} request without a sid`, {
+        ambiguous: true,
+      });
     return sid;
   };
 
   /** A TrustHub bundle (CustomerProfiles or TrustProducts) with its entities assigned, submitted for review. */
-  async function submittedBundle(kind: "CustomerProfiles" | "TrustProducts", form: Form, entitySids: string[]): Promise<string> {
+  async function submittedBundle(
+    kind: "CustomerProfiles" | "TrustProducts",
+    form: Form,
+    entitySids: string[],
+  ): Promise<string> {
     const bundle = sidOf(await call(`${trusthub}/v1/${kind}`, form), kind);
-    for (const objectSid of entitySids) await call(`${trusthub}/v1/${kind}/${bundle}/EntityAssignments`, [["ObjectSid", objectSid]]);
+    for (const objectSid of entitySids)
+      await call(`${trusthub}/v1/${kind}/${bundle}/EntityAssignments`, [["ObjectSid", objectSid]]);
     await call(`${trusthub}/v1/${kind}/${bundle}`, [["Status", "pending-review"]]);
     return bundle;
   }
 
   async function endUser(type: string, friendlyName: string, attributes: Record<string, string>): Promise<string> {
-    return sidOf(await call(`${trusthub}/v1/EndUsers`, [["FriendlyName", friendlyName], ["Type", type], ["Attributes", JSON.stringify(attributes)]]), "EndUsers");
+    return sidOf(
+      await call(`${trusthub}/v1/EndUsers`, [
+        ["FriendlyName", friendlyName],
+        ["Type", type],
+        ["Attributes", JSON.stringify(attributes)],
+      ]),
+      "EndUsers",
+    );
   }
 
   function brandReport(brand: Record<string, unknown>): BrandReport {
@@ -71,8 +104,15 @@ export function createTwilioRegistrar(options: { baseUrl: string | undefined; au
   function campaignReport(service: string, campaign: Record<string, unknown>): CampaignReport {
     const status = campaignStatus(String(campaign["campaign_status"] ?? ""));
     const errors = (campaign["errors"] as { description?: string }[] | undefined) ?? [];
-    const reason = errors.map((error) => error.description).filter(Boolean).join("; ");
-    return { reference: `${service}/${sidOf(campaign, "Usa2p")}`, status, ...(status === "Rejected" && reason ? { failureReason: reason } : {}) };
+    const reason = errors
+      .map((error) => error.description)
+      .filter(Boolean)
+      .join("; ");
+    return {
+      reference: `${service}/${sidOf(campaign, "Usa2p")}`,
+      status,
+      ...(status === "Rejected" && reason ? { failureReason: reason } : {}),
+    };
   }
 
   const parts = (reference: string) => {
@@ -82,26 +122,58 @@ export function createTwilioRegistrar(options: { baseUrl: string | undefined; au
 
   return {
     async registerBrand(details: BrandDetails): Promise<BrandReport> {
-      const business = await endUser("customer_profile_business_information", `${details.displayName} business information`, {
-        business_name: details.legalName,
-        business_identity: "direct_customer",
-        business_type: details.entityType === "NON_PROFIT" ? "Non-profit Corporation" : "Corporation",
-        business_industry: details.vertical,
-        business_registration_identifier: "EIN",
-        business_registration_number: details.ein,
-        business_regions_of_operation: "USA_AND_CANADA",
-        website_url: details.website,
+      const business = await endUser(
+        "customer_profile_business_information",
+        `${details.displayName} business information`,
+        {
+          business_name: details.legalName,
+          business_identity: "direct_customer",
+          business_type: details.entityType === "NON_PROFIT" ? "Non-profit Corporation" : "Corporation",
+          business_industry: details.vertical,
+          business_registration_identifier: "EIN",
+          business_registration_number: details.ein,
+          business_regions_of_operation: "USA_AND_CANADA",
+          website_url: details.website,
+        },
+      );
+      const customerProfile = await submittedBundle(
+        "CustomerProfiles",
+        [
+          ["FriendlyName", details.displayName],
+          ["Email", details.email],
+          ["PolicySid", TWILIO_POLICIES.customerProfile],
+        ],
+        [business],
+      );
+      const a2p = await endUser("us_a2p_messaging_profile_information", `${details.displayName} A2P profile`, {
+        company_type: COMPANY_TYPES[details.entityType],
       });
-      const customerProfile = await submittedBundle("CustomerProfiles", [["FriendlyName", details.displayName], ["Email", details.email], ["PolicySid", TWILIO_POLICIES.customerProfile]], [business]);
-      const a2p = await endUser("us_a2p_messaging_profile_information", `${details.displayName} A2P profile`, { company_type: COMPANY_TYPES[details.entityType] });
-      const a2pProfile = await submittedBundle("TrustProducts", [["FriendlyName", `${details.displayName} A2P`], ["Email", details.email], ["PolicySid", TWILIO_POLICIES.a2pProfile]], [a2p, customerProfile]);
-      return brandReport(await call(`${messaging}/v1/a2p/BrandRegistrations`, [["CustomerProfileBundleSid", customerProfile], ["A2PProfileBundleSid", a2pProfile]]));
+      const a2pProfile = await submittedBundle(
+        "TrustProducts",
+        [
+          ["FriendlyName", `${details.displayName} A2P`],
+          ["Email", details.email],
+          ["PolicySid", TWILIO_POLICIES.a2pProfile],
+        ],
+        [a2p, customerProfile],
+      );
+      return brandReport(
+        await call(`${messaging}/v1/a2p/BrandRegistrations`, [
+          ["CustomerProfileBundleSid", customerProfile],
+          ["A2PProfileBundleSid", a2pProfile],
+        ]),
+      );
     },
     async fetchBrand(reference: string): Promise<BrandReport> {
       return brandReport(await call(`${messaging}/v1/a2p/BrandRegistrations/${encodeURIComponent(reference)}`));
     },
     async registerCampaign(brandReference: string, details: CampaignDetails): Promise<CampaignReport> {
-      const service = sidOf(await call(`${messaging}/v1/Services`, [["FriendlyName", `A2P ${details.useCase} ${brandReference}`.slice(0, 64)]]), "Services");
+      const service = sidOf(
+        await call(`${messaging}/v1/Services`, [
+          ["FriendlyName", `A2P ${details.useCase} ${brandReference}`.slice(0, 64)],
+        ]),
+        "Services",
+      );
       const campaign = await call(`${messaging}/v1/Services/${service}/Compliance/Usa2p`, [
         ["BrandRegistrationSid", brandReference],
         ["Description", details.description],
@@ -117,11 +189,21 @@ export function createTwilioRegistrar(options: { baseUrl: string | undefined; au
     },
     async fetchCampaign(reference: string): Promise<CampaignReport> {
       const { service, campaign } = parts(reference);
-      return campaignReport(decodeURIComponent(service), await call(`${messaging}/v1/Services/${service}/Compliance/Usa2p/${campaign}`));
+      return campaignReport(
+        decodeURIComponent(service),
+        await call(`${messaging}/v1/Services/${service}/Compliance/Usa2p/${campaign}`),
+      );
     },
     async assignNumber(campaignReference: string, number): Promise<void> {
-      if (!number.providerNumberId) throw new ProviderError("permanent", "number_not_at_twilio", `${number.phoneNumber} has no Twilio phone number sid; register it through POST /phone-numbers first.`);
-      await call(`${messaging}/v1/Services/${parts(campaignReference).service}/PhoneNumbers`, [["PhoneNumberSid", number.providerNumberId]]);
+      if (!number.providerNumberId)
+        throw new ProviderError(
+          "permanent",
+          "number_not_at_twilio",
+          `${number.phoneNumber} has no Twilio phone number sid; register it through POST /phone-numbers first.`,
+        );
+      await call(`${messaging}/v1/Services/${parts(campaignReference).service}/PhoneNumbers`, [
+        ["PhoneNumberSid", number.providerNumberId],
+      ]);
     },
   };
 }

@@ -9,7 +9,11 @@ import { createHash, createHmac, timingSafeEqual } from "node:crypto";
  */
 
 /** The signature Twilio computes for a URL and its form parameters. */
-export function twilioSignature(authToken: string, url: string, params: Iterable<readonly [string, string]> = []): string {
+export function twilioSignature(
+  authToken: string,
+  url: string,
+  params: Iterable<readonly [string, string]> = [],
+): string {
   const byName = new Map<string, Set<string>>();
   for (const [name, value] of params) {
     const values = byName.get(name) ?? new Set<string>();

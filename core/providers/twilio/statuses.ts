@@ -55,7 +55,10 @@ export function dialStatusFromTwilio(status: string): CallStatus | undefined {
 }
 
 /** A call resource as Twilio's Calls API (and Telnyx TeXML's, its compatible twin) answers it, as a report; undefined for a status we do not know. */
-export function callReportFromTwilio(call: Record<string, unknown>, providerCallId: string): CallStatusReport | undefined {
+export function callReportFromTwilio(
+  call: Record<string, unknown>,
+  providerCallId: string,
+): CallStatusReport | undefined {
   const providerStatus = String(call["status"] ?? "");
   const status = callStatusFromTwilio(providerStatus);
   if (status === undefined) return undefined;

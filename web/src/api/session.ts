@@ -16,7 +16,11 @@ let identity: Promise<Identity> | undefined;
 function identityProvider(): Promise<Identity> {
   identity ??= (async () => {
     const built = import.meta.env.VITE_AUTH_URL as string | undefined;
-    if (built) return { issuer: built.replace(/\/$/, ""), clientId: (import.meta.env.VITE_AUTH_CLIENT_ID as string | undefined) ?? "dashboard" };
+    if (built)
+      return {
+        issuer: built.replace(/\/$/, ""),
+        clientId: (import.meta.env.VITE_AUTH_CLIENT_ID as string | undefined) ?? "dashboard",
+      };
     const response = await fetch(`${import.meta.env.BASE_URL}identity.json`, { cache: "no-store" });
     if (!response.ok) throw new Error("The identity provider is not reachable.");
     return (await response.json()) as Identity;
@@ -63,7 +67,10 @@ export async function finishSignIn(): Promise<boolean> {
   const code = query.get("code");
   if (!code && !query.get("error")) return false;
   history.replaceState(null, "", `${location.pathname}${location.hash}`);
-  const pending = JSON.parse(sessionStorage.getItem(keys.pending) ?? "null") as { state: string; verifier: string } | null;
+  const pending = JSON.parse(sessionStorage.getItem(keys.pending) ?? "null") as {
+    state: string;
+    verifier: string;
+  } | null;
   sessionStorage.removeItem(keys.pending);
   if (!code || !pending || query.get("state") !== pending.state) return false;
   const { issuer, clientId } = await identityProvider();
@@ -71,7 +78,13 @@ export async function finishSignIn(): Promise<boolean> {
     await fetch(`${issuer}/token`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirectUri(), client_id: clientId, code_verifier: pending.verifier }),
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: redirectUri(),
+        client_id: clientId,
+        code_verifier: pending.verifier,
+      }),
     }),
   );
 }

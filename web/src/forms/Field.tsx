@@ -6,7 +6,13 @@ import { errorId } from "./problem";
  * A labelled control with the API's error for it right beside it: the control is described by the error so a
  * screen reader reads it on focus, and `aria-invalid` marks it.
  */
-export function Field(props: { label: string; pointer: string; errors: string[]; hint?: string; children: (control: { id: string; "aria-invalid"?: true; "aria-describedby"?: string }) => ComponentChildren }) {
+export function Field(props: {
+  label: string;
+  pointer: string;
+  errors: string[];
+  hint?: string;
+  children: (control: { id: string; "aria-invalid"?: true; "aria-describedby"?: string }) => ComponentChildren;
+}) {
   const id = errorId(props.pointer);
   const controlId = `input${id.slice("error".length)}`;
   const invalid = props.errors.length > 0;
@@ -28,7 +34,15 @@ export function Field(props: { label: string; pointer: string; errors: string[];
  * The form's problem sentence and every field error in a list, announced when it appears and brought into view
  * (the save button of a long form is far below it).
  */
-export function ProblemSummary({ detail, errors, place }: { detail: string; errors: { pointer: string; detail: string }[]; place?: (pointer: string) => string }) {
+export function ProblemSummary({
+  detail,
+  errors,
+  place,
+}: {
+  detail: string;
+  errors: { pointer: string; detail: string }[];
+  place?: (pointer: string) => string;
+}) {
   const summary = useRef<HTMLDivElement>(null);
   useEffect(() => summary.current?.scrollIntoView({ block: "nearest" }), [detail, errors]);
   return (

@@ -26,19 +26,24 @@ export type FieldKind =
 /** One setting: its key (dots reach into nested objects such as `audience.maxLeads`) and how it is asked. */
 export type FieldSpec = FieldKind & { key: string; label: string; hint?: string };
 
-
 type Settings = Record<string, unknown>;
 
 /** The value at a dotted key (`audience.maxLeads`). */
 export function readSetting(settings: Settings, key: string): unknown {
-  return key.split(".").reduce<unknown>((value, part) => (value && typeof value === "object" ? (value as Settings)[part] : undefined), settings);
+  return key
+    .split(".")
+    .reduce<unknown>(
+      (value, part) => (value && typeof value === "object" ? (value as Settings)[part] : undefined),
+      settings,
+    );
 }
 
 /** A copy of `settings` with the dotted key set; `undefined` removes it, and an emptied nested object goes too. */
 export function writeSetting(settings: Settings, key: string, value: unknown): Settings {
   const [head, ...rest] = key.split(".") as [string, ...string[]];
   const next = { ...settings };
-  const inner = rest.length > 0 ? writeSetting((settings[head] as Settings | undefined) ?? {}, rest.join("."), value) : value;
+  const inner =
+    rest.length > 0 ? writeSetting((settings[head] as Settings | undefined) ?? {}, rest.join("."), value) : value;
   if (inner === undefined || (rest.length > 0 && Object.keys(inner as Settings).length === 0)) delete next[head];
   else next[head] = inner;
   return next;
@@ -51,11 +56,19 @@ function typed(text: string): string | number | boolean | null {
   return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
 }
 
-const lines = (text: string) => text.split("\n").map((line) => line.trim()).filter(Boolean);
+const lines = (text: string) =>
+  text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
 const nonEmpty = <T,>(list: T[]) => (list.length > 0 ? list : undefined);
 
 /** Splits each line at the first `separator` into a map; a line without it keeps an empty value so the API names it. */
-function pairsOf(text: string, separator: string, value: (raw: string) => unknown): Record<string, unknown> | undefined {
+function pairsOf(
+  text: string,
+  separator: string,
+  value: (raw: string) => unknown,
+): Record<string, unknown> | undefined {
   const entries = lines(text).map((line) => {
     const at = line.indexOf(separator);
     return at < 0 ? [line, ""] : [line.slice(0, at).trim(), value(line.slice(at + separator.length).trim())];
@@ -66,8 +79,14 @@ function pairsOf(text: string, separator: string, value: (raw: string) => unknow
 /** The text a setting's value is shown as in its input. */
 function shown(spec: FieldSpec, value: unknown): string {
   if (value === undefined || value === null) return "";
-  if (spec.kind === "pairs") return Object.entries(value as Settings).map(([name, text]) => `${name}: ${String(text)}`).join("\n");
-  if (spec.kind === "assignments") return Object.entries(value as Settings).map(([name, text]) => `${name} = ${String(text)}`).join("\n");
+  if (spec.kind === "pairs")
+    return Object.entries(value as Settings)
+      .map(([name, text]) => `${name}: ${String(text)}`)
+      .join("\n");
+  if (spec.kind === "assignments")
+    return Object.entries(value as Settings)
+      .map(([name, text]) => `${name} = ${String(text)}`)
+      .join("\n");
   if (Array.isArray(value)) return value.map(String).join("\n");
   return String(value);
 }
@@ -99,7 +118,13 @@ function parsed(spec: FieldSpec, text: string): unknown {
 }
 
 /** One setting's input, labelled, with the API's error for it beside it. */
-export function SettingInput(props: { spec: FieldSpec; settings: Settings; pointer: string; errors: string[]; onChange: (settings: Settings) => void }) {
+export function SettingInput(props: {
+  spec: FieldSpec;
+  settings: Settings;
+  pointer: string;
+  errors: string[];
+  onChange: (settings: Settings) => void;
+}) {
   const { spec, settings, onChange } = props;
   const value = readSetting(settings, spec.key);
   const set = (next: unknown) => onChange(writeSetting(settings, spec.key, next));
@@ -115,7 +140,9 @@ export function SettingInput(props: { spec: FieldSpec; settings: Settings; point
                 type="checkbox"
                 checked={chosen.includes(option)}
                 onChange={(event) => {
-                  const next = event.currentTarget.checked ? [...chosen, option] : chosen.filter((item) => item !== option);
+                  const next = event.currentTarget.checked
+                    ? [...chosen, option]
+                    : chosen.filter((item) => item !== option);
                   set(nonEmpty(spec.options.filter((item) => next.includes(item))));
                 }}
               />
@@ -134,7 +161,11 @@ export function SettingInput(props: { spec: FieldSpec; settings: Settings; point
           const options = spec.kind === "select" ? spec.options : ["true", "false"];
           const required = spec.kind === "yesno" || (spec.kind === "select" && !spec.optional);
           return (
-            <select {...described} value={value === undefined ? "" : String(value)} onChange={(event) => set(parsed(spec, event.currentTarget.value))}>
+            <select
+              {...described}
+              value={value === undefined ? "" : String(value)}
+              onChange={(event) => set(parsed(spec, event.currentTarget.value))}
+            >
               {(!required || value === undefined) && <option value="">{required ? "Choose…" : "Default"}</option>}
               {options.map((option) => (
                 <option value={option}>{option === "true" ? "Yes" : option === "false" ? "No" : option}</option>
@@ -142,14 +173,33 @@ export function SettingInput(props: { spec: FieldSpec; settings: Settings; point
             </select>
           );
         }
-        if (spec.kind === "textarea") return <textarea {...described} rows={3} value={shown(spec, value)} onInput={(event) => set(parsed(spec, event.currentTarget.value))} />;
-        const multiline = spec.kind === "lines" || spec.kind === "scalars" || spec.kind === "pairs" || spec.kind === "assignments";
+        if (spec.kind === "textarea")
+          return (
+            <textarea
+              {...described}
+              rows={3}
+              value={shown(spec, value)}
+              onInput={(event) => set(parsed(spec, event.currentTarget.value))}
+            />
+          );
+        const multiline =
+          spec.kind === "lines" || spec.kind === "scalars" || spec.kind === "pairs" || spec.kind === "assignments";
         // Lists are read when the input is left (change), so typing a new line is not undone by the parse.
-        if (multiline) return <textarea {...described} rows={2} value={shown(spec, value)} onChange={(event) => set(parsed(spec, event.currentTarget.value))} />;
+        if (multiline)
+          return (
+            <textarea
+              {...described}
+              rows={2}
+              value={shown(spec, value)}
+              onChange={(event) => set(parsed(spec, event.currentTarget.value))}
+            />
+          );
         return (
           <input
             {...described}
-            type={(spec.kind === "time" || spec.kind === "number" || spec.kind === "url" ? spec.kind : "text") as "text"}
+            type={
+              (spec.kind === "time" || spec.kind === "number" || spec.kind === "url" ? spec.kind : "text") as "text"
+            }
             value={shown(spec, value)}
             onInput={(event) => set(parsed(spec, event.currentTarget.value))}
           />

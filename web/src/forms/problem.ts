@@ -5,14 +5,17 @@ export interface FormProblem {
 }
 
 export function formProblem(error: unknown): FormProblem {
-  const problem = error as { detail?: string; title?: string; errors?: { pointer: string; detail: string }[] } | undefined;
+  const problem = error as
+    { detail?: string; title?: string; errors?: { pointer: string; detail: string }[] } | undefined;
   return { detail: problem?.detail ?? problem?.title ?? "The request failed.", errors: problem?.errors ?? [] };
 }
 
 /** The errors at `pointer` or inside it (`/actions/0/settings/mediaUrls` also owns `/…/mediaUrls/1`). */
 export function errorsAt(problem: FormProblem | null, pointer: string): string[] {
   if (!problem) return [];
-  return problem.errors.filter((error) => error.pointer === pointer || error.pointer.startsWith(`${pointer}/`)).map((error) => error.detail);
+  return problem.errors
+    .filter((error) => error.pointer === pointer || error.pointer.startsWith(`${pointer}/`))
+    .map((error) => error.detail);
 }
 
 /** The errors exactly at one of `pointers` (a node's own problems, not those of its fields). */

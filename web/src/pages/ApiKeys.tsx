@@ -17,7 +17,9 @@ const presets: { label: string; scopes: Scope[] }[] = [
 
 /** The organization's `sk_` keys: create (the secret is shown once), rotate with an overlap, revoke. */
 export function ApiKeys() {
-  const keys = usePaged<KeyPage>((continuationToken) => api.POST("/api-keys/all/my", { body: { pageSize: 25, continuationToken } }));
+  const keys = usePaged<KeyPage>((continuationToken) =>
+    api.POST("/api-keys/all/my", { body: { pageSize: 25, continuationToken } }),
+  );
   const [secret, setSecret] = useState<{ name: string; key: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [name, setName] = useState("");
@@ -32,15 +34,29 @@ export function ApiKeys() {
   return (
     <>
       <h1>API keys</h1>
-      {(error ?? keys.error) && <p role="alert" class="error">{error ?? keys.error}</p>}
-      {secret && <SecretOnce title={`Copy the key “${secret.name}” now`} note="It is shown this once; only its hash is stored." secret={secret.key} onDone={() => setSecret(null)} />}
+      {(error ?? keys.error) && (
+        <p role="alert" class="error">
+          {error ?? keys.error}
+        </p>
+      )}
+      {secret && (
+        <SecretOnce
+          title={`Copy the key “${secret.name}” now`}
+          note="It is shown this once; only its hash is stored."
+          secret={secret.key}
+          onDone={() => setSecret(null)}
+        />
+      )}
       <section aria-labelledby="create">
         <h2 id="create">Create a key</h2>
         <form
           class="filters"
           onSubmit={(event) => {
             event.preventDefault();
-            if (name.trim()) void shown(api.POST("/api-keys", { body: { name: name.trim(), scopes: presets[preset]!.scopes } })).then(() => setName(""));
+            if (name.trim())
+              void shown(api.POST("/api-keys", { body: { name: name.trim(), scopes: presets[preset]!.scopes } })).then(
+                () => setName(""),
+              );
           }}
         >
           <label>
@@ -70,22 +86,42 @@ export function ApiKeys() {
                 <th scope="col">Created by</th>
                 <th scope="col">Last used</th>
                 <th scope="col">Status</th>
-                <th scope="col"><span class="visually-hidden">Actions</span></th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {keys.page.items.map((key) => (
                 <tr>
                   <th scope="row">{key.name}</th>
-                  <td><code>{key.prefix}…</code></td>
+                  <td>
+                    <code>{key.prefix}…</code>
+                  </td>
                   <td>{key.scopes.join(", ")}</td>
                   <td>{key.createdByName}</td>
                   <td>{key.lastUsedAt ? new Date(key.lastUsedAt).toLocaleString() : "never"}</td>
-                  <td>{key.status}{key.expiresAt && key.status !== "Revoked" ? ` until ${new Date(key.expiresAt).toLocaleString()}` : ""}</td>
+                  <td>
+                    {key.status}
+                    {key.expiresAt && key.status !== "Revoked"
+                      ? ` until ${new Date(key.expiresAt).toLocaleString()}`
+                      : ""}
+                  </td>
                   <td>
                     {(key.status === "Active" || key.status === "Expiring") && (
                       <>
-                        <button type="button" class="secondary" onClick={() => void shown(api.POST("/api-keys/{id}/rotate", { params: { path: { id: key.id } }, body: { overlapHours: 24 } }))}>
+                        <button
+                          type="button"
+                          class="secondary"
+                          onClick={() =>
+                            void shown(
+                              api.POST("/api-keys/{id}/rotate", {
+                                params: { path: { id: key.id } },
+                                body: { overlapHours: 24 },
+                              }),
+                            )
+                          }
+                        >
                           Rotate
                         </button>{" "}
                         <button
@@ -93,7 +129,9 @@ export function ApiKeys() {
                           class="secondary"
                           onClick={() => {
                             if (!confirm(`Revoke “${key.name}”? Requests with it are refused within seconds.`)) return;
-                            void api.DELETE("/api-keys/{id}", { params: { path: { id: key.id } } }).then(({ error: problem }) => (problem ? setError(problemText(problem)) : keys.reload()));
+                            void api
+                              .DELETE("/api-keys/{id}", { params: { path: { id: key.id } } })
+                              .then(({ error: problem }) => (problem ? setError(problemText(problem)) : keys.reload()));
                           }}
                         >
                           Revoke
@@ -105,7 +143,9 @@ export function ApiKeys() {
               ))}
             </tbody>
           </table>
-          <p class="hint">Rotating keeps the old key working for 24 hours, so integrations can switch without downtime.</p>
+          <p class="hint">
+            Rotating keeps the old key working for 24 hours, so integrations can switch without downtime.
+          </p>
           <Pager label="Key pages" tokens={keys.tokens} next={keys.page.continuationToken} onChange={keys.setTokens} />
         </section>
       )}

@@ -5,18 +5,27 @@ import { usePaged } from "../usePaged";
 
 type AuditPage = paths["/audit-log/all/my"]["post"]["responses"]["200"]["content"]["application/json"];
 
-const shown = (value: unknown) => (value === null || value === undefined ? "—" : typeof value === "string" ? value : JSON.stringify(value));
+const shown = (value: unknown) =>
+  value === null || value === undefined ? "—" : typeof value === "string" ? value : JSON.stringify(value);
 
 /** Who changed what, when and from where, newest first. */
 export function AuditLog() {
-  const log = usePaged<AuditPage>((continuationToken) => api.POST("/audit-log/all/my", { body: { pageSize: 25, continuationToken } }));
+  const log = usePaged<AuditPage>((continuationToken) =>
+    api.POST("/audit-log/all/my", { body: { pageSize: 25, continuationToken } }),
+  );
   return (
     <>
       <h1>Audit log</h1>
-      {log.error && <p role="alert" class="error">{log.error}</p>}
+      {log.error && (
+        <p role="alert" class="error">
+          {log.error}
+        </p>
+      )}
       {log.page && (
         <section aria-labelledby="entries">
-          <h2 id="entries" class="visually-hidden">Entries</h2>
+          <h2 id="entries" class="visually-hidden">
+            Entries
+          </h2>
           <table data-testid="audit-log" class="stacked">
             <thead>
               <tr>
@@ -31,7 +40,10 @@ export function AuditLog() {
               {log.page.items.map((entry) => (
                 <tr>
                   <th scope="row">{new Date(entry.occurredAt).toLocaleString()}</th>
-                  <td>{entry.actor.displayName}{entry.actor.kind === "apiKey" ? " (API key)" : ""}</td>
+                  <td>
+                    {entry.actor.displayName}
+                    {entry.actor.kind === "apiKey" ? " (API key)" : ""}
+                  </td>
                   <td>{entry.action}</td>
                   <td>
                     <ul class="changes">
@@ -48,7 +60,12 @@ export function AuditLog() {
             </tbody>
           </table>
           {log.page.items.length === 0 && <p>No changes recorded yet.</p>}
-          <Pager label="Audit log pages" tokens={log.tokens} next={log.page.continuationToken} onChange={log.setTokens} />
+          <Pager
+            label="Audit log pages"
+            tokens={log.tokens}
+            next={log.page.continuationToken}
+            onChange={log.setTokens}
+          />
         </section>
       )}
     </>

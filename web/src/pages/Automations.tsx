@@ -6,7 +6,8 @@ import { typeLabels } from "./automations/fields";
 
 type Automation = paths["/automations/{id}"]["get"]["responses"]["200"]["content"]["application/json"];
 type AutomationRequest = NonNullable<paths["/automations/{id}"]["put"]["requestBody"]>["content"]["application/json"];
-type Run = paths["/automations/{id}/runs/all/my"]["post"]["responses"]["200"]["content"]["application/json"]["items"][number];
+type Run =
+  paths["/automations/{id}/runs/all/my"]["post"]["responses"]["200"]["content"]["application/json"]["items"][number];
 
 /** Automations with their last run, switched on and off with PUT /automations/{id} (the version guards concurrent edits). */
 export function Automations() {
@@ -43,7 +44,11 @@ export function Automations() {
           New automation
         </a>
       </div>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {automations && automations.length === 0 && <p>No automations yet.</p>}
       {automations && automations.length > 0 && (
         <table class="list stacked" data-testid="automations">
@@ -61,7 +66,9 @@ export function Automations() {
             {automations.map((automation) => (
               <tr>
                 <th scope="row">
-                  <a href={`#/automations/${encodeURIComponent(automation.id)}`} title="Run history">{automation.name}</a>
+                  <a href={`#/automations/${encodeURIComponent(automation.id)}`} title="Run history">
+                    {automation.name}
+                  </a>
                 </th>
                 <td>
                   <label>
@@ -71,7 +78,8 @@ export function Automations() {
                   </label>
                 </td>
                 <td>
-                  {automation.lastRunStatus ?? "—"} {automation.lastRunAt ? new Date(automation.lastRunAt).toLocaleString() : ""}
+                  {automation.lastRunStatus ?? "—"}{" "}
+                  {automation.lastRunAt ? new Date(automation.lastRunAt).toLocaleString() : ""}
                 </td>
                 <td>
                   <a class="button secondary" href={`#/automations/${encodeURIComponent(automation.id)}/edit`}>
@@ -94,7 +102,10 @@ function useLeadNames(leadIds: string[]): Record<string, string> {
     const missing = [...new Set(leadIds)].filter((leadId) => !(leadId in names));
     for (const leadId of missing)
       void api.GET("/leads/{id}", { params: { path: { id: leadId } } }).then(({ data }) =>
-        setNames((known) => ({ ...known, [leadId]: data ? fullName(data.contact) || data.contact.phone?.number || leadId : leadId })),
+        setNames((known) => ({
+          ...known,
+          [leadId]: data ? fullName(data.contact) || data.contact.phone?.number || leadId : leadId,
+        })),
       );
   }, [leadIds.join(",")]);
   return names;
@@ -116,7 +127,10 @@ export function AutomationRuns({ id }: { id: string }) {
   const [reload, setReload] = useState(0);
   useEffect(() => {
     void api
-      .POST("/automations/{id}/runs/all/my", { params: { path: { id } }, body: { pageSize: 50, orderBy: [{ field: "createdAt", direction: "desc" }] } })
+      .POST("/automations/{id}/runs/all/my", {
+        params: { path: { id } },
+        body: { pageSize: 50, orderBy: [{ field: "createdAt", direction: "desc" }] },
+      })
       .then(({ data, error: problem }) => (data ? setRuns(data.items) : setError(problemText(problem))));
   }, [id, reload]);
   const names = useLeadNames((runs ?? []).flatMap((run) => (run.leadId ? [run.leadId] : [])));
@@ -132,10 +146,15 @@ export function AutomationRuns({ id }: { id: string }) {
   return (
     <>
       <p>
-        <a href="#/automations">← Automations</a> · <a href={`#/automations/${encodeURIComponent(id)}/edit`}>Edit this automation</a>
+        <a href="#/automations">← Automations</a> ·{" "}
+        <a href={`#/automations/${encodeURIComponent(id)}/edit`}>Edit this automation</a>
       </p>
       <h1>Run history</h1>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {runs && runs.length === 0 && <p>No runs yet.</p>}
       {runs && runs.length > 0 && (
         <ul class="runs" data-testid="runs">
@@ -144,7 +163,15 @@ export function AutomationRuns({ id }: { id: string }) {
               <div class="run-head">
                 <strong data-testid="run-status">{run.status}</strong>
                 <time dateTime={run.createdAt}>{new Date(run.createdAt).toLocaleString()}</time>
-                <span>{run.leadId ? <a href={`#/leads/${encodeURIComponent(run.leadId)}`} data-testid="run-lead">{names[run.leadId] ?? "…"}</a> : "No lead"}</span>
+                <span>
+                  {run.leadId ? (
+                    <a href={`#/leads/${encodeURIComponent(run.leadId)}`} data-testid="run-lead">
+                      {names[run.leadId] ?? "…"}
+                    </a>
+                  ) : (
+                    "No lead"
+                  )}
+                </span>
                 {run.status === "Failed" && (
                   <button type="button" onClick={() => void retry(run)}>
                     Retry<span class="visually-hidden"> the run of {new Date(run.createdAt).toLocaleString()}</span>

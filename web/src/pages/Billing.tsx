@@ -17,7 +17,9 @@ export function Billing() {
   const [error, setError] = useState<string | null>(null);
   const [credited, setCredited] = useState(0);
   useEffect(() => {
-    void api.GET("/billing/wallet").then(({ data, error: problem }) => (data ? setWallet(data) : setError(problemText(problem))));
+    void api
+      .GET("/billing/wallet")
+      .then(({ data, error: problem }) => (data ? setWallet(data) : setError(problemText(problem))));
   }, [credited]);
   useEffect(() => {
     void api
@@ -27,7 +29,11 @@ export function Billing() {
   return (
     <>
       <h1>Billing</h1>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {wallet && (
         <section aria-labelledby="wallet" class="cards">
           <h2 id="wallet" class="visually-hidden">
@@ -51,7 +57,8 @@ export function Billing() {
             <dd>{money(wallet.prices.mmsMessage, wallet.prices.currency)}</dd>
             <dt>Call minute</dt>
             <dd>
-              {money(wallet.prices.callMinute, wallet.prices.currency)} {wallet.prices.callRounding === "PerSecond" ? "(billed per second)" : "(per started minute)"}
+              {money(wallet.prices.callMinute, wallet.prices.currency)}{" "}
+              {wallet.prices.callRounding === "PerSecond" ? "(billed per second)" : "(per started minute)"}
             </dd>
             <dt>Phone number (monthly)</dt>
             <dd>{money(wallet.prices.phoneNumberMonthly, wallet.prices.currency)}</dd>

@@ -9,7 +9,9 @@ type Message = paths["/messages/{id}"]["get"]["responses"]["200"]["content"]["ap
 
 const finalStatuses = ["Delivered", "Undelivered", "Failed", "Blocked", "Canceled", "Received"];
 
-type ConversationQuery = NonNullable<paths["/conversations/all/my"]["post"]["requestBody"]>["content"]["application/json"];
+type ConversationQuery = NonNullable<
+  paths["/conversations/all/my"]["post"]["requestBody"]
+>["content"]["application/json"];
 
 /** A query that is a phone number ("+1 (201) 555", "2015550") searches numbers; anything with letters searches names. */
 const looksLikeNumber = (text: string) => /^[\d\s()+.-]+$/.test(text);
@@ -20,7 +22,8 @@ const looksLikeNumber = (text: string) => /^[\d\s()+.-]+$/.test(text);
  * Answers null when no lead has that name (nothing to ask the conversations for).
  */
 async function inboxQuery(show: "all" | "unread", search: string): Promise<ConversationQuery["filters"] | null> {
-  const filters: NonNullable<ConversationQuery["filters"]> = show === "unread" ? [{ field: "unread", value: true }] : [];
+  const filters: NonNullable<ConversationQuery["filters"]> =
+    show === "unread" ? [{ field: "unread", value: true }] : [];
   const text = search.trim();
   if (!text || looksLikeNumber(text)) return filters;
   const { data } = await api.POST("/leads/all/my", { body: { pageSize: 100, search: text, searchFields: ["name"] } });
@@ -36,32 +39,41 @@ export function Conversations() {
   const [show, setShow] = useState<"all" | "unread">("all");
   const [search, setSearch] = useState("");
   const [tokens, setTokens] = useState<(string | null)[]>([null]);
-  const [loaded, setLoaded] = useState<{ items: Conversation[]; names: Record<string, string>; next: string | null } | null>(null);
+  const [loaded, setLoaded] = useState<{
+    items: Conversation[];
+    names: Record<string, string>;
+    next: string | null;
+  } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const token = tokens[tokens.length - 1] ?? null;
 
   useEffect(() => {
     let current = true;
     // Typing settles before the inbox asks (one query per pause, not per key).
-    const timer = setTimeout(async () => {
-      const filters = await inboxQuery(show, search);
-      if (!current) return;
-      if (filters === null) return setLoaded({ items: [], names: {}, next: null });
-      const text = search.trim();
-      const { data, error: problem } = await api.POST("/conversations/all/my", {
-        body: {
-          pageSize: 50,
-          continuationToken: token,
-          orderBy: [{ field: "lastMessageAt", direction: "desc" }],
-          filters,
-          ...(text && looksLikeNumber(text) ? { search: text.replace(/[^\d+]/g, ""), searchFields: ["contactPhoneNumber"] } : {}),
-        },
-      });
-      if (!current) return;
-      if (!data) return setError(problemText(problem));
-      setError(null);
-      setLoaded({ items: data.items, names: await leadNames(data.items), next: data.continuationToken });
-    }, search ? 300 : 0);
+    const timer = setTimeout(
+      async () => {
+        const filters = await inboxQuery(show, search);
+        if (!current) return;
+        if (filters === null) return setLoaded({ items: [], names: {}, next: null });
+        const text = search.trim();
+        const { data, error: problem } = await api.POST("/conversations/all/my", {
+          body: {
+            pageSize: 50,
+            continuationToken: token,
+            orderBy: [{ field: "lastMessageAt", direction: "desc" }],
+            filters,
+            ...(text && looksLikeNumber(text)
+              ? { search: text.replace(/[^\d+]/g, ""), searchFields: ["contactPhoneNumber"] }
+              : {}),
+          },
+        });
+        if (!current) return;
+        if (!data) return setError(problemText(problem));
+        setError(null);
+        setLoaded({ items: data.items, names: await leadNames(data.items), next: data.continuationToken });
+      },
+      search ? 300 : 0,
+    );
     return () => {
       current = false;
       clearTimeout(timer);
@@ -74,18 +86,31 @@ export function Conversations() {
       <form class="filters" role="search" onSubmit={(event) => event.preventDefault()}>
         <label>
           Show
-          <select value={show} onChange={(event) => (setShow(event.currentTarget.value as "all" | "unread"), setTokens([null]))}>
+          <select
+            value={show}
+            onChange={(event) => (setShow(event.currentTarget.value as "all" | "unread"), setTokens([null]))}
+          >
             <option value="all">All</option>
             <option value="unread">Unread</option>
           </select>
         </label>
         <label>
           Search by name or number
-          <input type="search" value={search} onInput={(event) => (setSearch(event.currentTarget.value), setTokens([null]))} />
+          <input
+            type="search"
+            value={search}
+            onInput={(event) => (setSearch(event.currentTarget.value), setTokens([null]))}
+          />
         </label>
       </form>
-      {error && <p role="alert" class="error">{error}</p>}
-      {loaded && loaded.items.length === 0 && <p role="status">{search || show === "unread" ? "No conversation matches." : "No conversations yet."}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {loaded && loaded.items.length === 0 && (
+        <p role="status">{search || show === "unread" ? "No conversation matches." : "No conversations yet."}</p>
+      )}
       {loaded && loaded.items.length > 0 && (
         <ul class="inbox" data-testid="inbox">
           {loaded.items.map((conversation) => {
@@ -97,19 +122,27 @@ export function Conversations() {
                     <strong>{name ?? conversation.contactPhoneNumber}</strong>
                     {name && <small>{conversation.contactPhoneNumber}</small>}
                   </span>
-                  {conversation.unreadCount > 0 ? <span class="badge unread-count">{conversation.unreadCount} unread</span> : <span />}
+                  {conversation.unreadCount > 0 ? (
+                    <span class="badge unread-count">{conversation.unreadCount} unread</span>
+                  ) : (
+                    <span />
+                  )}
                   <span class="preview">
                     {conversation.lastDirection === "Outbound" && "You: "}
                     {conversation.lastMessagePreview ?? ""}
                   </span>
-                  <time dateTime={conversation.lastMessageAt ?? undefined}>{conversation.lastMessageAt ? new Date(conversation.lastMessageAt).toLocaleString() : ""}</time>
+                  <time dateTime={conversation.lastMessageAt ?? undefined}>
+                    {conversation.lastMessageAt ? new Date(conversation.lastMessageAt).toLocaleString() : ""}
+                  </time>
                 </a>
               </li>
             );
           })}
         </ul>
       )}
-      {loaded && (tokens.length > 1 || loaded.next) && <Pager label="Inbox pages" tokens={tokens} next={loaded.next} onChange={setTokens} />}
+      {loaded && (tokens.length > 1 || loaded.next) && (
+        <Pager label="Inbox pages" tokens={tokens} next={loaded.next} onChange={setTokens} />
+      )}
     </>
   );
 }
@@ -139,12 +172,18 @@ export function Thread({ id }: { id: string }) {
     void loadMessages(id).then((loaded) => {
       if (!current) return;
       setMessages(loaded);
-      if (loaded.some((message) => !finalStatuses.includes(message.status))) setTimeout(() => current && setRefresh((count) => count + 1), 1000);
+      if (loaded.some((message) => !finalStatuses.includes(message.status)))
+        setTimeout(() => current && setRefresh((count) => count + 1), 1000);
     });
     return () => void (current = false);
   }, [id, refresh]);
 
-  if (error) return <p role="alert" class="error">{error}</p>;
+  if (error)
+    return (
+      <p role="alert" class="error">
+        {error}
+      </p>
+    );
   if (!conversation) return <p role="status">Loading…</p>;
   return (
     <>
@@ -187,15 +226,34 @@ export function Thread({ id }: { id: string }) {
 
 async function loadMessages(conversationId: string): Promise<Message[]> {
   const { data } = await api.POST("/events/all/my", {
-    body: { pageSize: 200, filters: [{ field: "conversationId", value: conversationId }], orderBy: [{ field: "createdAt", direction: "asc" }] },
+    body: {
+      pageSize: 200,
+      filters: [{ field: "conversationId", value: conversationId }],
+      orderBy: [{ field: "createdAt", direction: "asc" }],
+    },
   });
-  const ids = [...new Set((data?.items ?? []).filter((event) => event.relatedEntityType === "Message" && event.relatedEntityId).map((event) => event.relatedEntityId!))];
-  const messages = await Promise.all(ids.map(async (messageId) => (await api.GET("/messages/{id}", { params: { path: { id: messageId } } })).data));
-  return messages.filter((message): message is Message => message !== undefined).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  const ids = [
+    ...new Set(
+      (data?.items ?? [])
+        .filter((event) => event.relatedEntityType === "Message" && event.relatedEntityId)
+        .map((event) => event.relatedEntityId!),
+    ),
+  ];
+  const messages = await Promise.all(
+    ids.map(async (messageId) => (await api.GET("/messages/{id}", { params: { path: { id: messageId } } })).data),
+  );
+  return messages
+    .filter((message): message is Message => message !== undefined)
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
 /** Sends through POST /messages and shows the API's answer as it is: scheduled for quiet hours, blocked by an opt-out, or a problem. */
-export function ReplyBox(props: { target: { leadId: string } | { to: string }; fromPhoneNumberId?: string | null; label?: string; onSent: () => void }) {
+export function ReplyBox(props: {
+  target: { leadId: string } | { to: string };
+  fromPhoneNumberId?: string | null;
+  label?: string;
+  onSent: () => void;
+}) {
   const { target, fromPhoneNumberId, label = "Reply", onSent } = props;
   const [body, setBody] = useState("");
   const [answer, setAnswer] = useState<string | null>(null);
@@ -222,7 +280,13 @@ export function ReplyBox(props: { target: { leadId: string } | { to: string }; f
       }}
     >
       <label for="reply">{label}</label>
-      <textarea id="reply" rows={3} maxLength={1600} value={body} onInput={(event) => setBody(event.currentTarget.value)} />
+      <textarea
+        id="reply"
+        rows={3}
+        maxLength={1600}
+        value={body}
+        onInput={(event) => setBody(event.currentTarget.value)}
+      />
       <button type="submit" disabled={sending}>
         Send
       </button>
@@ -243,7 +307,13 @@ export async function leadNames(conversations: Conversation[]): Promise<Record<s
   const linked = conversations.filter((conversation) => conversation.leadId);
   if (linked.length === 0) return {};
   const phones = [...new Set(linked.map((conversation) => conversation.contactPhoneNumber))];
-  const { data } = await api.POST("/leads/all/my", { body: { pageSize: 100, filters: [{ field: "phone", value: phones }] } });
+  const { data } = await api.POST("/leads/all/my", {
+    body: { pageSize: 100, filters: [{ field: "phone", value: phones }] },
+  });
   const byId = new Map((data?.items ?? []).map((lead) => [lead.id, fullName(lead.contact)]));
-  return Object.fromEntries(linked.flatMap((conversation) => (byId.get(conversation.leadId!) ? [[conversation.id, byId.get(conversation.leadId!)!]] : [])));
+  return Object.fromEntries(
+    linked.flatMap((conversation) =>
+      byId.get(conversation.leadId!) ? [[conversation.id, byId.get(conversation.leadId!)!]] : [],
+    ),
+  );
 }

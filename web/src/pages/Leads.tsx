@@ -43,7 +43,14 @@ export function Leads() {
       setError(data ? null : problemText(problem));
       if (data)
         setLoaded((previous) => ({
-          page: data.totalCount != null ? data : { ...data, totalCount: previous?.page.totalCount ?? null, totalCountCapped: previous?.page.totalCountCapped },
+          page:
+            data.totalCount != null
+              ? data
+              : {
+                  ...data,
+                  totalCount: previous?.page.totalCount ?? null,
+                  totalCountCapped: previous?.page.totalCountCapped,
+                },
           number,
         }));
     });
@@ -58,7 +65,8 @@ export function Leads() {
       <h1>Leads</h1>
       <form class="filters" role="search" onSubmit={(event) => event.preventDefault()}>
         <label>
-          Search <input type="search" value={search} onChange={(event) => (setSearch(event.currentTarget.value), restart())} />
+          Search{" "}
+          <input type="search" value={search} onChange={(event) => (setSearch(event.currentTarget.value), restart())} />
         </label>
         <label>
           Status
@@ -70,7 +78,10 @@ export function Leads() {
         </label>
         <label>
           Order
-          <select value={direction} onChange={(event) => (setDirection(event.currentTarget.value as "asc" | "desc"), restart())}>
+          <select
+            value={direction}
+            onChange={(event) => (setDirection(event.currentTarget.value as "asc" | "desc"), restart())}
+          >
             <option value="desc">Newest first</option>
             <option value="asc">Oldest first</option>
           </select>
@@ -84,7 +95,11 @@ export function Leads() {
           </select>
         </label>
       </form>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {loaded && page && (
         <>
           <p role="status">
@@ -123,7 +138,6 @@ export function Leads() {
   );
 }
 
-
 /** Labels a person reads for the lead's metadata; keys not listed here are spelled out from their camelCase. */
 const metadataLabels: Record<string, string> = {
   certifiedFormUrl: "Certified form URL",
@@ -145,7 +159,17 @@ const metadataLabels: Record<string, string> = {
   complianceBlockedReason: "Compliance block reason",
 };
 /** Shown elsewhere on the page (consent) or internal references a person has no use for. */
-const metadataShownElsewhere = new Set(["businessId", "userId", "assignedPhoneNumberId", "smsConsentStatus", "smsOptedOut", "smsOptOutAt", "smsOptInAt", "smsHelpRequestedAt", "smsConsentPhoneNumber"]);
+const metadataShownElsewhere = new Set([
+  "businessId",
+  "userId",
+  "assignedPhoneNumberId",
+  "smsConsentStatus",
+  "smsOptedOut",
+  "smsOptOutAt",
+  "smsOptInAt",
+  "smsHelpRequestedAt",
+  "smsConsentPhoneNumber",
+]);
 
 export function fieldLabel(key: string): string {
   if (metadataLabels[key]) return metadataLabels[key];
@@ -172,7 +196,10 @@ export function timelineRows(events: TimelineEvent[]): TimelineRow[] {
   const rows: TimelineRow[] = [];
   const byEntity = new Map<string, TimelineRow>();
   for (const event of events) {
-    const entity = event.relatedEntityType === "Message" || event.relatedEntityType === "Call" ? `${event.relatedEntityType}:${event.relatedEntityId}` : null;
+    const entity =
+      event.relatedEntityType === "Message" || event.relatedEntityType === "Call"
+        ? `${event.relatedEntityType}:${event.relatedEntityId}`
+        : null;
     const row = entity ? byEntity.get(entity) : undefined;
     if (row) row.events.push(event);
     else {
@@ -210,13 +237,26 @@ export function LeadPage({ id }: { id: string }) {
   }, [id]);
   useEffect(() => {
     void api
-      .POST("/events/all/my", { body: { pageSize: 100, filters: [{ field: "leadId", value: id }], orderBy: [{ field: "createdAt", direction: "desc" }] } })
+      .POST("/events/all/my", {
+        body: {
+          pageSize: 100,
+          filters: [{ field: "leadId", value: id }],
+          orderBy: [{ field: "createdAt", direction: "desc" }],
+        },
+      })
       .then(({ data }) => data && setEvents(data.items));
   }, [id, eventsVersion]);
-  if (error) return <p role="alert" class="error">{error}</p>;
+  if (error)
+    return (
+      <p role="alert" class="error">
+        {error}
+      </p>
+    );
   if (!lead) return <p role="status">Loading…</p>;
   const { metadata } = lead;
-  const details = Object.entries(metadata).filter(([key, value]) => value !== null && typeof value !== "object" && !metadataShownElsewhere.has(key));
+  const details = Object.entries(metadata).filter(
+    ([key, value]) => value !== null && typeof value !== "object" && !metadataShownElsewhere.has(key),
+  );
   return (
     <>
       <p>
@@ -246,7 +286,9 @@ export function LeadPage({ id }: { id: string }) {
           <h2 id="consent">Text consent</h2>
           <dl class="totals">
             <dt>Consent</dt>
-            <dd data-testid="consent">{metadata.smsOptedOut ? "Opted out: texts are blocked" : (metadata.smsConsentStatus ?? "Unknown")}</dd>
+            <dd data-testid="consent">
+              {metadata.smsOptedOut ? "Opted out: texts are blocked" : (metadata.smsConsentStatus ?? "Unknown")}
+            </dd>
             {metadata.smsConsentPhoneNumber && (
               <>
                 <dt>For number</dt>
@@ -290,7 +332,11 @@ export function LeadPage({ id }: { id: string }) {
       {lead.contact.phone?.number && (
         <section aria-labelledby="text-lead">
           <h2 id="text-lead">Send a text</h2>
-          <ReplyBox target={{ leadId: lead.id }} label="Text message" onSent={() => setEventsVersion((version) => version + 1)} />
+          <ReplyBox
+            target={{ leadId: lead.id }}
+            label="Text message"
+            onSent={() => setEventsVersion((version) => version + 1)}
+          />
         </section>
       )}
       <section aria-labelledby="timeline">
@@ -300,8 +346,8 @@ export function LeadPage({ id }: { id: string }) {
             <li data-entity={row.key}>
               <details>
                 <summary>
-                  <time dateTime={row.latest.createdAt}>{when(row.latest.createdAt)}</time> <strong>{rowTitle(row)}</strong>{" "}
-                  {row.latest.summary ?? row.latest.description ?? ""}
+                  <time dateTime={row.latest.createdAt}>{when(row.latest.createdAt)}</time>{" "}
+                  <strong>{rowTitle(row)}</strong> {row.latest.summary ?? row.latest.description ?? ""}
                   {row.latest.status && (
                     <span class="badge" data-testid="row-status">
                       {row.latest.status}

@@ -36,7 +36,11 @@ export function Overview() {
           Download CSV
         </button>
       </div>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {report ? <ReportView report={report} /> : !error && <p role="status">Loading…</p>}
     </>
   );
@@ -115,9 +119,18 @@ function ReportView({ report }: { report: Report }) {
   const { summary, leadTrend, responseMetrics, communicationUsage, automationHealth, activationHealth } = report;
   const comparison = leadTrend.comparison;
   const trendLabels = useMemo(() => leadTrend.points.map((point) => point.label), [report]);
-  const leadSeries = useMemo(() => [{ label: "Leads", values: leadTrend.points.map((point) => point.value), color: "#2563eb" }], [report]);
+  const leadSeries = useMemo(
+    () => [{ label: "Leads", values: leadTrend.points.map((point) => point.value), color: "#2563eb" }],
+    [report],
+  );
   const responseSeries = useMemo(
-    () => [{ label: "Average minutes", values: responseMetrics.averageMinutesTrend.map((point) => point.value), color: "#16a34a" }],
+    () => [
+      {
+        label: "Average minutes",
+        values: responseMetrics.averageMinutesTrend.map((point) => point.value),
+        color: "#16a34a",
+      },
+    ],
     [report],
   );
   const usageLabels = useMemo(() => communicationUsage.trend.map((point) => point.label), [report]);
@@ -138,7 +151,9 @@ function ReportView({ report }: { report: Report }) {
           Key figures
         </h2>
         <Card label="Leads" value={String(leadTrend.total)} testId="lead-total">
-          {comparison.changePercent === null ? `previous period ${comparison.previous}` : `${comparison.direction} ${comparison.changePercent}% vs previous (${comparison.previous})`}
+          {comparison.changePercent === null
+            ? `previous period ${comparison.previous}`
+            : `${comparison.direction} ${comparison.changePercent}% vs previous (${comparison.previous})`}
         </Card>
         <Card label="Median response" value={minutes(responseMetrics.medianMinutes)} testId="median-response" />
         <Card label="Average response" value={minutes(responseMetrics.averageMinutes)} />
@@ -157,7 +172,10 @@ function ReportView({ report }: { report: Report }) {
           <ul class="attention">
             {report.needsAttention.map((item) => (
               <li class={item.severity.toLowerCase()}>
-                <strong>{item.severity}: {item.title}</strong> {item.detail} <ActionLink href={item.actionHref}>{item.actionText}</ActionLink>
+                <strong>
+                  {item.severity}: {item.title}
+                </strong>{" "}
+                {item.detail} <ActionLink href={item.actionHref}>{item.actionText}</ActionLink>
               </li>
             ))}
           </ul>
@@ -219,14 +237,16 @@ function ReportView({ report }: { report: Report }) {
         <section aria-labelledby="automation-health">
           <h2 id="automation-health">Automation health</h2>
           <p>
-            {automationHealth.enabledCount} of {automationHealth.automationCount} enabled · {automationHealth.executions} runs, {automationHealth.successCount} succeeded,{" "}
+            {automationHealth.enabledCount} of {automationHealth.automationCount} enabled ·{" "}
+            {automationHealth.executions} runs, {automationHealth.successCount} succeeded,{" "}
             {automationHealth.failureCount} failed
           </p>
           {automationHealth.failingAutomations.length > 0 && (
             <ul>
               {automationHealth.failingAutomations.map((failing) => (
                 <li>
-                  <strong>{failing.name}</strong> failed {failing.failedAt ?? ""}: {failing.error ?? "no error recorded"}
+                  <strong>{failing.name}</strong> failed {failing.failedAt ?? ""}:{" "}
+                  {failing.error ?? "no error recorded"}
                 </li>
               ))}
             </ul>
@@ -238,7 +258,8 @@ function ReportView({ report }: { report: Report }) {
             {activationHealth.items.map((item) => (
               <li class={item.status === "Complete" ? "done" : "todo"}>
                 <span aria-hidden="true">{item.status === "Complete" ? "✔" : "○"}</span> <strong>{item.label}</strong>{" "}
-                <span class="visually-hidden">{item.status}</span> {item.detail} {item.status !== "Complete" && <ActionLink href={item.actionHref}>Set up</ActionLink>}
+                <span class="visually-hidden">{item.status}</span> {item.detail}{" "}
+                {item.status !== "Complete" && <ActionLink href={item.actionHref}>Set up</ActionLink>}
               </li>
             ))}
           </ul>

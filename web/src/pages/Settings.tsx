@@ -11,7 +11,12 @@ const groups: { title: string; fields: FieldSpec[] }[] = [
   {
     title: "Quiet hours",
     fields: [
-      { key: "quietHours.start", label: "No texts from", kind: "time", hint: "In the lead's time zone; the same start and end turns quiet hours off." },
+      {
+        key: "quietHours.start",
+        label: "No texts from",
+        kind: "time",
+        hint: "In the lead's time zone; the same start and end turns quiet hours off.",
+      },
       { key: "quietHours.end", label: "Until", kind: "time" },
     ],
   },
@@ -21,7 +26,12 @@ const groups: { title: string; fields: FieldSpec[] }[] = [
       { key: "helpText", label: "Reply to HELP", kind: "textarea" },
       { key: "optOutConfirmationText", label: "Reply to STOP", kind: "textarea" },
       { key: "optInConfirmationText", label: "Reply to START", kind: "textarea" },
-      { key: "keywords.optOut", label: "Extra opt-out words", kind: "lines", hint: "One a line, besides STOP and its synonyms." },
+      {
+        key: "keywords.optOut",
+        label: "Extra opt-out words",
+        kind: "lines",
+        hint: "One a line, besides STOP and its synonyms.",
+      },
       { key: "keywords.optIn", label: "Extra opt-in words", kind: "lines" },
       { key: "keywords.help", label: "Extra help words", kind: "lines" },
     ],
@@ -29,9 +39,19 @@ const groups: { title: string; fields: FieldSpec[] }[] = [
   {
     title: "Calls",
     fields: [
-      { key: "inboundCalls.forwardTo", label: "Ring calls to", kind: "text", hint: "E.164, such as +14155550123; empty: every call is missed." },
+      {
+        key: "inboundCalls.forwardTo",
+        label: "Ring calls to",
+        kind: "text",
+        hint: "E.164, such as +14155550123; empty: every call is missed.",
+      },
       { key: "inboundCalls.ringSeconds", label: "Ring for (seconds)", kind: "number" },
-      { key: "outboundCalls.connectTo", label: "Click-to-call rings first", kind: "text", hint: "Your phone, rung before the lead is dialed." },
+      {
+        key: "outboundCalls.connectTo",
+        label: "Click-to-call rings first",
+        kind: "text",
+        hint: "Your phone, rung before the lead is dialed.",
+      },
       { key: "outboundCalls.whisper", label: "Whisper before connecting", kind: "text" },
     ],
   },
@@ -50,7 +70,8 @@ export function MessagingSettings() {
       setSettings(editable);
     });
   }, []);
-  if (!settings) return problem ? <ProblemSummary detail={problem.detail} errors={[]} /> : <p role="status">Loading…</p>;
+  if (!settings)
+    return problem ? <ProblemSummary detail={problem.detail} errors={[]} /> : <p role="status">Loading…</p>;
 
   async function save() {
     const { data, error } = await api.PUT("/messaging/settings", { body: settings as never });

@@ -16,14 +16,18 @@ const reasons: Record<string, string> = {
 
 /** Numbers never texted again: add one with a note, remove one added by hand (an opt-out is lifted only by the contact). */
 export function Suppressions() {
-  const list = usePaged<SuppressionPage>((continuationToken) => api.POST("/suppressions/all/my", { body: { pageSize: 50, continuationToken } }));
+  const list = usePaged<SuppressionPage>((continuationToken) =>
+    api.POST("/suppressions/all/my", { body: { pageSize: 50, continuationToken } }),
+  );
   const [phoneNumber, setPhoneNumber] = useState("");
   const [note, setNote] = useState("");
   const [problem, setProblem] = useState<FormProblem | null>(null);
   const [removeError, setRemoveError] = useState<string | null>(null);
 
   async function add() {
-    const { data, error } = await api.POST("/suppressions", { body: { phoneNumber: phoneNumber.trim(), ...(note.trim() ? { note: note.trim() } : {}) } });
+    const { data, error } = await api.POST("/suppressions", {
+      body: { phoneNumber: phoneNumber.trim(), ...(note.trim() ? { note: note.trim() } : {}) },
+    });
     if (!data) return setProblem(formProblem(error));
     setProblem(null);
     setPhoneNumber("");
@@ -52,7 +56,16 @@ export function Suppressions() {
           }}
         >
           <Field label="Phone number" pointer="/phoneNumber" errors={errorsAt(problem, "/phoneNumber")}>
-            {(control) => <input {...control} type="tel" autocomplete="off" placeholder="+12125550123" value={phoneNumber} onInput={(event) => setPhoneNumber(event.currentTarget.value)} />}
+            {(control) => (
+              <input
+                {...control}
+                type="tel"
+                autocomplete="off"
+                placeholder="+12125550123"
+                value={phoneNumber}
+                onInput={(event) => setPhoneNumber(event.currentTarget.value)}
+              />
+            )}
           </Field>
           <Field label="Note" pointer="/note" errors={errorsAt(problem, "/note")}>
             {(control) => <input {...control} value={note} onInput={(event) => setNote(event.currentTarget.value)} />}
@@ -100,7 +113,14 @@ export function Suppressions() {
           </tbody>
         </table>
       )}
-      {list.page && <Pager label="Suppression pages" tokens={list.tokens} next={list.page.continuationToken} onChange={list.setTokens} />}
+      {list.page && (
+        <Pager
+          label="Suppression pages"
+          tokens={list.tokens}
+          next={list.page.continuationToken}
+          onChange={list.setTokens}
+        />
+      )}
     </>
   );
 }

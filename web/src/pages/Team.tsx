@@ -11,9 +11,13 @@ const roles: Role[] = ["owner", "admin", "agent"];
 
 /** The organization's people: who they are, their roles, invitations; owners and admins change them. */
 export function Team() {
-  const users = usePaged<UserPage>((continuationToken) => api.POST("/users/all/my", { body: { pageSize: 50, continuationToken } }));
+  const users = usePaged<UserPage>((continuationToken) =>
+    api.POST("/users/all/my", { body: { pageSize: 50, continuationToken } }),
+  );
   const invitations = usePaged<InvitationPage>((continuationToken) =>
-    api.POST("/invitations/all/my", { body: { pageSize: 20, continuationToken, filters: [{ field: "status", value: "Pending" }] } }),
+    api.POST("/invitations/all/my", {
+      body: { pageSize: 20, continuationToken, filters: [{ field: "status", value: "Pending" }] },
+    }),
   );
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -28,9 +32,17 @@ export function Team() {
   return (
     <>
       <h1>Team</h1>
-      {(error ?? users.error) && <p role="alert" class="error">{error ?? users.error}</p>}
+      {(error ?? users.error) && (
+        <p role="alert" class="error">
+          {error ?? users.error}
+        </p>
+      )}
       {notice && <p role="status">{notice}</p>}
-      <InviteForm onInvite={(email, role) => act(`Invitation sent to ${email}.`, () => api.POST("/invitations", { body: { email, role } }))} />
+      <InviteForm
+        onInvite={(email, role) =>
+          act(`Invitation sent to ${email}.`, () => api.POST("/invitations", { body: { email, role } }))
+        }
+      />
       {users.page && (
         <section aria-labelledby="members">
           <h2 id="members">Members</h2>
@@ -41,7 +53,9 @@ export function Team() {
                 <th scope="col">E-mail</th>
                 <th scope="col">Role</th>
                 <th scope="col">Status</th>
-                <th scope="col"><span class="visually-hidden">Actions</span></th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -56,7 +70,9 @@ export function Team() {
                       disabled={user.status !== "Active"}
                       onChange={(event) => {
                         const role = event.currentTarget.value as Role;
-                        void act(`${user.name} is now ${role}.`, () => api.PUT("/users/{id}/role", { params: { path: { id: user.id } }, body: { role } }));
+                        void act(`${user.name} is now ${role}.`, () =>
+                          api.PUT("/users/{id}/role", { params: { path: { id: user.id } }, body: { role } }),
+                        );
                       }}
                     >
                       {roles.map((role) => (
@@ -71,8 +87,14 @@ export function Team() {
                         type="button"
                         class="secondary"
                         onClick={() => {
-                          if (confirm(`Deactivate ${user.name}? Their sessions and the API keys they created stop working.`)) {
-                            void act(`${user.name} was deactivated.`, () => api.POST("/users/{id}/deactivate", { params: { path: { id: user.id } } }));
+                          if (
+                            confirm(
+                              `Deactivate ${user.name}? Their sessions and the API keys they created stop working.`,
+                            )
+                          ) {
+                            void act(`${user.name} was deactivated.`, () =>
+                              api.POST("/users/{id}/deactivate", { params: { path: { id: user.id } } }),
+                            );
                           }
                         }}
                       >
@@ -84,7 +106,12 @@ export function Team() {
               ))}
             </tbody>
           </table>
-          <Pager label="Member pages" tokens={users.tokens} next={users.page.continuationToken} onChange={users.setTokens} />
+          <Pager
+            label="Member pages"
+            tokens={users.tokens}
+            next={users.page.continuationToken}
+            onChange={users.setTokens}
+          />
         </section>
       )}
       {invitations.page && invitations.page.items.length > 0 && (

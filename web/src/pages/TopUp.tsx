@@ -28,7 +28,11 @@ export function AddFunds({ currency, onCredited }: { currency: string; onCredite
       if (stopped) return;
       if (data && data.status !== "Pending") {
         sessionStorage.removeItem(pendingKey);
-        setOutcome(data.status === "Succeeded" ? `Payment received: ${money(data.amount, data.currency)} added.` : `The payment ended ${data.status}; nothing was added.`);
+        setOutcome(
+          data.status === "Succeeded"
+            ? `Payment received: ${money(data.amount, data.currency)} added.`
+            : `The payment ended ${data.status}; nothing was added.`,
+        );
         onCredited();
       } else if (attempt < 60) setTimeout(() => void follow(attempt + 1), 1000);
       else setOutcome("The payment is not confirmed yet; this page shows it once it is.");
@@ -69,8 +73,21 @@ export function AddFunds({ currency, onCredited }: { currency: string; onCredite
           void start();
         }}
       >
-        <Field label={`Amount (${currency})`} pointer="/amount" errors={errorsAt(problem, "/amount")} hint="Paid by card on the payment page; credited once the payment is confirmed.">
-          {(control) => <input {...control} inputMode="decimal" placeholder="25.00" value={amount} onInput={(event) => setAmount(event.currentTarget.value)} />}
+        <Field
+          label={`Amount (${currency})`}
+          pointer="/amount"
+          errors={errorsAt(problem, "/amount")}
+          hint="Paid by card on the payment page; credited once the payment is confirmed."
+        >
+          {(control) => (
+            <input
+              {...control}
+              inputMode="decimal"
+              placeholder="25.00"
+              value={amount}
+              onInput={(event) => setAmount(event.currentTarget.value)}
+            />
+          )}
         </Field>
         <button type="submit" disabled={busy}>
           Add funds

@@ -9,7 +9,8 @@ import { usePaged } from "../usePaged";
 
 type EndpointPage = paths["/webhook-endpoints/all/my"]["post"]["responses"]["200"]["content"]["application/json"];
 type Endpoint = EndpointPage["items"][number];
-type Attempt = paths["/webhook-endpoints/{id}/attempts/all/my"]["post"]["responses"]["200"]["content"]["application/json"]["items"][number];
+type Attempt =
+  paths["/webhook-endpoints/{id}/attempts/all/my"]["post"]["responses"]["200"]["content"]["application/json"]["items"][number];
 
 /** The endpoint's latest delivery attempts: when, what, the receiver's status and how long it took. */
 function DeliveryLog({ endpointId, version }: { endpointId: string; version: number }) {
@@ -54,7 +55,15 @@ function DeliveryLog({ endpointId, version }: { endpointId: string; version: num
 }
 
 /** One endpoint: on/off, a test message, a new secret, its delivery log, removal. */
-function EndpointCard({ endpoint, onSecret, onChanged }: { endpoint: Endpoint; onSecret: (secret: string) => void; onChanged: () => void }) {
+function EndpointCard({
+  endpoint,
+  onSecret,
+  onChanged,
+}: {
+  endpoint: Endpoint;
+  onSecret: (secret: string) => void;
+  onChanged: () => void;
+}) {
   const [error, setError] = useState<string | null>(null);
   const [logVersion, setLogVersion] = useState(0);
   const path = { params: { path: { id: endpoint.id } } };
@@ -67,11 +76,16 @@ function EndpointCard({ endpoint, onSecret, onChanged }: { endpoint: Endpoint; o
       <h3 class="endpoint-url">{endpoint.url}</h3>
       {endpoint.description && <p>{endpoint.description}</p>}
       <p class="hint">
-        {endpoint.enabledEventTypes === "all" ? "Every event" : endpoint.enabledEventTypes.join(", ")} · secret {endpoint.secretPreview}
+        {endpoint.enabledEventTypes === "all" ? "Every event" : endpoint.enabledEventTypes.join(", ")} · secret{" "}
+        {endpoint.secretPreview}
         {endpoint.health.consecutiveFailures > 0 ? ` · ${endpoint.health.consecutiveFailures} failures in a row` : ""}
         {endpoint.health.disabledReason ? ` · disabled (${endpoint.health.disabledReason})` : ""}
       </p>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <div class="node-actions">
         <label>
           <input
@@ -79,7 +93,10 @@ function EndpointCard({ endpoint, onSecret, onChanged }: { endpoint: Endpoint; o
             checked={endpoint.enabled}
             onChange={async () => {
               const { url, description, enabledEventTypes } = endpoint;
-              const { error: problem } = await api.PUT("/webhook-endpoints/{id}", { ...path, body: { url, description, enabledEventTypes: enabledEventTypes as never, enabled: !endpoint.enabled } });
+              const { error: problem } = await api.PUT("/webhook-endpoints/{id}", {
+                ...path,
+                body: { url, description, enabledEventTypes: enabledEventTypes as never, enabled: !endpoint.enabled },
+              });
               done(problem);
             }}
           />
@@ -120,7 +137,9 @@ function EndpointCard({ endpoint, onSecret, onChanged }: { endpoint: Endpoint; o
 
 /** Webhook endpoints: subscribe a URL (the signing secret is shown once), test it, rotate its secret, read its log. */
 export function Webhooks() {
-  const endpoints = usePaged<EndpointPage>((continuationToken) => api.POST("/webhook-endpoints/all/my", { body: { pageSize: 50, continuationToken } }));
+  const endpoints = usePaged<EndpointPage>((continuationToken) =>
+    api.POST("/webhook-endpoints/all/my", { body: { pageSize: 50, continuationToken } }),
+  );
   const [catalogue, setCatalogue] = useState<string[]>([]);
   const [url, setUrl] = useState("");
   const [description, setDescription] = useState("");
@@ -133,7 +152,11 @@ export function Webhooks() {
 
   async function create() {
     const { data, error } = await api.POST("/webhook-endpoints", {
-      body: { url: url.trim(), description: description.trim() || null, enabledEventTypes: (types.length > 0 ? types : "all") as never },
+      body: {
+        url: url.trim(),
+        description: description.trim() || null,
+        enabledEventTypes: (types.length > 0 ? types : "all") as never,
+      },
     });
     if (!data) return setProblem(formProblem(error));
     setProblem(null);
@@ -147,7 +170,14 @@ export function Webhooks() {
   return (
     <>
       <h1>Webhooks</h1>
-      {secret && <SecretOnce title="Copy the signing secret now" note="It is shown this once; your receiver checks each delivery's signature with it." secret={secret} onDone={() => setSecret(null)} />}
+      {secret && (
+        <SecretOnce
+          title="Copy the signing secret now"
+          note="It is shown this once; your receiver checks each delivery's signature with it."
+          secret={secret}
+          onDone={() => setSecret(null)}
+        />
+      )}
       <section aria-labelledby="add-endpoint">
         <h2 id="add-endpoint">Add an endpoint</h2>
         {problem && problem.errors.length === 0 && <ProblemSummary detail={problem.detail} errors={[]} />}
@@ -160,10 +190,24 @@ export function Webhooks() {
         >
           <div class="node-fields">
             <Field label="URL" pointer="/url" errors={errorsAt(problem, "/url")}>
-              {(control) => <input {...control} type="url" placeholder="https://example.com/webhooks" value={url} onInput={(event) => setUrl(event.currentTarget.value)} />}
+              {(control) => (
+                <input
+                  {...control}
+                  type="url"
+                  placeholder="https://example.com/webhooks"
+                  value={url}
+                  onInput={(event) => setUrl(event.currentTarget.value)}
+                />
+              )}
             </Field>
             <Field label="Description" pointer="/description" errors={errorsAt(problem, "/description")}>
-              {(control) => <input {...control} value={description} onInput={(event) => setDescription(event.currentTarget.value)} />}
+              {(control) => (
+                <input
+                  {...control}
+                  value={description}
+                  onInput={(event) => setDescription(event.currentTarget.value)}
+                />
+              )}
             </Field>
           </div>
           <fieldset class="field" data-pointer="/enabledEventTypes">
@@ -171,17 +215,29 @@ export function Webhooks() {
             <div class="checks">
               {catalogue.map((type) => (
                 <label>
-                  <input type="checkbox" checked={types.includes(type)} onChange={(event) => setTypes(event.currentTarget.checked ? [...types, type] : types.filter((item) => item !== type))} />
+                  <input
+                    type="checkbox"
+                    checked={types.includes(type)}
+                    onChange={(event) =>
+                      setTypes(event.currentTarget.checked ? [...types, type] : types.filter((item) => item !== type))
+                    }
+                  />
                   {type}
                 </label>
               ))}
             </div>
-            {errorsAt(problem, "/enabledEventTypes").length > 0 && <p class="field-error">{errorsAt(problem, "/enabledEventTypes").join(" ")}</p>}
+            {errorsAt(problem, "/enabledEventTypes").length > 0 && (
+              <p class="field-error">{errorsAt(problem, "/enabledEventTypes").join(" ")}</p>
+            )}
           </fieldset>
           <button type="submit">Add endpoint</button>
         </form>
       </section>
-      {endpoints.error && <p role="alert" class="error">{endpoints.error}</p>}
+      {endpoints.error && (
+        <p role="alert" class="error">
+          {endpoints.error}
+        </p>
+      )}
       {endpoints.page && endpoints.page.items.length === 0 && <p>No endpoint yet.</p>}
       <ul class="endpoints" data-testid="endpoints">
         {endpoints.page?.items.map((endpoint) => (

@@ -5,8 +5,28 @@ import { ConfirmDelete } from "../../ConfirmDelete";
 import { Field, ProblemSummary } from "../../forms/Field";
 import { errorsAt, errorsExactly, formProblem, type FormProblem } from "../../forms/problem";
 import { SettingInput, type FieldSpec } from "../../forms/SettingInput";
-import { actionFields, actionTypes, conditionFields, conditionTypes, operatorLabels, operatorsByConditionType, triggerFields, triggerTypes, typeLabels } from "./fields";
-import { changeNodes, draftOf, freeId, inOrder, newDraft, nodeLabel, placeOf, type Draft, type Settings } from "./draft";
+import {
+  actionFields,
+  actionTypes,
+  conditionFields,
+  conditionTypes,
+  operatorLabels,
+  operatorsByConditionType,
+  triggerFields,
+  triggerTypes,
+  typeLabels,
+} from "./fields";
+import {
+  changeNodes,
+  draftOf,
+  freeId,
+  inOrder,
+  newDraft,
+  nodeLabel,
+  placeOf,
+  type Draft,
+  type Settings,
+} from "./draft";
 
 /** One trigger, condition or action: its type, its own settings, on/off and removal, with its errors beside each input. */
 function NodeEditor(props: {
@@ -53,7 +73,11 @@ function NodeEditor(props: {
       </div>
       <div class="node-actions">
         <label>
-          <input type="checkbox" checked={props.isEnabled} onChange={(event) => props.onEnabled(event.currentTarget.checked)} />
+          <input
+            type="checkbox"
+            checked={props.isEnabled}
+            onChange={(event) => props.onEnabled(event.currentTarget.checked)}
+          />
           On
         </label>
         <button type="button" class="secondary" onClick={props.onRemove}>
@@ -79,7 +103,9 @@ export function AutomationEditor({ id }: { id?: string }) {
   const [busy, setBusy] = useState(false);
   useEffect(() => {
     if (!id) return;
-    void api.GET("/automations/{id}", { params: { path: { id } } }).then(({ data, error }) => (data ? setDraft(draftOf(data as unknown as Draft)) : setProblem(formProblem(error))));
+    void api
+      .GET("/automations/{id}", { params: { path: { id } } })
+      .then(({ data, error }) => (data ? setDraft(draftOf(data as unknown as Draft)) : setProblem(formProblem(error))));
   }, [id]);
   if (!draft) return problem ? <ProblemSummary detail={problem.detail} errors={[]} /> : <p role="status">Loading…</p>;
 
@@ -89,7 +115,9 @@ export function AutomationEditor({ id }: { id?: string }) {
   async function save() {
     setBusy(true);
     const body = draft as never;
-    const { data, error } = id ? await api.PUT("/automations/{id}", { params: { path: { id } }, body }) : await api.POST("/automations", { body });
+    const { data, error } = id
+      ? await api.PUT("/automations/{id}", { params: { path: { id } }, body })
+      : await api.POST("/automations", { body });
     setBusy(false);
     if (!data) return setProblem(formProblem(error));
     location.hash = "/automations";
@@ -115,49 +143,109 @@ export function AutomationEditor({ id }: { id?: string }) {
         <a href="#/automations">← Automations</a>
       </p>
       <h1>{id ? `Edit ${draft.name || "automation"}` : "New automation"}</h1>
-      {problem && <ProblemSummary detail={problem.detail} errors={problem.errors} place={(pointer) => placeOf(draft, pointer)} />}
+      {problem && (
+        <ProblemSummary detail={problem.detail} errors={problem.errors} place={(pointer) => placeOf(draft, pointer)} />
+      )}
       <section aria-labelledby="basics">
         <h2 id="basics">Basics</h2>
         <div class="node-fields">
           <Field label="Name" pointer="/name" errors={errorsAt(problem, "/name")}>
-            {(described) => <input {...described} value={draft.name} onInput={(event) => setDraft({ ...draft, name: event.currentTarget.value })} />}
+            {(described) => (
+              <input
+                {...described}
+                value={draft.name}
+                onInput={(event) => setDraft({ ...draft, name: event.currentTarget.value })}
+              />
+            )}
           </Field>
           <Field label="Description" pointer="/description" errors={errorsAt(problem, "/description")}>
-            {(described) => <textarea {...described} rows={2} value={draft.description ?? ""} onInput={(event) => setDraft({ ...draft, description: event.currentTarget.value || null })} />}
+            {(described) => (
+              <textarea
+                {...described}
+                rows={2}
+                value={draft.description ?? ""}
+                onInput={(event) => setDraft({ ...draft, description: event.currentTarget.value || null })}
+              />
+            )}
           </Field>
         </div>
         <label>
-          <input type="checkbox" checked={draft.enabled} onChange={(event) => setDraft({ ...draft, enabled: event.currentTarget.checked })} />
+          <input
+            type="checkbox"
+            checked={draft.enabled}
+            onChange={(event) => setDraft({ ...draft, enabled: event.currentTarget.checked })}
+          />
           Enabled: runs when its triggers fire
         </label>
       </section>
 
       <section aria-labelledby="triggers">
         <h2 id="triggers">Triggers</h2>
-        {errorsExactly(problem, ["/triggers"]).map((text) => <p class="field-error">{text}</p>)}
+        {errorsExactly(problem, ["/triggers"]).map((text) => (
+          <p class="field-error">{text}</p>
+        ))}
         {draft.triggers.map((trigger, index) => (
           <NodeEditor
             title={`Trigger ${index + 1}`}
             pointer={`/triggers/${index}`}
             types={triggerTypes}
             type={trigger.type}
-            onType={(type) => nodes((d) => ({ ...d, triggers: replaced(d.triggers, index, { id: trigger.id, type, isEnabled: trigger.isEnabled, settings: {} }) }))}
+            onType={(type) =>
+              nodes((d) => ({
+                ...d,
+                triggers: replaced(d.triggers, index, {
+                  id: trigger.id,
+                  type,
+                  isEnabled: trigger.isEnabled,
+                  settings: {},
+                }),
+              }))
+            }
             fields={triggerFields[trigger.type] ?? []}
             settings={settingsOf(trigger)}
-            onSettings={(settings) => setDraft({ ...draft, triggers: replaced(draft.triggers, index, { ...trigger, settings }) })}
+            onSettings={(settings) =>
+              setDraft({ ...draft, triggers: replaced(draft.triggers, index, { ...trigger, settings }) })
+            }
             isEnabled={trigger.isEnabled ?? true}
-            onEnabled={(isEnabled) => setDraft({ ...draft, triggers: replaced(draft.triggers, index, { ...trigger, isEnabled }) })}
+            onEnabled={(isEnabled) =>
+              setDraft({ ...draft, triggers: replaced(draft.triggers, index, { ...trigger, isEnabled }) })
+            }
             onRemove={() => nodes((d) => ({ ...d, triggers: d.triggers.filter((_, at) => at !== index) }))}
             problem={problem}
           >
-            <Field label="Display name" pointer={`/triggers/${index}/displayName`} errors={errorsAt(problem, `/triggers/${index}/displayName`)}>
+            <Field
+              label="Display name"
+              pointer={`/triggers/${index}/displayName`}
+              errors={errorsAt(problem, `/triggers/${index}/displayName`)}
+            >
               {(described) => (
-                <input {...described} value={trigger.displayName ?? ""} onInput={(event) => setDraft({ ...draft, triggers: replaced(draft.triggers, index, { ...trigger, displayName: event.currentTarget.value || undefined }) })} />
+                <input
+                  {...described}
+                  value={trigger.displayName ?? ""}
+                  onInput={(event) =>
+                    setDraft({
+                      ...draft,
+                      triggers: replaced(draft.triggers, index, {
+                        ...trigger,
+                        displayName: event.currentTarget.value || undefined,
+                      }),
+                    })
+                  }
+                />
               )}
             </Field>
           </NodeEditor>
         ))}
-        <button type="button" class="secondary" onClick={() => nodes((d) => ({ ...d, triggers: [...d.triggers, { id: freeId(d, "trigger"), type: "LeadCreated", settings: {} }] }))}>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() =>
+            nodes((d) => ({
+              ...d,
+              triggers: [...d.triggers, { id: freeId(d, "trigger"), type: "LeadCreated", settings: {} }],
+            }))
+          }
+        >
           Add trigger
         </button>
       </section>
@@ -166,22 +254,30 @@ export function AutomationEditor({ id }: { id?: string }) {
         <h2 id="conditions">Conditions</h2>
         <p class="hint">A run goes on past a group only when its conditions hold (all of them, or any one).</p>
         {draft.conditionGroups.map((group, groupIndex) => {
-          const setGroup = (next: typeof group) => setDraft({ ...draft, conditionGroups: replaced(draft.conditionGroups, groupIndex, next) });
+          const setGroup = (next: typeof group) =>
+            setDraft({ ...draft, conditionGroups: replaced(draft.conditionGroups, groupIndex, next) });
           const pointer = `/conditionGroups/${groupIndex}`;
           return (
             <fieldset class="group" data-node={pointer}>
               <legend>Condition group {groupIndex + 1}</legend>
-              {errorsExactly(problem, [pointer, `${pointer}/id`, `${pointer}/conditions`]).map((text) => <p class="field-error">{text}</p>)}
+              {errorsExactly(problem, [pointer, `${pointer}/id`, `${pointer}/conditions`]).map((text) => (
+                <p class="field-error">{text}</p>
+              ))}
               <Field label="Passes when" pointer={`${pointer}/mode`} errors={errorsAt(problem, `${pointer}/mode`)}>
                 {(described) => (
-                  <select {...described} value={group.mode ?? "all"} onChange={(event) => setGroup({ ...group, mode: event.currentTarget.value })}>
+                  <select
+                    {...described}
+                    value={group.mode ?? "all"}
+                    onChange={(event) => setGroup({ ...group, mode: event.currentTarget.value })}
+                  >
                     <option value="all">all conditions hold</option>
                     <option value="any">any condition holds</option>
                   </select>
                 )}
               </Field>
               {group.conditions.map((condition, index) => {
-                const setCondition = (next: typeof condition) => setGroup({ ...group, conditions: replaced(group.conditions, index, next) });
+                const setCondition = (next: typeof condition) =>
+                  setGroup({ ...group, conditions: replaced(group.conditions, index, next) });
                 const conditionPointer = `${pointer}/conditions/${index}`;
                 const operators = operatorsByConditionType[condition.type] ?? [];
                 return (
@@ -190,18 +286,36 @@ export function AutomationEditor({ id }: { id?: string }) {
                     pointer={conditionPointer}
                     types={conditionTypes}
                     type={condition.type}
-                    onType={(type) => setCondition({ id: condition.id, type, operator: operatorsByConditionType[type]![0]!, isEnabled: condition.isEnabled, settings: {} })}
+                    onType={(type) =>
+                      setCondition({
+                        id: condition.id,
+                        type,
+                        operator: operatorsByConditionType[type]![0]!,
+                        isEnabled: condition.isEnabled,
+                        settings: {},
+                      })
+                    }
                     fields={conditionFields(condition.type, condition.operator)}
                     settings={settingsOf(condition)}
                     onSettings={(settings) => setCondition({ ...condition, settings })}
                     isEnabled={condition.isEnabled ?? true}
                     onEnabled={(isEnabled) => setCondition({ ...condition, isEnabled })}
-                    onRemove={() => setGroup({ ...group, conditions: group.conditions.filter((_, at) => at !== index) })}
+                    onRemove={() =>
+                      setGroup({ ...group, conditions: group.conditions.filter((_, at) => at !== index) })
+                    }
                     problem={problem}
                   >
-                    <Field label="Operator" pointer={`${conditionPointer}/operator`} errors={errorsAt(problem, `${conditionPointer}/operator`)}>
+                    <Field
+                      label="Operator"
+                      pointer={`${conditionPointer}/operator`}
+                      errors={errorsAt(problem, `${conditionPointer}/operator`)}
+                    >
                       {(described) => (
-                        <select {...described} value={condition.operator} onChange={(event) => setCondition({ ...condition, operator: event.currentTarget.value })}>
+                        <select
+                          {...described}
+                          value={condition.operator}
+                          onChange={(event) => setCondition({ ...condition, operator: event.currentTarget.value })}
+                        >
                           {operators.map((operator) => (
                             <option value={operator}>{operatorLabels[operator] ?? operator}</option>
                           ))}
@@ -215,11 +329,25 @@ export function AutomationEditor({ id }: { id?: string }) {
                 <button
                   type="button"
                   class="secondary"
-                  onClick={() => setGroup({ ...group, conditions: [...group.conditions, { id: freeId(draft, "condition"), type: "LeadField", operator: "Exists", settings: {} }] })}
+                  onClick={() =>
+                    setGroup({
+                      ...group,
+                      conditions: [
+                        ...group.conditions,
+                        { id: freeId(draft, "condition"), type: "LeadField", operator: "Exists", settings: {} },
+                      ],
+                    })
+                  }
                 >
                   Add condition<span class="visually-hidden"> to group {groupIndex + 1}</span>
                 </button>
-                <button type="button" class="secondary" onClick={() => nodes((d) => ({ ...d, conditionGroups: d.conditionGroups.filter((_, at) => at !== groupIndex) }))}>
+                <button
+                  type="button"
+                  class="secondary"
+                  onClick={() =>
+                    nodes((d) => ({ ...d, conditionGroups: d.conditionGroups.filter((_, at) => at !== groupIndex) }))
+                  }
+                >
                   Remove group {groupIndex + 1}
                 </button>
               </div>
@@ -232,8 +360,21 @@ export function AutomationEditor({ id }: { id?: string }) {
           onClick={() =>
             nodes((d) => {
               const groupId = freeId(d, "group");
-              const conditionId = freeId({ ...d, conditionGroups: [...d.conditionGroups, { id: groupId, conditions: [] }] }, "condition");
-              return { ...d, conditionGroups: [...d.conditionGroups, { id: groupId, mode: "all", conditions: [{ id: conditionId, type: "LeadField", operator: "Exists", settings: {} }] }] };
+              const conditionId = freeId(
+                { ...d, conditionGroups: [...d.conditionGroups, { id: groupId, conditions: [] }] },
+                "condition",
+              );
+              return {
+                ...d,
+                conditionGroups: [
+                  ...d.conditionGroups,
+                  {
+                    id: groupId,
+                    mode: "all",
+                    conditions: [{ id: conditionId, type: "LeadField", operator: "Exists", settings: {} }],
+                  },
+                ],
+              };
             })
           }
         >
@@ -249,17 +390,35 @@ export function AutomationEditor({ id }: { id?: string }) {
             pointer={`/actions/${index}`}
             types={actionTypes}
             type={action.type}
-            onType={(type) => nodes((d) => ({ ...d, actions: replaced(d.actions, index, { id: action.id, type, isEnabled: action.isEnabled, settings: {} }) }))}
+            onType={(type) =>
+              nodes((d) => ({
+                ...d,
+                actions: replaced(d.actions, index, { id: action.id, type, isEnabled: action.isEnabled, settings: {} }),
+              }))
+            }
             fields={actionFields[action.type] ?? []}
             settings={settingsOf(action)}
-            onSettings={(settings) => setDraft({ ...draft, actions: replaced(draft.actions, index, { ...action, settings }) })}
+            onSettings={(settings) =>
+              setDraft({ ...draft, actions: replaced(draft.actions, index, { ...action, settings }) })
+            }
             isEnabled={action.isEnabled ?? true}
-            onEnabled={(isEnabled) => setDraft({ ...draft, actions: replaced(draft.actions, index, { ...action, isEnabled }) })}
+            onEnabled={(isEnabled) =>
+              setDraft({ ...draft, actions: replaced(draft.actions, index, { ...action, isEnabled }) })
+            }
             onRemove={() => nodes((d) => ({ ...d, actions: d.actions.filter((_, at) => at !== index) }))}
             problem={problem}
           />
         ))}
-        <button type="button" class="secondary" onClick={() => nodes((d) => ({ ...d, actions: [...d.actions, { id: freeId(d, "action"), type: "SendSms", settings: { body: "" } }] }))}>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() =>
+            nodes((d) => ({
+              ...d,
+              actions: [...d.actions, { id: freeId(d, "action"), type: "SendSms", settings: { body: "" } }],
+            }))
+          }
+        >
           Add action
         </button>
       </section>
@@ -270,11 +429,16 @@ export function AutomationEditor({ id }: { id?: string }) {
         <ol class="flow" data-testid="flow">
           {draft.connections.map((connection, index) => {
             const pointer = `/connections/${index}`;
-            const setConnection = (next: typeof connection) => setDraft({ ...draft, connections: replaced(draft.connections, index, next) });
+            const setConnection = (next: typeof connection) =>
+              setDraft({ ...draft, connections: replaced(draft.connections, index, next) });
             const pick = (label: string, key: "sourceNodeId" | "targetNodeId") => (
               <Field label={label} pointer={`${pointer}/${key}`} errors={errorsAt(problem, `${pointer}/${key}`)}>
                 {(described) => (
-                  <select {...described} value={connection[key]} onChange={(event) => setConnection({ ...connection, [key]: event.currentTarget.value })}>
+                  <select
+                    {...described}
+                    value={connection[key]}
+                    onChange={(event) => setConnection({ ...connection, [key]: event.currentTarget.value })}
+                  >
                     {allNodes.map((node) => (
                       <option value={node}>{nodeLabel(draft, node)}</option>
                     ))}
@@ -284,15 +448,30 @@ export function AutomationEditor({ id }: { id?: string }) {
             );
             return (
               <li data-node={pointer}>
-                {errorsExactly(problem, [pointer]).map((text) => <p class="field-error">{text}</p>)}
+                {errorsExactly(problem, [pointer]).map((text) => (
+                  <p class="field-error">{text}</p>
+                ))}
                 {pick("From", "sourceNodeId")}
                 {pick("To", "targetNodeId")}
                 <Field label="Weight" pointer={`${pointer}/weight`} errors={errorsAt(problem, `${pointer}/weight`)}>
                   {(described) => (
-                    <input {...described} type="number" min={1} max={100} value={connection.weight ?? 1} onInput={(event) => setConnection({ ...connection, weight: Number(event.currentTarget.value) || undefined })} />
+                    <input
+                      {...described}
+                      type="number"
+                      min={1}
+                      max={100}
+                      value={connection.weight ?? 1}
+                      onInput={(event) =>
+                        setConnection({ ...connection, weight: Number(event.currentTarget.value) || undefined })
+                      }
+                    />
                   )}
                 </Field>
-                <button type="button" class="secondary" onClick={() => setDraft({ ...draft, connections: draft.connections.filter((_, at) => at !== index) })}>
+                <button
+                  type="button"
+                  class="secondary"
+                  onClick={() => setDraft({ ...draft, connections: draft.connections.filter((_, at) => at !== index) })}
+                >
                   Remove<span class="visually-hidden"> connection {index + 1}</span>
                 </button>
               </li>
@@ -307,7 +486,13 @@ export function AutomationEditor({ id }: { id?: string }) {
             onClick={() => {
               let n = draft.connections.length + 1;
               while (draft.connections.some((connection) => connection.id === `c${n}`)) n++;
-              setDraft({ ...draft, connections: [...draft.connections, { id: `c${n}`, sourceNodeId: allNodes[0]!, targetNodeId: allNodes[allNodes.length - 1]! }] });
+              setDraft({
+                ...draft,
+                connections: [
+                  ...draft.connections,
+                  { id: `c${n}`, sourceNodeId: allNodes[0]!, targetNodeId: allNodes[allNodes.length - 1]! },
+                ],
+              });
             }}
           >
             Add connection

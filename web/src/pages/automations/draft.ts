@@ -5,11 +5,38 @@
 import { typeLabels } from "./fields";
 
 export type Settings = Record<string, unknown>;
-export interface TriggerNode { id: string; type: string; displayName?: string; isEnabled?: boolean; settings?: Settings }
-export interface ConditionNode { id: string; type: string; operator: string; isEnabled?: boolean; settings?: Settings }
-export interface GroupNode { id: string; mode?: string; conditions: ConditionNode[] }
-export interface ActionNode { id: string; type: string; order?: number; isEnabled?: boolean; settings?: Settings }
-export interface Connection { id: string; sourceNodeId: string; targetNodeId: string; weight?: number }
+export interface TriggerNode {
+  id: string;
+  type: string;
+  displayName?: string;
+  isEnabled?: boolean;
+  settings?: Settings;
+}
+export interface ConditionNode {
+  id: string;
+  type: string;
+  operator: string;
+  isEnabled?: boolean;
+  settings?: Settings;
+}
+export interface GroupNode {
+  id: string;
+  mode?: string;
+  conditions: ConditionNode[];
+}
+export interface ActionNode {
+  id: string;
+  type: string;
+  order?: number;
+  isEnabled?: boolean;
+  settings?: Settings;
+}
+export interface Connection {
+  id: string;
+  sourceNodeId: string;
+  targetNodeId: string;
+  weight?: number;
+}
 export interface Draft {
   name: string;
   description?: string | null;
@@ -37,7 +64,8 @@ export function newDraft(): Draft {
 
 /** The editable part of an automation the API answered (read-only fields such as createdAt stay behind). */
 export function draftOf(automation: Draft): Draft {
-  const { name, description, enabled, scope, visibility, triggers, conditionGroups, actions, connections, version } = automation;
+  const { name, description, enabled, scope, visibility, triggers, conditionGroups, actions, connections, version } =
+    automation;
   return { name, description, enabled, scope, visibility, triggers, conditionGroups, actions, connections, version };
 }
 
@@ -71,7 +99,8 @@ export function inOrder(draft: Draft): Connection[] {
 }
 
 function sameFlow(left: Connection[], right: Connection[]): boolean {
-  const key = (connection: Connection) => `${connection.sourceNodeId}>${connection.targetNodeId}>${connection.weight ?? 1}`;
+  const key = (connection: Connection) =>
+    `${connection.sourceNodeId}>${connection.targetNodeId}>${connection.weight ?? 1}`;
   return left.length === right.length && left.every((connection, index) => key(connection) === key(right[index]!));
 }
 
@@ -83,17 +112,24 @@ export function changeNodes(draft: Draft, change: (draft: Draft) => Draft): Draf
   const next = change(draft);
   if (sameFlow(draft.connections, inOrder(draft))) return { ...next, connections: inOrder(next) };
   const ids = nodeIds(next);
-  return { ...next, connections: next.connections.filter((connection) => ids.has(connection.sourceNodeId) && ids.has(connection.targetNodeId)) };
+  return {
+    ...next,
+    connections: next.connections.filter(
+      (connection) => ids.has(connection.sourceNodeId) && ids.has(connection.targetNodeId),
+    ),
+  };
 }
 
 /** A node's name in lists and the flow: "Action 2: Send a text". */
 export function nodeLabel(draft: Draft, id: string): string {
   const trigger = draft.triggers.findIndex((node) => node.id === id);
-  if (trigger >= 0) return `Trigger ${trigger + 1}: ${typeLabels[draft.triggers[trigger]!.type] ?? draft.triggers[trigger]!.type}`;
+  if (trigger >= 0)
+    return `Trigger ${trigger + 1}: ${typeLabels[draft.triggers[trigger]!.type] ?? draft.triggers[trigger]!.type}`;
   const group = draft.conditionGroups.findIndex((node) => node.id === id);
   if (group >= 0) return `Condition group ${group + 1}`;
   const action = draft.actions.findIndex((node) => node.id === id);
-  if (action >= 0) return `Action ${action + 1}: ${typeLabels[draft.actions[action]!.type] ?? draft.actions[action]!.type}`;
+  if (action >= 0)
+    return `Action ${action + 1}: ${typeLabels[draft.actions[action]!.type] ?? draft.actions[action]!.type}`;
   return id;
 }
 
@@ -102,8 +138,15 @@ export function placeOf(draft: Draft, pointer: string): string {
   const [, list, index, ...rest] = pointer.split("/");
   const at = Number(index);
   const node =
-    list === "triggers" ? draft.triggers[at]?.id : list === "conditionGroups" ? draft.conditionGroups[at]?.id : list === "actions" ? draft.actions[at]?.id : undefined;
-  if (node) return [nodeLabel(draft, node), rest.filter((part) => part !== "settings").join(" ")].filter(Boolean).join(", ");
+    list === "triggers"
+      ? draft.triggers[at]?.id
+      : list === "conditionGroups"
+        ? draft.conditionGroups[at]?.id
+        : list === "actions"
+          ? draft.actions[at]?.id
+          : undefined;
+  if (node)
+    return [nodeLabel(draft, node), rest.filter((part) => part !== "settings").join(" ")].filter(Boolean).join(", ");
   if (list === "connections") return `Connection ${at + 1}`;
   return list ?? "The automation";
 }

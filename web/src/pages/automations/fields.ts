@@ -8,9 +8,26 @@ const leadFieldHint = "A lead field such as contact.firstName, metadata.product 
 const templateHint = "Placeholders such as {{contact.firstName|there}} fill in lead fields.";
 const idsHint = "Ids, one a line; empty means any.";
 
-export const triggerTypes = ["LeadCreated", "MessageReceived", "MessageFailed", "CallMissed", "LeadOptedOut", "Schedule", "Manual"] as const;
+export const triggerTypes = [
+  "LeadCreated",
+  "MessageReceived",
+  "MessageFailed",
+  "CallMissed",
+  "LeadOptedOut",
+  "Schedule",
+  "Manual",
+] as const;
 export const conditionTypes = ["LeadField", "TimeOfDay", "Weekday", "LeadAge", "HasReplied", "ConsentStatus"] as const;
-export const actionTypes = ["SendSms", "SendMms", "Wait", "HttpRequest", "UpdateLead", "AddToSuppression", "PlaceCall", "Stop"] as const;
+export const actionTypes = [
+  "SendSms",
+  "SendMms",
+  "Wait",
+  "HttpRequest",
+  "UpdateLead",
+  "AddToSuppression",
+  "PlaceCall",
+  "Stop",
+] as const;
 
 export const typeLabels: Record<string, string> = {
   LeadCreated: "New lead",
@@ -44,7 +61,12 @@ export const triggerFields: Record<string, FieldSpec[]> = {
   LeadCreated: [{ key: "sourceIds", label: "Only from these sources", kind: "lines", hint: idsHint }],
   MessageReceived: [
     { key: "phoneNumberIds", label: "Only to these numbers", kind: "lines", hint: idsHint },
-    { key: "keywords", label: "Only texts with these keywords", kind: "lines", hint: "One a line; empty means any text." },
+    {
+      key: "keywords",
+      label: "Only texts with these keywords",
+      kind: "lines",
+      hint: "One a line; empty means any text.",
+    },
   ],
   MessageFailed: [
     { key: "statuses", label: "Outcomes", kind: "checks", options: ["Failed", "Undeliverable"] },
@@ -53,9 +75,19 @@ export const triggerFields: Record<string, FieldSpec[]> = {
   CallMissed: [{ key: "phoneNumberIds", label: "Only to these numbers", kind: "lines", hint: idsHint }],
   LeadOptedOut: [],
   Schedule: [
-    { key: "cron", label: "Cron expression", kind: "text", hint: "Five fields, such as 0 9 * * 1-5; or give an interval instead." },
+    {
+      key: "cron",
+      label: "Cron expression",
+      kind: "text",
+      hint: "Five fields, such as 0 9 * * 1-5; or give an interval instead.",
+    },
     { key: "intervalMinutes", label: "Every N minutes", kind: "number" },
-    { key: "audience.createdWithinDays", label: "Leads created in the last N days", kind: "number", hint: "Any audience setting runs once per matching lead." },
+    {
+      key: "audience.createdWithinDays",
+      label: "Leads created in the last N days",
+      kind: "number",
+      hint: "Any audience setting runs once per matching lead.",
+    },
     { key: "audience.sourceId", label: "Only leads of source (id)", kind: "text" },
     { key: "audience.processingStatus", label: "Processing statuses", kind: "checks", options: processingStatuses },
     { key: "audience.vertical", label: "Vertical", kind: "text" },
@@ -67,7 +99,18 @@ export const triggerFields: Record<string, FieldSpec[]> = {
 };
 
 export const operatorsByConditionType: Record<string, readonly string[]> = {
-  LeadField: ["Equals", "NotEquals", "Contains", "StartsWith", "In", "NotIn", "Exists", "NotExists", "GreaterThan", "LessThan"],
+  LeadField: [
+    "Equals",
+    "NotEquals",
+    "Contains",
+    "StartsWith",
+    "In",
+    "NotIn",
+    "Exists",
+    "NotExists",
+    "GreaterThan",
+    "LessThan",
+  ],
   TimeOfDay: ["Between", "NotBetween"],
   Weekday: ["In", "NotIn"],
   LeadAge: ["GreaterThan", "LessThan"],
@@ -96,9 +139,12 @@ export function conditionFields(type: string, operator: string): FieldSpec[] {
   switch (type) {
     case "LeadField":
       if (operator === "Exists" || operator === "NotExists") return [field];
-      if (operator === "In" || operator === "NotIn") return [field, { key: "values", label: "Values", kind: "scalars", hint: "One a line." }];
-      if (operator === "Contains" || operator === "StartsWith") return [field, { key: "value", label: "Text", kind: "text" }];
-      if (operator === "GreaterThan" || operator === "LessThan") return [field, { key: "value", label: "Number or date", kind: "ordered" }];
+      if (operator === "In" || operator === "NotIn")
+        return [field, { key: "values", label: "Values", kind: "scalars", hint: "One a line." }];
+      if (operator === "Contains" || operator === "StartsWith")
+        return [field, { key: "value", label: "Text", kind: "text" }];
+      if (operator === "GreaterThan" || operator === "LessThan")
+        return [field, { key: "value", label: "Number or date", kind: "ordered" }];
       return [field, { key: "value", label: "Value", kind: "scalar" }];
     case "TimeOfDay":
       return [
@@ -112,7 +158,13 @@ export function conditionFields(type: string, operator: string): FieldSpec[] {
     case "HasReplied":
       return [
         { key: "value", label: "Has replied", kind: "yesno" },
-        { key: "since", label: "Counting replies since", kind: "select", options: ["RunStarted", "LeadCreated"], optional: true },
+        {
+          key: "since",
+          label: "Counting replies since",
+          kind: "select",
+          options: ["RunStarted", "LeadCreated"],
+          optional: true,
+        },
       ];
     case "ConsentStatus":
       return operator === "In" || operator === "NotIn"
@@ -123,7 +175,12 @@ export function conditionFields(type: string, operator: string): FieldSpec[] {
   }
 }
 
-const fromNumber: FieldSpec = { key: "fromPhoneNumberId", label: "From number (id)", kind: "text", hint: "Empty: the lead's assigned number." };
+const fromNumber: FieldSpec = {
+  key: "fromPhoneNumberId",
+  label: "From number (id)",
+  kind: "text",
+  hint: "Empty: the lead's assigned number.",
+};
 const fallback: FieldSpec = { key: "fallback", label: "Fallback for empty placeholders", kind: "text" };
 
 export const actionFields: Record<string, FieldSpec[]> = {
@@ -140,14 +197,27 @@ export const actionFields: Record<string, FieldSpec[]> = {
   ],
   HttpRequest: [
     { key: "url", label: "URL", kind: "url" },
-    { key: "method", label: "Method", kind: "select", options: ["GET", "POST", "PUT", "PATCH", "DELETE"], optional: true },
+    {
+      key: "method",
+      label: "Method",
+      kind: "select",
+      options: ["GET", "POST", "PUT", "PATCH", "DELETE"],
+      optional: true,
+    },
     { key: "headers", label: "Headers", kind: "pairs", hint: "One a line: Name: value." },
     { key: "body", label: "Body", kind: "textarea", hint: templateHint },
     { key: "secret", label: "Signing secret", kind: "text", hint: "16 characters or more; signs each request." },
     { key: "timeoutMs", label: "Timeout (ms)", kind: "number" },
     { key: "maxRetries", label: "Retries", kind: "number" },
   ],
-  UpdateLead: [{ key: "fields", label: "Fields to set", kind: "assignments", hint: "One a line: contact.firstName = Rosa; null clears a field." }],
+  UpdateLead: [
+    {
+      key: "fields",
+      label: "Fields to set",
+      kind: "assignments",
+      hint: "One a line: contact.firstName = Rosa; null clears a field.",
+    },
+  ],
   AddToSuppression: [{ key: "reason", label: "Reason", kind: "text" }],
   PlaceCall: [
     fromNumber,
