@@ -21,7 +21,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#
 import { triggerIndexWrites } from "#core/automations/runs/trigger-index";
 import "#core/automations/runs/queue";
 import { Organizations } from "#core/organizations/index";
-import { publish } from "#core/queue/events";
+import { publish } from "#core/queue/messages";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 
 export { AutomationRequestSchema };

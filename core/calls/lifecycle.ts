@@ -4,7 +4,7 @@ import { Transaction } from "#core/db/transact";
 import type { Call, StatusChange } from "#core/calls/model";
 import { CallMissed } from "#core/calls/queue";
 import { toCall, updateCall } from "#core/calls/store";
-import { publish } from "#core/queue/events";
+import { publish } from "#core/queue/messages";
 import { nowIso } from "#core/shared/ids";
 import { callLifecycle, isMissedCall, type CallStatus } from "#core/shared/status";
 

@@ -24,7 +24,7 @@ import { withCorrelationParameter } from "#core/observability/index";
 import { Organizations } from "#core/organizations/index";
 import { ProviderError, type PlaceCallInput, type ProviderName } from "#core/providers/port";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
-import { publish } from "#core/queue/events";
+import { publish } from "#core/queue/messages";
 import { newId, nowIso } from "#core/shared/ids";
 import { Suppressions } from "#core/suppressions/index";
 

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineMessage } from "#core/queue/events";
+import { defineMessage } from "#core/queue/messages";
 
 /** Outbound-calls queue: place this Queued call with the provider. */
 export const CallPlace = defineMessage("call.place", "outboundCalls", v.object({ callId: v.string() }));
@@ -18,7 +18,7 @@ export const CallMissed = defineMessage(
   }),
 );
 
-declare module "#core/queue/events" {
+declare module "#core/queue/messages" {
   interface QueueMessages {
     "call.place": typeof CallPlace;
     "call.missed": typeof CallMissed;

@@ -2,7 +2,7 @@ import { applyStatus, nextCheckIn } from "#core/calls/lifecycle";
 import type { StatusChange } from "#core/calls/model";
 import { claimProviderCall, dueEntry, dueShards, readCall, toCall, updateCall } from "#core/calls/store";
 import { CallPlace } from "#core/calls/queue";
-import { publish } from "#core/queue/events";
+import { publish } from "#core/queue/messages";
 import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";
 import { callLifecycle, inboundCallStatus } from "#core/shared/status";

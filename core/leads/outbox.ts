@@ -1,6 +1,6 @@
 import { LeadReceived } from "#core/leads/queue";
 import { withCorrelationId } from "#core/observability/index";
-import { publish } from "#core/queue/events";
+import { publish } from "#core/queue/messages";
 
 /** A lead as the table's stream shows its insert: enough to queue it. */
 export interface StoredLeadImage {

@@ -17,8 +17,8 @@ import {
   type Lead,
   type ProcessingStatus,
 } from "#core/leads/index";
-import { settleUnverified } from "#core/leads/reverify";
-import { publish } from "#core/queue/events";
+import { recordUnverifiedOutcome } from "#core/leads/reverify";
+import { publish } from "#core/queue/messages";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { nowIso } from "#core/shared/ids";
 import { Consent, ConsentVerificationUnavailable } from "#core/consent/index";
@@ -68,7 +68,7 @@ export const LeadProcessing = {
         lead.sourceId ? `source:${lead.sourceId}` : "system",
       );
     const outcome = await decide(organizationId, lead, leadiDToken);
-    const settled = await settle(organizationId, lead, outcome);
+    const settled = await recordOutcome(organizationId, lead, outcome);
     // Not settled: another attempt did it, or the contact texted STOP or START after the lead was read (its consent
     // must not be overwritten by what this attempt decided): decide again from the lead as it is now.
     if (!settled && attempt === 0) return LeadProcessing.process(organizationId, leadId, 1);
@@ -85,7 +85,7 @@ export const LeadProcessing = {
    * stay Pending forever.
    */
   async abandon(organizationId: string, leadId: string, error: unknown): Promise<void> {
-    if (error instanceof ConsentVerificationUnavailable) return settleUnverified(organizationId, leadId, error);
+    if (error instanceof ConsentVerificationUnavailable) return recordUnverifiedOutcome(organizationId, leadId, error);
     await markFailed(organizationId, leadId, error);
   },
 
@@ -295,7 +295,7 @@ function leadEvent(lead: Lead, outcome: Outcome, at: string): EventRecordInput {
 }
 
 /** Writes the outcome while the lead is still Pending, with its event record; false if another attempt settled it first. */
-export async function settle(organizationId: string, lead: Lead, outcome: Outcome): Promise<boolean> {
+export async function recordOutcome(organizationId: string, lead: Lead, outcome: Outcome): Promise<boolean> {
   const at = nowIso();
   const changes: Record<string, unknown> = {
     processingStatus: outcome.status,
@@ -367,7 +367,7 @@ async function markFailed(organizationId: string, leadId: string, error: unknown
   const lead = await Leads.find(organizationId, leadId).catch(() => undefined);
   const reason = PROCESSING_ERROR;
   if (lead && v.is(LeadSchema, lead)) {
-    await settle(organizationId, lead, { status: "Failed", reason });
+    await recordOutcome(organizationId, lead, { status: "Failed", reason });
     return;
   }
   // The stored lead cannot even be read: mark it without an event.

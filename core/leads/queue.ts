@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineMessage } from "#core/queue/events";
+import { defineMessage } from "#core/queue/messages";
 
 /** A lead was stored (Pending); the intake consumer processes it. */
 export const LeadReceived = defineMessage("lead.received", "leadIntake", v.object({ leadId: v.string() }));
@@ -11,7 +11,7 @@ export const LeadCreated = defineMessage(
   v.object({ leadId: v.string(), sourceId: v.nullable(v.string()), complianceStatus: v.nullable(v.string()) }),
 );
 
-declare module "#core/queue/events" {
+declare module "#core/queue/messages" {
   interface QueueMessages {
     "lead.received": typeof LeadReceived;
     "lead.created": typeof LeadCreated;

@@ -7,7 +7,7 @@ import { Transaction, transact, TransactionConditionFailed } from "#core/db/tran
 import { Events } from "#core/events/index";
 import { Leads, LeadSchema, pendingShard, pendingShards } from "#core/leads/index";
 import { certificateConsent, recordedKeywordConsent } from "#core/leads/intake-consent";
-import { publishTrigger, settle } from "#core/leads/processing";
+import { publishTrigger, recordOutcome } from "#core/leads/processing";
 import { nowIso } from "#core/shared/ids";
 import { Sources } from "#core/sources/index";
 
@@ -30,7 +30,7 @@ export type LeadConsentEventType = "LeadConsentVerified";
  * kept as its certificate evidence, the reason `ConsentVerificationUnavailable`), so its automations run under its
  * source's policy like any unverified lead's, and it is verified again later (`reverifyDue`).
  */
-export async function settleUnverified(
+export async function recordUnverifiedOutcome(
   organizationId: string,
   leadId: string,
   error: ConsentVerificationUnavailable,
@@ -46,7 +46,7 @@ export async function settleUnverified(
     policy === "require"
       ? { status: "ConsentRequired" as const, blockedReason: "VerifiedConsentRequired:Unavailable" }
       : { status: "Allowed" as const, blockedReason: null };
-  const settled = await settle(organizationId, lead, {
+  const settled = await recordOutcome(organizationId, lead, {
     status: "Processed",
     reason: "ConsentVerificationUnavailable",
     policy,

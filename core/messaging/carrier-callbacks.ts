@@ -20,7 +20,7 @@ import { readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/suppressions/index";
 import { MessagingEvents } from "#core/messaging/timeline";
 import type { InboundMessage, MessageStatusEvent, ProviderPort, WebhookRequest } from "#core/providers/port";
-import { publish } from "#core/queue/events";
+import { publish } from "#core/queue/messages";
 import { nowIso } from "#core/shared/ids";
 import { toE164 } from "#core/shared/phone";
 

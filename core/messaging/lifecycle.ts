@@ -23,7 +23,7 @@ import {
   type MessageChange,
 } from "#core/messaging/store";
 import { MessagingEvents, messageEventInput, type MessagingEventType } from "#core/messaging/timeline";
-import { publish } from "#core/queue/events";
+import { publish } from "#core/queue/messages";
 import { nowIso } from "#core/shared/ids";
 import { MESSAGE_STATUSES, messageLifecycle, type MessageStatus } from "#core/shared/status";
 

@@ -19,7 +19,7 @@ import { assertRegisteredSender, registrationRequired } from "#core/messaging/se
 import { countSegments } from "#core/shared/segments";
 import { messageLifecycle } from "#core/shared/status";
 import { readMessage, dueShards } from "#core/messaging/store";
-import { publish } from "#core/queue/events";
+import { publish } from "#core/queue/messages";
 import { newId, nowIso } from "#core/shared/ids";
 import { allInOrder } from "#core/shared/parallel";
 

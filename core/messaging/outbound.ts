@@ -24,7 +24,7 @@ import { Organizations } from "#core/organizations/index";
 import { organizationProviders } from "#core/messaging/provider-choice";
 import { statusCallbackUrl } from "#core/providers/index";
 import { ProviderError, type ProviderPort, type SendMessageResult } from "#core/providers/port";
-import { maxDelaySeconds, publish } from "#core/queue/events";
+import { maxDelaySeconds, publish } from "#core/queue/messages";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import type { SenderSelectionReason } from "#core/shared/enums";
 import { nowIso } from "#core/shared/ids";

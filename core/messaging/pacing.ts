@@ -7,7 +7,7 @@ import type { Message } from "#core/messaging/model";
 import { MessageSend } from "#core/messaging/queue";
 import { changeMessage } from "#core/messaging/store";
 import type { ProviderError } from "#core/providers/port";
-import { publish } from "#core/queue/events";
+import { publish } from "#core/queue/messages";
 import type { SenderSelectionReason } from "#core/shared/enums";
 import { parsePhone } from "#core/shared/phone";
 

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineMessage } from "#core/queue/events";
+import { defineMessage } from "#core/queue/messages";
 
 /** Outbound queue: look at this message and move it forward (schedule, block, send, retry). */
 export const MessageSend = defineMessage(
@@ -51,7 +51,7 @@ export const LeadOptedOut = defineMessage(
   }),
 );
 
-declare module "#core/queue/events" {
+declare module "#core/queue/messages" {
   interface QueueMessages {
     "message.send": typeof MessageSend;
     "message.received": typeof MessageReceived;

@@ -3,7 +3,7 @@ import { DISPATCH_GRACE_MS, MessageLifecycle, recordProviderId } from "#core/mes
 import type { Message } from "#core/messaging/model";
 import { MessageSend } from "#core/messaging/queue";
 import "#core/messaging/queue";
-import { publish } from "#core/queue/events";
+import { publish } from "#core/queue/messages";
 import { queues } from "#stacks/definitions";
 import { messageLifecycle } from "#core/shared/status";
 import { changeMessage, readMessage } from "#core/messaging/store";

@@ -5,7 +5,7 @@ import { keys } from "#core/db/keys";
 import { DISPATCH_GRACE_MS, MessageLifecycle } from "#core/messaging/lifecycle";
 import { checkReceipt } from "#core/messaging/receipts";
 import { changeMessage, dueShards, readMessage, type DueKind } from "#core/messaging/store";
-import { maxDelaySeconds, publish } from "#core/queue/events";
+import { maxDelaySeconds, publish } from "#core/queue/messages";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
 
 export interface SweepResult {

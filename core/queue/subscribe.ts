@@ -9,7 +9,7 @@ import {
   type Envelope,
   type QueueMessageType,
   type QueueOfMessage,
-} from "#core/queue/events";
+} from "#core/queue/messages";
 import { queues, type QueueName } from "#stacks/definitions";
 
 export type MessageHandler<TType extends QueueMessageType> = (

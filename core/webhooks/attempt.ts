@@ -1,6 +1,6 @@
 import { conditionally, table } from "#core/db/items";
 import { keys } from "#core/db/keys";
-import { envelope, publishAll } from "#core/queue/events";
+import { envelope, publishAll } from "#core/queue/messages";
 import { nowIso } from "#core/shared/ids";
 import { retryScheduleSeconds, webhooksConfig } from "#core/webhooks/config";
 import type { Trigger } from "#core/webhooks/delivery-log";

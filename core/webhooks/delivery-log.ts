@@ -4,7 +4,7 @@ import { conditionally, table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
-import { envelope, publishAll, type Envelope } from "#core/queue/events";
+import { envelope, publishAll, type Envelope } from "#core/queue/messages";
 import { newId, nowIso } from "#core/shared/ids";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 import { pingEventType } from "#core/webhooks/catalogue";

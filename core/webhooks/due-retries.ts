@@ -1,7 +1,7 @@
 import { conditionally, table } from "#core/db/items";
 import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";
-import { envelope, publishAll, type Envelope } from "#core/queue/events";
+import { envelope, publishAll, type Envelope } from "#core/queue/messages";
 import { WebhookDeliver } from "#core/webhooks/queue";
 
 // The schedule only re-publishes due retries: apart from attempt.ts, so it bundles neither sending nor payloads.

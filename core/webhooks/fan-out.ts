@@ -1,7 +1,7 @@
 import { entities } from "#core/db/keys";
 import { toEventRecord } from "#core/events/index";
 import { toLead } from "#core/leads/index";
-import { publishAll, type Envelope } from "#core/queue/events";
+import { publishAll, type Envelope } from "#core/queue/messages";
 import { pingEventType, webhookTypeOf } from "#core/webhooks/catalogue";
 import { createDelivery } from "#core/webhooks/delivery-log";
 import { WebhookEndpoints, type StoredEndpoint } from "#core/webhooks/endpoints";

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineMessage } from "#core/queue/events";
+import { defineMessage } from "#core/queue/messages";
 
 /** One attempt at delivering a webhook message to an endpoint. */
 export const WebhookDeliver = defineMessage(
@@ -16,7 +16,7 @@ export const WebhookDeliver = defineMessage(
 
 export type DeliverMessage = v.InferOutput<typeof WebhookDeliver.schema>;
 
-declare module "#core/queue/events" {
+declare module "#core/queue/messages" {
   interface QueueMessages {
     "webhook.deliver": typeof WebhookDeliver;
   }

@@ -1,7 +1,7 @@
 import type { Actor } from "#core/auth/actor";
 import { NotFoundError, ValidationError } from "#core/errors";
 import { Events } from "#core/events/index";
-import { publishAll, type Envelope } from "#core/queue/events";
+import { publishAll, type Envelope } from "#core/queue/messages";
 import { webhookTypeOf } from "#core/webhooks/catalogue";
 import { createDelivery, type ReplayRequest, type ReplayResult } from "#core/webhooks/delivery-log";
 import { WebhookEndpoints, type StoredEndpoint } from "#core/webhooks/endpoints";

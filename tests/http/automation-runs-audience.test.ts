@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { AutomationRuns } from "#core/automations/runs/index";
 import { db, tableName } from "#core/db/client";
 import { leadItem, Leads } from "#core/leads/index";
-import { envelope } from "#core/queue/events";
+import { envelope } from "#core/queue/messages";
 import { chain, createAutomation, listRuns, readyToText, smsStep, waitForRuns } from "#tests/helpers/automations";
 import { newSource, waitForLead } from "#tests/helpers/leads";
 import { events, randomNumber, sleep, textFrom, waitForMessage } from "#tests/helpers/messaging";

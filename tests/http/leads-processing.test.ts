@@ -5,7 +5,7 @@ import { queryAll } from "#core/db/query";
 import { describe, expect, it } from "vitest";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
-import { publish } from "#core/queue/events";
+import { publish } from "#core/queue/messages";
 import { sqs } from "#core/queue/client";
 import {
   intakeByBody,

@@ -146,7 +146,7 @@ describe("at-most-once sending", () => {
   it("sends to the provider once when the queue delivers the same message many times at once", async () => {
     const org = await newOrganization();
     await addNumber(org);
-    const { publish } = await import("#core/queue/events");
+    const { publish } = await import("#core/queue/messages");
     await import("#core/messaging/queue");
     const accepted = await send(org, { to: randomNumber(), body: "once" });
     // SQS may deliver a message more than once; here eight copies race the original.

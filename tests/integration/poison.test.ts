@@ -12,7 +12,7 @@ import { leadItem, Leads, type Lead } from "#core/leads/index";
 import { LeadProcessing, SWEEP_ATTEMPTS as LEAD_SWEEP_ATTEMPTS, sweepAfterMs } from "#core/leads/processing";
 import { changeMessage } from "#core/messaging/store";
 import { SWEEP_ATTEMPTS as MESSAGE_SWEEP_ATTEMPTS, sweepDueMessages } from "#core/messaging/sweeper";
-import { envelope } from "#core/queue/events";
+import { envelope } from "#core/queue/messages";
 import { newId } from "#core/shared/ids";
 import { handler as intakeConsumer } from "#functions/consumers/lead-intake";
 import { handler as outboundConsumer } from "#functions/consumers/outbound-messages";

@@ -4,7 +4,7 @@ import type { SQSEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { LeadReceived } from "#core/leads/queue";
 import { MessageSend } from "#core/messaging/queue";
-import { declaredMessages, messageDefinition, publish, type Envelope } from "#core/queue/events";
+import { declaredMessages, messageDefinition, publish, type Envelope } from "#core/queue/messages";
 import { subscribe } from "#core/queue/subscribe";
 import { consumers, queues, streamConsumers } from "#stacks/definitions";
 
@@ -104,7 +104,7 @@ describe("queue messages", () => {
         (match) => match[1],
       );
       for (const specifier of imported)
-        expect(["valibot", "#core/queue/events"], path.relative(root, file)).toContain(specifier);
+        expect(["valibot", "#core/queue/messages"], path.relative(root, file)).toContain(specifier);
     }
   });
 

@@ -21,7 +21,7 @@ import { isFinal, noteLastRun, RunStore, StaleRunError, Versions } from "#core/a
 import { Leads, type Lead } from "#core/leads/index";
 import { Conversations } from "#core/messaging/conversations";
 import { Organizations } from "#core/organizations/index";
-import { maxDelaySeconds, publish } from "#core/queue/events";
+import { maxDelaySeconds, publish } from "#core/queue/messages";
 import { newId, nowIso } from "#core/shared/ids";
 import { queues } from "#stacks/definitions";
 

@@ -9,7 +9,7 @@ import { sweepAutomations } from "#core/automations/runs/schedule";
 import { runStep } from "#core/automations/runs/step";
 import { RunStore, storedAutomation } from "#core/automations/runs/store";
 import { triggerHandlers } from "#core/automations/runs/triggers";
-import type { Envelope } from "#core/queue/events";
+import type { Envelope } from "#core/queue/messages";
 import { type PagingQuery } from "#core/shared/paging";
 
 export { AutomationRunSchema, StartRunSchema, RunParamsSchema, type AutomationRun } from "#core/automations/runs/model";

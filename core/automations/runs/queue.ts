@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineMessage } from "#core/queue/events";
+import { defineMessage } from "#core/queue/messages";
 
 /**
  * Messages of the automationRuns queue that the run engine sends itself. The triggers it consumes
@@ -31,7 +31,7 @@ export const AutomationDisabled = defineMessage(
   v.object({ automationId: v.string() }),
 );
 
-declare module "#core/queue/events" {
+declare module "#core/queue/messages" {
   interface QueueMessages {
     "automation.step": typeof AutomationStep;
     "automation.scheduled": typeof AutomationScheduled;

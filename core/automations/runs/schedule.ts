@@ -5,7 +5,7 @@ import { nextFireAt } from "#core/automations/runs/cron";
 import { dueShards, isFinal, RunStore, shardOf, STALL_MS } from "#core/automations/runs/store";
 import { keys } from "#core/db/keys";
 import { queryPages } from "#core/db/query";
-import { maxDelaySeconds, publish } from "#core/queue/events";
+import { maxDelaySeconds, publish } from "#core/queue/messages";
 
 /** Work items ahead of this much are handed to SQS with a delay, so they start on time rather than at the next sweep. */
 const LOOKAHEAD_MS = (maxDelaySeconds - 60) * 1000;

@@ -14,7 +14,7 @@ import { queryAll } from "#core/db/query";
 import { Contacts } from "#core/messaging/contacts";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { audienceLeadIds } from "#core/leads/audience";
-import { envelope, publishAll, type Envelope, type MessageData, type QueueMessages } from "#core/queue/events";
+import { envelope, publishAll, type Envelope, type MessageData, type QueueMessages } from "#core/queue/messages";
 import "#core/calls/queue";
 import "#core/messaging/queue";
 import "#core/leads/index";

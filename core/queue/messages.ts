@@ -13,7 +13,7 @@ import type { QueueName } from "#stacks/definitions";
  * type-level catalogue by augmenting `QueueMessages`:
  *
  *   export const LeadReceived = defineMessage("lead.received", "leadIntake", v.object({ leadId: v.string() }));
- *   declare module "#core/queue/events" { interface QueueMessages { "lead.received": typeof LeadReceived } }
+ *   declare module "#core/queue/messages" { interface QueueMessages { "lead.received": typeof LeadReceived } }
  *
  * `publish` takes the queue from the declaration (a message cannot go to the
  * wrong queue) and `subscribe` validates each record's data against it.
