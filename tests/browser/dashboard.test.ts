@@ -202,7 +202,7 @@ describe("dashboard in Chromium", () => {
     await expect.poll(async () => (await org.request("GET", `/automations/${automation.id}`)).body.enabled).toBe(false);
     await expect.poll(() => toggle.isChecked()).toBe(false);
     await screenshot(page, "automations");
-    await page.getByRole("link", { name: "Welcome text" }).click();
+    await page.getByRole("link", { name: "Welcome text", exact: true }).click();
     await page.getByRole("heading", { name: "Run history" }).waitFor();
 
     await page.getByRole("link", { name: "Billing" }).click();
