@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DynamoStorage } from "@openauthjs/openauth/storage/dynamo";
 import type { StorageAdapter } from "@openauthjs/openauth/storage/storage";
-import { createIssuer } from "#core/identity/issuer";
+import { createIssuer, type OidcUpstream } from "#core/identity/issuer";
 import { deliverToLocalMailbox, readLocalMailbox, type MailboxMessage } from "#core/mail/index";
 import { dashboardClientId } from "#core/auth/local-tokens";
 import { localCredentials, localRegion } from "#local/resources";
@@ -46,6 +46,8 @@ export async function startLocalIdentityProvider(options: {
   trustForwardedFor?: boolean;
   /** The local mailbox folder (the stack's LOCAL_MAIL_DIR, core/mail). */
   mailDir: string;
+  /** An OIDC upstream to offer (tests sign in through local/oidc-fake.ts with it). */
+  upstream?: OidcUpstream;
   log?: (line: string) => void;
 }): Promise<LocalIdentityProvider> {
   const log = options.log ?? (() => undefined);
@@ -63,6 +65,7 @@ export async function startLocalIdentityProvider(options: {
       log(`mail to ${mail.to}: ${mail.text} (also at ${url}/dev/mailbox)`);
     },
     clients: { [dashboardClientId]: loopbackSpellings(options.appUrl) },
+    upstream: options.upstream,
   });
 
   const server = createServer((request, response) => {

@@ -10,10 +10,17 @@ import { webDomain } from "./web-origin.ts";
  * Per stage, from the deploying shell:
  * - `IDENTITY_DOMAIN=auth.example.com`: its custom domain (Route 53); unset means the function URL;
  * - `IDENTITY_EMAIL_FROM=no-reply@example.com`: a verified SES identity the one-time codes are sent from;
- * and the secret `GoogleClientId` (`npx sst secret set GoogleClientId … --stage <stage>`) adds Google sign-in.
+ * - an OIDC upstream (docs/identity.md): the secret `GoogleClientId` adds Google sign-in; for another OpenID provider,
+ *   `IDENTITY_OIDC_ISSUER=https://…` (with `IDENTITY_OIDC_NAME`, `IDENTITY_OIDC_DISPLAY`) and the secret `OidcClientId`.
  */
 const identityDomain = process.env.IDENTITY_DOMAIN || undefined;
 export const googleClientId = new sst.Secret("GoogleClientId", "");
+export const oidcClientId = new sst.Secret("OidcClientId", "");
+const oidcUpstream = {
+  IDENTITY_OIDC_ISSUER: process.env.IDENTITY_OIDC_ISSUER ?? "",
+  IDENTITY_OIDC_NAME: process.env.IDENTITY_OIDC_NAME ?? "",
+  IDENTITY_OIDC_DISPLAY: process.env.IDENTITY_OIDC_DISPLAY ?? "",
+};
 
 /** The stage's e-mail sender (docs/identity.md), from the deploying shell; unset, the mail port refuses to send. */
 export const mailFrom = process.env[environmentNames.mailFrom] ?? "";
@@ -44,7 +51,10 @@ export const auth = new sst.aws.Auth("Identity", {
       [environmentNames.mailFrom]: mailFrom,
       // The dashboard's sign-in comes back to its root (WEB_BASE "/" in stacks/web.ts).
       IDENTITY_REDIRECT_URIS: webDomain ? `https://${webDomain}/` : "",
+      // core/identity/issuer.ts upstreamFromEnvironment: a named OIDC upstream wins over Google.
       GOOGLE_CLIENT_ID: googleClientId.value,
+      OIDC_CLIENT_ID: oidcClientId.value,
+      ...oidcUpstream,
       // With a domain, SST's CloudFront router fronts the issuer: sign-in limits count the address it forwards.
       IDENTITY_BEHIND_PROXY: identityDomain ? "true" : "false",
     },

@@ -1,6 +1,7 @@
+import { OauthError } from "@openauthjs/openauth/error";
 import { issuer } from "@openauthjs/openauth/issuer";
 import { CodeProvider } from "@openauthjs/openauth/provider/code";
-import { GoogleOidcProvider } from "@openauthjs/openauth/provider/google";
+import { OidcProvider } from "@openauthjs/openauth/provider/oidc";
 import { PasswordProvider } from "@openauthjs/openauth/provider/password";
 import type { StorageAdapter } from "@openauthjs/openauth/storage/storage";
 import { createSubjects } from "@openauthjs/openauth/subject";
@@ -33,12 +34,55 @@ export interface IssuerOptions {
   sendMail: (mail: Mail) => Promise<void>;
   /** OAuth clients allowed to ask for tokens, and the redirect URIs each may use (exact origins). */
   clients: Record<string, readonly string[]>;
-  /** A Google OAuth client of this stage, when one is configured. */
-  google?: { clientId: string };
+  /** The stage's social/OIDC upstream (Google, or any OpenID provider), when one is configured. */
+  upstream?: OidcUpstream;
   /** Deployed behind the stage's CloudFront router (a custom domain): the client address is in X-Forwarded-For. */
   behindProxy?: boolean;
   /** Access token lifetime; refreshes are silent, so short (default 15 minutes). */
   accessTtlSeconds?: number;
+}
+
+/**
+ * An OpenID Connect provider people may sign in with (docs/identity.md "Sign-in with an OIDC upstream"): OpenAuth's
+ * OidcProvider reads its discovery document and keys, sends the browser to its authorize endpoint (id_token,
+ * form_post, a nonce) and takes the id_token back at `<issuer>/<name>/callback`.
+ */
+export interface OidcUpstream {
+  /** Names its routes (`/<name>/authorize`, `/<name>/callback`): lower-case letters, e.g. `google`. */
+  name: string;
+  /** What the sign-in page offers: "Continue with <display>". */
+  display: string;
+  /** Its issuer URL (the discovery document is at `<issuer>/.well-known/openid-configuration`). */
+  issuer: string;
+  /** This stage's OAuth client there; its id_tokens must name it in `aud`. */
+  clientId: string;
+}
+
+/** Google as the upstream: only its client id differs per stage. */
+export function googleUpstream(clientId: string): OidcUpstream {
+  return { name: "google", display: "Google", issuer: "https://accounts.google.com", clientId };
+}
+
+/**
+ * The stage's upstream from the issuer function's environment (stacks/auth.ts): a generic one when
+ * IDENTITY_OIDC_ISSUER and OIDC_CLIENT_ID are set, else Google when GOOGLE_CLIENT_ID is, else none.
+ * A misnamed one stops the issuer at cold start rather than at someone's sign-in.
+ */
+export function upstreamFromEnvironment(env: Record<string, string | undefined>): OidcUpstream | undefined {
+  const issuerUrl = env.IDENTITY_OIDC_ISSUER;
+  if (issuerUrl && env.OIDC_CLIENT_ID) {
+    const name = env.IDENTITY_OIDC_NAME || "oidc";
+    if (!/^[a-z][a-z0-9-]{0,31}$/.test(name) || name === "password" || name === "code")
+      throw new Error(`IDENTITY_OIDC_NAME "${name}" must be lower-case letters, digits and "-", not password or code.`);
+    if (new URL(issuerUrl).protocol !== "https:") throw new Error("IDENTITY_OIDC_ISSUER must be an https URL.");
+    return {
+      name,
+      display: env.IDENTITY_OIDC_DISPLAY || name,
+      issuer: issuerUrl.replace(/\/+$/, ""),
+      clientId: env.OIDC_CLIENT_ID,
+    };
+  }
+  return env.GOOGLE_CLIENT_ID ? googleUpstream(env.GOOGLE_CLIENT_ID) : undefined;
 }
 
 /** Refresh tokens live 30 days; each use rotates it. */
@@ -53,14 +97,15 @@ const noEnumeration = {
 };
 
 /**
- * The identity provider (OpenAuth; docs/identity.md): e-mail + password, a one-time e-mail code, and Google
- * when the stage has a client. Self-service registration is not offered (people join by invitation, and a
+ * The identity provider (OpenAuth; docs/identity.md): e-mail + password, a one-time e-mail code, and an OIDC
+ * upstream (Google, say) when the stage names one. Self-service registration is not offered (people join by invitation, and a
  * registration form answers "already registered", which would tell who has an account).
  */
 export function createIssuer(options: IssuerOptions) {
   const sendCode = (email: string, code: string) => options.sendMail(signInCodeMail(email, code));
   const allowed = (clientId: string, redirectUri: string) =>
     Object.hasOwn(options.clients, clientId) && options.clients[clientId]!.includes(redirectUri);
+  const upstream = options.upstream;
   const providers = {
     password: PasswordProvider({
       ...PasswordUI({ sendCode, copy: noEnumeration, validatePassword: passwordProblem }),
@@ -68,8 +113,8 @@ export function createIssuer(options: IssuerOptions) {
     code: CodeProvider({
       ...CodeUI({ sendCode: async (claims, code) => sendCode(claims.email!.toLowerCase(), code) }),
     }),
-    ...(options.google
-      ? { google: GoogleOidcProvider({ clientID: options.google.clientId, scopes: ["openid", "email"] }) }
+    ...(upstream
+      ? { [upstream.name]: OidcProvider({ issuer: upstream.issuer, clientID: upstream.clientId, scopes: ["email"] }) }
       : {}),
   };
   const app = issuer({
@@ -79,12 +124,17 @@ export function createIssuer(options: IssuerOptions) {
     // reuse 0: a refresh token works once (each refresh hands out the next), so a stolen one is dead after use.
     ttl: { access: options.accessTtlSeconds ?? 15 * 60, refresh: refreshTtlSeconds, reuse: 0 },
     select: Select({
-      providers: { password: { display: "e-mail and password" }, code: { display: "a one-time e-mail code" } },
+      providers: {
+        password: { display: "e-mail and password" },
+        code: { display: "a one-time e-mail code" },
+        ...(upstream ? { [upstream.name]: { display: upstream.display } } : {}),
+      },
     }),
     allow: async ({ clientID, redirectURI }) => allowed(clientID, redirectURI),
     success: async (ctx, value) => {
-      const email = verifiedEmail(value);
-      if (!email) throw new Error("The identity provider returned no verified e-mail.");
+      const email = verifiedEmail(value, upstream?.name);
+      // access_denied (not a server error): the dashboard is sent back with it and shows the description.
+      if (!email) throw new OauthError("access_denied", "The identity provider returned no verified e-mail.");
       const user = await Users.forSignIn(email);
       if (!user) return ctx.subject("user", { email }, { subject: `email:${email}` });
       return ctx.subject(
@@ -110,14 +160,17 @@ export function signInCodeMail(email: string, code: string): Mail {
   };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- an upstream provider's claims are untyped JSON
-function verifiedEmail(value: ({ provider: string } & Record<string, any>) | undefined): string | undefined {
+function verifiedEmail(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an upstream provider's claims are untyped JSON
+  value: ({ provider: string } & Record<string, any>) | undefined,
+  upstreamName: string | undefined,
+): string | undefined {
   if (!value) return undefined;
   if (value.provider === "password") return value.email;
   if (value.provider === "code")
     return typeof value.claims?.email === "string" ? value.claims.email.toLowerCase() : undefined;
-  // Google: only an e-mail Google itself verified.
-  if (value.provider === "google" && value.id?.email_verified === true && typeof value.id.email === "string")
+  // The OIDC upstream: only an e-mail the upstream itself marks verified (an unverified one could be anybody's).
+  if (value.provider === upstreamName && value.id?.email_verified === true && typeof value.id.email === "string")
     return value.id.email.toLowerCase();
   return undefined;
 }

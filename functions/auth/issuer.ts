@@ -1,7 +1,7 @@
 import { handle } from "hono/aws-lambda";
 import { DynamoStorage } from "@openauthjs/openauth/storage/dynamo";
 import { dashboardClientId } from "#core/auth/local-tokens";
-import { createIssuer } from "#core/identity/issuer";
+import { createIssuer, upstreamFromEnvironment } from "#core/identity/issuer";
 import { sendMail } from "#core/mail/index";
 
 /**
@@ -12,12 +12,11 @@ import { sendMail } from "#core/mail/index";
 const storageOptions = JSON.parse(process.env.OPENAUTH_STORAGE ?? "{}") as { options?: { table: string } };
 if (!storageOptions.options?.table) throw new Error("OPENAUTH_STORAGE names no table (deploy with stacks/auth.ts).");
 
-const googleClientId = process.env.GOOGLE_CLIENT_ID;
 const app = createIssuer({
   storage: DynamoStorage({ table: storageOptions.options.table }),
   sendMail,
   clients: { [dashboardClientId]: (process.env.IDENTITY_REDIRECT_URIS ?? "").split(/\s+/).filter(Boolean) },
-  ...(googleClientId ? { google: { clientId: googleClientId } } : {}),
+  upstream: upstreamFromEnvironment(process.env),
   behindProxy: process.env.IDENTITY_BEHIND_PROXY === "true",
 });
 

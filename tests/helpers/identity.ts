@@ -28,14 +28,17 @@ export async function newSignInUser(organizationId: string, role: Role = "owner"
   return { userId: stored.id, organizationId, role, name: stored.name, email: stored.email, password };
 }
 
-/** A browser-like client of the issuer: keeps its cookies, follows nothing by itself, calls from one address. */
-export function issuerSession(sourceIp = `10.${rnd()}.${rnd()}.${rnd()}`) {
+/**
+ * A browser-like client of the issuer (the stack's, or another at `issuerUrl`): keeps its cookies, follows nothing by
+ * itself, calls from one address. An absolute path goes elsewhere (an OIDC upstream) with the same cookies.
+ */
+export function issuerSession(sourceIp = `10.${rnd()}.${rnd()}.${rnd()}`, issuerUrl = identityUrl()) {
   const cookies = new Map<string, string>();
   async function call(path: string, init: { method?: string; form?: Record<string, string> } = {}) {
     const headers: Record<string, string> = { "x-forwarded-for": sourceIp };
     if (cookies.size) headers.cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join("; ");
     if (init.form) headers["content-type"] = "application/x-www-form-urlencoded";
-    const response = await fetch(new URL(path, identityUrl()), {
+    const response = await fetch(new URL(path, issuerUrl), {
       method: init.method ?? (init.form ? "POST" : "GET"),
       headers,
       body: init.form ? new URLSearchParams(init.form) : undefined,
@@ -78,8 +81,8 @@ export async function passwordSignIn(session: ReturnType<typeof issuerSession>, 
   return session.call("/password/authorize", { form: { email, password } });
 }
 
-export async function token(form: Record<string, string>) {
-  const response = await fetch(new URL("/token", identityUrl()), { method: "POST", body: new URLSearchParams(form) });
+export async function token(form: Record<string, string>, issuerUrl = identityUrl()) {
+  const response = await fetch(new URL("/token", issuerUrl), { method: "POST", body: new URLSearchParams(form) });
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
 
