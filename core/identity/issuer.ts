@@ -113,8 +113,7 @@ async function joinAfterInvitation(storage: StorageAdapter, refreshToken: string
   if (!subject.startsWith("email:")) return;
   const key = ["oauth:refresh", subject, secret];
   const stored = (await Storage.get(storage, key)) as
-    | { subject: string; properties: { email: string }; ttl: { refresh: number } }
-    | undefined;
+    { subject: string; properties: { email: string }; ttl: { refresh: number } } | undefined;
   const user = stored && (await Users.forSignIn(stored.properties.email));
   if (!user) return;
   await Storage.set(

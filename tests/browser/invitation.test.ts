@@ -91,7 +91,9 @@ describe("accepting an invitation in the dashboard (Chromium)", () => {
     expect(await page.evaluate(() => sessionStorage.getItem("pendingInvitation"))).toBeNull();
     await atBothSizes(page, "joined");
 
-    const members = await org.request("POST", "/users/all/my", { body: { filters: [{ field: "email", value: email }] } });
+    const members = await org.request("POST", "/users/all/my", {
+      body: { filters: [{ field: "email", value: email }] },
+    });
     expect(members.body.items).toMatchObject([{ email, role: "agent", id: claims.sub }]);
     // The invitation token reached the API in a request body only, never in a URL a server or proxy logs.
     expect(urls.filter((url) => url.includes(token))).toEqual([]);

@@ -10,7 +10,7 @@ type Outcome =
 
 /** What the person can do about a refused invitation, by the API's answer (docs/identity.md). */
 function advice(status: number): string {
-  if (status === 403) return "Sign out, then sign in with the e-mail address the invitation was sent to.";
+  if (status === 403) return "The invitation waits in this tab: sign in as the invited address and it is accepted.";
   if (status === 404) return "The link is incomplete or unknown: open it again from the e-mail, exactly as it is.";
   return "Ask the person who invited you to send a new invitation.";
 }
