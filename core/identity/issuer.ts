@@ -3,7 +3,7 @@ import { issuer } from "@openauthjs/openauth/issuer";
 import { CodeProvider } from "@openauthjs/openauth/provider/code";
 import { OidcProvider } from "@openauthjs/openauth/provider/oidc";
 import { PasswordProvider } from "@openauthjs/openauth/provider/password";
-import type { StorageAdapter } from "@openauthjs/openauth/storage/storage";
+import { Storage, type StorageAdapter } from "@openauthjs/openauth/storage/storage";
 import { createSubjects } from "@openauthjs/openauth/subject";
 import { CodeUI } from "@openauthjs/openauth/ui/code";
 import { PasswordUI } from "@openauthjs/openauth/ui/password";
@@ -137,18 +137,41 @@ export function createIssuer(options: IssuerOptions) {
       if (!email) throw new OauthError("access_denied", "The identity provider returned no verified e-mail.");
       const user = await Users.forSignIn(email);
       if (!user) return ctx.subject("user", { email }, { subject: `email:${email}` });
-      return ctx.subject(
-        "user",
-        { email: user.email, org_id: user.organizationId, role: user.role, name: user.name },
-        { subject: user.userId },
-      );
+      return ctx.subject("user", memberClaims(user), { subject: user.userId });
     },
   });
   return guardSignIn(app, options.storage, {
     revoke: (token) => revokeRefreshToken(options.storage, token),
+    beforeRefresh: (token) => joinAfterInvitation(options.storage, token),
     allowed,
     behindProxy: options.behindProxy,
   });
+}
+
+function memberClaims(user: NonNullable<Awaited<ReturnType<typeof Users.forSignIn>>>) {
+  return { email: user.email, org_id: user.organizationId, role: user.role, name: user.name };
+}
+
+/**
+ * OpenAuth refreshes with the claims stored at sign-in. A person who signed in before belonging to an organization
+ * (`email:<address>`, an invitee) and has since accepted an invitation gets the member's claims at this refresh,
+ * so the dashboard does not ask for a second sign-in. Refresh tokens are `<subject>:<secret>`.
+ */
+async function joinAfterInvitation(storage: StorageAdapter, refreshToken: string): Promise<void> {
+  const secret = refreshToken.split(":").pop()!;
+  const subject = refreshToken.slice(0, -secret.length - 1);
+  if (!subject.startsWith("email:")) return;
+  const key = ["oauth:refresh", subject, secret];
+  const stored = (await Storage.get(storage, key)) as
+    { subject: string; properties: { email: string }; ttl: { refresh: number } } | undefined;
+  const user = stored && (await Users.forSignIn(stored.properties.email));
+  if (!user) return;
+  await Storage.set(
+    storage,
+    key,
+    { ...stored, subject: user.userId, properties: memberClaims(user) },
+    stored.ttl.refresh,
+  );
 }
 
 /** The e-mail carrying a one-time code (sign-in by code, or setting a forgotten password). */

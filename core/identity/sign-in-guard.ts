@@ -33,6 +33,8 @@ export function guardSignIn(
   storage: StorageAdapter,
   options: {
     revoke: (token: string) => Promise<void>;
+    /** Called with the refresh token of each refresh grant before OpenAuth reads it. */
+    beforeRefresh?: (refreshToken: string) => Promise<void>;
     allowed: (clientId: string, redirectUri: string) => boolean;
     behindProxy?: boolean;
   },
@@ -54,6 +56,14 @@ export function guardSignIn(
     if (typeof token === "string" && token !== "") await options.revoke(token);
     // RFC 7009 §2.2: 200 whether or not the token was valid.
     return c.body(null, 200);
+  });
+
+  app.post("/token", async (c, next) => {
+    const form = await c.req.formData();
+    const refreshToken = form.get("refresh_token");
+    if (form.get("grant_type") === "refresh_token" && typeof refreshToken === "string" && refreshToken.includes(":"))
+      await options.beforeRefresh?.(refreshToken);
+    return next();
   });
 
   // People join by invitation (and sign in with an e-mail code first); a registration form would answer

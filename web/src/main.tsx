@@ -1,7 +1,9 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { whenSessionEnds } from "./api/client";
+import { pendingInvitation, takeInvitationFromAddress } from "./api/invitation";
 import { finishSignIn, isSignedIn, signOut, startSignIn } from "./api/session";
+import { AcceptInvitation } from "./pages/AcceptInvitation";
 import { Overview } from "./pages/Overview";
 import { Leads, LeadPage } from "./pages/Leads";
 import { Conversations, Thread } from "./pages/Conversations";
@@ -91,8 +93,15 @@ function App() {
   );
   const [problem, setProblem] = useState<string | undefined>();
   const [menuOpen, setMenuOpen] = useState(false);
+  const [invitation, setInvitation] = useState(pendingInvitation());
   useEffect(() => {
     whenSessionEnds(() => setSignedIn(false));
+    // An invitation link opened in a tab where the app already runs changes only the hash.
+    const takeInvitation = () => {
+      takeInvitationFromAddress();
+      setInvitation(pendingInvitation());
+    };
+    addEventListener("hashchange", takeInvitation);
     if (!finishing) return;
     void finishSignIn().then((done) => {
       if (done) setSignedIn(true);
@@ -101,6 +110,18 @@ function App() {
     });
   }, []);
   if (finishing) return <p role="status">Signing in…</p>;
+  if (invitation)
+    return (
+      <AcceptInvitation
+        token={invitation}
+        signedIn={signedIn}
+        problem={problem}
+        onDone={() => {
+          setInvitation(null);
+          setSignedIn(isSignedIn());
+        }}
+      />
+    );
   if (!signedIn) return <SignIn problem={problem} />;
   return (
     <>
@@ -155,4 +176,5 @@ function App() {
   );
 }
 
+takeInvitationFromAddress();
 render(<App />, document.getElementById("root")!);

@@ -121,6 +121,14 @@ let refreshing: Promise<string | null> | undefined;
 export function accessToken(): Promise<string | null> {
   const access = sessionStorage.getItem(keys.access);
   if (access && expiresAt(access) > Date.now() / 1000 + 60) return Promise.resolve(access);
+  return refreshSession();
+}
+
+/**
+ * Refreshes now, whatever the access token's expiry: after accepting an invitation, the next token carries the
+ * organization (the issuer reads the membership at each refresh). Null when the session is over.
+ */
+export function refreshSession(): Promise<string | null> {
   refreshing ??= refresh().finally(() => (refreshing = undefined));
   return refreshing;
 }
