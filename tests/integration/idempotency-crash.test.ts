@@ -9,15 +9,16 @@ import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/he
 import { handler as createLead } from "#functions/leads/create";
 import { handler as sendMessage } from "#functions/messages/send";
 import { handler as placeCall } from "#functions/calls/place";
+import { handler as topUpWallet } from "#functions/billing/top-up";
 
-/** The ids of the organization's stored items whose sort key begins with `prefix` (LEAD#, MESSAGE#, CALL#). */
+/** The ids of the organization's stored items whose sort key begins with `prefix` (LEAD#, MESSAGE#, CALL#, TOPUP#…). */
 async function storedIds(org: TestOrganization, prefix: string): Promise<string[]> {
   const { Items = [] } = await table.query({
     KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
     ExpressionAttributeValues: { ":pk": keys.lead(org.organizationId, "").pk, ":prefix": prefix },
     ConsistentRead: true,
   });
-  return Items.map((item) => String(item.id));
+  return Items.map((item) => String(item.id ?? item.sk.slice(prefix.length)));
 }
 
 /**
@@ -26,7 +27,10 @@ async function storedIds(org: TestOrganization, prefix: string): Promise<string[
  */
 async function killedThenRetried(
   org: TestOrganization,
-  route: { path: string; handler: typeof createLead },
+  route: {
+    path: string;
+    handler: (event: ReturnType<typeof apiEvent>, context: ReturnType<typeof lambdaContext>) => Promise<unknown>;
+  },
   body: unknown,
   storedAs: RegExp,
 ) {
@@ -98,5 +102,21 @@ describe("an Idempotency-Key survives a crash: one keyed request yields at most 
     expect(stored).toHaveLength(1);
     expect([retry.status, retry.body.id]).toEqual([202, stored[0]]);
     expect(again.body.id).toBe(stored[0]);
+  });
+
+  it("POST /billing/wallet/top-ups killed right after storing its top-up: the retry gives that top-up its payment page, and no second top-up is stored", async () => {
+    const org = await newOrganization();
+    const body = { amount: "5.00" };
+    const { retry, again } = await killedThenRetried(
+      org,
+      { path: "/billing/wallet/top-ups", handler: topUpWallet },
+      body,
+      /"entity":(\{"S":)?"TopUp"/,
+    );
+    const stored = await storedIds(org, "TOPUP#");
+    expect(stored).toHaveLength(1);
+    expect([retry.status, retry.body.id, retry.body.status]).toEqual([201, stored[0], "Pending"]);
+    expect(retry.body.checkoutUrl).toEqual(expect.any(String));
+    expect(again.body).toEqual(retry.body);
   });
 });
