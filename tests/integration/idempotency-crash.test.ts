@@ -10,6 +10,9 @@ import { handler as createLead } from "#functions/leads/create";
 import { handler as sendMessage } from "#functions/messages/send";
 import { handler as placeCall } from "#functions/calls/place";
 import { handler as topUpWallet } from "#functions/billing/top-up";
+import { handler as createPhoneNumber } from "#functions/phone-numbers/create";
+import { allLedgerEntries } from "#tests/helpers/billing";
+import { carrierRequests, onCarrier } from "#tests/helpers/carriers";
 
 /** The ids of the organization's stored items whose sort key begins with `prefix` (LEAD#, MESSAGE#, CALL#, TOPUP#…). */
 async function storedIds(org: TestOrganization, prefix: string): Promise<string[]> {
@@ -118,5 +121,26 @@ describe("an Idempotency-Key survives a crash: one keyed request yields at most 
     expect([retry.status, retry.body.id, retry.body.status]).toEqual([201, stored[0], "Pending"]);
     expect(retry.body.checkoutUrl).toEqual(expect.any(String));
     expect(again.body).toEqual(retry.body);
+  });
+
+  it("POST /phone-numbers (purchase) killed right after storing its number and fee: the retry buys it once at the carrier and answers it, and no second number or fee is stored", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const offered = await org.request("GET", "/available-phone-numbers?areaCode=718&limit=1");
+    const chosen = offered.body.items[0].phoneNumber as string;
+    const { retry, again } = await killedThenRetried(
+      org,
+      { path: "/phone-numbers", handler: createPhoneNumber },
+      { phoneNumber: chosen, purchase: true },
+      /"entity":(\{"S":)?"PhoneNumber"/,
+    );
+    const stored = await storedIds(org, "PHONENUMBER#");
+    expect(stored).toHaveLength(1);
+    expect([retry.status, retry.body.id, retry.body.phoneNumber]).toEqual([201, stored[0], chosen]);
+    expect(again.body).toEqual(retry.body);
+    const orders = (await carrierRequests(chosen)).filter((request) => request.path === "/v2/number_orders");
+    expect(orders).toHaveLength(1);
+    const fees = (await allLedgerEntries(org)).filter((entry) => entry.reason === "PhoneNumberMonthly");
+    expect(fees).toHaveLength(1);
   });
 });
