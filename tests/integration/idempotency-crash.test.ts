@@ -4,13 +4,15 @@ import { table } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import { killedAfterWrite } from "#tests/helpers/crash";
 import { apiEvent, lambdaContext } from "#tests/helpers/events";
-import { addNumber, magic, randomNumber } from "#tests/helpers/messaging";
+import { addNumber, createLead as newLead, magic, randomNumber } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 import { handler as createLead } from "#functions/leads/create";
 import { handler as sendMessage } from "#functions/messages/send";
 import { handler as placeCall } from "#functions/calls/place";
 import { handler as topUpWallet } from "#functions/billing/top-up";
 import { handler as createPhoneNumber } from "#functions/phone-numbers/create";
+import { handler as startAutomationRun } from "#functions/automations/runs/start";
+import { chain, createAutomation, waitForRun } from "#tests/helpers/automations";
 import { allLedgerEntries } from "#tests/helpers/billing";
 import { carrierRequests, onCarrier } from "#tests/helpers/carriers";
 
@@ -32,6 +34,8 @@ async function killedThenRetried(
   org: TestOrganization,
   route: {
     path: string;
+    /** For a path with parameters: the route's template and its parameters (the key's scope is the route). */
+    template?: { routeKey: string; pathParameters: Record<string, string> };
     handler: (event: ReturnType<typeof apiEvent>, context: ReturnType<typeof lambdaContext>) => Promise<unknown>;
   },
   body: unknown,
@@ -41,6 +45,7 @@ async function killedThenRetried(
   const event = apiEvent({
     method: "POST",
     path: route.path,
+    ...route.template,
     body,
     headers: { authorization: `Bearer ${org.ownerToken}`, "idempotency-key": key },
   });
@@ -142,5 +147,27 @@ describe("an Idempotency-Key survives a crash: one keyed request yields at most 
     expect(orders).toHaveLength(1);
     const fees = (await allLedgerEntries(org)).filter((entry) => entry.reason === "PhoneNumberMonthly");
     expect(fees).toHaveLength(1);
+  });
+
+  it("POST /automations/{id}/runs killed right after storing its run: the retry answers and finishes that run, and no second run is started", async () => {
+    const org = await newOrganization();
+    const automation = await createAutomation(org, chain({ type: "Manual" }, [{ id: "stop", type: "Stop" }]));
+    const leadId = (await newLead(org, randomNumber("212"))).id;
+    const path = `/automations/${automation.id}/runs`;
+    const { retry, again } = await killedThenRetried(
+      org,
+      {
+        path,
+        template: { routeKey: "POST /automations/{id}/runs", pathParameters: { id: automation.id } },
+        handler: startAutomationRun,
+      },
+      { leadId },
+      /"entity":(\{"S":)?"AutomationRun"/,
+    );
+    const stored = await storedIds(org, `RUN#${automation.id}#`);
+    expect(stored).toHaveLength(1);
+    expect([retry.status, retry.body.id]).toEqual([202, stored[0]]);
+    expect(again.body.id).toBe(stored[0]);
+    expect((await waitForRun(org, automation.id, retry.body.id)).status).toBe("Succeeded");
   });
 });
