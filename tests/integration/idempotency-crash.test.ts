@@ -12,6 +12,7 @@ import { handler as placeCall } from "#functions/calls/place";
 import { handler as topUpWallet } from "#functions/billing/top-up";
 import { handler as createPhoneNumber } from "#functions/phone-numbers/create";
 import { handler as startAutomationRun } from "#functions/automations/runs/start";
+import { handler as createWebhookEndpoint } from "#functions/webhook-endpoints/create";
 import { chain, createAutomation, waitForRun } from "#tests/helpers/automations";
 import { allLedgerEntries } from "#tests/helpers/billing";
 import { carrierRequests, onCarrier } from "#tests/helpers/carriers";
@@ -169,5 +170,19 @@ describe("an Idempotency-Key survives a crash: one keyed request yields at most 
     expect([retry.status, retry.body.id]).toEqual([202, stored[0]]);
     expect(again.body.id).toBe(stored[0]);
     expect((await waitForRun(org, automation.id, retry.body.id)).status).toBe("Succeeded");
+  });
+
+  it("POST /webhook-endpoints killed right after storing its endpoint: the retry answers that endpoint with its secret, and no second one is stored", async () => {
+    const org = await newOrganization();
+    const { retry, again } = await killedThenRetried(
+      org,
+      { path: "/webhook-endpoints", handler: createWebhookEndpoint },
+      { url: "https://crm.example.com/hooks", enabledEventTypes: ["lead.processed"] },
+      /"entity":(\{"S":)?"WebhookEndpoint"/,
+    );
+    const stored = await storedIds(org, "WEBHOOKENDPOINT#");
+    expect(stored).toHaveLength(1);
+    expect([retry.status, retry.body.endpoint.id, retry.body.secret]).toEqual([201, stored[0], expect.any(String)]);
+    expect(again.body).toEqual(retry.body);
   });
 });
