@@ -13,6 +13,7 @@ import { handler as topUpWallet } from "#functions/billing/top-up";
 import { handler as createPhoneNumber } from "#functions/phone-numbers/create";
 import { handler as startAutomationRun } from "#functions/automations/runs/start";
 import { handler as createWebhookEndpoint } from "#functions/webhook-endpoints/create";
+import { handler as createAutomationRequest } from "#functions/automations/create";
 import { chain, createAutomation, waitForRun } from "#tests/helpers/automations";
 import { allLedgerEntries } from "#tests/helpers/billing";
 import { carrierRequests, onCarrier } from "#tests/helpers/carriers";
@@ -183,6 +184,20 @@ describe("an Idempotency-Key survives a crash: one keyed request yields at most 
     const stored = await storedIds(org, "WEBHOOKENDPOINT#");
     expect(stored).toHaveLength(1);
     expect([retry.status, retry.body.endpoint.id, retry.body.secret]).toEqual([201, stored[0], expect.any(String)]);
+    expect(again.body).toEqual(retry.body);
+  });
+
+  it("POST /automations killed right after storing its automation: the retry answers that automation, and no second one is stored", async () => {
+    const org = await newOrganization();
+    const { retry, again } = await killedThenRetried(
+      org,
+      { path: "/automations", handler: createAutomationRequest },
+      chain({ type: "Manual" }, [{ id: "stop", type: "Stop" }]),
+      /"entity":(\{"S":)?"Automation"/,
+    );
+    const stored = await storedIds(org, "AUTOMATION#");
+    expect(stored).toHaveLength(1);
+    expect([retry.status, retry.body.id]).toEqual([201, stored[0]]);
     expect(again.body).toEqual(retry.body);
   });
 });
