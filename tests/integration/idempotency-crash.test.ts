@@ -14,6 +14,7 @@ import { handler as createPhoneNumber } from "#functions/phone-numbers/create";
 import { handler as startAutomationRun } from "#functions/automations/runs/start";
 import { handler as createWebhookEndpoint } from "#functions/webhook-endpoints/create";
 import { handler as createAutomationRequest } from "#functions/automations/create";
+import { handler as createSuppression } from "#functions/suppressions/create";
 import { chain, createAutomation, waitForRun } from "#tests/helpers/automations";
 import { allLedgerEntries } from "#tests/helpers/billing";
 import { carrierRequests, onCarrier } from "#tests/helpers/carriers";
@@ -198,6 +199,20 @@ describe("an Idempotency-Key survives a crash: one keyed request yields at most 
     const stored = await storedIds(org, "AUTOMATION#");
     expect(stored).toHaveLength(1);
     expect([retry.status, retry.body.id]).toEqual([201, stored[0]]);
+    expect(again.body).toEqual(retry.body);
+  });
+
+  it("POST /suppressions killed right after storing its entry: the retry answers that entry (one per number by its key), and no second one is stored", async () => {
+    const org = await newOrganization();
+    const phoneNumber = randomNumber();
+    const { retry, again } = await killedThenRetried(
+      org,
+      { path: "/suppressions", handler: createSuppression },
+      { phoneNumber },
+      /"entity":(\{"S":)?"Suppression"/,
+    );
+    expect(await storedIds(org, "SUPPRESSION#")).toEqual([expect.anything()]);
+    expect([retry.status, retry.body.phoneNumber, retry.body.reason]).toEqual([201, phoneNumber, "Manual"]);
     expect(again.body).toEqual(retry.body);
   });
 });
