@@ -92,13 +92,24 @@ export type { AutomationSummary };
 export const Automations = {
   summaries: automationSummaries,
 
-  async create(actor: Actor, input: AutomationRequest): Promise<Automation> {
+  /**
+   * `automationId`: the id fixed by the request's Idempotency-Key. A retry after the first request died finds the
+   * automation it stored (with its trigger index, one transaction) and answers it instead of storing a second.
+   */
+  async create(actor: Actor, input: AutomationRequest, options: { automationId?: string } = {}): Promise<Automation> {
+    if (options.automationId) {
+      const { Item } = await table.get({
+        Key: keys.automation(actor.organizationId, options.automationId),
+        ConsistentRead: true,
+      });
+      if (Item) return redactSecrets(toAutomation(Item));
+    }
     await assertPublicTargets(input.actions);
     const organization = await Organizations.fromId(actor.organizationId);
     const now = nowIso();
     const automation: Automation = {
       ...definitionFields(input),
-      id: newId(),
+      id: options.automationId ?? newId(),
       organizationId: actor.organizationId,
       createdByUserId: actorId(actor),
       managementLevel: "Organization",

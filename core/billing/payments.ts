@@ -4,6 +4,7 @@ import {
   type TopUp,
   type StoredTopUp,
   readTopUp,
+  storedTopUp,
   setTopUp,
   toTopUp,
   creditPayment,
@@ -77,6 +78,12 @@ export const StartTopUpSchema = v.strictObject({
 });
 export type StartTopUp = v.InferOutput<typeof StartTopUpSchema>;
 
+function sessionRefused(): PaymentProviderUnavailableError {
+  return new PaymentProviderUnavailableError(
+    "The payment provider could not start the payment; nothing was charged. Retry with a new Idempotency-Key.",
+  );
+}
+
 export type PaymentEventOutcome = "credited" | "recorded" | "ignored";
 
 export const Payments = {
@@ -85,23 +92,31 @@ export const Payments = {
    * The top-up is stored before the session is created, so a paid session
    * always finds it; the provider call carries the top-up id as its
    * Idempotency-Key, so the library's retries create one session.
+   *
+   * `topUpId`: the id fixed by the request's Idempotency-Key. A retry after the first request died finds its top-up:
+   * answered as it is once it has its session, else its session is created (the same one at Stripe, whose key is the
+   * top-up id) and recorded; so one key makes one top-up and one payment page.
    */
-  async startTopUp(actor: Actor, input: StartTopUp): Promise<TopUp> {
+  async startTopUp(actor: Actor, input: StartTopUp, options: { topUpId?: string } = {}): Promise<TopUp> {
     const organizationId = actor.organizationId;
     const client = await stripe();
-    const { currency } = await Billing.wallet(organizationId);
-    const id = newId();
-    const stored: StoredTopUp = {
+    const id = options.topUpId ?? newId();
+    const earlier = options.topUpId ? await storedTopUp(organizationId, id) : undefined;
+    if (earlier?.status === "Failed") throw sessionRefused();
+    if (earlier?.checkoutSessionId) return toTopUp(id, earlier);
+    const stored: StoredTopUp = earlier ?? {
       amountUnits: toUnits(input.amount),
-      currency,
+      currency: (await Billing.wallet(organizationId)).currency,
       status: "Pending",
       createdBy: actorId(actor),
       createdAt: nowIso(),
     };
-    await table.put({
-      Item: { ...keys.topUp(organizationId, id), entity: entities.topUp, ...stored },
-      ConditionExpression: "attribute_not_exists(pk)",
-    });
+    const { currency } = stored;
+    if (!earlier)
+      await table.put({
+        Item: { ...keys.topUp(organizationId, id), entity: entities.topUp, ...stored },
+        ConditionExpression: "attribute_not_exists(pk)",
+      });
     const back = `${config.publicBaseUrl.replace(/\/$/, "")}/app/?topUp=${id}`;
     const metadata = { organizationId, topUpId: id };
     let session: Stripe.Checkout.Session;
@@ -130,9 +145,7 @@ export const Payments = {
     } catch (error) {
       logger.warn("Stripe refused or could not be reached creating a Checkout Session", { error, topUpId: id });
       await setTopUp(organizationId, id, { status: "Failed", completedAt: nowIso() });
-      throw new PaymentProviderUnavailableError(
-        "The payment provider could not start the payment; nothing was charged. Retry with a new Idempotency-Key.",
-      );
+      throw sessionRefused();
     }
     const payable = { checkoutSessionId: session.id, checkoutUrl: session.url ?? undefined };
     await setTopUp(organizationId, id, payable);

@@ -8,6 +8,7 @@ import { transact } from "#core/db/transact";
 import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
 import {
   PhoneNumbers,
+  toPhoneNumber,
   type AvailableNumbersQuery,
   type NumberRoute,
   type PhoneNumber,
@@ -16,7 +17,13 @@ import {
 import { organizationProvider } from "#core/messaging/provider-choice";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { providerByName } from "#core/providers/index";
-import { ProviderError, type AvailableNumber, type NumberWebhooks, type ProviderPort } from "#core/providers/port";
+import {
+  ProviderError,
+  type AvailableNumber,
+  type NumberWebhooks,
+  type OwnedNumber,
+  type ProviderPort,
+} from "#core/providers/port";
 import { newId, nowIso } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
 import { parsePhone } from "#core/shared/phone";
@@ -29,9 +36,20 @@ export const PhoneNumberCarrier = {
   /**
    * Adds a number; a number already routed to an organization (this or another)
    * is a 409, a wallet that cannot pay its first month (or is suspended) a 402.
+   *
+   * `phoneNumberId`: the id fixed by the request's Idempotency-Key. A retry after the first request died finds the
+   * number it stored (route claimed, fee paid) and only finishes it at the carrier: one key buys one number.
    */
-  async create(actor: Actor, input: PhoneNumberRequest): Promise<PhoneNumber> {
+  async create(
+    actor: Actor,
+    input: PhoneNumberRequest,
+    options: { phoneNumberId?: string } = {},
+  ): Promise<PhoneNumber> {
     const provider = await numberProvider(actor.organizationId);
+    const earlier = options.phoneNumberId
+      ? await table.get({ Key: keys.phoneNumber(actor.organizationId, options.phoneNumberId), ConsistentRead: true })
+      : undefined;
+    if (earlier?.Item) return finishAdd(actor, provider, earlier.Item);
     const held = input.purchase ? undefined : await carrier(() => provider.findOwnedNumber!(input.phoneNumber));
     if (!input.purchase && !held) {
       throw new UnprocessableError(
@@ -40,7 +58,7 @@ export const PhoneNumberCarrier = {
     }
     const now = nowIso();
     const number: PhoneNumber = {
-      id: newId(),
+      id: options.phoneNumberId ?? newId(),
       phoneNumber: input.phoneNumber,
       friendlyName: input.friendlyName ?? null,
       capabilities: [...new Set(input.capabilities)],
@@ -59,7 +77,8 @@ export const PhoneNumberCarrier = {
     };
     // The first month's fee (prorated) is charged with the number: refused (402) unless the wallet covers it.
     const fee = await PhoneNumberFees.firstMonth(actor.organizationId, number, actorId(actor));
-    const atCarrier = { provider: provider.name, ...(held ? { providerNumberId: held.providerNumberId } : {}) };
+    // Its carrier id is recorded once it is set up there: a number stored without one is finished by a retry.
+    const atCarrier = { provider: provider.name };
     try {
       await Billing.commit([
         {
@@ -89,29 +108,12 @@ export const PhoneNumberCarrier = {
     }
     // The number is ours (route claimed, fee paid): only now is it bought or pointed at us at the carrier.
     try {
-      if (held) await carrier(() => provider.configureNumber!(held.providerNumberId, numberWebhooks(provider.name)));
-      else {
-        const bought = await carrier(() => provider.buyNumber!(number.phoneNumber, numberWebhooks(provider.name)));
-        await table.update({
-          Key: keys.phoneNumber(actor.organizationId, number.id),
-          UpdateExpression: "SET providerNumberId = :id",
-          ExpressionAttributeValues: { ":id": bought.providerNumberId },
-        });
-      }
+      await setUpAtCarrier(actor.organizationId, provider, number, held);
     } catch (error) {
       await undoAdd(actor, number, fee.fee);
       throw error;
     }
-    await MessagingEvents.record(actor.organizationId, {
-      eventType: "PhoneNumberAdded",
-      eventCategory: "PhoneNumber",
-      description: `Phone number ${number.phoneNumber} added.`,
-      relatedEntityType: "PhoneNumber",
-      relatedEntityId: number.id,
-      fromPhoneNumberId: number.id,
-      fromPhoneNumber: number.phoneNumber,
-      actor,
-    });
+    await recordAdded(actor, number);
     return number;
   },
 
@@ -150,6 +152,51 @@ export const PhoneNumberCarrier = {
     return { items };
   },
 };
+
+/** Buys the number, or points the one the account holds (`held`) at us, and records its carrier id on the stored number. */
+async function setUpAtCarrier(
+  organizationId: string,
+  provider: ProviderPort,
+  number: PhoneNumber,
+  held: OwnedNumber | undefined,
+): Promise<void> {
+  if (held) await carrier(() => provider.configureNumber!(held.providerNumberId, numberWebhooks(provider.name)));
+  const { providerNumberId } =
+    held ?? (await carrier(() => provider.buyNumber!(number.phoneNumber, numberWebhooks(provider.name))));
+  await table.update({
+    Key: keys.phoneNumber(organizationId, number.id),
+    UpdateExpression: "SET providerNumberId = :id",
+    ExpressionAttributeValues: { ":id": providerNumberId },
+  });
+}
+
+async function recordAdded(actor: Actor, number: PhoneNumber): Promise<void> {
+  await MessagingEvents.record(actor.organizationId, {
+    eventType: "PhoneNumberAdded",
+    eventCategory: "PhoneNumber",
+    description: `Phone number ${number.phoneNumber} added.`,
+    relatedEntityType: "PhoneNumber",
+    relatedEntityId: number.id,
+    fromPhoneNumberId: number.id,
+    fromPhoneNumber: number.phoneNumber,
+    actor,
+  });
+}
+
+/**
+ * The retry of an add whose first request died after storing the number (route claimed, fee paid): a number with
+ * its carrier id is done and answered; otherwise the carrier is asked whether the account holds it already (the first
+ * request's purchase landed) before buying, so a retry never buys it twice. A carrier failure here answers 502 and
+ * keeps the number, which the next retry with the key finishes.
+ */
+async function finishAdd(actor: Actor, provider: ProviderPort, item: Record<string, unknown>): Promise<PhoneNumber> {
+  const number = toPhoneNumber(item);
+  if (item.providerNumberId) return number;
+  const held = await carrier(() => provider.findOwnedNumber!(number.phoneNumber));
+  await setUpAtCarrier(actor.organizationId, provider, number, held);
+  await recordAdded(actor, number);
+  return number;
+}
 
 /** Deletes the number and marks its route released (late receipts still find the organization); 404 when it is gone already. */
 async function forget(actor: Actor, number: PhoneNumber): Promise<void> {

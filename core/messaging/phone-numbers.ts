@@ -220,7 +220,8 @@ export const PhoneNumbers = {
   },
 };
 
-function toPhoneNumber(item: Record<string, unknown>): PhoneNumber {
+/** A stored number as the API shows it. */
+export function toPhoneNumber(item: Record<string, unknown>): PhoneNumber {
   return {
     id: item.id as string,
     phoneNumber: item.phoneNumber as string,

@@ -101,8 +101,23 @@ export const ListWebhookEndpointsSchema = listQuerySchema(listResource);
 
 /** Webhook endpoints of an organization: where events are pushed, with their signing secrets and delivery health. */
 export const WebhookEndpoints = {
-  async create(actor: Actor, input: WebhookEndpointRequest): Promise<WebhookEndpointWithSecret> {
+  /**
+   * `endpointId`: the id fixed by the request's Idempotency-Key. A retry after the first request died finds the
+   * endpoint it stored and answers it with its secret (never shown yet: the first answer never arrived).
+   */
+  async create(
+    actor: Actor,
+    input: WebhookEndpointRequest,
+    options: { endpointId?: string } = {},
+  ): Promise<WebhookEndpointWithSecret> {
     const request = parseRequest(input);
+    if (options.endpointId) {
+      const { Item } = await table.get({
+        Key: keys.webhookEndpoint(actor.organizationId, options.endpointId),
+        ConsistentRead: true,
+      });
+      if (Item) return { endpoint: toEndpoint(Item), secret: String(Item.secret) };
+    }
     if ((await storedEndpoints(actor.organizationId)).length >= webhooksConfig.maxEndpoints) {
       throw new ConflictError(
         `An organization may have at most ${webhooksConfig.maxEndpoints} webhook endpoints; delete one first.`,
@@ -110,7 +125,7 @@ export const WebhookEndpoints = {
     }
     const secret = newSigningSecret();
     const endpoint: WebhookEndpoint = {
-      id: newId(),
+      id: options.endpointId ?? newId(),
       ...request,
       secretPreview: preview(secret),
       secretRotatedAt: null,

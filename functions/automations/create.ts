@@ -5,7 +5,7 @@ import { createAutomation } from "#core/http/operations/automations";
 
 export const handler = endpoint(
   createAutomation,
-  audited({ action: "automation.created", resourceType: "Automation" }, ({ actor, body }) =>
-    Automations.create(actor, body),
+  audited({ action: "automation.created", resourceType: "Automation" }, async ({ actor, body, resourceId }) =>
+    Automations.create(actor, body, { automationId: await resourceId() }),
   ),
 );

@@ -5,7 +5,7 @@ import { PhoneNumberCarrier } from "#core/messaging/phone-number-carrier";
 
 export const handler = endpoint(
   createPhoneNumber,
-  audited({ action: "phoneNumber.added", resourceType: "PhoneNumber" }, ({ actor, body }) =>
-    PhoneNumberCarrier.create(actor, body),
+  audited({ action: "phoneNumber.added", resourceType: "PhoneNumber" }, async ({ actor, body, resourceId }) =>
+    PhoneNumberCarrier.create(actor, body, { phoneNumberId: await resourceId() }),
   ),
 );

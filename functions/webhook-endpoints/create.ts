@@ -5,7 +5,7 @@ import { WebhookEndpoints } from "#core/webhooks/endpoints";
 
 export const handler = endpoint(
   createWebhookEndpoint,
-  audited({ action: "webhookEndpoint.created", resourceType: "WebhookEndpoint" }, ({ actor, body }) =>
-    WebhookEndpoints.create(actor, body),
+  audited({ action: "webhookEndpoint.created", resourceType: "WebhookEndpoint" }, async ({ actor, body, resourceId }) =>
+    WebhookEndpoints.create(actor, body, { endpointId: await resourceId() }),
   ),
 );

@@ -4,20 +4,29 @@ import { table } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import { killedAfterWrite } from "#tests/helpers/crash";
 import { apiEvent, lambdaContext } from "#tests/helpers/events";
-import { addNumber, magic, randomNumber } from "#tests/helpers/messaging";
+import { addNumber, createLead as newLead, magic, randomNumber } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 import { handler as createLead } from "#functions/leads/create";
 import { handler as sendMessage } from "#functions/messages/send";
 import { handler as placeCall } from "#functions/calls/place";
+import { handler as topUpWallet } from "#functions/billing/top-up";
+import { handler as createPhoneNumber } from "#functions/phone-numbers/create";
+import { handler as startAutomationRun } from "#functions/automations/runs/start";
+import { handler as createWebhookEndpoint } from "#functions/webhook-endpoints/create";
+import { handler as createAutomationRequest } from "#functions/automations/create";
+import { handler as createSuppression } from "#functions/suppressions/create";
+import { chain, createAutomation, waitForRun } from "#tests/helpers/automations";
+import { allLedgerEntries } from "#tests/helpers/billing";
+import { carrierRequests, onCarrier } from "#tests/helpers/carriers";
 
-/** The ids of the organization's stored items whose sort key begins with `prefix` (LEAD#, MESSAGE#, CALL#). */
+/** The ids of the organization's stored items whose sort key begins with `prefix` (LEAD#, MESSAGE#, CALL#, TOPUP#…). */
 async function storedIds(org: TestOrganization, prefix: string): Promise<string[]> {
   const { Items = [] } = await table.query({
     KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
     ExpressionAttributeValues: { ":pk": keys.lead(org.organizationId, "").pk, ":prefix": prefix },
     ConsistentRead: true,
   });
-  return Items.map((item) => String(item.id));
+  return Items.map((item) => String(item.id ?? item.sk.slice(prefix.length)));
 }
 
 /**
@@ -26,7 +35,12 @@ async function storedIds(org: TestOrganization, prefix: string): Promise<string[
  */
 async function killedThenRetried(
   org: TestOrganization,
-  route: { path: string; handler: typeof createLead },
+  route: {
+    path: string;
+    /** For a path with parameters: the route's template and its parameters (the key's scope is the route). */
+    template?: { routeKey: string; pathParameters: Record<string, string> };
+    handler: (event: ReturnType<typeof apiEvent>, context: ReturnType<typeof lambdaContext>) => Promise<unknown>;
+  },
   body: unknown,
   storedAs: RegExp,
 ) {
@@ -34,6 +48,7 @@ async function killedThenRetried(
   const event = apiEvent({
     method: "POST",
     path: route.path,
+    ...route.template,
     body,
     headers: { authorization: `Bearer ${org.ownerToken}`, "idempotency-key": key },
   });
@@ -98,5 +113,106 @@ describe("an Idempotency-Key survives a crash: one keyed request yields at most 
     expect(stored).toHaveLength(1);
     expect([retry.status, retry.body.id]).toEqual([202, stored[0]]);
     expect(again.body.id).toBe(stored[0]);
+  });
+
+  it("POST /billing/wallet/top-ups killed right after storing its top-up: the retry gives that top-up its payment page, and no second top-up is stored", async () => {
+    const org = await newOrganization();
+    const body = { amount: "5.00" };
+    const { retry, again } = await killedThenRetried(
+      org,
+      { path: "/billing/wallet/top-ups", handler: topUpWallet },
+      body,
+      /"entity":(\{"S":)?"TopUp"/,
+    );
+    const stored = await storedIds(org, "TOPUP#");
+    expect(stored).toHaveLength(1);
+    expect([retry.status, retry.body.id, retry.body.status]).toEqual([201, stored[0], "Pending"]);
+    expect(retry.body.checkoutUrl).toEqual(expect.any(String));
+    expect(again.body).toEqual(retry.body);
+  });
+
+  it("POST /phone-numbers (purchase) killed right after storing its number and fee: the retry buys it once at the carrier and answers it, and no second number or fee is stored", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const offered = await org.request("GET", "/available-phone-numbers?areaCode=718&limit=1");
+    const chosen = offered.body.items[0].phoneNumber as string;
+    const { retry, again } = await killedThenRetried(
+      org,
+      { path: "/phone-numbers", handler: createPhoneNumber },
+      { phoneNumber: chosen, purchase: true },
+      /"entity":(\{"S":)?"PhoneNumber"/,
+    );
+    const stored = await storedIds(org, "PHONENUMBER#");
+    expect(stored).toHaveLength(1);
+    expect([retry.status, retry.body.id, retry.body.phoneNumber]).toEqual([201, stored[0], chosen]);
+    expect(again.body).toEqual(retry.body);
+    const orders = (await carrierRequests(chosen)).filter((request) => request.path === "/v2/number_orders");
+    expect(orders).toHaveLength(1);
+    const fees = (await allLedgerEntries(org)).filter((entry) => entry.reason === "PhoneNumberMonthly");
+    expect(fees).toHaveLength(1);
+  });
+
+  it("POST /automations/{id}/runs killed right after storing its run: the retry answers and finishes that run, and no second run is started", async () => {
+    const org = await newOrganization();
+    const automation = await createAutomation(org, chain({ type: "Manual" }, [{ id: "stop", type: "Stop" }]));
+    const leadId = (await newLead(org, randomNumber("212"))).id;
+    const path = `/automations/${automation.id}/runs`;
+    const { retry, again } = await killedThenRetried(
+      org,
+      {
+        path,
+        template: { routeKey: "POST /automations/{id}/runs", pathParameters: { id: automation.id } },
+        handler: startAutomationRun,
+      },
+      { leadId },
+      /"entity":(\{"S":)?"AutomationRun"/,
+    );
+    const stored = await storedIds(org, `RUN#${automation.id}#`);
+    expect(stored).toHaveLength(1);
+    expect([retry.status, retry.body.id]).toEqual([202, stored[0]]);
+    expect(again.body.id).toBe(stored[0]);
+    expect((await waitForRun(org, automation.id, retry.body.id)).status).toBe("Succeeded");
+  });
+
+  it("POST /webhook-endpoints killed right after storing its endpoint: the retry answers that endpoint with its secret, and no second one is stored", async () => {
+    const org = await newOrganization();
+    const { retry, again } = await killedThenRetried(
+      org,
+      { path: "/webhook-endpoints", handler: createWebhookEndpoint },
+      { url: "https://crm.example.com/hooks", enabledEventTypes: ["lead.processed"] },
+      /"entity":(\{"S":)?"WebhookEndpoint"/,
+    );
+    const stored = await storedIds(org, "WEBHOOKENDPOINT#");
+    expect(stored).toHaveLength(1);
+    expect([retry.status, retry.body.endpoint.id, retry.body.secret]).toEqual([201, stored[0], expect.any(String)]);
+    expect(again.body).toEqual(retry.body);
+  });
+
+  it("POST /automations killed right after storing its automation: the retry answers that automation, and no second one is stored", async () => {
+    const org = await newOrganization();
+    const { retry, again } = await killedThenRetried(
+      org,
+      { path: "/automations", handler: createAutomationRequest },
+      chain({ type: "Manual" }, [{ id: "stop", type: "Stop" }]),
+      /"entity":(\{"S":)?"Automation"/,
+    );
+    const stored = await storedIds(org, "AUTOMATION#");
+    expect(stored).toHaveLength(1);
+    expect([retry.status, retry.body.id]).toEqual([201, stored[0]]);
+    expect(again.body).toEqual(retry.body);
+  });
+
+  it("POST /suppressions killed right after storing its entry: the retry answers that entry (one per number by its key), and no second one is stored", async () => {
+    const org = await newOrganization();
+    const phoneNumber = randomNumber();
+    const { retry, again } = await killedThenRetried(
+      org,
+      { path: "/suppressions", handler: createSuppression },
+      { phoneNumber },
+      /"entity":(\{"S":)?"Suppression"/,
+    );
+    expect(await storedIds(org, "SUPPRESSION#")).toEqual([expect.anything()]);
+    expect([retry.status, retry.body.phoneNumber, retry.body.reason]).toEqual([201, phoneNumber, "Manual"]);
+    expect(again.body).toEqual(retry.body);
   });
 });

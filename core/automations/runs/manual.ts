@@ -13,8 +13,16 @@ export const ManualRuns = {
   /**
    * `POST /automations/{id}/runs`: a manual run for one lead (the test button), also for a disabled automation.
    * It starts from the Manual trigger, else the first enabled trigger, unless `triggerId` names one.
+   *
+   * `startId`: fixed by the request's Idempotency-Key, it names the manual trigger event; a run is claimed once per
+   * trigger event (RunStore.create), so a retry after the first request died answers (and resumes) that run.
    */
-  async start(actor: Actor, automationId: string, input: StartRunRequest): Promise<AutomationRun> {
+  async start(
+    actor: Actor,
+    automationId: string,
+    input: StartRunRequest,
+    options: { startId?: string } = {},
+  ): Promise<AutomationRun> {
     const automation = await storedAutomation(actor.organizationId, automationId);
     if (!automation) throw new NotFoundError("Automation", automationId);
     const lead = await Leads.find(actor.organizationId, input.leadId);
@@ -24,7 +32,7 @@ export const ManualRuns = {
       ]);
     const trigger = chooseTrigger(automation, input.triggerId);
     const { run } = await Engine.start(automation, trigger, {
-      id: `manual:${newId()}`,
+      id: `manual:${options.startId ?? newId()}`,
       type: "Manual",
       leadId: lead.id,
       data: { requestedBy: actor.displayName },
