@@ -122,10 +122,11 @@ async function recoverHandOff(
   now: number,
 ): Promise<Message | "rechecked" | "resent" | undefined | "unresolved"> {
   const claimedAt = Date.parse(message.sendingStartedAt ?? message.createdAt);
-  if (message.status !== "Sending") return "unresolved";
+  // A carrier's Sent callback (it names our id) may have come while the answer was lost: the id is still to be found.
+  if (message.status !== "Sending" && message.status !== "Sent") return "unresolved";
   if (now < claimedAt + HANDOFF_LEASE_MS) {
     const moved = await changeMessage(organizationId, message.id, {
-      from: ["Sending"],
+      from: [message.status],
       ...claim,
       set: {},
       due: { at: new Date(claimedAt + HANDOFF_LEASE_MS).toISOString(), kind: "ReceiptTimeout" },
@@ -151,6 +152,8 @@ async function recoverHandOff(
     await recordProviderId(organizationId, message.id, provider.name, taken.providerMessageId);
     return { ...message, providerMessageId: taken.providerMessageId };
   }
+  // The carrier said Sent: it has the message even if its lookup cannot find it, so it is never sent again.
+  if (message.status === "Sent") return "unresolved";
   const requeued = await MessageLifecycle.move(
     organizationId,
     message,
