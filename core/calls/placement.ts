@@ -63,11 +63,6 @@ export const place = domainOperation(
     const suppression = await Suppressions.find(organizationId, to);
     if (suppression)
       throw new UnprocessableError(`${to} is on the suppression list (${suppression.reason}); it cannot be called.`);
-    // An automation step decided the basis already (to skip when there is none): not read again.
-    const consentBasis =
-      options.consentBasis !== undefined
-        ? options.consentBasis
-        : await consentBasisForContact(organizationId, leadId, initiatorOf(actor));
     const [numbers, conversation, prices, organization, { outboundCalls }] = await Promise.all([
       PhoneNumbers.all(organizationId),
       Conversations.ensure(organizationId, to, leadId),
@@ -75,6 +70,12 @@ export const place = domainOperation(
       Organizations.fromId(organizationId),
       MessagingSettingsStore.read(organizationId),
     ]);
+    // An automation step decided the basis already (to skip when there is none): not read again. A bare number of a
+    // lead's conversation is that lead's, so its consent governs the call.
+    const consentBasis =
+      options.consentBasis !== undefined
+        ? options.consentBasis
+        : await consentBasisForContact(organizationId, leadId ?? conversation.leadId, initiatorOf(actor));
     const callId = options.callId ?? newId();
     const ruleRefusal = await callRuleRefusal({
       organizationId,

@@ -185,7 +185,13 @@ export const Leads = {
     const jornayaLeadId = input.metadata?.jornayaLeadId;
     const put = LeadEntity.create(
       { ...lead, organizationId: actor.organizationId },
-      { ...(correlationId ? { correlationId } : {}), ...(jornayaLeadId ? { jornayaLeadId } : {}) },
+      {
+        // Its source's consent policy governs sends from the moment it is stored, not from processing: a text to a
+        // lead still Pending is refused like one to a processed lead without consent (processing writes it again).
+        consentPolicy: source?.consentPolicy ?? "allow",
+        ...(correlationId ? { correlationId } : {}),
+        ...(jornayaLeadId ? { jornayaLeadId } : {}),
+      },
     );
     try {
       if (claims.length === 0) {

@@ -103,15 +103,20 @@ export const Messages = {
         input.to && !input.leadId ? conversationOf(input.to) : recipient.then(({ to: phone }) => conversationOf(phone)),
       ]);
       await refuseUnregisteredSender(organizationId, sender, input.media?.length ? "mms" : "sms");
-      const consentBasis =
+      // A bare number of a lead's conversation is that lead's: its consent governs the send, not only a named lead's.
+      const consentLeadId = leadId ?? knownConversation?.leadId ?? undefined;
+      let consentBasis =
         options.consentBasis !== undefined
           ? options.consentBasis
-          : await consentBasisForContact(organizationId, leadId, initiatorOf(actor));
+          : await consentBasisForContact(organizationId, consentLeadId, initiatorOf(actor));
       await options.beforeWriting?.();
       const messageId = await options.messageId?.();
       const stored = messageId ? await readMessage(organizationId, messageId) : undefined;
       if (stored) return stored;
       const conversation = await Conversations.ensure(organizationId, to, leadId, knownConversation);
+      // A conversation another request linked to a lead meanwhile: that lead's consent is checked before anything is stored.
+      if (options.consentBasis === undefined && !consentLeadId && conversation.leadId)
+        consentBasis = await consentBasisForContact(organizationId, conversation.leadId, initiatorOf(actor));
       const body = input.body ?? "";
       const media = input.media ?? [];
       const message = newMessage({

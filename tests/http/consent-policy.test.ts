@@ -53,6 +53,28 @@ describe("consent policy of a source: require", () => {
       reference: org.userIds.owner,
       evidenceId: null,
     });
+
+    // The agent's message opened the lead's conversation: its bare number is still the lead's, under its policy.
+    const byNumber = await send(org, { to: lead.contact.phone.number, body: "Your quote is ready" }, org.apiKey);
+    expect(byNumber.status).toBe(422);
+    expect(byNumber.body.detail).toMatch(/requires a verified consent/);
+    const callByNumber = await org.request("POST", "/calls", {
+      token: org.apiKey,
+      body: { to: lead.contact.phone.number },
+    });
+    expect(callByNumber.status).toBe(422);
+  });
+
+  it("an automated send to a lead still Pending is refused under its source's policy, before processing has run", async () => {
+    const org = await newOrganization();
+    await readyToText(org);
+    const source = await newSource(org, { consentPolicy: "require" });
+    const created = await intakeByQuery(source, { Phone: uniquePhone() });
+    expect(created.status).toBe(201);
+    // Straight after the 201: the lead is stored, its processing (which reads the source again) has not run.
+    const automated = await send(org, { leadId: created.body.id, body: "Your quote is ready" }, org.apiKey);
+    expect(automated.status).toBe(422);
+    expect(automated.body.detail).toMatch(/requires a verified consent/);
   });
 
   it("a consent record the business posts opts the lead in and is the basis of its automated sends", async () => {
