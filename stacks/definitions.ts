@@ -308,6 +308,11 @@ export const routeTable = {
     handler: "functions/phone-numbers/get.handler",
   },
   listPhoneNumbers: { method: "POST", path: "/phone-numbers/all/my", handler: "functions/phone-numbers/list.handler" },
+  updatePhoneNumber: {
+    method: "PUT",
+    path: "/phone-numbers/{phoneNumberId}",
+    handler: "functions/phone-numbers/update.handler",
+  },
   deletePhoneNumber: {
     method: "DELETE",
     path: "/phone-numbers/{phoneNumberId}",
@@ -415,6 +420,7 @@ export const routeTable = {
   },
   placeCall: { method: "POST", path: "/calls", handler: "functions/calls/place.handler", sendsTo: ["outboundCalls"] },
   getCall: { method: "GET", path: "/calls/{id}", handler: "functions/calls/get.handler" },
+  listCalls: { method: "POST", path: "/calls/all/my", handler: "functions/calls/list.handler" },
   listCallEventsByPhone: {
     method: "POST",
     path: "/events/calls/phone/{phoneNumber}",

@@ -1,11 +1,11 @@
 import { abandon, dispatch, place } from "#core/calls/placement";
-import { find, fromId, listByPhone } from "#core/calls/queries";
+import { find, fromId, list, listByPhone } from "#core/calls/queries";
 import { dueShards } from "#core/calls/store";
 import { dialResult, inbound, statusCallback } from "#core/calls/carrier-callbacks";
 
 export type { Call, PlaceCallRequest, StatusChange } from "#core/calls/model";
 export { CallSchema, PlaceCallSchema } from "#core/calls/schemas";
-export { ListCallEventsSchema, normalizePathPhoneNumber } from "#core/calls/queries";
+export { ListCallEventsSchema, ListCallsSchema, normalizePathPhoneNumber } from "#core/calls/queries";
 export { RING_TIMEOUT_SECONDS, callWebhookUrl } from "#core/calls/placement";
 export { CALL_SWEEP_GRACE_MINUTES, applyStatus, billFinalCall, callDeadline } from "#core/calls/lifecycle";
 
@@ -20,6 +20,7 @@ export const Calls = {
   dueShards,
   place,
   fromId,
+  list,
   listByPhone,
   dispatch,
   abandon,

@@ -2,49 +2,55 @@ import type { Actor } from "#core/auth/actor";
 import type { Call } from "#core/calls/model";
 import { readCall, toCall } from "#core/calls/store";
 import { keys } from "#core/db/keys";
-import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
+import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
 import type { Page, PagingQuery } from "#core/shared/paging";
 import { phoneFromPath } from "#core/shared/phone-input";
 
 /** Reading calls: one by id, and the calls from or to a number (endpoint 14). */
 
+/** What a call list filters, sorts and searches by: the same for the call log and the calls of one number. */
+const callFields: ListResource<Call>["fields"] = {
+  direction: { get: (c) => c.direction, kind: "string", filter: true },
+  status: { get: (c) => c.status, kind: "string", filter: true },
+  billingStatus: { get: (c) => c.billingStatus, kind: "string", filter: true },
+  missed: { get: (c) => c.missed, kind: "boolean", filter: true },
+  leadId: { get: (c) => c.leadId, kind: "string", filter: true },
+  conversationId: { get: (c) => c.conversationId, kind: "string", filter: true },
+  userId: { get: (c) => c.userId, kind: "string", filter: true },
+  fromPhoneNumber: { get: (c) => c.fromPhoneNumber, kind: "string", filter: true, search: true },
+  toPhoneNumber: { get: (c) => c.toPhoneNumber, kind: "string", filter: true, search: true },
+  duration: { get: (c) => c.duration, kind: "number", sort: true, range: true },
+  createdAt: { get: (c) => c.createdAt, kind: "date", sort: true, range: true },
+  answeredAt: { get: (c) => c.answeredAt, kind: "date", sort: true, range: true },
+  endedAt: { get: (c) => c.endedAt, kind: "date", sort: true, range: true },
+};
+
+const byPhonePrefix = (organizationId: string, context: unknown) =>
+  keys.callByPhonePrefix(organizationId, (context as { e164: string }).e164);
+
 const listResource: ListResource<Call> = {
   name: "callEvents",
-  fields: {
-    direction: { get: (c) => c.direction, kind: "string", filter: true },
-    status: { get: (c) => c.status, kind: "string", filter: true },
-    billingStatus: { get: (c) => c.billingStatus, kind: "string", filter: true },
-    missed: { get: (c) => c.missed, kind: "boolean", filter: true },
-    leadId: { get: (c) => c.leadId, kind: "string", filter: true },
-    conversationId: { get: (c) => c.conversationId, kind: "string", filter: true },
-    userId: { get: (c) => c.userId, kind: "string", filter: true },
-    fromPhoneNumber: { get: (c) => c.fromPhoneNumber, kind: "string", filter: true, search: true },
-    toPhoneNumber: { get: (c) => c.toPhoneNumber, kind: "string", filter: true, search: true },
-    duration: { get: (c) => c.duration, kind: "number", sort: true, range: true },
-    createdAt: { get: (c) => c.createdAt, kind: "date", sort: true, range: true },
-    answeredAt: { get: (c) => c.answeredAt, kind: "date", sort: true, range: true },
-    endedAt: { get: (c) => c.endedAt, kind: "date", sort: true, range: true },
-  },
+  fields: callFields,
   defaultOrder: [{ field: "createdAt", direction: "desc" }],
   idOf: (c) => c.id,
   fromItem: toCall,
-  candidates: (organizationId, context) => {
-    const { pk, skPrefix } = keys.callByPhonePrefix(organizationId, (context as { e164: string }).e164);
-    return {
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-    };
-  },
-  orders: {
-    createdAt: keyOrder((organizationId, context) =>
-      keys.callByPhonePrefix(organizationId, (context as { e164: string }).e164),
-    ),
-  },
+  candidates: (organizationId, context) => prefixQuery(byPhonePrefix(organizationId, context)),
+  orders: { createdAt: keyOrder(byPhonePrefix) },
+};
+
+/** The organization's call log: every call, newest first (call ids are time-ordered). */
+const callLog: ListResource<Call> = {
+  ...listResource,
+  name: "calls",
+  candidates: (organizationId) => prefixQuery(keys.callPrefix(organizationId)),
+  orders: { createdAt: keyOrder(keys.callPrefix) },
 };
 
 /** Body of the list operation: the paging query with this list's field names as enums. */
 export const ListCallEventsSchema = listQuerySchema(listResource);
+/** Body of `POST /calls/all/my`. */
+export const ListCallsSchema = listQuerySchema(callLog);
 
 /** A call of the organization, read consistently; undefined when absent. */
 export async function find(organizationId: string, callId: string): Promise<Call | undefined> {
@@ -62,6 +68,11 @@ export async function fromId(actor: Actor, callId: string): Promise<Call> {
 export async function listByPhone(actor: Actor, rawPhone: string, query: PagingQuery): Promise<Page<Call>> {
   const e164 = normalizePathPhoneNumber(rawPhone);
   return listPage(listResource, actor.organizationId, query, { e164 });
+}
+
+/** `POST /calls/all/my`: the organization's calls, newest first; `missed: true` narrows to the calls nobody answered. */
+export async function list(actor: Actor, query: PagingQuery): Promise<Page<Call>> {
+  return listPage(callLog, actor.organizationId, query);
 }
 
 /** The `{phoneNumber}` of endpoint 14 in E.164 (any form, URL-encoded `+` included); malformed → 400 at /path/phoneNumber. */

@@ -9,6 +9,7 @@ import { NotFoundError } from "#core/errors";
 import type { Actor } from "#core/auth/actor";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 import { toE164 } from "#core/shared/phone";
+import { nowIso } from "#core/shared/ids";
 
 /** A valid phone number in any common form, normalised to E.164. */
 import { PhoneNumberInput } from "#core/shared/phone-input";
@@ -52,6 +53,12 @@ export const PhoneNumberRequestSchema = v.strictObject({
 export type PhoneNumberRequest = v.InferOutput<typeof PhoneNumberRequestSchema>;
 
 export { PhoneNumberSchema, type PhoneNumber };
+
+/** Body of `PUT /phone-numbers/{phoneNumberId}`: what the organization calls the number (null or empty clears it). */
+export const PhoneNumberUpdateSchema = v.strictObject({
+  friendlyName: v.nullable(v.pipe(v.string(), v.trim(), maxChars(255))),
+});
+export type PhoneNumberUpdate = v.InferOutput<typeof PhoneNumberUpdateSchema>;
 
 /** A number as sender choice sees it: with its next free send slot (epoch ms; 0 when never paced). */
 export type SenderNumber = PhoneNumber & { paceNextAt: number };
@@ -205,6 +212,21 @@ export const PhoneNumbers = {
       }),
     );
     return changed !== undefined;
+  },
+
+  /** Renames a number (its friendly name only: the number, its carrier and its campaign are not the owner's to edit). */
+  async update(actor: Actor, phoneNumberId: string, update: PhoneNumberUpdate): Promise<PhoneNumber> {
+    const { Attributes } = (await conditionally(
+      table.update({
+        Key: keys.phoneNumber(actor.organizationId, phoneNumberId),
+        UpdateExpression: "SET friendlyName = :name, modifiedAt = :now",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: { ":name": update.friendlyName || null, ":now": nowIso() },
+        ReturnValues: "ALL_NEW",
+      }),
+    )) ?? { Attributes: undefined };
+    if (!Attributes) throw new NotFoundError("Phone number", phoneNumberId);
+    return toPhoneNumber(Attributes);
   },
 
   /** Records that a number just sent (least-recently-used selection); best effort. */

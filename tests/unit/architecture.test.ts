@@ -46,7 +46,6 @@ const notYetMigrated = new Set([
   "core/billing/wallet-store.ts",
   "core/calls/duration.ts",
   "core/calls/lifecycle.ts",
-  "core/calls/queries.ts",
   "core/calls/store.ts",
   "core/calls/sweeper.ts",
   "core/calls/carrier-callbacks.ts",

@@ -15,6 +15,8 @@ export const callsKeys = {
 
   /** Calls (outbound and inbound). */
   call: (organizationId: string, callId: string): Key => ({ pk: org(organizationId), sk: `CALL#${callId}` }),
+  /** Every call of the organization, newest first by call id (`POST /calls/all/my`, the call log). */
+  callPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "CALL#" }),
   /**
    * A copy of a call under each of its two numbers (endpoint 14: calls from or to a
    * number), written in the same transaction as the call, newest first by call id.

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { ListCallEventsSchema } from "#core/calls/queries";
+import { ListCallEventsSchema, ListCallsSchema } from "#core/calls/queries";
 import { CallSchema, PlaceCallSchema } from "#core/calls/schemas";
 import { defineOperation } from "#core/http/operation";
 import { pageSchema } from "#core/shared/paging";
@@ -29,6 +29,22 @@ export const getCall = defineOperation({
   params: v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) }),
   success: { status: 200, description: "The call", schema: CallSchema },
   problems: [401, 403, 404, 429],
+});
+
+export const listCalls = defineOperation({
+  operationId: "listCalls",
+  summary: "List the current organization's calls, newest first (the call log; paging query in the body)",
+  description:
+    'Every call, outbound and inbound. `filters: [{ field: "missed", value: true }]` narrows to the inbound calls nobody ' +
+    "answered (to call back); `direction`, `status`, `leadId` and the numbers filter too, `search` looks in the numbers. " +
+    "Only the current organization's calls are listed.",
+  tag: "Calls",
+  auth: "bearer",
+  permission: "calls:read",
+  body: ListCallsSchema,
+  success: { status: 200, description: "A page of calls", schema: pageSchema(CallSchema) },
+  problems: [400, 401, 403, 413, 415, 429],
+  example: { pageSize: 20, filters: [{ field: "missed", value: true }] },
 });
 
 export const listCallEventsByPhone = defineOperation({

@@ -6,6 +6,7 @@ import {
   ListPhoneNumbersSchema,
   PhoneNumberRequestSchema,
   PhoneNumberSchema,
+  PhoneNumberUpdateSchema,
 } from "#core/messaging/phone-numbers";
 import { pageSchema } from "#core/shared/paging";
 
@@ -58,6 +59,20 @@ export const listPhoneNumbers = defineOperation({
   success: { status: 200, description: "A page of numbers", schema: pageSchema(PhoneNumberSchema) },
   problems: [400, 401, 403, 413, 415, 429],
   example: {},
+});
+
+export const updatePhoneNumber = defineOperation({
+  operationId: "updatePhoneNumber",
+  summary: "Rename a phone number of the current organization (its friendly name)",
+  description: "`friendlyName` null or empty clears it. 404 when the number is not one of the organization's.",
+  tag: "Phone numbers",
+  auth: "bearer",
+  permission: "phoneNumbers:write",
+  params: v.object({ phoneNumberId: idParam }),
+  body: PhoneNumberUpdateSchema,
+  success: { status: 200, description: "The renamed number", schema: PhoneNumberSchema },
+  problems: [400, 401, 403, 404, 413, 415, 429],
+  example: { friendlyName: "Sales line" },
 });
 
 export const deletePhoneNumber = defineOperation({
