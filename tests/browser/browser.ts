@@ -1,6 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { expect } from "vitest";
 import { projectRoot } from "#local/paths";
 import { baseUrl } from "#tests/helpers/stack";
 
@@ -69,4 +70,16 @@ export async function open(page: Page, route: string, heading: string | RegExp):
   await page.evaluate(`location.hash = ${JSON.stringify(route)}`);
   await page.getByRole("heading", { name: heading }).first().waitFor();
   await page.waitForLoadState("networkidle");
+}
+
+/** The text of the error an input is described by (the API's field error shown beside it), once it shows. */
+export async function errorOf(page: Page, label: string): Promise<string | null> {
+  const input = page.getByLabel(label, { exact: true });
+  await expect.poll(() => input.getAttribute("aria-invalid")).toBe("true");
+  return page.locator(`#${(await input.getAttribute("aria-describedby"))!}`).textContent();
+}
+
+/** The page is no wider than the window: nothing scrolls sideways. */
+export async function noSideways(page: Page, width: number): Promise<void> {
+  expect((await page.evaluate("document.documentElement.scrollWidth")) as number).toBeLessThanOrEqual(width);
 }

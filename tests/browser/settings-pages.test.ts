@@ -1,9 +1,9 @@
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomNumber } from "#tests/helpers/messaging";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 import { startReceiver, type Receiver } from "#tests/helpers/webhooks";
-import { launchBrowser, open, screenshot, signedInPage, sizes } from "./browser.ts";
+import { errorOf, launchBrowser, noSideways, open, screenshot, signedInPage, sizes } from "./browser.ts";
 
 let browser: Browser;
 let org: TestOrganization;
@@ -19,16 +19,6 @@ afterAll(async () => {
   await browser?.close();
   await receiver?.close();
 });
-
-/** The text of the error an input is described by. */
-async function errorOf(page: Page, label: string): Promise<string | null> {
-  const input = page.getByLabel(label, { exact: true });
-  await expect.poll(() => input.getAttribute("aria-invalid")).toBe("true");
-  return page.locator(`#${(await input.getAttribute("aria-describedby"))!}`).textContent();
-}
-
-const noSideways = async (page: Page, width: number) =>
-  expect((await page.evaluate("document.documentElement.scrollWidth")) as number).toBeLessThanOrEqual(width);
 
 describe("webhooks and suppressions from the dashboard", () => {
   it("a webhook endpoint is added (secret shown once), tested, given a new secret, switched off and deleted", async () => {

@@ -8,7 +8,7 @@ describe("the call log (POST /calls/all/my)", () => {
     const [org, other] = await Promise.all([newOrganization(), newOrganization()]);
     const ours = await addNumber(org);
     const theirs = await addNumber(other);
-    const placed = [];
+    const placed: string[] = [];
     for (const scenario of ["20", "21"])
       placed.push((await org.request("POST", "/calls", { body: { to: magic(scenario, "646") } })).body.id);
     // Nobody takes calls: an inbound call is missed.

@@ -1,19 +1,27 @@
-/** A secret the API shows this once (an API key, a signing secret): copy it now, then dismiss it. */
+import type { ComponentChildren } from "preact";
+
+/**
+ * A secret the API shows this once (an API key, a signing secret, a source key): copy it now, then dismiss it.
+ * `children` say what goes with it (the intake URL and source id of a source key).
+ */
 export function SecretOnce({
   title,
   note,
   secret,
   onDone,
+  children,
 }: {
   title: string;
   note: string;
   secret: string;
   onDone: () => void;
+  children?: ComponentChildren;
 }) {
   return (
     <section aria-labelledby="secret">
       <h2 id="secret">{title}</h2>
       <p>{note}</p>
+      {children}
       <code data-testid="new-secret" class="secret">
         {secret}
       </code>

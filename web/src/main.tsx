@@ -16,6 +16,10 @@ import { AuditLog } from "./pages/AuditLog";
 import { Suppressions } from "./pages/Suppressions";
 import { MessagingSettings } from "./pages/Settings";
 import { Webhooks } from "./pages/Webhooks";
+import { Numbers } from "./pages/Numbers";
+import { Sources } from "./pages/Sources";
+import { Calls } from "./pages/Calls";
+import { Registration } from "./pages/Registration";
 import "./styles.css";
 
 /** Hash routes (#/leads, #/leads/<id>): the static site needs no rewrite rules and no token is ever in the path. */
@@ -55,8 +59,12 @@ const navigation = [
   ["/", "Overview"],
   ["/leads", "Leads"],
   ["/conversations", "Conversations"],
+  ["/calls", "Calls"],
   ["/automations", "Automations"],
   ["/billing", "Billing"],
+  ["/numbers", "Numbers"],
+  ["/registration", "10DLC"],
+  ["/sources", "Sources"],
   ["/team", "Team"],
   ["/api-keys", "API keys"],
   ["/settings", "Settings"],
@@ -82,6 +90,10 @@ function Page({ route }: { route: string }) {
   if (section === "settings") return <MessagingSettings />;
   if (section === "webhooks") return <Webhooks />;
   if (section === "suppressions") return <Suppressions />;
+  if (section === "numbers") return <Numbers />;
+  if (section === "sources") return <Sources />;
+  if (section === "calls") return <Calls />;
+  if (section === "registration") return <Registration />;
   return <Overview />;
 }
 
