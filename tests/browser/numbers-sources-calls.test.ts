@@ -44,6 +44,35 @@ afterAll(async () => {
 });
 
 describe("numbers, sources and calls from the dashboard", () => {
+  it("the overview's figures open the list behind them, and a paused number's attention item leads to the Numbers page", async () => {
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    for (const size of sizes) {
+      await page.setViewportSize(size);
+      await open(page, "/", "Overview");
+      const report = (await org.request("GET", "/analytics/my?days=30")).body;
+      await expect.poll(() => page.getByTestId("missed-calls").textContent()).toBe(String(report.summary.missedCalls));
+      await page.getByRole("link", { name: `Missed calls: ${report.summary.missedCalls}` }).click();
+      await page.getByRole("heading", { name: "Missed calls" }).waitFor();
+
+      await open(page, "/", "Overview");
+      for (const [label, heading] of [
+        ["Leads", "Leads"],
+        ["Unread messages", "Conversations"],
+        ["Wallet", "Billing"],
+      ]) {
+        await page.getByRole("link", { name: new RegExp(`^${label}: `) }).click();
+        await page.getByRole("heading", { name: heading, exact: true }).waitFor();
+        await open(page, "/", "Overview");
+      }
+
+      const attention = page.locator(".attention li", { hasText: `Number ${paused[0].phoneNumber} paused` });
+      await attention.getByRole("link", { name: "Review and resume" }).click();
+      await page.getByRole("heading", { name: "Numbers", exact: true }).waitFor();
+      await page.locator(`[data-number-id="${paused[0].id}"]`).getByTestId("paused").waitFor();
+    }
+    expect(errors).toEqual([]);
+  });
+
   it("numbers: a search explains a bad area code, a number is bought, renamed, a paused one resumed, and one released after a confirmation", async () => {
     const { page, errors } = await signedInPage(browser, org.ownerToken);
     for (const [index, size] of sizes.entries()) {

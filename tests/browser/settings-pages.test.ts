@@ -87,6 +87,35 @@ describe("webhooks and suppressions from the dashboard", () => {
     expect(errors.filter((error) => !error.includes("status of 400"))).toEqual([]);
   });
 
+  it("the event types fold behind one line, and the ones chosen are the endpoint's subscription", async () => {
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    for (const size of sizes) {
+      await page.setViewportSize(size);
+      // Another page first, so the form comes back folded.
+      await open(page, "/leads", "Leads");
+      await open(page, "/webhooks", "Webhooks");
+      const choice = page.getByLabel("lead.processed", { exact: true });
+      expect(await choice.isVisible()).toBe(false);
+      await page.getByText("Events to send: every event, also future ones").click();
+      await choice.check();
+      await page.getByLabel("phone_number.paused", { exact: true }).check();
+      await page.getByText("Events to send: 2 chosen").waitFor();
+      await noSideways(page, size.width);
+      await screenshot(page, `webhooks-event-types-${size.name}`, { fullPage: false });
+      const url = `${receiver.url}/types-${size.name}`;
+      await page.getByLabel("URL", { exact: true }).fill(url);
+      await page.getByRole("button", { name: "Add endpoint" }).click();
+      await page.getByTestId("new-secret").waitFor();
+      const id = await page.locator(".endpoints > li", { hasText: url }).getAttribute("data-endpoint-id");
+      expect((await org.request("GET", `/webhook-endpoints/${id}`)).body.enabledEventTypes).toEqual([
+        "lead.processed",
+        "phone_number.paused",
+      ]);
+      await page.getByRole("button", { name: "Done" }).click();
+    }
+    expect(errors).toEqual([]);
+  });
+
   it("a number is suppressed with a note and removed again; a malformed number is explained beside the input", async () => {
     const { page, errors } = await signedInPage(browser, org.ownerToken);
     for (const size of sizes) {

@@ -150,7 +150,7 @@ function ReportView({ report }: { report: Report }) {
         <h2 id="kpis" class="visually-hidden">
           Key figures
         </h2>
-        <Card label="Leads" value={String(leadTrend.total)} testId="lead-total">
+        <Card label="Leads" value={String(leadTrend.total)} testId="lead-total" href="#/leads">
           {comparison.changePercent === null
             ? `previous period ${comparison.previous}`
             : `${comparison.direction} ${comparison.changePercent}% vs previous (${comparison.previous})`}
@@ -158,9 +158,13 @@ function ReportView({ report }: { report: Report }) {
         <Card label="Median response" value={minutes(responseMetrics.medianMinutes)} testId="median-response" />
         <Card label="Average response" value={minutes(responseMetrics.averageMinutes)} />
         <Card label="Answered within 5 min" value={percent(responseMetrics.respondedWithinFiveMinutesPercent)} />
-        <Card label="Missed leads" value={String(summary.missedLeads)} />
-        <Card label="Unread messages" value={String(summary.unreadMessages)} />
-        <Card label="Wallet" value={money(summary.walletBalance)}>
+        {/* Missed and waiting are different counts: say which is which so they never seem to disagree. */}
+        <Card label="Missed leads" value={String(summary.missedLeads)} href="#/leads">
+          no answer within an hour
+        </Card>
+        <Card label="Unread messages" value={String(summary.unreadMessages)} href="#/conversations" />
+        <Card label="Missed calls" value={String(summary.missedCalls)} href="#/calls" testId="missed-calls" />
+        <Card label="Wallet" value={money(summary.walletBalance)} href="#/billing">
           {summary.walletStatus}
         </Card>
       </section>
@@ -269,15 +273,26 @@ function ReportView({ report }: { report: Report }) {
   );
 }
 
-const appSections = ["leads", "conversations", "automations", "billing"];
-
-/**
- * The API's actionHref is an API path (`/automations/<id>`, `/leads/all/my`, `/billing/wallet/top-ups`):
- * links to the app's page for it where there is one, else names the API route to use.
- */
-function ActionLink({ href, children }: { href: string; children: preact.ComponentChildren }) {
+/** The app's page for an API path the report names (`/phone-numbers/<id>/health` → the Numbers page), if any. */
+export function appRouteOf(href: string): string | undefined {
   const [, section = "", id] = href.split("/");
-  if (!appSections.includes(section)) return <code title="API route">{href}</code>;
-  const withId = id && id !== "all" && section !== "billing" ? `/${id}` : "";
-  return <a href={`#/${section}${withId}`}>{children}</a>;
+  if (section === "automations") return id ? `#/automations/${id}` : "#/automations";
+  const pages: Record<string, string> = {
+    leads: "#/leads",
+    conversations: "#/conversations",
+    billing: "#/billing",
+    "phone-numbers": "#/numbers",
+    "carrier-registration": "#/registration",
+    "webhook-endpoints": "#/webhooks",
+    sources: "#/sources",
+    calls: "#/calls",
+  };
+  return pages[section];
+}
+
+/** The API's actionHref is an API path: a link to the app's page where the fix is made, else the API route to use. */
+function ActionLink({ href, children }: { href: string; children: preact.ComponentChildren }) {
+  const route = appRouteOf(href);
+  if (!route) return <code title="API route">{href}</code>;
+  return <a href={route}>{children}</a>;
 }

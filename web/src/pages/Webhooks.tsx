@@ -210,26 +210,32 @@ export function Webhooks() {
               )}
             </Field>
           </div>
-          <fieldset class="field" data-pointer="/enabledEventTypes">
-            <legend>Events (none chosen: every event, also future ones)</legend>
-            <div class="checks">
-              {catalogue.map((type) => (
-                <label>
-                  <input
-                    type="checkbox"
-                    checked={types.includes(type)}
-                    onChange={(event) =>
-                      setTypes(event.currentTarget.checked ? [...types, type] : types.filter((item) => item !== type))
-                    }
-                  />
-                  {type}
-                </label>
-              ))}
-            </div>
-            {errorsAt(problem, "/enabledEventTypes").length > 0 && (
-              <p class="field-error">{errorsAt(problem, "/enabledEventTypes").join(" ")}</p>
-            )}
-          </fieldset>
+          {/* Folded by default: the catalogue is a long list, on a phone several screens of 44 px rows. */}
+          <details class="event-types" open={errorsAt(problem, "/enabledEventTypes").length > 0 || undefined}>
+            <summary>
+              Events to send: {types.length === 0 ? "every event, also future ones" : `${types.length} chosen`}
+            </summary>
+            <fieldset class="field" data-pointer="/enabledEventTypes">
+              <legend class="visually-hidden">Events (none chosen: every event, also future ones)</legend>
+              <div class="checks">
+                {catalogue.map((type) => (
+                  <label>
+                    <input
+                      type="checkbox"
+                      checked={types.includes(type)}
+                      onChange={(event) =>
+                        setTypes(event.currentTarget.checked ? [...types, type] : types.filter((item) => item !== type))
+                      }
+                    />
+                    {type}
+                  </label>
+                ))}
+              </div>
+              {errorsAt(problem, "/enabledEventTypes").length > 0 && (
+                <p class="field-error">{errorsAt(problem, "/enabledEventTypes").join(" ")}</p>
+              )}
+            </fieldset>
+          </details>
           <button type="submit">Add endpoint</button>
         </form>
       </section>
