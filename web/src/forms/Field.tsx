@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef } from "preact/hooks";
-import { errorId } from "./problem";
+import { errorId, errorsAt, type FormProblem } from "./problem";
 
 /**
  * A labelled control with the API's error for it right beside it: the control is described by the error so a
@@ -59,5 +59,68 @@ export function ProblemSummary({
         </ul>
       )}
     </div>
+  );
+}
+
+/**
+ * A one-line form the API validates: the problem's sentence above it when no field is named (a field's error shows
+ * beside that field), and no browser validation in the way of the API's words.
+ */
+export function InlineForm({
+  problem,
+  onSubmit,
+  children,
+}: {
+  problem: FormProblem | null;
+  onSubmit: () => void;
+  children: ComponentChildren;
+}) {
+  return (
+    <>
+      {problem && problem.errors.length === 0 && <ProblemSummary detail={problem.detail} errors={[]} />}
+      <form
+        class="inline-form"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault();
+          onSubmit();
+        }}
+      >
+        {children}
+      </form>
+    </>
+  );
+}
+
+/** A labelled text input for one request field, its API error beside it. */
+export function TextField({
+  label,
+  pointer,
+  problem,
+  value,
+  onValue,
+  ...input
+}: {
+  label: string;
+  pointer: string;
+  problem: FormProblem | null;
+  value: string;
+  onValue: (value: string) => void;
+  type?: "text" | "tel";
+  placeholder?: string;
+  inputMode?: "numeric" | "decimal" | "tel" | "text";
+  autocomplete?: string;
+}) {
+  return (
+    <Field label={label} pointer={pointer} errors={errorsAt(problem, pointer)}>
+      {(control) => (
+        <input
+          {...control}
+          {...(input as Record<string, string>)}
+          value={value}
+          onInput={(event) => onValue(event.currentTarget.value)}
+        />
+      )}
+    </Field>
   );
 }

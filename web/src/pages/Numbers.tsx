@@ -2,8 +2,8 @@ import { useEffect, useState } from "preact/hooks";
 import { api, problemText } from "../api/client";
 import type { paths } from "../api/schema";
 import { ConfirmDelete } from "../ConfirmDelete";
-import { Field, ProblemSummary } from "../forms/Field";
-import { errorsAt, formProblem, type FormProblem } from "../forms/problem";
+import { InlineForm, TextField } from "../forms/Field";
+import { formProblem, type FormProblem } from "../forms/problem";
 import { Pager } from "../Pager";
 import { usePaged } from "../usePaged";
 
@@ -103,23 +103,13 @@ function NumberCard({ number, onChanged }: { number: PhoneNumber; onChanged: () 
         </p>
       )}
       {renaming ? (
-        <form
-          class="inline-form"
-          noValidate
-          onSubmit={(event) => {
-            event.preventDefault();
-            void rename();
-          }}
-        >
-          {problem && problem.errors.length === 0 && <ProblemSummary detail={problem.detail} errors={[]} />}
-          <Field label="Friendly name" pointer="/friendlyName" errors={errorsAt(problem, "/friendlyName")}>
-            {(control) => <input {...control} value={name} onInput={(event) => setName(event.currentTarget.value)} />}
-          </Field>
+        <InlineForm problem={problem} onSubmit={() => void rename()}>
+          <TextField label="Friendly name" pointer="/friendlyName" problem={problem} value={name} onValue={setName} />
           <button type="submit">Save name</button>
           <button type="button" class="secondary" onClick={() => setRenaming(false)}>
             Cancel
           </button>
-        </form>
+        </InlineForm>
       ) : (
         <div class="node-actions">
           <button type="button" class="secondary" onClick={() => setRenaming(true)}>
@@ -171,38 +161,26 @@ function BuyNumber({ onBought }: { onBought: () => void }) {
   return (
     <section aria-labelledby="buy-number">
       <h2 id="buy-number">Buy a number</h2>
-      {problem && problem.errors.length === 0 && <ProblemSummary detail={problem.detail} errors={[]} />}
-      <form
-        class="inline-form"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
-          void search();
-        }}
-      >
-        <Field label="Area code" pointer="/query/areaCode" errors={errorsAt(problem, "/query/areaCode")}>
-          {(control) => (
-            <input
-              {...control}
-              inputMode="numeric"
-              placeholder="212"
-              value={areaCode}
-              onInput={(event) => setAreaCode(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field label="State" pointer="/query/region" errors={errorsAt(problem, "/query/region")}>
-          {(control) => (
-            <input
-              {...control}
-              placeholder="NY"
-              value={region}
-              onInput={(event) => setRegion(event.currentTarget.value)}
-            />
-          )}
-        </Field>
+      <InlineForm problem={problem} onSubmit={() => void search()}>
+        <TextField
+          label="Area code"
+          pointer="/query/areaCode"
+          problem={problem}
+          inputMode="numeric"
+          placeholder="212"
+          value={areaCode}
+          onValue={setAreaCode}
+        />
+        <TextField
+          label="State"
+          pointer="/query/region"
+          problem={problem}
+          placeholder="NY"
+          value={region}
+          onValue={setRegion}
+        />
         <button type="submit">Search numbers</button>
-      </form>
+      </InlineForm>
       {bought && (
         <p role="status" data-testid="bought">
           {bought} is yours: it sends from now on.

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, apiBaseUrl, problemText } from "../api/client";
 import type { paths } from "../api/schema";
-import { Field, ProblemSummary } from "../forms/Field";
+import { Field, InlineForm, TextField } from "../forms/Field";
 import { errorsAt, formProblem, type FormProblem } from "../forms/problem";
 import { money } from "../money";
 import { Pager } from "../Pager";
@@ -150,29 +150,17 @@ export function Sources() {
       )}
       <section aria-labelledby="add-source">
         <h2 id="add-source">Add a source</h2>
-        {problem && problem.errors.length === 0 && <ProblemSummary detail={problem.detail} errors={[]} />}
-        <form
-          class="inline-form"
-          noValidate
-          onSubmit={(event) => {
-            event.preventDefault();
-            void create();
-          }}
-        >
-          <Field label="Name" pointer="/name" errors={errorsAt(problem, "/name")}>
-            {(control) => <input {...control} value={name} onInput={(event) => setName(event.currentTarget.value)} />}
-          </Field>
-          <Field label="Price per lead" pointer="/defaultPrice" errors={errorsAt(problem, "/defaultPrice")}>
-            {(control) => (
-              <input
-                {...control}
-                inputMode="decimal"
-                placeholder="12.50"
-                value={defaultPrice}
-                onInput={(event) => setDefaultPrice(event.currentTarget.value)}
-              />
-            )}
-          </Field>
+        <InlineForm problem={problem} onSubmit={() => void create()}>
+          <TextField label="Name" pointer="/name" problem={problem} value={name} onValue={setName} />
+          <TextField
+            label="Price per lead"
+            pointer="/defaultPrice"
+            problem={problem}
+            inputMode="decimal"
+            placeholder="12.50"
+            value={defaultPrice}
+            onValue={setDefaultPrice}
+          />
           <Field label="Consent" pointer="/consentPolicy" errors={errorsAt(problem, "/consentPolicy")}>
             {(control) => (
               <select
@@ -187,7 +175,7 @@ export function Sources() {
             )}
           </Field>
           <button type="submit">Add source</button>
-        </form>
+        </InlineForm>
       </section>
       {sources.error && (
         <p role="alert" class="error">

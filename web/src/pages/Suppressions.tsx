@@ -1,8 +1,8 @@
 import { useState } from "preact/hooks";
 import { api, problemText } from "../api/client";
 import type { paths } from "../api/schema";
-import { Field, ProblemSummary } from "../forms/Field";
-import { errorsAt, formProblem, type FormProblem } from "../forms/problem";
+import { InlineForm, TextField } from "../forms/Field";
+import { formProblem, type FormProblem } from "../forms/problem";
 import { Pager } from "../Pager";
 import { usePaged } from "../usePaged";
 
@@ -46,32 +46,20 @@ export function Suppressions() {
       <h1>Suppressions</h1>
       <section aria-labelledby="add-suppression">
         <h2 id="add-suppression">Add a number</h2>
-        {problem && problem.errors.length === 0 && <ProblemSummary detail={problem.detail} errors={[]} />}
-        <form
-          class="inline-form"
-          noValidate
-          onSubmit={(event) => {
-            event.preventDefault();
-            void add();
-          }}
-        >
-          <Field label="Phone number" pointer="/phoneNumber" errors={errorsAt(problem, "/phoneNumber")}>
-            {(control) => (
-              <input
-                {...control}
-                type="tel"
-                autocomplete="off"
-                placeholder="+12125550123"
-                value={phoneNumber}
-                onInput={(event) => setPhoneNumber(event.currentTarget.value)}
-              />
-            )}
-          </Field>
-          <Field label="Note" pointer="/note" errors={errorsAt(problem, "/note")}>
-            {(control) => <input {...control} value={note} onInput={(event) => setNote(event.currentTarget.value)} />}
-          </Field>
+        <InlineForm problem={problem} onSubmit={() => void add()}>
+          <TextField
+            label="Phone number"
+            pointer="/phoneNumber"
+            problem={problem}
+            type="tel"
+            autocomplete="off"
+            placeholder="+12125550123"
+            value={phoneNumber}
+            onValue={setPhoneNumber}
+          />
+          <TextField label="Note" pointer="/note" problem={problem} value={note} onValue={setNote} />
           <button type="submit">Add</button>
-        </form>
+        </InlineForm>
       </section>
       {(removeError ?? list.error) && (
         <p role="alert" class="error">
