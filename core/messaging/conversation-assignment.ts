@@ -1,8 +1,9 @@
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { Transaction, TransactionConditionFailed, transact } from "#core/db/transact";
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
+import { ConflictError, NotFoundError } from "#core/errors";
 import { Leads } from "#core/leads/index";
+import { checkAssigneeChange } from "#core/leads/assignee-rules";
 import { mayRead } from "#core/leads/visibility";
 import {
   Conversations,
@@ -12,7 +13,6 @@ import {
   type ConversationAssignedBy,
 } from "#core/messaging/conversations";
 import { MessagingEvents } from "#core/messaging/timeline";
-import { Routing } from "#core/routing/index";
 import { nowIso } from "#core/shared/ids";
 import { Users } from "#core/users/index";
 
@@ -93,22 +93,13 @@ export const ConversationAssignment = {
     if (!stored || !(await mayRead(actor, stored.conversation)))
       throw new NotFoundError("Conversation", conversationId);
     const { conversation } = stored;
-    const claim = actor.role === "agent";
-    if (claim) {
-      const { agentsMayClaim } = await Routing.settings(actor.organizationId);
-      if (!agentsMayClaim || input.userId !== actor.userId)
-        throw new ForbiddenError(
-          "An agent may only claim an unassigned conversation for themselves, where the organization allows it.",
-        );
-      if (conversation.assignedUserId && conversation.assignedUserId !== actor.userId)
-        throw new ConflictError("The conversation is already assigned to someone else.");
-    }
-    if (conversation.assignedUserId === input.userId) return conversation;
-    if (input.userId && !(await Users.standing(actor.organizationId, input.userId))?.active) {
-      throw new ValidationError("The conversation can only be assigned to an active user of the organization.", [
-        { pointer: "/userId", detail: `No active user ${input.userId}.` },
-      ]);
-    }
+    const { unchanged, claim } = await checkAssigneeChange(
+      actor,
+      "conversation",
+      conversation.assignedUserId,
+      input.userId,
+    );
+    if (unchanged) return conversation;
     const by: ConversationAssignedBy | null = input.userId
       ? { method: claim ? "claim" : "manual", userId: actor.userId ?? null }
       : null;
