@@ -14,6 +14,7 @@ import { pacingBench } from "#bench/pacing";
 import { intakeBench } from "#bench/intake";
 import { webhooksBench } from "#bench/webhooks";
 import { routingBench } from "#bench/routing";
+import { inboxBench } from "#bench/inbox";
 import { logger } from "#core/observability/index";
 import { Organizations } from "#core/organizations/index";
 import { turnQuietHoursOff } from "#local/organizations";
@@ -39,6 +40,7 @@ const benches: Record<string, (context: BenchContext) => Promise<void>> = {
   "hot-org": hotOrgBench,
   pacing: pacingBench,
   routing: routingBench,
+  inbox: inboxBench,
 };
 
 /** Benchmarks that need no running stack (they bundle or compute offline). */
@@ -60,7 +62,7 @@ async function main(): Promise<void> {
   if (selected.length && selected.every((name) => name in standalone)) return;
   process.env.RATE_LIMIT_REQUESTS = String(1_000_000_000);
   // The cost bench counts calls with the SDK middleware (core/observability/call-count.ts); receipts come quickly.
-  if (selected.includes("cost") || selected.includes("hot-org")) {
+  if (selected.includes("cost") || selected.includes("hot-org") || selected.includes("inbox")) {
     process.env.MEASURE_CALLS = "1";
     process.env.POWERTOOLS_METRICS_DISABLED = "true";
     logger.setLogLevel("ERROR");

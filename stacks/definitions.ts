@@ -380,6 +380,27 @@ export const routeTable = {
     path: "/conversations/{id}/sender",
     handler: "functions/conversations/reassign-sender.handler",
   },
+  assignConversation: {
+    method: "PUT",
+    path: "/conversations/{id}/assignee",
+    handler: "functions/conversations/assign.handler",
+  },
+  addConversationNote: {
+    method: "POST",
+    path: "/conversations/{id}/notes",
+    handler: "functions/conversations/add-note.handler",
+  },
+  listCannedReplies: {
+    method: "POST",
+    path: "/canned-replies/all/my",
+    handler: "functions/canned-replies/list.handler",
+  },
+  createCannedReply: { method: "POST", path: "/canned-replies", handler: "functions/canned-replies/create.handler" },
+  deleteCannedReply: {
+    method: "DELETE",
+    path: "/canned-replies/{id}",
+    handler: "functions/canned-replies/delete.handler",
+  },
   sendMessage: {
     method: "POST",
     path: "/messages",
@@ -615,6 +636,20 @@ export const streamConsumers: StreamConsumerDefinition[] = [
     ],
     handler: "functions/consumers/webhook-fanout.handler",
     sendsTo: ["webhookDeliveries"],
+    batchSize: 100,
+    timeoutSeconds: 60,
+  },
+  /**
+   * A lead's assignment becomes its conversation's (core/messaging/conversation-assignment.ts): off the request and
+   * routing paths, for every way a lead is assigned (routing, a person, a claim), exactly once per committed change.
+   */
+  {
+    name: "conversationAssignment",
+    records: [
+      { eventName: "INSERT", entity: "Event", where: { eventType: "LeadAssigned" } },
+      { eventName: "INSERT", entity: "Event", where: { eventType: "LeadUnassigned" } },
+    ],
+    handler: "functions/consumers/conversation-assignment.handler",
     batchSize: 100,
     timeoutSeconds: 60,
   },

@@ -92,6 +92,7 @@ export const entities = {
   numberRoute: "NumberRoute",
   conversation: "Conversation",
   conversationByPhone: "ConversationByPhone",
+  cannedReply: "CannedReply",
   message: "Message",
   providerMessage: "ProviderMessage",
   messagingSettings: "MessagingSettings",

@@ -2,12 +2,13 @@ import type { Actor } from "#core/auth/actor";
 import { table } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import { Transaction, TransactionConditionFailed, transact } from "#core/db/transact";
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
+import { ConflictError, NotFoundError } from "#core/errors";
 import { Events } from "#core/events/index";
 import { toLead } from "#core/leads/index";
 import { LeadEntity } from "#core/db/entities/leads";
 import { where } from "#core/db/expression";
 import type { AssignLead, Lead } from "#core/leads/schemas";
+import { checkAssigneeChange } from "#core/leads/assignee-rules";
 import { mayRead } from "#core/leads/visibility";
 import { Routing, type RoutingPick } from "#core/routing/index";
 import { nowIso } from "#core/shared/ids";
@@ -85,22 +86,8 @@ export async function assignLead(actor: Actor, leadId: string, input: AssignLead
   const { Item } = await table.get({ Key: keys.lead(actor.organizationId, leadId), ConsistentRead: true });
   const lead = Item ? toLead(Item) : undefined;
   if (!lead || !(await mayRead(actor, lead))) throw new NotFoundError("Lead", leadId);
-  const claim = actor.role === "agent";
-  if (claim) {
-    const { agentsMayClaim } = await Routing.settings(actor.organizationId);
-    if (!agentsMayClaim || input.userId !== actor.userId)
-      throw new ForbiddenError(
-        "An agent may only claim an unassigned lead for themselves, where the organization allows it.",
-      );
-    if (lead.assignedUserId && lead.assignedUserId !== actor.userId)
-      throw new ConflictError("The lead is already assigned to someone else.");
-  }
-  if (lead.assignedUserId === input.userId) return lead;
-  if (input.userId && !(await Users.standing(actor.organizationId, input.userId))?.active) {
-    throw new ValidationError("The lead can only be assigned to an active user of the organization.", [
-      { pointer: "/userId", detail: `No active user ${input.userId}.` },
-    ]);
-  }
+  const { unchanged, claim } = await checkAssigneeChange(actor, "lead", lead.assignedUserId, input.userId);
+  if (unchanged) return lead;
   const at = nowIso();
   const by: AssignedBy | null = input.userId
     ? { method: claim ? "claim" : "manual", ruleId: null, userId: actor.userId ?? null }

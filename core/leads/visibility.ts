@@ -9,8 +9,11 @@ async function onlyTheirs(actor: Actor): Promise<boolean> {
   return actor.role === "agent" && !(await Routing.settings(actor.organizationId)).agentsSeeAllLeads;
 }
 
-/** Whether the caller may read this lead (an agent held to their own leads reads only those assigned to them). */
-export async function mayRead(actor: Actor, lead: Lead): Promise<boolean> {
+/**
+ * Whether the caller may read this lead, or this conversation (an agent held to their own leads reads only those
+ * assigned to them).
+ */
+export async function mayRead(actor: Actor, lead: Pick<Lead, "assignedUserId">): Promise<boolean> {
   return lead.assignedUserId === actor.userId || !(await onlyTheirs(actor));
 }
 

@@ -18,6 +18,9 @@ import { MessagingEvents } from "#core/messaging/timeline";
 import { newId, nowIso, timestamp, wholeNumber } from "#core/shared/ids";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 import { UnreadConversations } from "#core/messaging/unread";
+import { Leads } from "#core/leads/index";
+import type { Lead } from "#core/leads/schemas";
+import { mayRead, visibleQuery } from "#core/leads/visibility";
 
 export const ConversationSchema = v.object({
   id: v.string(),
@@ -32,10 +35,18 @@ export const ConversationSchema = v.object({
   lastMessageAt: v.nullable(timestamp),
   lastMessagePreview: v.nullable(v.string()),
   lastDirection: v.nullable(v.string()),
+  /** The lead's name as it was when the conversation met the lead (searchable; the lead page has the current one). */
+  leadName: v.nullable(v.string()),
+  /** Who works this conversation (null: nobody); follows its lead's assignment unless set here. */
+  assignedUserId: v.nullable(v.string()),
+  assignedAt: v.nullable(timestamp),
+  /** How: `lead` (followed its lead's assignment), `manual` (set by someone), `claim` (an agent took it). */
+  assignedBy: v.nullable(v.object({ method: v.picklist(["lead", "manual", "claim"]), userId: v.nullable(v.string()) })),
   createdAt: timestamp,
   modifiedAt: v.nullable(timestamp),
 });
 export type Conversation = v.InferOutput<typeof ConversationSchema>;
+export type ConversationAssignedBy = NonNullable<Conversation["assignedBy"]>;
 
 /** Body of `PUT /conversations/{id}/sender`. */
 export const ReassignSenderSchema = v.strictObject({
@@ -47,6 +58,8 @@ const listResource: ListResource<Conversation> = {
   fields: {
     unread: { get: (c) => c.unread, kind: "boolean", filter: true },
     leadId: { get: (c) => c.leadId, kind: "string", filter: true },
+    assignedUserId: { get: (c) => c.assignedUserId, kind: "string", filter: true },
+    leadName: { get: (c) => c.leadName, kind: "string", search: true },
     contactPhoneNumber: { get: (c) => c.contactPhoneNumber, kind: "string", filter: true, search: true },
     phoneNumberId: { get: (c) => c.phoneNumberId, kind: "string", filter: true },
     lastMessagePreview: { get: (c) => c.lastMessagePreview, kind: "string", search: true },
@@ -100,9 +113,12 @@ export const Conversations = {
     const existing =
       known !== undefined ? (known ?? undefined) : await Conversations.byPhone(organizationId, contactPhoneNumber);
     if (existing) {
-      if (leadId && !existing.leadId) await setLead(organizationId, existing.id, leadId);
-      return existing.leadId || !leadId ? existing : { ...existing, leadId };
+      if (!leadId || existing.leadId) return existing;
+      return (await setLead(organizationId, existing, leadId)) ?? existing;
     }
+    // A conversation met through a lead starts with the lead's name and assignee (later changes come from the
+    // lead's assignment events: core/messaging/conversation-assignment.ts).
+    const lead = leadId ? await Leads.find(organizationId, leadId) : undefined;
     const conversation: Conversation = {
       id: newId(),
       contactPhoneNumber,
@@ -114,6 +130,7 @@ export const Conversations = {
       lastMessageAt: null,
       lastMessagePreview: null,
       lastDirection: null,
+      ...fromLead(lead),
       createdAt: nowIso(),
       modifiedAt: null,
     };
@@ -156,12 +173,16 @@ export const Conversations = {
 
   async fromId(actor: Actor, conversationId: string): Promise<Conversation> {
     const conversation = await Conversations.find(actor.organizationId, conversationId);
-    if (!conversation) throw new NotFoundError("Conversation", conversationId);
+    if (!conversation || !(await mayRead(actor, conversation))) throw new NotFoundError("Conversation", conversationId);
     return conversation;
   },
 
+  /**
+   * The inbox: `assignedUserId` filters by assignee (`mine`, `unassigned`, a user id), as on leads; an agent of an
+   * organization whose agents see only their own leads lists only the conversations assigned to them.
+   */
   async list(actor: Actor, query: PagingQuery): Promise<Page<Conversation>> {
-    return listPage(listResource, actor.organizationId, query);
+    return listPage(listResource, actor.organizationId, await visibleQuery(actor, query));
   },
 
   /** `POST /conversations/{id}/read`: clears the unread flag and count. */
@@ -247,15 +268,84 @@ export const Conversations = {
   },
 };
 
-async function setLead(organizationId: string, conversationId: string, leadId: string): Promise<void> {
-  await conditionally(
+/** A conversation with `assignmentChangedAt`, when its assignee last changed by any path: the assignment's version. */
+export async function storedAssignment(organizationId: string, conversationId: string) {
+  const { Item } = await table.get({ Key: keys.conversation(organizationId, conversationId), ConsistentRead: true });
+  if (!Item) return undefined;
+  return { conversation: toConversation(Item), changedAt: (Item.assignmentChangedAt as string | undefined) ?? null };
+}
+
+/** The write of a new assignee, conditioned on the assignment version read (`seen`; null: never assigned here). */
+export function assigneeUpdate(
+  organizationId: string,
+  conversationId: string,
+  change: { userId: string | null; assignedAt: string | null; by: ConversationAssignedBy | null; at: string },
+  seen: string | null,
+) {
+  return {
+    Key: keys.conversation(organizationId, conversationId),
+    UpdateExpression:
+      "SET assignedUserId = :user, assignedAt = :assignedAt, assignedBy = :by, assignmentChangedAt = :at, modifiedAt = :now",
+    ConditionExpression: seen
+      ? "assignmentChangedAt = :seen"
+      : "attribute_exists(pk) AND attribute_not_exists(assignmentChangedAt)",
+    ExpressionAttributeValues: {
+      ":user": change.userId,
+      ":assignedAt": change.assignedAt,
+      ":by": change.by,
+      ":at": change.at,
+      ":now": nowIso(),
+      ...(seen ? { ":seen": seen } : {}),
+    },
+  };
+}
+
+/** A conversation's lead-derived fields: the lead's name and, when it has one, its assignee. */
+function fromLead(lead: Lead | undefined) {
+  const assigned = lead?.assignedUserId ?? null;
+  return {
+    leadName: lead ? leadNameOf(lead) : null,
+    assignedUserId: assigned,
+    assignedAt: assigned ? (lead?.assignedAt ?? null) : null,
+    assignedBy: assigned ? { method: "lead" as const, userId: null } : null,
+  };
+}
+
+/** The name a person reads for a lead: first and last name, else its number. */
+export function leadNameOf(lead: Lead): string | null {
+  return [lead.contact.firstName, lead.contact.lastName].filter(Boolean).join(" ") || null;
+}
+
+/**
+ * A conversation that had no lead meets one (a text from an unknown number, then the lead arrives): it takes the
+ * lead's id and name, and its assignee unless someone assigned the conversation already. Answers the conversation as
+ * written, undefined when another writer linked a lead first.
+ */
+async function setLead(
+  organizationId: string,
+  existing: Conversation,
+  leadId: string,
+): Promise<Conversation | undefined> {
+  const lead = await Leads.find(organizationId, leadId);
+  const fields = fromLead(lead);
+  const keepAssignee = existing.assignedUserId !== null;
+  const result = await conditionally(
     table.update({
-      Key: keys.conversation(organizationId, conversationId),
-      UpdateExpression: "SET leadId = :lead",
+      Key: keys.conversation(organizationId, existing.id),
+      UpdateExpression: keepAssignee
+        ? "SET leadId = :lead, leadName = :name"
+        : "SET leadId = :lead, leadName = :name, assignedUserId = :user, assignedAt = :at, assignedBy = :by",
       ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(leadId) OR leadId = :null)",
-      ExpressionAttributeValues: { ":lead": leadId, ":null": null },
+      ExpressionAttributeValues: {
+        ":lead": leadId,
+        ":name": fields.leadName,
+        ":null": null,
+        ...(keepAssignee ? {} : { ":user": fields.assignedUserId, ":at": fields.assignedAt, ":by": fields.assignedBy }),
+      },
+      ReturnValues: "ALL_NEW",
     }),
   );
+  return result ? toConversation(result.Attributes!) : undefined;
 }
 
 async function update(
@@ -277,7 +367,7 @@ async function update(
   return toConversation(result.Attributes!);
 }
 
-function toConversation(item: Record<string, unknown>): Conversation {
+export function toConversation(item: Record<string, unknown>): Conversation {
   return {
     id: item.id as string,
     contactPhoneNumber: item.contactPhoneNumber as string,
@@ -289,6 +379,10 @@ function toConversation(item: Record<string, unknown>): Conversation {
     lastMessageAt: (item.lastMessageAt as string | null) ?? null,
     lastMessagePreview: (item.lastMessagePreview as string | null) ?? null,
     lastDirection: (item.lastDirection as string | null) ?? null,
+    leadName: (item.leadName as string | null) ?? null,
+    assignedUserId: (item.assignedUserId as string | null) ?? null,
+    assignedAt: (item.assignedAt as string | null) ?? null,
+    assignedBy: (item.assignedBy as Conversation["assignedBy"]) ?? null,
     createdAt: item.createdAt as string,
     modifiedAt: (item.modifiedAt as string | null) ?? null,
   };

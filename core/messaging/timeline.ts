@@ -1,5 +1,5 @@
 import { eventActorFields, type Actor } from "#core/auth/actor";
-import { Events, recordEvent, type EventRecordInput } from "#core/events/index";
+import { Events, recordEvent, type EventRecord, type EventRecordInput } from "#core/events/index";
 import type { Transaction } from "#core/db/transact";
 import type { Message } from "#core/messaging/model";
 
@@ -27,6 +27,9 @@ export type MessagingEventType =
   | "MessageReceived"
   | "ConversationSenderReassigned"
   | "ConversationSenderMoved"
+  | "ConversationAssigned"
+  | "ConversationUnassigned"
+  | "ConversationNoteAdded"
   | "ContactOptedOut"
   | "ContactOptedIn"
   | "ContactHelpRequested"
@@ -50,8 +53,8 @@ export type MessagingEventInput = Omit<EventRecordInput, "eventType" | "eventCat
 
 export const MessagingEvents = {
   /** Stores one event record of the organization. */
-  async record(organizationId: string, input: MessagingEventInput): Promise<void> {
-    await recordEvent(organizationId, stored(input));
+  async record(organizationId: string, input: MessagingEventInput): Promise<EventRecord> {
+    return recordEvent(organizationId, stored(input));
   },
 
   /** Adds one event record to `transaction`: stored with the change it records, or not at all. */

@@ -3,7 +3,15 @@ import type { EventType } from "#core/events/types";
 
 /** What the `data` of a webhook payload is: the resource as its REST read answers it when the event is fanned out. */
 export type WebhookResource =
-  "lead" | "message" | "call" | "automationRun" | "wallet" | "phoneNumber" | "webhookEndpoint" | "ping";
+  | "lead"
+  | "conversation"
+  | "message"
+  | "call"
+  | "automationRun"
+  | "wallet"
+  | "phoneNumber"
+  | "webhookEndpoint"
+  | "ping";
 
 interface CatalogueEntry {
   description: string;
@@ -40,6 +48,16 @@ export const webhookCatalogue = {
     from: ["LeadAssigned"],
   },
   "lead.unassigned": { description: "A lead's assignee was removed.", resource: "lead", from: ["LeadUnassigned"] },
+  "conversation.assigned": {
+    description: "A conversation was assigned or reassigned to a user (by hand, by a claim, or following its lead).",
+    resource: "conversation",
+    from: ["ConversationAssigned"],
+  },
+  "conversation.unassigned": {
+    description: "A conversation's assignee was removed.",
+    resource: "conversation",
+    from: ["ConversationUnassigned"],
+  },
   "message.queued": {
     description: "An outbound message was queued for sending.",
     resource: "message",

@@ -5,6 +5,7 @@ import { WalletSchema } from "#core/billing/schemas";
 import { CallSchema } from "#core/calls/schemas";
 import { EventRecordSchema } from "#core/events/index";
 import { LeadSchema } from "#core/leads/schemas";
+import { ConversationSchema } from "#core/messaging/conversations";
 import { MessageSchema } from "#core/messaging/model";
 import { PhoneNumberSchema } from "#core/messaging/phone-number-schema";
 import {
@@ -21,6 +22,7 @@ import { WebhookEndpointSchema } from "#core/webhooks/endpoints";
 
 const resourceSchemas: Record<WebhookResource, v.GenericSchema> = {
   lead: LeadSchema,
+  conversation: ConversationSchema,
   message: MessageSchema,
   call: CallSchema,
   automationRun: AutomationRunSchema,

@@ -6,6 +6,7 @@ import { DomainError } from "#core/errors";
 import type { EventRecord } from "#core/events/index";
 import { Leads, toLead } from "#core/leads/index";
 import type { Lead } from "#core/leads/schemas";
+import { Conversations } from "#core/messaging/conversations";
 import { Messages } from "#core/messaging/messages";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { pingEventType, webhookCatalogue, type WebhookEventType, type WebhookResource } from "#core/webhooks/catalogue";
@@ -63,6 +64,8 @@ async function currentResource(
     switch (resource) {
       case "lead":
         return event.leadId ? await Leads.fromId(actor, event.leadId) : null;
+      case "conversation":
+        return await Conversations.fromId(actor, id);
       case "message":
         return await Messages.fromId(actor, id);
       case "call":

@@ -83,3 +83,15 @@ export async function errorOf(page: Page, label: string): Promise<string | null>
 export async function noSideways(page: Page, width: number): Promise<void> {
   expect((await page.evaluate("document.documentElement.scrollWidth")) as number).toBeLessThanOrEqual(width);
 }
+
+/** Controls a finger must hit, smaller than 44 px in either direction (inline links in running text are exempt). */
+export async function smallTouchTargets(page: Page): Promise<string[]> {
+  return page.evaluate(`[...document.querySelectorAll("button, select, input, textarea, nav a")]
+    .filter((element) => element.getClientRects().length > 0 && getComputedStyle(element).visibility !== "hidden")
+    .map((element) => {
+      const target = element.type === "checkbox" || element.type === "radio" ? element.closest("label") ?? element : element;
+      const box = target.getBoundingClientRect();
+      return box.height < 44 || box.width < 44 ? (element.getAttribute("aria-label") || element.textContent.trim() || element.outerHTML.slice(0, 80)) + " " + Math.round(box.width) + "x" + Math.round(box.height) : null;
+    })
+    .filter(Boolean)`);
+}

@@ -5,7 +5,7 @@ import { chain, createAutomation } from "#tests/helpers/automations";
 import { intakeByBody, newSource, uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { addNumber, send, sleep, textFrom, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
-import { launchBrowser, open, screenshot, signedInPage, sizes } from "./browser.ts";
+import { launchBrowser, open, screenshot, signedInPage, sizes, smallTouchTargets } from "./browser.ts";
 
 let browser: Browser;
 let org: TestOrganization;
@@ -45,18 +45,6 @@ function pages(): { name: string; route: string; heading: string | RegExp }[] {
 async function reopen(page: Page, route: string, heading: string | RegExp): Promise<void> {
   await open(page, "/leads", "Leads");
   await open(page, route, heading);
-}
-
-/** Controls a finger must hit, smaller than 44 px in either direction (inline links in running text are exempt). */
-async function smallTouchTargets(page: Page): Promise<string[]> {
-  return page.evaluate(`[...document.querySelectorAll("button, select, input, textarea, nav a")]
-    .filter((element) => element.getClientRects().length > 0 && getComputedStyle(element).visibility !== "hidden")
-    .map((element) => {
-      const target = element.type === "checkbox" || element.type === "radio" ? element.closest("label") ?? element : element;
-      const box = target.getBoundingClientRect();
-      return box.height < 44 || box.width < 44 ? (element.getAttribute("aria-label") || element.textContent.trim() || element.outerHTML.slice(0, 80)) + " " + Math.round(box.width) + "x" + Math.round(box.height) : null;
-    })
-    .filter(Boolean)`);
 }
 
 beforeAll(async () => {

@@ -49,6 +49,13 @@ export const messagingKeys = {
     gsi7sk: ordered(lastMessageAt ?? "", conversationId),
   }),
 
+  /** Canned replies: texts the organization keeps for quick answers in the inbox. */
+  cannedReply: (organizationId: string, cannedReplyId: string): Key => ({
+    pk: org(organizationId),
+    sk: `CANNEDREPLY#${cannedReplyId}`,
+  }),
+  cannedReplyPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "CANNEDREPLY#" }),
+
   /** Messages (outbound and inbound); gsi1 lists one conversation's messages in order. */
   message: (organizationId: string, messageId: string): Key => ({
     pk: org(organizationId),

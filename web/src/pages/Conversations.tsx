@@ -3,11 +3,15 @@ import { api, problemText } from "../api/client";
 import type { paths } from "../api/schema";
 import { fullName } from "../names";
 import { Pager } from "../Pager";
+import type { CannedReply } from "./conversations/CannedReplies";
+import { useLiveReload } from "./conversations/live";
+import { useMe } from "./conversations/me";
+import { assigneeName, useTeam } from "./conversations/team";
+import "./conversations/conversations.css";
 
-type Conversation = paths["/conversations/{id}"]["get"]["responses"]["200"]["content"]["application/json"];
-type Message = paths["/messages/{id}"]["get"]["responses"]["200"]["content"]["application/json"];
+export { Thread } from "./conversations/Thread";
 
-const finalStatuses = ["Delivered", "Undelivered", "Failed", "Blocked", "Canceled", "Received"];
+export type Conversation = paths["/conversations/{id}"]["get"]["responses"]["200"]["content"]["application/json"];
 
 type ConversationQuery = NonNullable<
   paths["/conversations/all/my"]["post"]["requestBody"]
@@ -16,35 +20,58 @@ type ConversationQuery = NonNullable<
 /** A query that is a phone number ("+1 (201) 555", "2015550") searches numbers; anything with letters searches names. */
 const looksLikeNumber = (text: string) => /^[\d\s()+.-]+$/.test(text);
 
-/**
- * The conversation query for the inbox's filter and search: numbers are searched on the conversation itself, names
- * through the leads (the conversation only carries the lead's id), so a name search first asks which leads match.
- * Answers null when no lead has that name (nothing to ask the conversations for).
- */
-async function inboxQuery(show: "all" | "unread", search: string): Promise<ConversationQuery["filters"] | null> {
-  const filters: NonNullable<ConversationQuery["filters"]> =
-    show === "unread" ? [{ field: "unread", value: true }] : [];
+type Show = "all" | "mine" | "unassigned" | "unread";
+const showFilters: Record<Show, NonNullable<ConversationQuery["filters"]>> = {
+  all: [],
+  mine: [{ field: "assignedUserId", value: "mine" }],
+  unassigned: [{ field: "assignedUserId", value: "unassigned" }],
+  unread: [{ field: "unread", value: true }],
+};
+
+/** The conversation query of the inbox's filter, search and page: names and numbers are searched by the API. */
+function inboxQuery(show: Show, search: string, token: string | null): ConversationQuery {
   const text = search.trim();
-  if (!text || looksLikeNumber(text)) return filters;
-  const { data } = await api.POST("/leads/all/my", { body: { pageSize: 100, search: text, searchFields: ["name"] } });
-  const leadIds = (data?.items ?? []).map((lead) => lead.id);
-  return leadIds.length ? [...filters, { field: "leadId", value: leadIds }] : null;
+  return {
+    pageSize: 50,
+    continuationToken: token,
+    orderBy: [{ field: "lastMessageAt", direction: "desc" }],
+    filters: showFilters[show],
+    ...(!text
+      ? {}
+      : looksLikeNumber(text)
+        ? { search: text.replace(/[^\d+]/g, ""), searchFields: ["contactPhoneNumber"] }
+        : { search: text, searchFields: ["leadName"] }),
+  };
 }
 
 /**
- * The inbox: conversations newest activity first, each with the lead's name, the last message and its unread count;
- * "Show" narrows to unread ones, search finds a name or a number. Paged by the API's continuation tokens.
+ * The inbox's cheap change check: the organization's most recently active conversation (one index key and one item
+ * read). A new message anywhere, or a change to that conversation, changes it.
+ */
+async function newestActivity(): Promise<string | undefined> {
+  const { data } = await api.POST("/conversations/all/my", { body: { pageSize: 1 } });
+  const top = data?.items[0];
+  return data ? `${top?.id ?? ""}|${top?.modifiedAt ?? ""}|${top?.unreadCount ?? 0}` : undefined;
+}
+
+/**
+ * The inbox: conversations newest activity first, each with the lead's name, the last message, its unread count and
+ * its assignee; "Show" narrows to mine, unassigned or unread ones, search finds a name or a number. Paged by the API's
+ * continuation tokens, and kept fresh without a reload (useLiveReload).
  */
 export function Conversations() {
-  const [show, setShow] = useState<"all" | "unread">("all");
+  const [show, setShow] = useState<Show>("all");
   const [search, setSearch] = useState("");
   const [tokens, setTokens] = useState<(string | null)[]>([null]);
+  const [refresh, setRefresh] = useState(0);
   const [loaded, setLoaded] = useState<{
     items: Conversation[];
     names: Record<string, string>;
     next: string | null;
   } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const team = useTeam();
+  const me = useMe();
   const token = tokens[tokens.length - 1] ?? null;
 
   useEffect(() => {
@@ -52,20 +79,8 @@ export function Conversations() {
     // Typing settles before the inbox asks (one query per pause, not per key).
     const timer = setTimeout(
       async () => {
-        const filters = await inboxQuery(show, search);
-        if (!current) return;
-        if (filters === null) return setLoaded({ items: [], names: {}, next: null });
-        const text = search.trim();
         const { data, error: problem } = await api.POST("/conversations/all/my", {
-          body: {
-            pageSize: 50,
-            continuationToken: token,
-            orderBy: [{ field: "lastMessageAt", direction: "desc" }],
-            filters,
-            ...(text && looksLikeNumber(text)
-              ? { search: text.replace(/[^\d+]/g, ""), searchFields: ["contactPhoneNumber"] }
-              : {}),
-          },
+          body: inboxQuery(show, search, token),
         });
         if (!current) return;
         if (!data) return setError(problemText(problem));
@@ -78,7 +93,9 @@ export function Conversations() {
       current = false;
       clearTimeout(timer);
     };
-  }, [show, search, token]);
+  }, [show, search, token, refresh]);
+
+  useLiveReload(newestActivity, () => setRefresh((count) => count + 1), "inbox");
 
   return (
     <>
@@ -86,11 +103,10 @@ export function Conversations() {
       <form class="filters" role="search" onSubmit={(event) => event.preventDefault()}>
         <label>
           Show
-          <select
-            value={show}
-            onChange={(event) => (setShow(event.currentTarget.value as "all" | "unread"), setTokens([null]))}
-          >
+          <select value={show} onChange={(event) => (setShow(event.currentTarget.value as Show), setTokens([null]))}>
             <option value="all">All</option>
+            {me && <option value="mine">Mine</option>}
+            <option value="unassigned">Unassigned</option>
             <option value="unread">Unread</option>
           </select>
         </label>
@@ -109,12 +125,18 @@ export function Conversations() {
         </p>
       )}
       {loaded && loaded.items.length === 0 && (
-        <p role="status">{search || show === "unread" ? "No conversation matches." : "No conversations yet."}</p>
+        <p role="status">
+          {search || show !== "all"
+            ? loaded.next
+              ? "No conversation matches on this page; try the next one."
+              : "No conversation matches."
+            : "No conversations yet."}
+        </p>
       )}
       {loaded && loaded.items.length > 0 && (
         <ul class="inbox" data-testid="inbox">
           {loaded.items.map((conversation) => {
-            const name = loaded.names[conversation.id];
+            const name = conversation.leadName ?? loaded.names[conversation.id];
             return (
               <li class={conversation.unreadCount ? "unread" : ""} data-conversation-id={conversation.id}>
                 <a href={`#/conversations/${encodeURIComponent(conversation.id)}`}>
@@ -131,9 +153,14 @@ export function Conversations() {
                     {conversation.lastDirection === "Outbound" && "You: "}
                     {conversation.lastMessagePreview ?? ""}
                   </span>
-                  <time dateTime={conversation.lastMessageAt ?? undefined}>
-                    {conversation.lastMessageAt ? new Date(conversation.lastMessageAt).toLocaleString() : ""}
-                  </time>
+                  <span class="meta">
+                    <span class="assignee" data-testid="assignee">
+                      {assigneeName(team, conversation.assignedUserId, me?.id)}
+                    </span>
+                    <time dateTime={conversation.lastMessageAt ?? undefined}>
+                      {conversation.lastMessageAt ? new Date(conversation.lastMessageAt).toLocaleString() : ""}
+                    </time>
+                  </span>
                 </a>
               </li>
             );
@@ -147,115 +174,27 @@ export function Conversations() {
   );
 }
 
+/** The media type of a picture address by its extension (what carriers accept for MMS), or undefined. */
+function pictureType(url: string): string | undefined {
+  const extension = /\.(jpe?g|png|gif)(?:[?#]|$)/i.exec(url)?.[1]?.toLowerCase();
+  return extension ? `image/${extension === "jpg" ? "jpeg" : extension}` : undefined;
+}
+
 /**
- * One conversation: its messages (from the conversation's events, each message read once)
- * with their delivery status, kept fresh while any is still on its way, and a reply box.
+ * Sends through POST /messages and shows the API's answer as it is: scheduled for quiet hours, blocked by an opt-out,
+ * or a problem. In a thread it also takes a picture by its address (MMS: the message's `media`) and inserts canned replies.
  */
-export function Thread({ id }: { id: string }) {
-  const [conversation, setConversation] = useState<Conversation | null>(null);
-  const [leadName, setLeadName] = useState<string | null>(null);
-  const [messages, setMessages] = useState<Message[]>([]);
-  const [error, setError] = useState<string | null>(null);
-  const [refresh, setRefresh] = useState(0);
-
-  useEffect(() => {
-    void api.GET("/conversations/{id}", { params: { path: { id } } }).then(async ({ data, error: problem }) => {
-      if (!data) return setError(problemText(problem));
-      setConversation(data);
-      if (data.leadId) setLeadName((await leadNames([data]))[data.id] ?? null);
-    });
-    void api.POST("/conversations/{id}/read", { params: { path: { id } } });
-  }, [id]);
-
-  useEffect(() => {
-    let current = true;
-    void loadMessages(id).then((loaded) => {
-      if (!current) return;
-      setMessages(loaded);
-      if (loaded.some((message) => !finalStatuses.includes(message.status)))
-        setTimeout(() => current && setRefresh((count) => count + 1), 1000);
-    });
-    return () => void (current = false);
-  }, [id, refresh]);
-
-  if (error)
-    return (
-      <p role="alert" class="error">
-        {error}
-      </p>
-    );
-  if (!conversation) return <p role="status">Loading…</p>;
-  return (
-    <>
-      <p>
-        <a href="#/conversations">← Inbox</a>
-      </p>
-      <h1>{leadName ?? conversation.contactPhoneNumber}</h1>
-      <p class="hint">
-        {leadName && `${conversation.contactPhoneNumber} · `}
-        To {conversation.phoneNumber ?? "—"}
-        {conversation.leadId && (
-          <>
-            {" · "}
-            <a href={`#/leads/${encodeURIComponent(conversation.leadId)}`}>Lead</a>
-          </>
-        )}
-      </p>
-      <ol class="thread" aria-label="Messages">
-        {messages.map((message) => (
-          <li class={message.direction === "Inbound" ? "inbound" : "outbound"} data-message-id={message.id}>
-            <p>{message.body}</p>
-            <small>
-              <time dateTime={message.createdAt}>{new Date(message.createdAt).toLocaleString()}</time> ·{" "}
-              <span class="status" data-testid="message-status">
-                {message.status}
-              </span>
-              {message.statusReason && ` (${message.statusReason})`}
-            </small>
-          </li>
-        ))}
-      </ol>
-      <ReplyBox
-        target={conversation.leadId ? { leadId: conversation.leadId } : { to: conversation.contactPhoneNumber }}
-        fromPhoneNumberId={conversation.phoneNumberId}
-        onSent={() => setRefresh((count) => count + 1)}
-      />
-    </>
-  );
-}
-
-async function loadMessages(conversationId: string): Promise<Message[]> {
-  const { data } = await api.POST("/events/all/my", {
-    body: {
-      pageSize: 200,
-      filters: [{ field: "conversationId", value: conversationId }],
-      orderBy: [{ field: "createdAt", direction: "asc" }],
-    },
-  });
-  const ids = [
-    ...new Set(
-      (data?.items ?? [])
-        .filter((event) => event.relatedEntityType === "Message" && event.relatedEntityId)
-        .map((event) => event.relatedEntityId!),
-    ),
-  ];
-  const messages = await Promise.all(
-    ids.map(async (messageId) => (await api.GET("/messages/{id}", { params: { path: { id: messageId } } })).data),
-  );
-  return messages
-    .filter((message): message is Message => message !== undefined)
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-}
-
-/** Sends through POST /messages and shows the API's answer as it is: scheduled for quiet hours, blocked by an opt-out, or a problem. */
 export function ReplyBox(props: {
   target: { leadId: string } | { to: string };
   fromPhoneNumberId?: string | null;
   label?: string;
+  withMedia?: boolean;
+  cannedReplies?: CannedReply[];
   onSent: () => void;
 }) {
-  const { target, fromPhoneNumberId, label = "Reply", onSent } = props;
+  const { target, fromPhoneNumberId, label = "Reply", withMedia = false, cannedReplies = [], onSent } = props;
   const [body, setBody] = useState("");
+  const [picture, setPicture] = useState("");
   const [answer, setAnswer] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
   return (
@@ -263,14 +202,23 @@ export function ReplyBox(props: {
       class="reply"
       onSubmit={async (event) => {
         event.preventDefault();
-        if (!body.trim()) return;
+        const url = picture.trim();
+        if (!body.trim() && !url) return setAnswer("Write a message or add a picture.");
+        const contentType = url ? pictureType(url) : undefined;
+        if (url && !contentType) return setAnswer("The picture's address must end in .jpg, .png or .gif.");
         setSending(true);
         const { data, error } = await api.POST("/messages", {
-          body: { ...target, body, ...(fromPhoneNumberId ? { fromPhoneNumberId } : {}) },
+          body: {
+            ...target,
+            ...(body.trim() ? { body } : {}),
+            ...(url && contentType ? { media: [{ url, contentType }] } : {}),
+            ...(fromPhoneNumberId ? { fromPhoneNumberId } : {}),
+          },
         });
         setSending(false);
         if (!data) return setAnswer(problemText(error));
         setBody("");
+        setPicture("");
         setAnswer(
           data.status === "Scheduled"
             ? `Scheduled for ${data.scheduledFor ?? "later"}${data.scheduledReason ? ` (${data.scheduledReason})` : ""}.`
@@ -279,6 +227,23 @@ export function ReplyBox(props: {
         onSent();
       }}
     >
+      {cannedReplies.length > 0 && (
+        <label>
+          Insert a canned reply
+          <select
+            value=""
+            onChange={(event) => {
+              const reply = cannedReplies.find((canned) => canned.id === event.currentTarget.value);
+              if (reply) setBody((current) => (current.trim() ? `${current.trimEnd()} ${reply.body}` : reply.body));
+            }}
+          >
+            <option value="">Choose…</option>
+            {cannedReplies.map((reply) => (
+              <option value={reply.id}>{reply.name}</option>
+            ))}
+          </select>
+        </label>
+      )}
       <label for="reply">{label}</label>
       <textarea
         id="reply"
@@ -287,6 +252,19 @@ export function ReplyBox(props: {
         value={body}
         onInput={(event) => setBody(event.currentTarget.value)}
       />
+      {withMedia && (
+        <>
+          <label for="picture">Picture address (sends an MMS; .jpg, .png or .gif)</label>
+          <input
+            id="picture"
+            type="url"
+            inputMode="url"
+            placeholder="https://…"
+            value={picture}
+            onInput={(event) => setPicture(event.currentTarget.value)}
+          />
+        </>
+      )}
       <button type="submit" disabled={sending}>
         Send
       </button>
@@ -300,11 +278,11 @@ export function ReplyBox(props: {
 }
 
 /**
- * The lead's name for each conversation that has one, by conversation id: one lead query for the whole page (the
- * conversation carries only the lead's id and number; the lead list filters by phone, an array meaning "any of").
+ * The lead's name for each conversation that has a lead but no `leadName` (one stored before conversations carried
+ * it), by conversation id: one lead query for the whole page (the lead list filters by phone, an array meaning "any of").
  */
 export async function leadNames(conversations: Conversation[]): Promise<Record<string, string>> {
-  const linked = conversations.filter((conversation) => conversation.leadId);
+  const linked = conversations.filter((conversation) => conversation.leadId && !conversation.leadName);
   if (linked.length === 0) return {};
   const phones = [...new Set(linked.map((conversation) => conversation.contactPhoneNumber))];
   const { data } = await api.POST("/leads/all/my", {

@@ -1,0 +1,34 @@
+import type { Actor } from "#core/auth/actor";
+import { ConflictError, ForbiddenError, ValidationError } from "#core/errors";
+import { Routing } from "#core/routing/index";
+import { Users } from "#core/users/index";
+
+/**
+ * The rules of a change of assignee, a lead's and a conversation's alike (docs/permissions.md): owners, admins and API
+ * keys set any active user or none; an agent may only claim an unassigned one for themselves, and only where the
+ * organization lets agents claim. Throws the refusal; answers whether nothing changes and whether it is a claim.
+ */
+export async function checkAssigneeChange(
+  actor: Actor,
+  what: "lead" | "conversation",
+  current: string | null,
+  requested: string | null,
+): Promise<{ unchanged: boolean; claim: boolean }> {
+  const claim = actor.role === "agent";
+  if (claim) {
+    const { agentsMayClaim } = await Routing.settings(actor.organizationId);
+    if (!agentsMayClaim || requested !== actor.userId)
+      throw new ForbiddenError(
+        `An agent may only claim an unassigned ${what} for themselves, where the organization allows it.`,
+      );
+    if (current && current !== actor.userId)
+      throw new ConflictError(`The ${what} is already assigned to someone else.`);
+  }
+  if (current === requested) return { unchanged: true, claim };
+  if (requested && !(await Users.standing(actor.organizationId, requested))?.active) {
+    throw new ValidationError(`The ${what} can only be assigned to an active user of the organization.`, [
+      { pointer: "/userId", detail: `No active user ${requested}.` },
+    ]);
+  }
+  return { unchanged: false, claim };
+}
