@@ -75,8 +75,48 @@ function queryProblem(url: URL, names: readonly string[]): string | undefined {
   return undefined;
 }
 
+/** The optional fields of a call request, the same at Twilio and in Telnyx's TeXML (TwiML-compatible). */
+const CALL_OPTIONS = [
+  "Url",
+  "StatusCallback",
+  "StatusCallbackMethod",
+  "StatusCallbackEvent",
+  "Record",
+  "Timeout",
+  "TimeLimit",
+] as const;
+
 /** Twilio's date format (RFC 2822, GMT). */
 const rfc2822 = (at: number) => new Date(at).toUTCString().replace("GMT", "+0000");
+
+/** A call the Telnyx fake placed, as its TeXML call resource (fetched or listed; flat, Twilio's words). */
+function texmlCall(call: FakeCall) {
+  return {
+    account_sid: TELNYX_FAKE.accountSid,
+    sid: call.sid,
+    from: call.from,
+    to: call.to,
+    direction: "outbound",
+    status: call.status,
+    date_created: rfc2822(call.createdAt),
+    ...(call.duration !== undefined ? { duration: String(call.duration) } : {}),
+  };
+}
+
+/** A Message or Call the Twilio fake took, as Twilio's REST API shows it (fetched or listed). */
+function twilioResource(sid: string, item: FakeMessage | FakeCall) {
+  return {
+    sid,
+    account_sid: TWILIO_FAKE.accountSid,
+    from: item.from,
+    to: item.to,
+    status: item.status,
+    direction: "outbound-api",
+    date_created: rfc2822(item.createdAt),
+    ...("text" in item ? { body: item.text, num_segments: "1", error_code: null } : {}),
+    ...("duration" in item && item.duration !== undefined ? { duration: String(item.duration) } : {}),
+  };
+}
 
 export async function startCarrierFakes(): Promise<{
   url: string;
@@ -222,20 +262,7 @@ export async function startCarrierFakes(): Promise<{
       });
     }
     if (entry.method === "POST" && path === `/v2/texml/calls/${TELNYX_FAKE.connectionId}`) {
-      const problem = fieldProblem(
-        body,
-        ["From", "To"],
-        [
-          "Texml",
-          "Url",
-          "StatusCallback",
-          "StatusCallbackMethod",
-          "StatusCallbackEvent",
-          "Record",
-          "Timeout",
-          "TimeLimit",
-        ],
-      );
+      const problem = fieldProblem(body, ["From", "To"], ["Texml", ...CALL_OPTIONS]);
       if (problem) return mismatch(problem);
       if (!body!["Texml"] === !body!["Url"]) return mismatch("exactly one of Texml and Url");
       if (scripted(String(body!["To"]))) return;
@@ -296,29 +323,13 @@ export async function startCarrierFakes(): Promise<{
         .filter((call) => call.to === url.searchParams.get("To") && call.from === url.searchParams.get("From"))
         .sort((a, b) => b.createdAt - a.createdAt)
         .slice(0, size)
-        .map((call) => ({
-          account_sid: TELNYX_FAKE.accountSid,
-          sid: call.sid,
-          from: call.from,
-          to: call.to,
-          direction: "outbound",
-          status: call.status,
-          date_created: rfc2822(call.createdAt),
-        }));
+        .map(texmlCall);
       return reply(200, { calls: listed, page: 0, page_size: size, start: 0, end: Math.max(listed.length - 1, 0) });
     }
     if (entry.method === "GET" && path.startsWith(`/v2/texml/Accounts/${TELNYX_FAKE.accountSid}/Calls/`)) {
       const call = calls.get(decodeURIComponent(path.split("/").pop()!));
       if (!call) return reply(404, { errors: [{ code: "10005", title: "Resource not found" }] });
-      return reply(200, {
-        account_sid: TELNYX_FAKE.accountSid,
-        sid: call.sid,
-        from: call.from,
-        to: call.to,
-        direction: "outbound",
-        status: call.status,
-        ...(call.duration !== undefined ? { duration: String(call.duration) } : {}),
-      });
+      return reply(200, texmlCall(call));
     }
     if (entry.method === "GET" && path === "/v2/available_phone_numbers") {
       if (url.searchParams.get("filter[country_code]") !== "US") return mismatch("filter[country_code] is required");
@@ -412,16 +423,7 @@ export async function startCarrierFakes(): Promise<{
         ? [...messages.entries()].filter(([, message]) => between(message))
         : [...calls.entries()].filter(([, call]) => between(call));
       all.sort(([, a], [, b]) => b.createdAt - a.createdAt);
-      const items = all.slice(page * size, (page + 1) * size).map(([sid, item]) => ({
-        sid,
-        account_sid: TWILIO_FAKE.accountSid,
-        from: item.from,
-        to: item.to,
-        status: item.status,
-        direction: "outbound-api",
-        date_created: rfc2822(item.createdAt),
-        ...("text" in item ? { body: item.text, num_segments: "1" } : {}),
-      }));
+      const items = all.slice(page * size, (page + 1) * size).map(([sid, item]) => twilioResource(sid, item));
       const next =
         (page + 1) * size < all.length
           ? `${path}?${new URLSearchParams([
@@ -443,46 +445,19 @@ export async function startCarrierFakes(): Promise<{
       const sid = decodeURIComponent(one[2]!);
       const item = one[1] === "Messages" ? messages.get(sid) : calls.get(sid);
       if (!item) return notFound();
-      return reply(200, {
-        sid,
-        account_sid: TWILIO_FAKE.accountSid,
-        from: item.from,
-        to: item.to,
-        status: item.status,
-        direction: "outbound-api",
-        date_created: rfc2822(item.createdAt),
-        ...("text" in item ? { body: item.text, num_segments: "1", error_code: null } : {}),
-        ...("duration" in item && item.duration !== undefined ? { duration: String(item.duration) } : {}),
-      });
+      return reply(200, twilioResource(sid, item));
     }
     if (entry.method === "POST" && path === `${account}/Calls.json`) {
       if (entry.contentType !== "application/x-www-form-urlencoded") return mismatch("form bodies only");
-      const allowed = [
-        "To",
-        "From",
-        "Url",
-        "Twiml",
-        "StatusCallback",
-        "StatusCallbackMethod",
-        "StatusCallbackEvent",
-        "Record",
-        "Timeout",
-        "TimeLimit",
-      ];
+      const allowed = ["To", "From", "Twiml", ...CALL_OPTIONS];
       for (const name of new Set(form.keys())) if (!allowed.includes(name)) return mismatch(`unexpected field ${name}`);
       if (!form.get("To") || !form.get("From")) return mismatch("To and From are required");
       if (!form.get("Url") === !form.get("Twiml")) return mismatch("exactly one of Url and Twiml");
       if (scripted(form.get("To")!)) return;
       const sid = `CA${randomUUID().replaceAll("-", "")}`;
-      calls.set(sid, { sid, from: form.get("From")!, to: form.get("To")!, status: "queued", createdAt: Date.now() });
-      return reply(201, {
-        sid,
-        account_sid: TWILIO_FAKE.accountSid,
-        to: form.get("To"),
-        from: form.get("From"),
-        status: "queued",
-        direction: "outbound-api",
-      });
+      const call = { sid, from: form.get("From")!, to: form.get("To")!, status: "queued", createdAt: Date.now() };
+      calls.set(sid, call);
+      return reply(201, twilioResource(sid, call));
     }
     if (entry.method === "POST" && path === `${account}/Messages.json`) {
       if (entry.contentType !== "application/x-www-form-urlencoded") return mismatch("form bodies only");
@@ -493,21 +468,15 @@ export async function startCarrierFakes(): Promise<{
       if (!form.get("To") || !form.get("From")) return mismatch("To and From are required");
       if (scripted(form.get("To")!)) return;
       const sid = `SM${randomUUID().replaceAll("-", "")}`;
-      messages.set(sid, {
+      const message = {
         from: form.get("From")!,
         to: form.get("To")!,
         text: form.get("Body") ?? "",
         status: "queued",
         createdAt: Date.now(),
-      });
-      return reply(201, {
-        sid,
-        account_sid: TWILIO_FAKE.accountSid,
-        to: form.get("To"),
-        from: form.get("From"),
-        status: "queued",
-        num_segments: "1",
-      });
+      };
+      messages.set(sid, message);
+      return reply(201, twilioResource(sid, message));
     }
     return mismatch(`no Twilio route ${entry.method} ${path}`);
   }
