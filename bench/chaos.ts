@@ -14,7 +14,7 @@ import { sweepAutomations } from "#core/automations/runs/schedule";
 import { db, tableName } from "#core/db/client";
 import { LeadProcessing, SWEEP_ATTEMPTS as LEAD_SWEEP_ATTEMPTS } from "#core/leads/processing";
 import { messageLifecycle, callLifecycle, type CallStatus, type MessageStatus } from "#core/shared/status";
-import { eventTypeOfStatus } from "#core/messaging/lifecycle";
+import { DISPATCH_GRACE_MS, eventTypeOfStatus } from "#core/messaging/lifecycle";
 import { callEventTypes } from "#core/calls/lifecycle";
 import { SWEEP_ATTEMPTS as MESSAGE_SWEEP_ATTEMPTS, sweepDueMessages } from "#core/messaging/sweeper";
 import { Organizations } from "#core/organizations/index";
@@ -131,6 +131,7 @@ async function main(): Promise<void> {
     // In-flight claims of killed requests expire with the function timeout: retry them once it has passed.
     await sleep(Math.max(0, lastRestart + maxRequestMs + 1_000 - Date.now()));
     const stillLocked = await retryCutShort();
+    if (!realTime) await awaitPacingSlots(orgs);
     const rounds = realTime ? await recoverOnRealTime(orgs, lastRestart) : await recover(orgs);
     const rows = await checkInvariants(orgs, stillLocked);
     const boundSeconds = Math.round((Date.now() - lastRestart) / 1000);
@@ -464,6 +465,31 @@ async function recover(orgs: Org[]): Promise<number> {
 }
 
 /**
+ * Waits, in real time, until every message waiting for its number's pacing slot has had it (at most
+ * `--recovery-minutes`). Its queue message is delayed to the slot in real time, and its dispatch deadline is the slot
+ * plus the grace: to the sweeps of `recover`, whose clock is hours ahead, it would look overdue, be republished
+ * (reserving a later slot each time) and, past its republish limit, end Failed (ProcessingError) though nothing went
+ * wrong. In production the sweep's clock is the real one, so no such message is ever overdue.
+ */
+async function awaitPacingSlots(orgs: Org[]): Promise<void> {
+  const giveUpAt = Date.now() + Number(values["recovery-minutes"]) * 60_000;
+  for (;;) {
+    const slots = (await snapshot(orgs)).flatMap(({ items }) =>
+      [...items.values()]
+        .filter((item) => item.entity === "Message" && item.status === "Queued" && item.dueKind === "Dispatch")
+        .map((item) => Date.parse(String(item.gsi3sk).split("#")[0]!) - DISPATCH_GRACE_MS)
+        .filter((slot) => slot > Date.now()),
+    );
+    if (slots.length === 0 || Date.now() >= giveUpAt) return;
+    const latest = Math.max(...slots);
+    log(
+      `${slots.length} message(s) wait for their pacing slot, the last ${Math.round((latest - Date.now()) / 1000)} s from now`,
+    );
+    await sleep(Math.min(10_000, Math.max(1_000, latest - Date.now() + 1_000)));
+  }
+}
+
+/**
  * Real-time recovery: nothing is swept by hand and no clock moves; polls until every acknowledged item is final (the
  * stack's schedules and queues did it) or `--recovery-minutes` have passed since the last restart. Answers the polls.
  */
@@ -649,6 +675,8 @@ async function checkInvariants(orgs: Org[], stillLocked: number): Promise<Row[]>
     keyed.filter((attempt) => attempt.mark).length,
     doubledByKey(states),
   );
+  const { checked: keyedCreates, failures: unkeyed } = createdOutsideTheirKey(states);
+  add("one keyed request → at most one top-up or manual run (each under its key's id)", keyedCreates, unkeyed);
   const { checked: finals, failures: eventless } = finalEventsMissing(states);
   add("every final message and call has its final event", finals, eventless);
   poisoned = states.reduce(
@@ -720,6 +748,32 @@ function doubledByKey(states: OrgState[]): string[] {
       (attempt) =>
         `${attempt.kind} of key ${attempt.headers["idempotency-key"]} stored ${created.get(attempt.mark!)} times`,
     );
+}
+
+/**
+ * Top-ups and manual runs carry nothing of the request to mark them by, but each is created under the id its
+ * Idempotency-Key fixed at its first claim (a top-up's id; a manual run's trigger event, `manual:<id>`). One created
+ * under any other id came from a key that did not find its first resource: a second one for that key.
+ */
+function createdOutsideTheirKey(states: OrgState[]): { checked: number; failures: string[] } {
+  let checked = 0;
+  const failures: string[] = [];
+  for (const { items } of states) {
+    const all = [...items.values()];
+    const fixed = new Set(all.filter((item) => item.entity === "IdempotencyRecord").map((item) => item.resourceId));
+    for (const item of all) {
+      const sk = String(item.sk);
+      const id = sk.startsWith("TOPUP#")
+        ? sk.slice("TOPUP#".length)
+        : sk.startsWith("RUN#") && String(item.trigger?.eventId ?? "").startsWith("manual:")
+          ? String(item.trigger.eventId).slice("manual:".length)
+          : undefined;
+      if (id === undefined) continue;
+      checked++;
+      if (!fixed.has(id)) failures.push(`${sk} was created under ${id}, an id no Idempotency-Key fixed`);
+    }
+  }
+  return { checked, failures };
 }
 
 /** Final messages and calls without the event of their final status (a status written without its event). */

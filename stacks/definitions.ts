@@ -654,6 +654,23 @@ export const streamConsumers: StreamConsumerDefinition[] = [
     timeoutSeconds: 60,
   },
   /**
+   * Automation triggers from the committed record (core/automations/runs/trigger-outbox): a message ended Failed or
+   * Undelivered and a missed call write their event in the status change's transaction; the trigger is published from
+   * that event, so a crash after the commit loses none, and its id (kind and subject) starts one run however often it is read.
+   */
+  {
+    name: "automationTriggerOutbox",
+    records: [
+      { eventName: "INSERT", entity: "Event", where: { eventType: "MessageFailed" } },
+      { eventName: "INSERT", entity: "Event", where: { eventType: "MessageUndelivered" } },
+      { eventName: "INSERT", entity: "Event", where: { eventType: "CallMissed" } },
+    ],
+    handler: "functions/consumers/automation-trigger-outbox.handler",
+    sendsTo: ["automationRuns"],
+    batchSize: 100,
+    timeoutSeconds: 30,
+  },
+  /**
    * Recorded events counted into the analytics rollups in batches, off the request path (core/analytics/aggregator):
    * one transaction per organization and batch, each hot rollup item written once per batch.
    */

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { actorId, type Actor } from "#core/auth/actor";
 import { entities, keys } from "#core/db/keys";
-import { table } from "#core/db/items";
+import { putIfNew, table } from "#core/db/items";
 import type { TransactItem } from "#core/db/transact";
 import { keyOrder, listPage, listQuerySchema, prefixQuery, type ListResource } from "#core/db/list";
 import { newId, nowIso, timestamp } from "#core/shared/ids";
@@ -75,9 +75,14 @@ export const Audit = {
     return { Put: { Item: auditItem(actor, change) } };
   },
 
-  /** Records a change written on its own (after a single conditional write). */
-  async record(actor: Actor, change: AuditChange): Promise<void> {
-    await table.put({ Item: auditItem(actor, change) });
+  /**
+   * Records a change written on its own (after a single conditional write). `entryId`: the entry's fixed id (a ULID:
+   * the key order stays the time order), written once whoever records it again.
+   */
+  async record(actor: Actor, change: AuditChange, options: { entryId?: string } = {}): Promise<void> {
+    const Item = auditItem(actor, change, options.entryId);
+    if (!options.entryId) await table.put({ Item });
+    else await putIfNew(Item);
   },
 
   /** `POST /audit-log/all/my`: newest first by default. */
@@ -111,8 +116,7 @@ export function redact(field: string, value: unknown): unknown {
   return value;
 }
 
-function auditItem(actor: Actor, change: AuditChange) {
-  const id = newId();
+function auditItem(actor: Actor, change: AuditChange, id = newId()) {
   const occurredAt = nowIso();
   const entry: AuditEntry = {
     id,

@@ -2,9 +2,7 @@ import { Billing, callCost, type TransactItem, type WalletRefusedError } from "#
 import { callEventItem, type CallEventType } from "#core/calls/events";
 import { Transaction } from "#core/db/transact";
 import type { Call, StatusChange } from "#core/calls/model";
-import { CallMissed } from "#core/calls/queue";
 import { toCall, updateCall } from "#core/calls/store";
-import { publish } from "#core/queue/messages";
 import { nowIso } from "#core/shared/ids";
 import { callLifecycle, isMissedCall, type CallStatus } from "#core/shared/status";
 
@@ -131,18 +129,8 @@ export async function applyStatus(
   });
   if (!result) return false;
   const { before, after } = result;
-  if (before.status === after.status) return false;
-  if (after.missed && !before.missed) {
-    await publish(CallMissed, organizationId, {
-      callId: after.id,
-      leadId: after.leadId,
-      conversationId: after.conversationId,
-      from: after.fromPhoneNumber,
-      to: after.toPhoneNumber,
-      at: after.endedAt ?? nowIso(),
-    });
-  }
-  return true;
+  // A missed call's automation trigger comes from its CallMissed event, committed above (core/automations/runs/trigger-outbox).
+  return before.status !== after.status;
 }
 
 /**

@@ -76,6 +76,7 @@ async function recoverPlacement(
   organizationId: string,
   call: NonNullable<Awaited<ReturnType<typeof readCall>>>,
   claim: (current: { gsi3sk?: string }) => boolean,
+  now: number,
 ): Promise<void> {
   const provider = call.provider ? providerByName(call.provider) : undefined;
   if (!provider?.findPlacedCall) return;
@@ -107,6 +108,8 @@ async function recoverPlacement(
     );
     return;
   }
+  // A carrier whose search lags may not list it yet: asked again at the next check-in, never placed again too early.
+  if (now < Date.parse(call.placementStartedAt!) + (provider.handOffSearchSettleMs ?? 0)) return;
   const released = await updateCall(organizationId, call.id, async (current) =>
     claim(current) &&
     current.status === "Queued" &&
@@ -149,7 +152,7 @@ async function sweepCall(
     if (call.status === "Queued" && !call.providerId) {
       if (!call.placementStartedAt) await publish(CallPlace, organizationId, { callId });
       else if (now >= Date.parse(call.placementStartedAt) + PLACEMENT_LEASE_MS)
-        await recoverPlacement(organizationId, call, claim);
+        await recoverPlacement(organizationId, call, claim, now);
     }
     const moved = await updateCall(organizationId, callId, async (current) =>
       claim(current)

@@ -3,7 +3,13 @@ import { Audit } from "#core/audit/index";
 import { DomainError } from "#core/errors";
 import { HttpResponse } from "#core/http/response";
 
-type Input = { actor: Actor; params?: unknown; body?: unknown };
+type Input = {
+  actor: Actor;
+  params?: unknown;
+  body?: unknown;
+  /** The id the request's Idempotency-Key fixed (core/http/endpoint.ts), when it has one. */
+  resourceId?: () => Promise<string | undefined>;
+};
 type Fields = Record<string, unknown>;
 
 /** What an audited change is: its action, the resource type, and how to read the resource before the change. */
@@ -32,13 +38,14 @@ export function audited<TInput extends Input, TResult>(
     const after = asFields(result instanceof HttpResponse ? result.body : result);
     const id =
       spec.idOf?.(input, before, after) ?? idIn(after) ?? idIn(before) ?? idIn(input.params as Fields | undefined);
-    await Audit.record(input.actor, {
-      action: spec.action,
-      resourceType: spec.resourceType,
-      resourceId: id,
-      before,
-      after,
-    });
+    // A keyed request's entry is named by the id its key fixed: the retry after a crash (which answers the stored
+    // resource) writes the entry if the first request died before it, and never a second one.
+    const entryId = await input.resourceId?.();
+    await Audit.record(
+      input.actor,
+      { action: spec.action, resourceType: spec.resourceType, resourceId: id, before, after },
+      entryId ? { entryId } : {},
+    );
     return result;
   };
 }

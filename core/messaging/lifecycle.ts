@@ -11,7 +11,6 @@ import { Transaction } from "#core/db/transact";
 import type { Actor } from "#core/auth/actor";
 import type { Message } from "#core/messaging/model";
 import { NumberHealth } from "#core/messaging/number-health";
-import { MessageFailed } from "#core/messaging/queue";
 import "#core/messaging/queue";
 import {
   changeMessage,
@@ -23,7 +22,6 @@ import {
   type MessageChange,
 } from "#core/messaging/store";
 import { MessagingEvents, messageEventInput, type MessagingEventType } from "#core/messaging/timeline";
-import { publish } from "#core/queue/messages";
 import { nowIso } from "#core/shared/ids";
 import { MESSAGE_STATUSES, messageLifecycle, type MessageStatus } from "#core/shared/status";
 
@@ -249,18 +247,12 @@ function eventInput(message: Message, event: StatusEvent) {
   return messageEventInput(message, event.type ?? eventTypeOfStatus[message.status], event.actor, event.description);
 }
 
-/** What follows a committed ending: number health counts it, and automations hear of a Failed or Undelivered message. */
+/**
+ * What follows a committed ending: number health counts it. Automations hear of a Failed or Undelivered message from
+ * its committed event (core/automations/runs/trigger-outbox), not from here: a crash after the commit loses nothing.
+ */
 async function afterEnding(organizationId: string, message: Message): Promise<void> {
   await NumberHealth.recordOutcome(organizationId, message);
-  if (message.status === "Failed" || message.status === "Undelivered") {
-    await publish(MessageFailed, organizationId, {
-      messageId: message.id,
-      conversationId: message.conversationId,
-      leadId: message.leadId ?? null,
-      status: message.status,
-      errorCode: message.errorCode ?? null,
-    });
-  }
 }
 
 /** The writes that settle (charged statuses) or release (the others) the hold of a message in its final `status`. */

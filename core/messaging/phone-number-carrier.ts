@@ -4,7 +4,7 @@ import { PhoneNumberFees } from "#core/billing/number-fees";
 import { config } from "#core/config";
 import { entities, keys } from "#core/db/keys";
 import { table } from "#core/db/items";
-import { transact } from "#core/db/transact";
+import { Transaction, transact } from "#core/db/transact";
 import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
 import {
   PhoneNumbers,
@@ -108,12 +108,11 @@ export const PhoneNumberCarrier = {
     }
     // The number is ours (route claimed, fee paid): only now is it bought or pointed at us at the carrier.
     try {
-      await setUpAtCarrier(actor.organizationId, provider, number, held);
+      await setUpAtCarrier(actor, provider, number, held);
     } catch (error) {
       await undoAdd(actor, number, fee.fee);
       throw error;
     }
-    await recordAdded(actor, number);
     return number;
   },
 
@@ -153,9 +152,14 @@ export const PhoneNumberCarrier = {
   },
 };
 
-/** Buys the number, or points the one the account holds (`held`) at us, and records its carrier id on the stored number. */
+/**
+ * Buys the number, or points the one the account holds (`held`) at us, then records its carrier id on the stored
+ * number and its `PhoneNumberAdded` event in one transaction: a number with a carrier id ("done") has its event,
+ * whatever crashes when, and a retry that finds it done writes nothing. Conditional on no carrier id yet: a concurrent
+ * retry that finished it first wrote both.
+ */
 async function setUpAtCarrier(
-  organizationId: string,
+  actor: Actor,
   provider: ProviderPort,
   number: PhoneNumber,
   held: OwnedNumber | undefined,
@@ -163,24 +167,31 @@ async function setUpAtCarrier(
   if (held) await carrier(() => provider.configureNumber!(held.providerNumberId, numberWebhooks(provider.name)));
   const { providerNumberId } =
     held ?? (await carrier(() => provider.buyNumber!(number.phoneNumber, numberWebhooks(provider.name))));
-  await table.update({
-    Key: keys.phoneNumber(organizationId, number.id),
+  const transaction = new Transaction().update("number", {
+    Key: keys.phoneNumber(actor.organizationId, number.id),
     UpdateExpression: "SET providerNumberId = :id",
+    ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(providerNumberId)",
     ExpressionAttributeValues: { ":id": providerNumberId },
   });
-}
-
-async function recordAdded(actor: Actor, number: PhoneNumber): Promise<void> {
-  await MessagingEvents.record(actor.organizationId, {
-    eventType: "PhoneNumberAdded",
-    eventCategory: "PhoneNumber",
-    description: `Phone number ${number.phoneNumber} added.`,
-    relatedEntityType: "PhoneNumber",
-    relatedEntityId: number.id,
-    fromPhoneNumberId: number.id,
-    fromPhoneNumber: number.phoneNumber,
-    actor,
-  });
+  MessagingEvents.item(
+    actor.organizationId,
+    {
+      eventType: "PhoneNumberAdded",
+      eventCategory: "PhoneNumber",
+      description: `Phone number ${number.phoneNumber} added.`,
+      relatedEntityType: "PhoneNumber",
+      relatedEntityId: number.id,
+      fromPhoneNumberId: number.id,
+      fromPhoneNumber: number.phoneNumber,
+      actor,
+    },
+    transaction,
+  );
+  try {
+    await transact(transaction);
+  } catch (error) {
+    if (!(error instanceof TransactionConditionFailed && error.failedOnlyIn("number"))) throw error;
+  }
 }
 
 /**
@@ -193,8 +204,7 @@ async function finishAdd(actor: Actor, provider: ProviderPort, item: Record<stri
   const number = toPhoneNumber(item);
   if (item.providerNumberId) return number;
   const held = await carrier(() => provider.findOwnedNumber!(number.phoneNumber));
-  await setUpAtCarrier(actor.organizationId, provider, number, held);
-  await recordAdded(actor, number);
+  await setUpAtCarrier(actor, provider, number, held);
   return number;
 }
 

@@ -154,6 +154,8 @@ async function recoverHandOff(
   }
   // The carrier said Sent: it has the message even if its lookup cannot find it, so it is never sent again.
   if (message.status === "Sent") return "unresolved";
+  // A carrier whose search lags may not list it yet: asked again at the next check, never sent again on a miss too early.
+  if (now < claimedAt + (provider.handOffSearchSettleMs ?? 0)) return "unresolved";
   const requeued = await MessageLifecycle.move(
     organizationId,
     message,

@@ -237,6 +237,12 @@ export interface ProviderPort {
   findSentMessage?(reference: HandOffReference & { body?: string }): Promise<SendMessageResult | undefined>;
   /** Finds the call the carrier placed for our reference, like `findSentMessage`. Optional: without it the call waits for its deadline. */
   findPlacedCall?(reference: HandOffReference): Promise<PlaceCallResult | undefined>;
+  /**
+   * How long after a hand-off's claim a miss of `findSentMessage`/`findPlacedCall` can be trusted: a carrier whose
+   * search is eventually consistent (Telnyx's detail records and TeXML call list) may not list what it took a moment
+   * ago. Before then a miss means "ask again later", never "send again". Absent: a miss is final at once.
+   */
+  readonly handOffSearchSettleMs?: number;
   /** Numbers the carrier offers (Twilio AvailablePhoneNumbers). Optional, like every number operation below. */
   searchAvailableNumbers?(query: AvailableNumberQuery): Promise<AvailableNumber[]>;
   /** Buys a number into our account with its webhooks configured; throws ProviderError when refused (taken meanwhile). */

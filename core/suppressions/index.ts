@@ -6,7 +6,8 @@ import { conditionally, table, getItems } from "#core/db/items";
 import { indexOrder, keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { ConflictError, NotFoundError } from "#core/errors";
 import { PhoneNumberInput, phoneFromPath } from "#core/shared/phone-input";
-import { recordEvent, type EventRecordInput } from "#core/events/index";
+import { Events, recordEvent, type EventRecordInput } from "#core/events/index";
+import { Transaction, TransactionConditionFailed, transact } from "#core/db/transact";
 import { nowIso, timestamp } from "#core/shared/ids";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 
@@ -70,16 +71,36 @@ export const Suppressions = {
       createdBy: input.actor ? actorId(input.actor) : "system",
       createdAt: nowIso(),
     };
-    const stored = await conditionally(
-      table.put({
-        Item: {
-          ...keys.suppression(organizationId, input.phoneNumber),
-          ...keys.suppressionsByCreated(organizationId, suppression.createdAt, input.phoneNumber),
-          entity: entities.suppression,
-          ...suppression,
-        },
-        ConditionExpression: "attribute_not_exists(pk)",
+    // The entry and its SuppressionAdded event in one transaction: a crash between the two can no longer keep one alone.
+    const transaction = new Transaction().put("suppression", {
+      Item: {
+        ...keys.suppression(organizationId, input.phoneNumber),
+        ...keys.suppressionsByCreated(organizationId, suppression.createdAt, input.phoneNumber),
+        entity: entities.suppression,
+        ...suppression,
+      },
+      ConditionExpression: "attribute_not_exists(pk)",
+    });
+    Events.item(
+      organizationId,
+      suppressionEvent({
+        eventType: "SuppressionAdded",
+        description: `${input.phoneNumber} added to the suppression list (${input.reason}).`,
+        complianceAction: "Suppressed",
+        toPhoneNumber: input.phoneNumber,
+        ...(input.leadId ? { leadId: input.leadId } : {}),
+        relatedEntityType: "Suppression",
+        relatedEntityId: input.phoneNumber,
+        actor: input.actor,
       }),
+      transaction,
+    );
+    const stored = await transact(transaction).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof TransactionConditionFailed && error.failedOnlyIn("suppression")) return false;
+        throw error;
+      },
     );
     if (!stored) {
       const existing = await Suppressions.find(organizationId, input.phoneNumber);
@@ -98,16 +119,6 @@ export const Suppressions = {
       }
       return { suppression: existing ?? suppression, created: false };
     }
-    await recordSuppressionEvent(organizationId, {
-      eventType: "SuppressionAdded",
-      description: `${input.phoneNumber} added to the suppression list (${input.reason}).`,
-      complianceAction: "Suppressed",
-      toPhoneNumber: input.phoneNumber,
-      ...(input.leadId ? { leadId: input.leadId } : {}),
-      relatedEntityType: "Suppression",
-      relatedEntityId: input.phoneNumber,
-      actor: input.actor,
-    });
     return { suppression, created: true };
   },
 
@@ -210,12 +221,17 @@ async function recordSuppressionEvent(
   organizationId: string,
   input: Omit<EventRecordInput, "eventCategory"> & { actor?: Actor },
 ): Promise<void> {
+  await recordEvent(organizationId, suppressionEvent(input));
+}
+
+/** A suppression list change as an event of the compliance timeline, by its actor. */
+function suppressionEvent(input: Omit<EventRecordInput, "eventCategory"> & { actor?: Actor }): EventRecordInput {
   const { actor, ...event } = input;
-  await recordEvent(organizationId, {
+  return {
     timelineCategory: "Compliance",
     timelineType: "Compliance",
     eventCategory: "Compliance",
     ...event,
     ...eventActorFields(actor),
-  });
+  };
 }

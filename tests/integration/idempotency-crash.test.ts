@@ -4,7 +4,7 @@ import { table } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import { killedAfterWrite } from "#tests/helpers/crash";
 import { apiEvent, lambdaContext } from "#tests/helpers/events";
-import { addNumber, createLead as newLead, magic, randomNumber } from "#tests/helpers/messaging";
+import { addNumber, createLead as newLead, events, magic, randomNumber } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 import { handler as createLead } from "#functions/leads/create";
 import { handler as sendMessage } from "#functions/messages/send";
@@ -214,5 +214,82 @@ describe("an Idempotency-Key survives a crash: one keyed request yields at most 
     expect(await storedIds(org, "SUPPRESSION#")).toEqual([expect.anything()]);
     expect([retry.status, retry.body.phoneNumber, retry.body.reason]).toEqual([201, phoneNumber, "Manual"]);
     expect(again.body).toEqual(retry.body);
+  });
+});
+
+/** The organization's stored audit entries of one resource (read from the table: an entry written twice shows twice). */
+async function auditEntriesOf(org: TestOrganization, resourceId: string): Promise<Record<string, unknown>[]> {
+  const { Items = [] } = await table.query({
+    KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+    ExpressionAttributeValues: {
+      ":pk": keys.auditPrefix(org.organizationId).pk,
+      ":prefix": keys.auditPrefix(org.organizationId).skPrefix,
+    },
+    ConsistentRead: true,
+  });
+  return Items.filter((item) => item.resourceId === resourceId);
+}
+
+const eventsOf = async (org: TestOrganization, eventType: string, relatedEntityId: string) =>
+  (await events(org)).filter((event) => event.eventType === eventType && event.relatedEntityId === relatedEntityId);
+
+describe("what a keyed create writes after its resource survives a crash too: one audit entry, one event", () => {
+  applyStackEnv();
+
+  it("POST /webhook-endpoints killed right after its audit entry: the retry writes no second entry", async () => {
+    const org = await newOrganization();
+    const { retry } = await killedThenRetried(
+      org,
+      { path: "/webhook-endpoints", handler: createWebhookEndpoint },
+      { url: "https://crm.example.com/hooks", enabledEventTypes: ["lead.processed"] },
+      /"entity":(\{"S":)?"AuditEntry"/,
+    );
+    expect(retry.status).toBe(201);
+    const entries = await auditEntriesOf(org, retry.body.endpoint.id);
+    expect(entries.map((entry) => entry.action)).toEqual(["webhookEndpoint.created"]);
+  });
+
+  it("POST /automations killed right after storing its automation: the retry writes its one audit entry", async () => {
+    const org = await newOrganization();
+    const { retry } = await killedThenRetried(
+      org,
+      { path: "/automations", handler: createAutomationRequest },
+      chain({ type: "Manual" }, [{ id: "stop", type: "Stop" }]),
+      /"entity":(\{"S":)?"Automation"/,
+    );
+    const entries = await auditEntriesOf(org, retry.body.id);
+    expect(entries.map((entry) => entry.action)).toEqual(["automation.created"]);
+  });
+
+  it("POST /suppressions killed right after storing its entry: its SuppressionAdded event was stored with it, once", async () => {
+    const org = await newOrganization();
+    const phoneNumber = randomNumber();
+    const { retry } = await killedThenRetried(
+      org,
+      { path: "/suppressions", handler: createSuppression },
+      { phoneNumber },
+      /"entity":(\{"S":)?"Suppression"/,
+    );
+    expect(retry.status).toBe(201);
+    expect(await eventsOf(org, "SuppressionAdded", phoneNumber)).toHaveLength(1);
+    expect((await auditEntriesOf(org, phoneNumber)).map((entry) => entry.action)).toEqual(["suppression.added"]);
+  });
+
+  it("POST /phone-numbers (purchase) killed right after its carrier setup: its PhoneNumberAdded event was stored with the carrier id, once", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const offered = await org.request("GET", "/available-phone-numbers?areaCode=718&limit=1");
+    const chosen = offered.body.items[0].phoneNumber as string;
+    const { retry } = await killedThenRetried(
+      org,
+      { path: "/phone-numbers", handler: createPhoneNumber },
+      { phoneNumber: chosen, purchase: true },
+      /SET providerNumberId/,
+    );
+    expect([retry.status, retry.body.phoneNumber]).toEqual([201, chosen]);
+    expect(await eventsOf(org, "PhoneNumberAdded", retry.body.id)).toHaveLength(1);
+    expect((await auditEntriesOf(org, retry.body.id)).map((entry) => entry.action)).toEqual(["phoneNumber.added"]);
+    const orders = (await carrierRequests(chosen)).filter((request) => request.path === "/v2/number_orders");
+    expect(orders).toHaveLength(1);
   });
 });

@@ -19,6 +19,8 @@ import { fieldProblem, registrationFakes } from "#tests/setup/registration-fakes
  * or a dropped connection after the request arrived), then accept. Lookups
  * answer what `POST /__fake/calls/{sid}` or `/__fake/messages/{id}` set;
  * `POST /__fake/telnyx/held` puts a number in the Telnyx account (bring your own);
+ * what each fake took is also listed back as the carrier lists it (Twilio's Messages and Calls lists, Telnyx's message
+ * detail records and TeXML call list: the hand-off searches of a crash's recovery);
  * `POST /__fake/registrations/{reference}` decides a 10DLC registration (tests/setup/registration-fakes.ts).
  */
 
@@ -53,7 +55,68 @@ export type RecordedRequest = {
   at: number;
 };
 
-type FakeCall = { sid: string; from: string; to: string; status: string; duration?: number };
+type FakeCall = { sid: string; from: string; to: string; status: string; duration?: number; createdAt: number };
+type FakeMessage = {
+  from: string;
+  to: string;
+  text: string;
+  status: string;
+  errors?: { code: string; title: string }[];
+  createdAt: number;
+};
+
+/** The request's query names, each once, and no other: a search is checked for exactly the filters it must send. */
+function queryProblem(url: URL, names: readonly string[]): string | undefined {
+  const sent = [...url.searchParams.keys()];
+  const missing = names.filter((name) => !url.searchParams.get(name));
+  const unexpected = sent.filter((name) => !names.includes(name));
+  if (missing.length || unexpected.length || new Set(sent).size !== sent.length)
+    return `query must be exactly ${names.join(", ")} (missing ${missing.join(", ") || "none"}, unexpected ${unexpected.join(", ") || "none"})`;
+  return undefined;
+}
+
+/** The optional fields of a call request, the same at Twilio and in Telnyx's TeXML (TwiML-compatible). */
+const CALL_OPTIONS = [
+  "Url",
+  "StatusCallback",
+  "StatusCallbackMethod",
+  "StatusCallbackEvent",
+  "Record",
+  "Timeout",
+  "TimeLimit",
+] as const;
+
+/** Twilio's date format (RFC 2822, GMT). */
+const rfc2822 = (at: number) => new Date(at).toUTCString().replace("GMT", "+0000");
+
+/** A call the Telnyx fake placed, as its TeXML call resource (fetched or listed; flat, Twilio's words). */
+function texmlCall(call: FakeCall) {
+  return {
+    account_sid: TELNYX_FAKE.accountSid,
+    sid: call.sid,
+    from: call.from,
+    to: call.to,
+    direction: "outbound",
+    status: call.status,
+    date_created: rfc2822(call.createdAt),
+    ...(call.duration !== undefined ? { duration: String(call.duration) } : {}),
+  };
+}
+
+/** A Message or Call the Twilio fake took, as Twilio's REST API shows it (fetched or listed). */
+function twilioResource(sid: string, item: FakeMessage | FakeCall) {
+  return {
+    sid,
+    account_sid: TWILIO_FAKE.accountSid,
+    from: item.from,
+    to: item.to,
+    status: item.status,
+    direction: "outbound-api",
+    date_created: rfc2822(item.createdAt),
+    ...("text" in item ? { body: item.text, num_segments: "1", error_code: null } : {}),
+    ...("duration" in item && item.duration !== undefined ? { duration: String(item.duration) } : {}),
+  };
+}
 
 export async function startCarrierFakes(): Promise<{
   url: string;
@@ -66,7 +129,7 @@ export async function startCarrierFakes(): Promise<{
   const recorded: RecordedRequest[] = [];
   const scripts = new Map<string, ScriptedOutcome[]>();
   const calls = new Map<string, FakeCall>();
-  const messages = new Map<string, { to: string; status: string; errors?: { code: string; title: string }[] }>();
+  const messages = new Map<string, FakeMessage>();
   const held = new Map<string, { id: string; phoneNumber: string }>();
   const registrations = registrationFakes({
     heldTelnyxNumber: (phoneNumber) => [...held.values()].some((number) => number.phoneNumber === phoneNumber),
@@ -163,7 +226,13 @@ export async function startCarrierFakes(): Promise<{
       if (body!["media_urls"] && body!["type"] !== "MMS") return mismatch("media needs type MMS");
       if (scripted(String(body!["to"]))) return;
       const id = randomUUID();
-      messages.set(id, { to: String(body!["to"]), status: "queued" });
+      messages.set(id, {
+        from: String(body!["from"]),
+        to: String(body!["to"]),
+        text: String(body!["text"] ?? ""),
+        status: "queued",
+        createdAt: Date.now(),
+      });
       return reply(200, {
         data: {
           record_type: "message",
@@ -183,45 +252,84 @@ export async function startCarrierFakes(): Promise<{
         data: {
           id: path.split("/").pop(),
           record_type: "message",
+          direction: "outbound",
+          parts: 1,
+          from: { phone_number: message.from },
           to: [{ phone_number: message.to, status: message.status }],
+          text: message.text,
           errors: message.errors ?? [],
         },
       });
     }
     if (entry.method === "POST" && path === `/v2/texml/calls/${TELNYX_FAKE.connectionId}`) {
-      const problem = fieldProblem(
-        body,
-        ["From", "To"],
-        [
-          "Texml",
-          "Url",
-          "StatusCallback",
-          "StatusCallbackMethod",
-          "StatusCallbackEvent",
-          "Record",
-          "Timeout",
-          "TimeLimit",
-        ],
-      );
+      const problem = fieldProblem(body, ["From", "To"], ["Texml", ...CALL_OPTIONS]);
       if (problem) return mismatch(problem);
       if (!body!["Texml"] === !body!["Url"]) return mismatch("exactly one of Texml and Url");
       if (scripted(String(body!["To"]))) return;
       const sid = `v3:${randomUUID()}`;
-      calls.set(sid, { sid, from: String(body!["From"]), to: String(body!["To"]), status: "queued" });
+      calls.set(sid, {
+        sid,
+        from: String(body!["From"]),
+        to: String(body!["To"]),
+        status: "queued",
+        createdAt: Date.now(),
+      });
       return reply(200, { call_sid: sid, from: body!["From"], to: body!["To"], status: "queued" });
+    }
+    if (entry.method === "GET" && path === "/v2/detail_records") {
+      const problem = queryProblem(url, [
+        "filter[record_type]",
+        "filter[direction]",
+        "filter[cli]",
+        "filter[cld]",
+        "filter[created_at][gte]",
+        "sort",
+        "page[size]",
+      ]);
+      if (problem) return mismatch(problem);
+      const query = url.searchParams;
+      if (query.get("filter[record_type]") !== "messaging" || query.get("filter[direction]") !== "outbound")
+        return mismatch("outbound messaging records only");
+      if (query.get("sort") !== "created_at") return mismatch("sorted oldest first");
+      const from = Date.parse(query.get("filter[created_at][gte]")!);
+      if (Number.isNaN(from)) return mismatch("filter[created_at][gte] is a date-time");
+      const size = Number(query.get("page[size]"));
+      if (!Number.isInteger(size) || size < 1 || size > 50) return mismatch("page[size] is 1 to 50");
+      const data = [...messages.entries()]
+        .filter(([, message]) => message.from === query.get("filter[cli]") && message.to === query.get("filter[cld]"))
+        .filter(([, message]) => message.createdAt >= from)
+        .sort(([, a], [, b]) => a.createdAt - b.createdAt)
+        .slice(0, size)
+        .map(([uuid, message]) => ({
+          record_type: "message_detail_record",
+          uuid,
+          cli: message.from,
+          cld: message.to,
+          direction: "outbound",
+          message_type: "SMS",
+          status: message.status,
+          created_at: new Date(message.createdAt).toISOString(),
+        }));
+      return reply(200, {
+        data,
+        meta: { page_number: 1, page_size: size, total_pages: 1, total_results: data.length },
+      });
+    }
+    if (entry.method === "GET" && path === `/v2/texml/Accounts/${TELNYX_FAKE.accountSid}/Calls`) {
+      const problem = queryProblem(url, ["To", "From", "PageSize"]);
+      if (problem) return mismatch(problem);
+      const size = Number(url.searchParams.get("PageSize"));
+      const listed = [...calls.values()]
+        .filter((call) => call.to === url.searchParams.get("To") && call.from === url.searchParams.get("From"))
+        .sort((a, b) => b.createdAt - a.createdAt)
+        .slice(0, size)
+        .map(texmlCall);
+      return reply(200, { calls: listed, page: 0, page_size: size, start: 0, end: Math.max(listed.length - 1, 0) });
     }
     if (entry.method === "GET" && path.startsWith(`/v2/texml/Accounts/${TELNYX_FAKE.accountSid}/Calls/`)) {
       const call = calls.get(decodeURIComponent(path.split("/").pop()!));
       if (!call) return reply(404, { errors: [{ code: "10005", title: "Resource not found" }] });
-      return reply(200, {
-        account_sid: TELNYX_FAKE.accountSid,
-        sid: call.sid,
-        from: call.from,
-        to: call.to,
-        direction: "outbound",
-        status: call.status,
-        ...(call.duration !== undefined ? { duration: String(call.duration) } : {}),
-      });
+      return reply(200, texmlCall(call));
     }
     if (entry.method === "GET" && path === "/v2/available_phone_numbers") {
       if (url.searchParams.get("filter[country_code]") !== "US") return mismatch("filter[country_code] is required");
@@ -298,7 +406,60 @@ export async function startCarrierFakes(): Promise<{
     if (entry.authorization !== basic) return reply(401, { code: 20003, message: "Authenticate", status: 401 });
     const path = url.pathname.slice("/twilio".length);
     if (registrations.twilio(entry.method, path, entry.contentType, form, reply, mismatch)) return;
-    if (entry.method === "POST" && path === `/2010-04-01/Accounts/${TWILIO_FAKE.accountSid}/Messages.json`) {
+    const account = `/2010-04-01/Accounts/${TWILIO_FAKE.accountSid}`;
+    const notFound = () => reply(404, { code: 20404, message: "The requested resource was not found", status: 404 });
+    if (entry.method === "GET" && (path === `${account}/Messages.json` || path === `${account}/Calls.json`)) {
+      const problem =
+        queryProblem(url, ["To", "From", "PageSize"]) && queryProblem(url, ["To", "From", "PageSize", "Page"]);
+      if (problem) return mismatch(problem);
+      const size = Number(url.searchParams.get("PageSize"));
+      const page = Number(url.searchParams.get("Page") ?? "0");
+      if (!Number.isInteger(size) || size < 1 || size > 1000) return mismatch("PageSize is 1 to 1000");
+      const isMessages = path.endsWith("/Messages.json");
+      const between = (item: { from: string; to: string }) =>
+        item.to === url.searchParams.get("To") && item.from === url.searchParams.get("From");
+      // As Twilio: newest first, a page at a time, the next page's URI given while there are more.
+      const all = isMessages
+        ? [...messages.entries()].filter(([, message]) => between(message))
+        : [...calls.entries()].filter(([, call]) => between(call));
+      all.sort(([, a], [, b]) => b.createdAt - a.createdAt);
+      const items = all.slice(page * size, (page + 1) * size).map(([sid, item]) => twilioResource(sid, item));
+      const next =
+        (page + 1) * size < all.length
+          ? `${path}?${new URLSearchParams([
+              ["To", url.searchParams.get("To")!],
+              ["From", url.searchParams.get("From")!],
+              ["PageSize", String(size)],
+              ["Page", String(page + 1)],
+            ]).toString()}`
+          : null;
+      return reply(200, {
+        [isMessages ? "messages" : "calls"]: items,
+        page,
+        page_size: size,
+        next_page_uri: next,
+      });
+    }
+    const one = path.match(/^\/2010-04-01\/Accounts\/[^/]+\/(Messages|Calls)\/([^/]+)\.json$/);
+    if (entry.method === "GET" && one && path.startsWith(account)) {
+      const sid = decodeURIComponent(one[2]!);
+      const item = one[1] === "Messages" ? messages.get(sid) : calls.get(sid);
+      if (!item) return notFound();
+      return reply(200, twilioResource(sid, item));
+    }
+    if (entry.method === "POST" && path === `${account}/Calls.json`) {
+      if (entry.contentType !== "application/x-www-form-urlencoded") return mismatch("form bodies only");
+      const allowed = ["To", "From", "Twiml", ...CALL_OPTIONS];
+      for (const name of new Set(form.keys())) if (!allowed.includes(name)) return mismatch(`unexpected field ${name}`);
+      if (!form.get("To") || !form.get("From")) return mismatch("To and From are required");
+      if (!form.get("Url") === !form.get("Twiml")) return mismatch("exactly one of Url and Twiml");
+      if (scripted(form.get("To")!)) return;
+      const sid = `CA${randomUUID().replaceAll("-", "")}`;
+      const call = { sid, from: form.get("From")!, to: form.get("To")!, status: "queued", createdAt: Date.now() };
+      calls.set(sid, call);
+      return reply(201, twilioResource(sid, call));
+    }
+    if (entry.method === "POST" && path === `${account}/Messages.json`) {
       if (entry.contentType !== "application/x-www-form-urlencoded") return mismatch("form bodies only");
       const names = new Set(form.keys());
       for (const name of names)
@@ -307,15 +468,15 @@ export async function startCarrierFakes(): Promise<{
       if (!form.get("To") || !form.get("From")) return mismatch("To and From are required");
       if (scripted(form.get("To")!)) return;
       const sid = `SM${randomUUID().replaceAll("-", "")}`;
-      messages.set(sid, { to: form.get("To")!, status: "queued" });
-      return reply(201, {
-        sid,
-        account_sid: TWILIO_FAKE.accountSid,
-        to: form.get("To"),
-        from: form.get("From"),
+      const message = {
+        from: form.get("From")!,
+        to: form.get("To")!,
+        text: form.get("Body") ?? "",
         status: "queued",
-        num_segments: "1",
-      });
+        createdAt: Date.now(),
+      };
+      messages.set(sid, message);
+      return reply(201, twilioResource(sid, message));
     }
     return mismatch(`no Twilio route ${entry.method} ${path}`);
   }

@@ -497,3 +497,88 @@ describe("Telnyx on a deployment", () => {
     }
   });
 });
+
+describe("Telnyx hand-off search (a send or placement cut short by a crash)", () => {
+  const fixture = (name: string) =>
+    JSON.parse(readFileSync(new URL(`../fixtures/telnyx/${name}`, import.meta.url), "utf8")) as unknown;
+  const reference = {
+    idempotencyKey: "01JXMSG0000000000000000001",
+    from: "+12025550142",
+    to: "+13125550187",
+    since: "2026-11-21T14:02:10.000Z",
+  };
+  const message = (id: string, text: string) => ({
+    status: 200,
+    body: {
+      data: {
+        record_type: "message",
+        id,
+        direction: "outbound",
+        parts: 1,
+        text,
+        from: { phone_number: reference.from },
+        to: [{ phone_number: reference.to, status: "sent" }],
+      },
+    },
+  });
+
+  it("searches the message detail records by sender, recipient and time, then reads each candidate for its text", async () => {
+    const { provider, seen } = fake(
+      { status: 200, body: fixture("detail-records-messaging.json") },
+      message("40385f64-5717-4562-b3fc-2c963f66afa6", "Another text"),
+      message("4a7c1e93-0b2d-4f6a-8c1e-3b5d7f9a2c4e", "Hi Dana"),
+    );
+    expect(await provider.findSentMessage!({ ...reference, body: "Hi Dana" })).toEqual({
+      providerMessageId: "4a7c1e93-0b2d-4f6a-8c1e-3b5d7f9a2c4e",
+      status: "Sent",
+      segments: 1,
+    });
+    expect(
+      seen.map((request) => `${request.method} ${decodeURIComponent(request.url)} ${request.authorization}`),
+    ).toEqual([
+      // The claim less a minute of clock skew; oldest first.
+      "GET https://api.telnyx.com/v2/detail_records?filter[record_type]=messaging&filter[direction]=outbound&filter[cli]=+12025550142&filter[cld]=+13125550187&filter[created_at][gte]=2026-11-21T14:01:10.000Z&sort=created_at&page[size]=50 Bearer KEY0123",
+      "GET https://api.telnyx.com/v2/messages/40385f64-5717-4562-b3fc-2c963f66afa6 Bearer KEY0123",
+      "GET https://api.telnyx.com/v2/messages/4a7c1e93-0b2d-4f6a-8c1e-3b5d7f9a2c4e Bearer KEY0123",
+    ]);
+    expect(provider.handOffSearchSettleMs).toBe(5 * 60_000);
+  });
+
+  it("answers not taken when no record's message has the body, and cannot say when a full page matched nothing", async () => {
+    const { provider } = fake({ status: 200, body: { data: [], meta: { total_results: 0 } } });
+    expect(await provider.findSentMessage!({ ...reference, body: "Hi Dana" })).toBeUndefined();
+    const full = Array.from({ length: 50 }, (_, index) => ({ uuid: `id-${index}`, direction: "outbound" }));
+    const { provider: crowded } = fake(
+      { status: 200, body: { data: full } },
+      ...full.map((record) => message(record.uuid, "Another text")),
+    );
+    expect(
+      await crowded.findSentMessage!({ ...reference, body: "Hi Dana" }).catch((error: unknown) => error),
+    ).toMatchObject({ kind: "transient", code: "lookup_inconclusive" });
+  });
+
+  it("finds a placed call in the TeXML call list of the account: the oldest outbound call since the claim", async () => {
+    const seen: string[] = [];
+    const fetch = async (url: string | URL | Request, init?: RequestInit) => {
+      seen.push(`${init?.method ?? "GET"} ${String(url)} ${new Headers(init?.headers).get("authorization")}`);
+      return new Response(JSON.stringify(fixture("texml-calls-list.json")), { status: 200 });
+    };
+    const provider = createTelnyxProvider({
+      apiKey: "KEY0123",
+      publicKey,
+      accountSid: "f5586561-8ff0-4291-a51b-c7dfe4139ff9",
+      fetch: fetch as typeof globalThis.fetch,
+    });
+    const call = { ...reference, to: "+14155550120", since: "2026-11-21T14:10:00.000Z" };
+    expect(await provider.findPlacedCall!(call)).toEqual({
+      providerCallId: "v3:u5OAKGEPT3Dx8SZSSDRWEMdNH2OripQhO",
+      status: "Ringing",
+    });
+    expect(await provider.findPlacedCall!({ ...call, since: "2026-11-21T14:30:00.000Z" })).toBeUndefined();
+    expect(seen[0]).toBe(
+      "GET https://api.telnyx.com/v2/texml/Accounts/f5586561-8ff0-4291-a51b-c7dfe4139ff9/Calls?To=%2B14155550120&From=%2B12025550142&PageSize=50 Bearer KEY0123",
+    );
+    // Without the TeXML account sid there is nothing to search: the call waits for its deadline.
+    expect(fake().provider.findPlacedCall).toBeUndefined();
+  });
+});

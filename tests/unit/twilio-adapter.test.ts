@@ -670,3 +670,86 @@ describe("Twilio numbers API (AvailablePhoneNumbers, IncomingPhoneNumbers)", () 
     });
   });
 });
+
+describe("Twilio hand-off search (a send or placement cut short by a crash)", () => {
+  const claimed = { from: "+12025550142", idempotencyKey: "01JXMSG0000000000000000001" };
+
+  it("finds our message by To and From (Twilio takes no key), created since the claim, sent by the API, with its exact body", async () => {
+    const { provider, exchange, calls, sentRequest } = replay("messages-list-between.json");
+    const found = await provider.findSentMessage!({
+      ...claimed,
+      to: "+13125550187",
+      body: sms.body,
+      since: "2026-11-21T14:02:10.000Z",
+    });
+    expect(sentRequest()).toMatchObject({
+      method: "GET",
+      url: exchange.request.url,
+      authorization: exchange.request.headers["authorization"],
+    });
+    expect(calls).toHaveLength(1);
+    // Not the later message (another body), nor the TwiML reply of the same text, nor yesterday's.
+    expect(found).toEqual({ providerMessageId: "SM5f1c0e9a2b7d4c38a6e1f0b9d2c7a4e1", status: "Sent", segments: 1 });
+  });
+
+  it("answers not taken when no message since the claim has the body", async () => {
+    const { provider } = replay("messages-list-between.json");
+    const reference = { ...claimed, to: "+13125550187", since: "2026-11-21T14:02:10.000Z" };
+    expect(await provider.findSentMessage!({ ...reference, body: "Another text" })).toBeUndefined();
+    // Claimed after our message was created (beyond the clock skew allowed): not ours.
+    expect(
+      await provider.findSentMessage!({ ...reference, body: sms.body, since: "2026-11-21T14:03:30.000Z" }),
+    ).toBeUndefined();
+  });
+
+  it("follows the pages back to the claim, and cannot say past four full pages", async () => {
+    const page = (index: number, next: boolean) => ({
+      messages: Array.from({ length: 50 }, (_, item) => ({
+        sid: `SM${index}${item}`,
+        body: "Newer",
+        direction: "outbound-api",
+        status: "delivered",
+        date_created: new Date(Date.UTC(2026, 10, 21, 15) - (index * 50 + item) * 1000).toUTCString(),
+      })),
+      next_page_uri: next ? `/2010-04-01/Accounts/${account.accountSid}/Messages.json?Page=${index + 1}` : null,
+    });
+    const seen: string[] = [];
+    const provider = createTwilioProvider({
+      ...account,
+      fetch: (async (url: string) => {
+        seen.push(String(url));
+        return new Response(JSON.stringify(page(seen.length - 1, true)), { status: 200 });
+      }) as typeof fetch,
+    });
+    const error = await providerErrorOf(
+      provider.findSentMessage!({ ...claimed, to: "+13125550187", body: sms.body, since: "2026-11-21T14:00:00Z" }),
+    );
+    expect(error).toMatchObject({ kind: "transient", code: "lookup_inconclusive" });
+    expect(seen.slice(1)).toEqual(
+      [1, 2, 3].map(
+        (index) => `https://api.twilio.com/2010-04-01/Accounts/${account.accountSid}/Messages.json?Page=${index}`,
+      ),
+    );
+  });
+
+  it("finds our placed call: the oldest outbound-api call between the two numbers since the claim", async () => {
+    const { provider, exchange, sentRequest } = replay("calls-list-between.json");
+    const found = await provider.findPlacedCall!({
+      from: "+12025550142",
+      to: "+14155550120",
+      idempotencyKey: "01JXCALL000000000000000001",
+      since: "2026-11-21T14:10:00.000Z",
+    });
+    expect(sentRequest()).toMatchObject({ method: "GET", url: exchange.request.url });
+    expect(found).toEqual({ providerCallId: "CA3e5a7c9b1d2f4a6c8e0b2d4f6a8c1e3b", status: "Ringing" });
+    const { provider: later } = replay("calls-list-between.json");
+    expect(
+      await later.findPlacedCall!({
+        from: "+12025550142",
+        to: "+14155550120",
+        idempotencyKey: "01JXCALL000000000000000002",
+        since: "2026-11-21T14:20:00.000Z",
+      }),
+    ).toBeUndefined();
+  });
+});

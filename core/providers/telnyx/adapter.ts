@@ -8,6 +8,7 @@ import {
   type AvailableNumberQuery,
   type OwnedNumber,
   type DialResultEvent,
+  type HandOffReference,
   type InboundMessage,
   type MessageStatusEvent,
   type MessageStatusReport,
@@ -20,9 +21,9 @@ import {
   type SendMessageResult,
   type WebhookRequest,
 } from "#core/providers/port";
-import { createTwilioProvider } from "#core/providers/twilio/adapter";
+import { HAND_OFF_CLOCK_SKEW_MS, createTwilioProvider } from "#core/providers/twilio/adapter";
 import { createTelnyxRegistrar } from "#core/providers/telnyx/registration";
-import { callReportFromTwilio } from "#core/providers/twilio/statuses";
+import { callReportFromTwilio, callStatusFromTwilio } from "#core/providers/twilio/statuses";
 
 /**
  * Telnyx adapter of the provider port, messaging part: Messaging API v2
@@ -103,6 +104,16 @@ export function classifyTelnyxError(code: string | undefined, httpStatus: number
   if (known) return known;
   return httpStatus === 429 || httpStatus >= 500 ? "transient" : "permanent";
 }
+
+/**
+ * Telnyx documents its TeXML call list as eventually consistent and builds message detail records after the fact,
+ * with no stated delay: a hand-off search that misses is trusted only this long after the claim (docs/decisions.md).
+ */
+export const TELNYX_SEARCH_SETTLE_MS = 5 * 60_000;
+/** A placed call's direction in the TeXML call list (a Dial's child leg, `outbound-dial`, is not ours). */
+const OUTBOUND_CALL_DIRECTIONS = new Set(["outbound", "outbound-api"]);
+/** Page size of a hand-off search; a full page without a match cannot say (detail records allow up to 50). */
+const HAND_OFF_SEARCH_PAGE_SIZE = 50;
 
 /** SPKI DER prefix of a raw Ed25519 public key (RFC 8410). */
 const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
@@ -189,9 +200,86 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
     return match?.id ? { providerNumberId: match.id, phoneNumber } : undefined;
   }
 
+  /** A full page of candidates none of which matched: there may be more, so the search cannot say. */
+  function inconclusive(what: string, reference: HandOffReference): ProviderError {
+    return new ProviderError(
+      "transient",
+      "lookup_inconclusive",
+      `${HAND_OFF_SEARCH_PAGE_SIZE} or more ${what} from ${reference.from} to ${reference.to} since ${reference.since}.`,
+    );
+  }
+
+  const since = (reference: HandOffReference) => Date.parse(reference.since) - HAND_OFF_CLOCK_SKEW_MS;
+
+  /**
+   * Telnyx takes no idempotency key and lists no messages: its message detail records (MDRs) are searched by sender,
+   * recipient and creation time, oldest first, and each candidate's message is read for its text, which MDRs lack.
+   */
+  async function findSentMessage(reference: HandOffReference & { body?: string }) {
+    const query = new URLSearchParams([
+      ["filter[record_type]", "messaging"],
+      ["filter[direction]", "outbound"],
+      ["filter[cli]", reference.from],
+      ["filter[cld]", reference.to],
+      ["filter[created_at][gte]", new Date(since(reference)).toISOString()],
+      ["sort", "created_at"],
+      ["page[size]", String(HAND_OFF_SEARCH_PAGE_SIZE)],
+    ]);
+    const records = (await request(`/v2/detail_records?${query.toString()}`, undefined, {
+      list: true,
+    })) as unknown as { uuid?: string }[];
+    for (const record of records) {
+      if (!record.uuid) continue;
+      const message = await request(`/v2/messages/${encodeURIComponent(record.uuid)}`);
+      if (!message || String(message["text"] ?? "") !== (reference.body ?? "")) continue;
+      const parts = Number(message["parts"]);
+      return {
+        providerMessageId: record.uuid,
+        status: MESSAGE_STATUSES[recipientStatus(message) ?? ""] ?? "Queued",
+        ...(Number.isInteger(parts) && parts > 0 ? { segments: parts } : {}),
+      };
+    }
+    if (records.length >= HAND_OFF_SEARCH_PAGE_SIZE) throw inconclusive("messages", reference);
+    return undefined;
+  }
+
+  /** The oldest outbound TeXML call between the two numbers since the claim (the list filters dates by whole days only). */
+  async function findPlacedCall(accountSid: string, reference: HandOffReference) {
+    const query = new URLSearchParams([
+      ["To", reference.to],
+      ["From", reference.from],
+      ["PageSize", String(HAND_OFF_SEARCH_PAGE_SIZE)],
+    ]);
+    const page = await request(
+      `/v2/texml/Accounts/${encodeURIComponent(accountSid)}/Calls?${query.toString()}`,
+      undefined,
+      { flat: true },
+    );
+    const calls = (page?.["calls"] as Record<string, unknown>[] | undefined) ?? [];
+    const created = (call: Record<string, unknown>) => Date.parse(String(call["date_created"] ?? ""));
+    const [placed] = calls
+      .filter(
+        (call) => created(call) >= since(reference) && OUTBOUND_CALL_DIRECTIONS.has(String(call["direction"] ?? "")),
+      )
+      .sort((a, b) => created(a) - created(b));
+    if (placed)
+      return {
+        providerCallId: String(placed["sid"] ?? placed["call_sid"]),
+        status: callStatusFromTwilio(String(placed["status"] ?? "")) ?? ("Queued" as const),
+      };
+    if (calls.length >= HAND_OFF_SEARCH_PAGE_SIZE) throw inconclusive("calls", reference);
+    return undefined;
+  }
+
   return {
     name: "telnyx",
     registration: createTelnyxRegistrar(request),
+    handOffSearchSettleMs: TELNYX_SEARCH_SETTLE_MS,
+    findSentMessage,
+    // Calls are looked up in the TeXML account; without its sid a cut-short placement waits for its deadline.
+    ...(config.accountSid
+      ? { findPlacedCall: (reference: HandOffReference) => findPlacedCall(config.accountSid!, reference) }
+      : {}),
 
     async sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
       const data = await request("/v2/messages", {

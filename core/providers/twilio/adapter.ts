@@ -8,6 +8,7 @@ import {
   type CallStatusEvent,
   type CallStatusReport,
   type DialResultEvent,
+  type HandOffReference,
   type InboundMessage,
   type MessageStatusEvent,
   type MessageStatusReport,
@@ -99,6 +100,49 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
     }
   }
 
+  /**
+   * Our outbound Messages or Calls (`outbound-api`: not a reply, nor a Dial's child leg) between the reference's two numbers created since its claim (less a clock skew),
+   * oldest first. Twilio lists them newest first and filters only by To and From here: its date filters are whole
+   * days (DateSent, StartTime) and a message still queued has no date sent, so pages are followed back until one
+   * reaches past the claim (at most `HAND_OFF_SEARCH_PAGES`, else the search cannot say).
+   */
+  async function outboundSince(
+    resource: "Messages" | "Calls",
+    reference: HandOffReference,
+  ): Promise<Record<string, unknown>[]> {
+    const since = Date.parse(reference.since) - HAND_OFF_CLOCK_SKEW_MS;
+    const listed = resource === "Messages" ? "messages" : "calls";
+    const found: Record<string, unknown>[] = [];
+    let page = await request(resource, undefined, {
+      query: [
+        ["To", reference.to],
+        ["From", reference.from],
+        ["PageSize", String(HAND_OFF_SEARCH_PAGE_SIZE)],
+      ],
+    });
+    for (let pages = 1; ; pages++) {
+      const items = (page[listed] as Record<string, unknown>[] | undefined) ?? [];
+      const created = (item: Record<string, unknown>) => Date.parse(String(item["date_created"] ?? ""));
+      found.push(...items.filter((item) => created(item) >= since && item["direction"] === "outbound-api"));
+      const next = page["next_page_uri"];
+      if (items.length === 0 || created(items.at(-1)!) < since || typeof next !== "string" || next === "")
+        return found.sort((a, b) => created(a) - created(b));
+      if (pages === HAND_OFF_SEARCH_PAGES)
+        throw new ProviderError(
+          "transient",
+          "lookup_inconclusive",
+          `More than ${pages * HAND_OFF_SEARCH_PAGE_SIZE} ${listed} from ${reference.from} to ${reference.to} since ${reference.since}.`,
+        );
+      page = await twilioRequest({
+        url: `${baseUrl}${next}`,
+        authorization,
+        label: resource,
+        fetch: doFetch,
+        ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
+      });
+    }
+  }
+
   return {
     name: "twilio",
     registration: createTwilioRegistrar({ baseUrl: config.baseUrl, authorization, fetch: doFetch }),
@@ -139,6 +183,33 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
         providerCallId: String(created["sid"]),
         status: callStatusFromTwilio(String(created["status"] ?? "")) ?? "Queued",
       };
+    },
+
+    // Twilio takes no idempotency key: the message is the oldest of ours between the two numbers since the claim
+    // with exactly its body (Twilio keeps the body as sent: no smart encoding or link shortening without a Messaging Service).
+    async findSentMessage(reference: HandOffReference & { body?: string }): Promise<SendMessageResult | undefined> {
+      const sent = (await outboundSince("Messages", reference)).find(
+        (message) => String(message["body"] ?? "") === (reference.body ?? ""),
+      );
+      if (!sent) return undefined;
+      const segments = Number.parseInt(String(sent["num_segments"] ?? ""), 10);
+      return {
+        providerMessageId: String(sent["sid"]),
+        status: messageStatusFromTwilio(String(sent["status"] ?? "")) ?? "Queued",
+        ...(Number.isFinite(segments) && segments > 0 ? { segments } : {}),
+      };
+    },
+
+    // A call carries nothing of ours Twilio lists (its instructions and callback URL are not on the resource): the
+    // oldest outbound call between the two numbers since the claim.
+    async findPlacedCall(reference: HandOffReference): Promise<PlaceCallResult | undefined> {
+      const [placed] = await outboundSince("Calls", reference);
+      return placed
+        ? {
+            providerCallId: String(placed["sid"]),
+            status: callStatusFromTwilio(String(placed["status"] ?? "")) ?? "Queued",
+          }
+        : undefined;
     },
 
     async fetchMessageStatus(providerMessageId: string): Promise<MessageStatusReport | undefined> {
@@ -232,6 +303,12 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
     },
   };
 }
+
+/** A carrier's clock may run behind ours: a resource created this long before our claim still counts as the hand-off's. */
+export const HAND_OFF_CLOCK_SKEW_MS = 60_000;
+/** Page size and most pages of a hand-off search (Twilio's page size is at most 1,000). */
+const HAND_OFF_SEARCH_PAGE_SIZE = 50;
+const HAND_OFF_SEARCH_PAGES = 4;
 
 /** Twilio Advanced Opt-Out's `OptOutType` on an inbound message: which keyword class it matched (and answered). */
 const OPT_OUT_TYPES: Record<string, "OptOut" | "OptIn" | "Help"> = { STOP: "OptOut", START: "OptIn", HELP: "Help" };
