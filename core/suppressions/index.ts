@@ -1,9 +1,12 @@
 import * as v from "valibot";
 import { maxChars } from "#core/shared/validation";
 import { actorId, eventActorFields, type Actor } from "#core/auth/actor";
-import { entities, keys } from "#core/db/keys";
+import { Audit } from "#core/audit/index";
+import { SuppressionEntity } from "#core/db/entities/suppressions";
+import { where } from "#core/db/expression";
+import { keys } from "#core/db/keys";
 import { conditionally, table, getItems } from "#core/db/items";
-import { indexOrder, keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
+import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { ConflictError, NotFoundError } from "#core/errors";
 import { PhoneNumberInput, phoneFromPath } from "#core/shared/phone-input";
 import { recordEvent, type EventRecordInput } from "#core/events/index";
@@ -49,7 +52,8 @@ const listResource: ListResource<Suppression> = {
   candidates: (organizationId) => prefixQuery(keys.suppressionPrefix(organizationId)),
   orders: {
     phoneNumber: keyOrder(keys.suppressionPrefix),
-    createdAt: indexOrder("sortedByField", keys.suppressionsByCreatedPartition),
+    createdAt: (organizationId, _context, forward) =>
+      SuppressionEntity.plan("byCreated", { organizationId }, { forward }),
   },
 };
 
@@ -62,59 +66,44 @@ export const Suppressions = {
     organizationId: string,
     input: { phoneNumber: string; reason: SuppressionReason; note?: string; leadId?: string; actor?: Actor },
   ): Promise<{ suppression: Suppression; created: boolean }> {
-    const suppression: Suppression = {
-      phoneNumber: input.phoneNumber,
-      reason: input.reason,
-      note: input.note ?? null,
-      leadId: input.leadId ?? null,
-      createdBy: input.actor ? actorId(input.actor) : "system",
-      createdAt: nowIso(),
-    };
-    const stored = await conditionally(
-      table.put({
-        Item: {
-          ...keys.suppression(organizationId, input.phoneNumber),
-          ...keys.suppressionsByCreated(organizationId, suppression.createdAt, input.phoneNumber),
-          entity: entities.suppression,
-          ...suppression,
-        },
-        ConditionExpression: "attribute_not_exists(pk)",
-      }),
-    );
+    const suppression = newSuppression(input);
+    const stored = await conditionally(table.put(SuppressionEntity.create({ organizationId, ...suppression })));
     if (!stored) {
       const existing = await Suppressions.find(organizationId, input.phoneNumber);
       // The contact's own opt-out outranks a manual entry: from now on only the contact can lift it.
       if (existing?.reason === "Manual" && CONTACT_REASONS.has(input.reason)) {
         await conditionally(
-          table.update({
-            Key: keys.suppression(organizationId, input.phoneNumber),
-            UpdateExpression: "SET #reason = :reason",
-            ConditionExpression: "#reason = :manual",
-            ExpressionAttributeNames: { "#reason": "reason" },
-            ExpressionAttributeValues: { ":reason": input.reason, ":manual": "Manual" },
-          }),
+          table.update(
+            SuppressionEntity.update(
+              { organizationId, phoneNumber: input.phoneNumber },
+              { reason: input.reason },
+              { condition: where.equals("reason", "Manual") },
+            ),
+          ),
         );
         return { suppression: { ...existing, reason: input.reason }, created: false };
       }
       return { suppression: existing ?? suppression, created: false };
     }
-    await recordSuppressionEvent(organizationId, {
-      eventType: "SuppressionAdded",
-      description: `${input.phoneNumber} added to the suppression list (${input.reason}).`,
-      complianceAction: "Suppressed",
-      toPhoneNumber: input.phoneNumber,
-      ...(input.leadId ? { leadId: input.leadId } : {}),
-      relatedEntityType: "Suppression",
-      relatedEntityId: input.phoneNumber,
-      actor: input.actor,
-    });
+    await recordAdded(organizationId, input);
     return { suppression, created: true };
   },
 
-  /** `POST /suppressions`: a manual entry by the caller. */
+  /**
+   * `POST /suppressions`: a manual entry by the caller, stored with its audit entry (an existing entry is kept as
+   * it was and returned, with no entry: nothing changed).
+   */
   async create(actor: Actor, input: SuppressionRequest): Promise<Suppression> {
-    const { suppression } = await Suppressions.add(actor.organizationId, { ...input, reason: "Manual", actor });
-    return suppression;
+    const { organizationId } = actor;
+    const added = { ...input, reason: "Manual" as const, actor };
+    return Audit.commit(actor, async (tx) => {
+      const existing = await Suppressions.find(organizationId, input.phoneNumber, { consistent: true });
+      if (existing) return { result: existing };
+      const suppression = newSuppression(added);
+      tx.put("change", SuppressionEntity.create({ organizationId, ...suppression }));
+      tx.afterCommit(() => recordAdded(organizationId, added));
+      return { change: { ...audit("added", suppression.phoneNumber), after: suppression }, result: suppression };
+    });
   },
 
   /** Which of `phones` (E.164) are on the list: one BatchGet per 100 numbers. */
@@ -127,9 +116,13 @@ export const Suppressions = {
     return new Set(found.map((item) => String(item.phoneNumber)));
   },
 
-  async find(organizationId: string, e164: string): Promise<Suppression | undefined> {
-    const { Item } = await table.get({ Key: keys.suppression(organizationId, e164) });
-    return Item ? toSuppression(Item) : undefined;
+  async find(
+    organizationId: string,
+    e164: string,
+    options: { consistent?: boolean } = {},
+  ): Promise<Suppression | undefined> {
+    const item = await SuppressionEntity.get({ organizationId, phoneNumber: e164 }, options);
+    return item ? toSuppression(item) : undefined;
   },
 
   /** Removes a number; false when it was not listed. */
@@ -141,25 +134,16 @@ export const Suppressions = {
     onlyReason?: SuppressionReason,
   ): Promise<boolean> {
     const deleted = await conditionally(
-      table.delete({
-        Key: keys.suppression(organizationId, e164),
-        // A manual entry replaced by the contact's own opt-out meanwhile is not removed.
-        ConditionExpression: onlyReason ? "attribute_exists(pk) AND #reason = :reason" : "attribute_exists(pk)",
-        ...(onlyReason
-          ? { ExpressionAttributeNames: { "#reason": "reason" }, ExpressionAttributeValues: { ":reason": onlyReason } }
-          : {}),
-      }),
+      table.delete(
+        SuppressionEntity.remove(
+          { organizationId, phoneNumber: e164 },
+          // A manual entry replaced by the contact's own opt-out meanwhile is not removed.
+          { condition: onlyReason ? where.all(where.stored(), where.equals("reason", onlyReason)) : where.stored() },
+        ),
+      ),
     );
     if (!deleted) return false;
-    await recordSuppressionEvent(organizationId, {
-      eventType: "SuppressionRemoved",
-      description: `${e164} ${why}.`,
-      complianceAction: "Unsuppressed",
-      toPhoneNumber: e164,
-      relatedEntityType: "Suppression",
-      relatedEntityId: e164,
-      actor,
-    });
+    await recordRemoved(organizationId, e164, why, actor);
     return true;
   },
 
@@ -172,21 +156,26 @@ export const Suppressions = {
    */
   async remove(actor: Actor, rawPhone: string): Promise<void> {
     const e164 = phoneFromPath(rawPhone, "phone");
-    const listed = await Suppressions.find(actor.organizationId, e164);
-    if (!listed) throw new NotFoundError("Suppression", e164);
-    if (CONTACT_REASONS.has(listed.reason)) {
-      throw new ConflictError(
-        `${e164} opted out itself (${listed.reason}); only the contact can lift it, by texting START or UNSTOP.`,
+    const { organizationId } = actor;
+    await Audit.commit(actor, async (tx) => {
+      const listed = await Suppressions.find(organizationId, e164, { consistent: true });
+      if (!listed) throw new NotFoundError("Suppression", e164);
+      if (CONTACT_REASONS.has(listed.reason)) {
+        throw new ConflictError(
+          `${e164} opted out itself (${listed.reason}); only the contact can lift it, by texting START or UNSTOP.`,
+        );
+      }
+      // Still manual: the contact's own opt-out meanwhile makes this a 409 on the next read.
+      tx.delete(
+        "change",
+        SuppressionEntity.remove(
+          { organizationId, phoneNumber: e164 },
+          { condition: where.equals("reason", "Manual") },
+        ),
       );
-    }
-    const removed = await Suppressions.delete(
-      actor.organizationId,
-      e164,
-      actor,
-      "removed from the suppression list",
-      "Manual",
-    );
-    if (!removed) throw new NotFoundError("Suppression", e164);
+      tx.afterCommit(() => recordRemoved(organizationId, e164, "removed from the suppression list", actor));
+      return { change: { ...audit("removed", e164), before: listed }, result: undefined };
+    });
   },
 
   async list(actor: Actor, query: PagingQuery): Promise<Page<Suppression>> {
@@ -203,6 +192,56 @@ function toSuppression(item: Record<string, unknown>): Suppression {
     createdBy: (item.createdBy as string) ?? "system",
     createdAt: item.createdAt as string,
   };
+}
+
+function newSuppression(input: {
+  phoneNumber: string;
+  reason: SuppressionReason;
+  note?: string;
+  leadId?: string;
+  actor?: Actor;
+}): Suppression {
+  return {
+    phoneNumber: input.phoneNumber,
+    reason: input.reason,
+    note: input.note ?? null,
+    leadId: input.leadId ?? null,
+    createdBy: input.actor ? actorId(input.actor) : "system",
+    createdAt: nowIso(),
+  };
+}
+
+/** An audit entry's action and resource for the number. */
+function audit(verb: string, e164: string) {
+  return { action: `suppression.${verb}`, resourceType: "Suppression", resourceId: e164 };
+}
+
+function recordAdded(
+  organizationId: string,
+  input: { phoneNumber: string; reason: SuppressionReason; leadId?: string; actor?: Actor },
+): Promise<void> {
+  return recordSuppressionEvent(organizationId, {
+    eventType: "SuppressionAdded",
+    description: `${input.phoneNumber} added to the suppression list (${input.reason}).`,
+    complianceAction: "Suppressed",
+    toPhoneNumber: input.phoneNumber,
+    ...(input.leadId ? { leadId: input.leadId } : {}),
+    relatedEntityType: "Suppression",
+    relatedEntityId: input.phoneNumber,
+    actor: input.actor,
+  });
+}
+
+function recordRemoved(organizationId: string, e164: string, why: string, actor?: Actor): Promise<void> {
+  return recordSuppressionEvent(organizationId, {
+    eventType: "SuppressionRemoved",
+    description: `${e164} ${why}.`,
+    complianceAction: "Unsuppressed",
+    toPhoneNumber: e164,
+    relatedEntityType: "Suppression",
+    relatedEntityId: e164,
+    actor,
+  });
 }
 
 /** A change of the list, on the compliance timeline, naming who made it. */
