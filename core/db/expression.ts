@@ -24,6 +24,7 @@ export const where = {
   isMap: (path: string): Condition => ({ kind: "isMap", path }),
   equals: (path: string, value: unknown): Condition => ({ kind: "=", path, value }),
   before: (path: string, value: unknown): Condition => ({ kind: "<", path, value }),
+  after: (path: string, value: unknown): Condition => ({ kind: ">", path, value }),
   oneOf: (path: string, values: readonly unknown[]): Condition => ({ kind: "in", path, values }),
   /** All of the parts (undefined parts are left out: a condition that applies only sometimes). */
   all: (...parts: (Condition | undefined)[]): Condition => ({

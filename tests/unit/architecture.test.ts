@@ -73,9 +73,6 @@ const notYetMigrated = new Set([
   "core/organizations/key-resolution.ts",
   "core/rate-limit/index.ts",
   "core/routing/index.ts",
-  "core/users/invitations.ts",
-  "core/users/store.ts",
-  "core/users/team.ts",
 ]);
 
 interface ImportEdge {

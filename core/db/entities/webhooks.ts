@@ -1,21 +1,13 @@
 import { defineEntity } from "#core/db/entity";
+import { ownedEntity } from "#core/db/entities/owned";
 import { webhooksKeys } from "#core/db/keys/webhooks";
-
-/** What identifies a webhook endpoint: its organization and id. */
-type EndpointIdentity = { organizationId: string; id: string };
 
 /**
  * The WebhookEndpoint entity (docs/data-model.md): one item per endpoint under its organization, holding its signing
  * secrets and delivery health. It has no secondary index: the fan-out and the list read the organization's endpoints
  * by key prefix (at most `maxEndpoints`).
  */
-export const WebhookEndpointEntity = defineEntity({
-  name: "WebhookEndpoint",
-  attributes: [],
-  key: ({ organizationId, id }: EndpointIdentity) => webhooksKeys.webhookEndpoint(organizationId, id),
-  identity: ({ organizationId, id }: EndpointIdentity & Record<string, unknown>) => ({ organizationId, id }),
-  indexes: {},
-});
+export const WebhookEndpointEntity = ownedEntity("WebhookEndpoint", webhooksKeys.webhookEndpoint);
 
 /** A stored delivery: one webhook message to one endpoint, and when its retry is due in the index (absent: not). */
 export type StoredDelivery = {
