@@ -2,8 +2,9 @@ import { keepStoredCredentials, redactActions, visibleTo } from "#core/automatio
 import { automationSummaries, type AutomationSummary } from "#core/automations/summaries";
 import { AutomationDisabled } from "#core/automations/runs/queue";
 import * as v from "valibot";
-import { transact, Transaction, TransactionConditionFailed } from "#core/db/transact";
-import { table } from "#core/db/items";
+import { Audit } from "#core/audit/index";
+import { AutomationEntity } from "#core/db/entities/automations";
+import { where } from "#core/db/expression";
 import { actorId, type Actor } from "#core/auth/actor";
 import { wholeNumber, newId, nowIso, timestamp } from "#core/shared/ids";
 import {
@@ -14,8 +15,8 @@ import {
   TriggerSchema,
   type AutomationRequest,
 } from "#core/automations/definition";
-import { entities, keys } from "#core/db/keys";
-import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
+import { keys } from "#core/db/keys";
+import { keyOrder, listPage, type ListResource, listQuerySchema, prefixQuery } from "#core/db/list";
 import { privateTargetRefusal } from "#core/automations/runs/egress";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import { triggerIndexWrites } from "#core/automations/runs/trigger-index";
@@ -73,13 +74,7 @@ const listResource: ListResource<Automation> = {
   defaultOrder: [{ field: "createdAt", direction: "desc" }],
   idOf: (a) => a.id,
   fromItem: toAutomation,
-  candidates: (organizationId) => {
-    const { pk, skPrefix } = keys.automationPrefix(organizationId);
-    return {
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-    };
-  },
+  candidates: (organizationId) => prefixQuery(keys.automationPrefix(organizationId)),
   orders: { createdAt: keyOrder(keys.automationPrefix) },
 };
 
@@ -97,41 +92,39 @@ export const Automations = {
    * automation it stored (with its trigger index, one transaction) and answers it instead of storing a second.
    */
   async create(actor: Actor, input: AutomationRequest, options: { automationId?: string } = {}): Promise<Automation> {
-    if (options.automationId) {
-      const { Item } = await table.get({
-        Key: keys.automation(actor.organizationId, options.automationId),
-        ConsistentRead: true,
-      });
-      if (Item) return redactSecrets(toAutomation(Item));
-    }
     await assertPublicTargets(input.actions);
     const organization = await Organizations.fromId(actor.organizationId);
-    const now = nowIso();
-    const automation: Automation = {
-      ...definitionFields(input),
-      id: options.automationId ?? newId(),
-      organizationId: actor.organizationId,
-      createdByUserId: actorId(actor),
-      managementLevel: "Organization",
-      isSystemManaged: false,
-      lastRunAt: null,
-      lastRunStatus: null,
-      version: 1,
-      user: { id: actorId(actor), name: actor.displayName },
-      organization: { id: actor.organizationId, name: organization?.name ?? actor.organizationId },
-      createdAt: now,
-      modifiedAt: null,
-    };
-    await transact([
-      {
-        Put: {
-          Item: { ...keys.automation(actor.organizationId, automation.id), entity: entities.automation, ...automation },
-          ConditionExpression: "attribute_not_exists(pk)",
-        },
-      },
-      ...triggerIndexWrites(actor.organizationId, undefined, automation, timeZoneOf(organization)),
-    ]);
-    return redactSecrets(automation);
+    return Audit.commit(actor, async (tx) => {
+      if (options.automationId) {
+        const stored = await AutomationEntity.get(
+          { organizationId: actor.organizationId, id: options.automationId },
+          { consistent: true },
+        );
+        if (stored) return { result: redactSecrets(toAutomation(stored)) };
+      }
+      const now = nowIso();
+      const automation: Automation = {
+        ...definitionFields(input),
+        id: options.automationId ?? newId(),
+        organizationId: actor.organizationId,
+        createdByUserId: actorId(actor),
+        managementLevel: "Organization",
+        isSystemManaged: false,
+        lastRunAt: null,
+        lastRunStatus: null,
+        version: 1,
+        user: { id: actorId(actor), name: actor.displayName },
+        organization: { id: actor.organizationId, name: organization?.name ?? actor.organizationId },
+        createdAt: now,
+        modifiedAt: null,
+      };
+      tx.put("change", AutomationEntity.create(automation)).include(
+        "triggers",
+        ...triggerIndexWrites(actor.organizationId, undefined, automation, timeZoneOf(organization)),
+      );
+      const created = redactSecrets(automation);
+      return { change: { ...audit("created", automation.id), after: created }, result: created };
+    });
   },
 
   async fromId(actor: Actor, automationId: string): Promise<Automation> {
@@ -143,52 +136,57 @@ export const Automations = {
    * (optimistic concurrency, else 409); every successful update increments it.
    */
   async update(actor: Actor, automationId: string, input: AutomationRequest): Promise<Automation> {
-    const current = await storedAutomation(actor, automationId);
-    if (input.version !== undefined && input.version !== current.version) {
-      throw new ConflictError(
-        `The automation is at version ${current.version}, not ${input.version}; read it again and reapply your change.`,
-      );
-    }
-    await assertPublicTargets(input.actions);
-    const next = { ...definitionFields(input), actions: keepStoredCredentials(input.actions, current.actions) };
-    if (current.isSystemManaged) assertOnlyEnabledChanged(current, next);
-    const updated: Automation = {
-      ...current,
-      ...(current.isSystemManaged ? { enabled: next.enabled } : next),
-      version: current.version + 1,
-      modifiedAt: nowIso(),
-    };
     const organization = await Organizations.fromId(actor.organizationId);
-    try {
-      await transact(
-        new Transaction()
-          .update("automation", {
-            Key: keys.automation(actor.organizationId, automationId),
-            ...definitionUpdate(updated),
-            ConditionExpression: "attribute_exists(pk) AND version = :expectedVersion",
-          })
-          .include("triggers", ...triggerIndexWrites(actor.organizationId, current, updated, timeZoneOf(organization))),
-      );
-    } catch (error) {
-      if (error instanceof TransactionConditionFailed && error.failed("automation")) {
-        throw new ConflictError(
-          "The automation was changed by another request; read it again and reapply your change.",
+    let disabled = false;
+    const updated = await Audit.commit(
+      actor,
+      async (tx) => {
+        const current = await storedAutomation(actor, automationId, { consistent: true });
+        if (input.version !== undefined && input.version !== current.version) {
+          throw new ConflictError(
+            `The automation is at version ${current.version}, not ${input.version}; read it again and reapply your change.`,
+          );
+        }
+        await assertPublicTargets(input.actions);
+        const next = { ...definitionFields(input), actions: keepStoredCredentials(input.actions, current.actions) };
+        if (current.isSystemManaged) assertOnlyEnabledChanged(current, next);
+        const updated: Automation = {
+          ...current,
+          ...(current.isSystemManaged ? { enabled: next.enabled } : next),
+          version: current.version + 1,
+          modifiedAt: nowIso(),
+        };
+        disabled = current.enabled && !updated.enabled;
+        tx.update("change", definitionUpdate(current, updated)).include(
+          "triggers",
+          ...triggerIndexWrites(actor.organizationId, current, updated, timeZoneOf(organization)),
         );
-      }
-      throw error;
-    }
-    if (current.enabled && !updated.enabled) await announceDisabled(actor.organizationId, automationId);
-    return redactSecrets(updated);
+        const [before, after] = [redactSecrets(current), redactSecrets(updated)];
+        return { change: { ...audit("updated", automationId), before, after }, result: after };
+      },
+      {
+        conflict: () =>
+          new ConflictError("The automation was changed by another request; read it again and reapply your change."),
+      },
+    );
+    if (disabled) await announceDisabled(actor.organizationId, automationId);
+    return updated;
   },
 
   async remove(actor: Actor, automationId: string): Promise<void> {
-    const current = await storedAutomation(actor, automationId);
-    if (current.isSystemManaged)
-      throw new ForbiddenError("System-managed automations cannot be deleted; disable them instead.");
-    await transact([
-      { Delete: { Key: keys.automation(actor.organizationId, automationId) } },
-      ...triggerIndexWrites(actor.organizationId, current, undefined, "UTC"),
-    ]);
+    await Audit.commit(actor, async (tx) => {
+      const current = await storedAutomation(actor, automationId, { consistent: true });
+      if (current.isSystemManaged)
+        throw new ForbiddenError("System-managed automations cannot be deleted; disable them instead.");
+      tx.delete(
+        "change",
+        AutomationEntity.remove(
+          { organizationId: actor.organizationId, id: automationId },
+          { condition: where.equals("version", current.version) },
+        ),
+      ).include("triggers", ...triggerIndexWrites(actor.organizationId, current, undefined, "UTC"));
+      return { change: { ...audit("deleted", automationId), before: redactSecrets(current) }, result: undefined };
+    });
     await announceDisabled(actor.organizationId, automationId);
   },
 
@@ -201,24 +199,24 @@ export const Automations = {
 
 /**
  * SETs the fields an edit owns and nothing else: the run engine writes
- * `lastRunAt`/`lastRunStatus`/`lastRunError` on the same item, and an edit must not overwrite them.
+ * `lastRunAt`/`lastRunStatus`/`lastRunError` on the same item, and an edit must not overwrite them. Written over
+ * the version read (another edit meanwhile makes it a 409).
  */
-function definitionUpdate(updated: Automation) {
+function definitionUpdate(current: Automation, updated: Automation) {
   const {
     lastRunAt: _lastRunAt,
     lastRunStatus: _lastRunStatus,
     lastRunError: _lastRunError,
     ...owned
   } = updated as Automation & { lastRunError?: unknown };
-  const fields = Object.entries(owned);
-  return {
-    UpdateExpression: `SET ${fields.map((_, index) => `#f${index} = :v${index}`).join(", ")}`,
-    ExpressionAttributeNames: Object.fromEntries(fields.map(([name], index) => [`#f${index}`, name])),
-    ExpressionAttributeValues: {
-      ...Object.fromEntries(fields.map(([, value], index) => [`:v${index}`, value])),
-      ":expectedVersion": updated.version - 1,
-    },
-  };
+  return AutomationEntity.update(current, owned, {
+    condition: where.all(where.stored(), where.equals("version", current.version)),
+  });
+}
+
+/** An audit entry's action and resource for the automation. */
+function audit(verb: string, automationId: string) {
+  return { action: `automation.${verb}`, resourceType: "Automation", resourceId: automationId };
 }
 
 const timeZoneOf = (organization: { timeZone?: string } | undefined) => organization?.timeZone ?? "America/New_York";
@@ -257,9 +255,13 @@ function definitionFields(input: AutomationRequest) {
 }
 
 /** The stored automation, if the actor may see it: another agent's Private automation is as absent as a missing one. */
-async function storedAutomation(actor: Actor, automationId: string): Promise<Automation> {
-  const { Item } = await table.get({ Key: keys.automation(actor.organizationId, automationId) });
-  const automation = Item ? toAutomation(Item) : undefined;
+async function storedAutomation(
+  actor: Actor,
+  automationId: string,
+  options: { consistent?: boolean } = {},
+): Promise<Automation> {
+  const item = await AutomationEntity.get({ organizationId: actor.organizationId, id: automationId }, options);
+  const automation = item ? toAutomation(item) : undefined;
   if (!automation || !visibleTo(actor, automation)) throw new NotFoundError("Automation", automationId);
   return automation;
 }

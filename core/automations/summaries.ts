@@ -1,5 +1,5 @@
-import { keys } from "#core/db/keys";
-import { prefixItems } from "#core/db/query";
+import { AutomationEntity } from "#core/db/entities/automations";
+import { queryAll } from "#core/db/query";
 
 /** What the analytics report shows of each automation: its name and how its last run went. */
 export interface AutomationSummary {
@@ -13,10 +13,16 @@ export interface AutomationSummary {
 
 /** Every automation of the organization, summarised (one partition read of a few attributes each); a small module, so the analytics report loads no automation engine. */
 export async function automationSummaries(organizationId: string): Promise<AutomationSummary[]> {
-  const items = await prefixItems(organizationId, keys.automationPrefix(organizationId).skPrefix, {
-    ProjectionExpression: "id, #name, enabled, lastRunStatus, lastRunAt, lastRunError",
-    ExpressionAttributeNames: { "#name": "name" },
-  });
+  const items = await queryAll(
+    AutomationEntity.query(
+      "collection",
+      { organizationId },
+      {
+        range: { beginsWith: AutomationEntity.sortKey("collection", { organizationId }) },
+        attributes: ["id", "name", "enabled", "lastRunStatus", "lastRunAt", "lastRunError"],
+      },
+    ),
+  );
   return items.map((item) => ({
     id: String(item.id),
     name: String(item.name),

@@ -159,6 +159,16 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
       };
     },
 
+    /** A delete of the item at `identity` (for `table.delete` or `Transaction.delete`), unless `condition` fails. */
+    remove(identity: Identity, options: { condition?: Condition } = {}) {
+      const placeholders = new Placeholders();
+      const condition = options.condition ? placeholders.condition(options.condition) : "";
+      return {
+        Key: declaration.key(identity),
+        ...(condition ? { ConditionExpression: condition, ...placeholders.attributes() } : {}),
+      };
+    },
+
     /** The stored item at `identity` (its `attributes` only, by dotted path, when given), or undefined. */
     async get(
       identity: Identity,

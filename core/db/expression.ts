@@ -24,6 +24,7 @@ export const where = {
   isMap: (path: string): Condition => ({ kind: "isMap", path }),
   equals: (path: string, value: unknown): Condition => ({ kind: "=", path, value }),
   before: (path: string, value: unknown): Condition => ({ kind: "<", path, value }),
+  after: (path: string, value: unknown): Condition => ({ kind: ">", path, value }),
   oneOf: (path: string, values: readonly unknown[]): Condition => ({ kind: "in", path, values }),
   /** All of the parts (undefined parts are left out: a condition that applies only sometimes). */
   all: (...parts: (Condition | undefined)[]): Condition => ({
@@ -33,6 +34,27 @@ export const where = {
   any: (...parts: Condition[]): Condition => ({ kind: "or", parts }),
   not: (part: Condition): Condition => ({ kind: "not", part }),
 };
+
+const computedKind = Symbol("computed");
+
+/** A value an update computes from what the item holds, where a plain value would overwrite it. */
+export type Computed =
+  | { [computedKind]: "ifAbsent"; value: unknown }
+  | { [computedKind]: "increment"; by: number }
+  | { [computedKind]: "copyOf"; path: string };
+
+/** The values an update may compute in DynamoDB (`generation: computed.increment()`), by dotted path as `where`. */
+export const computed = {
+  /** The value the attribute holds, or `value` when it holds none yet (a first failure's time). */
+  ifAbsent: (value: unknown): Computed => ({ [computedKind]: "ifAbsent", value }),
+  /** The attribute's number plus `by` (an absent attribute counts as 0). */
+  increment: (by = 1): Computed => ({ [computedKind]: "increment", by }),
+  /** The value another attribute of the item holds (before this update). */
+  copyOf: (path: string): Computed => ({ [computedKind]: "copyOf", path }),
+};
+
+const isComputed = (value: unknown): value is Computed =>
+  typeof value === "object" && value !== null && computedKind in value;
 
 /** An expression's placeholders, shared by the update and condition of one write. */
 export class Placeholders {
@@ -89,13 +111,26 @@ export class Placeholders {
 
   /** `SET a = :v, … REMOVE b, …` of the assignments (by path) and removals. */
   update(set: ReadonlyMap<string, unknown>, remove: readonly string[] = []): string {
-    const clauses = [...set].map(([path, value]) => `${this.path(path)} = ${this.value(value)}`);
+    const clauses = [...set].map(([path, value]) => `${this.path(path)} = ${this.assigned(path, value)}`);
     return [
       clauses.length ? `SET ${clauses.join(", ")}` : "",
       remove.length ? `REMOVE ${remove.map((path) => this.path(path)).join(", ")}` : "",
     ]
       .filter(Boolean)
       .join(" ");
+  }
+
+  /** The right-hand side of `path = …`: a placeholder of the value, or what a `computed` value compiles to. */
+  assigned(path: string, value: unknown): string {
+    if (!isComputed(value)) return this.value(value);
+    switch (value[computedKind]) {
+      case "ifAbsent":
+        return `if_not_exists(${this.path(path)}, ${this.value(value.value)})`;
+      case "increment":
+        return `if_not_exists(${this.path(path)}, ${this.value(0)}) + ${this.value(value.by)}`;
+      case "copyOf":
+        return this.path(value.path);
+    }
   }
 
   /** A ProjectionExpression of the paths. */

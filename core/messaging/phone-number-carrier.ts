@@ -2,9 +2,10 @@ import { actorId, type Actor } from "#core/auth/actor";
 import { Billing, TransactionConditionFailed } from "#core/billing/index";
 import { PhoneNumberFees } from "#core/billing/number-fees";
 import { config } from "#core/config";
-import { entities, keys } from "#core/db/keys";
-import { table } from "#core/db/items";
-import { Transaction, transact } from "#core/db/transact";
+import { Audit } from "#core/audit/index";
+import { NumberRouteEntity, PhoneNumberEntity } from "#core/db/entities/phone-numbers";
+import { where } from "#core/db/expression";
+import { transact, Transaction } from "#core/db/transact";
 import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
 import {
   PhoneNumbers,
@@ -47,9 +48,12 @@ export const PhoneNumberCarrier = {
   ): Promise<PhoneNumber> {
     const provider = await numberProvider(actor.organizationId);
     const earlier = options.phoneNumberId
-      ? await table.get({ Key: keys.phoneNumber(actor.organizationId, options.phoneNumberId), ConsistentRead: true })
+      ? await PhoneNumberEntity.get(
+          { organizationId: actor.organizationId, id: options.phoneNumberId },
+          { consistent: true },
+        )
       : undefined;
-    if (earlier?.Item) return finishAdd(actor, provider, earlier.Item);
+    if (earlier) return finishAdd(actor, provider, earlier);
     const held = input.purchase ? undefined : await carrier(() => provider.findOwnedNumber!(input.phoneNumber));
     if (!input.purchase && !held) {
       throw new UnprocessableError(
@@ -80,29 +84,18 @@ export const PhoneNumberCarrier = {
     // Its carrier id is recorded once it is set up there: a number stored without one is finished by a retry.
     const atCarrier = { provider: provider.name };
     try {
-      await Billing.commit([
-        {
-          Put: {
-            Item: {
-              ...keys.phoneNumber(actor.organizationId, number.id),
-              entity: entities.phoneNumber,
-              ...number,
-              ...atCarrier,
-            },
-            ConditionExpression: "attribute_not_exists(pk)",
-          },
-        },
-        {
-          Put: {
-            Item: { ...keys.numberRoute(number.phoneNumber), entity: entities.numberRoute, ...route },
-            ConditionExpression: "attribute_not_exists(pk) OR attribute_exists(releasedAt)",
-          },
-        },
-        ...fee.items,
-      ]);
+      await Billing.commit(
+        new Transaction()
+          .put("number", PhoneNumberEntity.create({ organizationId: actor.organizationId, ...number, ...atCarrier }))
+          .put(
+            "number",
+            NumberRouteEntity.put({ ...route }, { condition: where.any(where.new(), where.exists("releasedAt")) }),
+          )
+          .adopt(...fee.items),
+      );
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;
-      if (error.failedIndexes.some((index) => index < 2))
+      if (error.failed("number"))
         throw new ConflictError(`${number.phoneNumber} is already registered to an organization.`);
       throw await fee.refusal();
     }
@@ -123,7 +116,7 @@ export const PhoneNumberCarrier = {
   async remove(actor: Actor, phoneNumberId: string): Promise<void> {
     const number = await PhoneNumbers.fromId(actor, phoneNumberId);
     await releaseAtCarrier(actor.organizationId, phoneNumberId);
-    await forget(actor, number);
+    await forget(actor, number, true);
     await MessagingEvents.record(actor.organizationId, {
       eventType: "PhoneNumberDeleted",
       eventCategory: "PhoneNumber",
@@ -154,9 +147,9 @@ export const PhoneNumberCarrier = {
 
 /**
  * Buys the number, or points the one the account holds (`held`) at us, then records its carrier id on the stored
- * number and its `PhoneNumberAdded` event in one transaction: a number with a carrier id ("done") has its event,
- * whatever crashes when, and a retry that finds it done writes nothing. Conditional on no carrier id yet: a concurrent
- * retry that finished it first wrote both.
+ * number with its `PhoneNumberAdded` event and the add's audit entry in one transaction: a number with a carrier id
+ * ("done") has its event and its entry, whatever crashes when, and a retry that finds it done writes nothing.
+ * Conditional on no carrier id yet: a concurrent retry that finished it first wrote all three.
  */
 async function setUpAtCarrier(
   actor: Actor,
@@ -167,12 +160,24 @@ async function setUpAtCarrier(
   if (held) await carrier(() => provider.configureNumber!(held.providerNumberId, numberWebhooks(provider.name)));
   const { providerNumberId } =
     held ?? (await carrier(() => provider.buyNumber!(number.phoneNumber, numberWebhooks(provider.name))));
-  const transaction = new Transaction().update("number", {
-    Key: keys.phoneNumber(actor.organizationId, number.id),
-    UpdateExpression: "SET providerNumberId = :id",
-    ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(providerNumberId)",
-    ExpressionAttributeValues: { ":id": providerNumberId },
-  });
+  const finished = new Transaction()
+    .update(
+      "number",
+      PhoneNumberEntity.update(
+        { organizationId: actor.organizationId, id: number.id },
+        { providerNumberId },
+        { condition: where.all(where.stored(), where.absent("providerNumberId")) },
+      ),
+    )
+    .include(
+      "audit",
+      Audit.entry(actor, {
+        action: "phoneNumber.added",
+        resourceType: "PhoneNumber",
+        resourceId: number.id,
+        after: number,
+      }),
+    );
   MessagingEvents.item(
     actor.organizationId,
     {
@@ -185,12 +190,13 @@ async function setUpAtCarrier(
       fromPhoneNumber: number.phoneNumber,
       actor,
     },
-    transaction,
+    finished,
   );
   try {
-    await transact(transaction);
+    await transact(finished);
   } catch (error) {
-    if (!(error instanceof TransactionConditionFailed && error.failedOnlyIn("number"))) throw error;
+    // Another request with the same key finished it first (and recorded the event and the entry).
+    if (!(error instanceof TransactionConditionFailed && error.failed("number"))) throw error;
   }
 }
 
@@ -208,27 +214,45 @@ async function finishAdd(actor: Actor, provider: ProviderPort, item: Record<stri
   return number;
 }
 
-/** Deletes the number and marks its route released (late receipts still find the organization); 404 when it is gone already. */
-async function forget(actor: Actor, number: PhoneNumber): Promise<void> {
+/**
+ * Deletes the number and marks its route released (late receipts still find the organization), with the removal's
+ * audit entry when `audited` (an add undone is not); 404 when it is gone already.
+ */
+async function forget(actor: Actor, number: PhoneNumber, audited: boolean): Promise<void> {
   const phoneNumberId = number.id;
-  const now = nowIso();
+  const tx = new Transaction()
+    .delete(
+      "number",
+      PhoneNumberEntity.remove(
+        { organizationId: actor.organizationId, id: phoneNumberId },
+        { condition: where.stored() },
+      ),
+    )
+    .update(
+      "route",
+      NumberRouteEntity.update(
+        { phoneNumber: number.phoneNumber },
+        { releasedAt: nowIso() },
+        {
+          condition: where.all(
+            where.equals("organizationId", actor.organizationId),
+            where.equals("phoneNumberId", phoneNumberId),
+          ),
+        },
+      ),
+    );
+  if (audited)
+    tx.include(
+      "audit",
+      Audit.entry(actor, {
+        action: "phoneNumber.removed",
+        resourceType: "PhoneNumber",
+        resourceId: phoneNumberId,
+        before: number,
+      }),
+    );
   try {
-    await transact([
-      {
-        Delete: {
-          Key: keys.phoneNumber(actor.organizationId, phoneNumberId),
-          ConditionExpression: "attribute_exists(pk)",
-        },
-      },
-      {
-        Update: {
-          Key: keys.numberRoute(number.phoneNumber),
-          UpdateExpression: "SET releasedAt = :now",
-          ConditionExpression: "organizationId = :org AND phoneNumberId = :id",
-          ExpressionAttributeValues: { ":now": now, ":org": actor.organizationId, ":id": phoneNumberId },
-        },
-      },
-    ]);
+    await transact(tx);
   } catch (error) {
     if (error instanceof TransactionConditionFailed) throw new NotFoundError("Phone number", phoneNumberId);
     throw error;
@@ -242,7 +266,7 @@ async function forget(actor: Actor, number: PhoneNumber): Promise<void> {
  * wired (no carrier id) have nothing to release.
  */
 async function releaseAtCarrier(organizationId: string, phoneNumberId: string): Promise<void> {
-  const { Item } = await table.get({ Key: keys.phoneNumber(organizationId, phoneNumberId) });
+  const Item = await PhoneNumberEntity.get({ organizationId, id: phoneNumberId });
   const providerNumberId = Item?.providerNumberId as string | undefined;
   const provider = Item?.provider ? providerByName(String(Item.provider)) : undefined;
   if (!providerNumberId || !provider?.releaseNumber) return;
@@ -251,7 +275,7 @@ async function releaseAtCarrier(organizationId: string, phoneNumberId: string): 
 
 /** A purchase or registration the carrier refused after the number was stored: forgotten again, its fee refunded. */
 async function undoAdd(actor: Actor, number: PhoneNumber, fee: string): Promise<void> {
-  await forget(actor, number);
+  await forget(actor, number, false);
   if (Money.compare(fee, "0") > 0)
     await Billing.adjust(actor.organizationId, fee, `Refund: ${number.phoneNumber} could not be set up at the carrier`);
 }

@@ -2,6 +2,8 @@ import * as v from "valibot";
 import { phoneNumberCount } from "#core/messaging/phone-number-count";
 import { maxChars, statedShape } from "#core/shared/validation";
 import { keys } from "#core/db/keys";
+import { NumberRouteEntity, PhoneNumberEntity } from "#core/db/entities/phone-numbers";
+import { where } from "#core/db/expression";
 import { conditionally, table } from "#core/db/items";
 import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { queryAll } from "#core/db/query";
@@ -136,7 +138,7 @@ export const PhoneNumbers = {
 
   /** The number if it exists (and was not deleted) in the organization. */
   async find(organizationId: string, phoneNumberId: string): Promise<PhoneNumber | undefined> {
-    const { Item } = await table.get({ Key: keys.phoneNumber(organizationId, phoneNumberId) });
+    const Item = await PhoneNumberEntity.get({ organizationId, id: phoneNumberId });
     return Item ? toPhoneNumber(Item) : undefined;
   },
 
@@ -159,7 +161,7 @@ export const PhoneNumbers = {
 
   /** The organization a provider webhook's number belongs to (the one lookup not starting from an organization). */
   async route(e164: string): Promise<NumberRoute | undefined> {
-    const { Item } = await table.get({ Key: keys.numberRoute(e164) });
+    const Item = await NumberRouteEntity.get({ phoneNumber: e164 });
     return Item ? (Item as unknown as NumberRoute) : undefined;
   },
 
@@ -174,7 +176,7 @@ export const PhoneNumbers = {
     organizationId: string,
     phoneNumberId: string,
   ): Promise<{ phoneNumber: string; provider?: string; providerNumberId?: string } | undefined> {
-    const { Item } = await table.get({ Key: keys.phoneNumber(organizationId, phoneNumberId) });
+    const Item = await PhoneNumberEntity.get({ organizationId, id: phoneNumberId });
     if (!Item) return undefined;
     return {
       phoneNumber: String(Item.phoneNumber),
@@ -190,26 +192,26 @@ export const PhoneNumbers = {
     registration: PhoneNumber["registration"],
   ): Promise<void> {
     await conditionally(
-      table.update({
-        Key: keys.phoneNumber(organizationId, phoneNumberId),
-        UpdateExpression: "SET registration = :registration",
-        ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeValues: { ":registration": registration },
-      }),
+      table.update(
+        PhoneNumberEntity.update(
+          { organizationId, id: phoneNumberId },
+          { registration },
+          { condition: where.stored() },
+        ),
+      ),
     );
   },
 
   /** Pauses (a reason) or resumes (null) a number; true when this call changed it (a number is paused or resumed once). */
   async setPaused(organizationId: string, phoneNumberId: string, paused: PhoneNumber["paused"]): Promise<boolean> {
     const changed = await conditionally(
-      table.update({
-        Key: keys.phoneNumber(organizationId, phoneNumberId),
-        UpdateExpression: "SET paused = :paused",
-        ConditionExpression: paused
-          ? "attribute_exists(pk) AND (attribute_not_exists(paused) OR paused = :none)"
-          : "attribute_exists(pk) AND attribute_type(paused, :map)",
-        ExpressionAttributeValues: { ":paused": paused, ...(paused ? { ":none": null } : { ":map": "M" }) },
-      }),
+      table.update(
+        PhoneNumberEntity.update(
+          { organizationId, id: phoneNumberId },
+          { paused },
+          { condition: where.all(where.stored(), paused ? where.absentOrNull("paused") : where.isMap("paused")) },
+        ),
+      ),
     );
     return changed !== undefined;
   },
@@ -232,12 +234,13 @@ export const PhoneNumbers = {
   /** Records that a number just sent (least-recently-used selection); best effort. */
   async touch(organizationId: string, phoneNumberId: string, at: string): Promise<void> {
     await conditionally(
-      table.update({
-        Key: keys.phoneNumber(organizationId, phoneNumberId),
-        UpdateExpression: "SET lastUsedAt = :at",
-        ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeValues: { ":at": at },
-      }),
+      table.update(
+        PhoneNumberEntity.update(
+          { organizationId, id: phoneNumberId },
+          { lastUsedAt: at },
+          { condition: where.stored() },
+        ),
+      ),
     );
   },
 };

@@ -1,3 +1,4 @@
+import { SuppressionEntity } from "#core/db/entities/suppressions";
 import { table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { leadItem, toLead } from "#core/leads/index";
@@ -32,8 +33,14 @@ function listIndexAttributes(item: Record<string, unknown>): Record<string, unkn
         ...(item.unread === true ? keys.unreadConversations(organizationId, lastMessageAt, String(item.id)) : {}),
       };
     }
-    case entities.suppression:
-      return keys.suppressionsByCreated(organizationId, String(item.createdAt), String(item.phoneNumber));
+    case entities.suppression: {
+      const stored = SuppressionEntity.item({
+        organizationId,
+        phoneNumber: String(item.phoneNumber),
+        createdAt: String(item.createdAt),
+      });
+      return Object.fromEntries(Object.entries(stored).filter(([name]) => /^gsi[4-7](pk|sk)$/.test(name)));
+    }
     case entities.ledgerEntry:
       return keys.ledgerByAmount(organizationId, String(item.amount), String(item.id));
     default:

@@ -2,10 +2,11 @@ import { BlockList, isIP } from "node:net";
 import * as v from "valibot";
 import { sourceNames } from "#core/sources/names";
 import { consentPolicies, type ConsentPolicy } from "#core/consent/basis";
-import { table, isConditionFailed } from "#core/db/items";
 import type { Actor } from "#core/auth/actor";
-import { entities, keys } from "#core/db/keys";
-import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
+import { SourceEntity } from "#core/db/entities/sources";
+import { where } from "#core/db/expression";
+import { keys } from "#core/db/keys";
+import { keyOrder, listPage, type ListResource, listQuerySchema, prefixQuery } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { Audit } from "#core/audit/index";
 import { decimalString, normalize as normalizeDecimal } from "#core/shared/money";
@@ -104,13 +105,7 @@ const listResource: ListResource<Source> = {
   defaultOrder: [{ field: "createdAt", direction: "desc" }],
   idOf: (s) => s.id,
   fromItem: toSource,
-  candidates: (organizationId) => {
-    const { pk, skPrefix } = keys.sourcePrefix(organizationId);
-    return {
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-    };
-  },
+  candidates: (organizationId) => prefixQuery(keys.sourcePrefix(organizationId)),
   orders: { createdAt: keyOrder(keys.sourcePrefix) },
 };
 
@@ -126,28 +121,29 @@ export const Sources = {
   /** Creates a source with a fresh key; the plain key is returned once. */
   async create(actor: Actor, input: SourceRequest): Promise<SourceWithKey> {
     const request = parseRequest(input);
-    const now = nowIso();
-    const apiKey = newSourceKey(actor.organizationId);
-    const source: Source = {
-      id: newId(),
-      ...writable(request),
-      keyPreview: preview(apiKey),
-      keyRotatedAt: null,
-      keyRevokedAt: null,
-      previousKeyExpiresAt: null,
-      createdAt: now,
-      modifiedAt: null,
-    };
-    await table.put({
-      Item: {
-        ...keys.source(actor.organizationId, source.id),
-        entity: entities.source,
-        ...source,
-        keyHash: hashSecret(apiKey),
-      },
-      ConditionExpression: "attribute_not_exists(pk)",
+    return Audit.commit(actor, async (tx) => {
+      const now = nowIso();
+      const apiKey = newSourceKey(actor.organizationId);
+      const source: Source = {
+        id: newId(),
+        ...writable(request),
+        keyPreview: preview(apiKey),
+        keyRotatedAt: null,
+        keyRevokedAt: null,
+        previousKeyExpiresAt: null,
+        createdAt: now,
+        modifiedAt: null,
+      };
+      tx.put(
+        "change",
+        SourceEntity.create({ organizationId: actor.organizationId, ...source, keyHash: hashSecret(apiKey) }),
+      );
+      // The entry shows the source and that a key was issued (recorded as changed, never its value).
+      return {
+        change: { ...audit("created", source.id), after: { ...source, apiKey } },
+        result: { source, sourceId: source.id, apiKey },
+      };
     });
-    return { source, sourceId: source.id, apiKey };
   },
 
   async fromId(actor: Actor, sourceId: string): Promise<Source> {
@@ -163,25 +159,19 @@ export const Sources = {
   /** Replaces the writable fields; the key is unchanged. */
   async update(actor: Actor, sourceId: string, input: SourceRequest): Promise<Source> {
     const fields = writable(parseRequest(input));
-    const modifiedAt = nowIso();
-    const names = Object.keys(fields);
-    try {
-      const { Attributes } = await table.update({
-        Key: keys.source(actor.organizationId, sourceId),
-        UpdateExpression: `SET ${[...names, "modifiedAt"].map((name) => `#${name} = :${name}`).join(", ")}`,
-        ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeNames: Object.fromEntries([...names, "modifiedAt"].map((name) => [`#${name}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(
-          [...Object.entries(fields), ["modifiedAt", modifiedAt]].map(([name, value]) => [`:${name}`, value]),
-        ),
-        ReturnValues: "ALL_NEW",
-      });
-      forgetVerifiedSource(actor.organizationId, sourceId);
-      return toSource(Attributes!);
-    } catch (error) {
-      if (isConditionFailed(error)) throw new NotFoundError("Source", sourceId);
-      throw error;
-    }
+    return Audit.commit(actor, async (tx) => {
+      const stored = await existingSource(actor.organizationId, sourceId);
+      const changes = { ...fields, modifiedAt: nowIso() };
+      tx.update(
+        "change",
+        SourceEntity.update({ organizationId: actor.organizationId, id: sourceId }, changes, {
+          condition: Audit.unchangedSince(stored),
+        }),
+      );
+      tx.afterCommit(() => forgetVerifiedSource(actor.organizationId, sourceId));
+      const [before, after] = [toSource(stored), toSource({ ...stored, ...changes })];
+      return { change: { ...audit("updated", sourceId), before, after }, result: after };
+    });
   },
 
   /**
@@ -189,49 +179,39 @@ export const Sources = {
    * at once) so the seller can switch without losing leads. Intake instances notice within `verifiedSourceMs`.
    */
   async rotateKey(actor: Actor, sourceId: string, overlapHours = 24): Promise<SourceWithKey> {
-    const before = await readSource(actor.organizationId, sourceId);
-    if (!before) throw new NotFoundError("Source", sourceId);
     const apiKey = newSourceKey(actor.organizationId);
-    const now = nowIso();
-    const overlap = typeof before.keyHash === "string" && overlapHours > 0;
-    const previous = overlap ? ", previousKeyHash = :old, previousKeyExpiresAt = :until" : "";
-    const { Attributes } = await updateKey(
-      actor,
-      sourceId,
-      before,
-      {
-        UpdateExpression: `SET keyHash = :hash, keyPreview = :preview, keyRotatedAt = :now, modifiedAt = :now${previous} REMOVE keyRevokedAt${overlap ? "" : ", previousKeyHash, previousKeyExpiresAt"}`,
-        ExpressionAttributeValues: {
-          ":hash": hashSecret(apiKey),
-          ":preview": preview(apiKey),
-          ":now": now,
+    const after = await updateKey(actor, sourceId, "source.keyRotated", (before) => {
+      const now = nowIso();
+      const overlap = typeof before.keyHash === "string" && overlapHours > 0;
+      return {
+        changes: {
+          keyHash: hashSecret(apiKey),
+          keyPreview: preview(apiKey),
+          keyRotatedAt: now,
+          modifiedAt: now,
           ...(overlap
-            ? { ":old": before.keyHash, ":until": new Date(Date.now() + overlapHours * 3_600_000).toISOString() }
+            ? {
+                previousKeyHash: before.keyHash,
+                previousKeyExpiresAt: new Date(Date.now() + overlapHours * 3_600_000).toISOString(),
+              }
             : {}),
         },
-      },
-      "source.keyRotated",
-    );
-    return { source: toSource(Attributes!), sourceId, apiKey };
+        remove: overlap ? ["keyRevokedAt"] : ["keyRevokedAt", "previousKeyHash", "previousKeyExpiresAt"],
+      };
+    });
+    return { source: after, sourceId, apiKey };
   },
 
   /** Stops the source's keys (the current one and any still overlapping): intake refuses them within seconds until a rotation issues a new one. */
   async revokeKey(actor: Actor, sourceId: string): Promise<Source> {
-    const before = await readSource(actor.organizationId, sourceId);
-    if (!before) throw new NotFoundError("Source", sourceId);
-    if (typeof before.keyHash !== "string") throw new ConflictError(`Source ${sourceId} has no key to revoke.`);
-    const { Attributes } = await updateKey(
-      actor,
-      sourceId,
-      before,
-      {
-        UpdateExpression:
-          "SET keyRevokedAt = :now, modifiedAt = :now REMOVE keyHash, previousKeyHash, previousKeyExpiresAt",
-        ExpressionAttributeValues: { ":now": nowIso() },
-      },
-      "source.keyRevoked",
-    );
-    return toSource(Attributes!);
+    return updateKey(actor, sourceId, "source.keyRevoked", (before) => {
+      if (typeof before.keyHash !== "string") throw new ConflictError(`Source ${sourceId} has no key to revoke.`);
+      const now = nowIso();
+      return {
+        changes: { keyRevokedAt: now, modifiedAt: now },
+        remove: ["keyHash", "previousKeyHash", "previousKeyExpiresAt"],
+      };
+    });
   },
 
   /**
@@ -312,52 +292,69 @@ function acceptsKey(item: Record<string, unknown>, keyHash: string): boolean {
   );
 }
 
-/** One key change, written over the key just read (a concurrent change is a 409) and recorded in the audit log. */
+/**
+ * One key change, written over the key just read (a concurrent key change is a 409) with its audit entry in the
+ * same transaction; the entry shows the key's public fields only.
+ */
 async function updateKey(
   actor: Actor,
   sourceId: string,
-  before: Record<string, unknown>,
-  change: { UpdateExpression: string; ExpressionAttributeValues: Record<string, unknown> },
   action: string,
-) {
-  const Key = keys.source(actor.organizationId, sourceId);
-  const sameKey = typeof before.keyHash === "string" ? "keyHash = :seen" : "attribute_not_exists(keyHash)";
-  try {
-    const result = await table.update({
-      Key,
-      ...change,
-      ConditionExpression: `attribute_exists(pk) AND ${sameKey}`,
-      ExpressionAttributeValues: {
-        ...change.ExpressionAttributeValues,
-        ...(typeof before.keyHash === "string" ? { ":seen": before.keyHash } : {}),
-      },
-      ReturnValues: "ALL_NEW",
-    });
-    forgetVerifiedSource(actor.organizationId, sourceId);
-    const after = result.Attributes!;
-    await Audit.record(actor, {
-      action,
-      resourceType: "Source",
-      resourceId: sourceId,
-      before: {
-        keyPreview: before.keyPreview,
-        keyRotatedAt: before.keyRotatedAt ?? null,
-        keyRevokedAt: before.keyRevokedAt ?? null,
-        previousKeyExpiresAt: before.previousKeyExpiresAt ?? null,
-      },
-      after: {
-        keyPreview: after.keyPreview,
-        keyRotatedAt: after.keyRotatedAt ?? null,
-        keyRevokedAt: after.keyRevokedAt ?? null,
-        previousKeyExpiresAt: after.previousKeyExpiresAt ?? null,
-      },
-    });
-    return result;
-  } catch (error) {
-    if (isConditionFailed(error))
-      throw new ConflictError(`The key of source ${sourceId} changed meanwhile; try again.`);
-    throw error;
-  }
+  change: (before: Record<string, unknown>) => { changes: Record<string, unknown>; remove: string[] },
+): Promise<Source> {
+  return Audit.commit(
+    actor,
+    async (tx) => {
+      const before = await existingSource(actor.organizationId, sourceId);
+      const { changes, remove } = change(before);
+      const sameKey =
+        typeof before.keyHash === "string" ? where.equals("keyHash", before.keyHash) : where.absent("keyHash");
+      tx.update(
+        "change",
+        SourceEntity.update({ organizationId: actor.organizationId, id: sourceId }, changes, {
+          condition: where.all(where.stored(), sameKey),
+          remove,
+        }),
+      );
+      tx.afterCommit(() => forgetVerifiedSource(actor.organizationId, sourceId));
+      const after = Object.fromEntries(
+        Object.entries({ ...before, ...changes }).filter(([name]) => !remove.includes(name)),
+      );
+      return {
+        change: {
+          action,
+          resourceType: "Source",
+          resourceId: sourceId,
+          before: keyView(before),
+          after: keyView(after),
+        },
+        result: toSource(after),
+      };
+    },
+    { conflict: () => new ConflictError(`The key of source ${sourceId} changed meanwhile; try again.`) },
+  );
+}
+
+/** The key's public fields, as an audit entry shows them. */
+function keyView(item: Record<string, unknown>) {
+  return {
+    keyPreview: item.keyPreview,
+    keyRotatedAt: item.keyRotatedAt ?? null,
+    keyRevokedAt: item.keyRevokedAt ?? null,
+    previousKeyExpiresAt: item.previousKeyExpiresAt ?? null,
+  };
+}
+
+/** An audit entry's action and resource for the source. */
+function audit(verb: string, sourceId: string) {
+  return { action: `source.${verb}`, resourceType: "Source", resourceId: sourceId };
+}
+
+/** The stored source, read consistently: what an audited change starts from. */
+async function existingSource(organizationId: string, sourceId: string): Promise<Record<string, unknown>> {
+  const stored = await SourceEntity.get({ organizationId, id: sourceId }, { consistent: true });
+  if (!stored) throw new NotFoundError("Source", sourceId);
+  return stored;
 }
 
 function forgetVerifiedSource(organizationId: string, sourceId: string): void {
@@ -366,8 +363,7 @@ function forgetVerifiedSource(organizationId: string, sourceId: string): void {
 }
 
 async function readSource(organizationId: string, sourceId: string) {
-  const { Item } = await table.get({ Key: keys.source(organizationId, sourceId) });
-  return Item;
+  return SourceEntity.get({ organizationId, id: sourceId });
 }
 
 function writable(request: v.InferOutput<typeof SourceRequestSchema>) {

@@ -1,9 +1,12 @@
 import * as v from "valibot";
 import { maxChars } from "#core/shared/validation";
 import { actorId, eventActorFields, type Actor } from "#core/auth/actor";
-import { entities, keys } from "#core/db/keys";
+import { Audit } from "#core/audit/index";
+import { SuppressionEntity } from "#core/db/entities/suppressions";
+import { where } from "#core/db/expression";
+import { keys } from "#core/db/keys";
 import { conditionally, table, getItems } from "#core/db/items";
-import { indexOrder, keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
+import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { ConflictError, NotFoundError } from "#core/errors";
 import { PhoneNumberInput, phoneFromPath } from "#core/shared/phone-input";
 import { Events, recordEvent, type EventRecordInput } from "#core/events/index";
@@ -50,7 +53,8 @@ const listResource: ListResource<Suppression> = {
   candidates: (organizationId) => prefixQuery(keys.suppressionPrefix(organizationId)),
   orders: {
     phoneNumber: keyOrder(keys.suppressionPrefix),
-    createdAt: indexOrder("sortedByField", keys.suppressionsByCreatedPartition),
+    createdAt: (organizationId, _context, forward) =>
+      SuppressionEntity.plan("byCreated", { organizationId }, { forward }),
   },
 };
 
@@ -63,38 +67,13 @@ export const Suppressions = {
     organizationId: string,
     input: { phoneNumber: string; reason: SuppressionReason; note?: string; leadId?: string; actor?: Actor },
   ): Promise<{ suppression: Suppression; created: boolean }> {
-    const suppression: Suppression = {
-      phoneNumber: input.phoneNumber,
-      reason: input.reason,
-      note: input.note ?? null,
-      leadId: input.leadId ?? null,
-      createdBy: input.actor ? actorId(input.actor) : "system",
-      createdAt: nowIso(),
-    };
+    const suppression = newSuppression(input);
     // The entry and its SuppressionAdded event in one transaction: a crash between the two can no longer keep one alone.
-    const transaction = new Transaction().put("suppression", {
-      Item: {
-        ...keys.suppression(organizationId, input.phoneNumber),
-        ...keys.suppressionsByCreated(organizationId, suppression.createdAt, input.phoneNumber),
-        entity: entities.suppression,
-        ...suppression,
-      },
-      ConditionExpression: "attribute_not_exists(pk)",
-    });
-    Events.item(
-      organizationId,
-      suppressionEvent({
-        eventType: "SuppressionAdded",
-        description: `${input.phoneNumber} added to the suppression list (${input.reason}).`,
-        complianceAction: "Suppressed",
-        toPhoneNumber: input.phoneNumber,
-        ...(input.leadId ? { leadId: input.leadId } : {}),
-        relatedEntityType: "Suppression",
-        relatedEntityId: input.phoneNumber,
-        actor: input.actor,
-      }),
-      transaction,
+    const transaction = new Transaction().put(
+      "suppression",
+      SuppressionEntity.create({ organizationId, ...suppression }),
     );
+    Events.item(organizationId, addedEvent(input), transaction);
     const stored = await transact(transaction).then(
       () => true,
       (error: unknown) => {
@@ -107,13 +86,13 @@ export const Suppressions = {
       // The contact's own opt-out outranks a manual entry: from now on only the contact can lift it.
       if (existing?.reason === "Manual" && CONTACT_REASONS.has(input.reason)) {
         await conditionally(
-          table.update({
-            Key: keys.suppression(organizationId, input.phoneNumber),
-            UpdateExpression: "SET #reason = :reason",
-            ConditionExpression: "#reason = :manual",
-            ExpressionAttributeNames: { "#reason": "reason" },
-            ExpressionAttributeValues: { ":reason": input.reason, ":manual": "Manual" },
-          }),
+          table.update(
+            SuppressionEntity.update(
+              { organizationId, phoneNumber: input.phoneNumber },
+              { reason: input.reason },
+              { condition: where.equals("reason", "Manual") },
+            ),
+          ),
         );
         return { suppression: { ...existing, reason: input.reason }, created: false };
       }
@@ -122,10 +101,21 @@ export const Suppressions = {
     return { suppression, created: true };
   },
 
-  /** `POST /suppressions`: a manual entry by the caller. */
+  /**
+   * `POST /suppressions`: a manual entry by the caller, stored with its audit entry (an existing entry is kept as
+   * it was and returned, with no entry: nothing changed).
+   */
   async create(actor: Actor, input: SuppressionRequest): Promise<Suppression> {
-    const { suppression } = await Suppressions.add(actor.organizationId, { ...input, reason: "Manual", actor });
-    return suppression;
+    const { organizationId } = actor;
+    const added = { ...input, reason: "Manual" as const, actor };
+    return Audit.commit(actor, async (tx) => {
+      const existing = await Suppressions.find(organizationId, input.phoneNumber, { consistent: true });
+      if (existing) return { result: existing };
+      const suppression = newSuppression(added);
+      tx.put("change", SuppressionEntity.create({ organizationId, ...suppression }));
+      Events.item(organizationId, addedEvent(added), tx);
+      return { change: { ...audit("added", suppression.phoneNumber), after: suppression }, result: suppression };
+    });
   },
 
   /** Which of `phones` (E.164) are on the list: one BatchGet per 100 numbers. */
@@ -138,9 +128,13 @@ export const Suppressions = {
     return new Set(found.map((item) => String(item.phoneNumber)));
   },
 
-  async find(organizationId: string, e164: string): Promise<Suppression | undefined> {
-    const { Item } = await table.get({ Key: keys.suppression(organizationId, e164) });
-    return Item ? toSuppression(Item) : undefined;
+  async find(
+    organizationId: string,
+    e164: string,
+    options: { consistent?: boolean } = {},
+  ): Promise<Suppression | undefined> {
+    const item = await SuppressionEntity.get({ organizationId, phoneNumber: e164 }, options);
+    return item ? toSuppression(item) : undefined;
   },
 
   /** Removes a number; false when it was not listed. */
@@ -152,25 +146,16 @@ export const Suppressions = {
     onlyReason?: SuppressionReason,
   ): Promise<boolean> {
     const deleted = await conditionally(
-      table.delete({
-        Key: keys.suppression(organizationId, e164),
-        // A manual entry replaced by the contact's own opt-out meanwhile is not removed.
-        ConditionExpression: onlyReason ? "attribute_exists(pk) AND #reason = :reason" : "attribute_exists(pk)",
-        ...(onlyReason
-          ? { ExpressionAttributeNames: { "#reason": "reason" }, ExpressionAttributeValues: { ":reason": onlyReason } }
-          : {}),
-      }),
+      table.delete(
+        SuppressionEntity.remove(
+          { organizationId, phoneNumber: e164 },
+          // A manual entry replaced by the contact's own opt-out meanwhile is not removed.
+          { condition: onlyReason ? where.all(where.stored(), where.equals("reason", onlyReason)) : where.stored() },
+        ),
+      ),
     );
     if (!deleted) return false;
-    await recordSuppressionEvent(organizationId, {
-      eventType: "SuppressionRemoved",
-      description: `${e164} ${why}.`,
-      complianceAction: "Unsuppressed",
-      toPhoneNumber: e164,
-      relatedEntityType: "Suppression",
-      relatedEntityId: e164,
-      actor,
-    });
+    await recordRemoved(organizationId, e164, why, actor);
     return true;
   },
 
@@ -183,21 +168,26 @@ export const Suppressions = {
    */
   async remove(actor: Actor, rawPhone: string): Promise<void> {
     const e164 = phoneFromPath(rawPhone, "phone");
-    const listed = await Suppressions.find(actor.organizationId, e164);
-    if (!listed) throw new NotFoundError("Suppression", e164);
-    if (CONTACT_REASONS.has(listed.reason)) {
-      throw new ConflictError(
-        `${e164} opted out itself (${listed.reason}); only the contact can lift it, by texting START or UNSTOP.`,
+    const { organizationId } = actor;
+    await Audit.commit(actor, async (tx) => {
+      const listed = await Suppressions.find(organizationId, e164, { consistent: true });
+      if (!listed) throw new NotFoundError("Suppression", e164);
+      if (CONTACT_REASONS.has(listed.reason)) {
+        throw new ConflictError(
+          `${e164} opted out itself (${listed.reason}); only the contact can lift it, by texting START or UNSTOP.`,
+        );
+      }
+      // Still manual: the contact's own opt-out meanwhile makes this a 409 on the next read.
+      tx.delete(
+        "change",
+        SuppressionEntity.remove(
+          { organizationId, phoneNumber: e164 },
+          { condition: where.equals("reason", "Manual") },
+        ),
       );
-    }
-    const removed = await Suppressions.delete(
-      actor.organizationId,
-      e164,
-      actor,
-      "removed from the suppression list",
-      "Manual",
-    );
-    if (!removed) throw new NotFoundError("Suppression", e164);
+      tx.afterCommit(() => recordRemoved(organizationId, e164, "removed from the suppression list", actor));
+      return { change: { ...audit("removed", e164), before: listed }, result: undefined };
+    });
   },
 
   async list(actor: Actor, query: PagingQuery): Promise<Page<Suppression>> {
@@ -214,6 +204,58 @@ function toSuppression(item: Record<string, unknown>): Suppression {
     createdBy: (item.createdBy as string) ?? "system",
     createdAt: item.createdAt as string,
   };
+}
+
+function newSuppression(input: {
+  phoneNumber: string;
+  reason: SuppressionReason;
+  note?: string;
+  leadId?: string;
+  actor?: Actor;
+}): Suppression {
+  return {
+    phoneNumber: input.phoneNumber,
+    reason: input.reason,
+    note: input.note ?? null,
+    leadId: input.leadId ?? null,
+    createdBy: input.actor ? actorId(input.actor) : "system",
+    createdAt: nowIso(),
+  };
+}
+
+/** An audit entry's action and resource for the number. */
+function audit(verb: string, e164: string) {
+  return { action: `suppression.${verb}`, resourceType: "Suppression", resourceId: e164 };
+}
+
+function addedEvent(input: {
+  phoneNumber: string;
+  reason: SuppressionReason;
+  leadId?: string;
+  actor?: Actor;
+}): EventRecordInput {
+  return suppressionEvent({
+    eventType: "SuppressionAdded",
+    description: `${input.phoneNumber} added to the suppression list (${input.reason}).`,
+    complianceAction: "Suppressed",
+    toPhoneNumber: input.phoneNumber,
+    ...(input.leadId ? { leadId: input.leadId } : {}),
+    relatedEntityType: "Suppression",
+    relatedEntityId: input.phoneNumber,
+    actor: input.actor,
+  });
+}
+
+function recordRemoved(organizationId: string, e164: string, why: string, actor?: Actor): Promise<void> {
+  return recordSuppressionEvent(organizationId, {
+    eventType: "SuppressionRemoved",
+    description: `${e164} ${why}.`,
+    complianceAction: "Unsuppressed",
+    toPhoneNumber: e164,
+    relatedEntityType: "Suppression",
+    relatedEntityId: e164,
+    actor,
+  });
 }
 
 /** A change of the list, on the compliance timeline, naming who made it. */

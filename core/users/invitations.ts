@@ -2,11 +2,11 @@ import * as v from "valibot";
 import { actorId, type Actor } from "#core/auth/actor";
 import { Audit } from "#core/audit/index";
 import { config } from "#core/config";
-import { entities, keys } from "#core/db/keys";
-import { getItem } from "#core/db/items";
+import { InvitationEntity } from "#core/db/entities/users";
+import { where } from "#core/db/expression";
+import { keys } from "#core/db/keys";
 import { listPage, listQuerySchema, prefixQuery, type ListResource } from "#core/db/list";
 import { transact, Transaction, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
-import type { Key } from "#core/db/keys/shared";
 import { ConflictError, ForbiddenError, NotFoundError } from "#core/errors";
 import { sendMail } from "#core/mail/index";
 import { newId, nowIso } from "#core/shared/ids";
@@ -71,20 +71,16 @@ export async function invite(actor: Actor, input: InvitationRequest): Promise<In
   });
   await transact([
     {
-      Put: {
-        Item: {
-          ...keys.invitation(actor.organizationId, invitation.id),
-          tokenHash: hashSecret(token),
-          entity: entities.invitation,
-          organizationId: actor.organizationId,
-          ...invitation,
-          ...(input.name ? { name: input.name } : {}),
-          invitedByName: actor.displayName,
-          linkExpiresAt: invitation.expiresAt,
-          // The table's TTL attribute (epoch seconds): the item goes some time after the link stopped working.
-          expiresAt: Math.floor(Date.parse(invitation.expiresAt) / 1000) + keptAfterExpiryDays * 86_400,
-        },
-      },
+      Put: InvitationEntity.put({
+        tokenHash: hashSecret(token),
+        organizationId: actor.organizationId,
+        ...invitation,
+        ...(input.name ? { name: input.name } : {}),
+        invitedByName: actor.displayName,
+        linkExpiresAt: invitation.expiresAt,
+        // The table's TTL attribute (epoch seconds): the item goes some time after the link stopped working.
+        expiresAt: Math.floor(Date.parse(invitation.expiresAt) / 1000) + keptAfterExpiryDays * 86_400,
+      }),
     },
     Audit.entry(actor, {
       action: "invitation.created",
@@ -111,8 +107,8 @@ export async function acceptInvitation(
   const match = invitationTokenPattern.exec(invitationToken);
   if (!match) throw new NotFoundError("Invitation", "in this link");
   const organizationId = match[1]!;
-  const key = keys.invitation(organizationId, match[2]!);
-  const item = await getItem(key, { consistent: true });
+  const invited = { organizationId, id: match[2]! };
+  const item = await InvitationEntity.get(invited, { consistent: true });
   if (!item || !safeEqual(item.tokenHash as string, hashSecret(invitationToken)))
     throw new NotFoundError("Invitation", "in this link");
   const invitation = toInvitation(item);
@@ -140,7 +136,7 @@ export async function acceptInvitation(
   try {
     await transact(
       new Transaction()
-        .include("invitation", endPending(key, "Accepted", acceptedAt, { acceptedAt, userId: user.id }))
+        .include("invitation", endPending(invited, "Accepted", acceptedAt, { acceptedAt, userId: user.id }))
         .include("user", ...newUserWrites(organizationId, user))
         .include(
           "audit",
@@ -166,8 +162,8 @@ export async function acceptInvitation(
  * Another organization's invitation is not found; an accepted, expired or revoked one is a 409.
  */
 export async function revokeInvitation(actor: Actor, invitationId: string): Promise<void> {
-  const key = keys.invitation(actor.organizationId, invitationId);
-  const item = await getItem(key, { consistent: true });
+  const identity = { organizationId: actor.organizationId, id: invitationId };
+  const item = await InvitationEntity.get(identity, { consistent: true });
   if (!item) throw new NotFoundError("Invitation", invitationId);
   const before = toInvitation(item);
   if (before.role === "owner" && actor.role !== "owner")
@@ -175,7 +171,7 @@ export async function revokeInvitation(actor: Actor, invitationId: string): Prom
   const revokedAt = nowIso();
   try {
     await transact([
-      endPending(key, "Revoked", revokedAt, { revokedAt, revokedBy: actorId(actor) }),
+      endPending(identity, "Revoked", revokedAt, { revokedAt, revokedBy: actorId(actor) }),
       Audit.entry(actor, {
         action: "invitation.revoked",
         resourceType: "Invitation",
@@ -186,7 +182,7 @@ export async function revokeInvitation(actor: Actor, invitationId: string): Prom
     ]);
   } catch (error) {
     if (!(error instanceof TransactionConditionFailed)) throw error;
-    const now = toInvitation((await getItem(key, { consistent: true })) ?? item);
+    const now = toInvitation((await InvitationEntity.get(identity, { consistent: true })) ?? item);
     throw new ConflictError(
       `This invitation is ${now.status.toLowerCase()}: only a pending invitation can be revoked.`,
     );
@@ -198,25 +194,17 @@ export async function revokeInvitation(actor: Actor, invitationId: string): Prom
  * unexpired `at` that moment: two of them cannot both succeed, so a link works once.
  */
 function endPending(
-  key: Key,
+  identity: { organizationId: string; id: string },
   status: "Accepted" | "Revoked",
   at: string,
   fields: Record<string, string>,
 ): TransactItem {
-  const names = Object.keys(fields);
   return {
-    Update: {
-      Key: key,
-      UpdateExpression: `SET #status = :status, ${names.map((name) => `${name} = :${name}`).join(", ")}`,
-      ConditionExpression: "#status = :pending AND linkExpiresAt > :now",
-      ExpressionAttributeNames: { "#status": "status" },
-      ExpressionAttributeValues: {
-        ":status": status,
-        ":pending": "Pending",
-        ":now": at,
-        ...Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
-      },
-    },
+    Update: InvitationEntity.update(
+      identity,
+      { status, ...fields },
+      { condition: where.all(where.equals("status", "Pending"), where.after("linkExpiresAt", at)) },
+    ),
   };
 }
 

@@ -1,28 +1,26 @@
-import { entities, keys } from "#core/db/keys";
-import { getItem, table } from "#core/db/items";
+import { UserEmailEntity, UserEntity } from "#core/db/entities/users";
+import { keys } from "#core/db/keys";
+import { getItem } from "#core/db/items";
 import { queryUpTo } from "#core/db/query";
 import { prefixQuery } from "#core/db/list";
 import type { TransactItem } from "#core/db/transact";
+import { where, type Condition } from "#core/db/expression";
 import { roleNamed } from "#core/auth/actor";
 import type { User } from "#core/users/schemas";
 
 /** The most users one organization holds (a team, not a customer list): lists and owner counts read them all. */
 export const maxUsersPerOrganization = 500;
 
-export function userItem(organizationId: string, user: User) {
-  return { ...keys.user(organizationId, user.id), entity: entities.user, organizationId, ...user };
+/** The put of a user, unless `condition` fails. */
+export function userPut(organizationId: string, user: User, condition?: Condition) {
+  return UserEntity.put({ organizationId, ...user }, condition ? { condition } : {});
 }
 
 /** The writes that create a user: the user and the e-mail's pointer (refused when the e-mail already has a user). */
 export function newUserWrites(organizationId: string, user: User): TransactItem[] {
   return [
-    { Put: { Item: userItem(organizationId, user), ConditionExpression: "attribute_not_exists(pk)" } },
-    {
-      Put: {
-        Item: { ...keys.userEmail(user.email), entity: entities.userEmail, organizationId, userId: user.id },
-        ConditionExpression: "attribute_not_exists(pk)",
-      },
-    },
+    { Put: userPut(organizationId, user, where.new()) },
+    { Put: UserEmailEntity.create({ email: user.email, organizationId, userId: user.id }) },
   ];
 }
 
@@ -47,19 +45,6 @@ export function userPrefixQuery(organizationId: string) {
 }
 
 export { forgetStanding, standingOf, standingMs } from "#core/users/standing";
-
-export async function updateUser(organizationId: string, userId: string, fields: Partial<User>): Promise<void> {
-  const names = Object.keys(fields);
-  await table.update({
-    Key: keys.user(organizationId, userId),
-    UpdateExpression: `SET ${names.map((name, index) => `#f${index} = :v${index}`).join(", ")}`,
-    ConditionExpression: "attribute_exists(pk)",
-    ExpressionAttributeNames: Object.fromEntries(names.map((name, index) => [`#f${index}`, name])),
-    ExpressionAttributeValues: Object.fromEntries(
-      names.map((name, index) => [`:v${index}`, fields[name as keyof User]]),
-    ),
-  });
-}
 
 export function toUser(item: Record<string, unknown>): User {
   return {

@@ -1,3 +1,4 @@
+import { where } from "#core/db/expression";
 import { type Actor, type Role } from "#core/auth/actor";
 import { Audit } from "#core/audit/index";
 import { listPage, listQuerySchema, type ListResource } from "#core/db/list";
@@ -8,15 +9,7 @@ import { ApiKeys } from "#core/organizations/index";
 import { newId, nowIso } from "#core/shared/ids";
 import type { Page, PagingQuery } from "#core/shared/paging";
 import type { UpdateProfile, User } from "#core/users/schemas";
-import {
-  allUsers,
-  forgetStanding,
-  newUserWrites,
-  readUser,
-  toUser,
-  userItem,
-  userPrefixQuery,
-} from "#core/users/store";
+import { allUsers, forgetStanding, newUserWrites, readUser, toUser, userPut, userPrefixQuery } from "#core/users/store";
 
 const listResource: ListResource<User> = {
   name: "users",
@@ -87,7 +80,7 @@ export async function updateProfile(actor: Actor, input: UpdateProfile): Promise
   const fields = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as Partial<User>;
   const updated: User = { ...user, ...fields, modifiedAt: nowIso() };
   await transact([
-    { Put: { Item: userItem(actor.organizationId, updated), ConditionExpression: "attribute_exists(pk)" } },
+    { Put: userPut(actor.organizationId, updated, where.stored()) },
     Audit.entry(actor, {
       action: "user.profileUpdated",
       resourceType: "User",
@@ -141,13 +134,12 @@ async function writeChange(actor: Actor, user: User, change: Partial<User>, acti
   try {
     await transact([
       {
-        Put: {
-          Item: userItem(actor.organizationId, updated),
-          // Written over the state just read: a concurrent change is retried by the caller, never lost.
-          ConditionExpression: "attribute_exists(pk) AND #role = :role AND #status = :status",
-          ExpressionAttributeNames: { "#role": "role", "#status": "status" },
-          ExpressionAttributeValues: { ":role": user.role, ":status": user.status },
-        },
+        // Written over the state just read: a concurrent change is retried by the caller, never lost.
+        Put: userPut(
+          actor.organizationId,
+          updated,
+          where.all(where.stored(), where.equals("role", user.role), where.equals("status", user.status)),
+        ),
       },
       Audit.entry(actor, {
         action,

@@ -1,10 +1,11 @@
+import { WebhookDeliveryEntity, type StoredDelivery } from "#core/db/entities/webhooks";
+import { where } from "#core/db/expression";
 import { conditionally, table } from "#core/db/items";
-import { keys } from "#core/db/keys";
 import { envelope, publishAll } from "#core/queue/messages";
 import { nowIso } from "#core/shared/ids";
 import { retryScheduleSeconds, webhooksConfig } from "#core/webhooks/config";
 import type { Trigger } from "#core/webhooks/delivery-log";
-import { backstopMs, dueShards } from "#core/webhooks/due-retries";
+import { backstopMs } from "#core/webhooks/due-retries";
 import { WebhookEndpoints } from "#core/webhooks/endpoints";
 import { WebhookDeliver, type DeliverMessage } from "#core/webhooks/queue";
 import { logAttempt, send } from "#core/webhooks/send";
@@ -70,9 +71,7 @@ export const DeliveryAttempts = {
 
   /** The queue gave up on a message (it kept failing inside our own code): the attempt is logged as failed, the delivery ends. */
   async abandon(organizationId: string, message: DeliverMessage, error: unknown): Promise<void> {
-    const { Item } = await table.get({
-      Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId),
-    });
+    const Item = await WebhookDeliveryEntity.get(deliveryOf(organizationId, message));
     if (!Item || Item.status !== "Pending" || Item.generation !== message.generation) return;
     await logAttempt(organizationId, message, {
       eventType: String(Item.eventType),
@@ -98,18 +97,21 @@ async function claim(organizationId: string, message: DeliverMessage): Promise<R
   const now = Date.now();
   const claimed = await conditionally(
     table.update({
-      Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId),
-      UpdateExpression: "SET attempts = :attempt, leaseUntil = :lease REMOVE gsi3pk, gsi3sk",
-      ConditionExpression:
-        "#status = :pending AND generation = :generation AND (attempts < :attempt OR (attempts = :attempt AND leaseUntil < :now))",
-      ExpressionAttributeNames: { "#status": "status" },
-      ExpressionAttributeValues: {
-        ":pending": "Pending",
-        ":generation": message.generation,
-        ":attempt": message.attempt,
-        ":lease": now + leaseMs,
-        ":now": now,
-      },
+      // Claimed: out of the retry schedule's index (the queue message is here).
+      ...WebhookDeliveryEntity.update(
+        deliveryOf(organizationId, message),
+        { attempts: message.attempt, leaseUntil: now + leaseMs, retryDueAt: null },
+        {
+          condition: where.all(
+            where.equals("status", "Pending"),
+            where.equals("generation", message.generation),
+            where.any(
+              where.before("attempts", message.attempt),
+              where.all(where.equals("attempts", message.attempt), where.before("leaseUntil", now)),
+            ),
+          ),
+        },
+      ),
       ReturnValues: "ALL_NEW",
     }),
   );
@@ -124,19 +126,19 @@ async function finish(
 ): Promise<void> {
   // No write when a replay started a new round meanwhile: that round decides.
   await conditionally(
-    table.update({
-      Key: keys.webhookDelivery(organizationId, message.endpointId, message.messageId),
-      UpdateExpression: `SET #status = :status, finishedAt = :now${reason ? ", reason = :reason" : ""} REMOVE leaseUntil, gsi3pk, gsi3sk`,
-      ConditionExpression: "generation = :generation AND attempts = :attempt",
-      ExpressionAttributeNames: { "#status": "status" },
-      ExpressionAttributeValues: {
-        ":status": status,
-        ":now": nowIso(),
-        ":generation": message.generation,
-        ":attempt": message.attempt,
-        ...(reason ? { ":reason": reason } : {}),
-      },
-    }),
+    table.update(
+      WebhookDeliveryEntity.update(
+        deliveryOf(organizationId, message),
+        { status, finishedAt: nowIso(), ...(reason ? { reason } : {}), retryDueAt: null },
+        {
+          remove: ["leaseUntil"],
+          condition: where.all(
+            where.equals("generation", message.generation),
+            where.equals("attempts", message.attempt),
+          ),
+        },
+      ),
+    ),
   );
 }
 
@@ -148,20 +150,20 @@ async function scheduleRetry(organizationId: string, next: DeliverMessage, at: D
   const delayMs = at.getTime() - Date.now();
   const viaQueue = delayMs <= 900_000;
   const dueAt = new Date(viaQueue ? at.getTime() + backstopMs : at.getTime()).toISOString();
-  const shard = parseInt(next.messageId.slice(-1), 36) % dueShards.length || 0;
-  const due = keys.dueWebhookDelivery(shard, dueAt, organizationId, next.endpointId, next.messageId);
-  await table.update({
-    Key: keys.webhookDelivery(organizationId, next.endpointId, next.messageId),
-    UpdateExpression: "SET gsi3pk = :gsi3pk, gsi3sk = :gsi3sk, nextAttempt = :attempt, nextAttemptAt = :at",
-    ExpressionAttributeValues: {
-      ":gsi3pk": due.gsi3pk,
-      ":gsi3sk": due.gsi3sk,
-      ":attempt": next.attempt,
-      ":at": at.toISOString(),
-    },
-  });
+  await table.update(
+    WebhookDeliveryEntity.update(deliveryOf(organizationId, next), {
+      nextAttempt: next.attempt,
+      nextAttemptAt: at.toISOString(),
+      retryDueAt: dueAt,
+    }),
+  );
   if (viaQueue)
     await publishAll([
       { envelope: envelope(WebhookDeliver, organizationId, next), delaySeconds: Math.floor(delayMs / 1000) },
     ]);
+}
+
+/** The delivery a queue message is about. */
+function deliveryOf(organizationId: string, message: DeliverMessage): StoredDelivery {
+  return { organizationId, endpointId: message.endpointId, messageId: message.messageId };
 }

@@ -1,8 +1,10 @@
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
+import { WebhookDeliveryEntity } from "#core/db/entities/webhooks";
+import { computed, where } from "#core/db/expression";
 import { conditionally, table } from "#core/db/items";
-import { entities, keys } from "#core/db/keys";
-import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
+import { keys } from "#core/db/keys";
+import { keyOrder, listPage, type ListResource, listQuerySchema, prefixQuery } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
 import { envelope, publishAll, type Envelope } from "#core/queue/messages";
 import { newId, nowIso } from "#core/shared/ids";
@@ -93,12 +95,7 @@ const attemptsResource: ListResource<WebhookAttempt> = {
 export const ListWebhookAttemptsSchema = listQuerySchema(attemptsResource);
 
 function attemptsQuery(organizationId: string, endpointId: string) {
-  const { pk, skPrefix } = keys.webhookAttemptPrefix(organizationId, endpointId);
-  return {
-    KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-    ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-    ScanIndexForward: false,
-  };
+  return { ...prefixQuery(keys.webhookAttemptPrefix(organizationId, endpointId)), ScanIndexForward: false };
 }
 
 export type Trigger = "Event" | "Replay" | "Test";
@@ -141,32 +138,31 @@ export async function createDelivery(
   trigger: Trigger,
 ): Promise<Envelope | undefined> {
   const now = nowIso();
-  const key = keys.webhookDelivery(organizationId, endpointId, payload.id);
+  const delivery = { organizationId, endpointId, messageId: payload.id };
+  // A fan-out stores it once; its queue message may be published again until the first attempt is claimed.
   const condition =
-    trigger === "Event" ? "attribute_not_exists(pk) OR (#status = :pending AND attempts = :zero)" : undefined;
+    trigger === "Event"
+      ? where.any(where.new(), where.all(where.equals("status", "Pending"), where.equals("attempts", 0)))
+      : undefined;
   const created = await conditionally(
     table.update({
-      Key: key,
-      UpdateExpression:
-        "SET entity = :entity, organizationId = :org, endpointId = :endpoint, messageId = :id, eventType = :type, payload = :payload, #trigger = :trigger, " +
-        "#status = :pending, attempts = :zero, generation = if_not_exists(generation, :zero) + :one, createdAt = if_not_exists(createdAt, :now), expiresAt = :expires " +
-        "REMOVE gsi3pk, gsi3sk, finishedAt, reason",
-      ...(condition ? { ConditionExpression: condition } : {}),
-      ExpressionAttributeNames: { "#status": "status", "#trigger": "trigger" },
-      ExpressionAttributeValues: {
-        ":entity": entities.webhookDelivery,
-        ":org": organizationId,
-        ":endpoint": endpointId,
-        ":id": payload.id,
-        ":type": payload.type,
-        ":payload": JSON.stringify(payload),
-        ":trigger": trigger,
-        ":pending": "Pending",
-        ":zero": 0,
-        ":one": 1,
-        ":now": now,
-        ":expires": Math.floor(Date.now() / 1000) + retentionSeconds,
-      },
+      ...WebhookDeliveryEntity.update(
+        delivery,
+        {
+          entity: WebhookDeliveryEntity.name,
+          ...delivery,
+          eventType: payload.type,
+          payload: JSON.stringify(payload),
+          trigger,
+          status: "Pending",
+          attempts: 0,
+          generation: computed.increment(),
+          createdAt: computed.ifAbsent(now),
+          expiresAt: Math.floor(Date.now() / 1000) + retentionSeconds,
+          retryDueAt: null,
+        },
+        { remove: ["finishedAt", "reason"], ...(condition ? { condition } : {}) },
+      ),
       ReturnValues: "ALL_NEW",
     }),
   );

@@ -1,6 +1,6 @@
 import { conditionally, table } from "#core/db/items";
 import { dueEntries } from "#core/db/due";
-import { keys } from "#core/db/keys";
+import { retryShards, WebhookDeliveryEntity } from "#core/db/entities/webhooks";
 import { envelope, publishAll, type Envelope } from "#core/queue/messages";
 import { WebhookDeliver } from "#core/webhooks/queue";
 
@@ -8,7 +8,6 @@ import { WebhookDeliver } from "#core/webhooks/queue";
 
 /** Retries re-published with an SQS delay are also in the due index this much later, in case the message is lost. */
 export const backstopMs = 5 * 60 * 1000;
-export const dueShards = [0, 1, 2, 3] as const;
 
 /** The schedule of webhook retries. */
 export const DueRetries = {
@@ -18,23 +17,18 @@ export const DueRetries = {
    */
   async publishDue(now = new Date(), organizationId?: string): Promise<number> {
     const messages: Envelope[] = [];
-    const partitions = dueShards.map((shard) => keys.dueWebhookDelivery(shard, "", "", "", "").gsi3pk);
+    const partitions = retryShards.map((shard) => WebhookDeliveryEntity.partitionKey("retryDue", { shard }));
     for await (const entry of dueEntries(partitions, now.toISOString(), organizationId)) {
       const [endpointId = "", messageId = ""] = entry.id.split(":");
       // Claimed by moving the entry a backstop later (not removing it): if the publish below is lost, it fires again.
-      const later = keys.dueWebhookDelivery(
-        0,
-        new Date(now.getTime() + backstopMs).toISOString(),
-        entry.organizationId,
-        endpointId,
-        messageId,
-      ).gsi3sk;
+      const delivery = { organizationId: entry.organizationId, endpointId, messageId };
       const claimed = await conditionally(
         table.update({
-          Key: keys.webhookDelivery(entry.organizationId, endpointId, messageId),
-          UpdateExpression: "SET gsi3sk = :later",
-          ConditionExpression: "gsi3sk = :seen",
-          ExpressionAttributeValues: { ":seen": entry.seen, ":later": later },
+          ...WebhookDeliveryEntity.update(
+            delivery,
+            { retryDueAt: new Date(now.getTime() + backstopMs).toISOString() },
+            { condition: WebhookDeliveryEntity.indexedAt("retryDue", entry.seen) },
+          ),
           ReturnValues: "ALL_NEW",
         }),
       );

@@ -2,9 +2,12 @@ import { isIP } from "node:net";
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { isPublicAddress } from "#core/automations/runs/public-address";
+import { Audit } from "#core/audit/index";
+import { WebhookEndpointEntity } from "#core/db/entities/webhooks";
+import { computed, where } from "#core/db/expression";
 import { conditionally, table } from "#core/db/items";
-import { entities, keys } from "#core/db/keys";
-import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
+import { keys } from "#core/db/keys";
+import { keyOrder, listPage, type ListResource, listQuerySchema, prefixQuery } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { recordEvent } from "#core/events/index";
 import { newId, nowIso } from "#core/shared/ids";
@@ -87,13 +90,7 @@ const listResource: ListResource<WebhookEndpoint> = {
   defaultOrder: [{ field: "createdAt", direction: "desc" }],
   idOf: (e) => e.id,
   fromItem: toEndpoint,
-  candidates: (organizationId) => {
-    const { pk, skPrefix } = keys.webhookEndpointPrefix(organizationId);
-    return {
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-    };
-  },
+  candidates: (organizationId) => prefixQuery(keys.webhookEndpointPrefix(organizationId)),
   orders: { createdAt: keyOrder(keys.webhookEndpointPrefix) },
 };
 
@@ -111,49 +108,49 @@ export const WebhookEndpoints = {
     options: { endpointId?: string } = {},
   ): Promise<WebhookEndpointWithSecret> {
     const request = parseRequest(input);
-    if (options.endpointId) {
-      const { Item } = await table.get({
-        Key: keys.webhookEndpoint(actor.organizationId, options.endpointId),
-        ConsistentRead: true,
-      });
-      if (Item) return { endpoint: toEndpoint(Item), secret: String(Item.secret) };
-    }
-    if ((await storedEndpoints(actor.organizationId)).length >= webhooksConfig.maxEndpoints) {
-      throw new ConflictError(
-        `An organization may have at most ${webhooksConfig.maxEndpoints} webhook endpoints; delete one first.`,
+    return Audit.commit(actor, async (tx) => {
+      if (options.endpointId) {
+        const stored = await readEndpoint(actor.organizationId, options.endpointId);
+        if (stored) return { result: { endpoint: toEndpoint(stored), secret: String(stored.secret) } };
+      }
+      if ((await storedEndpoints(actor.organizationId)).length >= webhooksConfig.maxEndpoints) {
+        throw new ConflictError(
+          `An organization may have at most ${webhooksConfig.maxEndpoints} webhook endpoints; delete one first.`,
+        );
+      }
+      const secret = newSigningSecret();
+      const endpoint: WebhookEndpoint = {
+        id: options.endpointId ?? newId(),
+        ...request,
+        secretPreview: preview(secret),
+        secretRotatedAt: null,
+        previousSecretExpiresAt: null,
+        health: {
+          lastSuccessAt: null,
+          lastFailureAt: null,
+          consecutiveFailures: 0,
+          failingSince: null,
+          disabledAt: null,
+          disabledReason: null,
+        },
+        createdAt: nowIso(),
+        modifiedAt: null,
+      };
+      // Health fields are absent until they happen (computed.ifAbsent sets failingSince on the first failure).
+      tx.put(
+        "change",
+        WebhookEndpointEntity.create({
+          organizationId: actor.organizationId,
+          ...endpoint,
+          health: { consecutiveFailures: 0 },
+          secret,
+        }),
       );
-    }
-    const secret = newSigningSecret();
-    const endpoint: WebhookEndpoint = {
-      id: options.endpointId ?? newId(),
-      ...request,
-      secretPreview: preview(secret),
-      secretRotatedAt: null,
-      previousSecretExpiresAt: null,
-      health: {
-        lastSuccessAt: null,
-        lastFailureAt: null,
-        consecutiveFailures: 0,
-        failingSince: null,
-        disabledAt: null,
-        disabledReason: null,
-      },
-      createdAt: nowIso(),
-      modifiedAt: null,
-    };
-    await table.put({
-      // Health fields are absent until they happen (if_not_exists sets failingSince on the first failure).
-      Item: {
-        ...keys.webhookEndpoint(actor.organizationId, endpoint.id),
-        entity: entities.webhookEndpoint,
-        organizationId: actor.organizationId,
-        ...endpoint,
-        health: { consecutiveFailures: 0 },
-        secret,
-      },
-      ConditionExpression: "attribute_not_exists(pk)",
+      return {
+        change: { ...audit("created", endpoint.id), after: auditView(endpoint, secret) },
+        result: { endpoint, secret },
+      };
     });
-    return { endpoint, secret };
   },
 
   async fromId(actor: Actor, endpointId: string): Promise<WebhookEndpoint> {
@@ -169,69 +166,86 @@ export const WebhookEndpoints = {
   /** Replaces the writable fields. Enabling a disabled endpoint clears its failure streak; disabling says `Manual`. */
   async update(actor: Actor, endpointId: string, input: WebhookEndpointRequest): Promise<WebhookEndpoint> {
     const request = parseRequest(input);
-    const now = nowIso();
-    const health = request.enabled
-      ? "health.consecutiveFailures = :zero REMOVE health.failingSince, health.disabledAt, health.disabledReason"
-      : "health.disabledAt = if_not_exists(health.disabledAt, :now), health.disabledReason = :manual";
-    const updated = await conditionally(
-      table.update({
-        Key: keys.webhookEndpoint(actor.organizationId, endpointId),
-        UpdateExpression: `SET #url = :url, description = :description, enabledEventTypes = :types, enabled = :enabled, modifiedAt = :now, ${health}`,
-        ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeNames: { "#url": "url" },
-        ExpressionAttributeValues: {
-          ":url": request.url,
-          ":description": request.description,
-          ":types": request.enabledEventTypes,
-          ":enabled": request.enabled,
-          ":now": now,
-          ...(request.enabled ? { ":zero": 0 } : { ":manual": "Manual" }),
-        },
-        ReturnValues: "ALL_NEW",
-      }),
-    );
-    if (!updated) throw new NotFoundError("Webhook endpoint", endpointId);
-    return toEndpoint(updated.Attributes!);
+    return Audit.commit(actor, async (tx) => {
+      const stored = await existingEndpoint(actor.organizationId, endpointId);
+      const before = toEndpoint(stored);
+      const now = nowIso();
+      const after: WebhookEndpoint = {
+        ...before,
+        ...request,
+        modifiedAt: now,
+        health: request.enabled
+          ? { ...before.health, consecutiveFailures: 0, failingSince: null, disabledAt: null, disabledReason: null }
+          : { ...before.health, disabledAt: before.health.disabledAt ?? now, disabledReason: "Manual" },
+      };
+      const health = request.enabled
+        ? { "health.consecutiveFailures": 0 }
+        : { "health.disabledAt": computed.ifAbsent(now), "health.disabledReason": "Manual" };
+      tx.update(
+        "change",
+        WebhookEndpointEntity.update(
+          { organizationId: actor.organizationId, id: endpointId },
+          { ...request, modifiedAt: now, ...health },
+          {
+            condition: Audit.unchangedSince(stored),
+            ...(request.enabled
+              ? { remove: ["health.failingSince", "health.disabledAt", "health.disabledReason"] }
+              : {}),
+          },
+        ),
+      );
+      return { change: { ...audit("updated", endpointId), before, after }, result: after };
+    });
   },
 
   /** Deletes the endpoint; deliveries in flight to it end without another attempt. */
   async remove(actor: Actor, endpointId: string): Promise<void> {
-    const deleted = await conditionally(
-      table.delete({
-        Key: keys.webhookEndpoint(actor.organizationId, endpointId),
-        ConditionExpression: "attribute_exists(pk)",
-      }),
-    );
-    if (!deleted) throw new NotFoundError("Webhook endpoint", endpointId);
+    return Audit.commit(actor, async (tx) => {
+      const stored = await existingEndpoint(actor.organizationId, endpointId);
+      tx.delete(
+        "change",
+        WebhookEndpointEntity.remove(
+          { organizationId: actor.organizationId, id: endpointId },
+          { condition: Audit.unchangedSince(stored) },
+        ),
+      );
+      return { change: { ...audit("deleted", endpointId), before: toEndpoint(stored) }, result: undefined };
+    });
   },
 
   /** A new signing secret, used from now on; the previous one also signs deliveries for the overlap (both signatures sent). */
   async rotateSecret(actor: Actor, endpointId: string): Promise<WebhookEndpointWithSecret> {
-    const secret = newSigningSecret();
-    const now = new Date();
-    const rotated = await conditionally(
-      table.update({
-        Key: keys.webhookEndpoint(actor.organizationId, endpointId),
-        UpdateExpression:
-          "SET previousSecret = secret, secret = :secret, secretPreview = :preview, secretRotatedAt = :now, previousSecretExpiresAt = :until, modifiedAt = :now",
-        ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeValues: {
-          ":secret": secret,
-          ":preview": preview(secret),
-          ":now": now.toISOString(),
-          ":until": new Date(now.getTime() + webhooksConfig.previousSecretOverlapMs).toISOString(),
-        },
-        ReturnValues: "ALL_NEW",
-      }),
-    );
-    if (!rotated) throw new NotFoundError("Webhook endpoint", endpointId);
-    return { endpoint: toEndpoint(rotated.Attributes!), secret };
+    return Audit.commit(actor, async (tx) => {
+      const stored = await existingEndpoint(actor.organizationId, endpointId);
+      const secret = newSigningSecret();
+      const now = new Date();
+      const rotation = {
+        secretPreview: preview(secret),
+        secretRotatedAt: now.toISOString(),
+        previousSecretExpiresAt: new Date(now.getTime() + webhooksConfig.previousSecretOverlapMs).toISOString(),
+        modifiedAt: now.toISOString(),
+      };
+      tx.update(
+        "change",
+        WebhookEndpointEntity.update(
+          { organizationId: actor.organizationId, id: endpointId },
+          { previousSecret: stored.secret, secret, ...rotation },
+          { condition: Audit.unchangedSince(stored) },
+        ),
+      );
+      const before = toEndpoint(stored);
+      const endpoint = { ...before, ...rotation };
+      return {
+        change: { ...audit("secretRotated", endpointId), before, after: auditView(endpoint, secret) },
+        result: { endpoint, secret },
+      };
+    });
   },
 
   /** The stored endpoint (with secrets), for deliveries. */
   async stored(organizationId: string, endpointId: string): Promise<StoredEndpoint | undefined> {
-    const { Item } = await table.get({ Key: keys.webhookEndpoint(organizationId, endpointId) });
-    return Item ? toStored(Item) : undefined;
+    const item = await WebhookEndpointEntity.get({ organizationId, id: endpointId });
+    return item ? toStored(item) : undefined;
   },
 
   /** Every endpoint of the organization (at most maxEndpoints), for the fan-out. */
@@ -257,12 +271,9 @@ export const WebhookEndpoints = {
       Date.parse(at) - Date.parse(lastSuccessAt) < 60_000
     )
       return;
-    await updateIfExists(
-      organizationId,
-      endpoint.id,
-      "SET health.lastSuccessAt = :at, health.consecutiveFailures = :zero REMOVE health.failingSince",
-      { ":at": at, ":zero": 0 },
-    );
+    await updateIfExists(organizationId, endpoint.id, { "health.lastSuccessAt": at, "health.consecutiveFailures": 0 }, [
+      "health.failingSince",
+    ]);
   },
 
   /**
@@ -271,12 +282,11 @@ export const WebhookEndpoints = {
    * whether the endpoint is (now) disabled.
    */
   async recordFailure(organizationId: string, endpointId: string, at: string, gone: boolean): Promise<boolean> {
-    const after = await updateIfExists(
-      organizationId,
-      endpointId,
-      "SET health.lastFailureAt = :at, health.failingSince = if_not_exists(health.failingSince, :at), health.consecutiveFailures = health.consecutiveFailures + :one",
-      { ":at": at, ":one": 1 },
-    );
+    const after = await updateIfExists(organizationId, endpointId, {
+      "health.lastFailureAt": at,
+      "health.failingSince": computed.ifAbsent(at),
+      "health.consecutiveFailures": computed.increment(),
+    });
     if (!after) return true;
     if (!after.enabled) return true;
     const failingSince = (after.health as { failingSince?: string | null }).failingSince ?? at;
@@ -300,11 +310,11 @@ async function disable(
 ): Promise<void> {
   const disabled = await conditionally(
     table.update({
-      Key: keys.webhookEndpoint(organizationId, endpointId),
-      UpdateExpression:
-        "SET enabled = :false, health.disabledAt = :at, health.disabledReason = :reason, modifiedAt = :at",
-      ConditionExpression: "attribute_exists(pk) AND enabled = :true",
-      ExpressionAttributeValues: { ":false": false, ":true": true, ":at": at, ":reason": reason },
+      ...WebhookEndpointEntity.update(
+        { organizationId, id: endpointId },
+        { enabled: false, "health.disabledAt": at, "health.disabledReason": reason, modifiedAt: at },
+        { condition: where.all(where.stored(), where.equals("enabled", true)) },
+      ),
       ReturnValues: "ALL_NEW",
     }),
   );
@@ -331,15 +341,15 @@ async function disable(
 async function updateIfExists(
   organizationId: string,
   endpointId: string,
-  expression: string,
-  values: Record<string, unknown>,
+  changes: Record<string, unknown>,
+  remove?: readonly string[],
 ) {
   const updated = await conditionally(
     table.update({
-      Key: keys.webhookEndpoint(organizationId, endpointId),
-      UpdateExpression: expression,
-      ConditionExpression: "attribute_exists(pk)",
-      ExpressionAttributeValues: values,
+      ...WebhookEndpointEntity.update({ organizationId, id: endpointId }, changes, {
+        condition: where.stored(),
+        ...(remove ? { remove } : {}),
+      }),
       ReturnValues: "ALL_NEW",
     }),
   );
@@ -347,12 +357,29 @@ async function updateIfExists(
 }
 
 async function storedEndpoints(organizationId: string): Promise<Record<string, unknown>[]> {
-  const { pk, skPrefix } = keys.webhookEndpointPrefix(organizationId);
-  const { Items = [] } = await table.query({
-    KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-    ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-  });
+  const { Items = [] } = await table.query(prefixQuery(keys.webhookEndpointPrefix(organizationId)));
   return Items;
+}
+
+/** The stored endpoint, read consistently: what an audited change starts from. */
+function readEndpoint(organizationId: string, endpointId: string) {
+  return WebhookEndpointEntity.get({ organizationId, id: endpointId }, { consistent: true });
+}
+
+async function existingEndpoint(organizationId: string, endpointId: string): Promise<Record<string, unknown>> {
+  const stored = await readEndpoint(organizationId, endpointId);
+  if (!stored) throw new NotFoundError("Webhook endpoint", endpointId);
+  return stored;
+}
+
+/** An audit entry's action and resource for the endpoint. */
+function audit(verb: string, endpointId: string) {
+  return { action: `webhookEndpoint.${verb}`, resourceType: "WebhookEndpoint", resourceId: endpointId };
+}
+
+/** The endpoint as its audit entry shows it: with the secret (recorded as changed, never its value). */
+function auditView(endpoint: WebhookEndpoint, secret: string): Record<string, unknown> {
+  return { ...endpoint, secret };
 }
 
 function parseRequest(input: WebhookEndpointRequest) {

@@ -1,11 +1,7 @@
-import { audited } from "#core/http/audited";
 import { Automations } from "#core/automations/index";
 import { endpoint } from "#core/http/endpoint";
 import { createAutomation } from "#core/http/operations/automations";
 
-export const handler = endpoint(
-  createAutomation,
-  audited({ action: "automation.created", resourceType: "Automation" }, async ({ actor, body, resourceId }) =>
-    Automations.create(actor, body, { automationId: await resourceId() }),
-  ),
+export const handler = endpoint(createAutomation, async ({ actor, body, resourceId }) =>
+  Automations.create(actor, body, { automationId: await resourceId() }),
 );

@@ -1,11 +1,7 @@
-import { audited } from "#core/http/audited";
 import { endpoint } from "#core/http/endpoint";
 import { createWebhookEndpoint } from "#core/http/operations/webhook-endpoints";
 import { WebhookEndpoints } from "#core/webhooks/endpoints";
 
-export const handler = endpoint(
-  createWebhookEndpoint,
-  audited({ action: "webhookEndpoint.created", resourceType: "WebhookEndpoint" }, async ({ actor, body, resourceId }) =>
-    WebhookEndpoints.create(actor, body, { endpointId: await resourceId() }),
-  ),
+export const handler = endpoint(createWebhookEndpoint, async ({ actor, body, resourceId }) =>
+  WebhookEndpoints.create(actor, body, { endpointId: await resourceId() }),
 );

@@ -1,11 +1,15 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { Audit, ListAuditLogSchema } from "#core/audit/index";
+import { AutomationRequestSchema, Automations } from "#core/automations/index";
 import { db } from "#core/db/client";
 import { table } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import { ConflictError } from "#core/errors";
 import { MessagingSettingsSchema, MessagingSettingsStore } from "#core/messaging/settings";
+import { Sources } from "#core/sources/index";
+import { Suppressions } from "#core/suppressions/index";
+import { WebhookEndpoints } from "#core/webhooks/endpoints";
 import { operatorActor } from "#local/provision";
 import { applyStackEnv, newOrganization } from "#tests/helpers/stack";
 
@@ -91,5 +95,118 @@ describe("audit entries of settings changes", () => {
     const entries = await auditEntries(org.organizationId);
     const helpTexts = entries.flatMap((entry) => (entry.changes.helpText ? [entry.changes.helpText.after] : []));
     expect(helpTexts).toEqual(["First. Reply STOP to opt out."]);
+  });
+});
+
+/** The transactions since `from` that write the item whose sort key begins with `prefix`, as the kinds they hold. */
+const writing = (from: number, prefix: string) =>
+  transactions
+    .slice(from)
+    .filter((items) => items.some((item) => item.sk.startsWith(prefix)))
+    .map((items) => items.map((item) => (item.sk.startsWith("AUDIT#") ? "audit" : item.kind)));
+
+describe("audit entries of sources, webhook endpoints, suppressions and automations (issue 25)", () => {
+  it("each change commits with its entry in one transaction", async () => {
+    const org = await newOrganization();
+    const actor = operatorActor(org.organizationId);
+    const from = transactions.length;
+
+    const { sourceId } = await Sources.create(actor, { name: "Billboard" });
+    await Sources.update(actor, sourceId, { name: "Billboard east" });
+    await Sources.rotateKey(actor, sourceId);
+    await Sources.revokeKey(actor, sourceId);
+    expect(writing(from, `SOURCE#${sourceId}`)).toEqual([
+      ["Put", "audit"],
+      ["Update", "audit"],
+      ["Update", "audit"],
+      ["Update", "audit"],
+    ]);
+
+    const { endpoint } = await WebhookEndpoints.create(actor, { url: "https://crm.example.com/hooks" });
+    await WebhookEndpoints.update(actor, endpoint.id, { url: "https://crm.example.com/hooks2", enabled: false });
+    await WebhookEndpoints.rotateSecret(actor, endpoint.id);
+    await WebhookEndpoints.remove(actor, endpoint.id);
+    expect(writing(from, `WEBHOOKENDPOINT#${endpoint.id}`)).toEqual([
+      ["Put", "audit"],
+      ["Update", "audit"],
+      ["Update", "audit"],
+      ["Delete", "audit"],
+    ]);
+
+    await Suppressions.create(actor, { phoneNumber: "+12125550147" });
+    await Suppressions.remove(actor, "+12125550147");
+    expect(writing(from, "SUPPRESSION#+12125550147")).toEqual([
+      ["Put", "audit"],
+      ["Delete", "audit"],
+    ]);
+
+    const automation = await Automations.create(actor, v.parse(AutomationRequestSchema, { name: "Speed to lead" }));
+    await Automations.update(
+      actor,
+      automation.id,
+      v.parse(AutomationRequestSchema, { name: "Speed to lead", enabled: false }),
+    );
+    await Automations.remove(actor, automation.id);
+    // With the trigger index entries of the automation (none here: no trigger) in the same transaction.
+    expect(writing(from, `AUTOMATION#${automation.id}`)).toEqual([
+      ["Put", "audit"],
+      ["Update", "audit"],
+      ["Delete", "audit"],
+    ]);
+
+    // The test organization's setup records its quiet-hours change too.
+    const entries = (await auditEntries(org.organizationId)).filter(
+      (entry) => entry.resourceType !== "MessagingSettings",
+    );
+    expect(entries.map((entry) => entry.action).sort()).toEqual(
+      [
+        "source.created",
+        "source.updated",
+        "source.keyRotated",
+        "source.keyRevoked",
+        "webhookEndpoint.created",
+        "webhookEndpoint.updated",
+        "webhookEndpoint.secretRotated",
+        "webhookEndpoint.deleted",
+        "suppression.added",
+        "suppression.removed",
+        "automation.created",
+        "automation.updated",
+        "automation.deleted",
+      ].sort(),
+    );
+    const disabled = entries.find((entry) => entry.action === "webhookEndpoint.updated")!;
+    expect(disabled.changes.enabled).toEqual({ before: true, after: false });
+    expect(entries.find((entry) => entry.action === "suppression.removed")!.changes.reason).toEqual({
+      before: "Manual",
+      after: null,
+    });
+  });
+
+  it("a change another one overtook between its read and its write is made again on what is stored, its entry telling the truth", async () => {
+    const org = await newOrganization();
+    const actor = operatorActor(org.organizationId);
+    const { sourceId } = await Sources.create(actor, { name: "First" });
+    competitor = () =>
+      table
+        .update({
+          Key: keys.source(org.organizationId, sourceId),
+          UpdateExpression: "SET #name = :name, modifiedAt = :now",
+          ExpressionAttributeNames: { "#name": "name" },
+          ExpressionAttributeValues: { ":name": "Meanwhile", ":now": new Date().toISOString() },
+        })
+        .then(() => undefined);
+
+    const updated = await Sources.update(actor, sourceId, { name: "Ours" });
+    expect(updated.name).toBe("Ours");
+    expect((await Sources.fromId(actor, sourceId)).name).toBe("Ours");
+    const renames = (await auditEntries(org.organizationId)).flatMap((entry) =>
+      entry.changes.name ? [entry.changes.name] : [],
+    );
+    // The entry's "before" is what the change replaced (the competitor's name), not what was first read.
+    expect(renames).toEqual([
+      { before: "Meanwhile", after: "Ours" },
+      { before: null, after: "First" },
+    ]);
   });
 });

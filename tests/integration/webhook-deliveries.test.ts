@@ -1,7 +1,9 @@
-import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { systemActor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
+import { WebhookDeliveryEntity } from "#core/db/entities/webhooks";
+import { table } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import { ValidationError } from "#core/errors";
 import { WebhookDeliveries } from "#core/webhooks/deliveries";
@@ -61,25 +63,14 @@ async function awaitingLongRetry(
   messageId: string,
   dueAt: string,
 ): Promise<number> {
-  const key = keys.webhookDelivery(org.organizationId, endpointId, messageId);
-  const due = keys.dueWebhookDelivery(0, dueAt, org.organizationId, endpointId, messageId);
-  const { Attributes } = await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: key,
-      UpdateExpression:
-        "SET #status = :pending, nextAttempt = :two, nextAttemptAt = :due, gsi3pk = :gsi3pk, gsi3sk = :gsi3sk REMOVE finishedAt",
-      ExpressionAttributeNames: { "#status": "status" },
-      ExpressionAttributeValues: {
-        ":pending": "Pending",
-        ":two": 2,
-        ":due": dueAt,
-        ":gsi3pk": due.gsi3pk,
-        ":gsi3sk": due.gsi3sk,
-      },
-      ReturnValues: "ALL_NEW",
-    }),
-  );
+  const { Attributes } = await table.update({
+    ...WebhookDeliveryEntity.update(
+      { organizationId: org.organizationId, endpointId, messageId },
+      { status: "Pending", nextAttempt: 2, nextAttemptAt: dueAt, retryDueAt: dueAt },
+      { remove: ["finishedAt"] },
+    ),
+    ReturnValues: "ALL_NEW",
+  });
   return Number(Attributes!.generation);
 }
 

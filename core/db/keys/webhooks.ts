@@ -22,19 +22,5 @@ export const webhooksKeys = {
     pk: org(organizationId),
     skPrefix: `WEBHOOKATTEMPT#${endpointId}#`,
   }),
-  /**
-   * gsi3 (sparse): webhook deliveries whose next retry is further away than an SQS delay allows. Not tenant
-   * data: the retry schedule's operator index across organizations, sharded; on the delivery item, removed when
-   * the retry is re-published. The id part is `<endpointId>:<messageId>`.
-   */
-  dueWebhookDelivery: (
-    shard: number,
-    dueAt: string,
-    organizationId: string,
-    endpointId: string,
-    messageId: string,
-  ) => ({
-    gsi3pk: `DUEWEBHOOKS#${shard}`,
-    gsi3sk: `${dueAt}#${organizationId}#${endpointId}:${messageId}`,
-  }),
+  // The retry schedule's index entries of a delivery: core/db/entities/webhooks.ts.
 };
