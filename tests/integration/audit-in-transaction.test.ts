@@ -135,8 +135,9 @@ describe("audit entries of sources, webhook endpoints, suppressions and automati
 
     await Suppressions.create(actor, { phoneNumber: "+12125550147" });
     await Suppressions.remove(actor, "+12125550147");
+    // Added with its SuppressionAdded event (the second Put) in the same transaction.
     expect(writing(from, "SUPPRESSION#+12125550147")).toEqual([
-      ["Put", "audit"],
+      ["Put", "Put", "audit"],
       ["Delete", "audit"],
     ]);
 

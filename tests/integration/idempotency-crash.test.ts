@@ -284,7 +284,8 @@ describe("what a keyed create writes after its resource survives a crash too: on
       org,
       { path: "/phone-numbers", handler: createPhoneNumber },
       { phoneNumber: chosen, purchase: true },
-      /SET providerNumberId/,
+      // The transaction that sets the carrier id (an attribute name of its update expression).
+      /":"providerNumberId"/,
     );
     expect([retry.status, retry.body.phoneNumber]).toEqual([201, chosen]);
     expect(await eventsOf(org, "PhoneNumberAdded", retry.body.id)).toHaveLength(1);
