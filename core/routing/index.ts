@@ -149,6 +149,22 @@ export const Routing = {
   },
 
   /**
+   * The user as calls and alerts reach them now: active and not away (undefined otherwise), with the phone and e-mail
+   * of their profile. A lead's assignee is rung and told through this, so an away agent's calls go to the fallback.
+   */
+  async reachable(
+    organizationId: string,
+    userId: string,
+  ): Promise<{ userId: string; name: string; email: string; phone: string | null } | undefined> {
+    const [standing, away] = await Promise.all([
+      Users.standing(organizationId, userId),
+      awayReads.get(keys.routingAway(organizationId, userId)),
+    ]);
+    if (!standing?.active || away?.away === true) return undefined;
+    return { userId, name: standing.name, email: standing.email, phone: standing.phone };
+  },
+
+  /**
    * `PUT /routing/agents/{userId}/away`: a user marks themselves away (owners, admins and API keys may mark anyone);
    * routing skips an away user until they are back. Routing warm-reads the mark (`awayReads`).
    */
