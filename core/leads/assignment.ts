@@ -33,32 +33,53 @@ const unassigned = where.absentOrNull("assignedUserId");
 export async function routeLead(organizationId: string, leadId: string): Promise<void> {
   const item = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
   if (!item.Item || item.Item.routedAt) return;
-  const lead = toLead(item.Item);
+  await routeByRules(organizationId, toLead(item.Item), "rule");
+}
+
+/** Where routing by the rules left a lead: assigned (to whom), flagged (why), or already taken by someone else. */
+export type RoutingOutcome = { assignedUserId: string | null; outcome: "Assigned" | "AlreadyAssigned" | NoOneReason };
+type NoOneReason = Extract<RoutingPick, { kind: "unassigned" }>["reason"];
+
+/**
+ * Routes a lead by the organization's rules: `rule` is the first routing of a processed lead (conditioned on "never
+ * routed"), `automation` an AssignLead step routing a lead again (conditioned on "still unassigned", so a lead
+ * somebody took meanwhile keeps its assignee).
+ */
+async function routeByRules(
+  organizationId: string,
+  lead: Lead,
+  method: "rule" | "automation",
+): Promise<RoutingOutcome | undefined> {
   for (let attempt = 0; attempt < ROUTING_ATTEMPTS; attempt++) {
     const pick = await Routing.pick(organizationId, lead);
-    if (!pick) return;
+    if (!pick) return undefined;
     const transaction = new Transaction();
     // The user's cap counts: a refusal means another lead reached the cap first.
     if (pick.kind === "assign") transaction.include("caps", ...pick.writes);
-    transaction.update("lead", routedWrite(organizationId, lead, pick));
+    transaction.update("lead", routedWrite(organizationId, lead, pick, method));
     if (pick.kind === "assign") {
-      const by: AssignedBy = { method: "rule", ruleId: pick.ruleId, userId: null };
+      const by: AssignedBy = { method, ruleId: pick.ruleId, userId: null };
       Events.item(organizationId, await assignmentEvent(organizationId, lead, pick.userId, by), transaction);
     }
     try {
       await transact(transaction);
-      return;
+      return pick.kind === "assign"
+        ? { assignedUserId: pick.userId, outcome: "Assigned" }
+        : { assignedUserId: null, outcome: pick.reason };
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;
-      if (error.failed("lead")) return;
+      if (error.failed("lead")) {
+        const now = await table.get({ Key: keys.lead(organizationId, lead.id), ConsistentRead: true });
+        return { assignedUserId: (now.Item?.assignedUserId as string | null) ?? null, outcome: "AlreadyAssigned" };
+      }
       // The user reached a cap since the pick read it (another lead got there first): pick again.
       if (!error.failed("caps")) throw error;
     }
   }
-  throw new Error(`Routing lead ${leadId} found its pick capped ${ROUTING_ATTEMPTS} times; the queue retries it.`);
+  throw new Error(`Routing lead ${lead.id} found its pick capped ${ROUTING_ATTEMPTS} times; the queue retries it.`);
 }
 
-function routedWrite(organizationId: string, lead: Lead, pick: RoutingPick) {
+function routedWrite(organizationId: string, lead: Lead, pick: RoutingPick, method: "rule" | "automation") {
   const at = nowIso();
   const changes =
     pick.kind === "assign"
@@ -66,14 +87,42 @@ function routedWrite(organizationId: string, lead: Lead, pick: RoutingPick) {
           routedAt: at,
           assignedUserId: pick.userId,
           assignedAt: at,
-          assignedBy: { method: "rule", ruleId: pick.ruleId, userId: null },
+          assignedBy: { method, ruleId: pick.ruleId, userId: null },
           needsAttention: false,
           modifiedAt: at,
         }
       : { routedAt: at, needsAttention: true, routingOutcome: pick.reason };
+  const condition = method === "rule" ? where.all(where.stored(), where.absent("routedAt"), unassigned) : unassigned;
   return LeadEntity.update({ ...lead, organizationId }, changes, {
-    condition: where.all(where.stored(), where.absent("routedAt"), unassigned),
+    condition: method === "rule" ? condition : where.all(where.stored(), condition),
   });
+}
+
+/**
+ * An automation's AssignLead step: to `userId` (assign or reassign; an inactive or unknown user is refused), or
+ * without one by the routing rules when the lead has no assignee yet (one that has keeps it). Repeating it changes
+ * nothing more, so a redelivered step is harmless.
+ */
+export async function assignByAutomation(
+  actor: Actor,
+  leadId: string,
+  userId: string | undefined,
+): Promise<RoutingOutcome> {
+  const { Item } = await table.get({ Key: keys.lead(actor.organizationId, leadId), ConsistentRead: true });
+  if (!Item) throw new NotFoundError("Lead", leadId);
+  const lead = toLead(Item);
+  if (userId) {
+    if (lead.assignedUserId === userId) return { assignedUserId: userId, outcome: "AlreadyAssigned" };
+    await writeAssignment(actor, lead, userId, { method: "automation", ruleId: null, userId: null });
+    return { assignedUserId: userId, outcome: "Assigned" };
+  }
+  if (lead.assignedUserId) return { assignedUserId: lead.assignedUserId, outcome: "AlreadyAssigned" };
+  return (
+    (await routeByRules(actor.organizationId, lead, "automation")) ?? {
+      assignedUserId: null,
+      outcome: "NoRuleMatched",
+    }
+  );
 }
 
 /**
@@ -96,35 +145,35 @@ export async function assignLead(actor: Actor, leadId: string, input: AssignLead
       throw new ConflictError("The lead is already assigned to someone else.");
   }
   if (lead.assignedUserId === input.userId) return lead;
-  if (input.userId && !(await Users.standing(actor.organizationId, input.userId))?.active) {
-    throw new ValidationError("The lead can only be assigned to an active user of the organization.", [
-      { pointer: "/userId", detail: `No active user ${input.userId}.` },
-    ]);
-  }
-  const at = nowIso();
   const by: AssignedBy | null = input.userId
     ? { method: claim ? "claim" : "manual", ruleId: null, userId: actor.userId ?? null }
     : null;
+  return writeAssignment(actor, lead, input.userId, by);
+}
+
+/** Writes the lead's new assignee (checked active) with its event, conditioned on the assignee read (409 otherwise). */
+async function writeAssignment(actor: Actor, lead: Lead, userId: string | null, by: AssignedBy | null) {
+  if (userId && !(await Users.standing(actor.organizationId, userId))?.active) {
+    throw new ValidationError("The lead can only be assigned to an active user of the organization.", [
+      { pointer: "/userId", detail: `No active user ${userId}.` },
+    ]);
+  }
+  const at = nowIso();
+  const changes = {
+    assignedUserId: userId,
+    assignedAt: userId ? at : null,
+    assignedBy: by,
+    needsAttention: false,
+    modifiedAt: at,
+  };
   const previous = lead.assignedUserId ? where.equals("assignedUserId", lead.assignedUserId) : unassigned;
   const transaction = new Transaction().update(
     "lead",
-    LeadEntity.update(
-      { ...lead, organizationId: actor.organizationId },
-      {
-        assignedUserId: input.userId,
-        assignedAt: input.userId ? at : null,
-        assignedBy: by,
-        needsAttention: false,
-        modifiedAt: at,
-      },
-      { condition: where.all(where.stored(), previous) },
-    ),
+    LeadEntity.update({ ...lead, organizationId: actor.organizationId }, changes, {
+      condition: where.all(where.stored(), previous),
+    }),
   );
-  Events.item(
-    actor.organizationId,
-    await assignmentEvent(actor.organizationId, lead, input.userId, by, actor),
-    transaction,
-  );
+  Events.item(actor.organizationId, await assignmentEvent(actor.organizationId, lead, userId, by, actor), transaction);
   try {
     await transact(transaction);
   } catch (error) {
@@ -132,14 +181,7 @@ export async function assignLead(actor: Actor, leadId: string, input: AssignLead
       throw new ConflictError("The lead's assignee changed meanwhile; read it again.");
     throw error;
   }
-  return {
-    ...lead,
-    assignedUserId: input.userId,
-    assignedAt: input.userId ? at : null,
-    assignedBy: by,
-    needsAttention: false,
-    modifiedAt: at,
-  };
+  return { ...lead, ...changes };
 }
 
 async function assignmentEvent(
@@ -156,7 +198,9 @@ async function assignmentEvent(
     lead.contact.email ||
     lead.id;
   const assignee = userId ? ((await Users.standing(organizationId, userId))?.name ?? userId) : null;
-  const how = by?.method === "rule" ? ` by routing rule ${by.ruleId}` : by?.method === "claim" ? " (claimed)" : "";
+  const how =
+    (by?.ruleId ? ` by routing rule ${by.ruleId}` : "") +
+    (by?.method === "automation" ? " (automation)" : by?.method === "claim" ? " (claimed)" : "");
   return {
     eventType: userId ? ("LeadAssigned" as const) : ("LeadUnassigned" as const),
     eventCategory: "Lead",
