@@ -10,6 +10,7 @@ import { where } from "#core/db/expression";
 import type { AssignLead, Lead } from "#core/leads/schemas";
 import { mayRead } from "#core/leads/visibility";
 import { Routing, type RoutingPick } from "#core/routing/index";
+import { openHolder } from "#core/leads/open-leads";
 import { nowIso } from "#core/shared/ids";
 import { Users } from "#core/users/index";
 
@@ -37,7 +38,10 @@ export async function routeLead(organizationId: string, leadId: string): Promise
 }
 
 /** Where routing by the rules left a lead: assigned (to whom), flagged (why), or already taken by someone else. */
-export type RoutingOutcome = { assignedUserId: string | null; outcome: "Assigned" | "AlreadyAssigned" | NoOneReason };
+export type RoutingOutcome = {
+  assignedUserId: string | null;
+  outcome: "Assigned" | "AlreadyAssigned" | "Offered" | NoOneReason;
+};
 type NoOneReason = Extract<RoutingPick, { kind: "unassigned" }>["reason"];
 
 /**
@@ -63,9 +67,8 @@ async function routeByRules(
     }
     try {
       await transact(transaction);
-      return pick.kind === "assign"
-        ? { assignedUserId: pick.userId, outcome: "Assigned" }
-        : { assignedUserId: null, outcome: pick.reason };
+      if (pick.kind === "assign") return { assignedUserId: pick.userId, outcome: "Assigned" };
+      return { assignedUserId: null, outcome: pick.kind === "offer" ? "Offered" : pick.reason };
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;
       if (error.failed("lead")) {
@@ -90,8 +93,12 @@ function routedWrite(organizationId: string, lead: Lead, pick: RoutingPick, meth
           assignedBy: { method, ruleId: pick.ruleId, userId: null },
           needsAttention: false,
           modifiedAt: at,
+          // Open for the user until the lead is answered or reassigned (their open-leads cap counted it).
+          ...(pick.holdsOpen ? { openFor: pick.userId } : {}),
         }
-      : { routedAt: at, needsAttention: true, routingOutcome: pick.reason };
+      : pick.kind === "offer"
+        ? { routedAt: at, offeredTo: pick.userIds, needsAttention: false, routingOutcome: "Offered", modifiedAt: at }
+        : { routedAt: at, needsAttention: true, routingOutcome: pick.reason };
   const condition = method === "rule" ? where.all(where.stored(), where.absent("routedAt"), unassigned) : unassigned;
   return LeadEntity.update({ ...lead, organizationId }, changes, {
     condition: method === "rule" ? condition : where.all(where.stored(), condition),
@@ -136,10 +143,14 @@ export async function assignLead(actor: Actor, leadId: string, input: AssignLead
   if (!lead || !(await mayRead(actor, lead))) throw new NotFoundError("Lead", leadId);
   const claim = actor.role === "agent";
   if (claim) {
-    const { agentsMayClaim } = await Routing.settings(actor.organizationId);
-    if (!agentsMayClaim || input.userId !== actor.userId)
+    // A lead offered by a first-to-claim rule may be claimed by those it was offered to (and only them).
+    const offered = lead.offeredTo.length > 0;
+    const allowed = offered
+      ? lead.offeredTo.includes(actor.userId ?? "")
+      : (await Routing.settings(actor.organizationId)).agentsMayClaim;
+    if (!allowed || input.userId !== actor.userId)
       throw new ForbiddenError(
-        "An agent may only claim an unassigned lead for themselves, where the organization allows it.",
+        "An agent may only claim an unassigned lead for themselves, where the organization allows it or the lead was offered to them.",
       );
     if (lead.assignedUserId && lead.assignedUserId !== actor.userId)
       throw new ConflictError("The lead is already assigned to someone else.");
@@ -167,12 +178,17 @@ async function writeAssignment(actor: Actor, lead: Lead, userId: string | null, 
     modifiedAt: at,
   };
   const previous = lead.assignedUserId ? where.equals("assignedUserId", lead.assignedUserId) : unassigned;
+  // A lead open for its previous assignee stops counting against their open-leads cap.
+  const openFor = await openHolder(actor.organizationId, lead.id);
   const transaction = new Transaction().update(
     "lead",
-    LeadEntity.update({ ...lead, organizationId: actor.organizationId }, changes, {
-      condition: where.all(where.stored(), previous),
-    }),
+    LeadEntity.update(
+      { ...lead, organizationId: actor.organizationId },
+      { ...changes, ...(openFor ? { openFor: null } : {}) },
+      { condition: where.all(where.stored(), previous) },
+    ),
   );
+  if (openFor) transaction.include("open", Routing.openLeadClosed(actor.organizationId, openFor));
   Events.item(actor.organizationId, await assignmentEvent(actor.organizationId, lead, userId, by, actor), transaction);
   try {
     await transact(transaction);

@@ -9,9 +9,13 @@ async function onlyTheirs(actor: Actor): Promise<boolean> {
   return actor.role === "agent" && !(await Routing.settings(actor.organizationId)).agentsSeeAllLeads;
 }
 
-/** Whether the caller may read this lead (an agent held to their own leads reads only those assigned to them). */
+/**
+ * Whether the caller may read this lead (an agent held to their own leads reads only those assigned or offered to
+ * them).
+ */
 export async function mayRead(actor: Actor, lead: Lead): Promise<boolean> {
-  return lead.assignedUserId === actor.userId || !(await onlyTheirs(actor));
+  const theirs = lead.assignedUserId === actor.userId || lead.offeredTo.includes(actor.userId ?? "");
+  return theirs || !(await onlyTheirs(actor));
 }
 
 /**

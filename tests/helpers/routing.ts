@@ -52,6 +52,17 @@ export async function processedLead(org: TestOrganization, source: TestSource, p
   return waitForLead(org, created.body.id, (lead) => lead.processingStatus === "Processed");
 }
 
+/** A lead posted to the source, once routing has decided (assigned, offered, or flagged: the organization has rules). */
+export async function routedLead(org: TestOrganization, source: TestSource, params: Record<string, string> = {}) {
+  const created = await intakeByQuery(source, { FirstName: "Ada", Phone: uniquePhone(), ...params });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return waitForLead(
+    org,
+    created.body.id,
+    (lead) => lead.assignedUserId !== null || lead.needsAttention || lead.offeredTo?.length > 0,
+  );
+}
+
 /** Assigns a lead by hand (owner). */
 export async function assign(org: TestOrganization, leadId: string, userId: string | null) {
   const response = await org.request("PUT", `/leads/${leadId}/assignee`, { body: { userId } });
