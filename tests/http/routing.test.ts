@@ -301,8 +301,8 @@ describe("routing rules", () => {
       ],
     });
     expect(settings.agents).toEqual([
-      { userId: ann!.id, dailyCap: null, hourlyCap: null, licensedStates: ["FL"] },
-      { userId: bob!.id, dailyCap: null, hourlyCap: null, licensedStates: ["TX", "FL"] },
+      { userId: ann!.id, dailyCap: null, hourlyCap: null, openCap: null, licensedStates: ["FL"] },
+      { userId: bob!.id, dailyCap: null, hourlyCap: null, openCap: null, licensedStates: ["TX", "FL"] },
     ]);
     const routed = async (params: Record<string, string>) =>
       waitForLead(
@@ -366,7 +366,9 @@ describe("routing rules", () => {
       rules: [{ id: "hourly", pool: [ann!.id, bob!.id] }],
       agents: [{ userId: ann!.id, hourlyCap: 2 }],
     });
-    expect(settings.agents).toEqual([{ userId: ann!.id, dailyCap: null, hourlyCap: 2, licensedStates: null }]);
+    expect(settings.agents).toEqual([
+      { userId: ann!.id, dailyCap: null, hourlyCap: 2, openCap: null, licensedStates: null },
+    ]);
     const source = await newSource(org);
     const created = await Promise.all(Array.from({ length: 8 }, () => intakeByQuery(source, { Phone: uniquePhone() })));
     expect(created.every((response) => response.status === 201)).toBe(true);
