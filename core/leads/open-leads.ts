@@ -1,22 +1,24 @@
 import { table } from "#core/db/items";
 import { keys } from "#core/db/keys";
+import { LeadEntity } from "#core/db/entities/leads";
+import { where } from "#core/db/expression";
 import { Transaction, TransactionConditionFailed, transact } from "#core/db/transact";
 import { openLeadClosed } from "#core/routing/open-count";
 
 /**
- * Leads open for their assignee (docs/routing.md "Open leads"): a lead routed to a user with an open-leads cap notes
- * `openFor` and counts in the user's open count until it is answered or reassigned. Small on purpose: the analytics
- * aggregator calls `leadAnswered`.
+ * Leads open for their assignee (docs/routing.md "Open leads cap"): a lead routed to a user with an open-leads cap
+ * notes `openFor` and counts in the user's open count until it is answered or reassigned. Small on purpose: the
+ * analytics aggregator calls `leadAnswered`.
  */
+
+async function storedLead(organizationId: string, leadId: string) {
+  const { Item } = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
+  return Item;
+}
 
 /** The user a lead is open for, if any. */
 export async function openHolder(organizationId: string, leadId: string): Promise<string | undefined> {
-  const { Item } = await table.get({
-    Key: keys.lead(organizationId, leadId),
-    ConsistentRead: true,
-    ProjectionExpression: "openFor",
-  });
-  return (Item?.openFor as string | null | undefined) ?? undefined;
+  return ((await storedLead(organizationId, leadId))?.openFor as string | null | undefined) ?? undefined;
 }
 
 /**
@@ -25,17 +27,20 @@ export async function openHolder(organizationId: string, leadId: string): Promis
  * count, on condition it still names that user, so a redelivered response changes nothing.
  */
 export async function leadAnswered(organizationId: string, leadId: string): Promise<void> {
-  const openFor = await openHolder(organizationId, leadId);
-  if (!openFor) return;
+  const item = await storedLead(organizationId, leadId);
+  const openFor = item?.openFor as string | null | undefined;
+  if (!item || !openFor) return;
   try {
     await transact(
       new Transaction()
-        .update("lead", {
-          Key: keys.lead(organizationId, leadId),
-          UpdateExpression: "SET openFor = :none",
-          ConditionExpression: "openFor = :user",
-          ExpressionAttributeValues: { ":none": null, ":user": openFor },
-        })
+        .update(
+          "lead",
+          LeadEntity.update(
+            { ...LeadEntity.fromItem(item), organizationId },
+            { openFor: null },
+            { condition: where.equals("openFor", openFor) },
+          ),
+        )
         .include("open", openLeadClosed(organizationId, openFor)),
     );
   } catch (error) {
