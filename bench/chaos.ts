@@ -18,6 +18,7 @@ import { DISPATCH_GRACE_MS, eventTypeOfStatus } from "#core/messaging/lifecycle"
 import { callEventTypes } from "#core/calls/lifecycle";
 import { SWEEP_ATTEMPTS as MESSAGE_SWEEP_ATTEMPTS, sweepDueMessages } from "#core/messaging/sweeper";
 import { Organizations } from "#core/organizations/index";
+import { Users } from "#core/users/index";
 import { maxRequestMs } from "#core/idempotency/index";
 import { freePort, waitFor } from "#local/net";
 import { turnQuietHoursOff } from "#local/organizations";
@@ -73,6 +74,8 @@ interface Org {
   leadId: string;
   /** Leads of a source that requires verified consent: one with a consent record, one without (its automated sends are refused). */
   requireLeads: string[];
+  /** The agents its routing rule shares leads between, each with a small daily cap (the rest are flagged, unassigned). */
+  agents: { userId: string; dailyCap: number }[];
 }
 
 type Kind = "lead" | "message" | "call" | "run" | "topUp";
@@ -247,6 +250,22 @@ async function setUpOrganization(): Promise<Org> {
   // Money enters through a payment or an operator credit; the payment simulator restarts with each kill, so the operator credits it.
   await Billing.adjust(organization.id, "500.00", "Chaos run funding");
   const source = await must("POST", "/sources", { name: "Chaos seller" });
+  // Routing runs for every processed lead: round robin over two agents with daily caps small enough that later leads
+  // are deliberately left unassigned (needsAttention), so a kill can land in either path.
+  const agents = await Promise.all(
+    [2, 3].map(async (dailyCap, index) => {
+      const user = await Users.add(organization.id, {
+        email: `chaos-agent-${index}-${randomUUID()}@example.com`,
+        name: `Chaos agent ${index + 1}`,
+        role: "agent",
+      });
+      return { userId: user.id, dailyCap };
+    }),
+  );
+  await must("PUT", "/routing/settings", {
+    rules: [{ id: "chaos", pool: agents.map((agent) => agent.userId) }],
+    agents,
+  });
   const automation = await must("POST", "/automations", {
     name: "Chaos welcome",
     enabled: false,
@@ -286,6 +305,7 @@ async function setUpOrganization(): Promise<Org> {
     automationId: automation.id,
     leadId: lead.id,
     requireLeads,
+    agents,
   };
   for (const id of [lead.id, ...requireLeads]) acknowledged.push({ kind: "lead", org, id });
   return org;
@@ -677,6 +697,8 @@ async function checkInvariants(orgs: Org[], stillLocked: number): Promise<Row[]>
   );
   const { checked: keyedCreates, failures: unkeyed } = createdOutsideTheirKey(states);
   add("one keyed request → at most one top-up or manual run (each under its key's id)", keyedCreates, unkeyed);
+  const { checked: routed, failures: misrouted } = routingFailures(states);
+  add("every processed lead is assigned exactly once or deliberately unassigned", routed, misrouted);
   const { checked: finals, failures: eventless } = finalEventsMissing(states);
   add("every final message and call has its final event", finals, eventless);
   poisoned = states.reduce(
@@ -771,6 +793,42 @@ function createdOutsideTheirKey(states: OrgState[]): { checked: number; failures
       if (id === undefined) continue;
       checked++;
       if (!fixed.has(id)) failures.push(`${sk} was created under ${id}, an id no Idempotency-Key fixed`);
+    }
+  }
+  return { checked, failures };
+}
+
+/**
+ * Routing under kills: every processed lead of the organization was routed (`routedAt`), and is either assigned, with
+ * exactly one `LeadAssigned` event, or flagged `needsAttention` with none; no agent got more leads than their daily
+ * cap (the run stays within one day of the organization's time zone, or the check counts two days' leads as one).
+ */
+function routingFailures(states: OrgState[]): { checked: number; failures: string[] } {
+  const failures: string[] = [];
+  let checked = 0;
+  for (const { org, items } of states) {
+    const assignedEvents = new Map<string, number>();
+    for (const item of items.values())
+      if (String(item.sk).startsWith("EVENT#") && item.eventType === "LeadAssigned")
+        assignedEvents.set(item.leadId, (assignedEvents.get(item.leadId) ?? 0) + 1);
+    const perAgent = new Map<string, number>();
+    for (const lead of items.values()) {
+      if (!String(lead.sk).startsWith("LEAD#") || lead.processingStatus !== "Processed") continue;
+      checked++;
+      const events = assignedEvents.get(lead.id) ?? 0;
+      if (!lead.routedAt) failures.push(`lead ${lead.id} processed but never routed`);
+      else if (lead.assignedUserId) {
+        perAgent.set(lead.assignedUserId, (perAgent.get(lead.assignedUserId) ?? 0) + 1);
+        if (events !== 1) failures.push(`lead ${lead.id} assigned with ${events} LeadAssigned events`);
+        if (lead.needsAttention) failures.push(`lead ${lead.id} assigned and flagged`);
+      } else if (!lead.needsAttention || events !== 0)
+        failures.push(
+          `lead ${lead.id} unassigned, needsAttention ${lead.needsAttention}, ${events} LeadAssigned events`,
+        );
+    }
+    for (const agent of org.agents) {
+      const count = perAgent.get(agent.userId) ?? 0;
+      if (count > agent.dailyCap) failures.push(`agent ${agent.userId} got ${count} leads, cap ${agent.dailyCap}`);
     }
   }
   return { checked, failures };

@@ -27,6 +27,14 @@ export const agentSkills = [
     examples: ["Find leads named Jane", '{"skill":"find-leads","input":{"search":"+15551234567"}}'],
   },
   {
+    id: "my-leads",
+    name: "Find my leads",
+    description:
+      "Lists the leads assigned to the calling user (routing and assignment), newest first. Input: { pageSize?: 1-50, continuationToken? }. A user's skill: an API key is nobody's.",
+    tags: ["leads", "assignment"],
+    examples: ["Which leads are assigned to me?", '{"skill":"my-leads","input":{"pageSize":10}}'],
+  },
+  {
     id: "lead-timeline",
     name: "Get a lead's timeline",
     description:
@@ -90,7 +98,7 @@ export function agentCard(protocol: CardProtocol = "1.0") {
   const common = {
     name: "Lead Management and Messaging Agent",
     description:
-      "Works with a business's sales leads: summarizes response performance, finds leads, reads a lead's timeline, texts a lead and reports automation health. Acts only within the caller's organization and permissions. Pick a skill with a data part { skill, input } (or message metadata { skill, input }); plain text is matched by keywords. Every message gets a task: completed with a text part for people and a data part with the structured result, or input-required (listing the skills) when no skill could be told from it.",
+      "Works with a business's sales leads: summarizes response performance, finds leads (and the caller's own assigned leads), reads a lead's timeline, texts a lead and reports automation health. Acts only within the caller's organization and permissions. Pick a skill with a data part { skill, input } (or message metadata { skill, input }); plain text is matched by keywords. Every message gets a task: completed with a text part for people and a data part with the structured result, or input-required (listing the skills) when no skill could be told from it.",
     url,
     preferredTransport: "JSONRPC",
     additionalInterfaces: [{ url, transport: "JSONRPC" }],

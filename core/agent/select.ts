@@ -25,6 +25,7 @@ const keywordRoutes: { skillId: AgentSkillId; matches: (text: string) => boolean
     matches: (t) =>
       /\b(summar\w*|performance|analytics|stats|metrics|response times?|speed to lead|how (fast|quick\w*))\b/i.test(t),
   },
+  { skillId: "my-leads", matches: (t) => /\b(my leads|leads? (assigned|given) to me|assigned to me)\b/i.test(t) },
   { skillId: "find-leads", matches: (t) => /\bleads?\b/i.test(t) },
 ];
 

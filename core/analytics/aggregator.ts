@@ -1,5 +1,6 @@
 import { decodeTime } from "ulid";
 import { leadCountingFacts } from "#core/leads/facts";
+import { leadAnswered } from "#core/leads/open-leads";
 import { conditionally, getItems, table } from "#core/db/items";
 import { Transaction, TransactionConditionFailed, transact, type TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
@@ -92,7 +93,12 @@ async function countForOrganization(organizationId: string, events: EventRecord[
     facts.filter((fact): fact is Fact => fact !== undefined),
   );
   // Responses after the leads of the same batch are counted (a response needs its lead's per-lead item).
-  for (const { effect } of effects) if (effect.response) await countResponse(organizationId, effect.response);
+  for (const { effect } of effects) {
+    if (!effect.response) continue;
+    await countResponse(organizationId, effect.response);
+    // An answered lead no longer counts against its assignee's open-leads cap (core/leads/open-leads.ts).
+    await leadAnswered(organizationId, effect.response.leadId);
+  }
   // Leads answered while they were still being processed: their response waited for the lead to be counted.
   const created = effects.flatMap(({ effect }) => (effect.leadCreated ? [effect.leadCreated.leadId] : []));
   for (const early of await earlyResponses(organizationId, created)) await countResponse(organizationId, early);

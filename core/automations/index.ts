@@ -22,6 +22,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#
 import { triggerIndexWrites } from "#core/automations/runs/trigger-index";
 import "#core/automations/runs/queue";
 import { Organizations } from "#core/organizations/index";
+import { Users } from "#core/users/index";
 import { publish } from "#core/queue/messages";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 
@@ -93,6 +94,7 @@ export const Automations = {
    */
   async create(actor: Actor, input: AutomationRequest, options: { automationId?: string } = {}): Promise<Automation> {
     await assertPublicTargets(input.actions);
+    await assertKnownUsers(actor.organizationId, input);
     const organization = await Organizations.fromId(actor.organizationId);
     return Audit.commit(actor, async (tx) => {
       if (options.automationId) {
@@ -148,6 +150,7 @@ export const Automations = {
           );
         }
         await assertPublicTargets(input.actions);
+        await assertKnownUsers(actor.organizationId, input);
         const next = { ...definitionFields(input), actions: keepStoredCredentials(input.actions, current.actions) };
         if (current.isSystemManaged) assertOnlyEnabledChanged(current, next);
         const updated: Automation = {
@@ -238,6 +241,39 @@ async function assertPublicTargets(actions: AutomationRequest["actions"]): Promi
   const errors = refusals.filter((refusal) => refusal !== undefined);
   if (errors.length > 0)
     throw new ValidationError("An HttpRequest action targets an address automations may not call.", errors);
+}
+
+/** Refuses at save time an AssignLead action or Assignee condition naming no user of the organization. */
+async function assertKnownUsers(organizationId: string, input: AutomationRequest): Promise<void> {
+  const named = [
+    ...input.actions.flatMap((action, index) =>
+      action.type === "AssignLead" && action.settings?.userId
+        ? [{ userId: action.settings.userId, pointer: `/actions/${index}/settings/userId` }]
+        : [],
+    ),
+    ...(input.conditionGroups ?? []).flatMap((group, groupIndex) =>
+      group.conditions.flatMap((condition, index) =>
+        condition.type === "Assignee" && condition.settings && "userId" in condition.settings
+          ? [
+              {
+                userId: condition.settings.userId,
+                pointer: `/conditionGroups/${groupIndex}/conditions/${index}/settings/userId`,
+              },
+            ]
+          : [],
+      ),
+    ),
+  ];
+  const unknown = await Promise.all(
+    named.map(async ({ userId, pointer }) =>
+      (await Users.standing(organizationId, userId))
+        ? undefined
+        : { pointer, detail: `No user ${userId} in this organization.` },
+    ),
+  );
+  const errors = unknown.filter((error) => error !== undefined);
+  if (errors.length > 0)
+    throw new ValidationError("The automation names someone who is not a user of this organization.", errors);
 }
 
 function definitionFields(input: AutomationRequest) {

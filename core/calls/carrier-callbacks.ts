@@ -6,6 +6,7 @@ import {
   type PriceList,
   type TransactItem,
 } from "#core/billing/index";
+import { assigneePhone } from "#core/calls/assignee";
 import { recordCallEvent } from "#core/calls/events";
 import { applyStatus, callDeadline, WALLET_REFUSALS } from "#core/calls/lifecycle";
 import type { Call } from "#core/calls/model";
@@ -73,9 +74,15 @@ export async function dialResult(providerName: string, request: WebhookRequest):
   const provider = verifiedProvider(providerName, request);
   const result = provider.parseDialResult(request);
   if (!result) return Twiml.afterDial(false);
-  const callIdHint = new URL(request.url).searchParams.get("callId") ?? undefined;
+  const url = new URL(request.url);
+  const callIdHint = url.searchParams.get("callId") ?? undefined;
   const outbound = result.direction === "outbound";
   const found = await locateCall(provider.name, outbound ? result.from : result.to, result.providerCallId, callIdHint);
+  if (found?.callId && !outbound && url.searchParams.get("leg") === "assignee" && result.status !== "Completed") {
+    // The lead's agent did not take it: the organization's forwarding number rings next, the call goes on.
+    const onward = await forwardOnward(provider.name, found.organizationId, found.callId);
+    if (onward) return onward;
+  }
   if (found?.callId) {
     await applyStatus(found.organizationId, found.callId, provider.name, {
       status: result.status,
@@ -90,7 +97,11 @@ export async function dialResult(providerName: string, request: WebhookRequest):
 /**
  * The instructions of a recorded inbound call: forward it (holding the
  * forwarded leg's cost and noting where), or say nobody can take it (no
- * forwarding number, or a wallet that refused the hold).
+ * forwarding number, or a wallet that refused the hold). A caller who is a
+ * lead assigned to an agent rings that agent first (their profile's phone,
+ * when they are active and not away); the Dial's action then says
+ * `leg=assignee`, and if the agent does not answer, the forwarding number
+ * rings next (`forwardOnward`).
  */
 async function inboundInstructions(provider: ProviderName, organizationId: string, callId: string): Promise<string> {
   const [call, { inboundCalls }, prices] = await Promise.all([
@@ -100,20 +111,72 @@ async function inboundInstructions(provider: ProviderName, organizationId: strin
   ]);
   if (!call) return Twiml.reject();
   if (WALLET_REFUSALS.has(call.billingStatus)) return Twiml.unattended();
-  const forwardTo = call.forwardedTo ?? inboundCalls.forwardTo;
+  const fallback = inboundCalls.forwardTo;
+  const forwardTo =
+    call.forwardedTo ??
+    (await assigneePhone(organizationId, call.leadId, [call.fromPhoneNumber, call.toPhoneNumber])) ??
+    fallback;
   if (!forwardTo) return Twiml.unattended();
-  if (
-    !call.forwardedTo &&
-    !(await holdForwardedLeg(organizationId, callId, forwardTo, prices, inboundCalls.ringSeconds))
-  )
+  // Any forwarded leg but the forwarding number itself is the assignee's: the forwarding number may follow it.
+  const onward = fallback !== null && forwardTo !== fallback;
+  // The hold's deadline allows both legs to ring.
+  const ringSeconds = inboundCalls.ringSeconds * (onward ? 2 : 1);
+  if (!call.forwardedTo && !(await holdForwardedLeg(organizationId, callId, forwardTo, prices, ringSeconds)))
     return Twiml.unattended();
+  return forwardInstructions(
+    provider,
+    callId,
+    call.fromPhoneNumber,
+    forwardTo,
+    onward,
+    inboundCalls.ringSeconds,
+    prices,
+  );
+}
+
+function forwardInstructions(
+  provider: ProviderName,
+  callId: string,
+  callerId: string,
+  forwardTo: string,
+  assigneeLeg: boolean,
+  ringSeconds: number,
+  prices: PriceList,
+): string {
   return Twiml.forward({
     forwardTo,
-    ringSeconds: inboundCalls.ringSeconds,
-    action: callWebhookUrl(provider, "dial", callId),
-    callerId: call.fromPhoneNumber,
+    ringSeconds,
+    action: callWebhookUrl(provider, "dial", callId, assigneeLeg ? "assignee" : undefined),
+    callerId,
     timeLimitSeconds: prices.maxCallMinutes * 60,
   });
+}
+
+/**
+ * The assignee's leg of an inbound call was not answered: notes the forwarding number as the forwarded leg (the
+ * hold taken for the first leg covers it; only one leg talks) and answers a Dial of it. Undefined when there is no
+ * forwarding number to go on to, or the call already ended: the Dial result then ends the call as usual. A replayed
+ * result of the assignee's leg answers the same onward Dial without ending anything.
+ */
+async function forwardOnward(
+  provider: ProviderName,
+  organizationId: string,
+  callId: string,
+): Promise<string | undefined> {
+  const [{ inboundCalls }, prices] = await Promise.all([
+    MessagingSettingsStore.read(organizationId),
+    Billing.prices(organizationId),
+  ]);
+  const fallback = inboundCalls.forwardTo;
+  if (!fallback) return undefined;
+  const moved = await updateCall(organizationId, callId, async (latest) =>
+    !latest.forwardedTo || latest.forwardedTo === fallback || callLifecycle.isFinal(latest.status)
+      ? undefined
+      : { call: { ...toCall(latest), forwardedTo: fallback, modifiedAt: nowIso() } },
+  );
+  const call = moved?.after ?? (await readCall(organizationId, callId));
+  if (!call || call.forwardedTo !== fallback || callLifecycle.isFinal(call.status)) return undefined;
+  return forwardInstructions(provider, callId, call.fromPhoneNumber, fallback, false, inboundCalls.ringSeconds, prices);
 }
 
 /**

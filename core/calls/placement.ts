@@ -15,6 +15,7 @@ import { UnprocessableError, ValidationError } from "#core/errors";
 import { Contacts } from "#core/messaging/contacts";
 import { consentBasisForContact } from "#core/leads/consent";
 import { callRuleRefusal } from "#core/calls/contact-rules";
+import { assigneePhone } from "#core/calls/assignee";
 import { initiatorOf, type ConsentBasis } from "#core/consent/basis";
 import { Conversations } from "#core/messaging/conversations";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
@@ -85,7 +86,15 @@ export const place = domainOperation(
       organizationTimeZone: organization?.timeZone ?? "America/New_York",
     });
     if (ruleRefusal) throw new UnprocessableError(ruleRefusal);
-    const connectTo = input.connectTo ?? outboundCalls.connectTo;
+    // The business side: the one asked for, else the agent the lead is assigned to (docs/routing.md), else the
+    // organization's.
+    const connectTo =
+      input.connectTo ??
+      (await assigneePhone(organizationId, leadId ?? conversation.leadId, [
+        to,
+        ...numbers.map((number) => number.phoneNumber),
+      ])) ??
+      outboundCalls.connectTo;
     if (connectTo && numbers.some((number) => number.phoneNumber === connectTo)) {
       throw new ValidationError("The business side of a call cannot be one of the organization's own numbers.", [
         { pointer: "/connectTo", detail: `${connectTo} is a number of this organization; give a person's phone.` },
@@ -279,9 +288,15 @@ function ringTime(call: Call): number {
  * Where the provider posts a call's progress (`status`) or the result of
  * forwarding it (`dial`); our call id rides in the query, covered by the signature.
  */
-export function callWebhookUrl(provider: ProviderName, hook: "status" | "dial", callId: string): string {
+export function callWebhookUrl(
+  provider: ProviderName,
+  hook: "status" | "dial",
+  callId: string,
+  leg?: "assignee",
+): string {
   return withCorrelationParameter(
-    `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/calls/${hook}?callId=${encodeURIComponent(callId)}`,
+    `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/calls/${hook}?callId=${encodeURIComponent(callId)}` +
+      (leg ? `&leg=${leg}` : ""),
   );
 }
 

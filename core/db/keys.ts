@@ -84,6 +84,7 @@ export const entities = {
   routingHourlyCount: "RoutingHourlyCount",
   routingLastAssigned: "RoutingLastAssigned",
   routingAway: "RoutingAway",
+  routingOpenCount: "RoutingOpenCount",
   consentEvidence: "ConsentEvidence",
   contactAttempts: "ContactAttempts",
   suppression: "Suppression",

@@ -2,7 +2,7 @@ import type { Actor } from "#core/auth/actor";
 import { table } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import { Transaction, TransactionConditionFailed, transact } from "#core/db/transact";
-import { ConflictError, NotFoundError } from "#core/errors";
+import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { Events } from "#core/events/index";
 import { toLead } from "#core/leads/index";
 import { LeadEntity } from "#core/db/entities/leads";
@@ -11,6 +11,7 @@ import type { AssignLead, Lead } from "#core/leads/schemas";
 import { checkAssigneeChange } from "#core/leads/assignee-rules";
 import { mayRead } from "#core/leads/visibility";
 import { Routing, type RoutingPick } from "#core/routing/index";
+import { openHolder } from "#core/leads/open-leads";
 import { nowIso } from "#core/shared/ids";
 import { Users } from "#core/users/index";
 
@@ -34,32 +35,55 @@ const unassigned = where.absentOrNull("assignedUserId");
 export async function routeLead(organizationId: string, leadId: string): Promise<void> {
   const item = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
   if (!item.Item || item.Item.routedAt) return;
-  const lead = toLead(item.Item);
+  await routeByRules(organizationId, toLead(item.Item), "rule");
+}
+
+/** Where routing by the rules left a lead: assigned (to whom), flagged (why), or already taken by someone else. */
+export type RoutingOutcome = {
+  assignedUserId: string | null;
+  outcome: "Assigned" | "AlreadyAssigned" | "Offered" | NoOneReason;
+};
+type NoOneReason = Extract<RoutingPick, { kind: "unassigned" }>["reason"];
+
+/**
+ * Routes a lead by the organization's rules: `rule` is the first routing of a processed lead (conditioned on "never
+ * routed"), `automation` an AssignLead step routing a lead again (conditioned on "still unassigned", so a lead
+ * somebody took meanwhile keeps its assignee).
+ */
+async function routeByRules(
+  organizationId: string,
+  lead: Lead,
+  method: "rule" | "automation",
+): Promise<RoutingOutcome | undefined> {
   for (let attempt = 0; attempt < ROUTING_ATTEMPTS; attempt++) {
     const pick = await Routing.pick(organizationId, lead);
-    if (!pick) return;
+    if (!pick) return undefined;
     const transaction = new Transaction();
     // The user's cap counts: a refusal means another lead reached the cap first.
     if (pick.kind === "assign") transaction.include("caps", ...pick.writes);
-    transaction.update("lead", routedWrite(organizationId, lead, pick));
+    transaction.update("lead", routedWrite(organizationId, lead, pick, method));
     if (pick.kind === "assign") {
-      const by: AssignedBy = { method: "rule", ruleId: pick.ruleId, userId: null };
+      const by: AssignedBy = { method, ruleId: pick.ruleId, userId: null };
       Events.item(organizationId, await assignmentEvent(organizationId, lead, pick.userId, by), transaction);
     }
     try {
       await transact(transaction);
-      return;
+      if (pick.kind === "assign") return { assignedUserId: pick.userId, outcome: "Assigned" };
+      return { assignedUserId: null, outcome: pick.kind === "offer" ? "Offered" : pick.reason };
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;
-      if (error.failed("lead")) return;
+      if (error.failed("lead")) {
+        const now = await table.get({ Key: keys.lead(organizationId, lead.id), ConsistentRead: true });
+        return { assignedUserId: (now.Item?.assignedUserId as string | null) ?? null, outcome: "AlreadyAssigned" };
+      }
       // The user reached a cap since the pick read it (another lead got there first): pick again.
       if (!error.failed("caps")) throw error;
     }
   }
-  throw new Error(`Routing lead ${leadId} found its pick capped ${ROUTING_ATTEMPTS} times; the queue retries it.`);
+  throw new Error(`Routing lead ${lead.id} found its pick capped ${ROUTING_ATTEMPTS} times; the queue retries it.`);
 }
 
-function routedWrite(organizationId: string, lead: Lead, pick: RoutingPick) {
+function routedWrite(organizationId: string, lead: Lead, pick: RoutingPick, method: "rule" | "automation") {
   const at = nowIso();
   const changes =
     pick.kind === "assign"
@@ -67,14 +91,46 @@ function routedWrite(organizationId: string, lead: Lead, pick: RoutingPick) {
           routedAt: at,
           assignedUserId: pick.userId,
           assignedAt: at,
-          assignedBy: { method: "rule", ruleId: pick.ruleId, userId: null },
+          assignedBy: { method, ruleId: pick.ruleId, userId: null },
           needsAttention: false,
           modifiedAt: at,
+          // Open for the user until the lead is answered or reassigned (their open-leads cap counted it).
+          ...(pick.holdsOpen ? { openFor: pick.userId } : {}),
         }
-      : { routedAt: at, needsAttention: true, routingOutcome: pick.reason };
+      : pick.kind === "offer"
+        ? { routedAt: at, offeredTo: pick.userIds, needsAttention: false, routingOutcome: "Offered", modifiedAt: at }
+        : { routedAt: at, needsAttention: true, routingOutcome: pick.reason };
+  const condition = method === "rule" ? where.all(where.stored(), where.absent("routedAt"), unassigned) : unassigned;
   return LeadEntity.update({ ...lead, organizationId }, changes, {
-    condition: where.all(where.stored(), where.absent("routedAt"), unassigned),
+    condition: method === "rule" ? condition : where.all(where.stored(), condition),
   });
+}
+
+/**
+ * An automation's AssignLead step: to `userId` (assign or reassign; an inactive or unknown user is refused), or
+ * without one by the routing rules when the lead has no assignee yet (one that has keeps it). Repeating it changes
+ * nothing more, so a redelivered step is harmless.
+ */
+export async function assignByAutomation(
+  actor: Actor,
+  leadId: string,
+  userId: string | undefined,
+): Promise<RoutingOutcome> {
+  const { Item } = await table.get({ Key: keys.lead(actor.organizationId, leadId), ConsistentRead: true });
+  if (!Item) throw new NotFoundError("Lead", leadId);
+  const lead = toLead(Item);
+  if (userId) {
+    if (lead.assignedUserId === userId) return { assignedUserId: userId, outcome: "AlreadyAssigned" };
+    await writeAssignment(actor, lead, userId, { method: "automation", ruleId: null, userId: null });
+    return { assignedUserId: userId, outcome: "Assigned" };
+  }
+  if (lead.assignedUserId) return { assignedUserId: lead.assignedUserId, outcome: "AlreadyAssigned" };
+  return (
+    (await routeByRules(actor.organizationId, lead, "automation")) ?? {
+      assignedUserId: null,
+      outcome: "NoRuleMatched",
+    }
+  );
 }
 
 /**
@@ -86,32 +142,48 @@ export async function assignLead(actor: Actor, leadId: string, input: AssignLead
   const { Item } = await table.get({ Key: keys.lead(actor.organizationId, leadId), ConsistentRead: true });
   const lead = Item ? toLead(Item) : undefined;
   if (!lead || !(await mayRead(actor, lead))) throw new NotFoundError("Lead", leadId);
-  const { unchanged, claim } = await checkAssigneeChange(actor, "lead", lead.assignedUserId, input.userId);
+  const { unchanged, claim } = await checkAssigneeChange(
+    actor,
+    "lead",
+    lead.assignedUserId,
+    input.userId,
+    lead.offeredTo,
+  );
   if (unchanged) return lead;
-  const at = nowIso();
   const by: AssignedBy | null = input.userId
     ? { method: claim ? "claim" : "manual", ruleId: null, userId: actor.userId ?? null }
     : null;
+  return writeAssignment(actor, lead, input.userId, by);
+}
+
+/** Writes the lead's new assignee (checked active) with its event, conditioned on the assignee read (409 otherwise). */
+async function writeAssignment(actor: Actor, lead: Lead, userId: string | null, by: AssignedBy | null) {
+  if (userId && !(await Users.standing(actor.organizationId, userId))?.active) {
+    throw new ValidationError("The lead can only be assigned to an active user of the organization.", [
+      { pointer: "/userId", detail: `No active user ${userId}.` },
+    ]);
+  }
+  const at = nowIso();
+  const changes = {
+    assignedUserId: userId,
+    assignedAt: userId ? at : null,
+    assignedBy: by,
+    needsAttention: false,
+    modifiedAt: at,
+  };
   const previous = lead.assignedUserId ? where.equals("assignedUserId", lead.assignedUserId) : unassigned;
+  // A lead open for its previous assignee stops counting against their open-leads cap.
+  const openFor = await openHolder(actor.organizationId, lead.id);
   const transaction = new Transaction().update(
     "lead",
     LeadEntity.update(
       { ...lead, organizationId: actor.organizationId },
-      {
-        assignedUserId: input.userId,
-        assignedAt: input.userId ? at : null,
-        assignedBy: by,
-        needsAttention: false,
-        modifiedAt: at,
-      },
+      { ...changes, ...(openFor ? { openFor: null } : {}) },
       { condition: where.all(where.stored(), previous) },
     ),
   );
-  Events.item(
-    actor.organizationId,
-    await assignmentEvent(actor.organizationId, lead, input.userId, by, actor),
-    transaction,
-  );
+  if (openFor) transaction.include("open", Routing.openLeadClosed(actor.organizationId, openFor));
+  Events.item(actor.organizationId, await assignmentEvent(actor.organizationId, lead, userId, by, actor), transaction);
   try {
     await transact(transaction);
   } catch (error) {
@@ -119,14 +191,7 @@ export async function assignLead(actor: Actor, leadId: string, input: AssignLead
       throw new ConflictError("The lead's assignee changed meanwhile; read it again.");
     throw error;
   }
-  return {
-    ...lead,
-    assignedUserId: input.userId,
-    assignedAt: input.userId ? at : null,
-    assignedBy: by,
-    needsAttention: false,
-    modifiedAt: at,
-  };
+  return { ...lead, ...changes };
 }
 
 async function assignmentEvent(
@@ -143,7 +208,9 @@ async function assignmentEvent(
     lead.contact.email ||
     lead.id;
   const assignee = userId ? ((await Users.standing(organizationId, userId))?.name ?? userId) : null;
-  const how = by?.method === "rule" ? ` by routing rule ${by.ruleId}` : by?.method === "claim" ? " (claimed)" : "";
+  const how =
+    (by?.ruleId ? ` by routing rule ${by.ruleId}` : "") +
+    (by?.method === "automation" ? " (automation)" : by?.method === "claim" ? " (claimed)" : "");
   return {
     eventType: userId ? ("LeadAssigned" as const) : ("LeadUnassigned" as const),
     eventCategory: "Lead",

@@ -279,6 +279,7 @@ function newLead(
     assignedAt: null,
     assignedBy: null,
     needsAttention: false,
+    offeredTo: [],
     metadata: {
       certifiedFormUrl: metadata.certifiedFormUrl ?? null,
       utmSource: metadata.utmSource ?? null,
@@ -379,5 +380,9 @@ export function leadItem(organizationId: string, lead: Lead): Record<string, unk
 
 export function toLead(item: Record<string, unknown>): Lead {
   const { organizationId: _organizationId, sweepDueAt: _sweepDueAt, ...lead } = LeadEntity.fromItem(item);
-  return { ...lead, needsAttention: item.needsAttention === true };
+  return {
+    ...lead,
+    needsAttention: item.needsAttention === true,
+    offeredTo: (item.offeredTo as string[] | null | undefined) ?? [],
+  };
 }

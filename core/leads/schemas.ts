@@ -314,6 +314,12 @@ const LeadAssignmentFields = {
     v.optional(v.boolean(), false),
     v.description("Routing found nobody to take the lead (no rule matched, or nobody in the pool could)."),
   ),
+  offeredTo: v.pipe(
+    v.optional(v.array(v.string()), []),
+    v.description(
+      "A first-to-claim rule offered the lead to these users: the first of them to claim it (PUT /leads/{id}/assignee) gets it.",
+    ),
+  ),
 };
 
 /** The lead as every read answers it (spec 2.4, plus its processing outcome and source). */

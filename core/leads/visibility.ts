@@ -11,10 +11,14 @@ async function onlyTheirs(actor: Actor): Promise<boolean> {
 
 /**
  * Whether the caller may read this lead, or this conversation (an agent held to their own leads reads only those
- * assigned to them).
+ * assigned or offered to them).
  */
-export async function mayRead(actor: Actor, lead: Pick<Lead, "assignedUserId">): Promise<boolean> {
-  return lead.assignedUserId === actor.userId || !(await onlyTheirs(actor));
+export async function mayRead(
+  actor: Actor,
+  subject: Pick<Lead, "assignedUserId"> & { offeredTo?: readonly string[] },
+): Promise<boolean> {
+  const theirs = subject.assignedUserId === actor.userId || (subject.offeredTo ?? []).includes(actor.userId ?? "");
+  return theirs || !(await onlyTheirs(actor));
 }
 
 /**

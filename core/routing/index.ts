@@ -4,6 +4,7 @@ import { warmReads } from "#core/db/warm";
 import { organizationProfile } from "#core/organizations/profile";
 import { capPeriods, isWorkingTime } from "#core/routing/availability";
 import { inTurn, leastRecentlyAssigned } from "#core/routing/strategies";
+import { openLeadClosed } from "#core/routing/open-count";
 import { entities, keys } from "#core/db/keys";
 import type { TransactItem } from "#core/db/transact";
 import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
@@ -41,7 +42,10 @@ const awayReads = warmReads({ ttlMs: 3_000, maxEntries: 5_000 });
 
 /** Where routing sent a lead: a user of a rule's pool (with the cap counts that must commit with it), or nobody. */
 export type RoutingPick =
-  | { kind: "assign"; ruleId: string; userId: string; writes: TransactItem[] }
+  /** `holdsOpen`: the user has an open-leads cap, and `writes` count this lead open for them (the lead notes `openFor`). */
+  | { kind: "assign"; ruleId: string; userId: string; writes: TransactItem[]; holdsOpen: boolean }
+  /** First to claim: the lead is offered to these members, and the first of them to claim it gets it. */
+  | { kind: "offer"; ruleId: string; userIds: string[] }
   | { kind: "unassigned"; reason: "NoRuleMatched" | "NoEligibleUser"; ruleId: string | null };
 
 /**
@@ -124,6 +128,8 @@ export const Routing = {
       now,
     });
     if (!eligible.length) return { kind: "unassigned", reason: "NoEligibleUser", ruleId: rule.id };
+    if (rule.strategy === "firstToClaim")
+      return { kind: "offer", ruleId: rule.id, userIds: eligible.map((member) => member.userId) };
     const writes: TransactItem[] = [];
     let chosen: Member;
     if (rule.strategy === "leastRecentlyAssigned") {
@@ -145,7 +151,27 @@ export const Routing = {
       writes.push(countWrite(organizationId, "day", periods.day, chosen.userId, chosen.dailyCap, now));
     if (chosen.hourlyCap !== null)
       writes.push(countWrite(organizationId, "hour", periods.hour, chosen.userId, chosen.hourlyCap, now));
-    return { kind: "assign", ruleId: rule.id, userId: chosen.userId, writes };
+    if (chosen.openCap !== null) writes.push(openCountWrite(organizationId, chosen.userId, chosen.openCap));
+    return { kind: "assign", ruleId: rule.id, userId: chosen.userId, writes, holdsOpen: chosen.openCap !== null };
+  },
+
+  /** The write that closes one open lead of the user (core/routing/open-count.ts). */
+  openLeadClosed,
+
+  /**
+   * The user as calls and alerts reach them now: active and not away (undefined otherwise), with the phone and e-mail
+   * of their profile. A lead's assignee is rung and told through this, so an away agent's calls go to the fallback.
+   */
+  async reachable(
+    organizationId: string,
+    userId: string,
+  ): Promise<{ userId: string; name: string; email: string; phone: string | null } | undefined> {
+    const [standing, away] = await Promise.all([
+      Users.standing(organizationId, userId),
+      awayReads.get(keys.routingAway(organizationId, userId)),
+    ]);
+    if (!standing?.active || away?.away === true) return undefined;
+    return { userId, name: standing.name, email: standing.email, phone: standing.phone };
   },
 
   /**
@@ -194,7 +220,14 @@ async function eligibleMembers(
   );
   const members = pool
     .map((userId, index) => ({
-      member: { dailyCap: null, hourlyCap: null, licensedStates: null, ...settingsOf.get(userId), userId },
+      member: {
+        dailyCap: null,
+        hourlyCap: null,
+        openCap: null,
+        licensedStates: null,
+        ...settingsOf.get(userId),
+        userId,
+      },
       standing: standings[index],
       away: away[index],
     }))
@@ -209,18 +242,20 @@ async function eligibleMembers(
   const countKeys = members.flatMap((member) => [
     ...(member.dailyCap !== null ? [keys.routingDailyCount(organizationId, at.periods.day, member.userId)] : []),
     ...(member.hourlyCap !== null ? [keys.routingHourlyCount(organizationId, at.periods.hour, member.userId)] : []),
+    ...(member.openCap !== null ? [keys.routingOpenCount(organizationId, member.userId)] : []),
   ]);
   const counts = new Map(
     (await getItems(countKeys, { consistent: true })).map((item) => [
       `${item.sk as string}`,
-      Number(item.assigned ?? 0),
+      Number(item.assigned ?? item.open ?? 0),
     ]),
   );
   const under = (key: { sk: string }, cap: number | null) => cap === null || (counts.get(key.sk) ?? 0) < cap;
   return members.filter(
     (member) =>
       under(keys.routingDailyCount(organizationId, at.periods.day, member.userId), member.dailyCap) &&
-      under(keys.routingHourlyCount(organizationId, at.periods.hour, member.userId), member.hourlyCap),
+      under(keys.routingHourlyCount(organizationId, at.periods.hour, member.userId), member.hourlyCap) &&
+      under(keys.routingOpenCount(organizationId, member.userId), member.openCap),
   );
 }
 
@@ -245,6 +280,27 @@ async function takeTicket(organizationId: string, ruleId: string): Promise<numbe
 }
 
 /** One more lead for the user in a cap's period, refused at the cap, so concurrent routing never takes a user past it. */
+/** Counts one more open lead of the user, refused at the cap (like the period counts, but with no period). */
+function openCountWrite(organizationId: string, userId: string, cap: number): TransactItem {
+  return {
+    Update: {
+      Key: keys.routingOpenCount(organizationId, userId),
+      UpdateExpression:
+        "SET #open = if_not_exists(#open, :zero) + :one, entity = :entity, organizationId = :organizationId, userId = :userId",
+      ConditionExpression: "attribute_not_exists(#open) OR #open < :cap",
+      ExpressionAttributeNames: { "#open": "open" },
+      ExpressionAttributeValues: {
+        ":zero": 0,
+        ":one": 1,
+        ":cap": cap,
+        ":entity": entities.routingOpenCount,
+        ":organizationId": organizationId,
+        ":userId": userId,
+      },
+    },
+  };
+}
+
 function countWrite(
   organizationId: string,
   period: "day" | "hour",
@@ -316,6 +372,7 @@ function toSettings(item: Record<string, unknown> | undefined): RoutingSettings 
     agents: ((item.agents as RoutingAgent[] | undefined) ?? []).map((agent) => ({
       ...agent,
       hourlyCap: agent.hourlyCap ?? null,
+      openCap: agent.openCap ?? null,
     })),
     modifiedAt: (item.modifiedAt as string | undefined) ?? null,
   };

@@ -6,7 +6,7 @@ import { maxChars } from "#core/shared/validation";
  * roundRobin: each eligible member in turn; weighted: in turn too, a member of weight w taking w turns per cycle;
  * leastRecentlyAssigned: the eligible member whom routing gave a lead longest ago (never: first).
  */
-export const routingStrategies = ["roundRobin", "weighted", "leastRecentlyAssigned"] as const;
+export const routingStrategies = ["roundRobin", "weighted", "leastRecentlyAssigned", "firstToClaim"] as const;
 
 const weights = v.pipe(
   v.record(
@@ -72,6 +72,12 @@ export const RoutingAgentSchema = v.strictObject({
     v.optional(v.nullable(cap), null),
     v.description("At most this many routed leads per clock hour (the organization's time zone); null: no cap."),
   ),
+  openCap: v.pipe(
+    v.optional(v.nullable(cap), null),
+    v.description(
+      "At most this many open routed leads at once: a lead routed to the user is open until anyone's first outbound message or answered call to it, or until it is reassigned or unassigned; null: no cap.",
+    ),
+  ),
   licensedStates: v.pipe(
     v.optional(v.nullable(v.pipe(v.array(stateCode), v.maxLength(60))), null),
     v.description(
@@ -120,6 +126,7 @@ export const RoutingSettingsSchema = v.object({
       userId: v.string(),
       dailyCap: v.nullable(v.number()),
       hourlyCap: v.nullable(v.number()),
+      openCap: v.nullable(v.number()),
       licensedStates: v.nullable(v.array(v.string())),
     }),
   ),

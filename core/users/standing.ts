@@ -25,6 +25,8 @@ export async function standingOf(organizationId: string, userId: string) {
     // When routing may give the user a lead (core/routing), read with the standing rather than again.
     timeZone: (item.timeZone as string | null | undefined) ?? null,
     workingHours: (item.workingHours as WorkingHours | undefined) ?? [],
+    // Where the user is reached for bridged calls and alerts (core/routing `reachable`).
+    phone: (item.phone as string | null | undefined) ?? null,
   };
 }
 

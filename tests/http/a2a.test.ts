@@ -17,6 +17,7 @@ import {
   textPart,
 } from "#tests/helpers/a2a";
 import { addNumber, createLead as createLeadWithPhone, randomNumber, waitForMessage } from "#tests/helpers/messaging";
+import { agents, assign } from "#tests/helpers/routing";
 import { baseUrl, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 const createLead = (org: TestOrganization, contact: Record<string, unknown>) =>
@@ -36,7 +37,7 @@ describe("A2A agent: discovery and skills", () => {
     expect(card.supportedInterfaces.map((i) => i.protocolVersion).sort()).toEqual(["0.3", "1.0"]);
     expect(card.supportedInterfaces[0]!.url).toBe(`${baseUrl()}/a2a`);
     expect(card.skills.map((s) => s.id).sort()).toEqual(
-      ["automation-health", "find-leads", "lead-timeline", "send-message", "summarize-performance"].sort(),
+      ["automation-health", "find-leads", "my-leads", "lead-timeline", "send-message", "summarize-performance"].sort(),
     );
     expect(card.capabilities?.streaming).toBe(true);
   });
@@ -129,6 +130,30 @@ describe("A2A agent: discovery and skills", () => {
     const all = resultOf(asTask(await send(client, skill("find-leads", { pageSize: 1 }))));
     expect(all.data).toMatchObject({ totalCount: 2, continuationToken: expect.any(String) });
     expect(all.data.leads).toHaveLength(1);
+  });
+
+  it("my-leads lists the leads assigned to the calling user, from structured input or words; an API key is refused", async () => {
+    const org = await newOrganization();
+    const [ann, bob] = await agents(org, 2);
+    const leads = await Promise.all(
+      ["Ada", "Grace", "Edsger"].map(async (firstName) => (await createLead(org, { firstName })).body),
+    );
+    await assign(org, leads[0].id, ann!.id);
+    await assign(org, leads[2].id, ann!.id);
+    await assign(org, leads[1].id, bob!.id);
+    const client = await agentClient(ann!.token);
+
+    const structured = resultOf(asTask(await send(client, skill("my-leads"))));
+    expect(structured.data.totalCount).toBe(2);
+    expect(structured.data.leads.map((lead: { id: string }) => lead.id)).toEqual([leads[2].id, leads[0].id]);
+    expect(structured.text).toContain("2 leads are assigned to you");
+    const worded = resultOf(asTask(await send(client, [textPart("Which leads are assigned to me?")])));
+    expect(worded.data.leads.map((lead: { id: string }) => lead.id)).toEqual([leads[2].id, leads[0].id]);
+    const bobs = resultOf(asTask(await send(await agentClient(bob!.token), skill("my-leads"))));
+    expect(bobs.data.leads.map((lead: { id: string }) => lead.id)).toEqual([leads[1].id]);
+
+    const keyed = asTask(await send(await agentClient(org.apiKey), skill("my-leads")));
+    expect(keyed.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
   });
 
   it("find-leads rejects a filter the lead list does not support", async () => {

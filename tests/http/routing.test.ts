@@ -1,51 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { Users } from "#core/users/index";
 import { intakeByQuery, newSource, uniquePhone, waitForLead } from "#tests/helpers/leads";
-import { newOrganization, userToken, type TestOrganization } from "#tests/helpers/stack";
+import { agents, processedLead, routingSettings } from "#tests/helpers/routing";
+import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 import { untilStatus } from "#tests/helpers/team";
 import { ofType, startReceiver, verified, type Receiver } from "#tests/helpers/webhooks";
 
 const receivers: Receiver[] = [];
 afterAll(async () => void (await Promise.all(receivers.map((receiver) => receiver.close()))));
-
-/** More agents of the organization, each with a token. */
-async function agents(org: TestOrganization, count: number): Promise<{ id: string; token: string }[]> {
-  return Promise.all(
-    Array.from({ length: count }, async (_, index) => {
-      const user = await Users.add(org.organizationId, {
-        email: `agent-${randomUUID()}@example.com`,
-        name: `Agent ${index + 1}`,
-        role: "agent",
-      });
-      return {
-        id: user.id,
-        token: await userToken({
-          organizationId: org.organizationId,
-          userId: user.id,
-          role: "agent",
-          email: user.email,
-        }),
-      };
-    }),
-  );
-}
-
-async function routingSettings(org: TestOrganization, body: Record<string, unknown>) {
-  const response = await org.request("PUT", "/routing/settings", { body });
-  expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return response.body;
-}
-
-async function processedLead(
-  org: TestOrganization,
-  source: Awaited<ReturnType<typeof newSource>>,
-  params: Record<string, string> = {},
-) {
-  const created = await intakeByQuery(source, { FirstName: "Ada", Phone: uniquePhone(), ...params });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return waitForLead(org, created.body.id, (lead) => lead.processingStatus === "Processed");
-}
 
 async function listedIds(org: TestOrganization, token: string, filters: unknown[] = []): Promise<string[]> {
   const response = await org.request("POST", "/leads/all/my", { token, body: { pageSize: 100, filters } });
@@ -339,8 +301,8 @@ describe("routing rules", () => {
       ],
     });
     expect(settings.agents).toEqual([
-      { userId: ann!.id, dailyCap: null, hourlyCap: null, licensedStates: ["FL"] },
-      { userId: bob!.id, dailyCap: null, hourlyCap: null, licensedStates: ["TX", "FL"] },
+      { userId: ann!.id, dailyCap: null, hourlyCap: null, openCap: null, licensedStates: ["FL"] },
+      { userId: bob!.id, dailyCap: null, hourlyCap: null, openCap: null, licensedStates: ["TX", "FL"] },
     ]);
     const routed = async (params: Record<string, string>) =>
       waitForLead(
@@ -404,7 +366,9 @@ describe("routing rules", () => {
       rules: [{ id: "hourly", pool: [ann!.id, bob!.id] }],
       agents: [{ userId: ann!.id, hourlyCap: 2 }],
     });
-    expect(settings.agents).toEqual([{ userId: ann!.id, dailyCap: null, hourlyCap: 2, licensedStates: null }]);
+    expect(settings.agents).toEqual([
+      { userId: ann!.id, dailyCap: null, hourlyCap: 2, openCap: null, licensedStates: null },
+    ]);
     const source = await newSource(org);
     const created = await Promise.all(Array.from({ length: 8 }, () => intakeByQuery(source, { Phone: uniquePhone() })));
     expect(created.every((response) => response.status === 201)).toBe(true);

@@ -208,6 +208,7 @@ describe("node types", () => {
   it("lets settings be omitted only when the type has no required setting", () => {
     expect(valid(withAction({ type: "Stop" })).actions[0]!.settings).toEqual({});
     expect(valid(withAction({ type: "PlaceCall" })).actions[0]!.settings).toEqual({ timeoutSeconds: 30 });
+    expect(valid(withAction({ type: "AssignLead" })).actions[0]!.settings).toEqual({});
     expectSingleError(withAction({ type: "SendSms" }), "/actions/0/settings", '"settings" is required.');
   });
 
@@ -217,8 +218,8 @@ describe("node types", () => {
 
   it("covers every declared type with a schema", () => {
     expect(triggerTypes).toHaveLength(7);
-    expect(conditionTypes).toHaveLength(6);
-    expect(actionTypes).toHaveLength(8);
+    expect(conditionTypes).toHaveLength(7);
+    expect(actionTypes).toHaveLength(9);
   });
 });
 

@@ -3,6 +3,7 @@ import { automationHealth } from "#core/agent/skills/automation-health";
 import type { Skill } from "#core/agent/skills/skill";
 import { summarizePerformance } from "#core/agent/skills/summarize-performance";
 import { findLeads } from "#core/agent/skills/find-leads";
+import { myLeads } from "#core/agent/skills/my-leads";
 import { leadTimeline } from "#core/agent/skills/lead-timeline";
 import { sendMessage } from "#core/agent/skills/send-message";
 
@@ -12,6 +13,7 @@ export type { Skill, SkillResult } from "#core/agent/skills/skill";
 export const skills: Record<AgentSkillId, Skill> = {
   "summarize-performance": summarizePerformance as Skill,
   "find-leads": findLeads as Skill,
+  "my-leads": myLeads as Skill,
   "lead-timeline": leadTimeline as Skill,
   "send-message": sendMessage as Skill,
   "automation-health": automationHealth as Skill,

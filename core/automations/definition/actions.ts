@@ -115,6 +115,11 @@ export const PlaceCallSettingsSchema = settingsSchema(
   },
 );
 
+export const AssignLeadSettingsSchema = settingsSchema(
+  "Assigns the lead to a user of the organization, or without userId routes it by the organization's routing rules (a lead that already has an assignee keeps it).",
+  { userId: v.optional(ResourceIdSchema) },
+);
+
 export const StopSettingsSchema = settingsSchema("Ends the run successfully.", {});
 
 function action<const TType extends ActionType, TSettings extends v.GenericSchema<Record<string, unknown>>>(
@@ -133,6 +138,7 @@ export const ActionSchema = v.variant("type", [
   action("UpdateLead", UpdateLeadSettingsSchema),
   action("AddToSuppression", AddToSuppressionSettingsSchema),
   action("PlaceCall", PlaceCallSettingsSchema),
+  action("AssignLead", AssignLeadSettingsSchema),
   action("Stop", StopSettingsSchema),
 ]);
 

@@ -4,6 +4,7 @@ import {
   LeadFieldPathSchema,
   NodeIdSchema,
   problemCheck,
+  ResourceIdSchema,
   ScalarSchema,
   nodeSchema,
   settingsSchema,
@@ -102,6 +103,15 @@ export const ConsentStatusInSettingsSchema = settingsSchema(
   },
 );
 
+export const AssignedAnyoneSettingsSchema = settingsSchema(
+  "Whether the lead is assigned to anyone (Exists) or to nobody (NotExists).",
+  {},
+);
+export const AssignedUserSettingsSchema = settingsSchema(
+  "Whether the lead is (Equals) or is not (NotEquals) assigned to this user of the organization.",
+  { userId: ResourceIdSchema },
+);
+
 function condition<
   const TType extends ConditionType,
   const TOperators extends readonly [ConditionOperator, ...ConditionOperator[]],
@@ -129,9 +139,10 @@ export const operatorsByConditionType = {
   LeadAge: ["GreaterThan", "LessThan"],
   HasReplied: ["Equals", "NotEquals"],
   ConsentStatus: ["Equals", "NotEquals", "In", "NotIn"],
+  Assignee: ["Exists", "NotExists", "Equals", "NotEquals"],
 } as const satisfies Record<ConditionType, readonly ConditionOperator[]>;
 
-/** A condition; `type`, then (for LeadField and ConsentStatus) `operator`, selects the settings schema. */
+/** A condition; `type`, then (for LeadField, ConsentStatus and Assignee) `operator`, selects the settings schema. */
 export const ConditionSchema = v.variant("type", [
   v.variant("operator", [
     condition("LeadField", ["Equals", "NotEquals"], LeadFieldEqualsSettingsSchema),
@@ -147,6 +158,10 @@ export const ConditionSchema = v.variant("type", [
   v.variant("operator", [
     condition("ConsentStatus", ["Equals", "NotEquals"], ConsentStatusEqualsSettingsSchema),
     condition("ConsentStatus", ["In", "NotIn"], ConsentStatusInSettingsSchema),
+  ]),
+  v.variant("operator", [
+    condition("Assignee", ["Exists", "NotExists"], AssignedAnyoneSettingsSchema),
+    condition("Assignee", ["Equals", "NotEquals"], AssignedUserSettingsSchema),
   ]),
 ]);
 

@@ -19,7 +19,15 @@ export const triggerTypes = [
   "Manual",
 ] as const;
 
-export const conditionTypes = ["LeadField", "TimeOfDay", "Weekday", "LeadAge", "HasReplied", "ConsentStatus"] as const;
+export const conditionTypes = [
+  "LeadField",
+  "TimeOfDay",
+  "Weekday",
+  "LeadAge",
+  "HasReplied",
+  "ConsentStatus",
+  "Assignee",
+] as const;
 
 export const conditionOperators = [
   "Equals",
@@ -44,6 +52,7 @@ export const actionTypes = [
   "UpdateLead",
   "AddToSuppression",
   "PlaceCall",
+  "AssignLead",
   "Stop",
 ] as const;
 

@@ -25,6 +25,7 @@ import { Calls } from "#core/calls/index";
 import { DomainError, ValidationError } from "#core/errors";
 import { type Lead, Leads } from "#core/leads/index";
 import { leadConsentState } from "#core/leads/consent";
+import { assignByAutomation } from "#core/leads/assignment";
 import { basisForContact, type ConsentBasis } from "#core/consent/basis";
 import { Messages } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
@@ -95,6 +96,8 @@ async function dispatch(context: ActionContext): Promise<ActionOutcome> {
       return addToSuppression(context, action.settings.reason);
     case "PlaceCall":
       return placeCall(context, action.settings);
+    case "AssignLead":
+      return assignLead(context, action.settings.userId);
     case "Stop":
       return { kind: "stop", output: {} };
   }
@@ -406,6 +409,14 @@ async function addToSuppression(context: ActionContext, reason: string | undefin
     ...(context.run.leadId ? { leadId: context.run.leadId } : {}),
   });
   return { kind: "succeeded", output: { phoneNumber: phone, created } };
+}
+
+/** Assigns the run's lead to the user named, or by the routing rules; the output says to whom and how it went. */
+async function assignLead(context: ActionContext, userId: string | undefined): Promise<ActionOutcome> {
+  const { run } = context;
+  if (!run.leadId) return { kind: "failed", error: "The run has no lead to assign." };
+  const assigned = await assignByAutomation(automationActor(run), run.leadId, userId);
+  return { kind: "succeeded", output: { ...assigned } };
 }
 
 async function placeCall(

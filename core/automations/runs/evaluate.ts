@@ -81,6 +81,12 @@ export async function evaluateCondition(condition: Condition, context: Evaluatio
       }
       return (status === condition.settings.value) === (condition.operator === "Equals");
     }
+    case "Assignee": {
+      const assignee = context.lead?.assignedUserId ?? null;
+      if ("userId" in condition.settings)
+        return (assignee === condition.settings.userId) === (condition.operator === "Equals");
+      return (assignee !== null) === (condition.operator === "Exists");
+    }
   }
 }
 

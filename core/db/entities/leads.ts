@@ -44,6 +44,7 @@ export const LeadEntity = defineEntity({
     "contact",
     "customer",
     "needsAttention",
+    "offeredTo",
   ],
   key: ({ organizationId, id }: { organizationId: string; id: string }) => leadsKeys.lead(organizationId, id),
   identity: (lead: StoredLead) => ({ organizationId: lead.organizationId, id: lead.id }),

@@ -22,6 +22,14 @@ export const routingKeys = {
     pk: org(organizationId),
     sk: `ROUTING#HOUR#${hour}#${userId}`,
   }),
+  /**
+   * How many routed leads the user holds open (`open`: assigned by routing, not yet answered, not reassigned), for
+   * the open-leads cap: up by routing in the assignment's transaction, down once per lead (`openFor` on the lead).
+   */
+  routingOpenCount: (organizationId: string, userId: string): Key => ({
+    pk: org(organizationId),
+    sk: `ROUTING#OPEN#${userId}`,
+  }),
   /** Whether the user marked themselves away (`away`): routing skips them meanwhile. */
   routingAway: (organizationId: string, userId: string): Key => ({
     pk: org(organizationId),

@@ -8,7 +8,7 @@ export type SimulatedDial = { forwardTo: string; timeoutSeconds: number; action:
 /**
  * Simulates a contact calling one of our numbers, as Twilio runs it: posts the
  * inbound-call webhook (ringing) and follows the TwiML it answers.
- * - `<Dial>`: the forwarded number's scenario (docs/provider-simulator.md)
+ * - `<Dial>` (and a `<Dial>` in its action's answer): the forwarded number's scenario (docs/provider-simulator.md)
  *   decides the outcome (20 answered, 21 busy, 22 no-answer, 23 failed...),
  *   posted to the Dial's action URL (DialCallStatus, DialCallDuration), then
  *   the caller's leg ends `completed`.
@@ -29,6 +29,8 @@ export async function simulateInboundCall(input: {
   statuses: number[];
   twiml: string;
   dial: SimulatedDial | undefined;
+  /** Every Dial followed, in order (the first is `dial`); `dialTwiml` is the last one's answer. */
+  dials: SimulatedDial[];
   dialTwiml: string | undefined;
 }> {
   const providerCallId = input.providerCallId ?? `CA${randomBytes(16).toString("hex")}`;
@@ -50,15 +52,19 @@ export async function simulateInboundCall(input: {
     return response.text();
   };
   const twiml = await post(`${base}/webhooks/simulator/calls/inbound`, params("ringing"));
-  if (/<Reject\b/.test(twiml)) return { providerCallId, statuses, twiml, dial: undefined, dialTwiml: undefined };
+  if (/<Reject\b/.test(twiml))
+    return { providerCallId, statuses, twiml, dial: undefined, dials: [], dialTwiml: undefined };
   const dial = parseDial(twiml);
+  const dials: SimulatedDial[] = [];
   let talkSeconds = 0;
   let dialTwiml: string | undefined;
-  if (dial) {
-    const outcome = input.callerHangsUp ? { word: "canceled", talkSeconds: 0 } : dialOutcome(dial.forwardTo);
+  // A Dial's answer may Dial again (an assigned agent who did not answer, then the forwarding number): followed too.
+  for (let next = dial; next && dials.length < 5; next = dialTwiml ? parseDial(dialTwiml) : undefined) {
+    dials.push(next);
+    const outcome = input.callerHangsUp ? { word: "canceled", talkSeconds: 0 } : dialOutcome(next.forwardTo);
     talkSeconds = outcome.talkSeconds;
     dialTwiml = await post(
-      dial.action,
+      next.action,
       params("in-progress", [
         ["DialCallSid", `CA${randomBytes(16).toString("hex")}`],
         ["DialCallStatus", outcome.word],
@@ -71,7 +77,7 @@ export async function simulateInboundCall(input: {
     `${base}/webhooks/simulator/calls/status`,
     params("completed", [["CallDuration", String(talkSeconds + 5)]]),
   );
-  return { providerCallId, statuses, twiml, dial, dialTwiml };
+  return { providerCallId, statuses, twiml, dial, dials, dialTwiml };
 }
 
 /** DialCallStatus and talk time for ringing a number: its call scenario's final status (refused numbers fail). */
