@@ -99,6 +99,7 @@ export const entities = {
   tenDlcBrand: "TenDlcBrand",
   tenDlcCampaign: "TenDlcCampaign",
   tenDlcPending: "TenDlcPending",
+  tenDlcSubmission: "TenDlcSubmission",
   a2aTask: "A2ATask",
   wallet: "Wallet",
   priceList: "PriceList",

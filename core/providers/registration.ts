@@ -70,12 +70,32 @@ export type CampaignReport = { reference: string; status: RegistrationStatus; fa
 /** A number as the carrier holds it (Twilio needs its `PN…` sid, Telnyx its E.164). */
 export type RegisteredNumber = { phoneNumber: string; providerNumberId?: string };
 
+/**
+ * Our reference of a submission (the id of the intent stored before the carrier is asked), carried where the carrier
+ * keeps one (Telnyx brand `referenceId`) or can be matched by (the submission's own fields), so that a retry after a
+ * crash between the carrier's answer and our write finds what the first attempt created instead of creating another.
+ */
+export type SubmissionReference = string;
+
 export interface TenDlcRegistrar {
   /** Submits the brand (billable at the registry: never repeat blindly). */
-  registerBrand(details: BrandDetails): Promise<BrandReport>;
+  registerBrand(details: BrandDetails, reference: SubmissionReference): Promise<BrandReport>;
+  /** The brand an earlier submission with this reference created, if the carrier holds one. */
+  findBrand(details: BrandDetails, reference: SubmissionReference): Promise<BrandReport | undefined>;
   fetchBrand(reference: string): Promise<BrandReport>;
   /** Submits a campaign of a brand the registry verified. */
-  registerCampaign(brandReference: string, details: CampaignDetails): Promise<CampaignReport>;
+  registerCampaign(
+    brandReference: string,
+    details: CampaignDetails,
+    reference: SubmissionReference,
+  ): Promise<CampaignReport>;
+  /** The campaign an earlier submission with this reference created, if any; `known`: campaign references already stored. */
+  findCampaign(
+    brandReference: string,
+    details: CampaignDetails,
+    reference: SubmissionReference,
+    known: string[],
+  ): Promise<CampaignReport | undefined>;
   fetchCampaign(reference: string): Promise<CampaignReport>;
   /** Puts a number on a campaign, so its A2P traffic is carried as the campaign's. */
   assignNumber(campaignReference: string, number: RegisteredNumber): Promise<void>;
