@@ -7,9 +7,15 @@ import { queryAll } from "#core/db/query";
 import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
 import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
 import { organizationProvider } from "#core/messaging/provider-choice";
-import { providerByName } from "#core/providers/index";
-import { ProviderError, type ProviderPort } from "#core/providers/port";
-import type { BrandReport, CampaignReport, TenDlcRegistrar } from "#core/providers/registration";
+import { providerByName, verifiedProvider } from "#core/providers/index";
+import { recordEvent } from "#core/events/index";
+import { ProviderError, type ProviderPort, type WebhookRequest } from "#core/providers/port";
+import {
+  registrationKey,
+  type BrandReport,
+  type CampaignReport,
+  type TenDlcRegistrar,
+} from "#core/providers/registration";
 import { newId, nowIso } from "#core/shared/ids";
 import type {
   Brand,
@@ -85,6 +91,7 @@ export const CarrierRegistration = {
         },
       },
       { Delete: { Key: submissionKey } },
+      referenceItem(organizationId, submission.provider, report.reference),
     ]);
     await markPending(organizationId, "BRAND", report.status === "Pending");
     return shown((await readBrand(organizationId))!);
@@ -151,6 +158,7 @@ export const CarrierRegistration = {
         },
       },
       { Delete: { Key: submissionKey } },
+      referenceItem(organizationId, brand.provider, registrationKey(report.reference)),
     ]);
     await markPending(organizationId, `CAMPAIGN#${campaign.id}`, submitted.status !== "Rejected");
     return withOptOuts(organizationId, submitted);
@@ -197,6 +205,32 @@ export const CarrierRegistration = {
     await updateNumbers(organizationId, campaignId, "ADD", phoneNumberId);
     await PhoneNumbers.setRegistration(organizationId, phoneNumberId, { campaignId, status: campaign.status });
     return PhoneNumbers.fromId(actor, phoneNumberId);
+  },
+
+  /** The organization's brand and campaigns as stored (a webhook's `carrier_registration.updated` data). */
+  async overview(organizationId: string): Promise<RegistrationOverview> {
+    const [brand, campaigns] = await Promise.all([readBrand(organizationId), readCampaigns(organizationId)]);
+    return {
+      brand: brand ? shown(brand) : null,
+      campaigns: await Promise.all(campaigns.map((campaign) => withOptOuts(organizationId, campaign))),
+    };
+  },
+
+  /**
+   * `POST /webhooks/{provider}/registration`: a carrier's registration status event (signature checked first: 403).
+   * It names a brand or campaign by the carrier's reference; the organization it belongs to is read again at the
+   * carrier at once (the same refresh as the poll's, so the stored status is always the carrier's own answer, never
+   * the event's words), which records `CarrierRegistrationUpdated` for each change. A reference we do not know is ignored.
+   */
+  async statusCallback(providerName: string, request: WebhookRequest): Promise<void> {
+    const provider = verifiedProvider(providerName, request);
+    const named = provider.registration?.parseStatusCallback(request) ?? [];
+    const organizations = new Set<string>();
+    for (const key of named) {
+      const { Item } = await table.get({ Key: keys.tenDlcReference(provider.name, key), ConsistentRead: true });
+      if (typeof Item?.organizationId === "string") organizations.add(Item.organizationId);
+    }
+    for (const organizationId of organizations) await refreshOrganization(organizationId);
   },
 
   /** `POST /carrier-registration/refresh`: asks the carrier now about the pending brand and every campaign not rejected. */
@@ -274,6 +308,8 @@ async function refreshOrganization(organizationId: string): Promise<Registration
     brand = applyBrand(pending, report, now);
     await table.put({ Item: { ...keys.tenDlcBrand(organizationId), entity: entities.tenDlcBrand, ...brand } });
     await markPending(organizationId, "BRAND", brand.status === "Pending");
+    if (brand.status !== pending.status)
+      await recordUpdate(organizationId, "TenDlcBrand", "brand", `The 10DLC brand ${brand.displayName}`, brand);
   }
   campaigns = await Promise.all(
     campaigns.map(async (campaign) => {
@@ -299,6 +335,8 @@ async function refreshOrganization(organizationId: string): Promise<Registration
         }),
       );
       await markPending(organizationId, `CAMPAIGN#${campaign.id}`, decided.status !== "Rejected");
+      if (decided.status !== campaign.status)
+        await recordUpdate(organizationId, "TenDlcCampaign", campaign.id, `The 10DLC campaign ${campaign.id}`, decided);
       // The numbers carry their campaign's decision: it is what gates their sends.
       await Promise.all(
         decided.phoneNumberIds.map((id) =>
@@ -311,6 +349,33 @@ async function refreshOrganization(organizationId: string): Promise<Registration
   return {
     brand: brand ? shown(brand) : null,
     campaigns: await Promise.all(campaigns.map((campaign) => withOptOuts(organizationId, campaign))),
+  };
+}
+
+/** The `CarrierRegistrationUpdated` event of a decision (webhook `carrier_registration.updated`). */
+async function recordUpdate(
+  organizationId: string,
+  relatedEntityType: "TenDlcBrand" | "TenDlcCampaign",
+  relatedEntityId: string,
+  what: string,
+  decided: { status: string; failureReason: string | null },
+): Promise<void> {
+  await recordEvent(organizationId, {
+    eventType: "CarrierRegistrationUpdated",
+    eventCategory: "CarrierRegistration",
+    description: `${what} is ${decided.status}${decided.failureReason ? `: ${decided.failureReason}` : "."}`,
+    relatedEntityType,
+    relatedEntityId,
+    statusReason: decided.status,
+  });
+}
+
+/** The index item naming the organization of a carrier reference (for its status callbacks). */
+function referenceItem(organizationId: string, provider: string, key: string) {
+  return {
+    Put: {
+      Item: { ...keys.tenDlcReference(provider, key), entity: entities.tenDlcReference, organizationId },
+    },
   };
 }
 

@@ -100,6 +100,7 @@ export const entities = {
   tenDlcCampaign: "TenDlcCampaign",
   tenDlcPending: "TenDlcPending",
   tenDlcSubmission: "TenDlcSubmission",
+  tenDlcReference: "TenDlcReference",
   a2aTask: "A2ATask",
   wallet: "Wallet",
   priceList: "PriceList",

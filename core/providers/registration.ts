@@ -1,3 +1,6 @@
+import { config } from "#core/config";
+import type { ProviderName, WebhookRequest } from "#core/providers/port";
+
 /**
  * The 10DLC part of the carrier port: registering an organization's brand and
  * campaigns with The Campaign Registry through the carrier's ISV API, reading
@@ -97,6 +100,22 @@ export interface TenDlcRegistrar {
     known: string[],
   ): Promise<CampaignReport | undefined>;
   fetchCampaign(reference: string): Promise<CampaignReport>;
+  /**
+   * The registrations a status callback (its signature already checked) names: brand references and campaign keys
+   * (`registrationKey`), to be read again at the carrier. Empty when the request is not one of the carrier's
+   * registration events.
+   */
+  parseStatusCallback(request: WebhookRequest): string[];
   /** Puts a number on a campaign, so its A2P traffic is carried as the campaign's. */
   assignNumber(campaignReference: string, number: RegisteredNumber): Promise<void>;
 }
+
+/**
+ * What a status callback names a campaign by: Twilio's events carry the Messaging Service (the `MG…` part of our
+ * `MG…/QE…` reference), the others the campaign's own id (the whole reference).
+ */
+export const registrationKey = (reference: string): string => reference.split("/")[0]!;
+
+/** Where a carrier posts its registration status events (`POST /webhooks/{provider}/registration`). */
+export const registrationCallbackUrl = (provider: ProviderName): string =>
+  `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/registration`;

@@ -3,7 +3,15 @@ import type { EventType } from "#core/events/types";
 
 /** What the `data` of a webhook payload is: the resource as its REST read answers it when the event is fanned out. */
 export type WebhookResource =
-  "lead" | "message" | "call" | "automationRun" | "wallet" | "phoneNumber" | "webhookEndpoint" | "ping";
+  | "lead"
+  | "message"
+  | "call"
+  | "automationRun"
+  | "wallet"
+  | "phoneNumber"
+  | "carrierRegistration"
+  | "webhookEndpoint"
+  | "ping";
 
 interface CatalogueEntry {
   description: string;
@@ -105,6 +113,12 @@ export const webhookCatalogue = {
       "A number drew a spike of carrier filtering errors and was paused: its sends move to the pool's other numbers until it is resumed.",
     resource: "phoneNumber",
     from: ["PhoneNumberPaused"],
+  },
+  "carrier_registration.updated": {
+    description:
+      "The registry decided or changed the organization's 10DLC brand or a campaign (Approved, Rejected with its reason, suspended); data is the registration overview, the event names which one.",
+    resource: "carrierRegistration",
+    from: ["CarrierRegistrationUpdated"],
   },
   "webhook_endpoint.disabled": {
     description: "A webhook endpoint was disabled automatically (410 Gone, or failing for too long).",

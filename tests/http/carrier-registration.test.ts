@@ -2,8 +2,15 @@ import { describe, expect, it } from "vitest";
 import { CarrierRegistration } from "#core/carrier-registration/index";
 import { Outbound } from "#core/messaging/outbound";
 import { storedSettingsItem } from "#core/messaging/settings-item";
-import { buyNumber, carrierRequests, decideRegistration, onCarrier } from "#tests/helpers/carriers";
-import { addNumber, queuedOutsideTheStack, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
+import {
+  buyNumber,
+  carrierRequests,
+  decideRegistration,
+  onCarrier,
+  postTelnyxWebhook,
+  telnyxEvent,
+} from "#tests/helpers/carriers";
+import { addNumber, events, queuedOutsideTheStack, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { brandBody, campaignBody, killedThenRetried, uniqueName } from "#tests/helpers/registration";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 import { handler as registerBrand } from "#functions/carrier-registration/register-brand";
@@ -118,6 +125,8 @@ describe("10DLC registration at Telnyx", () => {
         body: {
           // Our submission's id, so a retry after a crash finds this brand at Telnyx instead of paying for another.
           referenceId: expect.stringMatching(/^[0-9A-Z]{26}$/),
+          // Telnyx posts the brand's status events here (POST /webhooks/telnyx/registration).
+          webhookURL: expect.stringMatching(/\/webhooks\/telnyx\/registration$/),
           entityType: "PRIVATE_PROFIT",
           displayName,
           companyName: `${displayName} LLC`,
@@ -157,6 +166,7 @@ describe("10DLC registration at Telnyx", () => {
       authorization: TELNYX_BEARER,
       body: {
         brandId: brand.body.providerBrandId,
+        webhookURL: expect.stringMatching(/\/webhooks\/telnyx\/registration$/),
         usecase: "CUSTOMER_CARE",
         description: sent.description,
         messageFlow: sent.messageFlow,
@@ -235,6 +245,59 @@ describe("10DLC registration at Telnyx", () => {
         failureReason: "Opt-in flow does not show consent to texts.",
       }),
     ]);
+  });
+
+  it("a signed 10DLC event from Telnyx updates the brand and campaign at once (no poll), records carrier_registration.updated, and a forged one is refused", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const brand = await org.request("POST", "/carrier-registration/brand", { body: brandBody(uniqueName()) });
+    expect(brand.status).toBe(201);
+    await decideRegistration(brand.body.providerBrandId, { status: "OK", identityStatus: "VERIFIED" });
+    const brandEvent = telnyxEvent("10dlc.brand.update", {
+      brandId: brand.body.providerBrandId,
+      eventType: "BRAND_ADD",
+      status: "success",
+      type: "TCR_BRAND_UPDATE",
+    });
+    expect((await postTelnyxWebhook("/webhooks/telnyx/registration", brandEvent, { signature: "forged" })).status).toBe(
+      403,
+    );
+    expect((await org.request("GET", "/carrier-registration/brand")).body.status).toBe("Pending");
+    expect((await postTelnyxWebhook("/webhooks/telnyx/registration", brandEvent)).status).toBe(200);
+    expect((await org.request("GET", "/carrier-registration/brand")).body.status).toBe("Approved");
+
+    const campaign = await org.request("POST", "/carrier-registration/campaigns", { body: campaignBody() });
+    await decideRegistration(campaign.body.providerCampaignId, {
+      campaignStatus: "TCR_FAILED",
+      failureReasons: "Sample messages do not name the business.",
+    });
+    const campaignEvent = telnyxEvent("10dlc.campaign.update", {
+      campaignId: campaign.body.providerCampaignId,
+      brandId: brand.body.providerBrandId,
+      type: "TELNYX_EVENT",
+      status: "TCR_FAILED",
+    });
+    expect((await postTelnyxWebhook("/webhooks/telnyx/registration", campaignEvent)).status).toBe(200);
+    expect((await org.request("GET", `/carrier-registration/campaigns/${campaign.body.id}`)).body).toMatchObject({
+      status: "Rejected",
+      failureReason: "Sample messages do not name the business.",
+    });
+    // An event about a registration of no organization here is acknowledged and changes nothing.
+    const unknown = telnyxEvent("10dlc.brand.update", { brandId: crypto.randomUUID(), type: "TCR_BRAND_UPDATE" });
+    expect((await postTelnyxWebhook("/webhooks/telnyx/registration", unknown)).status).toBe(200);
+
+    const updates = await events(org, { eventType: "CarrierRegistrationUpdated" });
+    expect(
+      updates.map((event: { relatedEntityType: string; statusReason: string }) => [
+        event.relatedEntityType,
+        event.statusReason,
+      ]),
+    ).toEqual([
+      ["TenDlcCampaign", "Rejected"],
+      ["TenDlcBrand", "Approved"],
+    ]);
+    const types = await org.request("GET", "/webhook-event-types");
+    expect(types.body.items.map((item: { type: string }) => item.type)).toContain("carrier_registration.updated");
   });
 
   it("refuses an invalid brand with a 400 naming each field, and reads 404 before any brand", async () => {

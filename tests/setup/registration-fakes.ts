@@ -45,6 +45,7 @@ const TELNYX_CAMPAIGN_REQUIRED = [
   "sample2",
 ];
 const TELNYX_CAMPAIGN_OPTIONAL = [
+  "webhookURL",
   "sample3",
   "sample4",
   "sample5",
@@ -113,7 +114,7 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
       return true;
     }
     if (method === "POST" && path === "/v2/10dlc/brand") {
-      const problem = fieldProblem(body, TELNYX_BRAND_FIELDS, ["referenceId"]);
+      const problem = fieldProblem(body, TELNYX_BRAND_FIELDS, ["referenceId", "webhookURL"]);
       if (problem) return (mismatch(problem), true);
       const brandId = randomUUID();
       records.set(brandId, { brandId, status: "REGISTRATION_PENDING", ...body });

@@ -30,4 +30,12 @@ export const carrierRegistrationKeys = {
     sk: `${organizationId}#${what}`,
   }),
   tenDlcPendingPartition: () => ({ pk: "TENDLC#PENDING" }),
+  /**
+   * Which organization a carrier's registration belongs to (not tenant data: a carrier's status callback names only
+   * its own reference): the brand's reference, or a campaign's `registrationKey`, per carrier.
+   */
+  tenDlcReference: (provider: string, key: string): Key => ({
+    pk: `TENDLC#REFERENCE#${provider}#${key}`,
+    sk: "TENDLC#REFERENCE",
+  }),
 };

@@ -37,3 +37,25 @@ export const inboundMessageWebhook = defineOperation({
   },
   problems: [403, 404, 429],
 });
+
+export const registrationStatusWebhook = defineOperation({
+  operationId: "registrationStatusWebhook",
+  summary: "Carrier events about the organization's 10DLC brand and campaigns",
+  description:
+    "Telnyx 10DLC event notifications (`10dlc.brand.update`, `10dlc.campaign.update`; JSON signed with Ed25519, the " +
+    "brand's and campaign's `webhookURL`) and Twilio Event Streams A2P events (a webhook sink's CloudEvents, " +
+    "`com.twilio.messaging.compliance.brand-registration.*` and `.campaign-registration.*`, signed with X-Twilio-Signature " +
+    "and `bodySHA256`); unsigned or wrongly signed requests are refused with 403. The registration it names is read " +
+    "again at the carrier at once (not at the next poll), and a change is announced as `carrier_registration.updated`. " +
+    "An unknown reference is acknowledged and ignored. Idempotent.",
+  tag: "Webhooks",
+  auth: "public",
+  params: ProviderParams,
+  success: {
+    status: 200,
+    description: "Acknowledged (empty TwiML)",
+    contentType: "text/xml",
+    jsonSchema: { type: "string" },
+  },
+  problems: [403, 404, 429, 502],
+});

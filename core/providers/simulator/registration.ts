@@ -62,6 +62,8 @@ export function createSimulatorRegistrar(): TenDlcRegistrar {
         "The simulator rejects campaigns whose description says 'rejected'.",
       );
     },
+    // The simulator decides at the next refresh; it posts no status events.
+    parseStatusCallback: () => [],
     async assignNumber() {},
   };
 }

@@ -1,4 +1,5 @@
-import { ProviderError } from "#core/providers/port";
+import { ProviderError, type WebhookRequest } from "#core/providers/port";
+import { registrationCallbackUrl } from "#core/providers/registration";
 import type {
   BrandDetails,
   BrandReport,
@@ -75,6 +76,7 @@ export function createTelnyxRegistrar(request: TelnyxRequest): TenDlcRegistrar {
           "/v2/10dlc/brand",
           {
             referenceId: submission,
+            webhookURL: registrationCallbackUrl("telnyx"),
             entityType: details.entityType,
             displayName: details.displayName,
             companyName: details.legalName,
@@ -107,6 +109,14 @@ export function createTelnyxRegistrar(request: TelnyxRequest): TenDlcRegistrar {
         if (brand?.["referenceId"] === submission) return brandReport(brand);
       }
       return undefined;
+    },
+    parseStatusCallback(request: WebhookRequest): string[] {
+      const event = parseJson(request.body) as { data?: { event_type?: string; payload?: Record<string, unknown> } };
+      const payload = event?.data?.payload ?? {};
+      const type = event?.data?.event_type ?? "";
+      // `10dlc.brand.update`, `10dlc.campaign.update`; a number assignment's event names its campaign too.
+      const named = type.startsWith("10dlc.brand.") ? payload["brandId"] : payload["campaignId"];
+      return type.startsWith("10dlc.") && typeof named === "string" && named ? [named] : [];
     },
     async fetchBrand(reference: string): Promise<BrandReport> {
       return brandReport(await request(`/v2/10dlc/brand/${encodeURIComponent(reference)}`, undefined, { flat: true }));
@@ -157,6 +167,7 @@ function campaignBody(brandReference: string, details: CampaignDetails): Record<
   const samples = Object.fromEntries(details.sampleMessages.map((sample, index) => [`sample${index + 1}`, sample]));
   return {
     brandId: brandReference,
+    webhookURL: registrationCallbackUrl("telnyx"),
     usecase: details.useCase,
     description: details.description,
     messageFlow: details.messageFlow,
@@ -169,6 +180,14 @@ function campaignBody(brandReference: string, details: CampaignDetails): Record<
     subscriberOptout: true,
     subscriberHelp: true,
   };
+}
+
+function parseJson(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The records of a 10DLC list answer (`{ records, page, totalRecords }`). */

@@ -1,4 +1,4 @@
-import { ProviderError } from "#core/providers/port";
+import { ProviderError, type WebhookRequest } from "#core/providers/port";
 import type {
   BrandDetails,
   BrandReport,
@@ -200,6 +200,25 @@ export function createTwilioRegistrar(options: {
       const brands = listed(await call(`${messaging}/v1/a2p/BrandRegistrations?PageSize=1000`), "data");
       const brand = brands.find((candidate) => profiles.includes(candidate["customer_profile_bundle_sid"]));
       return brand ? brandReport(brand) : undefined;
+    },
+    parseStatusCallback(request: WebhookRequest): string[] {
+      // An Event Streams webhook sink posts CloudEvents, a JSON array (one event when sent alone).
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(request.body);
+      } catch {
+        return [];
+      }
+      const events = (Array.isArray(parsed) ? parsed : [parsed]) as { type?: string; data?: Record<string, unknown> }[];
+      return events.flatMap((event) => {
+        const type = event?.type ?? "";
+        const named = type.startsWith("com.twilio.messaging.compliance.brand-registration.")
+          ? event.data?.["brandsid"]
+          : type.startsWith("com.twilio.messaging.compliance.campaign-registration.")
+            ? event.data?.["messagingservicesid"]
+            : undefined;
+        return typeof named === "string" && named ? [named] : [];
+      });
     },
     async fetchBrand(reference: string): Promise<BrandReport> {
       return brandReport(await call(`${messaging}/v1/a2p/BrandRegistrations/${encodeURIComponent(reference)}`));
