@@ -2,6 +2,14 @@ import * as v from "valibot";
 import { defineOperation } from "#core/http/operation";
 
 const ProviderParams = v.object({ provider: v.pipe(v.string(), v.minLength(1), v.maxLength(32)) });
+/** What every carrier callback answers: an empty TwiML document (Twilio reads it; the others ignore it). */
+const acknowledged = {
+  status: 200,
+  description: "Acknowledged (empty TwiML)",
+  contentType: "text/xml",
+  jsonSchema: { type: "string" },
+} as const;
+
 const signed =
   "Called by the carrier provider (`twilio`, or `simulator` locally), form-encoded and signed with X-Twilio-Signature " +
   "over the full URL and parameters; unsigned or wrongly signed requests are refused with 403. Idempotent.";
@@ -13,12 +21,7 @@ export const messageStatusWebhook = defineOperation({
   tag: "Webhooks",
   auth: "public",
   params: ProviderParams,
-  success: {
-    status: 200,
-    description: "Acknowledged (empty TwiML)",
-    contentType: "text/xml",
-    jsonSchema: { type: "string" },
-  },
+  success: acknowledged,
   problems: [403, 404, 429],
 });
 
@@ -29,12 +32,7 @@ export const inboundMessageWebhook = defineOperation({
   tag: "Webhooks",
   auth: "public",
   params: ProviderParams,
-  success: {
-    status: 200,
-    description: "Acknowledged (empty TwiML)",
-    contentType: "text/xml",
-    jsonSchema: { type: "string" },
-  },
+  success: acknowledged,
   problems: [403, 404, 429],
 });
 
@@ -51,11 +49,6 @@ export const registrationStatusWebhook = defineOperation({
   tag: "Webhooks",
   auth: "public",
   params: ProviderParams,
-  success: {
-    status: 200,
-    description: "Acknowledged (empty TwiML)",
-    contentType: "text/xml",
-    jsonSchema: { type: "string" },
-  },
+  success: acknowledged,
   problems: [403, 404, 429, 502],
 });
