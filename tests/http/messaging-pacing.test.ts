@@ -59,25 +59,6 @@ describe("per-number pacing", () => {
     }
   });
 
-  it("a burst to one 1-MPS long code reaches the carrier at least a second apart, however long each send's own work took", async () => {
-    const org = await newOrganization();
-    await onCarrier(org, "telnyx");
-    const ours = await buyNumber(org, "212");
-    // Posted all at once, so the consumer handles them together and each send's claim and bookkeeping take their own time.
-    const accepted = await Promise.all(
-      Array.from({ length: 8 }, (_, index) => send(org, { to: randomNumber("212"), body: `burst ${index}` })),
-    );
-    for (const { status } of accepted) expect(status).toBe(202);
-    for (const { body } of accepted) await waitForMessage(org, body.id, handedOver, 60_000);
-
-    const sends = await sendsFrom(ours.phoneNumber);
-    expect(sends.map((request) => request.answered)).toEqual(Array(8).fill(200));
-    // Each send sleeps until its hand-over time right before the request, so the carrier sees them spaced by the
-    // number's interval: never two within one second, whichever clock second they straddle.
-    const gaps = sends.slice(1).map((request, index) => request.at - sends[index]!.at);
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1_000);
-  });
-
   it("the carrier's 429 on one number holds back that number only: the pool's other number keeps sending", async () => {
     const org = await newOrganization();
     await onCarrier(org, "telnyx");
