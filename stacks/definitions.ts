@@ -433,6 +433,11 @@ export const routeTable = {
     handler: "functions/webhooks/message-status.handler",
     sendsTo: ["automationRuns"],
   },
+  registrationStatusWebhook: {
+    method: "POST",
+    path: "/webhooks/{provider}/registration",
+    handler: "functions/webhooks/registration-status.handler",
+  },
   inboundMessageWebhook: {
     method: "POST",
     path: "/webhooks/{provider}/messages/inbound",

@@ -1,14 +1,21 @@
 import type { Actor } from "#core/auth/actor";
-import { conditionally, table } from "#core/db/items";
+import { conditionally, putIfNew, table } from "#core/db/items";
+import { transact } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import { prefixQuery } from "#core/db/list";
 import { queryAll } from "#core/db/query";
 import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
 import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
 import { organizationProvider } from "#core/messaging/provider-choice";
-import { providerByName } from "#core/providers/index";
-import { ProviderError, type ProviderPort } from "#core/providers/port";
-import type { BrandReport, CampaignReport, TenDlcRegistrar } from "#core/providers/registration";
+import { providerByName, verifiedProvider } from "#core/providers/index";
+import { recordEvent } from "#core/events/index";
+import { ProviderError, type ProviderPort, type WebhookRequest } from "#core/providers/port";
+import {
+  registrationKey,
+  type BrandReport,
+  type CampaignReport,
+  type TenDlcRegistrar,
+} from "#core/providers/registration";
 import { newId, nowIso } from "#core/shared/ids";
 import type {
   Brand,
@@ -34,21 +41,37 @@ export * from "#core/carrier-registration/schemas";
  * (`PhoneNumbers.setRegistration`), which is what sender choice reads.
  */
 export const CarrierRegistration = {
-  /** `POST /carrier-registration/brand`: submits the brand (again only after a rejection: each submission is billed by the registry). */
-  async registerBrand(actor: Actor, input: BrandRequest): Promise<Brand> {
+  /**
+   * `POST /carrier-registration/brand`: submits the brand (again only after a rejection: each submission is billed by
+   * the registry). The submission is stored first (`submissionId`: the Idempotency-Key's, else a new one), then the
+   * carrier asked, then the brand stored with the submission removed; a submission found already stored was cut short,
+   * so the carrier is asked for the brand it created before anything is submitted again.
+   */
+  async registerBrand(actor: Actor, input: BrandRequest, submissionId: string = newId()): Promise<Brand> {
     const organizationId = actor.organizationId;
     const existing = await readBrand(organizationId);
+    if (existing?.submissionId === submissionId) return shown(existing); // the same request again: its answer was lost
     if (existing && existing.status !== "Rejected") {
       throw new ConflictError(
         `The organization's brand is already ${existing.status}; only a rejected brand is submitted again.`,
       );
     }
-    const { provider, registrar } = await registrarOf(organizationId);
-    const report = await atCarrier(() => registrar.registerBrand(input));
+    const { provider } = await registrarOf(organizationId);
+    const submissionKey = keys.tenDlcBrandSubmission(organizationId);
+    const submission = await beginSubmission(submissionKey, submissionId, provider.name, input);
+    const registrar = registrarByName(submission.provider);
+    const { report, details } = await submitOnce(
+      submissionKey,
+      submission,
+      () => registrar.findBrand(submission.details, submission.reference),
+      () => registrar.registerBrand(input, submission.reference),
+      input,
+    );
     const now = nowIso();
-    const brand: Brand = {
-      ...input,
-      provider: provider.name,
+    const brand: Brand & { submissionId: string } = {
+      ...details,
+      submissionId: submission.reference,
+      provider: submission.provider,
       providerBrandId: report.reference,
       status: "Pending",
       failureReason: null,
@@ -57,22 +80,37 @@ export const CarrierRegistration = {
       decidedAt: null,
       checkedAt: null,
     };
-    await table.put({
-      Item: { ...keys.tenDlcBrand(organizationId), entity: entities.tenDlcBrand, ...applyBrand(brand, report, now) },
-    });
+    await transact([
+      {
+        Put: {
+          Item: {
+            ...keys.tenDlcBrand(organizationId),
+            entity: entities.tenDlcBrand,
+            ...applyBrand(brand, report, now),
+          },
+        },
+      },
+      { Delete: { Key: submissionKey } },
+      referenceItem(organizationId, submission.provider, report.reference),
+    ]);
     await markPending(organizationId, "BRAND", report.status === "Pending");
-    return (await readBrand(organizationId))!;
+    return shown((await readBrand(organizationId))!);
   },
 
   async brand(actor: Actor): Promise<Brand> {
     const brand = await readBrand(actor.organizationId);
     if (!brand) throw new NotFoundError("Brand", "of this organization");
-    return brand;
+    return shown(brand);
   },
 
-  /** `POST /carrier-registration/campaigns`: a campaign of the organization's approved brand. */
-  async registerCampaign(actor: Actor, input: CampaignRequest): Promise<Campaign> {
+  /**
+   * `POST /carrier-registration/campaigns`: a campaign of the organization's approved brand, submitted like the brand
+   * (its submission stored first, by the campaign's id: the Idempotency-Key's, else a new one).
+   */
+  async registerCampaign(actor: Actor, input: CampaignRequest, campaignId: string = newId()): Promise<Campaign> {
     const organizationId = actor.organizationId;
+    const stored = await readCampaign(organizationId, campaignId);
+    if (stored) return withOptOuts(organizationId, stored); // the same request again: its answer was lost
     const brand = await readBrand(organizationId);
     if (brand?.status !== "Approved") {
       throw new ConflictError(
@@ -82,11 +120,25 @@ export const CarrierRegistration = {
       );
     }
     const registrar = registrarByName(brand.provider);
-    const report = await atCarrier(() => registrar.registerCampaign(brand.providerBrandId, input));
+    const submissionKey = keys.tenDlcCampaignSubmission(organizationId, campaignId);
+    const submission = await beginSubmission(submissionKey, campaignId, brand.provider, input);
+    const { report, details } = await submitOnce(
+      submissionKey,
+      submission,
+      async () =>
+        registrar.findCampaign(
+          brand.providerBrandId,
+          submission.details,
+          campaignId,
+          (await readCampaigns(organizationId)).map((campaign) => campaign.providerCampaignId),
+        ),
+      () => registrar.registerCampaign(brand.providerBrandId, input, campaignId),
+      input,
+    );
     const now = nowIso();
     const campaign: StoredCampaign = {
-      id: newId(),
-      ...input,
+      id: campaignId,
+      ...details,
       provider: brand.provider,
       providerCampaignId: report.reference,
       status: "Pending",
@@ -96,14 +148,20 @@ export const CarrierRegistration = {
       decidedAt: null,
       checkedAt: null,
     };
-    const stored = applyCampaign(campaign, report, now);
+    const submitted = applyCampaign(campaign, report, now);
     // The numbers are a string set, added to as they are attached (DynamoDB stores no empty set).
-    const { phoneNumberIds: _none, ...item } = stored;
-    await table.put({
-      Item: { ...keys.tenDlcCampaign(organizationId, campaign.id), entity: entities.tenDlcCampaign, ...item },
-    });
-    await markPending(organizationId, `CAMPAIGN#${campaign.id}`, stored.status !== "Rejected");
-    return withOptOuts(organizationId, stored);
+    const { phoneNumberIds: _none, ...item } = submitted;
+    await transact([
+      {
+        Put: {
+          Item: { ...keys.tenDlcCampaign(organizationId, campaign.id), entity: entities.tenDlcCampaign, ...item },
+        },
+      },
+      { Delete: { Key: submissionKey } },
+      referenceItem(organizationId, brand.provider, registrationKey(report.reference)),
+    ]);
+    await markPending(organizationId, `CAMPAIGN#${campaign.id}`, submitted.status !== "Rejected");
+    return withOptOuts(organizationId, submitted);
   },
 
   async campaigns(actor: Actor): Promise<{ items: Campaign[] }> {
@@ -149,6 +207,32 @@ export const CarrierRegistration = {
     return PhoneNumbers.fromId(actor, phoneNumberId);
   },
 
+  /** The organization's brand and campaigns as stored (a webhook's `carrier_registration.updated` data). */
+  async overview(organizationId: string): Promise<RegistrationOverview> {
+    const [brand, campaigns] = await Promise.all([readBrand(organizationId), readCampaigns(organizationId)]);
+    return {
+      brand: brand ? shown(brand) : null,
+      campaigns: await Promise.all(campaigns.map((campaign) => withOptOuts(organizationId, campaign))),
+    };
+  },
+
+  /**
+   * `POST /webhooks/{provider}/registration`: a carrier's registration status event (signature checked first: 403).
+   * It names a brand or campaign by the carrier's reference; the organization it belongs to is read again at the
+   * carrier at once (the same refresh as the poll's, so the stored status is always the carrier's own answer, never
+   * the event's words), which records `CarrierRegistrationUpdated` for each change. A reference we do not know is ignored.
+   */
+  async statusCallback(providerName: string, request: WebhookRequest): Promise<void> {
+    const provider = verifiedProvider(providerName, request);
+    const named = provider.registration?.parseStatusCallback(request) ?? [];
+    const organizations = new Set<string>();
+    for (const key of named) {
+      const { Item } = await table.get({ Key: keys.tenDlcReference(provider.name, key), ConsistentRead: true });
+      if (typeof Item?.organizationId === "string") organizations.add(Item.organizationId);
+    }
+    for (const organizationId of organizations) await refreshOrganization(organizationId);
+  },
+
   /** `POST /carrier-registration/refresh`: asks the carrier now about the pending brand and every campaign not rejected. */
   async refresh(actor: Actor): Promise<RegistrationOverview> {
     return refreshOrganization(actor.organizationId);
@@ -170,6 +254,51 @@ export const CarrierRegistration = {
   },
 };
 
+/** A submission to the registry, as stored before the carrier is asked; `resumed`: an earlier attempt stored it. */
+type Submission<T> = { reference: string; provider: string; details: T; resumed: boolean };
+
+/** Stores a submission, or answers the one an earlier attempt left (cut short between the carrier and our write). */
+async function beginSubmission<T extends object>(
+  key: { pk: string; sk: string },
+  reference: string,
+  provider: string,
+  details: T,
+): Promise<Submission<T>> {
+  const fresh = { reference, provider, details };
+  if (await putIfNew({ ...key, entity: entities.tenDlcSubmission, ...fresh, startedAt: nowIso() }))
+    return { ...fresh, resumed: false };
+  const { Item } = await table.get({ Key: key, ConsistentRead: true });
+  if (!Item) return beginSubmission(key, reference, provider, details); // finished meanwhile by that attempt
+  return {
+    reference: String(Item.reference),
+    provider: String(Item.provider),
+    details: Item.details as T,
+    resumed: true,
+  };
+}
+
+/**
+ * The carrier's answer to a submission: for a resumed one, first what the earlier attempt created (with the details
+ * it sent), else a new submission of `input` under the same reference. A refusal of what was sent (422) removes the
+ * submission: nothing was created, the next attempt starts afresh; a failure (502) keeps it, to be looked up.
+ */
+async function submitOnce<T, R>(
+  key: { pk: string; sk: string },
+  submission: Submission<T>,
+  find: () => Promise<R | undefined>,
+  register: () => Promise<R>,
+  input: T,
+): Promise<{ report: R; details: T }> {
+  try {
+    const found = submission.resumed ? await atCarrier(find) : undefined;
+    if (found) return { report: found, details: submission.details };
+    return { report: await atCarrier(register), details: input };
+  } catch (error) {
+    if (error instanceof UnprocessableError) await table.delete({ Key: key });
+    throw error;
+  }
+}
+
 async function refreshOrganization(organizationId: string): Promise<RegistrationOverview> {
   let [brand, campaigns] = await Promise.all([readBrand(organizationId), readCampaigns(organizationId)]);
   const now = nowIso();
@@ -179,6 +308,8 @@ async function refreshOrganization(organizationId: string): Promise<Registration
     brand = applyBrand(pending, report, now);
     await table.put({ Item: { ...keys.tenDlcBrand(organizationId), entity: entities.tenDlcBrand, ...brand } });
     await markPending(organizationId, "BRAND", brand.status === "Pending");
+    if (brand.status !== pending.status)
+      await recordUpdate(organizationId, "TenDlcBrand", "brand", `The 10DLC brand ${brand.displayName}`, brand);
   }
   campaigns = await Promise.all(
     campaigns.map(async (campaign) => {
@@ -204,6 +335,8 @@ async function refreshOrganization(organizationId: string): Promise<Registration
         }),
       );
       await markPending(organizationId, `CAMPAIGN#${campaign.id}`, decided.status !== "Rejected");
+      if (decided.status !== campaign.status)
+        await recordUpdate(organizationId, "TenDlcCampaign", campaign.id, `The 10DLC campaign ${campaign.id}`, decided);
       // The numbers carry their campaign's decision: it is what gates their sends.
       await Promise.all(
         decided.phoneNumberIds.map((id) =>
@@ -214,8 +347,35 @@ async function refreshOrganization(organizationId: string): Promise<Registration
     }),
   );
   return {
-    brand: brand ?? null,
+    brand: brand ? shown(brand) : null,
     campaigns: await Promise.all(campaigns.map((campaign) => withOptOuts(organizationId, campaign))),
+  };
+}
+
+/** The `CarrierRegistrationUpdated` event of a decision (webhook `carrier_registration.updated`). */
+async function recordUpdate(
+  organizationId: string,
+  relatedEntityType: "TenDlcBrand" | "TenDlcCampaign",
+  relatedEntityId: string,
+  what: string,
+  decided: { status: string; failureReason: string | null },
+): Promise<void> {
+  await recordEvent(organizationId, {
+    eventType: "CarrierRegistrationUpdated",
+    eventCategory: "CarrierRegistration",
+    description: `${what} is ${decided.status}${decided.failureReason ? `: ${decided.failureReason}` : "."}`,
+    relatedEntityType,
+    relatedEntityId,
+    statusReason: decided.status,
+  });
+}
+
+/** The index item naming the organization of a carrier reference (for its status callbacks). */
+function referenceItem(organizationId: string, provider: string, key: string) {
+  return {
+    Put: {
+      Item: { ...keys.tenDlcReference(provider, key), entity: entities.tenDlcReference, organizationId },
+    },
   };
 }
 
@@ -258,7 +418,7 @@ function applyCampaign(campaign: StoredCampaign, report: CampaignReport, now: st
   };
 }
 
-async function readBrand(organizationId: string): Promise<Brand | undefined> {
+async function readBrand(organizationId: string): Promise<(Brand & { submissionId?: string }) | undefined> {
   const { Item } = await table.get({ Key: keys.tenDlcBrand(organizationId), ConsistentRead: true });
   return Item ? (strip(Item) as Brand) : undefined;
 }
@@ -272,6 +432,11 @@ async function readCampaigns(organizationId: string): Promise<StoredCampaign[]> 
   return (await queryAll({ ...prefixQuery(keys.tenDlcCampaignPrefix(organizationId)), ConsistentRead: true })).map(
     toCampaign,
   );
+}
+
+/** A brand as answered: the submission it came from is ours to know (a retry of that request finds it), not shown. */
+function shown({ submissionId: _submission, ...brand }: Brand & { submissionId?: string }): Brand {
+  return brand;
 }
 
 function toCampaign(item: Record<string, unknown>): StoredCampaign {

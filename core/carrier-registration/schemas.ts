@@ -106,3 +106,6 @@ export type RegistrationOverview = v.InferOutput<typeof RegistrationOverviewSche
 
 /** Body of `PUT /phone-numbers/{phoneNumberId}/campaign`. */
 export const AttachNumberSchema = v.strictObject({ campaignId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
+
+/** The event recorded when the registry decides (or changes) a brand or campaign: webhook `carrier_registration.updated`. */
+export type CarrierRegistrationEventType = "CarrierRegistrationUpdated";

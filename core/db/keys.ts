@@ -101,6 +101,8 @@ export const entities = {
   tenDlcBrand: "TenDlcBrand",
   tenDlcCampaign: "TenDlcCampaign",
   tenDlcPending: "TenDlcPending",
+  tenDlcSubmission: "TenDlcSubmission",
+  tenDlcReference: "TenDlcReference",
   a2aTask: "A2ATask",
   wallet: "Wallet",
   priceList: "PriceList",

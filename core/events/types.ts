@@ -1,6 +1,7 @@
 import type { AutomationEventType } from "#core/automations/runs/model";
 import type { BillingEventType } from "#core/billing/wallet-events";
 import type { CallEventType } from "#core/calls/events";
+import type { CarrierRegistrationEventType } from "#core/carrier-registration/schemas";
 import type { LeadEventType } from "#core/leads/processing";
 import type { LeadAssignmentEventType } from "#core/leads/assignment";
 import type { LeadConsentEventType } from "#core/leads/reverify";
@@ -20,6 +21,7 @@ export type EventType =
   | LeadConsentEventType
   | MessagingEventType
   | CallEventType
+  | CarrierRegistrationEventType
   | AutomationEventType
   | BillingEventType
   | WebhookEndpointEventType;

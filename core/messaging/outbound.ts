@@ -8,7 +8,7 @@ import { DISPATCH_GRACE_MS, MessageLifecycle, recordProviderId } from "#core/mes
 import type { Message } from "#core/messaging/model";
 import { PhoneNumbers, type SenderNumber } from "#core/messaging/phone-numbers";
 import { checkContactWindow, frequencyCapRefusal } from "#core/messaging/contact-rules";
-import { isThrottle, leastBusy, Pacing, type Slot } from "#core/messaging/pacing";
+import { isThrottle, leastBusy, Pacing, untilHandOver, type PacedNumber, type Slot } from "#core/messaging/pacing";
 import {
   eligibleSenders,
   registrationRequired,
@@ -177,7 +177,8 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
     });
   }
   if (slot?.numberId === selection.number.id) selection.reason = slot.reason as SenderSelectionReason;
-  if (!(await Pacing.awaitSlot(organizationId, message, selection.number, selection.reason, slot))) return;
+  const handOverAt = await Pacing.awaitSlot(organizationId, message, selection.number, selection.reason, slot);
+  if (handOverAt === undefined) return;
   const { primary: provider, failover } = await organizationProviders(organizationId);
   const claimedAt = nowIso();
   const claimed = await MessageLifecycle.claim(organizationId, message, {
@@ -201,7 +202,10 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
   if (!claimed) return;
   await afterClaim(organizationId, claimed, selection);
   try {
-    const handedOver = await handOver(organizationId, claimed, provider, failover);
+    const handedOver = await handOver(organizationId, claimed, provider, failover, {
+      number: selection.number,
+      at: handOverAt,
+    });
     if (!handedOver) return;
     const { result, by } = handedOver;
     await recordProviderId(organizationId, claimed.id, by.name, result.providerMessageId);
@@ -229,6 +233,7 @@ async function handOver(
   message: Message,
   primary: ProviderPort,
   failover: ProviderPort | undefined,
+  handOverAt: { number: PacedNumber; at: number },
 ): Promise<{ result: SendMessageResult; by: ProviderPort } | undefined> {
   const send = (provider: ProviderPort) =>
     provider.sendMessage({
@@ -240,6 +245,8 @@ async function handOver(
       statusCallbackUrl: statusCallbackUrl(provider.name, message.id),
     });
   try {
+    // The number's reserved hand-over time, waited for here so nothing of ours runs between the timer and the carrier.
+    await untilHandOver(organizationId, handOverAt.number, handOverAt.at);
     return { result: await send(primary), by: primary };
   } catch (error) {
     const failsOver =

@@ -27,7 +27,10 @@ import { parsePhone } from "#core/shared/phone";
  * hand-over itself is paced too: just before it, a send reserves the number's
  * next hand-over time (`paceHandedAt`, one conditional write), at least its
  * interval and a margin after the previous one; a send whose hand-over time is
- * further away goes back to the queue, delayed to it, instead.
+ * further away goes back to the queue, delayed to it, instead. The send then
+ * sleeps until that time immediately before the carrier request
+ * (`untilHandOver`, after the claim), so only the request itself lies between
+ * the timer and the carrier.
  */
 
 /** What a number type carries by default (messages per second): a 10DLC long code ~1, toll-free 3, short code 100. */
@@ -52,6 +55,13 @@ const WAIT_IN_PLACE_MS = 1_000;
  * apart that variation alone would put two sends of a 1 MPS number into one clock second now and then.
  */
 const HAND_OVER_MARGIN_MS = 200;
+
+/**
+ * A hand-over time is booked at least this far ahead, before the claim: the claim and the hand-over bookkeeping
+ * run in between (measured under load: a send booked for "now" reached the carrier 400 ms later, its successor on time,
+ * 808 ms apart at 1 MPS), and the send then sleeps the rest right before the carrier request.
+ */
+const HAND_OVER_LEAD_MS = 500;
 
 export function numberType(phoneNumber: string): NumberType {
   if (/^\d{5,6}$/.test(phoneNumber)) return "ShortCode";
@@ -103,8 +113,10 @@ export const Pacing = {
   },
 
   /**
-   * Holds a Queued message until its sender's slot: true when it may go now
-   * (after at most a second's timer). Otherwise the message goes back to the
+   * Holds a Queued message until its sender's slot: the hand-over time it
+   * reserved when it may go (at most one spacing and a second away; the caller
+   * sleeps until it right before the carrier request, `untilHandOver`), else
+   * undefined: the message went back to the
    * queue delayed to its slot, carrying it (a redelivery does not reserve
    * again), its dispatch deadline moved past the slot (the sweep must not
    * republish a message that is only waiting), and a conversation without a
@@ -116,7 +128,7 @@ export const Pacing = {
     number: PacedNumber,
     reason: SenderSelectionReason,
     held: Slot | undefined,
-  ): Promise<boolean> {
+  ): Promise<number | undefined> {
     const slot = held?.numberId === number.id ? held.at : await Pacing.reserve(organizationId, number);
     // Only a send about to go takes a hand-over time: one further ahead would hold it while it waits in the queue.
     const handOver =
@@ -125,10 +137,7 @@ export const Pacing = {
         : { at: slot, reserved: false };
     const at = handOver.at;
     const wait = at - Date.now();
-    if (handOver.reserved) {
-      if (wait > 0) await sleep(wait);
-      return true;
-    }
+    if (handOver.reserved) return at;
     const dueAt = new Date(at + DISPATCH_GRACE_MS).toISOString();
     const waiting = await changeMessage(organizationId, message.id, {
       from: ["Queued"],
@@ -137,7 +146,7 @@ export const Pacing = {
       set: {},
       due: { at: dueAt, kind: "Dispatch" },
     });
-    if (!waiting) return false;
+    if (!waiting) return undefined;
     if (reason !== "StickyConversation" && reason !== "ManualOverride")
       await Conversations.setSender(organizationId, message.conversationId, number);
     // Whole seconds, rounded down (at least one): it arrives up to a second early and waits the rest with the timer above.
@@ -147,7 +156,7 @@ export const Pacing = {
       { messageId: message.id, slot: { numberId: number.id, at, reason } },
       { delaySeconds: Math.max(1, Math.floor(wait / 1000)) },
     );
-    return false;
+    return undefined;
   },
 
   /** The carrier throttled this number: it sends nothing before `retryAfter` (or the default backoff); other numbers go on. */
@@ -165,6 +174,23 @@ export const Pacing = {
   },
 };
 
+/**
+ * Right before the carrier request of a claimed send: sleeps until its hand-over time, so only the request itself lies
+ * between the timer and the carrier. The time was booked HAND_OVER_LEAD_MS ahead at least, for the claim and its
+ * bookkeeping to fit before it; a send they made late anyway (by more than a tenth of its spacing) moves its booked time
+ * to now while no later send has booked behind it, so the next one is spaced from when this one really went.
+ */
+export async function untilHandOver(organizationId: string, number: PacedNumber, at: number): Promise<void> {
+  const wait = at - Date.now();
+  if (wait > 0) return sleep(wait);
+  const now = Date.now();
+  if (now - at > handOverSpacing(number) / 10)
+    await updatePace(organizationId, number.id, "SET paceHandedAt = :now", "paceHandedAt = :at", {
+      ":now": now,
+      ":at": at,
+    });
+}
+
 /** Codes by which a carrier says "this number sends too fast" (HTTP 429; Twilio 20429, 14107, 30022 throughput, 21611 number queue full). */
 const THROTTLE_CODES = new Set(["20429", "14107", "30022", "21611"]);
 
@@ -176,9 +202,15 @@ export function isThrottle(error: ProviderError): boolean {
   );
 }
 
+/** The spacing of two hand-overs of a number: its interval and a margin of a fifth of it, at most HAND_OVER_MARGIN_MS. */
+function handOverSpacing(number: PacedNumber): number {
+  const interval = sendInterval(number);
+  return interval + Math.min(HAND_OVER_MARGIN_MS, Math.ceil(interval / 5));
+}
+
 /**
- * The hand-over time of a send whose slot is near: the slot, or the previous hand-over plus the number's interval and
- * its margin (HAND_OVER_MARGIN_MS), whichever is later. Reserved (`paceHandedAt`) when it is at most a second past one spacing
+ * The hand-over time of a send whose slot is near: the slot, HAND_OVER_LEAD_MS from now, or the previous hand-over
+ * plus the number's spacing, whichever is later. Reserved (`paceHandedAt`) when it is at most a second past one spacing
  * away; a later one is only answered, for the send to wait in the queue and ask again. Two sends at the hand-over at once are
  * ordered by whose conditional write lands first.
  */
@@ -187,13 +219,12 @@ async function reserveHandOver(
   number: PacedNumber,
   slot: number,
 ): Promise<{ at: number; reserved: boolean }> {
-  const interval = sendInterval(number);
-  const spacing = interval + Math.min(HAND_OVER_MARGIN_MS, Math.ceil(interval / 5));
+  const spacing = handOverSpacing(number);
   // Unknown until read: first assume the previous hand-over was long enough ago (the usual case: one write).
   let previous: number | null | undefined;
   for (let attempt = 0; attempt < 5; attempt++) {
     const now = Date.now();
-    const at = Math.max(slot, now, (previous ?? -Infinity) + spacing);
+    const at = Math.max(slot, now + HAND_OVER_LEAD_MS, (previous ?? -Infinity) + spacing);
     // Waited in place up to a second past one spacing: the send right behind a passing one stays on its number
     // (back in the queue, it would choose its sender again).
     if (at - now > WAIT_IN_PLACE_MS + spacing) return { at, reserved: false };

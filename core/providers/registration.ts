@@ -1,3 +1,6 @@
+import { config } from "#core/config";
+import type { ProviderName, WebhookRequest } from "#core/providers/port";
+
 /**
  * The 10DLC part of the carrier port: registering an organization's brand and
  * campaigns with The Campaign Registry through the carrier's ISV API, reading
@@ -70,13 +73,49 @@ export type CampaignReport = { reference: string; status: RegistrationStatus; fa
 /** A number as the carrier holds it (Twilio needs its `PN…` sid, Telnyx its E.164). */
 export type RegisteredNumber = { phoneNumber: string; providerNumberId?: string };
 
+/**
+ * Our reference of a submission (the id of the intent stored before the carrier is asked), carried where the carrier
+ * keeps one (Telnyx brand `referenceId`) or can be matched by (the submission's own fields), so that a retry after a
+ * crash between the carrier's answer and our write finds what the first attempt created instead of creating another.
+ */
+export type SubmissionReference = string;
+
 export interface TenDlcRegistrar {
   /** Submits the brand (billable at the registry: never repeat blindly). */
-  registerBrand(details: BrandDetails): Promise<BrandReport>;
+  registerBrand(details: BrandDetails, reference: SubmissionReference): Promise<BrandReport>;
+  /** The brand an earlier submission with this reference created, if the carrier holds one. */
+  findBrand(details: BrandDetails, reference: SubmissionReference): Promise<BrandReport | undefined>;
   fetchBrand(reference: string): Promise<BrandReport>;
   /** Submits a campaign of a brand the registry verified. */
-  registerCampaign(brandReference: string, details: CampaignDetails): Promise<CampaignReport>;
+  registerCampaign(
+    brandReference: string,
+    details: CampaignDetails,
+    reference: SubmissionReference,
+  ): Promise<CampaignReport>;
+  /** The campaign an earlier submission with this reference created, if any; `known`: campaign references already stored. */
+  findCampaign(
+    brandReference: string,
+    details: CampaignDetails,
+    reference: SubmissionReference,
+    known: string[],
+  ): Promise<CampaignReport | undefined>;
   fetchCampaign(reference: string): Promise<CampaignReport>;
+  /**
+   * The registrations a status callback (its signature already checked) names: brand references and campaign keys
+   * (`registrationKey`), to be read again at the carrier. Empty when the request is not one of the carrier's
+   * registration events.
+   */
+  parseStatusCallback(request: WebhookRequest): string[];
   /** Puts a number on a campaign, so its A2P traffic is carried as the campaign's. */
   assignNumber(campaignReference: string, number: RegisteredNumber): Promise<void>;
 }
+
+/**
+ * What a status callback names a campaign by: Twilio's events carry the Messaging Service (the `MG…` part of our
+ * `MG…/QE…` reference), the others the campaign's own id (the whole reference).
+ */
+export const registrationKey = (reference: string): string => reference.split("/")[0]!;
+
+/** Where a carrier posts its registration status events (`POST /webhooks/{provider}/registration`). */
+export const registrationCallbackUrl = (provider: ProviderName): string =>
+  `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/registration`;

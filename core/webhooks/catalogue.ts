@@ -10,6 +10,7 @@ export type WebhookResource =
   | "automationRun"
   | "wallet"
   | "phoneNumber"
+  | "carrierRegistration"
   | "webhookEndpoint"
   | "ping";
 
@@ -123,6 +124,12 @@ export const webhookCatalogue = {
       "A number drew a spike of carrier filtering errors and was paused: its sends move to the pool's other numbers until it is resumed.",
     resource: "phoneNumber",
     from: ["PhoneNumberPaused"],
+  },
+  "carrier_registration.updated": {
+    description:
+      "The registry decided or changed the organization's 10DLC brand or a campaign (Approved, Rejected with its reason, suspended); data is the registration overview, the event names which one.",
+    resource: "carrierRegistration",
+    from: ["CarrierRegistrationUpdated"],
   },
   "webhook_endpoint.disabled": {
     description: "A webhook endpoint was disabled automatically (410 Gone, or failing for too long).",

@@ -3,6 +3,7 @@ import * as v from "valibot";
 import { AutomationRunSchema } from "#core/automations/runs/model";
 import { WalletSchema } from "#core/billing/schemas";
 import { CallSchema } from "#core/calls/schemas";
+import { RegistrationOverviewSchema } from "#core/carrier-registration/schemas";
 import { EventRecordSchema } from "#core/events/index";
 import { LeadSchema } from "#core/leads/schemas";
 import { ConversationSchema } from "#core/messaging/conversations";
@@ -28,6 +29,7 @@ const resourceSchemas: Record<WebhookResource, v.GenericSchema> = {
   automationRun: AutomationRunSchema,
   wallet: WalletSchema,
   phoneNumber: PhoneNumberSchema,
+  carrierRegistration: RegistrationOverviewSchema,
   webhookEndpoint: WebhookEndpointSchema,
   ping: v.object({ endpointId: v.string(), message: v.string() }),
 };

@@ -2,6 +2,7 @@ import { systemActor } from "#core/auth/actor";
 import { AutomationRunRecords } from "#core/automations/runs/records";
 import { Billing } from "#core/billing/index";
 import { Calls } from "#core/calls/index";
+import { CarrierRegistration } from "#core/carrier-registration/index";
 import { DomainError } from "#core/errors";
 import type { EventRecord } from "#core/events/index";
 import { Leads, toLead } from "#core/leads/index";
@@ -78,6 +79,8 @@ async function currentResource(
         return await Billing.wallet(organizationId);
       case "phoneNumber":
         return await PhoneNumbers.fromId(actor, id);
+      case "carrierRegistration":
+        return await CarrierRegistration.overview(organizationId);
       case "webhookEndpoint":
         return await WebhookEndpoints.fromId(actor, id);
       case "ping":

@@ -1,11 +1,19 @@
-import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { CarrierRegistration } from "#core/carrier-registration/index";
 import { Outbound } from "#core/messaging/outbound";
 import { storedSettingsItem } from "#core/messaging/settings-item";
-import { buyNumber, carrierRequests, decideRegistration, onCarrier } from "#tests/helpers/carriers";
-import { addNumber, queuedOutsideTheStack, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
+import {
+  buyNumber,
+  carrierRequests,
+  decideRegistration,
+  onCarrier,
+  postTelnyxWebhook,
+  telnyxEvent,
+} from "#tests/helpers/carriers";
+import { addNumber, events, queuedOutsideTheStack, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
+import { brandBody, campaignBody, killedThenRetried, uniqueName } from "#tests/helpers/registration";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
+import { handler as registerBrand } from "#functions/carrier-registration/register-brand";
 
 /**
  * 10DLC registration through the HTTP API against the carriers' ISV APIs (local fakes checking each
@@ -15,38 +23,6 @@ import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 const TELNYX_BEARER = "Bearer KEYfake0123";
 const TWILIO_BASIC = `Basic ${Buffer.from("SK00000000000000000000000000fake:fake-api-key-secret").toString("base64")}`;
-
-const brandBody = (displayName: string) => ({
-  entityType: "PRIVATE_PROFIT",
-  legalName: `${displayName} LLC`,
-  displayName,
-  ein: "12-3456789",
-  phone: "(212) 555-0100",
-  email: "compliance@acme-roofing.example",
-  website: "https://acme-roofing.example",
-  street: "1 Main St",
-  city: "New York",
-  state: "ny",
-  postalCode: "10001",
-  vertical: "CONSTRUCTION",
-});
-
-const campaignBody = (
-  description = "Replies to homeowners who asked Acme Roofing for a quote through the website form.",
-) => ({
-  useCase: "CUSTOMER_CARE",
-  description,
-  sampleMessages: [
-    "Hi Sam, this is Acme Roofing about your quote request. When can we visit? Reply STOP to opt out.",
-    "Acme Roofing: your inspection is booked for Tuesday 10am. Reply STOP to opt out.",
-  ],
-  messageFlow:
-    "Homeowners fill in the quote form at https://acme-roofing.example/quote and tick a box agreeing to texts about their request.",
-  helpMessage: "Acme Roofing: call 212-555-0100 or email help@acme-roofing.example. Reply STOP to opt out.",
-  optOutMessage: "Acme Roofing: you are unsubscribed and will receive no further messages.",
-});
-
-const uniqueName = () => `Acme Roofing ${randomUUID().slice(0, 8)}`;
 
 async function refresh(org: TestOrganization) {
   const refreshed = await org.request("POST", "/carrier-registration/refresh");
@@ -147,6 +123,10 @@ describe("10DLC registration at Telnyx", () => {
         path: "/v2/10dlc/brand",
         authorization: TELNYX_BEARER,
         body: {
+          // Our submission's id, so a retry after a crash finds this brand at Telnyx instead of paying for another.
+          referenceId: expect.stringMatching(/^[0-9A-Z]{26}$/),
+          // Telnyx posts the brand's status events here (POST /webhooks/telnyx/registration).
+          webhookURL: expect.stringMatching(/\/webhooks\/telnyx\/registration$/),
           entityType: "PRIVATE_PROFIT",
           displayName,
           companyName: `${displayName} LLC`,
@@ -186,6 +166,7 @@ describe("10DLC registration at Telnyx", () => {
       authorization: TELNYX_BEARER,
       body: {
         brandId: brand.body.providerBrandId,
+        webhookURL: expect.stringMatching(/\/webhooks\/telnyx\/registration$/),
         usecase: "CUSTOMER_CARE",
         description: sent.description,
         messageFlow: sent.messageFlow,
@@ -266,6 +247,59 @@ describe("10DLC registration at Telnyx", () => {
     ]);
   });
 
+  it("a signed 10DLC event from Telnyx updates the brand and campaign at once (no poll), records carrier_registration.updated, and a forged one is refused", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const brand = await org.request("POST", "/carrier-registration/brand", { body: brandBody(uniqueName()) });
+    expect(brand.status).toBe(201);
+    await decideRegistration(brand.body.providerBrandId, { status: "OK", identityStatus: "VERIFIED" });
+    const brandEvent = telnyxEvent("10dlc.brand.update", {
+      brandId: brand.body.providerBrandId,
+      eventType: "BRAND_ADD",
+      status: "success",
+      type: "TCR_BRAND_UPDATE",
+    });
+    expect((await postTelnyxWebhook("/webhooks/telnyx/registration", brandEvent, { signature: "forged" })).status).toBe(
+      403,
+    );
+    expect((await org.request("GET", "/carrier-registration/brand")).body.status).toBe("Pending");
+    expect((await postTelnyxWebhook("/webhooks/telnyx/registration", brandEvent)).status).toBe(200);
+    expect((await org.request("GET", "/carrier-registration/brand")).body.status).toBe("Approved");
+
+    const campaign = await org.request("POST", "/carrier-registration/campaigns", { body: campaignBody() });
+    await decideRegistration(campaign.body.providerCampaignId, {
+      campaignStatus: "TCR_FAILED",
+      failureReasons: "Sample messages do not name the business.",
+    });
+    const campaignEvent = telnyxEvent("10dlc.campaign.update", {
+      campaignId: campaign.body.providerCampaignId,
+      brandId: brand.body.providerBrandId,
+      type: "TELNYX_EVENT",
+      status: "TCR_FAILED",
+    });
+    expect((await postTelnyxWebhook("/webhooks/telnyx/registration", campaignEvent)).status).toBe(200);
+    expect((await org.request("GET", `/carrier-registration/campaigns/${campaign.body.id}`)).body).toMatchObject({
+      status: "Rejected",
+      failureReason: "Sample messages do not name the business.",
+    });
+    // An event about a registration of no organization here is acknowledged and changes nothing.
+    const unknown = telnyxEvent("10dlc.brand.update", { brandId: crypto.randomUUID(), type: "TCR_BRAND_UPDATE" });
+    expect((await postTelnyxWebhook("/webhooks/telnyx/registration", unknown)).status).toBe(200);
+
+    const updates = await events(org, { eventType: "CarrierRegistrationUpdated" });
+    expect(
+      updates.map((event: { relatedEntityType: string; statusReason: string }) => [
+        event.relatedEntityType,
+        event.statusReason,
+      ]),
+    ).toEqual([
+      ["TenDlcCampaign", "Rejected"],
+      ["TenDlcBrand", "Approved"],
+    ]);
+    const types = await org.request("GET", "/webhook-event-types");
+    expect(types.body.items.map((item: { type: string }) => item.type)).toContain("carrier_registration.updated");
+  });
+
   it("refuses an invalid brand with a 400 naming each field, and reads 404 before any brand", async () => {
     const org = await newOrganization();
     expect((await org.request("GET", "/carrier-registration/brand")).status).toBe(404);
@@ -320,7 +354,8 @@ describe("10DLC registration at Twilio (TrustHub and A2P Messaging)", () => {
       website_url: "https://acme-roofing.example",
     });
     expect(form(flow[1]!.body)).toEqual({
-      FriendlyName: displayName,
+      // The submission's id first: a retry after a crash lists customer profiles by this name.
+      FriendlyName: expect.stringMatching(new RegExp(`^[0-9A-Z]{26} ${displayName}$`)),
       Email: "compliance@acme-roofing.example",
       PolicySid: "RNdfbf3fae0e1107f8aded0e7cead80bf5",
     });
@@ -367,6 +402,26 @@ describe("10DLC registration at Twilio (TrustHub and A2P Messaging)", () => {
     expect((await refresh(org)).campaigns).toEqual([
       expect.objectContaining({ status: "Rejected", failureReason: "Sample messages do not match the use case." }),
     ]);
+  });
+  // After the test above: it reads every TrustHub request the fake received.
+  it("a brand submission killed between Twilio and our write: the retry finds the brand registration of the customer profile named by the submission; one registration", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "twilio");
+    const displayName = uniqueName();
+    const retry = await killedThenRetried(org, "/carrier-registration/brand", registerBrand, brandBody(displayName));
+
+    expect(retry.status).toBe(201);
+    expect(retry.body).toMatchObject({ provider: "twilio", status: "Pending", displayName });
+    // One business, one customer profile: the retry started no second TrustHub flow, so no second brand registration.
+    expect((await carrierRequests(displayName)).filter((entry) => entry.path === "/trusthub/v1/EndUsers").length).toBe(
+      2,
+    ); // business information, A2P profile
+    expect(
+      (await carrierRequests(displayName))
+        .filter((entry) => entry.path === "/trusthub/v1/CustomerProfiles")
+        .map((entry) => entry.answered),
+    ).toEqual([201]);
+    expect(String(retry.body.providerBrandId)).toMatch(/^BN[0-9a-f]{32}$/);
   });
 });
 
@@ -432,7 +487,7 @@ describe("gating: where registration is required, only numbers on an approved ca
     const handed = await waitForMessage(
       org,
       accepted.body.id,
-      (message) => message.status === "Sending" || message.status === "Sent",
+      (message) => (message.status === "Sending" || message.status === "Sent") && !!message.providerMessageId,
     );
     expect(handed.fromPhoneNumberId).toBe(registered.id);
     const sends = (await carrierRequests(to)).filter((entry) => entry.path === "/v2/messages");

@@ -144,6 +144,8 @@ export async function startCarrierFakes(): Promise<{
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // Its arrival, before the body is read: reading takes its own time when this process is busy.
+    const at = Date.now();
     const raw = await text(request);
     const url = new URL(request.url ?? "/", "http://fake");
     if (url.pathname.startsWith("/__fake/")) return control(request.method ?? "GET", url, raw, response);
@@ -164,7 +166,7 @@ export async function startCarrierFakes(): Promise<{
       contentType,
       body,
       answered: 0,
-      at: Date.now(),
+      at,
     };
     recorded.push(entry);
     const reply = (status: number, payload: unknown) => {
@@ -218,7 +220,7 @@ export async function startCarrierFakes(): Promise<{
     if (body !== undefined && entry.contentType !== "application/json") return mismatch("JSON bodies only");
     const path = url.pathname.slice("/telnyx".length);
     const route = `${entry.method} ${path.replace(/\/[^/]+$/, "/{id}")}`;
-    if (registrations.telnyx(entry.method, path, body, reply, mismatch)) return;
+    if (registrations.telnyx(entry.method, path, body, reply, mismatch, url.searchParams)) return;
     if (entry.method === "POST" && path === "/v2/messages") {
       const problem = fieldProblem(body, ["from", "to"], ["text", "media_urls", "type", "webhook_url"]);
       if (problem) return mismatch(problem);
@@ -405,7 +407,7 @@ export async function startCarrierFakes(): Promise<{
     const basic = `Basic ${Buffer.from(`${TWILIO_FAKE.apiKeySid}:${TWILIO_FAKE.apiKeySecret}`).toString("base64")}`;
     if (entry.authorization !== basic) return reply(401, { code: 20003, message: "Authenticate", status: 401 });
     const path = url.pathname.slice("/twilio".length);
-    if (registrations.twilio(entry.method, path, entry.contentType, form, reply, mismatch)) return;
+    if (registrations.twilio(entry.method, path, entry.contentType, form, reply, mismatch, url.searchParams)) return;
     const account = `/2010-04-01/Accounts/${TWILIO_FAKE.accountSid}`;
     const notFound = () => reply(404, { code: 20404, message: "The requested resource was not found", status: 404 });
     if (entry.method === "GET" && (path === `${account}/Messages.json` || path === `${account}/Calls.json`)) {

@@ -45,6 +45,7 @@ const TELNYX_CAMPAIGN_REQUIRED = [
   "sample2",
 ];
 const TELNYX_CAMPAIGN_OPTIONAL = [
+  "webhookURL",
   "sample3",
   "sample4",
   "sample5",
@@ -75,9 +76,10 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
   const records = new Map<string, Record<string, unknown>>();
   /** Telnyx number → campaign, and Twilio service → number sids. */
   const assignments = new Map<string, string>();
-  const bundles = new Map<string, { kind: string; assigned: string[]; status: string }>();
+  const bundles = new Map<string, { kind: string; assigned: string[]; status: string; friendlyName: string }>();
   const endUsers = new Set<string>();
-  const services = new Set<string>();
+  /** Messaging Services by sid, with their friendly names. */
+  const services = new Map<string, string>();
 
   function telnyx(
     method: string,
@@ -85,10 +87,34 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
     body: Record<string, unknown> | undefined,
     reply: Reply,
     mismatch: Mismatch,
+    query: URLSearchParams = new URLSearchParams(),
   ): boolean {
     if (!path.startsWith("/v2/10dlc/")) return false;
+    if (method === "GET" && path === "/v2/10dlc/brand") {
+      // The list's summary (no referenceId), filtered by display name as Telnyx's list filters.
+      const displayName = query.get("displayName");
+      const listed = [...records.values()].filter(
+        (record) => record["brandId"] && (!displayName || record["displayName"] === displayName),
+      );
+      const summary = ({ brandId, displayName, status, identityStatus }: Record<string, unknown>) => ({
+        brandId,
+        displayName,
+        status,
+        identityStatus,
+      });
+      reply(200, { records: listed.map(summary), page: 1, totalRecords: listed.length });
+      return true;
+    }
+    if (method === "GET" && path === "/v2/10dlc/campaign") {
+      if (!query.get("brandId")) return (mismatch("brandId is required"), true);
+      const listed = [...records.values()].filter(
+        (record) => record["campaignId"] && record["brandId"] === query.get("brandId"),
+      );
+      reply(200, { records: listed, page: 1, totalRecords: listed.length });
+      return true;
+    }
     if (method === "POST" && path === "/v2/10dlc/brand") {
-      const problem = fieldProblem(body, TELNYX_BRAND_FIELDS, []);
+      const problem = fieldProblem(body, TELNYX_BRAND_FIELDS, ["referenceId", "webhookURL"]);
       if (problem) return (mismatch(problem), true);
       const brandId = randomUUID();
       records.set(brandId, { brandId, status: "REGISTRATION_PENDING", ...body });
@@ -169,6 +195,7 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
     form: URLSearchParams,
     reply: Reply,
     mismatch: Mismatch,
+    query: URLSearchParams = new URLSearchParams(),
   ): boolean {
     if (!path.startsWith("/trusthub/") && !path.startsWith("/messaging/")) return false;
     if (method === "POST" && contentType !== "application/x-www-form-urlencoded")
@@ -191,6 +218,27 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
         reply(201, { sid: endUser, type: form.get("Type") });
       });
     }
+    if (method === "GET" && path === "/trusthub/v1/CustomerProfiles") {
+      const name = query.get("FriendlyName");
+      const results = [...bundles]
+        .filter(([, stored]) => stored.kind === "CustomerProfiles" && (!name || stored.friendlyName === name))
+        .map(([bundleSid, stored]) => ({ sid: bundleSid, friendly_name: stored.friendlyName, status: stored.status }));
+      reply(200, { results, meta: { key: "results", page: 0 } });
+      return true;
+    }
+    if (method === "GET" && path === "/messaging/v1/a2p/BrandRegistrations") {
+      const data = [...records.values()].filter((record) => String(record["sid"] ?? "").startsWith("BN"));
+      reply(200, { data, meta: { key: "data", page: 0 } });
+      return true;
+    }
+    if (method === "GET" && path === "/messaging/v1/Services") {
+      const listed = [...services].map(([serviceSid, friendlyName]) => ({
+        sid: serviceSid,
+        friendly_name: friendlyName,
+      }));
+      reply(200, { services: listed, meta: { key: "services", page: 0 } });
+      return true;
+    }
     const bundle = path.match(
       /^\/trusthub\/v1\/(CustomerProfiles|TrustProducts)(?:\/(BU[0-9a-f]{32}))?(\/EntityAssignments)?$/,
     );
@@ -202,7 +250,7 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
             kind === "CustomerProfiles" ? TWILIO_POLICY_SIDS.customerProfile : TWILIO_POLICY_SIDS.a2pProfile;
           if (form.get("PolicySid") !== policy) return mismatch(`PolicySid of ${kind} must be ${policy}`);
           const created = sid("BU");
-          bundles.set(created, { kind: kind!, assigned: [], status: "draft" });
+          bundles.set(created, { kind: kind!, assigned: [], status: "draft", friendlyName: form.get("FriendlyName")! });
           reply(201, { sid: created, status: "draft", policy_sid: policy });
         });
       }
@@ -241,7 +289,14 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
           return reply(400, { code: 21718, message: "Both bundles must be submitted for review", status: 400 });
         }
         const brand = sid("BN");
-        records.set(brand, { sid: brand, status: "PENDING", failure_reason: null, brand_score: null });
+        records.set(brand, {
+          sid: brand,
+          status: "PENDING",
+          failure_reason: null,
+          brand_score: null,
+          customer_profile_bundle_sid: form.get("CustomerProfileBundleSid"),
+          a2p_profile_bundle_sid: form.get("A2PProfileBundleSid"),
+        });
         reply(201, records.get(brand));
       });
     }
@@ -254,7 +309,7 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
     if (method === "POST" && path === "/messaging/v1/Services") {
       return post(["FriendlyName"], [], () => {
         const service = sid("MG");
-        services.add(service);
+        services.set(service, form.get("FriendlyName")!);
         reply(201, { sid: service, friendly_name: form.get("FriendlyName") });
       });
     }
@@ -263,6 +318,13 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
     );
     if (service && services.has(service[1]!)) {
       const [, serviceSid, resource, campaignSid] = service;
+      if (method === "GET" && resource === "Compliance/Usa2p" && !campaignSid) {
+        const compliance = [...records.entries()]
+          .filter(([reference]) => reference.startsWith(`${serviceSid}/`))
+          .map(([, record]) => record);
+        reply(200, { compliance, meta: { key: "compliance", page: 0 } });
+        return true;
+      }
       if (method === "GET" && campaignSid) {
         const record = records.get(`${serviceSid}/${campaignSid}`);
         reply(record ? 200 : 404, record ?? { code: 20404, message: "Resource not found", status: 404 });

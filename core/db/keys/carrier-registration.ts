@@ -11,6 +11,16 @@ export const carrierRegistrationKeys = {
   }),
   tenDlcCampaignPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "TENDLC#CAMPAIGN#" }),
   /**
+   * A submission under way (stored before the carrier is asked, removed in the write of what it created): the brand's
+   * one per organization, a campaign's by its id, so a retry after a crash in between asks the carrier for what the
+   * first attempt created instead of creating (and paying for) another.
+   */
+  tenDlcBrandSubmission: (organizationId: string): Key => ({ pk: org(organizationId), sk: "TENDLC#SUBMISSION#BRAND" }),
+  tenDlcCampaignSubmission: (organizationId: string, campaignId: string): Key => ({
+    pk: org(organizationId),
+    sk: `TENDLC#SUBMISSION#CAMPAIGN#${campaignId}`,
+  }),
+  /**
    * Registrations the poll asks about (not tenant data: its operator index across
    * organizations, one partition since registrations are few): a brand until decided, a
    * campaign until rejected (carriers suspend approved ones).
@@ -20,4 +30,12 @@ export const carrierRegistrationKeys = {
     sk: `${organizationId}#${what}`,
   }),
   tenDlcPendingPartition: () => ({ pk: "TENDLC#PENDING" }),
+  /**
+   * Which organization a carrier's registration belongs to (not tenant data: a carrier's status callback names only
+   * its own reference): the brand's reference, or a campaign's `registrationKey`, per carrier.
+   */
+  tenDlcReference: (provider: string, key: string): Key => ({
+    pk: `TENDLC#REFERENCE#${provider}#${key}`,
+    sk: "TENDLC#REFERENCE",
+  }),
 };

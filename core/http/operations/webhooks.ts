@@ -2,6 +2,14 @@ import * as v from "valibot";
 import { defineOperation } from "#core/http/operation";
 
 const ProviderParams = v.object({ provider: v.pipe(v.string(), v.minLength(1), v.maxLength(32)) });
+/** What every carrier callback answers: an empty TwiML document (Twilio reads it; the others ignore it). */
+const acknowledged = {
+  status: 200,
+  description: "Acknowledged (empty TwiML)",
+  contentType: "text/xml",
+  jsonSchema: { type: "string" },
+} as const;
+
 const signed =
   "Called by the carrier provider (`twilio`, or `simulator` locally), form-encoded and signed with X-Twilio-Signature " +
   "over the full URL and parameters; unsigned or wrongly signed requests are refused with 403. Idempotent.";
@@ -13,12 +21,7 @@ export const messageStatusWebhook = defineOperation({
   tag: "Webhooks",
   auth: "public",
   params: ProviderParams,
-  success: {
-    status: 200,
-    description: "Acknowledged (empty TwiML)",
-    contentType: "text/xml",
-    jsonSchema: { type: "string" },
-  },
+  success: acknowledged,
   problems: [403, 404, 429],
 });
 
@@ -29,11 +32,23 @@ export const inboundMessageWebhook = defineOperation({
   tag: "Webhooks",
   auth: "public",
   params: ProviderParams,
-  success: {
-    status: 200,
-    description: "Acknowledged (empty TwiML)",
-    contentType: "text/xml",
-    jsonSchema: { type: "string" },
-  },
+  success: acknowledged,
   problems: [403, 404, 429],
+});
+
+export const registrationStatusWebhook = defineOperation({
+  operationId: "registrationStatusWebhook",
+  summary: "Carrier events about the organization's 10DLC brand and campaigns",
+  description:
+    "Telnyx 10DLC event notifications (`10dlc.brand.update`, `10dlc.campaign.update`; JSON signed with Ed25519, the " +
+    "brand's and campaign's `webhookURL`) and Twilio Event Streams A2P events (a webhook sink's CloudEvents, " +
+    "`com.twilio.messaging.compliance.brand-registration.*` and `.campaign-registration.*`, signed with X-Twilio-Signature " +
+    "and `bodySHA256`); unsigned or wrongly signed requests are refused with 403. The registration it names is read " +
+    "again at the carrier at once (not at the next poll), and a change is announced as `carrier_registration.updated`. " +
+    "An unknown reference is acknowledged and ignored. Idempotent.",
+  tag: "Webhooks",
+  auth: "public",
+  params: ProviderParams,
+  success: acknowledged,
+  problems: [403, 404, 429, 502],
 });

@@ -9,6 +9,8 @@ import type { BrandReport, CampaignReport, TenDlcRegistrar } from "#core/provide
  */
 const brands = new Map<string, { reject: boolean }>();
 const campaigns = new Map<string, { reject: boolean }>();
+/** What each submission reference created (a retry after a crash finds it). */
+const submitted = new Map<string, string>();
 
 function decide<T extends BrandReport | CampaignReport>(
   registry: Map<string, { reject: boolean }>,
@@ -24,10 +26,15 @@ function decide<T extends BrandReport | CampaignReport>(
 
 export function createSimulatorRegistrar(): TenDlcRegistrar {
   return {
-    async registerBrand(details) {
+    async registerBrand(details, submission) {
       const reference = `SIMBRAND-${randomUUID()}`;
       brands.set(reference, { reject: /rejected/i.test(details.displayName) });
+      submitted.set(submission, reference);
       return { reference, status: "Pending" };
+    },
+    async findBrand(_details, submission) {
+      const reference = submitted.get(submission);
+      return reference ? { reference, status: "Pending" } : undefined;
     },
     async fetchBrand(reference) {
       return decide<BrandReport>(
@@ -37,10 +44,15 @@ export function createSimulatorRegistrar(): TenDlcRegistrar {
         "The simulator rejects brands whose display name says 'rejected'.",
       );
     },
-    async registerCampaign(_brand, details) {
+    async registerCampaign(_brand, details, submission) {
       const reference = `SIMCAMPAIGN-${randomUUID()}`;
       campaigns.set(reference, { reject: /rejected/i.test(details.description) });
+      submitted.set(submission, reference);
       return { reference, status: "Pending" };
+    },
+    async findCampaign(_brand, _details, submission) {
+      const reference = submitted.get(submission);
+      return reference ? { reference, status: "Pending" } : undefined;
     },
     async fetchCampaign(reference) {
       return decide<CampaignReport>(
@@ -50,6 +62,8 @@ export function createSimulatorRegistrar(): TenDlcRegistrar {
         "The simulator rejects campaigns whose description says 'rejected'.",
       );
     },
+    // The simulator decides at the next refresh; it posts no status events.
+    parseStatusCallback: () => [],
     async assignNumber() {},
   };
 }

@@ -1,10 +1,12 @@
-import { ProviderError } from "#core/providers/port";
+import { ProviderError, type WebhookRequest } from "#core/providers/port";
+import { registrationCallbackUrl } from "#core/providers/registration";
 import type {
   BrandDetails,
   BrandReport,
   CampaignDetails,
   CampaignReport,
   RegistrationStatus,
+  SubmissionReference,
   TenDlcRegistrar,
 } from "#core/providers/registration";
 
@@ -68,11 +70,13 @@ export function createTelnyxRegistrar(request: TelnyxRequest): TenDlcRegistrar {
   }
 
   return {
-    async registerBrand(details: BrandDetails): Promise<BrandReport> {
+    async registerBrand(details: BrandDetails, submission: SubmissionReference): Promise<BrandReport> {
       return brandReport(
         await request(
           "/v2/10dlc/brand",
           {
+            referenceId: submission,
+            webhookURL: registrationCallbackUrl("telnyx"),
             entityType: details.entityType,
             displayName: details.displayName,
             companyName: details.legalName,
@@ -91,31 +95,57 @@ export function createTelnyxRegistrar(request: TelnyxRequest): TenDlcRegistrar {
         ),
       );
     },
+    async findBrand(details: BrandDetails, submission: SubmissionReference): Promise<BrandReport | undefined> {
+      // The list answers a summary without referenceId: the brands of that display name are read one by one.
+      const listed = await request(
+        `/v2/10dlc/brand?${new URLSearchParams({ displayName: details.displayName, recordsPerPage: "500" }).toString()}`,
+        undefined,
+        { flat: true },
+      );
+      for (const record of records(listed)) {
+        const brand = await request(`/v2/10dlc/brand/${encodeURIComponent(String(record["brandId"]))}`, undefined, {
+          flat: true,
+        });
+        if (brand?.["referenceId"] === submission) return brandReport(brand);
+      }
+      return undefined;
+    },
+    parseStatusCallback(request: WebhookRequest): string[] {
+      const event = parseJson(request.body) as { data?: { event_type?: string; payload?: Record<string, unknown> } };
+      const payload = event?.data?.payload ?? {};
+      const type = event?.data?.event_type ?? "";
+      // `10dlc.brand.update`, `10dlc.campaign.update`; a number assignment's event names its campaign too.
+      const named = type.startsWith("10dlc.brand.") ? payload["brandId"] : payload["campaignId"];
+      return type.startsWith("10dlc.") && typeof named === "string" && named ? [named] : [];
+    },
     async fetchBrand(reference: string): Promise<BrandReport> {
       return brandReport(await request(`/v2/10dlc/brand/${encodeURIComponent(reference)}`, undefined, { flat: true }));
     },
     async registerCampaign(brandReference: string, details: CampaignDetails): Promise<CampaignReport> {
-      const samples = Object.fromEntries(details.sampleMessages.map((sample, index) => [`sample${index + 1}`, sample]));
       return campaignReport(
-        await request(
-          "/v2/10dlc/campaignBuilder",
-          {
-            brandId: brandReference,
-            usecase: details.useCase,
-            description: details.description,
-            messageFlow: details.messageFlow,
-            helpMessage: details.helpMessage,
-            optoutMessage: details.optOutMessage,
-            ...samples,
-            embeddedLink: details.hasEmbeddedLinks,
-            embeddedPhone: details.hasEmbeddedPhone,
-            subscriberOptin: true,
-            subscriberOptout: true,
-            subscriberHelp: true,
-          },
-          { flat: true },
-        ),
+        await request("/v2/10dlc/campaignBuilder", campaignBody(brandReference, details), { flat: true }),
       );
+    },
+    async findCampaign(
+      brandReference: string,
+      details: CampaignDetails,
+      _submission: SubmissionReference,
+      known: string[],
+    ): Promise<CampaignReport | undefined> {
+      // A campaign keeps no reference of ours: the brand's campaign with the submission's use case and description
+      // that no stored campaign names is the one the interrupted attempt created.
+      const listed = await request(
+        `/v2/10dlc/campaign?${new URLSearchParams({ brandId: brandReference, recordsPerPage: "500" }).toString()}`,
+        undefined,
+        { flat: true },
+      );
+      const created = records(listed).find(
+        (campaign) =>
+          campaign["usecase"] === details.useCase &&
+          campaign["description"] === details.description &&
+          !known.includes(String(campaign["campaignId"])),
+      );
+      return created ? campaignReport(created) : undefined;
     },
     async fetchCampaign(reference: string): Promise<CampaignReport> {
       return campaignReport(
@@ -130,6 +160,40 @@ export function createTelnyxRegistrar(request: TelnyxRequest): TenDlcRegistrar {
       );
     },
   };
+}
+
+/** The campaign builder's body: our campaign in Telnyx's (TCR's) field names. */
+function campaignBody(brandReference: string, details: CampaignDetails): Record<string, unknown> {
+  const samples = Object.fromEntries(details.sampleMessages.map((sample, index) => [`sample${index + 1}`, sample]));
+  return {
+    brandId: brandReference,
+    webhookURL: registrationCallbackUrl("telnyx"),
+    usecase: details.useCase,
+    description: details.description,
+    messageFlow: details.messageFlow,
+    helpMessage: details.helpMessage,
+    optoutMessage: details.optOutMessage,
+    ...samples,
+    embeddedLink: details.hasEmbeddedLinks,
+    embeddedPhone: details.hasEmbeddedPhone,
+    subscriberOptin: true,
+    subscriberOptout: true,
+    subscriberHelp: true,
+  };
+}
+
+function parseJson(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The records of a 10DLC list answer (`{ records, page, totalRecords }`). */
+function records(listed: Record<string, unknown> | undefined): Record<string, unknown>[] {
+  const found = listed?.["records"];
+  return Array.isArray(found) ? (found as Record<string, unknown>[]) : [];
 }
 
 /** A brand is usable once TCR verified its identity; a failed registration or an unverified identity is refused. */

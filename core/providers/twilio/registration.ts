@@ -1,10 +1,11 @@
-import { ProviderError } from "#core/providers/port";
+import { ProviderError, type WebhookRequest } from "#core/providers/port";
 import type {
   BrandDetails,
   BrandReport,
   CampaignDetails,
   CampaignReport,
   RegistrationStatus,
+  SubmissionReference,
   TenDlcRegistrar,
 } from "#core/providers/registration";
 import { twilioRequest, type Form } from "./http.ts";
@@ -34,6 +35,20 @@ export const TWILIO_POLICIES = {
   /** A2P Messaging Profile (TrustProduct). */
   a2pProfile: "RNb0d4771c2c98518d916a3d4cd70a8f8b",
 } as const;
+
+/** A customer profile's name: the submission first (a retry lists profiles by this name), then the business's. */
+const profileName = (details: BrandDetails, submission: SubmissionReference) =>
+  `${submission} ${details.displayName}`.slice(0, 64);
+
+/** A campaign's Messaging Service name: the submission first (a retry finds the service by it), then the use case. */
+const serviceName = (submission: SubmissionReference, details: CampaignDetails) =>
+  `A2P ${submission} ${details.useCase}`.slice(0, 64);
+
+/** The items of a Twilio list answer, under its resource's key (`results`, `data`, `services`, `compliance`). */
+function listed(page: Record<string, unknown>, key: string): Record<string, unknown>[] {
+  const items = page[key];
+  return Array.isArray(items) ? (items as Record<string, unknown>[]) : [];
+}
 
 const COMPANY_TYPES: Record<BrandDetails["entityType"], string> = {
   PRIVATE_PROFIT: "private",
@@ -115,13 +130,22 @@ export function createTwilioRegistrar(options: {
     };
   }
 
+  /** The Messaging Service an earlier attempt of this submission created. */
+  async function serviceOf(submission: SubmissionReference): Promise<string | undefined> {
+    const services = listed(await call(`${messaging}/v1/Services?PageSize=1000`), "services");
+    const service = services.find((candidate) =>
+      String(candidate["friendly_name"] ?? "").startsWith(`A2P ${submission}`),
+    );
+    return service ? sidOf(service, "Services") : undefined;
+  }
+
   const parts = (reference: string) => {
     const [service, campaign] = reference.split("/");
     return { service: encodeURIComponent(service ?? ""), campaign: encodeURIComponent(campaign ?? "") };
   };
 
   return {
-    async registerBrand(details: BrandDetails): Promise<BrandReport> {
+    async registerBrand(details: BrandDetails, submission: SubmissionReference): Promise<BrandReport> {
       const business = await endUser(
         "customer_profile_business_information",
         `${details.displayName} business information`,
@@ -139,7 +163,7 @@ export function createTwilioRegistrar(options: {
       const customerProfile = await submittedBundle(
         "CustomerProfiles",
         [
-          ["FriendlyName", details.displayName],
+          ["FriendlyName", profileName(details, submission)],
           ["Email", details.email],
           ["PolicySid", TWILIO_POLICIES.customerProfile],
         ],
@@ -164,14 +188,48 @@ export function createTwilioRegistrar(options: {
         ]),
       );
     },
+    async findBrand(details: BrandDetails, submission: SubmissionReference): Promise<BrandReport | undefined> {
+      // The customer profile carries the submission in its name; a brand registration names its customer profile.
+      const profiles = listed(
+        await call(
+          `${trusthub}/v1/CustomerProfiles?${new URLSearchParams({ FriendlyName: profileName(details, submission), PageSize: "50" }).toString()}`,
+        ),
+        "results",
+      ).map((profile) => profile["sid"]);
+      if (profiles.length === 0) return undefined;
+      const brands = listed(await call(`${messaging}/v1/a2p/BrandRegistrations?PageSize=1000`), "data");
+      const brand = brands.find((candidate) => profiles.includes(candidate["customer_profile_bundle_sid"]));
+      return brand ? brandReport(brand) : undefined;
+    },
+    parseStatusCallback(request: WebhookRequest): string[] {
+      // An Event Streams webhook sink posts CloudEvents, a JSON array (one event when sent alone).
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(request.body);
+      } catch {
+        return [];
+      }
+      const events = (Array.isArray(parsed) ? parsed : [parsed]) as { type?: string; data?: Record<string, unknown> }[];
+      return events.flatMap((event) => {
+        const type = event?.type ?? "";
+        const named = type.startsWith("com.twilio.messaging.compliance.brand-registration.")
+          ? event.data?.["brandsid"]
+          : type.startsWith("com.twilio.messaging.compliance.campaign-registration.")
+            ? event.data?.["messagingservicesid"]
+            : undefined;
+        return typeof named === "string" && named ? [named] : [];
+      });
+    },
     async fetchBrand(reference: string): Promise<BrandReport> {
       return brandReport(await call(`${messaging}/v1/a2p/BrandRegistrations/${encodeURIComponent(reference)}`));
     },
-    async registerCampaign(brandReference: string, details: CampaignDetails): Promise<CampaignReport> {
+    async registerCampaign(
+      brandReference: string,
+      details: CampaignDetails,
+      submission: SubmissionReference,
+    ): Promise<CampaignReport> {
       const service = sidOf(
-        await call(`${messaging}/v1/Services`, [
-          ["FriendlyName", `A2P ${details.useCase} ${brandReference}`.slice(0, 64)],
-        ]),
+        await call(`${messaging}/v1/Services`, [["FriendlyName", serviceName(submission, details)]]),
         "Services",
       );
       const campaign = await call(`${messaging}/v1/Services/${service}/Compliance/Usa2p`, [
@@ -186,6 +244,18 @@ export function createTwilioRegistrar(options: {
         ["HelpMessage", details.helpMessage],
       ]);
       return campaignReport(service, campaign);
+    },
+    async findCampaign(
+      _brandReference: string,
+      _details: CampaignDetails,
+      submission: SubmissionReference,
+    ): Promise<CampaignReport | undefined> {
+      // The Messaging Service carries the submission in its name; its Usa2p campaign, if the first attempt made one
+      // (a service left without one is an empty, unbilled service: the retry creates a new one with its campaign).
+      const service = await serviceOf(submission);
+      if (!service) return undefined;
+      const [campaign] = listed(await call(`${messaging}/v1/Services/${service}/Compliance/Usa2p`), "compliance");
+      return campaign ? campaignReport(service, campaign) : undefined;
     },
     async fetchCampaign(reference: string): Promise<CampaignReport> {
       const { service, campaign } = parts(reference);
