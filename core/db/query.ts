@@ -77,7 +77,9 @@ export async function readInOrder(
   for (;;) {
     const taken: { entry: Item; shard: number }[] = [];
     let stopped = false;
-    while (taken.length < Math.max(1, options.pageSize + 1 - items.length)) {
+    // Entries are fetched from the table a batch at a time: the rest of the page (and one more), or a whole read
+    // chunk when that is larger (a sparse filter's scan), so a budget of 500 is a few BatchGetItems, not ten.
+    while (taken.length < Math.max(options.pageSize + 1 - items.length, Math.min(options.fetchLimit, options.budget))) {
       const next = await reader.next(options.fetchLimit, options.budget);
       if (next === undefined || next === "budget") {
         stopped = true;
