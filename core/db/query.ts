@@ -74,12 +74,18 @@ export async function readInOrder(
   const reader = readerOf(readable, start);
   const handled = [...start];
   const items: Item[] = [];
+  let round = 0;
   for (;;) {
     const taken: { entry: Item; shard: number }[] = [];
     let stopped = false;
-    // Entries are fetched from the table a batch at a time: the rest of the page (and one more), or a whole read
-    // chunk when that is larger (a sparse filter's scan), so a budget of 500 is a few BatchGetItems, not ten.
-    while (taken.length < Math.max(options.pageSize + 1 - items.length, Math.min(options.fetchLimit, options.budget))) {
+    // Entries are fetched from the table a batch at a time: first the rest of the page (and one more), or a read
+    // chunk when that is larger; then, for a sparse filter's scan, all the budget allows at once (fetched in
+    // parallel), so a budget of 500 is two rounds of BatchGetItems, not ten.
+    const batch = Math.max(
+      options.pageSize + 1 - items.length,
+      round++ === 0 ? Math.min(options.fetchLimit, options.budget) : options.budget,
+    );
+    while (taken.length < batch) {
       const next = await reader.next(options.fetchLimit, options.budget);
       if (next === undefined || next === "budget") {
         stopped = true;
