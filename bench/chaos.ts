@@ -5,7 +5,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { sweepHolds } from "#core/operations/hold-sweeper";
 import { Billing } from "#core/billing/index";
 import { sweepDueCalls } from "#core/calls/sweeper";
@@ -533,27 +533,23 @@ interface OrgState {
   items: Map<string, Record<string, any>>;
 }
 
+/**
+ * Every item of each organization: its own partition and the partitions of its leads, events and claims
+ * (`ORG#<id>#…`, issue 27), by sort key, from one consistent scan of the table.
+ */
 async function snapshot(orgs: Org[]): Promise<OrgState[]> {
-  return Promise.all(
-    orgs.map(async (org) => {
-      const items = new Map<string, Record<string, any>>();
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db().send(
-          new QueryCommand({
-            TableName: tableName(),
-            KeyConditionExpression: "pk = :pk",
-            ExpressionAttributeValues: { ":pk": `ORG#${org.organizationId}` },
-            ExclusiveStartKey,
-            ConsistentRead: true,
-          }),
-        );
-        for (const item of page.Items ?? []) items.set(String(item.sk), item);
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-      return { org, items };
-    }),
-  );
+  const states = orgs.map((org) => ({ org, items: new Map<string, Record<string, any>>() }));
+  const byPartition = new Map(states.map((state) => [`ORG#${state.org.organizationId}`, state]));
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey, ConsistentRead: true }));
+    for (const item of page.Items ?? []) {
+      const [, organizationId] = String(item.pk).split("#");
+      byPartition.get(`ORG#${organizationId}`)?.items.set(String(item.sk), item);
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return states;
 }
 
 function itemOf(state: OrgState, entry: Acknowledged): Record<string, any> | undefined {

@@ -7,6 +7,7 @@ import { paymentsToReview } from "#core/billing/payment-records";
 import { ValidationError } from "#core/errors";
 import { Organizations } from "#core/organizations/index";
 import { backfillListIndexes } from "#core/operations/list-indexes";
+import { migrateKeys } from "#core/db/migrate-keys";
 import { lastScheduleRuns } from "#core/operations/schedule-runs";
 import { stuckWork } from "#core/operations/stuck-work";
 import {
@@ -56,6 +57,10 @@ Commands (output is JSON):
                                                       attributes onto leads, events, conversations and suppressions
                                                       stored before (a full table scan, or one organization's
                                                       items; safe to run again): items scanned and updated
+  migrate-keys [--org ID]                             once after deploying issue 27's keys: moves leads, events and
+                                                      lead claims from the organization's partition to their own
+                                                      (one transaction each; a full table scan, or one
+                                                      organization's partition; safe to run again): scanned, moved
   status                                              queue and dead-letter depths, stuck work (count, oldest
                                                       age), payments to review and the last run of every schedule
   payments-to-review                                  payment events not credited because they did not match
@@ -365,6 +370,10 @@ async function run(command: string | undefined): Promise<unknown> {
       if (values.org) return backfillListIndexes(await existingOrganization());
       await useTarget();
       return backfillListIndexes();
+    case "migrate-keys":
+      if (values.org) return migrateKeys(await existingOrganization());
+      await useTarget();
+      return migrateKeys();
     case "billing-adjust": {
       const organizationId = await existingOrganization();
       const entry = await Billing.adjust(organizationId, required("amount"), required("reason"));

@@ -56,6 +56,11 @@ export const table = {
     gsi6: { partitionKey: "gsi6pk", sortKey: "gsi6sk", projection: "KEYS_ONLY" },
     /** A list narrowed to one value of a closed set, in createdAt order: leads by processing status, events by type, the inbox. */
     gsi7: { partitionKey: "gsi7pk", sortKey: "gsi7sk", projection: "KEYS_ONLY" },
+    /**
+     * An organization's items of an entity in creation order, write-sharded (issue 27: leads and events live in
+     * partitions of their own, and this is how the organization lists them; core/db/merge.ts reads the shards).
+     */
+    gsi8: { partitionKey: "gsi8pk", sortKey: "gsi8sk", projection: "KEYS_ONLY" },
   },
   /** The table's change stream: the webhook fan-out reads recorded events (new images) and wallet changes (old and new) from it. */
   streamView: "NEW_AND_OLD_IMAGES",

@@ -14,7 +14,6 @@ import {
   type Level,
 } from "#core/analytics/rollups";
 import {
-  countedEventFields,
   countedEventTypes,
   counter,
   effectOf,
@@ -135,17 +134,14 @@ async function exactCounters(organizationId: string, range: TimeRange, leadsOnly
 }
 
 async function windowEvents(organizationId: string, range: TimeRange) {
-  const typeNames = countedEventTypes.map((_, index) => `:t${index}`);
+  const counted = new Set<string>(countedEventTypes);
   const events: EventRecord[] = [];
-  const pages = Events.createdWithin(organizationId, range.start, range.end - 1, {
-    FilterExpression: `eventType IN (${typeNames.join(", ")}) OR eventCategory = :automation`,
-    ProjectionExpression: countedEventFields.map((_, index) => `#f${index}`).join(", "),
-    ExpressionAttributeNames: Object.fromEntries(countedEventFields.map((field, index) => [`#f${index}`, field])),
-    ExpressionAttributeValues: {
-      ...Object.fromEntries(countedEventTypes.map((type, index) => [`:t${index}`, type])),
-      ":automation": "Automation",
-    },
-  });
+  const pages = Events.createdWithin(
+    organizationId,
+    range.start,
+    range.end - 1,
+    (item) => counted.has(String(item.eventType)) || item.eventCategory === "Automation",
+  );
   for await (const page of pages) events.push(...page);
   return events;
 }

@@ -1,6 +1,7 @@
 import { Placeholders, where, type Condition } from "#core/db/expression";
 import { indexOf, type AccessPattern } from "#core/db/indexes";
-import type { QueryInput } from "#core/db/query";
+import type { QueryInput, Readable, ShardedQuery } from "#core/db/query";
+import { createHash } from "node:crypto";
 import type { IndexedPlan } from "#core/db/list";
 import { table } from "#core/db/items";
 
@@ -18,12 +19,24 @@ import { table } from "#core/db/items";
 export interface IndexDeclaration<T> {
   /** The access pattern (core/db/indexes.ts) whose physical index holds these keys. */
   index: AccessPattern;
-  pk: (item: T) => string;
+  /** The partition key; of a write-sharded index, of the shard given (`shardOf` the item's `shards.by`). */
+  pk: (item: T, shard: number) => string;
   sk: (item: T) => string;
   /** Attribute paths the keys are built from (`metadata.price`): an update touching one (or its parent) re-derives this index. */
   composites: readonly string[];
   /** A sparse index: the item is in it only while this holds (its keys are removed otherwise). */
   when?: (item: T) => boolean;
+  /**
+   * A write-sharded index (issue 27): an item's entry lives in one of `count` partitions, chosen by a hash of
+   * `by(item)` (its id: fixed for life, so an update never moves it between shards). A query that names no `shard`
+   * composite reads every shard and merges them by the sort key (core/db/merge.ts).
+   */
+  shards?: { count: number; by: (item: T) => string };
+}
+
+/** The shard of a write-sharded index an item with this id is written to. */
+export function shardOf(id: string, count: number): number {
+  return createHash("sha256").update(id).digest().readUInt32BE(0) % count;
 }
 
 export interface EntityDeclaration<T, Identity, Pattern extends string> {
@@ -34,7 +47,7 @@ export interface EntityDeclaration<T, Identity, Pattern extends string> {
   key: (identity: Identity) => { pk: string; sk: string };
   identity: (item: T) => Identity;
   /** The primary key's own access pattern (items of one partition in sort-key order). */
-  collection?: { name: string; pk: (item: T) => string; sk: (item: T) => string };
+  collection?: { name: string; pk: (item: T, shard: number) => string; sk: (item: T) => string };
   indexes: Record<Pattern, IndexDeclaration<T>>;
 }
 
@@ -76,9 +89,40 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
       if (only && !only(index)) continue;
       const physical = indexOf(index.index);
       if (index.when && !index.when(record)) remove.push(physical.pk, physical.sk);
-      else set.set(physical.pk, index.pk(record)).set(physical.sk, index.sk(record));
+      else
+        set
+          .set(physical.pk, index.pk(record, shardIn(index, record as Composites<T>)))
+          .set(physical.sk, index.sk(record));
     }
     return { set, remove };
+  }
+
+  /** The Query of one partition of a pattern. */
+  function partitionQuery(
+    pattern: Pattern | "collection",
+    composites: Composites<T>,
+    options: ReadOptions,
+  ): QueryInput {
+    const placeholders = new Placeholders();
+    const physical = pattern === "collection" ? { pk: "pk", sk: "sk" } : indexKeys(pattern);
+    const condition = keyCondition(
+      placeholders,
+      { name: physical.pk, value: entity.partitionKey(pattern, composites) },
+      physical.sk,
+      options.range,
+    );
+    const filter = options.filter ? placeholders.condition(options.filter) : "";
+    const projection = options.attributes ? placeholders.projection(options.attributes) : "";
+    return {
+      ...(pattern === "collection" ? {} : { index: declaration.indexes[pattern].index }),
+      KeyConditionExpression: condition,
+      ...(filter ? { FilterExpression: filter } : {}),
+      ...(projection ? { ProjectionExpression: projection } : {}),
+      ...placeholders.attributes(),
+      ...(options.forward === undefined ? {} : { ScanIndexForward: options.forward }),
+      ...(options.limit === undefined ? {} : { Limit: options.limit }),
+      ...(options.where ? { where: options.where } : {}),
+    };
   }
 
   function keyCondition(
@@ -95,6 +139,12 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
     if ("beginsWith" in range) return `${partition} AND begins_with(${key}, ${placeholders.value(range.beginsWith)})`;
     if ("below" in range) return `${partition} AND ${key} < ${placeholders.value(range.below)}`;
     return `${partition} AND ${key} <= ${placeholders.value(range.atMost)}`;
+  }
+
+  /** The shard an item's entry is in (0 for an index that is not sharded; a `shard` composite when given). */
+  function shardIn(index: IndexDeclaration<T>, composites: Composites<T>): number {
+    if (typeof composites.shard === "number") return composites.shard;
+    return index.shards ? shardOf(index.shards.by(composites as T), index.shards.count) : 0;
   }
 
   const entity = {
@@ -189,9 +239,16 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
       return Object.fromEntries(declaration.attributes.map((attribute) => [attribute, item[attribute] ?? null])) as T;
     },
 
-    /** The partition key of a pattern for the composites given. */
+    /** The partition key of a pattern for the composites given (of a sharded index, the `shard` composite's). */
     partitionKey(pattern: Pattern | "collection", composites: Composites<T>): string {
-      return (pattern === "collection" ? collection() : declaration.indexes[pattern]).pk(composites as T);
+      if (pattern === "collection") return collection().pk(composites as T, 0);
+      const index = declaration.indexes[pattern];
+      return index.pk(composites as T, typeof composites.shard === "number" ? composites.shard : 0);
+    },
+
+    /** How many shards a pattern's partition is written across (1 unless sharded). */
+    shardCount(pattern: Pattern | "collection"): number {
+      return pattern === "collection" ? 1 : (declaration.indexes[pattern].shards?.count ?? 1);
     },
 
     /** The sort key (or its prefix, up to the first composite missing) of a pattern. */
@@ -209,28 +266,28 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
       return String(item[indexKeys(pattern).sk]);
     },
 
-    /** The Query of one access pattern's partition (the primary key's own: `collection`), by the composites given. */
-    query(pattern: Pattern | "collection", composites: Composites<T>, options: ReadOptions = {}): QueryInput {
-      const placeholders = new Placeholders();
-      const physical = pattern === "collection" ? { pk: "pk", sk: "sk" } : indexKeys(pattern);
-      const condition = keyCondition(
-        placeholders,
-        { name: physical.pk, value: entity.partitionKey(pattern, composites) },
-        physical.sk,
-        options.range,
-      );
-      const filter = options.filter ? placeholders.condition(options.filter) : "";
-      const projection = options.attributes ? placeholders.projection(options.attributes) : "";
-      return {
-        ...(pattern === "collection" ? {} : { index: declaration.indexes[pattern].index }),
-        KeyConditionExpression: condition,
-        ...(filter ? { FilterExpression: filter } : {}),
-        ...(projection ? { ProjectionExpression: projection } : {}),
-        ...placeholders.attributes(),
-        ...(options.forward === undefined ? {} : { ScanIndexForward: options.forward }),
-        ...(options.limit === undefined ? {} : { Limit: options.limit }),
-        ...(options.where ? { where: options.where } : {}),
+    /** The Query of one partition of a pattern (a sharded index's names its `shard` composite). */
+    queryPartition(pattern: Pattern | "collection", composites: Composites<T>, options: ReadOptions = {}): QueryInput {
+      if (entity.shardCount(pattern) > 1 && typeof composites.shard !== "number")
+        throw new Error(`${declaration.name} ${pattern} is sharded: name the shard, or read it with query().`);
+      return partitionQuery(pattern, composites, options);
+    },
+
+    /**
+     * The read of one access pattern (the primary key's own: `collection`) by the composites given: one partition's
+     * Query, or, of a write-sharded index with no `shard` composite, one Query per shard merged by the sort key.
+     */
+    query(pattern: Pattern | "collection", composites: Composites<T>, options: ReadOptions = {}): Readable {
+      const shards = entity.shardCount(pattern);
+      if (shards === 1 || typeof composites.shard === "number") return partitionQuery(pattern, composites, options);
+      const sharded: ShardedQuery = {
+        shards: Array.from({ length: shards }, (_, shard) =>
+          partitionQuery(pattern, { ...composites, shard }, options),
+        ),
+        mergeBy: indexKeys(pattern as Pattern).sk,
+        forward: options.forward ?? true,
       };
+      return sharded;
     },
 
     /** A list plan (core/db/list.ts) of one access pattern: the query and the key an item's cursor is. */

@@ -28,6 +28,10 @@ export const accessPatterns = {
   leadsByProcessingStatus: "gsi7",
   eventsByType: "gsi7",
   conversationsByUnread: "gsi7",
+  // gsi8: an organization's items of an entity whose own items live in partitions of their own, in creation order,
+  // write-sharded (`ORG#o#LEADS#<shard>`): the organization-level listing no single partition carries (issue 27).
+  leadsByCreation: "gsi8",
+  eventsByCreation: "gsi8",
 } as const satisfies Record<string, IndexName>;
 
 export type AccessPattern = keyof typeof accessPatterns;
@@ -36,4 +40,9 @@ export type AccessPattern = keyof typeof accessPatterns;
 export function indexOf(pattern: AccessPattern): { name: IndexName; pk: string; sk: string } {
   const name = accessPatterns[pattern];
   return { name, pk: `${name}pk`, sk: `${name}sk` };
+}
+
+/** The item without its table and index key attributes (a record to derive them from again). */
+export function withoutKeys(item: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(item).filter(([name]) => !/^(pk|sk|gsi\d+pk|gsi\d+sk)$/.test(name)));
 }

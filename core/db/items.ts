@@ -69,22 +69,13 @@ export const table = {
   put: (input: Input<PutCommandInput>) => db().send(new PutCommand({ ...input, TableName: tableName() })),
   update: (input: Input<UpdateCommandInput>) => db().send(new UpdateCommand({ ...input, TableName: tableName() })),
   delete: (input: Input<DeleteCommandInput>) => db().send(new DeleteCommand({ ...input, TableName: tableName() })),
-  query: async ({ index, where, ...input }: QueryInput) => {
-    const indexName = index ? accessPatterns[index] : undefined;
-    const send = (query: Input<QueryCommandInput>) =>
-      db().send(new QueryCommand({ ...query, TableName: tableName(), ...(indexName ? { IndexName: indexName } : {}) }));
-    const keysOnly = indexName !== undefined && tableDefinition.globalIndexes[indexName].projection === "KEYS_ONLY";
-    if (keysOnly && (input.FilterExpression || input.ProjectionExpression)) {
-      throw new Error(
-        `The ${index} index holds only keys: filter with \`where\` (checked on the items read from the table), not an expression.`,
-      );
-    }
+  query: async ({ where, ...input }: QueryInput) => {
     // DynamoDB counts by itself unless a filter runs here, which needs the items.
     const counting = input.Select === "COUNT";
-    if (counting && !where) return send(input);
-    const page = await send(counting ? { ...input, Select: undefined } : input);
+    if (counting && !where) return queryEntries(input);
+    const page = await queryEntries(counting ? { ...input, Select: undefined } : input);
     const read = page.Items ?? [];
-    const items = (keysOnly ? await itemsAt(read) : read).filter((item) => !where || where(item));
+    const items = (await materialize({ ...input, where }, read)).filter((item) => item !== undefined);
     return {
       ...page,
       Items: counting ? undefined : items,
@@ -94,6 +85,37 @@ export const table = {
   },
   scan: (input: Input<ScanCommandInput>) => db().send(new ScanCommand({ ...input, TableName: tableName() })),
 };
+
+const keysOnly = (index: AccessPattern | undefined) =>
+  index !== undefined && tableDefinition.globalIndexes[accessPatterns[index]].projection === "KEYS_ONLY";
+
+/**
+ * One Query call as DynamoDB answers it: on a KEYS_ONLY index, the index entries (keys only; `materialize` fetches
+ * their items). Paged and merged reads (core/db/query.ts) take entries first and fetch only the items they keep.
+ */
+export async function queryEntries({ index, where: _where, ...input }: QueryInput) {
+  const indexName = index ? accessPatterns[index] : undefined;
+  if (keysOnly(index) && (input.FilterExpression || input.ProjectionExpression)) {
+    throw new Error(
+      `The ${index} index holds only keys: filter with \`where\` (checked on the items read from the table), not an expression.`,
+    );
+  }
+  return db().send(
+    new QueryCommand({ ...input, TableName: tableName(), ...(indexName ? { IndexName: indexName } : {}) }),
+  );
+}
+
+/**
+ * The items of entries a query answered, in their order (undefined where an item is gone or `where` refuses it):
+ * fetched from the table for a KEYS_ONLY index, the entries themselves otherwise.
+ */
+export async function materialize(
+  input: Pick<QueryInput, "index" | "where">,
+  entries: Item[],
+): Promise<(Item | undefined)[]> {
+  const items = keysOnly(input.index) ? await itemsAt(entries) : entries;
+  return items.map((item) => (item && (!input.where || input.where(item)) ? item : undefined));
+}
 
 /** The item at `key`, or undefined. */
 export async function getItem(
@@ -147,10 +169,10 @@ export async function getItems(
 
 /**
  * The table's items at the keys a KEYS_ONLY index answered, in the index's order: one BatchGetItem per 100,
- * eventually consistent like the index itself. An item deleted since is left out; the index's key attributes are
+ * eventually consistent like the index itself. An item deleted since is undefined; the index's key attributes are
  * kept on each item (a list's cursor is the index position it read, even when the item has moved since).
  */
-async function itemsAt(indexEntries: Item[]): Promise<Item[]> {
+async function itemsAt(indexEntries: Item[]): Promise<(Item | undefined)[]> {
   if (indexEntries.length === 0) return [];
   const identity = (item: Item) => `${String(item.pk)}\u0000${String(item.sk)}`;
   const stored = new Map(
@@ -159,9 +181,9 @@ async function itemsAt(indexEntries: Item[]): Promise<Item[]> {
       item,
     ]),
   );
-  return indexEntries.flatMap((entry) => {
+  return indexEntries.map((entry) => {
     const item = stored.get(identity(entry));
-    return item ? [{ ...item, ...entry }] : [];
+    return item ? { ...item, ...entry } : undefined;
   });
 }
 

@@ -1,9 +1,9 @@
 import { matches, comparator, compareToCursor, cursorOf, isComparable } from "#core/db/list-compare";
-import { table } from "#core/db/items";
 import { indexOf } from "#core/db/indexes";
 import { TIME_MAX } from "ulid";
 import { config } from "#core/config";
-import { queryCount, queryUpTo, type QueryInput } from "#core/db/query";
+import { queryCount, queryUpTo, readInOrder, readsOn, shardsOf, type Readable } from "#core/db/query";
+import type { Position } from "#core/db/merge";
 import { ValidationError } from "#core/errors";
 import type { FieldError } from "#core/shared/validation";
 import {
@@ -29,9 +29,12 @@ export interface ListField<TItem> {
   search?: boolean;
 }
 
-/** A query DynamoDB can answer page by page, without reading the rest of the list. */
+/**
+ * A query DynamoDB can answer page by page, without reading the rest of the list: one partition's, or the shards of
+ * a write-sharded list merged by their sort key (issue 27; each shard keeps its own position in the cursor).
+ */
 export interface IndexedPlan {
-  input: Omit<QueryInput, "Limit">;
+  input: Readable;
   /** The key attributes of an item in that index (the cursor). */
   keyOf: (item: Record<string, unknown>) => Record<string, unknown>;
 }
@@ -49,7 +52,7 @@ export interface ListResource<TItem> {
   /** Maps a stored item to the response shape. */
   fromItem: (item: Record<string, unknown>) => TItem;
   /** The DynamoDB query that yields every candidate of the organization (in-memory path). */
-  candidates: (organizationId: string, context: unknown) => QueryInput;
+  candidates: (organizationId: string, context: unknown) => Readable;
   /** Returns a plan when the query needs no in-memory filtering or sorting (index path). */
   indexed?: (organizationId: string, query: NormalizedQuery, context: unknown) => IndexedPlan | undefined;
   /**
@@ -103,23 +106,29 @@ export async function listPage<TItem>(
 
   const plan = resource.indexed?.(organizationId, normalized, context) ?? (plain ? inOrder : undefined);
   if (plan) {
-    const { items, lastKey } = await queryPage(plan, pageSize, budget, indexCursor(cursor));
+    const { items, positions } = await pageOf(plan, pageSize, budget, pageSize + 1, indexCursor(cursor));
     return {
       items: items.map(resource.fromItem),
       pageSize,
       ...(query.includeCount ? await cappedCount(plan.input, budget) : { totalCount: null }),
-      continuationToken: lastKey ? signContinuationToken(binding, lastKey) : null,
+      continuationToken: readsOn(positions) ? signContinuationToken(binding, cursorAt(plan, positions)) : null,
     };
   }
 
   const ordered = resource.ordered?.(organizationId, normalized, context) ?? inOrder;
   if (ordered) {
-    const { items, resumeKey } = await scanPage(resource, normalized, ordered, pageSize, budget, scanCursor(cursor));
+    // The key-ordered scan: reads in chunks, keeps the items that match, stops at the first match past the page.
+    const chunk = Math.min(Math.max(pageSize * 2, 100), 1000);
+    const { items, positions } = await pageOf(ordered, pageSize, budget, chunk, scanCursor(cursor), (stored) =>
+      matches(resource, normalized, resource.fromItem(stored)),
+    );
     return {
-      items,
+      items: items.map(resource.fromItem),
       pageSize,
       ...(query.includeCount ? await countMatches(resource, normalized, ordered, budget) : { totalCount: null }),
-      continuationToken: resumeKey ? signContinuationToken(binding, { scan: resumeKey }) : null,
+      continuationToken: readsOn(positions)
+        ? signContinuationToken(binding, { scan: cursorAt(ordered, positions) })
+        : null,
     };
   }
 
@@ -184,7 +193,7 @@ function tooLargeToSort<TItem>(resource: ListResource<TItem>, query: NormalizedQ
  * that the count is a lower bound, flagged `totalCountCapped`.
  */
 async function cappedCount(
-  input: IndexedPlan["input"],
+  input: Readable,
   budget: number,
 ): Promise<{ totalCount: number; totalCountCapped: boolean }> {
   const { count, more } = await queryCount(input, budget);
@@ -313,69 +322,46 @@ function normalize<TItem>(resource: ListResource<TItem>, query: PagingQuery): No
 }
 
 /**
- * Reads one page plus one item, so the last page carries no token. A plan with
- * a filter expression stops at the read budget too: its page may then be short
- * and resumes after the last item read.
+ * One page of a plan from the shard positions a cursor holds: every shard read from where it stood, at most
+ * `fetchLimit` entries per round trip, until the page and one more kept item are read (so the last page carries no
+ * token), the plan ends, or the read budget is spent (the page may then be short, even empty, and resumes after the
+ * last entry read).
  */
-async function queryPage(
+function pageOf(
   plan: IndexedPlan,
   pageSize: number,
   budget: number,
-  startKey: Record<string, unknown> | undefined,
+  fetchLimit: number,
+  cursor: Record<string, unknown> | undefined,
+  accept?: (stored: Record<string, unknown>) => boolean,
 ) {
-  const items: Record<string, unknown>[] = [];
-  let next = startKey;
-  let read = 0;
-  do {
-    const page = await table.query({
-      ...plan.input,
-      ExclusiveStartKey: next,
-      Limit: Math.min(pageSize + 1 - items.length, budget - read),
-    });
-    items.push(...(page.Items ?? []));
-    read += page.ScannedCount ?? page.Items?.length ?? 0;
-    next = page.LastEvaluatedKey;
-  } while (next && items.length <= pageSize && read < budget);
-  if (items.length > pageSize) {
-    const pageItems = items.slice(0, pageSize);
-    return { items: pageItems, lastKey: plan.keyOf(pageItems.at(-1)!) };
-  }
-  return { items, lastKey: next };
+  const start = positionsOf(plan, cursor);
+  return readInOrder(plan.input, {
+    pageSize,
+    budget,
+    fetchLimit,
+    keyOf: plan.keyOf,
+    ...(start ? { start } : {}),
+    ...(accept ? { accept } : {}),
+  });
 }
 
-/**
- * One page of the key-ordered scan: reads the plan in chunks, keeps the items
- * that match, and stops at the first match past the page (so the last page
- * carries no token), at the end of the plan, or when the read budget is spent.
- * Resumes after the last returned item, or, when the budget ran out first,
- * after the last item read (the page may then be short, even empty).
- */
-async function scanPage<TItem>(
-  resource: ListResource<TItem>,
-  query: NormalizedQuery,
-  plan: IndexedPlan,
-  pageSize: number,
-  budget: number,
-  startKey: Record<string, unknown> | undefined,
-): Promise<{ items: TItem[]; resumeKey: Record<string, unknown> | undefined }> {
-  const chunk = Math.min(Math.max(pageSize * 2, 100), 1000);
-  const items: TItem[] = [];
-  let lastReturned: Record<string, unknown> | undefined;
-  let next = startKey;
-  let read = 0;
-  do {
-    const page = await table.query({ ...plan.input, ExclusiveStartKey: next, Limit: Math.min(chunk, budget - read) });
-    read += page.ScannedCount ?? page.Items?.length ?? 0;
-    next = page.LastEvaluatedKey;
-    for (const stored of page.Items ?? []) {
-      const item = resource.fromItem(stored);
-      if (!matches(resource, query, item)) continue;
-      if (items.length === pageSize) return { items, resumeKey: lastReturned };
-      items.push(item);
-      lastReturned = plan.keyOf(stored);
-    }
-  } while (next && read < budget);
-  return { items, resumeKey: next };
+/** The cursor of shard positions: one partition's key as before; a sharded plan's `{ shards: [...] }`. */
+function cursorAt(plan: IndexedPlan, positions: Position[]): Record<string, unknown> {
+  return shardsOf(plan.input).length === 1 ? (positions[0] as Record<string, unknown>) : { shards: positions };
+}
+
+function positionsOf(plan: IndexedPlan, cursor: Record<string, unknown> | undefined): Position[] | undefined {
+  if (cursor === undefined) return undefined;
+  const count = shardsOf(plan.input).length;
+  if (count === 1) {
+    if ("shards" in cursor) throw staleCursor();
+    return [cursor];
+  }
+  const shards = cursor.shards;
+  const valid = (position: unknown) => position === null || position === false || isKey(position);
+  if (!Array.isArray(shards) || shards.length !== count || !shards.every(valid)) throw staleCursor();
+  return shards as Position[];
 }
 
 /**

@@ -2,7 +2,7 @@ import { ulid } from "ulid";
 import * as v from "valibot";
 import { getItem, table } from "#core/db/items";
 import { createdWithin, keys } from "#core/db/keys";
-import { queryPages, type QueryInput } from "#core/db/query";
+import { queryPages } from "#core/db/query";
 import type { Transaction } from "#core/db/transact";
 import { EventEntity, type StoredEvent } from "#core/db/entities/events";
 import type { EventType } from "#core/events/types";
@@ -124,26 +124,25 @@ export const Events = {
 
   /**
    * The organization's events created in [fromMs, toMs], oldest first, a page
-   * at a time (event ids are ULIDs of their time, so this is one key range).
-   * `query` narrows what each page carries (a filter, a projection).
+   * at a time (event ids are ULIDs of their time, so this is one key range of
+   * the write-sharded creation index, its shards merged). `where` narrows what
+   * each page carries (checked on the events read: the index holds only keys).
    */
   createdWithin(
     organizationId: string,
     fromMs: number,
     toMs: number,
-    query: Pick<QueryInput, "FilterExpression" | "ProjectionExpression" | "ExpressionAttributeNames"> & {
-      ExpressionAttributeValues?: Record<string, unknown>;
-    } = {},
+    where?: (item: Record<string, unknown>) => boolean,
   ): AsyncGenerator<EventRecord[]> {
-    const { pk, skPrefix } = keys.eventPrefix(organizationId);
-    const { lower, upper } = createdWithin(skPrefix, fromMs, toMs);
+    const { lower, upper } = createdWithin(EventEntity.sortKey("byCreation", {}), fromMs, toMs);
     return mapPages(
-      queryPages({
-        ...query,
-        KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
-        ExpressionAttributeValues: { ...query.ExpressionAttributeValues, ":pk": pk, ":lower": lower, ":upper": upper },
-        ScanIndexForward: true,
-      }),
+      queryPages(
+        EventEntity.query(
+          "byCreation",
+          { organizationId },
+          { range: { between: [lower, upper] }, forward: true, ...(where ? { where } : {}) },
+        ),
+      ),
       (items) => items.map(toEventRecord),
     );
   },

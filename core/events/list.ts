@@ -2,7 +2,6 @@ import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { createdWithin } from "#core/db/keys";
 import { EventEntity } from "#core/db/entities/events";
-import { where } from "#core/db/expression";
 import { dateWindow, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { ValidationError } from "#core/errors";
 import { toEventRecord, type EventRecord } from "#core/events/index";
@@ -75,9 +74,10 @@ export const ListEventsSchema = listQuerySchema(listResource);
 /**
  * The organization's events newest (or oldest) first. Event ids are ULIDs of
  * `createdAt`, so the time window (the query's `startAt`/`endAt`, narrowed by a
- * body `createdAt` range) is a sort-key range (`EVENT#<ulid(startAt)>` ≤ sk < `EVENT#<ulid(endAt)>`);
- * one lead's events come from gsi1, one type's from gsi7; the other narrowings are
- * filter expressions on that range (checked in memory on the keys-only indexes). A plain query (no body filters, default order) reads only its page.
+ * body `createdAt` range) is a sort-key range (`EVENT#<ulid(startAt)>` ≤ sk < `EVENT#<ulid(endAt)>`) of the
+ * organization's write-sharded creation index (gsi8, its shards read merged); one lead's events come from gsi1, one
+ * type's from gsi7 (sharded too); the other narrowings are checked in memory on the events read from the table (the
+ * indexes hold only keys). A plain query (no body filters, default order) reads only its page.
  */
 function plan(
   organizationId: string,
@@ -89,7 +89,7 @@ function plan(
   const to = Math.min(window.to, query.endAt ? Date.parse(query.endAt) - 1 : window.to);
   // One type's events come from their type's index (the type lower-cased there; an exact `eventType` parameter still filters below).
   const type = query.eventType ?? query.indexedType;
-  const pattern = query.leadId ? "byLead" : type !== undefined ? "byType" : "collection";
+  const pattern = query.leadId ? "byLead" : type !== undefined ? "byType" : "byCreation";
   const { lower, upper } = createdWithin(EventEntity.sortKey(pattern, {}), from, to);
   const wanted: [string, unknown][] = [];
   for (const field of filterable) {
@@ -101,9 +101,7 @@ function plan(
   const narrowing =
     wanted.length === 0
       ? {}
-      : pattern === "collection"
-        ? { filter: where.all(...wanted.map(([field, value]) => where.equals(field, value))) }
-        : { where: (item: Record<string, unknown>) => wanted.every(([field, value]) => item[field] === value) };
+      : { where: (item: Record<string, unknown>) => wanted.every(([field, value]) => item[field] === value) };
   const composites = {
     organizationId,
     ...(query.leadId ? { leadId: query.leadId } : {}),

@@ -1,8 +1,7 @@
 import { Suppressions } from "#core/suppressions/index";
 import { createdWithin } from "#core/db/keys";
 import { LeadEntity } from "#core/db/entities/leads";
-import { where, type Condition } from "#core/db/expression";
-import { queryPages, type QueryInput } from "#core/db/query";
+import { queryPages, type Readable } from "#core/db/query";
 import type { ProcessingStatus } from "#core/leads/schemas";
 
 /** A bounded set of an organization's leads, by the lead fields of spec 2.4 (the Schedule trigger's `audience`). */
@@ -26,7 +25,7 @@ const DAY_MS = 86_400_000;
 
 /**
  * The ids of the leads in `audience` as of `asOf`, newest first: one key range over the ULID sort key (the whole
- * organization from the table, one source from gsi1) for the creation window, the other fields as filters, stopped
+ * organization's sharded creation index, or one source's) for the creation window, the other fields checked as read, stopped
  * at `maxLeads` matches or `AUDIENCE_MAX_EXAMINED` leads read. The same `asOf` reads the same leads again, so a
  * repeated firing sees the audience it saw the first time (bar leads changed in between).
  */
@@ -49,24 +48,22 @@ export async function audienceLeadIds(organizationId: string, audience: LeadAudi
 }
 
 /**
- * The creation window as a key range (the organization's leads, or one source's from its keys-only index, where the
- * other fields are checked in memory on the items read), the other fields as a filter; only the id and phone come back.
+ * The creation window as a key range of the organization's leads (or one source's), read from their write-sharded
+ * keys-only index newest first, the other fields checked in memory on the leads read.
  */
-function audienceQuery(organizationId: string, audience: LeadAudience, from: number, until: number): QueryInput {
-  const pattern = audience.sourceId ? "bySource" : "collection";
+function audienceQuery(organizationId: string, audience: LeadAudience, from: number, until: number): Readable {
+  const pattern = audience.sourceId ? "bySource" : "byCreation";
   const composites = { organizationId, ...(audience.sourceId ? { sourceId: audience.sourceId } : {}) };
   const { lower, upper } = createdWithin(LeadEntity.sortKey(pattern, {}), from, until);
-  const read = { range: { between: [lower, upper] as const }, forward: false, limit: PAGE_SIZE };
-  return audience.sourceId
-    ? LeadEntity.query(pattern, composites, { ...read, where: (item) => inAudience(audience, item) })
-    : LeadEntity.query(pattern, composites, {
-        ...read,
-        filter: filterOf(audience),
-        attributes: ["id", "contact.phone.number"],
-      });
+  return LeadEntity.query(pattern, composites, {
+    range: { between: [lower, upper] as const },
+    forward: false,
+    limit: PAGE_SIZE,
+    where: (item) => inAudience(audience, item),
+  });
 }
 
-/** The non-key fields of the audience, checked on a stored lead (the same rules as `filterOf`). */
+/** The non-key fields of the audience, checked on a stored lead. */
 function inAudience(audience: LeadAudience, item: Record<string, unknown>): boolean {
   const metadata = (item.metadata ?? {}) as Record<string, unknown>;
   if (!audience.processingStatus.includes(item.processingStatus as never)) return false;
@@ -74,17 +71,6 @@ function inAudience(audience: LeadAudience, item: Record<string, unknown>): bool
     if (audience[field] !== undefined && metadata[field] !== audience[field]) return false;
   }
   return !(audience.excludeOptedOut && metadata.smsOptedOut === true);
-}
-
-/** The non-key fields as a filter DynamoDB checks (the same rules as `inAudience`). */
-function filterOf(audience: LeadAudience): Condition {
-  return where.all(
-    where.oneOf("processingStatus", audience.processingStatus),
-    ...(["vertical", "product"] as const).map((field) =>
-      audience[field] === undefined ? undefined : where.equals(`metadata.${field}`, audience[field]),
-    ),
-    audience.excludeOptedOut ? where.not(where.equals("metadata.smsOptedOut", true)) : undefined,
-  );
 }
 
 function phoneOf(item: Record<string, unknown>): string | undefined {

@@ -58,11 +58,11 @@ const listResource: ListResource<Lead> = {
   idOf: (l) => l.id,
   fromItem: toLead,
   candidates: (organizationId) =>
-    LeadEntity.query("collection", { organizationId }, { range: { beginsWith: LeadEntity.sortKey("collection", {}) } }),
+    LeadEntity.query("byCreation", { organizationId }, { range: { beginsWith: LeadEntity.sortKey("byCreation", {}) } }),
   /**
    * The common listings read only their page: newest (or oldest) first, of the
-   * whole organization from the table, of one source from gsi1, or of one
-   * processing status from gsi7.
+   * whole organization from its sharded creation index (gsi8), of one source from gsi1, or of one
+   * processing status from gsi7 (each write-sharded, its shards read merged).
    */
   indexed: (organizationId, query) => {
     const [filter, ...moreFilters] = query.filters;
@@ -105,7 +105,7 @@ function leadsInOrder(organizationId: string, query: NormalizedQuery): IndexedPl
   const status = statusOf(query);
   const window = dateWindow(query.ranges, "createdAt");
   /** One createdAt-ordered pattern (the organization's leads, one source's, one status's) over the window. */
-  const inWindow = (pattern: "collection" | "bySource" | "byStatus", composites: Partial<StoredLead>): IndexedPlan => {
+  const inWindow = (pattern: "byCreation" | "bySource" | "byStatus", composites: Partial<StoredLead>): IndexedPlan => {
     const { lower, upper } = createdWithin(LeadEntity.sortKey(pattern, composites), window.from, window.to);
     return LeadEntity.plan(
       pattern,
@@ -115,7 +115,7 @@ function leadsInOrder(organizationId: string, query: NormalizedQuery): IndexedPl
   };
   if (sourceFilter) return inWindow("bySource", { sourceId: String(sourceFilter.value).toUpperCase() });
   if (status) return inWindow("byStatus", { processingStatus: status as StoredLead["processingStatus"] });
-  return inWindow("collection", {});
+  return inWindow("byCreation", {});
 }
 
 /** How a lead arrived: the intake routes, or `POST /leads`. */
@@ -140,7 +140,7 @@ export const Leads = {
   async idByPhone(organizationId: string, e164: string): Promise<string | undefined> {
     const phone = { organizationId, contact: { phone: { number: e164 } } } as Partial<StoredLead>;
     const { Items } = await table.query(
-      LeadEntity.query("byPhone", phone, {
+      LeadEntity.queryPartition("byPhone", phone, {
         range: { beginsWith: LeadEntity.sortKey("byPhone", {}) },
         forward: false,
         limit: 1,

@@ -23,6 +23,8 @@ export interface CallRecord {
   writtenKeys: string[];
   /** What the call touched, for `COST_TRACE=1`: the key read or the queue, with each written key's entity prefix. */
   target: string;
+  /** The command's input as sent (`npm run bench -- hot-org` derives the units of each partition key from it). */
+  input: Input;
 }
 
 export interface Measurement {
@@ -193,6 +195,7 @@ export function countingMiddleware(service: CallRecord["service"]) {
         error: (error as Error).name,
         writtenKeys: [],
         target: targetOf(command, args.input),
+        input: args.input,
       };
       for (const target of targets) target.calls.push(failed);
       throw error;
@@ -212,6 +215,7 @@ export function countingMiddleware(service: CallRecord["service"]) {
       writeUnits: units.write,
       writtenKeys: writtenKeysOf(command, args.input),
       target: targetOf(command, args.input),
+      input: args.input,
     };
     for (const target of targets) target.calls.push(record);
     return result;

@@ -2,6 +2,8 @@ import { SuppressionEntity } from "#core/db/entities/suppressions";
 import { table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { leadItem, toLead } from "#core/leads/index";
+import { EventEntity, type StoredEvent } from "#core/db/entities/events";
+import { withoutKeys } from "#core/db/indexes";
 
 /** The entities whose lists or filters read gsi4-gsi7. */
 const indexed: string[] = [
@@ -22,10 +24,12 @@ function listIndexAttributes(item: Record<string, unknown>): Record<string, unkn
   switch (item.entity) {
     case entities.lead: {
       const stored = leadItem(organizationId, toLead(item));
-      return Object.fromEntries(Object.entries(stored).filter(([name]) => /^gsi[4-7](pk|sk)$/.test(name)));
+      return Object.fromEntries(Object.entries(stored).filter(([name]) => /^gsi[4-8](pk|sk)$/.test(name)));
     }
-    case entities.event:
-      return keys.eventsByType(organizationId, String(item.eventType), String(item.id));
+    case entities.event: {
+      const stored = EventEntity.item({ ...withoutKeys(item), organizationId } as StoredEvent);
+      return Object.fromEntries(Object.entries(stored).filter(([name]) => /^gsi[78](pk|sk)$/.test(name)));
+    }
     case entities.conversation: {
       const lastMessageAt = (item.lastMessageAt as string | null) ?? null;
       return {
@@ -53,7 +57,8 @@ function listIndexAttributes(item: Record<string, unknown>): Record<string, unkn
  * index attributes onto leads, events, conversations, suppressions and ledger
  * entries stored
  * before those indexes existed, so index-backed lists include them. It scans
- * the whole table once, or queries one organization's partition (an operator
+ * the whole table once, or, for one organization, every partition of it (its
+ * own and its leads' and events', `ORG#<id>#…`: a filtered scan, an operator
  * job, never a request path), and rewrites each item's attributes from its
  * current fields; running it again is safe.
  */
@@ -66,17 +71,20 @@ export async function backfillListIndexes(organizationId?: string): Promise<{ sc
     ExpressionAttributeValues: Object.fromEntries(indexed.map((entity, index) => [`:e${index}`, entity])),
   };
   do {
-    const page = await (organizationId
-      ? table.query({
-          KeyConditionExpression: "pk = :pk",
-          ...listed,
-          ExpressionAttributeValues: {
-            ...listed.ExpressionAttributeValues,
-            ":pk": keys.organization(organizationId).pk,
-          },
-          ExclusiveStartKey: startKey,
-        })
-      : table.scan({ ...listed, ExclusiveStartKey: startKey }));
+    const page = await table.scan({
+      ...listed,
+      ...(organizationId
+        ? {
+            FilterExpression: `(${listed.FilterExpression}) AND (pk = :pk OR begins_with(pk, :partitions))`,
+            ExpressionAttributeValues: {
+              ...listed.ExpressionAttributeValues,
+              ":pk": keys.organization(organizationId).pk,
+              ":partitions": `${keys.organization(organizationId).pk}#`,
+            },
+          }
+        : {}),
+      ExclusiveStartKey: startKey,
+    });
     scanned += page.ScannedCount ?? 0;
     startKey = page.LastEvaluatedKey;
     await Promise.all(

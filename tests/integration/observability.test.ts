@@ -1,9 +1,8 @@
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import * as v from "valibot";
-import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
 import { queryAll } from "#core/db/query";
+import { EventEntity } from "#core/db/entities/events";
 import { defineUnroutedOperation } from "#core/http/operation";
 import { apiEvent, lambdaContext } from "#tests/helpers/events";
 import { addNumber, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
@@ -141,22 +140,12 @@ describe("correlation ids", () => {
       const accepted = await send(org, { to: randomNumber(), body: "follow me" });
       const requestId = accepted.headers.get("apigw-requestid");
       await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered");
-      const { pk, skPrefix } = keys.eventPrefix(org.organizationId);
       let events: Record<string, unknown>[] = [];
       for (
         const deadline = Date.now() + 15_000;
         !events.some((event) => event.eventType === "MessageDelivered") && Date.now() < deadline;
       ) {
-        const items =
-          (
-            await db().send(
-              new QueryCommand({
-                TableName: tableName(),
-                KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-                ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-              }),
-            )
-          ).Items ?? [];
+        const items = await queryAll(EventEntity.query("byCreation", { organizationId: org.organizationId }));
         events = items.filter((event) => event.relatedEntityId === accepted.body.id);
         if (!events.some((event) => event.eventType === "MessageDelivered"))
           await new Promise((resolve) => setTimeout(resolve, 100));

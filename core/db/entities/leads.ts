@@ -7,8 +7,11 @@ import type { Lead } from "#core/leads/schemas";
 /** A stored lead: the lead, its organization, and when the pending sweep looks at it next (absent: its createdAt). */
 export type StoredLead = Lead & { organizationId: string; sweepDueAt?: string | null };
 
-/** Shards of the pending-lead sweep index. */
-export const pendingShards = 8;
+/**
+ * Shards of the pending-lead sweep index, shared by every organization: ~0.6 write units per lead there, so 1,837
+ * leads/s (the busiest organization and 1,000 others at 1%) is ~580 per shard with 16 (issue 27; docs/scale.md).
+ */
+export const pendingShards = 16;
 
 export function pendingShard(leadId: string): number {
   return createHash("sha256").update(leadId).digest()[0]! % pendingShards;
@@ -22,9 +25,17 @@ export function leadName(lead: Pick<Lead, "contact">): string {
 const leadKey = (id: string | undefined) => `LEAD#${id ?? ""}`;
 
 /**
- * The Lead entity (docs/data-model.md): one item per lead under its organization, in the order of its ULID id
- * (createdAt order), and an entry per access pattern. Every writer goes through `put`/`update`, which derive these
- * keys, so no writer keeps an index in step by hand.
+ * Shards of each organization-level lead listing (issue 27): at 167 leads/s for one organization, the busiest
+ * listing (by modifiedAt, moved on every update) takes about 420 write units/s per shard with eight (docs/scale.md),
+ * and a page reads eight partitions in parallel.
+ */
+export const leadListShards = 8;
+const sharded = { count: leadListShards, by: (lead: StoredLead) => lead.id };
+
+/**
+ * The Lead entity (docs/data-model.md): one item per lead in a partition of its own (`ORG#o#LEAD#<id>`), and an
+ * entry per access pattern; the organization-level ones are write-sharded by the lead id and read merged. Every
+ * writer goes through `put`/`update`, which derive these keys, so no writer keeps an index in step by hand.
  */
 export const LeadEntity = defineEntity({
   name: "Lead",
@@ -48,20 +59,23 @@ export const LeadEntity = defineEntity({
   ],
   key: ({ organizationId, id }: { organizationId: string; id: string }) => leadsKeys.lead(organizationId, id),
   identity: (lead: StoredLead) => ({ organizationId: lead.organizationId, id: lead.id }),
-  /** The organization's leads, newest first when read backwards (ULID ids). */
-  collection: {
-    name: "byCreation",
-    pk: (lead: StoredLead) => org(lead.organizationId),
-    sk: (lead: StoredLead) => leadKey(lead.id),
-  },
   indexes: {
-    /** One source's leads, in creation order. */
+    /** The organization's leads in creation order (ULID ids), newest first when read backwards. */
+    byCreation: {
+      index: "leadsByCreation",
+      pk: (lead: StoredLead, shard: number) => `${org(lead.organizationId)}#LEADS#${shard}`,
+      sk: (lead: StoredLead) => leadKey(lead.id),
+      composites: [],
+      shards: sharded,
+    },
+    /** One source's leads, in creation order (one seller may carry the organization's whole rate). */
     bySource: {
       index: "leadsBySource",
-      pk: (lead: StoredLead) => `${org(lead.organizationId)}#SOURCE#${lead.sourceId}#LEADS`,
+      pk: (lead: StoredLead, shard: number) => `${org(lead.organizationId)}#SOURCE#${lead.sourceId}#LEADS#${shard}`,
       sk: (lead: StoredLead) => leadKey(lead.id),
       composites: ["sourceId"],
       when: (lead: StoredLead) => Boolean(lead.sourceId),
+      shards: sharded,
     },
     /** The leads of one E.164 phone number (inbound messages and calls find their lead). */
     byPhone: {
@@ -74,30 +88,35 @@ export const LeadEntity = defineEntity({
     /** The organization's leads by name (first and last name as the list shows it). */
     byName: {
       index: "sortedByField",
-      pk: (lead: StoredLead) => `${org(lead.organizationId)}#LEADS#NAME`,
+      pk: (lead: StoredLead, shard: number) => `${org(lead.organizationId)}#LEADS#NAME#${shard}`,
       sk: (lead: StoredLead) => ordered(sortText(leadName(lead)), lead.id),
       composites: ["contact.firstName", "contact.lastName"],
+      shards: sharded,
     },
     /** The organization's leads by metadata.price (decimalSortText). */
     byPrice: {
       index: "sortedByPrice",
-      pk: (lead: StoredLead) => `${org(lead.organizationId)}#LEADS#PRICE`,
+      pk: (lead: StoredLead, shard: number) => `${org(lead.organizationId)}#LEADS#PRICE#${shard}`,
       sk: (lead: StoredLead) => ordered(decimalSortText(lead.metadata?.price), lead.id),
       composites: ["metadata.price"],
+      shards: sharded,
     },
     /** The organization's leads by modifiedAt (never modified first). */
     byModified: {
       index: "sortedByModifiedAt",
-      pk: (lead: StoredLead) => `${org(lead.organizationId)}#LEADS#MODIFIED`,
+      pk: (lead: StoredLead, shard: number) => `${org(lead.organizationId)}#LEADS#MODIFIED#${shard}`,
       sk: (lead: StoredLead) => ordered(lead.modifiedAt ?? "", lead.id),
       composites: ["modifiedAt"],
+      shards: sharded,
     },
     /** The leads of one processing status, in creation order. */
     byStatus: {
       index: "leadsByProcessingStatus",
-      pk: (lead: StoredLead) => `${org(lead.organizationId)}#LEADS#STATUS#${lead.processingStatus}`,
+      pk: (lead: StoredLead, shard: number) =>
+        `${org(lead.organizationId)}#LEADS#STATUS#${lead.processingStatus}#${shard}`,
       sk: (lead: StoredLead) => leadKey(lead.id),
       composites: ["processingStatus"],
+      shards: sharded,
     },
     /**
      * Leads still Pending, for the sweep that republishes a lead whose queue message was lost. Not tenant data: an

@@ -3,11 +3,13 @@ import { org, type Key } from "#core/db/keys/shared";
 /** Keys of the items core/events owns (docs/data-model.md). */
 export const eventsKeys = {
   /**
-   * Event records (spec 2.5). The item lives under the organization, newest first by
-   * its ULID; gsi1 lists one lead's events in order.
+   * Event records (spec 2.5), each in a partition of its own (issue 27); the organization lists them from the
+   * write-sharded `byCreation` index, one lead's from gsi1, one type's from gsi7 (core/db/entities/events.ts).
    */
-  event: (organizationId: string, eventId: string): Key => ({ pk: org(organizationId), sk: `EVENT#${eventId}` }),
-  eventPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "EVENT#" }),
+  event: (organizationId: string, eventId: string): Key => ({
+    pk: `${org(organizationId)}#EVENT#${eventId}`,
+    sk: `EVENT#${eventId}`,
+  }),
   eventsByLead: (organizationId: string, leadId: string, eventId = "") => ({
     gsi1pk: `${org(organizationId)}#LEAD#${leadId}#EVENTS`,
     gsi1sk: `EVENT#${eventId}`,

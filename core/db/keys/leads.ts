@@ -5,8 +5,14 @@ import { org, type Key, type LeadClaim } from "#core/db/keys/shared";
  * (core/db/entities/leads.ts), which derives them on every write.
  */
 export const leadsKeys = {
-  /** Leads: the sort key is the ULID, so the partition read backwards is newest first. */
-  lead: (organizationId: string, leadId: string): Key => ({ pk: org(organizationId), sk: `LEAD#${leadId}` }),
+  /**
+   * A lead in a partition of its own (issue 27: no partition carries an organization's intake rate); the
+   * organization lists its leads from the write-sharded `byCreation` index (core/db/entities/leads.ts).
+   */
+  lead: (organizationId: string, leadId: string): Key => ({
+    pk: `${org(organizationId)}#LEAD#${leadId}`,
+    sk: `LEAD#${leadId}`,
+  }),
   /**
    * gsi3 (sparse): processed leads whose consent could not be verified because the certificate API was down, by when
    * to try again (core/leads/reverify.ts). Not tenant data, sharded like pending leads; removed once settled.
@@ -15,12 +21,15 @@ export const leadsKeys = {
     gsi3pk: `REVERIFYLEADS#${shard}`,
     gsi3sk: `${dueAt}#${organizationId}#${leadId}`,
   }),
-  /** Dedupe claims on a normalised natural key (conditional writes make them race-free). */
-  leadClaim: (organizationId: string, claim: LeadClaim): Key => ({
-    pk: org(organizationId),
-    sk:
+  /**
+   * Dedupe claims on a normalised natural key (conditional writes make them race-free), each in a partition of its
+   * own keyed by the claim (issue 27).
+   */
+  leadClaim: (organizationId: string, claim: LeadClaim): Key => {
+    const sk =
       "sourceId" in claim
         ? `LEADKEY#SOURCE#${claim.sourceId}#${claim.kind === "sellerLeadId" ? "SELLER" : "EXTERNAL"}#${claim.value}`
-        : `LEADKEY#${claim.kind.toUpperCase()}#${claim.value}`,
-  }),
+        : `LEADKEY#${claim.kind.toUpperCase()}#${claim.value}`;
+    return { pk: `${org(organizationId)}#${sk}`, sk };
+  },
 };

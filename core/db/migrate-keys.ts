@@ -1,0 +1,114 @@
+import { transact, Transaction } from "#core/db/transact";
+import { getItem, table, type Item } from "#core/db/items";
+import { entities, keys } from "#core/db/keys";
+import { EventEntity, type StoredEvent } from "#core/db/entities/events";
+import { LeadEntity, type StoredLead } from "#core/db/entities/leads";
+import { accessPatterns, withoutKeys } from "#core/db/indexes";
+
+/** The entities issue 27 moved out of the organization's partition, and the keys each derives from a record. */
+const moved: Record<string, ((record: Item, sk: string) => Item) | undefined> = {
+  [entities.lead]: (record) => LeadEntity.item(record as StoredLead),
+  [entities.event]: (record) => EventEntity.item(record as StoredEvent),
+  // A claim has no index; its partition is its sort key's (keys.leadClaim), whatever fields an old claim holds.
+  [entities.leadClaim]: (record, sk) => ({ pk: `${keys.organization(String(record.organizationId)).pk}#${sk}`, sk }),
+};
+
+const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index) => [`${index}pk`, `${index}sk`]);
+
+/**
+ * The item at its issue-27 place: the old item's attributes, with the table key and every index key derived from
+ * them (sharded list keys included). An item in the old layout has the organization's partition key (`ORG#<id>`)
+ * and the sort key it keeps (`LEAD#<id>`, `EVENT#<id>`, `LEADKEY#…`); its new partition key is `ORG#<id>#<sort key>`.
+ */
+export function movedItem(item: Item): Item | undefined {
+  const derive = moved[String(item.entity)];
+  if (!derive || String(item.pk).split("#").length !== 2) return undefined;
+  const organizationId = String(item.pk).slice("ORG#".length);
+  const derived = derive({ ...withoutKeys(item), organizationId }, String(item.sk));
+  const next: Item = { ...item, pk: `${String(item.pk)}#${String(item.sk)}`, sk: item.sk };
+  for (const name of indexKeyNames) {
+    if (derived[name] === undefined) delete next[name];
+    else next[name] = derived[name];
+  }
+  if (derived.pk !== next.pk || derived.sk !== next.sk)
+    throw new Error(
+      `${String(item.entity)} ${String(item.sk)}: its derived key ${String(derived.pk)} is not ${String(next.pk)}.`,
+    );
+  return next;
+}
+
+/**
+ * While an item moves it is stored as this entity (its own in `movingEntity`): the table stream's consumers act on
+ * inserted leads and events (the intake outbox, the analytics aggregator, the webhook fan-out; stacks/definitions.ts
+ * `streamConsumers`), and a moved item is no new lead or event. The entity is set back by an update, which no
+ * consumer of those entities reads.
+ */
+const moving = "KeyMigration";
+
+/**
+ * Operator migration (`npm run admin -- migrate-keys [--org ID]`, docs/data-model.md "Moving a stage to per-item
+ * partitions"): moves every lead, event and lead claim stored in the organization's partition to its own, each in
+ * one transaction (put at the new key, delete the old), so a lead is never in both places nor in neither, then
+ * gives it back its entity. Where the new key holds an item already (written since the deploy), its attributes win
+ * over the old copy's. Running it again moves nothing and finishes a move an earlier run left half done. One
+ * organization is a Query of its partition and of the moved items' (a filtered scan); the whole table one Scan.
+ */
+export async function migrateKeys(organizationId?: string): Promise<{ scanned: number; moved: number }> {
+  let scanned = 0;
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  const names = [...Object.keys(moved), moving];
+  const listed = {
+    FilterExpression: `entity IN (${names.map((_, index) => `:e${index}`).join(", ")})`,
+    ExpressionAttributeValues: Object.fromEntries(names.map((name, index) => [`:e${index}`, name])),
+  };
+  const prefix = organizationId ? keys.organization(organizationId).pk : undefined;
+  do {
+    const page = await table.scan({
+      ...listed,
+      ...(prefix
+        ? {
+            FilterExpression: `(${listed.FilterExpression}) AND begins_with(pk, :prefix)`,
+            ExpressionAttributeValues: { ...listed.ExpressionAttributeValues, ":prefix": prefix },
+          }
+        : {}),
+      ExclusiveStartKey: startKey,
+    });
+    scanned += page.ScannedCount ?? 0;
+    startKey = page.LastEvaluatedKey;
+    for (const item of page.Items ?? []) {
+      if (prefix && item.pk !== prefix && !String(item.pk).startsWith(`${prefix}#`)) continue;
+      if (item.entity === moving) await settle({ pk: String(item.pk), sk: String(item.sk) });
+      else if (await moveItem(item)) count++;
+    }
+  } while (startKey);
+  return { scanned, moved: count };
+}
+
+async function moveItem(item: Item): Promise<boolean> {
+  const next = movedItem(item);
+  if (!next) return false;
+  const key = { pk: String(next.pk), sk: String(next.sk) };
+  const current = await getItem(key, { consistent: true });
+  // A write between that read and this move fails a condition: the run stops, and running it again picks up there.
+  await transact(
+    new Transaction()
+      .put("moved item", {
+        Item: { ...next, ...current, entity: moving, movingEntity: item.entity },
+        ConditionExpression: current ? "attribute_exists(pk)" : "attribute_not_exists(pk)",
+      })
+      .delete("old item", { Key: { pk: item.pk, sk: item.sk }, ConditionExpression: "attribute_exists(pk)" }),
+  );
+  await settle(key);
+  return true;
+}
+
+/** Gives a moved item back its entity. */
+async function settle(key: { pk: string; sk: string }): Promise<void> {
+  await table.update({
+    Key: key,
+    UpdateExpression: "SET entity = movingEntity REMOVE movingEntity",
+    ConditionExpression: "entity = :moving",
+    ExpressionAttributeValues: { ":moving": moving },
+  });
+}
