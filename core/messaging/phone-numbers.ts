@@ -8,6 +8,7 @@ import { conditionally, table } from "#core/db/items";
 import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { queryAll } from "#core/db/query";
 import { NotFoundError } from "#core/errors";
+import { Audit } from "#core/audit/index";
 import type { Actor } from "#core/auth/actor";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 import { toE164 } from "#core/shared/phone";
@@ -216,19 +217,24 @@ export const PhoneNumbers = {
     return changed !== undefined;
   },
 
-  /** Renames a number (its friendly name only: the number, its carrier and its campaign are not the owner's to edit). */
+  /**
+   * Renames a number (its friendly name only: the number, its carrier and its campaign are not the owner's to edit),
+   * with its audit entry in the same transaction.
+   */
   async update(actor: Actor, phoneNumberId: string, update: PhoneNumberUpdate): Promise<PhoneNumber> {
-    const { Attributes } = (await conditionally(
-      table.update({
-        Key: keys.phoneNumber(actor.organizationId, phoneNumberId),
-        UpdateExpression: "SET friendlyName = :name, modifiedAt = :now",
-        ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeValues: { ":name": update.friendlyName || null, ":now": nowIso() },
-        ReturnValues: "ALL_NEW",
-      }),
-    )) ?? { Attributes: undefined };
-    if (!Attributes) throw new NotFoundError("Phone number", phoneNumberId);
-    return toPhoneNumber(Attributes);
+    const identity = { organizationId: actor.organizationId, id: phoneNumberId };
+    return Audit.commit(actor, async (tx) => {
+      const stored = await PhoneNumberEntity.get(identity, { consistent: true });
+      if (!stored) throw new NotFoundError("Phone number", phoneNumberId);
+      const before = toPhoneNumber(stored);
+      const friendlyName = update.friendlyName || null;
+      if (friendlyName === before.friendlyName) return { result: before };
+      const changes = { friendlyName, modifiedAt: nowIso() };
+      const after = { ...before, ...changes };
+      tx.update("change", PhoneNumberEntity.update(identity, changes, { condition: Audit.unchangedSince(stored) }));
+      const change = { action: "phoneNumber.renamed", resourceType: "PhoneNumber", resourceId: phoneNumberId };
+      return { change: { ...change, before, after }, result: after };
+    });
   },
 
   /** Records that a number just sent (least-recently-used selection); best effort. */
