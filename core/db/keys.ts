@@ -101,6 +101,7 @@ export const entities = {
   tenDlcPending: "TenDlcPending",
   a2aTask: "A2ATask",
   wallet: "Wallet",
+  walletShard: "WalletShard",
   priceList: "PriceList",
   ledgerEntry: "LedgerEntry",
   reservation: "Reservation",
