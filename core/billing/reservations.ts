@@ -6,7 +6,6 @@ import {
   storedWalletParts,
   totalOf,
   walletKeyOf,
-  type WalletParts,
   refusal,
   storedPrices,
   walletChange,
@@ -178,26 +177,31 @@ export const Reservations = {
   async reserve(input: ReserveInput): Promise<BillingOutcome> {
     const units = toUnits(input.amount);
     const shard = randomShard();
-    let parts: WalletParts | undefined;
     if (!runningLow(input.organizationId)) {
       const onShard = await holdOn(input, units, shard);
       if (onShard) return onShard;
-      parts = await storedWalletParts(input.organizationId);
-      if (await refillShard(input.organizationId, parts, shard, units, floorUnits())) {
+      const parts = await storedWalletParts(input.organizationId);
+      const refill = await refillShard(input.organizationId, parts, shard, units, floorUnits());
+      if (refill === "refilled") {
         const refilled = await holdOn(input, units, shard);
         if (refilled) return refilled;
-        parts = await storedWalletParts(input.organizationId);
-      } else noteRunningLow(input.organizationId);
+      } else if (refill === "unfunded") noteRunningLow(input.organizationId);
     }
-    // A wallet running low: its shards give their money back and the hold comes from the wallet item, as before shards.
-    for (let attempt = 0; attempt < 3; attempt++) {
-      if (parts && shardsHoldMoney(parts)) parts = await drainShards(input.organizationId, parts);
+    // A wallet running low: holds come from the wallet item, as before shards. Refused only when a fresh read of every
+    // item shows the money is not there; money left on shards is used where it is, or given back to the wallet item.
+    for (let attempt = 0; attempt < 10; attempt++) {
       const onWallet = await holdOn(input, units, undefined);
       if (onWallet) return onWallet;
-      parts = await storedWalletParts(input.organizationId);
-      if (!shardsHoldMoney(parts)) break;
+      const parts = await storedWalletParts(input.organizationId);
+      const total = totalOf(parts);
+      if (total.suspendedAt || total.availableUnits < units + floorUnits())
+        throw refusal(input.organizationId, total, units);
+      const roomy = [...parts.shards].find(([, sub]) => sub.availableUnits >= units);
+      const onRoomy = roomy ? await holdOn(input, units, roomy[0]) : undefined;
+      if (onRoomy) return onRoomy;
+      if (!roomy) await drainShards(input.organizationId, parts);
     }
-    throw refusal(input.organizationId, totalOf(parts!), units);
+    throw new Error(`The wallet of organization ${input.organizationId} kept changing while a hold was taken.`);
   },
 
   /**

@@ -44,26 +44,32 @@ const keptOnWallet = (main: StoredWallet, floorUnits: number) =>
 /**
  * Moves a chunk of the wallet item's money into `shard` so it can cover holds of `units`: a 2·N-th of what the
  * wallet item has above its line, and only when that chunk covers `CHUNK_HOLDS` such holds (a well-funded wallet).
- * The condition repeats the test on the stored value, so a stale read never moves money out of a wallet that has
- * since run low. False when the wallet is not funded well enough, is suspended, or changed meanwhile.
+ * The condition asks the stored wallet item for at least half of what the chunk was computed from, so refills and
+ * holds racing this one do not refuse it, while a stale read never moves money out of a wallet that has since run
+ * low; a refused refill is recomputed from a fresh read. "unfunded": the wallet is not funded well enough (or is
+ * suspended); "contended": it kept changing under three attempts.
  */
 export async function refillShard(
   organizationId: string,
-  { main }: WalletParts,
+  parts: WalletParts,
   shard: number,
   units: number,
   floorUnits: number,
-): Promise<boolean> {
-  const line = keptOnWallet(main, floorUnits);
-  const chunk = Math.floor((main.availableUnits - line) / (2 * WALLET_SHARDS));
-  if (main.suspendedAt || chunk <= 0 || chunk < CHUNK_HOLDS * Math.max(units, 1)) return false;
-  try {
-    await transact(refillItems(organizationId, shard, chunk, line + 2 * WALLET_SHARDS * chunk));
-    return true;
-  } catch (error) {
-    if (error instanceof TransactionConditionFailed) return false;
-    throw error;
+): Promise<"refilled" | "unfunded" | "contended"> {
+  let main = parts.main;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const line = keptOnWallet(main, floorUnits);
+    const chunk = Math.floor((main.availableUnits - line) / (2 * WALLET_SHARDS));
+    if (main.suspendedAt || chunk <= 0 || chunk < CHUNK_HOLDS * Math.max(units, 1)) return "unfunded";
+    try {
+      await transact(refillItems(organizationId, shard, chunk, line + WALLET_SHARDS * chunk));
+      return "refilled";
+    } catch (error) {
+      if (!(error instanceof TransactionConditionFailed)) throw error;
+    }
+    main = (await readWalletParts(organizationId))?.main ?? main;
   }
+  return "contended";
 }
 
 export const shardsHoldMoney = ({ shards }: WalletParts): boolean =>
