@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { Reservations } from "#core/billing/reservations";
 import { ledgerEntry, ledgerPut, ledgerResource } from "#core/billing/ledger";
 import { storedWallet, toWallet, storedPrices, walletChange, credit } from "#core/billing/wallet-store";
+import { gatherShards } from "#core/billing/wallet-shards";
 import { type Wallet, type LedgerEntry, WalletSettingsSchema } from "#core/billing/schemas";
 import { table } from "#core/db/items";
 import type { Actor } from "#core/auth/actor";
@@ -137,6 +138,8 @@ export const Billing = {
         : "SET modifiedAt = :now REMOVE suspendedAt, suspendedReason",
       ExpressionAttributeValues: suspended ? { ":now": nowIso(), ":reason": reason } : { ":now": nowIso() },
     });
+    // A shard's holds do not read the suspension: an empty shard sends every hold to the wallet item, which does.
+    if (suspended) await gatherShards(organizationId);
     return Billing.wallet(organizationId);
   },
 

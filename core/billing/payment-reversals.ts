@@ -3,6 +3,7 @@ import { type PaymentEventOutcome } from "#core/billing/payments";
 import { type PaidPayment } from "#core/billing/payment-records";
 import { Billing, BALANCE_FLOOR, fromUnits, toUnits, type TransactItem } from "#core/billing/index";
 import { fromMinorUnits, type Stripe } from "#core/billing/stripe";
+import { gatherShards } from "#core/billing/wallet-shards";
 import { conditionally, table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { nowIso } from "#core/shared/ids";
@@ -136,6 +137,8 @@ export async function reconcileSuspension(
   organizationId: string,
   { afterRefund }: { afterRefund: boolean },
 ): Promise<void> {
+  // The conditions below read the wallet item's available money: the shards give theirs back first, so it is all there.
+  await gatherShards(organizationId);
   const { Items = [] } = await table.query({
     KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
     FilterExpression: "#state = :open",
@@ -155,6 +158,8 @@ export async function reconcileSuspension(
     );
   if (Items.length > 0) await suspend(suspendedForDispute, "");
   else if (afterRefund) await suspend(suspendedForRefund, " AND availableUnits < :floor", { ":floor": floor });
+  // A refill that raced the suspension is given back (a suspended wallet's holds come from the wallet item only).
+  await gatherShards(organizationId);
   if (Items.length > 0) return;
   await conditionally(
     table.update({

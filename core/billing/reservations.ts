@@ -3,11 +3,22 @@ import { ledgerEntry, ledgerPut } from "#core/billing/ledger";
 import {
   floorUnits,
   storedWallet,
+  storedWalletParts,
+  totalOf,
+  walletKeyOf,
   refusal,
   storedPrices,
   walletChange,
   requireCover,
 } from "#core/billing/wallet-store";
+import {
+  drainShards,
+  noteRunningLow,
+  runningLow,
+  randomShard,
+  refillShard,
+  shardsHoldMoney,
+} from "#core/billing/wallet-shards";
 import {
   type BillingOutcome,
   type StoredReservation,
@@ -95,6 +106,63 @@ export function outcomeOf(reservation: StoredReservation): BillingOutcome {
 }
 
 /**
+ * One try at holding `units` on `shard` (or on the wallet item), with the reservation and the caller's items in one
+ * transaction: the outcome, or undefined when that item cannot cover it. A shard has no floor of its own (its money
+ * was above the wallet's floor when it moved), and a shard with nothing available refuses even a free hold, so a
+ * suspended wallet (whose shards are drained) is always asked.
+ */
+async function holdOn(
+  input: ReserveInput,
+  units: number,
+  shard: number | undefined,
+): Promise<BillingOutcome | undefined> {
+  const now = nowIso();
+  const onShard = shard !== undefined;
+  const transaction = new Transaction()
+    .update("wallet", {
+      Key: walletKeyOf(input.organizationId, shard),
+      UpdateExpression:
+        "SET availableUnits = availableUnits - :units, reservedUnits = reservedUnits + :units, modifiedAt = :now",
+      ConditionExpression: onShard
+        ? "attribute_exists(pk) AND availableUnits >= :needed AND availableUnits > :zero"
+        : "attribute_exists(pk) AND attribute_not_exists(suspendedAt) AND availableUnits >= :needed",
+      ExpressionAttributeValues: {
+        ":units": units,
+        ":needed": onShard ? units : units + floorUnits(),
+        ":now": now,
+        ...(onShard ? { ":zero": 0 } : {}),
+      },
+    })
+    .put("reservation", {
+      Item: {
+        ...keys.reservation(input.organizationId, input.reservationId),
+        entity: entities.reservation,
+        reservationId: input.reservationId,
+        state: "Reserved",
+        amountUnits: units,
+        relatedEntityType: input.relatedEntityType,
+        createdAt: now,
+        ...(onShard ? { walletShard: shard } : {}),
+        ...holdCheckEntry(input.organizationId, input.reservationId, Date.parse(now) + HOLD_CHECK_AFTER_MS),
+      },
+      ConditionExpression: "attribute_not_exists(pk)",
+    })
+    .adopt(...(input.items ?? []));
+  try {
+    await transact(transaction);
+    return { billingStatus: "Reserved", billableAmount: fromUnits(units) };
+  } catch (error) {
+    if (!(error instanceof TransactionConditionFailed)) throw error;
+    if (error.failed("reservation")) {
+      const existing = await storedReservation(input.organizationId, input.reservationId);
+      if (existing) return outcomeOf(existing);
+    }
+    if (!error.failed("wallet")) throw error;
+    return undefined;
+  }
+}
+
+/**
  * Holds and their settlement: what messaging and calls use to reserve the
  * cost of a send or call, then charge or release it, each together with the
  * caller's own writes. (`Billing` exposes these beside the wallet.)
@@ -108,45 +176,32 @@ export const Reservations = {
    */
   async reserve(input: ReserveInput): Promise<BillingOutcome> {
     const units = toUnits(input.amount);
-    const now = nowIso();
-    const transaction = new Transaction()
-      .update("wallet", {
-        Key: keys.wallet(input.organizationId),
-        UpdateExpression:
-          "SET availableUnits = availableUnits - :units, reservedUnits = reservedUnits + :units, modifiedAt = :now",
-        ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(suspendedAt) AND availableUnits >= :needed",
-        ExpressionAttributeValues: { ":units": units, ":needed": units + floorUnits(), ":now": now },
-      })
-      .put("reservation", {
-        Item: {
-          ...keys.reservation(input.organizationId, input.reservationId),
-          entity: entities.reservation,
-          reservationId: input.reservationId,
-          state: "Reserved",
-          amountUnits: units,
-          relatedEntityType: input.relatedEntityType,
-          createdAt: now,
-          ...holdCheckEntry(input.organizationId, input.reservationId, Date.parse(now) + HOLD_CHECK_AFTER_MS),
-        },
-        ConditionExpression: "attribute_not_exists(pk)",
-      })
-      .adopt(...(input.items ?? []));
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await transact(transaction);
-        return { billingStatus: "Reserved", billableAmount: fromUnits(units) };
-      } catch (error) {
-        if (!(error instanceof TransactionConditionFailed)) throw error;
-        if (error.failed("reservation")) {
-          const existing = await storedReservation(input.organizationId, input.reservationId);
-          if (existing) return outcomeOf(existing);
-        }
-        if (!error.failed("wallet")) throw error;
-        const wallet = await storedWallet(input.organizationId);
-        if (attempt === 0 && wallet.availableUnits >= units + floorUnits() && !wallet.suspendedAt) continue; // just opened
-        throw refusal(input.organizationId, wallet, units);
-      }
+    const shard = randomShard();
+    if (!runningLow(input.organizationId)) {
+      const onShard = await holdOn(input, units, shard);
+      if (onShard) return onShard;
+      const parts = await storedWalletParts(input.organizationId);
+      const refill = await refillShard(input.organizationId, parts, shard, units, floorUnits());
+      if (refill === "refilled") {
+        const refilled = await holdOn(input, units, shard);
+        if (refilled) return refilled;
+      } else if (refill === "unfunded") noteRunningLow(input.organizationId);
     }
+    // A wallet running low: holds come from the wallet item, as before shards. Refused only when a fresh read of every
+    // item shows the money is not there; money left on shards is used where it is, or given back to the wallet item.
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const onWallet = await holdOn(input, units, undefined);
+      if (onWallet) return onWallet;
+      const parts = await storedWalletParts(input.organizationId);
+      const total = totalOf(parts);
+      if (total.suspendedAt || total.availableUnits < units + floorUnits())
+        throw refusal(input.organizationId, total, units);
+      const roomy = [...parts.shards].find(([, sub]) => sub.availableUnits >= units);
+      const onRoomy = roomy ? await holdOn(input, units, roomy[0]) : undefined;
+      if (onRoomy) return onRoomy;
+      if (!roomy) await drainShards(input.organizationId, parts);
+    }
+    throw new Error(`The wallet of organization ${input.organizationId} kept changing while a hold was taken.`);
   },
 
   /**
@@ -185,6 +240,7 @@ export const Reservations = {
         input.organizationId,
         { balance: -charged, reserved: -reservation.amountUnits, available: reservation.amountUnits - charged },
         now,
+        reservation.walletShard,
       ),
       ...(entry ? [ledgerPut(input.organizationId, entry)] : []),
     ];
@@ -210,6 +266,7 @@ export const Reservations = {
           organizationId,
           { balance: 0, reserved: -reservation.amountUnits, available: reservation.amountUnits },
           now,
+          reservation.walletShard,
         ),
       ],
       outcome: { billingStatus: "Released", billableAmount: "0.0000" },
@@ -227,8 +284,12 @@ export const Reservations = {
    * until a top-up covers it.
    */
   async chargeItems(input: ChargeInput): Promise<{ items: TransactItem[]; entry: LedgerEntry }> {
-    const wallet = await storedWallet(input.organizationId);
     const units = toUnits(input.amount);
+    const parts = await storedWalletParts(input.organizationId);
+    // The charge is taken from the wallet item: the shards' money goes back to it first when it alone cannot cover it.
+    if (parts.main.availableUnits < units + floorUnits() && shardsHoldMoney(parts))
+      await drainShards(input.organizationId, parts);
+    const wallet = parts.main;
     const entry = ledgerEntry({
       entryType: "Charge",
       amount: fromUnits(-units),

@@ -194,4 +194,6 @@ export interface StoredReservation {
   amountUnits: number;
   chargedUnits?: number;
   relatedEntityType: string;
+  /** The wallet shard the hold was taken from; absent for a hold on the wallet item. */
+  walletShard?: number;
 }

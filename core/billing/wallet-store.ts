@@ -8,6 +8,7 @@ import {
   type Wallet,
 } from "#core/billing/schemas";
 import { table } from "#core/db/items";
+import { drainShards, shardsHoldMoney } from "#core/billing/wallet-shards";
 import {
   BALANCE_FLOOR,
   DEFAULT_LOW_BALANCE_THRESHOLD,
@@ -18,7 +19,7 @@ import {
   type PriceList,
 } from "#core/billing/prices";
 import { part, transact, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
-import { entities, keys } from "#core/db/keys";
+import { entities, keys, type Key } from "#core/db/keys";
 import { ValidationError } from "#core/errors";
 import { nowIso } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
@@ -31,14 +32,16 @@ export function trialCredit(): string {
   return configured && Money.isDecimal(configured) ? Money.toBilling(configured) : DEFAULT_TRIAL_CREDIT;
 }
 
+/** A change of the wallet's money, on the wallet item or (a hold taken from one) on that shard. */
 export function walletChange(
   organizationId: string,
   delta: { balance: number; reserved: number; available: number },
   now: string,
+  shard?: number,
 ): TransactItem {
   return part("wallet", {
     Update: {
-      Key: keys.wallet(organizationId),
+      Key: walletKeyOf(organizationId, shard),
       UpdateExpression:
         "SET modifiedAt = :now ADD balanceUnits :balance, reservedUnits :reserved, availableUnits :available",
       ConditionExpression: "attribute_exists(pk)",
@@ -73,6 +76,12 @@ export async function credit(
     await transact([change, ledgerPut(organizationId, entry)]);
   } catch (error) {
     if (error instanceof TransactionConditionFailed && error.failed("wallet")) {
+      // Money held by the shards is the organization's too: once it is back on the wallet item, try once more.
+      const parts = await readWalletParts(organizationId);
+      if (parts && shardsHoldMoney(parts)) {
+        await drainShards(organizationId, parts);
+        return credit(organizationId, input);
+      }
       throw new ValidationError("The adjustment would take the available balance below the floor.", [
         { pointer: "/amount", detail: `At most ${fromUnits(wallet.availableUnits - floorUnits())} can be taken.` },
       ]);
@@ -82,11 +91,14 @@ export async function credit(
   return entry;
 }
 
-/** Reads the wallet, opening it (with the trial credit and its ledger entry) the first time. */
+/** Reads the wallet (its item and shards summed), opening it (with the trial credit and its ledger entry) the first time. */
 export async function storedWallet(organizationId: string): Promise<StoredWallet> {
-  const read = async () =>
-    (await table.get({ Key: keys.wallet(organizationId), ConsistentRead: true })).Item as StoredWallet | undefined;
-  const existing = await read();
+  return totalOf(await storedWalletParts(organizationId));
+}
+
+/** The wallet item and its shards, opening the wallet the first time. */
+export async function storedWalletParts(organizationId: string): Promise<WalletParts> {
+  const existing = await readWalletParts(organizationId);
   if (existing) return existing;
   const now = nowIso();
   const creditUnits = toUnits(trialCredit());
@@ -124,10 +136,10 @@ export async function storedWallet(organizationId: string): Promise<StoredWallet
   }
   try {
     await transact(items);
-    return wallet;
+    return { main: wallet, shards: new Map() };
   } catch (error) {
     if (!(error instanceof TransactionConditionFailed)) throw error;
-    return (await read())!;
+    return (await readWalletParts(organizationId))!;
   }
 }
 
@@ -182,4 +194,108 @@ export async function storedPrices(organizationId: string): Promise<PriceList> {
       .map((field) => [field, Item[field]]),
   );
   return { ...DEFAULT_PRICES, ...overrides } as PriceList;
+}
+
+// The wallet's sub-balances (core/billing/wallet-shards.ts decides when money moves; these are the reads and writes).
+
+export interface SubBalance {
+  balanceUnits: number;
+  reservedUnits: number;
+  availableUnits: number;
+  modifiedAt?: string;
+}
+
+/** The wallet item (limits, suspension, the unallocated money) and its shards by number. */
+export interface WalletParts {
+  main: StoredWallet;
+  shards: Map<number, SubBalance>;
+}
+
+/** The key a hold's wallet change goes to: a shard's, or the wallet item's for a hold taken from it. */
+export const walletKeyOf = (organizationId: string, shard: number | undefined): Key =>
+  shard === undefined ? keys.wallet(organizationId) : keys.walletShard(organizationId, shard);
+
+/** Reads the wallet item and every shard in one consistent query; undefined when the wallet was never opened. */
+export async function readWalletParts(organizationId: string): Promise<WalletParts | undefined> {
+  const { pk, sk } = keys.wallet(organizationId);
+  const { Items = [] } = await table.query({
+    KeyConditionExpression: "pk = :pk AND begins_with(sk, :wallet)",
+    ExpressionAttributeValues: { ":pk": pk, ":wallet": sk },
+    ConsistentRead: true,
+  });
+  const main = Items.find((item) => item.sk === sk) as StoredWallet | undefined;
+  if (!main) return undefined;
+  const shards = new Map<number, SubBalance>();
+  for (const item of Items.filter((candidate) => candidate.entity === entities.walletShard))
+    shards.set(Number(String(item.sk).split("#").pop()), item as SubBalance);
+  return { main, shards };
+}
+
+/** What the organization sees: the wallet item's settings with the sums of every item's money. */
+export function totalOf({ main, shards }: WalletParts): StoredWallet {
+  const all: SubBalance[] = [main, ...shards.values()];
+  const sum = (pick: (part: SubBalance) => number) => all.reduce((total, part) => total + Number(pick(part) ?? 0), 0);
+  const modifiedAt = all
+    .map((part) => part.modifiedAt)
+    .filter((at): at is string => Boolean(at))
+    .sort()
+    .pop();
+  return {
+    ...main,
+    balanceUnits: sum((part) => part.balanceUnits),
+    reservedUnits: sum((part) => part.reservedUnits),
+    availableUnits: sum((part) => part.availableUnits),
+    ...(modifiedAt ? { modifiedAt } : {}),
+  };
+}
+
+/** Moves `chunk` from the wallet item into `shard`, on condition that the wallet item still holds `funded` and is not suspended. */
+export function refillItems(organizationId: string, shard: number, chunk: number, funded: number): TransactItem[] {
+  return [
+    part("wallet", {
+      Update: {
+        Key: keys.wallet(organizationId),
+        UpdateExpression: "ADD balanceUnits :taken, availableUnits :taken",
+        ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(suspendedAt) AND availableUnits >= :funded",
+        ExpressionAttributeValues: { ":taken": -chunk, ":funded": funded },
+      },
+    }),
+    part("shard", {
+      Update: {
+        Key: keys.walletShard(organizationId, shard),
+        UpdateExpression:
+          "SET entity = :entity, organizationId = :organizationId ADD balanceUnits :chunk, availableUnits :chunk, reservedUnits :zero",
+        ExpressionAttributeValues: {
+          ":entity": entities.walletShard,
+          ":organizationId": organizationId,
+          ":chunk": chunk,
+          ":zero": 0,
+        },
+      },
+    }),
+  ];
+}
+
+/** Gives each shard's `units` back to the wallet item (each on condition the shard still has them available). */
+export function drainItems(organizationId: string, moves: { shard: number; units: number }[]): TransactItem[] {
+  return [
+    part("wallet", {
+      Update: {
+        Key: keys.wallet(organizationId),
+        UpdateExpression: "ADD balanceUnits :total, availableUnits :total",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: { ":total": moves.reduce((sum, move) => sum + move.units, 0) },
+      },
+    }),
+    ...moves.map(({ shard, units }) =>
+      part("shard", {
+        Update: {
+          Key: keys.walletShard(organizationId, shard),
+          UpdateExpression: "ADD balanceUnits :given, availableUnits :given",
+          ConditionExpression: "availableUnits >= :read",
+          ExpressionAttributeValues: { ":given": -units, ":read": units },
+        },
+      }),
+    ),
+  ];
 }

@@ -1,4 +1,4 @@
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { config } from "#core/config";
 import { countingMiddleware, measuringEnabled } from "#core/observability/call-count";
@@ -20,7 +20,14 @@ export function db(): DynamoDBDocumentClient {
     );
     // Benchmarks only (npm run bench -- cost): count calls, items and capacity. Nothing is added otherwise.
     if (measuringEnabled())
-      client.middlewareStack.add(countingMiddleware("dynamodb"), { step: "initialize", name: "countCalls" });
+      client.middlewareStack.add(
+        countingMiddleware(
+          "dynamodb",
+          async (TableName, Key) =>
+            (await client.send(new GetItemCommand({ TableName, Key, ConsistentRead: true }))).Item,
+        ),
+        { step: "initialize", name: "countCalls" },
+      );
     documentClient = DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true },
     });

@@ -105,6 +105,7 @@ export const entities = {
   tenDlcReference: "TenDlcReference",
   a2aTask: "A2ATask",
   wallet: "Wallet",
+  walletShard: "WalletShard",
   priceList: "PriceList",
   ledgerEntry: "LedgerEntry",
   reservation: "Reservation",

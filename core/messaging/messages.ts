@@ -110,9 +110,9 @@ export const Messages = {
           ? options.consentBasis
           : await consentBasisForContact(organizationId, consentLeadId, initiatorOf(actor));
       await options.beforeWriting?.();
+      // A message stored under this id already (the first request died before answering) is found by its create's
+      // condition below, not read first: the common path saves a round trip.
       const messageId = await options.messageId?.();
-      const stored = messageId ? await readMessage(organizationId, messageId) : undefined;
-      if (stored) return stored;
       const conversation = await Conversations.ensure(organizationId, to, leadId, knownConversation);
       // A conversation another request linked to a lead meanwhile: that lead's consent is checked before anything is stored.
       if (options.consentBasis === undefined && !consentLeadId && conversation.leadId)
@@ -143,7 +143,14 @@ export const Messages = {
         consentBasis,
         ...options.origin,
       });
-      await enqueue(organizationId, message, actor);
+      try {
+        await enqueue(organizationId, message, actor);
+      } catch (error) {
+        const stored =
+          messageId && error instanceof ConflictError ? await readMessage(organizationId, messageId) : undefined;
+        if (!stored) throw error;
+        return stored;
+      }
       return message;
     },
   ),

@@ -17,6 +17,12 @@ export interface CallRecord {
   itemsWritten: number;
   readUnits: number;
   writeUnits: number;
+  /**
+   * Write units by AWS's billing rule, whatever DynamoDB Local reports: per table item written, 1 unit per KB
+   * (rounded up) for a standard write and 2 per KB in a transaction; an update is sized by the item after it.
+   * Index copies are not counted (ours are keys-only or small INCLUDE entries, each ~1 unit more where a write moves one).
+   */
+  awsWriteUnits: number;
   /** The error's name when the call failed (a cancelled transaction, a failed condition). */
   error?: string;
   /** `pk|sk` of each item the call wrote (hot-item analysis). */
@@ -34,6 +40,8 @@ export interface Measurement {
 export const measuringEnabled = (): boolean => process.env.MEASURE_CALLS === "1";
 
 const scope = new AsyncLocalStorage<Measurement>();
+/** Calls the counter makes itself (reading an updated item's size) are not the measured code's. */
+const unmeasured = new AsyncLocalStorage<true>();
 let global: Measurement | undefined;
 
 /** Starts (or restarts) the process-wide measurement and returns it. */
@@ -169,12 +177,81 @@ function unitsOf(command: string, output: Output): { read: number; write: number
   return readCommands.has(command) ? { read: total, write: 0 } : { read: 0, write: total };
 }
 
-/** The middleware, for `client.middlewareStack.add(…, { step: "initialize" })`. */
-export function countingMiddleware(service: CallRecord["service"]) {
+const attributeValueTags = new Set(["S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"]);
+
+/**
+ * DynamoDB's item size: attribute names plus values (numbers ~1 byte per 2 digits, containers 3 bytes plus 1 per
+ * element). Values come marshalled (`{ S: "…" }`, the low-level client's reads) or as plain values (the document
+ * client's input, which this middleware sees before it is marshalled).
+ */
+function sizeOfValue(value: unknown): number {
+  if (value === null || value === undefined || typeof value === "boolean") return 1;
+  if (typeof value === "string") return Buffer.byteLength(value);
+  if (typeof value === "number" || typeof value === "bigint")
+    return Math.ceil(String(value).replace(/^-/, "").length / 2) + 1;
+  if (value instanceof Uint8Array) return value.length;
+  if (value instanceof Set) return [...value].reduce<number>((sum, element) => sum + sizeOfValue(element), 0);
+  if (Array.isArray(value)) return 3 + value.reduce<number>((sum, element) => sum + 1 + sizeOfValue(element), 0);
+  const entries = Object.entries(value as Input);
+  if (entries.length === 1 && attributeValueTags.has(entries[0]![0])) {
+    const [tag, inner] = entries[0]!;
+    if (tag === "N") return Math.ceil(String(inner).replace(/^-/, "").length / 2) + 1;
+    if (tag === "M") return 3 + sizeOfItem(inner as Input) + Object.keys(inner as Input).length;
+    if (tag === "L")
+      return 3 + (inner as unknown[]).reduce<number>((sum, element) => sum + 1 + sizeOfValue(element), 0);
+    if (tag === "SS" || tag === "NS" || tag === "BS")
+      return (inner as unknown[]).reduce<number>((sum, element) => sum + sizeOfValue(element), 0);
+    return sizeOfValue(inner);
+  }
+  return 3 + sizeOfItem(value as Input) + entries.length;
+}
+
+function sizeOfItem(item: Input | undefined): number {
+  return Object.entries(item ?? {}).reduce(
+    (sum, [name, value]) => sum + Buffer.byteLength(name) + sizeOfValue(value),
+    0,
+  );
+}
+
+const unitsOfSize = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
+
+/** Reads an item's stored attributes (unmeasured), to size an update by the item after it. */
+export type ItemReader = (tableName: string, key: Input) => Promise<Input | undefined>;
+
+async function awsWriteUnitsOf(command: string, input: Input, read: ItemReader | undefined): Promise<number> {
+  const updated = async (update: Input) =>
+    read ? sizeOfItem(await unmeasured.run(true, () => read(update.TableName, update.Key))) : 1024;
+  switch (command) {
+    case "PutItemCommand":
+      return unitsOfSize(sizeOfItem(input.Item));
+    case "UpdateItemCommand":
+      return unitsOfSize(await updated(input));
+    case "DeleteItemCommand":
+      return 1;
+    case "BatchWriteItemCommand":
+      return Object.values((input.RequestItems ?? {}) as Record<string, Input[]>)
+        .flat()
+        .reduce((sum, request) => sum + unitsOfSize(sizeOfItem(request.PutRequest?.Item)), 0);
+    case "TransactWriteItemsCommand": {
+      let units = 0;
+      for (const item of (input.TransactItems ?? []) as Input[]) {
+        if (item.Put) units += 2 * unitsOfSize(sizeOfItem(item.Put.Item));
+        else if (item.Update) units += 2 * unitsOfSize(await updated(item.Update));
+        else units += 2;
+      }
+      return units;
+    }
+    default:
+      return 0;
+  }
+}
+
+/** The middleware, for `client.middlewareStack.add(…, { step: "initialize" })`; `read` sizes updated items. */
+export function countingMiddleware(service: CallRecord["service"], read?: ItemReader) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an AWS SDK middleware is generic over every command's input and output
   return (next: (args: any) => Promise<any>, context: { commandName?: string }) => async (args: { input: Input }) => {
     const targets = [global, scope.getStore()].filter((target): target is Measurement => target !== undefined);
-    if (targets.length === 0) return next(args);
+    if (targets.length === 0 || unmeasured.getStore()) return next(args);
     const command = context.commandName ?? "unknown";
     if (service === "dynamodb" && command !== "DescribeTableCommand") args.input.ReturnConsumedCapacity ??= "TOTAL";
     const startedAt = performance.now();
@@ -192,6 +269,7 @@ export function countingMiddleware(service: CallRecord["service"]) {
         itemsWritten: 0,
         readUnits: 0,
         writeUnits: 0,
+        awsWriteUnits: 0,
         error: (error as Error).name,
         writtenKeys: [],
         target: targetOf(command, args.input),
@@ -200,6 +278,7 @@ export function countingMiddleware(service: CallRecord["service"]) {
       for (const target of targets) target.calls.push(failed);
       throw error;
     }
+    const endedAt = performance.now();
     const output = (result.output ?? {}) as Output;
     const items = itemsOf(command, args.input, output);
     const units = unitsOf(command, output);
@@ -208,11 +287,12 @@ export function countingMiddleware(service: CallRecord["service"]) {
       command,
       index: args.input.IndexName,
       startedAt,
-      endedAt: performance.now(),
+      endedAt,
       itemsRead: items.read,
       itemsWritten: items.written,
       readUnits: units.read,
       writeUnits: units.write,
+      awsWriteUnits: service === "dynamodb" ? await awsWriteUnitsOf(command, args.input, read) : 0,
       writtenKeys: writtenKeysOf(command, args.input),
       target: targetOf(command, args.input),
       input: args.input,

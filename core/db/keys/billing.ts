@@ -15,6 +15,14 @@ export const billingKeys = {
 
   /** Billing (prepaid wallet): the wallet, its price list, ledger entries (newest first by ULID) and open reservations. */
   wallet: (organizationId: string): Key => ({ pk: org(organizationId), sk: "WALLET" }),
+  /**
+   * One of a busy wallet's sub-balances (issue 27): money moved from the wallet item so that holds and their
+   * settlement spread over several items; beside the wallet, so one query (`begins_with(sk, "WALLET")`) reads them all.
+   */
+  walletShard: (organizationId: string, shard: number): Key => ({
+    pk: org(organizationId),
+    sk: `WALLET#SHARD#${shard}`,
+  }),
   priceList: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#PRICES" }),
   ledgerEntry: (organizationId: string, entryId: string): Key => ({ pk: org(organizationId), sk: `LEDGER#${entryId}` }),
   ledgerPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "LEDGER#" }),
