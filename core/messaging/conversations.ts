@@ -185,8 +185,9 @@ export const Conversations = {
     return listPage(listResource, actor.organizationId, await visibleQuery(actor, query));
   },
 
-  /** `POST /conversations/{id}/read`: clears the unread flag and count. */
+  /** `POST /conversations/{id}/read`: clears the unread flag and count (of a conversation the caller may read). */
   async markRead(actor: Actor, conversationId: string): Promise<Conversation> {
+    await Conversations.fromId(actor, conversationId);
     const now = nowIso();
     const conversation = await update(
       actor.organizationId,

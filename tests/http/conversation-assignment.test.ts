@@ -271,6 +271,10 @@ describe("conversation assignment", () => {
     expect((await org.request("GET", `/conversations/${adaConversation.id}`, { token: org.agentToken })).status).toBe(
       200,
     );
+    // Nor can the agent mark another's conversation read: it is not theirs to see.
+    const markRead = (id: string) => org.request("POST", `/conversations/${id}/read`, { token: org.agentToken });
+    expect((await markRead(graceConversation.id)).status).toBe(404);
+    expect((await markRead(adaConversation.id)).status).toBe(200);
     expect(await listed(org, {})).toEqual([adaConversation.id, graceConversation.id].sort());
   });
 });
