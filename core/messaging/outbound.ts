@@ -181,6 +181,9 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
   if (handOverAt === undefined) return;
   const { primary: provider, failover } = await organizationProviders(organizationId);
   const claimedAt = nowIso();
+  // A claim that fails still spends its booked time (the old gate waited before the claim): the number's slot and
+  // hand-over were taken, and a redelivery that came back at once would book the next ones further ahead each time.
+  const unused = () => untilHandOver(organizationId, selection.number, handOverAt);
   const claimed = await MessageLifecycle.claim(organizationId, message, {
     from: ["Queued"],
     condition: "retryCount = :retryCount",
@@ -198,6 +201,9 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
     // Each attempt starts at the primary provider; a failover of an earlier attempt is history.
     remove: ["failedOverFrom"],
     due: { at: new Date(Date.parse(claimedAt) + messagingConfig.receiptCheckMs).toISOString(), kind: "ReceiptTimeout" },
+  }).catch(async (error: unknown) => {
+    await unused();
+    throw error;
   });
   if (!claimed) return;
   await afterClaim(organizationId, claimed, selection);
