@@ -2,6 +2,8 @@ import { useEffect, useState } from "preact/hooks";
 import { api, problemText } from "../api/client";
 import type { paths } from "../api/schema";
 import { Card } from "../Card";
+import { InlineForm, TextField } from "../forms/Field";
+import { formProblem, type FormProblem } from "../forms/problem";
 import { Pager } from "../Pager";
 import { money } from "../money";
 import { AddFunds } from "./TopUp";
@@ -46,6 +48,7 @@ export function Billing() {
           <Card label="Available" value={money(wallet.availableBalance, wallet.currency)} testId="wallet-available" />
         </section>
       )}
+      {wallet && <AlertThreshold wallet={wallet} onSaved={setWallet} />}
       {wallet && <AddFunds currency={wallet.currency} onCredited={() => setCredited((count) => count + 1)} />}
       {wallet && (
         <section aria-labelledby="prices">
@@ -92,5 +95,41 @@ export function Billing() {
         </section>
       )}
     </>
+  );
+}
+
+/** The low-balance alert threshold (PUT /billing/wallet): the wallet turns Low below it; the API's errors beside it. */
+function AlertThreshold({ wallet, onSaved }: { wallet: Wallet; onSaved: (wallet: Wallet) => void }) {
+  const [value, setValue] = useState(String(Number(wallet.lowBalanceThreshold)));
+  const [problem, setProblem] = useState<FormProblem | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
+  async function save() {
+    setSaved(null);
+    const { data, error } = await api.PUT("/billing/wallet", { body: { lowBalanceThreshold: value.trim() } });
+    if (!data) return setProblem(formProblem(error));
+    setProblem(null);
+    setSaved(`Saved: you are alerted below ${money(data.lowBalanceThreshold, data.currency)}.`);
+    onSaved(data);
+  }
+  return (
+    <section aria-labelledby="alert-threshold">
+      <h2 id="alert-threshold">Low-balance alert</h2>
+      <InlineForm problem={problem} onSubmit={() => void save()}>
+        <TextField
+          label={`Alert below (${wallet.currency})`}
+          pointer="/lowBalanceThreshold"
+          problem={problem}
+          value={value}
+          onValue={setValue}
+          inputMode="decimal"
+        />
+        <button type="submit">Save threshold</button>
+      </InlineForm>
+      {saved && (
+        <p role="status" data-testid="threshold-saved">
+          {saved}
+        </p>
+      )}
+    </section>
   );
 }

@@ -4,6 +4,7 @@ import type { paths } from "../api/schema";
 import { Pager } from "../Pager";
 import { fullName } from "../names";
 import { ReplyBox } from "./Conversations";
+import { LeadActions } from "./LeadActions";
 
 type LeadQuery = NonNullable<paths["/leads/all/my"]["post"]["requestBody"]>["content"]["application/json"];
 type LeadPage = paths["/leads/all/my"]["post"]["responses"]["200"]["content"]["application/json"];
@@ -329,6 +330,7 @@ export function LeadPage({ id }: { id: string }) {
           </section>
         )}
       </div>
+      <LeadActions lead={lead} onChange={setLead} />
       {lead.contact.phone?.number && (
         <section aria-labelledby="text-lead">
           <h2 id="text-lead">Send a text</h2>
