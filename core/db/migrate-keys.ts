@@ -50,8 +50,8 @@ const moving = "KeyMigration";
  * partitions"): moves every lead, event and lead claim stored in the organization's partition to its own, each in
  * one transaction (put at the new key, delete the old), so a lead is never in both places nor in neither, then
  * gives it back its entity. Where the new key holds an item already (written since the deploy), its attributes win
- * over the old copy's. Running it again moves nothing and finishes a move an earlier run left half done. One
- * organization is a Query of its partition and of the moved items' (a filtered scan); the whole table one Scan.
+ * over the old copy's. Running it again moves nothing; the whole-table run also finishes a move an earlier run left
+ * half done. One organization is a Query of its partition; the whole table one Scan.
  */
 export async function migrateKeys(organizationId?: string): Promise<{ scanned: number; moved: number }> {
   let scanned = 0;
@@ -64,20 +64,20 @@ export async function migrateKeys(organizationId?: string): Promise<{ scanned: n
   };
   const prefix = organizationId ? keys.organization(organizationId).pk : undefined;
   do {
-    const page = await table.scan({
-      ...listed,
-      ...(prefix
-        ? {
-            FilterExpression: `(${listed.FilterExpression}) AND begins_with(pk, :prefix)`,
-            ExpressionAttributeValues: { ...listed.ExpressionAttributeValues, ":prefix": prefix },
-          }
-        : {}),
-      ExclusiveStartKey: startKey,
-    });
+    // One organization's old items all live in its own partition: a Query of it, not a scan of the table. A move a
+    // killed run left half done (its item at the new key, still under the placeholder entity) is outside that
+    // partition: the whole-table run (no organization) finishes it.
+    const page = prefix
+      ? await table.query({
+          ...listed,
+          KeyConditionExpression: "pk = :prefix",
+          ExpressionAttributeValues: { ...listed.ExpressionAttributeValues, ":prefix": prefix },
+          ExclusiveStartKey: startKey,
+        })
+      : await table.scan({ ...listed, ExclusiveStartKey: startKey });
     scanned += page.ScannedCount ?? 0;
     startKey = page.LastEvaluatedKey;
     for (const item of page.Items ?? []) {
-      if (prefix && item.pk !== prefix && !String(item.pk).startsWith(`${prefix}#`)) continue;
       if (item.entity === moving) await settle({ pk: String(item.pk), sk: String(item.sk) });
       else if (await moveItem(item)) count++;
     }

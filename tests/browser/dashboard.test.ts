@@ -171,7 +171,7 @@ describe("dashboard in Chromium", () => {
     const sent = page.waitForResponse(
       (response) => response.url().endsWith("/messages") && response.request().method() === "POST",
     );
-    await page.getByLabel("Reply").fill("Yes, until Friday.");
+    await page.getByLabel("Reply", { exact: true }).fill("Yes, until Friday.");
     await page.getByRole("button", { name: "Send" }).click();
     const message = await (await sent).json();
     expect(message.body).toBe("Yes, until Friday.");

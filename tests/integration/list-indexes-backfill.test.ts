@@ -56,5 +56,5 @@ describe("backfill-list-indexes", () => {
     });
     expect(processed.body.totalCount).toBe(2);
     expect((await backfillListIndexes(org.organizationId)).updated).toBe(0);
-  });
+  }, 300_000);
 });

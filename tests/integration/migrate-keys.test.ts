@@ -96,5 +96,5 @@ describe("migrate-keys", () => {
     expect(again.body.id ?? again.body.leadId).toBeDefined();
 
     expect(await migrateKeys(org.organizationId)).toMatchObject({ moved: 0 });
-  });
+  }, 300_000);
 });
