@@ -6,6 +6,7 @@ import { Transaction, TransactionConditionFailed, transact, type TransactItem } 
 import { entities, keys } from "#core/db/keys";
 import type { EventRecord } from "#core/events/index";
 import {
+  counter,
   effectOf,
   leadCounters,
   mergeCounters,
@@ -142,12 +143,17 @@ async function leadFact(organizationId: string, leadId: string): Promise<Fact | 
 function leadFactOf(
   organizationId: string,
   leadId: string,
-  facts: { sourceId: string | null; price: string | undefined },
+  facts: { sourceId: string | null; price: string | undefined; assignedUserId: string | null },
 ): Fact {
-  const lead = { leadId, sourceId: facts.sourceId, priceUnits: toUnits(facts.price) };
+  const lead = {
+    leadId,
+    sourceId: facts.sourceId,
+    priceUnits: toUnits(facts.price),
+    assignedUserId: facts.assignedUserId,
+  };
   return {
     marker: { Put: { Item: leadItem(organizationId, lead), ConditionExpression: "attribute_not_exists(pk)" } },
-    additions: [{ at: decodeTime(leadId), counters: leadCounters(lead.sourceId, lead.priceUnits) }],
+    additions: [{ at: decodeTime(leadId), counters: leadCounters(lead, lead.priceUnits) }],
   };
 }
 
@@ -246,7 +252,12 @@ async function countResponse(organizationId: string, response: { leadId: string;
     const createdAt = decodeTime(response.leadId);
     const at = early ? Math.min(response.at, Date.parse(String(early.respondedAt))) : response.at;
     const seconds = responseSecondsOf(createdAt, at);
-    const counters = responseCounters(Item.sourceId as string | null, seconds);
+    // Routing can assign a lead after it was counted (it follows the Processed write; a claim comes later still):
+    // a lead counted unassigned is put on the row of the agent who holds it when it is first answered.
+    const countedAgent = (Item.assignedUserId as string | null | undefined) ?? null;
+    const agent = countedAgent ?? (await leadCountingFacts(organizationId, response.leadId))?.assignedUserId ?? null;
+    const counters = responseCounters({ sourceId: Item.sourceId as string | null, assignedUserId: agent }, seconds);
+    if (agent && !countedAgent) counters[counter.agentLeads(agent)] = 1;
     const histogramPart = Object.fromEntries(Object.entries(counters).filter(([name]) => isHistogram(name)));
     const histograms = await Promise.all(
       levels.map(async ([level, bucketOf]) => {
@@ -265,9 +276,9 @@ async function countResponse(organizationId: string, response: { leadId: string;
         new Transaction()
           .update("lead", {
             Key: key,
-            UpdateExpression: "SET respondedAt = :at, responseSeconds = :seconds",
+            UpdateExpression: "SET respondedAt = :at, responseSeconds = :seconds, assignedUserId = :agent",
             ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(respondedAt)",
-            ExpressionAttributeValues: { ":at": new Date(at).toISOString(), ":seconds": seconds },
+            ExpressionAttributeValues: { ":at": new Date(at).toISOString(), ":seconds": seconds, ":agent": agent },
           })
           .include("rollups", ...updates),
       );

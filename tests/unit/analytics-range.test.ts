@@ -216,7 +216,7 @@ describe("analytics counters", () => {
   });
 
   it("puts a response in the five-minute and threshold counters by its whole seconds", () => {
-    expect(responseCounters("S1", 300)).toMatchObject({
+    expect(responseCounters({ sourceId: "S1" }, 300)).toMatchObject({
       responded: 1,
       rSec: 300,
       r5: 1,
@@ -224,7 +224,7 @@ describe("analytics counters", () => {
       "h#5": 1,
       "hs#S1#5": 1,
     });
-    expect(responseCounters(null, 3601)).toEqual({
+    expect(responseCounters({ sourceId: null }, 3601)).toEqual({
       responded: 1,
       rSec: 3601,
       "h#60": 1,
