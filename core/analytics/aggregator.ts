@@ -100,6 +100,8 @@ async function countForOrganization(organizationId: string, events: EventRecord[
     // An answered lead no longer counts against its assignee's open-leads cap (core/leads/open-leads.ts).
     await leadAnswered(organizationId, effect.response.leadId);
   }
+  // Assignments after the leads of the same batch are counted; routing assigns a lead just after its LeadCreated.
+  for (const { effect } of effects) if (effect.assigned) await countAssignment(organizationId, effect.assigned);
   // Leads answered while they were still being processed: their response waited for the lead to be counted.
   const created = effects.flatMap(({ effect }) => (effect.leadCreated ? [effect.leadCreated.leadId] : []));
   for (const early of await earlyResponses(organizationId, created)) await countResponse(organizationId, early);
@@ -277,16 +279,61 @@ async function countResponse(organizationId: string, response: { leadId: string;
           .update("lead", {
             Key: key,
             UpdateExpression: "SET respondedAt = :at, responseSeconds = :seconds, assignedUserId = :agent",
-            ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(respondedAt)",
-            ExpressionAttributeValues: { ":at": new Date(at).toISOString(), ":seconds": seconds, ":agent": agent },
+            // An assignment counted since the read put the lead on a row: read again rather than count it twice.
+            ConditionExpression:
+              "attribute_exists(pk) AND attribute_not_exists(respondedAt) AND " +
+              "(attribute_not_exists(assignedUserId) OR assignedUserId = :counted)",
+            ExpressionAttributeValues: {
+              ":at": new Date(at).toISOString(),
+              ":seconds": seconds,
+              ":agent": agent,
+              ":counted": countedAgent,
+            },
           })
           .include("rollups", ...updates),
       );
       return;
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;
-      if (error.failed("lead") || attempt >= 10) return;
+      // The lead changed since the read (answered: the next read returns; assigned: counted with its agent).
+      if (attempt >= 10) return;
     }
+  }
+}
+
+/**
+ * A lead's first assignment puts it on its agent's leaderboard row (in the bucket of its creation time), once: the
+ * per-lead item's `assignedUserId` is the marker. Routing assigns just after the Processed write, so the lead is
+ * usually counted unassigned first; a lead counted after its assignment already carries its agent. A lead answered
+ * before this event is counted was attributed by its response (to whoever held it then), so it is left as it is.
+ */
+async function countAssignment(organizationId: string, assigned: { leadId: string; userId: string }): Promise<void> {
+  const key = keys.analyticsLead(organizationId, assigned.leadId);
+  let { Item } = await table.get({ Key: key, ConsistentRead: true });
+  if (!Item) {
+    const facts = await leadCountingFacts(organizationId, assigned.leadId);
+    if (!facts || facts.processingStatus !== "Processed") return;
+    await countFacts(organizationId, [leadFactOf(organizationId, assigned.leadId, facts)]);
+    ({ Item } = await table.get({ Key: key, ConsistentRead: true }));
+  }
+  if (!Item || Item.assignedUserId || Item.respondedAt) return;
+  const counters = { [counter.agentLeads(assigned.userId)]: 1 };
+  try {
+    await transact(
+      new Transaction()
+        .update("lead", {
+          Key: key,
+          UpdateExpression: "SET assignedUserId = :agent",
+          ConditionExpression:
+            "attribute_exists(pk) AND attribute_not_exists(respondedAt) AND " +
+            "(attribute_not_exists(assignedUserId) OR assignedUserId = :none)",
+          ExpressionAttributeValues: { ":agent": assigned.userId, ":none": null },
+        })
+        .include("rollups", ...rollupUpdates(organizationId, decodeTime(assigned.leadId), counters)),
+    );
+  } catch (error) {
+    // Assigned or answered meanwhile: that write put the lead on its row.
+    if (!(error instanceof TransactionConditionFailed) || !error.failed("lead")) throw error;
   }
 }
 

@@ -76,6 +76,8 @@ export interface EventEffect {
   leadCreated?: { leadId: string };
   /** An outbound message sent or outbound call answered for a lead: a response candidate. */
   response?: { leadId: string; at: number };
+  /** A lead was assigned to this user (the leaderboard counts its first assignment). */
+  assigned?: { leadId: string; userId: string };
   /** A message reached the handset (activation milestone). */
   delivered?: boolean;
 }
@@ -120,6 +122,8 @@ export function effectOf(event: EventRecord): EventEffect {
   // Stored records carry a string; the comparisons below are checked against the declared event types.
   const type = event.eventType as EventType;
   if (type === "LeadCreated" && event.leadId) effect.leadCreated = { leadId: event.leadId };
+  if (type === "LeadAssigned" && event.leadId && event.relatedEntityId)
+    effect.assigned = { leadId: event.leadId, userId: event.relatedEntityId };
   // Sent: the carrier took the message. A delivery receipt can overtake the Sent receipt (the
   // message then never records MessageSent), so a final receipt without `sentAt` counts instead.
   const acceptedUnseen = outbound && !event.sentAt && acceptedOutcomes.has(type);
