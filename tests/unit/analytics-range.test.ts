@@ -224,6 +224,13 @@ describe("analytics counters", () => {
       "h#5": 1,
       "hs#S1#5": 1,
     });
+    expect(responseCounters({ sourceId: "S1", assignedUserId: "U1" }, 300)).toMatchObject({
+      "agResp#U1": 1,
+      "agRSec#U1": 300,
+      "agR5#U1": 1,
+      "agThr#U1": 1,
+      "ha#U1#5": 1,
+    });
     expect(responseCounters({ sourceId: null }, 3601)).toEqual({
       responded: 1,
       rSec: 3601,
