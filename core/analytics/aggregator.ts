@@ -6,6 +6,7 @@ import { Transaction, TransactionConditionFailed, transact, type TransactItem } 
 import { entities, keys } from "#core/db/keys";
 import type { EventRecord } from "#core/events/index";
 import {
+  counter,
   effectOf,
   leadCounters,
   mergeCounters,
@@ -99,6 +100,8 @@ async function countForOrganization(organizationId: string, events: EventRecord[
     // An answered lead no longer counts against its assignee's open-leads cap (core/leads/open-leads.ts).
     await leadAnswered(organizationId, effect.response.leadId);
   }
+  // Assignments after the leads of the same batch are counted; routing assigns a lead just after its LeadCreated.
+  for (const { effect } of effects) if (effect.assigned) await countAssignment(organizationId, effect.assigned);
   // Leads answered while they were still being processed: their response waited for the lead to be counted.
   const created = effects.flatMap(({ effect }) => (effect.leadCreated ? [effect.leadCreated.leadId] : []));
   for (const early of await earlyResponses(organizationId, created)) await countResponse(organizationId, early);
@@ -142,12 +145,17 @@ async function leadFact(organizationId: string, leadId: string): Promise<Fact | 
 function leadFactOf(
   organizationId: string,
   leadId: string,
-  facts: { sourceId: string | null; price: string | undefined },
+  facts: { sourceId: string | null; price: string | undefined; assignedUserId: string | null },
 ): Fact {
-  const lead = { leadId, sourceId: facts.sourceId, priceUnits: toUnits(facts.price) };
+  const lead = {
+    leadId,
+    sourceId: facts.sourceId,
+    priceUnits: toUnits(facts.price),
+    assignedUserId: facts.assignedUserId,
+  };
   return {
     marker: { Put: { Item: leadItem(organizationId, lead), ConditionExpression: "attribute_not_exists(pk)" } },
-    additions: [{ at: decodeTime(leadId), counters: leadCounters(lead.sourceId, lead.priceUnits) }],
+    additions: [{ at: decodeTime(leadId), counters: leadCounters(lead, lead.priceUnits) }],
   };
 }
 
@@ -246,7 +254,12 @@ async function countResponse(organizationId: string, response: { leadId: string;
     const createdAt = decodeTime(response.leadId);
     const at = early ? Math.min(response.at, Date.parse(String(early.respondedAt))) : response.at;
     const seconds = responseSecondsOf(createdAt, at);
-    const counters = responseCounters(Item.sourceId as string | null, seconds);
+    // Routing can assign a lead after it was counted (it follows the Processed write; a claim comes later still):
+    // a lead counted unassigned is put on the row of the agent who holds it when it is first answered.
+    const countedAgent = (Item.assignedUserId as string | null | undefined) ?? null;
+    const agent = countedAgent ?? (await leadCountingFacts(organizationId, response.leadId))?.assignedUserId ?? null;
+    const counters = responseCounters({ sourceId: Item.sourceId as string | null, assignedUserId: agent }, seconds);
+    if (agent && !countedAgent) counters[counter.agentLeads(agent)] = 1;
     const histogramPart = Object.fromEntries(Object.entries(counters).filter(([name]) => isHistogram(name)));
     const histograms = await Promise.all(
       levels.map(async ([level, bucketOf]) => {
@@ -265,17 +278,62 @@ async function countResponse(organizationId: string, response: { leadId: string;
         new Transaction()
           .update("lead", {
             Key: key,
-            UpdateExpression: "SET respondedAt = :at, responseSeconds = :seconds",
-            ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(respondedAt)",
-            ExpressionAttributeValues: { ":at": new Date(at).toISOString(), ":seconds": seconds },
+            UpdateExpression: "SET respondedAt = :at, responseSeconds = :seconds, assignedUserId = :agent",
+            // An assignment counted since the read put the lead on a row: read again rather than count it twice.
+            ConditionExpression:
+              "attribute_exists(pk) AND attribute_not_exists(respondedAt) AND " +
+              "(attribute_not_exists(assignedUserId) OR assignedUserId = :counted)",
+            ExpressionAttributeValues: {
+              ":at": new Date(at).toISOString(),
+              ":seconds": seconds,
+              ":agent": agent,
+              ":counted": countedAgent,
+            },
           })
           .include("rollups", ...updates),
       );
       return;
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;
-      if (error.failed("lead") || attempt >= 10) return;
+      // The lead changed since the read (answered: the next read returns; assigned: counted with its agent).
+      if (attempt >= 10) return;
     }
+  }
+}
+
+/**
+ * A lead's first assignment puts it on its agent's leaderboard row (in the bucket of its creation time), once: the
+ * per-lead item's `assignedUserId` is the marker. Routing assigns just after the Processed write, so the lead is
+ * usually counted unassigned first; a lead counted after its assignment already carries its agent. A lead answered
+ * before this event is counted was attributed by its response (to whoever held it then), so it is left as it is.
+ */
+async function countAssignment(organizationId: string, assigned: { leadId: string; userId: string }): Promise<void> {
+  const key = keys.analyticsLead(organizationId, assigned.leadId);
+  let { Item } = await table.get({ Key: key, ConsistentRead: true });
+  if (!Item) {
+    const facts = await leadCountingFacts(organizationId, assigned.leadId);
+    if (!facts || facts.processingStatus !== "Processed") return;
+    await countFacts(organizationId, [leadFactOf(organizationId, assigned.leadId, facts)]);
+    ({ Item } = await table.get({ Key: key, ConsistentRead: true }));
+  }
+  if (!Item || Item.assignedUserId || Item.respondedAt) return;
+  const counters = { [counter.agentLeads(assigned.userId)]: 1 };
+  try {
+    await transact(
+      new Transaction()
+        .update("lead", {
+          Key: key,
+          UpdateExpression: "SET assignedUserId = :agent",
+          ConditionExpression:
+            "attribute_exists(pk) AND attribute_not_exists(respondedAt) AND " +
+            "(attribute_not_exists(assignedUserId) OR assignedUserId = :none)",
+          ExpressionAttributeValues: { ":agent": assigned.userId, ":none": null },
+        })
+        .include("rollups", ...rollupUpdates(organizationId, decodeTime(assigned.leadId), counters)),
+    );
+  } catch (error) {
+    // Assigned or answered meanwhile: that write put the lead on its row.
+    if (!(error instanceof TransactionConditionFailed) || !error.failed("lead")) throw error;
   }
 }
 

@@ -114,7 +114,7 @@ export async function backfill(
     const known = created ? lookups.lead(created.leadId) : undefined;
     if (created && known && !leads.has(created.leadId)) {
       leads.set(created.leadId, leadItem(organizationId, { leadId: created.leadId, ...known }));
-      add(decodeTime(created.leadId), leadCounters(known.sourceId, known.priceUnits));
+      add(decodeTime(created.leadId), leadCounters(known, known.priceUnits));
     }
     const response = effect.response;
     const earliest = response && firstResponses.get(response.leadId);
@@ -128,7 +128,7 @@ export async function backfill(
     const createdAt = decodeTime(leadId);
     const seconds = responseSecondsOf(createdAt, at);
     Object.assign(lead, { respondedAt: new Date(at).toISOString(), responseSeconds: seconds });
-    add(createdAt, responseCounters(lead.sourceId, seconds));
+    add(createdAt, responseCounters(lead, seconds));
   }
   const hours = rollUp(minutes, floorHour);
   const days = rollUp(hours, floorDay);

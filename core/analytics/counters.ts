@@ -44,6 +44,13 @@ export const counter = {
   /** Histogram of response times in whole minutes: how many leads were answered after `minutes`. */
   minutes: (minutes: number) => `h#${minutes}`,
   sourceMinutes: (source: string, minutes: number) => `hs#${source}#${minutes}`,
+  /** Per assigned agent (the leaderboard): leads, responded, response seconds, answered within the missed threshold. */
+  agentLeads: (userId: string) => `ag#${userId}`,
+  agentResponded: (userId: string) => `agResp#${userId}`,
+  agentResponseSeconds: (userId: string) => `agRSec#${userId}`,
+  agentWithinThreshold: (userId: string) => `agThr#${userId}`,
+  agentWithinFiveMinutes: (userId: string) => `agR5#${userId}`,
+  agentMinutes: (userId: string, minutes: number) => `ha#${userId}#${minutes}`,
 } as const;
 
 const finalMessageEvents = new Set<EventType>([
@@ -69,6 +76,8 @@ export interface EventEffect {
   leadCreated?: { leadId: string };
   /** An outbound message sent or outbound call answered for a lead: a response candidate. */
   response?: { leadId: string; at: number };
+  /** A lead was assigned to this user (the leaderboard counts its first assignment). */
+  assigned?: { leadId: string; userId: string };
   /** A message reached the handset (activation milestone). */
   delivered?: boolean;
 }
@@ -113,6 +122,8 @@ export function effectOf(event: EventRecord): EventEffect {
   // Stored records carry a string; the comparisons below are checked against the declared event types.
   const type = event.eventType as EventType;
   if (type === "LeadCreated" && event.leadId) effect.leadCreated = { leadId: event.leadId };
+  if (type === "LeadAssigned" && event.leadId && event.relatedEntityId)
+    effect.assigned = { leadId: event.leadId, userId: event.relatedEntityId };
   // Sent: the carrier took the message. A delivery receipt can overtake the Sent receipt (the
   // message then never records MessageSent), so a final receipt without `sentAt` counts instead.
   const acceptedUnseen = outbound && !event.sentAt && acceptedOutcomes.has(type);
@@ -160,11 +171,18 @@ export function fromUnits(units: number): string {
   return `${negative ? "-" : ""}${digits.slice(0, -4)}.${digits.slice(-4)}`;
 }
 
+/** Who a lead is counted under: its source and the agent it was assigned to when counted (null: unassigned). */
+export interface LeadDimensions {
+  sourceId: string | null | undefined;
+  assignedUserId?: string | null;
+}
+
 /** What a counted lead adds in the bucket of its creation time. */
-export function leadCounters(sourceId: string | null | undefined, priceUnits: number): Counters {
-  const source = sourceId || noSource;
+export function leadCounters(lead: LeadDimensions, priceUnits: number): Counters {
+  const source = lead.sourceId || noSource;
   const counters: Counters = { [counter.leads]: 1, [counter.sourceLeads(source)]: 1 };
   if (priceUnits) counters[counter.sourcePrice(source)] = priceUnits;
+  if (lead.assignedUserId) counters[counter.agentLeads(lead.assignedUserId)] = 1;
   return counters;
 }
 
@@ -174,8 +192,8 @@ export function responseSecondsOf(leadCreatedAt: number, respondedAt: number): n
 }
 
 /** What a lead's first response adds in the bucket of the lead's creation time. */
-export function responseCounters(sourceId: string | null | undefined, seconds: number): Counters {
-  const source = sourceId || noSource;
+export function responseCounters(lead: LeadDimensions, seconds: number): Counters {
+  const source = lead.sourceId || noSource;
   const minutes = Math.floor(seconds / 60);
   const counters: Counters = {
     [counter.responded]: 1,
@@ -186,6 +204,14 @@ export function responseCounters(sourceId: string | null | undefined, seconds: n
   };
   if (seconds <= 5 * 60) counters[counter.withinFiveMinutes] = 1;
   if (seconds <= missedThresholdMinutes * 60) counters[counter.withinThreshold] = 1;
+  const agent = lead.assignedUserId;
+  if (agent) {
+    counters[counter.agentResponded(agent)] = 1;
+    counters[counter.agentResponseSeconds(agent)] = seconds;
+    counters[counter.agentMinutes(agent, minutes)] = 1;
+    if (seconds <= 5 * 60) counters[counter.agentWithinFiveMinutes(agent)] = 1;
+    if (seconds <= missedThresholdMinutes * 60) counters[counter.agentWithinThreshold(agent)] = 1;
+  }
   return counters;
 }
 

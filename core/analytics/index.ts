@@ -1,7 +1,7 @@
 import { stringify } from "csv-stringify/sync";
 import type { Actor } from "#core/auth/actor";
 import { AnalyticsQuerySchema, resolveRange, type AnalyticsQuery } from "#core/analytics/range";
-import { AnalyticsReportSchema, bucketRows, buildReport, type AnalyticsReport } from "#core/analytics/report";
+import { AnalyticsReportSchema, buildReport, exportRows, type AnalyticsReport } from "#core/analytics/report";
 import { countRecordedEvents } from "#core/analytics/aggregator";
 
 export { AnalyticsQuerySchema, AnalyticsReportSchema, type AnalyticsQuery, type AnalyticsReport };
@@ -26,6 +26,9 @@ export const exportColumns = [
   "callSeconds",
   "callMinutes",
   "usageSpend",
+  "agentUserId",
+  "agentName",
+  "missedLeads",
 ] as const;
 
 export interface AnalyticsExport {
@@ -47,11 +50,22 @@ export const Analytics = {
 
   /**
    * `GET /analytics/my/export`: one RFC 4180 row per trend bucket (same buckets,
-   * cohort and definitions as the report), header first, CRLF line ends.
+   * cohort and definitions as the report), then one per agent of the leaderboard,
+   * header first, CRLF line ends.
    */
   async exportCsv(actor: Actor, query: AnalyticsQuery, now: number = Date.now()): Promise<AnalyticsExport> {
     const range = resolveRange(query, now);
-    const rows = await bucketRows(actor.organizationId, range);
+    const { buckets, agents } = await exportRows(actor.organizationId, range, now);
+    // After the buckets, one row per agent over the whole window (the leaderboard); its agent columns say so.
+    const agentRows = agents.map((agent) => ({
+      startAt: new Date(range.start).toISOString(),
+      endAt: new Date(range.end).toISOString(),
+      label: `Agent: ${agent.name ?? agent.userId}`,
+      ...agent,
+      agentUserId: agent.userId,
+      agentName: agent.name,
+    }));
+    const rows: Partial<Record<(typeof exportColumns)[number], unknown>>[] = [...buckets, ...agentRows];
     const csv = stringify(
       rows.map((row) => exportColumns.map((column) => row[column] ?? "")),
       { header: true, columns: [...exportColumns], record_delimiter: "windows" },

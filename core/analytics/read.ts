@@ -62,6 +62,7 @@ export interface LeadFact {
   leadId: string;
   sourceId: string | null;
   priceUnits: number;
+  assignedUserId: string | null;
   respondedAt?: string;
   responseSeconds?: number;
 }
@@ -92,6 +93,7 @@ export async function leadFacts(organizationId: string, range: TimeRange): Promi
     leadId: item.leadId as string,
     sourceId: (item.sourceId as string | null) ?? null,
     priceUnits: Number(item.priceUnits ?? 0),
+    assignedUserId: (item.assignedUserId as string | null | undefined) ?? null,
     ...(item.respondedAt
       ? { respondedAt: item.respondedAt as string, responseSeconds: Number(item.responseSeconds ?? 0) }
       : {}),
@@ -100,10 +102,8 @@ export async function leadFacts(organizationId: string, range: TimeRange): Promi
 
 /** What one counted lead contributes (the same counters the rollups received for it). */
 export function factCounters(fact: LeadFact): Counters {
-  const counters = leadCounters(fact.sourceId, fact.priceUnits);
-  return fact.respondedAt
-    ? mergeCounters(counters, responseCounters(fact.sourceId, fact.responseSeconds ?? 0))
-    : counters;
+  const counters = leadCounters(fact, fact.priceUnits);
+  return fact.respondedAt ? mergeCounters(counters, responseCounters(fact, fact.responseSeconds ?? 0)) : counters;
 }
 
 /** Splits counters that include `h#`/`hs#` histogram counters into the plain ones and the histogram. */

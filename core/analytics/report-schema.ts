@@ -86,6 +86,19 @@ export const AnalyticsReportSchema = v.object({
       }),
     }),
   ),
+  /** The leaderboard (issue 28): per agent the window's leads were assigned to, fastest median response first. */
+  agents: v.array(
+    v.object({
+      userId: v.string(),
+      name: v.nullable(v.string()),
+      leads: num,
+      respondedLeads: num,
+      averageResponseMinutes: nullableNum,
+      medianResponseMinutes: nullableNum,
+      respondedWithinFiveMinutesPercent: nullableNum,
+      missedLeads: num,
+    }),
+  ),
   automationHealth: v.object({
     automationCount: num,
     enabledCount: num,

@@ -11,7 +11,15 @@ import { keys } from "#core/db/keys";
 import * as Money from "#core/shared/money";
 import { counter, fromUnits, missedThresholdMinutes, noSource, type Counters } from "#core/analytics/counters";
 import { granularityOf, previousRange, type Bucket, type TimeRange } from "#core/analytics/range";
-import { leadCreatedAt, leadFacts, medianOf, rangeFigures, type RangeFigures } from "#core/analytics/read";
+import {
+  leadCreatedAt,
+  leadFacts,
+  medianOf,
+  rangeFigures,
+  type LeadFact,
+  type RangeFigures,
+} from "#core/analytics/read";
+import { userNames } from "#core/users/names";
 import type { Histogram } from "#core/analytics/rollups";
 import { fineRollupsFrom } from "#core/analytics/minutes";
 
@@ -83,11 +91,14 @@ async function milestones(organizationId: string): Promise<{
   };
 }
 
+/** The leads whose missed status may still change (younger than the threshold), read from their per-lead items. */
+const recentWindow = (now: number) => ({ start: now - 24 * 60 * minuteMs, end: now });
+
 /** Everything the report reads, in parallel. */
 async function gather(actor: Actor, range: TimeRange, now: number) {
   const organizationId = actor.organizationId;
   const granularity = granularityOf(range);
-  const recent = { start: now - 24 * 60 * minuteMs, end: now };
+  const recent = recentWindow(now);
   // The milestones item also says where minute and second rollups start: both ranges' edges wait for it, nothing else does.
   const reachedItem = milestones(organizationId);
   const fineFrom = reachedItem.then((item) => fineRollupsFrom(item, now));
@@ -125,16 +136,68 @@ type Gathered = Awaited<ReturnType<typeof gather>>;
  * Missed leads: leads of the range with no response within the threshold, among
  * those whose threshold has passed (younger leads are still "waiting").
  */
-function missedLeads(totals: Counters, recent: Gathered["recentLeads"], range: TimeRange, now: number): number {
+function missedLeads(totals: Counters, recent: LeadFact[], range: TimeRange, now: number, agent?: string): number {
   const matureBefore = now - missedThresholdMinutes * minuteMs;
   const young = recent.filter((fact) => {
     const created = leadCreatedAt(fact.leadId);
-    return created >= Math.max(range.start, matureBefore) && created < range.end;
+    const inWindow = created >= Math.max(range.start, matureBefore) && created < range.end;
+    return inWindow && (agent === undefined || fact.assignedUserId === agent);
   });
   const youngAnswered = young.filter(
     (fact) => fact.respondedAt && (fact.responseSeconds ?? 0) <= missedThresholdMinutes * 60,
   ).length;
-  return get(totals, counter.leads) - get(totals, counter.withinThreshold) - (young.length - youngAnswered);
+  const [leads, withinThreshold] =
+    agent === undefined
+      ? [counter.leads, counter.withinThreshold]
+      : [counter.agentLeads(agent), counter.agentWithinThreshold(agent)];
+  return get(totals, leads) - get(totals, withinThreshold) - (young.length - youngAnswered);
+}
+
+/** The leaderboard rows: one per agent with leads in the window, fastest median first (none answered: last). */
+function agentRows(
+  figures: { totals: Counters; histogram: Histogram },
+  recent: LeadFact[],
+  names: Map<string, string>,
+  range: TimeRange,
+  now: number,
+) {
+  const { totals, histogram } = figures;
+  return Object.entries(totals)
+    .filter(([name, count]) => name.startsWith("ag#") && count > 0)
+    .map(([name, leads]) => {
+      const userId = name.slice("ag#".length);
+      const responded = get(totals, counter.agentResponded(userId));
+      return {
+        userId,
+        name: names.get(userId) ?? null,
+        leads,
+        respondedLeads: responded,
+        averageResponseMinutes:
+          responded === 0 ? null : round(get(totals, counter.agentResponseSeconds(userId)) / responded / 60, 2),
+        medianResponseMinutes: medianOf(histogram.a[userId]),
+        respondedWithinFiveMinutesPercent: percent(get(totals, counter.agentWithinFiveMinutes(userId)), leads),
+        missedLeads: missedLeads(totals, recent, range, now, userId),
+      };
+    })
+    .sort(
+      (a, b) =>
+        (a.medianResponseMinutes ?? Infinity) - (b.medianResponseMinutes ?? Infinity) ||
+        b.leads - a.leads ||
+        (a.name ?? a.userId).localeCompare(b.name ?? b.userId),
+    );
+}
+
+/** The leaderboard of a window: its rows with the agents' names (one batch read of just those users). */
+async function leaderboard(
+  organizationId: string,
+  figures: { totals: Counters; histogram: Histogram },
+  recent: LeadFact[],
+  range: TimeRange,
+  now: number,
+) {
+  const agentIds = Object.keys(figures.totals).flatMap((name) => (name.startsWith("ag#") ? [name.slice(3)] : []));
+  const names = await userNames(organizationId, agentIds);
+  return agentRows(figures, recent, names, range, now);
 }
 
 function leadSources(totals: Counters, histogram: Histogram, sources: { id: string; name: string }[]) {
@@ -362,6 +425,7 @@ export async function buildReport(actor: Actor, range: TimeRange, now: number = 
   const all = bucketRow({ start: range.start, end: range.end, label: "" }, totals, data.current.histogram);
   const leadsComparison = compare(all.leads, get(data.previous.totals, counter.leads));
   const unreadMessages = data.unread.reduce((sum, entry) => sum + entry.unreadCount, 0);
+  const agents = await leaderboard(actor.organizationId, data.current, data.recentLeads, range, now);
   return {
     range: { startAt: iso(range.start), endAt: iso(range.end) },
     summary: {
@@ -427,6 +491,7 @@ export async function buildReport(actor: Actor, range: TimeRange, now: number = 
       })),
     },
     leadSources: leadSources(totals, data.current.histogram, data.sources),
+    agents,
     automationHealth: automationHealth(data.automations, totals),
     activationHealth: activationHealth(data),
     needsAttention: needsAttention(data, now),
@@ -434,11 +499,15 @@ export async function buildReport(actor: Actor, range: TimeRange, now: number = 
   };
 }
 
-/** The figures of each trend bucket (the CSV export's rows). */
-export async function bucketRows(organizationId: string, range: TimeRange): Promise<ReturnType<typeof bucketRow>[]> {
-  const figures: RangeFigures = await rangeFigures(organizationId, range, granularityOf(range), {
-    bucketHistograms: true,
-  });
-  return figures.buckets.map(({ bucket, counters, histogram }) => bucketRow(bucket, counters, histogram));
+/** The CSV export's rows: the figures of each trend bucket, and the window's leaderboard. */
+export async function exportRows(organizationId: string, range: TimeRange, now: number) {
+  const [figures, recent]: [RangeFigures, LeadFact[]] = await Promise.all([
+    rangeFigures(organizationId, range, granularityOf(range), { bucketHistograms: true }),
+    leadFacts(organizationId, recentWindow(now)),
+  ]);
+  return {
+    buckets: figures.buckets.map(({ bucket, counters, histogram }) => bucketRow(bucket, counters, histogram)),
+    agents: await leaderboard(organizationId, figures, recent, range, now),
+  };
 }
 export { AnalyticsReportSchema, type AnalyticsReport } from "#core/analytics/report-schema";

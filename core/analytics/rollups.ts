@@ -43,7 +43,7 @@ const fineStart = (level: FineLevel, bucket: string) =>
  * compact items (and the previous period's lead count skips the histograms). A
  * string cannot be ADDed to, so it is rewritten under an optimistic version `hv`.
  */
-export const isHistogram = (name: string) => name.startsWith("h#") || name.startsWith("hs#");
+export const isHistogram = (name: string) => name.startsWith("h#") || name.startsWith("hs#") || name.startsWith("ha#");
 
 /** A histogram rewrite of one rollup item: the new packed value and the version it was read at. */
 export interface HistogramWrite {
@@ -124,18 +124,27 @@ export function rollupUpdates(organizationId: string, at: number, counters: Coun
 export interface Histogram {
   h: Record<string, number>;
   s: Record<string, Record<string, number>>;
+  /** Per assigned agent (user id), the leaderboard's medians. */
+  a: Record<string, Record<string, number>>;
 }
 
-export const emptyHistogram = (): Histogram => ({ h: {}, s: {} });
+export const emptyHistogram = (): Histogram => ({ h: {}, s: {}, a: {} });
+
+/** The keyed parts of a histogram and the prefix of their counters (`hs#<source>#<minutes>`, `ha#<user>#<minutes>`). */
+const dimensions = [
+  ["s", "hs#"],
+  ["a", "ha#"],
+] as const;
 
 /** The histogram part (`h#<minutes>`, `hs#<source>#<minutes>`) of some counters. */
 export function histogramOf(counters: Counters): Histogram {
   const histogram = emptyHistogram();
   for (const [name, count] of Object.entries(counters)) {
     if (name.startsWith("h#")) histogram.h[name.slice(2)] = count;
-    else if (name.startsWith("hs#")) {
+    for (const [part, prefix] of dimensions) {
+      if (!name.startsWith(prefix)) continue;
       const split = name.lastIndexOf("#");
-      (histogram.s[name.slice(3, split)] ??= {})[name.slice(split + 1)] = count;
+      (histogram[part][name.slice(prefix.length, split)] ??= {})[name.slice(split + 1)] = count;
     }
   }
   return histogram;
@@ -147,7 +156,7 @@ export function mergeHistograms(into: Histogram, more: Histogram): Histogram {
     for (const minutes in counts) target[minutes] = (target[minutes] ?? 0) + counts[minutes]!;
   };
   add(into.h, more.h);
-  for (const source in more.s) add((into.s[source] ??= {}), more.s[source]!);
+  for (const [part] of dimensions) for (const key in more[part]) add((into[part][key] ??= {}), more[part][key]!);
   return into;
 }
 
@@ -160,7 +169,7 @@ export function packHistogram(hist: Counters): string {
 export function parseHistogram(item: Record<string, unknown> | undefined): Histogram {
   if (typeof item?.hist !== "string") return emptyHistogram();
   const packed = JSON.parse(item.hist) as Partial<Histogram>;
-  return { h: packed.h ?? {}, s: packed.s ?? {} };
+  return { h: packed.h ?? {}, s: packed.s ?? {}, a: packed.a ?? {} };
 }
 
 /** The packed histogram of a stored histogram item, as counters (the write side merges one response into it). */
@@ -168,8 +177,10 @@ export function unpackHistogram(item: Record<string, unknown> | undefined): Coun
   const histogram = parseHistogram(item);
   const counters: Counters = {};
   for (const [minutes, count] of Object.entries(histogram.h)) counters[`h#${minutes}`] = count;
-  for (const [source, counts] of Object.entries(histogram.s)) {
-    for (const [minutes, count] of Object.entries(counts)) counters[`hs#${source}#${minutes}`] = count;
+  for (const [part, prefix] of dimensions) {
+    for (const [key, counts] of Object.entries(histogram[part])) {
+      for (const [minutes, count] of Object.entries(counts)) counters[`${prefix}${key}#${minutes}`] = count;
+    }
   }
   return counters;
 }
@@ -177,7 +188,7 @@ export function unpackHistogram(item: Record<string, unknown> | undefined): Coun
 /** The per-lead analytics item of a counted lead (the lead's creation time is its ULID's). */
 export function leadItem(
   organizationId: string,
-  lead: { leadId: string; sourceId: string | null; priceUnits: number },
+  lead: { leadId: string; sourceId: string | null; priceUnits: number; assignedUserId?: string | null },
 ) {
   return {
     ...keys.analyticsLead(organizationId, lead.leadId),
@@ -185,6 +196,8 @@ export function leadItem(
     leadId: lead.leadId,
     sourceId: lead.sourceId,
     priceUnits: lead.priceUnits,
+    // The agent the lead was assigned to when counted: its response counts on that agent's leaderboard row.
+    assignedUserId: lead.assignedUserId ?? null,
   };
 }
 

@@ -4,12 +4,20 @@ import { LeadEntity } from "#core/db/entities/leads";
 export async function leadCountingFacts(
   organizationId: string,
   leadId: string,
-): Promise<{ sourceId: string | null; price: string | undefined; processingStatus: string } | undefined> {
+): Promise<
+  | { sourceId: string | null; price: string | undefined; processingStatus: string; assignedUserId: string | null }
+  | undefined
+> {
   const Item = await LeadEntity.get(
     { organizationId, id: leadId },
-    { attributes: ["sourceId", "metadata.price", "processingStatus"], consistent: true },
+    { attributes: ["sourceId", "metadata.price", "processingStatus", "assignedUserId"], consistent: true },
   );
   if (!Item) return undefined;
   const price = (Item.metadata as { price?: string } | undefined)?.price;
-  return { sourceId: (Item.sourceId as string | null) ?? null, price, processingStatus: String(Item.processingStatus) };
+  return {
+    sourceId: (Item.sourceId as string | null) ?? null,
+    price,
+    processingStatus: String(Item.processingStatus),
+    assignedUserId: (Item.assignedUserId as string | null | undefined) ?? null,
+  };
 }

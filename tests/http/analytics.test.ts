@@ -504,7 +504,8 @@ describe("GET /analytics/my/export", () => {
     const [header, ...lines] = text.trimEnd().split("\r\n");
     expect(header).toBe(
       "startAt,endAt,label,leads,respondedLeads,averageResponseMinutes,medianResponseMinutes,respondedWithinFiveMinutesPercent," +
-        "smsSent,smsReceived,failedOrBlockedSms,callsPlaced,callsReceived,answeredCalls,missedCalls,callSeconds,callMinutes,usageSpend",
+        "smsSent,smsReceived,failedOrBlockedSms,callsPlaced,callsReceived,answeredCalls,missedCalls,callSeconds,callMinutes,usageSpend," +
+        "agentUserId,agentName,missedLeads",
     );
     const rows = lines.map((line) => line.split(","));
     expect(rows).toHaveLength(json.leadTrend.points.length);

@@ -216,7 +216,7 @@ describe("analytics counters", () => {
   });
 
   it("puts a response in the five-minute and threshold counters by its whole seconds", () => {
-    expect(responseCounters("S1", 300)).toMatchObject({
+    expect(responseCounters({ sourceId: "S1" }, 300)).toMatchObject({
       responded: 1,
       rSec: 300,
       r5: 1,
@@ -224,7 +224,14 @@ describe("analytics counters", () => {
       "h#5": 1,
       "hs#S1#5": 1,
     });
-    expect(responseCounters(null, 3601)).toEqual({
+    expect(responseCounters({ sourceId: "S1", assignedUserId: "U1" }, 300)).toMatchObject({
+      "agResp#U1": 1,
+      "agRSec#U1": 300,
+      "agR5#U1": 1,
+      "agThr#U1": 1,
+      "ha#U1#5": 1,
+    });
+    expect(responseCounters({ sourceId: null }, 3601)).toEqual({
       responded: 1,
       rSec: 3601,
       "h#60": 1,

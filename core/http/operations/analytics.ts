@@ -21,11 +21,13 @@ export const getAnalytics = defineOperation({
 
 export const exportAnalytics = defineOperation({
   operationId: "exportAnalytics",
-  summary: "Analytics trend as CSV: one row per trend bucket (endpoint 4)",
+  summary: "Analytics trend as CSV: one row per trend bucket, then per agent (endpoint 4)",
   description:
     `${window} RFC 4180 CSV in UTF-8 with a header row and CRLF line ends, served as an attachment. Columns, in order: ` +
     "startAt, endAt, label, leads, respondedLeads, averageResponseMinutes, medianResponseMinutes, respondedWithinFiveMinutesPercent, " +
-    "smsSent, smsReceived, failedOrBlockedSms, callsPlaced, callsReceived, answeredCalls, missedCalls, callSeconds, callMinutes, usageSpend.",
+    "smsSent, smsReceived, failedOrBlockedSms, callsPlaced, callsReceived, answeredCalls, missedCalls, callSeconds, callMinutes, usageSpend, " +
+    "agentUserId, agentName, missedLeads. After the trend buckets, one row per agent of the leaderboard (the report's `agents`) " +
+    "over the whole window, with agentUserId set; sum only the rows without agentUserId to get the window's totals.",
   tag: "Analytics",
   auth: "bearer",
   permission: "analytics:read",
