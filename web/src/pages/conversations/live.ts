@@ -19,7 +19,13 @@ export function useLiveReload(check: () => Promise<string | undefined>, reload: 
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const tick = async () => {
-      if (stopped || document.visibilityState !== "visible") return;
+      if (stopped) return;
+      // A hidden tab asks nothing but keeps its timer: should its visibilitychange never come (a browser that starts
+      // a page in the background), it still checks once it shows.
+      if (document.visibilityState !== "visible") {
+        timer = setTimeout(() => void tick(), CHECK_EVERY_MS);
+        return;
+      }
       const fingerprint = await latest.current.check().catch(() => undefined);
       if (stopped) return;
       const stale = Date.now() - reloadedAt >= RELOAD_EVERY_MS;
