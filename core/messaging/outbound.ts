@@ -8,7 +8,16 @@ import { DISPATCH_GRACE_MS, MessageLifecycle, recordProviderId } from "#core/mes
 import type { Message } from "#core/messaging/model";
 import { PhoneNumbers, type SenderNumber } from "#core/messaging/phone-numbers";
 import { checkContactWindow, frequencyCapRefusal } from "#core/messaging/contact-rules";
-import { isThrottle, leastBusy, Pacing, untilHandOver, type PacedNumber, type Slot } from "#core/messaging/pacing";
+import { waitingAhead } from "#core/messaging/conversation-order";
+import {
+  isThrottle,
+  leastBusy,
+  Pacing,
+  untilHandOver,
+  waitInQueue,
+  type PacedNumber,
+  type Slot,
+} from "#core/messaging/pacing";
 import {
   eligibleSenders,
   registrationRequired,
@@ -76,6 +85,9 @@ export const Outbound = {
 };
 
 const SLACK_MS = 1_000;
+
+/** How soon a send held behind its conversation's earlier one looks again. */
+const ORDER_RECHECK_MS = 1_000;
 
 /** The statuses of a message not yet handed to the provider. */
 const WAITING: MessageStatus[] = ["Pending", "Scheduled", "Queued"];
@@ -155,6 +167,14 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
   if (!message.purpose) {
     const refusal = await complianceRefusal(organizationId, message);
     if (refusal) return block(organizationId, message, refusal);
+  }
+  // The conversation's earlier send goes first (core/messaging/conversation-order.ts): this one waits a second, or
+  // until that one's retry is due.
+  const ahead = await waitingAhead(organizationId, message);
+  if (ahead) {
+    const retryAt = ahead.nextRetryAt ? Date.parse(ahead.nextRetryAt) : 0;
+    await waitInQueue(organizationId, message, Math.max(now + ORDER_RECHECK_MS, retryAt));
+    return;
   }
   const selection = await selectSender(organizationId, message);
   if (!selection)

@@ -7,7 +7,7 @@ import type { Message } from "#core/messaging/model";
 import { MessageSend } from "#core/messaging/queue";
 import { changeMessage } from "#core/messaging/store";
 import type { ProviderError } from "#core/providers/port";
-import { publish } from "#core/queue/messages";
+import { maxDelaySeconds, publish } from "#core/queue/messages";
 import type { SenderSelectionReason } from "#core/shared/enums";
 import { parsePhone } from "#core/shared/phone";
 
@@ -136,26 +136,11 @@ export const Pacing = {
         ? await reserveHandOver(organizationId, number, slot)
         : { at: slot, reserved: false };
     const at = handOver.at;
-    const wait = at - Date.now();
     if (handOver.reserved) return at;
-    const dueAt = new Date(at + DISPATCH_GRACE_MS).toISOString();
-    const waiting = await changeMessage(organizationId, message.id, {
-      from: ["Queued"],
-      condition: "retryCount = :retryCount",
-      values: { ":retryCount": message.retryCount },
-      set: {},
-      due: { at: dueAt, kind: "Dispatch" },
+    await waitInQueue(organizationId, message, at, { numberId: number.id, at, reason }, async () => {
+      if (reason !== "StickyConversation" && reason !== "ManualOverride")
+        await Conversations.setSender(organizationId, message.conversationId, number);
     });
-    if (!waiting) return undefined;
-    if (reason !== "StickyConversation" && reason !== "ManualOverride")
-      await Conversations.setSender(organizationId, message.conversationId, number);
-    // Whole seconds, rounded down (at least one): it arrives up to a second early and waits the rest with the timer above.
-    await publish(
-      MessageSend,
-      organizationId,
-      { messageId: message.id, slot: { numberId: number.id, at, reason } },
-      { delaySeconds: Math.max(1, Math.floor(wait / 1000)) },
-    );
     return undefined;
   },
 
@@ -173,6 +158,39 @@ export const Pacing = {
     );
   },
 };
+
+/**
+ * Puts a Queued message back in the queue until `at` (epoch ms; SQS delays go up to 15 minutes), carrying its
+ * reserved `slot` if any, and moves its dispatch deadline past that time (the sweep must not republish a message that
+ * is only waiting). `whileHeld` runs between the two, once the message is known to be still waiting. False when the
+ * message moved on meanwhile (nothing is published).
+ */
+export async function waitInQueue(
+  organizationId: string,
+  message: Message,
+  at: number,
+  slot?: Slot,
+  whileHeld?: () => Promise<void>,
+): Promise<boolean> {
+  const until = Math.min(at, Date.now() + maxDelaySeconds * 1000);
+  const waiting = await changeMessage(organizationId, message.id, {
+    from: ["Queued"],
+    condition: "retryCount = :retryCount",
+    values: { ":retryCount": message.retryCount },
+    set: {},
+    due: { at: new Date(until + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
+  });
+  if (!waiting) return false;
+  await whileHeld?.();
+  // Whole seconds, rounded down (at least one): it arrives up to a second early and waits the rest with the timer above.
+  await publish(
+    MessageSend,
+    organizationId,
+    { messageId: message.id, ...(slot ? { slot } : {}) },
+    { delaySeconds: Math.max(1, Math.floor((until - Date.now()) / 1000)) },
+  );
+  return true;
+}
 
 /**
  * Right before the carrier request of a claimed send: sleeps until its hand-over time, so only the request itself lies

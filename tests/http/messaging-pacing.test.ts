@@ -59,13 +59,39 @@ describe("per-number pacing", () => {
     }
   });
 
+  it("a conversation's later message waits behind an earlier one the carrier refused for now, and goes after its retry", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const ours = await buyNumber(org, "212");
+    const to = randomNumber("212");
+    // Not a throttle: the number stays free, only the first message waits for its retry (4 s, the carrier's Retry-After).
+    await scriptCarrier("telnyx", to, [
+      { error: { status: 503, code: "10007", detail: "Unavailable", retryAfterSeconds: 4 } },
+    ]);
+    const first = await send(org, { to, body: "Hi, it's Sam from Acme" });
+    await waitForMessage(org, first.body.id, (message) => message.status === "Queued" && message.retryCount === 1);
+    const second = await send(org, { to, body: "Are you free at 3?" });
+    expect(second.status).toBe(202);
+    for (const id of [first.body.id, second.body.id]) await waitForMessage(org, id, handedOver, 30_000);
+
+    const toContact = (await sendsFrom(ours.phoneNumber)).filter((request) => field(request, "to") === to);
+    expect(toContact.map((request) => [field(request, "text"), request.answered])).toEqual([
+      ["Hi, it's Sam from Acme", 503],
+      ["Hi, it's Sam from Acme", 200],
+      ["Are you free at 3?", 200],
+    ]);
+  });
+
   it("the carrier's 429 on one number holds back that number only: the pool's other number keeps sending", async () => {
     const org = await newOrganization();
     await onCarrier(org, "telnyx");
     const throttled = await buyNumber(org, "212");
     const other = await buyNumber(org, "312");
     const first = randomNumber("212");
-    await scriptCarrier("telnyx", first, [{ error: { status: 429, code: "10011", detail: "Too many requests" } }]);
+    // The carrier asks for 15 s: long enough that the later sends below go out inside it even on a loaded machine.
+    await scriptCarrier("telnyx", first, [
+      { error: { status: 429, code: "10011", detail: "Too many requests", retryAfterSeconds: 15 } },
+    ]);
     const accepted = await send(org, { to: first, body: "throttled once" });
     // The area-code match is the free 212 number; the carrier throttles it.
     const retrying = await waitForMessage(
@@ -81,15 +107,28 @@ describe("per-number pacing", () => {
     for (const to of later) laterIds.push((await send(org, { to, body: "not held" })).body.id);
     for (const id of laterIds)
       expect(await waitForMessage(org, id, handedOver, 30_000)).toMatchObject({ fromPhoneNumberId: other.id });
-    expect(await waitForMessage(org, accepted.body.id, handedOver, 30_000)).toMatchObject({
+    expect(await waitForMessage(org, accepted.body.id, handedOver, 45_000)).toMatchObject({
       fromPhoneNumberId: throttled.id,
       retryCount: 1,
     });
 
     const [refused, resent] = await sendsFrom(throttled.phoneNumber);
     expect([refused!.answered, resent!.answered]).toEqual([429, 200]);
-    // Without a Retry-After the number sends nothing for 5 s (THROTTLE_BACKOFF_MS); the other number sent meanwhile.
-    expect(resent!.at - refused!.at).toBeGreaterThanOrEqual(4_900);
+    // The number sent nothing for the carrier's Retry-After; the other number sent meanwhile.
+    expect(resent!.at - refused!.at).toBeGreaterThanOrEqual(14_900);
     for (const request of await sendsFrom(other.phoneNumber)) expect(request.at).toBeLessThan(resent!.at);
+  }, 90_000);
+
+  it("a 429 without a Retry-After holds the number for the default back-off (THROTTLE_BACKOFF_MS, 5 s)", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const ours = await buyNumber(org, "212");
+    const to = randomNumber("212");
+    await scriptCarrier("telnyx", to, [{ error: { status: 429, code: "10011", detail: "Too many requests" } }]);
+    const accepted = await send(org, { to, body: "throttled once" });
+    expect(await waitForMessage(org, accepted.body.id, handedOver, 30_000)).toMatchObject({ retryCount: 1 });
+    const [refused, resent] = await sendsFrom(ours.phoneNumber);
+    expect([refused!.answered, resent!.answered]).toEqual([429, 200]);
+    expect(resent!.at - refused!.at).toBeGreaterThanOrEqual(4_900);
   });
 });

@@ -37,8 +37,12 @@ export const TWILIO_FAKE = {
   apiKeySecret: "fake-api-key-secret",
 };
 
-/** One scripted answer to a send: a carrier error (status and code), or the connection dropped after the request was read. */
-export type ScriptedOutcome = { error: { status: number; code: string; detail?: string } } | { dropConnection: true };
+/**
+ * One scripted answer to a send: a carrier error (status and code, with a Retry-After header when `retryAfterSeconds`),
+ * or the connection dropped after the request was read.
+ */
+export type ScriptedOutcome =
+  { error: { status: number; code: string; detail?: string; retryAfterSeconds?: number } } | { dropConnection: true };
 
 export type RecordedRequest = {
   carrier: "telnyx" | "twilio";
@@ -169,9 +173,9 @@ export async function startCarrierFakes(): Promise<{
       at,
     };
     recorded.push(entry);
-    const reply = (status: number, payload: unknown) => {
+    const reply = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       entry.answered = status;
-      answer(response, status, payload);
+      answer(response, status, payload, headers);
     };
     const mismatch = (detail: string) =>
       reply(
@@ -188,12 +192,13 @@ export async function startCarrierFakes(): Promise<{
         request.socket.destroy();
         return true;
       }
-      const { status, code, detail = "Scripted by the test" } = next.error;
+      const { status, code, detail = "Scripted by the test", retryAfterSeconds } = next.error;
       reply(
         status,
         carrier === "telnyx"
           ? { errors: [{ code, title: "Scripted", detail }] }
           : { code: Number(code), message: detail, status },
+        retryAfterSeconds === undefined ? {} : { "retry-after": String(retryAfterSeconds) },
       );
       return true;
     };
@@ -542,8 +547,13 @@ export async function startCarrierFakes(): Promise<{
   };
 }
 
-function answer(response: ServerResponse, status: number, payload: unknown): void {
+function answer(
+  response: ServerResponse,
+  status: number,
+  payload: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (response.headersSent || response.destroyed) return;
-  response.writeHead(status, payload === undefined ? {} : { "content-type": "application/json" });
+  response.writeHead(status, payload === undefined ? headers : { ...headers, "content-type": "application/json" });
   response.end(payload === undefined ? undefined : JSON.stringify(payload));
 }
