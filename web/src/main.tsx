@@ -28,6 +28,9 @@ function useRoute(): string {
   useEffect(() => {
     const update = () => setRoute(location.hash.slice(1) || "/");
     addEventListener("hashchange", update);
+    // Effects run after the first paint: a hash changed before that (a quick click, a link opened as the app starts)
+    // fired its hashchange with nobody listening.
+    update();
     return () => removeEventListener("hashchange", update);
   }, []);
   return route;
@@ -114,6 +117,7 @@ function App() {
       setInvitation(pendingInvitation());
     };
     addEventListener("hashchange", takeInvitation);
+    takeInvitation(); // one opened before this effect ran (see useRoute)
     if (!finishing) return;
     void finishSignIn().then((done) => {
       if (done) setSignedIn(true);
