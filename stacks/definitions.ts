@@ -664,6 +664,23 @@ export const streamConsumers: StreamConsumerDefinition[] = [
     timeoutSeconds: 60,
   },
   /**
+   * Agent alerts (core/alerts/index.ts): the assignee of a new lead (or the pool it is offered to), and of a conversation whose contact writes in,
+   * is told by SMS from the organization's number and/or e-mail, as their profile asks; off every request path.
+   */
+  {
+    name: "agentAlerts",
+    records: [
+      { eventName: "INSERT", entity: "Event", where: { eventType: "LeadAssigned" } },
+      { eventName: "INSERT", entity: "Event", where: { eventType: "LeadOffered" } },
+      { eventName: "INSERT", entity: "Event", where: { eventType: "MessageReceived" } },
+    ],
+    handler: "functions/consumers/agent-alerts.handler",
+    sendsTo: ["outboundMessages"],
+    sendsMail: true,
+    batchSize: 25,
+    timeoutSeconds: 60,
+  },
+  /**
    * Automation triggers from the committed record (core/automations/runs/trigger-outbox): a message ended Failed or
    * Undelivered and a missed call write their event in the status change's transaction; the trigger is published from
    * that event, so a crash after the commit loses none, and its id (kind and subject) starts one run however often it is read.

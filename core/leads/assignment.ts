@@ -5,7 +5,7 @@ import { Transaction, TransactionConditionFailed, transact } from "#core/db/tran
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { Events } from "#core/events/index";
 import { toLead } from "#core/leads/index";
-import { LeadEntity } from "#core/db/entities/leads";
+import { LeadEntity, leadName } from "#core/db/entities/leads";
 import { where } from "#core/db/expression";
 import type { AssignLead, Lead } from "#core/leads/schemas";
 import { checkAssigneeChange } from "#core/leads/assignee-rules";
@@ -16,7 +16,7 @@ import { nowIso } from "#core/shared/ids";
 import { Users } from "#core/users/index";
 
 /** Event types assignment records (each on the lead's timeline). */
-export type LeadAssignmentEventType = "LeadAssigned" | "LeadUnassigned";
+export type LeadAssignmentEventType = "LeadAssigned" | "LeadUnassigned" | "LeadOffered";
 
 type AssignedBy = NonNullable<Lead["assignedBy"]>;
 
@@ -66,6 +66,7 @@ async function routeByRules(
       const by: AssignedBy = { method, ruleId: pick.ruleId, userId: null };
       Events.item(organizationId, await assignmentEvent(organizationId, lead, pick.userId, by), transaction);
     }
+    if (pick.kind === "offer") Events.item(organizationId, offerEvent(lead, pick), transaction);
     try {
       await transact(transaction);
       if (pick.kind === "assign") return { assignedUserId: pick.userId, outcome: "Assigned" };
@@ -194,6 +195,35 @@ async function writeAssignment(actor: Actor, lead: Lead, userId: string | null, 
   return { ...lead, ...changes };
 }
 
+/**
+ * A first-to-claim rule offered the lead to a pool (`LeadOffered`, committed with the offer): on the lead's timeline,
+ * and what tells the pool to claim it (core/alerts). Whoever claims it records `LeadAssigned` as any assignment does.
+ */
+function offerEvent(lead: Lead, pick: Extract<RoutingPick, { kind: "offer" }>) {
+  return {
+    eventType: "LeadOffered" as const,
+    eventCategory: "Lead",
+    timelineCategory: "Lead",
+    timelineType: "Lead" as const,
+    description: `Lead ${leadLabel(lead)} offered to ${pick.userIds.length} agent(s): the first to claim it gets it.`,
+    summary: "Offered",
+    leadId: lead.id,
+    relatedEntityType: "Lead",
+    relatedEntityId: lead.id,
+    status: "Offered",
+    statusReason: `rule:${pick.ruleId}`,
+    ...(lead.sourceId ? { sourceId: lead.sourceId } : {}),
+    createdAt: nowIso(),
+    createdBy: "routing",
+    actorDisplayName: "Lead routing",
+  };
+}
+
+/** How a lead is named in descriptions and alerts: its contact's name, else its phone, e-mail or id. */
+export function leadLabel(lead: Lead): string {
+  return leadName(lead) || lead.contact.phone?.number || lead.contact.email || lead.id;
+}
+
 async function assignmentEvent(
   organizationId: string,
   lead: Lead,
@@ -202,11 +232,7 @@ async function assignmentEvent(
   actor?: Actor,
 ) {
   const at = nowIso();
-  const who =
-    [lead.contact.firstName, lead.contact.lastName].filter(Boolean).join(" ") ||
-    lead.contact.phone?.number ||
-    lead.contact.email ||
-    lead.id;
+  const who = leadLabel(lead);
   const assignee = userId ? ((await Users.standing(organizationId, userId))?.name ?? userId) : null;
   const how =
     (by?.ruleId ? ` by routing rule ${by.ruleId}` : "") +

@@ -1,5 +1,4 @@
-import { getItems, queryEntries } from "#core/db/items";
-import { keys } from "#core/db/keys";
+import { Messages } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
 
 /**
@@ -22,24 +21,17 @@ const WAITING_TO_GO = new Set(["Pending", "Queued"]);
 
 export type WaitingAhead = Pick<Message, "id" | "status" | "nextRetryAt">;
 
-/** The conversation's outbound message accepted before `message` that has not gone to the carrier yet, if any. */
+/** The conversation's outbound message accepted before `message` that has not gone to the carrier yet, if any (the oldest such). */
 export async function waitingAhead(organizationId: string, message: Message): Promise<WaitingAhead | undefined> {
-  const { gsi1pk, gsi1sk } = keys.messagesByConversation(organizationId, message.conversationId, message.id);
-  const { Items: earlier = [] } = await queryEntries({
-    index: "messagesByConversation",
-    KeyConditionExpression: "gsi1pk = :pk AND gsi1sk < :self",
-    ExpressionAttributeValues: { ":pk": gsi1pk, ":self": gsi1sk },
-    ScanIndexForward: false,
-    Limit: LOOK_BACK,
-  });
-  if (earlier.length === 0) return undefined;
-  const stored = await getItems(
-    earlier.map((entry) => ({ pk: String(entry.pk), sk: String(entry.sk) })),
-    { consistent: true, attributes: ["id", "direction", "status", "nextRetryAt"] },
-  );
-  const ahead = stored
+  const earlier = await Messages.before(organizationId, message.conversationId, message.id, LOOK_BACK, [
+    "id",
+    "direction",
+    "status",
+    "nextRetryAt",
+  ]);
+  const ahead = earlier
     .filter((item) => item.direction === "Outbound" && WAITING_TO_GO.has(String(item.status)))
-    .sort((a, b) => String(a.id).localeCompare(String(b.id)))[0];
+    .at(-1);
   if (!ahead) return undefined;
   return {
     id: String(ahead.id),

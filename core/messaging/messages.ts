@@ -1,3 +1,4 @@
+import { getItems, queryEntries } from "#core/db/items";
 import { SendMessageSchema } from "#core/messaging/model";
 import { domainOperation } from "#core/shared/operation";
 import { MessageSend } from "#core/messaging/queue";
@@ -57,6 +58,33 @@ export const Messages = {
       if (page.length > 0) return true;
     }
     return false;
+  },
+
+  /**
+   * The conversation's `limit` newest messages accepted before `messageId` (message ids are ULIDs, so a key range),
+   * newest first, with the named attributes, read consistently from the table (the index holds only keys).
+   */
+  async before(
+    organizationId: string,
+    conversationId: string,
+    messageId: string,
+    limit: number,
+    attributes: string[],
+  ): Promise<Record<string, unknown>[]> {
+    const { gsi1pk, gsi1sk } = keys.messagesByConversation(organizationId, conversationId, messageId);
+    const { Items: earlier = [] } = await queryEntries({
+      index: "messagesByConversation",
+      KeyConditionExpression: "gsi1pk = :pk AND gsi1sk < :self",
+      ExpressionAttributeValues: { ":pk": gsi1pk, ":self": gsi1sk },
+      ScanIndexForward: false,
+      Limit: limit,
+    });
+    if (earlier.length === 0) return [];
+    const stored = await getItems(
+      earlier.map((entry) => ({ pk: String(entry.pk), sk: String(entry.sk) })),
+      { consistent: true, attributes },
+    );
+    return stored.sort((a, b) => String(b.id).localeCompare(String(a.id)));
   },
 
   /**

@@ -68,7 +68,12 @@ export const CancelMessageSchema = v.optional(
 
 const nullableString = v.nullish(v.string());
 
-export const messagePurposes = ["OptOutConfirmation", "OptInConfirmation", "HelpReply"] as const;
+/**
+ * Why the service itself sent a message: a compliance reply to a contact's keyword, or an alert to one of the
+ * organization's own agents (core/alerts/index.ts). Such a message skips the contact rules that protect leads
+ * (consent, quiet hours, frequency caps); the alert is still never sent to a suppressed number.
+ */
+export const messagePurposes = ["OptOutConfirmation", "OptInConfirmation", "HelpReply", "AgentAlert"] as const;
 export type MessagePurpose = (typeof messagePurposes)[number];
 
 /** A message as `GET /messages/{id}` answers it; field names follow the event record (spec 2.5). */

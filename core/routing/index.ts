@@ -11,6 +11,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import type { Lead } from "#core/leads/schemas";
 import { newId, nowIso } from "#core/shared/ids";
 import { Users } from "#core/users/index";
+import type { AlertPreferences } from "#core/users/schemas";
 import type {
   RoutingAgent,
   RoutingAvailability,
@@ -165,13 +166,15 @@ export const Routing = {
   async reachable(
     organizationId: string,
     userId: string,
-  ): Promise<{ userId: string; name: string; email: string; phone: string | null } | undefined> {
+  ): Promise<
+    { userId: string; name: string; email: string; phone: string | null; alerts: AlertPreferences } | undefined
+  > {
     const [standing, away] = await Promise.all([
       Users.standing(organizationId, userId),
       awayReads.get(keys.routingAway(organizationId, userId)),
     ]);
     if (!standing?.active || away?.away === true) return undefined;
-    return { userId, name: standing.name, email: standing.email, phone: standing.phone };
+    return { userId, name: standing.name, email: standing.email, phone: standing.phone, alerts: standing.alerts };
   },
 
   /**

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { encodeTime, monotonicFactory, TIME_MAX } from "ulid";
 import * as v from "valibot";
 
@@ -6,6 +7,21 @@ const nextUlid = monotonicFactory();
 /** Opaque, time-sortable identifier (ULID). */
 export function newId(): string {
   return nextUlid();
+}
+
+/** Crockford's base32, the alphabet of a ULID. */
+const ULID_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/**
+ * The id of something `base` (a ULID) causes once, like the SMS an event sends: a ULID of `base`'s millisecond whose
+ * random part is a hash of `base` and `purpose`, so reading the cause again yields the same id (a conditional create
+ * then finds the first one) and the id still sorts by time.
+ */
+export function derivedId(base: string, purpose: string): string {
+  const digest = createHash("sha256").update(`${base}\u0000${purpose}`).digest();
+  let random = "";
+  for (let index = 0; index < 16; index++) random += ULID_ALPHABET[digest[index]! & 31];
+  return `${base.slice(0, 10)}${random}`;
 }
 
 /** Current time as ISO 8601 UTC with milliseconds, the format of every stored timestamp. */

@@ -46,6 +46,27 @@ export const WorkingHoursSchema = v.pipe(
 
 export const RoleSchema = v.picklist(roles);
 
+/** How an agent is told (core/alerts/index.ts): an SMS to their profile phone from the organization's number, an e-mail. */
+export const alertChannels = ["sms", "email"] as const;
+export type AlertChannel = (typeof alertChannels)[number];
+
+const AlertChannelsSchema = v.pipe(
+  v.array(v.picklist(alertChannels, 'Must be "sms" or "email".')),
+  v.maxLength(2),
+  v.check((channels) => new Set(channels).size === channels.length, "Name each channel once."),
+  v.description("Empty: not told. `sms` needs a profile phone; nothing is sent while the user is away."),
+);
+
+/** What the user is told at once, and how: a lead assigned to them, a reply from a contact of a conversation of theirs. */
+export const AlertPreferencesSchema = v.strictObject({
+  newLead: AlertChannelsSchema,
+  inboundReply: AlertChannelsSchema,
+});
+export type AlertPreferences = v.InferOutput<typeof AlertPreferencesSchema>;
+
+/** A user who never chose is told by e-mail of both (an SMS needs the phone they may not have given). */
+export const defaultAlerts: AlertPreferences = { newLead: ["email"], inboundReply: ["email"] };
+
 export const UserSchema = v.object({
   id: v.string(),
   email: v.string(),
@@ -53,6 +74,7 @@ export const UserSchema = v.object({
   phone: v.pipe(v.nullable(v.string()), v.description("E.164; used for call bridging and alerts.")),
   timeZone: v.nullable(v.string()),
   workingHours: v.array(v.object({ day: v.picklist(weekdays), start: v.string(), end: v.string() })),
+  alerts: AlertPreferencesSchema,
   role: RoleSchema,
   status: v.picklist(userStatuses),
   createdAt: timestamp,
@@ -66,6 +88,7 @@ export const UpdateProfileSchema = v.strictObject({
   phone: v.optional(v.nullable(PhoneNumberInput)),
   timeZone: v.optional(v.nullable(TimeZoneSchema)),
   workingHours: v.optional(WorkingHoursSchema),
+  alerts: v.optional(AlertPreferencesSchema),
 });
 export type UpdateProfile = v.InferOutput<typeof UpdateProfileSchema>;
 

@@ -1,7 +1,7 @@
 import { keys } from "#core/db/keys";
 import { warmReads } from "#core/db/warm";
 import { roleNamed } from "#core/auth/actor";
-import type { User } from "#core/users/schemas";
+import { defaultAlerts, type AlertPreferences, type User } from "#core/users/schemas";
 
 type WorkingHours = User["workingHours"];
 
@@ -27,6 +27,7 @@ export async function standingOf(organizationId: string, userId: string) {
     workingHours: (item.workingHours as WorkingHours | undefined) ?? [],
     // Where the user is reached for bridged calls and alerts (core/routing `reachable`).
     phone: (item.phone as string | null | undefined) ?? null,
+    alerts: (item.alerts as AlertPreferences | undefined) ?? defaultAlerts,
   };
 }
 

@@ -6,7 +6,7 @@ import { prefixQuery } from "#core/db/list";
 import type { TransactItem } from "#core/db/transact";
 import { where, type Condition } from "#core/db/expression";
 import { roleNamed } from "#core/auth/actor";
-import type { User } from "#core/users/schemas";
+import { defaultAlerts, type User } from "#core/users/schemas";
 
 /** The most users one organization holds (a team, not a customer list): lists and owner counts read them all. */
 export const maxUsersPerOrganization = 500;
@@ -54,6 +54,7 @@ export function toUser(item: Record<string, unknown>): User {
     phone: (item.phone as string | null) ?? null,
     timeZone: (item.timeZone as string | null) ?? null,
     workingHours: (item.workingHours as User["workingHours"]) ?? [],
+    alerts: (item.alerts as User["alerts"] | undefined) ?? defaultAlerts,
     role: roleNamed(item.role) ?? "agent",
     status: item.status as User["status"],
     createdAt: item.createdAt as string,

@@ -8,7 +8,7 @@ import { ConflictError, ForbiddenError, NotFoundError } from "#core/errors";
 import { ApiKeys } from "#core/organizations/index";
 import { newId, nowIso } from "#core/shared/ids";
 import type { Page, PagingQuery } from "#core/shared/paging";
-import type { UpdateProfile, User } from "#core/users/schemas";
+import { defaultAlerts, type UpdateProfile, type User } from "#core/users/schemas";
 import { allUsers, forgetStanding, newUserWrites, readUser, toUser, userPut, userPrefixQuery } from "#core/users/store";
 
 const listResource: ListResource<User> = {
@@ -39,6 +39,7 @@ export function newUser(input: { email: string; name?: string; role: Role }): Us
     phone: null,
     timeZone: null,
     workingHours: [],
+    alerts: defaultAlerts,
     role: input.role,
     status: "Active",
     createdAt: nowIso(),

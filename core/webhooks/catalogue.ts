@@ -49,6 +49,11 @@ export const webhookCatalogue = {
     from: ["LeadAssigned"],
   },
   "lead.unassigned": { description: "A lead's assignee was removed.", resource: "lead", from: ["LeadUnassigned"] },
+  "lead.offered": {
+    description: "A first-to-claim routing rule offered a lead to a pool of users; the first to claim it gets it.",
+    resource: "lead",
+    from: ["LeadOffered"],
+  },
   "conversation.assigned": {
     description: "A conversation was assigned or reassigned to a user (by hand, by a claim, or following its lead).",
     resource: "conversation",

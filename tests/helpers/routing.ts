@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { expect } from "vitest";
 import { Users } from "#core/users/index";
 import { intakeByQuery, uniquePhone, waitForLead, type TestSource } from "#tests/helpers/leads";
+import { events, sleep } from "#tests/helpers/messaging";
 import { userToken, type TestOrganization } from "#tests/helpers/stack";
 
 export interface TestAgent {
@@ -68,4 +69,28 @@ export async function assign(org: TestOrganization, leadId: string, userId: stri
   const response = await org.request("PUT", `/leads/${leadId}/assignee`, { body: { userId } });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body;
+}
+
+/** Sets the agent's alert preferences (PUT /users/me with their own token). */
+export async function setAlerts(org: TestOrganization, agent: TestAgent, alerts: Record<string, string[]>) {
+  const response = await org.request("PUT", "/users/me", { token: agent.token, body: { alerts } });
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return response.body;
+}
+
+/** The outbound messages to `phone` the organization's events show, once `count` of them are there. */
+export async function textsTo(org: TestOrganization, phone: string, count: number, timeoutMs = 20_000): Promise<any[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ids = [
+      ...new Set(
+        (await events(org))
+          .filter((event) => event.relatedEntityType === "Message" && event.toPhoneNumber === phone)
+          .map((event) => event.relatedEntityId as string),
+      ),
+    ];
+    if (ids.length >= count || Date.now() > deadline)
+      return Promise.all(ids.map(async (id) => (await org.request("GET", `/messages/${id}`)).body));
+    await sleep(200);
+  }
 }
