@@ -40,10 +40,15 @@ export const subscribers = consumers.map(subscribe);
  * stream DLQ (which the function's role may send to: Lambda sends it with that role) and the shard moves on.
  */
 export function subscribeToStream(consumer: StreamConsumerDefinition) {
+  const handler = handlerArgs(consumer);
   const args = {
-    ...handlerArgs(consumer),
+    ...handler,
     timeout: `${consumer.timeoutSeconds} seconds` as const,
-    permissions: [{ actions: ["sqs:SendMessage"], resources: [streamFailures.arn] }],
+    // Its own grants (a consumer that sends mail) and the failure destination's.
+    permissions: [
+      ...((handler.permissions as sst.aws.FunctionPermissionArgs[] | undefined) ?? []),
+      { actions: ["sqs:SendMessage"], resources: [streamFailures.arn] },
+    ],
   };
   return table.subscribe(resourceName(consumer.name), withDefaults(args, api.url), {
     filters: consumer.records.map(({ eventName, entity, where = {} }) => ({
