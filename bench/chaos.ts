@@ -496,7 +496,11 @@ async function awaitPacingSlots(orgs: Org[]): Promise<void> {
   for (;;) {
     const slots = (await snapshot(orgs)).flatMap(({ items }) =>
       [...items.values()]
-        .filter((item) => item.entity === "Message" && item.status === "Queued" && item.dueKind === "Dispatch")
+        // One waiting behind its conversation's earlier message (which may itself need the sweep) waits for no slot.
+        .filter(
+          (item) =>
+            item.entity === "Message" && item.status === "Queued" && item.dueKind === "Dispatch" && !item.waitingBehind,
+        )
         .map((item) => Date.parse(String(item.gsi3sk).split("#")[0]!) - DISPATCH_GRACE_MS)
         .filter((slot) => slot > Date.now()),
     );

@@ -268,11 +268,17 @@ export const routeTable = {
   getLead: { method: "GET", path: "/leads/{id}", handler: "functions/leads/get.handler" },
   listLeads: { method: "POST", path: "/leads/all/my", handler: "functions/leads/list.handler" },
   assignLead: { method: "PUT", path: "/leads/{id}/assignee", handler: "functions/leads/assign.handler" },
+  addLeadNote: { method: "POST", path: "/leads/{id}/notes", handler: "functions/leads/add-note.handler" },
   getRoutingSettings: { method: "GET", path: "/routing/settings", handler: "functions/routing/get-settings.handler" },
   updateRoutingSettings: {
     method: "PUT",
     path: "/routing/settings",
     handler: "functions/routing/update-settings.handler",
+  },
+  getRoutingAway: {
+    method: "GET",
+    path: "/routing/agents/{userId}/away",
+    handler: "functions/routing/get-away.handler",
   },
   setRoutingAway: {
     method: "PUT",

@@ -15,8 +15,8 @@ import { openHolder } from "#core/leads/open-leads";
 import { nowIso } from "#core/shared/ids";
 import { Users } from "#core/users/index";
 
-/** Event types assignment records (each on the lead's timeline). */
-export type LeadAssignmentEventType = "LeadAssigned" | "LeadUnassigned" | "LeadOffered";
+/** Event types of who works a lead (each on the lead's timeline): its assignment, offers and notes (core/leads/notes.ts). */
+export type LeadAssignmentEventType = "LeadAssigned" | "LeadUnassigned" | "LeadOffered" | "LeadNoteAdded";
 
 type AssignedBy = NonNullable<Lead["assignedBy"]>;
 

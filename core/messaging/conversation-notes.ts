@@ -3,12 +3,9 @@ import type { Actor } from "#core/auth/actor";
 import { Conversations } from "#core/messaging/conversations";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { timestamp } from "#core/shared/ids";
-import { maxChars } from "#core/shared/validation";
+import { AddNoteSchema, type AddNote } from "#core/shared/notes";
 
-/** Body of `POST /conversations/{id}/notes`. */
-export const AddNoteSchema = v.strictObject({
-  body: v.pipe(v.string(), v.trim(), v.minLength(1, "A note needs a text."), maxChars(2000)),
-});
+export { AddNoteSchema };
 
 export const ConversationNoteSchema = v.object({
   /** The id of the `ConversationNoteAdded` event that holds it. */
@@ -28,11 +25,7 @@ export type ConversationNote = v.InferOutput<typeof ConversationNoteSchema>;
  * order with the messages and calls from the one events list, and it is kept as long as the timeline is.
  */
 export const ConversationNotes = {
-  async add(
-    actor: Actor,
-    conversationId: string,
-    input: v.InferOutput<typeof AddNoteSchema>,
-  ): Promise<ConversationNote> {
+  async add(actor: Actor, conversationId: string, input: AddNote): Promise<ConversationNote> {
     const conversation = await Conversations.fromId(actor, conversationId);
     const event = await MessagingEvents.record(actor.organizationId, {
       eventType: "ConversationNoteAdded",

@@ -173,7 +173,7 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
   const ahead = await waitingAhead(organizationId, message);
   if (ahead) {
     const retryAt = ahead.nextRetryAt ? Date.parse(ahead.nextRetryAt) : 0;
-    await waitInQueue(organizationId, message, Math.max(now + ORDER_RECHECK_MS, retryAt));
+    await waitInQueue(organizationId, message, Math.max(now + ORDER_RECHECK_MS, retryAt), { behind: ahead.id });
     return;
   }
   const selection = await selectSender(organizationId, message);
@@ -219,7 +219,7 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
       billableAmount: billing.billableAmount,
     },
     // Each attempt starts at the primary provider; a failover of an earlier attempt is history.
-    remove: ["failedOverFrom"],
+    remove: ["failedOverFrom", "waitingBehind"],
     due: { at: new Date(Date.parse(claimedAt) + messagingConfig.receiptCheckMs).toISOString(), kind: "ReceiptTimeout" },
   }).catch(async (error: unknown) => {
     await unused();

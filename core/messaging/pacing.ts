@@ -137,9 +137,12 @@ export const Pacing = {
         : { at: slot, reserved: false };
     const at = handOver.at;
     if (handOver.reserved) return at;
-    await waitInQueue(organizationId, message, at, { numberId: number.id, at, reason }, async () => {
-      if (reason !== "StickyConversation" && reason !== "ManualOverride")
-        await Conversations.setSender(organizationId, message.conversationId, number);
+    await waitInQueue(organizationId, message, at, {
+      slot: { numberId: number.id, at, reason },
+      whileHeld: async () => {
+        if (reason !== "StickyConversation" && reason !== "ManualOverride")
+          await Conversations.setSender(organizationId, message.conversationId, number);
+      },
     });
     return undefined;
   },
@@ -162,22 +165,26 @@ export const Pacing = {
 /**
  * Puts a Queued message back in the queue until `at` (epoch ms; SQS delays go up to 15 minutes), carrying its
  * reserved `slot` if any, and moves its dispatch deadline past that time (the sweep must not republish a message that
- * is only waiting). `whileHeld` runs between the two, once the message is known to be still waiting. False when the
- * message moved on meanwhile (nothing is published).
+ * is only waiting); `behind` names the conversation's earlier message it waits for instead of a slot. `whileHeld` runs
+ * between the two, once the message is known to be still waiting. False when the message moved on meanwhile (nothing
+ * is published).
  */
 export async function waitInQueue(
   organizationId: string,
   message: Message,
   at: number,
-  slot?: Slot,
-  whileHeld?: () => Promise<void>,
+  { slot, behind, whileHeld }: { slot?: Slot; behind?: string; whileHeld?: () => Promise<void> } = {},
 ): Promise<boolean> {
   const until = Math.min(at, Date.now() + maxDelaySeconds * 1000);
   const waiting = await changeMessage(organizationId, message.id, {
     from: ["Queued"],
     condition: "retryCount = :retryCount",
     values: { ":retryCount": message.retryCount },
-    set: {},
+    // What it waits for, for operators and the chaos harness: the conversation's earlier message, or its own slot.
+    // Handled and waiting on purpose: the sweep's count of republishes (meant for a message nobody handles) restarts.
+    ...(behind
+      ? { set: { waitingBehind: behind, sweepAttempts: 0 } }
+      : { set: { sweepAttempts: 0 }, remove: ["waitingBehind"] }),
     due: { at: new Date(until + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
   });
   if (!waiting) return false;

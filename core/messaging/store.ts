@@ -38,9 +38,12 @@ export async function readMessage(organizationId: string, messageId: string): Pr
 export interface MessageChange {
   /** The statuses the message may be in for the change to apply. */
   from: readonly MessageStatus[];
-  /** `sweepAttempts` (how many times the sweep republished it) is stored but never shown. */
-  set: Partial<Record<keyof Message | "sweepAttempts", unknown>>;
-  remove?: (keyof Message)[];
+  /**
+   * Stored but never shown: `sweepAttempts` (how many times the sweep republished it) and `waitingBehind` (the id of
+   * the conversation's earlier message a Queued one waits for, core/messaging/conversation-order.ts).
+   */
+  set: Partial<Record<keyof Message | InternalField, unknown>>;
+  remove?: (keyof Message | InternalField)[];
   /** The due entry after the change (undefined: leave it as it is). */
   due?: Due;
   /** Extra condition, e.g. `retryCount = :rc` (values in `values`). */
@@ -97,8 +100,11 @@ export function messageUpdate(organizationId: string, messageId: string, change:
   };
 }
 
+type InternalField = "sweepAttempts" | "waitingBehind";
+
 const internal = new Set([
   "sweepAttempts",
+  "waitingBehind",
   "pk",
   "sk",
   "entity",

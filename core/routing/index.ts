@@ -177,6 +177,17 @@ export const Routing = {
     return { userId, name: standing.name, email: standing.email, phone: standing.phone, alerts: standing.alerts };
   },
 
+  /** `GET /routing/agents/{userId}/away`: whether a user of the organization is away (read consistently: just set). */
+  async away(actor: Actor, userId: string): Promise<RoutingAvailability> {
+    if (!(await Users.standing(actor.organizationId, userId))) throw new NotFoundError("User", userId);
+    const item = await getItem(keys.routingAway(actor.organizationId, userId), { consistent: true });
+    return {
+      userId,
+      away: item?.away === true,
+      modifiedAt: typeof item?.modifiedAt === "string" ? item.modifiedAt : null,
+    };
+  },
+
   /**
    * `PUT /routing/agents/{userId}/away`: a user marks themselves away (owners, admins and API keys may mark anyone);
    * routing skips an away user until they are back. Routing warm-reads the mark (`awayReads`).

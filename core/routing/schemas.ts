@@ -140,5 +140,9 @@ export const RoutingAwaySchema = v.strictObject({
 });
 export type RoutingAway = v.InferOutput<typeof RoutingAwaySchema>;
 
-export const RoutingAvailabilitySchema = v.object({ userId: v.string(), away: v.boolean(), modifiedAt: timestamp });
+export const RoutingAvailabilitySchema = v.object({
+  userId: v.string(),
+  away: v.boolean(),
+  modifiedAt: v.nullable(timestamp),
+});
 export type RoutingAvailability = v.InferOutput<typeof RoutingAvailabilitySchema>;

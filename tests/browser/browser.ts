@@ -81,7 +81,17 @@ export async function errorOf(page: Page, label: string): Promise<string | null>
 
 /** The page is no wider than the window: nothing scrolls sideways. */
 export async function noSideways(page: Page, width: number): Promise<void> {
-  expect((await page.evaluate("document.documentElement.scrollWidth")) as number).toBeLessThanOrEqual(width);
+  const scrollWidth = (await page.evaluate("document.documentElement.scrollWidth")) as number;
+  // On failure, name the elements that stick out (the innermost ones first), so a log says what to fix.
+  const sticking =
+    scrollWidth > width
+      ? ((await page.evaluate(`[...document.querySelectorAll("body *")]
+          .filter((element) => element.getBoundingClientRect().right > ${width} + 0.5)
+          .filter((element, _, all) => !all.some((other) => other !== element && element.contains(other)))
+          .slice(0, 5)
+          .map((element) => element.outerHTML.slice(0, 160) + " → " + Math.round(element.getBoundingClientRect().right) + " px")`)) as string[])
+      : [];
+  expect(scrollWidth, sticking.join("\n")).toBeLessThanOrEqual(width);
 }
 
 /** Controls a finger must hit, smaller than 44 px in either direction (inline links in running text are exempt). */

@@ -88,6 +88,41 @@ describe("the lead page's actions at a laptop's and a phone's size", () => {
     expect(errors).toEqual([]);
   }, 180_000);
 
+  it("adds a note the timeline shows at once, with the lead's assignment, each in its own row", async () => {
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    for (const size of sizes) {
+      await page.setViewportSize(size);
+      const lead = await createLead(org, randomNumber());
+      await waitForLead(org, lead.id);
+      expect((await org.request("PUT", `/leads/${lead.id}/assignee`, { body: { userId: admin.id } })).status).toBe(200);
+      await open(page, "/leads", "Leads");
+      await open(page, `/leads/${lead.id}`, "Timeline");
+      const note = `Prefers a call after 5 pm (${size.name})`;
+      await page.getByLabel("Note about this lead (only your team sees it)").fill(note);
+      await page.getByRole("button", { name: "Add note" }).click();
+      await expect
+        .poll(() => page.getByTestId("note-answer").textContent())
+        .toBe("Note added. Only your team sees it.");
+      const timeline = page.getByTestId("timeline");
+      await expect.poll(() => timeline.getByText(note).count()).toBe(1);
+      await expect.poll(() => timeline.getByText(`assigned to ${admin.name}`).count()).toBe(1);
+      const stored = await org.request("POST", "/events/all/my", {
+        body: { filters: [{ field: "leadId", value: lead.id }], pageSize: 50 },
+      });
+      const notes = stored.body.items.filter((event: any) => event.eventType === "LeadNoteAdded");
+      expect(notes).toMatchObject([{ summary: note, actorUserId: org.userIds.owner }]);
+      expect(await timeline.getByText(`Note by ${notes[0].actorDisplayName}`).count()).toBe(1);
+
+      // An empty note is refused in the API's words, beside the form.
+      await page.getByRole("button", { name: "Add note" }).click();
+      await expect.poll(() => page.getByTestId("note-answer").textContent()).toContain("A note needs a text.");
+      await noSideways(page, size.width);
+      if (size.name === "phone") expect(await smallTouchTargets(page)).toEqual([]);
+      await screenshot(page, `lead-note-${size.name}`);
+    }
+    expect(errors.filter((error) => !error.includes("status of 400"))).toEqual([]);
+  }, 120_000);
+
   it("a refused assignment is explained in the API's words", async () => {
     const lead = await createLead(org, randomNumber());
     await waitForLead(org, lead.id);

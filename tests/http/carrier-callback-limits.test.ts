@@ -48,9 +48,11 @@ describe("carrier callbacks and the per-IP rate limit", () => {
       // Paced at 20 a second, not a long code's 1: ten sends at 1/s would keep ten status polls running for ten seconds,
       // past the organization's read limit, and this test is about the callbacks' limit, not the sends' pace.
       const number = await addNumber(org, "212", ["sms", "mms", "voice"], 20);
-      // NoReceipt (08): the carrier reports Sent and never a final receipt, which our callbacks then bring.
+      // NoReceipt (08): the carrier reports Sent and never a final receipt, which our callbacks then bring. Ten
+      // contacts (one per area code): a conversation's messages go one after the other, ten conversations at once.
+      const areaCodes = ["212", "213", "214", "215", "216", "217", "218", "219", "301", "302"];
       const messages = await Promise.all(
-        Array.from({ length: 10 }, (_, index) => send(org, { to: magic("08"), body: `receipt ${index}` })),
+        areaCodes.map((areaCode, index) => send(org, { to: magic("08", areaCode), body: `receipt ${index}` })),
       );
       const sent = await Promise.all(
         messages.map((message) => waitForMessage(org, message.body.id, (found) => found.status === "Sent")),

@@ -405,6 +405,17 @@ describe("routing rules", () => {
     });
     expect(away.status, JSON.stringify(away.body)).toBe(200);
     expect(away.body).toMatchObject({ userId: bob!.id, away: true });
+    // Anyone of the organization reads it; a user never marked is available; another organization's user is a 404.
+    expect((await org.request("GET", `/routing/agents/${bob!.id}/away`, { token: ann!.token })).body).toEqual(
+      away.body,
+    );
+    expect((await org.request("GET", `/routing/agents/${ann!.id}/away`)).body).toEqual({
+      userId: ann!.id,
+      away: false,
+      modifiedAt: null,
+    });
+    const stranger = await newOrganization();
+    expect((await stranger.request("GET", `/routing/agents/${bob!.id}/away`)).status).toBe(404);
     // Cat works only on the weekday three days from now in Tokyo, so not today there.
     const notToday = new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Tokyo", weekday: "short" }).format(
       new Date(Date.now() + 3 * 86_400_000),

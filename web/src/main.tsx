@@ -20,6 +20,7 @@ import { Numbers } from "./pages/Numbers";
 import { Sources } from "./pages/Sources";
 import { Calls } from "./pages/Calls";
 import { Registration } from "./pages/Registration";
+import { Profile } from "./pages/Profile";
 import "./styles.css";
 
 /** Hash routes (#/leads, #/leads/<id>): the static site needs no rewrite rules and no token is ever in the path. */
@@ -69,6 +70,7 @@ const navigation = [
   ["/registration", "10DLC"],
   ["/sources", "Sources"],
   ["/team", "Team"],
+  ["/profile", "Profile"],
   ["/api-keys", "API keys"],
   ["/settings", "Settings"],
   ["/webhooks", "Webhooks"],
@@ -97,6 +99,7 @@ function Page({ route }: { route: string }) {
   if (section === "sources") return <Sources />;
   if (section === "calls") return <Calls />;
   if (section === "registration") return <Registration />;
+  if (section === "profile") return <Profile />;
   return <Overview />;
 }
 

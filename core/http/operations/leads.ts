@@ -9,6 +9,8 @@ import {
   ListLeadsSchema,
   SourceCredentialQuerySchema,
 } from "#core/leads/index";
+import { LeadNoteSchema } from "#core/leads/notes";
+import { AddNoteSchema } from "#core/shared/notes";
 import { pageSchema } from "#core/shared/paging";
 
 const outcome =
@@ -119,6 +121,21 @@ export const listLeads = defineOperation({
     filters: [{ field: "processingStatus", value: "Processed" }],
     orderBy: [{ field: "createdAt", direction: "desc" }],
   },
+});
+
+export const addLeadNote = defineOperation({
+  operationId: "addLeadNote",
+  summary: "Add an internal note to a lead (on its timeline, never sent)",
+  description:
+    "For what a colleague should know, also on a lead nobody has texted yet. Stored as a `LeadNoteAdded` event record (the text in `summary`, the author in `actorUserId` / `actorDisplayName`), so `POST /events/all/my` filtered by `leadId` lists it in order with the lead's messages, calls and assignments. A lead the caller may not read is a 404.",
+  tag: "Leads",
+  auth: "bearer",
+  permission: "leads:write",
+  params: LeadIdParams,
+  body: AddNoteSchema,
+  success: { status: 201, description: "The note", schema: LeadNoteSchema },
+  problems: [400, 401, 403, 404, 413, 415, 429],
+  example: { body: "Prefers a call after 5 pm; spouse decides." },
 });
 
 export const assignLead = defineOperation({

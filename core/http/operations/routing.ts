@@ -46,6 +46,21 @@ export const updateRoutingSettings = defineOperation({
   },
 });
 
+const UserIdParams = v.object({ userId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
+
+export const getRoutingAway = defineOperation({
+  operationId: "getRoutingAway",
+  summary: "Whether a user is away (routing, calls and alerts skip them)",
+  description:
+    "Any user of the organization reads anyone's (a colleague's lead may go to someone else while they are away). A user never marked answers `away: false` with `modifiedAt` null.",
+  tag,
+  auth: "bearer",
+  permission: "users:read",
+  params: UserIdParams,
+  success: { status: 200, description: "The user's availability", schema: RoutingAvailabilitySchema },
+  problems: [401, 403, 404, 429],
+});
+
 export const setRoutingAway = defineOperation({
   operationId: "setRoutingAway",
   summary: "Mark a user away (routing skips them) or back",
@@ -54,7 +69,7 @@ export const setRoutingAway = defineOperation({
   tag,
   auth: "bearer",
   permission: "leads:write",
-  params: v.object({ userId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) }),
+  params: UserIdParams,
   body: RoutingAwaySchema,
   success: { status: 200, description: "The user's availability", schema: RoutingAvailabilitySchema },
   problems: [400, 401, 403, 404, 413, 415, 429],

@@ -5,6 +5,7 @@ import { Pager } from "../Pager";
 import { fullName } from "../names";
 import { ReplyBox } from "./Conversations";
 import { LeadActions } from "./LeadActions";
+import { NoteBox } from "../NoteBox";
 
 type LeadQuery = NonNullable<paths["/leads/all/my"]["post"]["requestBody"]>["content"]["application/json"];
 type LeadPage = paths["/leads/all/my"]["post"]["responses"]["200"]["content"]["application/json"];
@@ -212,11 +213,21 @@ export function timelineRows(events: TimelineEvent[]): TimelineRow[] {
   return rows;
 }
 
+const noteEvents = new Set(["LeadNoteAdded", "ConversationNoteAdded"]);
+const assignmentEvents = new Set(["LeadAssigned", "LeadUnassigned", "LeadOffered"]);
+
 function rowTitle({ latest }: TimelineRow): string {
   const inbound = latest.direction === "Inbound";
   if (latest.relatedEntityType === "Message") return inbound ? "Text received" : "Text sent";
   if (latest.relatedEntityType === "Call") return inbound ? "Call in" : "Call out";
+  if (noteEvents.has(latest.eventType)) return `Note by ${latest.actorDisplayName ?? "someone"}`;
   return fieldLabel(latest.eventType);
+}
+
+/** The row's line: a note's own words, whom an assignment went to, else the event's short summary. */
+function rowText({ latest }: TimelineRow): string {
+  if (assignmentEvents.has(latest.eventType)) return latest.description ?? latest.summary ?? "";
+  return latest.summary ?? latest.description ?? "";
 }
 
 /** One lead: contact, source and consent, the rest of its metadata in words, and the timeline of its messages and calls. */
@@ -341,6 +352,20 @@ export function LeadPage({ id }: { id: string }) {
           />
         </section>
       )}
+      <section aria-labelledby="lead-note">
+        <h2 id="lead-note">Add a note</h2>
+        <NoteBox
+          label="Note about this lead (only your team sees it)"
+          save={async (body) => {
+            const { data, error: problem } = await api.POST("/leads/{id}/notes", {
+              params: { path: { id: lead.id } },
+              body: { body },
+            });
+            return data ? null : problemText(problem);
+          }}
+          onAdded={() => setEventsVersion((version) => version + 1)}
+        />
+      </section>
       <section aria-labelledby="timeline">
         <h2 id="timeline">Timeline</h2>
         <ol class="timeline" data-testid="timeline">
@@ -349,7 +374,7 @@ export function LeadPage({ id }: { id: string }) {
               <details>
                 <summary>
                   <time dateTime={row.latest.createdAt}>{when(row.latest.createdAt)}</time>{" "}
-                  <strong>{rowTitle(row)}</strong> {row.latest.summary ?? row.latest.description ?? ""}
+                  <strong>{rowTitle(row)}</strong> {rowText(row)}
                   {row.latest.status && (
                     <span class="badge" data-testid="row-status">
                       {row.latest.status}

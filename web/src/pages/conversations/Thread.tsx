@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, problemText } from "../../api/client";
 import type { paths } from "../../api/schema";
+import { NoteBox } from "../../NoteBox";
 import { leadNames, ReplyBox, type Conversation } from "../Conversations";
 import { CallButton } from "./CallButton";
 import { CannedRepliesPanel, useCannedReplies } from "./CannedReplies";
@@ -230,48 +231,6 @@ function AssigneePicker(props: {
   );
 }
 
-/** Adds an internal note (POST /conversations/{id}/notes): kept in the thread, never sent to the contact. */
-function NoteBox({ conversationId, onAdded }: { conversationId: string; onAdded: () => void }) {
-  const [body, setBody] = useState("");
-  const [answer, setAnswer] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  return (
-    <form
-      class="reply note-form"
-      onSubmit={async (event) => {
-        event.preventDefault();
-        setBusy(true);
-        const { data, error } = await api.POST("/conversations/{id}/notes", {
-          params: { path: { id: conversationId } },
-          body: { body },
-        });
-        setBusy(false);
-        if (!data) return setAnswer(problemText(error));
-        setBody("");
-        setAnswer("Note added. Only your team sees it.");
-        onAdded();
-      }}
-    >
-      <label for="note">Internal note (only your team sees it)</label>
-      <textarea
-        id="note"
-        rows={3}
-        maxLength={2000}
-        value={body}
-        onInput={(event) => setBody(event.currentTarget.value)}
-      />
-      <button type="submit" disabled={busy}>
-        Add note
-      </button>
-      {answer && (
-        <p role="status" class="hint" data-testid="note-answer">
-          {answer}
-        </p>
-      )}
-    </form>
-  );
-}
-
 /**
  * One conversation: messages, calls, internal notes and assignments in one timeline, kept fresh while it is open
  * (and marked read whenever something new arrives while it shows); assign it, call the contact through your own
@@ -393,7 +352,16 @@ export function Thread({ id }: { id: string }) {
           onSent={reload}
         />
       ) : (
-        <NoteBox conversationId={conversation.id} onAdded={reload} />
+        <NoteBox
+          save={async (body) => {
+            const { data, error } = await api.POST("/conversations/{id}/notes", {
+              params: { path: { id: conversation.id } },
+              body: { body },
+            });
+            return data ? null : problemText(error);
+          }}
+          onAdded={reload}
+        />
       )}
       <CannedRepliesPanel canned={canned} />
     </>
