@@ -21,8 +21,11 @@ api.use({
   },
 });
 
-/** The problem+json detail (or title) of a failed call, for showing as the API said it. */
+/** A failed call's problem+json in the API's words: its field errors when it has any, else its detail (or title). */
 export function problemText(error: unknown): string {
-  const problem = error as { detail?: string; title?: string } | undefined;
+  const problem = error as { detail?: string; title?: string; errors?: { detail?: string }[] } | undefined;
+  // A validation problem's own words are in its field errors ("A note needs a text."), not its summary.
+  const fieldErrors = (problem?.errors ?? []).map((fieldError) => fieldError.detail).filter(Boolean);
+  if (fieldErrors.length > 0) return fieldErrors.join(" ");
   return problem?.detail ?? problem?.title ?? "The request failed.";
 }

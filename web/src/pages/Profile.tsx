@@ -68,51 +68,55 @@ export function Profile() {
         {problem && <ProblemSummary detail={problem.detail} errors={problem.errors} />}
         <section aria-labelledby="reach-me">
           <h2 id="reach-me">Where you are reached</h2>
-          <Field
-            label="Your phone"
-            pointer="/phone"
-            errors={errorsAt(problem, "/phone")}
-            hint="E.164, such as +14155550123: your calls ring it first, text alerts go to it."
-          >
-            {(control) => (
-              <input
-                {...control}
-                type="tel"
-                autocomplete="tel"
-                value={phone}
-                onInput={(event) => {
-                  setSaved(false);
-                  setPhone(event.currentTarget.value);
-                }}
-              />
-            )}
-          </Field>
+          <div class="node-fields">
+            <Field
+              label="Your phone"
+              pointer="/phone"
+              errors={errorsAt(problem, "/phone")}
+              hint="E.164, such as +14155550123: your calls ring it first, text alerts go to it."
+            >
+              {(control) => (
+                <input
+                  {...control}
+                  type="tel"
+                  autocomplete="tel"
+                  value={phone}
+                  onInput={(event) => {
+                    setSaved(false);
+                    setPhone(event.currentTarget.value);
+                  }}
+                />
+              )}
+            </Field>
+          </div>
         </section>
         <section aria-labelledby="alerts">
           <h2 id="alerts">Alerts</h2>
-          {alertKinds.map((kind) => (
-            <fieldset
-              class={errorsAt(problem, `/alerts/${kind.key}`).length ? "field invalid" : "field"}
-              data-pointer={`/alerts/${kind.key}`}
-            >
-              <legend>{kind.legend}</legend>
-              <div class="checks">
-                {channels.map((channel) => (
-                  <label>
-                    <input
-                      type="checkbox"
-                      checked={alerts[kind.key].includes(channel.value)}
-                      onChange={(event) => toggle(kind.key, channel.value, event.currentTarget.checked)}
-                    />
-                    {channel.label}
-                  </label>
+          <div class="node-fields">
+            {alertKinds.map((kind) => (
+              <fieldset
+                class={errorsAt(problem, `/alerts/${kind.key}`).length ? "field invalid" : "field"}
+                data-pointer={`/alerts/${kind.key}`}
+              >
+                <legend>{kind.legend}</legend>
+                <div class="checks">
+                  {channels.map((channel) => (
+                    <label>
+                      <input
+                        type="checkbox"
+                        checked={alerts[kind.key].includes(channel.value)}
+                        onChange={(event) => toggle(kind.key, channel.value, event.currentTarget.checked)}
+                      />
+                      {channel.label}
+                    </label>
+                  ))}
+                </div>
+                {errorsAt(problem, `/alerts/${kind.key}`).map((text) => (
+                  <p class="field-error">{text}</p>
                 ))}
-              </div>
-              {errorsAt(problem, `/alerts/${kind.key}`).map((text) => (
-                <p class="field-error">{text}</p>
-              ))}
-            </fieldset>
-          ))}
+              </fieldset>
+            ))}
+          </div>
           <p class="hint">Nothing is sent while you are away. Text alerts come from your organization's number.</p>
         </section>
         <div class="node-actions">
