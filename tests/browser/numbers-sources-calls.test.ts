@@ -22,8 +22,13 @@ async function filteredUntilPaused(number: any): Promise<void> {
   );
   // Paced at one message a second per number, on a machine shared with other work: a generous wait.
   for (const sent of sends) await waitForMessage(org, sent.body.id, undefined, 90_000);
-  const read = await org.request("GET", `/phone-numbers/${number.id}`);
-  if (!read.body.paused) throw new Error(`number ${number.phoneNumber} was not paused`);
+  // The pause follows the last filtered outcome's commit (the health count and its check run after it): poll for it.
+  await expect
+    .poll(async () => (await org.request("GET", `/phone-numbers/${number.id}`)).body.paused, {
+      message: `number ${number.phoneNumber} paused`,
+      timeout: 30_000,
+    })
+    .toBeTruthy();
 }
 
 beforeAll(async () => {
