@@ -37,6 +37,7 @@ export async function routingBench(context: BenchContext): Promise<void> {
   await Routing.replace(actor, {
     agentsSeeAllLeads: true,
     agentsMayClaim: false,
+    fallback: "unassigned",
     agents: [],
     rules: [
       { id: "warm-up", name: null, conditions: { sourceIds: [warmUp.sourceId] }, pool, strategy: "roundRobin" },

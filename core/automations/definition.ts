@@ -21,7 +21,13 @@ export {
   type AutomationGraph,
   type GraphProblem,
 } from "./definition/graph.ts";
-export { parseTemplate, renderTemplate, jsonStringEncode, type TemplatePlaceholder } from "./definition/template.ts";
+export {
+  parseTemplate,
+  renderTemplate,
+  jsonStringEncode,
+  type RenderOptions,
+  type TemplatePlaceholder,
+} from "./definition/template.ts";
 export { parseCron, minutesOfDay, isWithinWindow, type CronFields } from "./definition/time.ts";
 export {
   leadFields,

@@ -10,7 +10,7 @@ import { where } from "#core/db/expression";
 import type { AssignLead, Lead } from "#core/leads/schemas";
 import { checkAssigneeChange } from "#core/leads/assignee-rules";
 import { mayRead } from "#core/leads/visibility";
-import { Routing, type RoutingPick } from "#core/routing/index";
+import { Routing, type NoOneReason, type RoutingPick } from "#core/routing/index";
 import { openHolder } from "#core/leads/open-leads";
 import { nowIso } from "#core/shared/ids";
 import { Users } from "#core/users/index";
@@ -41,9 +41,8 @@ export async function routeLead(organizationId: string, leadId: string): Promise
 /** Where routing by the rules left a lead: assigned (to whom), flagged (why), or already taken by someone else. */
 export type RoutingOutcome = {
   assignedUserId: string | null;
-  outcome: "Assigned" | "AlreadyAssigned" | "Offered" | NoOneReason;
+  outcome: "Assigned" | "AssignedToOwner" | "AlreadyAssigned" | "Offered" | NoOneReason;
 };
-type NoOneReason = Extract<RoutingPick, { kind: "unassigned" }>["reason"];
 
 /**
  * Routes a lead by the organization's rules: `rule` is the first routing of a processed lead (conditioned on "never
@@ -62,14 +61,15 @@ async function routeByRules(
     // The user's cap counts: a refusal means another lead reached the cap first.
     if (pick.kind === "assign") transaction.include("caps", ...pick.writes);
     transaction.update("lead", routedWrite(organizationId, lead, pick, method));
-    if (pick.kind === "assign") {
-      const by: AssignedBy = { method, ruleId: pick.ruleId, userId: null };
+    if (pick.kind === "assign" || pick.kind === "fallback") {
+      const by = assignedBy(pick, method);
       Events.item(organizationId, await assignmentEvent(organizationId, lead, pick.userId, by), transaction);
     }
     if (pick.kind === "offer") Events.item(organizationId, offerEvent(lead, pick), transaction);
     try {
       await transact(transaction);
       if (pick.kind === "assign") return { assignedUserId: pick.userId, outcome: "Assigned" };
+      if (pick.kind === "fallback") return { assignedUserId: pick.userId, outcome: "AssignedToOwner" };
       return { assignedUserId: null, outcome: pick.kind === "offer" ? "Offered" : pick.reason };
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;
@@ -84,19 +84,26 @@ async function routeByRules(
   throw new Error(`Routing lead ${lead.id} found its pick capped ${ROUTING_ATTEMPTS} times; the queue retries it.`);
 }
 
+/** A rule's assignment says the rule (and whether an automation asked); the owner fallback says it was the fallback. */
+function assignedBy(pick: Extract<RoutingPick, { kind: "assign" | "fallback" }>, method: "rule" | "automation") {
+  return { method: pick.kind === "fallback" ? "fallback" : method, ruleId: pick.ruleId, userId: null } as AssignedBy;
+}
+
 function routedWrite(organizationId: string, lead: Lead, pick: RoutingPick, method: "rule" | "automation") {
   const at = nowIso();
   const changes =
-    pick.kind === "assign"
+    pick.kind === "assign" || pick.kind === "fallback"
       ? {
           routedAt: at,
           assignedUserId: pick.userId,
           assignedAt: at,
-          assignedBy: { method, ruleId: pick.ruleId, userId: null },
+          assignedBy: assignedBy(pick, method),
           needsAttention: false,
           modifiedAt: at,
           // Open for the user until the lead is answered or reassigned (their open-leads cap counted it).
-          ...(pick.holdsOpen ? { openFor: pick.userId } : {}),
+          ...(pick.kind === "assign" && pick.holdsOpen ? { openFor: pick.userId } : {}),
+          // Why the rules could not place it, kept for diagnosis as an unassigned lead keeps it.
+          ...(pick.kind === "fallback" ? { routingOutcome: pick.reason } : {}),
         }
       : pick.kind === "offer"
         ? { routedAt: at, offeredTo: pick.userIds, needsAttention: false, routingOutcome: "Offered", modifiedAt: at }
@@ -235,8 +242,10 @@ async function assignmentEvent(
   const who = leadLabel(lead);
   const assignee = userId ? ((await Users.standing(organizationId, userId))?.name ?? userId) : null;
   const how =
-    (by?.ruleId ? ` by routing rule ${by.ruleId}` : "") +
-    (by?.method === "automation" ? " (automation)" : by?.method === "claim" ? " (claimed)" : "");
+    by?.method === "fallback"
+      ? ` by the routing fallback to an owner (${by.ruleId ? `nobody in rule ${by.ruleId}'s pool could take it` : "no routing rule matched"})`
+      : (by?.ruleId ? ` by routing rule ${by.ruleId}` : "") +
+        (by?.method === "automation" ? " (automation)" : by?.method === "claim" ? " (claimed)" : "");
   return {
     eventType: userId ? ("LeadAssigned" as const) : ("LeadUnassigned" as const),
     eventCategory: "Lead",
@@ -248,7 +257,11 @@ async function assignmentEvent(
     relatedEntityType: "User",
     ...(userId ? { relatedEntityId: userId } : {}),
     status: userId ? "Assigned" : "Unassigned",
-    ...(by?.ruleId ? { statusReason: `rule:${by.ruleId}` } : {}),
+    ...(by?.method === "fallback"
+      ? { statusReason: "fallback:owner" }
+      : by?.ruleId
+        ? { statusReason: `rule:${by.ruleId}` }
+        : {}),
     ...(lead.sourceId ? { sourceId: lead.sourceId } : {}),
     createdAt: at,
     createdBy: actor?.userId ?? (actor?.apiKeyId ? `apiKey:${actor.apiKeyId}` : "routing"),

@@ -287,8 +287,11 @@ export const SourceCredentialQuerySchema = v.strictObject({
 const nullableString = v.nullable(v.string());
 const valueObject = v.nullable(v.object({ value: v.string() }));
 
-/** How a lead came to its assignee (docs/routing.md): a routing rule, a person, an agent claiming it, or an automation. */
-export const assignmentMethods = ["rule", "manual", "claim", "automation"] as const;
+/**
+ * How a lead came to its assignee (docs/routing.md): a routing rule, a person, an agent claiming it, an automation,
+ * or the routing fallback to an owner when nobody of the rules could take it (`ruleId`: the rule matched, if any).
+ */
+export const assignmentMethods = ["rule", "manual", "claim", "automation", "fallback"] as const;
 
 /**
  * Who works the lead (issue 28). Optional with defaults, so leads stored before assignment existed read as

@@ -3,6 +3,7 @@ import { getItem, getItems, table } from "#core/db/items";
 import { warmReads } from "#core/db/warm";
 import { organizationProfile } from "#core/organizations/profile";
 import { capPeriods, isWorkingTime } from "#core/routing/availability";
+import { matchesConditions } from "#core/routing/conditions";
 import { inTurn, leastRecentlyAssigned } from "#core/routing/strategies";
 import { openLeadClosed } from "#core/routing/open-count";
 import { entities, keys } from "#core/db/keys";
@@ -16,7 +17,6 @@ import type {
   RoutingAgent,
   RoutingAvailability,
   RoutingAway,
-  RoutingConditions,
   RoutingRule,
   RoutingSettings,
   RoutingSettingsRequest,
@@ -28,6 +28,7 @@ const DEFAULTS: RoutingSettings = {
   agentsSeeAllLeads: true,
   agentsMayClaim: false,
   rules: [],
+  fallback: "unassigned",
   agents: [],
   modifiedAt: null,
 };
@@ -41,13 +42,21 @@ const settingsReads = warmReads({ ttlMs: routingSettingsMs, maxEntries: 5_000 })
 /** Away marks, read for each pool member and remembered as long as their standing (a few seconds late on other instances). */
 const awayReads = warmReads({ ttlMs: 3_000, maxEntries: 5_000 });
 
-/** Where routing sent a lead: a user of a rule's pool (with the cap counts that must commit with it), or nobody. */
+/** Why nobody of the rules could take a lead: no rule matched it, or nobody in the matched rule's pool may take it now. */
+export type NoOneReason = "NoRuleMatched" | "NoEligibleUser";
+
+/**
+ * Where routing sent a lead: a user of a rule's pool (with the cap counts that must commit with it), an owner by the
+ * `owner` fallback, or nobody.
+ */
 export type RoutingPick =
   /** `holdsOpen`: the user has an open-leads cap, and `writes` count this lead open for them (the lead notes `openFor`). */
   | { kind: "assign"; ruleId: string; userId: string; writes: TransactItem[]; holdsOpen: boolean }
   /** First to claim: the lead is offered to these members, and the first of them to claim it gets it. */
   | { kind: "offer"; ruleId: string; userIds: string[] }
-  | { kind: "unassigned"; reason: "NoRuleMatched" | "NoEligibleUser"; ruleId: string | null };
+  /** Nobody of the rules could take it (`reason`; `ruleId` the matched rule), and the fallback gives it to this owner. */
+  | { kind: "fallback"; reason: NoOneReason; ruleId: string | null; userId: string }
+  | { kind: "unassigned"; reason: NoOneReason; ruleId: string | null };
 
 /**
  * Routing rules and lead-visibility settings of an organization (docs/routing.md). This aggregate decides who a
@@ -99,6 +108,7 @@ export const Routing = {
       agentsSeeAllLeads: input.agentsSeeAllLeads,
       agentsMayClaim: input.agentsMayClaim,
       rules,
+      fallback: input.fallback,
       agents: input.agents,
       modifiedAt: nowIso(),
     };
@@ -113,14 +123,18 @@ export const Routing = {
    * counter with one atomic `ADD` (no read, no race to lose): concurrent leads get distinct consecutive tickets, so
    * they split exactly. The writes it answers must commit with the lead's assignment: the cap counts refuse past
    * their cap, the least-recently-assigned mark refuses if another lead moved it since it was read; a caller whose
-   * transaction lost on one asks again. Settings are warm-read (`routingSettingsMs`): undefined, at no read, when
-   * the organization has no rules.
+   * transaction lost on one asks again. A lead nobody could take goes to the settings' `fallback`. Settings are
+   * warm-read (`routingSettingsMs`): undefined, at no read, when the organization has no rules.
    */
   async pick(organizationId: string, lead: Lead, now = new Date()): Promise<RoutingPick | undefined> {
     const settings = toSettings(await settingsReads.get(keys.routingSettings(organizationId)));
     if (!settings.rules.length) return undefined;
-    const rule = settings.rules.find((candidate) => matches(candidate.conditions, lead));
-    if (!rule) return { kind: "unassigned", reason: "NoRuleMatched", ruleId: null };
+    const nobody = async (reason: NoOneReason, ruleId: string | null): Promise<RoutingPick> => {
+      const owner = settings.fallback === "owner" ? await fallbackOwner(organizationId) : undefined;
+      return owner ? { kind: "fallback", reason, ruleId, userId: owner } : { kind: "unassigned", reason, ruleId };
+    };
+    const rule = settings.rules.find((candidate) => matchesConditions(candidate.conditions, lead));
+    if (!rule) return nobody("NoRuleMatched", null);
     const timeZone = (await organizationProfile(organizationId))?.timeZone ?? "UTC";
     const periods = capPeriods(timeZone, now);
     const eligible = await eligibleMembers(organizationId, rule.pool, settings.agents, lead, {
@@ -128,7 +142,7 @@ export const Routing = {
       periods,
       now,
     });
-    if (!eligible.length) return { kind: "unassigned", reason: "NoEligibleUser", ruleId: rule.id };
+    if (!eligible.length) return nobody("NoEligibleUser", rule.id);
     if (rule.strategy === "firstToClaim")
       return { kind: "offer", ruleId: rule.id, userIds: eligible.map((member) => member.userId) };
     const writes: TransactItem[] = [];
@@ -214,6 +228,18 @@ export const Routing = {
 };
 
 type Member = RoutingAgent & { userId: string };
+
+/**
+ * The `owner` fallback's assignee: of the organization's active owners who are not away, the one who joined first
+ * (by creation; deterministic, and the founding owner in most organizations). Caps, licences and working hours are
+ * the rules' and do not apply. Undefined when every owner is away.
+ */
+async function fallbackOwner(organizationId: string): Promise<string | undefined> {
+  for (const owner of await Users.activeOwners(organizationId)) {
+    if ((await awayReads.get(keys.routingAway(organizationId, owner.id)))?.away !== true) return owner.id;
+  }
+  return undefined;
+}
 
 /**
  * Pool members who may take this lead now: active users, not away, within their working hours (their time zone,
@@ -365,24 +391,13 @@ function lastAssignedWrite(organizationId: string, userId: string, read: string 
   };
 }
 
-const same = (wanted: string[] | undefined, actual: string | null | undefined) =>
-  !wanted || (actual != null && wanted.some((value) => value.toLowerCase() === actual.trim().toLowerCase()));
-
-function matches(conditions: RoutingConditions, lead: Lead): boolean {
-  return (
-    same(conditions.sourceIds, lead.sourceId) &&
-    same(conditions.states, lead.contact.streetAddress?.state) &&
-    same(conditions.verticals, lead.metadata.vertical) &&
-    same(conditions.products, lead.metadata.product)
-  );
-}
-
 function toSettings(item: Record<string, unknown> | undefined): RoutingSettings {
   if (!item) return DEFAULTS;
   return {
     agentsSeeAllLeads: item.agentsSeeAllLeads !== false,
     agentsMayClaim: item.agentsMayClaim === true,
     rules: (item.rules as RoutingRule[] | undefined) ?? [],
+    fallback: item.fallback === "owner" ? "owner" : "unassigned",
     agents: ((item.agents as RoutingAgent[] | undefined) ?? []).map((agent) => ({
       ...agent,
       hourlyCap: agent.hourlyCap ?? null,

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { timestamp } from "#core/shared/ids";
+import { compare, decimalString, DECIMAL_PATTERN } from "#core/shared/money";
 import { maxChars } from "#core/shared/validation";
 
 /**
@@ -26,15 +27,52 @@ const stateCode = v.pipe(
   v.regex(/^[A-Z]{2}$/, "Must be a two-letter state code, e.g. FL."),
 );
 
+const priceMessage = "Must be a decimal number such as 12.50.";
+/** A price bound as a lead's price is written (a decimal string); a JSON number is taken as written. */
+const priceBound = v.optional(
+  v.union(
+    [
+      v.pipe(decimalString, v.maxLength(32)),
+      v.pipe(v.number(), v.transform(String), v.regex(DECIMAL_PATTERN), v.maxLength(32)),
+    ],
+    priceMessage,
+  ),
+);
+
+const PriceConditionSchema = v.pipe(
+  v.strictObject({ min: priceBound, max: priceBound }),
+  v.check((bounds) => bounds.min !== undefined || bounds.max !== undefined, "Give min, max or both."),
+  v.forward(
+    v.partialCheck(
+      [["min"], ["max"]],
+      ({ min, max }) => min === undefined || max === undefined || compare(min, max) <= 0,
+      "max must not be below min.",
+    ),
+    ["max"],
+  ),
+  v.description(
+    "The lead's metadata.price is at least `min` and at most `max` (either may be left out; both inclusive, compared exactly). A lead without a price does not match.",
+  ),
+);
+
 /**
  * What a lead must match for a rule to take it: every condition given must hold (an absent one matches anything);
  * within one condition, any of its values. Text compares case-insensitively.
  */
 export const RoutingConditionsSchema = v.strictObject({
   sourceIds: v.pipe(values(text), v.description("The lead's sourceId is one of these.")),
-  states: v.pipe(values(stateCode), v.description("The state of the lead's street address is one of these.")),
+  states: v.pipe(
+    values(stateCode),
+    v.description(
+      "The lead's state is one of these: the state of its street address, else the state of its phone's US area code.",
+    ),
+  ),
   verticals: v.pipe(values(text), v.description("The lead's metadata.vertical is one of these.")),
   products: v.pipe(values(text), v.description("The lead's metadata.product is one of these.")),
+  price: v.optional(PriceConditionSchema),
+  utmSources: v.pipe(values(text), v.description("The lead's metadata.utmSource is one of these.")),
+  utmMediums: v.pipe(values(text), v.description("The lead's metadata.utmMedium is one of these.")),
+  utmCampaigns: v.pipe(values(text), v.description("The lead's metadata.utmCampaign is one of these.")),
 });
 export type RoutingConditions = v.InferOutput<typeof RoutingConditionsSchema>;
 
@@ -58,6 +96,12 @@ export const RoutingRuleInputSchema = v.strictObject({
   strategy: v.optional(v.picklist(routingStrategies), "roundRobin"),
   weights: v.optional(weights),
 });
+
+/**
+ * What happens to a lead nobody could take (no rule matched, or nobody in the rule's pool may take it now):
+ * `unassigned` leaves it unassigned with needsAttention; `owner` assigns it to an owner of the organization.
+ */
+export const routingFallbacks = ["unassigned", "owner"] as const;
 
 const cap = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000));
 
@@ -99,6 +143,12 @@ export const RoutingSettingsRequestSchema = v.strictObject({
   ),
   rules: v.pipe(v.optional(v.array(RoutingRuleInputSchema), []), v.maxLength(50)),
   agents: v.pipe(v.optional(v.array(RoutingAgentSchema), []), v.maxLength(500)),
+  fallback: v.pipe(
+    v.optional(v.picklist(routingFallbacks), "unassigned"),
+    v.description(
+      "A lead no rule matched, or that nobody in its rule's pool may take now: `unassigned` leaves it unassigned with needsAttention; `owner` assigns it to the active owner, not away, who joined the organization first (none: unassigned with needsAttention). Needs rules: an organization without rules routes nothing.",
+    ),
+  ),
 });
 export type RoutingSettingsRequest = v.InferOutput<typeof RoutingSettingsRequestSchema>;
 
@@ -110,6 +160,10 @@ export const RoutingRuleSchema = v.object({
     states: v.optional(v.array(v.string())),
     verticals: v.optional(v.array(v.string())),
     products: v.optional(v.array(v.string())),
+    price: v.optional(v.object({ min: v.optional(v.string()), max: v.optional(v.string()) })),
+    utmSources: v.optional(v.array(v.string())),
+    utmMediums: v.optional(v.array(v.string())),
+    utmCampaigns: v.optional(v.array(v.string())),
   }),
   pool: v.array(v.string()),
   strategy: v.picklist(routingStrategies),
@@ -121,6 +175,7 @@ export const RoutingSettingsSchema = v.object({
   agentsSeeAllLeads: v.boolean(),
   agentsMayClaim: v.boolean(),
   rules: v.array(RoutingRuleSchema),
+  fallback: v.picklist(routingFallbacks),
   agents: v.array(
     v.object({
       userId: v.string(),

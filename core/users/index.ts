@@ -1,6 +1,7 @@
 import type { Role } from "#core/auth/actor";
+import type { User } from "#core/users/schemas";
 import { acceptInvitation, invite, listInvitations, revokeInvitation } from "#core/users/invitations";
-import { standingOf, userOfEmail, readUser } from "#core/users/store";
+import { allUsers, standingOf, userOfEmail, readUser } from "#core/users/store";
 import { signUp } from "#core/users/sign-up";
 import { addUser, changeRole, currentUser, deactivate, getUser, listUsers, updateProfile } from "#core/users/team";
 
@@ -37,6 +38,12 @@ export const Users = {
   },
   /** The stored role and status authentication acts on (a token's role claim is not trusted over it). */
   standing: standingOf,
+  /** The organization's active owners, the first to join first (routing's `owner` fallback takes the first not away). */
+  async activeOwners(organizationId: string): Promise<User[]> {
+    return (await allUsers(organizationId))
+      .filter((user) => user.role === "owner" && user.status === "Active")
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  },
   acceptInvitation,
   invite,
   listInvitations,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createAutomation, waitForRun } from "#tests/helpers/automations";
+import { chain, createAutomation, readyToText, smsStep, waitForRun } from "#tests/helpers/automations";
 import { newSource } from "#tests/helpers/leads";
-import { agents, processedLead, routingSettings } from "#tests/helpers/routing";
+import { createLead, randomNumber } from "#tests/helpers/messaging";
+import { agents, assign, processedLead, routingSettings } from "#tests/helpers/routing";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 const stop = (id: string) => ({ id, type: "Stop" });
@@ -126,5 +127,54 @@ describe("automations: AssignLead and the Assignee condition", () => {
         "/actions/1/settings/userId",
       ]),
     );
+  });
+});
+
+describe("automations: the assignee in message templates", () => {
+  it("SendSms with {{assignedUser.firstName}} texts the assigned agent's first name and phone; for an unassigned lead they are empty", async () => {
+    const org = await newOrganization("Acme Roofing");
+    await readyToText(org);
+    const agentPhone = randomNumber("415");
+    const [ann] = await agents(org, 1, [agentPhone]);
+    const renamed = await org.request("PUT", "/users/me", { token: ann!.token, body: { name: "Ann Marie Lee" } });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    const automation = await createAutomation(
+      org,
+      chain({ type: "Manual" }, [
+        {
+          id: "hello",
+          type: "SendSms",
+          settings: {
+            body: "Hi, this is {{assignedUser.firstName}} from {{organization.name}}. Call me at {{assignedUser.phone|our office}}.",
+          },
+        },
+      ]),
+    );
+    const textOf = async (leadId: string) => {
+      const run = await runOn(org, automation.id, leadId);
+      const message = await org.request("GET", `/messages/${smsStep(run).output.messageId}`);
+      expect(message.status).toBe(200);
+      expect(message.body).toMatchObject({ leadId, direction: "Outbound" });
+      return message.body.body as string;
+    };
+
+    const assigned = await createLead(org, randomNumber("212"));
+    await assign(org, assigned.id, ann!.id);
+    expect(await textOf(assigned.id)).toBe(`Hi, this is Ann from Acme Roofing. Call me at ${agentPhone}.`);
+
+    const unassigned = await createLead(org, randomNumber("212"));
+    expect(await textOf(unassigned.id)).toBe("Hi, this is  from Acme Roofing. Call me at our office.");
+  });
+
+  it("refuses an assignedUser field the profile does not have, at the body (400)", async () => {
+    const org = await newOrganization();
+    const refused = await org.request("POST", "/automations", {
+      body: chain({ type: "Manual" }, [
+        { id: "hello", type: "SendSms", settings: { body: "Hi, this is {{assignedUser.email}}" } },
+      ]),
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0]).toMatchObject({ pointer: "/actions/0/settings/body" });
+    expect(refused.body.errors[0].detail).toContain("assignedUser fields are firstName, name, phone");
   });
 });

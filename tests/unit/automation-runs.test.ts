@@ -1,9 +1,15 @@
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { ConditionGroupSchema } from "#core/automations/definition";
+import { ConditionGroupSchema, renderTemplate, templatePathProblem } from "#core/automations/definition";
 import { nextWallClock, targetRefusal } from "#core/automations/runs/actions";
 import { nextFireAt } from "#core/automations/runs/cron";
-import { evaluateGroup, leadValue, pickWeighted, type EvaluationContext } from "#core/automations/runs/evaluate";
+import {
+  assignedUserValues,
+  evaluateGroup,
+  leadValue,
+  pickWeighted,
+  type EvaluationContext,
+} from "#core/automations/runs/evaluate";
 import { routeFrom } from "#core/automations/runs/route";
 import type { Lead } from "#core/leads/index";
 
@@ -171,8 +177,21 @@ describe("run engine: conditions", () => {
   it("reads template paths, objects holding one value as that value", () => {
     expect(leadValue(lead, "contact.phone")).toBe("+12125550123");
     expect(leadValue(lead, "lead.id")).toBe("01LEAD");
-    expect(leadValue(lead, "organization.name", "Acme")).toBe("Acme");
+    expect(leadValue(lead, "organization.name", { organizationName: "Acme" })).toBe("Acme");
     expect(leadValue(undefined, "contact.firstName")).toBeUndefined();
+  });
+
+  it("reads the assignee's first name (the first word of their profile name), name and phone; nothing when unassigned", () => {
+    const assignedUser = assignedUserValues({ name: "  Ann Marie Lee ", phone: "+14155550123" });
+    expect(assignedUser).toEqual({ firstName: "Ann", name: "Ann Marie Lee", phone: "+14155550123" });
+    expect(leadValue(lead, "assignedUser.firstName", { assignedUser })).toBe("Ann");
+    expect(leadValue(lead, "assignedUser.phone", { assignedUser })).toBe("+14155550123");
+    expect(leadValue(lead, "assignedUser.firstName", {})).toBeUndefined();
+    expect(renderTemplate("Hi, this is {{assignedUser.firstName}}.", (path) => leadValue(lead, path))).toBe(
+      "Hi, this is .",
+    );
+    expect(templatePathProblem("assignedUser.firstName")).toBeUndefined();
+    expect(templatePathProblem("assignedUser.email")).toMatch(/assignedUser fields are firstName, name, phone/);
   });
 });
 

@@ -65,6 +65,8 @@ export const leadFields = {
 const templateOnlyFields = {
   lead: { id: value, createdAt: value },
   organization: { name: value },
+  // The lead's assignee (core/automations/runs/evaluate.ts `assignedUserValues`); empty when unassigned.
+  assignedUser: { firstName: value, name: value, phone: value },
 } as const satisfies Record<string, Record<string, FieldKind>>;
 
 /** Fields an UpdateLead action may write; identity, consent and compliance fields change only through their own flows. */

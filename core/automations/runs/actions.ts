@@ -9,6 +9,7 @@ import {
   jsonStringEncode,
   minutesOfDay,
   renderTemplate,
+  type RenderOptions,
   webhookSignature,
   webhookSignatureHeader,
   webhookTimestampHeader,
@@ -18,7 +19,7 @@ import { runsConfig } from "#core/automations/runs/config";
 import { egressFetch, privateTargetCause, targetRefusal } from "#core/automations/runs/egress";
 
 export { targetRefusal };
-import { leadValue } from "#core/automations/runs/evaluate";
+import { assignedUserValues, leadValue, type TemplateValues } from "#core/automations/runs/evaluate";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { WalletRefusedError } from "#core/billing/index";
 import { Calls } from "#core/calls/index";
@@ -31,6 +32,7 @@ import { Messages } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
 import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
 import { Suppressions } from "#core/suppressions/index";
+import { Users } from "#core/users/index";
 
 export interface ActionContext {
   run: StoredRun;
@@ -103,7 +105,16 @@ async function dispatch(context: ActionContext): Promise<ActionOutcome> {
   }
 }
 
-const lookupIn = (context: ActionContext) => (path: string) => leadValue(context.lead, path, context.organization.name);
+/** Renders a template over the lead, the organization and (read only when the template names it) the lead's assignee. */
+async function render(context: ActionContext, template: string, options: RenderOptions) {
+  const values: TemplateValues = { organizationName: context.organization.name };
+  const assigneeId = context.lead?.assignedUserId;
+  if (assigneeId && template.includes("assignedUser.")) {
+    const profile = await Users.standing(context.run.organizationId, assigneeId);
+    if (profile) values.assignedUser = assignedUserValues(profile);
+  }
+  return renderTemplate(template, (path) => leadValue(context.lead, path, values), options);
+}
 
 /** How long a send may sit before the carrier hand-off while the step keeps looking (then it counts as accepted). */
 const OBSERVE_LIMIT_MS = 10 * 60_000;
@@ -120,7 +131,7 @@ async function sendMessage(
   const phone = lead?.contact.phone?.number;
   if (!lead) return { kind: "failed", error: "The run has no lead to send to." };
   if (!phone) return { kind: "failed", error: "The lead has no phone number." };
-  const body = template ? renderTemplate(template, lookupIn(context), { fallback }) : undefined;
+  const body = template ? await render(context, template, { fallback }) : undefined;
   const input = { to: phone, ...(body !== undefined ? { body } : {}), mediaUrls };
   // A step looked at again (observe, redelivery) finds its message before any check that could refuse a new one.
   let message = await Messages.find(run.organizationId, context.effectId);
@@ -321,7 +332,7 @@ async function httpRequest(context: ActionContext, settings: HttpSettings): Prom
     settings.method === "GET"
       ? undefined
       : settings.body !== undefined
-        ? renderTemplate(settings.body, lookupIn(context), { encode: jsonStringEncode })
+        ? await render(context, settings.body, { encode: jsonStringEncode })
         : JSON.stringify({
             automationId: run.automationId,
             runId: run.id,

@@ -103,12 +103,29 @@ function weekdayAt(instant: number, timeZone: string): string {
   return weekdays[(sundayFirst + 6) % 7]!;
 }
 
+/** What a template reads beside the lead: the organization's name, and the lead's assignee (none: unassigned). */
+export interface TemplateValues {
+  organizationName?: string;
+  assignedUser?: AssignedUserValues;
+}
+
+/** `{{assignedUser.*}}`: the assignee's profile name, its first word as `firstName`, and their profile phone. */
+export type AssignedUserValues = { firstName: string; name: string; phone: string | null };
+
+export function assignedUserValues(profile: { name: string; phone: string | null }): AssignedUserValues {
+  const name = profile.name.trim();
+  return { firstName: name.split(/\s+/)[0] ?? "", name, phone: profile.phone };
+}
+
 /**
  * The value at a field path (`contact.firstName`, `metadata.sourceMetadata.campaign`, `lead.id`,
- * `organization.name`); objects holding one value (`contact.phone`, `customer.gender`) read as that value.
+ * `organization.name`, `assignedUser.firstName`); objects holding one value (`contact.phone`, `customer.gender`)
+ * read as that value.
  */
-export function leadValue(lead: Lead | undefined, path: string, organizationName?: string): unknown {
-  if (path === "organization.name") return organizationName;
+export function leadValue(lead: Lead | undefined, path: string, template: TemplateValues = {}): unknown {
+  if (path === "organization.name") return template.organizationName;
+  if (path.startsWith("assignedUser."))
+    return template.assignedUser?.[path.slice("assignedUser.".length) as keyof AssignedUserValues];
   if (!lead) return undefined;
   const [root, ...rest] = path.split(".");
   let value: unknown =

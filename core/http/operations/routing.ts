@@ -25,7 +25,7 @@ export const updateRoutingSettings = defineOperation({
   description:
     "Each processed lead goes to the first rule whose conditions it matches, and within that rule's pool to the next user who may take it now " +
     "(active, not away, within their working hours, licensed for the lead's state, under their caps), by the rule's strategy. " +
-    "Without a matching rule, or with nobody active in the pool, the lead stays unassigned with `needsAttention: true`. Keep a rule's `id` to keep its round-robin position. See docs/routing.md.",
+    'Without a matching rule, or with nobody in the pool who may take it, the lead stays unassigned with `needsAttention: true` (`fallback: "unassigned"`, the default) or goes to an owner (`fallback: "owner"`). Keep a rule\'s `id` to keep its round-robin position. See docs/routing.md.',
   tag,
   auth: "bearer",
   permission: "users:write",
@@ -42,7 +42,13 @@ export const updateRoutingSettings = defineOperation({
         pool: ["01JAGENT1", "01JAGENT2"],
         strategy: "roundRobin",
       },
+      {
+        name: "Big-ticket paid search",
+        conditions: { price: { min: "40.00" }, utmSources: ["google"], utmMediums: ["cpc"] },
+        pool: ["01JAGENT3"],
+      },
     ],
+    fallback: "owner",
   },
 });
 
