@@ -383,4 +383,18 @@ describe("PUT /consent/settings", () => {
     });
     expect(member.status).toBe(403);
   });
+
+  it("stores the Jornaya account code as a secret too: reads show only its first characters", async () => {
+    const org = await newOrganization();
+    const accountCode = await withJornaya(org);
+    const read = await org.request("GET", "/consent/settings");
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual({
+      trustedForm: null,
+      jornaya: { accountCodePreview: `${accountCode.slice(0, 4)}…` },
+      frequencyCaps: { smsPerDay: null, callsPerDay: null },
+      modifiedAt: expect.any(String),
+    });
+    expect(JSON.stringify(read.body)).not.toContain(accountCode);
+  });
 });
