@@ -1,4 +1,4 @@
-import { contactCap, stateContactRule } from "#core/consent/contact-rules";
+import { contactCap, passedCheck, stateContactRule } from "#core/consent/contact-rules";
 import { frequencyCaps } from "#core/consent/settings";
 import { claimContactAttempt } from "#core/consent/contact-attempts";
 import { readCall } from "#core/calls/store";
@@ -10,17 +10,18 @@ import { recipientTimeZone } from "#core/shared/phone";
 const ALWAYS = { start: "00:00", end: "00:00" };
 
 /**
- * Why a call may not be placed now under the contact rules (core/consent/contact-rules.ts): outside the recipient's
- * state window (a call cannot wait like a text, so it is refused; the organization's quiet hours stay a texting
- * setting) or over the calls-per-24-hours cap of the organization or the state. Undefined when it may go.
+ * Whether a call may be placed now under the contact rules (core/consent/contact-rules.ts): a `refusal` outside the
+ * recipient's state window (a call cannot wait like a text, so it is refused; the organization's quiet hours stay a
+ * texting setting) or over the calls-per-24-hours cap of the organization or the state; else the rules it passed
+ * (`checks`, the call's `complianceChecks`).
  */
-export async function callRuleRefusal(input: {
+export async function callRules(input: {
   organizationId: string;
   callId: string;
   to: string;
   leadId: string | undefined;
   organizationTimeZone: string;
-}): Promise<string | undefined> {
+}): Promise<{ refusal: string } | { checks: string[] }> {
   const contact = input.leadId ? await Contacts.ofLead(input.organizationId, input.leadId) : undefined;
   const rule = stateContactRule(contact?.state);
   if (rule) {
@@ -31,10 +32,14 @@ export async function callRuleRefusal(input: {
     });
     const window = checkContactWindow({ at: new Date(), timeZone, window: ALWAYS, state: rule.state });
     if (!window.allowed)
-      return `${window.scheduledReason.replace(/; scheduled for .*$/, "")}: call again from ${window.nextAllowedAt}.`;
+      return {
+        refusal: `${window.scheduledReason.replace(/; scheduled for .*$/, "")}: call again from ${window.nextAllowedAt}.`,
+      };
   }
-  const cap = contactCap((await frequencyCaps(input.organizationId)).callsPerDay, rule);
-  if (!cap) return undefined;
+  const windowChecks = rule ? [passedCheck.stateWindow(rule)] : [];
+  const organizationCap = (await frequencyCaps(input.organizationId)).callsPerDay;
+  const cap = contactCap(organizationCap, rule);
+  if (!cap) return { checks: windowChecks };
   // The call claims its place under the cap (calls placed at the same instant cannot all pass); a call that was never
   // stored (refused after this check) gives it back a minute later.
   const claim = await claimContactAttempt(input.organizationId, {
@@ -48,6 +53,6 @@ export async function callRuleRefusal(input: {
     },
   });
   return claim.claimed
-    ? undefined
-    : `${claim.count} calls to ${input.to} in the last 24 hours: ${cap.source} allows ${cap.max}.`;
+    ? { checks: [...windowChecks, ...passedCheck.caps(organizationCap, rule)] }
+    : { refusal: `${claim.count} calls to ${input.to} in the last 24 hours: ${cap.source} allows ${cap.max}.` };
 }

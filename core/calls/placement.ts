@@ -14,7 +14,8 @@ import { config } from "#core/config";
 import { UnprocessableError, ValidationError } from "#core/errors";
 import { Contacts } from "#core/messaging/contacts";
 import { consentBasisForContact } from "#core/leads/consent";
-import { callRuleRefusal } from "#core/calls/contact-rules";
+import { callRules } from "#core/calls/contact-rules";
+import { passedCheck } from "#core/consent/contact-rules";
 import { assigneePhone } from "#core/calls/assignee";
 import { initiatorOf, type ConsentBasis } from "#core/consent/basis";
 import { Conversations } from "#core/messaging/conversations";
@@ -78,14 +79,14 @@ export const place = domainOperation(
         ? options.consentBasis
         : await consentBasisForContact(organizationId, leadId ?? conversation.leadId, initiatorOf(actor));
     const callId = options.callId ?? newId();
-    const ruleRefusal = await callRuleRefusal({
+    const rules = await callRules({
       organizationId,
       callId,
       to,
       leadId,
       organizationTimeZone: organization?.timeZone ?? "America/New_York",
     });
-    if (ruleRefusal) throw new UnprocessableError(ruleRefusal);
+    if ("refusal" in rules) throw new UnprocessableError(rules.refusal);
     // The business side: the one asked for, else the agent the lead is assigned to (docs/routing.md), else the
     // organization's.
     const connectTo =
@@ -142,6 +143,7 @@ export const place = domainOperation(
       createdAt: now,
       createdBy: actorId(actor),
       consentBasis,
+      complianceChecks: [passedCheck.suppression, ...rules.checks],
     };
     // The call, its hold and its CallQueued event are one write.
     const queued = new Transaction();

@@ -126,4 +126,6 @@ export const CallSchema = v.object({
   createdBy: v.string(),
   /** Outbound: what the call relies on (core/consent/basis.ts); null when none was needed. */
   consentBasis: v.nullish(ConsentBasisSchema),
+  /** Outbound: the contact rules it passed when placed (docs/compliance.md), e.g. `Suppression`, `StateWindow:FL`, `FrequencyCap:FL`. */
+  complianceChecks: v.nullish(v.array(v.string())),
 });

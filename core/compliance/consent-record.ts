@@ -23,6 +23,8 @@ export const ContactAttemptSchema = v.object({
   status: v.string(),
   /** The rule that stopped or deferred it, and why (quiet hours, opt-out, suppression, consent). */
   complianceAction: nullableString,
+  /** The contact rules it passed (`QuietHours`, `StateWindow:FL`, `OptOut`, `Suppression`, `FrequencyCap:FL` …), as recorded when it was sent or placed. */
+  complianceChecks: v.array(v.string()),
   statusReason: nullableString,
   scheduledReason: nullableString,
   consentBasis: v.nullable(ConsentBasisSchema),
@@ -114,6 +116,7 @@ async function contactAttempts(actor: Actor, leadId: string): Promise<ContactAtt
       content: message.body,
       status: message.status,
       complianceAction: message.complianceAction ?? null,
+      complianceChecks: message.complianceChecks ?? [],
       statusReason: message.statusReason ?? null,
       scheduledReason: message.scheduledReason ?? null,
       consentBasis: message.consentBasis ?? null,
@@ -131,6 +134,7 @@ async function contactAttempts(actor: Actor, leadId: string): Promise<ContactAtt
       content: null,
       status: call.status,
       complianceAction: null,
+      complianceChecks: call.complianceChecks ?? [],
       statusReason: call.statusReason,
       scheduledReason: null,
       consentBasis: call.consentBasis ?? null,
@@ -167,8 +171,8 @@ ${row(["Captured", certificate?.capturedAt])}${row(["Expires", certificate?.expi
 ${record.consentEvents.map((entry) => row([entry.at, entry.kind, entry.outcome, entry.recordedBy, entry.record?.consentLanguage ?? entry.reason])).join("\n")}
 </table>
 <h2>Contact attempts</h2>
-<table>${head(["Time", "Channel", "Sender", "From", "To", "Content", "Status", "Rule", "Consent basis"])}
-${record.contactAttempts.map((attempt) => row([attempt.at, attempt.channel, attempt.sender, attempt.fromPhoneNumber, attempt.toPhoneNumber, attempt.content, attempt.status, [attempt.complianceAction, attempt.statusReason ?? attempt.scheduledReason].filter(Boolean).join(": ") || null, basis(attempt.consentBasis)])).join("\n")}
+<table>${head(["Time", "Channel", "Sender", "From", "To", "Content", "Status", "Rule", "Checks passed", "Consent basis"])}
+${record.contactAttempts.map((attempt) => row([attempt.at, attempt.channel, attempt.sender, attempt.fromPhoneNumber, attempt.toPhoneNumber, attempt.content, attempt.status, [attempt.complianceAction, attempt.statusReason ?? attempt.scheduledReason].filter(Boolean).join(": ") || null, attempt.complianceChecks.join(", ") || null, basis(attempt.consentBasis)])).join("\n")}
 </table>
 <h2>Opt-outs</h2>
 <table>${head(["Time", "Recorded by"])}

@@ -90,3 +90,19 @@ export function contactCap(
     return { max: state, source: `${rule!.name} (${rule!.source})` };
   return { max: organizationCap!, source: "the organization's frequency cap" };
 }
+
+/**
+ * The names a text or call records for the contact rules it passed (`complianceChecks`), so its record shows what
+ * was checked, not only what stopped it: the organization's quiet hours, the state's window, the opt-out and the
+ * suppression list, and each cap that applied (the organization's, the state's).
+ */
+export const passedCheck = {
+  quietHours: "QuietHours",
+  optOut: "OptOut",
+  suppression: "Suppression",
+  stateWindow: (rule: StateContactRule) => `StateWindow:${rule.state}`,
+  caps: (organizationCap: number | null, rule: StateContactRule | undefined): string[] => [
+    ...(organizationCap !== null ? ["FrequencyCap"] : []),
+    ...(rule?.maxPer24Hours != null ? [`FrequencyCap:${rule.state}`] : []),
+  ],
+};

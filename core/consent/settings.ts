@@ -33,7 +33,9 @@ export const ConsentSettingsRequestSchema = v.strictObject({
         v.trim(),
         v.minLength(1),
         maxChars(100),
-        v.description("The organization's Jornaya (Verisk) account code, for LeadiD token checks."),
+        v.description(
+          "The organization's Jornaya (Verisk) account code, for LeadiD token checks; stored as a secret, never answered.",
+        ),
       ),
     }),
   ),
@@ -44,7 +46,7 @@ export type ConsentSettingsRequest = v.InferOutput<typeof ConsentSettingsRequest
 /** The settings as every read answers them: which accounts are configured, never their secrets. */
 export const ConsentSettingsSchema = v.object({
   trustedForm: v.nullable(v.object({ apiKeyPreview: v.string() })),
-  jornaya: v.nullable(v.object({ accountCode: v.string() })),
+  jornaya: v.nullable(v.object({ accountCodePreview: v.string() })),
   frequencyCaps: FrequencyCapsSchema,
   modifiedAt: v.nullable(timestamp),
 });
@@ -95,9 +97,14 @@ function toSettings(item: Record<string, unknown> | undefined): ConsentSettings 
   const apiKey = (item?.trustedFormApiKey as string | null | undefined) ?? null;
   const accountCode = (item?.jornayaAccountCode as string | null | undefined) ?? null;
   return {
-    trustedForm: apiKey ? { apiKeyPreview: `${apiKey.slice(0, 4)}…` } : null,
-    jornaya: accountCode ? { accountCode } : null,
+    trustedForm: apiKey ? { apiKeyPreview: preview(apiKey) } : null,
+    jornaya: accountCode ? { accountCodePreview: preview(accountCode) } : null,
     frequencyCaps: (item?.frequencyCaps as FrequencyCaps | undefined) ?? NO_CAPS,
     modifiedAt: (item?.modifiedAt as string | undefined) ?? null,
   };
+}
+
+/** What a read shows of a credential: enough to tell which account is configured, never enough to use it. */
+function preview(secret: string): string {
+  return `${secret.slice(0, 4)}…`;
 }

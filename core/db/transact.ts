@@ -31,7 +31,7 @@ export class TransactionConditionFailed extends Error {
   private readonly failedNames: (string | undefined)[];
 
   constructor(
-    /** Positions of the failed writes: only for callers still on positional writes (core/messaging, core/calls). */
+    /** Positions of the failed writes, for this module's own message; callers ask by name (`failed`). */
     readonly failedIndexes: number[],
     override readonly cause: unknown,
     names: readonly (string | undefined)[] = [],
@@ -103,8 +103,8 @@ export class Transaction {
   }
 
   /**
-   * Adds writes by position and returns the index of the first. The old API, kept for core/messaging and
-   * core/calls until they move to named parts; new code names its parts.
+   * Adds writes by position and returns the index of the first. The old API, kept where nobody asks which write
+   * failed (core/calls, core/leads/reverify.ts); new code names its parts.
    */
   add(...writes: TransactItem[]): number {
     const index = this.items.length;

@@ -1,4 +1,4 @@
-import { contactCap, stateContactRule } from "#core/consent/contact-rules";
+import { contactCap, passedCheck, stateContactRule } from "#core/consent/contact-rules";
 import { frequencyCaps } from "#core/consent/settings";
 import { claimContactAttempt } from "#core/consent/contact-attempts";
 import { readMessage } from "#core/messaging/store";
@@ -10,14 +10,15 @@ const NOT_SENT = new Set(["Failed", "Blocked", "Canceled"]);
 
 /**
  * The organization's quiet hours and the recipient's state window (core/consent/contact-rules.ts) together: a send
- * goes when both allow it, else at the first instant both do. A deferral by the state's window names the rule.
+ * goes when both allow it, else at the first instant both do. A deferral by the state's window names the rule; a
+ * send allowed names the windows it passed (`checks`).
  */
 export function checkContactWindow(input: {
   at: Date;
   timeZone: string;
   window: QuietHoursWindow;
   state: string | null | undefined;
-}): QuietHoursDecision & { complianceAction?: string } {
+}): QuietHoursDecision & { complianceAction?: string; checks?: string[] } {
   const rule = stateContactRule(input.state);
   const windows = rule ? [rule.window, input.window] : [input.window];
   const refusalAt = (at: number) =>
@@ -25,7 +26,11 @@ export function checkContactWindow(input: {
       .map((window) => checkQuietHours({ at: new Date(at), timeZone: input.timeZone, window }))
       .find((decision) => !decision.allowed);
   const first = refusalAt(input.at.getTime());
-  if (!first || first.allowed) return checkQuietHours({ at: input.at, timeZone: input.timeZone, window: input.window });
+  if (!first || first.allowed)
+    return {
+      ...checkQuietHours({ at: input.at, timeZone: input.timeZone, window: input.window }),
+      checks: [passedCheck.quietHours, ...(rule ? [passedCheck.stateWindow(rule)] : [])],
+    };
   // Each window's next start may fall outside the other: move on until both hold (three passes settle any two daily windows).
   let at = Date.parse(first.nextAllowedAt);
   for (let pass = 0; pass < 3; pass++) {
@@ -40,7 +45,7 @@ export function checkContactWindow(input: {
     ...first,
     nextAllowedAt: new Date(at).toISOString(),
     scheduledReason: `${rule.name} contact window (${rule.source}): ${first.localTime} in ${input.timeZone} is outside ${rule.window.start}-${rule.window.end}; scheduled for the next allowed time.`,
-    complianceAction: `StateWindow:${rule.state}`,
+    complianceAction: passedCheck.stateWindow(rule),
   };
 }
 
@@ -48,14 +53,17 @@ export function checkContactWindow(input: {
  * The cap a text would break: the organization's texts per recipient per day, or the recipient's state's (Florida,
  * Oklahoma, Maryland: 3 in 24 hours). The text claims its place under the cap (core/consent/contact-attempts.ts), so
  * texts dispatched at the same instant cannot all pass; a text that ends without being sent gives its place back.
+ * Answers the refusal, or the caps the text passed (none when no cap applies).
  */
 export async function frequencyCapRefusal(
   organizationId: string,
   message: Message,
   state: string | null | undefined,
-): Promise<{ complianceAction: string; statusReason: string } | undefined> {
-  const cap = contactCap((await frequencyCaps(organizationId)).smsPerDay, stateContactRule(state));
-  if (!cap) return undefined;
+): Promise<{ refusal: { complianceAction: string; statusReason: string } } | { checks: string[] }> {
+  const rule = stateContactRule(state);
+  const organizationCap = (await frequencyCaps(organizationId)).smsPerDay;
+  const cap = contactCap(organizationCap, rule);
+  if (!cap) return { checks: [] };
   const claim = await claimContactAttempt(organizationId, {
     channel: "Sms",
     to: message.toPhoneNumber,
@@ -68,9 +76,11 @@ export async function frequencyCapRefusal(
       );
     },
   });
-  if (claim.claimed) return undefined;
+  if (claim.claimed) return { checks: passedCheck.caps(organizationCap, rule) };
   return {
-    complianceAction: "FrequencyCap",
-    statusReason: `${claim.count} texts to this recipient in the last 24 hours: ${cap.source} allows ${cap.max}.`,
+    refusal: {
+      complianceAction: "FrequencyCap",
+      statusReason: `${claim.count} texts to this recipient in the last 24 hours: ${cap.source} allows ${cap.max}.`,
+    },
   };
 }

@@ -34,6 +34,9 @@ import { MESSAGE_STATUSES, messageLifecycle, type MessageStatus } from "#core/sh
  * a message (the outbound pipeline, carrier callbacks, the sweep) calls this.
  */
 
+/** The part of a lifecycle transaction that writes the message itself (its condition: the status it moves from). */
+const MESSAGE = "message";
+
 /** A Pending or Queued message the queue should have picked up is looked at again after this long. */
 export const DISPATCH_GRACE_MS = 5 * 60_000;
 
@@ -76,19 +79,17 @@ export const MessageLifecycle = {
     alsoPut?: TransactItem,
   ): Promise<boolean> {
     const transaction = new Transaction();
-    if (alsoPut) transaction.add(alsoPut);
-    transaction.add({
-      Put: {
-        Item: {
-          ...keys.message(organizationId, message.id),
-          ...keys.messagesByConversation(organizationId, message.conversationId, message.id),
-          ...(due ? dueAttributes(organizationId, message.id, due) : {}),
-          entity: entities.message,
-          organizationId,
-          ...message,
-        },
-        ConditionExpression: "attribute_not_exists(pk)",
+    if (alsoPut) transaction.include("providerClaim", alsoPut);
+    transaction.put(MESSAGE, {
+      Item: {
+        ...keys.message(organizationId, message.id),
+        ...keys.messagesByConversation(organizationId, message.conversationId, message.id),
+        ...(due ? dueAttributes(organizationId, message.id, due) : {}),
+        entity: entities.message,
+        organizationId,
+        ...message,
       },
+      ConditionExpression: "attribute_not_exists(pk)",
     });
     MessagingEvents.item(organizationId, eventInput(message, event), transaction);
     try {
@@ -115,13 +116,13 @@ export const MessageLifecycle = {
     if (messageLifecycle.isFinal(status) || status === "Unknown")
       throw new Error(`A move cannot end a message (${status}): finish it.`);
     const next = applied(message, change);
-    const transaction = new Transaction();
-    transaction.add({ Update: messageUpdate(organizationId, message.id, change) });
+    const transaction = new Transaction().update(MESSAGE, messageUpdate(organizationId, message.id, change));
     MessagingEvents.item(organizationId, eventInput(next, event), transaction);
     try {
       await Billing.commit(transaction);
     } catch (error) {
-      if (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0)) return undefined;
+      // The message was no longer in `change.from`: someone else moved it first.
+      if (error instanceof TransactionConditionFailed && error.failed(MESSAGE)) return undefined;
       throw error;
     }
     return next;
@@ -166,14 +167,16 @@ export const MessageLifecycle = {
       const set = billed
         ? { ...ending.set, billingStatus: billed.billingStatus, billableAmount: Number(billed.billableAmount) }
         : ending.set;
-      const transaction = new Transaction();
-      transaction.add({ Update: messageUpdate(organizationId, message.id, { ...ending, set }) }, ...items);
+      // The settlement's writes keep their names ("reservation", "wallet", …): only the message's refusal ends here.
+      const transaction = new Transaction()
+        .update(MESSAGE, messageUpdate(organizationId, message.id, { ...ending, set }))
+        .adopt(...items);
       MessagingEvents.item(organizationId, eventInput({ ...message, ...set } as Message, event), transaction);
       try {
         await Billing.commit(transaction);
       } catch (error) {
         if (!(error instanceof TransactionConditionFailed)) throw error;
-        if (error.failedIndexes.includes(0)) return undefined;
+        if (error.failed(MESSAGE)) return undefined;
         continue; // the hold was settled or released meanwhile (the hold sweeper): plan again
       }
       const ended = (await readMessage(organizationId, message.id))!;
@@ -279,19 +282,17 @@ async function settlementPlan(
 async function settle(organizationId: string, message: Message): Promise<BillingOutcome | undefined> {
   const { items, outcome } = await settlementPlan(organizationId, message);
   if (items.length === 0) return undefined;
-  const usage: TransactItem = {
-    Update: {
-      Key: keys.message(organizationId, message.id),
-      UpdateExpression: "SET billingStatus = :status, billableAmount = :amount",
-      ConditionExpression: "attribute_exists(pk)",
-      ExpressionAttributeValues: { ":status": outcome.billingStatus, ":amount": Number(outcome.billableAmount) },
-    },
-  };
+  const transaction = new Transaction().adopt(...items).update(MESSAGE, {
+    Key: keys.message(organizationId, message.id),
+    UpdateExpression: "SET billingStatus = :status, billableAmount = :amount",
+    ConditionExpression: "attribute_exists(pk)",
+    ExpressionAttributeValues: { ":status": outcome.billingStatus, ":amount": Number(outcome.billableAmount) },
+  });
   try {
-    await Billing.commit([...items, usage]);
+    await Billing.commit(transaction);
   } catch (error) {
-    // A concurrent duplicate callback settled it first: nothing left to do.
-    if (error instanceof TransactionConditionFailed && error.failedIndexes.includes(0)) return undefined;
+    // A concurrent duplicate callback closed the reservation first: nothing left to do.
+    if (error instanceof TransactionConditionFailed && error.failed("reservation")) return undefined;
     throw error;
   }
   return outcome;

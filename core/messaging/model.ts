@@ -98,6 +98,8 @@ export const MessageSchema = v.object({
   scheduledFor: nullableString,
   scheduledReason: nullableString,
   complianceAction: nullableString,
+  /** The contact rules it passed before it was sent or stopped (docs/compliance.md), e.g. `QuietHours`, `StateWindow:FL`, `OptOut`, `Suppression`, `FrequencyCap:FL`; none for a compliance reply. */
+  complianceChecks: v.nullish(v.array(v.string())),
   billingStatus: nullableString,
   billableAmount: v.nullish(v.number()),
   errorCode: nullableString,

@@ -8,6 +8,7 @@ import { DISPATCH_GRACE_MS, MessageLifecycle, recordProviderId } from "#core/mes
 import type { Message } from "#core/messaging/model";
 import { PhoneNumbers, type SenderNumber } from "#core/messaging/phone-numbers";
 import { checkContactWindow, frequencyCapRefusal } from "#core/messaging/contact-rules";
+import { passedCheck } from "#core/consent/contact-rules";
 import { waitingAhead } from "#core/messaging/conversation-order";
 import {
   isThrottle,
@@ -98,13 +99,15 @@ async function plan(organizationId: string, message: Message): Promise<void> {
   let at = Math.max(now, message.scheduledFor ? Date.parse(message.scheduledFor) : now);
   let scheduledReason = message.scheduledReason;
   let complianceAction = message.complianceAction;
+  // The windows it passed, kept for its record; dispatch adds the rules it passes then (opt-out, suppression, caps).
+  let windowChecks: string[] = [];
   if (!message.quietHoursOverridden && !message.purpose) {
     const decision = await quietHours(organizationId, message, at);
     if (!decision.allowed) {
       at = Date.parse(decision.nextAllowedAt);
       scheduledReason = decision.scheduledReason;
       complianceAction = decision.complianceAction ?? complianceAction;
-    }
+    } else windowChecks = decision.checks ?? [];
   }
   if (at > now + SLACK_MS) {
     const scheduledFor = new Date(at).toISOString();
@@ -128,7 +131,7 @@ async function plan(organizationId: string, message: Message): Promise<void> {
   }
   const queued = await MessageLifecycle.move(organizationId, message, {
     from: ["Pending", "Scheduled"],
-    set: { status: "Queued", queuedAt: nowIso() },
+    set: { status: "Queued", queuedAt: nowIso(), ...(message.purpose ? {} : { complianceChecks: windowChecks }) },
     due: { at: new Date(now + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
   });
   if (!queued) return;
@@ -164,9 +167,11 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
     );
     return;
   }
+  let complianceChecks: string[] | undefined;
   if (!message.purpose) {
-    const refusal = await complianceRefusal(organizationId, message);
-    if (refusal) return block(organizationId, message, refusal);
+    const compliance = await complianceRules(organizationId, message);
+    complianceChecks = compliance.checks;
+    if (compliance.refusal) return block(organizationId, message, { ...compliance.refusal, complianceChecks });
   }
   // The conversation's earlier send goes first (core/messaging/conversation-order.ts): this one waits a second, or
   // until that one's retry is due.
@@ -194,6 +199,7 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
       complianceAction: "BillingBlocked",
       statusReason: billing.reason,
       billingStatus: billing.billingStatus,
+      ...(complianceChecks ? { complianceChecks } : {}),
     });
   }
   if (slot?.numberId === selection.number.id) selection.reason = slot.reason as SenderSelectionReason;
@@ -217,6 +223,7 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
       provider: provider.name,
       billingStatus: billing.billingStatus,
       billableAmount: billing.billableAmount,
+      ...(complianceChecks ? { complianceChecks } : {}),
     },
     // Each attempt starts at the primary provider; a failover of an earlier attempt is history.
     remove: ["failedOverFrom", "waitingBehind"],
@@ -388,20 +395,42 @@ async function providerRefused(organizationId: string, message: Message, error: 
   return fail(organizationId, message, ["Sending"], error.code, `The provider refused the message: ${error.message}`);
 }
 
-type Refusal = { complianceAction: string; statusReason: string; billingStatus?: string };
+type Refusal = { complianceAction: string; statusReason: string; billingStatus?: string; complianceChecks?: string[] };
 
-async function complianceRefusal(organizationId: string, message: Message): Promise<Refusal | undefined> {
+/**
+ * The contact rules a Queued text meets at dispatch: opt-out, suppression list, frequency caps. Answers the first
+ * refusal, or none; either way `checks`, the message's `complianceChecks`: the windows `plan` stored and the rules
+ * passed here (a refusal keeps those passed before it).
+ */
+async function complianceRules(
+  organizationId: string,
+  message: Message,
+): Promise<{ checks: string[]; refusal?: Refusal }> {
   const [contact, suppression] = await Promise.all([
     message.leadId ? Contacts.ofLead(organizationId, message.leadId) : undefined,
     Suppressions.find(organizationId, message.toPhoneNumber),
   ]);
-  if (contact?.smsOptedOut) return { complianceAction: "OptedOut", statusReason: "The lead has opted out of SMS." };
+  const passed = new Set(message.complianceChecks ?? []);
+  const checks = () => [...passed];
+  if (contact?.smsOptedOut)
+    return {
+      checks: checks(),
+      refusal: { complianceAction: "OptedOut", statusReason: "The lead has opted out of SMS." },
+    };
+  passed.add(passedCheck.optOut);
   if (suppression)
     return {
-      complianceAction: "Suppressed",
-      statusReason: `The number is on the suppression list (${suppression.reason}).`,
+      checks: checks(),
+      refusal: {
+        complianceAction: "Suppressed",
+        statusReason: `The number is on the suppression list (${suppression.reason}).`,
+      },
     };
-  return frequencyCapRefusal(organizationId, message, contact?.state);
+  passed.add(passedCheck.suppression);
+  const cap = await frequencyCapRefusal(organizationId, message, contact?.state);
+  if ("refusal" in cap) return { checks: checks(), refusal: cap.refusal };
+  for (const check of cap.checks) passed.add(check);
+  return { checks: checks() };
 }
 
 async function block(organizationId: string, message: Message, refusal: Refusal): Promise<void> {

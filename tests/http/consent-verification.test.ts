@@ -29,6 +29,20 @@ async function intakeWithCertificate(
   return { lead, record: record.body, source };
 }
 
+/** A lead whose TrustedForm claim met an outage through every retry: processed Unverified, to be verified again later. */
+async function leadLeftUnverifiedByOutage() {
+  const org = await newOrganization();
+  const apiKey = await withTrustedForm(org);
+  const phone = uniquePhone();
+  const certificate = await newCertificate({ apiKey, phone, outages: 1000 });
+  const { lead } = await intakeWithCertificate(org, certificate.url, { Phone: phone }, 90_000);
+  expect(lead).toMatchObject({
+    processingReason: "ConsentVerificationUnavailable",
+    metadata: { smsConsentStatus: "Unverified" },
+  });
+  return { org, apiKey, phone, certificate, lead };
+}
+
 describe("TrustedForm verification at intake", () => {
   it("a valid certificate of the lead's phone opts the lead in and keeps the certificate; the claim is the documented v4 request", async () => {
     const org = await newOrganization();
@@ -209,15 +223,7 @@ describe("TrustedForm verification at intake", () => {
   });
 
   it("a lead left Unverified by an outage is verified again later, with backoff: OptedIn once TrustedForm answers, shown in its timeline", async () => {
-    const org = await newOrganization();
-    const apiKey = await withTrustedForm(org);
-    const phone = uniquePhone();
-    const certificate = await newCertificate({ apiKey, phone, outages: 1000 });
-    const { lead } = await intakeWithCertificate(org, certificate.url, { Phone: phone }, 90_000);
-    expect(lead).toMatchObject({
-      processingReason: "ConsentVerificationUnavailable",
-      metadata: { smsConsentStatus: "Unverified" },
-    });
+    const { org, apiKey, phone, certificate, lead } = await leadLeftUnverifiedByOutage();
 
     // Not due before its first backoff step; still down when due: the next try moves further out.
     const start = Date.now();
@@ -262,6 +268,45 @@ describe("TrustedForm verification at intake", () => {
       leadId: lead.id,
     });
     expect((await claimsOf(certificate.certificateId)).at(-1)!.answered).toBe(200);
+  });
+
+  it("a lead whose certificate API stays down through all six re-verifications ends Unverified with the outage as its reason and is not tried again", async () => {
+    const { org, apiKey, phone, certificate, lead } = await leadLeftUnverifiedByOutage();
+
+    // Each try is due one backoff step after the one before: five more outages move it on, the sixth gives up.
+    let at = Date.now() + REVERIFY_BACKOFF_MS[0]! + 60_000;
+    for (let attempt = 1; attempt <= REVERIFY_BACKOFF_MS.length; attempt++) {
+      const last = attempt === REVERIFY_BACKOFF_MS.length;
+      expect(await reverifyDue(at, org.organizationId)).toEqual({
+        verified: 0,
+        unverified: 0,
+        retried: last ? 0 : 1,
+        gaveUp: last ? 1 : 0,
+      });
+      at += (REVERIFY_BACKOFF_MS[attempt] ?? 0) + 60_000;
+    }
+    const claimsWhenGivenUp = (await claimsOf(certificate.certificateId)).length;
+
+    // TrustedForm is back, but the lead left the schedule: a day later nothing is tried and nothing is claimed.
+    await newCertificate({ apiKey, phone, certificateId: certificate.certificateId });
+    expect(await reverifyDue(at + 86_400_000, org.organizationId)).toEqual({
+      verified: 0,
+      unverified: 0,
+      retried: 0,
+      gaveUp: 0,
+    });
+    expect((await claimsOf(certificate.certificateId)).length).toBe(claimsWhenGivenUp);
+
+    const stored = (await org.request("GET", `/leads/${lead.id}`)).body;
+    expect(stored).toMatchObject({
+      processingReason: "ConsentVerificationUnavailable",
+      metadata: { smsConsentStatus: "Unverified" },
+    });
+    const record = (await org.request("GET", `/leads/${lead.id}/consent`)).body;
+    expect(record.certificate).toMatchObject({
+      outcome: "Unavailable",
+      reason: expect.stringContaining(`(still, after ${REVERIFY_BACKOFF_MS.length} more attempts over a day)`),
+    });
   });
 });
 
@@ -382,5 +427,19 @@ describe("PUT /consent/settings", () => {
       body: { trustedForm: null, jornaya: null },
     });
     expect(member.status).toBe(403);
+  });
+
+  it("stores the Jornaya account code as a secret too: reads show only its first characters", async () => {
+    const org = await newOrganization();
+    const accountCode = await withJornaya(org);
+    const read = await org.request("GET", "/consent/settings");
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual({
+      trustedForm: null,
+      jornaya: { accountCodePreview: `${accountCode.slice(0, 4)}…` },
+      frequencyCaps: { smsPerDay: null, callsPerDay: null },
+      modifiedAt: expect.any(String),
+    });
+    expect(JSON.stringify(read.body)).not.toContain(accountCode);
   });
 });

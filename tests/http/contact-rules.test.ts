@@ -12,6 +12,8 @@ import {
   waitForMessage,
 } from "#tests/helpers/messaging";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
+import { stateContactRule } from "#core/consent/contact-rules";
+import { areaCodeTimeZone } from "#core/shared/phone";
 
 async function caps(org: TestOrganization, frequencyCaps: { smsPerDay: number | null; callsPerDay: number | null }) {
   const response = await org.request("PUT", "/consent/settings", {
@@ -51,10 +53,16 @@ describe("frequency caps", () => {
     });
     const record = await org.request("GET", `/leads/${lead.id}/consent`);
     expect(
-      record.body.contactAttempts.map((attempt: any) => [attempt.content, attempt.status, attempt.complianceAction]),
+      record.body.contactAttempts.map((attempt: any) => [
+        attempt.content,
+        attempt.status,
+        attempt.complianceAction,
+        attempt.complianceChecks,
+      ]),
     ).toEqual([
-      ["First", "Delivered", null],
-      ["Second", "Blocked", "FrequencyCap"],
+      // Sent with overrideQuietHours: no window was checked. The blocked one passed the rules checked before the cap.
+      ["First", "Delivered", null, ["OptOut", "Suppression", "FrequencyCap"]],
+      ["Second", "Blocked", "FrequencyCap", ["OptOut", "Suppression"]],
     ]);
   });
 
@@ -226,6 +234,79 @@ describe("state windows", () => {
     expect(accepted.status).toBe(202);
     const scheduled = await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
     expect(scheduled).toMatchObject({ scheduledFor: nine.toISOString(), complianceAction: null });
+  });
+});
+
+/** Area codes of recipient zones (core/shared/phone.ts) from Pago Pago (UTC-11) to Guam (UTC+10). */
+const ZONE_AREA_CODES = ["684", "808", "907", "213", "303", "312", "212", "787", "709", "671"];
+/** How far from a window's edge the recipient's local time must be, so the hour cannot turn while the test runs. */
+const MARGIN_MINUTES = 10;
+const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+
+/**
+ * A lead's state and an area code whose local time is now well outside that state's window. A call is checked against
+ * the real clock when it is placed (it cannot wait like a text, so it has no due time to set), and its recipient's zone
+ * is the number's area code: the test picks the number, it does not fake the time. Outside Florida's or Texas' window
+ * some zone of the North American numbering plan always is. (Inside Florida's 08:00-20:00 none is between about 09:50
+ * and 11:35 UTC, which is why Florida's 3 calls in 24 hours is held by the unit tests of the cap, not here.)
+ */
+function recipientOutsideWindow(states: string[]): { state: string; areaCode: string } {
+  const now = new Date();
+  for (const state of states) {
+    const { window } = stateContactRule(state)!;
+    const [start, end] = [minutesOf(window.start), minutesOf(window.end)];
+    for (const areaCode of ZONE_AREA_CODES) {
+      const minute = minutesOf(localTime(areaCodeTimeZone(areaCode)!, now));
+      if (minute < start - MARGIN_MINUTES || minute >= end + MARGIN_MINUTES) return { state, areaCode };
+    }
+  }
+  throw new Error(`No recipient zone is outside the window of ${states.join(" or ")} at ${now.toISOString()}.`);
+}
+
+describe("calls under state rules", () => {
+  it("a call to a lead whose local time is outside its state's window is refused with a 422 naming the rule and when to call again; nothing is placed", async () => {
+    const org = await newOrganization();
+    await readyToText(org);
+    const { state, areaCode } = recipientOutsideWindow(["FL", "TX"]);
+    const rule = stateContactRule(state)!;
+    const lead = await createLead(org, randomNumber(areaCode), state);
+    const call = await org.request("POST", "/calls", { body: { leadId: lead.id } });
+    expect(call.status).toBe(422);
+    expect(call.body.detail).toContain(`${rule.name} contact window (${rule.source}): `);
+    expect(call.body.detail).toContain(
+      ` in ${areaCodeTimeZone(areaCode)} is outside ${rule.window.start}-${rule.window.end}: call again from `,
+    );
+    const record = (await org.request("GET", `/leads/${lead.id}/consent`)).body;
+    expect(record.contactAttempts).toEqual([]);
+  });
+
+  it("a text and a call record the contact rules they passed: on the message, the call and the lead's consent record", async () => {
+    const org = await newOrganization();
+    await readyToText(org);
+    await caps(org, { smsPerDay: 5, callsPerDay: 5 });
+    // A state without a rule of its own, so the test runs at any hour (Florida's window and cap: the test above).
+    const lead = await createLead(org, randomNumber(), "NJ");
+    const accepted = await send(org, { leadId: lead.id, body: "Your quote is ready." });
+    expect(accepted.status).toBe(202);
+    const text = await waitForMessage(org, accepted.body.id);
+    const textChecks = ["QuietHours", "OptOut", "Suppression", "FrequencyCap"];
+    expect(text).toMatchObject({ status: "Delivered", complianceAction: null, complianceChecks: textChecks });
+    const placed = await org.request("POST", "/calls", { body: { leadId: lead.id } });
+    expect(placed.status).toBe(202);
+    const callChecks = ["Suppression", "FrequencyCap"];
+    expect(placed.body.complianceChecks).toEqual(callChecks);
+    expect((await org.request("GET", `/calls/${placed.body.id}`)).body.complianceChecks).toEqual(callChecks);
+
+    const record = (await org.request("GET", `/leads/${lead.id}/consent`)).body;
+    expect(record.contactAttempts.map((attempt: any) => [attempt.channel, attempt.complianceChecks])).toEqual([
+      ["Sms", textChecks],
+      ["Call", callChecks],
+    ]);
+    const page = await org.request("GET", `/leads/${lead.id}/consent/print`);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain("<th>Checks passed</th>");
+    expect(page.body).toContain(`<td>${textChecks.join(", ")}</td>`);
+    expect(page.body).toContain(`<td>${callChecks.join(", ")}</td>`);
   });
 });
 

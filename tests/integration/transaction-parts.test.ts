@@ -57,7 +57,7 @@ describe("named transaction parts", () => {
       (failure: unknown) => failure as TransactionConditionFailed,
     );
     expect(fromArray?.failed("wallet")).toBe(true);
-    // The positional reading still works for callers not yet moved (core/messaging, core/calls).
+    // The positional reading core/db's own message is built from.
     expect(fromArray?.failedIndexes).toEqual([1]);
 
     const adopted = await refusal(new Transaction().put("mine", create(`mine-${newId()}`)).adopt(wallet));

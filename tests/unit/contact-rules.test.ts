@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contactCap, stateContactRule, stateContactRules } from "#core/consent/contact-rules";
+import { contactCap, passedCheck, stateContactRule, stateContactRules } from "#core/consent/contact-rules";
 import { checkContactWindow } from "#core/messaging/contact-rules";
 import { classifyInbound, revocationInFreeText } from "#core/messaging/keywords";
 
@@ -52,6 +52,20 @@ describe("state contact windows", () => {
         state: "FL",
       }),
     ).toMatchObject({ allowed: true });
+  });
+
+  it("a send the windows allow names the windows it passed; caps passed are named by whose cap they are", () => {
+    const at = new Date("2026-03-10T15:00:00Z");
+    expect(checkContactWindow({ at, timeZone: newYork, window: national, state: "FL" })).toMatchObject({
+      allowed: true,
+      checks: ["QuietHours", "StateWindow:FL"],
+    });
+    expect(checkContactWindow({ at, timeZone: newYork, window: national, state: "NJ" })).toMatchObject({
+      allowed: true,
+      checks: ["QuietHours"],
+    });
+    expect(passedCheck.caps(5, stateContactRule("FL"))).toEqual(["FrequencyCap", "FrequencyCap:FL"]);
+    expect(passedCheck.caps(null, stateContactRule("TX"))).toEqual([]);
   });
 
   it("keeps every rule in one table with its source, Florida, Oklahoma and Maryland at 3 per 24 hours", () => {

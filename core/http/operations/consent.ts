@@ -13,7 +13,11 @@ export const getConsentSettings = defineOperation({
   tag,
   auth: "bearer",
   permission: "sources:read",
-  success: { status: 200, description: "The settings (never the API key itself)", schema: ConsentSettingsSchema },
+  success: {
+    status: 200,
+    description: "The settings (never the API key or account code itself)",
+    schema: ConsentSettingsSchema,
+  },
   problems: [401, 403, 429],
 });
 
@@ -22,7 +26,7 @@ export const updateConsentSettings = defineOperation({
   summary: "Replace the organization's certificate-API accounts",
   description:
     "Leads arriving with a `CertifiedFormUrl` on https://cert.trustedform.com are claimed with this TrustedForm account and matched to the lead's phone and e-mail; " +
-    "without an account they stay `Unverified`. The API key is stored as a secret and never answered (only its first characters).",
+    "without an account they stay `Unverified`. The TrustedForm API key and the Jornaya account code are stored as secrets and never answered (only their first characters).",
   tag,
   auth: "bearer",
   permission: "sources:write",
