@@ -312,6 +312,7 @@ export const routeTable = {
     handler: "functions/webhooks/stripe-payments.handler",
   },
   listLedger: { method: "POST", path: "/billing/ledger/all/my", handler: "functions/billing/ledger.handler" },
+  getUsage: { method: "GET", path: "/billing/usage", handler: "functions/billing/usage.handler" },
   createPhoneNumber: { method: "POST", path: "/phone-numbers", handler: "functions/phone-numbers/create.handler" },
   getPhoneNumber: {
     method: "GET",

@@ -22,12 +22,14 @@ import { nowIso } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 import { toFieldErrors } from "#core/shared/validation";
+import { resolveUsagePeriod, usageItems, usageOf, type Usage, type UsageQuery } from "#core/billing/usage";
 
 export type { TransactItem } from "#core/db/transact";
 export { TransactionConditionFailed } from "#core/db/transact";
 export * from "#core/billing/prices";
 export * from "#core/billing/schemas";
 export { ListLedgerSchema } from "#core/billing/ledger";
+export { UsageQuerySchema, UsageSchema, type Usage } from "#core/billing/usage";
 export { HOLD_CHECK_AFTER_MS, holdCheckEntry, holdShards } from "#core/billing/reservations";
 
 /**
@@ -158,6 +160,19 @@ export const Billing = {
   async ledger(actor: Actor, query: PagingQuery): Promise<Page<LedgerEntry>> {
     await storedWallet(actor.organizationId);
     return listPage(ledgerResource, actor.organizationId, query);
+  },
+
+  /**
+   * `GET /billing/usage`: the period's charges by kind and their total, from the per-day usage counters each
+   * charge adds to (at most 9 items a day read, however many charges; core/billing/usage.ts).
+   */
+  async usage(actor: Actor, query: UsageQuery): Promise<Usage> {
+    const period = resolveUsagePeriod(query);
+    const [wallet, items] = await Promise.all([
+      storedWallet(actor.organizationId),
+      usageItems(actor.organizationId, period),
+    ]);
+    return usageOf(items, period, wallet.currency);
   },
 
   ...Reservations,

@@ -1,5 +1,6 @@
 /** Holds on the wallet: reserved while a message or call is under way, then settled (charged) or released, once. */
-import { ledgerEntry, ledgerPut } from "#core/billing/ledger";
+import { ledgerEntry } from "#core/billing/ledger";
+import { chargeWrites } from "#core/billing/usage";
 import {
   floorUnits,
   storedWallet,
@@ -206,8 +207,8 @@ export const Reservations = {
 
   /**
    * The writes that settle a reservation (charge the actual cost, capped at
-   * what was held, and free the rest), to commit together with the usage
-   * record. No items when it was already settled or released.
+   * what was held, and free the rest; the charge's ledger entry and usage), to
+   * commit together with the message's or call's own record. No items when it was already settled or released.
    */
   async settlement(
     input: SettleInput & { relatedEntityId: string; createdBy?: string },
@@ -242,7 +243,7 @@ export const Reservations = {
         now,
         reservation.walletShard,
       ),
-      ...(entry ? [ledgerPut(input.organizationId, entry)] : []),
+      ...(entry ? chargeWrites(input.organizationId, entry, reservation.walletShard) : []),
     ];
     return {
       items,
@@ -276,7 +277,7 @@ export const Reservations = {
   /**
    * The writes of a charge that belongs to no reservation (a phone number's
    * monthly fee), to commit with the caller's own items (its once-only marker):
-   * the wallet change (first item) and the ledger entry. `mustCover` (a
+   * the wallet change (first item), the ledger entry and its usage. `mustCover` (a
    * purchase): the wallet item's condition fails unless the wallet is not
    * suspended and the available balance stays at or above the floor (answer
    * `Billing.refusal`). Otherwise (a fee already owed) it is taken in full, even
@@ -309,7 +310,7 @@ export const Reservations = {
       entry.createdAt,
     );
     if (input.mustCover) requireCover(change, units, { refuseSuspended: true });
-    return { items: [change, ledgerPut(input.organizationId, entry)], entry };
+    return { items: [change, ...chargeWrites(input.organizationId, entry)], entry };
   },
 
   /** The 402 for a charge of `amount` the wallet refused (suspended, or not enough available). */

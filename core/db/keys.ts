@@ -114,6 +114,7 @@ export const entities = {
   paymentDispute: "PaymentDispute",
   paymentReview: "PaymentReview",
   phoneNumberFee: "PhoneNumberFee",
+  usageDay: "UsageDay",
   call: "Call",
   callByPhone: "CallByPhone",
   providerCall: "ProviderCall",

@@ -1,7 +1,9 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as Money from "#core/shared/money";
+import { addNumber, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { baseUrl, newOrganization, type TestOrganization } from "#tests/helpers/stack";
-import { launchBrowser, screenshot, signedInPage, sizes } from "./browser.ts";
+import { launchBrowser, noSideways, open, screenshot, signedInPage, sizes, smallTouchTargets } from "./browser.ts";
 
 let browser: Browser;
 let org: TestOrganization;
@@ -14,6 +16,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
+
+/** Money as the dashboard shows it: dollars with at least cents and every sub-cent digit the amount has ("0.1533" → "$0.1533"). */
+function dollars(amount: string): string {
+  const [whole = "0", fraction = ""] = amount.split(".");
+  return `$${Number(whole).toLocaleString("en-US")}.${fraction.replace(/0+$/, "").padEnd(2, "0")}`;
+}
 
 const balance = async () => (await org.request("GET", "/billing/wallet")).body.balance as string;
 
@@ -62,5 +70,38 @@ describe("adding funds from the billing page", () => {
     }
     expect(ours.filter((error) => !error.includes("status of 400"))).toEqual([]);
     expect(errors.filter((error) => !error.includes("status of 40"))).toEqual([]);
+  });
+});
+
+describe("usage this month on the billing page", () => {
+  it("lists each kind with its quantity and amount as money, and the total, at both sizes", async () => {
+    const spender = await newOrganization();
+    await addNumber(spender);
+    const sent = await send(spender, { to: randomNumber(), body: "x".repeat(200) });
+    await waitForMessage(spender, sent.body.id, (message) => message.billingStatus === "Charged");
+    const usage = (await spender.request("GET", "/billing/usage")).body;
+    const fee = usage.kinds.find((kind: { kind: string }) => kind.kind === "PhoneNumberMonthly");
+    expect(usage.total.amount).toBe(Money.toBilling(Money.add(fee.amount, "0.02")));
+    const { page, errors } = await signedInPage(browser, spender.agentToken);
+    for (const size of sizes) {
+      await page.setViewportSize(size);
+      await open(page, "/billing", "Usage this month");
+      const rows = page.getByTestId("usage").locator("tbody tr");
+      await expect.poll(() => rows.count()).toBe(5);
+      const cells = async (label: string) =>
+        (await rows.filter({ hasText: label }).locator("th, td").allTextContents()).map((text) => text.trim());
+      expect(await cells("Text messages")).toEqual(["Text messages", "1 message · 2 segments", "$0.02"]);
+      expect(await cells("Picture messages")).toEqual(["Picture messages", "0 messages", "$0.00"]);
+      expect(await cells("Phone numbers")).toEqual([
+        "Phone numbers",
+        `1 monthly fee · ${fee.quantity} day${fee.quantity === 1 ? "" : "s"}`,
+        dollars(fee.amount),
+      ]);
+      expect(await page.getByTestId("usage-total").textContent()).toBe(dollars(usage.total.amount));
+      await noSideways(page, size.width);
+      if (size.name === "phone") expect(await smallTouchTargets(page)).toEqual([]);
+      await screenshot(page, `billing-usage-${size.name}`, { fullPage: false });
+    }
+    expect(errors).toEqual([]);
   });
 });

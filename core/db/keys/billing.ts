@@ -67,4 +67,14 @@ export const billingKeys = {
     pk: org(organizationId),
     sk: `NUMBERFEE#${phoneNumberId}#${month}`,
   }),
+  /**
+   * One per UTC day and wallet item (`W`) or shard (`0`-`7`) whose balance a charge changed: the day's charges by
+   * reason (issue 29), added in the charge's own transaction. Sorted by day, so a period is one key range.
+   */
+  usageDay: (organizationId: string, day: string, walletPart: string): Key => ({
+    pk: org(organizationId),
+    sk: `USAGE#${day}#${walletPart}`,
+  }),
+  /** Sort-key bounds (inclusive, for `BETWEEN`) of the usage days `from` through `to` (`2026-11-01`). */
+  usageDays: (from: string, to: string) => ({ lower: `USAGE#${from}#`, upper: `USAGE#${to}#~` }),
 };

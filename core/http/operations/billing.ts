@@ -1,4 +1,11 @@
-import { LedgerEntrySchema, ListLedgerSchema, WalletSchema, WalletSettingsSchema } from "#core/billing/index";
+import {
+  LedgerEntrySchema,
+  ListLedgerSchema,
+  UsageQuerySchema,
+  UsageSchema,
+  WalletSchema,
+  WalletSettingsSchema,
+} from "#core/billing/index";
 import { StartTopUpSchema, TopUpSchema } from "#core/billing/payments";
 import { defineOperation } from "#core/http/operation";
 import * as v from "valibot";
@@ -92,4 +99,23 @@ export const listLedger = defineOperation({
   success: { status: 200, description: "A page of ledger entries", schema: pageSchema(LedgerEntrySchema) },
   problems: [400, 401, 403, 413, 415, 429],
   example: { pageSize: 50, filters: [{ field: "entryType", value: "Charge" }] },
+});
+
+export const getUsage = defineOperation({
+  operationId: "getUsage",
+  summary:
+    "What the organization was charged over a period, by kind (SMS, MMS, call minutes, phone numbers …), and the total",
+  description:
+    "`from` and `to` are UTC calendar days (`2026-11-01`), both inclusive. Without either, the current UTC month; with one, " +
+    "that day's month supplies the other. A bad date, `to` before `from`, or more than 366 days is a 400 naming the parameter. " +
+    "One entry per charge kind (`kind` is the ledger `reason`: filter `POST /billing/ledger/all/my` by it to list the charges), " +
+    "in a fixed order and zero when unused: `count` charges, `quantity` in `unit` (SMS segments, MMS messages, billed call " +
+    "seconds, days of phone number months), `amount` charged as a positive decimal string with 4 decimals. " +
+    "`total.amount` equals minus the sum of the `Charge` ledger entries created in [`startAt`, `endAt`).",
+  tag: "Billing",
+  auth: "bearer",
+  permission: "billing:read",
+  query: UsageQuerySchema,
+  success: { status: 200, description: "The period's usage by kind", schema: UsageSchema },
+  problems: [400, 401, 403, 429],
 });

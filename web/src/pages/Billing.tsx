@@ -10,6 +10,8 @@ import { AddFunds } from "./TopUp";
 
 type Wallet = paths["/billing/wallet"]["get"]["responses"]["200"]["content"]["application/json"];
 type LedgerPage = paths["/billing/ledger/all/my"]["post"]["responses"]["200"]["content"]["application/json"];
+type Usage = paths["/billing/usage"]["get"]["responses"]["200"]["content"]["application/json"];
+type UsageKind = Usage["kinds"][number];
 
 /** The wallet as the API states it and its ledger, paged by the API's continuation tokens. */
 export function Billing() {
@@ -48,6 +50,7 @@ export function Billing() {
           <Card label="Available" value={money(wallet.availableBalance, wallet.currency)} testId="wallet-available" />
         </section>
       )}
+      <UsageThisMonth />
       {wallet && <AlertThreshold wallet={wallet} onSaved={setWallet} />}
       {wallet && <AddFunds currency={wallet.currency} onCredited={() => setCredited((count) => count + 1)} />}
       {wallet && (
@@ -95,6 +98,81 @@ export function Billing() {
         </section>
       )}
     </>
+  );
+}
+
+/** How each kind of usage is named, and its quantity said (`kind` is the ledger's charge reason). */
+const usageKinds: Record<string, { label: string; quantity: (kind: UsageKind) => string }> = {
+  SmsSegments: {
+    label: "Text messages",
+    quantity: (kind) => `${count(kind.count, "message")} · ${count(kind.quantity, "segment")}`,
+  },
+  MmsMessage: { label: "Picture messages", quantity: (kind) => count(kind.count, "message") },
+  CallMinutes: {
+    label: "Call minutes",
+    quantity: (kind) => `${count(kind.count, "call")} · ${minutes(kind.quantity)}`,
+  },
+  CallForwarded: {
+    label: "Forwarded call minutes",
+    quantity: (kind) => `${count(kind.count, "call")} · ${minutes(kind.quantity)}`,
+  },
+  PhoneNumberMonthly: {
+    label: "Phone numbers",
+    quantity: (kind) => `${count(kind.count, "monthly fee")} · ${count(kind.quantity, "day")}`,
+  },
+};
+
+const count = (value: number, noun: string) => `${value} ${noun}${value === 1 ? "" : "s"}`;
+const minutes = (seconds: number) => `${Number((seconds / 60).toFixed(2))} min`;
+
+/** This month's charges by kind (GET /billing/usage, whose default period is the current UTC month) and their total. */
+function UsageThisMonth() {
+  const [usage, setUsage] = useState<Usage | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    void api
+      .GET("/billing/usage")
+      .then(({ data, error: problem }) => (data ? setUsage(data) : setError(problemText(problem))));
+  }, []);
+  return (
+    <section aria-labelledby="usage">
+      <h2 id="usage">Usage this month</h2>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {usage && (
+        <table data-testid="usage">
+          <thead>
+            <tr>
+              <th scope="col">Kind</th>
+              <th scope="col">Quantity</th>
+              <th scope="col">Amount</th>
+            </tr>
+          </thead>
+          <tbody>
+            {usage.kinds.map((kind) => (
+              <tr>
+                <th scope="row">{usageKinds[kind.kind]?.label ?? kind.kind}</th>
+                <td>
+                  {usageKinds[kind.kind]?.quantity(kind) ??
+                    `${count(kind.count, "charge")} · ${kind.quantity} ${kind.unit}`}
+                </td>
+                <td>{money(kind.amount, usage.currency)}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row">Total</th>
+              <td>{count(usage.total.count, "charge")}</td>
+              <td data-testid="usage-total">{money(usage.total.amount, usage.currency)}</td>
+            </tr>
+          </tfoot>
+        </table>
+      )}
+    </section>
   );
 }
 
