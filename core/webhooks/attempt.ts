@@ -10,7 +10,7 @@ import { WebhookEndpoints } from "#core/webhooks/endpoints";
 import { WebhookDeliver, type DeliverMessage } from "#core/webhooks/queue";
 import { logAttempt, send } from "#core/webhooks/send";
 
-// The delivery consumer sends a stored payload (undici) and never builds one: apart from fan-out.ts.
+// The delivery consumer sends a stored payload (through the pinned egress) and never builds one: apart from fan-out.ts.
 
 /** One attempt to send one message to one endpoint; redelivered queue messages of the same attempt are recognised. */
 export const maxAttempts = retryScheduleSeconds.length + 1;

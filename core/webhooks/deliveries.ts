@@ -23,7 +23,7 @@ export {
 /**
  * Webhook deliveries: fan-out from recorded events, signed sends with retries, replay, test pings and the delivery
  * log. Each Lambda imports the one part it runs (fan-out.ts, attempt.ts, due-retries.ts, replay.ts, delivery-log.ts),
- * since those parts bundle very different things (every resource's reads, undici); this namespace is for the rest.
+ * since those parts bundle very different things (every resource's reads, the outbound HTTP egress); this namespace is for the rest.
  */
 export const WebhookDeliveries = {
   ...WebhookDeliveryLog,

@@ -15,7 +15,7 @@ import type { WebhookPayload } from "#core/webhooks/payloads";
 import { WebhookDeliver } from "#core/webhooks/queue";
 
 // The delivery records and their log, apart from deliveries.ts: the test and delivery-log routes need these and
-// none of the fan-out, payload building or sending (which read every kind of resource and carry undici).
+// none of the fan-out, payload building or sending (which read every kind of resource and carry the egress).
 
 /** Deliveries and their attempt log are kept this long. */
 export const retentionSeconds = 30 * 24 * 3600;

@@ -1,7 +1,7 @@
 import ipaddr from "ipaddr.js";
 
-// Apart from egress.ts so that checking a URL when a webhook endpoint is saved does not bring the undici dispatcher
-// (half a megabyte) into the endpoint functions' bundles.
+// Apart from egress.ts so that checking a URL when a webhook endpoint is saved does not bring the outbound HTTP client
+// (its agents and pinned lookup) into the endpoint functions' bundles.
 
 /**
  * True for an address an automation may call: public unicast only (ipaddr.js ranges, IPv4-mapped IPv6 read as IPv4).
