@@ -102,6 +102,14 @@ describe("automations from the dashboard", () => {
     await field(page, `${second}/2`, "Operator").selectOption("In");
     await field(page, `${second}/2`, "OptedIn").check();
     await field(page, `${second}/2`, "Unknown").check();
+    await page.getByRole("button", { name: "Add condition to group 2" }).click();
+    await field(page, `${second}/3`, "Type").selectOption("Assignee");
+    expect(await field(page, `${second}/3`, "Operator").inputValue()).toBe("Exists");
+    await field(page, `${second}/3`, "Operator").selectOption("Equals");
+    // The person is chosen by name; the API stores the id.
+    const person = field(page, `${second}/3`, "Person");
+    await person.selectOption(org.userIds.agent);
+    expect(await person.locator("option:checked").textContent()).toContain("Test agent");
 
     // Actions: the form starts with a text; one of every other type follows, Stop last.
     await field(page, "/actions/0", "Message").fill("Hi {{contact.firstName|there}}");
@@ -125,7 +133,13 @@ describe("automations from the dashboard", () => {
     await add(page, "Add action", "/actions/6", "PlaceCall");
     await field(page, "/actions/6", "Bridge to phone").fill("+14155550123");
     await field(page, "/actions/6", "Ring for (seconds)").fill("20");
-    await add(page, "Add action", "/actions/7", "Stop");
+    await add(page, "Add action", "/actions/7", "AssignLead");
+    expect(await field(page, "/actions/7", "Assign to").locator("option:checked").textContent()).toBe(
+      "By the routing rules",
+    );
+    await add(page, "Add action", "/actions/8", "AssignLead");
+    await field(page, "/actions/8", "Assign to").selectOption(org.userIds.admin);
+    await add(page, "Add action", "/actions/9", "Stop");
     await screenshot(page, "automation-form-desktop");
 
     const created = await save(page, "Create automation");
@@ -167,6 +181,7 @@ describe("automations from the dashboard", () => {
           ["LeadAge", "GreaterThan", { seconds: 60 }],
           ["HasReplied", "Equals", { value: false, since: "LeadCreated" }],
           ["ConsentStatus", "In", { values: ["OptedIn", "Unknown"] }],
+          ["Assignee", "Equals", { userId: org.userIds.agent }],
         ],
       ],
     ]);
@@ -189,6 +204,9 @@ describe("automations from the dashboard", () => {
       ["UpdateLead", { fields: { "metadata.product": "auto", "customer.creditScore": 700 } }],
       ["AddToSuppression", { reason: "Asked by phone" }],
       ["PlaceCall", { connectTo: "+14155550123", timeoutSeconds: 20 }],
+      // Nobody chosen: the organization's routing rules pick the assignee.
+      ["AssignLead", {}],
+      ["AssignLead", { userId: org.userIds.admin }],
       ["Stop", {}],
     ]);
     // The flow the form drew: every trigger into the first group, the groups in turn, then the actions in order.

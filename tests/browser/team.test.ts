@@ -63,6 +63,35 @@ describe("team, API keys and audit log pages in Chromium", () => {
     expect(errors).toEqual([]);
   });
 
+  it("a pending invitation is revoked after a confirmation: it leaves the list and the API lists it as Revoked", async () => {
+    const email = `revoke-${randomUUID()}@example.com`;
+    const invited = await org.request("POST", "/invitations", { body: { email, role: "agent" } });
+    expect(invited.status, JSON.stringify(invited.body)).toBe(201);
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    await page.getByRole("link", { name: "Team" }).click();
+    const row = page.getByTestId("invitations").locator("li", { hasText: email });
+    await row.waitFor();
+    const revoke = row.getByRole("button", { name: `Revoke the invitation to ${email}`, exact: true });
+
+    // Asked first: "Keep it" leaves the invitation pending.
+    await revoke.click();
+    await row.getByRole("button", { name: "Keep it" }).click();
+    await revoke.waitFor();
+    await atEverySize(page, "team-invitations");
+
+    await revoke.click();
+    await row.getByRole("button", { name: `Revoke the invitation to ${email} for good` }).click();
+    await page.getByRole("status").getByText(`The invitation to ${email} was revoked.`).waitFor();
+    await expect.poll(() => row.count()).toBe(0);
+    const listed = await org.request("POST", "/invitations/all/my", {
+      body: { filters: [{ field: "email", value: email }] },
+    });
+    expect(listed.body.items.map((invitation: any) => [invitation.id, invitation.status])).toEqual([
+      [invited.body.id, "Revoked"],
+    ]);
+    expect(errors).toEqual([]);
+  });
+
   it("the API keys page shows a new key's secret once, and rotates and revokes keys", async () => {
     const { page, errors } = await signedInPage(browser, org.ownerToken);
     page.on("dialog", (dialog) => void dialog.accept());

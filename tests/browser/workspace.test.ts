@@ -38,6 +38,7 @@ function pages(): { name: string; route: string; heading: string | RegExp }[] {
     { name: "sources", route: "/sources", heading: "Sources" },
     { name: "calls", route: "/calls", heading: "Calls" },
     { name: "registration", route: "/registration", heading: "10DLC registration" },
+    { name: "profile", route: "/profile", heading: "Your profile" },
   ];
 }
 
@@ -130,7 +131,7 @@ describe("the workspace at a laptop's and a phone's size", () => {
     expect(findings).toEqual([]);
     // The 10DLC page reads the brand, and an organization without one is answered 404 (the browser logs it).
     expect(errors.filter((error) => !error.includes("status of 404"))).toEqual([]);
-    // Twenty pages, two sizes, an axe run each: minutes on a shared machine.
+    // Twenty-one pages, two sizes, an axe run each: minutes on a shared machine.
   }, 600_000);
 
   it("on a phone the navigation folds behind a Menu button that opens it", async () => {

@@ -21,12 +21,21 @@ export type FieldKind =
   /** Yes or no, required. */
   | { kind: "yesno" }
   /** Yes, no or the API's default. */
-  | { kind: "maybe" };
+  | { kind: "maybe" }
+  /** A user of the organization, by id, chosen by name; `unchosen` names what leaving it empty means (else required). */
+  | { kind: "person"; unchosen?: string };
 
 /** One setting: its key (dots reach into nested objects such as `audience.maxLeads`) and how it is asked. */
 export type FieldSpec = FieldKind & { key: string; label: string; hint?: string };
 
 type Settings = Record<string, unknown>;
+
+/** Whom a `person` setting offers: the organization's people. */
+export interface Person {
+  id: string;
+  name: string;
+  email: string;
+}
 
 /** The value at a dotted key (`audience.maxLeads`). */
 export function readSetting(settings: Settings, key: string): unknown {
@@ -124,6 +133,7 @@ export function SettingInput(props: {
   pointer: string;
   errors: string[];
   onChange: (settings: Settings) => void;
+  people?: Person[] | null;
 }) {
   const { spec, settings, onChange } = props;
   const value = readSetting(settings, spec.key);
@@ -157,6 +167,28 @@ export function SettingInput(props: {
   return (
     <Field label={spec.label} pointer={props.pointer} errors={props.errors} hint={spec.hint}>
       {(described) => {
+        if (spec.kind === "person") {
+          const people = props.people ?? [];
+          // Someone the list lacks (past the first page of people, or removed) stays chosen, shown by id.
+          const unlisted = typeof value === "string" && !people.some((person) => person.id === value);
+          return (
+            <select
+              {...described}
+              value={typeof value === "string" ? value : ""}
+              onChange={(event) => set(event.currentTarget.value || undefined)}
+            >
+              {(spec.unchosen !== undefined || value === undefined) && (
+                <option value="">{spec.unchosen ?? "Choose…"}</option>
+              )}
+              {unlisted && <option value={value}>{value}</option>}
+              {people.map((person) => (
+                <option value={person.id}>
+                  {person.name} ({person.email})
+                </option>
+              ))}
+            </select>
+          );
+        }
         if (spec.kind === "select" || spec.kind === "yesno" || spec.kind === "maybe") {
           const options = spec.kind === "select" ? spec.options : ["true", "false"];
           const required = spec.kind === "yesno" || (spec.kind === "select" && !spec.optional);

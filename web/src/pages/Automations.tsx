@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, problemText } from "../api/client";
 import type { paths } from "../api/schema";
 import { fullName } from "../names";
-import { typeLabels } from "./automations/fields";
+import { typeLabel } from "./automations/fields";
 
 type Automation = paths["/automations/{id}"]["get"]["responses"]["200"]["content"]["application/json"];
 type AutomationRequest = NonNullable<paths["/automations/{id}"]["put"]["requestBody"]>["content"]["application/json"];
@@ -187,7 +187,7 @@ export function AutomationRuns({ id }: { id: string }) {
                 <ol class="steps" data-testid="steps">
                   {run.steps.map((step) => (
                     <li class={step.status === "Failed" ? "failed" : ""}>
-                      <strong>{typeLabels[step.type] ?? step.type}</strong> ({step.nodeId}): {step.status}
+                      <strong>{typeLabel(step.type)}</strong> ({step.nodeId}): {step.status}
                       {step.attempts > 1 ? `, ${step.attempts} attempts` : ""}
                       {step.durationMs !== null ? `, ${step.durationMs} ms` : ""}
                       {stepDetail(step) && <div class="step-detail">{stepDetail(step)}</div>}

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, problemText } from "../api/client";
 import type { paths } from "../api/schema";
+import { ConfirmDelete } from "../ConfirmDelete";
 import { Pager } from "../Pager";
 import { usePaged } from "../usePaged";
 
@@ -117,10 +118,22 @@ export function Team() {
       {invitations.page && invitations.page.items.length > 0 && (
         <section aria-labelledby="pending">
           <h2 id="pending">Pending invitations</h2>
-          <ul>
+          <ul class="invitations" data-testid="invitations">
             {invitations.page.items.map((invitation) => (
-              <li>
-                {invitation.email} as {invitation.role}, until {new Date(invitation.expiresAt).toLocaleString()}
+              <li data-invitation-id={invitation.id}>
+                <span>
+                  {invitation.email} as {invitation.role}, until {new Date(invitation.expiresAt).toLocaleString()}
+                </span>
+                {/* Its link stops working at once; the person can be invited again. */}
+                <ConfirmDelete
+                  label="Revoke"
+                  subject={`the invitation to ${invitation.email}`}
+                  onDelete={() =>
+                    void act(`The invitation to ${invitation.email} was revoked.`, () =>
+                      api.DELETE("/invitations/{id}", { params: { path: { id: invitation.id } } }),
+                    )
+                  }
+                />
               </li>
             ))}
           </ul>

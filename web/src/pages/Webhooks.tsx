@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, problemText } from "../api/client";
 import type { paths } from "../api/schema";
 import { Field, ProblemSummary } from "../forms/Field";
@@ -54,7 +54,94 @@ function DeliveryLog({ endpointId, version }: { endpointId: string; version: num
   );
 }
 
-/** One endpoint: on/off, a test message, a new secret, its delivery log, removal. */
+/** A moment as a `datetime-local` input shows it: the browser's local time, to the minute. */
+function localDateTime(epochMs: number): string {
+  return new Date(epochMs - new Date(epochMs).getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
+
+/** What a replay did, in words: how many events go out again, and where to continue when there were more. */
+function replayed(count: number, continueFrom: string | null): string {
+  const events = count === 1 ? "1 event is" : `${count} events are`;
+  if (count === 0) return "No event of this endpoint's types since then: nothing was sent again.";
+  if (continueFrom)
+    return `${events} on the way again. More remain from ${new Date(continueFrom).toLocaleString()}: replay the rest.`;
+  return `${events} on the way again, with the same webhook-id as before, so your receiver can drop what it already has.`;
+}
+
+/**
+ * Sends the endpoint's past events again, every one since a time (POST /webhook-endpoints/{id}/replay), say after
+ * the receiver was down; the answer says how many went out and offers the rest when there were more than a batch.
+ */
+function Replay({ endpointId, onQueued }: { endpointId: string; onQueued: () => void }) {
+  const [since, setSince] = useState(() => localDateTime(Date.now() - 24 * 3600_000));
+  const [answer, setAnswer] = useState<{ text: string; continueFrom: string | null } | null>(null);
+  const [problem, setProblem] = useState<FormProblem | null>(null);
+  const [busy, setBusy] = useState(false);
+  const pointer = `/endpoints/${endpointId}/since`;
+
+  async function replay(from: string) {
+    setBusy(true);
+    const { data, error } = await api.POST("/webhook-endpoints/{id}/replay", {
+      params: { path: { id: endpointId } },
+      body: { since: from },
+    });
+    setBusy(false);
+    setProblem(data ? null : formProblem(error));
+    setAnswer(data ? { text: replayed(data.replayed, data.continueFrom), continueFrom: data.continueFrom } : null);
+    if (data && data.replayed > 0) onQueued();
+  }
+
+  // An unreadable date goes as typed, so the API's own words explain it.
+  const sinceIso = () => (Number.isNaN(Date.parse(since)) ? since : new Date(since).toISOString());
+  return (
+    <form
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        void replay(sinceIso());
+      }}
+    >
+      <div class="node-fields">
+        <Field
+          label="Events since"
+          pointer={pointer}
+          errors={errorsAt(problem, "/since")}
+          hint="Your local time. Each event of this endpoint's types since then is sent again."
+        >
+          {(control) => (
+            <input
+              {...control}
+              type="datetime-local"
+              value={since}
+              onInput={(event) => setSince(event.currentTarget.value)}
+            />
+          )}
+        </Field>
+      </div>
+      {/* A problem that is not about the date (the endpoint is gone, no permission) shows in full. */}
+      {problem && errorsAt(problem, "/since").length === 0 && (
+        <ProblemSummary detail={problem.detail} errors={problem.errors} />
+      )}
+      <div class="node-actions">
+        <button type="submit" class="secondary" disabled={busy}>
+          Replay
+        </button>
+        {answer?.continueFrom && (
+          <button type="button" class="secondary" disabled={busy} onClick={() => void replay(answer.continueFrom!)}>
+            Replay the rest
+          </button>
+        )}
+      </div>
+      {answer && (
+        <p role="status" data-testid="replay-answer">
+          {answer.text}
+        </p>
+      )}
+    </form>
+  );
+}
+
+/** One endpoint: on/off, a test message, a new secret, a replay of past events, its delivery log, removal. */
 function EndpointCard({
   endpoint,
   onSecret,
@@ -67,6 +154,14 @@ function EndpointCard({
   const [error, setError] = useState<string | null>(null);
   const [logVersion, setLogVersion] = useState(0);
   const path = { params: { path: { id: endpoint.id } } };
+  // Queued messages are sent within moments; their attempts show in the log once sent. A pending reload is dropped
+  // when the endpoint is deleted or leaves the page: the log of a deleted endpoint is a 404.
+  const logReload = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const reloadLogSoon = () => {
+    clearTimeout(logReload.current);
+    logReload.current = setTimeout(() => setLogVersion((count) => count + 1), 1500);
+  };
+  useEffect(() => () => clearTimeout(logReload.current), []);
   const done = (problem: unknown) => {
     setError(problem ? problemText(problem) : null);
     onChanged();
@@ -108,8 +203,7 @@ function EndpointCard({
           onClick={async () => {
             const { error: problem } = await api.POST("/webhook-endpoints/{id}/test", path);
             setError(problem ? problemText(problem) : null);
-            // The test message is queued; its attempt shows in the log once sent.
-            setTimeout(() => setLogVersion((count) => count + 1), 1500);
+            reloadLogSoon();
           }}
         >
           Send test
@@ -125,8 +219,17 @@ function EndpointCard({
         >
           New secret
         </button>
-        <ConfirmDelete onDelete={async () => done((await api.DELETE("/webhook-endpoints/{id}", path)).error)} />
+        <ConfirmDelete
+          onDelete={async () => {
+            clearTimeout(logReload.current);
+            done((await api.DELETE("/webhook-endpoints/{id}", path)).error);
+          }}
+        />
       </div>
+      <details>
+        <summary>Replay past events</summary>
+        <Replay endpointId={endpoint.id} onQueued={reloadLogSoon} />
+      </details>
       <details onToggle={(event) => event.currentTarget.open && setLogVersion((count) => count + 1)}>
         <summary>Delivery log</summary>
         {logVersion > 0 && <DeliveryLog endpointId={endpoint.id} version={logVersion} />}
@@ -247,7 +350,7 @@ export function Webhooks() {
       {endpoints.page && endpoints.page.items.length === 0 && <p>No endpoint yet.</p>}
       <ul class="endpoints" data-testid="endpoints">
         {endpoints.page?.items.map((endpoint) => (
-          <EndpointCard endpoint={endpoint} onSecret={setSecret} onChanged={endpoints.reload} />
+          <EndpointCard key={endpoint.id} endpoint={endpoint} onSecret={setSecret} onChanged={endpoints.reload} />
         ))}
       </ul>
     </>

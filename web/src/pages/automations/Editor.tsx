@@ -4,7 +4,8 @@ import { api } from "../../api/client";
 import { ConfirmDelete } from "../../ConfirmDelete";
 import { Field, ProblemSummary } from "../../forms/Field";
 import { errorsAt, errorsExactly, formProblem, type FormProblem } from "../../forms/problem";
-import { SettingInput, type FieldSpec } from "../../forms/SettingInput";
+import { SettingInput, type FieldSpec, type Person } from "../../forms/SettingInput";
+import { useTeam } from "../conversations/team";
 import {
   actionFields,
   actionTypes,
@@ -14,7 +15,7 @@ import {
   operatorsByConditionType,
   triggerFields,
   triggerTypes,
-  typeLabels,
+  typeLabel,
 } from "./fields";
 import {
   changeNodes,
@@ -29,13 +30,14 @@ import {
 } from "./draft";
 
 /** One trigger, condition or action: its type, its own settings, on/off and removal, with its errors beside each input. */
-function NodeEditor(props: {
+function NodeEditor<TType extends string>(props: {
   title: string;
   pointer: string;
-  types: readonly string[];
-  type: string;
-  onType: (type: string) => void;
+  types: readonly TType[];
+  type: TType;
+  onType: (type: TType) => void;
   fields: FieldSpec[];
+  people: Person[] | null;
   settings: Settings;
   onSettings: (settings: Settings) => void;
   isEnabled: boolean;
@@ -53,9 +55,14 @@ function NodeEditor(props: {
       <div class="node-fields">
         <Field label="Type" pointer={`${pointer}/type`} errors={[]}>
           {(described) => (
-            <select {...described} value={props.type} onChange={(event) => props.onType(event.currentTarget.value)}>
+            <select
+              {...described}
+              value={props.type}
+              // The menu offers only `types`.
+              onChange={(event) => props.onType(event.currentTarget.value as TType)}
+            >
               {props.types.map((type) => (
-                <option value={type}>{typeLabels[type] ?? type}</option>
+                <option value={type}>{typeLabel(type)}</option>
               ))}
             </select>
           )}
@@ -68,6 +75,7 @@ function NodeEditor(props: {
             pointer={`${pointer}/settings/${spec.key.replaceAll(".", "/")}`}
             errors={errorsAt(problem, `${pointer}/settings/${spec.key.replaceAll(".", "/")}`)}
             onChange={props.onSettings}
+            people={props.people}
           />
         ))}
       </div>
@@ -101,6 +109,7 @@ export function AutomationEditor({ id }: { id?: string }) {
   const [draft, setDraft] = useState<Draft | null>(id ? null : newDraft());
   const [problem, setProblem] = useState<FormProblem | null>(null);
   const [busy, setBusy] = useState(false);
+  const team = useTeam();
   useEffect(() => {
     if (!id) return;
     void api
@@ -201,7 +210,8 @@ export function AutomationEditor({ id }: { id?: string }) {
                 }),
               }))
             }
-            fields={triggerFields[trigger.type] ?? []}
+            fields={triggerFields[trigger.type]}
+            people={team}
             settings={settingsOf(trigger)}
             onSettings={(settings) =>
               setDraft({ ...draft, triggers: replaced(draft.triggers, index, { ...trigger, settings }) })
@@ -279,7 +289,7 @@ export function AutomationEditor({ id }: { id?: string }) {
                 const setCondition = (next: typeof condition) =>
                   setGroup({ ...group, conditions: replaced(group.conditions, index, next) });
                 const conditionPointer = `${pointer}/conditions/${index}`;
-                const operators = operatorsByConditionType[condition.type] ?? [];
+                const operators: readonly (keyof typeof operatorLabels)[] = operatorsByConditionType[condition.type];
                 return (
                   <NodeEditor
                     title={`Condition ${groupIndex + 1}.${index + 1}`}
@@ -290,12 +300,13 @@ export function AutomationEditor({ id }: { id?: string }) {
                       setCondition({
                         id: condition.id,
                         type,
-                        operator: operatorsByConditionType[type]![0]!,
+                        operator: operatorsByConditionType[type][0],
                         isEnabled: condition.isEnabled,
                         settings: {},
                       })
                     }
                     fields={conditionFields(condition.type, condition.operator)}
+                    people={team}
                     settings={settingsOf(condition)}
                     onSettings={(settings) => setCondition({ ...condition, settings })}
                     isEnabled={condition.isEnabled ?? true}
@@ -317,7 +328,7 @@ export function AutomationEditor({ id }: { id?: string }) {
                           onChange={(event) => setCondition({ ...condition, operator: event.currentTarget.value })}
                         >
                           {operators.map((operator) => (
-                            <option value={operator}>{operatorLabels[operator] ?? operator}</option>
+                            <option value={operator}>{operatorLabels[operator]}</option>
                           ))}
                         </select>
                       )}
@@ -396,7 +407,8 @@ export function AutomationEditor({ id }: { id?: string }) {
                 actions: replaced(d.actions, index, { id: action.id, type, isEnabled: action.isEnabled, settings: {} }),
               }))
             }
-            fields={actionFields[action.type] ?? []}
+            fields={actionFields[action.type]}
+            people={team}
             settings={settingsOf(action)}
             onSettings={(settings) =>
               setDraft({ ...draft, actions: replaced(draft.actions, index, { ...action, settings }) })

@@ -2,19 +2,19 @@
  * The automation as the form edits it: the request body of POST /automations and PUT /automations/{id}, loosely
  * typed (each node's settings depend on its type; the API validates them), and the edits the form makes to it.
  */
-import { typeLabels } from "./fields";
+import { typeLabel, type ActionType, type ConditionType, type TriggerType } from "./fields";
 
 export type Settings = Record<string, unknown>;
 export interface TriggerNode {
   id: string;
-  type: string;
+  type: TriggerType;
   displayName?: string;
   isEnabled?: boolean;
   settings?: Settings;
 }
 export interface ConditionNode {
   id: string;
-  type: string;
+  type: ConditionType;
   operator: string;
   isEnabled?: boolean;
   settings?: Settings;
@@ -26,7 +26,7 @@ export interface GroupNode {
 }
 export interface ActionNode {
   id: string;
-  type: string;
+  type: ActionType;
   order?: number;
   isEnabled?: boolean;
   settings?: Settings;
@@ -123,13 +123,11 @@ export function changeNodes(draft: Draft, change: (draft: Draft) => Draft): Draf
 /** A node's name in lists and the flow: "Action 2: Send a text". */
 export function nodeLabel(draft: Draft, id: string): string {
   const trigger = draft.triggers.findIndex((node) => node.id === id);
-  if (trigger >= 0)
-    return `Trigger ${trigger + 1}: ${typeLabels[draft.triggers[trigger]!.type] ?? draft.triggers[trigger]!.type}`;
+  if (trigger >= 0) return `Trigger ${trigger + 1}: ${typeLabel(draft.triggers[trigger]!.type)}`;
   const group = draft.conditionGroups.findIndex((node) => node.id === id);
   if (group >= 0) return `Condition group ${group + 1}`;
   const action = draft.actions.findIndex((node) => node.id === id);
-  if (action >= 0)
-    return `Action ${action + 1}: ${typeLabels[draft.actions[action]!.type] ?? draft.actions[action]!.type}`;
+  if (action >= 0) return `Action ${action + 1}: ${typeLabel(draft.actions[action]!.type)}`;
   return id;
 }
 

@@ -1,35 +1,25 @@
 /**
  * What the automation form asks for each trigger, condition and action type: one entry per setting the API's schema
  * has (core/automations/definition/*). The API stays the judge of validity; these only shape the inputs.
+ *
+ * The tables are typed against the API's own unions (the generated contract), so a type or an operator the API
+ * gains without a form here fails the web type check instead of being silently missing from the form.
  */
+import type { components } from "../../api/schema";
 import type { FieldSpec } from "../../forms/SettingInput";
+
+type Automation = components["schemas"]["Automation"];
+type Condition = Automation["conditionGroups"][number]["conditions"][number];
+export type TriggerType = Automation["triggers"][number]["type"];
+export type ConditionType = Condition["type"];
+export type ActionType = Automation["actions"][number]["type"];
+type OperatorOf<TType extends ConditionType> = Extract<Condition, { type: TType }>["operator"];
 
 const leadFieldHint = "A lead field such as contact.firstName, metadata.product or customer.creditScore.";
 const templateHint = "Placeholders such as {{contact.firstName|there}} fill in lead fields.";
 const idsHint = "Ids, one a line; empty means any.";
 
-export const triggerTypes = [
-  "LeadCreated",
-  "MessageReceived",
-  "MessageFailed",
-  "CallMissed",
-  "LeadOptedOut",
-  "Schedule",
-  "Manual",
-] as const;
-export const conditionTypes = ["LeadField", "TimeOfDay", "Weekday", "LeadAge", "HasReplied", "ConsentStatus"] as const;
-export const actionTypes = [
-  "SendSms",
-  "SendMms",
-  "Wait",
-  "HttpRequest",
-  "UpdateLead",
-  "AddToSuppression",
-  "PlaceCall",
-  "Stop",
-] as const;
-
-export const typeLabels: Record<string, string> = {
+const typeLabels = {
   LeadCreated: "New lead",
   MessageReceived: "Text received",
   MessageFailed: "Text failed",
@@ -43,6 +33,7 @@ export const typeLabels: Record<string, string> = {
   LeadAge: "Lead age",
   HasReplied: "Lead has replied",
   ConsentStatus: "Consent status",
+  Assignee: "Assignee",
   SendSms: "Send a text",
   SendMms: "Send a picture message",
   Wait: "Wait",
@@ -50,14 +41,20 @@ export const typeLabels: Record<string, string> = {
   UpdateLead: "Update the lead",
   AddToSuppression: "Add to suppression list",
   PlaceCall: "Place a call",
+  AssignLead: "Assign the lead",
   Stop: "Stop",
-};
+} satisfies Record<TriggerType | ConditionType | ActionType, string>;
+
+/** A trigger's, condition's, action's or run step's type in words ("Send a text"); an unknown one as the API names it. */
+export function typeLabel(type: string): string {
+  return (typeLabels as Record<string, string>)[type] ?? type;
+}
 
 const processingStatuses = ["Pending", "Processed", "Duplicate", "Rejected", "Failed"] as const;
 const consentStatuses = ["OptedIn", "OptedOut", "Unverified", "Unknown"] as const;
 const weekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"] as const;
 
-export const triggerFields: Record<string, FieldSpec[]> = {
+export const triggerFields = {
   LeadCreated: [{ key: "sourceIds", label: "Only from these sources", kind: "lines", hint: idsHint }],
   MessageReceived: [
     { key: "phoneNumberIds", label: "Only to these numbers", kind: "lines", hint: idsHint },
@@ -96,9 +93,11 @@ export const triggerFields: Record<string, FieldSpec[]> = {
     { key: "audience.maxLeads", label: "At most N leads a firing", kind: "number" },
   ],
   Manual: [],
-};
+} satisfies Record<TriggerType, FieldSpec[]>;
+/** In the order the type menu offers them. */
+export const triggerTypes = Object.keys(triggerFields) as TriggerType[];
 
-export const operatorsByConditionType: Record<string, readonly string[]> = {
+export const operatorsByConditionType = {
   LeadField: [
     "Equals",
     "NotEquals",
@@ -116,9 +115,18 @@ export const operatorsByConditionType: Record<string, readonly string[]> = {
   LeadAge: ["GreaterThan", "LessThan"],
   HasReplied: ["Equals", "NotEquals"],
   ConsentStatus: ["Equals", "NotEquals", "In", "NotIn"],
-};
+  Assignee: ["Exists", "NotExists", "Equals", "NotEquals"],
+} as const satisfies { [TType in ConditionType]: readonly OperatorOf<TType>[] };
+export const conditionTypes = Object.keys(operatorsByConditionType) as ConditionType[];
 
-export const operatorLabels: Record<string, string> = {
+/** An operator the API takes for a type but the menu lacks (never, when the menus are complete). */
+type UnofferedOperator = {
+  [TType in ConditionType]: Exclude<OperatorOf<TType>, (typeof operatorsByConditionType)[TType][number]>;
+}[ConditionType];
+// Fails the type check, naming the operator, when the API gains one the menu does not offer.
+const _everyOperatorOffered: [UnofferedOperator] extends [never] ? true : UnofferedOperator = true;
+
+export const operatorLabels: Record<OperatorOf<ConditionType>, string> = {
   Equals: "is",
   NotEquals: "is not",
   Contains: "contains",
@@ -133,8 +141,8 @@ export const operatorLabels: Record<string, string> = {
   NotBetween: "is not between",
 };
 
-/** A condition's settings depend on its type and, for lead fields and consent, on the operator too. */
-export function conditionFields(type: string, operator: string): FieldSpec[] {
+/** A condition's settings depend on its type and, for lead fields, consent and the assignee, on the operator too. */
+export function conditionFields(type: ConditionType, operator: string): FieldSpec[] {
   const field: FieldSpec = { key: "field", label: "Field", kind: "text", hint: leadFieldHint };
   switch (type) {
     case "LeadField":
@@ -170,8 +178,10 @@ export function conditionFields(type: string, operator: string): FieldSpec[] {
       return operator === "In" || operator === "NotIn"
         ? [{ key: "values", label: "Statuses", kind: "checks", options: consentStatuses }]
         : [{ key: "value", label: "Status", kind: "select", options: consentStatuses }];
-    default:
-      return [];
+    case "Assignee":
+      return operator === "Exists" || operator === "NotExists"
+        ? []
+        : [{ key: "userId", label: "Person", kind: "person" }];
   }
 }
 
@@ -183,7 +193,7 @@ const fromNumber: FieldSpec = {
 };
 const fallback: FieldSpec = { key: "fallback", label: "Fallback for empty placeholders", kind: "text" };
 
-export const actionFields: Record<string, FieldSpec[]> = {
+export const actionFields = {
   SendSms: [{ key: "body", label: "Message", kind: "textarea", hint: templateHint }, fallback, fromNumber],
   SendMms: [
     { key: "body", label: "Message", kind: "textarea", hint: templateHint },
@@ -224,5 +234,8 @@ export const actionFields: Record<string, FieldSpec[]> = {
     { key: "connectTo", label: "Bridge to phone", kind: "text", hint: "E.164, such as +14155550123." },
     { key: "timeoutSeconds", label: "Ring for (seconds)", kind: "number" },
   ],
+  AssignLead: [{ key: "userId", label: "Assign to", kind: "person", unchosen: "By the routing rules" }],
   Stop: [],
-};
+} satisfies Record<ActionType, FieldSpec[]>;
+/** In the order the type menu offers them. */
+export const actionTypes = Object.keys(actionFields) as ActionType[];
