@@ -11,35 +11,42 @@ export const FrequencyCapsSchema = v.strictObject({ smsPerDay: cap, callsPerDay:
 export type FrequencyCaps = v.InferOutput<typeof FrequencyCapsSchema>;
 const NO_CAPS: FrequencyCaps = { smsPerDay: null, callsPerDay: null };
 
-/** Body of `PUT /consent/settings`: the organization's own certificate-API accounts (null removes one). */
+/**
+ * Body of `PUT /consent/settings`: the organization's own certificate-API accounts and caps. A field left out keeps
+ * what is stored (the secrets are never answered, so a client cannot send them back); `null` removes an account.
+ */
 export const ConsentSettingsRequestSchema = v.strictObject({
-  trustedForm: v.nullable(
-    v.strictObject({
-      apiKey: v.pipe(
-        v.string(),
-        v.trim(),
-        v.minLength(8),
-        maxChars(200),
-        v.description(
-          "The API key of the organization's TrustedForm account (Settings tab); stored as a secret, never answered.",
+  trustedForm: v.optional(
+    v.nullable(
+      v.strictObject({
+        apiKey: v.pipe(
+          v.string(),
+          v.trim(),
+          v.minLength(8),
+          maxChars(200),
+          v.description(
+            "The API key of the organization's TrustedForm account (Settings tab); stored as a secret, never answered.",
+          ),
         ),
-      ),
-    }),
+      }),
+    ),
   ),
-  jornaya: v.nullable(
-    v.strictObject({
-      accountCode: v.pipe(
-        v.string(),
-        v.trim(),
-        v.minLength(1),
-        maxChars(100),
-        v.description(
-          "The organization's Jornaya (Verisk) account code, for LeadiD token checks; stored as a secret, never answered.",
+  jornaya: v.optional(
+    v.nullable(
+      v.strictObject({
+        accountCode: v.pipe(
+          v.string(),
+          v.trim(),
+          v.minLength(1),
+          maxChars(100),
+          v.description(
+            "The organization's Jornaya (Verisk) account code, for LeadiD token checks; stored as a secret, never answered.",
+          ),
         ),
-      ),
-    }),
+      }),
+    ),
   ),
-  frequencyCaps: v.optional(FrequencyCapsSchema, NO_CAPS),
+  frequencyCaps: v.optional(FrequencyCapsSchema),
 });
 export type ConsentSettingsRequest = v.InferOutput<typeof ConsentSettingsRequestSchema>;
 
@@ -70,14 +77,18 @@ export const ConsentSettingsStore = {
     return toSettings(await getItem(keys.consentSettings(actor.organizationId)));
   },
 
-  /** `PUT /consent/settings`: replaces both accounts. */
-  async replace(actor: Actor, input: ConsentSettingsRequest): Promise<ConsentSettings> {
+  /** `PUT /consent/settings`: sets what the body names and keeps the rest (the stored secrets above all). */
+  async update(actor: Actor, input: ConsentSettingsRequest): Promise<ConsentSettings> {
+    const stored = await getItem(keys.consentSettings(actor.organizationId), { consistent: true });
+    // Left out: what is stored; null: removed.
     const item = {
       ...keys.consentSettings(actor.organizationId),
       entity: entities.consentSettings,
-      trustedFormApiKey: input.trustedForm?.apiKey ?? null,
-      jornayaAccountCode: input.jornaya?.accountCode ?? null,
-      frequencyCaps: input.frequencyCaps,
+      trustedFormApiKey:
+        input.trustedForm === undefined ? (stored?.trustedFormApiKey ?? null) : (input.trustedForm?.apiKey ?? null),
+      jornayaAccountCode:
+        input.jornaya === undefined ? (stored?.jornayaAccountCode ?? null) : (input.jornaya?.accountCode ?? null),
+      frequencyCaps: input.frequencyCaps ?? (stored?.frequencyCaps as FrequencyCaps | undefined) ?? NO_CAPS,
       modifiedAt: nowIso(),
     };
     await table.put({ Item: item });
@@ -104,7 +115,10 @@ function toSettings(item: Record<string, unknown> | undefined): ConsentSettings 
   };
 }
 
-/** What a read shows of a credential: enough to tell which account is configured, never enough to use it. */
+/**
+ * What a read shows of a credential: enough to tell which account is configured, never enough to use it: at most its
+ * first 4 characters and never more than a quarter of it (a short code shows nothing but the ellipsis).
+ */
 function preview(secret: string): string {
-  return `${secret.slice(0, 4)}…`;
+  return `${secret.slice(0, Math.min(4, Math.floor(secret.length / 4)))}…`;
 }

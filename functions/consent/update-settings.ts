@@ -2,4 +2,4 @@ import { ConsentSettingsStore } from "#core/consent/settings";
 import { endpoint } from "#core/http/endpoint";
 import { updateConsentSettings } from "#core/http/operations/consent";
 
-export const handler = endpoint(updateConsentSettings, ({ actor, body }) => ConsentSettingsStore.replace(actor, body));
+export const handler = endpoint(updateConsentSettings, ({ actor, body }) => ConsentSettingsStore.update(actor, body));

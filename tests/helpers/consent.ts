@@ -46,11 +46,14 @@ export async function validCertificate(org: TestOrganization, phone: string): Pr
 
 const jornayaUrl = () => inject("stackEnv")[environmentNames.jornayaApiUrl]!;
 
-/** Gives the organization a Jornaya account (PUT /consent/settings, no TrustedForm) and answers its account code. */
-export async function withJornaya(org: TestOrganization): Promise<string> {
+/**
+ * Gives the organization a Jornaya account (PUT /consent/settings) and answers its account code; the TrustedForm
+ * account is removed unless `keepTrustedForm` (a PUT keeps what it leaves out).
+ */
+export async function withJornaya(org: TestOrganization, { keepTrustedForm = false } = {}): Promise<string> {
   const accountCode = randomUUID();
   const response = await org.request("PUT", "/consent/settings", {
-    body: { trustedForm: null, jornaya: { accountCode } },
+    body: { ...(keepTrustedForm ? {} : { trustedForm: null }), jornaya: { accountCode } },
   });
   expect(response.status).toBe(200);
   return accountCode;

@@ -442,4 +442,28 @@ describe("PUT /consent/settings", () => {
     });
     expect(JSON.stringify(read.body)).not.toContain(accountCode);
   });
+
+  it("keeps what a PUT leaves out: new caps keep both secrets, null removes one account, a short code shows nothing", async () => {
+    const org = await newOrganization();
+    const apiKey = await withTrustedForm(org);
+    const accountCode = await withJornaya(org, { keepTrustedForm: true });
+    const caps = await org.request("PUT", "/consent/settings", {
+      body: { frequencyCaps: { smsPerDay: 5, callsPerDay: null } },
+    });
+    expect(caps.status).toBe(200);
+    expect(caps.body).toMatchObject({
+      trustedForm: { apiKeyPreview: `${apiKey.slice(0, 4)}…` },
+      jornaya: { accountCodePreview: `${accountCode.slice(0, 4)}…` },
+      frequencyCaps: { smsPerDay: 5, callsPerDay: null },
+    });
+    const removed = await org.request("PUT", "/consent/settings", { body: { jornaya: null } });
+    expect(removed.body).toMatchObject({
+      trustedForm: { apiKeyPreview: `${apiKey.slice(0, 4)}…` },
+      jornaya: null,
+      frequencyCaps: { smsPerDay: 5, callsPerDay: null },
+    });
+    const short = await org.request("PUT", "/consent/settings", { body: { jornaya: { accountCode: "abc" } } });
+    expect(short.body.jornaya).toEqual({ accountCodePreview: "…" });
+    expect((await org.request("GET", "/consent/settings")).body.jornaya).toEqual({ accountCodePreview: "…" });
+  });
 });

@@ -23,10 +23,11 @@ export const getConsentSettings = defineOperation({
 
 export const updateConsentSettings = defineOperation({
   operationId: "updateConsentSettings",
-  summary: "Replace the organization's certificate-API accounts",
+  summary: "Set the organization's certificate-API accounts and frequency caps",
   description:
     "Leads arriving with a `CertifiedFormUrl` on https://cert.trustedform.com are claimed with this TrustedForm account and matched to the lead's phone and e-mail; " +
-    "without an account they stay `Unverified`. The TrustedForm API key and the Jornaya account code are stored as secrets and never answered (only their first characters).",
+    "without an account they stay `Unverified`. The TrustedForm API key and the Jornaya account code are stored as secrets and never answered (only their first characters). " +
+    "A field left out keeps what is stored, so the caps can be changed without sending the secrets again; `null` removes an account.",
   tag,
   auth: "bearer",
   permission: "sources:write",
