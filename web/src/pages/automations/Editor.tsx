@@ -101,6 +101,9 @@ function replaced<T>(list: T[], index: number, item: T): T[] {
   return list.map((existing, at) => (at === index ? item : existing));
 }
 
+/** The fields of a type this dashboard does not know (an automation saved through a newer API): none to edit. */
+const noFields: FieldSpec[] = [];
+
 /**
  * Create or edit an automation: every trigger, condition and action the API has, the flow between them, and the
  * API's validation errors beside the input they are about (and all of them, in words, above the form).
@@ -210,7 +213,7 @@ export function AutomationEditor({ id }: { id?: string }) {
                 }),
               }))
             }
-            fields={triggerFields[trigger.type]}
+            fields={triggerFields[trigger.type] ?? noFields}
             people={team}
             settings={settingsOf(trigger)}
             onSettings={(settings) =>
@@ -289,7 +292,8 @@ export function AutomationEditor({ id }: { id?: string }) {
                 const setCondition = (next: typeof condition) =>
                   setGroup({ ...group, conditions: replaced(group.conditions, index, next) });
                 const conditionPointer = `${pointer}/conditions/${index}`;
-                const operators: readonly (keyof typeof operatorLabels)[] = operatorsByConditionType[condition.type];
+                const operators: readonly (keyof typeof operatorLabels)[] =
+                  operatorsByConditionType[condition.type] ?? [];
                 return (
                   <NodeEditor
                     title={`Condition ${groupIndex + 1}.${index + 1}`}
@@ -407,7 +411,7 @@ export function AutomationEditor({ id }: { id?: string }) {
                 actions: replaced(d.actions, index, { id: action.id, type, isEnabled: action.isEnabled, settings: {} }),
               }))
             }
-            fields={actionFields[action.type]}
+            fields={actionFields[action.type] ?? noFields}
             people={team}
             settings={settingsOf(action)}
             onSettings={(settings) =>
