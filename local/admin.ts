@@ -61,6 +61,9 @@ Commands (output is JSON):
                                                       lead claims from the organization's partition to their own
                                                       (one transaction each; a full table scan, or one
                                                       organization's partition; safe to run again): scanned, moved
+  backfill-usage [--org ID]                           once after deploying usage by kind (GET /billing/usage): counts
+                                                      the charges written before it into the usage days (every
+                                                      organization, or one; safe to run again): charges and days
   status                                              queue and dead-letter depths, stuck work (count, oldest
                                                       age), payments to review and the last run of every schedule
   payments-to-review                                  payment events not credited because they did not match
@@ -374,6 +377,16 @@ async function run(command: string | undefined): Promise<unknown> {
       if (values.org) return migrateKeys(await existingOrganization());
       await useTarget();
       return migrateKeys();
+    case "backfill-usage": {
+      if (!values.org) await useTarget();
+      const organizationIds = values.org
+        ? [await existingOrganization()]
+        : (await Organizations.list()).map((organization) => organization.id);
+      const counted = [];
+      for (const organizationId of organizationIds)
+        counted.push({ organizationId, ...(await Billing.backfillUsage(organizationId)) });
+      return counted;
+    }
     case "billing-adjust": {
       const organizationId = await existingOrganization();
       const entry = await Billing.adjust(organizationId, required("amount"), required("reason"));

@@ -22,7 +22,14 @@ import { nowIso } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 import { toFieldErrors } from "#core/shared/validation";
-import { resolveUsagePeriod, usageItems, usageOf, type Usage, type UsageQuery } from "#core/billing/usage";
+import {
+  backfillUsage,
+  resolveUsagePeriod,
+  usageItems,
+  usageOf,
+  type Usage,
+  type UsageQuery,
+} from "#core/billing/usage";
 
 export type { TransactItem } from "#core/db/transact";
 export { TransactionConditionFailed } from "#core/db/transact";
@@ -164,7 +171,7 @@ export const Billing = {
 
   /**
    * `GET /billing/usage`: the period's charges by kind and their total, from the per-day usage counters each
-   * charge adds to (at most 9 items a day read, however many charges; core/billing/usage.ts).
+   * charge adds to (at most 10 items a day read, however many charges; core/billing/usage.ts).
    */
   async usage(actor: Actor, query: UsageQuery): Promise<Usage> {
     const period = resolveUsagePeriod(query);
@@ -174,6 +181,9 @@ export const Billing = {
     ]);
     return usageOf(items, period, wallet.currency);
   },
+
+  /** Counts into usage the organization's charges written before the usage counters existed (safe to run again). */
+  backfillUsage,
 
   ...Reservations,
 };

@@ -36,7 +36,12 @@ export const ledgerResource: ListResource<LedgerEntry> = {
 
 export const ListLedgerSchema = listQuerySchema(ledgerResource);
 
-export function ledgerPut(organizationId: string, entry: LedgerEntry): TransactItem {
+/** The put of a new ledger entry; `stored` adds attributes kept beside the entry, never answered (`usageCounted`). */
+export function ledgerPut(
+  organizationId: string,
+  entry: LedgerEntry,
+  stored: Record<string, unknown> = {},
+): TransactItem {
   return part("ledger", {
     Put: {
       Item: {
@@ -44,6 +49,7 @@ export function ledgerPut(organizationId: string, entry: LedgerEntry): TransactI
         ...keys.ledgerByAmount(organizationId, entry.amount, entry.id),
         entity: entities.ledgerEntry,
         amountUnits: toUnits(entry.amount),
+        ...stored,
         ...entry,
       },
       ConditionExpression: "attribute_not_exists(pk)",

@@ -318,7 +318,7 @@ export const Reservations = {
     return refusal(organizationId, await storedWallet(organizationId), toUnits(amount));
   },
 
-  /** Settles on its own (no usage record to write with it); idempotent. */
+  /** Settles on its own (no message or call billing fields to write with it); idempotent. */
   async settle(input: SettleInput & { relatedEntityId: string; items?: TransactItem[] }): Promise<BillingOutcome> {
     return commitWithRetry(() => Reservations.settlement(input), input.items);
   },

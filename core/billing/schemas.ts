@@ -1,6 +1,7 @@
 /** The shapes billing answers and takes (wallet, ledger entry, wallet settings), its statuses, and the 402 a refused charge raises. */
 import * as v from "valibot";
 import { PriceListSchema } from "#core/billing/prices";
+import type { ChargeReason } from "#core/billing/usage";
 import { type TransactItem } from "#core/db/transact";
 import { PaymentRequiredError } from "#core/errors";
 import { timestamp } from "#core/shared/ids";
@@ -159,7 +160,7 @@ export interface SettleInput {
   reservationId: string;
   /** Actual cost; the charge is this, capped at what was reserved. */
   amount: string;
-  reason: string;
+  reason: ChargeReason;
   description?: string;
   quantity?: number;
 }

@@ -2,8 +2,8 @@
  * Usage by kind (issue 29): what an organization was charged over a period, per charge reason (SMS segments, MMS,
  * call minutes, phone number months …), with its count and quantity. Every charge's transaction also adds it to
  * the counters of its UTC day on the wallet part it was taken from (UsageDay, docs/data-model.md), so the usage of
- * a period is one key range of at most 9 small items a day, however many charges there were, and it adds up to
- * the ledger's charges of the period by construction.
+ * a period is one key range of at most 10 small items a day, however many charges there were, and it adds up to
+ * the ledger's charges of the period by construction (charges older than the counters: `backfillUsage`).
  */
 import * as v from "valibot";
 import { ledgerPut } from "#core/billing/ledger";
@@ -12,7 +12,8 @@ import { type LedgerEntry } from "#core/billing/schemas";
 import { UsageDayEntity } from "#core/db/entities/billing";
 import { computed } from "#core/db/expression";
 import { keys } from "#core/db/keys";
-import { queryAll } from "#core/db/query";
+import { prefixItems, queryAll } from "#core/db/query";
+import { writeItems } from "#core/db/items";
 import { part, type TransactItem } from "#core/db/transact";
 import { ValidationError } from "#core/errors";
 import { timestamp, wholeNumber } from "#core/shared/ids";
@@ -29,6 +30,8 @@ export const chargeKinds = {
   CallForwarded: "seconds",
   PhoneNumberMonthly: "days",
 } as const satisfies Record<string, string>;
+/** A reason a charge is written with: a new one must be named above, with its unit, before anything charges it. */
+export type ChargeReason = keyof typeof chargeKinds;
 
 /** The unit of a reason no kind above names yet (a charge added later is still counted and shown). */
 const OTHER_UNIT = "units";
@@ -58,7 +61,46 @@ export function chargeWrites(organizationId: string, entry: LedgerEntry, walletS
     [counterNames.quantity(entry.reason)]: computed.increment(entry.quantity ?? 0),
     [counterNames.units(entry.reason)]: computed.increment(-toUnits(entry.amount)),
   });
-  return [ledgerPut(organizationId, entry), part("usage", { Update: counted })];
+  // `usageCounted` tells `backfillUsage` this charge is in a counter already.
+  return [ledgerPut(organizationId, entry, { usageCounted: true }), part("usage", { Update: counted })];
+}
+
+/** The wallet part of the counts `backfillUsage` recomputes: charges written before usage was counted. */
+const BACKFILL_PART = "B";
+
+/**
+ * Counts the charges written before usage counting existed into the usage days (`npm run admin -- backfill-usage`,
+ * once after deploying it): the organization's `Charge` ledger entries without `usageCounted`, summed per day into
+ * the part `B`, each day's item written whole (a put, not an increment), so a second run recomputes the same
+ * figures. Every charge written since carries `usageCounted` and is never counted here.
+ */
+export async function backfillUsage(organizationId: string): Promise<{ charges: number; days: number }> {
+  const entries = await prefixItems(organizationId, keys.ledgerPrefix(organizationId).skPrefix);
+  const days = new Map<string, Record<string, number>>();
+  let charges = 0;
+  for (const entry of entries) {
+    if (entry.entryType !== "Charge" || entry.usageCounted === true) continue;
+    const reason = String(entry.reason);
+    const day = String(entry.createdAt).slice(0, 10);
+    const counters = days.get(day) ?? days.set(day, {}).get(day)!;
+    const add = (name: string, value: number) => (counters[name] = (counters[name] ?? 0) + value);
+    add(counterNames.count(reason), 1);
+    add(counterNames.quantity(reason), Number(entry.quantity ?? 0));
+    add(counterNames.units(reason), -toUnits(String(entry.amount)));
+    charges++;
+  }
+  await writeItems(
+    [...days].map(([day, counters]) => ({
+      PutRequest: UsageDayEntity.put({
+        organizationId,
+        day,
+        walletPart: BACKFILL_PART,
+        entity: UsageDayEntity.name,
+        ...counters,
+      }),
+    })),
+  );
+  return { charges, days: days.size };
 }
 
 const dayMs = 24 * 60 * 60 * 1000;

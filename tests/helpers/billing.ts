@@ -68,3 +68,18 @@ export async function balanceLess(org: TestOrganization, spent: string): Promise
   const { body } = await org.request("GET", "/billing/wallet");
   return Money.toBilling(Money.subtract(body.balance, spent));
 }
+
+/** Minus the sum of the ledger's charges created in [startAt, endAt), and how many there are (what usage must show). */
+export async function ledgerChargesIn(org: TestOrganization, period: { startAt: string; endAt: string }) {
+  const charges = (await allLedgerEntries(org)).filter(
+    (entry) =>
+      entry.entryType === "Charge" &&
+      Date.parse(entry.createdAt as string) >= Date.parse(period.startAt) &&
+      Date.parse(entry.createdAt as string) < Date.parse(period.endAt),
+  );
+  return {
+    count: charges.length,
+    amount: Money.toBilling(Money.negate(Money.sum(charges.map((entry) => entry.amount)))),
+    charges,
+  };
+}

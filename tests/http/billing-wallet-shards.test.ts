@@ -98,7 +98,7 @@ describe("a wallet split over sub-balances (issue 27)", () => {
               reservationId,
               relatedEntityId: reservationId,
               amount: "0.0100",
-              reason: "Test",
+              reason: "SmsSegments",
             }),
       ),
     );

@@ -215,7 +215,7 @@ describe("billing: ledger", () => {
                   reservationId,
                   relatedEntityId: reservationId,
                   amount: settleFor,
-                  reason: "Test",
+                  reason: "SmsSegments",
                 });
               })
               .catch((error: unknown) => {

@@ -76,5 +76,8 @@ export const billingKeys = {
     sk: `USAGE#${day}#${walletPart}`,
   }),
   /** Sort-key bounds (inclusive, for `BETWEEN`) of the usage days `from` through `to` (`2026-11-01`). */
-  usageDays: (from: string, to: string) => ({ lower: `USAGE#${from}#`, upper: `USAGE#${to}#~` }),
+  usageDays: (from: string, to: string) => ({
+    lower: billingKeys.usageDay("", from, "").sk,
+    upper: billingKeys.usageDay("", to, "~").sk,
+  }),
 };
