@@ -32,7 +32,7 @@ export class TransactionConditionFailed extends Error {
 
   constructor(
     /** Positions of the failed writes, for this module's own message; callers ask by name (`failed`). */
-    readonly failedIndexes: number[],
+    private readonly failedIndexes: number[],
     override readonly cause: unknown,
     names: readonly (string | undefined)[] = [],
   ) {

@@ -57,8 +57,8 @@ describe("named transaction parts", () => {
       (failure: unknown) => failure as TransactionConditionFailed,
     );
     expect(fromArray?.failed("wallet")).toBe(true);
-    // The positional reading core/db's own message is built from.
-    expect(fromArray?.failedIndexes).toEqual([1]);
+    // Its message names the failed part, read from the position DynamoDB reports.
+    expect(fromArray?.message).toBe("Transaction condition failed on wallet");
 
     const adopted = await refusal(new Transaction().put("mine", create(`mine-${newId()}`)).adopt(wallet));
     expect(adopted.failed("wallet")).toBe(true);
