@@ -111,7 +111,8 @@ export const getUsage = defineOperation({
     "One entry per charge kind (`kind` is the ledger `reason`: filter `POST /billing/ledger/all/my` by it to list the charges), " +
     "in a fixed order and zero when unused: `count` charges, `quantity` in `unit` (SMS segments, MMS messages, billed call " +
     "seconds, days of phone number months), `amount` charged as a positive decimal string with 4 decimals. " +
-    "`total.amount` equals minus the sum of the `Charge` ledger entries created in [`startAt`, `endAt`).",
+    "`total.amount` equals minus the sum of the `Charge` ledger entries created in [`startAt`, `endAt`) " +
+    "(on a stage deployed before this report existed, once its operator has run the usage backfill).",
   tag: "Billing",
   auth: "bearer",
   permission: "billing:read",
