@@ -67,7 +67,8 @@ describe("admin CLI: the operator's view", () => {
 
   it(
     "counts a message whose final receipt never came as stuck once its deadline passes, with its age",
-    { timeout: 30_000 },
+    // Its read of the due index covers every organization's waiting messages: late in a full run, many.
+    { timeout: 90_000 },
     async () => {
       const org = await newOrganization();
       await addNumber(org);
