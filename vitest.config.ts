@@ -31,6 +31,10 @@ export default defineConfig({
           include: ["tests/http/**/*.test.ts", "tests/integration/**/*.test.ts", "tests/browser/**/*.test.ts"],
           // Starts DynamoDB Local, the SQS emulator and the local HTTP server once per run.
           globalSetup: ["tests/setup/global.ts"],
+          // One test file at a time: the whole stack (every handler, consumer and schedule) is one Node process beside
+          // DynamoDB Local's JVM and Chromium on two cores. Two files at once saturated it, and tests that take
+          // seconds alone ran into their minute-long time-outs (3 to 5 of ~700 per full run).
+          maxWorkers: 1,
         },
       },
     ],

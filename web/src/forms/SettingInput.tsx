@@ -1,3 +1,4 @@
+import { useEffect, useState } from "preact/hooks";
 import { Field } from "./Field";
 
 /** How a setting is asked for: the input, and how its text becomes the value the API takes. */
@@ -219,12 +220,7 @@ export function SettingInput(props: {
         // Lists are read when the input is left (change), so typing a new line is not undone by the parse.
         if (multiline)
           return (
-            <textarea
-              {...described}
-              rows={2}
-              value={shown(spec, value)}
-              onChange={(event) => set(parsed(spec, event.currentTarget.value))}
-            />
+            <ListText described={described} shown={shown(spec, value)} onCommit={(text) => set(parsed(spec, text))} />
           );
         return (
           <input
@@ -238,5 +234,24 @@ export function SettingInput(props: {
         );
       }}
     </Field>
+  );
+}
+
+/**
+ * A list typed one item a line, read when the input is left. What is typed lives here until then: bound to the stored
+ * value alone, any re-render before the input is left (the team arriving, a live update) would put the stored text back
+ * over what was typed. A change of the stored value from elsewhere (its parse, another control) replaces the text.
+ */
+function ListText(props: { described: Record<string, unknown>; shown: string; onCommit: (text: string) => void }) {
+  const [text, setText] = useState(props.shown);
+  useEffect(() => setText(props.shown), [props.shown]);
+  return (
+    <textarea
+      {...props.described}
+      rows={2}
+      value={text}
+      onInput={(event) => setText(event.currentTarget.value)}
+      onChange={(event) => props.onCommit(event.currentTarget.value)}
+    />
   );
 }
