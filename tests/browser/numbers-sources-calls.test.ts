@@ -89,7 +89,12 @@ describe("numbers, sources and calls from the dashboard", () => {
       expect(await errorOf(page, "Area code")).toBe("A three-digit North American area code.");
 
       await page.getByLabel("Area code", { exact: true }).fill("646");
+      // Every search offers other numbers, and the first size's offers may still be listed: read this search's.
+      const searched = page.waitForResponse(
+        (response) => response.url().includes("/available-phone-numbers") && response.status() === 200,
+      );
       await page.getByRole("button", { name: "Search numbers" }).click();
+      await searched;
       const offer = page.getByTestId("offers").locator("li").first();
       await offer.waitFor();
       const offered = (await offer.getAttribute("data-phone"))!;

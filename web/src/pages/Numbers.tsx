@@ -135,6 +135,7 @@ function BuyNumber({ onBought }: { onBought: () => void }) {
   const [bought, setBought] = useState<string | null>(null);
 
   async function search() {
+    setOffered(null); // the last search's offers are not this one's
     const query = {
       ...(areaCode.trim() ? { areaCode: areaCode.trim() } : {}),
       ...(region.trim() ? { region: region.trim() } : {}),
