@@ -106,7 +106,7 @@ describe("dashboard in Chromium", () => {
       if (response.url().endsWith("/leads/all/my"))
         answeredTokens.push((await response.json()).continuationToken ?? null);
     });
-    await page.getByRole("link", { name: "Leads" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Leads" }).click();
     await page.getByLabel("Page size").selectOption("10");
     await expect.poll(() => page.getByRole("status").textContent()).toBe("Page 1 · 10 shown · 12 leads in all");
     const seen: string[] = [];
@@ -159,7 +159,7 @@ describe("dashboard in Chromium", () => {
     expect(conversation.unreadCount).toBe(1);
 
     const { page, errors } = await signedInPage(browser, org.ownerToken);
-    await page.getByRole("link", { name: "Conversations" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Conversations" }).click();
     const row = page
       .getByTestId("inbox")
       .getByRole("link", { name: new RegExp(texter.contact.phone.number.replace("+", "\\+")) });
@@ -194,7 +194,7 @@ describe("dashboard in Chromium", () => {
       }),
     );
     const { page, errors } = await signedInPage(browser, org.ownerToken);
-    await page.getByRole("link", { name: "Automations" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Automations" }).click();
     const toggle = page.getByLabel("Enable Welcome text");
     await toggle.waitFor();
     expect(await toggle.isChecked()).toBe(true);
@@ -205,7 +205,7 @@ describe("dashboard in Chromium", () => {
     await page.getByRole("link", { name: "Welcome text", exact: true }).click();
     await page.getByRole("heading", { name: "Run history" }).waitFor();
 
-    await page.getByRole("link", { name: "Billing" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Billing" }).click();
     const wallet = (await org.request("GET", "/billing/wallet")).body;
     // Money as money: the API's decimal string in dollars, cents always, sub-cent digits only where the amount has them.
     await expect.poll(() => page.getByTestId("wallet-balance").textContent()).toBe(dollars(wallet.balance));

@@ -38,7 +38,7 @@ describe("team, API keys and audit log pages in Chromium", () => {
   it("the Team page lists the members, invites by e-mail, changes a role and deactivates", async () => {
     const { page, errors } = await signedInPage(browser, org.ownerToken);
     page.on("dialog", (dialog) => void dialog.accept());
-    await page.getByRole("link", { name: "Team" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Team" }).click();
     const members = page.getByTestId("members");
     await members.getByText("Test agent").waitFor();
     expect(await members.locator("tbody tr").count()).toBe(3);
@@ -68,7 +68,7 @@ describe("team, API keys and audit log pages in Chromium", () => {
     const invited = await org.request("POST", "/invitations", { body: { email, role: "agent" } });
     expect(invited.status, JSON.stringify(invited.body)).toBe(201);
     const { page, errors } = await signedInPage(browser, org.ownerToken);
-    await page.getByRole("link", { name: "Team" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Team" }).click();
     const row = page.getByTestId("invitations").locator("li", { hasText: email });
     await row.waitFor();
     const revoke = row.getByRole("button", { name: `Revoke the invitation to ${email}`, exact: true });
@@ -95,7 +95,7 @@ describe("team, API keys and audit log pages in Chromium", () => {
   it("the API keys page shows a new key's secret once, and rotates and revokes keys", async () => {
     const { page, errors } = await signedInPage(browser, org.ownerToken);
     page.on("dialog", (dialog) => void dialog.accept());
-    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "API keys" }).click();
     await page.getByLabel("Name").fill("Browser key");
     await page.getByRole("button", { name: "Create key" }).click();
     const secret = (await page.getByTestId("new-secret").textContent())!;
@@ -130,7 +130,7 @@ describe("team, API keys and audit log pages in Chromium", () => {
 
   it("the Audit log page shows who changed what, newest first", async () => {
     const { page, errors } = await signedInPage(browser, org.ownerToken);
-    await page.getByRole("link", { name: "Audit log" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Audit log" }).click();
     const log = page.getByTestId("audit-log");
     await log.getByText("apiKey.revoked").waitFor();
     expect(await log.locator("tbody tr").first().textContent()).toContain("apiKey.revoked");
