@@ -1,4 +1,5 @@
 /** Holds on the wallet: reserved while a message or call is under way, then settled (charged) or released, once. */
+import { dueWorkShardOf, dueWorkShards } from "#core/db/due";
 import { ledgerEntry } from "#core/billing/ledger";
 import { chargeWrites } from "#core/billing/usage";
 import {
@@ -38,13 +39,11 @@ import { nowIso } from "#core/shared/ids";
 /** How long after a hold is taken (and then between looks) the hold sweeper checks that its owner still needs it. */
 export const HOLD_CHECK_AFTER_MS = 60 * 60 * 1000;
 
-export const holdShards = [0, 1, 2, 3] as const;
+export const holdShards = dueWorkShards;
 
 /** The gsi3 entry of an open hold, due for the hold sweeper at `dueAtMs`. */
 export function holdCheckEntry(organizationId: string, reservationId: string, dueAtMs: number) {
-  let hash = 0;
-  for (const character of reservationId) hash = (hash * 31 + character.charCodeAt(0)) >>> 0;
-  return keys.dueHold(hash % holdShards.length, new Date(dueAtMs).toISOString(), organizationId, reservationId);
+  return keys.dueHold(dueWorkShardOf(reservationId), new Date(dueAtMs).toISOString(), organizationId, reservationId);
 }
 
 /** Recomputes and commits until the reservation's own condition holds (a concurrent settle wins cleanly). */

@@ -1,3 +1,4 @@
+import { dueWorkShardOf, dueWorkShards } from "#core/db/due";
 import { table, claimKey } from "#core/db/items";
 import { Billing, TransactionConditionFailed, type TransactItem } from "#core/billing/index";
 import type { Call } from "#core/calls/model";
@@ -46,14 +47,11 @@ export async function readCall(organizationId: string, callId: string): Promise<
   return Item as Stored | undefined;
 }
 
-/** 4 shards of the due index, picked by call id. */
-export const dueShards = [0, 1, 2, 3] as const;
+export const dueShards = dueWorkShards;
 
 /** The due-index entry of a call overdue at `dueAt` (ISO). */
 export function dueEntry(organizationId: string, callId: string, dueAt: string): DueKeys {
-  let hash = 0;
-  for (const character of callId) hash = (hash * 31 + character.charCodeAt(0)) >>> 0;
-  return keys.dueCall(hash % dueShards.length, dueAt, organizationId, callId);
+  return keys.dueCall(dueWorkShardOf(callId), dueAt, organizationId, callId);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { dueWorkShardOf, dueWorkShards } from "#core/db/due";
 import { conditionally, table } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import type { MessageStatus } from "#core/shared/status";
@@ -16,18 +17,11 @@ import type { Message } from "#core/messaging/model";
 export type DueKind = "Release" | "Dispatch" | "ReceiptTimeout";
 export type Due = { at: string; kind: DueKind } | null;
 
-const SHARDS = 4;
-export const dueShards = Array.from({ length: SHARDS }, (_, shard) => shard);
-
-function shardOf(messageId: string): number {
-  let hash = 0;
-  for (const character of messageId) hash = (hash * 31 + character.charCodeAt(0)) >>> 0;
-  return hash % SHARDS;
-}
+export const dueShards = dueWorkShards;
 
 /** The gsi3 attributes of a message's due entry. */
 export function dueAttributes(organizationId: string, messageId: string, due: NonNullable<Due>) {
-  return { ...keys.dueMessage(shardOf(messageId), due.at, organizationId, messageId), dueKind: due.kind };
+  return { ...keys.dueMessage(dueWorkShardOf(messageId), due.at, organizationId, messageId), dueKind: due.kind };
 }
 
 export async function readMessage(organizationId: string, messageId: string): Promise<Message | undefined> {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { WebhookDeliveryEntity } from "#core/db/entities/webhooks";
+import { dueWorkShardOf } from "#core/db/due";
 import { computed } from "#core/db/expression";
 
 /** The update's expression with its placeholders filled in, to read what it does. */
@@ -21,7 +22,7 @@ describe("the WebhookDelivery entity keeps its retry entry in step with retryDue
     const update = WebhookDeliveryEntity.update(delivery, { retryDueAt: "2026-01-01T00:00:00.000Z", nextAttempt: 2 });
     expect(spelled(update)).toBe(
       'SET retryDueAt = "2026-01-01T00:00:00.000Z", nextAttempt = 2, ' +
-        'gsi3pk = "DUEWEBHOOKS#0", gsi3sk = "2026-01-01T00:00:00.000Z#o1#ep:msg_01ABC"',
+        `gsi3pk = "DUEWEBHOOKS#${dueWorkShardOf("msg_01ABC")}", gsi3sk = "2026-01-01T00:00:00.000Z#o1#ep:msg_01ABC"`,
     );
   });
 

@@ -1,18 +1,15 @@
+import { dueWorkShardOf, dueWorkShards } from "#core/db/due";
 import { transact, TransactionConditionFailed, Transaction } from "#core/db/transact";
 import { table, isConditionFailed, putIfNew, claimKey } from "#core/db/items";
-import { createHash } from "node:crypto";
 import type { Automation } from "#core/automations/index";
 import { finalRunStatuses, type AutomationRun, type StoredRun } from "#core/automations/runs/model";
 import type { Definition } from "#core/automations/runs/route";
 import { entities, keys } from "#core/db/keys";
 import { queryAll } from "#core/db/query";
 
-/** Shards of the due-run and due-schedule indexes (gsi3), so no partition is hot. */
-export const dueShards = [0, 1, 2, 3] as const;
-
-export function shardOf(id: string): number {
-  return createHash("sha256").update(id).digest()[0]! % dueShards.length;
-}
+/** Shards of the due-run and due-schedule indexes (gsi3), so no partition is hot (core/db/due.ts). */
+export const dueShards = dueWorkShards;
+export const shardOf = dueWorkShardOf;
 
 /** A running step not finished in this long is resent by the sweep (a lost queue message, a crashed consumer). */
 export const STALL_MS = 2 * 60_000;

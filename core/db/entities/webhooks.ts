@@ -1,3 +1,4 @@
+import { dueWorkShardOf, dueWorkShards } from "#core/db/due";
 import { defineEntity } from "#core/db/entity";
 import { ownedEntity } from "#core/db/entities/owned";
 import { webhooksKeys } from "#core/db/keys/webhooks";
@@ -18,9 +19,8 @@ export type StoredDelivery = {
   retryDueAt?: string | null;
 } & Record<string, unknown>;
 
-/** Shards of the retry schedule's index, from the message id's last character. */
-export const retryShards = [0, 1, 2, 3] as const;
-const retryShard = (messageId: string) => parseInt(messageId.slice(-1), 36) % retryShards.length || 0;
+/** Shards of the retry schedule's index, picked by message id (core/db/due.ts). */
+export const retryShards = dueWorkShards;
 
 /**
  * The WebhookDelivery entity: one item per message and endpoint. While a retry waits (`retryDueAt`), the delivery
@@ -44,7 +44,7 @@ export const WebhookDeliveryEntity = defineEntity({
     retryDue: {
       index: "dueWork",
       pk: (delivery: StoredDelivery & { shard?: number }) =>
-        `DUEWEBHOOKS#${delivery.shard ?? retryShard(delivery.messageId)}`,
+        `DUEWEBHOOKS#${delivery.shard ?? dueWorkShardOf(delivery.messageId)}`,
       sk: (delivery: StoredDelivery) =>
         `${delivery.retryDueAt}#${delivery.organizationId}#${delivery.endpointId}:${delivery.messageId}`,
       composites: ["retryDueAt"],
