@@ -193,17 +193,19 @@ describe("number health", () => {
     ).toEqual({ [quotes.body.id]: 0.5, [reminders.body.id]: 0 });
   });
 
-  it("counts a Telnyx number's spam blocks (40002, 40003, 40015) as filtering and pauses it; 40300 counts as an opt-out block", async () => {
+  it("counts a Telnyx number's spam blocks (40002, 40003, 40015) and unregistered traffic (40010) as filtering and pauses it; 40300 counts as an opt-out block, 40006 as other", async () => {
     const org = await newOrganization();
     await onCarrier(org, "telnyx");
     const ours = await buyNumber(org);
+    // Titles as Telnyx's Messaging Error Code Reference gives them (core/messaging/number-health.ts).
     const outcomes: [string, string][] = [
+      ["40006", "Recipient server unavailable"],
       ["40002", "Blocked as spam - temporary"],
       ["40003", "Blocked as spam - permanent"],
       ["40015", "Internal spam filter"],
       ["40002", "Blocked as spam - temporary"],
       ["40300", "Blocked due to STOP message"],
-      ["40002", "Blocked as spam - temporary"],
+      ["40010", "Not 10DLC registered"],
     ];
     for (const [code, title] of outcomes) {
       const to = randomNumber("312");
@@ -229,10 +231,11 @@ describe("number health", () => {
       ).toBe(200);
       expect(await waitForMessage(org, accepted.body.id)).toMatchObject({ status: "Undelivered", errorCode: code });
     }
+    // The seventh, unregistered traffic, is the fifth filtered message: it makes the spike.
     expect(await waitForPause(org, ours.id)).toMatchObject({
-      paused: { reason: expect.stringContaining("5 of its last 6 messages were filtered") },
-      finalOutcomes: 6,
-      errors: { "30007": 5, "30034": 0, "30003": 0, "21610": 1, other: 0 },
+      paused: { reason: expect.stringContaining("5 of its last 7 messages were filtered") },
+      finalOutcomes: 7,
+      errors: { "30007": 4, "30034": 1, "30003": 0, "21610": 1, other: 1 },
     });
   });
 });
