@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { sweepDueMessages } from "#core/messaging/sweeper";
 import { twilioSignature } from "#core/providers/twilio/signature";
 import { allLedgerEntries } from "#tests/helpers/billing";
-import { buyNumber, carrierRequests, onCarrier, scriptCarrier } from "#tests/helpers/carriers";
+import { buyNumber, carrierRequests, onCarrier, scriptCarrier, setTelnyxRecord } from "#tests/helpers/carriers";
 import { randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
 import { TWILIO_FAKE, type RecordedRequest } from "#tests/setup/carrier-fakes";
@@ -215,6 +216,36 @@ describe("per-number pacing", () => {
     expect(charges).toHaveLength(1);
     expect(await twilioSendsFrom(throttled.phoneNumber)).toHaveLength(3);
   }, 120_000);
+
+  it("Telnyx's 40011 (upstream rate limit) found by the receipt lookup sends the message again after the number's back-off", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const ours = await buyNumber(org, "212");
+    const to = randomNumber("212");
+    const accepted = await send(org, { to, body: "Your quote is ready." });
+    const firstAttempt = await waitForMessage(org, accepted.body.id, handedOver, 30_000);
+    // Its message.finalized never came; asked at the receipt check, Telnyx reports the carrier's throughput refusal.
+    await setTelnyxRecord("messages", firstAttempt.providerMessageId, {
+      status: "delivery_failed",
+      errors: [{ code: "40011", title: "Rate limit exceeded (upstream)" }],
+    });
+    const lookedUpAt = Date.now();
+    const swept = await sweepDueMessages({
+      now: new Date(Date.now() + 60 * 60_000),
+      organizationId: org.organizationId,
+    });
+    expect(swept).toMatchObject({ resent: 1, reconciled: 0 });
+    const resent = await waitForMessage(
+      org,
+      accepted.body.id,
+      (message) => handedOver(message) && message.providerMessageId !== firstAttempt.providerMessageId,
+      45_000,
+    );
+    expect(resent).toMatchObject({ retryCount: 1, errorCode: "40011", fromPhoneNumberId: ours.id });
+    const [first, second] = await sendsFrom(ours.phoneNumber);
+    expect([first!.answered, second!.answered]).toEqual([200, 200]);
+    expect(second!.at - lookedUpAt).toBeGreaterThanOrEqual(4_900);
+  }, 90_000);
 
   it("a 429 without a Retry-After holds the number for the default back-off (THROTTLE_BACKOFF_MS, 5 s)", async () => {
     const org = await newOrganization();
