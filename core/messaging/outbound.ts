@@ -88,7 +88,8 @@ export const Outbound = {
    * does not end. The number sends nothing for the back-off (its other messages wait, the pool's other numbers go on)
    * and the message is queued again like a send refused for now, charged once when it ends. Only the receipt of the
    * attempt in flight counts (its provider id, which the requeue clears: a repeated callback of that attempt finds
-   * none and changes nothing). False when the receipt is not such a refusal, for the lifecycle to apply it.
+   * none and changes nothing; one that comes before the id is stored is left to the receipt sweep's lookup). False
+   * when the receipt is not such a refusal or the message is no longer in flight, for the lifecycle to apply it.
    */
   async throttledAtCarrier(
     organizationId: string,
@@ -97,6 +98,7 @@ export const Outbound = {
   ): Promise<boolean> {
     const refusedAttempt = receipt.providerMessageId ?? message.providerMessageId;
     if (
+      (message.status !== "Sending" && message.status !== "Sent") ||
       (receipt.status !== "Failed" && receipt.status !== "Undelivered") ||
       !isThrottleCode(receipt.errorCode) ||
       !message.fromPhoneNumberId ||
