@@ -443,7 +443,7 @@ export const routeTable = {
     method: "POST",
     path: "/webhooks/{provider}/messages/status",
     handler: "functions/webhooks/message-status.handler",
-    sendsTo: ["automationRuns"],
+    sendsTo: ["automationRuns", "outboundMessages"],
   },
   registrationStatusWebhook: {
     method: "POST",

@@ -10,6 +10,7 @@ import { Conversations } from "#core/messaging/conversations";
 import { classifyInbound, revocationInFreeText } from "#core/messaging/keywords";
 import { Consent } from "#core/consent/index";
 import { Messages, newMessage } from "#core/messaging/messages";
+import { Outbound } from "#core/messaging/outbound";
 import { systemActor } from "#core/auth/actor";
 import { DomainError } from "#core/errors";
 import { logger } from "#core/observability/index";
@@ -59,6 +60,7 @@ async function applyStatus(
   const message = id ? await readMessage(organizationId, id) : undefined;
   if (!message || message.direction !== "Outbound") return;
   if (message.providerMessageId && message.providerMessageId !== event.providerMessageId) return;
+  if (await Outbound.throttledAtCarrier(organizationId, message, event)) return;
   await MessageLifecycle.applyReceipt(organizationId, message, event);
 }
 

@@ -13,7 +13,7 @@ import { nowIso, timestamp } from "#core/shared/ids";
  * Number health: each number's delivery outcomes counted from its receipts in
  * 10-minute buckets (one item per number and bucket, counters ADDed, kept 8
  * days), read over a rolling window. A spike of carrier filtering (Twilio
- * 30007 filtered, 30034 unregistered) pauses the number: it is left out of
+ * 30007 filtered, 30034 unregistered; Telnyx's codes of the same meaning) pauses the number: it is left out of
  * sender choice (its conversations move to the pool's other numbers), an event
  * and the `phone_number.paused` webhook say so, the analytics report lists it
  * under needsAttention, and the owner resumes it (`POST
@@ -25,12 +25,17 @@ export const trackedErrorCodes = ["30007", "30034", "30003", "21610"] as const;
 type TrackedErrorCode = (typeof trackedErrorCodes)[number];
 /**
  * Another carrier's codes counted under the Twilio code of the same meaning, so a Telnyx number's filtering pauses it
- * just the same and the report keeps one set of keys (codes from developers.telnyx.com, messaging error codes).
+ * just the same and the report keeps one set of keys. Source: Telnyx's Messaging Error Code Reference,
+ * https://developers.telnyx.com/docs/messaging/messages/error-codes (delivery errors, 40xxx, reported in
+ * `message.finalized`). Only codes whose documented meaning is Twilio's are mapped: Telnyx documents no "handset
+ * unreachable" (Twilio 30003, "switched off or otherwise unavailable"); its nearest, 40005 (expired en route), 40006
+ * (the recipient's carrier server is down) and 40001 (landline or non-routable), say something else and count as other.
  */
 const equivalentCodes: Readonly<Record<string, TrackedErrorCode>> = {
   "40002": "30007", // Telnyx: blocked as spam (temporary)
   "40003": "30007", // Telnyx: blocked as spam (permanent)
   "40015": "30007", // Telnyx: its own spam filter
+  "40010": "30034", // Telnyx: "Not 10DLC registered" (10DLC-specific errors; the action it names: register for 10DLC)
   "40300": "21610", // Telnyx: blocked due to a STOP from the recipient
 };
 /** The tracked code a carrier's error code counts under, if any. */
@@ -62,11 +67,11 @@ export const NumberHealthSchema = v.object({
   delivered: v.number(),
   /** delivered / finalOutcomes; null with no outcome yet. */
   deliveryRate: v.nullable(v.number()),
-  /** Final errors by Twilio code; another carrier's codes count under the code of the same meaning (Telnyx 40002, 40003 and 40015 as 30007, 40300 as 21610). */
+  /** Final errors by Twilio code; another carrier's codes count under the code of the same meaning (Telnyx 40002, 40003 and 40015 as 30007, 40010 as 30034, 40300 as 21610). */
   errors: v.pipe(
     v.object({ "30007": v.number(), "30034": v.number(), "30003": v.number(), "21610": v.number(), other: v.number() }),
     v.description(
-      "Final errors by Twilio code in the window; Telnyx codes count under the code of the same meaning (40002, 40003 and 40015 as 30007; 40300 as 21610).",
+      "Final errors by Twilio code in the window; Telnyx codes count under the code of the same meaning (40002, 40003 and 40015 as 30007; 40010 as 30034; 40300 as 21610). Telnyx documents no equivalent of 30003 (unreachable handset): its other codes count as other.",
     ),
   ),
   /** Contacts who opted out (STOP) in a conversation on this number. */
@@ -139,7 +144,7 @@ async function pauseOnSpike(organizationId: string, phoneNumberId: string): Prom
   const filtered = [...filteringCodes].reduce((sum, code) => sum + recent[code as keyof Counts], 0);
   if (filtered < pauseAfterFiltered || filtered < pauseAtFilteredShare * recent.finals) return;
   const reason =
-    `${filtered} of its last ${recent.finals} messages were filtered by carriers (30007/30034, Telnyx 40002/40003/40015) within ${spikeWindowMs / 60_000} minutes. ` +
+    `${filtered} of its last ${recent.finals} messages were filtered by carriers (30007/30034, Telnyx 40002/40003/40015/40010) within ${spikeWindowMs / 60_000} minutes. ` +
     "Check the content (links, shorteners, wording) and its 10DLC campaign, then resume it.";
   const at = nowIso();
   if (!(await PhoneNumbers.setPaused(organizationId, phoneNumberId, { at, reason }))) return;

@@ -12,6 +12,7 @@ import { passedCheck } from "#core/consent/contact-rules";
 import { waitingAhead } from "#core/messaging/conversation-order";
 import {
   isThrottle,
+  isThrottleCode,
   leastBusy,
   Pacing,
   untilHandOver,
@@ -27,7 +28,7 @@ import {
 } from "#core/messaging/sender-registration";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { messageLifecycle, planRetry, type MessageStatus } from "#core/shared/status";
-import { changeMessage, readMessage } from "#core/messaging/store";
+import { changeMessage, readMessage, type MessageChange } from "#core/messaging/store";
 import { Suppressions } from "#core/suppressions/index";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { Organizations } from "#core/organizations/index";
@@ -79,6 +80,45 @@ export const Outbound = {
       PROCESSING_ERROR,
       `${PROCESSING_ERROR}: processing kept failing (${error instanceof Error ? error.message : String(error)}).`,
     );
+  },
+
+  /**
+   * A receipt that ends the message's attempt because its number sent too fast (Twilio's 30022 or 14107 on a
+   * `failed`/`undelivered` callback or lookup of a send it had accepted): nothing reached the handset, so the message
+   * does not end. The number sends nothing for the back-off (its other messages wait, the pool's other numbers go on)
+   * and the message is queued again like a send refused for now, charged once when it ends. Only the receipt of the
+   * attempt in flight counts (its provider id, which the requeue clears: a repeated callback of that attempt finds
+   * none and changes nothing; one that comes before the id is stored is left to the receipt sweep's lookup). False
+   * when the receipt is not such a refusal or the message is no longer in flight, for the lifecycle to apply it.
+   */
+  async throttledAtCarrier(
+    organizationId: string,
+    message: Message,
+    receipt: { status: MessageStatus; providerStatus: string; errorCode?: string; providerMessageId?: string },
+  ): Promise<boolean> {
+    const refusedAttempt = receipt.providerMessageId ?? message.providerMessageId;
+    if (
+      (message.status !== "Sending" && message.status !== "Sent") ||
+      (receipt.status !== "Failed" && receipt.status !== "Undelivered") ||
+      !isThrottleCode(receipt.errorCode) ||
+      !message.fromPhoneNumberId ||
+      !refusedAttempt
+    )
+      return false;
+    const error = new ProviderError(
+      "transient",
+      receipt.errorCode!,
+      `the carrier reported ${receipt.providerStatus} (${receipt.errorCode}): the number sent too fast`,
+      {},
+    );
+    await Pacing.throttled(organizationId, message.fromPhoneNumberId, error);
+    await retryLater(organizationId, message, error, {
+      from: ["Sending", "Sent"],
+      condition: "providerMessageId = :refusedAttempt",
+      values: { ":refusedAttempt": refusedAttempt },
+      remove: ["providerMessageId"],
+    });
+    return true;
   },
 
   /** Sends a message the caller read as Queued (the consumer's step after `process`; tests replay a stale read with it). */
@@ -336,40 +376,7 @@ async function providerRefused(organizationId: string, message: Message, error: 
   }
   if (error.kind === "transient") {
     if (isThrottle(error)) await Pacing.throttled(organizationId, message.fromPhoneNumberId!, error);
-    const retry = planRetry({
-      retryCount: message.retryCount,
-      now: new Date(),
-      policy: messagingConfig.retryPolicy,
-      ...(error.details.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.details.retryAfterSeconds } : {}),
-    });
-    if (!retry.retry) {
-      return fail(
-        organizationId,
-        message,
-        ["Sending"],
-        error.code,
-        `Gave up after ${message.retryCount} retries: ${error.message}`,
-      );
-    }
-    const requeued = await MessageLifecycle.move(
-      organizationId,
-      message,
-      {
-        from: ["Sending"],
-        set: {
-          status: "Queued",
-          retryCount: retry.retryCount,
-          nextRetryAt: retry.nextRetryAt,
-          errorCode: error.code,
-          statusReason: `Transient provider error: ${error.message}`,
-        },
-        due: { at: new Date(Date.parse(retry.nextRetryAt) + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
-      },
-      { type: "MessageRetryScheduled" },
-    );
-    if (!requeued) return;
-    await publish(MessageSend, organizationId, { messageId: message.id }, { delaySeconds: retry.delayMs / 1000 });
-    return;
+    return retryLater(organizationId, message, error, { from: ["Sending"] });
   }
   if (error.kind === "optedOut") {
     await Suppressions.add(organizationId, {
@@ -393,6 +400,57 @@ async function providerRefused(organizationId: string, message: Message, error: 
     );
   }
   return fail(organizationId, message, ["Sending"], error.code, `The provider refused the message: ${error.message}`);
+}
+
+/**
+ * Queues a message the carrier refused for now again, for a retry after the policy's back-off (or the carrier's
+ * Retry-After), with its event; Failed once the retries are spent. Its hold stays (keyed by the message id, the next
+ * dispatch reuses it), so whatever the number of attempts it is charged once, when it ends. `change` names the
+ * statuses (and any condition) the message must still be in; nothing happens when it moved on meanwhile.
+ */
+async function retryLater(
+  organizationId: string,
+  message: Message,
+  error: ProviderError,
+  change: Pick<MessageChange, "from" | "condition" | "values" | "remove">,
+): Promise<void> {
+  const retry = planRetry({
+    retryCount: message.retryCount,
+    now: new Date(),
+    policy: messagingConfig.retryPolicy,
+    ...(error.details.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.details.retryAfterSeconds } : {}),
+  });
+  if (!retry.retry) {
+    await MessageLifecycle.finish(organizationId, message, {
+      ...change,
+      set: {
+        status: "Failed",
+        failedAt: nowIso(),
+        errorCode: error.code,
+        statusReason: `Gave up after ${message.retryCount} retries: ${error.message}`,
+      },
+      due: null,
+    });
+    return;
+  }
+  const requeued = await MessageLifecycle.move(
+    organizationId,
+    message,
+    {
+      ...change,
+      set: {
+        status: "Queued",
+        retryCount: retry.retryCount,
+        nextRetryAt: retry.nextRetryAt,
+        errorCode: error.code,
+        statusReason: `Transient provider error: ${error.message}`,
+      },
+      due: { at: new Date(Date.parse(retry.nextRetryAt) + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
+    },
+    { type: "MessageRetryScheduled" },
+  );
+  if (!requeued) return;
+  await publish(MessageSend, organizationId, { messageId: message.id }, { delaySeconds: retry.delayMs / 1000 });
 }
 
 type Refusal = { complianceAction: string; statusReason: string; billingStatus?: string; complianceChecks?: string[] };

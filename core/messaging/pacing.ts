@@ -216,15 +216,29 @@ export async function untilHandOver(organizationId: string, number: PacedNumber,
     });
 }
 
-/** Codes by which a carrier says "this number sends too fast" (HTTP 429; Twilio 20429, 14107, 30022 throughput, 21611 number queue full). */
-const THROTTLE_CODES = new Set(["20429", "14107", "30022", "21611"]);
+/**
+ * Codes by which a carrier says "this number sends too fast" (HTTP 429; Twilio 20429, 14107, 30022 throughput, 21611
+ * number queue full; Telnyx 40011 "Rate limit exceeded (upstream)": https://developers.telnyx.com/docs/messaging/messages/error-codes).
+ */
+const THROTTLE_CODES = new Set(["20429", "14107", "30022", "21611", "40011"]);
 
+/** A refusal of the send request that says "this number sends too fast". */
 export function isThrottle(error: ProviderError): boolean {
   return (
     error.kind === "transient" &&
     !error.details.ambiguous &&
-    (error.details.httpStatus === 429 || THROTTLE_CODES.has(error.code))
+    (error.details.httpStatus === 429 || isThrottleCode(error.code))
   );
+}
+
+/**
+ * A carrier error code that says "this number sends too fast", wherever it comes: Twilio answers most in the send's
+ * receipt, after accepting the request (30022 "rejected by the downstream carriers for exceeding the rate limits
+ * allowed by your campaign", 14107 "set … to failed status": https://www.twilio.com/docs/api/errors/30022, /14107),
+ * Telnyx in its `message.finalized` (40011).
+ */
+export function isThrottleCode(code: string | null | undefined): boolean {
+  return code !== null && code !== undefined && THROTTLE_CODES.has(code);
 }
 
 /** The spacing of two hand-overs of a number: its interval and a margin of a fifth of it, at most HAND_OVER_MARGIN_MS. */

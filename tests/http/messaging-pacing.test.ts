@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { buyNumber, carrierRequests, onCarrier, scriptCarrier } from "#tests/helpers/carriers";
+import { sweepDueMessages } from "#core/messaging/sweeper";
+import { twilioSignature } from "#core/providers/twilio/signature";
+import { allLedgerEntries } from "#tests/helpers/billing";
+import { buyNumber, carrierRequests, onCarrier, scriptCarrier, setTelnyxRecord } from "#tests/helpers/carriers";
 import { randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
-import type { RecordedRequest } from "#tests/setup/carrier-fakes";
+import { TWILIO_FAKE, type RecordedRequest } from "#tests/setup/carrier-fakes";
 
 /**
  * Per-number pacing (core/messaging/pacing.ts) as the carrier sees it: the
@@ -20,6 +23,44 @@ async function sendsFrom(ours: string): Promise<RecordedRequest[]> {
 }
 
 const field = (request: RecordedRequest, name: "to" | "text") => (request.body as Record<string, string>)[name];
+
+/** Twilio message sends from `ours`, in arrival order. */
+async function twilioSendsFrom(ours: string): Promise<RecordedRequest[]> {
+  const requests = await carrierRequests(ours);
+  return requests
+    .filter((request) => request.method === "POST" && request.path.endsWith("/Messages.json"))
+    .sort((a, b) => a.at - b.at);
+}
+
+const formField = (request: RecordedRequest, name: string) =>
+  new Map(request.body as [string, string][]).get(name) ?? "";
+
+/** Posts Twilio's signed status callback of a message to the URL it was sent with (`StatusCallback`). */
+async function twilioReceipt(
+  send: RecordedRequest,
+  messageSid: string,
+  status: "delivered" | "failed",
+  errorCode?: string,
+): Promise<number> {
+  const callback = formField(send, "StatusCallback");
+  const params: [string, string][] = [
+    ["AccountSid", TWILIO_FAKE.accountSid],
+    ["MessageSid", messageSid],
+    ["MessageStatus", status],
+    ["From", formField(send, "From")],
+    ["To", formField(send, "To")],
+    ...(errorCode ? ([["ErrorCode", errorCode]] as [string, string][]) : []),
+  ];
+  const posted = await fetch(callback, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-twilio-signature": twilioSignature(TWILIO_FAKE.authToken, callback, params),
+    },
+    body: new URLSearchParams(params).toString(),
+  });
+  return posted.status;
+}
 
 const handedOver = (message: { status: string; providerMessageId?: string | null }) =>
   message.status === "Sending" && !!message.providerMessageId;
@@ -117,6 +158,93 @@ describe("per-number pacing", () => {
     // The number sent nothing for the carrier's Retry-After; the other number sent meanwhile.
     expect(resent!.at - refused!.at).toBeGreaterThanOrEqual(14_900);
     for (const request of await sendsFrom(other.phoneNumber)) expect(request.at).toBeLessThan(resent!.at);
+  }, 90_000);
+
+  it("Twilio's 30022 in a send's receipt backs off that number only: the message goes again after the back-off, delivered and charged once, while the pool's other number keeps sending", async () => {
+    const org = await newOrganization();
+    // Bought from the stage's carrier (the Twilio fake sells none); the organization then sends through Twilio.
+    const throttled = await buyNumber(org, "212");
+    const other = await buyNumber(org, "312");
+    await onCarrier(org, "twilio");
+    const lead = randomNumber("212");
+    const accepted = await send(org, { to: lead, body: "Hi, it's Sam from Acme" });
+    const firstAttempt = await waitForMessage(org, accepted.body.id, handedOver, 30_000);
+    expect(firstAttempt).toMatchObject({ fromPhoneNumberId: throttled.id, provider: "twilio", retryCount: 0 });
+
+    // Twilio took the send, then reports the carrier's refusal in its receipt (https://www.twilio.com/docs/api/errors/30022).
+    const [firstSend] = await twilioSendsFrom(throttled.phoneNumber);
+    const refusedAt = Date.now();
+    expect(await twilioReceipt(firstSend!, firstAttempt.providerMessageId, "failed", "30022")).toBe(200);
+    // The conversation's next message waits for the number; a new lead goes to the pool's free number meanwhile.
+    const followUp = await send(org, { to: lead, body: "Are you free at 3?" });
+    const newLead = await send(org, { to: randomNumber("212"), body: "Thanks for your request" });
+    expect(await waitForMessage(org, newLead.body.id, handedOver, 30_000)).toMatchObject({
+      fromPhoneNumberId: other.id,
+    });
+
+    // Waited for with a generous time-out: the back-off is 5 s (THROTTLE_BACKOFF_MS), a loaded machine adds to it.
+    const resent = await waitForMessage(
+      org,
+      accepted.body.id,
+      (message) => handedOver(message) && message.providerMessageId !== firstAttempt.providerMessageId,
+      45_000,
+    );
+    expect(resent).toMatchObject({ fromPhoneNumberId: throttled.id, retryCount: 1, errorCode: "30022" });
+    await waitForMessage(org, followUp.body.id, handedOver, 45_000);
+    const sends = await twilioSendsFrom(throttled.phoneNumber);
+    expect(sends.map((request) => [formField(request, "Body"), request.answered])).toEqual([
+      ["Hi, it's Sam from Acme", 201],
+      ["Hi, it's Sam from Acme", 201],
+      ["Are you free at 3?", 201],
+    ]);
+    // The number sent nothing for the back-off; the other number sent inside it.
+    expect(sends[1]!.at - refusedAt).toBeGreaterThanOrEqual(4_900);
+    const [otherSend] = await twilioSendsFrom(other.phoneNumber);
+    expect(otherSend!.at).toBeLessThan(sends[1]!.at);
+
+    // The refused attempt's receipt repeated (Twilio retries callbacks) changes nothing: no third attempt.
+    expect(await twilioReceipt(firstSend!, firstAttempt.providerMessageId, "failed", "30022")).toBe(200);
+    expect(await twilioReceipt(sends[1]!, resent.providerMessageId, "delivered")).toBe(200);
+    expect(await waitForMessage(org, accepted.body.id)).toMatchObject({
+      status: "Delivered",
+      retryCount: 1,
+      billingStatus: "Charged",
+    });
+    const charges = (await allLedgerEntries(org)).filter(
+      (entry) => entry.messageId === accepted.body.id && entry.entryType === "Charge",
+    );
+    expect(charges).toHaveLength(1);
+    expect(await twilioSendsFrom(throttled.phoneNumber)).toHaveLength(3);
+  }, 120_000);
+
+  it("Telnyx's 40011 (upstream rate limit) found by the receipt lookup sends the message again after the number's back-off", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const ours = await buyNumber(org, "212");
+    const to = randomNumber("212");
+    const accepted = await send(org, { to, body: "Your quote is ready." });
+    const firstAttempt = await waitForMessage(org, accepted.body.id, handedOver, 30_000);
+    // Its message.finalized never came; asked at the receipt check, Telnyx reports the carrier's throughput refusal.
+    await setTelnyxRecord("messages", firstAttempt.providerMessageId, {
+      status: "delivery_failed",
+      errors: [{ code: "40011", title: "Rate limit exceeded (upstream)" }],
+    });
+    const lookedUpAt = Date.now();
+    const swept = await sweepDueMessages({
+      now: new Date(Date.now() + 60 * 60_000),
+      organizationId: org.organizationId,
+    });
+    expect(swept).toMatchObject({ resent: 1, reconciled: 0 });
+    const resent = await waitForMessage(
+      org,
+      accepted.body.id,
+      (message) => handedOver(message) && message.providerMessageId !== firstAttempt.providerMessageId,
+      45_000,
+    );
+    expect(resent).toMatchObject({ retryCount: 1, errorCode: "40011", fromPhoneNumberId: ours.id });
+    const [first, second] = await sendsFrom(ours.phoneNumber);
+    expect([first!.answered, second!.answered]).toEqual([200, 200]);
+    expect(second!.at - lookedUpAt).toBeGreaterThanOrEqual(4_900);
   }, 90_000);
 
   it("a 429 without a Retry-After holds the number for the default back-off (THROTTLE_BACKOFF_MS, 5 s)", async () => {

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { buyNumber, onCarrier, postTelnyxWebhook, telnyxEvent } from "#tests/helpers/carriers";
 import { addNumber, events, magic, randomNumber, send, textFrom, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization, waitForResource, type TestOrganization } from "#tests/helpers/stack";
+import { brandBody, campaignBody, uniqueName } from "#tests/helpers/registration";
 import { ofType, startReceiver, verified, type Receiver } from "#tests/helpers/webhooks";
 
 /**
@@ -115,17 +116,96 @@ describe("number health", () => {
     });
   });
 
-  it("counts a Telnyx number's spam blocks (40002, 40003, 40015) as filtering and pauses it; 40300 counts as an opt-out block", async () => {
+  it("a campaign's opt-out rate counts the STOPs on its own numbers, not those of another campaign or of no campaign", async () => {
+    const org = await newOrganization();
+    // The simulator's registry approves the brand and each campaign at the first refresh (docs/provider-simulator.md).
+    await org.request("POST", "/carrier-registration/brand", { body: brandBody(uniqueName()) });
+    expect((await org.request("POST", "/carrier-registration/refresh")).body.brand.status).toBe("Approved");
+    const quotes = await org.request("POST", "/carrier-registration/campaigns", { body: campaignBody() });
+    const reminders = await org.request("POST", "/carrier-registration/campaigns", {
+      body: campaignBody("Reminds homeowners who booked an Acme Roofing inspection of its date and time."),
+    });
+    expect([quotes.status, reminders.status]).toEqual([201, 201]);
+    expect(
+      (await org.request("POST", "/carrier-registration/refresh")).body.campaigns.map(
+        (campaign: { status: string }) => campaign.status,
+      ),
+    ).toEqual(["Approved", "Approved"]);
+    const [quoteLine, quoteLine2, reminderLine, unregistered] = await Promise.all(
+      ["212", "646", "718", "917"].map((areaCode) => addNumber(org, areaCode)),
+    );
+    for (const [number, campaign] of [
+      [quoteLine!, quotes],
+      [quoteLine2!, quotes],
+      [reminderLine!, reminders],
+    ] as const) {
+      const attached = await org.request("PUT", `/phone-numbers/${number.id}/campaign`, {
+        body: { campaignId: campaign.body.id },
+      });
+      expect(attached.status).toBe(200);
+    }
+
+    // One delivered message from each number, then a STOP to each quote line and to the number of no campaign.
+    for (const number of [quoteLine!, quoteLine2!, reminderLine!, unregistered!]) {
+      const sent = await send(org, {
+        to: randomNumber("312"),
+        body: "Your quote is ready.",
+        fromPhoneNumberId: number.id,
+      });
+      expect(await waitForMessage(org, sent.body.id)).toMatchObject({ status: "Delivered" });
+    }
+    for (const number of [quoteLine!, quoteLine2!, unregistered!])
+      await textFrom(randomNumber("212"), number.phoneNumber, "STOP");
+
+    // Each STOP's confirmation is one more outcome of its number: counted a moment after it is delivered.
+    const quoteRate = await waitForResource(
+      org,
+      `/carrier-registration/campaigns/${quotes.body.id}`,
+      (body) => body.optOuts.finalOutcomes === 4 && body.optOuts.optOuts === 2,
+      15_000,
+      "the quotes campaign's opt-outs",
+    );
+    expect(quoteRate.optOuts).toEqual({ finalOutcomes: 4, optOuts: 2, optOutRate: 0.5 });
+    await waitForResource(
+      org,
+      `/phone-numbers/${unregistered!.id}/health`,
+      (body) => body.finalOutcomes === 2 && body.optOuts === 1,
+      15_000,
+      "the unregistered number's opt-out",
+    );
+    const reminderRate = await waitForResource(
+      org,
+      `/carrier-registration/campaigns/${reminders.body.id}`,
+      (body) => body.optOuts.finalOutcomes === 1,
+      15_000,
+      "the reminders campaign's outcome",
+    );
+    expect(reminderRate.optOuts).toEqual({ finalOutcomes: 1, optOuts: 0, optOutRate: 0 });
+    // The list shows each campaign with its own rate too.
+    const listed = await org.request("GET", "/carrier-registration/campaigns");
+    expect(
+      Object.fromEntries(
+        listed.body.items.map((campaign: { id: string; optOuts: { optOutRate: number } }) => [
+          campaign.id,
+          campaign.optOuts.optOutRate,
+        ]),
+      ),
+    ).toEqual({ [quotes.body.id]: 0.5, [reminders.body.id]: 0 });
+  });
+
+  it("counts a Telnyx number's spam blocks (40002, 40003, 40015) and unregistered traffic (40010) as filtering and pauses it; 40300 counts as an opt-out block, 40006 as other", async () => {
     const org = await newOrganization();
     await onCarrier(org, "telnyx");
     const ours = await buyNumber(org);
+    // Titles as Telnyx's Messaging Error Code Reference gives them (core/messaging/number-health.ts).
     const outcomes: [string, string][] = [
+      ["40006", "Recipient server unavailable"],
       ["40002", "Blocked as spam - temporary"],
       ["40003", "Blocked as spam - permanent"],
       ["40015", "Internal spam filter"],
       ["40002", "Blocked as spam - temporary"],
       ["40300", "Blocked due to STOP message"],
-      ["40002", "Blocked as spam - temporary"],
+      ["40010", "Not 10DLC registered"],
     ];
     for (const [code, title] of outcomes) {
       const to = randomNumber("312");
@@ -151,10 +231,11 @@ describe("number health", () => {
       ).toBe(200);
       expect(await waitForMessage(org, accepted.body.id)).toMatchObject({ status: "Undelivered", errorCode: code });
     }
+    // The seventh, unregistered traffic, is the fifth filtered message: it makes the spike.
     expect(await waitForPause(org, ours.id)).toMatchObject({
-      paused: { reason: expect.stringContaining("5 of its last 6 messages were filtered") },
-      finalOutcomes: 6,
-      errors: { "30007": 5, "30034": 0, "30003": 0, "21610": 1, other: 0 },
+      paused: { reason: expect.stringContaining("5 of its last 7 messages were filtered") },
+      finalOutcomes: 7,
+      errors: { "30007": 4, "30034": 1, "30003": 0, "21610": 1, other: 1 },
     });
   });
 });
