@@ -302,6 +302,7 @@ async function createInbound(
     provider,
     leadId: conversation.leadId,
     conversationId: conversation.id,
+    assignedUserId: conversation.assignedUserId,
     billingPhoneNumberId: phoneNumberId,
     callerId: from,
     billingStatus: "NotBillable",

@@ -56,6 +56,7 @@ function callEventInput(call: Call, eventType: CallEventType, actor?: Actor): Ev
     ...present({
       conversationId: call.conversationId,
       leadId: call.leadId,
+      assignedUserId: call.assignedUserId,
       statusReason: call.statusReason,
       fromPhoneNumberId: call.fromPhoneNumberId,
       outboundPhoneNumberId: call.direction === "Outbound" ? call.fromPhoneNumberId : null,

@@ -128,6 +128,8 @@ export const place = domainOperation(
       leadId: leadId ?? conversation.leadId ?? null,
       userId: actor.userId ?? null,
       user: actor.displayName,
+      // The lead's (its conversation's) agent owns the call, whoever placed it (`userId`).
+      assignedUserId: conversation.assignedUserId,
       conversationId: conversation.id,
       fromPhoneNumberId: selection.number.id,
       billingPhoneNumberId: selection.number.id,
@@ -317,6 +319,7 @@ export function emptyCall(
     leadId: null,
     businessId: organizationId,
     userId: null,
+    assignedUserId: null,
     conversationId: null,
     fromPhoneNumberId: null,
     billingPhoneNumberId: null,

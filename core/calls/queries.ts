@@ -4,6 +4,8 @@ import { readCall, toCall } from "#core/calls/store";
 import { keys } from "#core/db/keys";
 import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
+import { Conversations } from "#core/messaging/conversations";
+import { mayRead, visibleQuery } from "#core/routing/visibility";
 import type { Page, PagingQuery } from "#core/shared/paging";
 import { phoneFromPath } from "#core/shared/phone-input";
 
@@ -18,6 +20,7 @@ const callFields: ListResource<Call>["fields"] = {
   leadId: { get: (c) => c.leadId, kind: "string", filter: true },
   conversationId: { get: (c) => c.conversationId, kind: "string", filter: true },
   userId: { get: (c) => c.userId, kind: "string", filter: true },
+  assignedUserId: { get: (c) => c.assignedUserId, kind: "string", filter: true },
   fromPhoneNumber: { get: (c) => c.fromPhoneNumber, kind: "string", filter: true, search: true },
   toPhoneNumber: { get: (c) => c.toPhoneNumber, kind: "string", filter: true, search: true },
   duration: { get: (c) => c.duration, kind: "number", sort: true, range: true },
@@ -58,21 +61,31 @@ export async function find(organizationId: string, callId: string): Promise<Call
   return stored ? toCall(stored) : undefined;
 }
 
+/** A call the caller may read (an agent held to their own leads: theirs, or of a conversation theirs now); else 404. */
 export async function fromId(actor: Actor, callId: string): Promise<Call> {
-  const call = await readCall(actor.organizationId, callId);
-  if (!call) throw new NotFoundError("Call", callId);
-  return toCall(call);
+  const stored = await readCall(actor.organizationId, callId);
+  const call = stored ? toCall(stored) : undefined;
+  const conversationNow = async () =>
+    call?.conversationId ? Conversations.find(actor.organizationId, call.conversationId) : undefined;
+  if (!call || !(await mayRead(actor, call, conversationNow))) throw new NotFoundError("Call", callId);
+  return call;
 }
 
-/** Endpoint 14: calls from or to a number, newest first; the path number in any form, URL-encoded `+` included. */
+/**
+ * Endpoint 14: calls from or to a number, newest first; the path number in any form, URL-encoded `+` included.
+ * `assignedUserId` filters by owner (`mine`, `unassigned`, a user id) and holds an agent to their own, as the log does.
+ */
 export async function listByPhone(actor: Actor, rawPhone: string, query: PagingQuery): Promise<Page<Call>> {
   const e164 = normalizePathPhoneNumber(rawPhone);
-  return listPage(listResource, actor.organizationId, query, { e164 });
+  return listPage(listResource, actor.organizationId, await visibleQuery(actor, query), { e164 });
 }
 
-/** `POST /calls/all/my`: the organization's calls, newest first; `missed: true` narrows to the calls nobody answered. */
+/**
+ * `POST /calls/all/my`: the organization's calls, newest first; `missed: true` narrows to the calls nobody answered,
+ * `assignedUserId` to an owner's (`mine`, `unassigned`, a user id); an agent held to their own leads lists only theirs.
+ */
 export async function list(actor: Actor, query: PagingQuery): Promise<Page<Call>> {
-  return listPage(callLog, actor.organizationId, query);
+  return listPage(callLog, actor.organizationId, await visibleQuery(actor, query));
 }
 
 /** The `{phoneNumber}` of endpoint 14 in E.164 (any form, URL-encoded `+` included); malformed → 400 at /path/phoneNumber. */

@@ -77,6 +77,11 @@ export const CallSchema = v.object({
   businessId: v.string(),
   /** The user who placed it (outbound calls by a user). */
   userId: text,
+  /**
+   * Whose call it is: the assignee of its conversation (its lead's, unless the conversation was assigned itself) when
+   * the call was placed or came in, kept when the lead moves on (docs/routing.md); null: nobody's.
+   */
+  assignedUserId: text,
   conversationId: text,
   /** Our number the call went out from (outbound). */
   fromPhoneNumberId: text,

@@ -38,6 +38,7 @@ export function toCall(item: Record<string, unknown>): Call {
     connectAnsweredAt: null,
     whisper: null,
     ringSeconds: null,
+    assignedUserId: null,
     ...Object.fromEntries(Object.entries(item).filter(([key]) => !internal.has(key))),
   } as unknown as Call;
 }

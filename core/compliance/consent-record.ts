@@ -89,6 +89,7 @@ async function contactAttempts(actor: Actor, leadId: string): Promise<ContactAtt
       actor,
       { leadId },
       { pageSize: 100, ...(continuationToken ? { continuationToken } : {}) },
+      false, // the whole timeline of a lead the caller may read (its record's Leads.fromId)
     );
     for (const event of events.items) {
       if (!event.relatedEntityId || event.direction === "Inbound") continue;

@@ -24,6 +24,11 @@ export const EventRecordSchema = v.object({
   summary: text,
   conversationId: text,
   leadId: text,
+  /**
+   * Whose event it is: the assignee of its lead or conversation when it was recorded (a message's or call's owner
+   * for theirs), kept when the lead moves on (docs/routing.md); null: nobody's, or about no lead.
+   */
+  assignedUserId: text,
   relatedEntityType: text,
   relatedEntityId: text,
   media: v.nullable(
@@ -103,6 +108,14 @@ export function eventItem(organizationId: string, input: EventRecordInput) {
   // The journey this event belongs to (core/observability); stored for operators, not part of the API's event shape.
   const put = EventEntity.create(stored, correlationId ? { correlationId } : {});
   return { item: put.Item, event, put };
+}
+
+/**
+ * The `assignedUserId` of an event about a lead, conversation, message or call: that one's assignee (owner) as the
+ * event is recorded, which the event keeps (docs/routing.md). Nothing for nobody's.
+ */
+export function ownerOf(subject: { assignedUserId?: string | null }): { assignedUserId?: string } {
+  return subject.assignedUserId ? { assignedUserId: subject.assignedUserId } : {};
 }
 
 /** Stores one event record of the organization (a put that never overwrites); the analytics aggregator counts it from the table's stream. */

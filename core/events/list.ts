@@ -5,6 +5,7 @@ import { EventEntity } from "#core/db/entities/events";
 import { dateWindow, listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { ValidationError } from "#core/errors";
 import { toEventRecord, type EventRecord } from "#core/events/index";
+import { visibleQuery } from "#core/routing/visibility";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 
 const iso = v.pipe(v.string(), v.isoTimestamp("Must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z."));
@@ -37,6 +38,7 @@ const listResource: ListResource<EventRecord> = {
     direction: { get: (e) => e.direction, kind: "string", filter: true },
     leadId: { get: (e) => e.leadId, kind: "string", filter: true },
     conversationId: { get: (e) => e.conversationId, kind: "string", filter: true },
+    assignedUserId: { get: (e) => e.assignedUserId, kind: "string", filter: true },
     relatedEntityId: { get: (e) => e.relatedEntityId, kind: "string", filter: true },
     description: { get: (e) => e.description, kind: "string", search: true },
     summary: { get: (e) => e.summary, kind: "string", search: true },
@@ -110,16 +112,20 @@ function plan(
   return EventEntity.plan(pattern, composites, { range: { between: [lower, upper] }, forward, ...narrowing });
 }
 
-/** `POST /events/all/my`: the events of the caller's organization (every member sees all of them). */
+/**
+ * The events of the caller's organization; `assignedUserId` filters by owner (`mine`, `unassigned`, a user id), and
+ * `theirsOnly` holds the caller to the events written for them (core/messaging/event-list.ts decides it).
+ */
 export async function listEvents(
   actor: Actor,
   query: ListEventsQuery,
   paging: PagingQuery,
+  theirsOnly: boolean,
 ): Promise<Page<EventRecord>> {
   if (query.startAt && query.endAt && Date.parse(query.startAt) >= Date.parse(query.endAt)) {
     throw new ValidationError("endAt must be after startAt.", [
       { in: "query", field: "endAt", detail: "endAt (exclusive) must be later than startAt (inclusive)." },
     ]);
   }
-  return listPage(listResource, actor.organizationId, paging, query);
+  return listPage(listResource, actor.organizationId, await visibleQuery(actor, paging, theirsOnly), query);
 }

@@ -3,13 +3,13 @@ import { table } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import { Transaction, TransactionConditionFailed, transact } from "#core/db/transact";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
-import { Events } from "#core/events/index";
+import { Events, ownerOf } from "#core/events/index";
 import { toLead } from "#core/leads/index";
 import { LeadEntity, leadName } from "#core/db/entities/leads";
 import { where } from "#core/db/expression";
 import type { AssignLead, Lead } from "#core/leads/schemas";
 import { checkAssigneeChange } from "#core/leads/assignee-rules";
-import { mayRead } from "#core/leads/visibility";
+import { mayRead } from "#core/routing/visibility";
 import { Routing, type NoOneReason, type RoutingPick } from "#core/routing/index";
 import { openHolder } from "#core/leads/open-leads";
 import { nowIso } from "#core/shared/ids";
@@ -254,6 +254,8 @@ async function assignmentEvent(
     description: assignee ? `Lead ${who} assigned to ${assignee}${how}.` : `Lead ${who} unassigned.`,
     summary: userId ? "Assigned" : "Unassigned",
     leadId: lead.id,
+    // The lead's new assignee owns the event (an unassignment is nobody's).
+    ...ownerOf({ assignedUserId: userId }),
     relatedEntityType: "User",
     ...(userId ? { relatedEntityId: userId } : {}),
     status: userId ? "Assigned" : "Unassigned",

@@ -1,7 +1,7 @@
 import { leadCountingFacts } from "#core/leads/facts";
 import { assignLeadFields } from "#core/leads/assign";
 import { assignLead, routeLead } from "#core/leads/assignment";
-import { mayRead, visibleQuery } from "#core/leads/visibility";
+import { mayRead, visibleQuery } from "#core/routing/visibility";
 import { transact, Transaction, TransactionConditionFailed } from "#core/db/transact";
 import { isConditionFailed, table } from "#core/db/items";
 import {

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { eventActorFields } from "#core/auth/actor";
-import { Events } from "#core/events/index";
+import { Events, ownerOf } from "#core/events/index";
 import { Leads } from "#core/leads/index";
 import { timestamp } from "#core/shared/ids";
 import type { AddNote } from "#core/shared/notes";
@@ -34,6 +34,7 @@ export const LeadNotes = {
       description: `Note by ${actor.displayName}`,
       summary: input.body,
       leadId: lead.id,
+      ...ownerOf(lead),
       relatedEntityType: "Lead",
       relatedEntityId: lead.id,
       ...eventActorFields(actor),

@@ -7,7 +7,7 @@ import { queryPages } from "#core/db/query";
 import { keys, type LeadClaim } from "#core/db/keys";
 import { LeadClaimEntity, LeadEntity } from "#core/db/entities/leads";
 import { where } from "#core/db/expression";
-import { type EventRecordInput, Events } from "#core/events/index";
+import { type EventRecordInput, Events, ownerOf } from "#core/events/index";
 import {
   claimPart,
   Leads,
@@ -278,6 +278,7 @@ function leadEvent(lead: Lead, outcome: Outcome, at: string): EventRecordInput {
     description: descriptions[outcome.status],
     summary: outcome.status,
     leadId: lead.id,
+    ...ownerOf(lead),
     relatedEntityType: "Lead",
     relatedEntityId: outcome.duplicateOfLeadId ?? lead.id,
     status: outcome.status,

@@ -4,7 +4,7 @@ import { conditionally, table } from "#core/db/items";
 import { queryPages } from "#core/db/query";
 import { keys } from "#core/db/keys";
 import { Transaction, transact, TransactionConditionFailed } from "#core/db/transact";
-import { Events } from "#core/events/index";
+import { Events, ownerOf } from "#core/events/index";
 import { Leads, LeadSchema, pendingShard, pendingShards } from "#core/leads/index";
 import { certificateConsent, recordedKeywordConsent } from "#core/leads/intake-consent";
 import { publishTrigger, recordOutcome } from "#core/leads/processing";
@@ -197,6 +197,7 @@ async function reverify(
       description: `Consent verified after the certificate API came back (attempt ${attempts}): the lead is opted in.`,
       summary: "OptedIn",
       leadId,
+      ...ownerOf(lead),
       relatedEntityType: "Lead",
       relatedEntityId: leadId,
       status: "OptedIn",

@@ -19,6 +19,7 @@ import { PhoneNumbers, type NumberRoute } from "#core/messaging/phone-numbers";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/suppressions/index";
+import { ownerOf } from "#core/events/index";
 import { MessagingEvents } from "#core/messaging/timeline";
 import type { InboundMessage, MessageStatusEvent, ProviderPort, WebhookRequest } from "#core/providers/port";
 import { publish } from "#core/queue/messages";
@@ -85,6 +86,7 @@ async function receive(provider: ProviderPort, inbound: InboundMessage): Promise
   const message = newMessage({
     conversationId: conversation.id,
     leadId: leadId ?? conversation.leadId ?? null,
+    assignedUserId: conversation.assignedUserId,
     direction: "Inbound",
     status: "Received",
     body: inbound.body,
@@ -240,6 +242,7 @@ async function consentEvent(
     complianceAction,
     conversationId: contact.message.conversationId,
     ...(contact.leadId ? { leadId: contact.leadId } : {}),
+    ...ownerOf(contact.message),
     relatedEntityType: "Message",
     relatedEntityId: contact.message.id,
     direction: "Inbound",

@@ -4,7 +4,7 @@ import { Transaction, TransactionConditionFailed, transact } from "#core/db/tran
 import { ConflictError, NotFoundError } from "#core/errors";
 import { Leads } from "#core/leads/index";
 import { checkAssigneeChange } from "#core/leads/assignee-rules";
-import { mayRead } from "#core/leads/visibility";
+import { mayRead } from "#core/routing/visibility";
 import {
   Conversations,
   assigneeUpdate,
@@ -12,6 +12,7 @@ import {
   type Conversation,
   type ConversationAssignedBy,
 } from "#core/messaging/conversations";
+import { ownerOf } from "#core/events/index";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { nowIso } from "#core/shared/ids";
 import { Users } from "#core/users/index";
@@ -64,6 +65,7 @@ async function writeAssignment(
       summary: change.userId ? "Assigned" : "Unassigned",
       conversationId: conversation.id,
       ...(conversation.leadId ? { leadId: conversation.leadId } : {}),
+      ...ownerOf({ assignedUserId: change.userId }),
       relatedEntityType: "Conversation",
       relatedEntityId: conversation.id,
       status: change.userId ? "Assigned" : "Unassigned",

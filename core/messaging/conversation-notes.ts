@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { Conversations } from "#core/messaging/conversations";
+import { ownerOf } from "#core/events/index";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { timestamp } from "#core/shared/ids";
 import { AddNoteSchema, type AddNote } from "#core/shared/notes";
@@ -34,6 +35,7 @@ export const ConversationNotes = {
       summary: input.body,
       conversationId,
       ...(conversation.leadId ? { leadId: conversation.leadId } : {}),
+      ...ownerOf(conversation),
       relatedEntityType: "Conversation",
       relatedEntityId: conversationId,
       actor,

@@ -14,13 +14,14 @@ import {
 } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import { ownerOf } from "#core/events/index";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { newId, nowIso, timestamp, wholeNumber } from "#core/shared/ids";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 import { UnreadConversations } from "#core/messaging/unread";
 import { Leads } from "#core/leads/index";
 import type { Lead } from "#core/leads/schemas";
-import { mayRead, visibleQuery } from "#core/leads/visibility";
+import { mayRead, visibleQuery } from "#core/routing/visibility";
 
 export const ConversationSchema = v.object({
   id: v.string(),
@@ -214,6 +215,7 @@ export const Conversations = {
       description: `Sender of the conversation with ${current.contactPhoneNumber} reassigned from ${current.phoneNumber ?? "none"} to ${number.phoneNumber}.`,
       conversationId,
       ...(current.leadId ? { leadId: current.leadId } : {}),
+      ...ownerOf(current),
       relatedEntityType: "Conversation",
       relatedEntityId: conversationId,
       fromPhoneNumberId: number.id,

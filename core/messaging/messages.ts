@@ -14,6 +14,7 @@ import { Contacts } from "#core/messaging/contacts";
 import { consentBasisForContact } from "#core/leads/consent";
 import { initiatorOf, type ConsentBasis } from "#core/consent/basis";
 import { Conversations } from "#core/messaging/conversations";
+import { mayRead } from "#core/routing/visibility";
 import type { Message, SendMessageRequest } from "#core/messaging/model";
 import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
 import { assertRegisteredSender, registrationRequired } from "#core/messaging/sender-registration";
@@ -151,6 +152,7 @@ export const Messages = {
         ...(messageId ? { id: messageId } : {}),
         conversationId: conversation.id,
         leadId: leadId ?? conversation.leadId ?? null,
+        assignedUserId: conversation.assignedUserId,
         direction: "Outbound",
         status: "Pending",
         body,
@@ -183,9 +185,11 @@ export const Messages = {
     },
   ),
 
+  /** A message the caller may read (an agent held to their own leads: theirs, or of a conversation theirs now); else 404. */
   async fromId(actor: Actor, messageId: string): Promise<Message> {
     const message = await readMessage(actor.organizationId, messageId);
-    if (!message) throw new NotFoundError("Message", messageId);
+    const conversationNow = async () => message && Conversations.find(actor.organizationId, message.conversationId);
+    if (!message || !(await mayRead(actor, message, conversationNow))) throw new NotFoundError("Message", messageId);
     return message;
   },
 
@@ -227,6 +231,7 @@ export function newMessage(
   return {
     id: newId(),
     leadId: null,
+    assignedUserId: null,
     channel: fields.media.length ? "Mms" : "Sms",
     statusReason: null,
     segments: Math.max(1, segments.segments),

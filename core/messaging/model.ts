@@ -81,6 +81,11 @@ export const MessageSchema = v.object({
   id: v.string(),
   conversationId: v.string(),
   leadId: nullableString,
+  /**
+   * Whose message it is: the assignee of its conversation (its lead's, unless the conversation was assigned itself)
+   * when it was sent or received, kept when the lead moves on (docs/routing.md); null: nobody's.
+   */
+  assignedUserId: nullableString,
   direction: v.picklist(directions),
   channel: v.picklist(["Sms", "Mms"]),
   status: v.picklist(MESSAGE_STATUSES),

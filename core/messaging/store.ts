@@ -113,5 +113,9 @@ const internal = new Set([
 ]);
 
 export function toMessage(item: Record<string, unknown>): Message {
-  return Object.fromEntries(Object.entries(item).filter(([key]) => !internal.has(key))) as unknown as Message;
+  // Messages stored before they carried their owner are nobody's.
+  return {
+    assignedUserId: null,
+    ...Object.fromEntries(Object.entries(item).filter(([key]) => !internal.has(key))),
+  } as unknown as Message;
 }

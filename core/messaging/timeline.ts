@@ -1,5 +1,5 @@
 import { eventActorFields, type Actor } from "#core/auth/actor";
-import { Events, recordEvent, type EventRecord, type EventRecordInput } from "#core/events/index";
+import { Events, ownerOf, recordEvent, type EventRecord, type EventRecordInput } from "#core/events/index";
 import type { Transaction } from "#core/db/transact";
 import type { Message } from "#core/messaging/model";
 
@@ -87,6 +87,7 @@ export function messageEventInput(
     summary: message.body.slice(0, 160),
     conversationId: message.conversationId,
     ...(message.leadId ? { leadId: message.leadId } : {}),
+    ...ownerOf(message),
     relatedEntityType: "Message",
     relatedEntityId: message.id,
     media: message.media,

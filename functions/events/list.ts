@@ -1,5 +1,5 @@
-import { listEvents } from "#core/events/list";
 import { endpoint } from "#core/http/endpoint";
-import { listEvents as listEventsOperation } from "#core/http/operations/events";
+import { listEvents } from "#core/http/operations/events";
+import { listVisibleEvents } from "#core/messaging/event-list";
 
-export const handler = endpoint(listEventsOperation, ({ actor, query, body }) => listEvents(actor, query, body));
+export const handler = endpoint(listEvents, ({ actor, query, body }) => listVisibleEvents(actor, query, body));

@@ -22,6 +22,7 @@ export const leadTimeline = defineSkill({
       actor,
       { leadId: input.leadId },
       { pageSize: input.pageSize, continuationToken: input.continuationToken },
+      false, // the whole timeline of a lead the caller may read (Leads.fromId above)
     );
     // Spec 2.5 lists every field on every event; the agent answer keeps the ones this event has.
     const events = page.items.map((event) =>

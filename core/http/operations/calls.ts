@@ -23,6 +23,8 @@ export const placeCall = defineOperation({
 export const getCall = defineOperation({
   operationId: "getCall",
   summary: "Read one call of the current organization",
+  description:
+    "An agent whose organization has `agentsSeeAllLeads: false` reads their own calls and those of a conversation assigned to them now; any other call is a 404.",
   tag: "Calls",
   auth: "bearer",
   permission: "calls:read",
@@ -37,7 +39,9 @@ export const listCalls = defineOperation({
   description:
     'Every call, outbound and inbound. `filters: [{ field: "missed", value: true }]` narrows to the inbound calls nobody ' +
     "answered (to call back); `direction`, `status`, `leadId` and the numbers filter too, `search` looks in the numbers. " +
-    "Only the current organization's calls are listed.",
+    '`assignedUserId` narrows to one owner\'s calls: a user id, `"mine"` (the calling user; 400 for an API key) or `"unassigned"`. ' +
+    "A call's owner is its conversation's assignee when it was placed or came in (docs/routing.md). An agent whose " +
+    "organization has `agentsSeeAllLeads: false` lists only their own calls. Only the current organization's calls are listed.",
   tag: "Calls",
   auth: "bearer",
   permission: "calls:read",
@@ -51,7 +55,7 @@ export const listCallEventsByPhone = defineOperation({
   operationId: "listCallEventsByPhone",
   summary: "List the call events (spec 2.6) of calls from or to a phone number, newest first",
   description:
-    "`phoneNumber` in E.164; URL-encode the `+` as %2B (a raw `+` is accepted too). A malformed number is a 400. Only the current organization's calls are listed. Body: the paging query (an empty object is valid).",
+    "`phoneNumber` in E.164; URL-encode the `+` as %2B (a raw `+` is accepted too). A malformed number is a 400. Only the current organization's calls are listed. Body: the paging query (an empty object is valid); `assignedUserId` filters by owner as on `POST /calls/all/my`, and an agent held to their own leads lists only their own calls.",
   tag: "Calls",
   auth: "bearer",
   permission: "events:read",

@@ -8,7 +8,9 @@ export const listEvents = defineOperation({
   summary: "List the organization's events, newest first (endpoint 13)",
   description:
     "Query parameters: `eventCategory`, `startAt` (inclusive), `endAt` (exclusive), `leadId`, `conversationId`, `eventType`. " +
-    "The body is the paging query; an empty object is valid. `endAt` must be later than `startAt` (400 otherwise).",
+    "The body is the paging query; an empty object is valid. `endAt` must be later than `startAt` (400 otherwise). " +
+    '`assignedUserId` filters by owner (a user id, `"mine"`: the calling user, 400 for an API key, or `"unassigned"`): the assignee of the event\'s lead or conversation when it was recorded. ' +
+    "An agent whose organization has `agentsSeeAllLeads: false` lists only their own events, or the whole timeline of a lead or conversation assigned to them now when the list is narrowed to it (`leadId` / `conversationId`).",
   tag: "Events",
   auth: "bearer",
   permission: "events:read",

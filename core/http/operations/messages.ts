@@ -27,6 +27,8 @@ export const sendMessage = defineOperation({
 export const getMessage = defineOperation({
   operationId: "getMessage",
   summary: "Read one message and its delivery status",
+  description:
+    "An agent whose organization has `agentsSeeAllLeads: false` reads their own messages and those of a conversation assigned to them now; any other message is a 404.",
   tag: "Messages",
   auth: "bearer",
   permission: "messages:read",
