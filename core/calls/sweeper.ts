@@ -146,20 +146,21 @@ async function sweepCall(
     };
     return (await applyStatus(organizationId, callId, call.provider, change, claim)) ? "reported" : undefined;
   }
-  // A check-in before the deadline: the call goes on; a placement whose queue message was lost is published again
-  // (dispatch claims it once), and the next check-in is set.
+  // A check-in before the deadline: the call goes on, its next check-in is set, and a placement whose queue message
+  // was lost is published again (dispatch claims it once). The check-in is claimed first: of overlapping sweeps one
+  // acts, and the placement it publishes may change the call at once without making the claim fail.
   if (call.deadlineAt && now < Date.parse(call.deadlineAt)) {
+    const next = dueEntry(organizationId, callId, nextCheckIn(now, call.deadlineAt));
+    const moved = await updateCall(organizationId, callId, async (current) =>
+      claim(current) ? { call: toCall(current), due: next } : undefined,
+    );
+    if (!moved) return undefined;
     if (call.status === "Queued" && !call.providerId) {
       if (!call.placementStartedAt) await publish(CallPlace, organizationId, { callId });
       else if (now >= Date.parse(call.placementStartedAt) + PLACEMENT_LEASE_MS)
-        await recoverPlacement(organizationId, call, claim, now);
+        await recoverPlacement(organizationId, call, (current) => current.gsi3sk === next.gsi3sk, now);
     }
-    const moved = await updateCall(organizationId, callId, async (current) =>
-      claim(current)
-        ? { call: toCall(current), due: dueEntry(organizationId, callId, nextCheckIn(now, call.deadlineAt!)) }
-        : undefined,
-    );
-    return moved ? "checked" : undefined;
+    return "checked";
   }
   const minutes = Math.round((dueAt - Date.parse(call.createdAt)) / 60_000);
   const ended = await applyStatus(
