@@ -134,7 +134,7 @@ describe("the Routing page at a laptop's and a phone's size", () => {
       expect((await stored()).rules.map((rule: { id: string }) => rule.id)).toEqual([added.id, "everyone-else"]);
       await noSideways(page, size.width);
       if (size.name === "phone") expect(await smallTouchTargets(page)).toEqual([]);
-      await screenshot(page, `routing-${size.name}`);
+      await screenshot(page, `routing-rules-${size.name}`);
 
       // Deleted after a confirmation.
       await page.getByRole("button", { name: "Delete Everyone else", exact: true }).click();
