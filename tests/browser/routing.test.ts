@@ -147,7 +147,7 @@ describe("the Routing page at a laptop's and a phone's size", () => {
       await page.getByLabel("Agents see every lead", { exact: true }).selectOption("false");
       await page.getByLabel("A lead nobody can take", { exact: true }).selectOption("owner");
       await page.getByRole("button", { name: "Save settings" }).click();
-      await notice(page, "Settings saved.");
+      await page.getByTestId("saved").getByText("Saved.").waitFor();
       expect(await stored()).toMatchObject({ agentsSeeAllLeads: false, agentsMayClaim: false, fallback: "owner" });
 
       // People: availability and hours from their profile, limits from the routing settings.
@@ -169,7 +169,7 @@ describe("the Routing page at a laptop's and a phone's size", () => {
       await limits.getByLabel("Leads a day at most", { exact: true }).fill("10");
       await limits.getByLabel("Licensed states", { exact: true }).fill("tx");
       await limits.getByRole("button", { name: "Save limits of Agent 1" }).click();
-      await notice(page, "Limits of Agent 1 saved.");
+      await agentOne.getByTestId("limits-saved").getByText("Limits saved.").waitFor();
       expect(await agentOne.getByTestId("limits").textContent()).toBe("Licensed in TX · at most 10 a day");
       expect((await stored()).agents).toEqual([
         { userId: second.id, dailyCap: 5, hourlyCap: null, openCap: null, licensedStates: ["FL"] },

@@ -89,8 +89,11 @@ export function Routing() {
   const canEdit = me?.role === "owner" || me?.role === "admin";
   const sourceNames = Object.fromEntries(sources.map((source) => [source.id, source.name]));
 
-  /** Saves the document as last read with `change` on top; answers the API's problem, or null once saved. */
-  async function save(change: Partial<RoutingDocument>, done: string): Promise<FormProblem | null> {
+  /**
+   * Saves the document as last read with `change` on top; answers the API's problem, or null once saved. `done` is
+   * the rules list's notice; the other forms say "Saved." beside their own button.
+   */
+  async function save(change: Partial<RoutingDocument>, done: string | null = null): Promise<FormProblem | null> {
     const { data, error } = await api.PUT("/routing/settings", { body: { ...documentOf(current), ...change } });
     if (!data) return formProblem(error);
     setSettings(data);
@@ -115,12 +118,6 @@ export function Routing() {
         now. See also <a href="#/team">Team</a> for who is in the organization.
       </p>
       {!canEdit && <p class="hint">Only owners and admins change routing.</p>}
-      {notice && (
-        <p role="status" data-testid="notice">
-          {notice}
-        </p>
-      )}
-      {listProblem && <ProblemSummary detail={listProblem.detail} errors={listProblem.errors} />}
       <section aria-labelledby="rules">
         <div class="toolbar">
           <h2 id="rules">Rules</h2>
@@ -130,6 +127,12 @@ export function Routing() {
             </button>
           )}
         </div>
+        {notice && (
+          <p role="status" data-testid="notice">
+            {notice}
+          </p>
+        )}
+        {listProblem && <ProblemSummary detail={listProblem.detail} errors={listProblem.errors} />}
         {current.rules.length === 0 && editing !== "new" && (
           <p>No rules: new leads stay unassigned and nobody is flagged.</p>
         )}
@@ -207,15 +210,13 @@ export function Routing() {
           />
         )}
       </section>
-      <VisibilityForm settings={current} canEdit={canEdit} onSave={(change) => save(change, "Settings saved.")} />
+      <VisibilityForm settings={current} canEdit={canEdit} onSave={(change) => save(change)} />
       <People
         team={team}
         agents={current.agents}
         rules={current.rules}
         canEdit={canEdit}
-        onSaveLimits={(userId, limits) =>
-          save({ agents: withLimits(current.agents, userId, limits) }, `Limits of ${personName(team, userId)} saved.`)
-        }
+        onSaveLimits={(userId, limits) => save({ agents: withLimits(current.agents, userId, limits) })}
       />
     </>
   );
@@ -268,6 +269,7 @@ function VisibilityForm(props: {
   });
   const [draft, setDraft] = useState<Settings>(pick(props.settings));
   const [problem, setProblem] = useState<FormProblem | null>(null);
+  const [saved, setSaved] = useState(false);
   if (!props.canEdit)
     return (
       <section aria-labelledby="visibility">
@@ -291,7 +293,10 @@ function VisibilityForm(props: {
         noValidate
         onSubmit={(event) => {
           event.preventDefault();
-          void props.onSave(draft as Partial<RoutingDocument>).then(setProblem);
+          void props.onSave(draft as Partial<RoutingDocument>).then((answer) => {
+            setProblem(answer);
+            setSaved(!answer);
+          });
         }}
       >
         <h2 id="visibility">Who sees and claims leads</h2>
@@ -303,11 +308,21 @@ function VisibilityForm(props: {
               settings={draft}
               pointer={`/${spec.key}`}
               errors={errorsAt(problem, `/${spec.key}`)}
-              onChange={setDraft}
+              onChange={(next) => {
+                setSaved(false);
+                setDraft(next);
+              }}
             />
           ))}
         </div>
-        <button type="submit">Save settings</button>
+        <div class="node-actions">
+          <button type="submit">Save settings</button>
+          {saved && (
+            <span role="status" data-testid="saved">
+              Saved.
+            </span>
+          )}
+        </div>
       </form>
     </section>
   );

@@ -65,6 +65,8 @@ export function People(props: {
   const people = props.team.filter((user) => user.status === "Active");
   const { away, set } = useAway(people.map((user) => user.id));
   const [editing, setEditing] = useState<string | null>(null);
+  /** Whose limits were just saved: said beside them, where the form was. */
+  const [savedFor, setSavedFor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   return (
     <section aria-labelledby="people">
@@ -101,7 +103,10 @@ export function People(props: {
                   limits={limits}
                   onSave={async (next) => {
                     const problem = await props.onSaveLimits(user.id, next);
-                    if (!problem) setEditing(null);
+                    if (!problem) {
+                      setEditing(null);
+                      setSavedFor(user.id);
+                    }
                     return problem;
                   }}
                   onCancel={() => setEditing(null)}
@@ -109,7 +114,14 @@ export function People(props: {
               ) : (
                 props.canEdit && (
                   <div class="node-actions">
-                    <button type="button" class="secondary" onClick={() => setEditing(user.id)}>
+                    <button
+                      type="button"
+                      class="secondary"
+                      onClick={() => {
+                        setSavedFor(null);
+                        setEditing(user.id);
+                      }}
+                    >
                       Edit limits<span class="visually-hidden"> of {user.name}</span>
                     </button>
                     {isAway !== undefined && (
@@ -117,6 +129,11 @@ export function People(props: {
                         {isAway ? "Mark back" : "Mark away"}
                         <span class="visually-hidden"> {user.name}</span>
                       </button>
+                    )}
+                    {savedFor === user.id && (
+                      <span role="status" data-testid="limits-saved">
+                        Limits saved.
+                      </span>
                     )}
                   </div>
                 )
