@@ -136,11 +136,17 @@ describe("the Routing page at a laptop's and a phone's size", () => {
       if (size.name === "phone") expect(await smallTouchTargets(page)).toEqual([]);
       await screenshot(page, `routing-rules-${size.name}`);
 
-      // Deleted after a confirmation.
+      await page.getByRole("button", { name: `Move down ${renamed}` }).click();
+      await notice(page, "Rule moved down.");
+      await expect.poll(() => ruleHeadings(page)).toEqual(["1. Everyone else", `2. ${renamed}`]);
+      expect((await stored()).rules.map((rule: { id: string }) => rule.id)).toEqual(["everyone-else", added.id]);
+
+      // Deleted after a confirmation; the rule that moves into its place is asked nothing.
       await page.getByRole("button", { name: "Delete Everyone else", exact: true }).click();
       await page.getByRole("button", { name: "Delete Everyone else for good" }).click();
       await notice(page, "Rule deleted.");
       await expect.poll(() => ruleHeadings(page)).toEqual([`1. ${renamed}`]);
+      expect(await page.getByRole("button", { name: `Delete ${renamed}`, exact: true }).count()).toBe(1);
       expect((await stored()).rules.map((rule: { id: string }) => rule.id)).toEqual([added.id]);
 
       // Who sees and claims leads, and the fallback.

@@ -138,8 +138,9 @@ export function Routing() {
         )}
         <ol class="rules" data-testid="rules">
           {current.rules.map((rule, index) =>
+            // Keyed by id: a deleted or moved rule's place must not pass its state (an open "Delete for good") on.
             editing === index ? (
-              <li>
+              <li key={rule.id}>
                 <RuleEditor
                   rule={rule}
                   index={index}
@@ -156,6 +157,7 @@ export function Routing() {
               </li>
             ) : (
               <RuleCard
+                key={rule.id}
                 rule={rule}
                 index={index}
                 rules={current.rules}
