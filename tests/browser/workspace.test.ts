@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chain, createAutomation } from "#tests/helpers/automations";
 import { intakeByBody, newSource, uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { addNumber, send, sleep, textFrom, waitForMessage } from "#tests/helpers/messaging";
+import { routingSettings } from "#tests/helpers/routing";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 import { launchBrowser, open, screenshot, signedInPage, sizes, smallTouchTargets } from "./browser.ts";
 
@@ -29,6 +30,7 @@ function pages(): { name: string; route: string; heading: string | RegExp }[] {
     { name: "automation-edit", route: `/automations/${automation.id}/edit`, heading: "Edit Welcome text" },
     { name: "billing", route: "/billing", heading: "Billing" },
     { name: "team", route: "/team", heading: "Team" },
+    { name: "routing", route: "/routing", heading: "Routing" },
     { name: "api-keys", route: "/api-keys", heading: "API keys" },
     { name: "audit-log", route: "/audit-log", heading: "Audit log" },
     { name: "settings", route: "/settings", heading: "Settings" },
@@ -98,6 +100,20 @@ beforeAll(async () => {
       name: "Welcome text",
     }),
   );
+  // Rules for the Routing page to show, set once the leads above are in (they stay unassigned, as the pages show them).
+  await routingSettings(org, {
+    rules: [
+      {
+        name: "Paid search",
+        conditions: { utmSources: ["google"], utmMediums: ["cpc"] },
+        pool: [org.userIds.agent, org.userIds.admin],
+        strategy: "weighted",
+        weights: { [org.userIds.agent]: 3 },
+      },
+      { name: "Everyone else", pool: [org.userIds.agent, org.userIds.admin, org.userIds.owner] },
+    ],
+    agents: [{ userId: org.userIds.agent, dailyCap: 25, licensedStates: ["FL", "GA"] }],
+  });
   // Two leads through intake and texts on a machine shared with other work: more than the default minute.
 }, 180_000);
 
@@ -131,7 +147,7 @@ describe("the workspace at a laptop's and a phone's size", () => {
     expect(findings).toEqual([]);
     // The 10DLC page reads the brand, and an organization without one is answered 404 (the browser logs it).
     expect(errors.filter((error) => !error.includes("status of 404"))).toEqual([]);
-    // Twenty-one pages, two sizes, an axe run each: minutes on a shared machine.
+    // Twenty-two pages, two sizes, an axe run each: minutes on a shared machine.
   }, 600_000);
 
   it("on a phone the navigation folds behind a Menu button that opens it", async () => {

@@ -11,6 +11,7 @@ import { AutomationRuns, Automations } from "./pages/Automations";
 import { AutomationEditor } from "./pages/automations/Editor";
 import { Billing } from "./pages/Billing";
 import { Team } from "./pages/Team";
+import { Routing } from "./pages/Routing";
 import { ApiKeys } from "./pages/ApiKeys";
 import { AuditLog } from "./pages/AuditLog";
 import { Suppressions } from "./pages/Suppressions";
@@ -70,6 +71,7 @@ const navigation = [
   ["/registration", "10DLC"],
   ["/sources", "Sources"],
   ["/team", "Team"],
+  ["/routing", "Routing"],
   ["/profile", "Profile"],
   ["/api-keys", "API keys"],
   ["/settings", "Settings"],
@@ -90,6 +92,7 @@ function Page({ route }: { route: string }) {
   }
   if (section === "billing") return <Billing />;
   if (section === "team") return <Team />;
+  if (section === "routing") return <Routing />;
   if (section === "api-keys") return <ApiKeys />;
   if (section === "audit-log") return <AuditLog />;
   if (section === "settings") return <MessagingSettings />;

@@ -5,8 +5,9 @@ import { Field } from "./Field";
 export type FieldKind =
   | { kind: "text" | "textarea" | "time" | "url" }
   | { kind: "number" }
-  | { kind: "select"; options: readonly string[]; optional?: boolean }
-  | { kind: "checks"; options: readonly string[] }
+  /** `labels` words an option for a person (a user's name for their id); an option without one shows as it is. */
+  | { kind: "select"; options: readonly string[]; optional?: boolean; labels?: Readonly<Record<string, string>> }
+  | { kind: "checks"; options: readonly string[]; labels?: Readonly<Record<string, string>> }
   /** A list of strings, one a line. */
   | { kind: "lines" }
   /** A map of strings, one `key: value` a line (headers). */
@@ -157,7 +158,7 @@ export function SettingInput(props: {
                   set(nonEmpty(spec.options.filter((item) => next.includes(item))));
                 }}
               />
-              {option}
+              {spec.labels?.[option] ?? option}
             </label>
           ))}
         </div>
@@ -201,7 +202,13 @@ export function SettingInput(props: {
             >
               {(!required || value === undefined) && <option value="">{required ? "Choose…" : "Default"}</option>}
               {options.map((option) => (
-                <option value={option}>{option === "true" ? "Yes" : option === "false" ? "No" : option}</option>
+                <option value={option}>
+                  {option === "true"
+                    ? "Yes"
+                    : option === "false"
+                      ? "No"
+                      : (spec.kind === "select" && spec.labels?.[option]) || option}
+                </option>
               ))}
             </select>
           );
