@@ -120,7 +120,7 @@ export function Team() {
           <h2 id="pending">Pending invitations</h2>
           <ul class="invitations" data-testid="invitations">
             {invitations.page.items.map((invitation) => (
-              <li data-invitation-id={invitation.id}>
+              <li key={invitation.id} data-invitation-id={invitation.id}>
                 <span>
                   {invitation.email} as {invitation.role}, until {new Date(invitation.expiresAt).toLocaleString()}
                 </span>
