@@ -44,17 +44,22 @@ export interface TriggerEvent {
 
 export interface Environment {
   lead: Lead | undefined;
-  organization: { name: string; timeZone: string };
+  organization: { name: string; timeZone: string; phone?: string | null; website?: string | null };
 }
 
-/** Organization name and time zone change rarely: each process keeps them for a minute. */
+/** The organization's profile changes rarely: each process keeps it for a minute. */
 const organizations = new Map<string, { at: number; value: Environment["organization"] }>();
 
 async function organizationOf(organizationId: string): Promise<Environment["organization"]> {
   const cached = organizations.get(organizationId);
   if (cached && Date.now() - cached.at < 60_000) return cached.value;
   const organization = await Organizations.fromId(organizationId);
-  const value = { name: organization?.name ?? "", timeZone: organization?.timeZone ?? "America/New_York" };
+  const value = {
+    name: organization?.name ?? "",
+    timeZone: organization?.timeZone ?? "America/New_York",
+    phone: organization?.phone ?? null,
+    website: organization?.website ?? null,
+  };
   organizations.set(organizationId, { at: Date.now(), value });
   return value;
 }
