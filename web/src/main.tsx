@@ -14,7 +14,7 @@ import { Team } from "./pages/Team";
 import { ApiKeys } from "./pages/ApiKeys";
 import { AuditLog } from "./pages/AuditLog";
 import { Suppressions } from "./pages/Suppressions";
-import { MessagingSettings } from "./pages/Settings";
+import { SettingsPage } from "./pages/Settings";
 import { Webhooks } from "./pages/Webhooks";
 import { Numbers } from "./pages/Numbers";
 import { Sources } from "./pages/Sources";
@@ -92,7 +92,7 @@ function Page({ route }: { route: string }) {
   if (section === "team") return <Team />;
   if (section === "api-keys") return <ApiKeys />;
   if (section === "audit-log") return <AuditLog />;
-  if (section === "settings") return <MessagingSettings />;
+  if (section === "settings") return <SettingsPage />;
   if (section === "webhooks") return <Webhooks />;
   if (section === "suppressions") return <Suppressions />;
   if (section === "numbers") return <Numbers />;

@@ -5,7 +5,14 @@ import { Field } from "./Field";
 export type FieldKind =
   | { kind: "text" | "textarea" | "time" | "url" }
   | { kind: "number" }
-  | { kind: "select"; options: readonly string[]; optional?: boolean }
+  /** `unchosen` names what leaving an optional one empty means (else "Default"); `labels` shows options in words. */
+  | {
+      kind: "select";
+      options: readonly string[];
+      optional?: boolean;
+      unchosen?: string;
+      labels?: Readonly<Record<string, string>>;
+    }
   | { kind: "checks"; options: readonly string[] }
   /** A list of strings, one a line. */
   | { kind: "lines" }
@@ -193,15 +200,20 @@ export function SettingInput(props: {
         if (spec.kind === "select" || spec.kind === "yesno" || spec.kind === "maybe") {
           const options = spec.kind === "select" ? spec.options : ["true", "false"];
           const required = spec.kind === "yesno" || (spec.kind === "select" && !spec.optional);
+          const select = spec.kind === "select" ? spec : undefined;
           return (
             <select
               {...described}
-              value={value === undefined ? "" : String(value)}
+              value={value === undefined || value === null ? "" : String(value)}
               onChange={(event) => set(parsed(spec, event.currentTarget.value))}
             >
-              {(!required || value === undefined) && <option value="">{required ? "Choose…" : "Default"}</option>}
+              {(!required || value === undefined || value === null) && (
+                <option value="">{required ? "Choose…" : (select?.unchosen ?? "Default")}</option>
+              )}
               {options.map((option) => (
-                <option value={option}>{option === "true" ? "Yes" : option === "false" ? "No" : option}</option>
+                <option value={option}>
+                  {option === "true" ? "Yes" : option === "false" ? "No" : (select?.labels?.[option] ?? option)}
+                </option>
               ))}
             </select>
           );
