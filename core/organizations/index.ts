@@ -51,7 +51,7 @@ export const Organizations = {
 
   /**
    * `PUT /organizations/me`: changes the fields given (absent ones are kept), with its audit entry in the same
-   * transaction. Other warm instances see the change within 30 s, the automation engine within a minute.
+   * transaction. Other warm instances (senders, the automation engine) see the change within 30 s.
    */
   async updateProfile(actor: Actor, input: UpdateOrganization): Promise<Organization> {
     const identity = { organizationId: actor.organizationId };

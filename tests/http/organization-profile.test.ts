@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { chain, createAutomation, readyToText, smsStep, waitForRun } from "#tests/helpers/automations";
+import { createLead, randomNumber } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
 
 /** The organization's business profile: `GET` and `PUT /organizations/me` (absent fields kept). */
@@ -157,5 +159,35 @@ describe("the organization profile", () => {
     expect(entry.changes.name).toEqual({ before: "Audited", after: "Audited Inc" });
     expect(entry.changes.timeZone).toEqual({ before: "America/New_York", after: "America/Denver" });
     expect(entry.changes.phone).toBeUndefined();
+  });
+
+  it("message templates name the profile's name, phone and website; a cleared website takes the placeholder's fallback", async () => {
+    const org = await newOrganization("Template Co");
+    await readyToText(org);
+    const profile = { name: "Acme Roofing", phone: "+13125550100", website: "https://acme.example.com" };
+    expect((await org.request("PUT", "/organizations/me", { body: profile })).status).toBe(200);
+    const automation = await createAutomation(
+      org,
+      chain({ type: "Manual" }, [
+        {
+          id: "hello",
+          type: "SendSms",
+          settings: {
+            body: "{{organization.name}}: call {{organization.phone}} or see {{organization.website|our office}}.",
+          },
+        },
+      ]),
+    );
+    const textOf = async () => {
+      const lead = await createLead(org, randomNumber("212"));
+      const started = await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId: lead.id } });
+      expect(started.status, JSON.stringify(started.body)).toBe(202);
+      const run = await waitForRun(org, automation.id, started.body.id);
+      expect(run.status, JSON.stringify(run.steps)).toBe("Succeeded");
+      return (await org.request("GET", `/messages/${smsStep(run).output.messageId}`)).body.body as string;
+    };
+    expect(await textOf()).toBe("Acme Roofing: call +13125550100 or see https://acme.example.com.");
+    expect((await org.request("PUT", "/organizations/me", { body: { website: null } })).status).toBe(200);
+    expect(await textOf()).toBe("Acme Roofing: call +13125550100 or see our office.");
   });
 });

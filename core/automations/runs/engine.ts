@@ -47,21 +47,15 @@ export interface Environment {
   organization: { name: string; timeZone: string; phone?: string | null; website?: string | null };
 }
 
-/** The organization's profile changes rarely: each process keeps it for a minute. */
-const organizations = new Map<string, { at: number; value: Environment["organization"] }>();
-
+/** The organization's profile, warm-cached for 30 s by `Organizations.fromId` (and forgotten where it is changed). */
 async function organizationOf(organizationId: string): Promise<Environment["organization"]> {
-  const cached = organizations.get(organizationId);
-  if (cached && Date.now() - cached.at < 60_000) return cached.value;
   const organization = await Organizations.fromId(organizationId);
-  const value = {
+  return {
     name: organization?.name ?? "",
     timeZone: organization?.timeZone ?? "America/New_York",
     phone: organization?.phone ?? null,
     website: organization?.website ?? null,
   };
-  organizations.set(organizationId, { at: Date.now(), value });
-  return value;
 }
 
 export async function environmentOf(organizationId: string, leadId: string | null): Promise<Environment> {
