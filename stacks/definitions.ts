@@ -549,6 +549,12 @@ export const routeTable = {
   revokeInvitation: { method: "DELETE", path: "/invitations/{id}", handler: "functions/invitations/revoke.handler" },
   acceptInvitation: { method: "POST", path: "/invitations/accept", handler: "functions/invitations/accept.handler" },
   signUp: { method: "POST", path: "/organizations", handler: "functions/users/sign-up.handler" },
+  getCurrentOrganization: { method: "GET", path: "/organizations/me", handler: "functions/organizations/me.handler" },
+  updateCurrentOrganization: {
+    method: "PUT",
+    path: "/organizations/me",
+    handler: "functions/organizations/update-me.handler",
+  },
   createApiKey: { method: "POST", path: "/api-keys", handler: "functions/api-keys/create.handler" },
   listApiKeys: { method: "POST", path: "/api-keys/all/my", handler: "functions/api-keys/list.handler" },
   rotateApiKey: { method: "POST", path: "/api-keys/{id}/rotate", handler: "functions/api-keys/rotate.handler" },

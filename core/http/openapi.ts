@@ -243,6 +243,8 @@ const tagDescriptions: Record<string, string> = {
   Events: "The organization's event history, the record behind timelines and webhooks.",
   Leads: "Lead intake from sellers and integrations, reading, updating and listing leads.",
   Messages: "Outbound and inbound SMS/MMS, their delivery status and what they cost.",
+  Organization:
+    "The organization's business profile (`/organizations/me`): name, time zone, phone and website, used by schedules and message templates.",
   "Phone numbers": "The organization's numbers used to send, receive and call.",
   Platform: "Health, the contract itself and carrier callbacks.",
   Sources: "Lead sources (sellers) and their intake credentials.",

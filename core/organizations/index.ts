@@ -1,17 +1,25 @@
 import { transact } from "#core/db/transact";
 import { table } from "#core/db/items";
 import { queryAll } from "#core/db/query";
-import { entities, keys } from "#core/db/keys";
-import { permissions, type Permission } from "#core/auth/actor";
+import { OrganizationEntity } from "#core/db/entities/organizations";
+import { Audit } from "#core/audit/index";
+import { permissions, type Actor, type Permission } from "#core/auth/actor";
+import { NotFoundError } from "#core/errors";
 import { newId, nowIso } from "#core/shared/ids";
 import { ApiKeys, type ApiKeyRecord } from "#core/organizations/api-keys";
-import { organizationProfile, toOrganization, type Organization } from "#core/organizations/profile";
+import {
+  forgetOrganizationProfile,
+  organizationProfile,
+  toOrganization,
+  type Organization,
+} from "#core/organizations/profile";
+import type { UpdateOrganization } from "#core/organizations/schemas";
 
 export type { Organization } from "#core/organizations/profile";
 
 export { ApiKeys, type ApiKeyRecord } from "#core/organizations/api-keys";
 
-/** Organizations (tenants) and their API keys. Operator-facing: no actor. */
+/** Organizations (tenants), their profile and their API keys. Operator-facing (no actor) but for the profile's routes. */
 export const Organizations = {
   /** Creates an organization with a first API key holding every scope. */
   async create(input: { name: string; timeZone?: string }): Promise<{ organization: Organization; apiKey: string }> {
@@ -19,38 +27,56 @@ export const Organizations = {
       id: newId(),
       name: input.name,
       timeZone: input.timeZone ?? "America/New_York",
+      phone: null,
+      website: null,
       createdAt: nowIso(),
+      modifiedAt: null,
     };
     const { apiKey, item: keyItem } = await ApiKeys.issue(organization.id, {
       name: "Default key",
       scopes: [...permissions],
     });
-    await transact([
-      {
-        Put: {
-          Item: {
-            ...keys.organization(organization.id),
-            ...keys.organizationIndex(organization.createdAt, organization.id),
-            entity: entities.organization,
-            ...organization,
-          },
-          ConditionExpression: "attribute_not_exists(pk)",
-        },
-      },
-      { Put: { Item: keyItem } },
-    ]);
+    await transact([{ Put: OrganizationEntity.create(organization) }, { Put: { Item: keyItem } }]);
     return { organization, apiKey };
   },
 
   fromId: organizationProfile,
 
+  /** `GET /organizations/me`: the caller's organization, read consistently (a profile just changed shows at once). */
+  async profile(actor: Actor): Promise<Organization> {
+    const stored = await OrganizationEntity.get({ organizationId: actor.organizationId }, { consistent: true });
+    if (!stored) throw new NotFoundError("Organization", actor.organizationId);
+    return toOrganization(stored);
+  },
+
+  /**
+   * `PUT /organizations/me`: changes the fields given (absent ones are kept), with its audit entry in the same
+   * transaction. Other warm instances (senders, the automation engine) see the change within 30 s.
+   */
+  async updateProfile(actor: Actor, input: UpdateOrganization): Promise<Organization> {
+    const identity = { organizationId: actor.organizationId };
+    try {
+      return await Audit.commit(actor, async (tx) => {
+        const stored = await OrganizationEntity.get(identity, { consistent: true });
+        if (!stored) throw new NotFoundError("Organization", actor.organizationId);
+        const before = toOrganization(stored);
+        const given = Object.entries(input).filter(([, value]) => value !== undefined);
+        if (given.every(([field, value]) => before[field as keyof Organization] === value)) return { result: before };
+        const changes = { ...Object.fromEntries(given), modifiedAt: nowIso() };
+        const after: Organization = { ...before, ...changes };
+        const change = OrganizationEntity.update(before, changes, { condition: Audit.unchangedSince(stored) });
+        tx.update("change", change);
+        const audited = { action: "organization.updated", resourceType: "Organization", resourceId: before.id };
+        return { change: { ...audited, before: { ...before }, after: { ...after } }, result: after };
+      });
+    } finally {
+      forgetOrganizationProfile(actor.organizationId);
+    }
+  },
+
   /** Every organization, oldest first (operator CLI). */
   async list(): Promise<Organization[]> {
-    const items = await queryAll({
-      index: "organizationsByCreation",
-      KeyConditionExpression: "gsi1pk = :pk",
-      ExpressionAttributeValues: { ":pk": keys.organizationIndex("", "").gsi1pk },
-    });
+    const items = await queryAll(OrganizationEntity.query("byCreation", {}));
     return items.map(toOrganization);
   },
 

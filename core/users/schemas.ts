@@ -3,6 +3,7 @@ import { roles } from "#core/auth/actor";
 import { maxChars } from "#core/shared/validation";
 import { PhoneNumberInput } from "#core/shared/phone-input";
 import { timestamp } from "#core/shared/ids";
+import { TimeZoneSchema } from "#core/shared/time-zone";
 
 export const userStatuses = ["Active", "Deactivated"] as const;
 export type UserStatus = (typeof userStatuses)[number];
@@ -16,19 +17,6 @@ export const EmailSchema = v.pipe(
   v.toLowerCase(),
   v.maxLength(254, "Must be at most 254 characters."),
   v.email("Must be an e-mail address."),
-);
-
-const TimeZoneSchema = v.pipe(
-  v.string(),
-  v.maxLength(64),
-  v.check((zone) => {
-    try {
-      new Intl.DateTimeFormat("en-US", { timeZone: zone });
-      return true;
-    } catch {
-      return false;
-    }
-  }, "Must be an IANA time zone, e.g. America/New_York."),
 );
 
 const clock = v.pipe(v.string(), v.regex(/^([01]\d|2[0-3]):[0-5]\d$/, "Must be HH:MM (24 h)."));

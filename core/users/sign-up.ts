@@ -2,6 +2,8 @@ import * as v from "valibot";
 import { config } from "#core/config";
 import { ConflictError, ForbiddenError, ValidationError } from "#core/errors";
 import { Organizations } from "#core/organizations/index";
+import { OrganizationSchema } from "#core/organizations/schemas";
+import { TimeZoneSchema } from "#core/shared/time-zone";
 import { maxChars } from "#core/shared/validation";
 import { EmailSchema, UserSchema } from "#core/users/schemas";
 import { userOfEmail } from "#core/users/store";
@@ -10,11 +12,11 @@ import { addUser } from "#core/users/team";
 /** Body of `POST /organizations` (self-service sign-up). */
 export const SignUpSchema = v.strictObject({
   organizationName: v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(200)),
-  timeZone: v.optional(v.pipe(v.string(), v.maxLength(64))),
+  timeZone: v.optional(TimeZoneSchema),
 });
 
 export const SignedUpSchema = v.object({
-  organization: v.object({ id: v.string(), name: v.string(), timeZone: v.string(), createdAt: v.string() }),
+  organization: OrganizationSchema,
   user: UserSchema,
 });
 

@@ -67,7 +67,6 @@ const notYetMigrated = new Set([
   "core/operations/schedule-runs.ts",
   "core/operations/stuck-work.ts",
   "core/organizations/api-keys.ts",
-  "core/organizations/index.ts",
   "core/organizations/key-resolution.ts",
   "core/rate-limit/index.ts",
   "core/routing/index.ts",

@@ -178,6 +178,10 @@ describe("run engine: conditions", () => {
     expect(leadValue(lead, "contact.phone")).toBe("+12125550123");
     expect(leadValue(lead, "lead.id")).toBe("01LEAD");
     expect(leadValue(lead, "organization.name", { organizationName: "Acme" })).toBe("Acme");
+    const profile = { organizationName: "Acme", organizationPhone: "+13125550100", organizationWebsite: null };
+    expect(leadValue(lead, "organization.phone", profile)).toBe("+13125550100");
+    // A website never given reads as missing, so the placeholder's fallback applies.
+    expect(leadValue(lead, "organization.website", profile)).toBeUndefined();
     expect(leadValue(undefined, "contact.firstName")).toBeUndefined();
   });
 

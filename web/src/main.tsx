@@ -15,7 +15,7 @@ import { Routing } from "./pages/Routing";
 import { ApiKeys } from "./pages/ApiKeys";
 import { AuditLog } from "./pages/AuditLog";
 import { Suppressions } from "./pages/Suppressions";
-import { MessagingSettings } from "./pages/Settings";
+import { SettingsPage } from "./pages/Settings";
 import { Webhooks } from "./pages/Webhooks";
 import { Numbers } from "./pages/Numbers";
 import { Sources } from "./pages/Sources";
@@ -95,7 +95,7 @@ function Page({ route }: { route: string }) {
   if (section === "routing") return <Routing />;
   if (section === "api-keys") return <ApiKeys />;
   if (section === "audit-log") return <AuditLog />;
-  if (section === "settings") return <MessagingSettings />;
+  if (section === "settings") return <SettingsPage />;
   if (section === "webhooks") return <Webhooks />;
   if (section === "suppressions") return <Suppressions />;
   if (section === "numbers") return <Numbers />;

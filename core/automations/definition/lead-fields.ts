@@ -64,7 +64,8 @@ export const leadFields = {
 /** Extra template roots beside the lead fields. */
 const templateOnlyFields = {
   lead: { id: value, createdAt: value },
-  organization: { name: value },
+  // The organization's profile (`PUT /organizations/me`); phone and website are empty when not given.
+  organization: { name: value, phone: value, website: value },
   // The lead's assignee (core/automations/runs/evaluate.ts `assignedUserValues`); empty when unassigned.
   assignedUser: { firstName: value, name: value, phone: value },
 } as const satisfies Record<string, Record<string, FieldKind>>;

@@ -39,7 +39,7 @@ export interface ActionContext {
   step: RunStep;
   action: Action;
   lead: Lead | undefined;
-  organization: { name: string; timeZone: string };
+  organization: { name: string; timeZone: string; phone?: string | null; website?: string | null };
   now: number;
   /** Id of this step's side effect (the message id of a send). */
   effectId: string;
@@ -107,7 +107,8 @@ async function dispatch(context: ActionContext): Promise<ActionOutcome> {
 
 /** Renders a template over the lead, the organization and (read only when the template names it) the lead's assignee. */
 async function render(context: ActionContext, template: string, options: RenderOptions) {
-  const values: TemplateValues = { organizationName: context.organization.name };
+  const { name, phone, website } = context.organization;
+  const values: TemplateValues = { organizationName: name, organizationPhone: phone, organizationWebsite: website };
   const assigneeId = context.lead?.assignedUserId;
   if (assigneeId && template.includes("assignedUser.")) {
     const profile = await Users.standing(context.run.organizationId, assigneeId);

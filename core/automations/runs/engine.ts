@@ -44,19 +44,18 @@ export interface TriggerEvent {
 
 export interface Environment {
   lead: Lead | undefined;
-  organization: { name: string; timeZone: string };
+  organization: { name: string; timeZone: string; phone?: string | null; website?: string | null };
 }
 
-/** Organization name and time zone change rarely: each process keeps them for a minute. */
-const organizations = new Map<string, { at: number; value: Environment["organization"] }>();
-
+/** The organization's profile, warm-cached for 30 s by `Organizations.fromId` (and forgotten where it is changed). */
 async function organizationOf(organizationId: string): Promise<Environment["organization"]> {
-  const cached = organizations.get(organizationId);
-  if (cached && Date.now() - cached.at < 60_000) return cached.value;
   const organization = await Organizations.fromId(organizationId);
-  const value = { name: organization?.name ?? "", timeZone: organization?.timeZone ?? "America/New_York" };
-  organizations.set(organizationId, { at: Date.now(), value });
-  return value;
+  return {
+    name: organization?.name ?? "",
+    timeZone: organization?.timeZone ?? "America/New_York",
+    phone: organization?.phone ?? null,
+    website: organization?.website ?? null,
+  };
 }
 
 export async function environmentOf(organizationId: string, leadId: string | null): Promise<Environment> {

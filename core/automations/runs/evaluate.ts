@@ -103,9 +103,11 @@ function weekdayAt(instant: number, timeZone: string): string {
   return weekdays[(sundayFirst + 6) % 7]!;
 }
 
-/** What a template reads beside the lead: the organization's name, and the lead's assignee (none: unassigned). */
+/** What a template reads beside the lead: the organization's profile, and the lead's assignee (none: unassigned). */
 export interface TemplateValues {
   organizationName?: string;
+  organizationPhone?: string | null;
+  organizationWebsite?: string | null;
   assignedUser?: AssignedUserValues;
 }
 
@@ -124,6 +126,8 @@ export function assignedUserValues(profile: { name: string; phone: string | null
  */
 export function leadValue(lead: Lead | undefined, path: string, template: TemplateValues = {}): unknown {
   if (path === "organization.name") return template.organizationName;
+  if (path === "organization.phone") return template.organizationPhone ?? undefined;
+  if (path === "organization.website") return template.organizationWebsite ?? undefined;
   if (path.startsWith("assignedUser."))
     return template.assignedUser?.[path.slice("assignedUser.".length) as keyof AssignedUserValues];
   if (!lead) return undefined;

@@ -20,6 +20,7 @@ import * as suppressions from "#core/http/operations/suppressions";
 import * as webhooks from "#core/http/operations/webhooks";
 import * as webhookEndpoints from "#core/http/operations/webhook-endpoints";
 import * as users from "#core/http/operations/users";
+import * as organizations from "#core/http/operations/organizations";
 import * as apiKeys from "#core/http/operations/api-keys";
 import * as audit from "#core/http/operations/audit";
 import * as routing from "#core/http/operations/routing";
@@ -47,6 +48,7 @@ const operationsById = {
   ...events,
   ...webhooks,
   ...users,
+  ...organizations,
   ...apiKeys,
   ...audit,
   ...routing,

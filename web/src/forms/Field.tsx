@@ -106,7 +106,7 @@ export function TextField({
   problem: FormProblem | null;
   value: string;
   onValue: (value: string) => void;
-  type?: "text" | "tel";
+  type?: "text" | "tel" | "url";
   placeholder?: string;
   inputMode?: "numeric" | "decimal" | "tel" | "text";
   autocomplete?: string;

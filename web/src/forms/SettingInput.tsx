@@ -5,8 +5,15 @@ import { Field } from "./Field";
 export type FieldKind =
   | { kind: "text" | "textarea" | "time" | "url" }
   | { kind: "number" }
-  /** `labels` words an option for a person (a user's name for their id); an option without one shows as it is. */
-  | { kind: "select"; options: readonly string[]; optional?: boolean; labels?: Readonly<Record<string, string>> }
+  /** `unchosen` names what leaving an optional one empty means (else "Default"); `labels` words an option for a person
+   * (a user's name for their id); an option without one shows as it is. */
+  | {
+      kind: "select";
+      options: readonly string[];
+      optional?: boolean;
+      unchosen?: string;
+      labels?: Readonly<Record<string, string>>;
+    }
   | { kind: "checks"; options: readonly string[]; labels?: Readonly<Record<string, string>> }
   /** A list of strings, one a line. */
   | { kind: "lines" }
@@ -194,20 +201,19 @@ export function SettingInput(props: {
         if (spec.kind === "select" || spec.kind === "yesno" || spec.kind === "maybe") {
           const options = spec.kind === "select" ? spec.options : ["true", "false"];
           const required = spec.kind === "yesno" || (spec.kind === "select" && !spec.optional);
+          const select = spec.kind === "select" ? spec : undefined;
           return (
             <select
               {...described}
-              value={value === undefined ? "" : String(value)}
+              value={value === undefined || value === null ? "" : String(value)}
               onChange={(event) => set(parsed(spec, event.currentTarget.value))}
             >
-              {(!required || value === undefined) && <option value="">{required ? "Choose…" : "Default"}</option>}
+              {(!required || value === undefined || value === null) && (
+                <option value="">{required ? "Choose…" : (select?.unchosen ?? "Default")}</option>
+              )}
               {options.map((option) => (
                 <option value={option}>
-                  {option === "true"
-                    ? "Yes"
-                    : option === "false"
-                      ? "No"
-                      : (spec.kind === "select" && spec.labels?.[option]) || option}
+                  {option === "true" ? "Yes" : option === "false" ? "No" : (select?.labels?.[option] ?? option)}
                 </option>
               ))}
             </select>

@@ -1,0 +1,33 @@
+import { defineOperation } from "#core/http/operation";
+import { OrganizationSchema, UpdateOrganizationSchema } from "#core/organizations/schemas";
+
+export const getCurrentOrganization = defineOperation({
+  operationId: "getCurrentOrganization",
+  summary: "The organization's business profile (`/me`: the caller's organization)",
+  tag: "Organization",
+  auth: "bearer",
+  permission: "users:read",
+  success: { status: 200, description: "The organization's profile", schema: OrganizationSchema },
+  problems: [401, 403, 429],
+});
+
+export const updateCurrentOrganization = defineOperation({
+  operationId: "updateCurrentOrganization",
+  summary: "Change the organization's name, time zone, phone or website",
+  description:
+    "Absent fields are kept; `phone` and `website` take null to clear them. `timeZone` is an IANA zone " +
+    "(schedules, `Wait` until a time, working-time routing, the quiet-hours fallback): a Schedule trigger saved " +
+    "before keeps its zone until its automation is saved again. The change is in the audit log.",
+  tag: "Organization",
+  auth: "bearer",
+  permission: "users:write",
+  body: UpdateOrganizationSchema,
+  success: { status: 200, description: "The organization's profile", schema: OrganizationSchema },
+  problems: [400, 401, 403, 409, 413, 415, 429],
+  example: {
+    name: "Acme Roofing",
+    timeZone: "America/Chicago",
+    phone: "+13125550100",
+    website: "https://acmeroofing.example.com",
+  },
+});
