@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, problemText } from "../api/client";
 import { Field, ProblemSummary } from "../forms/Field";
 import { errorsAt, formProblem, type FormProblem } from "../forms/problem";
+import { SaveActions } from "../forms/SaveActions";
 import type { User } from "./conversations/team";
 
 type Alerts = User["alerts"];
@@ -119,14 +120,7 @@ export function Profile() {
           </div>
           <p class="hint">Nothing is sent while you are away. Text alerts come from your organization's number.</p>
         </section>
-        <div class="node-actions">
-          <button type="submit">Save profile</button>
-          {saved && (
-            <span role="status" data-testid="saved">
-              Saved.
-            </span>
-          )}
-        </div>
+        <SaveActions label="Save profile" saved={saved} />
       </form>
     </>
   );

@@ -5,6 +5,7 @@ import { ConfirmDelete } from "../ConfirmDelete";
 import { ProblemSummary } from "../forms/Field";
 import { errorsAt, formProblem, type FormProblem } from "../forms/problem";
 import { SettingInput, type FieldSpec } from "../forms/SettingInput";
+import { SaveActions } from "../forms/SaveActions";
 import { useMe } from "./conversations/me";
 import { useTeam, type User } from "./conversations/team";
 import { People } from "./routing/People";
@@ -317,14 +318,7 @@ function VisibilityForm(props: {
             />
           ))}
         </div>
-        <div class="node-actions">
-          <button type="submit">Save settings</button>
-          {saved && (
-            <span role="status" data-testid="saved">
-              Saved.
-            </span>
-          )}
-        </div>
+        <SaveActions label="Save settings" saved={saved} />
       </form>
     </section>
   );

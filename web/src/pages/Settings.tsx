@@ -4,6 +4,7 @@ import type { paths } from "../api/schema";
 import { Field, ProblemSummary, TextField } from "../forms/Field";
 import { errorsAt, formProblem, type FormProblem } from "../forms/problem";
 import { SettingInput, type FieldSpec } from "../forms/SettingInput";
+import { SaveActions } from "../forms/SaveActions";
 
 type Settings = Record<string, unknown>;
 type SettingsBody = NonNullable<paths["/messaging/settings"]["put"]["requestBody"]>["content"]["application/json"];
@@ -236,14 +237,7 @@ function OrganizationProfile() {
           <p class="hint">
             Messages can name them: {"{{organization.name}}"}, {"{{organization.phone}}"}, {"{{organization.website}}"}.
           </p>
-          <div class="node-actions">
-            <button type="submit">Save organization</button>
-            {saved && (
-              <span role="status" data-testid="organization-saved">
-                Saved.
-              </span>
-            )}
-          </div>
+          <SaveActions label="Save organization" saved={saved} testId="organization-saved" />
         </form>
       )}
     </section>
@@ -303,14 +297,7 @@ function MessagingSettings() {
           </div>
         </section>
       ))}
-      <div class="node-actions">
-        <button type="submit">Save settings</button>
-        {saved && (
-          <span role="status" data-testid="saved">
-            Saved.
-          </span>
-        )}
-      </div>
+      <SaveActions label="Save settings" saved={saved} />
     </form>
   );
 }
