@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhookSignature } from "#core/automations/definition";
 import { AutomationRuns } from "#core/automations/runs/index";
+import { nextFireAt } from "#core/automations/runs/cron";
 import {
   chain,
   createAutomation,
@@ -235,6 +236,33 @@ describe("automation runs: every trigger type end to end", () => {
       runId: run.id,
       leadId: null,
     });
+    expect(await listRuns(org, automation.id)).toHaveLength(1);
+  });
+
+  it("Schedule: a cron follows the organization's new time zone, firing at the new zone's time and not the old", async () => {
+    const org = await newOrganization();
+    const path = `/zoned/${org.organizationId}`;
+    const settings = { cron: "0 9 * * *" };
+    const automation = await createAutomation(org, chain({ type: "Schedule", settings }, [hook(path)]));
+    // Set at 09:00 New York (the organization's zone from sign-up); the owner then moves the business to Los Angeles.
+    const newYorkNine = nextFireAt(settings, "America/New_York", Date.now());
+    const moved = await org.request("PUT", "/organizations/me", { body: { timeZone: "America/Los_Angeles" } });
+    expect(moved.status).toBe(200);
+
+    const atOldTime = await AutomationRuns.sweep({
+      now: new Date(newYorkNine + 60_000),
+      organizationId: org.organizationId,
+    });
+    expect(atOldTime.schedulesFired).toBe(0);
+    const losAngelesNine = nextFireAt(settings, "America/Los_Angeles", newYorkNine + 60_000);
+    expect(losAngelesNine - newYorkNine).toBe(3 * 3600_000);
+    const atNewTime = await AutomationRuns.sweep({
+      now: new Date(losAngelesNine + 60_000),
+      organizationId: org.organizationId,
+    });
+    expect(atNewTime.schedulesFired).toBe(1);
+    const [run] = await waitForRuns(org, automation.id);
+    expect(run).toMatchObject({ trigger: { type: "Schedule" } });
     expect(await listRuns(org, automation.id)).toHaveLength(1);
   });
 

@@ -6,6 +6,7 @@ import { dueShards, isFinal, RunStore, shardOf, STALL_MS } from "#core/automatio
 import { keys } from "#core/db/keys";
 import { queryPages } from "#core/db/query";
 import { maxDelaySeconds, publish } from "#core/queue/messages";
+import { Organizations } from "#core/organizations/index";
 
 /** Work items ahead of this much are handed to SQS with a delay, so they start on time rather than at the next sweep. */
 const LOOKAHEAD_MS = (maxDelaySeconds - 60) * 1000;
@@ -20,6 +21,32 @@ async function* dueItems(prefix: string, upper: string): AsyncGenerator<Record<s
       yield* page;
     }
   }
+}
+
+/**
+ * A cron schedule set in a time zone the organization has left (`PUT /organizations/me`): instead of firing at the
+ * old zone's time, its next firing is set again in the organization's zone now, from this moment (a firing whose new
+ * time has already passed is not made up). Interval schedules have no zone. True when the entry was moved (or moved
+ * by an overlapping sweep): nothing fires now.
+ */
+async function followedTimeZone(
+  item: Record<string, unknown>,
+  organizationId: string,
+  automationId: string,
+  triggerId: string,
+  now: number,
+): Promise<boolean> {
+  const settings = item.settings as { cron?: string; intervalMinutes?: number };
+  if (settings.cron === undefined) return false;
+  const timeZone = (await Organizations.fromId(organizationId))?.timeZone;
+  if (!timeZone || timeZone === item.timeZone) return false;
+  const next = new Date(nextFireAt(settings, timeZone, now)).toISOString();
+  const nextKeys = keys.dueSchedule(shardOf(automationId), next, organizationId, automationId, triggerId);
+  await claimDue({ pk: String(item.pk), sk: String(item.sk) }, String(item.gsi3sk), nextKeys.gsi3sk, {
+    nextFireAt: next,
+    timeZone,
+  });
+  return true;
 }
 
 /** Moves a due entry from `seen` to `next` (the claim: overlapping sweeps act once). */
@@ -63,6 +90,7 @@ export async function sweepAutomations(options: { now?: Date; organizationId?: s
   for await (const item of dueItems("DUESCHEDULES", `${new Date(now).toISOString()}#~`)) {
     const [dueAt = "", organizationId = "", automationId = "", triggerId = ""] = String(item.gsi3sk).split("#");
     if (options.organizationId && organizationId !== options.organizationId) continue;
+    if (await followedTimeZone(item, organizationId, automationId, triggerId, now)) continue;
     await publish(
       AutomationScheduled,
       organizationId,
