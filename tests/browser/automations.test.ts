@@ -301,6 +301,59 @@ describe("automations from the dashboard", () => {
     expect(errors).toEqual([]);
   });
 
+  it("draws a read-only graph: steps in rows, a split by weight, a loop back through a Wait, at both sizes", async () => {
+    // t → (3:1) welcome | reminder; welcome → wait → welcome (a loop through the Wait); reminder → stop.
+    const automation = await createAutomation(org, {
+      name: "Graph me",
+      enabled: false,
+      triggers: [{ id: "t", type: "Manual" }],
+      actions: [
+        { id: "welcome", type: "SendSms", settings: { body: "Welcome" } },
+        { id: "reminder", type: "SendSms", settings: { body: "Reminder" } },
+        { id: "wait", type: "Wait", settings: { durationSeconds: 3600 } },
+        { id: "stop", type: "Stop", settings: {} },
+      ],
+      connections: [
+        { id: "c1", sourceNodeId: "t", targetNodeId: "welcome", weight: 3 },
+        { id: "c2", sourceNodeId: "t", targetNodeId: "reminder", weight: 1 },
+        { id: "c3", sourceNodeId: "welcome", targetNodeId: "wait" },
+        { id: "c4", sourceNodeId: "wait", targetNodeId: "welcome" },
+        { id: "c5", sourceNodeId: "reminder", targetNodeId: "stop" },
+      ],
+    });
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    for (const size of sizes) {
+      await page.setViewportSize(size);
+      await open(page, "/automations", "Automations");
+      await page.getByRole("link", { name: "Edit Graph me" }).click();
+      await page.getByRole("heading", { name: "Edit Graph me" }).waitFor();
+      const graph = page.getByTestId("graph");
+      const rowsOfSteps = await graph
+        .locator(".graph-rows > li")
+        .evaluateAll(
+          "(rows) => rows.map((row) => [...row.querySelectorAll('[data-step]')].map((step) => step.dataset.step))",
+        );
+      expect(rowsOfSteps).toEqual([["t"], ["welcome", "reminder"], ["wait", "stop"]]);
+      const step = (id: string) => graph.locator(`[data-step="${id}"]`);
+      expect(await step("t").locator(".graph-next li").allTextContents()).toEqual([
+        "→ Action 1: Send a text (weight 3)",
+        "→ Action 2: Send a text (weight 1)",
+      ]);
+      expect(await step("wait").locator(".graph-next li").allTextContents()).toEqual([
+        "↩ back to Action 1: Send a text",
+      ]);
+      expect(await step("stop").textContent()).toContain("ends here");
+      // One arrow per link, the loop's dashed.
+      await expect.poll(() => graph.locator("svg line").count()).toBe(5);
+      expect(await graph.locator("svg line.loop").count()).toBe(1);
+      expect((await page.evaluate("document.documentElement.scrollWidth")) as number).toBeLessThanOrEqual(size.width);
+      await graph.scrollIntoViewIfNeeded();
+      await screenshot(page, `automation-graph-${size.name}`, { fullPage: false });
+    }
+    expect((await org.request("GET", `/automations/${automation.id}`)).body.version).toBe(automation.version);
+    expect(errors).toEqual([]);
+  });
+
   it("the run history names the lead, shows each step, and retries a failed run", async () => {
     const automation = await createAutomation(org, {
       name: "Paid text",

@@ -6,6 +6,7 @@ import { Field, ProblemSummary } from "../../forms/Field";
 import { errorsAt, errorsExactly, formProblem, type FormProblem } from "../../forms/problem";
 import { SettingInput, type FieldSpec, type Person } from "../../forms/SettingInput";
 import { useTeam } from "../conversations/team";
+import { FlowGraph } from "./FlowGraph";
 import {
   actionFields,
   actionTypes,
@@ -437,6 +438,12 @@ export function AutomationEditor({ id }: { id?: string }) {
         >
           Add action
         </button>
+      </section>
+
+      <section aria-labelledby="graph">
+        <h2 id="graph">Graph</h2>
+        <p class="hint">The steps as the form now holds them, each with where its links lead (read-only).</p>
+        <FlowGraph draft={draft} />
       </section>
 
       <section aria-labelledby="flow">
