@@ -118,6 +118,7 @@ export const place = domainOperation(
       to,
       overrideId: input.fromPhoneNumberId,
       stickyId: conversation.phoneNumberId,
+      agent: conversation.assignedUserId,
     });
     if (!selection)
       throw new UnprocessableError("The organization has no phone number with the voice capability to call from.");

@@ -23,6 +23,7 @@ import {
 import {
   eligibleSenders,
   registrationRequired,
+  senderPool,
   senderRefusal,
   type SenderRefusal,
 } from "#core/messaging/sender-registration";
@@ -532,7 +533,9 @@ type SenderSelection = {
  * else (no sticky number, or it was deleted) the number that can send soonest
  * (pacing: speed to lead), among free ones one with the recipient's area code,
  * ties to the least recently used. Only numbers with the
- * needed capability (sms, or mms for media) are candidates.
+ * needed capability (sms, or mms for media) are candidates, and of those the
+ * conversation's agent's own numbers when they have any, else the shared pool's
+ * (`senderPool`).
  */
 async function selectSender(
   organizationId: string,
@@ -564,17 +567,18 @@ async function selectSender(
     }
   }
   if (candidates.length === 0) return undefined;
+  const { pool, theirs } = senderPool(candidates, conversation?.assignedUserId);
   const areaCode = parsePhone(message.toPhoneNumber)?.areaCode;
   const isLocal = (number: SenderNumber) => areaCode !== undefined && number.areaCode === areaCode;
   const now = Date.now();
-  const byRecency = [...candidates].sort(
+  const byRecency = [...pool].sort(
     (a, b) => (a.lastUsedAt ?? "").localeCompare(b.lastUsedAt ?? "") || a.createdAt.localeCompare(b.createdAt),
   );
   const free = byRecency.filter((number) => number.paceNextAt <= now);
   const chosen = free.find(isLocal) ?? free[0] ?? leastBusy(byRecency, now)!;
   return {
     number: chosen,
-    reason: isLocal(chosen) ? "AreaCodeMatch" : "LeastRecentlyUsed",
+    reason: theirs ? "AgentNumber" : isLocal(chosen) ? "AreaCodeMatch" : "LeastRecentlyUsed",
     ...(movedFrom ? { movedFrom } : {}),
   };
 }

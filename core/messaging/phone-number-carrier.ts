@@ -73,6 +73,7 @@ export const PhoneNumberCarrier = {
       registration: null,
       paused: null,
       messagesPerSecond: input.messagesPerSecond ?? null,
+      assignedUserId: null,
     };
     const route: NumberRoute = {
       organizationId: actor.organizationId,

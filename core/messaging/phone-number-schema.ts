@@ -25,5 +25,10 @@ export const PhoneNumberSchema = v.object({
   paused: v.nullable(v.object({ at: timestamp, reason: v.string() })),
   /** Messages per second this number may hand the carrier, overriding its type's default (core/messaging/pacing.ts); null: the default. */
   messagesPerSecond: v.nullable(v.number()),
+  /**
+   * The agent whose own number this is (docs/routing.md "An agent's own number"): texts of conversations assigned to
+   * them go out from it, and no one else's do; null: a number of the organization's shared pool.
+   */
+  assignedUserId: v.nullable(v.string()),
 });
 export type PhoneNumber = v.InferOutput<typeof PhoneNumberSchema>;

@@ -7,7 +7,8 @@ import { where } from "#core/db/expression";
 import { conditionally, table } from "#core/db/items";
 import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { queryAll } from "#core/db/query";
-import { NotFoundError } from "#core/errors";
+import { NotFoundError, ValidationError } from "#core/errors";
+import { Users } from "#core/users/index";
 import { Audit } from "#core/audit/index";
 import type { Actor } from "#core/auth/actor";
 import { type Page, type PagingQuery } from "#core/shared/paging";
@@ -57,9 +58,13 @@ export type PhoneNumberRequest = v.InferOutput<typeof PhoneNumberRequestSchema>;
 
 export { PhoneNumberSchema, type PhoneNumber };
 
-/** Body of `PUT /phone-numbers/{phoneNumberId}`: what the organization calls the number (null or empty clears it). */
+/**
+ * Body of `PUT /phone-numbers/{phoneNumberId}`: what the organization calls the number (null or empty clears it), and
+ * whose own number it is (an active user; null puts it back in the shared pool). A field left out is kept.
+ */
 export const PhoneNumberUpdateSchema = v.strictObject({
-  friendlyName: v.nullable(v.pipe(v.string(), v.trim(), maxChars(255))),
+  friendlyName: v.optional(v.nullable(v.pipe(v.string(), v.trim(), maxChars(255)))),
+  assignedUserId: v.optional(v.nullable(v.pipe(v.string(), v.minLength(1), maxChars(64)))),
 });
 export type PhoneNumberUpdate = v.InferOutput<typeof PhoneNumberUpdateSchema>;
 
@@ -218,22 +223,34 @@ export const PhoneNumbers = {
   },
 
   /**
-   * Renames a number (its friendly name only: the number, its carrier and its campaign are not the owner's to edit),
-   * with its audit entry in the same transaction.
+   * Renames a number and sets whose own number it is (the number, its carrier and its campaign are not the owner's to
+   * edit), with its audit entry in the same transaction. An agent's number must name an active user of the
+   * organization (400 otherwise).
    */
   async update(actor: Actor, phoneNumberId: string, update: PhoneNumberUpdate): Promise<PhoneNumber> {
     const identity = { organizationId: actor.organizationId, id: phoneNumberId };
+    if (update.assignedUserId && !(await Users.isActive(actor.organizationId, update.assignedUserId)))
+      throw new ValidationError("A number can only be given to an active user of the organization.", [
+        { pointer: "/assignedUserId", detail: `No active user ${update.assignedUserId}.` },
+      ]);
     return Audit.commit(actor, async (tx) => {
       const stored = await PhoneNumberEntity.get(identity, { consistent: true });
       if (!stored) throw new NotFoundError("Phone number", phoneNumberId);
       const before = toPhoneNumber(stored);
-      const friendlyName = update.friendlyName || null;
-      if (friendlyName === before.friendlyName) return { result: before };
-      const changes = { friendlyName, modifiedAt: nowIso() };
+      const wanted = {
+        ...(update.friendlyName !== undefined ? { friendlyName: update.friendlyName || null } : {}),
+        ...(update.assignedUserId !== undefined ? { assignedUserId: update.assignedUserId } : {}),
+      };
+      const changed = Object.entries(wanted).filter(([field, value]) => before[field as keyof PhoneNumber] !== value);
+      if (changed.length === 0) return { result: before };
+      const changes = { ...Object.fromEntries(changed), modifiedAt: nowIso() };
       const after = { ...before, ...changes };
       tx.update("change", PhoneNumberEntity.update(identity, changes, { condition: Audit.unchangedSince(stored) }));
-      const change = { action: "phoneNumber.renamed", resourceType: "PhoneNumber", resourceId: phoneNumberId };
-      return { change: { ...change, before, after }, result: after };
+      const action = "assignedUserId" in changes ? "phoneNumber.assigned" : "phoneNumber.renamed";
+      return {
+        change: { action, resourceType: "PhoneNumber", resourceId: phoneNumberId, before, after },
+        result: after,
+      };
     });
   },
 
@@ -265,5 +282,6 @@ export function toPhoneNumber(item: Record<string, unknown>): PhoneNumber {
     registration: (item.registration as PhoneNumber["registration"] | undefined) ?? null,
     paused: (item.paused as PhoneNumber["paused"] | undefined) ?? null,
     messagesPerSecond: pacingOf(item).messagesPerSecond,
+    assignedUserId: (item.assignedUserId as string | null | undefined) ?? null,
   };
 }

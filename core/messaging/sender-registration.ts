@@ -61,3 +61,18 @@ export function assertRegisteredSender(
     "None of the organization's numbers is attached to an approved 10DLC campaign, so carriers would block this message. Register a brand and campaign (POST /carrier-registration/brand, /campaigns) and attach a number.",
   );
 }
+
+/**
+ * The numbers a conversation of `agent` may go out from when nothing sticks it to one (texts and calls alike): the
+ * agent's own numbers when they have any, else the shared pool's (an agent's number reaches nobody else's leads), else
+ * any rather than none. `theirs` says the agent's own were chosen.
+ */
+export function senderPool<T extends Pick<PhoneNumber, "assignedUserId">>(
+  numbers: T[],
+  agent: string | null | undefined,
+): { pool: T[]; theirs: boolean } {
+  const theirs = agent ? numbers.filter((number) => number.assignedUserId === agent) : [];
+  if (theirs.length > 0) return { pool: theirs, theirs: true };
+  const shared = numbers.filter((number) => !number.assignedUserId);
+  return { pool: shared.length > 0 ? shared : numbers, theirs: false };
+}

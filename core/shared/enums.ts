@@ -7,6 +7,7 @@
 export const senderSelectionReasons = [
   "ManualOverride",
   "StickyConversation",
+  "AgentNumber",
   "AreaCodeMatch",
   "LeastRecentlyUsed",
 ] as const;

@@ -23,6 +23,7 @@ const number = (
   registration: null,
   paused: null,
   messagesPerSecond: null,
+  assignedUserId: null,
 });
 
 const ny = number("ny", "+12125550100", ["sms", "voice"], "2026-01-02T00:00:00.000Z");
@@ -130,5 +131,18 @@ describe("inbound call instructions (TwiML)", () => {
     expect(dialOutcome("+14155550126")).toEqual({ word: "failed", talkSeconds: 0 });
     expect(dialOutcome("+14155550127")).toEqual({ word: "no-answer", talkSeconds: 0 });
     expect(dialOutcome("+14155551234")).toEqual({ word: "completed", talkSeconds: 42 });
+  });
+});
+
+describe("an agent's own calling number", () => {
+  const theirs = { ...la, id: "ann-la", assignedUserId: "ann" };
+  it("calls for the agent from their own number, over a shared one of the lead's area code", () => {
+    expect(
+      selectCaller({ numbers: [ny, theirs], to: "+12125550199", overrideId: undefined, stickyId: null, agent: "ann" }),
+    ).toMatchObject({ reason: "AgentNumber", number: theirs });
+    // Someone else's lead never rings from Ann's number.
+    expect(
+      selectCaller({ numbers: [ny, theirs], to: "+14155550199", overrideId: undefined, stickyId: null, agent: "bob" }),
+    ).toMatchObject({ reason: "LeastRecentlyUsed", number: ny });
   });
 });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { SenderNotRegisteredError } from "#core/errors";
 import type { PhoneNumber } from "#core/messaging/phone-number-schema";
-import { assertRegisteredSender, eligibleSenders, senderRefusal } from "#core/messaging/sender-registration";
+import {
+  assertRegisteredSender,
+  eligibleSenders,
+  senderPool,
+  senderRefusal,
+} from "#core/messaging/sender-registration";
 
 const number = (id: string, overrides: Partial<PhoneNumber> = {}): PhoneNumber => ({
   id,
@@ -15,6 +20,7 @@ const number = (id: string, overrides: Partial<PhoneNumber> = {}): PhoneNumber =
   registration: null,
   paused: null,
   messagesPerSecond: null,
+  assignedUserId: null,
   ...overrides,
 });
 
@@ -46,5 +52,22 @@ describe("sender eligibility", () => {
     );
     // MMS needs a registered number that can send MMS.
     expect(() => assertRegisteredSender([approved], undefined, "mms")).toThrow(SenderNotRegisteredError);
+  });
+});
+
+describe("an agent's own numbers", () => {
+  const ann = number("a", { assignedUserId: "ann" });
+  const bob = number("b", { assignedUserId: "bob" });
+  const pool = [number("p1"), number("p2")];
+  const ids = (chosen: { pool: { id: string }[]; theirs: boolean }) => [chosen.pool.map((n) => n.id), chosen.theirs];
+
+  it("an agent's conversation goes out from their own numbers, anyone else's from the shared pool only", () => {
+    expect(ids(senderPool([ann, bob, ...pool], "ann"))).toEqual([["a"], true]);
+    expect(ids(senderPool([ann, bob, ...pool], "carol"))).toEqual([["p1", "p2"], false]);
+    expect(ids(senderPool([ann, bob, ...pool], null))).toEqual([["p1", "p2"], false]);
+  });
+
+  it("with no shared number left, any number rather than none", () => {
+    expect(ids(senderPool([ann, bob], "carol"))).toEqual([["a", "b"], false]);
   });
 });

@@ -63,14 +63,18 @@ export const listPhoneNumbers = defineOperation({
 
 export const updatePhoneNumber = defineOperation({
   operationId: "updatePhoneNumber",
-  summary: "Rename a phone number of the current organization (its friendly name)",
-  description: "`friendlyName` null or empty clears it. 404 when the number is not one of the organization's.",
+  summary: "Rename a phone number, or give it to an agent as their own",
+  description:
+    "Fields left out are kept. `friendlyName` null or empty clears it. `assignedUserId` makes it an agent's own number " +
+    "(an active user of the organization, 400 otherwise): texts and calls of conversations assigned to that agent go " +
+    "out from it unless the conversation sticks to another number, and nobody else's do; null puts it back in the " +
+    "shared pool (docs/routing.md). Audited. 404 when the number is not one of the organization's.",
   tag: "Phone numbers",
   auth: "bearer",
   permission: "phoneNumbers:write",
   params: v.object({ phoneNumberId: idParam }),
   body: PhoneNumberUpdateSchema,
-  success: { status: 200, description: "The renamed number", schema: PhoneNumberSchema },
+  success: { status: 200, description: "The number as changed", schema: PhoneNumberSchema },
   problems: [400, 401, 403, 404, 413, 415, 429],
   example: { friendlyName: "Sales line" },
 });
