@@ -121,6 +121,16 @@ describe("numbers, sources and calls from the dashboard", () => {
       await expect.poll(() => card.locator("h2").textContent()).toBe(`Sales (${size.name})`);
       expect((await org.request("GET", `/phone-numbers/${id}`)).body.friendlyName).toBe(`Sales (${size.name})`);
 
+      // Given to a person as their own (docs/routing.md), then back to the shared pool.
+      const whose = () => card.getByLabel(/Whose number/);
+      await whose().selectOption(org.userIds.owner);
+      await expect
+        .poll(async () => (await org.request("GET", `/phone-numbers/${id}`)).body.assignedUserId)
+        .toBe(org.userIds.owner);
+      await expect.poll(() => whose().inputValue()).toBe(org.userIds.owner);
+      await whose().selectOption("");
+      await expect.poll(async () => (await org.request("GET", `/phone-numbers/${id}`)).body.assignedUserId).toBeNull();
+
       const pausedCard = page.locator(`[data-number-id="${paused[index].id}"]`);
       expect(await pausedCard.getByTestId("paused").textContent()).toContain("5 of its last 5 messages were filtered");
       expect(await pausedCard.getByTestId("health").textContent()).toContain("filtered by carriers 5");

@@ -6,6 +6,7 @@ import { InlineForm, TextField } from "../forms/Field";
 import { formProblem, type FormProblem } from "../forms/problem";
 import { Pager } from "../Pager";
 import { usePaged } from "../usePaged";
+import { useTeam, type User } from "./conversations/team";
 
 type NumberPage = paths["/phone-numbers/all/my"]["post"]["responses"]["200"]["content"]["application/json"];
 type PhoneNumber = NumberPage["items"][number];
@@ -50,8 +51,11 @@ function HealthLine({ number, version }: { number: PhoneNumber; version: number 
   );
 }
 
-/** A number: its name (renamed in place), what it can do, whether it sends, its campaign, its health, release. */
-function NumberCard({ number, onChanged }: { number: PhoneNumber; onChanged: () => void }) {
+/**
+ * A number: its name (renamed in place), whose it is (an agent's own, or the shared pool), what it can do, whether it
+ * sends, its campaign, its health, release.
+ */
+function NumberCard({ number, team, onChanged }: { number: PhoneNumber; team: User[] | null; onChanged: () => void }) {
   const [renaming, setRenaming] = useState(false);
   const [name, setName] = useState(number.friendlyName ?? "");
   const [problem, setProblem] = useState<FormProblem | null>(null);
@@ -97,6 +101,30 @@ function NumberCard({ number, onChanged }: { number: PhoneNumber; onChanged: () 
         <p data-testid="sending">Sending normally.</p>
       )}
       <HealthLine number={number} version={number.paused ? 1 : 0} />
+      {/* An agent's own number texts and calls only their conversations (docs/routing.md). */}
+      <p>
+        <label>
+          Whose number<span class="visually-hidden"> {number.phoneNumber}</span>{" "}
+          <select
+            value={number.assignedUserId ?? ""}
+            onChange={(event) =>
+              void act(
+                api.PUT("/phone-numbers/{phoneNumberId}", {
+                  ...path,
+                  body: { assignedUserId: event.currentTarget.value || null },
+                }),
+              )
+            }
+          >
+            <option value="">Shared pool</option>
+            {(team ?? [])
+              .filter((user) => user.status === "Active" || user.id === number.assignedUserId)
+              .map((user) => (
+                <option value={user.id}>{user.name}'s own</option>
+              ))}
+          </select>
+        </label>
+      </p>
       {error && (
         <p role="alert" class="error">
           {error}
@@ -218,6 +246,7 @@ function BuyNumber({ onBought }: { onBought: () => void }) {
 
 /** The organization's numbers: buy, rename, resume a paused one, release; their health and 10DLC state. */
 export function Numbers() {
+  const team = useTeam();
   const numbers = usePaged<NumberPage>((continuationToken) =>
     api.POST("/phone-numbers/all/my", { body: { pageSize: 50, continuationToken } }),
   );
@@ -233,7 +262,12 @@ export function Numbers() {
       {numbers.page && numbers.page.items.length === 0 && <p>No number yet: buy one above to text and call leads.</p>}
       <ul class="endpoints" data-testid="numbers">
         {numbers.page?.items.map((number) => (
-          <NumberCard key={`${number.id}:${number.modifiedAt ?? ""}`} number={number} onChanged={numbers.reload} />
+          <NumberCard
+            key={`${number.id}:${number.modifiedAt ?? ""}`}
+            number={number}
+            team={team}
+            onChanged={numbers.reload}
+          />
         ))}
       </ul>
       {numbers.page && (
