@@ -42,11 +42,17 @@ export const Organizations = {
 
   fromId: organizationProfile,
 
+  /** The organization's profile read consistently (undefined when absent), for what must not act on a stale one. */
+  async current(organizationId: string): Promise<Organization | undefined> {
+    const stored = await OrganizationEntity.get({ organizationId }, { consistent: true });
+    return stored ? toOrganization(stored) : undefined;
+  },
+
   /** `GET /organizations/me`: the caller's organization, read consistently (a profile just changed shows at once). */
   async profile(actor: Actor): Promise<Organization> {
-    const stored = await OrganizationEntity.get({ organizationId: actor.organizationId }, { consistent: true });
-    if (!stored) throw new NotFoundError("Organization", actor.organizationId);
-    return toOrganization(stored);
+    const organization = await Organizations.current(actor.organizationId);
+    if (!organization) throw new NotFoundError("Organization", actor.organizationId);
+    return organization;
   },
 
   /**

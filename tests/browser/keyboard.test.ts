@@ -37,14 +37,11 @@ async function tabTo(page: Page, target: Locator, presses = 60): Promise<void> {
   await target.waitFor();
   for (let press = 0; press < presses; press++) {
     await page.keyboard.press("Tab");
-    // Run in the page (a string: this project's types have no DOM).
-    if (await target.evaluate("(element) => element === document.activeElement")) {
-      const drawn = await target.evaluate(
-        `(element) => {
-          const style = getComputedStyle(element);
-          return (style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== "none";
-        }`,
-      );
+    if (await target.evaluate((element) => element === element.ownerDocument.activeElement)) {
+      const drawn = await target.evaluate((element) => {
+        const style = element.ownerDocument.defaultView!.getComputedStyle(element);
+        return (style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== "none";
+      });
       expect(drawn, "the focused control shows its focus").toBe(true);
       return;
     }

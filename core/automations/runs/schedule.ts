@@ -38,7 +38,8 @@ async function followedTimeZone(
 ): Promise<boolean> {
   const settings = item.settings as { cron?: string; intervalMinutes?: number };
   if (settings.cron === undefined) return false;
-  const timeZone = (await Organizations.fromId(organizationId))?.timeZone;
+  // Read afresh, not from the 30 s warm read: one small read per cron firing, and a zone changed a moment ago counts.
+  const timeZone = (await Organizations.current(organizationId))?.timeZone;
   if (!timeZone || timeZone === item.timeZone) return false;
   const next = new Date(nextFireAt(settings, timeZone, now)).toISOString();
   const nextKeys = keys.dueSchedule(shardOf(automationId), next, organizationId, automationId, triggerId);
@@ -58,14 +59,18 @@ async function claimDue(
 ): Promise<boolean> {
   const names = Object.keys(extra);
   try {
+    // Names as placeholders: some attributes are DynamoDB reserved words (timeZone).
     await table.update({
       Key: key,
-      UpdateExpression: `SET gsi3sk = :next${names.map((name) => `, ${name} = :${name}`).join("")}`,
+      UpdateExpression: `SET gsi3sk = :next${names.map((_, index) => `, #x${index} = :x${index}`).join("")}`,
       ConditionExpression: "gsi3sk = :seen",
+      ...(names.length
+        ? { ExpressionAttributeNames: Object.fromEntries(names.map((name, index) => [`#x${index}`, name])) }
+        : {}),
       ExpressionAttributeValues: {
         ":next": nextSk,
         ":seen": seen,
-        ...Object.fromEntries(names.map((name) => [`:${name}`, extra[name]])),
+        ...Object.fromEntries(names.map((name, index) => [`:x${index}`, extra[name]])),
       },
     });
     return true;

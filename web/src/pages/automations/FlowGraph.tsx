@@ -5,9 +5,9 @@ import { graphRows } from "./graph";
 type Line = { x1: number; y1: number; x2: number; y2: number; loop: boolean };
 
 /**
- * A read-only picture of the automation's graph: its steps in rows (core of the layout in ./graph.ts) with an arrow
- * for each link, drawn over the boxes once they are laid out (and again when the width changes). The arrows are a
- * picture only: each box also says in words where its links lead, which is what a screen reader reads.
+ * A read-only picture of the automation's graph: its steps in rows (the layout in ./graph.ts) with an arrow for each
+ * link, drawn over the boxes once they are laid out (and again when the width changes), unless a row wraps. The
+ * arrows are a picture only: each box also says in words where its links lead, which is what a screen reader reads.
  */
 export function FlowGraph(props: { draft: Draft }) {
   const rows = graphRows(props.draft);
@@ -18,22 +18,39 @@ export function FlowGraph(props: { draft: Draft }) {
     const container = frame.current;
     if (!container) return;
     const measure = () => {
+      // A row that wraps (a phone's width) puts steps of one row under each other: arrows would cross the boxes, so
+      // only the words say where the links lead there.
+      const wraps = [...container.querySelectorAll(".graph-row")].some((row) => {
+        const tops = new Set([...row.children].map((step) => (step as HTMLElement).offsetTop));
+        return tops.size > 1;
+      });
       const origin = container.getBoundingClientRect();
       const boxOf = (id: string) =>
         container.querySelector(`[data-step="${CSS.escape(id)}"]`)?.getBoundingClientRect() ?? undefined;
       const next: Line[] = [];
-      for (const step of rows.flat()) {
+      for (const step of wraps ? [] : rows.flat()) {
         const from = boxOf(step.id);
         for (const link of step.next) {
           const to = boxOf(link.to);
           if (!from || !to) continue;
-          next.push({
-            x1: from.left + from.width / 2 - origin.left,
-            y1: from.bottom - origin.top,
-            x2: to.left + to.width / 2 - origin.left,
-            y2: (link.loop ? to.bottom : to.top) - origin.top,
-            loop: link.loop,
-          });
+          // A loop goes up along the boxes' right edges, apart from the arrows going down.
+          next.push(
+            link.loop
+              ? {
+                  x1: from.right - 12 - origin.left,
+                  y1: from.top - origin.top,
+                  x2: to.right - 12 - origin.left,
+                  y2: to.bottom - origin.top,
+                  loop: true,
+                }
+              : {
+                  x1: from.left + from.width / 2 - origin.left,
+                  y1: from.bottom - origin.top,
+                  x2: to.left + to.width / 2 - origin.left,
+                  y2: to.top - origin.top,
+                  loop: false,
+                },
+          );
         }
       }
       setLines(next);
