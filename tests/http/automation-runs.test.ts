@@ -266,6 +266,36 @@ describe("automation runs: every trigger type end to end", () => {
     expect(await listRuns(org, automation.id)).toHaveLength(1);
   });
 
+  it("Schedule: moved east, a cron whose slot has passed in the new zone fires late rather than never, then keeps the new zone", async () => {
+    const org = await newOrganization();
+    const settings = { cron: "0 9 * * *" };
+    const automation = await createAutomation(
+      org,
+      chain({ type: "Schedule", settings }, [hook(`/east/${org.organizationId}`)]),
+    );
+    const newYorkNine = nextFireAt(settings, "America/New_York", Date.now());
+    expect((await org.request("PUT", "/organizations/me", { body: { timeZone: "Europe/London" } })).status).toBe(200);
+
+    // 09:00 New York is 14:00 London: London's 09:00 of that day has passed, so the firing happens now.
+    const late = await AutomationRuns.sweep({
+      now: new Date(newYorkNine + 60_000),
+      organizationId: org.organizationId,
+    });
+    expect(late.schedulesFired).toBe(1);
+    const londonNine = nextFireAt(settings, "Europe/London", newYorkNine + 60_000);
+    const justBefore = await AutomationRuns.sweep({
+      now: new Date(londonNine - 60_000),
+      organizationId: org.organizationId,
+    });
+    expect(justBefore.schedulesFired).toBe(0);
+    const onTime = await AutomationRuns.sweep({
+      now: new Date(londonNine + 60_000),
+      organizationId: org.organizationId,
+    });
+    expect(onTime.schedulesFired).toBe(1);
+    await expect.poll(async () => (await listRuns(org, automation.id)).length, { timeout: 20_000 }).toBe(2);
+  });
+
   it("Manual: POST /automations/{id}/runs answers 202 and the run texts the lead", async () => {
     const org = await newOrganization();
     await readyToText(org);

@@ -2,6 +2,7 @@ import { AutomationScheduled, AutomationStep } from "#core/automations/runs/queu
 import "#core/automations/runs/queue";
 import { table, isConditionFailed } from "#core/db/items";
 import { nextFireAt } from "#core/automations/runs/cron";
+import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
 import { dueShards, isFinal, RunStore, shardOf, STALL_MS } from "#core/automations/runs/store";
 import { keys } from "#core/db/keys";
 import { queryPages } from "#core/db/query";
@@ -24,30 +25,25 @@ async function* dueItems(prefix: string, upper: string): AsyncGenerator<Record<s
 }
 
 /**
- * A cron schedule set in a time zone the organization has left (`PUT /organizations/me`): instead of firing at the
- * old zone's time, its next firing is set again in the organization's zone now, from this moment (a firing whose new
- * time has already passed is not made up). Interval schedules have no zone. True when the entry was moved (or moved
- * by an overlapping sweep): nothing fires now.
+ * The zone a due Schedule entry fires in, and where it moves instead of firing now. A cron schedule set in a zone the
+ * organization has left (`PUT /organizations/me`) keeps its wall-clock slot: an entry due at 09:00 New York is due at
+ * 09:00 Los Angeles, three hours later (`movedTo`: nothing fires now). When the slot's time in the new zone has
+ * already passed (a move east), it fires now, late rather than never, and re-arms in the new zone. Interval
+ * schedules have no zone.
  */
-async function followedTimeZone(
+async function scheduleZone(
   item: Record<string, unknown>,
   organizationId: string,
-  automationId: string,
-  triggerId: string,
+  dueAt: string,
   now: number,
-): Promise<boolean> {
-  const settings = item.settings as { cron?: string; intervalMinutes?: number };
-  if (settings.cron === undefined) return false;
+): Promise<{ timeZone: string; movedTo?: string }> {
+  const setIn = String(item.timeZone);
+  if ((item.settings as { cron?: string }).cron === undefined) return { timeZone: setIn };
   // Read afresh, not from the 30 s warm read: one small read per cron firing, and a zone changed a moment ago counts.
   const timeZone = (await Organizations.current(organizationId))?.timeZone;
-  if (!timeZone || timeZone === item.timeZone) return false;
-  const next = new Date(nextFireAt(settings, timeZone, now)).toISOString();
-  const nextKeys = keys.dueSchedule(shardOf(automationId), next, organizationId, automationId, triggerId);
-  await claimDue({ pk: String(item.pk), sk: String(item.sk) }, String(item.gsi3sk), nextKeys.gsi3sk, {
-    nextFireAt: next,
-    timeZone,
-  });
-  return true;
+  if (!timeZone || timeZone === setIn) return { timeZone: setIn };
+  const slot = instantOfWallTime(wallTimeAt(Date.parse(dueAt), setIn), timeZone);
+  return slot > now ? { timeZone, movedTo: new Date(slot).toISOString() } : { timeZone };
 }
 
 /** Moves a due entry from `seen` to `next` (the claim: overlapping sweeps act once). */
@@ -95,7 +91,18 @@ export async function sweepAutomations(options: { now?: Date; organizationId?: s
   for await (const item of dueItems("DUESCHEDULES", `${new Date(now).toISOString()}#~`)) {
     const [dueAt = "", organizationId = "", automationId = "", triggerId = ""] = String(item.gsi3sk).split("#");
     if (options.organizationId && organizationId !== options.organizationId) continue;
-    if (await followedTimeZone(item, organizationId, automationId, triggerId, now)) continue;
+    const zone = await scheduleZone(item, organizationId, dueAt, now);
+    const rearm = (at: string) =>
+      claimDue(
+        { pk: String(item.pk), sk: String(item.sk) },
+        String(item.gsi3sk),
+        keys.dueSchedule(shardOf(automationId), at, organizationId, automationId, triggerId).gsi3sk,
+        { nextFireAt: at, ...(zone.timeZone !== item.timeZone ? { timeZone: zone.timeZone } : {}) },
+      );
+    if (zone.movedTo) {
+      await rearm(zone.movedTo);
+      continue;
+    }
     await publish(
       AutomationScheduled,
       organizationId,
@@ -105,17 +112,11 @@ export async function sweepAutomations(options: { now?: Date; organizationId?: s
     const next = new Date(
       nextFireAt(
         item.settings as { cron?: string; intervalMinutes?: number },
-        String(item.timeZone),
+        zone.timeZone,
         Math.max(now, Date.parse(dueAt)),
       ),
     ).toISOString();
-    const nextKeys = keys.dueSchedule(shardOf(automationId), next, organizationId, automationId, triggerId);
-    if (
-      await claimDue({ pk: String(item.pk), sk: String(item.sk) }, String(item.gsi3sk), nextKeys.gsi3sk, {
-        nextFireAt: next,
-      })
-    )
-      result.schedulesFired++;
+    if (await rearm(next)) result.schedulesFired++;
   }
   for await (const item of dueItems("DUERUNS", `${new Date(now + LOOKAHEAD_MS).toISOString()}#~`)) {
     const [dueAt = "", organizationId = "", automationId = "", runId = ""] = String(item.gsi3sk).split("#");

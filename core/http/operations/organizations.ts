@@ -16,9 +16,9 @@ export const updateCurrentOrganization = defineOperation({
   summary: "Change the organization's name, time zone, phone or website",
   description:
     "Absent fields are kept; `phone` and `website` take null to clear them. `timeZone` is an IANA zone " +
-    "(schedules, `Wait` until a time, working-time routing, the quiet-hours fallback): a cron Schedule trigger " +
-    "moves to the new zone at its next firing (a firing whose new time has passed is not made up). The change is in " +
-    "the audit log.",
+    "(schedules, `Wait` until a time, working-time routing, the quiet-hours fallback): a cron Schedule trigger keeps " +
+    "its wall-clock time in the new zone from its next firing (one whose time has already passed there fires at " +
+    "once). The change is in the audit log.",
   tag: "Organization",
   auth: "bearer",
   permission: "users:write",

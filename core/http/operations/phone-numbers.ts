@@ -67,7 +67,8 @@ export const updatePhoneNumber = defineOperation({
   description:
     "Fields left out are kept. `friendlyName` null or empty clears it. `assignedUserId` makes it an agent's own number " +
     "(an active user of the organization, 400 otherwise): texts and calls of conversations assigned to that agent go " +
-    "out from it unless the conversation sticks to another number, and nobody else's do; null puts it back in the " +
+    "out from it unless the conversation sticks to another number, and nobody else's do while a shared number can " +
+    "send; null puts it back in the " +
     "shared pool (docs/routing.md). Audited. 404 when the number is not one of the organization's.",
   tag: "Phone numbers",
   auth: "bearer",

@@ -117,10 +117,14 @@ function NumberCard({ number, team, onChanged }: { number: PhoneNumber; team: Us
             }
           >
             <option value="">Shared pool</option>
+            {/* Until the team is read, the owner still shows as someone's (not as the shared pool). */}
+            {team === null && number.assignedUserId && <option value={number.assignedUserId}>Someone's own</option>}
             {(team ?? [])
               .filter((user) => user.status === "Active" || user.id === number.assignedUserId)
               .map((user) => (
-                <option value={user.id}>{user.name}'s own</option>
+                <option key={user.id} value={user.id}>
+                  {user.name}'s own
+                </option>
               ))}
           </select>
         </label>

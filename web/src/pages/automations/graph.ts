@@ -42,6 +42,7 @@ export function graphRows(draft: Draft): GraphStep[][] {
       queue.push(link.to);
     }
   }
+  const reached = new Set(row.keys());
   const deepest = Math.max(0, ...row.values());
   const unreached = [...steps.keys()].filter((id) => !row.has(id));
   for (const id of unreached) row.set(id, deepest + 1);
@@ -58,7 +59,8 @@ export function graphRows(draft: Draft): GraphStep[][] {
         to: link.to,
         toLabel: nodeLabel(draft, link.to),
         weight: link.weight,
-        loop: row.get(link.to)! <= at,
+        // A loop goes back to a reached step; steps nothing reaches share the last row without forming one.
+        loop: reached.has(id) && reached.has(link.to) && row.get(link.to)! <= at,
       })),
     });
   }
