@@ -29,7 +29,7 @@ import {
 } from "#core/messaging/sender-registration";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { messageLifecycle, planRetry, type MessageStatus } from "#core/shared/status";
-import { changeMessage, readMessage, type MessageChange } from "#core/messaging/store";
+import { changeMessage, readMessage, readMessageToSend, type MessageChange } from "#core/messaging/store";
 import { Suppressions } from "#core/suppressions/index";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { Organizations } from "#core/organizations/index";
@@ -58,10 +58,11 @@ import { parsePhone, recipientTimeZone } from "#core/shared/phone";
  */
 export const Outbound = {
   async process(organizationId: string, messageId: string, slot?: Slot): Promise<void> {
-    const message = await readMessage(organizationId, messageId);
+    const stored = await readMessageToSend(organizationId, messageId);
+    const message = stored?.message;
     if (!message || message.direction !== "Outbound" || messageLifecycle.isFinal(message.status)) return;
     if (message.status === "Pending" || message.status === "Scheduled") return plan(organizationId, message);
-    if (message.status === "Queued") return dispatch(organizationId, message, slot);
+    if (message.status === "Queued") return dispatch(organizationId, message, slot ?? stored.heldSlot);
     // Sending, Sent, Unknown: waiting for the provider's receipts.
   },
 
@@ -267,7 +268,7 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
       ...(complianceChecks ? { complianceChecks } : {}),
     },
     // Each attempt starts at the primary provider; a failover of an earlier attempt is history.
-    remove: ["failedOverFrom", "waitingBehind"],
+    remove: ["failedOverFrom", "waitingBehind", "heldSlot"],
     due: { at: new Date(Date.parse(claimedAt) + messagingConfig.receiptCheckMs).toISOString(), kind: "ReceiptTimeout" },
   }).catch(async (error: unknown) => {
     await unused();

@@ -182,9 +182,10 @@ export async function waitInQueue(
     values: { ":retryCount": message.retryCount },
     // What it waits for, for operators and the chaos harness: the conversation's earlier message, or its own slot.
     // Handled and waiting on purpose: the sweep's count of republishes (meant for a message nobody handles) restarts.
+    // The slot is kept on the message too: a copy published without it (the sweep's) then takes it, not another.
     ...(behind
-      ? { set: { waitingBehind: behind, sweepAttempts: 0 } }
-      : { set: { sweepAttempts: 0 }, remove: ["waitingBehind"] }),
+      ? { set: { waitingBehind: behind, sweepAttempts: 0 }, remove: ["heldSlot"] }
+      : { set: { sweepAttempts: 0, ...(slot ? { heldSlot: slot } : {}) }, remove: ["waitingBehind"] }),
     due: { at: new Date(until + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
   });
   if (!waiting) return false;

@@ -3,6 +3,7 @@ import { conditionally, table } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import type { MessageStatus } from "#core/shared/status";
 import type { Message } from "#core/messaging/model";
+import type { Slot } from "#core/messaging/pacing";
 
 /**
  * Storage of messages: every change is one conditional UpdateItem that names
@@ -25,16 +26,31 @@ export function dueAttributes(organizationId: string, messageId: string, due: No
 }
 
 export async function readMessage(organizationId: string, messageId: string): Promise<Message | undefined> {
+  return (await readMessageToSend(organizationId, messageId))?.message;
+}
+
+/**
+ * A message with the send slot it holds while it waits in the queue for it (`heldSlot`, set by pacing's
+ * `waitInQueue`), for the consumer: a copy of the message published without the slot (the sweep's republish, after
+ * a backlog made the delayed copy late) goes in that slot instead of reserving another one. Each extra reservation
+ * would be a slot the number never uses, pushing every later send of the number back by one interval.
+ */
+export async function readMessageToSend(
+  organizationId: string,
+  messageId: string,
+): Promise<{ message: Message; heldSlot?: Slot } | undefined> {
   const { Item } = await table.get({ Key: keys.message(organizationId, messageId), ConsistentRead: true });
-  return Item ? toMessage(Item) : undefined;
+  if (!Item) return undefined;
+  return { message: toMessage(Item), ...(Item.heldSlot ? { heldSlot: Item.heldSlot as Slot } : {}) };
 }
 
 export interface MessageChange {
   /** The statuses the message may be in for the change to apply. */
   from: readonly MessageStatus[];
   /**
-   * Stored but never shown: `sweepAttempts` (how many times the sweep republished it) and `waitingBehind` (the id of
-   * the conversation's earlier message a Queued one waits for, core/messaging/conversation-order.ts).
+   * Stored but never shown: `sweepAttempts` (how many times the sweep republished it), `waitingBehind` (the id of
+   * the conversation's earlier message a Queued one waits for, core/messaging/conversation-order.ts) and `heldSlot`
+   * (the send slot a Queued one waits for, core/messaging/pacing.ts).
    */
   set: Partial<Record<keyof Message | InternalField, unknown>>;
   remove?: (keyof Message | InternalField)[];
@@ -94,11 +110,12 @@ export function messageUpdate(organizationId: string, messageId: string, change:
   };
 }
 
-type InternalField = "sweepAttempts" | "waitingBehind";
+type InternalField = "sweepAttempts" | "waitingBehind" | "heldSlot";
 
 const internal = new Set([
   "sweepAttempts",
   "waitingBehind",
+  "heldSlot",
   "pk",
   "sk",
   "entity",

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { sweepDueMessages } from "#core/messaging/sweeper";
 import { twilioSignature } from "#core/providers/twilio/signature";
 import { allLedgerEntries } from "#tests/helpers/billing";
@@ -122,6 +122,48 @@ describe("per-number pacing", () => {
       ["Are you free at 3?", 200],
     ]);
   });
+
+  it("a message the sweep republishes while it waits for its slot goes in that slot: no second slot is taken, so later sends are not pushed back", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    // One send every 5 s: the burst's later messages wait in the queue (a slot more than a second away), and the sweeps
+    // below fit between two hand-overs. A sweep whose clock is hours ahead takes a send claimed for its hand-over (the
+    // half second before it) for one cut short, whose lease has passed, and sends it again: only a moved clock does.
+    const ours = await buyNumber(org, "212", { messagesPerSecond: 0.2 });
+    const burst: string[] = [];
+    for (let index = 0; index < 4; index++)
+      burst.push((await send(org, { to: randomNumber("212"), body: `burst ${index}` })).body.id);
+    // Two have gone (a slot apart), so the other two were handled seconds ago and wait for their slots in the queue;
+    // the next hand-over is about 5 s away.
+    await vi.waitFor(async () => expect((await sendsFrom(ours.phoneNumber)).length).toBeGreaterThanOrEqual(2), {
+      timeout: 30_000,
+      interval: 100,
+    });
+    // A sweep whose clock is past their dispatch deadlines (as one is after a consumer backlog made the delayed copies
+    // late) republishes both, twice; each copy must go in the slot its message holds. Before, each reserved another:
+    // four slots the number never used, 20 s of sends pushed back.
+    for (const hoursAhead of [1, 2])
+      await sweepDueMessages({
+        now: new Date(Date.now() + hoursAhead * 3_600_000),
+        organizationId: org.organizationId,
+      });
+    const next = await send(org, { to: randomNumber("212"), body: "after the burst" });
+    for (const id of [...burst, next.body.id]) await waitForMessage(org, id, handedOver, 60_000);
+
+    const sends = await sendsFrom(ours.phoneNumber);
+    expect(sends.map((request) => request.answered)).toEqual(Array(5).fill(200));
+    // Contacts of their own are in no set order; the message posted after the sweeps goes last, each message once.
+    expect(sends.map((request) => field(request, "text")).sort()).toEqual([
+      "after the burst",
+      "burst 0",
+      "burst 1",
+      "burst 2",
+      "burst 3",
+    ]);
+    expect(field(sends[4]!, "text")).toBe("after the burst");
+    // It takes the slot after the burst's last (one 5.2 s spacing), not one after four unused slots (20 s more).
+    expect(sends[4]!.at - sends[3]!.at).toBeLessThan(10_000);
+  }, 120_000);
 
   it("the carrier's 429 on one number holds back that number only: the pool's other number keeps sending", async () => {
     const org = await newOrganization();
