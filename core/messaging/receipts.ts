@@ -63,14 +63,14 @@ export async function checkReceipt(
   }
   if (report?.status === "Sent" && message.status === "Sending")
     await MessageLifecycle.applyReceipt(organizationId, message, report, claim);
-  const handedAt = Date.parse(message.sendingStartedAt ?? message.createdAt);
-  const timeout = handedAt + messagingConfig.receiptTimeoutMs;
-  const giveUp = lookup === "unreachable" ? timeout + LOOKUP_GRACE_MS : timeout;
-  if (now < giveUp) {
-    const next = Math.max(
-      now + MIN_RECHECK_MS,
-      now < timeout ? Math.min(timeout, handedAt + 2 * (now - handedAt)) : now + messagingConfig.receiptCheckMs,
-    );
+  const next = nextReceiptCheck({
+    handedAt: Date.parse(message.sendingStartedAt ?? message.createdAt),
+    now,
+    carrierUnreachable: lookup === "unreachable",
+    timeoutMs: messagingConfig.receiptTimeoutMs,
+    checkMs: messagingConfig.receiptCheckMs,
+  });
+  if (next !== undefined) {
     const moved = await changeMessage(organizationId, messageId, {
       from: ["Sending", "Sent"],
       ...claim,
@@ -105,6 +105,27 @@ export async function checkReceipt(
         due: null,
       });
   return ended ? "expired" : undefined;
+}
+
+/**
+ * When to ask the carrier again about a message handed over at `handedAt` with no final receipt at `now`: twice the
+ * time since the hand-off (so 1 h, 2 h, 4 h … after a first check at `checkMs`), never past the receipt timeout and
+ * never sooner than a minute; a carrier that could not be asked is asked every `checkMs` for a day past the timeout.
+ * Undefined: time to give up (the message turns Unknown, or Failed if the carrier never acknowledged it).
+ */
+export function nextReceiptCheck(at: {
+  handedAt: number;
+  now: number;
+  carrierUnreachable: boolean;
+  timeoutMs: number;
+  checkMs: number;
+}): number | undefined {
+  const { handedAt, now } = at;
+  const timeout = handedAt + at.timeoutMs;
+  const giveUp = at.carrierUnreachable ? timeout + LOOKUP_GRACE_MS : timeout;
+  if (now >= giveUp) return undefined;
+  const doubled = now < timeout ? Math.min(timeout, handedAt + 2 * (now - handedAt)) : now + at.checkMs;
+  return Math.max(now + MIN_RECHECK_MS, doubled);
 }
 
 /**
