@@ -99,7 +99,11 @@ describe("10DLC registration at Telnyx", () => {
       body: { campaignId: campaign.body.id },
     });
     expect(attached.status).toBe(200);
-    expect(attached.body.registration).toEqual({ campaignId: campaign.body.id, status: "Approved" });
+    expect(attached.body.registration).toEqual({
+      kind: "TenDlcCampaign",
+      campaignId: campaign.body.id,
+      status: "Approved",
+    });
     expect(
       (await org.request("GET", `/carrier-registration/campaigns/${campaign.body.id}`)).body.phoneNumberIds,
     ).toEqual([number.id]);
@@ -513,6 +517,7 @@ describe("gating: where registration is required, only numbers on an approved ca
       failureReason: "Campaign suspended by T-Mobile.",
     });
     expect((await org.request("GET", `/phone-numbers/${number.id}`)).body.registration).toEqual({
+      kind: "TenDlcCampaign",
       campaignId: campaign.id,
       status: "Rejected",
     });

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import { text } from "node:stream/consumers";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -415,6 +415,17 @@ export async function startCarrierFakes(): Promise<{
     if (registrations.twilio(entry.method, path, entry.contentType, form, reply, mismatch, url.searchParams)) return;
     const account = `/2010-04-01/Accounts/${TWILIO_FAKE.accountSid}`;
     const notFound = () => reply(404, { code: 20404, message: "The requested resource was not found", status: 404 });
+    if (entry.method === "POST" && path === `${account}/IncomingPhoneNumbers.json`) {
+      // A purchase by number (a toll-free number's registration at Twilio needs the `PN…` sid this answers).
+      const webhooks = ["SmsUrl", "SmsMethod", "VoiceUrl", "VoiceMethod", "StatusCallback", "StatusCallbackMethod"];
+      const names = [...form.keys()];
+      const missing = ["PhoneNumber", ...webhooks].filter((name) => !form.get(name));
+      if (missing.length) return mismatch(`missing ${missing.join(", ")}`);
+      if (names.some((name) => name !== "PhoneNumber" && !webhooks.includes(name)))
+        return mismatch("unexpected fields");
+      const numberSid = `PN${randomBytes(16).toString("hex")}`;
+      return reply(201, { sid: numberSid, phone_number: form.get("PhoneNumber"), account_sid: TWILIO_FAKE.accountSid });
+    }
     if (entry.method === "GET" && (path === `${account}/Messages.json` || path === `${account}/Calls.json`)) {
       const problem =
         queryProblem(url, ["To", "From", "PageSize"]) && queryProblem(url, ["To", "From", "PageSize", "Page"]);

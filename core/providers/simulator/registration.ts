@@ -1,18 +1,20 @@
 import { randomUUID } from "node:crypto";
-import type { BrandReport, CampaignReport, TenDlcRegistrar } from "#core/providers/registration";
+import type { BrandReport, CampaignReport, TenDlcRegistrar, TollFreeReport } from "#core/providers/registration";
 
 /**
  * The simulator's registry: a brand or campaign is Pending when submitted and
  * decided at its first status check (the next refresh): approved (brand vetting
  * score 75), or rejected when its display name (brand) or description
- * (campaign) contains "rejected", so the local stack can walk both paths.
+ * (campaign) or use case summary (toll-free verification) contains "rejected", so the local stack can walk both
+ * paths.
  */
 const brands = new Map<string, { reject: boolean }>();
 const campaigns = new Map<string, { reject: boolean }>();
+const tollFree = new Map<string, { reject: boolean }>();
 /** What each submission reference created (a retry after a crash finds it). */
 const submitted = new Map<string, string>();
 
-function decide<T extends BrandReport | CampaignReport>(
+function decide<T extends BrandReport | CampaignReport | TollFreeReport>(
   registry: Map<string, { reject: boolean }>,
   reference: string,
   approved: Partial<T>,
@@ -61,6 +63,25 @@ export function createSimulatorRegistrar(): TenDlcRegistrar {
         {},
         "The simulator rejects campaigns whose description says 'rejected'.",
       );
+    },
+    async submitTollFree(details, submission) {
+      const reference = `SIMTOLLFREE-${randomUUID()}`;
+      tollFree.set(reference, { reject: /rejected/i.test(details.useCaseSummary) });
+      submitted.set(submission, reference);
+      return { reference, status: "Pending" };
+    },
+    async findTollFree(_details, submission) {
+      const reference = submitted.get(submission);
+      return reference ? { reference, status: "Pending" } : undefined;
+    },
+    async fetchTollFree(reference) {
+      const decided = decide<TollFreeReport>(
+        tollFree,
+        reference,
+        {},
+        "The simulator rejects toll-free verifications whose use case summary says 'rejected'.",
+      );
+      return decided.status === "Rejected" ? { ...decided, editAllowed: true } : decided;
     },
     // The simulator decides at the next refresh; it posts no status events.
     parseStatusCallback: () => [],
