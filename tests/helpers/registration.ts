@@ -38,7 +38,7 @@ export const campaignBody = (
 
 export const uniqueName = () => `Acme Roofing ${randomUUID().slice(0, 8)}`;
 
-/** The write that stores a 10DLC submission before the carrier is asked (core/carrier-registration). */
+/** The write that stores a 10DLC or toll-free submission before the carrier is asked (core/carrier-registration). */
 const SUBMISSION_STORED = /"entity":(\{"S":)?"TenDlcSubmission"/;
 
 /**
@@ -50,6 +50,7 @@ export async function killedThenRetried(
   path: string,
   handler: (event: ReturnType<typeof apiEvent>, context: ReturnType<typeof lambdaContext>) => Promise<unknown>,
   body: unknown,
+  route?: { routeKey: string; pathParameters: Record<string, string> },
 ): Promise<TestResponse> {
   const key = randomUUID();
   const event = apiEvent({
@@ -57,6 +58,7 @@ export async function killedThenRetried(
     path,
     body,
     headers: { authorization: `Bearer ${org.ownerToken}`, "idempotency-key": key },
+    ...route,
   });
   await killedAfterWrite(SUBMISSION_STORED, () =>
     handler(event, { ...lambdaContext(), getRemainingTimeInMillis: () => 3_000 }),

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { buyNumber, carrierRequests, decideRegistration, onCarrier } from "#tests/helpers/carriers";
 import { events, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
-import { brandBody, uniqueName } from "#tests/helpers/registration";
+import { brandBody, killedThenRetried, uniqueName } from "#tests/helpers/registration";
+import { handler as submitTollFree } from "#functions/carrier-registration/submit-toll-free";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 /**
@@ -288,6 +289,46 @@ describe("toll-free verification at Twilio", () => {
     expect(again.status).toBe(201);
     expect(again.body).toMatchObject({ status: "Pending", failureReason: null, editAllowed: null });
     expect(again.body.providerVerificationId).not.toBe(submitted.body.providerVerificationId);
+  });
+});
+
+describe("a toll-free submission killed between the carrier and our write", () => {
+  const killed = (org: TestOrganization, number: { id: string }) =>
+    killedThenRetried(org, path(number), submitTollFree, verificationBody(), {
+      routeKey: "POST /phone-numbers/{phoneNumberId}/toll-free-verification",
+      pathParameters: { phoneNumberId: number.id },
+    });
+
+  it("Twilio: the retry finds the verification by its ExternalReferenceId; one submission", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "twilio");
+    const displayName = uniqueName();
+    await org.request("POST", "/carrier-registration/brand", { body: brandBody(displayName) });
+    const tollFree = await twilioTollFree(org);
+    const retry = await killed(org, tollFree);
+    expect(retry.status).toBe(201);
+    expect(retry.body).toMatchObject({ provider: "twilio", status: "Pending", phoneNumberId: tollFree.id });
+    const submissions = (await carrierRequests("/messaging/v1/Tollfree/Verifications")).filter(
+      (entry) => entry.method === "POST" && JSON.stringify(entry.body).includes(`${displayName} LLC`),
+    );
+    expect(submissions.map((entry) => entry.answered)).toEqual([201]);
+    expect((await org.request("GET", path(tollFree))).body.providerVerificationId).toBe(
+      retry.body.providerVerificationId,
+    );
+  });
+
+  it("Telnyx: the retry finds the number's request no stored verification names; one submission", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    await org.request("POST", "/carrier-registration/brand", { body: brandBody(uniqueName()) });
+    const tollFree = await buyNumber(org, "844");
+    const retry = await killed(org, tollFree);
+    expect(retry.status).toBe(201);
+    expect(retry.body).toMatchObject({ provider: "telnyx", status: "Pending" });
+    const submissions = (await carrierRequests(tollFree.phoneNumber)).filter(
+      (entry) => entry.method === "POST" && entry.path === "/v2/messaging_tollfree/verification/requests",
+    );
+    expect(submissions.map((entry) => entry.answered)).toEqual([200]);
   });
 });
 
