@@ -29,7 +29,7 @@ import {
 } from "#core/messaging/sender-registration";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { messageLifecycle, planRetry, type MessageStatus } from "#core/shared/status";
-import { changeMessage, readMessage, type MessageChange } from "#core/messaging/store";
+import { changeMessage, readMessage, refusedAttemptsOf, type MessageChange } from "#core/messaging/store";
 import { Suppressions } from "#core/suppressions/index";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { Organizations } from "#core/organizations/index";
@@ -113,11 +113,15 @@ export const Outbound = {
       {},
     );
     await Pacing.throttled(organizationId, message.fromPhoneNumberId, error);
+    // The refused attempt is remembered (conditional on it being the one in flight, so two of its callbacks add it
+    // once): its late callbacks and the hand-off recovery of the next attempt must never take it for that one.
+    const refused = await refusedAttemptsOf(organizationId, message.id);
     await retryLater(organizationId, message, error, {
       from: ["Sending", "Sent"],
       condition: "providerMessageId = :refusedAttempt",
       values: { ":refusedAttempt": refusedAttempt },
       remove: ["providerMessageId"],
+      set: { refusedAttempts: [...refused, refusedAttempt] },
     });
     return true;
   },
@@ -413,7 +417,12 @@ async function retryLater(
   organizationId: string,
   message: Message,
   error: ProviderError,
-  change: Pick<MessageChange, "from" | "condition" | "values" | "remove">,
+  {
+    set: extra = {},
+    ...change
+  }: Pick<MessageChange, "from" | "condition" | "values" | "remove"> & {
+    set?: MessageChange["set"];
+  },
 ): Promise<void> {
   const retry = planRetry({
     retryCount: message.retryCount,
@@ -425,6 +434,7 @@ async function retryLater(
     await MessageLifecycle.finish(organizationId, message, {
       ...change,
       set: {
+        ...extra,
         status: "Failed",
         failedAt: nowIso(),
         errorCode: error.code,
@@ -440,6 +450,7 @@ async function retryLater(
     {
       ...change,
       set: {
+        ...extra,
         status: "Queued",
         retryCount: retry.retryCount,
         nextRetryAt: retry.nextRetryAt,

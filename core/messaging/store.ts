@@ -29,6 +29,28 @@ export async function readMessage(organizationId: string, messageId: string): Pr
   return Item ? toMessage(Item) : undefined;
 }
 
+/** The provider ids of a message's attempts refused for throttling (none when it had none). */
+export async function refusedAttemptsOf(organizationId: string, messageId: string): Promise<string[]> {
+  const { Item } = await table.get({
+    Key: keys.message(organizationId, messageId),
+    ConsistentRead: true,
+    ProjectionExpression: "refusedAttempts",
+  });
+  return Array.isArray(Item?.refusedAttempts) ? (Item.refusedAttempts as string[]) : [];
+}
+
+/**
+ * The condition that a change applies to the attempt `providerMessageId` names: the message's current one (or, before
+ * its id is stored, any attempt but one refused for throttling). A carrier's callback names the attempt it is about.
+ */
+export function currentAttempt(providerMessageId: string): { condition: string; values: Record<string, unknown> } {
+  return {
+    condition:
+      "(attribute_not_exists(providerMessageId) OR providerMessageId = :attempt) AND NOT contains(refusedAttempts, :attempt)",
+    values: { ":attempt": providerMessageId },
+  };
+}
+
 export interface MessageChange {
   /** The statuses the message may be in for the change to apply. */
   from: readonly MessageStatus[];
@@ -94,11 +116,17 @@ export function messageUpdate(organizationId: string, messageId: string, change:
   };
 }
 
-type InternalField = "sweepAttempts" | "waitingBehind";
+/**
+ * `refusedAttempts`: the provider ids of the message's earlier attempts the carrier refused for throttling
+ * (`Outbound.throttledAtCarrier`): a late callback of one never applies to a later attempt, and the hand-off
+ * recovery never adopts one as the later attempt's.
+ */
+type InternalField = "sweepAttempts" | "waitingBehind" | "refusedAttempts";
 
 const internal = new Set([
   "sweepAttempts",
   "waitingBehind",
+  "refusedAttempts",
   "pk",
   "sk",
   "entity",
