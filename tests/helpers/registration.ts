@@ -1,5 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { expect } from "vitest";
+import { carrierRequests } from "#tests/helpers/carriers";
 import { killedAfterWrite } from "#tests/helpers/crash";
+import { send, waitForMessage } from "#tests/helpers/messaging";
 import { apiEvent, lambdaContext } from "#tests/helpers/events";
 import type { TestOrganization, TestResponse } from "#tests/helpers/stack";
 
@@ -70,4 +73,27 @@ export async function killedThenRetried(
     retry = await org.request("POST", path, { body, headers: { "idempotency-key": key } });
   }
   return retry;
+}
+
+/**
+ * Sends through the API without choosing a sender and waits until Telnyx has it: answers the number chosen and the
+ * `from` of every Telnyx send to `to` (each test's recipient is its own), which gating must keep to registered numbers.
+ */
+export async function sentAtTelnyx(
+  org: TestOrganization,
+  to: string,
+  body: string,
+): Promise<{ fromPhoneNumberId: string; froms: string[] }> {
+  const accepted = await send(org, { to, body });
+  expect(accepted.status).toBe(202);
+  const handed = await waitForMessage(
+    org,
+    accepted.body.id,
+    (message) => (message.status === "Sending" || message.status === "Sent") && !!message.providerMessageId,
+  );
+  const sends = (await carrierRequests(to)).filter((entry) => entry.path === "/v2/messages");
+  return {
+    fromPhoneNumberId: handed.fromPhoneNumberId,
+    froms: sends.map((entry) => (entry.body as { from: string }).from),
+  };
 }

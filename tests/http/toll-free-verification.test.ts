@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buyNumber, carrierRequests, decideRegistration, onCarrier } from "#tests/helpers/carriers";
-import { events, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
-import { brandBody, killedThenRetried, uniqueName } from "#tests/helpers/registration";
+import { events, randomNumber, send } from "#tests/helpers/messaging";
+import { brandBody, killedThenRetried, sentAtTelnyx, uniqueName } from "#tests/helpers/registration";
 import { handler as submitTollFree } from "#functions/carrier-registration/submit-toll-free";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
@@ -17,12 +17,12 @@ const TWILIO_BASIC = `Basic ${Buffer.from("SK00000000000000000000000000fake:fake
 const verificationBody = (useCaseSummary = "Acme Roofing texts homeowners who asked for a quote on its website.") => ({
   useCase: "CUSTOMER_CARE",
   useCaseSummary,
-  productionMessageSample: "Acme Roofing: your inspection is booked for Tuesday 10am. Reply STOP to opt out.",
+  productionMessageSample: "Acme Roofing: Sam will visit Thursday at 2pm for your estimate. Reply STOP to opt out.",
   optInType: "WEB_FORM",
   optInImageUrls: ["https://acme-roofing.example/quote-form.png"],
   messageVolume: "1,000",
-  contactFirstName: "Dana",
-  contactLastName: "Reyes",
+  contactFirstName: "Lee",
+  contactLastName: "Morgan",
 });
 
 const path = (number: { id: string }) => `/phone-numbers/${number.id}/toll-free-verification`;
@@ -110,8 +110,8 @@ describe("toll-free verification at Telnyx", () => {
           businessCity: "New York",
           businessState: "NY",
           businessZip: "10001",
-          businessContactFirstName: "Dana",
-          businessContactLastName: "Reyes",
+          businessContactFirstName: "Lee",
+          businessContactLastName: "Morgan",
           businessContactEmail: "compliance@acme-roofing.example",
           businessContactPhone: "+12125550100",
           messageVolume: "1,000",
@@ -158,16 +158,10 @@ describe("toll-free verification at Telnyx", () => {
     });
 
     // Verified, it is the registered number of the pool: a send goes out from it.
-    const accepted = await send(org, { to, body: "Your quote is ready." });
-    expect(accepted.status).toBe(202);
-    const handed = await waitForMessage(
-      org,
-      accepted.body.id,
-      (message) => (message.status === "Sending" || message.status === "Sent") && !!message.providerMessageId,
-    );
-    expect(handed.fromPhoneNumberId).toBe(tollFree.id);
-    const sends = (await carrierRequests(to)).filter((entry) => entry.path === "/v2/messages");
-    expect(sends.map((entry) => (entry.body as { from: string }).from)).toEqual([tollFree.phoneNumber]);
+    expect(await sentAtTelnyx(org, to, "Your quote is ready.")).toEqual({
+      fromPhoneNumberId: tollFree.id,
+      froms: [tollFree.phoneNumber],
+    });
     // A long code is unaffected: it still needs its approved 10DLC campaign.
     const longCodeSend = await send(org, { to, body: "Still there?", fromPhoneNumberId: longCode.id });
     expect(longCodeSend.status).toBe(422);
@@ -248,8 +242,8 @@ describe("toll-free verification at Twilio", () => {
       ["BusinessStateProvinceRegion", "NY"],
       ["BusinessPostalCode", "10001"],
       ["BusinessCountry", "US"],
-      ["BusinessContactFirstName", "Dana"],
-      ["BusinessContactLastName", "Reyes"],
+      ["BusinessContactFirstName", "Lee"],
+      ["BusinessContactLastName", "Morgan"],
       ["BusinessContactEmail", "compliance@acme-roofing.example"],
       ["BusinessContactPhone", "+12125550100"],
       ["BusinessRegistrationNumber", "12-3456789"],

@@ -55,6 +55,8 @@ export type RecordedRequest = {
   body: unknown;
   /** What the fake answered: the status, or "dropped". */
   answered: number | "dropped";
+  /** The `sid` of what Twilio's fake answered (the resource a request created), when it has one. */
+  answeredSid?: string;
   /** When the request arrived (epoch ms): pacing tests read the carrier's view of a number's throughput from it. */
   at: number;
 };
@@ -175,6 +177,8 @@ export async function startCarrierFakes(): Promise<{
     recorded.push(entry);
     const reply = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       entry.answered = status;
+      const sid = (payload as { sid?: unknown } | undefined)?.sid;
+      if (typeof sid === "string") entry.answeredSid = sid;
       answer(response, status, payload, headers);
     };
     const mismatch = (detail: string) =>

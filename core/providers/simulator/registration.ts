@@ -26,18 +26,29 @@ function decide<T extends BrandReport | CampaignReport | TollFreeReport>(
   return { reference, status: "Approved", ...approved } as T;
 }
 
+/** A submission, pending until its first status check; rejected then when `text` says "rejected". */
+function submit(
+  registry: Map<string, { reject: boolean }>,
+  kind: string,
+  text: string,
+  submission: string,
+): { reference: string; status: "Pending" } {
+  const reference = `SIM${kind}-${randomUUID()}`;
+  registry.set(reference, { reject: /rejected/i.test(text) });
+  submitted.set(submission, reference);
+  return { reference, status: "Pending" };
+}
+
+/** What a submission created, if this process saw it. */
+function found(submission: string): { reference: string; status: "Pending" } | undefined {
+  const reference = submitted.get(submission);
+  return reference ? { reference, status: "Pending" } : undefined;
+}
+
 export function createSimulatorRegistrar(): TenDlcRegistrar {
   return {
-    async registerBrand(details, submission) {
-      const reference = `SIMBRAND-${randomUUID()}`;
-      brands.set(reference, { reject: /rejected/i.test(details.displayName) });
-      submitted.set(submission, reference);
-      return { reference, status: "Pending" };
-    },
-    async findBrand(_details, submission) {
-      const reference = submitted.get(submission);
-      return reference ? { reference, status: "Pending" } : undefined;
-    },
+    registerBrand: async (details, submission) => submit(brands, "BRAND", details.displayName, submission),
+    findBrand: async (_details, submission) => found(submission),
     async fetchBrand(reference) {
       return decide<BrandReport>(
         brands,
@@ -46,16 +57,9 @@ export function createSimulatorRegistrar(): TenDlcRegistrar {
         "The simulator rejects brands whose display name says 'rejected'.",
       );
     },
-    async registerCampaign(_brand, details, submission) {
-      const reference = `SIMCAMPAIGN-${randomUUID()}`;
-      campaigns.set(reference, { reject: /rejected/i.test(details.description) });
-      submitted.set(submission, reference);
-      return { reference, status: "Pending" };
-    },
-    async findCampaign(_brand, _details, submission) {
-      const reference = submitted.get(submission);
-      return reference ? { reference, status: "Pending" } : undefined;
-    },
+    registerCampaign: async (_brand, details, submission) =>
+      submit(campaigns, "CAMPAIGN", details.description, submission),
+    findCampaign: async (_brand, _details, submission) => found(submission),
     async fetchCampaign(reference) {
       return decide<CampaignReport>(
         campaigns,
@@ -64,16 +68,8 @@ export function createSimulatorRegistrar(): TenDlcRegistrar {
         "The simulator rejects campaigns whose description says 'rejected'.",
       );
     },
-    async submitTollFree(details, submission) {
-      const reference = `SIMTOLLFREE-${randomUUID()}`;
-      tollFree.set(reference, { reject: /rejected/i.test(details.useCaseSummary) });
-      submitted.set(submission, reference);
-      return { reference, status: "Pending" };
-    },
-    async findTollFree(_details, submission) {
-      const reference = submitted.get(submission);
-      return reference ? { reference, status: "Pending" } : undefined;
-    },
+    submitTollFree: async (details, submission) => submit(tollFree, "TOLLFREE", details.useCaseSummary, submission),
+    findTollFree: async (_details, submission) => found(submission),
     async fetchTollFree(reference) {
       const decided = decide<TollFreeReport>(
         tollFree,
