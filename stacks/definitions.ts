@@ -340,6 +340,16 @@ export const routeTable = {
     path: "/phone-numbers/{phoneNumberId}/campaign",
     handler: "functions/carrier-registration/attach-number.handler",
   },
+  submitTollFreeVerification: {
+    method: "POST",
+    path: "/phone-numbers/{phoneNumberId}/toll-free-verification",
+    handler: "functions/carrier-registration/submit-toll-free.handler",
+  },
+  getTollFreeVerification: {
+    method: "GET",
+    path: "/phone-numbers/{phoneNumberId}/toll-free-verification",
+    handler: "functions/carrier-registration/get-toll-free.handler",
+  },
   getPhoneNumberHealth: {
     method: "GET",
     path: "/phone-numbers/{phoneNumberId}/health",

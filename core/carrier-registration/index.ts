@@ -1,5 +1,5 @@
 import type { Actor } from "#core/auth/actor";
-import { conditionally, putIfNew, table } from "#core/db/items";
+import { conditionally, table } from "#core/db/items";
 import { transact } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import { prefixQuery } from "#core/db/list";
@@ -7,9 +7,8 @@ import { queryAll } from "#core/db/query";
 import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
 import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
 import { organizationProvider } from "#core/messaging/provider-choice";
-import { providerByName, verifiedProvider } from "#core/providers/index";
-import { recordEvent } from "#core/events/index";
-import { ProviderError, type ProviderPort, type WebhookRequest } from "#core/providers/port";
+import { verifiedProvider } from "#core/providers/index";
+import type { ProviderPort, WebhookRequest } from "#core/providers/port";
 import {
   registrationKey,
   type BrandReport,
@@ -17,6 +16,7 @@ import {
   type TenDlcRegistrar,
 } from "#core/providers/registration";
 import { newId, nowIso } from "#core/shared/ids";
+import { parsePhone } from "#core/shared/phone";
 import type {
   Brand,
   BrandRequest,
@@ -25,11 +25,23 @@ import type {
   RegistrationOverview,
 } from "#core/carrier-registration/schemas";
 import { NumberHealth } from "#core/messaging/number-health";
+import { TollFreeVerifications } from "#core/carrier-registration/toll-free";
+import {
+  atCarrier,
+  beginSubmission,
+  markPending,
+  readBrand,
+  recordUpdate,
+  registrarByName,
+  strip,
+  submitOnce,
+} from "#core/carrier-registration/shared";
 
 /** A campaign as stored; its opt-out figures are read from its numbers' health when it is answered. */
 type StoredCampaign = Omit<Campaign, "optOuts">;
 
 export * from "#core/carrier-registration/schemas";
+export { TollFreeVerifications } from "#core/carrier-registration/toll-free";
 
 /**
  * 10DLC registration of an organization: its brand and campaigns at its
@@ -193,6 +205,10 @@ export const CarrierRegistration = {
     if (!number) throw new NotFoundError("Phone number", phoneNumberId);
     if (campaign.status !== "Approved")
       throw new ConflictError(`The campaign is ${campaign.status}; numbers are attached once it is Approved.`);
+    if (parsePhone(number.phoneNumber)?.tollFree)
+      throw new UnprocessableError(
+        `${number.phoneNumber} is toll-free: carriers take no toll-free number on a 10DLC campaign; verify it instead (POST /phone-numbers/${phoneNumberId}/toll-free-verification).`,
+      );
     if (number.provider && number.provider !== campaign.provider) {
       throw new UnprocessableError(
         `${number.phoneNumber} is held at ${number.provider}, the campaign is registered at ${campaign.provider}.`,
@@ -203,16 +219,25 @@ export const CarrierRegistration = {
     if (formerCampaignId && formerCampaignId !== campaignId)
       await updateNumbers(organizationId, formerCampaignId, "DELETE", phoneNumberId);
     await updateNumbers(organizationId, campaignId, "ADD", phoneNumberId);
-    await PhoneNumbers.setRegistration(organizationId, phoneNumberId, { campaignId, status: campaign.status });
+    await PhoneNumbers.setRegistration(organizationId, phoneNumberId, {
+      kind: "TenDlcCampaign",
+      campaignId,
+      status: campaign.status,
+    });
     return PhoneNumbers.fromId(actor, phoneNumberId);
   },
 
-  /** The organization's brand and campaigns as stored (a webhook's `carrier_registration.updated` data). */
+  /** The organization's brand, campaigns and toll-free verifications as stored (a webhook's `carrier_registration.updated` data). */
   async overview(organizationId: string): Promise<RegistrationOverview> {
-    const [brand, campaigns] = await Promise.all([readBrand(organizationId), readCampaigns(organizationId)]);
+    const [brand, campaigns, tollFreeVerifications] = await Promise.all([
+      readBrand(organizationId),
+      readCampaigns(organizationId),
+      TollFreeVerifications.all(organizationId),
+    ]);
     return {
       brand: brand ? shown(brand) : null,
       campaigns: await Promise.all(campaigns.map((campaign) => withOptOuts(organizationId, campaign))),
+      tollFreeVerifications,
     };
   },
 
@@ -253,51 +278,6 @@ export const CarrierRegistration = {
     return { organizations: organizations.length, failed };
   },
 };
-
-/** A submission to the registry, as stored before the carrier is asked; `resumed`: an earlier attempt stored it. */
-type Submission<T> = { reference: string; provider: string; details: T; resumed: boolean };
-
-/** Stores a submission, or answers the one an earlier attempt left (cut short between the carrier and our write). */
-async function beginSubmission<T extends object>(
-  key: { pk: string; sk: string },
-  reference: string,
-  provider: string,
-  details: T,
-): Promise<Submission<T>> {
-  const fresh = { reference, provider, details };
-  if (await putIfNew({ ...key, entity: entities.tenDlcSubmission, ...fresh, startedAt: nowIso() }))
-    return { ...fresh, resumed: false };
-  const { Item } = await table.get({ Key: key, ConsistentRead: true });
-  if (!Item) return beginSubmission(key, reference, provider, details); // finished meanwhile by that attempt
-  return {
-    reference: String(Item.reference),
-    provider: String(Item.provider),
-    details: Item.details as T,
-    resumed: true,
-  };
-}
-
-/**
- * The carrier's answer to a submission: for a resumed one, first what the earlier attempt created (with the details
- * it sent), else a new submission of `input` under the same reference. A refusal of what was sent (422) removes the
- * submission: nothing was created, the next attempt starts afresh; a failure (502) keeps it, to be looked up.
- */
-async function submitOnce<T, R>(
-  key: { pk: string; sk: string },
-  submission: Submission<T>,
-  find: () => Promise<R | undefined>,
-  register: () => Promise<R>,
-  input: T,
-): Promise<{ report: R; details: T }> {
-  try {
-    const found = submission.resumed ? await atCarrier(find) : undefined;
-    if (found) return { report: found, details: submission.details };
-    return { report: await atCarrier(register), details: input };
-  } catch (error) {
-    if (error instanceof UnprocessableError) await table.delete({ Key: key });
-    throw error;
-  }
-}
 
 async function refreshOrganization(organizationId: string): Promise<RegistrationOverview> {
   let [brand, campaigns] = await Promise.all([readBrand(organizationId), readCampaigns(organizationId)]);
@@ -340,7 +320,11 @@ async function refreshOrganization(organizationId: string): Promise<Registration
       // The numbers carry their campaign's decision: it is what gates their sends.
       await Promise.all(
         decided.phoneNumberIds.map((id) =>
-          PhoneNumbers.setRegistration(organizationId, id, { campaignId: campaign.id, status: decided.status }),
+          PhoneNumbers.setRegistration(organizationId, id, {
+            kind: "TenDlcCampaign",
+            campaignId: campaign.id,
+            status: decided.status,
+          }),
         ),
       );
       return decided;
@@ -349,25 +333,8 @@ async function refreshOrganization(organizationId: string): Promise<Registration
   return {
     brand: brand ? shown(brand) : null,
     campaigns: await Promise.all(campaigns.map((campaign) => withOptOuts(organizationId, campaign))),
+    tollFreeVerifications: await TollFreeVerifications.refresh(organizationId),
   };
-}
-
-/** The `CarrierRegistrationUpdated` event of a decision (webhook `carrier_registration.updated`). */
-async function recordUpdate(
-  organizationId: string,
-  relatedEntityType: "TenDlcBrand" | "TenDlcCampaign",
-  relatedEntityId: string,
-  what: string,
-  decided: { status: string; failureReason: string | null },
-): Promise<void> {
-  await recordEvent(organizationId, {
-    eventType: "CarrierRegistrationUpdated",
-    eventCategory: "CarrierRegistration",
-    description: `${what} is ${decided.status}${decided.failureReason ? `: ${decided.failureReason}` : "."}`,
-    relatedEntityType,
-    relatedEntityId,
-    statusReason: decided.status,
-  });
 }
 
 /** The index item naming the organization of a carrier reference (for its status callbacks). */
@@ -418,11 +385,6 @@ function applyCampaign(campaign: StoredCampaign, report: CampaignReport, now: st
   };
 }
 
-async function readBrand(organizationId: string): Promise<(Brand & { submissionId?: string }) | undefined> {
-  const { Item } = await table.get({ Key: keys.tenDlcBrand(organizationId), ConsistentRead: true });
-  return Item ? (strip(Item) as Brand) : undefined;
-}
-
 async function readCampaign(organizationId: string, campaignId: string): Promise<StoredCampaign | undefined> {
   const { Item } = await table.get({ Key: keys.tenDlcCampaign(organizationId, campaignId), ConsistentRead: true });
   return Item ? toCampaign(Item) : undefined;
@@ -444,11 +406,6 @@ function toCampaign(item: Record<string, unknown>): StoredCampaign {
   return { ...(strip(item) as StoredCampaign), phoneNumberIds: numbers ? [...numbers].sort() : [] };
 }
 
-function strip(item: Record<string, unknown>): Record<string, unknown> {
-  const { pk: _pk, sk: _sk, entity: _entity, ...rest } = item;
-  return rest;
-}
-
 /** Adds or removes a number of a campaign's set (a string set: an empty one is removed by DynamoDB). */
 async function updateNumbers(
   organizationId: string,
@@ -466,46 +423,9 @@ async function updateNumbers(
   );
 }
 
-/** Keeps the poll's index of pending registrations in step with one registration. */
-async function markPending(organizationId: string, what: string, pending: boolean): Promise<void> {
-  const key = keys.tenDlcPending(organizationId, what);
-  if (pending) await table.put({ Item: { ...key, entity: entities.tenDlcPending, organizationId } });
-  else await table.delete({ Key: key });
-}
-
 async function registrarOf(organizationId: string): Promise<{ provider: ProviderPort; registrar: TenDlcRegistrar }> {
   const provider = await atCarrier(() => organizationProvider(organizationId));
   if (!provider.registration)
     throw new CarrierUnavailableError(`The ${provider.name} provider cannot register 10DLC brands.`);
   return { provider, registrar: provider.registration };
-}
-
-/** The registrar of the carrier a brand or campaign was registered at (it stays there if the organization changes provider). */
-function registrarByName(name: string): TenDlcRegistrar {
-  const registrar = providerByName(name)?.registration;
-  if (!registrar)
-    throw new CarrierUnavailableError(
-      `The ${name} provider the registration was made at is not configured on this deployment.`,
-    );
-  return registrar;
-}
-
-/**
- * A registry request on behalf of an API call: the carrier refusing what was
- * sent (a 4xx it explains) is a 422 saying why; the carrier failing or refusing
- * us (down, credentials) is a 502, nothing stored.
- */
-async function atCarrier<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    if (!(error instanceof ProviderError)) throw error;
-    const status = error.details.httpStatus;
-    if (error.kind === "permanent" && status !== undefined && status < 500 && status !== 401 && status !== 403) {
-      throw new UnprocessableError(`The carrier refused the registration: ${error.message} (${error.code}).`);
-    }
-    throw new CarrierUnavailableError(
-      `The carrier could not complete the request: ${error.message} (${error.code}). Nothing was changed; try again.`,
-    );
-  }
 }

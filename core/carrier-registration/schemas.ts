@@ -1,5 +1,11 @@
 import * as v from "valibot";
-import { brandEntityTypes, campaignUseCases } from "#core/providers/registration";
+import {
+  brandEntityTypes,
+  campaignUseCases,
+  tollFreeMessageVolumes,
+  tollFreeOptInTypes,
+  tollFreeUseCases,
+} from "#core/providers/registration";
 import { timestamp } from "#core/shared/ids";
 import { PhoneNumberInput } from "#core/shared/phone-input";
 import { maxChars } from "#core/shared/validation";
@@ -97,10 +103,64 @@ export type Campaign = v.InferOutput<typeof CampaignSchema>;
 
 export const CampaignsSchema = v.object({ items: v.array(CampaignSchema) });
 
-/** What `POST /carrier-registration/refresh` answers: the brand (null when none) and campaigns as the carrier now reports them. */
+/**
+ * Body of `POST /phone-numbers/{phoneNumberId}/toll-free-verification`: what a toll-free number sends and how people
+ * opt in. The business (legal name, EIN, address, website, email, phone) is the organization's brand's.
+ */
+export const TollFreeVerificationRequestSchema = v.strictObject({
+  useCase: v.picklist(tollFreeUseCases, `One of: ${tollFreeUseCases.join(", ")}.`),
+  useCaseSummary: text(40, 1000, "what the number's messages are for and who receives them."),
+  productionMessageSample: text(20, 1000, "a real message, with the business's name and opt-out language."),
+  optInType: v.picklist(tollFreeOptInTypes, `One of: ${tollFreeOptInTypes.join(", ")}.`),
+  optInImageUrls: v.pipe(
+    v.array(v.pipe(v.string(), v.trim(), v.url("A full URL (https://…) of a public image."), maxChars(500))),
+    v.minLength(1, "At least one public image or page showing how people opt in."),
+    v.maxLength(5, "At most five opt-in images."),
+  ),
+  messageVolume: v.picklist(tollFreeMessageVolumes, `One of: ${tollFreeMessageVolumes.join(" | ")}.`),
+  contactFirstName: text(1, 100, "the first name of the person the carrier may contact."),
+  contactLastName: text(1, 100, "their last name."),
+  additionalInformation: v.optional(v.pipe(v.string(), v.trim(), maxChars(1000))),
+});
+export type TollFreeVerificationRequest = v.InferOutput<typeof TollFreeVerificationRequestSchema>;
+
+export const TollFreeVerificationSchema = v.object({
+  phoneNumberId: v.string(),
+  phoneNumber: v.string(),
+  useCase: v.picklist(tollFreeUseCases),
+  useCaseSummary: v.string(),
+  productionMessageSample: v.string(),
+  optInType: v.picklist(tollFreeOptInTypes),
+  optInImageUrls: v.array(v.string()),
+  messageVolume: v.picklist(tollFreeMessageVolumes),
+  contactFirstName: v.string(),
+  contactLastName: v.string(),
+  additionalInformation: v.nullable(v.string()),
+  provider: v.string(),
+  /** The carrier's id of the verification (Twilio `HH…`, Telnyx's request id). */
+  providerVerificationId: v.string(),
+  status: registrationStatus,
+  /** The reviewer's reason for a rejection. */
+  failureReason: v.nullable(v.string()),
+  /** The carrier's error code of a rejection (Twilio's), when it gives one. */
+  errorCode: v.nullable(v.string()),
+  /** For a rejection: whether the carrier lets the details be corrected and submitted again (null until rejected). */
+  editAllowed: v.nullable(v.boolean()),
+  submittedAt: timestamp,
+  decidedAt: v.nullable(timestamp),
+  checkedAt: v.nullable(timestamp),
+});
+export type TollFreeVerification = v.InferOutput<typeof TollFreeVerificationSchema>;
+
+/**
+ * What `POST /carrier-registration/refresh` answers: the brand (null when none), campaigns and toll-free verifications
+ * as the carrier now reports them.
+ */
 export const RegistrationOverviewSchema = v.object({
   brand: v.nullable(BrandSchema),
   campaigns: v.array(CampaignSchema),
+  /** Each toll-free number's verification. */
+  tollFreeVerifications: v.array(TollFreeVerificationSchema),
 });
 export type RegistrationOverview = v.InferOutput<typeof RegistrationOverviewSchema>;
 

@@ -17,7 +17,7 @@ import { logger } from "#core/observability/index";
 import type { Message, MessagePurpose } from "#core/messaging/model";
 import { PhoneNumbers, type NumberRoute } from "#core/messaging/phone-numbers";
 import { MessagingSettingsStore } from "#core/messaging/settings";
-import { readMessage } from "#core/messaging/store";
+import { currentAttempt, readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/suppressions/index";
 import { ownerOf } from "#core/events/index";
 import { MessagingEvents } from "#core/messaging/timeline";
@@ -62,7 +62,9 @@ async function applyStatus(
   if (!message || message.direction !== "Outbound") return;
   if (message.providerMessageId && message.providerMessageId !== event.providerMessageId) return;
   if (await Outbound.throttledAtCarrier(organizationId, message, event)) return;
-  await MessageLifecycle.applyReceipt(organizationId, message, event);
+  // Only the current attempt's callback applies: a late one of an attempt refused for throttling (the message queued
+  // again, its id cleared, maybe claimed again before its new id is stored) would end the retry it is not about.
+  await MessageLifecycle.applyReceipt(organizationId, message, event, currentAttempt(event.providerMessageId));
 }
 
 async function messageIdOfProvider(

@@ -29,7 +29,13 @@ import {
 } from "#core/messaging/sender-registration";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { messageLifecycle, planRetry, type MessageStatus } from "#core/shared/status";
-import { changeMessage, readMessage, readMessageToSend, type MessageChange } from "#core/messaging/store";
+import {
+  changeMessage,
+  readMessage,
+  readMessageToSend,
+  refusedAttemptsOf,
+  type MessageChange,
+} from "#core/messaging/store";
 import { Suppressions } from "#core/suppressions/index";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { Organizations } from "#core/organizations/index";
@@ -114,11 +120,15 @@ export const Outbound = {
       {},
     );
     await Pacing.throttled(organizationId, message.fromPhoneNumberId, error);
+    // The refused attempt is remembered (conditional on it being the one in flight, so two of its callbacks add it
+    // once): its late callbacks and the hand-off recovery of the next attempt must never take it for that one.
+    const refused = await refusedAttemptsOf(organizationId, message.id);
     await retryLater(organizationId, message, error, {
       from: ["Sending", "Sent"],
       condition: "providerMessageId = :refusedAttempt",
       values: { ":refusedAttempt": refusedAttempt },
       remove: ["providerMessageId"],
+      set: { refusedAttempts: [...refused, refusedAttempt] },
     });
     return true;
   },
@@ -414,7 +424,12 @@ async function retryLater(
   organizationId: string,
   message: Message,
   error: ProviderError,
-  change: Pick<MessageChange, "from" | "condition" | "values" | "remove">,
+  {
+    set: extra = {},
+    ...change
+  }: Pick<MessageChange, "from" | "condition" | "values" | "remove"> & {
+    set?: MessageChange["set"];
+  },
 ): Promise<void> {
   const retry = planRetry({
     retryCount: message.retryCount,
@@ -426,6 +441,7 @@ async function retryLater(
     await MessageLifecycle.finish(organizationId, message, {
       ...change,
       set: {
+        ...extra,
         status: "Failed",
         failedAt: nowIso(),
         errorCode: error.code,
@@ -441,6 +457,7 @@ async function retryLater(
     {
       ...change,
       set: {
+        ...extra,
         status: "Queued",
         retryCount: retry.retryCount,
         nextRetryAt: retry.nextRetryAt,

@@ -15,11 +15,17 @@ export const PhoneNumberSchema = v.object({
   createdAt: timestamp,
   modifiedAt: v.nullable(timestamp),
   /**
-   * The 10DLC campaign the number carries A2P traffic for, and that campaign's status (null: on none). Where sends need
-   * registration (docs/providers.md), only a number on an Approved campaign sends SMS.
+   * What registers the number for A2P traffic and its status (null: nothing yet): a long code's 10DLC campaign
+   * (`kind` TenDlcCampaign, `campaignId`), a toll-free number's own verification (`kind` TollFreeVerification,
+   * `campaignId` null). Where sends need registration (docs/providers.md), only an Approved one of the number's kind
+   * sends SMS.
    */
   registration: v.nullable(
-    v.object({ campaignId: v.string(), status: v.picklist(["Pending", "Approved", "Rejected"]) }),
+    v.object({
+      kind: v.picklist(["TenDlcCampaign", "TollFreeVerification"]),
+      campaignId: v.nullable(v.string()),
+      status: v.picklist(["Pending", "Approved", "Rejected"]),
+    }),
   ),
   /** Set when the number was paused for a spike of carrier filtering (core/messaging/number-health.ts): it sends nothing until resumed. */
   paused: v.nullable(v.object({ at: timestamp, reason: v.string() })),

@@ -191,7 +191,10 @@ export const PhoneNumbers = {
     };
   },
 
-  /** Records the 10DLC campaign a number is on and its status (core/carrier-registration owns the campaign; null: on none). */
+  /**
+   * Records what registers a number and its status: its 10DLC campaign, or its toll-free verification
+   * (core/carrier-registration owns both; null: nothing).
+   */
   async setRegistration(
     organizationId: string,
     phoneNumberId: string,
@@ -279,7 +282,10 @@ export function toPhoneNumber(item: Record<string, unknown>): PhoneNumber {
     lastUsedAt: (item.lastUsedAt as string | null) ?? null,
     createdAt: item.createdAt as string,
     modifiedAt: (item.modifiedAt as string | null) ?? null,
-    registration: (item.registration as PhoneNumber["registration"] | undefined) ?? null,
+    registration: item.registration
+      ? // Stored before toll-free verification: every registration was a 10DLC campaign's.
+        { kind: "TenDlcCampaign", ...(item.registration as Omit<NonNullable<PhoneNumber["registration"]>, "kind">) }
+      : null,
     paused: (item.paused as PhoneNumber["paused"] | undefined) ?? null,
     messagesPerSecond: pacingOf(item).messagesPerSecond,
     assignedUserId: (item.assignedUserId as string | null | undefined) ?? null,

@@ -7,7 +7,7 @@ import "#core/messaging/queue";
 import { publish } from "#core/queue/messages";
 import { queues } from "#stacks/definitions";
 import { messageLifecycle } from "#core/shared/status";
-import { changeMessage, readMessage } from "#core/messaging/store";
+import { changeMessage, readMessage, refusedAttemptsOf } from "#core/messaging/store";
 import { providerByName } from "#core/providers/index";
 import { ProviderError, type MessageStatusReport } from "#core/providers/port";
 
@@ -161,6 +161,9 @@ async function recoverHandOff(
   let taken;
   try {
     taken = await provider.findSentMessage({
+      // The message's attempts refused for throttling were sent with the same key, body and numbers, maybe inside
+      // the search's clock skew: never this attempt.
+      exclude: await refusedAttemptsOf(organizationId, message.id),
       idempotencyKey: message.id,
       from: message.fromPhoneNumber,
       to: message.toPhoneNumber,

@@ -44,6 +44,28 @@ export async function readMessageToSend(
   return { message: toMessage(Item), ...(Item.heldSlot ? { heldSlot: Item.heldSlot as Slot } : {}) };
 }
 
+/** The provider ids of a message's attempts refused for throttling (none when it had none). */
+export async function refusedAttemptsOf(organizationId: string, messageId: string): Promise<string[]> {
+  const { Item } = await table.get({
+    Key: keys.message(organizationId, messageId),
+    ConsistentRead: true,
+    ProjectionExpression: "refusedAttempts",
+  });
+  return Array.isArray(Item?.refusedAttempts) ? (Item.refusedAttempts as string[]) : [];
+}
+
+/**
+ * The condition that a change applies to the attempt `providerMessageId` names: the message's current one (or, before
+ * its id is stored, any attempt but one refused for throttling). A carrier's callback names the attempt it is about.
+ */
+export function currentAttempt(providerMessageId: string): { condition: string; values: Record<string, unknown> } {
+  return {
+    condition:
+      "(attribute_not_exists(providerMessageId) OR providerMessageId = :attempt) AND NOT contains(refusedAttempts, :attempt)",
+    values: { ":attempt": providerMessageId },
+  };
+}
+
 export interface MessageChange {
   /** The statuses the message may be in for the change to apply. */
   from: readonly MessageStatus[];
@@ -110,12 +132,18 @@ export function messageUpdate(organizationId: string, messageId: string, change:
   };
 }
 
-type InternalField = "sweepAttempts" | "waitingBehind" | "heldSlot";
+/**
+ * `refusedAttempts`: the provider ids of the message's earlier attempts the carrier refused for throttling
+ * (`Outbound.throttledAtCarrier`): a late callback of one never applies to a later attempt, and the hand-off
+ * recovery never adopts one as the later attempt's.
+ */
+type InternalField = "sweepAttempts" | "waitingBehind" | "heldSlot" | "refusedAttempts";
 
 const internal = new Set([
   "sweepAttempts",
   "waitingBehind",
   "heldSlot",
+  "refusedAttempts",
   "pk",
   "sk",
   "entity",

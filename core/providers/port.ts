@@ -50,7 +50,14 @@ export type PlaceCallInput = {
 };
 
 /** What identifies a hand-off cut short by a crash: our id (sent as the idempotency key), the numbers, and when it was claimed. */
-export type HandOffReference = { idempotencyKey: string; from: string; to: string; since: string };
+export type HandOffReference = {
+  idempotencyKey: string;
+  from: string;
+  to: string;
+  since: string;
+  /** Provider ids of the same message's earlier attempts the carrier refused (throttling): never this hand-off. */
+  exclude?: readonly string[];
+};
 
 export type PlaceCallResult = { providerCallId: string; status: CallStatus };
 

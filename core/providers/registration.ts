@@ -80,7 +80,7 @@ export type RegisteredNumber = { phoneNumber: string; providerNumberId?: string 
  */
 export type SubmissionReference = string;
 
-export interface TenDlcRegistrar {
+export interface TenDlcRegistrar extends TollFreeVerifier {
   /** Submits the brand (billable at the registry: never repeat blindly). */
   registerBrand(details: BrandDetails, reference: SubmissionReference): Promise<BrandReport>;
   /** The brand an earlier submission with this reference created, if the carrier holds one. */
@@ -108,6 +108,82 @@ export interface TenDlcRegistrar {
   parseStatusCallback(request: WebhookRequest): string[];
   /** Puts a number on a campaign, so its A2P traffic is carried as the campaign's. */
   assignNumber(campaignReference: string, number: RegisteredNumber): Promise<void>;
+}
+
+/** Toll-free use cases offered (ours, each in both carriers' words: Twilio UseCaseCategories, Telnyx useCase). */
+export const tollFreeUseCases = [
+  "CUSTOMER_CARE",
+  "ACCOUNT_NOTIFICATIONS",
+  "DELIVERY_NOTIFICATIONS",
+  "TWO_FACTOR_AUTHENTICATION",
+  "MARKETING",
+] as const;
+/** How people opt in to a toll-free number's texts (both carriers' values). */
+export const tollFreeOptInTypes = ["VERBAL", "WEB_FORM", "PAPER_FORM", "VIA_TEXT", "MOBILE_QR_CODE"] as const;
+/** Estimated monthly messages (both carriers' picklist). */
+export const tollFreeMessageVolumes = [
+  "10",
+  "100",
+  "1,000",
+  "10,000",
+  "100,000",
+  "250,000",
+  "500,000",
+  "750,000",
+  "1,000,000",
+  "5,000,000",
+  "10,000,000+",
+] as const;
+
+/** What the business says of a toll-free number's traffic (the rest of a verification comes from its brand). */
+export type TollFreeUse = {
+  useCase: (typeof tollFreeUseCases)[number];
+  useCaseSummary: string;
+  productionMessageSample: string;
+  optInType: (typeof tollFreeOptInTypes)[number];
+  optInImageUrls: string[];
+  messageVolume: (typeof tollFreeMessageVolumes)[number];
+  contactFirstName: string;
+  contactLastName: string;
+  additionalInformation?: string | undefined;
+};
+
+/**
+ * A toll-free verification as submitted: the number, the business (its 10DLC brand's details: the same legal
+ * identity, EIN and address the carriers check) and what it sends.
+ */
+export type TollFreeDetails = TollFreeUse & {
+  number: RegisteredNumber;
+  business: BrandDetails;
+  /** The carrier's reference of the organization's brand (Twilio: its `BN…`, whose customer profile is attached). */
+  brandReference: string;
+};
+
+/** A verification as the carrier reports it; `editAllowed`: a rejected one may be corrected and submitted again. */
+export type TollFreeReport = {
+  reference: string;
+  status: RegistrationStatus;
+  failureReason?: string;
+  errorCode?: string;
+  editAllowed?: boolean;
+};
+
+/**
+ * Toll-free verification (TFV) of a number: not TCR's 10DLC, a review by the toll-free messaging aggregator that the
+ * carrier submits to (Twilio `/v1/Tollfree/Verifications`, Telnyx `/v2/messaging_tollfree/verification/requests`).
+ */
+export interface TollFreeVerifier {
+  submitTollFree(details: TollFreeDetails, reference: SubmissionReference): Promise<TollFreeReport>;
+  /**
+   * The verification an earlier submission with this reference created for the number, if the carrier holds one;
+   * `known`: the number's verifications already stored (a rejected one this submission replaces).
+   */
+  findTollFree(
+    details: TollFreeDetails,
+    reference: SubmissionReference,
+    known: string[],
+  ): Promise<TollFreeReport | undefined>;
+  fetchTollFree(reference: string): Promise<TollFreeReport>;
 }
 
 /**

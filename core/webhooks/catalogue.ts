@@ -132,7 +132,7 @@ export const webhookCatalogue = {
   },
   "carrier_registration.updated": {
     description:
-      "The registry decided or changed the organization's 10DLC brand or a campaign (Approved, Rejected with its reason, suspended); data is the registration overview, the event names which one.",
+      "The registry decided or changed the organization's 10DLC brand, a campaign or a toll-free number's verification (Approved, Rejected with its reason, suspended); data is the registration overview, the event names which one.",
     resource: "carrierRegistration",
     from: ["CarrierRegistrationUpdated"],
   },

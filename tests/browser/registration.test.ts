@@ -1,6 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addNumber } from "#tests/helpers/messaging";
+import { brandBody, uniqueName } from "#tests/helpers/registration";
 import { newOrganization } from "#tests/helpers/stack";
 import { errorOf, launchBrowser, noSideways, open, screenshot, signedInPage, sizes } from "./browser.ts";
 
@@ -102,11 +103,83 @@ describe("10DLC registration from the dashboard (issue 31)", () => {
       const campaigns = (await org.request("GET", "/carrier-registration/campaigns")).body.items;
       expect(campaigns).toEqual([expect.objectContaining({ status: "Approved", phoneNumberIds: [number.id] })]);
       expect((await org.request("GET", `/phone-numbers/${number.id}`)).body.registration).toEqual({
+        kind: "TenDlcCampaign",
         campaignId: campaigns[0].id,
         status: "Approved",
       });
       await noSideways(page, size.width);
       await screenshot(page, `registration-approved-${size.name}`);
+      expect(errors.filter((error) => !error.includes("status of 400") && !error.includes("status of 404"))).toEqual(
+        [],
+      );
+    }
+  });
+});
+
+describe("toll-free verification from the dashboard (issue 31)", () => {
+  it("an owner verifies a toll-free number: refused in words, rejected with its reason, corrected and approved", async () => {
+    for (const size of sizes) {
+      const org = await newOrganization();
+      const tollFree = await addNumber(org, "888");
+      await addNumber(org, "212");
+      expect((await org.request("POST", "/carrier-registration/brand", { body: brandBody(uniqueName()) })).status).toBe(
+        201,
+      );
+      const { page, errors } = await signedInPage(browser, org.ownerToken);
+      await page.setViewportSize(size);
+      await open(page, "/registration", "10DLC registration");
+      // Only the toll-free number is listed for verification, and it is not offered to a campaign.
+      const card = page.getByTestId("toll-free");
+      expect(await card.count()).toBe(1);
+      await expect.poll(() => card.getByTestId("verification-status").textContent()).toBe("Not verified");
+
+      await card.getByRole("button", { name: "Verify this number" }).click();
+      await card.getByLabel("What the texts are for", { exact: true }).fill("Quotes.");
+      await card.getByRole("button", { name: "Submit the verification" }).click();
+      expect(await errorOf(page, "What the texts are for")).toContain("At least 40 characters");
+
+      // The simulator's reviewers reject a summary that says "rejected".
+      await fill(page, {
+        "What the texts are for": "Quote replies to homeowners; the simulator has rejected this summary on purpose.",
+        "A real message": "Acme Roofing: your inspection is booked for Tuesday 10am. Reply STOP to opt out.",
+        "Opt-in images": "https://acme-roofing.example/quote-form.png",
+        "Contact first name": "Dana",
+        "Contact last name": "Reyes",
+      });
+      await card.getByRole("button", { name: "Submit the verification" }).click();
+      await expect.poll(() => card.getByTestId("verification-status").textContent()).toBe("Waiting for the carriers");
+      await page.getByRole("button", { name: "Ask the carriers now" }).click();
+      await expect.poll(() => card.getByTestId("verification-status").textContent()).toBe("Rejected");
+      expect(await card.getByTestId("verification-reason").textContent()).toContain("says 'rejected'");
+      await card.getByText("The carrier lets the details be corrected").waitFor();
+      await screenshot(page, `toll-free-rejected-${size.name}`);
+
+      await card.getByRole("button", { name: "Correct and submit again" }).click();
+      expect(await card.getByLabel("Contact last name", { exact: true }).inputValue()).toBe("Reyes");
+      await noSideways(page, size.width);
+      await screenshot(page, `toll-free-form-${size.name}`);
+      await fill(page, {
+        "What the texts are for": "Acme Roofing texts homeowners who asked for a quote on its website form.",
+      });
+      await card.getByRole("button", { name: "Submit the verification" }).click();
+      await expect.poll(() => card.getByTestId("verification-status").textContent()).toBe("Waiting for the carriers");
+      await page.getByRole("button", { name: "Ask the carriers now" }).click();
+      await expect.poll(() => card.getByTestId("verification-status").textContent()).toBe("Approved");
+
+      const verification = (await org.request("GET", `/phone-numbers/${tollFree.id}/toll-free-verification`)).body;
+      expect(verification).toMatchObject({
+        status: "Approved",
+        useCaseSummary: "Acme Roofing texts homeowners who asked for a quote on its website form.",
+        optInImageUrls: ["https://acme-roofing.example/quote-form.png"],
+        contactFirstName: "Dana",
+      });
+      expect((await org.request("GET", `/phone-numbers/${tollFree.id}`)).body.registration).toEqual({
+        kind: "TollFreeVerification",
+        campaignId: null,
+        status: "Approved",
+      });
+      await noSideways(page, size.width);
+      await screenshot(page, `toll-free-approved-${size.name}`);
       expect(errors.filter((error) => !error.includes("status of 400") && !error.includes("status of 404"))).toEqual(
         [],
       );

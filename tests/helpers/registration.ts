@@ -1,5 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { expect } from "vitest";
+import { carrierRequests } from "#tests/helpers/carriers";
 import { killedAfterWrite } from "#tests/helpers/crash";
+import { send, waitForMessage } from "#tests/helpers/messaging";
 import { apiEvent, lambdaContext } from "#tests/helpers/events";
 import type { TestOrganization, TestResponse } from "#tests/helpers/stack";
 
@@ -38,7 +41,7 @@ export const campaignBody = (
 
 export const uniqueName = () => `Acme Roofing ${randomUUID().slice(0, 8)}`;
 
-/** The write that stores a 10DLC submission before the carrier is asked (core/carrier-registration). */
+/** The write that stores a 10DLC or toll-free submission before the carrier is asked (core/carrier-registration). */
 const SUBMISSION_STORED = /"entity":(\{"S":)?"TenDlcSubmission"/;
 
 /**
@@ -50,6 +53,7 @@ export async function killedThenRetried(
   path: string,
   handler: (event: ReturnType<typeof apiEvent>, context: ReturnType<typeof lambdaContext>) => Promise<unknown>,
   body: unknown,
+  route?: { routeKey: string; pathParameters: Record<string, string> },
 ): Promise<TestResponse> {
   const key = randomUUID();
   const event = apiEvent({
@@ -57,6 +61,7 @@ export async function killedThenRetried(
     path,
     body,
     headers: { authorization: `Bearer ${org.ownerToken}`, "idempotency-key": key },
+    ...route,
   });
   await killedAfterWrite(SUBMISSION_STORED, () =>
     handler(event, { ...lambdaContext(), getRemainingTimeInMillis: () => 3_000 }),
@@ -68,4 +73,27 @@ export async function killedThenRetried(
     retry = await org.request("POST", path, { body, headers: { "idempotency-key": key } });
   }
   return retry;
+}
+
+/**
+ * Sends through the API without choosing a sender and waits until Telnyx has it: answers the number chosen and the
+ * `from` of every Telnyx send to `to` (each test's recipient is its own), which gating must keep to registered numbers.
+ */
+export async function sentAtTelnyx(
+  org: TestOrganization,
+  to: string,
+  body: string,
+): Promise<{ fromPhoneNumberId: string; froms: string[] }> {
+  const accepted = await send(org, { to, body });
+  expect(accepted.status).toBe(202);
+  const handed = await waitForMessage(
+    org,
+    accepted.body.id,
+    (message) => (message.status === "Sending" || message.status === "Sent") && !!message.providerMessageId,
+  );
+  const sends = (await carrierRequests(to)).filter((entry) => entry.path === "/v2/messages");
+  return {
+    fromPhoneNumberId: handed.fromPhoneNumberId,
+    froms: sends.map((entry) => (entry.body as { from: string }).from),
+  };
 }

@@ -11,7 +11,7 @@ import {
   telnyxEvent,
 } from "#tests/helpers/carriers";
 import { addNumber, events, queuedOutsideTheStack, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
-import { brandBody, campaignBody, killedThenRetried, uniqueName } from "#tests/helpers/registration";
+import { brandBody, campaignBody, killedThenRetried, sentAtTelnyx, uniqueName } from "#tests/helpers/registration";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 import { handler as registerBrand } from "#functions/carrier-registration/register-brand";
 
@@ -99,7 +99,11 @@ describe("10DLC registration at Telnyx", () => {
       body: { campaignId: campaign.body.id },
     });
     expect(attached.status).toBe(200);
-    expect(attached.body.registration).toEqual({ campaignId: campaign.body.id, status: "Approved" });
+    expect(attached.body.registration).toEqual({
+      kind: "TenDlcCampaign",
+      campaignId: campaign.body.id,
+      status: "Approved",
+    });
     expect(
       (await org.request("GET", `/carrier-registration/campaigns/${campaign.body.id}`)).body.phoneNumberIds,
     ).toEqual([number.id]);
@@ -324,10 +328,24 @@ describe("10DLC registration at Twilio (TrustHub and A2P Messaging)", () => {
       providerBrandId: expect.stringMatching(/^BN[0-9a-f]{32}$/),
     });
 
-    const flow = (await carrierRequests("/trusthub/v1/")).concat(
-      await carrierRequests("/messaging/v1/a2p/BrandRegistrations"),
-    );
+    // This brand's requests among every organization's (other test files register Twilio brands at the same time):
+    // its brand registration names its two bundles, whose requests name the end users assigned to them.
     const form = (body: unknown) => Object.fromEntries(body as [string, string][]);
+    const all = [
+      ...(await carrierRequests("/trusthub/v1/")),
+      ...(await carrierRequests("/messaging/v1/a2p/BrandRegistrations")),
+    ].sort((a, b) => a.at - b.at);
+    const registration = all.find((entry) => entry.answeredSid === brand.body.providerBrandId)!;
+    const bundles = [form(registration.body).CustomerProfileBundleSid!, form(registration.body).A2PProfileBundleSid!];
+    const assigned = all
+      .filter((entry) => bundles.some((bundle) => entry.path.includes(`${bundle}/EntityAssignments`)))
+      .map((entry) => form(entry.body).ObjectSid);
+    const flow = all.filter(
+      (entry) =>
+        entry === registration ||
+        bundles.some((bundle) => entry.path.includes(bundle) || entry.answeredSid === bundle) ||
+        (entry.path === "/trusthub/v1/EndUsers" && assigned.includes(entry.answeredSid)),
+    );
     expect(flow.every((entry) => entry.authorization === TWILIO_BASIC && entry.answered !== 422)).toBe(true);
     expect(flow.map((entry) => `${entry.method} ${entry.path.replace(/(BU|IT)[0-9a-f]{32}/g, "$1…")}`)).toEqual([
       "POST /trusthub/v1/EndUsers",
@@ -482,16 +500,10 @@ describe("gating: where registration is required, only numbers on an approved ca
     expect(chosen.status).toBe(422);
     expect(chosen.body.detail).toContain(unregistered.phoneNumber);
 
-    const accepted = await send(org, { to, body: "Your quote is ready." });
-    expect(accepted.status).toBe(202);
-    const handed = await waitForMessage(
-      org,
-      accepted.body.id,
-      (message) => (message.status === "Sending" || message.status === "Sent") && !!message.providerMessageId,
-    );
-    expect(handed.fromPhoneNumberId).toBe(registered.id);
-    const sends = (await carrierRequests(to)).filter((entry) => entry.path === "/v2/messages");
-    expect(sends.map((entry) => (entry.body as { from: string }).from)).toEqual([registered.phoneNumber]);
+    expect(await sentAtTelnyx(org, to, "Your quote is ready.")).toEqual({
+      fromPhoneNumberId: registered.id,
+      froms: [registered.phoneNumber],
+    });
   });
 
   it("a message accepted before its number's campaign was suspended fails without reaching the carrier", async () => {
@@ -513,6 +525,7 @@ describe("gating: where registration is required, only numbers on an approved ca
       failureReason: "Campaign suspended by T-Mobile.",
     });
     expect((await org.request("GET", `/phone-numbers/${number.id}`)).body.registration).toEqual({
+      kind: "TenDlcCampaign",
       campaignId: campaign.id,
       status: "Rejected",
     });

@@ -259,6 +259,69 @@ describe("per-number pacing", () => {
     expect(await twilioSendsFrom(throttled.phoneNumber)).toHaveLength(3);
   }, 120_000);
 
+  describe("only the current attempt's callbacks apply after a throttle requeue", () => {
+    /**
+     * A message refused for throttling (30022) whose retry's hand-off is cut short (the connection drops: Twilio may
+     * or may not have it), so the message is Sending again with no provider id: what a late callback or the
+     * hand-off recovery then sees.
+     */
+    async function retryInDoubt() {
+      const org = await newOrganization();
+      const ours = await buyNumber(org, "212");
+      await onCarrier(org, "twilio");
+      const lead = randomNumber("212");
+      const accepted = await send(org, { to: lead, body: "Your roof inspection is booked." });
+      const refused = await waitForMessage(org, accepted.body.id, handedOver, 30_000);
+      const [firstSend] = await twilioSendsFrom(ours.phoneNumber);
+      await scriptCarrier("twilio", lead, [{ dropConnection: true }]);
+      expect(await twilioReceipt(firstSend!, refused.providerMessageId, "failed", "30022")).toBe(200);
+      // After the number's back-off the retry is claimed and its hand-off dropped: Sending, no provider id.
+      const inDoubt = await waitForMessage(
+        org,
+        accepted.body.id,
+        (message) =>
+          message.status === "Sending" &&
+          message.retryCount === 1 &&
+          !message.providerMessageId &&
+          message.errorCode === "network_error",
+        45_000,
+      );
+      return { org, ours, firstSend: firstSend!, refusedAttempt: refused.providerMessageId as string, inDoubt };
+    }
+
+    it("a late delivered callback of the refused attempt does not end the retried message", async () => {
+      const { org, firstSend, refusedAttempt, inDoubt } = await retryInDoubt();
+      // Twilio's delivered callback of the refused send, arriving late (out of order with its failed one).
+      expect(await twilioReceipt(firstSend, refusedAttempt, "delivered")).toBe(200);
+      const after = (await org.request("GET", `/messages/${inDoubt.id}`)).body;
+      expect(after).toMatchObject({ status: "Sending", retryCount: 1 });
+      expect(after.providerMessageId ?? null).toBeNull();
+      expect(after.deliveredAt ?? null).toBeNull();
+    }, 90_000);
+
+    it("the hand-off recovery does not adopt the refused attempt's provider id", async () => {
+      const { org, ours, refusedAttempt, inDoubt } = await retryInDoubt();
+      // Past the hand-off lease the sweep asks Twilio what it holds from our number to the lead since the claim
+      // (less the clock skew, which reaches back to the refused send): only the refused attempt, never this one.
+      await sweepDueMessages({ now: new Date(Date.now() + 2 * 60 * 60_000), organizationId: org.organizationId });
+      const after = (await org.request("GET", `/messages/${inDoubt.id}`)).body;
+      expect(after.providerMessageId).not.toBe(refusedAttempt);
+      // Twilio does not have the retry, so it is sent again: the third request from our number.
+      const resent = await waitForMessage(
+        org,
+        inDoubt.id,
+        (message) => handedOver(message) && message.providerMessageId !== refusedAttempt,
+        45_000,
+      );
+      expect(resent.retryCount).toBe(2);
+      expect((await twilioSendsFrom(ours.phoneNumber)).map((request) => request.answered)).toEqual([
+        201,
+        "dropped",
+        201,
+      ]);
+    }, 120_000);
+  });
+
   it("Telnyx's 40011 (upstream rate limit) found by the receipt lookup sends the message again after the number's back-off", async () => {
     const org = await newOrganization();
     await onCarrier(org, "telnyx");

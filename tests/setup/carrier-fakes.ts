@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import { text } from "node:stream/consumers";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -55,6 +55,8 @@ export type RecordedRequest = {
   body: unknown;
   /** What the fake answered: the status, or "dropped". */
   answered: number | "dropped";
+  /** The `sid` of what Twilio's fake answered (the resource a request created), when it has one. */
+  answeredSid?: string;
   /** When the request arrived (epoch ms): pacing tests read the carrier's view of a number's throughput from it. */
   at: number;
 };
@@ -175,6 +177,8 @@ export async function startCarrierFakes(): Promise<{
     recorded.push(entry);
     const reply = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       entry.answered = status;
+      const sid = (payload as { sid?: unknown } | undefined)?.sid;
+      if (typeof sid === "string") entry.answeredSid = sid;
       answer(response, status, payload, headers);
     };
     const mismatch = (detail: string) =>
@@ -415,6 +419,17 @@ export async function startCarrierFakes(): Promise<{
     if (registrations.twilio(entry.method, path, entry.contentType, form, reply, mismatch, url.searchParams)) return;
     const account = `/2010-04-01/Accounts/${TWILIO_FAKE.accountSid}`;
     const notFound = () => reply(404, { code: 20404, message: "The requested resource was not found", status: 404 });
+    if (entry.method === "POST" && path === `${account}/IncomingPhoneNumbers.json`) {
+      // A purchase by number (a toll-free number's registration at Twilio needs the `PN…` sid this answers).
+      const webhooks = ["SmsUrl", "SmsMethod", "VoiceUrl", "VoiceMethod", "StatusCallback", "StatusCallbackMethod"];
+      const names = [...form.keys()];
+      const missing = ["PhoneNumber", ...webhooks].filter((name) => !form.get(name));
+      if (missing.length) return mismatch(`missing ${missing.join(", ")}`);
+      if (names.some((name) => name !== "PhoneNumber" && !webhooks.includes(name)))
+        return mismatch("unexpected fields");
+      const numberSid = `PN${randomBytes(16).toString("hex")}`;
+      return reply(201, { sid: numberSid, phone_number: form.get("PhoneNumber"), account_sid: TWILIO_FAKE.accountSid });
+    }
     if (entry.method === "GET" && (path === `${account}/Messages.json` || path === `${account}/Calls.json`)) {
       const problem =
         queryProblem(url, ["To", "From", "PageSize"]) && queryProblem(url, ["To", "From", "PageSize", "Page"]);

@@ -4,11 +4,14 @@ import { randomBytes, randomUUID } from "node:crypto";
  * The 10DLC registration part of the carrier fakes (tests/setup/carrier-fakes.ts): Telnyx's
  * `/v2/10dlc/*` and Twilio's TrustHub and Messaging (A2P) APIs, checked field by field as
  * the carriers document them. Registrations start pending; a test decides them through
- * `POST /__fake/registrations/{reference}` (the brand or campaign reference the API
- * reports: Telnyx brandId/campaignId, Twilio `BN…` or `MG…/QE…`), whose JSON is merged
- * into what the carrier answers from then on (Telnyx: `status`, `identityStatus`,
- * `failureReasons`, `vettingScore`, `campaignStatus`; Twilio: `status`, `failure_reason`,
- * `brand_score`, `campaign_status`, `errors`).
+ * `POST /__fake/registrations/{reference}` (the brand, campaign or toll-free verification
+ * reference the API reports: Telnyx brandId/campaignId/verification id, Twilio `BN…`,
+ * `MG…/QE…` or `HH…`), whose JSON is merged into what the carrier answers from then on
+ * (Telnyx: `status`, `identityStatus`, `failureReasons`, `vettingScore`, `campaignStatus`,
+ * `verificationStatus`, `reason`; Twilio: `status`, `failure_reason`, `brand_score`,
+ * `campaign_status`, `errors`, `rejection_reason`, `error_code`, `edit_allowed`). Toll-free
+ * verifications: Telnyx `/v2/messaging_tollfree/verification/requests`, Twilio
+ * `/messaging/v1/Tollfree/Verifications`.
  */
 
 type Reply = (status: number, payload: unknown) => void;
@@ -69,6 +72,60 @@ const END_USER_ATTRIBUTES: Record<string, string[]> = {
   us_a2p_messaging_profile_information: ["company_type"],
 };
 
+/** Telnyx toll-free verification request fields (`TFVerificationRequest`; the BRN fields required from 17 February 2026). */
+const TELNYX_TOLL_FREE_REQUIRED = [
+  "businessName",
+  "corporateWebsite",
+  "businessAddr1",
+  "businessCity",
+  "businessState",
+  "businessZip",
+  "businessContactFirstName",
+  "businessContactLastName",
+  "businessContactEmail",
+  "businessContactPhone",
+  "messageVolume",
+  "phoneNumbers",
+  "useCase",
+  "useCaseSummary",
+  "productionMessageContent",
+  "optInWorkflow",
+  "optInWorkflowImageURLs",
+  "businessRegistrationNumber",
+  "businessRegistrationType",
+  "businessRegistrationCountry",
+];
+const TELNYX_TOLL_FREE_OPTIONAL = ["additionalInformation", "businessAddr2", "isvReseller", "webhookUrl"];
+/** Twilio `Tollfree/Verifications` create: the required fields, and the optional ones we send. */
+const TWILIO_TOLL_FREE_REQUIRED = [
+  "BusinessName",
+  "BusinessWebsite",
+  "NotificationEmail",
+  "UseCaseCategories",
+  "UseCaseSummary",
+  "ProductionMessageSample",
+  "OptInImageUrls",
+  "OptInType",
+  "MessageVolume",
+  "TollfreePhoneNumberSid",
+];
+const TWILIO_TOLL_FREE_OPTIONAL = [
+  "CustomerProfileSid",
+  "BusinessStreetAddress",
+  "BusinessCity",
+  "BusinessStateProvinceRegion",
+  "BusinessPostalCode",
+  "BusinessCountry",
+  "BusinessContactFirstName",
+  "BusinessContactLastName",
+  "BusinessContactEmail",
+  "BusinessContactPhone",
+  "BusinessRegistrationNumber",
+  "ExternalReferenceId",
+  "AdditionalInformation",
+];
+const TOLL_FREE = /^\+18(00|33|44|55|66|77|88)\d{7}$/;
+
 const sid = (prefix: string) => `${prefix}${randomBytes(16).toString("hex")}`;
 
 export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: string) => boolean }) {
@@ -89,6 +146,8 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
     mismatch: Mismatch,
     query: URLSearchParams = new URLSearchParams(),
   ): boolean {
+    if (path.startsWith("/v2/messaging_tollfree/"))
+      return (telnyxTollFree(method, path, body, reply, mismatch, query), true);
     if (!path.startsWith("/v2/10dlc/")) return false;
     if (method === "GET" && path === "/v2/10dlc/brand") {
       // The list's summary (no referenceId), filtered by display name as Telnyx's list filters.
@@ -185,6 +244,54 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
     }
     mismatch(`no Telnyx 10DLC route ${method} ${path}`);
     return true;
+  }
+
+  /**
+   * Telnyx toll-free verification: submitted "Waiting For Vendor", listed by number (`{ records, total_records }`),
+   * read by id; all answered flat. A test decides one through `/__fake/registrations/{id}` (`verificationStatus`,
+   * `reason`).
+   */
+  function telnyxTollFree(
+    method: string,
+    path: string,
+    body: Record<string, unknown> | undefined,
+    reply: Reply,
+    mismatch: Mismatch,
+    query: URLSearchParams,
+  ): void {
+    const base = "/v2/messaging_tollfree/verification/requests";
+    if (method === "POST" && path === base) {
+      const problem = fieldProblem(body, TELNYX_TOLL_FREE_REQUIRED, TELNYX_TOLL_FREE_OPTIONAL);
+      if (problem) return mismatch(problem);
+      const numbers = body!["phoneNumbers"] as { phoneNumber?: string }[];
+      const images = body!["optInWorkflowImageURLs"] as { url?: string }[];
+      if (!Array.isArray(numbers) || numbers.length === 0 || !numbers.every((n) => TOLL_FREE.test(n.phoneNumber ?? "")))
+        return reply(400, {
+          errors: [{ code: "10015", title: "Bad Request", detail: "phoneNumbers: toll-free numbers only" }],
+        });
+      if (!Array.isArray(images) || !images.every((image) => /^https?:\/\//.test(image.url ?? "")))
+        return mismatch("optInWorkflowImageURLs: [{ url }]");
+      const id = randomUUID();
+      records.set(id, { id, verificationStatus: "Waiting For Vendor", reason: null, ...body });
+      return reply(200, records.get(id));
+    }
+    if (method === "GET" && path === base) {
+      if (!query.get("page") || !query.get("page_size")) return mismatch("page and page_size are required");
+      const listed = [...records.values()].filter(
+        (record) =>
+          Array.isArray(record["phoneNumbers"]) &&
+          (record["phoneNumbers"] as { phoneNumber: string }[]).some(
+            (number) => !query.get("phone_number") || number.phoneNumber === query.get("phone_number"),
+          ),
+      );
+      return reply(200, { records: listed, total_records: listed.length });
+    }
+    const one = path.match(/^\/v2\/messaging_tollfree\/verification\/requests\/([^/]+)$/);
+    if (method === "GET" && one) {
+      const record = records.get(decodeURIComponent(one[1]!));
+      return reply(record ? 200 : 404, record ?? { errors: [{ code: "10005", title: "Resource not found" }] });
+    }
+    mismatch(`no Telnyx toll-free route ${method} ${path}`);
   }
 
   /** `path` after `/twilio`: `/trusthub/v1/…` or `/messaging/v1/…` (the adapter's hosts under the fake's base URL). */
@@ -362,6 +469,45 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
           },
         );
       }
+    }
+    if (method === "POST" && path === "/messaging/v1/Tollfree/Verifications") {
+      return post(TWILIO_TOLL_FREE_REQUIRED, TWILIO_TOLL_FREE_OPTIONAL, () => {
+        if (!/^PN[0-9a-f]{32}$/.test(form.get("TollfreePhoneNumberSid")!))
+          return reply(400, { code: 20001, message: "Invalid TollfreePhoneNumberSid", status: 400 });
+        const profile = form.get("CustomerProfileSid");
+        if (profile && bundles.get(profile)?.kind !== "CustomerProfiles")
+          return reply(400, { code: 20001, message: "Invalid CustomerProfileSid", status: 400 });
+        if (!form.getAll("OptInImageUrls").every((url) => /^https?:\/\//.test(url)))
+          return mismatch("OptInImageUrls: public URLs");
+        const verification = sid("HH");
+        records.set(verification, {
+          sid: verification,
+          status: "PENDING_REVIEW",
+          tollfree_phone_number_sid: form.get("TollfreePhoneNumberSid"),
+          customer_profile_sid: profile,
+          external_reference_id: form.get("ExternalReferenceId"),
+          business_name: form.get("BusinessName"),
+          rejection_reason: null,
+          error_code: null,
+          edit_allowed: null,
+        });
+        reply(201, records.get(verification));
+      });
+    }
+    if (method === "GET" && path === "/messaging/v1/Tollfree/Verifications") {
+      const number = query.get("TollfreePhoneNumberSid");
+      const verifications = [...records.values()].filter(
+        (record) =>
+          String(record["sid"] ?? "").startsWith("HH") && (!number || record["tollfree_phone_number_sid"] === number),
+      );
+      reply(200, { verifications, meta: { key: "verifications", page: 0 } });
+      return true;
+    }
+    const verification = path.match(/^\/messaging\/v1\/Tollfree\/Verifications\/(HH[0-9a-f]{32})$/);
+    if (method === "GET" && verification) {
+      const record = records.get(verification[1]!);
+      reply(record ? 200 : 404, record ?? { code: 20404, message: "Resource not found", status: 404 });
+      return true;
     }
     mismatch(`no Twilio registration route ${method} ${path}`);
     return true;

@@ -24,11 +24,11 @@ const number = (id: string, overrides: Partial<PhoneNumber> = {}): PhoneNumber =
   ...overrides,
 });
 
-const approved = number("1", { registration: { campaignId: "c1", status: "Approved" } });
-const pending = number("2", { registration: { campaignId: "c2", status: "Pending" } });
+const approved = number("1", { registration: { kind: "TenDlcCampaign", campaignId: "c1", status: "Approved" } });
+const pending = number("2", { registration: { kind: "TenDlcCampaign", campaignId: "c2", status: "Pending" } });
 const bare = number("3");
 const pausedApproved = number("4", {
-  registration: { campaignId: "c1", status: "Approved" },
+  registration: { kind: "TenDlcCampaign", campaignId: "c1", status: "Approved" },
   paused: { at: "2026-01-02T00:00:00.000Z", reason: "filtered" },
 });
 
@@ -52,6 +52,32 @@ describe("sender eligibility", () => {
     );
     // MMS needs a registered number that can send MMS.
     expect(() => assertRegisteredSender([approved], undefined, "mms")).toThrow(SenderNotRegisteredError);
+  });
+});
+
+describe("toll-free numbers", () => {
+  const tollFree = (id: string, registration: PhoneNumber["registration"]) =>
+    number(id, { phoneNumber: `+1888555${id.padStart(4, "0")}`, areaCode: "888", registration });
+  const verified = tollFree("5", { kind: "TollFreeVerification", campaignId: null, status: "Approved" });
+  const underReview = tollFree("6", { kind: "TollFreeVerification", campaignId: null, status: "Pending" });
+  const rejected = tollFree("7", { kind: "TollFreeVerification", campaignId: null, status: "Rejected" });
+
+  it("send once their toll-free verification is approved, never on a 10DLC campaign; a long code needs its campaign", () => {
+    const onCampaign = tollFree("8", { kind: "TenDlcCampaign", campaignId: "c1", status: "Approved" });
+    const longCodeVerified = number("9", {
+      registration: { kind: "TollFreeVerification", campaignId: null, status: "Approved" },
+    });
+    expect(
+      eligibleSenders([verified, underReview, rejected, onCampaign, longCodeVerified, approved], true).map((n) => n.id),
+    ).toEqual(["5", "1"]);
+  });
+
+  it("a chosen toll-free sender not verified is refused saying where its verification stands", () => {
+    expect(() => assertRegisteredSender([], verified, "sms")).not.toThrow();
+    expect(() => assertRegisteredSender([], underReview, "sms")).toThrow(/toll-free verification is Pending/);
+    expect(() => assertRegisteredSender([], rejected, "sms")).toThrow(/toll-free verification is Rejected/);
+    expect(() => assertRegisteredSender([], tollFree("10", null), "sms")).toThrow(/without a toll-free verification/);
+    expect(() => assertRegisteredSender([underReview, verified], undefined, "sms")).not.toThrow();
   });
 });
 

@@ -20,6 +20,20 @@ export const carrierRegistrationKeys = {
     pk: org(organizationId),
     sk: `TENDLC#SUBMISSION#CAMPAIGN#${campaignId}`,
   }),
+  /** A toll-free number's verification (one per number: its latest submission). */
+  tollFreeVerification: (organizationId: string, phoneNumberId: string): Key => ({
+    pk: org(organizationId),
+    sk: `TOLLFREE#VERIFICATION#${phoneNumberId}`,
+  }),
+  tollFreeVerificationPrefix: (organizationId: string) => ({
+    pk: org(organizationId),
+    skPrefix: "TOLLFREE#VERIFICATION#",
+  }),
+  /** A toll-free verification's submission under way (as a brand's: stored first, removed with what it created). */
+  tollFreeSubmission: (organizationId: string, phoneNumberId: string): Key => ({
+    pk: org(organizationId),
+    sk: `TOLLFREE#SUBMISSION#${phoneNumberId}`,
+  }),
   /**
    * Registrations the poll asks about (not tenant data: its operator index across
    * organizations, one partition since registrations are few): a brand until decided, a

@@ -8,6 +8,8 @@ import {
   CampaignSchema,
   CampaignsSchema,
   RegistrationOverviewSchema,
+  TollFreeVerificationRequestSchema,
+  TollFreeVerificationSchema,
 } from "#core/carrier-registration/schemas";
 import { NumberHealthSchema } from "#core/messaging/number-health";
 import { PhoneNumberSchema } from "#core/messaging/phone-number-schema";
@@ -109,16 +111,17 @@ export const getCampaign = defineOperation({
 
 export const refreshCarrierRegistration = defineOperation({
   operationId: "refreshCarrierRegistration",
-  summary: "Ask the carrier now for the decision on every pending brand and campaign",
+  summary: "Ask the carrier now for the decision on every pending brand, campaign and toll-free verification",
   description:
-    "The schedule does the same every 15 minutes. A decided campaign's status is copied onto its numbers (what gates their sends). " +
+    "The schedule does the same every 15 minutes. A decided campaign's status is copied onto its numbers, a toll-free " +
+    "verification's onto its number (what gates their sends). " +
     "502 when the carrier fails: the next refresh asks again.",
   tag,
   auth: "bearer",
   permission: "phoneNumbers:write",
   success: {
     status: 200,
-    description: "The brand (null when none) and campaigns, as now known",
+    description: "The brand (null when none), campaigns and toll-free verifications, as now known",
     schema: RegistrationOverviewSchema,
   },
   problems: [401, 403, 429, 502],
@@ -130,7 +133,8 @@ export const attachPhoneNumberToCampaign = defineOperation({
   description:
     "Assigns the number to the campaign at the carrier (Twilio: the campaign's Messaging Service; Telnyx: phone number campaign), " +
     "moving it off its previous campaign. Where sends need registration, only a number on an Approved campaign sends SMS. " +
-    "409 while the campaign is not Approved; 422 when the number is held at another carrier than the campaign's; 502 when the carrier fails.",
+    "409 while the campaign is not Approved; 422 when the number is held at another carrier than the campaign's, or is toll-free " +
+    "(verified instead: `POST /phone-numbers/{phoneNumberId}/toll-free-verification`); 502 when the carrier fails.",
   tag,
   auth: "bearer",
   permission: "phoneNumbers:write",
@@ -139,6 +143,52 @@ export const attachPhoneNumberToCampaign = defineOperation({
   success: { status: 200, description: "The number with its campaign", schema: PhoneNumberSchema },
   problems: [400, 401, 403, 404, 409, 413, 415, 422, 429, 502],
   example: { campaignId: "01J9Z8X7W6V5T4S3R2Q1P0N9M8" },
+});
+
+export const submitTollFreeVerification = defineOperation({
+  operationId: "submitTollFreeVerification",
+  summary: "Submit a toll-free number's verification at its carrier",
+  description:
+    "Carriers carry texts from a toll-free number (800, 833, 844, 855, 866, 877, 888) once the toll-free reviewers verified the " +
+    "business and its use; a 10DLC campaign does not apply to it. The business is the organization's brand (its legal name, EIN, " +
+    "address, website, email and phone: register the brand first); the body says what the number sends and how people opt in. " +
+    "Twilio: `Tollfree/Verifications`; Telnyx: `messaging_tollfree/verification/requests`. It starts `Pending`; " +
+    "`POST /carrier-registration/refresh` (and the 15-minute schedule) reads the decision: `Approved`, or `Rejected` with the " +
+    "reviewers' reason and whether the carrier lets it be corrected (`editAllowed`). The decision is copied onto the number's " +
+    "`registration` (kind `TollFreeVerification`): where sends need registration, the number sends once it is Approved. " +
+    "Submitted again only after a rejection (409 otherwise, and 409 without a brand or with a rejected one); 422 for a number " +
+    "that is not toll-free, one held at another carrier than the brand's, or details the carrier refuses; 502 when the carrier fails.",
+  tag,
+  auth: "bearer",
+  permission: "phoneNumbers:write",
+  params: v.object({ phoneNumberId: idParam }),
+  body: TollFreeVerificationRequestSchema,
+  success: { status: 201, description: "The submitted verification", schema: TollFreeVerificationSchema },
+  // Each submission is reviewed by people at the carrier: a retried request with the same Idempotency-Key is answered, not submitted again.
+  idempotent: true,
+  problems: [400, 401, 403, 404, 409, 413, 415, 422, 429, 502],
+  example: {
+    useCase: "CUSTOMER_CARE",
+    useCaseSummary:
+      "Acme Roofing texts homeowners who asked for a quote on its website about their visit and estimate.",
+    productionMessageSample: "Acme Roofing: your inspection is booked for Tuesday 10am. Reply STOP to opt out.",
+    optInType: "WEB_FORM",
+    optInImageUrls: ["https://acme-roofing.example/quote-form.png"],
+    messageVolume: "1,000",
+    contactFirstName: "Dana",
+    contactLastName: "Reyes",
+  },
+});
+
+export const getTollFreeVerification = defineOperation({
+  operationId: "getTollFreeVerification",
+  summary: "Read a toll-free number's verification and its status",
+  tag,
+  auth: "bearer",
+  permission: "phoneNumbers:read",
+  params: v.object({ phoneNumberId: idParam }),
+  success: { status: 200, description: "The verification", schema: TollFreeVerificationSchema },
+  problems: [401, 403, 404, 429],
 });
 
 export const getPhoneNumberHealth = defineOperation({

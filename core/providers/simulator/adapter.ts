@@ -202,7 +202,8 @@ export function createSimulatorProvider(options: SimulatorOptions): ProviderPort
     // What this carrier took, by the idempotency key it was sent with (its memory is this process's: a restarted
     // simulator took nothing, and its callbacks of before died with it).
     async findSentMessage(reference: HandOffReference): Promise<SendMessageResult | undefined> {
-      return accepted.get(reference.idempotencyKey);
+      const taken = accepted.get(reference.idempotencyKey);
+      return taken && !reference.exclude?.includes(taken.providerMessageId) ? taken : undefined;
     },
 
     async findPlacedCall(reference: HandOffReference): Promise<PlaceCallResult | undefined> {

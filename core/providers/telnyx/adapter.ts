@@ -229,7 +229,7 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
       list: true,
     })) as unknown as { uuid?: string }[];
     for (const record of records) {
-      if (!record.uuid) continue;
+      if (!record.uuid || reference.exclude?.includes(record.uuid)) continue;
       const message = await request(`/v2/messages/${encodeURIComponent(record.uuid)}`);
       if (!message || String(message["text"] ?? "") !== (reference.body ?? "")) continue;
       const parts = Number(message["parts"]);

@@ -10,12 +10,7 @@ import type {
   TenDlcRegistrar,
 } from "#core/providers/registration";
 
-/** The Telnyx adapter's JSON request (`flat`: the 10DLC API answers the resource itself, not `{ data }`). */
-type TelnyxRequest = (
-  path: string,
-  body?: unknown,
-  options?: { flat?: boolean; list?: boolean },
-) => Promise<Record<string, unknown> | undefined>;
+import { createTelnyxTollFree, type TelnyxRequest } from "#core/providers/telnyx/toll-free";
 
 /**
  * Telnyx 10DLC (API v2, `Authorization: Bearer`): `POST /v2/10dlc/brand`,
@@ -70,6 +65,7 @@ export function createTelnyxRegistrar(request: TelnyxRequest): TenDlcRegistrar {
   }
 
   return {
+    ...createTelnyxTollFree(request),
     async registerBrand(details: BrandDetails, submission: SubmissionReference): Promise<BrandReport> {
       return brandReport(
         await request(

@@ -189,7 +189,9 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
     // with exactly its body (Twilio keeps the body as sent: no smart encoding or link shortening without a Messaging Service).
     async findSentMessage(reference: HandOffReference & { body?: string }): Promise<SendMessageResult | undefined> {
       const sent = (await outboundSince("Messages", reference)).find(
-        (message) => String(message["body"] ?? "") === (reference.body ?? ""),
+        (message) =>
+          String(message["body"] ?? "") === (reference.body ?? "") &&
+          !reference.exclude?.includes(String(message["sid"])),
       );
       if (!sent) return undefined;
       const segments = Number.parseInt(String(sent["num_segments"] ?? ""), 10);

@@ -9,6 +9,7 @@ import type {
   TenDlcRegistrar,
 } from "#core/providers/registration";
 import { twilioRequest, type Form } from "./http.ts";
+import { createTwilioTollFree } from "./toll-free.ts";
 
 /**
  * Twilio's ISV A2P 10DLC flow, one brand per organization (a secondary customer
@@ -145,6 +146,7 @@ export function createTwilioRegistrar(options: {
   };
 
   return {
+    ...createTwilioTollFree(messaging, call),
     async registerBrand(details: BrandDetails, submission: SubmissionReference): Promise<BrandReport> {
       const business = await endUser(
         "customer_profile_business_information",

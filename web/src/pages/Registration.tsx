@@ -12,6 +12,9 @@ type Campaign =
 type CampaignRequest = paths["/carrier-registration/campaigns"]["post"]["requestBody"]["content"]["application/json"];
 type PhoneNumber =
   paths["/phone-numbers/all/my"]["post"]["responses"]["200"]["content"]["application/json"]["items"][number];
+type TollFreePath = paths["/phone-numbers/{phoneNumberId}/toll-free-verification"];
+type Verification = TollFreePath["get"]["responses"]["200"]["content"]["application/json"];
+type VerificationRequest = TollFreePath["post"]["requestBody"]["content"]["application/json"];
 
 // The registry's choices, as core/providers/registration.ts lists them (checked against the contract's types).
 const entityTypes = [
@@ -34,6 +37,37 @@ const useCases = [
   "PUBLIC_SERVICE_ANNOUNCEMENT",
   "HIGHER_EDUCATION",
 ] as const satisfies readonly CampaignRequest["useCase"][];
+
+const tollFreeUseCases = [
+  "CUSTOMER_CARE",
+  "ACCOUNT_NOTIFICATIONS",
+  "DELIVERY_NOTIFICATIONS",
+  "TWO_FACTOR_AUTHENTICATION",
+  "MARKETING",
+] as const satisfies readonly VerificationRequest["useCase"][];
+const optInTypes = [
+  "WEB_FORM",
+  "VERBAL",
+  "PAPER_FORM",
+  "VIA_TEXT",
+  "MOBILE_QR_CODE",
+] as const satisfies readonly VerificationRequest["optInType"][];
+const messageVolumes = [
+  "10",
+  "100",
+  "1,000",
+  "10,000",
+  "100,000",
+  "250,000",
+  "500,000",
+  "750,000",
+  "1,000,000",
+  "5,000,000",
+  "10,000,000+",
+] as const satisfies readonly VerificationRequest["messageVolume"][];
+
+/** NANP toll-free area codes (core/shared/phone.ts): these numbers are verified, not put on a campaign. */
+const isTollFree = (number: PhoneNumber) => /^\+18(00|33|44|55|66|77|88)/.test(number.phoneNumber);
 
 /** The brand form: what The Campaign Registry checks against the business's EIN. */
 const brandFields: FieldSpec[] = [
@@ -71,6 +105,33 @@ const campaignFields: FieldSpec[] = [
   { key: "optOutMessage", label: "Answer to STOP", kind: "text" },
   { key: "hasEmbeddedLinks", label: "Messages contain links", kind: "maybe" },
   { key: "hasEmbeddedPhone", label: "Messages contain phone numbers", kind: "maybe" },
+];
+
+/** The toll-free verification form: what the number sends and how people opt in (the business is the brand's). */
+const verificationFields: FieldSpec[] = [
+  { key: "useCase", label: "Use", kind: "select", options: tollFreeUseCases },
+  {
+    key: "useCaseSummary",
+    label: "What the texts are for",
+    kind: "textarea",
+    hint: "At least 40 characters: what is sent, to whom.",
+  },
+  {
+    key: "productionMessageSample",
+    label: "A real message",
+    kind: "textarea",
+    hint: "With the business's name and opt-out words.",
+  },
+  { key: "optInType", label: "Opt-in", kind: "select", options: optInTypes },
+  {
+    key: "optInImageUrls",
+    label: "Opt-in images",
+    kind: "lines",
+    hint: "One to five public links, one a line, showing where people agree to texts.",
+  },
+  { key: "messageVolume", label: "Messages a month", kind: "select", options: messageVolumes },
+  { key: "contactFirstName", label: "Contact first name", kind: "text" },
+  { key: "contactLastName", label: "Contact last name", kind: "text" },
 ];
 
 const statusWords = { Pending: "Waiting for the carriers", Approved: "Approved", Rejected: "Rejected" } as const;
@@ -140,7 +201,8 @@ function AttachNumber({
   numbers: PhoneNumber[];
   onDone: () => void;
 }) {
-  const candidates = numbers.filter((number) => !campaign.phoneNumberIds.includes(number.id));
+  // A toll-free number is verified, never put on a 10DLC campaign (the API refuses it).
+  const candidates = numbers.filter((number) => !campaign.phoneNumberIds.includes(number.id) && !isTollFree(number));
   const [chosen, setChosen] = useState("");
   const [error, setError] = useState<string | null>(null);
   if (candidates.length === 0) return null;
@@ -223,6 +285,81 @@ function CampaignCard({
   );
 }
 
+/** A toll-free number with its verification (null: none yet), and the form to submit it while it may be. */
+function TollFreeCard({
+  number,
+  verification,
+  brand,
+  onChanged,
+}: {
+  number: PhoneNumber;
+  verification: Verification | null;
+  brand: Brand | null;
+  onChanged: () => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const name = number.friendlyName ? `${number.friendlyName} (${number.phoneNumber})` : number.phoneNumber;
+  const submittable = !verification || verification.status === "Rejected";
+  return (
+    <li class="card" data-testid="toll-free" data-phone-number-id={number.id}>
+      <h3 class="endpoint-url">
+        {name}:{" "}
+        <span data-testid="verification-status">
+          {verification ? statusWords[verification.status] : "Not verified"}
+        </span>
+      </h3>
+      {verification?.failureReason && (
+        <p class="error" data-testid="verification-reason">
+          Why: {verification.failureReason}
+          {verification.errorCode ? ` (error ${verification.errorCode})` : ""}
+        </p>
+      )}
+      {verification?.status === "Rejected" && (
+        <p class="hint">
+          {verification.editAllowed
+            ? "The carrier lets the details be corrected: change what it names and submit again."
+            : "The carrier does not let this one be corrected: a new submission may be refused again."}
+        </p>
+      )}
+      {verification && (
+        <p class="hint">
+          Submitted {new Date(verification.submittedAt).toLocaleString()}
+          {verification.decidedAt ? ` · decided ${new Date(verification.decidedAt).toLocaleString()}` : ""}
+        </p>
+      )}
+      {!verification && <p>It sends texts once the carrier verified it.</p>}
+      {submittable &&
+        (!brand || brand.status === "Rejected" ? (
+          <p class="hint">It is verified with the brand's business details: register the brand first.</p>
+        ) : open ? (
+          <RegistrationForm
+            title="Submit the verification"
+            fields={verificationFields}
+            initial={
+              verification
+                ? { ...verification }
+                : { useCase: "CUSTOMER_CARE", optInType: "WEB_FORM", messageVolume: "1,000" }
+            }
+            submit={(body) =>
+              api.POST("/phone-numbers/{phoneNumberId}/toll-free-verification", {
+                params: { path: { phoneNumberId: number.id }, header: { "Idempotency-Key": crypto.randomUUID() } },
+                body: pick(body, verificationFields) as VerificationRequest,
+              })
+            }
+            onDone={() => {
+              setOpen(false);
+              onChanged();
+            }}
+          />
+        ) : (
+          <button type="button" onClick={() => setOpen(true)}>
+            {verification ? "Correct and submit again" : "Verify this number"}
+          </button>
+        ))}
+    </li>
+  );
+}
+
 /** 10DLC registration: the brand and its campaigns with the carriers' decisions, forms to submit them, numbers to attach. */
 export function Registration() {
   const [brand, setBrand] = useState<Brand | null | undefined>(undefined);
@@ -230,6 +367,7 @@ export function Registration() {
   const [numbers, setNumbers] = useState<PhoneNumber[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
+  const [verifications, setVerifications] = useState<Record<string, Verification | null>>({});
   const [addingCampaign, setAddingCampaign] = useState(false);
   const reload = () => setVersion((count) => count + 1);
   useEffect(() => {
@@ -237,10 +375,21 @@ export function Registration() {
       api.GET("/carrier-registration/brand"),
       api.GET("/carrier-registration/campaigns"),
       api.POST("/phone-numbers/all/my", { body: { pageSize: 100 } }),
-    ]).then(([brandAnswer, campaignAnswer, numberAnswer]) => {
+    ]).then(async ([brandAnswer, campaignAnswer, numberAnswer]) => {
+      const listed = numberAnswer.data?.items ?? [];
+      // One read per toll-free number (few per organization); a 404 is "not submitted yet".
+      const read = await Promise.all(
+        listed.filter(isTollFree).map(async (number) => {
+          const { data } = await api.GET("/phone-numbers/{phoneNumberId}/toll-free-verification", {
+            params: { path: { phoneNumberId: number.id } },
+          });
+          return [number.id, data ?? null] as const;
+        }),
+      );
       setBrand(brandAnswer.data ?? null);
       if (campaignAnswer.data) setCampaigns(campaignAnswer.data.items);
-      if (numberAnswer.data) setNumbers(numberAnswer.data.items);
+      setNumbers(listed);
+      setVerifications(Object.fromEntries(read));
       const failed = campaignAnswer.error ?? numberAnswer.error;
       setError(failed ? problemText(failed) : null);
     });
@@ -253,13 +402,18 @@ export function Registration() {
   }
 
   if (brand === undefined) return <h1>10DLC registration</h1>;
-  const pending = brand?.status === "Pending" || campaigns.some((campaign) => campaign.status === "Pending");
+  const tollFree = numbers.filter(isTollFree);
+  const pending =
+    brand?.status === "Pending" ||
+    campaigns.some((campaign) => campaign.status === "Pending") ||
+    Object.values(verifications).some((verification) => verification?.status === "Pending");
   return (
     <>
       <h1>10DLC registration</h1>
       <p>
         US carriers block business texts from local numbers that are not on an approved 10DLC campaign. Register the
-        brand once, then a campaign for what you send, and attach your numbers to it.
+        brand once, then a campaign for what you send, and attach your numbers to it. A toll-free number is verified on
+        its own instead, with the brand's business details.
       </p>
       {error && (
         <p role="alert" class="error">
@@ -348,6 +502,23 @@ export function Registration() {
           )
         ) : (
           <p class="hint">A campaign can be registered once the brand is approved.</p>
+        )}
+      </section>
+      <section aria-labelledby="toll-free">
+        <h2 id="toll-free">Toll-free numbers</h2>
+        {tollFree.length === 0 ? (
+          <p>No toll-free number. Numbers starting 800, 833, 844, 855, 866, 877 or 888 are verified here.</p>
+        ) : (
+          <ul class="endpoints">
+            {tollFree.map((number) => (
+              <TollFreeCard
+                number={number}
+                verification={verifications[number.id] ?? null}
+                brand={brand}
+                onChanged={reload}
+              />
+            ))}
+          </ul>
         )}
       </section>
     </>

@@ -1,0 +1,7 @@
+import { TollFreeVerifications } from "#core/carrier-registration/index";
+import { endpoint } from "#core/http/endpoint";
+import { submitTollFreeVerification } from "#core/http/operations/carrier-registration";
+
+export const handler = endpoint(submitTollFreeVerification, async ({ actor, params, body, resourceId }) =>
+  TollFreeVerifications.submit(actor, params.phoneNumberId, body, await resourceId()),
+);
