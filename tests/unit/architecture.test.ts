@@ -66,8 +66,6 @@ const notYetMigrated = new Set([
   "core/operations/list-indexes.ts",
   "core/operations/schedule-runs.ts",
   "core/operations/stuck-work.ts",
-  "core/organizations/api-keys.ts",
-  "core/organizations/key-resolution.ts",
   "core/rate-limit/index.ts",
   "core/routing/index.ts",
   // Split from core/routing/index.ts (the analytics aggregator closes open leads without loading all of routing).
