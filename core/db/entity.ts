@@ -172,6 +172,24 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
       };
     },
 
+    /**
+     * A put at `identity` of a record that does not hold it (an item keyed by what it is about, which it need not
+     * store: an idempotency record by its key, an allowance by its partition), unless `condition` fails.
+     */
+    putAt(identity: Identity, record: Record<string, unknown>, options: { condition?: Condition } = {}) {
+      const placeholders = new Placeholders();
+      const condition = options.condition ? placeholders.condition(options.condition) : "";
+      return {
+        Item: {
+          ...declaration.key(identity),
+          ...Object.fromEntries(derive(record as T).set),
+          entity: declaration.name,
+          ...record,
+        },
+        ...(condition ? { ConditionExpression: condition, ...placeholders.attributes() } : {}),
+      };
+    },
+
     /** A put that stores the record only if no item holds its key. */
     create(record: T, extra?: Record<string, unknown>) {
       return entity.put(record, { condition: where.new(), ...(extra ? { extra } : {}) });

@@ -48,7 +48,6 @@ const notYetMigrated = new Set([
   "core/calls/sweeper.ts",
   "core/calls/carrier-callbacks.ts",
   "core/carrier-registration/index.ts",
-  "core/idempotency/index.ts",
   "core/messaging/conversations.ts",
   "core/messaging/messages.ts",
   "core/messaging/number-health.ts",
