@@ -65,9 +65,6 @@ const notYetMigrated = new Set([
   "core/operations/list-indexes.ts",
   "core/operations/schedule-runs.ts",
   "core/operations/stuck-work.ts",
-  "core/routing/index.ts",
-  // Split from core/routing/index.ts (the analytics aggregator closes open leads without loading all of routing).
-  "core/routing/open-count.ts",
 ]);
 
 interface ImportEdge {
