@@ -53,7 +53,11 @@ export interface EntityDeclaration<T, Identity, Pattern extends string> {
 
 /** A sort-key range of a query: full sort keys or prefixes built with `sortKey`. */
 export type KeyRange =
-  { between: readonly [string, string] } | { beginsWith: string } | { below: string } | { atMost: string };
+  | { between: readonly [string, string] }
+  | { beginsWith: string }
+  | { below: string }
+  | { atMost: string }
+  | { atLeast: string };
 
 export type ReadOptions = {
   range?: KeyRange;
@@ -138,6 +142,7 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
       return `${partition} AND ${key} BETWEEN ${placeholders.value(range.between[0])} AND ${placeholders.value(range.between[1])}`;
     if ("beginsWith" in range) return `${partition} AND begins_with(${key}, ${placeholders.value(range.beginsWith)})`;
     if ("below" in range) return `${partition} AND ${key} < ${placeholders.value(range.below)}`;
+    if ("atLeast" in range) return `${partition} AND ${key} >= ${placeholders.value(range.atLeast)}`;
     return `${partition} AND ${key} <= ${placeholders.value(range.atMost)}`;
   }
 
@@ -182,7 +187,8 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
       return {
         Item: {
           ...declaration.key(identity),
-          ...Object.fromEntries(derive(record as T).set),
+          // Its index keys may be built from its identity too (an organization's partition of an index).
+          ...Object.fromEntries(derive({ ...identity, ...record } as T).set),
           entity: declaration.name,
           ...record,
         },
@@ -277,6 +283,20 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
     /** A condition on the sort key an item holds in a pattern's index (a sweep claiming the entry it read). */
     indexedAt(pattern: Pattern, sortKey: string): Condition {
       return where.equals(indexKeys(pattern).sk, sortKey);
+    },
+
+    /**
+     * Where a record's entry stands in a pattern's index: its table key and index key, the ExclusiveStartKey of a
+     * page that resumes after it (a cursor a client holds names the record, not the keys).
+     */
+    positionOf(pattern: Pattern, record: Composites<T>): Record<string, unknown> {
+      const index = declaration.indexes[pattern];
+      const physical = indexKeys(pattern);
+      return {
+        ...declaration.key(declaration.identity(record as T)),
+        [physical.pk]: index.pk(record as T, shardIn(index, record)),
+        [physical.sk]: index.sk(record as T),
+      };
     },
 
     /** The sort key an item read from a pattern's index holds there. */
