@@ -58,7 +58,6 @@ const notYetMigrated = new Set([
   "core/messaging/carrier-callbacks.ts",
   "core/messaging/lifecycle.ts",
   "core/messaging/settings.ts",
-  "core/leads/reverify.ts",
   "core/operations/hold-sweeper.ts",
   "core/operations/list-indexes.ts",
   "core/operations/schedule-runs.ts",
