@@ -319,6 +319,14 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
       };
     },
 
+    /** The index key attributes an item read holds in a pattern's index (undefined when it is not in it). */
+    entryOf(pattern: Pattern, item: Record<string, unknown>): Record<string, unknown> | undefined {
+      const physical = indexKeys(pattern);
+      return item[physical.pk] !== undefined && item[physical.sk] !== undefined
+        ? { [physical.pk]: item[physical.pk], [physical.sk]: item[physical.sk] }
+        : undefined;
+    },
+
     /** The sort key an item read from a pattern's index holds there. */
     indexPosition(pattern: Pattern, item: Record<string, unknown>): string {
       return String(item[indexKeys(pattern).sk]);

@@ -41,11 +41,6 @@ const notYetMigrated = new Set([
   "core/billing/payments.ts",
   "core/billing/reservations.ts",
   "core/billing/wallet-store.ts",
-  "core/calls/duration.ts",
-  "core/calls/lifecycle.ts",
-  "core/calls/store.ts",
-  "core/calls/sweeper.ts",
-  "core/calls/carrier-callbacks.ts",
   "core/carrier-registration/index.ts",
   "core/messaging/conversations.ts",
   "core/messaging/messages.ts",
@@ -60,7 +55,6 @@ const notYetMigrated = new Set([
   "core/messaging/settings.ts",
   "core/operations/hold-sweeper.ts",
   "core/operations/list-indexes.ts",
-  "core/operations/schedule-runs.ts",
   "core/operations/stuck-work.ts",
 ]);
 
