@@ -6,7 +6,7 @@ import { Billing, type PriceOverrides } from "#core/billing/index";
 import { paymentsToReview } from "#core/billing/payment-records";
 import { ValidationError } from "#core/errors";
 import { Organizations } from "#core/organizations/index";
-import { backfillListIndexes } from "#core/operations/list-indexes";
+import { backfillListIndexes } from "#core/db/backfill-list-indexes";
 import { migrateKeys } from "#core/db/migrate-keys";
 import { lastScheduleRuns } from "#core/operations/schedule-runs";
 import { stuckWork } from "#core/operations/stuck-work";

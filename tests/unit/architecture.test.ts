@@ -54,7 +54,6 @@ const notYetMigrated = new Set([
   "core/messaging/lifecycle.ts",
   "core/messaging/settings.ts",
   "core/operations/hold-sweeper.ts",
-  "core/operations/list-indexes.ts",
   "core/operations/stuck-work.ts",
 ]);
 
