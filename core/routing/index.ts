@@ -343,20 +343,13 @@ function countWrite(
     userId,
     expiresAt: Math.floor(now.getTime() / 1000) + keepDays * 86_400,
   };
-  const options = { condition: where.any(where.absent("assigned"), where.before("assigned", cap)) };
+  const counts = period === "day" ? RoutingDailyCountEntity : RoutingHourlyCountEntity;
   return {
-    Update:
-      period === "day"
-        ? RoutingDailyCountEntity.update(
-            { organizationId, day: key, userId },
-            { ...changes, entity: RoutingDailyCountEntity.name },
-            options,
-          )
-        : RoutingHourlyCountEntity.update(
-            { organizationId, hour: key, userId },
-            { ...changes, entity: RoutingHourlyCountEntity.name },
-            options,
-          ),
+    Update: counts.update(
+      { organizationId, period: key, userId },
+      { ...changes, entity: counts.name },
+      { condition: where.any(where.absent("assigned"), where.before("assigned", cap)) },
+    ),
   };
 }
 

@@ -1,13 +1,37 @@
 import { defineEntity } from "#core/db/entity";
 import { routingKeys } from "#core/db/keys/routing";
+import type { Key } from "#core/db/keys/shared";
 
-type Member = { organizationId: string; userId: string };
-
-/**
+/*
  * The items core/routing owns (docs/routing.md, docs/data-model.md): the organization's settings, and per rule or
  * member the small counters and marks that keep concurrent routing exact. Each is one item under the organization,
  * read and written by key; none has a secondary index.
  */
+
+type Member = { organizationId: string; userId: string };
+type MemberPeriod = Member & { period: string };
+
+/** An item per member of the organization, keyed by their user id. */
+function memberEntity(name: string, key: (organizationId: string, userId: string) => Key) {
+  return defineEntity({
+    name,
+    attributes: [],
+    key: ({ organizationId, userId }: Member) => key(organizationId, userId),
+    identity: ({ organizationId, userId }: Member & Record<string, unknown>) => ({ organizationId, userId }),
+    indexes: {},
+  });
+}
+
+/** A member's count of one period (a day, a clock hour) against a cap; it expires after the period. */
+function periodCountEntity(name: string, key: (organizationId: string, period: string, userId: string) => Key) {
+  return defineEntity({
+    name,
+    attributes: [],
+    key: ({ organizationId, period, userId }: MemberPeriod) => key(organizationId, period, userId),
+    identity: ({ organizationId, period, userId }: MemberPeriod) => ({ organizationId, period, userId }),
+    indexes: {},
+  });
+}
 
 /** The organization's routing rules and lead-visibility settings (the item does not store its organization). */
 export const RoutingSettingsEntity = defineEntity({
@@ -28,52 +52,17 @@ export const RoutingCounterEntity = defineEntity({
   indexes: {},
 });
 
-/** The leads routing gave a member on one day (`assigned`), for the daily cap; it expires after. */
-export const RoutingDailyCountEntity = defineEntity({
-  name: "RoutingDailyCount",
-  attributes: [],
-  key: ({ organizationId, day, userId }: Member & { day: string }) =>
-    routingKeys.routingDailyCount(organizationId, day, userId),
-  identity: ({ organizationId, day, userId }: Member & { day: string }) => ({ organizationId, day, userId }),
-  indexes: {},
-});
+/** The leads routing gave a member on one day of the organization's time zone (`assigned`), for the daily cap. */
+export const RoutingDailyCountEntity = periodCountEntity("RoutingDailyCount", routingKeys.routingDailyCount);
 
-/** The same for one clock hour, for the hourly cap. */
-export const RoutingHourlyCountEntity = defineEntity({
-  name: "RoutingHourlyCount",
-  attributes: [],
-  key: ({ organizationId, hour, userId }: Member & { hour: string }) =>
-    routingKeys.routingHourlyCount(organizationId, hour, userId),
-  identity: ({ organizationId, hour, userId }: Member & { hour: string }) => ({ organizationId, hour, userId }),
-  indexes: {},
-});
+/** The same for one clock hour (`YYYY-MM-DDTHH`), for the hourly cap. */
+export const RoutingHourlyCountEntity = periodCountEntity("RoutingHourlyCount", routingKeys.routingHourlyCount);
 
 /** The routed leads a member holds open (`open`), for the open-leads cap. */
-export const RoutingOpenCountEntity = defineEntity({
-  name: "RoutingOpenCount",
-  attributes: [],
-  key: ({ organizationId, userId }: Member) => routingKeys.routingOpenCount(organizationId, userId),
-  identity: ({ organizationId, userId }: Member) => ({ organizationId, userId }),
-  indexes: {},
-});
+export const RoutingOpenCountEntity = memberEntity("RoutingOpenCount", routingKeys.routingOpenCount);
 
 /** Whether a member marked themselves away (`away`), and when. */
-export const RoutingAwayEntity = defineEntity({
-  name: "RoutingAway",
-  attributes: [],
-  key: ({ organizationId, userId }: Member) => routingKeys.routingAway(organizationId, userId),
-  identity: ({ organizationId, userId }: Member & { away: boolean; modifiedAt: string }) => ({
-    organizationId,
-    userId,
-  }),
-  indexes: {},
-});
+export const RoutingAwayEntity = memberEntity("RoutingAway", routingKeys.routingAway);
 
 /** When routing last gave a member a lead by a least-recently-assigned rule (`at`). */
-export const RoutingLastAssignedEntity = defineEntity({
-  name: "RoutingLastAssigned",
-  attributes: [],
-  key: ({ organizationId, userId }: Member) => routingKeys.routingLastAssigned(organizationId, userId),
-  identity: ({ organizationId, userId }: Member) => ({ organizationId, userId }),
-  indexes: {},
-});
+export const RoutingLastAssignedEntity = memberEntity("RoutingLastAssigned", routingKeys.routingLastAssigned);
