@@ -8,8 +8,8 @@ import { ValidationError } from "#core/errors";
 import { Organizations } from "#core/organizations/index";
 import { backfillListIndexes } from "#core/db/backfill-list-indexes";
 import { migrateKeys } from "#core/db/migrate-keys";
-import { lastScheduleRuns } from "#core/operations/schedule-runs";
-import { stuckWork } from "#core/operations/stuck-work";
+import { lastScheduleRuns } from "#core/maintenance/schedule-runs";
+import { stuckWork } from "#core/maintenance/stuck-work";
 import {
   queueDepth,
   redriveDeadLetters,

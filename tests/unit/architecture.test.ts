@@ -53,8 +53,8 @@ const notYetMigrated = new Set([
   "core/messaging/carrier-callbacks.ts",
   "core/messaging/lifecycle.ts",
   "core/messaging/settings.ts",
-  "core/operations/hold-sweeper.ts",
-  "core/operations/stuck-work.ts",
+  "core/maintenance/hold-sweeper.ts",
+  "core/maintenance/stuck-work.ts",
 ]);
 
 interface ImportEdge {
@@ -162,7 +162,7 @@ describe("architecture (docs/architecture.md)", () => {
     const offenders = coreFiles
       .filter(
         (file) =>
-          !file.startsWith("core/db/") && !file.startsWith("core/http/") && !file.startsWith("core/operations/"),
+          !file.startsWith("core/db/") && !file.startsWith("core/http/") && !file.startsWith("core/maintenance/"),
       )
       .flatMap((file) => {
         const text = readFileSync(path.join(root, file), "utf8");

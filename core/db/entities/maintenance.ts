@@ -1,9 +1,9 @@
 import { defineEntity } from "#core/db/entity";
-import { operationsKeys } from "#core/db/keys/operations";
+import { maintenanceKeys } from "#core/db/keys/maintenance";
 
 type StoredScheduleRun = { schedule: string } & Record<string, unknown>;
 
-const runs = operationsKeys.scheduleRunPrefix();
+const runs = maintenanceKeys.scheduleRunPrefix();
 
 /**
  * The ScheduleRun entity (docs/data-model.md): the last run of each operator schedule (a sweep), one item per
@@ -12,7 +12,7 @@ const runs = operationsKeys.scheduleRunPrefix();
 export const ScheduleRunEntity = defineEntity({
   name: "ScheduleRun",
   attributes: [],
-  key: ({ schedule }: { schedule: string }) => operationsKeys.scheduleRun(schedule),
+  key: ({ schedule }: { schedule: string }) => maintenanceKeys.scheduleRun(schedule),
   identity: ({ schedule }: StoredScheduleRun) => ({ schedule }),
   collection: {
     name: "bySchedule",

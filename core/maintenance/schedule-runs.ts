@@ -1,4 +1,4 @@
-import { ScheduleRunEntity } from "#core/db/entities/operations";
+import { ScheduleRunEntity } from "#core/db/entities/maintenance";
 import { table } from "#core/db/items";
 import { countMetric, logger, withCorrelationId } from "#core/observability/index";
 import { newId, nowIso } from "#core/shared/ids";
