@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { sweepHolds } from "#core/operations/hold-sweeper";
+import { sweepHolds } from "#core/maintenance/hold-sweeper";
 import { Billing } from "#core/billing/index";
 import { sweepDueCalls } from "#core/calls/sweeper";
 import { LEASE_MS } from "#core/automations/runs/engine";

@@ -6,10 +6,10 @@ import { Billing, type PriceOverrides } from "#core/billing/index";
 import { paymentsToReview } from "#core/billing/payment-records";
 import { ValidationError } from "#core/errors";
 import { Organizations } from "#core/organizations/index";
-import { backfillListIndexes } from "#core/operations/list-indexes";
+import { backfillListIndexes } from "#core/db/backfill-list-indexes";
 import { migrateKeys } from "#core/db/migrate-keys";
-import { lastScheduleRuns } from "#core/operations/schedule-runs";
-import { stuckWork } from "#core/operations/stuck-work";
+import { lastScheduleRuns } from "#core/maintenance/schedule-runs";
+import { stuckWork } from "#core/maintenance/stuck-work";
 import {
   queueDepth,
   redriveDeadLetters,

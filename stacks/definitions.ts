@@ -777,7 +777,7 @@ export const schedules: ScheduleDefinition[] = [
   },
   /** Charges each phone number's monthly fee once per billing month (daily, so a missed run is made up the next day; core/billing/number-fees). */
   { name: "phoneNumberFees", cron: "5 0 * * ? *", handler: "functions/schedules/phone-number-fees.handler" },
-  /** Settles or releases any wallet hold whose message or call is final or gone (defence in depth; core/operations/hold-sweeper). */
+  /** Settles or releases any wallet hold whose message or call is final or gone (defence in depth; core/maintenance/hold-sweeper). */
   { name: "sweepHolds", cron: "0/15 * * * ? *", handler: "functions/schedules/sweep-holds.handler" },
   /** Asks the carriers for the decision on every pending 10DLC brand and campaign (core/carrier-registration). */
   {

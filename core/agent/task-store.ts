@@ -1,11 +1,9 @@
 import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from "@a2a-js/sdk";
 import type { ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
-import { table, type QueryInput } from "#core/db/items";
-import { indexOf } from "#core/db/indexes";
+import { table } from "#core/db/items";
 import { actorOf } from "#core/agent/caller";
-import { entities, keys } from "#core/db/keys";
-import { ordered } from "#core/db/keys/shared";
+import { A2ATaskEntity } from "#core/db/entities/agent";
 import { readBudget } from "#core/db/list";
 import { queryCount } from "#core/db/query";
 import { nowIso } from "#core/shared/ids";
@@ -28,58 +26,51 @@ export class DynamoTaskStore implements TaskStore {
     const { organizationId } = actorOf(context);
     const now = nowIso();
     const statusTimestamp = task.status?.timestamp ?? now;
-    await table.put({
-      Item: {
-        ...keys.a2aTask(organizationId, task.id),
-        ...keys.a2aTasksByStatusTime(organizationId, statusTimestamp, task.id),
-        entity: entities.a2aTask,
-        taskId: task.id,
-        contextId: task.contextId,
-        state: task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED,
-        statusTimestamp,
-        task: JSON.stringify(Task.toJSON(task)),
-        updatedAt: now,
-        expiresAt: Math.floor(Date.now() / 1000) + taskTtlSeconds,
-      },
-    });
+    await table.put(
+      A2ATaskEntity.putAt(
+        { organizationId, taskId: task.id },
+        {
+          taskId: task.id,
+          contextId: task.contextId,
+          state: task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED,
+          statusTimestamp,
+          task: JSON.stringify(Task.toJSON(task)),
+          updatedAt: now,
+          expiresAt: Math.floor(Date.now() / 1000) + taskTtlSeconds,
+        },
+      ),
+    );
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
     const { organizationId } = actorOf(context);
-    const { Item } = await table.get({ Key: keys.a2aTask(organizationId, taskId), ConsistentRead: true });
+    const Item = await A2ATaskEntity.get({ organizationId, taskId }, { consistent: true });
     if (!Item || isExpired(Item)) return undefined;
     return Task.fromJSON(JSON.parse(Item.task as string));
   }
 
   /**
    * The organization's tasks, most recently updated first (A2A 1.0 ListTasks), filtered by context, state and status
-   * time, from gsi4 (status time, then id). `pageSize` answers how many tasks this page holds, as the A2A conformance
+   * time, from its status-time index (status time, then id). `pageSize` answers how many tasks this page holds, as the A2A conformance
    * suite reads it (docs/decisions.md).
    */
   async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     const { organizationId } = actorOf(context);
     const pageSize = params.pageSize ?? defaultPageSize;
-    const { pk: indexPk, sk: indexSk } = indexOf("sortedByField");
-    const partition = keys.a2aTasksByStatusTimePartition(organizationId).gsi4pk;
     const now = Math.floor(Date.now() / 1000);
     const where = (item: Record<string, unknown>) =>
       !isExpired(item, now) &&
       (!params.contextId || item.contextId === params.contextId) &&
       (!params.status || item.state === params.status);
     const after = params.statusTimestampAfter ? new Date(params.statusTimestampAfter).toISOString() : undefined;
-    const query: QueryInput = {
-      index: "sortedByField",
-      KeyConditionExpression: `${indexPk} = :pk${after ? ` AND ${indexSk} >= :after` : ""}`,
-      ExpressionAttributeValues: { ":pk": partition, ...(after ? { ":after": after } : {}) },
-      ScanIndexForward: false,
-      where,
-    };
+    const query = A2ATaskEntity.queryPartition(
+      "byStatusTime",
+      { organizationId },
+      { ...(after ? { range: { atLeast: after } } : {}), forward: false, where },
+    );
     const cursor = params.pageToken ? cursorOf(params.pageToken) : undefined;
-    let startKey: Record<string, unknown> | undefined = cursor && {
-      [indexPk]: partition,
-      [indexSk]: ordered(cursor.statusTimestamp, cursor.taskId),
-      ...keys.a2aTask(organizationId, cursor.taskId),
-    };
+    let startKey: Record<string, unknown> | undefined =
+      cursor && A2ATaskEntity.positionOf("byStatusTime", { organizationId, ...cursor });
     // Bounded like every list (core/db/list.ts readBudget): a filtered page may come back short with a token.
     const budget = readBudget(pageSize);
     const items: Record<string, unknown>[] = [];
@@ -92,7 +83,8 @@ export class DynamoTaskStore implements TaskStore {
       startKey = page.LastEvaluatedKey;
     } while (startKey && items.length <= pageSize && read < budget);
     const pageItems = items.slice(0, pageSize);
-    const resumeAfter = items.length > pageSize ? pageItems.at(-1)![indexSk] : startKey?.[indexSk];
+    const last = items.length > pageSize ? pageItems.at(-1) : startKey;
+    const resumeAfter = last && A2ATaskEntity.indexPosition("byStatusTime", last);
     const nextPageToken = resumeAfter === undefined ? "" : Buffer.from(String(resumeAfter)).toString("base64url");
     // Past the budget, totalSize is a lower bound.
     const totalSize = (await queryCount(query, budget)).count;

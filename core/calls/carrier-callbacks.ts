@@ -13,7 +13,8 @@ import type { Call } from "#core/calls/model";
 import { callWebhookUrl, emptyCall } from "#core/calls/placement";
 import { callIdOfProvider, callWrites, dueEntry, readCall, toCall, updateCall } from "#core/calls/store";
 import { Twiml } from "#core/calls/twiml";
-import { entities, keys } from "#core/db/keys";
+import { ProviderCallEntity } from "#core/db/entities/calls";
+import { where } from "#core/db/expression";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
@@ -308,14 +309,11 @@ async function createInbound(
     billingStatus: "NotBillable",
   };
   const pointer: TransactItem = {
-    Put: {
-      Item: {
-        ...keys.providerCall(organizationId, provider, event.providerCallId),
-        entity: entities.providerCall,
-        callId: call.id,
-      },
-      ConditionExpression: "attribute_not_exists(pk)",
-    },
+    Put: ProviderCallEntity.putAt(
+      { organizationId, provider, providerCallId: event.providerCallId },
+      { callId: call.id },
+      { condition: where.new() },
+    ),
   };
   try {
     await Billing.commit([pointer, ...callWrites(organizationId, call, undefined)]);

@@ -1,5 +1,4 @@
-import { table } from "#core/db/items";
-import { keys } from "#core/db/keys";
+import { CallEntity } from "#core/db/entities/calls";
 
 /**
  * Talk seconds of a completed call, from the call record (event records carry
@@ -7,11 +6,7 @@ import { keys } from "#core/db/keys";
  * own, so the analytics consumer reads it without loading call placement.
  */
 export async function talkSeconds(organizationId: string, callId: string): Promise<number> {
-  const { Item } = await table.get({
-    Key: keys.call(organizationId, callId),
-    ProjectionExpression: "#d",
-    ExpressionAttributeNames: { "#d": "duration" },
-  });
+  const Item = await CallEntity.get({ organizationId, id: callId }, { attributes: ["duration"] });
   const duration = Number(Item?.duration ?? 0);
   return Number.isFinite(duration) && duration > 0 ? Math.round(duration) : 0;
 }

@@ -78,7 +78,8 @@ export async function applyStatus(
   callId: string,
   provider: string | null,
   change: StatusChange,
-  claim: (current: { gsi3sk?: string; status: CallStatus; placementStartedAt?: string }) => boolean = () => true,
+  claim: (current: { status: CallStatus; placementStartedAt?: string } & Record<string, unknown>) => boolean = () =>
+    true,
 ): Promise<boolean> {
   const result = await updateCall(organizationId, callId, async (current) => {
     if (!claim(current)) return undefined;

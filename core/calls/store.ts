@@ -1,9 +1,11 @@
-import { dueWorkShardOf, dueWorkShards } from "#core/db/due";
-import { table, claimKey } from "#core/db/items";
+import { dueWorkShards } from "#core/db/due";
+import { CallByPhoneEntity, CallEntity, ProviderCallEntity } from "#core/db/entities/calls";
+import { where } from "#core/db/expression";
+import { withoutKeys } from "#core/db/indexes";
+import { claimKey } from "#core/db/items";
 import { Billing, TransactionConditionFailed, type TransactItem } from "#core/billing/index";
 import type { Call } from "#core/calls/model";
 import type { AfterCommit } from "#core/db/transact";
-import { entities, keys } from "#core/db/keys";
 import { callLifecycle } from "#core/shared/status";
 
 /**
@@ -14,22 +16,16 @@ import { callLifecycle } from "#core/shared/status";
  * (reservation, settlement) ride in the same transaction.
  */
 
-/** The call's entry in the due index (gsi3, `keys.dueCall`): present while it holds money and is not final. */
-export type DueKeys = { gsi3pk: string; gsi3sk: string };
+/**
+ * The call's entry in the Call entity's `due` index, as its index key attributes (`dueEntry`, or as read from the
+ * call): present while it holds money and is not final.
+ */
+export type DueKeys = Record<string, unknown>;
 
-type Stored = Call & { version: number; placementStartedAt?: string; deadlineAt?: string } & Partial<DueKeys>;
+type Stored = Call & { version: number; placementStartedAt?: string; deadlineAt?: string } & Record<string, unknown>;
 
-const internal = new Set([
-  "pk",
-  "sk",
-  "entity",
-  "version",
-  "organizationId",
-  "placementStartedAt",
-  "deadlineAt",
-  "gsi3pk",
-  "gsi3sk",
-]);
+/** What the call item holds beside the call (its keys and index entries are left out too). */
+const internal = new Set(["entity", "version", "organizationId", "placementStartedAt", "deadlineAt"]);
 
 export function toCall(item: Record<string, unknown>): Call {
   return {
@@ -39,21 +35,23 @@ export function toCall(item: Record<string, unknown>): Call {
     whisper: null,
     ringSeconds: null,
     assignedUserId: null,
-    ...Object.fromEntries(Object.entries(item).filter(([key]) => !internal.has(key))),
+    ...Object.fromEntries(Object.entries(withoutKeys(item)).filter(([key]) => !internal.has(key))),
   } as unknown as Call;
 }
 
 export async function readCall(organizationId: string, callId: string): Promise<Stored | undefined> {
-  const { Item } = await table.get({ Key: keys.call(organizationId, callId), ConsistentRead: true });
-  return Item as Stored | undefined;
+  return (await CallEntity.get({ organizationId, id: callId }, { consistent: true })) as Stored | undefined;
 }
 
 export const dueShards = dueWorkShards;
 
 /** The due-index entry of a call overdue at `dueAt` (ISO). */
 export function dueEntry(organizationId: string, callId: string, dueAt: string): DueKeys {
-  return keys.dueCall(dueWorkShardOf(callId), dueAt, organizationId, callId);
+  return CallEntity.entryIn("due", { organizationId, id: callId, dueAt });
 }
+
+/** Where a call read, or a due entry, stands in the due index (what a sweep's claim compares with the entry it read). */
+export const duePosition = (item: Record<string, unknown>): string => CallEntity.indexPosition("due", item);
 
 /**
  * The call's three items, conditional on the version read (undefined: the call
@@ -69,17 +67,16 @@ export function callWrites(
   const version = (readVersion ?? 0) + 1;
   const body = { ...call, organizationId, version, ...extra };
   const numbers = [...new Set([call.fromPhoneNumber, call.toPhoneNumber])];
-  const dueKeys = due && !callLifecycle.isFinal(call.status) ? { gsi3pk: due.gsi3pk, gsi3sk: due.gsi3sk } : {};
+  const dueKeys = due && !callLifecycle.isFinal(call.status) ? due : {};
   return [
     {
-      Put: {
-        Item: { ...keys.call(organizationId, call.id), entity: entities.call, ...body, ...dueKeys },
-        ConditionExpression: readVersion === undefined ? "attribute_not_exists(pk)" : "version = :version",
-        ...(readVersion === undefined ? {} : { ExpressionAttributeValues: { ":version": readVersion } }),
-      },
+      Put: CallEntity.put(body, {
+        condition: readVersion === undefined ? where.new() : where.equals("version", readVersion),
+        extra: dueKeys,
+      }),
     },
     ...numbers.map((e164): TransactItem => ({
-      Put: { Item: { ...keys.callByPhone(organizationId, e164, call.id), entity: entities.callByPhone, ...body } },
+      Put: CallByPhoneEntity.putAt({ organizationId, e164, callId: call.id }, body),
     })),
   ];
 }
@@ -115,8 +112,7 @@ export async function updateCall(
       ...next.extra,
     };
     try {
-      const due =
-        next.due ?? (current.gsi3pk && current.gsi3sk ? { gsi3pk: current.gsi3pk, gsi3sk: current.gsi3sk } : undefined);
+      const due = next.due ?? CallEntity.entryOf("due", current);
       await Billing.commit([
         ...callWrites(organizationId, next.call, current.version, extra, due),
         ...(next.items ?? []),
@@ -137,8 +133,8 @@ export async function claimProviderCall(
   providerCallId: string,
   callId: string,
 ): Promise<boolean> {
-  return claimKey(keys.providerCall(organizationId, provider, providerCallId), {
-    entity: entities.providerCall,
+  return claimKey(ProviderCallEntity.key({ organizationId, provider, providerCallId }), {
+    entity: ProviderCallEntity.name,
     callId,
   });
 }
@@ -149,9 +145,6 @@ export async function callIdOfProvider(
   provider: string,
   providerCallId: string,
 ): Promise<string | undefined> {
-  const { Item } = await table.get({
-    Key: keys.providerCall(organizationId, provider, providerCallId),
-    ConsistentRead: true,
-  });
-  return Item?.callId as string | undefined;
+  const item = await ProviderCallEntity.get({ organizationId, provider, providerCallId }, { consistent: true });
+  return item?.callId as string | undefined;
 }

@@ -1,10 +1,10 @@
 import { applyStatus, nextCheckIn } from "#core/calls/lifecycle";
 import type { StatusChange } from "#core/calls/model";
-import { claimProviderCall, dueEntry, dueShards, readCall, toCall, updateCall } from "#core/calls/store";
+import { claimProviderCall, dueEntry, duePosition, dueShards, readCall, toCall, updateCall } from "#core/calls/store";
 import { CallPlace } from "#core/calls/queue";
 import { publish } from "#core/queue/messages";
 import { dueEntries } from "#core/db/due";
-import { keys } from "#core/db/keys";
+import { CallEntity } from "#core/db/entities/calls";
 import { callLifecycle, inboundCallStatus } from "#core/shared/status";
 import { providerByName } from "#core/providers/index";
 import { ProviderError } from "#core/providers/port";
@@ -24,7 +24,7 @@ export interface CallSweepResult {
 
 /**
  * The call sweep (EventBridge, every 5 minutes): reads the due index of calls
- * (gsi3 `DUECALLS#<shard>`) up to now. A call is there while it holds money
+ * (the Call entity's `due` index, `DUECALLS#<shard>`) up to now. A call is there while it holds money
  * and is not final, overdue at its hold time + ring timeout + `maxCallMinutes`
  * + CALL_SWEEP_GRACE_MINUTES, when its final callbacks never came. For each:
  * - ask the provider for the call's status (when the adapter can); a final
@@ -40,7 +40,7 @@ export interface CallSweepResult {
 export async function sweepDueCalls(options: { now?: Date; organizationId?: string } = {}): Promise<CallSweepResult> {
   const now = options.now ?? new Date();
   const result: CallSweepResult = { reported: 0, expired: 0, checked: 0, errors: 0 };
-  const partitions = dueShards.map((shard) => keys.dueCall(shard, "", "", "").gsi3pk);
+  const partitions = dueShards.map((shard) => CallEntity.partitionKey("due", { shard }));
   for await (const { seen, dueAt, organizationId, id: callId } of dueEntries(
     partitions,
     now.toISOString(),
@@ -75,7 +75,7 @@ export const PLACEMENT_LEASE_MS = 4 * queues.outboundCalls.consumerTimeoutSecond
 async function recoverPlacement(
   organizationId: string,
   call: NonNullable<Awaited<ReturnType<typeof readCall>>>,
-  claim: (current: { gsi3sk?: string }) => boolean,
+  claim: (current: Record<string, unknown>) => boolean,
   now: number,
 ): Promise<void> {
   const provider = call.provider ? providerByName(call.provider) : undefined;
@@ -129,8 +129,8 @@ async function sweepCall(
   now: number,
 ): Promise<"reported" | "expired" | "checked" | undefined> {
   const call = await readCall(organizationId, callId);
-  if (!call || call.gsi3sk !== seen || callLifecycle.isFinal(call.status)) return undefined;
-  const claim = (current: { gsi3sk?: string }) => current.gsi3sk === seen;
+  if (!call || duePosition(call) !== seen || callLifecycle.isFinal(call.status)) return undefined;
+  const claim = (current: Record<string, unknown>) => duePosition(current) === seen;
   const provider = call.provider ? providerByName(call.provider) : undefined;
   const report =
     call.providerId && provider?.fetchCallStatus ? await provider.fetchCallStatus(call.providerId) : undefined;
@@ -158,7 +158,7 @@ async function sweepCall(
     if (call.status === "Queued" && !call.providerId) {
       if (!call.placementStartedAt) await publish(CallPlace, organizationId, { callId });
       else if (now >= Date.parse(call.placementStartedAt) + PLACEMENT_LEASE_MS)
-        await recoverPlacement(organizationId, call, (current) => current.gsi3sk === next.gsi3sk, now);
+        await recoverPlacement(organizationId, call, (current) => duePosition(current) === duePosition(next), now);
     }
     return "checked";
   }

@@ -1,5 +1,6 @@
+import { ContactAttemptsEntity } from "#core/db/entities/consent";
+import { where } from "#core/db/expression";
 import { conditionally, table } from "#core/db/items";
-import { entities, keys } from "#core/db/keys";
 
 const DAY_MS = 24 * 3_600_000;
 /** A claim whose text or call cannot be found yet may still be being written: it counts for this long. */
@@ -25,10 +26,10 @@ export async function claimContactAttempt(
   organizationId: string,
   input: { channel: Channel; to: string; attemptId: string; cap: number; stillCounts: StillCounts },
 ): Promise<CapClaim> {
-  const key = keys.contactAttempts(organizationId, input.channel, input.to);
+  const recipient = { organizationId, channel: input.channel, to: input.to };
   for (let round = 0; round < ROUNDS; round++) {
     const now = Date.now();
-    const { Item } = await table.get({ Key: key, ConsistentRead: true });
+    const Item = await ContactAttemptsEntity.get(recipient, { consistent: true });
     const attempts = { ...((Item?.attempts as Record<string, number> | undefined) ?? {}) };
     if (attempts[input.attemptId] !== undefined) return { claimed: true };
     for (const [id, at] of Object.entries(attempts)) if (at <= now - DAY_MS) delete attempts[id];
@@ -44,18 +45,13 @@ export async function claimContactAttempt(
     attempts[input.attemptId] = now;
     const version = Number(Item?.version ?? 0);
     const written = await conditionally(
-      table.put({
-        Item: {
-          ...key,
-          entity: entities.contactAttempts,
-          organizationId,
-          attempts,
-          version: version + 1,
-          expiresAt: Math.ceil((now + DAY_MS) / 1000) + 3600,
-        },
-        ConditionExpression: "attribute_not_exists(pk) OR version = :version",
-        ExpressionAttributeValues: { ":version": version },
-      }),
+      table.put(
+        ContactAttemptsEntity.putAt(
+          recipient,
+          { organizationId, attempts, version: version + 1, expiresAt: Math.ceil((now + DAY_MS) / 1000) + 3600 },
+          { condition: where.any(where.new(), where.equals("version", version)) },
+        ),
+      ),
     );
     if (written) return { claimed: true };
   }

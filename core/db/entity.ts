@@ -32,6 +32,11 @@ export interface IndexDeclaration<T> {
    * composite reads every shard and merges them by the sort key (core/db/merge.ts).
    */
   shards?: { count: number; by: (item: T) => string };
+  /**
+   * An entry the record cannot say it holds (its due time is not stored; it shares its index keys with another
+   * entry of the item): never derived, written only when an update names it in `enter`, removed by `leave`.
+   */
+  explicit?: true;
 }
 
 /** The shard of a write-sharded index an item with this id is written to. */
@@ -53,7 +58,11 @@ export interface EntityDeclaration<T, Identity, Pattern extends string> {
 
 /** A sort-key range of a query: full sort keys or prefixes built with `sortKey`. */
 export type KeyRange =
-  { between: readonly [string, string] } | { beginsWith: string } | { below: string } | { atMost: string };
+  | { between: readonly [string, string] }
+  | { beginsWith: string }
+  | { below: string }
+  | { atMost: string }
+  | { atLeast: string };
 
 export type ReadOptions = {
   range?: KeyRange;
@@ -86,7 +95,7 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
     const set = new Map<string, unknown>();
     const remove: string[] = [];
     for (const [, index] of patterns) {
-      if (only && !only(index)) continue;
+      if (index.explicit || (only && !only(index))) continue;
       const physical = indexOf(index.index);
       if (index.when && !index.when(record)) remove.push(physical.pk, physical.sk);
       else
@@ -138,6 +147,7 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
       return `${partition} AND ${key} BETWEEN ${placeholders.value(range.between[0])} AND ${placeholders.value(range.between[1])}`;
     if ("beginsWith" in range) return `${partition} AND begins_with(${key}, ${placeholders.value(range.beginsWith)})`;
     if ("below" in range) return `${partition} AND ${key} < ${placeholders.value(range.below)}`;
+    if ("atLeast" in range) return `${partition} AND ${key} >= ${placeholders.value(range.atLeast)}`;
     return `${partition} AND ${key} <= ${placeholders.value(range.atMost)}`;
   }
 
@@ -172,6 +182,25 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
       };
     },
 
+    /**
+     * A put at `identity` of a record that does not hold it (an item keyed by what it is about, which it need not
+     * store: an idempotency record by its key, an allowance by its partition), unless `condition` fails.
+     */
+    putAt(identity: Identity, record: Record<string, unknown>, options: { condition?: Condition } = {}) {
+      const placeholders = new Placeholders();
+      const condition = options.condition ? placeholders.condition(options.condition) : "";
+      return {
+        Item: {
+          ...declaration.key(identity),
+          // Its index keys may be built from its identity too (an organization's partition of an index).
+          ...Object.fromEntries(derive({ ...identity, ...record } as T).set),
+          entity: declaration.name,
+          ...record,
+        },
+        ...(condition ? { ConditionExpression: condition, ...placeholders.attributes() } : {}),
+      };
+    },
+
     /** A put that stores the record only if no item holds its key. */
     create(record: T, extra?: Record<string, unknown>) {
       return entity.put(record, { condition: where.new(), ...(extra ? { extra } : {}) });
@@ -181,12 +210,19 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
      * An update of `current` by `changes` (by dotted path: `metadata.smsConsentStatus`), with the keys of every
      * index whose composites a change touches derived from the record as it will be (for `table.update` or
      * `Transaction.update`). `remove` names attributes to drop. `current` is the record as read, or at least its
-     * identity and the composites of the indexes the changes touch.
+     * identity and the composites of the indexes the changes touch. `enter` puts the item in explicit indexes (by
+     * the composites given beside the record as it will be), `leave` takes it out of them.
      */
     update(
       current: Composites<T>,
       changes: Changes,
-      options: { condition?: Condition; remove?: readonly string[]; entries?: Readonly<Record<string, unknown>> } = {},
+      options: {
+        condition?: Condition;
+        remove?: readonly string[];
+        entries?: Readonly<Record<string, unknown>>;
+        enter?: Partial<Record<Pattern, Composites<T>>>;
+        leave?: readonly Pattern[];
+      } = {},
     ) {
       const next = applied(current as T, changes);
       const paths = Object.keys(changes);
@@ -196,9 +232,13 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
       const placeholders = new Placeholders();
       // `entries`: index keys a key builder gave for a state the declaration does not model (a due entry); they
       // replace what is derived for the same attributes.
-      const entries = Object.entries(options.entries ?? {});
+      const entered = Object.entries(options.enter ?? {}).flatMap(([pattern, composites]) =>
+        Object.entries(entity.entryIn(pattern as Pattern, { ...next, ...(composites as Composites<T>) })),
+      );
+      const entries = [...Object.entries(options.entries ?? {}), ...entered];
       const set = new Map<string, unknown>([...Object.entries(changes), ...derived.set, ...entries]);
-      const removed = derived.remove.filter((name) => !entries.some(([entry]) => entry === name));
+      const left = (options.leave ?? []).flatMap((pattern) => [indexKeys(pattern).pk, indexKeys(pattern).sk]);
+      const removed = [...derived.remove, ...left].filter((name) => !entries.some(([entry]) => entry === name));
       const expression = placeholders.update(set, [...(options.remove ?? []), ...removed]);
       const condition = options.condition ? placeholders.condition(options.condition) : "";
       return {
@@ -259,6 +299,32 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
     /** A condition on the sort key an item holds in a pattern's index (a sweep claiming the entry it read). */
     indexedAt(pattern: Pattern, sortKey: string): Condition {
       return where.equals(indexKeys(pattern).sk, sortKey);
+    },
+
+    /**
+     * Where a record's entry stands in a pattern's index: its table key and index key, the ExclusiveStartKey of a
+     * page that resumes after it (a cursor a client holds names the record, not the keys).
+     */
+    positionOf(pattern: Pattern, record: Composites<T>): Record<string, unknown> {
+      return { ...declaration.key(declaration.identity(record as T)), ...entity.entryIn(pattern, record) };
+    },
+
+    /** The index key attributes of a record's entry in a pattern's index. */
+    entryIn(pattern: Pattern, record: Composites<T>): Record<string, unknown> {
+      const index = declaration.indexes[pattern];
+      const physical = indexKeys(pattern);
+      return {
+        [physical.pk]: index.pk(record as T, shardIn(index, record)),
+        [physical.sk]: index.sk(record as T),
+      };
+    },
+
+    /** The index key attributes an item read holds in a pattern's index (undefined when it is not in it). */
+    entryOf(pattern: Pattern, item: Record<string, unknown>): Record<string, unknown> | undefined {
+      const physical = indexKeys(pattern);
+      return item[physical.pk] !== undefined && item[physical.sk] !== undefined
+        ? { [physical.pk]: item[physical.pk], [physical.sk]: item[physical.sk] }
+        : undefined;
     },
 
     /** The sort key an item read from a pattern's index holds there. */

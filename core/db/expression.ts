@@ -6,7 +6,7 @@
 
 export type Condition =
   | { kind: "exists" | "absent" | "absentOrNull" | "isMap"; path: string }
-  | { kind: "=" | "<" | "<=" | ">" | ">="; path: string; value: unknown }
+  | { kind: "=" | "<>" | "<" | "<=" | ">" | ">="; path: string; value: unknown }
   | { kind: "in"; path: string; values: readonly unknown[] }
   | { kind: "and" | "or"; parts: Condition[] }
   | { kind: "not"; part: Condition };
@@ -23,8 +23,12 @@ export const where = {
   absentOrNull: (path: string): Condition => ({ kind: "absentOrNull", path }),
   isMap: (path: string): Condition => ({ kind: "isMap", path }),
   equals: (path: string, value: unknown): Condition => ({ kind: "=", path, value }),
+  /** Another value than `value` (DynamoDB's `<>`, as a condition on a payload fingerprint states it). */
+  differs: (path: string, value: unknown): Condition => ({ kind: "<>", path, value }),
   before: (path: string, value: unknown): Condition => ({ kind: "<", path, value }),
   after: (path: string, value: unknown): Condition => ({ kind: ">", path, value }),
+  /** Present and not below `value` (unlike `not(before(…))`, which an absent attribute passes). */
+  atLeast: (path: string, value: unknown): Condition => ({ kind: ">=", path, value }),
   oneOf: (path: string, values: readonly unknown[]): Condition => ({ kind: "in", path, values }),
   /** All of the parts (undefined parts are left out: a condition that applies only sometimes). */
   all: (...parts: (Condition | undefined)[]): Condition => ({

@@ -24,7 +24,7 @@ import { analyticsKeys } from "#core/db/keys/analytics";
 import { rateLimitKeys } from "#core/db/keys/rate-limit";
 import { webhooksKeys } from "#core/db/keys/webhooks";
 import { idempotencyKeys } from "#core/db/keys/idempotency";
-import { operationsKeys } from "#core/db/keys/operations";
+import { maintenanceKeys } from "#core/db/keys/maintenance";
 import { usersKeys } from "#core/db/keys/users";
 import { auditKeys } from "#core/db/keys/audit";
 import { consentKeys } from "#core/db/keys/consent";
@@ -54,7 +54,7 @@ export const keys = {
   ...rateLimitKeys,
   ...webhooksKeys,
   ...idempotencyKeys,
-  ...operationsKeys,
+  ...maintenanceKeys,
   ...usersKeys,
   ...auditKeys,
   ...consentKeys,

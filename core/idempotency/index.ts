@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
+import { IdempotencyEntity } from "#core/db/entities/idempotency";
+import { computed, where } from "#core/db/expression";
 import { conditionally, table } from "#core/db/items";
-import { entities, keys } from "#core/db/keys";
 import { ConflictError, UnprocessableError, ValidationError } from "#core/errors";
 import { newId } from "#core/shared/ids";
 
@@ -69,50 +70,49 @@ export const Idempotency = {
     options: ClaimOptions = {},
   ): Promise<IdempotencyClaim> {
     assertValidKey(idempotencyKey);
-    const key = keys.idempotency(organizationId, scope, idempotencyKey);
+    const identity = { organizationId, scope, idempotencyKey };
     const now = options.now ?? Date.now();
+    const nowSeconds = Math.floor(now / 1000);
     const inFlightUntil = now + Math.max(0, options.remainingMs ?? maxRequestMs);
-    const expiresAt = Math.floor(now / 1000) + idempotencyTtlSeconds;
+    const expiresAt = nowSeconds + idempotencyTtlSeconds;
     const resourceId = newId();
-    const nowValues = {
-      ":now": Math.floor(now / 1000),
-      ":nowMs": now,
-      ":inFlight": "InFlight",
-      ":payloadHash": payloadHash,
-    };
+    const abandoned = where.all(where.equals("state", "InFlight"), where.before("inFlightUntil", now));
     // A first use, or a key whose record expired (not yet removed by TTL), or an abandoned claim of another payload: a new request.
     const fresh = await conditionally(
-      table.put({
-        Item: {
-          ...key,
-          entity: entities.idempotency,
-          state: "InFlight",
-          payloadHash,
-          resourceId,
-          inFlightUntil,
-          expiresAt,
-        },
-        ConditionExpression:
-          "attribute_not_exists(pk) OR expiresAt < :now OR (#state = :inFlight AND inFlightUntil < :nowMs AND payloadHash <> :payloadHash)",
-        ExpressionAttributeNames: { "#state": "state" },
-        ExpressionAttributeValues: nowValues,
-      }),
+      table.put(
+        IdempotencyEntity.putAt(
+          identity,
+          { state: "InFlight", payloadHash, resourceId, inFlightUntil, expiresAt },
+          {
+            condition: where.any(
+              where.new(),
+              where.before("expiresAt", nowSeconds),
+              where.all(abandoned, where.differs("payloadHash", payloadHash)),
+            ),
+          },
+        ),
+      ),
     );
     if (fresh) return { kind: "claimed", resourceId };
     // The same request again, whose owner can no longer be running (or failed): the retry resumes it with its resource id.
     const resumed = await conditionally(
       table.update({
-        Key: key,
-        UpdateExpression: "SET inFlightUntil = :inFlightUntil, resourceId = if_not_exists(resourceId, :resourceId)",
-        ConditionExpression:
-          "#state = :inFlight AND inFlightUntil < :nowMs AND payloadHash = :payloadHash AND expiresAt >= :now",
-        ExpressionAttributeNames: { "#state": "state" },
-        ExpressionAttributeValues: { ...nowValues, ":inFlightUntil": inFlightUntil, ":resourceId": resourceId },
+        ...IdempotencyEntity.update(
+          identity,
+          { inFlightUntil, resourceId: computed.ifAbsent(resourceId) },
+          {
+            condition: where.all(
+              abandoned,
+              where.equals("payloadHash", payloadHash),
+              where.atLeast("expiresAt", nowSeconds),
+            ),
+          },
+        ),
         ReturnValues: "ALL_NEW",
       }),
     );
     if (resumed) return { kind: "claimed", resourceId: String(resumed.Attributes?.resourceId) };
-    const { Item } = await table.get({ Key: key, ConsistentRead: true });
+    const Item = await IdempotencyEntity.get(identity, { consistent: true });
     if (!Item) throw new ConflictError("A request with this Idempotency-Key is being processed; retry shortly.");
     if (Item.payloadHash !== payloadHash) {
       throw new UnprocessableError("This Idempotency-Key was already used with a different request payload.");
@@ -128,12 +128,13 @@ export const Idempotency = {
     idempotencyKey: string,
     response: StoredResponse,
   ): Promise<void> {
-    await table.update({
-      Key: keys.idempotency(organizationId, scope, idempotencyKey),
-      UpdateExpression: "SET #state = :completed, #response = :response REMOVE inFlightUntil",
-      ExpressionAttributeNames: { "#state": "state", "#response": "response" },
-      ExpressionAttributeValues: { ":completed": "Completed", ":response": response },
-    });
+    await table.update(
+      IdempotencyEntity.update(
+        { organizationId, scope, idempotencyKey },
+        { state: "Completed", response },
+        { remove: ["inFlightUntil"] },
+      ),
+    );
   },
 
   /**
@@ -143,13 +144,13 @@ export const Idempotency = {
    */
   async release(organizationId: string, scope: string, idempotencyKey: string): Promise<void> {
     await conditionally(
-      table.update({
-        Key: keys.idempotency(organizationId, scope, idempotencyKey),
-        UpdateExpression: "SET inFlightUntil = :released",
-        ConditionExpression: "#state = :inFlight",
-        ExpressionAttributeNames: { "#state": "state" },
-        ExpressionAttributeValues: { ":released": 0, ":inFlight": "InFlight" },
-      }),
+      table.update(
+        IdempotencyEntity.update(
+          { organizationId, scope, idempotencyKey },
+          { inFlightUntil: 0 },
+          { condition: where.equals("state", "InFlight") },
+        ),
+      ),
     );
   },
 };

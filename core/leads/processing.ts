@@ -8,15 +8,7 @@ import { keys, type LeadClaim } from "#core/db/keys";
 import { LeadClaimEntity, LeadEntity } from "#core/db/entities/leads";
 import { where } from "#core/db/expression";
 import { type EventRecordInput, Events, ownerOf } from "#core/events/index";
-import {
-  claimPart,
-  Leads,
-  LeadSchema,
-  pendingShard,
-  pendingShards,
-  type Lead,
-  type ProcessingStatus,
-} from "#core/leads/index";
+import { claimPart, Leads, LeadSchema, pendingShards, type Lead, type ProcessingStatus } from "#core/leads/index";
 import { recordUnverifiedOutcome } from "#core/leads/reverify";
 import { publish } from "#core/queue/messages";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
@@ -332,14 +324,12 @@ export async function recordOutcome(organizationId: string, lead: Lead, outcome:
   // Leaving Pending takes the lead out of the pending sweep's index (the entity removes that entry), unless its consent
   // is to be verified again: then the entry becomes the re-verification entry (core/leads/reverify.ts).
   if (outcome.reverifyAt) changes.consentReverifyAttempts = 0;
-  const entries = outcome.reverifyAt
-    ? keys.reverifyLead(pendingShard(lead.id), outcome.reverifyAt, organizationId, lead.id)
-    : undefined;
+
   const transaction = new Transaction().update(
     "lead",
     LeadEntity.update({ ...lead, organizationId }, changes, {
       condition: where.all(where.equals("processingStatus", "Pending"), consentUnchanged),
-      ...(entries ? { entries } : {}),
+      ...(outcome.reverifyAt ? { enter: { reverify: { reverifyDueAt: outcome.reverifyAt } } } : {}),
     }),
   );
   Events.item(organizationId, leadEvent(lead, outcome, at), transaction);

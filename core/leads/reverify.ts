@@ -1,11 +1,12 @@
 import * as v from "valibot";
 import { Consent, ConsentVerificationUnavailable } from "#core/consent/index";
+import { LeadEntity } from "#core/db/entities/leads";
+import { where } from "#core/db/expression";
 import { conditionally, table } from "#core/db/items";
 import { queryPages } from "#core/db/query";
-import { keys } from "#core/db/keys";
 import { Transaction, transact, TransactionConditionFailed } from "#core/db/transact";
 import { Events, ownerOf } from "#core/events/index";
-import { Leads, LeadSchema, pendingShard, pendingShards } from "#core/leads/index";
+import { Leads, LeadSchema, pendingShards } from "#core/leads/index";
 import { certificateConsent, recordedKeywordConsent } from "#core/leads/intake-consent";
 import { publishTrigger, recordOutcome } from "#core/leads/processing";
 import { nowIso } from "#core/shared/ids";
@@ -87,16 +88,12 @@ export async function reverifyDue(now = Date.now(), organizationId?: string): Pr
   const result: ReverifyResult = { verified: 0, unverified: 0, retried: 0, gaveUp: 0 };
   const cutoff = new Date(now).toISOString();
   for (let shard = 0; shard < pendingShards; shard++) {
-    const pages = queryPages({
-      index: "dueWork",
-      KeyConditionExpression: "gsi3pk = :pk AND gsi3sk < :cutoff",
-      ExpressionAttributeValues: { ":pk": keys.reverifyLead(shard, "", "", "").gsi3pk, ":cutoff": cutoff },
-      Limit: 100,
-    });
+    const pages = queryPages(LeadEntity.query("reverify", { shard }, { range: { below: cutoff }, limit: 100 }));
     for await (const items of pages) {
       for (const item of items) {
         if (organizationId && item.organizationId !== organizationId) continue;
-        const outcome = await reverify(item.organizationId as string, item.id as string, item.gsi3sk as string, now);
+        const seen = LeadEntity.indexPosition("reverify", item);
+        const outcome = await reverify(item.organizationId as string, item.id as string, seen, now);
         if (outcome) result[outcome]++;
       }
     }
@@ -110,25 +107,25 @@ async function reverify(
   seen: string,
   now: number,
 ): Promise<keyof ReverifyResult | undefined> {
-  const { Item } = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
-  if (!Item || Item.gsi3sk !== seen) return undefined;
+  const Item = await LeadEntity.get({ organizationId, id: leadId }, { consistent: true });
+  if (!Item || LeadEntity.indexPosition("reverify", Item) !== seen) return undefined;
   const lead = v.parse(LeadSchema, Item);
   const attempts = Number(Item.consentReverifyAttempts ?? 0) + 1;
-  const shard = pendingShard(leadId);
   // Claimed by moving the entry to the next backoff step: a run that crashes here leaves it due again then.
-  const next = keys.reverifyLead(
-    shard,
-    new Date(now + (REVERIFY_BACKOFF_MS[attempts] ?? REVERIFY_BACKOFF_MS.at(-1)!)).toISOString(),
+  const entry = {
     organizationId,
-    leadId,
-  ).gsi3sk;
+    id: leadId,
+    reverifyDueAt: new Date(now + (REVERIFY_BACKOFF_MS[attempts] ?? REVERIFY_BACKOFF_MS.at(-1)!)).toISOString(),
+  };
+  const next = LeadEntity.sortKey("reverify", entry);
   const claimed = await conditionally(
-    table.update({
-      Key: keys.lead(organizationId, leadId),
-      UpdateExpression: "SET gsi3sk = :next, consentReverifyAttempts = :attempts",
-      ConditionExpression: "gsi3sk = :seen",
-      ExpressionAttributeValues: { ":next": next, ":seen": seen, ":attempts": attempts },
-    }),
+    table.update(
+      LeadEntity.update(
+        entry,
+        { consentReverifyAttempts: attempts },
+        { condition: LeadEntity.indexedAt("reverify", seen), enter: { reverify: entry } },
+      ),
+    ),
   );
   if (!claimed) return undefined;
   if (lead.metadata.smsConsentStatus !== "Unverified") {
@@ -164,28 +161,27 @@ async function reverify(
   const at = nowIso();
   const transaction = new Transaction();
   transaction.add({
-    Update: {
-      Key: keys.lead(organizationId, leadId),
-      UpdateExpression:
-        "SET #metadata.smsConsentStatus = :optedIn, #metadata.smsOptInAt = :optInAt, #metadata.smsConsentPhoneNumber = :phone, consentBasis = :basis, modifiedAt = :at" +
-        (lead.metadata.complianceStatus === "ConsentRequired"
-          ? ", #metadata.complianceStatus = :allowed, #metadata.complianceBlockedReason = :none"
-          : "") +
-        " REMOVE gsi3pk, gsi3sk",
-      // Only over the Unverified it read: a STOP texted meanwhile wins.
-      ConditionExpression: "gsi3sk = :claimed AND #metadata.smsConsentStatus = :unverified",
-      ExpressionAttributeNames: { "#metadata": "metadata" },
-      ExpressionAttributeValues: {
-        ":optedIn": "OptedIn",
-        ":optInAt": consent.optInAt,
-        ":phone": consent.phoneNumber,
-        ":basis": consent.basis,
-        ":at": at,
-        ":claimed": next,
-        ":unverified": "Unverified",
-        ...(lead.metadata.complianceStatus === "ConsentRequired" ? { ":allowed": "Allowed", ":none": null } : {}),
+    Update: LeadEntity.update(
+      { ...lead, organizationId },
+      {
+        "metadata.smsConsentStatus": "OptedIn",
+        "metadata.smsOptInAt": consent.optInAt,
+        "metadata.smsConsentPhoneNumber": consent.phoneNumber,
+        consentBasis: consent.basis,
+        modifiedAt: at,
+        ...(lead.metadata.complianceStatus === "ConsentRequired"
+          ? { "metadata.complianceStatus": "Allowed", "metadata.complianceBlockedReason": null }
+          : {}),
       },
-    },
+      {
+        // Only over the Unverified it read: a STOP texted meanwhile wins.
+        condition: where.all(
+          LeadEntity.indexedAt("reverify", next),
+          where.equals("metadata.smsConsentStatus", "Unverified"),
+        ),
+        leave: ["reverify"],
+      },
+    ),
   });
   Events.item(
     organizationId,
@@ -219,11 +215,12 @@ async function reverify(
 /** Ends the lead's retries (its entry leaves the index), unless another run moved it meanwhile. */
 async function finish(organizationId: string, leadId: string, claimed: string): Promise<void> {
   await conditionally(
-    table.update({
-      Key: keys.lead(organizationId, leadId),
-      UpdateExpression: "REMOVE gsi3pk, gsi3sk",
-      ConditionExpression: "gsi3sk = :claimed",
-      ExpressionAttributeValues: { ":claimed": claimed },
-    }),
+    table.update(
+      LeadEntity.update(
+        { organizationId, id: leadId },
+        {},
+        { condition: LeadEntity.indexedAt("reverify", claimed), leave: ["reverify"] },
+      ),
+    ),
   );
 }

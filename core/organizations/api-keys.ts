@@ -1,7 +1,9 @@
 import * as v from "valibot";
 import { actorId, permissions, type Actor, type Permission } from "#core/auth/actor";
 import { Audit } from "#core/audit/index";
-import { entities, keys } from "#core/db/keys";
+import { ApiKeyEntity } from "#core/db/entities/organizations";
+import { where } from "#core/db/expression";
+import { keys } from "#core/db/keys";
 
 import { queryAll } from "#core/db/query";
 import { listPage, listQuerySchema, prefixQuery, type ListResource } from "#core/db/list";
@@ -101,8 +103,8 @@ export const ApiKeys = {
       createdAt: nowIso(),
     };
     const item = {
-      ...keys.apiKey(organizationId, hashSecret(apiKey)),
-      entity: entities.apiKey,
+      ...ApiKeyEntity.key({ organizationId, keyHash: hashSecret(apiKey) }),
+      entity: ApiKeyEntity.name,
       ...record,
       prefix: apiKey.slice(0, `sk_${organizationId}_`.length + prefixSecretChars),
       createdBy: actor ? actorId(actor) : "system",
@@ -153,13 +155,18 @@ export const ApiKeys = {
     await transact([
       { Put: { Item: item } },
       {
-        Update: {
-          Key: { pk: old.pk as string, sk: old.sk as string },
-          UpdateExpression: "SET expiresAt = :endsAt",
-          ConditionExpression:
-            "attribute_exists(pk) AND attribute_not_exists(revokedAt) AND (attribute_not_exists(expiresAt) OR expiresAt > :endsAt)",
-          ExpressionAttributeValues: { ":endsAt": endsAt },
-        },
+        // Only shortens a live key's life: a key revoked, or already ending sooner, meanwhile is left as it is.
+        Update: ApiKeyEntity.update(
+          old,
+          { expiresAt: endsAt },
+          {
+            condition: where.all(
+              where.stored(),
+              where.absent("revokedAt"),
+              where.any(where.absent("expiresAt"), where.after("expiresAt", endsAt)),
+            ),
+          },
+        ),
       },
       Audit.entry(actor, {
         action: "apiKey.rotated",
@@ -193,12 +200,11 @@ async function revokeItem(actor: Actor, item: Record<string, unknown>): Promise<
   const revokedAt = nowIso();
   await transact([
     {
-      Update: {
-        Key: { pk: item.pk as string, sk: item.sk as string },
-        UpdateExpression: "SET revokedAt = :now",
-        ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(revokedAt)",
-        ExpressionAttributeValues: { ":now": revokedAt },
-      },
+      Update: ApiKeyEntity.update(
+        item,
+        { revokedAt },
+        { condition: where.all(where.stored(), where.absent("revokedAt")) },
+      ),
     },
     Audit.entry(actor, {
       action: "apiKey.revoked",

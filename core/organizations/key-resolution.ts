@@ -1,5 +1,6 @@
 import type { Permission } from "#core/auth/actor";
-import { keys } from "#core/db/keys";
+import { ApiKeyEntity } from "#core/db/entities/organizations";
+import { where } from "#core/db/expression";
 import { conditionally, table } from "#core/db/items";
 import { nowIso } from "#core/shared/ids";
 import { hashSecret } from "#core/shared/secrets";
@@ -27,16 +28,16 @@ export async function resolveApiKey(apiKey: string): Promise<ApiKeyRecord | unde
   const match = apiKeyPattern.exec(apiKey);
   if (!match) return undefined;
   const organizationId = match[1]!;
-  const { Item } = await table.get({ Key: keys.apiKey(organizationId, hashSecret(apiKey)) });
+  const Item = await ApiKeyEntity.get({ organizationId, keyHash: hashSecret(apiKey) });
   if (!Item || Item.revokedAt || isPast(Item.expiresAt)) return undefined;
   if (!Item.lastUsedAt || Date.parse(Item.lastUsedAt as string) < Date.now() - lastUsedPrecisionMs)
     await markUsed(Item);
   return {
-    keyId: Item.keyId,
-    organizationId: Item.organizationId,
-    name: Item.name,
-    scopes: Item.scopes,
-    createdAt: Item.createdAt,
+    keyId: Item.keyId as string,
+    organizationId: Item.organizationId as string,
+    name: Item.name as string,
+    scopes: Item.scopes as Permission[],
+    createdAt: Item.createdAt as string,
   };
 }
 
@@ -44,11 +45,20 @@ async function markUsed(item: Record<string, unknown>): Promise<void> {
   const now = nowIso();
   // Conditional, so concurrent instances write it once an hour between them; a failure never refuses the request.
   await conditionally(
-    table.update({
-      Key: { pk: item.pk as string, sk: item.sk as string },
-      UpdateExpression: "SET lastUsedAt = :now",
-      ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :stale)",
-      ExpressionAttributeValues: { ":now": now, ":stale": new Date(Date.now() - lastUsedPrecisionMs).toISOString() },
-    }),
+    table.update(
+      ApiKeyEntity.update(
+        item,
+        { lastUsedAt: now },
+        {
+          condition: where.all(
+            where.stored(),
+            where.any(
+              where.absent("lastUsedAt"),
+              where.before("lastUsedAt", new Date(Date.now() - lastUsedPrecisionMs).toISOString()),
+            ),
+          ),
+        },
+      ),
+    ),
   ).catch(() => undefined);
 }

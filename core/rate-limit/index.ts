@@ -1,6 +1,8 @@
 import { table, isConditionFailed } from "#core/db/items";
 import { config } from "#core/config";
-import { entities, keys, type Key, type RateLimitPartition } from "#core/db/keys";
+import { RateLimitAllowanceEntity } from "#core/db/entities/rate-limit";
+import { where } from "#core/db/expression";
+import type { Key, RateLimitPartition } from "#core/db/keys";
 
 /**
  * Spec section 8: 300 requests per 60 s for each partition. `RATE_LIMIT_REQUESTS`
@@ -113,7 +115,7 @@ const leases = new Map<string, Lease>();
 const maxLeases = 10_000;
 
 function leaseOf(partition: RateLimitPartition): Lease {
-  const key = keys.rateLimitAllowance(partition);
+  const key = RateLimitAllowanceEntity.key(partition);
   const cacheKey = `${key.pk}|${key.sk}`;
   let lease = leases.get(cacheKey);
   if (!lease) {
@@ -175,7 +177,7 @@ async function leaseBlock(lease: Lease, bucket: number, needed: number, now: num
   for (let attempt = 0; ; attempt++) {
     // A full window by a copy read or written this second is trusted: refusals cost no write and at most one read a second.
     if (!lease.stored || (headroom(lease.stored.buckets, bucket, limit) <= 0 && now - lease.stored.seenAt > bucketMs)) {
-      lease.stored = await readAllowance(lease.key, now);
+      lease.stored = await readAllowance(lease.partition, now);
     }
     const buckets = new Map(lease.stored.buckets);
     const giveBack = lease.bucket !== bucket ? lease.available : 0;
@@ -189,14 +191,14 @@ async function leaseBlock(lease: Lease, bucket: number, needed: number, now: num
     }
     buckets.set(bucket, (buckets.get(bucket) ?? 0) + Math.max(grant, 0));
     for (const old of buckets.keys()) if (old < bucket - bucketsPerWindow - clockSkewBuckets) buckets.delete(old);
-    const written = await writeAllowance(lease.key, lease.stored.version, buckets, now);
+    const written = await writeAllowance(lease.partition, lease.stored.version, buckets, now);
     if (written) {
       lease.stored = written;
       Object.assign(lease, { bucket, available: Math.max(grant, 0) });
       return;
     }
     // Another instance leased since this copy: read its lease and decide again (bounded by the number of instances).
-    lease.stored = await readAllowance(lease.key, now);
+    lease.stored = await readAllowance(lease.partition, now);
     if (attempt > 50)
       throw new Error(`The rate-limit allowance of ${lease.key.pk} ${lease.key.sk} kept changing under 50 leases.`);
   }
@@ -285,9 +287,9 @@ function refuse(lease: Lease, now: number): RateLimitDecision {
 
 const secondsUntil = (at: number, now: number): number => Math.max(0, Math.ceil((at - now) / 1000));
 
-async function readAllowance(key: Key, now: number): Promise<Allowance> {
-  const { Item } = await table.get({ Key: key, ProjectionExpression: "version, buckets", ConsistentRead: true });
-  return toAllowance(Item, now);
+async function readAllowance(partition: RateLimitPartition, now: number): Promise<Allowance> {
+  const item = await RateLimitAllowanceEntity.get(partition, { consistent: true, attributes: ["version", "buckets"] });
+  return toAllowance(item, now);
 }
 
 function toAllowance(item: Record<string, unknown> | undefined, now: number): Allowance {
@@ -301,15 +303,13 @@ function toAllowance(item: Record<string, unknown> | undefined, now: number): Al
 
 /** The new allowance if `version` was still the stored one, else undefined (another instance leased meanwhile). */
 async function writeAllowance(
-  key: Key,
+  partition: RateLimitPartition,
   version: number,
   buckets: Map<number, number>,
   now: number,
 ): Promise<Allowance | undefined> {
   const newest = Math.max(...buckets.keys());
   const item = {
-    ...key,
-    entity: entities.rateLimitAllowance,
     // Never a version used before, even by an item TTL removed and leases recreated: a copy read before that cannot match.
     version: Math.max(version + 1, Date.now()),
     buckets: Object.fromEntries([...buckets].filter(([, hits]) => hits > 0)),
@@ -317,11 +317,13 @@ async function writeAllowance(
     expiresAt: Math.ceil(((newest + bucketsPerWindow + clockSkewBuckets) * bucketMs) / 1000) + 60,
   };
   try {
-    await table.put({
-      Item: item,
-      ConditionExpression: version === 0 ? "attribute_not_exists(pk) OR version = :version" : "version = :version",
-      ExpressionAttributeValues: { ":version": version },
-    });
+    // Over the version read (0: none was stored, so only an item nobody created since).
+    const unchanged = where.equals("version", version);
+    await table.put(
+      RateLimitAllowanceEntity.putAt(partition, item, {
+        condition: version === 0 ? where.any(where.new(), unchanged) : unchanged,
+      }),
+    );
   } catch (error) {
     if (isConditionFailed(error)) return undefined;
     throw error;

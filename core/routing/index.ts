@@ -6,7 +6,17 @@ import { capPeriods, isWorkingTime } from "#core/routing/availability";
 import { matchesConditions } from "#core/routing/conditions";
 import { inTurn, leastRecentlyAssigned } from "#core/routing/strategies";
 import { openLeadClosed } from "#core/routing/open-count";
-import { entities, keys } from "#core/db/keys";
+import {
+  RoutingAwayEntity,
+  RoutingCounterEntity,
+  RoutingDailyCountEntity,
+  RoutingHourlyCountEntity,
+  RoutingLastAssignedEntity,
+  RoutingOpenCountEntity,
+  RoutingSettingsEntity,
+} from "#core/db/entities/routing";
+import { computed, where } from "#core/db/expression";
+import { keys } from "#core/db/keys";
 import type { TransactItem } from "#core/db/transact";
 import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import type { Lead } from "#core/leads/schemas";
@@ -103,8 +113,6 @@ export const Routing = {
       };
     });
     const item = {
-      ...keys.routingSettings(actor.organizationId),
-      entity: entities.routingSettings,
       agentsSeeAllLeads: input.agentsSeeAllLeads,
       agentsMayClaim: input.agentsMayClaim,
       rules,
@@ -112,7 +120,7 @@ export const Routing = {
       agents: input.agents,
       modifiedAt: nowIso(),
     };
-    await table.put({ Item: item });
+    await table.put(RoutingSettingsEntity.putAt({ organizationId: actor.organizationId }, item));
     settingsReads.forget(keys.routingSettings(actor.organizationId));
     return toSettings(item);
   },
@@ -212,16 +220,9 @@ export const Routing = {
     if (!(await Users.standing(actor.organizationId, userId))) throw new NotFoundError("User", userId);
     const modifiedAt = nowIso();
     const key = keys.routingAway(actor.organizationId, userId);
-    await table.put({
-      Item: {
-        ...key,
-        entity: entities.routingAway,
-        organizationId: actor.organizationId,
-        userId,
-        away: input.away,
-        modifiedAt,
-      },
-    });
+    await table.put(
+      RoutingAwayEntity.put({ organizationId: actor.organizationId, userId, away: input.away, modifiedAt }),
+    );
     awayReads.forget(key);
     return { userId, away: input.away, modifiedAt };
   },
@@ -306,14 +307,10 @@ async function eligibleMembers(
  */
 async function takeTicket(organizationId: string, ruleId: string): Promise<number> {
   const { Attributes } = await table.update({
-    Key: keys.routingCounter(organizationId, ruleId),
-    UpdateExpression: "ADD seq :one SET entity = :entity, organizationId = :organizationId, ruleId = :ruleId",
-    ExpressionAttributeValues: {
-      ":one": 1,
-      ":entity": entities.routingCounter,
-      ":organizationId": organizationId,
-      ":ruleId": ruleId,
-    },
+    ...RoutingCounterEntity.update(
+      { organizationId, ruleId },
+      { seq: computed.increment(), entity: RoutingCounterEntity.name, organizationId, ruleId },
+    ),
     ReturnValues: "UPDATED_NEW",
   });
   return Number(Attributes?.seq) - 1;
@@ -323,21 +320,11 @@ async function takeTicket(organizationId: string, ruleId: string): Promise<numbe
 /** Counts one more open lead of the user, refused at the cap (like the period counts, but with no period). */
 function openCountWrite(organizationId: string, userId: string, cap: number): TransactItem {
   return {
-    Update: {
-      Key: keys.routingOpenCount(organizationId, userId),
-      UpdateExpression:
-        "SET #open = if_not_exists(#open, :zero) + :one, entity = :entity, organizationId = :organizationId, userId = :userId",
-      ConditionExpression: "attribute_not_exists(#open) OR #open < :cap",
-      ExpressionAttributeNames: { "#open": "open" },
-      ExpressionAttributeValues: {
-        ":zero": 0,
-        ":one": 1,
-        ":cap": cap,
-        ":entity": entities.routingOpenCount,
-        ":organizationId": organizationId,
-        ":userId": userId,
-      },
-    },
+    Update: RoutingOpenCountEntity.update(
+      { organizationId, userId },
+      { open: computed.increment(), entity: RoutingOpenCountEntity.name, organizationId, userId },
+      { condition: where.any(where.absent("open"), where.before("open", cap)) },
+    ),
   };
 }
 
@@ -349,45 +336,31 @@ function countWrite(
   cap: number,
   now: Date,
 ): TransactItem {
-  const [Key, entity, keepDays] =
-    period === "day"
-      ? [keys.routingDailyCount(organizationId, key, userId), entities.routingDailyCount, 3]
-      : [keys.routingHourlyCount(organizationId, key, userId), entities.routingHourlyCount, 1];
+  const keepDays = period === "day" ? 3 : 1;
+  const changes = {
+    assigned: computed.increment(),
+    organizationId,
+    userId,
+    expiresAt: Math.floor(now.getTime() / 1000) + keepDays * 86_400,
+  };
+  const counts = period === "day" ? RoutingDailyCountEntity : RoutingHourlyCountEntity;
   return {
-    Update: {
-      Key,
-      UpdateExpression:
-        "SET assigned = if_not_exists(assigned, :zero) + :one, entity = :entity, organizationId = :organizationId, userId = :userId, expiresAt = :expiresAt",
-      ConditionExpression: "attribute_not_exists(assigned) OR assigned < :cap",
-      ExpressionAttributeValues: {
-        ":zero": 0,
-        ":one": 1,
-        ":cap": cap,
-        ":entity": entity,
-        ":organizationId": organizationId,
-        ":userId": userId,
-        ":expiresAt": Math.floor(now.getTime() / 1000) + keepDays * 86_400,
-      },
-    },
+    Update: counts.update(
+      { organizationId, period: key, userId },
+      { ...changes, entity: counts.name },
+      { condition: where.any(where.absent("assigned"), where.before("assigned", cap)) },
+    ),
   };
 }
 
 /** The user was given a lead now, if nobody gave them one since `read` (so two leads never take the same "longest waiting"). */
 function lastAssignedWrite(organizationId: string, userId: string, read: string | undefined, now: Date): TransactItem {
   return {
-    Update: {
-      Key: keys.routingLastAssigned(organizationId, userId),
-      UpdateExpression: "SET #at = :now, entity = :entity, organizationId = :organizationId, userId = :userId",
-      ConditionExpression: read === undefined ? "attribute_not_exists(#at)" : "#at = :read",
-      ExpressionAttributeNames: { "#at": "at" },
-      ExpressionAttributeValues: {
-        ":now": now.toISOString(),
-        ":entity": entities.routingLastAssigned,
-        ":organizationId": organizationId,
-        ":userId": userId,
-        ...(read === undefined ? {} : { ":read": read }),
-      },
-    },
+    Update: RoutingLastAssignedEntity.update(
+      { organizationId, userId },
+      { at: now.toISOString(), entity: RoutingLastAssignedEntity.name, organizationId, userId },
+      { condition: read === undefined ? where.absent("at") : where.equals("at", read) },
+    ),
   };
 }
 

@@ -1,4 +1,5 @@
-import { keys } from "#core/db/keys";
+import { RoutingOpenCountEntity } from "#core/db/entities/routing";
+import { computed, where } from "#core/db/expression";
 import type { TransactItem } from "#core/db/transact";
 
 /**
@@ -8,12 +9,10 @@ import type { TransactItem } from "#core/db/transact";
  */
 export function openLeadClosed(organizationId: string, userId: string): TransactItem {
   return {
-    Update: {
-      Key: keys.routingOpenCount(organizationId, userId),
-      UpdateExpression: "ADD #open :minusOne",
-      ConditionExpression: "#open > :zero",
-      ExpressionAttributeNames: { "#open": "open" },
-      ExpressionAttributeValues: { ":minusOne": -1, ":zero": 0 },
-    },
+    Update: RoutingOpenCountEntity.update(
+      { organizationId, userId },
+      { open: computed.increment(-1) },
+      { condition: where.after("open", 0) },
+    ),
   };
 }

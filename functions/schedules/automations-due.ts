@@ -1,5 +1,5 @@
 import { sweepAutomations } from "#core/automations/runs/schedule";
-import { scheduledJob } from "#core/operations/schedule-runs";
+import { scheduledJob } from "#core/maintenance/schedule-runs";
 
 /** EventBridge, every minute: due Schedule triggers, waits ending soon, stalled run steps. */
 export const handler = scheduledJob("automationsDue", async () => {

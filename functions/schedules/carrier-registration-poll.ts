@@ -1,5 +1,5 @@
 import { CarrierRegistration } from "#core/carrier-registration/index";
-import { scheduledJob } from "#core/operations/schedule-runs";
+import { scheduledJob } from "#core/maintenance/schedule-runs";
 
 /** EventBridge, every 15 minutes: the registry's decision on each pending 10DLC brand and campaign. */
 export const handler = scheduledJob("carrierRegistrationPoll", async () => {

@@ -1,5 +1,5 @@
 import { LeadProcessing } from "#core/leads/processing";
-import { scheduledJob } from "#core/operations/schedule-runs";
+import { scheduledJob } from "#core/maintenance/schedule-runs";
 
 /** Republishes leads still Pending after their message was lost (the write-then-publish gap). */
 export const handler = scheduledJob("leadIntakeSweep", async (): Promise<{ republished: number }> => ({

@@ -1,5 +1,5 @@
 import { sweepDueCalls } from "#core/calls/sweeper";
-import { scheduledJob } from "#core/operations/schedule-runs";
+import { scheduledJob } from "#core/maintenance/schedule-runs";
 
 /** EventBridge, every 5 minutes: calls whose final status never came are ended and their holds released. */
 export const handler = scheduledJob("sweepDueCalls", async () => {

@@ -1,5 +1,5 @@
 import { sweepDueMessages } from "#core/messaging/sweeper";
-import { scheduledJob } from "#core/operations/schedule-runs";
+import { scheduledJob } from "#core/maintenance/schedule-runs";
 
 /** EventBridge, every minute: far-future scheduled sends, stuck dispatches, receipt timeouts. */
 export const handler = scheduledJob("sweepDueMessages", async () => {

@@ -1,5 +1,5 @@
-import { sweepHolds } from "#core/operations/hold-sweeper";
-import { scheduledJob } from "#core/operations/schedule-runs";
+import { sweepHolds } from "#core/maintenance/hold-sweeper";
+import { scheduledJob } from "#core/maintenance/schedule-runs";
 
 /** EventBridge, every 15 minutes: wallet holds whose message or call is final or gone are settled or released. */
 export const handler = scheduledJob("sweepHolds", async () => {

@@ -1,4 +1,4 @@
-import { scheduledJob } from "#core/operations/schedule-runs";
+import { scheduledJob } from "#core/maintenance/schedule-runs";
 import { DueRetries } from "#core/webhooks/due-retries";
 
 /** EventBridge, every minute: webhook retries whose time has come (long waits, lost delayed messages) are published. */

@@ -16,7 +16,7 @@ const MAX_CALL_MINUTES = 30;
 /** The call's entry in the due index, as stored (undefined once it is final). */
 async function dueAtOf(org: TestOrganization, callId: string): Promise<string | undefined> {
   const stored = await readCall(org.organizationId, callId);
-  return stored?.gsi3sk?.split("#")[0];
+  return (stored?.gsi3sk as string | undefined)?.split("#")[0];
 }
 
 const sweep = (org: TestOrganization, at: number) =>

@@ -456,7 +456,7 @@ describe("Telnyx lookups: the sweeps ask Telnyx when callbacks never came", () =
     const accepted = await org.request("POST", "/calls", { body: { to: lead } });
     const placed = await waitForCall(org, accepted.body.id, (call) => Boolean(call.providerId));
     await setTelnyxRecord("calls", placed.providerId, { status: "completed", duration: 42 });
-    const deadline = Date.parse((await readCall(org.organizationId, placed.id))!.gsi3sk!.split("#")[0]!);
+    const deadline = Date.parse(((await readCall(org.organizationId, placed.id))!.gsi3sk as string).split("#")[0]!);
     const sweep = (at: number) => sweepDueCalls({ now: new Date(at), organizationId: org.organizationId });
     expect(await sweep(deadline - 1_000)).toEqual({ reported: 0, expired: 0, checked: 0, errors: 0 });
     expect(await sweep(deadline + 1_000)).toEqual({ reported: 1, expired: 0, checked: 0, errors: 0 });

@@ -1,6 +1,6 @@
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { stuckWork } from "#core/operations/stuck-work";
+import { stuckWork } from "#core/maintenance/stuck-work";
 import { sqs } from "#core/queue/client";
 import { deadLetterUrlOf } from "#core/queue/dead-letters";
 import { newId } from "#core/shared/ids";

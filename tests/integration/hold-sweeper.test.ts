@@ -1,6 +1,6 @@
 import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
-import { sweepHolds } from "#core/operations/hold-sweeper";
+import { sweepHolds } from "#core/maintenance/hold-sweeper";
 import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
 import { changeMessage } from "#core/messaging/store";

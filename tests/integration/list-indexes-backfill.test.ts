@@ -2,7 +2,7 @@ import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
-import { backfillListIndexes } from "#core/operations/list-indexes";
+import { backfillListIndexes } from "#core/db/backfill-list-indexes";
 import { intakeByBody, newSource, uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { newOrganization } from "#tests/helpers/stack";
 

@@ -4,8 +4,11 @@ import { leadsKeys } from "#core/db/keys/leads";
 import { decimalSortText, ordered, org, sortText, type LeadClaim } from "#core/db/keys/shared";
 import type { Lead } from "#core/leads/schemas";
 
-/** A stored lead: the lead, its organization, and when the pending sweep looks at it next (absent: its createdAt). */
-export type StoredLead = Lead & { organizationId: string; sweepDueAt?: string | null };
+/**
+ * A stored lead: the lead, its organization, and when the pending sweep looks at it next (absent: its createdAt).
+ * `reverifyDueAt` is not stored: it is when its consent is verified again, which only its `reverify` entry holds.
+ */
+export type StoredLead = Lead & { organizationId: string; sweepDueAt?: string | null; reverifyDueAt?: string };
 
 /**
  * Shards of the pending-lead sweep index, shared by every organization: ~0.6 write units per lead there, so 1,837
@@ -128,6 +131,18 @@ export const LeadEntity = defineEntity({
       sk: (lead: StoredLead) => `${lead.sweepDueAt ?? lead.createdAt}#${lead.organizationId}#${lead.id}`,
       composites: ["processingStatus", "sweepDueAt"],
       when: (lead: StoredLead) => lead.processingStatus === "Pending",
+    },
+    /**
+     * Processed leads whose consent could not be verified because the certificate API was down, by when to try
+     * again (core/leads/reverify.ts): the same index keys the pending entry held, given by the update that leaves
+     * Pending (explicit: the record holds no due time), moved by each attempt, removed once settled.
+     */
+    reverify: {
+      index: "dueWork",
+      pk: (lead: StoredLead & { shard?: number }) => `REVERIFYLEADS#${lead.shard ?? pendingShard(lead.id)}`,
+      sk: (lead: StoredLead) => `${lead.reverifyDueAt}#${lead.organizationId}#${lead.id}`,
+      composites: [],
+      explicit: true,
     },
   },
 });

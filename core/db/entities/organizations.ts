@@ -24,3 +24,27 @@ export const OrganizationEntity = defineEntity({
     },
   },
 });
+
+/** An API key's item: `sk_<org>_<secret>` names its organization, so its key (the secret's hash) is one GetItem. */
+type ApiKeyIdentity = { organizationId: string; keyHash: string };
+
+/** A key's item as read: its hash is held only in its sort key (`APIKEY#<hash>`). */
+type StoredApiKey = { organizationId: string; sk: string } & Record<string, unknown>;
+
+const apiKeySortPrefix = organizationsKeys.apiKeyPrefix("").skPrefix;
+
+/**
+ * The ApiKey entity (docs/data-model.md): one item per key under its organization, holding the hash of its secret
+ * (as its sort key), its scopes and its expiry (epoch seconds, DynamoDB TTL). No secondary index: an organization's
+ * tens of keys are read by key prefix.
+ */
+export const ApiKeyEntity = defineEntity({
+  name: "ApiKey",
+  attributes: [],
+  key: ({ organizationId, keyHash }: ApiKeyIdentity) => organizationsKeys.apiKey(organizationId, keyHash),
+  identity: ({ organizationId, sk }: StoredApiKey) => ({
+    organizationId,
+    keyHash: sk.slice(apiKeySortPrefix.length),
+  }),
+  indexes: {},
+});

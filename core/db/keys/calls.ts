@@ -2,17 +2,6 @@ import { org, type Key } from "#core/db/keys/shared";
 
 /** Keys of the items core/calls owns (docs/data-model.md). */
 export const callsKeys = {
-  /**
-   * gsi3 (sparse): calls holding money (outbound placed, inbound forwarded) by the
-   * time their final status is overdue (core/calls/sweeper.ts). Not tenant data: the
-   * sweeper's operator index across organizations, sharded by call id; on the call
-   * item only, removed in the write that makes the call final.
-   */
-  dueCall: (shard: number, dueAt: string, organizationId: string, callId: string) => ({
-    gsi3pk: `DUECALLS#${shard}`,
-    gsi3sk: `${dueAt}#${organizationId}#${callId}`,
-  }),
-
   /** Calls (outbound and inbound). */
   call: (organizationId: string, callId: string): Key => ({ pk: org(organizationId), sk: `CALL#${callId}` }),
   /** Every call of the organization, newest first by call id (`POST /calls/all/my`, the call log). */

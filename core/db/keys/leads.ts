@@ -14,14 +14,6 @@ export const leadsKeys = {
     sk: `LEAD#${leadId}`,
   }),
   /**
-   * gsi3 (sparse): processed leads whose consent could not be verified because the certificate API was down, by when
-   * to try again (core/leads/reverify.ts). Not tenant data, sharded like pending leads; removed once settled.
-   */
-  reverifyLead: (shard: number, dueAt: string, organizationId: string, leadId: string) => ({
-    gsi3pk: `REVERIFYLEADS#${shard}`,
-    gsi3sk: `${dueAt}#${organizationId}#${leadId}`,
-  }),
-  /**
    * Dedupe claims on a normalised natural key (conditional writes make them race-free), each in a partition of its
    * own keyed by the claim (issue 27).
    */

@@ -1,8 +1,8 @@
 import { SuppressionEntity } from "#core/db/entities/suppressions";
 import { table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
-import { leadItem, toLead } from "#core/leads/index";
 import { EventEntity, type StoredEvent } from "#core/db/entities/events";
+import { LeadEntity } from "#core/db/entities/leads";
 import { withoutKeys } from "#core/db/indexes";
 
 /** The entities whose lists or filters read gsi4-gsi7. */
@@ -23,7 +23,7 @@ function listIndexAttributes(item: Record<string, unknown>): Record<string, unkn
   const organizationId = String(item.organizationId ?? String(item.pk).replace(/^ORG#/, ""));
   switch (item.entity) {
     case entities.lead: {
-      const stored = leadItem(organizationId, toLead(item));
+      const stored = LeadEntity.item({ ...LeadEntity.fromItem(item), organizationId });
       return Object.fromEntries(Object.entries(stored).filter(([name]) => /^gsi[4-8](pk|sk)$/.test(name)));
     }
     case entities.event: {
@@ -53,7 +53,8 @@ function listIndexAttributes(item: Record<string, unknown>): Record<string, unkn
 }
 
 /**
- * Operator migration (`npm run admin -- backfill-list-indexes`): writes the list
+ * Operator migration (`npm run admin -- backfill-list-indexes`; in core/db beside migrate-keys.ts, as it writes index
+ * attributes by their physical names): writes the list
  * index attributes onto leads, events, conversations, suppressions and ledger
  * entries stored
  * before those indexes existed, so index-backed lists include them. It scans

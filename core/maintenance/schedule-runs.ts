@@ -1,5 +1,5 @@
+import { ScheduleRunEntity } from "#core/db/entities/maintenance";
 import { table } from "#core/db/items";
-import { entities, keys } from "#core/db/keys";
 import { countMetric, logger, withCorrelationId } from "#core/observability/index";
 import { newId, nowIso } from "#core/shared/ids";
 
@@ -58,16 +58,18 @@ export function scheduledJob<TEvent, TResult>(schedule: string, run: (event: TEv
 }
 
 async function record(run: ScheduleRun): Promise<void> {
-  await table.put({ Item: { ...keys.scheduleRun(run.schedule), entity: entities.scheduleRun, ...run } });
+  await table.put(ScheduleRunEntity.put({ ...run }));
 }
 
 /** The last recorded run of every schedule that ran at least once. */
 export async function lastScheduleRuns(): Promise<ScheduleRun[]> {
-  const { pk, skPrefix } = keys.scheduleRunPrefix();
-  const { Items } = await table.query({
-    KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-    ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-  });
+  const { Items } = await table.query(
+    ScheduleRunEntity.queryPartition(
+      "collection",
+      {},
+      { range: { beginsWith: ScheduleRunEntity.sortKey("collection", {}) } },
+    ),
+  );
   return (Items ?? []).map(({ schedule, startedAt, finishedAt, outcome, result, error }) => ({
     schedule,
     startedAt,

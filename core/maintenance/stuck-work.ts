@@ -2,6 +2,7 @@ import { Calls } from "#core/calls/index";
 import { Messages } from "#core/messaging/messages";
 import { dueEntries } from "#core/db/due";
 import { keys } from "#core/db/keys";
+import { CallEntity } from "#core/db/entities/calls";
 import { LeadEntity } from "#core/db/entities/leads";
 import { pendingShards } from "#core/leads/index";
 import { sweepAfterMs } from "#core/leads/processing";
@@ -42,7 +43,7 @@ export async function stuckWork(now = new Date()): Promise<StuckWork> {
       (item) => String(item.dueKind ?? "Unknown"),
     ),
     countDue(
-      Calls.dueShards.map((shard) => keys.dueCall(shard, "", "", "").gsi3pk),
+      Calls.dueShards.map((shard) => CallEntity.partitionKey("due", { shard })),
       now,
       now,
     ),
