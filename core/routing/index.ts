@@ -1,5 +1,5 @@
 import type { Actor } from "#core/auth/actor";
-import { getItem, getItems, table } from "#core/db/items";
+import { conditionally, getItem, getItems, table } from "#core/db/items";
 import { warmReads } from "#core/db/warm";
 import { organizationProfile } from "#core/organizations/profile";
 import { capPeriods, isWorkingTime } from "#core/routing/availability";
@@ -18,7 +18,7 @@ import {
 import { computed, where } from "#core/db/expression";
 import { keys } from "#core/db/keys";
 import type { TransactItem } from "#core/db/transact";
-import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import type { Lead } from "#core/leads/schemas";
 import { newId, nowIso } from "#core/shared/ids";
 import { Users } from "#core/users/index";
@@ -40,6 +40,7 @@ const DEFAULTS: RoutingSettings = {
   rules: [],
   fallback: "unassigned",
   agents: [],
+  version: 0,
   modifiedAt: null,
 };
 
@@ -112,15 +113,35 @@ export const Routing = {
         ...weighted,
       };
     });
+    // Replaced over the version read (or the client's): a save that crossed another never undoes it unseen.
+    const { version: stored } = await Routing.settings(actor.organizationId);
+    const expected = input.version ?? stored;
+    const stale = () =>
+      new ConflictError(
+        `The routing settings are at version ${stored}, not ${expected}; read them again and reapply your change.`,
+      );
+    if (expected !== stored) throw stale();
     const item = {
       agentsSeeAllLeads: input.agentsSeeAllLeads,
       agentsMayClaim: input.agentsMayClaim,
       rules,
       fallback: input.fallback,
       agents: input.agents,
+      version: stored + 1,
       modifiedAt: nowIso(),
     };
-    await table.put(RoutingSettingsEntity.putAt({ organizationId: actor.organizationId }, item));
+    const saved = await conditionally(
+      table.put(
+        RoutingSettingsEntity.putAt({ organizationId: actor.organizationId }, item, {
+          // Settings saved before they had a version are at version 0, as are settings never saved.
+          condition: stored === 0 ? where.absentOrNull("version") : where.equals("version", stored),
+        }),
+      ),
+    );
+    if (!saved)
+      throw new ConflictError(
+        "The routing settings were changed by another request; read them again and reapply your change.",
+      );
     settingsReads.forget(keys.routingSettings(actor.organizationId));
     return toSettings(item);
   },
@@ -376,6 +397,7 @@ function toSettings(item: Record<string, unknown> | undefined): RoutingSettings 
       hourlyCap: agent.hourlyCap ?? null,
       openCap: agent.openCap ?? null,
     })),
+    version: typeof item.version === "number" ? item.version : 0,
     modifiedAt: (item.modifiedAt as string | undefined) ?? null,
   };
 }

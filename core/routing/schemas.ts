@@ -149,6 +149,12 @@ export const RoutingSettingsRequestSchema = v.strictObject({
       "A lead no rule matched, or that nobody in its rule's pool may take now: `unassigned` leaves it unassigned with needsAttention; `owner` assigns it to the active owner, not away, who joined the organization first (none: unassigned with needsAttention). Needs rules: an organization without rules routes nothing.",
     ),
   ),
+  version: v.pipe(
+    v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+    v.description(
+      "The version these settings were read at: when given, the settings are replaced only if they are still at it (else 409, so one admin's save never silently undoes another's). Omitted: replaced whatever the version.",
+    ),
+  ),
 });
 export type RoutingSettingsRequest = v.InferOutput<typeof RoutingSettingsRequestSchema>;
 
@@ -185,6 +191,8 @@ export const RoutingSettingsSchema = v.object({
       licensedStates: v.nullable(v.array(v.string())),
     }),
   ),
+  /** 0 until first saved; each save adds one. */
+  version: v.pipe(v.number(), v.integer(), v.description("0 until the settings are first saved; each save adds one.")),
   modifiedAt: v.nullable(timestamp),
 });
 export type RoutingSettings = v.InferOutput<typeof RoutingSettingsSchema>;

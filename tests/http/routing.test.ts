@@ -289,6 +289,37 @@ describe("routing rules", () => {
     expect(badState.status).toBe(400);
   });
 
+  it("keeps one admin's save from silently undoing another's: a save at a stale version is 409 and changes nothing", async () => {
+    const org = await newOrganization();
+    const fresh = await org.request("GET", "/routing/settings");
+    expect(fresh.body).toMatchObject({ version: 0, modifiedAt: null });
+    const rule = (name: string) => ({ name, pool: [org.userIds.agent] });
+    // Two admins read version 0; the first saves, the second's save (at version 0) would drop the first's rule.
+    const first = await org.request("PUT", "/routing/settings", { body: { version: 0, rules: [rule("Florida")] } });
+    expect(first.status).toBe(200);
+    expect(first.body.version).toBe(1);
+    const second = await org.request("PUT", "/routing/settings", { body: { version: 0, rules: [rule("Texas")] } });
+    expect(second.status).toBe(409);
+    expect(second.headers.get("content-type")).toContain("application/problem+json");
+    expect(second.body.detail).toContain("version 1, not 0");
+    expect((await org.request("GET", "/routing/settings")).body).toMatchObject({
+      version: 1,
+      rules: [expect.objectContaining({ name: "Florida" })],
+    });
+    // Read again, the change applies on top; without a version a save replaces whatever is stored.
+    const reread = await org.request("PUT", "/routing/settings", { body: { version: 1, rules: [rule("Texas")] } });
+    expect(reread.body).toMatchObject({ version: 2, rules: [expect.objectContaining({ name: "Texas" })] });
+    expect((await org.request("PUT", "/routing/settings", { body: { rules: [] } })).body.version).toBe(3);
+    // Saves at once over one version: exactly one wins.
+    const racing = await Promise.all(
+      ["A", "B", "C"].map((name) =>
+        org.request("PUT", "/routing/settings", { body: { version: 3, rules: [rule(name)] } }),
+      ),
+    );
+    expect(racing.map((answer) => answer.status).sort()).toEqual([200, 409, 409]);
+    expect((await org.request("GET", "/routing/settings")).body.version).toBe(4);
+  });
+
   it("routes a lead only to users licensed for its state; a lead nobody may take is flagged", async () => {
     const org = await newOrganization();
     const [ann, bob] = await agents(org, 2);

@@ -25,13 +25,14 @@ export const updateRoutingSettings = defineOperation({
   description:
     "Each processed lead goes to the first rule whose conditions it matches, and within that rule's pool to the next user who may take it now " +
     "(active, not away, within their working hours, licensed for the lead's state, under their caps), by the rule's strategy. " +
-    'Without a matching rule, or with nobody in the pool who may take it, the lead stays unassigned with `needsAttention: true` (`fallback: "unassigned"`, the default) or goes to an owner (`fallback: "owner"`). Keep a rule\'s `id` to keep its round-robin position. See docs/routing.md.',
+    'Without a matching rule, or with nobody in the pool who may take it, the lead stays unassigned with `needsAttention: true` (`fallback: "unassigned"`, the default) or goes to an owner (`fallback: "owner"`). Keep a rule\'s `id` to keep its round-robin position. ' +
+    "Send the `version` you read: a stale one is answered 409, so one admin's save never silently undoes another's; each save adds one. See docs/routing.md.",
   tag,
   auth: "bearer",
   permission: "users:write",
   body: RoutingSettingsRequestSchema,
   success: { status: 200, description: "The routing settings", schema: RoutingSettingsSchema },
-  problems: [400, 401, 403, 413, 415, 429],
+  problems: [400, 401, 403, 409, 413, 415, 429],
   example: {
     agentsSeeAllLeads: false,
     agentsMayClaim: true,
