@@ -8,35 +8,37 @@ import { keys } from "#core/db/keys";
 import { queryAll } from "#core/db/query";
 import { table } from "#core/db/items";
 import { migrateKeys } from "#core/db/migrate-keys";
+import { readyToText } from "#tests/helpers/automations";
+import { randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
+import { organizationItems } from "#tests/helpers/partitions";
 import { intakeByBody, newSource, uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
-/** Every item of the organization outside its own partition (its leads', events' and claims', issue 27). */
+/** The entities issue 27 keyed apart, in partitions of their own. */
+const movedEntities = ["Lead", "Event", "LeadClaim", "Message", "ProviderMessage"];
+
+/** Every item of the organization outside its own partition (its leads', events', claims', messages'…, issue 27). */
 async function movedItems(org: TestOrganization) {
-  const prefix = `${keys.organization(org.organizationId).pk}#`;
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await table.scan({
-      FilterExpression: "begins_with(pk, :prefix)",
-      ExpressionAttributeValues: { ":prefix": prefix },
-      ExclusiveStartKey,
-      ConsistentRead: true,
-    });
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items.filter((item) => ["Lead", "Event", "LeadClaim"].includes(String(item.entity)));
+  const partition = keys.organization(org.organizationId).pk;
+  return (await organizationItems(org, movedEntities)).filter((item) => item.pk !== partition);
 }
 
 /**
- * Puts the organization's leads, events and claims back where the layout before issue 27 kept them: in the
- * organization's partition, under the same sort key, without the sharded index keys. The old items go in under an
+ * The index keys an item in the layout before issue 27 did not have: a lead's and an event's were all derived again
+ * (sharded since); a claim has none, and a message's and its pointer's (its conversation, its due entry) are as they
+ * were.
+ */
+const newIndexKeys = (item: Record<string, unknown>) =>
+  ["Lead", "Event"].includes(String(item.entity)) ? withoutKeys(item) : item;
+
+/**
+ * Puts the organization's moved items back where the layout before issue 27 kept them: in the organization's
+ * partition, under the same sort key, without the index keys that layout lacked. The old items go in under an
  * entity no stream consumer reads and get theirs back by an update, as they were stored long ago.
  */
 async function toOldLayout(items: Record<string, unknown>[]) {
   for (const item of items) {
-    const old = { ...withoutKeys(item), pk: `ORG#${String(item.organizationId)}`, sk: item.sk };
+    const old = { ...newIndexKeys(item), pk: keys.organization(String(item.pk).split("#")[1]!).pk, sk: item.sk };
     await db().send(new PutCommand({ TableName: tableName(), Item: { ...old, entity: "Fixture" } }));
     await table.update({
       Key: { pk: old.pk, sk: old.sk },
@@ -48,21 +50,26 @@ async function toOldLayout(items: Record<string, unknown>[]) {
 }
 
 describe("migrate-keys", () => {
-  it("moves leads, events and claims stored in the organization's partition to their own, once", async () => {
+  it("moves leads, events, claims and messages stored in the organization's partition to their own, once", async () => {
     const org = await newOrganization();
     const source = await newSource(org);
     const phone = uniquePhone();
     const lead = await intakeByBody(source, { FirstName: "Old", Phone: phone, Price: "2" });
     await waitForLead(org, lead.body.id);
+    await readyToText(org);
+    const text = await send(org, { to: randomNumber(), body: "stored long ago" });
+    expect(text.status).toBe(202);
+    const delivered = await waitForMessage(org, text.body.id);
     const events = async () =>
       (await org.request("POST", "/events/all/my", { body: {} })).body.items.map((event: { id: string }) => event.id);
     const eventIds = await events();
     expect(eventIds.length).toBeGreaterThan(0);
     const before = await movedItems(org);
-    expect(before.map((item) => item.entity)).toEqual(expect.arrayContaining(["Lead", "Event", "LeadClaim"]));
+    expect(new Set(before.map((item) => item.entity))).toEqual(new Set(movedEntities));
 
     await toOldLayout(before);
     expect((await org.request("GET", `/leads/${lead.body.id}`)).status).toBe(404);
+    expect((await org.request("GET", `/messages/${text.body.id}`)).status).toBe(404);
     expect((await org.request("POST", "/leads/all/my", { body: {} })).body.items).toEqual([]);
 
     const first = await migrateKeys(org.organizationId);
@@ -71,16 +78,17 @@ describe("migrate-keys", () => {
     const keyed = (items: Record<string, unknown>[]) =>
       items.map((item) => `${String(item.pk)}|${String(item.sk)}`).sort();
     expect(keyed(after)).toEqual(keyed(before));
-    // Every index key is derived again, the sharded ones included.
+    // Every index key is derived again, the sharded ones included; the others are kept.
+    const indexKeys = (item: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(item).filter(([name]) => /^gsi\d+(pk|sk)$/.test(name)));
     for (const item of after) {
       const expected =
         item.entity === "Lead"
           ? LeadEntity.item(withoutKeys(item) as never)
           : item.entity === "Event"
             ? EventEntity.item(withoutKeys(item) as never)
-            : item;
-      for (const name of Object.keys(expected).filter((name) => /^gsi\d+(pk|sk)$/.test(name)))
-        expect(item[name], `${String(item.sk)} ${name}`).toBe(expected[name]);
+            : before.find((earlier) => earlier.sk === item.sk)!;
+      expect(indexKeys(item), String(item.sk)).toEqual(indexKeys(expected));
     }
 
     const read = await org.request("GET", `/leads/${lead.body.id}`);
@@ -89,6 +97,7 @@ describe("migrate-keys", () => {
       (await org.request("POST", "/leads/all/my", { body: {} })).body.items.map((l: { id: string }) => l.id),
     ).toEqual([lead.body.id]);
     expect(await events()).toEqual(eventIds);
+    expect((await org.request("GET", `/messages/${text.body.id}`)).body).toEqual(delivered);
     const byName = await queryAll(LeadEntity.query("byName", { organizationId: org.organizationId }));
     expect(byName.map((item) => item.id)).toEqual([lead.body.id]);
     // The moved claim still dedupes: the same phone from the same seller is the same lead.
