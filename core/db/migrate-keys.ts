@@ -3,6 +3,8 @@ import { getItem, table, type Item } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { EventEntity, type StoredEvent } from "#core/db/entities/events";
 import { LeadEntity, type StoredLead } from "#core/db/entities/leads";
+import { AutomationRunEntity } from "#core/db/entities/automations";
+import type { StoredRun } from "#core/automations/runs/model";
 import { accessPatterns, withoutKeys } from "#core/db/indexes";
 import { ownPartition } from "#core/db/keys/shared";
 
@@ -25,6 +27,14 @@ const moved: Record<string, ((old: Item, organizationId: string) => Item) | unde
   [entities.leadClaim]: keptIndexes,
   [entities.message]: keptIndexes,
   [entities.providerMessage]: keptIndexes,
+  // A run's list entries are derived again (an automation's runs, its active ones: sharded since); its due entry
+  // follows the engine's state, which the old item's entry already says.
+  [entities.automationRun]: (old, organizationId) => ({
+    ...AutomationRunEntity.item({ ...withoutKeys(old), organizationId } as StoredRun),
+    gsi3pk: old.gsi3pk,
+    gsi3sk: old.gsi3sk,
+  }),
+  [entities.automationRunClaim]: keptIndexes,
 };
 
 const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index) => [`${index}pk`, `${index}sk`]);
@@ -32,8 +42,8 @@ const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index
 /**
  * The item at its issue-27 place: the old item's attributes, with the table key and every index key derived from
  * them (sharded list keys included). An item in the old layout has the organization's partition key (`ORG#<id>`)
- * and the sort key it keeps (`LEAD#<id>`, `EVENT#<id>`, `LEADKEY#…`, `MESSAGE#<id>`, `PROVIDERMESSAGE#…`); its new
- * partition key is `ORG#<id>#<sort key>`.
+ * and the sort key it keeps (`LEAD#<id>`, `EVENT#<id>`, `LEADKEY#…`, `MESSAGE#<id>`, `PROVIDERMESSAGE#…`,
+ * `RUN#<automation>#<id>`, `RUNKEY#…`); its new partition key is `ORG#<id>#<sort key>`.
  */
 export function movedItem(item: Item): Item | undefined {
   const derive = moved[String(item.entity)];
@@ -62,8 +72,8 @@ const moving = "KeyMigration";
 
 /**
  * Operator migration (`npm run admin -- migrate-keys [--org ID]`, docs/data-model.md "Moving a stage to per-item
- * partitions"): moves every lead, event, lead claim, message and provider-message pointer stored in the
- * organization's partition to its own, each in
+ * partitions"): moves every lead, event, lead claim, message, provider-message pointer, automation run and run claim
+ * stored in the organization's partition to its own, each in
  * one transaction (put at the new key, delete the old), so a lead is never in both places nor in neither, then
  * gives it back its entity. Where the new key holds an item already (written since the deploy), its attributes win
  * over the old copy's. Running it again moves nothing; the whole-table run also finishes a move an earlier run left

@@ -1,21 +1,28 @@
 import { DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { db, tableName } from "#core/db/client";
-import { EventEntity } from "#core/db/entities/events";
 import { LeadEntity } from "#core/db/entities/leads";
 import { withoutKeys } from "#core/db/indexes";
 import { keys } from "#core/db/keys";
 import { queryAll } from "#core/db/query";
 import { table } from "#core/db/items";
 import { migrateKeys } from "#core/db/migrate-keys";
-import { readyToText } from "#tests/helpers/automations";
+import { chain, createAutomation, listRuns, readyToText, waitForRun } from "#tests/helpers/automations";
 import { randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { organizationItems } from "#tests/helpers/partitions";
 import { intakeByBody, newSource, uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 /** The entities issue 27 keyed apart, in partitions of their own. */
-const movedEntities = ["Lead", "Event", "LeadClaim", "Message", "ProviderMessage"];
+const movedEntities = [
+  "Lead",
+  "Event",
+  "LeadClaim",
+  "Message",
+  "ProviderMessage",
+  "AutomationRun",
+  "AutomationRunClaim",
+];
 
 /** Every item of the organization outside its own partition (its leads', events', claims', messages'…, issue 27). */
 async function movedItems(org: TestOrganization) {
@@ -24,12 +31,27 @@ async function movedItems(org: TestOrganization) {
 }
 
 /**
- * The index keys an item in the layout before issue 27 did not have: a lead's and an event's were all derived again
- * (sharded since); a claim has none, and a message's and its pointer's (its conversation, its due entry) are as they
- * were.
+ * The item as the layout before issue 27 indexed it: a lead's and an event's index keys were all derived again
+ * (sharded since); a run had no list of its automation's runs and one partition of its active ones; a claim has
+ * none, and a message's and its pointer's (its conversation, its due entry) are as they were.
  */
-const newIndexKeys = (item: Record<string, unknown>) =>
-  ["Lead", "Event"].includes(String(item.entity)) ? withoutKeys(item) : item;
+function oldIndexKeys(item: Record<string, unknown>): Record<string, unknown> {
+  if (["Lead", "Event"].includes(String(item.entity))) return withoutKeys(item);
+  if (item.entity !== "AutomationRun") return item;
+  const { gsi8pk: _pk, gsi8sk: _sk, ...old } = item;
+  return { ...old, ...(old.gsi2pk ? { gsi2pk: String(old.gsi2pk).replace(/#\d+$/, "") } : {}) };
+}
+
+/** The organization's moved items once no write is under way (events are recorded just after their change). */
+async function settledItems(org: TestOrganization) {
+  let items = await movedItems(org);
+  for (let count = -1; count !== items.length;) {
+    count = items.length;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    items = await movedItems(org);
+  }
+  return items;
+}
 
 /**
  * Puts the organization's moved items back where the layout before issue 27 kept them: in the organization's
@@ -38,7 +60,7 @@ const newIndexKeys = (item: Record<string, unknown>) =>
  */
 async function toOldLayout(items: Record<string, unknown>[]) {
   for (const item of items) {
-    const old = { ...newIndexKeys(item), pk: keys.organization(String(item.pk).split("#")[1]!).pk, sk: item.sk };
+    const old = { ...oldIndexKeys(item), pk: keys.organization(String(item.pk).split("#")[1]!).pk, sk: item.sk };
     await db().send(new PutCommand({ TableName: tableName(), Item: { ...old, entity: "Fixture" } }));
     await table.update({
       Key: { pk: old.pk, sk: old.sk },
@@ -50,7 +72,7 @@ async function toOldLayout(items: Record<string, unknown>[]) {
 }
 
 describe("migrate-keys", () => {
-  it("moves leads, events, claims and messages stored in the organization's partition to their own, once", async () => {
+  it("moves leads, events, claims, messages and runs stored in the organization's partition to their own, once", async () => {
     const org = await newOrganization();
     const source = await newSource(org);
     const phone = uniquePhone();
@@ -60,16 +82,22 @@ describe("migrate-keys", () => {
     const text = await send(org, { to: randomNumber(), body: "stored long ago" });
     expect(text.status).toBe(202);
     const delivered = await waitForMessage(org, text.body.id);
+    const waits = chain({ type: "Manual" }, [{ id: "wait", type: "Wait", settings: { durationSeconds: 3600 } }]);
+    const automation = await createAutomation(org, waits);
+    const started = await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId: lead.body.id } });
+    expect(started.status).toBe(202);
+    const waiting = await waitForRun(org, automation.id, started.body.id, (run) => run.status === "Waiting");
+    const before = await settledItems(org);
     const events = async () =>
       (await org.request("POST", "/events/all/my", { body: {} })).body.items.map((event: { id: string }) => event.id);
     const eventIds = await events();
     expect(eventIds.length).toBeGreaterThan(0);
-    const before = await movedItems(org);
     expect(new Set(before.map((item) => item.entity))).toEqual(new Set(movedEntities));
 
     await toOldLayout(before);
     expect((await org.request("GET", `/leads/${lead.body.id}`)).status).toBe(404);
     expect((await org.request("GET", `/messages/${text.body.id}`)).status).toBe(404);
+    expect(await listRuns(org, automation.id)).toEqual([]);
     expect((await org.request("POST", "/leads/all/my", { body: {} })).body.items).toEqual([]);
 
     const first = await migrateKeys(org.organizationId);
@@ -78,17 +106,12 @@ describe("migrate-keys", () => {
     const keyed = (items: Record<string, unknown>[]) =>
       items.map((item) => `${String(item.pk)}|${String(item.sk)}`).sort();
     expect(keyed(after)).toEqual(keyed(before));
-    // Every index key is derived again, the sharded ones included; the others are kept.
+    // Every index key is as the code writes it today: derived again, the sharded ones included, or kept.
     const indexKeys = (item: Record<string, unknown>) =>
       Object.fromEntries(Object.entries(item).filter(([name]) => /^gsi\d+(pk|sk)$/.test(name)));
     for (const item of after) {
-      const expected =
-        item.entity === "Lead"
-          ? LeadEntity.item(withoutKeys(item) as never)
-          : item.entity === "Event"
-            ? EventEntity.item(withoutKeys(item) as never)
-            : before.find((earlier) => earlier.sk === item.sk)!;
-      expect(indexKeys(item), String(item.sk)).toEqual(indexKeys(expected));
+      const written = before.find((earlier) => earlier.sk === item.sk)!;
+      expect(indexKeys(item), String(item.sk)).toEqual(indexKeys(written));
     }
 
     const read = await org.request("GET", `/leads/${lead.body.id}`);
@@ -98,6 +121,13 @@ describe("migrate-keys", () => {
     ).toEqual([lead.body.id]);
     expect(await events()).toEqual(eventIds);
     expect((await org.request("GET", `/messages/${text.body.id}`)).body).toEqual(delivered);
+    expect((await listRuns(org, automation.id)).map((run) => run.id)).toEqual([waiting.id]);
+    // The run is among its automation's active ones again: disabling the automation cancels it.
+    const disabled = await org.request("PUT", `/automations/${automation.id}`, { body: { ...waits, enabled: false } });
+    expect(disabled.status).toBe(200);
+    expect((await waitForRun(org, automation.id, waiting.id, (run) => run.status === "Canceled")).error).toBe(
+      "The automation was disabled.",
+    );
     const byName = await queryAll(LeadEntity.query("byName", { organizationId: org.organizationId }));
     expect(byName.map((item) => item.id)).toEqual([lead.body.id]);
     // The moved claim still dedupes: the same phone from the same seller is the same lead.
