@@ -35,6 +35,11 @@ const moved: Record<string, ((old: Item, organizationId: string) => Item) | unde
     gsi3sk: old.gsi3sk,
   }),
   [entities.automationRunClaim]: keptIndexes,
+  // Moved so that a redelivered event is still counted once, an early response still found, and an open hold still
+  // settled (its due entry kept) across the deploy.
+  [entities.analyticsCounted]: keptIndexes,
+  [entities.analyticsEarlyResponse]: keptIndexes,
+  [entities.reservation]: keptIndexes,
 };
 
 const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index) => [`${index}pk`, `${index}sk`]);
@@ -43,7 +48,8 @@ const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index
  * The item at its issue-27 place: the old item's attributes, with the table key and every index key derived from
  * them (sharded list keys included). An item in the old layout has the organization's partition key (`ORG#<id>`)
  * and the sort key it keeps (`LEAD#<id>`, `EVENT#<id>`, `LEADKEY#…`, `MESSAGE#<id>`, `PROVIDERMESSAGE#…`,
- * `RUN#<automation>#<id>`, `RUNKEY#…`); its new partition key is `ORG#<id>#<sort key>`.
+ * `RUN#<automation>#<id>`, `RUNKEY#…`, `ANALYTICS#COUNTED#…`, `ANALYTICS#EARLY#…`, `RESERVATION#…`); its new partition
+ * key is `ORG#<id>#<sort key>`.
  */
 export function movedItem(item: Item): Item | undefined {
   const derive = moved[String(item.entity)];
@@ -72,8 +78,9 @@ const moving = "KeyMigration";
 
 /**
  * Operator migration (`npm run admin -- migrate-keys [--org ID]`, docs/data-model.md "Moving a stage to per-item
- * partitions"): moves every lead, event, lead claim, message, provider-message pointer, automation run and run claim
- * stored in the organization's partition to its own, each in
+ * partitions"): moves every lead, event, lead claim, message, provider-message pointer, automation run, run claim,
+ * analytics count-once marker, early response and wallet hold stored in the organization's partition to its own,
+ * each in
  * one transaction (put at the new key, delete the old), so a lead is never in both places nor in neither, then
  * gives it back its entity. Where the new key holds an item already (written since the deploy), its attributes win
  * over the old copy's. Running it again moves nothing; the whole-table run also finishes a move an earlier run left

@@ -1,4 +1,4 @@
-import { org, ordered, decimalSortText, type Key } from "#core/db/keys/shared";
+import { org, ownPartition, ordered, decimalSortText, type Key } from "#core/db/keys/shared";
 
 /** Keys of the items core/billing owns (docs/data-model.md). */
 export const billingKeys = {
@@ -57,11 +57,12 @@ export const billingKeys = {
     gsi5sk: ordered(decimalSortText(amount), entryId),
   }),
   ledgerByAmountPartition: (organizationId: string) => ({ gsi5pk: `${org(organizationId)}#LEDGER#AMOUNT` }),
-  /** One per message or call whose estimated cost is held; keyed by that message or call id. */
-  reservation: (organizationId: string, reservationId: string): Key => ({
-    pk: org(organizationId),
-    sk: `RESERVATION#${reservationId}`,
-  }),
+  /**
+   * One per message or call whose estimated cost is held; keyed by that message or call id, in a partition of its
+   * own (issue 27: written when held and again when settled or released, per message; read by key only).
+   */
+  reservation: (organizationId: string, reservationId: string): Key =>
+    ownPartition(organizationId, `RESERVATION#${reservationId}`),
   /** One per phone number and billing month (`2026-03`) whose fee was charged, put in the charge's transaction so it happens once. */
   phoneNumberFee: (organizationId: string, phoneNumberId: string, month: string): Key => ({
     pk: org(organizationId),
