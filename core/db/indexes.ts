@@ -33,6 +33,7 @@ export const accessPatterns = {
   leadsByCreation: "gsi8",
   eventsByCreation: "gsi8",
   runsByAutomation: "gsi8",
+  analyticsLeadsByCreation: "gsi8",
 } as const satisfies Record<string, IndexName>;
 
 export type AccessPattern = keyof typeof accessPatterns;

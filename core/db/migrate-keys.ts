@@ -4,6 +4,7 @@ import { entities, keys } from "#core/db/keys";
 import { EventEntity, type StoredEvent } from "#core/db/entities/events";
 import { LeadEntity, type StoredLead } from "#core/db/entities/leads";
 import { AutomationRunEntity } from "#core/db/entities/automations";
+import { AnalyticsLeadEntity, type StoredLeadFacts } from "#core/db/entities/analytics";
 import type { StoredRun } from "#core/automations/runs/model";
 import { accessPatterns, withoutKeys } from "#core/db/indexes";
 import { ownPartition } from "#core/db/keys/shared";
@@ -37,6 +38,8 @@ const moved: Record<string, ((old: Item, organizationId: string) => Item) | unde
   [entities.automationRunClaim]: keptIndexes,
   // Moved so that a redelivered event is still counted once, an early response still found, and an open hold still
   // settled (its due entry kept) across the deploy.
+  [entities.analyticsLead]: (old, organizationId) =>
+    AnalyticsLeadEntity.item({ ...withoutKeys(old), organizationId } as StoredLeadFacts),
   [entities.analyticsCounted]: keptIndexes,
   [entities.analyticsEarlyResponse]: keptIndexes,
   [entities.reservation]: keptIndexes,
@@ -48,7 +51,7 @@ const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index
  * The item at its issue-27 place: the old item's attributes, with the table key and every index key derived from
  * them (sharded list keys included). An item in the old layout has the organization's partition key (`ORG#<id>`)
  * and the sort key it keeps (`LEAD#<id>`, `EVENT#<id>`, `LEADKEY#…`, `MESSAGE#<id>`, `PROVIDERMESSAGE#…`,
- * `RUN#<automation>#<id>`, `RUNKEY#…`, `ANALYTICS#COUNTED#…`, `ANALYTICS#EARLY#…`, `RESERVATION#…`); its new partition
+ * `RUN#<automation>#<id>`, `RUNKEY#…`, `ANALYTICS#LEAD#…`, `ANALYTICS#COUNTED#…`, `ANALYTICS#EARLY#…`, `RESERVATION#…`); its new partition
  * key is `ORG#<id>#<sort key>`.
  */
 export function movedItem(item: Item): Item | undefined {
@@ -79,7 +82,7 @@ const moving = "KeyMigration";
 /**
  * Operator migration (`npm run admin -- migrate-keys [--org ID]`, docs/data-model.md "Moving a stage to per-item
  * partitions"): moves every lead, event, lead claim, message, provider-message pointer, automation run, run claim,
- * analytics count-once marker, early response and wallet hold stored in the organization's partition to its own,
+ * analytics lead facts, count-once marker, early response and wallet hold stored in the organization's partition to its own,
  * each in
  * one transaction (put at the new key, delete the old), so a lead is never in both places nor in neither, then
  * gives it back its entity. Where the new key holds an item already (written since the deploy), its attributes win

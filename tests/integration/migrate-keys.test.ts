@@ -7,6 +7,7 @@ import { keys } from "#core/db/keys";
 import { queryAll } from "#core/db/query";
 import { table } from "#core/db/items";
 import { migrateKeys } from "#core/db/migrate-keys";
+import { leadFacts } from "#core/analytics/read";
 import { chain, createAutomation, listRuns, readyToText, waitForRun } from "#tests/helpers/automations";
 import { randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { organizationItems } from "#tests/helpers/partitions";
@@ -22,6 +23,7 @@ const movedEntities = [
   "ProviderMessage",
   "AutomationRun",
   "AutomationRunClaim",
+  "AnalyticsLead",
   "AnalyticsCounted",
   "Reservation",
 ];
@@ -33,12 +35,12 @@ async function movedItems(org: TestOrganization) {
 }
 
 /**
- * The item as the layout before issue 27 indexed it: a lead's and an event's index keys were all derived again
- * (sharded since); a run had no list of its automation's runs and one partition of its active ones; a claim has
+ * The item as the layout before issue 27 indexed it: a lead's, an event's and a counted lead's index keys were all
+ * derived again (sharded since); a run had no list of its automation's runs and one partition of its active ones; a claim has
  * none, and a message's and its pointer's (its conversation, its due entry) are as they were.
  */
 function oldIndexKeys(item: Record<string, unknown>): Record<string, unknown> {
-  if (["Lead", "Event"].includes(String(item.entity))) return withoutKeys(item);
+  if (["Lead", "Event", "AnalyticsLead"].includes(String(item.entity))) return withoutKeys(item);
   if (item.entity !== "AutomationRun") return item;
   const { gsi8pk: _pk, gsi8sk: _sk, ...old } = item;
   return { ...old, ...(old.gsi2pk ? { gsi2pk: String(old.gsi2pk).replace(/#\d+$/, "") } : {}) };
@@ -82,7 +84,7 @@ async function toOldLayout(items: Record<string, unknown>[]) {
 }
 
 describe("migrate-keys", () => {
-  it("moves leads, events, claims, messages, runs, counted markers and holds stored in the organization's partition to their own, once", async () => {
+  it("moves leads, events, claims, messages, runs, analytics lead facts and markers, and holds stored in the organization's partition to their own, once", async () => {
     const org = await newOrganization();
     const source = await newSource(org);
     const phone = uniquePhone();
@@ -138,6 +140,9 @@ describe("migrate-keys", () => {
     expect((await waitForRun(org, automation.id, waiting.id, (run) => run.status === "Canceled")).error).toBe(
       "The automation was disabled.",
     );
+    // The counted lead's facts are read by the report's window edges from their sharded index again.
+    const facts = await leadFacts(org.organizationId, { start: Date.now() - 3_600_000, end: Date.now() + 60_000 });
+    expect(facts.map((fact) => fact.leadId)).toEqual([lead.body.id]);
     const byName = await queryAll(LeadEntity.query("byName", { organizationId: org.organizationId }));
     expect(byName.map((item) => item.id)).toEqual([lead.body.id]);
     // The moved claim still dedupes: the same phone from the same seller is the same lead.

@@ -19,10 +19,12 @@ export const analyticsKeys = {
     pk: org(organizationId),
     sk: `ANALYTICS#${level}#${bucket}#HIST`,
   }),
-  analyticsLead: (organizationId: string, leadId: string): Key => ({
-    pk: org(organizationId),
-    sk: `ANALYTICS#LEAD#${leadId}`,
-  }),
+  /**
+   * One counted lead's facts, in a partition of its own (issue 27: put and updated per lead); the organization's
+   * are read by creation from the AnalyticsLead entity's write-sharded index (core/db/entities/analytics.ts).
+   */
+  analyticsLead: (organizationId: string, leadId: string): Key =>
+    ownPartition(organizationId, `ANALYTICS#LEAD#${leadId}`),
   /**
    * The earliest response to a lead still being processed (not counted yet): its LeadCreated counting picks it up
    * (expires by TTL, so a lead that is never processed leaves nothing behind). Read by key only, so in a partition
