@@ -538,8 +538,9 @@ interface OrgState {
 }
 
 /**
- * Every item of each organization: its own partition and the partitions of its leads, events and claims
- * (`ORG#<id>#…`, issue 27), by sort key, from one consistent scan of the table.
+ * Every item of each organization: its own partition and the partitions of its items keyed apart (`ORG#<id>#<sk>`,
+ * issue 27: leads, events, claims, messages, runs, holds…), by sort key (which each kept), from one consistent scan
+ * of the table.
  */
 async function snapshot(orgs: Org[]): Promise<OrgState[]> {
   const states = orgs.map((org) => ({ org, items: new Map<string, Record<string, any>>() }));

@@ -257,10 +257,14 @@ function queriedPartition(input: Item): string {
 
 /** A partition key with ids replaced, so the partitions of one kind group together (`ORG#<org>#LEAD#<id>`). */
 export function partitionKind(partition: string, organizationId: string): string {
-  return partition
-    .replaceAll(organizationId, "<org>")
-    .replace(/[0-9A-HJKMNP-TV-Z]{26}/g, "<id>")
-    .replace(/\+\d{8,15}/g, "<phone>")
-    .replace(/#\d+(?=#|$)/g, "#<n>")
-    .replace(/\d{4}-\d\d-\d\d[T\d:.Z-]*/g, "<time>");
+  return (
+    partition
+      .replaceAll(organizationId, "<org>")
+      .replace(/[0-9A-HJKMNP-TV-Z]{26}/g, "<id>")
+      // A carrier's message or call id (Twilio's and the simulator's `SM`/`CA` + 32 hex): a provider-message pointer.
+      .replace(/\b(SM|CA)[0-9a-f]{32}\b/g, "<id>")
+      .replace(/\+\d{8,15}/g, "<phone>")
+      .replace(/#\d+(?=#|$)/g, "#<n>")
+      .replace(/\d{4}-\d\d-\d\d[T\d:.Z-]*/g, "<time>")
+  );
 }

@@ -57,10 +57,13 @@ Commands (output is JSON):
                                                       attributes onto leads, events, conversations and suppressions
                                                       stored before (a full table scan, or one organization's
                                                       items; safe to run again): items scanned and updated
-  migrate-keys [--org ID]                             once after deploying issue 27's keys: moves leads, events and
-                                                      lead claims from the organization's partition to their own
-                                                      (one transaction each; a full table scan, or one
-                                                      organization's partition; safe to run again): scanned, moved
+  migrate-keys [--org ID]                             once after deploying issue 27's keys: moves leads, events,
+                                                      lead claims, messages and provider-message pointers, runs
+                                                      and run claims, analytics lead facts, count-once markers
+                                                      and early responses, wallet holds from the organization's
+                                                      partition to their own (one transaction each; a full table
+                                                      scan, or one organization's partition; safe to run again):
+                                                      scanned, moved
   backfill-usage [--org ID]                           once after deploying usage by kind (GET /billing/usage): counts
                                                       the charges written before it into the usage days (every
                                                       organization, or one; safe to run again): charges and days

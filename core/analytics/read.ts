@@ -1,6 +1,7 @@
 import { decodeTime, ulid } from "ulid";
 import { type EventRecord, Events } from "#core/events/index";
-import { organizationRange } from "#core/db/query";
+import { organizationRange, queryAll } from "#core/db/query";
+import { AnalyticsLeadEntity } from "#core/db/entities/analytics";
 import { keys } from "#core/db/keys";
 import {
   callSeconds,
@@ -83,11 +84,14 @@ function countersOf(item: Record<string, unknown>): Counters {
 
 /** Per-lead analytics items of leads created in [start, end). */
 export async function leadFacts(organizationId: string, range: TimeRange): Promise<LeadFact[]> {
-  const prefix = keys.analyticsLead(organizationId, "").sk;
-  const items = await organizationRange(
-    organizationId,
-    `${prefix}${ulidFloor(range.start)}`,
-    `${prefix}${ulidCeiling(range.end - 1)}`,
+  const prefix = AnalyticsLeadEntity.sortKey("byCreation", { organizationId });
+  // Each counted lead is in a partition of its own (issue 27): the window is a key range of their sharded index.
+  const items = await queryAll(
+    AnalyticsLeadEntity.query(
+      "byCreation",
+      { organizationId },
+      { range: { between: [`${prefix}${ulidFloor(range.start)}`, `${prefix}${ulidCeiling(range.end - 1)}`] } },
+    ),
   );
   return items.map((item) => ({
     leadId: item.leadId as string,

@@ -1,5 +1,6 @@
 import type { TransactItem } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
+import { AnalyticsLeadEntity } from "#core/db/entities/analytics";
 import { dayBucket, hourBucket, minuteBucket, secondBucket, weekBucket } from "#core/analytics/range";
 import { minuteExpiresAt, minuteKept } from "#core/analytics/minutes";
 import type { Counters } from "#core/analytics/counters";
@@ -190,15 +191,16 @@ export function leadItem(
   organizationId: string,
   lead: { leadId: string; sourceId: string | null; priceUnits: number; assignedUserId?: string | null },
 ) {
-  return {
-    ...keys.analyticsLead(organizationId, lead.leadId),
-    entity: entities.analyticsLead,
+  const facts = {
+    organizationId,
     leadId: lead.leadId,
     sourceId: lead.sourceId,
     priceUnits: lead.priceUnits,
     // The agent the lead was assigned to when counted: its response counts on that agent's leaderboard row.
     assignedUserId: lead.assignedUserId ?? null,
   };
+  // Its key and its entry among the organization's counted leads (write-sharded) come from its entity.
+  return { ...AnalyticsLeadEntity.item(facts), ...facts };
 }
 
 export { talkSeconds as callSeconds } from "#core/calls/duration";

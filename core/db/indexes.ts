@@ -28,10 +28,12 @@ export const accessPatterns = {
   leadsByProcessingStatus: "gsi7",
   eventsByType: "gsi7",
   conversationsByUnread: "gsi7",
-  // gsi8: an organization's items of an entity whose own items live in partitions of their own, in creation order,
-  // write-sharded (`ORG#o#LEADS#<shard>`): the organization-level listing no single partition carries (issue 27).
+  // gsi8: an organization's (or one automation's) items of an entity whose own items live in partitions of their own,
+  // in creation order, write-sharded (`ORG#o#LEADS#<shard>`): the listing no single partition carries (issue 27).
   leadsByCreation: "gsi8",
   eventsByCreation: "gsi8",
+  runsByAutomation: "gsi8",
+  analyticsLeadsByCreation: "gsi8",
 } as const satisfies Record<string, IndexName>;
 
 export type AccessPattern = keyof typeof accessPatterns;

@@ -3,14 +3,46 @@ import { getItem, table, type Item } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { EventEntity, type StoredEvent } from "#core/db/entities/events";
 import { LeadEntity, type StoredLead } from "#core/db/entities/leads";
+import { AutomationRunEntity } from "#core/db/entities/automations";
+import { AnalyticsLeadEntity, type StoredLeadFacts } from "#core/db/entities/analytics";
+import type { StoredRun } from "#core/automations/runs/model";
 import { accessPatterns, withoutKeys } from "#core/db/indexes";
+import { ownPartition } from "#core/db/keys/shared";
 
-/** The entities issue 27 moved out of the organization's partition, and the keys each derives from a record. */
-const moved: Record<string, ((record: Item, sk: string) => Item) | undefined> = {
-  [entities.lead]: (record) => LeadEntity.item(record as StoredLead),
-  [entities.event]: (record) => EventEntity.item(record as StoredEvent),
-  // A claim has no index; its partition is its sort key's (keys.leadClaim), whatever fields an old claim holds.
-  [entities.leadClaim]: (record, sk) => ({ pk: `${keys.organization(String(record.organizationId)).pk}#${sk}`, sk }),
+/**
+ * An item whose index keys do not change with its move (a claim has none; a message's conversation and due entries
+ * name no partition of its): its partition is its sort key's (`ownPartition`), whatever fields an old item holds.
+ */
+const keptIndexes = (old: Item, organizationId: string): Item => ({
+  ...old,
+  ...ownPartition(organizationId, String(old.sk)),
+});
+
+/**
+ * The entities issue 27 moved out of the organization's partition, and the keys each derives from the old item
+ * (with its `organizationId`): a declared entity's every index key again, the others their own.
+ */
+const moved: Record<string, ((old: Item, organizationId: string) => Item) | undefined> = {
+  [entities.lead]: (old, organizationId) => LeadEntity.item({ ...withoutKeys(old), organizationId } as StoredLead),
+  [entities.event]: (old, organizationId) => EventEntity.item({ ...withoutKeys(old), organizationId } as StoredEvent),
+  [entities.leadClaim]: keptIndexes,
+  [entities.message]: keptIndexes,
+  [entities.providerMessage]: keptIndexes,
+  // A run's list entries are derived again (an automation's runs, its active ones: sharded since); its due entry
+  // follows the engine's state, which the old item's entry already says.
+  [entities.automationRun]: (old, organizationId) => ({
+    ...AutomationRunEntity.item({ ...withoutKeys(old), organizationId } as StoredRun),
+    gsi3pk: old.gsi3pk,
+    gsi3sk: old.gsi3sk,
+  }),
+  [entities.automationRunClaim]: keptIndexes,
+  // Moved so that a redelivered event is still counted once, an early response still found, and an open hold still
+  // settled (its due entry kept) across the deploy.
+  [entities.analyticsLead]: (old, organizationId) =>
+    AnalyticsLeadEntity.item({ ...withoutKeys(old), organizationId } as StoredLeadFacts),
+  [entities.analyticsCounted]: keptIndexes,
+  [entities.analyticsEarlyResponse]: keptIndexes,
+  [entities.reservation]: keptIndexes,
 };
 
 const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index) => [`${index}pk`, `${index}sk`]);
@@ -18,13 +50,15 @@ const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index
 /**
  * The item at its issue-27 place: the old item's attributes, with the table key and every index key derived from
  * them (sharded list keys included). An item in the old layout has the organization's partition key (`ORG#<id>`)
- * and the sort key it keeps (`LEAD#<id>`, `EVENT#<id>`, `LEADKEY#…`); its new partition key is `ORG#<id>#<sort key>`.
+ * and the sort key it keeps (`LEAD#<id>`, `EVENT#<id>`, `LEADKEY#…`, `MESSAGE#<id>`, `PROVIDERMESSAGE#…`,
+ * `RUN#<automation>#<id>`, `RUNKEY#…`, `ANALYTICS#LEAD#…`, `ANALYTICS#COUNTED#…`, `ANALYTICS#EARLY#…`, `RESERVATION#…`); its new partition
+ * key is `ORG#<id>#<sort key>`.
  */
 export function movedItem(item: Item): Item | undefined {
   const derive = moved[String(item.entity)];
   if (!derive || String(item.pk).split("#").length !== 2) return undefined;
   const organizationId = String(item.pk).slice("ORG#".length);
-  const derived = derive({ ...withoutKeys(item), organizationId }, String(item.sk));
+  const derived = derive(item, organizationId);
   const next: Item = { ...item, pk: `${String(item.pk)}#${String(item.sk)}`, sk: item.sk };
   for (const name of indexKeyNames) {
     if (derived[name] === undefined) delete next[name];
@@ -47,7 +81,9 @@ const moving = "KeyMigration";
 
 /**
  * Operator migration (`npm run admin -- migrate-keys [--org ID]`, docs/data-model.md "Moving a stage to per-item
- * partitions"): moves every lead, event and lead claim stored in the organization's partition to its own, each in
+ * partitions"): moves every lead, event, lead claim, message, provider-message pointer, automation run, run claim,
+ * analytics lead facts, count-once marker, early response and wallet hold stored in the organization's partition to its own,
+ * each in
  * one transaction (put at the new key, delete the old), so a lead is never in both places nor in neither, then
  * gives it back its entity. Where the new key holds an item already (written since the deploy), its attributes win
  * over the old copy's. Running it again moves nothing; the whole-table run also finishes a move an earlier run left

@@ -3,11 +3,10 @@ import { describe, expect, it } from "vitest";
 import { Billing, WalletRefusedError } from "#core/billing/index";
 import { shardsHoldMoney } from "#core/billing/wallet-shards";
 import { readWalletParts } from "#core/billing/wallet-store";
-import { table } from "#core/db/items";
-import { keys } from "#core/db/keys";
 import * as Money from "#core/shared/money";
 import { allLedgerEntries, setAvailableBalance } from "#tests/helpers/billing";
 import { addNumber, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
+import { organizationItems } from "#tests/helpers/partitions";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 /** Final and billed: the settlement follows the final status by a moment. */
@@ -18,11 +17,9 @@ const settled = (message: any) =>
 /** The stored holds of an organization taken from a wallet shard (issue 27) rather than the wallet item: their ids. */
 async function holdsOnShards(org: TestOrganization): Promise<Set<string>> {
   applyStackEnv();
-  const { Items = [] } = await table.query({
-    KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-    ExpressionAttributeValues: { ":pk": keys.wallet(org.organizationId).pk, ":prefix": "RESERVATION#" },
-  });
-  return new Set(Items.filter((item) => item.walletShard !== undefined).map((item) => String(item.reservationId)));
+  // Each hold is in a partition of its own (issue 27).
+  const holds = await organizationItems(org, ["Reservation"]);
+  return new Set(holds.filter((item) => item.walletShard !== undefined).map((item) => String(item.reservationId)));
 }
 
 async function expectWalletAddsUp(org: TestOrganization) {

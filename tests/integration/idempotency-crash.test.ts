@@ -5,6 +5,7 @@ import { keys } from "#core/db/keys";
 import { queryAll } from "#core/db/query";
 import { LeadEntity } from "#core/db/entities/leads";
 import { killedAfterWrite } from "#tests/helpers/crash";
+import { organizationItems } from "#tests/helpers/partitions";
 import { apiEvent, lambdaContext } from "#tests/helpers/events";
 import { addNumber, createLead as newLead, events, magic, randomNumber } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
@@ -21,7 +22,7 @@ import { chain, createAutomation, waitForRun } from "#tests/helpers/automations"
 import { allLedgerEntries } from "#tests/helpers/billing";
 import { carrierRequests, onCarrier } from "#tests/helpers/carriers";
 
-/** The ids of the organization's stored items whose sort key begins with `prefix` (LEAD#, MESSAGE#, CALL#, TOPUP#…). */
+/** The ids of the stored items in the organization's partition whose sort key begins with `prefix` (CALL#, TOPUP#…). */
 async function storedIds(org: TestOrganization, prefix: string): Promise<string[]> {
   const { Items = [] } = await table.query({
     KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
@@ -29,6 +30,11 @@ async function storedIds(org: TestOrganization, prefix: string): Promise<string[
     ConsistentRead: true,
   });
   return Items.map((item) => String(item.id ?? item.sk.slice(prefix.length)));
+}
+
+/** The ids of the organization's stored items of one entity kept in partitions of their own (messages, runs). */
+async function storedOwnIds(org: TestOrganization, entity: string): Promise<string[]> {
+  return (await organizationItems(org, [entity])).map((item) => String(item.id));
 }
 
 /** The organization's leads, from their write-sharded creation index (each lead is in a partition of its own). */
@@ -101,7 +107,7 @@ describe("an Idempotency-Key survives a crash: one keyed request yields at most 
       body,
       /"entity":(\{"S":)?"Message"/,
     );
-    const stored = await storedIds(org, "MESSAGE#");
+    const stored = await storedOwnIds(org, "Message");
     expect(stored).toHaveLength(1);
     expect([retry.status, retry.body.id]).toEqual([202, stored[0]]);
     expect(again.body.id).toBe(stored[0]);
@@ -175,7 +181,7 @@ describe("an Idempotency-Key survives a crash: one keyed request yields at most 
       { leadId },
       /"entity":(\{"S":)?"AutomationRun"/,
     );
-    const stored = await storedIds(org, `RUN#${automation.id}#`);
+    const stored = await storedOwnIds(org, "AutomationRun");
     expect(stored).toHaveLength(1);
     expect([retry.status, retry.body.id]).toEqual([202, stored[0]]);
     expect(again.body.id).toBe(stored[0]);

@@ -29,7 +29,6 @@ const notYetMigrated = new Set([
   "core/analytics/minutes.ts",
   "core/analytics/read.ts",
   "core/analytics/rollups.ts",
-  "core/automations/runs/records.ts",
   "core/automations/runs/schedule.ts",
   "core/automations/runs/store.ts",
   "core/automations/runs/triggers.ts",

@@ -1,14 +1,16 @@
 import type { Actor } from "#core/auth/actor";
 import type { AutomationRun, StoredRun } from "#core/automations/runs/model";
 import { publicRun, RunStore, storedAutomation, toStoredRun } from "#core/automations/runs/store";
-import { keys } from "#core/db/keys";
-import { keyOrder, listPage, type ListResource, listQuerySchema } from "#core/db/list";
+import { AutomationRunEntity } from "#core/db/entities/automations";
+import { listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
 import { visibleTo } from "#core/automations/secrets";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 
 // The run routes' records, apart from index.ts (the queue's handlers and the sweep) and manual.ts (starts and
 // retries): reading and listing runs needs none of the engine.
+
+const automationOf = (context: unknown) => (context as { automationId: string }).automationId;
 
 const runsResource: ListResource<AutomationRun> = {
   name: "automation runs",
@@ -24,20 +26,13 @@ const runsResource: ListResource<AutomationRun> = {
   defaultOrder: [{ field: "createdAt", direction: "desc" }],
   idOf: (run) => run.id,
   fromItem: (item) => publicRun(toStoredRun(item)),
-  candidates: (organizationId, context) => {
-    const { pk, skPrefix } = keys.automationRunPrefix(
-      organizationId,
-      (context as { automationId: string }).automationId,
-    );
-    return {
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-    };
-  },
+  // One automation's runs from their write-sharded index (each run is in a partition of its own, issue 27), in
+  // creation order (ULID ids), the shards read in parallel and merged.
+  candidates: (organizationId, context) =>
+    AutomationRunEntity.query("byAutomation", { organizationId, automationId: automationOf(context) }),
   orders: {
-    createdAt: keyOrder((organizationId, context) =>
-      keys.automationRunPrefix(organizationId, (context as { automationId: string }).automationId),
-    ),
+    createdAt: (organizationId, context, forward) =>
+      AutomationRunEntity.plan("byAutomation", { organizationId, automationId: automationOf(context) }, { forward }),
   },
 };
 

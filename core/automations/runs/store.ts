@@ -6,6 +6,8 @@ import { finalRunStatuses, type AutomationRun, type StoredRun } from "#core/auto
 import type { Definition } from "#core/automations/runs/route";
 import { entities, keys } from "#core/db/keys";
 import { queryAll } from "#core/db/query";
+import { AutomationRunEntity } from "#core/db/entities/automations";
+import { withoutKeys } from "#core/db/indexes";
 
 /** Shards of the due-run and due-schedule indexes (gsi3), so no partition is hot (core/db/due.ts). */
 export const dueShards = dueWorkShards;
@@ -34,32 +36,19 @@ function dueAtOf(run: StoredRun): string {
   return new Date(Date.parse(run.modifiedAt) + STALL_MS).toISOString();
 }
 
-/** The stored item of a run with its indexes: by organization (always), active and due (while unfinished). */
+/**
+ * The stored item of a run with its indexes: by automation and organization (always), active (while unfinished),
+ * declared with its entity, and due (while unfinished) at the time the engine's state gives.
+ */
 export function runItem(run: StoredRun): Record<string, unknown> {
-  const active = !isFinal(run);
-  return {
-    ...keys.automationRun(run.organizationId, run.automationId, run.id),
-    ...keys.runsByOrganization(run.organizationId, run.createdAt, run.id),
-    ...(active ? keys.activeRunsByAutomation(run.organizationId, run.automationId, run.id) : {}),
-    ...(active ? keys.dueRun(shardOf(run.id), dueAtOf(run), run.organizationId, run.automationId, run.id) : {}),
-    entity: entities.automationRun,
-    ...run,
-  };
+  const due = isFinal(run)
+    ? {}
+    : keys.dueRun(shardOf(run.id), dueAtOf(run), run.organizationId, run.automationId, run.id);
+  return AutomationRunEntity.item(run, due);
 }
 
 export function toStoredRun(item: Record<string, unknown>): StoredRun {
-  const {
-    pk: _pk,
-    sk: _sk,
-    entity: _entity,
-    gsi1pk: _a,
-    gsi1sk: _b,
-    gsi2pk: _c,
-    gsi2sk: _d,
-    gsi3pk: _e,
-    gsi3sk: _f,
-    ...run
-  } = item;
+  const { entity: _entity, ...run } = withoutKeys(item);
   return run as unknown as StoredRun;
 }
 
@@ -120,25 +109,17 @@ export const RunStore = {
     return { run: existing, created: false };
   },
 
-  /** Ids of the unfinished runs of one automation (gsi2). */
+  /** Ids of the unfinished runs of one automation (its write-sharded active index, read merged). */
   async activeRunIds(organizationId: string, automationId: string): Promise<string[]> {
-    const { gsi2pk } = keys.activeRunsByAutomation(organizationId, automationId);
-    const items = await queryAll({
-      index: "activeRunsByAutomation",
-      KeyConditionExpression: "gsi2pk = :pk",
-      ExpressionAttributeValues: { ":pk": gsi2pk },
-    });
+    const items = await queryAll(AutomationRunEntity.query("active", { organizationId, automationId }));
     return items.map((item) => String(item.id));
   },
 
-  /** Runs of the organization created in [startAt, endAt) (gsi1). */
+  /** Runs of the organization created in [startAt, endAt). */
   async inRange(organizationId: string, startAt: string, endAt: string): Promise<StoredRun[]> {
-    const { gsi1pk } = keys.runsByOrganization(organizationId);
-    const items = await queryAll({
-      index: "runsByOrganization",
-      KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to",
-      ExpressionAttributeValues: { ":pk": gsi1pk, ":from": startAt, ":to": endAt },
-    });
+    const items = await queryAll(
+      AutomationRunEntity.query("byOrganization", { organizationId }, { range: { between: [startAt, endAt] } }),
+    );
     return items.map(toStoredRun).filter((run) => run.createdAt < endAt);
   },
 };

@@ -1,4 +1,4 @@
-import { org, type Key } from "#core/db/keys/shared";
+import { org, ownPartition, type Key } from "#core/db/keys/shared";
 
 /** Keys of the items core/analytics owns (docs/data-model.md). */
 export const analyticsKeys = {
@@ -19,22 +19,24 @@ export const analyticsKeys = {
     pk: org(organizationId),
     sk: `ANALYTICS#${level}#${bucket}#HIST`,
   }),
-  analyticsLead: (organizationId: string, leadId: string): Key => ({
-    pk: org(organizationId),
-    sk: `ANALYTICS#LEAD#${leadId}`,
-  }),
+  /**
+   * One counted lead's facts, in a partition of its own (issue 27: put and updated per lead); the organization's
+   * are read by creation from the AnalyticsLead entity's write-sharded index (core/db/entities/analytics.ts).
+   */
+  analyticsLead: (organizationId: string, leadId: string): Key =>
+    ownPartition(organizationId, `ANALYTICS#LEAD#${leadId}`),
   /**
    * The earliest response to a lead still being processed (not counted yet): its LeadCreated counting picks it up
-   * (expires by TTL, so a lead that is never processed leaves nothing behind).
+   * (expires by TTL, so a lead that is never processed leaves nothing behind). Read by key only, so in a partition
+   * of its own (issue 27).
    */
-  analyticsEarlyResponse: (organizationId: string, leadId: string): Key => ({
-    pk: org(organizationId),
-    sk: `ANALYTICS#EARLY#${leadId}`,
-  }),
+  analyticsEarlyResponse: (organizationId: string, leadId: string): Key =>
+    ownPartition(organizationId, `ANALYTICS#EARLY#${leadId}`),
   analyticsMilestones: (organizationId: string): Key => ({ pk: org(organizationId), sk: "ANALYTICS#MILESTONES" }),
-  /** Marker of an event counted by the stream aggregator (expires by TTL once the stream can no longer redeliver it). */
-  analyticsCounted: (organizationId: string, eventId: string): Key => ({
-    pk: org(organizationId),
-    sk: `ANALYTICS#COUNTED#${eventId}`,
-  }),
+  /**
+   * Marker of an event counted by the stream aggregator (expires by TTL once the stream can no longer redeliver it).
+   * One per event, ~8 a lead, only ever put on condition of its absence: in a partition of its own (issue 27).
+   */
+  analyticsCounted: (organizationId: string, eventId: string): Key =>
+    ownPartition(organizationId, `ANALYTICS#COUNTED#${eventId}`),
 };

@@ -1,4 +1,4 @@
-import { org, type Key } from "#core/db/keys/shared";
+import { org, ownPartition, type Key } from "#core/db/keys/shared";
 
 /** Keys of the items core/automations owns (docs/data-model.md). */
 export const automationsKeys = {
@@ -29,30 +29,19 @@ export const automationsKeys = {
     gsi3pk: `DUESCHEDULES#${shard}`,
     gsi3sk: `${dueAt}#${organizationId}#${automationId}#${triggerId}`,
   }),
-  /** Automation runs: one automation's runs, newest first by ULID. */
-  automationRun: (organizationId: string, automationId: string, runId: string): Key => ({
-    pk: org(organizationId),
-    sk: `RUN#${automationId}#${runId}`,
-  }),
-  automationRunPrefix: (organizationId: string, automationId: string) => ({
-    pk: org(organizationId),
-    skPrefix: `RUN#${automationId}#`,
-  }),
-  /** One run per (automation, trigger event): claimed with a conditional put in the run's own transaction. */
-  automationRunClaim: (organizationId: string, automationId: string, triggerEventId: string): Key => ({
-    pk: org(organizationId),
-    sk: `RUNKEY#${automationId}#${triggerEventId}`,
-  }),
-  /** gsi1: every run of the organization by creation time (analytics automationHealth). */
-  runsByOrganization: (organizationId: string, createdAt = "", runId = "") => ({
-    gsi1pk: `${org(organizationId)}#RUNS`,
-    gsi1sk: createdAt ? `${createdAt}#${runId}` : "",
-  }),
-  /** gsi2 (sparse): the unfinished runs of one automation (disabling cancels them); removed when a run ends. */
-  activeRunsByAutomation: (organizationId: string, automationId: string, runId = "") => ({
-    gsi2pk: `${org(organizationId)}#AUTOMATION#${automationId}#ACTIVERUNS`,
-    gsi2sk: `RUN#${runId}`,
-  }),
+  /**
+   * Automation runs, each in a partition of its own (issue 27: ~21 write units a lead, rewritten at every step);
+   * their index keys (an automation's runs, the organization's, the active ones) are declared with the run entity
+   * (core/db/entities/automations.ts).
+   */
+  automationRun: (organizationId: string, automationId: string, runId: string): Key =>
+    ownPartition(organizationId, `RUN#${automationId}#${runId}`),
+  /**
+   * One run per (automation, trigger event): claimed with a conditional put before the run's own, in a partition of
+   * its own as its run.
+   */
+  automationRunClaim: (organizationId: string, automationId: string, triggerEventId: string): Key =>
+    ownPartition(organizationId, `RUNKEY#${automationId}#${triggerEventId}`),
   /**
    * gsi3 (sparse): unfinished runs by when they need attention (a wait ending, or a
    * stalled step to resend). Operator index across organizations, sharded by run id.

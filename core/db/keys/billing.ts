@@ -1,10 +1,10 @@
-import { org, ordered, decimalSortText, type Key } from "#core/db/keys/shared";
+import { org, ownPartition, ordered, decimalSortText, type Key } from "#core/db/keys/shared";
 
 /** Keys of the items core/billing owns (docs/data-model.md). */
 export const billingKeys = {
   /**
    * gsi3 (sparse): open wallet holds (reservations) by the time the hold sweeper
-   * (core/operations/hold-sweeper.ts) looks at their owner. Not tenant data: the
+   * (core/maintenance/hold-sweeper.ts) looks at their owner. Not tenant data: the
    * sweeper's operator index across organizations, sharded by reservation id; on
    * the reservation item only, removed in the write that settles or releases it.
    */
@@ -57,11 +57,12 @@ export const billingKeys = {
     gsi5sk: ordered(decimalSortText(amount), entryId),
   }),
   ledgerByAmountPartition: (organizationId: string) => ({ gsi5pk: `${org(organizationId)}#LEDGER#AMOUNT` }),
-  /** One per message or call whose estimated cost is held; keyed by that message or call id. */
-  reservation: (organizationId: string, reservationId: string): Key => ({
-    pk: org(organizationId),
-    sk: `RESERVATION#${reservationId}`,
-  }),
+  /**
+   * One per message or call whose estimated cost is held; keyed by that message or call id, in a partition of its
+   * own (issue 27: written when held and again when settled or released, per message; read by key only).
+   */
+  reservation: (organizationId: string, reservationId: string): Key =>
+    ownPartition(organizationId, `RESERVATION#${reservationId}`),
   /** One per phone number and billing month (`2026-03`) whose fee was charged, put in the charge's transaction so it happens once. */
   phoneNumberFee: (organizationId: string, phoneNumberId: string, month: string): Key => ({
     pk: org(organizationId),

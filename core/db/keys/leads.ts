@@ -1,4 +1,4 @@
-import { org, type Key, type LeadClaim } from "#core/db/keys/shared";
+import { org, ownPartition, type Key, type LeadClaim } from "#core/db/keys/shared";
 
 /**
  * Keys of the items core/leads owns (docs/data-model.md). A lead's index keys are declared with its entity
@@ -22,6 +22,6 @@ export const leadsKeys = {
       "sourceId" in claim
         ? `LEADKEY#SOURCE#${claim.sourceId}#${claim.kind === "sellerLeadId" ? "SELLER" : "EXTERNAL"}#${claim.value}`
         : `LEADKEY#${claim.kind.toUpperCase()}#${claim.value}`;
-    return { pk: `${org(organizationId)}#${sk}`, sk };
+    return ownPartition(organizationId, sk);
   },
 };

@@ -1,4 +1,4 @@
-import { org, ordered, type Key } from "#core/db/keys/shared";
+import { org, ordered, ownPartition, type Key } from "#core/db/keys/shared";
 
 /** Keys of the items core/messaging owns (docs/data-model.md). */
 export const messagingKeys = {
@@ -56,20 +56,21 @@ export const messagingKeys = {
   }),
   cannedReplyPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "CANNEDREPLY#" }),
 
-  /** Messages (outbound and inbound); gsi1 lists one conversation's messages in order. */
-  message: (organizationId: string, messageId: string): Key => ({
-    pk: org(organizationId),
-    sk: `MESSAGE#${messageId}`,
-  }),
+  /**
+   * Messages (outbound and inbound), each in a partition of its own (issue 27: ~23 write units a lead, which the
+   * organization's partition could not carry at 167 leads/s); gsi1 lists one conversation's messages in order.
+   */
+  message: (organizationId: string, messageId: string): Key => ownPartition(organizationId, `MESSAGE#${messageId}`),
   messagesByConversation: (organizationId: string, conversationId: string, messageId = "") => ({
     gsi1pk: `${org(organizationId)}#CONVERSATION#${conversationId}#MESSAGES`,
     gsi1sk: `MESSAGE#${messageId}`,
   }),
-  /** Provider message id → our message (status callbacks, inbound dedupe); a conditional put claims it. */
-  providerMessage: (organizationId: string, provider: string, providerMessageId: string): Key => ({
-    pk: org(organizationId),
-    sk: `PROVIDERMESSAGE#${provider}#${providerMessageId}`,
-  }),
+  /**
+   * Provider message id → our message (status callbacks, inbound dedupe); a conditional put claims it. In a
+   * partition of its own, as its message (written once per message).
+   */
+  providerMessage: (organizationId: string, provider: string, providerMessageId: string): Key =>
+    ownPartition(organizationId, `PROVIDERMESSAGE#${provider}#${providerMessageId}`),
   /**
    * gsi3 (sparse): messages waiting for a time (far-future scheduled sends, receipt
    * timeouts). Not tenant data: the sweeper's operator index across organizations,

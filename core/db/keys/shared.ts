@@ -15,6 +15,13 @@ export function createdWithin(prefix: string, fromMs: number, toMs: number): { l
 export const org = (organizationId: string) => `ORG#${organizationId}`;
 
 /**
+ * The key of an item in a partition of its own (issue 27: no partition carries an organization's per-lead rate):
+ * the organization's prefix and the item's sort key, so the key is still the organization's and one GetItem finds
+ * it. `core/db/migrate-keys.ts` moves an item from the organization's partition to this key.
+ */
+export const ownPartition = (organizationId: string, sk: string): Key => ({ pk: `${org(organizationId)}#${sk}`, sk });
+
+/**
  * Sort keys of the ordered-list indexes (gsi4-gsi6) are `<value>\0<id>`: the
  * NUL (refused in every text field) sorts below every character, so a value
  * that is a prefix of another sorts first, and equal values fall back to the id,
