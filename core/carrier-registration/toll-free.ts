@@ -151,8 +151,9 @@ export const TollFreeVerifications = {
         );
         const decided = applyReport(verification, report, now);
         const { status, failureReason, errorCode, editAllowed, decidedAt } = decided;
-        // Conditional on the verification read: a resubmission meanwhile replaced it, and keeps its own status.
-        await conditionally(
+        // Conditional on the verification read: a resubmission meanwhile replaced it, and keeps its own status (on
+        // the verification and on the number, whose registration gates its sends).
+        const applied = await conditionally(
           table.update(
             TollFreeVerificationEntity.update(
               { organizationId, phoneNumberId: verification.phoneNumberId },
@@ -161,6 +162,7 @@ export const TollFreeVerifications = {
             ),
           ),
         );
+        if (!applied) return verification;
         await settled(organizationId, decided, verification.status);
         return decided;
       }),

@@ -92,8 +92,39 @@ const moving = "KeyMigration";
 export async function migrateKeys(organizationId?: string): Promise<{ scanned: number; moved: number }> {
   let scanned = 0;
   let count = 0;
+  for (const pass of passes) {
+    const done = await migratePass(pass, organizationId);
+    scanned += done.scanned;
+    count += done.moved;
+  }
+  return { scanned, moved: count };
+}
+
+/**
+ * Claims, pointers, holds and count-once markers move before the items they guard (an old partition lists `MESSAGE#`
+ * before `RESERVATION#` and `RUN#` before `RUNKEY#`): once a message or run is readable at its new key, a retry of
+ * it must find its hold or claim there too, or it would reserve a second hold (one the move then drops, still counted
+ * on the wallet) or start a second run of one trigger.
+ */
+const guards: string[] = [
+  entities.leadClaim,
+  entities.providerMessage,
+  entities.automationRunClaim,
+  entities.reservation,
+  entities.analyticsCounted,
+  entities.analyticsEarlyResponse,
+  entities.analyticsLead,
+];
+const passes = [guards, Object.keys(moved).filter((name) => !guards.includes(name))];
+
+async function migratePass(
+  entityNames: string[],
+  organizationId: string | undefined,
+): Promise<{ scanned: number; moved: number }> {
+  let scanned = 0;
+  let count = 0;
   let startKey: Record<string, unknown> | undefined;
-  const names = [...Object.keys(moved), moving];
+  const names = [...entityNames, moving];
   const listed = {
     FilterExpression: `entity IN (${names.map((_, index) => `:e${index}`).join(", ")})`,
     ExpressionAttributeValues: Object.fromEntries(names.map((name, index) => [`:e${index}`, name])),

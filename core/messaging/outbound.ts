@@ -514,6 +514,8 @@ async function block(organizationId: string, message: Message, refusal: Refusal)
   await MessageLifecycle.finish(organizationId, message, {
     from: ["Queued"],
     set: { status: "Blocked", blockedAt: nowIso(), ...refusal },
+    // A message ended while it waited for its slot no longer holds it.
+    remove: ["heldSlot"],
     due: null,
   });
 }
@@ -536,6 +538,7 @@ async function fail(
       statusReason,
       ...(complianceAction ? { complianceAction } : {}),
     },
+    remove: ["heldSlot"],
     due: null,
   });
 }
