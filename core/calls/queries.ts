@@ -1,6 +1,7 @@
 import type { Actor } from "#core/auth/actor";
 import type { Call } from "#core/calls/model";
 import { readCall, toCall } from "#core/calls/store";
+import { CallEntity } from "#core/db/entities/calls";
 import { keys } from "#core/db/keys";
 import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
@@ -42,12 +43,17 @@ const listResource: ListResource<Call> = {
   orders: { createdAt: keyOrder(byPhonePrefix) },
 };
 
-/** The organization's call log: every call, newest first (call ids are time-ordered). */
+/**
+ * The organization's call log: every call, newest first (call ids are time-ordered), from the calls' write-sharded
+ * creation index (each call is in a partition of its own, issue 27), the shards read in parallel and merged.
+ */
 const callLog: ListResource<Call> = {
   ...listResource,
   name: "calls",
-  candidates: (organizationId) => prefixQuery(keys.callPrefix(organizationId)),
-  orders: { createdAt: keyOrder(keys.callPrefix) },
+  candidates: (organizationId) => CallEntity.query("byCreation", { organizationId }),
+  orders: {
+    createdAt: (organizationId, _context, forward) => CallEntity.plan("byCreation", { organizationId }, { forward }),
+  },
 };
 
 /** Body of the list operation: the paging query with this list's field names as enums. */

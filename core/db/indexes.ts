@@ -34,6 +34,7 @@ export const accessPatterns = {
   eventsByCreation: "gsi8",
   runsByAutomation: "gsi8",
   analyticsLeadsByCreation: "gsi8",
+  callsByCreation: "gsi8",
 } as const satisfies Record<string, IndexName>;
 
 export type AccessPattern = keyof typeof accessPatterns;

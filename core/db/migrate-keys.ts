@@ -5,6 +5,7 @@ import { EventEntity, type StoredEvent } from "#core/db/entities/events";
 import { LeadEntity, type StoredLead } from "#core/db/entities/leads";
 import { AutomationRunEntity } from "#core/db/entities/automations";
 import { AnalyticsLeadEntity, type StoredLeadFacts } from "#core/db/entities/analytics";
+import { CallByPhoneEntity, CallEntity, type StoredCall } from "#core/db/entities/calls";
 import type { StoredRun } from "#core/automations/runs/model";
 import { accessPatterns, withoutKeys } from "#core/db/indexes";
 import { ownPartition } from "#core/db/keys/shared";
@@ -43,6 +44,18 @@ const moved: Record<string, ((old: Item, organizationId: string) => Item) | unde
   [entities.analyticsCounted]: keptIndexes,
   [entities.analyticsEarlyResponse]: keptIndexes,
   [entities.reservation]: keptIndexes,
+  // A call's log entry is derived again (sharded since); its due entry is the sweeper's, which the old item says.
+  [entities.call]: (old, organizationId) => ({
+    ...CallEntity.item({ ...withoutKeys(old), organizationId } as StoredCall),
+    gsi3pk: old.gsi3pk,
+    gsi3sk: old.gsi3sk,
+  }),
+  // A number's call copies share one partition of that number's (`CALLPHONE#<e164>#<call>` names both).
+  [entities.callByPhone]: (old, organizationId) => {
+    const [, e164 = "", callId = ""] = String(old.sk).split("#");
+    return { ...old, ...CallByPhoneEntity.key({ organizationId, e164, callId }) };
+  },
+  [entities.providerCall]: keptIndexes,
 };
 
 const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index) => [`${index}pk`, `${index}sk`]);
@@ -51,22 +64,24 @@ const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index
  * The item at its issue-27 place: the old item's attributes, with the table key and every index key derived from
  * them (sharded list keys included). An item in the old layout has the organization's partition key (`ORG#<id>`)
  * and the sort key it keeps (`LEAD#<id>`, `EVENT#<id>`, `LEADKEY#…`, `MESSAGE#<id>`, `PROVIDERMESSAGE#…`,
- * `RUN#<automation>#<id>`, `RUNKEY#…`, `ANALYTICS#LEAD#…`, `ANALYTICS#COUNTED#…`, `ANALYTICS#EARLY#…`, `RESERVATION#…`); its new partition
- * key is `ORG#<id>#<sort key>`.
+ * `RUN#<automation>#<id>`, `RUNKEY#…`, `ANALYTICS#LEAD#…`, `ANALYTICS#COUNTED#…`, `ANALYTICS#EARLY#…`,
+ * `RESERVATION#…`, `CALL#<id>`, `CALLPHONE#<e164>#<id>`, `PROVIDERCALL#…`); its new partition key is
+ * `ORG#<id>#<sort key>`, but for a number's call copies, which share `ORG#<id>#CALLPHONE#<e164>`.
  */
 export function movedItem(item: Item): Item | undefined {
   const derive = moved[String(item.entity)];
   if (!derive || String(item.pk).split("#").length !== 2) return undefined;
   const organizationId = String(item.pk).slice("ORG#".length);
   const derived = derive(item, organizationId);
-  const next: Item = { ...item, pk: `${String(item.pk)}#${String(item.sk)}`, sk: item.sk };
+  const next: Item = { ...item, pk: derived.pk, sk: item.sk };
   for (const name of indexKeyNames) {
     if (derived[name] === undefined) delete next[name];
     else next[name] = derived[name];
   }
-  if (derived.pk !== next.pk || derived.sk !== next.sk)
+  // Still the organization's (its prefix), still the same sort key: a derivation that strays is a bug, not a move.
+  if (!String(derived.pk).startsWith(`${String(item.pk)}#`) || derived.sk !== item.sk)
     throw new Error(
-      `${String(item.entity)} ${String(item.sk)}: its derived key ${String(derived.pk)} is not ${String(next.pk)}.`,
+      `${String(item.entity)} ${String(item.sk)}: its derived key ${String(derived.pk)} / ${String(derived.sk)} is not under ${String(item.pk)}.`,
     );
   return next;
 }
@@ -82,9 +97,8 @@ const moving = "KeyMigration";
 /**
  * Operator migration (`npm run admin -- migrate-keys [--org ID]`, docs/data-model.md "Moving a stage to per-item
  * partitions"): moves every lead, event, lead claim, message, provider-message pointer, automation run, run claim,
- * analytics lead facts, count-once marker, early response and wallet hold stored in the organization's partition to its own,
- * each in
- * one transaction (put at the new key, delete the old), so a lead is never in both places nor in neither, then
+ * analytics lead facts, count-once marker, early response, wallet hold, call, call copy and provider-call pointer stored
+ * in the organization's partition to its own, each in one transaction (put at the new key, delete the old), so a lead is never in both places nor in neither, then
  * gives it back its entity. Where the new key holds an item already (written since the deploy), its attributes win
  * over the old copy's. Running it again moves nothing; the whole-table run also finishes a move an earlier run left
  * half done. One organization is a Query of its partition; the whole table one Scan.
@@ -114,6 +128,7 @@ const guards: string[] = [
   entities.analyticsCounted,
   entities.analyticsEarlyResponse,
   entities.analyticsLead,
+  entities.providerCall,
 ];
 const passes = [guards, Object.keys(moved).filter((name) => !guards.includes(name))];
 

@@ -123,7 +123,7 @@ describe("an Idempotency-Key survives a crash: one keyed request yields at most 
       body,
       /"entity":(\{"S":)?"Call"/,
     );
-    const stored = await storedIds(org, "CALL#");
+    const stored = await storedOwnIds(org, "Call");
     expect(stored).toHaveLength(1);
     expect([retry.status, retry.body.id]).toEqual([202, stored[0]]);
     expect(again.body.id).toBe(stored[0]);

@@ -9,7 +9,8 @@ import { table } from "#core/db/items";
 import { migrateKeys } from "#core/db/migrate-keys";
 import { leadFacts } from "#core/analytics/read";
 import { chain, createAutomation, listRuns, readyToText, waitForRun } from "#tests/helpers/automations";
-import { randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
+import { callEventsOf, waitForCall } from "#tests/helpers/calls";
+import { magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { organizationItems } from "#tests/helpers/partitions";
 import { intakeByBody, newSource, uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
@@ -26,6 +27,9 @@ const movedEntities = [
   "AnalyticsLead",
   "AnalyticsCounted",
   "Reservation",
+  "Call",
+  "CallByPhone",
+  "ProviderCall",
 ];
 
 /** Every item of the organization outside its own partition (its leads', events', claims', messages'…, issue 27). */
@@ -36,13 +40,15 @@ async function movedItems(org: TestOrganization) {
 
 /**
  * The item as the layout before issue 27 indexed it: a lead's, an event's and a counted lead's index keys were all
- * derived again (sharded since); a run had no list of its automation's runs and one partition of its active ones; a claim has
- * none, and a message's and its pointer's (its conversation, its due entry) are as they were.
+ * derived again (sharded since); a run had no list of its automation's runs and one partition of its active ones, a
+ * call no log entry (the log was a prefix of the organization's partition); a claim has none, and a message's and its
+ * pointer's (its conversation, its due entry) are as they were.
  */
 function oldIndexKeys(item: Record<string, unknown>): Record<string, unknown> {
   if (["Lead", "Event", "AnalyticsLead"].includes(String(item.entity))) return withoutKeys(item);
-  if (item.entity !== "AutomationRun") return item;
+  if (item.entity !== "AutomationRun" && item.entity !== "Call") return item;
   const { gsi8pk: _pk, gsi8sk: _sk, ...old } = item;
+  if (item.entity === "Call") return old;
   return { ...old, ...(old.gsi2pk ? { gsi2pk: String(old.gsi2pk).replace(/#\d+$/, "") } : {}) };
 }
 
@@ -84,7 +90,7 @@ async function toOldLayout(items: Record<string, unknown>[]) {
 }
 
 describe("migrate-keys", () => {
-  it("moves leads, events, claims, messages, runs, analytics lead facts and markers, and holds stored in the organization's partition to their own, once", async () => {
+  it("moves leads, events, claims, messages, runs, analytics lead facts and markers, holds and calls stored in the organization's partition to their own, once", async () => {
     const org = await newOrganization();
     const source = await newSource(org);
     const phone = uniquePhone();
@@ -94,6 +100,13 @@ describe("migrate-keys", () => {
     const text = await send(org, { to: randomNumber(), body: "stored long ago" });
     expect(text.status).toBe(202);
     const delivered = await waitForMessage(org, text.body.id);
+    const placed = await org.request("POST", "/calls", { body: { to: magic("20", "646") } });
+    expect(placed.status).toBe(202);
+    const call = await waitForCall(org, placed.body.id);
+    const callLog = async () =>
+      (await org.request("POST", "/calls/all/my", { body: {} })).body.items.map((c: { id: string }) => c.id);
+    const numberCalls = async () => (await callEventsOf(org, encodeURIComponent(call.toPhoneNumber))).map((c) => c.id);
+    expect(await callLog()).toEqual([call.id]);
     const waits = chain({ type: "Manual" }, [{ id: "wait", type: "Wait", settings: { durationSeconds: 3600 } }]);
     const automation = await createAutomation(org, waits);
     const started = await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId: lead.body.id } });
@@ -111,6 +124,9 @@ describe("migrate-keys", () => {
     expect((await org.request("GET", `/messages/${text.body.id}`)).status).toBe(404);
     expect(await listRuns(org, automation.id)).toEqual([]);
     expect((await org.request("POST", "/leads/all/my", { body: {} })).body.items).toEqual([]);
+    expect((await org.request("GET", `/calls/${call.id}`)).status).toBe(404);
+    expect(await callLog()).toEqual([]);
+    expect(await numberCalls()).toEqual([]);
 
     const first = await migrateKeys(org.organizationId);
     expect(first.moved).toBe(before.length);
@@ -134,6 +150,10 @@ describe("migrate-keys", () => {
     expect(await events()).toEqual(eventIds);
     expect((await org.request("GET", `/messages/${text.body.id}`)).body).toEqual(delivered);
     expect((await listRuns(org, automation.id)).map((run) => run.id)).toEqual([waiting.id]);
+    // The call reads, is in the log (its sharded index entry derived again) and in its number's calls.
+    expect((await org.request("GET", `/calls/${call.id}`)).body).toEqual(call);
+    expect(await callLog()).toEqual([call.id]);
+    expect(await numberCalls()).toEqual([call.id]);
     // The run is among its automation's active ones again: disabling the automation cancels it.
     const disabled = await org.request("PUT", `/automations/${automation.id}`, { body: { ...waits, enabled: false } });
     expect(disabled.status).toBe(200);

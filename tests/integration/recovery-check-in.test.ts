@@ -1,6 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { table } from "#core/db/items";
-import { keys } from "#core/db/keys";
 import { CALL_CHECK_IN_MS } from "#core/calls/lifecycle";
 import { sweepDueCalls } from "#core/calls/sweeper";
 import { handler as placeCall } from "#functions/calls/place";
@@ -8,6 +6,7 @@ import { waitForCall } from "#tests/helpers/calls";
 import { killedAfterWrite } from "#tests/helpers/crash";
 import { apiEvent, lambdaContext } from "#tests/helpers/events";
 import { addNumber, magic } from "#tests/helpers/messaging";
+import { organizationItems } from "#tests/helpers/partitions";
 import { applyStackEnv, newOrganization } from "#tests/helpers/stack";
 
 /** Work a crash cut short is picked up within minutes of the restart, not at a 46-minute deadline. */
@@ -25,11 +24,8 @@ describe("recovery on real time", () => {
     });
     // Killed right after the call, its hold and its event were written: the placement message was never sent.
     await killedAfterWrite(/"entity":(\{"S":)?"Call"/, () => placeCall(event, lambdaContext()));
-    const { Items = [] } = await table.query({
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": keys.call(org.organizationId, "").pk, ":prefix": "CALL#" },
-      ConsistentRead: true,
-    });
+    // Each call is in a partition of its own: the organization's calls are its items of the Call entity.
+    const Items = await organizationItems(org, ["Call"]);
     expect(Items.map((item) => item.status)).toEqual(["Queued"]);
     const callId = String(Items[0]!.id);
 

@@ -1,6 +1,7 @@
 import { dueWorkShardOf } from "#core/db/due";
 import { defineEntity } from "#core/db/entity";
 import { callsKeys } from "#core/db/keys/calls";
+import { org } from "#core/db/keys/shared";
 
 /**
  * A stored call: the call, its organization and id. `dueAt` is not stored: it is when the call's final status is
@@ -9,8 +10,16 @@ import { callsKeys } from "#core/db/keys/calls";
 export type StoredCall = { organizationId: string; id: string; dueAt?: string } & Record<string, unknown>;
 
 /**
- * The Call entity (docs/data-model.md): one item per call under its organization, written whole on the version it
- * read (optimistic concurrency), with a copy under each of its numbers (CallByPhone) in the same transaction.
+ * Shards of the organization's call log (issue 27): an automation that calls every lead places a call per lead, 167
+ * a second at the goal, each written several times as its status moves; with eight, no shard carries more than an
+ * eighth of the creations, and a page reads the eight in parallel.
+ */
+export const callLogShards = 8;
+
+/**
+ * The Call entity (docs/data-model.md): one item per call in a partition of its own (`ORG#o#CALL#<id>`), written
+ * whole on the version it read (optimistic concurrency), with a copy under each of its numbers (CallByPhone) in the
+ * same transaction, and listed by the organization from a write-sharded creation index (the call log).
  */
 export const CallEntity = defineEntity({
   name: "Call",
@@ -18,6 +27,14 @@ export const CallEntity = defineEntity({
   key: ({ organizationId, id }: { organizationId: string; id: string }) => callsKeys.call(organizationId, id),
   identity: ({ organizationId, id }: StoredCall) => ({ organizationId, id }),
   indexes: {
+    /** The organization's calls in creation order (ULID ids), newest first when read backwards: the call log. */
+    byCreation: {
+      index: "callsByCreation",
+      pk: (call: StoredCall, shard: number) => `${org(call.organizationId)}#CALLS#${shard}`,
+      sk: (call: StoredCall) => `CALL#${call.id}`,
+      composites: [],
+      shards: { count: callLogShards, by: (call: StoredCall) => call.id },
+    },
     /**
      * Calls holding money (outbound placed, inbound forwarded) by when their final status is overdue or their next
      * check-in falls (core/calls/sweeper.ts). Not tenant data: the sweeper's operator index across organizations,
