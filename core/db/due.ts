@@ -3,13 +3,13 @@ import { queryPages } from "#core/db/query";
 
 /**
  * Shards of each due-work index every organization shares (messages, calls, runs, holds, webhook retries): an entry
- * goes to the shard of its item's id, and each sweep reads every shard. 32, because at the scale goal (docs/scale.md)
- * these indexes took 2,600–6,800 WCU/s each, over DynamoDB's 1,000 WCU/s per partition key on the 4 shards they had;
- * on 32 the hottest takes ~210 per shard, and a sweep pays 32 small queries a run.
+ * goes to the shard of its item's id, and each sweep reads every shard. 64, because at the scale goal (docs/scale.md)
+ * the hottest, due messages, took ~23,000–29,000 WCU/s in all: 722–905 per shard on the 32 it had, too close to
+ * DynamoDB's 1,000 WCU/s per partition key; on 64, about half that. A sweep pays 64 small queries a run (a minute).
  * Raising the count moves nothing: an entry keeps the shard it was written to until it is written again, and every
  * shard below the count is read (lowering it would strand the entries above).
  */
-export const DUE_WORK_SHARDS = 32;
+export const DUE_WORK_SHARDS = 64;
 export const dueWorkShards: readonly number[] = Array.from({ length: DUE_WORK_SHARDS }, (_, shard) => shard);
 
 /** The due-work shard of an item, from its id (a stable hash: the same id always lands on the same shard). */
