@@ -124,7 +124,7 @@ function printPartitions(units: Map<string, PartitionUnits>, organizationId: str
     };
     kinds.set(kind, entry);
   }
-  // Shared: few keys however many leads, or a key that names no item (only shards: 32 due-work shards are still
+  // Shared: few keys however many leads, or a key that names no item (only shards: 64 due-work shards are still
   // shared by every lead, though a short run touches more of them than it has leads / 4).
   const isShared = (kind: string, keys: number) => keys <= Math.max(16, leads / 4) || !/<id>|<phone>|<time>/.test(kind);
   const shared = [...kinds].filter(([kind, entry]) => isShared(kind, entry.keys));
@@ -133,7 +133,7 @@ function printPartitions(units: Map<string, PartitionUnits>, organizationId: str
   const rows = shared
     .map(([kind, entry]) => {
       // Hash shards (`#<n>`) spread evenly over the goal's millions of items: their mean is the load; the hottest of
-      // 32 shards in a run of a hundred leads is chance (about three times the mean).
+      // 64 shards in a run of a hundred leads is chance (about three times the mean).
       const perKey = hashSharded(kind)
         ? { write: entry.write / entry.keys, read: entry.read / entry.keys }
         : entry.hottest;
