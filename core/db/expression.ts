@@ -63,8 +63,8 @@ export const computed = {
 };
 
 /** The set changes, which DynamoDB writes in ADD and DELETE clauses rather than as a SET assignment. */
-const setClauses = { addToSet: "ADD", deleteFromSet: "DELETE" } as const;
-const setKindOf = (value: unknown): keyof typeof setClauses | undefined =>
+type SetChange = "addToSet" | "deleteFromSet";
+const setKindOf = (value: unknown): SetChange | undefined =>
   isComputed(value) && (value[computedKind] === "addToSet" || value[computedKind] === "deleteFromSet")
     ? value[computedKind]
     : undefined;
@@ -129,7 +129,7 @@ export class Placeholders {
   update(set: ReadonlyMap<string, unknown>, remove: readonly string[] = []): string {
     const assignments = [...set].filter(([, value]) => !setKindOf(value));
     const clauses = assignments.map(([path, value]) => `${this.path(path)} = ${this.assigned(path, value)}`);
-    const setChanges = (kind: keyof typeof setClauses) =>
+    const setChanges = (kind: SetChange) =>
       [...set]
         .filter(([, value]) => setKindOf(value) === kind)
         .map(([path, value]) => `${this.path(path)} ${this.value((value as { values: ReadonlySet<string> }).values)}`);
