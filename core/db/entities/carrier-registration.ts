@@ -49,7 +49,7 @@ export const TenDlcCampaignEntity = defineEntity({
 type PendingIdentity = { organizationId: string; what: string };
 
 /**
- * The TenDlcPending entity: a registration the poll asks about (`BRAND`, `CAMPAIGN#<id>`). Not tenant data: the
+ * The TenDlcPending entity: a registration the poll asks about (`BRAND`, `CAMPAIGN#<id>`, `TOLLFREE#<number>`). Not tenant data: the
  * poll's operator partition across organizations, read whole.
  */
 export const TenDlcPendingEntity = defineEntity({
