@@ -15,7 +15,7 @@ import {
   type PriceOverrides,
 } from "#core/billing/prices";
 import { transact, Transaction, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
-import { entities, keys } from "#core/db/keys";
+import { PriceListEntity, WalletEntity } from "#core/db/entities/billing";
 import { listPage } from "#core/db/list";
 import { ValidationError } from "#core/errors";
 import { nowIso } from "#core/shared/ids";
@@ -37,7 +37,7 @@ export * from "#core/billing/prices";
 export * from "#core/billing/schemas";
 export { ListLedgerSchema } from "#core/billing/ledger";
 export { UsageQuerySchema, UsageSchema, type Usage } from "#core/billing/usage";
-export { HOLD_CHECK_AFTER_MS, holdCheckEntry, holdShards } from "#core/billing/reservations";
+export { HOLD_CHECK_AFTER_MS, holdShards } from "#core/billing/reservations";
 
 /**
  * The prepaid wallet of each organization. The wallet item holds the balance,
@@ -62,9 +62,7 @@ export const Billing = {
       throw new ValidationError("The prices are not valid; see errors for each field.", toFieldErrors(parsed.issues));
     const current = await Billing.prices(organizationId);
     const next = v.parse(PriceListSchema, { ...current, ...parsed.output });
-    await table.put({
-      Item: { ...keys.priceList(organizationId), entity: entities.priceList, ...next, modifiedAt: nowIso() },
-    });
+    await table.put(PriceListEntity.putAt({ organizationId }, { ...next, modifiedAt: nowIso() }));
     return next;
   },
 
@@ -140,13 +138,12 @@ export const Billing = {
     reason = "Suspended by the operator",
   ): Promise<Wallet> {
     await storedWallet(organizationId);
-    await table.update({
-      Key: keys.wallet(organizationId),
-      UpdateExpression: suspended
-        ? "SET suspendedAt = :now, suspendedReason = :reason, modifiedAt = :now"
-        : "SET modifiedAt = :now REMOVE suspendedAt, suspendedReason",
-      ExpressionAttributeValues: suspended ? { ":now": nowIso(), ":reason": reason } : { ":now": nowIso() },
-    });
+    const now = nowIso();
+    await table.update(
+      suspended
+        ? WalletEntity.update({ organizationId }, { suspendedAt: now, suspendedReason: reason, modifiedAt: now })
+        : WalletEntity.update({ organizationId }, { modifiedAt: now }, { remove: ["suspendedAt", "suspendedReason"] }),
+    );
     // A shard's holds do not read the suspension: an empty shard sends every hold to the wallet item, which does.
     if (suspended) await gatherShards(organizationId);
     return Billing.wallet(organizationId);
@@ -155,11 +152,12 @@ export const Billing = {
   /** `PUT /billing/wallet`: the caller's low-balance threshold. */
   async updateSettings(actor: Actor, input: v.InferOutput<typeof WalletSettingsSchema>): Promise<Wallet> {
     await storedWallet(actor.organizationId);
-    await table.update({
-      Key: keys.wallet(actor.organizationId),
-      UpdateExpression: "SET lowBalanceThresholdUnits = :threshold, modifiedAt = :now",
-      ExpressionAttributeValues: { ":threshold": toUnits(input.lowBalanceThreshold), ":now": nowIso() },
-    });
+    await table.update(
+      WalletEntity.update(
+        { organizationId: actor.organizationId },
+        { lowBalanceThresholdUnits: toUnits(input.lowBalanceThreshold), modifiedAt: nowIso() },
+      ),
+    );
     return Billing.wallet(actor.organizationId);
   },
 

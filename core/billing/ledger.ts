@@ -2,9 +2,13 @@
 import { type LedgerEntry } from "#core/billing/schemas";
 import { toUnits } from "#core/billing/prices";
 import { part, type TransactItem } from "#core/db/transact";
-import { entities, keys } from "#core/db/keys";
-import { indexOrder, keyOrder, type ListResource, listQuerySchema } from "#core/db/list";
+import { LedgerEntryEntity } from "#core/db/entities/billing";
+import { where } from "#core/db/expression";
+import { type ListResource, listQuerySchema } from "#core/db/list";
 import { newId } from "#core/shared/ids";
+
+/** The ledger's range of the organization's partition (`LEDGER#`). */
+const entries = { beginsWith: LedgerEntryEntity.sortKey("collection", {}) };
 
 export const ledgerResource: ListResource<LedgerEntry> = {
   name: "ledger",
@@ -24,14 +28,12 @@ export const ledgerResource: ListResource<LedgerEntry> = {
   defaultOrder: [{ field: "createdAt", direction: "desc" }],
   idOf: (e) => e.id,
   fromItem: toLedgerEntry,
-  candidates: (organizationId) => {
-    const { pk, skPrefix } = keys.ledgerPrefix(organizationId);
-    return {
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-    };
+  candidates: (organizationId) => LedgerEntryEntity.query("collection", { organizationId }, { range: entries }),
+  orders: {
+    createdAt: (organizationId, _context, forward) =>
+      LedgerEntryEntity.plan("collection", { organizationId }, { range: entries, forward }),
+    amount: (organizationId, _context, forward) => LedgerEntryEntity.plan("byAmount", { organizationId }, { forward }),
   },
-  orders: { createdAt: keyOrder(keys.ledgerPrefix), amount: indexOrder("sortedByPrice", keys.ledgerByAmountPartition) },
 };
 
 export const ListLedgerSchema = listQuerySchema(ledgerResource);
@@ -43,17 +45,11 @@ export function ledgerPut(
   stored: Record<string, unknown> = {},
 ): TransactItem {
   return part("ledger", {
-    Put: {
-      Item: {
-        ...keys.ledgerEntry(organizationId, entry.id),
-        ...keys.ledgerByAmount(organizationId, entry.amount, entry.id),
-        entity: entities.ledgerEntry,
-        amountUnits: toUnits(entry.amount),
-        ...stored,
-        ...entry,
-      },
-      ConditionExpression: "attribute_not_exists(pk)",
-    },
+    Put: LedgerEntryEntity.putAt(
+      { organizationId, id: entry.id },
+      { amountUnits: toUnits(entry.amount), ...stored, ...entry },
+      { condition: where.new() },
+    ),
   });
 }
 

@@ -1,4 +1,5 @@
-import { table } from "#core/db/items";
+import { PhoneNumberFeeEntity } from "#core/db/entities/billing";
+import { where } from "#core/db/expression";
 import { part } from "#core/db/transact";
 import {
   Billing,
@@ -8,7 +9,6 @@ import {
   type LedgerEntry,
   type TransactItem,
 } from "#core/billing/index";
-import { entities, keys } from "#core/db/keys";
 import { nowIso } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
 
@@ -90,10 +90,9 @@ async function feeItems(
         mustCover: options.mustCover,
       });
   const marker = part("fee", {
-    Put: {
-      Item: {
-        ...keys.phoneNumberFee(organizationId, number.id, month),
-        entity: entities.phoneNumberFee,
+    Put: PhoneNumberFeeEntity.putAt(
+      { organizationId, phoneNumberId: number.id, month },
+      {
         phoneNumberId: number.id,
         phoneNumber: number.phoneNumber,
         month,
@@ -101,16 +100,12 @@ async function feeItems(
         ledgerEntryId: charge?.entry.id ?? null,
         createdAt: nowIso(),
       },
-      ConditionExpression: "attribute_not_exists(pk)",
-    },
+      { condition: where.new() },
+    ),
   });
   return { items: [marker, ...(charge?.items ?? [])], fee: fee.amount, ...(charge ? { entry: charge.entry } : {}) };
 }
 
 async function isCharged(organizationId: string, phoneNumberId: string, month: string): Promise<boolean> {
-  const { Item } = await table.get({
-    Key: keys.phoneNumberFee(organizationId, phoneNumberId, month),
-    ConsistentRead: true,
-  });
-  return Item !== undefined;
+  return (await PhoneNumberFeeEntity.get({ organizationId, phoneNumberId, month }, { consistent: true })) !== undefined;
 }

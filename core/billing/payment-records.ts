@@ -4,9 +4,11 @@ import { reconcileSuspension } from "#core/billing/payment-reversals";
 import { type PaymentEventOutcome } from "#core/billing/payments";
 import { Billing, fromUnits, toUnits } from "#core/billing/index";
 import { fromMinorUnits, stripe, type Stripe } from "#core/billing/stripe";
-import { conditionally, table, updateIf } from "#core/db/items";
+import { PaymentEntity, PaymentReviewEntity, TopUpEntity } from "#core/db/entities/billing";
+import { where } from "#core/db/expression";
+import { withoutKeys } from "#core/db/indexes";
+import { conditionally, table } from "#core/db/items";
 import { queryAll } from "#core/db/query";
-import { entities, keys } from "#core/db/keys";
 import { NotFoundError } from "#core/errors";
 import { logger } from "#core/observability/index";
 import { nowIso, timestamp } from "#core/shared/ids";
@@ -127,35 +129,26 @@ export async function creditPayment(payment: PaidPayment | undefined): Promise<P
     reference: paymentId,
     items: [
       {
-        Put: {
-          Item: {
-            ...keys.payment(organizationId, paymentId),
-            entity: entities.payment,
-            paymentId,
-            topUpId,
-            amountUnits: units,
-            refundedUnits: 0,
-            createdAt: now,
-          },
-          ConditionExpression: "attribute_not_exists(pk)",
-        },
+        Put: PaymentEntity.putAt(
+          { organizationId, paymentId },
+          { paymentId, topUpId, amountUnits: units, refundedUnits: 0, createdAt: now },
+          { condition: where.new() },
+        ),
       },
       {
-        Update: {
-          Key: keys.topUp(organizationId, topUpId),
-          UpdateExpression: "SET #status = :succeeded, paymentId = :paymentId, completedAt = :now REMOVE checkoutUrl",
-          // What was checked above still holds when the credit commits.
-          ConditionExpression: "#status = :pending AND amountUnits = :units AND currency = :currency",
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: {
-            ":succeeded": "Succeeded",
-            ":pending": "Pending",
-            ":paymentId": paymentId,
-            ":now": now,
-            ":units": units,
-            ":currency": topUp.currency,
+        Update: TopUpEntity.update(
+          { organizationId, topUpId },
+          { status: "Succeeded", paymentId, completedAt: now },
+          {
+            remove: ["checkoutUrl"],
+            // What was checked above still holds when the credit commits.
+            condition: where.all(
+              where.equals("status", "Pending"),
+              where.equals("amountUnits", units),
+              where.equals("currency", topUp.currency),
+            ),
           },
-        },
+        ),
       },
     ],
   });
@@ -178,12 +171,7 @@ function paymentMismatches(topUp: StoredTopUp, payment: PaidPayment, units: numb
 }
 
 async function paymentRecorded(organizationId: string, paymentId: string): Promise<boolean> {
-  const { Item } = await table.get({
-    Key: keys.payment(organizationId, paymentId),
-    ConsistentRead: true,
-    ProjectionExpression: "pk",
-  });
-  return Boolean(Item);
+  return Boolean(await PaymentEntity.get({ organizationId, paymentId }, { consistent: true, attributes: ["pk"] }));
 }
 
 /** A payment to review: stored once per payment (redeliveries add nothing), listed to the operator, logged as an error. */
@@ -207,17 +195,7 @@ async function holdForReview(
     mismatches,
     receivedAt,
   };
-  const recorded = await conditionally(
-    table.put({
-      Item: {
-        ...keys.paymentReview(organizationId, paymentId),
-        ...keys.paymentReviewIndex(receivedAt, organizationId, paymentId),
-        entity: entities.paymentReview,
-        ...review,
-      },
-      ConditionExpression: "attribute_not_exists(pk)",
-    }),
-  );
+  const recorded = await conditionally(table.put(PaymentReviewEntity.create({ ...review })));
   if (recorded)
     logger.error(
       "A payment event did not match its top-up and was not credited; review it (admin payments-to-review)",
@@ -243,13 +221,9 @@ export interface PaymentToReview {
 
 /** Every payment held for review, oldest first (operator CLI `payments-to-review`). */
 export async function paymentsToReview(): Promise<PaymentToReview[]> {
-  const items = await queryAll({
-    index: "paymentsToReview",
-    KeyConditionExpression: "gsi1pk = :pk",
-    ExpressionAttributeValues: { ":pk": keys.paymentReviewIndex("", "", "").gsi1pk },
-  });
+  const items = await queryAll(PaymentReviewEntity.query("toReview", {}));
   return items.map((item) => {
-    const { pk: _pk, sk: _sk, gsi1pk: _gsi1pk, gsi1sk: _gsi1sk, entity: _entity, ...review } = item;
+    const { entity: _entity, ...review } = withoutKeys(item);
     return review as unknown as PaymentToReview;
   });
 }
@@ -262,8 +236,7 @@ export async function readTopUp(organizationId: string, topUpId: string): Promis
 }
 
 export async function storedTopUp(organizationId: string, topUpId: string): Promise<StoredTopUp | undefined> {
-  const { Item } = await table.get({ Key: keys.topUp(organizationId, topUpId), ConsistentRead: true });
-  return Item as StoredTopUp | undefined;
+  return (await TopUpEntity.get({ organizationId, topUpId }, { consistent: true })) as StoredTopUp | undefined;
 }
 
 /** Sets fields of a stored top-up: only while it is in `from` when given (undefined when it was not), else while it exists. */
@@ -273,22 +246,15 @@ export async function setTopUp(
   fields: Partial<StoredTopUp>,
   from?: TopUpStatus,
 ): Promise<Record<string, unknown> | undefined> {
-  const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
-  const key = keys.topUp(organizationId, topUpId);
+  const changes = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
   const update = {
-    expression: `SET ${entries.map((_, index) => `#f${index} = :v${index}`).join(", ")}`,
-    names: Object.fromEntries(entries.map(([name], index) => [`#f${index}`, name])),
-    values: Object.fromEntries(entries.map(([, value], index) => [`:v${index}`, value])),
+    ...TopUpEntity.update({ organizationId, topUpId }, changes, {
+      condition: from ? where.equals("status", from) : where.stored(),
+    }),
+    ReturnValues: "ALL_NEW" as const,
   };
-  if (from) return updateIf(key, update, [from]);
-  const { Attributes } = await table.update({
-    Key: key,
-    UpdateExpression: update.expression,
-    ConditionExpression: "attribute_exists(pk)",
-    ExpressionAttributeNames: update.names,
-    ExpressionAttributeValues: update.values,
-    ReturnValues: "ALL_NEW",
-  });
+  if (from) return (await conditionally(table.update(update)))?.Attributes;
+  const { Attributes } = await table.update(update);
   return Attributes;
 }
 

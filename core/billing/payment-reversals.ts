@@ -1,11 +1,12 @@
 /** Money the payment provider takes back (refunds, disputes) and the wallet suspension that follows it. */
 import { type PaymentEventOutcome } from "#core/billing/payments";
 import { type PaidPayment } from "#core/billing/payment-records";
-import { Billing, BALANCE_FLOOR, fromUnits, toUnits, type TransactItem } from "#core/billing/index";
+import { Billing, BALANCE_FLOOR, fromUnits, toUnits } from "#core/billing/index";
 import { fromMinorUnits, type Stripe } from "#core/billing/stripe";
 import { gatherShards } from "#core/billing/wallet-shards";
 import { conditionally, table } from "#core/db/items";
-import { entities, keys } from "#core/db/keys";
+import { PaymentDisputeEntity, PaymentEntity, TopUpEntity, WalletEntity } from "#core/db/entities/billing";
+import { where, type Condition } from "#core/db/expression";
 import { nowIso } from "#core/shared/ids";
 
 /** Why a wallet was suspended by a payment event; only these suspensions lift by themselves. */
@@ -20,7 +21,7 @@ export async function refund(
 ): Promise<PaymentEventOutcome> {
   const { organizationId, paymentId, topUpId } = payment;
   for (let attempt = 0; attempt < 5; attempt++) {
-    const { Item } = await table.get({ Key: keys.payment(organizationId, paymentId), ConsistentRead: true });
+    const Item = await PaymentEntity.get({ organizationId, paymentId }, { consistent: true });
     if (!Item) return "ignored";
     const previous = Number(Item.refundedUnits ?? 0);
     const total = Math.min(toUnits(fromMinorUnits(refundedMinor)), Number(Item.amountUnits));
@@ -33,24 +34,18 @@ export async function refund(
       reference: chargeId,
       items: [
         {
-          Update: {
-            Key: keys.payment(organizationId, paymentId),
-            UpdateExpression: "SET refundedUnits = :total",
-            ConditionExpression: "refundedUnits = :previous",
-            ExpressionAttributeValues: { ":total": total, ":previous": previous },
-          },
+          Update: PaymentEntity.update(
+            { organizationId, paymentId },
+            { refundedUnits: total },
+            { condition: where.equals("refundedUnits", previous) },
+          ),
         },
         {
-          Update: {
-            Key: keys.topUp(organizationId, topUpId),
-            UpdateExpression: "SET refundedUnits = :total, #status = :status",
-            ConditionExpression: "attribute_exists(pk)",
-            ExpressionAttributeNames: { "#status": "status" },
-            ExpressionAttributeValues: {
-              ":total": total,
-              ":status": total >= Number(Item.amountUnits) ? "Refunded" : "Succeeded",
-            },
-          },
+          Update: TopUpEntity.update(
+            { organizationId, topUpId },
+            { refundedUnits: total, status: total >= Number(Item.amountUnits) ? "Refunded" : "Succeeded" },
+            { condition: where.stored() },
+          ),
         },
       ],
     });
@@ -72,7 +67,7 @@ export async function applyDispute(payment: PaidPayment, dispute: Stripe.Dispute
   if (dispute.status.startsWith("warning_")) return "ignored";
   const { organizationId, paymentId } = payment;
   const units = toUnits(fromMinorUnits(dispute.amount));
-  const key = keys.paymentDispute(organizationId, dispute.id);
+  const disputeId = dispute.id;
   const opened = await Billing.recordPayment(organizationId, {
     entryType: "Dispute",
     amount: fromUnits(-units),
@@ -81,18 +76,11 @@ export async function applyDispute(payment: PaidPayment, dispute: Stripe.Dispute
     reference: dispute.id,
     items: [
       {
-        Put: {
-          Item: {
-            ...key,
-            entity: entities.paymentDispute,
-            disputeId: dispute.id,
-            paymentId,
-            amountUnits: units,
-            state: "Open",
-            createdAt: nowIso(),
-          },
-          ConditionExpression: "attribute_not_exists(pk)",
-        },
+        Put: PaymentDisputeEntity.putAt(
+          { organizationId, disputeId },
+          { disputeId, paymentId, amountUnits: units, state: "Open", createdAt: nowIso() },
+          { condition: where.new() },
+        ),
       },
     ],
   });
@@ -105,25 +93,22 @@ export async function applyDispute(payment: PaidPayment, dispute: Stripe.Dispute
       reason: "DisputeWon",
       description: `Dispute of card payment ${paymentId} won: its amount is returned`,
       reference: dispute.id,
-      items: [closeDispute(key, closing)],
+      items: [{ Update: closeDispute(organizationId, disputeId, closing) }],
     });
   } else if (closing === "Lost") {
-    closed = (await conditionally(table.update(closeDispute(key, closing).Update!))) !== undefined;
+    closed = (await conditionally(table.update(closeDispute(organizationId, disputeId, closing)))) !== undefined;
   }
   await reconcileSuspension(organizationId, { afterRefund: false });
   return opened || closed ? "recorded" : "ignored";
 }
 
-export function closeDispute(key: { pk: string; sk: string }, state: "Won" | "Lost"): TransactItem {
-  return {
-    Update: {
-      Key: key,
-      UpdateExpression: "SET #state = :state, closedAt = :now",
-      ConditionExpression: "#state = :open",
-      ExpressionAttributeNames: { "#state": "state" },
-      ExpressionAttributeValues: { ":state": state, ":open": "Open", ":now": nowIso() },
-    },
-  };
+/** The update that closes an open dispute (once: only from Open). */
+export function closeDispute(organizationId: string, disputeId: string, state: "Won" | "Lost") {
+  return PaymentDisputeEntity.update(
+    { organizationId, disputeId },
+    { state, closedAt: nowIso() },
+    { condition: where.equals("state", "Open") },
+  );
 }
 
 /**
@@ -139,39 +124,43 @@ export async function reconcileSuspension(
 ): Promise<void> {
   // The conditions below read the wallet item's available money: the shards give theirs back first, so it is all there.
   await gatherShards(organizationId);
-  const { Items = [] } = await table.query({
-    KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-    FilterExpression: "#state = :open",
-    ExpressionAttributeNames: { "#state": "state" },
-    ExpressionAttributeValues: { ":pk": keys.wallet(organizationId).pk, ":prefix": "DISPUTE#", ":open": "Open" },
-  });
+  const { Items = [] } = await table.query(
+    PaymentDisputeEntity.queryPartition(
+      "collection",
+      { organizationId },
+      { range: { beginsWith: PaymentDisputeEntity.sortKey("collection", {}) }, filter: where.equals("state", "Open") },
+    ),
+  );
   const now = nowIso();
   const floor = toUnits(BALANCE_FLOOR);
-  const suspend = (reason: string, condition: string, values: Record<string, unknown> = {}) =>
+  const suspend = (reason: string, condition?: Condition) =>
     conditionally(
-      table.update({
-        Key: keys.wallet(organizationId),
-        UpdateExpression: "SET suspendedAt = :now, suspendedReason = :reason, modifiedAt = :now",
-        ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(suspendedAt)${condition}`,
-        ExpressionAttributeValues: { ":now": now, ":reason": reason, ...values },
-      }),
+      table.update(
+        WalletEntity.update(
+          { organizationId },
+          { suspendedAt: now, suspendedReason: reason, modifiedAt: now },
+          { condition: where.all(where.stored(), where.absent("suspendedAt"), condition) },
+        ),
+      ),
     );
-  if (Items.length > 0) await suspend(suspendedForDispute, "");
-  else if (afterRefund) await suspend(suspendedForRefund, " AND availableUnits < :floor", { ":floor": floor });
+  if (Items.length > 0) await suspend(suspendedForDispute);
+  else if (afterRefund) await suspend(suspendedForRefund, where.before("availableUnits", floor));
   // A refill that raced the suspension is given back (a suspended wallet's holds come from the wallet item only).
   await gatherShards(organizationId);
   if (Items.length > 0) return;
   await conditionally(
-    table.update({
-      Key: keys.wallet(organizationId),
-      UpdateExpression: "SET modifiedAt = :now REMOVE suspendedAt, suspendedReason",
-      ConditionExpression: "suspendedReason IN (:dispute, :refund) AND availableUnits >= :floor",
-      ExpressionAttributeValues: {
-        ":now": now,
-        ":dispute": suspendedForDispute,
-        ":refund": suspendedForRefund,
-        ":floor": floor,
-      },
-    }),
+    table.update(
+      WalletEntity.update(
+        { organizationId },
+        { modifiedAt: now },
+        {
+          remove: ["suspendedAt", "suspendedReason"],
+          condition: where.all(
+            where.oneOf("suspendedReason", [suspendedForDispute, suspendedForRefund]),
+            where.atLeast("availableUnits", floor),
+          ),
+        },
+      ),
+    ),
   );
 }

@@ -16,7 +16,8 @@ import { Billing, MAX_TOP_UP, toUnits } from "#core/billing/index";
 import { stripe, toMinorUnits, verifiedEvent, type Stripe } from "#core/billing/stripe";
 import { config } from "#core/config";
 import { table } from "#core/db/items";
-import { entities, keys } from "#core/db/keys";
+import { TopUpEntity } from "#core/db/entities/billing";
+import { where } from "#core/db/expression";
 import { PaymentProviderUnavailableError, ValidationError } from "#core/errors";
 import { logger } from "#core/observability/index";
 import { newId, nowIso } from "#core/shared/ids";
@@ -113,10 +114,7 @@ export const Payments = {
     };
     const { currency } = stored;
     if (!earlier)
-      await table.put({
-        Item: { ...keys.topUp(organizationId, id), entity: entities.topUp, ...stored },
-        ConditionExpression: "attribute_not_exists(pk)",
-      });
+      await table.put(TopUpEntity.putAt({ organizationId, topUpId: id }, { ...stored }, { condition: where.new() }));
     const back = `${config.publicBaseUrl.replace(/\/$/, "")}/app/?topUp=${id}`;
     const metadata = { organizationId, topUpId: id };
     let session: Stripe.Checkout.Session;

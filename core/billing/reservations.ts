@@ -1,5 +1,5 @@
 /** Holds on the wallet: reserved while a message or call is under way, then settled (charged) or released, once. */
-import { dueWorkShardOf, dueWorkShards } from "#core/db/due";
+import { dueWorkShards } from "#core/db/due";
 import { ledgerEntry } from "#core/billing/ledger";
 import { chargeWrites } from "#core/billing/usage";
 import {
@@ -7,11 +7,10 @@ import {
   storedWallet,
   storedWalletParts,
   totalOf,
-  walletKeyOf,
   refusal,
   storedPrices,
   walletChange,
-  requireCover,
+  walletPartUpdate,
 } from "#core/billing/wallet-store";
 import {
   drainShards,
@@ -30,10 +29,10 @@ import {
   type ChargeInput,
   WalletRefusedError,
 } from "#core/billing/schemas";
-import { table } from "#core/db/items";
+import { ReservationEntity } from "#core/db/entities/billing";
+import { computed, where } from "#core/db/expression";
 import { fromUnits, toUnits } from "#core/billing/prices";
 import { part, transact, Transaction, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
-import { entities, keys } from "#core/db/keys";
 import { nowIso } from "#core/shared/ids";
 
 /** How long after a hold is taken (and then between looks) the hold sweeper checks that its owner still needs it. */
@@ -41,9 +40,13 @@ export const HOLD_CHECK_AFTER_MS = 60 * 60 * 1000;
 
 export const holdShards = dueWorkShards;
 
-/** The gsi3 entry of an open hold, due for the hold sweeper at `dueAtMs`. */
+/** The hold sweeper's index entry of an open hold, due at `dueAtMs`. */
 export function holdCheckEntry(organizationId: string, reservationId: string, dueAtMs: number) {
-  return keys.dueHold(dueWorkShardOf(reservationId), new Date(dueAtMs).toISOString(), organizationId, reservationId);
+  return ReservationEntity.entryIn("holdCheck", {
+    organizationId,
+    reservationId,
+    dueAt: new Date(dueAtMs).toISOString(),
+  });
 }
 
 /** Recomputes and commits until the reservation's own condition holds (a concurrent settle wins cleanly). */
@@ -72,14 +75,12 @@ export function closeReservation(
   now: string,
 ): TransactItem {
   return part("reservation", {
-    Update: {
-      Key: keys.reservation(organizationId, reservationId),
-      // The closed hold leaves the hold sweeper's index (gsi3).
-      UpdateExpression: "SET #state = :state, chargedUnits = :charged, closedAt = :now REMOVE gsi3pk, gsi3sk",
-      ConditionExpression: "#state = :reserved",
-      ExpressionAttributeNames: { "#state": "state" },
-      ExpressionAttributeValues: { ":state": state, ":charged": charged, ":now": now, ":reserved": "Reserved" },
-    },
+    // Closed once (only from Reserved), and the closed hold leaves the hold sweeper's index.
+    Update: ReservationEntity.update(
+      { organizationId, reservationId },
+      { state, chargedUnits: charged, closedAt: now },
+      { condition: where.equals("state", "Reserved"), leave: ["holdCheck"] },
+    ),
   });
 }
 
@@ -87,8 +88,8 @@ export async function storedReservation(
   organizationId: string,
   reservationId: string,
 ): Promise<StoredReservation | undefined> {
-  const { Item } = await table.get({ Key: keys.reservation(organizationId, reservationId), ConsistentRead: true });
-  return Item as StoredReservation | undefined;
+  return (await ReservationEntity.get({ organizationId, reservationId }, { consistent: true })) as
+    StoredReservation | undefined;
 }
 
 export function outcomeOf(reservation: StoredReservation): BillingOutcome {
@@ -119,34 +120,41 @@ async function holdOn(
   const now = nowIso();
   const onShard = shard !== undefined;
   const transaction = new Transaction()
-    .update("wallet", {
-      Key: walletKeyOf(input.organizationId, shard),
-      UpdateExpression:
-        "SET availableUnits = availableUnits - :units, reservedUnits = reservedUnits + :units, modifiedAt = :now",
-      ConditionExpression: onShard
-        ? "attribute_exists(pk) AND availableUnits >= :needed AND availableUnits > :zero"
-        : "attribute_exists(pk) AND attribute_not_exists(suspendedAt) AND availableUnits >= :needed",
-      ExpressionAttributeValues: {
-        ":units": units,
-        ":needed": onShard ? units : units + floorUnits(),
-        ":now": now,
-        ...(onShard ? { ":zero": 0 } : {}),
-      },
-    })
-    .put("reservation", {
-      Item: {
-        ...keys.reservation(input.organizationId, input.reservationId),
-        entity: entities.reservation,
-        reservationId: input.reservationId,
-        state: "Reserved",
-        amountUnits: units,
-        relatedEntityType: input.relatedEntityType,
-        createdAt: now,
-        ...(onShard ? { walletShard: shard } : {}),
-        ...holdCheckEntry(input.organizationId, input.reservationId, Date.parse(now) + HOLD_CHECK_AFTER_MS),
-      },
-      ConditionExpression: "attribute_not_exists(pk)",
-    })
+    .update(
+      "wallet",
+      walletPartUpdate(
+        input.organizationId,
+        shard,
+        {
+          availableUnits: computed.increment(-units),
+          reservedUnits: computed.increment(units),
+          modifiedAt: now,
+        },
+        onShard
+          ? where.all(where.stored(), where.atLeast("availableUnits", units), where.after("availableUnits", 0))
+          : where.all(
+              where.stored(),
+              where.absent("suspendedAt"),
+              where.atLeast("availableUnits", units + floorUnits()),
+            ),
+      ),
+    )
+    .put(
+      "reservation",
+      ReservationEntity.putAt(
+        { organizationId: input.organizationId, reservationId: input.reservationId },
+        {
+          reservationId: input.reservationId,
+          state: "Reserved",
+          amountUnits: units,
+          relatedEntityType: input.relatedEntityType,
+          createdAt: now,
+          ...(onShard ? { walletShard: shard } : {}),
+          ...holdCheckEntry(input.organizationId, input.reservationId, Date.parse(now) + HOLD_CHECK_AFTER_MS),
+        },
+        { condition: where.new() },
+      ),
+    )
     .adopt(...(input.items ?? []));
   try {
     await transact(transaction);
@@ -307,8 +315,9 @@ export const Reservations = {
       input.organizationId,
       { balance: -units, reserved: 0, available: -units },
       entry.createdAt,
+      undefined,
+      input.mustCover ? { units, refuseSuspended: true } : undefined,
     );
-    if (input.mustCover) requireCover(change, units, { refuseSuspended: true });
     return { items: [change, ...chargeWrites(input.organizationId, entry)], entry };
   },
 

@@ -7,7 +7,9 @@ import {
   WalletRefusedError,
   type Wallet,
 } from "#core/billing/schemas";
-import { table } from "#core/db/items";
+import { PriceListEntity, WalletEntity, WalletShardEntity } from "#core/db/entities/billing";
+import { computed, where, type Condition } from "#core/db/expression";
+import { queryAll } from "#core/db/query";
 import { drainShards, shardsHoldMoney } from "#core/billing/wallet-shards";
 import {
   BALANCE_FLOOR,
@@ -19,7 +21,6 @@ import {
   type PriceList,
 } from "#core/billing/prices";
 import { part, transact, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
-import { entities, keys, type Key } from "#core/db/keys";
 import { ValidationError } from "#core/errors";
 import { nowIso } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
@@ -32,34 +33,48 @@ export function trialCredit(): string {
   return configured && Money.isDecimal(configured) ? Money.toBilling(configured) : DEFAULT_TRIAL_CREDIT;
 }
 
-/** A change of the wallet's money, on the wallet item or (a hold taken from one) on that shard. */
+/** What a wallet change must find: the wallet able to cover `units` (above the floor, and not suspended when asked). */
+export interface Cover {
+  units: number;
+  refuseSuspended: boolean;
+}
+
+/**
+ * A change of the wallet's money, on the wallet item or (a hold taken from one) on that shard. With `cover`, it takes
+ * `units` only if the available balance stays at or above the floor (and, for usage, the wallet is not suspended).
+ */
 export function walletChange(
   organizationId: string,
   delta: { balance: number; reserved: number; available: number },
   now: string,
   shard?: number,
+  cover?: Cover,
 ): TransactItem {
-  return part("wallet", {
-    Update: {
-      Key: walletKeyOf(organizationId, shard),
-      UpdateExpression:
-        "SET modifiedAt = :now ADD balanceUnits :balance, reservedUnits :reserved, availableUnits :available",
-      ConditionExpression: "attribute_exists(pk)",
-      ExpressionAttributeValues: {
-        ":now": now,
-        ":balance": delta.balance,
-        ":reserved": delta.reserved,
-        ":available": delta.available,
-      },
-    },
-  });
+  const changes = {
+    modifiedAt: now,
+    balanceUnits: computed.increment(delta.balance),
+    reservedUnits: computed.increment(delta.reserved),
+    availableUnits: computed.increment(delta.available),
+  };
+  const condition = where.all(
+    where.stored(),
+    cover?.refuseSuspended ? where.absent("suspendedAt") : undefined,
+    cover ? where.atLeast("availableUnits", cover.units + floorUnits()) : undefined,
+  );
+  return part("wallet", { Update: walletPartUpdate(organizationId, shard, changes, condition) });
 }
 
-/** Makes a wallet change that takes `units` conditional on the available balance staying at or above the floor (and, for usage, on the wallet not being suspended). */
-export function requireCover(change: TransactItem, units: number, options: { refuseSuspended: boolean }): TransactItem {
-  change.Update!.ConditionExpression = `attribute_exists(pk)${options.refuseSuspended ? " AND attribute_not_exists(suspendedAt)" : ""} AND availableUnits >= :needed`;
-  change.Update!.ExpressionAttributeValues![":needed"] = units + floorUnits();
-  return change;
+/** An update of the wallet item, or of one of its shards. */
+export function walletPartUpdate(
+  organizationId: string,
+  shard: number | undefined,
+  changes: Record<string, unknown>,
+  condition?: Condition,
+) {
+  const options = condition ? { condition } : {};
+  return shard === undefined
+    ? WalletEntity.update({ organizationId }, changes, options)
+    : WalletShardEntity.update({ organizationId, shard }, changes, options);
 }
 
 /** A credit (or signed adjustment) and its ledger entry in one transaction; never takes available below the floor. */
@@ -70,8 +85,13 @@ export async function credit(
   const wallet = await storedWallet(organizationId);
   const units = toUnits(input.amount);
   const entry = ledgerEntry({ ...input, amount: fromUnits(units), currency: wallet.currency, createdAt: nowIso() });
-  const change = walletChange(organizationId, { balance: units, reserved: 0, available: units }, entry.createdAt);
-  if (units < 0) requireCover(change, -units, { refuseSuspended: false });
+  const change = walletChange(
+    organizationId,
+    { balance: units, reserved: 0, available: units },
+    entry.createdAt,
+    undefined,
+    units < 0 ? { units: -units, refuseSuspended: false } : undefined,
+  );
   try {
     await transact([change, ledgerPut(organizationId, entry)]);
   } catch (error) {
@@ -110,14 +130,7 @@ export async function storedWalletParts(organizationId: string): Promise<WalletP
     lowBalanceThresholdUnits: toUnits(DEFAULT_LOW_BALANCE_THRESHOLD),
     createdAt: now,
   };
-  const items: TransactItem[] = [
-    {
-      Put: {
-        Item: { ...keys.wallet(organizationId), entity: entities.wallet, organizationId, ...wallet },
-        ConditionExpression: "attribute_not_exists(pk)",
-      },
-    },
-  ];
+  const items: TransactItem[] = [part("wallet", { Put: WalletEntity.create({ organizationId, ...wallet }) })];
   if (creditUnits > 0) {
     items.push(
       ledgerPut(
@@ -186,7 +199,7 @@ export function toWallet(organizationId: string, stored: StoredWallet, prices: P
 
 /** The organization's price list: the defaults, overridden field by field by the operator. */
 export async function storedPrices(organizationId: string): Promise<PriceList> {
-  const { Item } = await table.get({ Key: keys.priceList(organizationId) });
+  const Item = await PriceListEntity.get({ organizationId });
   if (!Item) return DEFAULT_PRICES;
   const overrides = Object.fromEntries(
     Object.keys(DEFAULT_PRICES)
@@ -211,23 +224,21 @@ export interface WalletParts {
   shards: Map<number, SubBalance>;
 }
 
-/** The key a hold's wallet change goes to: a shard's, or the wallet item's for a hold taken from it. */
-export const walletKeyOf = (organizationId: string, shard: number | undefined): Key =>
-  shard === undefined ? keys.wallet(organizationId) : keys.walletShard(organizationId, shard);
-
 /** Reads the wallet item and every shard in one consistent query; undefined when the wallet was never opened. */
 export async function readWalletParts(organizationId: string): Promise<WalletParts | undefined> {
-  const { pk, sk } = keys.wallet(organizationId);
-  const { Items = [] } = await table.query({
-    KeyConditionExpression: "pk = :pk AND begins_with(sk, :wallet)",
-    ExpressionAttributeValues: { ":pk": pk, ":wallet": sk },
-    ConsistentRead: true,
-  });
-  const main = Items.find((item) => item.sk === sk) as StoredWallet | undefined;
+  const items = await queryAll(
+    WalletEntity.query(
+      "collection",
+      { organizationId },
+      { range: { beginsWith: WalletEntity.sortKey("collection", {}) }, consistent: true },
+    ),
+  );
+  const mainKey = WalletEntity.key({ organizationId }).sk;
+  const main = items.find((item) => item.sk === mainKey) as StoredWallet | undefined;
   if (!main) return undefined;
   const shards = new Map<number, SubBalance>();
-  for (const item of Items.filter((candidate) => candidate.entity === entities.walletShard))
-    shards.set(Number(String(item.sk).split("#").pop()), item as SubBalance);
+  for (const item of items.filter((candidate) => candidate.entity === WalletShardEntity.name))
+    shards.set(Number(String(item.sk).split("#").pop()), item as unknown as SubBalance);
   return { main, shards };
 }
 
@@ -253,48 +264,46 @@ export function totalOf({ main, shards }: WalletParts): StoredWallet {
 export function refillItems(organizationId: string, shard: number, chunk: number, funded: number): TransactItem[] {
   return [
     part("wallet", {
-      Update: {
-        Key: keys.wallet(organizationId),
-        UpdateExpression: "ADD balanceUnits :taken, availableUnits :taken",
-        ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(suspendedAt) AND availableUnits >= :funded",
-        ExpressionAttributeValues: { ":taken": -chunk, ":funded": funded },
-      },
+      Update: WalletEntity.update(
+        { organizationId },
+        { balanceUnits: computed.increment(-chunk), availableUnits: computed.increment(-chunk) },
+        { condition: where.all(where.stored(), where.absent("suspendedAt"), where.atLeast("availableUnits", funded)) },
+      ),
     }),
     part("shard", {
-      Update: {
-        Key: keys.walletShard(organizationId, shard),
-        UpdateExpression:
-          "SET entity = :entity, organizationId = :organizationId ADD balanceUnits :chunk, availableUnits :chunk, reservedUnits :zero",
-        ExpressionAttributeValues: {
-          ":entity": entities.walletShard,
-          ":organizationId": organizationId,
-          ":chunk": chunk,
-          ":zero": 0,
+      // Created by its first refill: it names its entity and organization then.
+      Update: WalletShardEntity.update(
+        { organizationId, shard },
+        {
+          entity: WalletShardEntity.name,
+          organizationId,
+          balanceUnits: computed.increment(chunk),
+          availableUnits: computed.increment(chunk),
+          reservedUnits: computed.increment(0),
         },
-      },
+      ),
     }),
   ];
 }
 
 /** Gives each shard's `units` back to the wallet item (each on condition the shard still has them available). */
 export function drainItems(organizationId: string, moves: { shard: number; units: number }[]): TransactItem[] {
+  const total = moves.reduce((sum, move) => sum + move.units, 0);
   return [
     part("wallet", {
-      Update: {
-        Key: keys.wallet(organizationId),
-        UpdateExpression: "ADD balanceUnits :total, availableUnits :total",
-        ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeValues: { ":total": moves.reduce((sum, move) => sum + move.units, 0) },
-      },
+      Update: WalletEntity.update(
+        { organizationId },
+        { balanceUnits: computed.increment(total), availableUnits: computed.increment(total) },
+        { condition: where.stored() },
+      ),
     }),
     ...moves.map(({ shard, units }) =>
       part("shard", {
-        Update: {
-          Key: keys.walletShard(organizationId, shard),
-          UpdateExpression: "ADD balanceUnits :given, availableUnits :given",
-          ConditionExpression: "availableUnits >= :read",
-          ExpressionAttributeValues: { ":given": -units, ":read": units },
-        },
+        Update: WalletShardEntity.update(
+          { organizationId, shard },
+          { balanceUnits: computed.increment(-units), availableUnits: computed.increment(-units) },
+          { condition: where.atLeast("availableUnits", units) },
+        ),
       }),
     ),
   ];

@@ -1,8 +1,14 @@
 import type { Actor } from "#core/auth/actor";
 import { conditionally, table } from "#core/db/items";
 import { transact } from "#core/db/transact";
-import { entities, keys } from "#core/db/keys";
-import { prefixQuery } from "#core/db/list";
+import { keys } from "#core/db/keys";
+import {
+  TenDlcBrandEntity,
+  TenDlcCampaignEntity,
+  TenDlcPendingEntity,
+  TenDlcReferenceEntity,
+} from "#core/db/entities/carrier-registration";
+import { computed, where } from "#core/db/expression";
 import { queryAll } from "#core/db/query";
 import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
 import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
@@ -93,15 +99,7 @@ export const CarrierRegistration = {
       checkedAt: null,
     };
     await transact([
-      {
-        Put: {
-          Item: {
-            ...keys.tenDlcBrand(organizationId),
-            entity: entities.tenDlcBrand,
-            ...applyBrand(brand, report, now),
-          },
-        },
-      },
+      { Put: TenDlcBrandEntity.putAt({ organizationId }, applyBrand(brand, report, now)) },
       { Delete: { Key: submissionKey } },
       referenceItem(organizationId, submission.provider, report.reference),
     ]);
@@ -164,11 +162,7 @@ export const CarrierRegistration = {
     // The numbers are a string set, added to as they are attached (DynamoDB stores no empty set).
     const { phoneNumberIds: _none, ...item } = submitted;
     await transact([
-      {
-        Put: {
-          Item: { ...keys.tenDlcCampaign(organizationId, campaign.id), entity: entities.tenDlcCampaign, ...item },
-        },
-      },
+      { Put: TenDlcCampaignEntity.putAt({ organizationId, id: campaign.id }, item) },
       { Delete: { Key: submissionKey } },
       referenceItem(organizationId, brand.provider, registrationKey(report.reference)),
     ]);
@@ -252,7 +246,7 @@ export const CarrierRegistration = {
     const named = provider.registration?.parseStatusCallback(request) ?? [];
     const organizations = new Set<string>();
     for (const key of named) {
-      const { Item } = await table.get({ Key: keys.tenDlcReference(provider.name, key), ConsistentRead: true });
+      const Item = await TenDlcReferenceEntity.get({ provider: provider.name, key }, { consistent: true });
       if (typeof Item?.organizationId === "string") organizations.add(Item.organizationId);
     }
     for (const organizationId of organizations) await refreshOrganization(organizationId);
@@ -265,10 +259,7 @@ export const CarrierRegistration = {
 
   /** The `carrierRegistrationPoll` schedule: every organization with a pending brand or a live campaign, one after another. */
   async refreshPending(): Promise<{ organizations: number; failed: number }> {
-    const pending = await queryAll({
-      KeyConditionExpression: "pk = :pk",
-      ExpressionAttributeValues: { ":pk": keys.tenDlcPendingPartition().pk },
-    });
+    const pending = await queryAll(TenDlcPendingEntity.query("collection", {}));
     const organizations = [...new Set(pending.map((item) => String(item.sk).split("#")[0]!))];
     let failed = 0;
     for (const organizationId of organizations) {
@@ -286,7 +277,7 @@ async function refreshOrganization(organizationId: string): Promise<Registration
     const pending = brand;
     const report = await atCarrier(() => registrarByName(pending.provider).fetchBrand(pending.providerBrandId));
     brand = applyBrand(pending, report, now);
-    await table.put({ Item: { ...keys.tenDlcBrand(organizationId), entity: entities.tenDlcBrand, ...brand } });
+    await table.put(TenDlcBrandEntity.putAt({ organizationId }, brand));
     await markPending(organizationId, "BRAND", brand.status === "Pending");
     if (brand.status !== pending.status)
       await recordUpdate(organizationId, "TenDlcBrand", "brand", `The 10DLC brand ${brand.displayName}`, brand);
@@ -300,19 +291,18 @@ async function refreshOrganization(organizationId: string): Promise<Registration
       );
       const decided = applyCampaign(campaign, report, now);
       await conditionally(
-        table.update({
-          Key: keys.tenDlcCampaign(organizationId, campaign.id),
-          UpdateExpression:
-            "SET #status = :status, failureReason = :reason, decidedAt = :decidedAt, checkedAt = :checkedAt",
-          ConditionExpression: "attribute_exists(pk)",
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: {
-            ":status": decided.status,
-            ":reason": decided.failureReason,
-            ":decidedAt": decided.decidedAt,
-            ":checkedAt": now,
-          },
-        }),
+        table.update(
+          TenDlcCampaignEntity.update(
+            { organizationId, id: campaign.id },
+            {
+              status: decided.status,
+              failureReason: decided.failureReason,
+              decidedAt: decided.decidedAt,
+              checkedAt: now,
+            },
+            { condition: where.stored() },
+          ),
+        ),
       );
       await markPending(organizationId, `CAMPAIGN#${campaign.id}`, decided.status !== "Rejected");
       if (decided.status !== campaign.status)
@@ -339,11 +329,7 @@ async function refreshOrganization(organizationId: string): Promise<Registration
 
 /** The index item naming the organization of a carrier reference (for its status callbacks). */
 function referenceItem(organizationId: string, provider: string, key: string) {
-  return {
-    Put: {
-      Item: { ...keys.tenDlcReference(provider, key), entity: entities.tenDlcReference, organizationId },
-    },
-  };
+  return { Put: TenDlcReferenceEntity.putAt({ provider, key }, { organizationId }) };
 }
 
 /** Opt-outs per campaign: the sum over its numbers' rolling windows. */
@@ -386,14 +372,17 @@ function applyCampaign(campaign: StoredCampaign, report: CampaignReport, now: st
 }
 
 async function readCampaign(organizationId: string, campaignId: string): Promise<StoredCampaign | undefined> {
-  const { Item } = await table.get({ Key: keys.tenDlcCampaign(organizationId, campaignId), ConsistentRead: true });
-  return Item ? toCampaign(Item) : undefined;
+  const item = await TenDlcCampaignEntity.get({ organizationId, id: campaignId }, { consistent: true });
+  return item ? toCampaign(item) : undefined;
 }
 
 async function readCampaigns(organizationId: string): Promise<StoredCampaign[]> {
-  return (await queryAll({ ...prefixQuery(keys.tenDlcCampaignPrefix(organizationId)), ConsistentRead: true })).map(
-    toCampaign,
+  const campaigns = TenDlcCampaignEntity.query(
+    "collection",
+    { organizationId },
+    { range: { beginsWith: TenDlcCampaignEntity.sortKey("collection", {}) }, consistent: true },
   );
+  return (await queryAll(campaigns)).map(toCampaign);
 }
 
 /** A brand as answered: the submission it came from is ours to know (a retry of that request finds it), not shown. */
@@ -413,13 +402,15 @@ async function updateNumbers(
   action: "ADD" | "DELETE",
   phoneNumberId: string,
 ): Promise<void> {
+  const change = action === "ADD" ? computed.addToSet(phoneNumberId) : computed.deleteFromSet(phoneNumberId);
   await conditionally(
-    table.update({
-      Key: keys.tenDlcCampaign(organizationId, campaignId),
-      UpdateExpression: `${action} phoneNumberIds :ids`,
-      ConditionExpression: "attribute_exists(pk)",
-      ExpressionAttributeValues: { ":ids": new Set([phoneNumberId]) },
-    }),
+    table.update(
+      TenDlcCampaignEntity.update(
+        { organizationId, id: campaignId },
+        { phoneNumberIds: change },
+        { condition: where.stored() },
+      ),
+    ),
   );
 }
 

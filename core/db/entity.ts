@@ -74,6 +74,8 @@ export type ReadOptions = {
   attributes?: readonly string[];
   /** Checked in memory on each item read (on a keys-only index, on the item fetched from the table). */
   where?: (item: Record<string, unknown>) => boolean;
+  /** A strongly consistent read (the table's own key only: an index is never read consistently). */
+  consistent?: boolean;
 };
 
 type Changes = Record<string, unknown>;
@@ -131,6 +133,7 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
       ...(options.forward === undefined ? {} : { ScanIndexForward: options.forward }),
       ...(options.limit === undefined ? {} : { Limit: options.limit }),
       ...(options.where ? { where: options.where } : {}),
+      ...(options.consistent ? { ConsistentRead: true } : {}),
     };
   }
 

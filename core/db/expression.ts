@@ -45,7 +45,8 @@ const computedKind = Symbol("computed");
 export type Computed =
   | { [computedKind]: "ifAbsent"; value: unknown }
   | { [computedKind]: "increment"; by: number }
-  | { [computedKind]: "copyOf"; path: string };
+  | { [computedKind]: "copyOf"; path: string }
+  | { [computedKind]: "addToSet" | "deleteFromSet"; values: ReadonlySet<string> };
 
 /** The values an update may compute in DynamoDB (`generation: computed.increment()`), by dotted path as `where`. */
 export const computed = {
@@ -55,7 +56,18 @@ export const computed = {
   increment: (by = 1): Computed => ({ [computedKind]: "increment", by }),
   /** The value another attribute of the item holds (before this update). */
   copyOf: (path: string): Computed => ({ [computedKind]: "copyOf", path }),
+  /** The string set with `values` added (DynamoDB's ADD: created when absent), without reading it first. */
+  addToSet: (...values: string[]): Computed => ({ [computedKind]: "addToSet", values: new Set(values) }),
+  /** The string set without `values` (DynamoDB's DELETE: a set left empty is removed). */
+  deleteFromSet: (...values: string[]): Computed => ({ [computedKind]: "deleteFromSet", values: new Set(values) }),
 };
+
+/** The set changes, which DynamoDB writes in ADD and DELETE clauses rather than as a SET assignment. */
+type SetChange = "addToSet" | "deleteFromSet";
+const setKindOf = (value: unknown): SetChange | undefined =>
+  isComputed(value) && (value[computedKind] === "addToSet" || value[computedKind] === "deleteFromSet")
+    ? value[computedKind]
+    : undefined;
 
 const isComputed = (value: unknown): value is Computed =>
   typeof value === "object" && value !== null && computedKind in value;
@@ -113,11 +125,20 @@ export class Placeholders {
     }
   }
 
-  /** `SET a = :v, … REMOVE b, …` of the assignments (by path) and removals. */
+  /** `SET a = :v, … ADD s :v … DELETE s :v … REMOVE b, …` of the assignments (by path) and removals. */
   update(set: ReadonlyMap<string, unknown>, remove: readonly string[] = []): string {
-    const clauses = [...set].map(([path, value]) => `${this.path(path)} = ${this.assigned(path, value)}`);
+    const assignments = [...set].filter(([, value]) => !setKindOf(value));
+    const clauses = assignments.map(([path, value]) => `${this.path(path)} = ${this.assigned(path, value)}`);
+    const setChanges = (kind: SetChange) =>
+      [...set]
+        .filter(([, value]) => setKindOf(value) === kind)
+        .map(([path, value]) => `${this.path(path)} ${this.value((value as { values: ReadonlySet<string> }).values)}`);
+    const added = setChanges("addToSet");
+    const deleted = setChanges("deleteFromSet");
     return [
       clauses.length ? `SET ${clauses.join(", ")}` : "",
+      added.length ? `ADD ${added.join(", ")}` : "",
+      deleted.length ? `DELETE ${deleted.join(", ")}` : "",
       remove.length ? `REMOVE ${remove.map((path) => this.path(path)).join(", ")}` : "",
     ]
       .filter(Boolean)
@@ -134,6 +155,9 @@ export class Placeholders {
         return `if_not_exists(${this.path(path)}, ${this.value(0)}) + ${this.value(value.by)}`;
       case "copyOf":
         return this.path(value.path);
+      case "addToSet":
+      case "deleteFromSet":
+        throw new Error(`${path}: a set change is an ADD or DELETE clause, not an assignment.`);
     }
   }
 

@@ -202,31 +202,6 @@ export async function claimKey(key: Key, fields: Item = {}): Promise<boolean> {
   return putIfNew({ ...fields, ...key });
 }
 
-/**
- * Applies `update` to the item at `key` only if its `status` is one of
- * `fromStatuses` (and any extra `condition` holds): the new attributes, or
- * undefined when the item was absent or in another status.
- */
-export async function updateIf(
-  key: Key,
-  update: { expression: string; names?: Record<string, string>; values?: Record<string, unknown>; condition?: string },
-  fromStatuses: readonly string[],
-): Promise<Item | undefined> {
-  const statusValues = Object.fromEntries(fromStatuses.map((status, index) => [`:fromStatus${index}`, status]));
-  const statusCondition = `#status IN (${Object.keys(statusValues).join(", ")})`;
-  const result = await conditionally(
-    table.update({
-      Key: key,
-      UpdateExpression: update.expression,
-      ConditionExpression: update.condition ? `${statusCondition} AND (${update.condition})` : statusCondition,
-      ExpressionAttributeNames: { ...update.names, "#status": "status" },
-      ExpressionAttributeValues: { ...update.values, ...statusValues },
-      ReturnValues: "ALL_NEW",
-    }),
-  );
-  return result?.Attributes;
-}
-
 /** Writes (puts or deletes) many items, 25 per call, unprocessed ones sent again. Not atomic: for rebuildable items only. */
 export async function writeItems(requests: NonNullable<BatchWriteCommandInput["RequestItems"]>[string]): Promise<void> {
   for (let start = 0; start < requests.length; start += 25) {

@@ -4,7 +4,6 @@ import { Messages } from "#core/messaging/messages";
 import {
   Billing,
   HOLD_CHECK_AFTER_MS,
-  holdCheckEntry,
   holdShards,
   TransactionConditionFailed,
   type BillingOutcome,
@@ -12,7 +11,8 @@ import {
 import { billFinalCall } from "#core/calls/lifecycle";
 import { conditionally, table } from "#core/db/items";
 import { dueEntries } from "#core/db/due";
-import { keys } from "#core/db/keys";
+import { ReservationEntity } from "#core/db/entities/billing";
+import { where } from "#core/db/expression";
 import { recordEvent } from "#core/events/index";
 import { MessageLifecycle } from "#core/messaging/lifecycle";
 import { callLifecycle, messageLifecycle } from "#core/shared/status";
@@ -33,7 +33,7 @@ type Owner =
 
 /**
  * The hold sweeper (defence in depth; EventBridge every 15 minutes). Every
- * open hold carries an entry in the gsi3 index `DUEHOLDS#<shard>`, due
+ * open hold carries an entry in the Reservation's `holdCheck` index (`DUEHOLDS#<shard>`), due
  * HOLD_CHECK_AFTER_MS after it was taken and removed in the write that settles
  * or releases it. For each due hold it reads the owner (the message or call
  * whose id keys it):
@@ -49,7 +49,7 @@ type Owner =
 export async function sweepHolds(options: { now?: Date; organizationId?: string } = {}): Promise<HoldSweepResult> {
   const now = (options.now ?? new Date()).getTime();
   const result: HoldSweepResult = { settled: 0, released: 0, kept: 0, errors: 0 };
-  const partitions = holdShards.map((shard) => keys.dueHold(shard, "", "", "").gsi3pk);
+  const partitions = holdShards.map((shard) => ReservationEntity.partitionKey("holdCheck", { shard }));
   for await (const { item, seen, organizationId, id } of dueEntries(
     partitions,
     new Date(now).toISOString(),
@@ -85,17 +85,16 @@ async function sweepHold(
   if (owner.kind === "waiting") {
     // Look again later; conditional on the entry read, so overlapping sweeps move it once.
     await conditionally(
-      table.update({
-        Key: keys.reservation(organizationId, reservationId),
-        UpdateExpression: "SET gsi3sk = :next",
-        ConditionExpression: "gsi3sk = :seen AND #state = :reserved",
-        ExpressionAttributeNames: { "#state": "state" },
-        ExpressionAttributeValues: {
-          ":next": holdCheckEntry(organizationId, reservationId, now + HOLD_CHECK_AFTER_MS).gsi3sk,
-          ":seen": seen,
-          ":reserved": "Reserved",
-        },
-      }),
+      table.update(
+        ReservationEntity.update(
+          { organizationId, reservationId },
+          {},
+          {
+            condition: where.all(ReservationEntity.indexedAt("holdCheck", seen), where.equals("state", "Reserved")),
+            enter: { holdCheck: { dueAt: new Date(now + HOLD_CHECK_AFTER_MS).toISOString() } },
+          },
+        ),
+      ),
     );
     return "kept";
   }

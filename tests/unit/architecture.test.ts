@@ -32,15 +32,6 @@ const notYetMigrated = new Set([
   "core/automations/runs/schedule.ts",
   "core/automations/runs/store.ts",
   "core/automations/runs/triggers.ts",
-  "core/billing/index.ts",
-  "core/billing/ledger.ts",
-  "core/billing/number-fees.ts",
-  "core/billing/payment-records.ts",
-  "core/billing/payment-reversals.ts",
-  "core/billing/payments.ts",
-  "core/billing/reservations.ts",
-  "core/billing/wallet-store.ts",
-  "core/carrier-registration/index.ts",
   "core/messaging/conversations.ts",
   "core/messaging/messages.ts",
   "core/messaging/number-health.ts",
@@ -52,7 +43,6 @@ const notYetMigrated = new Set([
   "core/messaging/carrier-callbacks.ts",
   "core/messaging/lifecycle.ts",
   "core/messaging/settings.ts",
-  "core/maintenance/hold-sweeper.ts",
   "core/maintenance/stuck-work.ts",
 ]);
 

@@ -9,7 +9,6 @@ export const carrierRegistrationKeys = {
     pk: org(organizationId),
     sk: `TENDLC#CAMPAIGN#${campaignId}`,
   }),
-  tenDlcCampaignPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "TENDLC#CAMPAIGN#" }),
   /**
    * A submission under way (stored before the carrier is asked, removed in the write of what it created): the brand's
    * one per organization, a campaign's by its id, so a retry after a crash in between asks the carrier for what the
