@@ -41,19 +41,8 @@ const notYetMigrated = new Set([
   "core/billing/reservations.ts",
   "core/billing/wallet-store.ts",
   "core/carrier-registration/index.ts",
-  "core/messaging/conversations.ts",
-  "core/messaging/messages.ts",
-  "core/messaging/number-health.ts",
   "core/messaging/pacing.ts",
-  "core/messaging/receipts.ts",
-  "core/messaging/store.ts",
-  "core/messaging/sweeper.ts",
-  "core/messaging/unread.ts",
-  "core/messaging/carrier-callbacks.ts",
-  "core/messaging/lifecycle.ts",
-  "core/messaging/settings.ts",
   "core/maintenance/hold-sweeper.ts",
-  "core/maintenance/stuck-work.ts",
 ]);
 
 interface ImportEdge {
