@@ -23,7 +23,7 @@ export const MessageEntity = defineEntity({
     byConversation: {
       index: "messagesByConversation",
       pk: (message: StoredMessage) =>
-        messagingKeys.messagesByConversation(message.organizationId, String(message.conversationId)).gsi1pk,
+        `${org(message.organizationId)}#CONVERSATION#${String(message.conversationId)}#MESSAGES`,
       sk: (message: StoredMessage) => `MESSAGE#${message.id ?? ""}`,
       composites: [],
     },
