@@ -3,7 +3,7 @@ import { ulid } from "ulid";
 import { call, warmAndMeasure, writeAll } from "#bench/cost";
 import { percentile, printTable } from "#bench/measure";
 import type { BenchContext } from "#bench/run";
-import { entities, keys } from "#core/db/keys";
+import { ConversationEntity } from "#core/db/entities/messaging";
 import { eventItem } from "#core/events/index";
 import { handler as getConversation } from "#functions/conversations/get";
 import { handler as listConversations } from "#functions/conversations/list";
@@ -31,11 +31,7 @@ export async function inboxBench(context: BenchContext): Promise<void> {
     const id = ulid(start + index * 60_000);
     const at = new Date(start + index * 60_000).toISOString();
     const unread = index % 5 === 0;
-    return {
-      ...keys.conversation(organizationId, id),
-      ...keys.conversationsByLastMessage(organizationId, at, id),
-      ...(unread ? keys.unreadConversations(organizationId, at, id) : {}),
-      entity: entities.conversation,
+    const record = {
       id,
       contactPhoneNumber: `+1201555${String(index).padStart(4, "0")}`,
       leadId: `lead-${index}`,
@@ -52,6 +48,12 @@ export async function inboxBench(context: BenchContext): Promise<void> {
       assignedBy: null,
       createdAt: at,
       modifiedAt: at,
+    };
+    // The item as the Conversation entity stores it: its keys, its last-message entry and, when unread, its inbox entry.
+    return {
+      ...record,
+      ...ConversationEntity.putAt({ organizationId, id }, record).Item,
+      ...(unread ? ConversationEntity.entryIn("unread", { organizationId, id, lastMessageAt: at }) : {}),
     };
   });
   const thread = conversations.at(-1)!;

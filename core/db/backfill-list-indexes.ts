@@ -3,6 +3,7 @@ import { table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { EventEntity, type StoredEvent } from "#core/db/entities/events";
 import { LeadEntity } from "#core/db/entities/leads";
+import { ConversationEntity } from "#core/db/entities/messaging";
 import { withoutKeys } from "#core/db/indexes";
 
 /** The entities whose lists or filters read gsi4-gsi7. */
@@ -31,10 +32,10 @@ function listIndexAttributes(item: Record<string, unknown>): Record<string, unkn
       return Object.fromEntries(Object.entries(stored).filter(([name]) => /^gsi[78](pk|sk)$/.test(name)));
     }
     case entities.conversation: {
-      const lastMessageAt = (item.lastMessageAt as string | null) ?? null;
+      const conversation = { organizationId, id: String(item.id), lastMessageAt: item.lastMessageAt as string | null };
       return {
-        ...keys.conversationsByLastMessage(organizationId, lastMessageAt, String(item.id)),
-        ...(item.unread === true ? keys.unreadConversations(organizationId, lastMessageAt, String(item.id)) : {}),
+        ...ConversationEntity.entryIn("byLastMessage", conversation),
+        ...(item.unread === true ? ConversationEntity.entryIn("unread", conversation) : {}),
       };
     }
     case entities.suppression: {

@@ -214,7 +214,8 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
      * index whose composites a change touches derived from the record as it will be (for `table.update` or
      * `Transaction.update`). `remove` names attributes to drop. `current` is the record as read, or at least its
      * identity and the composites of the indexes the changes touch. `enter` puts the item in explicit indexes (by
-     * the composites given beside the record as it will be), `leave` takes it out of them.
+     * the composites given beside the record as it will be), `leave` takes it out of them, `reorder` moves the item's
+     * entry within its partition (sets its sort key alone) whether or not it is in the index now.
      */
     update(
       current: Composites<T>,
@@ -225,6 +226,7 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
         entries?: Readonly<Record<string, unknown>>;
         enter?: Partial<Record<Pattern, Composites<T>>>;
         leave?: readonly Pattern[];
+        reorder?: Partial<Record<Pattern, Composites<T>>>;
       } = {},
     ) {
       const next = applied(current as T, changes);
@@ -238,7 +240,13 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
       const entered = Object.entries(options.enter ?? {}).flatMap(([pattern, composites]) =>
         Object.entries(entity.entryIn(pattern as Pattern, { ...next, ...(composites as Composites<T>) })),
       );
-      const entries = [...Object.entries(options.entries ?? {}), ...entered];
+      // `reorder`: the entry's sort key only, its partition key (whether the item is in the index) left as stored: an
+      // explicit sparse index a blind write cannot tell the item's membership of (a conversation's unread entry).
+      const reordered = Object.entries(options.reorder ?? {}).map(([pattern, composites]): [string, unknown] => [
+        indexKeys(pattern as Pattern).sk,
+        declaration.indexes[pattern as Pattern].sk({ ...next, ...(composites as Composites<T>) }),
+      ]);
+      const entries = [...Object.entries(options.entries ?? {}), ...entered, ...reordered];
       const set = new Map<string, unknown>([...Object.entries(changes), ...derived.set, ...entries]);
       const left = (options.leave ?? []).flatMap((pattern) => [indexKeys(pattern).pk, indexKeys(pattern).sk]);
       const removed = [...derived.remove, ...left].filter((name) => !entries.some(([entry]) => entry === name));

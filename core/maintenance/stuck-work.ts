@@ -1,7 +1,7 @@
 import { Calls } from "#core/calls/index";
 import { Messages } from "#core/messaging/messages";
 import { dueEntries } from "#core/db/due";
-import { keys } from "#core/db/keys";
+import { MessageEntity } from "#core/db/entities/messaging";
 import { CallEntity } from "#core/db/entities/calls";
 import { LeadEntity } from "#core/db/entities/leads";
 import { pendingShards } from "#core/leads/index";
@@ -37,7 +37,7 @@ export async function stuckWork(now = new Date()): Promise<StuckWork> {
       now,
     ),
     countDue(
-      Messages.dueShards.map((shard) => keys.dueMessage(shard, "", "", "").gsi3pk),
+      Messages.dueShards.map((shard) => MessageEntity.partitionKey("due", { shard })),
       now,
       now,
       (item) => String(item.dueKind ?? "Unknown"),

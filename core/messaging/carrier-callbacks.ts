@@ -3,7 +3,7 @@ import { NumberHealth } from "#core/messaging/number-health";
 import "#core/messaging/queue";
 import { verifiedProvider } from "#core/providers/index";
 import { table } from "#core/db/items";
-import { MessageLifecycle, providerMessageItem } from "#core/messaging/lifecycle";
+import { MessageLifecycle, providerMessagePut } from "#core/messaging/lifecycle";
 import { keys } from "#core/db/keys";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
@@ -102,12 +102,7 @@ async function receive(provider: ProviderPort, inbound: InboundMessage): Promise
     createdBy: "contact",
   });
   // Claimed by its provider id, stored with its MessageReceived event: a redelivered webhook finds the claim and stops.
-  const claim = {
-    Put: {
-      Item: providerMessageItem(organizationId, provider.name, inbound.providerMessageId, message.id),
-      ConditionExpression: "attribute_not_exists(pk)",
-    },
-  };
+  const claim = { Put: providerMessagePut(organizationId, provider.name, inbound.providerMessageId, message.id, true) };
   if (!(await MessageLifecycle.create(organizationId, message, null, {}, claim))) return;
   // The carrier's own keyword handling (Twilio Advanced Opt-Out's OptOutType) decides first, and it already answered the contact.
   const keyword = inbound.carrierKeyword

@@ -1,9 +1,10 @@
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
-import { entities, keys } from "#core/db/keys";
-import { claimKey, conditionally, putIfNew, table } from "#core/db/items";
+import { ConversationByPhoneEntity, ConversationEntity } from "#core/db/entities/messaging";
+import { computed, where, type Condition } from "#core/db/expression";
+import { keys } from "#core/db/keys";
+import { claimKey, conditionally, table } from "#core/db/items";
 import {
-  indexOrder,
   keyOrder,
   listPage,
   prefixQuery,
@@ -73,9 +74,10 @@ const listResource: ListResource<Conversation> = {
   candidates: (organizationId) => prefixQuery(keys.conversationPrefix(organizationId)),
   orders: {
     createdAt: keyOrder(keys.conversationPrefix),
-    lastMessageAt: indexOrder("sortedByField", keys.conversationsByLastMessagePartition),
+    lastMessageAt: (organizationId, _context, forward) =>
+      ConversationEntity.plan("byLastMessage", { organizationId }, { forward }),
   },
-  /** The inbox (unread only, latest activity first or last) reads only unread conversations, from gsi7. */
+  /** The inbox (unread only, latest activity first or last) reads only unread conversations, from their index. */
   indexed: (organizationId, query) =>
     query.filters.length === 1 && !query.ranges.length && !query.search
       ? unreadInOrder(organizationId, query)
@@ -90,15 +92,7 @@ function unreadInOrder(organizationId: string, query: NormalizedQuery): IndexedP
   const [order, ...more] = query.order;
   const unreadOnly = query.filters.some((filter) => filter.field === "unread" && filter.value === true);
   if (!order || order.field !== "lastMessageAt" || more.length || !unreadOnly) return undefined;
-  return {
-    input: {
-      index: "conversationsByUnread",
-      KeyConditionExpression: "gsi7pk = :pk",
-      ExpressionAttributeValues: { ":pk": keys.unreadConversations(organizationId, null, "").gsi7pk },
-      ScanIndexForward: order.direction === "asc",
-    },
-    keyOf: (item) => ({ pk: item.pk, sk: item.sk, gsi7pk: item.gsi7pk, gsi7sk: item.gsi7sk }),
-  };
+  return ConversationEntity.plan("unread", { organizationId }, { forward: order.direction === "asc" });
 }
 
 /** Conversations: one per contact phone number within the organization. */
@@ -138,37 +132,30 @@ export const Conversations = {
     // Two plain conditional puts, not a transaction (half the write units): the number's pointer first, naming the
     // conversation id, then the conversation. An attempt that stopped between them left a pointer without its
     // conversation: the next one stores the conversation under the id the pointer names.
-    const pointer = keys.conversationByPhone(organizationId, contactPhoneNumber);
+    const pointer = { organizationId, contactPhoneNumber };
     let toStore = conversation;
-    if (!(await claimKey(pointer, { entity: entities.conversationByPhone, conversationId: conversation.id }))) {
-      const { Item } = await table.get({ Key: pointer, ConsistentRead: true });
+    const claim = { entity: ConversationByPhoneEntity.name, conversationId: conversation.id };
+    if (!(await claimKey(ConversationByPhoneEntity.key(pointer), claim))) {
+      const Item = await ConversationByPhoneEntity.get(pointer, { consistent: true });
       const claimedId = String(Item!.conversationId);
       const winner = await Conversations.find(organizationId, claimedId);
       if (winner) return winner;
       toStore = { ...conversation, id: claimedId };
     }
-    const item = {
-      ...keys.conversation(organizationId, toStore.id),
-      ...keys.conversationsByLastMessage(organizationId, null, toStore.id),
-      entity: entities.conversation,
-      ...toStore,
-    };
-    if (await putIfNew(item)) return toStore;
+    const put = ConversationEntity.putAt({ organizationId, id: toStore.id }, toStore, { condition: where.new() });
+    if (await conditionally(table.put(put))) return toStore;
     const stored = await Conversations.find(organizationId, toStore.id);
     if (!stored) throw new Error(`Conversation ${toStore.id} was refused as existing but cannot be read.`);
     return stored;
   },
 
   async byPhone(organizationId: string, contactPhoneNumber: string): Promise<Conversation | undefined> {
-    const { Item } = await table.get({
-      Key: keys.conversationByPhone(organizationId, contactPhoneNumber),
-      ConsistentRead: true,
-    });
+    const Item = await ConversationByPhoneEntity.get({ organizationId, contactPhoneNumber }, { consistent: true });
     return Item ? Conversations.find(organizationId, Item.conversationId as string) : undefined;
   },
 
   async find(organizationId: string, conversationId: string): Promise<Conversation | undefined> {
-    const { Item } = await table.get({ Key: keys.conversation(organizationId, conversationId), ConsistentRead: true });
+    const Item = await ConversationEntity.get({ organizationId, id: conversationId }, { consistent: true });
     return Item ? toConversation(Item) : undefined;
   },
 
@@ -193,12 +180,8 @@ export const Conversations = {
     const conversation = await update(
       actor.organizationId,
       conversationId,
-      "SET unread = :false, unreadCount = :zero, modifiedAt = :now REMOVE gsi7pk",
-      {
-        ":false": false,
-        ":zero": 0,
-        ":now": now,
-      },
+      { unread: false, unreadCount: 0, modifiedAt: now },
+      { leave: ["unread"] },
     );
     await UnreadConversations.onRead(actor.organizationId, conversationId, now);
     return conversation;
@@ -233,10 +216,10 @@ export const Conversations = {
     conversationId: string,
     number: { id: string; phoneNumber: string },
   ): Promise<Conversation> {
-    return update(organizationId, conversationId, "SET phoneNumberId = :id, phoneNumber = :number, modifiedAt = :now", {
-      ":id": number.id,
-      ":number": number.phoneNumber,
-      ":now": nowIso(),
+    return update(organizationId, conversationId, {
+      phoneNumberId: number.id,
+      phoneNumber: number.phoneNumber,
+      modifiedAt: nowIso(),
     });
   },
 
@@ -247,33 +230,28 @@ export const Conversations = {
     message: { direction: "Inbound" | "Outbound"; body: string; at: string; unread?: boolean },
   ): Promise<void> {
     const inbound = message.unread === true;
-    await table.update({
-      Key: keys.conversation(organizationId, conversationId),
-      UpdateExpression:
-        "SET lastMessageAt = :at, lastMessagePreview = :preview, lastDirection = :direction, modifiedAt = :at, gsi4sk = :lastMessageOrder, gsi7sk = :lastMessageOrder" +
-        (inbound ? ", unread = :true, gsi7pk = :unreadIndex ADD unreadCount :one" : ""),
-      ConditionExpression: "attribute_exists(pk)",
-      ExpressionAttributeValues: {
-        ":at": message.at,
-        ":lastMessageOrder": keys.conversationsByLastMessage(organizationId, message.at, conversationId).gsi4sk,
-        ":preview": message.body.slice(0, 160),
-        ":direction": message.direction,
-        ...(inbound
-          ? {
-              ":true": true,
-              ":one": 1,
-              ":unreadIndex": keys.unreadConversations(organizationId, message.at, conversationId).gsi7pk,
-            }
-          : {}),
-      },
-    });
+    // An inbound message puts the conversation in the inbox; any other moves its inbox entry (if it has one) to
+    // this message's time, leaving it in or out as it is.
+    await table.update(
+      ConversationEntity.update(
+        { organizationId, id: conversationId },
+        {
+          lastMessageAt: message.at,
+          lastMessagePreview: message.body.slice(0, 160),
+          lastDirection: message.direction,
+          modifiedAt: message.at,
+          ...(inbound ? { unread: true, unreadCount: computed.increment() } : {}),
+        },
+        { condition: where.stored(), ...(inbound ? { enter: { unread: {} } } : { reorder: { unread: {} } }) },
+      ),
+    );
     if (inbound) await UnreadConversations.onUnread(organizationId, conversationId, message.at);
   },
 };
 
 /** A conversation with `assignmentChangedAt`, when its assignee last changed by any path: the assignment's version. */
 export async function storedAssignment(organizationId: string, conversationId: string) {
-  const { Item } = await table.get({ Key: keys.conversation(organizationId, conversationId), ConsistentRead: true });
+  const Item = await ConversationEntity.get({ organizationId, id: conversationId }, { consistent: true });
   if (!Item) return undefined;
   return { conversation: toConversation(Item), changedAt: (Item.assignmentChangedAt as string | undefined) ?? null };
 }
@@ -285,22 +263,21 @@ export function assigneeUpdate(
   change: { userId: string | null; assignedAt: string | null; by: ConversationAssignedBy | null; at: string },
   seen: string | null,
 ) {
-  return {
-    Key: keys.conversation(organizationId, conversationId),
-    UpdateExpression:
-      "SET assignedUserId = :user, assignedAt = :assignedAt, assignedBy = :by, assignmentChangedAt = :at, modifiedAt = :now",
-    ConditionExpression: seen
-      ? "assignmentChangedAt = :seen"
-      : "attribute_exists(pk) AND attribute_not_exists(assignmentChangedAt)",
-    ExpressionAttributeValues: {
-      ":user": change.userId,
-      ":assignedAt": change.assignedAt,
-      ":by": change.by,
-      ":at": change.at,
-      ":now": nowIso(),
-      ...(seen ? { ":seen": seen } : {}),
+  return ConversationEntity.update(
+    { organizationId, id: conversationId },
+    {
+      assignedUserId: change.userId,
+      assignedAt: change.assignedAt,
+      assignedBy: change.by,
+      assignmentChangedAt: change.at,
+      modifiedAt: nowIso(),
     },
-  };
+    {
+      condition: seen
+        ? where.equals("assignmentChangedAt", seen)
+        : where.all(where.stored(), where.absent("assignmentChangedAt")),
+    },
+  );
 }
 
 /** A conversation's lead-derived fields: the lead's name and, when it has one, its assignee. */
@@ -332,42 +309,49 @@ async function setLead(
   const lead = await Leads.find(organizationId, leadId);
   const fields = fromLead(lead);
   const keepAssignee = existing.assignedUserId !== null;
+  return changeConversation(
+    organizationId,
+    existing.id,
+    {
+      leadId,
+      leadName: fields.leadName,
+      ...(keepAssignee
+        ? {}
+        : { assignedUserId: fields.assignedUserId, assignedAt: fields.assignedAt, assignedBy: fields.assignedBy }),
+    },
+    { condition: where.any(where.absent("leadId"), where.equals("leadId", null)) },
+  );
+}
+
+/** Changes a stored conversation (if `condition` holds too): the conversation as written, undefined when refused. */
+async function changeConversation(
+  organizationId: string,
+  conversationId: string,
+  changes: Record<string, unknown>,
+  options: { condition?: Condition; leave?: readonly "unread"[] } = {},
+): Promise<Conversation | undefined> {
   const result = await conditionally(
     table.update({
-      Key: keys.conversation(organizationId, existing.id),
-      UpdateExpression: keepAssignee
-        ? "SET leadId = :lead, leadName = :name"
-        : "SET leadId = :lead, leadName = :name, assignedUserId = :user, assignedAt = :at, assignedBy = :by",
-      ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(leadId) OR leadId = :null)",
-      ExpressionAttributeValues: {
-        ":lead": leadId,
-        ":name": fields.leadName,
-        ":null": null,
-        ...(keepAssignee ? {} : { ":user": fields.assignedUserId, ":at": fields.assignedAt, ":by": fields.assignedBy }),
-      },
+      ...ConversationEntity.update({ organizationId, id: conversationId }, changes, {
+        ...options,
+        condition: where.all(where.stored(), options.condition),
+      }),
       ReturnValues: "ALL_NEW",
     }),
   );
   return result ? toConversation(result.Attributes!) : undefined;
 }
 
+/** Changes a conversation that must exist (NotFound otherwise). */
 async function update(
   organizationId: string,
   conversationId: string,
-  expression: string,
-  values: Record<string, unknown>,
+  changes: Record<string, unknown>,
+  options: { leave?: readonly "unread"[] } = {},
 ): Promise<Conversation> {
-  const result = await conditionally(
-    table.update({
-      Key: keys.conversation(organizationId, conversationId),
-      UpdateExpression: expression,
-      ConditionExpression: "attribute_exists(pk)",
-      ExpressionAttributeValues: values,
-      ReturnValues: "ALL_NEW",
-    }),
-  );
-  if (!result) throw new NotFoundError("Conversation", conversationId);
-  return toConversation(result.Attributes!);
+  const conversation = await changeConversation(organizationId, conversationId, changes, options);
+  if (!conversation) throw new NotFoundError("Conversation", conversationId);
+  return conversation;
 }
 
 export function toConversation(item: Record<string, unknown>): Conversation {

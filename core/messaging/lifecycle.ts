@@ -5,8 +5,9 @@ import {
   type BillingOutcome,
   type TransactItem,
 } from "#core/billing/index";
+import { MessageEntity, ProviderMessageEntity } from "#core/db/entities/messaging";
+import { where, type Condition } from "#core/db/expression";
 import { table } from "#core/db/items";
-import { entities, keys } from "#core/db/keys";
 import { Transaction } from "#core/db/transact";
 import type { Actor } from "#core/auth/actor";
 import type { Message } from "#core/messaging/model";
@@ -80,17 +81,10 @@ export const MessageLifecycle = {
   ): Promise<boolean> {
     const transaction = new Transaction();
     if (alsoPut) transaction.include("providerClaim", alsoPut);
-    transaction.put(MESSAGE, {
-      Item: {
-        ...keys.message(organizationId, message.id),
-        ...keys.messagesByConversation(organizationId, message.conversationId, message.id),
-        ...(due ? dueAttributes(organizationId, message.id, due) : {}),
-        entity: entities.message,
-        organizationId,
-        ...message,
-      },
-      ConditionExpression: "attribute_not_exists(pk)",
-    });
+    transaction.put(
+      MESSAGE,
+      MessageEntity.create({ organizationId, ...message }, due ? dueAttributes(organizationId, message.id, due) : {}),
+    );
     MessagingEvents.item(organizationId, eventInput(message, event), transaction);
     try {
       await Billing.commit(transaction);
@@ -195,7 +189,7 @@ export const MessageLifecycle = {
     organizationId: string,
     message: Message,
     receipt: { status: MessageStatus; providerStatus: string; errorCode?: string },
-    claim?: { condition: string; values: Record<string, unknown> },
+    claim?: { condition: Condition },
   ): Promise<Message | undefined> {
     const next = receipt.status;
     const from = messageLifecycle
@@ -282,12 +276,16 @@ async function settlementPlan(
 async function settle(organizationId: string, message: Message): Promise<BillingOutcome | undefined> {
   const { items, outcome } = await settlementPlan(organizationId, message);
   if (items.length === 0) return undefined;
-  const transaction = new Transaction().adopt(...items).update(MESSAGE, {
-    Key: keys.message(organizationId, message.id),
-    UpdateExpression: "SET billingStatus = :status, billableAmount = :amount",
-    ConditionExpression: "attribute_exists(pk)",
-    ExpressionAttributeValues: { ":status": outcome.billingStatus, ":amount": Number(outcome.billableAmount) },
-  });
+  const transaction = new Transaction()
+    .adopt(...items)
+    .update(
+      MESSAGE,
+      MessageEntity.update(
+        { organizationId, id: message.id },
+        { billingStatus: outcome.billingStatus, billableAmount: Number(outcome.billableAmount) },
+        { condition: where.stored() },
+      ),
+    );
   try {
     await Billing.commit(transaction);
   } catch (error) {
@@ -298,18 +296,22 @@ async function settle(organizationId: string, message: Message): Promise<Billing
   return outcome;
 }
 
-/** The provider-id index of a message handed to the carrier (status callbacks without our id find it by this). */
-export function providerMessageItem(
+/**
+ * The put of a message's provider-id pointer (status callbacks without our id find it by this); `claim`: only if
+ * none exists (an inbound message is stored once).
+ */
+export function providerMessagePut(
   organizationId: string,
   provider: string,
   providerMessageId: string,
   messageId: string,
+  claim = false,
 ) {
-  return {
-    ...keys.providerMessage(organizationId, provider, providerMessageId),
-    entity: entities.providerMessage,
-    messageId,
-  };
+  return ProviderMessageEntity.putAt(
+    { organizationId, provider, providerMessageId },
+    { messageId },
+    claim ? { condition: where.new() } : {},
+  );
 }
 
 /** Records the carrier's id of a message it took, and the index its callbacks find the message by. */
@@ -320,5 +322,5 @@ export async function recordProviderId(
   providerMessageId: string,
 ): Promise<void> {
   await changeMessage(organizationId, messageId, { from: MESSAGE_STATUSES, set: { providerMessageId } });
-  await table.put({ Item: providerMessageItem(organizationId, provider, providerMessageId, messageId) });
+  await table.put(providerMessagePut(organizationId, provider, providerMessageId, messageId));
 }

@@ -6,7 +6,7 @@ import "#core/messaging/queue";
 import { encodeTime } from "ulid";
 import { queryPages } from "#core/db/query";
 import { actorId, type Actor } from "#core/auth/actor";
-import { keys } from "#core/db/keys";
+import { MessageEntity } from "#core/db/entities/messaging";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import { assertCanSend } from "#core/messaging/billing-seam";
 import { DISPATCH_GRACE_MS, MessageLifecycle } from "#core/messaging/lifecycle";
@@ -49,13 +49,15 @@ export const Messages = {
 
   /** Whether the contact of `conversationId` wrote in (an inbound message) at or after `since` (message ids are ULIDs, so a key range). */
   async hasInboundSince(organizationId: string, conversationId: string, since: string): Promise<boolean> {
-    const { gsi1pk, gsi1sk } = keys.messagesByConversation(organizationId, conversationId);
-    for await (const page of queryPages({
-      index: "messagesByConversation",
-      KeyConditionExpression: "gsi1pk = :pk AND gsi1sk >= :from",
-      ExpressionAttributeValues: { ":pk": gsi1pk, ":from": `${gsi1sk}${encodeTime(Date.parse(since), 10)}` },
-      where: (message) => message.direction === "Inbound",
-    })) {
+    const conversation = { organizationId, conversationId };
+    for await (const page of queryPages(
+      MessageEntity.query("byConversation", conversation, {
+        range: {
+          atLeast: `${MessageEntity.sortKey("byConversation", conversation)}${encodeTime(Date.parse(since), 10)}`,
+        },
+        where: (message) => message.direction === "Inbound",
+      }),
+    )) {
       if (page.length > 0) return true;
     }
     return false;
@@ -72,14 +74,14 @@ export const Messages = {
     limit: number,
     attributes: string[],
   ): Promise<Record<string, unknown>[]> {
-    const { gsi1pk, gsi1sk } = keys.messagesByConversation(organizationId, conversationId, messageId);
-    const { Items: earlier = [] } = await queryEntries({
-      index: "messagesByConversation",
-      KeyConditionExpression: "gsi1pk = :pk AND gsi1sk < :self",
-      ExpressionAttributeValues: { ":pk": gsi1pk, ":self": gsi1sk },
-      ScanIndexForward: false,
-      Limit: limit,
-    });
+    const self = { organizationId, conversationId, id: messageId };
+    const { Items: earlier = [] } = await queryEntries(
+      MessageEntity.queryPartition("byConversation", self, {
+        range: { below: MessageEntity.sortKey("byConversation", self) },
+        forward: false,
+        limit,
+      }),
+    );
     if (earlier.length === 0) return [];
     const stored = await getItems(
       earlier.map((entry) => ({ pk: String(entry.pk), sk: String(entry.sk) })),

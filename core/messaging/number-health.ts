@@ -1,7 +1,9 @@
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
+import { NumberHealthEntity } from "#core/db/entities/messaging";
+import { computed } from "#core/db/expression";
 import { table } from "#core/db/items";
-import { entities, keys } from "#core/db/keys";
+import { keys } from "#core/db/keys";
 import { organizationRange } from "#core/db/query";
 import { ConflictError } from "#core/errors";
 import type { Message } from "#core/messaging/model";
@@ -11,7 +13,7 @@ import { nowIso, timestamp } from "#core/shared/ids";
 
 /**
  * Number health: each number's delivery outcomes counted from its receipts in
- * 10-minute buckets (one item per number and bucket, counters ADDed, kept 8
+ * 10-minute buckets (one item per number and bucket, counters added, kept 8
  * days), read over a rolling window. A spike of carrier filtering (Twilio
  * 30007 filtered, 30034 unregistered; Telnyx's codes of the same meaning) pauses the number: it is left out of
  * sender choice (its conversations move to the pool's other numbers), an event
@@ -183,17 +185,16 @@ async function reportOf(organizationId: string, number: PhoneNumber, now: number
 const bucketOf = (ms: number) => new Date(Math.floor(ms / BUCKET_MS) * BUCKET_MS).toISOString().slice(0, 16);
 
 async function add(organizationId: string, phoneNumberId: string, counters: string[]): Promise<void> {
-  const names = Object.fromEntries(counters.map((name, index) => [`#c${index}`, name]));
-  await table.update({
-    Key: keys.numberHealth(organizationId, phoneNumberId, bucketOf(Date.now())),
-    UpdateExpression: `SET entity = :entity, expiresAt = if_not_exists(expiresAt, :expires) ADD ${counters.map((_, index) => `#c${index} :one`).join(", ")}`,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: {
-      ":entity": entities.numberHealth,
-      ":expires": Math.floor(Date.now() / 1000) + KEEP_SECONDS,
-      ":one": 1,
-    },
-  });
+  await table.update(
+    NumberHealthEntity.update(
+      { organizationId, phoneNumberId, bucket: bucketOf(Date.now()) },
+      {
+        entity: NumberHealthEntity.name,
+        expiresAt: computed.ifAbsent(Math.floor(Date.now() / 1000) + KEEP_SECONDS),
+        ...Object.fromEntries(counters.map((counter) => [counter, computed.increment()])),
+      },
+    ),
+  );
 }
 
 async function counts(organizationId: string, phoneNumberId: string, fromMs: number, toMs: number): Promise<Counts> {

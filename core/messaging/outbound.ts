@@ -1,6 +1,7 @@
 import { LeadOptedOut, MessageSend } from "#core/messaging/queue";
 import "#core/messaging/queue";
 import { reserveForMessage } from "#core/messaging/billing-seam";
+import { where } from "#core/db/expression";
 import { messagingConfig } from "#core/messaging/config";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
@@ -340,8 +341,7 @@ async function handOver(
     const moved = await changeMessage(organizationId, message.id, {
       from: ["Sending"],
       // This attempt's claim, still at the primary: one failover per attempt, never a second hand-over.
-      condition: "#provider = :primaryProvider AND retryCount = :retryCount",
-      values: { ":primaryProvider": primary.name, ":retryCount": message.retryCount },
+      condition: where.all(where.equals("provider", primary.name), where.equals("retryCount", message.retryCount)),
       set: {
         provider: failover.name,
         failedOverFrom: primary.name,

@@ -7,7 +7,8 @@ import "#core/messaging/queue";
 import { publish } from "#core/queue/messages";
 import { queues } from "#stacks/definitions";
 import { messageLifecycle } from "#core/shared/status";
-import { changeMessage, readMessage, refusedAttemptsOf } from "#core/messaging/store";
+import { changeMessage, dueEntryClaim, readMessage, refusedAttemptsOf } from "#core/messaging/store";
+import { where, type Condition } from "#core/db/expression";
 import { providerByName } from "#core/providers/index";
 import { ProviderError, type MessageStatusReport } from "#core/providers/port";
 
@@ -48,7 +49,7 @@ export async function checkReceipt(
 ): Promise<ReceiptCheckOutcome | undefined> {
   const read = await readMessage(organizationId, messageId);
   if (!read || (read.status !== "Sending" && read.status !== "Sent")) return undefined;
-  const claim = { condition: "gsi3sk = :seen", values: { ":seen": seen } };
+  const claim = dueEntryClaim(seen);
   let message = read;
   if (!message.providerMessageId) {
     const handOff = await recoverHandOff(organizationId, message, claim, now);
@@ -141,7 +142,7 @@ export function nextReceiptCheck(at: {
 async function recoverHandOff(
   organizationId: string,
   message: Message,
-  claim: { condition: string; values: Record<string, unknown> },
+  claim: { condition: Condition },
   now: number,
 ): Promise<Message | "rechecked" | "resent" | undefined | "unresolved"> {
   const claimedAt = Date.parse(message.sendingStartedAt ?? message.createdAt);
@@ -187,8 +188,7 @@ async function recoverHandOff(
     message,
     {
       from: ["Sending"],
-      condition: `${claim.condition} AND retryCount = :claimedRetryCount`,
-      values: { ...claim.values, ":claimedRetryCount": message.retryCount },
+      condition: where.all(claim.condition, where.equals("retryCount", message.retryCount)),
       set: {
         status: "Queued",
         retryCount: message.retryCount + 1,

@@ -1,9 +1,9 @@
 import { providerConfig } from "#core/providers/config";
-import { getItem } from "#core/db/items";
-import { transact, TransactionConditionFailed } from "#core/db/transact";
+import { MessagingSettingsEntity } from "#core/db/entities/messaging";
+import { where } from "#core/db/expression";
+import { transact, Transaction, TransactionConditionFailed } from "#core/db/transact";
 import { Audit } from "#core/audit/index";
 import type { Actor } from "#core/auth/actor";
-import { entities, keys } from "#core/db/keys";
 import { ConflictError, ValidationError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { DEFAULT_QUIET_HOURS_WINDOW } from "#core/messaging/quiet-hours";
@@ -116,33 +116,34 @@ export const MessagingSettingsStore = {
       ]);
     }
     // The settings as they were, read consistently: the audit entry's "before", and the version the write expects.
-    const key = keys.messagingSettings(actor.organizationId);
+    const identity = { organizationId: actor.organizationId };
     const [stored, organization] = await Promise.all([
-      getItem(key, { consistent: true }),
+      MessagingSettingsEntity.get(identity, { consistent: true }),
       Organizations.fromId(actor.organizationId),
     ]);
-    const item = { ...key, entity: entities.messagingSettings, ...input, modifiedAt: nowIso() };
+    const put = MessagingSettingsEntity.putAt(
+      identity,
+      { ...input, modifiedAt: nowIso() },
+      { condition: stored ? where.equals("modifiedAt", stored.modifiedAt) : where.new() },
+    );
+    const item = put.Item;
     const before = settingsOf(stored, organization?.name);
     const after = settingsOf(item, organization?.name);
     try {
       // The change and its audit entry commit together or not at all. The condition (nobody changed the settings
       // since the read) keeps "before" true: a concurrent change makes this one a 409, with no entry.
-      await transact([
-        {
-          Put: {
-            Item: item,
-            ConditionExpression: stored ? "modifiedAt = :seen" : "attribute_not_exists(pk)",
-            ...(stored ? { ExpressionAttributeValues: { ":seen": stored.modifiedAt } } : {}),
-          },
-        },
-        Audit.entry(actor, {
-          action: "messagingSettings.updated",
-          resourceType: "MessagingSettings",
-          resourceId: "messaging",
-          before,
-          after,
-        }),
-      ]);
+      await transact(
+        new Transaction().put("settings", put).include(
+          "audit",
+          Audit.entry(actor, {
+            action: "messagingSettings.updated",
+            resourceType: "MessagingSettings",
+            resourceId: "messaging",
+            before,
+            after,
+          }),
+        ),
+      );
     } catch (error) {
       if (error instanceof TransactionConditionFailed)
         throw new ConflictError(

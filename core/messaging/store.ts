@@ -1,6 +1,8 @@
-import { dueWorkShardOf, dueWorkShards } from "#core/db/due";
+import { dueWorkShards } from "#core/db/due";
+import { MessageEntity } from "#core/db/entities/messaging";
+import { where, type Condition } from "#core/db/expression";
+import { withoutKeys } from "#core/db/indexes";
 import { conditionally, table } from "#core/db/items";
-import { keys } from "#core/db/keys";
 import type { MessageStatus } from "#core/shared/status";
 import type { Message } from "#core/messaging/model";
 import type { Slot } from "#core/messaging/pacing";
@@ -10,7 +12,7 @@ import type { Slot } from "#core/messaging/pacing";
  * the statuses it may start from, so concurrent consumers, webhooks and the
  * sweeper can never move a message backwards or out of a final status.
  *
- * Each waiting message carries exactly one entry in the due index (gsi3), saying
+ * Each waiting message carries exactly one entry in the due index (MessageEntity `due`), saying
  * when it must be looked at again and why; a final message carries none.
  */
 
@@ -20,9 +22,9 @@ export type Due = { at: string; kind: DueKind } | null;
 
 export const dueShards = dueWorkShards;
 
-/** The gsi3 attributes of a message's due entry. */
+/** A message's entry in the due index and why it is due (`dueKind`, beside it), for a put of the message. */
 export function dueAttributes(organizationId: string, messageId: string, due: NonNullable<Due>) {
-  return { ...keys.dueMessage(dueWorkShardOf(messageId), due.at, organizationId, messageId), dueKind: due.kind };
+  return { ...MessageEntity.entryIn("due", { organizationId, id: messageId, dueAt: due.at }), dueKind: due.kind };
 }
 
 export async function readMessage(organizationId: string, messageId: string): Promise<Message | undefined> {
@@ -39,18 +41,17 @@ export async function readMessageToSend(
   organizationId: string,
   messageId: string,
 ): Promise<{ message: Message; heldSlot?: Slot } | undefined> {
-  const { Item } = await table.get({ Key: keys.message(organizationId, messageId), ConsistentRead: true });
+  const Item = await MessageEntity.get({ organizationId, id: messageId }, { consistent: true });
   if (!Item) return undefined;
   return { message: toMessage(Item), ...(Item.heldSlot ? { heldSlot: Item.heldSlot as Slot } : {}) };
 }
 
 /** The provider ids of a message's attempts refused for throttling (none when it had none). */
 export async function refusedAttemptsOf(organizationId: string, messageId: string): Promise<string[]> {
-  const { Item } = await table.get({
-    Key: keys.message(organizationId, messageId),
-    ConsistentRead: true,
-    ProjectionExpression: "refusedAttempts",
-  });
+  const Item = await MessageEntity.get(
+    { organizationId, id: messageId },
+    { consistent: true, attributes: ["refusedAttempts"] },
+  );
   return Array.isArray(Item?.refusedAttempts) ? (Item.refusedAttempts as string[]) : [];
 }
 
@@ -58,12 +59,18 @@ export async function refusedAttemptsOf(organizationId: string, messageId: strin
  * The condition that a change applies to the attempt `providerMessageId` names: the message's current one (or, before
  * its id is stored, any attempt but one refused for throttling). A carrier's callback names the attempt it is about.
  */
-export function currentAttempt(providerMessageId: string): { condition: string; values: Record<string, unknown> } {
+export function currentAttempt(providerMessageId: string): { condition: Condition } {
   return {
-    condition:
-      "(attribute_not_exists(providerMessageId) OR providerMessageId = :attempt) AND NOT contains(refusedAttempts, :attempt)",
-    values: { ":attempt": providerMessageId },
+    condition: where.all(
+      where.any(where.absent("providerMessageId"), where.equals("providerMessageId", providerMessageId)),
+      where.not(where.contains("refusedAttempts", providerMessageId)),
+    ),
   };
+}
+
+/** The condition a sweep's write of a due message holds: its due entry is still the one the sweep read (`seen`). */
+export function dueEntryClaim(seen: string): { condition: Condition } {
+  return { condition: MessageEntity.indexedAt("due", seen) };
 }
 
 export interface MessageChange {
@@ -78,8 +85,9 @@ export interface MessageChange {
   remove?: (keyof Message | InternalField)[];
   /** The due entry after the change (undefined: leave it as it is). */
   due?: Due;
-  /** Extra condition, e.g. `retryCount = :rc` (values in `values`). */
-  condition?: string;
+  /** An extra condition (`where.equals("retryCount", 2)`), or, until pacing.ts states its own as data, text. */
+  condition?: Condition | string;
+  /** The `:name` values of a text condition. */
   values?: Record<string, unknown>;
 }
 
@@ -97,39 +105,22 @@ export async function changeMessage(
 
 /** The conditional UpdateItem of a change, to send alone (changeMessage) or inside a transaction with billing writes. */
 export function messageUpdate(organizationId: string, messageId: string, change: MessageChange) {
-  const names: Record<string, string> = { "#status": "status" };
-  const values: Record<string, unknown> = { ...change.values };
-  const sets: string[] = [];
-  const removes: string[] = (change.remove ?? []).map((field) => {
-    names[`#${field}`] = field;
-    return `#${field}`;
-  });
   const set = { ...change.set, modifiedAt: new Date().toISOString() } as Record<string, unknown>;
-  if (change.due) Object.assign(set, dueAttributes(organizationId, messageId, change.due));
-  if (change.due === null) {
-    for (const field of ["gsi3pk", "gsi3sk", "dueKind"]) {
-      names[`#${field}`] = field;
-      removes.push(`#${field}`);
-    }
-  }
-  for (const [field, value] of Object.entries(set)) {
-    if (value === undefined) continue;
-    names[`#${field}`] = field;
-    values[`:${field}`] = value;
-    sets.push(`#${field} = :${field}`);
-  }
-  const fromValues = change.from.map((status, index) => {
-    values[`:from${index}`] = status;
-    return `:from${index}`;
-  });
-  const condition = `attribute_exists(pk) AND #status IN (${fromValues.join(", ")})${change.condition ? ` AND ${change.condition}` : ""}`;
-  return {
-    Key: keys.message(organizationId, messageId),
-    UpdateExpression: `SET ${sets.join(", ")}${removes.length ? ` REMOVE ${removes.join(", ")}` : ""}`,
-    ConditionExpression: condition,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  };
+  if (change.due) set.dueKind = change.due.kind;
+  const extra =
+    typeof change.condition === "string"
+      ? where.unmigratedText(change.condition, change.values ?? {})
+      : change.condition;
+  return MessageEntity.update(
+    { organizationId, id: messageId },
+    Object.fromEntries(Object.entries(set).filter(([, value]) => value !== undefined)),
+    {
+      condition: where.all(where.stored(), where.oneOf("status", change.from), extra),
+      remove: [...(change.remove ?? []), ...(change.due === null ? ["dueKind"] : [])],
+      ...(change.due ? { enter: { due: { dueAt: change.due.at } } } : {}),
+      ...(change.due === null ? { leave: ["due"] as const } : {}),
+    },
+  );
 }
 
 /**
@@ -139,20 +130,13 @@ export function messageUpdate(organizationId: string, messageId: string, change:
  */
 type InternalField = "sweepAttempts" | "waitingBehind" | "heldSlot" | "refusedAttempts";
 
+/** Stored beside a message's fields, never shown: its internal fields, its entity and why it is due. */
 const internal = new Set([
   "sweepAttempts",
   "waitingBehind",
   "heldSlot",
   "refusedAttempts",
-  "pk",
-  "sk",
   "entity",
-  "gsi1pk",
-  "gsi1sk",
-  "gsi2pk",
-  "gsi2sk",
-  "gsi3pk",
-  "gsi3sk",
   "dueKind",
   "organizationId",
 ]);
@@ -161,6 +145,6 @@ export function toMessage(item: Record<string, unknown>): Message {
   // Messages stored before they carried their owner are nobody's.
   return {
     assignedUserId: null,
-    ...Object.fromEntries(Object.entries(item).filter(([key]) => !internal.has(key))),
+    ...Object.fromEntries(Object.entries(withoutKeys(item)).filter(([key]) => !internal.has(key))),
   } as unknown as Message;
 }

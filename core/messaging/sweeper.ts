@@ -1,10 +1,10 @@
 import { MessageSend } from "#core/messaging/queue";
 import "#core/messaging/queue";
 import { dueEntries } from "#core/db/due";
-import { keys } from "#core/db/keys";
+import { MessageEntity } from "#core/db/entities/messaging";
 import { DISPATCH_GRACE_MS, MessageLifecycle } from "#core/messaging/lifecycle";
 import { checkReceipt } from "#core/messaging/receipts";
-import { changeMessage, dueShards, readMessage, type DueKind } from "#core/messaging/store";
+import { changeMessage, dueEntryClaim, dueShards, readMessage, type DueKind } from "#core/messaging/store";
 import { maxDelaySeconds, publish } from "#core/queue/messages";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
 
@@ -27,7 +27,7 @@ export interface SweepResult {
 const LOOKAHEAD_MS = (maxDelaySeconds - 60) * 1000;
 
 /**
- * The due-work sweep (EventBridge, every minute): reads the due index (gsi3)
+ * The due-work sweep (EventBridge, every minute): reads the messages' due index
  * up to a lookahead and
  * - Release: a far-future scheduled send; queued now when due, or handed to SQS with the remaining delay;
  * - Dispatch: a Pending/Queued message whose queue message is overdue; published again (the consumer is idempotent),
@@ -49,7 +49,7 @@ export async function sweepDueMessages(options: { now?: Date; organizationId?: s
     rechecked: 0,
     resent: 0,
   };
-  const partitions = dueShards.map((shard) => keys.dueMessage(shard, "", "", "").gsi3pk);
+  const partitions = dueShards.map((shard) => MessageEntity.partitionKey("due", { shard }));
   for await (const { item, seen, dueAt, organizationId, id } of dueEntries(
     partitions,
     new Date(now + LOOKAHEAD_MS).toISOString(),
@@ -82,7 +82,7 @@ type DueItem = {
 
 async function handle(item: DueItem, now: number, result: SweepResult): Promise<void> {
   const { organizationId, messageId } = item;
-  const claim = { condition: "gsi3sk = :seen", values: { ":seen": item.seen } };
+  const claim = dueEntryClaim(item.seen);
   const send = (delayMs = 0) =>
     publish(MessageSend, organizationId, { messageId }, { delaySeconds: Math.max(0, delayMs) / 1000 });
   const later = (at: number) => ({ at: new Date(at + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" as const });

@@ -1,5 +1,7 @@
 import { isConditionFailed, table } from "#core/db/items";
-import { entities, keys } from "#core/db/keys";
+import { AnalyticsUnreadEntity } from "#core/db/entities/messaging";
+import { computed, where } from "#core/db/expression";
+import { keys } from "#core/db/keys";
 import { prefixItems } from "#core/db/query";
 
 /**
@@ -14,13 +16,18 @@ export const UnreadConversations = {
   /** One more unread inbound message in the conversation, at `at`. */
   async onUnread(organizationId: string, conversationId: string, at: string): Promise<void> {
     await table
-      .update({
-        Key: keys.analyticsUnread(organizationId, conversationId),
-        UpdateExpression:
-          "SET #entity = :entity, conversationId = :id, oldestUnreadAt = if_not_exists(oldestUnreadAt, :at), lastUnreadAt = :at ADD unreadCount :one",
-        ExpressionAttributeNames: { "#entity": "entity" },
-        ExpressionAttributeValues: { ":entity": entities.analyticsUnread, ":id": conversationId, ":at": at, ":one": 1 },
-      })
+      .update(
+        AnalyticsUnreadEntity.update(
+          { organizationId, conversationId },
+          {
+            entity: AnalyticsUnreadEntity.name,
+            conversationId,
+            oldestUnreadAt: computed.ifAbsent(at),
+            lastUnreadAt: at,
+            unreadCount: computed.increment(),
+          },
+        ),
+      )
       .catch((error: unknown) =>
         console.error(
           JSON.stringify({
@@ -37,11 +44,12 @@ export const UnreadConversations = {
   /** The conversation was read at `readAt`: it leaves the ledger (unless a newer message arrived since). */
   async onRead(organizationId: string, conversationId: string, readAt: string): Promise<void> {
     await table
-      .delete({
-        Key: keys.analyticsUnread(organizationId, conversationId),
-        ConditionExpression: "attribute_not_exists(lastUnreadAt) OR lastUnreadAt <= :readAt",
-        ExpressionAttributeValues: { ":readAt": readAt },
-      })
+      .delete(
+        AnalyticsUnreadEntity.remove(
+          { organizationId, conversationId },
+          { condition: where.any(where.absent("lastUnreadAt"), where.atMost("lastUnreadAt", readAt)) },
+        ),
+      )
       .catch((error: unknown) => {
         if (!isConditionFailed(error)) {
           console.error(

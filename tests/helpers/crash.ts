@@ -6,28 +6,57 @@ export class SimulatedCrash extends Error {}
 
 /**
  * Kills this process's DynamoDB access right after the first write that moves
- * an item to one of `statuses` (read from the write's `:status` value): every
- * later command fails, as if the Lambda died between two steps. Answers the
- * function that ends the crash ("the restart"). Works on the real DynamoDB
- * Local: nothing of our storage is faked, only the process is cut short.
+ * an item to one of `statuses` (an update, alone or in a transaction, that
+ * assigns it to `status`): every later command fails, as if the Lambda died
+ * between two steps. Answers the function that ends the crash ("the restart").
+ * Works on the real DynamoDB Local: nothing of our storage is faked, only the
+ * process is cut short.
  */
 export function crashAfterWriting(statuses: string[]): () => void {
-  return crashAfterWrite(new RegExp(`":status":(\\{"S":)?"(${statuses.join("|")})"`));
+  return crashAfterWrite(writingStatus(statuses));
 }
 
 /** Kills this process's DynamoDB access right after the first command whose input (its JSON) matches `pattern`. */
-export function crashAfterWrite(pattern: RegExp): () => void {
+export function crashAfterWrite(pattern: RegExp | ((input: unknown) => boolean)): () => void {
   return killSwitch(pattern).restart;
 }
 
-function killSwitch(pattern: RegExp): { restart: () => void; died: () => boolean } {
+type UpdateInput = {
+  UpdateExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+};
+
+/**
+ * A command that sets `status` to one of `statuses` in an update (its own, or one of its transaction's), read through
+ * its placeholders: the condition's statuses (where it moves from) do not count.
+ */
+export function writingStatus(statuses: string[]): (input: unknown) => boolean {
+  return (input) => {
+    const command = input as UpdateInput & { TransactItems?: { Update?: UpdateInput }[] };
+    const updates = command.TransactItems ? command.TransactItems.map((item) => item.Update ?? {}) : [command];
+    return updates.some(({ UpdateExpression = "", ExpressionAttributeNames = {}, ExpressionAttributeValues = {} }) => {
+      const assignments = (/^SET (.*?)(?: REMOVE .*)?$/.exec(UpdateExpression)?.[1] ?? "").matchAll(
+        /([#\w]+) = (:\w+)/g,
+      );
+      return [...assignments].some(([, name = "", value = ""]) => {
+        const assigned = ExpressionAttributeValues[value] as unknown;
+        const text = typeof assigned === "object" && assigned !== null ? (assigned as { S?: unknown }).S : assigned;
+        return (ExpressionAttributeNames[name] ?? name) === "status" && statuses.includes(String(text));
+      });
+    });
+  };
+}
+
+function killSwitch(pattern: RegExp | ((input: unknown) => boolean)): { restart: () => void; died: () => boolean } {
+  const matches = pattern instanceof RegExp ? (input: unknown) => pattern.test(JSON.stringify(input)) : pattern;
   const name = `crash-${Math.random().toString(36).slice(2)}`;
   let dead = false;
   db().middlewareStack.add(
     (next) => async (args) => {
       if (dead) throw new SimulatedCrash("The process was killed.");
       const result = await next(args);
-      if (pattern.test(JSON.stringify(args.input))) dead = true;
+      if (matches(args.input)) dead = true;
       return result;
     },
     { step: "initialize", name },
@@ -52,14 +81,17 @@ export async function dieAfterWriting(statuses: string[], work: () => Promise<un
  * Runs `work` (a whole request, which answers its own errors) in a process killed right after the command matching
  * `pattern`, then "restarts". Fails when the work never made that command.
  */
-export async function killedAfterWrite(pattern: RegExp, work: () => Promise<unknown>): Promise<void> {
+export async function killedAfterWrite(
+  pattern: RegExp | ((input: unknown) => boolean),
+  work: () => Promise<unknown>,
+): Promise<void> {
   const { restart, died } = killSwitch(pattern);
   try {
     await work().catch(() => undefined);
   } finally {
     restart();
   }
-  if (!died()) throw new Error(`The work never wrote anything matching ${pattern}.`);
+  if (!died()) throw new Error(`The work never wrote anything matching ${String(pattern)}.`);
 }
 
 /** The error a simulated fault throws: a dependency that keeps failing. */

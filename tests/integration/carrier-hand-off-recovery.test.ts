@@ -74,7 +74,7 @@ describe.each(CARRIERS)("a hand-off cut short at $carrier is recovered from the 
     const { org } = await organization();
     const to = randomNumber("312");
     const queued = await queuedOutsideTheStack(org, to, `Your quote is ready ${newId()}`);
-    const stop = faultWhen(queued.id, '"#providerMessageId"'); // the process dies as it records the carrier's answer
+    const stop = faultWhen(queued.id, ':"providerMessageId"'); // the process dies as it records the carrier's answer (the write naming the attribute)
     try {
       await expect(Outbound.dispatch(org.organizationId, queued)).rejects.toThrow();
     } finally {

@@ -26,7 +26,7 @@ describe("a hand-off cut short by a crash is recovered within minutes", () => {
     await addNumber(org);
     // No receipt ever comes (scenario 08): only the lookup by our id can tell what the carrier holds.
     const queued = await queuedOutsideTheStack(org, magic("08"), "answer lost");
-    const stop = faultWhen(queued.id, '"#providerMessageId"'); // the process dies as it records the carrier's answer
+    const stop = faultWhen(queued.id, ':"providerMessageId"'); // the process dies as it records the carrier's answer (the write naming the attribute)
     try {
       await expect(Outbound.dispatch(org.organizationId, queued)).rejects.toThrow();
     } finally {

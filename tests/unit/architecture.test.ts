@@ -32,18 +32,7 @@ const notYetMigrated = new Set([
   "core/automations/runs/schedule.ts",
   "core/automations/runs/store.ts",
   "core/automations/runs/triggers.ts",
-  "core/messaging/conversations.ts",
-  "core/messaging/messages.ts",
-  "core/messaging/number-health.ts",
   "core/messaging/pacing.ts",
-  "core/messaging/receipts.ts",
-  "core/messaging/store.ts",
-  "core/messaging/sweeper.ts",
-  "core/messaging/unread.ts",
-  "core/messaging/carrier-callbacks.ts",
-  "core/messaging/lifecycle.ts",
-  "core/messaging/settings.ts",
-  "core/maintenance/stuck-work.ts",
 ]);
 
 interface ImportEdge {

@@ -1,4 +1,4 @@
-import { org, ordered, ownPartition, type Key } from "#core/db/keys/shared";
+import { org, ownPartition, type Key } from "#core/db/keys/shared";
 
 /** Keys of the items core/messaging owns (docs/data-model.md). */
 export const messagingKeys = {
@@ -22,7 +22,10 @@ export const messagingKeys = {
    */
   numberRoute: (e164: string): Key => ({ pk: `NUMBER#${e164}`, sk: "ROUTE" }),
 
-  /** Conversations: one per contact phone; the pointer item makes "conversation of this phone" race-free. */
+  /**
+   * Conversations: one per contact phone; the pointer item makes "conversation of this phone" race-free. Their
+   * indexes (by last message, the inbox) are declared with the Conversation entity.
+   */
   conversation: (organizationId: string, conversationId: string): Key => ({
     pk: org(organizationId),
     sk: `CONVERSATION#${conversationId}`,
@@ -31,22 +34,6 @@ export const messagingKeys = {
   conversationByPhone: (organizationId: string, e164: string): Key => ({
     pk: org(organizationId),
     sk: `CONVERSATIONPHONE#${e164}`,
-  }),
-  /** gsi4: the organization's conversations by their last message (none yet first). */
-  conversationsByLastMessage: (organizationId: string, lastMessageAt: string | null, conversationId: string) => ({
-    gsi4pk: `${org(organizationId)}#CONVERSATIONS#LASTMESSAGE`,
-    gsi4sk: ordered(lastMessageAt ?? "", conversationId),
-  }),
-  conversationsByLastMessagePartition: (organizationId: string) => ({
-    gsi4pk: `${org(organizationId)}#CONVERSATIONS#LASTMESSAGE`,
-  }),
-  /**
-   * gsi7 (sparse): the unread conversations by their last message (the inbox). The partition key is set by an
-   * inbound message and removed when the conversation is read; the sort key follows every message.
-   */
-  unreadConversations: (organizationId: string, lastMessageAt: string | null, conversationId: string) => ({
-    gsi7pk: `${org(organizationId)}#CONVERSATIONS#UNREAD`,
-    gsi7sk: ordered(lastMessageAt ?? "", conversationId),
   }),
 
   /** Canned replies: texts the organization keeps for quick answers in the inbox. */
@@ -58,28 +45,15 @@ export const messagingKeys = {
 
   /**
    * Messages (outbound and inbound), each in a partition of its own (issue 27: ~23 write units a lead, which the
-   * organization's partition could not carry at 167 leads/s); gsi1 lists one conversation's messages in order.
+   * organization's partition could not carry at 167 leads/s); its indexes are declared with the Message entity.
    */
   message: (organizationId: string, messageId: string): Key => ownPartition(organizationId, `MESSAGE#${messageId}`),
-  messagesByConversation: (organizationId: string, conversationId: string, messageId = "") => ({
-    gsi1pk: `${org(organizationId)}#CONVERSATION#${conversationId}#MESSAGES`,
-    gsi1sk: `MESSAGE#${messageId}`,
-  }),
   /**
    * Provider message id → our message (status callbacks, inbound dedupe); a conditional put claims it. In a
    * partition of its own, as its message (written once per message).
    */
   providerMessage: (organizationId: string, provider: string, providerMessageId: string): Key =>
     ownPartition(organizationId, `PROVIDERMESSAGE#${provider}#${providerMessageId}`),
-  /**
-   * gsi3 (sparse): messages waiting for a time (far-future scheduled sends, receipt
-   * timeouts). Not tenant data: the sweeper's operator index across organizations,
-   * sharded by message id; the attributes are removed once the wait is over.
-   */
-  dueMessage: (shard: number, dueAt: string, organizationId: string, messageId: string) => ({
-    gsi3pk: `DUEMESSAGES#${shard}`,
-    gsi3sk: `${dueAt}#${organizationId}#${messageId}`,
-  }),
   /** Messaging settings of an organization (quiet hours, help and confirmation texts). */
   messagingSettings: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#MESSAGING" }),
   analyticsUnread: (organizationId: string, conversationId: string): Key => ({

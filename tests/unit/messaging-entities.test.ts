@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { ConversationEntity, MessageEntity } from "#core/db/entities/messaging";
+import { dueWorkShardOf } from "#core/db/due";
+import { computed, where } from "#core/db/expression";
+import { messageUpdate } from "#core/messaging/store";
+
+/** An expression with its placeholders filled in, to read what it does. */
+function spelled(
+  expression: string | undefined,
+  write: { ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> },
+): string {
+  return String(expression)
+    .replace(/#n\d+/g, (name) => write.ExpressionAttributeNames![name]!)
+    .replace(/:v\d+/g, (value) => JSON.stringify(write.ExpressionAttributeValues![value]));
+}
+
+const conversation = { organizationId: "o1", id: "c1" };
+
+describe("a conversation's inbox entry follows its messages without a read", () => {
+  it("an inbound message puts it in the inbox and moves it in the last-message order", () => {
+    const update = ConversationEntity.update(
+      conversation,
+      { lastMessageAt: "2026-01-01T00:00:00.000Z", unread: true, unreadCount: computed.increment() },
+      { enter: { unread: {} } },
+    );
+    expect(spelled(update.UpdateExpression, update)).toBe(
+      'SET lastMessageAt = "2026-01-01T00:00:00.000Z", unread = true, unreadCount = if_not_exists(unreadCount, 0) + 1, ' +
+        'gsi4pk = "ORG#o1#CONVERSATIONS#LASTMESSAGE", gsi4sk = "2026-01-01T00:00:00.000Z\\u0000c1", ' +
+        'gsi7pk = "ORG#o1#CONVERSATIONS#UNREAD", gsi7sk = "2026-01-01T00:00:00.000Z\\u0000c1"',
+    );
+  });
+
+  it("another message moves its inbox entry's sort key alone: in or out of the inbox, it stays so", () => {
+    const update = ConversationEntity.update(
+      conversation,
+      { lastMessageAt: "2026-01-02T00:00:00.000Z" },
+      { reorder: { unread: {} } },
+    );
+    expect(spelled(update.UpdateExpression, update)).toBe(
+      'SET lastMessageAt = "2026-01-02T00:00:00.000Z", ' +
+        'gsi4pk = "ORG#o1#CONVERSATIONS#LASTMESSAGE", gsi4sk = "2026-01-02T00:00:00.000Z\\u0000c1", ' +
+        'gsi7sk = "2026-01-02T00:00:00.000Z\\u0000c1"',
+    );
+  });
+
+  it("reading it takes it out of the inbox", () => {
+    const update = ConversationEntity.update(conversation, { unread: false }, { leave: ["unread"] });
+    expect(spelled(update.UpdateExpression, update)).toBe("SET unread = false REMOVE gsi7pk, gsi7sk");
+  });
+});
+
+describe("a message change names the statuses it starts from and keeps its due entry in step", () => {
+  it("a wait puts the message in its shard of the due index, with why; an ending takes it out", () => {
+    const waiting = messageUpdate("o1", "m1", {
+      from: ["Queued"],
+      set: { sweepAttempts: 0 },
+      due: { at: "2026-01-01T00:05:00.000Z", kind: "Dispatch" },
+      condition: where.equals("retryCount", 2),
+    });
+    expect(spelled(waiting.UpdateExpression, waiting)).toMatch(
+      new RegExp(
+        `^SET sweepAttempts = 0, modifiedAt = "[^"]+", dueKind = "Dispatch", gsi3pk = "DUEMESSAGES#${dueWorkShardOf("m1")}", ` +
+          `gsi3sk = "2026-01-01T00:05:00.000Z#o1#m1"$`,
+      ),
+    );
+    expect(spelled(waiting.ConditionExpression, waiting)).toBe(
+      '(attribute_exists(pk) AND status IN ("Queued") AND retryCount = 2)',
+    );
+    const ended = messageUpdate("o1", "m1", { from: ["Sending", "Sent"], set: { status: "Delivered" }, due: null });
+    expect(spelled(ended.UpdateExpression, ended)).toMatch(/ REMOVE dueKind, gsi3pk, gsi3sk$/);
+  });
+
+  it("a condition still written as text (pacing's, until it is migrated) keeps its own values", () => {
+    const update = messageUpdate("o1", "m1", {
+      from: ["Queued"],
+      set: {},
+      condition: "retryCount = :retryCount",
+      values: { ":retryCount": 1 },
+    });
+    expect(update.ConditionExpression).toMatch(/ AND \(retryCount = :retryCount\)\)$/);
+    expect(update.ExpressionAttributeValues).toMatchObject({ ":retryCount": 1 });
+  });
+
+  it("a sweep's claim holds only while the due entry is the one it read", () => {
+    const condition = MessageEntity.indexedAt("due", "2026-01-01T00:05:00.000Z#o1#m1");
+    const update = MessageEntity.update({ organizationId: "o1", id: "m1" }, { status: "Queued" }, { condition });
+    expect(spelled(update.ConditionExpression, update)).toBe('gsi3sk = "2026-01-01T00:05:00.000Z#o1#m1"');
+  });
+
+  it("a callback's attempt condition refuses an attempt refused for throttling", () => {
+    const condition = where.all(
+      where.any(where.absent("providerMessageId"), where.equals("providerMessageId", "SM1")),
+      where.not(where.contains("refusedAttempts", "SM1")),
+    );
+    const update = MessageEntity.update({ organizationId: "o1", id: "m1" }, { status: "Sent" }, { condition });
+    expect(spelled(update.ConditionExpression, update)).toBe(
+      '((attribute_not_exists(providerMessageId) OR providerMessageId = "SM1") AND NOT contains(refusedAttempts, "SM1"))',
+    );
+  });
+});
