@@ -35,6 +35,7 @@ export const accessPatterns = {
   runsByAutomation: "gsi8",
   analyticsLeadsByCreation: "gsi8",
   callsByCreation: "gsi8",
+  conversationsByCreation: "gsi8",
 } as const satisfies Record<string, IndexName>;
 
 export type AccessPattern = keyof typeof accessPatterns;

@@ -6,6 +6,7 @@ import { LeadEntity, type StoredLead } from "#core/db/entities/leads";
 import { AutomationRunEntity } from "#core/db/entities/automations";
 import { AnalyticsLeadEntity, type StoredLeadFacts } from "#core/db/entities/analytics";
 import { CallByPhoneEntity, CallEntity, type StoredCall } from "#core/db/entities/calls";
+import { ConversationEntity, type StoredConversation } from "#core/db/entities/messaging";
 import type { StoredRun } from "#core/automations/runs/model";
 import { accessPatterns, withoutKeys } from "#core/db/indexes";
 import { ownPartition } from "#core/db/keys/shared";
@@ -56,6 +57,14 @@ const moved: Record<string, ((old: Item, organizationId: string) => Item) | unde
     return { ...old, ...CallByPhoneEntity.key({ organizationId, e164, callId }) };
   },
   [entities.providerCall]: keptIndexes,
+  // A conversation's creation entry is derived again (sharded since) and its last-message entry from its time; its
+  // inbox entry says whether it is unread, which only the old item's entry knows.
+  [entities.conversation]: (old, organizationId) => ({
+    ...ConversationEntity.item({ ...withoutKeys(old), organizationId } as StoredConversation),
+    gsi7pk: old.gsi7pk,
+    gsi7sk: old.gsi7sk,
+  }),
+  [entities.conversationByPhone]: keptIndexes,
 };
 
 const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index) => [`${index}pk`, `${index}sk`]);
@@ -65,7 +74,8 @@ const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index
  * them (sharded list keys included). An item in the old layout has the organization's partition key (`ORG#<id>`)
  * and the sort key it keeps (`LEAD#<id>`, `EVENT#<id>`, `LEADKEY#…`, `MESSAGE#<id>`, `PROVIDERMESSAGE#…`,
  * `RUN#<automation>#<id>`, `RUNKEY#…`, `ANALYTICS#LEAD#…`, `ANALYTICS#COUNTED#…`, `ANALYTICS#EARLY#…`,
- * `RESERVATION#…`, `CALL#<id>`, `CALLPHONE#<e164>#<id>`, `PROVIDERCALL#…`); its new partition key is
+ * `RESERVATION#…`, `CALL#<id>`, `CALLPHONE#<e164>#<id>`, `PROVIDERCALL#…`, `CONVERSATION#<id>`,
+ * `CONVERSATIONPHONE#<e164>`); its new partition key is
  * `ORG#<id>#<sort key>`, but for a number's call copies, which share `ORG#<id>#CALLPHONE#<e164>`.
  */
 export function movedItem(item: Item): Item | undefined {
@@ -97,7 +107,7 @@ const moving = "KeyMigration";
 /**
  * Operator migration (`npm run admin -- migrate-keys [--org ID]`, docs/data-model.md "Moving a stage to per-item
  * partitions"): moves every lead, event, lead claim, message, provider-message pointer, automation run, run claim,
- * analytics lead facts, count-once marker, early response, wallet hold, call, call copy and provider-call pointer stored
+ * analytics lead facts, count-once marker, early response, wallet hold, call, call copy, provider-call pointer, conversation and conversation pointer stored
  * in the organization's partition to its own, each in one transaction (put at the new key, delete the old), so a lead is never in both places nor in neither, then
  * gives it back its entity. Where the new key holds an item already (written since the deploy), its attributes win
  * over the old copy's. Running it again moves nothing; the whole-table run also finishes a move an earlier run left
@@ -129,6 +139,7 @@ const guards: string[] = [
   entities.analyticsEarlyResponse,
   entities.analyticsLead,
   entities.providerCall,
+  entities.conversationByPhone,
 ];
 const passes = [guards, Object.keys(moved).filter((name) => !guards.includes(name))];
 

@@ -2,17 +2,8 @@ import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { ConversationByPhoneEntity, ConversationEntity } from "#core/db/entities/messaging";
 import { computed, where, type Condition } from "#core/db/expression";
-import { keys } from "#core/db/keys";
 import { claimKey, conditionally, table } from "#core/db/items";
-import {
-  keyOrder,
-  listPage,
-  prefixQuery,
-  type IndexedPlan,
-  type ListResource,
-  type NormalizedQuery,
-  listQuerySchema,
-} from "#core/db/list";
+import { listPage, type IndexedPlan, type ListResource, type NormalizedQuery, listQuerySchema } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { ownerOf } from "#core/events/index";
@@ -71,9 +62,11 @@ const listResource: ListResource<Conversation> = {
   defaultOrder: [{ field: "lastMessageAt", direction: "desc" }],
   idOf: (c) => c.id,
   fromItem: toConversation,
-  candidates: (organizationId) => prefixQuery(keys.conversationPrefix(organizationId)),
+  // Every conversation, from their write-sharded creation index (each is in a partition of its own, issue 27).
+  candidates: (organizationId) => ConversationEntity.query("byCreation", { organizationId }),
   orders: {
-    createdAt: keyOrder(keys.conversationPrefix),
+    createdAt: (organizationId, _context, forward) =>
+      ConversationEntity.plan("byCreation", { organizationId }, { forward }),
     lastMessageAt: (organizationId, _context, forward) =>
       ConversationEntity.plan("byLastMessage", { organizationId }, { forward }),
   },

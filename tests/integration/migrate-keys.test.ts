@@ -30,6 +30,8 @@ const movedEntities = [
   "Call",
   "CallByPhone",
   "ProviderCall",
+  "Conversation",
+  "ConversationByPhone",
 ];
 
 /** Every item of the organization outside its own partition (its leads', events', claims', messages'…, issue 27). */
@@ -41,14 +43,14 @@ async function movedItems(org: TestOrganization) {
 /**
  * The item as the layout before issue 27 indexed it: a lead's, an event's and a counted lead's index keys were all
  * derived again (sharded since); a run had no list of its automation's runs and one partition of its active ones, a
- * call no log entry (the log was a prefix of the organization's partition); a claim has none, and a message's and its
+ * call and a conversation no creation entry (their listing was a prefix of the organization's partition); a claim has none, and a message's and its
  * pointer's (its conversation, its due entry) are as they were.
  */
 function oldIndexKeys(item: Record<string, unknown>): Record<string, unknown> {
   if (["Lead", "Event", "AnalyticsLead"].includes(String(item.entity))) return withoutKeys(item);
-  if (item.entity !== "AutomationRun" && item.entity !== "Call") return item;
+  if (!["AutomationRun", "Call", "Conversation"].includes(String(item.entity))) return item;
   const { gsi8pk: _pk, gsi8sk: _sk, ...old } = item;
-  if (item.entity === "Call") return old;
+  if (item.entity !== "AutomationRun") return old;
   return { ...old, ...(old.gsi2pk ? { gsi2pk: String(old.gsi2pk).replace(/#\d+$/, "") } : {}) };
 }
 
@@ -97,7 +99,8 @@ describe("migrate-keys", () => {
     const lead = await intakeByBody(source, { FirstName: "Old", Phone: phone, Price: "2" });
     await waitForLead(org, lead.body.id);
     await readyToText(org);
-    const text = await send(org, { to: randomNumber(), body: "stored long ago" });
+    const contact = randomNumber();
+    const text = await send(org, { to: contact, body: "stored long ago" });
     expect(text.status).toBe(202);
     const delivered = await waitForMessage(org, text.body.id);
     const placed = await org.request("POST", "/calls", { body: { to: magic("20", "646") } });
@@ -107,6 +110,14 @@ describe("migrate-keys", () => {
       (await org.request("POST", "/calls/all/my", { body: {} })).body.items.map((c: { id: string }) => c.id);
     const numberCalls = async () => (await callEventsOf(org, encodeURIComponent(call.toPhoneNumber))).map((c) => c.id);
     expect(await callLog()).toEqual([call.id]);
+    const conversations = async () =>
+      (
+        await org.request("POST", "/conversations/all/my", {
+          body: { orderBy: [{ field: "createdAt", direction: "desc" }] },
+        })
+      ).body.items.map((c: { id: string }) => c.id);
+    const conversationId = String(delivered.conversationId);
+    expect(await conversations()).toEqual([conversationId]);
     const waits = chain({ type: "Manual" }, [{ id: "wait", type: "Wait", settings: { durationSeconds: 3600 } }]);
     const automation = await createAutomation(org, waits);
     const started = await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId: lead.body.id } });
@@ -127,6 +138,8 @@ describe("migrate-keys", () => {
     expect((await org.request("GET", `/calls/${call.id}`)).status).toBe(404);
     expect(await callLog()).toEqual([]);
     expect(await numberCalls()).toEqual([]);
+    expect((await org.request("GET", `/conversations/${conversationId}`)).status).toBe(404);
+    expect(await conversations()).toEqual([]);
 
     const first = await migrateKeys(org.organizationId);
     expect(first.moved).toBe(before.length);
@@ -154,6 +167,9 @@ describe("migrate-keys", () => {
     expect((await org.request("GET", `/calls/${call.id}`)).body).toEqual(call);
     expect(await callLog()).toEqual([call.id]);
     expect(await numberCalls()).toEqual([call.id]);
+    // The conversation reads and is listed by creation (its sharded entry derived again).
+    expect((await org.request("GET", `/conversations/${conversationId}`)).status).toBe(200);
+    expect(await conversations()).toEqual([conversationId]);
     // The run is among its automation's active ones again: disabling the automation cancels it.
     const disabled = await org.request("PUT", `/automations/${automation.id}`, { body: { ...waits, enabled: false } });
     expect(disabled.status).toBe(200);
@@ -168,6 +184,11 @@ describe("migrate-keys", () => {
     // The moved claim still dedupes: the same phone from the same seller is the same lead.
     const again = await intakeByBody(source, { FirstName: "Old", Phone: phone, Price: "2" });
     expect(again.body.id ?? again.body.leadId).toBeDefined();
+
+    // A new text to the same contact finds the conversation through its moved pointer: no second conversation.
+    const later = await send(org, { to: contact, body: "after the move" });
+    expect((await waitForMessage(org, later.body.id)).conversationId).toBe(conversationId);
+    expect(await conversations()).toEqual([conversationId]);
 
     expect(await migrateKeys(org.organizationId)).toMatchObject({ moved: 0 });
   }, 300_000);

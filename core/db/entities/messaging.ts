@@ -72,18 +72,29 @@ const lastMessageOrder = (conversation: StoredConversation) =>
  * The Conversation entity (docs/data-model.md): one item per contact number under its organization, found from the
  * number through its pointer (ConversationByPhone), listed by its last message, and, while unread, in the inbox.
  */
+/** Shards of the organization's conversations by creation: one conversation a new contact, up to one a lead. */
+export const conversationListShards = 8;
+
 export const ConversationEntity = defineEntity({
   name: "Conversation",
   attributes: [],
   key: ({ organizationId, id }: { organizationId: string; id: string }) =>
     messagingKeys.conversation(organizationId, id),
   identity: ({ organizationId, id }: StoredConversation) => ({ organizationId, id }),
-  collection: {
-    name: "byCreation",
-    pk: (conversation: StoredConversation) => org(conversation.organizationId),
-    sk: (conversation: StoredConversation) => `CONVERSATION#${conversation.id ?? ""}`,
-  },
   indexes: {
+    /**
+     * The organization's conversations in creation order (ULID ids), newest first when read backwards: each
+     * conversation is in a partition of its own (issue 27), so the listing is this write-sharded index, its shards
+     * read in parallel and merged.
+     */
+    byCreation: {
+      index: "conversationsByCreation",
+      pk: (conversation: StoredConversation, shard: number) =>
+        `${org(conversation.organizationId)}#CONVERSATIONS#${shard}`,
+      sk: (conversation: StoredConversation) => `CONVERSATION#${conversation.id ?? ""}`,
+      composites: [],
+      shards: { count: conversationListShards, by: (conversation: StoredConversation) => conversation.id },
+    },
     /** The organization's conversations by their last message (none yet first). */
     byLastMessage: {
       index: "sortedByField",

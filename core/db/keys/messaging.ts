@@ -23,18 +23,15 @@ export const messagingKeys = {
   numberRoute: (e164: string): Key => ({ pk: `NUMBER#${e164}`, sk: "ROUTE" }),
 
   /**
-   * Conversations: one per contact phone; the pointer item makes "conversation of this phone" race-free. Their
-   * indexes (by last message, the inbox) are declared with the Conversation entity.
+   * Conversations: one per contact phone; the pointer item makes "conversation of this phone" race-free. Each in a
+   * partition of its own (issue 27: a conversation is rewritten with every message, 5.6-8.8 write units a lead the
+   * organization's partition could not carry), as its pointer; their listings (by creation, write-sharded; by last
+   * message; the inbox) are declared with the Conversation entity.
    */
-  conversation: (organizationId: string, conversationId: string): Key => ({
-    pk: org(organizationId),
-    sk: `CONVERSATION#${conversationId}`,
-  }),
-  conversationPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "CONVERSATION#" }),
-  conversationByPhone: (organizationId: string, e164: string): Key => ({
-    pk: org(organizationId),
-    sk: `CONVERSATIONPHONE#${e164}`,
-  }),
+  conversation: (organizationId: string, conversationId: string): Key =>
+    ownPartition(organizationId, `CONVERSATION#${conversationId}`),
+  conversationByPhone: (organizationId: string, e164: string): Key =>
+    ownPartition(organizationId, `CONVERSATIONPHONE#${e164}`),
 
   /** Canned replies: texts the organization keeps for quick answers in the inbox. */
   cannedReply: (organizationId: string, cannedReplyId: string): Key => ({
