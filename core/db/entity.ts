@@ -74,6 +74,8 @@ export type ReadOptions = {
   attributes?: readonly string[];
   /** Checked in memory on each item read (on a keys-only index, on the item fetched from the table). */
   where?: (item: Record<string, unknown>) => boolean;
+  /** A strongly consistent read (of the table's own key only: an index cannot be read so). */
+  consistent?: boolean;
 };
 
 type Changes = Record<string, unknown>;
@@ -130,6 +132,7 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
       ...placeholders.attributes(),
       ...(options.forward === undefined ? {} : { ScanIndexForward: options.forward }),
       ...(options.limit === undefined ? {} : { Limit: options.limit }),
+      ...(options.consistent ? { ConsistentRead: true } : {}),
       ...(options.where ? { where: options.where } : {}),
     };
   }
