@@ -25,9 +25,6 @@ const coreFiles = sourceFiles(coreDir).map((file) => path.relative(root, file).s
 
 /** Core files outside core/db that still write expression strings or gsi attribute names (issue 26: it shrinks). */
 const notYetMigrated = new Set([
-  "core/automations/runs/schedule.ts",
-  "core/automations/runs/store.ts",
-  "core/automations/runs/triggers.ts",
   "core/billing/index.ts",
   "core/billing/ledger.ts",
   "core/billing/number-fees.ts",
