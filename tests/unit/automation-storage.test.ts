@@ -3,7 +3,6 @@ import { dueWorkShardOf } from "#core/db/due";
 import { AutomationRunEntity, AutomationTriggerEntity } from "#core/db/entities/automations";
 import { triggerIndexWrites } from "#core/automations/runs/trigger-index";
 import type { Automation } from "#core/automations/index";
-import type { StoredRun } from "#core/automations/runs/model";
 import { spelled } from "#tests/helpers/expressions";
 
 const automation = {
@@ -69,7 +68,7 @@ describe("automation triggers and runs keep their due entries (the sweep's index
   });
 
   it("a run's due entry is in its run's shard, and the sweep's claim moves it a stall later", () => {
-    const run = { organizationId: "o1", automationId: "AUTO1", id: "RUN1" } as StoredRun;
+    const run = { organizationId: "o1", automationId: "AUTO1", id: "RUN1" };
     expect(AutomationRunEntity.entryIn("due", { ...run, dueAt: "2026-01-05T10:02:00.000Z" })).toEqual({
       gsi3pk: `DUERUNS#${dueWorkShardOf("RUN1")}`,
       gsi3sk: "2026-01-05T10:02:00.000Z#o1#AUTO1#RUN1",
