@@ -3,7 +3,14 @@ import { leadCountingFacts } from "#core/leads/facts";
 import { leadAnswered } from "#core/leads/open-leads";
 import { conditionally, getItems, table } from "#core/db/items";
 import { Transaction, TransactionConditionFailed, transact, type TransactItem } from "#core/db/transact";
-import { entities, keys } from "#core/db/keys";
+import { computed, where } from "#core/db/expression";
+import {
+  AnalyticsCountedEntity,
+  AnalyticsEarlyResponseEntity,
+  AnalyticsHistogramEntity,
+  AnalyticsLeadEntity,
+  AnalyticsMilestonesEntity,
+} from "#core/db/entities/analytics";
 import type { EventRecord } from "#core/events/index";
 import {
   counter,
@@ -20,7 +27,7 @@ import {
   callSeconds,
   histogramUpdate,
   isHistogram,
-  leadItem,
+  leadRecord,
   levels,
   levelsOf,
   maxCountersPerUpdate,
@@ -128,12 +135,12 @@ async function factOf(organizationId: string, event: EventRecord, effect: EventE
     if (lead) return { marker: lead.marker, additions: [...lead.additions, ...own] };
   }
   if (own.length === 0) return undefined;
-  const marker = {
-    ...keys.analyticsCounted(organizationId, event.id),
-    entity: entities.analyticsCounted,
-    expiresAt: Math.floor(Date.now() / 1000) + markerTtlSeconds,
-  };
-  return { marker: { Put: { Item: marker, ConditionExpression: "attribute_not_exists(pk)" } }, additions: own };
+  const marker = AnalyticsCountedEntity.putAt(
+    { organizationId, eventId: event.id },
+    { expiresAt: Math.floor(Date.now() / 1000) + markerTtlSeconds },
+    { condition: where.new() },
+  );
+  return { marker: { Put: marker }, additions: own };
 }
 
 /** A lead counted once (its per-lead item is the marker); undefined when the lead is gone. */
@@ -154,7 +161,7 @@ function leadFactOf(
     assignedUserId: facts.assignedUserId,
   };
   return {
-    marker: { Put: { Item: leadItem(organizationId, lead), ConditionExpression: "attribute_not_exists(pk)" } },
+    marker: { Put: AnalyticsLeadEntity.create(leadRecord(organizationId, lead)) },
     additions: [{ at: decodeTime(leadId), counters: leadCounters(lead, lead.priceUnits) }],
   };
 }
@@ -227,13 +234,12 @@ async function countFacts(organizationId: string, facts: Fact[]): Promise<void> 
  * is the lead's first.
  */
 async function countResponse(organizationId: string, response: { leadId: string; at: number }): Promise<void> {
-  const key = keys.analyticsLead(organizationId, response.leadId);
+  const perLead = { organizationId, leadId: response.leadId };
+  const key = AnalyticsLeadEntity.key(perLead);
   let leadCounted = false;
   let keptEarly = false;
   for (let attempt = 1; ; attempt++) {
-    const stored = await getItems([key, keys.analyticsEarlyResponse(organizationId, response.leadId)], {
-      consistent: true,
-    });
+    const stored = await getItems([key, AnalyticsEarlyResponseEntity.key(perLead)], { consistent: true });
     const Item = stored.find((item) => item.sk === key.sk);
     const early = stored.find((item) => item.sk !== key.sk);
     if (!Item && !leadCounted) {
@@ -263,10 +269,10 @@ async function countResponse(organizationId: string, response: { leadId: string;
     const histogramPart = Object.fromEntries(Object.entries(counters).filter(([name]) => isHistogram(name)));
     const histograms = await Promise.all(
       levels.map(async ([level, bucketOf]) => {
-        const histogramKey = keys.analyticsHistogram(organizationId, level, bucketOf(createdAt));
-        const { Item: stored } = await table.get({ Key: histogramKey, ConsistentRead: true });
+        const bucket = bucketOf(createdAt);
+        const stored = await AnalyticsHistogramEntity.get({ organizationId, level, bucket }, { consistent: true });
         const hist = mergeCounters(unpackHistogram(stored), histogramPart);
-        return histogramUpdate(organizationId, level, bucketOf(createdAt), {
+        return histogramUpdate(organizationId, level, bucket, {
           hist,
           readVersion: stored?.hv as number | undefined,
         });
@@ -276,20 +282,15 @@ async function countResponse(organizationId: string, response: { leadId: string;
     try {
       await transact(
         new Transaction()
-          .update("lead", {
-            Key: key,
-            UpdateExpression: "SET respondedAt = :at, responseSeconds = :seconds, assignedUserId = :agent",
-            // An assignment counted since the read put the lead on a row: read again rather than count it twice.
-            ConditionExpression:
-              "attribute_exists(pk) AND attribute_not_exists(respondedAt) AND " +
-              "(attribute_not_exists(assignedUserId) OR assignedUserId = :counted)",
-            ExpressionAttributeValues: {
-              ":at": new Date(at).toISOString(),
-              ":seconds": seconds,
-              ":agent": agent,
-              ":counted": countedAgent,
-            },
-          })
+          .update(
+            "lead",
+            AnalyticsLeadEntity.update(
+              perLead,
+              { respondedAt: new Date(at).toISOString(), responseSeconds: seconds, assignedUserId: agent },
+              // An assignment counted since the read put the lead on a row: read again rather than count it twice.
+              { condition: unanswered(countedAgent) },
+            ),
+          )
           .include("rollups", ...updates),
       );
       return;
@@ -308,27 +309,23 @@ async function countResponse(organizationId: string, response: { leadId: string;
  * before this event is counted was attributed by its response (to whoever held it then), so it is left as it is.
  */
 async function countAssignment(organizationId: string, assigned: { leadId: string; userId: string }): Promise<void> {
-  const key = keys.analyticsLead(organizationId, assigned.leadId);
-  let { Item } = await table.get({ Key: key, ConsistentRead: true });
+  const perLead = { organizationId, leadId: assigned.leadId };
+  let Item = await AnalyticsLeadEntity.get(perLead, { consistent: true });
   if (!Item) {
     const facts = await leadCountingFacts(organizationId, assigned.leadId);
     if (!facts || facts.processingStatus !== "Processed") return;
     await countFacts(organizationId, [leadFactOf(organizationId, assigned.leadId, facts)]);
-    ({ Item } = await table.get({ Key: key, ConsistentRead: true }));
+    Item = await AnalyticsLeadEntity.get(perLead, { consistent: true });
   }
   if (!Item || Item.assignedUserId || Item.respondedAt) return;
   const counters = { [counter.agentLeads(assigned.userId)]: 1 };
   try {
     await transact(
       new Transaction()
-        .update("lead", {
-          Key: key,
-          UpdateExpression: "SET assignedUserId = :agent",
-          ConditionExpression:
-            "attribute_exists(pk) AND attribute_not_exists(respondedAt) AND " +
-            "(attribute_not_exists(assignedUserId) OR assignedUserId = :none)",
-          ExpressionAttributeValues: { ":agent": assigned.userId, ":none": null },
-        })
+        .update(
+          "lead",
+          AnalyticsLeadEntity.update(perLead, { assignedUserId: assigned.userId }, { condition: unanswered(null) }),
+        )
         .include("rollups", ...rollupUpdates(organizationId, decodeTime(assigned.leadId), counters)),
     );
   } catch (error) {
@@ -337,21 +334,32 @@ async function countAssignment(organizationId: string, assigned: { leadId: strin
   }
 }
 
+/**
+ * The per-lead item's condition for a first response or assignment: counted, not answered, and on the row it was
+ * read on (`agent`: its assignee as read, null for none).
+ */
+const unanswered = (agent: string | null) =>
+  where.all(
+    where.stored(),
+    where.absent("respondedAt"),
+    where.any(where.absent("assignedUserId"), where.equals("assignedUserId", agent)),
+  );
+
 /** Keeps the earliest response to a lead not processed yet (a later one leaves it as it is). */
 async function keepEarlyResponse(organizationId: string, response: { leadId: string; at: number }): Promise<void> {
   const respondedAt = new Date(response.at).toISOString();
   await conditionally(
-    table.update({
-      Key: keys.analyticsEarlyResponse(organizationId, response.leadId),
-      UpdateExpression: "SET #entity = :entity, respondedAt = :at, expiresAt = :expiresAt",
-      ConditionExpression: "attribute_not_exists(respondedAt) OR respondedAt > :at",
-      ExpressionAttributeNames: { "#entity": "entity" },
-      ExpressionAttributeValues: {
-        ":entity": entities.analyticsEarlyResponse,
-        ":at": respondedAt,
-        ":expiresAt": Math.floor(Date.now() / 1000) + markerTtlSeconds,
-      },
-    }),
+    table.update(
+      AnalyticsEarlyResponseEntity.update(
+        { organizationId, leadId: response.leadId },
+        {
+          entity: AnalyticsEarlyResponseEntity.name,
+          respondedAt,
+          expiresAt: Math.floor(Date.now() / 1000) + markerTtlSeconds,
+        },
+        { condition: where.any(where.absent("respondedAt"), where.after("respondedAt", respondedAt)) },
+      ),
+    ),
   );
 }
 
@@ -359,11 +367,13 @@ async function keepEarlyResponse(organizationId: string, response: { leadId: str
 async function earlyResponses(organizationId: string, leadIds: string[]): Promise<{ leadId: string; at: number }[]> {
   if (leadIds.length === 0) return [];
   const found = await getItems(
-    leadIds.map((leadId) => keys.analyticsEarlyResponse(organizationId, leadId)),
+    leadIds.map((leadId) => AnalyticsEarlyResponseEntity.key({ organizationId, leadId })),
     { consistent: true },
   );
+  // The item does not store its lead: its key ends with the lead's id.
+  const prefix = AnalyticsEarlyResponseEntity.key({ organizationId, leadId: "" }).sk;
   return found.map((item) => ({
-    leadId: String(item.sk).slice(keys.analyticsEarlyResponse(organizationId, "").sk.length),
+    leadId: String(item.sk).slice(prefix.length),
     at: Date.parse(String(item.respondedAt)),
   }));
 }
@@ -377,11 +387,11 @@ async function milestone(
   at: string,
 ): Promise<void> {
   if (writtenMilestones.has(`${organizationId}#${name}`)) return;
-  await table.update({
-    Key: keys.analyticsMilestones(organizationId),
-    UpdateExpression: "SET #entity = :entity, #name = if_not_exists(#name, :at)",
-    ExpressionAttributeNames: { "#entity": "entity", "#name": name },
-    ExpressionAttributeValues: { ":entity": entities.analyticsMilestones, ":at": at },
-  });
+  await table.update(
+    AnalyticsMilestonesEntity.update(
+      { organizationId },
+      { entity: AnalyticsMilestonesEntity.name, [name]: computed.ifAbsent(at) },
+    ),
+  );
   writtenMilestones.add(`${organizationId}#${name}`);
 }

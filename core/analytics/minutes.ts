@@ -1,5 +1,6 @@
 import { table } from "#core/db/items";
-import { entities, keys } from "#core/db/keys";
+import { computed } from "#core/db/expression";
+import { AnalyticsMilestonesEntity, AnalyticsRollupEntity } from "#core/db/entities/analytics";
 import { maxDays, type FineRollupsFrom } from "#core/analytics/range";
 
 /**
@@ -43,11 +44,11 @@ export function fineRollupsFrom(milestones: Record<string, unknown> | undefined,
 
 /** `fineRollupsFrom` of the organization's milestones item. */
 export async function storedFineRollupsFrom(organizationId: string, now = Date.now()): Promise<FineRollupsFrom> {
-  const { Item } = await table.get({
-    Key: keys.analyticsMilestones(organizationId),
-    ProjectionExpression: "minuteRollupsFrom, secondRollupsFrom",
-  });
-  return fineRollupsFrom(Item, now);
+  const milestones = await AnalyticsMilestonesEntity.get(
+    { organizationId },
+    { attributes: ["minuteRollupsFrom", "secondRollupsFrom"] },
+  );
+  return fineRollupsFrom(milestones, now);
 }
 
 /** Organizations whose `minuteRollupsFrom` and `secondRollupsFrom` this warm instance has seen written: they never change once set. */
@@ -61,14 +62,14 @@ const marked = new Set<string>();
  */
 export async function markMinuteRollups(organizationId: string, now = Date.now()): Promise<void> {
   if (marked.has(organizationId)) return;
-  const { pk, sk: hourPrefix } = keys.analyticsRollup(organizationId, "H", "");
-  const { Items } = await table.query({
-    KeyConditionExpression: "pk = :pk AND sk BETWEEN :lower AND :upper",
-    ExpressionAttributeValues: { ":pk": pk, ":lower": hourPrefix, ":upper": `${hourPrefix}~` },
-    ProjectionExpression: "sk",
-    ConsistentRead: true,
-    Limit: 1,
-  });
+  const hours = AnalyticsRollupEntity.sortKey("collection", { organizationId, level: "H" });
+  const { Items } = await table.query(
+    AnalyticsRollupEntity.queryPartition(
+      "collection",
+      { organizationId, level: "H" },
+      { range: { between: [hours, `${hours}~`] }, attributes: ["sk"], consistent: true, limit: 1 },
+    ),
+  );
   await setMinuteRollupsFrom(organizationId, Items?.length ? Math.ceil((now + 60_000) / 60_000) * 60_000 : 0);
   marked.add(organizationId);
 }
@@ -79,11 +80,14 @@ export async function markMinuteRollups(organizationId: string, now = Date.now()
  * from now on.
  */
 export async function setMinuteRollupsFrom(organizationId: string, from: number): Promise<void> {
-  await table.update({
-    Key: keys.analyticsMilestones(organizationId),
-    UpdateExpression:
-      "SET #entity = :entity, minuteRollupsFrom = if_not_exists(minuteRollupsFrom, :from), secondRollupsFrom = if_not_exists(secondRollupsFrom, :from)",
-    ExpressionAttributeNames: { "#entity": "entity" },
-    ExpressionAttributeValues: { ":entity": entities.analyticsMilestones, ":from": from },
-  });
+  await table.update(
+    AnalyticsMilestonesEntity.update(
+      { organizationId },
+      {
+        entity: AnalyticsMilestonesEntity.name,
+        minuteRollupsFrom: computed.ifAbsent(from),
+        secondRollupsFrom: computed.ifAbsent(from),
+      },
+    ),
+  );
 }

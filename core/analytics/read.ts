@@ -1,8 +1,9 @@
-import { decodeTime, ulid } from "ulid";
+import { decodeTime } from "ulid";
 import { type EventRecord, Events } from "#core/events/index";
-import { organizationRange, queryAll } from "#core/db/query";
-import { AnalyticsLeadEntity } from "#core/db/entities/analytics";
-import { keys } from "#core/db/keys";
+import { queryAll } from "#core/db/query";
+import type { KeyRange } from "#core/db/entity";
+import { AnalyticsHistogramEntity, AnalyticsLeadEntity, AnalyticsRollupEntity } from "#core/db/entities/analytics";
+import { ulidCeiling, ulidFloor } from "#core/shared/ids";
 import {
   callSeconds,
   emptyHistogram,
@@ -68,8 +69,6 @@ export interface LeadFact {
   responseSeconds?: number;
 }
 
-const ulidFloor = (t: number) => `${ulid(t).slice(0, 10)}0000000000000000`;
-const ulidCeiling = (t: number) => `${ulid(t).slice(0, 10)}ZZZZZZZZZZZZZZZZ`;
 const notCounters = new Set(["pk", "sk", "entity", "hv", "expiresAt"]);
 
 export { prefixItems } from "#core/db/query";
@@ -82,16 +81,21 @@ function countersOf(item: Record<string, unknown>): Counters {
   return counters;
 }
 
+/**
+ * The sort-key range of the leads created in [start, end) among an organization's counted leads (ULID ids): from the
+ * smallest ULID of `start`'s millisecond to the largest of the last one's. The floor is the time's own encoding, so a
+ * window from the epoch (0) starts there, not at the current time (`ulid(0)` takes 0 for "no time given").
+ */
+export function creationWindow(organizationId: string, range: TimeRange): KeyRange {
+  const prefix = AnalyticsLeadEntity.sortKey("byCreation", { organizationId });
+  return { between: [`${prefix}${ulidFloor(range.start)}`, `${prefix}${ulidCeiling(range.end - 1)}`] };
+}
+
 /** Per-lead analytics items of leads created in [start, end). */
 export async function leadFacts(organizationId: string, range: TimeRange): Promise<LeadFact[]> {
-  const prefix = AnalyticsLeadEntity.sortKey("byCreation", { organizationId });
   // Each counted lead is in a partition of its own (issue 27): the window is a key range of their sharded index.
   const items = await queryAll(
-    AnalyticsLeadEntity.query(
-      "byCreation",
-      { organizationId },
-      { range: { between: [`${prefix}${ulidFloor(range.start)}`, `${prefix}${ulidCeiling(range.end - 1)}`] } },
-    ),
+    AnalyticsLeadEntity.query("byCreation", { organizationId }, { range: creationWindow(organizationId, range) }),
   );
   return items.map((item) => ({
     leadId: item.leadId as string,
@@ -169,15 +173,21 @@ async function rollups(
     if (run && run.at(-1)!.end === piece.start) run.push(piece);
     else runs.push([piece]);
   }
+  const sortKey = (bucket: string) => AnalyticsRollupEntity.key({ organizationId, level, bucket }).sk;
+  // The last bucket's histogram item sorts right after its rollup item: the range ends there for levels that have one.
+  const lastOf = (bucket: string) =>
+    isFine(level) ? sortKey(bucket) : AnalyticsHistogramEntity.key({ organizationId, level, bucket }).sk;
   const results = await Promise.all(
     runs.map((run) =>
-      organizationRange(
-        organizationId,
-        keys.analyticsRollup(organizationId, level, run[0]!.bucket).sk,
-        isFine(level)
-          ? keys.analyticsRollup(organizationId, level, run.at(-1)!.bucket).sk
-          : keys.analyticsHistogram(organizationId, level, run.at(-1)!.bucket).sk,
-        countsOnly ? { ProjectionExpression: "sk, leads" } : {},
+      queryAll(
+        AnalyticsRollupEntity.query(
+          "collection",
+          { organizationId },
+          {
+            range: { between: [sortKey(run[0]!.bucket), lastOf(run.at(-1)!.bucket)] },
+            ...(countsOnly ? { attributes: ["sk", "leads"] } : {}),
+          },
+        ),
       ),
     ),
   );
@@ -252,7 +262,9 @@ export async function rangeFigures(
     const contribution =
       piece.kind === "exact"
         ? exact[position]!
-        : stored.get(keys.analyticsRollup(organizationId, levelOf[piece.kind], piece.bucket).sk);
+        : stored.get(
+            AnalyticsRollupEntity.key({ organizationId, level: levelOf[piece.kind], bucket: piece.bucket }).sk,
+          );
     if (!contribution) return;
     const bucket = buckets[index]!;
     mergeCounters(bucket.counters, contribution.counters);

@@ -1,6 +1,6 @@
 import type { TransactItem } from "#core/db/transact";
-import { entities, keys } from "#core/db/keys";
-import { AnalyticsLeadEntity } from "#core/db/entities/analytics";
+import { computed, where } from "#core/db/expression";
+import { AnalyticsHistogramEntity, AnalyticsLeadEntity, AnalyticsRollupEntity } from "#core/db/entities/analytics";
 import { dayBucket, hourBucket, minuteBucket, secondBucket, weekBucket } from "#core/analytics/range";
 import { minuteExpiresAt, minuteKept } from "#core/analytics/minutes";
 import type { Counters } from "#core/analytics/counters";
@@ -55,21 +55,16 @@ export interface HistogramWrite {
 
 /** Adds numeric `counters` to one rollup item (an update item); a minute or second item also gets its TTL. */
 export function rollupUpdate(organizationId: string, level: Level, bucket: string, counters: Counters): TransactItem {
-  const names: Record<string, string> = { "#entity": "entity" };
-  const values: Record<string, unknown> = { ":entity": entities.analyticsRollup };
-  if (isFine(level)) values[":expiresAt"] = minuteExpiresAt(fineStart(level, bucket));
-  const adds = Object.entries(counters).map(([name, amount], index) => {
-    names[`#c${index}`] = name;
-    values[`:c${index}`] = amount;
-    return `#c${index} :c${index}`;
-  });
+  const adds = Object.fromEntries(Object.entries(counters).map(([name, amount]) => [name, computed.add(amount)]));
   return {
-    Update: {
-      Key: keys.analyticsRollup(organizationId, level, bucket),
-      UpdateExpression: `SET #entity = :entity${isFine(level) ? ", expiresAt = :expiresAt" : ""}${adds.length ? ` ADD ${adds.join(", ")}` : ""}`,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    },
+    Update: AnalyticsRollupEntity.update(
+      { organizationId, level, bucket },
+      {
+        entity: AnalyticsRollupEntity.name,
+        ...(isFine(level) ? { expiresAt: minuteExpiresAt(fineStart(level, bucket)) } : {}),
+        ...adds,
+      },
+    ),
   };
 }
 
@@ -80,20 +75,18 @@ export function histogramUpdate(
   bucket: string,
   histogram: HistogramWrite,
 ): TransactItem {
-  const values: Record<string, unknown> = {
-    ":entity": entities.analyticsHistogram,
-    ":hist": packHistogram(histogram.hist),
-    ":nextVersion": (histogram.readVersion ?? 0) + 1,
-  };
-  if (histogram.readVersion !== undefined) values[":readVersion"] = histogram.readVersion;
   return {
-    Update: {
-      Key: keys.analyticsHistogram(organizationId, level, bucket),
-      UpdateExpression: "SET #entity = :entity, hist = :hist, hv = :nextVersion",
-      ConditionExpression: histogram.readVersion === undefined ? "attribute_not_exists(hv)" : "hv = :readVersion",
-      ExpressionAttributeNames: { "#entity": "entity" },
-      ExpressionAttributeValues: values,
-    },
+    Update: AnalyticsHistogramEntity.update(
+      { organizationId, level, bucket },
+      {
+        entity: AnalyticsHistogramEntity.name,
+        hist: packHistogram(histogram.hist),
+        hv: (histogram.readVersion ?? 0) + 1,
+      },
+      {
+        condition: histogram.readVersion === undefined ? where.absent("hv") : where.equals("hv", histogram.readVersion),
+      },
+    ),
   };
 }
 
@@ -186,12 +179,11 @@ export function unpackHistogram(item: Record<string, unknown> | undefined): Coun
   return counters;
 }
 
-/** The per-lead analytics item of a counted lead (the lead's creation time is its ULID's). */
-export function leadItem(
-  organizationId: string,
-  lead: { leadId: string; sourceId: string | null; priceUnits: number; assignedUserId?: string | null },
-) {
-  const facts = {
+type CountedLead = { leadId: string; sourceId: string | null; priceUnits: number; assignedUserId?: string | null };
+
+/** The per-lead analytics record of a counted lead (the lead's creation time is its ULID's). */
+export function leadRecord(organizationId: string, lead: CountedLead) {
+  return {
     organizationId,
     leadId: lead.leadId,
     sourceId: lead.sourceId,
@@ -199,7 +191,11 @@ export function leadItem(
     // The agent the lead was assigned to when counted: its response counts on that agent's leaderboard row.
     assignedUserId: lead.assignedUserId ?? null,
   };
-  // Its key and its entry among the organization's counted leads (write-sharded) come from its entity.
+}
+
+/** The per-lead analytics item of a counted lead: its key and its entry among the organization's counted leads. */
+export function leadItem(organizationId: string, lead: CountedLead) {
+  const facts = leadRecord(organizationId, lead);
   return { ...AnalyticsLeadEntity.item(facts), ...facts };
 }
 

@@ -22,6 +22,8 @@ export type DueEntry = {
   dueAt: string;
   organizationId: string;
   id: string;
+  /** Every part of the sort key after the organization: `[id]`, or an id under its parent's (`[automation, run]`). */
+  ids: string[];
 };
 
 /**
@@ -44,9 +46,9 @@ export async function* dueEntries(
     for await (const items of pages) {
       for (const item of items) {
         const seen = String(item.gsi3sk);
-        const [dueAt = "", org = "", id = ""] = seen.split("#");
+        const [dueAt = "", org = "", ...ids] = seen.split("#");
         if (organizationId && org !== organizationId) continue;
-        yield { item, seen, dueAt, organizationId: org, id };
+        yield { item, seen, dueAt, organizationId: org, id: ids[0] ?? "", ids };
       }
     }
   }

@@ -25,13 +25,6 @@ const coreFiles = sourceFiles(coreDir).map((file) => path.relative(root, file).s
 
 /** Core files outside core/db that still write expression strings or gsi attribute names (issue 26: it shrinks). */
 const notYetMigrated = new Set([
-  "core/analytics/aggregator.ts",
-  "core/analytics/minutes.ts",
-  "core/analytics/read.ts",
-  "core/analytics/rollups.ts",
-  "core/automations/runs/schedule.ts",
-  "core/automations/runs/store.ts",
-  "core/automations/runs/triggers.ts",
   "core/messaging/pacing.ts",
 ]);
 

@@ -2,18 +2,7 @@ import { describe, expect, it } from "vitest";
 import { WebhookDeliveryEntity } from "#core/db/entities/webhooks";
 import { dueWorkShardOf } from "#core/db/due";
 import { computed } from "#core/db/expression";
-
-/** The update's expression with its placeholders filled in, to read what it does. */
-function spelled(update: {
-  UpdateExpression: string;
-  ExpressionAttributeNames?: Record<string, string>;
-  ExpressionAttributeValues?: Record<string, unknown>;
-}): string {
-  return update.UpdateExpression.replace(/#n\d+/g, (name) => update.ExpressionAttributeNames![name]!).replace(
-    /:v\d+/g,
-    (value) => JSON.stringify(update.ExpressionAttributeValues![value]),
-  );
-}
+import { spelled } from "#tests/helpers/expressions";
 
 const delivery = { organizationId: "o1", endpointId: "ep", messageId: "msg_01ABC" };
 

@@ -1,28 +1,16 @@
 import { AutomationScheduled, AutomationStep } from "#core/automations/runs/queue";
 import "#core/automations/runs/queue";
-import { table, isConditionFailed } from "#core/db/items";
+import { conditionally, table } from "#core/db/items";
+import { dueEntries } from "#core/db/due";
+import { AutomationRunEntity, AutomationTriggerEntity } from "#core/db/entities/automations";
 import { nextFireAt } from "#core/automations/runs/cron";
 import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
-import { dueShards, isFinal, RunStore, shardOf, STALL_MS } from "#core/automations/runs/store";
-import { keys } from "#core/db/keys";
-import { queryPages } from "#core/db/query";
+import { dueShards, isFinal, RunStore, STALL_MS } from "#core/automations/runs/store";
 import { maxDelaySeconds, publish } from "#core/queue/messages";
 import { Organizations } from "#core/organizations/index";
 
 /** Work items ahead of this much are handed to SQS with a delay, so they start on time rather than at the next sweep. */
 const LOOKAHEAD_MS = (maxDelaySeconds - 60) * 1000;
-
-async function* dueItems(prefix: string, upper: string): AsyncGenerator<Record<string, unknown>> {
-  for (const shard of dueShards) {
-    for await (const page of queryPages({
-      index: "dueWork",
-      KeyConditionExpression: "gsi3pk = :pk AND gsi3sk <= :upper",
-      ExpressionAttributeValues: { ":pk": `${prefix}#${shard}`, ":upper": upper },
-    })) {
-      yield* page;
-    }
-  }
-}
 
 /**
  * The zone a due Schedule entry fires in, and where it moves instead of firing now. A cron schedule set in a zone the
@@ -46,36 +34,6 @@ async function scheduleZone(
   return slot > now ? { timeZone, movedTo: new Date(slot).toISOString() } : { timeZone };
 }
 
-/** Moves a due entry from `seen` to `next` (the claim: overlapping sweeps act once). */
-async function claimDue(
-  key: { pk: string; sk: string },
-  seen: string,
-  nextSk: string,
-  extra: Record<string, unknown> = {},
-): Promise<boolean> {
-  const names = Object.keys(extra);
-  try {
-    // Names as placeholders: some attributes are DynamoDB reserved words (timeZone).
-    await table.update({
-      Key: key,
-      UpdateExpression: `SET gsi3sk = :next${names.map((_, index) => `, #x${index} = :x${index}`).join("")}`,
-      ConditionExpression: "gsi3sk = :seen",
-      ...(names.length
-        ? { ExpressionAttributeNames: Object.fromEntries(names.map((name, index) => [`#x${index}`, name])) }
-        : {}),
-      ExpressionAttributeValues: {
-        ":next": nextSk,
-        ":seen": seen,
-        ...Object.fromEntries(names.map((name, index) => [`:x${index}`, extra[name]])),
-      },
-    });
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
-}
-
 export interface SweepResult {
   schedulesFired: number;
   runsResumed: number;
@@ -88,17 +46,27 @@ export interface SweepResult {
 export async function sweepAutomations(options: { now?: Date; organizationId?: string } = {}): Promise<SweepResult> {
   const now = (options.now ?? new Date()).getTime();
   const result: SweepResult = { schedulesFired: 0, runsResumed: 0 };
-  for await (const item of dueItems("DUESCHEDULES", `${new Date(now).toISOString()}#~`)) {
-    const [dueAt = "", organizationId = "", automationId = "", triggerId = ""] = String(item.gsi3sk).split("#");
-    if (options.organizationId && organizationId !== options.organizationId) continue;
+  const schedules = dueShards.map((shard) => AutomationTriggerEntity.partitionKey("due", { shard }));
+  for await (const { item, seen, dueAt, organizationId, ids } of dueEntries(
+    schedules,
+    new Date(now).toISOString(),
+    options.organizationId,
+  )) {
+    const [automationId = "", triggerId = ""] = ids;
     const zone = await scheduleZone(item, organizationId, dueAt, now);
-    const rearm = (at: string) =>
-      claimDue(
-        { pk: String(item.pk), sk: String(item.sk) },
-        String(item.gsi3sk),
-        keys.dueSchedule(shardOf(automationId), at, organizationId, automationId, triggerId).gsi3sk,
-        { nextFireAt: at, ...(zone.timeZone !== item.timeZone ? { timeZone: zone.timeZone } : {}) },
-      );
+    // The claim: the entry moves to its next firing only if it is still where it was read (overlapping sweeps fire
+    // once). Only Schedule triggers have a due entry.
+    const trigger = { organizationId, type: "Schedule", automationId, triggerId };
+    const rearm = async (at: string) =>
+      (await conditionally(
+        table.update(
+          AutomationTriggerEntity.update(
+            trigger,
+            { nextFireAt: at, ...(zone.timeZone !== item.timeZone ? { timeZone: zone.timeZone } : {}) },
+            { condition: AutomationTriggerEntity.indexedAt("due", seen) },
+          ),
+        ),
+      )) !== undefined;
     if (zone.movedTo) {
       await rearm(zone.movedTo);
       continue;
@@ -118,18 +86,26 @@ export async function sweepAutomations(options: { now?: Date; organizationId?: s
     ).toISOString();
     if (await rearm(next)) result.schedulesFired++;
   }
-  for await (const item of dueItems("DUERUNS", `${new Date(now + LOOKAHEAD_MS).toISOString()}#~`)) {
-    const [dueAt = "", organizationId = "", automationId = "", runId = ""] = String(item.gsi3sk).split("#");
-    if (options.organizationId && organizationId !== options.organizationId) continue;
+  const runs = dueShards.map((shard) => AutomationRunEntity.partitionKey("due", { shard }));
+  for await (const { item, seen, dueAt, organizationId, ids } of dueEntries(
+    runs,
+    new Date(now + LOOKAHEAD_MS).toISOString(),
+    options.organizationId,
+  )) {
+    const [automationId = "", runId = ""] = ids;
     const waiting = item.status === "Waiting";
     if (!waiting && Date.parse(dueAt) > now) continue;
     const resendAt = waiting ? Math.max(now, Date.parse(dueAt)) : now;
     const nextDue = new Date(resendAt + STALL_MS).toISOString();
-    const claimed = await claimDue(
-      { pk: String(item.pk), sk: String(item.sk) },
-      String(item.gsi3sk),
-      keys.dueRun(shardOf(runId), nextDue, organizationId, automationId, runId).gsi3sk,
-      { dueAt: nextDue },
+    // The claim: the entry moves a stall later only if it is still where it was read (overlapping sweeps resend once).
+    const claimed = await conditionally(
+      table.update(
+        AutomationRunEntity.update(
+          { organizationId, automationId, id: runId },
+          { dueAt: nextDue },
+          { condition: AutomationRunEntity.indexedAt("due", seen), enter: { due: { dueAt: nextDue } } },
+        ),
+      ),
     );
     if (!claimed) continue;
     const run = await RunStore.read(organizationId, automationId, runId);

@@ -1,15 +1,20 @@
 import { dueWorkShardOf, dueWorkShards } from "#core/db/due";
 import { transact, TransactionConditionFailed, Transaction } from "#core/db/transact";
-import { table, isConditionFailed, putIfNew, claimKey } from "#core/db/items";
+import { table, isConditionFailed, conditionally } from "#core/db/items";
+import { where, type Condition } from "#core/db/expression";
 import type { Automation } from "#core/automations/index";
 import { finalRunStatuses, type AutomationRun, type StoredRun } from "#core/automations/runs/model";
 import type { Definition } from "#core/automations/runs/route";
-import { entities, keys } from "#core/db/keys";
 import { queryAll } from "#core/db/query";
-import { AutomationRunEntity } from "#core/db/entities/automations";
+import {
+  AutomationEntity,
+  AutomationRunClaimEntity,
+  AutomationRunEntity,
+  AutomationVersionEntity,
+} from "#core/db/entities/automations";
 import { withoutKeys } from "#core/db/indexes";
 
-/** Shards of the due-run and due-schedule indexes (gsi3), so no partition is hot (core/db/due.ts). */
+/** Shards of the due-run and due-schedule entries (the due-work index), so no partition is hot (core/db/due.ts). */
 export const dueShards = dueWorkShards;
 export const shardOf = dueWorkShardOf;
 
@@ -37,14 +42,12 @@ function dueAtOf(run: StoredRun): string {
 }
 
 /**
- * The stored item of a run with its indexes: by automation and organization (always), active (while unfinished),
- * declared with its entity, and due (while unfinished) at the time the engine's state gives.
+ * A put of a run with its indexes: by automation and organization (always) and active (while unfinished), derived by
+ * its entity, and due (while unfinished) at the time the engine's state gives; unless `condition` fails.
  */
-export function runItem(run: StoredRun): Record<string, unknown> {
-  const due = isFinal(run)
-    ? {}
-    : keys.dueRun(shardOf(run.id), dueAtOf(run), run.organizationId, run.automationId, run.id);
-  return AutomationRunEntity.item(run, due);
+function runPut(run: StoredRun, condition: Condition) {
+  const due = isFinal(run) ? {} : AutomationRunEntity.entryIn("due", { ...run, dueAt: dueAtOf(run) });
+  return AutomationRunEntity.put(run, { condition, extra: due });
 }
 
 export function toStoredRun(item: Record<string, unknown>): StoredRun {
@@ -57,11 +60,8 @@ export class StaleRunError extends Error {}
 
 export const RunStore = {
   async read(organizationId: string, automationId: string, runId: string): Promise<StoredRun | undefined> {
-    const { Item } = await table.get({
-      Key: keys.automationRun(organizationId, automationId, runId),
-      ConsistentRead: true,
-    });
-    return Item ? toStoredRun(Item) : undefined;
+    const item = await AutomationRunEntity.get({ organizationId, automationId, id: runId }, { consistent: true });
+    return item ? toStoredRun(item) : undefined;
   },
 
   /**
@@ -70,11 +70,7 @@ export const RunStore = {
    */
   async write(run: StoredRun, alongside?: Transaction): Promise<StoredRun> {
     const next = { ...run, rev: run.rev + 1 };
-    const put = {
-      Item: runItem(next),
-      ConditionExpression: "rev = :rev",
-      ExpressionAttributeValues: { ":rev": run.rev },
-    };
+    const put = runPut(next, where.equals("rev", run.rev));
     try {
       if (!alongside) await table.put(put);
       else await transact(alongside.put("run", put));
@@ -94,16 +90,25 @@ export const RunStore = {
    * that run lands first creates it, the other answers it as existing, so one run per trigger event either way.
    */
   async create(run: StoredRun): Promise<{ run: StoredRun; created: boolean }> {
-    const claim = keys.automationRunClaim(run.organizationId, run.automationId, run.trigger.eventId);
+    const claim = {
+      organizationId: run.organizationId,
+      automationId: run.automationId,
+      triggerEventId: run.trigger.eventId,
+    };
     let toStore = run;
-    if (!(await claimKey(claim, { entity: entities.automationRunClaim, runId: run.id, createdAt: run.createdAt }))) {
-      const { Item } = await table.get({ Key: claim, ConsistentRead: true });
-      const claimedId = String(Item!.runId);
+    const claimed = await conditionally(
+      table.put(
+        AutomationRunClaimEntity.putAt(claim, { runId: run.id, createdAt: run.createdAt }, { condition: where.new() }),
+      ),
+    );
+    if (!claimed) {
+      const stored = await AutomationRunClaimEntity.get(claim, { consistent: true });
+      const claimedId = String(stored!.runId);
       const existing = await RunStore.read(run.organizationId, run.automationId, claimedId);
       if (existing) return { run: existing, created: false };
       toStore = { ...run, id: claimedId };
     }
-    if (await putIfNew(runItem(toStore))) return { run: toStore, created: true };
+    if (await conditionally(table.put(runPut(toStore, where.new())))) return { run: toStore, created: true };
     const existing = await RunStore.read(run.organizationId, run.automationId, toStore.id);
     if (!existing) throw new Error(`Run ${toStore.id} was refused as existing but cannot be read.`);
     return { run: existing, created: false };
@@ -135,17 +140,18 @@ export const Versions = {
     const cacheKey = versionKey(automation.organizationId, automation.id, automation.version);
     if (versionCache.has(cacheKey)) return;
     try {
-      await table.put({
-        Item: {
-          ...keys.automationVersion(automation.organizationId, automation.id, automation.version),
-          entity: entities.automationVersion,
-          automationId: automation.id,
-          version: automation.version,
-          name: automation.name,
-          definition: definitionOf(automation),
-        },
-        ConditionExpression: "attribute_not_exists(pk)",
-      });
+      await table.put(
+        AutomationVersionEntity.putAt(
+          { organizationId: automation.organizationId, automationId: automation.id, version: automation.version },
+          {
+            automationId: automation.id,
+            version: automation.version,
+            name: automation.name,
+            definition: definitionOf(automation),
+          },
+          { condition: where.new() },
+        ),
+      );
     } catch (error) {
       if (!isConditionFailed(error)) throw error;
     }
@@ -156,8 +162,8 @@ export const Versions = {
     const cacheKey = versionKey(organizationId, automationId, version);
     const cached = versionCache.get(cacheKey);
     if (cached) return cached;
-    const { Item } = await table.get({ Key: keys.automationVersion(organizationId, automationId, version) });
-    const definition = Item?.definition as Definition | undefined;
+    const stored = await AutomationVersionEntity.get({ organizationId, automationId, version });
+    const definition = stored?.definition as Definition | undefined;
     if (definition) versionCache.set(cacheKey, definition);
     return definition;
   },
@@ -174,9 +180,9 @@ export function definitionOf(automation: Automation): Definition {
 
 /** The stored automation with secrets (engine use only; responses go through Automations.fromId). */
 export async function storedAutomation(organizationId: string, automationId: string): Promise<Automation | undefined> {
-  const { Item } = await table.get({ Key: keys.automation(organizationId, automationId), ConsistentRead: true });
-  if (!Item) return undefined;
-  const { pk: _pk, sk: _sk, entity: _entity, ...automation } = Item;
+  const item = await AutomationEntity.get({ organizationId, id: automationId }, { consistent: true });
+  if (!item) return undefined;
+  const { pk: _pk, sk: _sk, entity: _entity, ...automation } = item;
   return automation as Automation;
 }
 
@@ -189,20 +195,22 @@ export async function noteLastRun(
   automationId: string,
   run: { createdAt: string; status: string; error: string | null },
 ): Promise<void> {
-  try {
-    await table.update({
-      Key: keys.automation(organizationId, automationId),
-      UpdateExpression: "SET lastRunAt = :at, lastRunStatus = :status, lastRunError = :error",
-      ConditionExpression:
-        "attribute_exists(pk) AND (attribute_not_exists(lastRunAt) OR lastRunAt = :null OR lastRunAt <= :at)",
-      ExpressionAttributeValues: {
-        ":at": run.createdAt,
-        ":status": run.status,
-        ":error": run.error ?? null,
-        ":null": null,
-      },
-    });
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
+  await conditionally(
+    table.update(
+      AutomationEntity.update(
+        { organizationId, id: automationId },
+        { lastRunAt: run.createdAt, lastRunStatus: run.status, lastRunError: run.error ?? null },
+        {
+          condition: where.all(
+            where.stored(),
+            where.any(
+              where.absent("lastRunAt"),
+              where.equals("lastRunAt", null),
+              where.atMost("lastRunAt", run.createdAt),
+            ),
+          ),
+        },
+      ),
+    ),
+  );
 }

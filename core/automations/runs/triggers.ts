@@ -9,7 +9,7 @@ import { Messages } from "#core/messaging/messages";
 import type { ScheduleSettings, Trigger, TriggerType } from "#core/automations/definition";
 import { Engine, type TriggerEvent } from "#core/automations/runs/engine";
 import { storedAutomation } from "#core/automations/runs/store";
-import { keys } from "#core/db/keys";
+import { AutomationTriggerEntity } from "#core/db/entities/automations";
 import { queryAll } from "#core/db/query";
 import { Contacts } from "#core/messaging/contacts";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
@@ -21,12 +21,16 @@ import "#core/leads/index";
 
 /** Automation ids with an enabled trigger of `type` (from the index). */
 async function candidates(organizationId: string, type: TriggerType): Promise<string[]> {
-  const { pk, skPrefix } = keys.automationTriggerPrefix(organizationId, type);
-  const items = await queryAll({
-    KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-    ExpressionAttributeValues: { ":pk": pk, ":prefix": skPrefix },
-    ProjectionExpression: "automationId",
-  });
+  const items = await queryAll(
+    AutomationTriggerEntity.query(
+      "collection",
+      { organizationId, type },
+      {
+        range: { beginsWith: AutomationTriggerEntity.sortKey("collection", { organizationId, type }) },
+        attributes: ["automationId"],
+      },
+    ),
+  );
   return [...new Set(items.map((item) => String(item.automationId)))];
 }
 

@@ -33,3 +33,84 @@ export const AnalyticsLeadEntity = defineEntity({
     },
   },
 });
+
+type Bucketed<L extends string> = { organizationId: string; level: L; bucket: string };
+
+/**
+ * The AnalyticsRollup entity: one item of counters per organization, level (`S`, `M`, `H`, `D`, `W`) and UTC bucket
+ * in the organization's partition, created by its first update (counters are added, never read-modified-written).
+ * Its collection is a level's buckets in time order; a level's histogram items (below) sort right after each bucket's
+ * item, so one range from a bucket's item to the last bucket's histogram item reads both.
+ */
+export const AnalyticsRollupEntity = defineEntity({
+  name: "AnalyticsRollup",
+  attributes: [],
+  key: ({ organizationId, level, bucket }: Bucketed<"S" | "M" | "H" | "D" | "W">) =>
+    analyticsKeys.analyticsRollup(organizationId, level, bucket),
+  identity: ({ organizationId, level, bucket }: Bucketed<"S" | "M" | "H" | "D" | "W">) => ({
+    organizationId,
+    level,
+    bucket,
+  }),
+  collection: {
+    name: "byBucket",
+    pk: (rollup: Bucketed<"S" | "M" | "H" | "D" | "W">) => org(rollup.organizationId),
+    // Without a bucket, the level's prefix (`ANALYTICS#H#`).
+    sk: (rollup: Bucketed<"S" | "M" | "H" | "D" | "W">) =>
+      analyticsKeys.analyticsRollup(rollup.organizationId, rollup.level, rollup.bucket ?? "").sk,
+  },
+  indexes: {},
+});
+
+/**
+ * The AnalyticsHistogram entity: the response-time histograms of one hour, day or week bucket, packed in `hist` and
+ * rewritten whole under the optimistic version `hv` (core/analytics/rollups.ts).
+ */
+export const AnalyticsHistogramEntity = defineEntity({
+  name: "AnalyticsHistogram",
+  attributes: [],
+  key: ({ organizationId, level, bucket }: Bucketed<"H" | "D" | "W">) =>
+    analyticsKeys.analyticsHistogram(organizationId, level, bucket),
+  identity: ({ organizationId, level, bucket }: Bucketed<"H" | "D" | "W">) => ({ organizationId, level, bucket }),
+  indexes: {},
+});
+
+type PerLead = { organizationId: string; leadId: string };
+
+/**
+ * The AnalyticsEarlyResponse entity: the earliest response to a lead not counted yet (it does not store the lead:
+ * its key does), kept until its LeadCreated counting picks it up or its TTL ends.
+ */
+export const AnalyticsEarlyResponseEntity = defineEntity({
+  name: "AnalyticsEarlyResponse",
+  attributes: [],
+  key: ({ organizationId, leadId }: PerLead) => analyticsKeys.analyticsEarlyResponse(organizationId, leadId),
+  identity: ({ organizationId, leadId }: PerLead) => ({ organizationId, leadId }),
+  indexes: {},
+});
+
+type CountedEvent = { organizationId: string; eventId: string };
+
+/**
+ * The AnalyticsCounted entity: an event's count-once marker, put in the transaction that adds its counters on
+ * condition it is new (it stores only its TTL: its key names the event).
+ */
+export const AnalyticsCountedEntity = defineEntity({
+  name: "AnalyticsCounted",
+  attributes: [],
+  key: ({ organizationId, eventId }: CountedEvent) => analyticsKeys.analyticsCounted(organizationId, eventId),
+  identity: ({ organizationId, eventId }: CountedEvent) => ({ organizationId, eventId }),
+  indexes: {},
+});
+
+/**
+ * The AnalyticsMilestones entity: the organization's first-time values (first delivery, first sourced lead) and from
+ * when its minute and second rollups are complete, each set once (`if_not_exists`).
+ */
+export const AnalyticsMilestonesEntity = defineEntity({
+  name: "AnalyticsMilestones",
+  attributes: [],
+  key: ({ organizationId }: { organizationId: string }) => analyticsKeys.analyticsMilestones(organizationId),
+  identity: ({ organizationId }: { organizationId: string }) => ({ organizationId }),
+  indexes: {},
+});

@@ -12,7 +12,10 @@ export const automationsKeys = {
     pk: org(organizationId),
     sk: `AUTOVERSION#${automationId}#${String(version).padStart(8, "0")}`,
   }),
-  /** Index of enabled triggers by type (fan-out reads `AUTOTRIGGER#<type>#`), written with the automation. */
+  /**
+   * Index of enabled triggers by type (fan-out reads `AUTOTRIGGER#<type>#`), written with the automation; a Schedule
+   * trigger's entry in the due index is declared with its entity (core/db/entities/automations.ts).
+   */
   automationTrigger: (organizationId: string, triggerType: string, automationId: string, triggerId: string): Key => ({
     pk: org(organizationId),
     sk: `AUTOTRIGGER#${triggerType}#${automationId}#${triggerId}`,
@@ -22,16 +25,8 @@ export const automationsKeys = {
     skPrefix: `AUTOTRIGGER#${triggerType}#`,
   }),
   /**
-   * gsi3 (sparse): Schedule triggers by their next firing. Not tenant data: the
-   * sweeper's operator index across organizations, sharded by automation id.
-   */
-  dueSchedule: (shard: number, dueAt: string, organizationId: string, automationId: string, triggerId: string) => ({
-    gsi3pk: `DUESCHEDULES#${shard}`,
-    gsi3sk: `${dueAt}#${organizationId}#${automationId}#${triggerId}`,
-  }),
-  /**
    * Automation runs, each in a partition of its own (issue 27: ~21 write units a lead, rewritten at every step);
-   * their index keys (an automation's runs, the organization's, the active ones) are declared with the run entity
+   * their index keys (an automation's runs, the organization's, the active ones, the due one) are declared with the run entity
    * (core/db/entities/automations.ts).
    */
   automationRun: (organizationId: string, automationId: string, runId: string): Key =>
@@ -42,12 +37,4 @@ export const automationsKeys = {
    */
   automationRunClaim: (organizationId: string, automationId: string, triggerEventId: string): Key =>
     ownPartition(organizationId, `RUNKEY#${automationId}#${triggerEventId}`),
-  /**
-   * gsi3 (sparse): unfinished runs by when they need attention (a wait ending, or a
-   * stalled step to resend). Operator index across organizations, sharded by run id.
-   */
-  dueRun: (shard: number, dueAt: string, organizationId: string, automationId: string, runId: string) => ({
-    gsi3pk: `DUERUNS#${shard}`,
-    gsi3sk: `${dueAt}#${organizationId}#${automationId}#${runId}`,
-  }),
 };
