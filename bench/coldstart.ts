@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { build, type Metafile } from "esbuild";
@@ -191,6 +191,8 @@ export async function coldstartBench(): Promise<void> {
     console.log(
       `bundles: ${overSize.length} of ${rows.length} above ${goalKb} KB (goal 0); largest ${largest.handler} ${largest.kb.toFixed(0)} KB; median ${median(rows.map((row) => row.kb)).toFixed(0)} KB`,
     );
+    // A fresh clone has no .cache directory yet.
+    mkdirSync(join(process.cwd(), ".cache"), { recursive: true });
     writeFileSync(join(process.cwd(), ".cache", "coldstart.json"), JSON.stringify(rows, null, 2));
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -200,7 +200,12 @@ export interface RouteDefinition extends RouteEntry {
  * name a route that exists, and a test checks every route has its operation.
  */
 export const routeTable = {
-  getOpenApi: { method: "GET", path: "/openapi.json", handler: "functions/contract/openapi.handler" },
+  getOpenApi: {
+    method: "GET",
+    path: "/openapi.json",
+    handler: "functions/contract/openapi.handler",
+    copyFiles: [{ from: "docs/openapi.json", to: "openapi.json" }],
+  },
   getAgentCard: { method: "GET", path: "/.well-known/agent-card.json", handler: "functions/agent/card.handler" },
   getAgentCardBesideRpc: {
     method: "GET",

@@ -11,7 +11,7 @@ import {
 import type { RateLimitPartition } from "#core/db/keys";
 import { ForbiddenError, UnauthorizedError } from "#core/errors";
 import type { AuthMode, Operation } from "#core/http/operation";
-import { Sources } from "#core/sources/index";
+import { resolveSourceKey } from "#core/sources/key-resolution";
 
 /** Headers that carry a source key on the intake routes (the query parameters `sourceId` / `apiKey` work too). */
 export const sourceIdHeader = "x-source-id";
@@ -130,7 +130,7 @@ async function resolveSource(
   const resolved =
     unknownSourceKeys.peek(pair) === unknownCredential
       ? ({ ok: false, reason: "unknown" } as const)
-      : await Sources.resolveKey(sourceId, apiKey, event.requestContext.http.sourceIp, options.beforeLookup);
+      : await resolveSourceKey(sourceId, apiKey, event.requestContext.http.sourceIp, options.beforeLookup);
   if (!resolved.ok && resolved.reason === "unknown") unknownSourceKeys.rememberUnknown(pair);
   if (!resolved.ok) {
     const message = {

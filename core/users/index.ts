@@ -6,7 +6,7 @@ import { signUp } from "#core/users/sign-up";
 import { addUser, changeRole, currentUser, deactivate, getUser, listUsers, updateProfile } from "#core/users/team";
 
 export * from "#core/users/schemas";
-export { ListUsersSchema } from "#core/users/team";
+export { ListUsersSchema, UpdateProfileSchema } from "#core/users/team";
 export { ListInvitationsSchema } from "#core/users/invitations";
 export { SignUpSchema, SignedUpSchema } from "#core/users/sign-up";
 

@@ -1,9 +1,7 @@
 import * as v from "valibot";
 import { roles } from "#core/auth/actor";
 import { maxChars } from "#core/shared/validation";
-import { PhoneNumberInput } from "#core/shared/phone-input";
 import { timestamp } from "#core/shared/ids";
-import { TimeZoneSchema } from "#core/shared/time-zone";
 
 export const userStatuses = ["Active", "Deactivated"] as const;
 export type UserStatus = (typeof userStatuses)[number];
@@ -69,16 +67,6 @@ export const UserSchema = v.object({
   modifiedAt: v.nullable(timestamp),
 });
 export type User = v.InferOutput<typeof UserSchema>;
-
-/** Body of `PUT /users/me`: the fields a user keeps themselves (absent fields are unchanged, null clears). */
-export const UpdateProfileSchema = v.strictObject({
-  name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(200))),
-  phone: v.optional(v.nullable(PhoneNumberInput)),
-  timeZone: v.optional(v.nullable(TimeZoneSchema)),
-  workingHours: v.optional(WorkingHoursSchema),
-  alerts: v.optional(AlertPreferencesSchema),
-});
-export type UpdateProfile = v.InferOutput<typeof UpdateProfileSchema>;
 
 /** Body of `PUT /users/{id}/role`. */
 export const ChangeRoleSchema = v.strictObject({ role: RoleSchema });
