@@ -295,20 +295,22 @@ async function reserveHandOver(
     // Waited in place up to a second past one spacing: the send right behind a passing one stays on its number
     // (back in the queue, it would choose its sender again).
     if (at - now > WAIT_IN_PLACE_MS + spacing) return { at, after: null, reserved: false };
+    // The gate's turn starts (on a number that has none yet) just after every hand-over booked before this one.
+    const floor = previous === undefined ? at - spacing : (previous ?? 0);
     const written = await updatePace(
       organizationId,
       number.id,
-      "SET paceHandedAt = :at",
+      "SET paceHandedAt = :at, paceSentTurn = if_not_exists(paceSentTurn, :floor)",
       previous === undefined
         ? "attribute_not_exists(paceHandedAt) OR paceHandedAt <= :latest"
         : previous === null
           ? "attribute_not_exists(paceHandedAt)"
           : "paceHandedAt = :previous",
       previous === undefined
-        ? { ":at": at, ":latest": at - spacing }
+        ? { ":at": at, ":latest": at - spacing, ":floor": floor }
         : previous === null
-          ? { ":at": at }
-          : { ":at": at, ":previous": previous },
+          ? { ":at": at, ":floor": floor }
+          : { ":at": at, ":previous": previous, ":floor": floor },
       "UPDATED_OLD",
     );
     if (written) {
@@ -369,7 +371,8 @@ async function passGate(organizationId: string, number: PacedNumber, handOver: H
     const conditions = [
       ...(send ? ["attribute_not_exists(paceSentBy) OR paceSentBy <= :free"] : []),
       ...(overtaken ? [] : ["attribute_not_exists(paceSentTurn) OR paceSentTurn < :turn"]),
-      ...(predecessorGone ? [] : ["attribute_not_exists(paceSentTurn) OR paceSentTurn >= :after"]),
+      // Booking set the turn if the number had none, so a missing one is never "passed".
+      ...(predecessorGone ? [] : ["paceSentTurn >= :after"]),
     ];
     const sets = [...(send ? ["paceSentBy = :by"] : []), ...(overtaken ? [] : ["paceSentTurn = :turn"])];
     const by = now + allowance;
@@ -377,7 +380,9 @@ async function passGate(organizationId: string, number: PacedNumber, handOver: H
       organizationId,
       number.id,
       `SET ${sets.join(", ")}`,
-      conditions.length === 1 ? conditions[0]! : conditions.map((condition) => `(${condition})`).join(" AND "),
+      conditions.length === 1
+        ? conditions[0]!
+        : conditions.map((condition) => (condition.includes(" OR ") ? `(${condition})` : condition)).join(" AND "),
       {
         ...(send ? { ":free": now - interval, ":by": by } : {}),
         ...(overtaken ? {} : { ":turn": handOver.at }),
