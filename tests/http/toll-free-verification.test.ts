@@ -336,9 +336,11 @@ describe("a toll-free submission killed between the carrier and our write", () =
       const submitted = await org.request("POST", path(tollFree), { body: verificationBody() });
       expect(submitted.status).toBe(201);
       rejected.push(submitted.body.providerVerificationId);
+      // Reviewed and rejected days apart in real life: made an hour ago here (the lookup allows seconds of clock skew).
       await decideRegistration(submitted.body.providerVerificationId, {
         verificationStatus: "Rejected",
         reason: "Opt-in image does not show consent to texts.",
+        createdAt: new Date(Date.now() - 3_600_000).toISOString(),
       });
       expect((await refresh(org)).tollFreeVerifications).toEqual([
         expect.objectContaining({ phoneNumberId: tollFree.id, status: "Rejected" }),
