@@ -12,7 +12,7 @@ import type { Brand } from "#core/carrier-registration/schemas";
 // never billed twice), the poll's pending index, the decision's event, and the carrier's errors as ours.
 
 /** A submission to the registry, as stored before the carrier is asked; `resumed`: an earlier attempt stored it. */
-export type Submission<T> = { reference: string; provider: string; details: T; resumed: boolean };
+export type Submission<T> = { reference: string; provider: string; details: T; resumed: boolean; startedAt: string };
 
 /** Stores a submission, or answers the one an earlier attempt left (cut short between the carrier and our write). */
 export async function beginSubmission<T extends object>(
@@ -21,9 +21,8 @@ export async function beginSubmission<T extends object>(
   provider: string,
   details: T,
 ): Promise<Submission<T>> {
-  const fresh = { reference, provider, details };
-  if (await putIfNew({ ...key, entity: entities.tenDlcSubmission, ...fresh, startedAt: nowIso() }))
-    return { ...fresh, resumed: false };
+  const fresh = { reference, provider, details, startedAt: nowIso() };
+  if (await putIfNew({ ...key, entity: entities.tenDlcSubmission, ...fresh })) return { ...fresh, resumed: false };
   const { Item } = await table.get({ Key: key, ConsistentRead: true });
   if (!Item) return beginSubmission(key, reference, provider, details); // finished meanwhile by that attempt
   return {
@@ -31,6 +30,7 @@ export async function beginSubmission<T extends object>(
     provider: String(Item.provider),
     details: Item.details as T,
     resumed: true,
+    startedAt: String(Item.startedAt),
   };
 }
 

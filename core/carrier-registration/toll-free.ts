@@ -91,6 +91,7 @@ export const TollFreeVerifications = {
           details(submission.details),
           submission.reference,
           existing ? [existing.providerVerificationId] : [],
+          submission.startedAt,
         ),
       () => registrar.submitTollFree(details(input), submission.reference),
       input,

@@ -16,8 +16,10 @@ import {
   isThrottleCode,
   leastBusy,
   Pacing,
+  skipHandOver,
   untilHandOver,
   waitInQueue,
+  type HandOver,
   type PacedNumber,
   type Slot,
 } from "#core/messaging/pacing";
@@ -256,13 +258,14 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
     });
   }
   if (slot?.numberId === selection.number.id) selection.reason = slot.reason as SenderSelectionReason;
-  const handOverAt = await Pacing.awaitSlot(organizationId, message, selection.number, selection.reason, slot);
-  if (handOverAt === undefined) return;
+  const booked = await Pacing.awaitSlot(organizationId, message, selection.number, selection.reason, slot);
+  if (booked === undefined) return;
   const { primary: provider, failover } = await organizationProviders(organizationId);
   const claimedAt = nowIso();
   // A claim that fails still spends its booked time (the old gate waited before the claim): the number's slot and
   // hand-over were taken, and a redelivery that came back at once would book the next ones further ahead each time.
-  const unused = () => untilHandOver(organizationId, selection.number, handOverAt);
+  // It passes its turn too, so the send booked behind it does not wait for it.
+  const unused = () => skipHandOver(organizationId, selection.number, booked);
   const claimed = await MessageLifecycle.claim(organizationId, message, {
     from: ["Queued"],
     condition: "retryCount = :retryCount",
@@ -285,12 +288,12 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
     await unused();
     throw error;
   });
-  if (!claimed) return;
+  if (!claimed) return unused();
   await afterClaim(organizationId, claimed, selection);
   try {
     const handedOver = await handOver(organizationId, claimed, provider, failover, {
       number: selection.number,
-      at: handOverAt,
+      booked,
     });
     if (!handedOver) return;
     const { result, by } = handedOver;
@@ -319,7 +322,7 @@ async function handOver(
   message: Message,
   primary: ProviderPort,
   failover: ProviderPort | undefined,
-  handOverAt: { number: PacedNumber; at: number },
+  handOverAt: { number: PacedNumber; booked: HandOver },
 ): Promise<{ result: SendMessageResult; by: ProviderPort } | undefined> {
   const send = (provider: ProviderPort) =>
     provider.sendMessage({
@@ -331,8 +334,8 @@ async function handOver(
       statusCallbackUrl: statusCallbackUrl(provider.name, message.id),
     });
   try {
-    // The number's reserved hand-over time, waited for here so nothing of ours runs between the timer and the carrier.
-    await untilHandOver(organizationId, handOverAt.number, handOverAt.at);
+    // The number's booked hand-over and its gate, passed here so nothing of ours runs between the gate and the carrier.
+    await untilHandOver(organizationId, handOverAt.number, handOverAt.booked);
     return { result: await send(primary), by: primary };
   } catch (error) {
     const failsOver =

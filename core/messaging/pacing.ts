@@ -29,8 +29,17 @@ import { parsePhone } from "#core/shared/phone";
  * interval and a margin after the previous one; a send whose hand-over time is
  * further away goes back to the queue, delayed to it, instead. The send then
  * sleeps until that time immediately before the carrier request
- * (`untilHandOver`, after the claim), so only the request itself lies between
- * the timer and the carrier.
+ * (`untilHandOver`, after the claim).
+ *
+ * A timer can fire late (a stalled process), so the request itself passes a
+ * gate first: one conditional write stamps the number's last request
+ * (`paceSentBy`, the latest time that request leaves) and refuses while the
+ * previous one went less than an interval ago, and while the send booked just
+ * before this one (`HandOver.after`) has not passed the gate yet
+ * (`paceSentTurn`, the booked time of the last send through it): requests go
+ * in booking order, which keeps a conversation's order. A send refused there
+ * waits the rest with a timer; the carrier never gets two requests of one
+ * number less than its interval apart, however late a timer fires.
  */
 
 /** What a number type carries by default (messages per second): a 10DLC long code ~1, toll-free 3, short code 100. */
@@ -45,6 +54,12 @@ export type PacedNumber = { id: string; phoneNumber: string; messagesPerSecond: 
 
 /** A slot reserved on a number: the send goes to the carrier at `at` (epoch ms); `reason` is why the number was chosen. */
 export type Slot = { numberId: string; at: number; reason: string };
+
+/**
+ * A booked hand-over: the send goes to the carrier at `at` (epoch ms), after the send booked before it on the number,
+ * whose time was `after` (null: none still waiting).
+ */
+export type HandOver = { at: number; after: number | null };
 
 /** A slot this close is waited for in the consumer (a timer, not a loop); a later one in the queue. SQS delays are whole seconds. */
 const WAIT_IN_PLACE_MS = 1_000;
@@ -62,6 +77,16 @@ const HAND_OVER_MARGIN_MS = 200;
  * 808 ms apart at 1 MPS), and the send then sleeps the rest right before the carrier request.
  */
 const HAND_OVER_LEAD_MS = 500;
+
+/**
+ * A send booked before this one that has not passed the gate this long after its booked time is taken for gone (its
+ * process crashed between the booking and the request), and the send behind it goes without it. A process stalled
+ * longer than this can put its conversation's earlier message after the later one.
+ */
+const PREDECESSOR_GONE_MS = 10_000;
+
+/** How often a send behind one that has not passed the gate yet looks again (a timer, at most until that one is gone). */
+const PREDECESSOR_RECHECK_MS = 250;
 
 export function numberType(phoneNumber: string): NumberType {
   if (/^\d{5,6}$/.test(phoneNumber)) return "ShortCode";
@@ -113,9 +138,9 @@ export const Pacing = {
   },
 
   /**
-   * Holds a Queued message until its sender's slot: the hand-over time it
-   * reserved when it may go (at most one spacing and a second away; the caller
-   * sleeps until it right before the carrier request, `untilHandOver`), else
+   * Holds a Queued message until its sender's slot: the hand-over it booked
+   * when it may go (at most one spacing and a second away; the caller waits for
+   * it right before the carrier request, `untilHandOver`), else
    * undefined: the message went back to the
    * queue delayed to its slot, carrying it (a redelivery does not reserve
    * again), its dispatch deadline moved past the slot (the sweep must not
@@ -128,15 +153,15 @@ export const Pacing = {
     number: PacedNumber,
     reason: SenderSelectionReason,
     held: Slot | undefined,
-  ): Promise<number | undefined> {
+  ): Promise<HandOver | undefined> {
     const slot = held?.numberId === number.id ? held.at : await Pacing.reserve(organizationId, number);
     // Only a send about to go takes a hand-over time: one further ahead would hold it while it waits in the queue.
     const handOver =
       slot - Date.now() <= WAIT_IN_PLACE_MS
         ? await reserveHandOver(organizationId, number, slot)
-        : { at: slot, reserved: false };
+        : { at: slot, after: null, reserved: false };
     const at = handOver.at;
-    if (handOver.reserved) return at;
+    if (handOver.reserved) return { at, after: handOver.after };
     await waitInQueue(organizationId, message, at, {
       slot: { numberId: number.id, at, reason },
       whileHeld: async () => {
@@ -201,20 +226,22 @@ export async function waitInQueue(
 }
 
 /**
- * Right before the carrier request of a claimed send: sleeps until its hand-over time, so only the request itself lies
- * between the timer and the carrier. The time was booked HAND_OVER_LEAD_MS ahead at least, for the claim and its
- * bookkeeping to fit before it; a send they made late anyway (by more than a tenth of its spacing) moves its booked time
- * to now while no later send has booked behind it, so the next one is spaced from when this one really went.
+ * Right before the carrier request of a claimed send: sleeps until its booked hand-over time, then passes the number's
+ * gate (`passGate`), so the request leaves an interval at least after the number's previous one, and after the send
+ * booked before it. Nothing of ours runs between the gate and the request.
  */
-export async function untilHandOver(organizationId: string, number: PacedNumber, at: number): Promise<void> {
-  const wait = at - Date.now();
-  if (wait > 0) return sleep(wait);
-  const now = Date.now();
-  if (now - at > handOverSpacing(number) / 10)
-    await updatePace(organizationId, number.id, "SET paceHandedAt = :now", "paceHandedAt = :at", {
-      ":now": now,
-      ":at": at,
-    });
+export async function untilHandOver(organizationId: string, number: PacedNumber, handOver: HandOver): Promise<void> {
+  await sleepUntil(handOver.at);
+  await passGate(organizationId, number, handOver, true);
+}
+
+/**
+ * A booked hand-over that sends nothing (its claim failed, the message moved on): it still spends its booked time and
+ * passes its turn at the gate, so the send booked behind it does not wait for it.
+ */
+export async function skipHandOver(organizationId: string, number: PacedNumber, handOver: HandOver): Promise<void> {
+  await sleepUntil(handOver.at);
+  await passGate(organizationId, number, handOver, false);
 }
 
 /**
@@ -251,14 +278,14 @@ function handOverSpacing(number: PacedNumber): number {
 /**
  * The hand-over time of a send whose slot is near: the slot, HAND_OVER_LEAD_MS from now, or the previous hand-over
  * plus the number's spacing, whichever is later. Reserved (`paceHandedAt`) when it is at most a second past one spacing
- * away; a later one is only answered, for the send to wait in the queue and ask again. Two sends at the hand-over at once are
- * ordered by whose conditional write lands first.
+ * away, answering the booked time it follows (`after`); a later one is only answered, for the send to wait in the queue
+ * and ask again. Two sends at the hand-over at once are ordered by whose conditional write lands first.
  */
 async function reserveHandOver(
   organizationId: string,
   number: PacedNumber,
   slot: number,
-): Promise<{ at: number; reserved: boolean }> {
+): Promise<{ at: number; after: number | null; reserved: boolean }> {
   const spacing = handOverSpacing(number);
   // Unknown until read: first assume the previous hand-over was long enough ago (the usual case: one write).
   let previous: number | null | undefined;
@@ -267,33 +294,149 @@ async function reserveHandOver(
     const at = Math.max(slot, now + HAND_OVER_LEAD_MS, (previous ?? -Infinity) + spacing);
     // Waited in place up to a second past one spacing: the send right behind a passing one stays on its number
     // (back in the queue, it would choose its sender again).
-    if (at - now > WAIT_IN_PLACE_MS + spacing) return { at, reserved: false };
+    if (at - now > WAIT_IN_PLACE_MS + spacing) return { at, after: null, reserved: false };
+    // The gate's turn starts (on a number that has none yet) just after every hand-over booked before this one.
+    const floor = previous === undefined ? at - spacing : (previous ?? 0);
     const written = await updatePace(
       organizationId,
       number.id,
-      "SET paceHandedAt = :at",
+      "SET paceHandedAt = :at, paceSentTurn = if_not_exists(paceSentTurn, :floor)",
       previous === undefined
         ? "attribute_not_exists(paceHandedAt) OR paceHandedAt <= :latest"
         : previous === null
           ? "attribute_not_exists(paceHandedAt)"
           : "paceHandedAt = :previous",
       previous === undefined
-        ? { ":at": at, ":latest": at - spacing }
+        ? { ":at": at, ":latest": at - spacing, ":floor": floor }
         : previous === null
-          ? { ":at": at }
-          : { ":at": at, ":previous": previous },
+          ? { ":at": at, ":floor": floor }
+          : { ":at": at, ":previous": previous, ":floor": floor },
+      "UPDATED_OLD",
     );
-    if (written) return { at, reserved: true };
+    if (written) {
+      const old = written.Attributes?.paceHandedAt;
+      return { at, after: typeof old === "number" ? old : null, reserved: true };
+    }
     const { Item } = await table.get({
       Key: keys.phoneNumber(organizationId, number.id),
       ProjectionExpression: "paceHandedAt",
       ConsistentRead: true,
     });
-    if (!Item) return { at, reserved: true }; // the number is gone: nothing to pace, the send fails at the carrier or is refused
+    // The number is gone: nothing to pace, the send fails at the carrier or is refused.
+    if (!Item) return { at, after: null, reserved: true };
     previous = typeof Item.paceHandedAt === "number" ? Item.paceHandedAt : null;
   }
   // Contended five times in a row: ask again in a second or two.
-  return { at: Date.now() + WAIT_IN_PLACE_MS + spacing, reserved: false };
+  return { at: Date.now() + WAIT_IN_PLACE_MS + spacing, after: null, reserved: false };
+}
+
+/** What the gate keeps on the number: when its last request left at the latest, and that send's booked hand-over time. */
+type GateState = { sentBy: number; turn: number };
+
+/**
+ * The gate right before a number's carrier request (`send`), or the passing of a turn that sends nothing. One
+ * conditional write in the usual case: `paceSentBy` at most now less the interval (the previous request left an
+ * interval ago), `paceSentTurn` at least `after` (the send booked before this one has passed) and below this one's
+ * booked time (so the turn only moves forward); it sets `paceSentBy` to now plus an allowance (the margin between
+ * the interval and the spacing) and `paceSentTurn` to this send's booked time. When the write took longer than the
+ * allowance, the request would leave after the stamp: the stamp moves forward (conditional on it still being this
+ * send's), with twice the allowance each time. Refused: a consistent read of the two, a timer for what is left
+ * (the previous request's interval, or a recheck of the send before it, at most until PREDECESSOR_GONE_MS past its
+ * booked time), and the write again. A send whose turn a later one already took (it took this one for gone) does not
+ * move the turn back. No loop without a timer or a DynamoDB round trip between its rounds.
+ */
+async function passGate(organizationId: string, number: PacedNumber, handOver: HandOver, send: boolean) {
+  const interval = sendInterval(number);
+  const allowance = handOverSpacing(number) - interval;
+  let state: GateState | undefined;
+  for (;;) {
+    if (state) {
+      const now = Date.now();
+      const waiting = waitingFor(handOver, state, now);
+      const until = Math.max(
+        send ? state.sentBy + interval : 0,
+        waiting ? Math.min(now + PREDECESSOR_RECHECK_MS, waiting) : 0,
+      );
+      if (until > now) await sleep(until - now);
+      if (waiting) {
+        state = await gateState(organizationId, number.id);
+        if (!state) return;
+        continue;
+      }
+    }
+    const overtaken = state !== undefined && state.turn >= handOver.at;
+    if (!send && overtaken) return;
+    const now = Date.now();
+    const predecessorGone = handOver.after === null || now >= handOver.after + PREDECESSOR_GONE_MS;
+    const conditions = [
+      ...(send ? ["attribute_not_exists(paceSentBy) OR paceSentBy <= :free"] : []),
+      ...(overtaken ? [] : ["attribute_not_exists(paceSentTurn) OR paceSentTurn < :turn"]),
+      // Booking set the turn if the number had none, so a missing one is never "passed".
+      ...(predecessorGone ? [] : ["paceSentTurn >= :after"]),
+    ];
+    const sets = [...(send ? ["paceSentBy = :by"] : []), ...(overtaken ? [] : ["paceSentTurn = :turn"])];
+    const by = now + allowance;
+    const written = await updatePace(
+      organizationId,
+      number.id,
+      `SET ${sets.join(", ")}`,
+      conditions.length === 1
+        ? conditions[0]!
+        : conditions.map((condition) => (condition.includes(" OR ") ? `(${condition})` : condition)).join(" AND "),
+      {
+        ...(send ? { ":free": now - interval, ":by": by } : {}),
+        ...(overtaken ? {} : { ":turn": handOver.at }),
+        ...(predecessorGone ? {} : { ":after": handOver.after! }),
+      },
+    );
+    if (written && (!send || (await keptStamp(organizationId, number.id, by, allowance)))) return;
+    state = await gateState(organizationId, number.id);
+    if (!state) return; // the number is gone: nothing to pace
+  }
+}
+
+/**
+ * After the gate's write: the request leaves now, so the stamp must not be earlier. A write that took longer than its
+ * allowance moves the stamp to now plus twice the allowance, while it is still this send's. False when a later send
+ * passed meanwhile (this one was so slow that the stamp was an interval old): this one goes through the gate again.
+ */
+async function keptStamp(organizationId: string, numberId: string, by: number, allowance: number): Promise<boolean> {
+  while (Date.now() > by) {
+    allowance *= 2;
+    const later = Date.now() + allowance;
+    const moved = await updatePace(organizationId, numberId, "SET paceSentBy = :later", "paceSentBy = :by", {
+      ":later": later,
+      ":by": by,
+    });
+    if (!moved) return false;
+    by = later;
+  }
+  return true;
+}
+
+/** When a send behind `handOver.after` stops waiting for it (it passed, or it is taken for gone): undefined when it need not wait. */
+function waitingFor(handOver: HandOver, state: GateState, now: number): number | undefined {
+  if (handOver.after === null || state.turn >= handOver.after) return undefined;
+  const gone = handOver.after + PREDECESSOR_GONE_MS;
+  return now < gone ? gone : undefined;
+}
+
+async function gateState(organizationId: string, numberId: string): Promise<GateState | undefined> {
+  const { Item } = await table.get({
+    Key: keys.phoneNumber(organizationId, numberId),
+    ProjectionExpression: "paceSentBy, paceSentTurn",
+    ConsistentRead: true,
+  });
+  if (!Item) return undefined;
+  return {
+    sentBy: typeof Item.paceSentBy === "number" ? Item.paceSentBy : 0,
+    turn: typeof Item.paceSentTurn === "number" ? Item.paceSentTurn : 0,
+  };
+}
+
+function sleepUntil(at: number): Promise<void> | undefined {
+  const wait = at - Date.now();
+  return wait > 0 ? sleep(wait) : undefined;
 }
 
 async function reserveNow(
@@ -333,6 +476,7 @@ function updatePace(
   update: string,
   condition: string,
   values: Record<string, number>,
+  returnValues: "UPDATED_NEW" | "UPDATED_OLD" = "UPDATED_NEW",
 ) {
   return conditionally(
     table.update({
@@ -340,7 +484,7 @@ function updatePace(
       UpdateExpression: update,
       ConditionExpression: `attribute_exists(pk) AND (${condition})`,
       ExpressionAttributeValues: values,
-      ReturnValues: "UPDATED_NEW",
+      ReturnValues: returnValues,
     }),
   );
 }

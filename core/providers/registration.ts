@@ -176,12 +176,14 @@ export interface TollFreeVerifier {
   submitTollFree(details: TollFreeDetails, reference: SubmissionReference): Promise<TollFreeReport>;
   /**
    * The verification an earlier submission with this reference created for the number, if the carrier holds one;
-   * `known`: the number's verifications already stored (a rejected one this submission replaces).
+   * `known`: the number's verifications already stored (a rejected one this submission replaces); `startedAt`: when
+   * the submission began (ISO), for a carrier that keeps no reference of ours (Telnyx): an older request is not its.
    */
   findTollFree(
     details: TollFreeDetails,
     reference: SubmissionReference,
     known: string[],
+    startedAt: string,
   ): Promise<TollFreeReport | undefined>;
   fetchTollFree(reference: string): Promise<TollFreeReport>;
 }

@@ -1,9 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
+import { db } from "#core/db/client";
+import { Outbound } from "#core/messaging/outbound";
 import { sweepDueMessages } from "#core/messaging/sweeper";
 import { twilioSignature } from "#core/providers/twilio/signature";
 import { allLedgerEntries } from "#tests/helpers/billing";
 import { buyNumber, carrierRequests, onCarrier, scriptCarrier, setTelnyxRecord } from "#tests/helpers/carriers";
-import { randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
+import { queuedOutsideTheStack, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
 import { TWILIO_FAKE, type RecordedRequest } from "#tests/setup/carrier-fakes";
 
@@ -64,6 +66,38 @@ async function twilioReceipt(
 
 const handedOver = (message: { status: string; providerMessageId?: string | null }) =>
   message.status === "Sending" && !!message.providerMessageId;
+
+/**
+ * Holds this process's send of one message right after its claim (Queued → Sending) until the answered `release`:
+ * a consumer stalled between booking its hand-over and the carrier request, its timer firing as late as the test
+ * wants. Only this test process's DynamoDB access is held, and only for that one write.
+ */
+function stallAfterClaim(messageId: string): { claimed: Promise<void>; release: () => void } {
+  const name = `stall-${messageId}`;
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let claimed!: () => void;
+  const reached = new Promise<void>((resolve) => (claimed = resolve));
+  db().middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      const input = JSON.stringify(args.input);
+      if (input.includes(messageId) && /":status":(\{"S":)?"Sending"/.test(input)) {
+        claimed();
+        await released;
+      }
+      return result;
+    },
+    { step: "initialize", name },
+  );
+  return {
+    claimed: reached,
+    release: () => {
+      db().middlewareStack.remove(name);
+      release();
+    },
+  };
+}
 
 describe("per-number pacing", () => {
   it("a burst to one 2-MPS number is spread over its slots, every message handed over, each conversation in order", async () => {
@@ -351,6 +385,64 @@ describe("per-number pacing", () => {
     expect([first!.answered, second!.answered]).toEqual([200, 200]);
     expect(second!.at - lookedUpAt).toBeGreaterThanOrEqual(4_900);
   }, 90_000);
+
+  it("a hand-over that fires late does not reach the carrier within one interval of the number's next send: it waits the rest at the number's gate", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const ours = await buyNumber(org, "212"); // a long code: 1 MPS, one request a second at most
+    // A consumer (this process) books the number's hand-over for the first message and stalls right after its claim.
+    const late = await queuedOutsideTheStack(org, randomNumber("212"), "late");
+    const stall = stallAfterClaim(late.id);
+    const dispatching = Outbound.dispatch(org.organizationId, late);
+    await stall.claimed;
+    // The stack sends the next message of the number meanwhile (another contact), booked one spacing behind.
+    const next = await send(org, { to: randomNumber("212"), body: "on time" });
+    expect(next.status).toBe(202);
+    await vi.waitFor(async () => expect(await sendsFrom(ours.phoneNumber)).toHaveLength(1), {
+      timeout: 60_000,
+      interval: 50,
+    });
+    // The stalled consumer goes on now, its booked time long passed: before, it sent at once, a fraction of a second
+    // after the other.
+    stall.release();
+    await dispatching;
+    for (const id of [late.id, next.body.id]) await waitForMessage(org, id, handedOver, 30_000);
+
+    const sends = await sendsFrom(ours.phoneNumber);
+    expect(sends.map((request) => [field(request, "text"), request.answered])).toEqual([
+      ["on time", 200],
+      ["late", 200],
+    ]);
+    expect(sends[1]!.at - sends[0]!.at).toBeGreaterThanOrEqual(1_000);
+  }, 120_000);
+
+  it("a conversation's later message booked behind an earlier one that stalls after its claim waits for it at the gate: the two reach the carrier in order, an interval apart", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const ours = await buyNumber(org, "212");
+    const to = randomNumber("212");
+    // Two consumers (both this process): the first claims its message and stalls before its request; the second,
+    // whose message is the conversation's next one, books the hand-over behind it, claims and comes to the gate.
+    const first = await queuedOutsideTheStack(org, to, "first");
+    const second = await queuedOutsideTheStack(org, to, "second");
+    const stall = stallAfterClaim(first.id);
+    const firstDispatch = Outbound.dispatch(org.organizationId, first);
+    await stall.claimed;
+    const secondDispatch = Outbound.dispatch(org.organizationId, second);
+    await waitForMessage(org, second.id, (message) => message.status === "Sending", 30_000);
+    // Its booked time (one spacing, 1.2 s, behind the first's) passes while the first is stalled: stamped in wake-up
+    // order, the second went first.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    stall.release();
+    await Promise.all([firstDispatch, secondDispatch]);
+
+    const sends = await sendsFrom(ours.phoneNumber);
+    expect(sends.map((request) => [field(request, "text"), request.answered])).toEqual([
+      ["first", 200],
+      ["second", 200],
+    ]);
+    expect(sends[1]!.at - sends[0]!.at).toBeGreaterThanOrEqual(1_000);
+  }, 120_000);
 
   it("a 429 without a Retry-After holds the number for the default back-off (THROTTLE_BACKOFF_MS, 5 s)", async () => {
     const org = await newOrganization();

@@ -324,6 +324,38 @@ describe("a toll-free submission killed between the carrier and our write", () =
     );
     expect(submissions.map((entry) => entry.answered)).toEqual([200]);
   });
+
+  it("Telnyx: the retry of a third submission takes the request it created, not the first one (rejected, no longer stored): only a request created since the submission began is its own", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    await org.request("POST", "/carrier-registration/brand", { body: brandBody(uniqueName()) });
+    const tollFree = await buyNumber(org, "844");
+    const rejected: string[] = [];
+    // Submitted twice and rejected twice: only the second request stays stored (the number's one verification).
+    for (let round = 0; round < 2; round++) {
+      const submitted = await org.request("POST", path(tollFree), { body: verificationBody() });
+      expect(submitted.status).toBe(201);
+      rejected.push(submitted.body.providerVerificationId);
+      // Reviewed and rejected days apart in real life: made an hour ago here (the lookup allows seconds of clock skew).
+      await decideRegistration(submitted.body.providerVerificationId, {
+        verificationStatus: "Rejected",
+        reason: "Opt-in image does not show consent to texts.",
+        createdAt: new Date(Date.now() - 3_600_000).toISOString(),
+      });
+      expect((await refresh(org)).tollFreeVerifications).toEqual([
+        expect.objectContaining({ phoneNumberId: tollFree.id, status: "Rejected" }),
+      ]);
+    }
+    const retry = await killed(org, tollFree);
+    expect(retry.status).toBe(201);
+    // Before, it took the first request the carrier listed that was not the stored one: the first, rejected.
+    expect(retry.body).toMatchObject({ provider: "telnyx", status: "Pending" });
+    expect(rejected).not.toContain(retry.body.providerVerificationId);
+    const submissions = (await carrierRequests(tollFree.phoneNumber)).filter(
+      (entry) => entry.method === "POST" && entry.path === "/v2/messaging_tollfree/verification/requests",
+    );
+    expect(submissions.map((entry) => entry.answered)).toEqual([200, 200, 200]);
+  });
 });
 
 describe("the simulator's toll-free reviewers (npm start)", () => {

@@ -272,13 +272,21 @@ export function registrationFakes(options: { heldTelnyxNumber: (phoneNumber: str
       if (!Array.isArray(images) || !images.every((image) => /^https?:\/\//.test(image.url ?? "")))
         return mismatch("optInWorkflowImageURLs: [{ url }]");
       const id = randomUUID();
-      records.set(id, { id, verificationStatus: "Waiting For Vendor", reason: null, ...body });
+      records.set(id, {
+        id,
+        verificationStatus: "Waiting For Vendor",
+        reason: null,
+        createdAt: new Date().toISOString(),
+        ...body,
+      });
       return reply(200, records.get(id));
     }
     if (method === "GET" && path === base) {
       if (!query.get("page") || !query.get("page_size")) return mismatch("page and page_size are required");
+      const since = query.get("date_start");
       const listed = [...records.values()].filter(
         (record) =>
+          (!since || String(record["createdAt"]) >= since) &&
           Array.isArray(record["phoneNumbers"]) &&
           (record["phoneNumbers"] as { phoneNumber: string }[]).some(
             (number) => !query.get("phone_number") || number.phoneNumber === query.get("phone_number"),

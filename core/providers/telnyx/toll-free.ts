@@ -26,11 +26,16 @@ const USE_CASES: Record<TollFreeUse["useCase"], string> = {
 
 const PATH = "/v2/messaging_tollfree/verification/requests";
 
+/** How far Telnyx's clock may be behind ours when a request's creation time is compared with our submission's start. */
+const CLOCK_SKEW_MS = 5_000;
+
 /**
  * Telnyx toll-free verification (`/v2/messaging_tollfree/verification/requests`, JSON, answered flat): the business
  * and its contact, the numbers, the use and opt-in, and the business registration number, type and country Telnyx
  * requires of every submission from 17 February 2026. It keeps no reference of ours: a retry after a crash lists the
- * number's requests and takes one no stored verification names. `verificationStatus` Verified or Rejected (`reason`)
+ * number's requests created since the submission began (`date_start`, and `createdAt` where answered) and takes one
+ * no stored verification names: a request older than the submission (another attempt's, or one made in the portal)
+ * is not this submission's. `verificationStatus` Verified or Rejected (`reason`)
  * decides; Telnyx lets a rejected request be corrected and submitted again.
  */
 export function createTelnyxTollFree(request: TelnyxRequest): TollFreeVerifier {
@@ -67,11 +72,22 @@ export function createTelnyxTollFree(request: TelnyxRequest): TollFreeVerifier {
         ),
       );
     },
-    async findTollFree(details: TollFreeDetails, _submission: SubmissionReference, known: string[]) {
-      const query = new URLSearchParams({ page: "1", page_size: "100", phone_number: details.number.phoneNumber });
+    async findTollFree(details: TollFreeDetails, _submission: SubmissionReference, known: string[], startedAt: string) {
+      // Telnyx's clock may run a little behind ours: a request created just after we began can carry an earlier time.
+      const since = new Date(Date.parse(startedAt) - CLOCK_SKEW_MS).toISOString();
+      const query = new URLSearchParams({
+        page: "1",
+        page_size: "100",
+        phone_number: details.number.phoneNumber,
+        date_start: since,
+      });
       const listed = await request(`${PATH}?${query.toString()}`, undefined, { flat: true });
       const records = Array.isArray(listed?.["records"]) ? (listed["records"] as Record<string, unknown>[]) : [];
-      const created = records.find((record) => !known.includes(String(record["id"])));
+      const created = records.find(
+        (record) =>
+          !known.includes(String(record["id"])) &&
+          (typeof record["createdAt"] !== "string" || Date.parse(record["createdAt"]) >= Date.parse(since)),
+      );
       return created ? report(created) : undefined;
     },
     async fetchTollFree(reference: string): Promise<TollFreeReport> {
