@@ -24,9 +24,7 @@ function sourceFiles(dir: string): string[] {
 const coreFiles = sourceFiles(coreDir).map((file) => path.relative(root, file).split(path.sep).join("/"));
 
 /** Core files outside core/db that still write expression strings or gsi attribute names (issue 26: it shrinks). */
-const notYetMigrated = new Set([
-  "core/messaging/pacing.ts",
-]);
+const notYetMigrated = new Set(["core/messaging/pacing.ts"]);
 
 interface ImportEdge {
   /** The import as written (`#core/db/keys`, `@aws-sdk/lib-dynamodb`, `./cron`). */
