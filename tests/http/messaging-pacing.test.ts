@@ -4,6 +4,7 @@ import { Outbound } from "#core/messaging/outbound";
 import { sweepDueMessages } from "#core/messaging/sweeper";
 import { twilioSignature } from "#core/providers/twilio/signature";
 import { allLedgerEntries } from "#tests/helpers/billing";
+import { writingStatus } from "#tests/helpers/crash";
 import { buyNumber, carrierRequests, onCarrier, scriptCarrier, setTelnyxRecord } from "#tests/helpers/carriers";
 import { queuedOutsideTheStack, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
@@ -64,6 +65,9 @@ async function twilioReceipt(
   return posted.status;
 }
 
+/** The claim that moves a message to Sending (its update, read through its placeholders). */
+const claimsForSending = writingStatus(["Sending"]);
+
 const handedOver = (message: { status: string; providerMessageId?: string | null }) =>
   message.status === "Sending" && !!message.providerMessageId;
 
@@ -81,8 +85,7 @@ function stallAfterClaim(messageId: string): { claimed: Promise<void>; release: 
   db().middlewareStack.add(
     (next) => async (args) => {
       const result = await next(args);
-      const input = JSON.stringify(args.input);
-      if (input.includes(messageId) && /":status":(\{"S":)?"Sending"/.test(input)) {
+      if (JSON.stringify(args.input).includes(messageId) && claimsForSending(args.input)) {
         claimed();
         await released;
       }
