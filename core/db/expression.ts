@@ -9,7 +9,6 @@ export type Condition =
   | { kind: "=" | "<>" | "<" | "<=" | ">" | ">="; path: string; value: unknown }
   | { kind: "in"; path: string; values: readonly unknown[] }
   | { kind: "contains"; path: string; value: unknown }
-  | { kind: "text"; text: string; values: Readonly<Record<string, unknown>> }
   | { kind: "and" | "or"; parts: Condition[] }
   | { kind: "not"; part: Condition };
 
@@ -36,15 +35,6 @@ export const where = {
   oneOf: (path: string, values: readonly unknown[]): Condition => ({ kind: "in", path, values }),
   /** A list (or set) attribute holding `value` (an absent one does not). */
   contains: (path: string, value: unknown): Condition => ({ kind: "contains", path, value }),
-  /**
-   * A condition a caller not yet moved onto `where` still writes as DynamoDB text with its own `:value` placeholders
-   * (core/messaging/pacing.ts's message changes, until its migration: issue 26). Names no attribute by placeholder.
-   */
-  unmigratedText: (text: string, values: Readonly<Record<string, unknown>>): Condition => ({
-    kind: "text",
-    text,
-    values,
-  }),
   /** All of the parts (undefined parts are left out: a condition that applies only sometimes). */
   all: (...parts: (Condition | undefined)[]): Condition => ({
     kind: "and",
@@ -136,16 +126,14 @@ export class Placeholders {
         return `${this.path(condition.path)} IN (${condition.values.map((value) => this.value(value)).join(", ")})`;
       case "contains":
         return `contains(${this.path(condition.path)}, ${this.value(condition.value)})`;
-      case "text":
-        Object.assign(this.values, condition.values);
-        return `(${condition.text})`;
       case "not":
         return `NOT ${this.condition(condition.part)}`;
       case "and":
-      case "or":
-        return condition.parts.length === 0
-          ? ""
-          : `(${condition.parts.map((part) => this.condition(part)).join(` ${condition.kind.toUpperCase()} `)})`;
+      case "or": {
+        // A group of one is that part (DynamoDB refuses the redundant parentheses `((a OR b))`).
+        const parts = condition.parts.map((part) => this.condition(part)).filter(Boolean);
+        return parts.length <= 1 ? (parts[0] ?? "") : `(${parts.join(` ${condition.kind.toUpperCase()} `)})`;
+      }
       default:
         return `${this.path(condition.path)} ${condition.kind} ${this.value(condition.value)}`;
     }

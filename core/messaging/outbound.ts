@@ -128,8 +128,7 @@ export const Outbound = {
     const refused = await refusedAttemptsOf(organizationId, message.id);
     await retryLater(organizationId, message, error, {
       from: ["Sending", "Sent"],
-      condition: "providerMessageId = :refusedAttempt",
-      values: { ":refusedAttempt": refusedAttempt },
+      condition: where.equals("providerMessageId", refusedAttempt),
       remove: ["providerMessageId"],
       set: { refusedAttempts: [...refused, refusedAttempt] },
     });
@@ -268,8 +267,7 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
   const unused = () => skipHandOver(organizationId, selection.number, booked);
   const claimed = await MessageLifecycle.claim(organizationId, message, {
     from: ["Queued"],
-    condition: "retryCount = :retryCount",
-    values: { ":retryCount": message.retryCount },
+    condition: where.equals("retryCount", message.retryCount),
     set: {
       status: "Sending",
       sendingStartedAt: claimedAt,
@@ -430,7 +428,7 @@ async function retryLater(
   {
     set: extra = {},
     ...change
-  }: Pick<MessageChange, "from" | "condition" | "values" | "remove"> & {
+  }: Pick<MessageChange, "from" | "condition" | "remove"> & {
     set?: MessageChange["set"];
   },
 ): Promise<void> {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { PhoneNumberEntity } from "#core/db/entities/phone-numbers";
+import { computed, where, type Condition } from "#core/db/expression";
 import { conditionally, table } from "#core/db/items";
-import { keys } from "#core/db/keys";
 import { Conversations } from "#core/messaging/conversations";
 import { DISPATCH_GRACE_MS } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
@@ -180,9 +181,8 @@ export const Pacing = {
     await updatePace(
       organizationId,
       numberId,
-      "SET paceNextAt = :notBefore",
-      "attribute_not_exists(paceNextAt) OR paceNextAt < :notBefore",
-      { ":notBefore": notBefore },
+      { paceNextAt: notBefore },
+      where.any(where.absent("paceNextAt"), where.before("paceNextAt", notBefore)),
     );
   },
 };
@@ -203,8 +203,7 @@ export async function waitInQueue(
   const until = Math.min(at, Date.now() + maxDelaySeconds * 1000);
   const waiting = await changeMessage(organizationId, message.id, {
     from: ["Queued"],
-    condition: "retryCount = :retryCount",
-    values: { ":retryCount": message.retryCount },
+    condition: where.equals("retryCount", message.retryCount),
     // What it waits for, for operators and the chaos harness: the conversation's earlier message, or its own slot.
     // Handled and waiting on purpose: the sweep's count of republishes (meant for a message nobody handles) restarts.
     // The slot is kept on the message too: a copy published without it (the sweep's) then takes it, not another.
@@ -300,28 +299,22 @@ async function reserveHandOver(
     const written = await updatePace(
       organizationId,
       number.id,
-      "SET paceHandedAt = :at, paceSentTurn = if_not_exists(paceSentTurn, :floor)",
+      { paceHandedAt: at, paceSentTurn: computed.ifAbsent(floor) },
       previous === undefined
-        ? "attribute_not_exists(paceHandedAt) OR paceHandedAt <= :latest"
+        ? where.any(where.absent("paceHandedAt"), where.atMost("paceHandedAt", at - spacing))
         : previous === null
-          ? "attribute_not_exists(paceHandedAt)"
-          : "paceHandedAt = :previous",
-      previous === undefined
-        ? { ":at": at, ":latest": at - spacing, ":floor": floor }
-        : previous === null
-          ? { ":at": at, ":floor": floor }
-          : { ":at": at, ":previous": previous, ":floor": floor },
+          ? where.absent("paceHandedAt")
+          : where.equals("paceHandedAt", previous),
       "UPDATED_OLD",
     );
     if (written) {
       const old = written.Attributes?.paceHandedAt;
       return { at, after: typeof old === "number" ? old : null, reserved: true };
     }
-    const { Item } = await table.get({
-      Key: keys.phoneNumber(organizationId, number.id),
-      ProjectionExpression: "paceHandedAt",
-      ConsistentRead: true,
-    });
+    const Item = await PhoneNumberEntity.get(
+      { organizationId, id: number.id },
+      { consistent: true, attributes: ["paceHandedAt"] },
+    );
     // The number is gone: nothing to pace, the send fails at the carrier or is refused.
     if (!Item) return { at, after: null, reserved: true };
     previous = typeof Item.paceHandedAt === "number" ? Item.paceHandedAt : null;
@@ -368,26 +361,17 @@ async function passGate(organizationId: string, number: PacedNumber, handOver: H
     if (!send && overtaken) return;
     const now = Date.now();
     const predecessorGone = handOver.after === null || now >= handOver.after + PREDECESSOR_GONE_MS;
-    const conditions = [
-      ...(send ? ["attribute_not_exists(paceSentBy) OR paceSentBy <= :free"] : []),
-      ...(overtaken ? [] : ["attribute_not_exists(paceSentTurn) OR paceSentTurn < :turn"]),
-      // Booking set the turn if the number had none, so a missing one is never "passed".
-      ...(predecessorGone ? [] : ["paceSentTurn >= :after"]),
-    ];
-    const sets = [...(send ? ["paceSentBy = :by"] : []), ...(overtaken ? [] : ["paceSentTurn = :turn"])];
     const by = now + allowance;
     const written = await updatePace(
       organizationId,
       number.id,
-      `SET ${sets.join(", ")}`,
-      conditions.length === 1
-        ? conditions[0]!
-        : conditions.map((condition) => (condition.includes(" OR ") ? `(${condition})` : condition)).join(" AND "),
-      {
-        ...(send ? { ":free": now - interval, ":by": by } : {}),
-        ...(overtaken ? {} : { ":turn": handOver.at }),
-        ...(predecessorGone ? {} : { ":after": handOver.after! }),
-      },
+      { ...(send ? { paceSentBy: by } : {}), ...(overtaken ? {} : { paceSentTurn: handOver.at }) },
+      where.all(
+        send ? where.any(where.absent("paceSentBy"), where.atMost("paceSentBy", now - interval)) : undefined,
+        overtaken ? undefined : where.any(where.absent("paceSentTurn"), where.before("paceSentTurn", handOver.at)),
+        // Booking set the turn if the number had none, so a missing one is never "passed".
+        predecessorGone ? undefined : where.atLeast("paceSentTurn", handOver.after!),
+      ),
     );
     if (written && (!send || (await keptStamp(organizationId, number.id, by, allowance)))) return;
     state = await gateState(organizationId, number.id);
@@ -404,10 +388,7 @@ async function keptStamp(organizationId: string, numberId: string, by: number, a
   while (Date.now() > by) {
     allowance *= 2;
     const later = Date.now() + allowance;
-    const moved = await updatePace(organizationId, numberId, "SET paceSentBy = :later", "paceSentBy = :by", {
-      ":later": later,
-      ":by": by,
-    });
+    const moved = await updatePace(organizationId, numberId, { paceSentBy: later }, where.equals("paceSentBy", by));
     if (!moved) return false;
     by = later;
   }
@@ -422,11 +403,10 @@ function waitingFor(handOver: HandOver, state: GateState, now: number): number |
 }
 
 async function gateState(organizationId: string, numberId: string): Promise<GateState | undefined> {
-  const { Item } = await table.get({
-    Key: keys.phoneNumber(organizationId, numberId),
-    ProjectionExpression: "paceSentBy, paceSentTurn",
-    ConsistentRead: true,
-  });
+  const Item = await PhoneNumberEntity.get(
+    { organizationId, id: numberId },
+    { consistent: true, attributes: ["paceSentBy", "paceSentTurn"] },
+  );
   if (!Item) return undefined;
   return {
     sentBy: typeof Item.paceSentBy === "number" ? Item.paceSentBy : 0,
@@ -448,9 +428,8 @@ async function reserveNow(
   const written = await updatePace(
     organizationId,
     numberId,
-    "SET paceNextAt = :next",
-    "attribute_not_exists(paceNextAt) OR paceNextAt <= :now",
-    { ":next": now + interval, ":now": now },
+    { paceNextAt: now + interval },
+    where.any(where.absent("paceNextAt"), where.atMost("paceNextAt", now)),
   );
   return written ? now : undefined;
 }
@@ -461,10 +440,12 @@ async function reserveAfterLast(
   interval: number,
   now: number,
 ): Promise<number | undefined> {
-  const written = await updatePace(organizationId, numberId, "ADD paceNextAt :interval", "paceNextAt > :now", {
-    ":interval": interval,
-    ":now": now,
-  });
+  const written = await updatePace(
+    organizationId,
+    numberId,
+    { paceNextAt: computed.add(interval) },
+    where.after("paceNextAt", now),
+  );
   const next = written?.Attributes?.paceNextAt;
   return typeof next === "number" ? next - interval : undefined;
 }
@@ -473,17 +454,15 @@ async function reserveAfterLast(
 function updatePace(
   organizationId: string,
   numberId: string,
-  update: string,
-  condition: string,
-  values: Record<string, number>,
+  changes: Record<string, unknown>,
+  condition: Condition,
   returnValues: "UPDATED_NEW" | "UPDATED_OLD" = "UPDATED_NEW",
 ) {
   return conditionally(
     table.update({
-      Key: keys.phoneNumber(organizationId, numberId),
-      UpdateExpression: update,
-      ConditionExpression: `attribute_exists(pk) AND (${condition})`,
-      ExpressionAttributeValues: values,
+      ...PhoneNumberEntity.update({ organizationId, id: numberId }, changes, {
+        condition: where.all(where.stored(), condition),
+      }),
       ReturnValues: returnValues,
     }),
   );

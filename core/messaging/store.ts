@@ -85,10 +85,8 @@ export interface MessageChange {
   remove?: (keyof Message | InternalField)[];
   /** The due entry after the change (undefined: leave it as it is). */
   due?: Due;
-  /** An extra condition (`where.equals("retryCount", 2)`), or, until pacing.ts states its own as data, text. */
-  condition?: Condition | string;
-  /** The `:name` values of a text condition. */
-  values?: Record<string, unknown>;
+  /** An extra condition (`where.equals("retryCount", 2)`). */
+  condition?: Condition;
 }
 
 /** Applies a change if the message is still in one of `from`; undefined when it was not. */
@@ -107,15 +105,11 @@ export async function changeMessage(
 export function messageUpdate(organizationId: string, messageId: string, change: MessageChange) {
   const set = { ...change.set, modifiedAt: new Date().toISOString() } as Record<string, unknown>;
   if (change.due) set.dueKind = change.due.kind;
-  const extra =
-    typeof change.condition === "string"
-      ? where.unmigratedText(change.condition, change.values ?? {})
-      : change.condition;
   return MessageEntity.update(
     { organizationId, id: messageId },
     Object.fromEntries(Object.entries(set).filter(([, value]) => value !== undefined)),
     {
-      condition: where.all(where.stored(), where.oneOf("status", change.from), extra),
+      condition: where.all(where.stored(), where.oneOf("status", change.from), change.condition),
       remove: [...(change.remove ?? []), ...(change.due === null ? ["dueKind"] : [])],
       ...(change.due ? { enter: { due: { dueAt: change.due.at } } } : {}),
       ...(change.due === null ? { leave: ["due"] as const } : {}),

@@ -23,9 +23,6 @@ function sourceFiles(dir: string): string[] {
 
 const coreFiles = sourceFiles(coreDir).map((file) => path.relative(root, file).split(path.sep).join("/"));
 
-/** Core files outside core/db that still write expression strings or gsi attribute names (issue 26: it shrinks). */
-const notYetMigrated = new Set(["core/messaging/pacing.ts"]);
-
 interface ImportEdge {
   /** The import as written (`#core/db/keys`, `@aws-sdk/lib-dynamodb`, `./cron`). */
   specifier: string;
@@ -157,16 +154,14 @@ describe("architecture (docs/architecture.md)", () => {
     expect(cyclesOf(graph)).toEqual([]);
   });
 
-  it("leaves expression strings and physical index names to core/db (entities, issue 26), but for files not yet migrated", () => {
-    // Migrated aggregates state conditions, changes and reads through their entity (core/db/entity.ts,
-    // core/db/entities/*): core/leads first. This list only shrinks: a file leaves it when it is migrated.
+  it("leaves expression strings and physical index names to core/db (entities, issue 26)", () => {
+    // Every aggregate states its conditions, changes and reads through its entity (core/db/entity.ts,
+    // core/db/entities/*): no expression string and no gsiNpk/gsiNsk name outside core/db.
     const storage = /\b(Update|Condition|KeyCondition|Filter|Projection)Expression\b|gsi\d(pk|sk)/;
     const writesStorage = coreFiles.filter(
       (file) => !file.startsWith("core/db/") && storage.test(readFileSync(path.join(root, file), "utf8")),
     );
-    expect(writesStorage.filter((file) => !notYetMigrated.has(file))).toEqual([]);
-    // A file migrated meanwhile must leave the list, so it never lets storage strings back in.
-    expect([...notYetMigrated].filter((file) => !writesStorage.includes(file))).toEqual([]);
+    expect(writesStorage).toEqual([]);
   });
 
   it("names transaction parts instead of reading positions: failedIndexes stays inside core/db", () => {

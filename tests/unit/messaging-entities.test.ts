@@ -70,17 +70,6 @@ describe("a message change names the statuses it starts from and keeps its due e
     expect(spelled(ended.UpdateExpression, ended)).toMatch(/ REMOVE dueKind, gsi3pk, gsi3sk$/);
   });
 
-  it("a condition still written as text (pacing's, until it is migrated) keeps its own values", () => {
-    const update = messageUpdate("o1", "m1", {
-      from: ["Queued"],
-      set: {},
-      condition: "retryCount = :retryCount",
-      values: { ":retryCount": 1 },
-    });
-    expect(update.ConditionExpression).toMatch(/ AND \(retryCount = :retryCount\)\)$/);
-    expect(update.ExpressionAttributeValues).toMatchObject({ ":retryCount": 1 });
-  });
-
   it("a sweep's claim holds only while the due entry is the one it read", () => {
     const condition = MessageEntity.indexedAt("due", "2026-01-01T00:05:00.000Z#o1#m1");
     const update = MessageEntity.update({ organizationId: "o1", id: "m1" }, { status: "Queued" }, { condition });
