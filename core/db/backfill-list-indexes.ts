@@ -21,7 +21,9 @@ const indexed: string[] = [
  * way the live writes compute them.
  */
 function listIndexAttributes(item: Record<string, unknown>): Record<string, unknown> | undefined {
-  const organizationId = String(item.organizationId ?? String(item.pk).replace(/^ORG#/, ""));
+  // The organization is the partition key's second part: an item in a partition of its own (`ORG#<org>#CONVERSATION#…`)
+  // stores no organizationId of its own.
+  const organizationId = String(item.organizationId ?? String(item.pk).split("#")[1]);
   switch (item.entity) {
     case entities.lead: {
       const stored = LeadEntity.item({ ...LeadEntity.fromItem(item), organizationId });

@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
 import { backfillListIndexes } from "#core/db/backfill-list-indexes";
+import { readyToText } from "#tests/helpers/automations";
 import { intakeByBody, newSource, uniquePhone, waitForLead } from "#tests/helpers/leads";
+import { randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
 
 /** Removes the list index attributes, as an item stored before the indexes existed has none. */
@@ -24,6 +26,14 @@ describe("backfill-list-indexes", () => {
     for (const lead of [older, newer]) await waitForLead(org, lead.body.id);
     const phone = uniquePhone();
     expect((await org.request("POST", "/suppressions", { body: { phoneNumber: phone } })).status).toBeLessThan(300);
+    // A conversation, in a partition of its own with no organizationId stored: the backfill must find its
+    // organization from its key, or it would rewrite its list entries under a wrong one.
+    await readyToText(org);
+    const text = await send(org, { to: randomNumber(), body: "hello" });
+    const conversationId = String((await waitForMessage(org, text.body.id)).conversationId);
+    const conversations = async () =>
+      (await org.request("POST", "/conversations/all/my", { body: {} })).body.items.map((c: { id: string }) => c.id);
+    expect(await conversations()).toEqual([conversationId]);
 
     await stripListIndexes(keys.lead(org.organizationId, older.body.id), [
       "gsi4pk",
@@ -51,6 +61,7 @@ describe("backfill-list-indexes", () => {
     expect(first.updated).toBe(2);
     expect(await byName()).toEqual([newer.body.id, older.body.id]);
     expect(await suppressed()).toEqual([phone]);
+    expect(await conversations()).toEqual([conversationId]);
     const processed = await org.request("POST", "/leads/all/my", {
       body: { filters: [{ field: "processingStatus", value: "Processed" }], includeCount: true },
     });
