@@ -182,7 +182,7 @@ async function rollups(
       queryAll(
         AnalyticsRollupEntity.query(
           "collection",
-          { organizationId },
+          { organizationId, level },
           {
             range: { between: [sortKey(run[0]!.bucket), lastOf(run.at(-1)!.bucket)] },
             ...(countsOnly ? { attributes: ["sk", "leads"] } : {}),

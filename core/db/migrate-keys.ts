@@ -1,4 +1,4 @@
-import { transact, Transaction } from "#core/db/transact";
+import { transact, Transaction, TransactionConditionFailed } from "#core/db/transact";
 import { getItem, table, type Item } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { EventEntity, type StoredEvent } from "#core/db/entities/events";
@@ -141,7 +141,18 @@ const guards: string[] = [
   entities.providerCall,
   entities.conversationByPhone,
 ];
-const passes = [guards, Object.keys(moved).filter((name) => !guards.includes(name))];
+/**
+ * Counter items (issue 27: each rollup level in a partition of its own, `ORG#<org>#ANALYTICS#<level>`): merged into
+ * their new key rather than moved over it, since the aggregator may already have counted into the new item (a
+ * consumer not paused in the window): an old rollup's counters are added, an old histogram's counts summed in.
+ */
+const merged: Record<string, (old: Item, organizationId: string) => Promise<void>> = {
+  [entities.analyticsRollup]: (old, organizationId) => mergeCounters(old, rollupLevelPartition(old, organizationId)),
+  [entities.analyticsHistogram]: (old, organizationId) =>
+    mergeHistogram(old, rollupLevelPartition(old, organizationId)),
+};
+
+const passes = [guards, Object.keys(moved).filter((name) => !guards.includes(name)), Object.keys(merged)];
 
 async function migratePass(
   entityNames: string[],
@@ -173,6 +184,7 @@ async function migratePass(
     for (const item of page.Items ?? []) {
       if (item.entity === moving) await settle({ pk: String(item.pk), sk: String(item.sk) });
       else if (await moveItem(item)) count++;
+      else if (await mergeItem(item)) count++;
     }
   } while (startKey);
   return { scanned, moved: count };
@@ -204,4 +216,102 @@ async function settle(key: { pk: string; sk: string }): Promise<void> {
     ConditionExpression: "entity = :moving",
     ExpressionAttributeValues: { ":moving": moving },
   });
+}
+
+/** A rollup or histogram item's partition since issue 27: its level's (`ANALYTICS#<level>#<bucket>` names the level). */
+function rollupLevelPartition(old: Item, organizationId: string): string {
+  const level = String(old.sk).split("#")[1] as "S" | "M" | "H" | "D" | "W";
+  return keys.analyticsRollup(organizationId, level, "").pk;
+}
+
+/** Merges an old counter item into its new key (above); false for an item that is not one, or not in the old layout. */
+async function mergeItem(item: Item): Promise<boolean> {
+  const merge = merged[String(item.entity)];
+  if (!merge || String(item.pk).split("#").length !== 2) return false;
+  await merge(item, String(item.pk).slice("ORG#".length));
+  return true;
+}
+
+/** Counters an item holds: its numeric attributes but its TTL and version. */
+const counterNames = (item: Item) =>
+  Object.keys(item).filter((name) => typeof item[name] === "number" && name !== "expiresAt" && name !== "hv");
+
+/** DynamoDB's expression limit (4 KB) allows ~100 counters an update, as the aggregator writes them. */
+const countersPerMove = 90;
+
+/**
+ * Adds an old rollup's counters to its new key, a chunk at a time, each chunk taken off the old item in the same
+ * transaction (so a killed run adds nothing twice), the last with the old item's delete. ADD needs no read, so a
+ * count the aggregator adds meanwhile is kept.
+ */
+async function mergeCounters(old: Item, partition: string): Promise<void> {
+  const names = counterNames(old);
+  const newKey = { pk: partition, sk: String(old.sk) };
+  const oldKey = { pk: String(old.pk), sk: String(old.sk) };
+  for (let start = 0; start === 0 || start < names.length; start += countersPerMove) {
+    const chunk = names.slice(start, start + countersPerMove);
+    const last = start + countersPerMove >= names.length;
+    const attributeNames = Object.fromEntries(chunk.map((name, index) => [`#c${index}`, name]));
+    const values = Object.fromEntries(chunk.map((name, index) => [`:c${index}`, old[name]]));
+    const adds = chunk.map((_, index) => `#c${index} :c${index}`).join(", ");
+    const transaction = new Transaction().update("new item", {
+      Key: newKey,
+      UpdateExpression: `SET entity = :entity${old.expiresAt === undefined ? "" : ", expiresAt = if_not_exists(expiresAt, :expiresAt)"}${adds ? ` ADD ${adds}` : ""}`,
+      ...(chunk.length ? { ExpressionAttributeNames: attributeNames } : {}),
+      ExpressionAttributeValues: {
+        ...values,
+        ":entity": old.entity,
+        ...(old.expiresAt === undefined ? {} : { ":expiresAt": old.expiresAt }),
+      },
+    });
+    await transact(
+      last
+        ? transaction.delete("old item", { Key: oldKey, ConditionExpression: "attribute_exists(pk)" })
+        : transaction.update("old item", {
+            Key: oldKey,
+            UpdateExpression: `REMOVE ${chunk.map((_, index) => `#c${index}`).join(", ")}`,
+            ConditionExpression: "attribute_exists(pk)",
+            ExpressionAttributeNames: attributeNames,
+          }),
+    );
+    if (last) break;
+  }
+}
+
+/** Sums two packed histograms (nested maps of counts). */
+function sumCounts(a: unknown, b: unknown): unknown {
+  if (typeof a === "number" || typeof b === "number") return (Number(a) || 0) + (Number(b) || 0);
+  const sum: Record<string, unknown> = { ...(a as Record<string, unknown>) };
+  for (const [name, value] of Object.entries((b ?? {}) as Record<string, unknown>))
+    sum[name] = sumCounts(sum[name], value);
+  return sum;
+}
+
+/**
+ * Sums an old histogram item into its new key under the new item's optimistic version (`hv`, as the aggregator
+ * rewrites it) and deletes the old, in one transaction; a rewrite meanwhile fails the condition, and it is read again.
+ */
+async function mergeHistogram(old: Item, partition: string): Promise<void> {
+  const newKey = { pk: partition, sk: String(old.sk) };
+  for (;;) {
+    const current = await getItem(newKey, { consistent: true });
+    const hist = current?.hist
+      ? JSON.stringify(sumCounts(JSON.parse(String(current.hist)), JSON.parse(String(old.hist ?? "{}"))))
+      : old.hist;
+    const version = current?.hv === undefined ? undefined : Number(current.hv);
+    try {
+      await transact(
+        new Transaction()
+          .put("new item", {
+            Item: { ...old, ...newKey, hist, hv: Math.max(version ?? 0, Number(old.hv ?? 0)) + 1 },
+            ConditionExpression: version === undefined ? "attribute_not_exists(hv)" : "hv = :version",
+            ...(version === undefined ? {} : { ExpressionAttributeValues: { ":version": version } }),
+          })
+          .delete("old item", { Key: { pk: old.pk, sk: old.sk }, ConditionExpression: "attribute_exists(pk)" }),
+      );
+      return;
+    } catch (error) {
+      if (!(error instanceof TransactionConditionFailed) || !error.failed("new item")) throw error;
+    }
+  }
 }

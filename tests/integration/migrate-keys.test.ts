@@ -7,7 +7,9 @@ import { keys } from "#core/db/keys";
 import { queryAll } from "#core/db/query";
 import { table } from "#core/db/items";
 import { migrateKeys } from "#core/db/migrate-keys";
-import { leadFacts } from "#core/analytics/read";
+import { leadFacts, rangeFigures } from "#core/analytics/read";
+import { histogramUpdate, packHistogram, parseHistogram, rollupUpdate } from "#core/analytics/rollups";
+import { transact, Transaction } from "#core/db/transact";
 import { chain, createAutomation, listRuns, readyToText, waitForRun } from "#tests/helpers/automations";
 import { callEventsOf, waitForCall } from "#tests/helpers/calls";
 import { magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
@@ -195,4 +197,61 @@ describe("migrate-keys", () => {
 
     expect(await migrateKeys(org.organizationId)).toMatchObject({ moved: 0 });
   }, 300_000);
+
+  it("merges analytics rollups and histograms stored in the organization's partition into their level's, adding to what was counted there since", async () => {
+    const org = await newOrganization();
+    const organizationId = org.organizationId;
+    const hour = "2020-01-06T10";
+    const oldPartition = keys.organization(organizationId).pk;
+    const oldRollup = (sk: string, attributes: Record<string, unknown>) =>
+      db().send(new PutCommand({ TableName: tableName(), Item: { pk: oldPartition, sk, ...attributes } }));
+    // Stored before issue 27: an hour's counters and histogram, and a day item with more counters than one update takes.
+    await oldRollup(`ANALYTICS#H#${hour}`, { entity: "AnalyticsRollup", leads: 2, "ls#src1": 2 });
+    await oldRollup(`ANALYTICS#H#${hour}#HIST`, {
+      entity: "AnalyticsHistogram",
+      hist: packHistogram({ "h#3": 2 }),
+      hv: 4,
+    });
+    const many = Object.fromEntries(Array.from({ length: 150 }, (_, index) => [`ls#source${index}`, index + 1]));
+    await oldRollup("ANALYTICS#D#2020-01-06", { entity: "AnalyticsRollup", leads: 7, ...many });
+    // Counted at the new keys since the deploy, as the aggregator writes them.
+    await transact(
+      new Transaction()
+        .update("rollup", rollupUpdate(organizationId, "H", hour, { leads: 1 }).Update!)
+        .update(
+          "histogram",
+          histogramUpdate(organizationId, "H", hour, { hist: { "h#3": 1, "h#9": 1 }, readVersion: undefined }).Update!,
+        ),
+    );
+
+    expect(await migrateKeys(organizationId)).toMatchObject({ moved: 3 });
+    for (const sk of [`ANALYTICS#H#${hour}`, `ANALYTICS#H#${hour}#HIST`, "ANALYTICS#D#2020-01-06"])
+      expect((await table.get({ Key: { pk: oldPartition, sk } })).Item, sk).toBeUndefined();
+    const at = (level: string, sk: string) =>
+      table.get({ Key: { pk: `${oldPartition}#ANALYTICS#${level}`, sk }, ConsistentRead: true });
+    expect((await at("H", `ANALYTICS#H#${hour}`)).Item).toMatchObject({
+      entity: "AnalyticsRollup",
+      leads: 3,
+      "ls#src1": 2,
+    });
+    const histogram = (await at("H", `ANALYTICS#H#${hour}#HIST`)).Item;
+    expect(parseHistogram(histogram).h).toEqual({ 3: 3, 9: 1 });
+    expect(histogram).toMatchObject({ entity: "AnalyticsHistogram", hv: 5 });
+    expect((await at("D", "ANALYTICS#D#2020-01-06")).Item).toMatchObject({
+      entity: "AnalyticsRollup",
+      leads: 7,
+      ...many,
+    });
+    // A report reads the merged hour.
+    const figures = await rangeFigures(
+      organizationId,
+      { start: Date.parse(`${hour}:00:00.000Z`), end: Date.parse(`${hour}:00:00.000Z`) + 3_600_000 },
+      "Hour",
+    );
+    expect(figures.totals.leads).toBe(3);
+    expect(figures.histogram.h).toEqual({ 3: 3, 9: 1 });
+
+    expect(await migrateKeys(organizationId)).toMatchObject({ moved: 0 });
+    expect((await at("H", `ANALYTICS#H#${hour}`)).Item).toMatchObject({ leads: 3 });
+  }, 120_000);
 });

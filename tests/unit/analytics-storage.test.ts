@@ -35,7 +35,7 @@ describe("a window's counted leads (leadFacts)", () => {
 describe("the analytics items keep their keys and their count-once conditions", () => {
   it("a rollup update adds each counter (ADD), names its entity and gives a minute item its TTL", () => {
     const { Update } = rollupUpdate("o1", "M", "2026-01-05T14:07", { leads: 2, "h#3": 1 });
-    expect(Update!.Key).toEqual({ pk: "ORG#o1", sk: "ANALYTICS#M#2026-01-05T14:07" });
+    expect(Update!.Key).toEqual({ pk: "ORG#o1#ANALYTICS#M", sk: "ANALYTICS#M#2026-01-05T14:07" });
     const expiresAt = minuteExpiresAt(Date.parse("2026-01-05T14:07:00.000Z"));
     expect(spelled(Update!)).toBe(`SET entity = "AnalyticsRollup", expiresAt = ${expiresAt} ADD leads 2, h#3 1`);
     expect(Update!.ConditionExpression).toBeUndefined();
@@ -45,7 +45,7 @@ describe("the analytics items keep their keys and their count-once conditions", 
 
   it("a histogram rewrite holds only if nobody rewrote it since it was read", () => {
     const first = histogramUpdate("o1", "D", "2026-01-05", { hist: { "h#3": 1 }, readVersion: undefined }).Update!;
-    expect(first.Key).toEqual({ pk: "ORG#o1", sk: "ANALYTICS#D#2026-01-05#HIST" });
+    expect(first.Key).toEqual({ pk: "ORG#o1#ANALYTICS#D", sk: "ANALYTICS#D#2026-01-05#HIST" });
     expect(spelled(first, "ConditionExpression")).toBe("attribute_not_exists(hv)");
     expect(spelled(first)).toBe(
       `SET entity = "AnalyticsHistogram", hist = ${JSON.stringify(JSON.stringify({ h: { 3: 1 }, s: {}, a: {} }))}, hv = 1`,
@@ -70,14 +70,14 @@ describe("the analytics items keep their keys and their count-once conditions", 
     expect(spelled(marker, "ConditionExpression")).toBe("attribute_not_exists(pk)");
   });
 
-  it("the check for existing hour items reads one key of the partition, consistently", () => {
+  it("the check for existing hour items reads one key of the hour level's partition, consistently", () => {
     const query = AnalyticsRollupEntity.queryPartition(
       "collection",
       { organizationId: "o1", level: "H" },
       { range: { between: ["ANALYTICS#H#", "ANALYTICS#H#~"] }, attributes: ["sk"], consistent: true, limit: 1 },
     );
     expect(spelled(query, "KeyConditionExpression")).toBe(
-      'pk = "ORG#o1" AND sk BETWEEN "ANALYTICS#H#" AND "ANALYTICS#H#~"',
+      'pk = "ORG#o1#ANALYTICS#H" AND sk BETWEEN "ANALYTICS#H#" AND "ANALYTICS#H#~"',
     );
     expect(spelled(query, "ProjectionExpression")).toBe("sk");
     expect(query).toMatchObject({ ConsistentRead: true, Limit: 1 });

@@ -38,7 +38,7 @@ type Bucketed<L extends string> = { organizationId: string; level: L; bucket: st
 
 /**
  * The AnalyticsRollup entity: one item of counters per organization, level (`S`, `M`, `H`, `D`, `W`) and UTC bucket
- * in the organization's partition, created by its first update (counters are added, never read-modified-written).
+ * in a partition of the level's (`ORG#<org>#ANALYTICS#<level>`), created by its first update (counters are added, never read-modified-written).
  * Its collection is a level's buckets in time order; a level's histogram items (below) sort right after each bucket's
  * item, so one range from a bucket's item to the last bucket's histogram item reads both.
  */
@@ -54,7 +54,8 @@ export const AnalyticsRollupEntity = defineEntity({
   }),
   collection: {
     name: "byBucket",
-    pk: (rollup: Bucketed<"S" | "M" | "H" | "D" | "W">) => org(rollup.organizationId),
+    pk: (rollup: Bucketed<"S" | "M" | "H" | "D" | "W">) =>
+      analyticsKeys.analyticsRollup(rollup.organizationId, rollup.level, "").pk,
     // Without a bucket, the level's prefix (`ANALYTICS#H#`).
     sk: (rollup: Bucketed<"S" | "M" | "H" | "D" | "W">) =>
       analyticsKeys.analyticsRollup(rollup.organizationId, rollup.level, rollup.bucket ?? "").sk,
