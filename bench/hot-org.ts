@@ -72,21 +72,32 @@ export async function hotOrgBench(context: BenchContext): Promise<void> {
   console.log(
     `\nhot organization: ${accepted} leads accepted (${refused} refused) in ${loadSeconds.toFixed(1)} s at ${concurrency} concurrent sellers = ${(accepted / loadSeconds).toFixed(1)} leads/s; ${calls.length} AWS calls`,
   );
-  const { units, byItem } = unitsByPartition(calls, await itemSizes());
+  const { units, byItem, readsByItem } = unitsByPartition(calls, await itemSizes());
   printPartitions(units, context.organizationId, Math.max(1, accepted));
   // What the organization's own partition still takes, by kind of item (the next ones to move out of it).
-  const own = new Map<string, number>();
-  for (const [item, written] of byItem) {
-    const [pk, sk] = item.split("|");
-    if (pk !== `ORG#${context.organizationId}`) continue;
-    const kind = partitionKind(sk!, context.organizationId).split("#").slice(0, 2).join("#");
-    own.set(kind, (own.get(kind) ?? 0) + written);
-  }
+  const own = (perItem: Map<string, number>) => {
+    const kinds = new Map<string, number>();
+    for (const [item, amount] of perItem) {
+      const [pk, sk] = item.split("|");
+      if (pk !== `ORG#${context.organizationId}`) continue;
+      const kind = partitionKind(sk!, context.organizationId).split("#").slice(0, 2).join("#");
+      kinds.set(kind, (kinds.get(kind) ?? 0) + amount);
+    }
+    return [...kinds].sort(([, a], [, b]) => b - a);
+  };
   printTable(
     `write units per lead on the organization's own partition ORG#<org>, by kind of item`,
-    [...own]
-      .sort(([, a], [, b]) => b - a)
-      .map(([kind, written]) => ({ "sort key": kind, "WCU/lead": (written / Math.max(1, accepted)).toFixed(2) })),
+    own(byItem).map(([kind, written]) => ({
+      "sort key": kind,
+      "WCU/lead": (written / Math.max(1, accepted)).toFixed(2),
+    })),
+  );
+  printTable(
+    `read units per lead on the organization's own partition ORG#<org>, by kind of item (a query by its sort-key bound)`,
+    own(readsByItem).map(([kind, read]) => ({
+      "sort key": kind,
+      "RCU/lead": (read / Math.max(1, accepted)).toFixed(2),
+    })),
   );
   printTable(
     "failed calls (transaction cancellations and conflicts are retried by transact(); conditions are expected outcomes)",

@@ -93,10 +93,12 @@ function updated(input: Item): { set: Map<string, unknown>; removed: string[] } 
 export function unitsByPartition(
   calls: CallRecord[],
   sizes: Map<string, number>,
-): { units: Map<string, PartitionUnits>; byItem: Map<string, number> } {
+): { units: Map<string, PartitionUnits>; byItem: Map<string, number>; readsByItem: Map<string, number> } {
   const units = new Map<string, PartitionUnits>();
   /** Table write units per item written (`pk|sk`), to say which items a hot partition's units go to. */
   const byItem = new Map<string, number>();
+  /** Table read units per item read (`pk|sk`; a Query's `pk|` + its sort-key bound), to say what a partition's reads are. */
+  const readsByItem = new Map<string, number>();
   const add = (partition: string, kind: keyof PartitionUnits, amount: number) => {
     const entry = units.get(partition) ?? { write: 0, read: 0 };
     entry[kind] += amount;
@@ -159,8 +161,12 @@ export function unitsByPartition(
     entries.delete(id);
   }
 
-  const read = (partition: string, bytes: number, consistent: boolean, factor = 1) =>
-    add(partition, "read", Math.max(1, Math.ceil(bytes / 4096)) * (consistent ? 1 : 0.5) * factor);
+  const readItem = (key: string, units: number) => readsByItem.set(key, (readsByItem.get(key) ?? 0) + units);
+  const read = (key: Item, bytes: number, consistent: boolean, factor = 1) => {
+    const units = Math.max(1, Math.ceil(bytes / 4096)) * (consistent ? 1 : 0.5) * factor;
+    add(`table ${String(key.pk)}`, "read", units);
+    readItem(`${String(key.pk)}|${String(key.sk)}`, units);
+  };
 
   for (const call of calls) {
     if (call.service !== "dynamodb") continue;
@@ -220,18 +226,18 @@ export function unitsByPartition(
         break;
       case "GetItemCommand": {
         const key = plain(input.Key as Item);
-        read(`table ${String(key.pk)}`, sizeOf(keyOf(key), 0), input.ConsistentRead === true);
+        read(key, sizeOf(keyOf(key), 0), input.ConsistentRead === true);
         break;
       }
       case "BatchGetItemCommand":
         for (const request of Object.values((input.RequestItems ?? {}) as Record<string, Item>))
           for (const key of (request.Keys as Item[]).map(plain))
-            read(`table ${String(key.pk)}`, sizeOf(keyOf(key), 0), request.ConsistentRead === true);
+            read(key, sizeOf(keyOf(key), 0), request.ConsistentRead === true);
         break;
       case "TransactGetItemsCommand":
         for (const part of (input.TransactItems ?? []) as Item[]) {
           const key = plain((part.Get as Item).Key as Item);
-          read(`table ${String(key.pk)}`, sizeOf(keyOf(key), 0), true, 2);
+          read(key, sizeOf(keyOf(key), 0), true, 2);
         }
         break;
       case "QueryCommand": {
@@ -240,11 +246,17 @@ export function unitsByPartition(
         // one half unit (a Query of nothing still costs one).
         const minimum = input.ConsistentRead === true ? 1 : 0.5;
         add(partition, "read", Math.max(minimum, call.readUnits));
+        if (!input.IndexName) {
+          // The sort-key bound names what was read (`WALLET#SHARD#`, `ANALYTICS#H#…`).
+          const values = Object.values(plain(input.ExpressionAttributeValues as Item | undefined)).map(String);
+          const pk = partition.slice("table ".length);
+          readItem(`${pk}|${values.find((value) => value !== pk) ?? ""}`, Math.max(minimum, call.readUnits));
+        }
         break;
       }
     }
   }
-  return { units, byItem };
+  return { units, byItem, readsByItem };
 }
 
 /** `gsiN <pk value>` (or `table <pk>`) of a Query, from its key condition. */
