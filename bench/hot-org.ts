@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { printTable } from "#bench/measure";
+import { printTable, untilQuiet } from "#bench/measure";
 import type { BenchContext } from "#bench/run";
 import { startMeasuring, stopMeasuring } from "#core/observability/call-count";
 import { itemSize, partitionKind, unitsByPartition, type PartitionUnits } from "#bench/partitions";
@@ -59,11 +59,7 @@ export async function hotOrgBench(context: BenchContext): Promise<void> {
   await Promise.all(Array.from({ length: concurrency }, seller));
   const loadSeconds = (Date.now() - began) / 1000;
   // Let the consumers finish the texts.
-  let seen = -1;
-  while (measurement.calls.length !== seen) {
-    seen = measurement.calls.length;
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-  }
+  await untilQuiet(3000, measurement);
   stopMeasuring();
   const calls = measurement.calls;
   const errors = new Map<string, number>();

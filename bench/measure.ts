@@ -1,4 +1,5 @@
 import autocannon from "autocannon";
+import { startMeasuring, stopMeasuring, type Measurement } from "#core/observability/call-count";
 
 export interface LoadResult {
   name: string;
@@ -47,4 +48,20 @@ export function percentile(values: number[], p: number): number {
 export function printTable(title: string, rows: Record<string, string | number>[]): void {
   console.log(`\n## ${title}`);
   console.table(rows);
+}
+
+/**
+ * Waits until the stack in this process makes no AWS call for `quietMs` (its consumers and stream readers have
+ * finished what a benchmark gave them). Needs MEASURE_CALLS; returns the calls made meanwhile (a measurement already
+ * running, or a new one that is stopped again).
+ */
+export async function untilQuiet(quietMs = 3000, running?: Measurement): Promise<Measurement> {
+  const measurement = running ?? startMeasuring();
+  let seen = -1;
+  while (measurement.calls.length !== seen) {
+    seen = measurement.calls.length;
+    await new Promise((resolve) => setTimeout(resolve, quietMs));
+  }
+  if (!running) stopMeasuring();
+  return measurement;
 }
