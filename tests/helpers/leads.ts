@@ -1,14 +1,7 @@
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { db, tableName } from "#core/db/client";
 import { parsePhone } from "#core/shared/phone";
-import {
-  request,
-  waitForResource,
-  type RequestOptions,
-  type TestOrganization,
-  type TestResponse,
-} from "#tests/helpers/stack";
-import { leadSettledTypes } from "#tests/helpers/webhooks";
+import { request, type RequestOptions, type TestOrganization, type TestResponse } from "#tests/helpers/stack";
 
 export interface TestSource {
   sourceId: string;
@@ -58,28 +51,22 @@ export function uniqueEmail(): string {
   return `lead-${Math.random().toString(36).slice(2, 10)}@example.com`;
 }
 
-const leftPending = (lead: any) => lead.processingStatus !== "Pending";
-
-/**
- * `GET /leads/{id}` (with the API key) once the lead leaves Pending (or `until` holds), within `timeoutMs`. An
- * organization created with `awaitEvents` awaits the lead's settled webhook for the default condition; else it polls.
- */
+/** Polls `GET /leads/{id}` until the lead leaves Pending (or `until` holds), within `timeoutMs`. */
 export async function waitForLead(
   org: TestOrganization,
   leadId: string,
-  until: (lead: any) => boolean = leftPending,
+  until: (lead: any) => boolean = (lead) => lead.processingStatus !== "Pending",
   timeoutMs = 20_000,
   options: Pick<RequestOptions, "contractCheck"> = {},
 ): Promise<any> {
-  const events = until === leftPending ? org.events : undefined;
-  const signal =
-    events && (() => events.awaitEvent(leadSettledTypes, (payload) => payload.data?.id === leadId, timeoutMs));
-  return waitForResource(org, `/leads/${leadId}`, until, timeoutMs, `lead ${leadId}`, {
-    token: org.apiKey,
-    intervalMs: 150,
-    ...options,
-    ...(signal ? { signal } : {}),
-  });
+  const deadline = Date.now() + timeoutMs;
+  let last: TestResponse | undefined;
+  while (Date.now() < deadline) {
+    last = await org.request("GET", `/leads/${leadId}`, { token: org.apiKey, ...options });
+    if (last.status === 200 && until(last.body)) return last.body;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  throw new Error(`lead ${leadId} did not settle: ${JSON.stringify(last?.body)}`);
 }
 
 /**

@@ -3,7 +3,6 @@ import { changeMessage } from "#core/messaging/store";
 import { simulateInboundMessage, simulatorAuthToken } from "#core/providers/simulator/adapter";
 import { parsePhone } from "#core/shared/phone";
 import { baseUrl, waitForResource, type TestOrganization } from "#tests/helpers/stack";
-import { messageFinalTypes } from "#tests/helpers/webhooks";
 
 /** A random valid number in an area code (never a simulator magic number). */
 export function randomNumber(areaCode = "212"): string {
@@ -67,29 +66,15 @@ export async function send(org: TestOrganization, body: Record<string, unknown>,
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const final = (message: any) => ["Delivered", "Undelivered", "Failed", "Blocked", "Canceled"].includes(message.status);
-
-/**
- * The message once `done` holds (default: a final status), failing after `timeoutMs`. An organization created with
- * `awaitEvents` awaits the message's final webhook for the default condition (a cancel sends none); else it polls.
- */
+/** Polls a message until `done` holds (default: a final status), failing after `timeoutMs`. */
 export async function waitForMessage(
   org: TestOrganization,
   messageId: string,
-  done: (message: any) => boolean = final,
+  done: (message: any) => boolean = (message) =>
+    ["Delivered", "Undelivered", "Failed", "Blocked", "Canceled"].includes(message.status),
   timeoutMs = 15_000,
 ): Promise<any> {
-  const events = done === final ? org.events : undefined;
-  const signal =
-    events && (() => events.awaitEvent(messageFinalTypes, (payload) => payload.data?.id === messageId, timeoutMs));
-  return waitForResource(
-    org,
-    `/messages/${messageId}`,
-    done,
-    timeoutMs,
-    `message ${messageId}`,
-    signal ? { signal } : {},
-  );
+  return waitForResource(org, `/messages/${messageId}`, done, timeoutMs, `message ${messageId}`);
 }
 
 /** The organization's events (all pages), optionally narrowed by query parameters. */

@@ -6,7 +6,6 @@ import { Organizations } from "#core/organizations/index";
 import { Users } from "#core/users/index";
 import { turnQuietHoursOff } from "#local/organizations";
 import { contractViolations } from "#tests/helpers/contract";
-import { leadSettledTypes, messageFinalTypes, subscribeToEvents, type EventStream } from "#tests/helpers/webhooks";
 
 /** Base URL of the local HTTP server started by the global setup. */
 export function baseUrl(): string {
@@ -114,19 +113,16 @@ export interface TestOrganization {
   userIds: Record<Role, string>;
   /** `request` with this organization's owner token unless `token` says otherwise. */
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
-  /** Its webhooks of a settled lead and a final message, when created with `awaitEvents` (waitForLead, waitForMessage). */
-  events?: EventStream;
 }
 
 /**
  * A fresh organization with an owner, admin and member token. Quiet hours are off unless `quietHours: "default"`:
  * the default window (08:00-21:00 in the recipient's zone) would otherwise schedule a test's sends whenever the
- * suite runs in a New York evening. With `awaitEvents`, a receiver is subscribed to its webhooks of a settled lead and a
- * final message, and `waitForLead`/`waitForMessage` await those instead of polling.
+ * suite runs in a New York evening.
  */
 export async function newOrganization(
   name = `Test organization ${randomUUID().slice(0, 8)}`,
-  options: { quietHours?: "off" | "default"; awaitEvents?: boolean } = {},
+  options: { quietHours?: "off" | "default" } = {},
 ): Promise<TestOrganization> {
   applyStackEnv();
   const { organization, apiKey } = await Organizations.create({ name });
@@ -143,7 +139,7 @@ export async function newOrganization(
     userToken({ organizationId, userId: userIds.admin, role: "admin", email: admin!.email }),
     userToken({ organizationId, userId: userIds.agent, role: "agent", email: agent!.email }),
   ]);
-  const org: TestOrganization = {
+  return {
     organizationId,
     apiKey,
     ownerToken,
@@ -154,14 +150,11 @@ export async function newOrganization(
     request: (method, path, options = {}) =>
       request(method, path, { ...options, token: options.token === undefined ? ownerToken : options.token }),
   };
-  if (options.awaitEvents) org.events = await subscribeToEvents(org, [...leadSettledTypes, ...messageFinalTypes]);
-  return org;
 }
 
 /**
  * Polls `GET path` until it answers 200 with a body for which `done` holds, failing after `timeoutMs` with the last
- * body (the waits for a message, a call or an automation to reach a state). With `signal` (the webhook that says the
- * state was reached), it awaits that first and then reads once; it polls on only if that read does not show it yet.
+ * body (the waits for a message, a call or an automation to reach a state).
  */
 export async function waitForResource(
   org: TestOrganization,
@@ -169,18 +162,14 @@ export async function waitForResource(
   done: (body: any) => boolean,
   timeoutMs: number,
   label: string,
-  options: RequestOptions & { signal?: () => Promise<unknown>; intervalMs?: number } = {},
 ): Promise<any> {
-  const { signal, intervalMs = 100, ...requestOptions } = options;
   const deadline = Date.now() + timeoutMs;
-  // A signal that never comes (a state no webhook announces) leaves the answer to the read after it.
-  if (signal) await signal().catch((error: Error) => console.warn(`${label}: no webhook (${error.message}); reading`));
   let last: any;
-  do {
-    const response = await org.request("GET", path, requestOptions);
+  while (Date.now() < deadline) {
+    const response = await org.request("GET", path);
     last = response.body;
     if (response.status === 200 && done(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  } while (Date.now() < deadline);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   throw new Error(`${label} did not reach the expected state; last: ${JSON.stringify(last)}`);
 }

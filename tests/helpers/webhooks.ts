@@ -12,7 +12,7 @@ export interface ReceivedDelivery {
 export interface Receiver {
   url: string;
   received: ReceivedDelivery[];
-  /** Resolves once `done(received)` holds (checked at each arrival, not on a timer); fails after `timeoutMs`. */
+  /** Resolves once `done(received)` holds (checked at each arrival); fails after `timeoutMs`. */
   waitFor(done: (received: ReceivedDelivery[]) => boolean, timeoutMs?: number): Promise<ReceivedDelivery[]>;
   close(): Promise<void>;
 }
@@ -104,51 +104,49 @@ export interface EventPayload {
   event: any;
 }
 
-/** The integrator webhooks of one test organization, as an integrator receives them. */
+/** The payloads of one type. */
+export function payloadsOf(payloads: EventPayload[], type: string): EventPayload[] {
+  return payloads.filter((payload) => payload.type === type);
+}
+
+/** The integrator webhooks of one test organization, verified with the endpoint's secret as an integrator would. */
 export interface EventStream {
-  /**
-   * Resolves with the first delivered payload of one of `types` for which `matches` holds (one delivered before the
-   * call counts too), verified with the endpoint's secret; fails after `timeoutMs`.
-   */
-  awaitEvent(
-    types: readonly string[],
-    matches: (payload: EventPayload) => boolean,
-    timeoutMs?: number,
-  ): Promise<EventPayload>;
+  /** Resolves with every payload delivered so far once `done` holds for them (checked at each arrival). */
+  awaitEvents(done: (payloads: EventPayload[]) => boolean, timeoutMs?: number): Promise<EventPayload[]>;
+  /** The first delivered payload of `type` for which `matches` holds (one delivered before the call counts too). */
+  awaitEvent(type: string, matches?: (payload: EventPayload) => boolean, timeoutMs?: number): Promise<EventPayload>;
+  close(): Promise<void>;
 }
 
 /**
- * The completions a test most often waits for, each signalled by a webhook the product sends: a lead leaving Pending
- * and an outbound message reaching a final status (Canceled has no webhook type: docs/decisions.md, issue 26).
- */
-export const leadSettledTypes = ["lead.processed", "lead.duplicate", "lead.rejected", "lead.failed"] as const;
-export const messageFinalTypes = [
-  "message.delivered",
-  "message.undelivered",
-  "message.failed",
-  "message.blocked",
-] as const;
-
-/**
- * Subscribes a receiver of ours to the organization's webhooks of `types` (`POST /webhook-endpoints`, as an
- * integrator would), so a test awaits the event that signals a completion instead of polling a resource for it.
- * Subscribe before the work starts: an event recorded before the endpoint existed is not delivered.
+ * Subscribes a receiver of the test to the organization's webhooks of `types` (`POST /webhook-endpoints`), so a test
+ * awaits the event that signals what it waits for. Subscribe before the work starts: an event recorded before the
+ * endpoint existed is not delivered.
  */
 export async function subscribeToEvents(org: TestOrganization, types: readonly string[]): Promise<EventStream> {
   const receiver = await startReceiver();
   const response = await org.request("POST", "/webhook-endpoints", {
-    body: { url: receiver.url, description: "test events", enabledEventTypes: [...types] },
+    body: { url: receiver.url, enabledEventTypes: [...types] },
   });
-  if (response.status !== 201)
+  if (response.status !== 201) {
+    await receiver.close();
     throw new Error(`webhook endpoint not created: ${response.status} ${JSON.stringify(response.body)}`);
+  }
   const secret: string = response.body.secret;
-  return {
-    async awaitEvent(wanted, matches, timeoutMs = 20_000) {
-      const found = (received: ReceivedDelivery[]) =>
-        received
-          .map((delivery) => verified(secret, delivery) as EventPayload)
-          .find((payload) => wanted.includes(payload.type) && matches(payload));
-      return found(await receiver.waitFor((received) => found(received) !== undefined, timeoutMs))!;
+  const payloads = new Map<ReceivedDelivery, EventPayload>();
+  const verifiedPayloads = (received: ReceivedDelivery[]) =>
+    received.map(
+      (delivery) => payloads.get(delivery) ?? payloads.set(delivery, verified(secret, delivery)).get(delivery)!,
+    );
+  const stream: EventStream = {
+    async awaitEvents(done, timeoutMs = 30_000) {
+      return verifiedPayloads(await receiver.waitFor((received) => done(verifiedPayloads(received)), timeoutMs));
     },
+    async awaitEvent(type, matches = () => true, timeoutMs) {
+      const found = (all: EventPayload[]) => all.find((payload) => payload.type === type && matches(payload));
+      return found(await stream.awaitEvents((all) => found(all) !== undefined, timeoutMs))!;
+    },
+    close: () => receiver.close(),
   };
+  return stream;
 }

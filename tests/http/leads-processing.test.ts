@@ -40,7 +40,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("lead processing", () => {
   it("records a lead event (spec 2.5 shape) and marks the automation trigger as published", async () => {
-    const org = await newOrganization(undefined, { awaitEvents: true });
+    const org = await newOrganization();
     const source = await newSource(org);
     const created = await intakeByQuery(source, { FirstName: "Ada", Phone: uniquePhone() });
     const lead = await waitForLead(org, created.body.id);
@@ -63,7 +63,7 @@ describe("lead processing", () => {
   });
 
   it("marks a second lead with the same phone within the window as Duplicate of the first", async () => {
-    const org = await newOrganization(undefined, { awaitEvents: true });
+    const org = await newOrganization();
     const source = await newSource(org);
     const phone = uniquePhone();
     const first = await intakeByQuery(source, { Phone: phone, SellerLeadId: "D-1" });
@@ -81,7 +81,7 @@ describe("lead processing", () => {
   });
 
   it("deduplicates on email too, case-insensitively, across sources of the organization", async () => {
-    const org = await newOrganization(undefined, { awaitEvents: true });
+    const org = await newOrganization();
     const email = uniqueEmail();
     const first = await intakeByQuery(await newSource(org), { Email: email });
     await waitForLead(org, first.body.id);
@@ -93,7 +93,7 @@ describe("lead processing", () => {
   });
 
   it("keeps exactly one original when the same contact arrives many times at once", async () => {
-    const org = await newOrganization(undefined, { awaitEvents: true });
+    const org = await newOrganization();
     const source = await newSource(org);
     const phone = uniquePhone();
     const responses = await Promise.all(
@@ -109,7 +109,7 @@ describe("lead processing", () => {
   });
 
   it("does not deduplicate a source whose duplicate window is 0 hours", async () => {
-    const org = await newOrganization(undefined, { awaitEvents: true });
+    const org = await newOrganization();
     const source = await newSource(org, { duplicateWindowHours: 0 });
     const phone = uniquePhone();
     const first = await intakeByQuery(source, { Phone: phone });
@@ -119,7 +119,7 @@ describe("lead processing", () => {
   });
 
   it("blocks a suppressed phone: compliance Blocked with the reason, consent opted out", async () => {
-    const org = await newOrganization(undefined, { awaitEvents: true });
+    const org = await newOrganization();
     const source = await newSource(org);
     const phone = uniquePhone();
     const suppressedAt = "2024-01-02T03:04:05.000Z";
@@ -151,7 +151,7 @@ describe("lead processing", () => {
   });
 
   it("rejects a lead with neither phone nor email, with the reason", async () => {
-    const org = await newOrganization(undefined, { awaitEvents: true });
+    const org = await newOrganization();
     const created = await intakeByQuery(await newSource(org), { FirstName: "Nobody" });
     expect(created.status).toBe(201);
     expect(await waitForLead(org, created.body.id)).toMatchObject({
@@ -161,7 +161,7 @@ describe("lead processing", () => {
   });
 
   it("creates no second lead, event or trigger when the intake message is redelivered", async () => {
-    const org = await newOrganization(undefined, { awaitEvents: true });
+    const org = await newOrganization();
     const source = await newSource(org);
     const created = await intakeByQuery(source, { Phone: uniquePhone() });
     const lead = await waitForLead(org, created.body.id);
