@@ -75,7 +75,7 @@ describe("assignment (PUT /leads/{id}/assignee)", () => {
     );
     const payloads = payloadsOf(delivered, "lead.assigned");
     expect(payloads.map((payload) => payload.event.relatedEntityId).sort()).toEqual([ann!.id, bob!.id].sort());
-    expect(payloads[0].data.id).toBe(lead.id);
+    expect(payloads[0]!.data.id).toBe(lead.id);
   });
 
   it("refuses an unknown or deactivated assignee (400) and an unknown lead (404)", async () => {
