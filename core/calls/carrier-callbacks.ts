@@ -6,11 +6,10 @@ import {
   type PriceList,
   type TransactItem,
 } from "#core/billing/index";
-import { assigneePhone } from "#core/calls/assignee";
 import { recordCallEvent } from "#core/calls/events";
 import { applyStatus, callDeadline, WALLET_REFUSALS } from "#core/calls/lifecycle";
 import type { Call } from "#core/calls/model";
-import { callWebhookUrl, emptyCall } from "#core/calls/placement";
+import { assigneePhone, callWebhookUrl, emptyCall } from "#core/calls/placement";
 import { callIdOfProvider, callWrites, dueEntry, readCall, toCall, updateCall } from "#core/calls/store";
 import { Twiml } from "#core/calls/twiml";
 import { ProviderCallEntity } from "#core/db/entities/calls";

@@ -16,7 +16,8 @@ import { Contacts } from "#core/messaging/contacts";
 import { consentBasisForContact } from "#core/leads/consent";
 import { callRules } from "#core/calls/contact-rules";
 import { passedCheck } from "#core/consent/contact-rules";
-import { assigneePhone } from "#core/calls/assignee";
+import { Leads } from "#core/leads/index";
+import { Routing } from "#core/routing/index";
 import { initiatorOf, type ConsentBasis } from "#core/consent/basis";
 import { Conversations } from "#core/messaging/conversations";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
@@ -356,4 +357,20 @@ export function emptyCall(
     metadata: {},
     createdBy: "system",
   };
+}
+
+/**
+ * The phone of the agent a lead is assigned to, when calls may ring them now (an active user, not away, with a
+ * phone on their profile); null otherwise, and then a call falls back to the organization's number. A phone that is
+ * one of `notAllowed` (the organization's own numbers, the lead itself) is not rung either.
+ */
+export async function assigneePhone(
+  organizationId: string,
+  leadId: string | null | undefined,
+  notAllowed: Iterable<string>,
+): Promise<string | null> {
+  if (!leadId) return null;
+  const assignee = (await Leads.find(organizationId, leadId))?.assignedUserId;
+  const phone = assignee ? ((await Routing.reachable(organizationId, assignee))?.phone ?? null) : null;
+  return phone && !new Set(notAllowed).has(phone) ? phone : null;
 }

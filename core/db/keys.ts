@@ -1,8 +1,10 @@
 /**
  * The single-table key layout (docs/data-model.md mirrors it). Each aggregate's
- * key builders live in core/db/keys/<aggregate>.ts, and only that aggregate
- * builds them (tests/unit/architecture.test.ts); this module joins them into
- * the one `keys` namespace and names the stored entities.
+ * key builders live in core/db/keys/<aggregate>.ts, or beside its entities in
+ * core/db/entities/<aggregate>.ts where they are a few lines (issue 26: a key
+ * and the entity it locates read together), and only that aggregate builds
+ * them (tests/unit/architecture.test.ts); this module joins them into the one
+ * `keys` namespace and names the stored entities.
  *
  * Every tenant item's partition key begins with `ORG#<organizationId>`, and the
  * only way to build one is from an organization id, so an operation holding an
@@ -10,24 +12,24 @@
  * are not tenant data (rate-limit windows for anonymous IPs, the operator's
  * organization index) say so where they are built.
  */
-import { organizationsKeys } from "#core/db/keys/organizations";
+import { organizationsKeys } from "#core/db/entities/organizations";
 import { automationsKeys } from "#core/db/keys/automations";
-import { sourcesKeys } from "#core/db/keys/sources";
+import { sourcesKeys } from "#core/db/entities/sources";
 import { leadsKeys } from "#core/db/keys/leads";
-import { suppressionsKeys } from "#core/db/keys/suppressions";
+import { suppressionsKeys } from "#core/db/entities/suppressions";
 import { eventsKeys } from "#core/db/keys/events";
-import { agentKeys } from "#core/db/keys/agent";
+import { agentKeys } from "#core/db/entities/agent";
 import { messagingKeys } from "#core/db/keys/messaging";
 import { callsKeys } from "#core/db/keys/calls";
 import { billingKeys } from "#core/db/keys/billing";
 import { analyticsKeys } from "#core/db/keys/analytics";
-import { rateLimitKeys } from "#core/db/keys/rate-limit";
+import { rateLimitKeys } from "#core/db/entities/rate-limit";
 import { webhooksKeys } from "#core/db/keys/webhooks";
-import { idempotencyKeys } from "#core/db/keys/idempotency";
-import { maintenanceKeys } from "#core/db/keys/maintenance";
-import { usersKeys } from "#core/db/keys/users";
+import { idempotencyKeys } from "#core/db/entities/idempotency";
+import { maintenanceKeys } from "#core/db/entities/maintenance";
+import { usersKeys } from "#core/db/entities/users";
 import { auditKeys } from "#core/db/keys/audit";
-import { consentKeys } from "#core/db/keys/consent";
+import { consentKeys } from "#core/db/entities/consent";
 import { carrierRegistrationKeys } from "#core/db/keys/carrier-registration";
 import { routingKeys } from "#core/db/keys/routing";
 

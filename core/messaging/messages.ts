@@ -23,7 +23,6 @@ import { messageLifecycle } from "#core/shared/status";
 import { readMessage, dueShards } from "#core/messaging/store";
 import { publish } from "#core/queue/messages";
 import { newId, nowIso } from "#core/shared/ids";
-import { allInOrder } from "#core/shared/parallel";
 
 /** The furthest ahead a message may be scheduled: a campaign's follow-ups, not a reminder for next year. */
 export const MAX_SCHEDULE_AHEAD_DAYS = 30;
@@ -309,4 +308,15 @@ async function refuseUnregisteredSender(
 ): Promise<void> {
   if (!(await registrationRequired(organizationId))) return;
   assertRegisteredSender(sender ? [] : await PhoneNumbers.all(organizationId), sender, capability);
+}
+
+/**
+ * Runs independent steps at once (one round trip instead of several) but
+ * reports their failures in the order they are listed: the caller gets the same
+ * error it got when the checks ran one after the other, whichever finishes first.
+ */
+async function allInOrder<T extends readonly unknown[]>(steps: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(steps as readonly Promise<unknown>[]);
+  for (const outcome of settled) if (outcome.status === "rejected") throw outcome.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }

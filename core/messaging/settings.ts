@@ -1,4 +1,3 @@
-import { providerConfig } from "#core/providers/config";
 import { MessagingSettingsEntity } from "#core/db/entities/messaging";
 import { where } from "#core/db/expression";
 import { transact, Transaction, TransactionConditionFailed } from "#core/db/transact";
@@ -8,7 +7,7 @@ import { ConflictError, ValidationError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { DEFAULT_QUIET_HOURS_WINDOW } from "#core/messaging/quiet-hours";
 import { Organizations, type Organization } from "#core/organizations/index";
-import { providerByName } from "#core/providers/index";
+import { providerByName, providerConfig } from "#core/providers/index";
 import { nowIso } from "#core/shared/ids";
 import { storedSettingsItem } from "#core/messaging/settings-item";
 import {

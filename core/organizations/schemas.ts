@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { timestamp } from "#core/shared/ids";
 import { PhoneNumberInput } from "#core/shared/phone-input";
-import { TimeZoneSchema } from "#core/shared/time-zone";
+import { TimeZoneSchema } from "#core/shared/validation";
 import { maxChars } from "#core/shared/validation";
 
 // Apart from profile.ts, which authentication reads on every cold credential: these bundle the phone validator.

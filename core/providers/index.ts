@@ -1,12 +1,25 @@
 import { NotFoundError, ForbiddenError } from "#core/errors";
 import { config } from "#core/config";
-import { providerConfig } from "#core/providers/config";
 import { withCorrelationParameter } from "#core/observability/index";
 import { ProviderError, type ProviderName, type ProviderPort, type WebhookRequest } from "#core/providers/port";
 import { createSimulatorProvider, simulatorAuthToken } from "#core/providers/simulator/adapter";
 import { createTelnyxProvider } from "#core/providers/telnyx/adapter";
 import { createTwilioProvider } from "#core/providers/twilio/adapter";
 import { environmentNames } from "#stacks/definitions";
+
+/** Carrier settings read from the environment (lazily, so the local runner and tests can set them first). */
+export const providerConfig = {
+  /** The deployment's default carrier: `simulator` (default: local stack and tests), `twilio` or `telnyx`. */
+  get provider(): "simulator" | "twilio" | "telnyx" {
+    const chosen = process.env[environmentNames.provider];
+    return chosen === "twilio" || chosen === "telnyx" ? chosen : "simulator";
+  },
+  /** Multiplies the simulator's callback delays (tests: 0.2; 1 = the documented delays). */
+  get simulatorDelayScale(): number {
+    const value = Number(process.env[environmentNames.simulatorDelayScale] ?? "1");
+    return Number.isFinite(value) && value >= 0 ? value : 1;
+  },
+};
 
 /**
  * Picks the carrier adapter. Sends use the configured one (`PROVIDER`,

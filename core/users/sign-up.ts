@@ -3,7 +3,7 @@ import { config } from "#core/config";
 import { ConflictError, ForbiddenError, ValidationError } from "#core/errors";
 import { Organizations } from "#core/organizations/index";
 import { OrganizationSchema } from "#core/organizations/schemas";
-import { TimeZoneSchema } from "#core/shared/time-zone";
+import { TimeZoneSchema } from "#core/shared/validation";
 import { maxChars } from "#core/shared/validation";
 import { EmailSchema, UserSchema } from "#core/users/schemas";
 import { userOfEmail } from "#core/users/store";

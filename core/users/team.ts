@@ -11,7 +11,7 @@ import type { Page, PagingQuery } from "#core/shared/paging";
 import * as v from "valibot";
 import { PhoneNumberInput } from "#core/shared/phone-input";
 import { maxChars } from "#core/shared/validation";
-import { TimeZoneSchema } from "#core/shared/time-zone";
+import { TimeZoneSchema } from "#core/shared/validation";
 import { AlertPreferencesSchema, defaultAlerts, WorkingHoursSchema, type User } from "#core/users/schemas";
 import { allUsers, forgetStanding, newUserWrites, readUser, toUser, userPut, userPrefixQuery } from "#core/users/store";
 

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { addNumber, randomNumber, textFrom } from "#tests/helpers/messaging";
 import { newOrganization, waitForResource, type TestOrganization } from "#tests/helpers/stack";
-import { ofType, startReceiver, verified, type Receiver } from "#tests/helpers/webhooks";
+import { payloadsOf, subscribeToEvents, type EventStream } from "#tests/helpers/webhooks";
 
-const receivers: Receiver[] = [];
-afterAll(async () => void (await Promise.all(receivers.map((receiver) => receiver.close()))));
+const streams: EventStream[] = [];
+afterAll(async () => void (await Promise.all(streams.map((stream) => stream.close()))));
 
 async function lead(org: TestOrganization, firstName: string, lastName: string, phone = randomNumber()) {
   const response = await org.request("POST", "/leads", {
@@ -56,12 +56,8 @@ async function assign(org: TestOrganization, conversationId: string, userId: str
 describe("conversation assignment", () => {
   it("a conversation starts with its lead's name and assignee, follows the lead's reassignment, and is recorded as conversation.assigned", async () => {
     const org = await newOrganization();
-    const receiver = await startReceiver();
-    receivers.push(receiver);
-    const endpoint = await org.request("POST", "/webhook-endpoints", {
-      body: { url: receiver.url, enabledEventTypes: ["conversation.assigned", "conversation.unassigned"] },
-    });
-    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+    const webhooks = await subscribeToEvents(org, ["conversation.assigned", "conversation.unassigned"]);
+    streams.push(webhooks);
     const number = await addNumber(org);
     const ada = await lead(org, "Ada", "Lovelace");
     expect(
@@ -120,12 +116,12 @@ describe("conversation assignment", () => {
       description: "Conversation with Ada Lovelace assigned to Test admin (follows its lead).",
     });
 
-    const delivered = await receiver.waitFor(
-      (received) =>
-        ofType(received, "conversation.assigned").length === 1 &&
-        ofType(received, "conversation.unassigned").length === 1,
+    const delivered = await webhooks.awaitEvents(
+      (all) =>
+        payloadsOf(all, "conversation.assigned").length === 1 &&
+        payloadsOf(all, "conversation.unassigned").length === 1,
     );
-    const payload = verified(endpoint.body.secret, ofType(delivered, "conversation.assigned")[0]!);
+    const payload = payloadsOf(delivered, "conversation.assigned")[0]!;
     expect(payload.data).toMatchObject({ id: conversation.id, leadName: "Ada Lovelace" });
     expect(payload.event).toMatchObject({ eventType: "ConversationAssigned", relatedEntityId: conversation.id });
     // Texts, two stream hops and webhook deliveries on a shared machine: more than the default minute.

@@ -3,7 +3,7 @@ import { buyNumber, onCarrier, postTelnyxWebhook, telnyxEvent } from "#tests/hel
 import { addNumber, events, magic, randomNumber, send, textFrom, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization, waitForResource, type TestOrganization } from "#tests/helpers/stack";
 import { brandBody, campaignBody, uniqueName } from "#tests/helpers/registration";
-import { ofType, startReceiver, verified, type Receiver } from "#tests/helpers/webhooks";
+import { subscribeToEvents, type EventStream } from "#tests/helpers/webhooks";
 
 /**
  * Number health through the HTTP API against the carrier simulator: receipts feed each number's rolling counts; a spike of
@@ -11,18 +11,14 @@ import { ofType, startReceiver, verified, type Receiver } from "#tests/helpers/w
  * (event, webhook, needsAttention) until the owner resumes it; opt-outs count against the number written to.
  */
 
-const receivers: Receiver[] = [];
-afterAll(async () => void (await Promise.all(receivers.map((receiver) => receiver.close()))));
+const streams: EventStream[] = [];
+afterAll(async () => void (await Promise.all(streams.map((stream) => stream.close()))));
 
 describe("number health", () => {
   it("a spike of carrier filtering pauses the number, its sends move to the pool, and the owner resumes it", async () => {
     const org = await newOrganization();
-    const receiver = await startReceiver();
-    receivers.push(receiver);
-    const endpoint = await org.request("POST", "/webhook-endpoints", {
-      body: { url: receiver.url, enabledEventTypes: ["phone_number.paused"] },
-    });
-    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+    const webhooks = await subscribeToEvents(org, ["phone_number.paused"]);
+    streams.push(webhooks);
     const filtered = await addNumber(org, "212");
     const healthy = await addNumber(org, "646");
 
@@ -50,11 +46,7 @@ describe("number health", () => {
     });
     expect((await org.request("GET", `/phone-numbers/${filtered.id}`)).body.paused).toEqual(health.paused);
 
-    const [delivery] = ofType(
-      await receiver.waitFor((received) => ofType(received, "phone_number.paused").length > 0),
-      "phone_number.paused",
-    );
-    expect(verified(endpoint.body.secret, delivery!)).toMatchObject({
+    expect(await webhooks.awaitEvent("phone_number.paused")).toMatchObject({
       type: "phone_number.paused",
       data: { id: filtered.id, paused: health.paused },
     });

@@ -4,10 +4,10 @@ import { intakeByQuery, newSource, uniquePhone, waitForLead } from "#tests/helpe
 import { agents, processedLead, routingSettings } from "#tests/helpers/routing";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 import { untilStatus } from "#tests/helpers/team";
-import { ofType, startReceiver, verified, type Receiver } from "#tests/helpers/webhooks";
+import { payloadsOf, subscribeToEvents, type EventStream } from "#tests/helpers/webhooks";
 
-const receivers: Receiver[] = [];
-afterAll(async () => void (await Promise.all(receivers.map((receiver) => receiver.close()))));
+const streams: EventStream[] = [];
+afterAll(async () => void (await Promise.all(streams.map((stream) => stream.close()))));
 
 async function listedIds(org: TestOrganization, token: string, filters: unknown[] = []): Promise<string[]> {
   const response = await org.request("POST", "/leads/all/my", { token, body: { pageSize: 100, filters } });
@@ -27,12 +27,8 @@ describe("assignment (PUT /leads/{id}/assignee)", () => {
   it("assigns, reassigns and unassigns; records each on the timeline, the events list and as lead.assigned webhooks; lists filter by assignee", async () => {
     const org = await newOrganization();
     const [ann, bob] = await agents(org, 2);
-    const receiver = await startReceiver();
-    receivers.push(receiver);
-    const endpoint = await org.request("POST", "/webhook-endpoints", {
-      body: { url: receiver.url, enabledEventTypes: ["lead.assigned", "lead.unassigned"] },
-    });
-    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+    const webhooks = await subscribeToEvents(org, ["lead.assigned", "lead.unassigned"]);
+    streams.push(webhooks);
     const source = await newSource(org);
     const lead = await processedLead(org, source);
     const other = await processedLead(org, source);
@@ -74,15 +70,12 @@ describe("assignment (PUT /leads/{id}/assignee)", () => {
     expect(events.filter((event) => event.eventType === "LeadUnassigned")).toHaveLength(1);
     expect(events.find((event) => event.relatedEntityId === ann!.id)?.description).toContain("assigned to Agent 1");
 
-    await receiver.waitFor(
-      (received) => ofType(received, "lead.assigned").length === 2 && ofType(received, "lead.unassigned").length === 1,
-      30_000,
+    const delivered = await webhooks.awaitEvents(
+      (all) => payloadsOf(all, "lead.assigned").length === 2 && payloadsOf(all, "lead.unassigned").length === 1,
     );
-    const payloads = ofType(receiver.received, "lead.assigned").map((delivery) =>
-      verified(endpoint.body.secret, delivery),
-    );
+    const payloads = payloadsOf(delivered, "lead.assigned");
     expect(payloads.map((payload) => payload.event.relatedEntityId).sort()).toEqual([ann!.id, bob!.id].sort());
-    expect(payloads[0].data.id).toBe(lead.id);
+    expect(payloads[0]!.data.id).toBe(lead.id);
   });
 
   it("refuses an unknown or deactivated assignee (400) and an unknown lead (404)", async () => {

@@ -15,8 +15,7 @@ import {
   webhookTimestampHeader,
   type Action,
 } from "#core/automations/definition";
-import { runsConfig } from "#core/automations/runs/config";
-import { egressFetch, privateTargetCause, targetRefusal } from "#core/automations/runs/egress";
+import { egressFetch, privateTargetCause, runsConfig, targetRefusal } from "#core/automations/runs/egress";
 
 export { targetRefusal };
 import { assignedUserValues, leadValue, type TemplateValues } from "#core/automations/runs/evaluate";

@@ -1,6 +1,11 @@
 import { defineEntity } from "#core/db/entity";
-import { agentKeys } from "#core/db/keys/agent";
-import { ordered, org } from "#core/db/keys/shared";
+import { ordered, org, type Key } from "#core/db/keys/shared";
+
+/** Keys of the items core/agent owns (docs/data-model.md). */
+export const agentKeys = {
+  /** A2A tasks of the `/a2a` agent, kept for a while (TTL) so `tasks/get` can read them back. */
+  a2aTask: (organizationId: string, taskId: string): Key => ({ pk: org(organizationId), sk: `A2ATASK#${taskId}` }),
+};
 
 /** An A2A task as stored: the item holds its id and status time, not its organization (its key says it). */
 export type StoredA2ATask = { organizationId: string; taskId: string; statusTimestamp: string } & Record<

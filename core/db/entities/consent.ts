@@ -1,5 +1,28 @@
 import { defineEntity } from "#core/db/entity";
-import { consentKeys } from "#core/db/keys/consent";
+import { org, type Key } from "#core/db/keys/shared";
+
+/** Keys of the items core/consent owns (docs/data-model.md). */
+export const consentKeys = {
+  /** The organization's consent-verification accounts (TrustedForm API key, Jornaya account); the item holds the secrets. */
+  consentSettings: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#CONSENT" }),
+  /**
+   * One piece of a lead's consent evidence (its verified certificate, a consent record the business posted, an
+   * inbound opt-in, an opt-out); the lead's evidence is one key range, oldest first by ULID.
+   */
+  consentEvidence: (organizationId: string, leadId: string, evidenceId: string): Key => ({
+    pk: org(organizationId),
+    sk: `CONSENT#${leadId}#${evidenceId}`,
+  }),
+  consentEvidencePrefix: (organizationId: string, leadId: string) => ({
+    pk: org(organizationId),
+    skPrefix: `CONSENT#${leadId}#`,
+  }),
+  /** A recipient's texts (or calls) of the last 24 hours, one item per channel and number: frequency caps are claimed on it. */
+  contactAttempts: (organizationId: string, channel: "Sms" | "Call", phoneNumber: string): Key => ({
+    pk: org(organizationId),
+    sk: `CONTACTS#${channel}#${phoneNumber}`,
+  }),
+};
 
 /** Whose contacts an item counts: one recipient's number on one channel, under the organization. */
 export type ContactAttemptsIdentity = { organizationId: string; channel: "Sms" | "Call"; to: string };

@@ -1,5 +1,14 @@
 import { defineEntity } from "#core/db/entity";
-import { idempotencyKeys } from "#core/db/keys/idempotency";
+import { org, type Key } from "#core/db/keys/shared";
+
+/** Keys of the items core/idempotency owns (docs/data-model.md). */
+export const idempotencyKeys = {
+  /** Idempotency records of write routes, kept 24 h. */
+  idempotency: (organizationId: string, scope: string, idempotencyKey: string): Key => ({
+    pk: org(organizationId),
+    sk: `IDEMPOTENCY#${scope}#${idempotencyKey}`,
+  }),
+};
 
 /** What an idempotency record is about: one key of one client request scope. The record does not store it. */
 export type IdempotencyIdentity = { organizationId: string; scope: string; idempotencyKey: string };

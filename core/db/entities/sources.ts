@@ -1,5 +1,15 @@
 import { ownedEntity } from "#core/db/entities/owned";
-import { sourcesKeys } from "#core/db/keys/sources";
+import { org, type Key } from "#core/db/keys/shared";
+
+/** Keys of the items core/sources owns (docs/data-model.md). */
+export const sourcesKeys = {
+  /**
+   * Lead sources. The item holds the hash of the source key (`lk_<org>_<secret>`), so
+   * `sourceId` + key resolve in one GetItem and a rotation replaces the hash atomically.
+   */
+  source: (organizationId: string, sourceId: string): Key => ({ pk: org(organizationId), sk: `SOURCE#${sourceId}` }),
+  sourcePrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "SOURCE#" }),
+};
 
 /**
  * The Source entity (docs/data-model.md): one item per lead source under its organization, in the order of its

@@ -1,6 +1,12 @@
 import { defineEntity } from "#core/db/entity";
-import { suppressionsKeys } from "#core/db/keys/suppressions";
-import { org, ordered } from "#core/db/keys/shared";
+import { org, ordered, type Key } from "#core/db/keys/shared";
+
+/** Keys of the items core/suppressions owns (docs/data-model.md). */
+export const suppressionsKeys = {
+  /** Suppressed (opted-out) phone numbers; owned by messaging, read by lead processing. */
+  suppression: (organizationId: string, e164: string): Key => ({ pk: org(organizationId), sk: `SUPPRESSION#${e164}` }),
+  suppressionPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "SUPPRESSION#" }),
+};
 
 /** A stored suppression: the number, its organization and the rest of the entry. */
 type StoredSuppression = { organizationId: string; phoneNumber: string; createdAt?: string } & Record<string, unknown>;
