@@ -15,8 +15,7 @@ import {
   TriggerSchema,
   type AutomationRequest,
 } from "#core/automations/definition";
-import { keys } from "#core/db/keys";
-import { keyOrder, listPage, type ListResource, listQuerySchema, prefixQuery } from "#core/db/list";
+import { listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { privateTargetRefusal } from "#core/automations/runs/egress";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import { triggerIndexWrites } from "#core/automations/runs/trigger-index";
@@ -75,8 +74,12 @@ const listResource: ListResource<Automation> = {
   defaultOrder: [{ field: "createdAt", direction: "desc" }],
   idOf: (a) => a.id,
   fromItem: toAutomation,
-  candidates: (organizationId) => prefixQuery(keys.automationPrefix(organizationId)),
-  orders: { createdAt: keyOrder(keys.automationPrefix) },
+  // Each automation is in a partition of its own (issue 27): the organization's automations are its creation index.
+  candidates: (organizationId) => AutomationEntity.query("byCreation", { organizationId }),
+  orders: {
+    createdAt: (organizationId, _context, forward) =>
+      AutomationEntity.plan("byCreation", { organizationId }, { forward }),
+  },
 };
 
 export const ListAutomationsSchema = listQuerySchema(listResource);

@@ -3,10 +3,11 @@ import { getItem, table, type Item } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { EventEntity, type StoredEvent } from "#core/db/entities/events";
 import { LeadEntity, type StoredLead } from "#core/db/entities/leads";
-import { AutomationRunEntity } from "#core/db/entities/automations";
 import { AnalyticsLeadEntity, type StoredLeadFacts } from "#core/db/entities/analytics";
 import { CallByPhoneEntity, CallEntity, type StoredCall } from "#core/db/entities/calls";
-import { ConversationEntity, type StoredConversation } from "#core/db/entities/messaging";
+import { ConversationEntity, NumberHealthEntity, type StoredConversation } from "#core/db/entities/messaging";
+import { PhoneNumberEntity } from "#core/db/entities/phone-numbers";
+import { AutomationEntity, AutomationRunEntity } from "#core/db/entities/automations";
 import type { StoredRun } from "#core/automations/runs/model";
 import { accessPatterns, withoutKeys } from "#core/db/indexes";
 import { ownPartition } from "#core/db/keys/shared";
@@ -65,6 +66,16 @@ const moved: Record<string, ((old: Item, organizationId: string) => Item) | unde
     gsi7sk: old.gsi7sk,
   }),
   [entities.conversationByPhone]: keptIndexes,
+  // A number (its pacing state written on every send) and an automation (its last run noted by every run) get their
+  // creation entry, the organization's listing of them since; a number's health buckets share a partition of its.
+  [entities.phoneNumber]: (old, organizationId) =>
+    PhoneNumberEntity.item({ ...withoutKeys(old), organizationId, id: String(old.id) }),
+  [entities.automation]: (old, organizationId) =>
+    AutomationEntity.item({ ...withoutKeys(old), organizationId, id: String(old.id) }),
+  [entities.numberHealth]: (old, organizationId) => {
+    const [, phoneNumberId = "", bucket = ""] = String(old.sk).split("#");
+    return { ...old, ...NumberHealthEntity.key({ organizationId, phoneNumberId, bucket }) };
+  },
 };
 
 const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index) => [`${index}pk`, `${index}sk`]);
@@ -75,8 +86,9 @@ const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index
  * and the sort key it keeps (`LEAD#<id>`, `EVENT#<id>`, `LEADKEY#…`, `MESSAGE#<id>`, `PROVIDERMESSAGE#…`,
  * `RUN#<automation>#<id>`, `RUNKEY#…`, `ANALYTICS#LEAD#…`, `ANALYTICS#COUNTED#…`, `ANALYTICS#EARLY#…`,
  * `RESERVATION#…`, `CALL#<id>`, `CALLPHONE#<e164>#<id>`, `PROVIDERCALL#…`, `CONVERSATION#<id>`,
- * `CONVERSATIONPHONE#<e164>`); its new partition key is
- * `ORG#<id>#<sort key>`, but for a number's call copies, which share `ORG#<id>#CALLPHONE#<e164>`.
+ * `CONVERSATIONPHONE#<e164>`, `PHONENUMBER#<id>`, `AUTOMATION#<id>`, `NUMBERHEALTH#<number>#<bucket>`); its new
+ * partition key is `ORG#<id>#<sort key>`, but for a number's call copies, which share `ORG#<id>#CALLPHONE#<e164>`,
+ * and its health buckets, which share `ORG#<id>#NUMBERHEALTH#<number>`.
  */
 export function movedItem(item: Item): Item | undefined {
   const derive = moved[String(item.entity)];
@@ -107,7 +119,8 @@ const moving = "KeyMigration";
 /**
  * Operator migration (`npm run admin -- migrate-keys [--org ID]`, docs/data-model.md "Moving a stage to per-item
  * partitions"): moves every lead, event, lead claim, message, provider-message pointer, automation run, run claim,
- * analytics lead facts, count-once marker, early response, wallet hold, call, call copy, provider-call pointer, conversation and conversation pointer stored
+ * analytics lead facts, count-once marker, early response, wallet hold, call, call copy, provider-call pointer,
+ * conversation and conversation pointer, phone number and its health buckets, automation stored
  * in the organization's partition to its own, each in one transaction (put at the new key, delete the old), so a lead is never in both places nor in neither, then
  * gives it back its entity. Where the new key holds an item already (written since the deploy), its attributes win
  * over the old copy's. Running it again moves nothing; the whole-table run also finishes a move an earlier run left
