@@ -72,6 +72,8 @@ const moved: Record<string, ((old: Item, organizationId: string) => Item) | unde
     PhoneNumberEntity.item({ ...withoutKeys(old), organizationId, id: String(old.id) }),
   [entities.automation]: (old, organizationId) =>
     AutomationEntity.item({ ...withoutKeys(old), organizationId, id: String(old.id) }),
+  // A wallet's sub-balance: a hold and its settlement write one, as the lead rate does.
+  [entities.walletShard]: keptIndexes,
   [entities.numberHealth]: (old, organizationId) => {
     const [, phoneNumberId = "", bucket = ""] = String(old.sk).split("#");
     return { ...old, ...NumberHealthEntity.key({ organizationId, phoneNumberId, bucket }) };
@@ -86,7 +88,8 @@ const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index
  * and the sort key it keeps (`LEAD#<id>`, `EVENT#<id>`, `LEADKEY#…`, `MESSAGE#<id>`, `PROVIDERMESSAGE#…`,
  * `RUN#<automation>#<id>`, `RUNKEY#…`, `ANALYTICS#LEAD#…`, `ANALYTICS#COUNTED#…`, `ANALYTICS#EARLY#…`,
  * `RESERVATION#…`, `CALL#<id>`, `CALLPHONE#<e164>#<id>`, `PROVIDERCALL#…`, `CONVERSATION#<id>`,
- * `CONVERSATIONPHONE#<e164>`, `PHONENUMBER#<id>`, `AUTOMATION#<id>`, `NUMBERHEALTH#<number>#<bucket>`); its new
+ * `CONVERSATIONPHONE#<e164>`, `PHONENUMBER#<id>`, `AUTOMATION#<id>`, `NUMBERHEALTH#<number>#<bucket>`,
+ * `WALLET#SHARD#<n>`); its new
  * partition key is `ORG#<id>#<sort key>`, but for a number's call copies, which share `ORG#<id>#CALLPHONE#<e164>`,
  * and its health buckets, which share `ORG#<id>#NUMBERHEALTH#<number>`.
  */
@@ -120,7 +123,7 @@ const moving = "KeyMigration";
  * Operator migration (`npm run admin -- migrate-keys [--org ID]`, docs/data-model.md "Moving a stage to per-item
  * partitions"): moves every lead, event, lead claim, message, provider-message pointer, automation run, run claim,
  * analytics lead facts, count-once marker, early response, wallet hold, call, call copy, provider-call pointer,
- * conversation and conversation pointer, phone number and its health buckets, automation stored
+ * conversation and conversation pointer, phone number and its health buckets, automation, wallet shard stored
  * in the organization's partition to its own, each in one transaction (put at the new key, delete the old), so a lead is never in both places nor in neither, then
  * gives it back its entity. Where the new key holds an item already (written since the deploy), its attributes win
  * over the old copy's. Running it again moves nothing; the whole-table run also finishes a move an earlier run left

@@ -35,6 +35,7 @@ const movedEntities = [
   "PhoneNumber",
   "NumberHealth",
   "Automation",
+  "WalletShard",
 ];
 
 /** Every item of the organization outside its own partition (its leads', events', claims', messages'…, issue 27). */
@@ -97,7 +98,7 @@ async function toOldLayout(items: Record<string, unknown>[]) {
 }
 
 describe("migrate-keys", () => {
-  it("moves leads, events, claims, messages, runs, analytics lead facts and markers, holds, calls, conversations, phone numbers, their health and automations stored in the organization's partition to their own, once", async () => {
+  it("moves leads, events, claims, messages, runs, analytics lead facts and markers, holds, calls, conversations, phone numbers, their health, automations and wallet shards stored in the organization's partition to their own, once", async () => {
     const org = await newOrganization();
     const source = await newSource(org);
     const phone = uniquePhone();
@@ -151,6 +152,8 @@ describe("migrate-keys", () => {
       );
     const outcomes = await health();
     expect(outcomes.some((count: number) => count > 0)).toBe(true);
+    // The text's hold came from a shard of the well-funded trial wallet: the wallet is its item and its shards.
+    const wallet = (await org.request("GET", "/billing/wallet")).body;
 
     await toOldLayout(before);
     expect((await org.request("GET", `/leads/${lead.body.id}`)).status).toBe(404);
@@ -200,6 +203,8 @@ describe("migrate-keys", () => {
     expect(await listed("/phone-numbers/all/my")).toEqual(numberIds);
     expect(await listed("/automations/all/my")).toEqual(automationIds);
     expect(await health()).toEqual(outcomes);
+    // The wallet sums its shards from their own partitions again: not a unit lost or added.
+    expect((await org.request("GET", "/billing/wallet")).body).toEqual(wallet);
     // The run is among its automation's active ones again: disabling the automation cancels it.
     const disabled = await org.request("PUT", `/automations/${automation.id}`, { body: { ...waits, enabled: false } });
     expect(disabled.status).toBe(200);

@@ -24,13 +24,6 @@ export const UsageDayEntity = defineEntity({
   indexes: {},
 });
 
-/** The wallet item and its sub-balances are read together: the organization's `WALLET…` range. */
-const walletRange = {
-  name: "walletParts",
-  pk: (wallet: { organizationId: string }) => org(wallet.organizationId),
-  sk: () => billingKeys.wallet("").sk,
-};
-
 /**
  * The Wallet entity (docs/data-model.md): the organization's prepaid money and its settings (limits, suspension),
  * changed only with a ledger entry (or a move to or from a shard), never below the floor.
@@ -40,13 +33,12 @@ export const WalletEntity = defineEntity({
   attributes: [],
   key: ({ organizationId }: { organizationId: string }) => billingKeys.wallet(organizationId),
   identity: ({ organizationId }: { organizationId: string }) => ({ organizationId }),
-  collection: walletRange,
   indexes: {},
 });
 
 type WalletShardIdentity = { organizationId: string; shard: number };
 
-/** A WalletShard (issue 27): a sub-balance holds and their settlement are taken from, beside the wallet item. */
+/** A WalletShard (issue 27): a sub-balance holds and their settlement are taken from, in a partition of its own. */
 export const WalletShardEntity = defineEntity({
   name: "WalletShard",
   attributes: [],

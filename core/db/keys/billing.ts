@@ -17,12 +17,11 @@ export const billingKeys = {
   wallet: (organizationId: string): Key => ({ pk: org(organizationId), sk: "WALLET" }),
   /**
    * One of a busy wallet's sub-balances (issue 27): money moved from the wallet item so that holds and their
-   * settlement spread over several items; beside the wallet, so one query (`begins_with(sk, "WALLET")`) reads them all.
+   * settlement spread over several items, each in a partition of its own (a hold and its settlement write a shard,
+   * 4.3 write units a lead the organization's partition could not carry); the wallet item and every shard are read
+   * together by their keys (one BatchGetItem).
    */
-  walletShard: (organizationId: string, shard: number): Key => ({
-    pk: org(organizationId),
-    sk: `WALLET#SHARD#${shard}`,
-  }),
+  walletShard: (organizationId: string, shard: number): Key => ownPartition(organizationId, `WALLET#SHARD#${shard}`),
   priceList: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#PRICES" }),
   ledgerEntry: (organizationId: string, entryId: string): Key => ({ pk: org(organizationId), sk: `LEDGER#${entryId}` }),
   ledgerPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "LEDGER#" }),
