@@ -4,6 +4,7 @@ import { AutomationDisabled } from "#core/automations/runs/queue";
 import * as v from "valibot";
 import { Audit } from "#core/audit/index";
 import { AutomationEntity } from "#core/db/entities/automations";
+import { withoutKeys } from "#core/db/indexes";
 import { where } from "#core/db/expression";
 import { actorId, type Actor } from "#core/auth/actor";
 import { wholeNumber, newId, nowIso, timestamp } from "#core/shared/ids";
@@ -318,6 +319,6 @@ function assertOnlyEnabledChanged(current: Automation, next: ReturnType<typeof d
 }
 
 function toAutomation(item: Record<string, unknown>): Automation {
-  const { pk: _pk, sk: _sk, entity: _entity, ...automation } = item;
+  const { entity: _entity, ...automation } = withoutKeys(item);
   return automation as Automation;
 }
