@@ -38,6 +38,7 @@ export const accessPatterns = {
   conversationsByCreation: "gsi8",
   phoneNumbersByCreation: "gsi8",
   automationsByCreation: "gsi8",
+  ledgerByCreation: "gsi8",
 } as const satisfies Record<string, IndexName>;
 
 export type AccessPattern = keyof typeof accessPatterns;

@@ -7,6 +7,7 @@ import { AnalyticsLeadEntity, type StoredLeadFacts } from "#core/db/entities/ana
 import { CallByPhoneEntity, CallEntity, type StoredCall } from "#core/db/entities/calls";
 import { ConversationEntity, NumberHealthEntity, type StoredConversation } from "#core/db/entities/messaging";
 import { PhoneNumberEntity } from "#core/db/entities/phone-numbers";
+import { LedgerEntryEntity, UsageDayEntity } from "#core/db/entities/billing";
 import { AutomationEntity, AutomationRunEntity } from "#core/db/entities/automations";
 import type { StoredRun } from "#core/automations/runs/model";
 import { accessPatterns, withoutKeys } from "#core/db/indexes";
@@ -74,6 +75,14 @@ const moved: Record<string, ((old: Item, organizationId: string) => Item) | unde
     AutomationEntity.item({ ...withoutKeys(old), organizationId, id: String(old.id) }),
   // A wallet's sub-balance: a hold and its settlement write one, as the lead rate does.
   [entities.walletShard]: keptIndexes,
+  // A ledger entry's listings are derived again (by creation, new; by amount, sharded since); a wallet part's usage
+  // days share a partition of that part's (`USAGE#<day>#<part>` names it).
+  [entities.ledgerEntry]: (old, organizationId) =>
+    LedgerEntryEntity.item({ ...withoutKeys(old), organizationId, id: String(old.id), amount: String(old.amount) }),
+  [entities.usageDay]: (old, organizationId) => {
+    const [, day = "", walletPart = ""] = String(old.sk).split("#");
+    return { ...old, ...UsageDayEntity.key({ organizationId, day, walletPart }) };
+  },
   [entities.numberHealth]: (old, organizationId) => {
     const [, phoneNumberId = "", bucket = ""] = String(old.sk).split("#");
     return { ...old, ...NumberHealthEntity.key({ organizationId, phoneNumberId, bucket }) };
@@ -89,9 +98,10 @@ const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index
  * `RUN#<automation>#<id>`, `RUNKEY#…`, `ANALYTICS#LEAD#…`, `ANALYTICS#COUNTED#…`, `ANALYTICS#EARLY#…`,
  * `RESERVATION#…`, `CALL#<id>`, `CALLPHONE#<e164>#<id>`, `PROVIDERCALL#…`, `CONVERSATION#<id>`,
  * `CONVERSATIONPHONE#<e164>`, `PHONENUMBER#<id>`, `AUTOMATION#<id>`, `NUMBERHEALTH#<number>#<bucket>`,
- * `WALLET#SHARD#<n>`); its new
+ * `WALLET#SHARD#<n>`, `LEDGER#<id>`, `USAGE#<day>#<part>`); its new
  * partition key is `ORG#<id>#<sort key>`, but for a number's call copies, which share `ORG#<id>#CALLPHONE#<e164>`,
- * and its health buckets, which share `ORG#<id>#NUMBERHEALTH#<number>`.
+ * its health buckets, which share `ORG#<id>#NUMBERHEALTH#<number>`, and a wallet part's usage days, which share
+ * `ORG#<id>#USAGE#<part>`.
  */
 export function movedItem(item: Item): Item | undefined {
   const derive = moved[String(item.entity)];
@@ -123,7 +133,8 @@ const moving = "KeyMigration";
  * Operator migration (`npm run admin -- migrate-keys [--org ID]`, docs/data-model.md "Moving a stage to per-item
  * partitions"): moves every lead, event, lead claim, message, provider-message pointer, automation run, run claim,
  * analytics lead facts, count-once marker, early response, wallet hold, call, call copy, provider-call pointer,
- * conversation and conversation pointer, phone number and its health buckets, automation, wallet shard stored
+ * conversation and conversation pointer, phone number and its health buckets, automation, wallet shard, ledger entry
+ * and usage day stored
  * in the organization's partition to its own, each in one transaction (put at the new key, delete the old), so a lead is never in both places nor in neither, then
  * gives it back its entity. Where the new key holds an item already (written since the deploy), its attributes win
  * over the old copy's. Running it again moves nothing; the whole-table run also finishes a move an earlier run left
