@@ -1,4 +1,5 @@
 import { transact, Transaction } from "#core/db/transact";
+import { computed, Placeholders } from "#core/db/expression";
 import { getItem, table, type Item } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { EventEntity, type StoredEvent } from "#core/db/entities/events";
@@ -205,9 +206,44 @@ async function migratePass(
   return { scanned, moved: count };
 }
 
+/**
+ * Items of counters (a wallet shard's money, a usage day's charges, a number's health bucket), which writes since the
+ * deploy may have begun anew at the new key (a hold taken from a shard, a charge counted, a receipt): moved by adding
+ * the old item's counters onto the new key in the transaction that deletes the old one, so not a unit is lost or
+ * counted twice (a put would keep only one of the two), whatever writes race the move.
+ */
+const counters: Record<string, ((name: string, value: unknown) => boolean) | undefined> = {
+  [entities.walletShard]: (name) => ["balanceUnits", "reservedUnits", "availableUnits"].includes(name),
+  [entities.usageDay]: (name) => /^(count|quantity|units)#/.test(name),
+  [entities.numberHealth]: (name, value) => typeof value === "number" && name !== "expiresAt",
+};
+
+async function addCounters(item: Item, next: Item, isCounter: (name: string, value: unknown) => boolean) {
+  const placeholders = new Placeholders();
+  const changes = new Map(
+    Object.entries(next)
+      .filter(([name]) => name !== "pk" && name !== "sk")
+      .map(([name, value]) => [name, isCounter(name, value) ? computed.add(Number(value)) : computed.ifAbsent(value)]),
+  );
+  await transact(
+    new Transaction()
+      .update("moved item", {
+        Key: { pk: next.pk, sk: next.sk },
+        UpdateExpression: placeholders.update(changes),
+        ...placeholders.attributes(),
+      })
+      .delete("old item", { Key: { pk: item.pk, sk: item.sk }, ConditionExpression: "attribute_exists(pk)" }),
+  );
+}
+
 async function moveItem(item: Item): Promise<boolean> {
   const next = movedItem(item);
   if (!next) return false;
+  const isCounter = counters[String(item.entity)];
+  if (isCounter) {
+    await addCounters(item, next, isCounter);
+    return true;
+  }
   const key = { pk: String(next.pk), sk: String(next.sk) };
   const current = await getItem(key, { consistent: true });
   // A write between that read and this move fails a condition: the run stops, and running it again picks up there.
