@@ -4,6 +4,7 @@ import { AutomationDisabled } from "#core/automations/runs/queue";
 import * as v from "valibot";
 import { Audit } from "#core/audit/index";
 import { AutomationEntity } from "#core/db/entities/automations";
+import { withoutKeys } from "#core/db/indexes";
 import { where } from "#core/db/expression";
 import { actorId, type Actor } from "#core/auth/actor";
 import { wholeNumber, newId, nowIso, timestamp } from "#core/shared/ids";
@@ -15,8 +16,7 @@ import {
   TriggerSchema,
   type AutomationRequest,
 } from "#core/automations/definition";
-import { keys } from "#core/db/keys";
-import { keyOrder, listPage, type ListResource, listQuerySchema, prefixQuery } from "#core/db/list";
+import { listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { privateTargetRefusal } from "#core/automations/runs/egress";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import { triggerIndexWrites } from "#core/automations/runs/trigger-index";
@@ -75,8 +75,12 @@ const listResource: ListResource<Automation> = {
   defaultOrder: [{ field: "createdAt", direction: "desc" }],
   idOf: (a) => a.id,
   fromItem: toAutomation,
-  candidates: (organizationId) => prefixQuery(keys.automationPrefix(organizationId)),
-  orders: { createdAt: keyOrder(keys.automationPrefix) },
+  // Each automation is in a partition of its own (issue 27): the organization's automations are its creation index.
+  candidates: (organizationId) => AutomationEntity.query("byCreation", { organizationId }),
+  orders: {
+    createdAt: (organizationId, _context, forward) =>
+      AutomationEntity.plan("byCreation", { organizationId }, { forward }),
+  },
 };
 
 export const ListAutomationsSchema = listQuerySchema(listResource);
@@ -315,6 +319,6 @@ function assertOnlyEnabledChanged(current: Automation, next: ReturnType<typeof d
 }
 
 function toAutomation(item: Record<string, unknown>): Automation {
-  const { pk: _pk, sk: _sk, entity: _entity, ...automation } = item;
+  const { entity: _entity, ...automation } = withoutKeys(item);
   return automation as Automation;
 }

@@ -7,9 +7,6 @@ import { where } from "#core/db/expression";
 import { type ListResource, listQuerySchema } from "#core/db/list";
 import { newId } from "#core/shared/ids";
 
-/** The ledger's range of the organization's partition (`LEDGER#`). */
-const entries = { beginsWith: LedgerEntryEntity.sortKey("collection", {}) };
-
 export const ledgerResource: ListResource<LedgerEntry> = {
   name: "ledger",
   fields: {
@@ -28,10 +25,11 @@ export const ledgerResource: ListResource<LedgerEntry> = {
   defaultOrder: [{ field: "createdAt", direction: "desc" }],
   idOf: (e) => e.id,
   fromItem: toLedgerEntry,
-  candidates: (organizationId) => LedgerEntryEntity.query("collection", { organizationId }, { range: entries }),
+  // Each entry is in a partition of its own (issue 27): the ledger is its write-sharded creation index, merged.
+  candidates: (organizationId) => LedgerEntryEntity.query("byCreation", { organizationId }),
   orders: {
     createdAt: (organizationId, _context, forward) =>
-      LedgerEntryEntity.plan("collection", { organizationId }, { range: entries, forward }),
+      LedgerEntryEntity.plan("byCreation", { organizationId }, { forward }),
     amount: (organizationId, _context, forward) => LedgerEntryEntity.plan("byAmount", { organizationId }, { forward }),
   },
 };

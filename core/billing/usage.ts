@@ -9,10 +9,11 @@ import * as v from "valibot";
 import { ledgerPut } from "#core/billing/ledger";
 import { fromUnits, toUnits } from "#core/billing/prices";
 import { type LedgerEntry } from "#core/billing/schemas";
-import { UsageDayEntity } from "#core/db/entities/billing";
+import { LedgerEntryEntity, UsageDayEntity } from "#core/db/entities/billing";
+import { WALLET_SHARDS } from "#core/billing/wallet-shards";
 import { computed } from "#core/db/expression";
 import { keys } from "#core/db/keys";
-import { prefixItems, queryAll } from "#core/db/query";
+import { queryAll } from "#core/db/query";
 import { writeItems } from "#core/db/items";
 import { part, type TransactItem } from "#core/db/transact";
 import { ValidationError } from "#core/errors";
@@ -75,7 +76,7 @@ const BACKFILL_PART = "B";
  * figures. Every charge written since carries `usageCounted` and is never counted here.
  */
 export async function backfillUsage(organizationId: string): Promise<{ charges: number; days: number }> {
-  const entries = await prefixItems(organizationId, keys.ledgerPrefix(organizationId).skPrefix);
+  const entries = await queryAll(LedgerEntryEntity.query("byCreation", { organizationId }));
   const days = new Map<string, Record<string, number>>();
   let charges = 0;
   for (const entry of entries) {
@@ -210,8 +211,18 @@ export function usageOf(
   };
 }
 
-/** The usage items of the days `from` through `to` (one key range). */
+/** Every wallet part a charge is counted on: the wallet item, each shard, and the backfilled charges. */
+const walletParts = ["W", ...Array.from({ length: WALLET_SHARDS }, (_, shard) => String(shard)), BACKFILL_PART];
+
+/** The usage items of the days `from` through `to`: one key range of each wallet part's partition, read in parallel. */
 export async function usageItems(organizationId: string, period: { from: string; to: string }) {
   const { lower, upper } = keys.usageDays(period.from, period.to);
-  return queryAll(UsageDayEntity.query("collection", { organizationId }, { range: { between: [lower, upper] } }));
+  const parts = await Promise.all(
+    walletParts.map((walletPart) =>
+      queryAll(
+        UsageDayEntity.query("collection", { organizationId, walletPart }, { range: { between: [lower, upper] } }),
+      ),
+    ),
+  );
+  return parts.flat();
 }

@@ -9,8 +9,8 @@ import {
 } from "#core/billing/schemas";
 import { PriceListEntity, WalletEntity, WalletShardEntity } from "#core/db/entities/billing";
 import { computed, where, type Condition } from "#core/db/expression";
-import { queryAll } from "#core/db/query";
-import { drainShards, shardsHoldMoney } from "#core/billing/wallet-shards";
+import { getItemsAt } from "#core/db/items";
+import { drainShards, shardsHoldMoney, WALLET_SHARDS } from "#core/billing/wallet-shards";
 import {
   BALANCE_FLOOR,
   DEFAULT_LOW_BALANCE_THRESHOLD,
@@ -224,22 +224,23 @@ export interface WalletParts {
   shards: Map<number, SubBalance>;
 }
 
-/** Reads the wallet item and every shard in one consistent query; undefined when the wallet was never opened. */
+/**
+ * Reads the wallet item and every shard by their keys, consistently, in one BatchGetItem (each shard is in a
+ * partition of its own); undefined when the wallet was never opened. A shard never funded is not stored.
+ */
 export async function readWalletParts(organizationId: string): Promise<WalletParts | undefined> {
-  const items = await queryAll(
-    WalletEntity.query(
-      "collection",
-      { organizationId },
-      { range: { beginsWith: WalletEntity.sortKey("collection", {}) }, consistent: true },
-    ),
+  const shardNumbers = Array.from({ length: WALLET_SHARDS }, (_, shard) => shard);
+  const [main, ...shardItems] = await getItemsAt(
+    [
+      WalletEntity.key({ organizationId }),
+      ...shardNumbers.map((shard) => WalletShardEntity.key({ organizationId, shard })),
+    ],
+    { consistent: true },
   );
-  const mainKey = WalletEntity.key({ organizationId }).sk;
-  const main = items.find((item) => item.sk === mainKey) as StoredWallet | undefined;
   if (!main) return undefined;
   const shards = new Map<number, SubBalance>();
-  for (const item of items.filter((candidate) => candidate.entity === WalletShardEntity.name))
-    shards.set(Number(String(item.sk).split("#").pop()), item as unknown as SubBalance);
-  return { main, shards };
+  shardItems.forEach((item, shard) => item && shards.set(shard, item as unknown as SubBalance));
+  return { main: main as unknown as StoredWallet, shards };
 }
 
 /** What the organization sees: the wallet item's settings with the sums of every item's money. */

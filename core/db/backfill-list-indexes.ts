@@ -4,6 +4,7 @@ import { entities, keys } from "#core/db/keys";
 import { EventEntity, type StoredEvent } from "#core/db/entities/events";
 import { LeadEntity } from "#core/db/entities/leads";
 import { ConversationEntity } from "#core/db/entities/messaging";
+import { LedgerEntryEntity } from "#core/db/entities/billing";
 import { withoutKeys } from "#core/db/indexes";
 
 /** The entities whose lists or filters read gsi4-gsi7. */
@@ -49,7 +50,11 @@ function listIndexAttributes(item: Record<string, unknown>): Record<string, unkn
       return Object.fromEntries(Object.entries(stored).filter(([name]) => /^gsi[4-7](pk|sk)$/.test(name)));
     }
     case entities.ledgerEntry:
-      return keys.ledgerByAmount(organizationId, String(item.amount), String(item.id));
+      return LedgerEntryEntity.entryIn("byAmount", {
+        organizationId,
+        id: String(item.id),
+        amount: String(item.amount),
+      });
     default:
       return undefined;
   }

@@ -36,6 +36,9 @@ export const accessPatterns = {
   analyticsLeadsByCreation: "gsi8",
   callsByCreation: "gsi8",
   conversationsByCreation: "gsi8",
+  phoneNumbersByCreation: "gsi8",
+  automationsByCreation: "gsi8",
+  ledgerByCreation: "gsi8",
 } as const satisfies Record<string, IndexName>;
 
 export type AccessPattern = keyof typeof accessPatterns;

@@ -167,22 +167,33 @@ export async function getItems(
   }
 }
 
+/** `found` (in any order, as BatchGetItem answers) in the order of `keys`: undefined where no item holds a key. */
+export function inKeyOrder(keys: readonly Key[], found: readonly Item[]): (Item | undefined)[] {
+  const identity = (item: { pk: unknown; sk: unknown }) => `${String(item.pk)}\u0000${String(item.sk)}`;
+  const stored = new Map(found.map((item) => [identity(item as Key), item]));
+  return keys.map((key) => stored.get(identity(key)));
+}
+
+/**
+ * The items at `keys` in their order (undefined where none is stored): items of several partitions read together,
+ * one BatchGetItem per 100 keys (a wallet and its shards, each in a partition of its own, issue 27).
+ */
+export async function getItemsAt(
+  keys: Key[],
+  options: { consistent?: boolean; attributes?: string[] } = {},
+): Promise<(Item | undefined)[]> {
+  return keys.length === 0 ? [] : inKeyOrder(keys, await getItems(keys, options));
+}
+
 /**
  * The table's items at the keys a KEYS_ONLY index answered, in the index's order: one BatchGetItem per 100,
  * eventually consistent like the index itself. An item deleted since is undefined; the index's key attributes are
  * kept on each item (a list's cursor is the index position it read, even when the item has moved since).
  */
 async function itemsAt(indexEntries: Item[]): Promise<(Item | undefined)[]> {
-  if (indexEntries.length === 0) return [];
-  const identity = (item: Item) => `${String(item.pk)}\u0000${String(item.sk)}`;
-  const stored = new Map(
-    (await getItems(indexEntries.map((entry) => ({ pk: String(entry.pk), sk: String(entry.sk) })))).map((item) => [
-      identity(item),
-      item,
-    ]),
-  );
-  return indexEntries.map((entry) => {
-    const item = stored.get(identity(entry));
+  const stored = await getItemsAt(indexEntries.map((entry) => ({ pk: String(entry.pk), sk: String(entry.sk) })));
+  return indexEntries.map((entry, index) => {
+    const item = stored[index];
     return item ? { ...item, ...entry } : undefined;
   });
 }

@@ -1,12 +1,15 @@
 import { transact, Transaction, TransactionConditionFailed } from "#core/db/transact";
+import { computed, Placeholders } from "#core/db/expression";
 import { getItem, table, type Item } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { EventEntity, type StoredEvent } from "#core/db/entities/events";
 import { LeadEntity, type StoredLead } from "#core/db/entities/leads";
-import { AutomationRunEntity } from "#core/db/entities/automations";
 import { AnalyticsLeadEntity, type StoredLeadFacts } from "#core/db/entities/analytics";
 import { CallByPhoneEntity, CallEntity, type StoredCall } from "#core/db/entities/calls";
-import { ConversationEntity, type StoredConversation } from "#core/db/entities/messaging";
+import { ConversationEntity, NumberHealthEntity, type StoredConversation } from "#core/db/entities/messaging";
+import { PhoneNumberEntity } from "#core/db/entities/phone-numbers";
+import { LedgerEntryEntity, UsageDayEntity } from "#core/db/entities/billing";
+import { AutomationEntity, AutomationRunEntity } from "#core/db/entities/automations";
 import type { StoredRun } from "#core/automations/runs/model";
 import { accessPatterns, withoutKeys } from "#core/db/indexes";
 import { ownPartition } from "#core/db/keys/shared";
@@ -19,6 +22,12 @@ const keptIndexes = (old: Item, organizationId: string): Item => ({
   ...old,
   ...ownPartition(organizationId, String(old.sk)),
 });
+
+/** A rollup or histogram item's partition since issue 27: its level's (`ANALYTICS#<level>#<bucket>` names the level). */
+function rollupLevelPartition(old: Item, organizationId: string): string {
+  const level = String(old.sk).split("#")[1] as "S" | "M" | "H" | "D" | "W";
+  return keys.analyticsRollup(organizationId, level, "").pk;
+}
 
 /**
  * The entities issue 27 moved out of the organization's partition, and the keys each derives from the old item
@@ -65,6 +74,29 @@ const moved: Record<string, ((old: Item, organizationId: string) => Item) | unde
     gsi7sk: old.gsi7sk,
   }),
   [entities.conversationByPhone]: keptIndexes,
+  // Each rollup level in a partition of its own (same sort key); counters are added and histograms summed (below).
+  [entities.analyticsRollup]: (old, organizationId) => ({ ...old, pk: rollupLevelPartition(old, organizationId) }),
+  [entities.analyticsHistogram]: (old, organizationId) => ({ ...old, pk: rollupLevelPartition(old, organizationId) }),
+  // A number (its pacing state written on every send) and an automation (its last run noted by every run) get their
+  // creation entry, the organization's listing of them since; a number's health buckets share a partition of its.
+  [entities.phoneNumber]: (old, organizationId) =>
+    PhoneNumberEntity.item({ ...withoutKeys(old), organizationId, id: String(old.id) }),
+  [entities.automation]: (old, organizationId) =>
+    AutomationEntity.item({ ...withoutKeys(old), organizationId, id: String(old.id) }),
+  // A wallet's sub-balance: a hold and its settlement write one, as the lead rate does.
+  [entities.walletShard]: keptIndexes,
+  // A ledger entry's listings are derived again (by creation, new; by amount, sharded since); a wallet part's usage
+  // days share a partition of that part's (`USAGE#<day>#<part>` names it).
+  [entities.ledgerEntry]: (old, organizationId) =>
+    LedgerEntryEntity.item({ ...withoutKeys(old), organizationId, id: String(old.id), amount: String(old.amount) }),
+  [entities.usageDay]: (old, organizationId) => {
+    const [, day = "", walletPart = ""] = String(old.sk).split("#");
+    return { ...old, ...UsageDayEntity.key({ organizationId, day, walletPart }) };
+  },
+  [entities.numberHealth]: (old, organizationId) => {
+    const [, phoneNumberId = "", bucket = ""] = String(old.sk).split("#");
+    return { ...old, ...NumberHealthEntity.key({ organizationId, phoneNumberId, bucket }) };
+  },
 };
 
 const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index) => [`${index}pk`, `${index}sk`]);
@@ -75,8 +107,11 @@ const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index
  * and the sort key it keeps (`LEAD#<id>`, `EVENT#<id>`, `LEADKEY#…`, `MESSAGE#<id>`, `PROVIDERMESSAGE#…`,
  * `RUN#<automation>#<id>`, `RUNKEY#…`, `ANALYTICS#LEAD#…`, `ANALYTICS#COUNTED#…`, `ANALYTICS#EARLY#…`,
  * `RESERVATION#…`, `CALL#<id>`, `CALLPHONE#<e164>#<id>`, `PROVIDERCALL#…`, `CONVERSATION#<id>`,
- * `CONVERSATIONPHONE#<e164>`); its new partition key is
- * `ORG#<id>#<sort key>`, but for a number's call copies, which share `ORG#<id>#CALLPHONE#<e164>`.
+ * `CONVERSATIONPHONE#<e164>`, `PHONENUMBER#<id>`, `AUTOMATION#<id>`, `NUMBERHEALTH#<number>#<bucket>`,
+ * `WALLET#SHARD#<n>`, `LEDGER#<id>`, `USAGE#<day>#<part>`); its new
+ * partition key is `ORG#<id>#<sort key>`, but for a number's call copies, which share `ORG#<id>#CALLPHONE#<e164>`,
+ * its health buckets, which share `ORG#<id>#NUMBERHEALTH#<number>`, and a wallet part's usage days, which share
+ * `ORG#<id>#USAGE#<part>`.
  */
 export function movedItem(item: Item): Item | undefined {
   const derive = moved[String(item.entity)];
@@ -107,7 +142,9 @@ const moving = "KeyMigration";
 /**
  * Operator migration (`npm run admin -- migrate-keys [--org ID]`, docs/data-model.md "Moving a stage to per-item
  * partitions"): moves every lead, event, lead claim, message, provider-message pointer, automation run, run claim,
- * analytics lead facts, count-once marker, early response, wallet hold, call, call copy, provider-call pointer, conversation and conversation pointer stored
+ * analytics lead facts, count-once marker, early response, wallet hold, call, call copy, provider-call pointer,
+ * conversation and conversation pointer, phone number and its health buckets, automation, wallet shard, ledger entry
+ * and usage day stored
  * in the organization's partition to its own, each in one transaction (put at the new key, delete the old), so a lead is never in both places nor in neither, then
  * gives it back its entity. Where the new key holds an item already (written since the deploy), its attributes win
  * over the old copy's. Running it again moves nothing; the whole-table run also finishes a move an earlier run left
@@ -141,18 +178,7 @@ const guards: string[] = [
   entities.providerCall,
   entities.conversationByPhone,
 ];
-/**
- * Counter items (issue 27: each rollup level in a partition of its own, `ORG#<org>#ANALYTICS#<level>`): merged into
- * their new key rather than moved over it, since the aggregator may already have counted into the new item (a
- * consumer not paused in the window): an old rollup's counters are added, an old histogram's counts summed in.
- */
-const merged: Record<string, (old: Item, organizationId: string) => Promise<void>> = {
-  [entities.analyticsRollup]: (old, organizationId) => mergeCounters(old, rollupLevelPartition(old, organizationId)),
-  [entities.analyticsHistogram]: (old, organizationId) =>
-    mergeHistogram(old, rollupLevelPartition(old, organizationId)),
-};
-
-const passes = [guards, Object.keys(moved).filter((name) => !guards.includes(name)), Object.keys(merged)];
+const passes = [guards, Object.keys(moved).filter((name) => !guards.includes(name))];
 
 async function migratePass(
   entityNames: string[],
@@ -184,15 +210,78 @@ async function migratePass(
     for (const item of page.Items ?? []) {
       if (item.entity === moving) await settle({ pk: String(item.pk), sk: String(item.sk) });
       else if (await moveItem(item)) count++;
-      else if (await mergeItem(item)) count++;
     }
   } while (startKey);
   return { scanned, moved: count };
 }
 
+/**
+ * Items of counters (a wallet shard's money, a usage day's charges, a number's health bucket), which writes since the
+ * deploy may have begun anew at the new key (a hold taken from a shard, a charge counted, a receipt): moved by adding
+ * the old item's counters onto the new key in the transaction that deletes the old one, so not a unit is lost or
+ * counted twice (a put would keep only one of the two), whatever writes race the move.
+ */
+const counters: Record<string, ((name: string, value: unknown) => boolean) | undefined> = {
+  [entities.walletShard]: (name) => ["balanceUnits", "reservedUnits", "availableUnits"].includes(name),
+  [entities.usageDay]: (name) => /^(count|quantity|units)#/.test(name),
+  [entities.numberHealth]: (name, value) => typeof value === "number" && name !== "expiresAt",
+  [entities.analyticsRollup]: (name, value) => typeof value === "number" && name !== "expiresAt",
+};
+
+/** DynamoDB's expression limit (4 KB) takes ~100 counters an update (as the aggregator writes them); a rollup may hold more. */
+const countersPerMove = 90;
+
+/**
+ * Adds the old item's counters onto the new key, a chunk at a time: each chunk is taken off the old item in the same
+ * transaction (so a killed run adds nothing twice) and the last goes with the old item's delete.
+ */
+async function addCounters(item: Item, next: Item, isCounter: (name: string, value: unknown) => boolean) {
+  const names = Object.keys(next).filter((name) => name !== "pk" && name !== "sk");
+  const counted = names.filter((name) => isCounter(name, next[name]));
+  const kept = names.filter((name) => !isCounter(name, next[name]));
+  for (let start = 0; ; start += countersPerMove) {
+    const chunk = counted.slice(start, start + countersPerMove);
+    const last = start + countersPerMove >= counted.length;
+    const placeholders = new Placeholders();
+    const changes = new Map<string, unknown>([
+      ...(start === 0 ? kept.map((name) => [name, computed.ifAbsent(next[name])] as const) : []),
+      ...chunk.map((name) => [name, computed.add(Number(next[name]))] as const),
+    ]);
+    const moved = new Transaction().update("moved item", {
+      Key: { pk: next.pk, sk: next.sk },
+      UpdateExpression: placeholders.update(changes),
+      ...placeholders.attributes(),
+    });
+    const oldKey = { pk: item.pk, sk: item.sk };
+    if (last) {
+      await transact(moved.delete("old item", { Key: oldKey, ConditionExpression: "attribute_exists(pk)" }));
+      return;
+    }
+    const taken = new Placeholders();
+    const removal = taken.update(new Map(), chunk);
+    await transact(
+      moved.update("old item", {
+        Key: oldKey,
+        UpdateExpression: removal,
+        ConditionExpression: "attribute_exists(pk)",
+        ...taken.attributes(),
+      }),
+    );
+  }
+}
+
 async function moveItem(item: Item): Promise<boolean> {
   const next = movedItem(item);
   if (!next) return false;
+  const isCounter = counters[String(item.entity)];
+  if (isCounter) {
+    await addCounters(item, next, isCounter);
+    return true;
+  }
+  if (item.entity === entities.analyticsHistogram) {
+    await mergeHistogram(item, next);
+    return true;
+  }
   const key = { pk: String(next.pk), sk: String(next.sk) };
   const current = await getItem(key, { consistent: true });
   // A write between that read and this move fails a condition: the run stops, and running it again picks up there.
@@ -218,66 +307,6 @@ async function settle(key: { pk: string; sk: string }): Promise<void> {
   });
 }
 
-/** A rollup or histogram item's partition since issue 27: its level's (`ANALYTICS#<level>#<bucket>` names the level). */
-function rollupLevelPartition(old: Item, organizationId: string): string {
-  const level = String(old.sk).split("#")[1] as "S" | "M" | "H" | "D" | "W";
-  return keys.analyticsRollup(organizationId, level, "").pk;
-}
-
-/** Merges an old counter item into its new key (above); false for an item that is not one, or not in the old layout. */
-async function mergeItem(item: Item): Promise<boolean> {
-  const merge = merged[String(item.entity)];
-  if (!merge || String(item.pk).split("#").length !== 2) return false;
-  await merge(item, String(item.pk).slice("ORG#".length));
-  return true;
-}
-
-/** Counters an item holds: its numeric attributes but its TTL and version. */
-const counterNames = (item: Item) =>
-  Object.keys(item).filter((name) => typeof item[name] === "number" && name !== "expiresAt" && name !== "hv");
-
-/** DynamoDB's expression limit (4 KB) allows ~100 counters an update, as the aggregator writes them. */
-const countersPerMove = 90;
-
-/**
- * Adds an old rollup's counters to its new key, a chunk at a time, each chunk taken off the old item in the same
- * transaction (so a killed run adds nothing twice), the last with the old item's delete. ADD needs no read, so a
- * count the aggregator adds meanwhile is kept.
- */
-async function mergeCounters(old: Item, partition: string): Promise<void> {
-  const names = counterNames(old);
-  const newKey = { pk: partition, sk: String(old.sk) };
-  const oldKey = { pk: String(old.pk), sk: String(old.sk) };
-  for (let start = 0; start === 0 || start < names.length; start += countersPerMove) {
-    const chunk = names.slice(start, start + countersPerMove);
-    const last = start + countersPerMove >= names.length;
-    const attributeNames = Object.fromEntries(chunk.map((name, index) => [`#c${index}`, name]));
-    const values = Object.fromEntries(chunk.map((name, index) => [`:c${index}`, old[name]]));
-    const adds = chunk.map((_, index) => `#c${index} :c${index}`).join(", ");
-    const transaction = new Transaction().update("new item", {
-      Key: newKey,
-      UpdateExpression: `SET entity = :entity${old.expiresAt === undefined ? "" : ", expiresAt = if_not_exists(expiresAt, :expiresAt)"}${adds ? ` ADD ${adds}` : ""}`,
-      ...(chunk.length ? { ExpressionAttributeNames: attributeNames } : {}),
-      ExpressionAttributeValues: {
-        ...values,
-        ":entity": old.entity,
-        ...(old.expiresAt === undefined ? {} : { ":expiresAt": old.expiresAt }),
-      },
-    });
-    await transact(
-      last
-        ? transaction.delete("old item", { Key: oldKey, ConditionExpression: "attribute_exists(pk)" })
-        : transaction.update("old item", {
-            Key: oldKey,
-            UpdateExpression: `REMOVE ${chunk.map((_, index) => `#c${index}`).join(", ")}`,
-            ConditionExpression: "attribute_exists(pk)",
-            ExpressionAttributeNames: attributeNames,
-          }),
-    );
-    if (last) break;
-  }
-}
-
 /** Sums two packed histograms (nested maps of counts). */
 function sumCounts(a: unknown, b: unknown): unknown {
   if (typeof a === "number" || typeof b === "number") return (Number(a) || 0) + (Number(b) || 0);
@@ -291,8 +320,8 @@ function sumCounts(a: unknown, b: unknown): unknown {
  * Sums an old histogram item into its new key under the new item's optimistic version (`hv`, as the aggregator
  * rewrites it) and deletes the old, in one transaction; a rewrite meanwhile fails the condition, and it is read again.
  */
-async function mergeHistogram(old: Item, partition: string): Promise<void> {
-  const newKey = { pk: partition, sk: String(old.sk) };
+async function mergeHistogram(old: Item, next: Item): Promise<void> {
+  const newKey = { pk: String(next.pk), sk: String(next.sk) };
   for (;;) {
     const current = await getItem(newKey, { consistent: true });
     const hist = current?.hist

@@ -3,8 +3,7 @@ import type { Actor } from "#core/auth/actor";
 import { NumberHealthEntity } from "#core/db/entities/messaging";
 import { computed } from "#core/db/expression";
 import { table } from "#core/db/items";
-import { keys } from "#core/db/keys";
-import { organizationRange } from "#core/db/query";
+import { queryAll } from "#core/db/query";
 import { ConflictError } from "#core/errors";
 import type { Message } from "#core/messaging/model";
 import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
@@ -198,10 +197,14 @@ async function add(organizationId: string, phoneNumberId: string, counters: stri
 }
 
 async function counts(organizationId: string, phoneNumberId: string, fromMs: number, toMs: number): Promise<Counts> {
-  const prefix = keys.numberHealthPrefix(phoneNumberId);
-  const items = await organizationRange(organizationId, `${prefix}${bucketOf(fromMs)}`, `${prefix}${bucketOf(toMs)}`, {
-    ConsistentRead: true,
-  });
+  const bound = (ms: number) => NumberHealthEntity.sortKey("collection", { phoneNumberId, bucket: bucketOf(ms) });
+  const items = await queryAll(
+    NumberHealthEntity.query(
+      "collection",
+      { organizationId, phoneNumberId },
+      { range: { between: [bound(fromMs), bound(toMs)] }, consistent: true },
+    ),
+  );
   const sum = (name: string) => items.reduce((total, item) => total + Number(item[name] ?? 0), 0);
   return {
     finals: sum("finals"),

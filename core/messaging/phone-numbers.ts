@@ -1,11 +1,10 @@
 import * as v from "valibot";
 import { phoneNumberCount } from "#core/messaging/phone-number-count";
 import { maxChars, statedShape } from "#core/shared/validation";
-import { keys } from "#core/db/keys";
 import { NumberRouteEntity, PhoneNumberEntity } from "#core/db/entities/phone-numbers";
 import { where } from "#core/db/expression";
 import { conditionally, table } from "#core/db/items";
-import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
+import { listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { queryAll } from "#core/db/query";
 import { NotFoundError, ValidationError } from "#core/errors";
 import { Users } from "#core/users/index";
@@ -117,8 +116,12 @@ const listResource: ListResource<PhoneNumber> = {
   defaultOrder: [{ field: "createdAt", direction: "desc" }],
   idOf: (n) => n.id,
   fromItem: toPhoneNumber,
-  candidates: (organizationId) => prefixQuery(keys.phoneNumberPrefix(organizationId)),
-  orders: { createdAt: keyOrder(keys.phoneNumberPrefix) },
+  // Each number is in a partition of its own (issue 27): the organization's numbers are its creation index.
+  candidates: (organizationId) => PhoneNumberEntity.query("byCreation", { organizationId }),
+  orders: {
+    createdAt: (organizationId, _context, forward) =>
+      PhoneNumberEntity.plan("byCreation", { organizationId }, { forward }),
+  },
 };
 
 export const ListPhoneNumbersSchema = listQuerySchema(listResource);
@@ -154,12 +157,12 @@ export const PhoneNumbers = {
 
   /** Every active number of the organization (sender selection; organizations own few numbers). */
   async all(organizationId: string): Promise<PhoneNumber[]> {
-    return (await queryAll(prefixQuery(keys.phoneNumberPrefix(organizationId)))).map(toPhoneNumber);
+    return (await queryAll(PhoneNumberEntity.query("byCreation", { organizationId }))).map(toPhoneNumber);
   },
 
   /** Every active number with when its next send slot is free (sender choice and pacing, core/messaging/pacing.ts): the same one query. */
   async senders(organizationId: string): Promise<SenderNumber[]> {
-    return (await queryAll(prefixQuery(keys.phoneNumberPrefix(organizationId)))).map((item) => ({
+    return (await queryAll(PhoneNumberEntity.query("byCreation", { organizationId }))).map((item) => ({
       ...toPhoneNumber(item),
       paceNextAt: pacingOf(item).paceNextAt,
     }));

@@ -156,7 +156,7 @@ describe("an Idempotency-Key survives a crash: one keyed request yields at most 
       { phoneNumber: chosen, purchase: true },
       /"entity":(\{"S":)?"PhoneNumber"/,
     );
-    const stored = await storedIds(org, "PHONENUMBER#");
+    const stored = await storedOwnIds(org, "PhoneNumber");
     expect(stored).toHaveLength(1);
     expect([retry.status, retry.body.id, retry.body.phoneNumber]).toEqual([201, stored[0], chosen]);
     expect(again.body).toEqual(retry.body);
@@ -210,7 +210,7 @@ describe("an Idempotency-Key survives a crash: one keyed request yields at most 
       chain({ type: "Manual" }, [{ id: "stop", type: "Stop" }]),
       /"entity":(\{"S":)?"Automation"/,
     );
-    const stored = await storedIds(org, "AUTOMATION#");
+    const stored = await storedOwnIds(org, "Automation");
     expect(stored).toHaveLength(1);
     expect([retry.status, retry.body.id]).toEqual([201, stored[0]]);
     expect(again.body).toEqual(retry.body);

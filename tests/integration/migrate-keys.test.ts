@@ -34,6 +34,12 @@ const movedEntities = [
   "ProviderCall",
   "Conversation",
   "ConversationByPhone",
+  "PhoneNumber",
+  "NumberHealth",
+  "Automation",
+  "WalletShard",
+  "LedgerEntry",
+  "UsageDay",
 ];
 
 /** Every item of the organization outside its own partition (its leads', events', claims', messages'…, issue 27). */
@@ -45,13 +51,19 @@ async function movedItems(org: TestOrganization) {
 /**
  * The item as the layout before issue 27 indexed it: a lead's, an event's and a counted lead's index keys were all
  * derived again (sharded since); a run had no list of its automation's runs and one partition of its active ones, a
- * call and a conversation no creation entry (their listing was a prefix of the organization's partition); a claim has none, and a message's and its
+ * call, a conversation, a phone number and an automation no creation entry (their listing was a prefix of the
+ * organization's partition), a ledger entry none either and one partition of them by amount; a claim, a number's
+ * health bucket and a usage day have none, and a message's and its
  * pointer's (its conversation, its due entry) are as they were.
  */
 function oldIndexKeys(item: Record<string, unknown>): Record<string, unknown> {
   if (["Lead", "Event", "AnalyticsLead"].includes(String(item.entity))) return withoutKeys(item);
-  if (!["AutomationRun", "Call", "Conversation"].includes(String(item.entity))) return item;
+  if (
+    !["AutomationRun", "Call", "Conversation", "PhoneNumber", "Automation", "LedgerEntry"].includes(String(item.entity))
+  )
+    return item;
   const { gsi8pk: _pk, gsi8sk: _sk, ...old } = item;
+  if (item.entity === "LedgerEntry") return { ...old, gsi5pk: String(old.gsi5pk).replace(/#\d+$/, "") };
   if (item.entity !== "AutomationRun") return old;
   return { ...old, ...(old.gsi2pk ? { gsi2pk: String(old.gsi2pk).replace(/#\d+$/, "") } : {}) };
 }
@@ -94,7 +106,7 @@ async function toOldLayout(items: Record<string, unknown>[]) {
 }
 
 describe("migrate-keys", () => {
-  it("moves leads, events, claims, messages, runs, analytics lead facts and markers, holds, calls and conversations stored in the organization's partition to their own, once", async () => {
+  it("moves leads, events, claims, messages, runs, analytics lead facts and markers, holds, calls, conversations, phone numbers, their health, automations, wallet shards, ledger entries and usage days stored in the organization's partition to their own, once", async () => {
     const org = await newOrganization();
     const source = await newSource(org);
     const phone = uniquePhone();
@@ -134,17 +146,51 @@ describe("migrate-keys", () => {
     const eventIds = await events();
     expect(eventIds.length).toBeGreaterThan(0);
     expect(new Set(before.map((item) => item.entity))).toEqual(new Set(movedEntities));
+    const listed = async (path: string) =>
+      (await org.request("POST", path, { body: {} })).body.items.map((item: { id: string }) => item.id);
+    const numberIds = await listed("/phone-numbers/all/my");
+    expect(numberIds.length).toBeGreaterThan(0);
+    const automationIds = await listed("/automations/all/my");
+    expect(automationIds).toContain(automation.id);
+    const health = async () =>
+      Promise.all(
+        numberIds.map(
+          async (id: string) => (await org.request("GET", `/phone-numbers/${id}/health`)).body.finalOutcomes,
+        ),
+      );
+    const outcomes = await health();
+    expect(outcomes.some((count: number) => count > 0)).toBe(true);
+    // The text's hold came from a shard of the well-funded trial wallet: the wallet is its item and its shards.
+    const wallet = (await org.request("GET", "/billing/wallet")).body;
+    const ledger = async (orderBy = "createdAt") =>
+      (
+        await org.request("POST", "/billing/ledger/all/my", {
+          body: { orderBy: [{ field: orderBy, direction: "desc" }] },
+        })
+      ).body.items.map((entry: { id: string }) => entry.id);
+    const ledgerIds = await ledger();
+    const ledgerByAmount = await ledger("amount");
+    expect(ledgerIds.length).toBeGreaterThan(1);
+    const day = new Date().toISOString().slice(0, 10);
+    const usage = async () => (await org.request("GET", `/billing/usage?from=${day}&to=${day}`)).body.total;
+    const used = await usage();
+    expect(used.count).toBeGreaterThan(0);
 
     await toOldLayout(before);
     expect((await org.request("GET", `/leads/${lead.body.id}`)).status).toBe(404);
     expect((await org.request("GET", `/messages/${text.body.id}`)).status).toBe(404);
-    expect(await listRuns(org, automation.id)).toEqual([]);
     expect((await org.request("POST", "/leads/all/my", { body: {} })).body.items).toEqual([]);
     expect((await org.request("GET", `/calls/${call.id}`)).status).toBe(404);
     expect(await callLog()).toEqual([]);
     expect(await numberCalls()).toEqual([]);
     expect((await org.request("GET", `/conversations/${conversationId}`)).status).toBe(404);
     expect(await conversations()).toEqual([]);
+    expect(await listed("/phone-numbers/all/my")).toEqual([]);
+    expect(await listed("/automations/all/my")).toEqual([]);
+    expect(await ledger()).toEqual([]);
+    expect((await usage()).count).toBe(0);
+    // The automation itself is at its old key too: neither it nor its runs' list is found.
+    expect((await org.request("GET", `/automations/${automation.id}`)).status).toBe(404);
 
     const first = await migrateKeys(org.organizationId);
     expect(first.moved).toBe(before.length);
@@ -175,6 +221,17 @@ describe("migrate-keys", () => {
     // The conversation reads and is listed by creation (its sharded entry derived again).
     expect((await org.request("GET", `/conversations/${conversationId}`)).status).toBe(200);
     expect(await conversations()).toEqual(conversationIds);
+    // The numbers and automations read and are listed by creation again (their entries derived), and each number's
+    // health counts its outcomes from its own partition.
+    expect(await listed("/phone-numbers/all/my")).toEqual(numberIds);
+    expect(await listed("/automations/all/my")).toEqual(automationIds);
+    expect(await health()).toEqual(outcomes);
+    // The wallet sums its shards from their own partitions again: not a unit lost or added.
+    expect((await org.request("GET", "/billing/wallet")).body).toEqual(wallet);
+    // The ledger is listed by creation and by amount (its sharded entries derived again); usage sums every part's.
+    expect(await ledger()).toEqual(ledgerIds);
+    expect(await ledger("amount")).toEqual(ledgerByAmount);
+    expect(await usage()).toEqual(used);
     // The run is among its automation's active ones again: disabling the automation cancels it.
     const disabled = await org.request("PUT", `/automations/${automation.id}`, { body: { ...waits, enabled: false } });
     expect(disabled.status).toBe(200);

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Billing } from "#core/billing/index";
-import { keys } from "#core/db/keys";
 import { table } from "#core/db/items";
-import { prefixItems } from "#core/db/query";
+import { organizationItems } from "#tests/helpers/partitions";
 import { ledgerChargesIn } from "#tests/helpers/billing";
 import { addNumber, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
@@ -31,10 +30,10 @@ async function textCharged(org: TestOrganization, body: string) {
  * `usageCounted`, and no usage day items.
  */
 async function asBeforeUsageCounting(org: TestOrganization) {
-  for (const entry of await prefixItems(org.organizationId, keys.ledgerPrefix(org.organizationId).skPrefix))
+  // Ledger entries and usage days are each in partitions of their own (issue 27).
+  for (const entry of await organizationItems(org, ["LedgerEntry"]))
     await table.update({ Key: { pk: entry.pk, sk: entry.sk }, UpdateExpression: "REMOVE usageCounted" });
-  for (const day of await prefixItems(org.organizationId, "USAGE#"))
-    await table.delete({ Key: { pk: day.pk, sk: day.sk } });
+  for (const day of await organizationItems(org, ["UsageDay"])) await table.delete({ Key: { pk: day.pk, sk: day.sk } });
 }
 
 describe("backfill-usage (npm run admin -- backfill-usage)", () => {

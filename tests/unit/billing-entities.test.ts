@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { closeReservation, holdCheckEntry } from "#core/billing/reservations";
 import { ledgerPut, ledgerEntry } from "#core/billing/ledger";
 import { walletChange } from "#core/billing/wallet-store";
-import { LedgerEntryEntity, PaymentReviewEntity, ReservationEntity, WalletEntity } from "#core/db/entities/billing";
+import { ledgerListShards, PaymentReviewEntity, ReservationEntity, WalletEntity } from "#core/db/entities/billing";
+import { shardOf } from "#core/db/entity";
 import { TenDlcCampaignEntity } from "#core/db/entities/carrier-registration";
 import { dueWorkShardOf } from "#core/db/due";
 import { computed, where } from "#core/db/expression";
@@ -81,15 +82,19 @@ describe("billing entities keep the keys the items always had (no data migration
       createdAt: "2026-01-01T00:00:00.000Z",
     });
     const put = ledgerPut(organizationId, entry).Put!;
+    const shard = shardOf(entry.id, ledgerListShards);
     expect(put.Item).toEqual({
       ...billingKeys.ledgerEntry(organizationId, entry.id),
-      ...billingKeys.ledgerByAmount(organizationId, entry.amount, entry.id),
+      gsi8pk: `ORG#${organizationId}#LEDGER#${shard}`,
+      gsi8sk: `LEDGER#${entry.id}`,
+      ...billingKeys.ledgerByAmount(organizationId, entry.amount, entry.id, shard),
       entity: "LedgerEntry",
       amountUnits: -12500,
       ...entry,
     });
+    // In a partition of its own; listed by creation and by amount from the shard of its id (issue 27).
+    expect(put.Item?.pk).toBe(`ORG#${organizationId}#LEDGER#${entry.id}`);
     expect(spelled(put.ConditionExpression!, put)).toBe("attribute_not_exists(pk)");
-    expect(LedgerEntryEntity.sortKey("collection", {})).toBe(billingKeys.ledgerPrefix(organizationId).skPrefix);
   });
 
   it("a payment to review is in the operator's index by when it arrived", () => {

@@ -182,7 +182,7 @@ export function definitionOf(automation: Automation): Definition {
 export async function storedAutomation(organizationId: string, automationId: string): Promise<Automation | undefined> {
   const item = await AutomationEntity.get({ organizationId, id: automationId }, { consistent: true });
   if (!item) return undefined;
-  const { pk: _pk, sk: _sk, entity: _entity, ...automation } = item;
+  const { entity: _entity, ...automation } = withoutKeys(item);
   return automation as Automation;
 }
 

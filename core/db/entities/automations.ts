@@ -1,16 +1,20 @@
 import { dueWorkShardOf } from "#core/db/due";
 import { defineEntity } from "#core/db/entity";
-import { ownedEntity } from "#core/db/entities/owned";
+import { listedOwnedEntity } from "#core/db/entities/owned";
 import { automationsKeys } from "#core/db/keys/automations";
 import { org } from "#core/db/keys/shared";
 import type { StoredRun } from "#core/automations/runs/model";
 
 /**
- * The Automation entity (docs/data-model.md): one item per automation definition under its organization, in the
- * order of its ULID id. Its trigger index entries and immutable versions are items of their own
+ * The Automation entity (docs/data-model.md): one item per automation definition in a partition of its own, listed
+ * by creation (ULID ids) from gsi8. Its trigger index entries and immutable versions are items of their own
  * (core/automations/runs).
  */
-export const AutomationEntity = ownedEntity("Automation", automationsKeys.automation, "AUTOMATION#");
+export const AutomationEntity = listedOwnedEntity("Automation", automationsKeys.automation, {
+  index: "automationsByCreation",
+  partition: "AUTOMATIONS",
+  prefix: "AUTOMATION#",
+});
 
 /**
  * Shards of an automation's run listings (issue 27): an automation triggered by every lead takes a run per lead, 167

@@ -8,8 +8,8 @@ type UsageDayIdentity = { organizationId: string; day: string; walletPart: strin
 type StoredUsageDay = UsageDayIdentity & Record<string, unknown>;
 
 /**
- * The UsageDay entity (docs/data-model.md): one day's charges on one wallet part, as counters per ledger reason,
- * under the organization in day order, so a period is one key range of at most 9 items a day.
+ * The UsageDay entity (docs/data-model.md): one day's charges on one wallet part, as counters per ledger reason, in
+ * a partition of that wallet part's, in day order, so a period is one key range of each part (one item a day each).
  */
 export const UsageDayEntity = defineEntity({
   name: "UsageDay",
@@ -18,18 +18,11 @@ export const UsageDayEntity = defineEntity({
   identity: ({ organizationId, day, walletPart }: StoredUsageDay) => ({ organizationId, day, walletPart }),
   collection: {
     name: "byDay",
-    pk: (usage: StoredUsageDay) => org(usage.organizationId),
+    pk: (usage: StoredUsageDay) => billingKeys.usageDay(usage.organizationId, "", usage.walletPart).pk,
     sk: (usage: StoredUsageDay) => billingKeys.usageDay(usage.organizationId, usage.day, usage.walletPart).sk,
   },
   indexes: {},
 });
-
-/** The wallet item and its sub-balances are read together: the organization's `WALLET…` range. */
-const walletRange = {
-  name: "walletParts",
-  pk: (wallet: { organizationId: string }) => org(wallet.organizationId),
-  sk: () => billingKeys.wallet("").sk,
-};
 
 /**
  * The Wallet entity (docs/data-model.md): the organization's prepaid money and its settings (limits, suspension),
@@ -40,13 +33,12 @@ export const WalletEntity = defineEntity({
   attributes: [],
   key: ({ organizationId }: { organizationId: string }) => billingKeys.wallet(organizationId),
   identity: ({ organizationId }: { organizationId: string }) => ({ organizationId }),
-  collection: walletRange,
   indexes: {},
 });
 
 type WalletShardIdentity = { organizationId: string; shard: number };
 
-/** A WalletShard (issue 27): a sub-balance holds and their settlement are taken from, beside the wallet item. */
+/** A WalletShard (issue 27): a sub-balance holds and their settlement are taken from, in a partition of its own. */
 export const WalletShardEntity = defineEntity({
   name: "WalletShard",
   attributes: [],
@@ -67,26 +59,36 @@ export const PriceListEntity = defineEntity({
 type LedgerIdentity = { organizationId: string; id: string };
 type StoredLedgerEntry = LedgerIdentity & { amount: string } & Record<string, unknown>;
 
+/** Shards of the ledger's listings: an entry a charge, up to two a lead at the goal (issue 27). */
+export const ledgerListShards = 8;
+const byEntry = { count: ledgerListShards, by: (entry: StoredLedgerEntry) => entry.id };
+
 /**
- * The LedgerEntry entity: one per movement of money, never changed, newest first by its ULID under the organization,
- * and by amount in the ordered-list index (`decimalSortText`).
+ * The LedgerEntry entity: one per movement of money, never changed, each in a partition of its own; newest first by
+ * its ULID from a write-sharded creation index, and by amount from the ordered-list index (`decimalSortText`),
+ * write-sharded too; a listing reads the shards in parallel and merges them.
  */
 export const LedgerEntryEntity = defineEntity({
   name: "LedgerEntry",
   attributes: [],
   key: ({ organizationId, id }: LedgerIdentity) => billingKeys.ledgerEntry(organizationId, id),
   identity: ({ organizationId, id }: StoredLedgerEntry) => ({ organizationId, id }),
-  collection: {
-    name: "byCreation",
-    pk: (entry: StoredLedgerEntry) => org(entry.organizationId),
-    sk: (entry: StoredLedgerEntry) => billingKeys.ledgerEntry("", entry.id ?? "").sk,
-  },
   indexes: {
+    byCreation: {
+      index: "ledgerByCreation",
+      pk: (entry: StoredLedgerEntry, shard: number) => `${org(entry.organizationId)}#LEDGER#${shard}`,
+      sk: (entry: StoredLedgerEntry) => `LEDGER#${entry.id ?? ""}`,
+      composites: [],
+      shards: byEntry,
+    },
     byAmount: {
       index: "sortedByPrice",
-      pk: (entry: StoredLedgerEntry) => billingKeys.ledgerByAmountPartition(entry.organizationId).gsi5pk,
-      sk: (entry: StoredLedgerEntry) => billingKeys.ledgerByAmount(entry.organizationId, entry.amount, entry.id).gsi5sk,
+      pk: (entry: StoredLedgerEntry, shard: number) =>
+        billingKeys.ledgerByAmount(entry.organizationId, entry.amount, entry.id, shard).gsi5pk,
+      sk: (entry: StoredLedgerEntry) =>
+        billingKeys.ledgerByAmount(entry.organizationId, entry.amount, entry.id, 0).gsi5sk,
       composites: ["amount"],
+      shards: byEntry,
     },
   },
 });

@@ -131,7 +131,10 @@ export const ConversationByPhoneEntity = defineEntity({
 
 type NumberHealthBucket = { organizationId: string; phoneNumberId: string; bucket: string };
 
-/** A number's delivery outcomes in one 10-minute bucket, counters added as outcomes come (TTL). */
+/**
+ * A number's delivery outcomes in one 10-minute bucket, counters added as outcomes come (TTL); a number's buckets
+ * are its own partition (issue 27), read as one key range of it (`collection`, by bucket).
+ */
 export const NumberHealthEntity = defineEntity({
   name: "NumberHealth",
   attributes: [],
@@ -142,6 +145,13 @@ export const NumberHealthEntity = defineEntity({
     phoneNumberId,
     bucket,
   }),
+  collection: {
+    name: "byBucket",
+    pk: ({ organizationId, phoneNumberId }: NumberHealthBucket) =>
+      messagingKeys.numberHealth(organizationId, phoneNumberId, "").pk,
+    sk: ({ phoneNumberId, bucket }: NumberHealthBucket) =>
+      messagingKeys.numberHealth("", phoneNumberId, bucket ?? "").sk,
+  },
   indexes: {},
 });
 

@@ -1,12 +1,17 @@
 import { defineEntity } from "#core/db/entity";
-import { ownedEntity } from "#core/db/entities/owned";
+import { listedOwnedEntity } from "#core/db/entities/owned";
 import { messagingKeys } from "#core/db/keys/messaging";
 
 /**
- * The PhoneNumber entity (docs/data-model.md): one item per number the organization holds, under it, in the order
- * of its ULID id. No secondary index: senders and the list read the organization's numbers by key prefix.
+ * The PhoneNumber entity (docs/data-model.md): one item per number the organization holds, in a partition of its own
+ * (its pacing state is written on every send, core/messaging/pacing.ts), listed by creation (ULID ids) from gsi8:
+ * senders and the list read the organization's numbers there.
  */
-export const PhoneNumberEntity = ownedEntity("PhoneNumber", messagingKeys.phoneNumber, "PHONENUMBER#");
+export const PhoneNumberEntity = listedOwnedEntity("PhoneNumber", messagingKeys.phoneNumber, {
+  index: "phoneNumbersByCreation",
+  partition: "PHONENUMBERS",
+  prefix: "PHONENUMBER#",
+});
 
 /** A stored route: which organization's number an E.164 number is (released: kept for late receipts). */
 type StoredNumberRoute = { phoneNumber: string } & Record<string, unknown>;

@@ -2,11 +2,12 @@ import { org, ownPartition, type Key } from "#core/db/keys/shared";
 
 /** Keys of the items core/automations owns (docs/data-model.md). */
 export const automationsKeys = {
-  automation: (organizationId: string, automationId: string): Key => ({
-    pk: org(organizationId),
-    sk: `AUTOMATION#${automationId}`,
-  }),
-  automationPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "AUTOMATION#" }),
+  /**
+   * An automation, in a partition of its own (issue 27: every run it ends notes its last run on it, a write a lead
+   * the organization's partition could not carry); listed from the Automation entity's creation index.
+   */
+  automation: (organizationId: string, automationId: string): Key =>
+    ownPartition(organizationId, `AUTOMATION#${automationId}`),
   /** The definition a run executes: one immutable copy per automation version, written when a run first needs it. */
   automationVersion: (organizationId: string, automationId: string, version: number): Key => ({
     pk: org(organizationId),

@@ -17,15 +17,18 @@ export const billingKeys = {
   wallet: (organizationId: string): Key => ({ pk: org(organizationId), sk: "WALLET" }),
   /**
    * One of a busy wallet's sub-balances (issue 27): money moved from the wallet item so that holds and their
-   * settlement spread over several items; beside the wallet, so one query (`begins_with(sk, "WALLET")`) reads them all.
+   * settlement spread over several items, each in a partition of its own (a hold and its settlement write a shard,
+   * 4.3 write units a lead the organization's partition could not carry); the wallet item and every shard are read
+   * together by their keys (one BatchGetItem).
    */
-  walletShard: (organizationId: string, shard: number): Key => ({
-    pk: org(organizationId),
-    sk: `WALLET#SHARD#${shard}`,
-  }),
+  walletShard: (organizationId: string, shard: number): Key => ownPartition(organizationId, `WALLET#SHARD#${shard}`),
   priceList: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#PRICES" }),
-  ledgerEntry: (organizationId: string, entryId: string): Key => ({ pk: org(organizationId), sk: `LEDGER#${entryId}` }),
-  ledgerPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "LEDGER#" }),
+  /**
+   * A ledger entry, in a partition of its own (issue 27: every charge writes one, 2 write units a lead the
+   * organization's partition could not carry); listed by creation and by amount from write-sharded indexes
+   * (declared with the LedgerEntry entity).
+   */
+  ledgerEntry: (organizationId: string, entryId: string): Key => ownPartition(organizationId, `LEDGER#${entryId}`),
   /** A wallet top-up asked for through the payment provider (pending until its signed payment event arrives). */
   topUp: (organizationId: string, topUpId: string): Key => ({ pk: org(organizationId), sk: `TOPUP#${topUpId}` }),
   /** One per payment received (keyed by the provider's payment id), put in the credit's transaction so it is credited once; holds what was refunded. */
@@ -51,12 +54,11 @@ export const billingKeys = {
     pk: org(organizationId),
     sk: `DISPUTE#${disputeId}`,
   }),
-  /** gsi5: the ledger by amount (decimalSortText; entries never change). */
-  ledgerByAmount: (organizationId: string, amount: string, entryId: string) => ({
-    gsi5pk: `${org(organizationId)}#LEDGER#AMOUNT`,
+  /** gsi5: the ledger by amount (decimalSortText; entries never change), in the shard of the entry's id. */
+  ledgerByAmount: (organizationId: string, amount: string, entryId: string, shard: number) => ({
+    gsi5pk: `${org(organizationId)}#LEDGER#AMOUNT#${shard}`,
     gsi5sk: ordered(decimalSortText(amount), entryId),
   }),
-  ledgerByAmountPartition: (organizationId: string) => ({ gsi5pk: `${org(organizationId)}#LEDGER#AMOUNT` }),
   /**
    * One per message or call whose estimated cost is held; keyed by that message or call id, in a partition of its
    * own (issue 27: written when held and again when settled or released, per message; read by key only).
@@ -70,10 +72,12 @@ export const billingKeys = {
   }),
   /**
    * One per UTC day and wallet item (`W`) or shard (`0`-`7`) whose balance a charge changed: the day's charges by
-   * reason (issue 29), added in the charge's own transaction. Sorted by day, so a period is one key range.
+   * reason (issue 29), added in the charge's own transaction. Each wallet part's days in a partition of that part's
+   * (issue 27: every charge adds to one, at the rate its wallet part takes charges), sorted by day, so a period is one
+   * key range of each part.
    */
   usageDay: (organizationId: string, day: string, walletPart: string): Key => ({
-    pk: org(organizationId),
+    pk: `${org(organizationId)}#USAGE#${walletPart}`,
     sk: `USAGE#${day}#${walletPart}`,
   }),
   /** Sort-key bounds (inclusive, for `BETWEEN`) of the usage days `from` through `to` (`2026-11-01`). */

@@ -2,18 +2,22 @@ import { org, ownPartition, type Key } from "#core/db/keys/shared";
 
 /** Keys of the items core/messaging owns (docs/data-model.md). */
 export const messagingKeys = {
-  /** Phone numbers the organization owns at the provider. */
-  phoneNumber: (organizationId: string, phoneNumberId: string): Key => ({
-    pk: org(organizationId),
-    sk: `PHONENUMBER#${phoneNumberId}`,
-  }),
-  phoneNumberPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "PHONENUMBER#" }),
-  /** A number's delivery outcomes in one 10-minute bucket (`<yyyy-mm-ddThh:m0>`), counters added as receipts arrive; TTL. */
+  /**
+   * Phone numbers the organization owns at the provider, each in a partition of its own (issue 27: the pacing gate
+   * writes the number's item on every send, 4.5 write units a lead the organization's partition could not carry);
+   * listed from the PhoneNumber entity's creation index.
+   */
+  phoneNumber: (organizationId: string, phoneNumberId: string): Key =>
+    ownPartition(organizationId, `PHONENUMBER#${phoneNumberId}`),
+  /**
+   * A number's delivery outcomes in one 10-minute bucket (`<yyyy-mm-ddThh:m0>`), counters added as receipts arrive;
+   * TTL. In a partition of the number's own (issue 27: a write per receipt, which the organization's partition could
+   * not carry at 167 leads/s; one number takes at most its own send rate), so its buckets are one key range.
+   */
   numberHealth: (organizationId: string, phoneNumberId: string, bucket: string): Key => ({
-    pk: org(organizationId),
+    pk: `${org(organizationId)}#NUMBERHEALTH#${phoneNumberId}`,
     sk: `NUMBERHEALTH#${phoneNumberId}#${bucket}`,
   }),
-  numberHealthPrefix: (phoneNumberId: string) => `NUMBERHEALTH#${phoneNumberId}#`,
   /**
    * Number → organization route (not tenant data): provider webhooks name only our
    * number (To of an inbound message, From of a status callback), so this is the one
