@@ -181,12 +181,14 @@ export const Pacing = {
    * is as busy as sender choice read it (the usual case); a second only when it
    * turned free or busy meanwhile. Slots are handed out in reservation order, so
    * a conversation's later message (same sticky number) never goes before an earlier one. A free number's next slot
-   * is the start of its next send window, so the slots after it start windows too (one interval apart).
+   * is the start of the send window after the one its send now will be handed over in (`reserveHandOver`), so the
+   * slots after it start windows too (one interval apart) and a send does not wait claimed for a window its slot
+   * did not count.
    */
   async reserve(organizationId: string, number: PacedNumber, now = Date.now()): Promise<number> {
     const interval = sendInterval(number);
     const windows = windowsOf(number);
-    const nextWindow = windowStart(windows, windowOf(windows, now) + 1);
+    const nextWindow = windowStart(windows, firstWindowFor(windows, now, now) + 1);
     let busy = number.paceNextAt > now;
     for (let attempt = 0; attempt < 3; attempt++) {
       const at = busy
@@ -374,14 +376,12 @@ async function reserveHandOver(
   slot: number,
 ): Promise<{ at: number; after: number | null; reserved: boolean }> {
   const windows = windowsOf(number);
-  const margin = marginOf(windows);
   const window = windowMs(windows);
   // Unknown until read: first assume the previous hand-over is in an earlier window (the usual case: one write).
   let previous: number | null | undefined;
   for (let attempt = 0; attempt < 5; attempt++) {
     const now = Date.now();
-    // A gate passed at t stamps t + margin, which must end a margin before the next window opens.
-    const earliest = windowOf(windows, Math.max(slot, now + HAND_OVER_LEAD_MS) + 2 * margin);
+    const earliest = firstWindowFor(windows, slot, now);
     const index = typeof previous === "number" ? Math.max(earliest, windowOf(windows, previous) + 1) : earliest;
     const opens = windowStart(windows, index);
     const at = Math.max(opens, slot, now);
@@ -415,6 +415,15 @@ async function reserveHandOver(
   }
   // Contended five times in a row: ask again in a second or two.
   return { at: Date.now() + WAIT_IN_PLACE_MS + window, after: null, reserved: false };
+}
+
+/**
+ * The first window a send booked now, whose slot is `slot`, can pass the gate in: no earlier than its slot and
+ * HAND_OVER_LEAD_MS from now, and early enough in the window to leave the next one free (a gate passed at t stamps
+ * t + margin, which must end a margin before the next window opens).
+ */
+function firstWindowFor(windows: SendWindows, slot: number, now: number): number {
+  return windowOf(windows, Math.max(slot, now + HAND_OVER_LEAD_MS) + 2 * marginOf(windows));
 }
 
 /** What the gate keeps on the number: when its last request left at the latest, and that send's booked hand-over time. */
