@@ -220,8 +220,11 @@ export const Pacing = {
   ): Promise<Turn | undefined> {
     const slot = held?.numberId === number.id ? held.at : await Pacing.reserve(organizationId, number);
     // Only a send about to go takes a hand-over time: one further ahead would hold it while it waits in the queue.
+    // About to go is a second, and up to a second more for a window's start: after a free number's send, the next
+    // slot opens the window after the one that send is handed over in, up to a window and ~0.9 s away, and the send
+    // right behind it (a conversation's next message) stays in place rather than going round the queue.
     const handOver =
-      slot - Date.now() <= WAIT_IN_PLACE_MS
+      slot - Date.now() <= WAIT_IN_PLACE_MS + Math.min(windowMs(windowsOf(number)), WAIT_IN_PLACE_MS)
         ? await reserveHandOver(organizationId, number, slot)
         : { at: slot, after: null, reserved: false };
     const at = handOver.at;
