@@ -1,6 +1,6 @@
 import { LeadOptedOut, MessageSend } from "#core/messaging/queue";
 import "#core/messaging/queue";
-import { reserveForMessage } from "#core/messaging/billing-seam";
+import { reserveForMessage, type BillingDecision } from "#core/messaging/billing-seam";
 import { where } from "#core/db/expression";
 import { messagingConfig } from "#core/messaging/config";
 import { Contacts } from "#core/messaging/contacts";
@@ -17,11 +17,11 @@ import {
   leastBusy,
   Pacing,
   skipHandOver,
+  untilFailover,
   untilHandOver,
   waitInQueue,
-  type HandOver,
-  type PacedNumber,
   type Slot,
+  type Turn,
 } from "#core/messaging/pacing";
 import {
   eligibleSenders,
@@ -257,14 +257,32 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
     });
   }
   if (slot?.numberId === selection.number.id) selection.reason = slot.reason as SenderSelectionReason;
-  const booked = await Pacing.awaitSlot(organizationId, message, selection.number, selection.reason, slot);
-  if (booked === undefined) return;
+  const turn = await Pacing.awaitSlot(organizationId, message, selection.number, selection.reason, slot);
+  if (turn === undefined) return;
+  // Whatever ends the send before its gate (the claim lost, a read or write that fails) still spends its booked time
+  // (the old gate waited before the claim: the number's slot and hand-over were taken, and a redelivery that came back
+  // at once would book the next ones further ahead each time) and passes its turn, so the send booked behind it is not
+  // held until it is taken for gone. A failure of that pass does not hide the first one.
+  try {
+    await claimAndHandOver(organizationId, message, selection, billing, complianceChecks, turn);
+  } catch (error) {
+    await skipHandOver(organizationId, turn).catch(() => undefined);
+    throw error;
+  }
+  await skipHandOver(organizationId, turn);
+}
+
+/** A Queued message with its sender's hand-over booked: claims it (Sending) and gives it to its provider. */
+async function claimAndHandOver(
+  organizationId: string,
+  message: Message,
+  selection: SenderSelection,
+  billing: Extract<BillingDecision, { allowed: true }>,
+  complianceChecks: string[] | undefined,
+  turn: Turn,
+): Promise<void> {
   const { primary: provider, failover } = await organizationProviders(organizationId);
   const claimedAt = nowIso();
-  // A claim that fails still spends its booked time (the old gate waited before the claim): the number's slot and
-  // hand-over were taken, and a redelivery that came back at once would book the next ones further ahead each time.
-  // It passes its turn too, so the send booked behind it does not wait for it.
-  const unused = () => skipHandOver(organizationId, selection.number, booked);
   const claimed = await MessageLifecycle.claim(organizationId, message, {
     from: ["Queued"],
     condition: where.equals("retryCount", message.retryCount),
@@ -282,17 +300,11 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
     // Each attempt starts at the primary provider; a failover of an earlier attempt is history.
     remove: ["failedOverFrom", "waitingBehind", "heldSlot"],
     due: { at: new Date(Date.parse(claimedAt) + messagingConfig.receiptCheckMs).toISOString(), kind: "ReceiptTimeout" },
-  }).catch(async (error: unknown) => {
-    await unused();
-    throw error;
   });
-  if (!claimed) return unused();
+  if (!claimed) return;
   await afterClaim(organizationId, claimed, selection);
   try {
-    const handedOver = await handOver(organizationId, claimed, provider, failover, {
-      number: selection.number,
-      booked,
-    });
+    const handedOver = await handOver(organizationId, claimed, provider, failover, turn);
     if (!handedOver) return;
     const { result, by } = handedOver;
     await recordProviderId(organizationId, claimed.id, by.name, result.providerMessageId);
@@ -320,7 +332,7 @@ async function handOver(
   message: Message,
   primary: ProviderPort,
   failover: ProviderPort | undefined,
-  handOverAt: { number: PacedNumber; booked: HandOver },
+  turn: Turn,
 ): Promise<{ result: SendMessageResult; by: ProviderPort } | undefined> {
   const send = (provider: ProviderPort) =>
     provider.sendMessage({
@@ -333,7 +345,7 @@ async function handOver(
     });
   try {
     // The number's booked hand-over and its gate, passed here so nothing of ours runs between the gate and the carrier.
-    await untilHandOver(organizationId, handOverAt.number, handOverAt.booked);
+    await untilHandOver(organizationId, turn);
     return { result: await send(primary), by: primary };
   } catch (error) {
     const failsOver =
@@ -351,6 +363,8 @@ async function handOver(
       },
     });
     if (!moved) return undefined;
+    // The same number at another carrier: its request passes the number's gate too, in a window of its own.
+    await untilFailover(organizationId, turn);
     return { result: await send(failover), by: failover };
   }
 }

@@ -26,8 +26,8 @@ import { parsePhone } from "#core/shared/phone";
  * A slot says when a send may go, not that it goes then: a consumer running
  * late would hand over together every send whose slot has passed. So the
  * hand-over itself is paced too: just before it, a send reserves the number's
- * next hand-over time (`paceHandedAt`, one conditional write), at least its
- * interval and a margin after the previous one; a send whose hand-over time is
+ * next hand-over time (`paceHandedAt`, one conditional write), in the send
+ * window after the previous one's (below); a send whose hand-over time is
  * further away goes back to the queue, delayed to it, instead. The send then
  * sleeps until that time immediately before the carrier request
  * (`untilHandOver`, after the claim).
@@ -35,12 +35,23 @@ import { parsePhone } from "#core/shared/phone";
  * A timer can fire late (a stalled process), so the request itself passes a
  * gate first: one conditional write stamps the number's last request
  * (`paceSentBy`, the latest time that request leaves) and refuses while the
- * previous one went less than an interval ago, and while the send booked just
- * before this one (`HandOver.after`) has not passed the gate yet
- * (`paceSentTurn`, the booked time of the last send through it): requests go
- * in booking order, which keeps a conversation's order. A send refused there
- * waits the rest with a timer; the carrier never gets two requests of one
- * number less than its interval apart, however late a timer fires.
+ * previous request could still reach the carrier in this send's window, and
+ * while the send booked just before this one (`HandOver.after`) has not passed
+ * the gate yet (`paceSentTurn`, the booked time of the last send through it):
+ * requests go in booking order, which keeps a conversation's order.
+ *
+ * Windows, not intervals: a number's time is cut into send windows, as many in
+ * each clock second as its messages per second (a 1 MPS long code: the clock
+ * second itself; below 1 MPS, one window of whole seconds). A hand-over is
+ * booked into the window after the previous one's, at its start, and at most
+ * one request of the number reaches the carrier in each window, so never more
+ * than its rate in one clock second, which is what carriers count. A send late
+ * within its window (a slow claim, a timer firing late) does not push the
+ * sends behind it: the next one still goes at the start of its own window, so
+ * a burst keeps the full rate (one interval between sends on average) instead
+ * of adding every delay to every later send. Two requests of a number can come
+ * closer than one interval (a late one, then one at the start of the next
+ * window), never closer than twice the margin.
  */
 
 /** What a number type carries by default (messages per second): a 10DLC long code ~1, toll-free 3, short code 100. */
@@ -62,20 +73,26 @@ export type Slot = { numberId: string; at: number; reason: string };
  */
 export type HandOver = { at: number; after: number | null };
 
+/**
+ * A send's booked hand-over on its number, carried to its carrier request: `passed` once it passed the gate or gave
+ * up its turn (`skipHandOver`), `sentBy` the gate's stamp of its last request (the latest time it leaves).
+ */
+export type Turn = { number: PacedNumber; handOver: HandOver; passed: boolean; sentBy?: number };
+
 /** A slot this close is waited for in the consumer (a timer, not a loop); a later one in the queue. SQS delays are whole seconds. */
 const WAIT_IN_PLACE_MS = 1_000;
 
 /**
- * Added to a number's interval between two hand-overs (at most a fifth of the interval): the claim, the bookkeeping
- * and the request between the hand-over and the carrier take a varying time, and with sends exactly one interval
- * apart that variation alone would put two sends of a 1 MPS number into one clock second now and then.
+ * The most a request takes from the gate to the carrier, and the gate's own write (at most a fifth of a window): a
+ * request counts in the window it may reach the carrier in, its stamp plus this margin. Too small, and that time's
+ * variation under load would put two sends of a 1 MPS number into one clock second now and then.
  */
 const HAND_OVER_MARGIN_MS = 200;
 
 /**
- * A hand-over time is booked at least this far ahead, before the claim: the claim and the hand-over bookkeeping
- * run in between (measured under load: a send booked for "now" reached the carrier 400 ms later, its successor on time,
- * 808 ms apart at 1 MPS), and the send then sleeps the rest right before the carrier request.
+ * A hand-over time is booked into a window the send can still pass the gate in at least this long from now, before
+ * the claim: the claim and the hand-over bookkeeping run in between (measured under load: a send booked for "now"
+ * reached the carrier 400 ms later), and the send then sleeps the rest right before the carrier request.
  */
 const HAND_OVER_LEAD_MS = 500;
 
@@ -94,10 +111,51 @@ export function numberType(phoneNumber: string): NumberType {
   return parsePhone(phoneNumber)?.tollFree ? "TollFree" : "LongCode";
 }
 
-/** Milliseconds between two sends of this number: its override, else its type's rate. */
-export function sendInterval(number: Pick<PacedNumber, "phoneNumber" | "messagesPerSecond">): number {
+/**
+ * A number's send windows: `perPeriod` of them in each period of `periodMs` (a clock second; whole seconds for a
+ * number slower than 1 MPS), periods starting at multiples of `periodMs` since the epoch. At most one request of the
+ * number reaches the carrier in each window.
+ */
+type SendWindows = { perPeriod: number; periodMs: number };
+
+function windowsOf(number: Pick<PacedNumber, "phoneNumber" | "messagesPerSecond">): SendWindows {
   const perSecond = number.messagesPerSecond ?? MESSAGES_PER_SECOND[numberType(number.phoneNumber)];
-  return Math.ceil(1000 / perSecond);
+  // 2.5 MPS is 2 in any clock second; 0.3 MPS one every 4 s (rounded to the millisecond first: 1 / 0.2 is 5, not 5.000…1).
+  return perSecond >= 1
+    ? { perPeriod: Math.floor(perSecond), periodMs: 1000 }
+    : { perPeriod: 1, periodMs: Math.ceil(Math.round(1000 / perSecond) / 1000) * 1000 };
+}
+
+/** The index of the window holding `at` (epoch ms). */
+function windowOf({ perPeriod, periodMs }: SendWindows, at: number): number {
+  const period = Math.floor(at / periodMs);
+  return period * perPeriod + Math.floor(((at - period * periodMs) * perPeriod) / periodMs);
+}
+
+/** When window `index` opens (epoch ms): the first millisecond `windowOf` places in it. */
+function windowStart({ perPeriod, periodMs }: SendWindows, index: number): number {
+  const period = Math.floor(index / perPeriod);
+  return period * periodMs + Math.ceil(((index - period * perPeriod) * periodMs) / perPeriod);
+}
+
+/** The first window a request stamped `sentBy` leaves to the number's next one: it reaches the carrier before it opens. */
+function nextOpening(windows: SendWindows, margin: number, sentBy: number): number {
+  return windowStart(windows, windowOf(windows, sentBy + margin) + 1);
+}
+
+/** A window's length (ms; fractional when a second holds 3 of them). */
+function windowMs(windows: SendWindows): number {
+  return windows.periodMs / windows.perPeriod;
+}
+
+/** The gate's margin for this number: HAND_OVER_MARGIN_MS, at most a fifth of a window. */
+function marginOf(windows: SendWindows): number {
+  return Math.min(HAND_OVER_MARGIN_MS, Math.ceil(windowMs(windows) / 5));
+}
+
+/** Milliseconds between two of this number's send slots: one window (the number's interval, 1/MPS, rounded down). */
+export function sendInterval(number: Pick<PacedNumber, "phoneNumber" | "messagesPerSecond">): number {
+  return Math.max(1, Math.floor(windowMs(windowsOf(number))));
 }
 
 /** The pacing attributes of a phone-number item (read with the number, by sender choice). */
@@ -122,15 +180,20 @@ export const Pacing = {
    * Reserves the number's next send slot. One conditional write when the number
    * is as busy as sender choice read it (the usual case); a second only when it
    * turned free or busy meanwhile. Slots are handed out in reservation order, so
-   * a conversation's later message (same sticky number) never goes before an earlier one.
+   * a conversation's later message (same sticky number) never goes before an earlier one. A free number's next slot
+   * is the start of the send window after the one its send now will be handed over in (`reserveHandOver`), so the
+   * slots after it start windows too (one interval apart) and a send does not wait claimed for a window its slot
+   * did not count.
    */
   async reserve(organizationId: string, number: PacedNumber, now = Date.now()): Promise<number> {
     const interval = sendInterval(number);
+    const windows = windowsOf(number);
+    const nextWindow = windowStart(windows, firstWindowFor(windows, now, now) + 1);
     let busy = number.paceNextAt > now;
     for (let attempt = 0; attempt < 3; attempt++) {
       const at = busy
         ? await reserveAfterLast(organizationId, number.id, interval, now)
-        : await reserveNow(organizationId, number.id, interval, now);
+        : await reserveNow(organizationId, number.id, nextWindow, now);
       if (at !== undefined) return at;
       busy = !busy;
     }
@@ -140,7 +203,7 @@ export const Pacing = {
 
   /**
    * Holds a Queued message until its sender's slot: the hand-over it booked
-   * when it may go (at most one spacing and a second away; the caller waits for
+   * when it may go (at most one window and a second away; the caller waits for
    * it right before the carrier request, `untilHandOver`), else
    * undefined: the message went back to the
    * queue delayed to its slot, carrying it (a redelivery does not reserve
@@ -154,15 +217,18 @@ export const Pacing = {
     number: PacedNumber,
     reason: SenderSelectionReason,
     held: Slot | undefined,
-  ): Promise<HandOver | undefined> {
+  ): Promise<Turn | undefined> {
     const slot = held?.numberId === number.id ? held.at : await Pacing.reserve(organizationId, number);
     // Only a send about to go takes a hand-over time: one further ahead would hold it while it waits in the queue.
+    // About to go is a second, and up to a second more for a window's start: after a free number's send, the next
+    // slot opens the window after the one that send is handed over in, up to a window and ~0.9 s away, and the send
+    // right behind it (a conversation's next message) stays in place rather than going round the queue.
     const handOver =
-      slot - Date.now() <= WAIT_IN_PLACE_MS
+      slot - Date.now() <= WAIT_IN_PLACE_MS + Math.min(windowMs(windowsOf(number)), WAIT_IN_PLACE_MS)
         ? await reserveHandOver(organizationId, number, slot)
         : { at: slot, after: null, reserved: false };
     const at = handOver.at;
-    if (handOver.reserved) return { at, after: handOver.after };
+    if (handOver.reserved) return { number, handOver: { at, after: handOver.after }, passed: false };
     await waitInQueue(organizationId, message, at, {
       slot: { numberId: number.id, at, reason },
       whileHeld: async () => {
@@ -226,21 +292,52 @@ export async function waitInQueue(
 
 /**
  * Right before the carrier request of a claimed send: sleeps until its booked hand-over time, then passes the number's
- * gate (`passGate`), so the request leaves an interval at least after the number's previous one, and after the send
- * booked before it. Nothing of ours runs between the gate and the request.
+ * gate (`passGate`), so the request reaches the carrier in a window of its own, after the send booked before it.
+ * Nothing of ours runs between the gate and the request.
  */
-export async function untilHandOver(organizationId: string, number: PacedNumber, handOver: HandOver): Promise<void> {
-  await sleepUntil(handOver.at);
-  await passGate(organizationId, number, handOver, true);
+export async function untilHandOver(organizationId: string, turn: Turn): Promise<void> {
+  await sleepUntil(turn.handOver.at);
+  turn.sentBy = await passGate(organizationId, turn.number, turn.handOver, "send");
+  turn.passed = true;
 }
 
 /**
- * A booked hand-over that sends nothing (its claim failed, the message moved on): it still spends its booked time and
- * passes its turn at the gate, so the send booked behind it does not wait for it.
+ * Right before a second request of a send that passed the gate (the failover's, after the primary refused it): a
+ * window of its own, like any request. The one after the primary's is taken at once, while the stamp is still that
+ * send's: the send booked behind it (perhaps its conversation's next message) then waits a window more, so the
+ * conversation's order holds. When a later send passed meanwhile (the primary's answer took longer than a window), it
+ * passes the gate like any (its turn is passed already).
  */
-export async function skipHandOver(organizationId: string, number: PacedNumber, handOver: HandOver): Promise<void> {
-  await sleepUntil(handOver.at);
-  await passGate(organizationId, number, handOver, false);
+export async function untilFailover(organizationId: string, turn: Turn): Promise<void> {
+  const { number, sentBy } = turn;
+  if (sentBy !== undefined) {
+    const windows = windowsOf(number);
+    const margin = marginOf(windows);
+    const opens = nextOpening(windows, margin, sentBy);
+    const by = Math.max(opens, Date.now()) + margin;
+    const taken = await updatePace(organizationId, number.id, { paceSentBy: by }, where.equals("paceSentBy", sentBy));
+    if (taken) {
+      await sleepUntil(opens);
+      const kept = await keptStamp(organizationId, number.id, by, margin);
+      if (kept !== undefined) {
+        turn.sentBy = kept;
+        return;
+      }
+    }
+  }
+  turn.sentBy = await passGate(organizationId, number, turn.handOver, "again");
+}
+
+/**
+ * A booked hand-over that sends nothing (its claim failed, the message moved on, a read or write before the gate
+ * failed): it still spends its booked time and passes its turn at the gate, so the send booked behind it does not wait
+ * for it. Nothing when it passed already.
+ */
+export async function skipHandOver(organizationId: string, turn: Turn): Promise<void> {
+  if (turn.passed) return;
+  turn.passed = true;
+  await sleepUntil(turn.handOver.at);
+  await passGate(organizationId, turn.number, turn.handOver, "skip");
 }
 
 /**
@@ -268,40 +365,40 @@ export function isThrottleCode(code: string | null | undefined): boolean {
   return code !== null && code !== undefined && THROTTLE_CODES.has(code);
 }
 
-/** The spacing of two hand-overs of a number: its interval and a margin of a fifth of it, at most HAND_OVER_MARGIN_MS. */
-function handOverSpacing(number: PacedNumber): number {
-  const interval = sendInterval(number);
-  return interval + Math.min(HAND_OVER_MARGIN_MS, Math.ceil(interval / 5));
-}
-
 /**
- * The hand-over time of a send whose slot is near: the slot, HAND_OVER_LEAD_MS from now, or the previous hand-over
- * plus the number's spacing, whichever is later. Reserved (`paceHandedAt`) when it is at most a second past one spacing
- * away, answering the booked time it follows (`after`); a later one is only answered, for the send to wait in the queue
- * and ask again. Two sends at the hand-over at once are ordered by whose conditional write lands first.
+ * The hand-over time of a send whose slot is near: in the first window after the previous hand-over's where the send
+ * can pass the gate no earlier than its slot and HAND_OVER_LEAD_MS from now, yet early enough in the window to leave
+ * the next one free (its stamp and margin end before the next window opens), at the window's start, or the slot or now
+ * when later. Reserved (`paceHandedAt`) when it is at most a second past one window away, answering the booked time it
+ * follows (`after`); a later one is only answered, for the send to wait in the queue and ask again. Two sends at the
+ * hand-over at once are ordered by whose conditional write lands first.
  */
 async function reserveHandOver(
   organizationId: string,
   number: PacedNumber,
   slot: number,
 ): Promise<{ at: number; after: number | null; reserved: boolean }> {
-  const spacing = handOverSpacing(number);
-  // Unknown until read: first assume the previous hand-over was long enough ago (the usual case: one write).
+  const windows = windowsOf(number);
+  const window = windowMs(windows);
+  // Unknown until read: first assume the previous hand-over is in an earlier window (the usual case: one write).
   let previous: number | null | undefined;
   for (let attempt = 0; attempt < 5; attempt++) {
     const now = Date.now();
-    const at = Math.max(slot, now + HAND_OVER_LEAD_MS, (previous ?? -Infinity) + spacing);
-    // Waited in place up to a second past one spacing: the send right behind a passing one stays on its number
+    const earliest = firstWindowFor(windows, slot, now);
+    const index = typeof previous === "number" ? Math.max(earliest, windowOf(windows, previous) + 1) : earliest;
+    const opens = windowStart(windows, index);
+    const at = Math.max(opens, slot, now);
+    // Waited in place up to a second past one window: the send right behind a passing one stays on its number
     // (back in the queue, it would choose its sender again).
-    if (at - now > WAIT_IN_PLACE_MS + spacing) return { at, after: null, reserved: false };
+    if (at - now > WAIT_IN_PLACE_MS + window) return { at, after: null, reserved: false };
     // The gate's turn starts (on a number that has none yet) just after every hand-over booked before this one.
-    const floor = previous === undefined ? at - spacing : (previous ?? 0);
+    const floor = previous === undefined ? opens - 1 : (previous ?? 0);
     const written = await updatePace(
       organizationId,
       number.id,
       { paceHandedAt: at, paceSentTurn: computed.ifAbsent(floor) },
       previous === undefined
-        ? where.any(where.absent("paceHandedAt"), where.atMost("paceHandedAt", at - spacing))
+        ? where.any(where.absent("paceHandedAt"), where.before("paceHandedAt", opens))
         : previous === null
           ? where.absent("paceHandedAt")
           : where.equals("paceHandedAt", previous),
@@ -320,79 +417,117 @@ async function reserveHandOver(
     previous = typeof Item.paceHandedAt === "number" ? Item.paceHandedAt : null;
   }
   // Contended five times in a row: ask again in a second or two.
-  return { at: Date.now() + WAIT_IN_PLACE_MS + spacing, after: null, reserved: false };
+  return { at: Date.now() + WAIT_IN_PLACE_MS + window, after: null, reserved: false };
+}
+
+/**
+ * The first window a send booked now, whose slot is `slot`, can pass the gate in: no earlier than its slot and
+ * HAND_OVER_LEAD_MS from now, and early enough in the window to leave the next one free (a gate passed at t stamps
+ * t + margin, which must end a margin before the next window opens).
+ */
+function firstWindowFor(windows: SendWindows, slot: number, now: number): number {
+  return windowOf(windows, Math.max(slot, now + HAND_OVER_LEAD_MS) + 2 * marginOf(windows));
 }
 
 /** What the gate keeps on the number: when its last request left at the latest, and that send's booked hand-over time. */
 type GateState = { sentBy: number; turn: number };
 
 /**
- * The gate right before a number's carrier request (`send`), or the passing of a turn that sends nothing. One
- * conditional write in the usual case: `paceSentBy` at most now less the interval (the previous request left an
- * interval ago), `paceSentTurn` at least `after` (the send booked before this one has passed) and below this one's
- * booked time (so the turn only moves forward); it sets `paceSentBy` to now plus an allowance (the margin between
- * the interval and the spacing) and `paceSentTurn` to this send's booked time. When the write took longer than the
- * allowance, the request would leave after the stamp: the stamp moves forward (conditional on it still being this
- * send's), with twice the allowance each time. Refused: a consistent read of the two, a timer for what is left
- * (the previous request's interval, or a recheck of the send before it, at most until PREDECESSOR_GONE_MS past its
- * booked time), and the write again. A send whose turn a later one already took (it took this one for gone) does not
- * move the turn back. No loop without a timer or a DynamoDB round trip between its rounds.
+ * How a send passes the gate: `send` stamps its request and takes its turn, `skip` (nothing sent) only takes its turn,
+ * `again` (a second request, the failover's, whose turn is taken) only stamps.
  */
-async function passGate(organizationId: string, number: PacedNumber, handOver: HandOver, send: boolean) {
-  const interval = sendInterval(number);
-  const allowance = handOverSpacing(number) - interval;
+type Pass = "send" | "skip" | "again";
+
+/**
+ * The gate right before a number's carrier request, or the passing of a turn that sends nothing. One conditional
+ * write in the usual case: `paceSentBy` plus the margin before the current window opened (the previous request
+ * reached the carrier in an earlier window), `paceSentTurn` at least `after` (the send booked before this one has
+ * passed) and below this one's booked time (so the turn only moves forward); it sets `paceSentBy` to now plus the
+ * margin (the latest the request leaves, the write's own time included) and `paceSentTurn` to this send's booked time.
+ * When the write took longer than the margin, the request would leave after the stamp: the stamp moves forward
+ * (conditional on it still being this send's), with twice the margin each time. Refused: a consistent read of the two,
+ * a timer for what is left (the window after the previous request's, or a recheck of the send before it, at most until
+ * PREDECESSOR_GONE_MS past its booked time), and the write again. A send whose turn a later one already took (it took
+ * this one for gone) does not move the turn back. No loop without a timer or a DynamoDB round trip between its rounds.
+ * Answers the stamp of a request that passed (undefined when nothing was stamped: a skip, or the number is gone).
+ */
+async function passGate(
+  organizationId: string,
+  number: PacedNumber,
+  handOver: HandOver,
+  pass: Pass,
+): Promise<number | undefined> {
+  const windows = windowsOf(number);
+  const margin = marginOf(windows);
+  const stamps = pass !== "skip";
+  const turns = pass !== "again";
   let state: GateState | undefined;
   for (;;) {
     if (state) {
       const now = Date.now();
-      const waiting = waitingFor(handOver, state, now);
+      const waiting = turns ? waitingFor(handOver, state, now) : undefined;
       const until = Math.max(
-        send ? state.sentBy + interval : 0,
+        stamps ? nextOpening(windows, margin, state.sentBy) : 0,
         waiting ? Math.min(now + PREDECESSOR_RECHECK_MS, waiting) : 0,
       );
       if (until > now) await sleep(until - now);
       if (waiting) {
         state = await gateState(organizationId, number.id);
-        if (!state) return;
+        if (!state) return undefined;
         continue;
       }
     }
-    const overtaken = state !== undefined && state.turn >= handOver.at;
-    if (!send && overtaken) return;
+    const takesTurn = turns && !(state !== undefined && state.turn >= handOver.at);
+    if (!stamps && !takesTurn) return undefined;
     const now = Date.now();
     const predecessorGone = handOver.after === null || now >= handOver.after + PREDECESSOR_GONE_MS;
-    const by = now + allowance;
+    const by = now + margin;
     const written = await updatePace(
       organizationId,
       number.id,
-      { ...(send ? { paceSentBy: by } : {}), ...(overtaken ? {} : { paceSentTurn: handOver.at }) },
+      { ...(stamps ? { paceSentBy: by } : {}), ...(takesTurn ? { paceSentTurn: handOver.at } : {}) },
       where.all(
-        send ? where.any(where.absent("paceSentBy"), where.atMost("paceSentBy", now - interval)) : undefined,
-        overtaken ? undefined : where.any(where.absent("paceSentTurn"), where.before("paceSentTurn", handOver.at)),
+        stamps
+          ? where.any(
+              where.absent("paceSentBy"),
+              where.before("paceSentBy", windowStart(windows, windowOf(windows, now)) - margin),
+            )
+          : undefined,
+        takesTurn ? where.any(where.absent("paceSentTurn"), where.before("paceSentTurn", handOver.at)) : undefined,
         // Booking set the turn if the number had none, so a missing one is never "passed".
-        predecessorGone ? undefined : where.atLeast("paceSentTurn", handOver.after!),
+        takesTurn && !predecessorGone ? where.atLeast("paceSentTurn", handOver.after!) : undefined,
       ),
     );
-    if (written && (!send || (await keptStamp(organizationId, number.id, by, allowance)))) return;
+    if (written) {
+      if (!stamps) return undefined;
+      const kept = await keptStamp(organizationId, number.id, by, margin);
+      if (kept !== undefined) return kept;
+    }
     state = await gateState(organizationId, number.id);
-    if (!state) return; // the number is gone: nothing to pace
+    if (!state) return undefined; // the number is gone: nothing to pace
   }
 }
 
 /**
  * After the gate's write: the request leaves now, so the stamp must not be earlier. A write that took longer than its
- * allowance moves the stamp to now plus twice the allowance, while it is still this send's. False when a later send
- * passed meanwhile (this one was so slow that the stamp was an interval old): this one goes through the gate again.
+ * allowance moves the stamp to now plus twice the allowance, while it is still this send's. Answers the stamp kept;
+ * undefined when a later send passed meanwhile (this one was so slow that its window had passed): this one goes through
+ * the gate again.
  */
-async function keptStamp(organizationId: string, numberId: string, by: number, allowance: number): Promise<boolean> {
+async function keptStamp(
+  organizationId: string,
+  numberId: string,
+  by: number,
+  allowance: number,
+): Promise<number | undefined> {
   while (Date.now() > by) {
     allowance *= 2;
     const later = Date.now() + allowance;
     const moved = await updatePace(organizationId, numberId, { paceSentBy: later }, where.equals("paceSentBy", by));
-    if (!moved) return false;
+    if (!moved) return undefined;
     by = later;
   }
-  return true;
+  return by;
 }
 
 /** When a send behind `handOver.after` stops waiting for it (it passed, or it is taken for gone): undefined when it need not wait. */
@@ -422,13 +557,13 @@ function sleepUntil(at: number): Promise<void> | undefined {
 async function reserveNow(
   organizationId: string,
   numberId: string,
-  interval: number,
+  nextWindow: number,
   now: number,
 ): Promise<number | undefined> {
   const written = await updatePace(
     organizationId,
     numberId,
-    { paceNextAt: now + interval },
+    { paceNextAt: nextWindow },
     where.any(where.absent("paceNextAt"), where.atMost("paceNextAt", now)),
   );
   return written ? now : undefined;

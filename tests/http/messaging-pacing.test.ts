@@ -25,6 +25,9 @@ async function sendsFrom(ours: string): Promise<RecordedRequest[]> {
     .sort((a, b) => a.at - b.at);
 }
 
+/** The clock second a request reached the carrier in (what a carrier's per-second limit counts). */
+const clockSecond = (request: RecordedRequest) => Math.floor(request.at / 1000);
+
 const field = (request: RecordedRequest, name: "to" | "text") => (request.body as Record<string, string>)[name];
 
 /** Twilio message sends from `ours`, in arrival order. */
@@ -72,35 +75,56 @@ const handedOver = (message: { status: string; providerMessageId?: string | null
   message.status === "Sending" && !!message.providerMessageId;
 
 /**
- * Holds this process's send of one message right after its claim (Queued → Sending) until the answered `release`:
- * a consumer stalled between booking its hand-over and the carrier request, its timer firing as late as the test
- * wants. Only this test process's DynamoDB access is held, and only for that one write.
+ * Holds this process's first DynamoDB command that `matches` until the answered `release`: right after it ran, or,
+ * with `fail`, instead of running it (it then throws, as a DynamoDB error there would). Only this test process's
+ * DynamoDB access is held, and only for that one command.
  */
-function stallAfterClaim(messageId: string): { claimed: Promise<void>; release: () => void } {
-  const name = `stall-${messageId}`;
+function holdCommand(
+  matches: (input: unknown) => boolean,
+  { fail = false } = {},
+): { reached: Promise<void>; release: () => void } {
+  const name = `hold-${Math.random().toString(36).slice(2)}`;
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
-  let claimed!: () => void;
-  const reached = new Promise<void>((resolve) => (claimed = resolve));
+  let reached!: () => void;
+  const reaching = new Promise<void>((resolve) => (reached = resolve));
+  let held = false;
   db().middlewareStack.add(
     (next) => async (args) => {
-      const result = await next(args);
-      if (JSON.stringify(args.input).includes(messageId) && claimsForSending(args.input)) {
-        claimed();
-        await released;
-      }
+      if (held || !matches(args.input)) return next(args);
+      held = true;
+      const result = fail ? undefined : await next(args);
+      reached();
+      await released;
+      if (!result) throw new Error("DynamoDB failed the command (injected)");
       return result;
     },
     { step: "initialize", name },
   );
   return {
-    claimed: reached,
+    reached: reaching,
     release: () => {
       db().middlewareStack.remove(name);
       release();
     },
   };
 }
+
+/**
+ * Holds this process's send of one message right after its claim (Queued → Sending): a consumer stalled between
+ * booking its hand-over and the carrier request, its timer firing as late as the test wants.
+ */
+const stallAfterClaim = (messageId: string) =>
+  holdCommand((input) => JSON.stringify(input).includes(messageId) && claimsForSending(input));
+
+/**
+ * Fails this process's send from a number between its claim and its carrier request: the write that marks the number
+ * used (`lastUsedAt`, right after the claim) waits for `release`, then throws.
+ */
+const failBeforeGate = (numberId: string) =>
+  holdCommand((input) => JSON.stringify(input).includes(numberId) && JSON.stringify(input).includes("lastUsedAt"), {
+    fail: true,
+  });
 
 describe("per-number pacing", () => {
   it("a burst to one 2-MPS number is spread over its slots, every message handed over, each conversation in order", async () => {
@@ -198,7 +222,7 @@ describe("per-number pacing", () => {
       "burst 3",
     ]);
     expect(field(sends[4]!, "text")).toBe("after the burst");
-    // It takes the slot after the burst's last (one 5.2 s spacing), not one after four unused slots (20 s more).
+    // It takes the slot after the burst's last (one 5 s window), not one after four unused slots (20 s more).
     expect(sends[4]!.at - sends[3]!.at).toBeLessThan(10_000);
   }, 120_000);
 
@@ -389,7 +413,7 @@ describe("per-number pacing", () => {
     expect(second!.at - lookedUpAt).toBeGreaterThanOrEqual(4_900);
   }, 90_000);
 
-  it("a hand-over that fires late does not reach the carrier within one interval of the number's next send: it waits the rest at the number's gate", async () => {
+  it("a hand-over that fires late does not reach the carrier in the clock second of the number's next send: it waits for a window of its own at the number's gate", async () => {
     const org = await newOrganization();
     await onCarrier(org, "telnyx");
     const ours = await buyNumber(org, "212"); // a long code: 1 MPS, one request a second at most
@@ -397,7 +421,7 @@ describe("per-number pacing", () => {
     const late = await queuedOutsideTheStack(org, randomNumber("212"), "late");
     const stall = stallAfterClaim(late.id);
     const dispatching = Outbound.dispatch(org.organizationId, late);
-    await stall.claimed;
+    await stall.reached;
     // The stack sends the next message of the number meanwhile (another contact), booked one spacing behind.
     const next = await send(org, { to: randomNumber("212"), body: "on time" });
     expect(next.status).toBe(202);
@@ -416,10 +440,10 @@ describe("per-number pacing", () => {
       ["on time", 200],
       ["late", 200],
     ]);
-    expect(sends[1]!.at - sends[0]!.at).toBeGreaterThanOrEqual(1_000);
+    expect(clockSecond(sends[1]!)).toBeGreaterThan(clockSecond(sends[0]!));
   }, 120_000);
 
-  it("a conversation's later message booked behind an earlier one that stalls after its claim waits for it at the gate: the two reach the carrier in order, an interval apart", async () => {
+  it("a conversation's later message booked behind an earlier one that stalls after its claim waits for it at the gate: the two reach the carrier in order, in clock seconds of their own", async () => {
     const org = await newOrganization();
     await onCarrier(org, "telnyx");
     const ours = await buyNumber(org, "212");
@@ -430,11 +454,11 @@ describe("per-number pacing", () => {
     const second = await queuedOutsideTheStack(org, to, "second");
     const stall = stallAfterClaim(first.id);
     const firstDispatch = Outbound.dispatch(org.organizationId, first);
-    await stall.claimed;
+    await stall.reached;
     const secondDispatch = Outbound.dispatch(org.organizationId, second);
     await waitForMessage(org, second.id, (message) => message.status === "Sending", 30_000);
-    // Its booked time (one spacing, 1.2 s, behind the first's) passes while the first is stalled: stamped in wake-up
-    // order, the second went first.
+    // Its booked time (the window after the first's) passes while the first is stalled: stamped in wake-up order, the
+    // second went first.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     stall.release();
     await Promise.all([firstDispatch, secondDispatch]);
@@ -444,7 +468,7 @@ describe("per-number pacing", () => {
       ["first", 200],
       ["second", 200],
     ]);
-    expect(sends[1]!.at - sends[0]!.at).toBeGreaterThanOrEqual(1_000);
+    expect(clockSecond(sends[1]!)).toBeGreaterThan(clockSecond(sends[0]!));
   }, 120_000);
 
   it("a 429 without a Retry-After holds the number for the default back-off (THROTTLE_BACKOFF_MS, 5 s)", async () => {
@@ -459,4 +483,56 @@ describe("per-number pacing", () => {
     expect([refused!.answered, resent!.answered]).toEqual([429, 200]);
     expect(resent!.at - refused!.at).toBeGreaterThanOrEqual(4_900);
   });
+
+  it("a failover's request passes the number's gate too: it reaches the failover carrier in a clock second of its own, before the conversation's next message", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx", { failoverProvider: "twilio" });
+    await buyNumber(org, "212"); // a long code: 1 MPS
+    const to = randomNumber("212");
+    await scriptCarrier("telnyx", to, [{ error: { status: 503, code: "10007", detail: "Unavailable" } }]);
+    const first = await send(org, { to, body: "Hi, it's Sam from Acme" });
+    const second = await send(org, { to, body: "Are you free at 3?" });
+    expect(await waitForMessage(org, first.body.id, handedOver, 30_000)).toMatchObject({ provider: "twilio" });
+    await waitForMessage(org, second.body.id, handedOver, 30_000);
+
+    const sends = (await carrierRequests(to))
+      .filter((request) => request.method === "POST" && /\/v2\/messages|Messages\.json/.test(request.path))
+      .sort((a, b) => a.at - b.at);
+    expect(sends.map((request) => `${request.carrier} ${request.answered}`)).toEqual([
+      "telnyx 503",
+      "twilio 201",
+      "telnyx 200",
+    ]);
+    expect(formField(sends[1]!, "Body")).toBe("Hi, it's Sam from Acme");
+    // Before, the failover's request left right after the primary's refusal: two requests of the number in one second.
+    const seconds = sends.map(clockSecond);
+    expect(new Set(seconds).size).toBe(3);
+  }, 90_000);
+
+  it("a send that fails between its hand-over booking and its gate passes its turn: the number's next send is not held for it", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const ours = await buyNumber(org, "212");
+    // A consumer (this process) books the number's hand-over, claims, and then fails (a write that DynamoDB refuses).
+    const failing = await queuedOutsideTheStack(org, randomNumber("212"), "fails before its gate");
+    const failure = failBeforeGate(ours.id);
+    const startedAt = Date.now();
+    const dispatching = Outbound.dispatch(org.organizationId, failing).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await failure.reached;
+    // The stack's send of the number's next message books its hand-over behind the failing one and comes to the gate.
+    const next = await send(org, { to: randomNumber("212"), body: "not held" });
+    await waitForMessage(org, next.body.id, (message) => message.status === "Sending", 30_000);
+    failure.release();
+    expect(await dispatching).toBeInstanceOf(Error);
+    await waitForMessage(org, next.body.id, handedOver, 30_000);
+
+    const sends = await sendsFrom(ours.phoneNumber);
+    expect(sends.map((request) => [field(request, "text"), request.answered])).toEqual([["not held", 200]]);
+    // Before, the failing send never passed its turn, and the next one waited until it took it for gone: 10 s after the
+    // failing send's booked time (PREDECESSOR_GONE_MS), which came after `startedAt`.
+    expect(sends[0]!.at).toBeLessThan(startedAt + 10_000);
+  }, 90_000);
 });
