@@ -2,10 +2,11 @@ import { DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { db, tableName } from "#core/db/client";
 import { LeadEntity } from "#core/db/entities/leads";
+import { UsageDayEntity, WalletShardEntity } from "#core/db/entities/billing";
 import { withoutKeys } from "#core/db/indexes";
 import { keys } from "#core/db/keys";
 import { queryAll } from "#core/db/query";
-import { table } from "#core/db/items";
+import { getItem, table } from "#core/db/items";
 import { migrateKeys } from "#core/db/migrate-keys";
 import { leadFacts, rangeFigures } from "#core/analytics/read";
 import { histogramUpdate, packHistogram, parseHistogram, rollupUpdate } from "#core/analytics/rollups";
@@ -311,4 +312,47 @@ describe("migrate-keys", () => {
     expect(await migrateKeys(organizationId)).toMatchObject({ moved: 0 });
     expect((await at("H", `ANALYTICS#H#${hour}`)).Item).toMatchObject({ leads: 3 });
   }, 120_000);
+
+  it("adds an old wallet shard's and usage day's counters to what was written at their new keys in the window, so money and usage stay exact", async () => {
+    const org = await newOrganization();
+    const organizationId = org.organizationId;
+    const shard = WalletShardEntity.key({ organizationId, shard: 3 });
+    const day = UsageDayEntity.key({ organizationId, day: "2026-01-02", walletPart: "3" });
+    const atOldKey = (key: { sk: string }) => ({ pk: keys.organization(organizationId).pk, sk: key.sk });
+    await table.put({
+      Item: { ...atOldKey(shard), entity: "WalletShard", balanceUnits: 500, reservedUnits: 100, availableUnits: 400 },
+    });
+    await table.put({
+      Item: {
+        ...atOldKey(day),
+        entity: "UsageDay",
+        day: "2026-01-02",
+        "count#SmsSegments": 2,
+        "units#SmsSegments": 200,
+      },
+    });
+    // Since the deploy, at the new keys: a hold of 50 taken from the shard, a charge of 100 counted on its day.
+    await table.put({
+      Item: { ...shard, entity: "WalletShard", balanceUnits: 0, reservedUnits: 50, availableUnits: -50 },
+    });
+    await table.put({
+      Item: { ...day, entity: "UsageDay", day: "2026-01-02", "count#SmsSegments": 1, "units#SmsSegments": 100 },
+    });
+
+    expect(await migrateKeys(organizationId)).toMatchObject({ moved: 2 });
+    expect(await getItem(shard, { consistent: true })).toMatchObject({
+      entity: "WalletShard",
+      balanceUnits: 500,
+      reservedUnits: 150,
+      availableUnits: 350,
+    });
+    expect(await getItem(day, { consistent: true })).toMatchObject({
+      entity: "UsageDay",
+      "count#SmsSegments": 3,
+      "units#SmsSegments": 300,
+    });
+    expect(await getItem(atOldKey(shard), { consistent: true })).toBeUndefined();
+    expect(await getItem(atOldKey(day), { consistent: true })).toBeUndefined();
+    expect(await migrateKeys(organizationId)).toMatchObject({ moved: 0 });
+  }, 60_000);
 });
