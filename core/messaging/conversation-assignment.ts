@@ -15,7 +15,7 @@ import {
 import { ownerOf } from "#core/events/index";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { nowIso } from "#core/shared/ids";
-import { Users } from "#core/users/index";
+import { UserLookups } from "#core/users/lookups";
 
 /** Body of `PUT /conversations/{id}/assignee`. */
 export const AssignConversationSchema = v.strictObject({
@@ -51,7 +51,7 @@ async function writeAssignment(
     ),
   );
   const assignee = change.userId
-    ? ((await Users.standing(organizationId, change.userId))?.name ?? change.userId)
+    ? ((await UserLookups.standing(organizationId, change.userId))?.name ?? change.userId)
     : null;
   const who = conversation.leadName ?? conversation.contactPhoneNumber;
   MessagingEvents.item(
