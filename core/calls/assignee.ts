@@ -1,4 +1,4 @@
-import { Leads } from "#core/leads/index";
+import { LeadReads } from "#core/leads/reads";
 import { Routing } from "#core/routing/index";
 
 /**
@@ -12,7 +12,7 @@ export async function assigneePhone(
   notAllowed: Iterable<string>,
 ): Promise<string | null> {
   if (!leadId) return null;
-  const assignee = (await Leads.find(organizationId, leadId))?.assignedUserId;
+  const assignee = (await LeadReads.find(organizationId, leadId))?.assignedUserId;
   const phone = assignee ? ((await Routing.reachable(organizationId, assignee))?.phone ?? null) : null;
   return phone && !new Set(notAllowed).has(phone) ? phone : null;
 }

@@ -6,9 +6,9 @@ import {
   LeadIdParams,
   LeadSchema,
   LeadWriteSchema,
-  ListLeadsSchema,
   SourceCredentialQuerySchema,
-} from "#core/leads/index";
+} from "#core/leads/schemas";
+import { ListLeadsSchema } from "#core/leads/reads";
 import { LeadNoteSchema } from "#core/leads/notes";
 import { AddNoteSchema } from "#core/shared/notes";
 import { pageSchema } from "#core/shared/paging";
