@@ -73,7 +73,8 @@ function heaviestPackages(output: Metafile["outputs"][string]): string {
     .join(", ");
 }
 
-async function bundle(entry: string, outfile: string, fromStdin?: string): Promise<Metafile> {
+/** One entry bundled with SST v3's options (or, with `fromStdin`, the given source); its metafile. */
+export async function bundle(entry: string, outfile: string, fromStdin?: string): Promise<Metafile> {
   const result = await build({
     ...(fromStdin
       ? { stdin: { contents: fromStdin, resolveDir: process.cwd(), loader: "ts" } }
@@ -111,18 +112,23 @@ function importMs(file: string, count = samples): { ms: number; cpuMs: number } 
   return { ms: median(wall), cpuMs: median(cpu) };
 }
 
+/** Every function the stack deploys, as its module path without `.handler` (`functions/leads/get`). */
+export function deployedHandlers(): string[] {
+  return [
+    ...new Set([
+      ...routes.map((route) => route.handler),
+      fallbackRoute.handler,
+      ...consumers.map((consumer) => consumer.handler),
+      ...schedules.map((schedule) => schedule.handler),
+      ...streamConsumers.map((consumer) => consumer.handler),
+    ]),
+  ].map((handler) => handler.replace(/\.handler$/, ""));
+}
+
 export async function coldstartBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "coldstart-"));
   try {
-    const handlers = [
-      ...new Set([
-        ...routes.map((route) => route.handler),
-        fallbackRoute.handler,
-        ...consumers.map((consumer) => consumer.handler),
-        ...schedules.map((schedule) => schedule.handler),
-        ...streamConsumers.map((consumer) => consumer.handler),
-      ]),
-    ].map((handler) => handler.replace(/\.handler$/, ""));
+    const handlers = deployedHandlers();
     const floors = new Map<string, { kb: number; ms: number; cpuMs: number }>();
     const rows: Row[] = [];
     for (const handler of handlers) {

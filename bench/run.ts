@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { analyticsBench } from "#bench/analytics";
+import { bundlesBench } from "#bench/bundles";
 import { coldstartBench } from "#bench/coldstart";
 import { costBench } from "#bench/cost";
 import { dynamodbLocalBench } from "#bench/dynamodb-local";
@@ -46,6 +47,7 @@ const benches: Record<string, (context: BenchContext) => Promise<void>> = {
 /** Benchmarks that need no running stack (they bundle or compute offline). */
 const standalone: Record<string, () => Promise<void>> = {
   coldstart: coldstartBench,
+  bundles: bundlesBench,
   "dynamodb-local": dynamodbLocalBench,
 };
 

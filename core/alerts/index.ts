@@ -1,7 +1,7 @@
 import { systemActor } from "#core/auth/actor";
 import { config } from "#core/config";
 import { DomainError } from "#core/errors";
-import { Leads } from "#core/leads/index";
+import { LeadReads } from "#core/leads/reads";
 import { leadLabel } from "#core/leads/assignment";
 import { sendMail } from "#core/mail/index";
 import { Conversations } from "#core/messaging/conversations";
@@ -80,7 +80,7 @@ async function alertsFor(organizationId: string, event: AlertEvent): Promise<Ale
     const userId = event.relatedEntityId;
     // A user who took the lead themselves (a claim, their own assignment) knows already.
     if (!userId || !event.leadId || event.actorUserId === userId) return [];
-    const lead = await Leads.find(organizationId, event.leadId);
+    const lead = await LeadReads.find(organizationId, event.leadId);
     if (!lead || lead.assignedUserId !== userId) return []; // reassigned since: the newer event alerts
     const who = leadLabel(lead);
     const reach = [lead.contact.phone?.number, lead.contact.email].filter(Boolean).join(", ");
@@ -102,7 +102,7 @@ async function alertsFor(organizationId: string, event: AlertEvent): Promise<Ale
     ];
   }
   if (event.eventType === "LeadOffered") {
-    const lead = event.leadId ? await Leads.find(organizationId, event.leadId) : undefined;
+    const lead = event.leadId ? await LeadReads.find(organizationId, event.leadId) : undefined;
     if (!lead || lead.assignedUserId) return []; // claimed already: nothing left to offer
     const who = leadLabel(lead);
     return lead.offeredTo.map((userId) => ({
@@ -124,7 +124,7 @@ async function alertsFor(organizationId: string, event: AlertEvent): Promise<Ale
     const userId = conversation?.assignedUserId;
     if (!conversation || !userId) return [];
     const message = event.relatedEntityId ? await Messages.find(organizationId, event.relatedEntityId) : undefined;
-    const lead = conversation.leadId ? await Leads.find(organizationId, conversation.leadId) : undefined;
+    const lead = conversation.leadId ? await LeadReads.find(organizationId, conversation.leadId) : undefined;
     const who = lead ? leadLabel(lead) : (event.fromPhoneNumber ?? "A contact");
     const said = message?.body ? `: "${ellipsis(message.body, 120)}"` : message?.media.length ? " (a picture)" : "";
     const link = `${config.publicBaseUrl}/app/#/conversations/${conversation.id}`;

@@ -22,7 +22,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#
 import { triggerIndexWrites } from "#core/automations/runs/trigger-index";
 import "#core/automations/runs/queue";
 import { Organizations } from "#core/organizations/index";
-import { Users } from "#core/users/index";
+import { UserLookups } from "#core/users/lookups";
 import { publish } from "#core/queue/messages";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 
@@ -270,7 +270,7 @@ async function assertKnownUsers(organizationId: string, input: AutomationRequest
   ];
   const unknown = await Promise.all(
     named.map(async ({ userId, pointer }) =>
-      (await Users.standing(organizationId, userId))
+      (await UserLookups.standing(organizationId, userId))
         ? undefined
         : { pointer, detail: `No user ${userId} in this organization.` },
     ),

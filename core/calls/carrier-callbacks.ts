@@ -16,7 +16,7 @@ import { ProviderCallEntity } from "#core/db/entities/calls";
 import { where } from "#core/db/expression";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
-import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import { routeOf } from "#core/messaging/number-routes";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { Organizations } from "#core/organizations/index";
 import type { CallStatusEvent, ProviderName, ProviderPort, WebhookRequest } from "#core/providers/port";
@@ -239,7 +239,7 @@ async function locateCall(
   providerCallId: string,
   callIdHint: string | undefined,
 ) {
-  const route = await PhoneNumbers.routeOf(ourNumber);
+  const route = await routeOf(ourNumber);
   if (!route) return undefined;
   const callId = callIdHint ?? (await callIdOfProvider(route.organizationId, provider, providerCallId));
   return { organizationId: route.organizationId, route, callId };

@@ -16,7 +16,7 @@ import { Contacts } from "#core/messaging/contacts";
 import { consentBasisForContact } from "#core/leads/consent";
 import { callRules } from "#core/calls/contact-rules";
 import { passedCheck } from "#core/consent/contact-rules";
-import { Leads } from "#core/leads/index";
+import { LeadReads } from "#core/leads/reads";
 import { Routing } from "#core/routing/index";
 import { initiatorOf, type ConsentBasis } from "#core/consent/basis";
 import { Conversations } from "#core/messaging/conversations";
@@ -370,7 +370,7 @@ export async function assigneePhone(
   notAllowed: Iterable<string>,
 ): Promise<string | null> {
   if (!leadId) return null;
-  const assignee = (await Leads.find(organizationId, leadId))?.assignedUserId;
+  const assignee = (await LeadReads.find(organizationId, leadId))?.assignedUserId;
   const phone = assignee ? ((await Routing.reachable(organizationId, assignee))?.phone ?? null) : null;
   return phone && !new Set(notAllowed).has(phone) ? phone : null;
 }

@@ -5,7 +5,7 @@ import { ConsentBasisSchema, consentPolicies } from "#core/consent/basis";
 import { Consent, ConsentEvidenceSchema } from "#core/consent/index";
 import { listEvents } from "#core/events/list";
 import { leadConsentState } from "#core/leads/consent";
-import { Leads } from "#core/leads/index";
+import { LeadReads } from "#core/leads/reads";
 import { Messages } from "#core/messaging/messages";
 
 const nullableString = v.nullable(v.string());
@@ -57,7 +57,7 @@ const MAX_EVENT_PAGES = 20;
 
 /** `GET /leads/{id}/consent`: the lead's consent record (404 for a lead of another organization). */
 export async function consentRecord(actor: Actor, leadId: string): Promise<ConsentRecord> {
-  const lead = await Leads.fromId(actor, leadId);
+  const lead = await LeadReads.fromId(actor, leadId);
   const [evidence, state, attempts] = await Promise.all([
     Consent.evidenceOf(actor.organizationId, leadId),
     leadConsentState(actor.organizationId, leadId),
@@ -89,7 +89,7 @@ async function contactAttempts(actor: Actor, leadId: string): Promise<ContactAtt
       actor,
       { leadId },
       { pageSize: 100, ...(continuationToken ? { continuationToken } : {}) },
-      false, // the whole timeline of a lead the caller may read (its record's Leads.fromId)
+      false, // the whole timeline of a lead the caller may read (its record's LeadReads.fromId)
     );
     for (const event of events.items) {
       if (!event.relatedEntityId || event.direction === "Inbound") continue;

@@ -9,7 +9,7 @@ import { CodeUI } from "@openauthjs/openauth/ui/code";
 import { PasswordUI } from "@openauthjs/openauth/ui/password";
 import { Select } from "@openauthjs/openauth/ui/select";
 import * as v from "valibot";
-import { Users } from "#core/users/index";
+import { UserLookups } from "#core/users/lookups";
 import { guardSignIn, revokeRefreshToken } from "#core/identity/sign-in-guard";
 import { passwordProblem } from "#core/identity/password-rules";
 import type { Mail } from "#core/mail/index";
@@ -135,7 +135,7 @@ export function createIssuer(options: IssuerOptions) {
       const email = verifiedEmail(value, upstream?.name);
       // access_denied (not a server error): the dashboard is sent back with it and shows the description.
       if (!email) throw new OauthError("access_denied", "The identity provider returned no verified e-mail.");
-      const user = await Users.forSignIn(email);
+      const user = await UserLookups.forSignIn(email);
       if (!user) return ctx.subject("user", { email }, { subject: `email:${email}` });
       return ctx.subject("user", memberClaims(user), { subject: user.userId });
     },
@@ -148,7 +148,7 @@ export function createIssuer(options: IssuerOptions) {
   });
 }
 
-function memberClaims(user: NonNullable<Awaited<ReturnType<typeof Users.forSignIn>>>) {
+function memberClaims(user: NonNullable<Awaited<ReturnType<typeof UserLookups.forSignIn>>>) {
   return { email: user.email, org_id: user.organizationId, role: user.role, name: user.name };
 }
 
@@ -164,7 +164,7 @@ async function joinAfterInvitation(storage: StorageAdapter, refreshToken: string
   const key = ["oauth:refresh", subject, secret];
   const stored = (await Storage.get(storage, key)) as
     { subject: string; properties: { email: string }; ttl: { refresh: number } } | undefined;
-  const user = stored && (await Users.forSignIn(stored.properties.email));
+  const user = stored && (await UserLookups.forSignIn(stored.properties.email));
   if (!user) return;
   await Storage.set(
     storage,

@@ -1,7 +1,7 @@
 import type { Actor } from "#core/auth/actor";
 import { ConflictError, ForbiddenError, ValidationError } from "#core/errors";
 import { Routing } from "#core/routing/index";
-import { Users } from "#core/users/index";
+import { UserLookups } from "#core/users/lookups";
 
 /**
  * The rules of a change of assignee, a lead's and a conversation's alike (docs/permissions.md): owners, admins and API
@@ -30,7 +30,7 @@ export async function checkAssigneeChange(
       throw new ConflictError(`The ${what} is already assigned to someone else.`);
   }
   if (current === requested) return { unchanged: true, claim };
-  if (requested && !(await Users.standing(actor.organizationId, requested))?.active) {
+  if (requested && !(await UserLookups.standing(actor.organizationId, requested))?.active) {
     throw new ValidationError(`The ${what} can only be assigned to an active user of the organization.`, [
       { pointer: "/userId", detail: `No active user ${requested}.` },
     ]);

@@ -13,7 +13,7 @@ import { mayRead } from "#core/routing/visibility";
 import { Routing, type NoOneReason, type RoutingPick } from "#core/routing/index";
 import { openHolder } from "#core/leads/open-leads";
 import { nowIso } from "#core/shared/ids";
-import { Users } from "#core/users/index";
+import { UserLookups } from "#core/users/lookups";
 
 /** Event types of who works a lead (each on the lead's timeline): its assignment, offers and notes (core/leads/notes.ts). */
 export type LeadAssignmentEventType = "LeadAssigned" | "LeadUnassigned" | "LeadOffered" | "LeadNoteAdded";
@@ -166,7 +166,7 @@ export async function assignLead(actor: Actor, leadId: string, input: AssignLead
 
 /** Writes the lead's new assignee (checked active) with its event, conditioned on the assignee read (409 otherwise). */
 async function writeAssignment(actor: Actor, lead: Lead, userId: string | null, by: AssignedBy | null) {
-  if (userId && !(await Users.standing(actor.organizationId, userId))?.active) {
+  if (userId && !(await UserLookups.standing(actor.organizationId, userId))?.active) {
     throw new ValidationError("The lead can only be assigned to an active user of the organization.", [
       { pointer: "/userId", detail: `No active user ${userId}.` },
     ]);
@@ -240,7 +240,7 @@ async function assignmentEvent(
 ) {
   const at = nowIso();
   const who = leadLabel(lead);
-  const assignee = userId ? ((await Users.standing(organizationId, userId))?.name ?? userId) : null;
+  const assignee = userId ? ((await UserLookups.standing(organizationId, userId))?.name ?? userId) : null;
   const how =
     by?.method === "fallback"
       ? ` by the routing fallback to an owner (${by.ruleId ? `nobody in rule ${by.ruleId}'s pool could take it` : "no routing rule matched"})`

@@ -1,122 +1,24 @@
 import { leadCountingFacts } from "#core/leads/facts";
 import { assignLeadFields } from "#core/leads/assign";
 import { assignLead, routeLead } from "#core/leads/assignment";
-import { mayRead, visibleQuery } from "#core/routing/visibility";
 import { transact, Transaction, TransactionConditionFailed } from "#core/db/transact";
 import { isConditionFailed, table } from "#core/db/items";
-import {
-  LeadClaimEntity,
-  LeadEntity,
-  leadName,
-  pendingShard,
-  pendingShards,
-  type StoredLead,
-} from "#core/db/entities/leads";
+import { LeadClaimEntity, LeadEntity, leadName, pendingShard, pendingShards } from "#core/db/entities/leads";
 import { decodeTime } from "ulid";
 import type { Actor } from "#core/auth/actor";
-import { createdWithin, keys, type LeadClaim } from "#core/db/keys";
-import {
-  dateWindow,
-  listPage,
-  type IndexedPlan,
-  type ListResource,
-  type NormalizedQuery,
-  listQuerySchema,
-} from "#core/db/list";
-import { ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
-import { processingStatuses, type Lead, type LeadWrite } from "#core/leads/schemas";
+import type { LeadClaim } from "#core/db/keys";
+import { ForbiddenError, ValidationError } from "#core/errors";
+import type { Lead, LeadWrite } from "#core/leads/schemas";
 import { newId } from "#core/shared/ids";
-import type { Page, PagingQuery } from "#core/shared/paging";
 import { parsePhone } from "#core/shared/phone";
 import { Sources } from "#core/sources/index";
 import { countMetric, currentCorrelationId } from "#core/observability/index";
+import { LeadReads } from "#core/leads/reads";
 
 export * from "#core/leads/schemas";
+export { ListLeadsSchema, toLead } from "#core/leads/reads";
 
 export { pendingShard, pendingShards };
-
-const listResource: ListResource<Lead> = {
-  name: "leads",
-  fields: {
-    sourceId: { get: (l) => l.sourceId, kind: "string", filter: true },
-    processingStatus: { get: (l) => l.processingStatus, kind: "string", filter: true },
-    vertical: { get: (l) => l.metadata.vertical, kind: "string", filter: true },
-    product: { get: (l) => l.metadata.product, kind: "string", filter: true },
-    complianceStatus: { get: (l) => l.metadata.complianceStatus, kind: "string", filter: true },
-    "metadata.utmSource": { get: (l) => l.metadata.utmSource, kind: "string", filter: true },
-    "metadata.utmCampaign": { get: (l) => l.metadata.utmCampaign, kind: "string", filter: true },
-    "metadata.subId": { get: (l) => l.metadata.subId, kind: "string", filter: true },
-    name: { get: leadName, kind: "string", search: true, sort: true },
-    email: { get: (l) => l.contact.email, kind: "string", filter: true, search: true },
-    phone: { get: (l) => l.contact.phone?.number, kind: "string", filter: true, search: true },
-    assignedUserId: { get: (l) => l.assignedUserId, kind: "string", filter: true },
-    createdAt: { get: (l) => l.createdAt, kind: "date", sort: true, range: true },
-    modifiedAt: { get: (l) => l.modifiedAt, kind: "date", sort: true, range: true },
-    price: { get: (l) => l.metadata.price, kind: "decimal", sort: true, range: true },
-  },
-  defaultOrder: [{ field: "createdAt", direction: "desc" }],
-  idOf: (l) => l.id,
-  fromItem: toLead,
-  candidates: (organizationId) =>
-    LeadEntity.query("byCreation", { organizationId }, { range: { beginsWith: LeadEntity.sortKey("byCreation", {}) } }),
-  /**
-   * The common listings read only their page: newest (or oldest) first, of the
-   * whole organization from its sharded creation index (gsi8), of one source from gsi1, or of one
-   * processing status from gsi7 (each write-sharded, its shards read merged).
-   */
-  indexed: (organizationId, query) => {
-    const [filter, ...moreFilters] = query.filters;
-    const plain =
-      !filter ||
-      (!moreFilters.length &&
-        ((filter.field === "sourceId" && typeof filter.value === "string") || statusOf(query) !== undefined));
-    return plain && !query.search && !query.ranges.length ? leadsInOrder(organizationId, query) : undefined;
-  },
-  /** Any other query in createdAt order reads the same keys in order, filtering as it goes. */
-  ordered: leadsInOrder,
-  /** The other sort fields each have an ordered-list index of the organization's leads. */
-  orders: {
-    name: (organizationId, _context, forward) => LeadEntity.plan("byName", { organizationId }, { forward }),
-    price: (organizationId, _context, forward) => LeadEntity.plan("byPrice", { organizationId }, { forward }),
-    modifiedAt: (organizationId, _context, forward) => LeadEntity.plan("byModified", { organizationId }, { forward }),
-  },
-};
-
-/** Body of the list operation: the paging query with this list's field names as enums. */
-export const ListLeadsSchema = listQuerySchema(listResource);
-
-/** The stored spelling of a processing status filter value (filters compare case-insensitively), if it is one. */
-function statusOf(query: NormalizedQuery): string | undefined {
-  const filter = query.filters.find((entry) => entry.field === "processingStatus" && typeof entry.value === "string");
-  return processingStatuses.find((status) => status.toLowerCase() === String(filter?.value).toLowerCase());
-}
-
-/**
- * Leads in createdAt order, read from the sort key: lead ids are ULIDs of
- * `createdAt`, so key order is createdAt order with the id as tie-break, and
- * createdAt ranges become a key range. One source's leads come from gsi1
- * (source ids are ULIDs: upper case, as string filters compare case-insensitively),
- * one processing status's from gsi7 (a source and a status: gsi1, the status checked as read).
- */
-function leadsInOrder(organizationId: string, query: NormalizedQuery): IndexedPlan | undefined {
-  const [order, ...moreOrder] = query.order;
-  if (!order || order.field !== "createdAt" || moreOrder.length) return undefined;
-  const sourceFilter = query.filters.find((filter) => filter.field === "sourceId" && typeof filter.value === "string");
-  const status = statusOf(query);
-  const window = dateWindow(query.ranges, "createdAt");
-  /** One createdAt-ordered pattern (the organization's leads, one source's, one status's) over the window. */
-  const inWindow = (pattern: "byCreation" | "bySource" | "byStatus", composites: Partial<StoredLead>): IndexedPlan => {
-    const { lower, upper } = createdWithin(LeadEntity.sortKey(pattern, composites), window.from, window.to);
-    return LeadEntity.plan(
-      pattern,
-      { organizationId, ...composites },
-      { range: { between: [lower, upper] }, forward: order.direction === "asc" },
-    );
-  };
-  if (sourceFilter) return inWindow("bySource", { sourceId: String(sourceFilter.value).toUpperCase() });
-  if (status) return inWindow("byStatus", { processingStatus: status as StoredLead["processingStatus"] });
-  return inWindow("byCreation", {});
-}
 
 /** How a lead arrived: the intake routes, or `POST /leads`. */
 export interface IntakeContext {
@@ -136,18 +38,7 @@ export interface IntakeResult {
 
 /** Leads of an organization: intake, reads and listing. Processing lives in core/leads/processing. */
 export const Leads = {
-  /** The newest lead with this phone number, if any (leads by phone). */
-  async idByPhone(organizationId: string, e164: string): Promise<string | undefined> {
-    const phone = { organizationId, contact: { phone: { number: e164 } } } as Partial<StoredLead>;
-    const { Items } = await table.query(
-      LeadEntity.queryPartition("byPhone", phone, {
-        range: { beginsWith: LeadEntity.sortKey("byPhone", {}) },
-        forward: false,
-        limit: 1,
-      }),
-    );
-    return Items?.[0]?.id as string | undefined;
-  },
+  ...LeadReads,
 
   countingFacts: leadCountingFacts,
 
@@ -225,22 +116,6 @@ export const Leads = {
     countMetric("LeadsReceived");
     // Its `lead.received` message is sent by the intake outbox when the stream shows the insert (core/leads/outbox.ts).
     return { lead, created: true };
-  },
-
-  async fromId(actor: Actor, leadId: string): Promise<Lead> {
-    const lead = await Leads.find(actor.organizationId, leadId);
-    if (!lead || !(await mayRead(actor, lead))) throw new NotFoundError("Lead", leadId);
-    return lead;
-  },
-
-  /** A lead of the organization, read consistently; undefined when absent. */
-  async find(organizationId: string, leadId: string): Promise<Lead | undefined> {
-    const { Item } = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
-    return Item ? toLead(Item) : undefined;
-  },
-
-  async list(actor: Actor, query: PagingQuery): Promise<Page<Lead>> {
-    return listPage(listResource, actor.organizationId, await visibleQuery(actor, query));
   },
 
   /** `PUT /leads/{id}/assignee`; `route` runs the routing rules on a processed lead (core/leads/assignment.ts). */
@@ -376,13 +251,4 @@ export { leadName };
 /** The stored item of a lead, every index key derived by its entity (tests and the operator's backfill store leads with it). */
 export function leadItem(organizationId: string, lead: Lead): Record<string, unknown> {
   return LeadEntity.item({ ...lead, organizationId });
-}
-
-export function toLead(item: Record<string, unknown>): Lead {
-  const { organizationId: _organizationId, sweepDueAt: _sweepDueAt, ...lead } = LeadEntity.fromItem(item);
-  return {
-    ...lead,
-    needsAttention: item.needsAttention === true,
-    offeredTo: (item.offeredTo as string[] | null | undefined) ?? [],
-  };
 }

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { eventActorFields } from "#core/auth/actor";
 import { Events, ownerOf } from "#core/events/index";
-import { Leads } from "#core/leads/index";
+import { LeadReads } from "#core/leads/reads";
 import { timestamp } from "#core/shared/ids";
 import type { AddNote } from "#core/shared/notes";
 
@@ -25,7 +25,7 @@ export type LeadNote = v.InferOutput<typeof LeadNoteSchema>;
  */
 export const LeadNotes = {
   async add(actor: Actor, leadId: string, input: AddNote): Promise<LeadNote> {
-    const lead = await Leads.fromId(actor, leadId); // 404 for a lead this actor may not read
+    const lead = await LeadReads.fromId(actor, leadId); // 404 for a lead this actor may not read
     const event = await Events.record(actor.organizationId, {
       eventType: "LeadNoteAdded",
       eventCategory: "Lead",

@@ -15,7 +15,8 @@ import { systemActor } from "#core/auth/actor";
 import { DomainError } from "#core/errors";
 import { logger } from "#core/observability/index";
 import type { Message, MessagePurpose } from "#core/messaging/model";
-import { PhoneNumbers, type NumberRoute } from "#core/messaging/phone-numbers";
+import { routeOf } from "#core/messaging/number-routes";
+import type { NumberRoute } from "#core/messaging/phone-numbers";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { currentAttempt, readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/suppressions/index";
@@ -54,7 +55,7 @@ async function applyStatus(
   event: MessageStatusEvent,
   messageId: string | undefined,
 ): Promise<void> {
-  const route = await PhoneNumbers.routeOf(event.from);
+  const route = await routeOf(event.from);
   if (!route) return;
   const organizationId = route.organizationId;
   const id = messageId ?? (await messageIdOfProvider(organizationId, provider.name, event.providerMessageId));
@@ -78,7 +79,7 @@ async function messageIdOfProvider(
 
 /** Stores an inbound message once (claimed by provider id), then handles compliance keywords or the trigger. */
 async function receive(provider: ProviderPort, inbound: InboundMessage): Promise<void> {
-  const route = await PhoneNumbers.routeOf(inbound.to);
+  const route = await routeOf(inbound.to);
   const from = toE164(inbound.from);
   if (!route || route.releasedAt || !from) return;
   const organizationId = route.organizationId;

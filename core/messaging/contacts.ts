@@ -1,5 +1,5 @@
 import { recordLeadConsent, type ConsentChange } from "#core/leads/consent";
-import { Leads } from "#core/leads/index";
+import { LeadReads } from "#core/leads/reads";
 import { ValidationError } from "#core/errors";
 
 /** What messaging needs to know about a lead: its phone, its state (quiet-hours time zone) and its SMS consent. */
@@ -12,7 +12,7 @@ export interface Contact {
 
 export const Contacts = {
   async ofLead(organizationId: string, leadId: string): Promise<Contact | undefined> {
-    const lead = await Leads.find(organizationId, leadId);
+    const lead = await LeadReads.find(organizationId, leadId);
     if (!lead) return undefined;
     return {
       leadId: lead.id,
@@ -23,7 +23,7 @@ export const Contacts = {
   },
 
   /** The newest lead with this phone number, if any. */
-  leadIdByPhone: (organizationId: string, e164: string) => Leads.idByPhone(organizationId, e164),
+  leadIdByPhone: (organizationId: string, e164: string) => LeadReads.idByPhone(organizationId, e164),
 
   /**
    * Who a message or a call goes to: the lead's phone (400 at `leadId` when the

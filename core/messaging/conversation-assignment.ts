@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { Transaction, TransactionConditionFailed, transact } from "#core/db/transact";
 import { ConflictError, NotFoundError } from "#core/errors";
-import { Leads } from "#core/leads/index";
+import { LeadReads } from "#core/leads/reads";
 import { checkAssigneeChange } from "#core/leads/assignee-rules";
 import { mayRead } from "#core/routing/visibility";
 import {
@@ -15,7 +15,7 @@ import {
 import { ownerOf } from "#core/events/index";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { nowIso } from "#core/shared/ids";
-import { Users } from "#core/users/index";
+import { UserLookups } from "#core/users/lookups";
 
 /** Body of `PUT /conversations/{id}/assignee`. */
 export const AssignConversationSchema = v.strictObject({
@@ -51,7 +51,7 @@ async function writeAssignment(
     ),
   );
   const assignee = change.userId
-    ? ((await Users.standing(organizationId, change.userId))?.name ?? change.userId)
+    ? ((await UserLookups.standing(organizationId, change.userId))?.name ?? change.userId)
     : null;
   const who = conversation.leadName ?? conversation.contactPhoneNumber;
   MessagingEvents.item(
@@ -124,7 +124,7 @@ export const ConversationAssignment = {
    * assignee rather than the event's makes stream order irrelevant, and a redelivered event writes nothing.
    */
   async followLead(organizationId: string, change: { leadId: string; at: string }): Promise<void> {
-    const lead = await Leads.find(organizationId, change.leadId);
+    const lead = await LeadReads.find(organizationId, change.leadId);
     const phone = lead?.contact.phone?.number;
     if (!phone) return;
     const userId = lead.assignedUserId ?? null;

@@ -11,7 +11,7 @@ import { MessagingEvents } from "#core/messaging/timeline";
 import { newId, nowIso, timestamp, wholeNumber } from "#core/shared/ids";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 import { UnreadConversations } from "#core/messaging/unread";
-import { Leads } from "#core/leads/index";
+import { LeadReads } from "#core/leads/reads";
 import type { Lead } from "#core/leads/schemas";
 import { mayRead, visibleQuery } from "#core/routing/visibility";
 
@@ -106,7 +106,7 @@ export const Conversations = {
     }
     // A conversation met through a lead starts with the lead's name and assignee (later changes come from the
     // lead's assignment events: core/messaging/conversation-assignment.ts).
-    const lead = leadId ? await Leads.find(organizationId, leadId) : undefined;
+    const lead = leadId ? await LeadReads.find(organizationId, leadId) : undefined;
     const conversation: Conversation = {
       id: newId(),
       contactPhoneNumber,
@@ -299,7 +299,7 @@ async function setLead(
   existing: Conversation,
   leadId: string,
 ): Promise<Conversation | undefined> {
-  const lead = await Leads.find(organizationId, leadId);
+  const lead = await LeadReads.find(organizationId, leadId);
   const fields = fromLead(lead);
   const keepAssignee = existing.assignedUserId !== null;
   return changeConversation(

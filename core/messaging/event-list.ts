@@ -1,6 +1,6 @@
 import type { Actor } from "#core/auth/actor";
 import { listEvents, type ListEventsQuery } from "#core/events/list";
-import { Leads } from "#core/leads/index";
+import { LeadReads } from "#core/leads/reads";
 import { Conversations } from "#core/messaging/conversations";
 import { heldToTheirOwn, isTheirs } from "#core/routing/visibility";
 import type { PagingQuery } from "#core/shared/paging";
@@ -27,7 +27,7 @@ async function readsTimelineOfTheirs(actor: Actor, query: ListEventsQuery, pagin
   const leadId = query.leadId ?? only("leadId");
   const conversationId = query.conversationId ?? only("conversationId");
   const narrowedTo = await Promise.all([
-    leadId ? Leads.find(actor.organizationId, leadId) : undefined,
+    leadId ? LeadReads.find(actor.organizationId, leadId) : undefined,
     conversationId ? Conversations.find(actor.organizationId, conversationId) : undefined,
   ]);
   return narrowedTo.some((subject) => subject !== undefined && isTheirs(actor, subject));

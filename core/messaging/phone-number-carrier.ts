@@ -13,8 +13,8 @@ import {
   type AvailableNumbersQuery,
   type NumberRoute,
   type PhoneNumber,
-  type PhoneNumberRequest,
 } from "#core/messaging/phone-numbers";
+import type { PhoneNumberRequest } from "#core/messaging/phone-number-request";
 import { organizationProvider } from "#core/messaging/provider-choice";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { providerByName } from "#core/providers/index";

@@ -7,53 +7,18 @@ import { conditionally, table } from "#core/db/items";
 import { listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { queryAll } from "#core/db/query";
 import { NotFoundError, ValidationError } from "#core/errors";
-import { Users } from "#core/users/index";
+import { UserLookups } from "#core/users/lookups";
 import { Audit } from "#core/audit/index";
 import type { Actor } from "#core/auth/actor";
 import { type Page, type PagingQuery } from "#core/shared/paging";
-import { toE164 } from "#core/shared/phone";
 import { nowIso } from "#core/shared/ids";
 
 /** A valid phone number in any common form, normalised to E.164. */
-import { PhoneNumberInput } from "#core/shared/phone-input";
 import { PhoneNumberSchema, type PhoneNumber } from "#core/messaging/phone-number-schema";
 import { pacingOf } from "#core/messaging/pacing";
-export { PhoneNumberInput };
 
 export const capabilities = ["sms", "mms", "voice"] as const;
 export type Capability = (typeof capabilities)[number];
-
-/** Body of `POST /phone-numbers`. */
-export const PhoneNumberRequestSchema = v.strictObject({
-  phoneNumber: PhoneNumberInput,
-  /**
-   * true: buy the number at the carrier (one from `GET /available-phone-numbers`).
-   * false (default): register a number the carrier account already holds,
-   * which the carrier must confirm.
-   */
-  purchase: v.optional(v.boolean(), false),
-  friendlyName: v.optional(v.pipe(v.string(), v.trim(), maxChars(255))),
-  capabilities: v.optional(
-    v.pipe(
-      v.array(v.picklist(capabilities, "Each capability must be one of: sms, mms, voice.")),
-      v.minLength(1),
-      v.maxLength(3),
-    ),
-    ["sms", "mms", "voice"],
-  ),
-  /**
-   * Throughput the carrier granted this number (its 10DLC campaign tier, a toll-free or short code upgrade), in
-   * messages per second; sends are paced to it. Default by number type: long code 1, toll-free 3, short code 100.
-   */
-  messagesPerSecond: v.optional(
-    v.pipe(
-      v.number(),
-      v.minValue(0.1, "At least 0.1 message per second."),
-      v.maxValue(1000, "At most 1000 messages per second."),
-    ),
-  ),
-});
-export type PhoneNumberRequest = v.InferOutput<typeof PhoneNumberRequestSchema>;
 
 export { PhoneNumberSchema, type PhoneNumber };
 
@@ -174,12 +139,6 @@ export const PhoneNumbers = {
     return Item ? (Item as unknown as NumberRoute) : undefined;
   },
 
-  /** The route of our number as a provider callback writes it (any format); undefined for a malformed number or a number of nobody. */
-  async routeOf(raw: string | undefined): Promise<NumberRoute | undefined> {
-    const e164 = raw ? toE164(raw) : undefined;
-    return e164 ? PhoneNumbers.route(e164) : undefined;
-  },
-
   /** Where the carrier holds the number (10DLC assignment needs its carrier id); undefined when absent. */
   async atCarrier(
     organizationId: string,
@@ -235,7 +194,7 @@ export const PhoneNumbers = {
    */
   async update(actor: Actor, phoneNumberId: string, update: PhoneNumberUpdate): Promise<PhoneNumber> {
     const identity = { organizationId: actor.organizationId, id: phoneNumberId };
-    if (update.assignedUserId && !(await Users.isActive(actor.organizationId, update.assignedUserId)))
+    if (update.assignedUserId && !(await UserLookups.isActive(actor.organizationId, update.assignedUserId)))
       throw new ValidationError("A number can only be given to an active user of the organization.", [
         { pointer: "/assignedUserId", detail: `No active user ${update.assignedUserId}.` },
       ]);

@@ -21,7 +21,7 @@ import type { TransactItem } from "#core/db/transact";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import type { Lead } from "#core/leads/schemas";
 import { newId, nowIso } from "#core/shared/ids";
-import { Users } from "#core/users/index";
+import { UserLookups } from "#core/users/lookups";
 import type { AlertPreferences } from "#core/users/schemas";
 import type {
   RoutingAgent,
@@ -86,12 +86,12 @@ export const Routing = {
     const errors = [];
     for (const [index, rule] of input.rules.entries()) {
       for (const [member, userId] of rule.pool.entries()) {
-        if (!(await Users.standing(actor.organizationId, userId)))
+        if (!(await UserLookups.standing(actor.organizationId, userId)))
           errors.push({ pointer: `/rules/${index}/pool/${member}`, detail: `No user ${userId} in this organization.` });
       }
     }
     for (const [index, agent] of input.agents.entries()) {
-      if (!(await Users.standing(actor.organizationId, agent.userId)))
+      if (!(await UserLookups.standing(actor.organizationId, agent.userId)))
         errors.push({ pointer: `/agents/${index}/userId`, detail: `No user ${agent.userId} in this organization.` });
     }
     if (errors.length) throw new ValidationError("The routing settings name an unknown user.", errors);
@@ -213,7 +213,7 @@ export const Routing = {
     { userId: string; name: string; email: string; phone: string | null; alerts: AlertPreferences } | undefined
   > {
     const [standing, away] = await Promise.all([
-      Users.standing(organizationId, userId),
+      UserLookups.standing(organizationId, userId),
       awayReads.get(keys.routingAway(organizationId, userId)),
     ]);
     if (!standing?.active || away?.away === true) return undefined;
@@ -222,7 +222,7 @@ export const Routing = {
 
   /** `GET /routing/agents/{userId}/away`: whether a user of the organization is away (read consistently: just set). */
   async away(actor: Actor, userId: string): Promise<RoutingAvailability> {
-    if (!(await Users.standing(actor.organizationId, userId))) throw new NotFoundError("User", userId);
+    if (!(await UserLookups.standing(actor.organizationId, userId))) throw new NotFoundError("User", userId);
     const item = await getItem(keys.routingAway(actor.organizationId, userId), { consistent: true });
     return {
       userId,
@@ -238,7 +238,7 @@ export const Routing = {
   async setAway(actor: Actor, userId: string, input: RoutingAway): Promise<RoutingAvailability> {
     if (actor.role === "agent" && actor.userId !== userId)
       throw new ForbiddenError("An agent may only mark themselves away.");
-    if (!(await Users.standing(actor.organizationId, userId))) throw new NotFoundError("User", userId);
+    if (!(await UserLookups.standing(actor.organizationId, userId))) throw new NotFoundError("User", userId);
     const modifiedAt = nowIso();
     const key = keys.routingAway(actor.organizationId, userId);
     await table.put(
@@ -257,7 +257,7 @@ type Member = RoutingAgent & { userId: string };
  * the rules' and do not apply. Undefined when every owner is away.
  */
 async function fallbackOwner(organizationId: string): Promise<string | undefined> {
-  for (const owner of await Users.activeOwners(organizationId)) {
+  for (const owner of await UserLookups.activeOwners(organizationId)) {
     if ((await awayReads.get(keys.routingAway(organizationId, owner.id)))?.away !== true) return owner.id;
   }
   return undefined;
@@ -276,7 +276,7 @@ async function eligibleMembers(
 ): Promise<Member[]> {
   const settingsOf = new Map(agents.map((agent) => [agent.userId, agent]));
   const state = lead.contact.streetAddress?.state?.trim().toUpperCase();
-  const standings = await Promise.all(pool.map((userId) => Users.standing(organizationId, userId)));
+  const standings = await Promise.all(pool.map((userId) => UserLookups.standing(organizationId, userId)));
   const away = await Promise.all(
     pool.map(async (userId) => (await awayReads.get(keys.routingAway(organizationId, userId)))?.away === true),
   );

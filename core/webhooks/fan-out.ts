@@ -1,6 +1,6 @@
 import { entities } from "#core/db/keys";
 import { toEventRecord } from "#core/events/index";
-import { toLead } from "#core/leads/index";
+import { toLead } from "#core/leads/reads";
 import { publishAll, type Envelope } from "#core/queue/messages";
 import { pingEventType, webhookTypeOf } from "#core/webhooks/catalogue";
 import { createDelivery } from "#core/webhooks/delivery-log";

@@ -5,7 +5,7 @@ import { Calls } from "#core/calls/index";
 import { CarrierRegistration } from "#core/carrier-registration/index";
 import { DomainError } from "#core/errors";
 import type { EventRecord } from "#core/events/index";
-import { Leads, toLead } from "#core/leads/index";
+import { LeadReads, toLead } from "#core/leads/reads";
 import type { Lead } from "#core/leads/schemas";
 import { Conversations } from "#core/messaging/conversations";
 import { Messages } from "#core/messaging/messages";
@@ -64,7 +64,7 @@ async function currentResource(
   try {
     switch (resource) {
       case "lead":
-        return event.leadId ? await Leads.fromId(actor, event.leadId) : null;
+        return event.leadId ? await LeadReads.fromId(actor, event.leadId) : null;
       case "conversation":
         return await Conversations.fromId(actor, id);
       case "message":

@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { getLead } from "#core/http/operations/leads";
-import { Leads } from "#core/leads/index";
+import { LeadReads } from "#core/leads/reads";
 
-export const handler = endpoint(getLead, ({ actor, params }) => Leads.fromId(actor, params.id));
+export const handler = endpoint(getLead, ({ actor, params }) => LeadReads.fromId(actor, params.id));

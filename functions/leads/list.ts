@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { listLeads } from "#core/http/operations/leads";
-import { Leads } from "#core/leads/index";
+import { LeadReads } from "#core/leads/reads";
 
-export const handler = endpoint(listLeads, ({ actor, body }) => Leads.list(actor, body));
+export const handler = endpoint(listLeads, ({ actor, body }) => LeadReads.list(actor, body));

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { leadSummary, describeLead } from "#core/agent/skills/lead-summary";
 import { defineSkill, ulidInText } from "#core/agent/skills/skill";
 import { listEvents } from "#core/events/list";
-import { Leads } from "#core/leads/index";
+import { LeadReads } from "#core/leads/reads";
 
 /** One lead's events, newest first, from the events listing (`POST /events/all/my?leadId=`). */
 export const leadTimeline = defineSkill({
@@ -17,12 +17,12 @@ export const leadTimeline = defineSkill({
     return id ? { leadId: id.toUpperCase() } : {};
   },
   async run(actor, input) {
-    const lead = leadSummary(await Leads.fromId(actor, input.leadId));
+    const lead = leadSummary(await LeadReads.fromId(actor, input.leadId));
     const page = await listEvents(
       actor,
       { leadId: input.leadId },
       { pageSize: input.pageSize, continuationToken: input.continuationToken },
-      false, // the whole timeline of a lead the caller may read (Leads.fromId above)
+      false, // the whole timeline of a lead the caller may read (LeadReads.fromId above)
     );
     // Spec 2.5 lists every field on every event; the agent answer keeps the ones this event has.
     const events = page.items.map((event) =>

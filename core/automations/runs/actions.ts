@@ -31,7 +31,7 @@ import { Messages } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
 import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
 import { Suppressions } from "#core/suppressions/index";
-import { Users } from "#core/users/index";
+import { UserLookups } from "#core/users/lookups";
 
 export interface ActionContext {
   run: StoredRun;
@@ -110,7 +110,7 @@ async function render(context: ActionContext, template: string, options: RenderO
   const values: TemplateValues = { organizationName: name, organizationPhone: phone, organizationWebsite: website };
   const assigneeId = context.lead?.assignedUserId;
   if (assigneeId && template.includes("assignedUser.")) {
-    const profile = await Users.standing(context.run.organizationId, assigneeId);
+    const profile = await UserLookups.standing(context.run.organizationId, assigneeId);
     if (profile) values.assignedUser = assignedUserValues(profile);
   }
   return renderTemplate(template, (path) => leadValue(context.lead, path, values), options);

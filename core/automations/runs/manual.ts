@@ -5,7 +5,7 @@ import type { AutomationRun, StartRunRequest } from "#core/automations/runs/mode
 import { storedRun } from "#core/automations/runs/records";
 import { publicRun, storedAutomation } from "#core/automations/runs/store";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
-import { Leads } from "#core/leads/index";
+import { LeadReads } from "#core/leads/reads";
 import { newId } from "#core/shared/ids";
 
 /** Runs a person starts: the test button and the retry of a failed run. */
@@ -25,7 +25,7 @@ export const ManualRuns = {
   ): Promise<AutomationRun> {
     const automation = await storedAutomation(actor.organizationId, automationId);
     if (!automation) throw new NotFoundError("Automation", automationId);
-    const lead = await Leads.find(actor.organizationId, input.leadId);
+    const lead = await LeadReads.find(actor.organizationId, input.leadId);
     if (!lead)
       throw new ValidationError("The lead does not exist in this organization.", [
         { pointer: "/leadId", detail: `Lead ${input.leadId} was not found.` },

@@ -6,7 +6,7 @@ import { defineOperation } from "#core/http/operation";
  * The agent reads the raw body itself (core/agent/rpc.ts); credentials, rate
  * limit and the `agent:use` permission still go through the chain (401/403/429 problems).
  */
-export const agentRpc = defineOperation({
+export const agentRpc = /* @__PURE__ */ defineOperation({
   operationId: "agentRpc",
   summary: "A2A agent endpoint (JSON-RPC 2.0)",
   description:

@@ -6,7 +6,7 @@ const window =
   "not with `startAt`). A start at or after the end, both `days` and `startAt`, a bad date or a window over 365 days is a 400. " +
   "Trend buckets are UTC hours (2 days or less), days, or ISO weeks (over 90 days). Definitions: docs/analytics.md.";
 
-export const getAnalytics = defineOperation({
+export const getAnalytics = /* @__PURE__ */ defineOperation({
   operationId: "getAnalytics",
   summary:
     "Customer analytics of the organization: leads, response times, messaging, calls, spend, sources, health (endpoint 3)",
@@ -19,7 +19,7 @@ export const getAnalytics = defineOperation({
   problems: [400, 401, 403, 429],
 });
 
-export const exportAnalytics = defineOperation({
+export const exportAnalytics = /* @__PURE__ */ defineOperation({
   operationId: "exportAnalytics",
   summary: "Analytics trend as CSV: one row per trend bucket, then per agent (endpoint 4)",
   description:

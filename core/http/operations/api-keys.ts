@@ -11,7 +11,7 @@ import {
 
 const keyId = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 
-export const createApiKey = defineOperation({
+export const createApiKey = /* @__PURE__ */ defineOperation({
   operationId: "createApiKey",
   summary: "Create an `sk_` API key (the secret is answered this once)",
   description:
@@ -25,7 +25,7 @@ export const createApiKey = defineOperation({
   example: { name: "CRM sync", scopes: ["leads:read", "leads:write"] },
 });
 
-export const listApiKeys = defineOperation({
+export const listApiKeys = /* @__PURE__ */ defineOperation({
   operationId: "listApiKeys",
   summary: "List the organization's API keys (paging query in the body); never their secrets",
   tag: "API keys",
@@ -37,7 +37,7 @@ export const listApiKeys = defineOperation({
   example: {},
 });
 
-export const rotateApiKey = defineOperation({
+export const rotateApiKey = /* @__PURE__ */ defineOperation({
   operationId: "rotateApiKey",
   summary: "Rotate an API key: a new secret now, the old one keeps working for `overlapHours` (default 24)",
   tag: "API keys",
@@ -51,7 +51,7 @@ export const rotateApiKey = defineOperation({
   example: { overlapHours: 24 },
 });
 
-export const revokeApiKey = defineOperation({
+export const revokeApiKey = /* @__PURE__ */ defineOperation({
   operationId: "revokeApiKey",
   summary: "Revoke an API key: refused (401) within seconds",
   tag: "API keys",

@@ -2,7 +2,7 @@ import { defineOperation } from "#core/http/operation";
 import { pageSchema } from "#core/shared/paging";
 import { AuditEntrySchema, ListAuditLogSchema } from "#core/audit/index";
 
-export const listAuditLog = defineOperation({
+export const listAuditLog = /* @__PURE__ */ defineOperation({
   operationId: "listAuditLog",
   summary: "The organization's audit log, newest first (paging query in the body)",
   description:

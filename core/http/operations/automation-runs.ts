@@ -6,7 +6,7 @@ import { pageSchema } from "#core/shared/paging";
 
 const AutomationIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 
-export const listAutomationRuns = defineOperation({
+export const listAutomationRuns = /* @__PURE__ */ defineOperation({
   operationId: "listAutomationRuns",
   summary: "List one automation's runs, newest first (paging query in the body)",
   description:
@@ -21,7 +21,7 @@ export const listAutomationRuns = defineOperation({
   example: { pageSize: 20, filters: [{ field: "status", value: "Failed" }] },
 });
 
-export const getAutomationRun = defineOperation({
+export const getAutomationRun = /* @__PURE__ */ defineOperation({
   operationId: "getAutomationRun",
   summary: "Read one run: status, version, path taken and every step's input, output, timing and error",
   tag: "Automations",
@@ -32,7 +32,7 @@ export const getAutomationRun = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const startAutomationRun = defineOperation({
+export const startAutomationRun = /* @__PURE__ */ defineOperation({
   operationId: "startAutomationRun",
   summary: "Start a manual run of the automation for one lead (the test button)",
   description:
@@ -48,7 +48,7 @@ export const startAutomationRun = defineOperation({
   example: { leadId: "01JLEAD0000000000000000000" },
 });
 
-export const retryAutomationRun = defineOperation({
+export const retryAutomationRun = /* @__PURE__ */ defineOperation({
   operationId: "retryAutomationRun",
   summary: "Retry a failed run from the step that failed",
   description:

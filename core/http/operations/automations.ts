@@ -12,7 +12,7 @@ const definitionRules =
 
 const AutomationIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 
-export const createAutomation = defineOperation({
+export const createAutomation = /* @__PURE__ */ defineOperation({
   operationId: "createAutomation",
   summary: "Create an automation in the current organization",
   description: definitionRules,
@@ -26,7 +26,7 @@ export const createAutomation = defineOperation({
   example: speedToLeadExample,
 });
 
-export const updateAutomation = defineOperation({
+export const updateAutomation = /* @__PURE__ */ defineOperation({
   operationId: "updateAutomation",
   summary: "Replace an automation's definition (optimistic concurrency on version)",
   description: `Send the \`version\` you read: a stale one is answered 409. A successful update increments \`version\`. ${definitionRules}`,
@@ -40,7 +40,7 @@ export const updateAutomation = defineOperation({
   example: { ...speedToLeadExample, version: 1 },
 });
 
-export const getAutomation = defineOperation({
+export const getAutomation = /* @__PURE__ */ defineOperation({
   operationId: "getAutomation",
   summary: "Read one automation of the current organization",
   tag: "Automations",
@@ -51,7 +51,7 @@ export const getAutomation = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const listAutomations = defineOperation({
+export const listAutomations = /* @__PURE__ */ defineOperation({
   operationId: "listAutomations",
   summary: "List the current organization's automations (paging query in the body)",
   tag: "Automations",
@@ -67,7 +67,7 @@ export const listAutomations = defineOperation({
   },
 });
 
-export const deleteAutomation = defineOperation({
+export const deleteAutomation = /* @__PURE__ */ defineOperation({
   operationId: "deleteAutomation",
   summary: "Delete an automation of the current organization",
   tag: "Automations",

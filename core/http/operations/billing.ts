@@ -11,7 +11,7 @@ import { defineOperation } from "#core/http/operation";
 import * as v from "valibot";
 import { pageSchema } from "#core/shared/paging";
 
-export const getWallet = defineOperation({
+export const getWallet = /* @__PURE__ */ defineOperation({
   operationId: "getWallet",
   summary: "Read the organization's prepaid wallet: balance, reserved and available amounts, status, prices",
   description:
@@ -23,7 +23,7 @@ export const getWallet = defineOperation({
   problems: [401, 403, 429],
 });
 
-export const updateWallet = defineOperation({
+export const updateWallet = /* @__PURE__ */ defineOperation({
   operationId: "updateWallet",
   summary: "Set the wallet's low-balance threshold",
   tag: "Billing",
@@ -35,7 +35,7 @@ export const updateWallet = defineOperation({
   example: { lowBalanceThreshold: "10.00" },
 });
 
-export const topUpWallet = defineOperation({
+export const topUpWallet = /* @__PURE__ */ defineOperation({
   operationId: "topUpWallet",
   summary: "Start a wallet top-up: a card payment page (Idempotency-Key required)",
   description:
@@ -59,7 +59,7 @@ export const topUpWallet = defineOperation({
   example: { amount: "25.00", successUrl: "https://example.com/billing/thanks" },
 });
 
-export const getTopUp = defineOperation({
+export const getTopUp = /* @__PURE__ */ defineOperation({
   operationId: "getTopUp",
   summary: "Read one top-up: Pending until paid, then Succeeded (credited), Refunded, Expired or Failed",
   tag: "Billing",
@@ -70,7 +70,7 @@ export const getTopUp = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const stripePaymentWebhook = defineOperation({
+export const stripePaymentWebhook = /* @__PURE__ */ defineOperation({
   operationId: "stripePaymentWebhook",
   summary: "Stripe payment events: top-ups paid, refunds, disputes",
   description:
@@ -88,7 +88,7 @@ export const stripePaymentWebhook = defineOperation({
   problems: [400, 429],
 });
 
-export const listLedger = defineOperation({
+export const listLedger = /* @__PURE__ */ defineOperation({
   operationId: "listLedger",
   summary: "List the wallet's ledger: every credit and charge with its reason and the message or call it is for",
   description: "Newest first by default. The balance equals the sum of every entry's `amount`.",
@@ -101,7 +101,7 @@ export const listLedger = defineOperation({
   example: { pageSize: 50, filters: [{ field: "entryType", value: "Charge" }] },
 });
 
-export const getUsage = defineOperation({
+export const getUsage = /* @__PURE__ */ defineOperation({
   operationId: "getUsage",
   summary:
     "What the organization was charged over a period, by kind (SMS, MMS, call minutes, phone numbers …), and the total",

@@ -4,7 +4,7 @@ import { CallSchema, PlaceCallSchema } from "#core/calls/schemas";
 import { defineOperation } from "#core/http/operation";
 import { pageSchema } from "#core/shared/paging";
 
-export const placeCall = defineOperation({
+export const placeCall = /* @__PURE__ */ defineOperation({
   operationId: "placeCall",
   summary: "Place an outbound call to a lead or a number",
   description:
@@ -20,7 +20,7 @@ export const placeCall = defineOperation({
   example: { leadId: "01J0000000000000000000LEAD", record: false },
 });
 
-export const getCall = defineOperation({
+export const getCall = /* @__PURE__ */ defineOperation({
   operationId: "getCall",
   summary: "Read one call of the current organization",
   description:
@@ -33,7 +33,7 @@ export const getCall = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const listCalls = defineOperation({
+export const listCalls = /* @__PURE__ */ defineOperation({
   operationId: "listCalls",
   summary: "List the current organization's calls, newest first (the call log; paging query in the body)",
   description:
@@ -51,7 +51,7 @@ export const listCalls = defineOperation({
   example: { pageSize: 20, filters: [{ field: "missed", value: true }] },
 });
 
-export const listCallEventsByPhone = defineOperation({
+export const listCallEventsByPhone = /* @__PURE__ */ defineOperation({
   operationId: "listCallEventsByPhone",
   summary: "List the call events (spec 2.6) of calls from or to a phone number, newest first",
   description:

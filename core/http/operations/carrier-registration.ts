@@ -17,7 +17,7 @@ import { PhoneNumberSchema } from "#core/messaging/phone-number-schema";
 const idParam = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
 const tag = "Carrier registration";
 
-export const registerBrand = defineOperation({
+export const registerBrand = /* @__PURE__ */ defineOperation({
   operationId: "registerBrand",
   summary: "Register the organization's 10DLC brand at its carrier",
   description:
@@ -50,7 +50,7 @@ export const registerBrand = defineOperation({
   },
 });
 
-export const getBrand = defineOperation({
+export const getBrand = /* @__PURE__ */ defineOperation({
   operationId: "getBrand",
   summary: "Read the organization's 10DLC brand and its status",
   tag,
@@ -60,7 +60,7 @@ export const getBrand = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const registerCampaign = defineOperation({
+export const registerCampaign = /* @__PURE__ */ defineOperation({
   operationId: "registerCampaign",
   summary: "Register a 10DLC campaign of the organization's approved brand",
   description:
@@ -88,7 +88,7 @@ export const registerCampaign = defineOperation({
   },
 });
 
-export const listCampaigns = defineOperation({
+export const listCampaigns = /* @__PURE__ */ defineOperation({
   operationId: "listCampaigns",
   summary: "List the organization's 10DLC campaigns, their status and numbers",
   tag,
@@ -98,7 +98,7 @@ export const listCampaigns = defineOperation({
   problems: [401, 403, 429],
 });
 
-export const getCampaign = defineOperation({
+export const getCampaign = /* @__PURE__ */ defineOperation({
   operationId: "getCampaign",
   summary: "Read one 10DLC campaign",
   tag,
@@ -109,7 +109,7 @@ export const getCampaign = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const refreshCarrierRegistration = defineOperation({
+export const refreshCarrierRegistration = /* @__PURE__ */ defineOperation({
   operationId: "refreshCarrierRegistration",
   summary: "Ask the carrier now for the decision on every pending brand, campaign and toll-free verification",
   description:
@@ -127,7 +127,7 @@ export const refreshCarrierRegistration = defineOperation({
   problems: [401, 403, 429, 502],
 });
 
-export const attachPhoneNumberToCampaign = defineOperation({
+export const attachPhoneNumberToCampaign = /* @__PURE__ */ defineOperation({
   operationId: "attachPhoneNumberToCampaign",
   summary: "Attach a phone number to an approved 10DLC campaign",
   description:
@@ -145,7 +145,7 @@ export const attachPhoneNumberToCampaign = defineOperation({
   example: { campaignId: "01J9Z8X7W6V5T4S3R2Q1P0N9M8" },
 });
 
-export const submitTollFreeVerification = defineOperation({
+export const submitTollFreeVerification = /* @__PURE__ */ defineOperation({
   operationId: "submitTollFreeVerification",
   summary: "Submit a toll-free number's verification at its carrier",
   description:
@@ -180,7 +180,7 @@ export const submitTollFreeVerification = defineOperation({
   },
 });
 
-export const getTollFreeVerification = defineOperation({
+export const getTollFreeVerification = /* @__PURE__ */ defineOperation({
   operationId: "getTollFreeVerification",
   summary: "Read a toll-free number's verification and its status",
   tag,
@@ -191,7 +191,7 @@ export const getTollFreeVerification = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const getPhoneNumberHealth = defineOperation({
+export const getPhoneNumberHealth = /* @__PURE__ */ defineOperation({
   operationId: "getPhoneNumberHealth",
   summary: "Read a number's delivery health over the last 24 hours",
   description:
@@ -207,7 +207,7 @@ export const getPhoneNumberHealth = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const resumePhoneNumber = defineOperation({
+export const resumePhoneNumber = /* @__PURE__ */ defineOperation({
   operationId: "resumePhoneNumber",
   summary: "Resume a number paused for carrier filtering",
   description:

@@ -7,7 +7,7 @@ import { defineOperation } from "#core/http/operation";
 const LeadIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 const tag = "Consent";
 
-export const getConsentSettings = defineOperation({
+export const getConsentSettings = /* @__PURE__ */ defineOperation({
   operationId: "getConsentSettings",
   summary: "Which certificate-API accounts (TrustedForm, Jornaya) the organization verifies consent with",
   tag,
@@ -21,7 +21,7 @@ export const getConsentSettings = defineOperation({
   problems: [401, 403, 429],
 });
 
-export const updateConsentSettings = defineOperation({
+export const updateConsentSettings = /* @__PURE__ */ defineOperation({
   operationId: "updateConsentSettings",
   summary: "Set the organization's certificate-API accounts and frequency caps",
   description:
@@ -37,7 +37,7 @@ export const updateConsentSettings = defineOperation({
   example: { trustedForm: { apiKey: "0123456789abcdef" }, jornaya: null },
 });
 
-export const recordLeadConsent = defineOperation({
+export const recordLeadConsent = /* @__PURE__ */ defineOperation({
   operationId: "recordLeadConsent",
   summary: "Record a consent the business collected itself, with its evidence; the lead becomes OptedIn on it",
   description:
@@ -58,7 +58,7 @@ export const recordLeadConsent = defineOperation({
   },
 });
 
-export const getLeadConsentRecord = defineOperation({
+export const getLeadConsentRecord = /* @__PURE__ */ defineOperation({
   operationId: "getLeadConsentRecord",
   summary:
     "The lead's consent record: certificate, consent events, every text and call with its consent basis and rule outcome, opt-outs",
@@ -70,7 +70,7 @@ export const getLeadConsentRecord = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const printLeadConsentRecord = defineOperation({
+export const printLeadConsentRecord = /* @__PURE__ */ defineOperation({
   operationId: "printLeadConsentRecord",
   summary: "The lead's consent record as a printable HTML page",
   tag,

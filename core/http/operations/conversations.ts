@@ -8,7 +8,7 @@ import { pageSchema } from "#core/shared/paging";
 
 const ConversationIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 
-export const listConversations = defineOperation({
+export const listConversations = /* @__PURE__ */ defineOperation({
   operationId: "listConversations",
   summary: "List the organization's conversations, latest activity first (paging query in the body)",
   description:
@@ -25,7 +25,7 @@ export const listConversations = defineOperation({
   example: { filters: [{ field: "unread", value: true }] },
 });
 
-export const getConversation = defineOperation({
+export const getConversation = /* @__PURE__ */ defineOperation({
   operationId: "getConversation",
   summary: "Read one conversation, with its sticky sender number",
   tag: "Conversations",
@@ -36,7 +36,7 @@ export const getConversation = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const markConversationRead = defineOperation({
+export const markConversationRead = /* @__PURE__ */ defineOperation({
   operationId: "markConversationRead",
   summary: "Mark a conversation read (clears unread)",
   tag: "Conversations",
@@ -47,7 +47,7 @@ export const markConversationRead = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const reassignConversationSender = defineOperation({
+export const reassignConversationSender = /* @__PURE__ */ defineOperation({
   operationId: "reassignConversationSender",
   summary: "Reassign the conversation's sticky sender number (recorded as an event)",
   tag: "Conversations",
@@ -60,7 +60,7 @@ export const reassignConversationSender = defineOperation({
   example: { phoneNumberId: "01JABCDEFGHJKMNPQRSTVWXYZ0" },
 });
 
-export const assignConversation = defineOperation({
+export const assignConversation = /* @__PURE__ */ defineOperation({
   operationId: "assignConversation",
   summary:
     "Assign, reassign or unassign a conversation (an agent may claim an unassigned one where the organization allows it)",
@@ -78,7 +78,7 @@ export const assignConversation = defineOperation({
   example: { userId: "01JAGENT1" },
 });
 
-export const addConversationNote = defineOperation({
+export const addConversationNote = /* @__PURE__ */ defineOperation({
   operationId: "addConversationNote",
   summary: "Add an internal note to a conversation (shown in the thread, never sent to the contact)",
   description:
@@ -93,7 +93,7 @@ export const addConversationNote = defineOperation({
   example: { body: "Prefers a call after 5 pm; spouse decides." },
 });
 
-export const listCannedReplies = defineOperation({
+export const listCannedReplies = /* @__PURE__ */ defineOperation({
   operationId: "listCannedReplies",
   summary: "List the organization's canned replies (paging query in the body)",
   description: "Search: name, body. Sort: createdAt (newest first by default), name.",
@@ -106,7 +106,7 @@ export const listCannedReplies = defineOperation({
   example: { pageSize: 50 },
 });
 
-export const createCannedReply = defineOperation({
+export const createCannedReply = /* @__PURE__ */ defineOperation({
   operationId: "createCannedReply",
   summary: "Save a canned reply for everyone in the organization",
   tag: "Conversations",
@@ -118,7 +118,7 @@ export const createCannedReply = defineOperation({
   example: { name: "Quote follow-up", body: "Hi! Did you get a chance to look at the quote?" },
 });
 
-export const deleteCannedReply = defineOperation({
+export const deleteCannedReply = /* @__PURE__ */ defineOperation({
   operationId: "deleteCannedReply",
   summary: "Delete a canned reply",
   tag: "Conversations",

@@ -3,7 +3,7 @@ import { EventRecordSchema } from "#core/events/index";
 import { ListEventsQuerySchema, ListEventsSchema } from "#core/events/list";
 import { pageSchema } from "#core/shared/paging";
 
-export const listEvents = defineOperation({
+export const listEvents = /* @__PURE__ */ defineOperation({
   operationId: "listEvents",
   summary: "List the organization's events, newest first (endpoint 13)",
   description:

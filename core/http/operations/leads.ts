@@ -6,9 +6,9 @@ import {
   LeadIdParams,
   LeadSchema,
   LeadWriteSchema,
-  ListLeadsSchema,
   SourceCredentialQuerySchema,
-} from "#core/leads/index";
+} from "#core/leads/schemas";
+import { ListLeadsSchema } from "#core/leads/reads";
 import { LeadNoteSchema } from "#core/leads/notes";
 import { AddNoteSchema } from "#core/shared/notes";
 import { pageSchema } from "#core/shared/paging";
@@ -33,7 +33,7 @@ const storedLead = {
 
 const sourceKey = "Source key: query `sourceId` + `apiKey`, or headers `X-Source-Id` + `X-Source-Key`.";
 
-export const intakeLeadByQuery = defineOperation({
+export const intakeLeadByQuery = /* @__PURE__ */ defineOperation({
   operationId: "intakeLeadByQuery",
   summary: "Lead intake with flat query parameters (source key in the query)",
   description: `${outcome} ${sourceKey} Aliases: DateOfBirth/BirthDate, Zip/PostalCode, SellerLeadId/SellerLeadIdentifier. SourceMetadata as JSON or bracketed keys (SourceMetadata[campaign]=spring).`,
@@ -46,7 +46,7 @@ export const intakeLeadByQuery = defineOperation({
   problems: [400, 401, 403, 409, 422, 429],
 });
 
-export const intakeLead = defineOperation({
+export const intakeLead = /* @__PURE__ */ defineOperation({
   operationId: "intakeLead",
   summary: "Lead intake with the flat fields as a JSON body",
   description: `${outcome} ${sourceKey}`,
@@ -70,7 +70,7 @@ export const intakeLead = defineOperation({
   },
 });
 
-export const createLead = defineOperation({
+export const createLead = /* @__PURE__ */ defineOperation({
   operationId: "createLead",
   summary: "Create a lead from its own shape (contact, customer, metadata)",
   description: `${outcome} Bearer callers may name one of their sources in \`sourceId\`; a source key posts into its own source. ${sourceKey}`,
@@ -94,7 +94,7 @@ export const createLead = defineOperation({
   },
 });
 
-export const getLead = defineOperation({
+export const getLead = /* @__PURE__ */ defineOperation({
   operationId: "getLead",
   summary: "Read one lead of the current organization, with its processing outcome",
   tag: "Leads",
@@ -105,7 +105,7 @@ export const getLead = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const listLeads = defineOperation({
+export const listLeads = /* @__PURE__ */ defineOperation({
   operationId: "listLeads",
   summary: "List the current organization's leads (paging query in the body)",
   description:
@@ -123,7 +123,7 @@ export const listLeads = defineOperation({
   },
 });
 
-export const addLeadNote = defineOperation({
+export const addLeadNote = /* @__PURE__ */ defineOperation({
   operationId: "addLeadNote",
   summary: "Add an internal note to a lead (on its timeline, never sent)",
   description:
@@ -138,7 +138,7 @@ export const addLeadNote = defineOperation({
   example: { body: "Prefers a call after 5 pm; spouse decides." },
 });
 
-export const assignLead = defineOperation({
+export const assignLead = /* @__PURE__ */ defineOperation({
   operationId: "assignLead",
   summary:
     "Assign, reassign or unassign a lead (an agent may claim an unassigned lead where the organization allows it)",

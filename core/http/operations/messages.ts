@@ -5,7 +5,7 @@ import { MessagingSettingsResponseSchema, MessagingSettingsSchema } from "#core/
 
 const MessageIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 
-export const sendMessage = defineOperation({
+export const sendMessage = /* @__PURE__ */ defineOperation({
   operationId: "sendMessage",
   summary: "Send an SMS, or an MMS with media, to a lead or a number",
   description:
@@ -24,7 +24,7 @@ export const sendMessage = defineOperation({
   example: { leadId: "01JABCDEFGHJKMNPQRSTVWXYZ0", body: "Hi Dana, thanks for your request! Reply STOP to opt out." },
 });
 
-export const getMessage = defineOperation({
+export const getMessage = /* @__PURE__ */ defineOperation({
   operationId: "getMessage",
   summary: "Read one message and its delivery status",
   description:
@@ -37,7 +37,7 @@ export const getMessage = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const cancelMessage = defineOperation({
+export const cancelMessage = /* @__PURE__ */ defineOperation({
   operationId: "cancelMessage",
   summary: "Cancel a scheduled or queued message (409 once it was handed to the provider)",
   tag: "Messages",
@@ -51,7 +51,7 @@ export const cancelMessage = defineOperation({
   example: { reason: "Lead booked a call" },
 });
 
-export const getMessagingSettings = defineOperation({
+export const getMessagingSettings = /* @__PURE__ */ defineOperation({
   operationId: "getMessagingSettings",
   summary: "The organization's messaging settings: quiet hours, help and confirmation texts",
   tag: "Messages",
@@ -65,7 +65,7 @@ export const getMessagingSettings = defineOperation({
   problems: [401, 403, 429],
 });
 
-export const updateMessagingSettings = defineOperation({
+export const updateMessagingSettings = /* @__PURE__ */ defineOperation({
   operationId: "updateMessagingSettings",
   summary: "Replace the organization's messaging settings",
   description:

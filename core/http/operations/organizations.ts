@@ -1,7 +1,7 @@
 import { defineOperation } from "#core/http/operation";
 import { OrganizationSchema, UpdateOrganizationSchema } from "#core/organizations/schemas";
 
-export const getCurrentOrganization = defineOperation({
+export const getCurrentOrganization = /* @__PURE__ */ defineOperation({
   operationId: "getCurrentOrganization",
   summary: "The organization's business profile (`/me`: the caller's organization)",
   tag: "Organization",
@@ -11,7 +11,7 @@ export const getCurrentOrganization = defineOperation({
   problems: [401, 403, 429],
 });
 
-export const updateCurrentOrganization = defineOperation({
+export const updateCurrentOrganization = /* @__PURE__ */ defineOperation({
   operationId: "updateCurrentOrganization",
   summary: "Change the organization's name, time zone, phone or website",
   description:

@@ -4,15 +4,15 @@ import {
   AvailableNumbersQuerySchema,
   AvailableNumbersSchema,
   ListPhoneNumbersSchema,
-  PhoneNumberRequestSchema,
   PhoneNumberSchema,
   PhoneNumberUpdateSchema,
 } from "#core/messaging/phone-numbers";
+import { PhoneNumberRequestSchema } from "#core/messaging/phone-number-request";
 import { pageSchema } from "#core/shared/paging";
 
 const idParam = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
 
-export const createPhoneNumber = defineOperation({
+export const createPhoneNumber = /* @__PURE__ */ defineOperation({
   operationId: "createPhoneNumber",
   summary: "Buy a phone number at the carrier, or register one the platform's carrier account holds",
   description:
@@ -38,7 +38,7 @@ export const createPhoneNumber = defineOperation({
   },
 });
 
-export const getPhoneNumber = defineOperation({
+export const getPhoneNumber = /* @__PURE__ */ defineOperation({
   operationId: "getPhoneNumber",
   summary: "Read one phone number of the current organization",
   tag: "Phone numbers",
@@ -49,7 +49,7 @@ export const getPhoneNumber = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const listPhoneNumbers = defineOperation({
+export const listPhoneNumbers = /* @__PURE__ */ defineOperation({
   operationId: "listPhoneNumbers",
   summary: "List the current organization's phone numbers (paging query in the body)",
   tag: "Phone numbers",
@@ -61,7 +61,7 @@ export const listPhoneNumbers = defineOperation({
   example: {},
 });
 
-export const updatePhoneNumber = defineOperation({
+export const updatePhoneNumber = /* @__PURE__ */ defineOperation({
   operationId: "updatePhoneNumber",
   summary: "Rename a phone number, or give it to an agent as their own",
   description:
@@ -80,7 +80,7 @@ export const updatePhoneNumber = defineOperation({
   example: { friendlyName: "Sales line" },
 });
 
-export const deletePhoneNumber = defineOperation({
+export const deletePhoneNumber = /* @__PURE__ */ defineOperation({
   operationId: "deletePhoneNumber",
   summary: "Delete a phone number from the current organization (endpoint 12)",
   description:
@@ -96,7 +96,7 @@ export const deletePhoneNumber = defineOperation({
   problems: [401, 403, 404, 429, 502],
 });
 
-export const listAvailablePhoneNumbers = defineOperation({
+export const listAvailablePhoneNumbers = /* @__PURE__ */ defineOperation({
   operationId: "listAvailablePhoneNumbers",
   summary: "Search numbers the carrier offers for purchase (area code, state, capabilities)",
   description:

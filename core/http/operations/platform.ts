@@ -1,6 +1,6 @@
 import { defineOperation } from "#core/http/operation";
 
-export const getOpenApi = defineOperation({
+export const getOpenApi = /* @__PURE__ */ defineOperation({
   operationId: "getOpenApi",
   summary: "This API's OpenAPI 3.1 contract",
   tag: "Platform",
@@ -36,7 +36,7 @@ export const getAgentCardBesideRpc = agentCardOperation(
   "The same card as `/.well-known/agent-card.json`, for clients that only know the `/a2a` URL. ",
 );
 
-export const getApiReference = defineOperation({
+export const getApiReference = /* @__PURE__ */ defineOperation({
   operationId: "getApiReference",
   summary: "API reference page (Redoc) rendered from this contract",
   description:
@@ -48,7 +48,7 @@ export const getApiReference = defineOperation({
   problems: [429],
 });
 
-export const getApiReferenceScript = defineOperation({
+export const getApiReferenceScript = /* @__PURE__ */ defineOperation({
   operationId: "getApiReferenceScript",
   summary: "The Redoc script of the API reference page",
   description:

@@ -9,7 +9,7 @@ import {
 
 const tag = "Routing";
 
-export const getRoutingSettings = defineOperation({
+export const getRoutingSettings = /* @__PURE__ */ defineOperation({
   operationId: "getRoutingSettings",
   summary: "The organization's lead routing rules and who sees which leads",
   tag,
@@ -19,7 +19,7 @@ export const getRoutingSettings = defineOperation({
   problems: [401, 403, 429],
 });
 
-export const updateRoutingSettings = defineOperation({
+export const updateRoutingSettings = /* @__PURE__ */ defineOperation({
   operationId: "updateRoutingSettings",
   summary: "Replace the routing rules (first match wins) and the lead visibility settings",
   description:
@@ -55,7 +55,7 @@ export const updateRoutingSettings = defineOperation({
 
 const UserIdParams = v.object({ userId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 
-export const getRoutingAway = defineOperation({
+export const getRoutingAway = /* @__PURE__ */ defineOperation({
   operationId: "getRoutingAway",
   summary: "Whether a user is away (routing, calls and alerts skip them)",
   description:
@@ -68,7 +68,7 @@ export const getRoutingAway = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const setRoutingAway = defineOperation({
+export const setRoutingAway = /* @__PURE__ */ defineOperation({
   operationId: "setRoutingAway",
   summary: "Mark a user away (routing skips them) or back",
   description:

@@ -15,7 +15,7 @@ const sourceExample = {
   duplicateWindowHours: 24,
 };
 
-export const createSource = defineOperation({
+export const createSource = /* @__PURE__ */ defineOperation({
   operationId: "createSource",
   summary: "Create a lead source and its intake key",
   description: "The answer carries `apiKey` once; only its hash is stored. Give the seller `sourceId` and `apiKey`.",
@@ -28,7 +28,7 @@ export const createSource = defineOperation({
   example: sourceExample,
 });
 
-export const getSource = defineOperation({
+export const getSource = /* @__PURE__ */ defineOperation({
   operationId: "getSource",
   summary: "Read one lead source of the current organization",
   tag: "Sources",
@@ -39,7 +39,7 @@ export const getSource = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const listSources = defineOperation({
+export const listSources = /* @__PURE__ */ defineOperation({
   operationId: "listSources",
   summary: "List the current organization's lead sources (paging query in the body)",
   tag: "Sources",
@@ -51,7 +51,7 @@ export const listSources = defineOperation({
   example: { pageSize: 20, filters: [{ field: "enabled", value: true }] },
 });
 
-export const updateSource = defineOperation({
+export const updateSource = /* @__PURE__ */ defineOperation({
   operationId: "updateSource",
   summary:
     "Replace a lead source's settings (name, enabled, default price, vertical/product, allowed IPs, duplicate window)",
@@ -67,7 +67,7 @@ export const updateSource = defineOperation({
   example: { ...sourceExample, enabled: false },
 });
 
-export const rotateSourceKey = defineOperation({
+export const rotateSourceKey = /* @__PURE__ */ defineOperation({
   operationId: "rotateSourceKey",
   summary:
     "Issue a new key for a source; the previous key keeps working for `overlapHours` (default 24, 0 stops it at once)",
@@ -84,7 +84,7 @@ export const rotateSourceKey = defineOperation({
   example: { overlapHours: 24 },
 });
 
-export const revokeSourceKey = defineOperation({
+export const revokeSourceKey = /* @__PURE__ */ defineOperation({
   operationId: "revokeSourceKey",
   summary: "Revoke a source's keys: intake refuses them (401) within seconds, until a rotation issues a new key",
   tag: "Sources",

@@ -3,7 +3,7 @@ import { defineOperation } from "#core/http/operation";
 import { ListSuppressionsSchema, SuppressionRequestSchema, SuppressionSchema } from "#core/suppressions/index";
 import { pageSchema } from "#core/shared/paging";
 
-export const createSuppression = defineOperation({
+export const createSuppression = /* @__PURE__ */ defineOperation({
   operationId: "createSuppression",
   summary: "Add a number to the organization's suppression list (never texted again)",
   description: "Idempotent: adding a listed number answers the existing entry.",
@@ -17,7 +17,7 @@ export const createSuppression = defineOperation({
   example: { phoneNumber: "+12125550123", note: "Asked by phone not to be texted" },
 });
 
-export const deleteSuppression = defineOperation({
+export const deleteSuppression = /* @__PURE__ */ defineOperation({
   operationId: "deleteSuppression",
   summary: "Remove a number from the suppression list",
   description:
@@ -33,7 +33,7 @@ export const deleteSuppression = defineOperation({
   problems: [400, 401, 403, 404, 409, 429],
 });
 
-export const listSuppressions = defineOperation({
+export const listSuppressions = /* @__PURE__ */ defineOperation({
   operationId: "listSuppressions",
   summary: "List the organization's suppression list (paging query in the body)",
   tag: "Suppressions",

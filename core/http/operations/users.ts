@@ -17,7 +17,7 @@ import {
 const userId = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 const invitationId = userId;
 
-export const getCurrentUser = defineOperation({
+export const getCurrentUser = /* @__PURE__ */ defineOperation({
   operationId: "getCurrentUser",
   summary: "The signed-in user's profile (`/me`: the current user)",
   description: "Needs a user's access token: an API key is no user (403).",
@@ -27,7 +27,7 @@ export const getCurrentUser = defineOperation({
   problems: [401, 403, 429],
 });
 
-export const updateCurrentUser = defineOperation({
+export const updateCurrentUser = /* @__PURE__ */ defineOperation({
   operationId: "updateCurrentUser",
   summary: "Change the signed-in user's name, phone, time zone or working hours",
   description:
@@ -45,7 +45,7 @@ export const updateCurrentUser = defineOperation({
   },
 });
 
-export const listUsers = defineOperation({
+export const listUsers = /* @__PURE__ */ defineOperation({
   operationId: "listUsers",
   summary: "List the organization's users (paging query in the body)",
   description: 'Filter by `id` to narrow the list to one user ("mine").',
@@ -58,7 +58,7 @@ export const listUsers = defineOperation({
   example: {},
 });
 
-export const changeUserRole = defineOperation({
+export const changeUserRole = /* @__PURE__ */ defineOperation({
   operationId: "changeUserRole",
   summary: "Change a user's role",
   description:
@@ -73,7 +73,7 @@ export const changeUserRole = defineOperation({
   example: { role: "admin" },
 });
 
-export const deactivateUser = defineOperation({
+export const deactivateUser = /* @__PURE__ */ defineOperation({
   operationId: "deactivateUser",
   summary: "Deactivate a user: their tokens are refused within seconds and the API keys they created are revoked",
   tag: "Users",
@@ -84,7 +84,7 @@ export const deactivateUser = defineOperation({
   problems: [401, 403, 404, 409, 429],
 });
 
-export const createInvitation = defineOperation({
+export const createInvitation = /* @__PURE__ */ defineOperation({
   operationId: "createInvitation",
   summary: "Invite someone by e-mail",
   description:
@@ -98,7 +98,7 @@ export const createInvitation = defineOperation({
   example: { email: "dana@example.com", role: "agent" },
 });
 
-export const listInvitations = defineOperation({
+export const listInvitations = /* @__PURE__ */ defineOperation({
   operationId: "listInvitations",
   summary: "List the organization's invitations (paging query in the body)",
   tag: "Users",
@@ -110,7 +110,7 @@ export const listInvitations = defineOperation({
   example: {},
 });
 
-export const revokeInvitation = defineOperation({
+export const revokeInvitation = /* @__PURE__ */ defineOperation({
   operationId: "revokeInvitation",
   summary: "Revoke a pending invitation: its link stops working at once",
   description:
@@ -123,7 +123,7 @@ export const revokeInvitation = defineOperation({
   problems: [401, 403, 404, 409, 429],
 });
 
-export const acceptInvitation = defineOperation({
+export const acceptInvitation = /* @__PURE__ */ defineOperation({
   operationId: "acceptInvitation",
   summary: "Accept an invitation as the signed-in person",
   description:
@@ -137,7 +137,7 @@ export const acceptInvitation = defineOperation({
   example: { token: "inv_01JABCDEFGHJKMNPQRSTVWXYZ0_q0Jx5sY2mVb8Hk3LrT6wUe9NaD4fGz7Pc1XiOy" },
 });
 
-export const signUp = defineOperation({
+export const signUp = /* @__PURE__ */ defineOperation({
   operationId: "signUp",
   summary: "Create an organization owned by the signed-in person (self-service sign-up)",
   description:

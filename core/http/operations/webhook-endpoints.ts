@@ -27,7 +27,7 @@ const endpointExample = {
 
 const tag = "Webhooks";
 
-export const createWebhookEndpoint = defineOperation({
+export const createWebhookEndpoint = /* @__PURE__ */ defineOperation({
   operationId: "createWebhookEndpoint",
   summary: "Subscribe a URL to events (the signing secret is shown only now)",
   description:
@@ -46,7 +46,7 @@ export const createWebhookEndpoint = defineOperation({
   example: endpointExample,
 });
 
-export const getWebhookEndpoint = defineOperation({
+export const getWebhookEndpoint = /* @__PURE__ */ defineOperation({
   operationId: "getWebhookEndpoint",
   summary: "Read one webhook endpoint with its delivery health",
   tag,
@@ -57,7 +57,7 @@ export const getWebhookEndpoint = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const listWebhookEndpoints = defineOperation({
+export const listWebhookEndpoints = /* @__PURE__ */ defineOperation({
   operationId: "listWebhookEndpoints",
   summary: "List the organization's webhook endpoints (paging query in the body)",
   tag,
@@ -69,7 +69,7 @@ export const listWebhookEndpoints = defineOperation({
   example: { pageSize: 20, filters: [{ field: "enabled", value: false }] },
 });
 
-export const updateWebhookEndpoint = defineOperation({
+export const updateWebhookEndpoint = /* @__PURE__ */ defineOperation({
   operationId: "updateWebhookEndpoint",
   summary: "Replace a webhook endpoint's settings; `enabled: true` re-enables a disabled endpoint",
   tag,
@@ -82,7 +82,7 @@ export const updateWebhookEndpoint = defineOperation({
   example: endpointExample,
 });
 
-export const deleteWebhookEndpoint = defineOperation({
+export const deleteWebhookEndpoint = /* @__PURE__ */ defineOperation({
   operationId: "deleteWebhookEndpoint",
   summary: "Delete a webhook endpoint (pending retries to it end)",
   tag,
@@ -93,7 +93,7 @@ export const deleteWebhookEndpoint = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const rotateWebhookSecret = defineOperation({
+export const rotateWebhookSecret = /* @__PURE__ */ defineOperation({
   operationId: "rotateWebhookSecret",
   summary: "Issue a new signing secret; the previous one still signs deliveries for 24 hours (both signatures sent)",
   tag,
@@ -109,7 +109,7 @@ export const rotateWebhookSecret = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const listWebhookAttempts = defineOperation({
+export const listWebhookAttempts = /* @__PURE__ */ defineOperation({
   operationId: "listWebhookAttempts",
   summary:
     "The endpoint's delivery log: every attempt with time, HTTP status, latency, response excerpt and error kind",
@@ -127,7 +127,7 @@ export const listWebhookAttempts = defineOperation({
   example: { pageSize: 50, filters: [{ field: "succeeded", value: false }] },
 });
 
-export const replayWebhookEvents = defineOperation({
+export const replayWebhookEvents = /* @__PURE__ */ defineOperation({
   operationId: "replayWebhookEvents",
   summary: "Send one event (`eventId`) or every matching event since a time (`since`) to this endpoint again",
   description:
@@ -142,7 +142,7 @@ export const replayWebhookEvents = defineOperation({
   example: { since: "2026-01-01T00:00:00Z" },
 });
 
-export const pingWebhookEndpoint = defineOperation({
+export const pingWebhookEndpoint = /* @__PURE__ */ defineOperation({
   operationId: "pingWebhookEndpoint",
   summary: "Send a signed `webhook.test` message to the endpoint (also when it is disabled)",
   tag,
@@ -158,7 +158,7 @@ export const pingWebhookEndpoint = defineOperation({
   problems: [401, 403, 404, 429],
 });
 
-export const listWebhookEventTypes = defineOperation({
+export const listWebhookEventTypes = /* @__PURE__ */ defineOperation({
   operationId: "listWebhookEventTypes",
   summary: "The event catalogue: every webhook event type with its payload's JSON Schema",
   tag,

@@ -14,7 +14,7 @@ const signed =
   "Called by the carrier provider (`twilio`, or `simulator` locally), form-encoded and signed with X-Twilio-Signature " +
   "over the full URL and parameters; unsigned or wrongly signed requests are refused with 403. Idempotent.";
 
-export const messageStatusWebhook = defineOperation({
+export const messageStatusWebhook = /* @__PURE__ */ defineOperation({
   operationId: "messageStatusWebhook",
   summary: "Provider delivery receipts of outbound messages",
   description: `${signed} Receipts apply in rank order: a late 'sent' never overwrites 'delivered'.`,
@@ -25,7 +25,7 @@ export const messageStatusWebhook = defineOperation({
   problems: [403, 404, 429],
 });
 
-export const inboundMessageWebhook = defineOperation({
+export const inboundMessageWebhook = /* @__PURE__ */ defineOperation({
   operationId: "inboundMessageWebhook",
   summary: "Provider delivery of a contact's inbound SMS/MMS",
   description: `${signed} STOP/START/HELP keywords update consent and reply; other messages mark the conversation unread.`,
@@ -36,7 +36,7 @@ export const inboundMessageWebhook = defineOperation({
   problems: [403, 404, 429],
 });
 
-export const registrationStatusWebhook = defineOperation({
+export const registrationStatusWebhook = /* @__PURE__ */ defineOperation({
   operationId: "registrationStatusWebhook",
   summary: "Carrier events about the organization's 10DLC brand and campaigns",
   description:
