@@ -1,5 +1,5 @@
 import { transact, Transaction, TransactionConditionFailed } from "#core/db/transact";
-import { computed, Placeholders } from "#core/db/expression";
+import { computed, Placeholders, where } from "#core/db/expression";
 import { getItem, table, type Item } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { EventEntity, type StoredEvent } from "#core/db/entities/events";
@@ -235,7 +235,14 @@ const countersPerMove = 90;
  * Adds the old item's counters onto the new key, a chunk at a time: each chunk is taken off the old item in the same
  * transaction (so a killed run adds nothing twice) and the last goes with the old item's delete.
  */
-async function addCounters(item: Item, next: Item, isCounter: (name: string, value: unknown) => boolean) {
+async function addCounters(listed: Item, isCounter: (name: string, value: unknown) => boolean) {
+  // The page that listed the item is an eventually consistent read: a re-run right after a killed one could see
+  // counters a committed chunk already took off. What is added is what the old item holds now, and each chunk is
+  // taken off only while it still holds exactly that (a second run at the same time fails there, and stops).
+  const oldKey = { pk: String(listed.pk), sk: String(listed.sk) };
+  const item = await getItem(oldKey, { consistent: true });
+  const next = item && movedItem(item);
+  if (!item || !next) return;
   const names = Object.keys(next).filter((name) => name !== "pk" && name !== "sk");
   const counted = names.filter((name) => isCounter(name, next[name]));
   const kept = names.filter((name) => !isCounter(name, next[name]));
@@ -252,21 +259,21 @@ async function addCounters(item: Item, next: Item, isCounter: (name: string, val
       UpdateExpression: placeholders.update(changes),
       ...placeholders.attributes(),
     });
-    const oldKey = { pk: item.pk, sk: item.sk };
-    if (last) {
-      await transact(moved.delete("old item", { Key: oldKey, ConditionExpression: "attribute_exists(pk)" }));
-      return;
-    }
     const taken = new Placeholders();
-    const removal = taken.update(new Map(), chunk);
-    await transact(
-      moved.update("old item", {
-        Key: oldKey,
-        UpdateExpression: removal,
-        ConditionExpression: "attribute_exists(pk)",
-        ...taken.attributes(),
-      }),
+    const unchanged = taken.condition(
+      where.all(where.stored(), ...chunk.map((name) => where.equals(name, item[name]))),
     );
+    await transact(
+      last
+        ? moved.delete("old item", { Key: oldKey, ConditionExpression: unchanged, ...taken.attributes() })
+        : moved.update("old item", {
+            Key: oldKey,
+            UpdateExpression: taken.update(new Map(), chunk),
+            ConditionExpression: unchanged,
+            ...taken.attributes(),
+          }),
+    );
+    if (last) return;
   }
 }
 
@@ -275,7 +282,7 @@ async function moveItem(item: Item): Promise<boolean> {
   if (!next) return false;
   const isCounter = counters[String(item.entity)];
   if (isCounter) {
-    await addCounters(item, next, isCounter);
+    await addCounters(item, isCounter);
     return true;
   }
   if (item.entity === entities.analyticsHistogram) {

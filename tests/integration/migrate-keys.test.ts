@@ -355,4 +355,25 @@ describe("migrate-keys", () => {
     expect(await getItem(atOldKey(day), { consistent: true })).toBeUndefined();
     expect(await migrateKeys(organizationId)).toMatchObject({ moved: 0 });
   }, 60_000);
+
+  it("adds a rollup's counters once when two runs move it at the same time (an organization's run beside the whole table's)", async () => {
+    const org = await newOrganization();
+    const oldPartition = keys.organization(org.organizationId).pk;
+    const many = Object.fromEntries(Array.from({ length: 200 }, (_, index) => [`ls#source${index}`, index + 1]));
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { pk: oldPartition, sk: "ANALYTICS#D#2020-01-07", entity: "AnalyticsRollup", leads: 9, ...many },
+      }),
+    );
+    // A run that finds a chunk taken off since it read the item stops (its condition fails); running again finishes.
+    await Promise.allSettled([migrateKeys(org.organizationId), migrateKeys(org.organizationId)]);
+    await migrateKeys(org.organizationId);
+    const moved = await table.get({
+      Key: { pk: `${oldPartition}#ANALYTICS#D`, sk: "ANALYTICS#D#2020-01-07" },
+      ConsistentRead: true,
+    });
+    expect(moved.Item).toMatchObject({ entity: "AnalyticsRollup", leads: 9, ...many });
+    expect((await table.get({ Key: { pk: oldPartition, sk: "ANALYTICS#D#2020-01-07" } })).Item).toBeUndefined();
+  }, 120_000);
 });
