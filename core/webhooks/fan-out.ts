@@ -17,7 +17,9 @@ export const WebhookFanOut = {
    */
   async fanOut(items: Record<string, unknown>[]): Promise<void> {
     const byOrganization = new Map<string, Record<string, unknown>[]>();
-    for (const item of items) {
+    // Only items some endpoint could take are looked at: an event no webhook type carries (a message entering
+    // Sending, say) costs no read of the organization's endpoints.
+    for (const item of items.filter(mayBeDelivered)) {
       const organizationId = String(item.organizationId ?? "");
       byOrganization.set(organizationId, [...(byOrganization.get(organizationId) ?? []), item]);
     }
@@ -46,6 +48,12 @@ async function publishInParallel(messages: Envelope[]): Promise<void> {
     messages.slice(index * 10, index * 10 + 10),
   );
   await Promise.all(chunks.map((chunk) => publishAll(chunk.map((message) => ({ envelope: message })))));
+}
+
+/** A new lead, or an event some webhook type carries. */
+function mayBeDelivered(item: Record<string, unknown>): boolean {
+  if (item.entity === entities.lead) return true;
+  return item.entity === entities.event && webhookTypeOf(toEventRecord(item).eventType) !== undefined;
 }
 
 async function payloadOfItem(
