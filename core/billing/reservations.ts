@@ -11,13 +11,17 @@ import {
   storedPrices,
   walletChange,
   walletPartUpdate,
+  refillItems,
 } from "#core/billing/wallet-store";
 import {
   drainShards,
   noteRunningLow,
   runningLow,
   randomShard,
+  refillChunk,
   refillShard,
+  fundedShard,
+  noteFundedShards,
   shardsHoldMoney,
 } from "#core/billing/wallet-shards";
 import {
@@ -116,11 +120,15 @@ async function holdOn(
   input: ReserveInput,
   units: number,
   shard: number | undefined,
+  refill?: { chunk: number; funded: number },
 ): Promise<BillingOutcome | undefined> {
   const now = nowIso();
   const onShard = shard !== undefined;
-  const transaction = new Transaction()
-    .update(
+  const transaction = new Transaction();
+  if (refill && onShard)
+    transaction.adopt(...refillItems(input.organizationId, shard, refill.chunk, refill.funded, { units, now }));
+  else
+    transaction.update(
       "wallet",
       walletPartUpdate(
         input.organizationId,
@@ -138,7 +146,8 @@ async function holdOn(
               where.atLeast("availableUnits", units + floorUnits()),
             ),
       ),
-    )
+    );
+  transaction
     .put(
       "reservation",
       ReservationEntity.putAt(
@@ -165,7 +174,7 @@ async function holdOn(
       const existing = await storedReservation(input.organizationId, input.reservationId);
       if (existing) return outcomeOf(existing);
     }
-    if (!error.failed("wallet")) throw error;
+    if (!error.failed("wallet") && !error.failed("refill")) throw error;
     return undefined;
   }
 }
@@ -184,16 +193,35 @@ export const Reservations = {
    */
   async reserve(input: ReserveInput): Promise<BillingOutcome> {
     const units = toUnits(input.amount);
-    const shard = randomShard();
-    if (!runningLow(input.organizationId)) {
-      const onShard = await holdOn(input, units, shard);
-      if (onShard) return onShard;
-      const parts = await storedWalletParts(input.organizationId);
-      const refill = await refillShard(input.organizationId, parts, shard, units, floorUnits());
-      if (refill === "refilled") {
-        const refilled = await holdOn(input, units, shard);
-        if (refilled) return refilled;
-      } else if (refill === "unfunded") noteRunningLow(input.organizationId);
+    const organizationId = input.organizationId;
+    if (!runningLow(organizationId)) {
+      // A shard this instance last saw funded: one write. Else (or it ran dry) one read of every part, then one write:
+      // the hold on a shard that has the money, or a refill of an empty one with the hold taken from it, together.
+      const hinted = fundedShard(organizationId);
+      if (hinted !== undefined) {
+        const onShard = await holdOn(input, units, hinted);
+        if (onShard) return onShard;
+      }
+      const parts = await storedWalletParts(organizationId);
+      noteFundedShards(organizationId, parts, units);
+      const roomy = fundedShard(organizationId);
+      const refill = roomy === undefined ? refillChunk(parts.main, units, floorUnits()) : undefined;
+      const shard = roomy ?? randomShard();
+      if (roomy !== undefined || refill) {
+        const held = await holdOn(input, units, shard, refill);
+        if (held) {
+          if (refill) noteFundedShards(organizationId, parts, units, shard);
+          return held;
+        }
+      }
+      if (roomy === undefined) {
+        // The refill lost to another (or the wallet is not funded well enough): as before, from fresh reads.
+        const refilled = refill ? await refillShard(organizationId, parts, shard, units, floorUnits()) : "unfunded";
+        if (refilled === "refilled") {
+          const onRefilled = await holdOn(input, units, shard);
+          if (onRefilled) return onRefilled;
+        } else if (refilled === "unfunded") noteRunningLow(organizationId);
+      }
     }
     // A wallet running low: holds come from the wallet item, as before shards. Refused only when a fresh read of every
     // item shows the money is not there; money left on shards is used where it is, or given back to the wallet item.
@@ -230,7 +258,7 @@ export const Reservations = {
         ? ledgerEntry({
             entryType: "Charge",
             amount: fromUnits(-charged),
-            currency: (await storedPrices(input.organizationId)).currency,
+            currency: input.currency ?? (await storedPrices(input.organizationId)).currency,
             reason: input.reason,
             description: input.description ?? null,
             relatedEntityType: reservation.relatedEntityType,

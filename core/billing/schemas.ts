@@ -163,6 +163,8 @@ export interface SettleInput {
   reason: ChargeReason;
   description?: string;
   quantity?: number;
+  /** The wallet's currency when the caller read the prices already (one read less); else read here. */
+  currency?: string;
 }
 
 export interface ChargeInput {

@@ -34,6 +34,29 @@ export function noteRunningLow(organizationId: string): void {
 }
 
 /**
+ * Shards of an organization's wallet that held money for a hold of the last size asked when this warm instance last
+ * read them (or that it refilled): a hold tries one of them first instead of a shard at random (which, until every
+ * shard was refilled once, is often empty: a refused write, a read and a refill before the hold). A hint, never a
+ * decision: the shard's own condition decides, and a refused hold reads every part again.
+ */
+const fundedHint = new Map<string, number[]>();
+
+/** A shard this instance last saw funded (at random among them), if any. */
+export function fundedShard(organizationId: string): number | undefined {
+  const shards = fundedHint.get(organizationId);
+  return shards && shards.length > 0 ? shards[Math.floor(Math.random() * shards.length)] : undefined;
+}
+
+/** Notes which shards of `parts` can cover a hold of `units` (and `refilled`, just refilled with a chunk of several). */
+export function noteFundedShards(organizationId: string, parts: WalletParts, units: number, refilled?: number): void {
+  if (fundedHint.size >= 10_000) fundedHint.clear();
+  const funded = [...parts.shards]
+    .filter(([, shard]) => shard.availableUnits >= Math.max(units, 1))
+    .map(([number]) => number);
+  fundedHint.set(organizationId, refilled === undefined || funded.includes(refilled) ? funded : [...funded, refilled]);
+}
+
+/**
  * The wallet item's money never moves into shards below this line: the floor, or the low-balance threshold when
  * higher, so the wallet item crosses the threshold (and its `WalletLowBalance` event fires from the stream) only
  * once the shards have given their money back and the wallet item holds it all again.
@@ -49,6 +72,22 @@ const keptOnWallet = (main: StoredWallet, floorUnits: number) =>
  * low; a refused refill is recomputed from a fresh read. "unfunded": the wallet is not funded well enough (or is
  * suspended); "contended": it kept changing under three attempts.
  */
+/**
+ * The chunk a refill of a shard for holds of `units` moves from the wallet item as `main` was read, and the least the
+ * stored wallet item must still have for it (half of what the chunk was computed from); undefined when the wallet is
+ * not funded well enough for it (or is suspended).
+ */
+export function refillChunk(
+  main: StoredWallet,
+  units: number,
+  floorUnits: number,
+): { chunk: number; funded: number } | undefined {
+  const line = keptOnWallet(main, floorUnits);
+  const chunk = Math.floor((main.availableUnits - line) / (2 * WALLET_SHARDS));
+  if (main.suspendedAt || chunk <= 0 || chunk < CHUNK_HOLDS * Math.max(units, 1)) return undefined;
+  return { chunk, funded: line + WALLET_SHARDS * chunk };
+}
+
 export async function refillShard(
   organizationId: string,
   parts: WalletParts,
@@ -58,11 +97,10 @@ export async function refillShard(
 ): Promise<"refilled" | "unfunded" | "contended"> {
   let main = parts.main;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const line = keptOnWallet(main, floorUnits);
-    const chunk = Math.floor((main.availableUnits - line) / (2 * WALLET_SHARDS));
-    if (main.suspendedAt || chunk <= 0 || chunk < CHUNK_HOLDS * Math.max(units, 1)) return "unfunded";
+    const refill = refillChunk(main, units, floorUnits);
+    if (!refill) return "unfunded";
     try {
-      await transact(refillItems(organizationId, shard, chunk, line + WALLET_SHARDS * chunk));
+      await transact(refillItems(organizationId, shard, refill.chunk, refill.funded));
       return "refilled";
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;

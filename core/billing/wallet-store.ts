@@ -262,25 +262,34 @@ export function totalOf({ main, shards }: WalletParts): StoredWallet {
 }
 
 /** Moves `chunk` from the wallet item into `shard`, on condition that the wallet item still holds `funded` and is not suspended. */
-export function refillItems(organizationId: string, shard: number, chunk: number, funded: number): TransactItem[] {
+export function refillItems(
+  organizationId: string,
+  shard: number,
+  chunk: number,
+  funded: number,
+  hold?: { units: number; now: string },
+): TransactItem[] {
+  const held = hold?.units ?? 0;
   return [
-    part("wallet", {
+    part(hold ? "refill" : "wallet", {
       Update: WalletEntity.update(
         { organizationId },
         { balanceUnits: computed.increment(-chunk), availableUnits: computed.increment(-chunk) },
         { condition: where.all(where.stored(), where.absent("suspendedAt"), where.atLeast("availableUnits", funded)) },
       ),
     }),
-    part("shard", {
-      // Created by its first refill: it names its entity and organization then.
+    part(hold ? "wallet" : "shard", {
+      // Created by its first refill: it names its entity and organization then. With `hold`, the hold is taken from
+      // the chunk in the same write (the chunk covers at least two such holds, so no condition of its own).
       Update: WalletShardEntity.update(
         { organizationId, shard },
         {
           entity: WalletShardEntity.name,
           organizationId,
           balanceUnits: computed.increment(chunk),
-          availableUnits: computed.increment(chunk),
-          reservedUnits: computed.increment(0),
+          availableUnits: computed.increment(chunk - held),
+          reservedUnits: computed.increment(held),
+          ...(hold ? { modifiedAt: hold.now } : {}),
         },
       ),
     }),
