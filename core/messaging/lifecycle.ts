@@ -173,7 +173,7 @@ export const MessageLifecycle = {
         if (error.failed(MESSAGE)) return undefined;
         continue; // the hold was settled or released meanwhile (the hold sweeper): plan again
       }
-      const ended = (await readMessage(organizationId, message.id))!;
+      const ended = await endedMessage(organizationId, applied(message, { ...ending, set }));
       await afterEnding(organizationId, ended);
       return { message: ended, billed };
     }
@@ -233,6 +233,17 @@ function settles(status: MessageStatus): boolean {
   return messageLifecycle.isFinal(status) || status === "Unknown";
 }
 
+/**
+ * A message `finish` just ended, from the caller's read with the change applied (no read back): the write guaranteed
+ * only its status, so when number health would count it but the read lacked the carrier's id or the sender (stored
+ * after the read, by the send racing a fast callback), the stored message is read after all.
+ */
+async function endedMessage(organizationId: string, ended: Message): Promise<Message> {
+  const counted = ended.status === "Delivered" || ended.status === "Undelivered" || ended.status === "Failed";
+  if (ended.direction !== "Outbound" || !counted || (ended.providerMessageId && ended.fromPhoneNumberId)) return ended;
+  return (await readMessage(organizationId, ended.id)) ?? ended;
+}
+
 /** The message as `change` leaves it (the conditional write guarantees the status it started from). */
 function applied(message: Message, change: MessageChange): Message {
   const next = { ...message, ...change.set, modifiedAt: nowIso() } as Record<string, unknown>;
@@ -261,11 +272,13 @@ async function settlementPlan(
     return { items: [], outcome: { billingStatus: "NotBillable", billableAmount: "0.0000" } };
   if (!CHARGED.has(message.status)) return Billing.releaseItems(organizationId, message.id);
   const kind = message.channel === "Mms" ? "mms" : "sms";
+  const prices = await Billing.prices(organizationId);
   return Billing.settlement({
     organizationId,
     reservationId: message.id,
     relatedEntityId: message.id,
-    amount: messageCost(await Billing.prices(organizationId), { kind, segments: message.segments }).amount,
+    amount: messageCost(prices, { kind, segments: message.segments }).amount,
+    currency: prices.currency,
     reason: kind === "mms" ? "MmsMessage" : "SmsSegments",
     description: `${kind === "mms" ? "MMS" : `SMS, ${message.segments} segment(s)`} to ${message.toPhoneNumber}`,
     quantity: kind === "mms" ? 1 : message.segments,
