@@ -341,7 +341,7 @@ async function handOver(
       ...(message.body ? { body: message.body } : {}),
       media: message.media.map((item) => ({ url: item.url, contentType: item.contentType })),
       idempotencyKey: message.id,
-      statusCallbackUrl: statusCallbackUrl(provider.name, message.id),
+      statusCallbackUrl: statusCallbackUrl(provider.name, message.id, organizationId),
     });
   try {
     // The number's booked hand-over and its gate, passed here so nothing of ours runs between the gate and the carrier.
@@ -369,10 +369,10 @@ async function handOver(
   }
 }
 
+/** The number is marked used (`lastUsedAt`) by the write of its gate, right before the carrier request (pacing.ts). */
 async function afterClaim(organizationId: string, message: Message, selection: SenderSelection): Promise<void> {
   await Promise.all([
     Conversations.setSender(organizationId, message.conversationId, selection.number),
-    PhoneNumbers.touch(organizationId, selection.number.id, message.sendingStartedAt ?? nowIso()),
     selection.movedFrom
       ? MessagingEvents.record(organizationId, {
           eventType: "ConversationSenderMoved",

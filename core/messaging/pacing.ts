@@ -218,6 +218,10 @@ export const Pacing = {
     reason: SenderSelectionReason,
     held: Slot | undefined,
   ): Promise<Turn | undefined> {
+    if (held?.numberId !== number.id && number.paceNextAt <= Date.now()) {
+      const booked = await bookNow(organizationId, number);
+      if (booked) return { number, handOver: booked, passed: false };
+    }
     const slot = held?.numberId === number.id ? held.at : await Pacing.reserve(organizationId, number);
     // Only a send about to go takes a hand-over time: one further ahead would hold it while it waits in the queue.
     // About to go is a second, and up to a second more for a window's start: after a free number's send, the next
@@ -421,6 +425,33 @@ async function reserveHandOver(
 }
 
 /**
+ * A number sender choice read as free: its slot (now) and its hand-over in ONE conditional write, what `Pacing.reserve`
+ * and `reserveHandOver` write in two when both conditions hold (the number still free, no hand-over booked in or after
+ * the window this one takes). Undefined when either changed since the read: the caller books in the two steps.
+ */
+async function bookNow(organizationId: string, number: PacedNumber): Promise<HandOver | undefined> {
+  const windows = windowsOf(number);
+  const now = Date.now();
+  const index = firstWindowFor(windows, now, now);
+  const opens = windowStart(windows, index);
+  const at = Math.max(opens, now);
+  if (at - now > WAIT_IN_PLACE_MS + windowMs(windows)) return undefined;
+  const written = await updatePace(
+    organizationId,
+    number.id,
+    { paceNextAt: windowStart(windows, index + 1), paceHandedAt: at, paceSentTurn: computed.ifAbsent(opens - 1) },
+    where.all(
+      where.any(where.absent("paceNextAt"), where.atMost("paceNextAt", now)),
+      where.any(where.absent("paceHandedAt"), where.before("paceHandedAt", opens)),
+    ),
+    "UPDATED_OLD",
+  );
+  if (!written) return undefined;
+  const old = written.Attributes?.paceHandedAt;
+  return { at, after: typeof old === "number" ? old : null };
+}
+
+/**
  * The first window a send booked now, whose slot is `slot`, can pass the gate in: no earlier than its slot and
  * HAND_OVER_LEAD_MS from now, and early enough in the window to leave the next one free (a gate passed at t stamps
  * t + margin, which must end a margin before the next window opens).
@@ -485,7 +516,12 @@ async function passGate(
     const written = await updatePace(
       organizationId,
       number.id,
-      { ...(stamps ? { paceSentBy: by } : {}), ...(takesTurn ? { paceSentTurn: handOver.at } : {}) },
+      {
+        ...(stamps ? { paceSentBy: by } : {}),
+        ...(takesTurn ? { paceSentTurn: handOver.at } : {}),
+        // A send marks its number used here (sender choice's least recently used), not in a write of its own.
+        ...(pass === "send" ? { lastUsedAt: new Date(now).toISOString() } : {}),
+      },
       where.all(
         stamps
           ? where.any(

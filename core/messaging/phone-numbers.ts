@@ -218,19 +218,6 @@ export const PhoneNumbers = {
       };
     });
   },
-
-  /** Records that a number just sent (least-recently-used selection); best effort. */
-  async touch(organizationId: string, phoneNumberId: string, at: string): Promise<void> {
-    await conditionally(
-      table.update(
-        PhoneNumberEntity.update(
-          { organizationId, id: phoneNumberId },
-          { lastUsedAt: at },
-          { condition: where.stored() },
-        ),
-      ),
-    );
-  },
 };
 
 /** A stored number as the API shows it. */
