@@ -37,10 +37,14 @@ import { toE164 } from "#core/shared/phone";
 export const CarrierCallbacks = {
   async messageStatus(providerName: string, request: WebhookRequest): Promise<void> {
     const provider = verifiedProvider(providerName, request);
-    const messageId = new URL(request.url).searchParams.get("messageId") ?? undefined;
+    const parameters = new URL(request.url).searchParams;
+    const ours = {
+      messageId: parameters.get("messageId") ?? undefined,
+      organizationId: parameters.get("organizationId"),
+    };
     for (const event of provider.parseStatusCallback(request)) {
       if (event.type !== "message.status") continue;
-      await applyStatus(provider, event, messageId);
+      await applyStatus(provider, event, ours);
     }
   },
 
@@ -50,17 +54,23 @@ export const CarrierCallbacks = {
   },
 };
 
+/**
+ * The callback URL we gave the carrier names the message and (since issue 27) its organization: the message is read
+ * at once, and applies only when it was sent from the number the callback is about (what the number's route would have
+ * told). Without them (an older message's callback, or the carrier's id alone) the number's route names the organization.
+ */
 async function applyStatus(
   provider: ProviderPort,
   event: MessageStatusEvent,
-  messageId: string | undefined,
+  ours: { messageId: string | undefined; organizationId: string | null },
 ): Promise<void> {
-  const route = await routeOf(event.from);
-  if (!route) return;
-  const organizationId = route.organizationId;
-  const id = messageId ?? (await messageIdOfProvider(organizationId, provider.name, event.providerMessageId));
+  const direct = ours.messageId && ours.organizationId ? ours.organizationId : undefined;
+  const organizationId = direct ?? (await routeOf(event.from))?.organizationId;
+  if (!organizationId) return;
+  const id = ours.messageId ?? (await messageIdOfProvider(organizationId, provider.name, event.providerMessageId));
   const message = id ? await readMessage(organizationId, id) : undefined;
   if (!message || message.direction !== "Outbound") return;
+  if (direct && (!event.from || message.fromPhoneNumber !== toE164(event.from))) return;
   if (message.providerMessageId && message.providerMessageId !== event.providerMessageId) return;
   if (await Outbound.throttledAtCarrier(organizationId, message, event)) return;
   // Only the current attempt's callback applies: a late one of an attempt refused for throttling (the message queued

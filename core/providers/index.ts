@@ -94,9 +94,11 @@ function create(
 }
 
 /** Where the provider posts a message's status callbacks (our message id rides in the query, covered by the signature). */
-export function statusCallbackUrl(provider: ProviderName, messageId: string): string {
+export function statusCallbackUrl(provider: ProviderName, messageId: string, organizationId?: string): string {
+  // The organization too: its callbacks read the message without looking up the number's route first.
+  const organization = organizationId ? `&organizationId=${encodeURIComponent(organizationId)}` : "";
   return withCorrelationParameter(
-    `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/messages/status?messageId=${encodeURIComponent(messageId)}`,
+    `${config.publicBaseUrl.replace(/\/$/, "")}/webhooks/${provider}/messages/status?messageId=${encodeURIComponent(messageId)}${organization}`,
   );
 }
 
