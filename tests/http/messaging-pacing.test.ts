@@ -118,8 +118,8 @@ const stallAfterClaim = (messageId: string) =>
   holdCommand((input) => JSON.stringify(input).includes(messageId) && claimsForSending(input));
 
 /**
- * Fails this process's send from a number between its claim and its carrier request: the write that marks the number
- * used (`lastUsedAt`, right after the claim) waits for `release`, then throws.
+ * Fails this process's send from a number between its claim and its carrier request: the gate's write, which marks the
+ * number used (`lastUsedAt`), waits for `release`, then throws.
  */
 const failBeforeGate = (numberId: string) =>
   holdCommand((input) => JSON.stringify(input).includes(numberId) && JSON.stringify(input).includes("lastUsedAt"), {
