@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { Reservations } from "#core/billing/reservations";
 import { ledgerEntry, ledgerPut, ledgerResource } from "#core/billing/ledger";
-import { storedWallet, toWallet, storedPrices, walletChange, credit } from "#core/billing/wallet-store";
+import { storedWallet, toWallet, storedPrices, pricesRead, walletChange, credit } from "#core/billing/wallet-store";
 import { gatherShards } from "#core/billing/wallet-shards";
 import { type Wallet, type LedgerEntry, WalletSettingsSchema } from "#core/billing/schemas";
 import { table } from "#core/db/items";
@@ -54,6 +54,8 @@ export const Billing = {
 
   /** The organization's price list: the defaults, overridden field by field by the operator. */
   prices: storedPrices,
+  /** The price list's read, for a batch with the caller's other reads. */
+  pricesRead,
 
   /** Operator: overrides some prices of one organization (a ValidationError names each bad field). */
   async setPrices(organizationId: string, overrides: PriceOverrides): Promise<PriceList> {

@@ -9,7 +9,7 @@ import {
 } from "#core/billing/schemas";
 import { PriceListEntity, WalletEntity, WalletShardEntity } from "#core/db/entities/billing";
 import { computed, where, type Condition } from "#core/db/expression";
-import { getItemsAt } from "#core/db/items";
+import { getItemsAt, type ItemRead } from "#core/db/items";
 import { drainShards, shardsHoldMoney, WALLET_SHARDS } from "#core/billing/wallet-shards";
 import {
   BALANCE_FLOOR,
@@ -199,7 +199,16 @@ export function toWallet(organizationId: string, stored: StoredWallet, prices: P
 
 /** The organization's price list: the defaults, overridden field by field by the operator. */
 export async function storedPrices(organizationId: string): Promise<PriceList> {
-  const Item = await PriceListEntity.get({ organizationId });
+  return pricesOf(await PriceListEntity.get({ organizationId }));
+}
+
+/** The read of the price list, for a batch with other reads (`readTogether`). */
+export const pricesRead = (organizationId: string): ItemRead<PriceList> => ({
+  key: PriceListEntity.key({ organizationId }),
+  of: pricesOf,
+});
+
+function pricesOf(Item: Record<string, unknown> | undefined): PriceList {
   if (!Item) return DEFAULT_PRICES;
   const overrides = Object.fromEntries(
     Object.keys(DEFAULT_PRICES)

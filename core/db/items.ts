@@ -178,6 +178,20 @@ export function inKeyOrder(keys: readonly Key[], found: readonly Item[]): (Item 
  * The items at `keys` in their order (undefined where none is stored): items of several partitions read together,
  * one BatchGetItem per 100 keys (a wallet and its shards, each in a partition of its own, issue 27).
  */
+/** A read of one item that can go in one batch with others (`readTogether`): its key, and what the item (or none) means. */
+export interface ItemRead<T> {
+  key: Key;
+  of: (item: Item | undefined) => T;
+}
+
+/** Reads of single items in one BatchGetItem instead of a GetItem each (eventually consistent, as each alone is). */
+export async function readTogether<T extends readonly unknown[]>(
+  ...reads: { [K in keyof T]: ItemRead<T[K]> }
+): Promise<T> {
+  const items = await getItemsAt(reads.map((read: ItemRead<unknown>) => read.key));
+  return reads.map((read: ItemRead<unknown>, index: number) => read.of(items[index])) as unknown as T;
+}
+
 export async function getItemsAt(
   keys: Key[],
   options: { consistent?: boolean; attributes?: string[] } = {},

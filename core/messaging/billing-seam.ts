@@ -1,4 +1,4 @@
-import { Billing, messageCost, WalletRefusedError } from "#core/billing/index";
+import { Billing, messageCost, WalletRefusedError, type PriceList } from "#core/billing/index";
 import type { Message } from "#core/messaging/model";
 
 /**
@@ -38,8 +38,12 @@ export async function assertCanSend(organizationId: string): Promise<void> {
  * refusal ends the message `Blocked` with `billingStatus` InsufficientFunds or
  * WalletSuspended. Idempotent per message id (the reservation is keyed by it).
  */
-export async function reserveForMessage(organizationId: string, message: Message): Promise<BillingDecision> {
-  const prices = await Billing.prices(organizationId);
+export async function reserveForMessage(
+  organizationId: string,
+  message: Message,
+  read?: PriceList,
+): Promise<BillingDecision> {
+  const prices = read ?? (await Billing.prices(organizationId));
   const { amount } = messageCost(prices, {
     kind: message.channel === "Mms" ? "mms" : "sms",
     segments: message.segments,

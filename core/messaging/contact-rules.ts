@@ -1,5 +1,5 @@
 import { contactCap, passedCheck, stateContactRule } from "#core/consent/contact-rules";
-import { frequencyCaps } from "#core/consent/settings";
+import { frequencyCaps, type FrequencyCaps } from "#core/consent/settings";
 import { claimContactAttempt } from "#core/consent/contact-attempts";
 import { readMessage } from "#core/messaging/store";
 import type { Message } from "#core/messaging/model";
@@ -59,9 +59,10 @@ export async function frequencyCapRefusal(
   organizationId: string,
   message: Message,
   state: string | null | undefined,
+  caps?: FrequencyCaps,
 ): Promise<{ refusal: { complianceAction: string; statusReason: string } } | { checks: string[] }> {
   const rule = stateContactRule(state);
-  const organizationCap = (await frequencyCaps(organizationId)).smsPerDay;
+  const organizationCap = (caps ?? (await frequencyCaps(organizationId))).smsPerDay;
   const cap = contactCap(organizationCap, rule);
   if (!cap) return { checks: [] };
   const claim = await claimContactAttempt(organizationId, {

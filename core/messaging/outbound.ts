@@ -2,6 +2,9 @@ import { LeadOptedOut, MessageSend } from "#core/messaging/queue";
 import "#core/messaging/queue";
 import { reserveForMessage, type BillingDecision } from "#core/messaging/billing-seam";
 import { where } from "#core/db/expression";
+import { readTogether } from "#core/db/items";
+import { Billing, type PriceList } from "#core/billing/index";
+import { frequencyCapsRead } from "#core/consent/settings";
 import { messagingConfig } from "#core/messaging/config";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
@@ -222,9 +225,11 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
     return;
   }
   let complianceChecks: string[] | undefined;
+  let prices: PriceList | undefined;
   if (!message.purpose) {
     const compliance = await complianceRules(organizationId, message);
     complianceChecks = compliance.checks;
+    prices = compliance.prices;
     if (compliance.refusal) return block(organizationId, message, { ...compliance.refusal, complianceChecks });
   }
   // The conversation's earlier send goes first (core/messaging/conversation-order.ts): this one waits a second, or
@@ -247,7 +252,7 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
   // Never handed to the carrier to be blocked (30034) or filtered: it fails here, saying what to do.
   if ("refused" in selection)
     return fail(organizationId, message, ["Queued"], selection.refused.code, selection.refused.reason);
-  const billing = await reserveForMessage(organizationId, message);
+  const billing = await reserveForMessage(organizationId, message, prices);
   if (!billing.allowed) {
     return block(organizationId, message, {
       complianceAction: "BillingBlocked",
@@ -492,26 +497,33 @@ type Refusal = { complianceAction: string; statusReason: string; billingStatus?:
 /**
  * The contact rules a Queued text meets at dispatch: opt-out, suppression list, frequency caps. Answers the first
  * refusal, or none; either way `checks`, the message's `complianceChecks`: the windows `plan` stored and the rules
- * passed here (a refusal keeps those passed before it).
+ * passed here (a refusal keeps those passed before it). The suppression entry, the caps and the price list (for the
+ * hold after) are read in one batch, `prices`.
  */
 async function complianceRules(
   organizationId: string,
   message: Message,
-): Promise<{ checks: string[]; refusal?: Refusal }> {
-  const [contact, suppression] = await Promise.all([
+): Promise<{ checks: string[]; refusal?: Refusal; prices: PriceList }> {
+  const [contact, [suppression, caps, prices]] = await Promise.all([
     message.leadId ? Contacts.ofLead(organizationId, message.leadId) : undefined,
-    Suppressions.find(organizationId, message.toPhoneNumber),
+    readTogether(
+      Suppressions.findRead(organizationId, message.toPhoneNumber),
+      frequencyCapsRead(organizationId),
+      Billing.pricesRead(organizationId),
+    ),
   ]);
   const passed = new Set(message.complianceChecks ?? []);
   const checks = () => [...passed];
   if (contact?.smsOptedOut)
     return {
+      prices,
       checks: checks(),
       refusal: { complianceAction: "OptedOut", statusReason: "The lead has opted out of SMS." },
     };
   passed.add(passedCheck.optOut);
   if (suppression)
     return {
+      prices,
       checks: checks(),
       refusal: {
         complianceAction: "Suppressed",
@@ -519,10 +531,10 @@ async function complianceRules(
       },
     };
   passed.add(passedCheck.suppression);
-  const cap = await frequencyCapRefusal(organizationId, message, contact?.state);
-  if ("refusal" in cap) return { checks: checks(), refusal: cap.refusal };
+  const cap = await frequencyCapRefusal(organizationId, message, contact?.state, caps);
+  if ("refusal" in cap) return { prices, checks: checks(), refusal: cap.refusal };
   for (const check of cap.checks) passed.add(check);
-  return { checks: checks() };
+  return { prices, checks: checks() };
 }
 
 async function block(organizationId: string, message: Message, refusal: Refusal): Promise<void> {
