@@ -182,13 +182,19 @@ export function inKeyOrder(keys: readonly Key[], found: readonly Item[]): (Item 
 export interface ItemRead<T> {
   key: Key;
   of: (item: Item | undefined) => T;
+  /** Read strongly consistent (the batch is, when any of its reads asks). */
+  consistent?: boolean;
 }
 
-/** Reads of single items in one BatchGetItem instead of a GetItem each (eventually consistent, as each alone is). */
+/** Reads of single items in one BatchGetItem instead of a GetItem each. */
 export async function readTogether<T extends readonly unknown[]>(
   ...reads: { [K in keyof T]: ItemRead<T[K]> }
 ): Promise<T> {
-  const items = await getItemsAt(reads.map((read: ItemRead<unknown>) => read.key));
+  const consistent = reads.some((read: ItemRead<unknown>) => read.consistent === true);
+  const items = await getItemsAt(
+    reads.map((read: ItemRead<unknown>) => read.key),
+    { consistent },
+  );
   return reads.map((read: ItemRead<unknown>, index: number) => read.of(items[index])) as unknown as T;
 }
 

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { ConversationByPhoneEntity, ConversationEntity } from "#core/db/entities/messaging";
 import { computed, where, type Condition } from "#core/db/expression";
-import { claimKey, conditionally, table } from "#core/db/items";
+import { claimKey, conditionally, table, type ItemRead } from "#core/db/items";
 import { listPage, type IndexedPlan, type ListResource, type NormalizedQuery, listQuerySchema } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
@@ -148,9 +148,16 @@ export const Conversations = {
   },
 
   async find(organizationId: string, conversationId: string): Promise<Conversation | undefined> {
-    const Item = await ConversationEntity.get({ organizationId, id: conversationId }, { consistent: true });
-    return Item ? toConversation(Item) : undefined;
+    const read = Conversations.findRead(organizationId, conversationId);
+    return read.of(await ConversationEntity.get({ organizationId, id: conversationId }, { consistent: true }));
   },
+
+  /** `find`'s read, for a batch with other reads (`readTogether`). */
+  findRead: (organizationId: string, conversationId: string): ItemRead<Conversation | undefined> => ({
+    key: ConversationEntity.key({ organizationId, id: conversationId }),
+    of: (item) => (item ? toConversation(item) : undefined),
+    consistent: true,
+  }),
 
   async fromId(actor: Actor, conversationId: string): Promise<Conversation> {
     const conversation = await Conversations.find(actor.organizationId, conversationId);

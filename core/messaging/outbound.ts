@@ -3,11 +3,11 @@ import "#core/messaging/queue";
 import { reserveForMessage, type BillingDecision } from "#core/messaging/billing-seam";
 import { where } from "#core/db/expression";
 import { readTogether } from "#core/db/items";
-import { Billing, type PriceList } from "#core/billing/index";
+import { Billing } from "#core/billing/index";
 import { frequencyCapsRead } from "#core/consent/settings";
 import { messagingConfig } from "#core/messaging/config";
 import { Contacts } from "#core/messaging/contacts";
-import { Conversations } from "#core/messaging/conversations";
+import { Conversations, type Conversation } from "#core/messaging/conversations";
 import { DISPATCH_GRACE_MS, MessageLifecycle, recordProviderId } from "#core/messaging/lifecycle";
 import type { Message } from "#core/messaging/model";
 import { PhoneNumbers, type SenderNumber } from "#core/messaging/phone-numbers";
@@ -225,11 +225,10 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
     return;
   }
   let complianceChecks: string[] | undefined;
-  let prices: PriceList | undefined;
+  const read = await dispatchReads(organizationId, message);
   if (!message.purpose) {
-    const compliance = await complianceRules(organizationId, message);
+    const compliance = await complianceRules(organizationId, message, read);
     complianceChecks = compliance.checks;
-    prices = compliance.prices;
     if (compliance.refusal) return block(organizationId, message, { ...compliance.refusal, complianceChecks });
   }
   // The conversation's earlier send goes first (core/messaging/conversation-order.ts): this one waits a second, or
@@ -240,7 +239,7 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
     await waitInQueue(organizationId, message, Math.max(now + ORDER_RECHECK_MS, retryAt), { behind: ahead.id });
     return;
   }
-  const selection = await selectSender(organizationId, message);
+  const selection = await selectSender(organizationId, message, read.conversation);
   if (!selection)
     return fail(
       organizationId,
@@ -252,7 +251,7 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
   // Never handed to the carrier to be blocked (30034) or filtered: it fails here, saying what to do.
   if ("refused" in selection)
     return fail(organizationId, message, ["Queued"], selection.refused.code, selection.refused.reason);
-  const billing = await reserveForMessage(organizationId, message, prices);
+  const billing = await reserveForMessage(organizationId, message, read.prices);
   if (!billing.allowed) {
     return block(organizationId, message, {
       complianceAction: "BillingBlocked",
@@ -495,35 +494,43 @@ async function retryLater(
 type Refusal = { complianceAction: string; statusReason: string; billingStatus?: string; complianceChecks?: string[] };
 
 /**
+ * The single items a dispatch reads, in one BatchGetItem instead of a GetItem each: the recipient's suppression entry,
+ * the frequency caps, the price list (for the hold) and the conversation (for its sticky number). Consistent, as the
+ * conversation's own read was.
+ */
+async function dispatchReads(organizationId: string, message: Message) {
+  const [suppression, caps, prices, conversation] = await readTogether(
+    Suppressions.findRead(organizationId, message.toPhoneNumber),
+    frequencyCapsRead(organizationId),
+    Billing.pricesRead(organizationId),
+    Conversations.findRead(organizationId, message.conversationId),
+  );
+  return { suppression, caps, prices, conversation };
+}
+
+type DispatchReads = Awaited<ReturnType<typeof dispatchReads>>;
+
+/**
  * The contact rules a Queued text meets at dispatch: opt-out, suppression list, frequency caps. Answers the first
  * refusal, or none; either way `checks`, the message's `complianceChecks`: the windows `plan` stored and the rules
- * passed here (a refusal keeps those passed before it). The suppression entry, the caps and the price list (for the
- * hold after) are read in one batch, `prices`.
+ * passed here (a refusal keeps those passed before it).
  */
 async function complianceRules(
   organizationId: string,
   message: Message,
-): Promise<{ checks: string[]; refusal?: Refusal; prices: PriceList }> {
-  const [contact, [suppression, caps, prices]] = await Promise.all([
-    message.leadId ? Contacts.ofLead(organizationId, message.leadId) : undefined,
-    readTogether(
-      Suppressions.findRead(organizationId, message.toPhoneNumber),
-      frequencyCapsRead(organizationId),
-      Billing.pricesRead(organizationId),
-    ),
-  ]);
+  { suppression, caps }: DispatchReads,
+): Promise<{ checks: string[]; refusal?: Refusal }> {
+  const contact = message.leadId ? await Contacts.ofLead(organizationId, message.leadId) : undefined;
   const passed = new Set(message.complianceChecks ?? []);
   const checks = () => [...passed];
   if (contact?.smsOptedOut)
     return {
-      prices,
       checks: checks(),
       refusal: { complianceAction: "OptedOut", statusReason: "The lead has opted out of SMS." },
     };
   passed.add(passedCheck.optOut);
   if (suppression)
     return {
-      prices,
       checks: checks(),
       refusal: {
         complianceAction: "Suppressed",
@@ -532,9 +539,9 @@ async function complianceRules(
     };
   passed.add(passedCheck.suppression);
   const cap = await frequencyCapRefusal(organizationId, message, contact?.state, caps);
-  if ("refusal" in cap) return { prices, checks: checks(), refusal: cap.refusal };
+  if ("refusal" in cap) return { checks: checks(), refusal: cap.refusal };
   for (const check of cap.checks) passed.add(check);
-  return { prices, checks: checks() };
+  return { checks: checks() };
 }
 
 async function block(organizationId: string, message: Message, refusal: Refusal): Promise<void> {
@@ -588,11 +595,11 @@ type SenderSelection = {
 async function selectSender(
   organizationId: string,
   message: Message,
+  conversation: Conversation | undefined,
 ): Promise<SenderSelection | { refused: SenderRefusal } | undefined> {
   const capability = message.channel === "Mms" ? "mms" : "sms";
-  const [numbers, conversation, gated] = await Promise.all([
+  const [numbers, gated] = await Promise.all([
     PhoneNumbers.senders(organizationId),
-    Conversations.find(organizationId, message.conversationId),
     registrationRequired(organizationId),
   ]);
   const capable = numbers.filter((number) => number.capabilities.includes(capability));
