@@ -37,6 +37,7 @@ import { ReservationEntity } from "#core/db/entities/billing";
 import { computed, where } from "#core/db/expression";
 import { fromUnits, toUnits } from "#core/billing/prices";
 import { part, transact, Transaction, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
+import type { ItemRead } from "#core/db/items";
 import { nowIso } from "#core/shared/ids";
 
 /** How long after a hold is taken (and then between looks) the hold sweeper checks that its owner still needs it. */
@@ -95,6 +96,16 @@ export async function storedReservation(
   return (await ReservationEntity.get({ organizationId, reservationId }, { consistent: true })) as
     StoredReservation | undefined;
 }
+
+/** `storedReservation`'s read (consistent), for a batch with the caller's other reads (`readTogether`). */
+export const reservationRead = (
+  organizationId: string,
+  reservationId: string,
+): ItemRead<StoredReservation | undefined> => ({
+  key: ReservationEntity.key({ organizationId, reservationId }),
+  of: (item) => item as StoredReservation | undefined,
+  consistent: true,
+});
 
 export function outcomeOf(reservation: StoredReservation): BillingOutcome {
   switch (reservation.state) {
@@ -246,9 +257,16 @@ export const Reservations = {
    * commit together with the message's or call's own record. No items when it was already settled or released.
    */
   async settlement(
-    input: SettleInput & { relatedEntityId: string; createdBy?: string },
+    input: SettleInput & {
+      relatedEntityId: string;
+      createdBy?: string;
+      /** The reservation as the caller read it just now (`reservationRead`, in a batch with its own reads). */
+      read?: { reservation: StoredReservation | undefined };
+    },
   ): Promise<{ items: TransactItem[]; outcome: BillingOutcome }> {
-    const reservation = await storedReservation(input.organizationId, input.reservationId);
+    const reservation = input.read
+      ? input.read.reservation
+      : await storedReservation(input.organizationId, input.reservationId);
     if (!reservation) return { items: [], outcome: { billingStatus: "NotBillable", billableAmount: "0.0000" } };
     if (reservation.state !== "Reserved") return { items: [], outcome: outcomeOf(reservation) };
     const charged = Math.max(0, Math.min(toUnits(input.amount), reservation.amountUnits));
@@ -363,6 +381,8 @@ export const Reservations = {
   async release(organizationId: string, reservationId: string, extra?: TransactItem[]): Promise<BillingOutcome> {
     return commitWithRetry(() => Reservations.releaseItems(organizationId, reservationId), extra);
   },
+
+  reservationRead,
 
   /** Commits billing items together with the caller's (retrying conflicts). */
   commit: transact,

@@ -7,7 +7,7 @@ import {
 } from "#core/billing/index";
 import { MessageEntity, ProviderMessageEntity } from "#core/db/entities/messaging";
 import { where, type Condition } from "#core/db/expression";
-import { table } from "#core/db/items";
+import { readTogether, table } from "#core/db/items";
 import { Transaction } from "#core/db/transact";
 import type { Actor } from "#core/auth/actor";
 import type { Message } from "#core/messaging/model";
@@ -272,8 +272,13 @@ async function settlementPlan(
     return { items: [], outcome: { billingStatus: "NotBillable", billableAmount: "0.0000" } };
   if (!CHARGED.has(message.status)) return Billing.releaseItems(organizationId, message.id);
   const kind = message.channel === "Mms" ? "mms" : "sms";
-  const prices = await Billing.prices(organizationId);
+  // The prices and the hold in one read.
+  const [prices, reservation] = await readTogether(
+    Billing.pricesRead(organizationId),
+    Billing.reservationRead(organizationId, message.id),
+  );
   return Billing.settlement({
+    read: { reservation },
     organizationId,
     reservationId: message.id,
     relatedEntityId: message.id,
