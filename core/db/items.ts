@@ -185,6 +185,25 @@ export async function getItemsAt(
   return keys.length === 0 ? [] : inKeyOrder(keys, await getItems(keys, options));
 }
 
+/** A read one module plans (its keys, and what it makes of the items found) for `readTogether` to batch with others'. */
+export interface PlannedRead<T> {
+  keys: Key[];
+  from: (items: (Item | undefined)[]) => T;
+}
+
+/**
+ * Several modules' reads in one consistent BatchGetItem (items of different partitions read at once, issue 27): each
+ * read gets its own keys' items, in its order. Keys asked for twice are read once.
+ */
+export async function readTogether<T extends readonly unknown[]>(reads: {
+  [K in keyof T]: PlannedRead<T[K]>;
+}): Promise<T> {
+  const all = reads.flatMap((read: PlannedRead<unknown>) => read.keys);
+  const unique = [...new Map(all.map((key) => [`${key.pk}\u0000${key.sk}`, key])).values()];
+  const found = await getItems(unique, { consistent: true });
+  return reads.map((read: PlannedRead<unknown>) => read.from(inKeyOrder(read.keys, found))) as unknown as T;
+}
+
 /**
  * The table's items at the keys a KEYS_ONLY index answered, in the index's order: one BatchGetItem per 100,
  * eventually consistent like the index itself. An item deleted since is undefined; the index's key attributes are

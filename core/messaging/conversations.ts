@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { ConversationByPhoneEntity, ConversationEntity } from "#core/db/entities/messaging";
 import { computed, where, type Condition } from "#core/db/expression";
-import { claimKey, conditionally, table } from "#core/db/items";
+import { claimKey, conditionally, table, type PlannedRead } from "#core/db/items";
 import { listPage, type IndexedPlan, type ListResource, type NormalizedQuery, listQuerySchema } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
@@ -142,6 +142,12 @@ export const Conversations = {
     return stored;
   },
 
+  /** The id of a contact number's conversation (its pointer) as a read others batch with theirs (`readTogether`). */
+  idReadByPhone: (organizationId: string, contactPhoneNumber: string): PlannedRead<string | undefined> => ({
+    keys: [ConversationByPhoneEntity.key({ organizationId, contactPhoneNumber })],
+    from: ([pointer]) => (pointer ? String(pointer.conversationId) : undefined),
+  }),
+
   async byPhone(organizationId: string, contactPhoneNumber: string): Promise<Conversation | undefined> {
     const Item = await ConversationByPhoneEntity.get({ organizationId, contactPhoneNumber }, { consistent: true });
     return Item ? Conversations.find(organizationId, Item.conversationId as string) : undefined;
@@ -222,23 +228,33 @@ export const Conversations = {
     conversationId: string,
     message: { direction: "Inbound" | "Outbound"; body: string; at: string; unread?: boolean },
   ): Promise<void> {
+    await table.update(Conversations.messageNote(organizationId, conversationId, message));
+    if (message.unread === true) await UnreadConversations.onUnread(organizationId, conversationId, message.at);
+  },
+
+  /**
+   * The write of `noteMessage` alone, for a transaction that stores the message too (`POST /messages`); the unread
+   * ledger of an inbound message is not part of it.
+   */
+  messageNote(
+    organizationId: string,
+    conversationId: string,
+    message: { direction: "Inbound" | "Outbound"; body: string; at: string; unread?: boolean },
+  ) {
     const inbound = message.unread === true;
     // An inbound message puts the conversation in the inbox; any other moves its inbox entry (if it has one) to
     // this message's time, leaving it in or out as it is.
-    await table.update(
-      ConversationEntity.update(
-        { organizationId, id: conversationId },
-        {
-          lastMessageAt: message.at,
-          lastMessagePreview: message.body.slice(0, 160),
-          lastDirection: message.direction,
-          modifiedAt: message.at,
-          ...(inbound ? { unread: true, unreadCount: computed.increment() } : {}),
-        },
-        { condition: where.stored(), ...(inbound ? { enter: { unread: {} } } : { reorder: { unread: {} } }) },
-      ),
+    return ConversationEntity.update(
+      { organizationId, id: conversationId },
+      {
+        lastMessageAt: message.at,
+        lastMessagePreview: message.body.slice(0, 160),
+        lastDirection: message.direction,
+        modifiedAt: message.at,
+        ...(inbound ? { unread: true, unreadCount: computed.increment() } : {}),
+      },
+      { condition: where.stored(), ...(inbound ? { enter: { unread: {} } } : { reorder: { unread: {} } }) },
     );
-    if (inbound) await UnreadConversations.onUnread(organizationId, conversationId, message.at);
   },
 };
 
