@@ -88,6 +88,13 @@ function unreadInOrder(organizationId: string, query: NormalizedQuery): IndexedP
   return ConversationEntity.plan("unread", { organizationId }, { forward: order.direction === "asc" });
 }
 
+/**
+ * The conversation of a lead or a number a warm instance sent to (`Conversations.hint`). A number's conversation never
+ * changes (its pointer is written once, conversations are not deleted), so a hint is only ever confirmed or ignored.
+ */
+const hints = new Map<string, string>();
+const MAX_HINTS = 10_000;
+
 /** Conversations: one per contact phone number within the organization. */
 export const Conversations = {
   /** The conversation of a contact number, created on first use (race-free through its phone pointer). */
@@ -147,6 +154,23 @@ export const Conversations = {
     keys: [ConversationByPhoneEntity.key({ organizationId, contactPhoneNumber })],
     from: ([pointer]) => (pointer ? String(pointer.conversationId) : undefined),
   }),
+
+  /** A conversation's item as a read others batch with theirs (`readTogether`); undefined when absent. */
+  readById: (organizationId: string, conversationId: string): PlannedRead<Conversation | undefined> => ({
+    keys: [ConversationEntity.key({ organizationId, id: conversationId })],
+    from: ([item]) => (item ? toConversation(item) : undefined),
+  }),
+
+  /**
+   * The conversation this instance last sent to for a lead or a number: a hint, read with the request's other items
+   * and used only when what was read confirms it (its number is the lead's, or its number's pointer names it).
+   */
+  hint: (organizationId: string, recipient: string): string | undefined => hints.get(`${organizationId}#${recipient}`),
+
+  remember(organizationId: string, recipient: string, conversationId: string): void {
+    if (hints.size >= MAX_HINTS) hints.delete(hints.keys().next().value!);
+    hints.set(`${organizationId}#${recipient}`, conversationId);
+  },
 
   async byPhone(organizationId: string, contactPhoneNumber: string): Promise<Conversation | undefined> {
     const Item = await ConversationByPhoneEntity.get({ organizationId, contactPhoneNumber }, { consistent: true });

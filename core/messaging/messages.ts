@@ -16,7 +16,7 @@ import { DISPATCH_GRACE_MS, MessageLifecycle } from "#core/messaging/lifecycle";
 import { Contacts } from "#core/messaging/contacts";
 import { consentBasisForContact } from "#core/leads/consent";
 import { initiatorOf, type ConsentBasis } from "#core/consent/basis";
-import { Conversations } from "#core/messaging/conversations";
+import { Conversations, type Conversation } from "#core/messaging/conversations";
 import { mayRead } from "#core/routing/visibility";
 import type { Message, SendMessageRequest } from "#core/messaging/model";
 import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
@@ -133,15 +133,21 @@ export const Messages = {
           { pointer: "/scheduledFor", detail: `Must be at most ${MAX_SCHEDULE_AHEAD_DAYS} days from now.` },
         ]);
       }
-      // One consistent BatchGetItem for what the request names (issue 27): the lead, the wallet and its shards, and
-      // for a number given as is its conversation pointer; beside it the sender and, for a bare number, the newest
-      // lead with it. Refusals keep the order of the checks: recipient, sender, wallet. The conversation is null when
-      // the number has none yet, so `ensure` creates it without looking again.
+      // One consistent BatchGetItem for what the request names (issue 27): the lead, the wallet and its shards, for a
+      // number given as is its conversation pointer, and the conversation this instance last sent to for that lead or
+      // number (a hint, used only when what was read confirms it: else the pointer, then the conversation, are read);
+      // beside it the sender and, for a bare number, the newest lead with it. Refusals keep the order of the checks:
+      // recipient, sender, wallet. The conversation is null when the number has none yet, so `ensure` creates it
+      // without looking again.
       const bareNumber = input.to && !input.leadId ? input.to : undefined;
-      const reads = readTogether<[Record<string, unknown> | undefined, WalletParts | undefined, string | undefined]>([
+      const hinted = Conversations.hint(organizationId, input.leadId ?? input.to ?? "");
+      const reads = readTogether<
+        [Record<string, unknown> | undefined, WalletParts | undefined, string | undefined, Conversation | undefined]
+      >([
         input.leadId ? LeadReads.itemRead(organizationId, input.leadId) : nothing,
         walletRead(organizationId),
         bareNumber ? Conversations.idReadByPhone(organizationId, bareNumber) : nothing,
+        hinted ? Conversations.readById(organizationId, hinted) : nothing,
       ]);
       const recipient = input.leadId
         ? reads.then(([item]) => Contacts.recipient(organizationId, input, "text", { lead: item && toLead(item) }))
@@ -153,9 +159,13 @@ export const Messages = {
         senderOf(organizationId, input.fromPhoneNumberId),
         reads.then(([, parts]) => assertCanSend(organizationId, { parts })),
         bareNumber
-          ? reads.then(([, , conversationId]) => conversationById(conversationId))
-          : recipient.then(({ to: phone }) =>
-              Conversations.byPhone(organizationId, phone).then((found) => found ?? null),
+          ? reads.then(([, , pointed, conversation]) =>
+              conversation && conversation.id === pointed ? conversation : conversationById(pointed),
+            )
+          : Promise.all([recipient, reads]).then(([{ to: phone }, [, , , conversation]]) =>
+              conversation?.contactPhoneNumber === phone
+                ? conversation
+                : Conversations.byPhone(organizationId, phone).then((found) => found ?? null),
             ),
         reads,
       ]);
@@ -171,6 +181,7 @@ export const Messages = {
       // condition below, not read first: the common path saves a round trip.
       const messageId = await options.messageId?.();
       const conversation = await Conversations.ensure(organizationId, to, leadId, knownConversation);
+      Conversations.remember(organizationId, input.leadId ?? to, conversation.id);
       // A conversation another request linked to a lead meanwhile: that lead's consent is checked before anything is stored.
       if (options.consentBasis === undefined && !consentLeadId && conversation.leadId)
         consentBasis = await consentBasisForContact(organizationId, conversation.leadId, initiatorOf(actor));
