@@ -1,7 +1,19 @@
 import * as v from "valibot";
 import { Reservations } from "#core/billing/reservations";
 import { ledgerEntry, ledgerPut, ledgerResource } from "#core/billing/ledger";
-import { storedWallet, toWallet, storedPrices, pricesRead, walletChange, credit } from "#core/billing/wallet-store";
+import {
+  storedWallet,
+  storedWalletParts,
+  toWallet,
+  totalOf,
+  storedPrices,
+  pricesRead,
+  walletChange,
+  walletPartsRead,
+  walletStatus,
+  credit,
+  type WalletParts,
+} from "#core/billing/wallet-store";
 import { gatherShards } from "#core/billing/wallet-shards";
 import { type Wallet, type LedgerEntry, WalletSettingsSchema } from "#core/billing/schemas";
 import { table } from "#core/db/items";
@@ -33,6 +45,7 @@ import {
 
 export type { TransactItem } from "#core/db/transact";
 export { TransactionConditionFailed } from "#core/db/transact";
+export type { WalletParts } from "#core/billing/wallet-store";
 export * from "#core/billing/prices";
 export * from "#core/billing/schemas";
 export { ListLedgerSchema } from "#core/billing/ledger";
@@ -50,6 +63,26 @@ export const Billing = {
   async wallet(organizationId: string): Promise<Wallet> {
     const [stored, prices] = await Promise.all([storedWallet(organizationId), Billing.prices(organizationId)]);
     return toWallet(organizationId, stored, prices);
+  },
+
+  /** The wallet's items as a read `readTogether` batches with others' (`POST /messages` reads them with its lead). */
+  walletRead: walletPartsRead,
+
+  /**
+   * What a check before spending needs of the wallet (its status, available balance, suspension), without the price
+   * list `wallet` adds; `read`: the parts a batched read found (`walletRead`), so only a wallet never opened reads more.
+   */
+  async standing(
+    organizationId: string,
+    read?: { parts: WalletParts | undefined },
+  ): Promise<Pick<Wallet, "status" | "availableBalance" | "currency" | "suspendedReason">> {
+    const stored = totalOf(await storedWalletParts(organizationId, read));
+    return {
+      status: walletStatus(stored),
+      availableBalance: fromUnits(stored.availableUnits),
+      currency: stored.currency,
+      suspendedReason: stored.suspendedReason ?? null,
+    };
   },
 
   /** The organization's price list: the defaults, overridden field by field by the operator. */

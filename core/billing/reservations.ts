@@ -37,7 +37,7 @@ import { ReservationEntity } from "#core/db/entities/billing";
 import { computed, where } from "#core/db/expression";
 import { fromUnits, toUnits } from "#core/billing/prices";
 import { part, transact, Transaction, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
-import type { ItemRead } from "#core/db/items";
+import { oneItem, type PlannedRead } from "#core/db/items";
 import { nowIso } from "#core/shared/ids";
 
 /** How long after a hold is taken (and then between looks) the hold sweeper checks that its owner still needs it. */
@@ -101,11 +101,8 @@ export async function storedReservation(
 export const reservationRead = (
   organizationId: string,
   reservationId: string,
-): ItemRead<StoredReservation | undefined> => ({
-  key: ReservationEntity.key({ organizationId, reservationId }),
-  of: (item) => item as StoredReservation | undefined,
-  consistent: true,
-});
+): PlannedRead<StoredReservation | undefined> =>
+  oneItem(ReservationEntity.key({ organizationId, reservationId }), (item) => item as StoredReservation | undefined);
 
 export function outcomeOf(reservation: StoredReservation): BillingOutcome {
   switch (reservation.state) {

@@ -9,7 +9,7 @@ import {
 } from "#core/billing/schemas";
 import { PriceListEntity, WalletEntity, WalletShardEntity } from "#core/db/entities/billing";
 import { computed, where, type Condition } from "#core/db/expression";
-import { getItemsAt, type ItemRead } from "#core/db/items";
+import { getItemsAt, oneItem, type PlannedRead } from "#core/db/items";
 import { drainShards, shardsHoldMoney, WALLET_SHARDS } from "#core/billing/wallet-shards";
 import {
   BALANCE_FLOOR,
@@ -116,9 +116,15 @@ export async function storedWallet(organizationId: string): Promise<StoredWallet
   return totalOf(await storedWalletParts(organizationId));
 }
 
-/** The wallet item and its shards, opening the wallet the first time. */
-export async function storedWalletParts(organizationId: string): Promise<WalletParts> {
-  const existing = await readWalletParts(organizationId);
+/**
+ * The wallet item and its shards, opening the wallet the first time. `read`: what a batched read found already
+ * (`walletPartsRead`), so only a wallet never opened costs more.
+ */
+export async function storedWalletParts(
+  organizationId: string,
+  read?: { parts: WalletParts | undefined },
+): Promise<WalletParts> {
+  const existing = read ? read.parts : await readWalletParts(organizationId);
   if (existing) return existing;
   const now = nowIso();
   const creditUnits = toUnits(trialCredit());
@@ -203,10 +209,8 @@ export async function storedPrices(organizationId: string): Promise<PriceList> {
 }
 
 /** The read of the price list, for a batch with other reads (`readTogether`). */
-export const pricesRead = (organizationId: string): ItemRead<PriceList> => ({
-  key: PriceListEntity.key({ organizationId }),
-  of: pricesOf,
-});
+export const pricesRead = (organizationId: string): PlannedRead<PriceList> =>
+  oneItem(PriceListEntity.key({ organizationId }), pricesOf);
 
 function pricesOf(Item: Record<string, unknown> | undefined): PriceList {
   if (!Item) return DEFAULT_PRICES;
@@ -238,18 +242,25 @@ export interface WalletParts {
  * partition of its own); undefined when the wallet was never opened. A shard never funded is not stored.
  */
 export async function readWalletParts(organizationId: string): Promise<WalletParts | undefined> {
+  const read = walletPartsRead(organizationId);
+  return read.from(await getItemsAt(read.keys, { consistent: true }));
+}
+
+/** The wallet item and its shards as a read others may batch with theirs (`readTogether`): undefined when never opened. */
+export function walletPartsRead(organizationId: string): PlannedRead<WalletParts | undefined> {
   const shardNumbers = Array.from({ length: WALLET_SHARDS }, (_, shard) => shard);
-  const [main, ...shardItems] = await getItemsAt(
-    [
+  return {
+    keys: [
       WalletEntity.key({ organizationId }),
       ...shardNumbers.map((shard) => WalletShardEntity.key({ organizationId, shard })),
     ],
-    { consistent: true },
-  );
-  if (!main) return undefined;
-  const shards = new Map<number, SubBalance>();
-  shardItems.forEach((item, shard) => item && shards.set(shard, item as unknown as SubBalance));
-  return { main: main as unknown as StoredWallet, shards };
+    from: ([main, ...shardItems]) => {
+      if (!main) return undefined;
+      const shards = new Map<number, SubBalance>();
+      shardItems.forEach((item, shard) => item && shards.set(shard, item as unknown as SubBalance));
+      return { main: main as unknown as StoredWallet, shards };
+    },
+  };
 }
 
 /** What the organization sees: the wallet item's settings with the sums of every item's money. */

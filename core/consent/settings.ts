@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
-import { getItem, table, type ItemRead } from "#core/db/items";
+import { getItem, oneItem, readAlone, table, type PlannedRead } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { nowIso, timestamp } from "#core/shared/ids";
 import { maxChars } from "#core/shared/validation";
@@ -67,15 +67,15 @@ export interface ConsentCredentials {
 
 /** The organization's own frequency caps (the send path reads them with each text and call). */
 export async function frequencyCaps(organizationId: string): Promise<FrequencyCaps> {
-  const read = frequencyCapsRead(organizationId);
-  return read.of(await getItem(read.key));
+  return readAlone(frequencyCapsRead(organizationId));
 }
 
 /** The read of the frequency caps, for a batch with other reads (`readTogether`). */
-export const frequencyCapsRead = (organizationId: string): ItemRead<FrequencyCaps> => ({
-  key: keys.consentSettings(organizationId),
-  of: (item) => (item?.frequencyCaps as FrequencyCaps | undefined) ?? NO_CAPS,
-});
+export const frequencyCapsRead = (organizationId: string): PlannedRead<FrequencyCaps> =>
+  oneItem(
+    keys.consentSettings(organizationId),
+    (item) => (item?.frequencyCaps as FrequencyCaps | undefined) ?? NO_CAPS,
+  );
 
 /** Per-organization accounts of the certificate APIs (docs/compliance.md): each organization claims with its own key. */
 export const ConsentSettingsStore = {

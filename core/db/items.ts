@@ -178,31 +178,42 @@ export function inKeyOrder(keys: readonly Key[], found: readonly Item[]): (Item 
  * The items at `keys` in their order (undefined where none is stored): items of several partitions read together,
  * one BatchGetItem per 100 keys (a wallet and its shards, each in a partition of its own, issue 27).
  */
-/** A read of one item that can go in one batch with others (`readTogether`): its key, and what the item (or none) means. */
-export interface ItemRead<T> {
-  key: Key;
-  of: (item: Item | undefined) => T;
-  /** Read strongly consistent (the batch is, when any of its reads asks). */
-  consistent?: boolean;
-}
-
-/** Reads of single items in one BatchGetItem instead of a GetItem each. */
-export async function readTogether<T extends readonly unknown[]>(
-  ...reads: { [K in keyof T]: ItemRead<T[K]> }
-): Promise<T> {
-  const consistent = reads.some((read: ItemRead<unknown>) => read.consistent === true);
-  const items = await getItemsAt(
-    reads.map((read: ItemRead<unknown>) => read.key),
-    { consistent },
-  );
-  return reads.map((read: ItemRead<unknown>, index: number) => read.of(items[index])) as unknown as T;
-}
-
 export async function getItemsAt(
   keys: Key[],
   options: { consistent?: boolean; attributes?: string[] } = {},
 ): Promise<(Item | undefined)[]> {
   return keys.length === 0 ? [] : inKeyOrder(keys, await getItems(keys, options));
+}
+
+/** A read one module plans (its keys, and what it makes of the items found) for `readTogether` to batch with others'. */
+export interface PlannedRead<T> {
+  keys: Key[];
+  from: (items: (Item | undefined)[]) => T;
+}
+
+/** The planned read of one item (most reads): its key, and what the item (or none) means. */
+export function oneItem<T>(key: Key, of: (item: Item | undefined) => T): PlannedRead<T> {
+  return { keys: [key], from: ([item]) => of(item) };
+}
+
+/** A planned read on its own, when there is nothing to batch it with (one GetItem for one key). */
+export async function readAlone<T>(read: PlannedRead<T>, options: { consistent?: boolean } = {}): Promise<T> {
+  const [key, ...more] = read.keys;
+  if (key && more.length === 0) return read.from([await getItem(key, options)]);
+  return read.from(await getItemsAt(read.keys, options));
+}
+
+/**
+ * Several modules' reads in one consistent BatchGetItem (items of different partitions read at once, issue 27): each
+ * read gets its own keys' items, in its order. Keys asked for twice are read once.
+ */
+export async function readTogether<T extends readonly unknown[]>(reads: {
+  [K in keyof T]: PlannedRead<T[K]>;
+}): Promise<T> {
+  const all = reads.flatMap((read: PlannedRead<unknown>) => read.keys);
+  const unique = [...new Map(all.map((key) => [`${key.pk}\u0000${key.sk}`, key])).values()];
+  const found = await getItems(unique, { consistent: true });
+  return reads.map((read: PlannedRead<unknown>) => read.from(inKeyOrder(read.keys, found))) as unknown as T;
 }
 
 /**

@@ -4,6 +4,7 @@ import { computed, where } from "#core/db/expression";
 import { conditionally, table } from "#core/db/items";
 import { ConflictError, UnprocessableError, ValidationError } from "#core/errors";
 import { newId } from "#core/shared/ids";
+import type { TransactItem } from "#core/db/transact";
 
 /** How long a key is remembered. */
 export const idempotencyTtlSeconds = 24 * 60 * 60;
@@ -47,6 +48,22 @@ export interface ClaimOptions {
   /** The claiming request's clock (tests play a request that started earlier). */
   now?: number;
 }
+
+/** A keyed request whose answer is written with its own write (`Idempotency.answerWrite`), with no claim before it. */
+export interface KeyedRequest {
+  organizationId: string;
+  scope: string;
+  idempotencyKey: string;
+  payloadHash: string;
+}
+
+/** Where a key may be taken: a first use, an expired record (not yet removed by TTL), a claim whose owner can no longer run. */
+const takeable = (now: number) =>
+  where.any(
+    where.new(),
+    where.before("expiresAt", Math.floor(now / 1000)),
+    where.all(where.equals("state", "InFlight"), where.before("inFlightUntil", now)),
+  );
 
 /**
  * Idempotent requests (IETF draft "The Idempotency-Key HTTP Header Field"):
@@ -120,6 +137,48 @@ export const Idempotency = {
     if (Item.state !== "Completed")
       throw new ConflictError("A request with this Idempotency-Key is still being processed; retry shortly.");
     return { kind: "replay", response: Item.response as StoredResponse };
+  },
+
+  /**
+   * The key's completed record with `response`, as one write of the request's own transaction (the answer is known
+   * before the write: the resource's id is chosen first). The transaction commits the resource and its answer
+   * together or neither, so no in-flight state exists: of two concurrent requests with one key, the first to commit
+   * wins and the other fails on this write's condition, then answers what `storedAnswer` finds.
+   */
+  answerWrite(request: KeyedRequest, response: StoredResponse, now = Date.now()): TransactItem {
+    assertValidKey(request.idempotencyKey);
+    const { organizationId, scope, idempotencyKey, payloadHash } = request;
+    return {
+      Put: IdempotencyEntity.putAt(
+        { organizationId, scope, idempotencyKey },
+        {
+          state: "Completed",
+          payloadHash,
+          response,
+          expiresAt: Math.floor(now / 1000) + idempotencyTtlSeconds,
+        },
+        { condition: takeable(now) },
+      ),
+    };
+  },
+
+  /**
+   * The answer stored for the key of a request that writes its answer with its resource (`answerWrite`): the stored
+   * response for the same payload; a 422 for another payload, a 409 while an older claim of it may still run;
+   * undefined when the key is free (never used, expired or abandoned): the request's own answer stands.
+   */
+  async storedAnswer(request: KeyedRequest, now = Date.now()): Promise<StoredResponse | undefined> {
+    assertValidKey(request.idempotencyKey);
+    const { organizationId, scope, idempotencyKey, payloadHash } = request;
+    const Item = await IdempotencyEntity.get({ organizationId, scope, idempotencyKey }, { consistent: true });
+    if (!Item || Number(Item.expiresAt) < Math.floor(now / 1000)) return undefined;
+    if (Item.state === "InFlight" && Number(Item.inFlightUntil) < now) return undefined;
+    if (Item.payloadHash !== payloadHash) {
+      throw new UnprocessableError("This Idempotency-Key was already used with a different request payload.");
+    }
+    if (Item.state !== "Completed")
+      throw new ConflictError("A request with this Idempotency-Key is still being processed; retry shortly.");
+    return Item.response as StoredResponse;
   },
 
   async complete(

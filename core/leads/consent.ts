@@ -131,7 +131,11 @@ export async function leadConsentState(organizationId: string, leadId: string): 
     consistent: true,
     attributes: ["metadata", "consentPolicy", "consentBasis"],
   });
-  if (!item) return undefined;
+  return item ? consentStateOf(item) : undefined;
+}
+
+/** The consent state a lead's stored item holds. */
+export function consentStateOf(item: Record<string, unknown>): LeadConsentState {
   const metadata = (item.metadata ?? {}) as Record<string, unknown>;
   return {
     policy: (item.consentPolicy as ConsentPolicy | undefined) ?? "allow",
@@ -150,8 +154,15 @@ export async function consentBasisForContact(
   organizationId: string,
   leadId: string | null | undefined,
   initiator: Initiator,
+  /** The lead's item as the caller read it already (the send reads it with its wallet): not read again. */
+  leadItem?: Record<string, unknown>,
 ): Promise<ConsentBasis | null> {
-  const state = leadId ? await leadConsentState(organizationId, leadId) : undefined;
+  const state =
+    leadItem && leadItem.id === leadId
+      ? consentStateOf(leadItem)
+      : leadId
+        ? await leadConsentState(organizationId, leadId)
+        : undefined;
   const decision = basisForContact(state, initiator, nowIso());
   if ("refused" in decision) throw new UnprocessableError(decision.refused);
   return decision.basis;

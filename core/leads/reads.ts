@@ -1,5 +1,5 @@
 import { mayRead, visibleQuery } from "#core/routing/visibility";
-import { table } from "#core/db/items";
+import { table, type PlannedRead } from "#core/db/items";
 import { LeadEntity, type StoredLead } from "#core/db/entities/leads";
 import type { Actor } from "#core/auth/actor";
 import { createdWithin, keys } from "#core/db/keys";
@@ -121,6 +121,12 @@ export const LeadReads = {
     if (!lead || !(await mayRead(actor, lead))) throw new NotFoundError("Lead", leadId);
     return lead;
   },
+
+  /** A lead's stored item (its consent fields too) as a read others batch with theirs (`readTogether`); undefined when absent. */
+  itemRead: (organizationId: string, leadId: string): PlannedRead<Record<string, unknown> | undefined> => ({
+    keys: [keys.lead(organizationId, leadId)],
+    from: ([item]) => item,
+  }),
 
   /** A lead of the organization, read consistently; undefined when absent. */
   async find(organizationId: string, leadId: string): Promise<Lead | undefined> {

@@ -1,4 +1,4 @@
-import { Billing, messageCost, WalletRefusedError, type PriceList } from "#core/billing/index";
+import { Billing, messageCost, WalletRefusedError, type PriceList, type WalletParts } from "#core/billing/index";
 import type { Message } from "#core/messaging/model";
 
 /**
@@ -10,12 +10,16 @@ export type BillingDecision =
   | { allowed: true; billingStatus?: string; billableAmount?: number }
   | { allowed: false; billingStatus: string; reason: string };
 
+/** The wallet's items as a read the send batches with its others (`readTogether`). */
+export const walletRead = (organizationId: string) => Billing.walletRead(organizationId);
+
 /**
  * `POST /messages` before anything is stored: a suspended or empty wallet is a
  * 402 (WalletRefusedError, a PaymentRequiredError carrying `billingStatus`).
+ * `read`: the wallet's items as a batched read found them (`walletRead`).
  */
-export async function assertCanSend(organizationId: string): Promise<void> {
-  const wallet = await Billing.wallet(organizationId);
+export async function assertCanSend(organizationId: string, read?: { parts: WalletParts | undefined }): Promise<void> {
+  const wallet = await Billing.standing(organizationId, read);
   if (wallet.status === "Suspended") {
     throw new WalletRefusedError(
       "WalletSuspended",

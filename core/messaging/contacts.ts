@@ -1,6 +1,7 @@
 import { recordLeadConsent, type ConsentChange } from "#core/leads/consent";
 import { LeadReads } from "#core/leads/reads";
 import { ValidationError } from "#core/errors";
+import type { Lead } from "#core/leads/schemas";
 
 /** What messaging needs to know about a lead: its phone, its state (quiet-hours time zone) and its SMS consent. */
 export interface Contact {
@@ -12,14 +13,7 @@ export interface Contact {
 
 export const Contacts = {
   async ofLead(organizationId: string, leadId: string): Promise<Contact | undefined> {
-    const lead = await LeadReads.find(organizationId, leadId);
-    if (!lead) return undefined;
-    return {
-      leadId: lead.id,
-      phone: lead.contact.phone?.number ?? undefined,
-      state: lead.contact.streetAddress?.state ?? undefined,
-      smsOptedOut: lead.metadata.smsOptedOut === true,
-    };
+    return contactOf(await LeadReads.find(organizationId, leadId));
   },
 
   /** The newest lead with this phone number, if any. */
@@ -34,9 +28,11 @@ export const Contacts = {
     organizationId: string,
     input: { leadId?: string; to?: string },
     purpose: "call" | "text",
+    /** The lead of `input.leadId` as the caller read it already (with its other reads): not read again. */
+    known?: { lead: Lead | undefined },
   ): Promise<{ to: string; leadId: string | undefined }> {
     if (input.leadId) {
-      const contact = await Contacts.ofLead(organizationId, input.leadId);
+      const contact = known ? contactOf(known.lead) : await Contacts.ofLead(organizationId, input.leadId);
       if (!contact)
         throw new ValidationError("The lead does not exist in this organization.", [
           { pointer: "/leadId", detail: `Lead ${input.leadId} was not found.` },
@@ -54,3 +50,13 @@ export const Contacts = {
   recordConsent: (organizationId: string, leadId: string, change: ConsentChange) =>
     recordLeadConsent(organizationId, leadId, change),
 };
+
+function contactOf(lead: Lead | undefined): Contact | undefined {
+  if (!lead) return undefined;
+  return {
+    leadId: lead.id,
+    phone: lead.contact.phone?.number ?? undefined,
+    state: lead.contact.streetAddress?.state ?? undefined,
+    smsOptedOut: lead.metadata.smsOptedOut === true,
+  };
+}

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { ConversationByPhoneEntity, ConversationEntity } from "#core/db/entities/messaging";
 import { computed, where, type Condition } from "#core/db/expression";
-import { claimKey, conditionally, table, type ItemRead } from "#core/db/items";
+import { claimKey, conditionally, oneItem, readAlone, table, type PlannedRead } from "#core/db/items";
 import { listPage, type IndexedPlan, type ListResource, type NormalizedQuery, listQuerySchema } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
@@ -88,6 +88,13 @@ function unreadInOrder(organizationId: string, query: NormalizedQuery): IndexedP
   return ConversationEntity.plan("unread", { organizationId }, { forward: order.direction === "asc" });
 }
 
+/**
+ * The conversation of a lead or a number a warm instance sent to (`Conversations.hint`). A number's conversation never
+ * changes (its pointer is written once, conversations are not deleted), so a hint is only ever confirmed or ignored.
+ */
+const hints = new Map<string, string>();
+const MAX_HINTS = 10_000;
+
 /** Conversations: one per contact phone number within the organization. */
 export const Conversations = {
   /** The conversation of a contact number, created on first use (race-free through its phone pointer). */
@@ -142,22 +149,43 @@ export const Conversations = {
     return stored;
   },
 
+  /** The id of a contact number's conversation (its pointer) as a read others batch with theirs (`readTogether`). */
+  idReadByPhone: (organizationId: string, contactPhoneNumber: string): PlannedRead<string | undefined> => ({
+    keys: [ConversationByPhoneEntity.key({ organizationId, contactPhoneNumber })],
+    from: ([pointer]) => (pointer ? String(pointer.conversationId) : undefined),
+  }),
+
+  /** A conversation's item as a read others batch with theirs (`readTogether`); undefined when absent. */
+  readById: (organizationId: string, conversationId: string): PlannedRead<Conversation | undefined> => ({
+    keys: [ConversationEntity.key({ organizationId, id: conversationId })],
+    from: ([item]) => (item ? toConversation(item) : undefined),
+  }),
+
+  /**
+   * The conversation this instance last sent to for a lead or a number: a hint, read with the request's other items
+   * and used only when what was read confirms it (its number is the lead's, or its number's pointer names it).
+   */
+  hint: (organizationId: string, recipient: string): string | undefined => hints.get(`${organizationId}#${recipient}`),
+
+  remember(organizationId: string, recipient: string, conversationId: string): void {
+    if (hints.size >= MAX_HINTS) hints.delete(hints.keys().next().value!);
+    hints.set(`${organizationId}#${recipient}`, conversationId);
+  },
+
   async byPhone(organizationId: string, contactPhoneNumber: string): Promise<Conversation | undefined> {
     const Item = await ConversationByPhoneEntity.get({ organizationId, contactPhoneNumber }, { consistent: true });
     return Item ? Conversations.find(organizationId, Item.conversationId as string) : undefined;
   },
 
   async find(organizationId: string, conversationId: string): Promise<Conversation | undefined> {
-    const read = Conversations.findRead(organizationId, conversationId);
-    return read.of(await ConversationEntity.get({ organizationId, id: conversationId }, { consistent: true }));
+    return readAlone(Conversations.findRead(organizationId, conversationId), { consistent: true });
   },
 
   /** `find`'s read, for a batch with other reads (`readTogether`). */
-  findRead: (organizationId: string, conversationId: string): ItemRead<Conversation | undefined> => ({
-    key: ConversationEntity.key({ organizationId, id: conversationId }),
-    of: (item) => (item ? toConversation(item) : undefined),
-    consistent: true,
-  }),
+  findRead: (organizationId: string, conversationId: string): PlannedRead<Conversation | undefined> =>
+    oneItem(ConversationEntity.key({ organizationId, id: conversationId }), (item) =>
+      item ? toConversation(item) : undefined,
+    ),
 
   async fromId(actor: Actor, conversationId: string): Promise<Conversation> {
     const conversation = await Conversations.find(actor.organizationId, conversationId);
@@ -229,23 +257,33 @@ export const Conversations = {
     conversationId: string,
     message: { direction: "Inbound" | "Outbound"; body: string; at: string; unread?: boolean },
   ): Promise<void> {
+    await table.update(Conversations.messageNote(organizationId, conversationId, message));
+    if (message.unread === true) await UnreadConversations.onUnread(organizationId, conversationId, message.at);
+  },
+
+  /**
+   * The write of `noteMessage` alone, for a transaction that stores the message too (`POST /messages`); the unread
+   * ledger of an inbound message is not part of it.
+   */
+  messageNote(
+    organizationId: string,
+    conversationId: string,
+    message: { direction: "Inbound" | "Outbound"; body: string; at: string; unread?: boolean },
+  ) {
     const inbound = message.unread === true;
     // An inbound message puts the conversation in the inbox; any other moves its inbox entry (if it has one) to
     // this message's time, leaving it in or out as it is.
-    await table.update(
-      ConversationEntity.update(
-        { organizationId, id: conversationId },
-        {
-          lastMessageAt: message.at,
-          lastMessagePreview: message.body.slice(0, 160),
-          lastDirection: message.direction,
-          modifiedAt: message.at,
-          ...(inbound ? { unread: true, unreadCount: computed.increment() } : {}),
-        },
-        { condition: where.stored(), ...(inbound ? { enter: { unread: {} } } : { reorder: { unread: {} } }) },
-      ),
+    return ConversationEntity.update(
+      { organizationId, id: conversationId },
+      {
+        lastMessageAt: message.at,
+        lastMessagePreview: message.body.slice(0, 160),
+        lastDirection: message.direction,
+        modifiedAt: message.at,
+        ...(inbound ? { unread: true, unreadCount: computed.increment() } : {}),
+      },
+      { condition: where.stored(), ...(inbound ? { enter: { unread: {} } } : { reorder: { unread: {} } }) },
     );
-    if (inbound) await UnreadConversations.onUnread(organizationId, conversationId, message.at);
   },
 };
 

@@ -69,18 +69,19 @@ const CHARGED = new Set<Message["status"]>(["Delivered", "Undelivered", "Unknown
 export const MessageLifecycle = {
   /**
    * Stores a new message (outbound Pending with its due entry, or inbound Received) with the event of its first
-   * status, in one transaction; `alsoPut` (an inbound message's provider-id claim) must succeed in it too. False when
-   * a condition failed (the message or the claim existed already).
+   * status, in one transaction; `alsoWrite` (an inbound message's provider-id claim; an API send's conversation
+   * summary and Idempotency-Key answer) must succeed in it too. False when a condition failed (the message, the claim
+   * or the key existed already).
    */
   async create(
     organizationId: string,
     message: Message,
     due: NonNullable<Due> | null,
     event: StatusEvent = {},
-    alsoPut?: TransactItem,
+    alsoWrite?: TransactItem | readonly TransactItem[],
   ): Promise<boolean> {
     const transaction = new Transaction();
-    if (alsoPut) transaction.include("providerClaim", alsoPut);
+    for (const write of [alsoWrite ?? []].flat()) transaction.include("alsoWrite", write);
     transaction.put(
       MESSAGE,
       MessageEntity.create({ organizationId, ...message }, due ? dueAttributes(organizationId, message.id, due) : {}),
@@ -273,10 +274,10 @@ async function settlementPlan(
   if (!CHARGED.has(message.status)) return Billing.releaseItems(organizationId, message.id);
   const kind = message.channel === "Mms" ? "mms" : "sms";
   // The prices and the hold in one read.
-  const [prices, reservation] = await readTogether(
+  const [prices, reservation] = await readTogether([
     Billing.pricesRead(organizationId),
     Billing.reservationRead(organizationId, message.id),
-  );
+  ]);
   return Billing.settlement({
     read: { reservation },
     organizationId,

@@ -1,4 +1,7 @@
-import { getItems, queryEntries } from "#core/db/items";
+import { getItems, queryEntries, readTogether, type PlannedRead } from "#core/db/items";
+import type { TransactItem } from "#core/db/transact";
+import type { WalletParts } from "#core/billing/index";
+import { LeadReads, toLead } from "#core/leads/reads";
 import { SendMessageSchema } from "#core/messaging/model";
 import { domainOperation } from "#core/shared/operation";
 import { MessageSend } from "#core/messaging/queue";
@@ -8,12 +11,12 @@ import { queryPages } from "#core/db/query";
 import { actorId, type Actor } from "#core/auth/actor";
 import { MessageEntity } from "#core/db/entities/messaging";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
-import { assertCanSend } from "#core/messaging/billing-seam";
+import { assertCanSend, walletRead } from "#core/messaging/billing-seam";
 import { DISPATCH_GRACE_MS, MessageLifecycle } from "#core/messaging/lifecycle";
 import { Contacts } from "#core/messaging/contacts";
 import { consentBasisForContact } from "#core/leads/consent";
 import { initiatorOf, type ConsentBasis } from "#core/consent/basis";
-import { Conversations } from "#core/messaging/conversations";
+import { Conversations, type Conversation } from "#core/messaging/conversations";
 import { mayRead } from "#core/routing/visibility";
 import type { Message, SendMessageRequest } from "#core/messaging/model";
 import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
@@ -32,12 +35,21 @@ export { DISPATCH_GRACE_MS } from "#core/messaging/lifecycle";
 
 interface SendOptions {
   beforeWriting?: () => Promise<void>;
+  /** The new message's id when the caller fixes it (an automation step's effect, an alert's): a retry finds the first. */
   messageId?: () => Promise<string | undefined>;
+  /**
+   * A write committed in the message's own transaction, made from the message as answered: the HTTP edge's
+   * Idempotency-Key answer (so the message and its answer are stored together or not at all).
+   */
+  alsoWrite?: (message: Message) => TransactItem | undefined;
   /** What a sender inside the service records on the message: an automation as its creator, a compliance reply's purpose. */
   origin?: Partial<Pick<Message, "createdBy" | "purpose">>;
   /** The consent basis the caller already decided (an automation step checks it to skip): not read again. */
   consentBasis?: ConsentBasis | null;
 }
+
+/** A read of nothing, for a slot of `readTogether` a request does not need. */
+const nothing: PlannedRead<undefined> = { keys: [], from: () => undefined };
 
 /** Outbound and inbound SMS/MMS of the organization. */
 export const Messages = {
@@ -96,8 +108,10 @@ export const Messages = {
    */
   /**
    * `beforeWriting`: awaited after the reads and before the first write (the HTTP edge's rate-limit admission).
-   * `messageId`: the new message's id, fixed by the request's Idempotency-Key (asked for after `beforeWriting`); when a
-   * message with it is stored already (the first request died before answering), it is the answer and nothing is written.
+   * `messageId`: the new message's id, fixed by the caller (asked for after `beforeWriting`); when a message with it is
+   * stored already (the first attempt died before answering), it is the answer and nothing is written.
+   * `alsoWrite`: the request's Idempotency-Key answer, stored in the message's transaction (a retry of a request
+   * that died after it finds the answer; of two at once, one stores and the other finds its answer).
    */
   send: domainOperation(
     { input: SendMessageSchema, permission: "messages:send" },
@@ -119,18 +133,41 @@ export const Messages = {
           { pointer: "/scheduledFor", detail: `Must be at most ${MAX_SCHEDULE_AHEAD_DAYS} days from now.` },
         ]);
       }
-      // Independent reads at once (recipient, sender, wallet, and the conversation of the number: at once for a number
-      // given as is, right after the lead read for a lead's phone); their refusals keep the order of the checks:
+      // One consistent BatchGetItem for what the request names (issue 27): the lead, the wallet and its shards, for a
+      // number given as is its conversation pointer, and the conversation this instance last sent to for that lead or
+      // number (a hint, used only when what was read confirms it: else the pointer, then the conversation, are read);
+      // beside it the sender and, for a bare number, the newest lead with it. Refusals keep the order of the checks:
       // recipient, sender, wallet. The conversation is null when the number has none yet, so `ensure` creates it
-      // without looking again (a lead's existing conversation was found by trying to create it: three round trips).
-      const recipient = Contacts.recipient(organizationId, input, "text");
-      const conversationOf = (phone: string) =>
-        Conversations.byPhone(organizationId, phone).then((found) => found ?? null);
-      const [{ to, leadId }, sender, , knownConversation] = await allInOrder([
+      // without looking again.
+      const bareNumber = input.to && !input.leadId ? input.to : undefined;
+      const hinted = Conversations.hint(organizationId, input.leadId ?? input.to ?? "");
+      const reads = readTogether<
+        [Record<string, unknown> | undefined, WalletParts | undefined, string | undefined, Conversation | undefined]
+      >([
+        input.leadId ? LeadReads.itemRead(organizationId, input.leadId) : nothing,
+        walletRead(organizationId),
+        bareNumber ? Conversations.idReadByPhone(organizationId, bareNumber) : nothing,
+        hinted ? Conversations.readById(organizationId, hinted) : nothing,
+      ]);
+      const recipient = input.leadId
+        ? reads.then(([item]) => Contacts.recipient(organizationId, input, "text", { lead: item && toLead(item) }))
+        : Contacts.recipient(organizationId, input, "text");
+      const conversationById = (id: string | undefined) =>
+        id ? Conversations.find(organizationId, id).then((found) => found ?? null) : null;
+      const [{ to, leadId }, sender, , knownConversation, [leadItem]] = await allInOrder([
         recipient,
         senderOf(organizationId, input.fromPhoneNumberId),
-        assertCanSend(organizationId),
-        input.to && !input.leadId ? conversationOf(input.to) : recipient.then(({ to: phone }) => conversationOf(phone)),
+        reads.then(([, parts]) => assertCanSend(organizationId, { parts })),
+        bareNumber
+          ? reads.then(([, , pointed, conversation]) =>
+              conversation && conversation.id === pointed ? conversation : conversationById(pointed),
+            )
+          : Promise.all([recipient, reads]).then(([{ to: phone }, [, , , conversation]]) =>
+              conversation?.contactPhoneNumber === phone
+                ? conversation
+                : Conversations.byPhone(organizationId, phone).then((found) => found ?? null),
+            ),
+        reads,
       ]);
       await refuseUnregisteredSender(organizationId, sender, input.media?.length ? "mms" : "sms");
       // A bare number of a lead's conversation is that lead's: its consent governs the send, not only a named lead's.
@@ -138,12 +175,13 @@ export const Messages = {
       let consentBasis =
         options.consentBasis !== undefined
           ? options.consentBasis
-          : await consentBasisForContact(organizationId, consentLeadId, initiatorOf(actor));
+          : await consentBasisForContact(organizationId, consentLeadId, initiatorOf(actor), leadItem);
       await options.beforeWriting?.();
-      // A message stored under this id already (the first request died before answering) is found by its create's
+      // A message stored under this id already (the first attempt died before answering) is found by its create's
       // condition below, not read first: the common path saves a round trip.
       const messageId = await options.messageId?.();
       const conversation = await Conversations.ensure(organizationId, to, leadId, knownConversation);
+      Conversations.remember(organizationId, input.leadId ?? to, conversation.id);
       // A conversation another request linked to a lead meanwhile: that lead's consent is checked before anything is stored.
       if (options.consentBasis === undefined && !consentLeadId && conversation.leadId)
         consentBasis = await consentBasisForContact(organizationId, conversation.leadId, initiatorOf(actor));
@@ -175,7 +213,7 @@ export const Messages = {
         ...options.origin,
       });
       try {
-        await enqueue(organizationId, message, actor);
+        await enqueue(organizationId, message, actor, options.alsoWrite?.(message));
       } catch (error) {
         const stored =
           messageId && error instanceof ConflictError ? await readMessage(organizationId, messageId) : undefined;
@@ -274,19 +312,29 @@ export function newMessage(
   };
 }
 
-/** Stores an outbound message Pending (with its MessageAccepted event) and hands it to the outbound queue (the API and system replies). */
-export async function enqueue(organizationId: string, message: Message, actor?: Actor): Promise<void> {
+/**
+ * Stores an outbound message Pending (with its MessageAccepted event and its conversation's summary, one transaction:
+ * no second write before the answer, issue 27) and hands it to the outbound queue. `alsoWrite` commits with them (the
+ * request's Idempotency-Key answer); when its condition or the message's fails, nothing is stored (a ConflictError).
+ */
+export async function enqueue(
+  organizationId: string,
+  message: Message,
+  actor?: Actor,
+  alsoWrite?: TransactItem,
+): Promise<void> {
   const due = { at: new Date(Date.now() + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" as const };
-  if (!(await MessageLifecycle.create(organizationId, message, due, { actor })))
-    throw new ConflictError(`Message ${message.id} exists already.`);
-  await Promise.all([
-    Conversations.noteMessage(organizationId, message.conversationId, {
-      direction: "Outbound",
-      body: message.body,
-      at: message.createdAt,
-    }),
-    publish(MessageSend, organizationId, { messageId: message.id }),
-  ]);
+  const summary = Conversations.messageNote(organizationId, message.conversationId, {
+    direction: "Outbound",
+    body: message.body,
+    at: message.createdAt,
+  });
+  const writes: TransactItem[] = [{ Update: summary }, ...(alsoWrite ? [alsoWrite] : [])];
+  if (!(await MessageLifecycle.create(organizationId, message, due, { actor }, writes)))
+    throw new ConflictError(
+      `Message ${message.id} was not stored: its id or this request's Idempotency-Key was taken.`,
+    );
+  await publish(MessageSend, organizationId, { messageId: message.id });
 }
 
 async function senderOf(organizationId: string, phoneNumberId: string | undefined) {

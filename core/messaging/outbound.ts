@@ -499,12 +499,12 @@ type Refusal = { complianceAction: string; statusReason: string; billingStatus?:
  * conversation's own read was.
  */
 async function dispatchReads(organizationId: string, message: Message) {
-  const [suppression, caps, prices, conversation] = await readTogether(
+  const [suppression, caps, prices, conversation] = await readTogether([
     Suppressions.findRead(organizationId, message.toPhoneNumber),
     frequencyCapsRead(organizationId),
     Billing.pricesRead(organizationId),
     Conversations.findRead(organizationId, message.conversationId),
-  );
+  ]);
   return { suppression, caps, prices, conversation };
 }
 

@@ -5,7 +5,7 @@ import { Audit } from "#core/audit/index";
 import { SuppressionEntity } from "#core/db/entities/suppressions";
 import { where } from "#core/db/expression";
 import { keys } from "#core/db/keys";
-import { conditionally, table, getItems, type ItemRead } from "#core/db/items";
+import { conditionally, table, getItems, oneItem, type PlannedRead } from "#core/db/items";
 import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { ConflictError, NotFoundError } from "#core/errors";
 import { PhoneNumberInput, phoneFromPath } from "#core/shared/phone-input";
@@ -129,10 +129,10 @@ export const Suppressions = {
   },
 
   /** The read of one number's entry, for a batch with other reads (`readTogether`). */
-  findRead: (organizationId: string, e164: string): ItemRead<Suppression | undefined> => ({
-    key: SuppressionEntity.key({ organizationId, phoneNumber: e164 }),
-    of: (item) => (item ? toSuppression(item) : undefined),
-  }),
+  findRead: (organizationId: string, e164: string): PlannedRead<Suppression | undefined> =>
+    oneItem(SuppressionEntity.key({ organizationId, phoneNumber: e164 }), (item) =>
+      item ? toSuppression(item) : undefined,
+    ),
 
   async find(
     organizationId: string,
