@@ -1,4 +1,4 @@
-import { DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { DynamoDBClient, GetItemCommand, TransactionConflictException } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { config } from "#core/config";
 import { countingMiddleware, measuringEnabled } from "#core/observability/call-count";
@@ -28,11 +28,35 @@ export function db(): DynamoDBDocumentClient {
         ),
         { step: "initialize", name: "countCalls" },
       );
+    client.middlewareStack.add(retryTransactionConflicts, { step: "initialize", name: "retryTransactionConflicts" });
     documentClient = DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true },
     });
   }
   return documentClient;
+}
+
+const CONFLICT_ATTEMPTS = 8;
+
+/**
+ * A single-item write that meets a transaction in flight on its item is refused with `TransactionConflictException`,
+ * which the SDK does not retry. Items written both ways (a conversation: the send's transaction, and an inbound
+ * message's or an assignment's plain update) would otherwise fail the request for a race it cannot see. Retried with
+ * full-jitter backoff, as `transact` retries its own conflicts (transactions are left to it, and counted once there).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- an AWS SDK middleware is generic over every command's input and output
+export function retryTransactionConflicts(next: (args: any) => Promise<any>, context: { commandName?: string }) {
+  if (context.commandName === "TransactWriteItemsCommand") return next;
+  return async (args: unknown) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await next(args);
+      } catch (error) {
+        if (!(error instanceof TransactionConflictException) || attempt >= CONFLICT_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(500, 10 * 2 ** attempt)));
+      }
+    }
+  };
 }
 
 export function tableName(): string {
