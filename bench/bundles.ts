@@ -34,19 +34,20 @@ function weights(output: Metafile["outputs"][string]): [string, number][] {
 
 /** The shortest import chain from the entry to the first input whose path contains `part`, by breadth-first search over the metafile. */
 function chainTo(metafile: Metafile, entry: string, part: string): string[] | undefined {
-  // Only inputs that put code into the bundle: an import whose bindings were all tree-shaken away explains nothing.
+  // Only inputs of the output: an import whose module was tree-shaken away explains nothing. A module that put no
+  // bytes in (a barrel of re-exports, a package's index) is passed through, but is never the answer.
   const included = Object.values(metafile.outputs)[0]!.inputs;
   const previous = new Map<string, string | null>([[entry, null]]);
   const queue = [entry];
   while (queue.length) {
     const input = queue.shift()!;
-    if (input.includes(part)) {
+    if (input.includes(part) && included[input]?.bytesInOutput) {
       const chain = [];
       for (let at: string | null = input; at !== null; at = previous.get(at)!) chain.unshift(at);
       return chain;
     }
     for (const { path } of metafile.inputs[input]?.imports ?? []) {
-      if (!previous.has(path) && included[path]?.bytesInOutput) {
+      if (!previous.has(path) && path in included) {
         previous.set(path, input);
         queue.push(path);
       }

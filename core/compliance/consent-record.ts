@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
-import { Calls } from "#core/calls/index";
+import { find as findCall } from "#core/calls/queries";
 import { ConsentBasisSchema, consentPolicies } from "#core/consent/basis";
 import { Consent, ConsentEvidenceSchema } from "#core/consent/index";
 import { listEvents } from "#core/events/list";
@@ -102,7 +102,7 @@ async function contactAttempts(actor: Actor, leadId: string): Promise<ContactAtt
   const organizationId = actor.organizationId;
   const [messages, calls] = await Promise.all([
     Promise.all([...messageIds].map((id) => Messages.find(organizationId, id))),
-    Promise.all([...callIds].map((id) => Calls.find(organizationId, id))),
+    Promise.all([...callIds].map((id) => findCall(organizationId, id))),
   ]);
   const attempts: ContactAttempt[] = [];
   for (const message of messages) {

@@ -1,6 +1,6 @@
 import type { Actor } from "#core/auth/actor";
 import { ConflictError, ForbiddenError, ValidationError } from "#core/errors";
-import { Routing } from "#core/routing/index";
+import { routingSettings } from "#core/routing/settings";
 import { UserLookups } from "#core/users/lookups";
 
 /**
@@ -21,7 +21,7 @@ export async function checkAssigneeChange(
     const allowed =
       offeredTo.length > 0
         ? offeredTo.includes(actor.userId ?? "")
-        : (await Routing.settings(actor.organizationId)).agentsMayClaim;
+        : (await routingSettings(actor.organizationId)).agentsMayClaim;
     if (!allowed || requested !== actor.userId)
       throw new ForbiddenError(
         `An agent may only claim an unassigned ${what} for themselves, where the organization allows it or it was offered to them.`,

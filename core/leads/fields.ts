@@ -57,8 +57,11 @@ export const email = field(
   },
 );
 
-/** Any common written form of a phone number; stored as E.164 (libphonenumber-js, US by default). */
-export const phone = field(
+/**
+ * Any common written form of a phone number; stored as E.164 (libphonenumber-js, US by default). Marked pure so a
+ * bundle that uses other fields of this module leaves it, and libphonenumber-js, out.
+ */
+export const phone = /* @__PURE__ */ field(
   (value) => value.length <= 40 && parsePhone(value) !== undefined,
   "Must be a valid phone number, e.g. +12015550123 or (201) 555-0123.",
   (value) => parsePhone(value)!.e164,

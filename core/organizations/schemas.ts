@@ -1,10 +1,8 @@
 import * as v from "valibot";
 import { timestamp } from "#core/shared/ids";
-import { PhoneNumberInput } from "#core/shared/phone-input";
-import { TimeZoneSchema } from "#core/shared/validation";
-import { maxChars } from "#core/shared/validation";
 
-// Apart from profile.ts, which authentication reads on every cold credential: these bundle the phone validator.
+// The request schema lives apart (it validates a phone); re-exported so callers keep one module for both.
+export { UpdateOrganizationSchema, type UpdateOrganization } from "#core/organizations/profile-request";
 
 /** The organization's business profile (`GET /organizations/me`); what each field is used for: docs/decisions.md. */
 export const OrganizationSchema = v.object({
@@ -22,20 +20,3 @@ export const OrganizationSchema = v.object({
   createdAt: timestamp,
   modifiedAt: v.nullable(timestamp),
 });
-
-const WebsiteSchema = v.pipe(
-  v.string(),
-  v.trim(),
-  maxChars(200),
-  v.url("Must be a web address such as https://example.com."),
-  v.check((url) => /^https?:\/\//i.test(url), "Must be a web address such as https://example.com."),
-);
-
-/** Body of `PUT /organizations/me`: absent fields are kept; `phone` and `website` take null to clear them. */
-export const UpdateOrganizationSchema = v.strictObject({
-  name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, "A name is required."), maxChars(200))),
-  timeZone: v.optional(TimeZoneSchema),
-  phone: v.optional(v.nullable(PhoneNumberInput)),
-  website: v.optional(v.nullable(WebsiteSchema)),
-});
-export type UpdateOrganization = v.InferOutput<typeof UpdateOrganizationSchema>;

@@ -5,6 +5,7 @@ import { organizationProfile } from "#core/organizations/profile";
 import { capPeriods, isWorkingTime } from "#core/routing/availability";
 import { matchesConditions } from "#core/routing/conditions";
 import { inTurn, leastRecentlyAssigned } from "#core/routing/strategies";
+import { routingSettings, toSettings } from "#core/routing/settings";
 import { openLeadClosed } from "#core/routing/open-count";
 import {
   RoutingAwayEntity,
@@ -33,16 +34,6 @@ import type {
 } from "#core/routing/schemas";
 
 export * from "#core/routing/schemas";
-
-const DEFAULTS: RoutingSettings = {
-  agentsSeeAllLeads: true,
-  agentsMayClaim: false,
-  rules: [],
-  fallback: "unassigned",
-  agents: [],
-  version: 0,
-  modifiedAt: null,
-};
 
 /**
  * How long a warm instance routes by the settings it read: every processed lead needs them, most organizations have
@@ -74,10 +65,7 @@ export type RoutingPick =
  * lead goes to; core/leads writes the assignment, in one transaction with the cap counts this returns.
  */
 export const Routing = {
-  async settings(organizationId: string): Promise<RoutingSettings> {
-    // Read as stored: a visibility change applies to the next request (routing itself warm-reads them, see `pick`).
-    return toSettings(await getItem(keys.routingSettings(organizationId), { consistent: true }));
-  },
+  settings: routingSettings,
 
   read: (actor: Actor) => Routing.settings(actor.organizationId),
 
@@ -382,22 +370,5 @@ function lastAssignedWrite(organizationId: string, userId: string, read: string 
       { at: now.toISOString(), entity: RoutingLastAssignedEntity.name, organizationId, userId },
       { condition: read === undefined ? where.absent("at") : where.equals("at", read) },
     ),
-  };
-}
-
-function toSettings(item: Record<string, unknown> | undefined): RoutingSettings {
-  if (!item) return DEFAULTS;
-  return {
-    agentsSeeAllLeads: item.agentsSeeAllLeads !== false,
-    agentsMayClaim: item.agentsMayClaim === true,
-    rules: (item.rules as RoutingRule[] | undefined) ?? [],
-    fallback: item.fallback === "owner" ? "owner" : "unassigned",
-    agents: ((item.agents as RoutingAgent[] | undefined) ?? []).map((agent) => ({
-      ...agent,
-      hourlyCap: agent.hourlyCap ?? null,
-      openCap: agent.openCap ?? null,
-    })),
-    version: typeof item.version === "number" ? item.version : 0,
-    modifiedAt: (item.modifiedAt as string | undefined) ?? null,
   };
 }

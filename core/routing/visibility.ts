@@ -1,6 +1,6 @@
 import type { Actor } from "#core/auth/actor";
 import { ValidationError } from "#core/errors";
-import { Routing } from "#core/routing/index";
+import { routingSettings } from "#core/routing/settings";
 import type { PagingQuery } from "#core/shared/paging";
 
 /**
@@ -16,7 +16,7 @@ export interface Owned {
 
 /** Whether an agent is held to their own leads: the organization's "agents see only theirs" setting. */
 export async function heldToTheirOwn(actor: Actor): Promise<boolean> {
-  return actor.role === "agent" && !(await Routing.settings(actor.organizationId)).agentsSeeAllLeads;
+  return actor.role === "agent" && !(await routingSettings(actor.organizationId)).agentsSeeAllLeads;
 }
 
 /** Whether this is the caller's: assigned (or offered) to them, or written for them. */

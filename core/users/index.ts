@@ -4,7 +4,8 @@ import { signUp } from "#core/users/sign-up";
 import { addUser, changeRole, currentUser, deactivate, getUser, listUsers, updateProfile } from "#core/users/team";
 
 export * from "#core/users/schemas";
-export { ListUsersSchema, UpdateProfileSchema } from "#core/users/team";
+export { ListUsersSchema } from "#core/users/team";
+export { UpdateProfileSchema } from "#core/users/profile-schema";
 export { ListInvitationsSchema } from "#core/users/invitations";
 export { SignUpSchema, SignedUpSchema } from "#core/users/sign-up";
 

@@ -8,11 +8,8 @@ import { ConflictError, ForbiddenError, NotFoundError } from "#core/errors";
 import { ApiKeys } from "#core/organizations/index";
 import { newId, nowIso } from "#core/shared/ids";
 import type { Page, PagingQuery } from "#core/shared/paging";
-import * as v from "valibot";
-import { PhoneNumberInput } from "#core/shared/phone-input";
-import { maxChars } from "#core/shared/validation";
-import { TimeZoneSchema } from "#core/shared/validation";
-import { AlertPreferencesSchema, defaultAlerts, WorkingHoursSchema, type User } from "#core/users/schemas";
+import { defaultAlerts, type User } from "#core/users/schemas";
+import type { UpdateProfile } from "#core/users/profile-schema";
 import { allUsers, forgetStanding, newUserWrites, readUser, toUser, userPut, userPrefixQuery } from "#core/users/store";
 
 const listResource: ListResource<User> = {
@@ -33,20 +30,6 @@ const listResource: ListResource<User> = {
 };
 
 export const ListUsersSchema = listQuerySchema(listResource);
-
-/**
- * Body of `PUT /users/me`: the fields a user keeps themselves (absent fields are unchanged, null clears). Beside its
- * implementation rather than in schemas.ts, which authentication reads on every request: its phone field would put
- * libphonenumber-js (~123 KB) into every handler's bundle.
- */
-export const UpdateProfileSchema = v.strictObject({
-  name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(200))),
-  phone: v.optional(v.nullable(PhoneNumberInput)),
-  timeZone: v.optional(v.nullable(TimeZoneSchema)),
-  workingHours: v.optional(WorkingHoursSchema),
-  alerts: v.optional(AlertPreferencesSchema),
-});
-export type UpdateProfile = v.InferOutput<typeof UpdateProfileSchema>;
 
 /** A new user of an organization, active at once (operator CLI, sign-up, an accepted invitation, tests). */
 export function newUser(input: { email: string; name?: string; role: Role }): User {

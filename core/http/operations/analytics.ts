@@ -19,15 +19,19 @@ export const getAnalytics = /* @__PURE__ */ defineOperation({
   problems: [400, 401, 403, 429],
 });
 
+// Apart from the operation: an interpolated string is kept by the bundler as if it had effects, and with it every
+// schema beside it in the operation's arguments (the operation itself is `@__PURE__`, dropped where unused).
+const exportDescription =
+  `${window} RFC 4180 CSV in UTF-8 with a header row and CRLF line ends, served as an attachment. Columns, in order: ` +
+  "startAt, endAt, label, leads, respondedLeads, averageResponseMinutes, medianResponseMinutes, respondedWithinFiveMinutesPercent, " +
+  "smsSent, smsReceived, failedOrBlockedSms, callsPlaced, callsReceived, answeredCalls, missedCalls, callSeconds, callMinutes, usageSpend, " +
+  "agentUserId, agentName, missedLeads. After the trend buckets, one row per agent of the leaderboard (the report's `agents`) " +
+  "over the whole window, with agentUserId set; sum only the rows without agentUserId to get the window's totals.";
+
 export const exportAnalytics = /* @__PURE__ */ defineOperation({
   operationId: "exportAnalytics",
   summary: "Analytics trend as CSV: one row per trend bucket, then per agent (endpoint 4)",
-  description:
-    `${window} RFC 4180 CSV in UTF-8 with a header row and CRLF line ends, served as an attachment. Columns, in order: ` +
-    "startAt, endAt, label, leads, respondedLeads, averageResponseMinutes, medianResponseMinutes, respondedWithinFiveMinutesPercent, " +
-    "smsSent, smsReceived, failedOrBlockedSms, callsPlaced, callsReceived, answeredCalls, missedCalls, callSeconds, callMinutes, usageSpend, " +
-    "agentUserId, agentName, missedLeads. After the trend buckets, one row per agent of the leaderboard (the report's `agents`) " +
-    "over the whole window, with agentUserId set; sum only the rows without agentUserId to get the window's totals.",
+  description: exportDescription,
   tag: "Analytics",
   auth: "bearer",
   permission: "analytics:read",

@@ -32,7 +32,7 @@ export const listApiKeys = /* @__PURE__ */ defineOperation({
   auth: "bearer",
   permission: "apiKeys:read",
   body: ListApiKeysSchema,
-  success: { status: 200, description: "A page of keys", schema: pageSchema(ApiKeySchema) },
+  success: { status: 200, description: "A page of keys", schema: /* @__PURE__ */ pageSchema(ApiKeySchema) },
   problems: [400, 401, 403, 413, 415, 429],
   example: {},
 });

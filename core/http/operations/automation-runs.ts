@@ -16,7 +16,7 @@ export const listAutomationRuns = /* @__PURE__ */ defineOperation({
   permission: "automations:read",
   params: AutomationIdParams,
   body: ListRunsSchema,
-  success: { status: 200, description: "A page of runs", schema: pageSchema(AutomationRunSchema) },
+  success: { status: 200, description: "A page of runs", schema: /* @__PURE__ */ pageSchema(AutomationRunSchema) },
   problems: [400, 401, 403, 404, 413, 415, 429],
   example: { pageSize: 20, filters: [{ field: "status", value: "Failed" }] },
 });

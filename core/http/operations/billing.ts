@@ -11,6 +11,14 @@ import { defineOperation } from "#core/http/operation";
 import * as v from "valibot";
 import { pageSchema } from "#core/shared/paging";
 
+// Schemas declared apart from the operations: a call in an operation's arguments is kept by the bundler as an effect
+// where the operation is unused, and with it every schema beside it.
+const TopUpIdParams = v.object({ topUpId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
+const StripeWebhookAnswerSchema = v.object({
+  received: v.boolean(),
+  outcome: v.picklist(["credited", "recorded", "ignored"]),
+});
+
 export const getWallet = /* @__PURE__ */ defineOperation({
   operationId: "getWallet",
   summary: "Read the organization's prepaid wallet: balance, reserved and available amounts, status, prices",
@@ -65,7 +73,7 @@ export const getTopUp = /* @__PURE__ */ defineOperation({
   tag: "Billing",
   auth: "bearer",
   permission: "billing:read",
-  params: v.object({ topUpId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) }),
+  params: TopUpIdParams,
   success: { status: 200, description: "The top-up", schema: TopUpSchema },
   problems: [401, 403, 404, 429],
 });
@@ -83,7 +91,7 @@ export const stripePaymentWebhook = /* @__PURE__ */ defineOperation({
   success: {
     status: 200,
     description: "Acknowledged",
-    schema: v.object({ received: v.boolean(), outcome: v.picklist(["credited", "recorded", "ignored"]) }),
+    schema: StripeWebhookAnswerSchema,
   },
   problems: [400, 429],
 });
@@ -96,7 +104,11 @@ export const listLedger = /* @__PURE__ */ defineOperation({
   auth: "bearer",
   permission: "billing:read",
   body: ListLedgerSchema,
-  success: { status: 200, description: "A page of ledger entries", schema: pageSchema(LedgerEntrySchema) },
+  success: {
+    status: 200,
+    description: "A page of ledger entries",
+    schema: /* @__PURE__ */ pageSchema(LedgerEntrySchema),
+  },
   problems: [400, 401, 403, 413, 415, 429],
   example: { pageSize: 50, filters: [{ field: "entryType", value: "Charge" }] },
 });

@@ -4,6 +4,11 @@ import { CallSchema, PlaceCallSchema } from "#core/calls/schemas";
 import { defineOperation } from "#core/http/operation";
 import { pageSchema } from "#core/shared/paging";
 
+// Declared apart from the operations: a call in an operation's arguments is kept by the bundler as an effect where
+// the operation is unused, and with it every schema beside it.
+const CallIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
+const PhoneNumberParams = v.object({ phoneNumber: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
+
 export const placeCall = /* @__PURE__ */ defineOperation({
   operationId: "placeCall",
   summary: "Place an outbound call to a lead or a number",
@@ -28,7 +33,7 @@ export const getCall = /* @__PURE__ */ defineOperation({
   tag: "Calls",
   auth: "bearer",
   permission: "calls:read",
-  params: v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) }),
+  params: CallIdParams,
   success: { status: 200, description: "The call", schema: CallSchema },
   problems: [401, 403, 404, 429],
 });
@@ -46,7 +51,7 @@ export const listCalls = /* @__PURE__ */ defineOperation({
   auth: "bearer",
   permission: "calls:read",
   body: ListCallsSchema,
-  success: { status: 200, description: "A page of calls", schema: pageSchema(CallSchema) },
+  success: { status: 200, description: "A page of calls", schema: /* @__PURE__ */ pageSchema(CallSchema) },
   problems: [400, 401, 403, 413, 415, 429],
   example: { pageSize: 20, filters: [{ field: "missed", value: true }] },
 });
@@ -59,9 +64,9 @@ export const listCallEventsByPhone = /* @__PURE__ */ defineOperation({
   tag: "Calls",
   auth: "bearer",
   permission: "events:read",
-  params: v.object({ phoneNumber: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) }),
+  params: PhoneNumberParams,
   body: ListCallEventsSchema,
-  success: { status: 200, description: "A page of call events", schema: pageSchema(CallSchema) },
+  success: { status: 200, description: "A page of call events", schema: /* @__PURE__ */ pageSchema(CallSchema) },
   problems: [400, 401, 403, 413, 415, 429],
   example: { pageSize: 20, filters: [{ field: "direction", value: "Inbound" }] },
 });

@@ -16,6 +16,8 @@ import { PhoneNumberSchema } from "#core/messaging/phone-number-schema";
 
 const idParam = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
 const tag = "Carrier registration";
+// Calls in an operation's arguments are marked pure: the bundler would otherwise keep them as effects where the
+// operation is unused, and with them every schema beside them.
 
 export const registerBrand = /* @__PURE__ */ defineOperation({
   operationId: "registerBrand",
@@ -104,7 +106,7 @@ export const getCampaign = /* @__PURE__ */ defineOperation({
   tag,
   auth: "bearer",
   permission: "phoneNumbers:read",
-  params: v.object({ campaignId: idParam }),
+  params: /* @__PURE__ */ v.object({ campaignId: idParam }),
   success: { status: 200, description: "The campaign", schema: CampaignSchema },
   problems: [401, 403, 404, 429],
 });
@@ -138,7 +140,7 @@ export const attachPhoneNumberToCampaign = /* @__PURE__ */ defineOperation({
   tag,
   auth: "bearer",
   permission: "phoneNumbers:write",
-  params: v.object({ phoneNumberId: idParam }),
+  params: /* @__PURE__ */ v.object({ phoneNumberId: idParam }),
   body: AttachNumberSchema,
   success: { status: 200, description: "The number with its campaign", schema: PhoneNumberSchema },
   problems: [400, 401, 403, 404, 409, 413, 415, 422, 429, 502],
@@ -161,7 +163,7 @@ export const submitTollFreeVerification = /* @__PURE__ */ defineOperation({
   tag,
   auth: "bearer",
   permission: "phoneNumbers:write",
-  params: v.object({ phoneNumberId: idParam }),
+  params: /* @__PURE__ */ v.object({ phoneNumberId: idParam }),
   body: TollFreeVerificationRequestSchema,
   success: { status: 201, description: "The submitted verification", schema: TollFreeVerificationSchema },
   // Each submission is reviewed by people at the carrier: a retried request with the same Idempotency-Key is answered, not submitted again.
@@ -186,7 +188,7 @@ export const getTollFreeVerification = /* @__PURE__ */ defineOperation({
   tag,
   auth: "bearer",
   permission: "phoneNumbers:read",
-  params: v.object({ phoneNumberId: idParam }),
+  params: /* @__PURE__ */ v.object({ phoneNumberId: idParam }),
   success: { status: 200, description: "The verification", schema: TollFreeVerificationSchema },
   problems: [401, 403, 404, 429],
 });
@@ -202,7 +204,7 @@ export const getPhoneNumberHealth = /* @__PURE__ */ defineOperation({
   tag: "Phone numbers",
   auth: "bearer",
   permission: "phoneNumbers:read",
-  params: v.object({ phoneNumberId: idParam }),
+  params: /* @__PURE__ */ v.object({ phoneNumberId: idParam }),
   success: { status: 200, description: "The number's health", schema: NumberHealthSchema },
   problems: [401, 403, 404, 429],
 });
@@ -215,7 +217,7 @@ export const resumePhoneNumber = /* @__PURE__ */ defineOperation({
   tag: "Phone numbers",
   auth: "bearer",
   permission: "phoneNumbers:write",
-  params: v.object({ phoneNumberId: idParam }),
+  params: /* @__PURE__ */ v.object({ phoneNumberId: idParam }),
   success: { status: 200, description: "The number, unpaused", schema: PhoneNumberSchema },
   problems: [401, 403, 404, 409, 429],
 });

@@ -7,6 +7,9 @@ import { ConversationSchema, ListConversationsSchema, ReassignSenderSchema } fro
 import { pageSchema } from "#core/shared/paging";
 
 const ConversationIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
+// Declared apart from its operation: a call in an operation's arguments is kept by the bundler as an effect where the
+// operation is unused, and with it every schema beside it.
+const CannedReplyIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 
 export const listConversations = /* @__PURE__ */ defineOperation({
   operationId: "listConversations",
@@ -20,7 +23,11 @@ export const listConversations = /* @__PURE__ */ defineOperation({
   auth: "bearer",
   permission: "messages:read",
   body: ListConversationsSchema,
-  success: { status: 200, description: "A page of conversations", schema: pageSchema(ConversationSchema) },
+  success: {
+    status: 200,
+    description: "A page of conversations",
+    schema: /* @__PURE__ */ pageSchema(ConversationSchema),
+  },
   problems: [400, 401, 403, 413, 415, 429],
   example: { filters: [{ field: "unread", value: true }] },
 });
@@ -101,7 +108,11 @@ export const listCannedReplies = /* @__PURE__ */ defineOperation({
   auth: "bearer",
   permission: "messages:read",
   body: ListCannedRepliesSchema,
-  success: { status: 200, description: "A page of canned replies", schema: pageSchema(CannedReplySchema) },
+  success: {
+    status: 200,
+    description: "A page of canned replies",
+    schema: /* @__PURE__ */ pageSchema(CannedReplySchema),
+  },
   problems: [400, 401, 403, 413, 415, 429],
   example: { pageSize: 50 },
 });
@@ -124,7 +135,7 @@ export const deleteCannedReply = /* @__PURE__ */ defineOperation({
   tag: "Conversations",
   auth: "bearer",
   permission: "messages:send",
-  params: v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) }),
+  params: CannedReplyIdParams,
   success: { status: 204, description: "Deleted; no content" },
   problems: [400, 401, 403, 404, 429],
 });

@@ -44,7 +44,7 @@ export const getPhoneNumber = /* @__PURE__ */ defineOperation({
   tag: "Phone numbers",
   auth: "bearer",
   permission: "phoneNumbers:read",
-  params: v.object({ phoneNumberId: idParam }),
+  params: /* @__PURE__ */ v.object({ phoneNumberId: idParam }),
   success: { status: 200, description: "The number", schema: PhoneNumberSchema },
   problems: [401, 403, 404, 429],
 });
@@ -56,7 +56,7 @@ export const listPhoneNumbers = /* @__PURE__ */ defineOperation({
   auth: "bearer",
   permission: "phoneNumbers:read",
   body: ListPhoneNumbersSchema,
-  success: { status: 200, description: "A page of numbers", schema: pageSchema(PhoneNumberSchema) },
+  success: { status: 200, description: "A page of numbers", schema: /* @__PURE__ */ pageSchema(PhoneNumberSchema) },
   problems: [400, 401, 403, 413, 415, 429],
   example: {},
 });
@@ -73,7 +73,7 @@ export const updatePhoneNumber = /* @__PURE__ */ defineOperation({
   tag: "Phone numbers",
   auth: "bearer",
   permission: "phoneNumbers:write",
-  params: v.object({ phoneNumberId: idParam }),
+  params: /* @__PURE__ */ v.object({ phoneNumberId: idParam }),
   body: PhoneNumberUpdateSchema,
   success: { status: 200, description: "The number as changed", schema: PhoneNumberSchema },
   problems: [400, 401, 403, 404, 413, 415, 429],
@@ -91,7 +91,7 @@ export const deletePhoneNumber = /* @__PURE__ */ defineOperation({
   tag: "Phone numbers",
   auth: "bearer",
   permission: "phoneNumbers:write",
-  params: v.object({ phoneNumberId: idParam }),
+  params: /* @__PURE__ */ v.object({ phoneNumberId: idParam }),
   success: { status: 204, description: "Deleted; no content" },
   problems: [401, 403, 404, 429, 502],
 });

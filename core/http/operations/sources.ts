@@ -46,7 +46,7 @@ export const listSources = /* @__PURE__ */ defineOperation({
   auth: "bearer",
   permission: "sources:read",
   body: ListSourcesSchema,
-  success: { status: 200, description: "A page of sources", schema: pageSchema(SourceSchema) },
+  success: { status: 200, description: "A page of sources", schema: /* @__PURE__ */ pageSchema(SourceSchema) },
   problems: [400, 401, 403, 413, 415, 429],
   example: { pageSize: 20, filters: [{ field: "enabled", value: true }] },
 });
@@ -64,7 +64,8 @@ export const updateSource = /* @__PURE__ */ defineOperation({
   body: SourceRequestSchema,
   success: { status: 200, description: "The updated source", schema: SourceSchema },
   problems: [400, 401, 403, 404, 413, 415, 429],
-  example: { ...sourceExample, enabled: false },
+  // Not a spread, which the bundler keeps as an effect (with the schemas beside it) where the operation is unused.
+  example: /* @__PURE__ */ Object.assign({}, sourceExample, { enabled: false }),
 });
 
 export const rotateSourceKey = /* @__PURE__ */ defineOperation({

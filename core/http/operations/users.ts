@@ -53,7 +53,7 @@ export const listUsers = /* @__PURE__ */ defineOperation({
   auth: "bearer",
   permission: "users:read",
   body: ListUsersSchema,
-  success: { status: 200, description: "A page of users", schema: pageSchema(UserSchema) },
+  success: { status: 200, description: "A page of users", schema: /* @__PURE__ */ pageSchema(UserSchema) },
   problems: [400, 401, 403, 413, 415, 429],
   example: {},
 });
@@ -105,7 +105,7 @@ export const listInvitations = /* @__PURE__ */ defineOperation({
   auth: "bearer",
   permission: "users:read",
   body: ListInvitationsSchema,
-  success: { status: 200, description: "A page of invitations", schema: pageSchema(InvitationSchema) },
+  success: { status: 200, description: "A page of invitations", schema: /* @__PURE__ */ pageSchema(InvitationSchema) },
   problems: [400, 401, 403, 413, 415, 429],
   example: {},
 });

@@ -17,6 +17,12 @@ import {
 } from "#core/webhooks/endpoints";
 
 const EndpointIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
+// Declared apart from the operation: a call in an operation's arguments is kept by the bundler as an effect where
+// the operation is unused, and with it every schema beside it.
+const EventCatalogueSchema = v.object({
+  items: v.array(WebhookEventTypeEntrySchema),
+  schemas: v.record(v.string(), v.record(v.string(), v.unknown())),
+});
 
 const endpointExample = {
   url: "https://crm.example.com/webhooks/leads",
@@ -64,7 +70,11 @@ export const listWebhookEndpoints = /* @__PURE__ */ defineOperation({
   auth: "bearer",
   permission: "webhooks:read",
   body: ListWebhookEndpointsSchema,
-  success: { status: 200, description: "A page of endpoints", schema: pageSchema(WebhookEndpointSchema) },
+  success: {
+    status: 200,
+    description: "A page of endpoints",
+    schema: /* @__PURE__ */ pageSchema(WebhookEndpointSchema),
+  },
   problems: [400, 401, 403, 413, 415, 429],
   example: { pageSize: 20, filters: [{ field: "enabled", value: false }] },
 });
@@ -121,7 +131,7 @@ export const listWebhookAttempts = /* @__PURE__ */ defineOperation({
   success: {
     status: 200,
     description: "A page of attempts, newest first by default",
-    schema: pageSchema(WebhookAttemptSchema),
+    schema: /* @__PURE__ */ pageSchema(WebhookAttemptSchema),
   },
   problems: [400, 401, 403, 404, 413, 415, 429],
   example: { pageSize: 50, filters: [{ field: "succeeded", value: false }] },
@@ -168,10 +178,7 @@ export const listWebhookEventTypes = /* @__PURE__ */ defineOperation({
     status: 200,
     description:
       "Every event type; payload schemas refer to the resource schemas under `schemas` (`#/schemas/WebhookLead`, …)",
-    schema: v.object({
-      items: v.array(WebhookEventTypeEntrySchema),
-      schemas: v.record(v.string(), v.record(v.string(), v.unknown())),
-    }),
+    schema: EventCatalogueSchema,
   },
   problems: [401, 403, 429],
 });
