@@ -40,6 +40,8 @@ export interface TriggerEvent {
   type: string;
   leadId: string | null;
   data: Record<string, unknown>;
+  /** The lead as its producer just stored it, when the trigger message carries it (`lead.created`). */
+  lead?: Lead;
 }
 
 export interface Environment {
@@ -58,9 +60,9 @@ async function organizationOf(organizationId: string): Promise<Environment["orga
   };
 }
 
-export async function environmentOf(organizationId: string, leadId: string | null): Promise<Environment> {
+export async function environmentOf(organizationId: string, leadId: string | null, known?: Lead): Promise<Environment> {
   const [lead, organization] = await Promise.all([
-    leadId ? Leads.find(organizationId, leadId) : undefined,
+    known && known.id === leadId ? known : leadId ? Leads.find(organizationId, leadId) : undefined,
     organizationOf(organizationId),
   ]);
   return { lead, organization };
@@ -204,7 +206,7 @@ export const Engine = {
     await Versions.ensure(automation);
     const now = Date.now();
     const at = new Date(now).toISOString();
-    const environment = await environmentOf(automation.organizationId, event.leadId);
+    const environment = await environmentOf(automation.organizationId, event.leadId, event.lead);
     const blank: StoredRun = {
       id: newId(),
       automationId: automation.id,
