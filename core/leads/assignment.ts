@@ -144,12 +144,11 @@ export async function assignByAutomation(
     return { assignedUserId: userId, outcome: "Assigned" };
   }
   if (lead.assignedUserId) return { assignedUserId: lead.assignedUserId, outcome: "AlreadyAssigned" };
-  return (
-    (await routeByRules(actor.organizationId, lead, "automation")) ?? {
-      assignedUserId: null,
-      outcome: "NoRuleMatched",
-    }
-  );
+  const routed = await routeByRules(actor.organizationId, lead, "automation");
+  if (!routed) return { assignedUserId: null, outcome: "NoRuleMatched" };
+  // The step's output is the outcome alone, not the lead as routing left it.
+  const { lead: _routedLead, ...outcome } = routed;
+  return outcome;
 }
 
 /**
