@@ -1,9 +1,10 @@
 /**
  * The run engine (docs/automations.md "Execution"). A run is one stored item; each step is one queue message
  * (`automation.step`). Processing a step: read the run (with its automation), take the step's lease with a
- * conditional write (not for a send observed again: core/automations/runs/step.ts), run the action, then record the outcome and route to the next action in one more conditional write, and only then send the
- * next message. Waits and retries are delayed messages (SQS, up to 15 minutes) backed by the due index, which the
- * sweep reads for longer waits and for steps whose message was lost.
+ * conditional write (not for a send observed again: core/automations/runs/step.ts), run the action, then record the
+ * outcome and route to the next action in one more conditional write, and only then send the next message. Waits
+ * and retries are delayed messages (SQS, up to 15 minutes) backed by the due index, which the sweep reads for longer
+ * waits and for steps whose message was lost.
  */
 import { AutomationStep } from "#core/automations/runs/queue";
 import { endEvent } from "#core/automations/runs/end-event";
