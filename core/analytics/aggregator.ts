@@ -1,7 +1,7 @@
 import { decodeTime } from "ulid";
 import { leadCountingFacts } from "#core/leads/facts";
 import { leadAnswered } from "#core/leads/open-leads";
-import { conditionally, getItems, table } from "#core/db/items";
+import { conditionally, getItems, getItemsAt, table } from "#core/db/items";
 import { Transaction, TransactionConditionFailed, transact, type TransactItem } from "#core/db/transact";
 import { computed, where } from "#core/db/expression";
 import {
@@ -91,11 +91,31 @@ export async function countRecordedEvents(recorded: RecordedEvent[]): Promise<vo
   );
 }
 
+/**
+ * What one organization's batch learnt while counting (one invocation, never kept past it): the counting facts of
+ * the leads it read, and the leads whose response counting read their early response with their per-lead item.
+ */
+interface BatchMemo {
+  facts: Map<string, LeadFacts | undefined>;
+  earlyRead: Set<string>;
+}
+
+type LeadFacts = NonNullable<Awaited<ReturnType<typeof leadCountingFacts>>>;
+
+/** A lead's counting facts, read once per batch (the consistent read a moment before is as fresh as a second one). */
+async function factsOf(memo: BatchMemo, organizationId: string, leadId: string): Promise<LeadFacts | undefined> {
+  if (memo.facts.has(leadId)) return memo.facts.get(leadId);
+  const facts = await leadCountingFacts(organizationId, leadId);
+  memo.facts.set(leadId, facts);
+  return facts;
+}
+
 async function countForOrganization(organizationId: string, events: EventRecord[]): Promise<void> {
   // Before anything is counted: from when this organization's minute rollups are complete (once per warm instance).
   await markMinuteRollups(organizationId);
+  const memo: BatchMemo = { facts: new Map(), earlyRead: new Set() };
   const effects = events.map((event) => ({ event, effect: effectOf(event) }));
-  const facts = await Promise.all(effects.map(({ event, effect }) => factOf(organizationId, event, effect)));
+  const facts = await Promise.all(effects.map(({ event, effect }) => factOf(memo, organizationId, event, effect)));
   await countFacts(
     organizationId,
     facts.filter((fact): fact is Fact => fact !== undefined),
@@ -103,15 +123,18 @@ async function countForOrganization(organizationId: string, events: EventRecord[
   // Responses after the leads of the same batch are counted (a response needs its lead's per-lead item).
   for (const { effect } of effects) {
     if (!effect.response) continue;
-    await countResponse(organizationId, effect.response);
+    await countResponse(organizationId, effect.response, memo);
     // An answered lead no longer counts against its assignee's open-leads cap (core/leads/open-leads.ts).
     await leadAnswered(organizationId, effect.response.leadId);
   }
   // Assignments after the leads of the same batch are counted; routing assigns a lead just after its LeadCreated.
   for (const { effect } of effects) if (effect.assigned) await countAssignment(organizationId, effect.assigned);
   // Leads answered while they were still being processed: their response waited for the lead to be counted.
-  const created = effects.flatMap(({ effect }) => (effect.leadCreated ? [effect.leadCreated.leadId] : []));
-  for (const early of await earlyResponses(organizationId, created)) await countResponse(organizationId, early);
+  // A lead whose response this batch counted had its early response read with its per-lead item, after that was written.
+  const created = effects.flatMap(({ effect }) =>
+    effect.leadCreated && !memo.earlyRead.has(effect.leadCreated.leadId) ? [effect.leadCreated.leadId] : [],
+  );
+  for (const early of await earlyResponses(organizationId, created)) await countResponse(organizationId, early, memo);
   const firstSourcedLead = effects.find(({ event, effect }) => effect.leadCreated && event.sourceId)?.event;
   const firstDelivery = effects.find(({ effect }) => effect.delivered)?.event;
   await Promise.all([
@@ -121,7 +144,12 @@ async function countForOrganization(organizationId: string, events: EventRecord[
 }
 
 /** What one event counts, with its marker; undefined when it changes no counter. */
-async function factOf(organizationId: string, event: EventRecord, effect: EventEffect): Promise<Fact | undefined> {
+async function factOf(
+  memo: BatchMemo,
+  organizationId: string,
+  event: EventRecord,
+  effect: EventEffect,
+): Promise<Fact | undefined> {
   const counters = { ...effect.counters };
   if (effect.completedCallId) {
     const seconds = await callSeconds(organizationId, effect.completedCallId);
@@ -131,7 +159,8 @@ async function factOf(organizationId: string, event: EventRecord, effect: EventE
     ? [{ at: Date.parse(event.createdAt), counters }]
     : [];
   if (effect.leadCreated) {
-    const lead = await leadFact(organizationId, effect.leadCreated.leadId);
+    const facts = await factsOf(memo, organizationId, effect.leadCreated.leadId);
+    const lead = facts && leadFactOf(organizationId, effect.leadCreated.leadId, facts);
     if (lead) return { marker: lead.marker, additions: [...lead.additions, ...own] };
   }
   if (own.length === 0) return undefined;
@@ -141,12 +170,6 @@ async function factOf(organizationId: string, event: EventRecord, effect: EventE
     { condition: where.new() },
   );
   return { marker: { Put: marker }, additions: own };
-}
-
-/** A lead counted once (its per-lead item is the marker); undefined when the lead is gone. */
-async function leadFact(organizationId: string, leadId: string): Promise<Fact | undefined> {
-  const facts = await leadCountingFacts(organizationId, leadId);
-  return facts && leadFactOf(organizationId, leadId, facts);
 }
 
 function leadFactOf(
@@ -233,7 +256,11 @@ async function countFacts(organizationId: string, facts: Fact[]): Promise<void> 
  * LeadCreated counting picks up, and the earliest of it and any later response
  * is the lead's first.
  */
-async function countResponse(organizationId: string, response: { leadId: string; at: number }): Promise<void> {
+async function countResponse(
+  organizationId: string,
+  response: { leadId: string; at: number },
+  memo: BatchMemo,
+): Promise<void> {
   const perLead = { organizationId, leadId: response.leadId };
   const key = AnalyticsLeadEntity.key(perLead);
   let leadCounted = false;
@@ -242,8 +269,10 @@ async function countResponse(organizationId: string, response: { leadId: string;
     const stored = await getItems([key, AnalyticsEarlyResponseEntity.key(perLead)], { consistent: true });
     const Item = stored.find((item) => item.sk === key.sk);
     const early = stored.find((item) => item.sk !== key.sk);
+    if (Item) memo.earlyRead.add(response.leadId);
     if (!Item && !leadCounted) {
       const facts = await leadCountingFacts(organizationId, response.leadId);
+      memo.facts.set(response.leadId, facts);
       if (!facts) return;
       if (facts.processingStatus !== "Processed") {
         if (keptEarly) return;
@@ -263,21 +292,27 @@ async function countResponse(organizationId: string, response: { leadId: string;
     // Routing can assign a lead after it was counted (it follows the Processed write; a claim comes later still):
     // a lead counted unassigned is put on the row of the agent who holds it when it is first answered.
     const countedAgent = (Item.assignedUserId as string | null | undefined) ?? null;
-    const agent = countedAgent ?? (await leadCountingFacts(organizationId, response.leadId))?.assignedUserId ?? null;
+    // A retry reads the lead again (it failed because the lead changed); the first attempt uses the batch's read.
+    const facts = countedAgent
+      ? undefined
+      : attempt === 1
+        ? await factsOf(memo, organizationId, response.leadId)
+        : await leadCountingFacts(organizationId, response.leadId);
+    const agent = countedAgent ?? facts?.assignedUserId ?? null;
     const counters = responseCounters({ sourceId: Item.sourceId as string | null, assignedUserId: agent }, seconds);
     if (agent && !countedAgent) counters[counter.agentLeads(agent)] = 1;
     const histogramPart = Object.fromEntries(Object.entries(counters).filter(([name]) => isHistogram(name)));
-    const histograms = await Promise.all(
-      levels.map(async ([level, bucketOf]) => {
-        const bucket = bucketOf(createdAt);
-        const stored = await AnalyticsHistogramEntity.get({ organizationId, level, bucket }, { consistent: true });
-        const hist = mergeCounters(unpackHistogram(stored), histogramPart);
-        return histogramUpdate(organizationId, level, bucket, {
-          hist,
-          readVersion: stored?.hv as number | undefined,
-        });
-      }),
+    // The three histograms in one read.
+    const buckets = levels.map(([level, bucketOf]) => ({ organizationId, level, bucket: bucketOf(createdAt) }));
+    const storedHistograms = await getItemsAt(
+      buckets.map((bucket) => AnalyticsHistogramEntity.key(bucket)),
+      { consistent: true },
     );
+    const histograms = buckets.map(({ level, bucket }, index) => {
+      const stored = storedHistograms[index];
+      const hist = mergeCounters(unpackHistogram(stored), histogramPart);
+      return histogramUpdate(organizationId, level, bucket, { hist, readVersion: stored?.hv as number | undefined });
+    });
     const updates = [...rollupUpdates(organizationId, createdAt, counters), ...histograms];
     try {
       await transact(

@@ -384,7 +384,8 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
 }
 
 /** The record with `changes` (by dotted path) applied: what the item will hold, for deriving its keys. */
-function applied<T extends object>(record: T, changes: Changes): T {
+/** The record after `changes` (by dotted path), as an update by them leaves it. */
+export function applied<T extends object>(record: T, changes: Changes): T {
   const next = structuredClone(record) as Record<string, unknown>;
   for (const [path, value] of Object.entries(changes)) {
     const segments = path.split(".");

@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { Events, ownerOf } from "#core/events/index";
 import { toLead } from "#core/leads/index";
 import { LeadEntity, leadName } from "#core/db/entities/leads";
+import { applied } from "#core/db/entity";
 import { where } from "#core/db/expression";
 import type { AssignLead, Lead } from "#core/leads/schemas";
 import { checkAssigneeChange } from "#core/leads/assignee-rules";
@@ -32,10 +33,17 @@ const unassigned = where.absentOrNull("assignedUserId");
  * taken before (an atomic add, core/routing), so concurrent leads never contend for it. Redelivery and the sweep
  * call this again: a routed lead (`routedAt`) is left as it is.
  */
-export async function routeLead(organizationId: string, leadId: string): Promise<void> {
+export async function routeLead(organizationId: string, leadId: string, current?: Lead): Promise<Lead | undefined> {
+  // A lead just processed is known as stored: routing starts from it (its write's condition still guards "never
+  // routed"), and answers it as routing left it (undefined when someone else's write got there first).
+  if (current) {
+    const routed = await routeByRules(organizationId, current, "rule");
+    return routed ? routed.lead : current;
+  }
   const item = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
-  if (!item.Item || item.Item.routedAt) return;
+  if (!item.Item || item.Item.routedAt) return undefined;
   await routeByRules(organizationId, toLead(item.Item), "rule");
+  return undefined;
 }
 
 /** Where routing by the rules left a lead: assigned (to whom), flagged (why), or already taken by someone else. */
@@ -53,14 +61,15 @@ async function routeByRules(
   organizationId: string,
   lead: Lead,
   method: "rule" | "automation",
-): Promise<RoutingOutcome | undefined> {
+): Promise<(RoutingOutcome & { lead?: Lead }) | undefined> {
   for (let attempt = 0; attempt < ROUTING_ATTEMPTS; attempt++) {
     const pick = await Routing.pick(organizationId, lead);
     if (!pick) return undefined;
     const transaction = new Transaction();
     // The user's cap counts: a refusal means another lead reached the cap first.
     if (pick.kind === "assign") transaction.include("caps", ...pick.writes);
-    transaction.update("lead", routedWrite(organizationId, lead, pick, method));
+    const routed = routedWrite(organizationId, lead, pick, method);
+    transaction.update("lead", routed.update);
     if (pick.kind === "assign" || pick.kind === "fallback") {
       const by = assignedBy(pick, method);
       Events.item(organizationId, await assignmentEvent(organizationId, lead, pick.userId, by), transaction);
@@ -68,9 +77,10 @@ async function routeByRules(
     if (pick.kind === "offer") Events.item(organizationId, offerEvent(lead, pick), transaction);
     try {
       await transact(transaction);
-      if (pick.kind === "assign") return { assignedUserId: pick.userId, outcome: "Assigned" };
-      if (pick.kind === "fallback") return { assignedUserId: pick.userId, outcome: "AssignedToOwner" };
-      return { assignedUserId: null, outcome: pick.kind === "offer" ? "Offered" : pick.reason };
+      const written = applied(lead, routed.changes);
+      if (pick.kind === "assign") return { assignedUserId: pick.userId, outcome: "Assigned", lead: written };
+      if (pick.kind === "fallback") return { assignedUserId: pick.userId, outcome: "AssignedToOwner", lead: written };
+      return { assignedUserId: null, outcome: pick.kind === "offer" ? "Offered" : pick.reason, lead: written };
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;
       if (error.failed("lead")) {
@@ -109,9 +119,10 @@ function routedWrite(organizationId: string, lead: Lead, pick: RoutingPick, meth
         ? { routedAt: at, offeredTo: pick.userIds, needsAttention: false, routingOutcome: "Offered", modifiedAt: at }
         : { routedAt: at, needsAttention: true, routingOutcome: pick.reason };
   const condition = method === "rule" ? where.all(where.stored(), where.absent("routedAt"), unassigned) : unassigned;
-  return LeadEntity.update({ ...lead, organizationId }, changes, {
+  const update = LeadEntity.update({ ...lead, organizationId }, changes, {
     condition: method === "rule" ? condition : where.all(where.stored(), condition),
   });
+  return { changes, update };
 }
 
 /**
@@ -133,12 +144,11 @@ export async function assignByAutomation(
     return { assignedUserId: userId, outcome: "Assigned" };
   }
   if (lead.assignedUserId) return { assignedUserId: lead.assignedUserId, outcome: "AlreadyAssigned" };
-  return (
-    (await routeByRules(actor.organizationId, lead, "automation")) ?? {
-      assignedUserId: null,
-      outcome: "NoRuleMatched",
-    }
-  );
+  const routed = await routeByRules(actor.organizationId, lead, "automation");
+  if (!routed) return { assignedUserId: null, outcome: "NoRuleMatched" };
+  // The step's output is the outcome alone, not the lead as routing left it.
+  const { lead: _routedLead, ...outcome } = routed;
+  return outcome;
 }
 
 /**

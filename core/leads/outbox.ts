@@ -8,6 +8,8 @@ export interface StoredLeadImage {
   id: string;
   /** The intake request's correlation id, stored with the lead so its processing joins the request's journey. */
   correlationId?: string;
+  /** The whole item as inserted, carried in the message (processing then starts without reading it back). */
+  item?: Record<string, unknown>;
 }
 
 /**
@@ -20,7 +22,7 @@ export async function queueStoredLeads(leads: StoredLeadImage[]): Promise<number
   const sent = await Promise.allSettled(
     leads.map((lead) =>
       withCorrelationId(lead.correlationId ?? lead.id, () =>
-        publish(LeadReceived, lead.organizationId, { leadId: lead.id }),
+        publish(LeadReceived, lead.organizationId, { leadId: lead.id, ...(lead.item ? { lead: lead.item } : {}) }),
       ),
     ),
   );

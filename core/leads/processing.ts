@@ -3,6 +3,7 @@ import * as v from "valibot";
 import { Suppressions } from "#core/suppressions/index";
 import { transact, TransactionConditionFailed, Transaction } from "#core/db/transact";
 import { conditionally, table } from "#core/db/items";
+import { applied } from "#core/db/entity";
 import { queryPages } from "#core/db/query";
 import { keys, type LeadClaim } from "#core/db/keys";
 import { LeadClaimEntity, LeadEntity } from "#core/db/entities/leads";
@@ -16,6 +17,28 @@ import { nowIso } from "#core/shared/ids";
 import { Consent, ConsentVerificationUnavailable } from "#core/consent/index";
 import { certificateConsent, recordedKeywordConsent, type IntakeConsent } from "#core/leads/intake-consent";
 import { defaultDuplicateWindowHours, maxDuplicateWindowHours, Sources } from "#core/sources/index";
+
+/**
+ * The lead as the outbox's message carried it (inserted Pending), when processing may start from it: a duplicate
+ * message for a lead processed since only costs a few reads and writes that its conditions refuse (the outcome's
+ * write needs Pending, and a refused attempt reads the lead again), except a certificate or LeadiD check, a paid call
+ * outside: a lead naming one is read from the table, as before.
+ */
+function usable(
+  inserted: Record<string, unknown> | undefined,
+  organizationId: string,
+  leadId: string,
+): Record<string, unknown> | undefined {
+  if (!inserted || inserted.organizationId !== organizationId || inserted.id !== leadId) return undefined;
+  if (inserted.processingStatus !== "Pending" || inserted.jornayaLeadId) return undefined;
+  const metadata = inserted.metadata as { certifiedFormUrl?: unknown } | undefined;
+  return metadata?.certifiedFormUrl ? undefined : inserted;
+}
+
+async function storedLead(organizationId: string, leadId: string): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
+  return Item;
+}
 
 /** A pending lead older than this is republished by the sweep (its message was lost or is stuck). */
 export const sweepAfterMs = 2 * 60 * 1000;
@@ -41,14 +64,20 @@ export interface Outcome {
  * trigger carries a stable id and is marked as sent on the lead.
  */
 export const LeadProcessing = {
-  async process(organizationId: string, leadId: string, attempt = 0): Promise<void> {
-    const { Item } = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
+  async process(
+    organizationId: string,
+    leadId: string,
+    attempt = 0,
+    inserted?: Record<string, unknown>,
+  ): Promise<void> {
+    const Item = usable(inserted, organizationId, leadId) ?? (await storedLead(organizationId, leadId));
     if (!Item) throw new Error(`Lead ${leadId} of ${organizationId} does not exist.`);
     const parsed = v.safeParse(LeadSchema, Item);
     if (!parsed.success) throw new Error(`Lead ${leadId} is not readable: ${parsed.issues[0]?.message}`);
     const lead = parsed.output;
     if (lead.processingStatus !== "Pending") {
-      if (lead.processingStatus === "Processed" && !Item.triggerPublishedAt) await publishTrigger(organizationId, lead);
+      if (lead.processingStatus === "Processed" && !Item.triggerPublishedAt)
+        await publishTrigger(organizationId, lead, { current: !Item.routedAt });
       return;
     }
     const leadiDToken = typeof Item.jornayaLeadId === "string" ? Item.jornayaLeadId : null;
@@ -64,11 +93,7 @@ export const LeadProcessing = {
     // Not settled: another attempt did it, or the contact texted STOP or START after the lead was read (its consent
     // must not be overwritten by what this attempt decided): decide again from the lead as it is now.
     if (!settled && attempt === 0) return LeadProcessing.process(organizationId, leadId, 1);
-    if (settled && outcome.status === "Processed")
-      await publishTrigger(organizationId, {
-        ...lead,
-        metadata: { ...lead.metadata, complianceStatus: outcome.compliance?.status ?? null },
-      });
+    if (settled && outcome.status === "Processed") await publishTrigger(organizationId, settled, { current: true });
   },
 
   /**
@@ -287,8 +312,12 @@ function leadEvent(lead: Lead, outcome: Outcome, at: string): EventRecordInput {
   };
 }
 
-/** Writes the outcome while the lead is still Pending, with its event record; false if another attempt settled it first. */
-export async function recordOutcome(organizationId: string, lead: Lead, outcome: Outcome): Promise<boolean> {
+/**
+ * Writes the outcome while the lead is still Pending, with its event record: the lead as written (the one read with
+ * the outcome's changes: the write's conditions held, so nothing else changed what it decided on), or undefined if
+ * another attempt settled it first.
+ */
+export async function recordOutcome(organizationId: string, lead: Lead, outcome: Outcome): Promise<Lead | undefined> {
   const at = nowIso();
   const changes: Record<string, unknown> = {
     processingStatus: outcome.status,
@@ -335,20 +364,34 @@ export async function recordOutcome(organizationId: string, lead: Lead, outcome:
   Events.item(organizationId, leadEvent(lead, outcome, at), transaction);
   try {
     await transact(transaction);
-    return true;
+    return applied(lead, changes);
   } catch (error) {
-    if (error instanceof TransactionConditionFailed && error.failed("lead")) return false;
+    if (error instanceof TransactionConditionFailed && error.failed("lead")) return undefined;
     throw error;
   }
 }
 
-/** The LeadCreated trigger for automations; its id is stable, so a repeat is recognisable downstream. */
-export async function publishTrigger(organizationId: string, lead: Lead): Promise<void> {
-  await Leads.route(organizationId, lead.id); // routing first: an automation may speak for the assigned agent
+/**
+ * The LeadCreated trigger for automations; its id is stable, so a repeat is recognisable downstream. `current`: the
+ * lead is as stored now, never routed (just settled), so routing starts from it rather than reading it again (its
+ * write is conditioned on "never routed, unassigned" either way).
+ */
+export async function publishTrigger(
+  organizationId: string,
+  lead: Lead,
+  options: { current?: boolean } = {},
+): Promise<void> {
+  // Routing first: an automation may speak for the assigned agent.
+  const routed = await Leads.route(organizationId, lead.id, options.current ? lead : undefined);
   await publish(
     LeadCreated,
     organizationId,
-    { leadId: lead.id, sourceId: lead.sourceId, complianceStatus: lead.metadata.complianceStatus },
+    {
+      leadId: lead.id,
+      sourceId: lead.sourceId,
+      complianceStatus: lead.metadata.complianceStatus,
+      ...(routed ? { lead: routed } : {}),
+    },
     { id: `lead.created:${lead.id}` },
   );
   await table.update(LeadEntity.update({ ...lead, organizationId }, { triggerPublishedAt: nowIso() }));

@@ -63,11 +63,7 @@ export async function recordUnverifiedOutcome(
     // Tried again later with backoff (a contact's own STOP or START needs no certificate).
     ...(recorded ? {} : { reverifyAt: firstReverificationAt() }),
   });
-  if (settled)
-    await publishTrigger(organizationId, {
-      ...lead,
-      metadata: { ...lead.metadata, complianceStatus: compliance.status },
-    });
+  if (settled) await publishTrigger(organizationId, settled, { current: true });
 }
 
 export interface ReverifyResult {

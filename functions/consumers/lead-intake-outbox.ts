@@ -14,6 +14,7 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatch
     organizationId: String(item.organizationId),
     id: String(item.id),
     ...(typeof item.correlationId === "string" ? { correlationId: item.correlationId } : {}),
+    item,
   }));
   const failed = await queueStoredLeads(leads);
   const record = failed === undefined ? undefined : event.Records[failed]?.dynamodb?.SequenceNumber;

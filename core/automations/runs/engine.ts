@@ -1,9 +1,10 @@
 /**
  * The run engine (docs/automations.md "Execution"). A run is one stored item; each step is one queue message
- * (`automation.step`). Processing a step: read the run, take the step's lease with a conditional write, run the
- * action, then record the outcome and route to the next action in one more conditional write, and only then send the
- * next message. Waits and retries are delayed messages (SQS, up to 15 minutes) backed by the due index, which the
- * sweep reads for longer waits and for steps whose message was lost.
+ * (`automation.step`). Processing a step: read the run (with its automation), take the step's lease with a
+ * conditional write (not for a send observed again: core/automations/runs/step.ts), run the action, then record the
+ * outcome and route to the next action in one more conditional write, and only then send the next message. Waits
+ * and retries are delayed messages (SQS, up to 15 minutes) backed by the due index, which the sweep reads for longer
+ * waits and for steps whose message was lost.
  */
 import { AutomationStep } from "#core/automations/runs/queue";
 import { endEvent } from "#core/automations/runs/end-event";
@@ -40,6 +41,8 @@ export interface TriggerEvent {
   type: string;
   leadId: string | null;
   data: Record<string, unknown>;
+  /** The lead as its producer just stored it, when the trigger message carries it (`lead.created`). */
+  lead?: Lead;
 }
 
 export interface Environment {
@@ -58,9 +61,9 @@ async function organizationOf(organizationId: string): Promise<Environment["orga
   };
 }
 
-export async function environmentOf(organizationId: string, leadId: string | null): Promise<Environment> {
+export async function environmentOf(organizationId: string, leadId: string | null, known?: Lead): Promise<Environment> {
   const [lead, organization] = await Promise.all([
-    leadId ? Leads.find(organizationId, leadId) : undefined,
+    known && known.id === leadId ? known : leadId ? Leads.find(organizationId, leadId) : undefined,
     organizationOf(organizationId),
   ]);
   return { lead, organization };
@@ -204,7 +207,7 @@ export const Engine = {
     await Versions.ensure(automation);
     const now = Date.now();
     const at = new Date(now).toISOString();
-    const environment = await environmentOf(automation.organizationId, event.leadId);
+    const environment = await environmentOf(automation.organizationId, event.leadId, event.lead);
     const blank: StoredRun = {
       id: newId(),
       automationId: automation.id,

@@ -13,7 +13,7 @@ import {
 } from "#core/automations/runs/engine";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { routeFrom, type Definition } from "#core/automations/runs/route";
-import { isFinal, RunStore, StaleRunError, storedAutomation, Versions } from "#core/automations/runs/store";
+import { isFinal, runWithAutomation, StaleRunError, Versions } from "#core/automations/runs/store";
 import { newId } from "#core/shared/ids";
 
 // Apart from engine.ts: starting, retrying and cancelling a run (the run routes, the trigger fan-out) never executes
@@ -25,12 +25,11 @@ export async function runStep(
   data: { automationId: string; runId: string; seq: number; attempt: number },
   options: { random?: () => number } = {},
 ): Promise<void> {
-  const current = await RunStore.read(organizationId, data.automationId, data.runId);
+  const { run: current, automation } = await runWithAutomation(organizationId, data.automationId, data.runId);
   if (!current || isFinal(current) || current.cursorSeq !== data.seq || current.cursorAttempt !== data.attempt) return;
   const now = Date.now();
   const at = new Date(now).toISOString();
   if (current.leaseUntil && Date.parse(current.leaseUntil) > now) return;
-  const automation = await storedAutomation(organizationId, data.automationId);
   if (!automation || (!automation.enabled && current.trigger.eventType !== "Manual")) {
     await save(
       cancel(current, automation ? "The automation was disabled." : "The automation was deleted.", at),
@@ -56,9 +55,13 @@ export async function runStep(
       index === stepIndex ? { ...step, status: "Running", startedAt: step.startedAt ?? at } : step,
     ),
   };
+  // A step looked at again (a send observed until its message is handed off: the message exists, so looking creates
+  // nothing) takes no lease: two copies at once only read, and the rev condition of the outcome's write keeps one.
+  const observing =
+    current.effectId !== null && pending.status === "Running" && typeof pending.output?.observations === "number";
   let run: StoredRun;
   try {
-    run = await save(claimed, current);
+    run = observing ? current : await save(claimed, current);
   } catch (error) {
     return ignoreStale(error);
   }

@@ -1,6 +1,6 @@
 import { dueWorkShardOf, dueWorkShards } from "#core/db/due";
 import { transact, TransactionConditionFailed, Transaction } from "#core/db/transact";
-import { table, isConditionFailed, conditionally } from "#core/db/items";
+import { table, isConditionFailed, conditionally, getItemsAt } from "#core/db/items";
 import { where, type Condition } from "#core/db/expression";
 import type { Automation } from "#core/automations/index";
 import { finalRunStatuses, type AutomationRun, type StoredRun } from "#core/automations/runs/model";
@@ -180,10 +180,32 @@ export function definitionOf(automation: Automation): Definition {
 
 /** The stored automation with secrets (engine use only; responses go through Automations.fromId). */
 export async function storedAutomation(organizationId: string, automationId: string): Promise<Automation | undefined> {
-  const item = await AutomationEntity.get({ organizationId, id: automationId }, { consistent: true });
+  return toAutomation(await AutomationEntity.get({ organizationId, id: automationId }, { consistent: true }));
+}
+
+function toAutomation(item: Record<string, unknown> | undefined): Automation | undefined {
   if (!item) return undefined;
   const { entity: _entity, ...automation } = withoutKeys(item);
   return automation as Automation;
+}
+
+/**
+ * A step's run and its automation (with secrets), both consistent, in one BatchGetItem: a step needs both (the run's
+ * cursor and lease, the automation's enabled flag), so one round trip instead of two.
+ */
+export async function runWithAutomation(
+  organizationId: string,
+  automationId: string,
+  runId: string,
+): Promise<{ run: StoredRun | undefined; automation: Automation | undefined }> {
+  const [run, automation] = await getItemsAt(
+    [
+      AutomationRunEntity.key({ organizationId, automationId, id: runId }),
+      AutomationEntity.key({ organizationId, id: automationId }),
+    ],
+    { consistent: true },
+  );
+  return { run: run ? toStoredRun(run) : undefined, automation: toAutomation(automation) };
 }
 
 /**

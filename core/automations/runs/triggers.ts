@@ -18,6 +18,7 @@ import { envelope, publishAll, type Envelope, type MessageData, type QueueMessag
 import "#core/calls/queue";
 import "#core/messaging/queue";
 import "#core/leads/index";
+import { toLead } from "#core/leads/reads";
 
 /** Automation ids with an enabled trigger of `type` (from the index). */
 async function candidates(organizationId: string, type: TriggerType): Promise<string[]> {
@@ -90,11 +91,14 @@ async function phoneNumberIdOf(e164: string): Promise<string | undefined> {
 /** Trigger messages of the automationRuns queue, by their producers' names. */
 export const triggerHandlers = {
   "lead.created": async (message: Envelope<"lead.created">) => {
-    const { leadId, sourceId } = message.data;
+    const { lead, ...data } = message.data;
+    const { leadId, sourceId } = data;
+    // The lead as intake stored it, carried by the message: the runs start from it rather than reading it again.
+    const known = lead?.id === leadId ? toLead(lead) : undefined;
     await fanOut(
       message.organizationId,
       "LeadCreated",
-      { id: message.id, type: message.type, leadId, data: { ...message.data } },
+      { id: message.id, type: message.type, leadId, data, ...(known ? { lead: known } : {}) },
       (trigger) => within((trigger.settings as { sourceIds?: string[] }).sourceIds, sourceId),
     );
   },
