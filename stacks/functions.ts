@@ -117,9 +117,6 @@ export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.In
   };
   args.runtime = "nodejs22.x";
   args.architecture = "arm64";
-  // Bundled exactly as `npm run bench -- bundles` measures them (SST documents minify as the default; said here so a
-  // change of default cannot silently grow every cold start).
-  args.nodejs = { ...args.nodejs, minify: true };
   args.memory ??= "1024 MB";
   args.timeout ??= `${httpLimits.functionTimeoutSeconds} seconds`;
   args.environment = $output([shared, args.environment ?? {}]).apply(([common, own]) => ({ ...common, ...own }));

@@ -173,13 +173,13 @@ describe("deployed resources follow stacks/definitions.ts", () => {
     expect(handlers.filter((handler) => !existsSync(handlerFile(handler)))).toEqual([]);
   });
 
-  it("runs every function on Node 22, arm64, minified, with the table, the secrets and the operator's settings", () => {
+  it("runs every function on Node 22, arm64, with the table, the secrets and the operator's settings", () => {
     stacks.consumers.subscribe({ queue: "automationRuns", handler: "functions/automations/run.handler" });
     stacks.schedules.schedule({ name: "sweepDue", cron: "* * * * ? *", handler: "functions/x/sweep.handler" });
     const functions = deployedFunctions();
     expect(functions.length).toBe(routes.length + 1 + consumers.length + schedules.length + streamConsumers.length + 2);
     for (const fn of functions) {
-      expect(fn).toMatchObject({ runtime: "nodejs22.x", architecture: "arm64", nodejs: { minify: true } });
+      expect(fn).toMatchObject({ runtime: "nodejs22.x", architecture: "arm64" });
       expect(fn.environment).toMatchObject({
         TABLE_NAME: `${table.name}-name`,
         JWT_ISSUER: "https://Identity",
