@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import type { SignedInIdentity } from "#core/http/authenticate";
-import { RateLimitedError, TimedOutError } from "#core/errors";
+import { DomainError, RateLimitedError, TimedOutError } from "#core/errors";
 import { authorizationRefusal, ipPartitionOf, resolveCredentials, type Credentials } from "#core/http/credentials";
 import type { AnySchema, AuthMode, Operation, SuccessAnswer } from "#core/http/operation";
 import { toProblem } from "#core/http/problem";
@@ -12,12 +12,14 @@ import { HttpResponse, toResult, withProtectiveHeaders } from "#core/http/respon
 import { logger, withCorrelationId } from "#core/observability/index";
 import { consumeRateLimit, describePartition, rateLimitPolicy, type RateLimitDecision } from "#core/rate-limit/index";
 import {
+  AnsweredBefore,
   assertValidKey,
   fingerprint,
   Idempotency,
   type KeyedRequest,
   type StoredResponse,
 } from "#core/idempotency/index";
+import type { PlannedRead } from "#core/db/items";
 import type { TransactItem } from "#core/db/transact";
 import { httpLimits } from "#stacks/definitions";
 
@@ -60,6 +62,11 @@ export interface EndpointInput<TAuth extends AuthMode, TBody, TQuery, TParams> {
    * transaction (undefined without a key). A key whose write is refused is answered from its record.
    */
   answerWrite: (answer: EndpointAnswer<SuccessAnswer>) => TransactItem | undefined;
+  /**
+   * `answerWithWrite` operations: a read for the implementation's first batch that refuses a key used before, so a
+   * replay or a 422 is answered before anything is written (undefined without a key).
+   */
+  answeredRead: () => PlannedRead<void> | undefined;
 }
 
 type Event = APIGatewayProxyEventV2;
@@ -174,6 +181,7 @@ export function endpoint<
       answerWrite: (answer: EndpointAnswer<SuccessAnswer>) =>
         state.keyedRequest &&
         Idempotency.answerWrite(state.keyedRequest, storedResponseOf(toResult(generic, answer as never))),
+      answeredRead: () => state.keyedRequest && Idempotency.answeredRead(state.keyedRequest),
     } as EndpointInput<TAuth, TBody, TQuery, TParams>;
     const outcome = implementation(input);
     // Its reads may run beside the rate-limit write (safe requests, rateLimitWhileReading): over the limit, the 429
@@ -185,8 +193,15 @@ export function endpoint<
     try {
       return toResult(generic, await outcome);
     } catch (error) {
-      // `answerWithWrite`: a key used before answers its stored response, whatever refused this request.
-      const stored = state.keyedRequest && (await Idempotency.storedAnswer(state.keyedRequest));
+      if (error instanceof AnsweredBefore) return replayed(error.response);
+      // `answerWithWrite`: a key used before answers its stored response, whatever refused this request (its own
+      // transaction, on the key's condition, when another request with it committed first). A failure of that look
+      // itself leaves this request's own answer standing.
+      const stored =
+        state.keyedRequest &&
+        (await Idempotency.storedAnswer(state.keyedRequest).catch((lookFailed: unknown) => {
+          throw lookFailed instanceof DomainError ? lookFailed : error;
+        }));
       if (stored) return replayed(stored);
       throw error;
     }

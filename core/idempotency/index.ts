@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { IdempotencyEntity } from "#core/db/entities/idempotency";
 import { computed, where } from "#core/db/expression";
-import { conditionally, table } from "#core/db/items";
+import { conditionally, oneItem, table, type PlannedRead } from "#core/db/items";
 import { ConflictError, UnprocessableError, ValidationError } from "#core/errors";
 import { newId } from "#core/shared/ids";
 import type { TransactItem } from "#core/db/transact";
@@ -64,6 +64,29 @@ const takeable = (now: number) =>
     where.before("expiresAt", Math.floor(now / 1000)),
     where.all(where.equals("state", "InFlight"), where.before("inFlightUntil", now)),
   );
+
+/** A keyed request whose key already holds an answer for this payload: the caller answers `response` again. */
+export class AnsweredBefore extends Error {
+  constructor(readonly response: StoredResponse) {
+    super("This Idempotency-Key was answered before.");
+  }
+}
+
+/**
+ * What a key's record means for a request that writes its answer with its resource: the stored response for the same
+ * payload; a 422 for another payload, a 409 while an older claim of it may still run; undefined when the key is free
+ * (never used, expired or abandoned).
+ */
+function answerOf(request: KeyedRequest, Item: Record<string, unknown> | undefined, now: number) {
+  if (!Item || Number(Item.expiresAt) < Math.floor(now / 1000)) return undefined;
+  if (Item.state === "InFlight" && Number(Item.inFlightUntil) < now) return undefined;
+  if (Item.payloadHash !== request.payloadHash) {
+    throw new UnprocessableError("This Idempotency-Key was already used with a different request payload.");
+  }
+  if (Item.state !== "Completed")
+    throw new ConflictError("A request with this Idempotency-Key is still being processed; retry shortly.");
+  return Item.response as StoredResponse;
+}
 
 /**
  * Idempotent requests (IETF draft "The Idempotency-Key HTTP Header Field"):
@@ -169,16 +192,26 @@ export const Idempotency = {
    */
   async storedAnswer(request: KeyedRequest, now = Date.now()): Promise<StoredResponse | undefined> {
     assertValidKey(request.idempotencyKey);
-    const { organizationId, scope, idempotencyKey, payloadHash } = request;
-    const Item = await IdempotencyEntity.get({ organizationId, scope, idempotencyKey }, { consistent: true });
-    if (!Item || Number(Item.expiresAt) < Math.floor(now / 1000)) return undefined;
-    if (Item.state === "InFlight" && Number(Item.inFlightUntil) < now) return undefined;
-    if (Item.payloadHash !== payloadHash) {
-      throw new UnprocessableError("This Idempotency-Key was already used with a different request payload.");
-    }
-    if (Item.state !== "Completed")
-      throw new ConflictError("A request with this Idempotency-Key is still being processed; retry shortly.");
-    return Item.response as StoredResponse;
+    const { organizationId, scope, idempotencyKey } = request;
+    return answerOf(
+      request,
+      await IdempotencyEntity.get({ organizationId, scope, idempotencyKey }, { consistent: true }),
+      now,
+    );
+  },
+
+  /**
+   * `storedAnswer` as a read for the request's own first batch (`readTogether`), so a key used before refuses the
+   * request before it writes anything (a conversation created or linked, the rate limit spent): `AnsweredBefore`
+   * carries the stored response, another payload is a 422. The transaction's `answerWrite` still settles a race.
+   */
+  answeredRead(request: KeyedRequest, now = Date.now()): PlannedRead<void> {
+    assertValidKey(request.idempotencyKey);
+    const { organizationId, scope, idempotencyKey } = request;
+    return oneItem(IdempotencyEntity.key({ organizationId, scope, idempotencyKey }), (item) => {
+      const response = answerOf(request, item, now);
+      if (response) throw new AnsweredBefore(response);
+    });
   },
 
   async complete(

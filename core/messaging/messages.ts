@@ -42,6 +42,8 @@ interface SendOptions {
    * Idempotency-Key answer (so the message and its answer are stored together or not at all).
    */
   alsoWrite?: (message: Message) => TransactItem | undefined;
+  /** A read of the caller's in the send's first batch, which may refuse the send before it writes (the Idempotency-Key's record). */
+  alsoRead?: PlannedRead<void>;
   /** What a sender inside the service records on the message: an automation as its creator, a compliance reply's purpose. */
   origin?: Partial<Pick<Message, "createdBy" | "purpose">>;
   /** The consent basis the caller already decided (an automation step checks it to skip): not read again. */
@@ -142,12 +144,19 @@ export const Messages = {
       const bareNumber = input.to && !input.leadId ? input.to : undefined;
       const hinted = Conversations.hint(organizationId, input.leadId ?? input.to ?? "");
       const reads = readTogether<
-        [Record<string, unknown> | undefined, WalletParts | undefined, string | undefined, Conversation | undefined]
+        [
+          Record<string, unknown> | undefined,
+          WalletParts | undefined,
+          string | undefined,
+          Conversation | undefined,
+          void,
+        ]
       >([
         input.leadId ? LeadReads.itemRead(organizationId, input.leadId) : nothing,
         walletRead(organizationId),
         bareNumber ? Conversations.idReadByPhone(organizationId, bareNumber) : nothing,
         hinted ? Conversations.readById(organizationId, hinted) : nothing,
+        options.alsoRead ?? nothing,
       ]);
       const recipient = input.leadId
         ? reads.then(([item]) => Contacts.recipient(organizationId, input, "text", { lead: item && toLead(item) }))

@@ -64,6 +64,26 @@ describe("Idempotency-Key on every POST that creates something or moves money", 
     expect((await post(org, "/messages", { to: randomNumber(), body: "Hello" }, refusedKey)).status).toBe(202);
   });
 
+  it("POST /messages with a key used before answers from the key's record before writing anything (no conversation created for another payload's lead)", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const [first, other] = [await createLead(org, randomNumber()), await createLead(org, randomNumber())];
+    const key = randomUUID();
+    const sent = await post(org, "/messages", { leadId: first.id, body: "Hello" }, key);
+    expect(sent.status).toBe(202);
+    const reused = await post(org, "/messages", { leadId: other.id, body: "Hello" }, key);
+    expect(reused.status).toBe(422);
+    expect(reused.headers.get("content-type")).toContain("application/problem+json");
+    const replay = await post(org, "/messages", { leadId: first.id, body: "Hello" }, key);
+    expect([replay.status, replay.headers.get("idempotent-replayed"), replay.body.id]).toEqual([
+      202,
+      "true",
+      sent.body.id,
+    ]);
+    const conversations = (await org.request("POST", "/conversations/all/my", { body: {} })).body.items;
+    expect(conversations.map((conversation: { leadId: string | null }) => conversation.leadId)).toEqual([first.id]);
+  });
+
   it("phone numbers, suppressions, automations, messages and top-ups replay the first answer for the same key, and refuse another payload with 422", async () => {
     const org = await newOrganization();
     await addNumber(org);
