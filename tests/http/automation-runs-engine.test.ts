@@ -1,5 +1,6 @@
 import { LeadCreated } from "#core/leads/queue";
 import { AutomationStep } from "#core/automations/runs/queue";
+import { CARRIED_LEAD_FRESH_MS } from "#core/automations/runs/triggers";
 import { describe, expect, it } from "vitest";
 import { Billing } from "#core/billing/index";
 import { publish } from "#core/queue/messages";
@@ -239,6 +240,28 @@ describe("automation runs: waits, versions, idempotency", () => {
     expect(fresh).toMatchObject({ status: "Succeeded", automationVersion: 2 });
     expect(smsStep(old).input.body).toBe("Version one");
     expect(smsStep(fresh).input.body).toBe("Version two");
+  });
+
+  it("a lead.created copy delivered late starts its run from the lead as stored, not the lead it carries", async () => {
+    const org = await newOrganization();
+    const byVertical = { ...ifElse("all"), name: "By vertical", triggers: [{ id: "t", type: "LeadCreated" }] };
+    const automation = await createAutomation(org, byVertical);
+    const created = await lead(org, { metadata: { vertical: "home" } });
+    await waitForRuns(org, automation.id);
+    // A copy carrying a lead whose vertical is not what is stored: trusted while fresh, read again once late.
+    const stored = (await org.request("GET", `/leads/${created.id}`)).body;
+    const carried = { ...stored, metadata: { ...stored.metadata, vertical: "auto" } };
+    const data = { leadId: created.id, sourceId: null, complianceStatus: null, lead: carried };
+    applyStackEnv();
+    await publish(LeadCreated, org.organizationId, data, { id: `lead.created:${created.id}:fresh` });
+    await publish(LeadCreated, org.organizationId, data, {
+      id: `lead.created:${created.id}:late`,
+      delaySeconds: Math.ceil(CARRIED_LEAD_FRESH_MS / 1000) + 1,
+    });
+    const runs = await waitForRuns(org, automation.id, 3, (run) => run.status === "Succeeded");
+    const pathOf = (eventId: string) => runs.find((run) => run.trigger.eventId === eventId)?.path;
+    expect(pathOf(`lead.created:${created.id}:fresh`)).toEqual(["t", "auto", "a"]);
+    expect(pathOf(`lead.created:${created.id}:late`)).toEqual(["t", "other", "b"]);
   });
 
   it("a redelivered trigger and a repeated step message start no second run and send no second SMS", async () => {

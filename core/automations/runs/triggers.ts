@@ -88,13 +88,19 @@ async function phoneNumberIdOf(e164: string): Promise<string | undefined> {
   return (await PhoneNumbers.route(e164))?.phoneNumberId;
 }
 
+/** How old a `lead.created` message may be for its runs to start from the lead it carries (else they read it). */
+export const CARRIED_LEAD_FRESH_MS = 5_000;
+
 /** Trigger messages of the automationRuns queue, by their producers' names. */
 export const triggerHandlers = {
   "lead.created": async (message: Envelope<"lead.created">) => {
     const { lead, ...data } = message.data;
     const { leadId, sourceId } = data;
-    // The lead as intake stored it, carried by the message: the runs start from it rather than reading it again.
-    const known = lead?.id === leadId ? toLead(lead) : undefined;
+    // The lead as intake stored it, carried by the message: the runs start from it rather than reading it again, while
+    // the message is fresh. A copy delivered late (a redelivery after a failed fan-out, a backed-up queue) may carry
+    // an assignment or fields changed since, so its runs read the lead.
+    const fresh = Date.now() - Date.parse(message.occurredAt) <= CARRIED_LEAD_FRESH_MS;
+    const known = lead?.id === leadId && fresh ? toLead(lead) : undefined;
     await fanOut(
       message.organizationId,
       "LeadCreated",
