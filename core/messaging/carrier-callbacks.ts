@@ -71,6 +71,9 @@ async function applyStatus(
   const message = id ? await readMessage(organizationId, id) : undefined;
   if (!message || message.direction !== "Outbound") return;
   if (direct && (!event.from || message.fromPhoneNumber !== toE164(event.from))) return;
+  // Telnyx signs the body, not our URL: the organization the URL names is trusted only for a message the carrier's id
+  // already ties to this callback; before that id is stored (a callback racing the send), the number's route must agree.
+  if (direct && !message.providerMessageId && (await routeOf(event.from))?.organizationId !== direct) return;
   if (message.providerMessageId && message.providerMessageId !== event.providerMessageId) return;
   if (await Outbound.throttledAtCarrier(organizationId, message, event)) return;
   // Only the current attempt's callback applies: a late one of an attempt refused for throttling (the message queued
