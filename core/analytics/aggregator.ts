@@ -292,11 +292,13 @@ async function countResponse(
     // Routing can assign a lead after it was counted (it follows the Processed write; a claim comes later still):
     // a lead counted unassigned is put on the row of the agent who holds it when it is first answered.
     const countedAgent = (Item.assignedUserId as string | null | undefined) ?? null;
-    // A retry reads the lead again (it failed because the lead changed); the first attempt uses the batch's read.
+    // The batch's read of the lead serves when it already names an assignee; else (routing may have assigned the lead
+    // since that read) and on a retry (it failed because the lead changed) the lead is read again.
+    const known = attempt === 1 ? memo.facts.get(response.leadId) : undefined;
     const facts = countedAgent
       ? undefined
-      : attempt === 1
-        ? await factsOf(memo, organizationId, response.leadId)
+      : known?.assignedUserId
+        ? known
         : await leadCountingFacts(organizationId, response.leadId);
     const agent = countedAgent ?? facts?.assignedUserId ?? null;
     const counters = responseCounters({ sourceId: Item.sourceId as string | null, assignedUserId: agent }, seconds);
