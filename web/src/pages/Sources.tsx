@@ -5,6 +5,7 @@ import { Field, InlineForm, TextField } from "../forms/Field";
 import { errorsAt, formProblem, type FormProblem } from "../forms/problem";
 import { money } from "../money";
 import { Pager } from "../Pager";
+import { SavedToggle } from "../SavedToggle";
 import { SecretOnce } from "../SecretOnce";
 import { usePaged } from "../usePaged";
 
@@ -43,10 +44,11 @@ function SourceCard({
 }) {
   const [error, setError] = useState<string | null>(null);
   const path = { params: { path: { id: source.id } } };
-  async function save(change: Partial<SourceRequest>) {
+  async function save(change: Partial<SourceRequest>): Promise<boolean> {
     const { error: problem } = await api.PUT("/sources/{id}", { ...path, body: { ...requestOf(source), ...change } });
     setError(problem ? problemText(problem) : null);
     onChanged();
+    return !problem;
   }
   async function rotate() {
     const { data, error: problem } = await api.POST("/sources/{id}/keys", { ...path, body: {} });
@@ -77,10 +79,9 @@ function SourceCard({
         </p>
       )}
       <div class="node-actions">
-        <label>
-          <input type="checkbox" checked={source.enabled} onChange={() => void save({ enabled: !source.enabled })} />
+        <SavedToggle checked={source.enabled} save={(enabled) => save({ enabled })}>
           Takes leads<span class="visually-hidden"> from {source.name}</span>
-        </label>
+        </SavedToggle>
         <label for={`consent-${source.id}`}>
           Consent<span class="visually-hidden"> of {source.name}</span>
         </label>

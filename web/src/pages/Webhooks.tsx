@@ -4,6 +4,7 @@ import type { paths } from "../api/schema";
 import { Field, ProblemSummary } from "../forms/Field";
 import { errorsAt, formProblem, type FormProblem } from "../forms/problem";
 import { ConfirmDelete } from "../ConfirmDelete";
+import { SavedToggle } from "../SavedToggle";
 import { SecretOnce } from "../SecretOnce";
 import { usePaged } from "../usePaged";
 
@@ -182,21 +183,20 @@ function EndpointCard({
         </p>
       )}
       <div class="node-actions">
-        <label>
-          <input
-            type="checkbox"
-            checked={endpoint.enabled}
-            onChange={async () => {
-              const { url, description, enabledEventTypes } = endpoint;
-              const { error: problem } = await api.PUT("/webhook-endpoints/{id}", {
-                ...path,
-                body: { url, description, enabledEventTypes: enabledEventTypes as never, enabled: !endpoint.enabled },
-              });
-              done(problem);
-            }}
-          />
+        <SavedToggle
+          checked={endpoint.enabled}
+          save={async (enabled) => {
+            const { url, description, enabledEventTypes } = endpoint;
+            const { error: problem } = await api.PUT("/webhook-endpoints/{id}", {
+              ...path,
+              body: { url, description, enabledEventTypes: enabledEventTypes as never, enabled },
+            });
+            done(problem);
+            return !problem;
+          }}
+        >
           Enabled<span class="visually-hidden"> {endpoint.url}</span>
-        </label>
+        </SavedToggle>
         <button
           type="button"
           class="secondary"
