@@ -19,7 +19,7 @@ import {
 import { listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { privateTargetRefusal } from "#core/automations/runs/egress";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
-import { triggerIndexWrites } from "#core/automations/runs/trigger-index";
+import { triggerIndexWrites, versionWrite } from "#core/automations/runs/trigger-index";
 import "#core/automations/runs/queue";
 import { Organizations } from "#core/organizations/index";
 import { UserLookups } from "#core/users/lookups";
@@ -124,10 +124,12 @@ export const Automations = {
         createdAt: now,
         modifiedAt: null,
       };
-      tx.put("change", AutomationEntity.create(automation)).include(
-        "triggers",
-        ...triggerIndexWrites(actor.organizationId, undefined, automation, timeZoneOf(organization)),
-      );
+      tx.put("change", AutomationEntity.create(automation))
+        .include(
+          "triggers",
+          ...triggerIndexWrites(actor.organizationId, undefined, automation, timeZoneOf(organization)),
+        )
+        .include("version", versionWrite(automation));
       const created = redactSecrets(automation);
       return { change: { ...audit("created", automation.id), after: created }, result: created };
     });
@@ -164,10 +166,11 @@ export const Automations = {
           modifiedAt: nowIso(),
         };
         disabled = current.enabled && !updated.enabled;
-        tx.update("change", definitionUpdate(current, updated)).include(
-          "triggers",
-          ...triggerIndexWrites(actor.organizationId, current, updated, timeZoneOf(organization)),
-        );
+        // The version read is copied too: an automation stored before versions were copied with it may have runs of
+        // that version still going, which read their definition from the copy once the automation moved on.
+        tx.update("change", definitionUpdate(current, updated))
+          .include("triggers", ...triggerIndexWrites(actor.organizationId, current, updated, timeZoneOf(organization)))
+          .include("versions", versionWrite(current), versionWrite(updated));
         const [before, after] = [redactSecrets(current), redactSecrets(updated)];
         return { change: { ...audit("updated", automationId), before, after }, result: after };
       },

@@ -18,7 +18,7 @@ import type { Trigger } from "#core/automations/definition";
 import type { EvaluationContext } from "#core/automations/runs/evaluate";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { routeFrom, type Definition, type Route } from "#core/automations/runs/route";
-import { isFinal, noteLastRun, RunStore, StaleRunError, Versions } from "#core/automations/runs/store";
+import { isFinal, noteLastRun, RunStore, StaleRunError } from "#core/automations/runs/store";
 import { Leads, type Lead } from "#core/leads/index";
 import { Conversations } from "#core/messaging/conversations";
 import { Organizations } from "#core/organizations/index";
@@ -204,7 +204,6 @@ export const Engine = {
     event: TriggerEvent,
     options: { random?: () => number } = {},
   ): Promise<{ run: StoredRun; created: boolean }> {
-    await Versions.ensure(automation);
     const now = Date.now();
     const at = new Date(now).toISOString();
     const environment = await environmentOf(automation.organizationId, event.leadId, event.lead);

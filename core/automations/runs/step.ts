@@ -65,7 +65,7 @@ export async function runStep(
   } catch (error) {
     return ignoreStale(error);
   }
-  const definition = await Versions.read(organizationId, run.automationId, run.automationVersion);
+  const definition = await Versions.read(organizationId, run.automationId, run.automationVersion, automation);
   const action = definition?.actions.find((candidate) => candidate.id === pending.nodeId);
   const environment = await environmentOf(organizationId, run.leadId);
   const step = run.steps[stepIndex]!;

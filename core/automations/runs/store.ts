@@ -13,6 +13,7 @@ import {
   AutomationVersionEntity,
 } from "#core/db/entities/automations";
 import { withoutKeys } from "#core/db/indexes";
+import { definitionOf } from "#core/automations/runs/trigger-index";
 
 /** Shards of the due-run and due-schedule entries (the due-work index), so no partition is hot (core/db/due.ts). */
 export const dueShards = dueWorkShards;
@@ -129,36 +130,24 @@ export const RunStore = {
   },
 };
 
-/** Versions are immutable, so each process remembers the ones it wrote or read. */
+/** Versions are immutable, so each process remembers the ones it read. */
 const versionCache = new Map<string, Definition>();
 const versionKey = (organizationId: string, automationId: string, version: number) =>
   `${organizationId}#${automationId}#${version}`;
 
-/** The definition a run executes: the automation at `version`, copied once (immutable) when a run first needs it. */
+/**
+ * The definition a run executes: the automation at `version`, copied (immutable) in the automation's own transaction
+ * (`versionWrite`). A step has its automation at hand (read with the run): while it is still at the run's version,
+ * the definition is its own, and no copy is read.
+ */
 export const Versions = {
-  async ensure(automation: Automation): Promise<void> {
-    const cacheKey = versionKey(automation.organizationId, automation.id, automation.version);
-    if (versionCache.has(cacheKey)) return;
-    try {
-      await table.put(
-        AutomationVersionEntity.putAt(
-          { organizationId: automation.organizationId, automationId: automation.id, version: automation.version },
-          {
-            automationId: automation.id,
-            version: automation.version,
-            name: automation.name,
-            definition: definitionOf(automation),
-          },
-          { condition: where.new() },
-        ),
-      );
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-    }
-    versionCache.set(cacheKey, definitionOf(automation));
-  },
-
-  async read(organizationId: string, automationId: string, version: number): Promise<Definition | undefined> {
+  async read(
+    organizationId: string,
+    automationId: string,
+    version: number,
+    current?: Automation,
+  ): Promise<Definition | undefined> {
+    if (current?.id === automationId && current.version === version) return definitionOf(current);
     const cacheKey = versionKey(organizationId, automationId, version);
     const cached = versionCache.get(cacheKey);
     if (cached) return cached;
@@ -168,15 +157,6 @@ export const Versions = {
     return definition;
   },
 };
-
-export function definitionOf(automation: Automation): Definition {
-  return {
-    triggers: automation.triggers,
-    conditionGroups: automation.conditionGroups,
-    actions: automation.actions,
-    connections: automation.connections,
-  } as Definition;
-}
 
 /** The stored automation with secrets (engine use only; responses go through Automations.fromId). */
 export async function storedAutomation(organizationId: string, automationId: string): Promise<Automation | undefined> {

@@ -2,7 +2,8 @@ import { type TransactItem } from "#core/db/transact";
 import type { Trigger } from "#core/automations/definition";
 import type { Automation } from "#core/automations/index";
 import { nextFireAt } from "#core/automations/runs/cron";
-import { AutomationTriggerEntity } from "#core/db/entities/automations";
+import { AutomationTriggerEntity, AutomationVersionEntity } from "#core/db/entities/automations";
+import type { Definition } from "#core/automations/runs/route";
 
 function indexEntries(automation: Automation | undefined): Trigger[] {
   if (!automation?.enabled) return [];
@@ -45,4 +46,36 @@ export function triggerIndexWrites(
     return { Put: put };
   });
   return [...deletes, ...puts];
+}
+
+/** The definition a run executes: what of the automation its version fixes. */
+export function definitionOf(automation: Automation): Definition {
+  return {
+    triggers: automation.triggers,
+    conditionGroups: automation.conditionGroups,
+    actions: automation.actions,
+    connections: automation.connections,
+  } as Definition;
+}
+
+/**
+ * The immutable copy of `automation`'s version that its runs execute, written in the automation's own transaction
+ * (issue 27: before, the run engine put it at a run's start, a write per run and process). Unconditional: the
+ * automation's write is conditioned on its version, so nobody else writes this version, and a copy written again
+ * (the previous version's, below) holds the same content.
+ */
+export function versionWrite(automation: Automation): TransactItem {
+  const identity = {
+    organizationId: automation.organizationId,
+    automationId: automation.id,
+    version: automation.version,
+  };
+  return {
+    Put: AutomationVersionEntity.putAt(identity, {
+      automationId: automation.id,
+      version: automation.version,
+      name: automation.name,
+      definition: definitionOf(automation),
+    }),
+  };
 }
