@@ -96,6 +96,18 @@ const listResource: ListResource<WebhookEndpoint> = {
 
 export const ListWebhookEndpointsSchema = listQuerySchema(listResource);
 
+/** How long a warm fan-out instance uses its read of an organization's endpoints. */
+const fanOutCacheMs = 1_000;
+/** How long a change of the endpoint set waits before it answers: the cache's life plus a margin for clock skew. */
+export const endpointChangeSettleMs = fanOutCacheMs + 250;
+const fanOutCache = new Map<string, { readAt: number; endpoints: StoredEndpoint[] }>();
+
+/** Answers a change of the endpoint set once every fan-out instance's earlier read of it has expired (`forFanOut`). */
+async function settled<T>(result: T): Promise<T> {
+  await new Promise((resolve) => setTimeout(resolve, endpointChangeSettleMs));
+  return result;
+}
+
 /** Webhook endpoints of an organization: where events are pushed, with their signing secrets and delivery health. */
 export const WebhookEndpoints = {
   /**
@@ -108,7 +120,7 @@ export const WebhookEndpoints = {
     options: { endpointId?: string } = {},
   ): Promise<WebhookEndpointWithSecret> {
     const request = parseRequest(input);
-    return Audit.commit(actor, async (tx) => {
+    const created = await Audit.commit(actor, async (tx) => {
       if (options.endpointId) {
         const stored = await readEndpoint(actor.organizationId, options.endpointId);
         if (stored) return { result: { endpoint: toEndpoint(stored), secret: String(stored.secret) } };
@@ -151,6 +163,7 @@ export const WebhookEndpoints = {
         result: { endpoint, secret },
       };
     });
+    return settled(created);
   },
 
   async fromId(actor: Actor, endpointId: string): Promise<WebhookEndpoint> {
@@ -166,7 +179,7 @@ export const WebhookEndpoints = {
   /** Replaces the writable fields. Enabling a disabled endpoint clears its failure streak; disabling says `Manual`. */
   async update(actor: Actor, endpointId: string, input: WebhookEndpointRequest): Promise<WebhookEndpoint> {
     const request = parseRequest(input);
-    return Audit.commit(actor, async (tx) => {
+    const updated = await Audit.commit(actor, async (tx) => {
       const stored = await existingEndpoint(actor.organizationId, endpointId);
       const before = toEndpoint(stored);
       const now = nowIso();
@@ -196,11 +209,12 @@ export const WebhookEndpoints = {
       );
       return { change: { ...audit("updated", endpointId), before, after }, result: after };
     });
+    return settled(updated);
   },
 
   /** Deletes the endpoint; deliveries in flight to it end without another attempt. */
   async remove(actor: Actor, endpointId: string): Promise<void> {
-    return Audit.commit(actor, async (tx) => {
+    await Audit.commit(actor, async (tx) => {
       const stored = await existingEndpoint(actor.organizationId, endpointId);
       tx.delete(
         "change",
@@ -211,6 +225,7 @@ export const WebhookEndpoints = {
       );
       return { change: { ...audit("deleted", endpointId), before: toEndpoint(stored) }, result: undefined };
     });
+    await settled(undefined);
   },
 
   /** A new signing secret, used from now on; the previous one also signs deliveries for the overlap (both signatures sent). */
@@ -248,9 +263,27 @@ export const WebhookEndpoints = {
     return item ? toStored(item) : undefined;
   },
 
-  /** Every endpoint of the organization (at most maxEndpoints), for the fan-out. */
+  /** Every endpoint of the organization (at most maxEndpoints). */
   async all(organizationId: string): Promise<StoredEndpoint[]> {
     return (await storedEndpoints(organizationId)).map(toStored);
+  },
+
+  /**
+   * The organization's endpoints for the fan-out, read at most once per `fanOutCacheMs` by a warm instance (issue 27:
+   * a Query per stream batch, most often of an organization with none). Correct because every change of the set
+   * (create, update, delete) answers only `endpointChangeSettleMs` after its commit: an event recorded after that
+   * answer reaches the fan-out after it, when any list read before the change has expired, so the event is fanned
+   * out from a read that sees the change. (Deliveries read their endpoint again before sending: a delivery made
+   * from the list just before a disable or delete is not sent.)
+   */
+  async forFanOut(organizationId: string): Promise<StoredEndpoint[]> {
+    const now = Date.now();
+    const cached = fanOutCache.get(organizationId);
+    if (cached && now - cached.readAt < fanOutCacheMs) return cached.endpoints;
+    const endpoints = await WebhookEndpoints.all(organizationId);
+    // The time the read was asked for, not answered: the read saw every change committed before it.
+    fanOutCache.set(organizationId, { readAt: now, endpoints });
+    return endpoints;
   },
 
   /** Whether the endpoint takes this webhook type. */

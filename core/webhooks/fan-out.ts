@@ -26,7 +26,7 @@ export const WebhookFanOut = {
     const messages: Envelope[] = [];
     for (const [organizationId, organizationItems] of byOrganization) {
       if (!organizationId) continue;
-      const endpoints = (await WebhookEndpoints.all(organizationId)).filter((endpoint) => endpoint.enabled);
+      const endpoints = (await WebhookEndpoints.forFanOut(organizationId)).filter((endpoint) => endpoint.enabled);
       if (endpoints.length === 0) continue;
       for (const item of organizationItems) {
         const payload = await payloadOfItem(organizationId, item, endpoints);
