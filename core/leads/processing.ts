@@ -2,7 +2,7 @@ import { LeadCreated, LeadReceived } from "#core/leads/queue";
 import * as v from "valibot";
 import { Suppressions } from "#core/suppressions/index";
 import { transact, TransactionConditionFailed, Transaction } from "#core/db/transact";
-import { conditionally, table } from "#core/db/items";
+import { conditionally, readTogether, table, type PlannedRead } from "#core/db/items";
 import { applied } from "#core/db/entity";
 import { queryPages } from "#core/db/query";
 import { keys, type LeadClaim } from "#core/db/keys";
@@ -39,6 +39,9 @@ async function storedLead(organizationId: string, leadId: string): Promise<Recor
   const { Item } = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
   return Item;
 }
+
+/** No read (no source, no phone). */
+const nothing: PlannedRead<undefined> = { keys: [], from: () => undefined };
 
 /** A pending lead older than this is republished by the sweep (its message was lost or is stuck). */
 export const sweepAfterMs = 2 * 60 * 1000;
@@ -171,7 +174,11 @@ async function decide(organizationId: string, lead: Lead, leadiDToken: string | 
   const email = lead.contact.email;
   if (!phone && !email) return { status: "Rejected", reason: "NoContactChannel" };
 
-  const source = lead.sourceId ? await Sources.settings(organizationId, lead.sourceId) : undefined;
+  // The source's settings and the number's suppression entry in one read (a duplicate does not need the latter).
+  const [source, suppression] = await readTogether([
+    lead.sourceId ? Sources.settingsRead(organizationId, lead.sourceId) : nothing,
+    phone ? Suppressions.findRead(organizationId, phone) : nothing,
+  ]);
   const windowHours = source?.duplicateWindowHours ?? defaultDuplicateWindowHours;
   if (windowHours > 0) {
     const claims: LeadClaim[] = [];
@@ -184,7 +191,6 @@ async function decide(organizationId: string, lead: Lead, leadiDToken: string | 
   // A STOP or START the contact texted before this lead was processed (a new lead's consent is null until then) is
   // the contact's own word: it is kept, never replaced by what the suppression list or the seller's form say.
   const recorded = recordedKeywordConsent(lead, phone);
-  const suppression = phone ? await Suppressions.find(organizationId, phone) : undefined;
   if (suppression) {
     return {
       status: "Processed",

@@ -3,6 +3,7 @@ import { sourceNames } from "#core/sources/names";
 import { consentPolicies } from "#core/consent/basis";
 import type { Actor } from "#core/auth/actor";
 import { SourceEntity } from "#core/db/entities/sources";
+import { oneItem, type PlannedRead } from "#core/db/items";
 import { where } from "#core/db/expression";
 import { keys } from "#core/db/keys";
 import { keyOrder, listPage, type ListResource, listQuerySchema, prefixQuery } from "#core/db/list";
@@ -230,6 +231,10 @@ export const Sources = {
     const item = await readSource(organizationId, sourceId);
     return item ? toSource(item) : undefined;
   },
+
+  /** The read of `settings`, for a batch with other reads (`readTogether`). */
+  settingsRead: (organizationId: string, sourceId: string): PlannedRead<Source | undefined> =>
+    oneItem(SourceEntity.key({ organizationId, id: sourceId }), (item) => (item ? toSource(item) : undefined)),
 };
 
 function parseRequest(input: SourceRequest) {
