@@ -18,7 +18,7 @@ import type { Trigger } from "#core/automations/definition";
 import type { EvaluationContext } from "#core/automations/runs/evaluate";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { routeFrom, type Definition, type Route } from "#core/automations/runs/route";
-import { isFinal, noteLastRun, RunStore, StaleRunError } from "#core/automations/runs/store";
+import { isFinal, noteLastRun, RunStore, runIdOf, StaleRunError } from "#core/automations/runs/store";
 import { Leads, type Lead } from "#core/leads/index";
 import { Conversations } from "#core/messaging/conversations";
 import { Organizations } from "#core/organizations/index";
@@ -208,7 +208,7 @@ export const Engine = {
     const at = new Date(now).toISOString();
     const environment = await environmentOf(automation.organizationId, event.leadId, event.lead);
     const blank: StoredRun = {
-      id: newId(),
+      id: runIdOf(automation.id, event.id) ?? newId(),
       automationId: automation.id,
       automationName: automation.name,
       automationVersion: automation.version,

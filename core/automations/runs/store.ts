@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { decodeTime, encodeTime } from "ulid";
 import { dueWorkShardOf, dueWorkShards } from "#core/db/due";
 import { transact, TransactionConditionFailed, Transaction } from "#core/db/transact";
 import { table, isConditionFailed, conditionally, getItemsAt } from "#core/db/items";
@@ -56,6 +58,41 @@ export function toStoredRun(item: Record<string, unknown>): StoredRun {
   return run as unknown as StoredRun;
 }
 
+/**
+ * Trigger events whose id names what they are about by a ULID, and once only (`lead.created:<lead>`, a manual
+ * start's `manual:<id>`): their runs' ids are derived from the event (`runIdOf`).
+ */
+const derivedIdEvents = /^(?:lead\.created|manual):([0-9A-HJKMNP-TV-Z]{26})$/;
+
+/**
+ * The id of the run of `automationId` for a trigger event, derived from the event where it can be (undefined
+ * elsewhere): the time of the event's subject (a lead's creation, a manual start) and 80 bits of a hash of automation
+ * and event. However often the event is delivered or republished, its run has one id, so the run's own conditional
+ * put is its claim (`RunStore.create`). The time part keeps runs listed in about their creation order.
+ */
+export function runIdOf(automationId: string, eventId: string): string | undefined {
+  const subject = derivedIdEvents.exec(eventId)?.[1];
+  if (!subject) return undefined;
+  const hash = createHash("sha256").update(`${automationId}\u0000${eventId}`).digest();
+  const random = Array.from(hash.subarray(0, 16), (byte) => crockford[byte % 32]).join("");
+  return encodeTime(decodeTime(subject), 10) + random;
+}
+
+const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/**
+ * When this process started, less a margin for the clocks of the instances that stamp event ids. Runs of events
+ * stamped after it were never seen by a version that claimed runs with a separate item (before issue 27), so their
+ * derived id alone is the claim. An older event may have been claimed that way (a delivery just before a deploy, its
+ * copy just after): it goes through the claim item, which then names the derived id unless such a claim names
+ * another, so both ways agree on one run.
+ */
+const derivedClaimsFrom = Date.now() + 5_000;
+
+function claimedByItsPut(run: StoredRun): boolean {
+  return runIdOf(run.automationId, run.trigger.eventId) === run.id && decodeTime(run.id) >= derivedClaimsFrom;
+}
+
 /** Raised when a run changed under a writer (its `rev` moved on); the writer's work is stale. */
 export class StaleRunError extends Error {}
 
@@ -84,13 +121,21 @@ export const RunStore = {
   },
 
   /**
-   * Stores a new run with its claim on (automation, trigger event), as two plain conditional puts (half the write
-   * units of a transaction): the claim first, naming the run's id, then the run. Answers the run that already holds
+   * Stores a new run, once per (automation, trigger event). A run whose id is derived from its event (`runIdOf`) is
+   * one conditional put: the put is the claim. Otherwise (and for events a process before issue 27 may have seen) the
+   * claim is an item of its own, as two plain conditional puts (half the write units of a transaction): the claim
+   * first, naming the run's id, then the run. Answers the run that already holds
    * the claim when the event was seen before (a redelivered trigger). A claim whose run is missing (its writer
    * stopped between the two puts, or is between them right now) is completed with the claimed id: whichever put of
    * that run lands first creates it, the other answers it as existing, so one run per trigger event either way.
    */
   async create(run: StoredRun): Promise<{ run: StoredRun; created: boolean }> {
+    if (claimedByItsPut(run)) {
+      if (await conditionally(table.put(runPut(run, where.new())))) return { run, created: true };
+      const existing = await RunStore.read(run.organizationId, run.automationId, run.id);
+      if (!existing) throw new Error(`Run ${run.id} was refused as existing but cannot be read.`);
+      return { run: existing, created: false };
+    }
     const claim = {
       organizationId: run.organizationId,
       automationId: run.automationId,
