@@ -25,6 +25,7 @@ import { Calls } from "#core/calls/index";
 import { DomainError, ValidationError } from "#core/errors";
 import { type Lead, Leads } from "#core/leads/index";
 import { leadConsentState } from "#core/leads/consent";
+import type { LeadConsentState } from "#core/consent/index";
 import { assignByAutomation } from "#core/leads/assignment";
 import { basisForContact, type ConsentBasis } from "#core/consent/basis";
 import { Messages } from "#core/messaging/messages";
@@ -42,6 +43,10 @@ export interface ActionContext {
   now: number;
   /** Id of this step's side effect (the message id of a send). */
   effectId: string;
+  /** The effect id was fixed by this very execution (no earlier one had it), so nothing exists under it yet. */
+  effectIsNew?: boolean;
+  /** The lead's consent state from the step's own read of the lead (else a send reads it). */
+  consent?: LeadConsentState;
 }
 
 export type Output = Record<string, unknown>;
@@ -134,7 +139,8 @@ async function sendMessage(
   const body = template ? await render(context, template, { fallback }) : undefined;
   const input = { to: phone, ...(body !== undefined ? { body } : {}), mediaUrls };
   // A step looked at again (observe, redelivery) finds its message before any check that could refuse a new one.
-  let message = await Messages.find(run.organizationId, context.effectId);
+  // An effect id fixed just now names no message yet: no read.
+  let message = context.effectIsNew ? undefined : await Messages.find(run.organizationId, context.effectId);
   // The lead's consent is read once: the basis that decides whether to skip is the one the message records.
   let basis: ConsentBasis | null = null;
   if (!message) {
@@ -220,7 +226,12 @@ async function automatedContact(
   context: ActionContext,
 ): Promise<{ basis: ConsentBasis | null } | { skipped: ActionOutcome }> {
   const { run } = context;
-  const state = run.leadId ? await leadConsentState(run.organizationId, run.leadId) : undefined;
+  const state =
+    context.consent && context.lead?.id === run.leadId
+      ? context.consent
+      : run.leadId
+        ? await leadConsentState(run.organizationId, run.leadId)
+        : undefined;
   const decision = basisForContact(state, { kind: "Automated" }, new Date(context.now).toISOString());
   if (!("refused" in decision)) return decision;
   return {

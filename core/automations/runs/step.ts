@@ -15,6 +15,11 @@ import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { routeFrom, type Definition } from "#core/automations/runs/route";
 import { isFinal, runWithAutomation, StaleRunError, Versions } from "#core/automations/runs/store";
 import { newId } from "#core/shared/ids";
+import type { LeadConsentState } from "#core/consent/index";
+import { readAlone } from "#core/db/items";
+import { consentStateOf } from "#core/leads/consent";
+import { Leads } from "#core/leads/index";
+import { toLead } from "#core/leads/reads";
 
 // Apart from engine.ts: starting, retrying and cancelling a run (the run routes, the trigger fan-out) never executes
 // an action, so they do not bundle the action executor (messages, calls, suppressions, outbound HTTP).
@@ -67,7 +72,7 @@ export async function runStep(
   }
   const definition = await Versions.read(organizationId, run.automationId, run.automationVersion, automation);
   const action = definition?.actions.find((candidate) => candidate.id === pending.nodeId);
-  const environment = await environmentOf(organizationId, run.leadId);
+  const { consent, ...environment } = await stepEnvironmentOf(organizationId, run.leadId);
   const step = run.steps[stepIndex]!;
   const outcome: ActionOutcome = action
     ? await executeAction({
@@ -78,6 +83,9 @@ export async function runStep(
         organization: environment.organization,
         now,
         effectId: run.effectId!,
+        // The claim's write fixed the id (the run's rev condition held, so no other execution has it).
+        effectIsNew: !observing && current.effectId === null,
+        ...(consent ? { consent } : {}),
       })
     : { kind: "failed", error: `Version ${run.automationVersion} of the automation has no action ${pending.nodeId}.` };
   const next = await afterOutcome(run, stepIndex, outcome, definition, environment, options.random);
@@ -85,6 +93,21 @@ export async function runStep(
     error instanceof StaleRunError ? undefined : Promise.reject(error),
   );
   if (saved) await sendStep(saved, next.delayMs);
+}
+
+/**
+ * A step's environment, its lead read as the whole item: a send's consent state comes from that same consistent read
+ * (issue 27: the send read the lead's consent attributes again a moment later).
+ */
+async function stepEnvironmentOf(
+  organizationId: string,
+  leadId: string | null,
+): Promise<Environment & { consent?: LeadConsentState }> {
+  const [item, { organization }] = await Promise.all([
+    leadId ? readAlone(Leads.itemRead(organizationId, leadId), { consistent: true }) : undefined,
+    environmentOf(organizationId, null),
+  ]);
+  return item ? { lead: toLead(item), organization, consent: consentStateOf(item) } : { lead: undefined, organization };
 }
 
 /** The run after an action's outcome, and the delay of the next message. */
