@@ -26,6 +26,7 @@ import {
 import {
   callSeconds,
   histogramUpdate,
+  isFine,
   isHistogram,
   leadRecord,
   levels,
@@ -66,16 +67,22 @@ const markerTtlSeconds = 7 * 24 * 3600;
 /** DynamoDB's limit of items in one transaction. */
 const maxTransactionItems = 100;
 
-/** Counters to add at a time (its hour, day and week). */
+/** Counters to add at a time (its hour, day and week; with `fineOnly`, only its minute and second). */
 interface Addition {
   at: number;
   counters: Counters;
+  fineOnly?: boolean;
 }
 
 /** One fact to count: its marker (a conditional write) and what it adds. */
 interface Fact {
   marker: TransactItem;
   additions: Addition[];
+  /**
+   * A lead counted with its first response (`foldResponse`): the histograms and the early-response check its
+   * transaction also carries, and the fact to count instead if one of those conditions fails.
+   */
+  folded?: { leadId: string; writes: TransactItem[]; plain: Fact };
 }
 
 /** Counts a batch of recorded events, each once, whatever was counted before. Throws on storage errors (the batch is retried). */
@@ -116,14 +123,23 @@ async function countForOrganization(organizationId: string, events: EventRecord[
   const memo: BatchMemo = { facts: new Map(), earlyRead: new Set() };
   const effects = events.map((event) => ({ event, effect: effectOf(event) }));
   const facts = await Promise.all(effects.map(({ event, effect }) => factOf(memo, organizationId, event, effect)));
-  await countFacts(
-    organizationId,
-    facts.filter((fact): fact is Fact => fact !== undefined),
-  );
+  const counted = facts.filter((fact): fact is Fact => fact !== undefined);
+  // One lead created and answered in this batch is counted with its first response, in one transaction.
+  const foldable = effects.find(({ effect }) =>
+    effects.some(({ effect: other }) => other.leadCreated && other.leadCreated.leadId === effect.response?.leadId),
+  )?.effect.response;
+  const foldAt = foldable
+    ? counted.findIndex(
+        (fact) => fact.marker.Put?.Item?.sk === AnalyticsLeadEntity.key(perLeadOf(organizationId, foldable.leadId)).sk,
+      )
+    : -1;
+  if (foldable && foldAt >= 0) counted[foldAt] = await foldResponse(organizationId, foldable, counted[foldAt]!, memo);
+  const foldedIn = await countFacts(organizationId, counted);
   // Responses after the leads of the same batch are counted (a response needs its lead's per-lead item).
   for (const { effect } of effects) {
     if (!effect.response) continue;
-    await countResponse(organizationId, effect.response, memo);
+    const folded = foldedIn.has(effect.response.leadId);
+    if (!folded) await countResponse(organizationId, effect.response, memo);
     // An answered lead no longer counts against its assignee's open-leads cap (core/leads/open-leads.ts).
     await leadAnswered(organizationId, effect.response.leadId);
   }
@@ -189,14 +205,87 @@ function leadFactOf(
   };
 }
 
+const perLeadOf = (organizationId: string, leadId: string) => ({ organizationId, leadId });
+
+/**
+ * The fact of a lead counted together with its first response, when the batch holds both (issue 27: one transaction
+ * and one read round instead of the response's own read of the per-lead item, transaction and rollup rewrites). What
+ * `countResponse` would add after the lead's count is added here: the lead is put on the row of its assignee as read
+ * again now (as `countResponse` reads it when the batch's read names none), its per-lead item is written answered,
+ * and the three histograms are rewritten under their versions. The early response kept for a lead answered before it
+ * was processed is read with the histograms, and the transaction checks it has not changed since (a response kept
+ * meanwhile fails it): any failed condition but the marker's counts the plain fact instead, and the response then
+ * goes the usual way.
+ */
+async function foldResponse(
+  organizationId: string,
+  response: { leadId: string; at: number },
+  plain: Fact,
+  memo: BatchMemo,
+): Promise<Fact> {
+  const perLead = perLeadOf(organizationId, response.leadId);
+  const known = memo.facts.get(response.leadId);
+  const facts = known?.assignedUserId ? known : await leadCountingFacts(organizationId, response.leadId);
+  if (!facts) return plain;
+  memo.facts.set(response.leadId, facts);
+  const createdAt = decodeTime(response.leadId);
+  const buckets = levels.map(([level, bucketOf]) => ({ organizationId, level, bucket: bucketOf(createdAt) }));
+  const earlyKey = AnalyticsEarlyResponseEntity.key(perLead);
+  const read = await getItemsAt([...buckets.map((bucket) => AnalyticsHistogramEntity.key(bucket)), earlyKey], {
+    consistent: true,
+  });
+  const early = read[buckets.length];
+  memo.earlyRead.add(response.leadId);
+  const at = early ? Math.min(response.at, Date.parse(String(early.respondedAt))) : response.at;
+  const seconds = responseSecondsOf(createdAt, at);
+  const lead = leadFactOf(organizationId, response.leadId, facts);
+  const counters = responseCounters({ sourceId: facts.sourceId, assignedUserId: facts.assignedUserId }, seconds);
+  const histogramPart = Object.fromEntries(Object.entries(counters).filter(([name]) => isHistogram(name)));
+  const numericPart = Object.fromEntries(Object.entries(counters).filter(([name]) => !isHistogram(name)));
+  const histograms = buckets.map(({ level, bucket }, index) => {
+    const stored = read[index];
+    const hist = mergeCounters(unpackHistogram(stored), histogramPart);
+    return histogramUpdate(organizationId, level, bucket, { hist, readVersion: stored?.hv as number | undefined });
+  });
+  // A check, not a write: the early response as read (none, or the one read).
+  const earlyUnchanged: TransactItem = {
+    ConditionCheck: AnalyticsEarlyResponseEntity.check(
+      perLead,
+      early ? where.equals("respondedAt", early.respondedAt) : where.absent("respondedAt"),
+    ),
+  };
+  return {
+    marker: {
+      Put: AnalyticsLeadEntity.create({
+        ...leadRecord(organizationId, {
+          leadId: response.leadId,
+          sourceId: facts.sourceId,
+          priceUnits: toUnits(facts.price),
+          assignedUserId: facts.assignedUserId,
+        }),
+        respondedAt: new Date(at).toISOString(),
+        responseSeconds: seconds,
+      }),
+    },
+    additions: [
+      ...lead.additions,
+      ...plain.additions.slice(lead.additions.length),
+      { at: createdAt, counters: numericPart },
+      { at: createdAt, counters: histogramPart, fineOnly: true },
+    ],
+    folded: { leadId: response.leadId, writes: [...histograms, earlyUnchanged], plain },
+  };
+}
+
 /** Rollup item (level and bucket) → the counters summed into it. */
 type Sums = Map<string, { level: Level; bucket: string; counters: Counters }>;
 
 /** Adds a fact's counters to `sums`; false (and `sums` untouched) when an item would pass the per-update limit. */
 function addTo(sums: Sums, fact: Fact): boolean {
   const next: Sums = new Map([...sums].map(([key, sum]) => [key, { ...sum, counters: { ...sum.counters } }]));
-  for (const { at, counters } of fact.additions) {
+  for (const { at, counters, fineOnly } of fact.additions) {
     for (const [level, bucketOf] of levelsOf(at)) {
+      if (fineOnly && !isFine(level)) continue;
       const bucket = bucketOf(at);
       const sum = next.get(`${level}#${bucket}`) ?? { level, bucket, counters: {} };
       mergeCounters(sum.counters, counters);
@@ -211,15 +300,21 @@ function addTo(sums: Sums, fact: Fact): boolean {
 /** The transaction part of the `index`th fact's marker in one batch. */
 const markerPart = (index: number) => `marker:${index}`;
 
-/** Writes the facts not counted yet: as few transactions as the item limits allow, each its markers plus the summed rollups. */
-async function countFacts(organizationId: string, facts: Fact[]): Promise<void> {
+/**
+ * Writes the facts not counted yet: as few transactions as the item limits allow, each its markers plus the summed
+ * rollups. Answers the leads whose first response was counted with them (`foldResponse`).
+ */
+async function countFacts(organizationId: string, facts: Fact[]): Promise<Set<string>> {
+  const foldedIn = new Set<string>();
   let pending = facts;
   while (pending.length > 0) {
     const sums: Sums = new Map();
     const chunk: Fact[] = [];
     for (const fact of pending) {
       const before = new Map(sums);
-      if (!addTo(sums, fact) || chunk.length + 1 + sums.size > maxTransactionItems) {
+      // A folded response's histograms and check take their own places in the transaction.
+      const foldedWrites = [...chunk, fact].reduce((sum, other) => sum + (other.folded?.writes.length ?? 0), 0);
+      if (!addTo(sums, fact) || chunk.length + 1 + sums.size + foldedWrites > maxTransactionItems) {
         if (chunk.length === 0) throw new Error("One analytics fact exceeds a transaction.");
         sums.clear();
         for (const [key, sum] of before) sums.set(key, sum);
@@ -232,17 +327,31 @@ async function countFacts(organizationId: string, facts: Fact[]): Promise<void> 
     );
     try {
       const transaction = new Transaction();
-      for (const [index, fact] of chunk.entries()) transaction.include(markerPart(index), fact.marker);
+      for (const [index, fact] of chunk.entries()) {
+        transaction.include(markerPart(index), fact.marker);
+        if (fact.folded) transaction.include(foldedPart(index), ...fact.folded.writes);
+      }
       await transact(transaction.include("rollups", ...updates));
+      for (const fact of chunk) if (fact.folded) foldedIn.add(fact.folded.leadId);
       pending = pending.slice(chunk.length);
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;
       const counted = new Set(chunk.filter((_, index) => error.failed(markerPart(index))));
-      if (counted.size === 0) throw error;
-      pending = pending.filter((fact) => !counted.has(fact));
+      // A histogram rewritten or an early response kept since the read: the lead is counted without its response.
+      const unfold = new Map(
+        chunk.flatMap((fact, index) =>
+          fact.folded && !counted.has(fact) && error.failed(foldedPart(index)) ? [[fact, fact.folded.plain]] : [],
+        ),
+      );
+      if (counted.size === 0 && unfold.size === 0) throw error;
+      pending = pending.filter((fact) => !counted.has(fact)).map((fact) => unfold.get(fact) ?? fact);
     }
   }
+  return foldedIn;
 }
+
+/** The transaction part of the `index`th fact's folded response (histograms, early-response check). */
+const foldedPart = (index: number) => `folded:${index}`;
 
 /**
  * The first response of a counted lead; later ones add nothing. The histograms

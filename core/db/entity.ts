@@ -270,6 +270,16 @@ export function defineEntity<T extends object, Identity, Pattern extends string>
       };
     },
 
+    /** A transaction's check that `condition` holds on the item at `identity`, writing nothing (`Transaction.check`). */
+    check(identity: Identity, condition: Condition) {
+      const placeholders = new Placeholders();
+      return {
+        Key: declaration.key(identity),
+        ConditionExpression: placeholders.condition(condition),
+        ...placeholders.attributes(),
+      };
+    },
+
     /** The stored item at `identity` (its `attributes` only, by dotted path, when given), or undefined. */
     async get(
       identity: Identity,
