@@ -373,6 +373,50 @@ describe("GET /analytics/my from real data", () => {
     expect(rollups.summary).toMatchObject({ leads: 1, smsSent: 2 });
   });
 
+  it("counts a lead answered within the batch that counts it with its first response, once however the batch is replayed", async () => {
+    const org = await newOrganization();
+    const template = await createLead(org, uniquePhone());
+    await waitForLead(org, template.id);
+    applyStackEnv();
+    const createdAt = Date.now() - 3 * 60_000;
+    // Stored processed with no event of its own: only the batch below counts it.
+    const stored = (await Leads.find(org.organizationId, template.id)) as Lead;
+    const lead: Lead = {
+      ...stored,
+      id: ulid(createdAt),
+      createdAt: iso(createdAt),
+      contact: { ...stored.contact, phone: { number: uniquePhone(), type: null, countryCode: "US" } },
+    };
+    await storeUnqueuedLead(leadItem(org.organizationId, lead));
+    const batch = [
+      { id: ulid(createdAt + 1000), eventType: "LeadCreated", eventCategory: "Lead", leadId: lead.id },
+      {
+        id: ulid(createdAt + 2 * 60_000),
+        eventType: "MessageSent",
+        eventCategory: "Message",
+        direction: "Outbound",
+        leadId: lead.id,
+        sentAt: iso(createdAt + 2 * 60_000),
+      },
+    ].map((event) => ({
+      organizationId: org.organizationId,
+      event: toEventRecord({ ...event, createdAt: iso(decodeTime(event.id)) }),
+    }));
+    const window = { startAt: iso(createdAt - 60_000), endAt: iso(Date.now() + 60_000) };
+    const before = (await analytics(org, window)).body;
+
+    await Analytics.countRecordedEvents(batch);
+    await Analytics.countRecordedEvents(batch);
+    for (const one of batch) await Analytics.countRecordedEvents([one]);
+
+    const after = (await analytics(org, window)).body;
+    expect(after.summary.leads - before.summary.leads).toBe(1);
+    expect(after.summary.smsSent - before.summary.smsSent).toBe(1);
+    expect(after.responseMetrics.respondedLeads - before.responseMetrics.respondedLeads).toBe(1);
+    const rollups = (await analytics(org, wholeHours(createdAt))).body;
+    expect(rollups.responseMetrics.respondedLeads).toBeGreaterThanOrEqual(1);
+  });
+
   it("shows unread messages and waiting leads in needsAttention, and a read conversation leaves the count", async () => {
     const org = await newOrganization();
     const number = await addNumber(org);

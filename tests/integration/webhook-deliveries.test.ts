@@ -136,3 +136,20 @@ describe("long retry waits", () => {
     });
   });
 });
+
+describe("the fan-out's read of an organization's endpoints (issue 27: once a second per warm instance)", () => {
+  it("an endpoint created after the fan-out read none is in its next read once its creation has answered, and so is a change", async () => {
+    const org = await newOrganization();
+    const actor = systemActor(org.organizationId);
+    expect(await WebhookEndpoints.forFanOut(org.organizationId)).toEqual([]);
+    const { endpoint } = await WebhookEndpoints.create(actor, {
+      url: receiver.url,
+      enabledEventTypes: ["lead.received"],
+    });
+    expect((await WebhookEndpoints.forFanOut(org.organizationId)).map(({ id }) => id)).toEqual([endpoint.id]);
+    await WebhookEndpoints.update(actor, endpoint.id, { url: receiver.url, enabled: false });
+    expect((await WebhookEndpoints.forFanOut(org.organizationId)).map(({ enabled }) => enabled)).toEqual([false]);
+    await WebhookEndpoints.remove(actor, endpoint.id);
+    expect(await WebhookEndpoints.forFanOut(org.organizationId)).toEqual([]);
+  });
+});

@@ -11,6 +11,8 @@ import {
   type EvaluationContext,
 } from "#core/automations/runs/evaluate";
 import { routeFrom } from "#core/automations/runs/route";
+import { runIdOf } from "#core/automations/runs/store";
+import { decodeTime } from "ulid";
 import type { Lead } from "#core/leads/index";
 
 const lead = {
@@ -297,5 +299,23 @@ describe("the run step lease follows the queue timing", () => {
     const { queues } = await import("#stacks/definitions");
     expect(LEASE_MS).toBeGreaterThan(queues.automationRuns.consumerTimeoutSeconds * 1000);
     expect(LEASE_MS).toBeLessThan(queues.automationRuns.visibilityTimeoutSeconds * 1000);
+  });
+});
+
+describe("a run's id derived from its trigger event (issue 27: the run's put is its claim)", () => {
+  const leadId = "01KB6ZS0E8M5Q9TJ3W1V2X4Y5Z";
+  it("is the same for every delivery of one event, another for another automation, at the time of the event's subject", () => {
+    const first = runIdOf("01AUTOMATIONA", `lead.created:${leadId}`);
+    expect(first).toBe(runIdOf("01AUTOMATIONA", `lead.created:${leadId}`));
+    expect(first).not.toBe(runIdOf("01AUTOMATIONB", `lead.created:${leadId}`));
+    expect(first).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(decodeTime(first!)).toBe(decodeTime(leadId));
+    expect(decodeTime(runIdOf("01AUTOMATIONA", `manual:${leadId}`)!)).toBe(decodeTime(leadId));
+  });
+
+  it("is not derived for triggers that keep their claim item (schedules, message and call triggers)", () => {
+    expect(runIdOf("01AUTOMATIONA", `schedule:trigger-1:2030-01-07T14:00:00.000Z:${leadId}`)).toBeUndefined();
+    expect(runIdOf("01AUTOMATIONA", `message.failed:${leadId}`)).toBeUndefined();
+    expect(runIdOf("01AUTOMATIONA", "lead.created:not-a-ulid")).toBeUndefined();
   });
 });
