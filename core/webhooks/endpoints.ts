@@ -283,6 +283,9 @@ export const WebhookEndpoints = {
     const endpoints = await WebhookEndpoints.all(organizationId);
     // The time the read was asked for, not answered: the read saw every change committed before it.
     fanOutCache.set(organizationId, { readAt: now, endpoints });
+    // Expired reads go once there are many (an instance serving many organizations keeps only the last second's).
+    if (fanOutCache.size > 1000)
+      for (const [key, entry] of fanOutCache) if (now - entry.readAt >= fanOutCacheMs) fanOutCache.delete(key);
     return endpoints;
   },
 
