@@ -148,10 +148,11 @@ describe("audit entries of sources, webhook endpoints, suppressions and automati
       v.parse(AutomationRequestSchema, { name: "Speed to lead", enabled: false }),
     );
     await Automations.remove(actor, automation.id);
-    // With the trigger index entries of the automation (none here: no trigger) in the same transaction.
+    // With the trigger index entries of the automation (none here: no trigger) and the copies of its versions (created:
+    // version 1; updated: the version read and the new one) in the same transaction.
     expect(writing(from, `AUTOMATION#${automation.id}`)).toEqual([
-      ["Put", "audit"],
-      ["Update", "audit"],
+      ["Put", "Put", "audit"],
+      ["Update", "Put", "Put", "audit"],
       ["Delete", "audit"],
     ]);
 
