@@ -6,8 +6,6 @@ import { SendMessageSchema } from "#core/messaging/model";
 import { domainOperation } from "#core/shared/operation";
 import { MessageSend } from "#core/messaging/queue";
 import "#core/messaging/queue";
-import { encodeTime } from "ulid";
-import { queryPages } from "#core/db/query";
 import { actorId, type Actor } from "#core/auth/actor";
 import { MessageEntity } from "#core/db/entities/messaging";
 import { ConflictError, ForbiddenError, ValidationError } from "#core/errors";
@@ -23,7 +21,7 @@ import { assertRegisteredSender, registrationRequired } from "#core/messaging/se
 import { countSegments } from "#core/shared/segments";
 import { messageLifecycle } from "#core/shared/status";
 import { readMessage, dueShards } from "#core/messaging/store";
-import { messageFromId } from "#core/messaging/message-reads";
+import { hasInboundSince, messageFromId } from "#core/messaging/message-reads";
 import { publish } from "#core/queue/messages";
 import { newId, nowIso } from "#core/shared/ids";
 
@@ -60,21 +58,8 @@ export const Messages = {
   /** The shards of the due-message index (operator diagnostics count what waits in them). */
   dueShards,
 
-  /** Whether the contact of `conversationId` wrote in (an inbound message) at or after `since` (message ids are ULIDs, so a key range). */
-  async hasInboundSince(organizationId: string, conversationId: string, since: string): Promise<boolean> {
-    const conversation = { organizationId, conversationId };
-    for await (const page of queryPages(
-      MessageEntity.query("byConversation", conversation, {
-        range: {
-          atLeast: `${MessageEntity.sortKey("byConversation", conversation)}${encodeTime(Date.parse(since), 10)}`,
-        },
-        where: (message) => message.direction === "Inbound",
-      }),
-    )) {
-      if (page.length > 0) return true;
-    }
-    return false;
-  },
+  /** Whether the contact wrote in since a time (message-reads.ts). */
+  hasInboundSince,
 
   /**
    * The conversation's `limit` newest messages accepted before `messageId` (message ids are ULIDs, so a key range),
