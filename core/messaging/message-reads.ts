@@ -14,6 +14,9 @@ import { mayRead } from "#core/routing/visibility";
  * payloads and the automation engine's conditions only read.
  */
 
+/** A message of the organization, read consistently; undefined when absent (`Messages.find`). */
+export const findMessage = readMessage;
+
 /** A message the caller may read (an agent held to their own leads: theirs, or of a conversation theirs now); else 404. */
 export async function messageFromId(actor: Actor, messageId: string): Promise<Message> {
   const message = await readMessage(actor.organizationId, messageId);
