@@ -579,11 +579,16 @@ export const routeTable = {
 
 export type OperationId = keyof typeof routeTable;
 
-/** The route table as a list, in declaration order (the order SST declares the API's routes in). */
-export const routes: readonly RouteDefinition[] = Object.entries(routeTable).map(([operationId, route]) => ({
-  operationId,
-  ...route,
-}));
+/**
+ * The route table as a list, in declaration order (the order SST declares the API's routes in). Marked pure so that
+ * a function that reads only queues or environment names from this module leaves the route table out of its bundle.
+ */
+export const routes: readonly RouteDefinition[] = /* @__PURE__ */ Object.entries(routeTable).map(
+  ([operationId, route]) => ({
+    operationId,
+    ...route,
+  }),
+);
 
 export interface ConsumerDefinition extends HandlerDefinition {
   queue: QueueName;

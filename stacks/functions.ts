@@ -1,5 +1,6 @@
 import { environmentNames, httpLimits, queues as queueDefinitions, type HandlerDefinition } from "./definitions.ts";
 import { queues } from "./queues.ts";
+import { phoneMetadataFile } from "./packaged-files.ts";
 import { lambdaOnlyRole } from "./roles.ts";
 import { auth, dashboardClientId, mailFrom, sendMailGrant } from "./auth.ts";
 import {
@@ -23,7 +24,9 @@ export function handlerArgs(definition: HandlerDefinition): sst.aws.FunctionArgs
   const sendsTo = definition.sendsTo ?? [];
   return {
     handler: definition.handler,
-    ...(definition.copyFiles ? { copyFiles: definition.copyFiles.map((file) => ({ ...file })) } : {}),
+    // Every function gets the phone metadata: a function that parses a phone without it would fail at run time, and
+    // which ones parse follows the code, not the manifest.
+    copyFiles: [...(definition.copyFiles ?? []), phoneMetadataFile].map((file) => ({ ...file })),
     link: sendsTo.map((name) => queues[name].send),
     environment: {
       ...Object.fromEntries(sendsTo.map((name) => [queueDefinitions[name].urlEnv, queues[name].queue.url])),

@@ -30,8 +30,15 @@ import type {
   CampaignRequest,
   RegistrationOverview,
 } from "#core/carrier-registration/schemas";
-import { NumberHealth } from "#core/messaging/number-health";
 import { TollFreeVerifications } from "#core/carrier-registration/toll-free";
+import {
+  readCampaigns,
+  registrationOverview,
+  shown,
+  toCampaign,
+  withOptOuts,
+  type StoredCampaign,
+} from "#core/carrier-registration/reads";
 import {
   atCarrier,
   beginSubmission,
@@ -39,12 +46,8 @@ import {
   readBrand,
   recordUpdate,
   registrarByName,
-  strip,
   submitOnce,
 } from "#core/carrier-registration/shared";
-
-/** A campaign as stored; its opt-out figures are read from its numbers' health when it is answered. */
-type StoredCampaign = Omit<Campaign, "optOuts">;
 
 export * from "#core/carrier-registration/schemas";
 export { TollFreeVerifications } from "#core/carrier-registration/toll-free";
@@ -222,18 +225,7 @@ export const CarrierRegistration = {
   },
 
   /** The organization's brand, campaigns and toll-free verifications as stored (a webhook's `carrier_registration.updated` data). */
-  async overview(organizationId: string): Promise<RegistrationOverview> {
-    const [brand, campaigns, tollFreeVerifications] = await Promise.all([
-      readBrand(organizationId),
-      readCampaigns(organizationId),
-      TollFreeVerifications.all(organizationId),
-    ]);
-    return {
-      brand: brand ? shown(brand) : null,
-      campaigns: await Promise.all(campaigns.map((campaign) => withOptOuts(organizationId, campaign))),
-      tollFreeVerifications,
-    };
-  },
+  overview: registrationOverview,
 
   /**
    * `POST /webhooks/{provider}/registration`: a carrier's registration status event (signature checked first: 403).
@@ -332,19 +324,6 @@ function referenceItem(organizationId: string, provider: string, key: string) {
   return { Put: TenDlcReferenceEntity.putAt({ provider, key }, { organizationId }) };
 }
 
-/** Opt-outs per campaign: the sum over its numbers' rolling windows. */
-async function withOptOuts(organizationId: string, campaign: StoredCampaign): Promise<Campaign> {
-  const { finalOutcomes, optOuts } = await NumberHealth.totals(organizationId, campaign.phoneNumberIds);
-  return {
-    ...campaign,
-    optOuts: {
-      finalOutcomes,
-      optOuts,
-      optOutRate: finalOutcomes > 0 ? Math.round((optOuts / finalOutcomes) * 10_000) / 10_000 : null,
-    },
-  };
-}
-
 function applyBrand(brand: Brand, report: BrandReport, now: string): Brand {
   const decided = report.status !== "Pending";
   return {
@@ -374,25 +353,6 @@ function applyCampaign(campaign: StoredCampaign, report: CampaignReport, now: st
 async function readCampaign(organizationId: string, campaignId: string): Promise<StoredCampaign | undefined> {
   const item = await TenDlcCampaignEntity.get({ organizationId, id: campaignId }, { consistent: true });
   return item ? toCampaign(item) : undefined;
-}
-
-async function readCampaigns(organizationId: string): Promise<StoredCampaign[]> {
-  const campaigns = TenDlcCampaignEntity.query(
-    "collection",
-    { organizationId },
-    { range: { beginsWith: TenDlcCampaignEntity.sortKey("collection", {}) }, consistent: true },
-  );
-  return (await queryAll(campaigns)).map(toCampaign);
-}
-
-/** A brand as answered: the submission it came from is ours to know (a retry of that request finds it), not shown. */
-function shown({ submissionId: _submission, ...brand }: Brand & { submissionId?: string }): Brand {
-  return brand;
-}
-
-function toCampaign(item: Record<string, unknown>): StoredCampaign {
-  const numbers = item.phoneNumberIds as Set<string> | string[] | undefined;
-  return { ...(strip(item) as StoredCampaign), phoneNumberIds: numbers ? [...numbers].sort() : [] };
 }
 
 /** Adds or removes a number of a campaign's set (a string set: an empty one is removed by DynamoDB). */

@@ -6,7 +6,6 @@ import { providerByName } from "#core/providers/index";
 import { ProviderError } from "#core/providers/port";
 import type { TenDlcRegistrar } from "#core/providers/registration";
 import { nowIso } from "#core/shared/ids";
-import type { Brand } from "#core/carrier-registration/schemas";
 
 // What the 10DLC and toll-free registrations share: a submission stored before the carrier is asked (kill-safe,
 // never billed twice), the poll's pending index, the decision's event, and the carrier's errors as ours.
@@ -74,15 +73,8 @@ export async function recordUpdate(
   });
 }
 
-export async function readBrand(organizationId: string): Promise<(Brand & { submissionId?: string }) | undefined> {
-  const { Item } = await table.get({ Key: keys.tenDlcBrand(organizationId), ConsistentRead: true });
-  return Item ? (strip(Item) as Brand) : undefined;
-}
-
-export function strip(item: Record<string, unknown>): Record<string, unknown> {
-  const { pk: _pk, sk: _sk, entity: _entity, ...rest } = item;
-  return rest;
-}
+// Moved to reads.ts (no carrier code), kept here under the same names for the verbs that import them.
+export { readBrand, strip } from "#core/carrier-registration/reads";
 
 /** Keeps the poll's index of pending registrations in step with one registration. */
 export async function markPending(organizationId: string, what: string, pending: boolean): Promise<void> {

@@ -1,11 +1,16 @@
 import type { Actor } from "#core/auth/actor";
+import {
+  readVerifications,
+  shownVerification as shown,
+  stored,
+  tollFreeVerifications,
+  type StoredVerification,
+} from "#core/carrier-registration/reads";
 import { conditionally, table } from "#core/db/items";
 import { transact } from "#core/db/transact";
 import { keys } from "#core/db/keys";
 import { TollFreeVerificationEntity } from "#core/db/entities/carrier-registration";
 import { where } from "#core/db/expression";
-import { prefixQuery } from "#core/db/list";
-import { queryAll } from "#core/db/query";
 import { ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { parsePhone } from "#core/shared/phone";
@@ -19,11 +24,8 @@ import {
   readBrand,
   recordUpdate,
   registrarByName,
-  strip,
   submitOnce,
 } from "#core/carrier-registration/shared";
-
-type StoredVerification = TollFreeVerification & { submissionId?: string };
 
 /** The poll's pending index entry of a number's verification. */
 const pendingKey = (phoneNumberId: string) => `TOLLFREE#${phoneNumberId}`;
@@ -134,9 +136,7 @@ export const TollFreeVerifications = {
   },
 
   /** The organization's verifications as stored (the registration overview). */
-  async all(organizationId: string): Promise<TollFreeVerification[]> {
-    return (await readVerifications(organizationId)).map(shown);
-  },
+  all: tollFreeVerifications,
 
   /**
    * Asks the carrier about every verification not rejected (an approved one too: a carrier may revoke it, and the
@@ -216,20 +216,4 @@ async function readVerification(
 ): Promise<StoredVerification | undefined> {
   const item = await TollFreeVerificationEntity.get({ organizationId, phoneNumberId }, { consistent: true });
   return item ? stored(item) : undefined;
-}
-
-async function readVerifications(organizationId: string): Promise<StoredVerification[]> {
-  return (
-    await queryAll({ ...prefixQuery(keys.tollFreeVerificationPrefix(organizationId)), ConsistentRead: true })
-  ).map(stored);
-}
-
-function stored(item: Record<string, unknown>): StoredVerification {
-  const { organizationId: _organization, ...verification } = strip(item);
-  return verification as StoredVerification;
-}
-
-/** A verification as answered: the submission it came from is ours (a retry of that request finds it), not shown. */
-function shown({ submissionId: _submission, ...verification }: StoredVerification): TollFreeVerification {
-  return verification;
 }

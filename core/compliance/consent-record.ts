@@ -6,7 +6,7 @@ import { Consent, ConsentEvidenceSchema } from "#core/consent/index";
 import { listEvents } from "#core/events/list";
 import { leadConsentState } from "#core/leads/consent";
 import { LeadReads } from "#core/leads/reads";
-import { Messages } from "#core/messaging/messages";
+import { findMessage } from "#core/messaging/message-reads";
 
 const nullableString = v.nullable(v.string());
 
@@ -101,7 +101,7 @@ async function contactAttempts(actor: Actor, leadId: string): Promise<ContactAtt
   }
   const organizationId = actor.organizationId;
   const [messages, calls] = await Promise.all([
-    Promise.all([...messageIds].map((id) => Messages.find(organizationId, id))),
+    Promise.all([...messageIds].map((id) => findMessage(organizationId, id))),
     Promise.all([...callIds].map((id) => findCall(organizationId, id))),
   ]);
   const attempts: ContactAttempt[] = [];

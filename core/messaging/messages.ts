@@ -6,24 +6,22 @@ import { SendMessageSchema } from "#core/messaging/model";
 import { domainOperation } from "#core/shared/operation";
 import { MessageSend } from "#core/messaging/queue";
 import "#core/messaging/queue";
-import { encodeTime } from "ulid";
-import { queryPages } from "#core/db/query";
 import { actorId, type Actor } from "#core/auth/actor";
 import { MessageEntity } from "#core/db/entities/messaging";
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
+import { ConflictError, ForbiddenError, ValidationError } from "#core/errors";
 import { assertCanSend, walletRead } from "#core/messaging/billing-seam";
 import { DISPATCH_GRACE_MS, MessageLifecycle } from "#core/messaging/lifecycle";
 import { Contacts } from "#core/messaging/contacts";
 import { consentBasisForContact } from "#core/leads/consent";
 import { initiatorOf, type ConsentBasis } from "#core/consent/basis";
 import { Conversations, type Conversation } from "#core/messaging/conversations";
-import { mayRead } from "#core/routing/visibility";
 import type { Message, SendMessageRequest } from "#core/messaging/model";
 import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
 import { assertRegisteredSender, registrationRequired } from "#core/messaging/sender-registration";
 import { countSegments } from "#core/shared/segments";
 import { messageLifecycle } from "#core/shared/status";
 import { readMessage, dueShards } from "#core/messaging/store";
+import { hasInboundSince, messageFromId } from "#core/messaging/message-reads";
 import { publish } from "#core/queue/messages";
 import { newId, nowIso } from "#core/shared/ids";
 
@@ -60,21 +58,8 @@ export const Messages = {
   /** The shards of the due-message index (operator diagnostics count what waits in them). */
   dueShards,
 
-  /** Whether the contact of `conversationId` wrote in (an inbound message) at or after `since` (message ids are ULIDs, so a key range). */
-  async hasInboundSince(organizationId: string, conversationId: string, since: string): Promise<boolean> {
-    const conversation = { organizationId, conversationId };
-    for await (const page of queryPages(
-      MessageEntity.query("byConversation", conversation, {
-        range: {
-          atLeast: `${MessageEntity.sortKey("byConversation", conversation)}${encodeTime(Date.parse(since), 10)}`,
-        },
-        where: (message) => message.direction === "Inbound",
-      }),
-    )) {
-      if (page.length > 0) return true;
-    }
-    return false;
-  },
+  /** Whether the contact wrote in since a time (message-reads.ts). */
+  hasInboundSince,
 
   /**
    * The conversation's `limit` newest messages accepted before `messageId` (message ids are ULIDs, so a key range),
@@ -233,13 +218,8 @@ export const Messages = {
     },
   ),
 
-  /** A message the caller may read (an agent held to their own leads: theirs, or of a conversation theirs now); else 404. */
-  async fromId(actor: Actor, messageId: string): Promise<Message> {
-    const message = await readMessage(actor.organizationId, messageId);
-    const conversationNow = async () => message && Conversations.find(actor.organizationId, message.conversationId);
-    if (!message || !(await mayRead(actor, message, conversationNow))) throw new NotFoundError("Message", messageId);
-    return message;
-  },
+  /** A message the caller may read; else 404 (message-reads.ts). */
+  fromId: messageFromId,
 
   /** `POST /messages/{id}/cancel`: only before the message is handed to the provider (Pending, Scheduled, Queued). */
   async cancel(actor: Actor, messageId: string, reason: string | undefined): Promise<Message> {

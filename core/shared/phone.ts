@@ -1,11 +1,12 @@
-import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/min";
+import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/core";
+import { phoneMetadata } from "./phone-metadata.ts";
 
 /**
  * Phone numbers: E.164 normalisation (libphonenumber-js with its "min" metadata:
- * each country's number pattern and lengths, ~75 KB lighter in every bundle that
- * declares a phone field than "max", whose per-line-type ranges only refine
- * which numbers are valid and which line type they are), area codes, and the
- * recipient's IANA time zone used by quiet hours.
+ * each country's number pattern and lengths, ~75 KB lighter than "max", whose
+ * per-line-type ranges only refine which numbers are valid and which line type
+ * they are; read from a file on first use, see phone-metadata.ts), area codes,
+ * and the recipient's IANA time zone used by quiet hours.
  */
 
 export const DEFAULT_COUNTRY: CountryCode = "US";
@@ -49,7 +50,7 @@ export function decodePhoneInput(raw: string): string {
 
 /** Parses any common written form; undefined unless the number is valid. */
 export function parsePhone(raw: string, defaultCountry: CountryCode = DEFAULT_COUNTRY): PhoneDetails | undefined {
-  const parsed = parsePhoneNumberFromString(decodePhoneInput(raw), defaultCountry);
+  const parsed = parsePhoneNumberFromString(decodePhoneInput(raw), defaultCountry, phoneMetadata());
   if (!parsed?.isValid()) return undefined;
   const nanp = parsed.countryCallingCode === "1";
   return {

@@ -1,14 +1,14 @@
 import { systemActor } from "#core/auth/actor";
 import { AutomationRunRecords } from "#core/automations/runs/records";
 import { Billing } from "#core/billing/index";
-import { Calls } from "#core/calls/index";
-import { CarrierRegistration } from "#core/carrier-registration/index";
+import { fromId as callFromId } from "#core/calls/queries";
+import { registrationOverview } from "#core/carrier-registration/reads";
 import { DomainError } from "#core/errors";
 import type { EventRecord } from "#core/events/index";
 import { LeadReads, toLead } from "#core/leads/reads";
 import type { Lead } from "#core/leads/schemas";
 import { Conversations } from "#core/messaging/conversations";
-import { Messages } from "#core/messaging/messages";
+import { messageFromId } from "#core/messaging/message-reads";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { pingEventType, webhookCatalogue, type WebhookEventType, type WebhookResource } from "#core/webhooks/catalogue";
 import { WebhookEndpoints } from "#core/webhooks/endpoints";
@@ -68,9 +68,9 @@ async function currentResource(
       case "conversation":
         return await Conversations.fromId(actor, id);
       case "message":
-        return await Messages.fromId(actor, id);
+        return await messageFromId(actor, id);
       case "call":
-        return await Calls.fromId(actor, id);
+        return await callFromId(actor, id);
       case "automationRun": {
         const automationId = event.campaignId?.replace(/^automation:/, "");
         return automationId ? await AutomationRunRecords.fromId(actor, automationId, id) : null;
@@ -80,7 +80,7 @@ async function currentResource(
       case "phoneNumber":
         return await PhoneNumbers.fromId(actor, id);
       case "carrierRegistration":
-        return await CarrierRegistration.overview(organizationId);
+        return await registrationOverview(organizationId);
       case "webhookEndpoint":
         return await WebhookEndpoints.fromId(actor, id);
       case "ping":

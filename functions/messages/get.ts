@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { getMessage } from "#core/http/operations/messages";
-import { Messages } from "#core/messaging/messages";
+import { messageFromId } from "#core/messaging/message-reads";
 
-export const handler = endpoint(getMessage, ({ actor, params }) => Messages.fromId(actor, params.id));
+export const handler = endpoint(getMessage, ({ actor, params }) => messageFromId(actor, params.id));

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -14,6 +14,7 @@ import {
   type QueueName,
 } from "#stacks/definitions";
 import { resourceName } from "#stacks/names";
+import { phoneMetadataFile } from "#stacks/packaged-files";
 import { scheduleInput } from "#local/scheduler";
 import { grantsOf, hostileShell, loadGraph, type Graph, type RecordedResource } from "./graph.ts";
 
@@ -270,6 +271,17 @@ describe.each(["ci", "prod"] as const)("the %s stage as sst deploy builds it", (
       ]);
     }
     expect(mismatches).toEqual([]);
+  });
+
+  it("packages the phone metadata beside every function, which reads it on its first phone parse", () => {
+    // core/shared/phone-metadata.ts reads it from LAMBDA_TASK_ROOT: a function without it would fail at run time.
+    const metadata = readFileSync(join(root, phoneMetadataFile.from), "utf8");
+    const without = graph.functions.filter(
+      (fn) =>
+        !existsSync(join(graph.packageDirectoryOf(fn), phoneMetadataFile.to)) ||
+        readFileSync(join(graph.packageDirectoryOf(fn), phoneMetadataFile.to), "utf8") !== metadata,
+    );
+    expect(without.map((fn) => fn.inputs.handler)).toEqual([]);
   });
 
   it("grants no queue a function's bundled code has no message for", () => {

@@ -55,7 +55,7 @@ export interface RecordedResource {
 export interface MockDeploy {
   stage: string;
   /** The function bundles Runtime.Build produced, as SST packaged them. */
-  builds: { functionID: string; handler: string; bundle: string }[];
+  builds: { functionID: string; handler: string; out: string; bundle: string }[];
   app: { removal: string; protect: boolean };
   failure?: string;
   rpcErrors: string[];
@@ -91,6 +91,11 @@ export function loadGraph(name: DeployRunName) {
     if (found.length !== 1) throw new Error(`${what}: ${found.length} found in the ${name} graph`);
     return found[0]!;
   }
+  const buildOf = (fn: RecordedResource) =>
+    one(
+      deploy.builds.filter((build) => fn.inputs.s3Key.startsWith(`assets/${build.functionID}-code-`)),
+      `bundle of ${fn.name}`,
+    );
 
   return {
     deploy,
@@ -116,14 +121,9 @@ export function loadGraph(name: DeployRunName) {
     functionByName: (functionName: string) => functions.find((fn) => physical(fn) === functionName),
     functionsWithHandler: (handler: string) => functions.filter((fn) => fn.inputs.handler === handler),
     /** The bundled code of a function (its package's S3 key names the build it was made from). */
-    bundleOf: (fn: RecordedResource) =>
-      readFileSync(
-        one(
-          deploy.builds.filter((build) => fn.inputs.s3Key.startsWith(`assets/${build.functionID}-code-`)),
-          `bundle of ${fn.name}`,
-        ).bundle,
-        "utf8",
-      ),
+    bundleOf: (fn: RecordedResource) => readFileSync(buildOf(fn).bundle, "utf8"),
+    /** Where the function's package was assembled: its bundle and the files `copyFiles` put beside it. */
+    packageDirectoryOf: (fn: RecordedResource) => buildOf(fn).out,
     roleOf: (fn: RecordedResource) =>
       one(
         roles.filter((role) => `arn:aws:iam::${account}:role/${physical(role)}` === fn.inputs.role),

@@ -160,6 +160,8 @@ async function runtimeBuild(input) {
   }
   rmSync(out, { recursive: true, force: true });
   cpSync(cached, out, { recursive: true });
+  // The CLI copies `copyFiles` (already resolved to absolute sources by the component) into the package.
+  for (const file of input.copyFiles ?? []) cpSync(file.from, join(out, file.to), { recursive: true });
   builds.push({ functionID: input.functionID, handler: input.handler, out, bundle: join(out, base + ".mjs") });
   return { handler: input.handler, out, errors: [], sourcemaps: [] };
 }

@@ -1,6 +1,6 @@
-// The same metadata set as core/shared/phone.ts: one set in every bundle, not two.
-import { isPossiblePhoneNumber } from "libphonenumber-js/min";
 import * as v from "valibot";
+// The same metadata set as core/shared/phone.ts (libphonenumber-js "min", read from a file on first use).
+import { isPossiblePhone } from "#core/shared/phone-metadata";
 import { maxChars } from "#core/shared/validation";
 import { leadFieldPathProblem } from "./lead-fields.ts";
 import { parseTemplate } from "./template.ts";
@@ -45,7 +45,7 @@ export const HttpUrlSchema = v.pipe(
 export const E164Schema = v.pipe(
   v.string(),
   v.check(
-    (phone) => /^\+[1-9]\d{6,14}$/.test(phone) && isPossiblePhoneNumber(phone),
+    (phone) => /^\+[1-9]\d{6,14}$/.test(phone) && isPossiblePhone(phone),
     "Must be a phone number in E.164 form, such as +14155550123.",
   ),
 );

@@ -8,7 +8,7 @@
  */
 import { AutomationStep } from "#core/automations/runs/queue";
 import { endEvent } from "#core/automations/runs/end-event";
-import { Messages } from "#core/messaging/messages";
+import { hasInboundSince } from "#core/messaging/message-reads";
 import { Transaction } from "#core/db/transact";
 import { Events } from "#core/events/index";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
@@ -19,7 +19,8 @@ import type { EvaluationContext } from "#core/automations/runs/evaluate";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { routeFrom, type Definition, type Route } from "#core/automations/runs/route";
 import { isFinal, noteLastRun, RunStore, runIdOf, StaleRunError } from "#core/automations/runs/store";
-import { Leads, type Lead } from "#core/leads/index";
+import type { Lead } from "#core/leads/index";
+import { LeadReads } from "#core/leads/reads";
 import { Conversations } from "#core/messaging/conversations";
 import { Organizations } from "#core/organizations/index";
 import { maxDelaySeconds, publish } from "#core/queue/messages";
@@ -63,7 +64,7 @@ async function organizationOf(organizationId: string): Promise<Environment["orga
 
 export async function environmentOf(organizationId: string, leadId: string | null, known?: Lead): Promise<Environment> {
   const [lead, organization] = await Promise.all([
-    known && known.id === leadId ? known : leadId ? Leads.find(organizationId, leadId) : undefined,
+    known && known.id === leadId ? known : leadId ? LeadReads.find(organizationId, leadId) : undefined,
     organizationOf(organizationId),
   ]);
   return { lead, organization };
@@ -84,7 +85,7 @@ async function hasReplied(organizationId: string, lead: Lead | undefined, since:
   const phone = lead?.contact.phone?.number;
   const conversation = phone ? await Conversations.byPhone(organizationId, phone) : undefined;
   if (!conversation) return false;
-  return Messages.hasInboundSince(organizationId, conversation.id, since);
+  return hasInboundSince(organizationId, conversation.id, since);
 }
 
 function newStep(seq: number, nodeId: string, kind: RunStep["kind"], type: string): RunStep {
