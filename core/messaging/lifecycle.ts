@@ -9,7 +9,7 @@ import {
 } from "#core/billing/index";
 import { MessageEntity, ProviderMessageEntity } from "#core/db/entities/messaging";
 import { where, type Condition } from "#core/db/expression";
-import { readTogether, table, type PlannedRead } from "#core/db/items";
+import { combinedRead, readTogether, table, type PlannedRead } from "#core/db/items";
 import { Transaction } from "#core/db/transact";
 import type { Actor } from "#core/auth/actor";
 import type { Message } from "#core/messaging/model";
@@ -287,14 +287,13 @@ export type SettlementRead = { prices: PriceList; reservation: StoredReservation
  * reads the three at once, issue 27): the same consistent read `finish` would take right after.
  */
 export function settlementRead(organizationId: string, messageId: string): PlannedRead<SettlementRead> {
-  const prices = Billing.pricesRead(organizationId);
-  const reservation = Billing.reservationRead(organizationId, messageId);
+  const read = combinedRead([Billing.pricesRead(organizationId), Billing.reservationRead(organizationId, messageId)]);
   return {
-    keys: [...prices.keys, ...reservation.keys],
-    from: (items) => ({
-      prices: prices.from(items.slice(0, prices.keys.length)),
-      reservation: reservation.from(items.slice(prices.keys.length)),
-    }),
+    keys: read.keys,
+    from: (items) => {
+      const [prices, reservation] = read.from(items);
+      return { prices, reservation };
+    },
   };
 }
 

@@ -41,7 +41,17 @@ export async function readMessageToSend(
   organizationId: string,
   messageId: string,
 ): Promise<{ message: Message; heldSlot?: Slot } | undefined> {
-  const Item = await MessageEntity.get({ organizationId, id: messageId }, { consistent: true });
+  return toSend(await MessageEntity.get({ organizationId, id: messageId }, { consistent: true }));
+}
+
+/** `readMessageToSend`'s read, for a batch with other reads (`readTogether`, consistent like it). */
+export const messageToSendRead = (
+  organizationId: string,
+  messageId: string,
+): PlannedRead<{ message: Message; heldSlot?: Slot } | undefined> =>
+  oneItem(MessageEntity.key({ organizationId, id: messageId }), toSend);
+
+function toSend(Item: Record<string, unknown> | undefined): { message: Message; heldSlot?: Slot } | undefined {
   if (!Item) return undefined;
   return { message: toMessage(Item), ...(Item.heldSlot ? { heldSlot: Item.heldSlot as Slot } : {}) };
 }
