@@ -241,7 +241,7 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot, t
   }
   // The conversation's earlier send goes first (core/messaging/conversation-order.ts): this one waits a second, or
   // until that one's retry is due.
-  const ahead = await waitingAhead(organizationId, message);
+  const ahead = read.onlyOutbound ? undefined : await waitingAhead(organizationId, message);
   if (ahead) {
     const retryAt = ahead.nextRetryAt ? Date.parse(ahead.nextRetryAt) : 0;
     await waitInQueue(organizationId, message, Math.max(now + ORDER_RECHECK_MS, retryAt), { behind: ahead.id });
@@ -514,13 +514,13 @@ function dispatchRead(
     Suppressions.findRead(organizationId, message.toPhoneNumber),
     frequencyCapsRead(organizationId),
     Billing.pricesRead(organizationId),
-    Conversations.findRead(organizationId, message.conversationId),
+    Conversations.dispatchRead(organizationId, message.conversationId),
   ]);
   return {
     keys: read.keys,
     from: (items) => {
-      const [suppression, caps, prices, conversation] = read.from(items);
-      return { suppression, caps, prices, conversation };
+      const [suppression, caps, prices, { conversation, onlyOutbound }] = read.from(items);
+      return { suppression, caps, prices, conversation, onlyOutbound };
     },
   };
 }
@@ -530,6 +530,8 @@ type DispatchReads = {
   caps: ReturnType<ReturnType<typeof frequencyCapsRead>["from"]>;
   prices: PriceList;
   conversation: Conversation | undefined;
+  /** The conversation has no outbound message but this one (`Conversations.dispatchRead`): nothing waits ahead. */
+  onlyOutbound: boolean;
 };
 
 /**
