@@ -203,6 +203,21 @@ export async function readAlone<T>(read: PlannedRead<T>, options: { consistent?:
   return read.from(await getItemsAt(read.keys, options));
 }
 
+/** Several planned reads as one (their keys in order), to batch with more reads in `readTogether`. */
+export function combinedRead<T extends readonly unknown[]>(reads: {
+  [K in keyof T]: PlannedRead<T[K]>;
+}): PlannedRead<T> {
+  return {
+    keys: reads.flatMap((read: PlannedRead<unknown>) => read.keys),
+    from: (items) => {
+      let at = 0;
+      return reads.map((read: PlannedRead<unknown>) =>
+        read.from(items.slice(at, (at += read.keys.length))),
+      ) as unknown as T;
+    },
+  };
+}
+
 /**
  * Several modules' reads in one consistent BatchGetItem (items of different partitions read at once, issue 27): each
  * read gets its own keys' items, in its order. Keys asked for twice are read once.

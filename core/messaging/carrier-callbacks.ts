@@ -2,8 +2,14 @@ import { LeadOptedOut, MessageReceived } from "#core/messaging/queue";
 import { NumberHealth } from "#core/messaging/number-health";
 import "#core/messaging/queue";
 import { verifiedProvider } from "#core/providers/index";
-import { table } from "#core/db/items";
-import { MessageLifecycle, providerMessagePut } from "#core/messaging/lifecycle";
+import { readTogether, table } from "#core/db/items";
+import {
+  endsCharged,
+  MessageLifecycle,
+  providerMessagePut,
+  settlementRead,
+  type SettlementRead,
+} from "#core/messaging/lifecycle";
 import { keys } from "#core/db/keys";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
@@ -18,7 +24,7 @@ import type { Message, MessagePurpose } from "#core/messaging/model";
 import { routeOf } from "#core/messaging/number-routes";
 import type { NumberRoute } from "#core/messaging/phone-numbers";
 import { MessagingSettingsStore } from "#core/messaging/settings";
-import { currentAttempt, readMessage } from "#core/messaging/store";
+import { currentAttempt, messageRead, readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/suppressions/index";
 import { ownerOf } from "#core/events/index";
 import { MessagingEvents } from "#core/messaging/timeline";
@@ -68,7 +74,7 @@ async function applyStatus(
   const organizationId = direct ?? (await routeOf(event.from))?.organizationId;
   if (!organizationId) return;
   const id = ours.messageId ?? (await messageIdOfProvider(organizationId, provider.name, event.providerMessageId));
-  const message = id ? await readMessage(organizationId, id) : undefined;
+  const { message, settlement } = id ? await receiptReads(organizationId, id, event.status) : { message: undefined };
   if (!message || message.direction !== "Outbound") return;
   if (direct && (!event.from || message.fromPhoneNumber !== toE164(event.from))) return;
   // Telnyx signs the body, not our URL: the organization the URL names is trusted only for a message the carrier's id
@@ -78,7 +84,32 @@ async function applyStatus(
   if (await Outbound.throttledAtCarrier(organizationId, message, event)) return;
   // Only the current attempt's callback applies: a late one of an attempt refused for throttling (the message queued
   // again, its id cleared, maybe claimed again before its new id is stored) would end the retry it is not about.
-  await MessageLifecycle.applyReceipt(organizationId, message, event, currentAttempt(event.providerMessageId));
+  await MessageLifecycle.applyReceipt(
+    organizationId,
+    message,
+    event,
+    currentAttempt(event.providerMessageId),
+    settlement,
+  );
+}
+
+/**
+ * The message a receipt is about; when the receipt would end it charged (Delivered, Undelivered), also what settling
+ * its hold reads (the prices and the hold), in the same consistent BatchGetItem instead of a second read after (issue 27). Read before the
+ * message's conditional write as `finish` would read them; a hold that changes before the write fails that write's
+ * condition and is planned again from a fresh read.
+ */
+async function receiptReads(
+  organizationId: string,
+  messageId: string,
+  status: Message["status"],
+): Promise<{ message: Message | undefined; settlement?: SettlementRead }> {
+  if (!endsCharged(status)) return { message: await readMessage(organizationId, messageId) };
+  const [message, settlement] = await readTogether([
+    messageRead(organizationId, messageId),
+    settlementRead(organizationId, messageId),
+  ]);
+  return { message, settlement };
 }
 
 async function messageIdOfProvider(

@@ -142,7 +142,12 @@ export const Conversations = {
       if (winner) return winner;
       toStore = { ...conversation, id: claimedId };
     }
-    const put = ConversationEntity.putAt({ organizationId, id: toStore.id }, toStore, { condition: where.new() });
+    // Counted from its creation (`outboundNoted`, see `dispatchRead`); a conversation stored before the count has no marker.
+    const put = ConversationEntity.putAt(
+      { organizationId, id: toStore.id },
+      { ...toStore, outboundCounted: true, outboundNoted: 0 },
+      { condition: where.new() },
+    );
     if (await conditionally(table.put(put))) return toStore;
     const stored = await Conversations.find(organizationId, toStore.id);
     if (!stored) throw new Error(`Conversation ${toStore.id} was refused as existing but cannot be read.`);
@@ -154,6 +159,22 @@ export const Conversations = {
     keys: [ConversationByPhoneEntity.key({ organizationId, contactPhoneNumber })],
     from: ([pointer]) => (pointer ? String(pointer.conversationId) : undefined),
   }),
+
+  /**
+   * `findRead` for a dispatch, with whether the conversation has no outbound message but the one being dispatched:
+   * every outbound message is stored with its conversation's note (`messageNote`, one transaction), which counts it
+   * (`outboundNoted`) in a conversation counted since its creation (`outboundCounted`). A count of 1 read after that
+   * message's commit is that message alone, so no earlier send can be waiting ahead of it (issue 27: the order check's
+   * query is skipped). Conversations stored before the count never prove it.
+   */
+  dispatchRead: (
+    organizationId: string,
+    conversationId: string,
+  ): PlannedRead<{ conversation: Conversation | undefined; onlyOutbound: boolean }> =>
+    oneItem(ConversationEntity.key({ organizationId, id: conversationId }), (item) => ({
+      conversation: item ? toConversation(item) : undefined,
+      onlyOutbound: item?.outboundCounted === true && item.outboundNoted === 1,
+    })),
 
   /** A conversation's item as a read others batch with theirs (`readTogether`); undefined when absent. */
   readById: (organizationId: string, conversationId: string): PlannedRead<Conversation | undefined> => ({
@@ -280,6 +301,7 @@ export const Conversations = {
         lastMessagePreview: message.body.slice(0, 160),
         lastDirection: message.direction,
         modifiedAt: message.at,
+        ...(message.direction === "Outbound" ? { outboundNoted: computed.increment() } : {}),
         ...(inbound ? { unread: true, unreadCount: computed.increment() } : {}),
       },
       { condition: where.stored(), ...(inbound ? { enter: { unread: {} } } : { reorder: { unread: {} } }) },

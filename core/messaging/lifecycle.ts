@@ -3,11 +3,13 @@ import {
   messageCost,
   TransactionConditionFailed,
   type BillingOutcome,
+  type PriceList,
+  type StoredReservation,
   type TransactItem,
 } from "#core/billing/index";
 import { MessageEntity, ProviderMessageEntity } from "#core/db/entities/messaging";
 import { where, type Condition } from "#core/db/expression";
-import { readTogether, table } from "#core/db/items";
+import { combinedRead, readTogether, table, type PlannedRead } from "#core/db/items";
 import { Transaction } from "#core/db/transact";
 import type { Actor } from "#core/auth/actor";
 import type { Message } from "#core/messaging/model";
@@ -154,10 +156,16 @@ export const MessageLifecycle = {
     message: Message,
     ending: Ending,
     event: StatusEvent = {},
+    read?: SettlementRead,
   ): Promise<{ message: Message; billed: BillingOutcome | undefined } | undefined> {
     if (!settles(ending.set.status)) throw new Error(`A message cannot end ${ending.set.status}: move it.`);
     for (let attempt = 0; attempt < 5; attempt++) {
-      const { items, outcome } = await settlementPlan(organizationId, { ...message, status: ending.set.status });
+      // The caller's read (taken with the message's) serves the first plan only: a retry means the hold changed.
+      const { items, outcome } = await settlementPlan(
+        organizationId,
+        { ...message, status: ending.set.status },
+        attempt === 0 ? read : undefined,
+      );
       const billed = items.length > 0 ? outcome : undefined;
       const set = billed
         ? { ...ending.set, billingStatus: billed.billingStatus, billableAmount: Number(billed.billableAmount) }
@@ -184,13 +192,15 @@ export const MessageLifecycle = {
   /**
    * A carrier's receipt (its status callback, or its answer when the sweep asked) through the ranked lifecycle: only
    * a message already handed to the carrier moves, never backwards; a final status ends it (`finish`). `claim` (the
-   * sweep's) must hold in that same conditional write. The changed message, or undefined when nothing changed.
+   * sweep's) must hold in that same conditional write. `read`: the settlement's read, when the caller took it with the
+   * message's (`settlementRead`). The changed message, or undefined when nothing changed.
    */
   async applyReceipt(
     organizationId: string,
     message: Message,
     receipt: { status: MessageStatus; providerStatus: string; errorCode?: string },
     claim?: { condition: Condition },
+    read?: SettlementRead,
   ): Promise<Message | undefined> {
     const next = receipt.status;
     const from = messageLifecycle
@@ -214,7 +224,7 @@ export const MessageLifecycle = {
       },
     };
     if (messageLifecycle.isFinal(next))
-      return (await MessageLifecycle.finish(organizationId, message, { ...change, due: null }))?.message;
+      return (await MessageLifecycle.finish(organizationId, message, { ...change, due: null }, {}, read))?.message;
     return MessageLifecycle.move(organizationId, message, change);
   },
 
@@ -264,20 +274,41 @@ async function afterEnding(organizationId: string, message: Message): Promise<vo
   await NumberHealth.recordOutcome(organizationId, message);
 }
 
+/** Whether a receipt of `status` ends a message charging its hold (what `settlementRead` is read for). */
+export function endsCharged(status: MessageStatus): boolean {
+  return messageLifecycle.isFinal(status) && CHARGED.has(status);
+}
+
+/** What settling a message's hold reads: the prices and the hold. */
+export type SettlementRead = { prices: PriceList; reservation: StoredReservation | undefined };
+
+/**
+ * The settlement's read of message `messageId`, for a batch with the message's own read (a carrier's final receipt
+ * reads the three at once, issue 27): the same consistent read `finish` would take right after.
+ */
+export function settlementRead(organizationId: string, messageId: string): PlannedRead<SettlementRead> {
+  const read = combinedRead([Billing.pricesRead(organizationId), Billing.reservationRead(organizationId, messageId)]);
+  return {
+    keys: read.keys,
+    from: (items) => {
+      const [prices, reservation] = read.from(items);
+      return { prices, reservation };
+    },
+  };
+}
+
 /** The writes that settle (charged statuses) or release (the others) the hold of a message in its final `status`. */
 async function settlementPlan(
   organizationId: string,
   message: Message,
+  read?: SettlementRead,
 ): Promise<{ items: TransactItem[]; outcome: BillingOutcome }> {
   if (message.direction !== "Outbound")
     return { items: [], outcome: { billingStatus: "NotBillable", billableAmount: "0.0000" } };
   if (!CHARGED.has(message.status)) return Billing.releaseItems(organizationId, message.id);
   const kind = message.channel === "Mms" ? "mms" : "sms";
-  // The prices and the hold in one read.
-  const [prices, reservation] = await readTogether([
-    Billing.pricesRead(organizationId),
-    Billing.reservationRead(organizationId, message.id),
-  ]);
+  // The prices and the hold in one read (or the caller's, taken with the message).
+  const { prices, reservation } = read ?? (await readTogether([settlementRead(organizationId, message.id)]))[0];
   return Billing.settlement({
     read: { reservation },
     organizationId,

@@ -323,7 +323,11 @@ export async function enqueue(
     throw new ConflictError(
       `Message ${message.id} was not stored: its id or this request's Idempotency-Key was taken.`,
     );
-  await publish(MessageSend, organizationId, { messageId: message.id });
+  await publish(MessageSend, organizationId, {
+    messageId: message.id,
+    to: message.toPhoneNumber,
+    conversationId: message.conversationId,
+  });
 }
 
 async function senderOf(organizationId: string, phoneNumberId: string | undefined) {

@@ -2,8 +2,8 @@ import { LeadOptedOut, MessageSend } from "#core/messaging/queue";
 import "#core/messaging/queue";
 import { reserveForMessage, type BillingDecision } from "#core/messaging/billing-seam";
 import { where } from "#core/db/expression";
-import { readTogether } from "#core/db/items";
-import { Billing } from "#core/billing/index";
+import { combinedRead, readTogether, type PlannedRead } from "#core/db/items";
+import { Billing, type PriceList } from "#core/billing/index";
 import { frequencyCapsRead } from "#core/consent/settings";
 import { messagingConfig } from "#core/messaging/config";
 import { Contacts } from "#core/messaging/contacts";
@@ -37,6 +37,7 @@ import { MessagingSettingsStore } from "#core/messaging/settings";
 import { messageLifecycle, planRetry, type MessageStatus } from "#core/shared/status";
 import {
   changeMessage,
+  messageToSendRead,
   readMessage,
   readMessageToSend,
   refusedAttemptsOf,
@@ -69,12 +70,19 @@ import { parsePhone, recipientTimeZone } from "#core/shared/phone";
  * idempotency key.
  */
 export const Outbound = {
-  async process(organizationId: string, messageId: string, slot?: Slot): Promise<void> {
-    const stored = await readMessageToSend(organizationId, messageId);
+  async process(
+    organizationId: string,
+    messageId: string,
+    slot?: Slot,
+    carried: { to?: string; conversationId?: string } = {},
+  ): Promise<void> {
+    const { stored, read } = await processReads(organizationId, messageId, carried);
     const message = stored?.message;
     if (!message || message.direction !== "Outbound" || messageLifecycle.isFinal(message.status)) return;
-    if (message.status === "Pending" || message.status === "Scheduled") return plan(organizationId, message);
-    if (message.status === "Queued") return dispatch(organizationId, message, slot ?? stored.heldSlot);
+    // The dispatch reads taken with the message serve only the message they were taken for.
+    const taken = read && read.for === `${message.toPhoneNumber} ${message.conversationId}` ? read.items : undefined;
+    if (message.status === "Pending" || message.status === "Scheduled") return plan(organizationId, message, taken);
+    if (message.status === "Queued") return dispatch(organizationId, message, slot ?? stored.heldSlot, taken);
     // Sending, Sent, Unknown: waiting for the provider's receipts.
   },
 
@@ -151,7 +159,7 @@ const ORDER_RECHECK_MS = 1_000;
 const WAITING: MessageStatus[] = ["Pending", "Scheduled", "Queued"];
 
 /** Decides when a Pending or Scheduled message may go: its scheduledFor, moved out of quiet hours unless overridden. */
-async function plan(organizationId: string, message: Message): Promise<void> {
+async function plan(organizationId: string, message: Message, read?: DispatchReads): Promise<void> {
   const now = Date.now();
   let at = Math.max(now, message.scheduledFor ? Date.parse(message.scheduledFor) : now);
   let scheduledReason = message.scheduledReason;
@@ -192,7 +200,7 @@ async function plan(organizationId: string, message: Message): Promise<void> {
     due: { at: new Date(now + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
   });
   if (!queued) return;
-  await dispatch(organizationId, queued);
+  await dispatch(organizationId, queued, undefined, read);
 }
 
 async function quietHours(organizationId: string, message: Message, at: number) {
@@ -211,7 +219,7 @@ async function quietHours(organizationId: string, message: Message, at: number) 
 }
 
 /** Sends a Queued message: compliance, sender, billing, claim, provider. */
-async function dispatch(organizationId: string, message: Message, slot?: Slot): Promise<void> {
+async function dispatch(organizationId: string, message: Message, slot?: Slot, taken?: DispatchReads): Promise<void> {
   const now = Date.now();
   if (message.nextRetryAt && Date.parse(message.nextRetryAt) > now + SLACK_MS) {
     await publish(
@@ -225,7 +233,7 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
     return;
   }
   let complianceChecks: string[] | undefined;
-  const read = await dispatchReads(organizationId, message);
+  const read = taken ?? (await readTogether([dispatchRead(organizationId, message)]))[0];
   if (!message.purpose) {
     const compliance = await complianceRules(organizationId, message, read);
     complianceChecks = compliance.checks;
@@ -233,7 +241,7 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot): 
   }
   // The conversation's earlier send goes first (core/messaging/conversation-order.ts): this one waits a second, or
   // until that one's retry is due.
-  const ahead = await waitingAhead(organizationId, message);
+  const ahead = read.onlyOutbound ? undefined : await waitingAhead(organizationId, message);
   if (ahead) {
     const retryAt = ahead.nextRetryAt ? Date.parse(ahead.nextRetryAt) : 0;
     await waitInQueue(organizationId, message, Math.max(now + ORDER_RECHECK_MS, retryAt), { behind: ahead.id });
@@ -498,17 +506,53 @@ type Refusal = { complianceAction: string; statusReason: string; billingStatus?:
  * the frequency caps, the price list (for the hold) and the conversation (for its sticky number). Consistent, as the
  * conversation's own read was.
  */
-async function dispatchReads(organizationId: string, message: Message) {
-  const [suppression, caps, prices, conversation] = await readTogether([
+function dispatchRead(
+  organizationId: string,
+  message: Pick<Message, "toPhoneNumber" | "conversationId">,
+): PlannedRead<DispatchReads> {
+  const read = combinedRead([
     Suppressions.findRead(organizationId, message.toPhoneNumber),
     frequencyCapsRead(organizationId),
     Billing.pricesRead(organizationId),
-    Conversations.findRead(organizationId, message.conversationId),
+    Conversations.dispatchRead(organizationId, message.conversationId),
   ]);
-  return { suppression, caps, prices, conversation };
+  return {
+    keys: read.keys,
+    from: (items) => {
+      const [suppression, caps, prices, { conversation, onlyOutbound }] = read.from(items);
+      return { suppression, caps, prices, conversation, onlyOutbound };
+    },
+  };
 }
 
-type DispatchReads = Awaited<ReturnType<typeof dispatchReads>>;
+type DispatchReads = {
+  suppression: ReturnType<ReturnType<typeof Suppressions.findRead>["from"]>;
+  caps: ReturnType<ReturnType<typeof frequencyCapsRead>["from"]>;
+  prices: PriceList;
+  conversation: Conversation | undefined;
+  /** The conversation has no outbound message but this one (`Conversations.dispatchRead`): nothing waits ahead. */
+  onlyOutbound: boolean;
+};
+
+/**
+ * The consumer's first read: the message (with the slot it holds) and, when the queue message names its recipient and
+ * conversation (`POST /messages` publishes them; they never change once a message is accepted, so the queue message
+ * carries them safely), the items its dispatch reads, in the same consistent BatchGetItem (issue 27). They are read
+ * one conditional write earlier than dispatch would read them (the Pending → Queued move of this same invocation),
+ * and serve only the message whose recipient and conversation they name.
+ */
+async function processReads(
+  organizationId: string,
+  messageId: string,
+  carried: { to?: string; conversationId?: string },
+): Promise<{ stored: Awaited<ReturnType<typeof readMessageToSend>>; read?: { for: string; items: DispatchReads } }> {
+  if (!carried.to || !carried.conversationId) return { stored: await readMessageToSend(organizationId, messageId) };
+  const [stored, items] = await readTogether([
+    messageToSendRead(organizationId, messageId),
+    dispatchRead(organizationId, { toPhoneNumber: carried.to, conversationId: carried.conversationId }),
+  ]);
+  return { stored, read: { for: `${carried.to} ${carried.conversationId}`, items } };
+}
 
 /**
  * The contact rules a Queued text meets at dispatch: opt-out, suppression list, frequency caps. Answers the first

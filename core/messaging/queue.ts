@@ -7,6 +7,12 @@ export const MessageSend = defineMessage(
   "outboundMessages",
   v.object({
     messageId: v.string(),
+    /**
+     * The message's recipient and conversation (they never change once it is accepted), when the publisher knows them:
+     * the consumer reads its dispatch's items with the message, in one BatchGetItem (issue 27).
+     */
+    to: v.optional(v.string()),
+    conversationId: v.optional(v.string()),
     /** The send slot already reserved on a sender number (core/messaging/pacing.ts): the message waited in the queue for it. */
     slot: v.optional(v.object({ numberId: v.string(), at: v.number(), reason: v.string() })),
   }),

@@ -2,7 +2,7 @@ import { dueWorkShards } from "#core/db/due";
 import { MessageEntity } from "#core/db/entities/messaging";
 import { where, type Condition } from "#core/db/expression";
 import { withoutKeys } from "#core/db/indexes";
-import { conditionally, table } from "#core/db/items";
+import { conditionally, oneItem, table, type PlannedRead } from "#core/db/items";
 import type { MessageStatus } from "#core/shared/status";
 import type { Message } from "#core/messaging/model";
 import type { Slot } from "#core/messaging/pacing";
@@ -41,10 +41,24 @@ export async function readMessageToSend(
   organizationId: string,
   messageId: string,
 ): Promise<{ message: Message; heldSlot?: Slot } | undefined> {
-  const Item = await MessageEntity.get({ organizationId, id: messageId }, { consistent: true });
+  return toSend(await MessageEntity.get({ organizationId, id: messageId }, { consistent: true }));
+}
+
+/** `readMessageToSend`'s read, for a batch with other reads (`readTogether`, consistent like it). */
+export const messageToSendRead = (
+  organizationId: string,
+  messageId: string,
+): PlannedRead<{ message: Message; heldSlot?: Slot } | undefined> =>
+  oneItem(MessageEntity.key({ organizationId, id: messageId }), toSend);
+
+function toSend(Item: Record<string, unknown> | undefined): { message: Message; heldSlot?: Slot } | undefined {
   if (!Item) return undefined;
   return { message: toMessage(Item), ...(Item.heldSlot ? { heldSlot: Item.heldSlot as Slot } : {}) };
 }
+
+/** `readMessage`'s read, for a batch with other reads (`readTogether`, consistent like it). */
+export const messageRead = (organizationId: string, messageId: string): PlannedRead<Message | undefined> =>
+  oneItem(MessageEntity.key({ organizationId, id: messageId }), (item) => (item ? toMessage(item) : undefined));
 
 /** The provider ids of a message's attempts refused for throttling (none when it had none). */
 export async function refusedAttemptsOf(organizationId: string, messageId: string): Promise<string[]> {
