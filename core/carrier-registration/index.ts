@@ -33,7 +33,6 @@ import type {
 import { TollFreeVerifications } from "#core/carrier-registration/toll-free";
 import {
   readCampaigns,
-  registrationOverview,
   shown,
   toCampaign,
   withOptOuts,
@@ -223,9 +222,6 @@ export const CarrierRegistration = {
     });
     return PhoneNumbers.fromId(actor, phoneNumberId);
   },
-
-  /** The organization's brand, campaigns and toll-free verifications as stored (a webhook's `carrier_registration.updated` data). */
-  overview: registrationOverview,
 
   /**
    * `POST /webhooks/{provider}/registration`: a carrier's registration status event (signature checked first: 403).

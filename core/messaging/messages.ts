@@ -21,7 +21,7 @@ import { assertRegisteredSender, registrationRequired } from "#core/messaging/se
 import { countSegments } from "#core/shared/segments";
 import { messageLifecycle } from "#core/shared/status";
 import { readMessage, dueShards } from "#core/messaging/store";
-import { hasInboundSince, messageFromId } from "#core/messaging/message-reads";
+import { messageFromId } from "#core/messaging/message-reads";
 import { publish } from "#core/queue/messages";
 import { newId, nowIso } from "#core/shared/ids";
 
@@ -57,9 +57,6 @@ export const Messages = {
   find: readMessage,
   /** The shards of the due-message index (operator diagnostics count what waits in them). */
   dueShards,
-
-  /** Whether the contact wrote in since a time (message-reads.ts). */
-  hasInboundSince,
 
   /**
    * The conversation's `limit` newest messages accepted before `messageId` (message ids are ULIDs, so a key range),

@@ -98,7 +98,10 @@ export const ListWebhookEndpointsSchema = listQuerySchema(listResource);
 
 /** How long a warm fan-out instance uses its read of an organization's endpoints. */
 const fanOutCacheMs = 1_000;
-/** How long a change of the endpoint set waits before it answers: the cache's life plus a margin for clock skew. */
+/**
+ * How long a change of the endpoint set waits before it answers: the cache's life plus a margin for timers firing
+ * late (both are durations, each on its own instance's clock, so no clocks are compared).
+ */
 export const endpointChangeSettleMs = fanOutCacheMs + 250;
 const fanOutCache = new Map<string, { readAt: number; endpoints: StoredEndpoint[] }>();
 
@@ -257,9 +260,9 @@ export const WebhookEndpoints = {
     });
   },
 
-  /** The stored endpoint (with secrets), for deliveries. */
+  /** The stored endpoint (with secrets), for deliveries: read consistently, so a disable or delete that answered stops them. */
   async stored(organizationId: string, endpointId: string): Promise<StoredEndpoint | undefined> {
-    const item = await WebhookEndpointEntity.get({ organizationId, id: endpointId });
+    const item = await WebhookEndpointEntity.get({ organizationId, id: endpointId }, { consistent: true });
     return item ? toStored(item) : undefined;
   },
 
@@ -392,8 +395,15 @@ async function updateIfExists(
   return updated?.Attributes;
 }
 
+/**
+ * Every endpoint of the organization, read consistently: the fan-out's cached list (`forFanOut`) is sound only if a
+ * read sees every change committed before it (an eventually consistent read may not, for a while).
+ */
 async function storedEndpoints(organizationId: string): Promise<Record<string, unknown>[]> {
-  const { Items = [] } = await table.query(prefixQuery(keys.webhookEndpointPrefix(organizationId)));
+  const { Items = [] } = await table.query({
+    ...prefixQuery(keys.webhookEndpointPrefix(organizationId)),
+    ConsistentRead: true,
+  });
   return Items;
 }
 
