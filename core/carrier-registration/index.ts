@@ -31,13 +31,7 @@ import type {
   RegistrationOverview,
 } from "#core/carrier-registration/schemas";
 import { TollFreeVerifications } from "#core/carrier-registration/toll-free";
-import {
-  readCampaigns,
-  shown,
-  toCampaign,
-  withOptOuts,
-  type StoredCampaign,
-} from "#core/carrier-registration/reads";
+import { readCampaigns, shown, toCampaign, withOptOuts, type StoredCampaign } from "#core/carrier-registration/reads";
 import {
   atCarrier,
   beginSubmission,
