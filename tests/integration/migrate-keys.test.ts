@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { db, tableName } from "#core/db/client";
 import { LeadEntity } from "#core/db/entities/leads";
 import { UsageDayEntity, WalletShardEntity } from "#core/db/entities/billing";
+import { AutomationRunClaimEntity } from "#core/db/entities/automations";
 import { withoutKeys } from "#core/db/indexes";
 import { keys } from "#core/db/keys";
 import { queryAll } from "#core/db/query";
@@ -141,6 +142,15 @@ describe("migrate-keys", () => {
     const started = await org.request("POST", `/automations/${automation.id}/runs`, { body: { leadId: lead.body.id } });
     expect(started.status).toBe(202);
     const waiting = await waitForRun(org, automation.id, started.body.id, (run) => run.status === "Waiting");
+    // Before issue 27 every run was claimed by an item of its own. A manual run started now is claimed by its own put
+    // (its id derived from the trigger) unless its trigger predates the process, so the claim the old layout held
+    // is written here as that code wrote it (the same item when this run took the claim path).
+    await table.put(
+      AutomationRunClaimEntity.putAt(
+        { organizationId: org.organizationId, automationId: automation.id, triggerEventId: waiting.trigger.eventId },
+        { runId: waiting.id, createdAt: waiting.createdAt },
+      ),
+    );
     const before = await settledItems(org);
     const events = async () =>
       (await org.request("POST", "/events/all/my", { body: {} })).body.items.map((event: { id: string }) => event.id);
