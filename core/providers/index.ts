@@ -2,7 +2,6 @@ import { NotFoundError, ForbiddenError } from "#core/errors";
 import { config } from "#core/config";
 import { withCorrelationParameter } from "#core/observability/index";
 import { ProviderError, type ProviderName, type ProviderPort, type WebhookRequest } from "#core/providers/port";
-import { createSimulatorProvider, simulatorAuthToken } from "#core/providers/simulator/adapter";
 import { createTelnyxProvider } from "#core/providers/telnyx/adapter";
 import { createTwilioProvider } from "#core/providers/twilio/adapter";
 import { environmentNames } from "#stacks/definitions";
@@ -20,6 +19,20 @@ export const providerConfig = {
     return Number.isFinite(value) && value >= 0 ? value : 1;
   },
 };
+
+/**
+ * The carrier simulator's factory, installed by the processes that run it (`installSimulator` from
+ * `core/providers/simulator/install.ts`: the local stack, the tests' workers, the benches). No deployed function
+ * installs it, since Lambda never runs the simulator (below), so its adapter stays out of every bundle.
+ */
+let simulatorFactory: ((options: { tokenSigningKey: string; delayScale: number }) => ProviderPort) | undefined;
+
+/** Lets this process answer `simulator` (see `simulatorFactory`). */
+export function useSimulator(
+  factory: (options: { tokenSigningKey: string; delayScale: number }) => ProviderPort,
+): void {
+  simulatorFactory = factory;
+}
 
 /**
  * Picks the carrier adapter. Sends use the configured one (`PROVIDER`,
@@ -87,8 +100,8 @@ function create(
         })
       : undefined;
   if (providerConfig.provider !== "simulator") return undefined;
-  return createSimulatorProvider({
-    authToken: simulatorAuthToken(config.tokenSigningKey),
+  return simulatorFactory?.({
+    tokenSigningKey: config.tokenSigningKey,
     delayScale: providerConfig.simulatorDelayScale,
   });
 }
