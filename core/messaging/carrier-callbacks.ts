@@ -11,6 +11,7 @@ import {
   type SettlementRead,
 } from "#core/messaging/lifecycle";
 import { keys } from "#core/db/keys";
+import { recordLeadConsent } from "#core/leads/consent";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
 import { classifyInbound, revocationInFreeText } from "#core/messaging/keywords";
@@ -199,7 +200,7 @@ async function optOut(contact: InboundContact, keyword: string): Promise<void> {
   const { organizationId, message, leadId } = contact;
   const at = message.receivedAt ?? nowIso();
   if (leadId)
-    await Contacts.recordConsent(organizationId, leadId, { kind: "OptOut", at, phoneNumber: message.fromPhoneNumber! });
+    await recordLeadConsent(organizationId, leadId, { kind: "OptOut", at, phoneNumber: message.fromPhoneNumber! });
   const { created } = await Suppressions.add(organizationId, {
     phoneNumber: message.fromPhoneNumber!,
     reason: "OptOutKeyword",
@@ -221,7 +222,7 @@ async function optOut(contact: InboundContact, keyword: string): Promise<void> {
 async function optIn(contact: InboundContact, keyword: string): Promise<void> {
   const { organizationId, message, leadId } = contact;
   if (leadId)
-    await Contacts.recordConsent(organizationId, leadId, {
+    await recordLeadConsent(organizationId, leadId, {
       kind: "OptIn",
       at: message.receivedAt ?? nowIso(),
       phoneNumber: message.fromPhoneNumber!,
@@ -238,8 +239,7 @@ async function optIn(contact: InboundContact, keyword: string): Promise<void> {
 
 async function help(contact: InboundContact): Promise<void> {
   const { organizationId, message, leadId } = contact;
-  if (leadId)
-    await Contacts.recordConsent(organizationId, leadId, { kind: "Help", at: message.receivedAt ?? nowIso() });
+  if (leadId) await recordLeadConsent(organizationId, leadId, { kind: "Help", at: message.receivedAt ?? nowIso() });
   await consentEvent(contact, "ContactHelpRequested", "Asked for help (HELP/INFO).", "HelpRequested");
   await reply(contact, "HelpReply", (await MessagingSettingsStore.read(organizationId)).helpText);
 }
