@@ -24,7 +24,7 @@ import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { organizationProvider } from "#core/messaging/provider-choice";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { withCorrelationParameter } from "#core/observability/index";
-import { Organizations } from "#core/organizations/index";
+import { organizationProfile } from "#core/organizations/profile";
 import { ProviderError, type PlaceCallInput, type ProviderName } from "#core/providers/port";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { publish } from "#core/queue/messages";
@@ -70,7 +70,7 @@ export const place = domainOperation(
       PhoneNumbers.all(organizationId),
       Conversations.ensure(organizationId, to, leadId),
       Billing.prices(organizationId),
-      Organizations.fromId(organizationId),
+      organizationProfile(organizationId),
       MessagingSettingsStore.read(organizationId),
     ]);
     // An automation step decided the basis already (to skip when there is none): not read again. A bare number of a

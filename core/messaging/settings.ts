@@ -6,7 +6,7 @@ import type { Actor } from "#core/auth/actor";
 import { ConflictError, ValidationError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { DEFAULT_QUIET_HOURS_WINDOW } from "#core/messaging/quiet-hours";
-import { Organizations, type Organization } from "#core/organizations/index";
+import { organizationProfile, type Organization } from "#core/organizations/profile";
 import { providerByName, providerConfig } from "#core/providers/index";
 import { nowIso } from "#core/shared/ids";
 import { storedSettingsItem } from "#core/messaging/settings-item";
@@ -67,7 +67,7 @@ export const MessagingSettingsStore = {
   /** `organization` lets a caller that reads the organization anyway share that read. */
   async read(
     organizationId: string,
-    organization: Promise<Organization | undefined> = Organizations.fromId(organizationId),
+    organization: Promise<Organization | undefined> = organizationProfile(organizationId),
   ): Promise<MessagingSettings> {
     const [Item, owner] = await Promise.all([storedSettingsItem.read(organizationId), organization]);
     return settingsOf(Item, owner?.name);
@@ -118,7 +118,7 @@ export const MessagingSettingsStore = {
     const identity = { organizationId: actor.organizationId };
     const [stored, organization] = await Promise.all([
       MessagingSettingsEntity.get(identity, { consistent: true }),
-      Organizations.fromId(actor.organizationId),
+      organizationProfile(actor.organizationId),
     ]);
     const put = MessagingSettingsEntity.putAt(
       identity,
