@@ -17,7 +17,7 @@ import { consentBasisForContact } from "#core/leads/consent";
 import { callRules } from "#core/calls/contact-rules";
 import { passedCheck } from "#core/consent/contact-rules";
 import { LeadReads } from "#core/leads/reads";
-import { Routing } from "#core/routing/index";
+import { reachableAgent } from "#core/routing/reachable";
 import { initiatorOf, type ConsentBasis } from "#core/consent/basis";
 import { Conversations } from "#core/messaging/conversations";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
@@ -371,6 +371,6 @@ export async function assigneePhone(
 ): Promise<string | null> {
   if (!leadId) return null;
   const assignee = (await LeadReads.find(organizationId, leadId))?.assignedUserId;
-  const phone = assignee ? ((await Routing.reachable(organizationId, assignee))?.phone ?? null) : null;
+  const phone = assignee ? ((await reachableAgent(organizationId, assignee))?.phone ?? null) : null;
   return phone && !new Set(notAllowed).has(phone) ? phone : null;
 }
