@@ -41,25 +41,27 @@ import { toE164 } from "#core/shared/phone";
  * applies when the ranked lifecycle accepts it (a late `sent` never overwrites
  * `delivered`), and an inbound message is claimed by its provider id.
  */
-export const CarrierCallbacks = {
-  async messageStatus(providerName: string, request: WebhookRequest): Promise<void> {
-    const provider = verifiedProvider(providerName, request);
-    const parameters = new URL(request.url).searchParams;
-    const ours = {
-      messageId: parameters.get("messageId") ?? undefined,
-      organizationId: parameters.get("organizationId"),
-    };
-    for (const event of provider.parseStatusCallback(request)) {
-      if (event.type !== "message.status") continue;
-      await applyStatus(provider, event, ours);
-    }
-  },
+export const CarrierCallbacks = { messageStatus, inboundMessage };
 
-  async inboundMessage(providerName: string, request: WebhookRequest): Promise<void> {
-    const provider = verifiedProvider(providerName, request);
-    await receive(provider, provider.parseInboundMessage(request));
-  },
-};
+/** A message's status callback. Its own function (as `inboundMessage`), so that each webhook's bundle holds only its own. */
+export async function messageStatus(providerName: string, request: WebhookRequest): Promise<void> {
+  const provider = verifiedProvider(providerName, request);
+  const parameters = new URL(request.url).searchParams;
+  const ours = {
+    messageId: parameters.get("messageId") ?? undefined,
+    organizationId: parameters.get("organizationId"),
+  };
+  for (const event of provider.parseStatusCallback(request)) {
+    if (event.type !== "message.status") continue;
+    await applyStatus(provider, event, ours);
+  }
+}
+
+/** An inbound message, claimed by its provider id. */
+export async function inboundMessage(providerName: string, request: WebhookRequest): Promise<void> {
+  const provider = verifiedProvider(providerName, request);
+  await receive(provider, provider.parseInboundMessage(request));
+}
 
 /**
  * The callback URL we gave the carrier names the message and (since issue 27) its organization: the message is read
