@@ -19,6 +19,8 @@ export default defineConfig({
     // expect.poll waits for asynchronous work (a consumer's write, a page's render): its 1 s default is too short on a
     // loaded two-core machine. The conditions polled stay exact; only how long they may take grows.
     expect: { poll: { timeout: 10_000 } },
+    // Tests call core in their own worker too, where the carrier simulator must answer as on the local stack.
+    setupFiles: ["tests/setup/simulator.ts"],
     // Two cores: the JVM and the local server already run beside the workers.
     pool: "forks",
     maxWorkers: 2,

@@ -3,6 +3,7 @@ import { roleNamed, roles, type Role } from "#core/auth/actor";
 import { Users } from "#core/users/index";
 import { signUserToken } from "#core/auth/local-tokens";
 import { Billing, type PriceOverrides } from "#core/billing/index";
+import { BillingHistory } from "#core/billing/history";
 import { paymentsToReview } from "#core/billing/payment-records";
 import { ValidationError } from "#core/errors";
 import { Organizations } from "#core/organizations/index";
@@ -387,7 +388,7 @@ async function run(command: string | undefined): Promise<unknown> {
         : (await Organizations.list()).map((organization) => organization.id);
       const counted = [];
       for (const organizationId of organizationIds)
-        counted.push({ organizationId, ...(await Billing.backfillUsage(organizationId)) });
+        counted.push({ organizationId, ...(await BillingHistory.backfillUsage(organizationId)) });
       return counted;
     }
     case "billing-adjust": {

@@ -6,6 +6,10 @@ import { runWithQueueGrant } from "#core/config";
 import type { HandlerDefinition } from "#stacks/definitions";
 import { projectRoot } from "#local/paths";
 import { localRegion } from "#local/resources";
+import { installSimulator } from "#core/providers/simulator/install";
+
+// The local stack runs the carrier simulator, which deployed functions never bundle (core/providers/index.ts).
+installSimulator();
 
 /** A Lambda handler as our functions export it (async, no callback). */
 export type LambdaHandler<TEvent = unknown, TResult = unknown> = (

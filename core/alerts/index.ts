@@ -7,7 +7,7 @@ import { sendMail } from "#core/mail/index";
 import { Conversations } from "#core/messaging/conversations";
 import { Messages } from "#core/messaging/messages";
 import { logger } from "#core/observability/index";
-import { Routing } from "#core/routing/index";
+import { reachableAgent } from "#core/routing/reachable";
 import { derivedId } from "#core/shared/ids";
 import { parsePhone } from "#core/shared/phone";
 import { Suppressions } from "#core/suppressions/index";
@@ -16,7 +16,7 @@ import type { AlertChannel, AlertPreferences } from "#core/users/schemas";
 /**
  * Agent alerts (issue 28): the user a lead is assigned to is told at once, so is each user a first-to-claim rule
  * offered it to, and so is the assignee of a conversation whose contact writes in; each by the channels of their profile (`alerts`), and not at all while they are away or
- * deactivated (`Routing.reachable`). Read from the committed events on the table's stream (`agentAlerts`), so every
+ * deactivated (`reachableAgent`, core/routing/reachable.ts). Read from the committed events on the table's stream (`agentAlerts`), so every
  * way a lead is assigned (routing, a person, a claim, an automation) alerts exactly as it is recorded.
  *
  * The SMS goes from the organization's own number to the agent's profile phone through the outbound pipeline
@@ -62,7 +62,7 @@ export const AgentAlerts = {
 };
 
 async function tell(organizationId: string, event: AlertEvent, alert: Alert): Promise<AlertChannel[]> {
-  const recipient = await Routing.reachable(organizationId, alert.userId);
+  const recipient = await reachableAgent(organizationId, alert.userId);
   if (!recipient) return []; // away or deactivated: quiet
   const wanted = recipient.alerts[ALERTS[event.eventType as AlertingEvent]];
   const sent: AlertChannel[] = [];

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { Reservations } from "#core/billing/reservations";
-import { ledgerEntry, ledgerPut, ledgerResource } from "#core/billing/ledger";
+import { ledgerEntry, ledgerPut } from "#core/billing/ledger";
 import {
   storedWallet,
   storedWalletParts,
@@ -28,20 +28,10 @@ import {
 } from "#core/billing/prices";
 import { transact, Transaction, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
 import { PriceListEntity, WalletEntity } from "#core/db/entities/billing";
-import { listPage } from "#core/db/list";
 import { ValidationError } from "#core/errors";
 import { nowIso } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
-import { type Page, type PagingQuery } from "#core/shared/paging";
 import { toFieldErrors } from "#core/shared/validation";
-import {
-  backfillUsage,
-  resolveUsagePeriod,
-  usageItems,
-  usageOf,
-  type Usage,
-  type UsageQuery,
-} from "#core/billing/usage";
 
 export type { TransactItem } from "#core/db/transact";
 export { TransactionConditionFailed } from "#core/db/transact";
@@ -195,28 +185,6 @@ export const Billing = {
     );
     return Billing.wallet(actor.organizationId);
   },
-
-  /** `POST /billing/ledger/all/my`: every credit and charge, newest first by default. */
-  async ledger(actor: Actor, query: PagingQuery): Promise<Page<LedgerEntry>> {
-    await storedWallet(actor.organizationId);
-    return listPage(ledgerResource, actor.organizationId, query);
-  },
-
-  /**
-   * `GET /billing/usage`: the period's charges by kind and their total, from the per-day usage counters each
-   * charge adds to (at most 10 items a day read, however many charges; core/billing/usage.ts).
-   */
-  async usage(actor: Actor, query: UsageQuery): Promise<Usage> {
-    const period = resolveUsagePeriod(query);
-    const [wallet, items] = await Promise.all([
-      storedWallet(actor.organizationId),
-      usageItems(actor.organizationId, period),
-    ]);
-    return usageOf(items, period, wallet.currency);
-  },
-
-  /** Counts into usage the organization's charges written before the usage counters existed (safe to run again). */
-  backfillUsage,
 
   ...Reservations,
 };

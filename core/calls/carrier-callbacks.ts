@@ -18,7 +18,7 @@ import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
 import { routeOf } from "#core/messaging/number-routes";
 import { MessagingSettingsStore } from "#core/messaging/settings";
-import { Organizations } from "#core/organizations/index";
+import { organizationProfile } from "#core/organizations/profile";
 import type { CallStatusEvent, ProviderName, ProviderPort, WebhookRequest } from "#core/providers/port";
 import { verifiedProvider } from "#core/providers/index";
 import { nowIso } from "#core/shared/ids";
@@ -293,7 +293,7 @@ async function createInbound(
   const from = toE164(event.from) ?? event.from;
   const to = toE164(event.to) ?? event.to;
   const [organization, conversation] = await Promise.all([
-    Organizations.fromId(organizationId),
+    organizationProfile(organizationId),
     Conversations.ensure(organizationId, from, await Contacts.leadIdByPhone(organizationId, from)),
   ]);
   const call: Call = {

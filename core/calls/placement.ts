@@ -17,14 +17,14 @@ import { consentBasisForContact } from "#core/leads/consent";
 import { callRules } from "#core/calls/contact-rules";
 import { passedCheck } from "#core/consent/contact-rules";
 import { LeadReads } from "#core/leads/reads";
-import { Routing } from "#core/routing/index";
+import { reachableAgent } from "#core/routing/reachable";
 import { initiatorOf, type ConsentBasis } from "#core/consent/basis";
 import { Conversations } from "#core/messaging/conversations";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { organizationProvider } from "#core/messaging/provider-choice";
 import { MessagingSettingsStore } from "#core/messaging/settings";
 import { withCorrelationParameter } from "#core/observability/index";
-import { Organizations } from "#core/organizations/index";
+import { organizationProfile } from "#core/organizations/profile";
 import { ProviderError, type PlaceCallInput, type ProviderName } from "#core/providers/port";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { publish } from "#core/queue/messages";
@@ -70,7 +70,7 @@ export const place = domainOperation(
       PhoneNumbers.all(organizationId),
       Conversations.ensure(organizationId, to, leadId),
       Billing.prices(organizationId),
-      Organizations.fromId(organizationId),
+      organizationProfile(organizationId),
       MessagingSettingsStore.read(organizationId),
     ]);
     // An automation step decided the basis already (to skip when there is none): not read again. A bare number of a
@@ -371,6 +371,6 @@ export async function assigneePhone(
 ): Promise<string | null> {
   if (!leadId) return null;
   const assignee = (await LeadReads.find(organizationId, leadId))?.assignedUserId;
-  const phone = assignee ? ((await Routing.reachable(organizationId, assignee))?.phone ?? null) : null;
+  const phone = assignee ? ((await reachableAgent(organizationId, assignee))?.phone ?? null) : null;
   return phone && !new Set(notAllowed).has(phone) ? phone : null;
 }

@@ -13,7 +13,7 @@ import { queryAll } from "#core/db/query";
 import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
 import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
 import { organizationProvider } from "#core/messaging/provider-choice";
-import { verifiedProvider } from "#core/providers/index";
+import { registeringProvider, verifiedRegisteringProvider } from "#core/providers/registrars";
 import type { ProviderPort, WebhookRequest } from "#core/providers/port";
 import {
   registrationKey,
@@ -224,7 +224,7 @@ export const CarrierRegistration = {
    * the event's words), which records `CarrierRegistrationUpdated` for each change. A reference we do not know is ignored.
    */
   async statusCallback(providerName: string, request: WebhookRequest): Promise<void> {
-    const provider = verifiedProvider(providerName, request);
+    const provider = verifiedRegisteringProvider(providerName, request);
     const named = provider.registration?.parseStatusCallback(request) ?? [];
     const organizations = new Set<string>();
     for (const key of named) {
@@ -365,7 +365,9 @@ async function updateNumbers(
 }
 
 async function registrarOf(organizationId: string): Promise<{ provider: ProviderPort; registrar: TenDlcRegistrar }> {
-  const provider = await atCarrier(() => organizationProvider(organizationId));
+  const chosen = await atCarrier(() => organizationProvider(organizationId));
+  // The same adapter, with its registrar (core/providers/registrars.ts).
+  const provider = registeringProvider(chosen.name) ?? chosen;
   if (!provider.registration)
     throw new CarrierUnavailableError(`The ${provider.name} provider cannot register 10DLC brands.`);
   return { provider, registrar: provider.registration };

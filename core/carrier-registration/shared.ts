@@ -2,7 +2,7 @@ import { putIfNew, table } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
 import { CarrierUnavailableError, UnprocessableError } from "#core/errors";
 import { recordEvent } from "#core/events/index";
-import { providerByName } from "#core/providers/index";
+import { registeringProvider } from "#core/providers/registrars";
 import { ProviderError } from "#core/providers/port";
 import type { TenDlcRegistrar } from "#core/providers/registration";
 import { nowIso } from "#core/shared/ids";
@@ -85,7 +85,7 @@ export async function markPending(organizationId: string, what: string, pending:
 
 /** The registrar of the carrier a brand or campaign was registered at (it stays there if the organization changes provider). */
 export function registrarByName(name: string): TenDlcRegistrar {
-  const registrar = providerByName(name)?.registration;
+  const registrar = registeringProvider(name)?.registration;
   if (!registrar)
     throw new CarrierUnavailableError(
       `The ${name} provider the registration was made at is not configured on this deployment.`,

@@ -16,7 +16,8 @@ import { countMetric, currentCorrelationId } from "#core/observability/index";
 import { LeadReads } from "#core/leads/reads";
 
 export * from "#core/leads/schemas";
-export { ListLeadsSchema, toLead } from "#core/leads/reads";
+export { toLead } from "#core/leads/reads";
+export { ListLeadsSchema } from "#core/leads/list";
 
 export { pendingShard, pendingShards };
 

@@ -11,6 +11,7 @@ import {
   type SettlementRead,
 } from "#core/messaging/lifecycle";
 import { keys } from "#core/db/keys";
+import { recordLeadConsent } from "#core/leads/consent";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
 import { classifyInbound, revocationInFreeText } from "#core/messaging/keywords";
@@ -40,25 +41,27 @@ import { toE164 } from "#core/shared/phone";
  * applies when the ranked lifecycle accepts it (a late `sent` never overwrites
  * `delivered`), and an inbound message is claimed by its provider id.
  */
-export const CarrierCallbacks = {
-  async messageStatus(providerName: string, request: WebhookRequest): Promise<void> {
-    const provider = verifiedProvider(providerName, request);
-    const parameters = new URL(request.url).searchParams;
-    const ours = {
-      messageId: parameters.get("messageId") ?? undefined,
-      organizationId: parameters.get("organizationId"),
-    };
-    for (const event of provider.parseStatusCallback(request)) {
-      if (event.type !== "message.status") continue;
-      await applyStatus(provider, event, ours);
-    }
-  },
+export const CarrierCallbacks = { messageStatus, inboundMessage };
 
-  async inboundMessage(providerName: string, request: WebhookRequest): Promise<void> {
-    const provider = verifiedProvider(providerName, request);
-    await receive(provider, provider.parseInboundMessage(request));
-  },
-};
+/** A message's status callback. Its own function (as `inboundMessage`), so that each webhook's bundle holds only its own. */
+export async function messageStatus(providerName: string, request: WebhookRequest): Promise<void> {
+  const provider = verifiedProvider(providerName, request);
+  const parameters = new URL(request.url).searchParams;
+  const ours = {
+    messageId: parameters.get("messageId") ?? undefined,
+    organizationId: parameters.get("organizationId"),
+  };
+  for (const event of provider.parseStatusCallback(request)) {
+    if (event.type !== "message.status") continue;
+    await applyStatus(provider, event, ours);
+  }
+}
+
+/** An inbound message, claimed by its provider id. */
+export async function inboundMessage(providerName: string, request: WebhookRequest): Promise<void> {
+  const provider = verifiedProvider(providerName, request);
+  await receive(provider, provider.parseInboundMessage(request));
+}
 
 /**
  * The callback URL we gave the carrier names the message and (since issue 27) its organization: the message is read
@@ -199,7 +202,7 @@ async function optOut(contact: InboundContact, keyword: string): Promise<void> {
   const { organizationId, message, leadId } = contact;
   const at = message.receivedAt ?? nowIso();
   if (leadId)
-    await Contacts.recordConsent(organizationId, leadId, { kind: "OptOut", at, phoneNumber: message.fromPhoneNumber! });
+    await recordLeadConsent(organizationId, leadId, { kind: "OptOut", at, phoneNumber: message.fromPhoneNumber! });
   const { created } = await Suppressions.add(organizationId, {
     phoneNumber: message.fromPhoneNumber!,
     reason: "OptOutKeyword",
@@ -221,7 +224,7 @@ async function optOut(contact: InboundContact, keyword: string): Promise<void> {
 async function optIn(contact: InboundContact, keyword: string): Promise<void> {
   const { organizationId, message, leadId } = contact;
   if (leadId)
-    await Contacts.recordConsent(organizationId, leadId, {
+    await recordLeadConsent(organizationId, leadId, {
       kind: "OptIn",
       at: message.receivedAt ?? nowIso(),
       phoneNumber: message.fromPhoneNumber!,
@@ -238,8 +241,7 @@ async function optIn(contact: InboundContact, keyword: string): Promise<void> {
 
 async function help(contact: InboundContact): Promise<void> {
   const { organizationId, message, leadId } = contact;
-  if (leadId)
-    await Contacts.recordConsent(organizationId, leadId, { kind: "Help", at: message.receivedAt ?? nowIso() });
+  if (leadId) await recordLeadConsent(organizationId, leadId, { kind: "Help", at: message.receivedAt ?? nowIso() });
   await consentEvent(contact, "ContactHelpRequested", "Asked for help (HELP/INFO).", "HelpRequested");
   await reply(contact, "HelpReply", (await MessagingSettingsStore.read(organizationId)).helpText);
 }

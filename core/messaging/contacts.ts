@@ -1,4 +1,3 @@
-import { recordLeadConsent, type ConsentChange } from "#core/leads/consent";
 import { LeadReads } from "#core/leads/reads";
 import { ValidationError } from "#core/errors";
 import type { Lead } from "#core/leads/schemas";
@@ -46,9 +45,6 @@ export const Contacts = {
     const to = input.to!;
     return { to, leadId: await Contacts.leadIdByPhone(organizationId, to) };
   },
-
-  recordConsent: (organizationId: string, leadId: string, change: ConsentChange) =>
-    recordLeadConsent(organizationId, leadId, change),
 };
 
 function contactOf(lead: Lead | undefined): Contact | undefined {

@@ -45,7 +45,7 @@ import {
 } from "#core/messaging/store";
 import { Suppressions } from "#core/suppressions/index";
 import { MessagingEvents } from "#core/messaging/timeline";
-import { Organizations } from "#core/organizations/index";
+import { organizationProfile } from "#core/organizations/profile";
 import { organizationProviders } from "#core/messaging/provider-choice";
 import { statusCallbackUrl } from "#core/providers/index";
 import { ProviderError, type ProviderPort, type SendMessageResult } from "#core/providers/port";
@@ -204,7 +204,7 @@ async function plan(organizationId: string, message: Message, read?: DispatchRea
 }
 
 async function quietHours(organizationId: string, message: Message, at: number) {
-  const organizationRead = Organizations.fromId(organizationId);
+  const organizationRead = organizationProfile(organizationId);
   const [settings, organization, contact] = await Promise.all([
     MessagingSettingsStore.read(organizationId, organizationRead),
     organizationRead,

@@ -7,13 +7,8 @@ import { NumberRouteEntity, PhoneNumberEntity } from "#core/db/entities/phone-nu
 import { where } from "#core/db/expression";
 import { transact, Transaction } from "#core/db/transact";
 import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
-import {
-  PhoneNumbers,
-  toPhoneNumber,
-  type AvailableNumbersQuery,
-  type NumberRoute,
-  type PhoneNumber,
-} from "#core/messaging/phone-numbers";
+import { PhoneNumbers, toPhoneNumber, type NumberRoute, type PhoneNumber } from "#core/messaging/phone-numbers";
+import type { AvailableNumbersQuery } from "#core/messaging/phone-number-admin";
 import type { PhoneNumberRequest } from "#core/messaging/phone-number-request";
 import { organizationProvider } from "#core/messaging/provider-choice";
 import { MessagingEvents } from "#core/messaging/timeline";

@@ -1,21 +1,11 @@
-import { MessagingSettingsEntity } from "#core/db/entities/messaging";
-import { where } from "#core/db/expression";
-import { transact, Transaction, TransactionConditionFailed } from "#core/db/transact";
-import { Audit } from "#core/audit/index";
-import type { Actor } from "#core/auth/actor";
-import { ConflictError, ValidationError } from "#core/errors";
-import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { DEFAULT_QUIET_HOURS_WINDOW } from "#core/messaging/quiet-hours";
-import { Organizations, type Organization } from "#core/organizations/index";
-import { providerByName, providerConfig } from "#core/providers/index";
-import { nowIso } from "#core/shared/ids";
+import { organizationProfile, type Organization } from "#core/organizations/profile";
 import { storedSettingsItem } from "#core/messaging/settings-item";
 import {
   DEFAULT_INBOUND_CALLS,
   DEFAULT_KEYWORDS,
   DEFAULT_OUTBOUND_CALLS,
   type MessagingSettings,
-  type MessagingSettingsInput,
 } from "#core/messaging/settings-schema";
 
 export {
@@ -42,7 +32,7 @@ const defaults = (organizationName: string): Omit<MessagingSettings, "modifiedAt
 });
 
 /** The settings as the API shows them: the stored item over the defaults. */
-function settingsOf(
+export function settingsOf(
   item: Record<string, unknown> | undefined,
   organizationName: string | undefined,
 ): MessagingSettings {
@@ -67,91 +57,9 @@ export const MessagingSettingsStore = {
   /** `organization` lets a caller that reads the organization anyway share that read. */
   async read(
     organizationId: string,
-    organization: Promise<Organization | undefined> = Organizations.fromId(organizationId),
+    organization: Promise<Organization | undefined> = organizationProfile(organizationId),
   ): Promise<MessagingSettings> {
     const [Item, owner] = await Promise.all([storedSettingsItem.read(organizationId), organization]);
     return settingsOf(Item, owner?.name);
-  },
-
-  /** `PUT /messaging/settings`: replaces the settings; omitted texts fall back to the defaults. */
-  async replace(actor: Actor, input: MessagingSettingsInput): Promise<MessagingSettings> {
-    const own = new Set((await PhoneNumbers.all(actor.organizationId)).map((number) => number.phoneNumber));
-    const forwardTo = input.inboundCalls.forwardTo;
-    if (forwardTo && own.has(forwardTo)) {
-      throw new ValidationError("Calls cannot be forwarded to one of the organization's own numbers.", [
-        {
-          pointer: "/inboundCalls/forwardTo",
-          detail: `${forwardTo} is a number of this organization; forward to a person's phone.`,
-        },
-      ]);
-    }
-    if (input.provider && !providerByName(input.provider)) {
-      throw new ValidationError("That provider is not configured on this deployment.", [
-        {
-          pointer: "/provider",
-          detail: `${input.provider} has no credentials here; choose a configured provider or null for the default.`,
-        },
-      ]);
-    }
-    if (input.failoverProvider) {
-      const primary = input.provider ?? providerConfig.provider;
-      const problem = !providerByName(input.failoverProvider)
-        ? `${input.failoverProvider} has no credentials here; choose a configured provider or null to turn failover off.`
-        : input.failoverProvider === primary
-          ? `${input.failoverProvider} is already the organization's provider; fail over to another one.`
-          : undefined;
-      if (problem)
-        throw new ValidationError("That failover provider cannot be used.", [
-          { pointer: "/failoverProvider", detail: problem },
-        ]);
-    }
-    const connectTo = input.outboundCalls.connectTo;
-    if (connectTo && own.has(connectTo)) {
-      throw new ValidationError("Outbound calls cannot ring one of the organization's own numbers first.", [
-        {
-          pointer: "/outboundCalls/connectTo",
-          detail: `${connectTo} is a number of this organization; give a person's phone.`,
-        },
-      ]);
-    }
-    // The settings as they were, read consistently: the audit entry's "before", and the version the write expects.
-    const identity = { organizationId: actor.organizationId };
-    const [stored, organization] = await Promise.all([
-      MessagingSettingsEntity.get(identity, { consistent: true }),
-      Organizations.fromId(actor.organizationId),
-    ]);
-    const put = MessagingSettingsEntity.putAt(
-      identity,
-      { ...input, modifiedAt: nowIso() },
-      { condition: stored ? where.equals("modifiedAt", stored.modifiedAt) : where.new() },
-    );
-    const item = put.Item;
-    const before = settingsOf(stored, organization?.name);
-    const after = settingsOf(item, organization?.name);
-    try {
-      // The change and its audit entry commit together or not at all. The condition (nobody changed the settings
-      // since the read) keeps "before" true: a concurrent change makes this one a 409, with no entry.
-      await transact(
-        new Transaction().put("settings", put).include(
-          "audit",
-          Audit.entry(actor, {
-            action: "messagingSettings.updated",
-            resourceType: "MessagingSettings",
-            resourceId: "messaging",
-            before,
-            after,
-          }),
-        ),
-      );
-    } catch (error) {
-      if (error instanceof TransactionConditionFailed)
-        throw new ConflictError(
-          "The messaging settings changed while this change was made: read them again and retry.",
-        );
-      throw error;
-    } finally {
-      storedSettingsItem.forget(actor.organizationId);
-    }
-    return after;
   },
 };

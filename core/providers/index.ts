@@ -2,9 +2,8 @@ import { NotFoundError, ForbiddenError } from "#core/errors";
 import { config } from "#core/config";
 import { withCorrelationParameter } from "#core/observability/index";
 import { ProviderError, type ProviderName, type ProviderPort, type WebhookRequest } from "#core/providers/port";
-import { createSimulatorProvider, simulatorAuthToken } from "#core/providers/simulator/adapter";
-import { createTelnyxProvider } from "#core/providers/telnyx/adapter";
-import { createTwilioProvider } from "#core/providers/twilio/adapter";
+import { createTelnyxProvider, type TelnyxConfig } from "#core/providers/telnyx/adapter";
+import { createTwilioProvider, type TwilioConfig } from "#core/providers/twilio/adapter";
 import { environmentNames } from "#stacks/definitions";
 
 /** Carrier settings read from the environment (lazily, so the local runner and tests can set them first). */
@@ -22,11 +21,35 @@ export const providerConfig = {
 };
 
 /**
+ * The carrier simulator's factory, installed by the processes that run it (`installSimulator` from
+ * `core/providers/simulator/install.ts`: the local stack, the tests' workers, the benches). No deployed function
+ * installs it, since Lambda never runs the simulator (below), so its adapter stays out of every bundle.
+ */
+let simulatorFactory: ((options: { tokenSigningKey: string; delayScale: number }) => ProviderPort) | undefined;
+
+/** Lets this process answer `simulator` (see `simulatorFactory`). */
+export function useSimulator(
+  factory: (options: { tokenSigningKey: string; delayScale: number }) => ProviderPort,
+): void {
+  simulatorFactory = factory;
+}
+
+/**
  * Picks the carrier adapter. Sends use the configured one (`PROVIDER`,
  * simulator by default); webhooks name theirs in the path and are only
  * accepted for a provider that is configured (Twilio needs its auth token).
  */
 const cache = new Map<string, ProviderPort>();
+
+/**
+ * The builders of each carrier's `registration` (10DLC, toll-free). Only carrier registration passes them
+ * (`core/providers/registrars.ts`): an adapter asked without them has no `registration`, so the functions that send,
+ * call and take callbacks leave the registrars' code out of their bundles.
+ */
+export interface Registrars {
+  twilio: NonNullable<TwilioConfig["registrar"]>;
+  telnyx: NonNullable<TelnyxConfig["registrar"]>;
+}
 
 export function outboundProvider(): ProviderPort {
   const provider = providerByName(providerConfig.provider);
@@ -41,8 +64,8 @@ export function outboundProvider(): ProviderPort {
 }
 
 /** The adapter for a webhook path segment, or undefined when that provider is not in use here. */
-export function providerByName(name: string): ProviderPort | undefined {
-  if (name === "telnyx") return telnyx();
+export function providerByName(name: string, registrars?: Registrars): ProviderPort | undefined {
+  if (name === "telnyx") return telnyx(registrars);
   if (name !== "simulator" && name !== "twilio") return undefined;
   // Never inside Lambda: the simulator's callbacks are timers a frozen function never fires (the deploy refuses such a stage too).
   if (name === "simulator" && runsInLambda()) return undefined;
@@ -55,13 +78,18 @@ export function providerByName(name: string): ProviderPort | undefined {
     name === "twilio"
       ? `twilio:${sid}:${token}:${keySid}:${keySecret}:${process.env[environmentNames.twilioApiBaseUrl]}`
       : `simulator:${config.tokenSigningKey}:${providerConfig.simulatorDelayScale}`;
-  let provider = cache.get(key);
+  let provider = cache.get(registering(key, registrars));
   if (!provider) {
-    provider = create(name as ProviderName, sid, token, apiKey);
+    provider = create(name as ProviderName, sid, token, apiKey, registrars);
     if (!provider) return undefined;
-    cache.set(key, provider);
+    cache.set(registering(key, registrars), provider);
   }
   return provider;
+}
+
+/** An adapter with its registrar is cached apart from one without. */
+function registering(key: string, registrars: Registrars | undefined): string {
+  return registrars ? `${key}:registrars` : key;
 }
 
 /** Lambda's runtime sets this; the local runner does not. */
@@ -74,6 +102,7 @@ function create(
   sid: string | undefined,
   token: string | undefined,
   apiKey: { sid: string; secret: string } | undefined,
+  registrars: Registrars | undefined,
 ): ProviderPort | undefined {
   // The auth token only checks webhook signatures; REST requests need the API key (the adapter refuses them without one).
   const baseUrl = process.env[environmentNames.twilioApiBaseUrl];
@@ -84,11 +113,12 @@ function create(
           authToken: token,
           ...(apiKey ? { apiKey } : {}),
           ...(baseUrl ? { baseUrl } : {}),
+          ...(registrars ? { registrar: registrars.twilio } : {}),
         })
       : undefined;
   if (providerConfig.provider !== "simulator") return undefined;
-  return createSimulatorProvider({
-    authToken: simulatorAuthToken(config.tokenSigningKey),
+  return simulatorFactory?.({
+    tokenSigningKey: config.tokenSigningKey,
     delayScale: providerConfig.simulatorDelayScale,
   });
 }
@@ -103,7 +133,7 @@ export function statusCallbackUrl(provider: ProviderName, messageId: string, org
 }
 
 /** Telnyx, when its API key and webhook public key are configured. */
-function telnyx(): ProviderPort | undefined {
+function telnyx(registrars: Registrars | undefined): ProviderPort | undefined {
   const apiKey = process.env[environmentNames.telnyxApiKey];
   const publicKey = process.env[environmentNames.telnyxPublicKey];
   if (!apiKey || !publicKey) return undefined;
@@ -113,13 +143,18 @@ function telnyx(): ProviderPort | undefined {
     accountSid: process.env[environmentNames.telnyxAccountSid],
     baseUrl: process.env[environmentNames.telnyxApiBaseUrl],
   };
-  const key = `telnyx:${apiKey}:${publicKey}:${Object.values(settings).join(":")}`;
+  const key = registering(`telnyx:${apiKey}:${publicKey}:${Object.values(settings).join(":")}`, registrars);
   let provider = cache.get(key);
   if (!provider) {
     const present = Object.fromEntries(Object.entries(settings).filter(([, value]) => value)) as {
       [name in keyof typeof settings]?: string;
     };
-    provider = createTelnyxProvider({ apiKey, publicKey, ...present });
+    provider = createTelnyxProvider({
+      apiKey,
+      publicKey,
+      ...present,
+      ...(registrars ? { registrar: registrars.telnyx } : {}),
+    });
     cache.set(key, provider);
   }
   return provider;
@@ -130,8 +165,8 @@ function telnyx(): ProviderPort | undefined {
  * every carrier callback (messages and calls). Unknown provider: 404; a missing
  * or wrong signature: 403, before anything in the body is believed.
  */
-export function verifiedProvider(providerName: string, request: WebhookRequest): ProviderPort {
-  const provider = providerByName(providerName);
+export function verifiedProvider(providerName: string, request: WebhookRequest, registrars?: Registrars): ProviderPort {
+  const provider = providerByName(providerName, registrars);
   if (!provider) throw new NotFoundError("Provider", providerName);
   if (!provider.verifyWebhookSignature(request))
     throw new ForbiddenError("The webhook signature is missing or does not match.");

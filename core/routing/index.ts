@@ -7,6 +7,7 @@ import { matchesConditions } from "#core/routing/conditions";
 import { inTurn, leastRecentlyAssigned } from "#core/routing/strategies";
 import { routingSettings, toSettings } from "#core/routing/settings";
 import { openLeadClosed } from "#core/routing/open-count";
+import { awayReads, reachableAgent } from "#core/routing/reachable";
 import {
   RoutingAwayEntity,
   RoutingCounterEntity,
@@ -23,7 +24,6 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#
 import type { Lead } from "#core/leads/schemas";
 import { newId, nowIso } from "#core/shared/ids";
 import { UserLookups } from "#core/users/lookups";
-import type { AlertPreferences } from "#core/users/schemas";
 import type {
   RoutingAgent,
   RoutingAvailability,
@@ -41,8 +41,6 @@ export * from "#core/routing/schemas";
  */
 export const routingSettingsMs = 5_000;
 const settingsReads = warmReads({ ttlMs: routingSettingsMs, maxEntries: 5_000 });
-/** Away marks, read for each pool member and remembered as long as their standing (a few seconds late on other instances). */
-const awayReads = warmReads({ ttlMs: 3_000, maxEntries: 5_000 });
 
 /** Why nobody of the rules could take a lead: no rule matched it, or nobody in the matched rule's pool may take it now. */
 export type NoOneReason = "NoRuleMatched" | "NoEligibleUser";
@@ -190,23 +188,8 @@ export const Routing = {
   /** The write that closes one open lead of the user (core/routing/open-count.ts). */
   openLeadClosed,
 
-  /**
-   * The user as calls and alerts reach them now: active and not away (undefined otherwise), with the phone and e-mail
-   * of their profile. A lead's assignee is rung and told through this, so an away agent's calls go to the fallback.
-   */
-  async reachable(
-    organizationId: string,
-    userId: string,
-  ): Promise<
-    { userId: string; name: string; email: string; phone: string | null; alerts: AlertPreferences } | undefined
-  > {
-    const [standing, away] = await Promise.all([
-      UserLookups.standing(organizationId, userId),
-      awayReads.get(keys.routingAway(organizationId, userId)),
-    ]);
-    if (!standing?.active || away?.away === true) return undefined;
-    return { userId, name: standing.name, email: standing.email, phone: standing.phone, alerts: standing.alerts };
-  },
+  /** The user as calls and alerts reach them now (core/routing/reachable.ts). */
+  reachable: reachableAgent,
 
   /** `GET /routing/agents/{userId}/away`: whether a user of the organization is away (read consistently: just set). */
   async away(actor: Actor, userId: string): Promise<RoutingAvailability> {

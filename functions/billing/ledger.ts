@@ -1,5 +1,5 @@
-import { Billing } from "#core/billing/index";
+import { BillingHistory } from "#core/billing/history";
 import { endpoint } from "#core/http/endpoint";
 import { listLedger } from "#core/http/operations/billing";
 
-export const handler = endpoint(listLedger, ({ actor, body }) => Billing.ledger(actor, body));
+export const handler = endpoint(listLedger, ({ actor, body }) => BillingHistory.ledger(actor, body));

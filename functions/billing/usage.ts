@@ -1,5 +1,5 @@
-import { Billing } from "#core/billing/index";
+import { BillingHistory } from "#core/billing/history";
 import { endpoint } from "#core/http/endpoint";
 import { getUsage } from "#core/http/operations/billing";
 
-export const handler = endpoint(getUsage, ({ actor, query }) => Billing.usage(actor, query));
+export const handler = endpoint(getUsage, ({ actor, query }) => BillingHistory.usage(actor, query));

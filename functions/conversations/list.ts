@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { listConversations } from "#core/http/operations/conversations";
-import { Conversations } from "#core/messaging/conversations";
+import { conversationsPage } from "#core/messaging/conversation-list";
 
-export const handler = endpoint(listConversations, ({ actor, body }) => Conversations.list(actor, body));
+export const handler = endpoint(listConversations, ({ actor, body }) => conversationsPage(actor, body));

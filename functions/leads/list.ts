@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { listLeads } from "#core/http/operations/leads";
-import { LeadReads } from "#core/leads/reads";
+import { leadsPage } from "#core/leads/list";
 
-export const handler = endpoint(listLeads, ({ actor, body }) => LeadReads.list(actor, body));
+export const handler = endpoint(listLeads, ({ actor, body }) => leadsPage(actor, body));

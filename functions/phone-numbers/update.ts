@@ -1,7 +1,7 @@
 import { endpoint } from "#core/http/endpoint";
 import { updatePhoneNumber } from "#core/http/operations/phone-numbers";
-import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import { PhoneNumberAdmin } from "#core/messaging/phone-number-admin";
 
 export const handler = endpoint(updatePhoneNumber, ({ actor, params, body }) =>
-  PhoneNumbers.update(actor, params.phoneNumberId, body),
+  PhoneNumberAdmin.update(actor, params.phoneNumberId, body),
 );

@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { listSuppressions } from "#core/http/operations/suppressions";
-import { Suppressions } from "#core/suppressions/index";
+import { SuppressionAdmin } from "#core/suppressions/admin";
 
-export const handler = endpoint(listSuppressions, ({ actor, body }) => Suppressions.list(actor, body));
+export const handler = endpoint(listSuppressions, ({ actor, body }) => SuppressionAdmin.list(actor, body));

@@ -1,4 +1,4 @@
-import { Calls } from "#core/calls/index";
+import * as CallCallbacks from "#core/calls/carrier-callbacks";
 import { endpoint } from "#core/http/endpoint";
 import { callDialWebhook } from "#core/http/operations/call-webhooks";
 import { HttpResponse } from "#core/http/response";
@@ -7,6 +7,6 @@ import { providerWebhookOptions, webhookRequest } from "#core/http/webhook-reque
 export const handler = endpoint(
   callDialWebhook,
   async ({ params, event }) =>
-    HttpResponse.text(200, await Calls.dialResult(params.provider, webhookRequest(event)), "text/xml"),
+    HttpResponse.text(200, await CallCallbacks.dialResult(params.provider, webhookRequest(event)), "text/xml"),
   providerWebhookOptions,
 );

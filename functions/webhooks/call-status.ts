@@ -1,4 +1,4 @@
-import { Calls } from "#core/calls/index";
+import * as CallCallbacks from "#core/calls/carrier-callbacks";
 import { endpoint } from "#core/http/endpoint";
 import { callStatusWebhook } from "#core/http/operations/call-webhooks";
 import { emptyTwiml, providerWebhookOptions, webhookRequest } from "#core/http/webhook-request";
@@ -6,7 +6,7 @@ import { emptyTwiml, providerWebhookOptions, webhookRequest } from "#core/http/w
 export const handler = endpoint(
   callStatusWebhook,
   async ({ params, event }) => {
-    await Calls.statusCallback(params.provider, webhookRequest(event));
+    await CallCallbacks.statusCallback(params.provider, webhookRequest(event));
     return emptyTwiml();
   },
   providerWebhookOptions,

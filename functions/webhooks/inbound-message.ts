@@ -1,12 +1,12 @@
 import { endpoint } from "#core/http/endpoint";
 import { inboundMessageWebhook } from "#core/http/operations/webhooks";
 import { emptyTwiml, providerWebhookOptions, webhookRequest } from "#core/http/webhook-request";
-import { CarrierCallbacks } from "#core/messaging/carrier-callbacks";
+import { inboundMessage } from "#core/messaging/carrier-callbacks";
 
 export const handler = endpoint(
   inboundMessageWebhook,
   async ({ params, event }) => {
-    await CarrierCallbacks.inboundMessage(params.provider, webhookRequest(event));
+    await inboundMessage(params.provider, webhookRequest(event));
     return emptyTwiml();
   },
   providerWebhookOptions,

@@ -1,12 +1,12 @@
 import { endpoint } from "#core/http/endpoint";
 import { messageStatusWebhook } from "#core/http/operations/webhooks";
 import { emptyTwiml, providerWebhookOptions, webhookRequest } from "#core/http/webhook-request";
-import { CarrierCallbacks } from "#core/messaging/carrier-callbacks";
+import { messageStatus } from "#core/messaging/carrier-callbacks";
 
 export const handler = endpoint(
   messageStatusWebhook,
   async ({ params, event }) => {
-    await CarrierCallbacks.messageStatus(params.provider, webhookRequest(event));
+    await messageStatus(params.provider, webhookRequest(event));
     return emptyTwiml();
   },
   providerWebhookOptions,

@@ -7,8 +7,9 @@ import { table } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import { ConflictError } from "#core/errors";
 import { MessagingSettingsSchema, MessagingSettingsStore } from "#core/messaging/settings";
+import { replaceMessagingSettings } from "#core/messaging/settings-replace";
 import { Sources } from "#core/sources/index";
-import { Suppressions } from "#core/suppressions/index";
+import { SuppressionAdmin } from "#core/suppressions/admin";
 import { WebhookEndpoints } from "#core/webhooks/endpoints";
 import { operatorActor } from "#local/provision";
 import { applyStackEnv, newOrganization } from "#tests/helpers/stack";
@@ -49,7 +50,7 @@ describe("audit entries of settings changes", () => {
     const org = await newOrganization();
     const actor = operatorActor(org.organizationId);
     transactions.length = 0;
-    const saved = await MessagingSettingsStore.replace(
+    const saved = await replaceMessagingSettings(
       actor,
       v.parse(MessagingSettingsSchema, { helpText: "Acme: call us. Reply STOP to opt out." }),
     );
@@ -73,7 +74,7 @@ describe("audit entries of settings changes", () => {
   it("when another change lands between the read and the write, neither the change nor its entry is stored (409)", async () => {
     const org = await newOrganization();
     const actor = operatorActor(org.organizationId);
-    await MessagingSettingsStore.replace(
+    await replaceMessagingSettings(
       actor,
       v.parse(MessagingSettingsSchema, { helpText: "First. Reply STOP to opt out." }),
     );
@@ -86,7 +87,7 @@ describe("audit entries of settings changes", () => {
         })
         .then(() => undefined);
 
-    const lost = await MessagingSettingsStore.replace(
+    const lost = await replaceMessagingSettings(
       actor,
       v.parse(MessagingSettingsSchema, { helpText: "Lost. Reply STOP to opt out." }),
     ).catch((error: unknown) => error);
@@ -133,8 +134,8 @@ describe("audit entries of sources, webhook endpoints, suppressions and automati
       ["Delete", "audit"],
     ]);
 
-    await Suppressions.create(actor, { phoneNumber: "+12125550147" });
-    await Suppressions.remove(actor, "+12125550147");
+    await SuppressionAdmin.create(actor, { phoneNumber: "+12125550147" });
+    await SuppressionAdmin.remove(actor, "+12125550147");
     // Added with its SuppressionAdded event (the second Put) in the same transaction.
     expect(writing(from, "SUPPRESSION#+12125550147")).toEqual([
       ["Put", "Put", "audit"],

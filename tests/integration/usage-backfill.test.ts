@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Billing } from "#core/billing/index";
+import { BillingHistory } from "#core/billing/history";
 import { table } from "#core/db/items";
 import { queryAll } from "#core/db/query";
 import { LedgerEntryEntity } from "#core/db/entities/billing";
@@ -53,7 +53,7 @@ describe("backfill-usage (npm run admin -- backfill-usage)", () => {
     expect(before.usage.total).toEqual({ count: 0, amount: "0.0000" });
     expect(before.ledger.count).toBe(3);
 
-    const backfilled = await Billing.backfillUsage(org.organizationId);
+    const backfilled = await BillingHistory.backfillUsage(org.organizationId);
     expect(backfilled.charges).toBe(3);
     const after = await usageAndLedger(org);
     expect(after.usage.total).toEqual(after.ledger);
@@ -61,9 +61,9 @@ describe("backfill-usage (npm run admin -- backfill-usage)", () => {
     expect(counts).toMatchObject({ SmsSegments: 2, PhoneNumberMonthly: 1 });
 
     // A second run recomputes the same figures; a charge made since is counted as it happens, not again here.
-    expect(await Billing.backfillUsage(org.organizationId)).toEqual(backfilled);
+    expect(await BillingHistory.backfillUsage(org.organizationId)).toEqual(backfilled);
     await textCharged(org, "Third");
-    expect(await Billing.backfillUsage(org.organizationId)).toEqual(backfilled);
+    expect(await BillingHistory.backfillUsage(org.organizationId)).toEqual(backfilled);
     const later = await usageAndLedger(org);
     expect(later.usage.total.count).toBe(4);
     expect(later.usage.total).toEqual(later.ledger);

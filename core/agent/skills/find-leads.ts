@@ -1,9 +1,9 @@
 import * as v from "valibot";
 import { describeLead, leadSummary } from "#core/agent/skills/lead-summary";
 import { defineSkill, quotedIn } from "#core/agent/skills/skill";
-import { LeadReads } from "#core/leads/reads";
+import { leadsPage } from "#core/leads/list";
 
-/** Searches the organization's leads through `LeadReads.list` (name, e-mail, phone; filters as `POST /leads/all/my`). */
+/** Searches the organization's leads through `leadsPage` (name, e-mail, phone; filters as `POST /leads/all/my`). */
 export const findLeads = defineSkill({
   permissions: ["leads:read"],
   input: v.strictObject({
@@ -26,7 +26,7 @@ export const findLeads = defineSkill({
     return search ? { search } : {};
   },
   async run(actor, input) {
-    const page = await LeadReads.list(actor, { ...input, includeCount: true });
+    const page = await leadsPage(actor, { ...input, includeCount: true });
     const leads = page.items.map(leadSummary);
     const matching = input.search ? ` matching "${input.search}"` : "";
     const text =

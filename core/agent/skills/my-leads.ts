@@ -1,9 +1,9 @@
 import * as v from "valibot";
 import { describeLead, leadSummary } from "#core/agent/skills/lead-summary";
 import { defineSkill } from "#core/agent/skills/skill";
-import { LeadReads } from "#core/leads/reads";
+import { leadsPage } from "#core/leads/list";
 
-/** The calling user's assigned leads (docs/routing.md), newest first: `LeadReads.list` with the `mine` assignee filter. */
+/** The calling user's assigned leads (docs/routing.md), newest first: `leadsPage` with the `mine` assignee filter. */
 export const myLeads = defineSkill({
   permissions: ["leads:read"],
   input: v.strictObject({
@@ -13,7 +13,7 @@ export const myLeads = defineSkill({
   fromText: () => ({}),
   async run(actor, input) {
     // `mine` is the calling user; an API key is nobody's, and the list refuses it (a rejected task).
-    const page = await LeadReads.list(actor, {
+    const page = await leadsPage(actor, {
       ...input,
       filters: [{ field: "assignedUserId", value: "mine" }],
       includeCount: true,

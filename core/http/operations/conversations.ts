@@ -3,7 +3,8 @@ import { defineOperation } from "#core/http/operation";
 import { AssignConversationSchema } from "#core/messaging/conversation-assignment";
 import { CannedReplySchema, CreateCannedReplySchema, ListCannedRepliesSchema } from "#core/messaging/canned-replies";
 import { AddNoteSchema, ConversationNoteSchema } from "#core/messaging/conversation-notes";
-import { ConversationSchema, ListConversationsSchema, ReassignSenderSchema } from "#core/messaging/conversations";
+import { ConversationSchema, ReassignSenderSchema } from "#core/messaging/conversations";
+import { ListConversationsSchema } from "#core/messaging/conversation-list";
 import { pageSchema } from "#core/shared/paging";
 
 const ConversationIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });

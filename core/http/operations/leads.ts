@@ -8,7 +8,7 @@ import {
   LeadWriteSchema,
   SourceCredentialQuerySchema,
 } from "#core/leads/schemas";
-import { ListLeadsSchema } from "#core/leads/reads";
+import { ListLeadsSchema } from "#core/leads/list";
 import { LeadNoteSchema } from "#core/leads/notes";
 import { AddNoteSchema } from "#core/shared/notes";
 import { pageSchema } from "#core/shared/paging";

@@ -1,12 +1,12 @@
 import * as v from "valibot";
 import { defineOperation } from "#core/http/operation";
+import { PhoneNumberSchema } from "#core/messaging/phone-numbers";
 import {
   AvailableNumbersQuerySchema,
   AvailableNumbersSchema,
   ListPhoneNumbersSchema,
-  PhoneNumberSchema,
   PhoneNumberUpdateSchema,
-} from "#core/messaging/phone-numbers";
+} from "#core/messaging/phone-number-admin";
 import { PhoneNumberRequestSchema } from "#core/messaging/phone-number-request";
 import { pageSchema } from "#core/shared/paging";
 

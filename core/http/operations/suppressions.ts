@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { defineOperation } from "#core/http/operation";
-import { ListSuppressionsSchema, SuppressionRequestSchema, SuppressionSchema } from "#core/suppressions/index";
+import { ListSuppressionsSchema, SuppressionRequestSchema } from "#core/suppressions/admin";
+import { SuppressionSchema } from "#core/suppressions/index";
 import { pageSchema } from "#core/shared/paging";
 
 // Declared apart from the operation: a call in an operation's arguments is kept by the bundler as an effect where

@@ -22,7 +22,7 @@ import {
   type WebhookRequest,
 } from "#core/providers/port";
 import { HAND_OFF_CLOCK_SKEW_MS, createTwilioProvider } from "#core/providers/twilio/adapter";
-import { createTelnyxRegistrar } from "#core/providers/telnyx/registration";
+import type { createTelnyxRegistrar } from "#core/providers/telnyx/registration";
 import { callReportFromTwilio, callStatusFromTwilio } from "#core/providers/twilio/statuses";
 
 /**
@@ -57,6 +57,8 @@ export type TelnyxConfig = {
   /** Oldest signature timestamp accepted (seconds), against replays. */
   toleranceSeconds?: number;
   now?: () => number;
+  /** Builds `registration` (10DLC, toll-free) over this account's requests; only carrier registration passes it (core/providers/registrars.ts). */
+  registrar?: typeof createTelnyxRegistrar;
 };
 
 /** Telnyx message statuses (per recipient, `to[0].status`) in our lifecycle. */
@@ -273,7 +275,7 @@ export function createTelnyxProvider(config: TelnyxConfig): ProviderPort {
 
   return {
     name: "telnyx",
-    registration: createTelnyxRegistrar(request),
+    ...(config.registrar ? { registration: config.registrar(request) } : {}),
     handOffSearchSettleMs: TELNYX_SEARCH_SETTLE_MS,
     findSentMessage,
     // Calls are looked up in the TeXML account; without its sid a cut-short placement waits for its deadline.

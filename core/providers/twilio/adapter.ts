@@ -21,7 +21,7 @@ import {
   type WebhookRequest,
 } from "#core/providers/port";
 import { twilioRequest, type Form } from "./http.ts";
-import { createTwilioRegistrar } from "./registration.ts";
+import type { createTwilioRegistrar } from "./registration.ts";
 import { verifyTwilioSignature } from "./signature.ts";
 import {
   callReportFromTwilio,
@@ -56,6 +56,8 @@ export type TwilioConfig = {
   fetch?: typeof fetch;
   baseUrl?: string;
   timeoutMs?: number;
+  /** Builds `registration` (10DLC, toll-free) over this account's credentials; only carrier registration passes it (core/providers/registrars.ts). */
+  registrar?: typeof createTwilioRegistrar;
 };
 
 /** Call progress events requested from Twilio for outbound calls. */
@@ -145,7 +147,9 @@ export function createTwilioProvider(config: TwilioConfig): ProviderPort {
 
   return {
     name: "twilio",
-    registration: createTwilioRegistrar({ baseUrl: config.baseUrl, authorization, fetch: doFetch }),
+    ...(config.registrar
+      ? { registration: config.registrar({ baseUrl: config.baseUrl, authorization, fetch: doFetch }) }
+      : {}),
 
     async sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
       const form: Form = [
