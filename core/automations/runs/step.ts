@@ -72,7 +72,9 @@ export async function runStep(
   }
   const definition = await Versions.read(organizationId, run.automationId, run.automationVersion, automation);
   const action = definition?.actions.find((candidate) => candidate.id === pending.nodeId);
-  const { consent, ...environment } = await stepEnvironmentOf(organizationId, run.leadId);
+  // A send looked at again observes its message: the lead is read only if what follows needs it (issue 27, h26).
+  const { consent, ...environment } = await stepEnvironmentOf(organizationId, observing ? null : run.leadId);
+  const readLead = async () => (environment.lead = (await stepEnvironmentOf(organizationId, run.leadId)).lead);
   const step = run.steps[stepIndex]!;
   const outcome: ActionOutcome = action
     ? await executeAction({
@@ -86,8 +88,13 @@ export async function runStep(
         // The claim's write fixed the id (the run's rev condition held, so no other execution has it).
         effectIsNew: !observing && current.effectId === null,
         ...(consent ? { consent } : {}),
+        ...(observing && run.leadId ? { readLead } : {}),
       })
     : { kind: "failed", error: `Version ${run.automationVersion} of the automation has no action ${pending.nodeId}.` };
+  // Routing on from the step may weigh the lead (condition groups): read it now if it was not.
+  const routesOn = (outcome.kind === "succeeded" || outcome.kind === "skipped") && definition !== undefined;
+  if (observing && run.leadId && !environment.lead && routesOn && leavesNode(definition, pending.nodeId))
+    await readLead();
   const next = await afterOutcome(run, stepIndex, outcome, definition, environment, options.random);
   const saved = await save(next.run, run).catch((error: unknown) =>
     error instanceof StaleRunError ? undefined : Promise.reject(error),
@@ -108,6 +115,11 @@ async function stepEnvironmentOf(
     environmentOf(organizationId, null),
   ]);
   return item ? { lead: toLead(item), organization, consent: consentStateOf(item) } : { lead: undefined, organization };
+}
+
+/** Whether any connection leaves the node (else the run ends there, and routing reads nothing). */
+function leavesNode(definition: Definition, nodeId: string): boolean {
+  return definition.connections.some((connection) => connection.sourceNodeId === nodeId);
 }
 
 /** The run after an action's outcome, and the delay of the next message. */
