@@ -210,8 +210,8 @@ const perLeadOf = (organizationId: string, leadId: string) => ({ organizationId,
 /**
  * The fact of a lead counted together with its first response, when the batch holds both (issue 27: one transaction
  * and one read round instead of the response's own read of the per-lead item, transaction and rollup rewrites). What
- * `countResponse` would add after the lead's count is added here: the lead is put on the row of its assignee as read
- * again now (as `countResponse` reads it when the batch's read names none), its per-lead item is written answered,
+ * `countResponse` would add after the lead's count is added here: the lead is put on the row of its assignee as the
+ * batch's read of the lead names it, its per-lead item is written answered,
  * and the three histograms are rewritten under their versions. The early response kept for a lead answered before it
  * was processed is read with the histograms, and the transaction checks it has not changed since (a response kept
  * meanwhile fails it): any failed condition but the marker's counts the plain fact instead, and the response then
@@ -224,8 +224,11 @@ async function foldResponse(
   memo: BatchMemo,
 ): Promise<Fact> {
   const perLead = perLeadOf(organizationId, response.leadId);
-  const known = memo.facts.get(response.leadId);
-  const facts = known?.assignedUserId ? known : await leadCountingFacts(organizationId, response.leadId);
+  // The batch's read of the lead serves even when it names no assignee (issue 27, h26): it was made after the response
+  // was stored (the batch holds it), as a second read would be, so neither tells the assignee at the response better.
+  const facts = memo.facts.has(response.leadId)
+    ? memo.facts.get(response.leadId)
+    : await leadCountingFacts(organizationId, response.leadId);
   if (!facts) return plain;
   memo.facts.set(response.leadId, facts);
   const createdAt = decodeTime(response.leadId);

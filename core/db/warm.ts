@@ -1,4 +1,4 @@
-import { getItem, type Item, type Key } from "#core/db/items";
+import { getItem, type Item, type Key, type PlannedRead } from "#core/db/items";
 
 /** How long a warm instance answers a rarely-changing item from memory (docs/decisions.md "Warm reads"). */
 export const warmReadMs = 30_000;
@@ -15,6 +15,7 @@ export function warmReads(options: { ttlMs?: number; maxEntries?: number; rememb
   const ttlMs = options.ttlMs ?? warmReadMs;
   const maxEntries = options.maxEntries ?? 1000;
   const entries = new Map<string, { item: Promise<Item | undefined>; expiresAt: number }>();
+  let forgotten = 0;
   const id = (key: Key) => `${key.pk}\u0000${key.sk}`;
   return {
     get(key: Key): Promise<Item | undefined> {
@@ -29,7 +30,26 @@ export function warmReads(options: { ttlMs?: number; maxEntries?: number; rememb
       item.then((found) => found === undefined && options.rememberAbsent === false && drop(), drop);
       return item;
     },
+    /**
+     * The item as a read others batch with theirs (`readTogether`): nothing to read while warm; otherwise the batch
+     * reads it and its answer is remembered, so a `get` after the batch makes no call of its own.
+     */
+    planned(key: Key): PlannedRead<void> {
+      const entry = entries.get(id(key));
+      if (entry && entry.expiresAt > Date.now()) return { keys: [], from: () => undefined };
+      const asked = forgotten;
+      return {
+        keys: [key],
+        from: ([item]) => {
+          // Not when this instance wrote (and forgot) the item while the batch was out: its answer may be older.
+          if (forgotten !== asked || (item === undefined && options.rememberAbsent === false)) return;
+          if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
+          entries.set(id(key), { item: Promise.resolve(item), expiresAt: Date.now() + ttlMs });
+        },
+      };
+    },
     forget(key: Key): void {
+      forgotten++;
       entries.delete(id(key));
     },
   };

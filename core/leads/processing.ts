@@ -1,6 +1,7 @@
 import { LeadCreated, LeadReceived } from "#core/leads/queue";
 import * as v from "valibot";
 import { Suppressions } from "#core/suppressions/index";
+import { Routing } from "#core/routing/index";
 import { transact, TransactionConditionFailed, Transaction } from "#core/db/transact";
 import { conditionally, readTogether, table, type PlannedRead } from "#core/db/items";
 import { applied } from "#core/db/entity";
@@ -57,6 +58,14 @@ export interface Outcome {
   policy?: "allow" | "require";
   /** Verification was cut short by an outage: when to try it again (core/leads/reverify.ts). */
   reverifyAt?: string;
+  /** The contact claims to take in the outcome's own transaction (a Processed lead whose consent needed no paid check). */
+  claims?: ClaimPlan;
+}
+
+/** Dedupe claims planned by `decide`, written with the outcome: on one failing, the lead is its holder's duplicate. */
+interface ClaimPlan {
+  claims: LeadClaim[];
+  windowHours: number;
 }
 
 /**
@@ -96,7 +105,8 @@ export const LeadProcessing = {
     // Not settled: another attempt did it, or the contact texted STOP or START after the lead was read (its consent
     // must not be overwritten by what this attempt decided): decide again from the lead as it is now.
     if (!settled && attempt === 0) return LeadProcessing.process(organizationId, leadId, 1);
-    if (settled && outcome.status === "Processed") await publishTrigger(organizationId, settled, { current: true });
+    // Settled as decided, or as a duplicate when a claim taken with the outcome was another lead's.
+    if (settled?.processingStatus === "Processed") await publishTrigger(organizationId, settled, { current: true });
   },
 
   /**
@@ -174,19 +184,26 @@ async function decide(organizationId: string, lead: Lead, leadiDToken: string | 
   const email = lead.contact.email;
   if (!phone && !email) return { status: "Rejected", reason: "NoContactChannel" };
 
-  // The source's settings and the number's suppression entry in one read (a duplicate does not need the latter).
+  // The source's settings, the number's suppression entry and the routing settings in one read (a duplicate needs
+  // only the first; routing, after the outcome, finds its settings warm: issue 27, one GetItem fewer when cold).
   const [source, suppression] = await readTogether([
     lead.sourceId ? Sources.settingsRead(organizationId, lead.sourceId) : nothing,
     phone ? Suppressions.findRead(organizationId, phone) : nothing,
+    Routing.settingsRead(organizationId),
   ]);
   const windowHours = source?.duplicateWindowHours ?? defaultDuplicateWindowHours;
-  if (windowHours > 0) {
-    const claims: LeadClaim[] = [];
-    if (phone) claims.push({ kind: "phone", value: phone });
-    if (email) claims.push({ kind: "email", value: email });
+  const claims: LeadClaim[] = [];
+  if (phone) claims.push({ kind: "phone", value: phone });
+  if (email) claims.push({ kind: "email", value: email });
+  // Claimed in the outcome's own transaction (issue 27, h26: one call fewer) unless deciding costs a paid certificate
+  // or LeadiD check, which a duplicate must not make: then the claims are taken first, as before.
+  const paidCheck = Boolean(lead.metadata.certifiedFormUrl || leadiDToken) && !recordedKeywordConsent(lead, phone);
+  const plan = windowHours > 0 && !paidCheck ? { claims, windowHours } : undefined;
+  if (windowHours > 0 && !plan) {
     const holder = await claimContact(organizationId, lead, claims, windowHours);
     if (holder) return { status: "Duplicate", reason: "DuplicateContact", duplicateOfLeadId: holder };
   }
+  const claimed = plan ? { claims: plan } : {};
 
   // A STOP or START the contact texted before this lead was processed (a new lead's consent is null until then) is
   // the contact's own word: it is kept, never replaced by what the suppression list or the seller's form say.
@@ -195,6 +212,7 @@ async function decide(organizationId: string, lead: Lead, leadiDToken: string | 
     return {
       status: "Processed",
       reason: null,
+      ...claimed,
       policy: source?.consentPolicy ?? "allow",
       compliance: {
         status: "Blocked",
@@ -218,6 +236,7 @@ async function decide(organizationId: string, lead: Lead, leadiDToken: string | 
   return {
     status: "Processed",
     reason: null,
+    ...claimed,
     policy,
     // Flagged, not blocked: the lead is kept and an agent may still contact it one to one; automated texts and calls
     // are refused until it holds a verified consent (core/consent/basis.ts).
@@ -243,32 +262,45 @@ async function claimContact(
   claims: LeadClaim[],
   windowHours: number,
 ): Promise<string | undefined> {
-  const now = Date.now();
-  const cutoff = new Date(now - windowHours * 3_600_000).toISOString();
   try {
-    const transaction = new Transaction();
-    for (const claim of claims) {
-      const expiresAt = Math.ceil((Date.parse(lead.createdAt) + maxDuplicateWindowHours * 3_600_000) / 1000);
-      transaction.put(
-        claimPart(claim),
-        LeadClaimEntity.put(
-          { organizationId, claim, leadId: lead.id, claimedAt: lead.createdAt, expiresAt },
-          { condition: where.any(where.new(), where.equals("leadId", lead.id), where.before("claimedAt", cutoff)) },
-        ),
-      );
-    }
-    await transact(transaction);
+    await transact(claimWrites(organizationId, lead, { claims, windowHours }, new Transaction()));
     return undefined;
   } catch (error) {
     if (!(error instanceof TransactionConditionFailed)) throw error;
-    for (const claim of claims) {
-      if (!error.failed(claimPart(claim))) continue;
-      const Item = await LeadClaimEntity.get({ organizationId, claim }, { consistent: true });
-      if (Item && Item.leadId !== lead.id) return Item.leadId as string;
-    }
-    // The claim changed hands meanwhile (expired and was taken again): let SQS retry.
-    throw error;
+    return holderOf(organizationId, lead, claims, error);
   }
+}
+
+/** The claims' conditional puts, added to `transaction`: free, already this lead's (redelivery), or past the window. */
+function claimWrites(organizationId: string, lead: Lead, plan: ClaimPlan, transaction: Transaction): Transaction {
+  const cutoff = new Date(Date.now() - plan.windowHours * 3_600_000).toISOString();
+  const expiresAt = Math.ceil((Date.parse(lead.createdAt) + maxDuplicateWindowHours * 3_600_000) / 1000);
+  for (const claim of plan.claims) {
+    transaction.put(
+      claimPart(claim),
+      LeadClaimEntity.put(
+        { organizationId, claim, leadId: lead.id, claimedAt: lead.createdAt, expiresAt },
+        { condition: where.any(where.new(), where.equals("leadId", lead.id), where.before("claimedAt", cutoff)) },
+      ),
+    );
+  }
+  return transaction;
+}
+
+/** The lead holding a claim whose put `error` refused; throws `error` when none does (let SQS retry). */
+async function holderOf(
+  organizationId: string,
+  lead: Lead,
+  claims: LeadClaim[],
+  error: TransactionConditionFailed,
+): Promise<string> {
+  for (const claim of claims) {
+    if (!error.failed(claimPart(claim))) continue;
+    const Item = await LeadClaimEntity.get({ organizationId, claim }, { consistent: true });
+    if (Item && Item.leadId !== lead.id) return Item.leadId as string;
+  }
+  // The claim changed hands meanwhile (expired and was taken again): let SQS retry.
+  throw error;
 }
 
 const eventTypes = {
@@ -368,12 +400,20 @@ export async function recordOutcome(organizationId: string, lead: Lead, outcome:
     }),
   );
   Events.item(organizationId, leadEvent(lead, outcome, at), transaction);
+  if (outcome.claims) claimWrites(organizationId, lead, outcome.claims, transaction);
   try {
     await transact(transaction);
     return applied(lead, changes);
   } catch (error) {
     if (error instanceof TransactionConditionFailed && error.failed("lead")) return undefined;
-    throw error;
+    if (!(error instanceof TransactionConditionFailed) || !outcome.claims) throw error;
+    // A claim is another lead's: this lead is its duplicate (the same outcome as when claims were taken first).
+    const holder = await holderOf(organizationId, lead, outcome.claims.claims, error);
+    return recordOutcome(organizationId, lead, {
+      status: "Duplicate",
+      reason: "DuplicateContact",
+      duplicateOfLeadId: holder,
+    });
   }
 }
 

@@ -3,6 +3,7 @@ import type { Actor } from "#core/auth/actor";
 import { ConversationByPhoneEntity, ConversationEntity } from "#core/db/entities/messaging";
 import { computed, where, type Condition } from "#core/db/expression";
 import { claimKey, conditionally, oneItem, readAlone, table, type PlannedRead } from "#core/db/items";
+import type { TransactItem } from "#core/db/transact";
 import { NotFoundError } from "#core/errors";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { ownerOf } from "#core/events/index";
@@ -70,21 +71,7 @@ export const Conversations = {
     // A conversation met through a lead starts with the lead's name and assignee (later changes come from the
     // lead's assignment events: core/messaging/conversation-assignment.ts).
     const lead = leadId ? await LeadReads.find(organizationId, leadId) : undefined;
-    const conversation: Conversation = {
-      id: newId(),
-      contactPhoneNumber,
-      leadId: leadId ?? null,
-      phoneNumberId: null,
-      phoneNumber: null,
-      unread: false,
-      unreadCount: 0,
-      lastMessageAt: null,
-      lastMessagePreview: null,
-      lastDirection: null,
-      ...fromLead(lead),
-      createdAt: nowIso(),
-      modifiedAt: null,
-    };
+    const conversation: Conversation = { ...blankConversation(contactPhoneNumber, lead), leadId: leadId ?? null };
     // Two plain conditional puts, not a transaction (half the write units): the number's pointer first, naming the
     // conversation id, then the conversation. An attempt that stopped between them left a pointer without its
     // conversation: the next one stores the conversation under the id the pointer names.
@@ -108,6 +95,39 @@ export const Conversations = {
     const stored = await Conversations.find(organizationId, toStore.id);
     if (!stored) throw new Error(`Conversation ${toStore.id} was refused as existing but cannot be read.`);
     return stored;
+  },
+
+  /**
+   * A new conversation for a number that has none yet, as the writes of the transaction storing its first outbound
+   * message (issue 27: the pointer's and the conversation's own puts were two calls before it): the number's pointer,
+   * conditional on absence, and the conversation with that message's note already applied (a transaction cannot
+   * write one item twice). Two first messages to one new number: one pointer put wins, the other transaction is
+   * refused and its sender takes the conversation `ensure` finds (core/messaging/messages.ts).
+   */
+  planNew(
+    organizationId: string,
+    contactPhoneNumber: string,
+    lead: Lead | undefined,
+    message: { body: string; at: string },
+  ): { conversation: Conversation; writes: TransactItem[] } {
+    const conversation: Conversation = {
+      ...blankConversation(contactPhoneNumber, lead),
+      lastMessageAt: message.at,
+      lastMessagePreview: message.body.slice(0, 160),
+      lastDirection: "Outbound",
+      modifiedAt: message.at,
+    };
+    const pointer = ConversationByPhoneEntity.putAt(
+      { organizationId, contactPhoneNumber },
+      { conversationId: conversation.id },
+      { condition: where.new() },
+    );
+    const put = ConversationEntity.putAt(
+      { organizationId, id: conversation.id },
+      { ...conversation, outboundCounted: true, outboundNoted: 1 },
+      { condition: where.new() },
+    );
+    return { conversation, writes: [{ Put: pointer }, { Put: put }] };
   },
 
   /** The id of a contact number's conversation (its pointer) as a read others batch with theirs (`readTogether`). */
@@ -289,6 +309,25 @@ export function assigneeUpdate(
 }
 
 /** A conversation's lead-derived fields: the lead's name and, when it has one, its assignee. */
+/** A conversation with no message yet, met through `lead` if any. */
+function blankConversation(contactPhoneNumber: string, lead: Lead | undefined): Conversation {
+  return {
+    id: newId(),
+    contactPhoneNumber,
+    leadId: lead?.id ?? null,
+    phoneNumberId: null,
+    phoneNumber: null,
+    unread: false,
+    unreadCount: 0,
+    lastMessageAt: null,
+    lastMessagePreview: null,
+    lastDirection: null,
+    ...fromLead(lead),
+    createdAt: nowIso(),
+    modifiedAt: null,
+  };
+}
+
 function fromLead(lead: Lead | undefined) {
   const assigned = lead?.assignedUserId ?? null;
   return {

@@ -15,6 +15,8 @@ import { Contacts } from "#core/messaging/contacts";
 import { consentBasisForContact } from "#core/leads/consent";
 import { initiatorOf, type ConsentBasis } from "#core/consent/basis";
 import { Conversations, type Conversation } from "#core/messaging/conversations";
+import { storedSettingsItem } from "#core/messaging/settings-item";
+import type { Lead } from "#core/leads/schemas";
 import type { Message, SendMessageRequest } from "#core/messaging/model";
 import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
 import { assertRegisteredSender, registrationRequired } from "#core/messaging/sender-registration";
@@ -46,6 +48,11 @@ interface SendOptions {
   origin?: Partial<Pick<Message, "createdBy" | "purpose">>;
   /** The consent basis the caller already decided (an automation step checks it to skip): not read again. */
   consentBasis?: ConsentBasis | null;
+  /**
+   * The lead of `leadId` as the caller read it consistently a moment before (an automation step): not read again,
+   * and its number's conversation pointer joins the send's first read.
+   */
+  lead?: Lead;
 }
 
 /** A read of nothing, for a slot of `readTogether` a request does not need. */
@@ -124,6 +131,9 @@ export const Messages = {
       // recipient, sender, wallet. The conversation is null when the number has none yet, so `ensure` creates it
       // without looking again.
       const bareNumber = input.to && !input.leadId ? input.to : undefined;
+      const knownLead = input.leadId && options.lead?.id === input.leadId ? options.lead : undefined;
+      // The number whose conversation pointer is read with the rest: a bare number, or the number of a lead at hand.
+      const knownPhone = bareNumber ?? knownLead?.contact.phone?.number ?? undefined;
       const hinted = Conversations.hint(organizationId, input.leadId ?? input.to ?? "");
       const reads = readTogether<
         [
@@ -132,16 +142,21 @@ export const Messages = {
           string | undefined,
           Conversation | undefined,
           void,
+          void,
         ]
       >([
-        input.leadId ? LeadReads.itemRead(organizationId, input.leadId) : nothing,
+        input.leadId && !knownLead ? LeadReads.itemRead(organizationId, input.leadId) : nothing,
         walletRead(organizationId),
-        bareNumber ? Conversations.idReadByPhone(organizationId, bareNumber) : nothing,
+        knownPhone ? Conversations.idReadByPhone(organizationId, knownPhone) : nothing,
         hinted ? Conversations.readById(organizationId, hinted) : nothing,
         options.alsoRead ?? nothing,
+        // The messaging settings (whether senders must be registered), read here unless this instance holds them warm.
+        storedSettingsItem.readWith(organizationId),
       ]);
       const recipient = input.leadId
-        ? reads.then(([item]) => Contacts.recipient(organizationId, input, "text", { lead: item && toLead(item) }))
+        ? reads.then(([item]) =>
+            Contacts.recipient(organizationId, input, "text", { lead: knownLead ?? (item && toLead(item)) }),
+          )
         : Contacts.recipient(organizationId, input, "text");
       const conversationById = (id: string | undefined) =>
         id ? Conversations.find(organizationId, id).then((found) => found ?? null) : null;
@@ -149,7 +164,7 @@ export const Messages = {
         recipient,
         senderOf(organizationId, input.fromPhoneNumberId),
         reads.then(([, parts]) => assertCanSend(organizationId, { parts })),
-        bareNumber
+        knownPhone
           ? reads.then(([, , pointed, conversation]) =>
               conversation && conversation.id === pointed ? conversation : conversationById(pointed),
             )
@@ -171,47 +186,69 @@ export const Messages = {
       // A message stored under this id already (the first attempt died before answering) is found by its create's
       // condition below, not read first: the common path saves a round trip.
       const messageId = await options.messageId?.();
-      const conversation = await Conversations.ensure(organizationId, to, leadId, knownConversation);
-      Conversations.remember(organizationId, input.leadId ?? to, conversation.id);
-      // A conversation another request linked to a lead meanwhile: that lead's consent is checked before anything is stored.
-      if (options.consentBasis === undefined && !consentLeadId && conversation.leadId)
-        consentBasis = await consentBasisForContact(organizationId, conversation.leadId, initiatorOf(actor));
       const body = input.body ?? "";
       const media = input.media ?? [];
-      const message = newMessage({
-        ...(messageId ? { id: messageId } : {}),
-        conversationId: conversation.id,
-        leadId: leadId ?? conversation.leadId ?? null,
-        assignedUserId: conversation.assignedUserId,
-        direction: "Outbound",
-        status: "Pending",
-        body,
-        media,
-        fromPhoneNumberId: sender?.id ?? null,
-        fromPhoneNumber: sender?.phoneNumber ?? null,
-        toPhoneNumber: to,
-        selectionReason: sender ? "ManualOverride" : null,
-        wasManuallyOverridden: Boolean(sender),
-        quietHoursOverridden: input.overrideQuietHours,
-        scheduledFor: input.scheduledFor ? new Date(input.scheduledFor).toISOString() : null,
-        scheduledReason: input.scheduledFor ? "RequestedByCaller" : null,
-        campaignId: input.campaignId ?? null,
-        createdBy: actorId(actor),
-        actorUserId: actor.userId ?? null,
-        actorDisplayName: actor.displayName,
-        actorEmail: actor.email ?? null,
-        consentBasis,
-        ...options.origin,
-      });
+      const createdAt = nowIso();
+      const lead = knownLead ?? (leadItem && toLead(leadItem));
+      // A number with no conversation yet: the message's transaction creates it (`planNew`), when the lead it is met
+      // through is at hand; a refused transaction may mean another send created it first: then `ensure` finds it.
+      const planned =
+        knownConversation === null && (!leadId || lead?.id === leadId)
+          ? Conversations.planNew(organizationId, to, lead, { body, at: createdAt })
+          : undefined;
+      const compose = async (conversation: Conversation): Promise<Message> => {
+        // A conversation another request linked to a lead meanwhile: that lead's consent is checked before anything is stored.
+        if (options.consentBasis === undefined && !consentLeadId && conversation.leadId)
+          consentBasis = await consentBasisForContact(organizationId, conversation.leadId, initiatorOf(actor));
+        return newMessage({
+          ...(messageId ? { id: messageId } : {}),
+          conversationId: conversation.id,
+          leadId: leadId ?? conversation.leadId ?? null,
+          assignedUserId: conversation.assignedUserId,
+          direction: "Outbound",
+          status: "Pending",
+          body,
+          media,
+          fromPhoneNumberId: sender?.id ?? null,
+          fromPhoneNumber: sender?.phoneNumber ?? null,
+          toPhoneNumber: to,
+          selectionReason: sender ? "ManualOverride" : null,
+          wasManuallyOverridden: Boolean(sender),
+          quietHoursOverridden: input.overrideQuietHours,
+          scheduledFor: input.scheduledFor ? new Date(input.scheduledFor).toISOString() : null,
+          scheduledReason: input.scheduledFor ? "RequestedByCaller" : null,
+          campaignId: input.campaignId ?? null,
+          createdBy: actorId(actor),
+          actorUserId: actor.userId ?? null,
+          actorDisplayName: actor.displayName,
+          actorEmail: actor.email ?? null,
+          consentBasis,
+          createdAt,
+          ...options.origin,
+        });
+      };
+      const store = async (conversation: Conversation, newConversation?: TransactItem[]): Promise<Message> => {
+        const message = await compose(conversation);
+        await enqueue(organizationId, message, actor, options.alsoWrite?.(message), newConversation);
+        Conversations.remember(organizationId, input.leadId ?? to, conversation.id);
+        return message;
+      };
       try {
-        await enqueue(organizationId, message, actor, options.alsoWrite?.(message));
+        if (!planned) return await store(await Conversations.ensure(organizationId, to, leadId, knownConversation));
+        try {
+          return await store(planned.conversation, planned.writes);
+        } catch (error) {
+          if (!(error instanceof ConflictError)) throw error;
+          // Refused: the number's conversation was created meanwhile (or the message id or the answer was taken,
+          // which the send below meets again).
+          return await store(await Conversations.ensure(organizationId, to, leadId));
+        }
       } catch (error) {
         const stored =
           messageId && error instanceof ConflictError ? await readMessage(organizationId, messageId) : undefined;
         if (!stored) throw error;
         return stored;
       }
-      return message;
     },
   ),
 
@@ -308,6 +345,8 @@ export async function enqueue(
   message: Message,
   actor?: Actor,
   alsoWrite?: TransactItem,
+  /** The writes creating the message's conversation with its note (`Conversations.planNew`), instead of the note. */
+  newConversation?: TransactItem[],
 ): Promise<void> {
   const due = { at: new Date(Date.now() + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" as const };
   const summary = Conversations.messageNote(organizationId, message.conversationId, {
@@ -315,7 +354,7 @@ export async function enqueue(
     body: message.body,
     at: message.createdAt,
   });
-  const writes: TransactItem[] = [{ Update: summary }, ...(alsoWrite ? [alsoWrite] : [])];
+  const writes: TransactItem[] = [...(newConversation ?? [{ Update: summary }]), ...(alsoWrite ? [alsoWrite] : [])];
   if (!(await MessageLifecycle.create(organizationId, message, due, { actor }, writes)))
     throw new ConflictError(
       `Message ${message.id} was not stored: its id or this request's Idempotency-Key was taken.`,

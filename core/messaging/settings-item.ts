@@ -10,5 +10,7 @@ const reads = warmReads();
 
 export const storedSettingsItem = {
   read: (organizationId: string) => reads.get(keys.messagingSettings(organizationId)),
+  /** `read`'s item joining a batch of other reads (a send's first read), when this instance does not hold it warm. */
+  readWith: (organizationId: string) => reads.planned(keys.messagingSettings(organizationId)),
   forget: (organizationId: string) => reads.forget(keys.messagingSettings(organizationId)),
 };

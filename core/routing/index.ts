@@ -65,6 +65,9 @@ export type RoutingPick =
 export const Routing = {
   settings: routingSettings,
 
+  /** The settings' item joining a batch of other reads (lead processing's first read), unless this instance holds it warm. */
+  settingsRead: (organizationId: string) => settingsReads.planned(keys.routingSettings(organizationId)),
+
   read: (actor: Actor) => Routing.settings(actor.organizationId),
 
   /** `PUT /routing/settings`: every pool member must be a user of the organization. */

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { putIfNew } from "#core/db/items";
+import { entities, keys } from "#core/db/keys";
 import { Conversations } from "#core/messaging/conversations";
+import { newId } from "#core/shared/ids";
 import { handler as sendMessage } from "#functions/messages/send";
 import { apiEvent, lambdaContext } from "#tests/helpers/events";
 import { addNumber, createLead, randomNumber } from "#tests/helpers/messaging";
@@ -47,5 +50,58 @@ describe("POST /messages reads the conversation it last sent to with its other r
     // A hint naming a conversation that does not exist is ignored too.
     Conversations.remember(org.organizationId, leadB.id, "01M8J0000000000000000000XX");
     expect((await send(org, { leadId: leadB.id, body: "two" })).conversationId).toBe(firstB.conversationId);
+  });
+});
+
+/**
+ * Issue 27: a number's first message creates its conversation (the number's pointer and the conversation, with the
+ * message's note) in the message's own transaction. One number still has one conversation.
+ */
+describe("a first message creates its number's conversation in its own transaction", () => {
+  applyStackEnv();
+
+  it("concurrent first messages to one new number all land in one conversation, which counts them all", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const phone = randomNumber();
+    const sent = await Promise.all(
+      Array.from({ length: 6 }, (_, index) => send(org, { to: phone, body: `m${index}` })),
+    );
+    const ids = new Set(sent.map((message) => message.conversationId));
+    expect(ids.size).toBe(1);
+    const conversation = await Conversations.byPhone(org.organizationId, phone);
+    expect(conversation?.id).toBe(sent[0]!.conversationId);
+    expect(conversation).toMatchObject({ contactPhoneNumber: phone, lastDirection: "Outbound" });
+  });
+
+  it("a lead's first message starts the conversation with the lead's name", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const phone = randomNumber();
+    const lead = await createLead(org, phone);
+    const message = await send(org, { leadId: lead.id, body: "hello" });
+    const conversation = await Conversations.find(org.organizationId, message.conversationId);
+    expect(conversation).toMatchObject({
+      contactPhoneNumber: phone,
+      leadId: lead.id,
+      lastMessagePreview: "hello",
+      lastDirection: "Outbound",
+    });
+    expect(conversation?.leadName).toBe("Dana");
+  });
+
+  it("a pointer left without its conversation (a creation stopped before issue 27) gets it under the pointer's id", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const phone = randomNumber();
+    const claimedId = newId();
+    await putIfNew({
+      ...keys.conversationByPhone(org.organizationId, phone),
+      entity: entities.conversationByPhone,
+      conversationId: claimedId,
+    });
+    const message = await send(org, { to: phone, body: "after the stop" });
+    expect(message.conversationId).toBe(claimedId);
+    expect(await Conversations.find(org.organizationId, claimedId)).toMatchObject({ contactPhoneNumber: phone });
   });
 });

@@ -16,7 +16,7 @@ const automation = {
 } as unknown as Automation;
 
 describe("automation triggers and runs keep their due entries (the sweep's index)", () => {
-  it("a Schedule trigger's entry is in the due index at its next firing, in its automation's shard; others are not", () => {
+  it("a Schedule trigger's entry is in the due index at its next firing, in its automation's shard; others are not; each carries its automation", () => {
     const now = Date.parse("2026-01-05T10:00:00.000Z");
     const [schedule, created] = triggerIndexWrites("o1", undefined, automation, "UTC", now).map((write) => write.Put!);
     expect(schedule!.Item).toEqual({
@@ -31,6 +31,8 @@ describe("automation triggers and runs keep their due entries (the sweep's index
       settings: { intervalMinutes: 60 },
       nextFireAt: "2026-01-05T11:00:00.000Z",
       timeZone: "UTC",
+      // The automation as its transaction writes it: the trigger fan-out starts runs from the entry (issue 27).
+      automation,
     });
     expect(created!.Item).toEqual({
       pk: "ORG#o1",
@@ -40,6 +42,7 @@ describe("automation triggers and runs keep their due entries (the sweep's index
       triggerId: "t2",
       type: "LeadCreated",
       settings: {},
+      automation,
     });
   });
 

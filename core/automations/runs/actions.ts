@@ -47,6 +47,11 @@ export interface ActionContext {
   effectIsNew?: boolean;
   /** The lead's consent state from the step's own read of the lead (else a send reads it). */
   consent?: LeadConsentState;
+  /**
+   * Set when the step did not read its lead (a send looked at again: its message exists, and observing it needs no
+   * lead): reads it, for the rare step that needs it after all.
+   */
+  readLead?: () => Promise<Lead | undefined>;
 }
 
 export type Output = Record<string, unknown>;
@@ -132,15 +137,18 @@ async function sendMessage(
   fallback: string,
   fromPhoneNumberId: string | undefined,
 ): Promise<ActionOutcome> {
-  const { run, lead } = context;
-  const phone = lead?.contact.phone?.number;
-  if (!lead) return { kind: "failed", error: "The run has no lead to send to." };
-  if (!phone) return { kind: "failed", error: "The lead has no phone number." };
-  const body = template ? await render(context, template, { fallback }) : undefined;
-  const input = { to: phone, ...(body !== undefined ? { body } : {}), mediaUrls };
+  const { run } = context;
   // A step looked at again (observe, redelivery) finds its message before any check that could refuse a new one.
   // An effect id fixed just now names no message yet: no read.
   let message = context.effectIsNew ? undefined : await Messages.find(run.organizationId, context.effectId);
+  // Observing a message needs nothing of the lead: the step keeps the input its first execution recorded.
+  if (message && !context.lead && context.readLead) return sendOutcome(context, message, undefined);
+  const lead = context.lead ?? (await context.readLead?.());
+  const phone = lead?.contact.phone?.number;
+  if (!lead) return { kind: "failed", error: "The run has no lead to send to." };
+  if (!phone) return { kind: "failed", error: "The lead has no phone number." };
+  const body = template ? await render({ ...context, lead }, template, { fallback }) : undefined;
+  const input = { to: phone, ...(body !== undefined ? { body } : {}), mediaUrls };
   // The lead's consent is read once: the basis that decides whether to skip is the one the message records.
   let basis: ConsentBasis | null = null;
   if (!message) {
@@ -163,6 +171,11 @@ async function sendMessage(
     if (error instanceof DomainError) return { kind: "failed", error: refusalText(error), input };
     throw error;
   }
+  return sendOutcome(context, message, input);
+}
+
+/** What a send's message says of its step: handed off (done), still before the hand-off (look again), or ended. */
+function sendOutcome(context: ActionContext, message: Message, input: Output | undefined): ActionOutcome {
   const output = messageOutput(message);
   if (handedOff.has(message.status)) return { kind: "succeeded", output, input };
   if (message.status === "Pending" || message.status === "Queued") {
@@ -208,7 +221,13 @@ async function createMessage(
         ...(fromPhoneNumberId ? { fromPhoneNumberId } : {}),
         campaignId: automation,
       },
-      { messageId: async () => context.effectId, origin: { createdBy: automation }, consentBasis },
+      // The step's own consistent read of the lead (core/automations/runs/step.ts): the send does not read it again.
+      {
+        messageId: async () => context.effectId,
+        origin: { createdBy: automation },
+        consentBasis,
+        ...(context.lead?.id === leadId ? { lead: context.lead } : {}),
+      },
     );
   } catch (error) {
     // The same step ran at once elsewhere and stored the message first.

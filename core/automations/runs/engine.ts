@@ -188,9 +188,22 @@ export async function sendStep(run: StoredRun, delayMs = 0): Promise<void> {
   await publish(
     AutomationStep,
     run.organizationId,
-    { automationId: run.automationId, runId: run.id, seq: run.cursorSeq, attempt: run.cursorAttempt },
+    {
+      automationId: run.automationId,
+      runId: run.id,
+      seq: run.cursorSeq,
+      attempt: run.cursorAttempt,
+      // A send looked at again reads no lead (core/automations/runs/step.ts); any other step reads it with its run.
+      ...(run.leadId && !observed(run) ? { leadId: run.leadId } : {}),
+    },
     { delaySeconds },
   );
+}
+
+/** Whether the run's current step is a send looked at again (its message exists: it observes it). */
+export function observed(run: StoredRun): boolean {
+  const step = run.steps[run.cursorSeq];
+  return run.effectId !== null && step?.status === "Running" && typeof step.output?.observations === "number";
 }
 
 export const Engine = {

@@ -7,11 +7,20 @@ import { defineMessage } from "#core/queue/messages";
  * producing domains.
  */
 
-/** Execute step `seq` (attempt `attempt`) of a run; stale copies are ignored. */
+/**
+ * Execute step `seq` (attempt `attempt`) of a run; stale copies are ignored. `leadId`: the run's lead (it never
+ * changes), named when the step will read it, so it is read with the run (issue 27); older copies lack it.
+ */
 export const AutomationStep = defineMessage(
   "automation.step",
   "automationRuns",
-  v.object({ automationId: v.string(), runId: v.string(), seq: v.number(), attempt: v.number() }),
+  v.object({
+    automationId: v.string(),
+    runId: v.string(),
+    seq: v.number(),
+    attempt: v.number(),
+    leadId: v.optional(v.string()),
+  }),
 );
 
 /**

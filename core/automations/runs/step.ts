@@ -7,19 +7,23 @@ import {
   finish,
   ignoreStale,
   LEASE_MS,
+  observed,
   save,
   sendStep,
   type Environment,
 } from "#core/automations/runs/engine";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { routeFrom, type Definition } from "#core/automations/runs/route";
-import { isFinal, runWithAutomation, StaleRunError, Versions } from "#core/automations/runs/store";
+import { isFinal, runWithAutomationRead, StaleRunError, Versions } from "#core/automations/runs/store";
 import { newId } from "#core/shared/ids";
 import type { LeadConsentState } from "#core/consent/index";
-import { readAlone } from "#core/db/items";
+import { readAlone, readTogether, type PlannedRead } from "#core/db/items";
 import { consentStateOf } from "#core/leads/consent";
 import { Leads } from "#core/leads/index";
 import { toLead } from "#core/leads/reads";
+
+/** No read (a step message naming no lead). */
+const nothing: PlannedRead<undefined> = { keys: [], from: () => undefined };
 
 // Apart from engine.ts: starting, retrying and cancelling a run (the run routes, the trigger fan-out) never executes
 // an action, so they do not bundle the action executor (messages, calls, suppressions, outbound HTTP).
@@ -27,10 +31,14 @@ import { toLead } from "#core/leads/reads";
 /** Executes the step a queue message names, if it is still the run's current step and nobody holds it. */
 export async function runStep(
   organizationId: string,
-  data: { automationId: string; runId: string; seq: number; attempt: number },
+  data: { automationId: string; runId: string; seq: number; attempt: number; leadId?: string | undefined },
   options: { random?: () => number } = {},
 ): Promise<void> {
-  const { run: current, automation } = await runWithAutomation(organizationId, data.automationId, data.runId);
+  // The lead the message names (the run's, which never changes) is read with the run: one consistent BatchGetItem.
+  const [{ run: current, automation }, leadItem] = await readTogether([
+    runWithAutomationRead(organizationId, data.automationId, data.runId),
+    data.leadId ? Leads.itemRead(organizationId, data.leadId) : nothing,
+  ]);
   if (!current || isFinal(current) || current.cursorSeq !== data.seq || current.cursorAttempt !== data.attempt) return;
   const now = Date.now();
   const at = new Date(now).toISOString();
@@ -62,8 +70,7 @@ export async function runStep(
   };
   // A step looked at again (a send observed until its message is handed off: the message exists, so looking creates
   // nothing) takes no lease: two copies at once only read, and the rev condition of the outcome's write keeps one.
-  const observing =
-    current.effectId !== null && pending.status === "Running" && typeof pending.output?.observations === "number";
+  const observing = observed(current);
   let run: StoredRun;
   try {
     run = observing ? current : await save(claimed, current);
@@ -72,7 +79,10 @@ export async function runStep(
   }
   const definition = await Versions.read(organizationId, run.automationId, run.automationVersion, automation);
   const action = definition?.actions.find((candidate) => candidate.id === pending.nodeId);
-  const { consent, ...environment } = await stepEnvironmentOf(organizationId, run.leadId);
+  // A send looked at again observes its message: the lead is read only if what follows needs it (issue 27, h26).
+  const read = data.leadId && run.leadId === data.leadId ? { item: leadItem } : undefined;
+  const { consent, ...environment } = await stepEnvironmentOf(organizationId, observing ? null : run.leadId, read);
+  const readLead = async () => (environment.lead = (await stepEnvironmentOf(organizationId, run.leadId)).lead);
   const step = run.steps[stepIndex]!;
   const outcome: ActionOutcome = action
     ? await executeAction({
@@ -86,8 +96,13 @@ export async function runStep(
         // The claim's write fixed the id (the run's rev condition held, so no other execution has it).
         effectIsNew: !observing && current.effectId === null,
         ...(consent ? { consent } : {}),
+        ...(observing && run.leadId ? { readLead } : {}),
       })
     : { kind: "failed", error: `Version ${run.automationVersion} of the automation has no action ${pending.nodeId}.` };
+  // Routing on from the step may weigh the lead (condition groups): read it now if it was not.
+  const routesOn = (outcome.kind === "succeeded" || outcome.kind === "skipped") && definition !== undefined;
+  if (observing && run.leadId && !environment.lead && routesOn && leavesNode(definition, pending.nodeId))
+    await readLead();
   const next = await afterOutcome(run, stepIndex, outcome, definition, environment, options.random);
   const saved = await save(next.run, run).catch((error: unknown) =>
     error instanceof StaleRunError ? undefined : Promise.reject(error),
@@ -102,12 +117,18 @@ export async function runStep(
 async function stepEnvironmentOf(
   organizationId: string,
   leadId: string | null,
+  read?: { item: Record<string, unknown> | undefined },
 ): Promise<Environment & { consent?: LeadConsentState }> {
   const [item, { organization }] = await Promise.all([
-    leadId ? readAlone(Leads.itemRead(organizationId, leadId), { consistent: true }) : undefined,
+    !leadId ? undefined : read ? read.item : readAlone(Leads.itemRead(organizationId, leadId), { consistent: true }),
     environmentOf(organizationId, null),
   ]);
   return item ? { lead: toLead(item), organization, consent: consentStateOf(item) } : { lead: undefined, organization };
+}
+
+/** Whether any connection leaves the node (else the run ends there, and routing reads nothing). */
+function leavesNode(definition: Definition, nodeId: string): boolean {
+  return definition.connections.some((connection) => connection.sourceNodeId === nodeId);
 }
 
 /** The run after an action's outcome, and the delay of the next message. */

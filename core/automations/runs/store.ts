@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { decodeTime, encodeTime } from "ulid";
 import { dueWorkShardOf, dueWorkShards } from "#core/db/due";
 import { transact, TransactionConditionFailed, Transaction } from "#core/db/transact";
-import { table, isConditionFailed, conditionally, getItemsAt } from "#core/db/items";
+import { table, isConditionFailed, conditionally, type PlannedRead } from "#core/db/items";
 import { where, type Condition } from "#core/db/expression";
 import type { Automation } from "#core/automations/index";
 import { finalRunStatuses, type AutomationRun, type StoredRun } from "#core/automations/runs/model";
@@ -216,21 +216,21 @@ function toAutomation(item: Record<string, unknown> | undefined): Automation | u
 
 /**
  * A step's run and its automation (with secrets), both consistent, in one BatchGetItem: a step needs both (the run's
- * cursor and lease, the automation's enabled flag), so one round trip instead of two.
+ * cursor and lease, the automation's enabled flag), so one round trip instead of two; read with `readTogether`
+ * (consistent), beside the step's lead when its message names it.
  */
-export async function runWithAutomation(
+export function runWithAutomationRead(
   organizationId: string,
   automationId: string,
   runId: string,
-): Promise<{ run: StoredRun | undefined; automation: Automation | undefined }> {
-  const [run, automation] = await getItemsAt(
-    [
+): PlannedRead<{ run: StoredRun | undefined; automation: Automation | undefined }> {
+  return {
+    keys: [
       AutomationRunEntity.key({ organizationId, automationId, id: runId }),
       AutomationEntity.key({ organizationId, id: automationId }),
     ],
-    { consistent: true },
-  );
-  return { run: run ? toStoredRun(run) : undefined, automation: toAutomation(automation) };
+    from: ([run, automation]) => ({ run: run ? toStoredRun(run) : undefined, automation: toAutomation(automation) }),
+  };
 }
 
 /**

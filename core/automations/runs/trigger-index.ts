@@ -35,12 +35,15 @@ export function triggerIndexWrites(
   const puts = wanted.map((trigger) => {
     const schedule =
       trigger.type === "Schedule" ? new Date(nextFireAt(trigger.settings, timeZone, now)).toISOString() : undefined;
-    // The entry does not store its organization (its key holds it).
+    // The entry does not store its organization (its key holds it). It carries its automation as this transaction
+    // writes it (issue 27, h26): the trigger fan-out starts runs from the entry it queried, with no read of the
+    // automation; every change of the automation's definition, state or version rewrites its entries with it.
     const put = AutomationTriggerEntity.putAt(identity(trigger, next!.id), {
       automationId: next!.id,
       triggerId: trigger.id,
       type: trigger.type,
       settings: trigger.settings,
+      automation: next,
       ...(schedule ? { nextFireAt: schedule, timeZone } : {}),
     });
     return { Put: put };

@@ -9,6 +9,7 @@ import { Messages } from "#core/messaging/messages";
 import type { ScheduleSettings, Trigger, TriggerType } from "#core/automations/definition";
 import { Engine, type TriggerEvent } from "#core/automations/runs/engine";
 import { storedAutomation } from "#core/automations/runs/store";
+import type { Automation } from "#core/automations/index";
 import { AutomationTriggerEntity } from "#core/db/entities/automations";
 import { queryAll } from "#core/db/query";
 import { Contacts } from "#core/messaging/contacts";
@@ -20,19 +21,32 @@ import "#core/messaging/queue";
 import "#core/leads/index";
 import { toLead } from "#core/leads/reads";
 
-/** Automation ids with an enabled trigger of `type` (from the index). */
-async function candidates(organizationId: string, type: TriggerType): Promise<string[]> {
+/**
+ * Automations with an enabled trigger of `type` (from the index, read consistently): each with the copy its entry
+ * carries (written in the automation's own transactions), or only its id for an entry written before entries carried
+ * one, whose automation is then read.
+ */
+async function candidates(
+  organizationId: string,
+  type: TriggerType,
+): Promise<{ automationId: string; automation?: Automation }[]> {
   const items = await queryAll(
     AutomationTriggerEntity.query(
       "collection",
       { organizationId, type },
       {
         range: { beginsWith: AutomationTriggerEntity.sortKey("collection", { organizationId, type }) },
-        attributes: ["automationId"],
+        attributes: ["automationId", "automation"],
+        consistent: true,
       },
     ),
   );
-  return [...new Set(items.map((item) => String(item.automationId)))];
+  const byId = new Map<string, Automation | undefined>();
+  for (const item of items) {
+    const copy = item.automation as Automation | undefined;
+    byId.set(String(item.automationId), copy?.organizationId === organizationId ? copy : undefined);
+  }
+  return [...byId].map(([automationId, automation]) => ({ automationId, ...(automation ? { automation } : {}) }));
 }
 
 /** Starts a run in every enabled automation whose first enabled trigger of `type` accepts the event. */
@@ -42,10 +56,10 @@ async function fanOut(
   event: TriggerEvent,
   accepts: (trigger: Trigger) => boolean,
 ): Promise<number> {
-  const ids = await candidates(organizationId, type);
+  const found = await candidates(organizationId, type);
   const started = await Promise.all(
-    ids.map(async (automationId) => {
-      const automation = await storedAutomation(organizationId, automationId);
+    found.map(async (candidate) => {
+      const automation = candidate.automation ?? (await storedAutomation(organizationId, candidate.automationId));
       if (!automation?.enabled) return 0;
       const trigger = automation.triggers.find(
         (candidate) => candidate.type === type && candidate.isEnabled && accepts(candidate),
