@@ -20,6 +20,7 @@ import {
   dueAttributes,
   messageUpdate,
   readMessage,
+  storedFields,
   toMessage,
   type Due,
   type MessageChange,
@@ -86,7 +87,10 @@ export const MessageLifecycle = {
     for (const write of [alsoWrite ?? []].flat()) transaction.include("alsoWrite", write);
     transaction.put(
       MESSAGE,
-      MessageEntity.create({ organizationId, ...message }, due ? dueAttributes(organizationId, message.id, due) : {}),
+      MessageEntity.create(
+        { organizationId, ...storedFields(message) },
+        due ? dueAttributes(organizationId, message.id, due) : {},
+      ),
     );
     MessagingEvents.item(organizationId, eventInput(message, event), transaction);
     try {

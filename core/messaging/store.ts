@@ -72,11 +72,12 @@ export async function refusedAttemptsOf(organizationId: string, messageId: strin
 /**
  * The condition that a change applies to the attempt `providerMessageId` names: the message's current one (or, before
  * its id is stored, any attempt but one refused for throttling). A carrier's callback names the attempt it is about.
+ * No id is absent since issue 27 (the message item stores no nulls), null before it: both are "not stored yet".
  */
 export function currentAttempt(providerMessageId: string): { condition: Condition } {
   return {
     condition: where.all(
-      where.any(where.absent("providerMessageId"), where.equals("providerMessageId", providerMessageId)),
+      where.any(where.absentOrNull("providerMessageId"), where.equals("providerMessageId", providerMessageId)),
       where.not(where.contains("refusedAttempts", providerMessageId)),
     ),
   };
@@ -119,12 +120,17 @@ export async function changeMessage(
 export function messageUpdate(organizationId: string, messageId: string, change: MessageChange) {
   const set = { ...change.set, modifiedAt: new Date().toISOString() } as Record<string, unknown>;
   if (change.due) set.dueKind = change.due.kind;
+  const entries = Object.entries(set).filter(([, value]) => value !== undefined);
+  // A field that reads null when absent is emptied by removing it, not by storing null (issue 27: the item stays small).
+  const emptied = entries
+    .filter(([field, value]) => value === null && nullWhenAbsent.has(field))
+    .map(([field]) => field);
   return MessageEntity.update(
     { organizationId, id: messageId },
-    Object.fromEntries(Object.entries(set).filter(([, value]) => value !== undefined)),
+    Object.fromEntries(entries.filter(([field]) => !emptied.includes(field))),
     {
       condition: where.all(where.stored(), where.oneOf("status", change.from), change.condition),
-      remove: [...(change.remove ?? []), ...(change.due === null ? ["dueKind"] : [])],
+      remove: [...(change.remove ?? []), ...emptied, ...(change.due === null ? ["dueKind"] : [])],
       ...(change.due ? { enter: { due: { dueAt: change.due.at } } } : {}),
       ...(change.due === null ? { leave: ["due"] as const } : {}),
     },
@@ -149,10 +155,64 @@ const internal = new Set([
   "organizationId",
 ]);
 
-export function toMessage(item: Record<string, unknown>): Message {
-  // Messages stored before they carried their owner are nobody's.
+/**
+ * The fields a new message starts null (`newMessage`), stored only while they hold a value (issue 27): most of a
+ * message's ~50 fields are null for most of its life, and every null stored was written again by each transition
+ * (two write units per KB in a transaction). Read back null when absent, so a message reads the same whether it was
+ * stored with its nulls (before issue 27) or without them. Other nullable fields (`consentBasis`, `complianceChecks`,
+ * `failedOverFrom`) are stored as given: absent and null differ in their answers. `assignedUserId` too: messages
+ * stored before they carried their owner are nobody's.
+ */
+export const nullWhenAbsent: ReadonlySet<string> = new Set([
+  "leadId",
+  "assignedUserId",
+  "statusReason",
+  "fromPhoneNumberId",
+  "fromPhoneNumber",
+  "selectionReason",
+  "scheduledFor",
+  "scheduledReason",
+  "complianceAction",
+  "billingStatus",
+  "billableAmount",
+  "errorCode",
+  "nextRetryAt",
+  "provider",
+  "providerMessageId",
+  "providerStatus",
+  "cancelReason",
+  "campaignId",
+  "purpose",
+  "queuedAt",
+  "sendingStartedAt",
+  "sentAt",
+  "deliveredAt",
+  "undeliverableAt",
+  "failedAt",
+  "blockedAt",
+  "canceledAt",
+  "receivedAt",
+  "modifiedAt",
+  "actorUserId",
+  "actorDisplayName",
+  "actorEmail",
+] satisfies (keyof Message)[]);
+
+const absentAsNull = Object.fromEntries([...nullWhenAbsent].map((field) => [field, null]));
+
+/** A new message's fields as stored: those that read null when absent are left out while null. */
+export function storedFields(message: Message): { id: string } & Record<string, unknown> {
   return {
-    assignedUserId: null,
+    id: message.id,
+    ...Object.fromEntries(
+      Object.entries(message).filter(([field, value]) => value !== null || !nullWhenAbsent.has(field)),
+    ),
+  };
+}
+
+export function toMessage(item: Record<string, unknown>): Message {
+  return {
+    ...absentAsNull,
     ...Object.fromEntries(Object.entries(withoutKeys(item)).filter(([key]) => !internal.has(key))),
   } as unknown as Message;
 }
