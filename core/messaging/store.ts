@@ -157,8 +157,8 @@ const internal = new Set([
 
 /**
  * The fields a new message starts null (`newMessage`), stored only while they hold a value (issue 27): most of a
- * message's ~50 fields are null for most of its life, and every null stored was written again by each transition
- * (two write units per KB in a transaction). Read back null when absent, so a message reads the same whether it was
+ * message's ~50 fields are null for most of its life, and every write of the item is billed by its whole size (two
+ * units per started KB in a transaction). Read back null when absent, so a message reads the same whether it was
  * stored with its nulls (before issue 27) or without them. Other nullable fields (`consentBasis`, `complianceChecks`,
  * `failedOverFrom`) are stored as given: absent and null differ in their answers. `assignedUserId` too: messages
  * stored before they carried their owner are nobody's.
@@ -198,21 +198,33 @@ export const nullWhenAbsent: ReadonlySet<string> = new Set([
   "actorEmail",
 ] satisfies (keyof Message)[]);
 
-const absentAsNull = Object.fromEntries([...nullWhenAbsent].map((field) => [field, null]));
+/**
+ * What a new message holds unless its sender asked otherwise, likewise left out of a new item and read back when
+ * absent (no condition or filter names them). `retryCount` is always stored: the claim's condition compares it.
+ */
+const unlessAsked = { wasManuallyOverridden: false, quietHoursOverridden: false } as const;
 
-/** A new message's fields as stored: those that read null when absent are left out while null. */
+/** A field a new message's item leaves out: null where absent reads null, the usual value, or no media. */
+const leftOut = (field: string, value: unknown) =>
+  (value === null && nullWhenAbsent.has(field)) ||
+  (field in unlessAsked && value === unlessAsked[field as keyof typeof unlessAsked]) ||
+  (field === "media" && Array.isArray(value) && value.length === 0);
+
+/** A new message's fields as stored (`leftOut`: read back as they were by `toMessage`). */
 export function storedFields(message: Message): { id: string } & Record<string, unknown> {
   return {
     id: message.id,
-    ...Object.fromEntries(
-      Object.entries(message).filter(([field, value]) => value !== null || !nullWhenAbsent.has(field)),
-    ),
+    ...Object.fromEntries(Object.entries(message).filter(([field, value]) => !leftOut(field, value))),
   };
 }
+
+const absentAsNull = Object.fromEntries([...nullWhenAbsent].map((field) => [field, null]));
 
 export function toMessage(item: Record<string, unknown>): Message {
   return {
     ...absentAsNull,
+    ...unlessAsked,
+    media: [],
     ...Object.fromEntries(Object.entries(withoutKeys(item)).filter(([key]) => !internal.has(key))),
   } as unknown as Message;
 }

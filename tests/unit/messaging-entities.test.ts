@@ -119,11 +119,21 @@ describe("a message item stores no nulls (issue 27) and reads as it did with the
       .map(([field]) => field);
     expect(new Set(startNull)).toEqual(nullWhenAbsent);
     expect(Object.values(storedFields(message)).filter((value) => value === null)).toHaveLength(1);
+    expect(storedFields(message)).not.toHaveProperty("wasManuallyOverridden");
+    expect(storedFields(message)).not.toHaveProperty("media");
+    expect(storedFields(message)).toHaveProperty("retryCount", 0);
   });
 
   it("an item without its nulls and one stored with them read the same", () => {
     expect(toMessage(storedFields(message))).toEqual(message);
     expect(toMessage({ ...message })).toEqual(message);
+    const asked = {
+      ...message,
+      wasManuallyOverridden: true,
+      quietHoursOverridden: true,
+      media: [{ url: "https://x.test/a.png", contentType: "image/png" }],
+    };
+    expect(toMessage(storedFields(asked))).toEqual(asked);
     expect(toMessage(storedFields(message))).not.toHaveProperty("complianceChecks");
   });
 
