@@ -204,11 +204,13 @@ export const nullWhenAbsent: ReadonlySet<string> = new Set([
  */
 const unlessAsked = { wasManuallyOverridden: false, quietHoursOverridden: false } as const;
 
-/** A field a new message's item leaves out: null where absent reads null, the usual value, or no media. */
+/**
+ * A field a new message's item leaves out: null where absent reads null, or the usual value. `media` stays, empty or
+ * not: code before issue 27 maps it unchecked (a rollback must not fail on a message stored by this code).
+ */
 const leftOut = (field: string, value: unknown) =>
   (value === null && nullWhenAbsent.has(field)) ||
-  (field in unlessAsked && value === unlessAsked[field as keyof typeof unlessAsked]) ||
-  (field === "media" && Array.isArray(value) && value.length === 0);
+  (field in unlessAsked && value === unlessAsked[field as keyof typeof unlessAsked]);
 
 /** A new message's fields as stored (`leftOut`: read back as they were by `toMessage`). */
 export function storedFields(message: Message): { id: string } & Record<string, unknown> {
@@ -224,7 +226,6 @@ export function toMessage(item: Record<string, unknown>): Message {
   return {
     ...absentAsNull,
     ...unlessAsked,
-    media: [],
     ...Object.fromEntries(Object.entries(withoutKeys(item)).filter(([key]) => !internal.has(key))),
   } as unknown as Message;
 }

@@ -120,7 +120,7 @@ describe("a message item stores no nulls (issue 27) and reads as it did with the
     expect(new Set(startNull)).toEqual(nullWhenAbsent);
     expect(Object.values(storedFields(message)).filter((value) => value === null)).toHaveLength(1);
     expect(storedFields(message)).not.toHaveProperty("wasManuallyOverridden");
-    expect(storedFields(message)).not.toHaveProperty("media");
+    expect(storedFields(message)).toHaveProperty("media", []);
     expect(storedFields(message)).toHaveProperty("retryCount", 0);
   });
 
