@@ -17,10 +17,9 @@ import { NumberHealth } from "#core/messaging/number-health";
 import "#core/messaging/queue";
 import {
   changeMessage,
-  dueAttributes,
   messageUpdate,
+  newMessagePut,
   readMessage,
-  storedFields,
   toMessage,
   type Due,
   type MessageChange,
@@ -85,13 +84,7 @@ export const MessageLifecycle = {
   ): Promise<boolean> {
     const transaction = new Transaction();
     for (const write of [alsoWrite ?? []].flat()) transaction.include("alsoWrite", write);
-    transaction.put(
-      MESSAGE,
-      MessageEntity.create(
-        { organizationId, ...storedFields(message) },
-        due ? dueAttributes(organizationId, message.id, due) : {},
-      ),
-    );
+    transaction.put(MESSAGE, newMessagePut(organizationId, message, due));
     MessagingEvents.item(organizationId, eventInput(message, event), transaction);
     try {
       await Billing.commit(transaction);

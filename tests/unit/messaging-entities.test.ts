@@ -3,7 +3,14 @@ import { ConversationEntity, MessageEntity } from "#core/db/entities/messaging";
 import { dueWorkShardOf } from "#core/db/due";
 import { computed, where } from "#core/db/expression";
 import { newMessage } from "#core/messaging/messages";
-import { currentAttempt, messageUpdate, nullWhenAbsent, storedFields, toMessage } from "#core/messaging/store";
+import {
+  currentAttempt,
+  messageUpdate,
+  newMessagePut,
+  nullWhenAbsent,
+  storedFields,
+  toMessage,
+} from "#core/messaging/store";
 
 /** An expression with its placeholders filled in, to read what it does. */
 function spelled(
@@ -135,6 +142,22 @@ describe("a message item stores no nulls (issue 27) and reads as it did with the
     };
     expect(toMessage(storedFields(asked))).toEqual(asked);
     expect(toMessage(storedFields(message))).not.toHaveProperty("complianceChecks");
+  });
+
+  it("a new message's put holds its keys and due entry, not its organization (its partition key names it)", () => {
+    const put = newMessagePut("o1", message, { at: "2026-01-01T00:05:00.000Z", kind: "Dispatch" });
+    expect(put.Item).not.toHaveProperty("organizationId");
+    expect(put.Item).toMatchObject({
+      ...MessageEntity.key({ organizationId: "o1", id: message.id }),
+      gsi1pk: "ORG#o1#CONVERSATION#c1#MESSAGES",
+      gsi1sk: `MESSAGE#${message.id}`,
+      gsi3pk: `DUEMESSAGES#${dueWorkShardOf(message.id)}`,
+      gsi3sk: `2026-01-01T00:05:00.000Z#o1#${message.id}`,
+      dueKind: "Dispatch",
+      entity: "Message",
+    });
+    expect(spelled(put.ConditionExpression, put)).toBe("attribute_not_exists(pk)");
+    expect(toMessage(put.Item)).toEqual(message);
   });
 
   it("a change that empties such a field removes it; other fields are set as given", () => {
