@@ -101,9 +101,12 @@ export function eventItem(organizationId: string, input: EventRecordInput) {
   const id = input.id ?? ulid(Date.parse(createdAt));
   const event = toEventRecord({ ...input, id, createdAt });
   const correlationId = currentCorrelationId();
+  const implied = impliedFields(event);
   const stored = {
     organizationId,
-    ...Object.fromEntries(Object.entries(event).filter(([, value]) => value !== null)),
+    ...Object.fromEntries(
+      Object.entries(event).filter(([name, value]) => value !== null && !isImplied(implied, name, value)),
+    ),
   } as StoredEvent;
   // The journey this event belongs to (core/observability); stored for operators, not part of the API's event shape.
   const put = EventEntity.create(stored, correlationId ? { correlationId } : {});
@@ -190,9 +193,35 @@ function eventRecorded(organizationId: string, event: EventRecord): void {
   if (event.errorCode) countMetric("ProviderErrors", { code: String(event.errorCode) });
 }
 
-/** A stored item (or input) in the listed shape, every absent field null. */
+/**
+ * What a message's event (`eventCategory` "Sms", recorded only by `messageEventInput` in core/messaging/timeline.ts)
+ * always holds, so its item leaves it out and `toEventRecord` reads it back (issue 27): ~140 bytes of a ~1.1 KB item,
+ * which put a sending, sent or delivered message's event over 1 KB, two write units more in its transaction. An item
+ * stored with these fields (before issue 27) reads the same. Every reader of an event item goes through
+ * `toEventRecord` (the API, webhooks, analytics, exports); the stream filters name only `entity` and `eventType`.
+ */
+function impliedFields(item: Record<string, unknown>): Partial<Record<keyof EventRecord, unknown>> | undefined {
+  if (item.eventCategory !== "Sms") return undefined;
+  return {
+    timelineCategory: "Message",
+    timelineType: "Message",
+    relatedEntityType: "Message",
+    trafficType: "RealLead",
+    media: [],
+    outboundPhoneNumberId: item.direction === "Outbound" ? (item.fromPhoneNumberId ?? null) : null,
+  };
+}
+
+function isImplied(implied: ReturnType<typeof impliedFields>, name: string, value: unknown): boolean {
+  if (!implied || !(name in implied)) return false;
+  const expected = implied[name as keyof EventRecord];
+  return Array.isArray(expected) ? Array.isArray(value) && value.length === 0 : value === expected;
+}
+
+/** A stored item (or input) in the listed shape, every absent field null (or, for a message's event, implied). */
 export function toEventRecord(item: Record<string, unknown>): EventRecord {
-  return Object.fromEntries(fieldNames.map((name) => [name, item[name] ?? null])) as EventRecord;
+  const implied = impliedFields(item) ?? {};
+  return Object.fromEntries(fieldNames.map((name) => [name, item[name] ?? implied[name] ?? null])) as EventRecord;
 }
 
 async function* mapPages<T, U>(pages: AsyncGenerator<T>, map: (page: T) => U): AsyncGenerator<U> {

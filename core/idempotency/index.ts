@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { IdempotencyEntity } from "#core/db/entities/idempotency";
 import { computed, where } from "#core/db/expression";
 import { conditionally, oneItem, table, type PlannedRead } from "#core/db/items";
@@ -16,6 +17,22 @@ export interface StoredResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+}
+
+/**
+ * A response as a record holds it: its body deflated (`deflatedBody`, binary), since issue 27. `POST /messages` writes
+ * its answer (the message, ~1.3 KB of JSON, half of it nulls) in the message's transaction, where every started KB of
+ * an item costs two write units; deflated it is well under 1 KB. Records written before hold `body` as text.
+ */
+type ResponseRecord = Omit<StoredResponse, "body"> & { body?: string; deflatedBody?: Uint8Array };
+
+function responseRecord({ body, ...rest }: StoredResponse): ResponseRecord {
+  return { ...rest, deflatedBody: deflateRawSync(body) };
+}
+
+function storedResponse(record: unknown): StoredResponse {
+  const { deflatedBody, body, ...rest } = record as ResponseRecord;
+  return { ...rest, body: deflatedBody ? inflateRawSync(deflatedBody).toString("utf8") : (body ?? "") };
 }
 
 /**
@@ -85,7 +102,7 @@ function answerOf(request: KeyedRequest, Item: Record<string, unknown> | undefin
   }
   if (Item.state !== "Completed")
     throw new ConflictError("A request with this Idempotency-Key is still being processed; retry shortly.");
-  return Item.response as StoredResponse;
+  return storedResponse(Item.response);
 }
 
 /**
@@ -159,7 +176,7 @@ export const Idempotency = {
     }
     if (Item.state !== "Completed")
       throw new ConflictError("A request with this Idempotency-Key is still being processed; retry shortly.");
-    return { kind: "replay", response: Item.response as StoredResponse };
+    return { kind: "replay", response: storedResponse(Item.response) };
   },
 
   /**
@@ -177,7 +194,7 @@ export const Idempotency = {
         {
           state: "Completed",
           payloadHash,
-          response,
+          response: responseRecord(response),
           expiresAt: Math.floor(now / 1000) + idempotencyTtlSeconds,
         },
         { condition: takeable(now) },
@@ -223,7 +240,7 @@ export const Idempotency = {
     await table.update(
       IdempotencyEntity.update(
         { organizationId, scope, idempotencyKey },
-        { state: "Completed", response },
+        { state: "Completed", response: responseRecord(response) },
         { remove: ["inFlightUntil"] },
       ),
     );

@@ -17,8 +17,8 @@ import { NumberHealth } from "#core/messaging/number-health";
 import "#core/messaging/queue";
 import {
   changeMessage,
-  dueAttributes,
   messageUpdate,
+  newMessagePut,
   readMessage,
   toMessage,
   type Due,
@@ -84,10 +84,7 @@ export const MessageLifecycle = {
   ): Promise<boolean> {
     const transaction = new Transaction();
     for (const write of [alsoWrite ?? []].flat()) transaction.include("alsoWrite", write);
-    transaction.put(
-      MESSAGE,
-      MessageEntity.create({ organizationId, ...message }, due ? dueAttributes(organizationId, message.id, due) : {}),
-    );
+    transaction.put(MESSAGE, newMessagePut(organizationId, message, due));
     MessagingEvents.item(organizationId, eventInput(message, event), transaction);
     try {
       await Billing.commit(transaction);

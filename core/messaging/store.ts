@@ -72,11 +72,12 @@ export async function refusedAttemptsOf(organizationId: string, messageId: strin
 /**
  * The condition that a change applies to the attempt `providerMessageId` names: the message's current one (or, before
  * its id is stored, any attempt but one refused for throttling). A carrier's callback names the attempt it is about.
+ * No id is absent since issue 27 (the message item stores no nulls), null before it: both are "not stored yet".
  */
 export function currentAttempt(providerMessageId: string): { condition: Condition } {
   return {
     condition: where.all(
-      where.any(where.absent("providerMessageId"), where.equals("providerMessageId", providerMessageId)),
+      where.any(where.absentOrNull("providerMessageId"), where.equals("providerMessageId", providerMessageId)),
       where.not(where.contains("refusedAttempts", providerMessageId)),
     ),
   };
@@ -119,12 +120,17 @@ export async function changeMessage(
 export function messageUpdate(organizationId: string, messageId: string, change: MessageChange) {
   const set = { ...change.set, modifiedAt: new Date().toISOString() } as Record<string, unknown>;
   if (change.due) set.dueKind = change.due.kind;
+  const entries = Object.entries(set).filter(([, value]) => value !== undefined);
+  // A field that reads null when absent is emptied by removing it, not by storing null (issue 27: the item stays small).
+  const emptied = entries
+    .filter(([field, value]) => value === null && nullWhenAbsent.has(field))
+    .map(([field]) => field);
   return MessageEntity.update(
     { organizationId, id: messageId },
-    Object.fromEntries(Object.entries(set).filter(([, value]) => value !== undefined)),
+    Object.fromEntries(entries.filter(([field]) => !emptied.includes(field))),
     {
       condition: where.all(where.stored(), where.oneOf("status", change.from), change.condition),
-      remove: [...(change.remove ?? []), ...(change.due === null ? ["dueKind"] : [])],
+      remove: [...(change.remove ?? []), ...emptied, ...(change.due === null ? ["dueKind"] : [])],
       ...(change.due ? { enter: { due: { dueAt: change.due.at } } } : {}),
       ...(change.due === null ? { leave: ["due"] as const } : {}),
     },
@@ -149,10 +155,90 @@ const internal = new Set([
   "organizationId",
 ]);
 
-export function toMessage(item: Record<string, unknown>): Message {
-  // Messages stored before they carried their owner are nobody's.
+/**
+ * The fields a new message starts null (`newMessage`), stored only while they hold a value (issue 27): most of a
+ * message's ~50 fields are null for most of its life, and every write of the item is billed by its whole size (two
+ * units per started KB in a transaction). Read back null when absent, so a message reads the same whether it was
+ * stored with its nulls (before issue 27) or without them. Other nullable fields (`consentBasis`, `complianceChecks`,
+ * `failedOverFrom`) are stored as given: absent and null differ in their answers. `assignedUserId` too: messages
+ * stored before they carried their owner are nobody's.
+ */
+export const nullWhenAbsent: ReadonlySet<string> = new Set([
+  "leadId",
+  "assignedUserId",
+  "statusReason",
+  "fromPhoneNumberId",
+  "fromPhoneNumber",
+  "selectionReason",
+  "scheduledFor",
+  "scheduledReason",
+  "complianceAction",
+  "billingStatus",
+  "billableAmount",
+  "errorCode",
+  "nextRetryAt",
+  "provider",
+  "providerMessageId",
+  "providerStatus",
+  "cancelReason",
+  "campaignId",
+  "purpose",
+  "queuedAt",
+  "sendingStartedAt",
+  "sentAt",
+  "deliveredAt",
+  "undeliverableAt",
+  "failedAt",
+  "blockedAt",
+  "canceledAt",
+  "receivedAt",
+  "modifiedAt",
+  "actorUserId",
+  "actorDisplayName",
+  "actorEmail",
+] satisfies (keyof Message)[]);
+
+/**
+ * What a new message holds unless its sender asked otherwise, likewise left out of a new item and read back when
+ * absent (no condition or filter names them). `retryCount` is always stored: the claim's condition compares it.
+ */
+const unlessAsked = { wasManuallyOverridden: false, quietHoursOverridden: false } as const;
+
+/**
+ * A field a new message's item leaves out: null where absent reads null, or the usual value. `media` stays, empty or
+ * not: code before issue 27 maps it unchecked (a rollback must not fail on a message stored by this code).
+ */
+const leftOut = (field: string, value: unknown) =>
+  (value === null && nullWhenAbsent.has(field)) ||
+  (field in unlessAsked && value === unlessAsked[field as keyof typeof unlessAsked]);
+
+/** A new message's fields as stored (`leftOut`: read back as they were by `toMessage`). */
+export function storedFields(message: Message): { id: string } & Record<string, unknown> {
   return {
-    assignedUserId: null,
+    id: message.id,
+    ...Object.fromEntries(Object.entries(message).filter(([field, value]) => !leftOut(field, value))),
+  };
+}
+
+/**
+ * The put of a new message (unless one with its id exists), with its due entry when it waits: `storedFields`, and no
+ * `organizationId` (issue 27: its partition key names it, no reader takes it from the item, `toMessage` never showed
+ * it, and its 40 bytes kept a message in flight just over 1 KB).
+ */
+export function newMessagePut(organizationId: string, message: Message, due: Due) {
+  return MessageEntity.putAt(
+    { organizationId, id: message.id },
+    { ...storedFields(message), ...(due ? dueAttributes(organizationId, message.id, due) : {}) },
+    { condition: where.new() },
+  );
+}
+
+const absentAsNull = Object.fromEntries([...nullWhenAbsent].map((field) => [field, null]));
+
+export function toMessage(item: Record<string, unknown>): Message {
+  return {
+    ...absentAsNull,
+    ...unlessAsked,
     ...Object.fromEntries(Object.entries(withoutKeys(item)).filter(([key]) => !internal.has(key))),
   } as unknown as Message;
 }

@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import { ConversationEntity, MessageEntity } from "#core/db/entities/messaging";
 import { dueWorkShardOf } from "#core/db/due";
 import { computed, where } from "#core/db/expression";
-import { messageUpdate } from "#core/messaging/store";
+import { newMessage } from "#core/messaging/messages";
+import {
+  currentAttempt,
+  messageUpdate,
+  newMessagePut,
+  nullWhenAbsent,
+  storedFields,
+  toMessage,
+} from "#core/messaging/store";
 
 /** An expression with its placeholders filled in, to read what it does. */
 function spelled(
@@ -84,6 +92,81 @@ describe("a message change names the statuses it starts from and keeps its due e
     const update = MessageEntity.update({ organizationId: "o1", id: "m1" }, { status: "Sent" }, { condition });
     expect(spelled(update.ConditionExpression, update)).toBe(
       '((attribute_not_exists(providerMessageId) OR providerMessageId = "SM1") AND NOT contains(refusedAttempts, "SM1"))',
+    );
+  });
+
+  it("a callback applies to any attempt but a refused one until the carrier's id is stored (absent, or null before issue 27)", () => {
+    const update = MessageEntity.update(
+      { organizationId: "o1", id: "m1" },
+      { status: "Sent" },
+      { condition: currentAttempt("SM1").condition },
+    );
+    expect(spelled(update.ConditionExpression, update)).toBe(
+      '(((attribute_not_exists(providerMessageId) OR attribute_type(providerMessageId, "NULL")) OR providerMessageId = "SM1") ' +
+        'AND NOT contains(refusedAttempts, "SM1"))',
+    );
+  });
+});
+
+describe("a message item stores no nulls (issue 27) and reads as it did with them", () => {
+  const message = newMessage({
+    conversationId: "c1",
+    direction: "Outbound",
+    status: "Pending",
+    body: "hello",
+    media: [],
+    toPhoneNumber: "+12125550100",
+    createdBy: "u1",
+    consentBasis: null,
+  });
+
+  it("the fields a new message starts null are the ones left out while null", () => {
+    const startNull = Object.entries(message)
+      .filter(([field, value]) => value === null && field !== "consentBasis")
+      .map(([field]) => field);
+    expect(new Set(startNull)).toEqual(nullWhenAbsent);
+    expect(Object.values(storedFields(message)).filter((value) => value === null)).toHaveLength(1);
+    expect(storedFields(message)).not.toHaveProperty("wasManuallyOverridden");
+    expect(storedFields(message)).toHaveProperty("media", []);
+    expect(storedFields(message)).toHaveProperty("retryCount", 0);
+  });
+
+  it("an item without its nulls and one stored with them read the same", () => {
+    expect(toMessage(storedFields(message))).toEqual(message);
+    expect(toMessage({ ...message })).toEqual(message);
+    const asked = {
+      ...message,
+      wasManuallyOverridden: true,
+      quietHoursOverridden: true,
+      media: [{ url: "https://x.test/a.png", contentType: "image/png" }],
+    };
+    expect(toMessage(storedFields(asked))).toEqual(asked);
+    expect(toMessage(storedFields(message))).not.toHaveProperty("complianceChecks");
+  });
+
+  it("a new message's put holds its keys and due entry, not its organization (its partition key names it)", () => {
+    const put = newMessagePut("o1", message, { at: "2026-01-01T00:05:00.000Z", kind: "Dispatch" });
+    expect(put.Item).not.toHaveProperty("organizationId");
+    expect(put.Item).toMatchObject({
+      ...MessageEntity.key({ organizationId: "o1", id: message.id }),
+      gsi1pk: "ORG#o1#CONVERSATION#c1#MESSAGES",
+      gsi1sk: `MESSAGE#${message.id}`,
+      gsi3pk: `DUEMESSAGES#${dueWorkShardOf(message.id)}`,
+      gsi3sk: `2026-01-01T00:05:00.000Z#o1#${message.id}`,
+      dueKind: "Dispatch",
+      entity: "Message",
+    });
+    expect(spelled(put.ConditionExpression, put)).toBe("attribute_not_exists(pk)");
+    expect(toMessage(put.Item)).toEqual(message);
+  });
+
+  it("a change that empties such a field removes it; other fields are set as given", () => {
+    const update = messageUpdate("o1", "m1", {
+      from: ["Queued"],
+      set: { status: "Queued", nextRetryAt: null, errorCode: "30001", consentBasis: null },
+    });
+    expect(spelled(update.UpdateExpression, update)).toMatch(
+      /^SET status = "Queued", errorCode = "30001", consentBasis = null, modifiedAt = "[^"]+" REMOVE nextRetryAt$/,
     );
   });
 });
