@@ -157,6 +157,32 @@ describe("automation runs: conditions and paths", () => {
     ]);
   });
 
+  it("saves an automation too large for its trigger entries to carry copies of it, and its triggers still start runs", async () => {
+    const org = await newOrganization();
+    // 18 disabled HttpRequest actions with 10,000-character bodies (~180 KB) and 20 triggers: a copy in every trigger
+    // entry would put ~4.1 MB in the automation's transaction, past DynamoDB's 4 MB, and the save would fail.
+    const hooks = Array.from({ length: 18 }, (_, index) => ({
+      id: `h${index}`,
+      type: "HttpRequest",
+      isEnabled: false,
+      settings: { url: "https://example.com/hook", body: `${index}`.padEnd(10_000, "x") },
+    }));
+    const triggers = Array.from({ length: 20 }, (_, index) => ({ id: `t${index}`, type: "LeadCreated" }));
+    const nodes = [...hooks.map((hook) => hook.id), "end"];
+    const automation = await createAutomation(org, {
+      name: "Large",
+      triggers,
+      actions: [...hooks, stop("end")],
+      connections: [
+        ...triggers.map((trigger) => ({ id: `c-${trigger.id}`, sourceNodeId: trigger.id, targetNodeId: "h0" })),
+        ...nodes.slice(1).map((node, index) => ({ id: `c-${node}`, sourceNodeId: nodes[index], targetNodeId: node })),
+      ],
+    });
+    await createLead(org, randomNumber("212"));
+    const [run] = await waitForRuns(org, automation.id, 1, (run) => run.status === "Succeeded");
+    expect(run.path.at(-1)).toBe("end");
+  });
+
   it("splits runs by weight (70/30 over 60 runs)", async () => {
     const org = await newOrganization();
     const automation = await createAutomation(org, {

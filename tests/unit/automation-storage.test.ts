@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { dueWorkShardOf } from "#core/db/due";
 import { AutomationRunEntity, AutomationTriggerEntity } from "#core/db/entities/automations";
-import { triggerIndexWrites } from "#core/automations/runs/trigger-index";
+import { carriedAutomationMaxBytes, triggerIndexWrites } from "#core/automations/runs/trigger-index";
 import type { Automation } from "#core/automations/index";
 import { spelled } from "#tests/helpers/expressions";
 
@@ -44,6 +44,15 @@ describe("automation triggers and runs keep their due entries (the sweep's index
       settings: {},
       automation,
     });
+  });
+
+  it("an automation larger than its entries may carry is left out of them (the fan-out reads it by id)", () => {
+    const large = { ...automation, description: "x".repeat(carriedAutomationMaxBytes) } as Automation;
+    const entries = triggerIndexWrites("o1", undefined, large, "UTC").map((write) => write.Put!.Item);
+    expect(entries.map((entry) => [entry!.automationId, "automation" in entry!])).toEqual([
+      ["AUTO1", false],
+      ["AUTO1", false],
+    ]);
   });
 
   it("disabling an automation deletes its entries by key", () => {

@@ -32,6 +32,7 @@ export function triggerIndexWrites(
   const deletes = indexEntries(previous)
     .filter((trigger) => !wantedKeys.has(AutomationTriggerEntity.key(identity(trigger, previous!.id)).sk))
     .map((trigger) => ({ Delete: AutomationTriggerEntity.remove(identity(trigger, previous!.id)) }));
+  const carried = next && carriedCopyFits(next) ? next : undefined;
   const puts = wanted.map((trigger) => {
     const schedule =
       trigger.type === "Schedule" ? new Date(nextFireAt(trigger.settings, timeZone, now)).toISOString() : undefined;
@@ -43,12 +44,24 @@ export function triggerIndexWrites(
       triggerId: trigger.id,
       type: trigger.type,
       settings: trigger.settings,
-      automation: next,
+      ...(carried ? { automation: carried } : {}),
       ...(schedule ? { nextFireAt: schedule, timeZone } : {}),
     });
     return { Put: put };
   });
   return [...deletes, ...puts];
+}
+
+/**
+ * Largest automation (JSON bytes) its trigger entries carry. Each enabled trigger's entry holds a copy, in the same
+ * transaction as the automation, its audit entry and its version copies, so a large automation with many triggers
+ * would pass DynamoDB's 4 MB transaction limit and could no longer be saved; above this size the entries hold only
+ * the id and the fan-out reads the automation (as it does for entries written before they carried copies).
+ */
+export const carriedAutomationMaxBytes = 8 * 1024;
+
+function carriedCopyFits(automation: Automation): boolean {
+  return Buffer.byteLength(JSON.stringify(automation)) <= carriedAutomationMaxBytes;
 }
 
 /** The definition a run executes: what of the automation its version fixes. */
