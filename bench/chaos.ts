@@ -26,6 +26,10 @@ import { projectRoot } from "#local/paths";
 import { applyShortWaits } from "#local/short-waits";
 import { seededRandom } from "#local/seeded-random";
 import { readJson, stackStatePath, type StackState } from "#local/state";
+import { installSimulator } from "#core/providers/simulator/install";
+
+// This process runs the due-work sweeps itself (carrier status look-ups included), with the stack's PROVIDER.
+installSimulator();
 
 /**
  * `npm run chaos [-- --cycles 5 --seed 42 --keep]`: fault injection against
