@@ -191,6 +191,9 @@ export interface PlannedRead<T> {
   from: (items: (Item | undefined)[]) => T;
 }
 
+/** A read of nothing, for a slot of `readTogether` a request does not need. */
+export const nothingToRead: PlannedRead<undefined> = { keys: [], from: () => undefined };
+
 /** The planned read of one item (most reads): its key, and what the item (or none) means. */
 export function oneItem<T>(key: Key, of: (item: Item | undefined) => T): PlannedRead<T> {
   return { keys: [key], from: ([item]) => of(item) };

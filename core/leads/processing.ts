@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { Suppressions } from "#core/suppressions/index";
 import { Routing } from "#core/routing/index";
 import { transact, TransactionConditionFailed, Transaction } from "#core/db/transact";
-import { conditionally, readTogether, table, type PlannedRead } from "#core/db/items";
+import { conditionally, nothingToRead, readTogether, table } from "#core/db/items";
 import { applied } from "#core/db/entity";
 import { queryPages } from "#core/db/query";
 import { keys, type LeadClaim } from "#core/db/keys";
@@ -40,9 +40,6 @@ async function storedLead(organizationId: string, leadId: string): Promise<Recor
   const { Item } = await table.get({ Key: keys.lead(organizationId, leadId), ConsistentRead: true });
   return Item;
 }
-
-/** No read (no source, no phone). */
-const nothing: PlannedRead<undefined> = { keys: [], from: () => undefined };
 
 /** A pending lead older than this is republished by the sweep (its message was lost or is stuck). */
 export const sweepAfterMs = 2 * 60 * 1000;
@@ -187,8 +184,8 @@ async function decide(organizationId: string, lead: Lead, leadiDToken: string | 
   // The source's settings, the number's suppression entry and the routing settings in one read (a duplicate needs
   // only the first; routing, after the outcome, finds its settings warm: issue 27, one GetItem fewer when cold).
   const [source, suppression] = await readTogether([
-    lead.sourceId ? Sources.settingsRead(organizationId, lead.sourceId) : nothing,
-    phone ? Suppressions.findRead(organizationId, phone) : nothing,
+    lead.sourceId ? Sources.settingsRead(organizationId, lead.sourceId) : nothingToRead,
+    phone ? Suppressions.findRead(organizationId, phone) : nothingToRead,
     Routing.settingsRead(organizationId),
   ]);
   const windowHours = source?.duplicateWindowHours ?? defaultDuplicateWindowHours;

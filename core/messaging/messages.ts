@@ -1,4 +1,4 @@
-import { getItems, queryEntries, readTogether, type PlannedRead } from "#core/db/items";
+import { getItems, nothingToRead, queryEntries, readTogether, type PlannedRead } from "#core/db/items";
 import type { TransactItem } from "#core/db/transact";
 import type { WalletParts } from "#core/billing/index";
 import { LeadReads, toLead } from "#core/leads/reads";
@@ -54,9 +54,6 @@ interface SendOptions {
    */
   lead?: Lead;
 }
-
-/** A read of nothing, for a slot of `readTogether` a request does not need. */
-const nothing: PlannedRead<undefined> = { keys: [], from: () => undefined };
 
 /** Outbound and inbound SMS/MMS of the organization. */
 export const Messages = {
@@ -145,11 +142,11 @@ export const Messages = {
           void,
         ]
       >([
-        input.leadId && !knownLead ? LeadReads.itemRead(organizationId, input.leadId) : nothing,
+        input.leadId && !knownLead ? LeadReads.itemRead(organizationId, input.leadId) : nothingToRead,
         walletRead(organizationId),
-        knownPhone ? Conversations.idReadByPhone(organizationId, knownPhone) : nothing,
-        hinted ? Conversations.readById(organizationId, hinted) : nothing,
-        options.alsoRead ?? nothing,
+        knownPhone ? Conversations.idReadByPhone(organizationId, knownPhone) : nothingToRead,
+        hinted ? Conversations.readById(organizationId, hinted) : nothingToRead,
+        options.alsoRead ?? nothingToRead,
         // The messaging settings (whether senders must be registered), read here unless this instance holds them warm.
         storedSettingsItem.readWith(organizationId),
       ]);

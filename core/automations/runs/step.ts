@@ -17,13 +17,10 @@ import { routeFrom, type Definition } from "#core/automations/runs/route";
 import { isFinal, runWithAutomationRead, StaleRunError, Versions } from "#core/automations/runs/store";
 import { newId } from "#core/shared/ids";
 import type { LeadConsentState } from "#core/consent/index";
-import { readAlone, readTogether, type PlannedRead } from "#core/db/items";
+import { nothingToRead, readAlone, readTogether } from "#core/db/items";
 import { consentStateOf } from "#core/leads/consent";
 import { Leads } from "#core/leads/index";
 import { toLead } from "#core/leads/reads";
-
-/** No read (a step message naming no lead). */
-const nothing: PlannedRead<undefined> = { keys: [], from: () => undefined };
 
 // Apart from engine.ts: starting, retrying and cancelling a run (the run routes, the trigger fan-out) never executes
 // an action, so they do not bundle the action executor (messages, calls, suppressions, outbound HTTP).
@@ -37,7 +34,7 @@ export async function runStep(
   // The lead the message names (the run's, which never changes) is read with the run: one consistent BatchGetItem.
   const [{ run: current, automation }, leadItem] = await readTogether([
     runWithAutomationRead(organizationId, data.automationId, data.runId),
-    data.leadId ? Leads.itemRead(organizationId, data.leadId) : nothing,
+    data.leadId ? Leads.itemRead(organizationId, data.leadId) : nothingToRead,
   ]);
   if (!current || isFinal(current) || current.cursorSeq !== data.seq || current.cursorAttempt !== data.attempt) return;
   const now = Date.now();
