@@ -481,9 +481,12 @@ async function recover(orgs: Org[]): Promise<number> {
       await sweepHolds({ now: new Date(now + 80 * 3_600_000 + round * 10 * 60_000), organizationId });
     }
     await sleep(8_000);
-    const pending = (await snapshot(orgs)).flatMap((state) => notFinal(state)).length;
-    log(`recovery round ${round}: ${pending} acknowledged item(s) not final yet`);
-    if (pending === 0) return round;
+    const states = await snapshot(orgs);
+    const pending = states.flatMap((state) => notFinal(state).map((entry) => describePending(state, entry)));
+    log(`recovery round ${round}: ${pending.length} acknowledged item(s) not final yet`);
+    // The last few, with what they wait for: an item still pending at the end is then explained by the run's own log.
+    if (pending.length <= 5) for (const line of pending) log(`  ${line}`);
+    if (pending.length === 0) return round;
   }
   return round;
 }
@@ -585,6 +588,19 @@ function isFinal(entry: Acknowledged, item: Record<string, any>): boolean {
     case "topUp":
       return true;
   }
+}
+
+/** One pending item and the fields that say what it waits for (its due entry, the message it waits behind…). */
+function describePending(state: OrgState, entry: Acknowledged): string {
+  const item = itemOf(state, entry);
+  if (!item) return `${entry.kind} ${entry.id} missing`;
+  const fields = ["status", "processingStatus", "dueKind", "gsi3sk", "waitingBehind", "sweepAttempts", "retryCount"]
+    .filter((name) => item[name] !== undefined)
+    .map((name) => `${name}=${JSON.stringify(item[name])}`);
+  const behind = item.waitingBehind ? state.items.get(`MESSAGE#${item.waitingBehind}`) : undefined;
+  if (behind) fields.push(`behind.status=${behind.status}`, `behind.dueKind=${behind.dueKind}`);
+  if (item.heldSlot) fields.push(`heldSlot=${JSON.stringify(item.heldSlot)}`);
+  return `${entry.kind} ${entry.id}: ${fields.join(" ")}`;
 }
 
 function notFinal(state: OrgState): Acknowledged[] {
