@@ -27,6 +27,7 @@ import { applyShortWaits } from "#local/short-waits";
 import { seededRandom } from "#local/seeded-random";
 import { readJson, stackStatePath, type StackState } from "#local/state";
 import { installSimulator } from "#core/providers/simulator/install";
+import { toMessage } from "#core/messaging/store";
 
 // This process runs the due-work sweeps itself (carrier status look-ups included), with the stack's PROVIDER.
 installSimulator();
@@ -125,11 +126,13 @@ async function main(): Promise<void> {
   let stack = await startStack(stateDir, ports);
   try {
     const orgs = [await setUpOrganization(), await setUpOrganization()];
+    let lastKillAt = 0;
     for (let cycle = 1; cycle <= cycles; cycle++) {
       const killAfterMs = 1_000 + random() * Number(values["load-seconds"]) * 1_000;
       const load = drive(orgs, killAfterMs + 2_000);
       await sleep(killAfterMs);
       const killed = killStack(stateDir);
+      lastKillAt = Date.now();
       log(`cycle ${cycle}: SIGKILL after ${Math.round(killAfterMs)} ms (${killed} processes)`);
       await load;
       stack = await startStack(stateDir, ports);
@@ -139,7 +142,7 @@ async function main(): Promise<void> {
     await sleep(Math.max(0, lastRestart + maxRequestMs + 1_000 - Date.now()));
     const stillLocked = await retryCutShort();
     if (!realTime) await awaitPacingSlots(orgs);
-    const rounds = realTime ? await recoverOnRealTime(orgs, lastRestart) : await recover(orgs);
+    const rounds = realTime ? await recoverOnRealTime(orgs, lastRestart) : await recover(orgs, lastKillAt);
     const rows = await checkInvariants(orgs, stillLocked);
     const boundSeconds = Math.round((Date.now() - lastRestart) / 1000);
     print(rows, { boundSeconds, rounds, totalSeconds: Math.round((Date.now() - started) / 1000) });
@@ -464,17 +467,25 @@ async function retryCutShort(): Promise<number> {
  * final. A run step claimed just before the kill keeps its lease for LEASE_MS of
  * real time (the consumer reads the real clock, which the moved clock of the
  * sweeps cannot shorten), so rounds go on until that lease has surely passed:
- * at least 6 rounds, and at most until LEASE_MS + 60 s after recovery began.
+ * at least 6 rounds and LEASE_MS + 60 s. After that they go on while what is
+ * pending still changes (a backlog of one number's sends drains at its pace, a
+ * message at a time per conversation), and stop once it has not changed for
+ * three rounds or `--recovery-minutes` have passed: an item still pending then
+ * is stuck, and the invariants say so.
  */
-async function recover(orgs: Org[]): Promise<number> {
-  const giveUpAt = Date.now() + LEASE_MS + 60_000;
+async function recover(orgs: Org[], lastKillAt: number): Promise<number> {
+  const leasesPassAt = Date.now() + LEASE_MS + 60_000;
+  const giveUpAt = Date.now() + Number(values["recovery-minutes"]) * 60_000;
   let round = 0;
-  while (round < 6 || Date.now() < giveUpAt) {
+  let previous = "";
+  let unchangedRounds = 0;
+  for (;;) {
     round += 1;
     const now = Date.now();
     for (const org of orgs) {
       const organizationId = org.organizationId;
       await LeadProcessing.sweep(now + round * 10 * 60_000, organizationId);
+      await awaitLiveHandOffs(org, lastKillAt);
       await sweepDueMessages({ now: new Date(now + 73 * 3_600_000 + round * 10 * 60_000), organizationId });
       await sweepDueCalls({ now: new Date(now + 6 * 3_600_000 + round * 10 * 60_000), organizationId });
       await sweepAutomations({ now: new Date(now + 3_600_000 + round * 10 * 60_000), organizationId });
@@ -487,8 +498,37 @@ async function recover(orgs: Org[]): Promise<number> {
     // The last few, with what they wait for: an item still pending at the end is then explained by the run's own log.
     if (pending.length <= 5) for (const line of pending) log(`  ${line}`);
     if (pending.length === 0) return round;
+    const state = pending.join("\n");
+    unchangedRounds = state === previous ? unchangedRounds + 1 : 0;
+    previous = state;
+    if (round >= 6 && Date.now() >= leasesPassAt && (unchangedRounds >= 3 || Date.now() >= giveUpAt)) return round;
   }
-  return round;
+}
+
+/**
+ * Waits (at most 30 s) until no message of `org` is in a live hand-off: claimed (Sending) after the last kill and
+ * still without the carrier's id. To the messages' sweep, whose clock is hours ahead, every claim's hand-off lease
+ * (HANDOFF_LEASE_MS, real time in production) has passed: a send still waiting for its hand-over time or for the
+ * carrier's answer would be taken for one cut short, asked about before the carrier lists it, and queued again (its
+ * idempotency key keeps the carrier from sending it twice), so it would go round once more. Only a consumer that is
+ * gone outlives the lease in production: here, a claim from before the last kill.
+ */
+async function awaitLiveHandOffs(org: Org, lastKillAt: number): Promise<void> {
+  const giveUpAt = Date.now() + 30_000;
+  for (;;) {
+    const [state] = await snapshot([org]);
+    const live = [...state!.items.values()]
+      .filter((item) => item.entity === "Message")
+      .map((item) => toMessage(item))
+      .some(
+        (message) =>
+          message.status === "Sending" &&
+          !message.providerMessageId &&
+          Date.parse(message.sendingStartedAt ?? message.createdAt) >= lastKillAt,
+      );
+    if (!live || Date.now() >= giveUpAt) return;
+    await sleep(500);
+  }
 }
 
 /**
