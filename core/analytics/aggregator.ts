@@ -441,6 +441,8 @@ async function countResponse(
       : known?.assignedUserId
         ? known
         : await leadCountingFacts(organizationId, response.leadId);
+    // The freshest read of the lead this batch made (after the response was stored): `leadAnswered` uses it.
+    if (facts && facts !== known) memo.facts.set(response.leadId, facts);
     const agent = countedAgent ?? facts?.assignedUserId ?? null;
     const counters = responseCounters({ sourceId: Item.sourceId as string | null, assignedUserId: agent }, seconds);
     if (agent && !countedAgent) counters[counter.agentLeads(agent)] = 1;
