@@ -1,7 +1,7 @@
 import { decodeTime } from "ulid";
-import { leadCountingFacts } from "#core/leads/facts";
+import { leadCountingFacts, leadCountingFactsRead, type LeadCountingFacts } from "#core/leads/facts";
 import { leadAnswered } from "#core/leads/open-leads";
-import { conditionally, getItems, getItemsAt, table } from "#core/db/items";
+import { conditionally, getItems, getItemsAt, oneItem, readTogether, table, type Item } from "#core/db/items";
 import { Transaction, TransactionConditionFailed, transact, type TransactItem } from "#core/db/transact";
 import { computed, where } from "#core/db/expression";
 import {
@@ -107,7 +107,7 @@ interface BatchMemo {
   earlyRead: Set<string>;
 }
 
-type LeadFacts = NonNullable<Awaited<ReturnType<typeof leadCountingFacts>>>;
+type LeadFacts = LeadCountingFacts;
 
 /** A lead's counting facts, read once per batch (the consistent read a moment before is as fresh as a second one). */
 async function factsOf(memo: BatchMemo, organizationId: string, leadId: string): Promise<LeadFacts | undefined> {
@@ -122,26 +122,36 @@ async function countForOrganization(organizationId: string, events: EventRecord[
   await markMinuteRollups(organizationId);
   const memo: BatchMemo = { facts: new Map(), earlyRead: new Set() };
   const effects = events.map((event) => ({ event, effect: effectOf(event) }));
-  const facts = await Promise.all(effects.map(({ event, effect }) => factOf(memo, organizationId, event, effect)));
-  const counted = facts.filter((fact): fact is Fact => fact !== undefined);
-  // One lead created and answered in this batch is counted with its first response, in one transaction.
+  // One lead created and answered in this batch is counted with its first response, in one transaction. Its facts
+  // are read with the histograms and early response that fold reads: one BatchGetItem (issue 27, eighth pass).
   const foldable = effects.find(({ effect }) =>
     effects.some(({ effect: other }) => other.leadCreated && other.leadCreated.leadId === effect.response?.leadId),
   )?.effect.response;
+  const foldRead = foldable ? await readForFold(organizationId, foldable.leadId, memo) : undefined;
+  const facts = await Promise.all(effects.map(({ event, effect }) => factOf(memo, organizationId, event, effect)));
+  const counted = facts.filter((fact): fact is Fact => fact !== undefined);
   const foldAt = foldable
     ? counted.findIndex(
         (fact) => fact.marker.Put?.Item?.sk === AnalyticsLeadEntity.key(perLeadOf(organizationId, foldable.leadId)).sk,
       )
     : -1;
-  if (foldable && foldAt >= 0) counted[foldAt] = await foldResponse(organizationId, foldable, counted[foldAt]!, memo);
+  if (foldable && foldRead && foldAt >= 0)
+    counted[foldAt] = foldResponse(organizationId, foldable, counted[foldAt]!, memo, foldRead);
   const foldedIn = await countFacts(organizationId, counted);
   // Responses after the leads of the same batch are counted (a response needs its lead's per-lead item).
   for (const { effect } of effects) {
     if (!effect.response) continue;
     const folded = foldedIn.has(effect.response.leadId);
     if (!folded) await countResponse(organizationId, effect.response, memo);
-    // An answered lead no longer counts against its assignee's open-leads cap (core/leads/open-leads.ts).
-    await leadAnswered(organizationId, effect.response.leadId);
+    // An answered lead no longer counts against its assignee's open-leads cap (core/leads/open-leads.ts). A read of
+    // the lead in this batch (made after the response was stored, as the batch holds it) that found it open for
+    // nobody leaves nothing to close: no second read (issue 27, eighth pass).
+    const known = memo.facts.get(effect.response.leadId);
+    await leadAnswered(
+      organizationId,
+      effect.response.leadId,
+      memo.facts.has(effect.response.leadId) && !known?.openFor ? { openFor: null } : undefined,
+    );
   }
   // Assignments after the leads of the same batch are counted; routing assigns a lead just after its LeadCreated.
   for (const { effect } of effects) if (effect.assigned) await countAssignment(organizationId, effect.assigned);
@@ -207,6 +217,33 @@ function leadFactOf(
 
 const perLeadOf = (organizationId: string, leadId: string) => ({ organizationId, leadId });
 
+/** What folding a lead's first response into its count reads: the lead, its three histograms, its early response. */
+interface FoldRead {
+  facts: LeadFacts | undefined;
+  buckets: { organizationId: string; level: (typeof levels)[number][0]; bucket: string }[];
+  histograms: (Item | undefined)[];
+  early: Item | undefined;
+}
+
+/**
+ * The fold's reads in one consistent BatchGetItem, before the batch's facts are read: the lead's facts join the
+ * histograms and early response (the bucket keys come from the lead's id), and the batch's counting of the lead
+ * uses them (`memo`) instead of its own read.
+ */
+async function readForFold(organizationId: string, leadId: string, memo: BatchMemo): Promise<FoldRead> {
+  const createdAt = decodeTime(leadId);
+  const buckets = levels.map(([level, bucketOf]) => ({ organizationId, level, bucket: bucketOf(createdAt) }));
+  const histogramKeys = buckets.map((bucket) => AnalyticsHistogramEntity.key(bucket));
+  const earlyKey = AnalyticsEarlyResponseEntity.key(perLeadOf(organizationId, leadId));
+  const [facts, histograms, early] = await readTogether([
+    leadCountingFactsRead(organizationId, leadId),
+    { keys: histogramKeys, from: (items: (Item | undefined)[]) => items },
+    oneItem(earlyKey, (item) => item),
+  ]);
+  memo.facts.set(leadId, facts);
+  return { facts, buckets, histograms, early };
+}
+
 /**
  * The fact of a lead counted together with its first response, when the batch holds both (issue 27: one transaction
  * and one read round instead of the response's own read of the per-lead item, transaction and rollup rewrites). What
@@ -217,27 +254,19 @@ const perLeadOf = (organizationId: string, leadId: string) => ({ organizationId,
  * meanwhile fails it): any failed condition but the marker's counts the plain fact instead, and the response then
  * goes the usual way.
  */
-async function foldResponse(
+function foldResponse(
   organizationId: string,
   response: { leadId: string; at: number },
   plain: Fact,
   memo: BatchMemo,
-): Promise<Fact> {
+  read: FoldRead,
+): Fact {
   const perLead = perLeadOf(organizationId, response.leadId);
   // The batch's read of the lead serves even when it names no assignee (issue 27, h26): it was made after the response
   // was stored (the batch holds it), as a second read would be, so neither tells the assignee at the response better.
-  const facts = memo.facts.has(response.leadId)
-    ? memo.facts.get(response.leadId)
-    : await leadCountingFacts(organizationId, response.leadId);
+  const { facts, buckets, histograms: storedHistograms, early } = read;
   if (!facts) return plain;
-  memo.facts.set(response.leadId, facts);
   const createdAt = decodeTime(response.leadId);
-  const buckets = levels.map(([level, bucketOf]) => ({ organizationId, level, bucket: bucketOf(createdAt) }));
-  const earlyKey = AnalyticsEarlyResponseEntity.key(perLead);
-  const read = await getItemsAt([...buckets.map((bucket) => AnalyticsHistogramEntity.key(bucket)), earlyKey], {
-    consistent: true,
-  });
-  const early = read[buckets.length];
   memo.earlyRead.add(response.leadId);
   const at = early ? Math.min(response.at, Date.parse(String(early.respondedAt))) : response.at;
   const seconds = responseSecondsOf(createdAt, at);
@@ -246,7 +275,7 @@ async function foldResponse(
   const histogramPart = Object.fromEntries(Object.entries(counters).filter(([name]) => isHistogram(name)));
   const numericPart = Object.fromEntries(Object.entries(counters).filter(([name]) => !isHistogram(name)));
   const histograms = buckets.map(({ level, bucket }, index) => {
-    const stored = read[index];
+    const stored = storedHistograms[index];
     const hist = mergeCounters(unpackHistogram(stored), histogramPart);
     return histogramUpdate(organizationId, level, bucket, { hist, readVersion: stored?.hv as number | undefined });
   });
@@ -412,6 +441,8 @@ async function countResponse(
       : known?.assignedUserId
         ? known
         : await leadCountingFacts(organizationId, response.leadId);
+    // The freshest read of the lead this batch made (after the response was stored): `leadAnswered` uses it.
+    if (facts && facts !== known) memo.facts.set(response.leadId, facts);
     const agent = countedAgent ?? facts?.assignedUserId ?? null;
     const counters = responseCounters({ sourceId: Item.sourceId as string | null, assignedUserId: agent }, seconds);
     if (agent && !countedAgent) counters[counter.agentLeads(agent)] = 1;

@@ -24,9 +24,12 @@ export async function openHolder(organizationId: string, leadId: string): Promis
 /**
  * The lead was answered (an outbound message sent or outbound call answered, as analytics counts a response): it is
  * no longer open for the user routing gave it to. Once per lead: `openFor` is cleared in the same transaction as the
- * count, on condition it still names that user, so a redelivered response changes nothing.
+ * count, on condition it still names that user, so a redelivered response changes nothing. `known`: the caller's
+ * consistent read of the lead, made after the response was stored, found it open for nobody: nothing to close, and
+ * no read (issue 27; a lead open for someone is read again here, since the write needs the stored item).
  */
-export async function leadAnswered(organizationId: string, leadId: string): Promise<void> {
+export async function leadAnswered(organizationId: string, leadId: string, known?: { openFor: null }): Promise<void> {
+  if (known) return;
   const item = await storedLead(organizationId, leadId);
   const openFor = item?.openFor as string | null | undefined;
   if (!item || !openFor) return;

@@ -1,4 +1,5 @@
-import { LeadReads } from "#core/leads/reads";
+import type { PlannedRead } from "#core/db/items";
+import { LeadReads, toLead } from "#core/leads/reads";
 import { ValidationError } from "#core/errors";
 import type { Lead } from "#core/leads/schemas";
 
@@ -13,6 +14,12 @@ export interface Contact {
 export const Contacts = {
   async ofLead(organizationId: string, leadId: string): Promise<Contact | undefined> {
     return contactOf(await LeadReads.find(organizationId, leadId));
+  },
+
+  /** `ofLead`'s read, for a batch with other reads (`readTogether`, consistent like it). */
+  ofLeadRead(organizationId: string, leadId: string): PlannedRead<Contact | undefined> {
+    const read = LeadReads.itemRead(organizationId, leadId);
+    return { keys: read.keys, from: (items) => contactOf(read.from(items) ? toLead(read.from(items)!) : undefined) };
   },
 
   /** The newest lead with this phone number, if any. */

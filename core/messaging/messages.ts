@@ -22,7 +22,7 @@ import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
 import { assertRegisteredSender, registrationRequired } from "#core/messaging/sender-registration";
 import { countSegments } from "#core/shared/segments";
 import { messageLifecycle } from "#core/shared/status";
-import { readMessage, dueShards } from "#core/messaging/store";
+import { messageRead, readMessage, dueShards } from "#core/messaging/store";
 import { messageFromId } from "#core/messaging/message-reads";
 import { publish } from "#core/queue/messages";
 import { newId, nowIso } from "#core/shared/ids";
@@ -59,6 +59,8 @@ interface SendOptions {
 export const Messages = {
   /** A message of the organization, read consistently; undefined when absent. */
   find: readMessage,
+  /** `find`'s read, for a batch with other reads (`readTogether`). */
+  findRead: messageRead,
   /** The shards of the due-message index (operator diagnostics count what waits in them). */
   dueShards,
 
@@ -360,6 +362,7 @@ export async function enqueue(
     messageId: message.id,
     to: message.toPhoneNumber,
     conversationId: message.conversationId,
+    ...(message.leadId ? { leadId: message.leadId } : {}),
   });
 }
 

@@ -2,11 +2,11 @@ import { LeadOptedOut, MessageSend } from "#core/messaging/queue";
 import "#core/messaging/queue";
 import { reserveForMessage, type BillingDecision } from "#core/messaging/billing-seam";
 import { where } from "#core/db/expression";
-import { combinedRead, readTogether, type PlannedRead } from "#core/db/items";
+import { combinedRead, nothingToRead, readTogether, type PlannedRead } from "#core/db/items";
 import { Billing, type PriceList } from "#core/billing/index";
 import { frequencyCapsRead } from "#core/consent/settings";
 import { messagingConfig } from "#core/messaging/config";
-import { Contacts } from "#core/messaging/contacts";
+import { Contacts, type Contact } from "#core/messaging/contacts";
 import { Conversations, type Conversation } from "#core/messaging/conversations";
 import { DISPATCH_GRACE_MS, MessageLifecycle, recordProviderId } from "#core/messaging/lifecycle";
 import type { Message } from "#core/messaging/model";
@@ -74,15 +74,17 @@ export const Outbound = {
     organizationId: string,
     messageId: string,
     slot?: Slot,
-    carried: { to?: string; conversationId?: string } = {},
+    carried: { to?: string; conversationId?: string; leadId?: string } = {},
   ): Promise<void> {
-    const { stored, read } = await processReads(organizationId, messageId, carried);
+    const { stored, read, contact } = await processReads(organizationId, messageId, carried);
     const message = stored?.message;
     if (!message || message.direction !== "Outbound" || messageLifecycle.isFinal(message.status)) return;
     // The dispatch reads taken with the message serve only the message they were taken for.
     const taken = read && read.for === `${message.toPhoneNumber} ${message.conversationId}` ? read.items : undefined;
-    if (message.status === "Pending" || message.status === "Scheduled") return plan(organizationId, message, taken);
-    if (message.status === "Queued") return dispatch(organizationId, message, slot ?? stored.heldSlot, taken);
+    const known = contact && contact.for === message.leadId ? { contact: contact.contact } : undefined;
+    if (message.status === "Pending" || message.status === "Scheduled")
+      return plan(organizationId, message, taken, known);
+    if (message.status === "Queued") return dispatch(organizationId, message, slot ?? stored.heldSlot, taken, known);
     // Sending, Sent, Unknown: waiting for the provider's receipts.
   },
 
@@ -159,7 +161,23 @@ const ORDER_RECHECK_MS = 1_000;
 const WAITING: MessageStatus[] = ["Pending", "Scheduled", "Queued"];
 
 /** Decides when a Pending or Scheduled message may go: its scheduledFor, moved out of quiet hours unless overridden. */
-async function plan(organizationId: string, message: Message, read?: DispatchReads): Promise<void> {
+/**
+ * The message's lead as this invocation read it (undefined: no lead, or gone): read once, by the first step that needs
+ * it (quiet hours, then the opt-out check), or with the message when the queue message names the lead (issue 27).
+ */
+type KnownContact = { contact: Contact | undefined };
+
+async function leadContact(organizationId: string, message: Message, known?: KnownContact): Promise<KnownContact> {
+  if (known) return known;
+  return { contact: message.leadId ? await Contacts.ofLead(organizationId, message.leadId) : undefined };
+}
+
+async function plan(
+  organizationId: string,
+  message: Message,
+  read?: DispatchReads,
+  known?: KnownContact,
+): Promise<void> {
   const now = Date.now();
   let at = Math.max(now, message.scheduledFor ? Date.parse(message.scheduledFor) : now);
   let scheduledReason = message.scheduledReason;
@@ -167,7 +185,8 @@ async function plan(organizationId: string, message: Message, read?: DispatchRea
   // The windows it passed, kept for its record; dispatch adds the rules it passes then (opt-out, suppression, caps).
   let windowChecks: string[] = [];
   if (!message.quietHoursOverridden && !message.purpose) {
-    const decision = await quietHours(organizationId, message, at);
+    known = await leadContact(organizationId, message, known);
+    const decision = await quietHours(organizationId, message, at, known.contact);
     if (!decision.allowed) {
       at = Date.parse(decision.nextAllowedAt);
       scheduledReason = decision.scheduledReason;
@@ -200,15 +219,16 @@ async function plan(organizationId: string, message: Message, read?: DispatchRea
     due: { at: new Date(now + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
   });
   if (!queued) return;
-  await dispatch(organizationId, queued, undefined, read);
+  // The lead read for quiet hours serves the opt-out check a moment later (one conditional write between), as the
+  // suppression entry read with the message does.
+  await dispatch(organizationId, queued, undefined, read, known);
 }
 
-async function quietHours(organizationId: string, message: Message, at: number) {
+async function quietHours(organizationId: string, message: Message, at: number, contact: Contact | undefined) {
   const organizationRead = organizationProfile(organizationId);
-  const [settings, organization, contact] = await Promise.all([
+  const [settings, organization] = await Promise.all([
     MessagingSettingsStore.read(organizationId, organizationRead),
     organizationRead,
-    message.leadId ? Contacts.ofLead(organizationId, message.leadId) : undefined,
   ]);
   const { timeZone } = recipientTimeZone({
     phone: message.toPhoneNumber,
@@ -219,7 +239,13 @@ async function quietHours(organizationId: string, message: Message, at: number) 
 }
 
 /** Sends a Queued message: compliance, sender, billing, claim, provider. */
-async function dispatch(organizationId: string, message: Message, slot?: Slot, taken?: DispatchReads): Promise<void> {
+async function dispatch(
+  organizationId: string,
+  message: Message,
+  slot?: Slot,
+  taken?: DispatchReads,
+  known?: KnownContact,
+): Promise<void> {
   const now = Date.now();
   if (message.nextRetryAt && Date.parse(message.nextRetryAt) > now + SLACK_MS) {
     await publish(
@@ -235,7 +261,8 @@ async function dispatch(organizationId: string, message: Message, slot?: Slot, t
   let complianceChecks: string[] | undefined;
   const read = taken ?? (await readTogether([dispatchRead(organizationId, message)]))[0];
   if (!message.purpose) {
-    const compliance = await complianceRules(organizationId, message, read);
+    const { contact } = await leadContact(organizationId, message, known);
+    const compliance = await complianceRules(organizationId, message, read, contact);
     complianceChecks = compliance.checks;
     if (compliance.refusal) return block(organizationId, message, { ...compliance.refusal, complianceChecks });
   }
@@ -539,19 +566,29 @@ type DispatchReads = {
  * conversation (`POST /messages` publishes them; they never change once a message is accepted, so the queue message
  * carries them safely), the items its dispatch reads, in the same consistent BatchGetItem (issue 27). They are read
  * one conditional write earlier than dispatch would read them (the Pending → Queued move of this same invocation),
- * and serve only the message whose recipient and conversation they name.
+ * and serve only the message whose recipient and conversation they name. So does its lead, when the queue message
+ * names it (eighth pass): quiet hours and the opt-out check read it from here, not each on its own.
  */
 async function processReads(
   organizationId: string,
   messageId: string,
-  carried: { to?: string; conversationId?: string },
-): Promise<{ stored: Awaited<ReturnType<typeof readMessageToSend>>; read?: { for: string; items: DispatchReads } }> {
+  carried: { to?: string; conversationId?: string; leadId?: string },
+): Promise<{
+  stored: Awaited<ReturnType<typeof readMessageToSend>>;
+  read?: { for: string; items: DispatchReads };
+  contact?: { for: string; contact: Contact | undefined };
+}> {
   if (!carried.to || !carried.conversationId) return { stored: await readMessageToSend(organizationId, messageId) };
-  const [stored, items] = await readTogether([
+  const [stored, items, contact] = await readTogether([
     messageToSendRead(organizationId, messageId),
     dispatchRead(organizationId, { toPhoneNumber: carried.to, conversationId: carried.conversationId }),
+    carried.leadId ? Contacts.ofLeadRead(organizationId, carried.leadId) : nothingToRead,
   ]);
-  return { stored, read: { for: `${carried.to} ${carried.conversationId}`, items } };
+  return {
+    stored,
+    read: { for: `${carried.to} ${carried.conversationId}`, items },
+    ...(carried.leadId ? { contact: { for: carried.leadId, contact } } : {}),
+  };
 }
 
 /**
@@ -563,8 +600,8 @@ async function complianceRules(
   organizationId: string,
   message: Message,
   { suppression, caps }: DispatchReads,
+  contact: Contact | undefined,
 ): Promise<{ checks: string[]; refusal?: Refusal }> {
-  const contact = message.leadId ? await Contacts.ofLead(organizationId, message.leadId) : undefined;
   const passed = new Set(message.complianceChecks ?? []);
   const checks = () => [...passed];
   if (contact?.smsOptedOut)

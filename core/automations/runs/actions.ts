@@ -45,6 +45,11 @@ export interface ActionContext {
   effectId: string;
   /** The effect id was fixed by this very execution (no earlier one had it), so nothing exists under it yet. */
   effectIsNew?: boolean;
+  /**
+   * A send looked at again: its message as the step read it with its run (one consistent BatchGetItem, a moment
+   * before), so it is not read again; `found` is undefined when no message holds the effect id.
+   */
+  message?: { found: Message | undefined };
   /** The lead's consent state from the step's own read of the lead (else a send reads it). */
   consent?: LeadConsentState;
   /**
@@ -140,7 +145,11 @@ async function sendMessage(
   const { run } = context;
   // A step looked at again (observe, redelivery) finds its message before any check that could refuse a new one.
   // An effect id fixed just now names no message yet: no read.
-  let message = context.effectIsNew ? undefined : await Messages.find(run.organizationId, context.effectId);
+  let message = context.effectIsNew
+    ? undefined
+    : context.message
+      ? context.message.found
+      : await Messages.find(run.organizationId, context.effectId);
   // Observing a message needs nothing of the lead: the step keeps the input its first execution recorded.
   if (message && !context.lead && context.readLead) return sendOutcome(context, message, undefined);
   const lead = context.lead ?? (await context.readLead?.());

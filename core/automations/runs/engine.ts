@@ -193,8 +193,9 @@ export async function sendStep(run: StoredRun, delayMs = 0): Promise<void> {
       runId: run.id,
       seq: run.cursorSeq,
       attempt: run.cursorAttempt,
-      // A send looked at again reads no lead (core/automations/runs/step.ts); any other step reads it with its run.
-      ...(run.leadId && !observed(run) ? { leadId: run.leadId } : {}),
+      // A send looked at again reads no lead (core/automations/runs/step.ts) but its message, with its run; any other
+      // step reads its lead with its run.
+      ...(observed(run) ? { messageId: run.effectId! } : run.leadId ? { leadId: run.leadId } : {}),
     },
     { delaySeconds },
   );

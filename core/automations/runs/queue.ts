@@ -20,6 +20,11 @@ export const AutomationStep = defineMessage(
     seq: v.number(),
     attempt: v.number(),
     leadId: v.optional(v.string()),
+    /**
+     * The message of a send looked at again (the run's effect id): read with the run, so observing it makes no read of
+     * its own (issue 27, eighth pass). Older consumers ignore it (the object is not strict).
+     */
+    messageId: v.optional(v.string()),
   }),
 );
 

@@ -20,6 +20,7 @@ import type { LeadConsentState } from "#core/consent/index";
 import { nothingToRead, readAlone, readTogether } from "#core/db/items";
 import { consentStateOf } from "#core/leads/consent";
 import { Leads } from "#core/leads/index";
+import { Messages } from "#core/messaging/messages";
 import { toLead } from "#core/leads/reads";
 
 // Apart from engine.ts: starting, retrying and cancelling a run (the run routes, the trigger fan-out) never executes
@@ -28,13 +29,22 @@ import { toLead } from "#core/leads/reads";
 /** Executes the step a queue message names, if it is still the run's current step and nobody holds it. */
 export async function runStep(
   organizationId: string,
-  data: { automationId: string; runId: string; seq: number; attempt: number; leadId?: string | undefined },
+  data: {
+    automationId: string;
+    runId: string;
+    seq: number;
+    attempt: number;
+    leadId?: string | undefined;
+    messageId?: string | undefined;
+  },
   options: { random?: () => number } = {},
 ): Promise<void> {
-  // The lead the message names (the run's, which never changes) is read with the run: one consistent BatchGetItem.
-  const [{ run: current, automation }, leadItem] = await readTogether([
+  // The lead the message names (the run's, which never changes) is read with the run: one consistent BatchGetItem;
+  // so is the message of a send looked at again (issue 27, eighth pass).
+  const [{ run: current, automation }, leadItem, messageSeen] = await readTogether([
     runWithAutomationRead(organizationId, data.automationId, data.runId),
     data.leadId ? Leads.itemRead(organizationId, data.leadId) : nothingToRead,
+    data.messageId ? Messages.findRead(organizationId, data.messageId) : nothingToRead,
   ]);
   if (!current || isFinal(current) || current.cursorSeq !== data.seq || current.cursorAttempt !== data.attempt) return;
   const now = Date.now();
@@ -92,6 +102,8 @@ export async function runStep(
         effectId: run.effectId!,
         // The claim's write fixed the id (the run's rev condition held, so no other execution has it).
         effectIsNew: !observing && current.effectId === null,
+        // The message read with the run, when it is the one this step observes (its effect id).
+        ...(observing && data.messageId === run.effectId ? { message: { found: messageSeen } } : {}),
         ...(consent ? { consent } : {}),
         ...(observing && run.leadId ? { readLead } : {}),
       })
