@@ -10,6 +10,7 @@ import {
   AnalyticsHistogramEntity,
   AnalyticsLeadEntity,
   AnalyticsMilestonesEntity,
+  AnalyticsRollupEntity,
 } from "#core/db/entities/analytics";
 import type { EventRecord } from "#core/events/index";
 import {
@@ -31,13 +32,16 @@ import {
   leadRecord,
   levels,
   levelsOf,
+  countedAttribute,
+  maxCountedPerUpdate,
   maxCountersPerUpdate,
   rollupUpdate,
   rollupUpdates,
   unpackHistogram,
   type Level,
 } from "#core/analytics/rollups";
-import { markMinuteRollups } from "#core/analytics/minutes";
+import { markMinuteRollups, minuteKept } from "#core/analytics/minutes";
+import { secondBucket } from "#core/analytics/range";
 
 /**
  * The analytics aggregator: counts recorded events into the rollups off the
@@ -45,8 +49,11 @@ import { markMinuteRollups } from "#core/analytics/minutes";
  *
  * Counting once (docs/analytics.md): every counted fact has a marker written in
  * the same transaction as its counters, on condition it does not exist yet:
- * - an event's own counters: a small marker item `ANALYTICS#COUNTED#<event>`
- *   (expires by TTL after the stream's 24-hour retention, with a wide margin);
+ * - an event's own counters: its id in the `counted` set of the second item its
+ *   counters are added to (issue 27, eighth pass: no item of its own; the update
+ *   holds only while the set lacks it), or, for an event too old for second items,
+ *   a small marker item `ANALYTICS#COUNTED#<event>` (expires by TTL after the
+ *   stream's 24-hour retention, with a wide margin);
  * - a lead accepted: the per-lead analytics item;
  * - a lead's first response: `respondedAt` on that per-lead item.
  * The markers and counters of one organization's batch go in one transaction,
@@ -74,9 +81,11 @@ interface Addition {
   fineOnly?: boolean;
 }
 
-/** One fact to count: its marker (a conditional write) and what it adds. */
+/** One fact to count: its marker (a conditional write, or its id in a second item: `counted`) and what it adds. */
 interface Fact {
-  marker: TransactItem;
+  marker?: TransactItem;
+  /** An event counted in its second's item (`S`, `second`), which its id in that item's `counted` set marks counted. */
+  counted?: { eventId: string; second: string };
   additions: Addition[];
   /**
    * A lead counted with its first response (`foldResponse`): the histograms and the early-response check its
@@ -130,7 +139,7 @@ async function countForOrganization(organizationId: string, events: EventRecord[
   )?.effect.response;
   const foldAt = foldable
     ? counted.findIndex(
-        (fact) => fact.marker.Put?.Item?.sk === AnalyticsLeadEntity.key(perLeadOf(organizationId, foldable.leadId)).sk,
+        (fact) => fact.marker?.Put?.Item?.sk === AnalyticsLeadEntity.key(perLeadOf(organizationId, foldable.leadId)).sk,
       )
     : -1;
   if (foldable && foldAt >= 0) counted[foldAt] = await foldResponse(organizationId, foldable, counted[foldAt]!, memo);
@@ -180,6 +189,9 @@ async function factOf(
     if (lead) return { marker: lead.marker, additions: [...lead.additions, ...own] };
   }
   if (own.length === 0) return undefined;
+  const at = Date.parse(event.createdAt);
+  // While its second is still written (every event the stream delivers), that item marks the event counted.
+  if (minuteKept(at)) return { counted: { eventId: event.id, second: secondBucket(at) }, additions: own };
   const marker = AnalyticsCountedEntity.putAt(
     { organizationId, eventId: event.id },
     { expiresAt: Math.floor(Date.now() / 1000) + markerTtlSeconds },
@@ -280,12 +292,17 @@ async function foldResponse(
   };
 }
 
-/** Rollup item (level and bucket) → the counters summed into it. */
-type Sums = Map<string, { level: Level; bucket: string; counters: Counters }>;
+/** Rollup item (level and bucket) → the counters summed into it, and the events it marks counted (a second item). */
+type Sums = Map<string, { level: Level; bucket: string; counters: Counters; counted?: string[] }>;
 
 /** Adds a fact's counters to `sums`; false (and `sums` untouched) when an item would pass the per-update limit. */
 function addTo(sums: Sums, fact: Fact): boolean {
-  const next: Sums = new Map([...sums].map(([key, sum]) => [key, { ...sum, counters: { ...sum.counters } }]));
+  const next: Sums = new Map(
+    [...sums].map(([key, sum]) => [
+      key,
+      { ...sum, counters: { ...sum.counters }, counted: sum.counted && [...sum.counted] },
+    ]),
+  );
   for (const { at, counters, fineOnly } of fact.additions) {
     for (const [level, bucketOf] of levelsOf(at)) {
       if (fineOnly && !isFine(level)) continue;
@@ -296,8 +313,32 @@ function addTo(sums: Sums, fact: Fact): boolean {
       next.set(`${level}#${bucket}`, sum);
     }
   }
+  if (fact.counted) {
+    // Its second's item is written whatever the additions' levels: it is the marker.
+    const key = `S#${fact.counted.second}`;
+    const sum = next.get(key) ?? { level: "S" as const, bucket: fact.counted.second, counters: {} };
+    sum.counted = [...(sum.counted ?? []), fact.counted.eventId];
+    if (sum.counted.length > maxCountedPerUpdate) return false;
+    next.set(key, sum);
+  }
   for (const [key, sum] of next) sums.set(key, sum);
   return true;
+}
+
+/** The transaction part of the second item that marks some of a batch's events counted. */
+const countedPart = (second: string) => `counted:${second}`;
+
+/** The events of `seconds` (second buckets) already marked counted, read after their items refused a transaction. */
+async function countedIn(organizationId: string, seconds: string[]): Promise<Set<string>> {
+  const items = await Promise.all(
+    seconds.map((bucket) =>
+      AnalyticsRollupEntity.get(
+        { organizationId, level: "S", bucket },
+        { consistent: true, attributes: [countedAttribute] },
+      ),
+    ),
+  );
+  return new Set(items.flatMap((item) => [...((item?.[countedAttribute] as Set<string> | undefined) ?? [])]));
 }
 
 /** The transaction part of the `index`th fact's marker in one batch. */
@@ -325,21 +366,35 @@ async function countFacts(organizationId: string, facts: Fact[]): Promise<Set<st
       }
       chunk.push(fact);
     }
-    const updates = [...sums.values()].map(({ level, bucket, counters }) =>
-      rollupUpdate(organizationId, level, bucket, counters),
-    );
+    const marking = [...sums.values()].filter((sum) => sum.counted?.length);
+    const updates = [...sums.values()]
+      .filter((sum) => !sum.counted?.length)
+      .map(({ level, bucket, counters }) => rollupUpdate(organizationId, level, bucket, counters));
     try {
       const transaction = new Transaction();
       for (const [index, fact] of chunk.entries()) {
-        transaction.include(markerPart(index), fact.marker);
+        if (fact.marker) transaction.include(markerPart(index), fact.marker);
         if (fact.folded) transaction.include(foldedPart(index), ...fact.folded.writes);
       }
+      for (const { level, bucket, counters, counted } of marking)
+        transaction.include(countedPart(bucket), rollupUpdate(organizationId, level, bucket, counters, counted));
       await transact(transaction.include("rollups", ...updates));
       for (const fact of chunk) if (fact.folded) foldedIn.add(fact.folded.leadId);
       pending = pending.slice(chunk.length);
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed)) throw error;
-      const counted = new Set(chunk.filter((_, index) => error.failed(markerPart(index))));
+      const refusedSeconds = marking.filter(({ bucket }) => error.failed(countedPart(bucket)));
+      const marked = refusedSeconds.length
+        ? await countedIn(
+            organizationId,
+            refusedSeconds.map(({ bucket }) => bucket),
+          )
+        : new Set<string>();
+      const counted = new Set(
+        chunk.filter(
+          (fact, index) => error.failed(markerPart(index)) || (fact.counted && marked.has(fact.counted.eventId)),
+        ),
+      );
       // A histogram rewritten or an early response kept since the read: the lead is counted without its response.
       const unfold = new Map(
         chunk.flatMap((fact, index) =>

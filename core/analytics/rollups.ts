@@ -53,8 +53,18 @@ export interface HistogramWrite {
   readVersion: number | undefined;
 }
 
-/** Adds numeric `counters` to one rollup item (an update item); a minute or second item also gets its TTL. */
-export function rollupUpdate(organizationId: string, level: Level, bucket: string, counters: Counters): TransactItem {
+/**
+ * Adds numeric `counters` to one rollup item (an update item); a minute or second item also gets its TTL. `counted`:
+ * the events whose counters these are, for a second item that is their count-once marker (`counted`, a string set,
+ * not a counter: reads take only numbers): the update holds only while none of them is in it, and adds them.
+ */
+export function rollupUpdate(
+  organizationId: string,
+  level: Level,
+  bucket: string,
+  counters: Counters,
+  counted: readonly string[] = [],
+): TransactItem {
   const adds = Object.fromEntries(Object.entries(counters).map(([name, amount]) => [name, computed.add(amount)]));
   return {
     Update: AnalyticsRollupEntity.update(
@@ -63,10 +73,23 @@ export function rollupUpdate(organizationId: string, level: Level, bucket: strin
         entity: AnalyticsRollupEntity.name,
         ...(isFine(level) ? { expiresAt: minuteExpiresAt(fineStart(level, bucket)) } : {}),
         ...adds,
+        ...(counted.length ? { [countedAttribute]: computed.addToSet(...counted) } : {}),
       },
+      counted.length
+        ? { condition: where.all(...counted.map((eventId) => where.not(where.contains(countedAttribute, eventId)))) }
+        : {},
     ),
   };
 }
+
+/** The attribute of a second item holding the ids of the events counted in it (their count-once marker). */
+export const countedAttribute = "counted";
+
+/**
+ * At most this many events are marked counted in one second item per transaction: each adds a `contains` test to the
+ * item's condition, and an expression is at most 4 KB.
+ */
+export const maxCountedPerUpdate = 40;
 
 /** Rewrites the histogram item of one bucket, on condition nobody rewrote it since it was read (an update item). */
 export function histogramUpdate(

@@ -454,6 +454,31 @@ describe("GET /analytics/my from real data", () => {
     expect(report.summary.smsReceived).toBe(150);
   });
 
+  it("counts events marked in their second's item once when batches overlap, at once or one after another (issue 27)", async () => {
+    const org = await newOrganization();
+    applyStackEnv();
+    const at = Date.now();
+    const received = Array.from({ length: 60 }, (_, index) => ({
+      organizationId: org.organizationId,
+      event: toEventRecord({
+        id: ulid(at + index * 40),
+        eventType: "MessageReceived",
+        eventCategory: "Message",
+        direction: "Inbound",
+        createdAt: iso(at + index * 40),
+      }),
+    }));
+    await Analytics.countRecordedEvents(received.slice(0, 10));
+    // Two batches at once, both holding events counted before and events the other one holds.
+    await Promise.all([
+      Analytics.countRecordedEvents(received.slice(5, 40)),
+      Analytics.countRecordedEvents(received.slice(20, 60)),
+    ]);
+    await Analytics.countRecordedEvents([...received].reverse());
+    const report = (await analytics(org, wholeHours(at))).body;
+    expect(report.summary.smsReceived).toBe(60);
+  });
+
   it("keeps organizations apart", async () => {
     const org = await newOrganization();
     const other = await newOrganization();
