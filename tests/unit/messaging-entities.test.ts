@@ -110,17 +110,20 @@ describe("a message change names the statuses it starts from and keeps its due e
   });
 });
 
+/** A new outbound message as `newMessage` starts it (no basis needed). */
+const sampleMessage = newMessage({
+  conversationId: "c1",
+  direction: "Outbound",
+  status: "Pending",
+  body: "hello",
+  media: [],
+  toPhoneNumber: "+12125550100",
+  createdBy: "u1",
+  consentBasis: null,
+});
+
 describe("a message item stores no nulls (issue 27) and reads as it did with them", () => {
-  const message = newMessage({
-    conversationId: "c1",
-    direction: "Outbound",
-    status: "Pending",
-    body: "hello",
-    media: [],
-    toPhoneNumber: "+12125550100",
-    createdBy: "u1",
-    consentBasis: null,
-  });
+  const message = sampleMessage;
 
   it("the fields a new message starts null are the ones left out while null", () => {
     const startNull = Object.entries(message)
@@ -174,20 +177,11 @@ describe("a message item stores no nulls (issue 27) and reads as it did with the
 });
 
 describe("a message item stores its longer fields under short names (issue 27, eighth pass)", () => {
-  const message = newMessage({
-    conversationId: "c1",
-    direction: "Outbound",
-    status: "Pending",
-    body: "hello",
-    media: [],
-    toPhoneNumber: "+12125550100",
-    createdBy: "apikey:k1",
-    consentBasis: null,
-  });
+  const message = sampleMessage;
 
   it("a new item holds the stored names, and the fields conditions, projections and indexes name keep theirs", () => {
     const stored = storedFields({ ...message, sentAt: "2026-01-01T00:00:01.000Z", providerMessageId: "SM1" });
-    expect(stored).toMatchObject({ tn: "+12125550100", cb: "apikey:k1", sa: "2026-01-01T00:00:01.000Z", cn: null });
+    expect(stored).toMatchObject({ tn: "+12125550100", cb: "u1", sa: "2026-01-01T00:00:01.000Z", cn: null });
     for (const field of Object.keys(storedNames)) expect(stored).not.toHaveProperty(field);
     expect(stored).toMatchObject({ id: message.id, conversationId: "c1", status: "Pending", retryCount: 0 });
     expect(stored).toMatchObject({ providerMessageId: "SM1", direction: "Outbound", body: "hello", media: [] });
