@@ -356,9 +356,13 @@ async function countFacts(organizationId: string, facts: Fact[]): Promise<Set<st
     const chunk: Fact[] = [];
     for (const fact of pending) {
       const before = new Map(sums);
-      // A folded response's histograms and check take their own places in the transaction.
-      const foldedWrites = [...chunk, fact].reduce((sum, other) => sum + (other.folded?.writes.length ?? 0), 0);
-      if (!addTo(sums, fact) || chunk.length + 1 + sums.size + foldedWrites > maxTransactionItems) {
+      // A folded response's histograms and check take their own places in the transaction, as marker items do (an
+      // event marked in its second's item takes none).
+      const ownItems = [...chunk, fact].reduce(
+        (sum, other) => sum + (other.marker ? 1 : 0) + (other.folded?.writes.length ?? 0),
+        0,
+      );
+      if (!addTo(sums, fact) || ownItems + sums.size > maxTransactionItems) {
         if (chunk.length === 0) throw new Error("One analytics fact exceeds a transaction.");
         sums.clear();
         for (const [key, sum] of before) sums.set(key, sum);
