@@ -7,7 +7,7 @@ import {
   type StoredReservation,
   type TransactItem,
 } from "#core/billing/index";
-import { MessageEntity, ProviderMessageEntity } from "#core/db/entities/messaging";
+import { ProviderMessageEntity } from "#core/db/entities/messaging";
 import { where, type Condition } from "#core/db/expression";
 import { combinedRead, readTogether, table, type PlannedRead } from "#core/db/items";
 import { Transaction } from "#core/db/transact";
@@ -17,6 +17,7 @@ import { NumberHealth } from "#core/messaging/number-health";
 import "#core/messaging/queue";
 import {
   changeMessage,
+  messageFieldsUpdate,
   messageUpdate,
   newMessagePut,
   readMessage,
@@ -323,16 +324,13 @@ async function settlementPlan(
 async function settle(organizationId: string, message: Message): Promise<BillingOutcome | undefined> {
   const { items, outcome } = await settlementPlan(organizationId, message);
   if (items.length === 0) return undefined;
-  const transaction = new Transaction()
-    .adopt(...items)
-    .update(
-      MESSAGE,
-      MessageEntity.update(
-        { organizationId, id: message.id },
-        { billingStatus: outcome.billingStatus, billableAmount: Number(outcome.billableAmount) },
-        { condition: where.stored() },
-      ),
-    );
+  const transaction = new Transaction().adopt(...items).update(
+    MESSAGE,
+    messageFieldsUpdate(organizationId, message.id, {
+      billingStatus: outcome.billingStatus,
+      billableAmount: Number(outcome.billableAmount),
+    }),
+  );
   try {
     await Billing.commit(transaction);
   } catch (error) {

@@ -120,21 +120,47 @@ export async function changeMessage(
 export function messageUpdate(organizationId: string, messageId: string, change: MessageChange) {
   const set = { ...change.set, modifiedAt: new Date().toISOString() } as Record<string, unknown>;
   if (change.due) set.dueKind = change.due.kind;
+  const fields = storedChange(set, change.remove ?? []);
+  return MessageEntity.update({ organizationId, id: messageId }, fields.set, {
+    condition: where.all(where.stored(), where.oneOf("status", change.from), change.condition),
+    remove: [...fields.remove, ...(change.due === null ? ["dueKind"] : [])],
+    ...(change.due ? { enter: { due: { dueAt: change.due.at } } } : {}),
+    ...(change.due === null ? { leave: ["due"] as const } : {}),
+  });
+}
+
+/** An update of some of a stored message's fields alone, whatever its status (no event, no `modifiedAt`). */
+export function messageFieldsUpdate(
+  organizationId: string,
+  messageId: string,
+  fields: Partial<Record<keyof Message, unknown>>,
+) {
+  const stored = storedChange(fields);
+  return MessageEntity.update({ organizationId, id: messageId }, stored.set, {
+    condition: where.stored(),
+    remove: stored.remove,
+  });
+}
+
+/**
+ * A change of a message's fields as stored: each under its stored name (`storedNames`), a field that reads null when
+ * absent emptied by removing it (issue 27: the item stays small), and a renamed field's old name removed wherever the
+ * change names it, so an item stored before (which holds the old name) never keeps a stale value behind the new one.
+ */
+export function storedChange(
+  set: Record<string, unknown>,
+  remove: readonly string[] = [],
+): { set: Record<string, unknown>; remove: string[] } {
   const entries = Object.entries(set).filter(([, value]) => value !== undefined);
-  // A field that reads null when absent is emptied by removing it, not by storing null (issue 27: the item stays small).
   const emptied = entries
     .filter(([field, value]) => value === null && nullWhenAbsent.has(field))
     .map(([field]) => field);
-  return MessageEntity.update(
-    { organizationId, id: messageId },
-    Object.fromEntries(entries.filter(([field]) => !emptied.includes(field))),
-    {
-      condition: where.all(where.stored(), where.oneOf("status", change.from), change.condition),
-      remove: [...(change.remove ?? []), ...emptied, ...(change.due === null ? ["dueKind"] : [])],
-      ...(change.due ? { enter: { due: { dueAt: change.due.at } } } : {}),
-      ...(change.due === null ? { leave: ["due"] as const } : {}),
-    },
-  );
+  const kept = entries.filter(([field]) => !emptied.includes(field));
+  const renamedSet = kept.flatMap(([field]) => (field in storedNames ? [field] : []));
+  return {
+    set: Object.fromEntries(kept.map(([field, value]) => [storedName(field), value])),
+    remove: [...new Set([...[...remove, ...emptied].flatMap(bothNames), ...renamedSet])],
+  };
 }
 
 /**
@@ -212,11 +238,68 @@ const leftOut = (field: string, value: unknown) =>
   (value === null && nullWhenAbsent.has(field)) ||
   (field in unlessAsked && value === unlessAsked[field as keyof typeof unlessAsked]);
 
-/** A new message's fields as stored (`leftOut`: read back as they were by `toMessage`). */
+/**
+ * Stored names of a message's longer fields (issue 27, eighth pass): every write of the item is billed by its whole
+ * size, attribute names included, and a message holding its carrier's id passed 1 KB by ~60–140 bytes (the
+ * provider-id write and the Sent transition then cost twice). Only fields no condition, projection, filter or index
+ * names (those keep their names: `status`, `retryCount`, `provider`, `providerMessageId`, `nextRetryAt`, `direction`,
+ * `conversationId`, `id`, `leadId`, `body`, `media`). Items stored before hold the long names; `toMessage` reads
+ * both, the stored name first, and every change removes the long name of a field it writes.
+ */
+export const storedNames: Readonly<Partial<Record<keyof Message, string>>> = {
+  assignedUserId: "au",
+  statusReason: "sr",
+  fromPhoneNumberId: "fi",
+  fromPhoneNumber: "fn",
+  toPhoneNumber: "tn",
+  selectionReason: "sl",
+  wasManuallyOverridden: "mo",
+  quietHoursOverridden: "qo",
+  scheduledFor: "sf",
+  scheduledReason: "sd",
+  complianceAction: "ca",
+  complianceChecks: "cc",
+  billingStatus: "bs",
+  billableAmount: "ba",
+  errorCode: "ec",
+  failedOverFrom: "fo",
+  providerStatus: "ps",
+  cancelReason: "cr",
+  campaignId: "cp",
+  queuedAt: "qa",
+  sendingStartedAt: "ga",
+  sentAt: "sa",
+  deliveredAt: "da",
+  undeliverableAt: "ua",
+  failedAt: "fa",
+  blockedAt: "ka",
+  canceledAt: "xa",
+  receivedAt: "ra",
+  createdAt: "ct",
+  modifiedAt: "mt",
+  createdBy: "cb",
+  actorUserId: "ai",
+  actorDisplayName: "ad",
+  actorEmail: "ae",
+  consentBasis: "cn",
+  encoding: "en",
+  segments: "sg",
+  channel: "ch",
+};
+
+const storedName = (field: string): string => storedNames[field as keyof Message] ?? field;
+const bothNames = (field: string): string[] => (field in storedNames ? [field, storedName(field)] : [field]);
+const fieldOfStored = new Map(Object.entries(storedNames).map(([field, stored]) => [stored, field]));
+
+/** A new message's fields as stored (`leftOut`: read back as they were by `toMessage`; under their `storedNames`). */
 export function storedFields(message: Message): { id: string } & Record<string, unknown> {
   return {
     id: message.id,
-    ...Object.fromEntries(Object.entries(message).filter(([field, value]) => !leftOut(field, value))),
+    ...Object.fromEntries(
+      Object.entries(message)
+        .filter(([field, value]) => !leftOut(field, value))
+        .map(([field, value]) => [storedName(field), value]),
+    ),
   };
 }
 
@@ -235,10 +318,16 @@ export function newMessagePut(organizationId: string, message: Message, due: Due
 
 const absentAsNull = Object.fromEntries([...nullWhenAbsent].map((field) => [field, null]));
 
+/** A stored message item (of any version) as the message it holds: stored names read back, then what was left out. */
 export function toMessage(item: Record<string, unknown>): Message {
+  const stored = Object.entries(withoutKeys(item)).filter(([key]) => !internal.has(key));
   return {
     ...absentAsNull,
     ...unlessAsked,
-    ...Object.fromEntries(Object.entries(withoutKeys(item)).filter(([key]) => !internal.has(key))),
+    // Long names (items stored before) first: a stored name, written since, wins over a long one.
+    ...Object.fromEntries(stored.filter(([key]) => !fieldOfStored.has(key))),
+    ...Object.fromEntries(
+      stored.flatMap(([key, value]) => (fieldOfStored.has(key) ? [[fieldOfStored.get(key)!, value]] : [])),
+    ),
   } as unknown as Message;
 }

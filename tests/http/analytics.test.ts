@@ -437,21 +437,28 @@ describe("GET /analytics/my from real data", () => {
     const org = await newOrganization();
     applyStackEnv();
     const at = Date.now();
-    const received = Array.from({ length: 150 }, (_, index) => ({
-      organizationId: org.organizationId,
-      event: toEventRecord({
-        id: ulid(at + index),
-        eventType: "MessageReceived",
-        eventCategory: "Message",
-        direction: "Inbound",
-        createdAt: iso(at + index),
-      }),
-    }));
+    const received = inboundMessages(org.organizationId, at, 150, 1);
     await Analytics.countRecordedEvents(received);
     await Analytics.countRecordedEvents(received.slice(40, 140));
     // Hour rollups only (the organization has no event records for exact edges): the figure is what the aggregator wrote.
     const report = (await analytics(org, wholeHours(at))).body;
     expect(report.summary.smsReceived).toBe(150);
+  });
+
+  it("counts each event once when batches overlap, at once or one after another", async () => {
+    const org = await newOrganization();
+    applyStackEnv();
+    const at = Date.now();
+    const received = inboundMessages(org.organizationId, at, 60, 40);
+    await Analytics.countRecordedEvents(received.slice(0, 10));
+    // Two batches at once, both holding events counted before and events the other one holds.
+    await Promise.all([
+      Analytics.countRecordedEvents(received.slice(5, 40)),
+      Analytics.countRecordedEvents(received.slice(20, 60)),
+    ]);
+    await Analytics.countRecordedEvents([...received].reverse());
+    const report = (await analytics(org, wholeHours(at))).body;
+    expect(report.summary.smsReceived).toBe(60);
   });
 
   it("keeps organizations apart", async () => {
@@ -464,6 +471,20 @@ describe("GET /analytics/my from real data", () => {
     expect(report.leadSources).toEqual([]);
   });
 });
+
+/** `count` recorded MessageReceived events from `at`, `stepMs` apart, as the stream aggregator receives them. */
+function inboundMessages(organizationId: string, at: number, count: number, stepMs: number) {
+  return Array.from({ length: count }, (_, index) => ({
+    organizationId,
+    event: toEventRecord({
+      id: ulid(at + index * stepMs),
+      eventType: "MessageReceived",
+      eventCategory: "Message",
+      direction: "Inbound",
+      createdAt: iso(at + index * stepMs),
+    }),
+  }));
+}
 
 describe("analytics windows and trend buckets", () => {
   it("answers hourly points up to 2 days, daily up to 90, weekly beyond, each labelled", async () => {

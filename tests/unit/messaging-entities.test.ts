@@ -5,10 +5,12 @@ import { computed, where } from "#core/db/expression";
 import { newMessage } from "#core/messaging/messages";
 import {
   currentAttempt,
+  messageFieldsUpdate,
   messageUpdate,
   newMessagePut,
   nullWhenAbsent,
   storedFields,
+  storedNames,
   toMessage,
 } from "#core/messaging/store";
 
@@ -67,15 +69,15 @@ describe("a message change names the statuses it starts from and keeps its due e
     });
     expect(spelled(waiting.UpdateExpression, waiting)).toMatch(
       new RegExp(
-        `^SET sweepAttempts = 0, modifiedAt = "[^"]+", dueKind = "Dispatch", gsi3pk = "DUEMESSAGES#${dueWorkShardOf("m1")}", ` +
-          `gsi3sk = "2026-01-01T00:05:00.000Z#o1#m1"$`,
+        `^SET sweepAttempts = 0, mt = "[^"]+", dueKind = "Dispatch", gsi3pk = "DUEMESSAGES#${dueWorkShardOf("m1")}", ` +
+          `gsi3sk = "2026-01-01T00:05:00.000Z#o1#m1" REMOVE modifiedAt$`,
       ),
     );
     expect(spelled(waiting.ConditionExpression, waiting)).toBe(
       '(attribute_exists(pk) AND status IN ("Queued") AND retryCount = 2)',
     );
     const ended = messageUpdate("o1", "m1", { from: ["Sending", "Sent"], set: { status: "Delivered" }, due: null });
-    expect(spelled(ended.UpdateExpression, ended)).toMatch(/ REMOVE dueKind, gsi3pk, gsi3sk$/);
+    expect(spelled(ended.UpdateExpression, ended)).toMatch(/ REMOVE modifiedAt, dueKind, gsi3pk, gsi3sk$/);
   });
 
   it("a sweep's claim holds only while the due entry is the one it read", () => {
@@ -108,17 +110,20 @@ describe("a message change names the statuses it starts from and keeps its due e
   });
 });
 
+/** A new outbound message as `newMessage` starts it (no basis needed). */
+const sampleMessage = newMessage({
+  conversationId: "c1",
+  direction: "Outbound",
+  status: "Pending",
+  body: "hello",
+  media: [],
+  toPhoneNumber: "+12125550100",
+  createdBy: "u1",
+  consentBasis: null,
+});
+
 describe("a message item stores no nulls (issue 27) and reads as it did with them", () => {
-  const message = newMessage({
-    conversationId: "c1",
-    direction: "Outbound",
-    status: "Pending",
-    body: "hello",
-    media: [],
-    toPhoneNumber: "+12125550100",
-    createdBy: "u1",
-    consentBasis: null,
-  });
+  const message = sampleMessage;
 
   it("the fields a new message starts null are the ones left out while null", () => {
     const startNull = Object.entries(message)
@@ -166,7 +171,48 @@ describe("a message item stores no nulls (issue 27) and reads as it did with the
       set: { status: "Queued", nextRetryAt: null, errorCode: "30001", consentBasis: null },
     });
     expect(spelled(update.UpdateExpression, update)).toMatch(
-      /^SET status = "Queued", errorCode = "30001", consentBasis = null, modifiedAt = "[^"]+" REMOVE nextRetryAt$/,
+      /^SET status = "Queued", ec = "30001", cn = null, mt = "[^"]+" REMOVE nextRetryAt, errorCode, consentBasis, modifiedAt$/,
     );
+  });
+});
+
+describe("a message item stores its longer fields under short names (issue 27, eighth pass)", () => {
+  const message = sampleMessage;
+
+  it("a new item holds the stored names, and the fields conditions, projections and indexes name keep theirs", () => {
+    const stored = storedFields({ ...message, sentAt: "2026-01-01T00:00:01.000Z", providerMessageId: "SM1" });
+    expect(stored).toMatchObject({ tn: "+12125550100", cb: "u1", sa: "2026-01-01T00:00:01.000Z", cn: null });
+    for (const field of Object.keys(storedNames)) expect(stored).not.toHaveProperty(field);
+    expect(stored).toMatchObject({ id: message.id, conversationId: "c1", status: "Pending", retryCount: 0 });
+    expect(stored).toMatchObject({ providerMessageId: "SM1", direction: "Outbound", body: "hello", media: [] });
+  });
+
+  it("the stored names are distinct and none is a message field, a key or an internal attribute", () => {
+    const names = Object.values(storedNames);
+    expect(new Set(names).size).toBe(names.length);
+    const taken = new Set([...Object.keys(message), "pk", "sk", "entity", "dueKind", "heldSlot", "waitingBehind"]);
+    for (const name of names) expect(taken.has(name)).toBe(false);
+  });
+
+  it("an item stored before (long names) reads the same, and a stored name written since wins over a stale long one", () => {
+    expect(toMessage({ ...message })).toEqual(message);
+    const mixed = {
+      ...message,
+      billingStatus: "Reserved",
+      bs: "Charged",
+      deliveredAt: null,
+      da: "2026-01-01T00:00:02.000Z",
+    };
+    expect(toMessage(mixed)).toMatchObject({ billingStatus: "Charged", deliveredAt: "2026-01-01T00:00:02.000Z" });
+    expect(toMessage(mixed)).not.toHaveProperty("bs");
+  });
+
+  it("a change writes the stored name and removes the long one an item stored before may hold", () => {
+    const settled = messageFieldsUpdate("o1", "m1", { billingStatus: "Charged", billableAmount: 0.01 });
+    expect(spelled(settled.UpdateExpression, settled)).toBe(
+      'SET bs = "Charged", ba = 0.01 REMOVE billingStatus, billableAmount',
+    );
+    const emptied = messageUpdate("o1", "m1", { from: ["Sending"], set: { statusReason: null } });
+    expect(spelled(emptied.UpdateExpression, emptied)).toMatch(/ REMOVE statusReason, sr, modifiedAt$/);
   });
 });
