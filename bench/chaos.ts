@@ -517,15 +517,13 @@ async function awaitLiveHandOffs(org: Org, lastKillAt: number): Promise<void> {
   const giveUpAt = Date.now() + 30_000;
   for (;;) {
     const [state] = await snapshot([org]);
-    const live = [...state!.items.values()]
-      .filter((item) => item.entity === "Message")
-      .map((item) => toMessage(item))
-      .some(
-        (message) =>
-          message.status === "Sending" &&
-          !message.providerMessageId &&
-          Date.parse(message.sendingStartedAt ?? message.createdAt) >= lastKillAt,
-      );
+    const live = [...state!.items.values()].some(
+      (item) =>
+        item.entity === "Message" &&
+        item.status === "Sending" &&
+        !item.providerMessageId &&
+        Date.parse(item.sendingStartedAt ?? item.createdAt) >= lastKillAt,
+    );
     if (!live || Date.now() >= giveUpAt) return;
     await sleep(500);
   }
@@ -597,7 +595,10 @@ async function snapshot(orgs: Org[]): Promise<OrgState[]> {
     const page = await db().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey, ConsistentRead: true }));
     for (const item of page.Items ?? []) {
       const [, organizationId] = String(item.pk).split("#");
-      byPartition.get(`ORG#${organizationId}`)?.items.set(String(item.sk), item);
+      // A message's longer fields are stored under short names (core/messaging/store.ts): read them back by their names.
+      byPartition
+        .get(`ORG#${organizationId}`)
+        ?.items.set(String(item.sk), item.entity === "Message" ? { ...item, ...toMessage(item) } : item);
     }
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
