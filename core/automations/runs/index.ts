@@ -37,6 +37,22 @@ export interface AutomationHealth {
   failingAutomations: AutomationFailure[];
 }
 
+/**
+ * Handlers of the automationRuns queue: trigger fan-out, steps, schedule firings, cancellations. Apart from
+ * `AutomationRuns` (which names them), so the queue's consumer bundles neither the run reads nor the health report.
+ */
+export const automationRunHandlers = {
+  ...triggerHandlers,
+  "automation.step": {
+    handle: (message: Envelope<"automation.step">) => runStep(message.organizationId, message.data),
+    onPoison: (message: Envelope<"automation.step">, error: unknown) =>
+      Engine.abandon(message.organizationId, message.data, error),
+  },
+  "automation.disabled": async (message: Envelope<"automation.disabled">) => {
+    await cancelActiveRuns(message.organizationId, message.data.automationId, "The automation was disabled.");
+  },
+};
+
 /** Runs of automations: their records, manual starts, retries, health, and the queue's trigger and step handlers. */
 export const AutomationRuns = {
   ...AutomationRunRecords,
@@ -72,34 +88,20 @@ export const AutomationRuns = {
     };
   },
 
-  /** Cancels every unfinished run of an automation (after it was disabled or deleted). */
-  async cancelActive(organizationId: string, automationId: string, reason: string): Promise<number> {
-    const ids = await RunStore.activeRunIds(organizationId, automationId);
-    const automation = await storedAutomation(organizationId, automationId);
-    if (automation?.enabled) return 0;
-    await Promise.all(ids.map((runId) => Engine.cancel(organizationId, automationId, runId, reason)));
-    return ids.length;
-  },
-
-  /** Handlers of the automationRuns queue: trigger fan-out, steps, schedule firings, cancellations. */
-  handlers: {
-    ...triggerHandlers,
-    "automation.step": {
-      handle: (message: Envelope<"automation.step">) => runStep(message.organizationId, message.data),
-      onPoison: (message: Envelope<"automation.step">, error: unknown) =>
-        Engine.abandon(message.organizationId, message.data, error),
-    },
-    "automation.disabled": async (message: Envelope<"automation.disabled">) => {
-      await AutomationRuns.cancelActive(
-        message.organizationId,
-        message.data.automationId,
-        "The automation was disabled.",
-      );
-    },
-  },
+  /** Handlers of the automationRuns queue (`automationRunHandlers`). */
+  handlers: automationRunHandlers,
 
   sweep: sweepAutomations,
 };
+
+/** Cancels every unfinished run of an automation (after it was disabled or deleted). */
+async function cancelActiveRuns(organizationId: string, automationId: string, reason: string): Promise<number> {
+  const ids = await RunStore.activeRunIds(organizationId, automationId);
+  const automation = await storedAutomation(organizationId, automationId);
+  if (automation?.enabled) return 0;
+  await Promise.all(ids.map((runId) => Engine.cancel(organizationId, automationId, runId, reason)));
+  return ids.length;
+}
 
 async function allAutomations(organizationId: string): Promise<Automation[]> {
   const items: Automation[] = [];
