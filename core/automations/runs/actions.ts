@@ -20,7 +20,7 @@ import { egressFetch, privateTargetCause, runsConfig, targetRefusal } from "#cor
 export { targetRefusal };
 import { assignedUserValues, leadValue, type TemplateValues } from "#core/automations/runs/evaluate";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
-import { WalletRefusedError } from "#core/billing/index";
+import { WalletRefusedError } from "#core/billing/schemas";
 import { place } from "#core/calls/placement";
 import { DomainError, ValidationError } from "#core/errors";
 import type { Lead } from "#core/leads/schemas";
