@@ -5,7 +5,7 @@
  */
 import { AutomationScheduled } from "#core/automations/runs/queue";
 import "#core/automations/runs/queue";
-import { readMessage } from "#core/messaging/store";
+import { Messages } from "#core/messaging/messages";
 import type { ScheduleSettings, Trigger, TriggerType } from "#core/automations/definition";
 import { Engine, type TriggerEvent } from "#core/automations/runs/engine";
 import { storedAutomation } from "#core/automations/runs/store";
@@ -143,7 +143,7 @@ export const triggerHandlers = {
   "message.failed": async (message: Envelope<"message.failed">) => {
     const data = message.data;
     const status = data.status === "Undelivered" ? "Undeliverable" : data.status;
-    const stored = await readMessage(message.organizationId, data.messageId);
+    const stored = await Messages.find(message.organizationId, data.messageId);
     await fanOut(
       message.organizationId,
       "MessageFailed",
