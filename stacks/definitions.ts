@@ -195,11 +195,14 @@ export interface RouteDefinition extends RouteEntry {
 }
 
 /**
- * One Lambda per endpoint, keyed by the `operationId` of the contract operation it serves. The method and path are
- * stated here only: `defineOperation` (core/http/operation.ts) takes them from this table, so an operation can only
- * name a route that exists, and a test checks every route has its operation.
+ * One Lambda per endpoint, keyed by the `operationId` of the contract operation it serves, in one group per module
+ * of core/http/operations (`routeTable` joins them). The method and path are stated here only: each operation module
+ * takes them from its own group (`routedBy`, core/http/operation.ts), so an operation can only name a route that
+ * exists, a test checks every route has its operation, and a handler's bundle carries its group, not every route.
  */
-export const routeTable = {
+
+/** The routes of core/http/operations/platform.ts. */
+export const platformRoutes = {
   getOpenApi: {
     method: "GET",
     path: "/openapi.json",
@@ -220,10 +223,22 @@ export const routeTable = {
     handler: "functions/contract/docs-script.handler",
     copyFiles: [{ from: "node_modules/redoc/bundles/redoc.standalone.js", to: "redoc.standalone.js" }],
   },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/a2a.ts. */
+export const a2aRoutes = {
   /** The send-message skill queues the SMS like POST /messages. */
   agentRpc: { method: "POST", path: "/a2a", handler: "functions/a2a/rpc.handler", sendsTo: ["outboundMessages"] },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/analytics.ts. */
+export const analyticsRoutes = {
   getAnalytics: { method: "GET", path: "/analytics/my", handler: "functions/analytics/get.handler" },
   exportAnalytics: { method: "GET", path: "/analytics/my/export", handler: "functions/analytics/export.handler" },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/automations.ts. */
+export const automationRoutes = {
   createAutomation: { method: "POST", path: "/automations", handler: "functions/automations/create.handler" },
   updateAutomation: {
     method: "PUT",
@@ -239,6 +254,10 @@ export const routeTable = {
     handler: "functions/automations/delete.handler",
     sendsTo: ["automationRuns"],
   },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/automation-runs.ts. */
+export const automationRunRoutes = {
   listAutomationRuns: {
     method: "POST",
     path: "/automations/{id}/runs/all/my",
@@ -261,12 +280,20 @@ export const routeTable = {
     handler: "functions/automations/runs/retry.handler",
     sendsTo: ["automationRuns"],
   },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/sources.ts. */
+export const sourceRoutes = {
   createSource: { method: "POST", path: "/sources", handler: "functions/sources/create.handler" },
   getSource: { method: "GET", path: "/sources/{id}", handler: "functions/sources/get.handler" },
   listSources: { method: "POST", path: "/sources/all/my", handler: "functions/sources/list.handler" },
   updateSource: { method: "PUT", path: "/sources/{id}", handler: "functions/sources/update.handler" },
   rotateSourceKey: { method: "POST", path: "/sources/{id}/keys", handler: "functions/sources/rotate-key.handler" },
   revokeSourceKey: { method: "DELETE", path: "/sources/{id}/keys", handler: "functions/sources/revoke-key.handler" },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/leads.ts. */
+export const leadRoutes = {
   intakeLeadByQuery: { method: "GET", path: "/leads/intake", handler: "functions/leads/intake-query.handler" },
   intakeLead: { method: "POST", path: "/leads/intake", handler: "functions/leads/intake.handler" },
   createLead: { method: "POST", path: "/leads", handler: "functions/leads/create.handler" },
@@ -274,6 +301,10 @@ export const routeTable = {
   listLeads: { method: "POST", path: "/leads/all/my", handler: "functions/leads/list.handler" },
   assignLead: { method: "PUT", path: "/leads/{id}/assignee", handler: "functions/leads/assign.handler" },
   addLeadNote: { method: "POST", path: "/leads/{id}/notes", handler: "functions/leads/add-note.handler" },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/routing.ts. */
+export const routingRoutes = {
   getRoutingSettings: { method: "GET", path: "/routing/settings", handler: "functions/routing/get-settings.handler" },
   updateRoutingSettings: {
     method: "PUT",
@@ -290,6 +321,10 @@ export const routeTable = {
     path: "/routing/agents/{userId}/away",
     handler: "functions/routing/set-away.handler",
   },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/consent.ts. */
+export const consentRoutes = {
   recordLeadConsent: { method: "POST", path: "/leads/{id}/consent", handler: "functions/consent/record.handler" },
   getLeadConsentRecord: { method: "GET", path: "/leads/{id}/consent", handler: "functions/consent/get-record.handler" },
   printLeadConsentRecord: {
@@ -303,6 +338,10 @@ export const routeTable = {
     path: "/consent/settings",
     handler: "functions/consent/update-settings.handler",
   },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/billing.ts. */
+export const billingRoutes = {
   getWallet: { method: "GET", path: "/billing/wallet", handler: "functions/billing/get-wallet.handler" },
   updateWallet: { method: "PUT", path: "/billing/wallet", handler: "functions/billing/update-wallet.handler" },
   topUpWallet: { method: "POST", path: "/billing/wallet/top-ups", handler: "functions/billing/top-up.handler" },
@@ -318,6 +357,10 @@ export const routeTable = {
   },
   listLedger: { method: "POST", path: "/billing/ledger/all/my", handler: "functions/billing/ledger.handler" },
   getUsage: { method: "GET", path: "/billing/usage", handler: "functions/billing/usage.handler" },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/phone-numbers.ts. */
+export const phoneNumberRoutes = {
   createPhoneNumber: { method: "POST", path: "/phone-numbers", handler: "functions/phone-numbers/create.handler" },
   getPhoneNumber: {
     method: "GET",
@@ -340,6 +383,10 @@ export const routeTable = {
     path: "/available-phone-numbers",
     handler: "functions/phone-numbers/available.handler",
   },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/carrier-registration.ts. */
+export const carrierRegistrationRoutes = {
   attachPhoneNumberToCampaign: {
     method: "PUT",
     path: "/phone-numbers/{phoneNumberId}/campaign",
@@ -395,6 +442,10 @@ export const routeTable = {
     path: "/carrier-registration/refresh",
     handler: "functions/carrier-registration/refresh.handler",
   },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/conversations.ts. */
+export const conversationRoutes = {
   listConversations: { method: "POST", path: "/conversations/all/my", handler: "functions/conversations/list.handler" },
   getConversation: { method: "GET", path: "/conversations/{id}", handler: "functions/conversations/get.handler" },
   markConversationRead: {
@@ -428,6 +479,10 @@ export const routeTable = {
     path: "/canned-replies/{id}",
     handler: "functions/canned-replies/delete.handler",
   },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/messages.ts. */
+export const messageRoutes = {
   sendMessage: {
     method: "POST",
     path: "/messages",
@@ -446,6 +501,10 @@ export const routeTable = {
     path: "/messaging/settings",
     handler: "functions/messaging/update-settings.handler",
   },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/suppressions.ts. */
+export const suppressionRoutes = {
   createSuppression: { method: "POST", path: "/suppressions", handler: "functions/suppressions/create.handler" },
   deleteSuppression: {
     method: "DELETE",
@@ -453,7 +512,15 @@ export const routeTable = {
     handler: "functions/suppressions/delete.handler",
   },
   listSuppressions: { method: "POST", path: "/suppressions/all/my", handler: "functions/suppressions/list.handler" },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/events.ts. */
+export const eventRoutes = {
   listEvents: { method: "POST", path: "/events/all/my", handler: "functions/events/list.handler" },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/webhooks.ts. */
+export const webhookRoutes = {
   messageStatusWebhook: {
     method: "POST",
     path: "/webhooks/{provider}/messages/status",
@@ -471,6 +538,10 @@ export const routeTable = {
     handler: "functions/webhooks/inbound-message.handler",
     sendsTo: ["outboundMessages", "automationRuns"],
   },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/calls.ts. */
+export const callRoutes = {
   placeCall: { method: "POST", path: "/calls", handler: "functions/calls/place.handler", sendsTo: ["outboundCalls"] },
   getCall: { method: "GET", path: "/calls/{id}", handler: "functions/calls/get.handler" },
   listCalls: { method: "POST", path: "/calls/all/my", handler: "functions/calls/list.handler" },
@@ -479,6 +550,10 @@ export const routeTable = {
     path: "/events/calls/phone/{phoneNumber}",
     handler: "functions/events/calls-by-phone.handler",
   },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/call-webhooks.ts. */
+export const callWebhookRoutes = {
   callStatusWebhook: {
     method: "POST",
     path: "/webhooks/{provider}/calls/status",
@@ -497,6 +572,10 @@ export const routeTable = {
     handler: "functions/webhooks/call-dial.handler",
     sendsTo: ["automationRuns"],
   },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/webhook-endpoints.ts. */
+export const webhookEndpointRoutes = {
   createWebhookEndpoint: {
     method: "POST",
     path: "/webhook-endpoints",
@@ -549,6 +628,10 @@ export const routeTable = {
     path: "/webhook-event-types",
     handler: "functions/webhook-endpoints/event-types.handler",
   },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/users.ts. */
+export const userRoutes = {
   getCurrentUser: { method: "GET", path: "/users/me", handler: "functions/users/me.handler" },
   updateCurrentUser: { method: "PUT", path: "/users/me", handler: "functions/users/update-me.handler" },
   listUsers: { method: "POST", path: "/users/all/my", handler: "functions/users/list.handler" },
@@ -564,18 +647,61 @@ export const routeTable = {
   revokeInvitation: { method: "DELETE", path: "/invitations/{id}", handler: "functions/invitations/revoke.handler" },
   acceptInvitation: { method: "POST", path: "/invitations/accept", handler: "functions/invitations/accept.handler" },
   signUp: { method: "POST", path: "/organizations", handler: "functions/users/sign-up.handler" },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/organizations.ts. */
+export const organizationRoutes = {
   getCurrentOrganization: { method: "GET", path: "/organizations/me", handler: "functions/organizations/me.handler" },
   updateCurrentOrganization: {
     method: "PUT",
     path: "/organizations/me",
     handler: "functions/organizations/update-me.handler",
   },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/api-keys.ts. */
+export const apiKeyRoutes = {
   createApiKey: { method: "POST", path: "/api-keys", handler: "functions/api-keys/create.handler" },
   listApiKeys: { method: "POST", path: "/api-keys/all/my", handler: "functions/api-keys/list.handler" },
   rotateApiKey: { method: "POST", path: "/api-keys/{id}/rotate", handler: "functions/api-keys/rotate.handler" },
   revokeApiKey: { method: "DELETE", path: "/api-keys/{id}", handler: "functions/api-keys/revoke.handler" },
+} as const satisfies Record<string, RouteEntry>;
+
+/** The routes of core/http/operations/audit.ts. */
+export const auditRoutes = {
   listAuditLog: { method: "POST", path: "/audit-log/all/my", handler: "functions/audit/list.handler" },
 } as const satisfies Record<string, RouteEntry>;
+
+/**
+ * Every route, keyed by operationId. Built by a call marked pure, so a bundle that never reads the whole table
+ * leaves it out (an operation module reads only its own group).
+ */
+export const routeTable = /* @__PURE__ */ (() => ({
+  ...platformRoutes,
+  ...a2aRoutes,
+  ...analyticsRoutes,
+  ...automationRoutes,
+  ...automationRunRoutes,
+  ...sourceRoutes,
+  ...leadRoutes,
+  ...routingRoutes,
+  ...consentRoutes,
+  ...billingRoutes,
+  ...phoneNumberRoutes,
+  ...carrierRegistrationRoutes,
+  ...conversationRoutes,
+  ...messageRoutes,
+  ...suppressionRoutes,
+  ...eventRoutes,
+  ...webhookRoutes,
+  ...callRoutes,
+  ...callWebhookRoutes,
+  ...webhookEndpointRoutes,
+  ...userRoutes,
+  ...organizationRoutes,
+  ...apiKeyRoutes,
+  ...auditRoutes,
+}))();
 
 export type OperationId = keyof typeof routeTable;
 

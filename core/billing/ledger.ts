@@ -34,7 +34,7 @@ export const ledgerResource: ListResource<LedgerEntry> = {
   },
 };
 
-export const ListLedgerSchema = listQuerySchema(ledgerResource);
+export const ListLedgerSchema = /* @__PURE__ */ listQuerySchema(ledgerResource);
 
 /** The put of a new ledger entry; `stored` adds attributes kept beside the entry, never answered (`usageCounted`). */
 export function ledgerPut(

@@ -207,11 +207,13 @@ function boundedExpiringMap<T>(maxEntries: number) {
   };
 }
 
-const cachedApiKey = warmCredentialCache((token) => resolveApiKey(token), {
+// Marked pure, as the source-key cache in credentials.ts: a bundle that reads no credential (publicEndpoint) leaves
+// the caches and the lookups behind them out.
+const cachedApiKey = /* @__PURE__ */ warmCredentialCache((token) => resolveApiKey(token), {
   hitMs: apiKeyCacheMs,
   missMs: unknownCredentialMs,
 });
-const knownOrganizations = warmCredentialCache(
+const knownOrganizations = /* @__PURE__ */ warmCredentialCache(
   async (organizationId) => ((await organizationProfile(organizationId)) ? true : undefined),
   {
     hitMs: warmCacheMs,

@@ -38,8 +38,8 @@ export async function resolveCredentials(
   event: APIGatewayProxyEventV2,
   options: CredentialLookupOptions = {},
 ): Promise<Credentials> {
+  if (auth === "public") return publicCredentials(event);
   const ipPartition = ipPartitionOf(event);
-  if (auth === "public") return { partition: ipPartition };
   if (auth === "bearerOrSource" && hasSourceCredentials(event)) return resolveSource(event, ipPartition, options);
 
   const bearer = await resolveBearer(event.headers?.authorization, options);
@@ -56,6 +56,11 @@ export async function resolveCredentials(
   if (bearer.userWithoutOrganization)
     return { identity: bearer.identity, partition: { kind: "user", id: bearer.userWithoutOrganization } };
   return { partition: ipPartition, error: bearer.error };
+}
+
+/** A public operation reads no credential: its request counts against the caller's IP. */
+export async function publicCredentials(event: APIGatewayProxyEventV2): Promise<Credentials> {
+  return { partition: ipPartitionOf(event) };
 }
 
 /**
@@ -92,7 +97,10 @@ export function ipPartitionOf(event: APIGatewayProxyEventV2): RateLimitPartition
  * warm instance so a flood of bad keys costs one read each. Only "unknown" is
  * remembered: a disabled source or a refused address can change at any time.
  */
-const unknownSourceKeys = warmCredentialCache<never>(async () => undefined, { hitMs: 0, missMs: unknownCredentialMs });
+const unknownSourceKeys = /* @__PURE__ */ warmCredentialCache<never>(async () => undefined, {
+  hitMs: 0,
+  missMs: unknownCredentialMs,
+});
 
 function sourceCredentials(event: APIGatewayProxyEventV2): { sourceId?: string; apiKey?: string } {
   const query = event.queryStringParameters ?? {};

@@ -1,6 +1,6 @@
 import type * as v from "valibot";
 import type { Permission } from "#core/auth/actor";
-import { routeTable, type HttpMethod, type OperationId } from "#stacks/definitions";
+import type { HttpMethod, OperationId, RouteEntry } from "#stacks/definitions";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnySchema = v.GenericSchema<any, any>;
@@ -85,21 +85,25 @@ export type OperationSpec<
 > = Omit<Operation<TAuth, TBody, TQuery, TParams, TSuccess>, "operationId" | "method" | "path"> & { operationId: TId };
 
 /**
- * Declares the operation of a route, with its types inferred from the schemas. Its `operationId` must be a key of
- * the route table (stacks/definitions.ts), whose method and path it serves: they are stated there only.
+ * The `defineOperation` of one operations module, bound to its group of the route table (stacks/definitions.ts):
+ * it declares the operation of a route, with its types inferred from the schemas. Its `operationId` must be a key of
+ * the group, whose method and path it serves: they are stated there only. Bound to the group, not the whole table, so
+ * a handler's bundle carries only its module's routes.
  */
-export function defineOperation<
-  TId extends OperationId,
-  TAuth extends AuthMode,
-  TBody extends AnySchema | undefined = undefined,
-  TQuery extends AnySchema | undefined = undefined,
-  TParams extends AnySchema | undefined = undefined,
-  TSuccess extends SuccessAnswer = SuccessAnswer,
->(
-  spec: OperationSpec<TId, TAuth, TBody, TQuery, TParams, TSuccess>,
-): Operation<TAuth, TBody, TQuery, TParams, TSuccess> {
-  const { method, path } = routeTable[spec.operationId];
-  return { ...spec, method, path };
+export function routedBy<TGroupId extends OperationId>(routes: Record<TGroupId, RouteEntry>) {
+  return function defineOperation<
+    TId extends TGroupId,
+    TAuth extends AuthMode,
+    TBody extends AnySchema | undefined = undefined,
+    TQuery extends AnySchema | undefined = undefined,
+    TParams extends AnySchema | undefined = undefined,
+    TSuccess extends SuccessAnswer = SuccessAnswer,
+  >(
+    spec: OperationSpec<TId, TAuth, TBody, TQuery, TParams, TSuccess>,
+  ): Operation<TAuth, TBody, TQuery, TParams, TSuccess> {
+    const { method, path } = routes[spec.operationId];
+    return { ...spec, method, path };
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { verifiedEvent } from "#core/billing/stripe";
 import { config } from "#core/config";
-import type { EndpointOptions } from "#core/http/endpoint";
+import type { EndpointOptions } from "#core/http/endpoint-chain";
 import { HttpResponse } from "#core/http/response";
 import { providerByName } from "#core/providers/index";
 import type { WebhookRequest } from "#core/providers/port";

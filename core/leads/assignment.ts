@@ -4,7 +4,7 @@ import { keys } from "#core/db/keys";
 import { Transaction, TransactionConditionFailed, transact } from "#core/db/transact";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
 import { Events, ownerOf } from "#core/events/index";
-import { toLead } from "#core/leads/index";
+import { toLead } from "#core/leads/reads";
 import { LeadEntity, leadName } from "#core/db/entities/leads";
 import { applied } from "#core/db/entity";
 import { where } from "#core/db/expression";

@@ -17,7 +17,7 @@ import { Conversations } from "#core/messaging/conversations";
 import { classifyInbound, revocationInFreeText } from "#core/messaging/keywords";
 import { Consent } from "#core/consent/index";
 import { Messages, newMessage } from "#core/messaging/messages";
-import { Outbound } from "#core/messaging/outbound";
+import { throttledAtCarrier } from "#core/messaging/outbound";
 import { systemActor } from "#core/auth/actor";
 import { DomainError } from "#core/errors";
 import { logger } from "#core/observability/index";
@@ -84,7 +84,7 @@ async function applyStatus(
   // already ties to this callback; before that id is stored (a callback racing the send), the number's route must agree.
   if (direct && !message.providerMessageId && (await routeOf(event.from))?.organizationId !== direct) return;
   if (message.providerMessageId && message.providerMessageId !== event.providerMessageId) return;
-  if (await Outbound.throttledAtCarrier(organizationId, message, event)) return;
+  if (await throttledAtCarrier(organizationId, message, event)) return;
   // Only the current attempt's callback applies: a late one of an attempt refused for throttling (the message queued
   // again, its id cleared, maybe claimed again before its new id is stored) would end the retry it is not about.
   await MessageLifecycle.applyReceipt(

@@ -106,51 +106,52 @@ export const Outbound = {
     );
   },
 
-  /**
-   * A receipt that ends the message's attempt because its number sent too fast (Twilio's 30022 or 14107 on a
-   * `failed`/`undelivered` callback or lookup of a send it had accepted): nothing reached the handset, so the message
-   * does not end. The number sends nothing for the back-off (its other messages wait, the pool's other numbers go on)
-   * and the message is queued again like a send refused for now, charged once when it ends. Only the receipt of the
-   * attempt in flight counts (its provider id, which the requeue clears: a repeated callback of that attempt finds
-   * none and changes nothing; one that comes before the id is stored is left to the receipt sweep's lookup). False
-   * when the receipt is not such a refusal or the message is no longer in flight, for the lifecycle to apply it.
-   */
-  async throttledAtCarrier(
-    organizationId: string,
-    message: Message,
-    receipt: { status: MessageStatus; providerStatus: string; errorCode?: string; providerMessageId?: string },
-  ): Promise<boolean> {
-    const refusedAttempt = receipt.providerMessageId ?? message.providerMessageId;
-    if (
-      (message.status !== "Sending" && message.status !== "Sent") ||
-      (receipt.status !== "Failed" && receipt.status !== "Undelivered") ||
-      !isThrottleCode(receipt.errorCode) ||
-      !message.fromPhoneNumberId ||
-      !refusedAttempt
-    )
-      return false;
-    const error = new ProviderError(
-      "transient",
-      receipt.errorCode!,
-      `the carrier reported ${receipt.providerStatus} (${receipt.errorCode}): the number sent too fast`,
-      {},
-    );
-    await Pacing.throttled(organizationId, message.fromPhoneNumberId, error);
-    // The refused attempt is remembered (conditional on it being the one in flight, so two of its callbacks add it
-    // once): its late callbacks and the hand-off recovery of the next attempt must never take it for that one.
-    const refused = await refusedAttemptsOf(organizationId, message.id);
-    await retryLater(organizationId, message, error, {
-      from: ["Sending", "Sent"],
-      condition: where.equals("providerMessageId", refusedAttempt),
-      remove: ["providerMessageId"],
-      set: { refusedAttempts: [...refused, refusedAttempt] },
-    });
-    return true;
-  },
-
   /** Sends a message the caller read as Queued (the consumer's step after `process`; tests replay a stale read with it). */
   dispatch: (organizationId: string, message: Message): Promise<void> => dispatch(organizationId, message),
 };
+
+/**
+ * A receipt that ends the message's attempt because its number sent too fast (Twilio's 30022 or 14107 on a
+ * `failed`/`undelivered` callback or lookup of a send it had accepted): nothing reached the handset, so the message
+ * does not end. The number sends nothing for the back-off (its other messages wait, the pool's other numbers go on)
+ * and the message is queued again like a send refused for now, charged once when it ends. Only the receipt of the
+ * attempt in flight counts (its provider id, which the requeue clears: a repeated callback of that attempt finds
+ * none and changes nothing; one that comes before the id is stored is left to the receipt sweep's lookup). False
+ * when the receipt is not such a refusal or the message is no longer in flight, for the lifecycle to apply it. Its own
+ * function, not a member of `Outbound`, so the status callback's bundle leaves the send path out.
+ */
+export async function throttledAtCarrier(
+  organizationId: string,
+  message: Message,
+  receipt: { status: MessageStatus; providerStatus: string; errorCode?: string; providerMessageId?: string },
+): Promise<boolean> {
+  const refusedAttempt = receipt.providerMessageId ?? message.providerMessageId;
+  if (
+    (message.status !== "Sending" && message.status !== "Sent") ||
+    (receipt.status !== "Failed" && receipt.status !== "Undelivered") ||
+    !isThrottleCode(receipt.errorCode) ||
+    !message.fromPhoneNumberId ||
+    !refusedAttempt
+  )
+    return false;
+  const error = new ProviderError(
+    "transient",
+    receipt.errorCode!,
+    `the carrier reported ${receipt.providerStatus} (${receipt.errorCode}): the number sent too fast`,
+    {},
+  );
+  await Pacing.throttled(organizationId, message.fromPhoneNumberId, error);
+  // The refused attempt is remembered (conditional on it being the one in flight, so two of its callbacks add it
+  // once): its late callbacks and the hand-off recovery of the next attempt must never take it for that one.
+  const refused = await refusedAttemptsOf(organizationId, message.id);
+  await retryLater(organizationId, message, error, {
+    from: ["Sending", "Sent"],
+    condition: where.equals("providerMessageId", refusedAttempt),
+    remove: ["providerMessageId"],
+    set: { refusedAttempts: [...refused, refusedAttempt] },
+  });
+  return true;
+}
 
 const SLACK_MS = 1_000;
 

@@ -1,7 +1,7 @@
 import { messagingConfig } from "#core/messaging/config";
 import { DISPATCH_GRACE_MS, MessageLifecycle, recordProviderId } from "#core/messaging/lifecycle";
 import type { Message } from "#core/messaging/model";
-import { Outbound } from "#core/messaging/outbound";
+import { throttledAtCarrier } from "#core/messaging/outbound";
 import { MessageSend } from "#core/messaging/queue";
 import "#core/messaging/queue";
 import { publish } from "#core/queue/messages";
@@ -59,7 +59,7 @@ export async function checkReceipt(
   const lookup = await lookUp(message.provider, message.providerMessageId);
   const report = lookup === "unreachable" ? undefined : lookup;
   if (report && messageLifecycle.isFinal(report.status)) {
-    if (await Outbound.throttledAtCarrier(organizationId, message, report)) return "resent";
+    if (await throttledAtCarrier(organizationId, message, report)) return "resent";
     return (await MessageLifecycle.applyReceipt(organizationId, message, report, claim)) ? "reconciled" : undefined;
   }
   if (report?.status === "Sent" && message.status === "Sending")

@@ -165,7 +165,7 @@ export function storedChange(
 
 /**
  * `refusedAttempts`: the provider ids of the message's earlier attempts the carrier refused for throttling
- * (`Outbound.throttledAtCarrier`): a late callback of one never applies to a later attempt, and the hand-off
+ * (`throttledAtCarrier`, core/messaging/outbound): a late callback of one never applies to a later attempt, and the hand-off
  * recovery never adopts one as the later attempt's.
  */
 type InternalField = "sweepAttempts" | "waitingBehind" | "heldSlot" | "refusedAttempts";

@@ -14,6 +14,7 @@ import {
   type Organization,
 } from "#core/organizations/profile";
 import type { UpdateOrganization } from "#core/organizations/schemas";
+import { currentOrganization } from "#core/organizations/current";
 
 export type { Organization } from "#core/organizations/profile";
 
@@ -42,11 +43,8 @@ export const Organizations = {
 
   fromId: organizationProfile,
 
-  /** The organization's profile read consistently (undefined when absent), for what must not act on a stale one. */
-  async current(organizationId: string): Promise<Organization | undefined> {
-    const stored = await OrganizationEntity.get({ organizationId }, { consistent: true });
-    return stored ? toOrganization(stored) : undefined;
-  },
+  /** The organization's profile read consistently (core/organizations/current). */
+  current: currentOrganization,
 
   /** `GET /organizations/me`: the caller's organization, read consistently (a profile just changed shows at once). */
   async profile(actor: Actor): Promise<Organization> {

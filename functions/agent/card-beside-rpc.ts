@@ -1,5 +1,5 @@
-import { endpoint } from "#core/http/endpoint";
+import { publicEndpoint } from "#core/http/public-endpoint";
 import { getAgentCardBesideRpc } from "#core/http/operations/platform";
 import { agentCardAnswer } from "#functions/agent/card";
 
-export const handler = endpoint(getAgentCardBesideRpc, async ({ headers }) => agentCardAnswer(headers));
+export const handler = publicEndpoint(getAgentCardBesideRpc, async ({ headers }) => agentCardAnswer(headers));

@@ -1,5 +1,5 @@
 import { agentCard, cardProtocolOf } from "#core/agent/card";
-import { endpoint } from "#core/http/endpoint";
+import { publicEndpoint } from "#core/http/public-endpoint";
 import { getAgentCard } from "#core/http/operations/platform";
 import { HttpResponse } from "#core/http/response";
 
@@ -8,4 +8,4 @@ export function agentCardAnswer(headers: Record<string, string | undefined>): Ht
   return new HttpResponse(200, agentCard(cardProtocolOf(headers["a2a-version"])), { vary: "A2A-Version" });
 }
 
-export const handler = endpoint(getAgentCard, async ({ headers }) => agentCardAnswer(headers));
+export const handler = publicEndpoint(getAgentCard, async ({ headers }) => agentCardAnswer(headers));

@@ -2,8 +2,8 @@
 import "#core/calls/queue";
 import "#core/leads/queue";
 import "#core/messaging/queue";
-import { AutomationRuns } from "#core/automations/runs/index";
+import { automationRunHandlers } from "#core/automations/runs/handlers";
 import { subscribe } from "#core/queue/subscribe";
 
 /** The automation-runs queue: trigger events fan out into runs; each run step is one message (core/automations/runs). */
-export const handler = subscribe("automationRuns", AutomationRuns.handlers);
+export const handler = subscribe("automationRuns", automationRunHandlers);

@@ -1,9 +1,9 @@
 import { redocBundle, scriptCacheControl } from "#core/http/api-reference";
-import { endpoint } from "#core/http/endpoint";
+import { publicEndpoint } from "#core/http/public-endpoint";
 import { getApiReferenceScript } from "#core/http/operations/platform";
 import { HttpResponse } from "#core/http/response";
 
-export const handler = endpoint(getApiReferenceScript, async () => {
+export const handler = publicEndpoint(getApiReferenceScript, async () => {
   const { script } = await redocBundle();
   return HttpResponse.text(200, script, "text/javascript; charset=utf-8", { "cache-control": scriptCacheControl });
 });

@@ -1,4 +1,4 @@
-import { endpoint } from "#core/http/endpoint";
+import { publicEndpoint } from "#core/http/public-endpoint";
 import { fallbackOperation, rejectUnmatched } from "#core/http/fallback";
 
-export const handler = endpoint(fallbackOperation, async ({ event }) => rejectUnmatched(event));
+export const handler = publicEndpoint(fallbackOperation, async ({ event }) => rejectUnmatched(event));

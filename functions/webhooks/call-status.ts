@@ -1,9 +1,9 @@
 import * as CallCallbacks from "#core/calls/carrier-callbacks";
-import { endpoint } from "#core/http/endpoint";
+import { publicEndpoint } from "#core/http/public-endpoint";
 import { callStatusWebhook } from "#core/http/operations/call-webhooks";
 import { emptyTwiml, providerWebhookOptions, webhookRequest } from "#core/http/webhook-request";
 
-export const handler = endpoint(
+export const handler = publicEndpoint(
   callStatusWebhook,
   async ({ params, event }) => {
     await CallCallbacks.statusCallback(params.provider, webhookRequest(event));

@@ -1,9 +1,9 @@
-import { endpoint } from "#core/http/endpoint";
+import { publicEndpoint } from "#core/http/public-endpoint";
 import { inboundMessageWebhook } from "#core/http/operations/webhooks";
 import { emptyTwiml, providerWebhookOptions, webhookRequest } from "#core/http/webhook-request";
 import { inboundMessage } from "#core/messaging/carrier-callbacks";
 
-export const handler = endpoint(
+export const handler = publicEndpoint(
   inboundMessageWebhook,
   async ({ params, event }) => {
     await inboundMessage(params.provider, webhookRequest(event));

@@ -1,9 +1,9 @@
 import { CarrierRegistration } from "#core/carrier-registration/index";
-import { endpoint } from "#core/http/endpoint";
+import { publicEndpoint } from "#core/http/public-endpoint";
 import { registrationStatusWebhook } from "#core/http/operations/webhooks";
 import { emptyTwiml, providerWebhookOptions, webhookRequest } from "#core/http/webhook-request";
 
-export const handler = endpoint(
+export const handler = publicEndpoint(
   registrationStatusWebhook,
   async ({ params, event }) => {
     await CarrierRegistration.statusCallback(params.provider, webhookRequest(event));

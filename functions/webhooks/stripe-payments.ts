@@ -1,9 +1,9 @@
 import { Payments } from "#core/billing/payments";
-import { endpoint } from "#core/http/endpoint";
+import { publicEndpoint } from "#core/http/public-endpoint";
 import { stripePaymentWebhook } from "#core/http/operations/billing";
 import { stripeSignatureOf, stripeWebhookOptions, webhookRequest } from "#core/http/webhook-request";
 
-export const handler = endpoint(
+export const handler = publicEndpoint(
   stripePaymentWebhook,
   async ({ event }) => {
     const request = webhookRequest(event);

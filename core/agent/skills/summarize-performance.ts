@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { defineSkill } from "#core/agent/skills/skill";
-import { Analytics, type AnalyticsReport } from "#core/analytics/index";
+import { analyticsSummary, type AnalyticsReport } from "#core/analytics/index";
 
 const minutes = (value: number | null) => (value === null ? "n/a" : `${Math.round(value * 10) / 10} min`);
 const change = ({ changePercent, direction }: AnalyticsReport["summary"]["leadsComparison"]) =>
@@ -24,7 +24,7 @@ function describe(days: number, report: AnalyticsReport): string {
 }
 
 /**
- * Performance summary from `Analytics.summary` (the report of `GET /analytics/my`
+ * Performance summary from `analyticsSummary` (the report of `GET /analytics/my`
  * over the last `days` days). The data part carries the report without its
  * trend series, which belong to the charts of `GET /analytics/my`.
  */
@@ -46,7 +46,7 @@ export const summarizePerformance = defineSkill({
     return {};
   },
   async run(actor, input) {
-    const report = await Analytics.summary(actor, { days: input.days });
+    const report = await analyticsSummary(actor, { days: input.days });
     const { leadTrend, responseMetrics, communicationUsage, ...rest } = report;
     const { points: _points, ...leadTotals } = leadTrend;
     const { averageMinutesTrend: _responseTrend, ...response } = responseMetrics;

@@ -20,10 +20,11 @@ import { egressFetch, privateTargetCause, runsConfig, targetRefusal } from "#cor
 export { targetRefusal };
 import { assignedUserValues, leadValue, type TemplateValues } from "#core/automations/runs/evaluate";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
-import { WalletRefusedError } from "#core/billing/index";
-import { Calls } from "#core/calls/index";
+import { WalletRefusedError } from "#core/billing/schemas";
+import { place } from "#core/calls/placement";
 import { DomainError, ValidationError } from "#core/errors";
-import { type Lead, Leads } from "#core/leads/index";
+import type { Lead } from "#core/leads/schemas";
+import { assignLeadFields } from "#core/leads/assign";
 import { leadConsentState } from "#core/leads/consent";
 import type { LeadConsentState } from "#core/consent/index";
 import { assignByAutomation } from "#core/leads/assignment";
@@ -445,7 +446,7 @@ async function updateLead(
 ): Promise<ActionOutcome> {
   const { lead, run } = context;
   if (!lead) return { kind: "failed", error: "The run has no lead to update." };
-  const updated = await Leads.assignFields(run.organizationId, lead, fields);
+  const updated = await assignLeadFields(run.organizationId, lead, fields);
   return { kind: "succeeded", output: { updated }, input: { fields } };
 }
 
@@ -478,10 +479,10 @@ async function placeCall(
   const consent = await automatedContact(context);
   if ("skipped" in consent) return consent.skipped;
   const actor = automationActor(run);
-  let call: Awaited<ReturnType<typeof Calls.place>>;
+  let call: Awaited<ReturnType<typeof place>>;
   try {
     // The step's effect id is the call id, so a redelivered or retried step finds the call instead of placing another.
-    call = await Calls.place(
+    call = await place(
       actor,
       {
         leadId: run.leadId,

@@ -22,7 +22,7 @@ import { isFinal, noteLastRun, RunStore, runIdOf, StaleRunError } from "#core/au
 import type { Lead } from "#core/leads/index";
 import { LeadReads } from "#core/leads/reads";
 import { Conversations } from "#core/messaging/conversations";
-import { Organizations } from "#core/organizations/index";
+import { organizationProfile } from "#core/organizations/profile";
 import { maxDelaySeconds, publish } from "#core/queue/messages";
 import { newId, nowIso } from "#core/shared/ids";
 import { queues } from "#stacks/definitions";
@@ -51,9 +51,9 @@ export interface Environment {
   organization: { name: string; timeZone: string; phone?: string | null; website?: string | null };
 }
 
-/** The organization's profile, warm-cached for 30 s by `Organizations.fromId` (and forgotten where it is changed). */
+/** The organization's profile, warm-cached for 30 s by `organizationProfile` (and forgotten where it is changed). */
 async function organizationOf(organizationId: string): Promise<Environment["organization"]> {
-  const organization = await Organizations.fromId(organizationId);
+  const organization = await organizationProfile(organizationId);
   return {
     name: organization?.name ?? "",
     timeZone: organization?.timeZone ?? "America/New_York",

@@ -1,15 +1,12 @@
 import "#core/automations/runs/queue";
 import { systemActor } from "#core/auth/actor";
 import { Automations, type Automation } from "#core/automations/index";
-import { Engine } from "#core/automations/runs/engine";
 import type { StoredRun } from "#core/automations/runs/model";
 import { ManualRuns } from "#core/automations/runs/manual";
 import { AutomationRunRecords } from "#core/automations/runs/records";
 import { sweepAutomations } from "#core/automations/runs/schedule";
-import { runStep } from "#core/automations/runs/step";
-import { RunStore, storedAutomation } from "#core/automations/runs/store";
-import { triggerHandlers } from "#core/automations/runs/triggers";
-import type { Envelope } from "#core/queue/messages";
+import { RunStore } from "#core/automations/runs/store";
+import { automationRunHandlers } from "#core/automations/runs/handlers";
 import { type PagingQuery } from "#core/shared/paging";
 
 export { AutomationRunSchema, StartRunSchema, RunParamsSchema, type AutomationRun } from "#core/automations/runs/model";
@@ -72,31 +69,8 @@ export const AutomationRuns = {
     };
   },
 
-  /** Cancels every unfinished run of an automation (after it was disabled or deleted). */
-  async cancelActive(organizationId: string, automationId: string, reason: string): Promise<number> {
-    const ids = await RunStore.activeRunIds(organizationId, automationId);
-    const automation = await storedAutomation(organizationId, automationId);
-    if (automation?.enabled) return 0;
-    await Promise.all(ids.map((runId) => Engine.cancel(organizationId, automationId, runId, reason)));
-    return ids.length;
-  },
-
-  /** Handlers of the automationRuns queue: trigger fan-out, steps, schedule firings, cancellations. */
-  handlers: {
-    ...triggerHandlers,
-    "automation.step": {
-      handle: (message: Envelope<"automation.step">) => runStep(message.organizationId, message.data),
-      onPoison: (message: Envelope<"automation.step">, error: unknown) =>
-        Engine.abandon(message.organizationId, message.data, error),
-    },
-    "automation.disabled": async (message: Envelope<"automation.disabled">) => {
-      await AutomationRuns.cancelActive(
-        message.organizationId,
-        message.data.automationId,
-        "The automation was disabled.",
-      );
-    },
-  },
+  /** Handlers of the automationRuns queue (`automationRunHandlers`). */
+  handlers: automationRunHandlers,
 
   sweep: sweepAutomations,
 };

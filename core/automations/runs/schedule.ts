@@ -7,7 +7,7 @@ import { nextFireAt } from "#core/automations/runs/cron";
 import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
 import { dueShards, isFinal, RunStore, STALL_MS } from "#core/automations/runs/store";
 import { maxDelaySeconds, publish } from "#core/queue/messages";
-import { Organizations } from "#core/organizations/index";
+import { currentOrganization } from "#core/organizations/current";
 
 /** Work items ahead of this much are handed to SQS with a delay, so they start on time rather than at the next sweep. */
 const LOOKAHEAD_MS = (maxDelaySeconds - 60) * 1000;
@@ -28,7 +28,7 @@ async function scheduleZone(
   const setIn = String(item.timeZone);
   if ((item.settings as { cron?: string }).cron === undefined) return { timeZone: setIn };
   // Read afresh, not from the 30 s warm read: one small read per cron firing, and a zone changed a moment ago counts.
-  const timeZone = (await Organizations.current(organizationId))?.timeZone;
+  const timeZone = (await currentOrganization(organizationId))?.timeZone;
   if (!timeZone || timeZone === setIn) return { timeZone: setIn };
   const slot = instantOfWallTime(wallTimeAt(Date.parse(dueAt), setIn), timeZone);
   return slot > now ? { timeZone, movedTo: new Date(slot).toISOString() } : { timeZone };

@@ -19,9 +19,8 @@ import { newId } from "#core/shared/ids";
 import type { LeadConsentState } from "#core/consent/index";
 import { nothingToRead, readAlone, readTogether } from "#core/db/items";
 import { consentStateOf } from "#core/leads/consent";
-import { Leads } from "#core/leads/index";
 import { Messages } from "#core/messaging/messages";
-import { toLead } from "#core/leads/reads";
+import { LeadReads, toLead } from "#core/leads/reads";
 
 // Apart from engine.ts: starting, retrying and cancelling a run (the run routes, the trigger fan-out) never executes
 // an action, so they do not bundle the action executor (messages, calls, suppressions, outbound HTTP).
@@ -43,7 +42,7 @@ export async function runStep(
   // so is the message of a send looked at again (issue 27, eighth pass).
   const [{ run: current, automation }, leadItem, messageSeen] = await readTogether([
     runWithAutomationRead(organizationId, data.automationId, data.runId),
-    data.leadId ? Leads.itemRead(organizationId, data.leadId) : nothingToRead,
+    data.leadId ? LeadReads.itemRead(organizationId, data.leadId) : nothingToRead,
     data.messageId ? Messages.findRead(organizationId, data.messageId) : nothingToRead,
   ]);
   if (!current || isFinal(current) || current.cursorSeq !== data.seq || current.cursorAttempt !== data.attempt) return;
@@ -129,7 +128,11 @@ async function stepEnvironmentOf(
   read?: { item: Record<string, unknown> | undefined },
 ): Promise<Environment & { consent?: LeadConsentState }> {
   const [item, { organization }] = await Promise.all([
-    !leadId ? undefined : read ? read.item : readAlone(Leads.itemRead(organizationId, leadId), { consistent: true }),
+    !leadId
+      ? undefined
+      : read
+        ? read.item
+        : readAlone(LeadReads.itemRead(organizationId, leadId), { consistent: true }),
     environmentOf(organizationId, null),
   ]);
   return item ? { lead: toLead(item), organization, consent: consentStateOf(item) } : { lead: undefined, organization };

@@ -1,4 +1,7 @@
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { a2aRoutes } from "#stacks/definitions";
+
+const defineOperation = routedBy(a2aRoutes);
 
 /**
  * `POST /a2a` declares no body schema on purpose: the shared chain would answer

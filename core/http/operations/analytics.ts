@@ -1,5 +1,8 @@
 import { AnalyticsQuerySchema, AnalyticsReportSchema } from "#core/analytics/index";
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { analyticsRoutes } from "#stacks/definitions";
+
+const defineOperation = routedBy(analyticsRoutes);
 
 const window =
   "`startAt` (date-time, inclusive), `endAt` (date-time, exclusive, default now), `days` (1-365, default 30, counted back from `endAt`; " +

@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { apiKeyRoutes } from "#stacks/definitions";
 import { pageSchema } from "#core/shared/paging";
 import {
   ApiKeySchema,
@@ -8,6 +9,8 @@ import {
   ListApiKeysSchema,
   RotateApiKeySchema,
 } from "#core/organizations/api-keys";
+
+const defineOperation = routedBy(apiKeyRoutes);
 
 const keyId = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 

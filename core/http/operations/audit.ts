@@ -1,6 +1,9 @@
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { auditRoutes } from "#stacks/definitions";
 import { pageSchema } from "#core/shared/paging";
 import { AuditEntrySchema, ListAuditLogSchema } from "#core/audit/index";
+
+const defineOperation = routedBy(auditRoutes);
 
 export const listAuditLog = /* @__PURE__ */ defineOperation({
   operationId: "listAuditLog",

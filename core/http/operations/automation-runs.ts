@@ -1,8 +1,11 @@
 import * as v from "valibot";
 import { AutomationRunSchema, RunParamsSchema, StartRunSchema } from "#core/automations/runs/model";
 import { ListRunsSchema } from "#core/automations/runs/records";
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { automationRunRoutes } from "#stacks/definitions";
 import { pageSchema } from "#core/shared/paging";
+
+const defineOperation = routedBy(automationRunRoutes);
 
 const AutomationIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 

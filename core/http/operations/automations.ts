@@ -1,8 +1,11 @@
 import * as v from "valibot";
 import { AutomationRequestSchema, AutomationSchema, ListAutomationsSchema } from "#core/automations/index";
 import { speedToLeadExample } from "#core/automations/definition";
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { automationRoutes } from "#stacks/definitions";
 import { pageSchema } from "#core/shared/paging";
+
+const defineOperation = routedBy(automationRoutes);
 
 const definitionRules =
   "Rules the schema cannot express (each a 400 with the pointer): node ids are unique across triggers, condition groups and actions, and every " +

@@ -7,9 +7,12 @@ import {
   WalletSettingsSchema,
 } from "#core/billing/index";
 import { StartTopUpSchema, TopUpSchema } from "#core/billing/payments";
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { billingRoutes } from "#stacks/definitions";
 import * as v from "valibot";
 import { pageSchema } from "#core/shared/paging";
+
+const defineOperation = routedBy(billingRoutes);
 
 // Schemas declared apart from the operations: a call in an operation's arguments is kept by the bundler as an effect
 // where the operation is unused, and with it every schema beside it.

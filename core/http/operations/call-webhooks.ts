@@ -1,6 +1,8 @@
 import * as v from "valibot";
-import { defineOperation } from "#core/http/operation";
-import type { OperationId } from "#stacks/definitions";
+import { routedBy } from "#core/http/operation";
+import { callWebhookRoutes } from "#stacks/definitions";
+
+const defineOperation = routedBy(callWebhookRoutes);
 
 const ProviderParams = v.object({ provider: v.pipe(v.string(), v.minLength(1), v.maxLength(32)) });
 const signed =
@@ -8,7 +10,12 @@ const signed =
   "over the full URL and parameters; unsigned or wrongly signed requests are refused with 403. Idempotent.";
 
 /** A provider voice webhook: public, signature-checked, answered with TwiML. */
-const voiceWebhook = (operationId: OperationId, summary: string, description: string, answer: string) =>
+const voiceWebhook = (
+  operationId: keyof typeof callWebhookRoutes,
+  summary: string,
+  description: string,
+  answer: string,
+) =>
   defineOperation({
     operationId,
     summary,

@@ -1,8 +1,11 @@
 import * as v from "valibot";
 import { ListCallEventsSchema, ListCallsSchema } from "#core/calls/queries";
 import { CallSchema, PlaceCallSchema } from "#core/calls/schemas";
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { callRoutes } from "#stacks/definitions";
 import { pageSchema } from "#core/shared/paging";
+
+const defineOperation = routedBy(callRoutes);
 
 // Declared apart from the operations: a call in an operation's arguments is kept by the bundler as an effect where
 // the operation is unused, and with it every schema beside it.

@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { carrierRegistrationRoutes } from "#stacks/definitions";
 import {
   AttachNumberSchema,
   BrandRequestSchema,
@@ -13,6 +14,8 @@ import {
 } from "#core/carrier-registration/schemas";
 import { NumberHealthSchema } from "#core/messaging/number-health";
 import { PhoneNumberSchema } from "#core/messaging/phone-number-schema";
+
+const defineOperation = routedBy(carrierRegistrationRoutes);
 
 const idParam = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
 const tag = "Carrier registration";

@@ -2,7 +2,10 @@ import * as v from "valibot";
 import { ConsentRecordSchema } from "#core/compliance/consent-record";
 import { ConsentEvidenceSchema, ConsentRecordRequestSchema } from "#core/consent/index";
 import { ConsentSettingsRequestSchema, ConsentSettingsSchema } from "#core/consent/settings";
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { consentRoutes } from "#stacks/definitions";
+
+const defineOperation = routedBy(consentRoutes);
 
 const LeadIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 const tag = "Consent";

@@ -1,11 +1,14 @@
 import * as v from "valibot";
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { conversationRoutes } from "#stacks/definitions";
 import { AssignConversationSchema } from "#core/messaging/conversation-assignment";
 import { CannedReplySchema, CreateCannedReplySchema, ListCannedRepliesSchema } from "#core/messaging/canned-replies";
 import { AddNoteSchema, ConversationNoteSchema } from "#core/messaging/conversation-notes";
 import { ConversationSchema, ReassignSenderSchema } from "#core/messaging/conversations";
 import { ListConversationsSchema } from "#core/messaging/conversation-list";
 import { pageSchema } from "#core/shared/paging";
+
+const defineOperation = routedBy(conversationRoutes);
 
 const ConversationIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 // Declared apart from its operation: a call in an operation's arguments is kept by the bundler as an effect where the

@@ -1,7 +1,10 @@
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { eventRoutes } from "#stacks/definitions";
 import { EventRecordSchema } from "#core/events/index";
 import { ListEventsQuerySchema, ListEventsSchema } from "#core/events/list";
 import { pageSchema } from "#core/shared/paging";
+
+const defineOperation = routedBy(eventRoutes);
 
 export const listEvents = /* @__PURE__ */ defineOperation({
   operationId: "listEvents",

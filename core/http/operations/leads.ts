@@ -1,4 +1,5 @@
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { leadRoutes } from "#stacks/definitions";
 import {
   AssignLeadSchema,
   IntakeBodySchema,
@@ -12,6 +13,8 @@ import { ListLeadsSchema } from "#core/leads/list";
 import { LeadNoteSchema } from "#core/leads/notes";
 import { AddNoteSchema } from "#core/shared/notes";
 import { pageSchema } from "#core/shared/paging";
+
+const defineOperation = routedBy(leadRoutes);
 
 const outcome =
   'Answers 201 once the lead is durably stored, with `processingStatus: "Pending"`; processing (dedupe, suppression, consent, automations) runs after the answer and `GET /leads/{id}` shows `Processed`, `Duplicate`, `Rejected` (with `processingReason`) or `Failed`. ' +

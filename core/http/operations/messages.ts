@@ -1,7 +1,10 @@
 import * as v from "valibot";
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { messageRoutes } from "#stacks/definitions";
 import { CancelMessageSchema, MessageSchema, SendMessageSchema } from "#core/messaging/model";
 import { MessagingSettingsResponseSchema, MessagingSettingsSchema } from "#core/messaging/settings-schema";
+
+const defineOperation = routedBy(messageRoutes);
 
 const MessageIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 

@@ -1,5 +1,8 @@
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { organizationRoutes } from "#stacks/definitions";
 import { OrganizationSchema, UpdateOrganizationSchema } from "#core/organizations/schemas";
+
+const defineOperation = routedBy(organizationRoutes);
 
 export const getCurrentOrganization = /* @__PURE__ */ defineOperation({
   operationId: "getCurrentOrganization",

@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { phoneNumberRoutes } from "#stacks/definitions";
 import { PhoneNumberSchema } from "#core/messaging/phone-numbers";
 import {
   AvailableNumbersQuerySchema,
@@ -9,6 +10,8 @@ import {
 } from "#core/messaging/phone-number-admin";
 import { PhoneNumberRequestSchema } from "#core/messaging/phone-number-request";
 import { pageSchema } from "#core/shared/paging";
+
+const defineOperation = routedBy(phoneNumberRoutes);
 
 const idParam = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
 

@@ -1,4 +1,7 @@
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { platformRoutes } from "#stacks/definitions";
+
+const defineOperation = routedBy(platformRoutes);
 
 export const getOpenApi = /* @__PURE__ */ defineOperation({
   operationId: "getOpenApi",

@@ -1,11 +1,14 @@
 import * as v from "valibot";
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { routingRoutes } from "#stacks/definitions";
 import {
   RoutingAvailabilitySchema,
   RoutingAwaySchema,
   RoutingSettingsRequestSchema,
   RoutingSettingsSchema,
 } from "#core/routing/index";
+
+const defineOperation = routedBy(routingRoutes);
 
 const tag = "Routing";
 

@@ -1,8 +1,11 @@
 import * as v from "valibot";
 import { RotateApiKeySchema } from "#core/organizations/api-keys";
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { sourceRoutes } from "#stacks/definitions";
 import { ListSourcesSchema, SourceRequestSchema, SourceSchema, SourceWithKeySchema } from "#core/sources/index";
 import { pageSchema } from "#core/shared/paging";
+
+const defineOperation = routedBy(sourceRoutes);
 
 const SourceIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 

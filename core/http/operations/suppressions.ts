@@ -1,8 +1,11 @@
 import * as v from "valibot";
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { suppressionRoutes } from "#stacks/definitions";
 import { ListSuppressionsSchema, SuppressionRequestSchema } from "#core/suppressions/admin";
 import { SuppressionSchema } from "#core/suppressions/index";
 import { pageSchema } from "#core/shared/paging";
+
+const defineOperation = routedBy(suppressionRoutes);
 
 // Declared apart from the operation: a call in an operation's arguments is kept by the bundler as an effect where
 // the operation is unused, and with it every schema beside it.

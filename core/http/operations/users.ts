@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { userRoutes } from "#stacks/definitions";
 import { pageSchema } from "#core/shared/paging";
 import {
   AcceptInvitationSchema,
@@ -13,6 +14,8 @@ import {
   UpdateProfileSchema,
   UserSchema,
 } from "#core/users/index";
+
+const defineOperation = routedBy(userRoutes);
 
 const userId = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 const invitationId = userId;

@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { webhookEndpointRoutes } from "#stacks/definitions";
 import { pageSchema } from "#core/shared/paging";
 import { WebhookEventTypeEntrySchema } from "#core/webhooks/catalogue";
 import {
@@ -15,6 +16,8 @@ import {
   WebhookEndpointSchema,
   WebhookEndpointWithSecretSchema,
 } from "#core/webhooks/endpoints";
+
+const defineOperation = routedBy(webhookEndpointRoutes);
 
 const EndpointIdParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 // Declared apart from the operation: a call in an operation's arguments is kept by the bundler as an effect where

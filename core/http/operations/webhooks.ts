@@ -1,5 +1,8 @@
 import * as v from "valibot";
-import { defineOperation } from "#core/http/operation";
+import { routedBy } from "#core/http/operation";
+import { webhookRoutes } from "#stacks/definitions";
+
+const defineOperation = routedBy(webhookRoutes);
 
 const ProviderParams = v.object({ provider: v.pipe(v.string(), v.minLength(1), v.maxLength(32)) });
 /** What every carrier callback answers: an empty TwiML document (Twilio reads it; the others ignore it). */
