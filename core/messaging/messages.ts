@@ -362,7 +362,8 @@ export async function enqueue(
     messageId: message.id,
     to: message.toPhoneNumber,
     conversationId: message.conversationId,
-    ...(message.leadId ? { leadId: message.leadId } : {}),
+    // A compliance reply (purpose) checks no quiet hours or opt-out: its consumer has no use for the lead.
+    ...(message.leadId && !message.purpose ? { leadId: message.leadId } : {}),
   });
 }
 
