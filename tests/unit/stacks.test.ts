@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
+import * as definitions from "#stacks/definitions";
 import { consumers, fallbackRoute, queues, routes, schedules, streamConsumers, table } from "#stacks/definitions";
 
 /**
@@ -123,6 +124,17 @@ const deployedFunctions = () => [
   ...of("Dynamo").flatMap((dynamo) => dynamo.calls.map((call) => call.args[1])),
   ...of("Cron").map((cron) => cron.args.function),
 ];
+
+describe("route groups", () => {
+  it("give each operation to one group, and the route table holds every group's routes", () => {
+    // The table spreads the groups: an operationId in two groups would be overridden silently, not refused.
+    const groups = Object.entries(definitions).filter(([name]) => name.endsWith("Routes") && name !== "routes");
+    const grouped = groups.flatMap(([, group]) => Object.keys(group as object));
+    expect(groups.length).toBeGreaterThan(20);
+    expect(new Set(grouped).size).toBe(grouped.length);
+    expect(Object.keys(definitions.routeTable).sort()).toEqual([...grouped].sort());
+  });
+});
 
 describe("identity provider", () => {
   it("declares the OpenAuth issuer (sst.aws.Auth) with its handler, SES and a read of the users' table", () => {
