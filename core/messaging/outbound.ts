@@ -161,7 +161,6 @@ const ORDER_RECHECK_MS = 1_000;
 /** The statuses of a message not yet handed to the provider. */
 const WAITING: MessageStatus[] = ["Pending", "Scheduled", "Queued"];
 
-/** Decides when a Pending or Scheduled message may go: its scheduledFor, moved out of quiet hours unless overridden. */
 /**
  * The message's lead as this invocation read it (undefined: no lead, or gone): read once, by the first step that needs
  * it (quiet hours, then the opt-out check), or with the message when the queue message names the lead (issue 27).
@@ -173,6 +172,7 @@ async function leadContact(organizationId: string, message: Message, known?: Kno
   return { contact: message.leadId ? await Contacts.ofLead(organizationId, message.leadId) : undefined };
 }
 
+/** Decides when a Pending or Scheduled message may go: its scheduledFor, moved out of quiet hours unless overridden. */
 async function plan(
   organizationId: string,
   message: Message,
