@@ -103,14 +103,16 @@ export async function countRecordedEvents(recorded: RecordedEvent[]): Promise<vo
  * the leads it read, and the leads whose response counting read their early response with their per-lead item.
  */
 interface BatchMemo {
-  facts: Map<string, LeadFacts | undefined>;
+  facts: Map<string, LeadCountingFacts | undefined>;
   earlyRead: Set<string>;
 }
 
-type LeadFacts = LeadCountingFacts;
-
 /** A lead's counting facts, read once per batch (the consistent read a moment before is as fresh as a second one). */
-async function factsOf(memo: BatchMemo, organizationId: string, leadId: string): Promise<LeadFacts | undefined> {
+async function factsOf(
+  memo: BatchMemo,
+  organizationId: string,
+  leadId: string,
+): Promise<LeadCountingFacts | undefined> {
   if (memo.facts.has(leadId)) return memo.facts.get(leadId);
   const facts = await leadCountingFacts(organizationId, leadId);
   memo.facts.set(leadId, facts);
@@ -219,7 +221,7 @@ const perLeadOf = (organizationId: string, leadId: string) => ({ organizationId,
 
 /** What folding a lead's first response into its count reads: the lead, its three histograms, its early response. */
 interface FoldRead {
-  facts: LeadFacts | undefined;
+  facts: LeadCountingFacts | undefined;
   buckets: { organizationId: string; level: (typeof levels)[number][0]; bucket: string }[];
   histograms: (Item | undefined)[];
   early: Item | undefined;
