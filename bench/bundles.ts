@@ -1,8 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { Metafile } from "esbuild";
-import { bundle, deployedHandlers } from "#bench/coldstart";
+import { bundle, deployedFunctions, type Bundle, type BundleInputs } from "#bench/coldstart";
 import { printTable } from "#bench/measure";
 
 /**
@@ -14,15 +13,19 @@ import { printTable } from "#bench/measure";
  * that contains it, the import chain from the entry to the first input whose
  * path contains it (why a bundle carries it). `BUNDLES_HANDLERS=leads/,calls/get`
  * bundles only the handlers whose path contains one of the parts (the figures
- * then describe those only). Writes `.cache/bundles.json`.
+ * then describe those only). A function the stack bundles with splitting
+ * (`splitting` in stacks/definitions.ts) is built as SST does it: its KB is
+ * what a cold start loads (the entry and the chunks it imports statically,
+ * followed through the output's static imports), and the chunks only a dynamic
+ * `import()` reaches are their own column. Writes `.cache/bundles.json`.
  */
 
 const goalKb = 700;
 
 /** Bytes per package (node_modules) or per `core/<aggregate>` directory, heaviest first. */
-function weights(output: Metafile["outputs"][string]): [string, number][] {
+function weights(inputs: BundleInputs): [string, number][] {
   const bytes = new Map<string, number>();
-  for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+  for (const [input, { bytesInOutput }] of Object.entries(inputs)) {
     const name =
       /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ??
       /^((?:core|functions|stacks)\/[^/]+)/.exec(input)?.[1] ??
@@ -32,11 +35,13 @@ function weights(output: Metafile["outputs"][string]): [string, number][] {
   return [...bytes].sort((a, b) => b[1] - a[1]);
 }
 
-/** The shortest import chain from the entry to the first input whose path contains `part`, by breadth-first search over the metafile. */
-function chainTo(metafile: Metafile, entry: string, part: string): string[] | undefined {
+/**
+ * The shortest import chain from the entry to the first input whose path contains `part`, by breadth-first search
+ * over the metafile, among the inputs a cold start loads.
+ */
+function chainTo({ metafile, coldInputs: included, split }: Bundle, entry: string, part: string): string[] | undefined {
   // Only inputs of the output: an import whose module was tree-shaken away explains nothing. A module that put no
   // bytes in (a barrel of re-exports, a package's index) is passed through, but is never the answer.
-  const included = Object.values(metafile.outputs)[0]!.inputs;
   const previous = new Map<string, string | null>([[entry, null]]);
   const queue = [entry];
   while (queue.length) {
@@ -46,7 +51,9 @@ function chainTo(metafile: Metafile, entry: string, part: string): string[] | un
       for (let at: string | null = input; at !== null; at = previous.get(at)!) chain.unshift(at);
       return chain;
     }
-    for (const { path } of metafile.inputs[input]?.imports ?? []) {
+    for (const { path, kind } of metafile.inputs[input]?.imports ?? []) {
+      // Split, what an import() reaches is a chunk of its own, loaded on first use, not at cold start.
+      if (split && kind === "dynamic-import") continue;
       if (!previous.has(path) && path in included) {
         previous.set(path, input);
         queue.push(path);
@@ -61,19 +68,34 @@ export async function bundlesBench(): Promise<void> {
   const why = process.env.BUNDLES_WHY;
   const only = process.env.BUNDLES_HANDLERS?.split(",").filter(Boolean);
   try {
-    const rows: { handler: string; kb: number; heaviest: [string, number][]; modules: Record<string, number> }[] = [];
-    const handlers = deployedHandlers().filter((handler) => !only || only.some((part) => handler.includes(part)));
-    for (const handler of handlers) {
-      const metafile = await bundle(resolve(`${handler}.ts`), join(dir, `${handler.replaceAll("/", "_")}.mjs`));
-      const output = Object.values(metafile.outputs)[0]!;
+    const rows: {
+      handler: string;
+      split: boolean;
+      kb: number;
+      lazyKb: number;
+      lazyChunks: number;
+      heaviest: [string, number][];
+      modules: Record<string, number>;
+    }[] = [];
+    const functions = deployedFunctions().filter(({ handler }) => !only || only.some((part) => handler.includes(part)));
+    for (const { handler, splitting } of functions) {
+      const built = await bundle(resolve(`${handler}.ts`), join(dir, `${handler}.mjs`), { splitting });
       const modules = Object.fromEntries(
-        Object.entries(output.inputs)
+        Object.entries(built.coldInputs)
           .filter(([input]) => !input.includes("node_modules/"))
           .map(([input, { bytesInOutput }]) => [input, bytesInOutput]),
       );
-      rows.push({ handler, kb: output.bytes / 1024, heaviest: weights(output), modules });
+      rows.push({
+        handler,
+        split: built.split,
+        kb: built.coldBytes / 1024,
+        lazyKb: built.lazyBytes / 1024,
+        lazyChunks: built.lazyChunks,
+        heaviest: weights(built.coldInputs),
+        modules,
+      });
       if (why) {
-        const chain = chainTo(metafile, `${handler}.ts`, why);
+        const chain = chainTo(built, `${handler}.ts`, why);
         if (chain) console.log(`${handler}: ${chain.join(" → ")}`);
       }
     }
@@ -85,10 +107,11 @@ export async function bundlesBench(): Promise<void> {
         .map(([name, size]) => `${name} ${(size / 1024).toFixed(0)}`)
         .join(", ");
     printTable(
-      `bundles: ${rows.length} handlers bundled as SST v3 does (see bench/coldstart.ts)`,
+      `bundles: ${rows.length} handlers bundled as SST v3 does (see bench/coldstart.ts); KB is what a cold start loads`,
       rows.map((row) => ({
         handler: row.handler,
         KB: row.kb.toFixed(0),
+        "split: lazy chunks KB": row.split ? `${row.lazyKb.toFixed(0)} in ${row.lazyChunks}` : "",
         "heaviest besides the SDK (KB)": describe(row.heaviest),
       })),
     );

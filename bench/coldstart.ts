@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { build, type Metafile } from "esbuild";
 import { printTable } from "#bench/measure";
 import { consumers, fallbackRoute, routes, schedules, streamConsumers } from "#stacks/definitions";
@@ -19,7 +19,12 @@ import { consumers, fallbackRoute, routes, schedules, streamConsumers } from "#s
  * CPU time the child spent importing (user + system): on a shared machine a
  * busy neighbour stretches wall time but hardly CPU time, so the CPU ratio is
  * the steadier one. Each floor is sampled three times as often as a handler,
- * since every ratio of its group divides by it.
+ * since every ratio of its group divides by it. A function the stack bundles
+ * with splitting (`splitting` in stacks/definitions.ts, SST's `nodejs.splitting`)
+ * is built as SST builds it (an output directory, chunks named `.mjs`): its size
+ * is what a cold start loads (the entry and the chunks it imports statically)
+ * and the import measured is the entry's; the chunks only a dynamic `import()`
+ * reaches are counted apart.
  */
 
 const samples = Number(process.env.COLDSTART_SAMPLES ?? 5);
@@ -46,7 +51,9 @@ const sdkClients: Record<string, string> = {
 
 interface Row {
   handler: string;
+  split: boolean;
   kb: number;
+  lazyKb: number;
   ms: number;
   cpuMs: number;
   floorKb: number;
@@ -59,9 +66,9 @@ interface Row {
 }
 
 /** The three packages (or our own code, as "app") that put the most bytes into a bundle: where a handler's weight comes from. */
-function heaviestPackages(output: Metafile["outputs"][string]): string {
+function heaviestPackages(inputs: BundleInputs): string {
   const bytes = new Map<string, number>();
-  for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+  for (const [input, { bytesInOutput }] of Object.entries(inputs)) {
     const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? "app";
     bytes.set(name, (bytes.get(name) ?? 0) + bytesInOutput);
   }
@@ -73,8 +80,34 @@ function heaviestPackages(output: Metafile["outputs"][string]): string {
     .join(", ");
 }
 
-/** One entry bundled with SST v3's options (or, with `fromStdin`, the given source); its metafile. */
-export async function bundle(entry: string, outfile: string, fromStdin?: string): Promise<Metafile> {
+/** The modules in some outputs of a bundle, with the bytes each put there. */
+export type BundleInputs = Metafile["outputs"][string]["inputs"];
+
+/** One handler bundled as SST builds it. */
+export interface Bundle {
+  metafile: Metafile;
+  /** Whether it was built with splitting. */
+  split: boolean;
+  /** The file Lambda imports: the handler's (its chunks, if split, are beside it). */
+  entryFile: string;
+  /** What a cold start loads: the entry and, if split, the chunks it imports statically (transitively). */
+  coldBytes: number;
+  coldInputs: BundleInputs;
+  /** The chunks only a dynamic `import()` reaches, loaded on first use (0 unless split). */
+  lazyBytes: number;
+  lazyChunks: number;
+}
+
+/**
+ * One entry bundled with SST v3's options (or, with `fromStdin`, the given source) into `outfile`. With `splitting`
+ * it is built as SST's build.go does for `nodejs.splitting`: into `outfile`'s directory, every file named `.mjs`, so
+ * the entry is still `outfile` when its name matches the entry's (`<dir>/functions/a2a/rpc.mjs` for `functions/a2a/rpc.ts`).
+ */
+export async function bundle(
+  entry: string,
+  outfile: string,
+  { fromStdin, splitting = false }: { fromStdin?: string; splitting?: boolean } = {},
+): Promise<Bundle> {
   const result = await build({
     ...(fromStdin
       ? { stdin: { contents: fromStdin, resolveDir: process.cwd(), loader: "ts" } }
@@ -87,11 +120,30 @@ export async function bundle(entry: string, outfile: string, fromStdin?: string)
     keepNames: true,
     mainFields: ["module", "main"],
     banner: { js: banner },
-    outfile,
+    ...(splitting ? { splitting: true, outdir: dirname(outfile), outExtension: { ".js": ".mjs" } } : { outfile }),
     metafile: true,
     logLevel: "silent",
   });
-  return result.metafile;
+  const { outputs } = result.metafile;
+  // Split, each import() target is an entry point of its own too: the handler's output is the one at `outfile`.
+  const entryOutput = Object.keys(outputs).find((output) => resolve(output) === resolve(outfile));
+  if (!entryOutput) throw new Error(`${entry}: no output at ${outfile}`);
+  // A cold start evaluates the entry and what it imports statically; a dynamic import() waits for its first call.
+  const cold = new Set([entryOutput]);
+  for (const output of cold)
+    for (const { path, kind, external } of outputs[output]!.imports)
+      if (kind === "import-statement" && !external) cold.add(path);
+  const lazy = Object.keys(outputs).filter((output) => !cold.has(output));
+  const bytes = (files: Iterable<string>) => [...files].reduce((sum, output) => sum + outputs[output]!.bytes, 0);
+  return {
+    metafile: result.metafile,
+    split: splitting,
+    entryFile: resolve(outfile),
+    coldBytes: bytes(cold),
+    coldInputs: Object.assign({}, ...[...cold].map((output) => outputs[output]!.inputs)) as BundleInputs,
+    lazyBytes: bytes(lazy),
+    lazyChunks: lazy.length,
+  };
 }
 
 /** Medians over `count` fresh processes importing `file`: wall time and the CPU time of the import (ms). */
@@ -112,48 +164,53 @@ function importMs(file: string, count = samples): { ms: number; cpuMs: number } 
   return { ms: median(wall), cpuMs: median(cpu) };
 }
 
+/** Every function the stack deploys: its module path without `.handler` (`functions/leads/get`), and whether it is split. */
+export function deployedFunctions(): { handler: string; splitting: boolean }[] {
+  const functions = new Map<string, boolean>();
+  for (const definition of [...routes, fallbackRoute, ...consumers, ...schedules, ...streamConsumers]) {
+    const handler = definition.handler.replace(/\.handler$/, "");
+    functions.set(
+      handler,
+      (functions.get(handler) ?? false) || ("splitting" in definition && definition.splitting === true),
+    );
+  }
+  return [...functions].map(([handler, splitting]) => ({ handler, splitting }));
+}
+
 /** Every function the stack deploys, as its module path without `.handler` (`functions/leads/get`). */
 export function deployedHandlers(): string[] {
-  return [
-    ...new Set([
-      ...routes.map((route) => route.handler),
-      fallbackRoute.handler,
-      ...consumers.map((consumer) => consumer.handler),
-      ...schedules.map((schedule) => schedule.handler),
-      ...streamConsumers.map((consumer) => consumer.handler),
-    ]),
-  ].map((handler) => handler.replace(/\.handler$/, ""));
+  return deployedFunctions().map(({ handler }) => handler);
 }
 
 export async function coldstartBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "coldstart-"));
   try {
-    const handlers = deployedHandlers();
     const floors = new Map<string, { kb: number; ms: number; cpuMs: number }>();
     const rows: Row[] = [];
-    for (const handler of handlers) {
-      const outfile = join(dir, `${handler.replaceAll("/", "_")}.mjs`);
-      const metafile = await bundle(resolve(`${handler}.ts`), outfile);
-      const output = Object.values(metafile.outputs)[0]!;
-      const inputs = Object.keys(output.inputs);
+    // `COLDSTART_HANDLERS=a2a/,leads/get` measures only the handlers whose path contains one of the parts.
+    const only = process.env.COLDSTART_HANDLERS?.split(",").filter(Boolean);
+    const functions = deployedFunctions().filter(({ handler }) => !only || only.some((part) => handler.includes(part)));
+    for (const { handler, splitting } of functions) {
+      const built = await bundle(resolve(`${handler}.ts`), join(dir, `${handler}.mjs`), { splitting });
+      const inputs = Object.keys(built.coldInputs);
       const clients = Object.keys(sdkClients).filter((client) =>
         inputs.some((input) => input.includes(`node_modules/${client}/`)),
       );
       const key = clients.join(",");
       if (!floors.has(key)) {
         const floorFile = join(dir, `floor-${floors.size}.mjs`);
-        const floorMeta = await bundle(
-          "",
-          floorFile,
-          `const keep: unknown[] = [];\n${clients.map((client) => sdkClients[client]).join("\n")}\nexport const handler = async () => keep.length;`,
-        );
-        floors.set(key, { kb: Object.values(floorMeta.outputs)[0]!.bytes / 1024, ...importMs(floorFile, samples * 3) });
+        const floorBundle = await bundle("", floorFile, {
+          fromStdin: `const keep: unknown[] = [];\n${clients.map((client) => sdkClients[client]).join("\n")}\nexport const handler = async () => keep.length;`,
+        });
+        floors.set(key, { kb: floorBundle.coldBytes / 1024, ...importMs(floorFile, samples * 3) });
       }
       const floor = floors.get(key)!;
-      const { ms, cpuMs } = importMs(outfile);
+      const { ms, cpuMs } = importMs(built.entryFile);
       rows.push({
         handler,
-        kb: output.bytes / 1024,
+        split: built.split,
+        kb: built.coldBytes / 1024,
+        lazyKb: built.lazyBytes / 1024,
         ms,
         cpuMs,
         floorKb: floor.kb,
@@ -162,15 +219,16 @@ export async function coldstartBench(): Promise<void> {
         ratio: ms / floor.ms,
         cpuRatio: cpuMs / floor.cpuMs,
         clients,
-        heaviest: heaviestPackages(output),
+        heaviest: heaviestPackages(built.coldInputs),
       });
     }
     rows.sort((a, b) => b.ratio - a.ratio);
     printTable(
-      `cold start: ${rows.length} handlers bundled as SST v3 does (esbuild ESM, platform node, esnext, minified, keepNames, mainFields module,main, SDK bundled); median of ${samples} fresh imports each`,
+      `cold start: ${rows.length} handlers bundled as SST v3 does (esbuild ESM, platform node, esnext, minified, keepNames, mainFields module,main, SDK bundled; split ones with splitting: bundle KB is the entry and its static chunks); median of ${samples} fresh imports each`,
       rows.map((row) => ({
         handler: row.handler,
         "bundle KB": row.kb.toFixed(0),
+        "split: lazy KB": row.split ? row.lazyKb.toFixed(0) : "",
         "import ms": row.ms.toFixed(1),
         "SDK-only floor KB": row.floorKb.toFixed(0),
         "floor ms": row.floorMs.toFixed(1),

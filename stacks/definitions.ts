@@ -180,6 +180,11 @@ export interface HandlerDefinition {
   sendsMail?: boolean;
   /** Files packaged next to the handler (paths from the project root to the function root), read at run time. */
   copyFiles?: readonly { from: string; to: string }[];
+  /**
+   * Bundled with code splitting (SST's `nodejs.splitting`): what the handler loads by dynamic `import()` becomes
+   * chunks packaged beside it and loaded on first use, not at cold start. Without it SST inlines every `import()`.
+   */
+  splitting?: boolean;
 }
 
 /** What the route table states of one operation; its key is the operation's `operationId`. */
@@ -227,8 +232,17 @@ export const platformRoutes = {
 
 /** The routes of core/http/operations/a2a.ts. */
 export const a2aRoutes = {
-  /** The send-message skill queues the SMS like POST /messages. */
-  agentRpc: { method: "POST", path: "/a2a", handler: "functions/a2a/rpc.handler", sendsTo: ["outboundMessages"] },
+  /**
+   * The send-message skill queues the SMS like POST /messages. Split: each skill's aggregate is a chunk its first
+   * call loads (core/agent/skills/index.ts), so a cold start loads the SDK, the dispatch, auth and the card only.
+   */
+  agentRpc: {
+    method: "POST",
+    path: "/a2a",
+    handler: "functions/a2a/rpc.handler",
+    sendsTo: ["outboundMessages"],
+    splitting: true,
+  },
 } as const satisfies Record<string, RouteEntry>;
 
 /** The routes of core/http/operations/analytics.ts. */

@@ -33,6 +33,8 @@ export function handlerArgs(definition: HandlerDefinition): sst.aws.FunctionArgs
       ...(definition.sendsMail ? { [environmentNames.mailFrom]: mailFrom } : {}),
     },
     ...(definition.sendsMail ? { permissions: [sendMailGrant] } : {}),
+    // SST then bundles into a directory (entry `<handler file>.mjs`, chunks beside it) and zips all of it.
+    ...(definition.splitting ? { nodejs: { splitting: true } } : {}),
   };
 }
 

@@ -5,7 +5,7 @@ import * as v from "valibot";
 import { actorOf } from "#core/agent/caller";
 import { agentSkills, type AgentSkillId } from "#core/agent/card";
 import { selectSkill } from "#core/agent/select";
-import { skills, type SkillResult } from "#core/agent/skills/index";
+import { loadSkill, type SkillResult } from "#core/agent/skills/index";
 import type { Actor } from "#core/auth/actor";
 import { DomainError, ValidationError, asPointers } from "#core/errors";
 import { nowIso } from "#core/shared/ids";
@@ -32,7 +32,7 @@ type Outcome =
 export class LeadAgentExecutor implements AgentExecutor {
   async execute(context: RequestContext, eventBus: ExecutionEventBus): Promise<void> {
     const actor = actorOf(context.context);
-    const selection = selectSkill(context.userMessage, context.request.metadata);
+    const selection = await selectSkill(context.userMessage, context.request.metadata);
     if (selection.kind === "unknown") {
       eventBus.publish(AgentEvent.task(inputRequiredTask(context, selection.requested)));
       return;
@@ -58,7 +58,7 @@ export class LeadAgentExecutor implements AgentExecutor {
 }
 
 async function runSkill(actor: Actor, skillId: AgentSkillId, rawInput: unknown): Promise<Outcome> {
-  const skill = skills[skillId];
+  const skill = await loadSkill(skillId);
   const missing = skill.permissions.filter((permission) => !actor.permissions.has(permission));
   if (missing.length > 0) {
     return rejected(

@@ -1,6 +1,6 @@
 import type { Message } from "@a2a-js/sdk";
 import type { AgentSkillId } from "#core/agent/card";
-import { isSkillId, skills } from "#core/agent/skills/index";
+import { isSkillId, loadSkill } from "#core/agent/skills/index";
 import { ulidInText } from "#core/agent/skills/skill";
 
 /** Which skill a message asks for, with its (not yet validated) input. */
@@ -32,9 +32,9 @@ const keywordRoutes: { skillId: AgentSkillId; matches: (text: string) => boolean
 /**
  * Picks the skill: a data part `{ skill, input }` first (agents), then
  * `metadata.skill` on the message or the request (input from `metadata.input`
- * or a data part), then keywords in the text parts (people).
+ * or a data part), then keywords in the text parts (people). Reading input from text loads the skill chosen.
  */
-export function selectSkill(message: Message, requestMetadata: Json | undefined): Selection {
+export async function selectSkill(message: Message, requestMetadata: Json | undefined): Promise<Selection> {
   const dataParts = message.parts.flatMap((part) =>
     part.content?.$case === "data" && isObject(part.content.value) ? [part.content.value] : [],
   );
@@ -50,7 +50,10 @@ export function selectSkill(message: Message, requestMetadata: Json | undefined)
   if (metadata) return chosen(metadata.skill, metadata.input ?? dataParts[0] ?? {}, "metadata", text);
 
   const route = keywordRoutes.find((candidate) => candidate.matches(text));
-  if (route) return { kind: "skill", skillId: route.skillId, input: skills[route.skillId].fromText(text), via: "text" };
+  if (route) {
+    const input = (await loadSkill(route.skillId)).fromText(text);
+    return { kind: "skill", skillId: route.skillId, input, via: "text" };
+  }
   return { kind: "unknown", text };
 }
 

@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   consumers,
@@ -282,6 +282,27 @@ describe.each(["ci", "prod"] as const)("the %s stage as sst deploy builds it", (
         readFileSync(join(graph.packageDirectoryOf(fn), phoneMetadataFile.to), "utf8") !== metadata,
     );
     expect(without.map((fn) => fn.inputs.handler)).toEqual([]);
+  });
+
+  it("packages a split function's chunks beside its entry, and every other function as one file", () => {
+    // SST zips the whole build directory: each chunk the entry imports, or loads on first use, must be in it at the
+    // relative path the importing file names, and the handler's file must be where `handler` says.
+    const problems: string[] = [];
+    for (const [fn, [trigger]] of triggers) {
+      const out = graph.packageDirectoryOf(fn);
+      const code = readdirSync(out, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".mjs"));
+      const split = trigger!.definition.splitting === true;
+      if (!existsSync(join(out, `${fn.inputs.handler.replace(/\.[^.]+$/, "")}.mjs`)))
+        problems.push(`${fn.inputs.handler}: no handler file`);
+      if (split !== code.length > 1) problems.push(`${fn.inputs.handler}: ${code.length} code files`);
+      if (!split) continue;
+      for (const file of code) {
+        const source = readFileSync(join(out, file), "utf8");
+        for (const [, chunk] of source.matchAll(/(?:from|import\()\s*"(\.\.?\/[^"]+)"/g))
+          if (!existsSync(join(out, dirname(file), chunk!))) problems.push(`${file} imports ${chunk}, not packaged`);
+      }
+    }
+    expect(problems).toEqual([]);
   });
 
   it("grants no queue a function's bundled code has no message for", () => {

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** Where the mocked deploys write their graphs and share function bundles within one run (git-ignored, under .sst). */
@@ -120,8 +120,18 @@ export function loadGraph(name: DeployRunName) {
     functionByArn: (arn: string) => functions.find((fn) => functionArn(fn) === arn),
     functionByName: (functionName: string) => functions.find((fn) => physical(fn) === functionName),
     functionsWithHandler: (handler: string) => functions.filter((fn) => fn.inputs.handler === handler),
-    /** The bundled code of a function (its package's S3 key names the build it was made from). */
-    bundleOf: (fn: RecordedResource) => readFileSync(buildOf(fn).bundle, "utf8"),
+    /**
+     * The bundled code of a function (its package's S3 key names the build it was made from): its entry and, for a
+     * split function, every chunk packaged beside it, since the entry may load any of them.
+     */
+    bundleOf: (fn: RecordedResource) => {
+      const { out } = buildOf(fn);
+      return readdirSync(out, { recursive: true, encoding: "utf8" })
+        .filter((file) => file.endsWith(".mjs"))
+        .sort()
+        .map((file) => readFileSync(join(out, file), "utf8"))
+        .join("\n");
+    },
     /** Where the function's package was assembled: its bundle and the files `copyFiles` put beside it. */
     packageDirectoryOf: (fn: RecordedResource) => buildOf(fn).out,
     roleOf: (fn: RecordedResource) =>

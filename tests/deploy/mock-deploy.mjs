@@ -126,7 +126,8 @@ const esmBanner = [
   'const __dirname = topLevelFileUrlToPath(new topLevelURL(".", import.meta.url))',
 ].join("\n");
 
-// --- Runtime.Build: what pkg/runtime/node/build.go does for a deploy (ESM bundle with its banner, out/<path>.mjs)
+// --- Runtime.Build: what pkg/runtime/node/build.go does for a deploy (ESM bundle with its banner, out/<path>.mjs,
+// and its chunks beside it when split)
 const handlerExtensions = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
 const builds = [];
 async function runtimeBuild(input) {
@@ -151,7 +152,11 @@ async function runtimeBuild(input) {
       keepNames: true,
       mainFields: ["module", "main"],
       external: ["sharp", "pg-native", ...(nodejs.install ?? []), ...(nodejs.esbuild?.external ?? [])],
-      outfile: join(cached, base + ".mjs"),
+      // With `nodejs.splitting` the CLI bundles into the entry's directory instead (entry `<base>.mjs`, chunks beside
+      // it, named `.mjs` too), and the package holds all of them.
+      ...(nodejs.splitting
+        ? { splitting: true, outdir: dirname(join(cached, base + ".mjs")), outExtension: { ".js": ".mjs" } }
+        : { outfile: join(cached, base + ".mjs") }),
       minify: nodejs.minify ?? true,
       logLevel: "silent",
       banner: { js: esmBanner },

@@ -1,24 +1,29 @@
 import type { AgentSkillId } from "#core/agent/card";
-import { automationHealth } from "#core/agent/skills/automation-health";
 import type { Skill } from "#core/agent/skills/skill";
-import { summarizePerformance } from "#core/agent/skills/summarize-performance";
-import { findLeads } from "#core/agent/skills/find-leads";
-import { myLeads } from "#core/agent/skills/my-leads";
-import { leadTimeline } from "#core/agent/skills/lead-timeline";
-import { sendMessage } from "#core/agent/skills/send-message";
 
 export type { Skill, SkillResult } from "#core/agent/skills/skill";
 
-/** Every skill on the agent card, by id: the Record type makes a missing or extra skill a type error. */
-export const skills: Record<AgentSkillId, Skill> = {
-  "summarize-performance": summarizePerformance as Skill,
-  "find-leads": findLeads as Skill,
-  "my-leads": myLeads as Skill,
-  "lead-timeline": leadTimeline as Skill,
-  "send-message": sendMessage as Skill,
-  "automation-health": automationHealth as Skill,
+/**
+ * Every skill on the agent card, by id, as a loader: a skill's module brings its aggregate (analytics, leads,
+ * events, messaging, automations), and `/a2a` is bundled with splitting (`splitting` in stacks/definitions.ts), so
+ * each is a chunk of its own that the first request naming the skill loads, instead of every cold start loading all
+ * six. The Record type makes a missing or extra skill a type error.
+ */
+const skillLoaders: Record<AgentSkillId, () => Promise<Skill>> = {
+  "summarize-performance": async () =>
+    (await import("#core/agent/skills/summarize-performance")).summarizePerformance as Skill,
+  "find-leads": async () => (await import("#core/agent/skills/find-leads")).findLeads as Skill,
+  "my-leads": async () => (await import("#core/agent/skills/my-leads")).myLeads as Skill,
+  "lead-timeline": async () => (await import("#core/agent/skills/lead-timeline")).leadTimeline as Skill,
+  "send-message": async () => (await import("#core/agent/skills/send-message")).sendMessage as Skill,
+  "automation-health": async () => (await import("#core/agent/skills/automation-health")).automationHealth as Skill,
 };
 
+/** The skill's implementation (the module system keeps it once loaded). */
+export function loadSkill(id: AgentSkillId): Promise<Skill> {
+  return skillLoaders[id]();
+}
+
 export function isSkillId(id: unknown): id is AgentSkillId {
-  return typeof id === "string" && Object.hasOwn(skills, id);
+  return typeof id === "string" && Object.hasOwn(skillLoaders, id);
 }

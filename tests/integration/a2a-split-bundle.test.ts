@@ -1,0 +1,121 @@
+import { execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { bundle } from "#bench/coldstart";
+import { agentSkills } from "#core/agent/card";
+import { toApiGatewayEvent } from "#local/apigateway";
+import { a2aRoutes } from "#stacks/definitions";
+import { newOrganization } from "#tests/helpers/stack";
+
+/**
+ * `/a2a` is deployed with splitting (stacks/definitions.ts): each skill is a chunk that its first call loads. This
+ * builds the handler as SST's build does for `nodejs.splitting` (the bench's `bundle`: SST's esbuild options, an
+ * output directory, `.mjs` chunks beside the entry) and runs the built entry in a fresh Node process against the test
+ * stack, one call per skill, so a chunk missing, misnamed or failing to load in plain Node fails here, not in Lambda.
+ */
+
+/** Imports the built entry as Lambda's Node runtime would, answers each event of stdin's list, prints the answers. */
+const invoker = `
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+const { handler } = await import(process.env.SPLIT_ENTRY);
+const answers = [];
+for (const event of JSON.parse(readFileSync(0, "utf8"))) {
+  const deadline = Date.now() + 29000;
+  const context = { functionName: "a2a-rpc", awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now() };
+  answers.push(await handler(event, context));
+}
+console.log(JSON.stringify(answers));
+process.exit(0);
+`;
+
+const dir = mkdtempSync(join(tmpdir(), "a2a-split-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A 0.3 `message/send` naming a skill with structured input, as the event API Gateway hands the function. */
+function skillCall(token: string, skill: string, input: Record<string, unknown>) {
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: skill,
+    method: "message/send",
+    params: {
+      message: {
+        kind: "message",
+        role: "user",
+        messageId: randomUUID(),
+        parts: [{ kind: "data", data: { skill, input } }],
+      },
+    },
+  });
+  const headers = { host: "127.0.0.1", "content-type": "application/json", authorization: `Bearer ${token}` };
+  return toApiGatewayEvent(
+    {
+      method: "POST",
+      url: "/a2a",
+      rawHeaders: Object.entries(headers).flat(),
+      body: Buffer.from(body),
+      sourceIp: "127.0.0.1",
+      protocol: "HTTP/1.1",
+    },
+    "POST /a2a",
+    undefined,
+  );
+}
+
+describe("the /a2a function as deployed with splitting", () => {
+  it("runs every skill from its own chunk when the built entry is imported by plain Node", async () => {
+    const { handler, splitting } = a2aRoutes.agentRpc;
+    expect(splitting).toBe(true);
+    const entry = resolve(dir, `${handler.replace(/\.handler$/, "")}.mjs`);
+    const built = await bundle(resolve(`${handler.replace(/\.handler$/, "")}.ts`), entry, { splitting: true });
+    // No skill is in what a cold start loads: each is a chunk of its own beside the entry.
+    const skillModules = agentSkills.map(({ id }) => `core/agent/skills/${id}.ts`);
+    expect(skillModules.filter((module) => module in built.coldInputs)).toEqual([]);
+    expect(readdirSync(dirname(entry)).filter((file) => file.endsWith(".mjs")).length).toBeGreaterThan(
+      agentSkills.length,
+    );
+
+    const org = await newOrganization();
+    const unknownLead = "01JABCDEFGHJKMNPQRSTVWXYZ0";
+    const inputs: Record<string, Record<string, unknown>> = {
+      "summarize-performance": { days: 7 },
+      "find-leads": { search: "nobody" },
+      "my-leads": {},
+      "lead-timeline": { leadId: unknownLead },
+      "send-message": { leadId: unknownLead, body: "Hi" },
+      "automation-health": {},
+    };
+    const events = agentSkills.map(({ id }) => skillCall(org.ownerToken, id, inputs[id]!));
+    const output = execFileSync(process.execPath, ["--input-type=module", "-e", invoker], {
+      input: JSON.stringify(events),
+      env: { ...process.env, ...inject("stackEnv"), SPLIT_ENTRY: entry, NODE_OPTIONS: "" },
+      encoding: "utf8",
+    });
+    const answers = JSON.parse(output.trim().split("\n").at(-1)!) as { statusCode: number; body: string }[];
+    const outcomes = answers.map((answer) => {
+      const task = JSON.parse(answer.body).result;
+      const error = task.status.message?.parts?.find((part: { kind: string }) => part.kind === "data")?.data?.error;
+      return [task.metadata.skill, task.status.state, error ?? null];
+    });
+    // Each skill ran: the read skills answer, and the domain refuses the two naming an unknown lead (the messaging
+    // pipeline names the field, as over HTTP: tests/http/a2a.test.ts).
+    expect(outcomes).toEqual([
+      ["summarize-performance", "completed", null],
+      ["find-leads", "completed", null],
+      ["my-leads", "completed", null],
+      ["lead-timeline", "failed", { code: "not_found" }],
+      [
+        "send-message",
+        "rejected",
+        expect.objectContaining({
+          code: "validation_failed",
+          errors: [expect.objectContaining({ pointer: "/leadId" })],
+        }),
+      ],
+      ["automation-health", "completed", null],
+    ]);
+  }, 180_000);
+});
