@@ -120,6 +120,9 @@ export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.In
       deployedProvider(sid, telnyxKey),
     ),
   };
+  // SST's docs give `minify` a default of true, but its build (pkg/runtime/node/build.go) minifies only when the
+  // property is set: stated here so deployed bundles are the ones `npm run bench -- bundles` measures.
+  args.nodejs = $output(args.nodejs ?? {}).apply((own) => ({ minify: true, ...own }));
   args.runtime = "nodejs22.x";
   args.architecture = "arm64";
   args.memory ??= "1024 MB";

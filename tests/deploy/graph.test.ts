@@ -284,6 +284,12 @@ describe.each(["ci", "prod"] as const)("the %s stage as sst deploy builds it", (
     expect(without.map((fn) => fn.inputs.handler)).toEqual([]);
   });
 
+  it("asks SST's build to minify every function, as the bundle bench measures them", () => {
+    // build.go minifies only when `nodejs.minify` is set, although the component's docs say it defaults to true.
+    const unminified = [...triggers.keys()].filter((fn) => !graph.minifiedBuild(fn));
+    expect(unminified.map((fn) => fn.inputs.handler)).toEqual([]);
+  });
+
   it("packages a split function's chunks beside its entry, and every other function as one file", () => {
     // SST zips the whole build directory: each chunk the entry imports, or loads on first use, must be in it at the
     // relative path the importing file names, and the handler's file must be where `handler` says.

@@ -55,7 +55,7 @@ export interface RecordedResource {
 export interface MockDeploy {
   stage: string;
   /** The function bundles Runtime.Build produced, as SST packaged them. */
-  builds: { functionID: string; handler: string; out: string; bundle: string }[];
+  builds: { functionID: string; handler: string; out: string; bundle: string; minified: boolean }[];
   app: { removal: string; protect: boolean };
   failure?: string;
   rpcErrors: string[];
@@ -132,6 +132,8 @@ export function loadGraph(name: DeployRunName) {
         .map((file) => readFileSync(join(out, file), "utf8"))
         .join("\n");
     },
+    /** Whether SST's build was asked to minify the function's bundle (`nodejs.minify`). */
+    minifiedBuild: (fn: RecordedResource) => buildOf(fn).minified,
     /** Where the function's package was assembled: its bundle and the files `copyFiles` put beside it. */
     packageDirectoryOf: (fn: RecordedResource) => buildOf(fn).out,
     roleOf: (fn: RecordedResource) =>

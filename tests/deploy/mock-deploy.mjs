@@ -157,7 +157,8 @@ async function runtimeBuild(input) {
       ...(nodejs.splitting
         ? { splitting: true, outdir: dirname(join(cached, base + ".mjs")), outExtension: { ".js": ".mjs" } }
         : { outfile: join(cached, base + ".mjs") }),
-      minify: nodejs.minify ?? true,
+      // build.go minifies only when the property is set (its Go bool is false when absent), whatever the docs say.
+      minify: nodejs.minify === true,
       logLevel: "silent",
       banner: { js: esmBanner },
     }).catch((error) => ({ errors: error.errors ?? [{ text: String(error) }] }));
@@ -167,7 +168,13 @@ async function runtimeBuild(input) {
   cpSync(cached, out, { recursive: true });
   // The CLI copies `copyFiles` (already resolved to absolute sources by the component) into the package.
   for (const file of input.copyFiles ?? []) cpSync(file.from, join(out, file.to), { recursive: true });
-  builds.push({ functionID: input.functionID, handler: input.handler, out, bundle: join(out, base + ".mjs") });
+  builds.push({
+    functionID: input.functionID,
+    handler: input.handler,
+    out,
+    bundle: join(out, base + ".mjs"),
+    minified: nodejs.minify === true,
+  });
   return { handler: input.handler, out, errors: [], sourcemaps: [] };
 }
 
