@@ -61,8 +61,10 @@ Commands (output is JSON):
   migrate-keys [--org ID]                             once after deploying issue 27's keys: moves leads, events,
                                                       lead claims, messages and provider-message pointers, runs
                                                       and run claims, analytics lead facts, count-once markers
-                                                      and early responses, wallet holds from the organization's
-                                                      partition to their own (one transaction each; a full table
+                                                      and early responses, wallet holds, calls, conversations,
+                                                      numbers, automations, billing items and suppression entries
+                                                      from the organization's partition to their own, prices and
+                                                      consent settings to their copies (one transaction each; a full table
                                                       scan, or one organization's partition; safe to run again):
                                                       scanned, moved
   backfill-usage [--org ID]                           once after deploying usage by kind (GET /billing/usage): counts

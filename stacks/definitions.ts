@@ -50,7 +50,7 @@ export const table = {
     },
     /** A list in the order of one more field: leads by name, conversations by last message, suppressions by creation. */
     gsi4: { partitionKey: "gsi4pk", sortKey: "gsi4sk", projection: "KEYS_ONLY" },
-    /** A list in the order of one more field: leads by price, the ledger by amount. */
+    /** A list in the order of one more field: leads by price, the ledger by amount, suppressions by number. */
     gsi5: { partitionKey: "gsi5pk", sortKey: "gsi5sk", projection: "KEYS_ONLY" },
     /** A list in the order of one more field: leads by modifiedAt. */
     gsi6: { partitionKey: "gsi6pk", sortKey: "gsi6sk", projection: "KEYS_ONLY" },

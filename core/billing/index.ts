@@ -28,6 +28,7 @@ import {
 } from "#core/billing/prices";
 import { transact, Transaction, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
 import { PriceListEntity, WalletEntity } from "#core/db/entities/billing";
+import { everyCopy } from "#core/db/copies";
 import { ValidationError } from "#core/errors";
 import { nowIso } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
@@ -87,7 +88,12 @@ export const Billing = {
       throw new ValidationError("The prices are not valid; see errors for each field.", toFieldErrors(parsed.issues));
     const current = await Billing.prices(organizationId);
     const next = v.parse(PriceListSchema, { ...current, ...parsed.output });
-    await table.put(PriceListEntity.putAt({ organizationId }, { ...next, modifiedAt: nowIso() }));
+    // Every copy in one transaction: they never differ, so the next read of any copy sees the change.
+    const modifiedAt = nowIso();
+    const transaction = new Transaction();
+    for (const copy of everyCopy)
+      transaction.put("prices", PriceListEntity.putAt({ organizationId, copy }, { ...next, modifiedAt }));
+    await transact(transaction);
     return next;
   },
 

@@ -8,6 +8,7 @@ import {
   type Wallet,
 } from "#core/billing/schemas";
 import { PriceListEntity, WalletEntity, WalletShardEntity } from "#core/db/entities/billing";
+import { copyFor } from "#core/db/copies";
 import { computed, where, type Condition } from "#core/db/expression";
 import { getItemsAt, oneItem, type PlannedRead } from "#core/db/items";
 import { drainShards, shardsHoldMoney, WALLET_SHARDS } from "#core/billing/wallet-shards";
@@ -203,14 +204,20 @@ export function toWallet(organizationId: string, stored: StoredWallet, prices: P
   };
 }
 
-/** The organization's price list: the defaults, overridden field by field by the operator. */
-export async function storedPrices(organizationId: string): Promise<PriceList> {
-  return pricesOf(await PriceListEntity.get({ organizationId }));
+/**
+ * The organization's price list: the defaults, overridden field by field by the operator. Read from the copy for
+ * `by` (what it is for: a message, a call; any copy when it names nothing, core/db/copies.ts).
+ */
+export async function storedPrices(organizationId: string, by?: string): Promise<PriceList> {
+  return pricesOf(await PriceListEntity.get({ organizationId, copy: copyFor(by) }));
 }
 
-/** The read of the price list, for a batch with other reads (`readTogether`). */
-export const pricesRead = (organizationId: string): PlannedRead<PriceList> =>
-  oneItem(PriceListEntity.key({ organizationId }), pricesOf);
+/**
+ * The read of the price list, for a batch with other reads (`readTogether`), from the copy for `by`: a message's
+ * hold and its settlement name the message, so they read one copy (as they read one item before the copies).
+ */
+export const pricesRead = (organizationId: string, by?: string): PlannedRead<PriceList> =>
+  oneItem(PriceListEntity.key({ organizationId, copy: copyFor(by) }), pricesOf);
 
 function pricesOf(Item: Record<string, unknown> | undefined): PriceList {
   if (!Item) return DEFAULT_PRICES;

@@ -1,6 +1,8 @@
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
-import { getItem, oneItem, readAlone, table, type PlannedRead } from "#core/db/items";
+import { copyFor, everyCopy } from "#core/db/copies";
+import { getItem, oneItem, readAlone, type PlannedRead } from "#core/db/items";
+import { Transaction, transact } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import { nowIso, timestamp } from "#core/shared/ids";
 import { maxChars } from "#core/shared/validation";
@@ -70,25 +72,31 @@ export async function frequencyCaps(organizationId: string): Promise<FrequencyCa
   return readAlone(frequencyCapsRead(organizationId));
 }
 
-/** The read of the frequency caps, for a batch with other reads (`readTogether`). */
-export const frequencyCapsRead = (organizationId: string): PlannedRead<FrequencyCaps> =>
+/**
+ * The read of the frequency caps, for a batch with other reads (`readTogether`), from the settings' copy for `by`
+ * (a message id; any copy when it names nothing: core/db/copies.ts).
+ */
+export const frequencyCapsRead = (organizationId: string, by?: string): PlannedRead<FrequencyCaps> =>
   oneItem(
-    keys.consentSettings(organizationId),
+    keys.consentSettings(organizationId, copyFor(by)),
     (item) => (item?.frequencyCaps as FrequencyCaps | undefined) ?? NO_CAPS,
   );
+
+/** The settings as stored (any copy: they never differ). */
+const storedSettings = (organizationId: string, options: { consistent?: boolean } = {}) =>
+  getItem(keys.consentSettings(organizationId, copyFor()), options);
 
 /** Per-organization accounts of the certificate APIs (docs/compliance.md): each organization claims with its own key. */
 export const ConsentSettingsStore = {
   async read(actor: Actor): Promise<ConsentSettings> {
-    return toSettings(await getItem(keys.consentSettings(actor.organizationId)));
+    return toSettings(await storedSettings(actor.organizationId));
   },
 
   /** `PUT /consent/settings`: sets what the body names and keeps the rest (the stored secrets above all). */
   async update(actor: Actor, input: ConsentSettingsRequest): Promise<ConsentSettings> {
-    const stored = await getItem(keys.consentSettings(actor.organizationId), { consistent: true });
+    const stored = await storedSettings(actor.organizationId, { consistent: true });
     // Left out: what is stored; null: removed.
     const item = {
-      ...keys.consentSettings(actor.organizationId),
       entity: entities.consentSettings,
       trustedFormApiKey:
         input.trustedForm === undefined ? (stored?.trustedFormApiKey ?? null) : (input.trustedForm?.apiKey ?? null),
@@ -97,12 +105,16 @@ export const ConsentSettingsStore = {
       frequencyCaps: input.frequencyCaps ?? (stored?.frequencyCaps as FrequencyCaps | undefined) ?? NO_CAPS,
       modifiedAt: nowIso(),
     };
-    await table.put({ Item: item });
+    // Every copy in one transaction: they never differ, so the next send's read of any copy sees the change.
+    const transaction = new Transaction();
+    for (const copy of everyCopy)
+      transaction.put("settings", { Item: { ...keys.consentSettings(actor.organizationId, copy), ...item } });
+    await transact(transaction);
     return toSettings(item);
   },
 
   async credentials(organizationId: string): Promise<ConsentCredentials> {
-    const item = await getItem(keys.consentSettings(organizationId));
+    const item = await storedSettings(organizationId);
     return {
       trustedFormApiKey: (item?.trustedFormApiKey as string | null) ?? null,
       jornayaAccountCode: (item?.jornayaAccountCode as string | null) ?? null,

@@ -23,6 +23,8 @@ export const accessPatterns = {
   // gsi4-gsi6: lists in the order of one more field (docs/data-model.md "Listing and its cost").
   sortedByField: "gsi4",
   sortedByPrice: "gsi5",
+  // The organization's suppressed numbers in number order (each entry in a partition of its own since issue 27).
+  suppressionsByNumber: "gsi5",
   sortedByModifiedAt: "gsi6",
   // gsi7: a list narrowed to one value of a closed set, in creation order.
   leadsByProcessingStatus: "gsi7",

@@ -10,9 +10,11 @@ import { ConversationEntity, NumberHealthEntity, type StoredConversation } from 
 import { PhoneNumberEntity } from "#core/db/entities/phone-numbers";
 import { LedgerEntryEntity, UsageDayEntity } from "#core/db/entities/billing";
 import { AutomationEntity, AutomationRunEntity } from "#core/db/entities/automations";
+import { SuppressionEntity } from "#core/db/entities/suppressions";
 import type { StoredRun } from "#core/automations/runs/model";
 import { accessPatterns, withoutKeys } from "#core/db/indexes";
-import { ownPartition } from "#core/db/keys/shared";
+import { copyKey, ownPartition } from "#core/db/keys/shared";
+import { everyCopy } from "#core/db/copies";
 
 /**
  * An item whose index keys do not change with its move (a claim has none; a message's conversation and due entries
@@ -97,7 +99,16 @@ const moved: Record<string, ((old: Item, organizationId: string) => Item) | unde
     const [, phoneNumberId = "", bucket = ""] = String(old.sk).split("#");
     return { ...old, ...NumberHealthEntity.key({ organizationId, phoneNumberId, bucket }) };
   },
+  // A suppression entry (every send attempt reads it consistently): its list entries derived again (by number, new).
+  [entities.suppression]: (old, organizationId) =>
+    SuppressionEntity.item({ ...withoutKeys(old), organizationId, phoneNumber: String(old.phoneNumber) }),
 };
+
+/**
+ * Settings items every send reads, stored as copies since issue 27 (core/db/copies.ts): the old item becomes every
+ * copy (same sort key, `ORG#<id>#<sort key>#<n>`), all written in the transaction that deletes it.
+ */
+const copied = new Set<string>([entities.priceList, entities.consentSettings]);
 
 const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index) => [`${index}pk`, `${index}sk`]);
 
@@ -108,7 +119,7 @@ const indexKeyNames = [...new Set(Object.values(accessPatterns))].flatMap((index
  * `RUN#<automation>#<id>`, `RUNKEY#…`, `ANALYTICS#LEAD#…`, `ANALYTICS#COUNTED#…`, `ANALYTICS#EARLY#…`,
  * `RESERVATION#…`, `CALL#<id>`, `CALLPHONE#<e164>#<id>`, `PROVIDERCALL#…`, `CONVERSATION#<id>`,
  * `CONVERSATIONPHONE#<e164>`, `PHONENUMBER#<id>`, `AUTOMATION#<id>`, `NUMBERHEALTH#<number>#<bucket>`,
- * `WALLET#SHARD#<n>`, `LEDGER#<id>`, `USAGE#<day>#<part>`); its new
+ * `WALLET#SHARD#<n>`, `LEDGER#<id>`, `USAGE#<day>#<part>`, `SUPPRESSION#<e164>`); its new
  * partition key is `ORG#<id>#<sort key>`, but for a number's call copies, which share `ORG#<id>#CALLPHONE#<e164>`,
  * its health buckets, which share `ORG#<id>#NUMBERHEALTH#<number>`, and a wallet part's usage days, which share
  * `ORG#<id>#USAGE#<part>`.
@@ -143,9 +154,9 @@ const moving = "KeyMigration";
  * Operator migration (`npm run admin -- migrate-keys [--org ID]`, docs/data-model.md "Moving a stage to per-item
  * partitions"): moves every lead, event, lead claim, message, provider-message pointer, automation run, run claim,
  * analytics lead facts, count-once marker, early response, wallet hold, call, call copy, provider-call pointer,
- * conversation and conversation pointer, phone number and its health buckets, automation, wallet shard, ledger entry
- * and usage day stored
- * in the organization's partition to its own, each in one transaction (put at the new key, delete the old), so a lead is never in both places nor in neither, then
+ * conversation and conversation pointer, phone number and its health buckets, automation, wallet shard, ledger entry,
+ * usage day and suppression entry stored
+ * in the organization's partition to its own (and its price list and consent settings to their copies), each in one transaction (put at the new key, delete the old), so a lead is never in both places nor in neither, then
  * gives it back its entity. Where the new key holds an item already (written since the deploy), its attributes win
  * over the old copy's. Running it again moves nothing; the whole-table run also finishes a move an earlier run left
  * half done. One organization is a Query of its partition; the whole table one Scan.
@@ -168,6 +179,9 @@ export async function migrateKeys(organizationId?: string): Promise<{ scanned: n
  * on the wallet) or start a second run of one trigger.
  */
 const guards: string[] = [
+  // What every send checks (its recipient's suppression entry, the caps and prices it reads) before the messages.
+  entities.suppression,
+  ...copied,
   entities.leadClaim,
   entities.providerMessage,
   entities.automationRunClaim,
@@ -278,6 +292,7 @@ async function addCounters(listed: Item, isCounter: (name: string, value: unknow
 }
 
 async function moveItem(item: Item): Promise<boolean> {
+  if (copied.has(String(item.entity))) return copyItem(item);
   const next = movedItem(item);
   if (!next) return false;
   const isCounter = counters[String(item.entity)];
@@ -301,6 +316,31 @@ async function moveItem(item: Item): Promise<boolean> {
       .delete("old item", { Key: { pk: item.pk, sk: item.sk }, ConditionExpression: "attribute_exists(pk)" }),
   );
   await settle(key);
+  return true;
+}
+
+/**
+ * Replaces an old settings item in the organization's partition by its copies, in one transaction. Copies written
+ * since the deploy (the owner changed the settings: every copy at once) win, and the old item is only deleted; a
+ * change between the read and the move fails a condition, and the run stops (running it again picks up there).
+ */
+async function copyItem(item: Item): Promise<boolean> {
+  const partition = String(item.pk);
+  if (partition.split("#").length !== 2) return false;
+  const organizationId = partition.slice("ORG#".length);
+  const sk = String(item.sk);
+  const current = await getItem(copyKey(organizationId, sk, 0), { consistent: true });
+  const transaction = new Transaction().delete("old item", {
+    Key: { pk: item.pk, sk: item.sk },
+    ConditionExpression: "attribute_exists(pk)",
+  });
+  if (!current)
+    for (const copy of everyCopy)
+      transaction.put("copy", {
+        Item: { ...item, ...copyKey(organizationId, sk, copy) },
+        ConditionExpression: "attribute_not_exists(pk)",
+      });
+  await transact(transaction);
   return true;
 }
 

@@ -47,7 +47,7 @@ export async function reserveForMessage(
   message: Message,
   read?: PriceList,
 ): Promise<BillingDecision> {
-  const prices = read ?? (await Billing.prices(organizationId));
+  const prices = read ?? (await Billing.prices(organizationId, message.id));
   const { amount } = messageCost(prices, {
     kind: message.channel === "Mms" ? "mms" : "sms",
     segments: message.segments,

@@ -285,7 +285,11 @@ export type SettlementRead = { prices: PriceList; reservation: StoredReservation
  * reads the three at once, issue 27): the same consistent read `finish` would take right after.
  */
 export function settlementRead(organizationId: string, messageId: string): PlannedRead<SettlementRead> {
-  const read = combinedRead([Billing.pricesRead(organizationId), Billing.reservationRead(organizationId, messageId)]);
+  // The price list's copy for this message: the one its hold was priced from (core/db/copies.ts).
+  const read = combinedRead([
+    Billing.pricesRead(organizationId, messageId),
+    Billing.reservationRead(organizationId, messageId),
+  ]);
   return {
     keys: read.keys,
     from: (items) => {

@@ -532,16 +532,17 @@ type Refusal = { complianceAction: string; statusReason: string; billingStatus?:
 /**
  * The single items a dispatch reads, in one BatchGetItem instead of a GetItem each: the recipient's suppression entry,
  * the frequency caps, the price list (for the hold) and the conversation (for its sticky number). Consistent, as the
- * conversation's own read was.
+ * conversation's own read was. None is in the organization's partition (issue 27): the suppression entry is in one of
+ * its own, the caps and prices are the copies for this message (core/db/copies.ts; its settlement reads the same).
  */
 function dispatchRead(
   organizationId: string,
-  message: Pick<Message, "toPhoneNumber" | "conversationId">,
+  message: Pick<Message, "id" | "toPhoneNumber" | "conversationId">,
 ): PlannedRead<DispatchReads> {
   const read = combinedRead([
     Suppressions.findRead(organizationId, message.toPhoneNumber),
-    frequencyCapsRead(organizationId),
-    Billing.pricesRead(organizationId),
+    frequencyCapsRead(organizationId, message.id),
+    Billing.pricesRead(organizationId, message.id),
     Conversations.dispatchRead(organizationId, message.conversationId),
   ]);
   return {
@@ -582,7 +583,7 @@ async function processReads(
   if (!carried.to || !carried.conversationId) return { stored: await readMessageToSend(organizationId, messageId) };
   const [stored, items, contact] = await readTogether([
     messageToSendRead(organizationId, messageId),
-    dispatchRead(organizationId, { toPhoneNumber: carried.to, conversationId: carried.conversationId }),
+    dispatchRead(organizationId, { id: messageId, toPhoneNumber: carried.to, conversationId: carried.conversationId }),
     carried.leadId ? Contacts.ofLeadRead(organizationId, carried.leadId) : nothingToRead,
   ]);
   return {

@@ -3,8 +3,7 @@ import type { Actor } from "#core/auth/actor";
 import { Audit } from "#core/audit/index";
 import { SuppressionEntity } from "#core/db/entities/suppressions";
 import { where } from "#core/db/expression";
-import { keys } from "#core/db/keys";
-import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
+import { listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { ConflictError, NotFoundError } from "#core/errors";
 import { Events } from "#core/events/index";
 import type { Page, PagingQuery } from "#core/shared/paging";
@@ -45,9 +44,11 @@ const listResource: ListResource<Suppression> = {
   defaultOrder: [{ field: "createdAt", direction: "desc" }],
   idOf: (s) => s.phoneNumber,
   fromItem: toSuppression,
-  candidates: (organizationId) => prefixQuery(keys.suppressionPrefix(organizationId)),
+  // Each entry is in a partition of its own (issue 27): the organization's entries are its number index.
+  candidates: (organizationId) => SuppressionEntity.query("byNumber", { organizationId }),
   orders: {
-    phoneNumber: keyOrder(keys.suppressionPrefix),
+    phoneNumber: (organizationId, _context, forward) =>
+      SuppressionEntity.plan("byNumber", { organizationId }, { forward }),
     createdAt: (organizationId, _context, forward) =>
       SuppressionEntity.plan("byCreated", { organizationId }, { forward }),
   },

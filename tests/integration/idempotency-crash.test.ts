@@ -225,7 +225,7 @@ describe("an Idempotency-Key survives a crash: one keyed request yields at most 
       { phoneNumber },
       /"entity":(\{"S":)?"Suppression"/,
     );
-    expect(await storedIds(org, "SUPPRESSION#")).toEqual([expect.anything()]);
+    expect(await organizationItems(org, ["Suppression"])).toEqual([expect.anything()]);
     expect([retry.status, retry.body.phoneNumber, retry.body.reason]).toEqual([201, phoneNumber, "Manual"]);
     expect(again.body).toEqual(retry.body);
   });

@@ -9,6 +9,8 @@ import { keys } from "#core/db/keys";
 import { queryAll } from "#core/db/query";
 import { getItem, table } from "#core/db/items";
 import { migrateKeys } from "#core/db/migrate-keys";
+import { Billing } from "#core/billing/index";
+import { copyKey, settingsCopies } from "#core/db/keys/shared";
 import { leadFacts, rangeFigures } from "#core/analytics/read";
 import { histogramUpdate, packHistogram, parseHistogram, rollupUpdate } from "#core/analytics/rollups";
 import { transact, Transaction } from "#core/db/transact";
@@ -385,5 +387,80 @@ describe("migrate-keys", () => {
     });
     expect(moved.Item).toMatchObject({ entity: "AnalyticsRollup", leads: 9, ...many });
     expect((await table.get({ Key: { pk: oldPartition, sk: "ANALYTICS#D#2020-01-07" } })).Item).toBeUndefined();
+  }, 120_000);
+  it("moves suppression entries to partitions of their own and the price list and consent settings to their copies: an old opt-out still blocks the next send, its prices and caps still apply", async () => {
+    const org = await newOrganization();
+    const organizationId = org.organizationId;
+    const oldPartition = keys.organization(organizationId).pk;
+    await readyToText(org);
+    const suppressed = randomNumber();
+    expect((await org.request("POST", "/suppressions", { body: { phoneNumber: suppressed } })).status).toBe(201);
+    await Billing.setPrices(organizationId, { smsSegment: "0.0500" });
+    const caps = { frequencyCaps: { smsPerDay: 3, callsPerDay: 2 }, trustedForm: { apiKey: "tf-key-123456" } };
+    expect((await org.request("PUT", "/consent/settings", { body: caps })).status).toBe(200);
+    const listed = async () =>
+      (await org.request("POST", "/suppressions/all/my", { body: {} })).body.items.map(
+        (entry: { phoneNumber: string }) => entry.phoneNumber,
+      );
+    const byNumber = async () =>
+      (
+        await org.request("POST", "/suppressions/all/my", {
+          body: { orderBy: [{ field: "phoneNumber", direction: "asc" }] },
+        })
+      ).body.items.map((entry: { phoneNumber: string }) => entry.phoneNumber);
+    const settings = async () => (await org.request("GET", "/consent/settings")).body;
+    const prices = async () => (await org.request("GET", "/billing/wallet")).body.prices;
+    expect(await listed()).toEqual([suppressed]);
+    expect(await byNumber()).toEqual([suppressed]);
+    const storedSettings = await settings();
+    expect(storedSettings.frequencyCaps).toEqual(caps.frequencyCaps);
+    expect((await prices()).smsSegment).toBe("0.0500");
+
+    // As stored before: the entry in the organization's partition (no number-ordered entry), each setting one item.
+    const [entry] = await organizationItems(org, ["Suppression"]);
+    const { gsi5pk: _pk, gsi5sk: _sk, ...oldEntry } = entry!;
+    await toOldLayout([oldEntry]);
+    for (const sk of ["SETTINGS#PRICES", "SETTINGS#CONSENT"]) {
+      const copy = await getItem(copyKey(organizationId, sk, 0), { consistent: true });
+      await table.put({ Item: { ...copy, pk: oldPartition, sk } });
+      for (let index = 0; index < settingsCopies; index++)
+        await table.delete({ Key: copyKey(organizationId, sk, index) });
+    }
+    // Its creation entry names its old key (listed by creation still), but it is not at the key a send reads.
+    expect(await byNumber()).toEqual([]);
+    expect((await settings()).frequencyCaps).toEqual({ smsPerDay: null, callsPerDay: null });
+    expect((await prices()).smsSegment).toBe("0.0100");
+
+    expect(await migrateKeys(organizationId)).toMatchObject({ moved: 3 });
+    expect(await organizationItems(org, ["Suppression"])).toEqual([entry]);
+    expect(await listed()).toEqual([suppressed]);
+    expect(await byNumber()).toEqual([suppressed]);
+    expect(await settings()).toEqual(storedSettings);
+    expect((await prices()).smsSegment).toBe("0.0500");
+    for (const sk of ["SETTINGS#PRICES", "SETTINGS#CONSENT"]) {
+      expect(await getItem({ pk: oldPartition, sk }, { consistent: true }), sk).toBeUndefined();
+      for (let index = 0; index < settingsCopies; index++)
+        expect(await getItem(copyKey(organizationId, sk, index), { consistent: true }), sk).toBeDefined();
+    }
+    // The moved entry stops the next send to its number.
+    const blocked = await send(org, { to: suppressed, body: "after the move" });
+    expect(await waitForMessage(org, blocked.body.id)).toMatchObject({
+      status: "Blocked",
+      complianceAction: "Suppressed",
+    });
+    expect(await migrateKeys(organizationId)).toMatchObject({ moved: 0 });
+
+    // Settings changed since the deploy (every copy written) win over an old item left behind, which is dropped.
+    await table.put({
+      Item: {
+        pk: oldPartition,
+        sk: "SETTINGS#CONSENT",
+        entity: "ConsentSettings",
+        frequencyCaps: { smsPerDay: 1, callsPerDay: 1 },
+      },
+    });
+    expect(await migrateKeys(organizationId)).toMatchObject({ moved: 1 });
+    expect(await settings()).toEqual(storedSettings);
+    expect(await getItem({ pk: oldPartition, sk: "SETTINGS#CONSENT" }, { consistent: true })).toBeUndefined();
   }, 120_000);
 });

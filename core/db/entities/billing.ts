@@ -47,12 +47,16 @@ export const WalletShardEntity = defineEntity({
   indexes: {},
 });
 
-/** The PriceList entity: the operator's overrides of the default prices, one per organization. */
+/**
+ * The PriceList entity: the operator's overrides of the default prices, one per organization, stored as identical
+ * copies (`copy`, core/db/copies.ts) written in one transaction.
+ */
 export const PriceListEntity = defineEntity({
   name: "PriceList",
   attributes: [],
-  key: ({ organizationId }: { organizationId: string }) => billingKeys.priceList(organizationId),
-  identity: ({ organizationId }: { organizationId: string }) => ({ organizationId }),
+  key: ({ organizationId, copy }: { organizationId: string; copy: number }) =>
+    billingKeys.priceList(organizationId, copy),
+  identity: ({ organizationId, copy }: { organizationId: string; copy: number }) => ({ organizationId, copy }),
   indexes: {},
 });
 

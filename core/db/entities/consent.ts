@@ -1,10 +1,13 @@
 import { defineEntity } from "#core/db/entity";
-import { org, type Key } from "#core/db/keys/shared";
+import { copyKey, org, type Key } from "#core/db/keys/shared";
 
 /** Keys of the items core/consent owns (docs/data-model.md). */
 export const consentKeys = {
-  /** The organization's consent-verification accounts (TrustedForm API key, Jornaya account); the item holds the secrets. */
-  consentSettings: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#CONSENT" }),
+  /**
+   * One of the copies (`copyKey`) of the organization's consent settings: its consent-verification accounts
+   * (TrustedForm API key, Jornaya account; the item holds the secrets) and the frequency caps every send reads (issue 27).
+   */
+  consentSettings: (organizationId: string, copy: number): Key => copyKey(organizationId, "SETTINGS#CONSENT", copy),
   /**
    * One piece of a lead's consent evidence (its verified certificate, a consent record the business posted, an
    * inbound opt-in, an opt-out); the lead's evidence is one key range, oldest first by ULID.

@@ -1,19 +1,23 @@
 import { defineEntity } from "#core/db/entity";
-import { org, ordered, type Key } from "#core/db/keys/shared";
+import { org, ordered, ownPartition, type Key } from "#core/db/keys/shared";
 
 /** Keys of the items core/suppressions owns (docs/data-model.md). */
 export const suppressionsKeys = {
-  /** Suppressed (opted-out) phone numbers; owned by messaging, read by lead processing. */
-  suppression: (organizationId: string, e164: string): Key => ({ pk: org(organizationId), sk: `SUPPRESSION#${e164}` }),
-  suppressionPrefix: (organizationId: string) => ({ pk: org(organizationId), skPrefix: "SUPPRESSION#" }),
+  /**
+   * A suppressed (opted-out) phone number, in a partition of its own (issue 27: every send attempt reads it
+   * consistently, ~4 read units a lead the organization's partition could not carry); owned by messaging, read by
+   * lead processing.
+   */
+  suppression: (organizationId: string, e164: string): Key => ownPartition(organizationId, `SUPPRESSION#${e164}`),
 };
 
 /** A stored suppression: the number, its organization and the rest of the entry. */
 type StoredSuppression = { organizationId: string; phoneNumber: string; createdAt?: string } & Record<string, unknown>;
 
 /**
- * The Suppression entity (docs/data-model.md): one item per suppressed number under its organization, in number
- * order, and an entry in the order the numbers were added (the list's default order).
+ * The Suppression entity (docs/data-model.md): one item per suppressed number, each in a partition of its own, listed
+ * in number order and in the order the numbers were added (the list's default order). The list's partitions take a
+ * write only when a number is added or lifted (an opt-out, an operator's entry): not sharded.
  */
 export const SuppressionEntity = defineEntity({
   name: "Suppression",
@@ -28,6 +32,13 @@ export const SuppressionEntity = defineEntity({
       pk: (suppression: StoredSuppression) => `${org(suppression.organizationId)}#SUPPRESSIONS#CREATED`,
       sk: (suppression: StoredSuppression) => ordered(suppression.createdAt ?? "", suppression.phoneNumber ?? ""),
       composites: ["createdAt"],
+    },
+    /** The organization's suppressions in number order (the sort key the entry had in the organization's partition). */
+    byNumber: {
+      index: "suppressionsByNumber",
+      pk: (suppression: StoredSuppression) => `${org(suppression.organizationId)}#SUPPRESSIONS`,
+      sk: (suppression: StoredSuppression) => `SUPPRESSION#${suppression.phoneNumber ?? ""}`,
+      composites: ["phoneNumber"],
     },
   },
 });

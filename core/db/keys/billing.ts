@@ -1,4 +1,4 @@
-import { org, ownPartition, ordered, decimalSortText, type Key } from "#core/db/keys/shared";
+import { copyKey, org, ownPartition, ordered, decimalSortText, type Key } from "#core/db/keys/shared";
 
 /** Keys of the items core/billing owns (docs/data-model.md). */
 export const billingKeys = {
@@ -22,7 +22,8 @@ export const billingKeys = {
    * together by their keys (one BatchGetItem).
    */
   walletShard: (organizationId: string, shard: number): Key => ownPartition(organizationId, `WALLET#SHARD#${shard}`),
-  priceList: (organizationId: string): Key => ({ pk: org(organizationId), sk: "SETTINGS#PRICES" }),
+  /** One of the price list's copies (`copyKey`: every send's hold and settlement read one, issue 27). */
+  priceList: (organizationId: string, copy: number): Key => copyKey(organizationId, "SETTINGS#PRICES", copy),
   /**
    * A ledger entry, in a partition of its own (issue 27: every charge writes one, 2 write units a lead the
    * organization's partition could not carry); listed by creation and by amount from write-sharded indexes

@@ -22,6 +22,20 @@ export const org = (organizationId: string) => `ORG#${organizationId}`;
 export const ownPartition = (organizationId: string, sk: string): Key => ({ pk: `${org(organizationId)}#${sk}`, sk });
 
 /**
+ * How many copies a copied settings item has (issue 27: the price list and the consent settings, rarely written and
+ * read consistently by every delivery attempt of a text, ~4 read units a lead each, more than the organization's
+ * partition could carry with the rest): each copy in a partition of its own, all written in one transaction
+ * (core/db/copies.ts chooses the copy a read takes).
+ */
+export const settingsCopies = 4;
+
+/** Copy `copy` of the organization's settings item `sk`: partition `ORG#<org>#<sk>#<copy>`, sort key `<sk>`. */
+export const copyKey = (organizationId: string, sk: string, copy: number): Key => ({
+  pk: `${org(organizationId)}#${sk}#${copy}`,
+  sk,
+});
+
+/**
  * Sort keys of the ordered-list indexes (gsi4-gsi6) are `<value>\0<id>`: the
  * NUL (refused in every text field) sorts below every character, so a value
  * that is a prefix of another sorts first, and equal values fall back to the id,
