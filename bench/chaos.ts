@@ -28,6 +28,7 @@ import { seededRandom } from "#local/seeded-random";
 import { readJson, stackStatePath, type StackState } from "#local/state";
 import { installSimulator } from "#core/providers/simulator/install";
 import { toMessage } from "#core/messaging/store";
+import { toStoredRun } from "#core/automations/runs/store";
 
 // This process runs the due-work sweeps itself (carrier status look-ups included), with the stack's PROVIDER.
 installSimulator();
@@ -603,10 +604,18 @@ async function snapshot(orgs: Org[]): Promise<OrgState[]> {
     const page = await db().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey, ConsistentRead: true }));
     for (const item of page.Items ?? []) {
       const [, organizationId] = String(item.pk).split("#");
-      // A message's longer fields are stored under short names (core/messaging/store.ts): read them back by their names.
+      // A message's longer fields are stored under short names (core/messaging/store.ts), a run's packed
+      // (core/automations/runs/store.ts): read them back by their names.
       byPartition
         .get(`ORG#${organizationId}`)
-        ?.items.set(String(item.sk), item.entity === "Message" ? { ...item, ...toMessage(item) } : item);
+        ?.items.set(
+          String(item.sk),
+          item.entity === "Message"
+            ? { ...item, ...toMessage(item) }
+            : item.entity === "AutomationRun"
+              ? { ...item, ...toStoredRun(item) }
+              : item,
+        );
     }
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);

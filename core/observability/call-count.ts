@@ -206,7 +206,8 @@ function sizeOfValue(value: unknown): number {
   return 3 + sizeOfItem(value as Input) + entries.length;
 }
 
-function sizeOfItem(item: Input | undefined): number {
+/** An item's size by DynamoDB's rule (`sizeOfValue`); also what tests of a stored format weigh it with. */
+export function sizeOfItem(item: Input | undefined): number {
   return Object.entries(item ?? {}).reduce(
     (sum, [name, value]) => sum + Buffer.byteLength(name) + sizeOfValue(value),
     0,

@@ -1,10 +1,11 @@
 /**
  * The run engine (docs/automations.md "Execution"). A run is one stored item; each step is one queue message
- * (`automation.step`). Processing a step: read the run (with its automation), take the step's lease with a
- * conditional write (not for a send observed again: core/automations/runs/step.ts), run the action, then record the
- * outcome and route to the next action in one more conditional write, and only then send the next message. Waits
- * and retries are delayed messages (SQS, up to 15 minutes) backed by the due index, which the sweep reads for longer
- * waits and for steps whose message was lost.
+ * (`automation.step`), except a triggered run's first, run by the invocation that created the run (created holding
+ * that step's lease: `Engine.start`'s `firstStep`). Processing a step: read the run (with its automation), take the
+ * step's lease with a conditional write (not for a send observed again: core/automations/runs/step.ts), run the action,
+ * then record the outcome and route to the next action in one more conditional write, and only then send the next
+ * message. Waits and retries are delayed messages (SQS, up to 15 minutes) backed by the due index, which the sweep
+ * reads for longer waits and for steps whose message was lost.
  */
 import { AutomationStep } from "#core/automations/runs/queue";
 import { endEvent } from "#core/automations/runs/end-event";
@@ -207,17 +208,44 @@ export function observed(run: StoredRun): boolean {
   return run.effectId !== null && step?.status === "Running" && typeof step.output?.observations === "number";
 }
 
+/**
+ * The run with its current step claimed: a lease until `now + LEASE_MS` (another consumer takes the step over once it
+ * ends), the step's effect id fixed (kept when an earlier claim fixed it), the step Running.
+ */
+export function leased(run: StoredRun, now: number): StoredRun {
+  const at = new Date(now).toISOString();
+  return {
+    ...run,
+    status: "Running",
+    leaseToken: newId(),
+    leaseUntil: new Date(now + LEASE_MS).toISOString(),
+    effectId: run.effectId ?? newId(),
+    dueAt: null,
+    modifiedAt: at,
+    steps: run.steps.map((step, index) =>
+      index === run.cursorSeq ? { ...step, status: "Running", startedAt: step.startedAt ?? at } : step,
+    ),
+  };
+}
+
+/**
+ * Executes the first step of a run just created holding its lease (`leased`), in the invocation that created it
+ * (core/automations/runs/step.ts): `automation` is the one the run was started from.
+ */
+export type FirstStep = (run: StoredRun, automation: Automation, options: { random?: () => number }) => Promise<void>;
+
 export const Engine = {
   /**
    * Starts one run of `automation` from `trigger` for an event. The run is claimed on (automation, event id), so
-   * a redelivered event answers the existing run. The trigger step and the routing to the first action happen here;
-   * the first action is the first queued step.
+   * a redelivered event answers the existing run. The trigger step and the routing to the first action happen here.
+   * With `firstStep` (the automation-runs consumer, which executes steps anyway), the run is created holding the
+   * first action's lease and that action runs here; otherwise (a manual run over HTTP) it is the first queued step.
    */
   async start(
     automation: Automation,
     trigger: Trigger,
     event: TriggerEvent,
-    options: { random?: () => number } = {},
+    options: { random?: () => number; firstStep?: FirstStep } = {},
   ): Promise<{ run: StoredRun; created: boolean }> {
     const now = Date.now();
     const at = new Date(now).toISOString();
@@ -259,13 +287,22 @@ export const Engine = {
     };
     const definition = automation as unknown as Definition;
     const route = await routeFrom(definition, trigger.id, evaluationContext(blank, environment, now), options.random);
-    const run = applyRoute(blank, route, at);
+    const routed = applyRoute(blank, route, at);
+    // Created already holding the first action's lease, with its effect id fixed: a process that stops after the
+    // create leaves a run whose step another consumer takes over once the lease ends (by the effect id, once).
+    const inline = options.firstStep && routed.status === "Pending" ? options.firstStep : undefined;
+    const run = inline ? leased(routed, now) : routed;
     const result = await RunStore.create(run);
     // The stored run (its id is the claimed one when an interrupted attempt claimed the trigger first).
     const stored = result.run;
     if (result.created && isFinal(stored)) await save(stored, { ...stored, status: "Pending" }).catch(ignoreStale);
-    else if (result.created) await noteLastRun(stored.organizationId, stored.automationId, stored);
-    if (result.run.status === "Pending") await sendStep(result.run);
+    // The automation notes the run as it started (Pending), as before a step's lease.
+    else if (result.created) await noteLastRun(stored.organizationId, stored.automationId, routed);
+    if (result.created && inline) await inline(stored, automation, options);
+    // Not written since its create (a redelivered trigger): its first step was never recorded, so it is sent again,
+    // once the lease of a start that stopped half-way (or is still running) has ended.
+    else if (!isFinal(stored) && stored.rev === 0)
+      await sendStep(stored, stored.leaseUntil ? Date.parse(stored.leaseUntil) - Date.now() : 0);
     return result;
   },
 

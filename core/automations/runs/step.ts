@@ -6,20 +6,22 @@ import {
   evaluationContext,
   finish,
   ignoreStale,
-  LEASE_MS,
+  leased,
   observed,
   save,
   sendStep,
   type Environment,
+  type FirstStep,
 } from "#core/automations/runs/engine";
+import type { Automation } from "#core/automations/index";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { routeFrom, type Definition } from "#core/automations/runs/route";
 import { isFinal, runWithAutomationRead, StaleRunError, Versions } from "#core/automations/runs/store";
-import { newId } from "#core/shared/ids";
 import type { LeadConsentState } from "#core/consent/index";
 import { nothingToRead, readAlone, readTogether } from "#core/db/items";
 import { consentStateOf } from "#core/leads/consent";
 import { Messages } from "#core/messaging/messages";
+import type { Message } from "#core/messaging/model";
 import { LeadReads, toLead } from "#core/leads/reads";
 
 // Apart from engine.ts: starting, retrying and cancelling a run (the run routes, the trigger fan-out) never executes
@@ -60,36 +62,65 @@ export async function runStep(
     await sendStep(current, Date.parse(current.waitingUntil) - now);
     return;
   }
-  const stepIndex = current.cursorSeq;
-  const pending = current.steps[stepIndex]!;
-  const claimed: StoredRun = {
-    ...current,
-    status: "Running",
-    leaseToken: newId(),
-    leaseUntil: new Date(now + LEASE_MS).toISOString(),
-    effectId: current.effectId ?? newId(),
-    dueAt: null,
-    modifiedAt: at,
-    steps: current.steps.map((step, index) =>
-      index === stepIndex ? { ...step, status: "Running", startedAt: step.startedAt ?? at } : step,
-    ),
-  };
   // A step looked at again (a send observed until its message is handed off: the message exists, so looking creates
   // nothing) takes no lease: two copies at once only read, and the rev condition of the outcome's write keeps one.
   const observing = observed(current);
   let run: StoredRun;
   try {
-    run = observing ? current : await save(claimed, current);
+    run = observing ? current : await save(leased(current, now), current);
   } catch (error) {
     return ignoreStale(error);
   }
-  const definition = await Versions.read(organizationId, run.automationId, run.automationVersion, automation);
-  const action = definition?.actions.find((candidate) => candidate.id === pending.nodeId);
   // A send looked at again observes its message: the lead is read only if what follows needs it (issue 27, h26).
   const read = data.leadId && run.leadId === data.leadId ? { item: leadItem } : undefined;
-  const { consent, ...environment } = await stepEnvironmentOf(organizationId, observing ? null : run.leadId, read);
-  const readLead = async () => (environment.lead = (await stepEnvironmentOf(organizationId, run.leadId)).lead);
+  await execute(
+    {
+      run,
+      automation,
+      now,
+      observing,
+      // The claim's write fixed the id (the run's rev condition held, so no other execution has it).
+      effectIsNew: !observing && current.effectId === null,
+      ...(read ? { lead: read } : {}),
+      // The message read with the run, when it is the one this step observes (its effect id).
+      ...(observing && data.messageId === run.effectId ? { message: { found: messageSeen } } : {}),
+    },
+    options.random,
+  );
+}
+
+/**
+ * The first step of a run `Engine.start` just created holding its lease (issue 27): executed in the invocation that
+ * created the run, from the automation it was started from, with no step message, read or lease write of its own. The
+ * create fixed the effect id (its put was conditional on the run being new, so no other execution has it). A process
+ * that stops here leaves the run to its lease: the redelivered trigger, or the sweep, sends the step once it ends.
+ */
+export const runFirstStep: FirstStep = (run, automation, options) =>
+  execute({ run, automation, now: Date.now(), observing: false, effectIsNew: true }, options.random);
+
+/** A step its execution holds (or observes without a lease), with what was read with its run. */
+interface HeldStep {
+  run: StoredRun;
+  automation: Automation;
+  now: number;
+  observing: boolean;
+  effectIsNew: boolean;
+  /** The lead's item, when read with the run (else the step reads it). */
+  lead?: { item: Record<string, unknown> | undefined };
+  /** The message of a send looked at again, when read with the run. */
+  message?: { found: Message | undefined };
+}
+
+/** Runs a held step's action, then records the outcome and routes on in one conditional write, then sends the next step. */
+async function execute(held: HeldStep, random?: () => number): Promise<void> {
+  const { run, automation, now, observing } = held;
+  const organizationId = run.organizationId;
+  const stepIndex = run.cursorSeq;
   const step = run.steps[stepIndex]!;
+  const definition = await Versions.read(organizationId, run.automationId, run.automationVersion, automation);
+  const action = definition?.actions.find((candidate) => candidate.id === step.nodeId);
+  const { consent, ...environment } = await stepEnvironmentOf(organizationId, observing ? null : run.leadId, held.lead);
+  const readLead = async () => (environment.lead = (await stepEnvironmentOf(organizationId, run.leadId)).lead);
   const outcome: ActionOutcome = action
     ? await executeAction({
         run,
@@ -99,19 +130,16 @@ export async function runStep(
         organization: environment.organization,
         now,
         effectId: run.effectId!,
-        // The claim's write fixed the id (the run's rev condition held, so no other execution has it).
-        effectIsNew: !observing && current.effectId === null,
-        // The message read with the run, when it is the one this step observes (its effect id).
-        ...(observing && data.messageId === run.effectId ? { message: { found: messageSeen } } : {}),
+        effectIsNew: held.effectIsNew,
+        ...(held.message ? { message: held.message } : {}),
         ...(consent ? { consent } : {}),
         ...(observing && run.leadId ? { readLead } : {}),
       })
-    : { kind: "failed", error: `Version ${run.automationVersion} of the automation has no action ${pending.nodeId}.` };
+    : { kind: "failed", error: `Version ${run.automationVersion} of the automation has no action ${step.nodeId}.` };
   // Routing on from the step may weigh the lead (condition groups): read it now if it was not.
   const routesOn = (outcome.kind === "succeeded" || outcome.kind === "skipped") && definition !== undefined;
-  if (observing && run.leadId && !environment.lead && routesOn && leavesNode(definition, pending.nodeId))
-    await readLead();
-  const next = await afterOutcome(run, stepIndex, outcome, definition, environment, options.random);
+  if (observing && run.leadId && !environment.lead && routesOn && leavesNode(definition, step.nodeId)) await readLead();
+  const next = await afterOutcome(run, stepIndex, outcome, definition, environment, random);
   const saved = await save(next.run, run).catch((error: unknown) =>
     error instanceof StaleRunError ? undefined : Promise.reject(error),
   );

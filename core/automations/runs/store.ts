@@ -15,6 +15,7 @@ import {
   AutomationVersionEntity,
 } from "#core/db/entities/automations";
 import { withoutKeys } from "#core/db/indexes";
+import { packedRunItem, unpackedRun } from "#core/db/entities/packed-runs";
 import { definitionOf } from "#core/automations/runs/trigger-index";
 
 /** Shards of the due-run and due-schedule entries (the due-work index), so no partition is hot (core/db/due.ts). */
@@ -46,17 +47,17 @@ function dueAtOf(run: StoredRun): string {
 
 /**
  * A put of a run with its indexes: by automation and organization (always) and active (while unfinished), derived by
- * its entity, and due (while unfinished) at the time the engine's state gives; unless `condition` fails.
+ * its entity, and due (while unfinished) at the time the engine's state gives; unless `condition` fails. The run's
+ * fields are stored packed (core/db/entities/packed-runs.ts).
  */
-function runPut(run: StoredRun, condition: Condition) {
+export function runPut(run: StoredRun, condition: Condition) {
   const due = isFinal(run) ? {} : AutomationRunEntity.entryIn("due", { ...run, dueAt: dueAtOf(run) });
-  return AutomationRunEntity.put(run, { condition, extra: due });
+  const put = AutomationRunEntity.put(run, { condition, extra: due });
+  return { ...put, Item: packedRunItem(put.Item, run) };
 }
 
-export function toStoredRun(item: Record<string, unknown>): StoredRun {
-  const { entity: _entity, ...run } = withoutKeys(item);
-  return run as unknown as StoredRun;
-}
+/** A stored run, packed or not (core/db/entities/packed-runs.ts). */
+export const toStoredRun = unpackedRun;
 
 /**
  * Trigger events whose id names what they are about by a ULID, and once only (`lead.created:<lead>`, a manual

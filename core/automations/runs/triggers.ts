@@ -1,13 +1,15 @@
 /**
  * Trigger fan-out: a trigger event becomes one run per enabled automation with a matching enabled trigger. Matching
  * automations are found through the trigger index (`AUTOTRIGGER#<type>#…`, written in the same transaction as the
- * automation), then checked against the stored automation itself.
+ * automation), then checked against the stored automation itself. Each run's first step runs in the same invocation
+ * (`runFirstStep`): this module is the automation-runs consumer's only, which executes steps anyway.
  */
 import { AutomationScheduled } from "#core/automations/runs/queue";
 import "#core/automations/runs/queue";
 import { Messages } from "#core/messaging/messages";
 import type { ScheduleSettings, Trigger, TriggerType } from "#core/automations/definition";
 import { Engine, type TriggerEvent } from "#core/automations/runs/engine";
+import { runFirstStep } from "#core/automations/runs/step";
 import { storedAutomation } from "#core/automations/runs/store";
 import type { Automation } from "#core/automations/index";
 import { AutomationTriggerEntity } from "#core/db/entities/automations";
@@ -65,7 +67,7 @@ async function fanOut(
         (candidate) => candidate.type === type && candidate.isEnabled && accepts(candidate),
       );
       if (!trigger) return 0;
-      const { created } = await Engine.start(automation, trigger, event);
+      const { created } = await Engine.start(automation, trigger, event, { firstStep: runFirstStep });
       return created ? 1 : 0;
     }),
   );
@@ -185,7 +187,12 @@ export const triggerHandlers = {
     const audience = (trigger.settings as ScheduleSettings).audience;
     if (leadId || !audience) {
       const id = leadId ? `schedule:${triggerId}:${firedAt}:${leadId}` : `schedule:${triggerId}:${firedAt}`;
-      await Engine.start(automation, trigger, { id, type: message.type, leadId: leadId ?? null, data: { firedAt } });
+      await Engine.start(
+        automation,
+        trigger,
+        { id, type: message.type, leadId: leadId ?? null, data: { firedAt } },
+        { firstStep: runFirstStep },
+      );
       return;
     }
     await fanOutAudience(
