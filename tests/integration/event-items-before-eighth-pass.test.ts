@@ -23,7 +23,7 @@ const times = new Set(["qa", "ga", "sa", "da", "ra", "fa", "ua", "ka", "nr", "sf
 
 /**
  * An event item as it was stored before issue 27's eighth pass: every field under its long name, its times as ISO
- * text, and what a message's event now leaves out (its description, status and the system's actor fields) stored.
+ * text, and what a message's event now leaves out (its description, status and actor fields) stored.
  */
 function asBefore(item: Record<string, unknown>, left: Record<string, unknown>): Record<string, unknown> {
   return {
@@ -75,7 +75,12 @@ describe("event items stored before issue 27's eighth pass read as the ones stor
       const old = await stored(EventEntity.key({ organizationId: org.organizationId, id: event.id }));
       const left =
         event.eventCategory === "Sms"
-          ? { description: event.description, status: event.status, createdBy: "system", actorDisplayName: "System" }
+          ? {
+              description: event.description,
+              status: event.status,
+              createdBy: event.createdBy,
+              actorDisplayName: event.actorDisplayName,
+            }
           : {};
       await db().send(new PutCommand({ TableName: tableName(), Item: asBefore(old, left) }));
     }
