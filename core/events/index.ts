@@ -217,8 +217,8 @@ function impliedFields(item: Record<string, unknown>): Partial<Record<keyof Even
       {
         channel: "Sms",
         direction,
-        fromPhoneNumber: item.fromPhoneNumber,
-        toPhoneNumber: item.toPhoneNumber,
+        fromPhoneNumber: storedValue(item, "fromPhoneNumber"),
+        toPhoneNumber: storedValue(item, "toPhoneNumber"),
         statusReason: storedValue(item, "statusReason"),
       },
       String(item.eventType),
@@ -256,11 +256,11 @@ function isImplied(implied: ReturnType<typeof impliedFields>, name: string, valu
  * Stored names of an event's longer fields (issue 27, eighth pass, as for messages in core/messaging/store.ts): every
  * event is written once, billed by its whole size with attribute names, two units per started KB in its transaction,
  * and a sending, sent or delivered message's event with a lead, a campaign and its sender's pick was ~1.2 KB. Only
- * fields nothing reads from the raw item keep their names: the index keys' (`id`, `eventType`, `leadId`), the list's
- * in-memory narrowing (`eventCategory`, `conversationId`, core/events/list.ts), the stream filters (`eventType`), and
- * what the automation trigger outbox and `bench/chaos.ts` read from stream images and scans (`relatedEntityId`,
- * `errorCode`, `fromPhoneNumber`, `toPhoneNumber`, `createdAt`). Items stored before hold the long names;
- * `toEventRecord` reads both, the stored name first. Events are never updated, so no item holds both.
+ * fields read from the raw item keep their names: the index keys' (`id`, `eventType`, `leadId`), the list's in-memory
+ * narrowing (`eventCategory`, `conversationId`, core/events/list.ts), the stream filters (`eventType`), and
+ * `createdAt`. Items stored before hold the long names; `toEventRecord` reads both, the stored name first, and a raw
+ * reader that names other fields reads `eventAttributes` (the automation trigger outbox's stream images). Events are
+ * never updated, so no item holds both.
  */
 export const eventStoredNames: Readonly<Partial<Record<keyof EventRecord, string>>> = {
   timelineCategory: "tc",
@@ -295,6 +295,10 @@ export const eventStoredNames: Readonly<Partial<Record<keyof EventRecord, string
   nextRetryAt: "nr",
   scheduledFor: "sf",
   canceledAt: "xa",
+  relatedEntityId: "ri",
+  fromPhoneNumber: "fn",
+  toPhoneNumber: "tn",
+  errorCode: "ec",
   scheduledReason: "sd",
   cancelReason: "cr",
   createdBy: "cb",
@@ -355,6 +359,19 @@ export function toEventRecord(item: Record<string, unknown>): EventRecord {
       return [name, value ?? implied[name] ?? null];
     }),
   ) as EventRecord;
+}
+
+/**
+ * A stored event item with its record's fields under their field names (nulls left out, as an item stores them) beside
+ * its other attributes (`organizationId`, `correlationId`, keys): for a reader of raw items that names fields, such as
+ * the automation trigger outbox reading stream images (core/automations/runs/trigger-outbox.ts).
+ */
+export function eventAttributes(item: Record<string, unknown>): Record<string, unknown> {
+  const storedNames = new Set<string>(Object.values(eventStoredNames));
+  return {
+    ...Object.fromEntries(Object.entries(item).filter(([name]) => !storedNames.has(name))),
+    ...Object.fromEntries(Object.entries(toEventRecord(item)).filter(([, value]) => value !== null)),
+  };
 }
 
 async function* mapPages<T, U>(pages: AsyncGenerator<T>, map: (page: T) => U): AsyncGenerator<U> {

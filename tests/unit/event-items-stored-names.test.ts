@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { itemSize } from "#bench/partitions";
 import { Transaction } from "#core/db/transact";
-import { eventItem, eventStoredNames, toEventRecord, type EventRecord } from "#core/events/index";
+import { eventAttributes, eventItem, eventStoredNames, toEventRecord, type EventRecord } from "#core/events/index";
 import type { Message } from "#core/messaging/model";
 import { newMessage } from "#core/messaging/messages";
 import { messageEventInput, MessagingEvents, type MessagingEventType } from "#core/messaging/timeline";
@@ -61,9 +61,16 @@ function flow(body: string, fields: Partial<Message> = {}) {
 }
 
 describe("an event's item stores its longer fields under short names, its times as numbers (issue 27, eighth pass)", () => {
-  it("an automated SMS's events with lead, owner, campaign and an 80-character body are each under 1 KB", () => {
-    for (const { item } of flow("x".repeat(80)))
-      expect(itemSize(item as never), String(item.eventType)).toBeLessThan(1024);
+  it("an automated SMS's events with lead, owner, campaign, all under 1 KB: a 100-character body, or a status reason", () => {
+    const cases = [
+      flow("x".repeat(100)),
+      flow("x".repeat(80), { statusReason: "Provider outcome unknown: socket hang up" }),
+      flow("Hi Flow", {
+        statusReason:
+          "twilio refused it for now (Too Many Requests: rate limited, retry later); failed over to telnyx.",
+      }),
+    ];
+    for (const { item } of cases.flat()) expect(itemSize(item as never), String(item.eventType)).toBeLessThan(1024);
   });
 
   it("each reads back exactly the record it was made from, with nothing stored twice", () => {
@@ -134,5 +141,25 @@ describe("an event's item stores its longer fields under short names, its times 
     });
     expect(toEventRecord(item)).toEqual(event);
     expect(toEventRecord({ ...event })).toEqual(event);
+  });
+
+  it("a raw reader that names fields (the trigger outbox) reads them from eventAttributes", () => {
+    const failed = automated("Hi", "Failed", { errorCode: "30007", statusReason: "Carrier filtered", failedAt: at(5) });
+    const { item, event } = written(failed, "MessageFailed");
+    expect(item).not.toHaveProperty("relatedEntityId");
+    expect(eventAttributes(item)).toMatchObject({
+      organizationId,
+      correlationId: "1sK0XdRTaPRE3g=",
+      eventType: "MessageFailed",
+      relatedEntityId: event.relatedEntityId,
+      conversationId: failed.conversationId,
+      leadId: failed.leadId,
+      errorCode: "30007",
+      fromPhoneNumber: failed.fromPhoneNumber,
+      toPhoneNumber: failed.toPhoneNumber,
+      createdAt: event.createdAt,
+      failedAt: at(5),
+    });
+    expect(Object.values(eventAttributes(item))).not.toContain(null);
   });
 });
