@@ -14,6 +14,7 @@ import { sweepAutomations } from "#core/automations/runs/schedule";
 import { db, tableName } from "#core/db/client";
 import { LeadProcessing, SWEEP_ATTEMPTS as LEAD_SWEEP_ATTEMPTS } from "#core/leads/processing";
 import { messageLifecycle, callLifecycle, type CallStatus, type MessageStatus } from "#core/shared/status";
+import { toEventRecord } from "#core/events/index";
 import { DISPATCH_GRACE_MS, eventTypeOfStatus } from "#core/messaging/lifecycle";
 import { callEventTypes } from "#core/calls/lifecycle";
 import { SWEEP_ATTEMPTS as MESSAGE_SWEEP_ATTEMPTS, sweepDueMessages } from "#core/messaging/sweeper";
@@ -927,7 +928,8 @@ function finalEventsMissing(states: OrgState[]): { checked: number; failures: st
   for (const { items } of states) {
     const recorded = new Set<string>();
     for (const item of items.values())
-      if (String(item.sk).startsWith("EVENT#")) recorded.add(`${item.relatedEntityId}#${item.eventType}`);
+      if (String(item.sk).startsWith("EVENT#"))
+        recorded.add(`${toEventRecord(item).relatedEntityId}#${item.eventType}`);
     for (const item of items.values()) {
       const sk = String(item.sk);
       const isMessage =

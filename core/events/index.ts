@@ -101,13 +101,7 @@ export function eventItem(organizationId: string, input: EventRecordInput) {
   const id = input.id ?? ulid(Date.parse(createdAt));
   const event = toEventRecord({ ...input, id, createdAt });
   const correlationId = currentCorrelationId();
-  const implied = impliedFields(event);
-  const stored = {
-    organizationId,
-    ...Object.fromEntries(
-      Object.entries(event).filter(([name, value]) => value !== null && !isImplied(implied, name, value)),
-    ),
-  } as StoredEvent;
+  const stored = { organizationId, ...storedFields(event) } as StoredEvent;
   // The journey this event belongs to (core/observability); stored for operators, not part of the API's event shape.
   const put = EventEntity.create(stored, correlationId ? { correlationId } : {});
   return { item: put.Item, event, put };
@@ -196,20 +190,60 @@ function eventRecorded(organizationId: string, event: EventRecord): void {
 /**
  * What a message's event (`eventCategory` "Sms", recorded only by `messageEventInput` in core/messaging/timeline.ts)
  * always holds, so its item leaves it out and `toEventRecord` reads it back (issue 27): ~140 bytes of a ~1.1 KB item,
- * which put a sending, sent or delivered message's event over 1 KB, two write units more in its transaction. An item
- * stored with these fields (before issue 27) reads the same. Every reader of an event item goes through
- * `toEventRecord` (the API, webhooks, analytics, exports); the stream filters name only `entity` and `eventType`.
+ * which put a sending, sent or delivered message's event over 1 KB, two write units more in its transaction. Its
+ * `description` too (eighth pass) where it is the one `messageEventDescription` makes from the event's own fields (an
+ * MMS's or a caller's own is stored), its `status` where the event type names it, and the system's actor fields. An
+ * item stored with these fields (before issue 27) reads the same: every message event stored them all. Every reader
+ * of an event item goes through `toEventRecord` (the API, webhooks, analytics, exports); the stream filters name only
+ * `entity` and `eventType`.
  */
 function impliedFields(item: Record<string, unknown>): Partial<Record<keyof EventRecord, unknown>> | undefined {
   if (item.eventCategory !== "Sms") return undefined;
+  const direction = storedValue(item, "direction");
+  const fromPhoneNumberId = storedValue(item, "fromPhoneNumberId");
   return {
     timelineCategory: "Message",
     timelineType: "Message",
     relatedEntityType: "Message",
     trafficType: "RealLead",
     media: [],
-    outboundPhoneNumberId: item.direction === "Outbound" ? (item.fromPhoneNumberId ?? null) : null,
+    outboundPhoneNumberId: direction === "Outbound" ? (fromPhoneNumberId ?? null) : null,
+    // "MessageDelivered" is recorded with the message Delivered; "MessageAccepted" (Pending) and the like store theirs.
+    status: String(item.eventType).replace(/^Message/, ""),
+    // Recorded by the system (consumers, callbacks, the sweeper): messaging always stored both (eventActorFields).
+    createdBy: "system",
+    actorDisplayName: "System",
+    description: messageEventDescription(
+      {
+        channel: "Sms",
+        direction,
+        fromPhoneNumber: storedValue(item, "fromPhoneNumber"),
+        toPhoneNumber: storedValue(item, "toPhoneNumber"),
+        statusReason: storedValue(item, "statusReason"),
+      },
+      String(item.eventType),
+    ),
   };
+}
+
+/**
+ * A message event's description: "SMS to +1… delivered", "MMS from +1… received: <reason>". Written by messaging
+ * (core/messaging/timeline.ts) and, for an SMS's event whose item leaves it out, read back from the event's fields:
+ * changing it changes what those stored events answer.
+ */
+export function messageEventDescription(
+  message: {
+    channel?: unknown;
+    direction?: unknown;
+    fromPhoneNumber?: unknown;
+    toPhoneNumber?: unknown;
+    statusReason?: unknown;
+  },
+  eventType: string,
+): string {
+  const to = message.direction === "Inbound" ? `from ${message.fromPhoneNumber}` : `to ${message.toPhoneNumber}`;
+  const reason = message.statusReason ? `: ${message.statusReason}` : "";
+  return `${message.channel === "Mms" ? "MMS" : "SMS"} ${to} ${eventType.replace(/^Message/, "").toLowerCase()}${reason}`;
 }
 
 function isImplied(implied: ReturnType<typeof impliedFields>, name: string, value: unknown): boolean {
@@ -218,10 +252,126 @@ function isImplied(implied: ReturnType<typeof impliedFields>, name: string, valu
   return Array.isArray(expected) ? Array.isArray(value) && value.length === 0 : value === expected;
 }
 
+/**
+ * Stored names of an event's longer fields (issue 27, eighth pass, as for messages in core/messaging/store.ts): every
+ * event is written once, billed by its whole size with attribute names, two units per started KB in its transaction,
+ * and a sending, sent or delivered message's event with a lead, a campaign and its sender's pick was ~1.2 KB. Only
+ * fields read from the raw item keep their names: the index keys' (`id`, `eventType`, `leadId`), the list's in-memory
+ * narrowing (`eventCategory`, `conversationId`, core/events/list.ts), the stream filters (`eventType`), and
+ * `createdAt`. Items stored before hold the long names; `toEventRecord` reads both, the stored name first, and a raw
+ * reader that names other fields reads `eventAttributes` (the automation trigger outbox's stream images). Events are
+ * never updated, so no item holds both.
+ */
+export const eventStoredNames: Readonly<Partial<Record<keyof EventRecord, string>>> = {
+  timelineCategory: "tc",
+  timelineType: "tt",
+  description: "de",
+  summary: "su",
+  assignedUserId: "au",
+  relatedEntityType: "rt",
+  media: "me",
+  direction: "di",
+  status: "st",
+  statusReason: "sr",
+  trafficType: "tf",
+  selectionReason: "sl",
+  fromPhoneNumberId: "fi",
+  outboundPhoneNumberId: "oi",
+  wasManuallyOverridden: "mo",
+  campaignId: "cp",
+  sourceId: "so",
+  complianceAction: "ca",
+  billingStatus: "bs",
+  billableAmount: "ba",
+  retryCount: "rc",
+  queuedAt: "qa",
+  sendingStartedAt: "ga",
+  sentAt: "sa",
+  deliveredAt: "da",
+  receivedAt: "ra",
+  failedAt: "fa",
+  undeliverableAt: "ua",
+  blockedAt: "ka",
+  nextRetryAt: "nr",
+  scheduledFor: "sf",
+  canceledAt: "xa",
+  relatedEntityId: "ri",
+  fromPhoneNumber: "fn",
+  toPhoneNumber: "tn",
+  errorCode: "ec",
+  scheduledReason: "sd",
+  cancelReason: "cr",
+  createdBy: "cb",
+  actorUserId: "ai",
+  actorDisplayName: "ad",
+  actorEmail: "ae",
+};
+
+const storedName = (field: string): string => eventStoredNames[field as keyof EventRecord] ?? field;
+
+/** A field of a stored item (or input): under its stored name when the item has it, else under its field name. */
+function storedValue(item: Record<string, unknown>, field: keyof EventRecord): unknown {
+  const name = storedName(field);
+  return name in item ? item[name] : item[field];
+}
+
+/**
+ * The record's times a message's event carries (`queuedAt` … `canceledAt`, all ISO instants made by `toISOString`) are
+ * stored as epoch milliseconds (issue 27, eighth pass): 8 bytes instead of 24, four of them on a delivered message's
+ * event. A time that would not read back the same (another form of ISO 8601) is stored as written. `createdAt` keeps
+ * its text: the automation trigger outbox reads it from the stream image.
+ */
+const epochTimes: ReadonlySet<string> = new Set(
+  Object.entries(EventRecordSchema.entries)
+    .filter(([name, schema]) => schema === time && name !== "createdAt")
+    .map(([name]) => name),
+);
+
+const asEpoch = (value: string): string | number => {
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) && new Date(ms).toISOString() === value ? ms : value;
+};
+
+/**
+ * An event record's fields as its item stores them: under their stored names, times as epoch milliseconds, without
+ * nulls or what is implied (the record was read from its input by `toEventRecord`, so a field its input left out
+ * holds what is implied already).
+ */
+function storedFields(event: EventRecord): Record<string, unknown> {
+  const implied = impliedFields(event);
+  return Object.fromEntries(
+    Object.entries(event)
+      .filter(([name, value]) => value !== null && !isImplied(implied, name, value))
+      .map(([name, value]) => [
+        storedName(name),
+        epochTimes.has(name) && typeof value === "string" ? asEpoch(value) : value,
+      ]),
+  );
+}
+
 /** A stored item (or input) in the listed shape, every absent field null (or, for a message's event, implied). */
 export function toEventRecord(item: Record<string, unknown>): EventRecord {
   const implied = impliedFields(item) ?? {};
-  return Object.fromEntries(fieldNames.map((name) => [name, item[name] ?? implied[name] ?? null])) as EventRecord;
+  return Object.fromEntries(
+    fieldNames.map((name) => {
+      const value = storedValue(item, name);
+      if (typeof value === "number" && epochTimes.has(name)) return [name, new Date(value).toISOString()];
+      return [name, value ?? implied[name] ?? null];
+    }),
+  ) as EventRecord;
+}
+
+/**
+ * A stored event item with its record's fields under their field names (nulls left out, as an item stores them) beside
+ * its other attributes (`organizationId`, `correlationId`, keys): for a reader of raw items that names fields, such as
+ * the automation trigger outbox reading stream images (core/automations/runs/trigger-outbox.ts).
+ */
+export function eventAttributes(item: Record<string, unknown>): Record<string, unknown> {
+  const storedNames = new Set<string>(Object.values(eventStoredNames));
+  return {
+    ...Object.fromEntries(Object.entries(item).filter(([name]) => !storedNames.has(name))),
+    ...Object.fromEntries(Object.entries(toEventRecord(item)).filter(([, value]) => value !== null)),
+  };
 }
 
 async function* mapPages<T, U>(pages: AsyncGenerator<T>, map: (page: T) => U): AsyncGenerator<U> {

@@ -1,5 +1,12 @@
 import { eventActorFields, type Actor } from "#core/auth/actor";
-import { Events, ownerOf, recordEvent, type EventRecord, type EventRecordInput } from "#core/events/index";
+import {
+  Events,
+  messageEventDescription,
+  ownerOf,
+  recordEvent,
+  type EventRecord,
+  type EventRecordInput,
+} from "#core/events/index";
 import type { Transaction } from "#core/db/transact";
 import type { Message } from "#core/messaging/model";
 
@@ -58,8 +65,8 @@ export const MessagingEvents = {
   },
 
   /** Adds one event record to `transaction`: stored with the change it records, or not at all. */
-  item(organizationId: string, input: MessagingEventInput, transaction: Transaction): void {
-    Events.item(organizationId, stored(input), transaction);
+  item(organizationId: string, input: MessagingEventInput, transaction: Transaction): EventRecord {
+    return Events.item(organizationId, stored(input), transaction);
   },
 };
 
@@ -83,7 +90,7 @@ export function messageEventInput(
   return {
     eventType,
     eventCategory: "Sms",
-    description: description ?? describe(message, eventType),
+    description: description ?? messageEventDescription(message, eventType),
     summary: message.body.slice(0, 160),
     conversationId: message.conversationId,
     ...(message.leadId ? { leadId: message.leadId } : {}),
@@ -134,10 +141,4 @@ function pick(message: Message, fields: (keyof Message)[]): Record<string, unkno
       .filter((field) => message[field] !== null && message[field] !== undefined)
       .map((field) => [field, message[field]]),
   );
-}
-
-function describe(message: Message, eventType: MessagingEventType): string {
-  const to = message.direction === "Inbound" ? `from ${message.fromPhoneNumber}` : `to ${message.toPhoneNumber}`;
-  const reason = message.statusReason ? `: ${message.statusReason}` : "";
-  return `${message.channel === "Mms" ? "MMS" : "SMS"} ${to} ${eventType.replace(/^Message/, "").toLowerCase()}${reason}`;
 }

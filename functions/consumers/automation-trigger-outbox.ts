@@ -2,6 +2,7 @@ import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import { publishTriggersOf } from "#core/automations/runs/trigger-outbox";
+import { eventAttributes } from "#core/events/index";
 
 /**
  * Table stream (inserted MessageFailed, MessageUndelivered and CallMissed events): each becomes its automation
@@ -10,7 +11,10 @@ import { publishTriggersOf } from "#core/automations/runs/trigger-outbox";
 export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   try {
     await publishTriggersOf(
-      event.Records.map((record) => unmarshall((record.dynamodb?.NewImage ?? {}) as Record<string, AttributeValue>)),
+      event.Records.map((record) =>
+        // Under their field names: the event's item stores its longer fields under short ones (core/events).
+        eventAttributes(unmarshall((record.dynamodb?.NewImage ?? {}) as Record<string, AttributeValue>)),
+      ),
     );
     return { batchItemFailures: [] };
   } catch (error) {

@@ -3,6 +3,7 @@ import * as v from "valibot";
 import { keys } from "#core/db/keys";
 import { queryAll } from "#core/db/query";
 import { EventEntity } from "#core/db/entities/events";
+import { toEventRecord } from "#core/events/index";
 import { defineUnroutedOperation } from "#core/http/operation";
 import { apiEvent, lambdaContext } from "#tests/helpers/events";
 import { addNumber, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
@@ -146,7 +147,7 @@ describe("correlation ids", () => {
         !events.some((event) => event.eventType === "MessageDelivered") && Date.now() < deadline;
       ) {
         const items = await queryAll(EventEntity.query("byCreation", { organizationId: org.organizationId }));
-        events = items.filter((event) => event.relatedEntityId === accepted.body.id);
+        events = items.filter((event) => toEventRecord(event).relatedEntityId === accepted.body.id);
         if (!events.some((event) => event.eventType === "MessageDelivered"))
           await new Promise((resolve) => setTimeout(resolve, 100));
       }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { eventItem, toEventRecord } from "#core/events/index";
+import { eventItem, eventStoredNames, toEventRecord } from "#core/events/index";
 import { newMessage } from "#core/messaging/messages";
 import { messageEventInput } from "#core/messaging/timeline";
 
@@ -23,6 +23,7 @@ describe("a message's event item leaves out what every message event holds (issu
     const { item, event } = eventItem("o1", messageEventInput(sent, "MessageSent"));
     for (const implied of ["timelineCategory", "timelineType", "relatedEntityType", "trafficType", "media"])
       expect(item).not.toHaveProperty(implied);
+    for (const implied of ["tc", "tt", "rt", "tf", "me", "oi", "de", "st"]) expect(item).not.toHaveProperty(implied);
     expect(item).not.toHaveProperty("outboundPhoneNumberId");
     expect(event).toMatchObject({
       timelineCategory: "Message",
@@ -39,7 +40,7 @@ describe("a message's event item leaves out what every message event holds (issu
     const media = [{ url: "https://x.test/a.png", contentType: "image/png" }];
     const inbound = { ...sent, direction: "Inbound" as const, status: "Received" as const, media };
     const { item, event } = eventItem("o1", messageEventInput(inbound, "MessageReceived"));
-    expect(item.media).toEqual(media);
+    expect(item[eventStoredNames.media!]).toEqual(media);
     expect(event.outboundPhoneNumberId).toBeNull();
     expect(toEventRecord(item)).toEqual(event);
   });
