@@ -64,9 +64,9 @@ Commands (output is JSON):
                                                       and early responses, wallet holds, calls, conversations,
                                                       numbers, automations, billing items and suppression entries
                                                       from the organization's partition to their own, prices and
-                                                      consent settings to their copies (one transaction each; a full table
-                                                      scan, or one organization's partition; safe to run again):
-                                                      scanned, moved
+                                                      consent settings to their copies (one transaction each; a
+                                                      full table scan, or one organization's partition; safe to
+                                                      run again): scanned, moved
   backfill-usage [--org ID]                           once after deploying usage by kind (GET /billing/usage): counts
                                                       the charges written before it into the usage days (every
                                                       organization, or one; safe to run again): charges and days

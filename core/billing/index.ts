@@ -8,6 +8,7 @@ import {
   totalOf,
   storedPrices,
   pricesRead,
+  pricesToChange,
   walletChange,
   walletPartsRead,
   walletStatus,
@@ -28,7 +29,7 @@ import {
 } from "#core/billing/prices";
 import { transact, Transaction, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
 import { PriceListEntity, WalletEntity } from "#core/db/entities/billing";
-import { everyCopy } from "#core/db/copies";
+import { putEveryCopy } from "#core/db/copies";
 import { ValidationError } from "#core/errors";
 import { nowIso } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
@@ -86,14 +87,10 @@ export const Billing = {
     const parsed = v.safeParse(PriceOverridesSchema, overrides);
     if (!parsed.success)
       throw new ValidationError("The prices are not valid; see errors for each field.", toFieldErrors(parsed.issues));
-    const current = await Billing.prices(organizationId);
+    const current = await pricesToChange(organizationId);
     const next = v.parse(PriceListSchema, { ...current, ...parsed.output });
-    // Every copy in one transaction: they never differ, so the next read of any copy sees the change.
     const modifiedAt = nowIso();
-    const transaction = new Transaction();
-    for (const copy of everyCopy)
-      transaction.put("prices", PriceListEntity.putAt({ organizationId, copy }, { ...next, modifiedAt }));
-    await transact(transaction);
+    await putEveryCopy("prices", (copy) => PriceListEntity.put({ organizationId, copy, ...next, modifiedAt }));
     return next;
   },
 

@@ -8,7 +8,7 @@ import {
   type Wallet,
 } from "#core/billing/schemas";
 import { PriceListEntity, WalletEntity, WalletShardEntity } from "#core/db/entities/billing";
-import { copyFor } from "#core/db/copies";
+import { copyFor, storedForChange } from "#core/db/copies";
 import { computed, where, type Condition } from "#core/db/expression";
 import { getItemsAt, oneItem, type PlannedRead } from "#core/db/items";
 import { drainShards, shardsHoldMoney, WALLET_SHARDS } from "#core/billing/wallet-shards";
@@ -218,6 +218,14 @@ export async function storedPrices(organizationId: string, by?: string): Promise
  */
 export const pricesRead = (organizationId: string, by?: string): PlannedRead<PriceList> =>
   oneItem(PriceListEntity.key({ organizationId, copy: copyFor(by) }), pricesOf);
+
+/**
+ * The price list a change starts from: read consistently (the change writes every copy from it), from the old item
+ * while `migrate-keys` has not yet copied it (core/db/copies.ts `storedForChange`), so no earlier override is lost.
+ */
+export async function pricesToChange(organizationId: string): Promise<PriceList> {
+  return pricesOf(await storedForChange(organizationId, (copy) => PriceListEntity.key({ organizationId, copy })));
+}
 
 function pricesOf(Item: Record<string, unknown> | undefined): PriceList {
   if (!Item) return DEFAULT_PRICES;

@@ -107,7 +107,7 @@ async function inboundInstructions(provider: ProviderName, organizationId: strin
   const [call, { inboundCalls }, prices] = await Promise.all([
     readCall(organizationId, callId),
     MessagingSettingsStore.read(organizationId),
-    Billing.prices(organizationId),
+    Billing.prices(organizationId, callId),
   ]);
   if (!call) return Twiml.reject();
   if (WALLET_REFUSALS.has(call.billingStatus)) return Twiml.unattended();
@@ -165,7 +165,7 @@ async function forwardOnward(
 ): Promise<string | undefined> {
   const [{ inboundCalls }, prices] = await Promise.all([
     MessagingSettingsStore.read(organizationId),
-    Billing.prices(organizationId),
+    Billing.prices(organizationId, callId),
   ]);
   const fallback = inboundCalls.forwardTo;
   if (!fallback) return undefined;

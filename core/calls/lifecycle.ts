@@ -160,7 +160,8 @@ export async function billFinalCall(
   call: Call,
 ): Promise<{ fields: Partial<Call>; items: TransactItem[] }> {
   if (WALLET_REFUSALS.has(call.billingStatus)) return { fields: { billableSeconds: 0, billableAmount: 0 }, items: [] };
-  const prices = await Billing.prices(organizationId);
+  // The call's copy of the price list, the one its hold read (core/db/copies.ts).
+  const prices = await Billing.prices(organizationId, call.id);
   const cost = callCost(prices, call.duration ?? 0);
   const talk = `${call.duration} s talk, ${cost.billableSeconds} s billed`;
   const { items, outcome } =

@@ -66,10 +66,12 @@ export const place = domainOperation(
     const suppression = await Suppressions.find(organizationId, to);
     if (suppression)
       throw new UnprocessableError(`${to} is on the suppression list (${suppression.reason}); it cannot be called.`);
+    const callId = options.callId ?? newId();
+    // The call's copy of the price list (core/db/copies.ts): its hold and its settlement read the same one.
     const [numbers, conversation, prices, organization, { outboundCalls }] = await Promise.all([
       PhoneNumbers.all(organizationId),
       Conversations.ensure(organizationId, to, leadId),
-      Billing.prices(organizationId),
+      Billing.prices(organizationId, callId),
       organizationProfile(organizationId),
       MessagingSettingsStore.read(organizationId),
     ]);
@@ -79,7 +81,6 @@ export const place = domainOperation(
       options.consentBasis !== undefined
         ? options.consentBasis
         : await consentBasisForContact(organizationId, leadId ?? conversation.leadId, initiatorOf(actor));
-    const callId = options.callId ?? newId();
     const rules = await callRules({
       organizationId,
       callId,
@@ -192,7 +193,7 @@ export async function dispatch(organizationId: string, callId: string): Promise<
   );
   if (!claimed) return;
   const call = claimed.after;
-  const prices = await Billing.prices(organizationId);
+  const prices = await Billing.prices(organizationId, callId);
   try {
     const result = await provider.placeCall({
       from: call.fromPhoneNumber,

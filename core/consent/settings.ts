@@ -1,8 +1,7 @@
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
-import { copyFor, everyCopy } from "#core/db/copies";
+import { copyFor, putEveryCopy, storedForChange } from "#core/db/copies";
 import { getItem, oneItem, readAlone, type PlannedRead } from "#core/db/items";
-import { Transaction, transact } from "#core/db/transact";
 import { entities, keys } from "#core/db/keys";
 import { nowIso, timestamp } from "#core/shared/ids";
 import { maxChars } from "#core/shared/validation";
@@ -83,8 +82,7 @@ export const frequencyCapsRead = (organizationId: string, by?: string): PlannedR
   );
 
 /** The settings as stored (any copy: they never differ). */
-const storedSettings = (organizationId: string, options: { consistent?: boolean } = {}) =>
-  getItem(keys.consentSettings(organizationId, copyFor()), options);
+const storedSettings = (organizationId: string) => getItem(keys.consentSettings(organizationId, copyFor()));
 
 /** Per-organization accounts of the certificate APIs (docs/compliance.md): each organization claims with its own key. */
 export const ConsentSettingsStore = {
@@ -94,7 +92,8 @@ export const ConsentSettingsStore = {
 
   /** `PUT /consent/settings`: sets what the body names and keeps the rest (the stored secrets above all). */
   async update(actor: Actor, input: ConsentSettingsRequest): Promise<ConsentSettings> {
-    const stored = await storedSettings(actor.organizationId, { consistent: true });
+    const organizationId = actor.organizationId;
+    const stored = await storedForChange(organizationId, (copy) => keys.consentSettings(organizationId, copy));
     // Left out: what is stored; null: removed.
     const item = {
       entity: entities.consentSettings,
@@ -105,11 +104,10 @@ export const ConsentSettingsStore = {
       frequencyCaps: input.frequencyCaps ?? (stored?.frequencyCaps as FrequencyCaps | undefined) ?? NO_CAPS,
       modifiedAt: nowIso(),
     };
-    // Every copy in one transaction: they never differ, so the next send's read of any copy sees the change.
-    const transaction = new Transaction();
-    for (const copy of everyCopy)
-      transaction.put("settings", { Item: { ...keys.consentSettings(actor.organizationId, copy), ...item } });
-    await transact(transaction);
+    // Each copy holds its identity (its organization and number), as the price list's do.
+    await putEveryCopy("settings", (copy) => ({
+      Item: { ...keys.consentSettings(organizationId, copy), ...item, organizationId, copy },
+    }));
     return toSettings(item);
   },
 

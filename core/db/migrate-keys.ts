@@ -164,7 +164,7 @@ const moving = "KeyMigration";
 export async function migrateKeys(organizationId?: string): Promise<{ scanned: number; moved: number }> {
   let scanned = 0;
   let count = 0;
-  for (const pass of passes) {
+  for (const pass of migrationPasses) {
     const done = await migratePass(pass, organizationId);
     scanned += done.scanned;
     count += done.moved;
@@ -179,9 +179,6 @@ export async function migrateKeys(organizationId?: string): Promise<{ scanned: n
  * on the wallet) or start a second run of one trigger.
  */
 const guards: string[] = [
-  // What every send checks (its recipient's suppression entry, the caps and prices it reads) before the messages.
-  entities.suppression,
-  ...copied,
   entities.leadClaim,
   entities.providerMessage,
   entities.automationRunClaim,
@@ -192,10 +189,23 @@ const guards: string[] = [
   entities.providerCall,
   entities.conversationByPhone,
 ];
-const passes = [guards, Object.keys(moved).filter((name) => !guards.includes(name))];
+/**
+ * What every send checks (its recipient's suppression entry, the caps it reads, the prices its hold and settlement
+ * read) moves in a pass of its own, before any hold or message: in one pass with them, sort-key order would move a
+ * hold (`RESERVATION#…`) before the prices (`SETTINGS#PRICES`), and a receipt in between would settle it at the
+ * default prices.
+ */
+const checked: string[] = [entities.suppression, ...copied];
+
+/** The entities each pass moves, in order (one pass after the other, each over the whole partition or table). */
+export const migrationPasses: readonly (readonly string[])[] = [
+  checked,
+  guards,
+  Object.keys(moved).filter((name) => !checked.includes(name) && !guards.includes(name)),
+];
 
 async function migratePass(
-  entityNames: string[],
+  entityNames: readonly string[],
   organizationId: string | undefined,
 ): Promise<{ scanned: number; moved: number }> {
   let scanned = 0;
@@ -321,8 +331,9 @@ async function moveItem(item: Item): Promise<boolean> {
 
 /**
  * Replaces an old settings item in the organization's partition by its copies, in one transaction. Copies written
- * since the deploy (the owner changed the settings: every copy at once) win, and the old item is only deleted; a
- * change between the read and the move fails a condition, and the run stops (running it again picks up there).
+ * since the deploy (the settings changed: every copy at once, starting from this old item, core/db/copies.ts
+ * `storedForChange`, so they hold what it held) win, and the old item is only deleted; a change between the read and
+ * the move fails a condition, and the run stops (running it again picks up there). Each copy holds its identity.
  */
 async function copyItem(item: Item): Promise<boolean> {
   const partition = String(item.pk);
@@ -337,7 +348,7 @@ async function copyItem(item: Item): Promise<boolean> {
   if (!current)
     for (const copy of everyCopy)
       transaction.put("copy", {
-        Item: { ...item, ...copyKey(organizationId, sk, copy) },
+        Item: { ...item, ...copyKey(organizationId, sk, copy), organizationId, copy },
         ConditionExpression: "attribute_not_exists(pk)",
       });
   await transact(transaction);

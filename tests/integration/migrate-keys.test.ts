@@ -10,6 +10,7 @@ import { queryAll } from "#core/db/query";
 import { getItem, table } from "#core/db/items";
 import { migrateKeys } from "#core/db/migrate-keys";
 import { Billing } from "#core/billing/index";
+import { ConsentSettingsStore } from "#core/consent/settings";
 import { copyKey, settingsCopies } from "#core/db/keys/shared";
 import { leadFacts, rangeFigures } from "#core/analytics/read";
 import { histogramUpdate, packHistogram, parseHistogram, rollupUpdate } from "#core/analytics/rollups";
@@ -20,6 +21,7 @@ import { magic, randomNumber, send, waitForMessage } from "#tests/helpers/messag
 import { organizationItems } from "#tests/helpers/partitions";
 import { intakeByBody, newSource, uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
+import { adminCli } from "#tests/helpers/admin";
 
 /** The entities issue 27 keyed apart, in partitions of their own. */
 const movedEntities = [
@@ -108,6 +110,20 @@ async function toOldLayout(items: Record<string, unknown>[]) {
     await db().send(new DeleteCommand({ TableName: tableName(), Key: { pk: item.pk, sk: item.sk } }));
   }
 }
+
+/** Puts the organization's price list and consent settings back as one item each in its partition, as stored before. */
+async function settingsToOldLayout(organizationId: string) {
+  for (const sk of ["SETTINGS#PRICES", "SETTINGS#CONSENT"]) {
+    const stored = await getItem(copyKey(organizationId, sk, 0), { consistent: true });
+    const { copy: _copy, organizationId: _organization, ...old } = stored!;
+    await table.put({ Item: { ...old, pk: keys.organization(organizationId).pk, sk } });
+    for (let index = 0; index < settingsCopies; index++)
+      await table.delete({ Key: copyKey(organizationId, sk, index) });
+  }
+}
+
+/** Runs `npm run admin -- <args>` as an operator would, against the test stack. */
+const admin = adminCli();
 
 describe("migrate-keys", () => {
   it("moves leads, events, claims, messages, runs, analytics lead facts and markers, holds, calls, conversations, phone numbers, their health, automations, wallet shards, ledger entries and usage days stored in the organization's partition to their own, once", async () => {
@@ -420,12 +436,7 @@ describe("migrate-keys", () => {
     const [entry] = await organizationItems(org, ["Suppression"]);
     const { gsi5pk: _pk, gsi5sk: _sk, ...oldEntry } = entry!;
     await toOldLayout([oldEntry]);
-    for (const sk of ["SETTINGS#PRICES", "SETTINGS#CONSENT"]) {
-      const copy = await getItem(copyKey(organizationId, sk, 0), { consistent: true });
-      await table.put({ Item: { ...copy, pk: oldPartition, sk } });
-      for (let index = 0; index < settingsCopies; index++)
-        await table.delete({ Key: copyKey(organizationId, sk, index) });
-    }
+    await settingsToOldLayout(organizationId);
     // Its creation entry names its old key (listed by creation still), but it is not at the key a send reads.
     expect(await byNumber()).toEqual([]);
     expect((await settings()).frequencyCaps).toEqual({ smsPerDay: null, callsPerDay: null });
@@ -462,5 +473,47 @@ describe("migrate-keys", () => {
     expect(await migrateKeys(organizationId)).toMatchObject({ moved: 1 });
     expect(await settings()).toEqual(storedSettings);
     expect(await getItem({ pk: oldPartition, sk: "SETTINGS#CONSENT" }, { consistent: true })).toBeUndefined();
+  }, 120_000);
+
+  it("a change of consent settings or prices after the deploy, before the move, starts from the old item: its credentials, caps and earlier overrides are kept through the move", async () => {
+    const org = await newOrganization();
+    const organizationId = org.organizationId;
+    const body = {
+      trustedForm: { apiKey: "tf-key-123456" },
+      jornaya: { accountCode: "jornaya-account" },
+      frequencyCaps: { smsPerDay: 3, callsPerDay: 2 },
+    };
+    expect((await org.request("PUT", "/consent/settings", { body })).status).toBe(200);
+    const overridden = await admin("billing-prices", "--org", organizationId, "--sms-segment", "0.05");
+    expect(overridden.output.prices.smsSegment).toBe("0.0500");
+    await settingsToOldLayout(organizationId);
+
+    // Deployed, not yet migrated: the owner names only the Jornaya account, the operator only the call minute.
+    const changed = await org.request("PUT", "/consent/settings", {
+      body: { jornaya: { accountCode: "jornaya-other" } },
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({
+      trustedForm: { apiKeyPreview: "tf-…" },
+      jornaya: { accountCodePreview: "jor…" },
+      frequencyCaps: body.frequencyCaps,
+    });
+    const repriced = await admin("billing-prices", "--org", organizationId, "--call-minute", "0.03");
+    expect(repriced.output.prices).toMatchObject({ smsSegment: "0.0500", callMinute: "0.0300" });
+
+    // The copies written in the window win; the old items are dropped, and nothing they held is lost.
+    expect(await migrateKeys(organizationId)).toMatchObject({ moved: 2 });
+    for (const sk of ["SETTINGS#PRICES", "SETTINGS#CONSENT"])
+      expect(await getItem({ pk: keys.organization(organizationId).pk, sk }, { consistent: true })).toBeUndefined();
+    const settings = (await org.request("GET", "/consent/settings")).body;
+    expect(settings).toMatchObject({ trustedForm: { apiKeyPreview: "tf-…" }, frequencyCaps: body.frequencyCaps });
+    expect(await ConsentSettingsStore.credentials(organizationId)).toEqual({
+      trustedFormApiKey: "tf-key-123456",
+      jornayaAccountCode: "jornaya-other",
+    });
+    expect((await org.request("GET", "/billing/wallet")).body.prices).toMatchObject({
+      smsSegment: "0.0500",
+      callMinute: "0.0300",
+    });
   }, 120_000);
 });

@@ -47,16 +47,19 @@ export const WalletShardEntity = defineEntity({
   indexes: {},
 });
 
+type PriceListIdentity = { organizationId: string; copy: number };
+type StoredPriceList = PriceListIdentity & Record<string, unknown>;
+
 /**
  * The PriceList entity: the operator's overrides of the default prices, one per organization, stored as identical
- * copies (`copy`, core/db/copies.ts) written in one transaction.
+ * copies written in one transaction (core/db/copies.ts); each copy holds its identity (its organization and `copy`),
+ * so a key derived from a stored copy is that copy's.
  */
 export const PriceListEntity = defineEntity({
   name: "PriceList",
   attributes: [],
-  key: ({ organizationId, copy }: { organizationId: string; copy: number }) =>
-    billingKeys.priceList(organizationId, copy),
-  identity: ({ organizationId, copy }: { organizationId: string; copy: number }) => ({ organizationId, copy }),
+  key: ({ organizationId, copy }: PriceListIdentity) => billingKeys.priceList(organizationId, copy),
+  identity: ({ organizationId, copy }: StoredPriceList) => ({ organizationId, copy }),
   indexes: {},
 });
 

@@ -29,11 +29,15 @@ export const ownPartition = (organizationId: string, sk: string): Key => ({ pk: 
  */
 export const settingsCopies = 4;
 
-/** Copy `copy` of the organization's settings item `sk`: partition `ORG#<org>#<sk>#<copy>`, sort key `<sk>`. */
-export const copyKey = (organizationId: string, sk: string, copy: number): Key => ({
-  pk: `${org(organizationId)}#${sk}#${copy}`,
-  sk,
-});
+/**
+ * Copy `copy` of the organization's settings item `sk`: partition `ORG#<org>#<sk>#<copy>`, sort key `<sk>`. A copy
+ * that is no copy's number (an item read back without its `copy`) is a bug, refused here rather than a key no item has.
+ */
+export const copyKey = (organizationId: string, sk: string, copy: number): Key => {
+  if (!Number.isInteger(copy) || copy < 0 || copy >= settingsCopies)
+    throw new Error(`${sk}: ${String(copy)} is not a copy's number (0 to ${settingsCopies - 1}).`);
+  return { pk: `${org(organizationId)}#${sk}#${copy}`, sk };
+};
 
 /**
  * Sort keys of the ordered-list indexes (gsi4-gsi6) are `<value>\0<id>`: the
