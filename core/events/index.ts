@@ -217,8 +217,9 @@ function impliedFields(item: Record<string, unknown>): Partial<Record<keyof Even
       {
         channel: "Sms",
         direction,
-        fromPhoneNumber: storedValue(item, "fromPhoneNumber"),
-        toPhoneNumber: storedValue(item, "toPhoneNumber"),
+        // A number the record holds as null is absent from the item: read back as the null it was written as.
+        fromPhoneNumber: storedValue(item, "fromPhoneNumber") ?? null,
+        toPhoneNumber: storedValue(item, "toPhoneNumber") ?? null,
         statusReason: storedValue(item, "statusReason"),
       },
       String(item.eventType),
@@ -361,15 +362,17 @@ export function toEventRecord(item: Record<string, unknown>): EventRecord {
   ) as EventRecord;
 }
 
+const shortStoredNames = new Set<string>(Object.values(eventStoredNames));
+
 /**
  * A stored event item with its record's fields under their field names (nulls left out, as an item stores them) beside
  * its other attributes (`organizationId`, `correlationId`, keys): for a reader of raw items that names fields, such as
- * the automation trigger outbox reading stream images (core/automations/runs/trigger-outbox.ts).
+ * the automation trigger outbox and the agent alerts reading stream images (core/automations/runs/trigger-outbox.ts,
+ * core/alerts).
  */
 export function eventAttributes(item: Record<string, unknown>): Record<string, unknown> {
-  const storedNames = new Set<string>(Object.values(eventStoredNames));
   return {
-    ...Object.fromEntries(Object.entries(item).filter(([name]) => !storedNames.has(name))),
+    ...Object.fromEntries(Object.entries(item).filter(([name]) => !shortStoredNames.has(name))),
     ...Object.fromEntries(Object.entries(toEventRecord(item)).filter(([, value]) => value !== null)),
   };
 }

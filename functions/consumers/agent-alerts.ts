@@ -1,4 +1,5 @@
 import { AgentAlerts, type AlertEvent } from "#core/alerts/index";
+import { eventAttributes } from "#core/events/index";
 import { eachStreamRecord } from "#core/queue/stream-records";
 
 /**
@@ -6,5 +7,6 @@ import { eachStreamRecord } from "#core/queue/stream-records";
  * (core/alerts/index.ts). Read again, the SMS is not sent twice (its id comes from the event); an e-mail may be.
  */
 export const handler = eachStreamRecord("agentAlerts", async (item) => {
-  await AgentAlerts.fromEvent(String(item.organizationId), item as unknown as AlertEvent);
+  // Under their field names: the event's item stores its longer fields under short ones (core/events).
+  await AgentAlerts.fromEvent(String(item.organizationId), eventAttributes(item) as unknown as AlertEvent);
 });

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { itemSize } from "#bench/partitions";
 import { Transaction } from "#core/db/transact";
-import { eventAttributes, eventItem, eventStoredNames, toEventRecord, type EventRecord } from "#core/events/index";
+import {
+  eventAttributes,
+  eventItem,
+  eventStoredNames,
+  messageEventDescription,
+  toEventRecord,
+  type EventRecord,
+} from "#core/events/index";
 import type { Message } from "#core/messaging/model";
 import { newMessage } from "#core/messaging/messages";
 import { messageEventInput, MessagingEvents, type MessagingEventType } from "#core/messaging/timeline";
@@ -88,6 +95,28 @@ describe("an event's item stores its longer fields under short names, its times 
     expect(accepted!.item[eventStoredNames.status!]).toBe("Pending");
     expect(delivered!.item).not.toHaveProperty(eventStoredNames.status!);
     expect(delivered!.event).toMatchObject({ status: "Delivered", createdBy: "system", actorDisplayName: "System" });
+  });
+
+  it("pins the wording an implied description is read back with: changing it would rewrite every stored event's", () => {
+    const outbound = { channel: "Sms", direction: "Outbound", toPhoneNumber: "+12125550100" };
+    expect(messageEventDescription(outbound, "MessageAccepted")).toBe("SMS to +12125550100 accepted");
+    expect(messageEventDescription(outbound, "MessageDelivered")).toBe("SMS to +12125550100 delivered");
+    expect(messageEventDescription({ ...outbound, statusReason: "Carrier rejected" }, "MessageFailed")).toBe(
+      "SMS to +12125550100 failed: Carrier rejected",
+    );
+    expect(messageEventDescription({ ...outbound, channel: "Mms" }, "MessageSent")).toBe("MMS to +12125550100 sent");
+    expect(
+      messageEventDescription(
+        { channel: "Sms", direction: "Inbound", fromPhoneNumber: "+12125550142" },
+        "MessageReceived",
+      ),
+    ).toBe("SMS from +12125550142 received");
+  });
+
+  it("a message event whose number is null reads back the description it was written with", () => {
+    const { item, event } = written(automated("Hi Flow", "Queued", { toPhoneNumber: null as never }), "MessageQueued");
+    expect(event.description).toBe("SMS to null queued");
+    expect(toEventRecord(item)).toEqual(event);
   });
 
   it("what differs from what a message's event implies is stored: an MMS's description, an actor, a time in another form", () => {
