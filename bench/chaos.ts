@@ -29,7 +29,7 @@ import { seededRandom } from "#local/seeded-random";
 import { readJson, stackStatePath, type StackState } from "#local/state";
 import { installSimulator } from "#core/providers/simulator/install";
 import { toMessage } from "#core/messaging/store";
-import { toStoredRun } from "#core/automations/runs/store";
+import { toStoredRun } from "#core/db/entities/packed-runs";
 
 // This process runs the due-work sweeps itself (carrier status look-ups included), with the stack's PROVIDER.
 installSimulator();

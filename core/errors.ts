@@ -117,3 +117,12 @@ export class MailUnavailableError extends DomainError {
 export class TimedOutError extends DomainError {
   readonly code = "timed_out";
 }
+
+/**
+ * A stored item this code cannot read back (corrupt, or written in a format it does not know). Not the caller's
+ * fault, so a 500, but a named one: the edge logs it and answers what cannot be read rather than a bare failure, and
+ * a sweep over many items passes over it.
+ */
+export class UnreadableItemError extends DomainError {
+  readonly code = "unreadable_item";
+}

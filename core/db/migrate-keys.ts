@@ -11,7 +11,7 @@ import { PhoneNumberEntity } from "#core/db/entities/phone-numbers";
 import { LedgerEntryEntity, UsageDayEntity } from "#core/db/entities/billing";
 import { AutomationEntity, AutomationRunEntity } from "#core/db/entities/automations";
 import { SuppressionEntity } from "#core/db/entities/suppressions";
-import { packedRunItem, unpackedRun } from "#core/db/entities/packed-runs";
+import { packedRunItem, toStoredRun } from "#core/db/entities/packed-runs";
 import { accessPatterns, withoutKeys } from "#core/db/indexes";
 import { copyKey, ownPartition } from "#core/db/keys/shared";
 import { everyCopy } from "#core/db/copies";
@@ -44,7 +44,7 @@ const moved: Record<string, ((old: Item, organizationId: string) => Item) | unde
   // A run's list entries are derived again (an automation's runs, its active ones: sharded since); its due entry
   // follows the engine's state, which the old item's entry already says. Its fields are kept packed, or not, as read.
   [entities.automationRun]: (old, organizationId) => {
-    const run = { ...unpackedRun(old), organizationId };
+    const run = { ...toStoredRun(old), organizationId };
     const item = AutomationRunEntity.item(run);
     return { ...(old.packed ? packedRunItem(item, run) : item), gsi3pk: old.gsi3pk, gsi3sk: old.gsi3sk };
   },

@@ -40,6 +40,7 @@ const statusByCode: Record<string, number> = {
   payment_provider_unavailable: 502,
   mail_unavailable: 502,
   timed_out: 503,
+  unreadable_item: 500,
 };
 
 export interface Problem {

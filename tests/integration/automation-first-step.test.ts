@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { LEASE_MS } from "#core/automations/runs/engine";
+import { Engine, LEASE_MS } from "#core/automations/runs/engine";
 import { runStep } from "#core/automations/runs/step";
 import { RunStore } from "#core/automations/runs/store";
 import { triggerHandlers } from "#core/automations/runs/triggers";
@@ -9,7 +9,7 @@ import { LeadCreated } from "#core/leads/queue";
 import { envelope } from "#core/queue/messages";
 import "#core/automations/runs/queue";
 import { chain, createAutomation, listRuns, readyToText } from "#tests/helpers/automations";
-import { killedAfterWrite } from "#tests/helpers/crash";
+import { faultWhen, killedAfterWrite, SimulatedFault } from "#tests/helpers/crash";
 import { createLead, randomNumber } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
@@ -97,5 +97,105 @@ describe("a run's first step runs where the run is created", () => {
     // The run's due entry is its wait's end, where the sweep looks for it (the step message cannot wait an hour).
     const item = await getItem(keys.automationRun(org.organizationId, automation.id, run.id), { consistent: true });
     expect(String(item!.gsi3sk)).toMatch(new RegExp(`^${run.waitingUntil}#`));
+  });
+  /** The step message of a run's first action, as the step consumer gets it. */
+  const firstStepOf = (automationId: string, runId: string, leadId: string) => ({
+    automationId,
+    runId,
+    seq: 1,
+    attempt: 0,
+    leadId,
+  });
+  const afterLease = () => {
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+    vi.setSystemTime(Date.now() + LEASE_MS + 1_000);
+  };
+
+  it("a trigger whose one automation's first step fails ends only once the other's first step has run; that step runs once", async () => {
+    const org = await newOrganization();
+    await readyToText(org);
+    const lead = await createLead(org, randomNumber("212"));
+    const steady = await createAutomation(
+      org,
+      chain(fromSource, [{ id: "hello", type: "SendSms", settings: { body: "From the steady one" } }]),
+    );
+    const failing = await createAutomation(
+      org,
+      chain(fromSource, [{ id: "hello", type: "SendSms", settings: { body: "From the failing one" } }]),
+    );
+    const trigger = leadCreated(org, lead.id, `lead.created:${lead.id}:siblings`);
+    // The failing automation's step: its outcome's write (rev 0 → 1) keeps failing, after its message is made.
+    const restore = faultWhen(`RUN#${failing.id}#`, '"rev":1');
+    try {
+      await expect(trigger()).rejects.toBeInstanceOf(SimulatedFault);
+    } finally {
+      restore();
+    }
+    // When the trigger's invocation ended, the steady automation's step had finished: its outcome is recorded.
+    const [run] = await listRuns(org, steady.id);
+    const stored = (await RunStore.read(org.organizationId, steady.id, run.id))!;
+    expect(stored).toMatchObject({ rev: 1, leaseToken: null });
+    expect(stored.steps[1]!.output).toMatchObject({ messageId: stored.effectId });
+
+    // The trigger retried starts nothing new and runs the steady step no second time.
+    await trigger();
+    expect(await RunStore.read(org.organizationId, steady.id, run.id)).toMatchObject({ rev: 1 });
+    // One message each: the steady one's, and the failing one's, made before its outcome's write failed.
+    expect(await messagesOf(org, lead.id)).toHaveLength(2);
+  });
+
+  it("a process killed after a first step's message was made and before its outcome was written: the takeover observes that message, one in all", async () => {
+    const org = await newOrganization();
+    await readyToText(org);
+    const lead = await createLead(org, randomNumber("212"));
+    const automation = await createAutomation(
+      org,
+      chain(fromSource, [{ id: "hello", type: "SendSms", settings: { body: "Hello, killed after" } }]),
+    );
+    await killedAfterWrite(
+      (input) => JSON.stringify(input).includes('"entity":"Message"'),
+      leadCreated(org, lead.id, `lead.created:${lead.id}:effect`),
+    );
+    const [started] = await listRuns(org, automation.id);
+    const stored = (await RunStore.read(org.organizationId, automation.id, started.id))!;
+    expect(stored).toMatchObject({ rev: 0, status: "Running" });
+    expect(await messagesOf(org, lead.id)).toHaveLength(1);
+
+    afterLease();
+    await runStep(org.organizationId, firstStepOf(automation.id, started.id, lead.id));
+    const after = (await RunStore.read(org.organizationId, automation.id, started.id))!;
+    expect(after.steps[1]!.output).toMatchObject({ messageId: stored.effectId });
+    expect(await messagesOf(org, lead.id)).toHaveLength(1);
+  });
+
+  it("an inline first step that throws fails the trigger; the retried trigger queues the step, and after its attempts the run ends Failed", async () => {
+    const org = await newOrganization();
+    await readyToText(org);
+    const lead = await createLead(org, randomNumber("212"));
+    const automation = await createAutomation(
+      org,
+      chain(fromSource, [{ id: "hello", type: "SendSms", settings: { body: "Never recorded" } }]),
+    );
+    const trigger = leadCreated(org, lead.id, `lead.created:${lead.id}:throws`);
+    // Every write of the run past its create keeps failing: the inline step's outcome, the queued step's lease.
+    const restore = faultWhen(`RUN#${automation.id}#`, '"rev":1');
+    try {
+      await expect(trigger()).rejects.toBeInstanceOf(SimulatedFault);
+      await trigger(); // the retry: the run exists unchanged since its create, its step is queued for the lease's end
+      const [started] = await listRuns(org, automation.id);
+      expect(await RunStore.read(org.organizationId, automation.id, started.id)).toMatchObject({ rev: 0 });
+      afterLease();
+      const step = firstStepOf(automation.id, started.id, lead.id);
+      for (let attempt = 0; attempt < 2; attempt++)
+        await expect(runStep(org.organizationId, step)).rejects.toBeInstanceOf(SimulatedFault);
+      restore();
+      // The step message's attempts are spent: its poison hook.
+      await Engine.abandon(org.organizationId, step, new Error("The write keeps failing."));
+      const ended = (await RunStore.read(org.organizationId, automation.id, started.id))!;
+      expect(ended).toMatchObject({ status: "Failed" });
+      expect(ended.steps[1]).toMatchObject({ status: "Failed" });
+    } finally {
+      restore();
+    }
   });
 });

@@ -7,6 +7,9 @@ import { keys } from "#core/db/keys";
 import { AutomationStep } from "#core/automations/runs/queue";
 import type { StoredRun } from "#core/automations/runs/model";
 import { publicRun } from "#core/automations/runs/store";
+import { sweepAutomations } from "#core/automations/runs/schedule";
+import { packedRunItem } from "#core/db/entities/packed-runs";
+import { DUE_WORK_SHARDS } from "#core/db/due";
 import { publish } from "#core/queue/messages";
 import { newId } from "#core/shared/ids";
 import { chain, createAutomation, readyToText, smsStep, waitForRun } from "#tests/helpers/automations";
@@ -28,64 +31,7 @@ describe("a run stored before runs were packed", () => {
       org,
       chain({ type: "Manual" }, [{ id: "hello", type: "SendSms", settings: { body: "Hello from before" } }]),
     );
-    const at = new Date().toISOString();
-    const eventId = `manual:${newId()}`;
-    // A run as the engine stored it before: routed to its first action, its message not yet sent.
-    const run: StoredRun = {
-      id: newId(),
-      automationId: automation.id,
-      automationName: automation.name,
-      automationVersion: automation.version,
-      organizationId: org.organizationId,
-      status: "Pending",
-      trigger: { nodeId: "t", type: "Manual", eventId, eventType: "Manual", data: { leadId: lead.id } },
-      leadId: lead.id,
-      path: ["t"],
-      currentNodeId: "hello",
-      waitingUntil: null,
-      steps: [
-        {
-          seq: 0,
-          nodeId: "t",
-          kind: "Trigger",
-          type: "Manual",
-          status: "Succeeded",
-          attempts: 1,
-          input: null,
-          output: { eventId, eventType: "Manual", leadId: lead.id },
-          error: null,
-          startedAt: at,
-          finishedAt: at,
-          durationMs: 0,
-        },
-        {
-          seq: 1,
-          nodeId: "hello",
-          kind: "Action",
-          type: "SendSms",
-          status: "Pending",
-          attempts: 0,
-          input: null,
-          output: null,
-          error: null,
-          startedAt: null,
-          finishedAt: null,
-          durationMs: null,
-        },
-      ],
-      error: null,
-      retryCount: 0,
-      createdAt: at,
-      finishedAt: null,
-      modifiedAt: at,
-      cursorSeq: 1,
-      cursorAttempt: 0,
-      effectId: null,
-      leaseToken: null,
-      leaseUntil: null,
-      rev: 0,
-      dueAt: null,
-    };
+    const run = routedRun(org.organizationId, automation, lead.id);
     const due = AutomationRunEntity.entryIn("due", { ...run, dueAt: new Date(Date.now() + 120_000).toISOString() });
     await db().send(new PutCommand({ TableName: tableName(), ...AutomationRunEntity.put(run, { extra: due }) }));
 
@@ -112,3 +58,110 @@ describe("a run stored before runs were packed", () => {
     expect((await org.request("GET", path)).body).toEqual(finished);
   });
 });
+
+describe("a run that cannot be read", () => {
+  applyStackEnv();
+
+  /** The run's item, packed, with its due entry at `dueAt` in due shard `shard` (so the sweep meets it in order). */
+  const storedItem = (run: StoredRun, dueAt: string, shard: number) => {
+    const put = AutomationRunEntity.put(run, { extra: AutomationRunEntity.entryIn("due", { ...run, dueAt, shard }) });
+    return { ...put, Item: packedRunItem(put.Item, run) };
+  };
+
+  it("is logged and passed over by the sweep, which resumes another organization's due run after it; GET answers a named 500", async () => {
+    const [broken, healthy] = [await newOrganization(), await newOrganization()];
+    await readyToText(healthy);
+    const definition = chain({ type: "Manual" }, [{ id: "hello", type: "SendSms", settings: { body: "Swept" } }]);
+    const [brokenAutomation, healthyAutomation] = [
+      await createAutomation(broken, definition),
+      await createAutomation(healthy, definition),
+    ];
+    const lead = await createLead(healthy, randomNumber("212"));
+    const dueAt = new Date(Date.now() - 60_000).toISOString();
+    // Corruption simulated: bytes in the packed format that do not inflate. Its due entry is in the first shard the
+    // sweep reads, the healthy run's in the last, so the sweep meets the corrupt one first.
+    const corrupt = routedRun(broken.organizationId, brokenAutomation, null);
+    const corruptPut = storedItem(corrupt, dueAt, 0);
+    corruptPut.Item.packed = Uint8Array.of(1, 0xde, 0xad, 0xbe, 0xef);
+    const run = routedRun(healthy.organizationId, healthyAutomation, lead.id);
+    for (const put of [corruptPut, storedItem(run, dueAt, DUE_WORK_SHARDS - 1)])
+      await db().send(new PutCommand({ TableName: tableName(), ...put }));
+
+    const result = await sweepAutomations();
+    expect(result.runsUnreadable).toBeGreaterThanOrEqual(1);
+    const finished = await waitForRun(healthy, healthyAutomation.id, run.id);
+    expect(finished).toMatchObject({ status: "Succeeded", path: ["t", "hello"] });
+
+    const answer = await broken.request("GET", `/automations/${brokenAutomation.id}/runs/${corrupt.id}`);
+    expect(answer.status).toBe(500);
+    expect(answer.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    expect(answer.body.detail).toBe(
+      `The stored automation run ${brokenAutomation.id}/${corrupt.id} cannot be read: its packed fields do not inflate to a run.`,
+    );
+  });
+});
+
+/** A run as the engine stored it before runs were packed: routed to its first action, its message not yet sent. */
+function routedRun(
+  organizationId: string,
+  automation: { id: string; name?: unknown; version: number },
+  leadId: string | null,
+): StoredRun {
+  const at = new Date().toISOString();
+  const eventId = `manual:${newId()}`;
+  return {
+    id: newId(),
+    automationId: automation.id,
+    automationName: String(automation.name),
+    automationVersion: automation.version,
+    organizationId,
+    status: "Pending",
+    trigger: { nodeId: "t", type: "Manual", eventId, eventType: "Manual", data: { leadId } },
+    leadId,
+    path: ["t"],
+    currentNodeId: "hello",
+    waitingUntil: null,
+    steps: [
+      {
+        seq: 0,
+        nodeId: "t",
+        kind: "Trigger",
+        type: "Manual",
+        status: "Succeeded",
+        attempts: 1,
+        input: null,
+        output: { eventId, eventType: "Manual", leadId },
+        error: null,
+        startedAt: at,
+        finishedAt: at,
+        durationMs: 0,
+      },
+      {
+        seq: 1,
+        nodeId: "hello",
+        kind: "Action",
+        type: "SendSms",
+        status: "Pending",
+        attempts: 0,
+        input: null,
+        output: null,
+        error: null,
+        startedAt: null,
+        finishedAt: null,
+        durationMs: null,
+      },
+    ],
+    error: null,
+    retryCount: 0,
+    createdAt: at,
+    finishedAt: null,
+    modifiedAt: at,
+    cursorSeq: 1,
+    cursorAttempt: 0,
+    effectId: null,
+    leaseToken: null,
+    leaseUntil: null,
+    rev: 0,
+    dueAt: null,
+  };
+}

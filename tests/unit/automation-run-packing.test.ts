@@ -2,10 +2,13 @@ import { describe, expect, it } from "vitest";
 import { applyRoute, finish, leased } from "#core/automations/runs/engine";
 import type { StoredRun } from "#core/automations/runs/model";
 import type { Route } from "#core/automations/runs/route";
-import { runPut, toStoredRun } from "#core/automations/runs/store";
+import { runPut } from "#core/automations/runs/store";
+import { toStoredRun } from "#core/db/entities/packed-runs";
 import { where } from "#core/db/expression";
 import { AutomationRunEntity } from "#core/db/entities/automations";
 import { sizeOfItem } from "#core/observability/call-count";
+import { UnreadableItemError } from "#core/errors";
+import { deflateSync } from "node:zlib";
 
 const at = "2026-11-29T10:52:15.123Z";
 const eventId = "lead.created:01M8KEY8AWG94J3XTVFB8V4FN2";
@@ -108,5 +111,37 @@ describe("a run is stored packed (issue 27)", () => {
   it("reads a run stored before runs were packed, its fields as attributes, as it was", () => {
     const { ended } = lifetime();
     expect(toStoredRun(AutomationRunEntity.put(ended).Item)).toEqual(ended);
+  });
+});
+
+describe("a packed run's bytes (format 1)", () => {
+  /**
+   * What `runPut` stored for `started` (the run at its trigger) on 2026-11-29: these bytes must inflate to it for as
+   * long as any run is stored in format 1 (what a put writes today may differ if zlib's deflate changes; reading may not).
+   */
+  const golden =
+    "AXi71lr/TKvGLBH8UssVQCnNSiEts6i4RKEktaIEeylhTJ1SwsDQ18LbNdLCMdzd0sTLOCIkzM3JIszEzc+IxPIDr0FIGQaiLjzY1MLS19I4JMg8MNzdPTwyKCyCuDIHrz3DqDQiN2LoEiGEyjZDQ10jyxBDAytTIytDUz1DI+MorMUddnWoJSCpWZqw3bhyOXadSBlfl1o5HwBh3j0N";
+  const item = (packed: Uint8Array) => ({
+    pk: `ORG#${started.organizationId}#RUNS`,
+    sk: `RUN#${started.automationId}#${started.id}`,
+    entity: "AutomationRun",
+    id: started.id,
+    status: started.status,
+    rev: started.rev,
+    packed,
+  });
+  const stored = () => Buffer.from(golden, "base64");
+
+  it("stored bytes always read back as the run they were written from", () => {
+    expect(toStoredRun(item(stored()))).toEqual({ ...started, dueAt: null });
+  });
+
+  it("bytes of an unknown format, bytes deflated with another dictionary, or an item with no fields are unreadable", () => {
+    const otherFormat = Buffer.concat([Uint8Array.of(2), stored().subarray(1)]);
+    const packed = deflateSync(JSON.stringify({ steps: [] }), { dictionary: Buffer.from('"steps"') });
+    const otherDictionary = Buffer.concat([Uint8Array.of(1), packed]);
+    const { packed: _packed, ...bare } = item(stored());
+    for (const unreadable of [item(otherFormat), item(otherDictionary), bare])
+      expect(() => toStoredRun(unreadable)).toThrow(UnreadableItemError);
   });
 });

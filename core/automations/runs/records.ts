@@ -1,6 +1,7 @@
 import type { Actor } from "#core/auth/actor";
 import type { AutomationRun, StoredRun } from "#core/automations/runs/model";
-import { publicRun, RunStore, storedAutomation, toStoredRun } from "#core/automations/runs/store";
+import { publicRun, RunStore, storedAutomation } from "#core/automations/runs/store";
+import { toStoredRun } from "#core/db/entities/packed-runs";
 import { AutomationRunEntity } from "#core/db/entities/automations";
 import { listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { NotFoundError } from "#core/errors";

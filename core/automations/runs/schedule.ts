@@ -8,6 +8,7 @@ import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
 import { dueShards, isFinal, RunStore, STALL_MS } from "#core/automations/runs/store";
 import { maxDelaySeconds, publish } from "#core/queue/messages";
 import { currentOrganization } from "#core/organizations/current";
+import { UnreadableItemError } from "#core/errors";
 
 /** Work items ahead of this much are handed to SQS with a delay, so they start on time rather than at the next sweep. */
 const LOOKAHEAD_MS = (maxDelaySeconds - 60) * 1000;
@@ -37,6 +38,8 @@ async function scheduleZone(
 export interface SweepResult {
   schedulesFired: number;
   runsResumed: number;
+  /** Due runs whose item cannot be read (`UnreadableItemError`): logged and passed over (due again a stall later). */
+  runsUnreadable: number;
 }
 
 /**
@@ -45,7 +48,7 @@ export interface SweepResult {
  */
 export async function sweepAutomations(options: { now?: Date; organizationId?: string } = {}): Promise<SweepResult> {
   const now = (options.now ?? new Date()).getTime();
-  const result: SweepResult = { schedulesFired: 0, runsResumed: 0 };
+  const result: SweepResult = { schedulesFired: 0, runsResumed: 0, runsUnreadable: 0 };
   const schedules = dueShards.map((shard) => AutomationTriggerEntity.partitionKey("due", { shard }));
   for await (const { item, seen, dueAt, organizationId, ids } of dueEntries(
     schedules,
@@ -108,7 +111,14 @@ export async function sweepAutomations(options: { now?: Date; organizationId?: s
       ),
     );
     if (!claimed) continue;
-    const run = await RunStore.read(organizationId, automationId, runId);
+    // One corrupt run must not stop the sweep for every organization and shard after it: it is logged and left (its
+    // claim moved it a stall later, so it comes up again, and is logged again, until someone repairs or removes it).
+    const run = await RunStore.read(organizationId, automationId, runId).catch((error: unknown) => {
+      if (!(error instanceof UnreadableItemError)) throw error;
+      result.runsUnreadable++;
+      console.error(JSON.stringify({ level: "error", sweep: "automations", organizationId, error: error.message }));
+      return undefined;
+    });
     if (!run || isFinal(run) || run.cursorSeq < 0) continue;
     await publish(
       AutomationStep,

@@ -23,9 +23,11 @@ import { consentStateOf } from "#core/leads/consent";
 import { Messages } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
 import { LeadReads, toLead } from "#core/leads/reads";
+import { queues } from "#stacks/definitions";
 
-// Apart from engine.ts: starting, retrying and cancelling a run (the run routes, the trigger fan-out) never executes
-// an action, so they do not bundle the action executor (messages, calls, suppressions, outbound HTTP).
+// Executes steps: the step consumer's (`runStep`) and the trigger fan-out's first step of a run it creates
+// (`runFirstStep`), both in the automation-runs consumer. The run routes (a manual run, a retry, a cancel) never
+// execute an action, so they do not bundle this module's action executor (messages, calls, suppressions, outbound HTTP).
 
 /** Executes the step a queue message names, if it is still the run's current step and nobody holds it. */
 export async function runStep(
@@ -95,8 +97,22 @@ export async function runStep(
  * create fixed the effect id (its put was conditional on the run being new, so no other execution has it). A process
  * that stops here leaves the run to its lease: the redelivered trigger, or the sweep, sends the step once it ends.
  */
-export const runFirstStep: FirstStep = (run, automation, options) =>
-  execute({ run, automation, now: Date.now(), observing: false, effectIsNew: true }, options.random);
+export const runFirstStep: FirstStep = async (run, automation, options) => {
+  const now = Date.now();
+  const remaining = run.leaseUntil ? Date.parse(run.leaseUntil) - now : 0;
+  // Too little of the lease left for a whole execution (the invocation was frozen, or slow, between the run's
+  // `leased` and here): another consumer may take the step over while this one still runs, so it is queued for the
+  // lease's end instead, and whoever takes it there runs it under a lease of its own.
+  if (remaining < FIRST_STEP_LEASE_MARGIN_MS) return sendStep(run, remaining);
+  await execute({ run, automation, now, observing: false, effectIsNew: true }, options.random);
+};
+
+/**
+ * The lease a run's first step must still have for it to run inline: the consumer's whole timeout. An invocation
+ * cannot outlast it, so a step begun with that much left ends (or its process dies) before the lease does; a fresh
+ * lease (`LEASE_MS`, that timeout plus 30 s) leaves 30 s for the start's reads and writes before it.
+ */
+export const FIRST_STEP_LEASE_MARGIN_MS = queues.automationRuns.consumerTimeoutSeconds * 1000;
 
 /** A step its execution holds (or observes without a lease), with what was read with its run. */
 interface HeldStep {

@@ -15,7 +15,7 @@ import {
   AutomationVersionEntity,
 } from "#core/db/entities/automations";
 import { withoutKeys } from "#core/db/indexes";
-import { packedRunItem, unpackedRun } from "#core/db/entities/packed-runs";
+import { packedRunItem, toStoredRun } from "#core/db/entities/packed-runs";
 import { definitionOf } from "#core/automations/runs/trigger-index";
 
 /** Shards of the due-run and due-schedule entries (the due-work index), so no partition is hot (core/db/due.ts). */
@@ -55,9 +55,6 @@ export function runPut(run: StoredRun, condition: Condition) {
   const put = AutomationRunEntity.put(run, { condition, extra: due });
   return { ...put, Item: packedRunItem(put.Item, run) };
 }
-
-/** A stored run, packed or not (core/db/entities/packed-runs.ts). */
-export const toStoredRun = unpackedRun;
 
 /**
  * Trigger events whose id names what they are about by a ULID, and once only (`lead.created:<lead>`, a manual

@@ -59,7 +59,11 @@ async function fanOut(
   accepts: (trigger: Trigger) => boolean,
 ): Promise<number> {
   const found = await candidates(organizationId, type);
-  const started = await Promise.all(
+  // Every start settles before the invocation ends, a failed one included: a rejection passed on at once would end
+  // the trigger's invocation while another automation's first step still runs under its lease (Lambda freezes it, the
+  // redelivered trigger queues that step for the lease's end, and a thawed container could then run its action a
+  // second time). The first failure is thrown once all have settled, so the trigger is retried.
+  const settled = await Promise.allSettled(
     found.map(async (candidate) => {
       const automation = candidate.automation ?? (await storedAutomation(organizationId, candidate.automationId));
       if (!automation?.enabled) return 0;
@@ -71,7 +75,9 @@ async function fanOut(
       return created ? 1 : 0;
     }),
   );
-  return started.reduce<number>((sum, count) => sum + count, 0);
+  const failed = settled.find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
+  return settled.reduce<number>((sum, result) => sum + (result.status === "fulfilled" ? result.value : 0), 0);
 }
 
 /**
