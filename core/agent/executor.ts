@@ -7,7 +7,7 @@ import { agentSkills, type AgentSkillId } from "#core/agent/card";
 import { selectSkill } from "#core/agent/select";
 import { loadSkill, type SkillResult } from "#core/agent/skills/index";
 import type { Actor } from "#core/auth/actor";
-import { DomainError, ValidationError, asPointers } from "#core/errors";
+import { DomainError, UnreadableItemError, ValidationError, asPointers } from "#core/errors";
 import { nowIso } from "#core/shared/ids";
 import { toFieldErrors } from "#core/shared/validation";
 
@@ -82,7 +82,8 @@ async function runSkill(actor: Actor, skillId: AgentSkillId, rawInput: unknown):
   } catch (error) {
     if (error instanceof ValidationError)
       return rejected(error.message, { code: error.code, errors: asPointers(error.errors) });
-    if (error instanceof DomainError) {
+    // An item that cannot be read is a fault of ours, logged with a correlation id below like any other.
+    if (error instanceof DomainError && !(error instanceof UnreadableItemError)) {
       return { state: TaskState.TASK_STATE_FAILED, text: error.message, error: { code: error.code } };
     }
     const correlationId = randomUUID();

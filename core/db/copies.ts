@@ -26,7 +26,9 @@ export async function storedForChange(organizationId: string, keyOf: (copy: numb
   const key = keyOf(copyFor());
   return (
     (await getItem(key, { consistent: true })) ??
-    (await getItem({ pk: org(organizationId), sk: key.sk }, { consistent: true }))
+    (await getItem({ pk: org(organizationId), sk: key.sk }, { consistent: true })) ??
+    // migrate-keys may have copied the old item and deleted it between the two reads: then the copy holds it.
+    (await getItem(key, { consistent: true }))
   );
 }
 

@@ -83,6 +83,8 @@ export function toProblem(error: unknown, instance: string, correlationId: strin
   }
   const status = statusByCode[error.code] ?? 500;
   const problem: Problem = { ...base(status, instance), detail: error.message };
+  // A described 500 (an item that cannot be read) is ours too: the id matches the log line, as for any other 500.
+  if (status === 500) problem.correlationId = correlationId;
   const headers: Record<string, string> = {};
   if (error instanceof ValidationError && error.errors.length > 0) problem.errors = asPointers(error.errors);
   if (error instanceof UnauthorizedError) {

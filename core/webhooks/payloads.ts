@@ -3,7 +3,7 @@ import { AutomationRunRecords } from "#core/automations/runs/records";
 import { Billing } from "#core/billing/index";
 import { fromId as callFromId } from "#core/calls/queries";
 import { registrationOverview } from "#core/carrier-registration/reads";
-import { DomainError } from "#core/errors";
+import { DomainError, UnreadableItemError } from "#core/errors";
 import type { EventRecord } from "#core/events/index";
 import { LeadReads, toLead } from "#core/leads/reads";
 import type { Lead } from "#core/leads/schemas";
@@ -87,8 +87,9 @@ async function currentResource(
         return null;
     }
   } catch (error) {
-    // Gone since (a deleted number, a removed endpoint): the event record still says what happened.
-    if (error instanceof DomainError) return null;
+    // Gone since (a deleted number, a removed endpoint): the event record still says what happened. An item that
+    // cannot be read is no such answer: the delivery fails and is retried, and the error is logged.
+    if (error instanceof DomainError && !(error instanceof UnreadableItemError)) return null;
     throw error;
   }
 }

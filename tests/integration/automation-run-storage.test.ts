@@ -98,6 +98,8 @@ describe("a run that cannot be read", () => {
     expect(answer.body.detail).toBe(
       `The stored automation run ${brokenAutomation.id}/${corrupt.id} cannot be read: its packed fields do not inflate to a run.`,
     );
+    // Ours, like any 500: the id to quote matches the log line.
+    expect(answer.body.correlationId).toEqual(expect.any(String));
   });
 });
 
