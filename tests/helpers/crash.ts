@@ -102,17 +102,66 @@ export class SimulatedFault extends Error {}
  * fail until the answered function is called: processing that keeps failing
  * on the same write, as a poison message does. Other commands run normally.
  */
-export function faultWhen(...parts: string[]): () => void {
+export function faultWhen(...parts: string[]): (() => void) & { faulted: Promise<void> } {
   const name = `fault-${Math.random().toString(36).slice(2)}`;
+  let faulted!: () => void;
+  const firstFault = new Promise<void>((resolve) => (faulted = resolve));
   db().middlewareStack.add(
     (next) => async (args) => {
-      const json = JSON.stringify(args.input);
-      if (parts.every((part) => json.includes(part))) throw new SimulatedFault("The write keeps failing.");
+      if (matchesAll(args.input, parts)) {
+        faulted();
+        throw new SimulatedFault("The write keeps failing.");
+      }
       return next(args);
     },
     { step: "initialize", name },
   );
+  // `faulted` resolves at the first failure: when the processing it stops had got that far.
+  return Object.assign(() => void db().middlewareStack.remove(name), { faulted: firstFault });
+}
+
+/**
+ * Holds every DynamoDB command whose input (its JSON) contains all of `parts` until `release` resolves, then runs it:
+ * processing slowed at that write, still under way while something else happens. `written()` says whether a held
+ * command has completed, read at the very moment it is called (no I/O of its own).
+ */
+export function holdWhen(release: Promise<unknown>, ...parts: string[]): (() => void) & { written: () => boolean } {
+  const name = `hold-${Math.random().toString(36).slice(2)}`;
+  let written = false;
+  db().middlewareStack.add(
+    (next) => async (args) => {
+      if (!matchesAll(args.input, parts)) return next(args);
+      await release;
+      const result = await next(args);
+      written = true;
+      return result;
+    },
+    { step: "initialize", name },
+  );
+  return Object.assign(() => void db().middlewareStack.remove(name), { written: () => written });
+}
+
+/** Runs `effect` once, right after the first DynamoDB command whose input contains all of `parts` has completed. */
+export function afterCommand(effect: () => void, ...parts: string[]): () => void {
+  const name = `after-${Math.random().toString(36).slice(2)}`;
+  let done = false;
+  db().middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      if (!done && matchesAll(args.input, parts)) {
+        done = true;
+        effect();
+      }
+      return result;
+    },
+    { step: "initialize", name },
+  );
   return () => void db().middlewareStack.remove(name);
+}
+
+function matchesAll(input: unknown, parts: string[]): boolean {
+  const json = JSON.stringify(input);
+  return parts.every((part) => json.includes(part));
 }
 
 /** Makes this process's SQS sends fail until the answered function is called (a queue message that never leaves it). */
@@ -126,4 +175,39 @@ export async function failPublishes(): Promise<() => void> {
     { step: "initialize", name },
   );
   return () => void client.middlewareStack.remove(name);
+}
+
+/** A message this process sent to SQS: its envelope, its delay, and when (by `Date.now()`) it was sent. */
+export interface PublishedMessage {
+  envelope: { type: string; organizationId: string; data: Record<string, unknown> };
+  delaySeconds: number;
+  sentAt: number;
+}
+
+/**
+ * Records this process's SQS sends (they still go to the queue) until the answered function is called: what a
+ * consumer would receive, and with which delay.
+ */
+export async function watchPublishes(): Promise<{ published: PublishedMessage[]; stop: () => void }> {
+  const name = `watch-publishes-${Math.random().toString(36).slice(2)}`;
+  const published: PublishedMessage[] = [];
+  const client = await sqs();
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const input = args.input as {
+        MessageBody?: string;
+        DelaySeconds?: number;
+        Entries?: { MessageBody: string; DelaySeconds?: number }[];
+      };
+      const sentAt = Date.now();
+      const result = await next(args);
+      for (const entry of input.Entries ?? (input.MessageBody ? [input as { MessageBody: string }] : [])) {
+        const { MessageBody, DelaySeconds = 0 } = entry as { MessageBody: string; DelaySeconds?: number };
+        published.push({ envelope: JSON.parse(MessageBody), delaySeconds: DelaySeconds, sentAt });
+      }
+      return result;
+    },
+    { step: "initialize", name },
+  );
+  return { published, stop: () => void client.middlewareStack.remove(name) };
 }

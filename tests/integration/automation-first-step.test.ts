@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Engine, LEASE_MS } from "#core/automations/runs/engine";
-import { runStep } from "#core/automations/runs/step";
+import { FIRST_STEP_LEASE_MARGIN_MS, runStep } from "#core/automations/runs/step";
 import { RunStore } from "#core/automations/runs/store";
 import { triggerHandlers } from "#core/automations/runs/triggers";
 import { getItem } from "#core/db/items";
@@ -9,7 +9,14 @@ import { LeadCreated } from "#core/leads/queue";
 import { envelope } from "#core/queue/messages";
 import "#core/automations/runs/queue";
 import { chain, createAutomation, listRuns, readyToText } from "#tests/helpers/automations";
-import { faultWhen, killedAfterWrite, SimulatedFault } from "#tests/helpers/crash";
+import {
+  afterCommand,
+  faultWhen,
+  holdWhen,
+  killedAfterWrite,
+  SimulatedFault,
+  watchPublishes,
+} from "#tests/helpers/crash";
 import { createLead, randomNumber } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
@@ -124,24 +131,81 @@ describe("a run's first step runs where the run is created", () => {
       chain(fromSource, [{ id: "hello", type: "SendSms", settings: { body: "From the failing one" } }]),
     );
     const trigger = leadCreated(org, lead.id, `lead.created:${lead.id}:siblings`);
-    // The failing automation's step: its outcome's write (rev 0 → 1) keeps failing, after its message is made.
-    const restore = faultWhen(`RUN#${failing.id}#`, '"rev":1');
+    // The failing automation fails early: its run's create keeps failing. The steady automation's step is still
+    // running then, whatever the timing: its outcome's write (rev 0 → 1) is held until the sibling has failed. A
+    // trigger that passed the failure on at once (`Promise.all`) would end before that write.
+    const failingCreate = faultWhen(`RUN#${failing.id}#`, '"entity":"AutomationRun"');
+    const steadyOutcome = holdWhen(failingCreate.faulted, `RUN#${steady.id}#`, '"rev":1');
+    let ended: { error: unknown; steadyRecorded: boolean };
     try {
-      await expect(trigger()).rejects.toBeInstanceOf(SimulatedFault);
+      // Whether the steady step's outcome was written is read the moment the trigger's invocation ends.
+      ended = await trigger().then(
+        () => expect.fail("The trigger should fail with its failing automation."),
+        (error: unknown) => ({ error, steadyRecorded: steadyOutcome.written() }),
+      );
     } finally {
-      restore();
+      failingCreate();
+      steadyOutcome();
     }
-    // When the trigger's invocation ended, the steady automation's step had finished: its outcome is recorded.
+    expect(ended.error).toBeInstanceOf(SimulatedFault);
+    expect(ended.steadyRecorded).toBe(true);
     const [run] = await listRuns(org, steady.id);
     const stored = (await RunStore.read(org.organizationId, steady.id, run.id))!;
     expect(stored).toMatchObject({ rev: 1, leaseToken: null });
     expect(stored.steps[1]!.output).toMatchObject({ messageId: stored.effectId });
+    expect(await listRuns(org, failing.id)).toHaveLength(0);
 
-    // The trigger retried starts nothing new and runs the steady step no second time.
+    // The trigger retried starts the failing automation's run and runs the steady step no second time.
     await trigger();
     expect(await RunStore.read(org.organizationId, steady.id, run.id)).toMatchObject({ rev: 1 });
-    // One message each: the steady one's, and the failing one's, made before its outcome's write failed.
+    expect(await listRuns(org, failing.id)).toHaveLength(1);
+    // One message each: the steady one's, from the first attempt, and the failing one's, from the retry.
     expect(await messagesOf(org, lead.id)).toHaveLength(2);
+  });
+
+  it("a first step with less of its lease left than a whole invocation is not run inline: its step message is queued for the lease's end, and sends once", async () => {
+    const org = await newOrganization();
+    await readyToText(org);
+    const lead = await createLead(org, randomNumber("212"));
+    const automation = await createAutomation(
+      org,
+      chain(fromSource, [{ id: "hello", type: "SendSms", settings: { body: "Hello after the lease" } }]),
+    );
+    const { published, stop } = await watchPublishes();
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+    // The invocation stalls right after the run's create (frozen, or slow): by the time the first step would run, less
+    // of the lease is left than an invocation may last, so another consumer could take the step over mid-execution.
+    const stall = LEASE_MS - FIRST_STEP_LEASE_MARGIN_MS + 15_000;
+    const stalled = afterCommand(
+      () => vi.setSystemTime(Date.now() + stall),
+      `RUN#${automation.id}#`,
+      '"entity":"AutomationRun"',
+    );
+    try {
+      await leadCreated(org, lead.id, `lead.created:${lead.id}:margin`)();
+    } finally {
+      stalled();
+      stop();
+    }
+    const [started] = await listRuns(org, automation.id);
+    const stored = (await RunStore.read(org.organizationId, automation.id, started.id))!;
+    // Not executed: nothing recorded since the create, no message under the effect id fixed there.
+    expect(stored).toMatchObject({ status: "Running", rev: 0, effectId: expect.any(String) });
+    expect(await messagesOf(org, lead.id)).toHaveLength(0);
+    // Queued instead, delayed until the lease has ended (an earlier delivery would find the lease held and drop it).
+    const queued = published.filter(
+      ({ envelope }) => envelope.type === "automation.step" && envelope.data.runId === started.id,
+    );
+    expect(queued).toHaveLength(1);
+    const [{ envelope, delaySeconds, sentAt }] = queued as [(typeof queued)[number]];
+    expect(sentAt + delaySeconds * 1000).toBeGreaterThanOrEqual(Date.parse(stored.leaseUntil!));
+
+    // Delivered once the lease has ended, that step message runs the step: one message, under the effect id.
+    vi.setSystemTime(sentAt + delaySeconds * 1000);
+    await runStep(org.organizationId, envelope.data as Parameters<typeof runStep>[1]);
+    const after = (await RunStore.read(org.organizationId, automation.id, started.id))!;
+    expect(after.steps[1]!.output).toMatchObject({ messageId: stored.effectId });
+    expect(await messagesOf(org, lead.id)).toHaveLength(1);
   });
 
   it("a process killed after a first step's message was made and before its outcome was written: the takeover observes that message, one in all", async () => {
