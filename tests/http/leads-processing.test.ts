@@ -5,6 +5,7 @@ import { queryAll } from "#core/db/query";
 import { describe, expect, it } from "vitest";
 import { db, tableName } from "#core/db/client";
 import { entities, keys } from "#core/db/keys";
+import { toEventRecord } from "#core/events/index";
 import { publish } from "#core/queue/messages";
 import { sqs } from "#core/queue/client";
 import {
@@ -20,13 +21,15 @@ import { applyStackEnv, newOrganization } from "#tests/helpers/stack";
 
 applyStackEnv();
 
+/** The lead's stored events, read as records (an event item stores its longer fields under short names). */
 async function leadEvents(organizationId: string, leadId: string) {
   const { gsi1pk } = keys.eventsByLead(organizationId, leadId);
-  return queryAll({
+  const items = await queryAll({
     index: "eventsByLead",
     KeyConditionExpression: "gsi1pk = :pk",
     ExpressionAttributeValues: { ":pk": gsi1pk },
   });
+  return items.map((item) => toEventRecord(item));
 }
 
 async function storedLead(organizationId: string, leadId: string) {

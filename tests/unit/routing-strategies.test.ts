@@ -53,6 +53,12 @@ describe("availability", () => {
     expect(isWorkingTime([{ day: "Tue", start: "09:00", end: "17:00" }], "Asia/Tokyo", now)).toBe(false);
     expect(isWorkingTime([{ day: "Mon", start: "08:00", end: "23:59" }], "Asia/Tokyo", now)).toBe(false);
     expect(isWorkingTime([{ day: "Mon", start: "23:00", end: "23:59" }], "UTC", now)).toBe(true);
+    // A day worked "00:00–23:59" includes its last minute (no clock says 24:00); any other end minute is excluded.
+    const lastMinute = new Date("2026-11-24T14:59:30Z"); // Tue 23:59:30 in Tokyo
+    expect(isWorkingTime([{ day: "Tue", start: "00:00", end: "23:59" }], "Asia/Tokyo", lastMinute)).toBe(true);
+    expect(
+      isWorkingTime([{ day: "Tue", start: "00:00", end: "23:58" }], "Asia/Tokyo", new Date("2026-11-24T14:58:30Z")),
+    ).toBe(false);
   });
 
   it("caps restart at the day and hour of the organization's time zone", () => {
