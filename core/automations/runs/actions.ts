@@ -29,7 +29,7 @@ import { leadConsentState } from "#core/leads/consent";
 import type { LeadConsentState } from "#core/consent/index";
 import { assignByAutomation } from "#core/leads/assignment";
 import { basisForContact, type ConsentBasis } from "#core/consent/basis";
-import { Messages } from "#core/messaging/messages";
+import { Messages, type PreparedSend } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
 import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
 import { Suppressions } from "#core/suppressions/index";
@@ -53,6 +53,8 @@ export interface ActionContext {
   message?: { found: Message | undefined };
   /** The lead's consent state from the step's own read of the lead (else a send reads it). */
   consent?: LeadConsentState;
+  /** A send's first read, made with the step's read of the lead (`Messages.sendRead`). */
+  prepared?: PreparedSend;
   /**
    * Set when the step did not read its lead (a send looked at again: its message exists, and observing it needs no
    * lead): reads it, for the rare step that needs it after all.
@@ -237,6 +239,7 @@ async function createMessage(
         origin: { createdBy: automation },
         consentBasis,
         ...(context.lead?.id === leadId ? { lead: context.lead } : {}),
+        ...(context.prepared ? { prepared: context.prepared } : {}),
       },
     );
   } catch (error) {
