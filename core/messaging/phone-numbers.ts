@@ -23,9 +23,10 @@ export type SenderNumber = PhoneNumber & { paceNextAt: number };
  * numbers' index per dispatch). Safe because every pick reads each listed number's item again, consistently: a number
  * deleted, paused or unregistered since the listing is seen at once (absent, or refused by its own item). Only a
  * number bought since is not offered until the listing expires (docs/decisions.md, tenth pass); a listing whose
- * numbers offer no sender at all is taken again at once (`senders`' `fresh`), so it never fails a send.
+ * numbers offer no sender at all is taken again at once (`senders`' `fresh`), so it never fails a send. A minute: a
+ * new number is offered within one, and an organization texting about once a minute lists its numbers once.
  */
-export const SENDER_LISTING_MS = 30_000;
+export const SENDER_LISTING_MS = 60_000;
 /** At most this many organizations' listings are kept (expired ones go first, then the oldest). */
 const SENDER_LISTINGS_KEPT = 1_000;
 const listings = new Map<string, { listedAt: number; keys: Key[] }>();
