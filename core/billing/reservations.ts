@@ -1,7 +1,7 @@
 /** Holds on the wallet: reserved while a message or call is under way, then settled (charged) or released, once. */
 import { dueWorkShards } from "#core/db/due";
 import { ledgerEntry } from "#core/billing/ledger";
-import { chargeWrites } from "#core/billing/usage";
+import { chargeWrites, commitCharges, shardUsage } from "#core/billing/usage";
 import {
   floorUnits,
   storedWallet,
@@ -63,7 +63,7 @@ export async function commitWithRetry(
     const { items, outcome } = await plan();
     if (items.length === 0 && extra.length === 0) return outcome;
     try {
-      await transact(new Transaction().adopt(...items, ...extra));
+      await commitCharges(new Transaction().adopt(...items, ...extra));
       return outcome;
     } catch (error) {
       if (!(error instanceof TransactionConditionFailed) || !error.failed("reservation")) throw error;
@@ -292,6 +292,11 @@ export const Reservations = {
         { balance: -charged, reserved: -reservation.amountUnits, available: reservation.amountUnits - charged },
         now,
         reservation.walletShard,
+        undefined,
+        // A charge on a shard is counted on the shard's own write: no usage item (`chargeWrites`).
+        entry && reservation.walletShard !== undefined
+          ? shardUsage(input.organizationId, entry, reservation.walletShard)
+          : undefined,
       ),
       ...(entry ? chargeWrites(input.organizationId, entry, reservation.walletShard) : []),
     ];
@@ -381,6 +386,6 @@ export const Reservations = {
 
   reservationRead,
 
-  /** Commits billing items together with the caller's (retrying conflicts). */
-  commit: transact,
+  /** Commits billing items together with the caller's (retrying conflicts); a charge on a shard may first move its usage to its day. */
+  commit: commitCharges,
 };

@@ -1,21 +1,24 @@
 /**
  * Usage by kind (issue 29): what an organization was charged over a period, per charge reason (SMS segments, MMS,
  * call minutes, phone number months …), with its count and quantity. Every charge's transaction also adds it to
- * the counters of its UTC day on the wallet part it was taken from (UsageDay, docs/data-model.md), so the usage of
- * a period is one key range of at most 10 small items a day, however many charges there were, and it adds up to
- * the ledger's charges of the period by construction (charges older than the counters: `backfillUsage`).
+ * the counters of its UTC day on the wallet part it was taken from, so the usage of a period is a few small items a
+ * day, however many charges there were, and it adds up to the ledger's charges of the period by construction
+ * (charges older than the counters: `backfillUsage`). A charge on the wallet item adds to a UsageDay item
+ * (docs/data-model.md); one on a shard (nearly all: holds are taken from shards) adds to counters on the shard item
+ * its settlement writes anyway (issue 27, h40: two write units fewer a charge), which hold one day at a time: the
+ * first charge of another day moves them to a UsageDay item of their own (`rollOver`).
  */
 import * as v from "valibot";
 import { ledgerPut } from "#core/billing/ledger";
 import { fromUnits, toUnits } from "#core/billing/prices";
 import { type LedgerEntry } from "#core/billing/schemas";
-import { LedgerEntryEntity, UsageDayEntity } from "#core/db/entities/billing";
+import { LedgerEntryEntity, UsageDayEntity, WalletShardEntity } from "#core/db/entities/billing";
 import { WALLET_SHARDS } from "#core/billing/wallet-shards";
-import { computed } from "#core/db/expression";
+import { computed, where, type Condition } from "#core/db/expression";
 import { keys } from "#core/db/keys";
 import { queryAll } from "#core/db/query";
-import { writeItems } from "#core/db/items";
-import { part, type TransactItem } from "#core/db/transact";
+import { getItem, getItemsAt, writeItems } from "#core/db/items";
+import { part, transact, Transaction, TransactionConditionFailed, type TransactItem } from "#core/db/transact";
 import { ValidationError } from "#core/errors";
 import { timestamp, wholeNumber } from "#core/shared/ids";
 import { describedCheck } from "#core/shared/validation";
@@ -44,26 +47,125 @@ const counterNames = {
 };
 const COUNTER = /^(count|quantity|units)#(.+)$/;
 
+/** A charge's counters: one more charge of its reason, its quantity and its amount in 0.0001-units. */
+function counted(entry: LedgerEntry, add: (by: number) => unknown): Record<string, unknown> {
+  return {
+    [counterNames.count(entry.reason)]: add(1),
+    [counterNames.quantity(entry.reason)]: add(entry.quantity ?? 0),
+    [counterNames.units(entry.reason)]: add(-toUnits(entry.amount)),
+  };
+}
+
 /**
- * The writes that record a charge: its ledger entry and its place in the usage of its day, on the wallet part
- * (`walletShard`, else the wallet item) whose change it is. Only the transactions that change that wallet part write
- * its usage item, so counting adds one small update to each charge and no new contention.
+ * The writes that record a charge: its ledger entry and, for a charge on the wallet item (`walletShard` undefined),
+ * its place in the usage of its day. A charge on a shard is counted by that shard's own write (`shardUsage`, given
+ * to `walletChange`), so counting adds no item to its transaction; on the wallet item it adds one small update
+ * that only transactions already writing the wallet item write (no new contention).
  */
 export function chargeWrites(organizationId: string, entry: LedgerEntry, walletShard?: number): TransactItem[] {
-  const identity = {
-    organizationId,
-    day: entry.createdAt.slice(0, 10),
-    walletPart: walletShard === undefined ? "W" : String(walletShard),
-  };
-  const counted = UsageDayEntity.update(identity, {
+  // `usageCounted` tells `backfillUsage` this charge is in a counter already.
+  const ledger = ledgerPut(organizationId, entry, { usageCounted: true });
+  if (walletShard !== undefined) return [ledger];
+  const identity = { organizationId, day: entry.createdAt.slice(0, 10), walletPart: "W" };
+  const day = UsageDayEntity.update(identity, {
     entity: UsageDayEntity.name,
     day: identity.day,
-    [counterNames.count(entry.reason)]: computed.increment(1),
-    [counterNames.quantity(entry.reason)]: computed.increment(entry.quantity ?? 0),
-    [counterNames.units(entry.reason)]: computed.increment(-toUnits(entry.amount)),
+    ...counted(entry, computed.increment),
   });
-  // `usageCounted` tells `backfillUsage` this charge is in a counter already.
-  return [ledgerPut(organizationId, entry, { usageCounted: true }), part("usage", { Update: counted })];
+  return [ledger, part("usage", { Update: day })];
+}
+
+/** On a shard: the UTC day its usage counters belong to, and how many times they were moved off it (`rollOver`). */
+const SHARD_DAY = "usageDay";
+const SHARD_ROLLOVERS = "usageRollovers";
+
+/** Marks a shard's write that counts a charge of `day` (what `commitCharges` rolls the shard over for). */
+const countsOnShard = Symbol("countsOnShard");
+type ShardDay = { organizationId: string; shard: number; day: string };
+type CountingWrite = TransactItem & { [countsOnShard]?: ShardDay };
+
+/**
+ * What a charge taken from wallet shard `shard` adds to that shard's write (`walletChange`'s `also`): its counters,
+ * on the condition that the shard counts the charge's day (or none yet). A shard still holding another day's
+ * counters refuses the write; `commitCharges` then moves them off (`rollOver`) and commits again.
+ */
+export function shardUsage(organizationId: string, entry: LedgerEntry, shard: number) {
+  const day = entry.createdAt.slice(0, 10);
+  return {
+    changes: { [SHARD_DAY]: day, ...counted(entry, computed.add) },
+    condition: where.any(where.equals(SHARD_DAY, day), where.absent(SHARD_DAY)) as Condition,
+    mark: (write: TransactItem): TransactItem => {
+      const marked: CountingWrite = { ...write, [countsOnShard]: { organizationId, shard, day } };
+      return marked;
+    },
+  };
+}
+
+/**
+ * Commits a transaction that may charge on a shard (`Billing.commit`): when a shard refused it because it still
+ * counts an earlier day, that day's counters are moved to their UsageDay item and the transaction is committed again
+ * (once a day per shard at most; nothing of it was written, and the retry's own conditions decide as before).
+ */
+export async function commitCharges(write: TransactItem[] | Transaction): Promise<void> {
+  const items: CountingWrite[] = write instanceof Transaction ? write.items : write;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transact(write);
+    } catch (error) {
+      if (!(error instanceof TransactionConditionFailed) || !error.failed("wallet") || attempt >= 4) throw error;
+      const days = items.flatMap((item) => item[countsOnShard] ?? []);
+      const rolled = await Promise.all(days.map(rollOver));
+      if (!rolled.includes(true)) throw error;
+    }
+  }
+}
+
+const isCounter = ([name, value]: [string, unknown]) => COUNTER.test(name) && typeof value === "number";
+
+/**
+ * Moves the counters of a shard that counts a day other than `charged.day` into a UsageDay item of their own
+ * (`USAGE#<day>#<shard>#<n>`, n the shard's rollovers so far) in one transaction, conditional on the shard still
+ * holding exactly what was read. True when the charge may now be committed (rolled over here or by someone else).
+ */
+async function rollOver(charged: ShardDay): Promise<boolean> {
+  const { organizationId, shard } = charged;
+  const stored = await getItem(WalletShardEntity.key({ organizationId, shard }), { consistent: true });
+  if (!stored) return false;
+  const day = stored[SHARD_DAY];
+  if (typeof day !== "string" || day === charged.day) return true;
+  const rollovers = Number(stored[SHARD_ROLLOVERS] ?? 0);
+  const counters = Object.entries(stored).filter(isCounter);
+  const moved = new Transaction()
+    .put(
+      "usage",
+      UsageDayEntity.putAt(
+        { organizationId, day, walletPart: String(shard), rollover: rollovers },
+        { organizationId, day, walletPart: String(shard), rollover: rollovers, ...Object.fromEntries(counters) },
+        { condition: where.new() },
+      ),
+    )
+    .update(
+      "shard",
+      WalletShardEntity.update(
+        { organizationId, shard },
+        { [SHARD_ROLLOVERS]: rollovers + 1 },
+        {
+          remove: [SHARD_DAY, ...counters.map(([name]) => name)],
+          condition: where.all(
+            where.equals(SHARD_DAY, day),
+            rollovers === 0 ? where.absent(SHARD_ROLLOVERS) : where.equals(SHARD_ROLLOVERS, rollovers),
+            ...counters.map(([name, value]) => where.equals(name, value)),
+          ),
+        },
+      ),
+    );
+  try {
+    await transact(moved);
+  } catch (error) {
+    // A charge or another rollover changed the shard since the read: the caller's next attempt reads it again.
+    if (!(error instanceof TransactionConditionFailed)) throw error;
+  }
+  return true;
 }
 
 /** The wallet part of the counts `backfillUsage` recomputes: charges written before usage was counted. */
@@ -214,15 +316,39 @@ export function usageOf(
 /** Every wallet part a charge is counted on: the wallet item, each shard, and the backfilled charges. */
 const walletParts = ["W", ...Array.from({ length: WALLET_SHARDS }, (_, shard) => String(shard)), BACKFILL_PART];
 
-/** The usage items of the days `from` through `to`: one key range of each wallet part's partition, read in parallel. */
+/**
+ * The usage items of the days `from` through `to`: the shards' own counters of a day in the period, then one key range
+ * of each wallet part's partition, read in parallel. The shards are read first (consistently): a UsageDay item a
+ * rollover wrote after that read (its `rollover` at or past the shard's count read) holds counters the shard was read
+ * with, so it is left out, and every one written before is in the ranges read after; no charge is counted twice or
+ * missed however rollovers race the read.
+ */
 export async function usageItems(organizationId: string, period: { from: string; to: string }) {
+  const shardNumbers = Array.from({ length: WALLET_SHARDS }, (_, shard) => shard);
+  const shards = await getItemsAt(
+    shardNumbers.map((shard) => WalletShardEntity.key({ organizationId, shard })),
+    { consistent: true },
+  );
   const { lower, upper } = keys.usageDays(period.from, period.to);
   const parts = await Promise.all(
     walletParts.map((walletPart) =>
       queryAll(
-        UsageDayEntity.query("collection", { organizationId, walletPart }, { range: { between: [lower, upper] } }),
+        UsageDayEntity.query(
+          "collection",
+          { organizationId, walletPart },
+          { range: { between: [lower, upper] }, consistent: true },
+        ),
       ),
     ),
   );
-  return parts.flat();
+  const rolloversRead = (walletPart: unknown) => Number(shards[Number(walletPart)]?.[SHARD_ROLLOVERS] ?? 0);
+  const days = parts
+    .flat()
+    .filter((item) => item.rollover === undefined || Number(item.rollover) < rolloversRead(item.walletPart));
+  const onShards = shards.flatMap((shard) => {
+    const day = shard?.[SHARD_DAY];
+    if (!shard || typeof day !== "string" || day < period.from || day > period.to) return [];
+    return [Object.fromEntries(Object.entries(shard).filter(isCounter))];
+  });
+  return [...days, ...onShards];
 }

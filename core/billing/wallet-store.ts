@@ -43,6 +43,7 @@ export interface Cover {
 /**
  * A change of the wallet's money, on the wallet item or (a hold taken from one) on that shard. With `cover`, it takes
  * `units` only if the available balance stays at or above the floor (and, for usage, the wallet is not suspended).
+ * `also`: what else the same write records (a charge's usage counters on its shard, core/billing/usage.ts).
  */
 export function walletChange(
   organizationId: string,
@@ -50,19 +51,23 @@ export function walletChange(
   now: string,
   shard?: number,
   cover?: Cover,
+  also?: { changes: Record<string, unknown>; condition: Condition; mark: (write: TransactItem) => TransactItem },
 ): TransactItem {
   const changes = {
     modifiedAt: now,
     balanceUnits: computed.increment(delta.balance),
     reservedUnits: computed.increment(delta.reserved),
     availableUnits: computed.increment(delta.available),
+    ...also?.changes,
   };
   const condition = where.all(
     where.stored(),
     cover?.refuseSuspended ? where.absent("suspendedAt") : undefined,
     cover ? where.atLeast("availableUnits", cover.units + floorUnits()) : undefined,
+    also?.condition,
   );
-  return part("wallet", { Update: walletPartUpdate(organizationId, shard, changes, condition) });
+  const write = part("wallet", { Update: walletPartUpdate(organizationId, shard, changes, condition) });
+  return also ? also.mark(write) : write;
 }
 
 /** An update of the wallet item, or of one of its shards. */

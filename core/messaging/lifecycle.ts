@@ -106,13 +106,24 @@ export const MessageLifecycle = {
     message: Message,
     change: MessageChange & { set: { status?: MessageStatus } },
     event: StatusEvent = {},
+    via?: PassedThrough,
   ): Promise<Message | undefined> {
     const status = (change.set.status ?? message.status) as MessageStatus;
     if (messageLifecycle.isFinal(status) || status === "Unknown")
       throw new Error(`A move cannot end a message (${status}): finish it.`);
-    const next = applied(message, change);
-    const transaction = new Transaction().update(MESSAGE, messageUpdate(organizationId, message.id, change));
-    MessagingEvents.item(organizationId, eventInput(next, event), transaction);
+    const transaction = new Transaction();
+    let from = message;
+    let write: MessageChange = change;
+    if (via) {
+      // The status passed through, in the same write: its event first, at its own time, from the message as it was there.
+      from = applied(message, via.change);
+      MessagingEvents.item(organizationId, { ...eventInput(from, {}), createdAt: via.at }, transaction);
+      write = { ...change, set: { ...via.change.set, ...change.set } };
+    }
+    const next = applied(from, change);
+    transaction.update(MESSAGE, messageUpdate(organizationId, message.id, write));
+    const recorded = eventInput(next, event);
+    MessagingEvents.item(organizationId, via ? { ...recorded, createdAt: via.next } : recorded, transaction);
     try {
       await Billing.commit(transaction);
     } catch (error) {
@@ -132,13 +143,25 @@ export const MessageLifecycle = {
   async claim(
     organizationId: string,
     message: Message,
-    change: MessageChange & { set: { status: "Sending" } },
+    change: MessageChange & { set: { status: "Sending"; sendingStartedAt: string } },
+    queued?: MessageChange & { set: { status: "Queued"; queuedAt: string } },
   ): Promise<Message | undefined> {
-    const claimed = await MessageLifecycle.move(organizationId, message, change);
+    // `queued`: a Pending message goes through Queued in the same write (issue 27, h40), each with its event.
+    const via = queued && { change: queued, at: queued.set.queuedAt, next: change.set.sendingStartedAt };
+    const claimed = await MessageLifecycle.move(organizationId, message, change, {}, via);
     if (claimed) return claimed;
-    const current = await readMessage(organizationId, message.id);
-    if (current && settles(current.status)) await settle(organizationId, current);
+    await MessageLifecycle.settleIfEnded(organizationId, message.id);
     return undefined;
+  },
+
+  /**
+   * After a write that lost to another (the message moved on) made by an invocation that took the message's hold:
+   * when the message has ended meanwhile, that ending may have been written before the hold existed, so the hold is
+   * settled from the final status (idempotent).
+   */
+  async settleIfEnded(organizationId: string, messageId: string): Promise<void> {
+    const current = await readMessage(organizationId, messageId);
+    if (current && settles(current.status)) await settle(organizationId, current);
   },
 
   /**
@@ -259,6 +282,12 @@ function applied(message: Message, change: MessageChange): Message {
   for (const field of change.remove ?? []) delete next[field];
   return toMessage(next);
 }
+
+/**
+ * A status a move passes through in its own write (Queued on the way to Sending): its change, its event's time, and
+ * the time of the event of the status the move ends in.
+ */
+type PassedThrough = { change: MessageChange; at: string; next: string };
 
 function eventInput(message: Message, event: StatusEvent) {
   return messageEventInput(message, event.type ?? eventTypeOfStatus[message.status], event.actor, event.description);

@@ -214,15 +214,38 @@ async function plan(
       await publish(MessageSend, organizationId, { messageId: message.id }, { delaySeconds: (at - now) / 1000 });
     return;
   }
-  const queued = await MessageLifecycle.move(organizationId, message, {
+  // Queued now, written when it is first needed (issue 27, h40): with the claim, in one transaction, when the sender's
+  // slot is free at once; before anything else that leaves the message waiting or ends it (`queuedFirst`).
+  const toQueued: QueuedChange = {
     from: ["Pending", "Scheduled"],
     set: { status: "Queued", queuedAt: nowIso(), ...(message.purpose ? {} : { complianceChecks: windowChecks }) },
     due: { at: new Date(now + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
-  });
-  if (!queued) return;
-  // The lead read for quiet hours serves the opt-out check a moment later (one conditional write between), as the
-  // suppression entry read with the message does.
-  await dispatch(organizationId, queued, undefined, read, known);
+  };
+  // The lead read for quiet hours serves the opt-out check a moment later, as the suppression entry read with the
+  // message does.
+  await dispatch(organizationId, message, undefined, read, known, toQueued);
+}
+
+/** The move of a Pending or Scheduled message to Queued that `plan` decided and `dispatch` writes (`queuedFirst`). */
+type QueuedChange = MessageChange & { set: { status: "Queued"; queuedAt: string } };
+
+/**
+ * The message `dispatch` goes on with: as it is, or (a Pending or Scheduled message `plan` queued) written Queued
+ * first, with its event, before a step that leaves it waiting (its conversation's earlier send, its slot) or ends it
+ * (blocked, failed), so those keep writing from Queued and record what they did before. Undefined when the message
+ * moved on meanwhile; its hold, when this invocation took one before the write, is then settled if it ended (as a
+ * lost claim's is).
+ */
+async function queuedFirst(
+  organizationId: string,
+  message: Message,
+  toQueued: QueuedChange | undefined,
+  held = false,
+): Promise<Message | undefined> {
+  if (!toQueued) return message;
+  const queued = await MessageLifecycle.move(organizationId, message, toQueued);
+  if (!queued && held) await MessageLifecycle.settleIfEnded(organizationId, message.id);
+  return queued;
 }
 
 async function quietHours(organizationId: string, message: Message, at: number, contact: Contact | undefined) {
@@ -239,13 +262,18 @@ async function quietHours(organizationId: string, message: Message, at: number, 
   return checkContactWindow({ at: new Date(at), timeZone, window: settings.quietHours, state: contact?.state });
 }
 
-/** Sends a Queued message: compliance, sender, billing, claim, provider. */
+/**
+ * Sends a Queued message: compliance, sender, billing, claim, provider. `toQueued`: the message is still Pending or
+ * Scheduled and `plan` queued it: written Queued with the claim when the sender's slot is free at once (one
+ * transaction, both events), else first (`queuedFirst`).
+ */
 async function dispatch(
   organizationId: string,
   message: Message,
   slot?: Slot,
   taken?: DispatchReads,
   known?: KnownContact,
+  toQueued?: QueuedChange,
 ): Promise<void> {
   const now = Date.now();
   if (message.nextRetryAt && Date.parse(message.nextRetryAt) > now + SLACK_MS) {
@@ -265,46 +293,74 @@ async function dispatch(
     const { contact } = await leadContact(organizationId, message, known);
     const compliance = await complianceRules(organizationId, message, read, contact);
     complianceChecks = compliance.checks;
-    if (compliance.refusal) return block(organizationId, message, { ...compliance.refusal, complianceChecks });
+    if (compliance.refusal) {
+      const queued = await queuedFirst(organizationId, message, toQueued);
+      return queued && block(organizationId, queued, { ...compliance.refusal, complianceChecks });
+    }
   }
   // The conversation's earlier send goes first (core/messaging/conversation-order.ts): this one waits a second, or
   // until that one's retry is due.
   const ahead = read.onlyOutbound ? undefined : await waitingAhead(organizationId, message);
   if (ahead) {
     const retryAt = ahead.nextRetryAt ? Date.parse(ahead.nextRetryAt) : 0;
-    await waitInQueue(organizationId, message, Math.max(now + ORDER_RECHECK_MS, retryAt), { behind: ahead.id });
+    const queued = await queuedFirst(organizationId, message, toQueued);
+    if (queued)
+      await waitInQueue(organizationId, queued, Math.max(now + ORDER_RECHECK_MS, retryAt), { behind: ahead.id });
     return;
   }
   const selection = await selectSender(organizationId, message, read.conversation);
-  if (!selection)
-    return fail(
-      organizationId,
-      message,
-      ["Queued"],
-      "NoSenderNumber",
-      "The organization has no phone number that can send this message.",
-    );
-  // Never handed to the carrier to be blocked (30034) or filtered: it fails here, saying what to do.
-  if ("refused" in selection)
-    return fail(organizationId, message, ["Queued"], selection.refused.code, selection.refused.reason);
+  if (!selection || "refused" in selection) {
+    const queued = await queuedFirst(organizationId, message, toQueued);
+    if (!queued) return;
+    if (!selection)
+      return fail(
+        organizationId,
+        queued,
+        ["Queued"],
+        "NoSenderNumber",
+        "The organization has no phone number that can send this message.",
+      );
+    // Never handed to the carrier to be blocked (30034) or filtered: it fails here, saying what to do.
+    return fail(organizationId, queued, ["Queued"], selection.refused.code, selection.refused.reason);
+  }
   const billing = await reserveForMessage(organizationId, message, read.prices);
   if (!billing.allowed) {
-    return block(organizationId, message, {
-      complianceAction: "BillingBlocked",
-      statusReason: billing.reason,
-      billingStatus: billing.billingStatus,
-      ...(complianceChecks ? { complianceChecks } : {}),
-    });
+    const queued = await queuedFirst(organizationId, message, toQueued);
+    return (
+      queued &&
+      block(organizationId, queued, {
+        complianceAction: "BillingBlocked",
+        statusReason: billing.reason,
+        billingStatus: billing.billingStatus,
+        ...(complianceChecks ? { complianceChecks } : {}),
+      })
+    );
   }
   if (slot?.numberId === selection.number.id) selection.reason = slot.reason as SenderSelectionReason;
-  const turn = await Pacing.awaitSlot(organizationId, message, selection.number, selection.reason, slot);
+  // Still Pending: it goes straight to Sending only if its number is free now; else it is queued and waits as before.
+  const free = toQueued ? await Pacing.bookIfFree(organizationId, selection.number) : undefined;
+  if (toQueued && !free) {
+    const queued = await queuedFirst(organizationId, message, toQueued, true);
+    if (!queued) return;
+    message = queued;
+  }
+  const turn =
+    free ?? (await Pacing.awaitSlot(organizationId, message, selection.number, selection.reason, slot, !!toQueued));
   if (turn === undefined) return;
   // Whatever ends the send before its gate (the claim lost, a read or write that fails) still spends its booked time
   // (the old gate waited before the claim: the number's slot and hand-over were taken, and a redelivery that came back
   // at once would book the next ones further ahead each time) and passes its turn, so the send booked behind it is not
   // held until it is taken for gone. A failure of that pass does not hide the first one.
   try {
-    await claimAndHandOver(organizationId, message, selection, billing, complianceChecks, turn);
+    await claimAndHandOver(
+      organizationId,
+      message,
+      selection,
+      billing,
+      complianceChecks,
+      turn,
+      free ? toQueued : undefined,
+    );
   } catch (error) {
     await skipHandOver(organizationId, turn).catch(() => undefined);
     throw error;
@@ -320,27 +376,37 @@ async function claimAndHandOver(
   billing: Extract<BillingDecision, { allowed: true }>,
   complianceChecks: string[] | undefined,
   turn: Turn,
+  toQueued?: QueuedChange,
 ): Promise<void> {
   const { primary: provider, failover } = await organizationProviders(organizationId);
-  const claimedAt = nowIso();
-  const claimed = await MessageLifecycle.claim(organizationId, message, {
-    from: ["Queued"],
-    condition: where.equals("retryCount", message.retryCount),
-    set: {
-      status: "Sending",
-      sendingStartedAt: claimedAt,
-      fromPhoneNumberId: selection.number.id,
-      fromPhoneNumber: selection.number.phoneNumber,
-      selectionReason: selection.reason,
-      provider: provider.name,
-      billingStatus: billing.billingStatus,
-      billableAmount: billing.billableAmount,
-      ...(complianceChecks ? { complianceChecks } : {}),
+  // Queued and Sending in one write: Sending a millisecond after Queued at the least, so their events keep their order.
+  const claimedAt = new Date(Math.max(Date.now(), toQueued ? Date.parse(toQueued.set.queuedAt) + 1 : 0)).toISOString();
+  const claimed = await MessageLifecycle.claim(
+    organizationId,
+    message,
+    {
+      from: toQueued ? toQueued.from : ["Queued"],
+      condition: where.equals("retryCount", message.retryCount),
+      set: {
+        status: "Sending",
+        sendingStartedAt: claimedAt,
+        fromPhoneNumberId: selection.number.id,
+        fromPhoneNumber: selection.number.phoneNumber,
+        selectionReason: selection.reason,
+        provider: provider.name,
+        billingStatus: billing.billingStatus,
+        billableAmount: billing.billableAmount,
+        ...(complianceChecks ? { complianceChecks } : {}),
+      },
+      // Each attempt starts at the primary provider; a failover of an earlier attempt is history.
+      remove: ["failedOverFrom", "waitingBehind", "heldSlot"],
+      due: {
+        at: new Date(Date.parse(claimedAt) + messagingConfig.receiptCheckMs).toISOString(),
+        kind: "ReceiptTimeout",
+      },
     },
-    // Each attempt starts at the primary provider; a failover of an earlier attempt is history.
-    remove: ["failedOverFrom", "waitingBehind", "heldSlot"],
-    due: { at: new Date(Date.parse(claimedAt) + messagingConfig.receiptCheckMs).toISOString(), kind: "ReceiptTimeout" },
-  });
+    toQueued,
+  );
   if (!claimed) return;
   await afterClaim(organizationId, claimed, selection);
   try {

@@ -202,6 +202,17 @@ export const Pacing = {
   },
 
   /**
+   * The number's hand-over now, when it is free now (its next slot has come): the turn of a send that may go at
+   * once, else undefined (busy, or another send took it first). A message still Pending asks this before it is
+   * written Queued (core/messaging/outbound.ts): free, it goes straight to Sending.
+   */
+  async bookIfFree(organizationId: string, number: PacedNumber): Promise<Turn | undefined> {
+    if (number.paceNextAt > Date.now()) return undefined;
+    const booked = await bookNow(organizationId, number);
+    return booked ? { number, handOver: booked, passed: false } : undefined;
+  },
+
+  /**
    * Holds a Queued message until its sender's slot: the hand-over it booked
    * when it may go (at most one window and a second away; the caller waits for
    * it right before the carrier request, `untilHandOver`), else
@@ -217,10 +228,12 @@ export const Pacing = {
     number: PacedNumber,
     reason: SenderSelectionReason,
     held: Slot | undefined,
+    /** The caller just asked `bookIfFree` and was refused: the number is busy. */
+    triedNow = false,
   ): Promise<Turn | undefined> {
-    if (held?.numberId !== number.id && number.paceNextAt <= Date.now()) {
-      const booked = await bookNow(organizationId, number);
-      if (booked) return { number, handOver: booked, passed: false };
+    if (!triedNow && held?.numberId !== number.id) {
+      const booked = await Pacing.bookIfFree(organizationId, number);
+      if (booked) return booked;
     }
     const slot = held?.numberId === number.id ? held.at : await Pacing.reserve(organizationId, number);
     // Only a send about to go takes a hand-over time: one further ahead would hold it while it waits in the queue.

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { BillingHistory } from "#core/billing/history";
 import { table } from "#core/db/items";
 import { queryAll } from "#core/db/query";
-import { LedgerEntryEntity } from "#core/db/entities/billing";
+import { LedgerEntryEntity, WalletShardEntity } from "#core/db/entities/billing";
+import { WALLET_SHARDS } from "#core/billing/wallet-shards";
 import { usageItems } from "#core/billing/usage";
 import { ledgerChargesIn } from "#tests/helpers/billing";
 import { addNumber, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
@@ -37,7 +38,20 @@ async function asBeforeUsageCounting(org: TestOrganization) {
   for (const entry of await queryAll(LedgerEntryEntity.query("byCreation", { organizationId: org.organizationId })))
     await table.update({ Key: { pk: entry.pk, sk: entry.sk }, UpdateExpression: "REMOVE usageCounted" });
   const days = { from: dayOf(Date.now() - 2 * dayMs), to: dayOf(Date.now() + dayMs) };
-  for (const day of await usageItems(org.organizationId, days)) await table.delete({ Key: { pk: day.pk, sk: day.sk } });
+  for (const day of await usageItems(org.organizationId, days))
+    if (day.pk) await table.delete({ Key: { pk: day.pk, sk: day.sk } });
+  // Charges on a shard are counted on the shard itself (issue 27, h40): its counters go too.
+  for (let shard = 0; shard < WALLET_SHARDS; shard++) {
+    const key = WalletShardEntity.key({ organizationId: org.organizationId, shard });
+    const { Item: stored } = await table.get({ Key: key, ConsistentRead: true });
+    const names = Object.keys(stored ?? {}).filter((name) => /^(count|quantity|units)#|^usageDay$/.test(name));
+    if (names.length === 0) continue;
+    await table.update({
+      Key: key,
+      UpdateExpression: `REMOVE ${names.map((_, at) => `#n${at}`).join(", ")}`,
+      ExpressionAttributeNames: Object.fromEntries(names.map((name, at) => [`#n${at}`, name])),
+    });
+  }
 }
 
 describe("backfill-usage (npm run admin -- backfill-usage)", () => {

@@ -3,8 +3,11 @@ import { defineEntity } from "#core/db/entity";
 import { billingKeys } from "#core/db/keys/billing";
 import { org } from "#core/db/keys/shared";
 
-/** What identifies a usage day: the organization, the UTC day and the wallet part (`W` or a shard's number) charged. */
-type UsageDayIdentity = { organizationId: string; day: string; walletPart: string };
+/**
+ * What identifies a usage day: the organization, the UTC day and the wallet part (`W` or a shard's number) charged;
+ * `rollover` for the counters moved off a shard (core/billing/usage.ts `rollOver`), one item per move.
+ */
+type UsageDayIdentity = { organizationId: string; day: string; walletPart: string; rollover?: number };
 type StoredUsageDay = UsageDayIdentity & Record<string, unknown>;
 
 /**
@@ -14,8 +17,16 @@ type StoredUsageDay = UsageDayIdentity & Record<string, unknown>;
 export const UsageDayEntity = defineEntity({
   name: "UsageDay",
   attributes: [],
-  key: ({ organizationId, day, walletPart }: UsageDayIdentity) => billingKeys.usageDay(organizationId, day, walletPart),
-  identity: ({ organizationId, day, walletPart }: StoredUsageDay) => ({ organizationId, day, walletPart }),
+  key: ({ organizationId, day, walletPart, rollover }: UsageDayIdentity) =>
+    rollover === undefined
+      ? billingKeys.usageDay(organizationId, day, walletPart)
+      : billingKeys.usageRolledOver(organizationId, day, Number(walletPart), rollover),
+  identity: ({ organizationId, day, walletPart, rollover }: StoredUsageDay) => ({
+    organizationId,
+    day,
+    walletPart,
+    ...(typeof rollover === "number" ? { rollover } : {}),
+  }),
   collection: {
     name: "byDay",
     pk: (usage: StoredUsageDay) => billingKeys.usageDay(usage.organizationId, "", usage.walletPart).pk,

@@ -81,6 +81,15 @@ export const billingKeys = {
     pk: `${org(organizationId)}#USAGE#${walletPart}`,
     sk: `USAGE#${day}#${walletPart}`,
   }),
+  /**
+   * The counters a wallet shard held for `day` (core/billing/usage.ts `rollOver`), moved off it the `rollover`-th
+   * time: in that part's partition, inside its day's range, one item per move (never added to, so a reader can tell
+   * a move made after it read the shard).
+   */
+  usageRolledOver: (organizationId: string, day: string, shard: number, rollover: number): Key => ({
+    pk: `${org(organizationId)}#USAGE#${shard}`,
+    sk: `USAGE#${day}#${shard}#${rollover}`,
+  }),
   /** Sort-key bounds (inclusive, for `BETWEEN`) of the usage days `from` through `to` (`2026-11-01`). */
   usageDays: (from: string, to: string) => ({
     lower: billingKeys.usageDay("", from, "").sk,

@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { Outbound } from "#core/messaging/outbound";
+import { Pacing } from "#core/messaging/pacing";
+import { changeMessage } from "#core/messaging/store";
+import { ProviderError } from "#core/providers/port";
+import { dieAfterWriting } from "#tests/helpers/crash";
+import { addNumber, events, magic, send, waitForMessage } from "#tests/helpers/messaging";
+import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
+
+// A Pending message whose sender is free at once is written Queued and Sending in one transaction (issue 27, h40):
+// the same events as before (Queued, then Sending, each at its own time), one write fewer.
+
+/** A message accepted by the stack and left Scheduled for tomorrow, then made due now, for this process to send. */
+async function dueOutsideTheStack(org: TestOrganization, to: string) {
+  const accepted = await send(org, {
+    to,
+    body: "hello",
+    scheduledFor: new Date(Date.now() + 86_400_000).toISOString(),
+  });
+  expect(accepted.status).toBe(202);
+  await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
+  const due = await changeMessage(org.organizationId, accepted.body.id, {
+    from: ["Scheduled"],
+    set: { scheduledFor: new Date(Date.now() - 1_000).toISOString(), quietHoursOverridden: true },
+  });
+  if (!due) throw new Error("the message moved on before the test could make it due");
+  return due;
+}
+
+/** The message's status events from Queued on, oldest first (its acceptance and the test's scheduling left out). */
+async function statusEvents(org: TestOrganization, messageId: string) {
+  return (await events(org))
+    .filter(
+      (event) =>
+        event.relatedEntityId === messageId && !["MessageAccepted", "MessageScheduled"].includes(event.eventType),
+    )
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+describe("a message goes Queued and Sending in one write when its number is free", () => {
+  applyStackEnv();
+
+  it("killed right after its first status write, it is Sending with both events, each at its own time", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const due = await dueOutsideTheStack(org, magic("00"));
+    await dieAfterWriting(["Queued", "Sending"], () => Outbound.process(org.organizationId, due.id));
+
+    const stored = (await org.request("GET", `/messages/${due.id}`)).body;
+    expect(stored.status).toBe("Sending");
+    expect(stored.queuedAt < stored.sendingStartedAt).toBe(true);
+    const recorded = await statusEvents(org, due.id);
+    expect(recorded.map((event) => [event.eventType, event.status, event.createdAt])).toEqual([
+      ["MessageQueued", "Queued", stored.queuedAt],
+      ["MessageSending", "Sending", stored.sendingStartedAt],
+    ]);
+    // The Queued event is the message as it was when queued: no sender yet.
+    expect(recorded[0]).toMatchObject({ queuedAt: stored.queuedAt, fromPhoneNumberId: null, sendingStartedAt: null });
+    expect(recorded[1]).toMatchObject({
+      fromPhoneNumberId: stored.fromPhoneNumberId,
+      sendingStartedAt: stored.sendingStartedAt,
+    });
+  });
+
+  it("a message whose number is busy is written Queued first, and waits there for its slot", async () => {
+    const org = await newOrganization();
+    const number = await addNumber(org);
+    const due = await dueOutsideTheStack(org, magic("00"));
+    // The carrier throttled the number: it sends nothing for a minute.
+    await Pacing.throttled(
+      org.organizationId,
+      number.id,
+      new ProviderError("transient", "30022", "too fast", { retryAfterSeconds: 60 }),
+    );
+    await dieAfterWriting(["Queued", "Sending"], () => Outbound.process(org.organizationId, due.id));
+    expect((await org.request("GET", `/messages/${due.id}`)).body.status).toBe("Queued");
+    expect((await statusEvents(org, due.id)).map((event) => event.eventType)).toEqual(["MessageQueued"]);
+
+    // Restarted: it waits in the queue for its slot, Queued, with no second event.
+    await Outbound.process(org.organizationId, due.id);
+    const waiting = (await org.request("GET", `/messages/${due.id}`)).body;
+    expect(waiting.status).toBe("Queued");
+    expect((await statusEvents(org, due.id)).map((event) => event.eventType)).toEqual(["MessageQueued"]);
+  });
+
+  it("through the stack, a text's events are Queued, Sending, Sent and Delivered, in that order, once each", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const sent = await send(org, { to: magic("00"), body: "hello" });
+    expect(sent.status).toBe(202);
+    const delivered = await waitForMessage(org, sent.body.id, (message) => message.status === "Delivered");
+    const recorded = await statusEvents(org, sent.body.id);
+    expect(recorded.map((event) => event.eventType)).toEqual([
+      "MessageQueued",
+      "MessageSending",
+      "MessageSent",
+      "MessageDelivered",
+    ]);
+    expect(recorded[0].createdAt).toBe(delivered.queuedAt);
+    expect(recorded[1].createdAt).toBe(delivered.sendingStartedAt);
+  });
+});
