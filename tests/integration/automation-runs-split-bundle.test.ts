@@ -1,8 +1,5 @@
 import { execFile } from "node:child_process";
-import { once } from "node:events";
 import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -17,6 +14,7 @@ import { phoneMetadataFile } from "#stacks/packaged-files";
 import { chain, createAutomation, listRuns, readyToText } from "#tests/helpers/automations";
 import { createLead, randomNumber } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
+import { startReceiver, type Receiver } from "#tests/helpers/webhooks";
 
 /**
  * The automation-runs consumer is deployed with splitting (stacks/definitions.ts): each action kind's implementation
@@ -40,20 +38,12 @@ process.exit(0);
 const dir = mkdtempSync(join(tmpdir(), "automation-runs-split-"));
 
 /** The HttpRequest action's receiver, on loopback (the child is allowed private targets, as the local stack is). */
-let server: Server;
-let port: number;
-const received: string[] = [];
+let receiver: Receiver;
 beforeAll(async () => {
-  server = createServer((request, response) => {
-    received.push(`${request.method} ${request.url}`);
-    response.end("ok");
-  }).listen(0, "127.0.0.1");
-  await once(server, "listening");
-  port = (server.address() as AddressInfo).port;
+  receiver = await startReceiver();
 });
-afterAll(() => {
-  server.closeAllConnections();
-  server.close();
+afterAll(async () => {
+  await receiver.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -89,7 +79,7 @@ describe("the automation-runs consumer as deployed with splitting", () => {
     // One lead, source and automation per action kind: the runs touch nothing in common, so none waits on another.
     const kinds: Record<string, Record<string, unknown>> = {
       SendSms: { body: "Hello from a chunk" },
-      HttpRequest: { url: `http://127.0.0.1:${port}/hook`, method: "POST" },
+      HttpRequest: { url: receiver.url, method: "POST" },
       UpdateLead: { fields: { "metadata.vertical": "split" } },
       AssignLead: { userId: org.userIds.agent },
       AddToSuppression: { reason: "Split bundle test" },
@@ -157,7 +147,9 @@ describe("the automation-runs consumer as deployed with splitting", () => {
     const message = await org.request("GET", `/messages/${steps.SendSms!.step.output.messageId}`);
     expect(message.body).toMatchObject({ leadId: steps.SendSms!.leadId, body: "Hello from a chunk" });
     expect(steps.HttpRequest!.step).toMatchObject({ status: "Succeeded", output: { status: 200 } });
-    expect(received).toEqual(["POST /hook"]);
+    expect(receiver.received.map(({ body }) => JSON.parse(body))).toEqual([
+      expect.objectContaining({ runId: steps.HttpRequest!.run.id, stepId: "act" }),
+    ]);
     const updated = await org.request("GET", `/leads/${steps.UpdateLead!.leadId}`);
     expect(updated.body.metadata.vertical).toBe("split");
     expect(steps.AssignLead!.step).toMatchObject({ status: "Succeeded" });
