@@ -1,4 +1,4 @@
-import { getItems, nothingToRead, queryEntries, readTogether, type PlannedRead } from "#core/db/items";
+import { combinedRead, getItems, nothingToRead, queryEntries, readTogether, type PlannedRead } from "#core/db/items";
 import type { TransactItem } from "#core/db/transact";
 import type { WalletParts } from "#core/billing/index";
 import { LeadReads, toLead } from "#core/leads/reads";
@@ -53,6 +53,45 @@ interface SendOptions {
    * and its number's conversation pointer joins the send's first read.
    */
   lead?: Lead;
+  /** The send's first read, made with the caller's read of `lead` (`Messages.sendRead`): used when it is for that lead's number. */
+  prepared?: PreparedSend;
+}
+
+/**
+ * What a send reads first, in one consistent BatchGetItem: the lead's item (unless the caller has the lead), the
+ * wallet and its shards, the number's conversation pointer, the conversation this instance last sent to for the
+ * recipient (a hint), the caller's own read, and the messaging settings (unless this instance holds them warm).
+ */
+type FirstRead = [
+  Record<string, unknown> | undefined,
+  WalletParts | undefined,
+  string | undefined,
+  Conversation | undefined,
+  void,
+  void,
+];
+
+function firstRead(
+  organizationId: string,
+  planned: { leadId?: string | undefined; phone?: string | undefined; recipient: string; alsoRead?: PlannedRead<void> },
+): PlannedRead<FirstRead> {
+  const hinted = Conversations.hint(organizationId, planned.recipient);
+  return combinedRead<FirstRead>([
+    planned.leadId ? LeadReads.itemRead(organizationId, planned.leadId) : nothingToRead,
+    walletRead(organizationId),
+    planned.phone ? Conversations.idReadByPhone(organizationId, planned.phone) : nothingToRead,
+    hinted ? Conversations.readById(organizationId, hinted) : nothingToRead,
+    planned.alsoRead ?? nothingToRead,
+    // The messaging settings (whether senders must be registered), read here unless this instance holds them warm.
+    storedSettingsItem.readWith(organizationId),
+  ]);
+}
+
+/** A send's first read for a lead at `phone`, made by a caller beside its own read of that lead (`Messages.sendRead`). */
+export interface PreparedSend {
+  leadId: string;
+  phone: string;
+  items: FirstRead;
 }
 
 /** Outbound and inbound SMS/MMS of the organization. */
@@ -61,6 +100,16 @@ export const Messages = {
   find: readMessage,
   /** `find`'s read, for a batch with other reads (`readTogether`). */
   findRead: messageRead,
+  /**
+   * The first read of a send to the lead `leadId` at `phone` (its wallet, the number's conversation pointer, the
+   * settings), for a caller to batch with its own consistent read of that lead (an automation step, issue 27); its
+   * result goes to `send` as `prepared`, which uses it only if the lead it is given still has `phone` (else `send`
+   * reads them again for the number it has).
+   */
+  sendRead(organizationId: string, leadId: string, phone: string): PlannedRead<PreparedSend> {
+    const read = firstRead(organizationId, { phone, recipient: leadId });
+    return { keys: read.keys, from: (items) => ({ leadId, phone, items: read.from(items) }) };
+  },
   /** The shards of the due-message index (operator diagnostics count what waits in them). */
   dueShards,
 
@@ -133,25 +182,20 @@ export const Messages = {
       const knownLead = input.leadId && options.lead?.id === input.leadId ? options.lead : undefined;
       // The number whose conversation pointer is read with the rest: a bare number, or the number of a lead at hand.
       const knownPhone = bareNumber ?? knownLead?.contact.phone?.number ?? undefined;
-      const hinted = Conversations.hint(organizationId, input.leadId ?? input.to ?? "");
-      const reads = readTogether<
-        [
-          Record<string, unknown> | undefined,
-          WalletParts | undefined,
-          string | undefined,
-          Conversation | undefined,
-          void,
-          void,
-        ]
-      >([
-        input.leadId && !knownLead ? LeadReads.itemRead(organizationId, input.leadId) : nothingToRead,
-        walletRead(organizationId),
-        knownPhone ? Conversations.idReadByPhone(organizationId, knownPhone) : nothingToRead,
-        hinted ? Conversations.readById(organizationId, hinted) : nothingToRead,
-        options.alsoRead ?? nothingToRead,
-        // The messaging settings (whether senders must be registered), read here unless this instance holds them warm.
-        storedSettingsItem.readWith(organizationId),
-      ]);
+      // Read by the caller with its lead (an automation step): only for the number it was planned for. A lead whose
+      // number changed between the caller's guess and its read has them read again for the number it has (rare).
+      const prepared = options.prepared;
+      const reads =
+        knownLead && prepared?.leadId === knownLead.id && prepared.phone === knownPhone && !options.alsoRead
+          ? Promise.resolve(prepared.items)
+          : readTogether([
+              firstRead(organizationId, {
+                leadId: knownLead ? undefined : input.leadId,
+                phone: knownPhone,
+                recipient: input.leadId ?? input.to ?? "",
+                ...(options.alsoRead ? { alsoRead: options.alsoRead } : {}),
+              }),
+            ]).then(([items]) => items);
       const recipient = input.leadId
         ? reads.then(([item]) =>
             Contacts.recipient(organizationId, input, "text", { lead: knownLead ?? (item && toLead(item)) }),

@@ -681,13 +681,23 @@ async function selectSender(
   conversation: Conversation | undefined,
 ): Promise<SenderSelection | { refused: SenderRefusal } | undefined> {
   const capability = message.channel === "Mms" ? "mms" : "sms";
-  const [numbers, gated] = await Promise.all([
-    PhoneNumbers.senders(organizationId),
+  // The numbers this send may name are read whatever the listing (a sticky or chosen number bought since it).
+  const also = [conversation?.phoneNumberId, message.wasManuallyOverridden ? message.fromPhoneNumberId : null];
+  const [listed, gated] = await Promise.all([
+    PhoneNumbers.senders(organizationId, { also }),
     registrationRequired(organizationId),
   ]);
-  const capable = numbers.filter((number) => number.capabilities.includes(capability));
-  // Only registered (where required) and unpaused numbers are candidates: a sticky number that is neither yields to the pool.
-  const candidates = eligibleSenders(capable, gated);
+  const candidatesOf = (numbers: SenderNumber[]) => {
+    const capable = numbers.filter((number) => number.capabilities.includes(capability));
+    // Only registered (where required) and unpaused numbers are candidates: a sticky number that is neither yields to the pool.
+    return { capable, candidates: eligibleSenders(capable, gated) };
+  };
+  // A kept listing (`SENDER_LISTING_MS`) with no candidate left is listed again: a number bought since may send.
+  const { numbers } =
+    listed.kept && candidatesOf(listed.numbers).candidates.length === 0
+      ? await PhoneNumbers.senders(organizationId, { also, fresh: true })
+      : listed;
+  const { capable, candidates } = candidatesOf(numbers);
   if (capable.length > 0 && candidates.length === 0) return { refused: senderRefusal(gated) };
   const byId = (id: string | null | undefined) => candidates.find((number) => number.id === id);
   if (message.wasManuallyOverridden) {

@@ -1,7 +1,7 @@
 import { phoneNumberCount } from "#core/messaging/phone-number-count";
 import { NumberRouteEntity, PhoneNumberEntity } from "#core/db/entities/phone-numbers";
 import { where } from "#core/db/expression";
-import { conditionally, table } from "#core/db/items";
+import { conditionally, getItemsAt, queryEntries, table, type Key } from "#core/db/items";
 import { queryAll } from "#core/db/query";
 import { NotFoundError } from "#core/errors";
 import type { Actor } from "#core/auth/actor";
@@ -17,6 +17,40 @@ export { PhoneNumberSchema, type PhoneNumber };
 
 /** A number as sender choice sees it: with its next free send slot (epoch ms; 0 when never paced). */
 export type SenderNumber = PhoneNumber & { paceNextAt: number };
+
+/**
+ * How long a warm instance picks senders from its listing of an organization's numbers (issue 27: a Query of the
+ * numbers' index per dispatch). Safe because every pick reads each listed number's item again, consistently: a number
+ * deleted, paused or unregistered since the listing is seen at once (absent, or refused by its own item). Only a
+ * number bought since is not offered until the listing expires (docs/decisions.md, tenth pass); a listing whose
+ * numbers offer no sender at all is taken again at once (`senders`' `fresh`), so it never fails a send. A minute: a
+ * new number is offered within one, and an organization texting about once a minute lists its numbers once.
+ */
+export const SENDER_LISTING_MS = 60_000;
+/** At most this many organizations' listings are kept (expired ones go first, then the oldest). */
+const SENDER_LISTINGS_KEPT = 1_000;
+const listings = new Map<string, { listedAt: number; keys: Key[] }>();
+
+/** The keys of the organization's numbers, listed from their index (keys only, every page), as of `now`. */
+async function listedNumbers(organizationId: string, now: number): Promise<Key[]> {
+  const keys: Key[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await queryEntries({
+      ...PhoneNumberEntity.queryPartition("byCreation", { organizationId }),
+      ExclusiveStartKey: start,
+    });
+    keys.push(...(page.Items ?? []).map((entry) => ({ pk: String(entry.pk), sk: String(entry.sk) })));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  listings.delete(organizationId);
+  if (listings.size >= SENDER_LISTINGS_KEPT) {
+    for (const [id, kept] of listings) if (now - kept.listedAt >= SENDER_LISTING_MS) listings.delete(id);
+    if (listings.size >= SENDER_LISTINGS_KEPT) listings.delete(listings.keys().next().value!);
+  }
+  listings.set(organizationId, { listedAt: now, keys });
+  return keys;
+}
 
 /** The organization and number a provider webhook's number routes to. */
 export interface NumberRoute {
@@ -48,12 +82,28 @@ export const PhoneNumbers = {
     return (await queryAll(PhoneNumberEntity.query("byCreation", { organizationId }))).map(toPhoneNumber);
   },
 
-  /** Every active number with when its next send slot is free (sender choice and pacing, core/messaging/pacing.ts): the same one query. */
-  async senders(organizationId: string): Promise<SenderNumber[]> {
-    return (await queryAll(PhoneNumberEntity.query("byCreation", { organizationId }))).map((item) => ({
-      ...toPhoneNumber(item),
-      paceNextAt: pacingOf(item).paceNextAt,
-    }));
+  /**
+   * Every active number with when its next send slot is free (sender choice and pacing, core/messaging/pacing.ts),
+   * each read consistently in one BatchGetItem: the numbers of this instance's listing while it is fresh
+   * (`SENDER_LISTING_MS`), else of a new one (`fresh`: always), and the numbers named in `also` (a conversation's
+   * sticky number, a caller's choice: bought after the listing, they are still found). `kept`: the listing was this
+   * instance's earlier one.
+   */
+  async senders(
+    organizationId: string,
+    options: { also?: (string | null | undefined)[]; fresh?: boolean } = {},
+  ): Promise<{ numbers: SenderNumber[]; kept: boolean }> {
+    const now = Date.now();
+    const listing = options.fresh ? undefined : listings.get(organizationId);
+    const kept = listing !== undefined && now - listing.listedAt < SENDER_LISTING_MS;
+    const listed = kept ? listing.keys : await listedNumbers(organizationId, now);
+    const named = (options.also ?? []).flatMap((id) => (id ? [PhoneNumberEntity.key({ organizationId, id })] : []));
+    const keys = [...new Map([...listed, ...named].map((key) => [`${key.pk}\u0000${key.sk}`, key])).values()];
+    const items = await getItemsAt(keys, { consistent: true });
+    const numbers = items.flatMap((item) =>
+      item ? [{ ...toPhoneNumber(item), paceNextAt: pacingOf(item).paceNextAt }] : [],
+    );
+    return { numbers, kept };
   },
 
   /** The organization a provider webhook's number belongs to (the one lookup not starting from an organization). */

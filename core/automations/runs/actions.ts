@@ -14,6 +14,7 @@ import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import type { LeadConsentState } from "#core/consent/index";
 import { DomainError } from "#core/errors";
 import type { Lead } from "#core/leads/schemas";
+import type { PreparedSend } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
 import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
 
@@ -35,6 +36,8 @@ export interface ActionContext {
   message?: { found: Message | undefined };
   /** The lead's consent state from the step's own read of the lead (else a send reads it). */
   consent?: LeadConsentState;
+  /** A send's first read, made with the step's read of the lead (`Messages.sendRead`). */
+  prepared?: PreparedSend;
   /**
    * Set when the step did not read its lead (a send looked at again: its message exists, and observing it needs no
    * lead): reads it, for the rare step that needs it after all.

@@ -232,7 +232,12 @@ export function leased(run: StoredRun, now: number): StoredRun {
  * Executes the first step of a run just created holding its lease (`leased`), in the invocation that created it
  * (core/automations/runs/step.ts): `automation` is the one the run was started from.
  */
-export type FirstStep = (run: StoredRun, automation: Automation, options: { random?: () => number }) => Promise<void>;
+export type FirstStep = (
+  run: StoredRun,
+  automation: Automation,
+  /** `lead`: the lead the run was started from (its number plans a send's first read; the step reads the lead). */
+  options: { random?: () => number; lead?: Lead | undefined },
+) => Promise<void>;
 
 export const Engine = {
   /**
@@ -298,7 +303,7 @@ export const Engine = {
     if (result.created && isFinal(stored)) await save(stored, { ...stored, status: "Pending" }).catch(ignoreStale);
     // The automation notes the run as it started (Pending), as before a step's lease.
     else if (result.created) await noteLastRun(stored.organizationId, stored.automationId, routed);
-    if (result.created && inline) await inline(stored, automation, options);
+    if (result.created && inline) await inline(stored, automation, { random: options.random, lead: environment.lead });
     // Not written since its create (a redelivered trigger): its first step was never recorded, so it is sent again,
     // once the lease of a start that stopped half-way (or is still running) has ended.
     else if (!isFinal(stored) && stored.rev === 0)

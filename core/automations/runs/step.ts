@@ -18,11 +18,12 @@ import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { routeFrom, type Definition } from "#core/automations/runs/route";
 import { isFinal, runWithAutomationRead, StaleRunError, Versions } from "#core/automations/runs/store";
 import type { LeadConsentState } from "#core/consent/index";
-import { nothingToRead, readAlone, readTogether } from "#core/db/items";
+import { nothingToRead, readAlone, readTogether, type PlannedRead } from "#core/db/items";
 import { consentStateOf } from "#core/leads/consent";
-import { Messages } from "#core/messaging/messages";
+import { Messages, type PreparedSend } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
 import { LeadReads, toLead } from "#core/leads/reads";
+import type { Lead } from "#core/leads/schemas";
 import { queues } from "#stacks/definitions";
 
 // Executes steps: the step consumer's (`runStep`) and the trigger fan-out's first step of a run it creates
@@ -104,7 +105,11 @@ export const runFirstStep: FirstStep = async (run, automation, options) => {
   // `leased` and here): another consumer may take the step over while this one still runs, so it is queued for the
   // lease's end instead, and whoever takes it there runs it under a lease of its own.
   if (remaining < FIRST_STEP_LEASE_MARGIN_MS) return sendStep(run, remaining);
-  await execute({ run, automation, now, observing: false, effectIsNew: true }, options.random);
+  const startedFrom = options.lead?.id === run.leadId ? options.lead : undefined;
+  await execute(
+    { run, automation, now, observing: false, effectIsNew: true, ...(startedFrom ? { startedFrom } : {}) },
+    options.random,
+  );
 };
 
 /**
@@ -125,6 +130,11 @@ interface HeldStep {
   lead?: { item: Record<string, unknown> | undefined };
   /** The message of a send looked at again, when read with the run. */
   message?: { found: Message | undefined };
+  /**
+   * The lead the run was started from by this same invocation (a first step), a moment before: the number a send's
+   * first read is planned for, never what the step renders or decides on (it reads the lead).
+   */
+  startedFrom?: Lead;
 }
 
 /** Runs a held step's action, then records the outcome and routes on in one conditional write, then sends the next step. */
@@ -135,7 +145,15 @@ async function execute(held: HeldStep, random?: () => number): Promise<void> {
   const step = run.steps[stepIndex]!;
   const definition = await Versions.read(organizationId, run.automationId, run.automationVersion, automation);
   const action = definition?.actions.find((candidate) => candidate.id === step.nodeId);
-  const { consent, ...environment } = await stepEnvironmentOf(organizationId, observing ? null : run.leadId, held.lead);
+  // A send's first read (its wallet, the number's conversation pointer, the settings) joins the step's consistent read
+  // of the lead, planned for the number of the lead the run was started from (issue 27, tenth pass).
+  const send = !observing && !held.lead && held.startedFrom ? sendReadOf(run, action, held.startedFrom) : undefined;
+  const { consent, prepared, ...environment } = await stepEnvironmentOf(
+    organizationId,
+    observing ? null : run.leadId,
+    held.lead,
+    send,
+  );
   const readLead = async () => (environment.lead = (await stepEnvironmentOf(organizationId, run.leadId)).lead);
   const outcome: ActionOutcome = action
     ? await executeAction({
@@ -149,6 +167,7 @@ async function execute(held: HeldStep, random?: () => number): Promise<void> {
         effectIsNew: held.effectIsNew,
         ...(held.message ? { message: held.message } : {}),
         ...(consent ? { consent } : {}),
+        ...(prepared ? { prepared } : {}),
         ...(observing && run.leadId ? { readLead } : {}),
       })
     : { kind: "failed", error: `Version ${run.automationVersion} of the automation has no action ${step.nodeId}.` };
@@ -164,22 +183,37 @@ async function execute(held: HeldStep, random?: () => number): Promise<void> {
 
 /**
  * A step's environment, its lead read as the whole item: a send's consent state comes from that same consistent read
- * (issue 27: the send read the lead's consent attributes again a moment later).
+ * (issue 27: the send read the lead's consent attributes again a moment later), and so does a send's first read when
+ * `send` plans it.
  */
 async function stepEnvironmentOf(
   organizationId: string,
   leadId: string | null,
   read?: { item: Record<string, unknown> | undefined },
-): Promise<Environment & { consent?: LeadConsentState }> {
-  const [item, { organization }] = await Promise.all([
-    !leadId
-      ? undefined
-      : read
-        ? read.item
-        : readAlone(LeadReads.itemRead(organizationId, leadId), { consistent: true }),
+  send?: PlannedRead<PreparedSend>,
+): Promise<Environment & { consent?: LeadConsentState; prepared?: PreparedSend }> {
+  const leadRead = async (id: string): Promise<[Record<string, unknown> | undefined, PreparedSend | undefined]> => {
+    if (read) return [read.item, undefined];
+    if (send) return readTogether([LeadReads.itemRead(organizationId, id), send]);
+    return [await readAlone(LeadReads.itemRead(organizationId, id), { consistent: true }), undefined];
+  };
+  const [[item, prepared], { organization }] = await Promise.all([
+    leadId ? leadRead(leadId) : [undefined, undefined],
     environmentOf(organizationId, null),
   ]);
-  return item ? { lead: toLead(item), organization, consent: consentStateOf(item) } : { lead: undefined, organization };
+  if (!item) return { lead: undefined, organization };
+  return { lead: toLead(item), organization, consent: consentStateOf(item), ...(prepared ? { prepared } : {}) };
+}
+
+/** A send step's first read, for the lead's number as `lead` (the one the run was started from) had it; else none. */
+function sendReadOf(
+  run: StoredRun,
+  action: Definition["actions"][number] | undefined,
+  lead: Lead,
+): PlannedRead<PreparedSend> | undefined {
+  const phone = lead.contact.phone?.number;
+  const sends = action?.type === "SendSms" || action?.type === "SendMms";
+  return sends && phone && run.leadId === lead.id ? Messages.sendRead(run.organizationId, lead.id, phone) : undefined;
 }
 
 /** Whether any connection leaves the node (else the run ends there, and routing reads nothing). */

@@ -123,6 +123,7 @@ async function createMessage(
         origin: { createdBy: automation },
         consentBasis,
         ...(context.lead?.id === leadId ? { lead: context.lead } : {}),
+        ...(context.prepared ? { prepared: context.prepared } : {}),
       },
     );
   } catch (error) {

@@ -1,0 +1,90 @@
+// The listings of the numbers are counted (core/observability/call-count.ts): set before the DynamoDB client is made.
+process.env.MEASURE_CALLS = "1";
+
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { measureScope } from "#core/observability/call-count";
+import { Outbound } from "#core/messaging/outbound";
+import { SENDER_LISTING_MS } from "#core/messaging/phone-numbers";
+import { readMessage } from "#core/messaging/store";
+import { addNumber, events, queuedOutsideTheStack, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
+import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
+
+afterAll(() => {
+  delete process.env.MEASURE_CALLS;
+});
+
+/**
+ * Sender choice lists the organization's numbers once per `SENDER_LISTING_MS` in a warm instance (issue 27, tenth
+ * pass) and reads each listed number's item consistently on every send. This process plays the outbound consumer (the
+ * stack's own leaves these messages alone), so its listing is the one the test observes.
+ */
+describe("the numbers a warm instance listed for sender choice", () => {
+  afterEach(() => vi.useRealTimers());
+
+  /** Dispatches a message only this process handles to `to`: the number it went from, and the listings it made. */
+  const dispatched = async (org: TestOrganization, to: string) => {
+    const queued = await queuedOutsideTheStack(org, to);
+    const { measurement } = await measureScope(() => Outbound.dispatch(org.organizationId, queued));
+    const message = (await readMessage(org.organizationId, queued.id))!;
+    const listings = measurement.calls.filter(
+      (call) => call.command === "QueryCommand" && call.target.includes("PHONENUMBERS"),
+    ).length;
+    return { message, listings };
+  };
+
+  it("a number bought after the listing is not picked until the listing expires; then it is", async () => {
+    const org = await newOrganization();
+    const chicago = await addNumber(org, "312");
+    const first = await dispatched(org, randomNumber("212"));
+    expect(first.message).toMatchObject({ fromPhoneNumberId: chicago.id, status: "Sending" });
+    expect(first.listings).toBe(1);
+
+    const newYork = await addNumber(org, "212");
+    // Within the window: the listing kept from the first send, without the number bought since.
+    const within = await dispatched(org, randomNumber("212"));
+    expect(within.message).toMatchObject({ fromPhoneNumberId: chicago.id, selectionReason: "LeastRecentlyUsed" });
+    expect(within.listings).toBe(0);
+
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+    vi.setSystemTime(Date.now() + SENDER_LISTING_MS + 1_000);
+    const after = await dispatched(org, randomNumber("212"));
+    expect(after.message).toMatchObject({ fromPhoneNumberId: newYork.id, selectionReason: "AreaCodeMatch" });
+    expect(after.listings).toBe(1);
+  });
+
+  it("a listed number deleted since is never picked; a kept listing whose numbers are all gone is listed again, and the send goes out", async () => {
+    const org = await newOrganization();
+    const newYork = await addNumber(org, "212");
+    const chicago = await addNumber(org, "312");
+    const first = await dispatched(org, randomNumber("212"));
+    expect(first.message).toMatchObject({ fromPhoneNumberId: newYork.id, selectionReason: "AreaCodeMatch" });
+
+    expect((await org.request("DELETE", `/phone-numbers/${newYork.id}`)).status).toBe(204);
+    const afterDelete = await dispatched(org, randomNumber("212"));
+    expect(afterDelete.message).toMatchObject({ fromPhoneNumberId: chicago.id, status: "Sending" });
+    expect(afterDelete.listings).toBe(0);
+
+    // Every number of the kept listing is gone; the one bought since is found by listing again.
+    const replacement = await addNumber(org, "415");
+    expect((await org.request("DELETE", `/phone-numbers/${chicago.id}`)).status).toBe(204);
+    const relisted = await dispatched(org, randomNumber("212"));
+    expect(relisted.message).toMatchObject({ fromPhoneNumberId: replacement.id, status: "Sending" });
+    expect(relisted.listings).toBe(1);
+  });
+
+  it("a conversation sticky to a number bought after the listing keeps that number, and is not said to have moved", async () => {
+    const org = await newOrganization();
+    await addNumber(org, "312");
+    await dispatched(org, randomNumber("415"));
+    const newYork = await addNumber(org, "212");
+    // The stack's consumer (its own listing) sends the conversation's first message from the number bought since.
+    const to = randomNumber("212");
+    const opened = await waitForMessage(org, (await send(org, { to, body: "first" })).body.id);
+    expect(opened).toMatchObject({ status: "Delivered", fromPhoneNumberId: newYork.id });
+
+    const next = await dispatched(org, to);
+    expect(next.listings).toBe(0);
+    expect(next.message).toMatchObject({ fromPhoneNumberId: newYork.id, selectionReason: "StickyConversation" });
+    expect(await events(org, { eventType: "ConversationSenderMoved" })).toHaveLength(0);
+  });
+});
