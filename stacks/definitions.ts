@@ -742,11 +742,15 @@ export const consumers: ConsumerDefinition[] = [
     sendsTo: ["outboundMessages", "automationRuns"],
   },
   { queue: "leadIntake", handler: "functions/consumers/lead-intake.handler", sendsTo: ["automationRuns"] },
-  /** Trigger fan-out and run steps; sends SMS through the outbound queue and places calls. */
+  /**
+   * Trigger fan-out and run steps; sends SMS through the outbound queue and places calls. Split: each action kind's
+   * implementation is a chunk its first step loads (core/automations/runs/actions.ts), so a cold start loads the engine.
+   */
   {
     queue: "automationRuns",
     handler: "functions/consumers/automation-runs.handler",
     sendsTo: ["automationRuns", "outboundMessages", "outboundCalls"],
+    splitting: true,
   },
   { queue: "outboundCalls", handler: "functions/consumers/outbound-calls.handler", sendsTo: ["automationRuns"] },
   /** Sends one signed webhook delivery per message; failures are re-published with a backoff delay. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { ConditionGroupSchema, renderTemplate, templatePathProblem } from "#core/automations/definition";
-import { nextWallClock, targetRefusal } from "#core/automations/runs/actions";
+import { nextWallClock } from "#core/automations/runs/actions";
+import { targetRefusal } from "#core/automations/runs/egress";
 import { nextFireAt } from "#core/automations/runs/cron";
 import {
   assignedUserValues,
