@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import type { SQSEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { bundle } from "#bench/coldstart";
+import type { Action } from "#core/automations/definition";
 import { LeadCreated } from "#core/leads/queue";
 import { envelope } from "#core/queue/messages";
 import { newId } from "#core/shared/ids";
@@ -47,13 +48,14 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Each action module under core/automations/runs/actions/, and what only an action uses. */
+/**
+ * Every action module under core/automations/runs/actions/ (read from the folder, so a module added there is checked
+ * too), and what only an action uses.
+ */
 const actionOnly = [
-  "core/automations/runs/actions/send.ts",
-  "core/automations/runs/actions/http-request.ts",
-  "core/automations/runs/actions/lead.ts",
-  "core/automations/runs/actions/place-call.ts",
-  "core/automations/runs/actions/common.ts",
+  ...readdirSync("core/automations/runs/actions")
+    .filter((file) => file.endsWith(".ts"))
+    .map((file) => `core/automations/runs/actions/${file}`),
   "core/automations/runs/egress.ts",
   "core/calls/placement.ts",
   "core/leads/assignment.ts",
@@ -77,8 +79,10 @@ describe("the automation-runs consumer as deployed with splitting", () => {
     const org = await newOrganization();
     await readyToText(org);
     // One lead, source and automation per action kind: the runs touch nothing in common, so none waits on another.
-    const kinds: Record<string, Record<string, unknown>> = {
+    // Every action kind of the definition (a kind added there is a type error here until it is run too).
+    const kinds: Record<Action["type"], Record<string, unknown>> = {
       SendSms: { body: "Hello from a chunk" },
+      SendMms: { body: "A picture from a chunk", mediaUrls: ["https://example.com/chunk.jpg"] },
       HttpRequest: { url: receiver.url, method: "POST" },
       UpdateLead: { fields: { "metadata.vertical": "split" } },
       AssignLead: { userId: org.userIds.agent },
@@ -146,6 +150,8 @@ describe("the automation-runs consumer as deployed with splitting", () => {
     }
     const message = await org.request("GET", `/messages/${steps.SendSms!.step.output.messageId}`);
     expect(message.body).toMatchObject({ leadId: steps.SendSms!.leadId, body: "Hello from a chunk" });
+    const picture = await org.request("GET", `/messages/${steps.SendMms!.step.output.messageId}`);
+    expect(picture.body).toMatchObject({ leadId: steps.SendMms!.leadId, body: "A picture from a chunk" });
     expect(steps.HttpRequest!.step).toMatchObject({ status: "Succeeded", output: { status: 200 } });
     expect(receiver.received.map(({ body }) => JSON.parse(body))).toEqual([
       expect.objectContaining({ runId: steps.HttpRequest!.run.id, stepId: "act" }),
