@@ -20,8 +20,9 @@ export type SenderNumber = PhoneNumber & { paceNextAt: number };
 
 /**
  * How long a warm instance picks senders from its listing of an organization's numbers (issue 27: a Query of the
- * numbers' index per dispatch). Safe because every pick reads each listed number's item again, consistently: a number
- * deleted, paused or unregistered since the listing is seen at once (absent, or refused by its own item). Only a
+ * numbers' index per dispatch). Safe because every pick reads each listed number's item again: a number deleted,
+ * paused or unregistered since the listing is seen as soon as the read is (absent, or refused by its own item), and
+ * the pacing gate's conditional write on the number refuses one deleted after it (`where.stored()`). Only a
  * number bought since is not offered until the listing expires (docs/decisions.md, tenth pass); a listing whose
  * numbers offer no sender at all is taken again at once (`senders`' `fresh`), so it never fails a send. A minute: a
  * new number is offered within one, and an organization texting about once a minute lists its numbers once.
@@ -84,7 +85,7 @@ export const PhoneNumbers = {
 
   /**
    * Every active number with when its next send slot is free (sender choice and pacing, core/messaging/pacing.ts),
-   * each read consistently in one BatchGetItem: the numbers of this instance's listing while it is fresh
+   * each read in one BatchGetItem: the numbers of this instance's listing while it is fresh
    * (`SENDER_LISTING_MS`), else of a new one (`fresh`: always), and the numbers named in `also` (a conversation's
    * sticky number, a caller's choice: bought after the listing, they are still found). `kept`: the listing was this
    * instance's earlier one.
@@ -99,7 +100,10 @@ export const PhoneNumbers = {
     const listed = kept ? listing.keys : await listedNumbers(organizationId, now);
     const named = (options.also ?? []).flatMap((id) => (id ? [PhoneNumberEntity.key({ organizationId, id })] : []));
     const keys = [...new Map([...listed, ...named].map((key) => [`${key.pk}\u0000${key.sk}`, key])).values()];
-    const items = await getItemsAt(keys, { consistent: true });
+    // Eventually consistent, as the listing itself always was (an index read): at one read unit per number a send, a
+    // consistent read would double what every send pays for an organization's many numbers (~170 at the scale goal)
+    // to see a change up to a second sooner; the gate's conditional write on the number decides in the end.
+    const items = await getItemsAt(keys);
     const numbers = items.flatMap((item) =>
       item ? [{ ...toPhoneNumber(item), paceNextAt: pacingOf(item).paceNextAt }] : [],
     );
