@@ -227,7 +227,7 @@ async function plan(
 }
 
 /** The move of a Pending or Scheduled message to Queued that `plan` decided and `dispatch` writes (`queuedFirst`). */
-type QueuedChange = MessageChange & { set: { status: "Queued"; queuedAt: string } };
+type QueuedChange = MessageChange & { set: { status: "Queued"; queuedAt: string; complianceChecks?: string[] } };
 
 /**
  * The message `dispatch` goes on with: as it is, or (a Pending or Scheduled message `plan` queued) written Queued
@@ -291,7 +291,9 @@ async function dispatch(
   const read = taken ?? (await readTogether([dispatchRead(organizationId, message)]))[0];
   if (!message.purpose) {
     const { contact } = await leadContact(organizationId, message, known);
-    const compliance = await complianceRules(organizationId, message, read, contact);
+    // The windows `plan` passed are on the message once it is Queued; until then, only in `toQueued`.
+    const checked = toQueued?.set.complianceChecks ?? message.complianceChecks;
+    const compliance = await complianceRules(organizationId, { ...message, complianceChecks: checked }, read, contact);
     complianceChecks = compliance.checks;
     if (compliance.refusal) {
       const queued = await queuedFirst(organizationId, message, toQueued);

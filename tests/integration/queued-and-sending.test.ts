@@ -4,7 +4,7 @@ import { Pacing } from "#core/messaging/pacing";
 import { changeMessage } from "#core/messaging/store";
 import { ProviderError } from "#core/providers/port";
 import { dieAfterWriting } from "#tests/helpers/crash";
-import { addNumber, events, magic, send, waitForMessage } from "#tests/helpers/messaging";
+import { addNumber, createLead, events, magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 // A Pending message whose sender is free at once is written Queued and Sending in one transaction (issue 27, h40):
@@ -98,5 +98,35 @@ describe("a message goes Queued and Sending in one write when its number is free
     ]);
     expect(recorded[0].createdAt).toBe(delivered.queuedAt);
     expect(recorded[1].createdAt).toBe(delivered.sendingStartedAt);
+  });
+
+  // Not overridden (the tests above override quiet hours, which hid this): the windows `plan` passed are recorded
+  // with the rules `dispatch` passes, whether Queued is written with the claim or first.
+  it("a text to a lead records the quiet-hours window it passed with the rules passed at dispatch, sent or blocked", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const lead = await createLead(org, randomNumber(), "NJ");
+    const sent = await send(org, { leadId: lead.id, body: "Your quote is ready." });
+    expect(sent.status).toBe(202);
+    const delivered = await waitForMessage(org, sent.body.id, (message) => message.status === "Delivered");
+    expect(delivered.complianceChecks).toEqual(["QuietHours", "OptOut", "Suppression"]);
+
+    // Suppressed: blocked at dispatch, after Queued is written on its own.
+    const suppressed = await createLead(org, randomNumber(), "NJ");
+    const phoneNumber = (await org.request("GET", `/leads/${suppressed.id}`)).body.contact.phone.number;
+    expect((await org.request("POST", "/suppressions", { body: { phoneNumber } })).status).toBe(201);
+    const refused = await send(org, { leadId: suppressed.id, body: "Your quote is ready." });
+    expect(refused.status).toBe(202);
+    const blocked = await waitForMessage(org, refused.body.id, (message) => message.status === "Blocked");
+    expect(blocked).toMatchObject({ complianceAction: "Suppressed", complianceChecks: ["QuietHours", "OptOut"] });
+
+    // The consent record, the compliance evidence, shows the same.
+    for (const [leadId, checks] of [
+      [lead.id, delivered.complianceChecks],
+      [suppressed.id, blocked.complianceChecks],
+    ] as const) {
+      const record = (await org.request("GET", `/leads/${leadId}/consent`)).body;
+      expect(record.contactAttempts.map((attempt: any) => attempt.complianceChecks)).toEqual([checks]);
+    }
   });
 });
