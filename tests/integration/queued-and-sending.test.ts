@@ -1,19 +1,11 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { Outbound } from "#core/messaging/outbound";
 import { Pacing } from "#core/messaging/pacing";
 import { changeMessage } from "#core/messaging/store";
 import { ProviderError } from "#core/providers/port";
 import { dieAfterWriting, holdWhen } from "#tests/helpers/crash";
-import {
-  addNumber,
-  createLead,
-  events,
-  magic,
-  randomNumber,
-  send,
-  sleep,
-  waitForMessage,
-} from "#tests/helpers/messaging";
+import { addNumber, createLead, events, magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 // A Pending message whose sender is free at once is written Queued and Sending in one transaction (issue 27, h40):
