@@ -398,7 +398,7 @@ async function claimAndHandOver(
   toQueued?: QueuedChange,
 ): Promise<void> {
   const { primary: provider, failover } = await organizationProviders(organizationId);
-  // Queued and Sending in one write, both at its time: Sending a millisecond after Queued, so their events keep their order.
+  // Queued and Sending in one write, both at its time: Sending 1 ms after Queued, so their events keep their order.
   const at = Date.now();
   const queued = toQueued && writtenAt(toQueued, at);
   const claimedAt = new Date(queued ? at + 1 : at).toISOString();
