@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
 import { Billing, type LedgerEntry } from "#core/billing/index";
 import { storedReservation } from "#core/billing/reservations";
-import { commitCharges, shardUsage } from "#core/billing/usage";
+import { commitCharges, shardUsage, usageItems, usageOf } from "#core/billing/usage";
 import { walletChange } from "#core/billing/wallet-store";
 import { db } from "#core/db/client";
 import { TransactionConditionFailed } from "#core/db/transact";
@@ -211,6 +211,35 @@ describe("usage counted on the wallet shard", () => {
     expect((await usage(org, today)).kinds.find((kind: any) => kind.kind === "CallMinutes").count).toBe(1);
     expect(sms(await usage(org, yesterday)).count).toBe(1);
     await expectDaysEqualTheLedger(org, [yesterday, today]);
+  });
+
+  it("a usage read that a rollover overtakes counts the moved day once (the shard as read, not the item written after)", async () => {
+    const org = await newOrganization();
+    const yesterday = dayOf(Date.now() - dayMs);
+    const period = { from: yesterday, to: yesterday };
+    const { holds, shard } = await holdsOnOneShard(org, 2);
+    await settledAt(Date.now() - dayMs, org, holds[0]!, "SmsSegments");
+
+    // The read has the shard (yesterday's counters on it); before it queries the shard's usage items, today's first
+    // charge moves those counters into one.
+    let shardsRead!: () => void;
+    const read = new Promise<void>((resolve) => (shardsRead = resolve));
+    let release!: () => void;
+    const stopAfter = afterCommand(() => shardsRead(), "RequestItems", `WALLET#SHARD#${shard}`);
+    const stopHold = holdWhen(new Promise<void>((resolve) => (release = resolve)), `#USAGE#${shard}"`, "KeyCondition");
+    try {
+      const items = usageItems(org.organizationId, period);
+      await read;
+      await Billing.settle(settleInput(org, holds[1]!, "SmsSegments"));
+      release();
+      expect(sms(usageOf(await items, period, "USD")).count).toBe(1);
+    } finally {
+      release();
+      stopAfter();
+      stopHold();
+    }
+    expect(await usageDaysOf(org, String(shard))).toHaveLength(1);
+    expect(sms(await usage(org, yesterday)).count).toBe(1);
   });
 
   it("a refusal that is not the shard's day is thrown at once, the transaction tried once", async () => {
