@@ -75,8 +75,13 @@ export function chargeWrites(organizationId: string, entry: LedgerEntry, walletS
   return [ledger, part("usage", { Update: day })];
 }
 
-/** On a shard: the UTC day its usage counters belong to, and how many times they were moved off it (`rollOver`). */
+/**
+ * On a shard: the UTC day its usage counters belong to, how many charges changed them since they were last moved off
+ * (the version `rollOver` moves them at: a charge of a reason not counted yet adds a counter no other condition pins),
+ * and how many times they were moved off (`rollOver`).
+ */
 const SHARD_DAY = "usageDay";
+const SHARD_CHARGES = "usageCharges";
 const SHARD_ROLLOVERS = "usageRollovers";
 
 /** Marks a shard's write that counts a charge of `day` (what `commitCharges` rolls the shard over for). */
@@ -92,7 +97,7 @@ type CountingWrite = TransactItem & { [countsOnShard]?: ShardDay };
 export function shardUsage(organizationId: string, entry: LedgerEntry, shard: number) {
   const day = entry.createdAt.slice(0, 10);
   return {
-    changes: { [SHARD_DAY]: day, ...counted(entry, computed.add) },
+    changes: { [SHARD_DAY]: day, [SHARD_CHARGES]: computed.add(1), ...counted(entry, computed.add) },
     condition: where.any(where.equals(SHARD_DAY, day), where.absent(SHARD_DAY)) as Condition,
     mark: (write: TransactItem): TransactItem => {
       const marked: CountingWrite = { ...write, [countsOnShard]: { organizationId, shard, day } };
@@ -104,7 +109,8 @@ export function shardUsage(organizationId: string, entry: LedgerEntry, shard: nu
 /**
  * Commits a transaction that may charge on a shard (`Billing.commit`): when a shard refused it because it still
  * counts an earlier day, that day's counters are moved to their UsageDay item and the transaction is committed again
- * (once a day per shard at most; nothing of it was written, and the retry's own conditions decide as before).
+ * (once a day per shard at most; nothing of it was written, and the retry's own conditions decide as before). Any
+ * other refusal (the shard counts the charge's day, or none) is thrown at once.
  */
 export async function commitCharges(write: TransactItem[] | Transaction): Promise<void> {
   const items: CountingWrite[] = write instanceof Transaction ? write.items : write;
@@ -122,20 +128,41 @@ export async function commitCharges(write: TransactItem[] | Transaction): Promis
 
 const isCounter = ([name, value]: [string, unknown]) => COUNTER.test(name) && typeof value === "number";
 
+/** How many times `rollOver` reads a shard whose counters others keep changing before it leaves it to the caller. */
+const ROLLOVER_READS = 4;
+
 /**
  * Moves the counters of a shard that counts a day other than `charged.day` into a UsageDay item of their own
- * (`USAGE#<day>#<shard>#<n>`, n the shard's rollovers so far) in one transaction, conditional on the shard still
- * holding exactly what was read. True when the charge may now be committed (rolled over here or by someone else).
+ * (`USAGE#<day>#<shard>#<n>`, n the shard's rollovers so far) in one transaction, conditional on the shard holding
+ * the version of its counters that was read (`usageCharges`, besides the counters themselves). True when the charge
+ * may now be committed (moved here, or by another rollover this one lost to); false when there was nothing to move
+ * (the shard already counted the charge's day, or none): its refusal had another cause.
  */
 async function rollOver(charged: ShardDay): Promise<boolean> {
   const { organizationId, shard } = charged;
-  const stored = await getItem(WalletShardEntity.key({ organizationId, shard }), { consistent: true });
-  if (!stored) return false;
-  const day = stored[SHARD_DAY];
-  if (typeof day !== "string" || day === charged.day) return true;
+  for (let read = 1; read <= ROLLOVER_READS; read++) {
+    const stored = await getItem(WalletShardEntity.key({ organizationId, shard }), { consistent: true });
+    if (!stored) return false;
+    const day = stored[SHARD_DAY];
+    // After a lost race, another rollover moved the day off (and perhaps a charge of this day landed): it may go.
+    if (typeof day !== "string" || day === charged.day) return read > 1;
+    try {
+      await transact(movedOff(organizationId, shard, day, stored));
+      return true;
+    } catch (error) {
+      // A charge or another rollover changed the shard since the read: read it again.
+      if (!(error instanceof TransactionConditionFailed)) throw error;
+    }
+  }
+  return true;
+}
+
+/** The transaction that moves a shard's counters of `day`, as `stored` holds them, to their UsageDay item. */
+function movedOff(organizationId: string, shard: number, day: string, stored: Record<string, unknown>): Transaction {
   const rollovers = Number(stored[SHARD_ROLLOVERS] ?? 0);
+  const charges = stored[SHARD_CHARGES];
   const counters = Object.entries(stored).filter(isCounter);
-  const moved = new Transaction()
+  return new Transaction()
     .put(
       "usage",
       UsageDayEntity.putAt(
@@ -150,22 +177,17 @@ async function rollOver(charged: ShardDay): Promise<boolean> {
         { organizationId, shard },
         { [SHARD_ROLLOVERS]: rollovers + 1 },
         {
-          remove: [SHARD_DAY, ...counters.map(([name]) => name)],
+          remove: [SHARD_DAY, SHARD_CHARGES, ...counters.map(([name]) => name)],
           condition: where.all(
             where.equals(SHARD_DAY, day),
             rollovers === 0 ? where.absent(SHARD_ROLLOVERS) : where.equals(SHARD_ROLLOVERS, rollovers),
+            // Counters written before `usageCharges` existed carry no version: the counters as read pin them.
+            charges === undefined ? where.absent(SHARD_CHARGES) : where.equals(SHARD_CHARGES, charges),
             ...counters.map(([name, value]) => where.equals(name, value)),
           ),
         },
       ),
     );
-  try {
-    await transact(moved);
-  } catch (error) {
-    // A charge or another rollover changed the shard since the read: the caller's next attempt reads it again.
-    if (!(error instanceof TransactionConditionFailed)) throw error;
-  }
-  return true;
 }
 
 /** The wallet part of the counts `backfillUsage` recomputes: charges written before usage was counted. */

@@ -218,16 +218,18 @@ async function plan(
   // slot is free at once; before anything else that leaves the message waiting or ends it (`queuedFirst`).
   const toQueued: QueuedChange = {
     from: ["Pending", "Scheduled"],
-    set: { status: "Queued", queuedAt: nowIso(), ...(message.purpose ? {} : { complianceChecks: windowChecks }) },
-    due: { at: new Date(now + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
+    set: { status: "Queued", ...(message.purpose ? {} : { complianceChecks: windowChecks }) },
   };
   // The lead read for quiet hours serves the opt-out check a moment later, as the suppression entry read with the
   // message does.
   await dispatch(organizationId, message, undefined, read, known, toQueued);
 }
 
-/** The move of a Pending or Scheduled message to Queued that `plan` decided and `dispatch` writes (`queuedFirst`). */
-type QueuedChange = MessageChange & { set: { status: "Queued"; queuedAt: string } };
+/**
+ * The move of a Pending or Scheduled message to Queued that `plan` decided (with the windows a text passed) and
+ * `dispatch` writes (`queuedFirst`, or with the claim), stamped then (`writtenAt`).
+ */
+type QueuedChange = { from: MessageStatus[]; set: { status: "Queued"; complianceChecks?: string[] } };
 
 /**
  * The message `dispatch` goes on with: as it is, or (a Pending or Scheduled message `plan` queued) written Queued
@@ -243,9 +245,24 @@ async function queuedFirst(
   held = false,
 ): Promise<Message | undefined> {
   if (!toQueued) return message;
-  const queued = await MessageLifecycle.move(organizationId, message, toQueued);
+  const queued = await MessageLifecycle.move(organizationId, message, writtenAt(toQueued, Date.now()));
   if (!queued && held) await MessageLifecycle.settleIfEnded(organizationId, message.id);
   return queued;
+}
+
+/**
+ * `toQueued` as written at `at`: Queued at the time of the write that records it, its event's time (`plan` decided it
+ * before the checks, the hold and the booking, so a client reading events by time window could miss an earlier one).
+ */
+function writtenAt(
+  toQueued: QueuedChange,
+  at: number,
+): MessageChange & { set: { status: "Queued"; queuedAt: string } } {
+  return {
+    ...toQueued,
+    set: { ...toQueued.set, queuedAt: new Date(at).toISOString() },
+    due: { at: new Date(at + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" },
+  };
 }
 
 async function quietHours(organizationId: string, message: Message, at: number, contact: Contact | undefined) {
@@ -291,7 +308,9 @@ async function dispatch(
   const read = taken ?? (await readTogether([dispatchRead(organizationId, message)]))[0];
   if (!message.purpose) {
     const { contact } = await leadContact(organizationId, message, known);
-    const compliance = await complianceRules(organizationId, message, read, contact);
+    // The windows `plan` passed are on the message once it is Queued; until then, only in `toQueued`.
+    const checked = toQueued?.set.complianceChecks ?? message.complianceChecks;
+    const compliance = await complianceRules(organizationId, { ...message, complianceChecks: checked }, read, contact);
     complianceChecks = compliance.checks;
     if (compliance.refusal) {
       const queued = await queuedFirst(organizationId, message, toQueued);
@@ -379,13 +398,15 @@ async function claimAndHandOver(
   toQueued?: QueuedChange,
 ): Promise<void> {
   const { primary: provider, failover } = await organizationProviders(organizationId);
-  // Queued and Sending in one write: Sending a millisecond after Queued at the least, so their events keep their order.
-  const claimedAt = new Date(Math.max(Date.now(), toQueued ? Date.parse(toQueued.set.queuedAt) + 1 : 0)).toISOString();
+  // Queued and Sending in one write, both at its time: Sending 1 ms after Queued, so their events keep their order.
+  const at = Date.now();
+  const queued = toQueued && writtenAt(toQueued, at);
+  const claimedAt = new Date(queued ? at + 1 : at).toISOString();
   const claimed = await MessageLifecycle.claim(
     organizationId,
     message,
     {
-      from: toQueued ? toQueued.from : ["Queued"],
+      from: queued ? queued.from : ["Queued"],
       condition: where.equals("retryCount", message.retryCount),
       set: {
         status: "Sending",
@@ -405,7 +426,7 @@ async function claimAndHandOver(
         kind: "ReceiptTimeout",
       },
     },
-    toQueued,
+    queued,
   );
   if (!claimed) return;
   await afterClaim(organizationId, claimed, selection);

@@ -1,10 +1,11 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { Outbound } from "#core/messaging/outbound";
 import { Pacing } from "#core/messaging/pacing";
 import { changeMessage } from "#core/messaging/store";
 import { ProviderError } from "#core/providers/port";
-import { dieAfterWriting } from "#tests/helpers/crash";
-import { addNumber, events, magic, send, waitForMessage } from "#tests/helpers/messaging";
+import { dieAfterWriting, holdWhen } from "#tests/helpers/crash";
+import { addNumber, createLead, events, magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 
 // A Pending message whose sender is free at once is written Queued and Sending in one transaction (issue 27, h40):
@@ -62,6 +63,29 @@ describe("a message goes Queued and Sending in one write when its number is free
     });
   });
 
+  it("Queued and Sending are dated at their write, after the checks and the hold, not when the send was planned", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const due = await dueOutsideTheStack(org, magic("00"));
+    // The hold's write is slow: everything before the status write takes at least that long.
+    const held = sleep(300).then(() => Date.now());
+    const stop = holdWhen(held, `RESERVATION#${due.id}`);
+    try {
+      await Outbound.process(org.organizationId, due.id);
+    } finally {
+      stop();
+    }
+    const heldUntil = await held;
+    const stored = (await org.request("GET", `/messages/${due.id}`)).body;
+    expect(Date.parse(stored.queuedAt)).toBeGreaterThanOrEqual(heldUntil);
+    expect(Date.parse(stored.sendingStartedAt)).toBe(Date.parse(stored.queuedAt) + 1);
+    const recorded = await statusEvents(org, due.id);
+    expect(recorded.slice(0, 2).map((event) => [event.eventType, event.createdAt])).toEqual([
+      ["MessageQueued", stored.queuedAt],
+      ["MessageSending", stored.sendingStartedAt],
+    ]);
+  });
+
   it("a message whose number is busy is written Queued first, and waits there for its slot", async () => {
     const org = await newOrganization();
     const number = await addNumber(org);
@@ -98,5 +122,38 @@ describe("a message goes Queued and Sending in one write when its number is free
     ]);
     expect(recorded[0].createdAt).toBe(delivered.queuedAt);
     expect(recorded[1].createdAt).toBe(delivered.sendingStartedAt);
+  });
+
+  // Not overridden (the tests above override quiet hours, which hid this): the windows `plan` passed are recorded
+  // with the rules `dispatch` passes, whether Queued is written with the claim or first.
+  it("a text to a lead records the quiet-hours window it passed with the rules passed at dispatch, sent or blocked", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    const frequencyCaps = { smsPerDay: 1, callsPerDay: null };
+    const capped = await org.request("PUT", "/consent/settings", {
+      body: { trustedForm: null, jornaya: null, frequencyCaps },
+    });
+    expect(capped.status).toBe(200);
+    const lead = await createLead(org, randomNumber(), "NJ");
+    const sent = await send(org, { leadId: lead.id, body: "Your quote is ready." });
+    expect(sent.status).toBe(202);
+    const delivered = await waitForMessage(org, sent.body.id, (message) => message.status === "Delivered");
+    expect(delivered.complianceChecks).toEqual(["QuietHours", "OptOut", "Suppression", "FrequencyCap"]);
+
+    // Over the organization's cap (set above): blocked at dispatch, after Queued is written on its own.
+    const refused = await send(org, { leadId: lead.id, body: "Your quote is still ready." });
+    expect(refused.status).toBe(202);
+    const blocked = await waitForMessage(org, refused.body.id, (message) => message.status === "Blocked");
+    expect(blocked).toMatchObject({
+      complianceAction: "FrequencyCap",
+      complianceChecks: ["QuietHours", "OptOut", "Suppression"],
+    });
+
+    // The consent record, the compliance evidence, shows the same.
+    const record = (await org.request("GET", `/leads/${lead.id}/consent`)).body;
+    expect(record.contactAttempts.map((attempt: any) => attempt.complianceChecks)).toEqual([
+      delivered.complianceChecks,
+      blocked.complianceChecks,
+    ]);
   });
 });
