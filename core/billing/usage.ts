@@ -109,11 +109,13 @@ export function shardUsage(organizationId: string, entry: LedgerEntry, shard: nu
 /**
  * Commits a transaction that may charge on a shard (`Billing.commit`): when a shard refused it because it still
  * counts an earlier day, that day's counters are moved to their UsageDay item and the transaction is committed again
- * (once a day per shard at most; nothing of it was written, and the retry's own conditions decide as before). Any
- * other refusal (the shard counts the charge's day, or none) is thrown at once.
+ * (once a day per shard at most; nothing of it was written, and the retry's own conditions decide as before). A shard
+ * found already counting the charge's day (or none) may have been moved off by another settlement between the refusal
+ * and the read (at midnight): the transaction is committed once more, and a second such refusal is thrown.
  */
 export async function commitCharges(write: TransactItem[] | Transaction): Promise<void> {
   const items: CountingWrite[] = write instanceof Transaction ? write.items : write;
+  let committedAgainOnce = false;
   for (let attempt = 1; ; attempt++) {
     try {
       return await transact(write);
@@ -121,7 +123,12 @@ export async function commitCharges(write: TransactItem[] | Transaction): Promis
       if (!(error instanceof TransactionConditionFailed) || !error.failed("wallet") || attempt >= 4) throw error;
       const days = items.flatMap((item) => item[countsOnShard] ?? []);
       const rolled = await Promise.all(days.map(rollOver));
-      if (!rolled.includes(true)) throw error;
+      if (rolled.includes("moved")) continue;
+      if (rolled.includes("admits") && !committedAgainOnce) {
+        committedAgainOnce = true;
+        continue;
+      }
+      throw error;
     }
   }
 }
@@ -134,27 +141,28 @@ const ROLLOVER_READS = 4;
 /**
  * Moves the counters of a shard that counts a day other than `charged.day` into a UsageDay item of their own
  * (`USAGE#<day>#<shard>#<n>`, n the shard's rollovers so far) in one transaction, conditional on the shard holding
- * the version of its counters that was read (`usageCharges`, besides the counters themselves). True when the charge
- * may now be committed (moved here, or by another rollover this one lost to); false when there was nothing to move
- * (the shard already counted the charge's day, or none): its refusal had another cause.
+ * the version of its counters that was read (`usageCharges`, besides the counters themselves). "moved": the charge may
+ * now be committed (moved here, or by another rollover this one lost to); "admits": the first read found the shard
+ * counting the charge's day, or none (another settlement moved it off since the refusal, or the refusal had another
+ * cause); "absent": no shard.
  */
-async function rollOver(charged: ShardDay): Promise<boolean> {
+async function rollOver(charged: ShardDay): Promise<"moved" | "admits" | "absent"> {
   const { organizationId, shard } = charged;
   for (let read = 1; read <= ROLLOVER_READS; read++) {
     const stored = await getItem(WalletShardEntity.key({ organizationId, shard }), { consistent: true });
-    if (!stored) return false;
+    if (!stored) return "absent";
     const day = stored[SHARD_DAY];
     // After a lost race, another rollover moved the day off (and perhaps a charge of this day landed): it may go.
-    if (typeof day !== "string" || day === charged.day) return read > 1;
+    if (typeof day !== "string" || day === charged.day) return read > 1 ? "moved" : "admits";
     try {
       await transact(movedOff(organizationId, shard, day, stored));
-      return true;
+      return "moved";
     } catch (error) {
       // A charge or another rollover changed the shard since the read: read it again.
       if (!(error instanceof TransactionConditionFailed)) throw error;
     }
   }
-  return true;
+  return "moved";
 }
 
 /** The transaction that moves a shard's counters of `day`, as `stored` holds them, to their UsageDay item. */

@@ -242,7 +242,7 @@ describe("usage counted on the wallet shard", () => {
     expect(sms(await usage(org, yesterday)).count).toBe(1);
   });
 
-  it("a refusal that is not the shard's day is thrown at once, the transaction tried once", async () => {
+  it("a refusal that is not the shard's day is committed once more, then thrown", async () => {
     const org = await newOrganization();
     const { shard } = await holdsOnOneShard(org, 1);
     const entry = { reason: "SmsSegments", quantity: 1, amount: "-0.0100", createdAt: new Date().toISOString() };
@@ -263,6 +263,40 @@ describe("usage counted on the wallet shard", () => {
     } finally {
       attempts.stop();
     }
-    expect(attempts.count()).toBe(1);
+    expect(attempts.count()).toBe(2);
+  });
+
+  it("a settlement refused for a day another settlement moves off before its read commits, not thrown", async () => {
+    const org = await newOrganization();
+    const today = dayOf(Date.now());
+    const yesterday = dayOf(Date.now() - dayMs);
+    const { holds, shard } = await holdsOnOneShard(org, 3);
+    await settledAt(Date.now() - dayMs, org, holds[0]!, "SmsSegments");
+
+    // At midnight two settlements of today are refused by the shard still counting yesterday; the first one's read of
+    // the shard waits until the other has moved yesterday off and committed (its read passes).
+    const key = `WALLET#SHARD#${shard}`;
+    const name = `overtaken-${randomUUID()}`;
+    let overtaking: Promise<unknown> | undefined;
+    db().middlewareStack.add(
+      (next) => async (args) => {
+        const json = JSON.stringify(args.input);
+        if (!overtaking && json.includes('"Key":{') && json.includes(key) && json.includes('"ConsistentRead":true')) {
+          overtaking = Billing.settle(settleInput(org, holds[2]!, "SmsSegments"));
+          await overtaking;
+        }
+        return next(args);
+      },
+      { step: "initialize", name },
+    );
+    try {
+      await Billing.settle(settleInput(org, holds[1]!, "SmsSegments"));
+    } finally {
+      db().middlewareStack.remove(name);
+    }
+    expect(overtaking).toBeDefined();
+    expect(sms(await usage(org, today)).count).toBe(2);
+    expect(sms(await usage(org, yesterday)).count).toBe(1);
+    await expectDaysEqualTheLedger(org, [yesterday, today]);
   });
 });
