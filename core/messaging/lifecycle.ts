@@ -61,7 +61,8 @@ export const eventTypeOfStatus: Record<MessageStatus, MessagingEventType> = {
 };
 
 /** The event a change records: by default the one of the status it enters. */
-export type StatusEvent = { type?: MessagingEventType; actor?: Actor; description?: string };
+/** `at`: the event's time, when the write records the status's own time (a Queued message's `queuedAt`). */
+export type StatusEvent = { type?: MessagingEventType; actor?: Actor; description?: string; at?: string };
 
 /** A change that ends a message (or, for Unknown, settles its hold while a late receipt may still come). */
 export type Ending = MessageChange & { set: { status: MessageStatus } };
@@ -123,7 +124,8 @@ export const MessageLifecycle = {
     const next = applied(from, change);
     transaction.update(MESSAGE, messageUpdate(organizationId, message.id, write));
     const recorded = eventInput(next, event);
-    MessagingEvents.item(organizationId, via ? { ...recorded, createdAt: via.next } : recorded, transaction);
+    const at = via ? via.next : event.at;
+    MessagingEvents.item(organizationId, at ? { ...recorded, createdAt: at } : recorded, transaction);
     try {
       await Billing.commit(transaction);
     } catch (error) {

@@ -245,7 +245,8 @@ async function queuedFirst(
   held = false,
 ): Promise<Message | undefined> {
   if (!toQueued) return message;
-  const queued = await MessageLifecycle.move(organizationId, message, writtenAt(toQueued, Date.now()));
+  const written = writtenAt(toQueued, Date.now());
+  const queued = await MessageLifecycle.move(organizationId, message, written, { at: written.set.queuedAt });
   if (!queued && held) await MessageLifecycle.settleIfEnded(organizationId, message.id);
   return queued;
 }

@@ -104,7 +104,10 @@ describe("a message goes Queued and Sending in one write when its number is free
     await Outbound.process(org.organizationId, due.id);
     const waiting = (await org.request("GET", `/messages/${due.id}`)).body;
     expect(waiting.status).toBe("Queued");
-    expect((await statusEvents(org, due.id)).map((event) => event.eventType)).toEqual(["MessageQueued"]);
+    const [queued, ...more] = await statusEvents(org, due.id);
+    expect([queued.eventType, more]).toEqual(["MessageQueued", []]);
+    // Its event is dated at the message's `queuedAt` (the write's time), as in the one write with the claim.
+    expect(queued.createdAt).toBe(waiting.queuedAt);
   });
 
   it("through the stack, a text's events are Queued, Sending, Sent and Delivered, in that order, once each", async () => {
