@@ -60,8 +60,10 @@ export const eventTypeOfStatus: Record<MessageStatus, MessagingEventType> = {
   Received: "MessageReceived",
 };
 
-/** The event a change records: by default the one of the status it enters. */
-/** `at`: the event's time, when the write records the status's own time (a Queued message's `queuedAt`). */
+/**
+ * The event a change records: by default the one of the status it enters; `at`, its time, when the write records the
+ * status's own time (a Queued message's `queuedAt`).
+ */
 export type StatusEvent = { type?: MessagingEventType; actor?: Actor; description?: string; at?: string };
 
 /** A change that ends a message (or, for Unknown, settles its hold while a late receipt may still come). */
