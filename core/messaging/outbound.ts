@@ -780,12 +780,13 @@ async function selectSender(
     // Only registered (where required) and unpaused numbers are candidates: a sticky number that is neither yields to the pool.
     return { capable, candidates: eligibleSenders(capable, gated) };
   };
+  let numbers = listed.numbers;
+  let { capable, candidates } = candidatesOf(numbers);
   // A kept listing (`SENDER_LISTING_MS`) with no candidate left is listed again: a number bought since may send.
-  const { numbers } =
-    listed.kept && candidatesOf(listed.numbers).candidates.length === 0
-      ? await PhoneNumbers.senders(organizationId, { also, fresh: true })
-      : listed;
-  const { capable, candidates } = candidatesOf(numbers);
+  if (listed.kept && candidates.length === 0) {
+    numbers = (await PhoneNumbers.senders(organizationId, { also, fresh: true })).numbers;
+    ({ capable, candidates } = candidatesOf(numbers));
+  }
   if (capable.length > 0 && candidates.length === 0) return { refused: senderRefusal(gated) };
   const byId = (id: string | null | undefined) => candidates.find((number) => number.id === id);
   if (message.wasManuallyOverridden) {

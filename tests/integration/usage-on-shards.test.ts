@@ -91,6 +91,16 @@ async function settledAt(at: number, org: TestOrganization, reservationId: strin
   }
 }
 
+/** An organization whose `count` holds are on one shard, the first settled yesterday (the shard counts yesterday). */
+async function shardCountingYesterday(count: number) {
+  const org = await newOrganization();
+  const today = dayOf(Date.now());
+  const yesterday = dayOf(Date.now() - dayMs);
+  const { holds, shard } = await holdsOnOneShard(org, count);
+  await settledAt(Date.now() - dayMs, org, holds[0]!, "SmsSegments");
+  return { org, today, yesterday, holds, shard };
+}
+
 /** Each day's usage total equals the ledger's charges of that day. */
 async function expectDaysEqualTheLedger(org: TestOrganization, days: string[]) {
   for (const day of days) {
@@ -153,11 +163,7 @@ describe("usage counted on the wallet shard", () => {
   });
 
   it("moves a shard's counters of an earlier day to their own item at the first charge of a later day", async () => {
-    const org = await newOrganization();
-    const today = dayOf(Date.now());
-    const yesterday = dayOf(Date.now() - dayMs);
-    const { holds, shard } = await holdsOnOneShard(org, 2);
-    await settledAt(Date.now() - dayMs, org, holds[0]!, "SmsSegments");
+    const { org, today, yesterday, holds, shard } = await shardCountingYesterday(2);
     const charged = sms(await usage(org, yesterday));
     expect(charged.count).toBe(1);
     expect(sms(await usage(org, today)).count).toBe(0);
@@ -267,11 +273,7 @@ describe("usage counted on the wallet shard", () => {
   });
 
   it("a settlement refused for a day another settlement moves off before its read commits, not thrown", async () => {
-    const org = await newOrganization();
-    const today = dayOf(Date.now());
-    const yesterday = dayOf(Date.now() - dayMs);
-    const { holds, shard } = await holdsOnOneShard(org, 3);
-    await settledAt(Date.now() - dayMs, org, holds[0]!, "SmsSegments");
+    const { org, today, yesterday, holds, shard } = await shardCountingYesterday(3);
 
     // At midnight two settlements of today are refused by the shard still counting yesterday; the first one's read of
     // the shard waits until the other has moved yesterday off and committed (its read passes).

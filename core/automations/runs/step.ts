@@ -205,7 +205,7 @@ async function stepEnvironmentOf(
   return { lead: toLead(item), organization, consent: consentStateOf(item), ...(prepared ? { prepared } : {}) };
 }
 
-/** A send step's first read, for the lead's number as `lead` (the one the run was started from) had it; else none. */
+/** A send step's first read, for the run's lead's number as `lead` (the one the run was started from) had it; else none. */
 function sendReadOf(
   run: StoredRun,
   action: Definition["actions"][number] | undefined,
@@ -213,7 +213,7 @@ function sendReadOf(
 ): PlannedRead<PreparedSend> | undefined {
   const phone = lead.contact.phone?.number;
   const sends = action?.type === "SendSms" || action?.type === "SendMms";
-  return sends && phone && run.leadId === lead.id ? Messages.sendRead(run.organizationId, lead.id, phone) : undefined;
+  return sends && phone ? Messages.sendRead(run.organizationId, lead.id, phone) : undefined;
 }
 
 /** Whether any connection leaves the node (else the run ends there, and routing reads nothing). */
