@@ -18,7 +18,7 @@ import { transact, Transaction } from "#core/db/transact";
 import { chain, createAutomation, listRuns, readyToText, waitForRun } from "#tests/helpers/automations";
 import { callEventsOf, waitForCall } from "#tests/helpers/calls";
 import { magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
-import { organizationItems } from "#tests/helpers/partitions";
+import { scannedOrganizationItems } from "#tests/helpers/partitions";
 import { intakeByBody, newSource, uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
 import { adminCli } from "#tests/helpers/admin";
@@ -51,7 +51,7 @@ const movedEntities = [
 /** Every item of the organization outside its own partition (its leads', events', claims', messages'…, issue 27). */
 async function movedItems(org: TestOrganization) {
   const partition = keys.organization(org.organizationId).pk;
-  return (await organizationItems(org, movedEntities)).filter((item) => item.pk !== partition);
+  return (await scannedOrganizationItems(org, movedEntities)).filter((item) => item.pk !== partition);
 }
 
 /**
@@ -433,7 +433,7 @@ describe("migrate-keys", () => {
     expect((await prices()).smsSegment).toBe("0.0500");
 
     // As stored before: the entry in the organization's partition (no number-ordered entry), each setting one item.
-    const [entry] = await organizationItems(org, ["Suppression"]);
+    const [entry] = await scannedOrganizationItems(org, ["Suppression"]);
     const { gsi5pk: _pk, gsi5sk: _sk, ...oldEntry } = entry!;
     await toOldLayout([oldEntry]);
     await settingsToOldLayout(organizationId);
@@ -443,7 +443,7 @@ describe("migrate-keys", () => {
     expect((await prices()).smsSegment).toBe("0.0100");
 
     expect(await migrateKeys(organizationId)).toMatchObject({ moved: 3 });
-    expect(await organizationItems(org, ["Suppression"])).toEqual([entry]);
+    expect(await scannedOrganizationItems(org, ["Suppression"])).toEqual([entry]);
     expect(await listed()).toEqual([suppressed]);
     expect(await byNumber()).toEqual([suppressed]);
     expect(await settings()).toEqual(storedSettings);
