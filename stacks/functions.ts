@@ -16,6 +16,9 @@ import {
 } from "./secrets.ts";
 import { table, tableData } from "./table.ts";
 
+/** The esbuild plugins of every deployed function's build, relative to the project root (SST's `nodejs.plugins`). */
+export const bundlePlugins = "stacks/bundle-plugins.mjs";
+
 /**
  * What one manifest entry needs beyond the shared defaults: its handler, and
  * send access plus the URL variable for exactly the queues it declares.
@@ -121,8 +124,14 @@ export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.In
     ),
   };
   // SST's docs give `minify` a default of true, but its build (pkg/runtime/node/build.go) minifies only when the
-  // property is set: stated here so deployed bundles are the ones `npm run bench -- bundles` measures.
-  args.nodejs = $output(args.nodejs ?? {}).apply((own) => ({ minify: true, ...own }));
+  // property is set: stated here so deployed bundles are the ones `npm run bench -- bundles` measures. The plugins
+  // bundle the role's credentials from the environment in place of the SDK's whole chain (stacks/bundle-plugins.mjs);
+  // `sst dev` runs functions on the developer's machine, so it keeps the chain.
+  args.nodejs = $output(args.nodejs ?? {}).apply((own) => ({
+    minify: true,
+    ...($dev ? {} : { plugins: bundlePlugins }),
+    ...own,
+  }));
   args.runtime = "nodejs22.x";
   args.architecture = "arm64";
   args.memory ??= "1024 MB";

@@ -290,6 +290,16 @@ describe.each(["ci", "prod"] as const)("the %s stage as sst deploy builds it", (
     expect(unminified.map((fn) => fn.inputs.handler)).toEqual([]);
   });
 
+  it("bundles the role's credentials from the environment into every function, not the SDK's whole chain", () => {
+    // stacks/bundle-plugins.mjs, run as SST's plugin relay runs it: the chain's providers log their own names, so a
+    // bundle that still has the chain has its strings, and one with the environment's provider has that one's.
+    const chain = "@aws-sdk/credential-provider-node - defaultProvider";
+    const environment = "@aws-sdk/credential-provider-env - fromEnv";
+    const bundles = [...triggers.keys()].map((fn) => ({ handler: fn.inputs.handler, code: graph.bundleOf(fn) }));
+    expect(bundles.filter(({ code }) => code.includes(chain)).map(({ handler }) => handler)).toEqual([]);
+    expect(bundles.filter(({ code }) => !code.includes(environment)).map(({ handler }) => handler)).toEqual([]);
+  });
+
   it("packages a split function's chunks beside its entry, and every other function as one file", () => {
     // SST zips the whole build directory: each chunk the entry imports, or loads on first use, must be in it at the
     // relative path the importing file names, and the handler's file must be where `handler` says.

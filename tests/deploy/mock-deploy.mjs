@@ -129,6 +129,31 @@ const esmBanner = [
 // --- Runtime.Build: what pkg/runtime/node/build.go does for a deploy (ESM bundle with its banner, out/<path>.mjs,
 // and its chunks beside it when split)
 const handlerExtensions = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
+
+/**
+ * `nodejs.plugins` as the CLI runs them: it loads the file (a path from the project root) in a bare Node process
+ * (.sst/platform/functions/nodejs-runtime/plugin.mjs) and relays every resolve and load to it. That relay gives a
+ * plugin only `onResolve`, `onLoad` and `onEnd`, and tests each callback's `filter` against the relayed message's
+ * `path`, which it never has: a callback runs only when its filter matches the string "undefined". Built the same
+ * way here, so a plugin that counts on its filter does in this deploy what it would do in a real one.
+ */
+async function relayedPlugins(file) {
+  if (!file) return [];
+  const { default: plugins } = await import(pathToFileURL(join(root, file)).href);
+  const relayed = (filter) => new RegExp(filter).test(undefined);
+  return plugins.map((plugin) => ({
+    name: plugin.name,
+    setup(build) {
+      plugin.setup({
+        onResolve: (options, callback) =>
+          build.onResolve({ filter: /.*/ }, (args) => (relayed(options.filter) ? callback(args) : undefined)),
+        onLoad: (options, callback) =>
+          build.onLoad({ filter: /.*/ }, (args) => (relayed(options.filter) ? callback(args) : undefined)),
+        onEnd: (callback) => build.onEnd(callback),
+      });
+    },
+  }));
+}
 const builds = [];
 async function runtimeBuild(input) {
   const dot = input.handler.lastIndexOf(".");
@@ -161,6 +186,7 @@ async function runtimeBuild(input) {
       minify: nodejs.minify === true,
       logLevel: "silent",
       banner: { js: esmBanner },
+      plugins: await relayedPlugins(nodejs.plugins),
     }).catch((error) => ({ errors: error.errors ?? [{ text: String(error) }] }));
     if (result.errors?.length) return { handler: "", out, errors: result.errors.map((e) => e.text), sourcemaps: [] };
   }
