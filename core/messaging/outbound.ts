@@ -10,7 +10,7 @@ import { Contacts, type Contact } from "#core/messaging/contacts";
 import { Conversations, type Conversation } from "#core/messaging/conversations";
 import { DISPATCH_GRACE_MS, MessageLifecycle, recordProviderId } from "#core/messaging/lifecycle";
 import type { Message } from "#core/messaging/model";
-import { PhoneNumbers, type SenderNumber } from "#core/messaging/phone-numbers";
+import { BUSY_RELISTING_MS, PhoneNumbers, type SenderNumber } from "#core/messaging/phone-numbers";
 import { checkContactWindow, frequencyCapRefusal } from "#core/messaging/contact-rules";
 import { passedCheck } from "#core/consent/contact-rules";
 import { waitingAhead } from "#core/messaging/conversation-order";
@@ -782,8 +782,10 @@ async function selectSender(
   };
   let numbers = listed.numbers;
   let { capable, candidates } = candidatesOf(numbers);
-  // A kept listing (`SENDER_LISTING_MS`) with no candidate left is listed again: a number bought since may send.
-  if (listed.kept && candidates.length === 0) {
+  // A kept listing (`SENDER_LISTING_MS`) with no candidate left is listed again: a number bought since may send. So
+  // is one whose candidates are all busy, once it is `BUSY_RELISTING_MS` old: a number bought since may send now.
+  const allBusy = candidates.length > 0 && candidates.every((number) => number.paceNextAt > Date.now());
+  if (listed.kept && (candidates.length === 0 || (allBusy && Date.now() - listed.listedAt >= BUSY_RELISTING_MS))) {
     numbers = (await PhoneNumbers.senders(organizationId, { also, fresh: true })).numbers;
     ({ capable, candidates } = candidatesOf(numbers));
   }

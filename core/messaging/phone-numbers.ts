@@ -23,11 +23,18 @@ export type SenderNumber = PhoneNumber & { paceNextAt: number };
  * numbers' index per dispatch). Safe because every pick reads each listed number's item again: a number deleted,
  * paused or unregistered since the listing is seen as soon as the read is (absent, or refused by its own item), and
  * the pacing gate's conditional write on the number refuses one deleted after it (`where.stored()`). Only a
- * number bought since is not offered until the listing expires (docs/decisions.md, tenth pass); a listing whose
- * numbers offer no sender at all is taken again at once (`senders`' `fresh`), so it never fails a send. A minute: a
- * new number is offered within one, and an organization texting about once a minute lists its numbers once.
+ * number bought since is not offered until the listing expires (docs/decisions.md, tenth pass), or while every listed
+ * number is busy, until `BUSY_RELISTING_MS`; a listing whose numbers offer no sender at all is taken again at once
+ * (`senders`' `fresh`), so it never fails a send. A minute: a new number is offered within one, and an organization
+ * texting about once a minute lists its numbers once.
  */
 export const SENDER_LISTING_MS = 60_000;
+/**
+ * A kept listing whose every number is busy (pacing) is listed again once it is this old: a number is most often
+ * bought because the others are saturated, and it then sends within seconds rather than after the listing's minute.
+ * While they stay saturated that is one more listing per instance every few seconds, not one per send.
+ */
+export const BUSY_RELISTING_MS = 5_000;
 /** At most this many organizations' listings are kept (expired ones go first, then the oldest). */
 const SENDER_LISTINGS_KEPT = 1_000;
 const listings = new Map<string, { listedAt: number; keys: Key[] }>();
@@ -88,12 +95,12 @@ export const PhoneNumbers = {
    * each read in one BatchGetItem: the numbers of this instance's listing while it is fresh
    * (`SENDER_LISTING_MS`), else of a new one (`fresh`: always), and the numbers named in `also` (a conversation's
    * sticky number, a caller's choice: bought after the listing, they are still found). `kept`: the listing was this
-   * instance's earlier one.
+   * instance's earlier one, listed at `listedAt` (epoch ms).
    */
   async senders(
     organizationId: string,
     options: { also?: (string | null | undefined)[]; fresh?: boolean } = {},
-  ): Promise<{ numbers: SenderNumber[]; kept: boolean }> {
+  ): Promise<{ numbers: SenderNumber[]; kept: boolean; listedAt: number }> {
     const now = Date.now();
     const listing = options.fresh ? undefined : listings.get(organizationId);
     const kept = listing !== undefined && now - listing.listedAt < SENDER_LISTING_MS;
@@ -107,7 +114,7 @@ export const PhoneNumbers = {
     const numbers = items.flatMap((item) =>
       item ? [{ ...toPhoneNumber(item), paceNextAt: pacingOf(item).paceNextAt }] : [],
     );
-    return { numbers, kept };
+    return { numbers, kept, listedAt: kept ? listing.listedAt : now };
   },
 
   /** The organization a provider webhook's number belongs to (the one lookup not starting from an organization). */

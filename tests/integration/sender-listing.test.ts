@@ -4,7 +4,9 @@ process.env.MEASURE_CALLS = "1";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { measureScope } from "#core/observability/call-count";
 import { Outbound } from "#core/messaging/outbound";
-import { SENDER_LISTING_MS } from "#core/messaging/phone-numbers";
+import { Pacing } from "#core/messaging/pacing";
+import { BUSY_RELISTING_MS, SENDER_LISTING_MS } from "#core/messaging/phone-numbers";
+import { ProviderError } from "#core/providers/port";
 import { readMessage } from "#core/messaging/store";
 import { addNumber, events, queuedOutsideTheStack, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
@@ -50,6 +52,30 @@ describe("the numbers a warm instance listed for sender choice", () => {
     const after = await dispatched(org, randomNumber("212"));
     expect(after.message).toMatchObject({ fromPhoneNumberId: newYork.id, selectionReason: "AreaCodeMatch" });
     expect(after.listings).toBe(1);
+  });
+
+  it("while every listed number is busy, the listing is taken again after a few seconds: a number bought for it sends", async () => {
+    const org = await newOrganization();
+    const chicago = await addNumber(org, "312");
+    const first = await dispatched(org, randomNumber("212"));
+    expect(first.message).toMatchObject({ fromPhoneNumberId: chicago.id, status: "Sending" });
+    expect(first.listings).toBe(1);
+
+    // The only listed number is saturated (the carrier asked for two minutes' rest), and a second one is bought.
+    const rest = new ProviderError("transient", "429", "Too many requests", { retryAfterSeconds: 120 });
+    await Pacing.throttled(org.organizationId, chicago.id, rest);
+    const newYork = await addNumber(org, "212");
+
+    // Within BUSY_RELISTING_MS of the listing: still the kept one, so the send waits in the queue for the busy number.
+    const soon = await dispatched(org, randomNumber("212"));
+    expect(soon.listings).toBe(0);
+    expect(soon.message).toMatchObject({ status: "Queued", fromPhoneNumberId: null });
+
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+    vi.setSystemTime(Date.now() + BUSY_RELISTING_MS + 1_000);
+    const later = await dispatched(org, randomNumber("212"));
+    expect(later.listings).toBe(1);
+    expect(later.message).toMatchObject({ fromPhoneNumberId: newYork.id, selectionReason: "AreaCodeMatch" });
   });
 
   it("a listed number deleted since is never picked; a kept listing whose numbers are all gone is listed again, and the send goes out", async () => {
