@@ -782,10 +782,8 @@ async function selectSender(
   };
   let numbers = listed.numbers;
   let { capable, candidates } = candidatesOf(numbers);
-  // A kept listing (`SENDER_LISTING_MS`) with no candidate left is listed again: a number bought since may send. So
-  // is one whose candidates are all busy, once it is `BUSY_RELISTING_MS` old: a number bought since may send now.
-  const allBusy = candidates.length > 0 && candidates.every((number) => number.paceNextAt > Date.now());
-  if (listed.kept && (candidates.length === 0 || (allBusy && Date.now() - listed.listedAt >= BUSY_RELISTING_MS))) {
+  // A kept listing (`SENDER_LISTING_MS`) with no candidate left is listed again: a number bought since may send.
+  if (listed.kept && candidates.length === 0) {
     numbers = (await PhoneNumbers.senders(organizationId, { also, fresh: true })).numbers;
     ({ capable, candidates } = candidatesOf(numbers));
   }
@@ -806,7 +804,19 @@ async function selectSender(
     }
   }
   if (candidates.length === 0) return undefined;
-  const { pool, theirs } = senderPool(candidates, conversation?.assignedUserId);
+  let { pool, theirs } = senderPool(candidates, conversation?.assignedUserId);
+  // A pool saturated (no number free for `BUSY_RELISTING_MS`) from a kept listing at least that old is listed again:
+  // a number is most often bought for this, and it may send now rather than after the listing's minute.
+  const soonestFree = Math.min(...pool.map((number) => number.paceNextAt));
+  if (
+    listed.kept &&
+    soonestFree - Date.now() >= BUSY_RELISTING_MS &&
+    Date.now() - listed.listedAt >= BUSY_RELISTING_MS
+  ) {
+    const relisted = candidatesOf((await PhoneNumbers.senders(organizationId, { also, fresh: true })).numbers);
+    if (relisted.candidates.length > 0)
+      ({ pool, theirs } = senderPool(relisted.candidates, conversation?.assignedUserId));
+  }
   const areaCode = parsePhone(message.toPhoneNumber)?.areaCode;
   const isLocal = (number: SenderNumber) => areaCode !== undefined && number.areaCode === areaCode;
   const now = Date.now();

@@ -23,16 +23,17 @@ export type SenderNumber = PhoneNumber & { paceNextAt: number };
  * numbers' index per dispatch). Safe because every pick reads each listed number's item again: a number deleted,
  * paused or unregistered since the listing is seen as soon as the read is (absent, or refused by its own item), and
  * the pacing gate's conditional write on the number refuses one deleted after it (`where.stored()`). Only a
- * number bought since is not offered until the listing expires (docs/decisions.md, tenth pass), or while every listed
- * number is busy, until `BUSY_RELISTING_MS`; a listing whose numbers offer no sender at all is taken again at once
+ * number bought since is not offered until the listing expires (docs/decisions.md, tenth pass), or while the
+ * numbers are saturated, until `BUSY_RELISTING_MS`; a listing whose numbers offer no sender at all is taken again at once
  * (`senders`' `fresh`), so it never fails a send. A minute: a new number is offered within one, and an organization
  * texting about once a minute lists its numbers once.
  */
 export const SENDER_LISTING_MS = 60_000;
 /**
- * A kept listing whose every number is busy (pacing) is listed again once it is this old: a number is most often
- * bought because the others are saturated, and it then sends within seconds rather than after the listing's minute.
- * While they stay saturated that is one more listing per instance every few seconds, not one per send.
+ * Saturation, for sender choice: a pool of numbers none of which is free for this long (pacing, a carrier's rest) is
+ * listed again when the kept listing is at least this old. A number is most often bought because the others are
+ * saturated, and it then sends within seconds rather than after the listing's minute. While they stay saturated that
+ * is at most one more listing per instance every 5 s.
  */
 export const BUSY_RELISTING_MS = 5_000;
 /** At most this many organizations' listings are kept (expired ones go first, then the oldest). */
