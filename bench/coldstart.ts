@@ -10,7 +10,7 @@ import deployedPlugins from "../stacks/bundle-plugins.mjs";
 /**
  * `npm run bench -- coldstart`: bundles every handler the way SST v3 bundles a
  * Node function (sst's pkg/runtime/node/build.go: esbuild, ESM, platform node,
- * target esnext, `mainFields: ["module", "main"]`, `keepNames: true`, minified
+ * target ES2023 for nodejs22.x, `mainFields: ["module", "main"]`, `keepNames: true`, minified
  * for a deploy, the AWS SDK inside the bundle, and its banner giving CommonJS
  * dependencies `require`, `__filename` and `__dirname`), with the esbuild
  * plugins the stack gives every function (stacks/bundle-plugins.mjs), and
@@ -130,7 +130,8 @@ export async function bundle(
     bundle: true,
     platform: "node",
     format: "esm",
-    target: "esnext",
+    // SST 3.18.10 targets the function's runtime (build.go's targetMap: ES2023 for nodejs22.x, what the stack deploys).
+    target: "es2023",
     minify: true,
     keepNames: true,
     mainFields: ["module", "main"],
@@ -251,7 +252,7 @@ export async function coldstartBench(): Promise<void> {
     }
     rows.sort((a, b) => b.ratio - a.ratio);
     printTable(
-      `cold start: ${rows.length} handlers bundled as SST v3 does (esbuild ESM, platform node, esnext, minified, keepNames, mainFields module,main, SDK bundled; split ones with splitting: bundle KB is the entry and its static chunks); median of ${samples} fresh imports each`,
+      `cold start: ${rows.length} handlers bundled as SST v3 does (esbuild ESM, platform node, ES2023, minified, keepNames, mainFields module,main, SDK bundled; split ones with splitting: bundle KB is the entry and its static chunks); median of ${samples} fresh imports each`,
       rows.map((row) => ({
         handler: row.handler,
         "bundle KB": row.kb.toFixed(0),

@@ -163,7 +163,7 @@ async function runtimeBuild(input) {
   const nodejs = input.properties ?? {};
   const out = join(work, "artifacts", `${input.functionID}-src`);
   const key = createHash("sha256")
-    .update(JSON.stringify([input.handler, nodejs]))
+    .update(JSON.stringify([input.handler, input.runtime, nodejs]))
     .digest("hex")
     .slice(0, 16);
   const cached = join(bundleCache, key);
@@ -173,7 +173,8 @@ async function runtimeBuild(input) {
       platform: "node",
       bundle: true,
       format: "esm",
-      target: "esnext",
+      // build.go's targetMap: the function's runtime decides (ES2023 for nodejs22.x and nodejs20.x, the stack's).
+      target: { "nodejs18.x": "es2022" }[input.runtime] ?? "es2023",
       keepNames: true,
       mainFields: ["module", "main"],
       external: ["sharp", "pg-native", ...(nodejs.install ?? []), ...(nodejs.esbuild?.external ?? [])],
