@@ -6,7 +6,7 @@ import { launchBrowser } from "#tests/browser/browser";
 
 /**
  * `npm run bench -- dashboard`: the overview's time to first chart in Chromium for an organization with the
- * analytics benchmark's data (BENCH_ANALYTICS_LEADS, default 20 000 leads / 200 000 events), over
+ * analytics benchmark's data (BENCH_ANALYTICS_LEADS, default 20 000 leads / about 340 000 events with the busy edge minutes), over
  * BENCH_DASHBOARD_LOADS fresh page loads (default 5): from navigation start to the first chart's canvas,
  * read from the page's own clock. Each load is a new browser context (cold cache), signed in with the key.
  */
