@@ -356,16 +356,19 @@ async function dispatch(
       })
     );
   }
-  if (slot?.numberId === selection.number.id) selection.reason = slot.reason as SenderSelectionReason;
-  // Still Pending: it goes straight to Sending only if its number is free now; else it is queued and waits as before.
-  const free = toQueued ? await Pacing.bookIfFree(organizationId, selection.number) : undefined;
+  // A slot this message already holds on its number is kept. Otherwise it goes now if its number, or another free one
+  // of the same kind, is free now (`bookFree`); a message still Pending goes straight to Sending only then, else it is
+  // queued and waits as before.
+  const holdsSlot = slot?.numberId === selection.number.id;
+  if (holdsSlot) selection.reason = slot.reason as SenderSelectionReason;
+  const free = holdsSlot ? undefined : await bookFree(organizationId, selection);
   if (toQueued && !free) {
     const queued = await queuedFirst(organizationId, message, toQueued, true);
     if (!queued) return;
     message = queued;
   }
   const turn =
-    free ?? (await Pacing.awaitSlot(organizationId, message, selection.number, selection.reason, slot, !!toQueued));
+    free ?? (await Pacing.awaitSlot(organizationId, message, selection.number, selection.reason, slot, !holdsSlot));
   if (turn === undefined) return;
   // Whatever ends the send before its gate (the claim lost, a read or write that fails) still spends its booked time
   // (the old gate waited before the claim: the number's slot and hand-over were taken, and a redelivery that came back
@@ -752,7 +755,12 @@ type SenderSelection = {
   number: SenderNumber;
   reason: SenderSelectionReason;
   movedFrom?: { id: string; phoneNumber: string | null };
+  /** Other numbers that were free, in the order a send tries them when another took `number` first (`bookFree`). */
+  others?: { number: SenderNumber; reason: SenderSelectionReason }[];
 };
+
+/** How many other free numbers a send tries when the one it chose was taken at the same moment. */
+const FREE_ALTERNATIVES = 3;
 
 /**
  * Sender rule: the caller's override; else the conversation's sticky number;
@@ -825,9 +833,46 @@ async function selectSender(
   );
   const free = byRecency.filter((number) => number.paceNextAt <= now);
   const chosen = free.find(isLocal) ?? free[0] ?? leastBusy(byRecency, now)!;
+  const reasonOf = (number: SenderNumber): SenderSelectionReason =>
+    theirs ? "AgentNumber" : isLocal(number) ? "AreaCodeMatch" : "LeastRecentlyUsed";
+  // Sends dispatched together read the same numbers free and choose the same one; all but one would then wait behind
+  // it while others stay free. So a send also carries a few other free numbers of the same kind as its choice (local
+  // ones for a local choice), at random, so that the sends of a burst try different ones.
+  const alike = free.filter((number) => number !== chosen && isLocal(number) === isLocal(chosen));
+  const others = shuffled(alike)
+    .slice(0, FREE_ALTERNATIVES)
+    .map((number) => ({ number, reason: reasonOf(number) }));
   return {
     number: chosen,
-    reason: theirs ? "AgentNumber" : isLocal(chosen) ? "AreaCodeMatch" : "LeastRecentlyUsed",
+    reason: reasonOf(chosen),
     ...(movedFrom ? { movedFrom } : {}),
+    ...(others.length > 0 ? { others } : {}),
   };
+}
+
+/** A copy of `items` in random order (Fisher–Yates). */
+function shuffled<T>(items: T[]): T[] {
+  const copy = [...items];
+  for (let index = copy.length - 1; index > 0; index--) {
+    const other = Math.floor(Math.random() * (index + 1));
+    [copy[index], copy[other]] = [copy[other]!, copy[index]!];
+  }
+  return copy;
+}
+
+/**
+ * Books the send's turn now on its chosen number, or, when another send took that one's free slot first, on the
+ * first of its other free numbers still free (`others`); the selection then names the number booked. Undefined when
+ * none was free any more: the send waits for its chosen number.
+ */
+async function bookFree(organizationId: string, selection: SenderSelection): Promise<Turn | undefined> {
+  for (const option of [{ number: selection.number, reason: selection.reason }, ...(selection.others ?? [])]) {
+    const booked = await Pacing.bookIfFree(organizationId, option.number);
+    if (booked) {
+      selection.number = option.number;
+      selection.reason = option.reason;
+      return booked;
+    }
+  }
+  return undefined;
 }
