@@ -20,22 +20,26 @@ describe("a burst of sends across free numbers", () => {
     await Promise.all(queued.map((message) => Outbound.dispatch(org.organizationId, message)));
 
     const sent = await Promise.all(queued.map((message) => readMessage(org.organizationId, message.id)));
-    for (const message of sent)
-      expect(message).toMatchObject({ status: "Sending", selectionReason: "LeastRecentlyUsed" });
+    // Handed to the carrier (the simulator's receipts may already have moved it on), none waiting in the queue.
+    for (const message of sent) {
+      expect(["Sending", "Sent", "Delivered"]).toContain(message!.status);
+      expect(message!.selectionReason).toBe("LeastRecentlyUsed");
+    }
     expect(new Set(sent.map((message) => message!.fromPhoneNumberId)).size).toBe(numbers.length);
   });
 
-  it("a local number taken first is replaced by another local one, not by a number of another area", async () => {
+  it("a local choice taken first is replaced only by another local number: with none, the send waits its turn on it", async () => {
     const org = await newOrganization();
-    const local = [await addNumber(org, "212"), await addNumber(org, "212")];
-    const elsewhere = await addNumber(org, "415");
-    const queued = await Promise.all(local.map(() => queuedOutsideTheStack(org, randomNumber("212"))));
+    const local = await addNumber(org, "212");
+    await addNumber(org, "415"); // free, and of another area
+    const queued = await Promise.all([0, 1].map(() => queuedOutsideTheStack(org, randomNumber("212"))));
 
     await Promise.all(queued.map((message) => Outbound.dispatch(org.organizationId, message)));
 
     const sent = await Promise.all(queued.map((message) => readMessage(org.organizationId, message.id)));
-    for (const message of sent) expect(message).toMatchObject({ status: "Sending", selectionReason: "AreaCodeMatch" });
-    expect(new Set(sent.map((message) => message!.fromPhoneNumberId))).toEqual(new Set(local.map(({ id }) => id)));
-    expect(sent.map((message) => message!.fromPhoneNumberId)).not.toContain(elsewhere.id);
+    // One goes through the local number; the other waits its turn there (in place, or back in the queue on a slow
+    // machine, with no sender yet): the free 415 number is not taken.
+    expect(sent[0]!.fromPhoneNumberId === local.id || sent[1]!.fromPhoneNumberId === local.id).toBe(true);
+    for (const message of sent) expect([local.id, null]).toContain(message!.fromPhoneNumberId);
   });
 });

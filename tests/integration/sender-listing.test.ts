@@ -93,6 +93,36 @@ describe("the numbers a warm instance listed for sender choice", () => {
     expect(again.message).toMatchObject({ status: "Queued", fromPhoneNumberId: null });
   });
 
+  it("a short wait, or a conversation's own number however busy, is no reason to list the numbers again", async () => {
+    const org = await newOrganization();
+    const chicago = await addNumber(org, "312");
+    const to = randomNumber("212");
+    const first = await dispatched(org, to);
+    const afterFirst = Date.now();
+    expect(first.message).toMatchObject({ fromPhoneNumberId: chicago.id });
+    await addNumber(org, "212");
+
+    // Older than BUSY_RELISTING_MS, and the only number busy for 3 s: the send waits for it, nothing is listed.
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+    vi.setSystemTime(afterFirst + BUSY_RELISTING_MS + 1_000);
+    const rest = (seconds: number) =>
+      Pacing.throttled(
+        org.organizationId,
+        chicago.id,
+        new ProviderError("transient", "429", "Too many requests", { retryAfterSeconds: seconds }),
+        Date.now(),
+      );
+    await rest(3);
+    const shortWait = await dispatched(org, randomNumber("415"));
+    expect(shortWait.listings).toBe(0);
+
+    // Busy for two minutes, but the conversation's own number: it keeps it, nothing is listed.
+    await rest(120);
+    const sticky = await dispatched(org, to);
+    expect(sticky.listings).toBe(0);
+    expect(sticky.message).toMatchObject({ status: "Queued", fromPhoneNumberId: null });
+  });
+
   it("a listed number deleted since is never picked; a kept listing whose numbers are all gone is listed again, and the send goes out", async () => {
     const org = await newOrganization();
     const newYork = await addNumber(org, "212");
