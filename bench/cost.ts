@@ -44,7 +44,8 @@ function summarize(name: string, calls: CallRecord[], goal = "", per = 1): Row {
   return {
     flow: name,
     "DynamoDB calls": each(dynamo.length),
-    "sequential (all calls)": sequentialDepth(calls),
+    // Several flows measured together: the depth is the whole run's, not one flow's.
+    "sequential (all calls)": per === 1 ? sequentialDepth(calls) : `${sequentialDepth(calls)} (all ${per})`,
     "items read": each(sum((call) => call.itemsRead)),
     "items written": each(sum((call) => call.itemsWritten)),
     RCU: each(sum((call) => call.readUnits)),
@@ -106,15 +107,19 @@ async function untilQuiet(quietMs: number, maxMs: number, measurement?: { calls:
   const began = Date.now();
   let seen = -1;
   let stableSince = Date.now();
-  while (Date.now() - began < maxMs) {
+  let quiet = false;
+  while (!quiet && Date.now() - began < maxMs) {
     await new Promise((resolve) => setTimeout(resolve, 250));
     const count = watched.calls.filter(ofTheFlow).length;
     if (count !== seen) {
       seen = count;
       stableSince = Date.now();
-    } else if (Date.now() - stableSince >= quietMs) break;
+    } else quiet = Date.now() - stableSince >= quietMs;
   }
   if (!measurement) stopMeasuring();
+  // A figure cut short would read as a cheaper flow than it was: say so.
+  if (!quiet)
+    console.warn(`cost bench: the stack was still busy after ${maxMs / 1000} s: the figure around this wait is not clean`);
 }
 
 /** `COST_TRACE=1`: every call of a flow in order, with what it touched and its units (where the calls and WCU go). */

@@ -247,6 +247,15 @@ async function awsWriteUnitsOf(command: string, input: Input, read: ItemReader |
   }
 }
 
+/** A single-item write DynamoDB refused on its condition (which AWS still bills), not a transaction or another error. */
+function refusedWrite(service: CallRecord["service"], command: string, error: unknown): boolean {
+  return (
+    service === "dynamodb" &&
+    (error as Error).name === "ConditionalCheckFailedException" &&
+    ["PutItemCommand", "UpdateItemCommand", "DeleteItemCommand"].includes(command)
+  );
+}
+
 /** The middleware, for `client.middlewareStack.add(…, { step: "initialize" })`; `read` sizes updated items. */
 export function countingMiddleware(service: CallRecord["service"], read?: ItemReader) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an AWS SDK middleware is generic over every command's input and output
@@ -270,7 +279,8 @@ export function countingMiddleware(service: CallRecord["service"], read?: ItemRe
         itemsWritten: 0,
         readUnits: 0,
         writeUnits: 0,
-        awsWriteUnits: 0,
+        // AWS bills a refused conditional write of one item too: at least a unit (its size is not known here).
+        awsWriteUnits: refusedWrite(service, command, error) ? 1 : 0,
         error: (error as Error).name,
         writtenKeys: [],
         target: targetOf(command, args.input),
