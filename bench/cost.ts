@@ -119,7 +119,9 @@ async function untilQuiet(quietMs: number, maxMs: number, measurement?: { calls:
   if (!measurement) stopMeasuring();
   // A figure cut short would read as a cheaper flow than it was: say so.
   if (!quiet)
-    console.warn(`cost bench: the stack was still busy after ${maxMs / 1000} s: the figure around this wait is not clean`);
+    console.warn(
+      `cost bench: the stack was still busy after ${maxMs / 1000} s: the figure around this wait is not clean`,
+    );
 }
 
 /** `COST_TRACE=1`: every call of a flow in order, with what it touched and its units (where the calls and WCU go). */
