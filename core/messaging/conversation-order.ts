@@ -1,5 +1,6 @@
 import { Messages } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
+import { storedNames } from "#core/messaging/store";
 
 /**
  * A conversation's outbound messages reach the contact in the order we
@@ -12,6 +13,12 @@ import type { Message } from "#core/messaging/model";
  * A Scheduled one does not hold it back (a later send may be meant to go
  * sooner, or overrides quiet hours on purpose), nor does one already with the
  * carrier (Sending: the number's hand-over spacing keeps the two apart).
+ *
+ * On a number paced in lanes (faster than 10 a second, core/messaging/pacing.ts), two sends take different lanes,
+ * whose hand-overs are not ordered, or one lane, whose spacing (100 ms) is no more than a request's own time to the
+ * carrier can vary. There a send also waits behind the conversation's one still being handed over (`handingOver`:
+ * Sending, claimed moments ago, no answer from its carrier yet) when it would go through the same number
+ * (core/messaging/outbound.ts decides, once it has chosen its sender).
  */
 
 /** How many of the conversation's newest earlier messages are looked at (one page of an index, the common case none). */
@@ -21,21 +28,52 @@ const WAITING_TO_GO = new Set(["Pending", "Queued"]);
 
 export type WaitingAhead = Pick<Message, "id" | "status" | "nextRetryAt">;
 
-/** The conversation's outbound message accepted before `message` that has not gone to the carrier yet, if any (the oldest such). */
-export async function waitingAhead(organizationId: string, message: Message): Promise<WaitingAhead | undefined> {
-  const earlier = await Messages.before(organizationId, message.conversationId, message.id, LOOK_BACK, [
-    "id",
-    "direction",
-    "status",
-    "nextRetryAt",
-  ]);
-  const ahead = earlier
-    .filter((item) => item.direction === "Outbound" && WAITING_TO_GO.has(String(item.status)))
-    .at(-1);
-  if (!ahead) return undefined;
-  return {
-    id: String(ahead.id),
-    status: ahead.status as Message["status"],
-    nextRetryAt: typeof ahead.nextRetryAt === "string" ? ahead.nextRetryAt : null,
-  };
+/** A conversation's earlier message being handed over now, through the number `fromPhoneNumberId`. */
+export type HandingOver = { id: string; fromPhoneNumberId: string };
+
+/**
+ * How long after its claim a Sending message with no carrier answer yet counts as being handed over: its booked
+ * hand-over is at most a second or two after the claim. Past this, it is one whose answer was lost (the receipt sweep
+ * settles it), which holds nothing back.
+ */
+const HANDING_OVER_MS = 5_000;
+
+/**
+ * The conversation's outbound messages accepted before `message` that go before it: `waiting`, the oldest not gone to
+ * the carrier yet, if any; else `handingOver`, the newest being handed over, if any.
+ */
+export async function conversationAhead(
+  organizationId: string,
+  message: Message,
+  now = Date.now(),
+): Promise<{ waiting?: WaitingAhead; handingOver?: HandingOver }> {
+  const [claimedAt, numberId] = [storedNames.sendingStartedAt!, storedNames.fromPhoneNumberId!];
+  const earlier = (
+    await Messages.before(organizationId, message.conversationId, message.id, LOOK_BACK, [
+      "id",
+      "direction",
+      "status",
+      "nextRetryAt",
+      "providerMessageId",
+      claimedAt,
+      numberId,
+    ])
+  ).filter((item) => item.direction === "Outbound");
+  const ahead = earlier.filter((item) => WAITING_TO_GO.has(String(item.status))).at(-1);
+  if (ahead)
+    return {
+      waiting: {
+        id: String(ahead.id),
+        status: ahead.status as Message["status"],
+        nextRetryAt: typeof ahead.nextRetryAt === "string" ? ahead.nextRetryAt : null,
+      },
+    };
+  const handing = earlier.find(
+    (item) =>
+      item.status === "Sending" &&
+      !item.providerMessageId &&
+      typeof item[numberId] === "string" &&
+      now - Date.parse(String(item[claimedAt])) < HANDING_OVER_MS,
+  );
+  return handing ? { handingOver: { id: String(handing.id), fromPhoneNumberId: String(handing[numberId]) } } : {};
 }

@@ -13,10 +13,11 @@ import type { Message } from "#core/messaging/model";
 import { BUSY_RELISTING_MS, PhoneNumbers, type SenderNumber } from "#core/messaging/phone-numbers";
 import { checkContactWindow, frequencyCapRefusal } from "#core/messaging/contact-rules";
 import { passedCheck } from "#core/consent/contact-rules";
-import { waitingAhead } from "#core/messaging/conversation-order";
+import { conversationAhead } from "#core/messaging/conversation-order";
 import {
   isThrottle,
   isThrottleCode,
+  lanesOf,
   leastBusy,
   Pacing,
   skipHandOver,
@@ -320,7 +321,7 @@ async function dispatch(
   }
   // The conversation's earlier send goes first (core/messaging/conversation-order.ts): this one waits a second, or
   // until that one's retry is due.
-  const ahead = read.onlyOutbound ? undefined : await waitingAhead(organizationId, message);
+  const { waiting: ahead, handingOver } = read.onlyOutbound ? {} : await conversationAhead(organizationId, message);
   if (ahead) {
     const retryAt = ahead.nextRetryAt ? Date.parse(ahead.nextRetryAt) : 0;
     const queued = await queuedFirst(organizationId, message, toQueued);
@@ -343,6 +344,13 @@ async function dispatch(
     // Never handed to the carrier to be blocked (30034) or filtered: it fails here, saying what to do.
     return fail(organizationId, queued, ["Queued"], selection.refused.code, selection.refused.reason);
   }
+  // Through a number paced in lanes, the conversation's earlier send still being handed over goes first: a lane's
+  // spacing (100 ms) is no more than a request's time to the carrier can vary (conversation-order.ts).
+  if (handingOver?.fromPhoneNumberId === selection.number.id && lanesOf(selection.number).count > 1) {
+    const queued = await queuedFirst(organizationId, message, toQueued);
+    if (queued) await waitInQueue(organizationId, queued, now + ORDER_RECHECK_MS, { behind: handingOver.id });
+    return;
+  }
   const billing = await reserveForMessage(organizationId, message, read.prices);
   if (!billing.allowed) {
     const queued = await queuedFirst(organizationId, message, toQueued);
@@ -360,7 +368,11 @@ async function dispatch(
   // of the same kind, is free now (`bookFree`); a message still Pending goes straight to Sending only then, else it is
   // queued and waits as before.
   const holdsSlot = slot?.numberId === selection.number.id;
-  if (holdsSlot) selection.reason = slot.reason as SenderSelectionReason;
+  if (holdsSlot) {
+    selection.reason = slot.reason as SenderSelectionReason;
+    // On the lane it was reserved on (its next free slot is not asked: the send goes in its own).
+    selection.number = { ...selection.number, lane: slot.lane };
+  }
   const free = holdsSlot ? undefined : await bookFree(organizationId, selection);
   if (toQueued && !free) {
     const queued = await queuedFirst(organizationId, message, toQueued, true);
@@ -786,7 +798,8 @@ async function selectSender(
   const candidatesOf = (numbers: SenderNumber[]) => {
     const capable = numbers.filter((number) => number.capabilities.includes(capability));
     // Only registered (where required) and unpaused numbers are candidates: a sticky number that is neither yields to the pool.
-    return { capable, candidates: eligibleSenders(capable, gated) };
+    // Each as this send paces on it: a lane of a number faster than one lane (core/messaging/pacing.ts).
+    return { capable, candidates: eligibleSenders(capable, gated).map((number) => Pacing.onLane(number)) };
   };
   let numbers = listed.numbers;
   let { capable, candidates } = candidatesOf(numbers);

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { PhoneNumberEntity } from "#core/db/entities/phone-numbers";
+import { PhoneNumberEntity, PhoneNumberLaneEntity } from "#core/db/entities/phone-numbers";
 import { computed, where, type Condition } from "#core/db/expression";
 import { conditionally, table } from "#core/db/items";
 import { Conversations } from "#core/messaging/conversations";
@@ -52,6 +52,14 @@ import { parsePhone } from "#core/shared/phone";
  * of adding every delay to every later send. Two requests of a number can come
  * closer than one interval (a late one, then one at the start of the next
  * window), never closer than twice the margin.
+ *
+ * Lanes: a number faster than LANE_MESSAGES_PER_SECOND (a short code's 100 MPS) is paced as several lanes, each a
+ * pacer as above at its share of the rate, with its state in an item of its own (lane 0 is the number's item). One
+ * gate write per request cannot keep up with a window shorter than a conditional write's round trip: at 50 MPS a
+ * window is 20 ms, and a burst through one such number once took ~96,000 DynamoDB calls for 50 messages. A lane's
+ * windows are 100 ms or longer, and together the lanes never send more than the number's rate in a clock second. A
+ * send takes the lane next in turn; a conversation's order across lanes is kept before pacing: its next message waits
+ * until the earlier one is with the carrier (core/messaging/conversation-order.ts).
  */
 
 /** What a number type carries by default (messages per second): a 10DLC long code ~1, toll-free 3, short code 100. */
@@ -62,10 +70,29 @@ export type NumberType = keyof typeof MESSAGES_PER_SECOND;
 export const THROTTLE_BACKOFF_MS = 5_000;
 
 /** The paced view of a sender number: its override (if any) and when its next send slot is free. */
-export type PacedNumber = { id: string; phoneNumber: string; messagesPerSecond: number | null; paceNextAt: number };
+export type PacedNumber = {
+  id: string;
+  phoneNumber: string;
+  messagesPerSecond: number | null;
+  paceNextAt: number;
+  /** The lane a send paces on (`Pacing.onLane`); absent or 0: the number's own item, its only lane when it is slow. */
+  lane?: number;
+};
 
-/** A slot reserved on a number: the send goes to the carrier at `at` (epoch ms); `reason` is why the number was chosen. */
-export type Slot = { numberId: string; at: number; reason: string };
+/** Where a send's pacing state lives: the number's item (lane 0), or one of its lanes' items. */
+type PaceTarget = Pick<PacedNumber, "id" | "lane">;
+
+/**
+ * The most one lane sends a second: 100 ms windows, a 20 ms gate margin, several conditional writes' round trips. A
+ * number faster than this is paced as several lanes (`lanesOf`).
+ */
+export const LANE_MESSAGES_PER_SECOND = 10;
+
+/**
+ * A slot reserved on a number: the send goes to the carrier at `at` (epoch ms); `reason` is why the number was chosen;
+ * `lane`, the number's lane it was reserved on (absent: lane 0).
+ */
+export type Slot = { numberId: string; at: number; reason: string; lane?: number };
 
 /**
  * A booked hand-over: the send goes to the carrier at `at` (epoch ms), after the send booked before it on the number,
@@ -119,12 +146,40 @@ export function numberType(phoneNumber: string): NumberType {
 type SendWindows = { perPeriod: number; periodMs: number };
 
 function windowsOf(number: Pick<PacedNumber, "phoneNumber" | "messagesPerSecond">): SendWindows {
-  const perSecond = number.messagesPerSecond ?? MESSAGES_PER_SECOND[numberType(number.phoneNumber)];
+  const { perSecond } = lanesOf(number);
   // 2.5 MPS is 2 in any clock second; 0.3 MPS one every 4 s (rounded to the millisecond first: 1 / 0.2 is 5, not 5.000…1).
   return perSecond >= 1
     ? { perPeriod: Math.floor(perSecond), periodMs: 1000 }
     : { perPeriod: 1, periodMs: Math.ceil(Math.round(1000 / perSecond) / 1000) * 1000 };
 }
+
+/**
+ * How a number's rate is split into lanes: `count` lanes of `perSecond` each. One lane at up to
+ * LANE_MESSAGES_PER_SECOND; above, lanes of whole messages a second (a carrier counts whole messages in a clock
+ * second): of the splits into ceil(rate / lane) to twice that many lanes, the one losing the least of the rate, then
+ * the fewest lanes (50 MPS: 5 of 10; 15: 3 of 5; 17: 2 of 8).
+ */
+export function lanesOf(number: Pick<PacedNumber, "phoneNumber" | "messagesPerSecond">): {
+  count: number;
+  perSecond: number;
+} {
+  const rate = number.messagesPerSecond ?? MESSAGES_PER_SECOND[numberType(number.phoneNumber)];
+  if (rate <= LANE_MESSAGES_PER_SECOND) return { count: 1, perSecond: rate };
+  const whole = Math.floor(rate);
+  const fewest = Math.ceil(whole / LANE_MESSAGES_PER_SECOND);
+  let best = { count: fewest, perSecond: Math.floor(whole / fewest) };
+  for (let count = fewest + 1; count <= 2 * fewest && best.count * best.perSecond < whole; count++) {
+    const perSecond = Math.floor(whole / count);
+    if (count * perSecond > best.count * best.perSecond) best = { count, perSecond };
+  }
+  return best;
+}
+
+/**
+ * The turn of the next send to take a lane in this instance: sends take a number's lanes in turn, so a burst one
+ * consumer dispatches fills them evenly. From a random start, so that instances do not all begin at lane 0.
+ */
+let laneTurn = Math.floor(Math.random() * 1_000_000);
 
 /** The index of the window holding `at` (epoch ms). */
 function windowOf({ perPeriod, periodMs }: SendWindows, at: number): number {
@@ -177,6 +232,18 @@ export function leastBusy<T extends Pick<PacedNumber, "paceNextAt">>(numbers: T[
 
 export const Pacing = {
   /**
+   * The view of a sender number a send paces on: the lane next in turn of a number paced in lanes (`lanesOf`), with
+   * that lane's next free slot. Sender choice reads only the numbers' own items (lane 0), so another lane is taken as
+   * free: its booking's conditional write finds out, one write more when it is not.
+   */
+  onLane<T extends PacedNumber>(number: T): T & Pick<PacedNumber, "lane"> {
+    const { count } = lanesOf(number);
+    if (count === 1) return number;
+    const lane = laneTurn++ % count;
+    return lane === 0 ? number : { ...number, lane, paceNextAt: 0 };
+  },
+
+  /**
    * Reserves the number's next send slot. One conditional write when the number
    * is as busy as sender choice read it (the usual case); a second only when it
    * turned free or busy meanwhile. Slots are handed out in reservation order, so
@@ -185,20 +252,20 @@ export const Pacing = {
    * slots after it start windows too (one interval apart) and a send does not wait claimed for a window its slot
    * did not count.
    */
-  async reserve(organizationId: string, number: PacedNumber, now = Date.now()): Promise<number> {
+  async reserve(organizationId: string, number: PacedNumber, now = Date.now(), seenBusy = false): Promise<number> {
     const interval = sendInterval(number);
     const windows = windowsOf(number);
     const nextWindow = windowStart(windows, firstWindowFor(windows, now, now) + 1);
-    let busy = number.paceNextAt > now;
+    let busy = seenBusy || number.paceNextAt > now;
     for (let attempt = 0; attempt < 3; attempt++) {
       const at = busy
-        ? await reserveAfterLast(organizationId, number.id, interval, now)
-        : await reserveNow(organizationId, number.id, nextWindow, now);
+        ? await reserveAfterLast(organizationId, number, interval, now)
+        : await reserveNow(organizationId, number, nextWindow, now);
       if (at !== undefined) return at;
       busy = !busy;
     }
     // Freed and refilled twice in a row (or the number was just deleted): the slot after the last, else now.
-    return (await reserveAfterLast(organizationId, number.id, interval, now)) ?? now;
+    return (await reserveAfterLast(organizationId, number, interval, now)) ?? now;
   },
 
   /**
@@ -235,7 +302,10 @@ export const Pacing = {
       const booked = await Pacing.bookIfFree(organizationId, number);
       if (booked) return booked;
     }
-    const slot = held?.numberId === number.id ? held.at : await Pacing.reserve(organizationId, number);
+    // Reserved only after the number refused a send now (above, or the caller's `bookIfFree`). A lane sender choice
+    // took as free without reading it is then most likely busy: its slot after the last, without trying "now" again.
+    const slot =
+      held?.numberId === number.id ? held.at : await Pacing.reserve(organizationId, number, Date.now(), !!number.lane);
     // Only a send about to go takes a hand-over time: one further ahead would hold it while it waits in the queue.
     // About to go is a second, and up to a second more for a window's start: after a free number's send, the next
     // slot opens the window after the one that send is handed over in, up to a window and ~0.9 s away, and the send
@@ -247,7 +317,7 @@ export const Pacing = {
     const at = handOver.at;
     if (handOver.reserved) return { number, handOver: { at, after: handOver.after }, passed: false };
     await waitInQueue(organizationId, message, at, {
-      slot: { numberId: number.id, at, reason },
+      slot: { numberId: number.id, at, reason, ...(number.lane ? { lane: number.lane } : {}) },
       whileHeld: async () => {
         if (reason !== "StickyConversation" && reason !== "ManualOverride")
           await Conversations.setSender(organizationId, message.conversationId, number);
@@ -256,16 +326,28 @@ export const Pacing = {
     return undefined;
   },
 
-  /** The carrier throttled this number: it sends nothing before `retryAfter` (or the default backoff); other numbers go on. */
+  /**
+   * The carrier throttled this number: none of its lanes sends before `retryAfter` (or the default backoff); other
+   * numbers go on. A number of several lanes is read first, for its rate (throttles are rare).
+   */
   async throttled(organizationId: string, numberId: string, error: ProviderError, now = Date.now()): Promise<void> {
     const notBefore =
       now +
       (error.details.retryAfterSeconds !== undefined ? error.details.retryAfterSeconds * 1000 : THROTTLE_BACKOFF_MS);
-    await updatePace(
-      organizationId,
-      numberId,
-      { paceNextAt: notBefore },
-      where.any(where.absent("paceNextAt"), where.before("paceNextAt", notBefore)),
+    const stored = await PhoneNumberEntity.get(
+      { organizationId, id: numberId },
+      { attributes: ["phoneNumber", "messagesPerSecond"] },
+    );
+    const lanes = stored ? lanesOf({ ...pacingOf(stored), phoneNumber: String(stored.phoneNumber) }).count : 1;
+    await Promise.all(
+      Array.from({ length: lanes }, (_, lane) =>
+        updatePace(
+          organizationId,
+          { id: numberId, lane },
+          { paceNextAt: notBefore },
+          where.any(where.absent("paceNextAt"), where.before("paceNextAt", notBefore)),
+        ),
+      ),
     );
   },
 };
@@ -332,10 +414,10 @@ export async function untilFailover(organizationId: string, turn: Turn): Promise
     const margin = marginOf(windows);
     const opens = nextOpening(windows, margin, sentBy);
     const by = Math.max(opens, Date.now()) + margin;
-    const taken = await updatePace(organizationId, number.id, { paceSentBy: by }, where.equals("paceSentBy", sentBy));
+    const taken = await updatePace(organizationId, number, { paceSentBy: by }, where.equals("paceSentBy", sentBy));
     if (taken) {
       await sleepUntil(opens);
-      const kept = await keptStamp(organizationId, number.id, by, margin);
+      const kept = await keptStamp(organizationId, number, by, margin);
       if (kept !== undefined) {
         turn.sentBy = kept;
         return;
@@ -412,7 +494,7 @@ async function reserveHandOver(
     const floor = previous === undefined ? opens - 1 : (previous ?? 0);
     const written = await updatePace(
       organizationId,
-      number.id,
+      number,
       { paceHandedAt: at, paceSentTurn: computed.ifAbsent(floor) },
       previous === undefined
         ? where.any(where.absent("paceHandedAt"), where.before("paceHandedAt", opens))
@@ -425,10 +507,7 @@ async function reserveHandOver(
       const old = written.Attributes?.paceHandedAt;
       return { at, after: typeof old === "number" ? old : null, reserved: true };
     }
-    const Item = await PhoneNumberEntity.get(
-      { organizationId, id: number.id },
-      { consistent: true, attributes: ["paceHandedAt"] },
-    );
+    const Item = await readPace(organizationId, number, ["paceHandedAt"]);
     // The number is gone: nothing to pace, the send fails at the carrier or is refused.
     if (!Item) return { at, after: null, reserved: true };
     previous = typeof Item.paceHandedAt === "number" ? Item.paceHandedAt : null;
@@ -451,7 +530,7 @@ async function bookNow(organizationId: string, number: PacedNumber): Promise<Han
   if (at - now > WAIT_IN_PLACE_MS + windowMs(windows)) return undefined;
   const written = await updatePace(
     organizationId,
-    number.id,
+    number,
     { paceNextAt: windowStart(windows, index + 1), paceHandedAt: at, paceSentTurn: computed.ifAbsent(opens - 1) },
     where.all(
       where.any(where.absent("paceNextAt"), where.atMost("paceNextAt", now)),
@@ -516,7 +595,7 @@ async function passGate(
       );
       if (until > now) await sleep(until - now);
       if (waiting) {
-        state = await gateState(organizationId, number.id);
+        state = await gateState(organizationId, number);
         if (!state) return undefined;
         continue;
       }
@@ -528,12 +607,13 @@ async function passGate(
     const by = now + margin;
     const written = await updatePace(
       organizationId,
-      number.id,
+      number,
       {
         ...(stamps ? { paceSentBy: by } : {}),
         ...(takesTurn ? { paceSentTurn: handOver.at } : {}),
-        // A send marks its number used here (sender choice's least recently used), not in a write of its own.
-        ...(pass === "send" ? { lastUsedAt: new Date(now).toISOString() } : {}),
+        // A send marks its number used here (sender choice's least recently used), not in a write of its own; on a
+        // number of several lanes, the sends of its lane 0 do (the others write their lanes' items).
+        ...(pass === "send" && !number.lane ? { lastUsedAt: new Date(now).toISOString() } : {}),
       },
       where.all(
         stamps
@@ -549,10 +629,10 @@ async function passGate(
     );
     if (written) {
       if (!stamps) return undefined;
-      const kept = await keptStamp(organizationId, number.id, by, margin);
+      const kept = await keptStamp(organizationId, number, by, margin);
       if (kept !== undefined) return kept;
     }
-    state = await gateState(organizationId, number.id);
+    state = await gateState(organizationId, number);
     if (!state) return undefined; // the number is gone: nothing to pace
   }
 }
@@ -565,14 +645,14 @@ async function passGate(
  */
 async function keptStamp(
   organizationId: string,
-  numberId: string,
+  target: PaceTarget,
   by: number,
   allowance: number,
 ): Promise<number | undefined> {
   while (Date.now() > by) {
     allowance *= 2;
     const later = Date.now() + allowance;
-    const moved = await updatePace(organizationId, numberId, { paceSentBy: later }, where.equals("paceSentBy", by));
+    const moved = await updatePace(organizationId, target, { paceSentBy: later }, where.equals("paceSentBy", by));
     if (!moved) return undefined;
     by = later;
   }
@@ -586,11 +666,8 @@ function waitingFor(handOver: HandOver, state: GateState, now: number): number |
   return now < gone ? gone : undefined;
 }
 
-async function gateState(organizationId: string, numberId: string): Promise<GateState | undefined> {
-  const Item = await PhoneNumberEntity.get(
-    { organizationId, id: numberId },
-    { consistent: true, attributes: ["paceSentBy", "paceSentTurn"] },
-  );
+async function gateState(organizationId: string, target: PaceTarget): Promise<GateState | undefined> {
+  const Item = await readPace(organizationId, target, ["paceSentBy", "paceSentTurn"]);
   if (!Item) return undefined;
   return {
     sentBy: typeof Item.paceSentBy === "number" ? Item.paceSentBy : 0,
@@ -605,13 +682,13 @@ function sleepUntil(at: number): Promise<void> | undefined {
 
 async function reserveNow(
   organizationId: string,
-  numberId: string,
+  target: PaceTarget,
   nextWindow: number,
   now: number,
 ): Promise<number | undefined> {
   const written = await updatePace(
     organizationId,
-    numberId,
+    target,
     { paceNextAt: nextWindow },
     where.any(where.absent("paceNextAt"), where.atMost("paceNextAt", now)),
   );
@@ -620,13 +697,13 @@ async function reserveNow(
 
 async function reserveAfterLast(
   organizationId: string,
-  numberId: string,
+  target: PaceTarget,
   interval: number,
   now: number,
 ): Promise<number | undefined> {
   const written = await updatePace(
     organizationId,
-    numberId,
+    target,
     { paceNextAt: computed.add(interval) },
     where.after("paceNextAt", now),
   );
@@ -634,20 +711,53 @@ async function reserveAfterLast(
   return typeof next === "number" ? next - interval : undefined;
 }
 
-/** One conditional write of a number's pacing state (undefined when its condition failed, or the number is gone); answers the new value. */
+/** How long a lane's item is kept after its last write (TTL): a deleted number's lanes go by themselves. */
+const LANE_KEPT_SECONDS = 7 * 24 * 3600;
+
+/**
+ * One conditional write of a number's pacing state, on its item or its lane's (undefined when its condition failed,
+ * or the number is gone); answers the new value. A lane's item is made by its first write.
+ */
 function updatePace(
   organizationId: string,
-  numberId: string,
+  target: PaceTarget,
   changes: Record<string, unknown>,
   condition: Condition,
   returnValues: "UPDATED_NEW" | "UPDATED_OLD" = "UPDATED_NEW",
 ) {
   return conditionally(
-    table.update({
-      ...PhoneNumberEntity.update({ organizationId, id: numberId }, changes, {
-        condition: where.all(where.stored(), condition),
-      }),
-      ReturnValues: returnValues,
-    }),
+    table.update({ ...paceUpdate(organizationId, target, changes, condition), ReturnValues: returnValues }),
   );
+}
+
+/** The update of a number's pacing state, on its item (which must still be stored) or its lane's (made by it). */
+function paceUpdate(
+  organizationId: string,
+  target: PaceTarget,
+  changes: Record<string, unknown>,
+  condition: Condition,
+) {
+  return target.lane
+    ? PhoneNumberLaneEntity.update(
+        { organizationId, id: target.id, lane: target.lane },
+        { ...changes, expiresAt: Math.floor(Date.now() / 1000) + LANE_KEPT_SECONDS },
+        { condition },
+      )
+    : PhoneNumberEntity.update({ organizationId, id: target.id }, changes, {
+        condition: where.all(where.stored(), condition),
+      });
+}
+
+/**
+ * A consistent read of some pacing attributes, from the number's item or its lane's: undefined when the number is
+ * gone; a lane not written yet holds nothing.
+ */
+async function readPace(
+  organizationId: string,
+  target: PaceTarget,
+  attributes: string[],
+): Promise<Record<string, unknown> | undefined> {
+  if (!target.lane) return PhoneNumberEntity.get({ organizationId, id: target.id }, { consistent: true, attributes });
+  const lane = { organizationId, id: target.id, lane: target.lane };
+  return (await PhoneNumberLaneEntity.get(lane, { consistent: true, attributes })) ?? {};
 }

@@ -15,8 +15,11 @@ export type Capability = (typeof capabilities)[number];
 
 export { PhoneNumberSchema, type PhoneNumber };
 
-/** A number as sender choice sees it: with its next free send slot (epoch ms; 0 when never paced). */
-export type SenderNumber = PhoneNumber & { paceNextAt: number };
+/**
+ * A number as sender choice sees it: with its next free send slot (epoch ms; 0 when never paced), and the lane a send
+ * paces on (core/messaging/pacing.ts).
+ */
+export type SenderNumber = PhoneNumber & { paceNextAt: number; lane?: number };
 
 /**
  * How long a warm instance picks senders from its listing of an organization's numbers (issue 27: a Query of the

@@ -16,7 +16,9 @@ export const MessageSend = defineMessage(
     /** The message's lead (it never changes either): read in the same BatchGetItem, for quiet hours and opt-out. */
     leadId: v.optional(v.string()),
     /** The send slot already reserved on a sender number (core/messaging/pacing.ts): the message waited in the queue for it. */
-    slot: v.optional(v.object({ numberId: v.string(), at: v.number(), reason: v.string() })),
+    slot: v.optional(
+      v.object({ numberId: v.string(), at: v.number(), reason: v.string(), lane: v.optional(v.number()) }),
+    ),
   }),
 );
 

@@ -27,3 +27,17 @@ export const NumberRouteEntity = defineEntity({
   identity: ({ phoneNumber }: StoredNumberRoute) => ({ phoneNumber }),
   indexes: {},
 });
+
+type PhoneNumberLane = { organizationId: string; id: string; lane: number };
+
+/**
+ * A lane's pacing state (lanes 1 and up of a number faster than one lane, core/messaging/pacing.ts): written by sends
+ * only, kept a week after its last write (TTL `expiresAt`), so a deleted number's lanes go by themselves.
+ */
+export const PhoneNumberLaneEntity = defineEntity({
+  name: "PhoneNumberLane",
+  attributes: [],
+  key: ({ organizationId, id, lane }: PhoneNumberLane) => messagingKeys.phoneNumberLane(organizationId, id, lane),
+  identity: ({ organizationId, id, lane }: PhoneNumberLane) => ({ organizationId, id, lane }),
+  indexes: {},
+});

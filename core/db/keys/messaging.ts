@@ -10,6 +10,13 @@ export const messagingKeys = {
   phoneNumber: (organizationId: string, phoneNumberId: string): Key =>
     ownPartition(organizationId, `PHONENUMBER#${phoneNumberId}`),
   /**
+   * The pacing state of one lane of a number faster than a lane (core/messaging/pacing.ts: a 100-MPS short code is
+   * paced as 10 lanes of 10), lanes 1 and up; lane 0 is the number's own item. Each in a partition of its own, like
+   * the number: every send writes its lane a few times.
+   */
+  phoneNumberLane: (organizationId: string, phoneNumberId: string, lane: number): Key =>
+    ownPartition(organizationId, `PHONENUMBER#${phoneNumberId}#LANE#${lane}`),
+  /**
    * A number's delivery outcomes in one 10-minute bucket (`<yyyy-mm-ddThh:m0>`), counters added as receipts arrive;
    * TTL. In a partition of the number's own (issue 27: a write per receipt, which the organization's partition could
    * not carry at 167 leads/s; one number takes at most its own send rate), so its buckets are one key range.

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { LANE_MESSAGES_PER_SECOND, lanesOf, Pacing, sendInterval } from "#core/messaging/pacing";
+
+const at = (messagesPerSecond: number | null, phoneNumber = "+12125550100") => ({ phoneNumber, messagesPerSecond });
+
+describe("pacing lanes (core/messaging/pacing.ts)", () => {
+  it("a number up to a lane's rate is one lane at its own rate; a faster one is split into lanes of whole messages a second", () => {
+    expect(lanesOf(at(null))).toEqual({ count: 1, perSecond: 1 }); // a long code
+    expect(lanesOf(at(null, "+18885550100"))).toEqual({ count: 1, perSecond: 3 }); // toll-free
+    expect(lanesOf(at(0.2))).toEqual({ count: 1, perSecond: 0.2 });
+    expect(lanesOf(at(LANE_MESSAGES_PER_SECOND))).toEqual({ count: 1, perSecond: 10 });
+    expect(lanesOf(at(null, "55555"))).toEqual({ count: 10, perSecond: 10 }); // a short code's 100 MPS
+    expect(lanesOf(at(50))).toEqual({ count: 5, perSecond: 10 });
+    // The split that keeps the most of the rate, then the fewest lanes: 15 as 3 of 5 (2 of 7 would lose one a second).
+    expect(lanesOf(at(15))).toEqual({ count: 3, perSecond: 5 });
+    expect(lanesOf(at(17))).toEqual({ count: 2, perSecond: 8 });
+    expect(lanesOf(at(12.5))).toEqual({ count: 2, perSecond: 6 });
+    expect(lanesOf(at(1000))).toEqual({ count: 100, perSecond: 10 });
+  });
+
+  it("never more than the number's rate in all its lanes, and no lane faster than a lane's rate", () => {
+    for (let rate = 1; rate <= 1000; rate += rate < 40 ? 1 : 7) {
+      const { count, perSecond } = lanesOf(at(rate));
+      expect(count * perSecond).toBeLessThanOrEqual(rate);
+      expect(perSecond).toBeLessThanOrEqual(LANE_MESSAGES_PER_SECOND);
+      // A lane's send interval is its share: 100 ms at 10 a second.
+      expect(sendInterval(at(rate))).toBe(Math.floor(1000 / perSecond));
+    }
+  });
+
+  it("sends take a number's lanes in turn, each lane but 0 taken as free until its own write says otherwise; a number of one lane is left as it is", () => {
+    const fast = { id: "n1", phoneNumber: "+12125550100", messagesPerSecond: 50, paceNextAt: Date.now() + 5_000 };
+    const lanes = Array.from({ length: 10 }, () => Pacing.onLane(fast));
+    expect(lanes.map((view) => view.lane ?? 0).sort()).toEqual([0, 0, 1, 1, 2, 2, 3, 3, 4, 4]);
+    for (const view of lanes) expect(view.paceNextAt).toBe(view.lane ? 0 : fast.paceNextAt);
+    const slow = { ...fast, messagesPerSecond: 3 };
+    expect(Pacing.onLane(slow)).toBe(slow);
+  });
+});
