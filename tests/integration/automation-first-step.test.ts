@@ -6,6 +6,7 @@ import { triggerHandlers } from "#core/automations/runs/triggers";
 import { getItem } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import { LeadCreated } from "#core/leads/queue";
+import { logger } from "#core/observability/index";
 import { envelope } from "#core/queue/messages";
 import "#core/automations/runs/queue";
 import { chain, createAutomation, listRuns, readyToText } from "#tests/helpers/automations";
@@ -161,6 +162,36 @@ describe("a run's first step runs where the run is created", () => {
     expect(await listRuns(org, failing.id)).toHaveLength(1);
     // One message each: the steady one's, from the first attempt, and the failing one's, from the retry.
     expect(await messagesOf(org, lead.id)).toHaveLength(2);
+  });
+
+  it("a trigger whose two automations both fail to start logs each failure with its automation, and fails with the first", async () => {
+    const org = await newOrganization();
+    await readyToText(org);
+    const lead = await createLead(org, randomNumber("212"));
+    const automations = [
+      await createAutomation(org, chain(fromSource, [{ id: "a", type: "SendSms", settings: { body: "One" } }])),
+      await createAutomation(org, chain(fromSource, [{ id: "b", type: "SendSms", settings: { body: "Two" } }])),
+    ];
+    const faults = automations.map((automation) => faultWhen(`RUN#${automation.id}#`, '"entity":"AutomationRun"'));
+    const logged = vi.spyOn(logger, "error").mockImplementation(() => undefined);
+    try {
+      await expect(leadCreated(org, lead.id, `lead.created:${lead.id}:both-fail`)()).rejects.toBeInstanceOf(
+        SimulatedFault,
+      );
+      const failed = logged.mock.calls
+        .filter(([message]) => message === "an automation's run did not start")
+        .map(([, details]) => details as unknown as { automationId: string; organizationId: string; error: unknown });
+      expect(failed.map((details) => details.automationId).sort()).toEqual(
+        automations.map((automation) => automation.id).sort(),
+      );
+      for (const details of failed) {
+        expect(details.organizationId).toBe(org.organizationId);
+        expect(details.error).toBeInstanceOf(SimulatedFault);
+      }
+    } finally {
+      logged.mockRestore();
+      for (const fault of faults) fault();
+    }
   });
 
   it("a first step with less of its lease left than a whole invocation is not run inline: its step message is queued for the lease's end, and sends once", async () => {

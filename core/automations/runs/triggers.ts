@@ -4,6 +4,7 @@
  * automation), then checked against the stored automation itself. Each run's first step runs in the same invocation
  * (`runFirstStep`): this module is the automation-runs consumer's only, which executes steps anyway.
  */
+import { logger } from "#core/observability/index";
 import { AutomationScheduled } from "#core/automations/runs/queue";
 import "#core/automations/runs/queue";
 import { Messages } from "#core/messaging/messages";
@@ -62,7 +63,8 @@ async function fanOut(
   // Every start settles before the invocation ends, a failed one included: a rejection passed on at once would end
   // the trigger's invocation while another automation's first step still runs under its lease (Lambda freezes it, the
   // redelivered trigger queues that step for the lease's end, and a thawed container could then run its action a
-  // second time). The first failure is thrown once all have settled, so the trigger is retried.
+  // second time). Once all have settled, each failure is logged with its automation (the queue's log line names only
+  // the error thrown) and the first is thrown, so the trigger is retried.
   const settled = await Promise.allSettled(
     found.map(async (candidate) => {
       const automation = candidate.automation ?? (await storedAutomation(organizationId, candidate.automationId));
@@ -75,8 +77,12 @@ async function fanOut(
       return created ? 1 : 0;
     }),
   );
-  const failed = settled.find((result) => result.status === "rejected");
-  if (failed) throw failed.reason;
+  const failures = settled.flatMap((result, index) =>
+    result.status === "rejected" ? [{ automationId: found[index]!.automationId, error: result.reason as Error }] : [],
+  );
+  for (const { automationId, error } of failures)
+    logger.error("an automation's run did not start", { organizationId, automationId, trigger: type, error });
+  if (failures[0]) throw failures[0].error;
   return settled.reduce<number>((sum, result) => sum + (result.status === "fulfilled" ? result.value : 0), 0);
 }
 
