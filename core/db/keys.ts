@@ -92,6 +92,7 @@ export const entities = {
   suppression: "Suppression",
   event: "Event",
   phoneNumber: "PhoneNumber",
+  phoneNumberLane: "PhoneNumberLane",
   numberRoute: "NumberRoute",
   conversation: "Conversation",
   conversationByPhone: "ConversationByPhone",

@@ -33,10 +33,12 @@ export type HandingOver = { id: string; fromPhoneNumberId: string };
 
 /**
  * How long after its claim a Sending message with no carrier answer yet counts as being handed over: its booked
- * hand-over is at most a second or two after the claim. Past this, it is one whose answer was lost (the receipt sweep
- * settles it), which holds nothing back.
+ * hand-over comes a second or two after the claim, its gate may wait up to 10 s more for the send booked before it
+ * (PREDECESSOR_GONE_MS), its request up to 10 s for the carrier, and a failover as long again. Past this, it is one
+ * whose answer was lost (the receipt sweep settles it), which holds nothing back: a crashed claim delays its
+ * conversation's next message on a laned number by this much at most.
  */
-const HANDING_OVER_MS = 5_000;
+const HANDING_OVER_MS = 35_000;
 
 /**
  * The conversation's outbound messages accepted before `message` that go before it: `waiting`, the oldest not gone to

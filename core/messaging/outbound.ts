@@ -351,6 +351,9 @@ async function dispatch(
     if (queued) await waitInQueue(organizationId, queued, now + ORDER_RECHECK_MS, { behind: handingOver.id });
     return;
   }
+  // Nor does it go there as another free number of the burst (`bookFree`).
+  if (handingOver)
+    selection.others = selection.others?.filter((option) => option.number.id !== handingOver.fromPhoneNumberId);
   const billing = await reserveForMessage(organizationId, message, read.prices);
   if (!billing.allowed) {
     const queued = await queuedFirst(organizationId, message, toQueued);
@@ -367,7 +370,8 @@ async function dispatch(
   // A slot this message already holds on its number is kept. Otherwise it goes now if its number, or another free one
   // of the same kind, is free now (`bookFree`); a message still Pending goes straight to Sending only then, else it is
   // queued and waits as before.
-  const holdsSlot = slot?.numberId === selection.number.id;
+  // A slot held on a lane the number no longer has (its rate was lowered since) is not kept.
+  const holdsSlot = slot?.numberId === selection.number.id && (slot.lane ?? 0) < lanesOf(selection.number).count;
   if (holdsSlot) {
     selection.reason = slot.reason as SenderSelectionReason;
     // On the lane it was reserved on (its next free slot is not asked: the send goes in its own).
@@ -512,10 +516,16 @@ async function handOver(
   }
 }
 
-/** The number is marked used (`lastUsedAt`) by the write of its gate, right before the carrier request (pacing.ts). */
+/**
+ * The conversation's sender becomes the number it was sent from, unless that is its number already (a sticky send:
+ * no write). The number is marked used (`lastUsedAt`) by the write of its gate, right before the carrier request
+ * (pacing.ts).
+ */
 async function afterClaim(organizationId: string, message: Message, selection: SenderSelection): Promise<void> {
   await Promise.all([
-    Conversations.setSender(organizationId, message.conversationId, selection.number),
+    selection.reason === "StickyConversation"
+      ? Promise.resolve()
+      : Conversations.setSender(organizationId, message.conversationId, selection.number),
     selection.movedFrom
       ? MessagingEvents.record(organizationId, {
           eventType: "ConversationSenderMoved",

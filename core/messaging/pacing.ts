@@ -176,10 +176,11 @@ export function lanesOf(number: Pick<PacedNumber, "phoneNumber" | "messagesPerSe
 }
 
 /**
- * The turn of the next send to take a lane in this instance: sends take a number's lanes in turn, so a burst one
- * consumer dispatches fills them evenly. From a random start, so that instances do not all begin at lane 0.
+ * Each laned number's turn of the next send in this instance: sends take a number's lanes in turn, so a burst one
+ * consumer dispatches fills them evenly, whatever other numbers sender choice looks at. From a random start, so that
+ * instances do not all begin at lane 0.
  */
-let laneTurn = Math.floor(Math.random() * 1_000_000);
+const laneTurns = new Map<string, number>();
 
 /** The index of the window holding `at` (epoch ms). */
 function windowOf({ perPeriod, periodMs }: SendWindows, at: number): number {
@@ -232,15 +233,17 @@ export function leastBusy<T extends Pick<PacedNumber, "paceNextAt">>(numbers: T[
 
 export const Pacing = {
   /**
-   * The view of a sender number a send paces on: the lane next in turn of a number paced in lanes (`lanesOf`), with
-   * that lane's next free slot. Sender choice reads only the numbers' own items (lane 0), so another lane is taken as
-   * free: its booking's conditional write finds out, one write more when it is not.
+   * The view of a sender number a send paces on: the lane next in turn of a number paced in lanes (`lanesOf`). Sender
+   * choice reads only the numbers' own items, so its next free slot is lane 0's: lanes fill in turn, so lane 0 is as
+   * busy as the others give or take a send, and a throttle holds them all. The booking's conditional write on the
+   * lane's own item decides.
    */
   onLane<T extends PacedNumber>(number: T): T & Pick<PacedNumber, "lane"> {
     const { count } = lanesOf(number);
     if (count === 1) return number;
-    const lane = laneTurn++ % count;
-    return lane === 0 ? number : { ...number, lane, paceNextAt: 0 };
+    const turn = laneTurns.get(number.id) ?? Math.floor(Math.random() * count);
+    laneTurns.set(number.id, (turn + 1) % count);
+    return turn === 0 ? number : { ...number, lane: turn };
   },
 
   /**
@@ -740,7 +743,11 @@ function paceUpdate(
   return target.lane
     ? PhoneNumberLaneEntity.update(
         { organizationId, id: target.id, lane: target.lane },
-        { ...changes, expiresAt: Math.floor(Date.now() / 1000) + LANE_KEPT_SECONDS },
+        {
+          ...changes,
+          entity: PhoneNumberLaneEntity.name,
+          expiresAt: Math.floor(Date.now() / 1000) + LANE_KEPT_SECONDS,
+        },
         { condition },
       )
     : PhoneNumberEntity.update({ organizationId, id: target.id }, changes, {

@@ -543,8 +543,9 @@ describe("per-number pacing", () => {
     const ours = await buyNumber(org, "212", { messagesPerSecond: 50 });
     const lanes = lanesOf({ phoneNumber: ours.phoneNumber, messagesPerSecond: 50 }).count;
     expect(lanes).toBe(5);
-    // Twenty contacts, two messages each, posted in this order: first…, then second… to each.
-    const contacts = Array.from({ length: 20 }, () => randomNumber("212"));
+    // Sixty contacts, two messages each, posted in this order: first…, then second… to each: 120 sends, more than the
+    // number may hand over in one second.
+    const contacts = Array.from({ length: 60 }, () => randomNumber("212"));
     const ids: string[] = [];
     for (const round of ["first", "second"]) {
       const accepted = await Promise.all(contacts.map((to) => send(org, { to, body: `${round} to ${to}` })));
@@ -552,12 +553,12 @@ describe("per-number pacing", () => {
       ids.push(...accepted.map((response) => response.body.id as string));
     }
     // Read from the carrier's side, not by polling each message (the organization's rate limit counts those).
-    await vi.waitFor(async () => expect(await sendsFrom(ours.phoneNumber)).toHaveLength(40), {
+    await vi.waitFor(async () => expect(await sendsFrom(ours.phoneNumber)).toHaveLength(120), {
       timeout: 60_000,
       interval: 250,
     });
     const sends = await sendsFrom(ours.phoneNumber);
-    expect(sends.map((request) => request.answered)).toEqual(Array(40).fill(200));
+    expect(sends.map((request) => request.answered)).toEqual(Array(120).fill(200));
     const perSecond = new Map<number, number>();
     for (const request of sends) perSecond.set(clockSecond(request), (perSecond.get(clockSecond(request)) ?? 0) + 1);
     expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(50);
@@ -567,7 +568,7 @@ describe("per-number pacing", () => {
     }
   }, 120_000);
 
-  it("a burst through a 50-MPS number takes a few pacing writes a send, even when each DynamoDB call takes 10 ms: its gate does not spin", async () => {
+  it("a burst through a 50-MPS number uses all five of its lanes and takes a few pacing writes a send, each DynamoDB call 10 ms slower", async () => {
     const org = await newOrganization();
     await onCarrier(org, "telnyx");
     const ours = await buyNumber(org, "212", { messagesPerSecond: 50 });
@@ -599,8 +600,9 @@ describe("per-number pacing", () => {
       db().middlewareStack.remove(slowAndCounted);
     }
     // A send books its slot and hand-over, passes the gate and perhaps moves its stamp: a few writes each, a few more
-    // when it lost a race. One gate write a request in 20 ms windows took ~1,900 calls a send (issue 27, eleventh pass).
-    expect(paceWrites / queued.length).toBeLessThanOrEqual(10);
+    // when it lost a race (7 measured). Under the cost bench's load, one gate write a request in 20 ms windows once
+    // took ~1,500 calls a message (docs/decisions.md, twelfth pass); dispatched here, the code before lanes wrote ~7 too.
+    expect(paceWrites / queued.length).toBeLessThanOrEqual(12);
     // Its five lanes: the number's own item and four lane items, each written.
     expect(written.size).toBe(5);
     // Read from the carrier's side, not by polling each message (the organization's rate limit counts those).

@@ -28,12 +28,17 @@ describe("pacing lanes (core/messaging/pacing.ts)", () => {
     }
   });
 
-  it("sends take a number's lanes in turn, each lane but 0 taken as free until its own write says otherwise; a number of one lane is left as it is", () => {
+  it("sends take each number's lanes in turn, whatever other numbers are looked at; a lane's view carries lane 0's next slot; a number of one lane is left as it is", () => {
     const fast = { id: "n1", phoneNumber: "+12125550100", messagesPerSecond: 50, paceNextAt: Date.now() + 5_000 };
-    const lanes = Array.from({ length: 10 }, () => Pacing.onLane(fast));
-    expect(lanes.map((view) => view.lane ?? 0).sort()).toEqual([0, 0, 1, 1, 2, 2, 3, 3, 4, 4]);
-    for (const view of lanes) expect(view.paceNextAt).toBe(view.lane ? 0 : fast.paceNextAt);
-    const slow = { ...fast, messagesPerSecond: 3 };
+    // Sender choice views every candidate on each send: five numbers of five lanes each, ten sends.
+    const pool = [fast, ...["n2", "n3", "n4", "n5"].map((id) => ({ ...fast, id }))];
+    const views = Array.from({ length: 10 }, () => pool.map((number) => Pacing.onLane(number)));
+    for (const [index, number] of pool.entries()) {
+      const lanes = views.map((send) => send[index]!.lane ?? 0);
+      expect([...lanes].sort()).toEqual([0, 0, 1, 1, 2, 2, 3, 3, 4, 4]);
+      for (const send of views) expect(send[index]!).toMatchObject({ id: number.id, paceNextAt: fast.paceNextAt });
+    }
+    const slow = { ...fast, id: "n6", messagesPerSecond: 3 };
     expect(Pacing.onLane(slow)).toBe(slow);
   });
 });
