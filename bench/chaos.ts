@@ -130,7 +130,9 @@ async function main(): Promise<void> {
   const started = Date.now();
   let stack = await startStack(stateDir, ports);
   try {
-    const orgs = [await setUpOrganization(), await setUpOrganization()];
+    // The second sends through a number paced in lanes (50 MPS: 5 lanes, core/messaging/pacing.ts), the first through a
+    // long code, so a kill lands in either pacer.
+    const orgs = [await setUpOrganization(), await setUpOrganization({ messagesPerSecond: 50 })];
     let lastKillAt = 0;
     for (let cycle = 1; cycle <= cycles; cycle++) {
       const killAfterMs = 1_000 + random() * Number(values["load-seconds"]) * 1_000;
@@ -246,7 +248,7 @@ async function api(
   };
 }
 
-async function setUpOrganization(): Promise<Org> {
+async function setUpOrganization(number: { messagesPerSecond?: number } = {}): Promise<Org> {
   const { organization, apiKey } = await Organizations.create({ name: `Chaos ${randomUUID().slice(0, 8)}` });
   await turnQuietHoursOff(organization.id);
   const must = async (method: string, path: string, body: unknown) => {
@@ -258,6 +260,7 @@ async function setUpOrganization(): Promise<Org> {
   await must("POST", "/phone-numbers", {
     phoneNumber: `+1212${200 + Math.floor(random() * 700)}${String(Math.floor(random() * 10_000)).padStart(4, "0")}`,
     capabilities: ["sms", "mms", "voice"],
+    ...number,
   });
   // Money enters through a payment or an operator credit; the payment simulator restarts with each kill, so the operator credits it.
   await Billing.adjust(organization.id, "500.00", "Chaos run funding");
