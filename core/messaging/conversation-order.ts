@@ -17,8 +17,8 @@ import { storedNames } from "#core/messaging/store";
  * On a number paced in lanes (faster than 10 a second, core/messaging/pacing.ts), two sends take different lanes,
  * whose hand-overs are not ordered, or one lane, whose spacing (100 ms) is no more than a request's own time to the
  * carrier can vary. There a send also waits behind the conversation's one still being handed over (`handingOver`:
- * Sending, claimed moments ago, no answer from its carrier yet) when it would go through the same number
- * (core/messaging/outbound.ts decides, once it has chosen its sender).
+ * Sending, claimed less than HANDING_OVER_MS ago, no answer from its carrier yet) when it would go through the same
+ * number (core/messaging/outbound.ts decides, once it has chosen its sender).
  */
 
 /** How many of the conversation's newest earlier messages are looked at (one page of an index, the common case none). */

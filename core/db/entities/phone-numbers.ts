@@ -31,8 +31,9 @@ export const NumberRouteEntity = defineEntity({
 type PhoneNumberLane = { organizationId: string; id: string; lane: number };
 
 /**
- * A lane's pacing state (lanes 1 and up of a number faster than one lane, core/messaging/pacing.ts): written by sends
- * only, kept a week after its last write (TTL `expiresAt`), so a deleted number's lanes go by themselves.
+ * A lane's pacing state (lanes 1 and up of a number faster than one lane, core/messaging/pacing.ts): written by its
+ * sends and a carrier's throttle of the number, kept a week after its last write (TTL `expiresAt`), so a deleted
+ * number's lanes go by themselves.
  */
 export const PhoneNumberLaneEntity = defineEntity({
   name: "PhoneNumberLane",
