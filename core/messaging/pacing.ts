@@ -56,7 +56,7 @@ import { parsePhone } from "#core/shared/phone";
  * Lanes: a number faster than LANE_MESSAGES_PER_SECOND (a short code's 100 MPS) is paced as several lanes, each a
  * pacer as above at its share of the rate, with its state in an item of its own (lane 0 is the number's item). One
  * gate write per request cannot keep up with a window shorter than a conditional write's round trip: at 50 MPS a
- * window is 20 ms, and a burst through one such number once took ~96,000 DynamoDB calls for 50 messages. A lane's
+ * window is 20 ms, and a burst through one such number once took ~1,500 DynamoDB calls a message. A lane's
  * windows are 100 ms or longer, and together the lanes never send more than the number's rate in a clock second. A
  * send takes the lane next in turn; a conversation's order across lanes is kept before pacing: its next message waits
  * until the earlier one is with the carrier (core/messaging/conversation-order.ts).
@@ -305,8 +305,9 @@ export const Pacing = {
       const booked = await Pacing.bookIfFree(organizationId, number);
       if (booked) return booked;
     }
-    // Reserved only after the number refused a send now (above, or the caller's `bookIfFree`). A lane sender choice
-    // took as free without reading it is then most likely busy: its slot after the last, without trying "now" again.
+    // Reserved only after the number refused a send now (above, or the caller's `bookIfFree`). On a lane, whose own
+    // state sender choice did not read (its view carries lane 0's), that refusal says it is most likely busy: its slot
+    // after the last, without trying "now" again.
     const slot =
       held?.numberId === number.id ? held.at : await Pacing.reserve(organizationId, number, Date.now(), !!number.lane);
     // Only a send about to go takes a hand-over time: one further ahead would hold it while it waits in the queue.
@@ -728,19 +729,7 @@ function updatePace(
   condition: Condition,
   returnValues: "UPDATED_NEW" | "UPDATED_OLD" = "UPDATED_NEW",
 ) {
-  return conditionally(
-    table.update({ ...paceUpdate(organizationId, target, changes, condition), ReturnValues: returnValues }),
-  );
-}
-
-/** The update of a number's pacing state, on its item (which must still be stored) or its lane's (made by it). */
-function paceUpdate(
-  organizationId: string,
-  target: PaceTarget,
-  changes: Record<string, unknown>,
-  condition: Condition,
-) {
-  return target.lane
+  const update = target.lane
     ? PhoneNumberLaneEntity.update(
         { organizationId, id: target.id, lane: target.lane },
         {
@@ -753,6 +742,7 @@ function paceUpdate(
     : PhoneNumberEntity.update({ organizationId, id: target.id }, changes, {
         condition: where.all(where.stored(), condition),
       });
+  return conditionally(table.update({ ...update, ReturnValues: returnValues }));
 }
 
 /**
