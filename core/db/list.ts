@@ -5,6 +5,7 @@ import { config } from "#core/config";
 import { queryCount, queryUpTo, readInOrder, readsOn, shardsOf, type Readable } from "#core/db/query";
 import type { Position } from "#core/db/merge";
 import { ValidationError } from "#core/errors";
+import { readableItems } from "#core/db/readable";
 import type { FieldError } from "#core/shared/validation";
 import {
   effectivePageSize,
@@ -18,6 +19,10 @@ import {
 } from "#core/shared/paging";
 
 export type FieldValue = string | number | boolean | null | undefined;
+
+/** Whether a stored item is readable and matches the query (an unreadable one never does, and is logged). */
+const readableMatch = <TItem>(resource: ListResource<TItem>, query: NormalizedQuery, stored: Record<string, unknown>) =>
+  readableItems([stored], resource.fromItem).some((item) => matches(resource, query, item));
 
 /** How one field of a listed resource may be used in a paging query. */
 export interface ListField<TItem> {
@@ -108,7 +113,7 @@ export async function listPage<TItem>(
   if (plan) {
     const { items, positions } = await pageOf(plan, pageSize, budget, pageSize + 1, indexCursor(cursor));
     return {
-      items: items.map(resource.fromItem),
+      items: readableItems(items, resource.fromItem),
       pageSize,
       ...(query.includeCount ? await cappedCount(plan.input, budget) : { totalCount: null }),
       continuationToken: readsOn(positions) ? signContinuationToken(binding, cursorAt(plan, positions)) : null,
@@ -120,10 +125,10 @@ export async function listPage<TItem>(
     // The key-ordered scan: reads in chunks, keeps the items that match, stops at the first match past the page.
     const chunk = Math.min(Math.max(pageSize * 2, 100), 1000);
     const { items, positions } = await pageOf(ordered, pageSize, budget, chunk, scanCursor(cursor), (stored) =>
-      matches(resource, normalized, resource.fromItem(stored)),
+      readableMatch(resource, normalized, stored),
     );
     return {
-      items: items.map(resource.fromItem),
+      items: readableItems(items, resource.fromItem),
       pageSize,
       ...(query.includeCount ? await countMatches(resource, normalized, ordered, budget) : { totalCount: null }),
       continuationToken: readsOn(positions)
@@ -136,7 +141,7 @@ export async function listPage<TItem>(
   if (cursor !== undefined && !Array.isArray(cursor)) throw staleCursor();
   const { items: stored, more } = await queryUpTo(resource.candidates(organizationId, context), budget);
   if (more) throw tooLargeToSort(resource, normalized, budget);
-  const all = stored.map(resource.fromItem);
+  const all = readableItems(stored, resource.fromItem);
   const matched = all.filter((item) => matches(resource, normalized, item));
   const compare = comparator(resource, normalized.order);
   matched.sort(compare);
@@ -376,7 +381,7 @@ async function countMatches<TItem>(
   budget: number,
 ): Promise<{ totalCount: number; totalCountCapped: boolean }> {
   const { items, more } = await queryUpTo(plan.input, budget);
-  const totalCount = items.filter((stored) => matches(resource, query, resource.fromItem(stored))).length;
+  const totalCount = items.filter((stored) => readableMatch(resource, query, stored)).length;
   return { totalCount, totalCountCapped: more };
 }
 

@@ -5,6 +5,7 @@ import { AutomationRunEntity } from "#core/db/entities/automations";
 import { getItem } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import { AutomationStep } from "#core/automations/runs/queue";
+import { AutomationRuns } from "#core/automations/runs/index";
 import type { StoredRun } from "#core/automations/runs/model";
 import { publicRun } from "#core/automations/runs/store";
 import { sweepAutomations } from "#core/automations/runs/schedule";
@@ -100,6 +101,44 @@ describe("a run that cannot be read", () => {
     );
     // Ours, like any 500: the id to quote matches the log line.
     expect(answer.body.correlationId).toEqual(expect.any(String));
+  });
+
+  it("is left out of its automation's run list and of the runs' health, which answer the others", async () => {
+    const org = await newOrganization();
+    const definition = chain({ type: "Manual" }, [{ id: "hello", type: "SendSms", settings: { body: "Listed" } }]);
+    const automation = await createAutomation(org, definition);
+    // Stored without a due entry: nothing but these reads meets them.
+    const readablePut = (run: StoredRun) => {
+      const put = AutomationRunEntity.put(run);
+      return { ...put, Item: packedRunItem(put.Item, run) };
+    };
+    const [readable, corrupt] = [
+      routedRun(org.organizationId, automation, null),
+      routedRun(org.organizationId, automation, null),
+    ];
+    const corruptPut = readablePut(corrupt);
+    corruptPut.Item.packed = Uint8Array.of(1, 0xde, 0xad, 0xbe, 0xef);
+    for (const put of [readablePut(readable), corruptPut])
+      await db().send(new PutCommand({ TableName: tableName(), ...put }));
+
+    const listed = await org.request("POST", `/automations/${automation.id}/runs/all/my`, { body: { pageSize: 10 } });
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.map((run: { id: string }) => run.id)).toEqual([readable.id]);
+    // Filtered (the list's key-ordered scan matches each item it reads): the same.
+    const filtered = await org.request("POST", `/automations/${automation.id}/runs/all/my`, {
+      body: { pageSize: 10, filters: [{ field: "status", value: "Pending" }] },
+    });
+    expect(filtered.status).toBe(200);
+    expect(filtered.body.items.map((run: { id: string }) => run.id)).toEqual([readable.id]);
+
+    // The runs' own health (the report's comes from its rollups, which read no run): the readable one alone.
+    const health = await AutomationRuns.health(org.organizationId, {
+      startAt: new Date(Date.now() - 3_600_000).toISOString(),
+      endAt: new Date(Date.now() + 60_000).toISOString(),
+    });
+    expect(health).toMatchObject({ automationCount: 1, executions: 1, failureCount: 0 });
+    // Read by its id, it still answers the named 500.
+    expect((await org.request("GET", `/automations/${automation.id}/runs/${corrupt.id}`)).status).toBe(500);
   });
 });
 

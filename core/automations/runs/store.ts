@@ -8,6 +8,7 @@ import type { Automation } from "#core/automations/index";
 import { finalRunStatuses, type AutomationRun, type StoredRun } from "#core/automations/runs/model";
 import type { Definition } from "#core/automations/runs/route";
 import { queryAll } from "#core/db/query";
+import { readableItems } from "#core/db/readable";
 import {
   AutomationEntity,
   AutomationRunClaimEntity,
@@ -164,12 +165,12 @@ export const RunStore = {
     return items.map((item) => String(item.id));
   },
 
-  /** Runs of the organization created in [startAt, endAt). */
+  /** Runs of the organization created in [startAt, endAt); one that cannot be read is logged and left out. */
   async inRange(organizationId: string, startAt: string, endAt: string): Promise<StoredRun[]> {
     const items = await queryAll(
       AutomationRunEntity.query("byOrganization", { organizationId }, { range: { between: [startAt, endAt] } }),
     );
-    return items.map(toStoredRun).filter((run) => run.createdAt < endAt);
+    return readableItems(items, toStoredRun).filter((run) => run.createdAt < endAt);
   },
 };
 
