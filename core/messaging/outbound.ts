@@ -1,4 +1,5 @@
 import { LeadOptedOut, MessageSend } from "#core/messaging/queue";
+import { logger } from "#core/observability/index";
 import "#core/messaging/queue";
 import { reserveForMessage, type BillingDecision } from "#core/messaging/billing-seam";
 import { where } from "#core/db/expression";
@@ -19,6 +20,7 @@ import {
   isThrottleCode,
   lanesOf,
   leastBusy,
+  markLaneUsed,
   Pacing,
   skipHandOver,
   untilFailover,
@@ -384,7 +386,15 @@ async function dispatch(
     message = queued;
   }
   const turn =
-    free ?? (await Pacing.awaitSlot(organizationId, message, selection.number, selection.reason, slot, !holdsSlot));
+    free ??
+    (await Pacing.awaitSlot(
+      organizationId,
+      message,
+      selection.number,
+      selection.reason,
+      holdsSlot ? slot : undefined,
+      !holdsSlot,
+    ));
   if (turn === undefined) return;
   // Whatever ends the send before its gate (the claim lost, a read or write that fails) still spends its booked time
   // (the old gate waited before the claim: the number's slot and hand-over were taken, and a redelivery that came back
@@ -455,6 +465,7 @@ async function claimAndHandOver(
     if (!handedOver) return;
     const { result, by } = handedOver;
     await recordProviderId(organizationId, claimed.id, by.name, result.providerMessageId);
+    await markLaneUsed(organizationId, turn.number);
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
     await providerRefused(organizationId, claimed, error);
@@ -519,7 +530,7 @@ async function handOver(
 /**
  * The conversation's sender becomes the number it was sent from, unless that is its number already (a sticky send:
  * no write). The number is marked used (`lastUsedAt`) by the write of its gate, right before the carrier request
- * (pacing.ts).
+ * (pacing.ts); a send on one of its other lanes marks it after the request (`markLaneUsed`).
  */
 async function afterClaim(organizationId: string, message: Message, selection: SenderSelection): Promise<void> {
   await Promise.all([
@@ -555,7 +566,16 @@ async function providerRefused(organizationId: string, message: Message, error: 
     return;
   }
   if (error.kind === "transient") {
-    if (isThrottle(error)) await Pacing.throttled(organizationId, message.fromPhoneNumberId!, error);
+    // The back-off is best effort: the retry below is stored whatever becomes of it. Thrown past, the message stayed
+    // Sending until the hand-off recovery (2 minutes), and its conversation's next message could pass it.
+    if (isThrottle(error))
+      await Pacing.throttled(organizationId, message.fromPhoneNumberId!, error).catch((failure: unknown) =>
+        logger.error("a carrier throttle's back-off was not stored", {
+          organizationId,
+          phoneNumberId: message.fromPhoneNumberId,
+          error: failure,
+        }),
+      );
     return retryLater(organizationId, message, error, { from: ["Sending"] });
   }
   if (error.kind === "optedOut") {

@@ -616,7 +616,8 @@ async function passGate(
         ...(stamps ? { paceSentBy: by } : {}),
         ...(takesTurn ? { paceSentTurn: handOver.at } : {}),
         // A send marks its number used here (sender choice's least recently used), not in a write of its own; on a
-        // number of several lanes, the sends of its lane 0 do (the others write their lanes' items).
+        // number of several lanes, the sends of its lane 0 do (the others write their lanes' items, and mark the
+        // number after their request: `markLaneUsed`).
         ...(pass === "send" && !number.lane ? { lastUsedAt: new Date(now).toISOString() } : {}),
       },
       where.all(
@@ -713,6 +714,26 @@ async function reserveAfterLast(
   );
   const next = written?.Attributes?.paceNextAt;
   return typeof next === "number" ? next - interval : undefined;
+}
+
+/** When this instance last marked each laned number used from a lane other than 0 (`markLaneUsed`). */
+const markedUsed = new Map<string, number>();
+
+/**
+ * After the carrier request of a send on a lane other than 0 (whose gate wrote the lane's item, not the number's): the
+ * number's `lastUsedAt` (sender choice's least recently used, `GET /phone-numbers`), at most once a second per
+ * instance, never moved back. Without it, a short code's sends (nine lanes in ten) left it looking unused.
+ */
+export async function markLaneUsed(organizationId: string, number: PacedNumber, now = Date.now()): Promise<void> {
+  if (!number.lane || now - (markedUsed.get(number.id) ?? 0) < 1_000) return;
+  markedUsed.set(number.id, now);
+  const at = new Date(now).toISOString();
+  await updatePace(
+    organizationId,
+    { id: number.id },
+    { lastUsedAt: at },
+    where.any(where.absentOrNull("lastUsedAt"), where.before("lastUsedAt", at)),
+  );
 }
 
 /** How long a lane's item is kept after its last write (TTL): a deleted number's lanes go by themselves. */

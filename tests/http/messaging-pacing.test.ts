@@ -537,6 +537,70 @@ describe("per-number pacing", () => {
     expect(sends[0]!.at).toBeLessThan(startedAt + 10_000);
   }, 90_000);
 
+  it("a send on a lane other than 0 marks its number used (lastUsedAt, which sender choice ranks free numbers by)", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const ours = await buyNumber(org, "212", { messagesPerSecond: 50 });
+    const queued = await queuedOutsideTheStack(org, randomNumber("212"), "on lane 2");
+    const written = new Set<string>();
+    const watching = `lanes-${ours.id}`;
+    db().middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Key?: { pk?: string }; UpdateExpression?: string };
+        if (input.UpdateExpression && String(input.Key?.pk).includes(`PHONENUMBER#${ours.id}`))
+          written.add(String(input.Key?.pk));
+        return next(args);
+      },
+      { step: "initialize", name: watching },
+    );
+    // This process's first turn on the number starts at random: here lane 2 of its 5.
+    const random = vi.spyOn(Math, "random").mockReturnValue(0.5);
+    try {
+      await Outbound.dispatch(org.organizationId, queued);
+    } finally {
+      random.mockRestore();
+      db().middlewareStack.remove(watching);
+    }
+    expect([...written].some((pk) => pk.endsWith(`PHONENUMBER#${ours.id}#LANE#2`))).toBe(true);
+    expect(await sendsFrom(ours.phoneNumber)).toHaveLength(1);
+    // Before, only lane 0's gate wrote it: a short code's sends, nine in ten on other lanes, left it looking unused.
+    const number = await org.request("GET", `/phone-numbers/${ours.id}`);
+    expect(number.body.lastUsedAt).toEqual(expect.any(String));
+  }, 60_000);
+
+  it("a carrier throttle whose back-off cannot be stored still queues the message's retry", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const ours = await buyNumber(org, "212");
+    const to = randomNumber("212");
+    await scriptCarrier("telnyx", to, [
+      { error: { status: 429, code: "10011", detail: "Too many requests", retryAfterSeconds: 1 } },
+    ]);
+    const queued = await queuedOutsideTheStack(org, to, "throttled, its back-off lost");
+    // The back-off's read of the number (its rate, for its lanes) fails, as a DynamoDB error would.
+    const failing = `throttle-read-${ours.id}`;
+    db().middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Key?: { pk?: string }; ExpressionAttributeNames?: Record<string, string> };
+        const names = Object.values(input.ExpressionAttributeNames ?? {});
+        if (!("UpdateExpression" in input) && String(input.Key?.pk).includes(`PHONENUMBER#${ours.id}`))
+          if (names.includes("messagesPerSecond")) throw new Error("DynamoDB unavailable (injected)");
+        return next(args);
+      },
+      { step: "initialize", name: failing },
+    );
+    try {
+      // Before, the failure was thrown past the retry: the message stayed Sending until the hand-off recovery.
+      await Outbound.dispatch(org.organizationId, queued);
+    } finally {
+      db().middlewareStack.remove(failing);
+    }
+    const retrying = await waitForMessage(org, queued.id, (message) => message.errorCode === "10011", 30_000);
+    expect(retrying).toMatchObject({ fromPhoneNumberId: ours.id });
+    expect(["Queued", "Sending", "Sent", "Delivered"]).toContain(retrying.status);
+    expect(await waitForMessage(org, queued.id, handedOver, 30_000)).toMatchObject({ retryCount: 1 });
+  }, 90_000);
+
   it("a burst through a 50-MPS number goes over its lanes: all handed over, never more than 50 in a clock second, each conversation in order", async () => {
     const org = await newOrganization();
     await onCarrier(org, "telnyx");
