@@ -15,7 +15,7 @@ import { storedNames } from "#core/messaging/store";
  * carrier (Sending: the number's hand-over spacing keeps the two apart).
  *
  * On a number paced in lanes (faster than 10 a second, core/messaging/pacing.ts), two sends take different lanes,
- * whose hand-overs are not ordered, or one lane, whose spacing (100 ms) is no more than a request's own time to the
+ * whose hand-overs are not ordered, or one lane, whose spacing (200 ms) is no more than a request's own time to the
  * carrier can vary. There a send also waits behind the conversation's one still being handed over (`handingOver`:
  * Sending, claimed less than HANDING_OVER_MS ago, no answer from its carrier yet) when it would go through the same
  * number (core/messaging/outbound.ts decides, once it has chosen its sender).

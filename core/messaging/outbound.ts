@@ -347,7 +347,7 @@ async function dispatch(
     return fail(organizationId, queued, ["Queued"], selection.refused.code, selection.refused.reason);
   }
   // Through a number paced in lanes, the conversation's earlier send still being handed over goes first: a lane's
-  // spacing (100 ms) is no more than a request's time to the carrier can vary (conversation-order.ts).
+  // spacing (200 ms) is no more than a request's time to the carrier can vary (conversation-order.ts).
   if (handingOver?.fromPhoneNumberId === selection.number.id && lanesOf(selection.number).count > 1) {
     const queued = await queuedFirst(organizationId, message, toQueued);
     if (queued) await waitInQueue(organizationId, queued, now + ORDER_RECHECK_MS, { behind: handingOver.id });

@@ -57,7 +57,7 @@ import { parsePhone } from "#core/shared/phone";
  * pacer as above at its share of the rate, with its state in an item of its own (lane 0 is the number's item). One
  * gate write per request cannot keep up with a window shorter than a conditional write's round trip: at 50 MPS a
  * window is 20 ms, and a burst through one such number once took ~1,500 DynamoDB calls a message. A lane's
- * windows are 100 ms or longer, and together the lanes never send more than the number's rate in a clock second. A
+ * windows are 200 ms or longer, and together the lanes never send more than the number's rate in a clock second. A
  * send takes the lane next in turn; a conversation's order across lanes is kept before pacing: its next message waits
  * until the earlier one is with the carrier (core/messaging/conversation-order.ts).
  */
@@ -83,10 +83,12 @@ export type PacedNumber = {
 type PaceTarget = Pick<PacedNumber, "id" | "lane">;
 
 /**
- * The most one lane sends a second: 100 ms windows, a 20 ms gate margin, several conditional writes' round trips. A
- * number faster than this is paced as several lanes (`lanesOf`).
+ * The most one lane sends a second: 200 ms windows, a 40 ms gate margin, several conditional writes' round trips. A
+ * number faster than this is paced as several lanes (`lanesOf`). Lanes of 10 (100 ms windows, a 20 ms margin) were
+ * tried first: under load a write took longer than their margin, and a burst's sends were refused at the gate about
+ * once a send and read it again (docs/decisions.md, thirteenth pass).
  */
-export const LANE_MESSAGES_PER_SECOND = 10;
+export const LANE_MESSAGES_PER_SECOND = 5;
 
 /**
  * A slot reserved on a number: the send goes to the carrier at `at` (epoch ms); `reason` is why the number was chosen;
@@ -157,7 +159,7 @@ function windowsOf(number: Pick<PacedNumber, "phoneNumber" | "messagesPerSecond"
  * How a number's rate is split into lanes: `count` lanes of `perSecond` each. One lane at up to
  * LANE_MESSAGES_PER_SECOND; above, lanes of whole messages a second (a carrier counts whole messages in a clock
  * second): of the splits into ceil(rate / lane) to twice that many lanes, the one losing the least of the rate, then
- * the fewest lanes (50 MPS: 5 of 10; 15: 3 of 5; 17: 2 of 8).
+ * the fewest lanes (50 MPS: 10 of 5; a short code's 100: 20 of 5; 12: 3 of 4; 17: 4 of 4).
  */
 export function lanesOf(number: Pick<PacedNumber, "phoneNumber" | "messagesPerSecond">): {
   count: number;
@@ -181,6 +183,56 @@ export function lanesOf(number: Pick<PacedNumber, "phoneNumber" | "messagesPerSe
  * instances do not all begin at lane 0.
  */
 const laneTurns = new Map<string, number>();
+
+/**
+ * Each pacing target's state as this instance last wrote or read it: its next free slot (`paceNextAt`) and its last
+ * booked hand-over (`paceHandedAt`). Sender choice reads only the numbers' own items (a lane's view carries lane 0's
+ * slot), so a send booked right after another on the same lane tried "now" there, or assumed no hand-over in its
+ * window, and was refused. A hint only spares such a refused write: the conditional writes decide, and a stale hint
+ * costs the one refused write (and read) it was meant to save.
+ */
+const seen = new Map<string, { nextAt?: number; handedAt?: number }>();
+const targetKey = (organizationId: string, target: PaceTarget) => `${organizationId}#${target.id}#${target.lane ?? 0}`;
+
+function note(organizationId: string, target: PaceTarget, state: { nextAt?: number; handedAt?: number }): void {
+  // Kept small: an instance paces a few numbers' lanes at a time.
+  if (seen.size > 10_000) seen.clear();
+  const key = targetKey(organizationId, target);
+  const known = seen.get(key) ?? {};
+  seen.set(key, {
+    nextAt: Math.max(state.nextAt ?? 0, known.nextAt ?? 0),
+    ...(state.handedAt !== undefined || known.handedAt !== undefined
+      ? { handedAt: Math.max(state.handedAt ?? 0, known.handedAt ?? 0) }
+      : {}),
+  });
+}
+
+/** When the target's next slot is free, as the number's view and this instance's own writes tell. */
+function nextAtOf(organizationId: string, number: PacedNumber): number {
+  return Math.max(number.paceNextAt, seen.get(targetKey(organizationId, number))?.nextAt ?? 0);
+}
+
+/**
+ * This instance's bookings on one target, one at a time: sends dispatched together read the same view and raced for
+ * the item, all but one refused. One after another, each books after the state its predecessor wrote (`seen`). Only
+ * the booking writes wait here (a write or two each), never a send's sleep or its gate.
+ */
+const bookings = new Map<string, Promise<unknown>>();
+
+function oneBookingAtATime<T>(organizationId: string, target: PaceTarget, work: () => Promise<T>): Promise<T> {
+  const key = targetKey(organizationId, target);
+  const turn = (bookings.get(key) ?? Promise.resolve()).then(work, work);
+  const settled = turn.then(
+    () => undefined,
+    () => undefined,
+  );
+  bookings.set(key, settled);
+  // The last in line clears the entry, so the map holds only targets being booked right now.
+  void settled.then(() => {
+    if (bookings.get(key) === settled) bookings.delete(key);
+  });
+  return turn;
+}
 
 /** The index of the window holding `at` (epoch ms). */
 function windowOf({ perPeriod, periodMs }: SendWindows, at: number): number {
@@ -259,7 +311,7 @@ export const Pacing = {
     const interval = sendInterval(number);
     const windows = windowsOf(number);
     const nextWindow = windowStart(windows, firstWindowFor(windows, now, now) + 1);
-    let busy = seenBusy || number.paceNextAt > now;
+    let busy = seenBusy || nextAtOf(organizationId, number) > now;
     for (let attempt = 0; attempt < 3; attempt++) {
       const at = busy
         ? await reserveAfterLast(organizationId, number, interval, now)
@@ -277,8 +329,9 @@ export const Pacing = {
    * written Queued (core/messaging/outbound.ts): free, it goes straight to Sending.
    */
   async bookIfFree(organizationId: string, number: PacedNumber): Promise<Turn | undefined> {
-    if (number.paceNextAt > Date.now()) return undefined;
-    const booked = await bookNow(organizationId, number);
+    const booked = await oneBookingAtATime(organizationId, number, async () =>
+      nextAtOf(organizationId, number) > Date.now() ? undefined : bookNow(organizationId, number),
+    );
     return booked ? { number, handOver: booked, passed: false } : undefined;
   },
 
@@ -476,15 +529,26 @@ export function isThrottleCode(code: string | null | undefined): boolean {
  * follows (`after`); a later one is only answered, for the send to wait in the queue and ask again. Two sends at the
  * hand-over at once are ordered by whose conditional write lands first.
  */
-async function reserveHandOver(
+function reserveHandOver(
+  organizationId: string,
+  number: PacedNumber,
+  slot: number,
+): Promise<{ at: number; after: number | null; reserved: boolean }> {
+  return oneBookingAtATime(organizationId, number, () => bookHandOver(organizationId, number, slot));
+}
+
+async function bookHandOver(
   organizationId: string,
   number: PacedNumber,
   slot: number,
 ): Promise<{ at: number; after: number | null; reserved: boolean }> {
   const windows = windowsOf(number);
   const window = windowMs(windows);
-  // Unknown until read: first assume the previous hand-over is in an earlier window (the usual case: one write).
-  let previous: number | null | undefined;
+  // Unknown until read: first assume the previous hand-over is in an earlier window (the usual case: one write), unless
+  // this instance booked one in or after that window itself: then after it.
+  const hinted = seen.get(targetKey(organizationId, number))?.handedAt;
+  const earliestOpens = windowStart(windows, firstWindowFor(windows, slot, Date.now()));
+  let previous: number | null | undefined = hinted !== undefined && hinted >= earliestOpens ? hinted : undefined;
   for (let attempt = 0; attempt < 5; attempt++) {
     const now = Date.now();
     const earliest = firstWindowFor(windows, slot, now);
@@ -508,6 +572,7 @@ async function reserveHandOver(
       "UPDATED_OLD",
     );
     if (written) {
+      note(organizationId, number, { handedAt: at });
       const old = written.Attributes?.paceHandedAt;
       return { at, after: typeof old === "number" ? old : null, reserved: true };
     }
@@ -515,6 +580,7 @@ async function reserveHandOver(
     // The number is gone: nothing to pace, the send fails at the carrier or is refused.
     if (!Item) return { at, after: null, reserved: true };
     previous = typeof Item.paceHandedAt === "number" ? Item.paceHandedAt : null;
+    if (previous !== null) note(organizationId, number, { handedAt: previous });
   }
   // Contended five times in a row: ask again in a second or two.
   return { at: Date.now() + WAIT_IN_PLACE_MS + window, after: null, reserved: false };
@@ -543,6 +609,7 @@ async function bookNow(organizationId: string, number: PacedNumber): Promise<Han
     "UPDATED_OLD",
   );
   if (!written) return undefined;
+  note(organizationId, number, { nextAt: windowStart(windows, index + 1), handedAt: at });
   const old = written.Attributes?.paceHandedAt;
   return { at, after: typeof old === "number" ? old : null };
 }
@@ -697,7 +764,9 @@ async function reserveNow(
     { paceNextAt: nextWindow },
     where.any(where.absent("paceNextAt"), where.atMost("paceNextAt", now)),
   );
-  return written ? now : undefined;
+  if (!written) return undefined;
+  note(organizationId, target, { nextAt: nextWindow });
+  return now;
 }
 
 async function reserveAfterLast(
@@ -713,7 +782,9 @@ async function reserveAfterLast(
     where.after("paceNextAt", now),
   );
   const next = written?.Attributes?.paceNextAt;
-  return typeof next === "number" ? next - interval : undefined;
+  if (typeof next !== "number") return undefined;
+  note(organizationId, target, { nextAt: next });
+  return next - interval;
 }
 
 /** When this instance last marked each laned number used from a lane other than 0 (`markLaneUsed`). */

@@ -8,14 +8,17 @@ describe("pacing lanes (core/messaging/pacing.ts)", () => {
     expect(lanesOf(at(null))).toEqual({ count: 1, perSecond: 1 }); // a long code
     expect(lanesOf(at(null, "+18885550100"))).toEqual({ count: 1, perSecond: 3 }); // toll-free
     expect(lanesOf(at(0.2))).toEqual({ count: 1, perSecond: 0.2 });
-    expect(lanesOf(at(LANE_MESSAGES_PER_SECOND))).toEqual({ count: 1, perSecond: 10 });
-    expect(lanesOf(at(null, "55555"))).toEqual({ count: 10, perSecond: 10 }); // a short code's 100 MPS
-    expect(lanesOf(at(50))).toEqual({ count: 5, perSecond: 10 });
-    // The split that keeps the most of the rate, then the fewest lanes: 15 as 3 of 5 (2 of 7 would lose one a second).
+    expect(lanesOf(at(LANE_MESSAGES_PER_SECOND))).toEqual({ count: 1, perSecond: 5 });
+    expect(lanesOf(at(null, "55555"))).toEqual({ count: 20, perSecond: 5 }); // a short code's 100 MPS
+    expect(lanesOf(at(50))).toEqual({ count: 10, perSecond: 5 });
+    // The split that keeps the most of the rate, then the fewest lanes: 12 as 3 of 4 (4 of 3 keeps it too, in more
+    // lanes; 3 of 3 would lose three a second), 17 as 4 of 4 (no split of 4 to 8 lanes keeps all 17).
+    expect(lanesOf(at(10))).toEqual({ count: 2, perSecond: 5 });
+    expect(lanesOf(at(12))).toEqual({ count: 3, perSecond: 4 });
     expect(lanesOf(at(15))).toEqual({ count: 3, perSecond: 5 });
-    expect(lanesOf(at(17))).toEqual({ count: 2, perSecond: 8 });
-    expect(lanesOf(at(12.5))).toEqual({ count: 2, perSecond: 6 });
-    expect(lanesOf(at(1000))).toEqual({ count: 100, perSecond: 10 });
+    expect(lanesOf(at(17))).toEqual({ count: 4, perSecond: 4 });
+    expect(lanesOf(at(12.5))).toEqual({ count: 3, perSecond: 4 });
+    expect(lanesOf(at(1000))).toEqual({ count: 200, perSecond: 5 });
   });
 
   it("never more than the number's rate in all its lanes, and no lane faster than a lane's rate", () => {
@@ -23,19 +26,19 @@ describe("pacing lanes (core/messaging/pacing.ts)", () => {
       const { count, perSecond } = lanesOf(at(rate));
       expect(count * perSecond).toBeLessThanOrEqual(rate);
       expect(perSecond).toBeLessThanOrEqual(LANE_MESSAGES_PER_SECOND);
-      // A lane's send interval is its share: 100 ms at 10 a second.
+      // A lane's send interval is its share: 200 ms at 5 a second.
       expect(sendInterval(at(rate))).toBe(Math.floor(1000 / perSecond));
     }
   });
 
   it("sends take each number's lanes in turn, whatever other numbers are looked at; a lane's view carries lane 0's next slot; a number of one lane is left as it is", () => {
     const fast = { id: "n1", phoneNumber: "+12125550100", messagesPerSecond: 50, paceNextAt: Date.now() + 5_000 };
-    // Sender choice views every candidate on each send: five numbers of five lanes each, ten sends.
+    // Sender choice views every candidate on each send: five numbers of ten lanes each, twenty sends.
     const pool = [fast, ...["n2", "n3", "n4", "n5"].map((id) => ({ ...fast, id }))];
-    const views = Array.from({ length: 10 }, () => pool.map((number) => Pacing.onLane(number)));
+    const views = Array.from({ length: 20 }, () => pool.map((number) => Pacing.onLane(number)));
     for (const [index, number] of pool.entries()) {
       const lanes = views.map((send) => send[index]!.lane ?? 0);
-      expect([...lanes].sort()).toEqual([0, 0, 1, 1, 2, 2, 3, 3, 4, 4]);
+      expect([...lanes].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, index) => Math.floor(index / 2)));
       for (const send of views) expect(send[index]!).toMatchObject({ id: number.id, paceNextAt: fast.paceNextAt });
     }
     const slow = { ...fast, id: "n6", messagesPerSecond: 3 };
