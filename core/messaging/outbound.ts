@@ -465,7 +465,10 @@ async function claimAndHandOver(
     if (!handedOver) return;
     const { result, by } = handedOver;
     await recordProviderId(organizationId, claimed.id, by.name, result.providerMessageId);
-    await markLaneUsed(organizationId, turn.number);
+    // Sender choice's order only: the send is with the carrier and its id stored, whatever becomes of this write.
+    await markLaneUsed(organizationId, turn.number).catch((error: unknown) =>
+      logger.error("a laned number was not marked used", { organizationId, phoneNumberId: turn.number.id, error }),
+    );
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
     await providerRefused(organizationId, claimed, error);

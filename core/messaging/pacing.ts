@@ -53,7 +53,7 @@ import { parsePhone } from "#core/shared/phone";
  * closer than one interval (a late one, then one at the start of the next
  * window), never closer than twice the margin.
  *
- * Lanes: a number faster than LANE_MESSAGES_PER_SECOND (a short code's 100 MPS) is paced as several lanes, each a
+ * Lanes: a number faster than LANED_ABOVE (a short code's 100 MPS) is paced as several lanes, each a
  * pacer as above at its share of the rate, with its state in an item of its own (lane 0 is the number's item). One
  * gate write per request cannot keep up with a window shorter than a conditional write's round trip: at 50 MPS a
  * window is 20 ms, and a burst through one such number once took ~1,500 DynamoDB calls a message. A lane's
@@ -82,11 +82,14 @@ export type PacedNumber = {
 /** Where a send's pacing state lives: the number's item (lane 0), or one of its lanes' items. */
 type PaceTarget = Pick<PacedNumber, "id" | "lane">;
 
+/** A number faster than this (messages a second) is paced as several lanes (`lanesOf`); one this fast or slower, as one. */
+export const LANED_ABOVE = 10;
+
 /**
- * The most one lane sends a second: 200 ms windows, a 40 ms gate margin, several conditional writes' round trips. A
- * number faster than this is paced as several lanes (`lanesOf`). Lanes of 10 (100 ms windows, a 20 ms margin) were
- * tried first: under load a write took longer than their margin, and a burst's sends were refused at the gate about
- * once a send and read it again (docs/decisions.md, thirteenth pass).
+ * The most one lane of a laned number sends a second: 200 ms windows, a 40 ms gate margin, several conditional writes'
+ * round trips. Lanes of 10 (100 ms windows, a 20 ms margin) were tried first: under load a write took longer than
+ * their margin, and a burst's sends were refused at the gate about once a send and read it again (docs/decisions.md,
+ * thirteenth pass).
  */
 export const LANE_MESSAGES_PER_SECOND = 5;
 
@@ -156,21 +159,22 @@ function windowsOf(number: Pick<PacedNumber, "phoneNumber" | "messagesPerSecond"
 }
 
 /**
- * How a number's rate is split into lanes: `count` lanes of `perSecond` each. One lane at up to
- * LANE_MESSAGES_PER_SECOND; above, lanes of whole messages a second (a carrier counts whole messages in a clock
- * second): of the splits into ceil(rate / lane) to twice that many lanes, the one losing the least of the rate, then
- * the fewest lanes (50 MPS: 10 of 5; a short code's 100: 20 of 5; 12: 3 of 4; 17: 4 of 4).
+ * How a number's rate is split into lanes: `count` lanes of `perSecond` each. One lane up to LANED_ABOVE (every long
+ * code and toll-free number, paced as before lanes); above, lanes of at most LANE_MESSAGES_PER_SECOND whole messages
+ * a second (a carrier counts whole messages in a clock second): of the splits into ceil(rate / lane) to four times
+ * that many lanes, the one losing the least of the rate, then the fewest lanes (50 MPS: 10 of 5; a short code's 100:
+ * 20 of 5; 14: 7 of 2; 17: 4 of 4).
  */
 export function lanesOf(number: Pick<PacedNumber, "phoneNumber" | "messagesPerSecond">): {
   count: number;
   perSecond: number;
 } {
   const rate = number.messagesPerSecond ?? MESSAGES_PER_SECOND[numberType(number.phoneNumber)];
-  if (rate <= LANE_MESSAGES_PER_SECOND) return { count: 1, perSecond: rate };
+  if (rate <= LANED_ABOVE) return { count: 1, perSecond: rate };
   const whole = Math.floor(rate);
   const fewest = Math.ceil(whole / LANE_MESSAGES_PER_SECOND);
   let best = { count: fewest, perSecond: Math.floor(whole / fewest) };
-  for (let count = fewest + 1; count <= 2 * fewest && best.count * best.perSecond < whole; count++) {
+  for (let count = fewest + 1; count <= 4 * fewest && best.count * best.perSecond < whole; count++) {
     const perSecond = Math.floor(whole / count);
     if (count * perSecond > best.count * best.perSecond) best = { count, perSecond };
   }
@@ -215,13 +219,17 @@ function nextAtOf(organizationId: string, number: PacedNumber): number {
 /**
  * This instance's bookings on one target, one at a time: sends dispatched together read the same view and raced for
  * the item, all but one refused. One after another, each books after the state its predecessor wrote (`seen`). Only
- * the booking writes wait here (a write or two each), never a send's sleep or its gate.
+ * the booking writes wait here (a write or two each), never a send's sleep or its gate; and a booking waits for the
+ * one before it at most BOOKING_WAIT_MS (a DynamoDB call that hangs holds up only its own send, as before).
  */
 const bookings = new Map<string, Promise<unknown>>();
+const BOOKING_WAIT_MS = 2_000;
 
 function oneBookingAtATime<T>(organizationId: string, target: PaceTarget, work: () => Promise<T>): Promise<T> {
   const key = targetKey(organizationId, target);
-  const turn = (bookings.get(key) ?? Promise.resolve()).then(work, work);
+  const before = bookings.get(key);
+  const waited = before ? Promise.race([before, sleep(BOOKING_WAIT_MS, undefined, { ref: false })]) : Promise.resolve();
+  const turn = waited.then(work, work);
   const settled = turn.then(
     () => undefined,
     () => undefined,
@@ -329,6 +337,8 @@ export const Pacing = {
    * written Queued (core/messaging/outbound.ts): free, it goes straight to Sending.
    */
   async bookIfFree(organizationId: string, number: PacedNumber): Promise<Turn | undefined> {
+    // Known busy: no turn to wait for. Else in turn, and asked again there (the one before may have booked it).
+    if (nextAtOf(organizationId, number) > Date.now()) return undefined;
     const booked = await oneBookingAtATime(organizationId, number, async () =>
       nextAtOf(organizationId, number) > Date.now() ? undefined : bookNow(organizationId, number),
     );
