@@ -565,7 +565,7 @@ describe("per-number pacing", () => {
     expect(lane).toBeGreaterThan(0);
     expect([...written].some((pk) => pk.endsWith(`PHONENUMBER#${ours.id}#LANE#${lane}`))).toBe(true);
     expect(await sendsFrom(ours.phoneNumber)).toHaveLength(1);
-    // Before, only lane 0's gate wrote it: a short code's sends, nine in ten on other lanes, left it looking unused.
+    // Before, only lane 0's gate wrote it: a short code's sends, nineteen in twenty on other lanes, left it looking unused.
     const number = await org.request("GET", `/phone-numbers/${ours.id}`);
     expect(number.body.lastUsedAt).toEqual(expect.any(String));
   }, 60_000);
