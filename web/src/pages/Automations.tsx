@@ -21,13 +21,17 @@ export function Automations() {
   }, [reload]);
 
   async function toggle(automation: Automation) {
+    const enabled = !automation.enabled;
+    // Shown at once: the checkbox is controlled, and a render before the answer put it back as it was until the list
+    // reloaded. The reload below shows what the API kept (the previous state again when it refused).
+    setAutomations((shown) => shown && shown.map((item) => (item.id === automation.id ? { ...item, enabled } : item)));
     const { error: problem } = await api.PUT("/automations/{id}", {
       params: { path: { id: automation.id } },
       // The whole definition goes back with its version (a concurrent edit answers 409). The read schema types
       // scope and visibility as plain strings while the write schema has their enums (issue 14 aligns them).
       body: {
         ...automation,
-        enabled: !automation.enabled,
+        enabled,
         scope: automation.scope as AutomationRequest["scope"],
         visibility: automation.visibility as AutomationRequest["visibility"],
       },
