@@ -2,15 +2,14 @@ import { LeadOptedOut, MessageReceived } from "#core/messaging/queue";
 import { NumberHealth } from "#core/messaging/number-health";
 import "#core/messaging/queue";
 import { verifiedProvider } from "#core/providers/index";
-import { readTogether, table } from "#core/db/items";
+import { readTogether } from "#core/db/items";
 import {
   endsCharged,
   MessageLifecycle,
-  providerMessagePut,
+  inboundClaimPut,
   settlementRead,
   type SettlementRead,
 } from "#core/messaging/lifecycle";
-import { keys } from "#core/db/keys";
 import { recordLeadConsent } from "#core/leads/consent";
 import { Contacts } from "#core/messaging/contacts";
 import { Conversations } from "#core/messaging/conversations";
@@ -66,18 +65,20 @@ export async function inboundMessage(providerName: string, request: WebhookReque
 /**
  * The callback URL we gave the carrier names the message and (since issue 27) its organization: the message is read
  * at once, and applies only when it was sent from the number the callback is about (what the number's route would have
- * told). Without them (an older message's callback, or the carrier's id alone) the number's route names the organization.
+ * told). A message sent before the URL named its organization finds it by the number's route. A callback without our
+ * message id (not one we asked for) is left to the receipt check, which asks the carrier (core/messaging/receipts.ts).
  */
 async function applyStatus(
   provider: ProviderPort,
   event: MessageStatusEvent,
   ours: { messageId: string | undefined; organizationId: string | null },
 ): Promise<void> {
-  const direct = ours.messageId && ours.organizationId ? ours.organizationId : undefined;
+  const id = ours.messageId;
+  if (!id) return;
+  const direct = ours.organizationId || undefined;
   const organizationId = direct ?? (await routeOf(event.from))?.organizationId;
   if (!organizationId) return;
-  const id = ours.messageId ?? (await messageIdOfProvider(organizationId, provider.name, event.providerMessageId));
-  const { message, settlement } = id ? await receiptReads(organizationId, id, event.status) : { message: undefined };
+  const { message, settlement } = await receiptReads(organizationId, id, event.status);
   if (!message || message.direction !== "Outbound") return;
   if (direct && (!event.from || message.fromPhoneNumber !== toE164(event.from))) return;
   // Telnyx signs the body, not our URL: the organization the URL names is trusted only for a message the carrier's id
@@ -115,15 +116,6 @@ async function receiptReads(
   return { message, settlement };
 }
 
-async function messageIdOfProvider(
-  organizationId: string,
-  provider: string,
-  providerMessageId: string,
-): Promise<string | undefined> {
-  const { Item } = await table.get({ Key: keys.providerMessage(organizationId, provider, providerMessageId) });
-  return Item?.messageId as string | undefined;
-}
-
 /** Stores an inbound message once (claimed by provider id), then handles compliance keywords or the trigger. */
 async function receive(provider: ProviderPort, inbound: InboundMessage): Promise<void> {
   const route = await routeOf(inbound.to);
@@ -150,7 +142,7 @@ async function receive(provider: ProviderPort, inbound: InboundMessage): Promise
     createdBy: "contact",
   });
   // Claimed by its provider id, stored with its MessageReceived event: a redelivered webhook finds the claim and stops.
-  const claim = { Put: providerMessagePut(organizationId, provider.name, inbound.providerMessageId, message.id, true) };
+  const claim = { Put: inboundClaimPut(organizationId, provider.name, inbound.providerMessageId, message.id) };
   if (!(await MessageLifecycle.create(organizationId, message, null, {}, claim))) return;
   // The carrier's own keyword handling (Twilio Advanced Opt-Out's OptOutType) decides first, and it already answered the contact.
   const keyword = inbound.carrierKeyword

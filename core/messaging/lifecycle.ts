@@ -9,7 +9,7 @@ import {
 } from "#core/billing/index";
 import { ProviderMessageEntity } from "#core/db/entities/messaging";
 import { where, type Condition } from "#core/db/expression";
-import { combinedRead, readTogether, table, type PlannedRead } from "#core/db/items";
+import { combinedRead, readTogether, type PlannedRead } from "#core/db/items";
 import { Transaction } from "#core/db/transact";
 import type { Actor } from "#core/auth/actor";
 import type { Message } from "#core/messaging/model";
@@ -379,30 +379,31 @@ async function settle(organizationId: string, message: Message): Promise<Billing
 }
 
 /**
- * The put of a message's provider-id pointer (status callbacks without our id find it by this); `claim`: only if
- * none exists (an inbound message is stored once).
+ * The conditional put that claims an inbound message by its provider id (a redelivered webhook finds it and stores
+ * nothing twice). Outbound messages have no pointer: their status callbacks carry our message id in their URL.
  */
-export function providerMessagePut(
+export function inboundClaimPut(
   organizationId: string,
   provider: string,
   providerMessageId: string,
   messageId: string,
-  claim = false,
 ) {
   return ProviderMessageEntity.putAt(
     { organizationId, provider, providerMessageId },
     { messageId },
-    claim ? { condition: where.new() } : {},
+    { condition: where.new() },
   );
 }
 
-/** Records the carrier's id of a message it took, and the index its callbacks find the message by. */
+/**
+ * Records the carrier's id of a message it took: one write (issue 27). No provider-id pointer is kept for it: both
+ * carriers post its receipts to the per-message URL we gave, which names the message; a receipt that came some other
+ * way is not needed, as the receipt check asks the carrier itself (core/messaging/receipts.ts).
+ */
 export async function recordProviderId(
   organizationId: string,
   messageId: string,
-  provider: string,
   providerMessageId: string,
 ): Promise<void> {
   await changeMessage(organizationId, messageId, { from: MESSAGE_STATUSES, set: { providerMessageId } });
-  await table.put(providerMessagePut(organizationId, provider, providerMessageId, messageId));
 }

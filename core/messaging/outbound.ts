@@ -461,10 +461,9 @@ async function claimAndHandOver(
   if (!claimed) return;
   await afterClaim(organizationId, claimed, selection);
   try {
-    const handedOver = await handOver(organizationId, claimed, provider, failover, turn);
-    if (!handedOver) return;
-    const { result, by } = handedOver;
-    await recordProviderId(organizationId, claimed.id, by.name, result.providerMessageId);
+    const result = await handOver(organizationId, claimed, provider, failover, turn);
+    if (!result) return;
+    await recordProviderId(organizationId, claimed.id, result.providerMessageId);
     // Sender choice's order only: the send is with the carrier and its id stored, whatever becomes of this write.
     await markLaneUsed(organizationId, turn.number).catch((error: unknown) =>
       logger.error("a laned number was not marked used", { organizationId, phoneNumberId: turn.number.id, error }),
@@ -494,7 +493,7 @@ async function handOver(
   primary: ProviderPort,
   failover: ProviderPort | undefined,
   turn: Turn,
-): Promise<{ result: SendMessageResult; by: ProviderPort } | undefined> {
+): Promise<SendMessageResult | undefined> {
   const send = (provider: ProviderPort) =>
     provider.sendMessage({
       from: message.fromPhoneNumber!,
@@ -507,7 +506,7 @@ async function handOver(
   try {
     // The number's booked hand-over and its gate, passed here so nothing of ours runs between the gate and the carrier.
     await untilHandOver(organizationId, turn);
-    return { result: await send(primary), by: primary };
+    return await send(primary);
   } catch (error) {
     const failsOver =
       failover && error instanceof ProviderError && error.kind === "transient" && !error.details.ambiguous;
@@ -526,7 +525,7 @@ async function handOver(
     if (!moved) return undefined;
     // The same number at another carrier: its request passes the number's gate too, in a window of its own.
     await untilFailover(organizationId, turn);
-    return { result: await send(failover), by: failover };
+    return await send(failover);
   }
 }
 

@@ -176,7 +176,7 @@ async function recoverHandOff(
     return "unresolved";
   }
   if (taken) {
-    await recordProviderId(organizationId, message.id, provider.name, taken.providerMessageId);
+    await recordProviderId(organizationId, message.id, taken.providerMessageId);
     return { ...message, providerMessageId: taken.providerMessageId };
   }
   // The carrier said Sent: it has the message even if its lookup cannot find it, so it is never sent again.

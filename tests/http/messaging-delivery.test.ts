@@ -122,6 +122,32 @@ describe("status callbacks", () => {
     expect((await waitForMessage(org, delivered.id, () => true)).status).toBe("Delivered");
   });
 
+  it("applies a receipt by the message id its URL names; a signed receipt without it changes nothing", async () => {
+    const org = await newOrganization();
+    const number = await addNumber(org);
+    // Sent, and the simulator sends no final receipt: the two below are the only ones.
+    const accepted = await send(org, { to: magic("08"), body: "no receipt of its own" });
+    const sent = await waitForMessage(
+      org,
+      accepted.body.id,
+      (message) => message.status === "Sent" && message.providerMessageId !== null,
+    );
+    const params: [string, string][] = [
+      ["MessageSid", sent.providerMessageId],
+      ["MessageStatus", "delivered"],
+      ["From", number.phoneNumber],
+      ["To", sent.toPhoneNumber],
+    ];
+    // The carrier's id alone: no pointer from it to the message is stored (issue 27), so it is acknowledged and left
+    // to the receipt check, which asks the carrier.
+    const bare = await statusCallback(params);
+    expect(bare.status).toBe(200);
+    await sleep(300);
+    expect((await waitForMessage(org, sent.id, () => true)).status).toBe("Sent");
+    expect((await statusCallback(params, `?messageId=${sent.id}`)).status).toBe(200);
+    expect((await waitForMessage(org, sent.id, (message) => message.status === "Delivered")).status).toBe("Delivered");
+  });
+
   it("refuses unsigned and wrongly signed webhooks with 403, and an unknown provider with 404", async () => {
     const params: [string, string][] = [
       ["MessageSid", "SMxyz"],
