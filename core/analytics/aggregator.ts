@@ -6,6 +6,7 @@ import { Transaction, TransactionConditionFailed, transact, type TransactItem } 
 import { computed, where } from "#core/db/expression";
 import {
   AnalyticsCountedEntity,
+  AnalyticsCountedSetEntity,
   AnalyticsEarlyResponseEntity,
   AnalyticsHistogramEntity,
   AnalyticsLeadEntity,
@@ -37,7 +38,7 @@ import {
   unpackHistogram,
   type Level,
 } from "#core/analytics/rollups";
-import { markMinuteRollups } from "#core/analytics/minutes";
+import { markCountingStart } from "#core/analytics/minutes";
 
 /**
  * The analytics aggregator: counts recorded events into the rollups off the
@@ -47,6 +48,8 @@ import { markMinuteRollups } from "#core/analytics/minutes";
  * the same transaction as its counters, on condition it does not exist yet:
  * - an event's own counters: a small marker item `ANALYTICS#COUNTED#<event>`
  *   (expires by TTL after the stream's 24-hour retention, with a wide margin);
+ *   the events of one message or call share one (`ANALYTICS#COUNTED#Message#<id>`, the set of its events counted,
+ *   on condition none of the batch's is in it: its Sent and Delivered in one batch take one marker, issue 27);
  * - a lead accepted: the per-lead analytics item;
  * - a lead's first response: `respondedAt` on that per-lead item.
  * The markers and counters of one organization's batch go in one transaction,
@@ -78,11 +81,91 @@ interface Addition {
 interface Fact {
   marker: TransactItem;
   additions: Addition[];
+  /** Events of one message or call under their shared marker, each with what it adds (to count some of them again). */
+  grouped?: { subject: string; events: GroupedEvent[] };
   /**
    * A lead counted with its first response (`foldResponse`): the histograms and the early-response check its
    * transaction also carries, and the fact to count instead if one of those conditions fails.
    */
   folded?: { leadId: string; writes: TransactItem[]; plain: Fact };
+}
+
+interface GroupedEvent {
+  eventId: string;
+  additions: Addition[];
+}
+
+/**
+ * Entities whose events share a marker: a message's or call's status events are few (a set of a few ids), where an
+ * automation's or a lead's would grow without bound.
+ */
+const groupedSubjects = new Set(["Message", "Call"]);
+
+/** The shared marker `event` is counted under (`Message#<id>`), or undefined for a marker of its own. */
+function subjectOf(event: EventRecord, groupedFrom: number): string | undefined {
+  if (!event.relatedEntityId || !event.relatedEntityType || !groupedSubjects.has(event.relatedEntityType)) return;
+  // Before the organization's cutover an event keeps the marker of its own it may already have (minutes.ts).
+  if (Date.parse(event.createdAt) < groupedFrom) return;
+  return `${event.relatedEntityType}#${event.relatedEntityId}`;
+}
+
+/** The fact of `events` of one subject: one update of its marker, adding their ids on condition none is there yet. */
+function groupedFact(organizationId: string, subject: string, events: GroupedEvent[]): Fact {
+  const ids = events.map(({ eventId }) => eventId);
+  const marker = AnalyticsCountedSetEntity.update(
+    { organizationId, subject },
+    {
+      entity: AnalyticsCountedSetEntity.name,
+      counted: computed.addToSet(...ids),
+      expiresAt: Math.floor(Date.now() / 1000) + markerTtlSeconds,
+    },
+    { condition: where.all(...ids.map((id) => where.not(where.contains("counted", id)))) },
+  );
+  return {
+    marker: { Update: marker },
+    additions: events.flatMap(({ additions }) => additions),
+    grouped: { subject, events },
+  };
+}
+
+/** The batch's facts with those of one subject merged into one (in the place of its first). */
+function mergeGrouped(organizationId: string, facts: Fact[]): Fact[] {
+  const bySubject = new Map<string, GroupedEvent[]>();
+  for (const fact of facts)
+    if (fact.grouped)
+      bySubject.set(fact.grouped.subject, [...(bySubject.get(fact.grouped.subject) ?? []), ...fact.grouped.events]);
+  const merged: Fact[] = [];
+  for (const fact of facts) {
+    if (!fact.grouped) merged.push(fact);
+    else if (bySubject.has(fact.grouped.subject)) {
+      merged.push(groupedFact(organizationId, fact.grouped.subject, bySubject.get(fact.grouped.subject)!));
+      bySubject.delete(fact.grouped.subject);
+    }
+  }
+  return merged;
+}
+
+/**
+ * What is left to count of grouped facts whose marker failed its condition (some of their events were counted
+ * before): a consistent read of each marker, and a fact of the events not in it (none: the fact is dropped).
+ */
+async function uncountedParts(organizationId: string, failed: Fact[]): Promise<Map<Fact, Fact | undefined>> {
+  const grouped = failed.filter((fact) => fact.grouped);
+  const markers = await getItemsAt(
+    grouped.map((fact) => AnalyticsCountedSetEntity.key({ organizationId, subject: fact.grouped!.subject })),
+    { consistent: true },
+  );
+  return new Map(
+    grouped.map((fact, index) => {
+      const counted = new Set((markers[index]?.counted as Set<string> | undefined) ?? []);
+      const { subject, events } = fact.grouped!;
+      const left = events.filter(({ eventId }) => !counted.has(eventId));
+      // Its condition failed, so one at least is there: never the same transaction again (the batch is retried).
+      if (left.length === events.length)
+        throw new Error(`The analytics marker of ${subject} refused uncounted events.`);
+      return [fact, left.length > 0 ? groupedFact(organizationId, subject, left) : undefined];
+    }),
+  );
 }
 
 /** Counts a batch of recorded events, each once, whatever was counted before. Throws on storage errors (the batch is retried). */
@@ -120,8 +203,9 @@ async function factsOf(
 }
 
 async function countForOrganization(organizationId: string, events: EventRecord[]): Promise<void> {
-  // Before anything is counted: from when this organization's minute rollups are complete (once per warm instance).
-  await markMinuteRollups(organizationId);
+  // Before anything is counted: from when this organization's minute rollups are complete and its events share
+  // markers (once per warm instance).
+  const groupedFrom = await markCountingStart(organizationId);
   const memo: BatchMemo = { facts: new Map(), earlyRead: new Set() };
   const effects = events.map((event) => ({ event, effect: effectOf(event) }));
   // One lead created and answered in this batch is counted with its first response, in one transaction. Its facts
@@ -130,8 +214,13 @@ async function countForOrganization(organizationId: string, events: EventRecord[
     effects.some(({ effect: other }) => other.leadCreated && other.leadCreated.leadId === effect.response?.leadId),
   )?.effect.response;
   const foldRead = foldable ? await readForFold(organizationId, foldable.leadId, memo) : undefined;
-  const facts = await Promise.all(effects.map(({ event, effect }) => factOf(memo, organizationId, event, effect)));
-  const counted = facts.filter((fact): fact is Fact => fact !== undefined);
+  const facts = await Promise.all(
+    effects.map(({ event, effect }) => factOf(memo, organizationId, event, effect, groupedFrom)),
+  );
+  const counted = mergeGrouped(
+    organizationId,
+    facts.filter((fact): fact is Fact => fact !== undefined),
+  );
   const foldAt = foldable
     ? counted.findIndex(
         (fact) => fact.marker.Put?.Item?.sk === AnalyticsLeadEntity.key(perLeadOf(organizationId, foldable.leadId)).sk,
@@ -177,6 +266,7 @@ async function factOf(
   organizationId: string,
   event: EventRecord,
   effect: EventEffect,
+  groupedFrom: number,
 ): Promise<Fact | undefined> {
   const counters = { ...effect.counters };
   if (effect.completedCallId) {
@@ -192,6 +282,8 @@ async function factOf(
     if (lead) return { marker: lead.marker, additions: [...lead.additions, ...own] };
   }
   if (own.length === 0) return undefined;
+  const subject = subjectOf(event, groupedFrom);
+  if (subject) return groupedFact(organizationId, subject, [{ eventId: event.id, additions: own }]);
   const marker = AnalyticsCountedEntity.putAt(
     { organizationId, eventId: event.id },
     { expiresAt: Math.floor(Date.now() / 1000) + markerTtlSeconds },
@@ -378,7 +470,13 @@ async function countFacts(organizationId: string, facts: Fact[]): Promise<Set<st
         ),
       );
       if (counted.size === 0 && unfold.size === 0) throw error;
-      pending = pending.filter((fact) => !counted.has(fact)).map((fact) => unfold.get(fact) ?? fact);
+      // A shared marker that failed: some of its events were counted, the others are counted again without them.
+      const parts = await uncountedParts(organizationId, [...counted]);
+      pending = pending.flatMap((fact) => {
+        if (!counted.has(fact)) return [unfold.get(fact) ?? fact];
+        const part = parts.get(fact);
+        return part ? [part] : [];
+      });
     }
   }
   return foldedIn;

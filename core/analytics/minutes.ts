@@ -51,17 +51,29 @@ export async function storedFineRollupsFrom(organizationId: string, now = Date.n
   return fineRollupsFrom(milestones, now);
 }
 
-/** Organizations whose `minuteRollupsFrom` and `secondRollupsFrom` this warm instance has seen written: they never change once set. */
-const marked = new Set<string>();
+/**
+ * From when (epoch ms, by an event's `createdAt`) a message's or call's events are counted once under one shared
+ * marker (`AnalyticsCountedSet`) instead of a marker each (issue 27). An event is always checked under the one kind
+ * its time names, so one counted before the change and redelivered after it is not counted again. Organizations
+ * with counts before get it ten minutes ahead of the first aggregator of this version to see them: by then no
+ * aggregator of the version before still runs (a deploy replaces them within a function timeout; the issue-27
+ * release pauses consumers until every function is updated).
+ */
+const groupedMarkersAheadMs = 10 * 60_000;
+
+/** What this warm instance learnt of an organization's counting start (`markCountingStart`): it never changes once set. */
+const marked = new Map<string, number>();
 
 /**
  * Records, before the aggregator first counts for an organization, from when its minute and second rollups are complete:
  * from the start when nothing was counted before (no hour item exists), else from a whole minute at least a minute
  * ahead (facts counted before this aggregator version ran are not in minute items; the margin covers clock skew
- * between the producers and the aggregator). Kept if already set.
+ * between the producers and the aggregator); and from when its events are counted under shared markers (the same
+ * rule, ten minutes ahead). Each kept if already set. Answers the stored `groupedMarkersFrom`.
  */
-export async function markMinuteRollups(organizationId: string, now = Date.now()): Promise<void> {
-  if (marked.has(organizationId)) return;
+export async function markCountingStart(organizationId: string, now = Date.now()): Promise<number> {
+  const known = marked.get(organizationId);
+  if (known !== undefined) return known;
   const hours = AnalyticsRollupEntity.sortKey("collection", { organizationId, level: "H" });
   const { Items } = await table.query(
     AnalyticsRollupEntity.queryPartition(
@@ -70,8 +82,24 @@ export async function markMinuteRollups(organizationId: string, now = Date.now()
       { range: { between: [hours, `${hours}~`] }, attributes: ["sk"], consistent: true, limit: 1 },
     ),
   );
-  await setMinuteRollupsFrom(organizationId, Items?.length ? Math.ceil((now + 60_000) / 60_000) * 60_000 : 0);
-  marked.add(organizationId);
+  const countedBefore = Boolean(Items?.length);
+  const ahead = (ms: number) => (countedBefore ? Math.ceil((now + ms) / 60_000) * 60_000 : 0);
+  const minutesFrom = ahead(60_000);
+  const { Attributes } = await table.update({
+    ...AnalyticsMilestonesEntity.update(
+      { organizationId },
+      {
+        entity: AnalyticsMilestonesEntity.name,
+        minuteRollupsFrom: computed.ifAbsent(minutesFrom),
+        secondRollupsFrom: computed.ifAbsent(minutesFrom),
+        groupedMarkersFrom: computed.ifAbsent(ahead(groupedMarkersAheadMs)),
+      },
+    ),
+    ReturnValues: "UPDATED_NEW",
+  });
+  const groupedFrom = Number(Attributes?.groupedMarkersFrom);
+  marked.set(organizationId, groupedFrom);
+  return groupedFrom;
 }
 
 /**

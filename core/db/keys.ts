@@ -127,6 +127,7 @@ export const entities = {
   analyticsUnread: "AnalyticsUnread",
   analyticsMilestones: "AnalyticsMilestones",
   analyticsCounted: "AnalyticsCounted",
+  analyticsCountedSet: "AnalyticsCountedSet",
   analyticsEarlyResponse: "AnalyticsEarlyResponse",
   webhookEndpoint: "WebhookEndpoint",
   webhookDelivery: "WebhookDelivery",

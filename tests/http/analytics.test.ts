@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { backfill } from "#core/analytics/backfill";
 import { toUnits } from "#core/analytics/counters";
 import { Analytics } from "#core/analytics/index";
-import { floorWeek } from "#core/analytics/range";
+import { floorWeek, hourBucket } from "#core/analytics/range";
+import { rollupUpdate } from "#core/analytics/rollups";
+import { table } from "#core/db/items";
+import type { Key } from "#core/db/keys";
+import { AnalyticsCountedEntity, AnalyticsCountedSetEntity, AnalyticsRollupEntity } from "#core/db/entities/analytics";
 import { toEventRecord } from "#core/events/index";
 import { decodeTime, ulid } from "ulid";
 import { systemActor } from "#core/auth/actor";
@@ -459,6 +463,75 @@ describe("GET /analytics/my from real data", () => {
     await Analytics.countRecordedEvents([...received].reverse());
     const report = (await analytics(org, wholeHours(at))).body;
     expect(report.summary.smsReceived).toBe(60);
+  });
+
+  it("counts a message's events once under their shared marker, whichever of them a batch holds again", async () => {
+    const org = await newOrganization();
+    applyStackEnv();
+    const at = Date.now();
+    const price = "0.0075";
+    const messageEvents = (messageId: string, offset: number) =>
+      ["MessageSent", "MessageDelivered"].map((eventType, index) => ({
+        organizationId: org.organizationId,
+        event: toEventRecord({
+          id: ulid(at + offset + index),
+          eventType,
+          eventCategory: "Sms",
+          direction: "Outbound",
+          relatedEntityType: "Message",
+          relatedEntityId: messageId,
+          sentAt: iso(at + offset),
+          createdAt: iso(at + offset + index),
+          ...(eventType === "MessageDelivered" ? { billingStatus: "Charged", billableAmount: price } : {}),
+        }),
+      }));
+    const [sent, delivered] = messageEvents(ulid(at), 0);
+    const [otherSent, otherDelivered] = messageEvents(ulid(at + 10), 10);
+    await Analytics.countRecordedEvents([sent!]);
+    // The message's Sent counted and its Delivered not: only the Delivered is added.
+    await Analytics.countRecordedEvents([sent!, delivered!]);
+    // Two batches at once, each with an event of the other message the other holds too.
+    await Promise.all([
+      Analytics.countRecordedEvents([otherSent!, otherDelivered!]),
+      Analytics.countRecordedEvents([otherDelivered!, sent!]),
+    ]);
+    await Analytics.countRecordedEvents([otherDelivered!, delivered!, sent!, otherSent!]);
+    const report = (await analytics(org, wholeHours(at))).body;
+    expect(report.summary.smsSent).toBe(2);
+    expect(toUnits(report.summary.usageSpend)).toBe(2 * toUnits(price));
+  });
+
+  it("keeps counting an organization's earlier events under a marker each until its shared markers begin", async () => {
+    applyStackEnv();
+    // An organization of its own that nothing else counts for, counted before this version (an hour item exists):
+    // its shared markers begin ten minutes ahead.
+    const organizationId = `org_${ulid()}`;
+    const at = Date.now();
+    const hourKey = AnalyticsRollupEntity.key({ organizationId, level: "H", bucket: hourBucket(at) });
+    await table.update(rollupUpdate(organizationId, "H", hourBucket(at), {}).Update!);
+    const messageId = ulid(at);
+    const recorded = {
+      organizationId,
+      event: toEventRecord({
+        id: ulid(at),
+        eventType: "MessageSent",
+        eventCategory: "Sms",
+        direction: "Outbound",
+        relatedEntityType: "Message",
+        relatedEntityId: messageId,
+        sentAt: iso(at),
+        createdAt: iso(at),
+      }),
+    };
+    await Analytics.countRecordedEvents([recorded]);
+    const stored = (key: Key) => table.get({ Key: key, ConsistentRead: true }).then(({ Item }) => Item);
+    // As the version before counted it: a marker of its own, which a redelivery finds.
+    expect(await stored(AnalyticsCountedEntity.key({ organizationId, eventId: recorded.event.id }))).toBeDefined();
+    expect(
+      await stored(AnalyticsCountedSetEntity.key({ organizationId, subject: `Message#${messageId}` })),
+    ).toBeUndefined();
+    await Analytics.countRecordedEvents([recorded]);
+    expect((await stored(hourKey))?.smsSent).toBe(1);
   });
 
   it("keeps organizations apart", async () => {

@@ -104,6 +104,20 @@ export const AnalyticsCountedEntity = defineEntity({
   indexes: {},
 });
 
+type CountedSubject = { organizationId: string; subject: string };
+
+/**
+ * The AnalyticsCountedSet entity: the count-once marker of a message's or call's events (`counted`, a string set of
+ * event ids, and its TTL), updated in the transaction that adds their counters on condition none of them is in it yet.
+ */
+export const AnalyticsCountedSetEntity = defineEntity({
+  name: "AnalyticsCountedSet",
+  attributes: [],
+  key: ({ organizationId, subject }: CountedSubject) => analyticsKeys.analyticsCountedSet(organizationId, subject),
+  identity: ({ organizationId, subject }: CountedSubject) => ({ organizationId, subject }),
+  indexes: {},
+});
+
 /**
  * The AnalyticsMilestones entity: the organization's first-time values (first delivery, first sourced lead) and from
  * when its minute and second rollups are complete, each set once (`if_not_exists`).

@@ -47,4 +47,10 @@ export const analyticsKeys = {
    */
   analyticsCounted: (organizationId: string, eventId: string): Key =>
     ownPartition(organizationId, `ANALYTICS#COUNTED#${eventId}`),
+  /**
+   * The count-once marker shared by the events of one message or call (`Message#<id>`, `Call#<id>`): the set of its
+   * events counted, so the status events one batch counts of it take one marker (issue 27). In a partition of its own.
+   */
+  analyticsCountedSet: (organizationId: string, subject: string): Key =>
+    ownPartition(organizationId, `ANALYTICS#COUNTED#${subject}`),
 };
