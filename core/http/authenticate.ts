@@ -63,10 +63,7 @@ function hasCriticalExtensions(token: string): boolean {
  * come from the claims `org_id` and `role` (top level, under OpenAuth's
  * `properties`, or Cognito's `custom:org_id` / `custom:role`).
  */
-export async function resolveBearer(
-  authorization: string | undefined,
-  options: CredentialLookupOptions = {},
-): Promise<BearerResolution> {
+export async function resolveBearer(authorization: string | undefined): Promise<BearerResolution> {
   if (!authorization) return failure("Credentials are required.", "missing");
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) return failure("The Authorization header must be 'Bearer <token>'.", "invalid");
@@ -75,7 +72,6 @@ export async function resolveBearer(
   if (token.startsWith("sk_")) {
     const known = cachedApiKey.peek(token);
     if (known === unknownCredential) return failure("The API key is not valid.", "invalid");
-    if (known === undefined) await options.beforeLookup?.();
     const record = known ?? (await cachedApiKey.get(token));
     if (!record) return failure("The API key is not valid.", "invalid");
     return {
@@ -144,15 +140,6 @@ export async function resolveBearer(
 const warmCacheMs = 60_000;
 export const apiKeyCacheMs = 5_000;
 export const unknownCredentialMs = 30_000;
-
-export interface CredentialLookupOptions {
-  /**
-   * Runs before a credential this instance does not know yet is looked up (a
-   * storage read): the endpoint counts the request against the caller's IP
-   * there, and a throw stops the lookup.
-   */
-  beforeLookup?: () => Promise<void>;
-}
 
 /** What a warm cache knows of a credential it saw refused. */
 export const unknownCredential = Symbol("unknown credential");

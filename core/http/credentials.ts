@@ -6,7 +6,6 @@ import {
   unknownCredential,
   unknownCredentialMs,
   warmCredentialCache,
-  type CredentialLookupOptions,
 } from "#core/http/authenticate";
 import type { RateLimitPartition } from "#core/db/keys";
 import { ForbiddenError, UnauthorizedError } from "#core/errors";
@@ -33,16 +32,12 @@ export interface Credentials {
  * token without an organization against the user, and everything else
  * (public routes, missing or invalid credentials) against the caller's IP.
  */
-export async function resolveCredentials(
-  auth: AuthMode,
-  event: APIGatewayProxyEventV2,
-  options: CredentialLookupOptions = {},
-): Promise<Credentials> {
+export async function resolveCredentials(auth: AuthMode, event: APIGatewayProxyEventV2): Promise<Credentials> {
   if (auth === "public") return publicCredentials(event);
   const ipPartition = ipPartitionOf(event);
-  if (auth === "bearerOrSource" && hasSourceCredentials(event)) return resolveSource(event, ipPartition, options);
+  if (auth === "bearerOrSource" && hasSourceCredentials(event)) return resolveSource(event, ipPartition);
 
-  const bearer = await resolveBearer(event.headers?.authorization, options);
+  const bearer = await resolveBearer(event.headers?.authorization);
   if (bearer.ok) {
     const actor = { ...bearer.actor, origin: originOf(event) };
     const identity =
@@ -118,11 +113,7 @@ function hasSourceCredentials(event: APIGatewayProxyEventV2): boolean {
  * allowed address, acts as that source and counts against the organization's
  * business-intake partition; anything else is a 401 on the caller's IP (spec 8).
  */
-async function resolveSource(
-  event: APIGatewayProxyEventV2,
-  ipPartition: RateLimitPartition,
-  options: CredentialLookupOptions,
-): Promise<Credentials> {
+async function resolveSource(event: APIGatewayProxyEventV2, ipPartition: RateLimitPartition): Promise<Credentials> {
   const { sourceId, apiKey } = sourceCredentials(event);
   if (!sourceId || !apiKey) {
     return {
@@ -134,11 +125,11 @@ async function resolveSource(
     };
   }
   const pair = `${sourceId}\n${apiKey}`;
-  // A key the instance has verified recently is answered from its cache; any other lookup is counted against the IP first.
+  // A key the instance has verified recently is answered from its cache, one it found unknown too; any other is read.
   const resolved =
     unknownSourceKeys.peek(pair) === unknownCredential
       ? ({ ok: false, reason: "unknown" } as const)
-      : await resolveSourceKey(sourceId, apiKey, event.requestContext.http.sourceIp, options.beforeLookup);
+      : await resolveSourceKey(sourceId, apiKey, event.requestContext.http.sourceIp);
   if (!resolved.ok && resolved.reason === "unknown") unknownSourceKeys.rememberUnknown(pair);
   if (!resolved.ok) {
     const message = {

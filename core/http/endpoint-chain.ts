@@ -4,8 +4,7 @@ import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import type { SignedInIdentity } from "#core/http/authenticate";
 import { DomainError, RateLimitedError, TimedOutError } from "#core/errors";
-import type { CredentialLookupOptions } from "#core/http/authenticate";
-import { authorizationRefusal, ipPartitionOf, type Credentials } from "#core/http/credentials";
+import { authorizationRefusal, type Credentials } from "#core/http/credentials";
 import type { AnySchema, AuthMode, Operation, SuccessAnswer } from "#core/http/operation";
 import { toProblem } from "#core/http/problem";
 import { parseBody, validate } from "#core/http/request-input";
@@ -133,11 +132,7 @@ export interface EndpointOptions {
 }
 
 /** Reads a request's credential the way the operations of one endpoint builder accept it (core/http/credentials). */
-export type CredentialReader<TAccepted extends AuthMode> = (
-  auth: TAccepted,
-  event: Event,
-  options: CredentialLookupOptions,
-) => Promise<Credentials>;
+export type CredentialReader<TAccepted extends AuthMode> = (auth: TAccepted, event: Event) => Promise<Credentials>;
 
 /**
  * The endpoint builder of the operations whose auth mode `readCredentials` reads: `endpoint` (every mode) and
@@ -161,8 +156,7 @@ export function endpointReading<TAccepted extends AuthMode>(readCredentials: Cre
     implementation: (input: EndpointInput<TAuth, TBody, TQuery, TParams>) => Promise<EndpointAnswer<TSuccess>>,
     options: EndpointOptions = {},
   ) {
-    const credentialsOf = (event: Event, lookup: CredentialLookupOptions) =>
-      readCredentials(operation.auth, event, lookup);
+    const credentialsOf = (event: Event) => readCredentials(operation.auth, event);
     const generic = operation as unknown as AnyOperation;
     const chain = middy<Event, Result, Error, Context>({
       // Stop before Lambda's timeout would kill the invocation (a bare 500 from API Gateway): a problem+json 503.
@@ -295,37 +289,25 @@ function addRateLimitHeaders(request: Request<Event, Result, Error, Context>): v
 /**
  * Resolves the credential, counts the request against its partition (spec 8:
  * invalid or missing credentials count against the IP address), then refuses
- * what is over the limit (429) or not authenticated (401). A credential that
- * needs a storage read is counted against the IP, and refused (429) by it only if
- * it proves invalid. A request the endpoint exempts (a verified carrier
- * callback) is not counted at all.
+ * what is over the limit (429) or not authenticated (401). A request the
+ * endpoint exempts (a verified carrier callback) is not counted at all.
  */
 function authentication(
   operation: AnyOperation,
   options: EndpointOptions,
-  credentialsOf: (event: Event, lookup: CredentialLookupOptions) => Promise<Credentials>,
+  credentialsOf: (event: Event) => Promise<Credentials>,
 ): ChainMiddleware {
   return {
     name: "authentication",
     before: async (request) => {
       const state = stateOf(request);
       const exempt = (await options.exemptFromRateLimit?.(request.event)) ?? false;
-      // An unseen credential's lookup counts against the IP, whose verdict applies only if it proves invalid: a valid
-      // key behind a shared address flooded with bad ones (an office NAT) counts in its own partition.
-      let ipDecision: RateLimitDecision | undefined;
-      const beforeLookup = exempt
-        ? undefined
-        : async () => {
-            ipDecision = await consumeRateLimit(ipPartitionOf(request.event));
-          };
-      const credentials = await credentialsOf(request.event, { beforeLookup });
+      // A credential is counted once it is known: a valid key in its own partition (a key behind a shared address
+      // flooded with bad ones, an office NAT, is not refused for them), an unknown one on the caller's IP, after its
+      // one read (a warm instance remembers it unknown for 30 s, core/http/authenticate.ts).
+      const credentials = await credentialsOf(request.event);
       state.credentials = credentials;
       if (exempt) {
-        if (credentials.error) throw credentials.error;
-        return;
-      }
-      if (ipDecision && credentials.partition.kind === "ip") {
-        applyRateLimit(state, ipDecision);
         if (credentials.error) throw credentials.error;
         return;
       }

@@ -19,20 +19,18 @@ export type SourceKeyRefusal = "unknown" | "disabled" | "ipNotAllowed";
 /**
  * Resolves `sourceId` + source key in one GetItem (the organization is part of
  * the key). A key of another source, a disabled source or a caller outside the
- * source's allowed IPs is refused. `beforeLookup` runs before a read this
- * instance cannot answer from its cache (the caller's IP pays for it first).
+ * source's allowed IPs is refused.
  */
 export async function resolveSourceKey(
   sourceId: string,
   apiKey: string,
   callerIp: string,
-  beforeLookup?: () => Promise<void>,
 ): Promise<{ ok: true; organizationId: string; source: Source } | { ok: false; reason: SourceKeyRefusal }> {
   const match = sourceKeyPattern.exec(apiKey);
   if (!match || sourceId.length === 0 || sourceId.length > 64) return { ok: false, reason: "unknown" };
   const organizationId = match[1]!;
   const keyHash = hashSecret(apiKey);
-  const item = await sourceForKey(organizationId, sourceId, keyHash, beforeLookup);
+  const item = await sourceForKey(organizationId, sourceId, keyHash);
   if (!item || !acceptsKey(item, keyHash)) return { ok: false, reason: "unknown" };
   const source = toSource(item);
   if (!source.enabled) return { ok: false, reason: "disabled" };
@@ -52,16 +50,10 @@ const verifiedSources = new Map<string, { item: Record<string, unknown>; expires
 const verifiedKey = (organizationId: string, sourceId: string, keyHash: string) =>
   `${organizationId}#${sourceId}#${keyHash}`;
 
-async function sourceForKey(
-  organizationId: string,
-  sourceId: string,
-  keyHash: string,
-  beforeLookup?: () => Promise<void>,
-) {
+async function sourceForKey(organizationId: string, sourceId: string, keyHash: string) {
   const cacheKey = verifiedKey(organizationId, sourceId, keyHash);
   const cached = verifiedSources.get(cacheKey);
   if (cached && cached.expiresAt > Date.now()) return cached.item;
-  await beforeLookup?.();
   const item = await readSource(organizationId, sourceId);
   if (item && acceptsKey(item, keyHash)) {
     if (verifiedSources.size >= 1000) verifiedSources.delete(verifiedSources.keys().next().value!);

@@ -81,7 +81,7 @@ describe("unknown credentials (issue 14 §4)", () => {
   });
 
   it(
-    "counts an unknown source key against the IP before its lookup: a flood costs one read and stops at the IP limit",
+    "counts an unknown source key against the IP: a flood costs one read and stops at the IP limit",
     { timeout: 60_000 },
     async () => {
       const organization = await newOrganization();
@@ -112,10 +112,21 @@ describe("unknown credentials (issue 14 §4)", () => {
     },
   );
 
-  it("still serves a valid key, counted against its business partition", async () => {
+  it("still serves a valid key, counted against its business partition only (its first lookup costs the IP nothing)", async () => {
     const organization = await newOrganization();
-    const result = await call(organization.apiKey, "198.19.0.9");
+    const sourceIp = `198.19.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+    const badKey = (index: number) => organization.apiKey.replace(/.{8}$/, `deadbe${10 + index}`);
+    const remainingOnIp = async (index: number) => {
+      const refused = await call(badKey(index), sourceIp);
+      expect(refused.statusCode).toBe(401);
+      return Number(/;r=(\d+);/.exec(String(refused.headers?.ratelimit))?.[1]);
+    };
+    await awayFromWindowEnd();
+    const before = await remainingOnIp(1);
+    // A key this instance has not seen yet: read once, and counted where it belongs.
+    const result = await call(organization.apiKey, sourceIp);
     expect(result.statusCode).toBe(404);
     expect(result.headers?.ratelimit).toMatch(/^"business";r=\d+;t=\d+$/);
+    expect(await remainingOnIp(2)).toBe(before - 1);
   });
 });
