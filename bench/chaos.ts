@@ -18,6 +18,7 @@ import { toEventRecord } from "#core/events/index";
 import { DISPATCH_GRACE_MS, eventTypeOfStatus } from "#core/messaging/lifecycle";
 import { callEventTypes } from "#core/calls/lifecycle";
 import { SWEEP_ATTEMPTS as MESSAGE_SWEEP_ATTEMPTS, sweepDueMessages } from "#core/messaging/sweeper";
+import { holdOnMessage } from "#core/messaging/store";
 import { Organizations } from "#core/organizations/index";
 import { Users } from "#core/users/index";
 import { maxRequestMs } from "#core/idempotency/index";
@@ -715,7 +716,14 @@ async function checkInvariants(orgs: Org[], stillLocked: number): Promise<Row[]>
   for (const { org, items } of states) {
     const all = [...items.values()];
     const ledger = all.filter((item) => String(item.sk).startsWith("LEDGER#"));
-    const open = all.filter((item) => String(item.sk).startsWith("RESERVATION#") && item.state === "Reserved");
+    // Open holds: Reservation items (calls, and messages held before issue 27), and the holds kept on messages.
+    const open = [
+      ...all.filter((item) => String(item.sk).startsWith("RESERVATION#") && item.state === "Reserved"),
+      ...all.flatMap((item) => {
+        const hold = String(item.sk).startsWith("MESSAGE#") ? holdOnMessage(item) : undefined;
+        return hold ? [hold as unknown as Record<string, unknown>] : [];
+      }),
+    ];
     // The wallet item and its shards (issue 27) together hold the organization's money.
     const walletParts = all.filter((item) => item.sk === "WALLET" || String(item.sk).startsWith("WALLET#SHARD#"));
     const walletSum = (field: string) => walletParts.reduce((sum, item) => sum + Number(item[field] ?? 0), 0);

@@ -42,7 +42,7 @@ export * from "#core/billing/prices";
 export * from "#core/billing/schemas";
 export { ListLedgerSchema } from "#core/billing/ledger";
 export { UsageQuerySchema, UsageSchema, type Usage } from "#core/billing/usage";
-export { HOLD_CHECK_AFTER_MS, holdShards } from "#core/billing/reservations";
+export { HOLD_CHECK_AFTER_MS, holdShards, outcomeOf } from "#core/billing/reservations";
 
 /**
  * The prepaid wallet of each organization. The wallet item holds the balance,

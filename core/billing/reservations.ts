@@ -155,8 +155,13 @@ async function holdOn(
             ),
       ),
     );
-  transaction
-    .put(
+  if (input.onOwner)
+    transaction.include(
+      "reservation",
+      input.onOwner.record({ amountUnits: units, ...(onShard ? { walletShard: shard } : {}) }),
+    );
+  else
+    transaction.put(
       "reservation",
       ReservationEntity.putAt(
         { organizationId: input.organizationId, reservationId: input.reservationId },
@@ -171,14 +176,17 @@ async function holdOn(
         },
         { condition: where.new() },
       ),
-    )
-    .adopt(...(input.items ?? []));
+    );
+  transaction.adopt(...(input.items ?? []));
   try {
     await transact(transaction);
     return { billingStatus: "Reserved", billableAmount: fromUnits(units) };
   } catch (error) {
     if (!(error instanceof TransactionConditionFailed)) throw error;
     if (error.failed("reservation")) {
+      if (input.onOwner)
+        // Held already (a retry of the same send), or its owner moved on and is no longer held for.
+        return (await input.onOwner.stored()) ?? { billingStatus: "NotBillable", billableAmount: "0.0000" };
       const existing = await storedReservation(input.organizationId, input.reservationId);
       if (existing) return outcomeOf(existing);
     }
@@ -286,7 +294,10 @@ export const Reservations = {
           })
         : undefined;
     const items: TransactItem[] = [
-      closeReservation(input.organizationId, input.reservationId, "Settled", charged, now),
+      // A hold on its owner's item is closed by the owner's own change.
+      ...(reservation.onOwner
+        ? []
+        : [closeReservation(input.organizationId, input.reservationId, "Settled", charged, now)]),
       walletChange(
         input.organizationId,
         { balance: -charged, reserved: -reservation.amountUnits, available: reservation.amountUnits - charged },
@@ -306,18 +317,22 @@ export const Reservations = {
     };
   },
 
-  /** The writes that give a reservation back (the message or call never reached the provider, or failed). */
+  /**
+   * The writes that give a reservation back (the message or call never reached the provider, or failed). `read`: the
+   * hold as the caller read it just now (as `settlement`'s).
+   */
   async releaseItems(
     organizationId: string,
     reservationId: string,
+    read?: { reservation: StoredReservation | undefined },
   ): Promise<{ items: TransactItem[]; outcome: BillingOutcome }> {
-    const reservation = await storedReservation(organizationId, reservationId);
+    const reservation = read ? read.reservation : await storedReservation(organizationId, reservationId);
     if (!reservation) return { items: [], outcome: { billingStatus: "NotBillable", billableAmount: "0.0000" } };
     if (reservation.state !== "Reserved") return { items: [], outcome: outcomeOf(reservation) };
     const now = nowIso();
     return {
       items: [
-        closeReservation(organizationId, reservationId, "Released", 0, now),
+        ...(reservation.onOwner ? [] : [closeReservation(organizationId, reservationId, "Released", 0, now)]),
         walletChange(
           organizationId,
           { balance: 0, reserved: -reservation.amountUnits, available: reservation.amountUnits },

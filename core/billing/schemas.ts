@@ -153,6 +153,22 @@ export interface ReserveInput {
   relatedEntityType: "Message" | "Call";
   /** The caller's own writes (e.g. storing the message), committed in the same transaction. */
   items?: TransactItem[];
+  /** The hold recorded on its owner's own item instead of a Reservation item (a message's, issue 27). */
+  onOwner?: HoldOnOwner;
+}
+
+/**
+ * A hold kept on its owner's item (a message): settling or releasing it is a change of that item, which the owner
+ * writes with its own change (a transaction cannot write one item twice), so the hold takes no item of its own.
+ */
+export interface HoldOnOwner {
+  /**
+   * The update of the owner's item that records the hold, on condition it holds none yet and can still be held for
+   * (its "reservation" part of the transaction).
+   */
+  record: (hold: { amountUnits: number; walletShard?: number }) => TransactItem;
+  /** When that condition failed: the outcome of the hold the owner has, or undefined when it has none (it moved on). */
+  stored: () => Promise<BillingOutcome | undefined>;
 }
 
 export interface SettleInput {
@@ -199,4 +215,6 @@ export interface StoredReservation {
   relatedEntityType: string;
   /** The wallet shard the hold was taken from; absent for a hold on the wallet item. */
   walletShard?: number;
+  /** Kept on its owner's item (`HoldOnOwner`): its settlement's writes leave closing it to the owner's own change. */
+  onOwner?: boolean;
 }

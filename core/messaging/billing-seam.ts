@@ -1,5 +1,15 @@
-import { Billing, messageCost, WalletRefusedError, type PriceList, type WalletParts } from "#core/billing/index";
+import {
+  Billing,
+  messageCost,
+  outcomeOf,
+  WalletRefusedError,
+  type PriceList,
+  type BillingOutcome,
+  type StoredReservation,
+  type WalletParts,
+} from "#core/billing/index";
 import type { Message } from "#core/messaging/model";
+import { messageHoldUpdate, storedHoldOnMessage } from "#core/messaging/store";
 
 /**
  * The billing seam of the send pipeline. Messaging calls these functions
@@ -40,14 +50,17 @@ export async function assertCanSend(organizationId: string, read?: { parts: Wall
  * The consumer, just before a message leaves Queued for the provider: reserves
  * the estimated cost (segments × segment rate; the MMS rate with media). A
  * refusal ends the message `Blocked` with `billingStatus` InsufficientFunds or
- * WalletSuspended. Idempotent per message id (the reservation is keyed by it).
+ * WalletSuspended. Idempotent per message: the hold is kept on the message's own item (core/messaging/store.ts,
+ * `HOLD`), taken once. `read`: the prices, and the hold a message held before this version has as a Reservation item
+ * (that one stands: no second hold is taken beside it).
  */
 export async function reserveForMessage(
   organizationId: string,
   message: Message,
-  read?: PriceList,
+  read?: { prices: PriceList; reservation: StoredReservation | undefined },
 ): Promise<BillingDecision> {
-  const prices = read ?? (await Billing.prices(organizationId, message.id));
+  if (read?.reservation) return decisionOf(outcomeOf(read.reservation));
+  const prices = read?.prices ?? (await Billing.prices(organizationId, message.id));
   const { amount } = messageCost(prices, {
     kind: message.channel === "Mms" ? "mms" : "sms",
     segments: message.segments,
@@ -58,10 +71,23 @@ export async function reserveForMessage(
       reservationId: message.id,
       amount,
       relatedEntityType: "Message",
+      onOwner: {
+        record: (hold) => ({ Update: messageHoldUpdate(organizationId, message.id, hold) }),
+        stored: async () => {
+          const held = await storedHoldOnMessage(organizationId, message.id);
+          return held && outcomeOf(held);
+        },
+      },
     });
-    return { allowed: true, billingStatus: outcome.billingStatus, billableAmount: Number(outcome.billableAmount) };
+    return decisionOf(outcome);
   } catch (error) {
     if (!(error instanceof WalletRefusedError)) throw error;
     return { allowed: false, billingStatus: error.billingStatus, reason: error.message };
   }
 }
+
+const decisionOf = (outcome: BillingOutcome): BillingDecision => ({
+  allowed: true,
+  billingStatus: outcome.billingStatus,
+  billableAmount: Number(outcome.billableAmount),
+});

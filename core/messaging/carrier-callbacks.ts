@@ -24,7 +24,7 @@ import type { Message, MessagePurpose } from "#core/messaging/model";
 import { routeOf } from "#core/messaging/number-routes";
 import type { NumberRoute } from "#core/messaging/phone-numbers";
 import { MessagingSettingsStore } from "#core/messaging/settings";
-import { currentAttempt, messageRead, readMessage } from "#core/messaging/store";
+import { currentAttempt, readMessage } from "#core/messaging/store";
 import { Suppressions } from "#core/suppressions/index";
 import { ownerOf } from "#core/events/index";
 import { MessagingEvents } from "#core/messaging/timeline";
@@ -109,11 +109,8 @@ async function receiptReads(
   status: Message["status"],
 ): Promise<{ message: Message | undefined; settlement?: SettlementRead }> {
   if (!endsCharged(status)) return { message: await readMessage(organizationId, messageId) };
-  const [message, settlement] = await readTogether([
-    messageRead(organizationId, messageId),
-    settlementRead(organizationId, messageId),
-  ]);
-  return { message, settlement };
+  const [settlement] = await readTogether([settlementRead(organizationId, messageId)]);
+  return { message: settlement.message, settlement };
 }
 
 /** Stores an inbound message once (claimed by provider id), then handles compliance keywords or the trigger. */

@@ -17,12 +17,15 @@ import { NumberHealth } from "#core/messaging/number-health";
 import "#core/messaging/queue";
 import {
   changeMessage,
+  HOLD,
   messageFieldsUpdate,
   messageUpdate,
+  messageWithHoldRead,
   newMessagePut,
   readMessage,
   toMessage,
   type Due,
+  type HoldChange,
   type MessageChange,
 } from "#core/messaging/store";
 import { MessagingEvents, messageEventInput, type MessagingEventType } from "#core/messaging/timeline";
@@ -184,30 +187,45 @@ export const MessageLifecycle = {
     read?: SettlementRead,
   ): Promise<{ message: Message; billed: BillingOutcome | undefined } | undefined> {
     if (!settles(ending.set.status)) throw new Error(`A message cannot end ${ending.set.status}: move it.`);
+    // The caller's read (taken with the message's) serves the first plan only: a retry means the hold changed.
+    let planFrom = read;
     for (let attempt = 0; attempt < 5; attempt++) {
-      // The caller's read (taken with the message's) serves the first plan only: a retry means the hold changed.
-      const { items, outcome } = await settlementPlan(
+      const { items, outcome, hold } = await settlementPlan(
         organizationId,
         { ...message, status: ending.set.status },
-        attempt === 0 ? read : undefined,
+        planFrom,
       );
+      planFrom = undefined;
       const billed = items.length > 0 ? outcome : undefined;
       const set = billed
         ? { ...ending.set, billingStatus: billed.billingStatus, billableAmount: Number(billed.billableAmount) }
         : ending.set;
+      const change = {
+        ...ending,
+        set,
+        remove: [...(ending.remove ?? []), ...(hold.remove ?? [])],
+        condition: where.all(ending.condition, hold.condition),
+      };
       // The settlement's writes keep their names ("reservation", "wallet", …): only the message's refusal ends here.
       const transaction = new Transaction()
-        .update(MESSAGE, messageUpdate(organizationId, message.id, { ...ending, set }))
+        .update(MESSAGE, messageUpdate(organizationId, message.id, change))
         .adopt(...items);
       MessagingEvents.item(organizationId, eventInput({ ...message, ...set } as Message, event), transaction);
       try {
         await Billing.commit(transaction);
       } catch (error) {
         if (!(error instanceof TransactionConditionFailed)) throw error;
-        if (error.failed(MESSAGE)) return undefined;
-        continue; // the hold was settled or released meanwhile (the hold sweeper): plan again
+        if (error.failed(MESSAGE)) {
+          // Moved on (someone else ended it first), unless what failed is the hold on its item: taken since the plan
+          // (a send's hold after the caller's read), or closed by an ending that came first. Planned again from a
+          // fresh read while the message is still where the ending may take it from.
+          planFrom = (await readTogether([settlementRead(organizationId, message.id)]))[0];
+          const stillThere = planFrom.message && ending.from.includes(planFrom.message.status);
+          if (!stillThere || Boolean(planFrom.reservation?.onOwner) === Boolean(hold.remove)) return undefined;
+        }
+        continue; // the hold changed meanwhile (settled, released, or taken on the message): plan again
       }
-      const ended = await endedMessage(organizationId, applied(message, { ...ending, set }));
+      const ended = await endedMessage(organizationId, applied(message, change));
       await afterEnding(organizationId, ended);
       return { message: ended, billed };
     }
@@ -310,41 +328,56 @@ export function endsCharged(status: MessageStatus): boolean {
   return messageLifecycle.isFinal(status) && CHARGED.has(status);
 }
 
-/** What settling a message's hold reads: the prices and the hold. */
-export type SettlementRead = { prices: PriceList; reservation: StoredReservation | undefined };
+/**
+ * What settling a message's hold reads: the message, the prices and the hold (on the message's item, or the
+ * Reservation item of a message held before holds were kept there).
+ */
+export type SettlementRead = {
+  message: Message | undefined;
+  prices: PriceList;
+  reservation: StoredReservation | undefined;
+};
 
 /**
- * The settlement's read of message `messageId`, for a batch with the message's own read (a carrier's final receipt
- * reads the three at once, issue 27): the same consistent read `finish` would take right after.
+ * The message with what settling its hold reads, in one consistent BatchGetItem (a carrier's final receipt reads them
+ * at once, issue 27): the same read `finish` would take right after.
  */
 export function settlementRead(organizationId: string, messageId: string): PlannedRead<SettlementRead> {
   // The price list's copy for this message: the one its hold was priced from (core/db/copies.ts).
   const read = combinedRead([
+    messageWithHoldRead(organizationId, messageId),
     Billing.pricesRead(organizationId, messageId),
     Billing.reservationRead(organizationId, messageId),
   ]);
   return {
     keys: read.keys,
     from: (items) => {
-      const [prices, reservation] = read.from(items);
-      return { prices, reservation };
+      const [stored, prices, reservation] = read.from(items);
+      return { message: stored?.message, prices, reservation: stored?.hold ?? reservation };
     },
   };
 }
 
-/** The writes that settle (charged statuses) or release (the others) the hold of a message in its final `status`. */
+/**
+ * The writes that settle (charged statuses) or release (the others) the hold of a message in its final `status`,
+ * and what the ending's own write of the message does to a hold on its item (`HoldChange`).
+ */
 async function settlementPlan(
   organizationId: string,
   message: Message,
   read?: SettlementRead,
-): Promise<{ items: TransactItem[]; outcome: BillingOutcome }> {
+): Promise<{ items: TransactItem[]; outcome: BillingOutcome; hold: HoldChange }> {
   if (message.direction !== "Outbound")
-    return { items: [], outcome: { billingStatus: "NotBillable", billableAmount: "0.0000" } };
-  if (!CHARGED.has(message.status)) return Billing.releaseItems(organizationId, message.id);
-  const kind = message.channel === "Mms" ? "mms" : "sms";
-  // The prices and the hold in one read (or the caller's, taken with the message).
+    return { items: [], outcome: { billingStatus: "NotBillable", billableAmount: "0.0000" }, hold: {} };
+  // The message's hold and the prices in one read (or the caller's, taken with the message).
   const { prices, reservation } = read ?? (await readTogether([settlementRead(organizationId, message.id)]))[0];
-  return Billing.settlement({
+  const hold: HoldChange = reservation?.onOwner
+    ? { remove: [HOLD], condition: where.exists(HOLD) }
+    : { condition: where.absent(HOLD) };
+  if (!CHARGED.has(message.status))
+    return { ...(await Billing.releaseItems(organizationId, message.id, { reservation })), hold };
+  const kind = message.channel === "Mms" ? "mms" : "sms";
+  const settlement = await Billing.settlement({
     read: { reservation },
     organizationId,
     reservationId: message.id,
@@ -355,24 +388,31 @@ async function settlementPlan(
     description: `${kind === "mms" ? "MMS" : `SMS, ${message.segments} segment(s)`} to ${message.toPhoneNumber}`,
     quantity: kind === "mms" ? 1 : message.segments,
   });
+  return { ...settlement, hold };
 }
 
 /** Settles the hold of a message already in its settling status, with its `billingStatus`/`billableAmount`; a no-op when done before. */
 async function settle(organizationId: string, message: Message): Promise<BillingOutcome | undefined> {
-  const { items, outcome } = await settlementPlan(organizationId, message);
+  const { items, outcome, hold } = await settlementPlan(organizationId, message);
   if (items.length === 0) return undefined;
-  const transaction = new Transaction().adopt(...items).update(
-    MESSAGE,
-    messageFieldsUpdate(organizationId, message.id, {
-      billingStatus: outcome.billingStatus,
-      billableAmount: Number(outcome.billableAmount),
-    }),
-  );
+  const transaction = new Transaction()
+    .adopt(...items)
+    .update(
+      MESSAGE,
+      messageFieldsUpdate(
+        organizationId,
+        message.id,
+        { billingStatus: outcome.billingStatus, billableAmount: Number(outcome.billableAmount) },
+        hold,
+      ),
+    );
   try {
     await Billing.commit(transaction);
   } catch (error) {
-    // A concurrent duplicate callback closed the reservation first: nothing left to do.
-    if (error instanceof TransactionConditionFailed && error.failed("reservation")) return undefined;
+    // A concurrent duplicate callback closed the hold first (its Reservation item, or the one on the message): nothing
+    // left to do.
+    if (error instanceof TransactionConditionFailed && (error.failed("reservation") || error.failed(MESSAGE)))
+      return undefined;
     throw error;
   }
   return outcome;

@@ -4,7 +4,7 @@ import "#core/messaging/queue";
 import { reserveForMessage, type BillingDecision } from "#core/messaging/billing-seam";
 import { where } from "#core/db/expression";
 import { combinedRead, nothingToRead, readTogether, type PlannedRead } from "#core/db/items";
-import { Billing, type PriceList } from "#core/billing/index";
+import { Billing, type PriceList, type StoredReservation } from "#core/billing/index";
 import { frequencyCapsRead } from "#core/consent/settings";
 import { messagingConfig } from "#core/messaging/config";
 import { Contacts, type Contact } from "#core/messaging/contacts";
@@ -356,7 +356,7 @@ async function dispatch(
   // Nor does it go there as another free number of the burst (`bookFree`).
   if (handingOver)
     selection.others = selection.others?.filter((option) => option.number.id !== handingOver.fromPhoneNumberId);
-  const billing = await reserveForMessage(organizationId, message, read.prices);
+  const billing = await reserveForMessage(organizationId, message, read);
   if (!billing.allowed) {
     const queued = await queuedFirst(organizationId, message, toQueued);
     return (
@@ -679,12 +679,14 @@ function dispatchRead(
     frequencyCapsRead(organizationId, message.id),
     Billing.pricesRead(organizationId, message.id),
     Conversations.dispatchRead(organizationId, message.conversationId),
+    // A hold taken before holds were kept on the message (a retry in flight across the deploy): it stands.
+    Billing.reservationRead(organizationId, message.id),
   ]);
   return {
     keys: read.keys,
     from: (items) => {
-      const [suppression, caps, prices, { conversation, onlyOutbound }] = read.from(items);
-      return { suppression, caps, prices, conversation, onlyOutbound };
+      const [suppression, caps, prices, { conversation, onlyOutbound }, reservation] = read.from(items);
+      return { suppression, caps, prices, conversation, onlyOutbound, reservation };
     },
   };
 }
@@ -696,6 +698,8 @@ type DispatchReads = {
   conversation: Conversation | undefined;
   /** The conversation has no outbound message but this one (`Conversations.dispatchRead`): nothing waits ahead. */
   onlyOutbound: boolean;
+  /** The message's Reservation item, when it was held before holds were kept on the message itself. */
+  reservation: StoredReservation | undefined;
 };
 
 /**

@@ -3,9 +3,10 @@ import { MessageEntity } from "#core/db/entities/messaging";
 import { where, type Condition } from "#core/db/expression";
 import { withoutKeys } from "#core/db/indexes";
 import { conditionally, oneItem, table, type PlannedRead } from "#core/db/items";
-import type { MessageStatus } from "#core/shared/status";
+import { messageLifecycle, type MessageStatus } from "#core/shared/status";
 import type { Message } from "#core/messaging/model";
 import type { Slot } from "#core/messaging/pacing";
+import type { StoredReservation } from "#core/billing/schemas";
 
 /**
  * Storage of messages: every change is one conditional UpdateItem that names
@@ -83,6 +84,54 @@ export function currentAttempt(providerMessageId: string): { condition: Conditio
   };
 }
 
+/**
+ * The message's hold on the wallet (issue 27), on its own item rather than a Reservation item of its own: `h`, the
+ * units held and the wallet shard they came from, while it is open. The write that ends the message settles or
+ * releases it and removes it, in the same update (so an ended message never holds money, and its settlement writes
+ * one item less). A message held before this version has a Reservation item instead, settled as before.
+ */
+export const HOLD = "h";
+
+/** The open hold of a stored message item, as billing settles it; undefined when it holds none on its item. */
+export function holdOnMessage(item: Record<string, unknown> | undefined): StoredReservation | undefined {
+  const hold = item?.[HOLD] as { u: number; s?: number } | undefined;
+  if (!item || !hold) return undefined;
+  return {
+    reservationId: String(item.id),
+    state: "Reserved",
+    amountUnits: Number(hold.u),
+    relatedEntityType: "Message",
+    ...(hold.s !== undefined ? { walletShard: Number(hold.s) } : {}),
+    onOwner: true,
+  };
+}
+
+/** The open hold on a message's item (consistent), for a hold that could not be taken because one exists. */
+export async function storedHoldOnMessage(
+  organizationId: string,
+  messageId: string,
+): Promise<StoredReservation | undefined> {
+  return holdOnMessage(
+    await MessageEntity.get({ organizationId, id: messageId }, { consistent: true, attributes: ["id", HOLD] }),
+  );
+}
+
+/**
+ * The update that records a message's hold (billing's `HoldOnOwner.record`): only while it holds none, and only a
+ * message not handed over or ended yet (a hold taken after its ending would never be settled).
+ */
+export function messageHoldUpdate(
+  organizationId: string,
+  messageId: string,
+  hold: { amountUnits: number; walletShard?: number },
+) {
+  return MessageEntity.update(
+    { organizationId, id: messageId },
+    { [HOLD]: { u: hold.amountUnits, ...(hold.walletShard !== undefined ? { s: hold.walletShard } : {}) } },
+    { condition: where.all(where.stored(), where.absent(HOLD), where.oneOf("status", ["Pending", "Queued"])) },
+  );
+}
+
 /** The condition a sweep's write of a due message holds: its due entry is still the one the sweep read (`seen`). */
 export function dueEntryClaim(seen: string): { condition: Condition } {
   return { condition: MessageEntity.indexedAt("due", seen) };
@@ -116,13 +165,21 @@ export async function changeMessage(
   return result ? toMessage(result.Attributes!) : undefined;
 }
 
-/** The conditional UpdateItem of a change, to send alone (changeMessage) or inside a transaction with billing writes. */
+/**
+ * The conditional UpdateItem of a change, to send alone (changeMessage) or inside a transaction with billing writes.
+ * A change that ends the message (a final status, or Unknown) without closing its hold holds only while it has none
+ * on its item: the ending that settles it is `MessageLifecycle.finish`, and no other write can leave an ended message
+ * holding money.
+ */
 export function messageUpdate(organizationId: string, messageId: string, change: MessageChange) {
   const set = { ...change.set, modifiedAt: new Date().toISOString() } as Record<string, unknown>;
   if (change.due) set.dueKind = change.due.kind;
   const fields = storedChange(set, change.remove ?? []);
+  const status = change.set.status as MessageStatus | undefined;
+  const ends = status !== undefined && (messageLifecycle.isFinal(status) || status === "Unknown");
+  const unheld = ends && !change.remove?.includes(HOLD) ? where.absent(HOLD) : undefined;
   return MessageEntity.update({ organizationId, id: messageId }, fields.set, {
-    condition: where.all(where.stored(), where.oneOf("status", change.from), change.condition),
+    condition: where.all(where.stored(), where.oneOf("status", change.from), change.condition, unheld),
     remove: [...fields.remove, ...(change.due === null ? ["dueKind"] : [])],
     ...(change.due ? { enter: { due: { dueAt: change.due.at } } } : {}),
     ...(change.due === null ? { leave: ["due"] as const } : {}),
@@ -134,13 +191,30 @@ export function messageFieldsUpdate(
   organizationId: string,
   messageId: string,
   fields: Partial<Record<keyof Message, unknown>>,
+  also: HoldChange = {},
 ) {
   const stored = storedChange(fields);
   return MessageEntity.update({ organizationId, id: messageId }, stored.set, {
-    condition: where.stored(),
-    remove: stored.remove,
+    condition: where.all(where.stored(), also.condition),
+    remove: [...stored.remove, ...(also.remove ?? [])],
   });
 }
+
+/**
+ * What a message's ending does to its own hold (`HOLD`), with the change that settles it: closes it (removes it, on
+ * condition it is still there), or checks it has none (a hold taken since the settlement was planned fails the write,
+ * and the ending is planned again with it).
+ */
+export type HoldChange = { remove?: (typeof HOLD)[]; condition?: Condition };
+
+/** A message and its hold (on its item) in one consistent read, for a batch with other reads. */
+export const messageWithHoldRead = (
+  organizationId: string,
+  messageId: string,
+): PlannedRead<{ message: Message; hold: StoredReservation | undefined } | undefined> =>
+  oneItem(MessageEntity.key({ organizationId, id: messageId }), (item) =>
+    item ? { message: toMessage(item), hold: holdOnMessage(item) } : undefined,
+  );
 
 /**
  * A change of a message's fields as stored: each under its stored name (`storedNames`), a field that reads null when
@@ -168,10 +242,11 @@ export function storedChange(
  * (`throttledAtCarrier`, core/messaging/outbound): a late callback of one never applies to a later attempt, and the hand-off
  * recovery never adopts one as the later attempt's.
  */
-type InternalField = "sweepAttempts" | "waitingBehind" | "heldSlot" | "refusedAttempts";
+type InternalField = "sweepAttempts" | "waitingBehind" | "heldSlot" | "refusedAttempts" | typeof HOLD;
 
 /** Stored beside a message's fields, never shown: its internal fields, its entity and why it is due. */
 const internal = new Set([
+  HOLD,
   "sweepAttempts",
   "waitingBehind",
   "heldSlot",

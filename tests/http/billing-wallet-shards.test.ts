@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { Billing, WalletRefusedError } from "#core/billing/index";
-import { shardsHoldMoney } from "#core/billing/wallet-shards";
+import { shardsHoldMoney, WALLET_SHARDS } from "#core/billing/wallet-shards";
 import { readWalletParts } from "#core/billing/wallet-store";
-import { ReservationEntity } from "#core/db/entities/billing";
+import { ReservationEntity, WalletShardEntity } from "#core/db/entities/billing";
 import { getItems } from "#core/db/items";
 import * as Money from "#core/shared/money";
 import { allLedgerEntries, setAvailableBalance } from "#tests/helpers/billing";
@@ -26,6 +26,18 @@ async function holdsOnShards(org: TestOrganization, reservationIds: string[]): P
     { consistent: true },
   );
   return new Set(holds.filter((item) => item.walletShard !== undefined).map((item) => String(item.reservationId)));
+}
+
+/** Charges counted on the wallet's shards: a charge taken from a shard's hold is counted on the shard (core/billing/usage.ts). */
+async function chargesOnShards(org: TestOrganization): Promise<number> {
+  applyStackEnv();
+  const shards = await getItems(
+    Array.from({ length: WALLET_SHARDS }, (_, shard) =>
+      WalletShardEntity.key({ organizationId: org.organizationId, shard }),
+    ),
+    { consistent: true },
+  );
+  return shards.reduce((sum, shard) => sum + Number(shard.usageCharges ?? 0), 0);
 }
 
 async function expectWalletAddsUp(org: TestOrganization) {
@@ -56,8 +68,8 @@ describe("a wallet split over sub-balances (issue 27)", () => {
     const charged = final.filter((message) => message.billingStatus === "Charged");
     expect(charged).toHaveLength(32);
     expect(final.filter((message) => message.status === "Blocked")).toHaveLength(accepted.length - 32);
-    const acceptedIds = accepted.map((attempt) => String(attempt.body.id));
-    expect((await holdsOnShards(org, acceptedIds)).size).toBeGreaterThan(0);
+    // The messages' holds (kept on the messages since issue 27, gone once settled) were taken from shards.
+    expect(await chargesOnShards(org)).toBeGreaterThan(0);
     expect(await expectWalletAddsUp(org)).toMatchObject({
       balance: "0.0000",
       reservedAmount: "0.0000",

@@ -1,12 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { Outbound } from "#core/messaging/outbound";
-import { changeMessage } from "#core/messaging/store";
+import { changeMessage, storedHoldOnMessage } from "#core/messaging/store";
+import { Billing } from "#core/billing/index";
+import { readTogether } from "#core/db/items";
+import { reserveForMessage } from "#core/messaging/billing-seam";
+import { MessageLifecycle, settlementRead } from "#core/messaging/lifecycle";
+import { storedReservation } from "#core/billing/reservations";
 import { allLedgerEntries } from "#tests/helpers/billing";
 import { addNumber, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
-import { newOrganization } from "#tests/helpers/stack";
+import { applyStackEnv, newOrganization } from "#tests/helpers/stack";
 
 describe("message holds", () => {
-  it("a message canceled after the consumer read it Queued but before its claim gives its hold back (reserved returns to 0)", async () => {
+  it("a message canceled after the consumer read it Queued takes no hold from that consumer (reserved stays 0, nothing is charged)", async () => {
     const org = await newOrganization();
     await addNumber(org);
     const wallet = async () => (await org.request("GET", "/billing/wallet")).body;
@@ -30,7 +35,8 @@ describe("message holds", () => {
     const canceled = await org.request("POST", `/messages/${accepted.body.id}/cancel`, { body: {} });
     expect(canceled.status).toBe(200);
     expect((await wallet()).reservedAmount).toBe("0.0000");
-    // The consumer goes on with its stale read: it takes the hold, then its claim (Queued → Sending) fails.
+    // The consumer goes on with its stale read: its hold is refused (the hold on a message is taken only while it is
+    // Pending or Queued), then its claim (Queued → Sending) fails.
     await Outbound.dispatch(org.organizationId, queued!);
 
     const after = await wallet();
@@ -40,12 +46,85 @@ describe("message holds", () => {
       availableBalance: before.availableBalance,
     });
     const message = (await org.request("GET", `/messages/${accepted.body.id}`)).body;
+    // As any message canceled before it was held: nothing billed.
     expect(message).toMatchObject({
       status: "Canceled",
-      billingStatus: "Released",
-      billableAmount: 0,
+      billingStatus: null,
+      billableAmount: null,
       providerMessageId: null,
     });
     expect((await allLedgerEntries(org)).filter((entry) => entry.messageId === accepted.body.id)).toEqual([]);
+  });
+
+  it("a message held before holds were kept on messages (a Reservation item) is sent and charged from that hold, never held twice", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    applyStackEnv();
+    const wallet = async () => (await org.request("GET", "/billing/wallet")).body;
+    const accepted = await send(org, {
+      to: randomNumber(),
+      body: "held the old way",
+      scheduledFor: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
+    const queued = await changeMessage(org.organizationId, accepted.body.id, {
+      from: ["Scheduled"],
+      set: { status: "Queued", queuedAt: new Date().toISOString() },
+    });
+    // Its hold as the version before took it: a Reservation item keyed by the message id.
+    await Billing.reserve({
+      organizationId: org.organizationId,
+      reservationId: accepted.body.id,
+      amount: "0.0075",
+      relatedEntityType: "Message",
+    });
+    expect((await wallet()).reservedAmount).toBe("0.0075");
+    await Outbound.dispatch(org.organizationId, queued!);
+    expect(await storedHoldOnMessage(org.organizationId, accepted.body.id)).toBeUndefined();
+    expect((await wallet()).reservedAmount).toBe("0.0075");
+
+    const delivered = await waitForMessage(
+      org,
+      accepted.body.id,
+      (message) => message.status === "Delivered" && message.billingStatus === "Charged",
+    );
+    expect(delivered.billableAmount).toBe(0.0075);
+    expect((await storedReservation(org.organizationId, accepted.body.id))?.state).toBe("Settled");
+    expect((await wallet()).reservedAmount).toBe("0.0000");
+    const charges = (await allLedgerEntries(org)).filter((entry) => entry.messageId === accepted.body.id);
+    expect(charges).toHaveLength(1);
+  });
+
+  it("an ending planned from a read taken before the message was held still gives the hold back", async () => {
+    const org = await newOrganization();
+    await addNumber(org);
+    applyStackEnv();
+    const accepted = await send(org, {
+      to: randomNumber(),
+      body: "ends while held",
+      scheduledFor: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    await waitForMessage(org, accepted.body.id, (message) => message.status === "Scheduled");
+    const queued = await changeMessage(org.organizationId, accepted.body.id, {
+      from: ["Scheduled"],
+      set: { status: "Queued", queuedAt: new Date().toISOString() },
+    });
+    const [stale] = await readTogether([settlementRead(org.organizationId, accepted.body.id)]);
+    expect((await reserveForMessage(org.organizationId, queued!)).allowed).toBe(true);
+    expect((await org.request("GET", "/billing/wallet")).body.reservedAmount).not.toBe("0.0000");
+    const ended = await MessageLifecycle.finish(
+      org.organizationId,
+      queued!,
+      { from: ["Queued"], set: { status: "Failed", failedAt: new Date().toISOString() }, due: null },
+      {},
+      stale,
+    );
+    expect(ended?.message.status).toBe("Failed");
+    expect(await storedHoldOnMessage(org.organizationId, accepted.body.id)).toBeUndefined();
+    expect((await org.request("GET", "/billing/wallet")).body.reservedAmount).toBe("0.0000");
+    expect((await org.request("GET", `/messages/${accepted.body.id}`)).body).toMatchObject({
+      status: "Failed",
+      billingStatus: "Released",
+    });
   });
 });
