@@ -95,9 +95,12 @@ export async function markCountingStart(organizationId: string, now = Date.now()
         groupedMarkersFrom: computed.ifAbsent(ahead(groupedMarkersAheadMs)),
       },
     ),
-    ReturnValues: "UPDATED_NEW",
+    ReturnValues: "ALL_NEW",
   });
   const groupedFrom = Number(Attributes?.groupedMarkersFrom);
+  // Never guessed: an event checked under the wrong kind of marker could be counted twice.
+  if (!Number.isFinite(groupedFrom))
+    throw new Error(`No groupedMarkersFrom stored for organization ${organizationId}.`);
   marked.set(organizationId, groupedFrom);
   return groupedFrom;
 }

@@ -31,6 +31,7 @@ import {
   type SettleInput,
   type LedgerEntry,
   type ChargeInput,
+  OwnerMovedOnError,
   WalletRefusedError,
 } from "#core/billing/schemas";
 import { ReservationEntity } from "#core/db/entities/billing";
@@ -184,9 +185,12 @@ async function holdOn(
   } catch (error) {
     if (!(error instanceof TransactionConditionFailed)) throw error;
     if (error.failed("reservation")) {
-      if (input.onOwner)
-        // Held already (a retry of the same send), or its owner moved on and is no longer held for.
-        return (await input.onOwner.stored()) ?? { billingStatus: "NotBillable", billableAmount: "0.0000" };
+      if (input.onOwner) {
+        // Held already (a retry of the same send); else its owner moved on, and nothing may go out unheld for it.
+        const held = await input.onOwner.stored();
+        if (held) return held;
+        throw new OwnerMovedOnError(input.reservationId);
+      }
       const existing = await storedReservation(input.organizationId, input.reservationId);
       if (existing) return outcomeOf(existing);
     }

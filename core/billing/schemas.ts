@@ -167,8 +167,19 @@ export interface HoldOnOwner {
    * (its "reservation" part of the transaction).
    */
   record: (hold: { amountUnits: number; walletShard?: number }) => TransactItem;
-  /** When that condition failed: the outcome of the hold the owner has, or undefined when it has none (it moved on). */
+  /**
+   * When that condition failed: the outcome of the hold the owner has, or undefined when it has none (it moved on:
+   * `OwnerMovedOnError`).
+   */
   stored: () => Promise<BillingOutcome | undefined>;
+}
+
+/** A hold on its owner's item refused because the owner can no longer be held for (ended, or handed over unheld). */
+export class OwnerMovedOnError extends Error {
+  constructor(reservationId: string) {
+    super(`${reservationId} can no longer be held for: it moved on.`);
+    this.name = "OwnerMovedOnError";
+  }
 }
 
 export interface SettleInput {

@@ -2,6 +2,7 @@ import {
   Billing,
   messageCost,
   outcomeOf,
+  OwnerMovedOnError,
   WalletRefusedError,
   type PriceList,
   type BillingOutcome,
@@ -18,7 +19,9 @@ import { messageHoldUpdate, storedHoldOnMessage } from "#core/messaging/store";
 
 export type BillingDecision =
   | { allowed: true; billingStatus?: string; billableAmount?: number }
-  | { allowed: false; billingStatus: string; reason: string };
+  | { allowed: false; billingStatus: string; reason: string }
+  /** The message moved on (ended, or claimed by another) before it could be held: this dispatch has nothing to do. */
+  | { allowed: false; movedOn: true };
 
 /** The wallet's items as a read the send batches with its others (`readTogether`). */
 export const walletRead = (organizationId: string) => Billing.walletRead(organizationId);
@@ -81,6 +84,7 @@ export async function reserveForMessage(
     });
     return decisionOf(outcome);
   } catch (error) {
+    if (error instanceof OwnerMovedOnError) return { allowed: false, movedOn: true };
     if (!(error instanceof WalletRefusedError)) throw error;
     return { allowed: false, billingStatus: error.billingStatus, reason: error.message };
   }

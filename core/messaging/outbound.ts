@@ -357,6 +357,7 @@ async function dispatch(
   if (handingOver)
     selection.others = selection.others?.filter((option) => option.number.id !== handingOver.fromPhoneNumberId);
   const billing = await reserveForMessage(organizationId, message, read);
+  if ("movedOn" in billing) return;
   if (!billing.allowed) {
     const queued = await queuedFirst(organizationId, message, toQueued);
     return (

@@ -116,9 +116,13 @@ export async function storedHoldOnMessage(
   );
 }
 
+/** The statuses of a message not handed to the provider yet: the ones its hold can be taken in. */
+const NOT_HANDED_OVER: MessageStatus[] = ["Pending", "Scheduled", "Queued"];
+
 /**
  * The update that records a message's hold (billing's `HoldOnOwner.record`): only while it holds none, and only a
- * message not handed over or ended yet (a hold taken after its ending would never be settled).
+ * message not handed over or ended yet (a hold taken after its ending would never be settled). A Scheduled one too:
+ * when its time comes it is held and claimed from Scheduled in one dispatch.
  */
 export function messageHoldUpdate(
   organizationId: string,
@@ -128,7 +132,7 @@ export function messageHoldUpdate(
   return MessageEntity.update(
     { organizationId, id: messageId },
     { [HOLD]: { u: hold.amountUnits, ...(hold.walletShard !== undefined ? { s: hold.walletShard } : {}) } },
-    { condition: where.all(where.stored(), where.absent(HOLD), where.oneOf("status", ["Pending", "Queued"])) },
+    { condition: where.all(where.stored(), where.absent(HOLD), where.oneOf("status", NOT_HANDED_OVER)) },
   );
 }
 

@@ -83,8 +83,14 @@ describe("scheduled sends", () => {
     expect(
       await sweepDueMessages({ now: new Date(noon.getTime() + 1_000), organizationId: org.organizationId }),
     ).toMatchObject({ released: 1 });
-    const delivered = await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered");
+    // Held and charged like any send: a scheduled message is held when its time comes, from Scheduled.
+    const delivered = await waitForMessage(
+      org,
+      accepted.body.id,
+      (message) => message.status === "Delivered" && message.billingStatus === "Charged",
+    );
     expect(delivered.queuedAt).toBeTruthy();
+    expect(delivered.billableAmount).toBeGreaterThan(0);
     expect(
       await sweepDueMessages({ now: new Date(noon.getTime() + 2_000), organizationId: org.organizationId }),
     ).toMatchObject({ released: 0 });
@@ -100,8 +106,14 @@ describe("scheduled sends", () => {
       scheduledFor: soon.toISOString(),
       overrideQuietHours: true,
     });
-    const delivered = await waitForMessage(org, accepted.body.id, (message) => message.status === "Delivered", 20_000);
+    const delivered = await waitForMessage(
+      org,
+      accepted.body.id,
+      (message) => message.status === "Delivered" && message.billingStatus === "Charged",
+      20_000,
+    );
     expect(Date.parse(delivered.queuedAt)).toBeGreaterThanOrEqual(soon.getTime() - 1_000);
+    expect(delivered.billableAmount).toBeGreaterThan(0);
   });
 
   it("cancels a scheduled message (canceledAt, cancelReason); 409 once it was sent", async () => {

@@ -35,8 +35,8 @@ describe("message holds", () => {
     const canceled = await org.request("POST", `/messages/${accepted.body.id}/cancel`, { body: {} });
     expect(canceled.status).toBe(200);
     expect((await wallet()).reservedAmount).toBe("0.0000");
-    // The consumer goes on with its stale read: its hold is refused (the hold on a message is taken only while it is
-    // Pending or Queued), then its claim (Queued → Sending) fails.
+    // The consumer goes on with its stale read: its hold is refused (the hold on a message is taken only before it is
+    // handed over or ended), and it stops there.
     await Outbound.dispatch(org.organizationId, queued!);
 
     const after = await wallet();
