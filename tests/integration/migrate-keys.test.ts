@@ -17,7 +17,9 @@ import { histogramUpdate, packHistogram, parseHistogram, rollupUpdate } from "#c
 import { transact, Transaction } from "#core/db/transact";
 import { chain, createAutomation, listRuns, readyToText, waitForRun } from "#tests/helpers/automations";
 import { callEventsOf, waitForCall } from "#tests/helpers/calls";
-import { magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
+import { events as messageEvents, magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
+import { ProviderMessageEntity } from "#core/db/entities/messaging";
+import { AnalyticsCountedEntity } from "#core/db/entities/analytics";
 import { scannedOrganizationItems } from "#tests/helpers/partitions";
 import { intakeByBody, newSource, uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { newOrganization, type TestOrganization } from "#tests/helpers/stack";
@@ -167,6 +169,27 @@ describe("migrate-keys", () => {
       AutomationRunClaimEntity.putAt(
         { organizationId: org.organizationId, automationId: automation.id, triggerEventId: waiting.trigger.eventId },
         { runId: waiting.id, createdAt: waiting.createdAt },
+      ),
+    );
+    // Written as the code before issue 27's fourteenth pass wrote them: the text's provider-id pointer, and a count-once
+    // marker of its own for its Sent event (since, an outbound message keeps no pointer and its events share a marker).
+    await table.put(
+      ProviderMessageEntity.putAt(
+        {
+          organizationId: org.organizationId,
+          provider: String(delivered.provider),
+          providerMessageId: String(delivered.providerMessageId),
+        },
+        { messageId: delivered.id },
+      ),
+    );
+    const sentEvent = (await messageEvents(org, { eventType: "MessageSent" })).find(
+      (event) => event.relatedEntityId === delivered.id,
+    );
+    await table.put(
+      AnalyticsCountedEntity.putAt(
+        { organizationId: org.organizationId, eventId: String(sentEvent!.id) },
+        { expiresAt: Math.floor(Date.now() / 1000) + 7 * 24 * 3600 },
       ),
     );
     const before = await settledItems(org);
