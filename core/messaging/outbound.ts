@@ -197,26 +197,12 @@ async function plan(
       complianceAction = decision.complianceAction ?? complianceAction;
     } else windowChecks = decision.checks ?? [];
   }
-  if (at > now + SLACK_MS) {
-    const scheduledFor = new Date(at).toISOString();
-    const near = at - now <= maxDelaySeconds * 1000;
-    const change = {
-      from: ["Pending", "Scheduled"] as MessageStatus[],
-      set: { status: "Scheduled" as const, scheduledFor, scheduledReason, complianceAction },
-      due: near
-        ? { at: new Date(at + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" as const }
-        : { at: scheduledFor, kind: "Release" as const },
-    };
-    // Its event only when it enters Scheduled or its time moves; a replanned message keeps the one it has.
-    const scheduled =
-      message.status !== "Scheduled" || message.scheduledFor !== scheduledFor
-        ? await MessageLifecycle.move(organizationId, message, change)
-        : await changeMessage(organizationId, message.id, change);
-    if (!scheduled) return;
-    if (near)
-      await publish(MessageSend, organizationId, { messageId: message.id }, { delaySeconds: (at - now) / 1000 });
-    return;
-  }
+  if (at > now + SLACK_MS)
+    return scheduleAt(organizationId, message, at, {
+      from: ["Pending", "Scheduled"],
+      scheduledReason,
+      complianceAction,
+    });
   // Queued now, written when it is first needed (issue 27, h40): with the claim, in one transaction, when the sender's
   // slot is free at once; before anything else that leaves the message waiting or ends it (`queuedFirst`).
   const toQueued: QueuedChange = {
@@ -226,6 +212,47 @@ async function plan(
   // The lead read for quiet hours serves the opt-out check a moment later, as the suppression entry read with the
   // message does.
   await dispatch(organizationId, message, undefined, read, known, toQueued);
+}
+
+/**
+ * Moves a message waiting to be sent to Scheduled at `at` (epoch ms), saying why: back to the queue with a delay when
+ * that is within SQS's 15 minutes, else into the due index for the sweep to release. `from`: the statuses it may be
+ * moved from (with `condition`, and `remove` for what no longer applies once it waits for its time).
+ */
+async function scheduleAt(
+  organizationId: string,
+  message: Message,
+  at: number,
+  {
+    from,
+    scheduledReason,
+    complianceAction,
+    condition,
+    remove,
+  }: Pick<MessageChange, "from" | "condition" | "remove"> & {
+    scheduledReason: Message["scheduledReason"];
+    complianceAction: Message["complianceAction"];
+  },
+): Promise<void> {
+  const now = Date.now();
+  const scheduledFor = new Date(at).toISOString();
+  const near = at - now <= maxDelaySeconds * 1000;
+  const change = {
+    from,
+    ...(condition ? { condition } : {}),
+    ...(remove ? { remove } : {}),
+    set: { status: "Scheduled" as const, scheduledFor, scheduledReason, complianceAction },
+    due: near
+      ? { at: new Date(at + DISPATCH_GRACE_MS).toISOString(), kind: "Dispatch" as const }
+      : { at: scheduledFor, kind: "Release" as const },
+  };
+  // Its event only when it enters Scheduled or its time moves; a replanned message keeps the one it has.
+  const scheduled =
+    message.status !== "Scheduled" || message.scheduledFor !== scheduledFor
+      ? await MessageLifecycle.move(organizationId, message, change)
+      : await changeMessage(organizationId, message.id, change);
+  if (!scheduled) return;
+  if (near) await publish(MessageSend, organizationId, { messageId: message.id }, { delaySeconds: (at - now) / 1000 });
 }
 
 /**
@@ -311,7 +338,23 @@ async function dispatch(
   let complianceChecks: string[] | undefined;
   const read = taken ?? (await readTogether([dispatchRead(organizationId, message)]))[0];
   if (!message.purpose) {
-    const { contact } = await leadContact(organizationId, message, known);
+    known = await leadContact(organizationId, message, known);
+    const { contact } = known;
+    // A message that was already Queued (it waited for its slot, behind its conversation's earlier send, or for a
+    // retry) meets its windows again now: quiet hours may have begun while it waited, and a burst on a slow number
+    // can wait many minutes. One that `plan` queues in this call was checked a moment ago.
+    if (!toQueued && !message.quietHoursOverridden) {
+      const window = await quietHours(organizationId, message, now, contact);
+      if (!window.allowed)
+        return scheduleAt(organizationId, message, Date.parse(window.nextAllowedAt), {
+          from: ["Queued"],
+          condition: where.equals("retryCount", message.retryCount),
+          scheduledReason: window.scheduledReason,
+          complianceAction: window.complianceAction ?? message.complianceAction,
+          // Its slot and its place behind another send are given up; the windows it passed are checked again then.
+          remove: ["heldSlot", "waitingBehind", "complianceChecks"],
+        });
+    }
     // The windows `plan` passed are on the message once it is Queued; until then, only in `toQueued`.
     const checked = toQueued?.set.complianceChecks ?? message.complianceChecks;
     const compliance = await complianceRules(organizationId, { ...message, complianceChecks: checked }, read, contact);

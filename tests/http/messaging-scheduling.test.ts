@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
 import { sweepDueMessages } from "#core/messaging/sweeper";
+import { buyNumber, carrierRequests, onCarrier } from "#tests/helpers/carriers";
 import { addNumber, events, eventsWhen, magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
 
@@ -65,6 +66,71 @@ describe("quiet hours", () => {
       scheduledReason: "RequestedByCaller",
     });
   });
+});
+
+describe("quiet hours begin while a send waits for its slot", () => {
+  it("a burst's sends still queued when the window closes go at its next start, not during quiet hours; a canceled one gives its hold back", async () => {
+    const org = await newOrganization();
+    // The window is open now: from an hour ago until two hours from now (New York, the recipients' zone).
+    const hour = wallTimeAt(Date.now(), "America/New_York").hour;
+    const at = (offset: number) => `${String((hour + offset + 24) % 24).padStart(2, "0")}:00`;
+    await onCarrier(org, "telnyx", { quietHours: { start: at(-1), end: at(2) } });
+    // One send every 5 s: the burst's later messages wait in the queue for their slots.
+    const ours = await buyNumber(org, "212", { messagesPerSecond: 0.2 });
+    const carrierSends = async () =>
+      (await carrierRequests(ours.phoneNumber)).filter(
+        (request) => request.method === "POST" && request.path === "/v2/messages",
+      );
+    const burst: string[] = [];
+    for (let index = 0; index < 4; index++)
+      burst.push((await send(org, { to: randomNumber("212"), body: `burst ${index}` })).body.id);
+    await vi.waitFor(async () => expect((await carrierSends()).length).toBeGreaterThanOrEqual(1), {
+      timeout: 30_000,
+      interval: 100,
+    });
+
+    // The window now opens two hours from now: quiet hours have begun for every send still waiting.
+    await onCarrier(org, "telnyx", { quietHours: { start: at(2), end: at(3) } });
+    const quietFrom = Date.now();
+    const settled = await Promise.all(
+      burst.map((id) =>
+        waitForMessage(org, id, (message) => message.status === "Scheduled" || !!message.providerMessageId, 30_000),
+      ),
+    );
+    const deferred = settled.filter((message) => message.status === "Scheduled");
+    // The first went before; a send whose hand-over was booked (it waits in place, at most two seconds) may still go.
+    expect(deferred.length).toBeGreaterThanOrEqual(2);
+    const nextStart = Date.parse(deferred[0].scheduledFor);
+    expect(wallTimeAt(nextStart, "America/New_York")).toMatchObject({ hour: (hour + 2) % 24, minute: 0 });
+    for (const message of deferred) {
+      expect(message).toMatchObject({ scheduledFor: deferred[0].scheduledFor, queuedAt: expect.any(String) });
+      expect(message.scheduledReason).toMatch(/^Quiet hours: .* in America\/New_York/);
+    }
+    // Nothing reached the carrier once quiet hours had begun but a send already in place; the waiting ones never did.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    const sends = await carrierSends();
+    expect(sends.filter((request) => request.at > quietFrom + 2_500)).toEqual([]);
+    expect(sends).toHaveLength(burst.length - deferred.length);
+    // Each deferral is recorded (MessageScheduled after its MessageQueued), saying why.
+    const scheduledEvents = await eventsWhen(
+      org,
+      { eventType: "MessageScheduled" },
+      (items) => items.length >= deferred.length,
+    );
+    expect(scheduledEvents).toHaveLength(deferred.length);
+    for (const event of scheduledEvents)
+      expect(event).toMatchObject({
+        scheduledFor: deferred[0].scheduledFor,
+        scheduledReason: deferred[0].scheduledReason,
+      });
+
+    // A deferred send kept the hold it took before it waited; canceled, it gives it back.
+    for (const message of deferred) {
+      const canceled = await org.request("POST", `/messages/${message.id}/cancel`, { body: {} });
+      expect(canceled.status).toBe(200);
+      expect(canceled.body).toMatchObject({ status: "Canceled", billingStatus: "Released" });
+    }
+  }, 120_000);
 });
 
 describe("scheduled sends", () => {

@@ -73,6 +73,8 @@ export const updateMessagingSettings = /* @__PURE__ */ defineOperation({
   summary: "Replace the organization's messaging settings",
   description:
     "`quietHours` is the local-time sending window of the recipient (default 08:00-21:00; start inclusive, end exclusive). " +
+    "A text meets it when it is queued and again each time it comes back from waiting for its number's slot or a retry: " +
+    "one still waiting when the window closes is Scheduled for its next start (`scheduledReason` says why). " +
     "A change made at the same moment as another one is a 409 (read the settings again and retry).",
   tag: "Messages",
   auth: "bearer",
