@@ -10,9 +10,12 @@ import { storedNames } from "#core/messaging/store";
  * hand-over first goes first. So before a Queued send takes a slot, it looks at
  * the conversation's messages accepted just before it: while one of them is
  * still waiting to be handed over (Pending or Queued), this one waits behind it.
- * A Scheduled one does not hold it back (a later send may be meant to go
- * sooner, or overrides quiet hours on purpose), nor does one already with the
- * carrier (Sending: the number's hand-over spacing keeps the two apart).
+ * A Scheduled one holds it back only once its time has come (it is about to be
+ * released: a burst that waited in order and was moved to the next window start
+ * together, when quiet hours began, comes back at one instant and must still go
+ * in order); before, it does not (a later send may be meant to go sooner, or
+ * overrides quiet hours on purpose). Nor does one already with the carrier
+ * (Sending: the number's hand-over spacing keeps the two apart).
  *
  * On a number paced in lanes (faster than 10 a second, core/messaging/pacing.ts), two sends take different lanes,
  * whose hand-overs are not ordered, or one lane, whose spacing (200 ms) is no more than a request's own time to the
@@ -49,7 +52,11 @@ export async function conversationAhead(
   message: Message,
   now = Date.now(),
 ): Promise<{ waiting?: WaitingAhead; handingOver?: HandingOver }> {
-  const [claimedAt, numberId] = [storedNames.sendingStartedAt!, storedNames.fromPhoneNumberId!];
+  const [claimedAt, numberId, scheduledFor] = [
+    storedNames.sendingStartedAt!,
+    storedNames.fromPhoneNumberId!,
+    storedNames.scheduledFor!,
+  ];
   const earlier = (
     await Messages.before(organizationId, message.conversationId, message.id, LOOK_BACK, [
       "id",
@@ -59,9 +66,12 @@ export async function conversationAhead(
       "providerMessageId",
       claimedAt,
       numberId,
+      scheduledFor,
     ])
   ).filter((item) => item.direction === "Outbound");
-  const ahead = earlier.filter((item) => WAITING_TO_GO.has(String(item.status))).at(-1);
+  const due = (item: Record<string, unknown>) =>
+    item.status === "Scheduled" && typeof item[scheduledFor] === "string" && Date.parse(item[scheduledFor]) <= now;
+  const ahead = earlier.filter((item) => WAITING_TO_GO.has(String(item.status)) || due(item)).at(-1);
   if (ahead)
     return {
       waiting: {

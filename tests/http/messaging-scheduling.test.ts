@@ -98,7 +98,7 @@ describe("quiet hours begin while a send waits for its slot", () => {
       ),
     );
     const deferred = settled.filter((message) => message.status === "Scheduled");
-    // The first went before; a send whose hand-over was booked (it waits in place, at most two seconds) may still go.
+    // The first went before; a send whose hand-over was already booked (it waits in place) may still go.
     expect(deferred.length).toBeGreaterThanOrEqual(2);
     const nextStart = Date.parse(deferred[0].scheduledFor);
     expect(wallTimeAt(nextStart, "America/New_York")).toMatchObject({ hour: (hour + 2) % 24, minute: 0 });
@@ -106,10 +106,11 @@ describe("quiet hours begin while a send waits for its slot", () => {
       expect(message).toMatchObject({ scheduledFor: deferred[0].scheduledFor, queuedAt: expect.any(String) });
       expect(message.scheduledReason).toMatch(/^Quiet hours: .* in America\/New_York/);
     }
-    // Nothing reached the carrier once quiet hours had begun but a send already in place; the waiting ones never did.
+    // Nothing reached the carrier once quiet hours had begun but a send already in place (its slot within a window
+    // and a second); the waiting ones never did.
     await new Promise((resolve) => setTimeout(resolve, 6_000));
     const sends = await carrierSends();
-    expect(sends.filter((request) => request.at > quietFrom + 2_500)).toEqual([]);
+    expect(sends.filter((request) => request.at > quietFrom + 7_000)).toEqual([]);
     expect(sends).toHaveLength(burst.length - deferred.length);
     // Each deferral is recorded (MessageScheduled after its MessageQueued), saying why.
     const scheduledEvents = await eventsWhen(
@@ -118,11 +119,10 @@ describe("quiet hours begin while a send waits for its slot", () => {
       (items) => items.length >= deferred.length,
     );
     expect(scheduledEvents).toHaveLength(deferred.length);
-    for (const event of scheduledEvents)
-      expect(event).toMatchObject({
-        scheduledFor: deferred[0].scheduledFor,
-        scheduledReason: deferred[0].scheduledReason,
-      });
+    for (const event of scheduledEvents) {
+      expect(event.scheduledFor).toBe(deferred[0].scheduledFor);
+      expect(event.scheduledReason).toMatch(/^Quiet hours: .* in America\/New_York/);
+    }
 
     // A deferred send kept the hold it took before it waited; canceled, it gives it back.
     for (const message of deferred) {
@@ -131,6 +131,43 @@ describe("quiet hours begin while a send waits for its slot", () => {
       expect(canceled.body).toMatchObject({ status: "Canceled", billingStatus: "Released" });
     }
   }, 120_000);
+
+  it("a conversation's two sends moved to the window's next start together reach the carrier in the order they were accepted", async () => {
+    const org = await newOrganization();
+    await onCarrier(org, "telnyx");
+    const ours = await buyNumber(org, "212", { messagesPerSecond: 0.2 });
+    const carrierSends = async () =>
+      (await carrierRequests(ours.phoneNumber)).filter(
+        (request) => request.method === "POST" && request.path === "/v2/messages",
+      );
+    // Another recipient's send takes the number's first slot; the conversation's first waits for the next one, and
+    // its second behind it.
+    const lead = randomNumber("212");
+    await send(org, { to: randomNumber("212"), body: "someone else" });
+    const first = (await send(org, { to: lead, body: "first" })).body.id;
+    const second = (await send(org, { to: lead, body: "second" })).body.id;
+    await vi.waitFor(async () => expect((await carrierSends()).length).toBeGreaterThanOrEqual(1), {
+      timeout: 30_000,
+      interval: 100,
+    });
+    // Quiet hours until the start of a minute 30 to 90 s away (New York): both wait for it, then come back together.
+    const opensAt = Math.ceil((Date.now() + 30_000) / 60_000) * 60_000;
+    const opens = wallTimeAt(opensAt, "America/New_York");
+    const hhmm = (hour: number, minute: number) =>
+      `${String(hour % 24).padStart(2, "0")}:${String(minute).padStart(2, "0")}`;
+    await onCarrier(org, "telnyx", {
+      quietHours: { start: hhmm(opens.hour, opens.minute), end: hhmm(opens.hour + 3, opens.minute) },
+    });
+    for (const id of [first, second])
+      expect(await waitForMessage(org, id, (message) => message.status === "Scheduled", 30_000)).toMatchObject({
+        scheduledFor: new Date(opensAt).toISOString(),
+      });
+
+    for (const id of [first, second]) await waitForMessage(org, id, (message) => !!message.providerMessageId, 150_000);
+    const toLead = (await carrierSends()).filter((request) => (request.body as { to: string }).to === lead);
+    expect(toLead.map((request) => (request.body as { text: string }).text)).toEqual(["first", "second"]);
+    expect(toLead[0]!.at).toBeGreaterThanOrEqual(opensAt - 1_000);
+  }, 240_000);
 });
 
 describe("scheduled sends", () => {
