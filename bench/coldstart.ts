@@ -23,8 +23,11 @@ import deployedPlugins from "../stacks/bundle-plugins.mjs";
  * to it is what our own code and libraries cost like for like. Beside wall time, the
  * CPU time the child spent importing (user + system): on a shared machine a
  * busy neighbour stretches wall time but hardly CPU time, so the CPU ratio is
- * the steadier one. Each floor is sampled three times as often as a handler,
- * since every ratio of its group divides by it. A function the stack bundles
+ * the steadier one. Each handler is sampled in turn with its floor (a, b, a,
+ * b, …), so the drift of a shared machine during a run (a neighbour busy for a
+ * minute) falls on both sides of its ratio alike, not only on the handlers
+ * measured while it lasted (the same-build floor, a secondary figure, is
+ * measured once per set of clients). A function the stack bundles
  * with splitting (`splitting` in stacks/definitions.ts, SST's `nodejs.splitting`)
  * is built as SST builds it (an output directory, chunks named `.mjs`): its size
  * is what a cold start loads (the entry and the chunks it imports statically)
@@ -165,20 +168,29 @@ export async function bundle(
 
 /** Medians over `count` fresh processes importing `file`: wall time and the CPU time of the import (ms). */
 function importMs(file: string, count = samples): { ms: number; cpuMs: number } {
-  const wall: number[] = [];
-  const cpu: number[] = [];
-  const script = `const cpu = process.cpuUsage(); const start = performance.now(); await import(${JSON.stringify(file)}); const used = process.cpuUsage(cpu); console.log(performance.now() - start, (used.user + used.system) / 1000);`;
-  for (let sample = 0; sample < count; sample++) {
-    const output = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
-      env: { ...process.env, TABLE_NAME: "bench", AWS_REGION: "us-east-1", NODE_OPTIONS: "" },
-      encoding: "utf8",
+  return importMsInTurn([file], count)[0]!;
+}
+
+/**
+ * `importMs` of several files sampled in turn (a, b, a, b, …): a ratio of two of them divides times taken in the same
+ * moments, so the machine's drift over a run (a neighbour busy for a minute, the CPU's clock) falls on both alike.
+ */
+function importMsInTurn(files: string[], count = samples): { ms: number; cpuMs: number }[] {
+  const wall: number[][] = files.map(() => []);
+  const cpu: number[][] = files.map(() => []);
+  for (let sample = 0; sample < count; sample++)
+    files.forEach((file, index) => {
+      const script = `const cpu = process.cpuUsage(); const start = performance.now(); await import(${JSON.stringify(file)}); const used = process.cpuUsage(cpu); console.log(performance.now() - start, (used.user + used.system) / 1000);`;
+      const output = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+        env: { ...process.env, TABLE_NAME: "bench", AWS_REGION: "us-east-1", NODE_OPTIONS: "" },
+        encoding: "utf8",
+      });
+      const [ms, cpuMs] = output.trim().split("\n").at(-1)!.split(" ").map(Number);
+      wall[index]!.push(ms!);
+      cpu[index]!.push(cpuMs!);
     });
-    const [ms, cpuMs] = output.trim().split("\n").at(-1)!.split(" ").map(Number);
-    wall.push(ms!);
-    cpu.push(cpuMs!);
-  }
   const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  return { ms: median(wall), cpuMs: median(cpu) };
+  return files.map((_, index) => ({ ms: median(wall[index]!), cpuMs: median(cpu[index]!) }));
 }
 
 /** Every function the stack deploys: its module path without `.handler` (`functions/leads/get`), and whether it is split. */
@@ -203,7 +215,7 @@ export async function coldstartBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "coldstart-"));
   try {
     type Floor = { kb: number; ms: number; cpuMs: number };
-    const floors = new Map<string, Floor & { built: Floor }>();
+    const floors = new Map<string, { kb: number; file: string; built: Floor }>();
     const rows: Row[] = [];
     // `COLDSTART_HANDLERS=a2a/,leads/get` measures only the handlers whose path contains one of the parts.
     const only = process.env.COLDSTART_HANDLERS?.split(",").filter(Boolean);
@@ -225,12 +237,15 @@ export async function coldstartBench(): Promise<void> {
         const builtFloorBundle = await bundle("", builtFloorFile, { fromStdin: floorSource });
         floors.set(key, {
           kb: floorBundle.coldBytes / 1024,
-          ...importMs(floorFile, samples * 3),
+          file: floorFile,
           built: { kb: builtFloorBundle.coldBytes / 1024, ...importMs(builtFloorFile, samples * 3) },
         });
       }
       const floor = floors.get(key)!;
-      const { ms, cpuMs } = importMs(built.entryFile);
+      // The handler and its floor in turn, so their ratio is not the drift between two moments of the run.
+      const [handlerTime, floorTime] = importMsInTurn([built.entryFile, floor.file]);
+      const { ms, cpuMs } = handlerTime!;
+      const { ms: floorMs, cpuMs: floorCpuMs } = floorTime!;
       rows.push({
         handler,
         split: built.split,
@@ -239,10 +254,10 @@ export async function coldstartBench(): Promise<void> {
         ms,
         cpuMs,
         floorKb: floor.kb,
-        floorMs: floor.ms,
-        floorCpuMs: floor.cpuMs,
-        ratio: ms / floor.ms,
-        cpuRatio: cpuMs / floor.cpuMs,
+        floorMs,
+        floorCpuMs,
+        ratio: ms / floorMs,
+        cpuRatio: cpuMs / floorCpuMs,
         builtFloorKb: floor.built.kb,
         builtFloorMs: floor.built.ms,
         builtRatio: ms / floor.built.ms,
