@@ -69,8 +69,13 @@ export async function conversationAhead(
       scheduledFor,
     ])
   ).filter((item) => item.direction === "Outbound");
+  // A message with a purpose (a STOP or HELP answer, an agent alert) is not held behind a text whose time has come:
+  // it answers now, and a text due after a STOP is blocked at its own dispatch anyway.
   const due = (item: Record<string, unknown>) =>
-    item.status === "Scheduled" && typeof item[scheduledFor] === "string" && Date.parse(item[scheduledFor]) <= now;
+    !message.purpose &&
+    item.status === "Scheduled" &&
+    typeof item[scheduledFor] === "string" &&
+    Date.parse(item[scheduledFor]) <= now;
   const ahead = earlier.filter((item) => WAITING_TO_GO.has(String(item.status)) || due(item)).at(-1);
   if (ahead)
     return {
