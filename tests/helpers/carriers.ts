@@ -16,6 +16,14 @@ export async function carrierRequests(containing: string): Promise<RecordedReque
   return (await response.json()) as RecordedRequest[];
 }
 
+/** Telnyx message sends from our number `ours`, in arrival order. */
+export async function telnyxSendsFrom(ours: string): Promise<RecordedRequest[]> {
+  const requests = await carrierRequests(ours);
+  return requests
+    .filter((request) => request.method === "POST" && request.path === "/v2/messages")
+    .sort((a, b) => a.at - b.at);
+}
+
 /** The next sends (messages or calls) to `to` through `carrier` answer these outcomes in order, then are accepted. */
 export async function scriptCarrier(
   carrier: "telnyx" | "twilio",

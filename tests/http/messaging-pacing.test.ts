@@ -6,7 +6,14 @@ import { sweepDueMessages } from "#core/messaging/sweeper";
 import { twilioSignature } from "#core/providers/twilio/signature";
 import { allLedgerEntries } from "#tests/helpers/billing";
 import { writingStatus } from "#tests/helpers/crash";
-import { buyNumber, carrierRequests, onCarrier, scriptCarrier, setTelnyxRecord } from "#tests/helpers/carriers";
+import {
+  buyNumber,
+  carrierRequests,
+  onCarrier,
+  scriptCarrier,
+  setTelnyxRecord,
+  telnyxSendsFrom,
+} from "#tests/helpers/carriers";
 import { queuedOutsideTheStack, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
 import { TWILIO_FAKE, type RecordedRequest } from "#tests/setup/carrier-fakes";
@@ -17,14 +24,6 @@ import { TWILIO_FAKE, type RecordedRequest } from "#tests/setup/carrier-fakes";
  * number's throughput from the carrier's side, with a tolerance of a whole
  * second of sends rather than a wall-clock limit.
  */
-
-/** Telnyx message sends from `ours`, in arrival order. */
-async function sendsFrom(ours: string): Promise<RecordedRequest[]> {
-  const requests = await carrierRequests(ours);
-  return requests
-    .filter((request) => request.method === "POST" && request.path === "/v2/messages")
-    .sort((a, b) => a.at - b.at);
-}
 
 /** The clock second a request reached the carrier in (what a carrier's per-second limit counts). */
 const clockSecond = (request: RecordedRequest) => Math.floor(request.at / 1000);
@@ -146,7 +145,7 @@ describe("per-number pacing", () => {
     }
     for (const id of ids) await waitForMessage(org, id, handedOver, 60_000);
 
-    const sends = await sendsFrom(ours.phoneNumber);
+    const sends = await telnyxSendsFrom(ours.phoneNumber);
     expect(sends.map((request) => request.answered)).toEqual(Array(10).fill(200));
     // The carrier never sees more than the number's 2 a second in any clock second, even when the consumer runs late
     // (each hand-over takes its own time, spaced from the previous one, instead of going with its passed slot).
@@ -177,7 +176,7 @@ describe("per-number pacing", () => {
     expect(second.status).toBe(202);
     for (const id of [first.body.id, second.body.id]) await waitForMessage(org, id, handedOver, 30_000);
 
-    const toContact = (await sendsFrom(ours.phoneNumber)).filter((request) => field(request, "to") === to);
+    const toContact = (await telnyxSendsFrom(ours.phoneNumber)).filter((request) => field(request, "to") === to);
     expect(toContact.map((request) => [field(request, "text"), request.answered])).toEqual([
       ["Hi, it's Sam from Acme", 503],
       ["Hi, it's Sam from Acme", 200],
@@ -197,7 +196,7 @@ describe("per-number pacing", () => {
       burst.push((await send(org, { to: randomNumber("212"), body: `burst ${index}` })).body.id);
     // Two have gone (a slot apart), so the other two were handled seconds ago and wait for their slots in the queue;
     // the next hand-over is about 5 s away.
-    await vi.waitFor(async () => expect((await sendsFrom(ours.phoneNumber)).length).toBeGreaterThanOrEqual(2), {
+    await vi.waitFor(async () => expect((await telnyxSendsFrom(ours.phoneNumber)).length).toBeGreaterThanOrEqual(2), {
       timeout: 30_000,
       interval: 100,
     });
@@ -212,7 +211,7 @@ describe("per-number pacing", () => {
     const next = await send(org, { to: randomNumber("212"), body: "after the burst" });
     for (const id of [...burst, next.body.id]) await waitForMessage(org, id, handedOver, 60_000);
 
-    const sends = await sendsFrom(ours.phoneNumber);
+    const sends = await telnyxSendsFrom(ours.phoneNumber);
     expect(sends.map((request) => request.answered)).toEqual(Array(5).fill(200));
     // Contacts of their own are in no set order; the message posted after the sweeps goes last, each message once.
     expect(sends.map((request) => field(request, "text")).sort()).toEqual([
@@ -257,11 +256,11 @@ describe("per-number pacing", () => {
       retryCount: 1,
     });
 
-    const [refused, resent] = await sendsFrom(throttled.phoneNumber);
+    const [refused, resent] = await telnyxSendsFrom(throttled.phoneNumber);
     expect([refused!.answered, resent!.answered]).toEqual([429, 200]);
     // The number sent nothing for the carrier's Retry-After; the other number sent meanwhile.
     expect(resent!.at - refused!.at).toBeGreaterThanOrEqual(14_900);
-    for (const request of await sendsFrom(other.phoneNumber)) expect(request.at).toBeLessThan(resent!.at);
+    for (const request of await telnyxSendsFrom(other.phoneNumber)) expect(request.at).toBeLessThan(resent!.at);
   }, 90_000);
 
   it("Twilio's 30022 in a send's receipt backs off that number only: the message goes again after the back-off, delivered and charged once, while the pool's other number keeps sending", async () => {
@@ -409,7 +408,7 @@ describe("per-number pacing", () => {
       45_000,
     );
     expect(resent).toMatchObject({ retryCount: 1, errorCode: "40011", fromPhoneNumberId: ours.id });
-    const [first, second] = await sendsFrom(ours.phoneNumber);
+    const [first, second] = await telnyxSendsFrom(ours.phoneNumber);
     expect([first!.answered, second!.answered]).toEqual([200, 200]);
     expect(second!.at - lookedUpAt).toBeGreaterThanOrEqual(4_900);
   }, 90_000);
@@ -426,7 +425,7 @@ describe("per-number pacing", () => {
     // The stack sends the next message of the number meanwhile (another contact), booked one spacing behind.
     const next = await send(org, { to: randomNumber("212"), body: "on time" });
     expect(next.status).toBe(202);
-    await vi.waitFor(async () => expect(await sendsFrom(ours.phoneNumber)).toHaveLength(1), {
+    await vi.waitFor(async () => expect(await telnyxSendsFrom(ours.phoneNumber)).toHaveLength(1), {
       timeout: 60_000,
       interval: 50,
     });
@@ -436,7 +435,7 @@ describe("per-number pacing", () => {
     await dispatching;
     for (const id of [late.id, next.body.id]) await waitForMessage(org, id, handedOver, 30_000);
 
-    const sends = await sendsFrom(ours.phoneNumber);
+    const sends = await telnyxSendsFrom(ours.phoneNumber);
     expect(sends.map((request) => [field(request, "text"), request.answered])).toEqual([
       ["on time", 200],
       ["late", 200],
@@ -464,7 +463,7 @@ describe("per-number pacing", () => {
     stall.release();
     await Promise.all([firstDispatch, secondDispatch]);
 
-    const sends = await sendsFrom(ours.phoneNumber);
+    const sends = await telnyxSendsFrom(ours.phoneNumber);
     expect(sends.map((request) => [field(request, "text"), request.answered])).toEqual([
       ["first", 200],
       ["second", 200],
@@ -480,7 +479,7 @@ describe("per-number pacing", () => {
     await scriptCarrier("telnyx", to, [{ error: { status: 429, code: "10011", detail: "Too many requests" } }]);
     const accepted = await send(org, { to, body: "throttled once" });
     expect(await waitForMessage(org, accepted.body.id, handedOver, 30_000)).toMatchObject({ retryCount: 1 });
-    const [refused, resent] = await sendsFrom(ours.phoneNumber);
+    const [refused, resent] = await telnyxSendsFrom(ours.phoneNumber);
     expect([refused!.answered, resent!.answered]).toEqual([429, 200]);
     expect(resent!.at - refused!.at).toBeGreaterThanOrEqual(4_900);
   });
@@ -530,7 +529,7 @@ describe("per-number pacing", () => {
     expect(await dispatching).toBeInstanceOf(Error);
     await waitForMessage(org, next.body.id, handedOver, 30_000);
 
-    const sends = await sendsFrom(ours.phoneNumber);
+    const sends = await telnyxSendsFrom(ours.phoneNumber);
     expect(sends.map((request) => [field(request, "text"), request.answered])).toEqual([["not held", 200]]);
     // Before, the failing send never passed its turn, and the next one waited until it took it for gone: 10 s after the
     // failing send's booked time (PREDECESSOR_GONE_MS), which came after `startedAt`.
@@ -564,7 +563,7 @@ describe("per-number pacing", () => {
     const lane = Math.floor(0.5 * lanesOf({ phoneNumber: ours.phoneNumber, messagesPerSecond: 50 }).count);
     expect(lane).toBeGreaterThan(0);
     expect([...written].some((pk) => pk.endsWith(`PHONENUMBER#${ours.id}#LANE#${lane}`))).toBe(true);
-    expect(await sendsFrom(ours.phoneNumber)).toHaveLength(1);
+    expect(await telnyxSendsFrom(ours.phoneNumber)).toHaveLength(1);
     // Before, only lane 0's gate wrote it: a short code's sends, nineteen in twenty on other lanes, left it looking unused.
     const number = await org.request("GET", `/phone-numbers/${ours.id}`);
     expect(number.body.lastUsedAt).toEqual(expect.any(String));
@@ -617,11 +616,11 @@ describe("per-number pacing", () => {
       for (const response of accepted) expect(response.status).toBe(202);
     }
     // Read from the carrier's side, not by polling each message (the organization's rate limit counts those).
-    await vi.waitFor(async () => expect(await sendsFrom(ours.phoneNumber)).toHaveLength(120), {
+    await vi.waitFor(async () => expect(await telnyxSendsFrom(ours.phoneNumber)).toHaveLength(120), {
       timeout: 60_000,
       interval: 250,
     });
-    const sends = await sendsFrom(ours.phoneNumber);
+    const sends = await telnyxSendsFrom(ours.phoneNumber);
     expect(sends.map((request) => request.answered)).toEqual(Array(120).fill(200));
     const perSecond = new Map<number, number>();
     for (const request of sends) perSecond.set(clockSecond(request), (perSecond.get(clockSecond(request)) ?? 0) + 1);
@@ -684,7 +683,7 @@ describe("per-number pacing", () => {
     // all read it free and tried "now", and all but one were refused (20–25 of 30 here).
     expect(refusedNow).toBeLessThanOrEqual(3);
     // Read from the carrier's side, not by polling each message (the organization's rate limit counts those).
-    await vi.waitFor(async () => expect(await sendsFrom(ours.phoneNumber)).toHaveLength(30), {
+    await vi.waitFor(async () => expect(await telnyxSendsFrom(ours.phoneNumber)).toHaveLength(30), {
       timeout: 60_000,
       interval: 250,
     });

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
 import { sweepDueMessages } from "#core/messaging/sweeper";
-import { buyNumber, carrierRequests, onCarrier } from "#tests/helpers/carriers";
+import { buyNumber, onCarrier, telnyxSendsFrom } from "#tests/helpers/carriers";
 import { addNumber, events, eventsWhen, magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";
 
@@ -77,10 +77,7 @@ describe("quiet hours begin while a send waits for its slot", () => {
     await onCarrier(org, "telnyx", { quietHours: { start: at(-1), end: at(2) } });
     // One send every 5 s: the burst's later messages wait in the queue for their slots.
     const ours = await buyNumber(org, "212", { messagesPerSecond: 0.2 });
-    const carrierSends = async () =>
-      (await carrierRequests(ours.phoneNumber)).filter(
-        (request) => request.method === "POST" && request.path === "/v2/messages",
-      );
+    const carrierSends = () => telnyxSendsFrom(ours.phoneNumber);
     const burst: string[] = [];
     for (let index = 0; index < 4; index++)
       burst.push((await send(org, { to: randomNumber("212"), body: `burst ${index}` })).body.id);
@@ -136,10 +133,7 @@ describe("quiet hours begin while a send waits for its slot", () => {
     const org = await newOrganization();
     await onCarrier(org, "telnyx");
     const ours = await buyNumber(org, "212", { messagesPerSecond: 0.2 });
-    const carrierSends = async () =>
-      (await carrierRequests(ours.phoneNumber)).filter(
-        (request) => request.method === "POST" && request.path === "/v2/messages",
-      );
+    const carrierSends = () => telnyxSendsFrom(ours.phoneNumber);
     // Another recipient's send takes the number's first slot; the conversation's first waits for the next one, and
     // its second behind it.
     const lead = randomNumber("212");
