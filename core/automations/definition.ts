@@ -61,26 +61,41 @@ const readOnlyFields = [
 
 type ReadOnlyField = (typeof readOnlyFields)[number];
 
-const listOf = <TItem extends v.GenericSchema>(item: TItem, max: number) =>
-  v.optional(v.pipe(v.array(item), v.maxLength(max)), () => []);
+// Annotated (as valibot's own functions are) so that a bundle which never validates a body drops the schemas built
+// with it: a Lambda that only reads automations carries none of the definition's checks.
+/* @__NO_SIDE_EFFECTS__ */
+function listOf<TItem extends v.GenericSchema>(item: TItem, max: number) {
+  return v.optional(v.pipe(v.array(item), v.maxLength(max)), () => []);
+}
 
-const AutomationBodySchema = v.strictObject({
-  id: v.optional(text(64)),
-  name: text(automationLimits.nameLength),
-  description: v.nullish(v.pipe(v.string(), v.trim(), maxChars(automationLimits.descriptionLength))),
-  enabled: v.optional(v.boolean(), false),
-  scope: v.optional(AutomationScopeSchema, "Organization"),
-  visibility: v.optional(AutomationVisibilitySchema, "Organization"),
-  triggers: listOf(TriggerSchema, automationLimits.triggers),
-  conditionGroups: listOf(ConditionGroupSchema, automationLimits.conditionGroups),
-  actions: listOf(ActionSchema, automationLimits.actions),
-  connections: listOf(ConnectionSchema, automationLimits.connections),
-  version: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-  ...(Object.fromEntries(readOnlyFields.map((field) => [field, v.optional(v.unknown())])) as Record<
+/** Each response-only field, accepted as anything. */
+/* @__NO_SIDE_EFFECTS__ */
+function echoedReadOnlyFields() {
+  return Object.fromEntries(readOnlyFields.map((field) => [field, v.optional(v.unknown())])) as Record<
     ReadOnlyField,
     v.OptionalSchema<v.UnknownSchema, undefined>
-  >),
-});
+  >;
+}
+
+// Object.assign rather than a spread, which the bundler keeps as an effect.
+const AutomationBodySchema = v.strictObject(
+  /* @__PURE__ */ Object.assign(
+    {
+      id: v.optional(text(64)),
+      name: text(automationLimits.nameLength),
+      description: v.nullish(v.pipe(v.string(), v.trim(), maxChars(automationLimits.descriptionLength))),
+      enabled: v.optional(v.boolean(), false),
+      scope: v.optional(AutomationScopeSchema, "Organization"),
+      visibility: v.optional(AutomationVisibilitySchema, "Organization"),
+      triggers: listOf(TriggerSchema, automationLimits.triggers),
+      conditionGroups: listOf(ConditionGroupSchema, automationLimits.conditionGroups),
+      actions: listOf(ActionSchema, automationLimits.actions),
+      connections: listOf(ConnectionSchema, automationLimits.connections),
+      version: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+    },
+    echoedReadOnlyFields(),
+  ),
+);
 
 type AutomationBody = v.InferOutput<typeof AutomationBodySchema>;
 

@@ -1,4 +1,4 @@
-import { Automations } from "#core/automations/index";
+import * as Automations from "#core/automations/automations";
 import { endpoint } from "#core/http/endpoint";
 import { getAutomation } from "#core/http/operations/automations";
 

@@ -1,7 +1,8 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { Audit, ListAuditLogSchema } from "#core/audit/index";
-import { AutomationRequestSchema, Automations } from "#core/automations/index";
+import * as Automations from "#core/automations/automations";
+import { AutomationRequestSchema } from "#core/automations/index";
 import { db } from "#core/db/client";
 import { table } from "#core/db/items";
 import { keys } from "#core/db/keys";

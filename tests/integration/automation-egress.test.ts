@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import * as v from "valibot";
 import { rolePermissions, type Actor } from "#core/auth/actor";
 import { AutomationRequestSchema } from "#core/automations/definition";
-import { Automations } from "#core/automations/index";
+import * as Automations from "#core/automations/automations";
 import { executeAction, type ActionContext } from "#core/automations/runs/actions";
 import { ValidationError } from "#core/errors";
 import { newOrganization } from "#tests/helpers/stack";

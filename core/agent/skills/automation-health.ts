@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
-import { Automations, type Automation } from "#core/automations/index";
+import * as Automations from "#core/automations/automations";
+import type { Automation } from "#core/automations/index";
 import { defineSkill } from "#core/agent/skills/skill";
 
 /** Automations read per request at most; beyond that the answer says it is truncated. */

@@ -1,6 +1,7 @@
 import "#core/automations/runs/queue";
 import { systemActor } from "#core/auth/actor";
-import { Automations, type Automation } from "#core/automations/index";
+import * as Automations from "#core/automations/automations";
+import type { Automation } from "#core/automations/index";
 import type { StoredRun } from "#core/automations/runs/model";
 import { ManualRuns } from "#core/automations/runs/manual";
 import { AutomationRunRecords } from "#core/automations/runs/records";
