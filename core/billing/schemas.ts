@@ -87,6 +87,7 @@ export const MAX_TOP_UP = "10000.0000";
 export const AMOUNT = /^(?:0|[1-9]\d*)(?:\.\d{1,4})?$/;
 
 /** A decimal amount (string, or a JSON number) with at most 4 decimals, within [min, max]; one message per field. */
+/* @__NO_SIDE_EFFECTS__ */
 export function amountField(min: { value: string; inclusive: boolean }, max: string) {
   return v.pipe(
     v.union(

@@ -82,6 +82,7 @@ type Changes = Record<string, unknown>;
 /** The composites a read knows (a key builder given fewer yields a prefix); extra ones a builder reads (a shard). */
 type Composites<T> = Partial<T> & Record<string, unknown>;
 
+/* @__NO_SIDE_EFFECTS__ */
 export function defineEntity<T extends object, Identity, Pattern extends string>(
   declaration: EntityDeclaration<T, Identity, Pattern>,
 ) {

@@ -231,6 +231,7 @@ export function dateWindow(ranges: NormalizedQuery["ranges"], field: string): { 
  * write path, so they agree but for items created within the same few
  * milliseconds), or a key that is the value itself (a phone number).
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function keyOrder(prefix: (organizationId: string, context: unknown) => { pk: string; skPrefix: string }) {
   return (organizationId: string, context: unknown, forward: boolean): IndexedPlan => ({
     input: { ...prefixQuery(prefix(organizationId, context)), ScanIndexForward: forward },
@@ -276,6 +277,7 @@ export function listableFields<TItem>(resource: ListResource<TItem>): ListableFi
 }
 
 /** The body of a resource's list operation: the paging query with the resource's field names as enums. */
+/* @__NO_SIDE_EFFECTS__ */
 export function listQuerySchema<TItem>(resource: ListResource<TItem>) {
   return pagingQuerySchema({ name: resource.name, fields: listableFields(resource) });
 }

@@ -11,6 +11,7 @@ export const warmReadMs = 30_000;
  * instances see the change within `warmReadMs`, like a cached source key. An
  * absent item is remembered too (defaults apply) unless `rememberAbsent` is false.
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function warmReads(options: { ttlMs?: number; maxEntries?: number; rememberAbsent?: boolean } = {}) {
   const ttlMs = options.ttlMs ?? warmReadMs;
   const maxEntries = options.maxEntries ?? 1000;

@@ -21,7 +21,10 @@ export type ProblemStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 
 export interface SuccessAnswer {
   status: 200 | 201 | 202 | 204;
   description: string;
-  /** Schema of the response body: the contract documents it, and the implementation must return its output. */
+  /**
+   * Schema of the response body: the contract documents it, and the implementation must return its output. Only the
+   * contract reads it: a deployed function's bundle holds `undefined` here (stacks/bundle-plugins.mjs).
+   */
   schema?: AnySchema;
   /** Defaults to application/json. */
   contentType?: string;
@@ -70,7 +73,7 @@ export interface Operation<
   problems: ProblemStatus[];
   /** Honours the `Idempotency-Key` header (replays the stored answer for 24 h). */
   idempotent?: boolean;
-  /** Example request body for the contract. */
+  /** Example request body for the contract (`undefined` in a deployed function's bundle, as `success.schema`). */
   example?: unknown;
 }
 
@@ -90,6 +93,7 @@ export type OperationSpec<
  * the group, whose method and path it serves: they are stated there only. Bound to the group, not the whole table, so
  * a handler's bundle carries only its module's routes.
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function routedBy<TGroupId extends OperationId>(routes: Record<TGroupId, RouteEntry>) {
   return function defineOperation<
     TId extends TGroupId,
@@ -110,6 +114,7 @@ export function routedBy<TGroupId extends OperationId>(routes: Record<TGroupId, 
  * Declares an operation no route of the table serves: API Gateway's `$default` responder, and probes that test
  * the endpoint chain itself. It states its own method and path.
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function defineUnroutedOperation<
   TAuth extends AuthMode,
   TBody extends AnySchema | undefined = undefined,

@@ -20,6 +20,7 @@ const stringish = (shape: Record<string, unknown>) =>
     v.transform((value) => String(value).trim()),
   );
 
+/* @__NO_SIDE_EFFECTS__ */
 function field<T>(
   valid: (text: string) => boolean,
   message: string,
@@ -69,6 +70,7 @@ export const phone = /* @__PURE__ */ field(
 );
 
 /** Enumerations given in any case, with aliases, answered in PascalCase. */
+/* @__NO_SIDE_EFFECTS__ */
 function choice<T extends string>(aliases: Record<string, T>, label: string) {
   const allowed = [...new Set(Object.values(aliases))];
   const key = (value: string) => value.toLowerCase().replace(/[\s_-]/g, "");

@@ -168,6 +168,7 @@ const bracketKey = /^SourceMetadata\[([^\]]*)\]$/;
 
 type FlatOutput = { [K in keyof typeof flatFields]?: unknown };
 
+/* @__NO_SIDE_EFFECTS__ */
 function flatSchema<TExtra extends v.ObjectEntries>(extra: TExtra) {
   const known = new Set([...Object.keys(flatFields), ...Object.keys(extra)]);
   return v.pipe(

@@ -17,6 +17,7 @@ export type DomainOperation<TSchema extends v.GenericSchema, TResult, TRest exte
  * and the same field errors, whichever way they call it. The edge has already
  * parsed its body with the same schema, which parses its own output unchanged.
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function domainOperation<TSchema extends v.GenericSchema, TResult, TRest extends unknown[]>(
   spec: { input: TSchema; permission: Permission },
   implementation: (actor: Actor, input: v.InferOutput<TSchema>, ...rest: TRest) => Promise<TResult>,

@@ -38,6 +38,7 @@ function fieldName(allowed: readonly string[] | undefined, ability: string, reso
  * operation. Given a resource's listable fields, each field name is an enum,
  * so a schema-valid query names only fields the list can use.
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function pagingQuerySchema(resource?: { name: string; fields: ListableFields }) {
   const names = (ability: keyof ListableFields, verb: string) =>
     fieldName(resource?.fields[ability], verb, resource?.name ?? "");
@@ -98,6 +99,7 @@ export interface Page<TItem> {
 }
 
 /** Documentation schema of a paged result of `item`. */
+/* @__NO_SIDE_EFFECTS__ */
 export function pageSchema<TItem extends v.GenericSchema>(item: TItem) {
   return v.object({
     items: v.pipe(

@@ -161,6 +161,7 @@ function listOptions(expected: string | null): string {
  * merges `jsonSchema` into the field's schema, so a rule valibot cannot express
  * natively (characters counted as code points) still reaches the contract.
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function describedCheck<T>(
   requirement: (value: T) => boolean,
   message: string,
@@ -177,11 +178,13 @@ export function codePoints(text: string): number {
 }
 
 /** At most `max` characters (code points): 128 emoji make a valid 255-character name. */
+/* @__NO_SIDE_EFFECTS__ */
 export function maxChars(max: number, message = `Must be at most ${max} characters.`) {
   return describedCheck<string>((value) => codePoints(value) <= max, message, { maxLength: max });
 }
 
 /** States a string's shape in the contract (pattern, lengths, description) where the checks that follow enforce it in code. */
+/* @__NO_SIDE_EFFECTS__ */
 export function statedShape(jsonSchema: Record<string, unknown>) {
   return describedCheck<string>(() => true, "", jsonSchema);
 }

@@ -22,6 +22,7 @@ export interface Skill<TSchema extends AnySchema = AnySchema> {
 }
 
 /** Declares a skill with its input type inferred from the schema. */
+/* @__NO_SIDE_EFFECTS__ */
 export function defineSkill<TSchema extends AnySchema>(skill: Skill<TSchema>): Skill<TSchema> {
   return skill;
 }

@@ -122,6 +122,7 @@ export const AssignLeadSettingsSchema = settingsSchema(
 
 export const StopSettingsSchema = settingsSchema("Ends the run successfully.", {});
 
+/* @__NO_SIDE_EFFECTS__ */
 function action<const TType extends ActionType, TSettings extends v.GenericSchema<Record<string, unknown>>>(
   type: TType,
   settings: TSettings,

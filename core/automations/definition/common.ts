@@ -8,6 +8,7 @@ import { clockPattern } from "./time.ts";
 import { automationLimits } from "./values.ts";
 
 /** A validation step that reports `problemOf(value)` as the issue message when it returns a sentence. */
+/* @__NO_SIDE_EFFECTS__ */
 export function problemCheck<T>(problemOf: (value: T) => string | undefined) {
   return v.rawCheck<T>(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
@@ -17,6 +18,7 @@ export function problemCheck<T>(problemOf: (value: T) => string | undefined) {
 }
 
 /** Trimmed non-empty string of at most `max` characters. */
+/* @__NO_SIDE_EFFECTS__ */
 export function text(max: number) {
   return v.pipe(v.string(), v.trim(), v.minLength(1), maxChars(max));
 }
@@ -56,6 +58,7 @@ export const ClockTimeSchema = v.pipe(
 );
 
 /** Text with `{{path}}` / `{{path|fallback}}` placeholders over lead fields. */
+/* @__NO_SIDE_EFFECTS__ */
 export function templateSchema(maxLength: number) {
   return v.pipe(
     v.string(),
@@ -80,6 +83,7 @@ export const ScalarSchema = v.union(
  * Settings object of one node type: strict (unknown keys are errors), described for the contract, and optional in
  * the request (`{}` is used when absent, so types whose settings are all optional need none).
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function settingsSchema<const TEntries extends v.ObjectEntries>(description: string, entries: TEntries) {
   return v.pipe(v.strictObject(entries), v.description(description));
 }
@@ -115,6 +119,7 @@ export function humanize(type: string): string {
 }
 
 /** Exactly one of `keys` must be present; reported on the settings object. */
+/* @__NO_SIDE_EFFECTS__ */
 export function exactlyOne<T extends Record<string, unknown>>(keys: readonly (keyof T & string)[]) {
   return problemCheck<T>((settings) => {
     const present = keys.filter((key) => settings[key] !== undefined);

@@ -112,6 +112,7 @@ export const AssignedUserSettingsSchema = settingsSchema(
   { userId: ResourceIdSchema },
 );
 
+/* @__NO_SIDE_EFFECTS__ */
 function condition<
   const TType extends ConditionType,
   const TOperators extends readonly [ConditionOperator, ...ConditionOperator[]],

@@ -125,6 +125,7 @@ export const ManualSettingsSchema = settingsSchema(
   {},
 );
 
+/* @__NO_SIDE_EFFECTS__ */
 function trigger<const TType extends TriggerType, TSettings extends v.GenericSchema<Record<string, unknown>>>(
   type: TType,
   settings: TSettings,

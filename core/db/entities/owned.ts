@@ -10,6 +10,7 @@ export type OwnedRecord = { organizationId: string; id: string } & Record<string
  * by key, and, when `prefix` (its sort-key prefix) is given, as a collection: the organization's items of the kind
  * in id order (ULIDs: creation order).
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function ownedEntity(name: string, key: (organizationId: string, id: string) => Key, prefix?: string) {
   return defineEntity({
     name,
@@ -36,6 +37,7 @@ export function ownedEntity(name: string, key: (organizationId: string, id: stri
  * written when the item is created and removed with it, never moved by an update (the id is its only composite),
  * and an organization holds few such items, so the listing is one partition, not sharded.
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function listedOwnedEntity(
   name: string,
   key: (organizationId: string, id: string) => Key,

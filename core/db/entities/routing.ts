@@ -12,6 +12,7 @@ type Member = { organizationId: string; userId: string };
 type MemberPeriod = Member & { period: string };
 
 /** An item per member of the organization, keyed by their user id. */
+/* @__NO_SIDE_EFFECTS__ */
 function memberEntity(name: string, key: (organizationId: string, userId: string) => Key) {
   return defineEntity({
     name,
@@ -23,6 +24,7 @@ function memberEntity(name: string, key: (organizationId: string, userId: string
 }
 
 /** A member's count of one period (a day, a clock hour) against a cap; it expires after the period. */
+/* @__NO_SIDE_EFFECTS__ */
 function periodCountEntity(name: string, key: (organizationId: string, period: string, userId: string) => Key) {
   return defineEntity({
     name,
