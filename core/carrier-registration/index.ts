@@ -54,203 +54,206 @@ export { TollFreeVerifications } from "#core/carrier-registration/toll-free";
  * suspended); each decision is copied onto the attached numbers
  * (`PhoneNumbers.setRegistration`), which is what sender choice reads.
  */
-export const CarrierRegistration = {
-  /**
-   * `POST /carrier-registration/brand`: submits the brand (again only after a rejection: each submission is billed by
-   * the registry). The submission is stored first (`submissionId`: the Idempotency-Key's, else a new one), then the
-   * carrier asked, then the brand stored with the submission removed; a submission found already stored was cut short,
-   * so the carrier is asked for the brand it created before anything is submitted again.
-   */
-  async registerBrand(actor: Actor, input: BrandRequest, submissionId: string = newId()): Promise<Brand> {
-    const organizationId = actor.organizationId;
-    const existing = await readBrand(organizationId);
-    if (existing?.submissionId === submissionId) return shown(existing); // the same request again: its answer was lost
-    if (existing && existing.status !== "Rejected") {
-      throw new ConflictError(
-        `The organization's brand is already ${existing.status}; only a rejected brand is submitted again.`,
-      );
-    }
-    const { provider } = await registrarOf(organizationId);
-    const submissionKey = keys.tenDlcBrandSubmission(organizationId);
-    const submission = await beginSubmission(submissionKey, submissionId, provider.name, input);
-    const registrar = registrarByName(submission.provider);
-    const { report, details } = await submitOnce(
-      submissionKey,
-      submission,
-      () => registrar.findBrand(submission.details, submission.reference),
-      () => registrar.registerBrand(input, submission.reference),
-      input,
+
+/**
+ * `POST /carrier-registration/brand`: submits the brand (again only after a rejection: each submission is billed by
+ * the registry). The submission is stored first (`submissionId`: the Idempotency-Key's, else a new one), then the
+ * carrier asked, then the brand stored with the submission removed; a submission found already stored was cut short,
+ * so the carrier is asked for the brand it created before anything is submitted again.
+ */
+export async function registerBrand(actor: Actor, input: BrandRequest, submissionId: string = newId()): Promise<Brand> {
+  const organizationId = actor.organizationId;
+  const existing = await readBrand(organizationId);
+  if (existing?.submissionId === submissionId) return shown(existing); // the same request again: its answer was lost
+  if (existing && existing.status !== "Rejected") {
+    throw new ConflictError(
+      `The organization's brand is already ${existing.status}; only a rejected brand is submitted again.`,
     );
-    const now = nowIso();
-    const brand: Brand & { submissionId: string } = {
-      ...details,
-      submissionId: submission.reference,
-      provider: submission.provider,
-      providerBrandId: report.reference,
-      status: "Pending",
-      failureReason: null,
-      vettingScore: null,
-      submittedAt: now,
-      decidedAt: null,
-      checkedAt: null,
-    };
-    await transact([
-      { Put: TenDlcBrandEntity.putAt({ organizationId }, applyBrand(brand, report, now)) },
-      { Delete: { Key: submissionKey } },
-      referenceItem(organizationId, submission.provider, report.reference),
-    ]);
-    await markPending(organizationId, "BRAND", report.status === "Pending");
-    return shown((await readBrand(organizationId))!);
-  },
+  }
+  const { provider } = await registrarOf(organizationId);
+  const submissionKey = keys.tenDlcBrandSubmission(organizationId);
+  const submission = await beginSubmission(submissionKey, submissionId, provider.name, input);
+  const registrar = registrarByName(submission.provider);
+  const { report, details } = await submitOnce(
+    submissionKey,
+    submission,
+    () => registrar.findBrand(submission.details, submission.reference),
+    () => registrar.registerBrand(input, submission.reference),
+    input,
+  );
+  const now = nowIso();
+  const brand: Brand & { submissionId: string } = {
+    ...details,
+    submissionId: submission.reference,
+    provider: submission.provider,
+    providerBrandId: report.reference,
+    status: "Pending",
+    failureReason: null,
+    vettingScore: null,
+    submittedAt: now,
+    decidedAt: null,
+    checkedAt: null,
+  };
+  await transact([
+    { Put: TenDlcBrandEntity.putAt({ organizationId }, applyBrand(brand, report, now)) },
+    { Delete: { Key: submissionKey } },
+    referenceItem(organizationId, submission.provider, report.reference),
+  ]);
+  await markPending(organizationId, "BRAND", report.status === "Pending");
+  return shown((await readBrand(organizationId))!);
+}
 
-  async brand(actor: Actor): Promise<Brand> {
-    const brand = await readBrand(actor.organizationId);
-    if (!brand) throw new NotFoundError("Brand", "of this organization");
-    return shown(brand);
-  },
+export async function brand(actor: Actor): Promise<Brand> {
+  const brand = await readBrand(actor.organizationId);
+  if (!brand) throw new NotFoundError("Brand", "of this organization");
+  return shown(brand);
+}
 
-  /**
-   * `POST /carrier-registration/campaigns`: a campaign of the organization's approved brand, submitted like the brand
-   * (its submission stored first, by the campaign's id: the Idempotency-Key's, else a new one).
-   */
-  async registerCampaign(actor: Actor, input: CampaignRequest, campaignId: string = newId()): Promise<Campaign> {
-    const organizationId = actor.organizationId;
-    const stored = await readCampaign(organizationId, campaignId);
-    if (stored) return withOptOuts(organizationId, stored); // the same request again: its answer was lost
-    const brand = await readBrand(organizationId);
-    if (brand?.status !== "Approved") {
-      throw new ConflictError(
-        brand
-          ? `The brand is ${brand.status}; campaigns are registered once it is Approved.`
-          : "Register the organization's brand first (POST /carrier-registration/brand).",
-      );
-    }
-    const registrar = registrarByName(brand.provider);
-    const submissionKey = keys.tenDlcCampaignSubmission(organizationId, campaignId);
-    const submission = await beginSubmission(submissionKey, campaignId, brand.provider, input);
-    const { report, details } = await submitOnce(
-      submissionKey,
-      submission,
-      async () =>
-        registrar.findCampaign(
-          brand.providerBrandId,
-          submission.details,
-          campaignId,
-          (await readCampaigns(organizationId)).map((campaign) => campaign.providerCampaignId),
-        ),
-      () => registrar.registerCampaign(brand.providerBrandId, input, campaignId),
-      input,
+/**
+ * `POST /carrier-registration/campaigns`: a campaign of the organization's approved brand, submitted like the brand
+ * (its submission stored first, by the campaign's id: the Idempotency-Key's, else a new one).
+ */
+export async function registerCampaign(
+  actor: Actor,
+  input: CampaignRequest,
+  campaignId: string = newId(),
+): Promise<Campaign> {
+  const organizationId = actor.organizationId;
+  const stored = await readCampaign(organizationId, campaignId);
+  if (stored) return withOptOuts(organizationId, stored); // the same request again: its answer was lost
+  const brand = await readBrand(organizationId);
+  if (brand?.status !== "Approved") {
+    throw new ConflictError(
+      brand
+        ? `The brand is ${brand.status}; campaigns are registered once it is Approved.`
+        : "Register the organization's brand first (POST /carrier-registration/brand).",
     );
-    const now = nowIso();
-    const campaign: StoredCampaign = {
-      id: campaignId,
-      ...details,
-      provider: brand.provider,
-      providerCampaignId: report.reference,
-      status: "Pending",
-      failureReason: null,
-      phoneNumberIds: [],
-      submittedAt: now,
-      decidedAt: null,
-      checkedAt: null,
-    };
-    const submitted = applyCampaign(campaign, report, now);
-    // The numbers are a string set, added to as they are attached (DynamoDB stores no empty set).
-    const { phoneNumberIds: _none, ...item } = submitted;
-    await transact([
-      { Put: TenDlcCampaignEntity.putAt({ organizationId, id: campaign.id }, item) },
-      { Delete: { Key: submissionKey } },
-      referenceItem(organizationId, brand.provider, registrationKey(report.reference)),
-    ]);
-    await markPending(organizationId, `CAMPAIGN#${campaign.id}`, submitted.status !== "Rejected");
-    return withOptOuts(organizationId, submitted);
-  },
-
-  async campaigns(actor: Actor): Promise<{ items: Campaign[] }> {
-    return {
-      items: await Promise.all(
-        (await readCampaigns(actor.organizationId)).map((campaign) => withOptOuts(actor.organizationId, campaign)),
+  }
+  const registrar = registrarByName(brand.provider);
+  const submissionKey = keys.tenDlcCampaignSubmission(organizationId, campaignId);
+  const submission = await beginSubmission(submissionKey, campaignId, brand.provider, input);
+  const { report, details } = await submitOnce(
+    submissionKey,
+    submission,
+    async () =>
+      registrar.findCampaign(
+        brand.providerBrandId,
+        submission.details,
+        campaignId,
+        (await readCampaigns(organizationId)).map((campaign) => campaign.providerCampaignId),
       ),
-    };
-  },
+    () => registrar.registerCampaign(brand.providerBrandId, input, campaignId),
+    input,
+  );
+  const now = nowIso();
+  const campaign: StoredCampaign = {
+    id: campaignId,
+    ...details,
+    provider: brand.provider,
+    providerCampaignId: report.reference,
+    status: "Pending",
+    failureReason: null,
+    phoneNumberIds: [],
+    submittedAt: now,
+    decidedAt: null,
+    checkedAt: null,
+  };
+  const submitted = applyCampaign(campaign, report, now);
+  // The numbers are a string set, added to as they are attached (DynamoDB stores no empty set).
+  const { phoneNumberIds: _none, ...item } = submitted;
+  await transact([
+    { Put: TenDlcCampaignEntity.putAt({ organizationId, id: campaign.id }, item) },
+    { Delete: { Key: submissionKey } },
+    referenceItem(organizationId, brand.provider, registrationKey(report.reference)),
+  ]);
+  await markPending(organizationId, `CAMPAIGN#${campaign.id}`, submitted.status !== "Rejected");
+  return withOptOuts(organizationId, submitted);
+}
 
-  async campaign(actor: Actor, campaignId: string): Promise<Campaign> {
-    const campaign = await readCampaign(actor.organizationId, campaignId);
-    if (!campaign) throw new NotFoundError("Campaign", campaignId);
-    return withOptOuts(actor.organizationId, campaign);
-  },
+export async function campaigns(actor: Actor): Promise<{ items: Campaign[] }> {
+  return {
+    items: await Promise.all(
+      (await readCampaigns(actor.organizationId)).map((campaign) => withOptOuts(actor.organizationId, campaign)),
+    ),
+  };
+}
 
-  /**
-   * `PUT /phone-numbers/{phoneNumberId}/campaign`: attaches a number to an
-   * approved campaign at the carrier, then here (moving it off any other
-   * campaign). Repeating it is harmless (the carriers accept the same assignment).
-   */
-  async attachNumber(actor: Actor, phoneNumberId: string, campaignId: string): Promise<PhoneNumber> {
-    const organizationId = actor.organizationId;
-    const [campaign, number, previous] = await Promise.all([
-      CarrierRegistration.campaign(actor, campaignId),
-      PhoneNumbers.atCarrier(organizationId, phoneNumberId),
-      PhoneNumbers.fromId(actor, phoneNumberId),
-    ]);
-    if (!number) throw new NotFoundError("Phone number", phoneNumberId);
-    if (campaign.status !== "Approved")
-      throw new ConflictError(`The campaign is ${campaign.status}; numbers are attached once it is Approved.`);
-    if (parsePhone(number.phoneNumber)?.tollFree)
-      throw new UnprocessableError(
-        `${number.phoneNumber} is toll-free: carriers take no toll-free number on a 10DLC campaign; verify it instead (POST /phone-numbers/${phoneNumberId}/toll-free-verification).`,
-      );
-    if (number.provider && number.provider !== campaign.provider) {
-      throw new UnprocessableError(
-        `${number.phoneNumber} is held at ${number.provider}, the campaign is registered at ${campaign.provider}.`,
-      );
-    }
-    await atCarrier(() => registrarByName(campaign.provider).assignNumber(campaign.providerCampaignId, number));
-    const formerCampaignId = previous.registration?.campaignId;
-    if (formerCampaignId && formerCampaignId !== campaignId)
-      await updateNumbers(organizationId, formerCampaignId, "DELETE", phoneNumberId);
-    await updateNumbers(organizationId, campaignId, "ADD", phoneNumberId);
-    await PhoneNumbers.setRegistration(organizationId, phoneNumberId, {
-      kind: "TenDlcCampaign",
-      campaignId,
-      status: campaign.status,
-    });
-    return PhoneNumbers.fromId(actor, phoneNumberId);
-  },
+export async function campaign(actor: Actor, campaignId: string): Promise<Campaign> {
+  const campaign = await readCampaign(actor.organizationId, campaignId);
+  if (!campaign) throw new NotFoundError("Campaign", campaignId);
+  return withOptOuts(actor.organizationId, campaign);
+}
 
-  /**
-   * `POST /webhooks/{provider}/registration`: a carrier's registration status event (signature checked first: 403).
-   * It names a brand or campaign by the carrier's reference; the organization it belongs to is read again at the
-   * carrier at once (the same refresh as the poll's, so the stored status is always the carrier's own answer, never
-   * the event's words), which records `CarrierRegistrationUpdated` for each change. A reference we do not know is ignored.
-   */
-  async statusCallback(providerName: string, request: WebhookRequest): Promise<void> {
-    const provider = verifiedRegisteringProvider(providerName, request);
-    const named = provider.registration?.parseStatusCallback(request) ?? [];
-    const organizations = new Set<string>();
-    for (const key of named) {
-      const Item = await TenDlcReferenceEntity.get({ provider: provider.name, key }, { consistent: true });
-      if (typeof Item?.organizationId === "string") organizations.add(Item.organizationId);
-    }
-    for (const organizationId of organizations) await refreshOrganization(organizationId);
-  },
+/**
+ * `PUT /phone-numbers/{phoneNumberId}/campaign`: attaches a number to an
+ * approved campaign at the carrier, then here (moving it off any other
+ * campaign). Repeating it is harmless (the carriers accept the same assignment).
+ */
+export async function attachNumber(actor: Actor, phoneNumberId: string, campaignId: string): Promise<PhoneNumber> {
+  const organizationId = actor.organizationId;
+  const [named, number, previous] = await Promise.all([
+    campaign(actor, campaignId),
+    PhoneNumbers.atCarrier(organizationId, phoneNumberId),
+    PhoneNumbers.fromId(actor, phoneNumberId),
+  ]);
+  if (!number) throw new NotFoundError("Phone number", phoneNumberId);
+  if (named.status !== "Approved")
+    throw new ConflictError(`The campaign is ${named.status}; numbers are attached once it is Approved.`);
+  if (parsePhone(number.phoneNumber)?.tollFree)
+    throw new UnprocessableError(
+      `${number.phoneNumber} is toll-free: carriers take no toll-free number on a 10DLC campaign; verify it instead (POST /phone-numbers/${phoneNumberId}/toll-free-verification).`,
+    );
+  if (number.provider && number.provider !== named.provider) {
+    throw new UnprocessableError(
+      `${number.phoneNumber} is held at ${number.provider}, the campaign is registered at ${named.provider}.`,
+    );
+  }
+  await atCarrier(() => registrarByName(named.provider).assignNumber(named.providerCampaignId, number));
+  const formerCampaignId = previous.registration?.campaignId;
+  if (formerCampaignId && formerCampaignId !== campaignId)
+    await updateNumbers(organizationId, formerCampaignId, "DELETE", phoneNumberId);
+  await updateNumbers(organizationId, campaignId, "ADD", phoneNumberId);
+  await PhoneNumbers.setRegistration(organizationId, phoneNumberId, {
+    kind: "TenDlcCampaign",
+    campaignId,
+    status: named.status,
+  });
+  return PhoneNumbers.fromId(actor, phoneNumberId);
+}
 
-  /** `POST /carrier-registration/refresh`: asks the carrier now about the pending brand and every campaign not rejected. */
-  async refresh(actor: Actor): Promise<RegistrationOverview> {
-    return refreshOrganization(actor.organizationId);
-  },
+/**
+ * `POST /webhooks/{provider}/registration`: a carrier's registration status event (signature checked first: 403).
+ * It names a brand or campaign by the carrier's reference; the organization it belongs to is read again at the
+ * carrier at once (the same refresh as the poll's, so the stored status is always the carrier's own answer, never
+ * the event's words), which records `CarrierRegistrationUpdated` for each change. A reference we do not know is ignored.
+ */
+export async function statusCallback(providerName: string, request: WebhookRequest): Promise<void> {
+  const provider = verifiedRegisteringProvider(providerName, request);
+  const named = provider.registration?.parseStatusCallback(request) ?? [];
+  const organizations = new Set<string>();
+  for (const key of named) {
+    const Item = await TenDlcReferenceEntity.get({ provider: provider.name, key }, { consistent: true });
+    if (typeof Item?.organizationId === "string") organizations.add(Item.organizationId);
+  }
+  for (const organizationId of organizations) await refreshOrganization(organizationId);
+}
 
-  /** The `carrierRegistrationPoll` schedule: every organization with a pending brand or a live campaign, one after another. */
-  async refreshPending(): Promise<{ organizations: number; failed: number }> {
-    const pending = await queryAll(TenDlcPendingEntity.query("collection", {}));
-    const organizations = [...new Set(pending.map((item) => String(item.sk).split("#")[0]!))];
-    let failed = 0;
-    for (const organizationId of organizations) {
-      // One carrier failing for one organization must not stop the others; the next run asks again.
-      await refreshOrganization(organizationId).catch(() => failed++);
-    }
-    return { organizations: organizations.length, failed };
-  },
-};
+/** `POST /carrier-registration/refresh`: asks the carrier now about the pending brand and every campaign not rejected. */
+export async function refresh(actor: Actor): Promise<RegistrationOverview> {
+  return refreshOrganization(actor.organizationId);
+}
+
+/** The `carrierRegistrationPoll` schedule: every organization with a pending brand or a live campaign, one after another. */
+export async function refreshPending(): Promise<{ organizations: number; failed: number }> {
+  const pending = await queryAll(TenDlcPendingEntity.query("collection", {}));
+  const organizations = [...new Set(pending.map((item) => String(item.sk).split("#")[0]!))];
+  let failed = 0;
+  for (const organizationId of organizations) {
+    // One carrier failing for one organization must not stop the others; the next run asks again.
+    await refreshOrganization(organizationId).catch(() => failed++);
+  }
+  return { organizations: organizations.length, failed };
+}
 
 async function refreshOrganization(organizationId: string): Promise<RegistrationOverview> {
   let [brand, campaigns] = await Promise.all([readBrand(organizationId), readCampaigns(organizationId)]);

@@ -1,4 +1,4 @@
-import { CarrierRegistration } from "#core/carrier-registration/index";
+import * as CarrierRegistration from "#core/carrier-registration/index";
 import { endpoint } from "#core/http/endpoint";
 import { refreshCarrierRegistration } from "#core/http/operations/carrier-registration";
 

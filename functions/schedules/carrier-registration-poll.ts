@@ -1,4 +1,4 @@
-import { CarrierRegistration } from "#core/carrier-registration/index";
+import * as CarrierRegistration from "#core/carrier-registration/index";
 import { scheduledJob } from "#core/maintenance/schedule-runs";
 
 /** EventBridge, every 15 minutes: the registry's decision on each pending 10DLC brand and campaign. */

@@ -1,4 +1,4 @@
-import { CarrierRegistration } from "#core/carrier-registration/index";
+import * as CarrierRegistration from "#core/carrier-registration/index";
 import { publicEndpoint } from "#core/http/public-endpoint";
 import { registrationStatusWebhook } from "#core/http/operations/webhooks";
 import { emptyTwiml, providerWebhookOptions, webhookRequest } from "#core/http/webhook-request";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CarrierRegistration } from "#core/carrier-registration/index";
+import * as CarrierRegistration from "#core/carrier-registration/index";
 import { Outbound } from "#core/messaging/outbound";
 import { storedSettingsItem } from "#core/messaging/settings-item";
 import {
