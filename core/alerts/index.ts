@@ -5,7 +5,7 @@ import { LeadReads } from "#core/leads/reads";
 import { leadLabel } from "#core/leads/assignment";
 import { sendMail } from "#core/mail/index";
 import { Conversations } from "#core/messaging/conversations";
-import { Messages } from "#core/messaging/messages";
+import * as Messages from "#core/messaging/messages";
 import { logger } from "#core/observability/index";
 import { reachableAgent } from "#core/routing/reachable";
 import { derivedId } from "#core/shared/ids";

@@ -1,6 +1,6 @@
 import { type Call } from "#core/calls/model";
 import { find as findCall } from "#core/calls/queries";
-import { Messages } from "#core/messaging/messages";
+import * as Messages from "#core/messaging/messages";
 import {
   Billing,
   HOLD_CHECK_AFTER_MS,

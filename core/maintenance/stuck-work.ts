@@ -1,5 +1,5 @@
 import { Calls } from "#core/calls/index";
-import { Messages } from "#core/messaging/messages";
+import * as Messages from "#core/messaging/messages";
 import { dueEntries } from "#core/db/due";
 import { MessageEntity } from "#core/db/entities/messaging";
 import { CallEntity } from "#core/db/entities/calls";

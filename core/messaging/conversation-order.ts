@@ -1,4 +1,4 @@
-import { Messages } from "#core/messaging/messages";
+import * as Messages from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
 import { storedNames } from "#core/messaging/store";
 

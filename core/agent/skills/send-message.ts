@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { defineSkill, quotedIn, ulidInText } from "#core/agent/skills/skill";
-import { Messages } from "#core/messaging/messages";
+import * as Messages from "#core/messaging/messages";
 
 /**
  * Texts a lead through `Messages.send`, the pipeline behind `POST /messages`:

@@ -20,7 +20,8 @@ import { isFinal, runWithAutomationRead, StaleRunError, Versions } from "#core/a
 import type { LeadConsentState } from "#core/consent/index";
 import { nothingToRead, readAlone, readTogether, type PlannedRead } from "#core/db/items";
 import { consentStateOf } from "#core/leads/consent";
-import { Messages, type PreparedSend } from "#core/messaging/messages";
+import * as Messages from "#core/messaging/messages";
+import type { PreparedSend } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
 import { LeadReads, toLead } from "#core/leads/reads";
 import type { Lead } from "#core/leads/schemas";

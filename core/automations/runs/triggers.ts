@@ -7,7 +7,7 @@
 import { logger } from "#core/observability/index";
 import { AutomationScheduled } from "#core/automations/runs/queue";
 import "#core/automations/runs/queue";
-import { Messages } from "#core/messaging/messages";
+import * as Messages from "#core/messaging/messages";
 import type { ScheduleSettings, Trigger, TriggerType } from "#core/automations/definition";
 import { Engine, type TriggerEvent } from "#core/automations/runs/engine";
 import { runFirstStep } from "#core/automations/runs/step";

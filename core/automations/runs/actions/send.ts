@@ -9,7 +9,7 @@ import { WalletRefusedError } from "#core/billing/schemas";
 import type { ConsentBasis } from "#core/consent/basis";
 import { isConditionFailed } from "#core/db/items";
 import { DomainError, ValidationError } from "#core/errors";
-import { Messages } from "#core/messaging/messages";
+import * as Messages from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
 
 export const sendSms: Perform<"SendSms"> = (context, settings) =>
