@@ -6,7 +6,8 @@ import { printTable } from "#bench/measure";
 import type { BenchContext } from "#bench/run";
 import { db, tableName } from "#core/db/client";
 import { eventItem } from "#core/events/index";
-import { leadItem, Leads, type Lead } from "#core/leads/index";
+import * as Leads from "#core/leads/index";
+import { leadItem, type Lead } from "#core/leads/index";
 import {
   measureScope,
   sequentialDepth,

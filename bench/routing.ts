@@ -1,5 +1,5 @@
 import { systemActor } from "#core/auth/actor";
-import { Leads } from "#core/leads/index";
+import * as Leads from "#core/leads/index";
 import { startMeasuring, type Measurement } from "#core/observability/call-count";
 import { Routing } from "#core/routing/index";
 import { Sources } from "#core/sources/index";

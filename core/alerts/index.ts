@@ -1,7 +1,7 @@
 import { systemActor } from "#core/auth/actor";
 import { config } from "#core/config";
 import { DomainError } from "#core/errors";
-import { LeadReads } from "#core/leads/reads";
+import * as LeadReads from "#core/leads/reads";
 import { leadLabel } from "#core/leads/assignment";
 import { sendMail } from "#core/mail/index";
 import { Conversations } from "#core/messaging/conversations";

@@ -16,7 +16,7 @@ import { Contacts } from "#core/messaging/contacts";
 import { consentBasisForContact } from "#core/leads/consent";
 import { callRules } from "#core/calls/contact-rules";
 import { passedCheck } from "#core/consent/contact-rules";
-import { LeadReads } from "#core/leads/reads";
+import * as LeadReads from "#core/leads/reads";
 import { reachableAgent } from "#core/routing/reachable";
 import { initiatorOf, type ConsentBasis } from "#core/consent/basis";
 import { Conversations } from "#core/messaging/conversations";

@@ -5,7 +5,7 @@ import { ConsentBasisSchema, consentPolicies } from "#core/consent/basis";
 import { Consent, ConsentEvidenceSchema } from "#core/consent/index";
 import { listEvents } from "#core/events/list";
 import { leadConsentState } from "#core/leads/consent";
-import { LeadReads } from "#core/leads/reads";
+import * as LeadReads from "#core/leads/reads";
 import { findMessage } from "#core/messaging/message-reads";
 
 const nullableString = v.nullable(v.string());

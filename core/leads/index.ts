@@ -13,7 +13,10 @@ import { newId } from "#core/shared/ids";
 import { parsePhone } from "#core/shared/phone";
 import { Sources } from "#core/sources/index";
 import { countMetric, currentCorrelationId } from "#core/observability/index";
-import { LeadReads } from "#core/leads/reads";
+import * as LeadReads from "#core/leads/reads";
+
+// The reads, for a caller that also writes (`Leads.find`); one that only reads imports core/leads/reads.
+export { idByPhone, fromId, itemRead, find } from "#core/leads/reads";
 
 export * from "#core/leads/schemas";
 export { toLead } from "#core/leads/reads";
@@ -38,91 +41,92 @@ export interface IntakeResult {
 }
 
 /** Leads of an organization: intake, reads and listing. Processing lives in core/leads/processing. */
-export const Leads = {
-  ...LeadReads,
 
-  countingFacts: leadCountingFacts,
+export { leadCountingFacts as countingFacts };
 
-  assignFields: (organizationId: string, lead: Lead, fields: Record<string, string | number | boolean | null>) =>
-    assignLeadFields(organizationId, lead, fields),
+export const assignFields = (
+  organizationId: string,
+  lead: Lead,
+  fields: Record<string, string | number | boolean | null>,
+) => assignLeadFields(organizationId, lead, fields);
 
-  /**
-   * Stores a lead as Pending; the table's stream queues it for processing (the
-   * intake outbox, core/leads/outbox.ts), so the answer means the lead is durably
-   * stored and will be processed, after two round trips (limit, put). A repeat of a seller id
-   * (SellerLeadId or ExternalId) from the same source returns the first lead;
-   * the claim is a conditional write in the same transaction, so two concurrent
-   * posts cannot both create one.
-   */
-  async intake(actor: Actor, input: Partial<LeadWrite>, context: IntakeContext): Promise<IntakeResult> {
-    const stored = context.leadId ? await Leads.find(actor.organizationId, context.leadId) : undefined;
-    if (stored) return { lead: stored, created: true };
-    const sourceId = await sourceOf(actor, input.sourceId);
-    // A source-key caller's source was read when its key was checked; others name theirs in the body.
-    const source = !sourceId
-      ? undefined
-      : actor.source?.id === sourceId
-        ? actor.source
-        : await Sources.settings(actor.organizationId, sourceId);
-    if (sourceId && !source) {
-      throw new ValidationError("The lead names an unknown source.", [
-        { pointer: "/sourceId", detail: `No source ${sourceId} in this organization.` },
-      ]);
-    }
-    const lead = newLead(actor, input, source, context.leadId);
-    const claims = sellerClaims(sourceId, lead);
-    // The request's correlation id travels with the stored lead to the outbox that queues it.
-    const correlationId = currentCorrelationId();
-    // A Jornaya LeadiD token is kept beside the lead (not in its spec'd metadata) until processing files it as evidence.
-    const jornayaLeadId = input.metadata?.jornayaLeadId;
-    const put = LeadEntity.create(
-      { ...lead, organizationId: actor.organizationId },
-      {
-        // Its source's consent policy governs sends from the moment it is stored, not from processing: a text to a
-        // lead still Pending is refused like one to a processed lead without consent (processing writes it again).
-        consentPolicy: source?.consentPolicy ?? "allow",
-        ...(correlationId ? { correlationId } : {}),
-        ...(jornayaLeadId ? { jornayaLeadId } : {}),
-      },
-    );
-    try {
-      if (claims.length === 0) {
-        await table.put(put);
-      } else {
-        const transaction = new Transaction().put("lead", put);
-        for (const claim of claims) {
-          transaction.put(
-            claimPart(claim),
-            LeadClaimEntity.create({
-              organizationId: actor.organizationId,
-              claim,
-              leadId: lead.id,
-              claimedAt: lead.createdAt,
-            }),
-          );
-        }
-        await transact(transaction);
+/**
+ * Stores a lead as Pending; the table's stream queues it for processing (the
+ * intake outbox, core/leads/outbox.ts), so the answer means the lead is durably
+ * stored and will be processed, after two round trips (limit, put). A repeat of a seller id
+ * (SellerLeadId or ExternalId) from the same source returns the first lead;
+ * the claim is a conditional write in the same transaction, so two concurrent
+ * posts cannot both create one.
+ */
+export async function intake(actor: Actor, input: Partial<LeadWrite>, context: IntakeContext): Promise<IntakeResult> {
+  const stored = context.leadId ? await LeadReads.find(actor.organizationId, context.leadId) : undefined;
+  if (stored) return { lead: stored, created: true };
+  const sourceId = await sourceOf(actor, input.sourceId);
+  // A source-key caller's source was read when its key was checked; others name theirs in the body.
+  const source = !sourceId
+    ? undefined
+    : actor.source?.id === sourceId
+      ? actor.source
+      : await Sources.settings(actor.organizationId, sourceId);
+  if (sourceId && !source) {
+    throw new ValidationError("The lead names an unknown source.", [
+      { pointer: "/sourceId", detail: `No source ${sourceId} in this organization.` },
+    ]);
+  }
+  const lead = newLead(actor, input, source, context.leadId);
+  const claims = sellerClaims(sourceId, lead);
+  // The request's correlation id travels with the stored lead to the outbox that queues it.
+  const correlationId = currentCorrelationId();
+  // A Jornaya LeadiD token is kept beside the lead (not in its spec'd metadata) until processing files it as evidence.
+  const jornayaLeadId = input.metadata?.jornayaLeadId;
+  const put = LeadEntity.create(
+    { ...lead, organizationId: actor.organizationId },
+    {
+      // Its source's consent policy governs sends from the moment it is stored, not from processing: a text to a
+      // lead still Pending is refused like one to a processed lead without consent (processing writes it again).
+      consentPolicy: source?.consentPolicy ?? "allow",
+      ...(correlationId ? { correlationId } : {}),
+      ...(jornayaLeadId ? { jornayaLeadId } : {}),
+    },
+  );
+  try {
+    if (claims.length === 0) {
+      await table.put(put);
+    } else {
+      const transaction = new Transaction().put("lead", put);
+      for (const claim of claims) {
+        transaction.put(
+          claimPart(claim),
+          LeadClaimEntity.create({
+            organizationId: actor.organizationId,
+            claim,
+            leadId: lead.id,
+            claimedAt: lead.createdAt,
+          }),
+        );
       }
-    } catch (error) {
-      // The first request with this key stored its lead meanwhile (it was not dead after all): that lead is the answer.
-      const first =
-        context.leadId && (isConditionFailed(error) || error instanceof TransactionConditionFailed)
-          ? await Leads.find(actor.organizationId, context.leadId)
-          : undefined;
-      if (first) return { lead: first, created: true };
-      const original = await originalOfRetry(actor.organizationId, claims, error);
-      if (original) return { lead: original, created: false };
-      throw error;
+      await transact(transaction);
     }
-    countMetric("LeadsReceived");
-    // Its `lead.received` message is sent by the intake outbox when the stream shows the insert (core/leads/outbox.ts).
-    return { lead, created: true };
-  },
+  } catch (error) {
+    // The first request with this key stored its lead meanwhile (it was not dead after all): that lead is the answer.
+    const first =
+      context.leadId && (isConditionFailed(error) || error instanceof TransactionConditionFailed)
+        ? await LeadReads.find(actor.organizationId, context.leadId)
+        : undefined;
+    if (first) return { lead: first, created: true };
+    const original = await originalOfRetry(actor.organizationId, claims, error);
+    if (original) return { lead: original, created: false };
+    throw error;
+  }
+  countMetric("LeadsReceived");
+  // Its `lead.received` message is sent by the intake outbox when the stream shows the insert (core/leads/outbox.ts).
+  return { lead, created: true };
+}
 
-  /** `PUT /leads/{id}/assignee`; `route` runs the routing rules on a processed lead (core/leads/assignment.ts). */
-  assign: assignLead,
-  route: routeLead,
-};
+/** `PUT /leads/{id}/assignee`; `route` runs the routing rules on a processed lead (core/leads/assignment.ts). */
+export { assignLead as assign };
+
+export { routeLead as route };
 
 /** A source key posts into its own source only; Bearer callers may name one of their sources. */
 async function sourceOf(actor: Actor, requested: string | undefined): Promise<string | undefined> {
@@ -241,7 +245,7 @@ async function originalOfRetry(organizationId: string, claims: LeadClaim[], erro
   for (const claim of claims) {
     if (!error.failed(claimPart(claim))) continue;
     const Item = await LeadClaimEntity.get({ organizationId, claim }, { consistent: true });
-    const original = Item ? await Leads.find(organizationId, Item.leadId as string) : undefined;
+    const original = Item ? await LeadReads.find(organizationId, Item.leadId as string) : undefined;
     if (original) return original;
   }
   return undefined;

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { eventActorFields } from "#core/auth/actor";
 import { Events, ownerOf } from "#core/events/index";
-import { LeadReads } from "#core/leads/reads";
+import * as LeadReads from "#core/leads/reads";
 import { timestamp } from "#core/shared/ids";
 import type { AddNote } from "#core/shared/notes";
 

@@ -1,5 +1,6 @@
 import type { PlannedRead } from "#core/db/items";
-import { LeadReads, toLead } from "#core/leads/reads";
+import * as LeadReads from "#core/leads/reads";
+import { toLead } from "#core/leads/reads";
 import { ValidationError } from "#core/errors";
 import type { Lead } from "#core/leads/schemas";
 

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { Transaction, TransactionConditionFailed, transact } from "#core/db/transact";
 import { ConflictError, NotFoundError } from "#core/errors";
-import { LeadReads } from "#core/leads/reads";
+import * as LeadReads from "#core/leads/reads";
 import { checkAssigneeChange } from "#core/leads/assignee-rules";
 import { mayRead } from "#core/routing/visibility";
 import {

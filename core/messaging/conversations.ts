@@ -10,7 +10,7 @@ import { ownerOf } from "#core/events/index";
 import { MessagingEvents } from "#core/messaging/timeline";
 import { newId, nowIso, timestamp, wholeNumber } from "#core/shared/ids";
 import { UnreadConversations } from "#core/messaging/unread";
-import { LeadReads } from "#core/leads/reads";
+import * as LeadReads from "#core/leads/reads";
 import type { Lead } from "#core/leads/schemas";
 import { mayRead } from "#core/routing/visibility";
 

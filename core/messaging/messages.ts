@@ -1,7 +1,8 @@
 import { combinedRead, getItems, nothingToRead, queryEntries, readTogether, type PlannedRead } from "#core/db/items";
 import type { TransactItem } from "#core/db/transact";
 import type { WalletParts } from "#core/billing/index";
-import { LeadReads, toLead } from "#core/leads/reads";
+import * as LeadReads from "#core/leads/reads";
+import { toLead } from "#core/leads/reads";
 import { SendMessageSchema } from "#core/messaging/model";
 import { domainOperation } from "#core/shared/operation";
 import { MessageSend } from "#core/messaging/queue";

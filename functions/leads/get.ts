@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { getLead } from "#core/http/operations/leads";
-import { LeadReads } from "#core/leads/reads";
+import * as LeadReads from "#core/leads/reads";
 
 export const handler = endpoint(getLead, ({ actor, params }) => LeadReads.fromId(actor, params.id));

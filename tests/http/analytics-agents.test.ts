@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ulid } from "ulid";
-import { leadItem, Leads, type Lead } from "#core/leads/index";
+import * as Leads from "#core/leads/index";
+import { leadItem, type Lead } from "#core/leads/index";
 import { queueStoredLeads } from "#core/leads/outbox";
 import { addNumber, send, sleep, waitForMessage } from "#tests/helpers/messaging";
 import { newSource, storeUnqueuedLead, uniquePhone, waitForLead } from "#tests/helpers/leads";

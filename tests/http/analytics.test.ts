@@ -10,7 +10,8 @@ import { AnalyticsCountedEntity, AnalyticsCountedSetEntity, AnalyticsRollupEntit
 import { toEventRecord } from "#core/events/index";
 import { decodeTime, ulid } from "ulid";
 import { systemActor } from "#core/auth/actor";
-import { leadItem, Leads, type Lead } from "#core/leads/index";
+import * as Leads from "#core/leads/index";
+import { leadItem, type Lead } from "#core/leads/index";
 import { queueStoredLeads } from "#core/leads/outbox";
 import {
   addNumber,

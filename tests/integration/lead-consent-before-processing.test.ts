@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { systemActor } from "#core/auth/actor";
 import { recordLeadConsent } from "#core/leads/consent";
-import { leadItem, Leads, type Lead } from "#core/leads/index";
+import * as Leads from "#core/leads/index";
+import { leadItem, type Lead } from "#core/leads/index";
 import { LeadProcessing } from "#core/leads/processing";
 import { newId } from "#core/shared/ids";
 import { Suppressions } from "#core/suppressions/index";

@@ -1,7 +1,8 @@
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { db, tableName } from "#core/db/client";
-import { leadItem, Leads, type Lead } from "#core/leads/index";
+import * as Leads from "#core/leads/index";
+import { leadItem, type Lead } from "#core/leads/index";
 import { systemActor } from "#core/auth/actor";
 import { newId } from "#core/shared/ids";
 import { uniquePhone, waitForLead } from "#tests/helpers/leads";

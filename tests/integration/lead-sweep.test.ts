@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { systemActor } from "#core/auth/actor";
-import { leadItem, Leads, type Lead } from "#core/leads/index";
+import * as Leads from "#core/leads/index";
+import { leadItem, type Lead } from "#core/leads/index";
 import { LeadProcessing, sweepAfterMs } from "#core/leads/processing";
 import { newId } from "#core/shared/ids";
 import { storeUnqueuedLead, uniquePhone, waitForLead } from "#tests/helpers/leads";

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { leadSummary, describeLead } from "#core/agent/skills/lead-summary";
 import { defineSkill, ulidInText } from "#core/agent/skills/skill";
 import { listEvents } from "#core/events/list";
-import { LeadReads } from "#core/leads/reads";
+import * as LeadReads from "#core/leads/reads";
 
 /** One lead's events, newest first, from the events listing (`POST /events/all/my?leadId=`). */
 export const leadTimeline = defineSkill({

@@ -21,7 +21,7 @@ import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import { routeFrom, type Definition, type Route } from "#core/automations/runs/route";
 import { isFinal, noteLastRun, RunStore, runIdOf, StaleRunError } from "#core/automations/runs/store";
 import type { Lead } from "#core/leads/index";
-import { LeadReads } from "#core/leads/reads";
+import * as LeadReads from "#core/leads/reads";
 import { Conversations } from "#core/messaging/conversations";
 import { organizationProfile } from "#core/organizations/profile";
 import { maxDelaySeconds, publish } from "#core/queue/messages";

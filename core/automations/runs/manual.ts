@@ -5,7 +5,7 @@ import type { AutomationRun, StartRunRequest } from "#core/automations/runs/mode
 import { storedRun } from "#core/automations/runs/records";
 import { publicRun, storedAutomation } from "#core/automations/runs/store";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
-import { LeadReads } from "#core/leads/reads";
+import * as LeadReads from "#core/leads/reads";
 import { newId } from "#core/shared/ids";
 
 /** Runs a person starts: the test button and the retry of a failed run. */

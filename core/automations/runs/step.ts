@@ -23,7 +23,8 @@ import { consentStateOf } from "#core/leads/consent";
 import * as Messages from "#core/messaging/messages";
 import type { PreparedSend } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
-import { LeadReads, toLead } from "#core/leads/reads";
+import * as LeadReads from "#core/leads/reads";
+import { toLead } from "#core/leads/reads";
 import type { Lead } from "#core/leads/schemas";
 import { queues } from "#stacks/definitions";
 
