@@ -28,118 +28,117 @@ import { parsePhone } from "#core/shared/phone";
 // numbers talk to the carrier and to billing, so only their three functions bundle the carrier adapters.
 
 /** Buying, registering, releasing and searching numbers at the carrier. */
-export const PhoneNumberCarrier = {
-  /**
-   * Adds a number; a number already routed to an organization (this or another)
-   * is a 409, a wallet that cannot pay its first month (or is suspended) a 402.
-   *
-   * `phoneNumberId`: the id fixed by the request's Idempotency-Key. A retry after the first request died finds the
-   * number it stored (route claimed, fee paid) and only finishes it at the carrier: one key buys one number.
-   */
-  async create(
-    actor: Actor,
-    input: PhoneNumberRequest,
-    options: { phoneNumberId?: string } = {},
-  ): Promise<PhoneNumber> {
-    const provider = await numberProvider(actor.organizationId);
-    const earlier = options.phoneNumberId
-      ? await PhoneNumberEntity.get(
-          { organizationId: actor.organizationId, id: options.phoneNumberId },
-          { consistent: true },
-        )
-      : undefined;
-    if (earlier) return finishAdd(actor, provider, earlier);
-    const held = input.purchase ? undefined : await carrier(() => provider.findOwnedNumber!(input.phoneNumber));
-    if (!input.purchase && !held) {
-      throw new UnprocessableError(
-        `${input.phoneNumber} is not held by this platform's ${provider.name} account; buy it (purchase: true) or port it there first.`,
-      );
-    }
-    const now = nowIso();
-    const number: PhoneNumber = {
-      id: options.phoneNumberId ?? newId(),
-      phoneNumber: input.phoneNumber,
-      friendlyName: input.friendlyName ?? null,
-      capabilities: [...new Set(input.capabilities)],
-      areaCode: parsePhone(input.phoneNumber)?.areaCode ?? null,
-      lastUsedAt: null,
-      createdAt: now,
-      modifiedAt: null,
-      registration: null,
-      paused: null,
-      messagesPerSecond: input.messagesPerSecond ?? null,
-      assignedUserId: null,
-    };
-    const route: NumberRoute = {
-      organizationId: actor.organizationId,
-      phoneNumberId: number.id,
-      phoneNumber: number.phoneNumber,
-    };
-    // The first month's fee (prorated) is charged with the number: refused (402) unless the wallet covers it.
-    const fee = await PhoneNumberFees.firstMonth(actor.organizationId, number, actorId(actor));
-    // Its carrier id is recorded once it is set up there: a number stored without one is finished by a retry.
-    const atCarrier = { provider: provider.name };
-    try {
-      await Billing.commit(
-        new Transaction()
-          .put("number", PhoneNumberEntity.create({ organizationId: actor.organizationId, ...number, ...atCarrier }))
-          .put(
-            "number",
-            NumberRouteEntity.put({ ...route }, { condition: where.any(where.new(), where.exists("releasedAt")) }),
-          )
-          .adopt(...fee.items),
-      );
-    } catch (error) {
-      if (!(error instanceof TransactionConditionFailed)) throw error;
-      if (error.failed("number"))
-        throw new ConflictError(`${number.phoneNumber} is already registered to an organization.`);
-      throw await fee.refusal();
-    }
-    // The number is ours (route claimed, fee paid): only now is it bought or pointed at us at the carrier.
-    try {
-      await setUpAtCarrier(actor, provider, number, held);
-    } catch (error) {
-      await undoAdd(actor, number, fee.fee);
-      throw error;
-    }
-    return number;
-  },
 
-  /**
-   * Deletes a number (endpoint 12). It is no longer chosen as a sender; its route
-   * is kept, marked released, so late delivery receipts still find the organization.
-   */
-  async remove(actor: Actor, phoneNumberId: string): Promise<void> {
-    const number = await PhoneNumbers.fromId(actor, phoneNumberId);
-    await releaseAtCarrier(actor.organizationId, phoneNumberId);
-    await forget(actor, number, true);
-    await MessagingEvents.record(actor.organizationId, {
-      eventType: "PhoneNumberDeleted",
-      eventCategory: "PhoneNumber",
-      description: `Phone number ${number.phoneNumber} deleted and released at the carrier; conversations sticky to it move to another number on their next message.`,
-      relatedEntityType: "PhoneNumber",
-      relatedEntityId: number.id,
-      fromPhoneNumberId: number.id,
-      fromPhoneNumber: number.phoneNumber,
-      actor,
-    });
-  },
-
-  /** `GET /available-phone-numbers`: what the carrier offers now (nothing is held until bought). */
-  async available(actor: Actor, query: AvailableNumbersQuery): Promise<{ items: AvailableNumber[] }> {
-    const provider = await numberProvider(actor.organizationId);
-    const items = await carrier(() =>
-      provider.searchAvailableNumbers!({
-        country: "US",
-        ...(query.areaCode ? { areaCode: query.areaCode } : {}),
-        ...(query.region ? { region: query.region } : {}),
-        capabilities: query.capabilities,
-        limit: query.limit,
-      }),
+/**
+ * Adds a number; a number already routed to an organization (this or another)
+ * is a 409, a wallet that cannot pay its first month (or is suspended) a 402.
+ *
+ * `phoneNumberId`: the id fixed by the request's Idempotency-Key. A retry after the first request died finds the
+ * number it stored (route claimed, fee paid) and only finishes it at the carrier: one key buys one number.
+ */
+export async function create(
+  actor: Actor,
+  input: PhoneNumberRequest,
+  options: { phoneNumberId?: string } = {},
+): Promise<PhoneNumber> {
+  const provider = await numberProvider(actor.organizationId);
+  const earlier = options.phoneNumberId
+    ? await PhoneNumberEntity.get(
+        { organizationId: actor.organizationId, id: options.phoneNumberId },
+        { consistent: true },
+      )
+    : undefined;
+  if (earlier) return finishAdd(actor, provider, earlier);
+  const held = input.purchase ? undefined : await carrier(() => provider.findOwnedNumber!(input.phoneNumber));
+  if (!input.purchase && !held) {
+    throw new UnprocessableError(
+      `${input.phoneNumber} is not held by this platform's ${provider.name} account; buy it (purchase: true) or port it there first.`,
     );
-    return { items };
-  },
-};
+  }
+  const now = nowIso();
+  const number: PhoneNumber = {
+    id: options.phoneNumberId ?? newId(),
+    phoneNumber: input.phoneNumber,
+    friendlyName: input.friendlyName ?? null,
+    capabilities: [...new Set(input.capabilities)],
+    areaCode: parsePhone(input.phoneNumber)?.areaCode ?? null,
+    lastUsedAt: null,
+    createdAt: now,
+    modifiedAt: null,
+    registration: null,
+    paused: null,
+    messagesPerSecond: input.messagesPerSecond ?? null,
+    assignedUserId: null,
+  };
+  const route: NumberRoute = {
+    organizationId: actor.organizationId,
+    phoneNumberId: number.id,
+    phoneNumber: number.phoneNumber,
+  };
+  // The first month's fee (prorated) is charged with the number: refused (402) unless the wallet covers it.
+  const fee = await PhoneNumberFees.firstMonth(actor.organizationId, number, actorId(actor));
+  // Its carrier id is recorded once it is set up there: a number stored without one is finished by a retry.
+  const atCarrier = { provider: provider.name };
+  try {
+    await Billing.commit(
+      new Transaction()
+        .put("number", PhoneNumberEntity.create({ organizationId: actor.organizationId, ...number, ...atCarrier }))
+        .put(
+          "number",
+          NumberRouteEntity.put({ ...route }, { condition: where.any(where.new(), where.exists("releasedAt")) }),
+        )
+        .adopt(...fee.items),
+    );
+  } catch (error) {
+    if (!(error instanceof TransactionConditionFailed)) throw error;
+    if (error.failed("number"))
+      throw new ConflictError(`${number.phoneNumber} is already registered to an organization.`);
+    throw await fee.refusal();
+  }
+  // The number is ours (route claimed, fee paid): only now is it bought or pointed at us at the carrier.
+  try {
+    await setUpAtCarrier(actor, provider, number, held);
+  } catch (error) {
+    await undoAdd(actor, number, fee.fee);
+    throw error;
+  }
+  return number;
+}
+
+/**
+ * Deletes a number (endpoint 12). It is no longer chosen as a sender; its route
+ * is kept, marked released, so late delivery receipts still find the organization.
+ */
+export async function remove(actor: Actor, phoneNumberId: string): Promise<void> {
+  const number = await PhoneNumbers.fromId(actor, phoneNumberId);
+  await releaseAtCarrier(actor.organizationId, phoneNumberId);
+  await forget(actor, number, true);
+  await MessagingEvents.record(actor.organizationId, {
+    eventType: "PhoneNumberDeleted",
+    eventCategory: "PhoneNumber",
+    description: `Phone number ${number.phoneNumber} deleted and released at the carrier; conversations sticky to it move to another number on their next message.`,
+    relatedEntityType: "PhoneNumber",
+    relatedEntityId: number.id,
+    fromPhoneNumberId: number.id,
+    fromPhoneNumber: number.phoneNumber,
+    actor,
+  });
+}
+
+/** `GET /available-phone-numbers`: what the carrier offers now (nothing is held until bought). */
+export async function available(actor: Actor, query: AvailableNumbersQuery): Promise<{ items: AvailableNumber[] }> {
+  const provider = await numberProvider(actor.organizationId);
+  const items = await carrier(() =>
+    provider.searchAvailableNumbers!({
+      country: "US",
+      ...(query.areaCode ? { areaCode: query.areaCode } : {}),
+      ...(query.region ? { region: query.region } : {}),
+      capabilities: query.capabilities,
+      limit: query.limit,
+    }),
+  );
+  return { items };
+}
 
 /**
  * Buys the number, or points the one the account holds (`held`) at us, then records its carrier id on the stored

@@ -1,6 +1,6 @@
 import { endpoint } from "#core/http/endpoint";
 import { listAvailablePhoneNumbers } from "#core/http/operations/phone-numbers";
-import { PhoneNumberCarrier } from "#core/messaging/phone-number-carrier";
+import * as PhoneNumberCarrier from "#core/messaging/phone-number-carrier";
 
 export const handler = endpoint(listAvailablePhoneNumbers, ({ actor, query }) =>
   PhoneNumberCarrier.available(actor, query),
