@@ -5,7 +5,7 @@ import { sourceNames } from "#core/sources/names";
 import { automationSummaries, type AutomationSummary } from "#core/automations/summaries";
 import { table } from "#core/db/items";
 import type { Actor } from "#core/auth/actor";
-import { WebhookEndpoints } from "#core/webhooks/endpoints";
+import * as WebhookEndpoints from "#core/webhooks/endpoints";
 import { Billing, type Wallet } from "#core/billing/index";
 import { keys } from "#core/db/keys";
 import * as Money from "#core/shared/money";

@@ -6,7 +6,7 @@ import { nowIso } from "#core/shared/ids";
 import { retryScheduleSeconds, webhooksConfig } from "#core/webhooks/config";
 import type { Trigger } from "#core/webhooks/delivery-log";
 import { backstopMs } from "#core/webhooks/due-retries";
-import { WebhookEndpoints } from "#core/webhooks/endpoints";
+import * as WebhookEndpoints from "#core/webhooks/endpoints";
 import { WebhookDeliver, type DeliverMessage } from "#core/webhooks/queue";
 import { logAttempt, send } from "#core/webhooks/send";
 

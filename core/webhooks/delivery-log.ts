@@ -10,7 +10,7 @@ import { envelope, publishAll, type Envelope } from "#core/queue/messages";
 import { newId, nowIso } from "#core/shared/ids";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 import { pingEventType } from "#core/webhooks/catalogue";
-import { WebhookEndpoints } from "#core/webhooks/endpoints";
+import * as WebhookEndpoints from "#core/webhooks/endpoints";
 import type { WebhookPayload } from "#core/webhooks/payloads";
 import { WebhookDeliver } from "#core/webhooks/queue";
 

@@ -112,234 +112,240 @@ async function settled<T>(result: T): Promise<T> {
 }
 
 /** Webhook endpoints of an organization: where events are pushed, with their signing secrets and delivery health. */
-export const WebhookEndpoints = {
-  /**
-   * `endpointId`: the id fixed by the request's Idempotency-Key. A retry after the first request died finds the
-   * endpoint it stored and answers it with its secret (never shown yet: the first answer never arrived).
-   */
-  async create(
-    actor: Actor,
-    input: WebhookEndpointRequest,
-    options: { endpointId?: string } = {},
-  ): Promise<WebhookEndpointWithSecret> {
-    const request = parseRequest(input);
-    const created = await Audit.commit(actor, async (tx) => {
-      if (options.endpointId) {
-        const stored = await readEndpoint(actor.organizationId, options.endpointId);
-        if (stored) return { result: { endpoint: toEndpoint(stored), secret: String(stored.secret) } };
-      }
-      if ((await storedEndpoints(actor.organizationId)).length >= webhooksConfig.maxEndpoints) {
-        throw new ConflictError(
-          `An organization may have at most ${webhooksConfig.maxEndpoints} webhook endpoints; delete one first.`,
-        );
-      }
-      const secret = newSigningSecret();
-      const endpoint: WebhookEndpoint = {
-        id: options.endpointId ?? newId(),
-        ...request,
-        secretPreview: preview(secret),
-        secretRotatedAt: null,
-        previousSecretExpiresAt: null,
-        health: {
-          lastSuccessAt: null,
-          lastFailureAt: null,
-          consecutiveFailures: 0,
-          failingSince: null,
-          disabledAt: null,
-          disabledReason: null,
+
+/**
+ * `endpointId`: the id fixed by the request's Idempotency-Key. A retry after the first request died finds the
+ * endpoint it stored and answers it with its secret (never shown yet: the first answer never arrived).
+ */
+export async function create(
+  actor: Actor,
+  input: WebhookEndpointRequest,
+  options: { endpointId?: string } = {},
+): Promise<WebhookEndpointWithSecret> {
+  const request = parseRequest(input);
+  const created = await Audit.commit(actor, async (tx) => {
+    if (options.endpointId) {
+      const stored = await readEndpoint(actor.organizationId, options.endpointId);
+      if (stored) return { result: { endpoint: toEndpoint(stored), secret: String(stored.secret) } };
+    }
+    if ((await storedEndpoints(actor.organizationId)).length >= webhooksConfig.maxEndpoints) {
+      throw new ConflictError(
+        `An organization may have at most ${webhooksConfig.maxEndpoints} webhook endpoints; delete one first.`,
+      );
+    }
+    const secret = newSigningSecret();
+    const endpoint: WebhookEndpoint = {
+      id: options.endpointId ?? newId(),
+      ...request,
+      secretPreview: preview(secret),
+      secretRotatedAt: null,
+      previousSecretExpiresAt: null,
+      health: {
+        lastSuccessAt: null,
+        lastFailureAt: null,
+        consecutiveFailures: 0,
+        failingSince: null,
+        disabledAt: null,
+        disabledReason: null,
+      },
+      createdAt: nowIso(),
+      modifiedAt: null,
+    };
+    // Health fields are absent until they happen (computed.ifAbsent sets failingSince on the first failure).
+    tx.put(
+      "change",
+      WebhookEndpointEntity.create({
+        organizationId: actor.organizationId,
+        ...endpoint,
+        health: { consecutiveFailures: 0 },
+        secret,
+      }),
+    );
+    return {
+      change: { ...audit("created", endpoint.id), after: auditView(endpoint, secret) },
+      result: { endpoint, secret },
+    };
+  });
+  return settled(created);
+}
+
+export async function fromId(actor: Actor, endpointId: string): Promise<WebhookEndpoint> {
+  const item = await stored(actor.organizationId, endpointId);
+  if (!item) throw new NotFoundError("Webhook endpoint", endpointId);
+  return toEndpoint(item);
+}
+
+export async function list(actor: Actor, query: PagingQuery): Promise<Page<WebhookEndpoint>> {
+  return listPage(listResource, actor.organizationId, query);
+}
+
+/** Replaces the writable fields. Enabling a disabled endpoint clears its failure streak; disabling says `Manual`. */
+export async function update(
+  actor: Actor,
+  endpointId: string,
+  input: WebhookEndpointRequest,
+): Promise<WebhookEndpoint> {
+  const request = parseRequest(input);
+  const updated = await Audit.commit(actor, async (tx) => {
+    const stored = await existingEndpoint(actor.organizationId, endpointId);
+    const before = toEndpoint(stored);
+    const now = nowIso();
+    const after: WebhookEndpoint = {
+      ...before,
+      ...request,
+      modifiedAt: now,
+      health: request.enabled
+        ? { ...before.health, consecutiveFailures: 0, failingSince: null, disabledAt: null, disabledReason: null }
+        : { ...before.health, disabledAt: before.health.disabledAt ?? now, disabledReason: "Manual" },
+    };
+    const health = request.enabled
+      ? { "health.consecutiveFailures": 0 }
+      : { "health.disabledAt": computed.ifAbsent(now), "health.disabledReason": "Manual" };
+    tx.update(
+      "change",
+      WebhookEndpointEntity.update(
+        { organizationId: actor.organizationId, id: endpointId },
+        { ...request, modifiedAt: now, ...health },
+        {
+          condition: Audit.unchangedSince(stored),
+          ...(request.enabled ? { remove: ["health.failingSince", "health.disabledAt", "health.disabledReason"] } : {}),
         },
-        createdAt: nowIso(),
-        modifiedAt: null,
-      };
-      // Health fields are absent until they happen (computed.ifAbsent sets failingSince on the first failure).
-      tx.put(
-        "change",
-        WebhookEndpointEntity.create({
-          organizationId: actor.organizationId,
-          ...endpoint,
-          health: { consecutiveFailures: 0 },
-          secret,
-        }),
-      );
-      return {
-        change: { ...audit("created", endpoint.id), after: auditView(endpoint, secret) },
-        result: { endpoint, secret },
-      };
-    });
-    return settled(created);
-  },
+      ),
+    );
+    return { change: { ...audit("updated", endpointId), before, after }, result: after };
+  });
+  return settled(updated);
+}
 
-  async fromId(actor: Actor, endpointId: string): Promise<WebhookEndpoint> {
-    const item = await WebhookEndpoints.stored(actor.organizationId, endpointId);
-    if (!item) throw new NotFoundError("Webhook endpoint", endpointId);
-    return toEndpoint(item);
-  },
+/** Deletes the endpoint; deliveries in flight to it end without another attempt. */
+export async function remove(actor: Actor, endpointId: string): Promise<void> {
+  await Audit.commit(actor, async (tx) => {
+    const stored = await existingEndpoint(actor.organizationId, endpointId);
+    tx.delete(
+      "change",
+      WebhookEndpointEntity.remove(
+        { organizationId: actor.organizationId, id: endpointId },
+        { condition: Audit.unchangedSince(stored) },
+      ),
+    );
+    return { change: { ...audit("deleted", endpointId), before: toEndpoint(stored) }, result: undefined };
+  });
+  await settled(undefined);
+}
 
-  async list(actor: Actor, query: PagingQuery): Promise<Page<WebhookEndpoint>> {
-    return listPage(listResource, actor.organizationId, query);
-  },
+/** A new signing secret, used from now on; the previous one also signs deliveries for the overlap (both signatures sent). */
+export async function rotateSecret(actor: Actor, endpointId: string): Promise<WebhookEndpointWithSecret> {
+  return Audit.commit(actor, async (tx) => {
+    const stored = await existingEndpoint(actor.organizationId, endpointId);
+    const secret = newSigningSecret();
+    const now = new Date();
+    const rotation = {
+      secretPreview: preview(secret),
+      secretRotatedAt: now.toISOString(),
+      previousSecretExpiresAt: new Date(now.getTime() + webhooksConfig.previousSecretOverlapMs).toISOString(),
+      modifiedAt: now.toISOString(),
+    };
+    tx.update(
+      "change",
+      WebhookEndpointEntity.update(
+        { organizationId: actor.organizationId, id: endpointId },
+        { previousSecret: stored.secret, secret, ...rotation },
+        { condition: Audit.unchangedSince(stored) },
+      ),
+    );
+    const before = toEndpoint(stored);
+    const endpoint = { ...before, ...rotation };
+    return {
+      change: { ...audit("secretRotated", endpointId), before, after: auditView(endpoint, secret) },
+      result: { endpoint, secret },
+    };
+  });
+}
 
-  /** Replaces the writable fields. Enabling a disabled endpoint clears its failure streak; disabling says `Manual`. */
-  async update(actor: Actor, endpointId: string, input: WebhookEndpointRequest): Promise<WebhookEndpoint> {
-    const request = parseRequest(input);
-    const updated = await Audit.commit(actor, async (tx) => {
-      const stored = await existingEndpoint(actor.organizationId, endpointId);
-      const before = toEndpoint(stored);
-      const now = nowIso();
-      const after: WebhookEndpoint = {
-        ...before,
-        ...request,
-        modifiedAt: now,
-        health: request.enabled
-          ? { ...before.health, consecutiveFailures: 0, failingSince: null, disabledAt: null, disabledReason: null }
-          : { ...before.health, disabledAt: before.health.disabledAt ?? now, disabledReason: "Manual" },
-      };
-      const health = request.enabled
-        ? { "health.consecutiveFailures": 0 }
-        : { "health.disabledAt": computed.ifAbsent(now), "health.disabledReason": "Manual" };
-      tx.update(
-        "change",
-        WebhookEndpointEntity.update(
-          { organizationId: actor.organizationId, id: endpointId },
-          { ...request, modifiedAt: now, ...health },
-          {
-            condition: Audit.unchangedSince(stored),
-            ...(request.enabled
-              ? { remove: ["health.failingSince", "health.disabledAt", "health.disabledReason"] }
-              : {}),
-          },
-        ),
-      );
-      return { change: { ...audit("updated", endpointId), before, after }, result: after };
-    });
-    return settled(updated);
-  },
+/** The stored endpoint (with secrets), for deliveries: read consistently, so a disable or delete that answered stops them. */
+export async function stored(organizationId: string, endpointId: string): Promise<StoredEndpoint | undefined> {
+  const item = await WebhookEndpointEntity.get({ organizationId, id: endpointId }, { consistent: true });
+  return item ? toStored(item) : undefined;
+}
 
-  /** Deletes the endpoint; deliveries in flight to it end without another attempt. */
-  async remove(actor: Actor, endpointId: string): Promise<void> {
-    await Audit.commit(actor, async (tx) => {
-      const stored = await existingEndpoint(actor.organizationId, endpointId);
-      tx.delete(
-        "change",
-        WebhookEndpointEntity.remove(
-          { organizationId: actor.organizationId, id: endpointId },
-          { condition: Audit.unchangedSince(stored) },
-        ),
-      );
-      return { change: { ...audit("deleted", endpointId), before: toEndpoint(stored) }, result: undefined };
-    });
-    await settled(undefined);
-  },
+/** Every endpoint of the organization (at most maxEndpoints). */
+export async function all(organizationId: string): Promise<StoredEndpoint[]> {
+  return (await storedEndpoints(organizationId)).map(toStored);
+}
 
-  /** A new signing secret, used from now on; the previous one also signs deliveries for the overlap (both signatures sent). */
-  async rotateSecret(actor: Actor, endpointId: string): Promise<WebhookEndpointWithSecret> {
-    return Audit.commit(actor, async (tx) => {
-      const stored = await existingEndpoint(actor.organizationId, endpointId);
-      const secret = newSigningSecret();
-      const now = new Date();
-      const rotation = {
-        secretPreview: preview(secret),
-        secretRotatedAt: now.toISOString(),
-        previousSecretExpiresAt: new Date(now.getTime() + webhooksConfig.previousSecretOverlapMs).toISOString(),
-        modifiedAt: now.toISOString(),
-      };
-      tx.update(
-        "change",
-        WebhookEndpointEntity.update(
-          { organizationId: actor.organizationId, id: endpointId },
-          { previousSecret: stored.secret, secret, ...rotation },
-          { condition: Audit.unchangedSince(stored) },
-        ),
-      );
-      const before = toEndpoint(stored);
-      const endpoint = { ...before, ...rotation };
-      return {
-        change: { ...audit("secretRotated", endpointId), before, after: auditView(endpoint, secret) },
-        result: { endpoint, secret },
-      };
-    });
-  },
+/**
+ * The organization's endpoints for the fan-out, read at most once per `fanOutCacheMs` by a warm instance (issue 27:
+ * a Query per stream batch, most often of an organization with none). Correct because every change of the set
+ * (create, update, delete) answers only `endpointChangeSettleMs` after its commit: an event recorded after that
+ * answer reaches the fan-out after it, when any list read before the change has expired, so the event is fanned
+ * out from a read that sees the change. (Deliveries read their endpoint again before sending: a delivery made
+ * from the list just before a disable or delete is not sent.)
+ */
+export async function forFanOut(organizationId: string): Promise<StoredEndpoint[]> {
+  const now = Date.now();
+  const cached = fanOutCache.get(organizationId);
+  if (cached && now - cached.readAt < fanOutCacheMs) return cached.endpoints;
+  const endpoints = await all(organizationId);
+  // The time the read was asked for, not answered: the read saw every change committed before it.
+  fanOutCache.set(organizationId, { readAt: now, endpoints });
+  // Expired reads go once there are many (an instance serving many organizations keeps only the last second's).
+  if (fanOutCache.size > 1000)
+    for (const [key, entry] of fanOutCache) if (now - entry.readAt >= fanOutCacheMs) fanOutCache.delete(key);
+  return endpoints;
+}
 
-  /** The stored endpoint (with secrets), for deliveries: read consistently, so a disable or delete that answered stops them. */
-  async stored(organizationId: string, endpointId: string): Promise<StoredEndpoint | undefined> {
-    const item = await WebhookEndpointEntity.get({ organizationId, id: endpointId }, { consistent: true });
-    return item ? toStored(item) : undefined;
-  },
+/** Whether the endpoint takes this webhook type. */
+export function accepts(endpoint: WebhookEndpoint, type: WebhookEventType): boolean {
+  return endpoint.enabled && (endpoint.enabledEventTypes === "all" || endpoint.enabledEventTypes.includes(type));
+}
 
-  /** Every endpoint of the organization (at most maxEndpoints). */
-  async all(organizationId: string): Promise<StoredEndpoint[]> {
-    return (await storedEndpoints(organizationId)).map(toStored);
-  },
+/**
+ * A delivery succeeded: the failure streak ends. A healthy endpoint's `lastSuccessAt` is refreshed at most once a
+ * minute, so a busy endpoint's item is not rewritten by every delivery.
+ */
+export async function recordSuccess(organizationId: string, endpoint: WebhookEndpoint, at: string): Promise<void> {
+  const { consecutiveFailures, failingSince, lastSuccessAt } = endpoint.health;
+  if (
+    consecutiveFailures === 0 &&
+    !failingSince &&
+    lastSuccessAt &&
+    Date.parse(at) - Date.parse(lastSuccessAt) < 60_000
+  )
+    return;
+  await updateIfExists(organizationId, endpoint.id, { "health.lastSuccessAt": at, "health.consecutiveFailures": 0 }, [
+    "health.failingSince",
+  ]);
+}
 
-  /**
-   * The organization's endpoints for the fan-out, read at most once per `fanOutCacheMs` by a warm instance (issue 27:
-   * a Query per stream batch, most often of an organization with none). Correct because every change of the set
-   * (create, update, delete) answers only `endpointChangeSettleMs` after its commit: an event recorded after that
-   * answer reaches the fan-out after it, when any list read before the change has expired, so the event is fanned
-   * out from a read that sees the change. (Deliveries read their endpoint again before sending: a delivery made
-   * from the list just before a disable or delete is not sent.)
-   */
-  async forFanOut(organizationId: string): Promise<StoredEndpoint[]> {
-    const now = Date.now();
-    const cached = fanOutCache.get(organizationId);
-    if (cached && now - cached.readAt < fanOutCacheMs) return cached.endpoints;
-    const endpoints = await WebhookEndpoints.all(organizationId);
-    // The time the read was asked for, not answered: the read saw every change committed before it.
-    fanOutCache.set(organizationId, { readAt: now, endpoints });
-    // Expired reads go once there are many (an instance serving many organizations keeps only the last second's).
-    if (fanOutCache.size > 1000)
-      for (const [key, entry] of fanOutCache) if (now - entry.readAt >= fanOutCacheMs) fanOutCache.delete(key);
-    return endpoints;
-  },
+/**
+ * A delivery failed. A `410 Gone` disables the endpoint at once; otherwise it is disabled once it has been failing
+ * (no success) for longer than the stage's span. Disabling records a `WebhookEndpointDisabled` event. Answers
+ * whether the endpoint is (now) disabled.
+ */
+export async function recordFailure(
+  organizationId: string,
+  endpointId: string,
+  at: string,
+  gone: boolean,
+): Promise<boolean> {
+  const after = await updateIfExists(organizationId, endpointId, {
+    "health.lastFailureAt": at,
+    "health.failingSince": computed.ifAbsent(at),
+    "health.consecutiveFailures": computed.increment(),
+  });
+  if (!after) return true;
+  if (!after.enabled) return true;
+  const failingSince = (after.health as { failingSince?: string | null }).failingSince ?? at;
+  const tooLong = Date.parse(at) - Date.parse(failingSince) >= webhooksConfig.disableAfterMs;
+  if (!gone && !tooLong) return false;
+  await disable(organizationId, endpointId, gone ? "Gone" : "FailingTooLong", at);
+  return true;
+}
 
-  /** Whether the endpoint takes this webhook type. */
-  accepts(endpoint: WebhookEndpoint, type: WebhookEventType): boolean {
-    return endpoint.enabled && (endpoint.enabledEventTypes === "all" || endpoint.enabledEventTypes.includes(type));
-  },
-
-  /**
-   * A delivery succeeded: the failure streak ends. A healthy endpoint's `lastSuccessAt` is refreshed at most once a
-   * minute, so a busy endpoint's item is not rewritten by every delivery.
-   */
-  async recordSuccess(organizationId: string, endpoint: WebhookEndpoint, at: string): Promise<void> {
-    const { consecutiveFailures, failingSince, lastSuccessAt } = endpoint.health;
-    if (
-      consecutiveFailures === 0 &&
-      !failingSince &&
-      lastSuccessAt &&
-      Date.parse(at) - Date.parse(lastSuccessAt) < 60_000
-    )
-      return;
-    await updateIfExists(organizationId, endpoint.id, { "health.lastSuccessAt": at, "health.consecutiveFailures": 0 }, [
-      "health.failingSince",
-    ]);
-  },
-
-  /**
-   * A delivery failed. A `410 Gone` disables the endpoint at once; otherwise it is disabled once it has been failing
-   * (no success) for longer than the stage's span. Disabling records a `WebhookEndpointDisabled` event. Answers
-   * whether the endpoint is (now) disabled.
-   */
-  async recordFailure(organizationId: string, endpointId: string, at: string, gone: boolean): Promise<boolean> {
-    const after = await updateIfExists(organizationId, endpointId, {
-      "health.lastFailureAt": at,
-      "health.failingSince": computed.ifAbsent(at),
-      "health.consecutiveFailures": computed.increment(),
-    });
-    if (!after) return true;
-    if (!after.enabled) return true;
-    const failingSince = (after.health as { failingSince?: string | null }).failingSince ?? at;
-    const tooLong = Date.parse(at) - Date.parse(failingSince) >= webhooksConfig.disableAfterMs;
-    if (!gone && !tooLong) return false;
-    await disable(organizationId, endpointId, gone ? "Gone" : "FailingTooLong", at);
-    return true;
-  },
-
-  /** Disabled endpoints of the organization (analytics needsAttention). */
-  async disabled(organizationId: string): Promise<WebhookEndpoint[]> {
-    return (await storedEndpoints(organizationId)).map(toEndpoint).filter((endpoint) => !endpoint.enabled);
-  },
-};
+/** Disabled endpoints of the organization (analytics needsAttention). */
+export async function disabled(organizationId: string): Promise<WebhookEndpoint[]> {
+  return (await storedEndpoints(organizationId)).map(toEndpoint).filter((endpoint) => !endpoint.enabled);
+}
 
 async function disable(
   organizationId: string,

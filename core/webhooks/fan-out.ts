@@ -4,7 +4,8 @@ import { toLead } from "#core/leads/reads";
 import { publishAll, type Envelope } from "#core/queue/messages";
 import { pingEventType, webhookTypeOf } from "#core/webhooks/catalogue";
 import { createDelivery } from "#core/webhooks/delivery-log";
-import { WebhookEndpoints, type StoredEndpoint } from "#core/webhooks/endpoints";
+import * as WebhookEndpoints from "#core/webhooks/endpoints";
+import { type StoredEndpoint } from "#core/webhooks/endpoints";
 import { eventPayload, leadReceivedPayload, type WebhookPayload } from "#core/webhooks/payloads";
 
 // The fan-out consumer builds payloads (reading every kind of resource) but never sends: apart from attempt.ts.

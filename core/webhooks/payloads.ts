@@ -12,7 +12,7 @@ import { Conversations } from "#core/messaging/conversations";
 import { messageFromId } from "#core/messaging/message-reads";
 import { PhoneNumbers } from "#core/messaging/phone-numbers";
 import { pingEventType, webhookCatalogue, type WebhookEventType, type WebhookResource } from "#core/webhooks/catalogue";
-import { WebhookEndpoints } from "#core/webhooks/endpoints";
+import * as WebhookEndpoints from "#core/webhooks/endpoints";
 
 /**
  * The body of every delivery (docs/webhooks.md): `id` (also the `webhook-id` header), `type`, `timestamp` (when the

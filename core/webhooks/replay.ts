@@ -4,7 +4,8 @@ import { Events } from "#core/events/index";
 import { publishAll, type Envelope } from "#core/queue/messages";
 import { webhookTypeOf } from "#core/webhooks/catalogue";
 import { createDelivery, type ReplayRequest, type ReplayResult } from "#core/webhooks/delivery-log";
-import { WebhookEndpoints, type StoredEndpoint } from "#core/webhooks/endpoints";
+import * as WebhookEndpoints from "#core/webhooks/endpoints";
+import { type StoredEndpoint } from "#core/webhooks/endpoints";
 import { eventPayload } from "#core/webhooks/payloads";
 
 /** Events one "replay since" request re-sends; the answer says where to continue. */

@@ -11,7 +11,7 @@ import { MessagingSettingsSchema, MessagingSettingsStore } from "#core/messaging
 import { replaceMessagingSettings } from "#core/messaging/settings-replace";
 import { Sources } from "#core/sources/index";
 import { SuppressionAdmin } from "#core/suppressions/admin";
-import { WebhookEndpoints } from "#core/webhooks/endpoints";
+import * as WebhookEndpoints from "#core/webhooks/endpoints";
 import { operatorActor } from "#local/provision";
 import { applyStackEnv, newOrganization } from "#tests/helpers/stack";
 

@@ -7,7 +7,7 @@ import { table } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import { ValidationError } from "#core/errors";
 import { WebhookDeliveries } from "#core/webhooks/deliveries";
-import { WebhookEndpoints } from "#core/webhooks/endpoints";
+import * as WebhookEndpoints from "#core/webhooks/endpoints";
 import { environmentNames } from "#stacks/definitions";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 import { startReceiver, verified, type Receiver } from "#tests/helpers/webhooks";
